@@ -1,0 +1,386 @@
+/* cli.c - command line parsing and the run / roofline commands. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "run.h"
+
+#define INFERSIM_VERSION "0.1.0"
+
+/* ------------------------------------------------------------------------------------------ */
+/* Options: one table drives parsing, validation and --help. */
+
+enum { CMD_RUN = 1, CMD_ROOFLINE = 2 };
+
+typedef enum opt_kind { OPT_STR, OPT_INT, OPT_NUM, OPT_BOOL } opt_kind;
+
+typedef struct cli_opts {
+    const char *model, *hw, *format, *weight_dtype, *act_dtype, *kv_dtype, *dtype;
+    int64_t tp, batch, input_len, output_len;
+    double overlap, util;
+    bool enforce_eager, help;
+} cli_opts;
+
+typedef struct opt_def {
+    const char *name;
+    opt_kind kind;
+    size_t offset;
+    double min, max; /* numeric range (inclusive) */
+    int cmds;        /* commands that take it */
+    const char *help;
+} opt_def;
+
+#define O(name, kind, member, min, max, cmds, help)                                                \
+    {name, kind, offsetof(cli_opts, member), min, max, cmds, help}
+static const opt_def opts_table[] = {
+    O("--model", OPT_STR, model, 0, 0, CMD_RUN | CMD_ROOFLINE,
+      "model config.json path, or a name in models/ (e.g. llama-3.1-8b)"),
+    O("--hw", OPT_STR, hw, 0, 0, CMD_RUN | CMD_ROOFLINE,
+      "device file path, or a name in hw/ (e.g. h100-sxm)"),
+    O("--tp", OPT_INT, tp, 1, 1024, CMD_RUN | CMD_ROOFLINE, "tensor-parallel GPUs (default 1)"),
+    O("--batch", OPT_INT, batch, 1, 1 << 20, CMD_RUN | CMD_ROOFLINE, "sequences (default 1)"),
+    O("--input-len", OPT_INT, input_len, 1, 1 << 26, CMD_RUN | CMD_ROOFLINE,
+      "prompt tokens per sequence (default 1024)"),
+    O("--output-len", OPT_INT, output_len, 1, 1 << 26, CMD_RUN,
+      "generated tokens per sequence (default 256)"),
+    O("--weight-dtype", OPT_STR, weight_dtype, 0, 0, CMD_RUN | CMD_ROOFLINE,
+      "bf16|fp16|fp8|int8|int4 (default: the model's torch_dtype)"),
+    O("--act-dtype", OPT_STR, act_dtype, 0, 0, CMD_RUN | CMD_ROOFLINE,
+      "bf16|fp16|fp8|int8 (default: fp8 with fp8 weights, else the model's 16-bit format)"),
+    O("--kv-cache-dtype", OPT_STR, kv_dtype, 0, 0, CMD_RUN | CMD_ROOFLINE,
+      "bf16|fp16|fp8|int8 (default: the 16-bit activation format)"),
+    O("--overlap-comm", OPT_NUM, overlap, 0, 1, CMD_RUN | CMD_ROOFLINE,
+      "fraction of network time hidden behind compute, 0..1 (default 0)"),
+    O("--gpu-memory-utilization", OPT_NUM, util, 0.01, 1, CMD_RUN,
+      "usable fraction of HBM, (0, 1] (default 0.9)"),
+    O("--enforce-eager", OPT_BOOL, enforce_eager, 0, 0, CMD_RUN | CMD_ROOFLINE,
+      "launch decode kernels eagerly instead of from CUDA graphs"),
+    O("--dtype", OPT_STR, dtype, 0, 0, CMD_ROOFLINE,
+      "compute format of the ridge point (default: the GEMM format, bf16 without a model)"),
+    O("--format", OPT_STR, format, 0, 0, CMD_RUN | CMD_ROOFLINE, "table|json|csv (default table)"),
+    O("--help", OPT_BOOL, help, 0, 0, CMD_RUN | CMD_ROOFLINE, "this text"),
+};
+#undef O
+#define N_OPTS (sizeof opts_table / sizeof opts_table[0])
+
+static void usage(FILE *f, const char *cmd, int mask)
+{
+    fprintf(f, "usage: infersim %s [flags]\n", cmd);
+    for (size_t i = 0; i < N_OPTS; i++) {
+        const opt_def *o = &opts_table[i];
+        if (!(o->cmds & mask))
+            continue;
+        const char *meta = o->kind == OPT_STR ? " S" : o->kind == OPT_BOOL ? "" : " N";
+        fprintf(f, "  %s%-*s %s\n", o->name, (int)(26 - strlen(o->name)), meta, o->help);
+    }
+}
+
+static sim_status parse_value(const opt_def *o, const char *v, cli_opts *out, sim_err *err)
+{
+    void *dst = (char *)out + o->offset;
+    char *end = NULL;
+    errno = 0;
+    switch (o->kind) {
+    case OPT_STR:
+        if (!*v)
+            return sim_fail(err, SIM_EINPUT, "%s: empty value, %s", o->name, o->help);
+        *(const char **)dst = v;
+        return SIM_OK;
+    case OPT_INT: {
+        long long x = strtoll(v, &end, 10);
+        if (errno || end == v || *end || x < (long long)o->min || x > (long long)o->max)
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: value '%s', expected a whole number in [%.0f, %.0f]", o->name, v,
+                            o->min, o->max);
+        *(int64_t *)dst = x;
+        return SIM_OK;
+    }
+    case OPT_NUM: {
+        double x = strtod(v, &end);
+        if (errno || end == v || *end || !isfinite(x) || x < o->min || x > o->max)
+            return sim_fail(err, SIM_EINPUT, "%s: value '%s', expected a number in [%g, %g]",
+                            o->name, v, o->min, o->max);
+        *(double *)dst = x;
+        return SIM_OK;
+    }
+    case OPT_BOOL:
+        *(bool *)dst = true;
+        return SIM_OK;
+    }
+    return SIM_EINTERNAL;
+}
+
+/* Parses argv[first..] for command `cmd` (bit `mask`). Accepts "--flag value" and "--flag=value". */
+static sim_status parse_opts(int argc, char **argv, int first, const char *cmd, int mask,
+                             cli_opts *out, sim_err *err)
+{
+    for (int i = first; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *eq = strchr(arg, '=');
+        size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+        const opt_def *o = NULL;
+        for (size_t j = 0; j < N_OPTS; j++)
+            if (strlen(opts_table[j].name) == len && strncmp(opts_table[j].name, arg, len) == 0 &&
+                (opts_table[j].cmds & mask))
+                o = &opts_table[j];
+        if (!o)
+            return sim_fail(err, SIM_EINPUT, "infersim %s: unknown %s '%s'; see 'infersim %s --help'",
+                            cmd, arg[0] == '-' ? "flag" : "argument", arg, cmd);
+        const char *v = eq ? eq + 1 : NULL;
+        if (o->kind == OPT_BOOL) {
+            if (v)
+                return sim_fail(err, SIM_EINPUT, "%s: takes no value, got '%s'", o->name, v);
+        } else if (!v) {
+            if (i + 1 >= argc)
+                return sim_fail(err, SIM_EINPUT, "%s: missing value; %s", o->name, o->help);
+            v = argv[++i];
+        }
+        sim_status st = parse_value(o, v ? v : "", out, err);
+        if (st)
+            return st;
+    }
+    return SIM_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Model and device names */
+
+/* A bare name ("h100-sxm") is looked up as DIR/NAME.json in the working directory, then in the
+ * source tree next to the binary (build/infersim -> ../DIR). Anything else is used as given. */
+static void resolve(const char *dir, const char *arg, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", arg);
+    if (strchr(arg, '/') || access(arg, F_OK) == 0)
+        return;
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = '\0';
+    const char *fmts[] = {"%s/%s.json", "%s/../%s/%s.json", "%s/%s/%s.json"};
+    char cand[PATH_MAX + 300];
+    snprintf(cand, sizeof cand, fmts[0], dir, arg);
+    if (access(cand, F_OK) == 0)
+        goto found;
+    for (int k = 1; k < 3 && slash; k++) {
+        snprintf(cand, sizeof cand, fmts[k], exe, dir, arg);
+        if (access(cand, F_OK) == 0)
+            goto found;
+    }
+    return;
+found:
+    if (strlen(cand) < len)
+        memcpy(buf, cand, strlen(cand) + 1);
+}
+
+static sim_status parse_dtype_flag(const char *flag, const char *v, sim_dtype *out, sim_err *err)
+{
+    if (!sim_dtype_parse(v, out))
+        return sim_fail(err, SIM_EINPUT, "%s: value '%s', expected one of %s", flag, v,
+                        sim_dtype_names());
+    return SIM_OK;
+}
+
+/* Defaults: weights in the model's format; activations fp8 with fp8 weights (W8A8, as vLLM's fp8
+ * quantization), the 16-bit weight format with 16-bit weights, else the model's format
+ * (weight-only int8/int4); KV cache in the 16-bit activation format. */
+static sim_status resolve_prec(const cli_opts *o, const sim_model *m, sim_prec *p, sim_err *err)
+{
+    sim_status st;
+    if (o->weight_dtype) {
+        if ((st = parse_dtype_flag("--weight-dtype", o->weight_dtype, &p->weight, err)))
+            return st;
+    } else if (m->dtype_known) {
+        p->weight = m->dtype;
+    } else {
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'torch_dtype' is missing; pass --weight-dtype to say how the "
+                        "weights are stored",
+                        m->path);
+    }
+    sim_dtype base = sim_dtype_is_16bit(p->weight) ? p->weight : m->dtype;
+    if (o->act_dtype) {
+        if ((st = parse_dtype_flag("--act-dtype", o->act_dtype, &p->act, err)))
+            return st;
+    } else {
+        p->act = p->weight == SIM_DT_FP8 ? SIM_DT_FP8 : base;
+    }
+    if (o->kv_dtype)
+        return parse_dtype_flag("--kv-cache-dtype", o->kv_dtype, &p->kv, err);
+    p->kv = sim_dtype_is_16bit(p->act) ? p->act : base;
+    return SIM_OK;
+}
+
+typedef struct loaded {
+    sim_model model;
+    sim_hw hw;
+    sim_format fmt;
+    sim_step_cfg step;
+} loaded;
+
+/* Loads what both commands share. The model is optional for roofline. */
+static sim_status load_common(const cli_opts *o, bool need_model, loaded *L, sim_err *err)
+{
+    char path[PATH_MAX];
+    sim_status st;
+    if (!o->hw)
+        return sim_fail(err, SIM_EINPUT, "--hw: missing, expected a device file or name (e.g. "
+                                         "--hw h100-sxm)");
+    if (need_model && !o->model)
+        return sim_fail(err, SIM_EINPUT, "--model: missing, expected a config.json or name (e.g. "
+                                         "--model llama-3.1-8b)");
+    if (!sim_format_parse(o->format, &L->fmt))
+        return sim_fail(err, SIM_EINPUT, "--format: value '%s', expected table, json or csv",
+                        o->format);
+    resolve("hw", o->hw, path, sizeof path);
+    if ((st = sim_hw_load(path, &L->hw, err)))
+        return st;
+    L->step = (sim_step_cfg){.model = &L->model, .hw = &L->hw, .tp = (int)o->tp,
+                             .overlap = o->overlap, .eager = o->enforce_eager};
+    if (!o->model)
+        return SIM_OK;
+    resolve("models", o->model, path, sizeof path);
+    if ((st = sim_model_load(path, &L->model, err)) ||
+        (st = resolve_prec(o, &L->model, &L->step.prec, err)))
+        return st;
+    return sim_step_check(&L->step, err);
+}
+
+static const cli_opts defaults = {
+    .format = "table", .tp = 1, .batch = 1, .input_len = 1024, .output_len = 256,
+    .overlap = 0.0, .util = 0.9,
+};
+
+/* ------------------------------------------------------------------------------------------ */
+/* Commands */
+
+static sim_status cmd_run(const cli_opts *o, FILE *out, sim_err *err)
+{
+    loaded *L = calloc(1, sizeof *L);
+    sim_run_result *r = calloc(1, sizeof *r);
+    sim_status st = (!L || !r) ? sim_fail(err, SIM_EINTERNAL, "out of memory") : SIM_OK;
+    if (!st)
+        st = load_common(o, true, L, err);
+    sim_run_cfg cfg = {.batch = o->batch, .input_len = o->input_len,
+                       .output_len = o->output_len, .mem_util = o->util};
+    if (!st) {
+        cfg.step = L->step;
+        st = sim_run_check(&cfg, err);
+    }
+    if (!st) {
+        sim_run_simulate(&cfg, r);
+        st = sim_report_run(out, L->fmt, &cfg, r);
+        if (st)
+            sim_fail(err, st, "writing the result failed");
+    }
+    free(r);
+    free(L);
+    return st;
+}
+
+static sim_status cmd_roofline(const cli_opts *o, FILE *out, sim_err *err)
+{
+    loaded *L = calloc(1, sizeof *L);
+    sim_step_result *pre = calloc(1, sizeof *pre), *dec = calloc(1, sizeof *dec);
+    sim_status st = (!L || !pre || !dec) ? sim_fail(err, SIM_EINTERNAL, "out of memory") : SIM_OK;
+    if (!st)
+        st = load_common(o, false, L, err);
+    sim_roofline rf = {.hw = &L->hw, .dtype = SIM_DT_BF16, .batch = o->batch,
+                       .input_len = o->input_len};
+    if (!st && o->model)
+        rf.dtype = sim_graph_gemm_dtype(&L->step.prec);
+    if (!st && o->dtype && !(st = parse_dtype_flag("--dtype", o->dtype, &rf.dtype, err)) &&
+        L->hw.peak_flops[rf.dtype] <= 0.0)
+        st = sim_fail(err, SIM_EINPUT, "--dtype: value %s is not computed by %s (%s has no "
+                                       "dense_tflops.%s)",
+                      o->dtype, L->hw.name, L->hw.path, o->dtype);
+    if (!st && o->model) {
+        if (o->input_len > L->model.max_positions)
+            st = sim_fail(err, SIM_EINPUT, "--input-len: value %lld is past the context of %s "
+                                           "(max_position_embeddings %lld)",
+                          (long long)o->input_len, L->model.path,
+                          (long long)L->model.max_positions);
+        sim_step_cfg pcfg = L->step;
+        pcfg.eager = true;
+        sim_seq_group gp = {.count = o->batch, .q = o->input_len, .c = 0, .logits = 1};
+        sim_seq_group gd = {.count = o->batch, .q = 1, .c = o->input_len, .logits = 1};
+        sim_step_price(&pcfg, &gp, 1, pre);
+        sim_step_price(&L->step, &gd, 1, dec);
+        rf.step = &L->step;
+        rf.prefill = pre;
+        rf.decode = dec;
+    }
+    if (!st && (st = sim_report_roofline(out, L->fmt, &rf)))
+        sim_fail(err, st, "writing the result failed");
+    free(pre);
+    free(dec);
+    free(L);
+    return st;
+}
+
+typedef struct command {
+    const char *name;
+    int mask;
+    sim_status (*fn)(const cli_opts *, FILE *, sim_err *);
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"run", CMD_RUN, cmd_run, "static batch: TTFT, TPOT, E2E, throughput, per-op breakdown"},
+    {"roofline", CMD_ROOFLINE, cmd_roofline, "peaks, bandwidth, ridge points, op intensities"},
+};
+
+static void top_usage(FILE *f)
+{
+    fprintf(f, "infersim %s - predicts LLM serving performance with the roofline model\n"
+               "usage: infersim COMMAND [flags]   (infersim COMMAND --help for its flags)\n",
+            INFERSIM_VERSION);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+}
+
+int sim_cli_main(int argc, char **argv, FILE *out, FILE *errf)
+{
+    if (argc < 2) {
+        top_usage(errf);
+        return SIM_EINPUT;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "help") == 0 || strcmp(name, "-h") == 0) {
+        top_usage(out);
+        return 0;
+    }
+    if (strcmp(name, "--version") == 0) {
+        fprintf(out, "infersim %s\n", INFERSIM_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        const command *c = &commands[i];
+        if (strcmp(name, c->name) != 0)
+            continue;
+        cli_opts o = defaults;
+        sim_err err = {{0}};
+        sim_status st = parse_opts(argc, argv, 2, c->name, c->mask, &o, &err);
+        if (!st && o.help) {
+            usage(out, c->name, c->mask);
+            return 0;
+        }
+        if (!st)
+            st = c->fn(&o, out, &err);
+        if (st)
+            fprintf(errf, "infersim: %s\n", err.msg[0] ? err.msg : "internal error");
+        return (int)st;
+    }
+    fprintf(errf, "infersim: unknown command '%s'; expected run or roofline (infersim --help)\n",
+            name);
+    return SIM_EINPUT;
+}

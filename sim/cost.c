@@ -1,0 +1,119 @@
+/* cost.c - roofline pricing of one operator. */
+#include "cost.h"
+
+#include <assert.h>
+
+static const char *const bound_names[SIM_BOUND_COUNT] = {
+    [SIM_BOUND_COMPUTE] = "compute",
+    [SIM_BOUND_MEMORY] = "memory",
+    [SIM_BOUND_NETWORK] = "network",
+    [SIM_BOUND_OVERHEAD] = "overhead",
+};
+
+const char *sim_bound_name(sim_bound b)
+{
+    assert(b >= 0 && b < SIM_BOUND_COUNT);
+    return bound_names[b];
+}
+
+sim_status sim_cost_check_support(const sim_hw *hw, const sim_prec *prec, sim_err *err)
+{
+    static const struct {
+        const char *flag;
+        size_t offset;
+    } uses[] = {
+        {"--weight-dtype", offsetof(sim_prec, weight)},
+        {"--act-dtype", offsetof(sim_prec, act)},
+        {"--kv-cache-dtype", offsetof(sim_prec, kv)},
+    };
+    for (size_t i = 0; i < sizeof uses / sizeof uses[0]; i++) {
+        sim_dtype dt = *(const sim_dtype *)((const char *)prec + uses[i].offset);
+        /* int4 is only a weight format (dequantized to 16 bits): no int4 math is needed. */
+        if (dt == SIM_DT_INT4)
+            continue;
+        if (hw->peak_flops[dt] <= 0.0)
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: value %s is not supported by %s (%s has no dense_tflops.%s); "
+                            "choose a format the device computes",
+                            uses[i].flag, sim_dtype_name(dt), hw->name, hw->path,
+                            sim_dtype_name(dt));
+    }
+    return SIM_OK;
+}
+
+double sim_cost_padded_m(int64_t m, int tile)
+{
+    return (double)((m + tile - 1) / tile * tile);
+}
+
+double sim_cost_collective_ns(const sim_hw *hw, double net_bytes, int ranks, int hops)
+{
+    if (ranks <= 1)
+        return 0.0;
+    bool out = ranks > hw->devices_per_node;
+    double bw = (out ? hw->scaleout_bytes_per_s : hw->scaleup_bytes_per_s) * hw->eff_network;
+    double hop_ns = out ? hw->scaleout_latency_ns : hw->scaleup_latency_ns;
+    return net_bytes / bw * 1e9 + hops * hop_ns;
+}
+
+static double math_ns(const sim_hw *hw, const sim_op *op)
+{
+    switch (sim_op_info(op->id)->kind) {
+    case SIM_OPK_GEMM: {
+        if (op->m <= 0)
+            return 0.0;
+        double nk = (double)op->n * (double)op->k;
+        int tile = op->weight_only ? hw->wo_tile_m : hw->gemm_tile_m;
+        double padded = 2.0 * sim_cost_padded_m(op->m, tile) * nk;
+        double extra = op->flops - 2.0 * (double)op->m * nk; /* bias adds */
+        if (!op->weight_only)
+            return (padded + extra) / (hw->peak_flops[op->compute] * hw->eff_gemm[op->compute]) *
+                   1e9;
+        /* Weight-only: 16-bit math (M padded to the mixed-input MMA tile) at the weight-only
+         * kernels' efficiency, plus dequantizing every weight on the vector units once per
+         * block of gemm_tile_m rows that a thread block keeps in registers. */
+        double tiles = sim_cost_padded_m(op->m, hw->gemm_tile_m) / hw->gemm_tile_m;
+        double deq = tiles * nk * sim_dtype_get(op->weight)->dequant_ops;
+        return ((padded + extra) / (hw->peak_flops[op->compute] * hw->eff_gemm_weight_only) +
+                deq / hw->vector_flops) *
+               1e9;
+    }
+    case SIM_OPK_ATTENTION:
+        return op->flops / (hw->peak_flops[op->compute] * hw->eff_attention) * 1e9;
+    case SIM_OPK_VECTOR:
+        return op->flops / hw->vector_flops * 1e9;
+    case SIM_OPK_COMM:
+        return 0.0;
+    }
+    return 0.0;
+}
+
+sim_bound sim_cost_bound(const sim_op_cost *c)
+{
+    double parts[SIM_BOUND_COUNT] = {
+        [SIM_BOUND_COMPUTE] = c->t_math_ns,
+        [SIM_BOUND_MEMORY] = c->t_mem_ns,
+        [SIM_BOUND_NETWORK] = c->t_net_ns,
+        [SIM_BOUND_OVERHEAD] = c->t_launch_ns,
+    };
+    sim_bound b = SIM_BOUND_COMPUTE;
+    for (int i = 1; i < SIM_BOUND_COUNT; i++)
+        if (parts[i] > parts[b])
+            b = (sim_bound)i;
+    return b;
+}
+
+sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
+{
+    sim_op_cost c = {0};
+    if (!op->present)
+        return c;
+    c.t_math_ns = math_ns(hw, op);
+    c.t_mem_ns = sim_op_bytes(op) / (hw->hbm_bytes_per_s * hw->eff_memory) * 1e9;
+    c.t_net_ns = sim_cost_collective_ns(hw, op->net_bytes, op->net_ranks, op->net_hops);
+    c.t_launch_ns = sim_op_info(op->id)->kernels * launch_ns;
+    double busy = c.t_math_ns > c.t_mem_ns ? c.t_math_ns : c.t_mem_ns;
+    c.t_ns = busy + c.t_net_ns + c.t_launch_ns;
+    c.bound = sim_cost_bound(&c);
+    return c;
+}

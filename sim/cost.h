@@ -1,0 +1,59 @@
+/* cost.h - the roofline time of one operator on one device. Pure functions: no I/O, no state.
+ *
+ *   T_math = FLOPs / (peak[compute format] x efficiency)    GEMM M padded to the tile;
+ *            weight-only GEMMs add the in-kernel dequantization on the vector units
+ *   T_mem  = bytes / (HBM bandwidth x memory efficiency)
+ *   T_net  = per-GPU bytes / (link bandwidth x network efficiency) + hops x hop latency
+ *            (scale-out links and latency once the collective spans more than one node)
+ *   time   = max(T_math, T_mem) + T_net + kernels x launch overhead
+ *
+ * Compute and memory traffic overlap inside a kernel (max); how much network time hides behind
+ * other ops' compute is decided per step (step.h), not here.
+ */
+#ifndef SIM_COST_H
+#define SIM_COST_H
+
+#include <stdbool.h>
+
+#include "graph.h"
+#include "hw.h"
+#include "status.h"
+
+typedef enum sim_bound {
+    SIM_BOUND_COMPUTE,
+    SIM_BOUND_MEMORY,
+    SIM_BOUND_NETWORK,
+    SIM_BOUND_OVERHEAD, /* launch overhead exceeds the op's math, memory and network time */
+    SIM_BOUND_COUNT
+} sim_bound;
+
+typedef struct sim_op_cost {
+    double t_math_ns;   /* compute time */
+    double t_mem_ns;    /* HBM time */
+    double t_net_ns;    /* collective time */
+    double t_launch_ns; /* launch overhead */
+    double t_ns;        /* max(math, mem) + net + launch */
+    sim_bound bound;
+} sim_op_cost;
+
+/* "compute", "memory", "network", "overhead". */
+const char *sim_bound_name(sim_bound b);
+
+/* Checks that the device can compute every format the precision asks for (fp8 on an A100 is an
+ * error that says so). */
+sim_status sim_cost_check_support(const sim_hw *hw, const sim_prec *prec, sim_err *err);
+
+/* Prices one op. launch_ns is the per-kernel overhead (eager or CUDA-graph). An op that is not
+ * present costs nothing. */
+sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns);
+
+/* The largest of an op's math, memory, network and launch times (ties go to the first). */
+sim_bound sim_cost_bound(const sim_op_cost *c);
+
+/* Time of a ring collective moving net_bytes per GPU in `hops` steps over `ranks` GPUs. */
+double sim_cost_collective_ns(const sim_hw *hw, double net_bytes, int ranks, int hops);
+
+/* Padded M of a GEMM: m rounded up to a multiple of the tile. */
+double sim_cost_padded_m(int64_t m, int tile);
+
+#endif

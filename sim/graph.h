@@ -1,0 +1,150 @@
+/* graph.h - the operators one forward step runs, per GPU, with their FLOPs and bytes.
+ *
+ * A step is a batch of sequence groups: `count` sequences, each with q new tokens over c cached
+ * tokens, of which `logits` tokens per sequence need logits (prefill: q = prompt, c = 0,
+ * logits = 1; decode: q = 1, c = context so far, logits = 1; a speculative verify: q = K+1,
+ * logits = K+1; a non-final prefill chunk: logits = 0).
+ *
+ *   sim_seq_group g = {.count = 32, .q = 1, .c = 2048, .logits = 1};
+ *   sim_graph gr;
+ *   sim_graph_build(&model, tp, &prec, &g, 1, &gr);
+ *   gr.ops[SIM_OP_ATTENTION].flops  // FLOPs of one layer's attention on one GPU
+ *
+ * Per-layer ops (sim_op_info(id)->per_layer) describe ONE layer; a step runs them
+ * model->layers times. Everything is per GPU under tensor parallelism of degree tp:
+ *   - query heads and MLP width are split tp ways; KV heads are split too, but when
+ *     num_key_value_heads < tp they are replicated: per-GPU KV heads = ceil(h_kv / tp);
+ *   - two all-reduces per layer of T x d activations (after o_proj and after down_proj), one after
+ *     the vocab-parallel embedding, and a gather of the logits;
+ *   - the LM head runs only on the tokens that need logits.
+ * Attention is a fused (Flash) kernel: reads Q, K, V once and writes O once, never the scores.
+ * Prefill attention is causal (about half the FLOPs of full attention).
+ *
+ * Precision (sim_prec): weights, GEMM-input activations and the KV cache each have a format.
+ * Weight-only quantization (int8/int4/fp8 weights, 16-bit activations) shrinks weight bytes and
+ * keeps 16-bit math; full quantization (fp8 or int8 weights AND activations) computes in that
+ * format. The residual stream, GEMM outputs and all-reduces stay 16-bit; the embedding table,
+ * the LM head and the norms are never quantized (as vLLM and TensorRT-LLM ship them).
+ */
+#ifndef SIM_GRAPH_H
+#define SIM_GRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dtype.h"
+#include "model.h"
+#include "status.h"
+
+typedef enum sim_op_id {
+    SIM_OP_EMBED,
+    SIM_OP_ATTN_NORM,
+    SIM_OP_QKV_PROJ,
+    SIM_OP_ROPE,
+    SIM_OP_ATTENTION,
+    SIM_OP_O_PROJ,
+    SIM_OP_ATTN_ALLREDUCE,
+    SIM_OP_MLP_NORM,
+    SIM_OP_GATE_UP_PROJ,
+    SIM_OP_ACT,
+    SIM_OP_DOWN_PROJ,
+    SIM_OP_MLP_ALLREDUCE,
+    SIM_OP_FINAL_NORM,
+    SIM_OP_LM_HEAD,
+    SIM_OP_LOGITS_GATHER,
+    SIM_OP_SAMPLING,
+    SIM_OP_COUNT
+} sim_op_id;
+
+typedef enum sim_op_kind {
+    SIM_OPK_GEMM,      /* tensor-core matmul: peak[compute] x eff_gemm, M padded to the tile */
+    SIM_OPK_ATTENTION, /* fused attention: 16-bit peak x eff_attention */
+    SIM_OPK_VECTOR,    /* element-wise / reductions on the vector units */
+    SIM_OPK_COMM,      /* collective over the links */
+} sim_op_kind;
+
+typedef struct sim_op_meta {
+    const char *name;  /* the name scripts read: "qkv_proj", ... */
+    sim_op_kind kind;
+    bool per_layer;    /* runs once per transformer layer (else once per step) */
+    int kernels;       /* kernel launches it takes (attention: cache write + attention) */
+} sim_op_meta;
+
+/* Precision of a run. */
+typedef struct sim_prec {
+    sim_dtype weight; /* transformer-layer weights */
+    sim_dtype act;    /* GEMM input activations */
+    sim_dtype kv;     /* KV cache */
+} sim_prec;
+
+/* A group of identical sequences in one step. */
+typedef struct sim_seq_group {
+    int64_t count;  /* sequences */
+    int64_t q;      /* new tokens per sequence this step (>= 1) */
+    int64_t c;      /* cached tokens per sequence before this step */
+    int64_t logits; /* tokens per sequence that need logits (0..q) */
+} sim_seq_group;
+
+/* One operator instance on one GPU. */
+typedef struct sim_op {
+    sim_op_id id;
+    bool present;          /* false when the op does not run (all-reduces at tp = 1) */
+    double flops;          /* useful FLOPs (not padded) */
+    double weight_bytes;   /* weights read from HBM */
+    double act_bytes;      /* activations read + written */
+    double kv_read_bytes;  /* KV cache read */
+    double kv_write_bytes; /* KV cache written */
+    double net_bytes;      /* bytes this GPU sends in the collective */
+    double net_msg_bytes;  /* size of the collective's buffer */
+    int net_ranks;         /* GPUs in the collective */
+    int net_hops;          /* sequential steps of the collective (latency terms) */
+    int64_t m, n, k;       /* GEMM shape (m = tokens); 0 if not a GEMM */
+    sim_dtype compute;     /* format whose peak prices the math */
+    sim_dtype weight;      /* stored weight format (GEMMs) */
+    bool weight_only;      /* GEMM dequantizes weights and computes in 16 bits */
+} sim_op;
+
+typedef struct sim_graph {
+    sim_op ops[SIM_OP_COUNT]; /* indexed by sim_op_id */
+    int64_t layers;           /* per-layer ops run this many times */
+    int64_t tokens;           /* T: new tokens in the step */
+    int64_t seqs;             /* sequences in the step */
+    int64_t logit_tokens;     /* tokens that need logits */
+} sim_graph;
+
+/* Name, kind, scope and kernel count of an op. */
+const sim_op_meta *sim_op_info(sim_op_id id);
+
+/* Total bytes an op moves through HBM. */
+double sim_op_bytes(const sim_op *op);
+
+/* Checks that the model can run at tensor parallelism tp (heads, KV heads and MLP width divide),
+ * and that the precision combination is meaningful. Errors name the flag and the value. */
+sim_status sim_graph_check(const sim_model *m, int tp, const sim_prec *prec, sim_err *err);
+
+/* The 16-bit format of the residual stream: prec->act when 16-bit, else the model's format. */
+sim_dtype sim_graph_resid_dtype(const sim_model *m, const sim_prec *prec);
+
+/* The format whose tensor peak prices the weight GEMMs: the activation format (full
+ * quantization with fp8/int8 activations, or plain 16-bit). */
+sim_dtype sim_graph_gemm_dtype(const sim_prec *prec);
+
+/* Builds the op list for one step. Groups with count 0 are ignored. Pure: no allocation. */
+void sim_graph_build(const sim_model *m, int tp, const sim_prec *prec,
+                     const sim_seq_group *groups, size_t n_groups, sim_graph *out);
+
+/* Weight bytes resident on each GPU (layers, embedding, LM head, norms). */
+double sim_graph_weight_bytes_per_gpu(const sim_model *m, int tp, const sim_prec *prec);
+
+/* KV-cache bytes one token occupies on each GPU (all layers, K and V). */
+double sim_graph_kv_bytes_per_token(const sim_model *m, int tp, const sim_prec *prec);
+
+/* KV heads each GPU holds: ceil(kv_heads / tp). */
+int64_t sim_graph_kv_heads_per_gpu(const sim_model *m, int tp);
+
+/* Query-key pairs a causal attention over q new tokens after c cached ones computes, with an
+ * optional sliding window (0 = none): sum over j < q of min(c + j + 1, window). */
+double sim_graph_attn_pairs(int64_t q, int64_t c, int64_t window);
+
+#endif

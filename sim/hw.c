@@ -1,0 +1,113 @@
+/* hw.c - device file loader. */
+#include "hw.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "jsonf.h"
+
+#define GIB 1073741824.0
+
+/* Scalar fields: JSON name, range, scale to SI, destination offset. One table drives parsing. */
+typedef struct hw_field {
+    const char *json;
+    double min, max;
+    double scale;
+    size_t offset;
+} hw_field;
+
+#define HWF(json, min, max, scale, member) {json, min, max, scale, offsetof(sim_hw, member)}
+static const hw_field hw_fields[] = {
+    HWF("vector_tflops", 0.1, 1e5, 1e12, vector_flops),
+    HWF("hbm_gib", 0.5, 1e5, GIB, hbm_bytes),
+    HWF("hbm_tb_per_s", 0.01, 1e3, 1e12, hbm_bytes_per_s),
+    HWF("scaleup_gb_per_s_per_dir", 0.1, 1e5, 1e9, scaleup_bytes_per_s),
+    HWF("scaleup_latency_us", 0.0, 1e4, 1e3, scaleup_latency_ns),
+    HWF("scaleout_gb_per_s_per_dir", 0.1, 1e5, 1e9, scaleout_bytes_per_s),
+    HWF("scaleout_latency_us", 0.0, 1e5, 1e3, scaleout_latency_ns),
+    HWF("kernel_launch_us", 0.0, 1e3, 1e3, launch_ns),
+    HWF("graph_kernel_launch_us", 0.0, 1e3, 1e3, graph_launch_ns),
+    HWF("runtime_reserved_gib", 0.0, 1e3, GIB, runtime_reserved_bytes),
+    HWF("efficiency.gemm_weight_only", 0.01, 1.0, 1.0, eff_gemm_weight_only),
+    HWF("efficiency.attention", 0.01, 1.0, 1.0, eff_attention),
+    HWF("efficiency.memory", 0.01, 1.0, 1.0, eff_memory),
+    HWF("efficiency.network", 0.01, 1.0, 1.0, eff_network),
+};
+#undef HWF
+
+static sim_status load_fields(const cJSON *root, const char *path, sim_hw *hw, sim_err *err)
+{
+    for (size_t i = 0; i < sizeof hw_fields / sizeof hw_fields[0]; i++) {
+        const hw_field *f = &hw_fields[i];
+        double v;
+        sim_status st = sim_jsonf_num(root, path, f->json, f->min, f->max, &v, err);
+        if (st)
+            return st;
+        *(double *)((char *)hw + f->offset) = v * f->scale;
+    }
+    return SIM_OK;
+}
+
+/* dense_tflops.X and efficiency.gemm.X for every format. */
+static sim_status load_per_dtype(const cJSON *root, const char *path, sim_hw *hw, sim_err *err)
+{
+    char field[64];
+    for (int dt = 0; dt < SIM_DT_COUNT; dt++) {
+        const char *n = sim_dtype_name((sim_dtype)dt);
+        double v;
+        snprintf(field, sizeof field, "dense_tflops.%s", n);
+        sim_status st = dt == SIM_DT_BF16
+                            ? sim_jsonf_num(root, path, field, 0.1, 1e5, &v, err)
+                            : sim_jsonf_num_opt(root, path, field, 0.1, 1e5, 0.0, &v, err);
+        if (st)
+            return st;
+        hw->peak_flops[dt] = v * 1e12;
+    }
+    sim_status st = sim_jsonf_num(root, path, "efficiency.gemm.bf16", 0.01, 1.0,
+                                  &hw->eff_gemm[SIM_DT_BF16], err);
+    if (st)
+        return st;
+    for (int dt = 0; dt < SIM_DT_COUNT; dt++) {
+        if (dt == SIM_DT_BF16)
+            continue;
+        snprintf(field, sizeof field, "efficiency.gemm.%s", sim_dtype_name((sim_dtype)dt));
+        st = sim_jsonf_num_opt(root, path, field, 0.01, 1.0, hw->eff_gemm[SIM_DT_BF16],
+                               &hw->eff_gemm[dt], err);
+        if (st)
+            return st;
+    }
+    return SIM_OK;
+}
+
+sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err)
+{
+    memset(hw, 0, sizeof *hw);
+    cJSON *root;
+    sim_status st = sim_jsonf_load(path, &root, err);
+    if (st)
+        return st;
+    const char *name = NULL;
+    int64_t per_node = 0, tile = 0, wo_tile = 0;
+    if (!(st = sim_jsonf_str_opt(root, path, "name", &name, err)) &&
+        !(st = load_fields(root, path, hw, err)) && !(st = load_per_dtype(root, path, hw, err)) &&
+        !(st = sim_jsonf_int(root, path, "devices_per_node", 1, 65536, &per_node, err)) &&
+        !(st = sim_jsonf_int(root, path, "gemm_tile_m", 1, 1024, &tile, err)) &&
+        !(st = sim_jsonf_int(root, path, "gemm_weight_only_tile_m", 1, 1024, &wo_tile, err))) {
+        snprintf(hw->name, sizeof hw->name, "%s", name ? name : path);
+        snprintf(hw->path, sizeof hw->path, "%s", path);
+        hw->devices_per_node = (int)per_node;
+        hw->gemm_tile_m = (int)tile;
+        hw->wo_tile_m = (int)wo_tile;
+        if (hw->runtime_reserved_bytes >= hw->hbm_bytes)
+            st = sim_fail(err, SIM_EINPUT,
+                          "%s: field 'runtime_reserved_gib' is %.2f, expected less than hbm_gib %.2f",
+                          path, hw->runtime_reserved_bytes / GIB, hw->hbm_bytes / GIB);
+    }
+    cJSON_Delete(root);
+    return st;
+}
+
+double sim_hw_ridge(const sim_hw *hw, sim_dtype compute)
+{
+    return hw->peak_flops[compute] / hw->hbm_bytes_per_s;
+}

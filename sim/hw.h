@@ -1,0 +1,72 @@
+/* hw.h - one accelerator and its interconnect, loaded from hw/NAME.json.
+ *
+ * A sim_hw is parsed and validated once, then only read (const) by every other module.
+ * Units are SI base units inside (FLOP/s, bytes, bytes/s, ns); the JSON file uses the units in
+ * its field names (TFLOP/s, GiB, TB/s, GB/s, us). Every peak is DENSE (no 2:4 sparsity) and every
+ * link bandwidth is PER DIRECTION.
+ *
+ * JSON fields (all required unless marked optional):
+ *   name                         display name
+ *   dense_tflops.{bf16,fp16,fp8,int8,int4}  dense tensor peak per compute format; bf16 required,
+ *                                the others optional (absent = the chip cannot compute it)
+ *   vector_tflops                non-tensor FP32 peak (norms, activations, dequantization)
+ *   hbm_gib                      memory capacity (GiB, as the driver reports it)
+ *   hbm_tb_per_s                 memory bandwidth (1e12 bytes/s)
+ *   scaleup_gb_per_s_per_dir     scale-up link (NVLink, Infinity Fabric, ICI, PCIe) per GPU, per
+ *                                direction (1e9 bytes/s)
+ *   scaleup_latency_us           latency of one hop of a collective inside the scale-up domain
+ *   scaleout_gb_per_s_per_dir    network between nodes, per GPU, per direction
+ *   scaleout_latency_us          latency of one hop across nodes
+ *   devices_per_node             size of the scale-up domain
+ *   kernel_launch_us             fixed cost per kernel when launched eagerly
+ *   graph_kernel_launch_us       fixed cost per kernel inside a captured CUDA graph
+ *   gemm_tile_m                  GEMM row tile: M is padded up to a multiple of it
+ *   gemm_weight_only_tile_m      the same for weight-only (mixed-input) GEMM kernels
+ *   runtime_reserved_gib         memory the runtime keeps (CUDA context, library workspaces)
+ *   efficiency.gemm.{bf16,...}   achievable fraction of the dense peak for GEMMs; bf16 required,
+ *                                other formats optional (default: the bf16 value)
+ *   efficiency.gemm_weight_only  fraction reached by weight-only (W8A16/W4A16) GEMM kernels
+ *   efficiency.attention         fraction of the bf16 peak reached by fused attention kernels
+ *   efficiency.memory            fraction of hbm bandwidth reached by streaming kernels
+ *   efficiency.network           fraction of link bandwidth reached by collectives
+ *   sources.FIELD                (optional, but every shipped file has one per field) where a
+ *                                number comes from
+ */
+#ifndef SIM_HW_H
+#define SIM_HW_H
+
+#include "dtype.h"
+#include "status.h"
+
+typedef struct sim_hw {
+    char name[96];                      /* display name */
+    char path[256];                     /* file it was loaded from */
+    double peak_flops[SIM_DT_COUNT];    /* dense tensor FLOP/s per compute format; 0 = none */
+    double vector_flops;                /* non-tensor FP32 FLOP/s */
+    double hbm_bytes;                   /* capacity, bytes */
+    double hbm_bytes_per_s;             /* bandwidth, bytes/s */
+    double scaleup_bytes_per_s;         /* per GPU, per direction */
+    double scaleup_latency_ns;          /* per collective hop */
+    double scaleout_bytes_per_s;        /* per GPU, per direction */
+    double scaleout_latency_ns;         /* per collective hop */
+    int devices_per_node;               /* scale-up domain size */
+    double launch_ns;                   /* per kernel, eager */
+    double graph_launch_ns;             /* per kernel, inside a CUDA graph */
+    int gemm_tile_m;                    /* GEMM M padding */
+    int wo_tile_m;                      /* weight-only GEMM M padding */
+    double runtime_reserved_bytes;      /* memory the runtime keeps */
+    double eff_gemm[SIM_DT_COUNT];      /* achievable fraction of peak_flops per format */
+    double eff_gemm_weight_only;        /* of the 16-bit peak, for weight-only GEMMs */
+    double eff_attention;               /* of the 16-bit peak, fused attention */
+    double eff_memory;                  /* of hbm_bytes_per_s */
+    double eff_network;                 /* of the link bandwidth */
+} sim_hw;
+
+/* Loads and validates a device file. On error *hw is unspecified and err names file and field. */
+sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err);
+
+/* Ridge point (critical intensity) for a compute format: peak / bandwidth, FLOP per byte.
+ * 0 if the device has no peak for that format. */
+double sim_hw_ridge(const sim_hw *hw, sim_dtype compute);
+
+#endif

@@ -1,0 +1,43 @@
+/* mem.h - what a run keeps in each GPU's memory, and whether it fits.
+ *
+ *   need = weights / TP + KV cache of the batch at full length + activation workspace
+ *          + runtime reserve
+ *   capacity = HBM x gpu_memory_utilization
+ *
+ * The activation workspace is the peak of one layer's live tensors for the largest step (the
+ * prefill of the whole batch in `run`): residual and normed hidden states, the wider of
+ * {q, k, v and attention output} and {gate/up output and activation}, plus the fp32 logits of
+ * the tokens that need them.
+ */
+#ifndef SIM_MEM_H
+#define SIM_MEM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "step.h"
+
+typedef struct sim_mem_report {
+    double weight_bytes;       /* per GPU */
+    double kv_bytes;           /* per GPU, whole batch at input + output tokens */
+    double kv_bytes_per_token; /* per GPU, all layers */
+    double workspace_bytes;    /* activations of the largest step */
+    double reserved_bytes;     /* runtime reserve (hw) */
+    double need_bytes;         /* sum of the above */
+    double capacity_bytes;     /* HBM x utilization */
+    bool fits;
+    int64_t max_batch;         /* largest batch of these lengths that fits; 0 if none */
+} sim_mem_report;
+
+/* Activation workspace of a step with `tokens` new tokens and `logit_tokens` needing logits. */
+double sim_mem_workspace_bytes(const sim_step_cfg *cfg, double tokens, double logit_tokens);
+
+/* Memory plan of a static batch of `batch` sequences of input_len + output_len tokens.
+ * util is the usable fraction of HBM (0, 1]. */
+void sim_mem_plan(const sim_step_cfg *cfg, double util, int64_t batch, int64_t input_len,
+                  int64_t output_len, sim_mem_report *out);
+
+/* The bad-input error for a plan that does not fit: "needs 141.1 GB per GPU, has 72.0 GB ...". */
+sim_status sim_mem_fail(const sim_mem_report *r, const sim_step_cfg *cfg, sim_err *err);
+
+#endif

@@ -1,0 +1,322 @@
+/* report.c - tables, JSON and CSV. */
+#include "report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+static const char *const format_names[SIM_FMT_COUNT] = {
+    [SIM_FMT_TABLE] = "table", [SIM_FMT_JSON] = "json", [SIM_FMT_CSV] = "csv"};
+
+bool sim_format_parse(const char *s, sim_format *out)
+{
+    for (int i = 0; i < SIM_FMT_COUNT; i++) {
+        if (strcmp(s, format_names[i]) == 0) {
+            *out = (sim_format)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+static double ratio(double a, double b) { return b > 0.0 ? a / b : 0.0; }
+
+/* ------------------------------------------------------------------------------------------ */
+/* JSON */
+
+static void add_num(cJSON *o, const char *k, double v) { cJSON_AddNumberToObject(o, k, v); }
+
+static cJSON *step_json(const sim_step_result *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    add_num(o, "time_ms", s->t_ns / 1e6);
+    add_num(o, "t_lower_ms", s->t_lower_ns / 1e6);
+    add_num(o, "t_upper_ms", s->t_upper_ns / 1e6);
+    add_num(o, "flops", s->flops);
+    add_num(o, "bytes", s->bytes);
+    add_num(o, "net_bytes", s->net_bytes);
+    cJSON_AddStringToObject(o, "bound", sim_bound_name(s->bound));
+    add_num(o, "t_math_ms", s->t_math_ns / 1e6);
+    add_num(o, "t_mem_ms", s->t_mem_ns / 1e6);
+    add_num(o, "t_net_ms", s->t_net_ns / 1e6);
+    add_num(o, "t_launch_ms", s->t_launch_ns / 1e6);
+    add_num(o, "net_exposed_ms", s->net_exposed_ns / 1e6);
+    add_num(o, "net_hidden_ms", s->net_hidden_ns / 1e6);
+    add_num(o, "tokens", (double)s->graph.tokens);
+    add_num(o, "sequences", (double)s->graph.seqs);
+    return o;
+}
+
+static const char *roofline_bound(const sim_hw *hw, const sim_op *op);
+
+/* One object per present op; with `hw`, also the pure roofline reading of each op. */
+static void ops_json(cJSON *arr, const char *phase, const sim_step_result *s, const sim_hw *hw)
+{
+    for (int i = 0; i < SIM_OP_COUNT; i++) {
+        const sim_op *op = &s->graph.ops[i];
+        const sim_op_cost *c = &s->cost[i];
+        if (!op->present)
+            continue;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", sim_op_info((sim_op_id)i)->name);
+        cJSON_AddStringToObject(o, "phase", phase);
+        add_num(o, "repeats", sim_step_op_repeats(s, (sim_op_id)i));
+        add_num(o, "flops", op->flops);
+        add_num(o, "bytes", sim_op_bytes(op));
+        add_num(o, "weight_bytes", op->weight_bytes);
+        add_num(o, "act_bytes", op->act_bytes);
+        add_num(o, "kv_read_bytes", op->kv_read_bytes);
+        add_num(o, "kv_write_bytes", op->kv_write_bytes);
+        add_num(o, "net_bytes", op->net_bytes);
+        add_num(o, "intensity", ratio(op->flops, sim_op_bytes(op)));
+        cJSON_AddStringToObject(o, "bound", sim_bound_name(c->bound));
+        add_num(o, "time_us", c->t_ns / 1e3);
+        add_num(o, "t_math_us", c->t_math_ns / 1e3);
+        add_num(o, "t_mem_us", c->t_mem_ns / 1e3);
+        add_num(o, "t_net_us", c->t_net_ns / 1e3);
+        add_num(o, "t_launch_us", c->t_launch_ns / 1e3);
+        add_num(o, "net_hidden_us", s->hidden_ns[i] / 1e3);
+        add_num(o, "net_exposed_us", (c->t_net_ns - s->hidden_ns[i]) / 1e3);
+        if (hw)
+            cJSON_AddStringToObject(o, "roofline_bound", roofline_bound(hw, op));
+        cJSON_AddItemToArray(arr, o);
+    }
+}
+
+static sim_status print_json(FILE *f, cJSON *root)
+{
+    char *txt = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!txt)
+        return SIM_EINTERNAL;
+    int rc = fprintf(f, "%s\n", txt);
+    free(txt);
+    return rc < 0 ? SIM_EINTERNAL : SIM_OK;
+}
+
+static void config_json(cJSON *o, const sim_step_cfg *s)
+{
+    cJSON_AddStringToObject(o, "model", s->model->name);
+    cJSON_AddStringToObject(o, "hw", s->hw->name);
+    add_num(o, "tp", s->tp);
+    cJSON_AddStringToObject(o, "weight_dtype", sim_dtype_name(s->prec.weight));
+    cJSON_AddStringToObject(o, "act_dtype", sim_dtype_name(s->prec.act));
+    cJSON_AddStringToObject(o, "kv_cache_dtype", sim_dtype_name(s->prec.kv));
+}
+
+static sim_status run_json(FILE *f, const sim_run_cfg *cfg, const sim_run_result *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    config_json(o, &cfg->step);
+    add_num(o, "batch", (double)cfg->batch);
+    add_num(o, "input_len", (double)cfg->input_len);
+    add_num(o, "output_len", (double)cfg->output_len);
+    add_num(o, "overlap_comm", cfg->step.overlap);
+    add_num(o, "ttft_ms", r->ttft_ns / 1e6);
+    add_num(o, "tpot_ms", r->tpot_ns / 1e6);
+    add_num(o, "e2e_ms", r->e2e_ns / 1e6);
+    add_num(o, "output_throughput", r->output_throughput);
+    cJSON_AddItemToObject(o, "prefill", step_json(&r->prefill));
+    cJSON *dec = step_json(&r->decode);
+    add_num(dec, "steps", (double)r->decode_steps);
+    cJSON_AddItemToObject(o, "decode", dec);
+    cJSON *mem = cJSON_CreateObject();
+    add_num(mem, "weight_bytes_per_gpu", r->mem.weight_bytes);
+    add_num(mem, "kv_bytes_per_gpu", r->mem.kv_bytes);
+    add_num(mem, "workspace_bytes_per_gpu", r->mem.workspace_bytes);
+    add_num(mem, "reserved_bytes_per_gpu", r->mem.reserved_bytes);
+    add_num(mem, "hbm_bytes_per_gpu", r->mem.need_bytes);
+    add_num(mem, "capacity_bytes_per_gpu", r->mem.capacity_bytes);
+    add_num(mem, "kv_bytes_per_token", r->mem.kv_bytes_per_token);
+    cJSON_AddBoolToObject(mem, "fits", r->mem.fits);
+    add_num(mem, "max_batch", (double)r->mem.max_batch);
+    cJSON_AddItemToObject(o, "memory", mem);
+    cJSON *ops = cJSON_AddArrayToObject(o, "ops");
+    ops_json(ops, "prefill", &r->prefill, NULL);
+    if (r->decode_steps > 0)
+        ops_json(ops, "decode", &r->decode, NULL);
+    return print_json(f, o);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Tables */
+
+static void ops_table(FILE *f, const char *title, const sim_step_result *s)
+{
+    fprintf(f, "\n%s (per GPU; per-layer ops x%lld layers)\n", title, (long long)s->graph.layers);
+    fprintf(f, "%-15s %5s %11s %11s %9s %-8s %10s %10s %10s %10s %6s\n", "op", "x", "GFLOP",
+            "MB", "FLOP/B", "bound", "math_us", "mem_us", "net_us", "time_us", "share");
+    for (int i = 0; i < SIM_OP_COUNT; i++) {
+        const sim_op *op = &s->graph.ops[i];
+        const sim_op_cost *c = &s->cost[i];
+        if (!op->present)
+            continue;
+        double n = sim_step_op_repeats(s, (sim_op_id)i);
+        fprintf(f, "%-15s %5.0f %11.3f %11.3f %9.1f %-8s %10.2f %10.2f %10.2f %10.2f %5.1f%%\n",
+                sim_op_info((sim_op_id)i)->name, n, op->flops / 1e9, sim_op_bytes(op) / 1e6,
+                ratio(op->flops, sim_op_bytes(op)), sim_bound_name(c->bound), c->t_math_ns / 1e3,
+                c->t_mem_ns / 1e3, c->t_net_ns / 1e3, c->t_ns / 1e3,
+                100.0 * ratio(n * c->t_ns, s->t_upper_ns));
+    }
+    fprintf(f, "step: %.3f ms (bounds %.3f .. %.3f ms), %s-bound; math %.3f, memory %.3f, "
+               "network %.3f (exposed %.3f, hidden %.3f), launch %.3f ms\n",
+            s->t_ns / 1e6, s->t_lower_ns / 1e6, s->t_upper_ns / 1e6, sim_bound_name(s->bound),
+            s->t_math_ns / 1e6, s->t_mem_ns / 1e6, s->t_net_ns / 1e6, s->net_exposed_ns / 1e6,
+            s->net_hidden_ns / 1e6, s->t_launch_ns / 1e6);
+}
+
+static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_result *r)
+{
+    const sim_step_cfg *s = &cfg->step;
+    fprintf(f, "infersim run: %s on %d x %s\n", s->model->name, s->tp, s->hw->name);
+    fprintf(f, "batch %lld, input %lld, output %lld tokens; weights %s, activations %s, KV %s; "
+               "overlap-comm %.2f\n",
+            (long long)cfg->batch, (long long)cfg->input_len, (long long)cfg->output_len,
+            sim_dtype_name(s->prec.weight), sim_dtype_name(s->prec.act),
+            sim_dtype_name(s->prec.kv), s->overlap);
+    fprintf(f, "\n%-34s %12.3f\n", "TTFT (ms):", r->ttft_ns / 1e6);
+    fprintf(f, "%-34s %12.3f\n", "TPOT (ms):", r->tpot_ns / 1e6);
+    fprintf(f, "%-34s %12.3f\n", "E2E latency (ms):", r->e2e_ns / 1e6);
+    fprintf(f, "%-34s %12.1f\n", "Output throughput (tok/s):", r->output_throughput);
+    fprintf(f, "%-34s %12.2f\n", "Memory per GPU (GB):", r->mem.need_bytes / 1e9);
+    fprintf(f, "  weights %.2f, KV cache %.2f, activations %.2f, runtime %.2f; capacity %.2f GB\n",
+            r->mem.weight_bytes / 1e9, r->mem.kv_bytes / 1e9, r->mem.workspace_bytes / 1e9,
+            r->mem.reserved_bytes / 1e9, r->mem.capacity_bytes / 1e9);
+    fprintf(f, "%-34s %12lld\n", "Largest batch that fits:", (long long)r->mem.max_batch);
+    ops_table(f, "Prefill step", &r->prefill);
+    if (r->decode_steps > 0)
+        ops_table(f, "Mean decode step", &r->decode);
+    return ferror(f) ? SIM_EINTERNAL : SIM_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* CSV: one header line and one row. */
+
+static sim_status run_csv(FILE *f, const sim_run_cfg *cfg, const sim_run_result *r)
+{
+    const sim_step_cfg *s = &cfg->step;
+    fprintf(f, "model,hw,tp,batch,input_len,output_len,weight_dtype,act_dtype,kv_cache_dtype,"
+               "overlap_comm,ttft_ms,tpot_ms,e2e_ms,output_throughput,prefill_bound,"
+               "decode_bound,prefill_t_lower_ms,prefill_t_upper_ms,decode_t_lower_ms,"
+               "decode_t_upper_ms,weight_bytes_per_gpu,kv_bytes_per_gpu,hbm_bytes_per_gpu,"
+               "fits,max_batch\n");
+    fprintf(f, "\"%s\",\"%s\",%d,%lld,%lld,%lld,%s,%s,%s,%g,%.6f,%.6f,%.6f,%.3f,%s,%s,%.6f,%.6f,"
+               "%.6f,%.6f,%.0f,%.0f,%.0f,%s,%lld\n",
+            s->model->name, s->hw->name, s->tp, (long long)cfg->batch,
+            (long long)cfg->input_len, (long long)cfg->output_len, sim_dtype_name(s->prec.weight),
+            sim_dtype_name(s->prec.act), sim_dtype_name(s->prec.kv), s->overlap,
+            r->ttft_ns / 1e6, r->tpot_ns / 1e6, r->e2e_ns / 1e6, r->output_throughput,
+            sim_bound_name(r->prefill.bound),
+            r->decode_steps > 0 ? sim_bound_name(r->decode.bound) : "", r->prefill.t_lower_ns / 1e6,
+            r->prefill.t_upper_ns / 1e6, r->decode.t_lower_ns / 1e6, r->decode.t_upper_ns / 1e6,
+            r->mem.weight_bytes, r->mem.kv_bytes, r->mem.need_bytes,
+            r->mem.fits ? "true" : "false", (long long)r->mem.max_batch);
+    return ferror(f) ? SIM_EINTERNAL : SIM_OK;
+}
+
+sim_status sim_report_run(FILE *f, sim_format fmt, const sim_run_cfg *cfg, const sim_run_result *r)
+{
+    switch (fmt) {
+    case SIM_FMT_JSON:
+        return run_json(f, cfg, r);
+    case SIM_FMT_CSV:
+        return run_csv(f, cfg, r);
+    default:
+        return run_table(f, cfg, r);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Roofline */
+
+/* Pure roofline reading of an op: its intensity against the ridge of its compute format. */
+static const char *roofline_bound(const sim_hw *hw, const sim_op *op)
+{
+    if (op->net_bytes > 0.0 && sim_op_bytes(op) == 0.0)
+        return "network";
+    double ridge = sim_hw_ridge(hw, op->compute);
+    return ratio(op->flops, sim_op_bytes(op)) >= ridge ? "compute" : "memory";
+}
+
+static sim_status roofline_json(FILE *f, const sim_roofline *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "hw", r->hw->name);
+    cJSON_AddStringToObject(o, "dtype", sim_dtype_name(r->dtype));
+    add_num(o, "peak_flops", r->hw->peak_flops[r->dtype]);
+    add_num(o, "hbm_bytes_per_s", r->hw->hbm_bytes_per_s);
+    add_num(o, "critical_intensity", sim_hw_ridge(r->hw, r->dtype));
+    cJSON *ridges = cJSON_AddObjectToObject(o, "critical_intensity_by_dtype");
+    for (int dt = 0; dt < SIM_DT_COUNT; dt++)
+        if (r->hw->peak_flops[dt] > 0.0)
+            add_num(ridges, sim_dtype_name((sim_dtype)dt), sim_hw_ridge(r->hw, (sim_dtype)dt));
+    if (r->step) {
+        config_json(o, r->step);
+        add_num(o, "batch", (double)r->batch);
+        add_num(o, "input_len", (double)r->input_len);
+        cJSON *ops = cJSON_AddArrayToObject(o, "ops");
+        ops_json(ops, "prefill", r->prefill, r->hw);
+        ops_json(ops, "decode", r->decode, r->hw);
+    }
+    return print_json(f, o);
+}
+
+static void roofline_ops_table(FILE *f, const char *title, const sim_roofline *r,
+                               const sim_step_result *s)
+{
+    fprintf(f, "\n%s\n%-15s %9s %9s %-8s %-8s\n", title, "op", "FLOP/B", "ridge", "roofline",
+            "bound");
+    for (int i = 0; i < SIM_OP_COUNT; i++) {
+        const sim_op *op = &s->graph.ops[i];
+        if (!op->present)
+            continue;
+        fprintf(f, "%-15s %9.1f %9.1f %-8s %-8s\n", sim_op_info((sim_op_id)i)->name,
+                ratio(op->flops, sim_op_bytes(op)), sim_hw_ridge(r->hw, op->compute),
+                roofline_bound(r->hw, op), sim_bound_name(s->cost[i].bound));
+    }
+}
+
+static sim_status roofline_table(FILE *f, const sim_roofline *r)
+{
+    const sim_hw *hw = r->hw;
+    fprintf(f, "%s (%s)\n", hw->name, hw->path);
+    fprintf(f, "%-8s %14s %14s %12s\n", "dtype", "peak TFLOP/s", "HBM TB/s", "ridge FLOP/B");
+    for (int dt = 0; dt < SIM_DT_COUNT; dt++) {
+        if (hw->peak_flops[dt] <= 0.0)
+            continue;
+        fprintf(f, "%-8s %14.1f %14.2f %12.1f%s\n", sim_dtype_name((sim_dtype)dt),
+                hw->peak_flops[dt] / 1e12, hw->hbm_bytes_per_s / 1e12,
+                sim_hw_ridge(hw, (sim_dtype)dt), dt == (int)r->dtype ? "  <" : "");
+    }
+    if (r->step) {
+        char title[160];
+        snprintf(title, sizeof title, "%s, prefill of %lld x %lld tokens (tp %d)",
+                 r->step->model->name, (long long)r->batch, (long long)r->input_len, r->step->tp);
+        roofline_ops_table(f, title, r, r->prefill);
+        snprintf(title, sizeof title, "%s, decode of %lld sequences at context %lld (tp %d)",
+                 r->step->model->name, (long long)r->batch, (long long)r->input_len, r->step->tp);
+        roofline_ops_table(f, title, r, r->decode);
+    }
+    return ferror(f) ? SIM_EINTERNAL : SIM_OK;
+}
+
+static sim_status roofline_csv(FILE *f, const sim_roofline *r)
+{
+    fprintf(f, "hw,dtype,peak_flops,hbm_bytes_per_s,critical_intensity\n");
+    fprintf(f, "\"%s\",%s,%.6g,%.6g,%.4f\n", r->hw->name, sim_dtype_name(r->dtype),
+            r->hw->peak_flops[r->dtype], r->hw->hbm_bytes_per_s, sim_hw_ridge(r->hw, r->dtype));
+    return ferror(f) ? SIM_EINTERNAL : SIM_OK;
+}
+
+sim_status sim_report_roofline(FILE *f, sim_format fmt, const sim_roofline *r)
+{
+    switch (fmt) {
+    case SIM_FMT_JSON:
+        return roofline_json(f, r);
+    case SIM_FMT_CSV:
+        return roofline_csv(f, r);
+    default:
+        return roofline_table(f, r);
+    }
+}

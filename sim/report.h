@@ -1,0 +1,40 @@
+/* report.h - human tables, JSON and CSV for every result. Knows nothing of how results were
+ * computed; writes to the stream it is given and never prints NaN or inf (every ratio guards its
+ * denominator).
+ *
+ * JSON keys follow DESIGN.md "Output contract": run has ttft_ms, tpot_ms, e2e_ms,
+ * output_throughput, prefill/decode {time_ms, t_lower_ms, t_upper_ms, flops, bytes, net_bytes,
+ * bound, ...}, memory {weight_bytes_per_gpu, kv_bytes_per_gpu, hbm_bytes_per_gpu, fits, ...} and
+ * ops [{name, phase, flops, bytes, net_bytes, intensity, bound, time_us, ...}]; roofline has hw,
+ * dtype, peak_flops, hbm_bytes_per_s, critical_intensity and, with a model, ops.
+ */
+#ifndef SIM_REPORT_H
+#define SIM_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "run.h"
+
+typedef enum sim_format { SIM_FMT_TABLE, SIM_FMT_JSON, SIM_FMT_CSV, SIM_FMT_COUNT } sim_format;
+
+/* Parses "table", "json", "csv". */
+bool sim_format_parse(const char *s, sim_format *out);
+
+/* Writes a static-batch result. Returns SIM_EINTERNAL on a write or allocation failure. */
+sim_status sim_report_run(FILE *f, sim_format fmt, const sim_run_cfg *cfg, const sim_run_result *r);
+
+/* What `roofline` reports: the device's ridge for one compute format and, when a model is given,
+ * one prefill and one decode step. */
+typedef struct sim_roofline {
+    const sim_hw *hw;
+    sim_dtype dtype;                 /* compute format of the ridge */
+    const sim_step_cfg *step;        /* NULL without a model */
+    const sim_step_result *prefill;  /* NULL without a model */
+    const sim_step_result *decode;   /* NULL without a model */
+    int64_t batch, input_len;
+} sim_roofline;
+
+sim_status sim_report_roofline(FILE *f, sim_format fmt, const sim_roofline *r);
+
+#endif

@@ -1,0 +1,48 @@
+/* run.h - a static batch: B sequences of input_len prompt tokens each generate output_len tokens.
+ *
+ *   TTFT = the prefill step of the whole batch (eager kernels);
+ *   decode step j = 1 .. output_len-1 runs q = 1 over c = input_len + j - 1 cached tokens;
+ *   TPOT = mean decode step; E2E = TTFT + all decode steps;
+ *   output throughput = B x output_len / E2E (tokens/s over the whole batch).
+ *
+ *   sim_run_cfg cfg = {.step = {...}, .batch = 8, .input_len = 1024, .output_len = 256,
+ *                      .mem_util = 0.9};
+ *   if (sim_run_check(&cfg, &err)) ...exit 2 with err.msg...;
+ *   sim_run_result r;
+ *   sim_run_simulate(&cfg, &r);
+ */
+#ifndef SIM_RUN_H
+#define SIM_RUN_H
+
+#include <stdint.h>
+
+#include "mem.h"
+#include "step.h"
+
+typedef struct sim_run_cfg {
+    sim_step_cfg step;   /* step.eager: decode kernels launched eagerly (--enforce-eager) */
+    int64_t batch;       /* sequences */
+    int64_t input_len;   /* prompt tokens per sequence */
+    int64_t output_len;  /* generated tokens per sequence (>= 1) */
+    double mem_util;     /* --gpu-memory-utilization, (0, 1] */
+} sim_run_cfg;
+
+typedef struct sim_run_result {
+    double ttft_ns;
+    double tpot_ns;            /* 0 when output_len == 1 */
+    double e2e_ns;
+    double output_throughput;  /* generated tokens per second, whole batch */
+    sim_step_result prefill;
+    sim_step_result decode;    /* the mean decode step (zeros when output_len == 1) */
+    int64_t decode_steps;
+    sim_mem_report mem;
+} sim_run_result;
+
+/* Validates everything a run needs: the step configuration, lengths against the model's
+ * context, the memory utilization and that the batch fits. */
+sim_status sim_run_check(const sim_run_cfg *cfg, sim_err *err);
+
+/* Simulates the batch. cfg must have passed sim_run_check. O(output_len x ops). */
+void sim_run_simulate(const sim_run_cfg *cfg, sim_run_result *out);
+
+#endif

@@ -1,0 +1,33 @@
+/* status.h - error reporting shared by every infersim module.
+ *
+ * Two classes of error:
+ *   - bad input (a file, a field, a flag): the function returns SIM_EINPUT and writes ONE line into
+ *     the caller's sim_err naming the file or flag, the field, the value and what was expected.
+ *     The command line turns that into exit status 2.
+ *   - internal failure (out of memory, a broken invariant): SIM_EINTERNAL, exit status 1.
+ *
+ * Functions never print and never exit; only main.c does.
+ */
+#ifndef SIM_STATUS_H
+#define SIM_STATUS_H
+
+#include <stddef.h>
+
+typedef enum sim_status {
+    SIM_OK = 0,
+    SIM_EINTERNAL = 1, /* out of memory, broken invariant: exit 1 */
+    SIM_EINPUT = 2,    /* bad file, field or flag: exit 2 */
+} sim_status;
+
+#define SIM_ERR_LEN 512
+
+typedef struct sim_err {
+    char msg[SIM_ERR_LEN]; /* one line, no trailing newline; empty when no error */
+} sim_err;
+
+/* Formats the message into err (if err is not NULL) and returns st. Use as
+ *   return sim_fail(err, SIM_EINPUT, "%s: field '%s' is %g, expected > 0", path, name, v); */
+sim_status sim_fail(sim_err *err, sim_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

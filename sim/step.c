@@ -1,0 +1,130 @@
+/* step.c - one iteration = sum of its ops. */
+#include "step.h"
+
+#include <string.h>
+
+sim_status sim_step_check(const sim_step_cfg *cfg, sim_err *err)
+{
+    sim_status st = sim_graph_check(cfg->model, cfg->tp, &cfg->prec, err);
+    if (st)
+        return st;
+    if (!(cfg->overlap >= 0.0 && cfg->overlap <= 1.0))
+        return sim_fail(err, SIM_EINPUT, "--overlap-comm: value %g, expected a number in [0, 1]",
+                        cfg->overlap);
+    return sim_cost_check_support(cfg->hw, &cfg->prec, err);
+}
+
+double sim_step_op_repeats(const sim_step_result *r, sim_op_id id)
+{
+    return sim_op_info(id)->per_layer ? (double)r->graph.layers : 1.0;
+}
+
+static sim_bound largest(const sim_step_result *r)
+{
+    sim_op_cost sums = {.t_math_ns = r->t_math_ns, .t_mem_ns = r->t_mem_ns,
+                        .t_net_ns = r->t_net_ns, .t_launch_ns = r->t_launch_ns};
+    return sim_cost_bound(&sums);
+}
+
+/* Sums over the ops (per-layer ops counted `layers` times), the bounds and the bound label. */
+static void totals(sim_step_result *r)
+{
+    r->flops = r->bytes = r->net_bytes = 0.0;
+    r->t_math_ns = r->t_mem_ns = r->t_net_ns = r->t_launch_ns = r->busy_ns = 0.0;
+    for (int i = 0; i < SIM_OP_COUNT; i++) {
+        const sim_op *op = &r->graph.ops[i];
+        const sim_op_cost *c = &r->cost[i];
+        double n = sim_step_op_repeats(r, (sim_op_id)i);
+        r->flops += n * op->flops;
+        r->bytes += n * sim_op_bytes(op);
+        r->net_bytes += n * op->net_bytes;
+        r->t_math_ns += n * c->t_math_ns;
+        r->t_mem_ns += n * c->t_mem_ns;
+        r->t_net_ns += n * c->t_net_ns;
+        r->t_launch_ns += n * c->t_launch_ns;
+        r->busy_ns += n * (c->t_math_ns > c->t_mem_ns ? c->t_math_ns : c->t_mem_ns);
+    }
+    double top = r->t_math_ns;
+    if (r->t_mem_ns > top)
+        top = r->t_mem_ns;
+    if (r->t_net_ns > top)
+        top = r->t_net_ns;
+    r->t_lower_ns = r->t_launch_ns + top;
+    r->t_upper_ns = r->t_launch_ns + r->t_math_ns + r->t_mem_ns + r->t_net_ns;
+    r->bound = largest(r);
+}
+
+/* The prediction once the hidden network time is known. */
+static void apply_hidden(sim_step_result *r, double hidden_ns)
+{
+    r->net_hidden_ns = hidden_ns;
+    r->net_exposed_ns = r->t_net_ns - hidden_ns;
+    r->t_ns = r->busy_ns + r->t_launch_ns + r->net_exposed_ns;
+}
+
+void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t n_groups,
+                    sim_step_result *out)
+{
+    memset(out, 0, sizeof *out);
+    sim_graph_build(cfg->model, cfg->tp, &cfg->prec, groups, n_groups, &out->graph);
+    double launch = cfg->eager ? cfg->hw->launch_ns : cfg->hw->graph_launch_ns;
+    for (int i = 0; i < SIM_OP_COUNT; i++)
+        out->cost[i] = sim_cost_op(cfg->hw, &out->graph.ops[i], launch);
+    totals(out);
+    double hidden = cfg->overlap * out->t_net_ns;
+    if (hidden > out->busy_ns)
+        hidden = out->busy_ns;
+    double share = out->t_net_ns > 0.0 ? hidden / out->t_net_ns : 0.0;
+    for (int i = 0; i < SIM_OP_COUNT; i++)
+        out->hidden_ns[i] = out->cost[i].t_net_ns * share;
+    apply_hidden(out, hidden);
+}
+
+/* Every additive double of an op and of a cost, listed once for accumulate and scale. */
+#define OP_FIELDS(X)                                                                               \
+    X(flops) X(weight_bytes) X(act_bytes) X(kv_read_bytes) X(kv_write_bytes) X(net_bytes)          \
+        X(net_msg_bytes)
+#define COST_FIELDS(X) X(t_math_ns) X(t_mem_ns) X(t_net_ns) X(t_launch_ns) X(t_ns)
+
+void sim_step_accumulate(sim_step_result *sum, const sim_step_result *x)
+{
+    if (sum->graph.layers == 0) {
+        *sum = *x;
+        return;
+    }
+    for (int i = 0; i < SIM_OP_COUNT; i++) {
+        sim_op *a = &sum->graph.ops[i];
+        const sim_op *b = &x->graph.ops[i];
+#define ADD(f) a->f += b->f;
+        OP_FIELDS(ADD)
+#undef ADD
+#define ADD(f) sum->cost[i].f += x->cost[i].f;
+        COST_FIELDS(ADD)
+#undef ADD
+        sum->hidden_ns[i] += x->hidden_ns[i];
+    }
+    sum->net_hidden_ns += x->net_hidden_ns;
+    sum->graph.tokens += x->graph.tokens;
+    sum->graph.seqs += x->graph.seqs;
+    sum->graph.logit_tokens += x->graph.logit_tokens;
+}
+
+void sim_step_scale(sim_step_result *r, double f)
+{
+    for (int i = 0; i < SIM_OP_COUNT; i++) {
+        sim_op *a = &r->graph.ops[i];
+#define MUL(x) a->x *= f;
+        OP_FIELDS(MUL)
+#undef MUL
+#define MUL(x) r->cost[i].x *= f;
+        COST_FIELDS(MUL)
+#undef MUL
+        r->cost[i].bound = sim_cost_bound(&r->cost[i]);
+        r->hidden_ns[i] *= f;
+    }
+    totals(r);
+    apply_hidden(r, r->net_hidden_ns * f);
+    r->graph.tokens = (int64_t)((double)r->graph.tokens * f);
+    r->graph.seqs = (int64_t)((double)r->graph.seqs * f);
+    r->graph.logit_tokens = (int64_t)((double)r->graph.logit_tokens * f);
+}

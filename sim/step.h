@@ -1,0 +1,63 @@
+/* step.h - the time of one engine iteration: every op of the step priced with cost.h, per-layer
+ * ops counted model->layers times (one layer is priced, then multiplied: layers are identical).
+ *
+ *   busy      = sum over ops of max(T_math, T_mem)
+ *   launch    = sum over ops of the kernel launch overhead
+ *   hidden    = min(overlap x sum T_net, busy)   network time hidden behind compute
+ *   exposed   = sum T_net - hidden
+ *   time      = busy + launch + exposed           the prediction
+ *   t_lower   = launch + max(sum T_math, sum T_mem, sum T_net)   perfect overlap
+ *   t_upper   = launch + sum (T_math + T_mem + T_net)             no overlap at all
+ * so t_lower <= time <= t_upper always. Launch gaps are serial: no overlap hides them.
+ */
+#ifndef SIM_STEP_H
+#define SIM_STEP_H
+
+#include <stdbool.h>
+
+#include "cost.h"
+#include "graph.h"
+#include "hw.h"
+#include "model.h"
+
+typedef struct sim_step_cfg {
+    const sim_model *model;
+    const sim_hw *hw;
+    int tp;             /* tensor-parallel degree */
+    sim_prec prec;
+    double overlap;     /* 0..1: fraction of network time that may hide behind compute */
+    bool eager;         /* kernels launched eagerly (else from a captured CUDA graph) */
+} sim_step_cfg;
+
+typedef struct sim_step_result {
+    sim_graph graph;                 /* the ops (one layer + the edges) */
+    sim_op_cost cost[SIM_OP_COUNT];  /* cost of ONE instance of each op */
+    double hidden_ns[SIM_OP_COUNT];  /* network time of one instance hidden by overlap */
+    double flops, bytes, net_bytes;  /* whole step, all layers, per GPU */
+    double t_math_ns, t_mem_ns, t_net_ns, t_launch_ns; /* sums over the step */
+    double busy_ns;                  /* sum of max(T_math, T_mem) */
+    double net_hidden_ns, net_exposed_ns;
+    double t_lower_ns, t_upper_ns;
+    double t_ns;                     /* the prediction */
+    sim_bound bound;                 /* the largest of math, memory, network, launch sums */
+} sim_step_result;
+
+/* Checks the configuration once (TP divides the heads, precision makes sense, the device
+ * computes the formats, overlap in [0, 1]). */
+sim_status sim_step_check(const sim_step_cfg *cfg, sim_err *err);
+
+/* Prices one step of the given batch. cfg must have passed sim_step_check. */
+void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t n_groups,
+                    sim_step_result *out);
+
+/* Times an op runs in a step: the layer count for per-layer ops, else 1. */
+double sim_step_op_repeats(const sim_step_result *r, sim_op_id id);
+
+/* Adds every additive field of `x` into `sum` (for averaging many steps); bounds are
+ * recomputed by sim_step_scale. */
+void sim_step_accumulate(sim_step_result *sum, const sim_step_result *x);
+
+/* Multiplies every additive field by f (e.g. 1/steps for a mean) and recomputes the bounds. */
+void sim_step_scale(sim_step_result *r, double f);
+
+#endif

@@ -1,0 +1,257 @@
+/* test_cli.c - the infersim binary end to end: JSON parsed back, exit codes, one-line errors. */
+#include "testutil.h"
+
+#include <cjson/cJSON.h>
+#include <sys/wait.h>
+
+typedef struct result {
+    int rc;
+    char out[1 << 17];
+    char err[4096];
+} result;
+
+static result R; /* big: keep it off the stack */
+
+/* Runs "$INFERSIM_BIN <args>" from `cwd` and captures stdout, stderr and the exit status. */
+static void run_in(const char *cwd, const char *args)
+{
+    const char *bin = getenv("INFERSIM_BIN");
+    assert_non_null(bin);
+    char errpath[64], cmd[4096];
+    snprintf(errpath, sizeof errpath, "/tmp/infersim-cli-%d.err", (int)getpid());
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>%s", cwd, bin, args, errpath);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(R.out, 1, sizeof R.out - 1, p);
+    R.out[n] = '\0';
+    int status = pclose(p);
+    R.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    FILE *e = fopen(errpath, "r");
+    n = e ? fread(R.err, 1, sizeof R.err - 1, e) : 0;
+    R.err[n] = '\0';
+    if (e)
+        fclose(e);
+    remove(errpath);
+}
+
+static void run(const char *args) { run_in(tu_root(), args); }
+
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* "nan", "inf" (but not "infersim"), "NaN" or JSON null anywhere in an output. */
+static void assert_no_nonfinite(const char *s)
+{
+    bool bad = strstr(s, "nan") || strstr(s, "NaN") || strstr(s, "null");
+    for (const char *p = strstr(s, "inf"); p && !bad; p = strstr(p + 1, "inf"))
+        bad = strncmp(p, "infersim", 8) != 0;
+    if (bad) {
+        print_error("non-finite value in output:\n%s\n", s);
+        fail();
+    }
+}
+
+static double num(const cJSON *o, const char *k)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
+    if (!cJSON_IsNumber(it)) {
+        print_error("key '%s' missing or not a number\n", k);
+        fail();
+    }
+    return it->valuedouble;
+}
+
+static void test_run_json_round_trip(void **state)
+{
+    (void)state;
+    run("run --model models/llama-3.1-8b.json --hw hw/h100-sxm.json --batch 8 --input-len 512 "
+        "--output-len 128 --format json");
+    assert_int_equal(R.rc, 0);
+    assert_string_equal(R.err, "");
+    assert_no_nonfinite(R.out);
+    cJSON *j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    double ttft = num(j, "ttft_ms"), tpot = num(j, "tpot_ms"), e2e = num(j, "e2e_ms");
+    assert_true(ttft > 0 && tpot > 0);
+    assert_near(e2e, ttft + 127 * tpot, 1e-9);
+    assert_near(num(j, "output_throughput"), 8.0 * 128 / (e2e / 1e3), 1e-9);
+    static const char *const step_keys[] = {"time_ms", "t_lower_ms", "t_upper_ms", "flops",
+                                            "bytes", "net_bytes"};
+    for (int p = 0; p < 2; p++) {
+        const cJSON *s = cJSON_GetObjectItemCaseSensitive(j, p ? "decode" : "prefill");
+        assert_non_null(s);
+        for (size_t k = 0; k < sizeof step_keys / sizeof step_keys[0]; k++)
+            num(s, step_keys[k]);
+        assert_true(num(s, "t_lower_ms") <= num(s, "time_ms"));
+        assert_true(num(s, "time_ms") <= num(s, "t_upper_ms"));
+        assert_true(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(s, "bound")));
+    }
+    assert_near(num(cJSON_GetObjectItemCaseSensitive(j, "prefill"), "time_ms"), ttft, 1e-12);
+    const cJSON *mem = cJSON_GetObjectItemCaseSensitive(j, "memory");
+    assert_near(num(mem, "weight_bytes_per_gpu"), 2.0 * 8030261248.0, 1e-12);
+    num(mem, "kv_bytes_per_gpu");
+    num(mem, "hbm_bytes_per_gpu");
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(mem, "fits")));
+    const cJSON *ops = cJSON_GetObjectItemCaseSensitive(j, "ops");
+    /* TP 1: 13 ops per phase (no all-reduces, no logits gather) */
+    assert_int_equal(cJSON_GetArraySize(ops), 26);
+    const cJSON *op;
+    cJSON_ArrayForEach(op, ops)
+    {
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(op, "name");
+        const cJSON *phase = cJSON_GetObjectItemCaseSensitive(op, "phase");
+        const cJSON *bound = cJSON_GetObjectItemCaseSensitive(op, "bound");
+        assert_true(cJSON_IsString(name) && cJSON_IsString(phase) && cJSON_IsString(bound));
+        assert_true(strcmp(phase->valuestring, "prefill") == 0 ||
+                    strcmp(phase->valuestring, "decode") == 0);
+        num(op, "flops");
+        num(op, "bytes");
+        num(op, "net_bytes");
+        num(op, "intensity");
+        num(op, "time_us");
+    }
+    cJSON_Delete(j);
+}
+
+static void test_tp_ops_and_names(void **state)
+{
+    (void)state;
+    /* bare names resolve from any directory through the binary's location */
+    run_in("/tmp", "run --model llama-3.1-70b --hw h100-sxm --tp 8 --batch 4 --input-len 256 "
+                   "--output-len 8 --format json");
+    assert_int_equal(R.rc, 0);
+    cJSON *j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    const cJSON *ops = cJSON_GetObjectItemCaseSensitive(j, "ops");
+    assert_int_equal(cJSON_GetArraySize(ops), 32); /* all 16 ops in both phases */
+    static const char *const names[] = {
+        "embed", "attn_norm", "qkv_proj", "rope", "attention", "o_proj", "attn_allreduce",
+        "mlp_norm", "gate_up_proj", "act", "down_proj", "mlp_allreduce", "final_norm", "lm_head",
+        "logits_gather", "sampling"};
+    for (int i = 0; i < 16; i++) {
+        const cJSON *op = cJSON_GetArrayItem(ops, i);
+        assert_string_equal(cJSON_GetObjectItemCaseSensitive(op, "name")->valuestring, names[i]);
+    }
+    assert_true(num(cJSON_GetArrayItem(ops, 6), "net_bytes") > 0.0);
+    cJSON_Delete(j);
+}
+
+static void test_formats(void **state)
+{
+    (void)state;
+    run("run --model llama-3.1-8b --hw h100-sxm --batch 2 --input-len 128 --output-len 1");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "TTFT (ms):"));
+    assert_non_null(strstr(R.out, "gate_up_proj"));
+    assert_non_null(strstr(R.out, "Largest batch that fits:"));
+    assert_no_nonfinite(R.out);
+    run("run --model llama-3.1-8b --hw h100-sxm --format=csv --weight-dtype int4");
+    assert_int_equal(R.rc, 0);
+    assert_int_equal(count_lines(R.out), 2);
+    char *nl = strchr(R.out, '\n');
+    int header = 0, row = 0;
+    for (char *c = R.out; *c; c++)
+        *(c < nl ? &header : &row) += *c == ',';
+    assert_int_equal(header, row);
+    assert_non_null(strstr(R.out, "int4,bf16,bf16"));
+    run("roofline --hw h100-sxm --format json");
+    assert_int_equal(R.rc, 0);
+    cJSON *j = cJSON_Parse(R.out);
+    assert_near(num(j, "critical_intensity"), 295.3, 0.001);
+    assert_near(num(j, "peak_flops"), 989.4e12, 1e-9);
+    num(j, "hbm_bytes_per_s");
+    cJSON_Delete(j);
+    run("roofline --hw h100-sxm --model llama-3.1-70b --tp 8 --batch 16 --input-len 2048 "
+        "--format json");
+    assert_int_equal(R.rc, 0);
+    assert_no_nonfinite(R.out);
+    j = cJSON_Parse(R.out);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "ops")), 32);
+    cJSON_Delete(j);
+    run("roofline --hw a100-sxm-80gb --model llama-2-7b");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "attention"));
+    run("--help");
+    assert_int_equal(R.rc, 0);
+    run("run --help");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "--kv-cache-dtype"));
+}
+
+static void expect_bad(const char *args, const char *must_mention)
+{
+    run(args);
+    if (R.rc != 2 || count_lines(R.err) != 1 || !strstr(R.err, must_mention) || R.out[0]) {
+        print_error("'%s': rc %d, stderr '%s', stdout %zu bytes; expected exit 2 and one line "
+                    "naming '%s'\n",
+                    args, R.rc, R.err, strlen(R.out), must_mention);
+        fail();
+    }
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    const char *base = "run --model llama-3.1-8b --hw h100-sxm";
+    char a[512];
+#define BAD(extra, mention)                                                                        \
+    do {                                                                                           \
+        snprintf(a, sizeof a, "%s %s", base, extra);                                               \
+        expect_bad(a, mention);                                                                    \
+    } while (0)
+    BAD("--foo 1", "--foo");
+    BAD("--batch abc", "--batch");
+    BAD("--batch 0", "--batch");
+    BAD("--batch 1.5", "--batch");
+    BAD("--batch", "--batch");
+    BAD("--tp 3", "num_attention_heads");
+    BAD("--weight-dtype fp3", "--weight-dtype");
+    BAD("--act-dtype int4", "--act-dtype");
+    BAD("--act-dtype fp8", "--act-dtype");
+    BAD("--kv-cache-dtype int4", "--kv-cache-dtype");
+    BAD("--input-len 200000", "max_position_embeddings");
+    BAD("--overlap-comm 2", "--overlap-comm");
+    BAD("--overlap-comm nan", "--overlap-comm");
+    BAD("--gpu-memory-utilization 0", "--gpu-memory-utilization");
+    BAD("--format xml", "--format");
+    BAD("--batch 100000 --input-len 4096", "does not fit");
+    BAD("extra", "extra");
+#undef BAD
+    expect_bad("run --model llama-3.1-70b --hw a100-sxm-80gb --tp 4 --kv-cache-dtype fp8", "fp8");
+    expect_bad("run --model /nonexistent/config.json --hw h100-sxm", "/nonexistent/config.json");
+    expect_bad("run --model llama-3.1-8b --hw /nonexistent/hw.json", "/nonexistent/hw.json");
+    expect_bad("run --hw h100-sxm", "--model");
+    expect_bad("run --model llama-3.1-8b", "--hw");
+    expect_bad("serve-everything", "serve-everything");
+    expect_bad("roofline --hw a100-sxm-80gb --dtype fp8", "--dtype");
+    const char *p = tu_write_tmp("{\"hidden_size\": 4096,, }");
+    snprintf(a, sizeof a, "run --model %s --hw h100-sxm", p);
+    expect_bad(a, p);
+    p = tu_write_tmp("{\"hidden_size\": 4096, \"intermediate_size\": 14336, "
+                     "\"num_hidden_layers\": 32, \"num_attention_heads\": 32, "
+                     "\"num_key_value_heads\": 8, \"vocab_size\": 32000, "
+                     "\"max_position_embeddings\": 32768, \"num_local_experts\": 8}");
+    snprintf(a, sizeof a, "run --model %s --hw h100-sxm", p);
+    expect_bad(a, "mixture-of-experts");
+    p = tu_write_tmp("{\"hidden_size\": 4096, \"intermediate_size\": 14336, "
+                     "\"num_hidden_layers\": 32, \"num_attention_heads\": 32, "
+                     "\"vocab_size\": 32000, \"max_position_embeddings\": 32768}");
+    snprintf(a, sizeof a, "run --model %s --hw h100-sxm", p);
+    expect_bad(a, "torch_dtype");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_run_json_round_trip),
+        cmocka_unit_test(test_tp_ops_and_names),
+        cmocka_unit_test(test_formats),
+        cmocka_unit_test(test_bad_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,141 @@
+/* test_cost.c - roofline pricing of single ops against hand calculations. */
+#include "testutil.h"
+
+#include "cost.h"
+
+static sim_op gemm_op(int64_t m, int64_t n, int64_t k, sim_dtype w, sim_dtype compute)
+{
+    sim_op op = {.id = SIM_OP_GATE_UP_PROJ, .present = true, .m = m, .n = n, .k = k,
+                 .weight = w, .compute = compute};
+    op.flops = 2.0 * m * n * k;
+    op.weight_bytes = (double)n * k * sim_dtype_bytes(w);
+    op.act_bytes = (double)m * k * 2 + (double)m * n * 2;
+    op.weight_only = !sim_dtype_is_16bit(w) && sim_dtype_is_16bit(compute);
+    return op;
+}
+
+static void test_ring_allreduce(void **state)
+{
+    (void)state;
+    sim_hw hw = tu_hw("h100-sxm");
+    /* 8 x H100, 1 MiB: each GPU sends 2 x 7/8 x 1,048,576 = 1,835,008 B at 450 GB/s x 0.85 =
+     * 382.5 GB/s -> 4.797 us, plus 14 hops x 2.1 us = 29.4 us: 34.20 us (Vidur measured 34 us). */
+    assert_near(sim_cost_collective_ns(&hw, 1835008.0, 8, 14), 34197.4, 1e-4);
+    /* 64 MiB: 117,440,512 B / 382.5 GB/s = 307.03 us + 29.4 = 336.4 us (measured 322 us) */
+    assert_near(sim_cost_collective_ns(&hw, 117440512.0, 8, 14), 336434.0, 1e-4);
+    /* 16 GPUs span two nodes: the ring runs at the scale-out rate, 50 GB/s x 0.85, and each of
+     * the 30 hops costs 5 us: 1,966,080 B / 42.5 GB/s = 46.26 us + 150 us = 196.26 us */
+    assert_near(sim_cost_collective_ns(&hw, 1966080.0, 16, 30), 196260.7, 1e-4);
+    assert_near(sim_cost_collective_ns(&hw, 1e6, 1, 0), 0.0, 0);
+}
+
+static void test_gemm_padding_and_bounds(void **state)
+{
+    (void)state;
+    sim_hw hw = tu_hw("h100-sxm");
+    /* Llama-3.1-8B gate_up at one token: M = 1 padded to 64.
+     * math = 2 x 64 x 28672 x 4096 / (989.4e12 x 0.80) = 18.992 us
+     * mem  = (28672 x 4096 x 2 + 4096 x 2 + 28672 x 2) / (3.35e12 x 0.866) = 80.985 us */
+    sim_op op = gemm_op(1, 28672, 4096, SIM_DT_BF16, SIM_DT_BF16);
+    sim_op_cost c = sim_cost_op(&hw, &op, 1500.0);
+    assert_near(c.t_math_ns, 18991.8, 1e-4);
+    assert_near(c.t_mem_ns, 80985.3, 1e-4);
+    assert_near(c.t_launch_ns, 1500.0, 0);
+    assert_near(c.t_ns, 80985.3 + 1500.0, 1e-4);
+    assert_int_equal(c.bound, SIM_BOUND_MEMORY);
+    /* M = 64 costs the same math as M = 1; M = 65 pads to 128 and doubles it */
+    sim_op op64 = gemm_op(64, 28672, 4096, SIM_DT_BF16, SIM_DT_BF16);
+    sim_op op65 = gemm_op(65, 28672, 4096, SIM_DT_BF16, SIM_DT_BF16);
+    assert_near(sim_cost_op(&hw, &op64, 0).t_math_ns, c.t_math_ns, 1e-12);
+    assert_near(sim_cost_op(&hw, &op65, 0).t_math_ns, 2.0 * c.t_math_ns, 1e-12);
+    /* at 4096 tokens it is compute-bound: 2 x 4096 x 28672 x 4096 / 791.52e12 = 1215.5 us */
+    sim_op big = gemm_op(4096, 28672, 4096, SIM_DT_BF16, SIM_DT_BF16);
+    c = sim_cost_op(&hw, &big, 0);
+    assert_int_equal(c.bound, SIM_BOUND_COMPUTE);
+    assert_near(c.t_math_ns, 1215475.0, 1e-4);
+    /* full fp8 doubles the peak (at fp8's own efficiency 0.71): 2 x 4096 x 28672 x 4096 /
+     * (1978.9e12 x 0.71) = 684.74 us */
+    sim_op f8 = gemm_op(4096, 28672, 4096, SIM_DT_FP8, SIM_DT_FP8);
+    assert_near(sim_cost_op(&hw, &f8, 0).t_math_ns, 684740.0, 1e-4);
+}
+
+static void test_weight_only_dequantization(void **state)
+{
+    (void)state;
+    sim_hw hw = tu_hw("h100-sxm");
+    /* int4 weights, bf16 math, M = 1 padded to the 16-row mixed-input tile, dequantized once
+     * per 64-row block:
+     * math = 2 x 16 x NK / (989.4e12 x 0.6) + 1 block x NK x 4 ops / 67e12
+     *      = 6.331 us + 7.011 us = 13.342 us   (NK = 28672 x 4096)
+     * mem  = (NK / 2 + 8192 + 57344) / 2.9011e12 = 20.263 us: memory-bound, 4x less than bf16 */
+    sim_op w4 = gemm_op(1, 28672, 4096, SIM_DT_INT4, SIM_DT_BF16);
+    sim_op_cost c = sim_cost_op(&hw, &w4, 0);
+    assert_near(c.t_math_ns, 13342.0, 1e-3);
+    assert_near(c.t_mem_ns, 20263.3, 1e-3);
+    assert_int_equal(c.bound, SIM_BOUND_MEMORY);
+    /* at 256 tokens the dequantization (4 blocks) and the weaker kernel make int4 slower than
+     * bf16: math 2 x 256 x NK / 593.64e12 + 4 x 7.011 = 101.29 + 28.05 = 129.34 us, against
+     * bf16's max(75.97 us math, 86.75 us memory); the memory now includes the activations:
+     * (28672 x 4096 x 2 + 256 x 4096 x 2 + 256 x 28672 x 2) / 2.9011e12 = 251,658,240 B -> */
+    sim_op w4b = gemm_op(256, 28672, 4096, SIM_DT_INT4, SIM_DT_BF16);
+    sim_op bf = gemm_op(256, 28672, 4096, SIM_DT_BF16, SIM_DT_BF16);
+    assert_near(sim_cost_op(&hw, &w4b, 0).t_math_ns, 129342.0, 1e-3);
+    assert_near(sim_cost_op(&hw, &bf, 0).t_ns, 86745.8, 1e-3);
+    assert_true(sim_cost_op(&hw, &w4b, 0).t_ns > sim_cost_op(&hw, &bf, 0).t_ns);
+}
+
+static void test_other_kinds(void **state)
+{
+    (void)state;
+    sim_hw hw = tu_hw("h100-sxm");
+    /* attention runs at the attention efficiency: 1e12 FLOPs / (989.4e12 x 0.57) = 1773.18 us */
+    sim_op a = {.id = SIM_OP_ATTENTION, .present = true, .flops = 1e12, .compute = SIM_DT_BF16};
+    assert_near(sim_cost_op(&hw, &a, 0).t_math_ns, 1773182.0, 1e-4);
+    /* vector ops run on the FP32 units: 67e9 FLOPs / 67e12 = 1 ms */
+    sim_op v = {.id = SIM_OP_ACT, .present = true, .flops = 67e9, .compute = SIM_DT_BF16};
+    assert_near(sim_cost_op(&hw, &v, 0).t_math_ns, 1e6, 1e-9);
+    /* a tiny op is launch-bound */
+    sim_op tiny = {.id = SIM_OP_ROPE, .present = true, .flops = 100, .act_bytes = 1000,
+                   .compute = SIM_DT_BF16};
+    assert_int_equal(sim_cost_op(&hw, &tiny, 4000.0).bound, SIM_BOUND_OVERHEAD);
+    /* an absent op costs nothing */
+    sim_op none = {.id = SIM_OP_MLP_ALLREDUCE, .present = false, .net_bytes = 1e9};
+    sim_op_cost c = sim_cost_op(&hw, &none, 4000.0);
+    assert_near(c.t_ns, 0.0, 0);
+    /* attention kernel count: 2 launches (cache write + attention) */
+    assert_near(sim_cost_op(&hw, &a, 1000.0).t_launch_ns, 2000.0, 0);
+    assert_string_equal(sim_bound_name(SIM_BOUND_NETWORK), "network");
+}
+
+static void test_device_support(void **state)
+{
+    (void)state;
+    sim_hw a100 = tu_hw("a100-sxm-80gb");
+    sim_err err = {{0}};
+    sim_prec p = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16};
+    assert_int_equal(sim_cost_check_support(&a100, &p, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--weight-dtype"));
+    assert_non_null(strstr(err.msg, "fp8"));
+    assert_non_null(strstr(err.msg, "A100"));
+    p = (sim_prec){SIM_DT_BF16, SIM_DT_BF16, SIM_DT_FP8};
+    assert_int_equal(sim_cost_check_support(&a100, &p, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--kv-cache-dtype"));
+    p = (sim_prec){SIM_DT_INT4, SIM_DT_BF16, SIM_DT_INT8}; /* int4 is never computed */
+    assert_int_equal(sim_cost_check_support(&a100, &p, &err), SIM_OK);
+    sim_hw tpu = tu_hw("tpu-v5e");
+    p = (sim_prec){SIM_DT_FP16, SIM_DT_FP16, SIM_DT_FP16};
+    assert_int_equal(sim_cost_check_support(&tpu, &p, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "fp16"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ring_allreduce),
+        cmocka_unit_test(test_gemm_padding_and_bounds),
+        cmocka_unit_test(test_weight_only_dequantization),
+        cmocka_unit_test(test_other_kinds),
+        cmocka_unit_test(test_device_support),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

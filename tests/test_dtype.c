@@ -1,0 +1,53 @@
+/* test_dtype.c - the numeric format table. */
+#include "testutil.h"
+
+#include "dtype.h"
+
+static void test_sizes(void **state)
+{
+    (void)state;
+    /* bf16/fp16 2 bytes, fp8/int8 1 byte, int4 half a byte */
+    assert_near(sim_dtype_bytes(SIM_DT_BF16), 2.0, 0);
+    assert_near(sim_dtype_bytes(SIM_DT_FP16), 2.0, 0);
+    assert_near(sim_dtype_bytes(SIM_DT_FP8), 1.0, 0);
+    assert_near(sim_dtype_bytes(SIM_DT_INT8), 1.0, 0);
+    assert_near(sim_dtype_bytes(SIM_DT_INT4), 0.5, 0);
+}
+
+static void test_parse_round_trip(void **state)
+{
+    (void)state;
+    for (int i = 0; i < SIM_DT_COUNT; i++) {
+        sim_dtype dt;
+        assert_true(sim_dtype_parse(sim_dtype_name((sim_dtype)i), &dt));
+        assert_int_equal(dt, i);
+        assert_non_null(strstr(sim_dtype_names(), sim_dtype_name((sim_dtype)i)));
+    }
+    sim_dtype dt;
+    assert_false(sim_dtype_parse("fp4", &dt));
+    assert_false(sim_dtype_parse("BF16", &dt));
+    assert_false(sim_dtype_parse("", &dt));
+}
+
+static void test_kinds(void **state)
+{
+    (void)state;
+    assert_true(sim_dtype_is_16bit(SIM_DT_BF16));
+    assert_true(sim_dtype_is_16bit(SIM_DT_FP16));
+    assert_false(sim_dtype_is_16bit(SIM_DT_FP8));
+    assert_true(sim_dtype_get(SIM_DT_INT4)->weights_only);
+    assert_false(sim_dtype_get(SIM_DT_INT8)->weights_only);
+    /* 16-bit weights need no dequantization; int4 needs the most */
+    assert_true(sim_dtype_get(SIM_DT_BF16)->dequant_ops == 0.0);
+    assert_true(sim_dtype_get(SIM_DT_INT4)->dequant_ops > sim_dtype_get(SIM_DT_INT8)->dequant_ops);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sizes),
+        cmocka_unit_test(test_parse_round_trip),
+        cmocka_unit_test(test_kinds),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,233 @@
+/* test_graph.c - FLOPs and bytes of every op, against numbers worked by hand. */
+#include "testutil.h"
+
+#include "graph.h"
+#include "hw.h"
+
+static const sim_prec BF16 = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16};
+
+static double intensity(const sim_op *op) { return op->flops / sim_op_bytes(op); }
+
+static sim_graph decode(const sim_model *m, int tp, const sim_prec *p, int64_t batch, int64_t ctx)
+{
+    sim_graph g;
+    sim_seq_group grp = {.count = batch, .q = 1, .c = ctx, .logits = 1};
+    sim_graph_build(m, tp, p, &grp, 1, &g);
+    return g;
+}
+
+static void test_matmul_intensity_is_tokens(void **state)
+{
+    (void)state;
+    /* Seed 3.1: intensity = BDF / (BD + DF + BF) ~ B when B << D, F. Llama-3.1-70B gate_up at
+     * 16 tokens: D = 8192, F = 2 x 28672 = 57344: 16 / (1 + 16/57344 + 16/8192) = 15.96. */
+    sim_model m = tu_model("llama-3.1-70b");
+    sim_graph g = decode(&m, 1, &BF16, 16, 100);
+    assert_near(intensity(&g.ops[SIM_OP_GATE_UP_PROJ]), 15.96, 0.002);
+    assert_near(intensity(&g.ops[SIM_OP_QKV_PROJ]), 16.0, 0.01);
+    assert_near(intensity(&g.ops[SIM_OP_DOWN_PROJ]), 16.0, 0.01);
+    g = decode(&m, 1, &BF16, 1, 100);
+    assert_near(intensity(&g.ops[SIM_OP_GATE_UP_PROJ]), 1.0, 0.001);
+    /* FLOPs = 2 x T x D x F exactly */
+    assert_near(g.ops[SIM_OP_GATE_UP_PROJ].flops, 2.0 * 1 * 8192 * 57344, 0);
+}
+
+static void test_decode_attention_seed_numbers(void **state)
+{
+    (void)state;
+    /* Seed 5.1-5.3: batch 1 decoding at 4096 cached keys, 64 query heads, 8 KV heads, hd 128:
+     * FLOPs = 64 x 2 x 128 x 4096 (QK^T) + the same for PV = 134,217,728;
+     * KV read = 2 x 8 x 4096 x 128 x 2 B = 16,777,216; intensity ~ 8 FLOP/byte.
+     * c = 4095 cached + 1 new token = 4096 keys. */
+    sim_model m = tu_model("llama-3.1-70b");
+    sim_graph g = decode(&m, 1, &BF16, 1, 4095);
+    const sim_op *a = &g.ops[SIM_OP_ATTENTION];
+    assert_near(a->flops, 134217728.0, 0);
+    assert_near(a->kv_read_bytes, 16777216.0, 0);
+    /* + Q, O, new K, V (1 x (2x64 + 2x8) x 128 x 2 B = 36,864) + KV write (4096 B):
+     * 134217728 / 16818176 = 7.98 */
+    assert_near(intensity(a), 7.98, 0.002);
+}
+
+static void test_attention_intensity_does_not_grow_with_batch(void **state)
+{
+    (void)state;
+    /* Every sequence reads its own KV: 64 sequences read 64x the bytes for 64x the FLOPs. */
+    sim_model m = tu_model("llama-3.1-70b");
+    sim_graph g1 = decode(&m, 1, &BF16, 1, 4095);
+    sim_graph g64 = decode(&m, 1, &BF16, 64, 4095);
+    assert_near(intensity(&g64.ops[SIM_OP_ATTENTION]), 8.0, 0.01);
+    assert_near(intensity(&g64.ops[SIM_OP_ATTENTION]), intensity(&g1.ops[SIM_OP_ATTENTION]),
+                1e-9);
+    /* ...while the weight matmuls' intensity grows with the batch (~64) */
+    assert_near(intensity(&g64.ops[SIM_OP_O_PROJ]), 64.0, 0.03);
+    /* fp8 KV halves the KV bytes: 134217728 / (8388608 + 36864 + 2048) = 15.93 ~ 16 */
+    sim_prec fp8kv = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_FP8};
+    sim_graph g8 = decode(&m, 1, &fp8kv, 64, 4095);
+    assert_near(intensity(&g8.ops[SIM_OP_ATTENTION]), 15.93, 0.002);
+}
+
+static void test_prefill_attention_is_causal(void **state)
+{
+    (void)state;
+    /* q = S new tokens over c = 0: token j sees j + 1 keys, sum = S(S+1)/2 ~ S^2 / 2. */
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_seq_group g = {.count = 1, .q = 4096, .c = 0, .logits = 1};
+    sim_graph gr;
+    sim_graph_build(&m, 1, &BF16, &g, 1, &gr);
+    double full = 4.0 * 32 * 128 * 4096.0 * 4096.0;
+    assert_near(gr.ops[SIM_OP_ATTENTION].flops, full * 4097.0 / 4096.0 / 2.0, 1e-12);
+    /* the LM head runs on the one token that needs logits: 2 x 1 x 4096 x 128256 */
+    assert_int_equal(gr.ops[SIM_OP_LM_HEAD].m, 1);
+    assert_near(gr.ops[SIM_OP_LM_HEAD].flops, 2.0 * 4096 * 128256, 0);
+    /* a non-final chunk needs no logits at all */
+    g.logits = 0;
+    sim_graph_build(&m, 1, &BF16, &g, 1, &gr);
+    assert_near(gr.ops[SIM_OP_LM_HEAD].flops, 0.0, 0);
+}
+
+static void test_attention_pairs(void **state)
+{
+    (void)state;
+    /* No window: q = 3 after c = 2: keys 3, 4, 5 = 12 */
+    assert_near(sim_graph_attn_pairs(3, 2, 0), 12.0, 0);
+    /* window 4, q = 10, c = 0: keys 1, 2, 3, 4, then 4 x 6 = 34 */
+    assert_near(sim_graph_attn_pairs(10, 0, 4), 34.0, 0);
+    /* decode far past a window sees the window only */
+    assert_near(sim_graph_attn_pairs(1, 9999, 4096), 4096.0, 0);
+}
+
+static void test_kv_heads_replicated(void **state)
+{
+    (void)state;
+    /* 8 KV heads over 16 GPUs cannot be split: each GPU holds ceil(8/16) = 1 head, so the KV
+     * bytes per token per GPU are 80 x 2 x 1 x 128 x 2 = 40,960, not 327,680 / 16 = 20,480. */
+    sim_model m = tu_model("llama-3.1-70b");
+    assert_int_equal(sim_graph_kv_heads_per_gpu(&m, 16), 1);
+    assert_near(sim_graph_kv_bytes_per_token(&m, 16, &BF16), 40960.0, 0);
+    assert_int_equal(sim_graph_kv_heads_per_gpu(&m, 4), 2);
+    assert_near(sim_graph_kv_bytes_per_token(&m, 4, &BF16), 81920.0, 0);
+    /* the K and V projections are replicated too: qkv N = (64/16 + 2 x 1) x 128 = 768 */
+    sim_graph g = decode(&m, 16, &BF16, 1, 10);
+    assert_int_equal(g.ops[SIM_OP_QKV_PROJ].n, 768);
+}
+
+static void test_tp_checks(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("llama-3.1-70b");
+    sim_err err = {{0}};
+    assert_int_equal(sim_graph_check(&m, 8, &BF16, &err), SIM_OK);
+    assert_int_equal(sim_graph_check(&m, 16, &BF16, &err), SIM_OK);
+    assert_int_equal(sim_graph_check(&m, 3, &BF16, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--tp"));
+    assert_non_null(strstr(err.msg, "num_attention_heads"));
+    assert_non_null(strstr(err.msg, "64"));
+    m = tu_model("llama-2-13b"); /* 40 heads, 40 KV heads: 8 divides them, 16 does not */
+    assert_int_equal(sim_graph_check(&m, 8, &BF16, &err), SIM_OK);
+    assert_int_equal(sim_graph_check(&m, 16, &BF16, &err), SIM_EINPUT);
+}
+
+static void test_precision_checks(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_err err = {{0}};
+    sim_prec p = {SIM_DT_BF16, SIM_DT_FP8, SIM_DT_BF16}; /* fp8 activations, bf16 weights */
+    assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--act-dtype"));
+    p = (sim_prec){SIM_DT_INT4, SIM_DT_INT4, SIM_DT_BF16};
+    assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "weights only"));
+    p = (sim_prec){SIM_DT_BF16, SIM_DT_BF16, SIM_DT_INT4};
+    assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--kv-cache-dtype"));
+    p = (sim_prec){SIM_DT_INT4, SIM_DT_BF16, SIM_DT_FP8};
+    assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_OK);
+}
+
+/* Smallest token count at which gate_up reaches the ridge of its compute format. */
+static int64_t critical_tokens(const sim_model *m, const sim_hw *hw, const sim_prec *p)
+{
+    for (int64_t t = 1; t < 100000; t++) {
+        sim_graph g = decode(m, 1, p, t, 0);
+        const sim_op *op = &g.ops[SIM_OP_GATE_UP_PROJ];
+        if (intensity(op) >= sim_hw_ridge(hw, op->compute))
+            return t;
+    }
+    return -1;
+}
+
+static void test_quantization_moves_the_critical_batch(void **state)
+{
+    (void)state;
+    /* Seed 4.1-4.3 on H100 (ridge 295 bf16, 590 fp8), 70B gate_up (D 8192, F 57344):
+     *   bf16:        2TDF / 2(DF + TD + TF) >= 295.3  ->  T >= 295.3 / (1 - 295.3 (1/F + 1/D)) = 308
+     *   int8 W-only: 2TDF / (DF + 2TD + 2TF)          ->  T >= 154 (half)
+     *   int4 W-only: 2TDF / (DF/2 + 2TD + 2TF)        ->  T >= 77 (a quarter)
+     *   fp8 full:    2TDF / (DF + TD + 2TF) >= 590.7  ->  T >= 321 (kept, within the output term)
+     */
+    sim_model m = tu_model("llama-3.1-70b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_prec w8 = {SIM_DT_INT8, SIM_DT_BF16, SIM_DT_BF16};
+    sim_prec w4 = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16};
+    sim_prec f8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16};
+    double bf16 = (double)critical_tokens(&m, &hw, &BF16);
+    assert_near(bf16, 308.0, 0.005);
+    assert_near(bf16, 295.0, 0.05);
+    assert_near(critical_tokens(&m, &hw, &w8) / bf16, 0.5, 0.01);
+    assert_near(critical_tokens(&m, &hw, &w4) / bf16, 0.25, 0.01);
+    assert_near(critical_tokens(&m, &hw, &f8) / bf16, 1.0, 0.05);
+}
+
+static void test_allreduce_bytes(void **state)
+{
+    (void)state;
+    /* TP 8, 32 decode tokens: message T x d x 2 B = 32 x 8192 x 2 = 524,288 B; a ring sends
+     * 2 (N-1)/N of it = 917,504 B per GPU in 2 (N-1) = 14 steps. */
+    sim_model m = tu_model("llama-3.1-70b");
+    sim_graph g = decode(&m, 8, &BF16, 32, 100);
+    const sim_op *ar = &g.ops[SIM_OP_ATTN_ALLREDUCE];
+    assert_true(ar->present);
+    assert_near(ar->net_msg_bytes, 524288.0, 0);
+    assert_near(ar->net_bytes, 917504.0, 0);
+    assert_int_equal(ar->net_hops, 14);
+    g = decode(&m, 1, &BF16, 32, 100);
+    assert_false(g.ops[SIM_OP_MLP_ALLREDUCE].present);
+    assert_near(g.ops[SIM_OP_EMBED].net_bytes, 0.0, 0);
+}
+
+static void test_weight_bytes(void **state)
+{
+    (void)state;
+    /* Llama-3.1-70B bf16 on one GPU: 2 bytes x 70,553,706,496 parameters. */
+    sim_model m = tu_model("llama-3.1-70b");
+    assert_near(sim_graph_weight_bytes_per_gpu(&m, 1, &BF16), 2.0 * 70553706496.0, 1e-12);
+    /* TP 8, per layer (8192 x (8+2) x 128 + 8 x 128 x 8192 + 3 x 8192 x 3584) x 2
+     * + 2 x 8192 x 2 = 213,942,272; x 80 = 17,115,381,760; embedding + LM head
+     * 2 x 16032 x 8192 x 2 = 525,336,576; final norm 16,384: 17,640,734,720 */
+    assert_near(sim_graph_weight_bytes_per_gpu(&m, 8, &BF16), 17640734720.0, 1e-12);
+    /* int4 weight-only quarters the layer weights, not the embeddings */
+    sim_prec w4 = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16};
+    double layers16 = 17115381760.0 - 80 * 2 * 8192 * 2;
+    double expect = layers16 / 4 + 80 * 2 * 8192 * 2 + 525336576.0 + 16384;
+    assert_near(sim_graph_weight_bytes_per_gpu(&m, 8, &w4), expect, 1e-12);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_matmul_intensity_is_tokens),
+        cmocka_unit_test(test_decode_attention_seed_numbers),
+        cmocka_unit_test(test_attention_intensity_does_not_grow_with_batch),
+        cmocka_unit_test(test_prefill_attention_is_causal),
+        cmocka_unit_test(test_attention_pairs),
+        cmocka_unit_test(test_kv_heads_replicated),
+        cmocka_unit_test(test_tp_checks),
+        cmocka_unit_test(test_precision_checks),
+        cmocka_unit_test(test_quantization_moves_the_critical_batch),
+        cmocka_unit_test(test_allreduce_bytes),
+        cmocka_unit_test(test_weight_bytes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

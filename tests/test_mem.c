@@ -1,0 +1,88 @@
+/* test_mem.c - what fits in a GPU. */
+#include "testutil.h"
+
+#include "mem.h"
+
+static sim_step_cfg cfg_for(const sim_model *m, const sim_hw *hw, int tp, sim_dtype kv)
+{
+    sim_step_cfg c = {.model = m, .hw = hw, .tp = tp,
+                      .prec = {SIM_DT_BF16, SIM_DT_BF16, kv}};
+    return c;
+}
+
+static void test_plan_numbers(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_step_cfg c = cfg_for(&m, &hw, 1, SIM_DT_BF16);
+    sim_mem_report r;
+    sim_mem_plan(&c, 0.9, 8, 1024, 1024, &r);
+    /* weights: 2 B x 8,030,261,248 parameters */
+    assert_near(r.weight_bytes, 16060522496.0, 1e-12);
+    /* KV: 8 sequences x 2048 tokens x 131,072 B = 2,147,483,648 */
+    assert_near(r.kv_bytes, 2147483648.0, 0);
+    /* workspace per token: residual + normed 2 x 4096 x 2 = 16,384, plus the wider of attention
+     * ((32 + 2x8) x 128 x 2 + 32 x 128 x 2 = 20,480) and MLP (2 x 14336 x 2 + 14336 x 2 =
+     * 86,016): 102,400 B x 8192 prefill tokens, plus 8 x 128256 fp32 logits = 842,956,800 */
+    assert_near(r.workspace_bytes, 102400.0 * 8192 + 8.0 * 128256 * 4, 0);
+    /* capacity 79.6 GiB x 0.9 = 76.92 GB */
+    assert_near(r.capacity_bytes, 79.6 * 1073741824.0 * 0.9, 1e-12);
+    assert_true(r.fits);
+    /* largest batch: (76.92e9 - 16.06e9 weights - 1 GiB runtime) / (2048 x 131072 + 1024 x
+     * 102400 + 128256 x 4 = 373,806,080 B per sequence) = 159.9 -> 159 */
+    assert_int_equal(r.max_batch, 159);
+}
+
+static void test_does_not_fit(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("llama-3.1-70b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_step_cfg c = cfg_for(&m, &hw, 1, SIM_DT_BF16);
+    sim_mem_report r;
+    sim_mem_plan(&c, 0.9, 1, 1024, 1024, &r);
+    assert_false(r.fits);
+    assert_int_equal(r.max_batch, 0);
+    sim_err err = {{0}};
+    assert_int_equal(sim_mem_fail(&r, &c, &err), SIM_EINPUT);
+    /* 141.1 GB of weights alone; 79.6 GiB x 0.9 = 76.9 GB */
+    assert_non_null(strstr(err.msg, "needs 1"));
+    assert_non_null(strstr(err.msg, "weights 141.1"));
+    assert_non_null(strstr(err.msg, "has 76.9 GB"));
+    /* at TP 4 it fits */
+    c = cfg_for(&m, &hw, 4, SIM_DT_BF16);
+    sim_mem_plan(&c, 0.9, 1, 1024, 1024, &r);
+    assert_true(r.fits);
+}
+
+static void test_kv_precision_raises_capacity(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("llama-3.1-70b");
+    sim_hw hw = tu_hw("h200");
+    sim_step_cfg c16 = cfg_for(&m, &hw, 8, SIM_DT_BF16);
+    sim_step_cfg c8 = cfg_for(&m, &hw, 8, SIM_DT_FP8);
+    sim_mem_report r16, r8;
+    sim_mem_plan(&c16, 0.9, 1, 128, 16384, &r16);
+    sim_mem_plan(&c8, 0.9, 1, 128, 16384, &r8);
+    assert_near(r8.kv_bytes_per_token, r16.kv_bytes_per_token / 2, 0);
+    /* With a short prompt and a long output, KV dominates each sequence's footprint (16512 x
+     * 40960 B = 676 MB against 128 x 54272 B = 7 MB of prefill activations at TP 8), so halving
+     * the KV bytes nearly doubles the batch. */
+    assert_between((double)r8.max_batch / (double)r16.max_batch, 1.95, 2.0);
+    /* a lower utilization leaves room for fewer sequences */
+    sim_mem_report low;
+    sim_mem_plan(&c16, 0.5, 1, 128, 16384, &low);
+    assert_true(low.max_batch < r16.max_batch);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_plan_numbers),
+        cmocka_unit_test(test_does_not_fit),
+        cmocka_unit_test(test_kv_precision_raises_capacity),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,111 @@
+/* test_run.c - static batch: TTFT, TPOT, E2E, throughput. */
+#include "testutil.h"
+
+#include "run.h"
+
+static sim_run_cfg make(const sim_model *m, const sim_hw *hw, int tp, int64_t b, int64_t in,
+                        int64_t out)
+{
+    sim_run_cfg c = {.step = {.model = m, .hw = hw, .tp = tp,
+                              .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16}},
+                     .batch = b, .input_len = in, .output_len = out, .mem_util = 0.9};
+    return c;
+}
+
+static void test_definitions(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_run_cfg c = make(&m, &hw, 1, 4, 512, 64);
+    sim_err err = {{0}};
+    assert_int_equal(sim_run_check(&c, &err), SIM_OK);
+    sim_run_result r;
+    sim_run_simulate(&c, &r);
+    /* TTFT is the prefill step of the whole batch, launched eagerly */
+    sim_step_cfg pre = c.step;
+    pre.eager = true;
+    sim_seq_group g = {.count = 4, .q = 512, .c = 0, .logits = 1};
+    sim_step_result s;
+    sim_step_price(&pre, &g, 1, &s);
+    assert_near(r.ttft_ns, s.t_ns, 1e-12);
+    /* TPOT is the mean of the 63 decode steps, context 512 .. 574 */
+    double sum = 0.0;
+    for (int j = 1; j < 64; j++) {
+        g = (sim_seq_group){.count = 4, .q = 1, .c = 512 + j - 1, .logits = 1};
+        sim_step_price(&c.step, &g, 1, &s);
+        sum += s.t_ns;
+    }
+    assert_int_equal(r.decode_steps, 63);
+    assert_near(r.tpot_ns, sum / 63.0, 1e-12);
+    assert_near(r.decode.t_ns, r.tpot_ns, 1e-9);
+    assert_near(r.e2e_ns, r.ttft_ns + sum, 1e-12);
+    /* throughput = B x O / E2E */
+    assert_near(r.output_throughput, 4.0 * 64 / (r.e2e_ns * 1e-9), 1e-12);
+    /* prefill of 2048 tokens is compute-bound, batch-4 decode memory-bound (seed 3.3) */
+    assert_int_equal(r.prefill.bound, SIM_BOUND_COMPUTE);
+    assert_int_equal(r.decode.bound, SIM_BOUND_MEMORY);
+}
+
+static void test_single_token_output(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_run_cfg c = make(&m, &hw, 1, 16, 1024, 1);
+    sim_run_result r;
+    sim_run_simulate(&c, &r);
+    assert_int_equal(r.decode_steps, 0);
+    assert_near(r.tpot_ns, 0.0, 0);
+    assert_near(r.e2e_ns, r.ttft_ns, 0);
+    assert_true(isfinite(r.output_throughput) && r.output_throughput > 0.0);
+}
+
+static void test_decode_grows_with_context_and_shrinks_with_tp(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("llama-3.1-70b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_run_result a, b, tp8;
+    sim_run_cfg c = make(&m, &hw, 4, 32, 512, 128);
+    sim_run_simulate(&c, &a);
+    c.input_len = 8192;
+    sim_run_simulate(&c, &b);
+    assert_true(b.tpot_ns > a.tpot_ns); /* more KV to read each step */
+    c = make(&m, &hw, 8, 32, 512, 128);
+    sim_run_simulate(&c, &tp8);
+    assert_true(tp8.tpot_ns < a.tpot_ns);
+}
+
+static void test_checks(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("llama-2-7b"); /* 4096-token context */
+    sim_hw hw = tu_hw("a100-sxm-40gb");
+    sim_err err = {{0}};
+    sim_run_cfg c = make(&m, &hw, 1, 1, 4000, 200);
+    assert_int_equal(sim_run_check(&c, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "max_position_embeddings 4096"));
+    assert_non_null(strstr(err.msg, "4200"));
+    c = make(&m, &hw, 1, 1, 100, 100);
+    c.mem_util = 1.5;
+    assert_int_equal(sim_run_check(&c, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--gpu-memory-utilization"));
+    c = make(&m, &hw, 1, 4096, 2048, 2048); /* 4096 x 4096 x 512 KiB = 8.8 TB of KV */
+    assert_int_equal(sim_run_check(&c, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "does not fit"));
+    assert_non_null(strstr(err.msg, "largest batch that fits"));
+    c = make(&m, &hw, 1, 0, 100, 100);
+    assert_int_equal(sim_run_check(&c, &err), SIM_EINPUT);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_definitions),
+        cmocka_unit_test(test_single_token_output),
+        cmocka_unit_test(test_decode_grows_with_context_and_shrinks_with_tp),
+        cmocka_unit_test(test_checks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,163 @@
+/* test_step.c - one iteration: sums over layers, bounds, overlap. */
+#include "testutil.h"
+
+#include "step.h"
+
+static const sim_prec BF16 = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16};
+
+static sim_step_result price(const sim_model *m, const sim_hw *hw, int tp, double overlap,
+                             int64_t batch, int64_t q, int64_t c)
+{
+    sim_step_cfg cfg = {.model = m, .hw = hw, .tp = tp, .prec = BF16, .overlap = overlap};
+    sim_seq_group g = {.count = batch, .q = q, .c = c, .logits = 1};
+    sim_step_result r;
+    sim_step_price(&cfg, &g, 1, &r);
+    return r;
+}
+
+static void test_weight_streaming_floor(void **state)
+{
+    (void)state;
+    /* Seed 3.3: decoding Llama-70B at batch 1 reads every weight once per token:
+     * ~140 GB / 3.35 TB/s = 42 ms, the TPOT floor on one H100. Exactly: all 141.1 GB but the
+     * embedding table, of which one row is read: 2 x 70,553,706,496 - 128256 x 8192 x 2 =
+     * 139,006,066,688 B / 3.35e12 = 41.49 ms (+ a few MB of activations). */
+    sim_model m = tu_model("llama-3.1-70b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_hw ideal = hw;
+    ideal.eff_memory = 1.0;
+    sim_step_result r = price(&m, &ideal, 1, 0.0, 1, 1, 0);
+    assert_near(r.t_mem_ns / 1e6, 42.0, 0.02);
+    assert_near(r.t_mem_ns / 1e6, 41.494, 0.001);
+    assert_int_equal(r.bound, SIM_BOUND_MEMORY);
+    /* with the achievable bandwidth (86.6 %) it is slower, never faster */
+    sim_step_result real = price(&m, &hw, 1, 0.0, 1, 1, 0);
+    assert_near(real.t_mem_ns, r.t_mem_ns / 0.866, 1e-9);
+    assert_true(real.t_ns > real.t_mem_ns);
+}
+
+static void test_layers_multiply(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_step_result r = price(&m, &hw, 1, 0.0, 4, 1, 100);
+    double layer = 0.0, edges = 0.0;
+    for (int i = 0; i < SIM_OP_COUNT; i++) {
+        if (sim_op_info((sim_op_id)i)->per_layer)
+            layer += r.graph.ops[i].flops;
+        else
+            edges += r.graph.ops[i].flops;
+    }
+    assert_near(r.flops, 32.0 * layer + edges, 1e-12);
+    assert_near(sim_step_op_repeats(&r, SIM_OP_QKV_PROJ), 32.0, 0);
+    assert_near(sim_step_op_repeats(&r, SIM_OP_LM_HEAD), 1.0, 0);
+}
+
+static void test_bounds_bracket_the_prediction(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("llama-3.1-70b");
+    sim_hw hw = tu_hw("h100-sxm");
+    const double overlaps[] = {0.0, 0.3, 1.0};
+    const int64_t shapes[][3] = {{1, 1, 10}, {64, 1, 4000}, {8, 2048, 0}, {1, 8192, 0}};
+    for (size_t o = 0; o < 3; o++) {
+        for (size_t s = 0; s < 4; s++) {
+            sim_step_result r = price(&m, &hw, 8, overlaps[o], shapes[s][0], shapes[s][1],
+                                      shapes[s][2]);
+            assert_true(r.t_lower_ns <= r.t_ns * (1 + 1e-12));
+            assert_true(r.t_ns <= r.t_upper_ns * (1 + 1e-12));
+            assert_true(r.t_lower_ns > 0.0);
+            assert_near(r.net_hidden_ns + r.net_exposed_ns, r.t_net_ns, 1e-12);
+        }
+    }
+}
+
+static void test_overlap(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("llama-3.1-70b");
+    sim_hw hw = tu_hw("h100-sxm");
+    /* no overlap: all network time exposed, prediction = busy + launch + net */
+    sim_step_result r0 = price(&m, &hw, 8, 0.0, 32, 1, 1000);
+    assert_true(r0.t_net_ns > 0.0);
+    assert_near(r0.net_exposed_ns, r0.t_net_ns, 0);
+    assert_near(r0.t_ns, r0.busy_ns + r0.t_launch_ns + r0.t_net_ns, 1e-12);
+    /* half: half of it hides behind compute */
+    sim_step_result r5 = price(&m, &hw, 8, 0.5, 32, 1, 1000);
+    assert_near(r5.net_hidden_ns, 0.5 * r5.t_net_ns, 1e-12);
+    assert_near(r5.t_ns, r0.t_ns - 0.5 * r0.t_net_ns, 1e-12);
+    /* full overlap, network smaller than compute: the step costs busy + launch */
+    sim_step_result r1 = price(&m, &hw, 8, 1.0, 32, 1, 1000);
+    assert_true(r1.t_net_ns < r1.busy_ns);
+    assert_near(r1.t_ns, r1.busy_ns + r1.t_launch_ns, 1e-12);
+    /* per-op split adds up */
+    double hidden = 0.0;
+    for (int i = 0; i < SIM_OP_COUNT; i++)
+        hidden += sim_step_op_repeats(&r5, (sim_op_id)i) * r5.hidden_ns[i];
+    assert_near(hidden, r5.net_hidden_ns, 1e-9);
+}
+
+static void test_network_can_only_hide_behind_compute(void **state)
+{
+    (void)state;
+    /* Llama-3.2-1B at TP 8 over two slow PCIe pairs: the collectives outweigh the compute, so
+     * even full overlap leaves network time exposed and the step is network-bound. */
+    sim_model m = tu_model("llama-3.2-1b");
+    sim_hw hw = tu_hw("l40s");
+    sim_step_result r = price(&m, &hw, 8, 1.0, 256, 1, 100);
+    assert_true(r.t_net_ns > r.busy_ns);
+    assert_near(r.net_hidden_ns, r.busy_ns, 1e-12);
+    assert_true(r.t_ns >= r.t_net_ns);
+    assert_int_equal(r.bound, SIM_BOUND_NETWORK);
+}
+
+static void test_mean_of_steps(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_step_result a = price(&m, &hw, 1, 0.0, 16, 1, 100);
+    sim_step_result b = price(&m, &hw, 1, 0.0, 16, 1, 3000);
+    sim_step_result sum;
+    memset(&sum, 0, sizeof sum);
+    sim_step_accumulate(&sum, &a);
+    sim_step_accumulate(&sum, &b);
+    sim_step_scale(&sum, 0.5);
+    assert_near(sum.t_ns, 0.5 * (a.t_ns + b.t_ns), 1e-12);
+    assert_near(sum.flops, 0.5 * (a.flops + b.flops), 1e-12);
+    assert_near(sum.graph.ops[SIM_OP_ATTENTION].kv_read_bytes,
+                0.5 * (a.graph.ops[SIM_OP_ATTENTION].kv_read_bytes +
+                       b.graph.ops[SIM_OP_ATTENTION].kv_read_bytes),
+                1e-12);
+    assert_int_equal(sum.graph.tokens, 16);
+}
+
+static void test_check(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_err err = {{0}};
+    sim_step_cfg cfg = {.model = &m, .hw = &hw, .tp = 1, .prec = BF16, .overlap = 1.5};
+    assert_int_equal(sim_step_check(&cfg, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--overlap-comm"));
+    cfg.overlap = 0.0;
+    cfg.tp = 5;
+    assert_int_equal(sim_step_check(&cfg, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--tp"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_weight_streaming_floor),
+        cmocka_unit_test(test_layers_multiply),
+        cmocka_unit_test(test_bounds_bracket_the_prediction),
+        cmocka_unit_test(test_overlap),
+        cmocka_unit_test(test_network_can_only_hide_behind_compute),
+        cmocka_unit_test(test_mean_of_steps),
+        cmocka_unit_test(test_check),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

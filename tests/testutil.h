@@ -1,0 +1,92 @@
+/* testutil.h - shared helpers for the cmocka tests. */
+#ifndef TESTUTIL_H
+#define TESTUTIL_H
+
+#define _POSIX_C_SOURCE 200809L /* getpid, popen */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hw.h"
+#include "model.h"
+
+/* cmocka 1.1's assert_float_equal casts to float; this keeps doubles and says what differed. */
+#define assert_near(actual, expected, rel_tol)                                                     \
+    do {                                                                                           \
+        double a_ = (actual), e_ = (expected), t_ = (rel_tol);                                     \
+        if (!(fabs(a_ - e_) <= t_ * fabs(e_))) {                                                   \
+            print_error("%s = %.10g, expected %.10g within %.3g%%\n", #actual, a_, e_,             \
+                        100.0 * t_);                                                               \
+            fail();                                                                                \
+        }                                                                                          \
+    } while (0)
+
+#define assert_between(actual, lo, hi)                                                             \
+    do {                                                                                           \
+        double a_ = (actual), l_ = (lo), h_ = (hi);                                                \
+        if (!(a_ >= l_ && a_ <= h_)) {                                                             \
+            print_error("%s = %.10g, expected in [%.10g, %.10g]\n", #actual, a_, l_, h_);          \
+            fail();                                                                                \
+        }                                                                                          \
+    } while (0)
+
+/* The source tree (set by CTest; falls back to the working directory's parent). */
+static inline const char *tu_root(void)
+{
+    const char *r = getenv("INFERSIM_ROOT");
+    return r ? r : "..";
+}
+
+/* "<root>/<dir>/<name>.json" in a static buffer (one at a time). */
+static inline const char *tu_path(const char *dir, const char *name)
+{
+    static char buf[1024];
+    snprintf(buf, sizeof buf, "%s/%s/%s.json", tu_root(), dir, name);
+    return buf;
+}
+
+static inline sim_hw tu_hw(const char *name)
+{
+    sim_hw hw;
+    sim_err err = {{0}};
+    if (sim_hw_load(tu_path("hw", name), &hw, &err) != SIM_OK) {
+        print_error("loading hw %s: %s\n", name, err.msg);
+        fail();
+    }
+    return hw;
+}
+
+static inline sim_model tu_model(const char *name)
+{
+    sim_model m;
+    sim_err err = {{0}};
+    if (sim_model_load(tu_path("models", name), &m, &err) != SIM_OK) {
+        print_error("loading model %s: %s\n", name, err.msg);
+        fail();
+    }
+    return m;
+}
+
+/* Writes `text` to a fresh temporary file and returns its path (static buffer). */
+static inline const char *tu_write_tmp(const char *text)
+{
+    static char path[64];
+    static int n = 0;
+    snprintf(path, sizeof path, "/tmp/infersim-test-%d-%d.json", (int)getpid(), n++);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+#endif
