@@ -25,7 +25,7 @@ typedef enum opt_kind { OPT_STR, OPT_INT, OPT_NUM, OPT_BOOL } opt_kind;
 typedef struct cli_opts {
     const char *model, *hw, *format, *weight_dtype, *act_dtype, *kv_dtype, *dtype;
     int64_t tp, batch, input_len, output_len;
-    double overlap, util;
+    double overlap, util, iter_us, req_us;
     bool enforce_eager, help;
 } cli_opts;
 
@@ -61,6 +61,10 @@ static const opt_def opts_table[] = {
       "fraction of network time hidden behind compute, 0..1 (default 0)"),
     O("--gpu-memory-utilization", OPT_NUM, util, 0.01, 1, CMD_RUN,
       "usable fraction of HBM, (0, 1] (default 0.9)"),
+    O("--iteration-overhead-us", OPT_NUM, iter_us, 0, 1e7, CMD_RUN,
+      "engine CPU time per iteration the GPU waits for (default 0: CPU work hidden)"),
+    O("--request-overhead-us", OPT_NUM, req_us, 0, 1e7, CMD_RUN,
+      "the same per sequence in the iteration (default 0)"),
     O("--enforce-eager", OPT_BOOL, enforce_eager, 0, 0, CMD_RUN | CMD_ROOFLINE,
       "launch decode kernels eagerly instead of from CUDA graphs"),
     O("--dtype", OPT_STR, dtype, 0, 0, CMD_ROOFLINE,
@@ -245,7 +249,9 @@ static sim_status load_common(const cli_opts *o, bool need_model, loaded *L, sim
     if ((st = sim_hw_load(path, &L->hw, err)))
         return st;
     L->step = (sim_step_cfg){.model = &L->model, .hw = &L->hw, .tp = (int)o->tp,
-                             .overlap = o->overlap, .eager = o->enforce_eager};
+                             .overlap = o->overlap, .eager = o->enforce_eager,
+                             .iteration_overhead_ns = o->iter_us * 1e3,
+                             .request_overhead_ns = o->req_us * 1e3};
     if (!o->model)
         return SIM_OK;
     resolve("models", o->model, path, sizeof path);

@@ -53,7 +53,7 @@ double sim_cost_collective_ns(const sim_hw *hw, double net_bytes, int ranks, int
     bool out = ranks > hw->devices_per_node;
     double bw = (out ? hw->scaleout_bytes_per_s : hw->scaleup_bytes_per_s) * hw->eff_network;
     double hop_ns = out ? hw->scaleout_latency_ns : hw->scaleup_latency_ns;
-    return net_bytes / bw * 1e9 + hops * hop_ns;
+    return hw->collective_ns + net_bytes / bw * 1e9 + hops * hop_ns;
 }
 
 static double math_ns(const sim_hw *hw, const sim_op *op)

@@ -3,8 +3,9 @@
  *   T_math = FLOPs / (peak[compute format] x efficiency)    GEMM M padded to the tile;
  *            weight-only GEMMs add the in-kernel dequantization on the vector units
  *   T_mem  = bytes / (HBM bandwidth x memory efficiency)
- *   T_net  = per-GPU bytes / (link bandwidth x network efficiency) + hops x hop latency
- *            (scale-out links and latency once the collective spans more than one node)
+ *   T_net  = fixed collective cost + per-GPU bytes / (link bandwidth x network efficiency)
+ *            + hops x hop latency (scale-out links and hop latency once the collective spans
+ *            more than one node)
  *   time   = max(T_math, T_mem) + T_net + kernels x launch overhead
  *
  * Compute and memory traffic overlap inside a kernel (max); how much network time hides behind

@@ -22,6 +22,7 @@ static const hw_field hw_fields[] = {
     HWF("hbm_gib", 0.5, 1e5, GIB, hbm_bytes),
     HWF("hbm_tb_per_s", 0.01, 1e3, 1e12, hbm_bytes_per_s),
     HWF("scaleup_gb_per_s_per_dir", 0.1, 1e5, 1e9, scaleup_bytes_per_s),
+    HWF("collective_latency_us", 0.0, 1e4, 1e3, collective_ns),
     HWF("scaleup_latency_us", 0.0, 1e4, 1e3, scaleup_latency_ns),
     HWF("scaleout_gb_per_s_per_dir", 0.1, 1e5, 1e9, scaleout_bytes_per_s),
     HWF("scaleout_latency_us", 0.0, 1e5, 1e3, scaleout_latency_ns),

@@ -14,6 +14,7 @@
  *   hbm_tb_per_s                 memory bandwidth (1e12 bytes/s)
  *   scaleup_gb_per_s_per_dir     scale-up link (NVLink, Infinity Fabric, ICI, PCIe) per GPU, per
  *                                direction (1e9 bytes/s)
+ *   collective_latency_us        fixed cost of one collective (launch and synchronization)
  *   scaleup_latency_us           latency of one hop of a collective inside the scale-up domain
  *   scaleout_gb_per_s_per_dir    network between nodes, per GPU, per direction
  *   scaleout_latency_us          latency of one hop across nodes
@@ -45,6 +46,7 @@ typedef struct sim_hw {
     double vector_flops;                /* non-tensor FP32 FLOP/s */
     double hbm_bytes;                   /* capacity, bytes */
     double hbm_bytes_per_s;             /* bandwidth, bytes/s */
+    double collective_ns;               /* fixed cost per collective */
     double scaleup_bytes_per_s;         /* per GPU, per direction */
     double scaleup_latency_ns;          /* per collective hop */
     double scaleout_bytes_per_s;        /* per GPU, per direction */

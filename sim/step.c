@@ -11,6 +11,12 @@ sim_status sim_step_check(const sim_step_cfg *cfg, sim_err *err)
     if (!(cfg->overlap >= 0.0 && cfg->overlap <= 1.0))
         return sim_fail(err, SIM_EINPUT, "--overlap-comm: value %g, expected a number in [0, 1]",
                         cfg->overlap);
+    if (!(cfg->iteration_overhead_ns >= 0.0 && cfg->iteration_overhead_ns <= 1e10) ||
+        !(cfg->request_overhead_ns >= 0.0 && cfg->request_overhead_ns <= 1e10))
+        return sim_fail(err, SIM_EINPUT,
+                        "--iteration-overhead-us, --request-overhead-us: values %g, %g us, "
+                        "expected each in [0, 1e7]",
+                        cfg->iteration_overhead_ns / 1e3, cfg->request_overhead_ns / 1e3);
     return sim_cost_check_support(cfg->hw, &cfg->prec, err);
 }
 
@@ -22,7 +28,7 @@ double sim_step_op_repeats(const sim_step_result *r, sim_op_id id)
 static sim_bound largest(const sim_step_result *r)
 {
     sim_op_cost sums = {.t_math_ns = r->t_math_ns, .t_mem_ns = r->t_mem_ns,
-                        .t_net_ns = r->t_net_ns, .t_launch_ns = r->t_launch_ns};
+                        .t_net_ns = r->t_net_ns, .t_launch_ns = r->t_launch_ns + r->t_host_ns};
     return sim_cost_bound(&sums);
 }
 
@@ -49,8 +55,9 @@ static void totals(sim_step_result *r)
         top = r->t_mem_ns;
     if (r->t_net_ns > top)
         top = r->t_net_ns;
-    r->t_lower_ns = r->t_launch_ns + top;
-    r->t_upper_ns = r->t_launch_ns + r->t_math_ns + r->t_mem_ns + r->t_net_ns;
+    double serial = r->t_launch_ns + r->t_host_ns;
+    r->t_lower_ns = serial + top;
+    r->t_upper_ns = serial + r->t_math_ns + r->t_mem_ns + r->t_net_ns;
     r->bound = largest(r);
 }
 
@@ -59,7 +66,7 @@ static void apply_hidden(sim_step_result *r, double hidden_ns)
 {
     r->net_hidden_ns = hidden_ns;
     r->net_exposed_ns = r->t_net_ns - hidden_ns;
-    r->t_ns = r->busy_ns + r->t_launch_ns + r->net_exposed_ns;
+    r->t_ns = r->busy_ns + r->t_launch_ns + r->t_host_ns + r->net_exposed_ns;
 }
 
 void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t n_groups,
@@ -70,6 +77,8 @@ void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t
     double launch = cfg->eager ? cfg->hw->launch_ns : cfg->hw->graph_launch_ns;
     for (int i = 0; i < SIM_OP_COUNT; i++)
         out->cost[i] = sim_cost_op(cfg->hw, &out->graph.ops[i], launch);
+    out->t_host_ns =
+        cfg->iteration_overhead_ns + cfg->request_overhead_ns * (double)out->graph.seqs;
     totals(out);
     double hidden = cfg->overlap * out->t_net_ns;
     if (hidden > out->busy_ns)
@@ -104,6 +113,7 @@ void sim_step_accumulate(sim_step_result *sum, const sim_step_result *x)
         sum->hidden_ns[i] += x->hidden_ns[i];
     }
     sum->net_hidden_ns += x->net_hidden_ns;
+    sum->t_host_ns += x->t_host_ns;
     sum->graph.tokens += x->graph.tokens;
     sum->graph.seqs += x->graph.seqs;
     sum->graph.logit_tokens += x->graph.logit_tokens;
@@ -122,6 +132,7 @@ void sim_step_scale(sim_step_result *r, double f)
         r->cost[i].bound = sim_cost_bound(&r->cost[i]);
         r->hidden_ns[i] *= f;
     }
+    r->t_host_ns *= f;
     totals(r);
     apply_hidden(r, r->net_hidden_ns * f);
     r->graph.tokens = (int64_t)((double)r->graph.tokens * f);

@@ -3,12 +3,15 @@
  *
  *   busy      = sum over ops of max(T_math, T_mem)
  *   launch    = sum over ops of the kernel launch overhead
+ *   host      = iteration overhead + request overhead x sequences   engine CPU time the GPU
+ *               waits for (0 for an engine whose CPU work hides behind the GPU step)
  *   hidden    = min(overlap x sum T_net, busy)   network time hidden behind compute
  *   exposed   = sum T_net - hidden
- *   time      = busy + launch + exposed           the prediction
- *   t_lower   = launch + max(sum T_math, sum T_mem, sum T_net)   perfect overlap
- *   t_upper   = launch + sum (T_math + T_mem + T_net)             no overlap at all
- * so t_lower <= time <= t_upper always. Launch gaps are serial: no overlap hides them.
+ *   time      = busy + launch + host + exposed    the prediction
+ *   t_lower   = launch + host + max(sum T_math, sum T_mem, sum T_net)   perfect overlap
+ *   t_upper   = launch + host + sum (T_math + T_mem + T_net)             no overlap at all
+ * so t_lower <= time <= t_upper always. Launch gaps and host time are serial: no overlap hides
+ * them.
  */
 #ifndef SIM_STEP_H
 #define SIM_STEP_H
@@ -27,6 +30,8 @@ typedef struct sim_step_cfg {
     sim_prec prec;
     double overlap;     /* 0..1: fraction of network time that may hide behind compute */
     bool eager;         /* kernels launched eagerly (else from a captured CUDA graph) */
+    double iteration_overhead_ns; /* engine CPU time per iteration the GPU waits for */
+    double request_overhead_ns;   /* the same, per sequence in the iteration */
 } sim_step_cfg;
 
 typedef struct sim_step_result {
@@ -35,11 +40,12 @@ typedef struct sim_step_result {
     double hidden_ns[SIM_OP_COUNT];  /* network time of one instance hidden by overlap */
     double flops, bytes, net_bytes;  /* whole step, all layers, per GPU */
     double t_math_ns, t_mem_ns, t_net_ns, t_launch_ns; /* sums over the step */
+    double t_host_ns;                /* engine CPU time the GPU waits for */
     double busy_ns;                  /* sum of max(T_math, T_mem) */
     double net_hidden_ns, net_exposed_ns;
     double t_lower_ns, t_upper_ns;
     double t_ns;                     /* the prediction */
-    sim_bound bound;                 /* the largest of math, memory, network, launch sums */
+    sim_bound bound;                 /* the largest of math, memory, network, launch + host */
 } sim_step_result;
 
 /* Checks the configuration once (TP divides the heads, precision makes sense, the device

@@ -19,13 +19,17 @@ static void test_ring_allreduce(void **state)
     (void)state;
     sim_hw hw = tu_hw("h100-sxm");
     /* 8 x H100, 1 MiB: each GPU sends 2 x 7/8 x 1,048,576 = 1,835,008 B at 450 GB/s x 0.85 =
-     * 382.5 GB/s -> 4.797 us, plus 14 hops x 2.1 us = 29.4 us: 34.20 us (Vidur measured 34 us). */
-    assert_near(sim_cost_collective_ns(&hw, 1835008.0, 8, 14), 34197.4, 1e-4);
-    /* 64 MiB: 117,440,512 B / 382.5 GB/s = 307.03 us + 29.4 = 336.4 us (measured 322 us) */
-    assert_near(sim_cost_collective_ns(&hw, 117440512.0, 8, 14), 336434.0, 1e-4);
+     * 382.5 GB/s -> 4.797 us, plus 8 us fixed and 14 hops x 1.5 us = 29 us: 33.80 us (Vidur
+     * measured 34 us). */
+    assert_near(sim_cost_collective_ns(&hw, 1835008.0, 8, 14), 33797.4, 1e-4);
+    /* 64 MiB: 117,440,512 B / 382.5 GB/s = 307.03 us + 29 = 336.0 us (measured 322 us) */
+    assert_near(sim_cost_collective_ns(&hw, 117440512.0, 8, 14), 336034.0, 1e-4);
+    /* 2 GPUs, 8 KiB (one decode token of a 4096-wide model): 8 us + 2 x 1.5 us + 8192 B /
+     * 382.5 GB/s = 11.02 us: the fixed cost dominates small collectives */
+    assert_near(sim_cost_collective_ns(&hw, 8192.0, 2, 2), 11021.4, 1e-4);
     /* 16 GPUs span two nodes: the ring runs at the scale-out rate, 50 GB/s x 0.85, and each of
-     * the 30 hops costs 5 us: 1,966,080 B / 42.5 GB/s = 46.26 us + 150 us = 196.26 us */
-    assert_near(sim_cost_collective_ns(&hw, 1966080.0, 16, 30), 196260.7, 1e-4);
+     * the 30 hops costs 5 us: 8 us + 1,966,080 B / 42.5 GB/s = 46.26 us + 150 us = 204.26 us */
+    assert_near(sim_cost_collective_ns(&hw, 1966080.0, 16, 30), 204260.7, 1e-4);
     assert_near(sim_cost_collective_ns(&hw, 1e6, 1, 0), 0.0, 0);
 }
 

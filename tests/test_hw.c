@@ -49,7 +49,7 @@ static void test_every_device_loads_and_cites(void **state)
     (void)state;
     static const char *const fields[] = {
         "dense_tflops", "vector_tflops", "hbm_gib", "hbm_tb_per_s", "scaleup_gb_per_s_per_dir",
-        "scaleup_latency_us", "scaleout_gb_per_s_per_dir", "scaleout_latency_us",
+        "collective_latency_us", "scaleup_latency_us", "scaleout_gb_per_s_per_dir", "scaleout_latency_us",
         "devices_per_node", "kernel_launch_us", "graph_kernel_launch_us", "gemm_tile_m", "gemm_weight_only_tile_m",
         "runtime_reserved_gib", "efficiency.gemm.bf16", "efficiency.gemm_weight_only",
         "efficiency.attention", "efficiency.memory", "efficiency.network"};
@@ -75,6 +75,7 @@ static void test_every_device_loads_and_cites(void **state)
 static const char *good_hw =
     "{\"name\": \"X\", \"dense_tflops\": {\"bf16\": 100}, \"vector_tflops\": 10, \"hbm_gib\": 16,"
     " \"hbm_tb_per_s\": 1, \"scaleup_gb_per_s_per_dir\": 100, \"scaleup_latency_us\": 2,"
+    " \"collective_latency_us\": 5,"
     " \"scaleout_gb_per_s_per_dir\": 25, \"scaleout_latency_us\": 5, \"devices_per_node\": 8,"
     " \"kernel_launch_us\": 4, \"graph_kernel_launch_us\": 1, \"gemm_tile_m\": 64, \"gemm_weight_only_tile_m\": 16,"
     " \"runtime_reserved_gib\": 1, \"efficiency\": {\"gemm\": {\"bf16\": 0.8},"

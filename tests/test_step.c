@@ -133,6 +133,31 @@ static void test_mean_of_steps(void **state)
     assert_int_equal(sum.graph.tokens, 16);
 }
 
+static void test_host_overhead(void **state)
+{
+    (void)state;
+    /* 500 us per iteration + 20 us per sequence x 8 sequences = 660 us the GPU waits for;
+     * serial, so it shifts the prediction and both bounds by exactly that much. */
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_step_cfg cfg = {.model = &m, .hw = &hw, .tp = 1, .prec = BF16};
+    sim_seq_group g = {.count = 8, .q = 1, .c = 1000, .logits = 1};
+    sim_step_result a, b;
+    sim_step_price(&cfg, &g, 1, &a);
+    cfg.iteration_overhead_ns = 500e3;
+    cfg.request_overhead_ns = 20e3;
+    sim_step_price(&cfg, &g, 1, &b);
+    assert_near(a.t_host_ns, 0.0, 0);
+    assert_near(b.t_host_ns, 660e3, 1e-12);
+    assert_near(b.t_ns - a.t_ns, 660e3, 1e-9);
+    assert_near(b.t_lower_ns - a.t_lower_ns, 660e3, 1e-9);
+    assert_near(b.t_upper_ns - a.t_upper_ns, 660e3, 1e-9);
+    sim_err err = {{0}};
+    cfg.request_overhead_ns = -1.0;
+    assert_int_equal(sim_step_check(&cfg, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--request-overhead-us"));
+}
+
 static void test_check(void **state)
 {
     (void)state;
@@ -157,6 +182,7 @@ int main(void)
         cmocka_unit_test(test_overlap),
         cmocka_unit_test(test_network_can_only_hide_behind_compute),
         cmocka_unit_test(test_mean_of_steps),
+        cmocka_unit_test(test_host_overhead),
         cmocka_unit_test(test_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
