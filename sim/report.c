@@ -42,6 +42,7 @@ static cJSON *step_json(const sim_step_result *s)
     add_num(o, "t_net_ms", s->t_net_ns / 1e6);
     add_num(o, "t_launch_ms", s->t_launch_ns / 1e6);
     add_num(o, "t_host_ms", s->t_host_ns / 1e6);
+    add_num(o, "t_cpu_ms", s->t_cpu_ns / 1e6);
     add_num(o, "net_exposed_ms", s->net_exposed_ns / 1e6);
     add_num(o, "net_hidden_ms", s->net_hidden_ns / 1e6);
     add_num(o, "tokens", (double)s->graph.tokens);

@@ -32,7 +32,7 @@ static sim_bound largest(const sim_step_result *r)
     return sim_cost_bound(&sums);
 }
 
-/* Sums over the ops (per-layer ops counted `layers` times), the bounds and the bound label. */
+/* Sums over the ops (per-layer ops counted `layers` times). */
 static void totals(sim_step_result *r)
 {
     r->flops = r->bytes = r->net_bytes = 0.0;
@@ -50,23 +50,34 @@ static void totals(sim_step_result *r)
         r->t_launch_ns += n * c->t_launch_ns;
         r->busy_ns += n * (c->t_math_ns > c->t_mem_ns ? c->t_math_ns : c->t_mem_ns);
     }
+}
+
+/* The prediction, its bounds and its bound label, once the hidden network time and the exposed
+ * host time are known. */
+static void finish(sim_step_result *r, double hidden_ns, double host_ns)
+{
+    r->net_hidden_ns = hidden_ns;
+    r->net_exposed_ns = r->t_net_ns - hidden_ns;
+    r->t_host_ns = host_ns;
+    double serial = r->t_launch_ns + host_ns;
     double top = r->t_math_ns;
     if (r->t_mem_ns > top)
         top = r->t_mem_ns;
     if (r->t_net_ns > top)
         top = r->t_net_ns;
-    double serial = r->t_launch_ns + r->t_host_ns;
+    r->t_ns = r->busy_ns + serial + r->net_exposed_ns;
     r->t_lower_ns = serial + top;
     r->t_upper_ns = serial + r->t_math_ns + r->t_mem_ns + r->t_net_ns;
     r->bound = largest(r);
 }
 
-/* The prediction once the hidden network time is known. */
-static void apply_hidden(sim_step_result *r, double hidden_ns)
+/* Host time the GPU waits for: all of the CPU work in a synchronous engine, only what exceeds
+ * the GPU's own step time when scheduling runs ahead asynchronously. */
+static double exposed_host(double cpu_ns, double gpu_ns, bool async_sched)
 {
-    r->net_hidden_ns = hidden_ns;
-    r->net_exposed_ns = r->t_net_ns - hidden_ns;
-    r->t_ns = r->busy_ns + r->t_launch_ns + r->t_host_ns + r->net_exposed_ns;
+    if (!async_sched)
+        return cpu_ns;
+    return cpu_ns > gpu_ns ? cpu_ns - gpu_ns : 0.0;
 }
 
 void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t n_groups,
@@ -77,8 +88,6 @@ void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t
     double launch = cfg->eager ? cfg->hw->launch_ns : cfg->hw->graph_launch_ns;
     for (int i = 0; i < SIM_OP_COUNT; i++)
         out->cost[i] = sim_cost_op(cfg->hw, &out->graph.ops[i], launch);
-    out->t_host_ns =
-        cfg->iteration_overhead_ns + cfg->request_overhead_ns * (double)out->graph.seqs;
     totals(out);
     double hidden = cfg->overlap * out->t_net_ns;
     if (hidden > out->busy_ns)
@@ -86,7 +95,10 @@ void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t
     double share = out->t_net_ns > 0.0 ? hidden / out->t_net_ns : 0.0;
     for (int i = 0; i < SIM_OP_COUNT; i++)
         out->hidden_ns[i] = out->cost[i].t_net_ns * share;
-    apply_hidden(out, hidden);
+    out->t_cpu_ns =
+        cfg->iteration_overhead_ns + cfg->request_overhead_ns * (double)out->graph.seqs;
+    double gpu = out->busy_ns + out->t_launch_ns + out->t_net_ns - hidden;
+    finish(out, hidden, exposed_host(out->t_cpu_ns, gpu, cfg->async_sched));
 }
 
 /* Every additive double of an op and of a cost, listed once for accumulate and scale. */
@@ -114,6 +126,7 @@ void sim_step_accumulate(sim_step_result *sum, const sim_step_result *x)
     }
     sum->net_hidden_ns += x->net_hidden_ns;
     sum->t_host_ns += x->t_host_ns;
+    sum->t_cpu_ns += x->t_cpu_ns;
     sum->graph.tokens += x->graph.tokens;
     sum->graph.seqs += x->graph.seqs;
     sum->graph.logit_tokens += x->graph.logit_tokens;
@@ -132,9 +145,9 @@ void sim_step_scale(sim_step_result *r, double f)
         r->cost[i].bound = sim_cost_bound(&r->cost[i]);
         r->hidden_ns[i] *= f;
     }
-    r->t_host_ns *= f;
+    r->t_cpu_ns *= f;
     totals(r);
-    apply_hidden(r, r->net_hidden_ns * f);
+    finish(r, r->net_hidden_ns * f, r->t_host_ns * f);
     r->graph.tokens = (int64_t)((double)r->graph.tokens * f);
     r->graph.seqs = (int64_t)((double)r->graph.seqs * f);
     r->graph.logit_tokens = (int64_t)((double)r->graph.logit_tokens * f);

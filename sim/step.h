@@ -3,8 +3,9 @@
  *
  *   busy      = sum over ops of max(T_math, T_mem)
  *   launch    = sum over ops of the kernel launch overhead
- *   host      = iteration overhead + request overhead x sequences   engine CPU time the GPU
- *               waits for (0 for an engine whose CPU work hides behind the GPU step)
+ *   cpu       = iteration overhead + request overhead x sequences   the engine's CPU work
+ *   host      = cpu for a synchronous engine (the GPU waits for it); with async scheduling
+ *               only max(0, cpu - GPU time) (the CPU prepares step N+1 while the GPU runs N)
  *   hidden    = min(overlap x sum T_net, busy)   network time hidden behind compute
  *   exposed   = sum T_net - hidden
  *   time      = busy + launch + host + exposed    the prediction
@@ -30,8 +31,9 @@ typedef struct sim_step_cfg {
     sim_prec prec;
     double overlap;     /* 0..1: fraction of network time that may hide behind compute */
     bool eager;         /* kernels launched eagerly (else from a captured CUDA graph) */
-    double iteration_overhead_ns; /* engine CPU time per iteration the GPU waits for */
-    double request_overhead_ns;   /* the same, per sequence in the iteration */
+    double iteration_overhead_ns; /* engine CPU time per iteration */
+    double request_overhead_ns;   /* engine CPU time per request in the iteration */
+    bool async_sched;             /* CPU work overlaps the GPU step (vLLM --async-scheduling) */
 } sim_step_cfg;
 
 typedef struct sim_step_result {
@@ -40,7 +42,8 @@ typedef struct sim_step_result {
     double hidden_ns[SIM_OP_COUNT];  /* network time of one instance hidden by overlap */
     double flops, bytes, net_bytes;  /* whole step, all layers, per GPU */
     double t_math_ns, t_mem_ns, t_net_ns, t_launch_ns; /* sums over the step */
-    double t_host_ns;                /* engine CPU time the GPU waits for */
+    double t_cpu_ns;                 /* engine CPU work of the iteration */
+    double t_host_ns;                /* the part of it the GPU waits for */
     double busy_ns;                  /* sum of max(T_math, T_mem) */
     double net_hidden_ns, net_exposed_ns;
     double t_lower_ns, t_upper_ns;

@@ -152,6 +152,16 @@ static void test_host_overhead(void **state)
     assert_near(b.t_ns - a.t_ns, 660e3, 1e-9);
     assert_near(b.t_lower_ns - a.t_lower_ns, 660e3, 1e-9);
     assert_near(b.t_upper_ns - a.t_upper_ns, 660e3, 1e-9);
+    /* asynchronous scheduling: the 660 us of CPU work hides behind the ~6 ms GPU step... */
+    cfg.async_sched = true;
+    sim_step_price(&cfg, &g, 1, &b);
+    assert_near(b.t_cpu_ns, 660e3, 1e-12);
+    assert_near(b.t_host_ns, 0.0, 0);
+    assert_near(b.t_ns, a.t_ns, 1e-12);
+    /* ...unless it is longer than the GPU step: then the step lasts as long as the CPU work */
+    cfg.iteration_overhead_ns = 50e6;
+    sim_step_price(&cfg, &g, 1, &b);
+    assert_near(b.t_ns, 50e6 + 8 * 20e3, 1e-12);
     sim_err err = {{0}};
     cfg.request_overhead_ns = -1.0;
     assert_int_equal(sim_step_check(&cfg, &err), SIM_EINPUT);
