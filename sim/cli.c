@@ -10,23 +10,40 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine.h"
+#include "metrics.h"
 #include "report.h"
 #include "run.h"
+#include "workload.h"
 
 #define INFERSIM_VERSION "0.1.0"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Options: one table drives parsing, validation and --help. */
 
-enum { CMD_RUN = 1, CMD_ROOFLINE = 2 };
+enum { CMD_RUN = 1, CMD_ROOFLINE = 2, CMD_SERVE = 4 };
+#define CMD_MODEL (CMD_RUN | CMD_ROOFLINE | CMD_SERVE) /* flags every model command takes */
+#define CMD_ENGINE (CMD_RUN | CMD_SERVE)               /* flags of commands that run steps */
 
-typedef enum opt_kind { OPT_STR, OPT_INT, OPT_NUM, OPT_BOOL } opt_kind;
+/* OPT_RATE: a number > 0 or "inf"; OPT_LIST: one or more values up to the next flag, joined
+ * with commas (vLLM's --goodput ttft:300 tpot:50). */
+typedef enum opt_kind { OPT_STR, OPT_INT, OPT_NUM, OPT_BOOL, OPT_RATE, OPT_LIST } opt_kind;
+
+#define LIST_LEN 256
 
 typedef struct cli_opts {
     const char *model, *hw, *format, *weight_dtype, *act_dtype, *kv_dtype, *dtype;
     int64_t tp, batch, input_len, output_len;
     double overlap, util, iter_us, req_us;
     bool enforce_eager, async_sched, help;
+    /* serve */
+    const char *trace, *save_requests;
+    int64_t num_prompts, rand_in, rand_out, max_concurrency, seed, block_size, max_seqs,
+        max_tokens;
+    double range_ratio, rate, burstiness, time_scale;
+    bool no_chunked;
+    char goodput[LIST_LEN];
+    bool given[64]; /* by index into opts_table */
 } cli_opts;
 
 typedef struct opt_def {
@@ -41,41 +58,81 @@ typedef struct opt_def {
 #define O(name, kind, member, min, max, cmds, help)                                                \
     {name, kind, offsetof(cli_opts, member), min, max, cmds, help}
 static const opt_def opts_table[] = {
-    O("--model", OPT_STR, model, 0, 0, CMD_RUN | CMD_ROOFLINE,
+    O("--model", OPT_STR, model, 0, 0, CMD_MODEL,
       "model config.json path, or a name in models/ (e.g. llama-3.1-8b)"),
-    O("--hw", OPT_STR, hw, 0, 0, CMD_RUN | CMD_ROOFLINE,
-      "device file path, or a name in hw/ (e.g. h100-sxm)"),
-    O("--tp", OPT_INT, tp, 1, 1024, CMD_RUN | CMD_ROOFLINE, "tensor-parallel GPUs (default 1)"),
+    O("--hw", OPT_STR, hw, 0, 0, CMD_MODEL, "device file path, or a name in hw/ (e.g. h100-sxm)"),
+    O("--tp", OPT_INT, tp, 1, 1024, CMD_MODEL, "tensor-parallel GPUs (default 1)"),
     O("--batch", OPT_INT, batch, 1, 1 << 20, CMD_RUN | CMD_ROOFLINE, "sequences (default 1)"),
     O("--input-len", OPT_INT, input_len, 1, 1 << 26, CMD_RUN | CMD_ROOFLINE,
       "prompt tokens per sequence (default 1024)"),
     O("--output-len", OPT_INT, output_len, 1, 1 << 26, CMD_RUN,
       "generated tokens per sequence (default 256)"),
-    O("--weight-dtype", OPT_STR, weight_dtype, 0, 0, CMD_RUN | CMD_ROOFLINE,
+    O("--weight-dtype", OPT_STR, weight_dtype, 0, 0, CMD_MODEL,
       "bf16|fp16|fp8|int8|int4 (default: the model's torch_dtype)"),
-    O("--act-dtype", OPT_STR, act_dtype, 0, 0, CMD_RUN | CMD_ROOFLINE,
+    O("--act-dtype", OPT_STR, act_dtype, 0, 0, CMD_MODEL,
       "bf16|fp16|fp8|int8 (default: fp8 with fp8 weights, else the model's 16-bit format)"),
-    O("--kv-cache-dtype", OPT_STR, kv_dtype, 0, 0, CMD_RUN | CMD_ROOFLINE,
+    O("--kv-cache-dtype", OPT_STR, kv_dtype, 0, 0, CMD_MODEL,
       "bf16|fp16|fp8|int8 (default: the 16-bit activation format)"),
-    O("--overlap-comm", OPT_NUM, overlap, 0, 1, CMD_RUN | CMD_ROOFLINE,
+    O("--overlap-comm", OPT_NUM, overlap, 0, 1, CMD_MODEL,
       "fraction of network time hidden behind compute, 0..1 (default 0)"),
-    O("--gpu-memory-utilization", OPT_NUM, util, 0.01, 1, CMD_RUN,
+    O("--gpu-memory-utilization", OPT_NUM, util, 0.01, 1, CMD_ENGINE,
       "usable fraction of HBM, (0, 1] (default 0.9)"),
-    O("--iteration-overhead-us", OPT_NUM, iter_us, 0, 1e7, CMD_RUN,
+    O("--iteration-overhead-us", OPT_NUM, iter_us, 0, 1e7, CMD_ENGINE,
       "engine CPU time per iteration (default 1000)"),
-    O("--request-overhead-us", OPT_NUM, req_us, 0, 1e7, CMD_RUN,
+    O("--request-overhead-us", OPT_NUM, req_us, 0, 1e7, CMD_ENGINE,
       "engine CPU time per request in the iteration (default 10)"),
-    O("--async-scheduling", OPT_BOOL, async_sched, 0, 0, CMD_RUN,
+    O("--async-scheduling", OPT_BOOL, async_sched, 0, 0, CMD_ENGINE,
       "the CPU prepares the next iteration while the GPU runs (hides host time)"),
-    O("--enforce-eager", OPT_BOOL, enforce_eager, 0, 0, CMD_RUN | CMD_ROOFLINE,
+    O("--enforce-eager", OPT_BOOL, enforce_eager, 0, 0, CMD_MODEL,
       "launch decode kernels eagerly instead of from CUDA graphs"),
     O("--dtype", OPT_STR, dtype, 0, 0, CMD_ROOFLINE,
       "compute format of the ridge point (default: the GEMM format, bf16 without a model)"),
-    O("--format", OPT_STR, format, 0, 0, CMD_RUN | CMD_ROOFLINE, "table|json|csv (default table)"),
-    O("--help", OPT_BOOL, help, 0, 0, CMD_RUN | CMD_ROOFLINE, "this text"),
+    O("--num-prompts", OPT_INT, num_prompts, 1, 1 << 28, CMD_SERVE,
+      "requests (default 1000; with --trace: the first N of the trace)"),
+    O("--random-input-len", OPT_INT, rand_in, 1, 1 << 26, CMD_SERVE,
+      "prompt tokens per request (default 1024)"),
+    O("--random-output-len", OPT_INT, rand_out, 1, 1 << 26, CMD_SERVE,
+      "generated tokens per request (default 128)"),
+    O("--random-range-ratio", OPT_NUM, range_ratio, 0, 0.999999, CMD_SERVE,
+      "lengths uniform in [L(1-R), L(1+R)], R in [0, 1) (default 0: fixed)"),
+    O("--request-rate", OPT_RATE, rate, 0, 1e9, CMD_SERVE,
+      "requests/s, or inf to send all at t = 0 (default inf)"),
+    O("--burstiness", OPT_NUM, burstiness, 1e-3, 1e3, CMD_SERVE,
+      "gamma shape of the arrival gaps; 1 = Poisson (default 1)"),
+    O("--max-concurrency", OPT_INT, max_concurrency, 1, 1 << 28, CMD_SERVE,
+      "at most C requests in flight (closed loop; default: no limit)"),
+    O("--seed", OPT_INT, seed, 0, 9e18, CMD_SERVE, "random seed (default 0)"),
+    O("--trace", OPT_STR, trace, 0, 0, CMD_SERVE,
+      "replay a trace: Azure CSV, Mooncake JSONL or arrival_s,input_tokens,output_tokens"),
+    O("--time-scale", OPT_NUM, time_scale, 1e-6, 1e6, CMD_SERVE,
+      "multiply trace arrival times (0.5 = twice as fast; default 1)"),
+    O("--block-size", OPT_INT, block_size, 1, 1 << 16, CMD_SERVE,
+      "KV-cache tokens per block (default 16)"),
+    O("--max-num-seqs", OPT_INT, max_seqs, 1, 1 << 20, CMD_SERVE,
+      "requests per iteration (default 256)"),
+    O("--max-num-batched-tokens", OPT_INT, max_tokens, 1, 1 << 26, CMD_SERVE,
+      "token budget per iteration (default 8192)"),
+    O("--no-chunked-prefill", OPT_BOOL, no_chunked, 0, 0, CMD_SERVE,
+      "whole prompts in prefill-only iterations (vLLM v0 style)"),
+    O("--goodput", OPT_LIST, goodput, 0, 0, CMD_SERVE,
+      "SLOs for request_goodput: ttft:MS tpot:MS e2el:MS"),
+    O("--save-requests", OPT_STR, save_requests, 0, 0, CMD_SERVE,
+      "write one CSV row per request to FILE"),
+    O("--format", OPT_STR, format, 0, 0, CMD_MODEL, "table|json|csv (default table)"),
+    O("--help", OPT_BOOL, help, 0, 0, CMD_MODEL, "this text"),
 };
 #undef O
 #define N_OPTS (sizeof opts_table / sizeof opts_table[0])
+_Static_assert(sizeof opts_table / sizeof opts_table[0] <= 64, "cli_opts.given is too small");
+
+/* Whether the command line named flag `name`. */
+static bool given(const cli_opts *o, const char *name)
+{
+    for (size_t j = 0; j < N_OPTS; j++)
+        if (strcmp(opts_table[j].name, name) == 0)
+            return o->given[j];
+    return false;
+}
 
 static void usage(FILE *f, const char *cmd, int mask)
 {
@@ -84,7 +141,10 @@ static void usage(FILE *f, const char *cmd, int mask)
         const opt_def *o = &opts_table[i];
         if (!(o->cmds & mask))
             continue;
-        const char *meta = o->kind == OPT_STR ? " S" : o->kind == OPT_BOOL ? "" : " N";
+        const char *meta = o->kind == OPT_STR    ? " S"
+                           : o->kind == OPT_BOOL ? ""
+                           : o->kind == OPT_LIST ? " K:V.."
+                                                 : " N";
         fprintf(f, "  %s%-*s %s\n", o->name, (int)(26 - strlen(o->name)), meta, o->help);
     }
 }
@@ -120,6 +180,26 @@ static sim_status parse_value(const opt_def *o, const char *v, cli_opts *out, si
     case OPT_BOOL:
         *(bool *)dst = true;
         return SIM_OK;
+    case OPT_RATE: {
+        if (strcmp(v, "inf") == 0) {
+            *(double *)dst = INFINITY;
+            return SIM_OK;
+        }
+        double x = strtod(v, &end);
+        if (errno || end == v || *end || !isfinite(x) || x <= 0 || x > o->max)
+            return sim_fail(err, SIM_EINPUT, "%s: value '%s', expected a number > 0 or inf",
+                            o->name, v);
+        *(double *)dst = x;
+        return SIM_OK;
+    }
+    case OPT_LIST: {
+        char *buf = dst;
+        size_t len = strlen(buf);
+        if (len + strlen(v) + 2 > LIST_LEN)
+            return sim_fail(err, SIM_EINPUT, "%s: values too long", o->name);
+        snprintf(buf + len, LIST_LEN - len, "%s%s", len ? "," : "", v);
+        return SIM_OK;
+    }
     }
     return SIM_EINTERNAL;
 }
@@ -141,6 +221,7 @@ static sim_status parse_opts(int argc, char **argv, int first, const char *cmd, 
             return sim_fail(err, SIM_EINPUT, "infersim %s: unknown %s '%s'; see 'infersim %s --help'",
                             cmd, arg[0] == '-' ? "flag" : "argument", arg, cmd);
         const char *v = eq ? eq + 1 : NULL;
+        out->given[o - opts_table] = true;
         if (o->kind == OPT_BOOL) {
             if (v)
                 return sim_fail(err, SIM_EINPUT, "%s: takes no value, got '%s'", o->name, v);
@@ -150,6 +231,9 @@ static sim_status parse_opts(int argc, char **argv, int first, const char *cmd, 
             v = argv[++i];
         }
         sim_status st = parse_value(o, v ? v : "", out, err);
+        /* a list takes every following value up to the next flag */
+        while (!st && o->kind == OPT_LIST && !eq && i + 1 < argc && strncmp(argv[i + 1], "--", 2))
+            st = parse_value(o, argv[++i], out, err);
         if (st)
             return st;
     }
@@ -272,6 +356,10 @@ static const cli_opts defaults = {
      * v0.6); the defaults take the low end, plus a per-request share that grows the scheduler's
      * work with the batch. Not calibrated: set them to your engine's. */
     .iter_us = 1000.0, .req_us = 10.0,
+    /* serve: vLLM's bench defaults where they exist (random dataset, rate inf), its engine
+     * defaults for the batch limits (256 sequences; 8192 tokens, its default on large GPUs) */
+    .num_prompts = 1000, .rand_in = 1024, .rand_out = 128, .rate = INFINITY, .burstiness = 1.0,
+    .time_scale = 1.0, .block_size = 16, .max_seqs = 256, .max_tokens = 8192,
 };
 
 /* ------------------------------------------------------------------------------------------ */
@@ -341,6 +429,70 @@ static sim_status cmd_roofline(const cli_opts *o, FILE *out, sim_err *err)
     return st;
 }
 
+/* The workload of a serve command: a trace, or vLLM's random dataset. */
+static sim_status serve_workload(const cli_opts *o, sim_workload *w, sim_err *err)
+{
+    static const char *const synthetic_only[] = {"--random-input-len", "--random-output-len",
+                                                 "--random-range-ratio", "--request-rate",
+                                                 "--burstiness", "--seed"};
+    if (o->trace) {
+        for (size_t i = 0; i < sizeof synthetic_only / sizeof synthetic_only[0]; i++)
+            if (given(o, synthetic_only[i]))
+                return sim_fail(err, SIM_EINPUT,
+                                "%s: does not apply to --trace (the trace gives arrivals and "
+                                "lengths; use --time-scale to replay it faster or slower)",
+                                synthetic_only[i]);
+        return sim_workload_load_trace(o->trace, o->time_scale,
+                                       given(o, "--num-prompts") ? o->num_prompts : 0, w, err);
+    }
+    if (given(o, "--time-scale"))
+        return sim_fail(err, SIM_EINPUT, "--time-scale: applies only to --trace");
+    sim_synth_cfg s = {.num_prompts = o->num_prompts, .input_len = o->rand_in,
+                       .output_len = o->rand_out, .range_ratio = o->range_ratio,
+                       .request_rate = o->rate, .burstiness = o->burstiness,
+                       .seed = (uint64_t)o->seed};
+    return sim_workload_synthetic(&s, w, err);
+}
+
+static sim_status cmd_serve(const cli_opts *o, FILE *out, sim_err *err)
+{
+    loaded *L = calloc(1, sizeof *L);
+    if (!L)
+        return sim_fail(err, SIM_EINTERNAL, "out of memory");
+    sim_workload w = {0};
+    sim_engine_result res = {0};
+    sim_serve_metrics m;
+    sim_slo slo = {{0}};
+    sim_engine_cfg cfg = {
+        .sched = {.max_num_seqs = o->max_seqs, .max_num_batched_tokens = o->max_tokens,
+                  .chunked_prefill = !o->no_chunked},
+        .block_size = o->block_size, .mem_util = o->util,
+        .max_concurrency = given(o, "--max-concurrency") ? o->max_concurrency : 0};
+    sim_status st = load_common(o, true, L, err);
+    if (!st && o->goodput[0])
+        st = sim_slo_parse(o->goodput, &slo, err);
+    if (!st)
+        st = serve_workload(o, &w, err);
+    if (!st) {
+        cfg.step = L->step;
+        st = sim_engine_check(&cfg, &w, err);
+    }
+    if (!st)
+        st = sim_engine_run(&cfg, &w, &res, err);
+    if (!st && sim_metrics_compute(&res, &slo, &m))
+        st = sim_fail(err, SIM_EINTERNAL, "out of memory computing metrics");
+    sim_serve_report rep = {.cfg = &cfg, .w = &w, .res = &res, .m = &m,
+                            .request_rate = o->trace ? NAN : o->rate};
+    if (!st && o->save_requests)
+        st = sim_report_save_requests(o->save_requests, &rep, err);
+    if (!st && (st = sim_report_serve(out, L->fmt, &rep)))
+        sim_fail(err, st, "writing the result failed");
+    sim_engine_result_free(&res);
+    sim_workload_free(&w);
+    free(L);
+    return st;
+}
+
 typedef struct command {
     const char *name;
     int mask;
@@ -351,6 +503,8 @@ typedef struct command {
 static const command commands[] = {
     {"run", CMD_RUN, cmd_run, "static batch: TTFT, TPOT, E2E, throughput, per-op breakdown"},
     {"roofline", CMD_ROOFLINE, cmd_roofline, "peaks, bandwidth, ridge points, op intensities"},
+    {"serve", CMD_SERVE, cmd_serve,
+     "request stream under continuous batching: vLLM's serving benchmark metrics"},
 };
 
 static void top_usage(FILE *f)
@@ -394,7 +548,8 @@ int sim_cli_main(int argc, char **argv, FILE *out, FILE *errf)
             fprintf(errf, "infersim: %s\n", err.msg[0] ? err.msg : "internal error");
         return (int)st;
     }
-    fprintf(errf, "infersim: unknown command '%s'; expected run or roofline (infersim --help)\n",
+    fprintf(errf,
+            "infersim: unknown command '%s'; expected run, serve or roofline (infersim --help)\n",
             name);
     return SIM_EINPUT;
 }

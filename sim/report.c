@@ -1,6 +1,8 @@
 /* report.c - tables, JSON and CSV. */
 #include "report.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -323,4 +325,200 @@ sim_status sim_report_roofline(FILE *f, sim_format fmt, const sim_roofline *r)
     default:
         return roofline_table(f, r);
     }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Serve */
+
+/* Python's '{:{fill}^50}': text centred in 50 columns, the odd fill character on the right. */
+static void banner(FILE *f, const char *text, char fill)
+{
+    static const char eq[] = "==================================================";
+    static const char dash[] = "--------------------------------------------------";
+    const char *line = fill == '=' ? eq : dash;
+    int width = 50, len = (int)strlen(text);
+    int left = len < width ? (width - len) / 2 : 0, right = len < width ? width - len - left : 0;
+    fprintf(f, "%.*s%s%.*s\n", left, line, text, right, line);
+}
+
+static void row_num(FILE *f, const char *label, double v) { fprintf(f, "%-40s %-10.2f\n", label, v); }
+static void row_int(FILE *f, const char *label, long long v) { fprintf(f, "%-40s %-10lld\n", label, v); }
+
+static const char *const metric_titles[SIM_M_COUNT] = {
+    [SIM_M_TTFT] = "Time to First Token",
+    [SIM_M_TPOT] = "Time per Output Token (excl. 1st token)",
+    [SIM_M_ITL] = "Inter-token Latency",
+    [SIM_M_E2EL] = "End-to-end Latency",
+};
+static const char *const metric_labels[SIM_M_COUNT] = {
+    [SIM_M_TTFT] = "TTFT", [SIM_M_TPOT] = "TPOT", [SIM_M_ITL] = "ITL", [SIM_M_E2EL] = "E2EL"};
+
+static sim_status serve_table(FILE *f, const sim_serve_report *r)
+{
+    const sim_serve_metrics *m = r->m;
+    const sim_step_cfg *s = &r->cfg->step;
+    fprintf(f, "infersim serve: %s on %d x %s; weights %s, activations %s, KV %s; %s\n",
+            s->model->name, s->tp, s->hw->name, sim_dtype_name(s->prec.weight),
+            sim_dtype_name(s->prec.act), sim_dtype_name(s->prec.kv), r->w->source);
+    banner(f, " Serving Benchmark Result ", '=');
+    row_int(f, "Successful requests:", (long long)m->completed);
+    row_int(f, "Failed requests:", 0);
+    if (r->cfg->max_concurrency > 0)
+        row_int(f, "Maximum request concurrency:", (long long)r->cfg->max_concurrency);
+    if (isfinite(r->request_rate))
+        row_num(f, "Request rate configured (RPS):", r->request_rate);
+    row_num(f, "Benchmark duration (s):", m->duration_s);
+    row_int(f, "Total input tokens:", (long long)m->total_input_tokens);
+    row_int(f, "Total generated tokens:", (long long)m->total_output_tokens);
+    row_num(f, "Request throughput (req/s):", m->request_throughput);
+    if (m->has_goodput)
+        row_num(f, "Request goodput (req/s):", m->request_goodput);
+    row_num(f, "Output token throughput (tok/s):", m->output_throughput);
+    row_num(f, "Peak output token throughput (tok/s):", m->peak_output_throughput);
+    row_int(f, "Peak concurrent requests:", (long long)m->peak_concurrency);
+    row_num(f, "Total token throughput (tok/s):", m->total_token_throughput);
+    for (int k = 0; k < SIM_M_COUNT; k++) {
+        const sim_dist *d = &m->dist[k];
+        char label[64];
+        banner(f, metric_titles[k], '-');
+        snprintf(label, sizeof label, "Mean %s (ms):", metric_labels[k]);
+        row_num(f, label, d->mean);
+        snprintf(label, sizeof label, "Median %s (ms):", metric_labels[k]);
+        row_num(f, label, d->median);
+        snprintf(label, sizeof label, "P90 %s (ms):", metric_labels[k]);
+        row_num(f, label, d->p90);
+        snprintf(label, sizeof label, "P99 %s (ms):", metric_labels[k]);
+        row_num(f, label, d->p99);
+    }
+    banner(f, "infersim", '-');
+    row_int(f, "Preemptions:", (long long)m->preemptions);
+    row_num(f, "Mean batch size (requests/iteration):", m->mean_batch_size);
+    row_num(f, "KV cache peak usage (%):", 100.0 * m->kv_cache_peak_usage);
+    row_int(f, "KV cache blocks:", (long long)r->res->kv_blocks);
+    row_int(f, "Iterations:", (long long)m->iterations);
+    banner(f, "", '=');
+    return ferror(f) ? SIM_EINTERNAL : SIM_OK;
+}
+
+static sim_status serve_json(FILE *f, const sim_serve_report *r)
+{
+    const sim_serve_metrics *m = r->m;
+    cJSON *o = cJSON_CreateObject();
+    config_json(o, &r->cfg->step);
+    cJSON_AddStringToObject(o, "workload", r->w->source);
+    if (isfinite(r->request_rate))
+        add_num(o, "request_rate", r->request_rate);
+    else if (!isnan(r->request_rate))
+        cJSON_AddStringToObject(o, "request_rate", "inf");
+    add_num(o, "max_concurrency", (double)r->cfg->max_concurrency);
+    add_num(o, "duration", m->duration_s);
+    add_num(o, "completed", (double)m->completed);
+    add_num(o, "failed", 0);
+    add_num(o, "total_input_tokens", (double)m->total_input_tokens);
+    add_num(o, "total_output_tokens", (double)m->total_output_tokens);
+    add_num(o, "request_throughput", m->request_throughput);
+    if (m->has_goodput)
+        add_num(o, "request_goodput", m->request_goodput);
+    add_num(o, "output_throughput", m->output_throughput);
+    add_num(o, "total_token_throughput", m->total_token_throughput);
+    add_num(o, "max_output_tokens_per_s", m->peak_output_throughput);
+    add_num(o, "max_concurrent_requests", (double)m->peak_concurrency);
+    for (int k = 0; k < SIM_M_COUNT; k++) {
+        const sim_dist *d = &m->dist[k];
+        const char *n = sim_metric_name((sim_metric)k);
+        char key[32];
+        snprintf(key, sizeof key, "mean_%s_ms", n);
+        add_num(o, key, d->mean);
+        snprintf(key, sizeof key, "median_%s_ms", n);
+        add_num(o, key, d->median);
+        snprintf(key, sizeof key, "std_%s_ms", n);
+        add_num(o, key, d->std);
+        snprintf(key, sizeof key, "p90_%s_ms", n);
+        add_num(o, key, d->p90);
+        snprintf(key, sizeof key, "p99_%s_ms", n);
+        add_num(o, key, d->p99);
+    }
+    add_num(o, "preemptions", (double)m->preemptions);
+    add_num(o, "mean_batch_size", m->mean_batch_size);
+    add_num(o, "kv_cache_peak_usage", m->kv_cache_peak_usage);
+    add_num(o, "kv_cache_blocks", (double)r->res->kv_blocks);
+    add_num(o, "block_size", (double)r->res->block_size);
+    add_num(o, "iterations", (double)m->iterations);
+    return print_json(f, o);
+}
+
+static sim_status serve_csv(FILE *f, const sim_serve_report *r)
+{
+    const sim_serve_metrics *m = r->m;
+    const sim_step_cfg *s = &r->cfg->step;
+    fprintf(f, "model,hw,tp,weight_dtype,act_dtype,kv_cache_dtype,completed,duration,"
+               "request_throughput,output_throughput,total_token_throughput");
+    for (int k = 0; k < SIM_M_COUNT; k++) {
+        const char *n = sim_metric_name((sim_metric)k);
+        fprintf(f, ",mean_%s_ms,median_%s_ms,std_%s_ms,p90_%s_ms,p99_%s_ms", n, n, n, n, n);
+    }
+    fprintf(f, ",request_goodput,preemptions,mean_batch_size,kv_cache_peak_usage\n");
+    fprintf(f, "\"%s\",\"%s\",%d,%s,%s,%s,%zu,%.6f,%.6f,%.6f,%.6f", s->model->name, s->hw->name,
+            s->tp, sim_dtype_name(s->prec.weight), sim_dtype_name(s->prec.act),
+            sim_dtype_name(s->prec.kv), m->completed, m->duration_s, m->request_throughput,
+            m->output_throughput, m->total_token_throughput);
+    for (int k = 0; k < SIM_M_COUNT; k++) {
+        const sim_dist *d = &m->dist[k];
+        fprintf(f, ",%.6f,%.6f,%.6f,%.6f,%.6f", d->mean, d->median, d->std, d->p90, d->p99);
+    }
+    if (m->has_goodput)
+        fprintf(f, ",%.6f", m->request_goodput);
+    else
+        fprintf(f, ",");
+    fprintf(f, ",%lld,%.6f,%.6f\n", (long long)m->preemptions, m->mean_batch_size,
+            m->kv_cache_peak_usage);
+    return ferror(f) ? SIM_EINTERNAL : SIM_OK;
+}
+
+sim_status sim_report_serve(FILE *f, sim_format fmt, const sim_serve_report *r)
+{
+    switch (fmt) {
+    case SIM_FMT_JSON:
+        return serve_json(f, r);
+    case SIM_FMT_CSV:
+        return serve_csv(f, r);
+    default:
+        return serve_table(f, r);
+    }
+}
+
+sim_status sim_report_save_requests(const char *path, const sim_serve_report *r, sim_err *err)
+{
+    char tmp[1100];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+        return sim_fail(err, SIM_EINPUT, "--save-requests: path too long");
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return sim_fail(err, SIM_EINPUT, "--save-requests: cannot write %s: %s", tmp,
+                        strerror(errno));
+    fprintf(f, "request,trace_line,arrival_s,send_s,input_tokens,output_tokens,first_scheduled_s,"
+               "ttft_ms,tpot_ms,e2el_ms,finish_s,preemptions\n");
+    for (size_t i = 0; i < r->res->n; i++) {
+        const sim_req *q = &r->res->reqs[i];
+        double ttft = (double)(q->first_token_ns - q->send_ns) / 1e6;
+        double e2el = (double)(q->finish_ns - q->send_ns) / 1e6;
+        double tpot = q->output > 1 ? (e2el - ttft) / (double)(q->output - 1) : 0.0;
+        fprintf(f, "%zu,%lld,%.9f,%.9f,%lld,%lld,%.9f,%.6f,%.6f,%.6f,%.9f,%lld\n", i,
+                (long long)r->w->reqs[i].line, (double)r->w->reqs[i].arrival_ns / 1e9,
+                (double)q->send_ns / 1e9, (long long)q->input, (long long)q->output,
+                (double)q->first_sched_ns / 1e9, ttft, tpot, e2el, (double)q->finish_ns / 1e9,
+                (long long)q->preemptions);
+    }
+    bool bad = ferror(f) != 0;
+    if (fclose(f) != 0 || bad) {
+        remove(tmp);
+        return sim_fail(err, SIM_EINPUT, "--save-requests: writing %s failed", tmp);
+    }
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        remove(tmp);
+        return sim_fail(err, SIM_EINPUT, "--save-requests: cannot rename %s to %s: %s", tmp, path,
+                        strerror(e));
+    }
+    return SIM_OK;
 }

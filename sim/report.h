@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "metrics.h"
 #include "run.h"
 
 typedef enum sim_format { SIM_FMT_TABLE, SIM_FMT_JSON, SIM_FMT_CSV, SIM_FMT_COUNT } sim_format;
@@ -36,5 +37,21 @@ typedef struct sim_roofline {
 } sim_roofline;
 
 sim_status sim_report_roofline(FILE *f, sim_format fmt, const sim_roofline *r);
+
+/* What `serve` reports. */
+typedef struct sim_serve_report {
+    const sim_engine_cfg *cfg;
+    const sim_workload *w;
+    const sim_engine_result *res;
+    const sim_serve_metrics *m;
+    double request_rate; /* requests/s as configured; INFINITY for inf; NAN for a trace */
+} sim_serve_report;
+
+/* Writes vLLM's "Serving Benchmark Result" block (table), its --save-result keys (json) or one
+ * CSV row. */
+sim_status sim_report_serve(FILE *f, sim_format fmt, const sim_serve_report *r);
+
+/* Writes one CSV row per request to `path`, through a temporary file renamed when complete. */
+sim_status sim_report_save_requests(const char *path, const sim_serve_report *r, sim_err *err);
 
 #endif

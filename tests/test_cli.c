@@ -245,6 +245,118 @@ static void test_bad_input(void **state)
     expect_bad(a, "torch_dtype");
 }
 
+static void test_serve(void **state)
+{
+    (void)state;
+    run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 60 --random-input-len 300 "
+        "--random-output-len 40 --random-range-ratio 0.5 --request-rate 20 --seed 3 "
+        "--goodput ttft:200 tpot:40 --format json");
+    assert_int_equal(R.rc, 0);
+    assert_string_equal(R.err, "");
+    assert_no_nonfinite(R.out);
+    cJSON *j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    /* the keys of vLLM's --save-result file, plus infersim's own */
+    static const char *const keys[] = {
+        "completed", "duration", "total_input_tokens", "total_output_tokens",
+        "request_throughput", "output_throughput", "total_token_throughput", "request_goodput",
+        "preemptions", "mean_batch_size", "kv_cache_peak_usage"};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        num(j, keys[k]);
+    static const char *const ms[] = {"ttft", "tpot", "itl", "e2el"};
+    static const char *const st[] = {"mean", "median", "std", "p90", "p99"};
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 5; b++) {
+            char key[32];
+            snprintf(key, sizeof key, "%s_%s_ms", st[b], ms[a]);
+            assert_true(num(j, key) >= 0.0);
+        }
+    assert_near(num(j, "completed"), 60.0, 0);
+    assert_near(num(j, "request_throughput"), 60.0 / num(j, "duration"), 1e-9);
+    cJSON_Delete(j);
+    /* the same seed gives the same output; another seed does not */
+    static char first[sizeof R.out];
+    memcpy(first, R.out, sizeof first);
+    run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 60 --random-input-len 300 "
+        "--random-output-len 40 --random-range-ratio 0.5 --request-rate 20 --seed 3 "
+        "--goodput ttft:200 tpot:40 --format json");
+    assert_string_equal(first, R.out);
+    run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 60 --random-input-len 300 "
+        "--random-output-len 40 --random-range-ratio 0.5 --request-rate 20 --seed 4 "
+        "--goodput ttft:200 tpot:40 --format json");
+    assert_true(strcmp(first, R.out) != 0);
+    /* vLLM's table, and a trace replayed */
+    run("serve --model llama-3.1-8b --hw h100-sxm --trace traces/azure-conv-sample.csv "
+        "--time-scale 0.5");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "============ Serving Benchmark Result ============\n"));
+    assert_non_null(strstr(R.out, "Successful requests:                     300"));
+    assert_non_null(strstr(R.out, "---------------Time to First Token----------------\n"));
+    assert_non_null(strstr(R.out, "Mean TTFT (ms):"));
+    run("serve --model llama-3.1-8b --hw h100-sxm --trace traces/mooncake-sample.jsonl "
+        "--num-prompts 20 --format csv");
+    assert_int_equal(R.rc, 0);
+    assert_int_equal(count_lines(R.out), 2);
+}
+
+static void test_serve_save_requests(void **state)
+{
+    (void)state;
+    char path[128], cmd[512];
+    snprintf(path, sizeof path, "/tmp/infersim-req-%d.csv", (int)getpid());
+    snprintf(cmd, sizeof cmd,
+             "serve --model llama-3.1-8b --hw h100-sxm --num-prompts 25 --random-input-len 100 "
+             "--random-output-len 10 --save-requests %s --format json",
+             path);
+    run(cmd);
+    assert_int_equal(R.rc, 0);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    int lines = 0, c;
+    while ((c = fgetc(f)) != EOF)
+        lines += c == '\n';
+    fclose(f);
+    assert_int_equal(lines, 26);
+    char tmp[160];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    assert_int_not_equal(access(tmp, F_OK), 0); /* renamed, nothing half-written left */
+    remove(path);
+}
+
+static void test_serve_bad_input(void **state)
+{
+    (void)state;
+    const char *base = "serve --model llama-3.1-8b --hw h100-sxm --num-prompts 5";
+    char a[1024];
+#define BAD(extra, mention)                                                                        \
+    do {                                                                                           \
+        snprintf(a, sizeof a, "%s %s", base, extra);                                               \
+        expect_bad(a, mention);                                                                    \
+    } while (0)
+    BAD("--request-rate abc", "--request-rate");
+    BAD("--request-rate 0", "--request-rate");
+    BAD("--random-range-ratio 1", "--random-range-ratio");
+    BAD("--max-num-seqs 0", "--max-num-seqs");
+    BAD("--block-size -16", "--block-size");
+    BAD("--goodput latency:5", "--goodput");
+    BAD("--time-scale 2", "--time-scale");
+    BAD("--trace traces/azure-conv-sample.csv --random-input-len 5", "--random-input-len");
+    BAD("--trace /nonexistent/trace.csv", "/nonexistent/trace.csv");
+    BAD("--random-input-len 200000", "max_position_embeddings");
+    BAD("--save-requests /nonexistent/dir/r.csv", "--save-requests");
+    BAD("--batch 4", "--batch");
+#undef BAD
+    const char *p = tu_write_tmp("when,in,out\n1,2,3\n");
+    snprintf(a, sizeof a, "%s --trace %s", base, p);
+    expect_bad(a, "unknown trace format");
+    p = tu_write_tmp("arrival_s,input_tokens,output_tokens\n0,100,10\n1,200000,10\n");
+    snprintf(a, sizeof a, "%s --trace %s", base, p);
+    expect_bad(a, ":3:");
+    p = tu_write_tmp("arrival_s,input_tokens,output_tokens\n0,100,10\n1,x,10\n");
+    snprintf(a, sizeof a, "%s --trace %s", base, p);
+    expect_bad(a, ":3: field 'input_tokens'");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -252,6 +364,9 @@ int main(void)
         cmocka_unit_test(test_tp_ops_and_names),
         cmocka_unit_test(test_formats),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_serve),
+        cmocka_unit_test(test_serve_save_requests),
+        cmocka_unit_test(test_serve_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,320 @@
+/* engine.c - discrete-event serving simulation. */
+#include "engine.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NS_PER_S 1000000000LL
+
+int64_t sim_engine_kv_blocks(const sim_engine_cfg *cfg)
+{
+    double bytes = sim_kvcache_capacity_bytes(&cfg->step, cfg->mem_util,
+                                              cfg->sched.max_num_batched_tokens,
+                                              cfg->sched.max_num_seqs);
+    double per_block =
+        (double)cfg->block_size * sim_graph_kv_bytes_per_token(cfg->step.model, cfg->step.tp,
+                                                               &cfg->step.prec);
+    return bytes > 0.0 ? (int64_t)floor(bytes / per_block) : 0;
+}
+
+/* "traces/x.csv:17" or "request 17 (--random-... flags)" for messages about one request. */
+static void where(const sim_workload *w, size_t i, char *buf, size_t len)
+{
+    if (w->reqs[i].line > 0)
+        snprintf(buf, len, "%s:%lld", w->source, (long long)w->reqs[i].line);
+    else
+        snprintf(buf, len, "request %zu of the %s workload", i, w->source);
+}
+
+sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, sim_err *err)
+{
+    sim_status st = sim_step_check(&cfg->step, err);
+    if (st)
+        return st;
+    const sim_sched_cfg *sc = &cfg->sched;
+    if (sc->max_num_seqs < 1 || sc->max_num_batched_tokens < 1 || cfg->block_size < 1)
+        return sim_fail(err, SIM_EINPUT,
+                        "--max-num-seqs, --max-num-batched-tokens, --block-size: values %lld, "
+                        "%lld, %lld, expected each >= 1",
+                        (long long)sc->max_num_seqs, (long long)sc->max_num_batched_tokens,
+                        (long long)cfg->block_size);
+    if (!(cfg->mem_util > 0.0 && cfg->mem_util <= 1.0))
+        return sim_fail(err, SIM_EINPUT,
+                        "--gpu-memory-utilization: value %g, expected a number in (0, 1]",
+                        cfg->mem_util);
+    int64_t blocks = sim_engine_kv_blocks(cfg);
+    if (blocks < 1) {
+        double bytes = sim_kvcache_capacity_bytes(&cfg->step, cfg->mem_util,
+                                                  sc->max_num_batched_tokens, sc->max_num_seqs);
+        return sim_fail(err, SIM_EINPUT,
+                        "%s on %d x %s leaves %.2f GB per GPU for the KV cache at "
+                        "--gpu-memory-utilization %g (weights %.1f GB); expected room for at least "
+                        "one block of %lld tokens",
+                        cfg->step.model->name, cfg->step.tp, cfg->step.hw->name, bytes / 1e9,
+                        cfg->mem_util,
+                        sim_graph_weight_bytes_per_gpu(cfg->step.model, cfg->step.tp,
+                                                       &cfg->step.prec) / 1e9,
+                        (long long)cfg->block_size);
+    }
+    const int64_t cache_tokens = blocks * cfg->block_size;
+    const int64_t context = cfg->step.model->max_positions;
+    char at[320];
+    for (size_t i = 0; i < w->n; i++) {
+        const sim_request *q = &w->reqs[i];
+        int64_t total = q->input_tokens + q->output_tokens;
+        if (total > context) {
+            where(w, i, at, sizeof at);
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: %lld input + %lld output tokens is past the context of %s "
+                            "(max_position_embeddings %lld)",
+                            at, (long long)q->input_tokens, (long long)q->output_tokens,
+                            cfg->step.model->path, (long long)context);
+        }
+        if (total > cache_tokens) {
+            where(w, i, at, sizeof at);
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: %lld input + %lld output tokens do not fit the whole KV cache "
+                            "(%lld blocks of %lld = %lld tokens)",
+                            at, (long long)q->input_tokens, (long long)q->output_tokens,
+                            (long long)blocks, (long long)cfg->block_size,
+                            (long long)cache_tokens);
+        }
+        /* unchunked, a request recomputed after preemption re-prefills all it knows */
+        if (!sc->chunked_prefill && total - 1 > sc->max_num_batched_tokens) {
+            where(w, i, at, sizeof at);
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: %lld tokens cannot be prefilled in one iteration with "
+                            "--no-chunked-prefill and --max-num-batched-tokens %lld; expected a "
+                            "budget of at least %lld",
+                            at, (long long)(total - 1), (long long)sc->max_num_batched_tokens,
+                            (long long)(total - 1));
+        }
+    }
+    return SIM_OK;
+}
+
+void sim_engine_result_free(sim_engine_result *r)
+{
+    free(r->reqs);
+    free(r->itl_ns);
+    r->reqs = NULL;
+    r->itl_ns = NULL;
+}
+
+/* Output tokens per 1-second bucket, grown on demand. */
+typedef struct buckets {
+    int64_t *count;
+    size_t len;
+} buckets;
+
+static int bucket_add(buckets *b, int64_t t_ns, int64_t tokens)
+{
+    size_t k = (size_t)(t_ns / NS_PER_S);
+    if (k >= b->len) {
+        size_t len = b->len ? b->len : 64;
+        while (len <= k)
+            len *= 2;
+        int64_t *c = realloc(b->count, len * sizeof *c);
+        if (!c)
+            return 0;
+        memset(c + b->len, 0, (len - b->len) * sizeof *c);
+        b->count = c;
+        b->len = len;
+    }
+    b->count[k] += tokens;
+    return 1;
+}
+
+typedef struct loop {
+    const sim_engine_cfg *cfg;
+    const sim_workload *w;
+    sim_engine_result *res;
+    sim_sched sched;
+    size_t *itl_offset;       /* where each request's gaps start in res->itl_ns */
+    sim_sched_entry *batch;   /* room for max_num_seqs */
+    sim_seq_group *groups;
+    buckets tokens;
+    int64_t now;
+    size_t next;              /* next request to send */
+    int64_t inflight;
+    int64_t free_since;       /* when a concurrency slot last became free */
+    size_t done;
+} loop;
+
+/* Sends every request that has arrived by `now` and may be in flight. */
+static void send_arrivals(loop *L)
+{
+    const int64_t cap = L->cfg->max_concurrency;
+    while (L->next < L->w->n && L->w->reqs[L->next].arrival_ns <= L->now &&
+           (cap == 0 || L->inflight < cap)) {
+        sim_req *r = &L->res->reqs[L->next];
+        int64_t arrival = L->w->reqs[L->next].arrival_ns;
+        r->send_ns = arrival > L->free_since ? arrival : L->free_since;
+        sim_sched_enqueue(&L->sched, L->res->reqs, (int64_t)L->next);
+        L->next++;
+        L->inflight++;
+        if (L->inflight > L->res->peak_concurrency)
+            L->res->peak_concurrency = L->inflight;
+    }
+}
+
+/* A token of request id came out at `now`. */
+static void emit_token(loop *L, int64_t id)
+{
+    sim_req *r = &L->res->reqs[id];
+    r->generated++;
+    if (r->generated == 1)
+        r->first_token_ns = L->now;
+    else
+        L->res->itl_ns[L->itl_offset[id] + (size_t)(r->generated - 2)] = L->now - r->last_token_ns;
+    r->last_token_ns = L->now;
+    if (r->generated == r->output) {
+        r->finish_ns = L->now;
+        sim_sched_finish(&L->sched, L->res->reqs, id);
+        L->done++;
+        if (L->cfg->max_concurrency > 0 && L->inflight == L->cfg->max_concurrency)
+            L->free_since = L->now;
+        L->inflight--;
+    }
+}
+
+/* Runs one iteration: schedule, price, advance time, apply. Returns 0 if nothing could run. */
+static int iterate(loop *L)
+{
+    sim_req *reqs = L->res->reqs;
+    size_t n = sim_sched_next(&L->sched, reqs, L->batch);
+    if (n == 0)
+        return 0;
+    bool prefill = false;
+    for (size_t i = 0; i < n; i++) {
+        const sim_req *r = &reqs[L->batch[i].req];
+        int64_t q = L->batch[i].num_new;
+        bool samples = r->computed + q == sim_req_known(r);
+        L->groups[i] = (sim_seq_group){.count = 1, .q = q, .c = r->computed,
+                                       .logits = samples ? 1 : 0};
+        prefill |= q > 1 || r->computed == 0;
+    }
+    sim_step_cfg sc = L->cfg->step;
+    sc.eager = sc.eager || prefill;
+    sim_step_result step;
+    sim_step_price(&sc, L->groups, n, &step);
+    int64_t dt = (int64_t)llround(step.t_ns);
+    if (dt < 1)
+        dt = 1;
+    int64_t start = L->now;
+    L->now += dt;
+    L->res->busy_ns += (double)dt;
+    L->res->iterations++;
+    L->res->scheduled_seqs += (int64_t)n;
+    int64_t produced = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t id = L->batch[i].req;
+        sim_req *r = &reqs[id];
+        if (r->first_sched_ns < 0)
+            r->first_sched_ns = start;
+        r->computed += L->batch[i].num_new;
+        if (r->computed == sim_req_known(r)) {
+            emit_token(L, id);
+            produced++;
+        }
+    }
+    sim_sched_compact(&L->sched, reqs);
+    return bucket_add(&L->tokens, L->now, produced) ? 1 : -1;
+}
+
+static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *w,
+                        sim_engine_result *out, sim_err *err)
+{
+    memset(L, 0, sizeof *L);
+    memset(out, 0, sizeof *out);
+    L->cfg = cfg;
+    L->w = w;
+    L->res = out;
+    size_t n = w->n;
+    out->n = n;
+    out->reqs = calloc(n, sizeof *out->reqs);
+    L->itl_offset = malloc(n * sizeof *L->itl_offset);
+    size_t m = (size_t)cfg->sched.max_num_seqs;
+    if (m > n)
+        m = n;
+    L->batch = malloc(m * sizeof *L->batch);
+    L->groups = malloc(m * sizeof *L->groups);
+    if (!out->reqs || !L->itl_offset || !L->batch || !L->groups)
+        return sim_fail(err, SIM_EINTERNAL, "out of memory for %zu requests", n);
+    size_t gaps = 0;
+    for (size_t i = 0; i < n; i++) {
+        sim_req *r = &out->reqs[i];
+        r->input = w->reqs[i].input_tokens;
+        r->output = w->reqs[i].output_tokens;
+        r->first_sched_ns = r->first_token_ns = r->last_token_ns = r->finish_ns = -1;
+        r->phase = SIM_REQ_PENDING;
+        L->itl_offset[i] = gaps;
+        gaps += (size_t)(r->output - 1);
+    }
+    out->n_itl = gaps;
+    out->itl_ns = malloc((gaps ? gaps : 1) * sizeof *out->itl_ns);
+    if (!out->itl_ns)
+        return sim_fail(err, SIM_EINTERNAL, "out of memory for %zu inter-token gaps", gaps);
+    sim_kvcache kv;
+    sim_kvcache_init(&kv, sim_engine_kv_blocks(cfg), cfg->block_size);
+    sim_sched_cfg sc = cfg->sched;
+    if (sc.max_num_seqs > (int64_t)n)
+        sc.max_num_seqs = (int64_t)n; /* never more running than requests */
+    if (sim_sched_init(&L->sched, &sc, &kv, n))
+        return sim_fail(err, SIM_EINTERNAL, "out of memory for the scheduler queues");
+    out->kv_blocks = kv.total_blocks;
+    out->block_size = kv.block_size;
+    return SIM_OK;
+}
+
+static void teardown(loop *L)
+{
+    sim_sched_free(&L->sched);
+    free(L->itl_offset);
+    free(L->batch);
+    free(L->groups);
+    free(L->tokens.count);
+}
+
+sim_status sim_engine_run(const sim_engine_cfg *cfg, const sim_workload *w, sim_engine_result *out,
+                          sim_err *err)
+{
+    loop L;
+    sim_status st = setup(&L, cfg, w, out, err);
+    while (!st && L.done < w->n) {
+        send_arrivals(&L);
+        if (sim_sched_idle(&L.sched)) {
+            if (L.next >= w->n) {
+                st = sim_fail(err, SIM_EINTERNAL, "engine idle with %zu of %zu requests done",
+                              L.done, w->n);
+                break;
+            }
+            /* nothing to run: jump to the next arrival */
+            if (w->reqs[L.next].arrival_ns > L.now)
+                L.now = w->reqs[L.next].arrival_ns;
+            continue;
+        }
+        int rc = iterate(&L);
+        if (rc < 0)
+            st = sim_fail(err, SIM_EINTERNAL, "out of memory");
+        else if (rc == 0)
+            st = sim_fail(err, SIM_EINTERNAL,
+                          "scheduler stalled at t = %lld ns with %zu waiting and %zu running "
+                          "requests (a bug: every request was checked to fit)",
+                          (long long)L.now, L.sched.w_len, L.sched.r_len);
+    }
+    if (!st) {
+        out->duration_ns = L.now;
+        out->preemptions = L.sched.preemptions;
+        out->kv_peak_blocks = L.sched.kv.peak_used;
+        for (size_t k = 0; k < L.tokens.len; k++)
+            if ((double)L.tokens.count[k] > out->peak_output_tps)
+                out->peak_output_tps = (double)L.tokens.count[k];
+    }
+    teardown(&L);
+    if (st)
+        sim_engine_result_free(out);
+    return st;
+}

@@ -1,0 +1,67 @@
+/* engine.h - the discrete-event serving loop: requests arrive, the scheduler forms each
+ * iteration, the step model prices it, tokens come out, the KV cache fills and frees.
+ *
+ *   sim_engine_cfg cfg = {...};
+ *   if (sim_engine_check(&cfg, &workload, &err)) ...exit 2...;
+ *   sim_engine_result res;
+ *   if (sim_engine_run(&cfg, &workload, &res, &err)) ...;
+ *   ... res.reqs[i].first_token_ns ...
+ *   sim_engine_result_free(&res);
+ *
+ * Time is integer nanoseconds from 0. Requests that arrive during an iteration join at the next
+ * one. A client-side cap on requests in flight (--max-concurrency) delays a request's send time
+ * until a slot frees; its latencies count from the send, as vLLM's benchmark measures them.
+ * Iterations with any prefill tokens launch kernels eagerly; decode-only iterations replay CUDA
+ * graphs (unless the step configuration says eager). Per iteration the work is
+ * O(operators + requests scheduled).
+ */
+#ifndef SIM_ENGINE_H
+#define SIM_ENGINE_H
+
+#include <stdint.h>
+
+#include "sched.h"
+#include "step.h"
+#include "workload.h"
+
+typedef struct sim_engine_cfg {
+    sim_step_cfg step;        /* model, device, TP, precision, overheads */
+    sim_sched_cfg sched;      /* batch limits and chunked prefill */
+    int64_t block_size;       /* KV tokens per block */
+    double mem_util;          /* --gpu-memory-utilization */
+    int64_t max_concurrency;  /* client-side cap on requests in flight; 0 = none */
+} sim_engine_cfg;
+
+typedef struct sim_engine_result {
+    sim_req *reqs;             /* per request, in workload order (owned) */
+    size_t n;
+    int64_t *itl_ns;           /* every inter-token gap of every request (owned) */
+    size_t n_itl;
+    int64_t duration_ns;       /* from t = 0 to the last token */
+    int64_t iterations;
+    int64_t scheduled_seqs;    /* sum over iterations of the requests in them */
+    int64_t preemptions;
+    int64_t kv_blocks;         /* cache size */
+    int64_t kv_peak_blocks;
+    int64_t block_size;
+    int64_t peak_concurrency;  /* most requests in flight at once */
+    double peak_output_tps;    /* most output tokens in any 1-second window [k, k+1) */
+    double busy_ns;            /* time spent in iterations (the rest is idle) */
+} sim_engine_result;
+
+/* KV blocks the configuration leaves (<= 0: the model does not fit). */
+int64_t sim_engine_kv_blocks(const sim_engine_cfg *cfg);
+
+/* Validates the configuration against the workload: the step, the limits, that the KV cache
+ * holds at least one block, and that every request fits the model's context, the whole KV cache
+ * and (without chunked prefill) the token budget. Errors name the file and line of a traced
+ * request. */
+sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, sim_err *err);
+
+/* Simulates the workload. cfg must have passed sim_engine_check with w. */
+sim_status sim_engine_run(const sim_engine_cfg *cfg, const sim_workload *w, sim_engine_result *out,
+                          sim_err *err);
+
+void sim_engine_result_free(sim_engine_result *r);
+
+#endif

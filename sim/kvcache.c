@@ -1,0 +1,46 @@
+/* kvcache.c - block accounting of the paged KV cache. */
+#include "kvcache.h"
+
+#include <assert.h>
+
+#include "mem.h"
+
+double sim_kvcache_capacity_bytes(const sim_step_cfg *cfg, double util, int64_t max_tokens,
+                                  int64_t max_seqs)
+{
+    double weights = sim_graph_weight_bytes_per_gpu(cfg->model, cfg->tp, &cfg->prec);
+    double work = sim_mem_workspace_bytes(cfg, (double)max_tokens, (double)max_seqs);
+    return cfg->hw->hbm_bytes * util - weights - work - cfg->hw->runtime_reserved_bytes;
+}
+
+void sim_kvcache_init(sim_kvcache *kv, int64_t blocks, int64_t block_size)
+{
+    kv->block_size = block_size;
+    kv->total_blocks = blocks;
+    kv->free_blocks = blocks;
+    kv->peak_used = 0;
+}
+
+int64_t sim_kvcache_blocks_for(const sim_kvcache *kv, int64_t tokens)
+{
+    return (tokens + kv->block_size - 1) / kv->block_size;
+}
+
+bool sim_kvcache_alloc(sim_kvcache *kv, int64_t n)
+{
+    if (n > kv->free_blocks)
+        return false;
+    kv->free_blocks -= n;
+    int64_t used = kv->total_blocks - kv->free_blocks;
+    if (used > kv->peak_used)
+        kv->peak_used = used;
+    return true;
+}
+
+void sim_kvcache_release(sim_kvcache *kv, int64_t n)
+{
+    kv->free_blocks += n;
+    assert(kv->free_blocks <= kv->total_blocks);
+}
+
+int64_t sim_kvcache_used(const sim_kvcache *kv) { return kv->total_blocks - kv->free_blocks; }

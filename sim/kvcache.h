@@ -1,0 +1,44 @@
+/* kvcache.h - paged KV cache: capacity in blocks of `block_size` tokens, and block accounting.
+ *
+ * Only counts matter to timing (which physical block a token sits in does not), so a request
+ * holds a number of blocks and the cache a number of free ones: every operation is O(1).
+ *
+ *   capacity bytes = HBM x utilization - weights/TP - activation workspace - runtime reserve
+ *   blocks         = floor(capacity / (block_size x KV bytes per token per GPU))
+ */
+#ifndef SIM_KVCACHE_H
+#define SIM_KVCACHE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "step.h"
+
+typedef struct sim_kvcache {
+    int64_t block_size;   /* tokens per block */
+    int64_t total_blocks;
+    int64_t free_blocks;
+    int64_t peak_used;    /* most blocks ever in use at once */
+} sim_kvcache;
+
+/* KV-cache bytes per GPU that the memory plan leaves: HBM x util - weights - workspace of a step
+ * of `max_tokens` tokens and `max_seqs` logits - runtime reserve. May be <= 0. */
+double sim_kvcache_capacity_bytes(const sim_step_cfg *cfg, double util, int64_t max_tokens,
+                                  int64_t max_seqs);
+
+/* Sets up a cache of `blocks` blocks of `block_size` tokens. */
+void sim_kvcache_init(sim_kvcache *kv, int64_t blocks, int64_t block_size);
+
+/* Blocks needed to hold `tokens` tokens. */
+int64_t sim_kvcache_blocks_for(const sim_kvcache *kv, int64_t tokens);
+
+/* Takes n blocks if that many are free (true), else changes nothing (false). */
+bool sim_kvcache_alloc(sim_kvcache *kv, int64_t n);
+
+/* Returns n blocks. */
+void sim_kvcache_release(sim_kvcache *kv, int64_t n);
+
+/* Blocks in use now. */
+int64_t sim_kvcache_used(const sim_kvcache *kv);
+
+#endif

@@ -1,0 +1,215 @@
+/* metrics.c - vLLM's serving metrics from an engine result. */
+#include "metrics.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const metric_names[SIM_M_COUNT] = {
+    [SIM_M_TTFT] = "ttft", [SIM_M_TPOT] = "tpot", [SIM_M_ITL] = "itl", [SIM_M_E2EL] = "e2el"};
+
+const char *sim_metric_name(sim_metric m) { return metric_names[m]; }
+
+static void swap(double *a, double *b)
+{
+    double t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* Puts the k-th smallest of v[lo, hi) at v[k], smaller ones before it, larger ones after.
+ * Three-way partitioning keeps it linear on the many equal values latency samples have; the pivot
+ * is the median of three positions drawn from a fixed-seed generator, so structured inputs
+ * (runs of equal gaps, sorted stretches) cannot make it quadratic and results never vary. */
+static void select_kth(double *v, size_t lo, size_t hi, size_t k)
+{
+    uint64_t x = 0x9e3779b97f4a7c15ULL;
+    while (hi - lo > 1) {
+        double p3[3];
+        for (int j = 0; j < 3; j++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            p3[j] = v[lo + (size_t)(x % (hi - lo))];
+        }
+        double a = p3[0], b = p3[1], c = p3[2];
+        double pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        size_t lt = lo, i = lo, gt = hi;
+        while (i < gt) {
+            if (v[i] < pivot)
+                swap(&v[lt++], &v[i++]);
+            else if (v[i] > pivot)
+                swap(&v[i], &v[--gt]);
+            else
+                i++;
+        }
+        if (k < lt)
+            hi = lt;
+        else if (k >= gt)
+            lo = gt;
+        else
+            return; /* v[lt..gt) all equal the pivot */
+    }
+}
+
+/* Percentiles p[0] < p[1] < ... of n > 0 values (linear interpolation). Each selection only
+ * searches above the previous one. */
+static void percentiles(double *v, size_t n, const double *p, double *out, int np)
+{
+    size_t from = 0;
+    for (int j = 0; j < np; j++) {
+        double pos = p[j] / 100.0 * (double)(n - 1);
+        size_t k = (size_t)floor(pos);
+        double frac = pos - (double)k;
+        if (k < from)
+            from = 0; /* not increasing: search everything */
+        select_kth(v, from, n, k);
+        double lo = v[k];
+        out[j] = lo;
+        if (frac > 0.0 && k + 1 < n) {
+            double hi = v[k + 1];
+            for (size_t i = k + 2; i < n; i++)
+                if (v[i] < hi)
+                    hi = v[i];
+            out[j] = lo + frac * (hi - lo);
+        }
+        from = k + 1 < n ? k + 1 : k;
+    }
+}
+
+double sim_metrics_percentile(double *v, size_t n, double p)
+{
+    double out;
+    percentiles(v, n, &p, &out, 1);
+    return out;
+}
+
+sim_dist sim_metrics_dist(double *ns, size_t n)
+{
+    sim_dist d = {0};
+    d.n = n;
+    if (n == 0)
+        return d;
+    double sum = 0.0;
+    for (size_t i = 0; i < n; i++)
+        sum += ns[i];
+    double mean = sum / (double)n, ss = 0.0;
+    for (size_t i = 0; i < n; i++)
+        ss += (ns[i] - mean) * (ns[i] - mean);
+    d.mean = mean / 1e6;
+    d.std = sqrt(ss / (double)n) / 1e6;
+    static const double ps[3] = {50.0, 90.0, 99.0};
+    double q[3];
+    percentiles(ns, n, ps, q, 3);
+    d.median = q[0] / 1e6;
+    d.p90 = q[1] / 1e6;
+    d.p99 = q[2] / 1e6;
+    return d;
+}
+
+sim_status sim_metrics_compute(sim_engine_result *res, const sim_slo *slo, sim_serve_metrics *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t n = res->n;
+    size_t big = res->n_itl > n ? res->n_itl : n;
+    double *buf = malloc((big ? big : 1) * sizeof *buf);
+    double *ttft = malloc((n ? n : 1) * sizeof *ttft);
+    double *tpot = malloc((n ? n : 1) * sizeof *tpot);
+    double *e2el = malloc((n ? n : 1) * sizeof *e2el);
+    if (!buf || !ttft || !tpot || !e2el) {
+        free(buf);
+        free(ttft);
+        free(tpot);
+        free(e2el);
+        return SIM_EINTERNAL;
+    }
+    size_t n_tpot = 0, good = 0;
+    bool any_slo = false;
+    for (int m = 0; m < SIM_M_COUNT; m++)
+        any_slo |= slo && slo->ms[m] > 0.0;
+    for (size_t i = 0; i < n; i++) {
+        const sim_req *r = &res->reqs[i];
+        ttft[i] = (double)(r->first_token_ns - r->send_ns);
+        e2el[i] = (double)(r->finish_ns - r->send_ns);
+        double t = 0.0;
+        if (r->output > 1)
+            tpot[n_tpot++] = t = (e2el[i] - ttft[i]) / (double)(r->output - 1);
+        out->total_input_tokens += r->input;
+        out->total_output_tokens += r->output;
+        if (any_slo) {
+            bool ok = true;
+            const double v[SIM_M_COUNT] = {[SIM_M_TTFT] = ttft[i], [SIM_M_TPOT] = t,
+                                           [SIM_M_E2EL] = e2el[i]};
+            for (int m = 0; m < SIM_M_COUNT; m++)
+                if (m != SIM_M_ITL && slo->ms[m] > 0.0 && v[m] > slo->ms[m] * 1e6)
+                    ok = false;
+            good += ok;
+        }
+    }
+    out->completed = n;
+    out->duration_s = (double)res->duration_ns / 1e9;
+    double dur = out->duration_s > 0.0 ? out->duration_s : 1e-9;
+    out->request_throughput = (double)n / dur;
+    out->output_throughput = (double)out->total_output_tokens / dur;
+    out->total_token_throughput =
+        (double)(out->total_input_tokens + out->total_output_tokens) / dur;
+    out->has_goodput = any_slo;
+    out->request_goodput = (double)good / dur;
+    out->dist[SIM_M_TTFT] = sim_metrics_dist(ttft, n);
+    out->dist[SIM_M_TPOT] = sim_metrics_dist(tpot, n_tpot);
+    out->dist[SIM_M_E2EL] = sim_metrics_dist(e2el, n);
+    for (size_t i = 0; i < res->n_itl; i++)
+        buf[i] = (double)res->itl_ns[i];
+    out->dist[SIM_M_ITL] = sim_metrics_dist(buf, res->n_itl);
+    out->preemptions = res->preemptions;
+    out->iterations = res->iterations;
+    out->mean_batch_size =
+        res->iterations > 0 ? (double)res->scheduled_seqs / (double)res->iterations : 0.0;
+    out->kv_cache_peak_usage =
+        res->kv_blocks > 0 ? (double)res->kv_peak_blocks / (double)res->kv_blocks : 0.0;
+    out->peak_concurrency = res->peak_concurrency;
+    out->peak_output_throughput = res->peak_output_tps;
+    free(buf);
+    free(ttft);
+    free(tpot);
+    free(e2el);
+    return SIM_OK;
+}
+
+sim_status sim_slo_parse(const char *s, sim_slo *slo, sim_err *err)
+{
+    memset(slo, 0, sizeof *slo);
+    const char *p = s;
+    bool any = false;
+    while (*p) {
+        size_t len = strcspn(p, ", ");
+        if (len > 0) {
+            char tok[64];
+            snprintf(tok, sizeof tok, "%.*s", (int)len, p);
+            char *colon = strchr(tok, ':');
+            int m = -1;
+            if (colon) {
+                *colon = '\0';
+                for (int k = 0; k < SIM_M_COUNT; k++)
+                    if (k != SIM_M_ITL && strcmp(tok, metric_names[k]) == 0)
+                        m = k;
+            }
+            char *end = NULL;
+            double v = colon ? strtod(colon + 1, &end) : NAN;
+            if (len >= sizeof tok || m < 0 || !end || end == colon + 1 || *end || !(v > 0.0) ||
+                !isfinite(v))
+                return sim_fail(err, SIM_EINPUT,
+                                "--goodput: '%s' is not KEY:MS, expected ttft:MS, tpot:MS or "
+                                "e2el:MS with MS > 0 (e.g. --goodput ttft:500,tpot:50)",
+                                s);
+            slo->ms[m] = v;
+            any = true;
+        }
+        p += len;
+        p += strspn(p, ", ");
+    }
+    if (!any)
+        return sim_fail(err, SIM_EINPUT, "--goodput: empty, expected ttft:MS, tpot:MS or e2el:MS");
+    return SIM_OK;
+}

@@ -1,0 +1,65 @@
+/* metrics.h - latency samples, percentiles, throughput and goodput, defined exactly as vLLM's
+ * `vllm bench serve` defines them:
+ *   TTFT  = first token - send time;   E2EL = last token - send time;
+ *   TPOT  = (E2EL - TTFT) / (output - 1) per request with output > 1 (else no sample);
+ *   ITL   = every gap between successive tokens of every request, pooled;
+ *   mean, median, std (population) and percentiles with linear interpolation between order
+ *   statistics (numpy.percentile's default);
+ *   request/output/total-token throughput = completed, output tokens, input + output tokens over
+ *   the duration; goodput = requests meeting every given SLO (value <= SLO; TPOT counts as 0 for
+ *   one-token outputs) over the duration.
+ */
+#ifndef SIM_METRICS_H
+#define SIM_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+
+typedef struct sim_dist {
+    double mean, median, std, p90, p99; /* milliseconds */
+    size_t n;                           /* samples */
+} sim_dist;
+
+typedef enum sim_metric { SIM_M_TTFT, SIM_M_TPOT, SIM_M_ITL, SIM_M_E2EL, SIM_M_COUNT } sim_metric;
+
+/* "ttft", "tpot", "itl", "e2el". */
+const char *sim_metric_name(sim_metric m);
+
+/* Service-level objectives in ms; a value <= 0 means "not given". */
+typedef struct sim_slo {
+    double ms[SIM_M_COUNT]; /* ITL is not an SLO; its slot is unused */
+} sim_slo;
+
+typedef struct sim_serve_metrics {
+    size_t completed;
+    double duration_s;
+    int64_t total_input_tokens, total_output_tokens;
+    double request_throughput, output_throughput, total_token_throughput;
+    sim_dist dist[SIM_M_COUNT];
+    bool has_goodput;
+    double request_goodput;
+    int64_t preemptions;
+    double mean_batch_size;     /* requests per iteration */
+    double kv_cache_peak_usage; /* fraction of KV blocks in use at the peak */
+    int64_t iterations;
+    int64_t peak_concurrency;
+    double peak_output_throughput;
+} sim_serve_metrics;
+
+/* Summary of n samples in nanoseconds, reported in ms. Reorders `ns` (selection, O(n) each
+ * percentile). n = 0 gives zeros. */
+sim_dist sim_metrics_dist(double *ns, size_t n);
+
+/* The linearly interpolated p-th percentile (0..100) of n > 0 values; reorders them. */
+double sim_metrics_percentile(double *v, size_t n, double p);
+
+/* Aggregates an engine result. Returns SIM_EINTERNAL when out of memory. */
+sim_status sim_metrics_compute(sim_engine_result *res, const sim_slo *slo, sim_serve_metrics *out);
+
+/* Parses "ttft:300,tpot:50" (also space-separated pairs joined by the caller) into slo. */
+sim_status sim_slo_parse(const char *s, sim_slo *slo, sim_err *err);
+
+#endif

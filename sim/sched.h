@@ -1,0 +1,94 @@
+/* sched.h - continuous batching: which requests run in the next iteration, and how many tokens
+ * each. Knows nothing of costs.
+ *
+ * A request has `known` = input + generated tokens; `computed` of them have their KV in the cache.
+ * An iteration feeds it num_new = known - computed tokens (capped by the token budget when
+ * prefill is chunked): a fresh prompt, a prompt chunk, a single decode token (num_new = 1), or a
+ * whole recompute after preemption. When computed reaches known, the iteration samples a token.
+ *
+ * Policy (vLLM v1, chunked prefill on):
+ *   1. running requests in admission order, each taking min(num_new, budget) tokens and the KV
+ *      blocks for them; when blocks run out, the most recently admitted running request is
+ *      preempted (recompute: its blocks are freed, computed = 0, and it goes to the FRONT of the
+ *      waiting queue), repeatedly, until the allocation succeeds or the request preempts itself;
+ *   2. if nobody was preempted, waiting requests first-come-first-served while max_num_seqs, the
+ *      token budget (max_num_batched_tokens) and free blocks allow.
+ * With chunked prefill off (vLLM v0 style): if waiting requests can be admitted whole, the
+ * iteration is prefill-only (as many as fit); otherwise it decodes every running request.
+ */
+#ifndef SIM_SCHED_H
+#define SIM_SCHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kvcache.h"
+
+typedef enum sim_req_phase {
+    SIM_REQ_PENDING, /* not yet sent by the client */
+    SIM_REQ_WAITING, /* queued at the engine */
+    SIM_REQ_RUNNING, /* admitted, holds KV blocks */
+    SIM_REQ_DONE,
+} sim_req_phase;
+
+/* Run state of one request (the engine owns the array). */
+typedef struct sim_req {
+    int64_t input, output;   /* prompt tokens; tokens to generate */
+    int64_t computed;        /* tokens whose KV is in the cache */
+    int64_t generated;       /* output tokens produced so far */
+    int64_t blocks;          /* KV blocks held */
+    int64_t preemptions;
+    int64_t send_ns;         /* when the client sent it (TTFT and E2E count from here) */
+    int64_t first_sched_ns;  /* start of its first iteration; -1 before */
+    int64_t first_token_ns, last_token_ns, finish_ns;
+    sim_req_phase phase;
+} sim_req;
+
+typedef struct sim_sched_cfg {
+    int64_t max_num_seqs;           /* requests per iteration */
+    int64_t max_num_batched_tokens; /* token budget per iteration */
+    bool chunked_prefill;
+} sim_sched_cfg;
+
+/* One scheduled request of an iteration. */
+typedef struct sim_sched_entry {
+    int64_t req;     /* index into the request array */
+    int64_t num_new; /* tokens fed this iteration */
+} sim_sched_entry;
+
+typedef struct sim_sched {
+    sim_sched_cfg cfg;
+    sim_kvcache kv;
+    int64_t *waiting;          /* ring buffer of request indices */
+    size_t w_head, w_len, cap; /* cap = number of requests */
+    int64_t *running;          /* admission order */
+    size_t r_len;
+    int64_t preemptions;       /* total so far */
+} sim_sched;
+
+/* Tokens a request knows (prompt + generated). */
+static inline int64_t sim_req_known(const sim_req *r) { return r->input + r->generated; }
+
+/* Allocates queues for n requests. Returns SIM_EINTERNAL when out of memory. */
+sim_status sim_sched_init(sim_sched *s, const sim_sched_cfg *cfg, const sim_kvcache *kv, size_t n);
+
+void sim_sched_free(sim_sched *s);
+
+/* Queues a request that just arrived at the engine. */
+void sim_sched_enqueue(sim_sched *s, sim_req *reqs, int64_t id);
+
+/* Forms the next iteration into out[] (room for max_num_seqs entries); returns its size. Updates
+ * KV blocks, preemptions and queue membership; does not advance computed or generated. */
+size_t sim_sched_next(sim_sched *s, sim_req *reqs, sim_sched_entry *out);
+
+/* After an iteration: frees a finished request's blocks and removes it from the running list. */
+void sim_sched_finish(sim_sched *s, sim_req *reqs, int64_t id);
+
+/* Drops finished requests from the running list (call once per iteration, after the finishes). */
+void sim_sched_compact(sim_sched *s, const sim_req *reqs);
+
+/* True when nothing is waiting or running. */
+bool sim_sched_idle(const sim_sched *s);
+
+#endif

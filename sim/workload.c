@@ -1,0 +1,376 @@
+/* workload.c - synthetic request streams and trace readers. */
+#define _POSIX_C_SOURCE 200809L
+#include "workload.h"
+
+#include <ctype.h>
+#include <stdbool.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "rng.h"
+
+#define NS_PER_S 1e9
+/* A request this long is certainly a unit mistake; the engine checks the model's real limit. */
+#define MAX_TOKENS ((int64_t)1 << 40)
+
+void sim_workload_free(sim_workload *w)
+{
+    free(w->reqs);
+    w->reqs = NULL;
+    w->n = 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Synthetic */
+
+static void length_range(int64_t len, double ratio, int64_t *lo, int64_t *hi)
+{
+    *lo = (int64_t)floor((double)len * (1.0 - ratio));
+    *hi = (int64_t)ceil((double)len * (1.0 + ratio));
+    if (*lo < 1)
+        *lo = 1;
+    if (*hi < *lo)
+        *hi = *lo;
+}
+
+sim_status sim_workload_synthetic(const sim_synth_cfg *c, sim_workload *out, sim_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (c->num_prompts < 1 || c->num_prompts > ((int64_t)1 << 28))
+        return sim_fail(err, SIM_EINPUT, "--num-prompts: value %lld, expected 1..268435456",
+                        (long long)c->num_prompts);
+    if (c->input_len < 1 || c->output_len < 1)
+        return sim_fail(err, SIM_EINPUT,
+                        "--random-input-len, --random-output-len: values %lld, %lld, expected >= 1",
+                        (long long)c->input_len, (long long)c->output_len);
+    if (!(c->range_ratio >= 0.0 && c->range_ratio < 1.0))
+        return sim_fail(err, SIM_EINPUT, "--random-range-ratio: value %g, expected [0, 1)",
+                        c->range_ratio);
+    if (!(c->request_rate > 0.0))
+        return sim_fail(err, SIM_EINPUT, "--request-rate: value %g, expected > 0 or inf",
+                        c->request_rate);
+    if (!(c->burstiness > 0.0 && isfinite(c->burstiness)))
+        return sim_fail(err, SIM_EINPUT, "--burstiness: value %g, expected > 0", c->burstiness);
+    size_t n = (size_t)c->num_prompts;
+    out->reqs = calloc(n, sizeof *out->reqs);
+    double *gaps = isfinite(c->request_rate) ? malloc(n * sizeof *gaps) : NULL;
+    if (!out->reqs || (isfinite(c->request_rate) && !gaps)) {
+        free(gaps);
+        sim_workload_free(out);
+        return sim_fail(err, SIM_EINTERNAL, "out of memory for %zu requests", n);
+    }
+    out->n = n;
+    snprintf(out->source, sizeof out->source, "random");
+    sim_rng rng;
+    sim_rng_seed(&rng, c->seed);
+    int64_t in_lo, in_hi, out_lo, out_hi;
+    length_range(c->input_len, c->range_ratio, &in_lo, &in_hi);
+    length_range(c->output_len, c->range_ratio, &out_lo, &out_hi);
+    for (size_t i = 0; i < n; i++) {
+        out->reqs[i].input_tokens = sim_rng_int(&rng, in_lo, in_hi);
+        out->reqs[i].output_tokens = sim_rng_int(&rng, out_lo, out_hi);
+    }
+    if (gaps) {
+        /* gamma(shape B, scale 1 / (rate B)) has mean 1 / rate; rescale to exactly N / rate */
+        double total = 0.0;
+        for (size_t i = 0; i < n; i++)
+            total += gaps[i] = sim_rng_gamma(&rng, c->burstiness,
+                                             1.0 / (c->request_rate * c->burstiness));
+        double f = total > 0.0 ? ((double)n / c->request_rate) / total : 0.0;
+        double t = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            out->reqs[i].arrival_ns = (int64_t)llround(t * NS_PER_S);
+            t += gaps[i] * f;
+        }
+    }
+    free(gaps);
+    return SIM_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Traces */
+
+typedef enum trace_fmt { FMT_AZURE, FMT_MOONCAKE, FMT_PLAIN } trace_fmt;
+
+typedef struct trace_reader {
+    const char *path;
+    trace_fmt fmt;
+    int col_time, col_in, col_out; /* CSV columns */
+    double *t_s;                   /* raw arrival per request, seconds (any origin) */
+    size_t cap;
+} trace_reader;
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    char *e = s + strlen(s);
+    while (e > s && isspace((unsigned char)e[-1]))
+        *--e = '\0';
+    return s;
+}
+
+/* Splits a CSV line in place; returns the number of fields (at most max). */
+static int split_csv(char *line, char **fields, int max)
+{
+    int n = 0;
+    char *p = line;
+    while (n < max) {
+        fields[n++] = p;
+        char *comma = strchr(p, ',');
+        if (!comma)
+            break;
+        *comma = '\0';
+        p = comma + 1;
+    }
+    for (int i = 0; i < n; i++)
+        fields[i] = trim(fields[i]);
+    return n;
+}
+
+static sim_status parse_tokens(const trace_reader *tr, int64_t line, const char *field,
+                               const char *s, int64_t *out, sim_err *err)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || v != floor(v) || v < 1 ||
+        v > (double)MAX_TOKENS)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s:%lld: field '%s' is '%s', expected a whole number of tokens >= 1",
+                        tr->path, (long long)line, field, s);
+    *out = (int64_t)v;
+    return SIM_OK;
+}
+
+/* Days since 1970-01-01 of a civil date (proleptic Gregorian). */
+static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+/* "2023-11-16 18:17:03.9799600" (or with a 'T') -> seconds since the epoch. */
+static int parse_datetime(const char *s, double *out)
+{
+    int y, mo, d, h, mi, n = 0;
+    double sec;
+    if (sscanf(s, "%4d-%2d-%2d%*1[ T]%2d:%2d:%lf%n", &y, &mo, &d, &h, &mi, &sec, &n) != 6)
+        return 0;
+    const char *rest = s + n;
+    if (*rest && strcmp(rest, "Z") != 0 && strcmp(rest, "+00:00") != 0)
+        return 0;
+    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec < 0 || sec >= 61)
+        return 0;
+    *out = (double)days_from_civil(y, mo, d) * 86400.0 + h * 3600.0 + mi * 60.0 + sec;
+    return 1;
+}
+
+static sim_status grow(trace_reader *tr, sim_workload *w, sim_err *err)
+{
+    if (w->n < tr->cap)
+        return SIM_OK;
+    size_t cap = tr->cap ? tr->cap * 2 : 1024;
+    sim_request *r = realloc(w->reqs, cap * sizeof *r);
+    if (!r)
+        return sim_fail(err, SIM_EINTERNAL, "%s: out of memory", tr->path);
+    w->reqs = r;
+    double *t = realloc(tr->t_s, cap * sizeof *t);
+    if (!t)
+        return sim_fail(err, SIM_EINTERNAL, "%s: out of memory", tr->path);
+    tr->t_s = t;
+    tr->cap = cap;
+    return SIM_OK;
+}
+
+static sim_status csv_header(trace_reader *tr, char *line, sim_err *err)
+{
+    char *f[64];
+    int n = split_csv(line, f, 64);
+    static const char *azure[3] = {"TIMESTAMP", "ContextTokens", "GeneratedTokens"};
+    static const char *plain[3] = {"arrival_s", "input_tokens", "output_tokens"};
+    for (int pass = 0; pass < 2; pass++) {
+        const char **names = pass ? plain : azure;
+        int cols[3] = {-1, -1, -1};
+        for (int i = 0; i < n; i++)
+            for (int k = 0; k < 3; k++)
+                if (strcmp(f[i], names[k]) == 0)
+                    cols[k] = i;
+        if (cols[0] >= 0 && cols[1] >= 0 && cols[2] >= 0) {
+            tr->fmt = pass ? FMT_PLAIN : FMT_AZURE;
+            tr->col_time = cols[0];
+            tr->col_in = cols[1];
+            tr->col_out = cols[2];
+            return SIM_OK;
+        }
+    }
+    return sim_fail(err, SIM_EINPUT,
+                    "%s:1: unknown trace format (first line '%.60s'); expected an Azure CSV header "
+                    "(TIMESTAMP,ContextTokens,GeneratedTokens), Mooncake JSONL ({\"timestamp\": ..., "
+                    "\"input_length\": ..., \"output_length\": ...}) or the header "
+                    "arrival_s,input_tokens,output_tokens",
+                    tr->path, f[0]);
+}
+
+static sim_status csv_row(trace_reader *tr, char *line, int64_t lineno, sim_request *r,
+                          double *t, sim_err *err)
+{
+    char *f[64];
+    int n = split_csv(line, f, 64);
+    int need = tr->col_time > tr->col_in ? tr->col_time : tr->col_in;
+    if (tr->col_out > need)
+        need = tr->col_out;
+    if (n <= need)
+        return sim_fail(err, SIM_EINPUT, "%s:%lld: %d fields, expected at least %d", tr->path,
+                        (long long)lineno, n, need + 1);
+    const char *ts = f[tr->col_time];
+    if (tr->fmt == FMT_AZURE) {
+        if (!parse_datetime(ts, t))
+            return sim_fail(err, SIM_EINPUT,
+                            "%s:%lld: field 'TIMESTAMP' is '%s', expected a date-time like "
+                            "2023-11-16 18:17:03.979",
+                            tr->path, (long long)lineno, ts);
+    } else {
+        char *end;
+        errno = 0;
+        *t = strtod(ts, &end);
+        if (errno || end == ts || *end || !isfinite(*t) || *t < 0)
+            return sim_fail(err, SIM_EINPUT,
+                            "%s:%lld: field 'arrival_s' is '%s', expected seconds >= 0", tr->path,
+                            (long long)lineno, ts);
+    }
+    const char *in_name = tr->fmt == FMT_AZURE ? "ContextTokens" : "input_tokens";
+    const char *out_name = tr->fmt == FMT_AZURE ? "GeneratedTokens" : "output_tokens";
+    sim_status st = parse_tokens(tr, lineno, in_name, f[tr->col_in], &r->input_tokens, err);
+    if (!st)
+        st = parse_tokens(tr, lineno, out_name, f[tr->col_out], &r->output_tokens, err);
+    return st;
+}
+
+static sim_status json_int_field(const trace_reader *tr, int64_t lineno, const cJSON *o,
+                                 const char *field, int64_t *out, sim_err *err)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, field);
+    char buf[64];
+    if (!cJSON_IsNumber(it)) {
+        snprintf(buf, sizeof buf, "%s", it ? "not a number" : "missing");
+        return sim_fail(err, SIM_EINPUT, "%s:%lld: field '%s' is %s, expected a whole number",
+                        tr->path, (long long)lineno, field, buf);
+    }
+    snprintf(buf, sizeof buf, "%.17g", it->valuedouble);
+    return parse_tokens(tr, lineno, field, buf, out, err);
+}
+
+static sim_status jsonl_row(trace_reader *tr, const char *line, int64_t lineno, sim_request *r,
+                            double *t, sim_err *err)
+{
+    cJSON *o = cJSON_Parse(line);
+    if (!cJSON_IsObject(o)) {
+        cJSON_Delete(o);
+        return sim_fail(err, SIM_EINPUT, "%s:%lld: malformed JSON object", tr->path,
+                        (long long)lineno);
+    }
+    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(o, "timestamp");
+    sim_status st = SIM_OK;
+    if (!cJSON_IsNumber(ts) || !isfinite(ts->valuedouble) || ts->valuedouble < 0)
+        st = sim_fail(err, SIM_EINPUT,
+                      "%s:%lld: field 'timestamp' is missing or negative, expected milliseconds "
+                      ">= 0",
+                      tr->path, (long long)lineno);
+    else
+        *t = ts->valuedouble / 1e3;
+    if (!st)
+        st = json_int_field(tr, lineno, o, "input_length", &r->input_tokens, err);
+    if (!st)
+        st = json_int_field(tr, lineno, o, "output_length", &r->output_tokens, err);
+    cJSON_Delete(o);
+    return st;
+}
+
+static int by_arrival(const void *a, const void *b)
+{
+    const sim_request *x = a, *y = b;
+    if (x->arrival_ns != y->arrival_ns)
+        return x->arrival_ns < y->arrival_ns ? -1 : 1;
+    return x->line < y->line ? -1 : x->line > y->line; /* stable: file order */
+}
+
+static sim_status read_lines(FILE *f, trace_reader *tr, int64_t limit, sim_workload *w,
+                             sim_err *err)
+{
+    char *line = NULL;
+    size_t len = 0;
+    int64_t lineno = 0;
+    bool header_seen = false;
+    sim_status st = SIM_OK;
+    while (!st && getline(&line, &len, f) >= 0) {
+        lineno++;
+        char *s = trim(line);
+        if (!*s)
+            continue;
+        if (!header_seen) {
+            header_seen = true;
+            if (*s == '{') {
+                tr->fmt = FMT_MOONCAKE;
+            } else {
+                st = csv_header(tr, s, err);
+                continue;
+            }
+        }
+        if (limit > 0 && (int64_t)w->n >= limit)
+            break;
+        if ((st = grow(tr, w, err)))
+            break;
+        sim_request *r = &w->reqs[w->n];
+        memset(r, 0, sizeof *r);
+        r->line = lineno;
+        double *t = &tr->t_s[w->n];
+        st = tr->fmt == FMT_MOONCAKE ? jsonl_row(tr, s, lineno, r, t, err)
+                                     : csv_row(tr, s, lineno, r, t, err);
+        if (!st)
+            w->n++;
+    }
+    free(line);
+    if (!st && !header_seen)
+        st = sim_fail(err, SIM_EINPUT, "%s: empty trace", tr->path);
+    if (!st && w->n == 0)
+        st = sim_fail(err, SIM_EINPUT, "%s: no requests after the header", tr->path);
+    return st;
+}
+
+sim_status sim_workload_load_trace(const char *path, double time_scale, int64_t limit,
+                                   sim_workload *out, sim_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!(time_scale > 0.0 && isfinite(time_scale)))
+        return sim_fail(err, SIM_EINPUT, "--time-scale: value %g, expected > 0", time_scale);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return sim_fail(err, SIM_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+    trace_reader tr = {.path = path};
+    sim_status st = read_lines(f, &tr, limit, out, err);
+    fclose(f);
+    if (!st) {
+        double t0 = tr.t_s[0];
+        for (size_t i = 1; i < out->n; i++)
+            if (tr.t_s[i] < t0)
+                t0 = tr.t_s[i];
+        for (size_t i = 0; i < out->n; i++)
+            out->reqs[i].arrival_ns = (int64_t)llround((tr.t_s[i] - t0) * time_scale * NS_PER_S);
+        qsort(out->reqs, out->n, sizeof *out->reqs, by_arrival);
+        snprintf(out->source, sizeof out->source, "%s", path);
+    } else {
+        sim_workload_free(out);
+    }
+    free(tr.t_s);
+    return st;
+}

@@ -1,0 +1,66 @@
+/* workload.h - request streams: synthetic (vLLM's random dataset and arrival process) or replayed
+ * from a trace file. Knows nothing of models, hardware or scheduling.
+ *
+ *   sim_synth_cfg s = {.num_prompts = 1000, .input_len = 512, .output_len = 256,
+ *                      .request_rate = 4.0, .burstiness = 1.0, .seed = 0};
+ *   sim_workload w;
+ *   if (sim_workload_synthetic(&s, &w, &err)) ...;
+ *   ... w.reqs[i].arrival_ns ...
+ *   sim_workload_free(&w);
+ *
+ * Synthetic lengths are uniform integers in [floor(L x (1 - R)), ceil(L x (1 + R))] (at least 1),
+ * R = --random-range-ratio. Arrivals: all at t = 0 when the rate is infinite; otherwise gaps drawn
+ * from a gamma distribution of shape B (--burstiness; 1 = Poisson) and mean 1/rate, rescaled so
+ * that the N gaps add up to exactly N / rate (as vLLM does); the first request arrives at 0.
+ *
+ * Trace formats, detected from the first line:
+ *   - Azure LLM inference CSV: a header with TIMESTAMP, ContextTokens, GeneratedTokens (other
+ *     columns ignored); TIMESTAMP is a date-time "2023-11-16 18:17:03.9799600";
+ *   - Mooncake JSONL: one object per line with timestamp (ms), input_length, output_length;
+ *   - plain CSV: the header arrival_s,input_tokens,output_tokens.
+ * Arrivals are taken relative to the earliest one, multiplied by the time scale (0.5 replays a
+ * trace twice as fast) and sorted (stably). A malformed row is an error naming file and line.
+ */
+#ifndef SIM_WORKLOAD_H
+#define SIM_WORKLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+typedef struct sim_request {
+    int64_t arrival_ns;    /* when the client would send it (before any concurrency cap) */
+    int64_t input_tokens;  /* prompt length, >= 1 */
+    int64_t output_tokens; /* tokens to generate, >= 1 */
+    int64_t line;          /* line of the trace file it came from; 0 for synthetic requests */
+} sim_request;
+
+typedef struct sim_workload {
+    sim_request *reqs; /* owned; sorted by arrival */
+    size_t n;
+    char source[256];  /* "random" or the trace path, for messages */
+} sim_workload;
+
+typedef struct sim_synth_cfg {
+    int64_t num_prompts;  /* N >= 1 */
+    int64_t input_len;    /* mean prompt length */
+    int64_t output_len;   /* mean output length */
+    double range_ratio;   /* [0, 1): 0 = fixed lengths */
+    double request_rate;  /* requests/s; INFINITY = all at t = 0 */
+    double burstiness;    /* gamma shape > 0; 1 = Poisson */
+    uint64_t seed;
+} sim_synth_cfg;
+
+/* Generates a synthetic stream. Errors name the flag. */
+sim_status sim_workload_synthetic(const sim_synth_cfg *cfg, sim_workload *out, sim_err *err);
+
+/* Reads a trace. time_scale > 0 multiplies arrival offsets; limit > 0 keeps only the first
+ * `limit` requests (in file order). Errors name the file and line. */
+sim_status sim_workload_load_trace(const char *path, double time_scale, int64_t limit,
+                                   sim_workload *out, sim_err *err);
+
+/* Frees the requests; safe on a zeroed or already freed workload. */
+void sim_workload_free(sim_workload *w);
+
+#endif

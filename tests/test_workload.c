@@ -1,0 +1,253 @@
+/* test_workload.c - synthetic request streams and the three trace formats. */
+#include "testutil.h"
+
+#include "workload.h"
+
+static sim_synth_cfg synth(double rate)
+{
+    sim_synth_cfg c = {.num_prompts = 2000, .input_len = 512, .output_len = 128,
+                       .range_ratio = 0.0, .request_rate = rate, .burstiness = 1.0, .seed = 1};
+    return c;
+}
+
+static void test_fixed_lengths_and_infinite_rate(void **state)
+{
+    (void)state;
+    sim_synth_cfg c = synth(INFINITY);
+    sim_workload w;
+    sim_err err = {{0}};
+    assert_int_equal(sim_workload_synthetic(&c, &w, &err), SIM_OK);
+    assert_int_equal(w.n, 2000);
+    for (size_t i = 0; i < w.n; i++) {
+        assert_int_equal(w.reqs[i].input_tokens, 512);
+        assert_int_equal(w.reqs[i].output_tokens, 128);
+        assert_int_equal(w.reqs[i].arrival_ns, 0);
+        assert_int_equal(w.reqs[i].line, 0);
+    }
+    sim_workload_free(&w);
+}
+
+static void test_range_ratio(void **state)
+{
+    (void)state;
+    /* R = 0.5 around 512: uniform integers in [256, 768]; around 128: [64, 192] */
+    sim_synth_cfg c = synth(INFINITY);
+    c.range_ratio = 0.5;
+    sim_workload w;
+    sim_err err = {{0}};
+    assert_int_equal(sim_workload_synthetic(&c, &w, &err), SIM_OK);
+    int64_t lo = 1 << 30, hi = 0;
+    double sum = 0;
+    for (size_t i = 0; i < w.n; i++) {
+        int64_t x = w.reqs[i].input_tokens;
+        lo = x < lo ? x : lo;
+        hi = x > hi ? x : hi;
+        sum += (double)x;
+        assert_between((double)w.reqs[i].output_tokens, 64, 192);
+    }
+    assert_between((double)lo, 256, 270);
+    assert_between((double)hi, 754, 768);
+    assert_near(sum / (double)w.n, 512.0, 0.02);
+    sim_workload_free(&w);
+}
+
+static void test_poisson_arrivals(void **state)
+{
+    (void)state;
+    /* rate 4/s: gaps exponential with mean 0.25 s, rescaled so that 2000 gaps add up to exactly
+     * 500 s; the first request at 0. Exponential gaps have CV 1. */
+    sim_synth_cfg c = synth(4.0);
+    sim_workload w;
+    sim_err err = {{0}};
+    assert_int_equal(sim_workload_synthetic(&c, &w, &err), SIM_OK);
+    assert_int_equal(w.reqs[0].arrival_ns, 0);
+    double last = (double)w.reqs[w.n - 1].arrival_ns / 1e9;
+    assert_between(last, 495.0, 500.0);
+    double m = 0, m2 = 0;
+    for (size_t i = 1; i < w.n; i++) {
+        double g = (double)(w.reqs[i].arrival_ns - w.reqs[i - 1].arrival_ns) / 1e9;
+        assert_true(g >= 0.0);
+        m += g;
+        m2 += g * g;
+    }
+    m /= (double)(w.n - 1);
+    double cv = sqrt(m2 / (double)(w.n - 1) - m * m) / m;
+    assert_near(m, 0.25, 0.01);
+    assert_near(cv, 1.0, 0.08);
+    /* burstiness 0.25: gamma shape 0.25 has CV 2 */
+    c.burstiness = 0.25;
+    sim_workload b;
+    assert_int_equal(sim_workload_synthetic(&c, &b, &err), SIM_OK);
+    m = m2 = 0;
+    for (size_t i = 1; i < b.n; i++) {
+        double g = (double)(b.reqs[i].arrival_ns - b.reqs[i - 1].arrival_ns) / 1e9;
+        m += g;
+        m2 += g * g;
+    }
+    m /= (double)(b.n - 1);
+    cv = sqrt(m2 / (double)(b.n - 1) - m * m) / m;
+    assert_near(cv, 2.0, 0.15);
+    sim_workload_free(&w);
+    sim_workload_free(&b);
+}
+
+static void test_seed_determinism(void **state)
+{
+    (void)state;
+    sim_synth_cfg c = synth(2.0);
+    c.range_ratio = 0.3;
+    sim_workload a, b, d;
+    sim_err err = {{0}};
+    assert_int_equal(sim_workload_synthetic(&c, &a, &err), SIM_OK);
+    assert_int_equal(sim_workload_synthetic(&c, &b, &err), SIM_OK);
+    assert_memory_equal(a.reqs, b.reqs, a.n * sizeof *a.reqs);
+    c.seed = 2;
+    assert_int_equal(sim_workload_synthetic(&c, &d, &err), SIM_OK);
+    assert_true(memcmp(a.reqs, d.reqs, a.n * sizeof *a.reqs) != 0);
+    sim_workload_free(&a);
+    sim_workload_free(&b);
+    sim_workload_free(&d);
+}
+
+static void test_synthetic_bad_flags(void **state)
+{
+    (void)state;
+    sim_workload w;
+    sim_err err = {{0}};
+    sim_synth_cfg c = synth(4.0);
+    c.range_ratio = 1.0;
+    assert_int_equal(sim_workload_synthetic(&c, &w, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--random-range-ratio"));
+    c = synth(-1.0);
+    assert_int_equal(sim_workload_synthetic(&c, &w, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--request-rate"));
+    c = synth(4.0);
+    c.input_len = 0;
+    assert_int_equal(sim_workload_synthetic(&c, &w, &err), SIM_EINPUT);
+}
+
+static sim_workload load(const char *text, double scale, sim_status want, sim_err *err)
+{
+    sim_workload w;
+    const char *p = tu_write_tmp(text);
+    assert_int_equal(sim_workload_load_trace(p, scale, 0, &w, err), want);
+    return w;
+}
+
+static void test_trace_formats(void **state)
+{
+    (void)state;
+    sim_err err = {{0}};
+    /* Azure: date-times relative to the first; other columns ignored */
+    sim_workload w = load("TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                          "2023-11-16 18:17:03.9799600,4808,10\n"
+                          "2023-11-16 18:17:04.4799600,3180,8\n"
+                          "2023-11-16 18:18:03.9799600,110,27\n",
+                          1.0, SIM_OK, &err);
+    assert_int_equal(w.n, 3);
+    assert_int_equal(w.reqs[0].arrival_ns, 0);
+    assert_int_equal(w.reqs[1].arrival_ns, 500000000);
+    assert_int_equal(w.reqs[2].arrival_ns, 60000000000);
+    assert_int_equal(w.reqs[1].input_tokens, 3180);
+    assert_int_equal(w.reqs[2].output_tokens, 27);
+    assert_int_equal(w.reqs[2].line, 4);
+    sim_workload_free(&w);
+    /* Mooncake: timestamps in ms; unsorted rows are sorted; time scale 0.5 halves the offsets */
+    w = load("{\"timestamp\": 1000, \"input_length\": 6955, \"output_length\": 52, "
+             "\"hash_ids\": [46, 47]}\n"
+             "{\"timestamp\": 500, \"input_length\": 100, \"output_length\": 5}\n"
+             "\n"
+             "{\"timestamp\": 3000, \"input_length\": 7, \"output_length\": 1}\n",
+             0.5, SIM_OK, &err);
+    assert_int_equal(w.n, 3);
+    assert_int_equal(w.reqs[0].input_tokens, 100);
+    assert_int_equal(w.reqs[0].arrival_ns, 0);
+    assert_int_equal(w.reqs[1].arrival_ns, 250000000);  /* (1000 - 500) ms x 0.5 */
+    assert_int_equal(w.reqs[2].arrival_ns, 1250000000); /* (3000 - 500) ms x 0.5 */
+    assert_int_equal(w.reqs[2].line, 4);
+    sim_workload_free(&w);
+    /* plain CSV with CRLF line ends */
+    w = load("arrival_s,input_tokens,output_tokens\r\n0.5,10,20\r\n1.25,30,40\r\n", 1.0, SIM_OK,
+             &err);
+    assert_int_equal(w.n, 2);
+    assert_int_equal(w.reqs[1].arrival_ns, 750000000);
+    sim_workload_free(&w);
+}
+
+static void test_shipped_traces(void **state)
+{
+    (void)state;
+    static const char *const files[] = {"azure-conv-sample.csv", "mooncake-sample.jsonl",
+                                        "mixed-long-prompts.csv"};
+    for (size_t i = 0; i < 3; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/traces/%s", tu_root(), files[i]);
+        sim_workload w;
+        sim_err err = {{0}};
+        assert_int_equal(sim_workload_load_trace(path, 1.0, 0, &w, &err), SIM_OK);
+        assert_true(w.n >= 100);
+        for (size_t k = 1; k < w.n; k++)
+            assert_true(w.reqs[k].arrival_ns >= w.reqs[k - 1].arrival_ns);
+        sim_workload w5;
+        assert_int_equal(sim_workload_load_trace(path, 1.0, 5, &w5, &err), SIM_OK);
+        assert_int_equal(w5.n, 5);
+        sim_workload_free(&w);
+        sim_workload_free(&w5);
+    }
+}
+
+static void test_bad_traces(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        const char *mention;
+    } cases[] = {
+        {"time,prompt,completion\n1,2,3\n", "unknown trace format"},
+        {"", "empty trace"},
+        {"arrival_s,input_tokens,output_tokens\n", "no requests"},
+        {"arrival_s,input_tokens,output_tokens\n0,10,20\n1,abc,20\n", ":3: field 'input_tokens'"},
+        {"arrival_s,input_tokens,output_tokens\n0,10,0\n", ":2: field 'output_tokens'"},
+        {"arrival_s,input_tokens,output_tokens\n0,-5,3\n", ":2: field 'input_tokens'"},
+        {"arrival_s,input_tokens,output_tokens\n0,5.5,3\n", ":2: field 'input_tokens'"},
+        {"arrival_s,input_tokens,output_tokens\n-1,5,3\n", ":2: field 'arrival_s'"},
+        {"arrival_s,input_tokens,output_tokens\n0,5\n", ":2: 2 fields"},
+        {"TIMESTAMP,ContextTokens,GeneratedTokens\nyesterday,5,3\n", ":2: field 'TIMESTAMP'"},
+        {"{\"timestamp\": 1, \"input_length\": 5, \"output_length\": 3}\n{\"timestamp\": 2,\n",
+         ":2: malformed JSON"},
+        {"{\"timestamp\": 1, \"input_length\": 5}\n", ":1: field 'output_length' is missing"},
+        {"{\"timestamp\": 1, \"input_length\": 0, \"output_length\": 3}\n",
+         ":1: field 'input_length'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sim_err err = {{0}};
+        sim_workload w = load(cases[i].text, 1.0, SIM_EINPUT, &err);
+        (void)w;
+        if (!strstr(err.msg, cases[i].mention) || !strstr(err.msg, "/tmp/infersim-test")) {
+            print_error("case %zu: '%s' does not mention '%s' and the file\n", i, err.msg,
+                        cases[i].mention);
+            fail();
+        }
+    }
+    sim_workload w;
+    sim_err err = {{0}};
+    assert_int_equal(sim_workload_load_trace("/nonexistent.csv", 1.0, 0, &w, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "/nonexistent.csv"));
+    assert_int_equal(sim_workload_load_trace("/nonexistent.csv", 0.0, 0, &w, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--time-scale"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fixed_lengths_and_infinite_rate),
+        cmocka_unit_test(test_range_ratio),
+        cmocka_unit_test(test_poisson_arrivals),
+        cmocka_unit_test(test_seed_determinism),
+        cmocka_unit_test(test_synthetic_bad_flags),
+        cmocka_unit_test(test_trace_formats),
+        cmocka_unit_test(test_shipped_traces),
+        cmocka_unit_test(test_bad_traces),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
