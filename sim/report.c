@@ -223,14 +223,10 @@ static sim_status run_csv(FILE *f, const sim_run_cfg *cfg, const sim_run_result 
 
 sim_status sim_report_run(FILE *f, sim_format fmt, const sim_run_cfg *cfg, const sim_run_result *r)
 {
-    switch (fmt) {
-    case SIM_FMT_JSON:
-        return run_json(f, cfg, r);
-    case SIM_FMT_CSV:
-        return run_csv(f, cfg, r);
-    default:
-        return run_table(f, cfg, r);
-    }
+    static sim_status (*const writers[SIM_FMT_COUNT])(FILE *, const sim_run_cfg *,
+                                                       const sim_run_result *) = {
+        [SIM_FMT_TABLE] = run_table, [SIM_FMT_JSON] = run_json, [SIM_FMT_CSV] = run_csv};
+    return writers[fmt](f, cfg, r);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -317,14 +313,10 @@ static sim_status roofline_csv(FILE *f, const sim_roofline *r)
 
 sim_status sim_report_roofline(FILE *f, sim_format fmt, const sim_roofline *r)
 {
-    switch (fmt) {
-    case SIM_FMT_JSON:
-        return roofline_json(f, r);
-    case SIM_FMT_CSV:
-        return roofline_csv(f, r);
-    default:
-        return roofline_table(f, r);
-    }
+    static sim_status (*const writers[SIM_FMT_COUNT])(FILE *, const sim_roofline *) = {
+        [SIM_FMT_TABLE] = roofline_table, [SIM_FMT_JSON] = roofline_json,
+        [SIM_FMT_CSV] = roofline_csv};
+    return writers[fmt](f, r);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -477,14 +469,9 @@ static sim_status serve_csv(FILE *f, const sim_serve_report *r)
 
 sim_status sim_report_serve(FILE *f, sim_format fmt, const sim_serve_report *r)
 {
-    switch (fmt) {
-    case SIM_FMT_JSON:
-        return serve_json(f, r);
-    case SIM_FMT_CSV:
-        return serve_csv(f, r);
-    default:
-        return serve_table(f, r);
-    }
+    static sim_status (*const writers[SIM_FMT_COUNT])(FILE *, const sim_serve_report *) = {
+        [SIM_FMT_TABLE] = serve_table, [SIM_FMT_JSON] = serve_json, [SIM_FMT_CSV] = serve_csv};
+    return writers[fmt](f, r);
 }
 
 sim_status sim_report_save_requests(const char *path, const sim_serve_report *r, sim_err *err)
