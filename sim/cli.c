@@ -369,9 +369,12 @@ static sim_status cmd_run(const cli_opts *o, FILE *out, sim_err *err)
 {
     loaded *L = calloc(1, sizeof *L);
     sim_run_result *r = calloc(1, sizeof *r);
-    sim_status st = (!L || !r) ? sim_fail(err, SIM_EINTERNAL, "out of memory") : SIM_OK;
-    if (!st)
-        st = load_common(o, true, L, err);
+    if (!L || !r) {
+        free(L);
+        free(r);
+        return sim_fail(err, SIM_EINTERNAL, "out of memory");
+    }
+    sim_status st = load_common(o, true, L, err);
     sim_run_cfg cfg = {.batch = o->batch, .input_len = o->input_len,
                        .output_len = o->output_len, .mem_util = o->util};
     if (!st) {
@@ -393,9 +396,13 @@ static sim_status cmd_roofline(const cli_opts *o, FILE *out, sim_err *err)
 {
     loaded *L = calloc(1, sizeof *L);
     sim_step_result *pre = calloc(1, sizeof *pre), *dec = calloc(1, sizeof *dec);
-    sim_status st = (!L || !pre || !dec) ? sim_fail(err, SIM_EINTERNAL, "out of memory") : SIM_OK;
-    if (!st)
-        st = load_common(o, false, L, err);
+    if (!L || !pre || !dec) {
+        free(L);
+        free(pre);
+        free(dec);
+        return sim_fail(err, SIM_EINTERNAL, "out of memory");
+    }
+    sim_status st = load_common(o, false, L, err);
     sim_roofline rf = {.hw = &L->hw, .dtype = SIM_DT_BF16, .batch = o->batch,
                        .input_len = o->input_len};
     if (!st && o->model)
