@@ -14,6 +14,7 @@
 #include "metrics.h"
 #include "report.h"
 #include "run.h"
+#include "spec.h"
 #include "workload.h"
 
 #define INFERSIM_VERSION "0.1.0"
@@ -43,6 +44,10 @@ typedef struct cli_opts {
     double range_ratio, rate, burstiness, time_scale;
     bool no_chunked;
     char goodput[LIST_LEN];
+    /* speculative decoding */
+    const char *spec_method, *spec_model;
+    int64_t spec_k;
+    double spec_alpha, spec_tau;
     bool given[64]; /* by index into opts_table */
 } cli_opts;
 
@@ -85,6 +90,16 @@ static const opt_def opts_table[] = {
       "the CPU prepares the next iteration while the GPU runs (hides host time)"),
     O("--enforce-eager", OPT_BOOL, enforce_eager, 0, 0, CMD_MODEL,
       "launch decode kernels eagerly instead of from CUDA graphs"),
+    O("--spec-method", OPT_STR, spec_method, 0, 0, CMD_ENGINE,
+      "speculative decoding: draft|eagle|medusa|mtp|ngram (default: none)"),
+    O("--num-speculative-tokens", OPT_INT, spec_k, 1, 16, CMD_ENGINE,
+      "K tokens drafted per verify step (required with --spec-method)"),
+    O("--spec-model", OPT_STR, spec_model, 0, 0, CMD_ENGINE,
+      "the draft model's config.json or name (--spec-method draft)"),
+    O("--spec-acceptance-rate", OPT_NUM, spec_alpha, 0, 1, CMD_ENGINE,
+      "per-token probability that a drafted token is accepted"),
+    O("--spec-acceptance-length", OPT_NUM, spec_tau, 1, 17, CMD_ENGINE,
+      "or: mean tokens per verify step, 1..K+1"),
     O("--dtype", OPT_STR, dtype, 0, 0, CMD_ROOFLINE,
       "compute format of the ridge point (default: the GEMM format, bf16 without a model)"),
     O("--num-prompts", OPT_INT, num_prompts, 1, 1 << 28, CMD_SERVE,
@@ -315,7 +330,43 @@ typedef struct loaded {
     sim_hw hw;
     sim_format fmt;
     sim_step_cfg step;
+    sim_model draft; /* --spec-model */
+    sim_spec spec;   /* method none without --spec-method */
 } loaded;
+
+/* Speculative decoding from the --spec-* flags (after the target model is loaded). */
+static sim_status load_spec(const cli_opts *o, loaded *L, sim_err *err)
+{
+    static const char *const spec_flags[] = {"--num-speculative-tokens", "--spec-model",
+                                             "--spec-acceptance-rate", "--spec-acceptance-length"};
+    sim_spec_method method = SIM_SPEC_NONE;
+    if (!o->spec_method) {
+        for (size_t i = 0; i < sizeof spec_flags / sizeof spec_flags[0]; i++)
+            if (given(o, spec_flags[i]))
+                return sim_fail(err, SIM_EINPUT, "%s: needs --spec-method", spec_flags[i]);
+        return sim_spec_init(&L->spec, SIM_SPEC_NONE, 0, -1, -1, &L->model, NULL, err);
+    }
+    if (!sim_spec_method_parse(o->spec_method, &method))
+        return sim_fail(err, SIM_EINPUT,
+                        "--spec-method: value '%s', expected draft, eagle, medusa, mtp or ngram",
+                        o->spec_method);
+    if (!given(o, "--num-speculative-tokens"))
+        return sim_fail(err, SIM_EINPUT, "--num-speculative-tokens: missing, --spec-method %s "
+                                         "needs K (tokens drafted per verify step)",
+                        o->spec_method);
+    const sim_model *draft = NULL;
+    if (o->spec_model) {
+        char path[PATH_MAX];
+        resolve("models", o->spec_model, path, sizeof path);
+        sim_status st = sim_model_load(path, &L->draft, err);
+        if (st)
+            return st;
+        draft = &L->draft;
+    }
+    double alpha = given(o, "--spec-acceptance-rate") ? o->spec_alpha : -1.0;
+    double tau = given(o, "--spec-acceptance-length") ? o->spec_tau : -1.0;
+    return sim_spec_init(&L->spec, method, (int)o->spec_k, alpha, tau, &L->model, draft, err);
+}
 
 /* Loads what both commands share. The model is optional for roofline. */
 static sim_status load_common(const cli_opts *o, bool need_model, loaded *L, sim_err *err)
@@ -343,7 +394,7 @@ static sim_status load_common(const cli_opts *o, bool need_model, loaded *L, sim
         return SIM_OK;
     resolve("models", o->model, path, sizeof path);
     if ((st = sim_model_load(path, &L->model, err)) ||
-        (st = resolve_prec(o, &L->model, &L->step.prec, err)))
+        (st = resolve_prec(o, &L->model, &L->step.prec, err)) || (st = load_spec(o, L, err)))
         return st;
     return sim_step_check(&L->step, err);
 }
@@ -376,7 +427,7 @@ static sim_status cmd_run(const cli_opts *o, FILE *out, sim_err *err)
     }
     sim_status st = load_common(o, true, L, err);
     sim_run_cfg cfg = {.batch = o->batch, .input_len = o->input_len,
-                       .output_len = o->output_len, .mem_util = o->util};
+                       .output_len = o->output_len, .mem_util = o->util, .spec = &L->spec};
     if (!st) {
         cfg.step = L->step;
         st = sim_run_check(&cfg, err);
@@ -474,7 +525,8 @@ static sim_status cmd_serve(const cli_opts *o, FILE *out, sim_err *err)
         .sched = {.max_num_seqs = o->max_seqs, .max_num_batched_tokens = o->max_tokens,
                   .chunked_prefill = !o->no_chunked},
         .block_size = o->block_size, .mem_util = o->util,
-        .max_concurrency = given(o, "--max-concurrency") ? o->max_concurrency : 0};
+        .max_concurrency = given(o, "--max-concurrency") ? o->max_concurrency : 0,
+        .seed = (uint64_t)o->seed};
     sim_status st = load_common(o, true, L, err);
     if (!st && o->goodput[0])
         st = sim_slo_parse(o->goodput, &slo, err);
@@ -482,6 +534,8 @@ static sim_status cmd_serve(const cli_opts *o, FILE *out, sim_err *err)
         st = serve_workload(o, &w, err);
     if (!st) {
         cfg.step = L->step;
+        cfg.spec = &L->spec;
+        cfg.sched.spec_tokens = L->spec.method != SIM_SPEC_NONE ? L->spec.k : 0;
         st = sim_engine_check(&cfg, &w, err);
     }
     if (!st)

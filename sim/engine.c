@@ -8,15 +8,33 @@
 
 #define NS_PER_S 1000000000LL
 
+static bool speculating(const sim_engine_cfg *cfg)
+{
+    return cfg->spec && cfg->spec->method != SIM_SPEC_NONE;
+}
+
+/* Draft weights and KV that share the GPUs with the target (zeros without speculation). */
+static sim_mem_extra extra_of(const sim_engine_cfg *cfg)
+{
+    sim_mem_extra none = {0};
+    return speculating(cfg) ? sim_spec_mem_extra(cfg->spec, &cfg->step) : none;
+}
+
+static double kv_capacity_bytes(const sim_engine_cfg *cfg)
+{
+    return sim_kvcache_capacity_bytes(&cfg->step, cfg->mem_util,
+                                      cfg->sched.max_num_batched_tokens, cfg->sched.max_num_seqs,
+                                      extra_of(cfg).weight_bytes);
+}
+
 int64_t sim_engine_kv_blocks(const sim_engine_cfg *cfg)
 {
-    double bytes = sim_kvcache_capacity_bytes(&cfg->step, cfg->mem_util,
-                                              cfg->sched.max_num_batched_tokens,
-                                              cfg->sched.max_num_seqs);
-    double per_block =
-        (double)cfg->block_size * sim_graph_kv_bytes_per_token(cfg->step.model, cfg->step.tp,
-                                                               &cfg->step.prec);
-    return bytes > 0.0 ? (int64_t)floor(bytes / per_block) : 0;
+    /* a block holds block_size tokens of the target's KV and of the draft's */
+    double per_token = sim_graph_kv_bytes_per_token(cfg->step.model, cfg->step.tp,
+                                                    &cfg->step.prec) +
+                       extra_of(cfg).kv_bytes_per_token;
+    double bytes = kv_capacity_bytes(cfg);
+    return bytes > 0.0 ? (int64_t)floor(bytes / ((double)cfg->block_size * per_token)) : 0;
 }
 
 /* "traces/x.csv:17" or "request 17 (--random-... flags)" for messages about one request. */
@@ -31,9 +49,14 @@ static void where(const sim_workload *w, size_t i, char *buf, size_t len)
 sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, sim_err *err)
 {
     sim_status st = sim_step_check(&cfg->step, err);
+    if (!st && speculating(cfg))
+        st = sim_spec_check(cfg->spec, &cfg->step, err);
     if (st)
         return st;
     const sim_sched_cfg *sc = &cfg->sched;
+    if (sc->spec_tokens != (speculating(cfg) ? cfg->spec->k : 0))
+        return sim_fail(err, SIM_EINTERNAL, "scheduler spec_tokens %lld disagrees with the spec",
+                        (long long)sc->spec_tokens);
     if (sc->max_num_seqs < 1 || sc->max_num_batched_tokens < 1 || cfg->block_size < 1)
         return sim_fail(err, SIM_EINPUT,
                         "--max-num-seqs, --max-num-batched-tokens, --block-size: values %lld, "
@@ -46,16 +69,15 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
                         cfg->mem_util);
     int64_t blocks = sim_engine_kv_blocks(cfg);
     if (blocks < 1) {
-        double bytes = sim_kvcache_capacity_bytes(&cfg->step, cfg->mem_util,
-                                                  sc->max_num_batched_tokens, sc->max_num_seqs);
         return sim_fail(err, SIM_EINPUT,
                         "%s on %d x %s leaves %.2f GB per GPU for the KV cache at "
                         "--gpu-memory-utilization %g (weights %.1f GB); expected room for at least "
                         "one block of %lld tokens",
-                        cfg->step.model->name, cfg->step.tp, cfg->step.hw->name, bytes / 1e9,
-                        cfg->mem_util,
-                        sim_graph_weight_bytes_per_gpu(cfg->step.model, cfg->step.tp,
-                                                       &cfg->step.prec) / 1e9,
+                        cfg->step.model->name, cfg->step.tp, cfg->step.hw->name,
+                        kv_capacity_bytes(cfg) / 1e9, cfg->mem_util,
+                        (sim_graph_weight_bytes_per_gpu(cfg->step.model, cfg->step.tp,
+                                                        &cfg->step.prec) +
+                         extra_of(cfg).weight_bytes) / 1e9,
                         (long long)cfg->block_size);
     }
     const int64_t cache_tokens = blocks * cfg->block_size;
@@ -64,6 +86,15 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
     for (size_t i = 0; i < w->n; i++) {
         const sim_request *q = &w->reqs[i];
         int64_t total = q->input_tokens + q->output_tokens;
+        if (total + sc->spec_tokens > cache_tokens) {
+            where(w, i, at, sizeof at);
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: %lld input + %lld output tokens%s do not fit the whole KV cache "
+                            "(%lld blocks of %lld = %lld tokens)",
+                            at, (long long)q->input_tokens, (long long)q->output_tokens,
+                            sc->spec_tokens ? " + the speculative slots" : "", (long long)blocks,
+                            (long long)cfg->block_size, (long long)cache_tokens);
+        }
         if (total > context) {
             where(w, i, at, sizeof at);
             return sim_fail(err, SIM_EINPUT,
@@ -71,15 +102,6 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
                             "(max_position_embeddings %lld)",
                             at, (long long)q->input_tokens, (long long)q->output_tokens,
                             cfg->step.model->path, (long long)context);
-        }
-        if (total > cache_tokens) {
-            where(w, i, at, sizeof at);
-            return sim_fail(err, SIM_EINPUT,
-                            "%s: %lld input + %lld output tokens do not fit the whole KV cache "
-                            "(%lld blocks of %lld = %lld tokens)",
-                            at, (long long)q->input_tokens, (long long)q->output_tokens,
-                            (long long)blocks, (long long)cfg->block_size,
-                            (long long)cache_tokens);
         }
         /* unchunked, a request recomputed after preemption re-prefills all it knows */
         if (!sc->chunked_prefill && total - 1 > sc->max_num_batched_tokens) {
@@ -134,7 +156,11 @@ typedef struct loop {
     sim_sched sched;
     size_t *itl_offset;       /* where each request's gaps start in res->itl_ns */
     sim_sched_entry *batch;   /* room for max_num_seqs */
-    sim_seq_group *groups;
+    sim_seq_group *groups;    /* the target's step */
+    sim_seq_group *draft;     /* the draft's: prefill chunks, then verifying sequences */
+    sim_seq_group *scratch;
+    size_t *itl_count;        /* gaps recorded per request */
+    sim_rng rng;              /* acceptance draws */
     buckets tokens;
     int64_t now;
     size_t next;              /* next request to send */
@@ -160,15 +186,15 @@ static void send_arrivals(loop *L)
     }
 }
 
-/* A token of request id came out at `now`. */
-static void emit_token(loop *L, int64_t id)
+/* `ntok` tokens of request id came out at `now`, streamed as one chunk. */
+static void emit_tokens(loop *L, int64_t id, int64_t ntok)
 {
     sim_req *r = &L->res->reqs[id];
-    r->generated++;
-    if (r->generated == 1)
+    if (r->generated == 0)
         r->first_token_ns = L->now;
     else
-        L->res->itl_ns[L->itl_offset[id] + (size_t)(r->generated - 2)] = L->now - r->last_token_ns;
+        L->res->itl_ns[L->itl_offset[id] + L->itl_count[id]++] = L->now - r->last_token_ns;
+    r->generated += ntok;
     r->last_token_ns = L->now;
     if (r->generated == r->output) {
         r->finish_ns = L->now;
@@ -187,37 +213,64 @@ static int iterate(loop *L)
     size_t n = sim_sched_next(&L->sched, reqs, L->batch);
     if (n == 0)
         return 0;
+    const int64_t k = L->cfg->sched.spec_tokens;
     bool prefill = false;
+    size_t n_pre = 0, n_dec = 0;
     for (size_t i = 0; i < n; i++) {
         const sim_req *r = &reqs[L->batch[i].req];
         int64_t q = L->batch[i].num_new;
-        bool samples = r->computed + q == sim_req_known(r);
+        bool decode = r->generated > 0 && sim_req_known(r) - r->computed == 1;
+        bool samples = decode || r->computed + q == sim_req_known(r);
+        /* a verify step needs logits at every position; a prompt at its last only */
         L->groups[i] = (sim_seq_group){.count = 1, .q = q, .c = r->computed,
-                                       .logits = samples ? 1 : 0};
-        prefill |= q > 1 || r->computed == 0;
+                                       .logits = samples ? (decode ? q : 1) : 0};
+        prefill |= !decode;
+        if (k > 0 && decode)
+            L->draft[n - 1 - n_dec++] = L->groups[i]; /* verifying sequences fill from the end */
+        else if (k > 0)
+            L->draft[n_pre++] = L->groups[i];
     }
     sim_step_cfg sc = L->cfg->step;
     sc.eager = sc.eager || prefill;
     sim_step_result step;
     sim_step_price(&sc, L->groups, n, &step);
-    int64_t dt = (int64_t)llround(step.t_ns);
+    double draft_ns = k > 0 ? sim_spec_draft_ns(L->cfg->spec, &sc, L->draft, n_pre,
+                                                L->draft + n - n_dec, n_dec, L->scratch)
+                            : 0.0;
+    int64_t dt = (int64_t)llround(step.t_ns + draft_ns);
     if (dt < 1)
         dt = 1;
     int64_t start = L->now;
     L->now += dt;
     L->res->busy_ns += (double)dt;
+    L->res->draft_ns += draft_ns;
     L->res->iterations++;
     L->res->scheduled_seqs += (int64_t)n;
     int64_t produced = 0;
     for (size_t i = 0; i < n; i++) {
         int64_t id = L->batch[i].req;
         sim_req *r = &reqs[id];
+        int64_t q = L->batch[i].num_new;
         if (r->first_sched_ns < 0)
             r->first_sched_ns = start;
-        r->computed += L->batch[i].num_new;
-        if (r->computed == sim_req_known(r)) {
-            emit_token(L, id);
-            produced++;
+        int64_t ntok = 0;
+        if (r->generated > 0 && sim_req_known(r) - r->computed == 1) {
+            /* a decode, or a verify of q - 1 drafts: a accepted, plus the target's own token */
+            int64_t yield = 1;
+            if (q > 1) {
+                yield += sim_spec_draw(L->cfg->spec, &L->rng, (int)(q - 1));
+                L->res->spec_verifies++;
+                L->res->spec_tokens += yield;
+            }
+            ntok = yield < r->output - r->generated ? yield : r->output - r->generated;
+            r->computed += ntok;
+        } else {
+            r->computed += q;
+            ntok = r->computed == sim_req_known(r) ? 1 : 0;
+        }
+        if (ntok > 0) {
+            emit_tokens(L, id, ntok);
+            produced += ntok;
         }
     }
     sim_sched_compact(&L->sched, reqs);
@@ -241,7 +294,12 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
         m = n;
     L->batch = malloc(m * sizeof *L->batch);
     L->groups = malloc(m * sizeof *L->groups);
-    if (!out->reqs || !L->itl_offset || !L->batch || !L->groups)
+    L->draft = malloc(m * sizeof *L->draft);
+    L->scratch = malloc(m * sizeof *L->scratch);
+    L->itl_count = calloc(n, sizeof *L->itl_count);
+    sim_rng_seed(&L->rng, cfg->seed);
+    if (!out->reqs || !L->itl_offset || !L->batch || !L->groups || !L->draft || !L->scratch ||
+        !L->itl_count)
         return sim_fail(err, SIM_EINTERNAL, "out of memory for %zu requests", n);
     size_t gaps = 0;
     for (size_t i = 0; i < n; i++) {
@@ -275,6 +333,9 @@ static void teardown(loop *L)
     free(L->itl_offset);
     free(L->batch);
     free(L->groups);
+    free(L->draft);
+    free(L->scratch);
+    free(L->itl_count);
     free(L->tokens.count);
 }
 
@@ -306,6 +367,12 @@ sim_status sim_engine_run(const sim_engine_cfg *cfg, const sim_workload *w, sim_
                           (long long)L.now, L.sched.w_len, L.sched.r_len);
     }
     if (!st) {
+        /* chunks of several tokens leave fewer gaps than tokens: close the holes */
+        size_t m = 0;
+        for (size_t i = 0; i < w->n; i++)
+            for (size_t g = 0; g < L.itl_count[i]; g++)
+                out->itl_ns[m++] = out->itl_ns[L.itl_offset[i] + g];
+        out->n_itl = m;
         out->duration_ns = L.now;
         out->preemptions = L.sched.preemptions;
         out->kv_peak_blocks = L.sched.kv.peak_used;

@@ -14,6 +14,11 @@
  * Iterations with any prefill tokens launch kernels eagerly; decode-only iterations replay CUDA
  * graphs (unless the step configuration says eager). Per iteration the work is
  * O(operators + requests scheduled).
+ *
+ * With speculative decoding, an iteration costs the draft's proposals plus the target's verify
+ * step; each verifying sequence draws how many drafts are accepted (a in 0..K, from the spec's
+ * acceptance model and the seed) and streams a + 1 tokens at once: as in vLLM's benchmark, an
+ * inter-token latency sample is the gap between two streamed chunks, so ITL exceeds TPOT.
  */
 #ifndef SIM_ENGINE_H
 #define SIM_ENGINE_H
@@ -21,6 +26,7 @@
 #include <stdint.h>
 
 #include "sched.h"
+#include "spec.h"
 #include "step.h"
 #include "workload.h"
 
@@ -30,12 +36,14 @@ typedef struct sim_engine_cfg {
     int64_t block_size;       /* KV tokens per block */
     double mem_util;          /* --gpu-memory-utilization */
     int64_t max_concurrency;  /* client-side cap on requests in flight; 0 = none */
+    const sim_spec *spec;     /* speculative decoding; NULL or method none: plain decoding */
+    uint64_t seed;            /* seeds the acceptance draws */
 } sim_engine_cfg;
 
 typedef struct sim_engine_result {
     sim_req *reqs;             /* per request, in workload order (owned) */
     size_t n;
-    int64_t *itl_ns;           /* every inter-token gap of every request (owned) */
+    int64_t *itl_ns;           /* every gap between successive streamed chunks (owned) */
     size_t n_itl;
     int64_t duration_ns;       /* from t = 0 to the last token */
     int64_t iterations;
@@ -47,6 +55,9 @@ typedef struct sim_engine_result {
     int64_t peak_concurrency;  /* most requests in flight at once */
     double peak_output_tps;    /* most output tokens in any 1-second window [k, k+1) */
     double busy_ns;            /* time spent in iterations (the rest is idle) */
+    double draft_ns;           /* of which speculative drafting */
+    int64_t spec_verifies;     /* verify steps of a sequence */
+    int64_t spec_tokens;       /* tokens those verify steps yielded (accepted + 1 each) */
 } sim_engine_result;
 
 /* KV blocks the configuration leaves (<= 0: the model does not fit). */

@@ -149,6 +149,15 @@ static void gemm(sim_op *op, double t, int64_t n, int64_t k, sim_dtype wdt, cons
     op->weight_only = !sim_dtype_is_16bit(wdt) && sim_dtype_is_16bit(prec->act);
 }
 
+void sim_graph_gemm(sim_op *op, sim_op_id id, double tokens, int64_t n, int64_t k, sim_dtype weight,
+                    const sim_prec *prec, double resid_bytes)
+{
+    memset(op, 0, sizeof *op);
+    op->id = id;
+    op->present = true;
+    gemm(op, tokens, n, k, weight, prec, resid_bytes);
+}
+
 /* A ring all-reduce of `msg` bytes over tp GPUs: each sends 2(N-1)/N of it in 2(N-1) steps. */
 static void allreduce(sim_op *op, double msg, int tp)
 {

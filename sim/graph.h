@@ -134,6 +134,12 @@ sim_dtype sim_graph_gemm_dtype(const sim_prec *prec);
 void sim_graph_build(const sim_model *m, int tp, const sim_prec *prec,
                      const sim_seq_group *groups, size_t n_groups, sim_graph *out);
 
+/* Fills `op` as a GEMM of `tokens` x k by k x n with weights stored as `weight`: FLOPs, weight
+ * bytes, input (activation format) and 16-bit output bytes, compute format. For heads that are
+ * not part of the layer graph (speculative-decoding heads). */
+void sim_graph_gemm(sim_op *op, sim_op_id id, double tokens, int64_t n, int64_t k, sim_dtype weight,
+                    const sim_prec *prec, double resid_bytes);
+
 /* Weight bytes resident on each GPU (layers, embedding, LM head, norms). */
 double sim_graph_weight_bytes_per_gpu(const sim_model *m, int tp, const sim_prec *prec);
 

@@ -21,10 +21,11 @@ typedef struct sim_kvcache {
     int64_t peak_used;    /* most blocks ever in use at once */
 } sim_kvcache;
 
-/* KV-cache bytes per GPU that the memory plan leaves: HBM x util - weights - workspace of a step
- * of `max_tokens` tokens and `max_seqs` logits - runtime reserve. May be <= 0. */
+/* KV-cache bytes per GPU that the memory plan leaves: HBM x util - weights (the target's plus
+ * extra_weight_bytes, e.g. a draft model) - workspace of a step of `max_tokens` tokens and
+ * `max_seqs` logits - runtime reserve. May be <= 0. */
 double sim_kvcache_capacity_bytes(const sim_step_cfg *cfg, double util, int64_t max_tokens,
-                                  int64_t max_seqs);
+                                  int64_t max_seqs, double extra_weight_bytes);
 
 /* Sets up a cache of `blocks` blocks of `block_size` tokens. */
 void sim_kvcache_init(sim_kvcache *kv, int64_t blocks, int64_t block_size);

@@ -22,12 +22,17 @@ double sim_mem_workspace_bytes(const sim_step_cfg *cfg, double tokens, double lo
     return tokens * per_token + logit_tokens * v_gpu * FP32_BYTES;
 }
 
-void sim_mem_plan(const sim_step_cfg *cfg, double util, int64_t batch, int64_t input_len,
-                  int64_t output_len, sim_mem_report *out)
+void sim_mem_plan(const sim_step_cfg *cfg, double util, const sim_mem_extra *extra, int64_t batch,
+                  int64_t input_len, int64_t output_len, sim_mem_report *out)
 {
-    const double seq_len = (double)(input_len + output_len);
-    out->weight_bytes = sim_graph_weight_bytes_per_gpu(cfg->model, cfg->tp, &cfg->prec);
-    out->kv_bytes_per_token = sim_graph_kv_bytes_per_token(cfg->model, cfg->tp, &cfg->prec);
+    static const sim_mem_extra none = {0};
+    if (!extra)
+        extra = &none;
+    const double seq_len = (double)(input_len + output_len + extra->kv_slots_per_seq);
+    out->weight_bytes =
+        sim_graph_weight_bytes_per_gpu(cfg->model, cfg->tp, &cfg->prec) + extra->weight_bytes;
+    out->kv_bytes_per_token =
+        sim_graph_kv_bytes_per_token(cfg->model, cfg->tp, &cfg->prec) + extra->kv_bytes_per_token;
     out->kv_bytes = (double)batch * seq_len * out->kv_bytes_per_token;
     out->workspace_bytes =
         sim_mem_workspace_bytes(cfg, (double)batch * (double)input_len, (double)batch);

@@ -17,10 +17,17 @@
 
 #include "step.h"
 
+/* Memory that rides along with the target model: a speculative draft model or heads. */
+typedef struct sim_mem_extra {
+    double weight_bytes;       /* their weights per GPU */
+    double kv_bytes_per_token; /* their KV cache per token per GPU */
+    int64_t kv_slots_per_seq;  /* extra tokens each sequence reserves (speculative verify) */
+} sim_mem_extra;
+
 typedef struct sim_mem_report {
-    double weight_bytes;       /* per GPU */
-    double kv_bytes;           /* per GPU, whole batch at input + output tokens */
-    double kv_bytes_per_token; /* per GPU, all layers */
+    double weight_bytes;       /* per GPU, the extra weights included */
+    double kv_bytes;           /* per GPU, whole batch at input + output (+ extra) tokens */
+    double kv_bytes_per_token; /* per GPU, all layers, the extra KV included */
     double workspace_bytes;    /* activations of the largest step */
     double reserved_bytes;     /* runtime reserve (hw) */
     double need_bytes;         /* sum of the above */
@@ -33,9 +40,9 @@ typedef struct sim_mem_report {
 double sim_mem_workspace_bytes(const sim_step_cfg *cfg, double tokens, double logit_tokens);
 
 /* Memory plan of a static batch of `batch` sequences of input_len + output_len tokens.
- * util is the usable fraction of HBM (0, 1]. */
-void sim_mem_plan(const sim_step_cfg *cfg, double util, int64_t batch, int64_t input_len,
-                  int64_t output_len, sim_mem_report *out);
+ * util is the usable fraction of HBM (0, 1]; extra may be NULL. */
+void sim_mem_plan(const sim_step_cfg *cfg, double util, const sim_mem_extra *extra, int64_t batch,
+                  int64_t input_len, int64_t output_len, sim_mem_report *out);
 
 /* The bad-input error for a plan that does not fit: "needs 141.1 GB per GPU, has 72.0 GB ...". */
 sim_status sim_mem_fail(const sim_mem_report *r, const sim_step_cfg *cfg, sim_err *err);

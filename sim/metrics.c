@@ -169,6 +169,10 @@ sim_status sim_metrics_compute(sim_engine_result *res, const sim_slo *slo, sim_s
     out->kv_cache_peak_usage =
         res->kv_blocks > 0 ? (double)res->kv_peak_blocks / (double)res->kv_blocks : 0.0;
     out->peak_concurrency = res->peak_concurrency;
+    out->has_spec = res->spec_verifies > 0;
+    out->spec_acceptance_length =
+        out->has_spec ? (double)res->spec_tokens / (double)res->spec_verifies : 0.0;
+    out->spec_draft_time_fraction = res->busy_ns > 0.0 ? res->draft_ns / res->busy_ns : 0.0;
     out->peak_output_throughput = res->peak_output_tps;
     free(buf);
     free(ttft);

@@ -47,6 +47,9 @@ typedef struct sim_serve_metrics {
     int64_t iterations;
     int64_t peak_concurrency;
     double peak_output_throughput;
+    bool has_spec;
+    double spec_acceptance_length;   /* measured tokens per verify step (accepted + 1) */
+    double spec_draft_time_fraction; /* of the busy time, spent drafting */
 } sim_serve_metrics;
 
 /* Summary of n samples in nanoseconds, reported in ms. Reorders `ns` (selection, O(n) each

@@ -119,6 +119,9 @@ static sim_status read_attention_options(const cJSON *cfg, const char *path, sim
     if (!use_window || m->sliding_window >= m->max_positions)
         m->sliding_window = 0;
     bool qwen2 = type && strcmp(type, "qwen2") == 0;
+    if ((st = sim_jsonf_int_opt(cfg, path, "num_nextn_predict_layers", 0, 64, 0, &m->mtp_layers,
+                                err)))
+        return st;
     return sim_jsonf_bool_opt(cfg, path, "attention_bias", qwen2, &m->qkv_bias, err);
 }
 

@@ -4,8 +4,9 @@
  * Fields read: hidden_size, intermediate_size, num_hidden_layers, num_attention_heads,
  * num_key_value_heads (default: num_attention_heads), head_dim (default: hidden/heads),
  * vocab_size, tie_word_embeddings (default false), max_position_embeddings, torch_dtype (or
- * dtype), sliding_window / use_sliding_window, attention_bias (default: true for qwen2), and
- * text_config (multimodal wrappers: the language model inside is read).
+ * dtype), sliding_window / use_sliding_window, attention_bias (default: true for qwen2),
+ * num_nextn_predict_layers (MTP layers, default 0), and text_config (multimodal wrappers: the
+ * language model inside is read).
  *
  * Mixture-of-experts configs (num_local_experts, num_experts, n_routed_experts,
  * moe_intermediate_size) and MLA configs (kv_lora_rank) are rejected with a message that says
@@ -32,6 +33,7 @@ typedef struct sim_model {
     int64_t vocab;            /* V */
     int64_t max_positions;    /* longest context the model accepts */
     int64_t sliding_window;   /* attention window in tokens; 0 = full attention */
+    int64_t mtp_layers;       /* multi-token-prediction layers (num_nextn_predict_layers) */
     bool tied_embeddings;     /* lm_head shares the embedding matrix */
     bool qkv_bias;            /* q, k, v projections carry a bias (Qwen2) */
     bool dtype_known;         /* torch_dtype was given */

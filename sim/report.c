@@ -136,6 +136,16 @@ static sim_status run_json(FILE *f, const sim_run_cfg *cfg, const sim_run_result
     cJSON_AddBoolToObject(mem, "fits", r->mem.fits);
     add_num(mem, "max_batch", (double)r->mem.max_batch);
     cJSON_AddItemToObject(o, "memory", mem);
+    if (cfg->spec && cfg->spec->method != SIM_SPEC_NONE) {
+        cJSON_AddStringToObject(o, "spec_method", sim_spec_method_name(cfg->spec->method));
+        add_num(o, "num_speculative_tokens", cfg->spec->k);
+        add_num(o, "spec_acceptance_rate", cfg->spec->alpha);
+        add_num(o, "spec_acceptance_length", r->spec_tau);
+        add_num(o, "spec_iterations", r->spec_iterations);
+        add_num(o, "spec_draft_ms", r->spec_draft_ns / 1e6);
+        add_num(o, "spec_verify_ms", r->spec_verify_ns / 1e6);
+        add_num(o, "spec_speedup", r->spec_speedup);
+    }
     cJSON *ops = cJSON_AddArrayToObject(o, "ops");
     ops_json(ops, "prefill", &r->prefill, NULL);
     if (r->decode_steps > 0)
@@ -190,9 +200,20 @@ static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_resul
             r->mem.weight_bytes / 1e9, r->mem.kv_bytes / 1e9, r->mem.workspace_bytes / 1e9,
             r->mem.reserved_bytes / 1e9, r->mem.capacity_bytes / 1e9);
     fprintf(f, "%-34s %12lld\n", "Largest batch that fits:", (long long)r->mem.max_batch);
+    bool spec = cfg->spec && cfg->spec->method != SIM_SPEC_NONE;
+    if (spec) {
+        fprintf(f, "Speculative decoding: %s, K = %d, acceptance rate %.3f -> %.3f tokens per "
+                   "verify step\n",
+                sim_spec_method_name(cfg->spec->method), cfg->spec->k, cfg->spec->alpha,
+                r->spec_tau);
+        fprintf(f, "  per iteration: draft %.3f ms + verify %.3f ms; %.1f iterations; "
+                   "speed-up against plain decoding %.2fx\n",
+                r->spec_draft_ns / 1e6, r->spec_verify_ns / 1e6, r->spec_iterations,
+                r->spec_speedup);
+    }
     ops_table(f, "Prefill step", &r->prefill);
     if (r->decode_steps > 0)
-        ops_table(f, "Mean decode step", &r->decode);
+        ops_table(f, spec ? "Mean verify step" : "Mean decode step", &r->decode);
     return ferror(f) ? SIM_EINTERNAL : SIM_OK;
 }
 
@@ -388,6 +409,10 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
     row_num(f, "KV cache peak usage (%):", 100.0 * m->kv_cache_peak_usage);
     row_int(f, "KV cache blocks:", (long long)r->res->kv_blocks);
     row_int(f, "Iterations:", (long long)m->iterations);
+    if (r->cfg->spec && r->cfg->spec->method != SIM_SPEC_NONE) {
+        row_num(f, "Acceptance length (tokens/verify):", m->spec_acceptance_length);
+        row_num(f, "Draft time (% of busy time):", 100.0 * m->spec_draft_time_fraction);
+    }
     banner(f, "", '=');
     return ferror(f) ? SIM_EINTERNAL : SIM_OK;
 }
@@ -436,6 +461,13 @@ static sim_status serve_json(FILE *f, const sim_serve_report *r)
     add_num(o, "kv_cache_blocks", (double)r->res->kv_blocks);
     add_num(o, "block_size", (double)r->res->block_size);
     add_num(o, "iterations", (double)m->iterations);
+    if (r->cfg->spec && r->cfg->spec->method != SIM_SPEC_NONE) {
+        cJSON_AddStringToObject(o, "spec_method", sim_spec_method_name(r->cfg->spec->method));
+        add_num(o, "num_speculative_tokens", r->cfg->spec->k);
+        add_num(o, "spec_acceptance_rate", r->cfg->spec->alpha);
+        add_num(o, "spec_acceptance_length", m->spec_acceptance_length);
+        add_num(o, "spec_draft_time_fraction", m->spec_draft_time_fraction);
+    }
     return print_json(f, o);
 }
 

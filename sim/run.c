@@ -1,11 +1,25 @@
 /* run.c - static-batch simulation: one prefill step, then the decode steps. */
 #include "run.h"
 
+#include <math.h>
 #include <string.h>
+
+static bool speculating(const sim_run_cfg *cfg)
+{
+    return cfg->spec && cfg->spec->method != SIM_SPEC_NONE;
+}
+
+static sim_mem_extra extra_of(const sim_run_cfg *cfg)
+{
+    sim_mem_extra none = {0};
+    return speculating(cfg) ? sim_spec_mem_extra(cfg->spec, &cfg->step) : none;
+}
 
 sim_status sim_run_check(const sim_run_cfg *cfg, sim_err *err)
 {
     sim_status st = sim_step_check(&cfg->step, err);
+    if (!st && speculating(cfg))
+        st = sim_spec_check(cfg->spec, &cfg->step, err);
     if (st)
         return st;
     const sim_model *m = cfg->step.model;
@@ -27,16 +41,74 @@ sim_status sim_run_check(const sim_run_cfg *cfg, sim_err *err)
                         "--gpu-memory-utilization: value %g, expected a number in (0, 1]",
                         cfg->mem_util);
     sim_mem_report mem;
-    sim_mem_plan(&cfg->step, cfg->mem_util, cfg->batch, cfg->input_len, cfg->output_len, &mem);
+    sim_mem_extra extra = extra_of(cfg);
+    sim_mem_plan(&cfg->step, cfg->mem_util, &extra, cfg->batch, cfg->input_len, cfg->output_len,
+                 &mem);
     if (!mem.fits)
         return sim_mem_fail(&mem, &cfg->step, err);
     return SIM_OK;
 }
 
+/* Plain decoding: O-1 steps of one token per sequence, the context growing. */
+static double plain_decode(const sim_run_cfg *cfg, sim_step_result *mean)
+{
+    double total = 0.0;
+    sim_step_result step;
+    for (int64_t j = 1; j < cfg->output_len; j++) {
+        sim_seq_group g = {.count = cfg->batch, .q = 1, .c = cfg->input_len + j - 1, .logits = 1};
+        sim_step_price(&cfg->step, &g, 1, &step);
+        total += step.t_ns;
+        if (mean)
+            sim_step_accumulate(mean, &step);
+    }
+    if (mean && cfg->output_len > 1)
+        sim_step_scale(mean, 1.0 / (double)(cfg->output_len - 1));
+    return total;
+}
+
+/* Speculative decoding in expected value: (O-1)/tau iterations of draft + verify, the context
+ * growing by tau per iteration. */
+static double spec_decode(const sim_run_cfg *cfg, sim_run_result *out)
+{
+    const sim_spec *s = cfg->spec;
+    const double tau = sim_spec_tau(s->alpha, s->k);
+    const double iters = (double)(cfg->output_len - 1) / tau;
+    const int64_t full = (int64_t)floor(iters);
+    double total = 0.0, draft = 0.0, verify = 0.0, weight_sum = 0.0;
+    sim_step_result step;
+    sim_seq_group scratch;
+    for (int64_t j = 0; j <= full; j++) {
+        double w = j < full ? 1.0 : iters - (double)full; /* the last one by its fraction */
+        if (w <= 0.0)
+            break;
+        int64_t c = cfg->input_len + (int64_t)llround((double)j * tau);
+        sim_seq_group v = {.count = cfg->batch, .q = s->k + 1, .c = c, .logits = s->k + 1};
+        sim_seq_group d = {.count = cfg->batch, .q = 1, .c = c, .logits = 1};
+        sim_step_price(&cfg->step, &v, 1, &step);
+        double dn = sim_spec_draft_ns(s, &cfg->step, NULL, 0, &d, 1, &scratch);
+        total += w * (step.t_ns + dn);
+        draft += w * dn;
+        verify += w * step.t_ns;
+        weight_sum += w;
+        sim_step_scale(&step, w);
+        sim_step_accumulate(&out->decode, &step);
+    }
+    if (weight_sum > 0.0) {
+        sim_step_scale(&out->decode, 1.0 / weight_sum);
+        out->spec_draft_ns = draft / weight_sum;
+        out->spec_verify_ns = verify / weight_sum;
+    }
+    out->spec_tau = tau;
+    out->spec_iterations = iters;
+    out->decode_steps = (int64_t)ceil(iters);
+    return total;
+}
+
 void sim_run_simulate(const sim_run_cfg *cfg, sim_run_result *out)
 {
     memset(out, 0, sizeof *out);
-    sim_mem_plan(&cfg->step, cfg->mem_util, cfg->batch, cfg->input_len, cfg->output_len,
+    sim_mem_extra extra = extra_of(cfg);
+    sim_mem_plan(&cfg->step, cfg->mem_util, &extra, cfg->batch, cfg->input_len, cfg->output_len,
                  &out->mem);
 
     /* Prefill runs eagerly: engines capture CUDA graphs for decode batches only. */
@@ -45,20 +117,22 @@ void sim_run_simulate(const sim_run_cfg *cfg, sim_run_result *out)
     sim_seq_group g = {.count = cfg->batch, .q = cfg->input_len, .c = 0, .logits = 1};
     sim_step_price(&pre, &g, 1, &out->prefill);
     out->ttft_ns = out->prefill.t_ns;
+    if (speculating(cfg)) {
+        sim_seq_group scratch;
+        out->ttft_ns += sim_spec_draft_ns(cfg->spec, &pre, &g, 1, NULL, 0, &scratch);
+    }
 
-    double decode_ns = 0.0;
-    sim_step_result step;
-    for (int64_t j = 1; j < cfg->output_len; j++) {
-        g = (sim_seq_group){.count = cfg->batch, .q = 1, .c = cfg->input_len + j - 1, .logits = 1};
-        sim_step_price(&cfg->step, &g, 1, &step);
-        decode_ns += step.t_ns;
-        sim_step_accumulate(&out->decode, &step);
+    double decode_ns;
+    if (speculating(cfg)) {
+        decode_ns = spec_decode(cfg, out);
+        double plain = plain_decode(cfg, NULL);
+        out->spec_speedup = decode_ns > 0.0 ? plain / decode_ns : 1.0;
+    } else {
+        decode_ns = plain_decode(cfg, &out->decode);
+        out->decode_steps = cfg->output_len - 1;
     }
-    out->decode_steps = cfg->output_len - 1;
-    if (out->decode_steps > 0) {
-        sim_step_scale(&out->decode, 1.0 / (double)out->decode_steps);
-        out->tpot_ns = decode_ns / (double)out->decode_steps;
-    }
+    if (cfg->output_len > 1)
+        out->tpot_ns = decode_ns / (double)(cfg->output_len - 1);
     out->e2e_ns = out->ttft_ns + decode_ns;
     out->output_throughput = (double)(cfg->batch * cfg->output_len) / (out->e2e_ns * 1e-9);
 }

@@ -5,6 +5,12 @@
  *   TPOT = mean decode step; E2E = TTFT + all decode steps;
  *   output throughput = B x output_len / E2E (tokens/s over the whole batch).
  *
+ * With speculative decoding (spec, expected-value mode): the prefill also runs the draft over the
+ * prompt; each decode iteration is the draft's proposals plus one verify step of K+1 tokens per
+ * sequence and yields tau tokens per sequence, so (output_len - 1) / tau iterations run, the
+ * context growing by tau each (the last, fractional iteration counted by its fraction). The
+ * speed-up is the decode time without speculation over the decode time with it.
+ *
  *   sim_run_cfg cfg = {.step = {...}, .batch = 8, .input_len = 1024, .output_len = 256,
  *                      .mem_util = 0.9};
  *   if (sim_run_check(&cfg, &err)) ...exit 2 with err.msg...;
@@ -17,6 +23,7 @@
 #include <stdint.h>
 
 #include "mem.h"
+#include "spec.h"
 #include "step.h"
 
 typedef struct sim_run_cfg {
@@ -25,6 +32,7 @@ typedef struct sim_run_cfg {
     int64_t input_len;   /* prompt tokens per sequence */
     int64_t output_len;  /* generated tokens per sequence (>= 1) */
     double mem_util;     /* --gpu-memory-utilization, (0, 1] */
+    const sim_spec *spec; /* speculative decoding; NULL (or method none) for plain decoding */
 } sim_run_cfg;
 
 typedef struct sim_run_result {
@@ -33,9 +41,15 @@ typedef struct sim_run_result {
     double e2e_ns;
     double output_throughput;  /* generated tokens per second, whole batch */
     sim_step_result prefill;
-    sim_step_result decode;    /* the mean decode step (zeros when output_len == 1) */
-    int64_t decode_steps;
+    sim_step_result decode;    /* the mean decode (or verify) step (zeros when output_len == 1) */
+    int64_t decode_steps;      /* decode steps, or whole verify iterations with speculation */
     sim_mem_report mem;
+    /* speculative decoding (zeros without it) */
+    double spec_tau;           /* tokens per verify step per sequence */
+    double spec_iterations;    /* expected verify iterations: (output_len - 1) / tau */
+    double spec_draft_ns;      /* mean draft time per iteration */
+    double spec_verify_ns;     /* mean verify-step time per iteration */
+    double spec_speedup;       /* decode time without speculation / with it */
 } sim_run_result;
 
 /* Validates everything a run needs: the step configuration, lengths against the model's

@@ -84,6 +84,8 @@ static bool schedule_running(sim_sched *s, sim_req *reqs, sim_sched_entry *out, 
         int64_t num_new = sim_req_known(r) - r->computed;
         if (one_token && num_new > 1)
             num_new = 1;
+        if (num_new == 1 && r->generated > 0)
+            num_new += s->cfg.spec_tokens; /* a decode: verify K drafts as well */
         if (num_new > *budget)
             num_new = *budget;
         int64_t need = extra_blocks(s, r, r->computed + num_new);

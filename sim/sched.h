@@ -15,6 +15,8 @@
  *      token budget (max_num_batched_tokens) and free blocks allow.
  * With chunked prefill off (vLLM v0 style): if waiting requests can be admitted whole, the
  * iteration is prefill-only (as many as fit); otherwise it decodes every running request.
+ * With speculative decoding (spec_tokens = K > 0) a decoding request is fed K + 1 tokens (its
+ * last token and K drafts to verify) and reserves KV slots for all of them.
  */
 #ifndef SIM_SCHED_H
 #define SIM_SCHED_H
@@ -49,6 +51,7 @@ typedef struct sim_sched_cfg {
     int64_t max_num_seqs;           /* requests per iteration */
     int64_t max_num_batched_tokens; /* token budget per iteration */
     bool chunked_prefill;
+    int64_t spec_tokens;            /* K drafted tokens: a decoding request verifies K + 1 */
 } sim_sched_cfg;
 
 /* One scheduled request of an iteration. */

@@ -357,6 +357,50 @@ static void test_serve_bad_input(void **state)
     expect_bad(a, ":3: field 'input_tokens'");
 }
 
+static void test_spec_flags(void **state)
+{
+    (void)state;
+    run("run --model llama-3.1-8b --hw h100-sxm --batch 4 --spec-method draft "
+        "--spec-model llama-3.2-1b --num-speculative-tokens 4 --spec-acceptance-rate 0.7 "
+        "--format json");
+    assert_int_equal(R.rc, 0);
+    assert_no_nonfinite(R.out);
+    cJSON *j = cJSON_Parse(R.out);
+    assert_near(num(j, "spec_acceptance_length"), (1 - pow(0.7, 5)) / 0.3, 1e-9);
+    assert_true(num(j, "spec_draft_ms") > 0 && num(j, "spec_verify_ms") > 0);
+    assert_true(num(j, "spec_speedup") > 1.0);
+    cJSON_Delete(j);
+    run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 40 --random-input-len 200 "
+        "--random-output-len 64 --request-rate 10 --spec-method medusa "
+        "--num-speculative-tokens 3 --spec-acceptance-length 2.2 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_near(num(j, "spec_acceptance_length"), 2.2, 0.1);
+    assert_true(num(j, "spec_draft_time_fraction") > 0);
+    cJSON_Delete(j);
+    run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 20 --spec-method ngram "
+        "--num-speculative-tokens 2 --spec-acceptance-rate 0.5");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "Acceptance length (tokens/verify):"));
+    const char *base = "run --model llama-3.1-8b --hw h100-sxm";
+    char a[512];
+    snprintf(a, sizeof a, "%s --num-speculative-tokens 4", base);
+    expect_bad(a, "--spec-method");
+    snprintf(a, sizeof a, "%s --spec-method lookahead --num-speculative-tokens 4", base);
+    expect_bad(a, "--spec-method");
+    snprintf(a, sizeof a, "%s --spec-method ngram --spec-acceptance-rate 0.5", base);
+    expect_bad(a, "--num-speculative-tokens");
+    snprintf(a, sizeof a, "%s --spec-method draft --num-speculative-tokens 4 "
+                          "--spec-acceptance-rate 0.5", base);
+    expect_bad(a, "--spec-model");
+    snprintf(a, sizeof a, "%s --spec-method ngram --num-speculative-tokens 4 "
+                          "--spec-acceptance-rate 1.5", base);
+    expect_bad(a, "--spec-acceptance-rate");
+    snprintf(a, sizeof a, "%s --spec-method draft --spec-model llama-2-7b "
+                          "--num-speculative-tokens 4 --spec-acceptance-rate 0.5", base);
+    expect_bad(a, "vocab_size");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -367,6 +411,7 @@ int main(void)
         cmocka_unit_test(test_serve),
         cmocka_unit_test(test_serve_save_requests),
         cmocka_unit_test(test_serve_bad_input),
+        cmocka_unit_test(test_spec_flags),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

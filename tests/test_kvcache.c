@@ -32,12 +32,12 @@ static void test_capacity(void **state)
     sim_hw hw = tu_hw("h100-sxm");
     sim_step_cfg c = {.model = &m, .hw = &hw, .tp = 1,
                       .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16}};
-    double bytes = sim_kvcache_capacity_bytes(&c, 0.9, 8192, 256);
+    double bytes = sim_kvcache_capacity_bytes(&c, 0.9, 8192, 256, 0.0);
     assert_near(bytes, 58818405007.0, 1e-9);
     assert_int_equal((int64_t)(bytes / (16 * 131072.0)), 28046);
     /* fp8 KV: the same bytes hold twice the tokens */
     c.prec.kv = SIM_DT_FP8;
-    assert_near(sim_kvcache_capacity_bytes(&c, 0.9, 8192, 256), bytes, 1e-12);
+    assert_near(sim_kvcache_capacity_bytes(&c, 0.9, 8192, 256, 0.0), bytes, 1e-12);
     assert_near(sim_graph_kv_bytes_per_token(&m, 1, &c.prec), 65536.0, 0);
 }
 

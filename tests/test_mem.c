@@ -17,7 +17,7 @@ static void test_plan_numbers(void **state)
     sim_hw hw = tu_hw("h100-sxm");
     sim_step_cfg c = cfg_for(&m, &hw, 1, SIM_DT_BF16);
     sim_mem_report r;
-    sim_mem_plan(&c, 0.9, 8, 1024, 1024, &r);
+    sim_mem_plan(&c, 0.9, NULL, 8, 1024, 1024, &r);
     /* weights: 2 B x 8,030,261,248 parameters */
     assert_near(r.weight_bytes, 16060522496.0, 1e-12);
     /* KV: 8 sequences x 2048 tokens x 131,072 B = 2,147,483,648 */
@@ -41,7 +41,7 @@ static void test_does_not_fit(void **state)
     sim_hw hw = tu_hw("h100-sxm");
     sim_step_cfg c = cfg_for(&m, &hw, 1, SIM_DT_BF16);
     sim_mem_report r;
-    sim_mem_plan(&c, 0.9, 1, 1024, 1024, &r);
+    sim_mem_plan(&c, 0.9, NULL, 1, 1024, 1024, &r);
     assert_false(r.fits);
     assert_int_equal(r.max_batch, 0);
     sim_err err = {{0}};
@@ -52,7 +52,7 @@ static void test_does_not_fit(void **state)
     assert_non_null(strstr(err.msg, "has 76.9 GB"));
     /* at TP 4 it fits */
     c = cfg_for(&m, &hw, 4, SIM_DT_BF16);
-    sim_mem_plan(&c, 0.9, 1, 1024, 1024, &r);
+    sim_mem_plan(&c, 0.9, NULL, 1, 1024, 1024, &r);
     assert_true(r.fits);
 }
 
@@ -64,8 +64,8 @@ static void test_kv_precision_raises_capacity(void **state)
     sim_step_cfg c16 = cfg_for(&m, &hw, 8, SIM_DT_BF16);
     sim_step_cfg c8 = cfg_for(&m, &hw, 8, SIM_DT_FP8);
     sim_mem_report r16, r8;
-    sim_mem_plan(&c16, 0.9, 1, 128, 16384, &r16);
-    sim_mem_plan(&c8, 0.9, 1, 128, 16384, &r8);
+    sim_mem_plan(&c16, 0.9, NULL, 1, 128, 16384, &r16);
+    sim_mem_plan(&c8, 0.9, NULL, 1, 128, 16384, &r8);
     assert_near(r8.kv_bytes_per_token, r16.kv_bytes_per_token / 2, 0);
     /* With a short prompt and a long output, KV dominates each sequence's footprint (16512 x
      * 40960 B = 676 MB against 128 x 54272 B = 7 MB of prefill activations at TP 8), so halving
@@ -73,7 +73,7 @@ static void test_kv_precision_raises_capacity(void **state)
     assert_between((double)r8.max_batch / (double)r16.max_batch, 1.95, 2.0);
     /* a lower utilization leaves room for fewer sequences */
     sim_mem_report low;
-    sim_mem_plan(&c16, 0.5, 1, 128, 16384, &low);
+    sim_mem_plan(&c16, 0.5, NULL, 1, 128, 16384, &low);
     assert_true(low.max_batch < r16.max_batch);
 }
 
