@@ -15,6 +15,7 @@
 #include "report.h"
 #include "run.h"
 #include "spec.h"
+#include "trace.h"
 #include "workload.h"
 
 #define INFERSIM_VERSION "0.1.0"
@@ -22,7 +23,7 @@
 /* ------------------------------------------------------------------------------------------ */
 /* Options: one table drives parsing, validation and --help. */
 
-enum { CMD_RUN = 1, CMD_ROOFLINE = 2, CMD_SERVE = 4 };
+enum { CMD_RUN = 1, CMD_ROOFLINE = 2, CMD_SERVE = 4, CMD_CHECK = 8 };
 #define CMD_MODEL (CMD_RUN | CMD_ROOFLINE | CMD_SERVE) /* flags every model command takes */
 #define CMD_ENGINE (CMD_RUN | CMD_SERVE)               /* flags of commands that run steps */
 
@@ -44,6 +45,8 @@ typedef struct cli_opts {
     double range_ratio, rate, burstiness, time_scale;
     bool no_chunked;
     char goodput[LIST_LEN];
+    /* timelines */
+    const char *chrome_trace, *trace_detail, *trace_window;
     /* speculative decoding */
     const char *spec_method, *spec_model;
     int64_t spec_k;
@@ -133,8 +136,14 @@ static const opt_def opts_table[] = {
       "SLOs for request_goodput: ttft:MS tpot:MS e2el:MS"),
     O("--save-requests", OPT_STR, save_requests, 0, 0, CMD_SERVE,
       "write one CSV row per request to FILE"),
-    O("--format", OPT_STR, format, 0, 0, CMD_MODEL, "table|json|csv (default table)"),
-    O("--help", OPT_BOOL, help, 0, 0, CMD_MODEL, "this text"),
+    O("--chrome-trace", OPT_STR, chrome_trace, 0, 0, CMD_ENGINE,
+      "write a Chrome Trace Event JSON timeline (Perfetto, chrome://tracing) to FILE"),
+    O("--trace-detail", OPT_STR, trace_detail, 0, 0, CMD_SERVE,
+      "iteration|layer|op: how deep the serve timeline goes (default iteration)"),
+    O("--trace-window", OPT_STR, trace_window, 0, 0, CMD_SERVE,
+      "START:END seconds of simulated time to keep in the timeline (END may be empty)"),
+    O("--format", OPT_STR, format, 0, 0, CMD_MODEL | CMD_CHECK, "table|json|csv (default table)"),
+    O("--help", OPT_BOOL, help, 0, 0, CMD_MODEL | CMD_CHECK, "this text"),
 };
 #undef O
 #define N_OPTS (sizeof opts_table / sizeof opts_table[0])
@@ -232,6 +241,10 @@ static sim_status parse_opts(int argc, char **argv, int first, const char *cmd, 
             if (strlen(opts_table[j].name) == len && strncmp(opts_table[j].name, arg, len) == 0 &&
                 (opts_table[j].cmds & mask))
                 o = &opts_table[j];
+        if (!o && mask == CMD_CHECK && arg[0] != '-' && !out->trace) {
+            out->trace = arg; /* trace-check FILE */
+            continue;
+        }
         if (!o)
             return sim_fail(err, SIM_EINPUT, "infersim %s: unknown %s '%s'; see 'infersim %s --help'",
                             cmd, arg[0] == '-' ? "flag" : "argument", arg, cmd);
@@ -416,6 +429,25 @@ static const cli_opts defaults = {
 /* ------------------------------------------------------------------------------------------ */
 /* Commands */
 
+/* The run's timeline: its prefill step and its first decode (or verify) step. */
+static sim_status write_run_trace(const char *path, const sim_run_cfg *cfg,
+                                  const sim_run_result *r, sim_err *err)
+{
+    sim_step_result *dec = NULL;
+    if (cfg->output_len > 1) {
+        dec = calloc(1, sizeof *dec);
+        if (!dec)
+            return sim_fail(err, SIM_EINTERNAL, "out of memory");
+        bool spec = cfg->spec && cfg->spec->method != SIM_SPEC_NONE;
+        int64_t q = spec ? cfg->spec->k + 1 : 1;
+        sim_seq_group g = {.count = cfg->batch, .q = q, .c = cfg->input_len, .logits = q};
+        sim_step_price(&cfg->step, &g, 1, dec);
+    }
+    sim_status st = sim_trace_run(path, &cfg->step, &r->prefill, dec, err);
+    free(dec);
+    return st;
+}
+
 static sim_status cmd_run(const cli_opts *o, FILE *out, sim_err *err)
 {
     loaded *L = calloc(1, sizeof *L);
@@ -434,10 +466,11 @@ static sim_status cmd_run(const cli_opts *o, FILE *out, sim_err *err)
     }
     if (!st) {
         sim_run_simulate(&cfg, r);
-        st = sim_report_run(out, L->fmt, &cfg, r);
-        if (st)
-            sim_fail(err, st, "writing the result failed");
+        if (o->chrome_trace)
+            st = write_run_trace(o->chrome_trace, &cfg, r, err);
     }
+    if (!st && (st = sim_report_run(out, L->fmt, &cfg, r)))
+        sim_fail(err, st, "writing the result failed");
     free(r);
     free(L);
     return st;
@@ -512,8 +545,57 @@ static sim_status serve_workload(const cli_opts *o, sim_workload *w, sim_err *er
     return sim_workload_synthetic(&s, w, err);
 }
 
+/* Parses --trace-window START:END (seconds; END may be empty) into nanoseconds. */
+static sim_status parse_window(const char *s, int64_t *w0, int64_t *w1, sim_err *err)
+{
+    char *end;
+    errno = 0;
+    double a = strtod(s, &end), b = -1.0;
+    bool ok = end != s && *end == ':' && !errno && isfinite(a) && a >= 0;
+    if (ok && end[1]) {
+        const char *p = end + 1;
+        b = strtod(p, &end);
+        ok = end != p && !*end && !errno && isfinite(b) && b > a;
+    }
+    if (!ok || a > 1e9 || b > 1e9)
+        return sim_fail(err, SIM_EINPUT,
+                        "--trace-window: value '%s', expected START:END seconds with "
+                        "0 <= START < END (or START: for no end)",
+                        s);
+    *w0 = (int64_t)llround(a * 1e9);
+    *w1 = b < 0 ? -1 : (int64_t)llround(b * 1e9);
+    return SIM_OK;
+}
+
+static sim_status open_serve_trace(const cli_opts *o, sim_engine_cfg *cfg, size_t n,
+                                   sim_trace_serve **out, sim_err *err)
+{
+    sim_trace_detail detail = SIM_TRACE_ITERATION;
+    int64_t w0 = 0, w1 = -1;
+    if (o->trace_detail && !sim_trace_detail_parse(o->trace_detail, &detail))
+        return sim_fail(err, SIM_EINPUT, "--trace-detail: value '%s', expected iteration, layer "
+                                         "or op",
+                        o->trace_detail);
+    sim_status st = o->trace_window ? parse_window(o->trace_window, &w0, &w1, err) : SIM_OK;
+    if (st)
+        return st;
+    sim_trace_serve *ts = calloc(1, sizeof *ts);
+    if (!ts)
+        return sim_fail(err, SIM_EINTERNAL, "out of memory");
+    if ((st = sim_trace_serve_open(ts, o->chrome_trace, detail, w0, w1, n, &cfg->step, err))) {
+        free(ts);
+        return st;
+    }
+    cfg->observer = &ts->observer;
+    *out = ts;
+    return SIM_OK;
+}
+
 static sim_status cmd_serve(const cli_opts *o, FILE *out, sim_err *err)
 {
+    if (!o->chrome_trace && (o->trace_detail || o->trace_window))
+        return sim_fail(err, SIM_EINPUT, "%s: needs --chrome-trace FILE",
+                        o->trace_detail ? "--trace-detail" : "--trace-window");
     loaded *L = calloc(1, sizeof *L);
     if (!L)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
@@ -538,8 +620,18 @@ static sim_status cmd_serve(const cli_opts *o, FILE *out, sim_err *err)
         cfg.sched.spec_tokens = L->spec.method != SIM_SPEC_NONE ? L->spec.k : 0;
         st = sim_engine_check(&cfg, &w, err);
     }
+    sim_trace_serve *ts = NULL;
+    if (!st && o->chrome_trace)
+        st = open_serve_trace(o, &cfg, w.n, &ts, err);
     if (!st)
         st = sim_engine_run(&cfg, &w, &res, err);
+    if (ts) {
+        if (!st)
+            st = sim_trace_serve_close(ts, res.duration_ns, err);
+        else
+            sim_trace_serve_abort(ts);
+        free(ts);
+    }
     if (!st && sim_metrics_compute(&res, &slo, &m))
         st = sim_fail(err, SIM_EINTERNAL, "out of memory computing metrics");
     sim_serve_report rep = {.cfg = &cfg, .w = &w, .res = &res, .m = &m,
@@ -554,6 +646,22 @@ static sim_status cmd_serve(const cli_opts *o, FILE *out, sim_err *err)
     return st;
 }
 
+static sim_status cmd_trace_check(const cli_opts *o, FILE *out, sim_err *err)
+{
+    if (!o->trace)
+        return sim_fail(err, SIM_EINPUT, "trace-check: missing FILE (infersim trace-check FILE)");
+    sim_trace_stats s;
+    sim_status st = sim_trace_check(o->trace, &s, err);
+    if (st)
+        return st;
+    fprintf(out, "%s: ok: %lld events (%lld slices on %lld tracks, %lld counters, %lld async, "
+                 "%lld metadata); ends at %.3f ms; %lld iterations, busy %.3f ms\n",
+            o->trace, (long long)s.events, (long long)s.slices, (long long)s.tracks,
+            (long long)s.counters, (long long)s.async_events, (long long)s.metadata,
+            (double)s.end_ns / 1e6, (long long)s.iterations, (double)s.iteration_ns / 1e6);
+    return SIM_OK;
+}
+
 typedef struct command {
     const char *name;
     int mask;
@@ -566,6 +674,8 @@ static const command commands[] = {
     {"roofline", CMD_ROOFLINE, cmd_roofline, "peaks, bandwidth, ridge points, op intensities"},
     {"serve", CMD_SERVE, cmd_serve,
      "request stream under continuous batching: vLLM's serving benchmark metrics"},
+    {"trace-check", CMD_CHECK, cmd_trace_check,
+     "validate a Chrome trace (slices nest, names, counters, ids)"},
 };
 
 static void top_usage(FILE *f)
@@ -610,7 +720,8 @@ int sim_cli_main(int argc, char **argv, FILE *out, FILE *errf)
         return (int)st;
     }
     fprintf(errf,
-            "infersim: unknown command '%s'; expected run, serve or roofline (infersim --help)\n",
+            "infersim: unknown command '%s'; expected run, serve, roofline or trace-check "
+            "(infersim --help)\n",
             name);
     return SIM_EINPUT;
 }

@@ -160,6 +160,7 @@ typedef struct loop {
     sim_seq_group *draft;     /* the draft's: prefill chunks, then verifying sequences */
     sim_seq_group *scratch;
     size_t *itl_count;        /* gaps recorded per request */
+    bool *queued;             /* waiting for (re)admission: its next scheduling is an event */
     sim_rng rng;              /* acceptance draws */
     buckets tokens;
     int64_t now;
@@ -168,6 +169,13 @@ typedef struct loop {
     int64_t free_since;       /* when a concurrency slot last became free */
     size_t done;
 } loop;
+
+static void notify(const loop *L, int64_t id, sim_req_event ev, int64_t t)
+{
+    const sim_engine_observer *o = L->cfg->observer;
+    if (o && o->request)
+        o->request(o->ctx, id, ev, t);
+}
 
 /* Sends every request that has arrived by `now` and may be in flight. */
 static void send_arrivals(loop *L)
@@ -179,6 +187,8 @@ static void send_arrivals(loop *L)
         int64_t arrival = L->w->reqs[L->next].arrival_ns;
         r->send_ns = arrival > L->free_since ? arrival : L->free_since;
         sim_sched_enqueue(&L->sched, L->res->reqs, (int64_t)L->next);
+        L->queued[L->next] = true;
+        notify(L, (int64_t)L->next, SIM_EV_ARRIVED, r->send_ns);
         L->next++;
         L->inflight++;
         if (L->inflight > L->res->peak_concurrency)
@@ -198,6 +208,7 @@ static void emit_tokens(loop *L, int64_t id, int64_t ntok)
     r->last_token_ns = L->now;
     if (r->generated == r->output) {
         r->finish_ns = L->now;
+        notify(L, id, SIM_EV_FINISHED, L->now);
         sim_sched_finish(&L->sched, L->res->reqs, id);
         L->done++;
         if (L->cfg->max_concurrency > 0 && L->inflight == L->cfg->max_concurrency)
@@ -216,10 +227,22 @@ static int iterate(loop *L)
     const int64_t k = L->cfg->sched.spec_tokens;
     bool prefill = false;
     size_t n_pre = 0, n_dec = 0;
+    int64_t prefill_tokens = 0;
+    for (size_t p = 0; p < L->sched.n_preempted; p++) {
+        L->queued[L->sched.preempted[p]] = true;
+        notify(L, L->sched.preempted[p], SIM_EV_PREEMPTED, L->now);
+    }
     for (size_t i = 0; i < n; i++) {
-        const sim_req *r = &reqs[L->batch[i].req];
+        int64_t id = L->batch[i].req;
+        const sim_req *r = &reqs[id];
         int64_t q = L->batch[i].num_new;
         bool decode = r->generated > 0 && sim_req_known(r) - r->computed == 1;
+        if (L->queued[id]) {
+            L->queued[id] = false;
+            notify(L, id, SIM_EV_SCHEDULED, L->now);
+        }
+        if (!decode)
+            prefill_tokens += q;
         bool samples = decode || r->computed + q == sim_req_known(r);
         /* a verify step needs logits at every position; a prompt at its last only */
         L->groups[i] = (sim_seq_group){.count = 1, .q = q, .c = r->computed,
@@ -241,6 +264,18 @@ static int iterate(loop *L)
     if (dt < 1)
         dt = 1;
     int64_t start = L->now;
+    const sim_engine_observer *obs = L->cfg->observer;
+    if (obs && obs->iteration) {
+        sim_iter_info it = {.start_ns = start, .dur_ns = dt, .seqs = (int64_t)n,
+                            .prefill_tokens = prefill_tokens,
+                            .decode_tokens = step.graph.tokens - prefill_tokens,
+                            .kv_used_blocks = sim_kvcache_used(&L->sched.kv),
+                            .kv_total_blocks = L->sched.kv.total_blocks,
+                            .running = (int64_t)L->sched.r_len,
+                            .waiting = (int64_t)L->sched.w_len, .draft_ns = draft_ns,
+                            .step = &step};
+        obs->iteration(obs->ctx, &it);
+    }
     L->now += dt;
     L->res->busy_ns += (double)dt;
     L->res->draft_ns += draft_ns;
@@ -267,6 +302,8 @@ static int iterate(loop *L)
         } else {
             r->computed += q;
             ntok = r->computed == sim_req_known(r) ? 1 : 0;
+            if (ntok > 0 && r->generated + ntok < r->output)
+                notify(L, id, SIM_EV_DECODING, L->now);
         }
         if (ntok > 0) {
             emit_tokens(L, id, ntok);
@@ -297,9 +334,10 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
     L->draft = malloc(m * sizeof *L->draft);
     L->scratch = malloc(m * sizeof *L->scratch);
     L->itl_count = calloc(n, sizeof *L->itl_count);
+    L->queued = calloc(n, sizeof *L->queued);
     sim_rng_seed(&L->rng, cfg->seed);
     if (!out->reqs || !L->itl_offset || !L->batch || !L->groups || !L->draft || !L->scratch ||
-        !L->itl_count)
+        !L->itl_count || !L->queued)
         return sim_fail(err, SIM_EINTERNAL, "out of memory for %zu requests", n);
     size_t gaps = 0;
     for (size_t i = 0; i < n; i++) {
@@ -336,6 +374,7 @@ static void teardown(loop *L)
     free(L->draft);
     free(L->scratch);
     free(L->itl_count);
+    free(L->queued);
     free(L->tokens.count);
 }
 

@@ -30,6 +30,35 @@
 #include "step.h"
 #include "workload.h"
 
+/* What happened to a request, for observers (timelines). */
+typedef enum sim_req_event {
+    SIM_EV_ARRIVED,   /* sent by the client, queued at the engine */
+    SIM_EV_SCHEDULED, /* admitted into an iteration (prefill or recompute starts) */
+    SIM_EV_DECODING,  /* its prompt (or recompute) is done: it decodes from here */
+    SIM_EV_PREEMPTED, /* evicted (recompute), back in the queue */
+    SIM_EV_FINISHED,
+} sim_req_event;
+
+/* One engine iteration, for observers. */
+typedef struct sim_iter_info {
+    int64_t start_ns, dur_ns;
+    int64_t seqs;            /* requests in the iteration */
+    int64_t prefill_tokens;  /* prompt (and recompute) tokens */
+    int64_t decode_tokens;   /* decode and verify tokens */
+    int64_t kv_used_blocks, kv_total_blocks;
+    int64_t running, waiting; /* after scheduling */
+    double draft_ns;          /* speculative proposals, before the target's step */
+    const sim_step_result *step; /* the target's step, op by op */
+} sim_iter_info;
+
+/* Callbacks the engine makes while it simulates (all optional). They see plain values, never the
+ * engine's internals; a timeline writer is one such observer. */
+typedef struct sim_engine_observer {
+    void *ctx;
+    void (*iteration)(void *ctx, const sim_iter_info *it);
+    void (*request)(void *ctx, int64_t id, sim_req_event ev, int64_t t_ns);
+} sim_engine_observer;
+
 typedef struct sim_engine_cfg {
     sim_step_cfg step;        /* model, device, TP, precision, overheads */
     sim_sched_cfg sched;      /* batch limits and chunked prefill */
@@ -38,6 +67,7 @@ typedef struct sim_engine_cfg {
     int64_t max_concurrency;  /* client-side cap on requests in flight; 0 = none */
     const sim_spec *spec;     /* speculative decoding; NULL or method none: plain decoding */
     uint64_t seed;            /* seeds the acceptance draws */
+    const sim_engine_observer *observer; /* NULL: nobody watches */
 } sim_engine_cfg;
 
 typedef struct sim_engine_result {

@@ -12,6 +12,11 @@
 
 sim_status sim_jsonf_load(const char *path, cJSON **out, sim_err *err)
 {
+    return sim_jsonf_load_max(path, JSONF_MAX_BYTES, out, err);
+}
+
+sim_status sim_jsonf_load_max(const char *path, long max_bytes, cJSON **out, sim_err *err)
+{
     *out = NULL;
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -24,10 +29,10 @@ sim_status sim_jsonf_load(const char *path, cJSON **out, sim_err *err)
         fclose(f);
         return sim_fail(err, SIM_EINPUT, "%s: cannot read (not a regular file?)", path);
     }
-    if (n == 0 || n > JSONF_MAX_BYTES) {
+    if (n == 0 || n > max_bytes) {
         fclose(f);
         return sim_fail(err, SIM_EINPUT, "%s: size %ld bytes, expected a JSON object of 1..%ld bytes",
-                        path, n, JSONF_MAX_BYTES);
+                        path, n, max_bytes);
     }
     buf = malloc((size_t)n + 1);
     if (!buf) {

@@ -26,6 +26,9 @@
  * object. */
 sim_status sim_jsonf_load(const char *path, cJSON **out, sim_err *err);
 
+/* Like sim_jsonf_load, for files up to max_bytes (config files are capped at 16 MiB). */
+sim_status sim_jsonf_load_max(const char *path, long max_bytes, cJSON **out, sim_err *err);
+
 /* The item at a dotted path, or NULL if any part is missing or JSON null. */
 const cJSON *sim_jsonf_find(const cJSON *root, const char *field);
 

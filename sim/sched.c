@@ -12,7 +12,8 @@ sim_status sim_sched_init(sim_sched *s, const sim_sched_cfg *cfg, const sim_kvca
     s->cap = n;
     s->waiting = malloc((n ? n : 1) * sizeof *s->waiting);
     s->running = malloc((n ? n : 1) * sizeof *s->running);
-    if (!s->waiting || !s->running) {
+    s->preempted = malloc((n ? n : 1) * sizeof *s->preempted);
+    if (!s->waiting || !s->running || !s->preempted) {
         sim_sched_free(s);
         return SIM_EINTERNAL;
     }
@@ -23,7 +24,8 @@ void sim_sched_free(sim_sched *s)
 {
     free(s->waiting);
     free(s->running);
-    s->waiting = s->running = NULL;
+    free(s->preempted);
+    s->waiting = s->running = s->preempted = NULL;
 }
 
 bool sim_sched_idle(const sim_sched *s) { return s->w_len == 0 && s->r_len == 0; }
@@ -60,6 +62,7 @@ static int64_t preempt_last(sim_sched *s, sim_req *reqs)
     r->computed = 0;
     r->preemptions++;
     s->preemptions++;
+    s->preempted[s->n_preempted++] = id;
     w_push_front(s, id);
     r->phase = SIM_REQ_WAITING;
     return id;
@@ -135,6 +138,7 @@ size_t sim_sched_next(sim_sched *s, sim_req *reqs, sim_sched_entry *out)
 {
     size_t n = 0;
     int64_t budget = s->cfg.max_num_batched_tokens;
+    s->n_preempted = 0;
     if (s->cfg.chunked_prefill) {
         if (schedule_running(s, reqs, out, &n, &budget, false))
             admit_waiting(s, reqs, out, &n, &budget);

@@ -68,6 +68,8 @@ typedef struct sim_sched {
     int64_t *running;          /* admission order */
     size_t r_len;
     int64_t preemptions;       /* total so far */
+    int64_t *preempted;        /* requests preempted by the last sim_sched_next */
+    size_t n_preempted;
 } sim_sched;
 
 /* Tokens a request knows (prompt + generated). */

@@ -401,6 +401,45 @@ static void test_spec_flags(void **state)
     expect_bad(a, "vocab_size");
 }
 
+static void test_chrome_traces(void **state)
+{
+    (void)state;
+    char path[128], a[512];
+    snprintf(path, sizeof path, "/tmp/infersim-cli-trace-%d.json", (int)getpid());
+    snprintf(a, sizeof a, "run --model llama-3.1-8b --hw h100-sxm --tp 2 --batch 4 "
+                          "--output-len 8 --chrome-trace %s --format json", path);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    snprintf(a, sizeof a, "trace-check %s", path);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, ": ok:"));
+    snprintf(a, sizeof a, "serve --model llama-3.1-8b --hw h100-sxm --num-prompts 50 "
+                          "--request-rate 20 --trace-detail layer --trace-window 0.5:2 "
+                          "--chrome-trace %s --format json", path);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    snprintf(a, sizeof a, "trace-check %s", path);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    remove(path);
+    const char *base = "serve --model llama-3.1-8b --hw h100-sxm --num-prompts 5";
+    snprintf(a, sizeof a, "%s --chrome-trace %s --trace-window 3:1", base, path);
+    expect_bad(a, "--trace-window");
+    snprintf(a, sizeof a, "%s --chrome-trace %s --trace-detail kernel", base, path);
+    expect_bad(a, "--trace-detail");
+    snprintf(a, sizeof a, "%s --trace-detail op", base);
+    expect_bad(a, "--chrome-trace");
+    snprintf(a, sizeof a, "%s --chrome-trace /nonexistent/dir/t.json", base);
+    expect_bad(a, "--chrome-trace");
+    assert_int_not_equal(access(path, F_OK), 0); /* failed runs leave no file */
+    expect_bad("trace-check /nonexistent/trace.json", "/nonexistent/trace.json");
+    const char *bad = tu_write_tmp("{\"traceEvents\": [{\"ph\": \"X\", \"pid\": 1, "
+                                   "\"tid\": 1, \"name\": \"a\", \"ts\": 0, \"dur\": 1}]}");
+    snprintf(a, sizeof a, "trace-check %s", bad);
+    expect_bad(a, "process_name");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -412,6 +451,7 @@ int main(void)
         cmocka_unit_test(test_serve_save_requests),
         cmocka_unit_test(test_serve_bad_input),
         cmocka_unit_test(test_spec_flags),
+        cmocka_unit_test(test_chrome_traces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,908 @@
+/* trace.c - streaming Chrome Trace Event JSON writer, the run and serve timelines, and the
+ * checker. */
+#include "trace.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "jsonf.h"
+
+/* ------------------------------------------------------------------------------------------ */
+/* Writing */
+
+/* Integer nanoseconds as microseconds with three decimals: exact, so slices nest exactly. */
+static void put_us(FILE *f, int64_t ns)
+{
+    if (ns < 0)
+        ns = 0;
+    fprintf(f, "%lld.%03lld", (long long)(ns / 1000), (long long)(ns % 1000));
+}
+
+/* JSON string escaping into a bounded buffer; returns the length written (the rest is cut). */
+static size_t escape(char *dst, size_t cap, const char *s)
+{
+    size_t n = 0;
+    for (; *s && n + 7 < cap; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            dst[n++] = '\\';
+            dst[n++] = (char)c;
+        } else if (c < 0x20) {
+            n += (size_t)snprintf(dst + n, cap - n, "\\u%04x", c);
+        } else {
+            dst[n++] = (char)c;
+        }
+    }
+    dst[n] = '\0';
+    return n;
+}
+
+static void put_str(FILE *f, const char *s)
+{
+    char buf[512];
+    escape(buf, sizeof buf, s);
+    fprintf(f, "\"%s\"", buf);
+}
+
+void sim_targs_reset(sim_targs *a)
+{
+    a->len = 0;
+    a->buf[0] = '\0';
+}
+
+static void targs_key(sim_targs *a, const char *key)
+{
+    if (a->len + 80 >= sizeof a->buf)
+        return;
+    if (a->len)
+        a->buf[a->len++] = ',';
+    a->buf[a->len++] = '"';
+    a->len += escape(a->buf + a->len, sizeof a->buf - a->len - 4, key);
+    a->buf[a->len++] = '"';
+    a->buf[a->len++] = ':';
+    a->buf[a->len] = '\0';
+}
+
+void sim_targs_num(sim_targs *a, const char *key, double v)
+{
+    targs_key(a, key);
+    if (a->len + 32 < sizeof a->buf)
+        a->len += (size_t)snprintf(a->buf + a->len, sizeof a->buf - a->len, "%.6g",
+                                   isfinite(v) ? v : 0.0);
+}
+
+void sim_targs_int(sim_targs *a, const char *key, int64_t v)
+{
+    targs_key(a, key);
+    if (a->len + 32 < sizeof a->buf)
+        a->len += (size_t)snprintf(a->buf + a->len, sizeof a->buf - a->len, "%lld", (long long)v);
+}
+
+void sim_targs_str(sim_targs *a, const char *key, const char *v)
+{
+    targs_key(a, key);
+    if (a->len + 80 >= sizeof a->buf)
+        return;
+    a->buf[a->len++] = '"';
+    a->len += escape(a->buf + a->len, sizeof a->buf - a->len - 4, v);
+    a->buf[a->len++] = '"';
+    a->buf[a->len] = '\0';
+}
+
+sim_status sim_trace_open(sim_trace *t, const char *path, sim_err *err)
+{
+    memset(t, 0, sizeof *t);
+    if (snprintf(t->path, sizeof t->path, "%s", path) >= (int)sizeof t->path)
+        return sim_fail(err, SIM_EINPUT, "--chrome-trace: path too long");
+    snprintf(t->tmp, sizeof t->tmp, "%s.tmp", path);
+    t->f = fopen(t->tmp, "w");
+    if (!t->f)
+        return sim_fail(err, SIM_EINPUT, "--chrome-trace: cannot write %s: %s", t->tmp,
+                        strerror(errno));
+    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"infersim\"},"
+          "\"traceEvents\":[\n",
+          t->f);
+    t->first = true;
+    return SIM_OK;
+}
+
+sim_status sim_trace_close(sim_trace *t, sim_err *err)
+{
+    if (!t->f)
+        return SIM_OK;
+    fputs("\n]}\n", t->f);
+    bool bad = ferror(t->f) != 0;
+    if (fclose(t->f) != 0 || bad) {
+        t->f = NULL;
+        remove(t->tmp);
+        return sim_fail(err, SIM_EINPUT, "--chrome-trace: writing %s failed", t->tmp);
+    }
+    t->f = NULL;
+    if (rename(t->tmp, t->path) != 0) {
+        int e = errno;
+        remove(t->tmp);
+        return sim_fail(err, SIM_EINPUT, "--chrome-trace: cannot rename %s to %s: %s", t->tmp,
+                        t->path, strerror(e));
+    }
+    return SIM_OK;
+}
+
+void sim_trace_abort(sim_trace *t)
+{
+    if (t->f) {
+        fclose(t->f);
+        t->f = NULL;
+        remove(t->tmp);
+    }
+}
+
+/* Starts an event object: separator, ph, pid, name. */
+static void begin(sim_trace *t, char ph, int pid, const char *name)
+{
+    if (!t->first)
+        fputs(",\n", t->f);
+    t->first = false;
+    t->events++;
+    fprintf(t->f, "{\"ph\":\"%c\",\"pid\":%d,\"name\":", ph, pid);
+    put_str(t->f, name);
+}
+
+static void end(sim_trace *t, const sim_targs *args)
+{
+    if (args && args->len)
+        fprintf(t->f, ",\"args\":{%s}", args->buf);
+    fputc('}', t->f);
+}
+
+void sim_trace_name_process(sim_trace *t, int pid, const char *name, int sort)
+{
+    sim_targs a;
+    sim_targs_reset(&a);
+    sim_targs_str(&a, "name", name);
+    begin(t, 'M', pid, "process_name");
+    end(t, &a);
+    sim_targs_reset(&a);
+    sim_targs_int(&a, "sort_index", sort);
+    begin(t, 'M', pid, "process_sort_index");
+    end(t, &a);
+}
+
+void sim_trace_name_thread(sim_trace *t, int pid, int tid, const char *name, int sort)
+{
+    sim_targs a;
+    sim_targs_reset(&a);
+    sim_targs_str(&a, "name", name);
+    begin(t, 'M', pid, "thread_name");
+    fprintf(t->f, ",\"tid\":%d", tid);
+    end(t, &a);
+    sim_targs_reset(&a);
+    sim_targs_int(&a, "sort_index", sort);
+    begin(t, 'M', pid, "thread_sort_index");
+    fprintf(t->f, ",\"tid\":%d", tid);
+    end(t, &a);
+}
+
+void sim_trace_slice(sim_trace *t, int pid, int tid, const char *name, const char *cat,
+                     int64_t ts_ns, int64_t dur_ns, const sim_targs *args)
+{
+    begin(t, 'X', pid, name);
+    fprintf(t->f, ",\"tid\":%d,\"cat\":", tid);
+    put_str(t->f, cat);
+    fputs(",\"ts\":", t->f);
+    put_us(t->f, ts_ns);
+    fputs(",\"dur\":", t->f);
+    put_us(t->f, dur_ns);
+    end(t, args);
+}
+
+void sim_trace_counter(sim_trace *t, int pid, const char *name, int64_t ts_ns,
+                       const sim_targs *args)
+{
+    begin(t, 'C', pid, name);
+    fputs(",\"ts\":", t->f);
+    put_us(t->f, ts_ns);
+    end(t, args);
+}
+
+void sim_trace_async(sim_trace *t, char ph, int pid, const char *cat, const char *name, int64_t id,
+                     int64_t ts_ns, const sim_targs *args)
+{
+    begin(t, ph, pid, name);
+    fputs(",\"cat\":", t->f);
+    put_str(t->f, cat);
+    fprintf(t->f, ",\"id\":%lld,\"ts\":", (long long)id);
+    put_us(t->f, ts_ns);
+    if (ph == 'n')
+        fputs(",\"s\":\"t\"", t->f);
+    end(t, args);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* A step, op by op */
+
+enum { TID_ISSUE = 1, TID_COMPUTE = 2, TID_MEMORY = 3, TID_NETWORK = 4 };
+
+static const char *const track_names[] = {"", "step / layer / op (as issued)", "compute (T_math)",
+                                          "memory (T_mem)", "network (collectives)"};
+
+static void name_tracks(sim_trace *t, int pid, bool all)
+{
+    for (int tid = TID_ISSUE; tid <= (all ? TID_NETWORK : TID_ISSUE); tid++)
+        sim_trace_name_thread(t, pid, tid, track_names[tid], tid);
+}
+
+/* Whole nanoseconds of an op instance on the as-issued track: its busy time, launch and the
+ * network time not hidden behind compute. Truncated, so children never outgrow a parent. */
+static int64_t op_ns(const sim_step_result *s, int i)
+{
+    const sim_op_cost *c = &s->cost[i];
+    double busy = c->t_math_ns > c->t_mem_ns ? c->t_math_ns : c->t_mem_ns;
+    return (int64_t)floor(busy + c->t_launch_ns + c->t_net_ns - s->hidden_ns[i]);
+}
+
+typedef struct step_writer {
+    sim_trace *t;
+    int pid;
+    sim_trace_detail detail;
+    int64_t net_free_ns; /* the network track is free from here on */
+} step_writer;
+
+static void op_args(sim_targs *a, const sim_step_result *s, int i)
+{
+    const sim_op *op = &s->graph.ops[i];
+    const sim_op_cost *c = &s->cost[i];
+    double bytes = sim_op_bytes(op);
+    sim_targs_reset(a);
+    sim_targs_num(a, "flops", op->flops);
+    sim_targs_num(a, "bytes", bytes);
+    sim_targs_num(a, "net_bytes", op->net_bytes);
+    sim_targs_num(a, "intensity", bytes > 0 ? op->flops / bytes : 0.0);
+    sim_targs_str(a, "bound", sim_bound_name(c->bound));
+    sim_targs_num(a, "t_math_us", c->t_math_ns / 1e3);
+    sim_targs_num(a, "t_mem_us", c->t_mem_ns / 1e3);
+    sim_targs_num(a, "t_net_us", c->t_net_ns / 1e3);
+    sim_targs_num(a, "t_launch_us", c->t_launch_ns / 1e3);
+    sim_targs_num(a, "net_hidden_us", s->hidden_ns[i] / 1e3);
+    sim_targs_num(a, "net_exposed_us", (c->t_net_ns - s->hidden_ns[i]) / 1e3);
+}
+
+/* One op at t0: the as-issued slice and, at op detail, its compute, memory and network parts. */
+static int64_t write_op(step_writer *w, const sim_step_result *s, int i, int64_t t0)
+{
+    int64_t d = op_ns(s, i);
+    if (w->detail < SIM_TRACE_OP)
+        return d;
+    const sim_op_cost *c = &s->cost[i];
+    const char *name = sim_op_info((sim_op_id)i)->name;
+    sim_targs a;
+    op_args(&a, s, i);
+    sim_trace_slice(w->t, w->pid, TID_ISSUE, name, "op", t0, d, &a);
+    int64_t launch = (int64_t)floor(c->t_launch_ns);
+    if (c->t_math_ns >= 1.0)
+        sim_trace_slice(w->t, w->pid, TID_COMPUTE, name, "compute", t0 + launch,
+                        (int64_t)floor(c->t_math_ns), NULL);
+    if (c->t_mem_ns >= 1.0)
+        sim_trace_slice(w->t, w->pid, TID_MEMORY, name, "memory", t0 + launch,
+                        (int64_t)floor(c->t_mem_ns), NULL);
+    if (c->t_net_ns >= 1.0) {
+        double busy = c->t_math_ns > c->t_mem_ns ? c->t_math_ns : c->t_mem_ns;
+        int64_t start = t0 + launch + (int64_t)floor(busy);
+        if (start < w->net_free_ns)
+            start = w->net_free_ns;
+        int64_t dur = (int64_t)floor(c->t_net_ns);
+        sim_targs n;
+        sim_targs_reset(&n);
+        sim_targs_num(&n, "hidden_us", s->hidden_ns[i] / 1e3);
+        sim_targs_num(&n, "exposed_us", (c->t_net_ns - s->hidden_ns[i]) / 1e3);
+        sim_trace_slice(w->t, w->pid, TID_NETWORK, name, "network", start, dur, &n);
+        w->net_free_ns = start + dur;
+    }
+    return d;
+}
+
+/* Ops [from, to) that are present and of the given scope, from t0; returns the end. */
+static int64_t write_ops(step_writer *w, const sim_step_result *s, int from, int to, bool per_layer,
+                         int64_t t0)
+{
+    for (int i = from; i < to; i++)
+        if (s->graph.ops[i].present && sim_op_info((sim_op_id)i)->per_layer == per_layer)
+            t0 += write_op(w, s, i, t0);
+    return t0;
+}
+
+/* The step's breakdown from t0 within `total` ns: edges, layers, then host time. */
+static void write_step_children(step_writer *w, const sim_step_result *s, int64_t t0)
+{
+    int64_t t = write_ops(w, s, 0, SIM_OP_ATTN_NORM, false, t0); /* embed */
+    int64_t layer = 0;
+    for (int i = 0; i < SIM_OP_COUNT; i++)
+        if (s->graph.ops[i].present && sim_op_info((sim_op_id)i)->per_layer)
+            layer += op_ns(s, i);
+    for (int64_t l = 0; l < s->graph.layers; l++) {
+        char name[32];
+        snprintf(name, sizeof name, "layer %lld", (long long)l);
+        sim_trace_slice(w->t, w->pid, TID_ISSUE, name, "layer", t, layer, NULL);
+        write_ops(w, s, 0, SIM_OP_COUNT, true, t);
+        t += layer;
+    }
+    t = write_ops(w, s, SIM_OP_FINAL_NORM, SIM_OP_COUNT, false, t);
+    int64_t host = (int64_t)floor(s->t_host_ns);
+    if (host > 0)
+        sim_trace_slice(w->t, w->pid, TID_ISSUE, "host (engine CPU)", "host", t, host, NULL);
+}
+
+/* Sum of the children's whole nanoseconds: the step slice's length. */
+static int64_t step_children_ns(const sim_step_result *s)
+{
+    int64_t t = 0;
+    for (int i = 0; i < SIM_OP_COUNT; i++)
+        if (s->graph.ops[i].present)
+            t += op_ns(s, i) * (int64_t)sim_step_op_repeats(s, (sim_op_id)i);
+    return t + (int64_t)floor(s->t_host_ns);
+}
+
+static void step_args(sim_targs *a, const sim_step_result *s)
+{
+    sim_targs_reset(a);
+    sim_targs_int(a, "tokens", s->graph.tokens);
+    sim_targs_int(a, "sequences", s->graph.seqs);
+    sim_targs_num(a, "flops", s->flops);
+    sim_targs_num(a, "bytes", s->bytes);
+    sim_targs_num(a, "net_bytes", s->net_bytes);
+    sim_targs_str(a, "bound", sim_bound_name(s->bound));
+    sim_targs_num(a, "time_us", s->t_ns / 1e3);
+    sim_targs_num(a, "t_lower_us", s->t_lower_ns / 1e3);
+    sim_targs_num(a, "t_upper_us", s->t_upper_ns / 1e3);
+    sim_targs_num(a, "net_exposed_us", s->net_exposed_ns / 1e3);
+    sim_targs_num(a, "net_hidden_us", s->net_hidden_ns / 1e3);
+}
+
+sim_status sim_trace_run(const char *path, const sim_step_cfg *cfg, const sim_step_result *prefill,
+                         const sim_step_result *decode, sim_err *err)
+{
+    sim_trace t;
+    sim_status st = sim_trace_open(&t, path, err);
+    if (st)
+        return st;
+    for (int rank = 0; rank < cfg->tp; rank++) {
+        char name[64];
+        snprintf(name, sizeof name, "GPU %d", rank);
+        sim_trace_name_process(&t, rank, name, rank);
+        name_tracks(&t, rank, true);
+        step_writer w = {.t = &t, .pid = rank, .detail = SIM_TRACE_OP};
+        int64_t t0 = 0;
+        const sim_step_result *steps[2] = {prefill, decode};
+        static const char *const names[2] = {"prefill step", "decode step"};
+        for (int k = 0; k < 2; k++) {
+            if (!steps[k])
+                continue;
+            sim_targs a;
+            step_args(&a, steps[k]);
+            int64_t d = step_children_ns(steps[k]);
+            sim_trace_slice(&t, rank, TID_ISSUE, names[k], "step", t0, d, &a);
+            write_step_children(&w, steps[k], t0);
+            t0 += d;
+        }
+    }
+    if (ferror(t.f)) {
+        sim_trace_abort(&t);
+        return sim_fail(err, SIM_EINPUT, "--chrome-trace: writing %s failed", t.tmp);
+    }
+    return sim_trace_close(&t, err);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Serving timeline */
+
+static const char *const detail_names[SIM_TRACE_DETAIL_COUNT] = {"iteration", "layer", "op"};
+
+bool sim_trace_detail_parse(const char *s, sim_trace_detail *out)
+{
+    for (int i = 0; i < SIM_TRACE_DETAIL_COUNT; i++) {
+        if (strcmp(s, detail_names[i]) == 0) {
+            *out = (sim_trace_detail)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+enum { PID_ENGINE = 1, PID_REQUESTS = 2 };
+enum { PH_NONE, PH_QUEUED, PH_PREFILL, PH_DECODE, PH_DONE };
+enum { OPEN_SPAN = 1, OPEN_PHASE = 2 };
+static const char *const phase_names[] = {"", "queued", "prefill", "decode", ""};
+
+static void req_name(char *buf, size_t len, int64_t id)
+{
+    snprintf(buf, len, "request %lld", (long long)id);
+}
+
+static void open_span(sim_trace_serve *ts, int64_t id, int64_t t)
+{
+    char name[48];
+    req_name(name, sizeof name, id);
+    sim_targs a;
+    sim_targs_reset(&a);
+    sim_targs_num(&a, "arrival_s", (double)ts->arrival_ns[id] / 1e9);
+    sim_trace_async(&ts->t, 'b', PID_REQUESTS, "request", name, id + 1, t, &a);
+    ts->open[id] |= OPEN_SPAN;
+}
+
+static void open_phase(sim_trace_serve *ts, int64_t id, int64_t t)
+{
+    sim_trace_async(&ts->t, 'b', PID_REQUESTS, "request", phase_names[ts->phase[id]], id + 1, t,
+                    NULL);
+    ts->open[id] |= OPEN_PHASE;
+}
+
+static void close_phase(sim_trace_serve *ts, int64_t id, int64_t t)
+{
+    if (!(ts->open[id] & OPEN_PHASE))
+        return;
+    sim_trace_async(&ts->t, 'e', PID_REQUESTS, "request", phase_names[ts->phase[id]], id + 1, t,
+                    NULL);
+    ts->open[id] &= (unsigned char)~OPEN_PHASE;
+}
+
+static void close_span(sim_trace_serve *ts, int64_t id, int64_t t)
+{
+    close_phase(ts, id, t);
+    if (!(ts->open[id] & OPEN_SPAN))
+        return;
+    char name[48];
+    req_name(name, sizeof name, id);
+    sim_trace_async(&ts->t, 'e', PID_REQUESTS, "request", name, id + 1, t, NULL);
+    ts->open[id] &= (unsigned char)~OPEN_SPAN;
+}
+
+static bool active(const sim_trace_serve *ts) { return ts->started && !ts->ended; }
+
+/* Opens the window when simulated time reaches it (spans of requests already in flight start at
+ * its edge) and closes it when time passes its end. */
+static void advance(sim_trace_serve *ts, int64_t t)
+{
+    if (!ts->started && t >= ts->w0_ns) {
+        ts->started = true;
+        for (size_t i = 0; i < ts->n; i++) {
+            if (ts->phase[i] == PH_NONE || ts->phase[i] == PH_DONE)
+                continue;
+            open_span(ts, (int64_t)i, ts->w0_ns);
+            open_phase(ts, (int64_t)i, ts->w0_ns);
+        }
+    }
+    if (ts->started && !ts->ended && ts->w1_ns >= 0 && t > ts->w1_ns) {
+        ts->ended = true;
+        for (size_t i = 0; i < ts->n; i++)
+            close_span(ts, (int64_t)i, ts->w1_ns);
+    }
+}
+
+/* Closes the current phase of a request and opens the next one. */
+static void enter_phase(sim_trace_serve *ts, int64_t id, unsigned char phase, int64_t t)
+{
+    close_phase(ts, id, t);
+    ts->phase[id] = phase;
+    if (active(ts) && (ts->open[id] & OPEN_SPAN))
+        open_phase(ts, id, t);
+}
+
+static void on_request(void *ctx, int64_t id, sim_req_event ev, int64_t t)
+{
+    sim_trace_serve *ts = ctx;
+    advance(ts, t);
+    int64_t at = t < ts->w0_ns ? ts->w0_ns : t; /* an arrival before the window opened */
+    switch (ev) {
+    case SIM_EV_ARRIVED:
+        ts->arrival_ns[id] = t;
+        ts->phase[id] = PH_QUEUED;
+        if (active(ts)) {
+            open_span(ts, id, at);
+            open_phase(ts, id, at);
+        }
+        return;
+    case SIM_EV_PREEMPTED:
+        if (active(ts))
+            sim_trace_async(&ts->t, 'n', PID_REQUESTS, "request", "preempted", id + 1, t, NULL);
+        enter_phase(ts, id, PH_QUEUED, t); /* back to the queue */
+        return;
+    case SIM_EV_SCHEDULED:
+        enter_phase(ts, id, PH_PREFILL, t);
+        return;
+    case SIM_EV_DECODING:
+        enter_phase(ts, id, PH_DECODE, t);
+        return;
+    case SIM_EV_FINISHED:
+        close_span(ts, id, t);
+        ts->phase[id] = PH_DONE;
+        return;
+    }
+}
+
+static void on_iteration(void *ctx, const sim_iter_info *it)
+{
+    sim_trace_serve *ts = ctx;
+    advance(ts, it->start_ns);
+    if (!active(ts))
+        return;
+    sim_trace *t = &ts->t;
+    sim_targs a;
+    sim_targs_reset(&a);
+    sim_targs_int(&a, "batch_size", it->seqs);
+    sim_targs_int(&a, "prefill_tokens", it->prefill_tokens);
+    sim_targs_int(&a, "decode_tokens", it->decode_tokens);
+    sim_targs_int(&a, "kv_blocks_used", it->kv_used_blocks);
+    sim_targs_int(&a, "running", it->running);
+    sim_targs_int(&a, "waiting", it->waiting);
+    sim_targs_num(&a, "draft_us", it->draft_ns / 1e3);
+    sim_targs_str(&a, "bound", sim_bound_name(it->step->bound));
+    sim_trace_slice(t, PID_ENGINE, TID_ISSUE, "iteration", "iteration", it->start_ns, it->dur_ns,
+                    &a);
+    sim_targs_reset(&a);
+    sim_targs_int(&a, "running", it->running);
+    sim_targs_int(&a, "waiting", it->waiting);
+    sim_trace_counter(t, PID_ENGINE, "requests", it->start_ns, &a);
+    sim_targs_reset(&a);
+    sim_targs_int(&a, "prefill", it->prefill_tokens);
+    sim_targs_int(&a, "decode", it->decode_tokens);
+    sim_trace_counter(t, PID_ENGINE, "batch tokens", it->start_ns, &a);
+    sim_targs_reset(&a);
+    sim_targs_int(&a, "blocks_used", it->kv_used_blocks);
+    sim_targs_num(&a, "usage_pct", it->kv_total_blocks > 0 ? 100.0 * (double)it->kv_used_blocks /
+                                                                 (double)it->kv_total_blocks
+                                                           : 0.0);
+    sim_trace_counter(t, PID_ENGINE, "kv cache", it->start_ns, &a);
+    if (ts->detail == SIM_TRACE_ITERATION)
+        return;
+    int64_t t0 = it->start_ns;
+    int64_t draft = (int64_t)floor(it->draft_ns);
+    if (draft > 0)
+        sim_trace_slice(t, PID_ENGINE, TID_ISSUE, "draft (speculative)", "draft", t0, draft, NULL);
+    int64_t room = it->dur_ns - draft;
+    if (step_children_ns(it->step) > room)
+        return; /* rounding left no room to nest exactly: keep the iteration slice alone */
+    step_writer w = {.t = t, .pid = PID_ENGINE, .detail = ts->detail, .net_free_ns = t0 + draft};
+    write_step_children(&w, it->step, t0 + draft);
+}
+
+sim_status sim_trace_serve_open(sim_trace_serve *ts, const char *path, sim_trace_detail detail,
+                                int64_t w0_ns, int64_t w1_ns, size_t n, const sim_step_cfg *step,
+                                sim_err *err)
+{
+    memset(ts, 0, sizeof *ts);
+    ts->phase = calloc(n ? n : 1, 1);
+    ts->open = calloc(n ? n : 1, 1);
+    ts->arrival_ns = calloc(n ? n : 1, sizeof *ts->arrival_ns);
+    if (!ts->phase || !ts->open || !ts->arrival_ns) {
+        sim_trace_serve_abort(ts);
+        return sim_fail(err, SIM_EINTERNAL, "out of memory for the trace");
+    }
+    sim_status st = sim_trace_open(&ts->t, path, err);
+    if (st) {
+        sim_trace_serve_abort(ts);
+        return st;
+    }
+    ts->detail = detail;
+    ts->w0_ns = w0_ns;
+    ts->w1_ns = w1_ns;
+    ts->step = step;
+    ts->n = n;
+    ts->observer = (sim_engine_observer){.ctx = ts, .iteration = on_iteration,
+                                         .request = on_request};
+    sim_trace_name_process(&ts->t, PID_ENGINE, "engine", 0);
+    name_tracks(&ts->t, PID_ENGINE, detail == SIM_TRACE_OP);
+    sim_trace_name_process(&ts->t, PID_REQUESTS, "requests", 1);
+    return SIM_OK;
+}
+
+sim_status sim_trace_serve_close(sim_trace_serve *ts, int64_t end_ns, sim_err *err)
+{
+    advance(ts, end_ns);
+    for (size_t i = 0; i < ts->n; i++)
+        close_span(ts, (int64_t)i, end_ns);
+    sim_status st = SIM_OK;
+    if (ferror(ts->t.f)) {
+        sim_trace_abort(&ts->t);
+        st = sim_fail(err, SIM_EINPUT, "--chrome-trace: writing %s failed", ts->t.tmp);
+    } else {
+        st = sim_trace_close(&ts->t, err);
+    }
+    free(ts->phase);
+    free(ts->open);
+    free(ts->arrival_ns);
+    ts->phase = ts->open = NULL;
+    ts->arrival_ns = NULL;
+    return st;
+}
+
+void sim_trace_serve_abort(sim_trace_serve *ts)
+{
+    sim_trace_abort(&ts->t);
+    free(ts->phase);
+    free(ts->open);
+    free(ts->arrival_ns);
+    ts->phase = ts->open = NULL;
+    ts->arrival_ns = NULL;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Checking */
+
+typedef struct slice_rec {
+    int64_t pid, tid, ts, end;
+} slice_rec;
+
+static int by_track_time(const void *a, const void *b)
+{
+    const slice_rec *x = a, *y = b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    return x->end > y->end ? -1 : x->end < y->end; /* the longer (parent) first */
+}
+
+/* A JSON number that is an integer. */
+static bool is_int(const cJSON *it)
+{
+    return cJSON_IsNumber(it) && isfinite(it->valuedouble) &&
+           it->valuedouble == floor(it->valuedouble);
+}
+
+static bool get_time(const cJSON *ev, const char *key, int64_t *ns)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(ev, key);
+    if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble) || it->valuedouble < 0)
+        return false;
+    *ns = (int64_t)llround(it->valuedouble * 1000.0);
+    return true;
+}
+
+/* Named pids and (pid, tid) pairs, as a small growing set. */
+typedef struct name_set {
+    int64_t (*k)[2];
+    size_t n, cap;
+} name_set;
+
+static bool set_has(const name_set *s, int64_t pid, int64_t tid)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->k[i][0] == pid && s->k[i][1] == tid)
+            return true;
+    return false;
+}
+
+static bool set_add(name_set *s, int64_t pid, int64_t tid)
+{
+    if (set_has(s, pid, tid))
+        return true;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 16;
+        int64_t(*k)[2] = realloc(s->k, cap * sizeof *k);
+        if (!k)
+            return false;
+        s->k = k;
+        s->cap = cap;
+    }
+    s->k[s->n][0] = pid;
+    s->k[s->n][1] = tid;
+    s->n++;
+    return true;
+}
+
+typedef struct checker {
+    const char *path;
+    sim_trace_stats *st;
+    slice_rec *slices;
+    size_t n_slices, cap;
+    name_set named, used, depth_keys;
+    int64_t *depth; /* open async begins per (cat hash, id) in depth_keys order */
+} checker;
+
+static sim_status bad(checker *c, long idx, const char *what, sim_err *err)
+{
+    return sim_fail(err, SIM_EINPUT, "%s: event %ld: %s", c->path, idx, what);
+}
+
+static uint64_t str_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static sim_status check_async(checker *c, long idx, const cJSON *ev, char ph, sim_err *err)
+{
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(ev, "id");
+    const cJSON *cat = cJSON_GetObjectItemCaseSensitive(ev, "cat");
+    if (!is_int(id))
+        return bad(c, idx, "async event without an integer id", err);
+    if (!cJSON_IsString(cat))
+        return bad(c, idx, "async event without a cat", err);
+    c->st->async_events++;
+    if (ph == 'n')
+        return SIM_OK;
+    int64_t key = (int64_t)(str_hash(cat->valuestring) & 0x7fffffffffffffffLL);
+    int64_t nid = (int64_t)id->valuedouble;
+    size_t k = 0;
+    while (k < c->depth_keys.n &&
+           !(c->depth_keys.k[k][0] == key && c->depth_keys.k[k][1] == nid))
+        k++;
+    if (k == c->depth_keys.n) {
+        if (!set_add(&c->depth_keys, key, nid))
+            return sim_fail(err, SIM_EINTERNAL, "out of memory");
+        int64_t *d = realloc(c->depth, c->depth_keys.cap * sizeof *d);
+        if (!d)
+            return sim_fail(err, SIM_EINTERNAL, "out of memory");
+        c->depth = d;
+        c->depth[k] = 0;
+    }
+    c->depth[k] += ph == 'b' ? 1 : -1;
+    if (c->depth[k] < 0)
+        return bad(c, idx, "async end without a matching begin", err);
+    return SIM_OK;
+}
+
+static sim_status check_event(checker *c, long idx, const cJSON *ev, sim_err *err)
+{
+    const cJSON *ph = cJSON_GetObjectItemCaseSensitive(ev, "ph");
+    const cJSON *pid = cJSON_GetObjectItemCaseSensitive(ev, "pid");
+    const cJSON *tid = cJSON_GetObjectItemCaseSensitive(ev, "tid");
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(ev, "name");
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
+    if (!cJSON_IsObject(ev) || !cJSON_IsString(ph) || strlen(ph->valuestring) != 1)
+        return bad(c, idx, "not an object with a one-letter ph", err);
+    if (!is_int(pid) || !cJSON_IsString(name))
+        return bad(c, idx, "pid must be an integer and name a string", err);
+    if (tid && !is_int(tid))
+        return bad(c, idx, "tid must be an integer", err);
+    char p = ph->valuestring[0];
+    int64_t ipid = (int64_t)pid->valuedouble, itid = tid ? (int64_t)tid->valuedouble : 0;
+    c->st->events++;
+    if (p == 'M') {
+        c->st->metadata++;
+        bool names = strcmp(name->valuestring, "process_name") == 0 ||
+                     strcmp(name->valuestring, "thread_name") == 0;
+        if (names) {
+            const cJSON *n = cJSON_GetObjectItemCaseSensitive(args, "name");
+            if (!cJSON_IsString(n))
+                return bad(c, idx, "name metadata without args.name", err);
+            bool thread = name->valuestring[0] == 't';
+            if (thread && !tid)
+                return bad(c, idx, "thread_name without a tid", err);
+            if (!set_add(&c->named, ipid, thread ? itid : -1))
+                return sim_fail(err, SIM_EINTERNAL, "out of memory");
+        }
+        return SIM_OK;
+    }
+    int64_t ts;
+    if (!get_time(ev, "ts", &ts))
+        return bad(c, idx, "ts missing, negative or not finite", err);
+    if (!set_add(&c->used, ipid, -1))
+        return sim_fail(err, SIM_EINTERNAL, "out of memory");
+    switch (p) {
+    case 'X': {
+        int64_t dur;
+        if (!get_time(ev, "dur", &dur))
+            return bad(c, idx, "X slice without a finite dur >= 0", err);
+        if (!tid)
+            return bad(c, idx, "X slice without a tid", err);
+        if (!set_add(&c->used, ipid, itid))
+            return sim_fail(err, SIM_EINTERNAL, "out of memory");
+        if (c->n_slices == c->cap) {
+            size_t cap = c->cap ? 2 * c->cap : 1024;
+            slice_rec *s = realloc(c->slices, cap * sizeof *s);
+            if (!s)
+                return sim_fail(err, SIM_EINTERNAL, "out of memory");
+            c->slices = s;
+            c->cap = cap;
+        }
+        c->slices[c->n_slices++] = (slice_rec){ipid, itid, ts, ts + dur};
+        c->st->slices++;
+        if (ts + dur > c->st->end_ns)
+            c->st->end_ns = ts + dur;
+        const cJSON *cat = cJSON_GetObjectItemCaseSensitive(ev, "cat");
+        if (cJSON_IsString(cat) && strcmp(cat->valuestring, "iteration") == 0) {
+            c->st->iterations++;
+            c->st->iteration_ns += dur;
+            if (ts + dur > c->st->last_iteration_end_ns)
+                c->st->last_iteration_end_ns = ts + dur;
+        }
+        return SIM_OK;
+    }
+    case 'C': {
+        if (!cJSON_IsObject(args) || !args->child)
+            return bad(c, idx, "counter without an args object", err);
+        const cJSON *v;
+        cJSON_ArrayForEach(v, args)
+        {
+            if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+                return bad(c, idx, "counter arg that is not a finite number", err);
+        }
+        c->st->counters++;
+        return SIM_OK;
+    }
+    case 'b':
+    case 'e':
+    case 'n':
+        return check_async(c, idx, ev, p, err);
+    case 'i':
+        c->st->instants++;
+        return SIM_OK;
+    default:
+        return bad(c, idx, "unexpected phase", err);
+    }
+}
+
+static sim_status check_nesting(checker *c, sim_err *err)
+{
+    qsort(c->slices, c->n_slices, sizeof *c->slices, by_track_time);
+    int64_t stack[64];
+    int depth = 0;
+    for (size_t i = 0; i < c->n_slices; i++) {
+        const slice_rec *s = &c->slices[i];
+        if (i == 0 || s->pid != c->slices[i - 1].pid || s->tid != c->slices[i - 1].tid) {
+            depth = 0;
+            c->st->tracks++;
+        }
+        while (depth > 0 && stack[depth - 1] <= s->ts)
+            depth--;
+        if (depth > 0 && s->end > stack[depth - 1])
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: slices on pid %lld tid %lld overlap partially at ts %lld ns "
+                            "(one ends at %lld, the next runs to %lld)",
+                            c->path, (long long)s->pid, (long long)s->tid, (long long)s->ts,
+                            (long long)stack[depth - 1], (long long)s->end);
+        if (depth == 64)
+            return sim_fail(err, SIM_EINPUT, "%s: slices nest deeper than 64", c->path);
+        stack[depth++] = s->end;
+    }
+    return SIM_OK;
+}
+
+sim_status sim_trace_check(const char *path, sim_trace_stats *stats, sim_err *err)
+{
+    memset(stats, 0, sizeof *stats);
+    cJSON *root;
+    sim_status st = sim_jsonf_load_max(path, (long)1 << 31, &root, err);
+    if (st)
+        return st;
+    checker c = {.path = path, .st = stats};
+    const cJSON *events = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
+    if (!cJSON_IsArray(events))
+        st = sim_fail(err, SIM_EINPUT, "%s: no traceEvents array", path);
+    long idx = 0;
+    const cJSON *ev;
+    if (!st) {
+        cJSON_ArrayForEach(ev, events)
+        {
+            if ((st = check_event(&c, idx++, ev, err)))
+                break;
+        }
+    }
+    for (size_t k = 0; !st && k < c.depth_keys.n; k++)
+        if (c.depth[k] != 0)
+            st = sim_fail(err, SIM_EINPUT, "%s: async id %lld has %lld begins without an end",
+                          path, (long long)c.depth_keys.k[k][1], (long long)c.depth[k]);
+    for (size_t k = 0; !st && k < c.used.n; k++)
+        if (!set_has(&c.named, c.used.k[k][0], c.used.k[k][1]))
+            st = sim_fail(err, SIM_EINPUT, "%s: pid %lld%s%lld has no %s metadata", path,
+                          (long long)c.used.k[k][0], c.used.k[k][1] < 0 ? "" : " tid ",
+                          (long long)(c.used.k[k][1] < 0 ? 0 : c.used.k[k][1]),
+                          c.used.k[k][1] < 0 ? "process_name" : "thread_name");
+    if (!st)
+        st = check_nesting(&c, err);
+    free(c.slices);
+    free(c.named.k);
+    free(c.used.k);
+    free(c.depth_keys.k);
+    free(c.depth);
+    cJSON_Delete(root);
+    return st;
+}

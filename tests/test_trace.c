@@ -1,0 +1,237 @@
+/* test_trace.c - Chrome-trace timelines: the writer's rules, run and serve traces, the checker. */
+#include "testutil.h"
+
+#include <cjson/cJSON.h>
+
+#include "engine.h"
+#include "jsonf.h"
+#include "run.h"
+#include "trace.h"
+
+static const char *tmp_path(const char *tag)
+{
+    static char buf[128];
+    snprintf(buf, sizeof buf, "/tmp/infersim-trace-%d-%s.json", (int)getpid(), tag);
+    return buf;
+}
+
+static sim_trace_stats check_ok(const char *path)
+{
+    sim_trace_stats s;
+    sim_err err = {{0}};
+    if (sim_trace_check(path, &s, &err) != SIM_OK) {
+        print_error("%s\n", err.msg);
+        fail();
+    }
+    return s;
+}
+
+static void test_run_trace(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("llama-3.1-70b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_run_cfg c = {.step = {.model = &m, .hw = &hw, .tp = 4, .overlap = 0.5,
+                              .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16},
+                              .iteration_overhead_ns = 1e6, .request_overhead_ns = 1e4},
+                     .batch = 8, .input_len = 512, .output_len = 16, .mem_util = 0.9};
+    sim_run_result *r = calloc(1, sizeof *r);
+    sim_run_simulate(&c, r);
+    sim_seq_group g = {.count = 8, .q = 1, .c = 512, .logits = 1};
+    sim_step_result *dec = calloc(1, sizeof *dec);
+    sim_step_price(&c.step, &g, 1, dec);
+    const char *path = tmp_path("run");
+    sim_err err = {{0}};
+    assert_int_equal(sim_trace_run(path, &c.step, &r->prefill, dec, &err), SIM_OK);
+    sim_trace_stats s = check_ok(path);
+    assert_int_equal(s.tracks, 16); /* 4 ranks x (issued, compute, memory, network) */
+    /* the two steps end where TTFT + one decode step end, less at most 1 ns per op of
+     * truncation */
+    double want = r->prefill.t_ns + dec->t_ns;
+    assert_between((double)s.end_ns, want - 2000.0, want);
+    /* an op slice carries the roofline reasoning */
+    cJSON *root;
+    assert_int_equal(sim_jsonf_load_max(path, 1L << 30, &root, &err), SIM_OK);
+    const cJSON *ev;
+    bool found = false;
+    cJSON_ArrayForEach(ev, cJSON_GetObjectItemCaseSensitive(root, "traceEvents"))
+    {
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(ev, "name");
+        const cJSON *cat = cJSON_GetObjectItemCaseSensitive(ev, "cat");
+        if (cJSON_IsString(cat) && strcmp(cat->valuestring, "op") == 0 &&
+            strcmp(name->valuestring, "attn_allreduce") == 0) {
+            const cJSON *a = cJSON_GetObjectItemCaseSensitive(ev, "args");
+            static const char *const keys[] = {"flops", "bytes", "intensity", "bound",
+                                               "net_hidden_us", "net_exposed_us"};
+            for (int k = 0; k < 6; k++)
+                assert_non_null(cJSON_GetObjectItemCaseSensitive(a, keys[k]));
+            assert_true(cJSON_GetObjectItemCaseSensitive(a, "net_hidden_us")->valuedouble > 0);
+            found = true;
+            break;
+        }
+    }
+    assert_true(found);
+    cJSON_Delete(root);
+    remove(path);
+    free(r);
+    free(dec);
+}
+
+static void serve_trace(sim_trace_detail detail, int64_t w0, int64_t w1, double util,
+                        sim_engine_result *res, sim_trace_stats *stats)
+{
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_engine_cfg cfg = {
+        .step = {.model = &m, .hw = &hw, .tp = 1, .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16},
+                 .iteration_overhead_ns = 1e6, .request_overhead_ns = 1e4},
+        .sched = {.max_num_seqs = 64, .max_num_batched_tokens = 4096, .chunked_prefill = true},
+        .block_size = 16, .mem_util = util};
+    sim_synth_cfg sc = {.num_prompts = 200, .input_len = 1500, .output_len = 300,
+                        .range_ratio = 0.5, .request_rate = 20.0, .burstiness = 1.0, .seed = 3};
+    sim_workload w;
+    sim_err err = {{0}};
+    assert_int_equal(sim_workload_synthetic(&sc, &w, &err), SIM_OK);
+    const char *path = tmp_path("serve");
+    sim_trace_serve *ts = calloc(1, sizeof *ts);
+    assert_int_equal(sim_trace_serve_open(ts, path, detail, w0, w1, w.n, &cfg.step, &err), SIM_OK);
+    cfg.observer = &ts->observer;
+    assert_int_equal(sim_engine_check(&cfg, &w, &err), SIM_OK);
+    assert_int_equal(sim_engine_run(&cfg, &w, res, &err), SIM_OK);
+    assert_int_equal(sim_trace_serve_close(ts, res->duration_ns, &err), SIM_OK);
+    free(ts);
+    *stats = check_ok(path);
+    remove(path);
+    sim_workload_free(&w);
+}
+
+static void test_serve_trace_adds_up(void **state)
+{
+    (void)state;
+    sim_engine_result res;
+    sim_trace_stats s;
+    serve_trace(SIM_TRACE_ITERATION, 0, -1, 0.9, &res, &s);
+    /* one slice per iteration, their durations exactly the engine's busy time, the last one
+     * ending at the run's duration */
+    assert_int_equal(s.iterations, res.iterations);
+    assert_int_equal(s.iteration_ns, (int64_t)res.busy_ns);
+    assert_int_equal(s.last_iteration_end_ns, res.duration_ns);
+    assert_int_equal(s.counters, 3 * res.iterations);
+    /* per request: a span with queued, prefill and decode phases: 8 async events */
+    assert_int_equal(s.async_events, 8 * 200);
+    sim_engine_result_free(&res);
+}
+
+static void test_serve_trace_details_and_window(void **state)
+{
+    (void)state;
+    sim_engine_result res;
+    sim_trace_stats s;
+    serve_trace(SIM_TRACE_OP, 2000000000, 3000000000, 0.9, &res, &s);
+    /* only iterations that start inside [2 s, 3 s] */
+    assert_true(s.iterations > 0 && s.iterations < res.iterations);
+    assert_true(s.tracks >= 3); /* op level adds compute and memory tracks */
+    assert_true(s.end_ns <= 3000000000 + 100000000);
+    sim_engine_result_free(&res);
+    /* a tight KV cache preempts: instants on the request tracks, still balanced */
+    serve_trace(SIM_TRACE_LAYER, 0, -1, 0.24, &res, &s);
+    assert_true(res.preemptions > 0);
+    assert_true(s.async_events > 8 * 200);
+    sim_engine_result_free(&res);
+}
+
+static void test_writer_escapes_and_is_atomic(void **state)
+{
+    (void)state;
+    const char *path = tmp_path("esc");
+    remove(path);
+    sim_trace t;
+    sim_err err = {{0}};
+    assert_int_equal(sim_trace_open(&t, path, &err), SIM_OK);
+    sim_trace_name_process(&t, 1, "GPU \"0\"\n\\", 0);
+    sim_trace_name_thread(&t, 1, 1, "tab\there", 0);
+    sim_targs a;
+    sim_targs_reset(&a);
+    sim_targs_num(&a, "nan", NAN);
+    sim_targs_str(&a, "quote", "say \"hi\"");
+    sim_trace_slice(&t, 1, 1, "a\"b", "op", 1500, 2500, &a);
+    /* nothing at the final path until the trace is complete */
+    assert_int_not_equal(access(path, F_OK), 0);
+    assert_int_equal(sim_trace_close(&t, &err), SIM_OK);
+    assert_int_equal(access(path, F_OK), 0);
+    sim_trace_stats s = check_ok(path);
+    assert_int_equal(s.slices, 1);
+    assert_int_equal(s.end_ns, 4000);
+    remove(path);
+    /* an aborted trace leaves nothing behind */
+    assert_int_equal(sim_trace_open(&t, path, &err), SIM_OK);
+    sim_trace_abort(&t);
+    assert_int_not_equal(access(path, F_OK), 0);
+    assert_int_not_equal(access(t.tmp, F_OK), 0);
+}
+
+static void expect_rejected(const char *events, const char *mention)
+{
+    char text[4096];
+    snprintf(text, sizeof text,
+             "{\"traceEvents\":[{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\","
+             "\"args\":{\"name\":\"p\"}},{\"ph\":\"M\",\"pid\":1,\"tid\":1,\"name\":"
+             "\"thread_name\",\"args\":{\"name\":\"t\"}}%s]}",
+             events);
+    const char *p = tu_write_tmp(text);
+    sim_trace_stats s;
+    sim_err err = {{0}};
+    assert_int_equal(sim_trace_check(p, &s, &err), SIM_EINPUT);
+    if (!strstr(err.msg, mention)) {
+        print_error("'%s' does not mention '%s'\n", err.msg, mention);
+        fail();
+    }
+}
+
+static void test_checker_catches_violations(void **state)
+{
+    (void)state;
+    expect_rejected(",{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"a\",\"ts\":0,\"dur\":10},"
+                    "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"b\",\"ts\":5,\"dur\":10}",
+                    "overlap partially");
+    expect_rejected(",{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"name\":\"a\",\"ts\":0,\"dur\":10}",
+                    "thread_name");
+    expect_rejected(",{\"ph\":\"X\",\"pid\":3,\"tid\":1,\"name\":\"a\",\"ts\":0,\"dur\":10}",
+                    "process_name");
+    expect_rejected(",{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"a\",\"ts\":0}", "dur");
+    expect_rejected(",{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"a\",\"ts\":-1,\"dur\":1}",
+                    "ts");
+    expect_rejected(",{\"ph\":\"C\",\"pid\":1,\"name\":\"c\",\"ts\":0,\"args\":{\"v\":\"x\"}}",
+                    "counter");
+    expect_rejected(",{\"ph\":\"C\",\"pid\":1,\"name\":\"c\",\"ts\":0,\"args\":5}", "counter");
+    expect_rejected(",{\"ph\":\"b\",\"pid\":1,\"cat\":\"r\",\"name\":\"a\",\"id\":\"req-1\","
+                    "\"ts\":0}",
+                    "integer id");
+    expect_rejected(",{\"ph\":\"b\",\"pid\":1,\"cat\":\"r\",\"name\":\"a\",\"id\":7,\"ts\":0}",
+                    "without an end");
+    expect_rejected(",{\"ph\":\"e\",\"pid\":1,\"cat\":\"r\",\"name\":\"a\",\"id\":7,\"ts\":0}",
+                    "without a matching begin");
+    expect_rejected(",{\"ph\":\"X\",\"pid\":\"gpu\",\"tid\":1,\"name\":\"a\",\"ts\":0,\"dur\":1}",
+                    "pid");
+    /* nested and sequential slices are fine */
+    const char *ok = tu_write_tmp(
+        "{\"traceEvents\":[{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":"
+        "\"p\"}},{\"ph\":\"M\",\"pid\":1,\"tid\":1,\"name\":\"thread_name\",\"args\":{\"name\":"
+        "\"t\"}},{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"a\",\"ts\":0,\"dur\":10},"
+        "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"b\",\"ts\":0,\"dur\":4},"
+        "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"c\",\"ts\":4,\"dur\":6},"
+        "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"d\",\"ts\":10,\"dur\":1}]}");
+    check_ok(ok);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_run_trace),
+        cmocka_unit_test(test_serve_trace_adds_up),
+        cmocka_unit_test(test_serve_trace_details_and_window),
+        cmocka_unit_test(test_writer_escapes_and_is_atomic),
+        cmocka_unit_test(test_checker_catches_violations),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
