@@ -162,6 +162,7 @@ typedef struct loop {
     size_t *itl_count;        /* gaps recorded per request */
     bool *queued;             /* waiting for (re)admission: its next scheduling is an event */
     sim_rng rng;              /* acceptance draws */
+    sim_step_memo memo[2];    /* by launch mode: graph, eager */
     buckets tokens;
     int64_t now;
     size_t next;              /* next request to send */
@@ -255,12 +256,11 @@ static int iterate(loop *L)
     }
     sim_step_cfg sc = L->cfg->step;
     sc.eager = sc.eager || prefill;
-    sim_step_result step;
-    sim_step_price(&sc, L->groups, n, &step);
+    const sim_step_result *step = sim_step_price_memo(&sc, L->groups, n, &L->memo[sc.eager]);
     double draft_ns = k > 0 ? sim_spec_draft_ns(L->cfg->spec, &sc, L->draft, n_pre,
                                                 L->draft + n - n_dec, n_dec, L->scratch)
                             : 0.0;
-    int64_t dt = (int64_t)llround(step.t_ns + draft_ns);
+    int64_t dt = (int64_t)llround(step->t_ns + draft_ns);
     if (dt < 1)
         dt = 1;
     int64_t start = L->now;
@@ -268,12 +268,12 @@ static int iterate(loop *L)
     if (obs && obs->iteration) {
         sim_iter_info it = {.start_ns = start, .dur_ns = dt, .seqs = (int64_t)n,
                             .prefill_tokens = prefill_tokens,
-                            .decode_tokens = step.graph.tokens - prefill_tokens,
+                            .decode_tokens = step->graph.tokens - prefill_tokens,
                             .kv_used_blocks = sim_kvcache_used(&L->sched.kv),
                             .kv_total_blocks = L->sched.kv.total_blocks,
                             .running = (int64_t)L->sched.r_len,
                             .waiting = (int64_t)L->sched.w_len, .draft_ns = draft_ns,
-                            .step = &step};
+                            .step = step};
         obs->iteration(obs->ctx, &it);
     }
     L->now += dt;

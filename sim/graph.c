@@ -106,16 +106,9 @@ double sim_graph_attn_pairs(int64_t q, int64_t c, int64_t window)
     return n1 * a + n1 * (n1 - 1.0) / 2.0 + (nq - n1) * (double)window;
 }
 
-/* Shape of a step's batch, summed over its groups. */
-typedef struct batch_sums {
-    double tokens, seqs, logits;
-    double pairs;     /* query-key pairs of attention */
-    double kv_tokens; /* cached + new tokens whose K and V attention reads */
-} batch_sums;
-
-static batch_sums sum_groups(const sim_model *m, const sim_seq_group *g, size_t n)
+sim_batch_shape sim_graph_shape(const sim_model *m, const sim_seq_group *g, size_t n)
 {
-    batch_sums s = {0};
+    sim_batch_shape s = {0};
     for (size_t i = 0; i < n; i++) {
         double cnt = (double)g[i].count;
         if (g[i].count <= 0)
@@ -191,7 +184,22 @@ static void norm(sim_op *op, double t, double d, double rb, double ab)
     op->act_bytes = 2.0 * t * d * rb + t * d * rb + t * d * ab;
 }
 
-static void build_layer(const sim_model *m, int tp, const sim_prec *prec, const batch_sums *s,
+void sim_graph_attention(const sim_model *m, int tp, const sim_prec *prec,
+                         const sim_batch_shape *s, sim_op *op)
+{
+    const double t = s->tokens, hd = (double)m->head_dim;
+    const int64_t hq = m->heads / tp, hkv = sim_graph_kv_heads_per_gpu(m, tp);
+    const double rb = sim_dtype_bytes(sim_graph_resid_dtype(m, prec));
+    const double kb = sim_dtype_bytes(prec->kv);
+    /* Fused attention: read Q and the new K, V; write O; write the new K, V into the cache; read
+     * every cached K, V of each sequence once. 2 FLOPs per multiply-add, QK^T and PV. */
+    op->flops = 4.0 * (double)hq * hd * s->pairs;
+    op->act_bytes = t * (double)(2 * hq + 2 * hkv) * hd * rb;
+    op->kv_write_bytes = t * 2.0 * (double)hkv * hd * kb;
+    op->kv_read_bytes = s->kv_tokens * 2.0 * (double)hkv * hd * kb;
+}
+
+static void build_layer(const sim_model *m, int tp, const sim_prec *prec, const sim_batch_shape *s,
                         sim_graph *g)
 {
     const double t = s->tokens, d = (double)m->hidden, hd = (double)m->head_dim;
@@ -199,7 +207,6 @@ static void build_layer(const sim_model *m, int tp, const sim_prec *prec, const 
     const int64_t f = m->intermediate / tp;
     const double rb = sim_dtype_bytes(sim_graph_resid_dtype(m, prec));
     const double ab = sim_dtype_bytes(sim_graph_gemm_dtype(prec));
-    const double kb = sim_dtype_bytes(prec->kv);
     const int64_t qkv_n = (hq + 2 * hkv) * m->head_dim;
 
     norm(&g->ops[SIM_OP_ATTN_NORM], t, d, rb, ab);
@@ -215,13 +222,7 @@ static void build_layer(const sim_model *m, int tp, const sim_prec *prec, const 
     op->flops = ROPE_FLOPS * t * (double)(hq + hkv) * hd;
     op->act_bytes = 2.0 * t * (double)(hq + hkv) * hd * rb;
 
-    /* Fused attention: read Q and the new K, V; write O; write the new K, V into the cache; read
-     * every cached K, V of each sequence once. 2 FLOPs per multiply-add, QK^T and PV. */
-    op = &g->ops[SIM_OP_ATTENTION];
-    op->flops = 4.0 * (double)hq * hd * s->pairs;
-    op->act_bytes = t * (double)(2 * hq + 2 * hkv) * hd * rb;
-    op->kv_write_bytes = t * 2.0 * (double)hkv * hd * kb;
-    op->kv_read_bytes = s->kv_tokens * 2.0 * (double)hkv * hd * kb;
+    sim_graph_attention(m, tp, prec, s, &g->ops[SIM_OP_ATTENTION]);
 
     gemm(&g->ops[SIM_OP_O_PROJ], t, m->hidden, hq * m->head_dim, prec->weight, prec, rb);
     allreduce(&g->ops[SIM_OP_ATTN_ALLREDUCE], t * d * rb, tp);
@@ -236,7 +237,7 @@ static void build_layer(const sim_model *m, int tp, const sim_prec *prec, const 
     allreduce(&g->ops[SIM_OP_MLP_ALLREDUCE], t * d * rb, tp);
 }
 
-static void build_edges(const sim_model *m, int tp, const sim_prec *prec, const batch_sums *s,
+static void build_edges(const sim_model *m, int tp, const sim_prec *prec, const sim_batch_shape *s,
                         sim_graph *g)
 {
     const double t = s->tokens, d = (double)m->hidden, lg = s->logits;
@@ -266,6 +267,13 @@ static void build_edges(const sim_model *m, int tp, const sim_prec *prec, const 
 void sim_graph_build(const sim_model *m, int tp, const sim_prec *prec,
                      const sim_seq_group *groups, size_t n_groups, sim_graph *out)
 {
+    sim_batch_shape s = sim_graph_shape(m, groups, n_groups);
+    sim_graph_build_shape(m, tp, prec, &s, out);
+}
+
+void sim_graph_build_shape(const sim_model *m, int tp, const sim_prec *prec,
+                           const sim_batch_shape *sp, sim_graph *out)
+{
     memset(out, 0, sizeof *out);
     const sim_dtype vec = sim_graph_resid_dtype(m, prec);
     for (int i = 0; i < SIM_OP_COUNT; i++) {
@@ -274,13 +282,12 @@ void sim_graph_build(const sim_model *m, int tp, const sim_prec *prec,
         out->ops[i].compute = vec;
         out->ops[i].weight = vec;
     }
-    batch_sums s = sum_groups(m, groups, n_groups);
     out->layers = m->layers;
-    out->tokens = (int64_t)s.tokens;
-    out->seqs = (int64_t)s.seqs;
-    out->logit_tokens = (int64_t)s.logits;
-    build_layer(m, tp, prec, &s, out);
-    build_edges(m, tp, prec, &s, out);
+    out->tokens = (int64_t)sp->tokens;
+    out->seqs = (int64_t)sp->seqs;
+    out->logit_tokens = (int64_t)sp->logits;
+    build_layer(m, tp, prec, sp, out);
+    build_edges(m, tp, prec, sp, out);
 }
 
 double sim_graph_weight_bytes_per_gpu(const sim_model *m, int tp, const sim_prec *prec)

@@ -130,9 +130,28 @@ sim_dtype sim_graph_resid_dtype(const sim_model *m, const sim_prec *prec);
  * quantization with fp8/int8 activations, or plain 16-bit). */
 sim_dtype sim_graph_gemm_dtype(const sim_prec *prec);
 
-/* Builds the op list for one step. Groups with count 0 are ignored. Pure: no allocation. */
+/* A step's batch, summed over its groups: all the op list depends on. */
+typedef struct sim_batch_shape {
+    double tokens, seqs, logits; /* new tokens, sequences, tokens needing logits */
+    double pairs;                /* query-key pairs attention computes */
+    double kv_tokens;            /* cached + new tokens whose K and V attention reads */
+} sim_batch_shape;
+
+/* Sums the groups (those with count 0 are ignored). */
+sim_batch_shape sim_graph_shape(const sim_model *m, const sim_seq_group *groups, size_t n_groups);
+
+/* Builds the op list for one step. Pure: no allocation. */
 void sim_graph_build(const sim_model *m, int tp, const sim_prec *prec,
                      const sim_seq_group *groups, size_t n_groups, sim_graph *out);
+
+/* The same from a shape. */
+void sim_graph_build_shape(const sim_model *m, int tp, const sim_prec *prec,
+                           const sim_batch_shape *s, sim_graph *out);
+
+/* Rebuilds only the attention op for a shape: the one op that depends on more than the tokens,
+ * sequences and logits (so a step priced for the same three can reuse every other op). */
+void sim_graph_attention(const sim_model *m, int tp, const sim_prec *prec,
+                         const sim_batch_shape *s, sim_op *op);
 
 /* Fills `op` as a GEMM of `tokens` x k by k x n with weights stored as `weight`: FLOPs, weight
  * bytes, input (activation format) and 16-bit output bytes, compute format. For heads that are

@@ -53,13 +53,13 @@ sim_status sim_run_check(const sim_run_cfg *cfg, sim_err *err)
 static double plain_decode(const sim_run_cfg *cfg, sim_step_result *mean)
 {
     double total = 0.0;
-    sim_step_result step;
+    sim_step_memo memo = {0};
     for (int64_t j = 1; j < cfg->output_len; j++) {
         sim_seq_group g = {.count = cfg->batch, .q = 1, .c = cfg->input_len + j - 1, .logits = 1};
-        sim_step_price(&cfg->step, &g, 1, &step);
-        total += step.t_ns;
+        const sim_step_result *step = sim_step_price_memo(&cfg->step, &g, 1, &memo);
+        total += step->t_ns;
         if (mean)
-            sim_step_accumulate(mean, &step);
+            sim_step_accumulate(mean, step);
     }
     if (mean && cfg->output_len > 1)
         sim_step_scale(mean, 1.0 / (double)(cfg->output_len - 1));
@@ -77,6 +77,7 @@ static double spec_decode(const sim_run_cfg *cfg, sim_run_result *out)
     double total = 0.0, draft = 0.0, verify = 0.0, weight_sum = 0.0;
     sim_step_result step;
     sim_seq_group scratch;
+    sim_step_memo memo = {0};
     for (int64_t j = 0; j <= full; j++) {
         double w = j < full ? 1.0 : iters - (double)full; /* the last one by its fraction */
         if (w <= 0.0)
@@ -84,7 +85,7 @@ static double spec_decode(const sim_run_cfg *cfg, sim_run_result *out)
         int64_t c = cfg->input_len + (int64_t)llround((double)j * tau);
         sim_seq_group v = {.count = cfg->batch, .q = s->k + 1, .c = c, .logits = s->k + 1};
         sim_seq_group d = {.count = cfg->batch, .q = 1, .c = c, .logits = 1};
-        sim_step_price(&cfg->step, &v, 1, &step);
+        step = *sim_step_price_memo(&cfg->step, &v, 1, &memo);
         double dn = sim_spec_draft_ns(s, &cfg->step, NULL, 0, &d, 1, &scratch);
         total += w * (step.t_ns + dn);
         draft += w * dn;

@@ -1,6 +1,7 @@
 /* step.c - one iteration = sum of its ops. */
 #include "step.h"
 
+#include <assert.h>
 #include <string.h>
 
 sim_status sim_step_check(const sim_step_cfg *cfg, sim_err *err)
@@ -32,24 +33,52 @@ static sim_bound largest(const sim_step_result *r)
     return sim_cost_bound(&sums);
 }
 
-/* Sums over the ops (per-layer ops counted `layers` times). */
-static void totals(sim_step_result *r)
+/* Sums over a step's ops (per-layer ops counted `layers` times). */
+typedef struct step_sums {
+    double flops, bytes, net_bytes, math, mem, net, launch, busy;
+} step_sums;
+static_assert(sizeof(step_sums) == sizeof(((sim_step_memo *)0)->base),
+              "sim_step_memo.base must hold a step_sums");
+
+static void add_op(step_sums *s, const sim_step_result *r, int i)
 {
-    r->flops = r->bytes = r->net_bytes = 0.0;
-    r->t_math_ns = r->t_mem_ns = r->t_net_ns = r->t_launch_ns = r->busy_ns = 0.0;
-    for (int i = 0; i < SIM_OP_COUNT; i++) {
-        const sim_op *op = &r->graph.ops[i];
-        const sim_op_cost *c = &r->cost[i];
-        double n = sim_step_op_repeats(r, (sim_op_id)i);
-        r->flops += n * op->flops;
-        r->bytes += n * sim_op_bytes(op);
-        r->net_bytes += n * op->net_bytes;
-        r->t_math_ns += n * c->t_math_ns;
-        r->t_mem_ns += n * c->t_mem_ns;
-        r->t_net_ns += n * c->t_net_ns;
-        r->t_launch_ns += n * c->t_launch_ns;
-        r->busy_ns += n * (c->t_math_ns > c->t_mem_ns ? c->t_math_ns : c->t_mem_ns);
-    }
+    const sim_op *op = &r->graph.ops[i];
+    const sim_op_cost *c = &r->cost[i];
+    double n = sim_step_op_repeats(r, (sim_op_id)i);
+    s->flops += n * op->flops;
+    s->bytes += n * sim_op_bytes(op);
+    s->net_bytes += n * op->net_bytes;
+    s->math += n * c->t_math_ns;
+    s->mem += n * c->t_mem_ns;
+    s->net += n * c->t_net_ns;
+    s->launch += n * c->t_launch_ns;
+    s->busy += n * (c->t_math_ns > c->t_mem_ns ? c->t_math_ns : c->t_mem_ns);
+}
+
+/* Every op but attention: what a memo can keep between decode steps. */
+static step_sums sums_but_attention(const sim_step_result *r)
+{
+    step_sums s = {0};
+    for (int i = 0; i < SIM_OP_COUNT; i++)
+        if (i != SIM_OP_ATTENTION)
+            add_op(&s, r, i);
+    return s;
+}
+
+/* The step's totals: the other ops' sums plus attention, always in that order, so a memoized
+ * step adds up exactly as a fresh one. */
+static void totals(sim_step_result *r, const step_sums *base)
+{
+    step_sums s = *base;
+    add_op(&s, r, SIM_OP_ATTENTION);
+    r->flops = s.flops;
+    r->bytes = s.bytes;
+    r->net_bytes = s.net_bytes;
+    r->t_math_ns = s.math;
+    r->t_mem_ns = s.mem;
+    r->t_net_ns = s.net;
+    r->t_launch_ns = s.launch;
+    r->busy_ns = s.busy;
 }
 
 /* The prediction, its bounds and its bound label, once the hidden network time and the exposed
@@ -80,15 +109,15 @@ static double exposed_host(double cpu_ns, double gpu_ns, bool async_sched)
     return cpu_ns > gpu_ns ? cpu_ns - gpu_ns : 0.0;
 }
 
-void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t n_groups,
-                    sim_step_result *out)
+static double launch_ns(const sim_step_cfg *cfg)
 {
-    memset(out, 0, sizeof *out);
-    sim_graph_build(cfg->model, cfg->tp, &cfg->prec, groups, n_groups, &out->graph);
-    double launch = cfg->eager ? cfg->hw->launch_ns : cfg->hw->graph_launch_ns;
-    for (int i = 0; i < SIM_OP_COUNT; i++)
-        out->cost[i] = sim_cost_op(cfg->hw, &out->graph.ops[i], launch);
-    totals(out);
+    return cfg->eager ? cfg->hw->launch_ns : cfg->hw->graph_launch_ns;
+}
+
+/* Totals, overlap, host time and bounds once every op is priced. */
+static void price_finish(const sim_step_cfg *cfg, const step_sums *base, sim_step_result *out)
+{
+    totals(out, base);
     double hidden = cfg->overlap * out->t_net_ns;
     if (hidden > out->busy_ns)
         hidden = out->busy_ns;
@@ -99,6 +128,50 @@ void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t
         cfg->iteration_overhead_ns + cfg->request_overhead_ns * (double)out->graph.seqs;
     double gpu = out->busy_ns + out->t_launch_ns + out->t_net_ns - hidden;
     finish(out, hidden, exposed_host(out->t_cpu_ns, gpu, cfg->async_sched));
+}
+
+static void price_shape(const sim_step_cfg *cfg, const sim_batch_shape *s, sim_step_result *out)
+{
+    memset(out, 0, sizeof *out);
+    sim_graph_build_shape(cfg->model, cfg->tp, &cfg->prec, s, &out->graph);
+    double launch = launch_ns(cfg);
+    for (int i = 0; i < SIM_OP_COUNT; i++)
+        out->cost[i] = sim_cost_op(cfg->hw, &out->graph.ops[i], launch);
+    step_sums base = sums_but_attention(out);
+    price_finish(cfg, &base, out);
+}
+
+void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t n_groups,
+                    sim_step_result *out)
+{
+    sim_batch_shape s = sim_graph_shape(cfg->model, groups, n_groups);
+    price_shape(cfg, &s, out);
+}
+
+const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_seq_group *groups,
+                                           size_t n_groups, sim_step_memo *memo)
+{
+    sim_batch_shape s = sim_graph_shape(cfg->model, groups, n_groups);
+    step_sums base;
+    if (!memo->valid || memo->eager != cfg->eager || memo->tokens != s.tokens ||
+        memo->seqs != s.seqs || memo->logits != s.logits) {
+        price_shape(cfg, &s, &memo->r);
+        base = sums_but_attention(&memo->r);
+        memcpy(memo->base, &base, sizeof base);
+        memo->valid = true;
+        memo->eager = cfg->eager;
+        memo->tokens = s.tokens;
+        memo->seqs = s.seqs;
+        memo->logits = s.logits;
+        return &memo->r;
+    }
+    /* same tokens, sequences and logits: only attention changed */
+    sim_op *attn = &memo->r.graph.ops[SIM_OP_ATTENTION];
+    sim_graph_attention(cfg->model, cfg->tp, &cfg->prec, &s, attn);
+    memo->r.cost[SIM_OP_ATTENTION] = sim_cost_op(cfg->hw, attn, launch_ns(cfg));
+    memcpy(&base, memo->base, sizeof base);
+    price_finish(cfg, &base, &memo->r);
+    return &memo->r;
 }
 
 /* Every additive double of an op and of a cost, listed once for accumulate and scale. */
@@ -146,7 +219,8 @@ void sim_step_scale(sim_step_result *r, double f)
         r->hidden_ns[i] *= f;
     }
     r->t_cpu_ns *= f;
-    totals(r);
+    step_sums base = sums_but_attention(r);
+    totals(r, &base);
     finish(r, r->net_hidden_ns * f, r->t_host_ns * f);
     r->graph.tokens = (int64_t)((double)r->graph.tokens * f);
     r->graph.seqs = (int64_t)((double)r->graph.seqs * f);

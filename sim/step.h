@@ -59,6 +59,23 @@ sim_status sim_step_check(const sim_step_cfg *cfg, sim_err *err);
 void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t n_groups,
                     sim_step_result *out);
 
+/* Remembers the last step priced with one configuration: a step with the same tokens,
+ * sequences, logits and launch mode reuses every op but attention (the only one that depends on
+ * the contexts), which is what consecutive decode steps are. Results are identical to
+ * sim_step_price's. One memo per configuration; zero it to start. */
+typedef struct sim_step_memo {
+    bool valid;
+    bool eager;
+    double tokens, seqs, logits;
+    double base[8];    /* private: the sums over every op but attention */
+    sim_step_result r;
+} sim_step_memo;
+
+/* sim_step_price through a memo. The result lives in the memo (updated in place, no copy) and
+ * stays valid until the memo's next use. */
+const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_seq_group *groups,
+                                           size_t n_groups, sim_step_memo *memo);
+
 /* Times an op runs in a step: the layer count for per-layer ops, else 1. */
 double sim_step_op_repeats(const sim_step_result *r, sim_op_id id);
 

@@ -440,6 +440,146 @@ static void test_chrome_traces(void **state)
     expect_bad(a, "process_name");
 }
 
+/* Reads a whole file into a malloc'd string. */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    size_t got = fread(s, 1, (size_t)n, f);
+    s[got] = '\0';
+    fclose(f);
+    return s;
+}
+
+static void test_sweep(void **state)
+{
+    (void)state;
+    char a[1024], p1[96], p2[96], s0[96], s1[96], m[96];
+    int pid = (int)getpid();
+    snprintf(p1, sizeof p1, "/tmp/infersim-sw1-%d.csv", pid);
+    snprintf(p2, sizeof p2, "/tmp/infersim-sw2-%d.csv", pid);
+    snprintf(s0, sizeof s0, "/tmp/infersim-sw-s0-%d.csv", pid);
+    snprintf(s1, sizeof s1, "/tmp/infersim-sw-s1-%d.csv", pid);
+    snprintf(m, sizeof m, "/tmp/infersim-sw-m-%d.csv", pid);
+    const char *grid = "sweep serve --model llama-3.1-8b,llama-3.1-70b --hw h100-sxm --tp 1,4,3 "
+                       "--request-rate 2,inf --num-prompts 40 --random-input-len 256 "
+                       "--random-output-len 32 --slo ttft:400,tpot:30";
+    /* 12 points; 70B at TP 1 does not fit and TP 3 divides no head count: error rows */
+    snprintf(a, sizeof a, "%s --threads 1 --out %s", grid, p1);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "sweep: 12 points"));
+    assert_non_null(strstr(R.out, "Pareto frontier"));
+    snprintf(a, sizeof a, "%s --threads 2 --out %s", grid, p2);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    char *one = slurp(p1), *two = slurp(p2);
+    assert_non_null(one);
+    assert_non_null(two);
+    assert_string_equal(one, two); /* byte-identical whatever the thread count */
+    assert_int_equal(count_lines(one), 13);
+    assert_non_null(strstr(one, "point,model,tp,request-rate,gpus,"));
+    assert_non_null(strstr(one, ",meets_slo,error\n"));
+    int errors = 0;
+    for (char *l = strchr(one, '\n') + 1; *l; l = strchr(l, '\n') + 1) {
+        char row[2048];
+        snprintf(row, sizeof row, "%.*s", (int)strcspn(l, "\n"), l);
+        if (strstr(row, "for the KV cache") || strstr(row, "--tp: value 3"))
+            errors++;
+    }
+    assert_int_equal(errors, 6); /* 70B tp1 x 2 rates + tp3 x 2 models x 2 rates */
+    /* two shards merged back give the same file */
+    snprintf(a, sizeof a, "%s --shard 1/2 --out %s", grid, s1);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "sweep: 6 points (shard 1/2 of 12)"));
+    snprintf(a, sizeof a, "%s --shard 0/2 --out %s", grid, s0);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    snprintf(a, sizeof a, "merge --out %s %s %s", m, s1, s0);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    char *merged = slurp(m);
+    assert_string_equal(merged, one);
+    /* a shard merged twice is an error */
+    snprintf(a, sizeof a, "merge --out %s %s %s", m, s1, s1);
+    expect_bad(a, "appears in two shards");
+    free(one);
+    free(two);
+    free(merged);
+    remove(p1);
+    remove(p2);
+    remove(s0);
+    remove(s1);
+    remove(m);
+}
+
+static void test_sweep_slo_rows(void **state)
+{
+    (void)state;
+    /* run points: TPOT is deterministic; meets_slo must say TPOT <= 30 ms exactly */
+    char p[96], a[512];
+    snprintf(p, sizeof p, "/tmp/infersim-sw-slo-%d.jsonl", (int)getpid());
+    snprintf(a, sizeof a, "sweep run --model llama-3.1-70b --hw h100-sxm --tp 2,4,8 "
+                          "--batch 1,16,64 --slo tpot:30 --out %s", p);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    FILE *f = fopen(p, "r");
+    assert_non_null(f);
+    char line[4096];
+    int n = 0, meets = 0;
+    while (fgets(line, sizeof line, f)) {
+        cJSON *j = cJSON_Parse(line);
+        assert_non_null(j);
+        n++;
+        if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "error"))) {
+            /* a point that does not fit: an error row, never meeting the SLO */
+            assert_false(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "meets_slo")));
+            cJSON_Delete(j);
+            continue;
+        }
+        double tpot = num(j, "tpot_ms");
+        bool m = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "meets_slo"));
+        assert_true(m == (tpot <= 30.0));
+        meets += m;
+        cJSON_Delete(j);
+    }
+    fclose(f);
+    assert_int_equal(n, 9);
+    assert_true(meets > 0 && meets < 9);
+    assert_non_null(strstr(R.out, "best under the SLO: point"));
+    remove(p);
+    expect_bad("sweep serve --model llama-3.1-8b --hw h100-sxm --chrome-trace x.json",
+               "--chrome-trace");
+    expect_bad("sweep serve --model llama-3.1-8b --hw h100-sxm --shard 2/2", "--shard");
+    expect_bad("sweep serve --model llama-3.1-8b --hw h100-sxm --slo fast", "--slo");
+    expect_bad("sweep serve --model llama-3.1-8b --hw h100-sxm --tp 1,,2", "--tp");
+    expect_bad("sweep serve --model llama-3.1-8b --hw h100-sxm --bogus 1", "--bogus");
+    expect_bad("sweep roofline --hw h100-sxm", "sweep");
+}
+
+static void test_sweep_grid_file(void **state)
+{
+    (void)state;
+    const char *g = tu_write_tmp("{\"command\": \"run\", \"grid\": {\"model\": "
+                                 "\"llama-3.1-8b\", \"--batch\": [1, 8], \"--kv-cache-dtype\": "
+                                 "[\"bf16\", \"fp8\"], \"--enforce-eager\": [false, true]}}");
+    char a[512];
+    snprintf(a, sizeof a, "sweep run --grid %s --hw h100-sxm", g);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_int_equal(count_lines(R.out), 9); /* header + 8 points, to stdout without --out */
+    assert_non_null(strstr(R.out, "point,batch,kv-cache-dtype,enforce-eager,"));
+    g = tu_write_tmp("{\"command\": \"serve\", \"grid\": {\"--batch\": [1]}}");
+    snprintf(a, sizeof a, "sweep run --grid %s --hw h100-sxm", g);
+    expect_bad(a, "command");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -452,6 +592,9 @@ int main(void)
         cmocka_unit_test(test_serve_bad_input),
         cmocka_unit_test(test_spec_flags),
         cmocka_unit_test(test_chrome_traces),
+        cmocka_unit_test(test_sweep),
+        cmocka_unit_test(test_sweep_slo_rows),
+        cmocka_unit_test(test_sweep_grid_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -168,6 +168,32 @@ static void test_host_overhead(void **state)
     assert_non_null(strstr(err.msg, "--request-overhead-us"));
 }
 
+static void test_memo_matches(void **state)
+{
+    (void)state;
+    /* consecutive decode steps through the memo price exactly as without it, however the batch
+     * and launch mode change between them */
+    sim_model m = tu_model("llama-3.1-70b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_step_cfg cfg = {.model = &m, .hw = &hw, .tp = 8, .prec = BF16, .overlap = 0.3,
+                        .iteration_overhead_ns = 1e6, .request_overhead_ns = 1e4};
+    sim_step_memo *memo = calloc(1, sizeof *memo);
+    sim_step_result a;
+    for (int j = 0; j < 40; j++) {
+        sim_seq_group g[2] = {{.count = 16 + (j / 10), .q = 1, .c = 1000 + j, .logits = 1},
+                              {.count = 1, .q = j % 7 == 0 ? 300 : 1, .c = 50 * j, .logits = 1}};
+        cfg.eager = j % 7 == 0;
+        sim_step_price(&cfg, g, 2, &a);
+        const sim_step_result *b = sim_step_price_memo(&cfg, g, 2, memo);
+        assert_true(a.t_ns == b->t_ns && a.t_lower_ns == b->t_lower_ns &&
+                    a.t_upper_ns == b->t_upper_ns && a.flops == b->flops && a.bytes == b->bytes);
+        for (int i = 0; i < SIM_OP_COUNT; i++) /* field by field: struct padding is not data */
+            assert_true(a.cost[i].t_ns == b->cost[i].t_ns &&
+                        a.cost[i].bound == b->cost[i].bound && a.hidden_ns[i] == b->hidden_ns[i]);
+    }
+    free(memo);
+}
+
 static void test_check(void **state)
 {
     (void)state;
@@ -193,6 +219,7 @@ int main(void)
         cmocka_unit_test(test_network_can_only_hide_behind_compute),
         cmocka_unit_test(test_mean_of_steps),
         cmocka_unit_test(test_host_overhead),
+        cmocka_unit_test(test_memo_matches),
         cmocka_unit_test(test_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,94 @@
+/* sweep.h - a parameter grid, its points run in parallel with OpenMP, rows collected in grid
+ * order. Knows nothing of what a point computes or how its row is formatted.
+ *
+ *   sim_grid g = {0};
+ *   sim_grid_add(&g, "--tp", "1,2,4,8", &err);
+ *   sim_grid_add(&g, "--request-rate", "1,4,inf", &err);   // 12 points, the last flag fastest
+ *   sim_sweep_row *rows;
+ *   sim_sweep_run(&g, &shard, threads, eval, ctx, progress, &rows);
+ *   ... rows[k] for the k-th point of the shard, in grid order ...
+ *
+ * Every point is independent (eval must not share mutable state), so the rows, and any output
+ * written from them in order, are identical for every thread count and every shard split.
+ */
+#ifndef SIM_SWEEP_H
+#define SIM_SWEEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "status.h"
+
+typedef struct sim_grid_dim {
+    char name[64];  /* flag, e.g. "--tp" */
+    char **values;  /* owned strings */
+    size_t n;
+} sim_grid_dim;
+
+typedef struct sim_grid {
+    sim_grid_dim *dims; /* owned; in the order given */
+    size_t n_dims;
+} sim_grid;
+
+/* Adds a dimension whose values are a comma-separated list (empty items are errors). */
+sim_status sim_grid_add(sim_grid *g, const char *name, const char *csv, sim_err *err);
+
+/* Adds a dimension from an array of values. */
+sim_status sim_grid_add_values(sim_grid *g, const char *name, const char *const *values, size_t n,
+                               sim_err *err);
+
+/* Number of points: the product of the dimensions' sizes (1 for no dimension). */
+size_t sim_grid_points(const sim_grid *g);
+
+/* The values of point `index` (mixed radix, the last dimension fastest): out[d] for dim d. */
+void sim_grid_point(const sim_grid *g, size_t index, const char **out);
+
+void sim_grid_free(sim_grid *g);
+
+/* Which points this process runs: every `count`-th starting at `index` (Slurm array style). */
+typedef struct sim_shard {
+    size_t index, count; /* 0 <= index < count */
+} sim_shard;
+
+/* Parses "I/N". */
+sim_status sim_shard_parse(const char *s, sim_shard *out, sim_err *err);
+
+/* Points of the grid in the shard, in grid order. */
+size_t sim_shard_points(const sim_shard *s, size_t total);
+size_t sim_shard_point(const sim_shard *s, size_t k); /* grid index of the shard's k-th point */
+
+/* One evaluated point. */
+typedef struct sim_sweep_row {
+    size_t point;        /* grid index */
+    char *text;          /* formatted row, owned (malloc) */
+    bool ok;             /* evaluated without error */
+    bool meets_slo;
+    double tput_per_gpu; /* output tokens/s per GPU */
+    double tpot_ms;      /* at the SLO percentile */
+} sim_sweep_row;
+
+/* Evaluates point `point` into *row (text malloc'd). Runs on any thread. */
+typedef void (*sim_sweep_eval)(void *ctx, size_t point, sim_sweep_row *row);
+
+/* Runs the shard's points on `threads` threads (dynamic schedule) and returns their rows in grid
+ * order (*rows owned by the caller: free with sim_sweep_rows_free). progress: a terminal to draw a
+ * progress bar on, or NULL. */
+sim_status sim_sweep_run(const sim_grid *g, const sim_shard *shard, int threads,
+                         sim_sweep_eval eval, void *ctx, FILE *progress, sim_sweep_row **rows,
+                         size_t *n_rows, sim_err *err);
+
+void sim_sweep_rows_free(sim_sweep_row *rows, size_t n);
+
+/* Marks rows[i].on_frontier: the Pareto frontier of throughput per GPU (higher is better) against
+ * TPOT (lower is better) among the ok rows. Returns how many are on it. */
+size_t sim_sweep_pareto(const sim_sweep_row *rows, size_t n, bool *on_frontier);
+
+/* Index of the ok row meeting the SLO with the highest throughput per GPU, or n if none. */
+size_t sim_sweep_best(const sim_sweep_row *rows, size_t n);
+
+/* The default thread count: every core OpenMP sees (1 without OpenMP). */
+int sim_sweep_max_threads(void);
+
+#endif
