@@ -20,6 +20,7 @@
 #include "spec.h"
 #include "sweep.h"
 #include "trace.h"
+#include "validate.h"
 #include "workload.h"
 
 #define INFERSIM_VERSION "0.1.0"
@@ -27,7 +28,8 @@
 /* ------------------------------------------------------------------------------------------ */
 /* Options: one table drives parsing, validation and --help. */
 
-enum { CMD_RUN = 1, CMD_ROOFLINE = 2, CMD_SERVE = 4, CMD_CHECK = 8 };
+enum { CMD_RUN = 1, CMD_ROOFLINE = 2, CMD_SERVE = 4, CMD_CHECK = 8, CMD_VALIDATE = 16,
+       CMD_OP = 32, CMD_CALIBRATE = 64 };
 #define CMD_MODEL (CMD_RUN | CMD_ROOFLINE | CMD_SERVE) /* flags every model command takes */
 #define CMD_ENGINE (CMD_RUN | CMD_SERVE)               /* flags of commands that run steps */
 
@@ -49,13 +51,18 @@ typedef struct cli_opts {
     double range_ratio, rate, burstiness, time_scale;
     bool no_chunked;
     char goodput[LIST_LEN];
+    /* validation */
+    const char *data, *op, *out_file;
+    int64_t m, n, k, heads, head_dim, seq, bytes, gpus;
+    bool causal;
+    double max_op_median, max_e2e_median;
     /* timelines */
     const char *chrome_trace, *trace_detail, *trace_window;
     /* speculative decoding */
     const char *spec_method, *spec_model;
     int64_t spec_k;
     double spec_alpha, spec_tau;
-    bool given[64]; /* by index into opts_table */
+    bool given[96]; /* by index into opts_table */
 } cli_opts;
 
 typedef struct opt_def {
@@ -72,9 +79,11 @@ typedef struct opt_def {
 static const opt_def opts_table[] = {
     O("--model", OPT_STR, model, 0, 0, CMD_MODEL,
       "model config.json path, or a name in models/ (e.g. llama-3.1-8b)"),
-    O("--hw", OPT_STR, hw, 0, 0, CMD_MODEL, "device file path, or a name in hw/ (e.g. h100-sxm)"),
+    O("--hw", OPT_STR, hw, 0, 0, CMD_MODEL | CMD_OP | CMD_CALIBRATE,
+      "device file path, or a name in hw/ (e.g. h100-sxm)"),
     O("--tp", OPT_INT, tp, 1, 1024, CMD_MODEL, "tensor-parallel GPUs (default 1)"),
-    O("--batch", OPT_INT, batch, 1, 1 << 20, CMD_RUN | CMD_ROOFLINE, "sequences (default 1)"),
+    O("--batch", OPT_INT, batch, 1, 1 << 20, CMD_RUN | CMD_ROOFLINE | CMD_OP,
+      "sequences (default 1)"),
     O("--input-len", OPT_INT, input_len, 1, 1 << 26, CMD_RUN | CMD_ROOFLINE,
       "prompt tokens per sequence (default 1024)"),
     O("--output-len", OPT_INT, output_len, 1, 1 << 26, CMD_RUN,
@@ -107,8 +116,8 @@ static const opt_def opts_table[] = {
       "per-token probability that a drafted token is accepted"),
     O("--spec-acceptance-length", OPT_NUM, spec_tau, 1, 17, CMD_ENGINE,
       "or: mean tokens per verify step, 1..K+1"),
-    O("--dtype", OPT_STR, dtype, 0, 0, CMD_ROOFLINE,
-      "compute format of the ridge point (default: the GEMM format, bf16 without a model)"),
+    O("--dtype", OPT_STR, dtype, 0, 0, CMD_ROOFLINE | CMD_OP,
+      "compute format (roofline: of the ridge; default the GEMM format, bf16 without a model)"),
     O("--num-prompts", OPT_INT, num_prompts, 1, 1 << 28, CMD_SERVE,
       "requests (default 1000; with --trace: the first N of the trace)"),
     O("--random-input-len", OPT_INT, rand_in, 1, 1 << 26, CMD_SERVE,
@@ -146,12 +155,32 @@ static const opt_def opts_table[] = {
       "iteration|layer|op: how deep the serve timeline goes (default iteration)"),
     O("--trace-window", OPT_STR, trace_window, 0, 0, CMD_SERVE,
       "START:END seconds of simulated time to keep in the timeline (END may be empty)"),
+    O("--data", OPT_STR, data, 0, 0, CMD_VALIDATE | CMD_CALIBRATE,
+      "measurements CSV (default tools/data/validation.csv)"),
+    O("--max-op-median", OPT_NUM, max_op_median, 0, 1000, CMD_VALIDATE,
+      "exit 1 if the op-level median |error| (%) is above this"),
+    O("--max-e2e-median", OPT_NUM, max_e2e_median, 0, 1000, CMD_VALIDATE,
+      "exit 1 if the end-to-end median |error| (%) is above this"),
+    O("--out", OPT_STR, out_file, 0, 0, CMD_CALIBRATE,
+      "write the calibrated device file here (default: stdout)"),
+    O("--op", OPT_STR, op, 0, 0, CMD_OP, "gemm|attention|allreduce|copy"),
+    O("--m", OPT_INT, m, 1, (double)(1LL << 40), CMD_OP, "GEMM rows (tokens)"),
+    O("--n", OPT_INT, n, 1, (double)(1LL << 40), CMD_OP, "GEMM columns"),
+    O("--k", OPT_INT, k, 1, (double)(1LL << 40), CMD_OP, "GEMM inner dimension"),
+    O("--heads", OPT_INT, heads, 1, 1 << 16, CMD_OP, "attention heads"),
+    O("--head-dim", OPT_INT, head_dim, 1, 1 << 16, CMD_OP, "attention head dimension"),
+    O("--seq", OPT_INT, seq, 1, 1 << 26, CMD_OP, "attention sequence length"),
+    O("--causal", OPT_BOOL, causal, 0, 0, CMD_OP, "causal attention (half the pairs)"),
+    O("--bytes", OPT_INT, bytes, 1, (double)(1LL << 50), CMD_OP,
+      "copy / all-reduce message size"),
+    O("--gpus", OPT_INT, gpus, 2, 65536, CMD_OP, "all-reduce participants"),
     O("--format", OPT_STR, format, 0, 0, CMD_MODEL | CMD_CHECK, "table|json|csv (default table)"),
-    O("--help", OPT_BOOL, help, 0, 0, CMD_MODEL | CMD_CHECK, "this text"),
+    O("--help", OPT_BOOL, help, 0, 0, CMD_MODEL | CMD_CHECK | CMD_VALIDATE | CMD_OP | CMD_CALIBRATE,
+      "this text"),
 };
 #undef O
 #define N_OPTS (sizeof opts_table / sizeof opts_table[0])
-_Static_assert(sizeof opts_table / sizeof opts_table[0] <= 64, "cli_opts.given is too small");
+_Static_assert(sizeof opts_table / sizeof opts_table[0] <= 96, "cli_opts.given is too small");
 
 /* Whether the command line named flag `name`. */
 static bool given(const cli_opts *o, const char *name)
@@ -1616,6 +1645,395 @@ static sim_status cmd_merge(int argc, char **argv, FILE *out, sim_err *err)
     return st;
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* Validation: op queries, the validation table, calibration, comparison with a measurement */
+
+#define VALIDATION_DATA "tools/data/validation.csv"
+
+/* The default measurements file, from the working directory or next to the binary. */
+static void data_path(const cli_opts *o, char *buf, size_t len)
+{
+    if (o->data) {
+        snprintf(buf, len, "%s", o->data);
+        return;
+    }
+    resolve("tools/data", "validation", buf, len);
+    if (access(buf, F_OK) != 0)
+        snprintf(buf, len, "%s", VALIDATION_DATA);
+}
+
+static sim_status cmd_op(const cli_opts *o, FILE *out, sim_err *err)
+{
+    static const struct {
+        const char *name;
+        sim_vkind kind;
+        const char *metric, *unit;
+    } ops[] = {{"gemm", SIM_VK_GEMM, "tflops", "TFLOP/s"},
+               {"attention", SIM_VK_ATTENTION, "tflops", "TFLOP/s"},
+               {"copy", SIM_VK_COPY, "tb_per_s", "TB/s"},
+               {"allreduce", SIM_VK_ALLREDUCE, "busbw_gb_per_s", "GB/s bus bandwidth"}};
+    if (!o->hw || !o->op)
+        return sim_fail(err, SIM_EINPUT, "op: expected --hw H --op gemm|attention|copy|allreduce");
+    int which = -1;
+    for (int i = 0; i < 4; i++)
+        if (strcmp(o->op, ops[i].name) == 0)
+            which = i;
+    if (which < 0)
+        return sim_fail(err, SIM_EINPUT,
+                        "--op: value '%s', expected gemm, attention, copy or allreduce", o->op);
+    sim_vrow r = {.kind = ops[which].kind, .m = o->m, .n = o->n, .k = o->k, .batch = o->batch,
+                  .seq = o->seq, .heads = o->heads, .head_dim = o->head_dim, .causal = o->causal,
+                  .bytes = o->bytes, .gpus = o->gpus ? o->gpus : 8, .dtype = SIM_DT_BF16};
+    snprintf(r.metric, sizeof r.metric, "%s", ops[which].metric);
+    if (o->dtype && !sim_dtype_parse(o->dtype, &r.dtype))
+        return sim_fail(err, SIM_EINPUT, "--dtype: value '%s', expected one of %s", o->dtype,
+                        sim_dtype_names());
+    bool shape_ok = r.kind == SIM_VK_GEMM        ? r.m && r.n && r.k
+                    : r.kind == SIM_VK_ATTENTION ? r.seq && r.heads && r.head_dim
+                                                 : r.bytes > 0;
+    if (!shape_ok)
+        return sim_fail(err, SIM_EINPUT,
+                        "op %s: missing its shape (gemm: --m --n --k; attention: --batch --seq "
+                        "--heads --head-dim; copy, allreduce: --bytes [--gpus])",
+                        o->op);
+    char path[PATH_MAX];
+    resolve("hw", o->hw, path, sizeof path);
+    sim_hw hw;
+    double pred, ms;
+    sim_status st = sim_hw_load(path, &hw, err);
+    if (!st)
+        st = sim_validate_op(&r, &hw, &pred, err);
+    snprintf(r.metric, sizeof r.metric, "latency_ms");
+    if (!st)
+        st = sim_validate_op(&r, &hw, &ms, err);
+    if (!st)
+        fprintf(out, "%s on %s: %.4f ms, %.2f %s\n", o->op, hw.name, ms, pred, ops[which].unit);
+    return st;
+}
+
+/* Loads the device or model a validation row names (cached across rows). */
+static const cache_entry *row_file(file_cache *c, char kind, const char *name, sim_err *err,
+                                   sim_status *st)
+{
+    char path[PATH_MAX];
+    resolve(kind == 'h' ? "hw" : "models", name, path, sizeof path);
+    if (cache_add(c, kind, path, 0, 0)) {
+        *st = sim_fail(err, SIM_EINTERNAL, "out of memory");
+        return NULL;
+    }
+    return cache_get(c, kind, path, 0, 0, err, st);
+}
+
+static sim_status cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
+{
+    char path[PATH_MAX];
+    data_path(o, path, sizeof path);
+    sim_vrow *rows;
+    size_t n;
+    sim_status st = sim_validate_load(path, &rows, &n, err);
+    if (st)
+        return st;
+    file_cache cache = {0};
+    double *errs[2];
+    size_t cnt[2] = {0, 0};
+    errs[0] = malloc((n ? n : 1) * sizeof(double));
+    errs[1] = malloc((n ? n : 1) * sizeof(double));
+    if (!errs[0] || !errs[1])
+        st = sim_fail(err, SIM_EINTERNAL, "out of memory");
+    const sim_step_cfg tmpl = {.iteration_overhead_ns = defaults.iter_us * 1e3,
+                               .request_overhead_ns = defaults.req_us * 1e3};
+    fprintf(out, "%4s %-9s %-14s %-14s %-15s %12s %12s %8s\n", "id", "kind", "hw", "metric",
+            "detail", "measured", "predicted", "error");
+    for (size_t i = 0; i < n && !st; i++) {
+        const sim_vrow *r = &rows[i];
+        char detail[160];
+        if (r->kind == SIM_VK_GEMM)
+            snprintf(detail, sizeof detail, "%lldx%lldx%lld", (long long)r->m, (long long)r->n,
+                     (long long)r->k);
+        else if (sim_vkind_is_op(r->kind))
+            snprintf(detail, sizeof detail, "%s", r->framework);
+        else
+            snprintf(detail, sizeof detail, "%s b%lld", r->model, (long long)r->batch);
+        if (r->skip[0]) {
+            fprintf(out, "%4lld skipped: %s\n", (long long)r->id, r->skip);
+            continue;
+        }
+        sim_err rerr = {{0}};
+        sim_status rs;
+        double pred = 0.0;
+        const cache_entry *h = row_file(&cache, 'h', r->hw, &rerr, &rs);
+        if (h && sim_vkind_is_op(r->kind)) {
+            rs = sim_validate_op(r, &h->hw, &pred, &rerr);
+        } else if (h) {
+            const cache_entry *m = row_file(&cache, 'm', r->model, &rerr, &rs);
+            if (m)
+                rs = sim_validate_e2e(r, &m->model, &h->hw, &tmpl, &pred, &rerr);
+        }
+        if (rs == SIM_EINTERNAL) {
+            *err = rerr;
+            st = rs;
+            break;
+        }
+        if (rs) {
+            fprintf(out, "%4lld skipped: %s\n", (long long)r->id, rerr.msg);
+            continue;
+        }
+        double e = sim_validate_error_pct(pred, r->value);
+        int cat = sim_vkind_is_op(r->kind) ? 0 : 1;
+        errs[cat][cnt[cat]++] = fabs(e);
+        fprintf(out, "%4lld %-9s %-14s %-14s %-15.15s %12.4g %12.4g %+7.1f%%\n", (long long)r->id,
+                sim_vkind_name(r->kind), r->hw, r->metric, detail, r->value, pred, e);
+    }
+    if (!st) {
+        double med[3], p90[3];
+        size_t all = cnt[0] + cnt[1];
+        double *both = malloc((all ? all : 1) * sizeof *both);
+        if (!both) {
+            st = sim_fail(err, SIM_EINTERNAL, "out of memory");
+        } else {
+            memcpy(both, errs[0], cnt[0] * sizeof *both);
+            memcpy(both + cnt[0], errs[1], cnt[1] * sizeof *both);
+            sim_validate_summary(both, all, &med[2], &p90[2]);
+            sim_validate_summary(errs[0], cnt[0], &med[0], &p90[0]);
+            sim_validate_summary(errs[1], cnt[1], &med[1], &p90[1]);
+            free(both);
+            fprintf(out, "validation: %zu points, median |error| %.1f%%, p90 %.1f%%\n", all,
+                    med[2], p90[2]);
+            fprintf(out, "  op-level: %zu points, median |error| %.1f%%, p90 %.1f%%\n", cnt[0],
+                    med[0], p90[0]);
+            fprintf(out, "  end-to-end: %zu points, median |error| %.1f%%, p90 %.1f%%\n", cnt[1],
+                    med[1], p90[1]);
+            if (given(o, "--max-op-median") && med[0] > o->max_op_median)
+                st = sim_fail(err, SIM_EINTERNAL, "validation: op-level median %.1f%% is above "
+                                                  "%.1f%%",
+                              med[0], o->max_op_median);
+            else if (given(o, "--max-e2e-median") && med[1] > o->max_e2e_median)
+                st = sim_fail(err, SIM_EINTERNAL, "validation: end-to-end median %.1f%% is above "
+                                                  "%.1f%%",
+                              med[1], o->max_e2e_median);
+        }
+    }
+    free(errs[0]);
+    free(errs[1]);
+    free(rows);
+    cache_free(&cache);
+    return st;
+}
+
+/* The stem of a path: "hw/h100-sxm.json" -> "h100-sxm". */
+static void file_stem(const char *path, char *buf, size_t len)
+{
+    const char *b = strrchr(path, '/');
+    snprintf(buf, len, "%.*s", (int)len - 1, b ? b + 1 : path);
+    char *dot = strrchr(buf, '.');
+    if (dot)
+        *dot = '\0';
+}
+
+static sim_status write_calibrated(const char *src, const char *dest, const sim_hw *hw,
+                                   const char *data, const sim_fit_report *rep, FILE *out,
+                                   sim_err *err)
+{
+    cJSON *root;
+    sim_status st = sim_jsonf_load(src, &root, err);
+    if (st)
+        return st;
+    cJSON *eff = cJSON_GetObjectItemCaseSensitive(root, "efficiency");
+    cJSON *gemm = eff ? cJSON_GetObjectItemCaseSensitive(eff, "gemm") : NULL;
+    if (!cJSON_IsObject(eff) || !cJSON_IsObject(gemm)) {
+        cJSON_Delete(root);
+        return sim_fail(err, SIM_EINPUT, "%s: no efficiency.gemm object", src);
+    }
+    for (int dt = 0; dt < SIM_DT_COUNT; dt++)
+        if (hw->peak_flops[dt] > 0.0 && dt != SIM_DT_FP16 && dt != SIM_DT_INT4) {
+            cJSON_DeleteItemFromObjectCaseSensitive(gemm, sim_dtype_name((sim_dtype)dt));
+            cJSON_AddNumberToObject(gemm, sim_dtype_name((sim_dtype)dt),
+                                    round(hw->eff_gemm[dt] * 1e4) / 1e4);
+        }
+    static const char *const keys[] = {"attention", "memory", "network", "gemm_k_half"};
+    const double vals[] = {hw->eff_attention, hw->eff_memory, hw->eff_network, hw->gemm_k_half};
+    for (int i = 0; i < 4; i++) {
+        cJSON_DeleteItemFromObjectCaseSensitive(eff, keys[i]);
+        cJSON_AddNumberToObject(eff, keys[i], round(vals[i] * 1e4) / 1e4);
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(root, "collective_latency_us");
+    cJSON_AddNumberToObject(root, "collective_latency_us", round(hw->collective_ns / 10.0) / 100.0);
+    cJSON_DeleteItemFromObjectCaseSensitive(root, "scaleup_latency_us");
+    cJSON_AddNumberToObject(root, "scaleup_latency_us",
+                            round(hw->scaleup_latency_ns / 10.0) / 100.0);
+    /* every fitted number now comes from the fit: say so where its source was */
+    cJSON *sources = cJSON_GetObjectItemCaseSensitive(root, "sources");
+    static const char *const fields[] = {
+        "efficiency.gemm.bf16", "efficiency.gemm.fp8", "efficiency.gemm.int8",
+        "efficiency.gemm_k_half", "efficiency.attention", "efficiency.memory",
+        "efficiency.network", "collective_latency_us", "scaleup_latency_us"};
+    for (size_t i = 0; cJSON_IsObject(sources) && i < sizeof fields / sizeof fields[0]; i++) {
+        if (!strstr(rep->fitted, fields[i]))
+            continue;
+        char note[1024];
+        const cJSON *old = cJSON_GetObjectItemCaseSensitive(sources, fields[i]);
+        snprintf(note, sizeof note,
+                 "fitted by infersim calibrate on the %zu op-level rows of this device in %.200s "
+                 "(least squares on relative error); starting value from: %.600s",
+                 rep->rows, data, cJSON_IsString(old) ? old->valuestring : "none");
+        cJSON_DeleteItemFromObjectCaseSensitive(sources, fields[i]);
+        cJSON_AddStringToObject(sources, fields[i], note);
+    }
+    cJSON *cal = cJSON_CreateObject();
+    cJSON_AddStringToObject(cal, "fitted_on", data);
+    cJSON_AddStringToObject(cal, "method", "infersim calibrate: least squares on relative error "
+                                           "over the op-level rows of this device");
+    cJSON_AddNumberToObject(cal, "rows", (double)rep->rows);
+    cJSON_AddNumberToObject(cal, "median_abs_error_before_pct",
+                            round(rep->before_median * 100) / 100);
+    cJSON_AddNumberToObject(cal, "median_abs_error_after_pct",
+                            round(rep->after_median * 100) / 100);
+    cJSON_AddStringToObject(cal, "fitted", rep->fitted);
+    cJSON_DeleteItemFromObjectCaseSensitive(root, "calibration");
+    cJSON_AddItemToObject(root, "calibration", cal);
+    char *txt = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!txt)
+        return sim_fail(err, SIM_EINTERNAL, "out of memory");
+    if (!dest) {
+        fprintf(out, "%s\n", txt);
+        free(txt);
+        return SIM_OK;
+    }
+    char tmp[PATH_MAX + 8];
+    snprintf(tmp, sizeof tmp, "%s.tmp", dest);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        free(txt);
+        return sim_fail(err, SIM_EINPUT, "--out: cannot write %s: %s", tmp, strerror(errno));
+    }
+    fprintf(f, "%s\n", txt);
+    free(txt);
+    bool bad = ferror(f) != 0;
+    if (fclose(f) != 0 || bad || rename(tmp, dest) != 0) {
+        remove(tmp);
+        return sim_fail(err, SIM_EINPUT, "--out: writing %s failed", dest);
+    }
+    return SIM_OK;
+}
+
+static sim_status cmd_calibrate(const cli_opts *o, FILE *out, sim_err *err)
+{
+    if (!o->hw)
+        return sim_fail(err, SIM_EINPUT, "calibrate: expected --hw H --data FILE");
+    char hw_path[PATH_MAX], data[PATH_MAX], name[128];
+    resolve("hw", o->hw, hw_path, sizeof hw_path);
+    data_path(o, data, sizeof data);
+    file_stem(hw_path, name, sizeof name);
+    sim_hw hw;
+    sim_vrow *rows = NULL;
+    size_t n = 0;
+    sim_fit_report rep;
+    sim_status st = sim_hw_load(hw_path, &hw, err);
+    if (!st)
+        st = sim_validate_load(data, &rows, &n, err);
+    if (!st)
+        st = sim_validate_fit(rows, n, name, &hw, &rep, err);
+    if (!st) {
+        fprintf(o->out_file ? out : stderr,
+                "calibrate %s: %zu op-level rows of %s; median |error| %.1f%% -> %.1f%%\n  %s\n",
+                name, rep.rows, data, rep.before_median, rep.after_median, rep.fitted);
+        st = write_calibrated(hw_path, o->out_file, &hw, data, &rep, out, err);
+    }
+    free(rows);
+    return st;
+}
+
+/* compare --result FILE [run or serve flags]: a measurement against the prediction. */
+static sim_status cmd_compare(int argc, char **argv, FILE *out, sim_err *err)
+{
+    const char *result = NULL;
+    char **rest = malloc((size_t)argc * sizeof *rest);
+    if (!rest)
+        return sim_fail(err, SIM_EINTERNAL, "out of memory");
+    int nrest = 0;
+    rest[nrest++] = argv[0];
+    rest[nrest++] = argv[1];
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--result") == 0 && i + 1 < argc)
+            result = argv[++i];
+        else if (strncmp(argv[i], "--result=", 9) == 0)
+            result = argv[i] + 9;
+        else
+            rest[nrest++] = argv[i];
+    }
+    cJSON *root = NULL;
+    sim_status st = result ? sim_jsonf_load(result, &root, err)
+                           : sim_fail(err, SIM_EINPUT, "compare: missing --result FILE.json");
+    /* a vLLM --save-result file has mean_ttft_ms; a run-style one has ttft_ms */
+    bool serve = root && cJSON_GetObjectItemCaseSensitive(root, "mean_ttft_ms");
+    static const char *const serve_keys[] = {
+        "mean_ttft_ms", "median_ttft_ms", "p99_ttft_ms", "mean_tpot_ms", "median_tpot_ms",
+        "p99_tpot_ms", "mean_itl_ms", "median_itl_ms", "p99_itl_ms", "mean_e2el_ms",
+        "median_e2el_ms", "p99_e2el_ms", "request_throughput", "output_throughput"};
+    static const char *const run_keys[] = {"ttft_ms", "tpot_ms", "e2e_ms", "output_throughput"};
+    cli_opts o = defaults;
+    if (!st)
+        st = parse_opts(nrest, rest, 2, serve ? "serve" : "run", serve ? CMD_SERVE : CMD_RUN, &o,
+                        err);
+    loaded *L = calloc(1, sizeof *L);
+    serve_state *s = calloc(1, sizeof *s);
+    sim_run_result *r = calloc(1, sizeof *r);
+    if (!st && (!L || !s || !r))
+        st = sim_fail(err, SIM_EINTERNAL, "out of memory");
+    double pred[14] = {0};
+    size_t nk = serve ? 14 : 4;
+    if (!st && serve) {
+        st = serve_point(&o, L, NULL, (uint64_t)o.seed, s, err);
+        if (!st) {
+            const sim_dist *d = s->m.dist;
+            const double v[14] = {d[SIM_M_TTFT].mean, d[SIM_M_TTFT].median, d[SIM_M_TTFT].p99,
+                                  d[SIM_M_TPOT].mean, d[SIM_M_TPOT].median, d[SIM_M_TPOT].p99,
+                                  d[SIM_M_ITL].mean,  d[SIM_M_ITL].median,  d[SIM_M_ITL].p99,
+                                  d[SIM_M_E2EL].mean, d[SIM_M_E2EL].median, d[SIM_M_E2EL].p99,
+                                  s->m.request_throughput, s->m.output_throughput};
+            memcpy(pred, v, sizeof v);
+        }
+    } else if (!st) {
+        sim_run_cfg cfg;
+        st = run_point(&o, L, NULL, &cfg, r, err);
+        if (!st) {
+            pred[0] = r->ttft_ns / 1e6;
+            pred[1] = r->tpot_ns / 1e6;
+            pred[2] = r->e2e_ns / 1e6;
+            pred[3] = r->output_throughput;
+        }
+    }
+    if (!st) {
+        fprintf(out, "%-22s %14s %14s %9s\n", "metric", "measured", "predicted", "error");
+        double abs_err[14];
+        size_t m = 0;
+        for (size_t k = 0; k < nk; k++) {
+            const char *key = serve ? serve_keys[k] : run_keys[k];
+            const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, key);
+            if (!cJSON_IsNumber(it) || !(it->valuedouble > 0)) {
+                fprintf(out, "%-22s %14s %14.4g\n", key, "-", pred[k]);
+                continue;
+            }
+            double e = sim_validate_error_pct(pred[k], it->valuedouble);
+            abs_err[m++] = fabs(e);
+            fprintf(out, "%-22s %14.4g %14.4g %+8.1f%%\n", key, it->valuedouble, pred[k], e);
+        }
+        double med, p90;
+        sim_validate_summary(abs_err, m, &med, &p90);
+        fprintf(out, "compare: %zu metrics, median |error| %.1f%%, worst within p90 %.1f%%\n", m,
+                med, p90);
+    }
+    if (s)
+        serve_state_free(s);
+    free(s);
+    free(r);
+    free(L);
+    cJSON_Delete(root);
+    free(rest);
+    return st;
+}
+
 typedef struct command {
     const char *name;
     int mask;
@@ -1630,6 +2048,11 @@ static const command commands[] = {
      "request stream under continuous batching: vLLM's serving benchmark metrics"},
     {"trace-check", CMD_CHECK, cmd_trace_check,
      "validate a Chrome trace (slices nest, names, counters, ids)"},
+    {"op", CMD_OP, cmd_op, "price one GEMM, attention, copy or all-reduce on a device"},
+    {"validate", CMD_VALIDATE, cmd_validate,
+     "predictions against the public measurements, with the error summary"},
+    {"calibrate", CMD_CALIBRATE, cmd_calibrate,
+     "fit a device's efficiencies to its op-level measurements"},
 };
 
 static void top_usage(FILE *f)
@@ -1642,6 +2065,8 @@ static void top_usage(FILE *f)
     fprintf(f, "  %-11s %s\n", "sweep",
             "run|serve over a grid (any flag a comma-separated list), in parallel");
     fprintf(f, "  %-11s %s\n", "merge", "join sweep shard files back into grid order");
+    fprintf(f, "  %-11s %s\n", "compare",
+            "a vLLM --save-result (or run-style) JSON against the prediction for the same flags");
 }
 
 int sim_cli_main(int argc, char **argv, FILE *out, FILE *errf)
@@ -1659,10 +2084,12 @@ int sim_cli_main(int argc, char **argv, FILE *out, FILE *errf)
         fprintf(out, "infersim %s\n", INFERSIM_VERSION);
         return 0;
     }
-    if (strcmp(name, "sweep") == 0 || strcmp(name, "merge") == 0) {
+    if (strcmp(name, "sweep") == 0 || strcmp(name, "merge") == 0 ||
+        strcmp(name, "compare") == 0) {
         sim_err err = {{0}};
-        sim_status st = name[0] == 's' ? cmd_sweep(argc, argv, out, errf, &err)
-                                       : cmd_merge(argc, argv, out, &err);
+        sim_status st = name[0] == 's'   ? cmd_sweep(argc, argv, out, errf, &err)
+                        : name[0] == 'm' ? cmd_merge(argc, argv, out, &err)
+                                         : cmd_compare(argc, argv, out, &err);
         if (st)
             fprintf(errf, "infersim: %s\n", err.msg[0] ? err.msg : "internal error");
         return (int)st;
@@ -1685,8 +2112,8 @@ int sim_cli_main(int argc, char **argv, FILE *out, FILE *errf)
         return (int)st;
     }
     fprintf(errf,
-            "infersim: unknown command '%s'; expected run, serve, roofline, sweep, merge or "
-            "trace-check "
+            "infersim: unknown command '%s'; expected run, serve, roofline, sweep, merge, "
+            "trace-check, op, validate, calibrate or compare "
             "(infersim --help)\n",
             name);
     return SIM_EINPUT;

@@ -2,6 +2,7 @@
 #include "cost.h"
 
 #include <assert.h>
+#include <math.h>
 
 static const char *const bound_names[SIM_BOUND_COUNT] = {
     [SIM_BOUND_COMPUTE] = "compute",
@@ -56,6 +57,22 @@ double sim_cost_collective_ns(const sim_hw *hw, double net_bytes, int ranks, int
     return hw->collective_ns + net_bytes / bw * 1e9 + hops * hop_ns;
 }
 
+double sim_cost_gemm_shape_eff(const sim_hw *hw, int64_t m, int64_t n, int64_t k)
+{
+    /* wave quantization: the output tiles run in waves of compute_units; a partial last wave
+     * leaves units idle. Skinny GEMMs (M within one tile: decode) split K across the units
+     * instead (split-K / stream-K kernels), so they fill the machine. */
+    double t = hw->wave_tile, util = 1.0;
+    if (m > hw->wave_tile) {
+        double tiles = ceil((double)m / t) * ceil((double)n / t);
+        double waves = ceil(tiles / hw->compute_units);
+        util = tiles / (waves * hw->compute_units);
+    }
+    /* a short K loop spends a larger share filling and draining the pipeline */
+    double kf = hw->gemm_k_half > 0.0 ? (double)k / ((double)k + hw->gemm_k_half) : 1.0;
+    return util * kf;
+}
+
 static double math_ns(const sim_hw *hw, const sim_op *op)
 {
     switch (sim_op_info(op->id)->kind) {
@@ -66,15 +83,16 @@ static double math_ns(const sim_hw *hw, const sim_op *op)
         int tile = op->weight_only ? hw->wo_tile_m : hw->gemm_tile_m;
         double padded = 2.0 * sim_cost_padded_m(op->m, tile) * nk;
         double extra = op->flops - 2.0 * (double)op->m * nk; /* bias adds */
+        double shape = sim_cost_gemm_shape_eff(hw, op->m, op->n, op->k);
         if (!op->weight_only)
-            return (padded + extra) / (hw->peak_flops[op->compute] * hw->eff_gemm[op->compute]) *
-                   1e9;
+            return (padded + extra) /
+                   (hw->peak_flops[op->compute] * hw->eff_gemm[op->compute] * shape) * 1e9;
         /* Weight-only: 16-bit math (M padded to the mixed-input MMA tile) at the weight-only
          * kernels' efficiency, plus dequantizing every weight on the vector units once per
          * block of gemm_tile_m rows that a thread block keeps in registers. */
         double tiles = sim_cost_padded_m(op->m, hw->gemm_tile_m) / hw->gemm_tile_m;
         double deq = tiles * nk * sim_dtype_get(op->weight)->dequant_ops;
-        return ((padded + extra) / (hw->peak_flops[op->compute] * hw->eff_gemm_weight_only) +
+        return ((padded + extra) / (hw->peak_flops[op->compute] * hw->eff_gemm_weight_only * shape) +
                 deq / hw->vector_flops) *
                1e9;
     }
@@ -109,7 +127,10 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
     if (!op->present)
         return c;
     c.t_math_ns = math_ns(hw, op);
-    c.t_mem_ns = sim_op_bytes(op) / (hw->hbm_bytes_per_s * hw->eff_memory) * 1e9;
+    /* attention's KV-cache reads go through the paged-attention efficiency, the rest streams */
+    double paged = sim_op_info(op->id)->kind == SIM_OPK_ATTENTION ? op->kv_read_bytes : 0.0;
+    c.t_mem_ns = ((sim_op_bytes(op) - paged) / hw->eff_memory + paged / hw->eff_attn_memory) /
+                 hw->hbm_bytes_per_s * 1e9;
     c.t_net_ns = sim_cost_collective_ns(hw, op->net_bytes, op->net_ranks, op->net_hops);
     c.t_launch_ns = sim_op_info(op->id)->kernels * launch_ns;
     double busy = c.t_math_ns > c.t_mem_ns ? c.t_math_ns : c.t_mem_ns;

@@ -1,8 +1,11 @@
 /* cost.h - the roofline time of one operator on one device. Pure functions: no I/O, no state.
  *
- *   T_math = FLOPs / (peak[compute format] x efficiency)    GEMM M padded to the tile;
+ *   T_math = FLOPs / (peak[compute format] x efficiency)    GEMM M padded to the tile, and
+ *            GEMM efficiency = the format's peak efficiency x shape efficiency (wave
+ *            quantization of the output tiles over the compute units, K-pipeline fill);
  *            weight-only GEMMs add the in-kernel dequantization on the vector units
- *   T_mem  = bytes / (HBM bandwidth x memory efficiency)
+ *   T_mem  = bytes / (HBM bandwidth x memory efficiency); attention's KV-cache reads at the
+ *            (lower) paged-attention efficiency
  *   T_net  = fixed collective cost + per-GPU bytes / (link bandwidth x network efficiency)
  *            + hops x hop latency (scale-out links and hop latency once the collective spans
  *            more than one node)
@@ -47,6 +50,11 @@ sim_status sim_cost_check_support(const sim_hw *hw, const sim_prec *prec, sim_er
 /* Prices one op. launch_ns is the per-kernel overhead (eager or CUDA-graph). An op that is not
  * present costs nothing. */
 sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns);
+
+/* The shape part of a GEMM's efficiency, in (0, 1]: output tiles of wave_tile x wave_tile run
+ * in waves over the compute units (a partial last wave idles the rest; skinny GEMMs with M within
+ * one tile split K instead and fill the units), times K / (K + k_half). */
+double sim_cost_gemm_shape_eff(const sim_hw *hw, int64_t m, int64_t n, int64_t k);
 
 /* The largest of an op's math, memory, network and launch times (ties go to the first). */
 sim_bound sim_cost_bound(const sim_op_cost *c);

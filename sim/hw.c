@@ -32,6 +32,7 @@ static const hw_field hw_fields[] = {
     HWF("efficiency.gemm_weight_only", 0.01, 1.0, 1.0, eff_gemm_weight_only),
     HWF("efficiency.attention", 0.01, 1.0, 1.0, eff_attention),
     HWF("efficiency.memory", 0.01, 1.0, 1.0, eff_memory),
+    HWF("efficiency.attention_memory", 0.01, 1.0, 1.0, eff_attn_memory),
     HWF("efficiency.network", 0.01, 1.0, 1.0, eff_network),
 };
 #undef HWF
@@ -88,17 +89,23 @@ sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err)
     if (st)
         return st;
     const char *name = NULL;
-    int64_t per_node = 0, tile = 0, wo_tile = 0;
+    int64_t per_node = 0, tile = 0, wo_tile = 0, units = 0, wave = 0;
     if (!(st = sim_jsonf_str_opt(root, path, "name", &name, err)) &&
         !(st = load_fields(root, path, hw, err)) && !(st = load_per_dtype(root, path, hw, err)) &&
         !(st = sim_jsonf_int(root, path, "devices_per_node", 1, 65536, &per_node, err)) &&
         !(st = sim_jsonf_int(root, path, "gemm_tile_m", 1, 1024, &tile, err)) &&
-        !(st = sim_jsonf_int(root, path, "gemm_weight_only_tile_m", 1, 1024, &wo_tile, err))) {
+        !(st = sim_jsonf_int(root, path, "gemm_weight_only_tile_m", 1, 1024, &wo_tile, err)) &&
+        !(st = sim_jsonf_int(root, path, "compute_units", 1, 100000, &units, err)) &&
+        !(st = sim_jsonf_int(root, path, "gemm_wave_tile", 1, 4096, &wave, err)) &&
+        !(st = sim_jsonf_num_opt(root, path, "efficiency.gemm_k_half", 0.0, 1e6, 0.0,
+                                 &hw->gemm_k_half, err))) {
         snprintf(hw->name, sizeof hw->name, "%s", name ? name : path);
         snprintf(hw->path, sizeof hw->path, "%s", path);
         hw->devices_per_node = (int)per_node;
         hw->gemm_tile_m = (int)tile;
         hw->wo_tile_m = (int)wo_tile;
+        hw->compute_units = (int)units;
+        hw->wave_tile = (int)wave;
         if (hw->runtime_reserved_bytes >= hw->hbm_bytes)
             st = sim_fail(err, SIM_EINPUT,
                           "%s: field 'runtime_reserved_gib' is %.2f, expected less than hbm_gib %.2f",

@@ -23,12 +23,18 @@
  *   graph_kernel_launch_us       fixed cost per kernel inside a captured CUDA graph
  *   gemm_tile_m                  GEMM row tile: M is padded up to a multiple of it
  *   gemm_weight_only_tile_m      the same for weight-only (mixed-input) GEMM kernels
+ *   compute_units                streaming multiprocessors (CUs, MXUs) a GEMM's tiles spread over
+ *   gemm_wave_tile               output tile edge of large GEMMs (tiles per wave: compute_units)
+ *   efficiency.gemm_k_half       K at which a GEMM's pipeline reaches half its efficiency (optional,
+ *                                default 0: no K term); efficiency x K / (K + k_half)
  *   runtime_reserved_gib         memory the runtime keeps (CUDA context, library workspaces)
  *   efficiency.gemm.{bf16,...}   achievable fraction of the dense peak for GEMMs; bf16 required,
  *                                other formats optional (default: the bf16 value)
  *   efficiency.gemm_weight_only  fraction reached by weight-only (W8A16/W4A16) GEMM kernels
  *   efficiency.attention         fraction of the bf16 peak reached by fused attention kernels
  *   efficiency.memory            fraction of hbm bandwidth reached by streaming kernels
+ *   efficiency.attention_memory  fraction of hbm bandwidth reached by attention reading a paged KV
+ *                                cache (scattered blocks: below a streaming copy)
  *   efficiency.network           fraction of link bandwidth reached by collectives
  *   sources.FIELD                (optional, but every shipped file has one per field) where a
  *                                number comes from
@@ -56,11 +62,15 @@ typedef struct sim_hw {
     double graph_launch_ns;             /* per kernel, inside a CUDA graph */
     int gemm_tile_m;                    /* GEMM M padding */
     int wo_tile_m;                      /* weight-only GEMM M padding */
+    int compute_units;                  /* SMs / CUs / MXUs */
+    int wave_tile;                      /* GEMM output tile edge for wave quantization */
+    double gemm_k_half;                 /* K at half the GEMM pipeline's efficiency */
     double runtime_reserved_bytes;      /* memory the runtime keeps */
     double eff_gemm[SIM_DT_COUNT];      /* achievable fraction of peak_flops per format */
     double eff_gemm_weight_only;        /* of the 16-bit peak, for weight-only GEMMs */
     double eff_attention;               /* of the 16-bit peak, fused attention */
     double eff_memory;                  /* of hbm_bytes_per_s */
+    double eff_attn_memory;             /* of hbm_bytes_per_s, attention over paged KV */
     double eff_network;                 /* of the link bandwidth */
 } sim_hw;
 

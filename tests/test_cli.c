@@ -4,6 +4,8 @@
 #include <cjson/cJSON.h>
 #include <sys/wait.h>
 
+#include "jsonf.h"
+
 typedef struct result {
     int rc;
     char out[1 << 17];
@@ -580,6 +582,76 @@ static void test_sweep_grid_file(void **state)
     expect_bad(a, "command");
 }
 
+static void test_validation_commands(void **state)
+{
+    (void)state;
+    run("validate");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "\nvalidation: 78 points, median |error| "));
+    assert_non_null(strstr(R.out, "\n  op-level: 49 points"));
+    assert_non_null(strstr(R.out, "\n  end-to-end: 29 points"));
+    assert_non_null(strstr(R.out, "  41 skipped: GB200"));
+    /* an impossible target fails */
+    run("validate --max-op-median 0.01");
+    assert_int_equal(R.rc, 1);
+    assert_non_null(strstr(R.err, "op-level median"));
+    run("op --hw h100-sxm --op allreduce --bytes 1048576 --gpus 8");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "GB/s bus bandwidth"));
+    run("op --hw a100-sxm-80gb --op gemm --m 4096 --n 4096 --k 4096 --dtype fp16");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "TFLOP/s"));
+    expect_bad("op --hw h100-sxm --op gemm --m 4", "--m --n --k");
+    expect_bad("op --hw h100-sxm --op conv --m 4", "--op");
+    /* calibration writes a device file that loads, with the note of what it was fitted on */
+    char path[128], a[512];
+    snprintf(path, sizeof path, "/tmp/infersim-cal-%d.json", (int)getpid());
+    snprintf(a, sizeof a, "calibrate --hw a100-sxm-80gb --out %s", path);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "op-level rows"));
+    snprintf(a, sizeof a, "run --model llama-3.1-8b --hw %s --format json", path);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    cJSON *j;
+    sim_err err = {{0}};
+    assert_int_equal(sim_jsonf_load(path, &j, &err), SIM_OK);
+    const cJSON *cal = cJSON_GetObjectItemCaseSensitive(j, "calibration");
+    assert_true(num(cal, "rows") >= 10);
+    assert_non_null(strstr(cJSON_GetObjectItemCaseSensitive(cal, "fitted_on")->valuestring,
+                           "validation.csv"));
+    cJSON_Delete(j);
+    remove(path);
+    expect_bad("calibrate --hw l40s", "no op-level rows");
+}
+
+static void test_compare(void **state)
+{
+    (void)state;
+    /* a "measurement" that is our own prediction compares at 0% everywhere */
+    const char *flags = "--model llama-3.1-8b --hw h100-sxm --num-prompts 50 --request-rate 5 "
+                        "--random-input-len 300 --random-output-len 40";
+    char a[1024];
+    snprintf(a, sizeof a, "serve %s --format json", flags);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    const char *res = tu_write_tmp(R.out);
+    snprintf(a, sizeof a, "compare --result %s %s", res, flags);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "mean_ttft_ms"));
+    assert_non_null(strstr(R.out, "compare: 14 metrics, median |error| 0.0%"));
+    /* a run-style measurement */
+    res = tu_write_tmp("{\"ttft_ms\": 30.0, \"tpot_ms\": 7.0, \"e2e_ms\": 1800}");
+    snprintf(a, sizeof a, "compare --result %s --model llama-3.1-8b --hw h100-sxm --batch 1 "
+                          "--input-len 1024 --output-len 256", res);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "tpot_ms"));
+    assert_non_null(strstr(R.out, "compare: 3 metrics"));
+    expect_bad("compare --model llama-3.1-8b --hw h100-sxm", "--result");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -595,6 +667,8 @@ int main(void)
         cmocka_unit_test(test_sweep),
         cmocka_unit_test(test_sweep_slo_rows),
         cmocka_unit_test(test_sweep_grid_file),
+        cmocka_unit_test(test_validation_commands),
+        cmocka_unit_test(test_compare),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

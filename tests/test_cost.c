@@ -17,7 +17,7 @@ static sim_op gemm_op(int64_t m, int64_t n, int64_t k, sim_dtype w, sim_dtype co
 static void test_ring_allreduce(void **state)
 {
     (void)state;
-    sim_hw hw = tu_hw("h100-sxm");
+    sim_hw hw = tu_fixture_hw();
     /* 8 x H100, 1 MiB: each GPU sends 2 x 7/8 x 1,048,576 = 1,835,008 B at 450 GB/s x 0.85 =
      * 382.5 GB/s -> 4.797 us, plus 8 us fixed and 14 hops x 1.5 us = 29 us: 33.80 us (Vidur
      * measured 34 us). */
@@ -36,7 +36,7 @@ static void test_ring_allreduce(void **state)
 static void test_gemm_padding_and_bounds(void **state)
 {
     (void)state;
-    sim_hw hw = tu_hw("h100-sxm");
+    sim_hw hw = tu_fixture_hw();
     /* Llama-3.1-8B gate_up at one token: M = 1 padded to 64.
      * math = 2 x 64 x 28672 x 4096 / (989.4e12 x 0.80) = 18.992 us
      * mem  = (28672 x 4096 x 2 + 4096 x 2 + 28672 x 2) / (3.35e12 x 0.866) = 80.985 us */
@@ -52,21 +52,28 @@ static void test_gemm_padding_and_bounds(void **state)
     sim_op op65 = gemm_op(65, 28672, 4096, SIM_DT_BF16, SIM_DT_BF16);
     assert_near(sim_cost_op(&hw, &op64, 0).t_math_ns, c.t_math_ns, 1e-12);
     assert_near(sim_cost_op(&hw, &op65, 0).t_math_ns, 2.0 * c.t_math_ns, 1e-12);
-    /* at 4096 tokens it is compute-bound: 2 x 4096 x 28672 x 4096 / 791.52e12 = 1215.5 us */
+    /* at 4096 tokens it is compute-bound: 2 x 4096 x 28672 x 4096 / 791.52e12 = 1215.5 us at
+     * full occupancy; its 32 x 224 = 7168 tiles of 128 x 128 run in ceil(7168 / 132) = 55 waves
+     * on 132 SMs, 7168 / 7260 = 98.7% busy: 1231.1 us */
     sim_op big = gemm_op(4096, 28672, 4096, SIM_DT_BF16, SIM_DT_BF16);
     c = sim_cost_op(&hw, &big, 0);
     assert_int_equal(c.bound, SIM_BOUND_COMPUTE);
-    assert_near(c.t_math_ns, 1215475.0, 1e-4);
+    assert_near(sim_cost_gemm_shape_eff(&hw, 4096, 28672, 4096), 7168.0 / 7260.0, 1e-12);
+    assert_near(c.t_math_ns, 1215475.0 * 7260.0 / 7168.0, 1e-4);
+    /* a skinny GEMM (M within one tile) splits K and keeps every SM busy */
+    assert_near(sim_cost_gemm_shape_eff(&hw, 64, 1536, 4096), 1.0, 0);
+    /* 1024 x 1024: 64 tiles on 132 SMs, one wave, 48% busy */
+    assert_near(sim_cost_gemm_shape_eff(&hw, 1024, 1024, 1024), 64.0 / 132.0, 1e-12);
     /* full fp8 doubles the peak (at fp8's own efficiency 0.71): 2 x 4096 x 28672 x 4096 /
-     * (1978.9e12 x 0.71) = 684.74 us */
+     * (1978.9e12 x 0.71) = 684.74 us, / 0.98733 for the waves = 693.53 us */
     sim_op f8 = gemm_op(4096, 28672, 4096, SIM_DT_FP8, SIM_DT_FP8);
-    assert_near(sim_cost_op(&hw, &f8, 0).t_math_ns, 684740.0, 1e-4);
+    assert_near(sim_cost_op(&hw, &f8, 0).t_math_ns, 684740.0 * 7260.0 / 7168.0, 1e-4);
 }
 
 static void test_weight_only_dequantization(void **state)
 {
     (void)state;
-    sim_hw hw = tu_hw("h100-sxm");
+    sim_hw hw = tu_fixture_hw();
     /* int4 weights, bf16 math, M = 1 padded to the 16-row mixed-input tile, dequantized once
      * per 64-row block:
      * math = 2 x 16 x NK / (989.4e12 x 0.6) + 1 block x NK x 4 ops / 67e12
@@ -78,23 +85,29 @@ static void test_weight_only_dequantization(void **state)
     assert_near(c.t_mem_ns, 20263.3, 1e-3);
     assert_int_equal(c.bound, SIM_BOUND_MEMORY);
     /* at 256 tokens the dequantization (4 blocks) and the weaker kernel make int4 slower than
-     * bf16: math 2 x 256 x NK / 593.64e12 + 4 x 7.011 = 101.29 + 28.05 = 129.34 us, against
-     * bf16's max(75.97 us math, 86.75 us memory); the memory now includes the activations:
-     * (28672 x 4096 x 2 + 256 x 4096 x 2 + 256 x 28672 x 2) / 2.9011e12 = 251,658,240 B -> */
+     * bf16: math 2 x 256 x NK / 593.64e12 = 101.29 us, over the waves (2 x 224 = 448 tiles in 4
+     * waves of 132: 448 / 528 busy) = 119.38 us, + 4 x 7.011 = 147.42 us, against bf16's
+     * max(89.5 us math, 86.75 us memory); the memory includes the activations:
+     * (28672 x 4096 x 2 + 256 x 4096 x 2 + 256 x 28672 x 2) / 2.9011e12 = 251,658,240 B */
     sim_op w4b = gemm_op(256, 28672, 4096, SIM_DT_INT4, SIM_DT_BF16);
     sim_op bf = gemm_op(256, 28672, 4096, SIM_DT_BF16, SIM_DT_BF16);
-    assert_near(sim_cost_op(&hw, &w4b, 0).t_math_ns, 129342.0, 1e-3);
-    assert_near(sim_cost_op(&hw, &bf, 0).t_ns, 86745.8, 1e-3);
+    assert_near(sim_cost_op(&hw, &w4b, 0).t_math_ns, 101290.0 * 528.0 / 448.0 + 4 * 7011.4, 1e-3);
+    assert_near(sim_cost_op(&hw, &bf, 0).t_ns, 75967.2 * 528.0 / 448.0, 1e-3);
     assert_true(sim_cost_op(&hw, &w4b, 0).t_ns > sim_cost_op(&hw, &bf, 0).t_ns);
 }
 
 static void test_other_kinds(void **state)
 {
     (void)state;
-    sim_hw hw = tu_hw("h100-sxm");
+    sim_hw hw = tu_fixture_hw();
     /* attention runs at the attention efficiency: 1e12 FLOPs / (989.4e12 x 0.57) = 1773.18 us */
     sim_op a = {.id = SIM_OP_ATTENTION, .present = true, .flops = 1e12, .compute = SIM_DT_BF16};
     assert_near(sim_cost_op(&hw, &a, 0).t_math_ns, 1773182.0, 1e-4);
+    /* attention reads a paged KV cache at 72% of the bandwidth, the rest streams at 86.6%:
+     * 1e9 / (3.35e12 x 0.72) + 1e9 / (3.35e12 x 0.866) = 414.59 + 344.69 = 759.28 us */
+    sim_op kv = {.id = SIM_OP_ATTENTION, .present = true, .kv_read_bytes = 1e9, .act_bytes = 1e9,
+                 .compute = SIM_DT_BF16};
+    assert_near(sim_cost_op(&hw, &kv, 0).t_mem_ns, 759284.0, 1e-4);
     /* vector ops run on the FP32 units: 67e9 FLOPs / 67e12 = 1 ms */
     sim_op v = {.id = SIM_OP_ACT, .present = true, .flops = 67e9, .compute = SIM_DT_BF16};
     assert_near(sim_cost_op(&hw, &v, 0).t_math_ns, 1e6, 1e-9);

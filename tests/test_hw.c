@@ -51,8 +51,10 @@ static void test_every_device_loads_and_cites(void **state)
         "dense_tflops", "vector_tflops", "hbm_gib", "hbm_tb_per_s", "scaleup_gb_per_s_per_dir",
         "collective_latency_us", "scaleup_latency_us", "scaleout_gb_per_s_per_dir", "scaleout_latency_us",
         "devices_per_node", "kernel_launch_us", "graph_kernel_launch_us", "gemm_tile_m", "gemm_weight_only_tile_m",
+        "compute_units", "gemm_wave_tile",
         "runtime_reserved_gib", "efficiency.gemm.bf16", "efficiency.gemm_weight_only",
-        "efficiency.attention", "efficiency.memory", "efficiency.network"};
+        "efficiency.attention", "efficiency.memory", "efficiency.attention_memory",
+        "efficiency.network"};
     for (size_t d = 0; d < sizeof devices / sizeof devices[0]; d++) {
         sim_hw hw = tu_hw(devices[d]);
         assert_true(hw.peak_flops[SIM_DT_BF16] > 0.0);
@@ -78,8 +80,10 @@ static const char *good_hw =
     " \"collective_latency_us\": 5,"
     " \"scaleout_gb_per_s_per_dir\": 25, \"scaleout_latency_us\": 5, \"devices_per_node\": 8,"
     " \"kernel_launch_us\": 4, \"graph_kernel_launch_us\": 1, \"gemm_tile_m\": 64, \"gemm_weight_only_tile_m\": 16,"
+    " \"compute_units\": 132, \"gemm_wave_tile\": 128,"
     " \"runtime_reserved_gib\": 1, \"efficiency\": {\"gemm\": {\"bf16\": 0.8},"
-    " \"gemm_weight_only\": 0.6, \"attention\": 0.5, \"memory\": 0.8, \"network\": 0.8}}";
+    " \"gemm_weight_only\": 0.6, \"attention\": 0.5, \"memory\": 0.8,"
+    " \"attention_memory\": 0.7, \"network\": 0.8}}";
 
 /* Replaces the first occurrence of `from` in good_hw by `to`, writes it, and expects an error
  * that mentions `field`. */

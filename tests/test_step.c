@@ -23,16 +23,16 @@ static void test_weight_streaming_floor(void **state)
      * embedding table, of which one row is read: 2 x 70,553,706,496 - 128256 x 8192 x 2 =
      * 139,006,066,688 B / 3.35e12 = 41.49 ms (+ a few MB of activations). */
     sim_model m = tu_model("llama-3.1-70b");
-    sim_hw hw = tu_hw("h100-sxm");
+    sim_hw hw = tu_fixture_hw();
     sim_hw ideal = hw;
-    ideal.eff_memory = 1.0;
+    ideal.eff_memory = ideal.eff_attn_memory = 1.0;
     sim_step_result r = price(&m, &ideal, 1, 0.0, 1, 1, 0);
     assert_near(r.t_mem_ns / 1e6, 42.0, 0.02);
     assert_near(r.t_mem_ns / 1e6, 41.494, 0.001);
     assert_int_equal(r.bound, SIM_BOUND_MEMORY);
-    /* with the achievable bandwidth (86.6 %) it is slower, never faster */
+    /* with the achievable bandwidth (86.6 %; the one token of KV at 72 %) it is slower */
     sim_step_result real = price(&m, &hw, 1, 0.0, 1, 1, 0);
-    assert_near(real.t_mem_ns, r.t_mem_ns / 0.866, 1e-9);
+    assert_near(real.t_mem_ns, r.t_mem_ns / 0.866, 1e-5);
     assert_true(real.t_ns > real.t_mem_ns);
 }
 
@@ -40,7 +40,7 @@ static void test_layers_multiply(void **state)
 {
     (void)state;
     sim_model m = tu_model("llama-3.1-8b");
-    sim_hw hw = tu_hw("h100-sxm");
+    sim_hw hw = tu_fixture_hw();
     sim_step_result r = price(&m, &hw, 1, 0.0, 4, 1, 100);
     double layer = 0.0, edges = 0.0;
     for (int i = 0; i < SIM_OP_COUNT; i++) {
@@ -58,7 +58,7 @@ static void test_bounds_bracket_the_prediction(void **state)
 {
     (void)state;
     sim_model m = tu_model("llama-3.1-70b");
-    sim_hw hw = tu_hw("h100-sxm");
+    sim_hw hw = tu_fixture_hw();
     const double overlaps[] = {0.0, 0.3, 1.0};
     const int64_t shapes[][3] = {{1, 1, 10}, {64, 1, 4000}, {8, 2048, 0}, {1, 8192, 0}};
     for (size_t o = 0; o < 3; o++) {
@@ -77,7 +77,7 @@ static void test_overlap(void **state)
 {
     (void)state;
     sim_model m = tu_model("llama-3.1-70b");
-    sim_hw hw = tu_hw("h100-sxm");
+    sim_hw hw = tu_fixture_hw();
     /* no overlap: all network time exposed, prediction = busy + launch + net */
     sim_step_result r0 = price(&m, &hw, 8, 0.0, 32, 1, 1000);
     assert_true(r0.t_net_ns > 0.0);
@@ -116,7 +116,7 @@ static void test_mean_of_steps(void **state)
 {
     (void)state;
     sim_model m = tu_model("llama-3.1-8b");
-    sim_hw hw = tu_hw("h100-sxm");
+    sim_hw hw = tu_fixture_hw();
     sim_step_result a = price(&m, &hw, 1, 0.0, 16, 1, 100);
     sim_step_result b = price(&m, &hw, 1, 0.0, 16, 1, 3000);
     sim_step_result sum;
@@ -139,7 +139,7 @@ static void test_host_overhead(void **state)
     /* 500 us per iteration + 20 us per sequence x 8 sequences = 660 us the GPU waits for;
      * serial, so it shifts the prediction and both bounds by exactly that much. */
     sim_model m = tu_model("llama-3.1-8b");
-    sim_hw hw = tu_hw("h100-sxm");
+    sim_hw hw = tu_fixture_hw();
     sim_step_cfg cfg = {.model = &m, .hw = &hw, .tp = 1, .prec = BF16};
     sim_seq_group g = {.count = 8, .q = 1, .c = 1000, .logits = 1};
     sim_step_result a, b;
@@ -174,7 +174,7 @@ static void test_memo_matches(void **state)
     /* consecutive decode steps through the memo price exactly as without it, however the batch
      * and launch mode change between them */
     sim_model m = tu_model("llama-3.1-70b");
-    sim_hw hw = tu_hw("h100-sxm");
+    sim_hw hw = tu_fixture_hw();
     sim_step_cfg cfg = {.model = &m, .hw = &hw, .tp = 8, .prec = BF16, .overlap = 0.3,
                         .iteration_overhead_ns = 1e6, .request_overhead_ns = 1e4};
     sim_step_memo *memo = calloc(1, sizeof *memo);
@@ -198,7 +198,7 @@ static void test_check(void **state)
 {
     (void)state;
     sim_model m = tu_model("llama-3.1-8b");
-    sim_hw hw = tu_hw("h100-sxm");
+    sim_hw hw = tu_fixture_hw();
     sim_err err = {{0}};
     sim_step_cfg cfg = {.model = &m, .hw = &hw, .tp = 1, .prec = BF16, .overlap = 1.5};
     assert_int_equal(sim_step_check(&cfg, &err), SIM_EINPUT);

@@ -1,0 +1,156 @@
+/* test_validate.c - predictions for measured rows, error statistics, and fitting efficiencies. */
+#include "testutil.h"
+
+#include "validate.h"
+
+static sim_vrow op_row(sim_vkind kind, const char *metric)
+{
+    sim_vrow r = {.kind = kind, .dtype = SIM_DT_BF16, .value = 1.0};
+    snprintf(r.metric, sizeof r.metric, "%s", metric);
+    snprintf(r.hw, sizeof r.hw, "fixture");
+    return r;
+}
+
+static void test_op_predictions(void **state)
+{
+    (void)state;
+    sim_hw hw = tu_fixture_hw();
+    sim_err err = {{0}};
+    double p;
+    /* 8192^3 bf16: 64 x 64 = 4096 tiles in 32 waves of 132 (4096 / 4224 busy):
+     * 2 x 8192^3 / (989.4e12 x 0.80 x 0.9697) = 1432.5 us (compute-bound; memory 138.8 us)
+     * + 1.5 us launch = 1434.0 us -> 766.7 TFLOP/s */
+    sim_vrow g = op_row(SIM_VK_GEMM, "tflops");
+    g.m = g.n = g.k = 8192;
+    assert_int_equal(sim_validate_op(&g, &hw, &p, &err), SIM_OK);
+    assert_near(p, 766.73, 1e-4);
+    /* a 1 GiB device copy reads and writes it: 2 x 2^30 B / (3.35e12 x 0.866) = 740.2 us, + 1.5 us
+     * launch = 741.7 us -> 2.8952 TB/s */
+    sim_vrow c = op_row(SIM_VK_COPY, "tb_per_s");
+    c.bytes = 1 << 30;
+    assert_int_equal(sim_validate_op(&c, &hw, &p, &err), SIM_OK);
+    assert_near(p, 2.8952, 1e-4);
+    /* 1 MiB all-reduce on 8 GPUs: 1,835,008 bus bytes in 33.797 us = 54.29 GB/s */
+    sim_vrow a = op_row(SIM_VK_ALLREDUCE, "busbw_gb_per_s");
+    a.bytes = 1 << 20;
+    a.gpus = 8;
+    assert_int_equal(sim_validate_op(&a, &hw, &p, &err), SIM_OK);
+    assert_near(p, 1835008.0 / 33797.4, 1e-5);
+    snprintf(a.metric, sizeof a.metric, "latency_ms");
+    assert_int_equal(sim_validate_op(&a, &hw, &p, &err), SIM_OK);
+    assert_near(p, 0.0337974, 1e-5);
+    /* long non-causal attention is compute-bound at the attention efficiency: 0.57 x 989.4 */
+    sim_vrow t = op_row(SIM_VK_ATTENTION, "tflops");
+    t.batch = 1;
+    t.seq = 16384;
+    t.heads = 16;
+    t.head_dim = 128;
+    assert_int_equal(sim_validate_op(&t, &hw, &p, &err), SIM_OK);
+    assert_near(p, 0.57 * 989.4, 0.01);
+}
+
+static void test_summary(void **state)
+{
+    (void)state;
+    /* |errors| 1, 2, 3, 4, 10: median 3; p90 at position 3.6 between 4 and 10 = 7.6 */
+    const double e[5] = {10, 2, 4, 1, 3};
+    double med, p90;
+    sim_validate_summary(e, 5, &med, &p90);
+    assert_near(med, 3.0, 1e-12);
+    assert_near(p90, 7.6, 1e-12);
+    assert_near(sim_validate_error_pct(90, 100), -10.0, 1e-12);
+}
+
+static void test_fit_recovers_known_efficiencies(void **state)
+{
+    (void)state;
+    /* measurements made by a device whose GEMMs reach 0.70, attention 0.45, copies 0.80: a fit
+     * starting from the fixture's 0.80 / 0.57 / 0.866 finds them again */
+    sim_hw truth = tu_fixture_hw();
+    truth.eff_gemm[SIM_DT_BF16] = truth.eff_gemm[SIM_DT_FP16] = 0.70;
+    truth.eff_attention = 0.45;
+    truth.eff_memory = 0.80;
+    sim_vrow rows[6];
+    const int64_t shapes[3][3] = {{4096, 4096, 4096}, {8192, 28672, 8192}, {2048, 8192, 8192}};
+    size_t n = 0;
+    sim_err err = {{0}};
+    for (int i = 0; i < 3; i++) {
+        rows[n] = op_row(SIM_VK_GEMM, "tflops");
+        rows[n].m = shapes[i][0];
+        rows[n].n = shapes[i][1];
+        rows[n].k = shapes[i][2];
+        assert_int_equal(sim_validate_op(&rows[n], &truth, &rows[n].value, &err), SIM_OK);
+        n++;
+    }
+    rows[n] = op_row(SIM_VK_ATTENTION, "tflops");
+    rows[n].batch = 2;
+    rows[n].seq = 8192;
+    rows[n].heads = 16;
+    rows[n].head_dim = 128;
+    assert_int_equal(sim_validate_op(&rows[n], &truth, &rows[n].value, &err), SIM_OK);
+    n++;
+    rows[n] = op_row(SIM_VK_COPY, "tb_per_s");
+    rows[n].bytes = 1 << 30;
+    assert_int_equal(sim_validate_op(&rows[n], &truth, &rows[n].value, &err), SIM_OK);
+    n++;
+    /* a row of another device and an end-to-end row are ignored */
+    rows[n] = op_row(SIM_VK_E2E, "e2e_s");
+    n++;
+    sim_hw hw = tu_fixture_hw();
+    sim_fit_report rep;
+    assert_int_equal(sim_validate_fit(rows, n, "fixture", &hw, &rep, &err), SIM_OK);
+    assert_int_equal(rep.rows, 5);
+    assert_near(hw.eff_gemm[SIM_DT_BF16], 0.70, 0.01);
+    assert_near(hw.eff_gemm[SIM_DT_FP16], hw.eff_gemm[SIM_DT_BF16], 0); /* one rate */
+    assert_near(hw.eff_attention, 0.45, 0.01);
+    assert_near(hw.eff_memory, 0.80, 0.01);
+    assert_true(rep.after_median < 0.5 && rep.before_median > 5.0);
+    assert_non_null(strstr(rep.fitted, "efficiency.attention"));
+    /* no rows for a device: an error that says so */
+    assert_int_equal(sim_validate_fit(rows, n, "tpu-v9", &hw, &rep, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "no op-level rows"));
+}
+
+static void test_load(void **state)
+{
+    (void)state;
+    sim_vrow *rows;
+    size_t n;
+    sim_err err = {{0}};
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tools/data/validation.csv", tu_root());
+    assert_int_equal(sim_validate_load(path, &rows, &n, &err), SIM_OK);
+    assert_int_equal(n, 83);
+    int ops = 0, skipped = 0;
+    for (size_t i = 0; i < n; i++) {
+        ops += sim_vkind_is_op(rows[i].kind);
+        skipped += rows[i].skip[0] != '\0';
+        assert_true(rows[i].value > 0 && rows[i].source[0]);
+    }
+    assert_int_equal(ops, 53);
+    assert_int_equal(skipped, 4);
+    free(rows);
+    const char *hdr = "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
+                      "input_len,output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,"
+                      "value,unit,skip,source\n";
+    char text[2048];
+    snprintf(text, sizeof text, "%s1,gemv,h100-sxm,,,,,,,,,,,,,,,,,,,,tflops,1,,,src\n", hdr);
+    assert_int_equal(sim_validate_load(tu_write_tmp(text), &rows, &n, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, ":2: field 'kind'"));
+    snprintf(text, sizeof text, "%s1,gemm,h100-sxm,,,,,,,,,,,,,,,,,,,,tflops,fast,,,src\n", hdr);
+    assert_int_equal(sim_validate_load(tu_write_tmp(text), &rows, &n, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'value'"));
+    assert_int_equal(sim_validate_load(tu_write_tmp("a,b\n"), &rows, &n, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "header"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_op_predictions),
+        cmocka_unit_test(test_summary),
+        cmocka_unit_test(test_fit_recovers_known_efficiencies),
+        cmocka_unit_test(test_load),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
