@@ -573,7 +573,7 @@ static sim_status write_run_trace(const char *path, const sim_run_cfg *cfg,
         dec = calloc(1, sizeof *dec);
         if (!dec)
             return sim_fail(err, SIM_EINTERNAL, "out of memory");
-        bool spec = cfg->spec && cfg->spec->method != SIM_SPEC_NONE;
+        bool spec = sim_spec_active(cfg->spec);
         int64_t q = spec ? cfg->spec->k + 1 : 1;
         sim_seq_group g = {.count = cfg->batch, .q = q, .c = cfg->input_len, .logits = q};
         sim_step_price(&cfg->step, &g, 1, dec);
@@ -792,7 +792,7 @@ static sim_status serve_point(const cli_opts *o, loaded *L, const file_cache *ca
     if (!st) {
         s->cfg.step = L->step;
         s->cfg.spec = &L->spec;
-        s->cfg.sched.spec_tokens = L->spec.method != SIM_SPEC_NONE ? L->spec.k : 0;
+        s->cfg.sched.spec_tokens = sim_spec_active(&L->spec) ? L->spec.k : 0;
         st = sim_engine_check(&s->cfg, s->w, err);
     }
     sim_trace_serve *ts = NULL;

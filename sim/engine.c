@@ -8,23 +8,11 @@
 
 #define NS_PER_S 1000000000LL
 
-static bool speculating(const sim_engine_cfg *cfg)
-{
-    return cfg->spec && cfg->spec->method != SIM_SPEC_NONE;
-}
-
-/* Draft weights and KV that share the GPUs with the target (zeros without speculation). */
-static sim_mem_extra extra_of(const sim_engine_cfg *cfg)
-{
-    sim_mem_extra none = {0};
-    return speculating(cfg) ? sim_spec_mem_extra(cfg->spec, &cfg->step) : none;
-}
-
 static double kv_capacity_bytes(const sim_engine_cfg *cfg)
 {
     return sim_kvcache_capacity_bytes(&cfg->step, cfg->mem_util,
                                       cfg->sched.max_num_batched_tokens, cfg->sched.max_num_seqs,
-                                      extra_of(cfg).weight_bytes);
+                                      sim_spec_mem_extra(cfg->spec, &cfg->step).weight_bytes);
 }
 
 int64_t sim_engine_kv_blocks(const sim_engine_cfg *cfg)
@@ -32,7 +20,7 @@ int64_t sim_engine_kv_blocks(const sim_engine_cfg *cfg)
     /* a block holds block_size tokens of the target's KV and of the draft's */
     double per_token = sim_graph_kv_bytes_per_token(cfg->step.model, cfg->step.tp,
                                                     &cfg->step.prec) +
-                       extra_of(cfg).kv_bytes_per_token;
+                       sim_spec_mem_extra(cfg->spec, &cfg->step).kv_bytes_per_token;
     double bytes = kv_capacity_bytes(cfg);
     return bytes > 0.0 ? (int64_t)floor(bytes / ((double)cfg->block_size * per_token)) : 0;
 }
@@ -49,12 +37,12 @@ static void where(const sim_workload *w, size_t i, char *buf, size_t len)
 sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, sim_err *err)
 {
     sim_status st = sim_step_check(&cfg->step, err);
-    if (!st && speculating(cfg))
+    if (!st && sim_spec_active(cfg->spec))
         st = sim_spec_check(cfg->spec, &cfg->step, err);
     if (st)
         return st;
     const sim_sched_cfg *sc = &cfg->sched;
-    if (sc->spec_tokens != (speculating(cfg) ? cfg->spec->k : 0))
+    if (sc->spec_tokens != (sim_spec_active(cfg->spec) ? cfg->spec->k : 0))
         return sim_fail(err, SIM_EINTERNAL, "scheduler spec_tokens %lld disagrees with the spec",
                         (long long)sc->spec_tokens);
     if (sc->max_num_seqs < 1 || sc->max_num_batched_tokens < 1 || cfg->block_size < 1)
@@ -77,7 +65,7 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
                         kv_capacity_bytes(cfg) / 1e9, cfg->mem_util,
                         (sim_graph_weight_bytes_per_gpu(cfg->step.model, cfg->step.tp,
                                                         &cfg->step.prec) +
-                         extra_of(cfg).weight_bytes) / 1e9,
+                         sim_spec_mem_extra(cfg->spec, &cfg->step).weight_bytes) / 1e9,
                         (long long)cfg->block_size);
     }
     const int64_t cache_tokens = blocks * cfg->block_size;

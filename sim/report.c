@@ -136,7 +136,7 @@ static sim_status run_json(FILE *f, const sim_run_cfg *cfg, const sim_run_result
     cJSON_AddBoolToObject(mem, "fits", r->mem.fits);
     add_num(mem, "max_batch", (double)r->mem.max_batch);
     cJSON_AddItemToObject(o, "memory", mem);
-    if (cfg->spec && cfg->spec->method != SIM_SPEC_NONE) {
+    if (sim_spec_active(cfg->spec)) {
         cJSON_AddStringToObject(o, "spec_method", sim_spec_method_name(cfg->spec->method));
         add_num(o, "num_speculative_tokens", cfg->spec->k);
         add_num(o, "spec_acceptance_rate", cfg->spec->alpha);
@@ -200,7 +200,7 @@ static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_resul
             r->mem.weight_bytes / 1e9, r->mem.kv_bytes / 1e9, r->mem.workspace_bytes / 1e9,
             r->mem.reserved_bytes / 1e9, r->mem.capacity_bytes / 1e9);
     fprintf(f, "%-34s %12lld\n", "Largest batch that fits:", (long long)r->mem.max_batch);
-    bool spec = cfg->spec && cfg->spec->method != SIM_SPEC_NONE;
+    bool spec = sim_spec_active(cfg->spec);
     if (spec) {
         fprintf(f, "Speculative decoding: %s, K = %d, acceptance rate %.3f -> %.3f tokens per "
                    "verify step\n",
@@ -409,7 +409,7 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
     row_num(f, "KV cache peak usage (%):", 100.0 * m->kv_cache_peak_usage);
     row_int(f, "KV cache blocks:", (long long)r->res->kv_blocks);
     row_int(f, "Iterations:", (long long)m->iterations);
-    if (r->cfg->spec && r->cfg->spec->method != SIM_SPEC_NONE) {
+    if (sim_spec_active(r->cfg->spec)) {
         row_num(f, "Acceptance length (tokens/verify):", m->spec_acceptance_length);
         row_num(f, "Draft time (% of busy time):", 100.0 * m->spec_draft_time_fraction);
     }
@@ -461,7 +461,7 @@ static sim_status serve_json(FILE *f, const sim_serve_report *r)
     add_num(o, "kv_cache_blocks", (double)r->res->kv_blocks);
     add_num(o, "block_size", (double)r->res->block_size);
     add_num(o, "iterations", (double)m->iterations);
-    if (r->cfg->spec && r->cfg->spec->method != SIM_SPEC_NONE) {
+    if (sim_spec_active(r->cfg->spec)) {
         cJSON_AddStringToObject(o, "spec_method", sim_spec_method_name(r->cfg->spec->method));
         add_num(o, "num_speculative_tokens", r->cfg->spec->k);
         add_num(o, "spec_acceptance_rate", r->cfg->spec->alpha);

@@ -4,21 +4,10 @@
 #include <math.h>
 #include <string.h>
 
-static bool speculating(const sim_run_cfg *cfg)
-{
-    return cfg->spec && cfg->spec->method != SIM_SPEC_NONE;
-}
-
-static sim_mem_extra extra_of(const sim_run_cfg *cfg)
-{
-    sim_mem_extra none = {0};
-    return speculating(cfg) ? sim_spec_mem_extra(cfg->spec, &cfg->step) : none;
-}
-
 sim_status sim_run_check(const sim_run_cfg *cfg, sim_err *err)
 {
     sim_status st = sim_step_check(&cfg->step, err);
-    if (!st && speculating(cfg))
+    if (!st && sim_spec_active(cfg->spec))
         st = sim_spec_check(cfg->spec, &cfg->step, err);
     if (st)
         return st;
@@ -41,7 +30,7 @@ sim_status sim_run_check(const sim_run_cfg *cfg, sim_err *err)
                         "--gpu-memory-utilization: value %g, expected a number in (0, 1]",
                         cfg->mem_util);
     sim_mem_report mem;
-    sim_mem_extra extra = extra_of(cfg);
+    sim_mem_extra extra = sim_spec_mem_extra(cfg->spec, &cfg->step);
     sim_mem_plan(&cfg->step, cfg->mem_util, &extra, cfg->batch, cfg->input_len, cfg->output_len,
                  &mem);
     if (!mem.fits)
@@ -108,7 +97,7 @@ static double spec_decode(const sim_run_cfg *cfg, sim_run_result *out)
 void sim_run_simulate(const sim_run_cfg *cfg, sim_run_result *out)
 {
     memset(out, 0, sizeof *out);
-    sim_mem_extra extra = extra_of(cfg);
+    sim_mem_extra extra = sim_spec_mem_extra(cfg->spec, &cfg->step);
     sim_mem_plan(&cfg->step, cfg->mem_util, &extra, cfg->batch, cfg->input_len, cfg->output_len,
                  &out->mem);
 
@@ -118,13 +107,13 @@ void sim_run_simulate(const sim_run_cfg *cfg, sim_run_result *out)
     sim_seq_group g = {.count = cfg->batch, .q = cfg->input_len, .c = 0, .logits = 1};
     sim_step_price(&pre, &g, 1, &out->prefill);
     out->ttft_ns = out->prefill.t_ns;
-    if (speculating(cfg)) {
+    if (sim_spec_active(cfg->spec)) {
         sim_seq_group scratch;
         out->ttft_ns += sim_spec_draft_ns(cfg->spec, &pre, &g, 1, NULL, 0, &scratch);
     }
 
     double decode_ns;
-    if (speculating(cfg)) {
+    if (sim_spec_active(cfg->spec)) {
         decode_ns = spec_decode(cfg, out);
         double plain = plain_decode(cfg, NULL);
         out->spec_speedup = decode_ns > 0.0 ? plain / decode_ns : 1.0;

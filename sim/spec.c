@@ -14,6 +14,8 @@ static const char *const method_names[SIM_SPEC_COUNT] = {
 
 const char *sim_spec_method_name(sim_spec_method m) { return method_names[m]; }
 
+bool sim_spec_active(const sim_spec *s) { return s && s->method != SIM_SPEC_NONE; }
+
 bool sim_spec_method_parse(const char *s, sim_spec_method *out)
 {
     for (int i = SIM_SPEC_DRAFT; i < SIM_SPEC_COUNT; i++) {
@@ -134,7 +136,7 @@ static double medusa_head_bytes(const sim_step_cfg *t)
 sim_mem_extra sim_spec_mem_extra(const sim_spec *s, const sim_step_cfg *t)
 {
     sim_mem_extra x = {0};
-    if (s->method == SIM_SPEC_NONE)
+    if (!sim_spec_active(s))
         return x;
     x.kv_slots_per_seq = s->k;
     switch (s->method) {

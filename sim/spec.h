@@ -46,6 +46,9 @@ typedef struct sim_spec {
     sim_model head;         /* eagle/mtp: the target's shape with the head's layer count */
 } sim_spec;
 
+/* True when s is given and speculates (method other than none). */
+bool sim_spec_active(const sim_spec *s);
+
 /* "draft", "eagle", ... ("none" for SIM_SPEC_NONE). */
 const char *sim_spec_method_name(sim_spec_method m);
 
@@ -66,7 +69,7 @@ sim_status sim_spec_init(sim_spec *s, sim_spec_method method, int k, double alph
 /* Checks the draft against the target's configuration (the draft model under the same TP). */
 sim_status sim_spec_check(const sim_spec *s, const sim_step_cfg *target, sim_err *err);
 
-/* Memory the speculation adds on each GPU (zeros without speculation). */
+/* Memory the speculation adds on each GPU (zeros without speculation, s may be NULL). */
 sim_mem_extra sim_spec_mem_extra(const sim_spec *s, const sim_step_cfg *target);
 
 /* Time of the draft's proposals for one iteration: `decode` holds the verifying sequences (q is
