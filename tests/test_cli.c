@@ -425,6 +425,19 @@ static void test_chrome_traces(void **state)
     run(a);
     assert_int_equal(R.rc, 0);
     remove(path);
+    /* a 1,000-request serve trace at the default (iteration) detail stays well under 100 MB */
+    snprintf(a, sizeof a, "serve --model llama-3.1-8b --hw h100-sxm --num-prompts 1000 "
+                          "--random-input-len 512 --random-output-len 256 --request-rate 8 "
+                          "--chrome-trace %s --format json", path);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    FILE *tf = fopen(path, "rb");
+    assert_non_null(tf);
+    fseek(tf, 0, SEEK_END);
+    long size = ftell(tf);
+    fclose(tf);
+    assert_true(size > 1000000 && size < 30000000); /* measured ~9 MB */
+    remove(path);
     const char *base = "serve --model llama-3.1-8b --hw h100-sxm --num-prompts 5";
     snprintf(a, sizeof a, "%s --chrome-trace %s --trace-window 3:1", base, path);
     expect_bad(a, "--trace-window");
@@ -475,6 +488,7 @@ static void test_sweep(void **state)
     snprintf(a, sizeof a, "%s --threads 1 --out %s", grid, p1);
     run(a);
     assert_int_equal(R.rc, 0);
+    assert_string_equal(R.err, ""); /* no progress bar when stderr is not a terminal */
     assert_non_null(strstr(R.out, "sweep: 12 points"));
     assert_non_null(strstr(R.out, "Pareto frontier"));
     snprintf(a, sizeof a, "%s --threads 2 --out %s", grid, p2);
