@@ -172,7 +172,7 @@ sim_status sim_sweep_run(const sim_grid *g, const sim_shard *shard, int threads,
         return sim_fail(err, SIM_EINTERNAL, "out of memory for %zu rows", n);
     size_t done = 0;
     double t0 = now_s(), last = 0.0;
-    (void)threads;
+    (void)threads; /* read by the pragma; unused in a build without OpenMP */
     long long nn = (long long)n;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (long long k = 0; k < nn; k++) {

@@ -1,0 +1,173 @@
+/* cli_internal.h - what the command line's files share (private to sim/cli*.c).
+ *
+ * cli.c holds the option table, flag parsing, file loading and the run / serve / roofline /
+ * trace-check commands; cli_sweep.c the sweep and merge commands; cli_validate.c the op,
+ * validate, calibrate and compare commands. The public entry point is sim_cli_main (cli.h).
+ */
+#ifndef SIM_CLI_INTERNAL_H
+#define SIM_CLI_INTERNAL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "engine.h"
+#include "metrics.h"
+#include "report.h"
+#include "run.h"
+#include "spec.h"
+#include "workload.h"
+
+enum { CMD_RUN = 1, CMD_ROOFLINE = 2, CMD_SERVE = 4, CMD_CHECK = 8, CMD_VALIDATE = 16,
+       CMD_OP = 32, CMD_CALIBRATE = 64 };
+#define CMD_MODEL (CMD_RUN | CMD_ROOFLINE | CMD_SERVE) /* flags every model command takes */
+#define CMD_ENGINE (CMD_RUN | CMD_SERVE)               /* flags of commands that run steps */
+
+/* OPT_RATE: a number > 0 or "inf"; OPT_LIST: one or more values up to the next flag, joined
+ * with commas (vLLM's --goodput ttft:300 tpot:50). */
+typedef enum opt_kind { OPT_STR, OPT_INT, OPT_NUM, OPT_BOOL, OPT_RATE, OPT_LIST } opt_kind;
+
+#define LIST_LEN 256
+
+typedef struct cli_opts {
+    const char *model, *hw, *format, *weight_dtype, *act_dtype, *kv_dtype, *dtype;
+    int64_t tp, batch, input_len, output_len;
+    double overlap, util, iter_us, req_us;
+    bool enforce_eager, async_sched, help;
+    /* serve */
+    const char *trace, *save_requests;
+    int64_t num_prompts, rand_in, rand_out, max_concurrency, seed, block_size, max_seqs,
+        max_tokens;
+    double range_ratio, rate, burstiness, time_scale;
+    bool no_chunked;
+    char goodput[LIST_LEN];
+    /* validation */
+    const char *data, *op, *out_file;
+    int64_t m, n, k, heads, head_dim, seq, bytes, gpus;
+    bool causal;
+    double max_op_median, max_e2e_median;
+    /* timelines */
+    const char *chrome_trace, *trace_detail, *trace_window;
+    /* speculative decoding */
+    const char *spec_method, *spec_model;
+    int64_t spec_k;
+    double spec_alpha, spec_tau;
+    bool given[96]; /* by index into cli_opts_table */
+} cli_opts;
+
+typedef struct cli_opt_def {
+    const char *name;
+    opt_kind kind;
+    size_t offset;
+    double min, max; /* numeric range (inclusive) */
+    int cmds;        /* commands that take it */
+    const char *help;
+} cli_opt_def;
+
+/* The option table, its size, and the defaults every command starts from. */
+extern const cli_opt_def cli_opts_table[];
+extern const size_t cli_n_opts;
+extern const cli_opts cli_defaults;
+
+/* Whether the command line named flag `name`. */
+bool cli_given(const cli_opts *o, const char *name);
+
+/* Sets one flag's value (a list flag appends). Errors name the flag. */
+sim_status cli_parse_value(const cli_opt_def *o, const char *v, cli_opts *out, sim_err *err);
+
+/* Parses argv[first..] for command `cmd` (bit `mask`). */
+sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int mask,
+                          cli_opts *out, sim_err *err);
+
+/* A bare name ("h100-sxm") as DIR/NAME.json in the working directory or the source tree next to
+ * the binary; anything else as given. */
+void cli_resolve(const char *dir, const char *arg, char *buf, size_t len);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Files, loaded once: a sweep loads every model, device and trace it names before its parallel
+ * loop (the points only copy them), so no file is parsed on a worker thread. */
+
+typedef struct cli_cache_entry {
+    char kind;          /* 'm' model, 'h' device, 't' trace */
+    char path[PATH_MAX];
+    double scale;       /* traces: --time-scale */
+    int64_t limit;      /* traces: --num-prompts, 0 = all */
+    sim_status st;      /* how loading went */
+    sim_err err;
+    sim_model model;
+    sim_hw hw;
+    sim_workload w;
+} cli_cache_entry;
+
+typedef struct cli_file_cache {
+    cli_cache_entry *e;
+    size_t n, cap;
+} cli_file_cache;
+
+const cli_cache_entry *cli_cache_find(const cli_file_cache *c, char kind, const char *path,
+                                      double scale, int64_t limit);
+
+/* Loads a file into the cache unless it is there (a failure is kept for the points). Returns
+ * SIM_EINTERNAL only when out of memory. */
+sim_status cli_cache_add(cli_file_cache *c, char kind, const char *path, double scale,
+                         int64_t limit);
+
+void cli_cache_free(cli_file_cache *c);
+
+/* A cached entry, or its load error in *st and err. */
+const cli_cache_entry *cli_cache_get(const cli_file_cache *c, char kind, const char *path,
+                                     double scale, int64_t limit, sim_err *err, sim_status *st);
+
+/* A model or device: from the cache when one is given, else from disk. */
+sim_status cli_get_model(const cli_file_cache *c, const char *path, sim_model *out, sim_err *err);
+sim_status cli_get_hw(const cli_file_cache *c, const char *path, sim_hw *out, sim_err *err);
+
+/* ------------------------------------------------------------------------------------------ */
+/* One run or serve computation from the flags (shared by the commands, sweep and compare) */
+
+typedef struct cli_loaded {
+    sim_model model;
+    sim_hw hw;
+    sim_format fmt;
+    sim_step_cfg step;
+    sim_model draft; /* --spec-model */
+    sim_spec spec;   /* method none without --spec-method */
+} cli_loaded;
+
+/* Loads what the commands share; the model is optional for roofline. */
+sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
+                           const cli_file_cache *cache, sim_err *err);
+
+/* A static batch: loaded, checked, simulated. */
+sim_status cli_run_point(const cli_opts *o, cli_loaded *L, const cli_file_cache *cache,
+                         sim_run_cfg *cfg, sim_run_result *r, sim_err *err);
+
+/* --num-prompts as a trace limit (0: the whole trace). */
+int64_t cli_trace_limit(const cli_opts *o);
+
+typedef struct cli_serve_state {
+    sim_engine_cfg cfg;
+    sim_workload own;        /* a synthetic workload */
+    const sim_workload *w;   /* &own or a cached trace */
+    sim_engine_result res;
+    sim_serve_metrics m;
+    sim_slo slo;
+} cli_serve_state;
+
+/* A serving run with the workload drawn from `seed`; a --chrome-trace is written alongside. */
+sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cache *cache,
+                           uint64_t seed, cli_serve_state *s, sim_err *err);
+
+void cli_serve_state_free(cli_serve_state *s);
+
+/* The commands of cli_sweep.c and cli_validate.c. */
+sim_status cli_cmd_sweep(int argc, char **argv, FILE *out, FILE *errf, sim_err *err);
+sim_status cli_cmd_merge(int argc, char **argv, FILE *out, sim_err *err);
+sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err);
+sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err);
+sim_status cli_cmd_calibrate(const cli_opts *o, FILE *out, sim_err *err);
+sim_status cli_cmd_compare(int argc, char **argv, FILE *out, sim_err *err);
+
+#endif

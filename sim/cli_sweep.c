@@ -1,0 +1,812 @@
+/* cli_sweep.c - the sweep and merge commands: run or serve over a grid, shards joined. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "jsonf.h"
+#include "rng.h"
+#include "sweep.h"
+#include "validate.h"
+
+/* ------------------------------------------------------------------------------------------ */
+/* sweep: the run or serve command over a grid of flag values, points in parallel */
+
+enum { SWEEP_MAX_DIMS = 48 };
+
+typedef struct sweep_ctx {
+    int mask;                 /* CMD_RUN or CMD_SERVE */
+    const sim_grid *g;
+    sim_shard shard;
+    cli_opts *opts;           /* per shard point */
+    sim_status *opt_st;       /* per shard point: building its options */
+    sim_err *opt_err;
+    cli_file_cache cache;
+    bool jsonl;
+    bool has_slo;
+    sim_slo slo;
+    int pct;                  /* SLO percentile: 50, 90 or 99 */
+} sweep_ctx;
+
+/* A point's flags: the command's defaults, then each dimension's value. */
+static sim_status point_opts(const sweep_ctx *c, size_t point, cli_opts *o, sim_err *err)
+{
+    const char *vals[SWEEP_MAX_DIMS];
+    sim_grid_point(c->g, point, vals);
+    *o = cli_defaults;
+    for (size_t d = 0; d < c->g->n_dims; d++) {
+        const char *name = c->g->dims[d].name;
+        const cli_opt_def *def = NULL;
+        for (size_t j = 0; j < cli_n_opts; j++)
+            if (strcmp(cli_opts_table[j].name, name) == 0 && (cli_opts_table[j].cmds & c->mask))
+                def = &cli_opts_table[j];
+        if (!def)
+            return sim_fail(err, SIM_EINTERNAL, "%s: not a flag of this command", name);
+        if (def->kind == OPT_BOOL) {
+            if (strcmp(vals[d], "false") == 0)
+                continue;
+            if (strcmp(vals[d], "true") != 0)
+                return sim_fail(err, SIM_EINPUT, "%s: value '%s', expected true or false", name,
+                                vals[d]);
+        }
+        o->given[def - cli_opts_table] = true;
+        sim_status st = cli_parse_value(def, def->kind == OPT_BOOL ? "" : vals[d], o, err);
+        if (st)
+            return st;
+    }
+    return SIM_OK;
+}
+
+/* "1" for a number, "\"x\"" otherwise: how a JSONL row writes a swept value. */
+static bool is_number(const char *v)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    return end != v && !*end && !errno && isfinite(x);
+}
+
+/* Appends to a growing row buffer. */
+typedef struct rowbuf {
+    char *s;
+    size_t len, cap;
+    bool oom;
+} rowbuf;
+
+static void rb_add(rowbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void rb_add(rowbuf *b, const char *fmt, ...)
+{
+    for (int tries = 0; tries < 2 && !b->oom; tries++) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->oom = true;
+            return;
+        }
+        if (b->s && b->len + (size_t)n < b->cap) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = (b->cap + (size_t)n + 64) * 2;
+        char *p = realloc(b->s, cap);
+        if (!p) {
+            b->oom = true;
+            return;
+        }
+        b->s = p;
+        b->cap = cap;
+    }
+}
+
+/* A CSV field, quoted when it holds a comma, a quote or a line break. */
+static void rb_csv(rowbuf *b, const char *v)
+{
+    if (!strpbrk(v, ",\"\n\r")) {
+        rb_add(b, "%s", v);
+        return;
+    }
+    rb_add(b, "\"");
+    for (const char *p = v; *p; p++)
+        rb_add(b, *p == '"' ? "\"\"" : "%c", *p);
+    rb_add(b, "\"");
+}
+
+static void rb_json_str(rowbuf *b, const char *v)
+{
+    rb_add(b, "\"");
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            rb_add(b, "\\%c", *p);
+        else if (*p < 0x20)
+            rb_add(b, "\\u%04x", *p);
+        else
+            rb_add(b, "%c", *p);
+    }
+    rb_add(b, "\"");
+}
+
+/* Metric columns: one table per command, each a name and where its value comes from. */
+typedef struct metric_val {
+    const char *name;
+    bool is_text;
+    double num;
+    const char *text;
+} metric_val;
+
+#define MAX_METRICS 40
+
+static size_t run_metrics(const sim_run_cfg *cfg, const sim_run_result *r, metric_val *m)
+{
+    size_t n = 0;
+    double gpus = cfg->step.tp;
+#define NUM(k, v) m[n++] = (metric_val){.name = k, .num = (v)}
+#define TXT(k, v) m[n++] = (metric_val){.name = k, .is_text = true, .text = (v)}
+    NUM("gpus", gpus);
+    NUM("ttft_ms", r->ttft_ns / 1e6);
+    NUM("tpot_ms", r->tpot_ns / 1e6);
+    NUM("e2e_ms", r->e2e_ns / 1e6);
+    NUM("output_throughput", r->output_throughput);
+    NUM("output_throughput_per_gpu", r->output_throughput / gpus);
+    TXT("prefill_bound", sim_bound_name(r->prefill.bound));
+    TXT("decode_bound", r->decode_steps > 0 ? sim_bound_name(r->decode.bound) : "");
+    NUM("hbm_bytes_per_gpu", r->mem.need_bytes);
+    NUM("max_batch", (double)r->mem.max_batch);
+    NUM("spec_speedup", r->spec_speedup);
+    return n;
+}
+
+static size_t serve_metrics(const cli_serve_state *s, metric_val *m)
+{
+    size_t n = 0;
+    const sim_serve_metrics *x = &s->m;
+    double gpus = s->cfg.step.tp;
+    NUM("gpus", gpus);
+    NUM("completed", (double)x->completed);
+    NUM("duration", x->duration_s);
+    NUM("request_throughput", x->request_throughput);
+    NUM("output_throughput", x->output_throughput);
+    NUM("output_throughput_per_gpu", x->output_throughput / gpus);
+    NUM("total_token_throughput", x->total_token_throughput);
+    static const char *const keys[SIM_M_COUNT][4] = {
+        [SIM_M_TTFT] = {"mean_ttft_ms", "median_ttft_ms", "p90_ttft_ms", "p99_ttft_ms"},
+        [SIM_M_TPOT] = {"mean_tpot_ms", "median_tpot_ms", "p90_tpot_ms", "p99_tpot_ms"},
+        [SIM_M_ITL] = {"mean_itl_ms", "median_itl_ms", "p90_itl_ms", "p99_itl_ms"},
+        [SIM_M_E2EL] = {"mean_e2el_ms", "median_e2el_ms", "p90_e2el_ms", "p99_e2el_ms"},
+    };
+    for (int k = 0; k < SIM_M_COUNT; k++) {
+        NUM(keys[k][0], x->dist[k].mean);
+        NUM(keys[k][1], x->dist[k].median);
+        NUM(keys[k][2], x->dist[k].p90);
+        NUM(keys[k][3], x->dist[k].p99);
+    }
+    NUM("request_goodput", x->has_goodput ? x->request_goodput : 0.0);
+    NUM("preemptions", (double)x->preemptions);
+    NUM("mean_batch_size", x->mean_batch_size);
+    NUM("kv_cache_peak_usage", x->kv_cache_peak_usage);
+    NUM("spec_acceptance_length", x->spec_acceptance_length);
+#undef NUM
+#undef TXT
+    return n;
+}
+
+/* The metric names of a command (from a zeroed result), for the header. */
+static size_t metric_names(int mask, metric_val *m)
+{
+    static const sim_run_result r0;
+    static const cli_serve_state s0 = {.cfg = {.step = {.tp = 1}}};
+    static const sim_run_cfg c0 = {.step = {.tp = 1}};
+    return mask == CMD_RUN ? run_metrics(&c0, &r0, m) : serve_metrics(&s0, m);
+}
+
+/* A dimension shows as a column when it has more than one value. */
+static bool shown(const sim_grid_dim *d) { return d->n > 1; }
+
+static void row_text(const sweep_ctx *c, size_t point, const metric_val *m, size_t nm,
+                     bool meets, const char *error, rowbuf *b)
+{
+    const char *vals[SWEEP_MAX_DIMS];
+    sim_grid_point(c->g, point, vals);
+    if (c->jsonl) {
+        rb_add(b, "{\"point\":%zu", point);
+        for (size_t d = 0; d < c->g->n_dims; d++) {
+            if (!shown(&c->g->dims[d]))
+                continue;
+            rb_add(b, ",");
+            rb_json_str(b, c->g->dims[d].name + 2);
+            rb_add(b, ":");
+            if (is_number(vals[d]))
+                rb_add(b, "%s", vals[d]);
+            else
+                rb_json_str(b, vals[d]);
+        }
+        for (size_t k = 0; k < nm && !error; k++) {
+            rb_add(b, ",\"%s\":", m[k].name);
+            if (m[k].is_text)
+                rb_json_str(b, m[k].text);
+            else
+                rb_add(b, "%.10g", isfinite(m[k].num) ? m[k].num : 0.0);
+        }
+        if (c->has_slo)
+            rb_add(b, ",\"meets_slo\":%s", meets ? "true" : "false");
+        rb_add(b, ",\"error\":");
+        if (error)
+            rb_json_str(b, error);
+        else
+            rb_add(b, "null");
+        rb_add(b, "}\n");
+        return;
+    }
+    rb_add(b, "%zu", point);
+    for (size_t d = 0; d < c->g->n_dims; d++) {
+        if (!shown(&c->g->dims[d]))
+            continue;
+        rb_add(b, ",");
+        rb_csv(b, vals[d]);
+    }
+    for (size_t k = 0; k < nm; k++) {
+        if (error)
+            rb_add(b, ",");
+        else if (m[k].is_text)
+            rb_add(b, ",%s", m[k].text);
+        else
+            rb_add(b, ",%.10g", isfinite(m[k].num) ? m[k].num : 0.0);
+    }
+    if (c->has_slo)
+        rb_add(b, ",%s", error ? "" : meets ? "true" : "false");
+    rb_add(b, ",");
+    if (error)
+        rb_csv(b, error);
+    rb_add(b, "\n");
+}
+
+/* Whether a point meets the SLO at the chosen percentile, and its TPOT there. */
+static bool meets_slo(const sweep_ctx *c, double ttft, double tpot, double e2el)
+{
+    const double *slo = c->slo.ms;
+    return (slo[SIM_M_TTFT] <= 0 || ttft <= slo[SIM_M_TTFT]) &&
+           (slo[SIM_M_TPOT] <= 0 || tpot <= slo[SIM_M_TPOT]) &&
+           (slo[SIM_M_E2EL] <= 0 || e2el <= slo[SIM_M_E2EL]);
+}
+
+static double at_pct(const sim_dist *d, int pct)
+{
+    return pct == 50 ? d->median : pct == 99 ? d->p99 : d->p90;
+}
+
+/* Evaluates one point (any thread): run or serve, into a formatted row. */
+static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
+{
+    const sweep_ctx *c = vctx;
+    size_t k = (point - c->shard.index) / c->shard.count;
+    const cli_opts *o = &c->opts[k];
+    sim_err err = c->opt_err[k];
+    sim_status st = c->opt_st[k];
+    metric_val m[MAX_METRICS];
+    size_t nm = metric_names(c->mask, m);
+    rowbuf b = {0};
+    cli_loaded *L = calloc(1, sizeof *L);
+    if (!L)
+        return;
+    double ttft = 0, tpot = 0, e2el = 0;
+    if (!st && c->mask == CMD_RUN) {
+        sim_run_result *r = calloc(1, sizeof *r);
+        sim_run_cfg cfg;
+        st = r ? cli_run_point(o, L, &c->cache, &cfg, r, &err) : SIM_EINTERNAL;
+        if (!st) {
+            nm = run_metrics(&cfg, r, m);
+            ttft = r->ttft_ns / 1e6;
+            tpot = r->tpot_ns / 1e6;
+            e2el = r->e2e_ns / 1e6;
+            row->tput_per_gpu = r->output_throughput / cfg.step.tp;
+        }
+        free(r);
+    } else if (!st) {
+        cli_serve_state *s = calloc(1, sizeof *s);
+        /* each point's own seed, from the global seed and its grid index */
+        sim_rng rng;
+        sim_rng_seed(&rng, (uint64_t)o->seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(point + 1)));
+        st = s ? cli_serve_point(o, L, &c->cache, sim_rng_next(&rng), s, &err) : SIM_EINTERNAL;
+        if (!st) {
+            nm = serve_metrics(s, m);
+            ttft = at_pct(&s->m.dist[SIM_M_TTFT], c->pct);
+            tpot = at_pct(&s->m.dist[SIM_M_TPOT], c->pct);
+            e2el = at_pct(&s->m.dist[SIM_M_E2EL], c->pct);
+            row->tput_per_gpu = s->m.output_throughput / s->cfg.step.tp;
+        }
+        if (s)
+            cli_serve_state_free(s);
+        free(s);
+    }
+    free(L);
+    row->ok = st == SIM_OK;
+    row->tpot_ms = tpot;
+    row->meets_slo = row->ok && c->has_slo && meets_slo(c, ttft, tpot, e2el);
+    row_text(c, point, m, nm, row->meets_slo, st ? (err.msg[0] ? err.msg : "internal error") : NULL,
+             &b);
+    if (b.oom) {
+        free(b.s);
+        b.s = NULL;
+    }
+    row->text = b.s;
+}
+
+/* Loads, serially, every file the shard's points name. */
+static sim_status sweep_prepare(sweep_ctx *c, size_t n, sim_err *err)
+{
+    for (size_t k = 0; k < n; k++) {
+        size_t point = sim_shard_point(&c->shard, k);
+        c->opt_st[k] = point_opts(c, point, &c->opts[k], &c->opt_err[k]);
+        if (c->opt_st[k])
+            continue;
+        const cli_opts *o = &c->opts[k];
+        char path[PATH_MAX];
+        sim_status st = SIM_OK;
+        if (o->hw) {
+            cli_resolve("hw", o->hw, path, sizeof path);
+            st |= cli_cache_add(&c->cache, 'h', path, 0, 0);
+        }
+        if (o->model) {
+            cli_resolve("models", o->model, path, sizeof path);
+            st |= cli_cache_add(&c->cache, 'm', path, 0, 0);
+        }
+        if (o->spec_model) {
+            cli_resolve("models", o->spec_model, path, sizeof path);
+            st |= cli_cache_add(&c->cache, 'm', path, 0, 0);
+        }
+        if (o->trace && c->mask == CMD_SERVE)
+            st |= cli_cache_add(&c->cache, 't', o->trace, o->time_scale, cli_trace_limit(o));
+        if (st)
+            return sim_fail(err, SIM_EINTERNAL, "out of memory loading the sweep's files");
+    }
+    return SIM_OK;
+}
+
+/* Sweep-level flags, apart from the command's. */
+typedef struct sweep_opts {
+    const char *out, *slo, *shard, *grid;
+    int64_t threads, pct;
+} sweep_opts;
+
+static bool sweep_flag(const char *name, const char *v, sweep_opts *s, sim_err *err,
+                       sim_status *st)
+{
+    static const char *const names[] = {"--out", "--slo", "--shard", "--grid", "--threads",
+                                        "--slo-percentile"};
+    int which = -1;
+    for (int i = 0; i < 6; i++)
+        if (strcmp(name, names[i]) == 0)
+            which = i;
+    if (which < 0)
+        return false;
+    *st = SIM_OK;
+    if (!v) {
+        *st = sim_fail(err, SIM_EINPUT, "%s: missing value", name);
+        return true;
+    }
+    char *end;
+    long long x = 0;
+    switch (which) {
+    case 0: s->out = v; break;
+    case 1: s->slo = v; break;
+    case 2: s->shard = v; break;
+    case 3: s->grid = v; break;
+    default:
+        errno = 0;
+        x = strtoll(v, &end, 10);
+        if (errno || end == v || *end || (which == 4 && (x < 1 || x > 1024)) ||
+            (which == 5 && x != 50 && x != 90 && x != 99))
+            *st = sim_fail(err, SIM_EINPUT, "%s: value '%s', expected %s", name, v,
+                           which == 4 ? "1..1024 threads" : "50, 90 or 99");
+        else if (which == 4)
+            s->threads = x;
+        else
+            s->pct = x;
+    }
+    return true;
+}
+
+/* --grid FILE: {"command": "serve", "grid": {"--tp": [1, 2], "model": ["a", "b"], ...}} */
+static sim_status grid_from_file(const char *path, const char *cmd, sim_grid *g, sim_err *err)
+{
+    cJSON *root;
+    sim_status st = sim_jsonf_load(path, &root, err);
+    if (st)
+        return st;
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(root, "command");
+    const cJSON *grid = cJSON_GetObjectItemCaseSensitive(root, "grid");
+    if (c && (!cJSON_IsString(c) || strcmp(c->valuestring, cmd) != 0))
+        st = sim_fail(err, SIM_EINPUT, "%s: field 'command' is not \"%s\" (the sweep's command)",
+                      path, cmd);
+    else if (!cJSON_IsObject(grid))
+        st = sim_fail(err, SIM_EINPUT, "%s: field 'grid' is missing, expected an object of "
+                                       "flag: [values]",
+                      path);
+    const cJSON *dim;
+    if (!st) {
+        cJSON_ArrayForEach(dim, grid)
+        {
+            char name[64], vbuf[64][256];
+            const char *vals[64];
+            snprintf(name, sizeof name, "%s%s", strncmp(dim->string, "--", 2) ? "--" : "",
+                     dim->string);
+            size_t n = 0;
+            const cJSON *v = cJSON_IsArray(dim) ? dim->child : dim;
+            for (; v && n < 64; v = cJSON_IsArray(dim) ? v->next : NULL) {
+                if (cJSON_IsString(v))
+                    snprintf(vbuf[n], sizeof vbuf[n], "%s", v->valuestring);
+                else if (cJSON_IsBool(v))
+                    snprintf(vbuf[n], sizeof vbuf[n], "%s", cJSON_IsTrue(v) ? "true" : "false");
+                else if (cJSON_IsNumber(v))
+                    snprintf(vbuf[n], sizeof vbuf[n], "%.17g", v->valuedouble);
+                else {
+                    st = sim_fail(err, SIM_EINPUT, "%s: grid.%s holds a value that is not a "
+                                                   "string, number or boolean",
+                                  path, dim->string);
+                    break;
+                }
+                vals[n] = vbuf[n];
+                n++;
+            }
+            if (!st)
+                st = sim_grid_add_values(g, name, vals, n, err);
+            if (st)
+                break;
+        }
+    }
+    cJSON_Delete(root);
+    return st;
+}
+
+/* Parses `infersim sweep run|serve [flags]` into the grid and the sweep's own flags. */
+static sim_status sweep_parse(int argc, char **argv, int mask, sim_grid *g, sweep_opts *so,
+                              sim_err *err)
+{
+    sim_status st = SIM_OK;
+    for (int i = 3; i < argc && !st; i++) {
+        const char *arg = argv[i];
+        const char *eq = strchr(arg, '=');
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(eq ? eq - arg : (long)strlen(arg)), arg);
+        const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[i + 1] : NULL);
+        if (sweep_flag(name, v, so, err, &st)) {
+            i += !eq;
+            continue;
+        }
+        const cli_opt_def *def = NULL;
+        for (size_t j = 0; j < cli_n_opts; j++)
+            if (strcmp(cli_opts_table[j].name, name) == 0 && (cli_opts_table[j].cmds & mask))
+                def = &cli_opts_table[j];
+        if (!def)
+            return sim_fail(err, SIM_EINPUT, "infersim sweep %s: unknown flag '%s'", argv[2], arg);
+        static const char *const per_run[] = {"--save-requests", "--chrome-trace",
+                                              "--trace-detail", "--trace-window", "--format",
+                                              "--help"};
+        for (size_t k = 0; k < sizeof per_run / sizeof per_run[0]; k++)
+            if (strcmp(name, per_run[k]) == 0)
+                return sim_fail(err, SIM_EINPUT, "%s: not available in a sweep (one output per "
+                                                 "point); run the point on its own",
+                                name);
+        if (def->kind == OPT_BOOL) {
+            st = sim_grid_add(g, name, eq ? eq + 1 : "true", err);
+            continue;
+        }
+        if (!v)
+            return sim_fail(err, SIM_EINPUT, "%s: missing value", name);
+        i += !eq;
+        /* a list flag's value holds commas of its own: never a dimension */
+        st = def->kind == OPT_LIST ? sim_grid_add_values(g, name, &v, 1, err)
+                                   : sim_grid_add(g, name, v, err);
+    }
+    if (!st && g->n_dims > SWEEP_MAX_DIMS)
+        st = sim_fail(err, SIM_EINPUT, "sweep: %zu flags, at most %d", g->n_dims, SWEEP_MAX_DIMS);
+    return st;
+}
+
+static void point_label(const sim_grid *g, size_t point, char *buf, size_t len)
+{
+    const char *vals[SWEEP_MAX_DIMS];
+    sim_grid_point(g, point, vals);
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t d = 0; d < g->n_dims && n + 1 < len; d++)
+        if (shown(&g->dims[d]))
+            n += (size_t)snprintf(buf + n, len - n, "%s%s %s", n ? " " : "", g->dims[d].name,
+                                  vals[d]);
+}
+
+static void sweep_summary(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows, size_t n)
+{
+    size_t ok = 0, meet = 0;
+    for (size_t i = 0; i < n; i++) {
+        ok += rows[i].ok;
+        meet += rows[i].meets_slo;
+    }
+    fprintf(f, "sweep: %zu points (shard %zu/%zu of %zu), %zu ok, %zu invalid", n, c->shard.index,
+            c->shard.count, sim_grid_points(c->g), ok, n - ok);
+    if (c->has_slo)
+        fprintf(f, ", %zu meet the SLO (p%d)", meet, c->pct);
+    fputc('\n', f);
+    char label[1024];
+    if (c->has_slo) {
+        size_t b = sim_sweep_best(rows, n);
+        if (b < n) {
+            point_label(c->g, rows[b].point, label, sizeof label);
+            fprintf(f, "best under the SLO: point %zu (%s): %.1f output tok/s per GPU, TPOT %.2f "
+                       "ms\n",
+                    rows[b].point, label, rows[b].tput_per_gpu, rows[b].tpot_ms);
+        } else {
+            fprintf(f, "best under the SLO: none meets it\n");
+        }
+    }
+    bool *front = calloc(n ? n : 1, sizeof *front);
+    if (!front)
+        return;
+    size_t nf = sim_sweep_pareto(rows, n, front);
+    fprintf(f, "Pareto frontier (output tok/s per GPU against TPOT), %zu points:\n", nf);
+    /* listed from the lowest TPOT up, as the frontier runs */
+    for (size_t shown_n = 0, prev = n; shown_n < nf; shown_n++) {
+        size_t i = n;
+        for (size_t j = 0; j < n; j++)
+            if (front[j] && (prev == n || rows[j].tpot_ms > rows[prev].tpot_ms ||
+                             (rows[j].tpot_ms == rows[prev].tpot_ms && j > prev)) &&
+                (i == n || rows[j].tpot_ms < rows[i].tpot_ms))
+                i = j;
+        if (i == n)
+            break;
+        prev = i;
+        point_label(c->g, rows[i].point, label, sizeof label);
+        fprintf(f, "  point %zu: TPOT %.2f ms, %.1f tok/s per GPU%s  %s\n", rows[i].point,
+                rows[i].tpot_ms, rows[i].tput_per_gpu,
+                c->has_slo ? (rows[i].meets_slo ? " (meets SLO)" : "") : "", label);
+    }
+    free(front);
+}
+
+static void sweep_header(FILE *f, const sweep_ctx *c)
+{
+    if (c->jsonl)
+        return;
+    metric_val m[MAX_METRICS];
+    size_t nm = metric_names(c->mask, m);
+    fprintf(f, "point");
+    for (size_t d = 0; d < c->g->n_dims; d++)
+        if (shown(&c->g->dims[d]))
+            fprintf(f, ",%s", c->g->dims[d].name + 2);
+    for (size_t k = 0; k < nm; k++)
+        fprintf(f, ",%s", m[k].name);
+    if (c->has_slo)
+        fprintf(f, ",meets_slo");
+    fprintf(f, ",error\n");
+}
+
+/* Writes rows in order to `path` through a temporary file (or to `f` when path is NULL). */
+static sim_status write_rows(const char *path, FILE *f, const sweep_ctx *c,
+                             const sim_sweep_row *rows, size_t n, sim_err *err)
+{
+    char tmp[PATH_MAX + 8];
+    if (path) {
+        snprintf(tmp, sizeof tmp, "%s.tmp", path);
+        if (!(f = fopen(tmp, "w")))
+            return sim_fail(err, SIM_EINPUT, "--out: cannot write %s: %s", tmp, strerror(errno));
+    }
+    sweep_header(f, c);
+    for (size_t i = 0; i < n; i++)
+        fputs(rows[i].text, f);
+    if (!path)
+        return ferror(f) ? sim_fail(err, SIM_EINTERNAL, "writing the rows failed") : SIM_OK;
+    bool bad = ferror(f) != 0;
+    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+        remove(tmp);
+        return sim_fail(err, SIM_EINPUT, "--out: writing %s failed", path);
+    }
+    return SIM_OK;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+sim_status cli_cmd_sweep(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
+{
+    if (argc < 3 || (strcmp(argv[2], "run") != 0 && strcmp(argv[2], "serve") != 0))
+        return sim_fail(err, SIM_EINPUT, "sweep: expected 'infersim sweep run|serve [flags, any "
+                                         "value a comma-separated list]'");
+    sweep_ctx c = {.mask = strcmp(argv[2], "run") == 0 ? CMD_RUN : CMD_SERVE, .shard = {0, 1},
+                   .pct = 90};
+    sweep_opts so = {.threads = sim_sweep_max_threads(), .pct = 90};
+    sim_grid g = {0};
+    sim_status st = SIM_OK;
+    /* the grid file's dimensions come first, the command line's after */
+    for (int i = 3; i < argc; i++)
+        if (strncmp(argv[i], "--grid", 6) == 0 && (argv[i][6] == '=' || !argv[i][6]))
+            st = grid_from_file(argv[i][6] == '=' ? argv[i] + 7 : (i + 1 < argc ? argv[i + 1] : ""),
+                                argv[2], &g, err);
+    if (!st)
+        st = sweep_parse(argc, argv, c.mask, &g, &so, err);
+    if (!st && so.shard)
+        st = sim_shard_parse(so.shard, &c.shard, err);
+    if (!st && so.slo) {
+        st = sim_slo_parse(so.slo, &c.slo, err);
+        if (st) /* name the sweep's flag, not serve's */
+            st = sim_fail(err, SIM_EINPUT, "--slo: '%s', expected ttft:MS,tpot:MS[,e2el:MS]",
+                          so.slo);
+        c.has_slo = !st;
+    }
+    c.g = &g;
+    c.pct = (int)so.pct;
+    c.jsonl = so.out && (ends_with(so.out, ".jsonl") || ends_with(so.out, ".json"));
+    size_t n = st ? 0 : sim_shard_points(&c.shard, sim_grid_points(&g));
+    sim_sweep_row *rows = NULL;
+    size_t n_rows = 0;
+    if (!st) {
+        c.opts = calloc(n ? n : 1, sizeof *c.opts);
+        c.opt_st = calloc(n ? n : 1, sizeof *c.opt_st);
+        c.opt_err = calloc(n ? n : 1, sizeof *c.opt_err);
+        if (!c.opts || !c.opt_st || !c.opt_err)
+            st = sim_fail(err, SIM_EINTERNAL, "out of memory for %zu points", n);
+    }
+    if (!st)
+        st = sweep_prepare(&c, n, err);
+    if (!st) {
+        FILE *progress = isatty(fileno(errf)) ? errf : NULL;
+        st = sim_sweep_run(&g, &c.shard, (int)so.threads, sweep_eval, &c, progress, &rows,
+                           &n_rows, err);
+    }
+    if (!st)
+        st = write_rows(so.out, so.out ? NULL : out, &c, rows, n_rows, err);
+    if (!st)
+        sweep_summary(so.out ? out : errf, &c, rows, n_rows);
+    sim_sweep_rows_free(rows, n_rows);
+    free(c.opts);
+    free(c.opt_st);
+    free(c.opt_err);
+    cli_cache_free(&c.cache);
+    sim_grid_free(&g);
+    return st;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* merge: shard files back into one, in grid order */
+
+typedef struct merge_line {
+    long long point;
+    char *text;
+} merge_line;
+
+static int by_point(const void *a, const void *b)
+{
+    const merge_line *x = a, *y = b;
+    return x->point < y->point ? -1 : x->point > y->point;
+}
+
+/* The point index of a row: the first CSV field, or the "point" key of a JSON line. */
+static bool row_point(const char *line, bool jsonl, long long *out)
+{
+    const char *p = line;
+    if (jsonl) {
+        p = strstr(line, "\"point\":");
+        if (!p)
+            return false;
+        p += 8;
+    }
+    char *end;
+    errno = 0;
+    *out = strtoll(p, &end, 10);
+    return !errno && end != p && (*end == ',' || *end == '}') && *out >= 0;
+}
+
+sim_status cli_cmd_merge(int argc, char **argv, FILE *out, sim_err *err)
+{
+    const char *dest = NULL;
+    merge_line *lines = NULL;
+    size_t n = 0, cap = 0;
+    char *header = NULL, *buf = NULL;
+    size_t blen = 0;
+    sim_status st = SIM_OK;
+    int files = 0;
+    bool jsonl = false;
+    for (int i = 2; i < argc && !st; i++) {
+        if (strcmp(argv[i], "--out") == 0 || strncmp(argv[i], "--out=", 6) == 0) {
+            dest = argv[i][5] == '=' ? argv[i] + 6 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!dest)
+                st = sim_fail(err, SIM_EINPUT, "--out: missing value");
+            continue;
+        }
+        if (argv[i][0] == '-') {
+            st = sim_fail(err, SIM_EINPUT, "infersim merge: unknown flag '%s'", argv[i]);
+            break;
+        }
+        FILE *f = fopen(argv[i], "r");
+        if (!f) {
+            st = sim_fail(err, SIM_EINPUT, "%s: cannot open: %s", argv[i], strerror(errno));
+            break;
+        }
+        bool this_jsonl = ends_with(argv[i], ".jsonl") || ends_with(argv[i], ".json");
+        if (files++ && this_jsonl != jsonl)
+            st = sim_fail(err, SIM_EINPUT, "%s: mixes CSV and JSONL shards", argv[i]);
+        jsonl = this_jsonl;
+        long lineno = 0;
+        while (!st && getline(&buf, &blen, f) >= 0) {
+            lineno++;
+            if (!jsonl && lineno == 1) {
+                if (!header)
+                    header = strdup(buf);
+                else if (strcmp(header, buf) != 0)
+                    st = sim_fail(err, SIM_EINPUT, "%s:1: header differs from the first shard's",
+                                  argv[i]);
+                continue;
+            }
+            if (buf[0] == '\n')
+                continue;
+            long long point;
+            if (!row_point(buf, jsonl, &point)) {
+                st = sim_fail(err, SIM_EINPUT, "%s:%ld: no point index", argv[i], lineno);
+                break;
+            }
+            if (n == cap) {
+                cap = cap ? 2 * cap : 1024;
+                merge_line *l = realloc(lines, cap * sizeof *l);
+                if (!l) {
+                    st = sim_fail(err, SIM_EINTERNAL, "out of memory");
+                    break;
+                }
+                lines = l;
+            }
+            lines[n].point = point;
+            if (!(lines[n++].text = strdup(buf)))
+                st = sim_fail(err, SIM_EINTERNAL, "out of memory");
+        }
+        fclose(f);
+    }
+    if (!st && files == 0)
+        st = sim_fail(err, SIM_EINPUT, "merge: expected shard files (infersim merge --out FILE "
+                                       "shard...)");
+    if (!st) {
+        qsort(lines, n, sizeof *lines, by_point);
+        for (size_t i = 1; i < n && !st; i++)
+            if (lines[i].point == lines[i - 1].point)
+                st = sim_fail(err, SIM_EINPUT, "merge: point %lld appears in two shards",
+                              lines[i].point);
+    }
+    char tmp[PATH_MAX + 8];
+    FILE *f = out;
+    if (!st && dest) {
+        snprintf(tmp, sizeof tmp, "%s.tmp", dest);
+        if (!(f = fopen(tmp, "w")))
+            st = sim_fail(err, SIM_EINPUT, "--out: cannot write %s: %s", tmp, strerror(errno));
+    }
+    if (!st) {
+        if (header)
+            fputs(header, f);
+        for (size_t i = 0; i < n; i++) {
+            fputs(lines[i].text, f);
+            if (!strchr(lines[i].text, '\n'))
+                fputc('\n', f);
+        }
+        if (dest) {
+            bool bad = ferror(f) != 0;
+            if (fclose(f) != 0 || bad || rename(tmp, dest) != 0) {
+                remove(tmp);
+                st = sim_fail(err, SIM_EINPUT, "--out: writing %s failed", dest);
+            }
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        free(lines[i].text);
+    free(lines);
+    free(header);
+    free(buf);
+    return st;
+}
+
