@@ -29,9 +29,10 @@
 /* ------------------------------------------------------------------------------------------ */
 /* Options: one table drives parsing, validation and --help. */
 
-
 #define O(name, kind, member, min, max, cmds, help)                                                \
-    {name, kind, offsetof(cli_opts, member), min, max, cmds, help}
+    {                                                                                              \
+        name, kind, offsetof(cli_opts, member), min, max, cmds, help                               \
+    }
 const cli_opt_def cli_opts_table[] = {
     O("--model", OPT_STR, model, 0, 0, CMD_MODEL,
       "model config.json path, or a name in models/ (e.g. llama-3.1-8b)"),
@@ -127,8 +128,7 @@ const cli_opt_def cli_opts_table[] = {
     O("--head-dim", OPT_INT, head_dim, 1, 1 << 16, CMD_OP, "attention head dimension"),
     O("--seq", OPT_INT, seq, 1, 1 << 26, CMD_OP, "attention sequence length"),
     O("--causal", OPT_BOOL, causal, 0, 0, CMD_OP, "causal attention (half the pairs)"),
-    O("--bytes", OPT_INT, bytes, 1, (double)(1LL << 50), CMD_OP,
-      "copy / all-reduce message size"),
+    O("--bytes", OPT_INT, bytes, 1, (double)(1LL << 50), CMD_OP, "copy / all-reduce message size"),
     O("--gpus", OPT_INT, gpus, 2, 65536, CMD_OP, "all-reduce participants"),
     O("--format", OPT_STR, format, 0, 0, CMD_MODEL | CMD_CHECK, "table|json|csv (default table)"),
     O("--help", OPT_BOOL, help, 0, 0, CMD_MODEL | CMD_CHECK | CMD_VALIDATE | CMD_OP | CMD_CALIBRATE,
@@ -136,7 +136,8 @@ const cli_opt_def cli_opts_table[] = {
 };
 #undef O
 const size_t cli_n_opts = sizeof cli_opts_table / sizeof cli_opts_table[0];
-_Static_assert(sizeof cli_opts_table / sizeof cli_opts_table[0] <= 96, "cli_opts.given is too small");
+_Static_assert(sizeof cli_opts_table / sizeof cli_opts_table[0] <= 96,
+               "cli_opts.given is too small");
 
 /* Whether the command line named flag `name`. */
 bool cli_given(const cli_opts *o, const char *name)
@@ -217,9 +218,10 @@ sim_status cli_parse_value(const cli_opt_def *o, const char *v, cli_opts *out, s
     return SIM_EINTERNAL;
 }
 
-/* Parses argv[first..] for command `cmd` (bit `mask`). Accepts "--flag value" and "--flag=value". */
+/* Parses argv[first..] for command `cmd` (bit `mask`). Accepts "--flag value" and "--flag=value".
+ */
 sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int mask,
-                             cli_opts *out, sim_err *err)
+                          cli_opts *out, sim_err *err)
 {
     for (int i = first; i < argc; i++) {
         const char *arg = argv[i];
@@ -227,16 +229,17 @@ sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int
         size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
         const cli_opt_def *o = NULL;
         for (size_t j = 0; j < cli_n_opts; j++)
-            if (strlen(cli_opts_table[j].name) == len && strncmp(cli_opts_table[j].name, arg, len) == 0 &&
-                (cli_opts_table[j].cmds & mask))
+            if (strlen(cli_opts_table[j].name) == len &&
+                strncmp(cli_opts_table[j].name, arg, len) == 0 && (cli_opts_table[j].cmds & mask))
                 o = &cli_opts_table[j];
         if (!o && mask == CMD_CHECK && arg[0] != '-' && !out->trace) {
             out->trace = arg; /* trace-check FILE */
             continue;
         }
         if (!o)
-            return sim_fail(err, SIM_EINPUT, "infersim %s: unknown %s '%s'; see 'infersim %s --help'",
-                            cmd, arg[0] == '-' ? "flag" : "argument", arg, cmd);
+            return sim_fail(err, SIM_EINPUT,
+                            "infersim %s: unknown %s '%s'; see 'infersim %s --help'", cmd,
+                            arg[0] == '-' ? "flag" : "argument", arg, cmd);
         const char *v = eq ? eq + 1 : NULL;
         out->given[o - cli_opts_table] = true;
         if (o->kind == OPT_BOOL) {
@@ -331,9 +334,8 @@ static sim_status resolve_prec(const cli_opts *o, const sim_model *m, sim_prec *
 /* Files, loaded once: a sweep loads every model, device and trace it names before its parallel
  * loop (the points only copy them), so no file is parsed on a worker thread. */
 
-
 const cli_cache_entry *cli_cache_find(const cli_file_cache *c, char kind, const char *path,
-                                     double scale, int64_t limit)
+                                      double scale, int64_t limit)
 {
     for (size_t i = 0; c && i < c->n; i++)
         if (c->e[i].kind == kind && strcmp(c->e[i].path, path) == 0 &&
@@ -344,7 +346,7 @@ const cli_cache_entry *cli_cache_find(const cli_file_cache *c, char kind, const 
 
 /* Loads a file into the cache unless it is there (its failure is kept for the points). */
 sim_status cli_cache_add(cli_file_cache *c, char kind, const char *path, double scale,
-                            int64_t limit)
+                         int64_t limit)
 {
     if (cli_cache_find(c, kind, path, scale, limit))
         return SIM_OK;
@@ -379,7 +381,7 @@ void cli_cache_free(cli_file_cache *c)
 
 /* A cached entry, or its load error; SIM_EINTERNAL if the sweep forgot to load it. */
 const cli_cache_entry *cli_cache_get(const cli_file_cache *c, char kind, const char *path,
-                                    double scale, int64_t limit, sim_err *err, sim_status *st)
+                                     double scale, int64_t limit, sim_err *err, sim_status *st)
 {
     const cli_cache_entry *e = cli_cache_find(c, kind, path, scale, limit);
     *st = !e ? sim_fail(err, SIM_EINTERNAL, "%s was not preloaded", path) : e->st;
@@ -410,9 +412,9 @@ sim_status cli_get_hw(const cli_file_cache *c, const char *path, sim_hw *out, si
     return st;
 }
 
-
 /* Speculative decoding from the --spec-* flags (after the target model is loaded). */
-static sim_status load_spec(const cli_opts *o, cli_loaded *L, const cli_file_cache *cache, sim_err *err)
+static sim_status load_spec(const cli_opts *o, cli_loaded *L, const cli_file_cache *cache,
+                            sim_err *err)
 {
     static const char *const spec_flags[] = {"--num-speculative-tokens", "--spec-model",
                                              "--spec-acceptance-rate", "--spec-acceptance-length"};
@@ -428,8 +430,9 @@ static sim_status load_spec(const cli_opts *o, cli_loaded *L, const cli_file_cac
                         "--spec-method: value '%s', expected draft, eagle, medusa, mtp or ngram",
                         o->spec_method);
     if (!cli_given(o, "--num-speculative-tokens"))
-        return sim_fail(err, SIM_EINPUT, "--num-speculative-tokens: missing, --spec-method %s "
-                                         "needs K (tokens drafted per verify step)",
+        return sim_fail(err, SIM_EINPUT,
+                        "--num-speculative-tokens: missing, --spec-method %s "
+                        "needs K (tokens drafted per verify step)",
                         o->spec_method);
     const sim_model *draft = NULL;
     if (o->spec_model) {
@@ -448,24 +451,29 @@ static sim_status load_spec(const cli_opts *o, cli_loaded *L, const cli_file_cac
 /* Loads what the commands share (from the cache when one is given). The model is optional for
  * roofline. */
 sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
-                              const cli_file_cache *cache, sim_err *err)
+                           const cli_file_cache *cache, sim_err *err)
 {
     char path[PATH_MAX];
     sim_status st;
     if (!o->hw)
-        return sim_fail(err, SIM_EINPUT, "--hw: missing, expected a device file or name (e.g. "
-                                         "--hw h100-sxm)");
+        return sim_fail(err, SIM_EINPUT,
+                        "--hw: missing, expected a device file or name (e.g. "
+                        "--hw h100-sxm)");
     if (need_model && !o->model)
-        return sim_fail(err, SIM_EINPUT, "--model: missing, expected a config.json or name (e.g. "
-                                         "--model llama-3.1-8b)");
+        return sim_fail(err, SIM_EINPUT,
+                        "--model: missing, expected a config.json or name (e.g. "
+                        "--model llama-3.1-8b)");
     if (!sim_format_parse(o->format, &L->fmt))
         return sim_fail(err, SIM_EINPUT, "--format: value '%s', expected table, json or csv",
                         o->format);
     cli_resolve("hw", o->hw, path, sizeof path);
     if ((st = cli_get_hw(cache, path, &L->hw, err)))
         return st;
-    L->step = (sim_step_cfg){.model = &L->model, .hw = &L->hw, .tp = (int)o->tp,
-                             .overlap = o->overlap, .eager = o->enforce_eager,
+    L->step = (sim_step_cfg){.model = &L->model,
+                             .hw = &L->hw,
+                             .tp = (int)o->tp,
+                             .overlap = o->overlap,
+                             .eager = o->enforce_eager,
                              .iteration_overhead_ns = o->iter_us * 1e3,
                              .request_overhead_ns = o->req_us * 1e3,
                              .async_sched = o->async_sched};
@@ -473,32 +481,44 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
         return SIM_OK;
     cli_resolve("models", o->model, path, sizeof path);
     if ((st = cli_get_model(cache, path, &L->model, err)) ||
-        (st = resolve_prec(o, &L->model, &L->step.prec, err)) ||
-        (st = load_spec(o, L, cache, err)))
+        (st = resolve_prec(o, &L->model, &L->step.prec, err)) || (st = load_spec(o, L, cache, err)))
         return st;
     return sim_step_check(&L->step, err);
 }
 
 const cli_opts cli_defaults = {
-    .format = "table", .tp = 1, .batch = 1, .input_len = 1024, .output_len = 256,
-    .overlap = 0.0, .util = 0.9,
+    .format = "table",
+    .tp = 1,
+    .batch = 1,
+    .input_len = 1024,
+    .output_len = 256,
+    .overlap = 0.0,
+    .util = 0.9,
     /* A synchronous engine loop (vLLM's default; --async-scheduling is opt-in) spends 1-5 ms of
      * CPU per step in public profiles (vLLM RFC #6854: ~4 ms GPU bubbles per decode step before
      * v0.6); the defaults take the low end, plus a per-request share that grows the scheduler's
      * work with the batch. Not calibrated: set them to your engine's. */
-    .iter_us = 1000.0, .req_us = 10.0,
+    .iter_us = 1000.0,
+    .req_us = 10.0,
     /* serve: vLLM's bench defaults where they exist (random dataset, rate inf), its engine
      * defaults for the batch limits (256 sequences; 8192 tokens, its default on large GPUs) */
-    .num_prompts = 1000, .rand_in = 1024, .rand_out = 128, .rate = INFINITY, .burstiness = 1.0,
-    .time_scale = 1.0, .block_size = 16, .max_seqs = 256, .max_tokens = 8192,
+    .num_prompts = 1000,
+    .rand_in = 1024,
+    .rand_out = 128,
+    .rate = INFINITY,
+    .burstiness = 1.0,
+    .time_scale = 1.0,
+    .block_size = 16,
+    .max_seqs = 256,
+    .max_tokens = 8192,
 };
 
 /* ------------------------------------------------------------------------------------------ */
 /* Commands */
 
 /* The run's timeline: its prefill step and its first decode (or verify) step. */
-static sim_status write_run_trace(const char *path, const sim_run_cfg *cfg,
-                                  const sim_run_result *r, sim_err *err)
+static sim_status write_run_trace(const char *path, const sim_run_cfg *cfg, const sim_run_result *r,
+                                  sim_err *err)
 {
     sim_step_result *dec = NULL;
     if (cfg->output_len > 1) {
@@ -517,11 +537,14 @@ static sim_status write_run_trace(const char *path, const sim_run_cfg *cfg,
 
 /* A static batch from the flags: loaded (from the cache when given), checked, simulated. */
 sim_status cli_run_point(const cli_opts *o, cli_loaded *L, const cli_file_cache *cache,
-                            sim_run_cfg *cfg, sim_run_result *r, sim_err *err)
+                         sim_run_cfg *cfg, sim_run_result *r, sim_err *err)
 {
     sim_status st = cli_load_common(o, true, L, cache, err);
-    *cfg = (sim_run_cfg){.batch = o->batch, .input_len = o->input_len,
-                         .output_len = o->output_len, .mem_util = o->util, .spec = &L->spec};
+    *cfg = (sim_run_cfg){.batch = o->batch,
+                         .input_len = o->input_len,
+                         .output_len = o->output_len,
+                         .mem_util = o->util,
+                         .spec = &L->spec};
     if (!st) {
         cfg->step = L->step;
         st = sim_run_check(cfg, err);
@@ -562,21 +585,23 @@ static sim_status cmd_roofline(const cli_opts *o, FILE *out, sim_err *err)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
     }
     sim_status st = cli_load_common(o, false, L, NULL, err);
-    sim_roofline rf = {.hw = &L->hw, .dtype = SIM_DT_BF16, .batch = o->batch,
-                       .input_len = o->input_len};
+    sim_roofline rf = {
+        .hw = &L->hw, .dtype = SIM_DT_BF16, .batch = o->batch, .input_len = o->input_len};
     if (!st && o->model)
         rf.dtype = sim_graph_gemm_dtype(&L->step.prec);
     if (!st && o->dtype && !(st = parse_dtype_flag("--dtype", o->dtype, &rf.dtype, err)) &&
         L->hw.peak_flops[rf.dtype] <= 0.0)
-        st = sim_fail(err, SIM_EINPUT, "--dtype: value %s is not computed by %s (%s has no "
-                                       "dense_tflops.%s)",
+        st = sim_fail(err, SIM_EINPUT,
+                      "--dtype: value %s is not computed by %s (%s has no "
+                      "dense_tflops.%s)",
                       o->dtype, L->hw.name, L->hw.path, o->dtype);
     if (!st && o->model) {
         if (o->input_len > L->model.max_positions)
-            st = sim_fail(err, SIM_EINPUT, "--input-len: value %lld is past the context of %s "
-                                           "(max_position_embeddings %lld)",
-                          (long long)o->input_len, L->model.path,
-                          (long long)L->model.max_positions);
+            st =
+                sim_fail(err, SIM_EINPUT,
+                         "--input-len: value %lld is past the context of %s "
+                         "(max_position_embeddings %lld)",
+                         (long long)o->input_len, L->model.path, (long long)L->model.max_positions);
         sim_step_cfg pcfg = L->step;
         pcfg.eager = true;
         sim_seq_group gp = {.count = o->batch, .q = o->input_len, .c = 0, .logits = 1};
@@ -598,9 +623,9 @@ static sim_status cmd_roofline(const cli_opts *o, FILE *out, sim_err *err)
 /* The workload of a serve command: a trace, or vLLM's random dataset. */
 static sim_status check_workload_flags(const cli_opts *o, sim_err *err)
 {
-    static const char *const synthetic_only[] = {"--random-input-len", "--random-output-len",
+    static const char *const synthetic_only[] = {"--random-input-len",   "--random-output-len",
                                                  "--random-range-ratio", "--request-rate",
-                                                 "--burstiness", "--seed"};
+                                                 "--burstiness",         "--seed"};
     if (o->trace) {
         for (size_t i = 0; i < sizeof synthetic_only / sizeof synthetic_only[0]; i++)
             if (cli_given(o, synthetic_only[i]))
@@ -630,17 +655,21 @@ static sim_status serve_workload(const cli_opts *o, const cli_file_cache *cache,
     if (st)
         return st;
     if (o->trace && cache) {
-        const cli_cache_entry *e = cli_cache_get(cache, 't', o->trace, o->time_scale, cli_trace_limit(o), err,
-                                         &st);
+        const cli_cache_entry *e =
+            cli_cache_get(cache, 't', o->trace, o->time_scale, cli_trace_limit(o), err, &st);
         if (e)
             *w = &e->w;
         return st;
     }
     if (o->trace)
         return sim_workload_load_trace(o->trace, o->time_scale, cli_trace_limit(o), own, err);
-    sim_synth_cfg s = {.num_prompts = o->num_prompts, .input_len = o->rand_in,
-                       .output_len = o->rand_out, .range_ratio = o->range_ratio,
-                       .request_rate = o->rate, .burstiness = o->burstiness, .seed = seed};
+    sim_synth_cfg s = {.num_prompts = o->num_prompts,
+                       .input_len = o->rand_in,
+                       .output_len = o->rand_out,
+                       .range_ratio = o->range_ratio,
+                       .request_rate = o->rate,
+                       .burstiness = o->burstiness,
+                       .seed = seed};
     return sim_workload_synthetic(&s, own, err);
 }
 
@@ -672,8 +701,9 @@ static sim_status open_serve_trace(const cli_opts *o, sim_engine_cfg *cfg, size_
     sim_trace_detail detail = SIM_TRACE_ITERATION;
     int64_t w0 = 0, w1 = -1;
     if (o->trace_detail && !sim_trace_detail_parse(o->trace_detail, &detail))
-        return sim_fail(err, SIM_EINPUT, "--trace-detail: value '%s', expected iteration, layer "
-                                         "or op",
+        return sim_fail(err, SIM_EINPUT,
+                        "--trace-detail: value '%s', expected iteration, layer "
+                        "or op",
                         o->trace_detail);
     sim_status st = o->trace_window ? parse_window(o->trace_window, &w0, &w1, err) : SIM_OK;
     if (st)
@@ -700,14 +730,17 @@ void cli_serve_state_free(cli_serve_state *s)
 
 /* Loads, checks and simulates; a --chrome-trace timeline is written alongside. */
 sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cache *cache,
-                              uint64_t seed, cli_serve_state *s, sim_err *err)
+                           uint64_t seed, cli_serve_state *s, sim_err *err)
 {
     memset(s, 0, sizeof *s);
-    s->cfg = (sim_engine_cfg){
-        .sched = {.max_num_seqs = o->max_seqs, .max_num_batched_tokens = o->max_tokens,
-                  .chunked_prefill = !o->no_chunked},
-        .block_size = o->block_size, .mem_util = o->util,
-        .max_concurrency = cli_given(o, "--max-concurrency") ? o->max_concurrency : 0, .seed = seed};
+    s->cfg = (sim_engine_cfg){.sched = {.max_num_seqs = o->max_seqs,
+                                        .max_num_batched_tokens = o->max_tokens,
+                                        .chunked_prefill = !o->no_chunked},
+                              .block_size = o->block_size,
+                              .mem_util = o->util,
+                              .max_concurrency =
+                                  cli_given(o, "--max-concurrency") ? o->max_concurrency : 0,
+                              .seed = seed};
     if (!o->chrome_trace && (o->trace_detail || o->trace_window))
         return sim_fail(err, SIM_EINPUT, "%s: needs --chrome-trace FILE",
                         o->trace_detail ? "--trace-detail" : "--trace-window");
@@ -750,7 +783,10 @@ static sim_status cmd_serve(const cli_opts *o, FILE *out, sim_err *err)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
     }
     sim_status st = cli_serve_point(o, L, NULL, (uint64_t)o->seed, s, err);
-    sim_serve_report rep = {.cfg = &s->cfg, .w = s->w, .res = &s->res, .m = &s->m,
+    sim_serve_report rep = {.cfg = &s->cfg,
+                            .w = s->w,
+                            .res = &s->res,
+                            .m = &s->m,
                             .request_rate = o->trace ? NAN : o->rate};
     if (!st && o->save_requests)
         st = sim_report_save_requests(o->save_requests, &rep, err);
@@ -770,8 +806,9 @@ static sim_status cmd_trace_check(const cli_opts *o, FILE *out, sim_err *err)
     sim_status st = sim_trace_check(o->trace, &s, err);
     if (st)
         return st;
-    fprintf(out, "%s: ok: %lld events (%lld slices on %lld tracks, %lld counters, %lld async, "
-                 "%lld metadata); ends at %.3f ms; %lld iterations, busy %.3f ms\n",
+    fprintf(out,
+            "%s: ok: %lld events (%lld slices on %lld tracks, %lld counters, %lld async, "
+            "%lld metadata); ends at %.3f ms; %lld iterations, busy %.3f ms\n",
             o->trace, (long long)s.events, (long long)s.slices, (long long)s.tracks,
             (long long)s.counters, (long long)s.async_events, (long long)s.metadata,
             (double)s.end_ns / 1e6, (long long)s.iterations, (double)s.iteration_ns / 1e6);
@@ -801,8 +838,9 @@ static const command commands[] = {
 
 static void top_usage(FILE *f)
 {
-    fprintf(f, "infersim %s - predicts LLM serving performance with the roofline model\n"
-               "usage: infersim COMMAND [flags]   (infersim COMMAND --help for its flags)\n",
+    fprintf(f,
+            "infersim %s - predicts LLM serving performance with the roofline model\n"
+            "usage: infersim COMMAND [flags]   (infersim COMMAND --help for its flags)\n",
             INFERSIM_VERSION);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].summary);
@@ -828,8 +866,7 @@ int sim_cli_main(int argc, char **argv, FILE *out, FILE *errf)
         fprintf(out, "infersim %s\n", INFERSIM_VERSION);
         return 0;
     }
-    if (strcmp(name, "sweep") == 0 || strcmp(name, "merge") == 0 ||
-        strcmp(name, "compare") == 0) {
+    if (strcmp(name, "sweep") == 0 || strcmp(name, "merge") == 0 || strcmp(name, "compare") == 0) {
         sim_err err = {{0}};
         sim_status st = name[0] == 's'   ? cli_cmd_sweep(argc, argv, out, errf, &err)
                         : name[0] == 'm' ? cli_cmd_merge(argc, argv, out, &err)

@@ -20,8 +20,15 @@
 #include "spec.h"
 #include "workload.h"
 
-enum { CMD_RUN = 1, CMD_ROOFLINE = 2, CMD_SERVE = 4, CMD_CHECK = 8, CMD_VALIDATE = 16,
-       CMD_OP = 32, CMD_CALIBRATE = 64 };
+enum {
+    CMD_RUN = 1,
+    CMD_ROOFLINE = 2,
+    CMD_SERVE = 4,
+    CMD_CHECK = 8,
+    CMD_VALIDATE = 16,
+    CMD_OP = 32,
+    CMD_CALIBRATE = 64
+};
 #define CMD_MODEL (CMD_RUN | CMD_ROOFLINE | CMD_SERVE) /* flags every model command takes */
 #define CMD_ENGINE (CMD_RUN | CMD_SERVE)               /* flags of commands that run steps */
 
@@ -38,8 +45,7 @@ typedef struct cli_opts {
     bool enforce_eager, async_sched, help;
     /* serve */
     const char *trace, *save_requests;
-    int64_t num_prompts, rand_in, rand_out, max_concurrency, seed, block_size, max_seqs,
-        max_tokens;
+    int64_t num_prompts, rand_in, rand_out, max_concurrency, seed, block_size, max_seqs, max_tokens;
     double range_ratio, rate, burstiness, time_scale;
     bool no_chunked;
     char goodput[LIST_LEN];
@@ -90,11 +96,11 @@ void cli_resolve(const char *dir, const char *arg, char *buf, size_t len);
  * loop (the points only copy them), so no file is parsed on a worker thread. */
 
 typedef struct cli_cache_entry {
-    char kind;          /* 'm' model, 'h' device, 't' trace */
+    char kind; /* 'm' model, 'h' device, 't' trace */
     char path[PATH_MAX];
-    double scale;       /* traces: --time-scale */
-    int64_t limit;      /* traces: --num-prompts, 0 = all */
-    sim_status st;      /* how loading went */
+    double scale;  /* traces: --time-scale */
+    int64_t limit; /* traces: --num-prompts, 0 = all */
+    sim_status st; /* how loading went */
     sim_err err;
     sim_model model;
     sim_hw hw;
@@ -149,8 +155,8 @@ int64_t cli_trace_limit(const cli_opts *o);
 
 typedef struct cli_serve_state {
     sim_engine_cfg cfg;
-    sim_workload own;        /* a synthetic workload */
-    const sim_workload *w;   /* &own or a cached trace */
+    sim_workload own;      /* a synthetic workload */
+    const sim_workload *w; /* &own or a cached trace */
     sim_engine_result res;
     sim_serve_metrics m;
     sim_slo slo;

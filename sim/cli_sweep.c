@@ -22,17 +22,17 @@
 enum { SWEEP_MAX_DIMS = 48 };
 
 typedef struct sweep_ctx {
-    int mask;                 /* CMD_RUN or CMD_SERVE */
+    int mask; /* CMD_RUN or CMD_SERVE */
     const sim_grid *g;
     sim_shard shard;
-    cli_opts *opts;           /* per shard point */
-    sim_status *opt_st;       /* per shard point: building its options */
+    cli_opts *opts;     /* per shard point */
+    sim_status *opt_st; /* per shard point: building its options */
     sim_err *opt_err;
     cli_file_cache cache;
     bool jsonl;
     bool has_slo;
     sim_slo slo;
-    int pct;                  /* SLO percentile: 50, 90 or 99 */
+    int pct; /* SLO percentile: 50, 90 or 99 */
 } sweep_ctx;
 
 /* A point's flags: the command's defaults, then each dimension's value. */
@@ -149,7 +149,8 @@ static size_t run_metrics(const sim_run_cfg *cfg, const sim_run_result *r, metri
     size_t n = 0;
     double gpus = cfg->step.tp;
 #define NUM(k, v) m[n++] = (metric_val){.name = k, .num = (v)}
-#define TXT(k, v) m[n++] = (metric_val){.name = k, .is_text = true, .text = (v)}
+#define TXT(k, v)                                                                                  \
+    m[n++] = (metric_val) { .name = k, .is_text = true, .text = (v) }
     NUM("gpus", gpus);
     NUM("ttft_ms", r->ttft_ns / 1e6);
     NUM("tpot_ms", r->tpot_ns / 1e6);
@@ -210,8 +211,8 @@ static size_t metric_names(int mask, metric_val *m)
 /* A dimension shows as a column when it has more than one value. */
 static bool shown(const sim_grid_dim *d) { return d->n > 1; }
 
-static void row_text(const sweep_ctx *c, size_t point, const metric_val *m, size_t nm,
-                     bool meets, const char *error, rowbuf *b)
+static void row_text(const sweep_ctx *c, size_t point, const metric_val *m, size_t nm, bool meets,
+                     const char *error, rowbuf *b)
 {
     const char *vals[SWEEP_MAX_DIMS];
     sim_grid_point(c->g, point, vals);
@@ -376,11 +377,10 @@ typedef struct sweep_opts {
     int64_t threads, pct;
 } sweep_opts;
 
-static bool sweep_flag(const char *name, const char *v, sweep_opts *s, sim_err *err,
-                       sim_status *st)
+static bool sweep_flag(const char *name, const char *v, sweep_opts *s, sim_err *err, sim_status *st)
 {
-    static const char *const names[] = {"--out", "--slo", "--shard", "--grid", "--threads",
-                                        "--slo-percentile"};
+    static const char *const names[] = {"--out",  "--slo",     "--shard",
+                                        "--grid", "--threads", "--slo-percentile"};
     int which = -1;
     for (int i = 0; i < 6; i++)
         if (strcmp(name, names[i]) == 0)
@@ -395,10 +395,18 @@ static bool sweep_flag(const char *name, const char *v, sweep_opts *s, sim_err *
     char *end;
     long long x = 0;
     switch (which) {
-    case 0: s->out = v; break;
-    case 1: s->slo = v; break;
-    case 2: s->shard = v; break;
-    case 3: s->grid = v; break;
+    case 0:
+        s->out = v;
+        break;
+    case 1:
+        s->slo = v;
+        break;
+    case 2:
+        s->shard = v;
+        break;
+    case 3:
+        s->grid = v;
+        break;
     default:
         errno = 0;
         x = strtoll(v, &end, 10);
@@ -427,8 +435,9 @@ static sim_status grid_from_file(const char *path, const char *cmd, sim_grid *g,
         st = sim_fail(err, SIM_EINPUT, "%s: field 'command' is not \"%s\" (the sweep's command)",
                       path, cmd);
     else if (!cJSON_IsObject(grid))
-        st = sim_fail(err, SIM_EINPUT, "%s: field 'grid' is missing, expected an object of "
-                                       "flag: [values]",
+        st = sim_fail(err, SIM_EINPUT,
+                      "%s: field 'grid' is missing, expected an object of "
+                      "flag: [values]",
                       path);
     const cJSON *dim;
     if (!st) {
@@ -448,8 +457,9 @@ static sim_status grid_from_file(const char *path, const char *cmd, sim_grid *g,
                 else if (cJSON_IsNumber(v))
                     snprintf(vbuf[n], sizeof vbuf[n], "%.17g", v->valuedouble);
                 else {
-                    st = sim_fail(err, SIM_EINPUT, "%s: grid.%s holds a value that is not a "
-                                                   "string, number or boolean",
+                    st = sim_fail(err, SIM_EINPUT,
+                                  "%s: grid.%s holds a value that is not a "
+                                  "string, number or boolean",
                                   path, dim->string);
                     break;
                 }
@@ -487,13 +497,13 @@ static sim_status sweep_parse(int argc, char **argv, int mask, sim_grid *g, swee
                 def = &cli_opts_table[j];
         if (!def)
             return sim_fail(err, SIM_EINPUT, "infersim sweep %s: unknown flag '%s'", argv[2], arg);
-        static const char *const per_run[] = {"--save-requests", "--chrome-trace",
-                                              "--trace-detail", "--trace-window", "--format",
-                                              "--help"};
+        static const char *const per_run[] = {"--save-requests", "--chrome-trace", "--trace-detail",
+                                              "--trace-window",  "--format",       "--help"};
         for (size_t k = 0; k < sizeof per_run / sizeof per_run[0]; k++)
             if (strcmp(name, per_run[k]) == 0)
-                return sim_fail(err, SIM_EINPUT, "%s: not available in a sweep (one output per "
-                                                 "point); run the point on its own",
+                return sim_fail(err, SIM_EINPUT,
+                                "%s: not available in a sweep (one output per "
+                                "point); run the point on its own",
                                 name);
         if (def->kind == OPT_BOOL) {
             st = sim_grid_add(g, name, eq ? eq + 1 : "true", err);
@@ -540,8 +550,9 @@ static void sweep_summary(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows
         size_t b = sim_sweep_best(rows, n);
         if (b < n) {
             point_label(c->g, rows[b].point, label, sizeof label);
-            fprintf(f, "best under the SLO: point %zu (%s): %.1f output tok/s per GPU, TPOT %.2f "
-                       "ms\n",
+            fprintf(f,
+                    "best under the SLO: point %zu (%s): %.1f output tok/s per GPU, TPOT %.2f "
+                    "ms\n",
                     rows[b].point, label, rows[b].tput_per_gpu, rows[b].tpot_ms);
         } else {
             fprintf(f, "best under the SLO: none meets it\n");
@@ -556,8 +567,9 @@ static void sweep_summary(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows
     for (size_t shown_n = 0, prev = n; shown_n < nf; shown_n++) {
         size_t i = n;
         for (size_t j = 0; j < n; j++)
-            if (front[j] && (prev == n || rows[j].tpot_ms > rows[prev].tpot_ms ||
-                             (rows[j].tpot_ms == rows[prev].tpot_ms && j > prev)) &&
+            if (front[j] &&
+                (prev == n || rows[j].tpot_ms > rows[prev].tpot_ms ||
+                 (rows[j].tpot_ms == rows[prev].tpot_ms && j > prev)) &&
                 (i == n || rows[j].tpot_ms < rows[i].tpot_ms))
                 i = j;
         if (i == n)
@@ -620,10 +632,11 @@ static bool ends_with(const char *s, const char *suffix)
 sim_status cli_cmd_sweep(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
 {
     if (argc < 3 || (strcmp(argv[2], "run") != 0 && strcmp(argv[2], "serve") != 0))
-        return sim_fail(err, SIM_EINPUT, "sweep: expected 'infersim sweep run|serve [flags, any "
-                                         "value a comma-separated list]'");
-    sweep_ctx c = {.mask = strcmp(argv[2], "run") == 0 ? CMD_RUN : CMD_SERVE, .shard = {0, 1},
-                   .pct = 90};
+        return sim_fail(err, SIM_EINPUT,
+                        "sweep: expected 'infersim sweep run|serve [flags, any "
+                        "value a comma-separated list]'");
+    sweep_ctx c = {
+        .mask = strcmp(argv[2], "run") == 0 ? CMD_RUN : CMD_SERVE, .shard = {0, 1}, .pct = 90};
     sweep_opts so = {.threads = sim_sweep_max_threads(), .pct = 90};
     sim_grid g = {0};
     sim_status st = SIM_OK;
@@ -660,8 +673,8 @@ sim_status cli_cmd_sweep(int argc, char **argv, FILE *out, FILE *errf, sim_err *
         st = sweep_prepare(&c, n, err);
     if (!st) {
         FILE *progress = isatty(fileno(errf)) ? errf : NULL;
-        st = sim_sweep_run(&g, &c.shard, (int)so.threads, sweep_eval, &c, progress, &rows,
-                           &n_rows, err);
+        st = sim_sweep_run(&g, &c.shard, (int)so.threads, sweep_eval, &c, progress, &rows, &n_rows,
+                           err);
     }
     if (!st)
         st = write_rows(so.out, so.out ? NULL : out, &c, rows, n_rows, err);
@@ -770,8 +783,9 @@ sim_status cli_cmd_merge(int argc, char **argv, FILE *out, sim_err *err)
         fclose(f);
     }
     if (!st && files == 0)
-        st = sim_fail(err, SIM_EINPUT, "merge: expected shard files (infersim merge --out FILE "
-                                       "shard...)");
+        st = sim_fail(err, SIM_EINPUT,
+                      "merge: expected shard files (infersim merge --out FILE "
+                      "shard...)");
     if (!st) {
         qsort(lines, n, sizeof *lines, by_point);
         for (size_t i = 1; i < n && !st; i++)
@@ -809,4 +823,3 @@ sim_status cli_cmd_merge(int argc, char **argv, FILE *out, sim_err *err)
     free(buf);
     return st;
 }
-

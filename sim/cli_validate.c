@@ -52,9 +52,18 @@ sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err)
     if (which < 0)
         return sim_fail(err, SIM_EINPUT,
                         "--op: value '%s', expected gemm, attention, copy or allreduce", o->op);
-    sim_vrow r = {.kind = ops[which].kind, .m = o->m, .n = o->n, .k = o->k, .batch = o->batch,
-                  .seq = o->seq, .heads = o->heads, .head_dim = o->head_dim, .causal = o->causal,
-                  .bytes = o->bytes, .gpus = o->gpus ? o->gpus : 8, .dtype = SIM_DT_BF16};
+    sim_vrow r = {.kind = ops[which].kind,
+                  .m = o->m,
+                  .n = o->n,
+                  .k = o->k,
+                  .batch = o->batch,
+                  .seq = o->seq,
+                  .heads = o->heads,
+                  .head_dim = o->head_dim,
+                  .causal = o->causal,
+                  .bytes = o->bytes,
+                  .gpus = o->gpus ? o->gpus : 8,
+                  .dtype = SIM_DT_BF16};
     snprintf(r.metric, sizeof r.metric, "%s", ops[which].metric);
     if (o->dtype && !sim_dtype_parse(o->dtype, &r.dtype))
         return sim_fail(err, SIM_EINPUT, "--dtype: value '%s', expected one of %s", o->dtype,
@@ -84,7 +93,7 @@ sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err)
 
 /* Loads the device or model a validation row names (cached across rows). */
 static const cli_cache_entry *row_file(cli_file_cache *c, char kind, const char *name, sim_err *err,
-                                   sim_status *st)
+                                       sim_status *st)
 {
     char path[PATH_MAX];
     cli_resolve(kind == 'h' ? "hw" : "models", name, path, sizeof path);
@@ -168,19 +177,21 @@ sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
             sim_validate_summary(errs[0], cnt[0], &med[0], &p90[0]);
             sim_validate_summary(errs[1], cnt[1], &med[1], &p90[1]);
             free(both);
-            fprintf(out, "validation: %zu points, median |error| %.1f%%, p90 %.1f%%\n", all,
-                    med[2], p90[2]);
+            fprintf(out, "validation: %zu points, median |error| %.1f%%, p90 %.1f%%\n", all, med[2],
+                    p90[2]);
             fprintf(out, "  op-level: %zu points, median |error| %.1f%%, p90 %.1f%%\n", cnt[0],
                     med[0], p90[0]);
             fprintf(out, "  end-to-end: %zu points, median |error| %.1f%%, p90 %.1f%%\n", cnt[1],
                     med[1], p90[1]);
             if (cli_given(o, "--max-op-median") && med[0] > o->max_op_median)
-                st = sim_fail(err, SIM_EINTERNAL, "validation: op-level median %.1f%% is above "
-                                                  "%.1f%%",
+                st = sim_fail(err, SIM_EINTERNAL,
+                              "validation: op-level median %.1f%% is above "
+                              "%.1f%%",
                               med[0], o->max_op_median);
             else if (cli_given(o, "--max-e2e-median") && med[1] > o->max_e2e_median)
-                st = sim_fail(err, SIM_EINTERNAL, "validation: end-to-end median %.1f%% is above "
-                                                  "%.1f%%",
+                st = sim_fail(err, SIM_EINTERNAL,
+                              "validation: end-to-end median %.1f%% is above "
+                              "%.1f%%",
                               med[1], o->max_e2e_median);
         }
     }
@@ -235,9 +246,9 @@ static sim_status write_calibrated(const char *src, const char *dest, const sim_
     /* every fitted number now comes from the fit: say so where its source was */
     cJSON *sources = cJSON_GetObjectItemCaseSensitive(root, "sources");
     static const char *const fields[] = {
-        "efficiency.gemm.bf16", "efficiency.gemm.fp8", "efficiency.gemm.int8",
-        "efficiency.gemm_k_half", "efficiency.attention", "efficiency.memory",
-        "efficiency.network", "collective_latency_us", "scaleup_latency_us"};
+        "efficiency.gemm.bf16",   "efficiency.gemm.fp8",   "efficiency.gemm.int8",
+        "efficiency.gemm_k_half", "efficiency.attention",  "efficiency.memory",
+        "efficiency.network",     "collective_latency_us", "scaleup_latency_us"};
     for (size_t i = 0; cJSON_IsObject(sources) && i < sizeof fields / sizeof fields[0]; i++) {
         if (!strstr(rep->fitted, fields[i]))
             continue;
@@ -252,8 +263,9 @@ static sim_status write_calibrated(const char *src, const char *dest, const sim_
     }
     cJSON *cal = cJSON_CreateObject();
     cJSON_AddStringToObject(cal, "fitted_on", data);
-    cJSON_AddStringToObject(cal, "method", "infersim calibrate: least squares on relative error "
-                                           "over the op-level rows of this device");
+    cJSON_AddStringToObject(cal, "method",
+                            "infersim calibrate: least squares on relative error "
+                            "over the op-level rows of this device");
     cJSON_AddNumberToObject(cal, "rows", (double)rep->rows);
     cJSON_AddNumberToObject(cal, "median_abs_error_before_pct",
                             round(rep->before_median * 100) / 100);
@@ -339,14 +351,15 @@ sim_status cli_cmd_compare(int argc, char **argv, FILE *out, sim_err *err)
     /* a vLLM --save-result file has mean_ttft_ms; a run-style one has ttft_ms */
     bool serve = root && cJSON_GetObjectItemCaseSensitive(root, "mean_ttft_ms");
     static const char *const serve_keys[] = {
-        "mean_ttft_ms", "median_ttft_ms", "p99_ttft_ms", "mean_tpot_ms", "median_tpot_ms",
-        "p99_tpot_ms", "mean_itl_ms", "median_itl_ms", "p99_itl_ms", "mean_e2el_ms",
-        "median_e2el_ms", "p99_e2el_ms", "request_throughput", "output_throughput"};
+        "mean_ttft_ms",       "median_ttft_ms",   "p99_ttft_ms",    "mean_tpot_ms",
+        "median_tpot_ms",     "p99_tpot_ms",      "mean_itl_ms",    "median_itl_ms",
+        "p99_itl_ms",         "mean_e2el_ms",     "median_e2el_ms", "p99_e2el_ms",
+        "request_throughput", "output_throughput"};
     static const char *const run_keys[] = {"ttft_ms", "tpot_ms", "e2e_ms", "output_throughput"};
     cli_opts o = cli_defaults;
     if (!st)
-        st = cli_parse_opts(nrest, rest, 2, serve ? "serve" : "run", serve ? CMD_SERVE : CMD_RUN, &o,
-                        err);
+        st = cli_parse_opts(nrest, rest, 2, serve ? "serve" : "run", serve ? CMD_SERVE : CMD_RUN,
+                            &o, err);
     cli_loaded *L = calloc(1, sizeof *L);
     cli_serve_state *s = calloc(1, sizeof *s);
     sim_run_result *r = calloc(1, sizeof *r);
@@ -358,10 +371,10 @@ sim_status cli_cmd_compare(int argc, char **argv, FILE *out, sim_err *err)
         st = cli_serve_point(&o, L, NULL, (uint64_t)o.seed, s, err);
         if (!st) {
             const sim_dist *d = s->m.dist;
-            const double v[14] = {d[SIM_M_TTFT].mean, d[SIM_M_TTFT].median, d[SIM_M_TTFT].p99,
-                                  d[SIM_M_TPOT].mean, d[SIM_M_TPOT].median, d[SIM_M_TPOT].p99,
-                                  d[SIM_M_ITL].mean,  d[SIM_M_ITL].median,  d[SIM_M_ITL].p99,
-                                  d[SIM_M_E2EL].mean, d[SIM_M_E2EL].median, d[SIM_M_E2EL].p99,
+            const double v[14] = {d[SIM_M_TTFT].mean,      d[SIM_M_TTFT].median,  d[SIM_M_TTFT].p99,
+                                  d[SIM_M_TPOT].mean,      d[SIM_M_TPOT].median,  d[SIM_M_TPOT].p99,
+                                  d[SIM_M_ITL].mean,       d[SIM_M_ITL].median,   d[SIM_M_ITL].p99,
+                                  d[SIM_M_E2EL].mean,      d[SIM_M_E2EL].median,  d[SIM_M_E2EL].p99,
                                   s->m.request_throughput, s->m.output_throughput};
             memcpy(pred, v, sizeof v);
         }
@@ -404,4 +417,3 @@ sim_status cli_cmd_compare(int argc, char **argv, FILE *out, sim_err *err)
     free(rest);
     return st;
 }
-

@@ -42,10 +42,7 @@ sim_status sim_cost_check_support(const sim_hw *hw, const sim_prec *prec, sim_er
     return SIM_OK;
 }
 
-double sim_cost_padded_m(int64_t m, int tile)
-{
-    return (double)((m + tile - 1) / tile * tile);
-}
+double sim_cost_padded_m(int64_t m, int tile) { return (double)((m + tile - 1) / tile * tile); }
 
 double sim_cost_collective_ns(const sim_hw *hw, double net_bytes, int ranks, int hops)
 {
@@ -92,7 +89,8 @@ static double math_ns(const sim_hw *hw, const sim_op *op)
          * block of gemm_tile_m rows that a thread block keeps in registers. */
         double tiles = sim_cost_padded_m(op->m, hw->gemm_tile_m) / hw->gemm_tile_m;
         double deq = tiles * nk * sim_dtype_get(op->weight)->dequant_ops;
-        return ((padded + extra) / (hw->peak_flops[op->compute] * hw->eff_gemm_weight_only * shape) +
+        return ((padded + extra) /
+                    (hw->peak_flops[op->compute] * hw->eff_gemm_weight_only * shape) +
                 deq / hw->vector_flops) *
                1e9;
     }

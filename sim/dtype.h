@@ -18,11 +18,11 @@ typedef enum sim_dtype {
 } sim_dtype;
 
 typedef struct sim_dtype_info {
-    const char *name;       /* flag spelling: "bf16", "fp8", ... */
-    int bits;               /* storage bits per element */
-    double dequant_ops;     /* vector-unit ops to turn one stored weight into a 16-bit operand in a
-                             * weight-only GEMM (unpack, convert, scale); 0 for 16-bit formats */
-    bool weights_only;      /* usable only as a weight format (int4) */
+    const char *name;   /* flag spelling: "bf16", "fp8", ... */
+    int bits;           /* storage bits per element */
+    double dequant_ops; /* vector-unit ops to turn one stored weight into a 16-bit operand in a
+                         * weight-only GEMM (unpack, convert, scale); 0 for 16-bit formats */
+    bool weights_only;  /* usable only as a weight format (int4) */
 } sim_dtype_info;
 
 /* Properties of a format; dt must be < SIM_DT_COUNT. */

@@ -10,17 +10,17 @@
 
 static double kv_capacity_bytes(const sim_engine_cfg *cfg)
 {
-    return sim_kvcache_capacity_bytes(&cfg->step, cfg->mem_util,
-                                      cfg->sched.max_num_batched_tokens, cfg->sched.max_num_seqs,
+    return sim_kvcache_capacity_bytes(&cfg->step, cfg->mem_util, cfg->sched.max_num_batched_tokens,
+                                      cfg->sched.max_num_seqs,
                                       sim_spec_mem_extra(cfg->spec, &cfg->step).weight_bytes);
 }
 
 int64_t sim_engine_kv_blocks(const sim_engine_cfg *cfg)
 {
     /* a block holds block_size tokens of the target's KV and of the draft's */
-    double per_token = sim_graph_kv_bytes_per_token(cfg->step.model, cfg->step.tp,
-                                                    &cfg->step.prec) +
-                       sim_spec_mem_extra(cfg->spec, &cfg->step).kv_bytes_per_token;
+    double per_token =
+        sim_graph_kv_bytes_per_token(cfg->step.model, cfg->step.tp, &cfg->step.prec) +
+        sim_spec_mem_extra(cfg->spec, &cfg->step).kv_bytes_per_token;
     double bytes = kv_capacity_bytes(cfg);
     return bytes > 0.0 ? (int64_t)floor(bytes / ((double)cfg->block_size * per_token)) : 0;
 }
@@ -57,16 +57,17 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
                         cfg->mem_util);
     int64_t blocks = sim_engine_kv_blocks(cfg);
     if (blocks < 1) {
-        return sim_fail(err, SIM_EINPUT,
-                        "%s on %d x %s leaves %.2f GB per GPU for the KV cache at "
-                        "--gpu-memory-utilization %g (weights %.1f GB); expected room for at least "
-                        "one block of %lld tokens",
-                        cfg->step.model->name, cfg->step.tp, cfg->step.hw->name,
-                        kv_capacity_bytes(cfg) / 1e9, cfg->mem_util,
-                        (sim_graph_weight_bytes_per_gpu(cfg->step.model, cfg->step.tp,
-                                                        &cfg->step.prec) +
-                         sim_spec_mem_extra(cfg->spec, &cfg->step).weight_bytes) / 1e9,
-                        (long long)cfg->block_size);
+        return sim_fail(
+            err, SIM_EINPUT,
+            "%s on %d x %s leaves %.2f GB per GPU for the KV cache at "
+            "--gpu-memory-utilization %g (weights %.1f GB); expected room for at least "
+            "one block of %lld tokens",
+            cfg->step.model->name, cfg->step.tp, cfg->step.hw->name, kv_capacity_bytes(cfg) / 1e9,
+            cfg->mem_util,
+            (sim_graph_weight_bytes_per_gpu(cfg->step.model, cfg->step.tp, &cfg->step.prec) +
+             sim_spec_mem_extra(cfg->spec, &cfg->step).weight_bytes) /
+                1e9,
+            (long long)cfg->block_size);
     }
     const int64_t cache_tokens = blocks * cfg->block_size;
     const int64_t context = cfg->step.model->max_positions;
@@ -142,20 +143,20 @@ typedef struct loop {
     const sim_workload *w;
     sim_engine_result *res;
     sim_sched sched;
-    size_t *itl_offset;       /* where each request's gaps start in res->itl_ns */
-    sim_sched_entry *batch;   /* room for max_num_seqs */
-    sim_seq_group *groups;    /* the target's step */
-    sim_seq_group *draft;     /* the draft's: prefill chunks, then verifying sequences */
+    size_t *itl_offset;     /* where each request's gaps start in res->itl_ns */
+    sim_sched_entry *batch; /* room for max_num_seqs */
+    sim_seq_group *groups;  /* the target's step */
+    sim_seq_group *draft;   /* the draft's: prefill chunks, then verifying sequences */
     sim_seq_group *scratch;
-    size_t *itl_count;        /* gaps recorded per request */
-    bool *queued;             /* waiting for (re)admission: its next scheduling is an event */
-    sim_rng rng;              /* acceptance draws */
-    sim_step_memo memo[2];    /* by launch mode: graph, eager */
+    size_t *itl_count;     /* gaps recorded per request */
+    bool *queued;          /* waiting for (re)admission: its next scheduling is an event */
+    sim_rng rng;           /* acceptance draws */
+    sim_step_memo memo[2]; /* by launch mode: graph, eager */
     buckets tokens;
     int64_t now;
-    size_t next;              /* next request to send */
+    size_t next; /* next request to send */
     int64_t inflight;
-    int64_t free_since;       /* when a concurrency slot last became free */
+    int64_t free_since; /* when a concurrency slot last became free */
     size_t done;
 } loop;
 
@@ -234,8 +235,8 @@ static int iterate(loop *L)
             prefill_tokens += q;
         bool samples = decode || r->computed + q == sim_req_known(r);
         /* a verify step needs logits at every position; a prompt at its last only */
-        L->groups[i] = (sim_seq_group){.count = 1, .q = q, .c = r->computed,
-                                       .logits = samples ? (decode ? q : 1) : 0};
+        L->groups[i] = (sim_seq_group){
+            .count = 1, .q = q, .c = r->computed, .logits = samples ? (decode ? q : 1) : 0};
         prefill |= !decode;
         if (k > 0 && decode)
             L->draft[n - 1 - n_dec++] = L->groups[i]; /* verifying sequences fill from the end */
@@ -254,13 +255,16 @@ static int iterate(loop *L)
     int64_t start = L->now;
     const sim_engine_observer *obs = L->cfg->observer;
     if (obs && obs->iteration) {
-        sim_iter_info it = {.start_ns = start, .dur_ns = dt, .seqs = (int64_t)n,
+        sim_iter_info it = {.start_ns = start,
+                            .dur_ns = dt,
+                            .seqs = (int64_t)n,
                             .prefill_tokens = prefill_tokens,
                             .decode_tokens = step->graph.tokens - prefill_tokens,
                             .kv_used_blocks = sim_kvcache_used(&L->sched.kv),
                             .kv_total_blocks = L->sched.kv.total_blocks,
                             .running = (int64_t)L->sched.r_len,
-                            .waiting = (int64_t)L->sched.w_len, .draft_ns = draft_ns,
+                            .waiting = (int64_t)L->sched.w_len,
+                            .draft_ns = draft_ns,
                             .step = step};
         obs->iteration(obs->ctx, &it);
     }

@@ -42,12 +42,12 @@ typedef enum sim_req_event {
 /* One engine iteration, for observers. */
 typedef struct sim_iter_info {
     int64_t start_ns, dur_ns;
-    int64_t seqs;            /* requests in the iteration */
-    int64_t prefill_tokens;  /* prompt (and recompute) tokens */
-    int64_t decode_tokens;   /* decode and verify tokens */
+    int64_t seqs;           /* requests in the iteration */
+    int64_t prefill_tokens; /* prompt (and recompute) tokens */
+    int64_t decode_tokens;  /* decode and verify tokens */
     int64_t kv_used_blocks, kv_total_blocks;
-    int64_t running, waiting; /* after scheduling */
-    double draft_ns;          /* speculative proposals, before the target's step */
+    int64_t running, waiting;    /* after scheduling */
+    double draft_ns;             /* speculative proposals, before the target's step */
     const sim_step_result *step; /* the target's step, op by op */
 } sim_iter_info;
 
@@ -60,34 +60,34 @@ typedef struct sim_engine_observer {
 } sim_engine_observer;
 
 typedef struct sim_engine_cfg {
-    sim_step_cfg step;        /* model, device, TP, precision, overheads */
-    sim_sched_cfg sched;      /* batch limits and chunked prefill */
-    int64_t block_size;       /* KV tokens per block */
-    double mem_util;          /* --gpu-memory-utilization */
-    int64_t max_concurrency;  /* client-side cap on requests in flight; 0 = none */
-    const sim_spec *spec;     /* speculative decoding; NULL or method none: plain decoding */
-    uint64_t seed;            /* seeds the acceptance draws */
+    sim_step_cfg step;       /* model, device, TP, precision, overheads */
+    sim_sched_cfg sched;     /* batch limits and chunked prefill */
+    int64_t block_size;      /* KV tokens per block */
+    double mem_util;         /* --gpu-memory-utilization */
+    int64_t max_concurrency; /* client-side cap on requests in flight; 0 = none */
+    const sim_spec *spec;    /* speculative decoding; NULL or method none: plain decoding */
+    uint64_t seed;           /* seeds the acceptance draws */
     const sim_engine_observer *observer; /* NULL: nobody watches */
 } sim_engine_cfg;
 
 typedef struct sim_engine_result {
-    sim_req *reqs;             /* per request, in workload order (owned) */
+    sim_req *reqs; /* per request, in workload order (owned) */
     size_t n;
-    int64_t *itl_ns;           /* every gap between successive streamed chunks (owned) */
+    int64_t *itl_ns; /* every gap between successive streamed chunks (owned) */
     size_t n_itl;
-    int64_t duration_ns;       /* from t = 0 to the last token */
+    int64_t duration_ns; /* from t = 0 to the last token */
     int64_t iterations;
-    int64_t scheduled_seqs;    /* sum over iterations of the requests in them */
+    int64_t scheduled_seqs; /* sum over iterations of the requests in them */
     int64_t preemptions;
-    int64_t kv_blocks;         /* cache size */
+    int64_t kv_blocks; /* cache size */
     int64_t kv_peak_blocks;
     int64_t block_size;
-    int64_t peak_concurrency;  /* most requests in flight at once */
-    double peak_output_tps;    /* most output tokens in any 1-second window [k, k+1) */
-    double busy_ns;            /* time spent in iterations (the rest is idle) */
-    double draft_ns;           /* of which speculative drafting */
-    int64_t spec_verifies;     /* verify steps of a sequence */
-    int64_t spec_tokens;       /* tokens those verify steps yielded (accepted + 1 each) */
+    int64_t peak_concurrency; /* most requests in flight at once */
+    double peak_output_tps;   /* most output tokens in any 1-second window [k, k+1) */
+    double busy_ns;           /* time spent in iterations (the rest is idle) */
+    double draft_ns;          /* of which speculative drafting */
+    int64_t spec_verifies;    /* verify steps of a sequence */
+    int64_t spec_tokens;      /* tokens those verify steps yielded (accepted + 1 each) */
 } sim_engine_result;
 
 /* KV blocks the configuration leaves (<= 0: the model does not fit). */

@@ -77,11 +77,15 @@ sim_status sim_graph_check(const sim_model *m, int tp, const sim_prec *prec, sim
                         "--tp: value %d does not divide intermediate_size %lld of %s", tp,
                         (long long)m->intermediate, m->path);
     if (sim_dtype_get(prec->act)->weights_only)
-        return sim_fail(err, SIM_EINPUT, "--act-dtype: value %s is for weights only, expected "
-                        "bf16, fp16, fp8 or int8", sim_dtype_name(prec->act));
+        return sim_fail(err, SIM_EINPUT,
+                        "--act-dtype: value %s is for weights only, expected "
+                        "bf16, fp16, fp8 or int8",
+                        sim_dtype_name(prec->act));
     if (sim_dtype_get(prec->kv)->weights_only)
-        return sim_fail(err, SIM_EINPUT, "--kv-cache-dtype: value %s is for weights only, "
-                        "expected bf16, fp16, fp8 or int8", sim_dtype_name(prec->kv));
+        return sim_fail(err, SIM_EINPUT,
+                        "--kv-cache-dtype: value %s is for weights only, "
+                        "expected bf16, fp16, fp8 or int8",
+                        sim_dtype_name(prec->kv));
     if (!sim_dtype_is_16bit(prec->act) && prec->weight != prec->act)
         return sim_fail(err, SIM_EINPUT,
                         "--act-dtype: value %s quantizes activations, which needs weights in the "
@@ -184,8 +188,8 @@ static void norm(sim_op *op, double t, double d, double rb, double ab)
     op->act_bytes = 2.0 * t * d * rb + t * d * rb + t * d * ab;
 }
 
-void sim_graph_attention(const sim_model *m, int tp, const sim_prec *prec,
-                         const sim_batch_shape *s, sim_op *op)
+void sim_graph_attention(const sim_model *m, int tp, const sim_prec *prec, const sim_batch_shape *s,
+                         sim_op *op)
 {
     const double t = s->tokens, hd = (double)m->head_dim;
     const int64_t hq = m->heads / tp, hkv = sim_graph_kv_heads_per_gpu(m, tp);
@@ -264,8 +268,8 @@ static void build_edges(const sim_model *m, int tp, const sim_prec *prec, const 
     op->act_bytes = lg * (double)m->vocab * (rb + 2.0 * FP32_BYTES);
 }
 
-void sim_graph_build(const sim_model *m, int tp, const sim_prec *prec,
-                     const sim_seq_group *groups, size_t n_groups, sim_graph *out)
+void sim_graph_build(const sim_model *m, int tp, const sim_prec *prec, const sim_seq_group *groups,
+                     size_t n_groups, sim_graph *out)
 {
     sim_batch_shape s = sim_graph_shape(m, groups, n_groups);
     sim_graph_build_shape(m, tp, prec, &s, out);

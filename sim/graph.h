@@ -65,10 +65,10 @@ typedef enum sim_op_kind {
 } sim_op_kind;
 
 typedef struct sim_op_meta {
-    const char *name;  /* the name scripts read: "qkv_proj", ... */
+    const char *name; /* the name scripts read: "qkv_proj", ... */
     sim_op_kind kind;
-    bool per_layer;    /* runs once per transformer layer (else once per step) */
-    int kernels;       /* kernel launches it takes (attention: cache write + attention) */
+    bool per_layer; /* runs once per transformer layer (else once per step) */
+    int kernels;    /* kernel launches it takes (attention: cache write + attention) */
 } sim_op_meta;
 
 /* Precision of a run. */
@@ -141,8 +141,8 @@ typedef struct sim_batch_shape {
 sim_batch_shape sim_graph_shape(const sim_model *m, const sim_seq_group *groups, size_t n_groups);
 
 /* Builds the op list for one step. Pure: no allocation. */
-void sim_graph_build(const sim_model *m, int tp, const sim_prec *prec,
-                     const sim_seq_group *groups, size_t n_groups, sim_graph *out);
+void sim_graph_build(const sim_model *m, int tp, const sim_prec *prec, const sim_seq_group *groups,
+                     size_t n_groups, sim_graph *out);
 
 /* The same from a shape. */
 void sim_graph_build_shape(const sim_model *m, int tp, const sim_prec *prec,
@@ -150,8 +150,8 @@ void sim_graph_build_shape(const sim_model *m, int tp, const sim_prec *prec,
 
 /* Rebuilds only the attention op for a shape: the one op that depends on more than the tokens,
  * sequences and logits (so a step priced for the same three can reuse every other op). */
-void sim_graph_attention(const sim_model *m, int tp, const sim_prec *prec,
-                         const sim_batch_shape *s, sim_op *op);
+void sim_graph_attention(const sim_model *m, int tp, const sim_prec *prec, const sim_batch_shape *s,
+                         sim_op *op);
 
 /* Fills `op` as a GEMM of `tokens` x k by k x n with weights stored as `weight`: FLOPs, weight
  * bytes, input (activation format) and 16-bit output bytes, compute format. For heads that are

@@ -16,7 +16,10 @@ typedef struct hw_field {
     size_t offset;
 } hw_field;
 
-#define HWF(json, min, max, scale, member) {json, min, max, scale, offsetof(sim_hw, member)}
+#define HWF(json, min, max, scale, member)                                                         \
+    {                                                                                              \
+        json, min, max, scale, offsetof(sim_hw, member)                                            \
+    }
 static const hw_field hw_fields[] = {
     HWF("vector_tflops", 0.1, 1e5, 1e12, vector_flops),
     HWF("hbm_gib", 0.5, 1e5, GIB, hbm_bytes),
@@ -107,9 +110,10 @@ sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err)
         hw->compute_units = (int)units;
         hw->wave_tile = (int)wave;
         if (hw->runtime_reserved_bytes >= hw->hbm_bytes)
-            st = sim_fail(err, SIM_EINPUT,
-                          "%s: field 'runtime_reserved_gib' is %.2f, expected less than hbm_gib %.2f",
-                          path, hw->runtime_reserved_bytes / GIB, hw->hbm_bytes / GIB);
+            st = sim_fail(
+                err, SIM_EINPUT,
+                "%s: field 'runtime_reserved_gib' is %.2f, expected less than hbm_gib %.2f", path,
+                hw->runtime_reserved_bytes / GIB, hw->hbm_bytes / GIB);
     }
     cJSON_Delete(root);
     return st;

@@ -25,11 +25,10 @@
  *   gemm_weight_only_tile_m      the same for weight-only (mixed-input) GEMM kernels
  *   compute_units                streaming multiprocessors (CUs, MXUs) a GEMM's tiles spread over
  *   gemm_wave_tile               output tile edge of large GEMMs (tiles per wave: compute_units)
- *   efficiency.gemm_k_half       K at which a GEMM's pipeline reaches half its efficiency (optional,
- *                                default 0: no K term); efficiency x K / (K + k_half)
- *   runtime_reserved_gib         memory the runtime keeps (CUDA context, library workspaces)
- *   efficiency.gemm.{bf16,...}   achievable fraction of the dense peak for GEMMs; bf16 required,
- *                                other formats optional (default: the bf16 value)
+ *   efficiency.gemm_k_half       K at which a GEMM's pipeline reaches half its efficiency
+ * (optional, default 0: no K term); efficiency x K / (K + k_half) runtime_reserved_gib memory the
+ * runtime keeps (CUDA context, library workspaces) efficiency.gemm.{bf16,...}   achievable fraction
+ * of the dense peak for GEMMs; bf16 required, other formats optional (default: the bf16 value)
  *   efficiency.gemm_weight_only  fraction reached by weight-only (W8A16/W4A16) GEMM kernels
  *   efficiency.attention         fraction of the bf16 peak reached by fused attention kernels
  *   efficiency.memory            fraction of hbm bandwidth reached by streaming kernels
@@ -46,32 +45,32 @@
 #include "status.h"
 
 typedef struct sim_hw {
-    char name[96];                      /* display name */
-    char path[256];                     /* file it was loaded from */
-    double peak_flops[SIM_DT_COUNT];    /* dense tensor FLOP/s per compute format; 0 = none */
-    double vector_flops;                /* non-tensor FP32 FLOP/s */
-    double hbm_bytes;                   /* capacity, bytes */
-    double hbm_bytes_per_s;             /* bandwidth, bytes/s */
-    double collective_ns;               /* fixed cost per collective */
-    double scaleup_bytes_per_s;         /* per GPU, per direction */
-    double scaleup_latency_ns;          /* per collective hop */
-    double scaleout_bytes_per_s;        /* per GPU, per direction */
-    double scaleout_latency_ns;         /* per collective hop */
-    int devices_per_node;               /* scale-up domain size */
-    double launch_ns;                   /* per kernel, eager */
-    double graph_launch_ns;             /* per kernel, inside a CUDA graph */
-    int gemm_tile_m;                    /* GEMM M padding */
-    int wo_tile_m;                      /* weight-only GEMM M padding */
-    int compute_units;                  /* SMs / CUs / MXUs */
-    int wave_tile;                      /* GEMM output tile edge for wave quantization */
-    double gemm_k_half;                 /* K at half the GEMM pipeline's efficiency */
-    double runtime_reserved_bytes;      /* memory the runtime keeps */
-    double eff_gemm[SIM_DT_COUNT];      /* achievable fraction of peak_flops per format */
-    double eff_gemm_weight_only;        /* of the 16-bit peak, for weight-only GEMMs */
-    double eff_attention;               /* of the 16-bit peak, fused attention */
-    double eff_memory;                  /* of hbm_bytes_per_s */
-    double eff_attn_memory;             /* of hbm_bytes_per_s, attention over paged KV */
-    double eff_network;                 /* of the link bandwidth */
+    char name[96];                   /* display name */
+    char path[256];                  /* file it was loaded from */
+    double peak_flops[SIM_DT_COUNT]; /* dense tensor FLOP/s per compute format; 0 = none */
+    double vector_flops;             /* non-tensor FP32 FLOP/s */
+    double hbm_bytes;                /* capacity, bytes */
+    double hbm_bytes_per_s;          /* bandwidth, bytes/s */
+    double collective_ns;            /* fixed cost per collective */
+    double scaleup_bytes_per_s;      /* per GPU, per direction */
+    double scaleup_latency_ns;       /* per collective hop */
+    double scaleout_bytes_per_s;     /* per GPU, per direction */
+    double scaleout_latency_ns;      /* per collective hop */
+    int devices_per_node;            /* scale-up domain size */
+    double launch_ns;                /* per kernel, eager */
+    double graph_launch_ns;          /* per kernel, inside a CUDA graph */
+    int gemm_tile_m;                 /* GEMM M padding */
+    int wo_tile_m;                   /* weight-only GEMM M padding */
+    int compute_units;               /* SMs / CUs / MXUs */
+    int wave_tile;                   /* GEMM output tile edge for wave quantization */
+    double gemm_k_half;              /* K at half the GEMM pipeline's efficiency */
+    double runtime_reserved_bytes;   /* memory the runtime keeps */
+    double eff_gemm[SIM_DT_COUNT];   /* achievable fraction of peak_flops per format */
+    double eff_gemm_weight_only;     /* of the 16-bit peak, for weight-only GEMMs */
+    double eff_attention;            /* of the 16-bit peak, fused attention */
+    double eff_memory;               /* of hbm_bytes_per_s */
+    double eff_attn_memory;          /* of hbm_bytes_per_s, attention over paged KV */
+    double eff_network;              /* of the link bandwidth */
 } sim_hw;
 
 /* Loads and validates a device file. On error *hw is unspecified and err names file and field. */

@@ -31,8 +31,9 @@ sim_status sim_jsonf_load_max(const char *path, long max_bytes, cJSON **out, sim
     }
     if (n == 0 || n > max_bytes) {
         fclose(f);
-        return sim_fail(err, SIM_EINPUT, "%s: size %ld bytes, expected a JSON object of 1..%ld bytes",
-                        path, n, max_bytes);
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: size %ld bytes, expected a JSON object of 1..%ld bytes", path, n,
+                        max_bytes);
     }
     buf = malloc((size_t)n + 1);
     if (!buf) {
@@ -139,8 +140,8 @@ static sim_status int_at(const cJSON *it, const char *path, const char *field, i
     double v = cJSON_IsNumber(it) ? it->valuedouble : NAN;
     if (!isfinite(v) || v != floor(v) || v < (double)min || v > (double)max)
         return sim_fail(err, SIM_EINPUT,
-                        "%s: field '%s' is %s, expected a whole number in [%lld, %lld]", path, field,
-                        got, (long long)min, (long long)max);
+                        "%s: field '%s' is %s, expected a whole number in [%lld, %lld]", path,
+                        field, got, (long long)min, (long long)max);
     *out = (int64_t)v;
     return SIM_OK;
 }

@@ -15,10 +15,10 @@
 #include "step.h"
 
 typedef struct sim_kvcache {
-    int64_t block_size;   /* tokens per block */
+    int64_t block_size; /* tokens per block */
     int64_t total_blocks;
     int64_t free_blocks;
-    int64_t peak_used;    /* most blocks ever in use at once */
+    int64_t peak_used; /* most blocks ever in use at once */
 } sim_kvcache;
 
 /* KV-cache bytes per GPU that the memory plan leaves: HBM x util - weights (the target's plus

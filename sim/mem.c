@@ -37,12 +37,13 @@ void sim_mem_plan(const sim_step_cfg *cfg, double util, const sim_mem_extra *ext
     out->workspace_bytes =
         sim_mem_workspace_bytes(cfg, (double)batch * (double)input_len, (double)batch);
     out->reserved_bytes = cfg->hw->runtime_reserved_bytes;
-    out->need_bytes = out->weight_bytes + out->kv_bytes + out->workspace_bytes + out->reserved_bytes;
+    out->need_bytes =
+        out->weight_bytes + out->kv_bytes + out->workspace_bytes + out->reserved_bytes;
     out->capacity_bytes = cfg->hw->hbm_bytes * util;
     out->fits = out->need_bytes <= out->capacity_bytes;
     /* Everything but weights and reserve grows linearly with the batch. */
-    double per_seq = seq_len * out->kv_bytes_per_token +
-                     sim_mem_workspace_bytes(cfg, (double)input_len, 1.0);
+    double per_seq =
+        seq_len * out->kv_bytes_per_token + sim_mem_workspace_bytes(cfg, (double)input_len, 1.0);
     double room = out->capacity_bytes - out->weight_bytes - out->reserved_bytes;
     out->max_batch = room > 0.0 ? (int64_t)floor(room / per_seq) : 0;
 }

@@ -33,7 +33,7 @@ typedef struct sim_mem_report {
     double need_bytes;         /* sum of the above */
     double capacity_bytes;     /* HBM x utilization */
     bool fits;
-    int64_t max_batch;         /* largest batch of these lengths that fits; 0 if none */
+    int64_t max_batch; /* largest batch of these lengths that fits; 0 if none */
 } sim_mem_report;
 
 /* Activation workspace of a step with `tokens` new tokens and `logit_tokens` needing logits. */

@@ -139,8 +139,8 @@ sim_status sim_metrics_compute(sim_engine_result *res, const sim_slo *slo, sim_s
         out->total_output_tokens += r->output;
         if (any_slo) {
             bool ok = true;
-            const double v[SIM_M_COUNT] = {[SIM_M_TTFT] = ttft[i], [SIM_M_TPOT] = t,
-                                           [SIM_M_E2EL] = e2el[i]};
+            const double v[SIM_M_COUNT] = {
+                [SIM_M_TTFT] = ttft[i], [SIM_M_TPOT] = t, [SIM_M_E2EL] = e2el[i]};
             for (int m = 0; m < SIM_M_COUNT; m++)
                 if (m != SIM_M_ITL && slo->ms[m] > 0.0 && v[m] > slo->ms[m] * 1e6)
                     ok = false;

@@ -88,8 +88,8 @@ static sim_status read_shape(const cJSON *cfg, const char *path, sim_model *m, s
         (st = sim_jsonf_int(cfg, path, "vocab_size", 1, 64 * big, &m->vocab, err)) ||
         (st = sim_jsonf_int(cfg, path, "max_position_embeddings", 1, 64 * big, &m->max_positions,
                             err)) ||
-        (st = sim_jsonf_bool_opt(cfg, path, "tie_word_embeddings", false, &m->tied_embeddings,
-                                 err)))
+        (st =
+             sim_jsonf_bool_opt(cfg, path, "tie_word_embeddings", false, &m->tied_embeddings, err)))
         return st;
     if (m->heads % m->kv_heads != 0)
         return sim_fail(err, SIM_EINPUT,

@@ -22,22 +22,22 @@
 #include "status.h"
 
 typedef struct sim_model {
-    char name[96];            /* file stem, e.g. "llama-3.1-8b" */
-    char path[256];           /* file it was loaded from */
-    int64_t hidden;           /* d */
-    int64_t intermediate;     /* f: MLP width (gate and up each d x f) */
-    int64_t layers;           /* L */
-    int64_t heads;            /* h_q: query heads */
-    int64_t kv_heads;         /* h_kv: key/value heads (GQA) */
-    int64_t head_dim;         /* hd */
-    int64_t vocab;            /* V */
-    int64_t max_positions;    /* longest context the model accepts */
-    int64_t sliding_window;   /* attention window in tokens; 0 = full attention */
-    int64_t mtp_layers;       /* multi-token-prediction layers (num_nextn_predict_layers) */
-    bool tied_embeddings;     /* lm_head shares the embedding matrix */
-    bool qkv_bias;            /* q, k, v projections carry a bias (Qwen2) */
-    bool dtype_known;         /* torch_dtype was given */
-    sim_dtype dtype;          /* checkpoint format (bf16 or fp16); float32 maps to bf16 */
+    char name[96];          /* file stem, e.g. "llama-3.1-8b" */
+    char path[256];         /* file it was loaded from */
+    int64_t hidden;         /* d */
+    int64_t intermediate;   /* f: MLP width (gate and up each d x f) */
+    int64_t layers;         /* L */
+    int64_t heads;          /* h_q: query heads */
+    int64_t kv_heads;       /* h_kv: key/value heads (GQA) */
+    int64_t head_dim;       /* hd */
+    int64_t vocab;          /* V */
+    int64_t max_positions;  /* longest context the model accepts */
+    int64_t sliding_window; /* attention window in tokens; 0 = full attention */
+    int64_t mtp_layers;     /* multi-token-prediction layers (num_nextn_predict_layers) */
+    bool tied_embeddings;   /* lm_head shares the embedding matrix */
+    bool qkv_bias;          /* q, k, v projections carry a bias (Qwen2) */
+    bool dtype_known;       /* torch_dtype was given */
+    sim_dtype dtype;        /* checkpoint format (bf16 or fp16); float32 maps to bf16 */
 } sim_model;
 
 /* Loads and validates a config.json. Errors name the file, field, value and what was expected. */

@@ -161,8 +161,8 @@ static void ops_table(FILE *f, const char *title, const sim_step_result *s)
     /* share: of the ops' own time summed without overlap (busy + network + launch) */
     const double total = s->busy_ns + s->t_net_ns + s->t_launch_ns;
     fprintf(f, "\n%s (per GPU; per-layer ops x%lld layers)\n", title, (long long)s->graph.layers);
-    fprintf(f, "%-15s %5s %11s %11s %9s %-8s %10s %10s %10s %10s %6s\n", "op", "x", "GFLOP",
-            "MB", "FLOP/B", "bound", "math_us", "mem_us", "net_us", "time_us", "share");
+    fprintf(f, "%-15s %5s %11s %11s %9s %-8s %10s %10s %10s %10s %6s\n", "op", "x", "GFLOP", "MB",
+            "FLOP/B", "bound", "math_us", "mem_us", "net_us", "time_us", "share");
     for (int i = 0; i < SIM_OP_COUNT; i++) {
         const sim_op *op = &s->graph.ops[i];
         const sim_op_cost *c = &s->cost[i];
@@ -175,8 +175,9 @@ static void ops_table(FILE *f, const char *title, const sim_step_result *s)
                 c->t_mem_ns / 1e3, c->t_net_ns / 1e3, c->t_ns / 1e3,
                 100.0 * ratio(n * c->t_ns, total));
     }
-    fprintf(f, "step: %.3f ms (bounds %.3f .. %.3f ms), %s-bound; math %.3f, memory %.3f, "
-               "network %.3f (exposed %.3f, hidden %.3f), launch %.3f, host %.3f ms\n",
+    fprintf(f,
+            "step: %.3f ms (bounds %.3f .. %.3f ms), %s-bound; math %.3f, memory %.3f, "
+            "network %.3f (exposed %.3f, hidden %.3f), launch %.3f, host %.3f ms\n",
             s->t_ns / 1e6, s->t_lower_ns / 1e6, s->t_upper_ns / 1e6, sim_bound_name(s->bound),
             s->t_math_ns / 1e6, s->t_mem_ns / 1e6, s->t_net_ns / 1e6, s->net_exposed_ns / 1e6,
             s->net_hidden_ns / 1e6, s->t_launch_ns / 1e6, s->t_host_ns / 1e6);
@@ -186,11 +187,12 @@ static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_resul
 {
     const sim_step_cfg *s = &cfg->step;
     fprintf(f, "infersim run: %s on %d x %s\n", s->model->name, s->tp, s->hw->name);
-    fprintf(f, "batch %lld, input %lld, output %lld tokens; weights %s, activations %s, KV %s; "
-               "overlap-comm %.2f\n",
+    fprintf(f,
+            "batch %lld, input %lld, output %lld tokens; weights %s, activations %s, KV %s; "
+            "overlap-comm %.2f\n",
             (long long)cfg->batch, (long long)cfg->input_len, (long long)cfg->output_len,
-            sim_dtype_name(s->prec.weight), sim_dtype_name(s->prec.act),
-            sim_dtype_name(s->prec.kv), s->overlap);
+            sim_dtype_name(s->prec.weight), sim_dtype_name(s->prec.act), sim_dtype_name(s->prec.kv),
+            s->overlap);
     fprintf(f, "\n%-34s %12.3f\n", "TTFT (ms):", r->ttft_ns / 1e6);
     fprintf(f, "%-34s %12.3f\n", "TPOT (ms):", r->tpot_ns / 1e6);
     fprintf(f, "%-34s %12.3f\n", "E2E latency (ms):", r->e2e_ns / 1e6);
@@ -202,12 +204,14 @@ static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_resul
     fprintf(f, "%-34s %12lld\n", "Largest batch that fits:", (long long)r->mem.max_batch);
     bool spec = sim_spec_active(cfg->spec);
     if (spec) {
-        fprintf(f, "Speculative decoding: %s, K = %d, acceptance rate %.3f -> %.3f tokens per "
-                   "verify step\n",
+        fprintf(f,
+                "Speculative decoding: %s, K = %d, acceptance rate %.3f -> %.3f tokens per "
+                "verify step\n",
                 sim_spec_method_name(cfg->spec->method), cfg->spec->k, cfg->spec->alpha,
                 r->spec_tau);
-        fprintf(f, "  per iteration: draft %.3f ms + verify %.3f ms; %.1f iterations; "
-                   "speed-up against plain decoding %.2fx\n",
+        fprintf(f,
+                "  per iteration: draft %.3f ms + verify %.3f ms; %.1f iterations; "
+                "speed-up against plain decoding %.2fx\n",
                 r->spec_draft_ns / 1e6, r->spec_verify_ns / 1e6, r->spec_iterations,
                 r->spec_speedup);
     }
@@ -228,24 +232,24 @@ static sim_status run_csv(FILE *f, const sim_run_cfg *cfg, const sim_run_result 
                "decode_bound,prefill_t_lower_ms,prefill_t_upper_ms,decode_t_lower_ms,"
                "decode_t_upper_ms,weight_bytes_per_gpu,kv_bytes_per_gpu,hbm_bytes_per_gpu,"
                "fits,max_batch\n");
-    fprintf(f, "\"%s\",\"%s\",%d,%lld,%lld,%lld,%s,%s,%s,%g,%.6f,%.6f,%.6f,%.3f,%s,%s,%.6f,%.6f,"
-               "%.6f,%.6f,%.0f,%.0f,%.0f,%s,%lld\n",
-            s->model->name, s->hw->name, s->tp, (long long)cfg->batch,
-            (long long)cfg->input_len, (long long)cfg->output_len, sim_dtype_name(s->prec.weight),
-            sim_dtype_name(s->prec.act), sim_dtype_name(s->prec.kv), s->overlap,
-            r->ttft_ns / 1e6, r->tpot_ns / 1e6, r->e2e_ns / 1e6, r->output_throughput,
-            sim_bound_name(r->prefill.bound),
+    fprintf(f,
+            "\"%s\",\"%s\",%d,%lld,%lld,%lld,%s,%s,%s,%g,%.6f,%.6f,%.6f,%.3f,%s,%s,%.6f,%.6f,"
+            "%.6f,%.6f,%.0f,%.0f,%.0f,%s,%lld\n",
+            s->model->name, s->hw->name, s->tp, (long long)cfg->batch, (long long)cfg->input_len,
+            (long long)cfg->output_len, sim_dtype_name(s->prec.weight), sim_dtype_name(s->prec.act),
+            sim_dtype_name(s->prec.kv), s->overlap, r->ttft_ns / 1e6, r->tpot_ns / 1e6,
+            r->e2e_ns / 1e6, r->output_throughput, sim_bound_name(r->prefill.bound),
             r->decode_steps > 0 ? sim_bound_name(r->decode.bound) : "", r->prefill.t_lower_ns / 1e6,
             r->prefill.t_upper_ns / 1e6, r->decode.t_lower_ns / 1e6, r->decode.t_upper_ns / 1e6,
-            r->mem.weight_bytes, r->mem.kv_bytes, r->mem.need_bytes,
-            r->mem.fits ? "true" : "false", (long long)r->mem.max_batch);
+            r->mem.weight_bytes, r->mem.kv_bytes, r->mem.need_bytes, r->mem.fits ? "true" : "false",
+            (long long)r->mem.max_batch);
     return ferror(f) ? SIM_EINTERNAL : SIM_OK;
 }
 
 sim_status sim_report_run(FILE *f, sim_format fmt, const sim_run_cfg *cfg, const sim_run_result *r)
 {
     static sim_status (*const writers[SIM_FMT_COUNT])(FILE *, const sim_run_cfg *,
-                                                       const sim_run_result *) = {
+                                                      const sim_run_result *) = {
         [SIM_FMT_TABLE] = run_table, [SIM_FMT_JSON] = run_json, [SIM_FMT_CSV] = run_csv};
     return writers[fmt](f, cfg, r);
 }
@@ -335,7 +339,8 @@ static sim_status roofline_csv(FILE *f, const sim_roofline *r)
 sim_status sim_report_roofline(FILE *f, sim_format fmt, const sim_roofline *r)
 {
     static sim_status (*const writers[SIM_FMT_COUNT])(FILE *, const sim_roofline *) = {
-        [SIM_FMT_TABLE] = roofline_table, [SIM_FMT_JSON] = roofline_json,
+        [SIM_FMT_TABLE] = roofline_table,
+        [SIM_FMT_JSON] = roofline_json,
         [SIM_FMT_CSV] = roofline_csv};
     return writers[fmt](f, r);
 }
@@ -354,8 +359,14 @@ static void banner(FILE *f, const char *text, char fill)
     fprintf(f, "%.*s%s%.*s\n", left, line, text, right, line);
 }
 
-static void row_num(FILE *f, const char *label, double v) { fprintf(f, "%-40s %-10.2f\n", label, v); }
-static void row_int(FILE *f, const char *label, long long v) { fprintf(f, "%-40s %-10lld\n", label, v); }
+static void row_num(FILE *f, const char *label, double v)
+{
+    fprintf(f, "%-40s %-10.2f\n", label, v);
+}
+static void row_int(FILE *f, const char *label, long long v)
+{
+    fprintf(f, "%-40s %-10lld\n", label, v);
+}
 
 static const char *const metric_titles[SIM_M_COUNT] = {
     [SIM_M_TTFT] = "Time to First Token",

@@ -29,10 +29,10 @@ sim_status sim_report_run(FILE *f, sim_format fmt, const sim_run_cfg *cfg, const
  * one prefill and one decode step. */
 typedef struct sim_roofline {
     const sim_hw *hw;
-    sim_dtype dtype;                 /* compute format of the ridge */
-    const sim_step_cfg *step;        /* NULL without a model */
-    const sim_step_result *prefill;  /* NULL without a model */
-    const sim_step_result *decode;   /* NULL without a model */
+    sim_dtype dtype;                /* compute format of the ridge */
+    const sim_step_cfg *step;       /* NULL without a model */
+    const sim_step_result *prefill; /* NULL without a model */
+    const sim_step_result *decode;  /* NULL without a model */
     int64_t batch, input_len;
 } sim_roofline;
 

@@ -27,29 +27,29 @@
 #include "step.h"
 
 typedef struct sim_run_cfg {
-    sim_step_cfg step;   /* step.eager: decode kernels launched eagerly (--enforce-eager) */
-    int64_t batch;       /* sequences */
-    int64_t input_len;   /* prompt tokens per sequence */
-    int64_t output_len;  /* generated tokens per sequence (>= 1) */
-    double mem_util;     /* --gpu-memory-utilization, (0, 1] */
+    sim_step_cfg step;    /* step.eager: decode kernels launched eagerly (--enforce-eager) */
+    int64_t batch;        /* sequences */
+    int64_t input_len;    /* prompt tokens per sequence */
+    int64_t output_len;   /* generated tokens per sequence (>= 1) */
+    double mem_util;      /* --gpu-memory-utilization, (0, 1] */
     const sim_spec *spec; /* speculative decoding; NULL (or method none) for plain decoding */
 } sim_run_cfg;
 
 typedef struct sim_run_result {
     double ttft_ns;
-    double tpot_ns;            /* 0 when output_len == 1 */
+    double tpot_ns; /* 0 when output_len == 1 */
     double e2e_ns;
-    double output_throughput;  /* generated tokens per second, whole batch */
+    double output_throughput; /* generated tokens per second, whole batch */
     sim_step_result prefill;
-    sim_step_result decode;    /* the mean decode (or verify) step (zeros when output_len == 1) */
-    int64_t decode_steps;      /* decode steps, or whole verify iterations with speculation */
+    sim_step_result decode; /* the mean decode (or verify) step (zeros when output_len == 1) */
+    int64_t decode_steps;   /* decode steps, or whole verify iterations with speculation */
     sim_mem_report mem;
     /* speculative decoding (zeros without it) */
-    double spec_tau;           /* tokens per verify step per sequence */
-    double spec_iterations;    /* expected verify iterations: (output_len - 1) / tau */
-    double spec_draft_ns;      /* mean draft time per iteration */
-    double spec_verify_ns;     /* mean verify-step time per iteration */
-    double spec_speedup;       /* decode time without speculation / with it */
+    double spec_tau;        /* tokens per verify step per sequence */
+    double spec_iterations; /* expected verify iterations: (output_len - 1) / tau */
+    double spec_draft_ns;   /* mean draft time per iteration */
+    double spec_verify_ns;  /* mean verify-step time per iteration */
+    double spec_speedup;    /* decode time without speculation / with it */
 } sim_run_result;
 
 /* Validates everything a run needs: the step configuration, lengths against the model's

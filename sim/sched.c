@@ -81,7 +81,7 @@ static bool schedule_running(sim_sched *s, sim_req *reqs, sim_sched_entry *out, 
                              int64_t *budget, bool one_token)
 {
     bool clean = true;
-    for (size_t i = 0; i < s->r_len && *budget > 0; i++) {
+    for (size_t i = 0; i<s->r_len && * budget> 0; i++) {
         int64_t id = s->running[i];
         sim_req *r = &reqs[id];
         int64_t num_new = sim_req_known(r) - r->computed;

@@ -36,13 +36,13 @@ typedef enum sim_req_phase {
 
 /* Run state of one request (the engine owns the array). */
 typedef struct sim_req {
-    int64_t input, output;   /* prompt tokens; tokens to generate */
-    int64_t computed;        /* tokens whose KV is in the cache */
-    int64_t generated;       /* output tokens produced so far */
-    int64_t blocks;          /* KV blocks held */
+    int64_t input, output; /* prompt tokens; tokens to generate */
+    int64_t computed;      /* tokens whose KV is in the cache */
+    int64_t generated;     /* output tokens produced so far */
+    int64_t blocks;        /* KV blocks held */
     int64_t preemptions;
-    int64_t send_ns;         /* when the client sent it (TTFT and E2E count from here) */
-    int64_t first_sched_ns;  /* start of its first iteration; -1 before */
+    int64_t send_ns;        /* when the client sent it (TTFT and E2E count from here) */
+    int64_t first_sched_ns; /* start of its first iteration; -1 before */
     int64_t first_token_ns, last_token_ns, finish_ns;
     sim_req_phase phase;
 } sim_req;
@@ -51,7 +51,7 @@ typedef struct sim_sched_cfg {
     int64_t max_num_seqs;           /* requests per iteration */
     int64_t max_num_batched_tokens; /* token budget per iteration */
     bool chunked_prefill;
-    int64_t spec_tokens;            /* K drafted tokens: a decoding request verifies K + 1 */
+    int64_t spec_tokens; /* K drafted tokens: a decoding request verifies K + 1 */
 } sim_sched_cfg;
 
 /* One scheduled request of an iteration. */
@@ -67,8 +67,8 @@ typedef struct sim_sched {
     size_t w_head, w_len, cap; /* cap = number of requests */
     int64_t *running;          /* admission order */
     size_t r_len;
-    int64_t preemptions;       /* total so far */
-    int64_t *preempted;        /* requests preempted by the last sim_sched_next */
+    int64_t preemptions; /* total so far */
+    int64_t *preempted;  /* requests preempted by the last sim_sched_next */
     size_t n_preempted;
 } sim_sched;
 

@@ -97,8 +97,7 @@ sim_status sim_spec_init(sim_spec *s, sim_spec_method method, int k, double alph
                             "--spec-method: value mtp needs MTP layers, but %s has no "
                             "num_nextn_predict_layers",
                             target->path);
-        snprintf(s->head.name, sizeof s->head.name, "%.80s-%s", target->name,
-                 method_names[method]);
+        snprintf(s->head.name, sizeof s->head.name, "%.80s-%s", target->name, method_names[method]);
         s->draft = &s->head;
     }
     return SIM_OK;
@@ -175,7 +174,8 @@ static double medusa_ns(const sim_spec *s, const sim_step_cfg *t, double seqs)
     sim_graph_gemm(&res, SIM_OP_DOWN_PROJ, seqs, m->hidden / t->tp, m->hidden, rdt, &p16, rb);
     sim_graph_gemm(&head, SIM_OP_LM_HEAD, seqs, (m->vocab + t->tp - 1) / t->tp, m->hidden, rdt,
                    &p16, rb);
-    double per_head = sim_cost_op(t->hw, &res, launch).t_ns + sim_cost_op(t->hw, &head, launch).t_ns;
+    double per_head =
+        sim_cost_op(t->hw, &res, launch).t_ns + sim_cost_op(t->hw, &head, launch).t_ns;
     return s->k * per_head;
 }
 
@@ -203,8 +203,8 @@ double sim_spec_draft_ns(const sim_spec *s, const sim_step_cfg *target,
             for (size_t i = 0; i < n_prefill; i++)
                 scratch[n++] = prefill[i];
         for (size_t i = 0; i < n_decode; i++)
-            scratch[n++] = (sim_seq_group){.count = decode[i].count, .q = 1,
-                                           .c = decode[i].c + j, .logits = 1};
+            scratch[n++] = (sim_seq_group){
+                .count = decode[i].count, .q = 1, .c = decode[i].c + j, .logits = 1};
         if (n == 0)
             break;
         d.eager = target->eager || (j == 0 && n_prefill > 0);

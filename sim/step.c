@@ -28,8 +28,10 @@ double sim_step_op_repeats(const sim_step_result *r, sim_op_id id)
 
 static sim_bound largest(const sim_step_result *r)
 {
-    sim_op_cost sums = {.t_math_ns = r->t_math_ns, .t_mem_ns = r->t_mem_ns,
-                        .t_net_ns = r->t_net_ns, .t_launch_ns = r->t_launch_ns + r->t_host_ns};
+    sim_op_cost sums = {.t_math_ns = r->t_math_ns,
+                        .t_mem_ns = r->t_mem_ns,
+                        .t_net_ns = r->t_net_ns,
+                        .t_launch_ns = r->t_launch_ns + r->t_host_ns};
     return sim_cost_bound(&sums);
 }
 
@@ -124,8 +126,7 @@ static void price_finish(const sim_step_cfg *cfg, const step_sums *base, sim_ste
     double share = out->t_net_ns > 0.0 ? hidden / out->t_net_ns : 0.0;
     for (int i = 0; i < SIM_OP_COUNT; i++)
         out->hidden_ns[i] = out->cost[i].t_net_ns * share;
-    out->t_cpu_ns =
-        cfg->iteration_overhead_ns + cfg->request_overhead_ns * (double)out->graph.seqs;
+    out->t_cpu_ns = cfg->iteration_overhead_ns + cfg->request_overhead_ns * (double)out->graph.seqs;
     double gpu = out->busy_ns + out->t_launch_ns + out->t_net_ns - hidden;
     finish(out, hidden, exposed_host(out->t_cpu_ns, gpu, cfg->async_sched));
 }
@@ -176,8 +177,8 @@ const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_se
 
 /* Every additive double of an op and of a cost, listed once for accumulate and scale. */
 #define OP_FIELDS(X)                                                                               \
-    X(flops) X(weight_bytes) X(act_bytes) X(kv_read_bytes) X(kv_write_bytes) X(net_bytes)          \
-        X(net_msg_bytes)
+    X(flops)                                                                                       \
+    X(weight_bytes) X(act_bytes) X(kv_read_bytes) X(kv_write_bytes) X(net_bytes) X(net_msg_bytes)
 #define COST_FIELDS(X) X(t_math_ns) X(t_mem_ns) X(t_net_ns) X(t_launch_ns) X(t_ns)
 
 void sim_step_accumulate(sim_step_result *sum, const sim_step_result *x)

@@ -27,28 +27,28 @@
 typedef struct sim_step_cfg {
     const sim_model *model;
     const sim_hw *hw;
-    int tp;             /* tensor-parallel degree */
+    int tp; /* tensor-parallel degree */
     sim_prec prec;
-    double overlap;     /* 0..1: fraction of network time that may hide behind compute */
-    bool eager;         /* kernels launched eagerly (else from a captured CUDA graph) */
+    double overlap;               /* 0..1: fraction of network time that may hide behind compute */
+    bool eager;                   /* kernels launched eagerly (else from a captured CUDA graph) */
     double iteration_overhead_ns; /* engine CPU time per iteration */
     double request_overhead_ns;   /* engine CPU time per request in the iteration */
     bool async_sched;             /* CPU work overlaps the GPU step (vLLM --async-scheduling) */
 } sim_step_cfg;
 
 typedef struct sim_step_result {
-    sim_graph graph;                 /* the ops (one layer + the edges) */
-    sim_op_cost cost[SIM_OP_COUNT];  /* cost of ONE instance of each op */
-    double hidden_ns[SIM_OP_COUNT];  /* network time of one instance hidden by overlap */
-    double flops, bytes, net_bytes;  /* whole step, all layers, per GPU */
+    sim_graph graph;                /* the ops (one layer + the edges) */
+    sim_op_cost cost[SIM_OP_COUNT]; /* cost of ONE instance of each op */
+    double hidden_ns[SIM_OP_COUNT]; /* network time of one instance hidden by overlap */
+    double flops, bytes, net_bytes; /* whole step, all layers, per GPU */
     double t_math_ns, t_mem_ns, t_net_ns, t_launch_ns; /* sums over the step */
-    double t_cpu_ns;                 /* engine CPU work of the iteration */
-    double t_host_ns;                /* the part of it the GPU waits for */
-    double busy_ns;                  /* sum of max(T_math, T_mem) */
+    double t_cpu_ns;                                   /* engine CPU work of the iteration */
+    double t_host_ns;                                  /* the part of it the GPU waits for */
+    double busy_ns;                                    /* sum of max(T_math, T_mem) */
     double net_hidden_ns, net_exposed_ns;
     double t_lower_ns, t_upper_ns;
-    double t_ns;                     /* the prediction */
-    sim_bound bound;                 /* the largest of math, memory, network, launch + host */
+    double t_ns;     /* the prediction */
+    sim_bound bound; /* the largest of math, memory, network, launch + host */
 } sim_step_result;
 
 /* Checks the configuration once (TP divides the heads, precision makes sense, the device
@@ -67,7 +67,7 @@ typedef struct sim_step_memo {
     bool valid;
     bool eager;
     double tokens, seqs, logits;
-    double base[8];    /* private: the sums over every op but attention */
+    double base[8]; /* private: the sums over every op but attention */
     sim_step_result r;
 } sim_step_memo;
 

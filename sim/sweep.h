@@ -22,8 +22,8 @@
 #include "status.h"
 
 typedef struct sim_grid_dim {
-    char name[64];  /* flag, e.g. "--tp" */
-    char **values;  /* owned strings */
+    char name[64]; /* flag, e.g. "--tp" */
+    char **values; /* owned strings */
     size_t n;
 } sim_grid_dim;
 
@@ -61,9 +61,9 @@ size_t sim_shard_point(const sim_shard *s, size_t k); /* grid index of the shard
 
 /* One evaluated point. */
 typedef struct sim_sweep_row {
-    size_t point;        /* grid index */
-    char *text;          /* formatted row, owned (malloc) */
-    bool ok;             /* evaluated without error */
+    size_t point; /* grid index */
+    char *text;   /* formatted row, owned (malloc) */
+    bool ok;      /* evaluated without error */
     bool meets_slo;
     double tput_per_gpu; /* output tokens/s per GPU */
     double tpot_ms;      /* at the SLO percentile */

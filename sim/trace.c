@@ -551,9 +551,10 @@ static void on_iteration(void *ctx, const sim_iter_info *it)
     sim_trace_counter(t, PID_ENGINE, "batch tokens", it->start_ns, &a);
     sim_targs_reset(&a);
     sim_targs_int(&a, "blocks_used", it->kv_used_blocks);
-    sim_targs_num(&a, "usage_pct", it->kv_total_blocks > 0 ? 100.0 * (double)it->kv_used_blocks /
-                                                                 (double)it->kv_total_blocks
-                                                           : 0.0);
+    sim_targs_num(&a, "usage_pct",
+                  it->kv_total_blocks > 0
+                      ? 100.0 * (double)it->kv_used_blocks / (double)it->kv_total_blocks
+                      : 0.0);
     sim_trace_counter(t, PID_ENGINE, "kv cache", it->start_ns, &a);
     if (ts->detail == SIM_TRACE_ITERATION)
         return;
@@ -590,8 +591,8 @@ sim_status sim_trace_serve_open(sim_trace_serve *ts, const char *path, sim_trace
     ts->w1_ns = w1_ns;
     ts->step = step;
     ts->n = n;
-    ts->observer = (sim_engine_observer){.ctx = ts, .iteration = on_iteration,
-                                         .request = on_request};
+    ts->observer =
+        (sim_engine_observer){.ctx = ts, .iteration = on_iteration, .request = on_request};
     sim_trace_name_process(&ts->t, PID_ENGINE, "engine", 0);
     name_tracks(&ts->t, PID_ENGINE, detail == SIM_TRACE_OP);
     sim_trace_name_process(&ts->t, PID_REQUESTS, "requests", 1);
@@ -731,8 +732,7 @@ static sim_status check_async(checker *c, long idx, const cJSON *ev, char ph, si
     int64_t key = (int64_t)(str_hash(cat->valuestring) & 0x7fffffffffffffffLL);
     int64_t nid = (int64_t)id->valuedouble;
     size_t k = 0;
-    while (k < c->depth_keys.n &&
-           !(c->depth_keys.k[k][0] == key && c->depth_keys.k[k][1] == nid))
+    while (k < c->depth_keys.n && !(c->depth_keys.k[k][0] == key && c->depth_keys.k[k][1] == nid))
         k++;
     if (k == c->depth_keys.n) {
         if (!set_add(&c->depth_keys, key, nid))
@@ -888,8 +888,8 @@ sim_status sim_trace_check(const char *path, sim_trace_stats *stats, sim_err *er
     }
     for (size_t k = 0; !st && k < c.depth_keys.n; k++)
         if (c.depth[k] != 0)
-            st = sim_fail(err, SIM_EINPUT, "%s: async id %lld has %lld begins without an end",
-                          path, (long long)c.depth_keys.k[k][1], (long long)c.depth[k]);
+            st = sim_fail(err, SIM_EINPUT, "%s: async id %lld has %lld begins without an end", path,
+                          (long long)c.depth_keys.k[k][1], (long long)c.depth[k]);
     for (size_t k = 0; !st && k < c.used.n; k++)
         if (!set_has(&c.named, c.used.k[k][0], c.used.k[k][1]))
             st = sim_fail(err, SIM_EINPUT, "%s: pid %lld%s%lld has no %s metadata", path,

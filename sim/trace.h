@@ -30,7 +30,7 @@ typedef struct sim_trace {
     FILE *f;
     char path[1024];
     char tmp[1100];
-    bool first;        /* no event written yet */
+    bool first; /* no event written yet */
     int64_t events;
 } sim_trace;
 
@@ -89,14 +89,14 @@ bool sim_trace_detail_parse(const char *s, sim_trace_detail *out);
 /* A serving timeline: an observer of the engine. */
 typedef struct sim_trace_serve {
     sim_trace t;
-    sim_engine_observer observer;  /* pass &observer to the engine */
+    sim_engine_observer observer; /* pass &observer to the engine */
     sim_trace_detail detail;
-    int64_t w0_ns, w1_ns;          /* window; events outside it are dropped */
-    bool started, ended;           /* window opened / closed */
-    const sim_step_cfg *step;      /* for layer and op detail */
+    int64_t w0_ns, w1_ns;     /* window; events outside it are dropped */
+    bool started, ended;      /* window opened / closed */
+    const sim_step_cfg *step; /* for layer and op detail */
     size_t n;
-    unsigned char *phase;          /* per request: current phase */
-    unsigned char *open;           /* per request: bit 0 span open, bit 1 phase open */
+    unsigned char *phase; /* per request: current phase */
+    unsigned char *open;  /* per request: bit 0 span open, bit 1 phase open */
     int64_t *arrival_ns;
 } sim_trace_serve;
 
@@ -113,9 +113,9 @@ void sim_trace_serve_abort(sim_trace_serve *ts);
 /* What sim_trace_check found. */
 typedef struct sim_trace_stats {
     int64_t events, slices, counters, async_events, instants, metadata;
-    int64_t tracks;          /* distinct (pid, tid) with slices */
-    int64_t end_ns;          /* latest ts + dur */
-    int64_t iteration_ns;    /* sum of the durations of slices with cat "iteration" */
+    int64_t tracks;       /* distinct (pid, tid) with slices */
+    int64_t end_ns;       /* latest ts + dur */
+    int64_t iteration_ns; /* sum of the durations of slices with cat "iteration" */
     int64_t iterations;
     int64_t last_iteration_end_ns;
 } sim_trace_stats;

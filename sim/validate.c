@@ -13,8 +13,9 @@
 #include "run.h"
 
 static const char *const kind_names[SIM_VK_COUNT] = {
-    [SIM_VK_GEMM] = "gemm", [SIM_VK_ATTENTION] = "attention", [SIM_VK_COPY] = "copy",
-    [SIM_VK_ALLREDUCE] = "allreduce", [SIM_VK_E2E] = "e2e", [SIM_VK_TTFT] = "ttft"};
+    [SIM_VK_GEMM] = "gemm", [SIM_VK_ATTENTION] = "attention",
+    [SIM_VK_COPY] = "copy", [SIM_VK_ALLREDUCE] = "allreduce",
+    [SIM_VK_E2E] = "e2e",   [SIM_VK_TTFT] = "ttft"};
 
 const char *sim_vkind_name(sim_vkind k) { return kind_names[k]; }
 
@@ -58,9 +59,10 @@ static int split(char *line, char **f)
 }
 
 static const char *const columns[] = {
-    "id", "kind", "hw", "dtype", "gpus", "m", "n", "k", "batch", "seq", "heads", "head_dim",
-    "causal", "bytes", "model", "tp", "input_len", "output_len", "weight_dtype", "act_dtype",
-    "kv_dtype", "framework", "metric", "value", "unit", "skip", "source"};
+    "id",        "kind",   "hw",        "dtype",      "gpus",         "m",         "n",
+    "k",         "batch",  "seq",       "heads",      "head_dim",     "causal",    "bytes",
+    "model",     "tp",     "input_len", "output_len", "weight_dtype", "act_dtype", "kv_dtype",
+    "framework", "metric", "value",     "unit",       "skip",         "source"};
 enum { N_COLUMNS = sizeof columns / sizeof columns[0] };
 
 static int64_t int_or0(const char *s) { return *s ? strtoll(s, NULL, 10) : 0; }
@@ -139,8 +141,9 @@ sim_status sim_validate_load(const char *path, sim_vrow **rows, size_t *n, sim_e
             for (int i = 0; ok && i < N_COLUMNS; i++)
                 ok = strcmp(f[i], columns[i]) == 0;
             if (!ok)
-                st = sim_fail(err, SIM_EINPUT, "%s:1: header is not the validation columns "
-                                               "(id,kind,hw,...,skip,source)",
+                st = sim_fail(err, SIM_EINPUT,
+                              "%s:1: header is not the validation columns "
+                              "(id,kind,hw,...,skip,source)",
                               path);
             continue;
         }
@@ -251,8 +254,11 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
 sim_status sim_validate_e2e(const sim_vrow *r, const sim_model *model, const sim_hw *hw,
                             const sim_step_cfg *tmpl, double *pred, sim_err *err)
 {
-    sim_run_cfg c = {.step = *tmpl, .batch = r->batch, .input_len = r->input_len,
-                     .output_len = r->output_len, .mem_util = 0.9};
+    sim_run_cfg c = {.step = *tmpl,
+                     .batch = r->batch,
+                     .input_len = r->input_len,
+                     .output_len = r->output_len,
+                     .mem_util = 0.9};
     c.step.model = model;
     c.step.hw = hw;
     c.step.tp = (int)r->tp;
@@ -316,8 +322,8 @@ static void set_param(fit_param *p, double v)
 }
 
 /* Sum of squared relative errors of the device's op rows; sets *used. */
-static double loss(const sim_vrow *rows, size_t n, const char *name, const sim_hw *hw,
-                   size_t *used, double *abs_err)
+static double loss(const sim_vrow *rows, size_t n, const char *name, const sim_hw *hw, size_t *used,
+                   double *abs_err)
 {
     double s = 0.0;
     size_t u = 0;
@@ -340,8 +346,7 @@ static double loss(const sim_vrow *rows, size_t n, const char *name, const sim_h
 }
 
 /* Whether any of the device's op rows moves when the parameter does. */
-static bool constrained(const sim_vrow *rows, size_t n, const char *name, sim_hw *hw,
-                        fit_param *p)
+static bool constrained(const sim_vrow *rows, size_t n, const char *name, sim_hw *hw, fit_param *p)
 {
     double keep = *p->value, a = loss(rows, n, name, hw, NULL, NULL);
     set_param(p, p->lo + 0.37 * (p->hi - p->lo));
@@ -366,22 +371,23 @@ sim_status sim_validate_fit(const sim_vrow *rows, size_t n, const char *name, si
     }
     fit_param params[SIM_DT_COUNT + 7];
     size_t np = 0;
-    static const char *const gemm_names[SIM_DT_COUNT] = {
-        [SIM_DT_BF16] = "efficiency.gemm.bf16", [SIM_DT_FP8] = "efficiency.gemm.fp8",
-        [SIM_DT_INT8] = "efficiency.gemm.int8"};
+    static const char *const gemm_names[SIM_DT_COUNT] = {[SIM_DT_BF16] = "efficiency.gemm.bf16",
+                                                         [SIM_DT_FP8] = "efficiency.gemm.fp8",
+                                                         [SIM_DT_INT8] = "efficiency.gemm.int8"};
     for (int dt = 0; dt < SIM_DT_COUNT; dt++)
         if (gemm_names[dt] && hw->peak_flops[dt] > 0.0)
-            params[np++] = (fit_param){gemm_names[dt], &hw->eff_gemm[dt],
+            params[np++] = (fit_param){gemm_names[dt],
+                                       &hw->eff_gemm[dt],
                                        dt == SIM_DT_BF16 ? &hw->eff_gemm[SIM_DT_FP16] : NULL,
-                                       0.05, 1.0, 1.0};
-    params[np++] = (fit_param){"efficiency.gemm_k_half", &hw->gemm_k_half, NULL, 0.0, 4096.0,
-                               1.0};
+                                       0.05,
+                                       1.0,
+                                       1.0};
+    params[np++] = (fit_param){"efficiency.gemm_k_half", &hw->gemm_k_half, NULL, 0.0, 4096.0, 1.0};
     params[np++] = (fit_param){"efficiency.attention", &hw->eff_attention, NULL, 0.05, 1.0, 1.0};
     params[np++] = (fit_param){"efficiency.memory", &hw->eff_memory, NULL, 0.3, 1.0, 1.0};
     params[np++] = (fit_param){"efficiency.network", &hw->eff_network, NULL, 0.1, 1.0, 1.0};
     params[np++] = (fit_param){"collective_latency_us", &hw->collective_ns, NULL, 0.0, 50e3, 1e3};
-    params[np++] = (fit_param){"scaleup_latency_us", &hw->scaleup_latency_ns, NULL, 0.0, 20e3,
-                               1e3};
+    params[np++] = (fit_param){"scaleup_latency_us", &hw->scaleup_latency_ns, NULL, 0.0, 20e3, 1e3};
     bool active[SIM_DT_COUNT + 7];
     for (size_t i = 0; i < np; i++)
         active[i] = constrained(rows, n, name, hw, &params[i]);
@@ -419,8 +425,8 @@ sim_status sim_validate_fit(const sim_vrow *rows, size_t n, const char *name, si
     size_t len = 0;
     for (size_t i = 0; i < np && len + 80 < sizeof rep->fitted; i++)
         if (active[i])
-            len += (size_t)snprintf(rep->fitted + len, sizeof rep->fitted - len, "%s%s %.4g -> %.4g",
-                                    len ? ", " : "", params[i].name, before[i] / params[i].scale,
-                                    *params[i].value / params[i].scale);
+            len += (size_t)snprintf(
+                rep->fitted + len, sizeof rep->fitted - len, "%s%s %.4g -> %.4g", len ? ", " : "",
+                params[i].name, before[i] / params[i].scale, *params[i].value / params[i].scale);
     return SIM_OK;
 }

@@ -72,9 +72,9 @@ void sim_validate_summary(const double *abs_err_pct, size_t n, double *median, d
 
 /* The efficiency parameters a fit may move, with their bounds. */
 typedef struct sim_fit_report {
-    size_t rows;           /* op-level rows of the device used */
+    size_t rows;                        /* op-level rows of the device used */
     double before_median, after_median; /* |error| % over those rows */
-    char fitted[768];      /* "efficiency.gemm.bf16 0.80 -> 0.74, ..." */
+    char fitted[768];                   /* "efficiency.gemm.bf16 0.80 -> 0.74, ..." */
 } sim_fit_report;
 
 /* Fits hw's efficiencies (GEMM per format, attention, memory, network, collective fixed cost and

@@ -79,8 +79,8 @@ sim_status sim_workload_synthetic(const sim_synth_cfg *c, sim_workload *out, sim
         /* gamma(shape B, scale 1 / (rate B)) has mean 1 / rate; rescale to exactly N / rate */
         double total = 0.0;
         for (size_t i = 0; i < n; i++)
-            total += gaps[i] = sim_rng_gamma(&rng, c->burstiness,
-                                             1.0 / (c->request_rate * c->burstiness));
+            total += gaps[i] =
+                sim_rng_gamma(&rng, c->burstiness, 1.0 / (c->request_rate * c->burstiness));
         double f = total > 0.0 ? ((double)n / c->request_rate) / total : 0.0;
         double t = 0.0;
         for (size_t i = 0; i < n; i++) {
@@ -213,16 +213,17 @@ static sim_status csv_header(trace_reader *tr, char *line, sim_err *err)
             return SIM_OK;
         }
     }
-    return sim_fail(err, SIM_EINPUT,
-                    "%s:1: unknown trace format (first line '%.60s'); expected an Azure CSV header "
-                    "(TIMESTAMP,ContextTokens,GeneratedTokens), Mooncake JSONL ({\"timestamp\": ..., "
-                    "\"input_length\": ..., \"output_length\": ...}) or the header "
-                    "arrival_s,input_tokens,output_tokens",
-                    tr->path, f[0]);
+    return sim_fail(
+        err, SIM_EINPUT,
+        "%s:1: unknown trace format (first line '%.60s'); expected an Azure CSV header "
+        "(TIMESTAMP,ContextTokens,GeneratedTokens), Mooncake JSONL ({\"timestamp\": ..., "
+        "\"input_length\": ..., \"output_length\": ...}) or the header "
+        "arrival_s,input_tokens,output_tokens",
+        tr->path, f[0]);
 }
 
-static sim_status csv_row(trace_reader *tr, char *line, int64_t lineno, sim_request *r,
-                          double *t, sim_err *err)
+static sim_status csv_row(trace_reader *tr, char *line, int64_t lineno, sim_request *r, double *t,
+                          sim_err *err)
 {
     char *f[64];
     int n = split_csv(line, f, 64);

@@ -39,16 +39,16 @@ typedef struct sim_request {
 typedef struct sim_workload {
     sim_request *reqs; /* owned; sorted by arrival */
     size_t n;
-    char source[256];  /* "random" or the trace path, for messages */
+    char source[256]; /* "random" or the trace path, for messages */
 } sim_workload;
 
 typedef struct sim_synth_cfg {
-    int64_t num_prompts;  /* N >= 1 */
-    int64_t input_len;    /* mean prompt length */
-    int64_t output_len;   /* mean output length */
-    double range_ratio;   /* [0, 1): 0 = fixed lengths */
-    double request_rate;  /* requests/s; INFINITY = all at t = 0 */
-    double burstiness;    /* gamma shape > 0; 1 = Poisson */
+    int64_t num_prompts; /* N >= 1 */
+    int64_t input_len;   /* mean prompt length */
+    int64_t output_len;  /* mean output length */
+    double range_ratio;  /* [0, 1): 0 = fixed lengths */
+    double request_rate; /* requests/s; INFINITY = all at t = 0 */
+    double burstiness;   /* gamma shape > 0; 1 = Poisson */
     uint64_t seed;
 } sim_synth_cfg;
 

@@ -82,8 +82,8 @@ static void test_run_json_round_trip(void **state)
     assert_true(ttft > 0 && tpot > 0);
     assert_near(e2e, ttft + 127 * tpot, 1e-9);
     assert_near(num(j, "output_throughput"), 8.0 * 128 / (e2e / 1e3), 1e-9);
-    static const char *const step_keys[] = {"time_ms", "t_lower_ms", "t_upper_ms", "flops",
-                                            "bytes", "net_bytes"};
+    static const char *const step_keys[] = {"time_ms", "t_lower_ms", "t_upper_ms",
+                                            "flops",   "bytes",      "net_bytes"};
     for (int p = 0; p < 2; p++) {
         const cJSON *s = cJSON_GetObjectItemCaseSensitive(j, p ? "decode" : "prefill");
         assert_non_null(s);
@@ -132,9 +132,9 @@ static void test_tp_ops_and_names(void **state)
     const cJSON *ops = cJSON_GetObjectItemCaseSensitive(j, "ops");
     assert_int_equal(cJSON_GetArraySize(ops), 32); /* all 16 ops in both phases */
     static const char *const names[] = {
-        "embed", "attn_norm", "qkv_proj", "rope", "attention", "o_proj", "attn_allreduce",
-        "mlp_norm", "gate_up_proj", "act", "down_proj", "mlp_allreduce", "final_norm", "lm_head",
-        "logits_gather", "sampling"};
+        "embed",          "attn_norm", "qkv_proj",      "rope",    "attention", "o_proj",
+        "attn_allreduce", "mlp_norm",  "gate_up_proj",  "act",     "down_proj", "mlp_allreduce",
+        "final_norm",     "lm_head",   "logits_gather", "sampling"};
     for (int i = 0; i < 16; i++) {
         const cJSON *op = cJSON_GetArrayItem(ops, i);
         assert_string_equal(cJSON_GetObjectItemCaseSensitive(op, "name")->valuestring, names[i]);
@@ -260,9 +260,9 @@ static void test_serve(void **state)
     assert_non_null(j);
     /* the keys of vLLM's --save-result file, plus infersim's own */
     static const char *const keys[] = {
-        "completed", "duration", "total_input_tokens", "total_output_tokens",
+        "completed",          "duration",          "total_input_tokens",     "total_output_tokens",
         "request_throughput", "output_throughput", "total_token_throughput", "request_goodput",
-        "preemptions", "mean_batch_size", "kv_cache_peak_usage"};
+        "preemptions",        "mean_batch_size",   "kv_cache_peak_usage"};
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
         num(j, keys[k]);
     static const char *const ms[] = {"ttft", "tpot", "itl", "e2el"};
@@ -392,14 +392,20 @@ static void test_spec_flags(void **state)
     expect_bad(a, "--spec-method");
     snprintf(a, sizeof a, "%s --spec-method ngram --spec-acceptance-rate 0.5", base);
     expect_bad(a, "--num-speculative-tokens");
-    snprintf(a, sizeof a, "%s --spec-method draft --num-speculative-tokens 4 "
-                          "--spec-acceptance-rate 0.5", base);
+    snprintf(a, sizeof a,
+             "%s --spec-method draft --num-speculative-tokens 4 "
+             "--spec-acceptance-rate 0.5",
+             base);
     expect_bad(a, "--spec-model");
-    snprintf(a, sizeof a, "%s --spec-method ngram --num-speculative-tokens 4 "
-                          "--spec-acceptance-rate 1.5", base);
+    snprintf(a, sizeof a,
+             "%s --spec-method ngram --num-speculative-tokens 4 "
+             "--spec-acceptance-rate 1.5",
+             base);
     expect_bad(a, "--spec-acceptance-rate");
-    snprintf(a, sizeof a, "%s --spec-method draft --spec-model llama-2-7b "
-                          "--num-speculative-tokens 4 --spec-acceptance-rate 0.5", base);
+    snprintf(a, sizeof a,
+             "%s --spec-method draft --spec-model llama-2-7b "
+             "--num-speculative-tokens 4 --spec-acceptance-rate 0.5",
+             base);
     expect_bad(a, "vocab_size");
 }
 
@@ -408,17 +414,21 @@ static void test_chrome_traces(void **state)
     (void)state;
     char path[128], a[512];
     snprintf(path, sizeof path, "/tmp/infersim-cli-trace-%d.json", (int)getpid());
-    snprintf(a, sizeof a, "run --model llama-3.1-8b --hw h100-sxm --tp 2 --batch 4 "
-                          "--output-len 8 --chrome-trace %s --format json", path);
+    snprintf(a, sizeof a,
+             "run --model llama-3.1-8b --hw h100-sxm --tp 2 --batch 4 "
+             "--output-len 8 --chrome-trace %s --format json",
+             path);
     run(a);
     assert_int_equal(R.rc, 0);
     snprintf(a, sizeof a, "trace-check %s", path);
     run(a);
     assert_int_equal(R.rc, 0);
     assert_non_null(strstr(R.out, ": ok:"));
-    snprintf(a, sizeof a, "serve --model llama-3.1-8b --hw h100-sxm --num-prompts 50 "
-                          "--request-rate 20 --trace-detail layer --trace-window 0.5:2 "
-                          "--chrome-trace %s --format json", path);
+    snprintf(a, sizeof a,
+             "serve --model llama-3.1-8b --hw h100-sxm --num-prompts 50 "
+             "--request-rate 20 --trace-detail layer --trace-window 0.5:2 "
+             "--chrome-trace %s --format json",
+             path);
     run(a);
     assert_int_equal(R.rc, 0);
     snprintf(a, sizeof a, "trace-check %s", path);
@@ -426,9 +436,11 @@ static void test_chrome_traces(void **state)
     assert_int_equal(R.rc, 0);
     remove(path);
     /* a 1,000-request serve trace at the default (iteration) detail stays well under 100 MB */
-    snprintf(a, sizeof a, "serve --model llama-3.1-8b --hw h100-sxm --num-prompts 1000 "
-                          "--random-input-len 512 --random-output-len 256 --request-rate 8 "
-                          "--chrome-trace %s --format json", path);
+    snprintf(a, sizeof a,
+             "serve --model llama-3.1-8b --hw h100-sxm --num-prompts 1000 "
+             "--random-input-len 512 --random-output-len 256 --request-rate 8 "
+             "--chrome-trace %s --format json",
+             path);
     run(a);
     assert_int_equal(R.rc, 0);
     FILE *tf = fopen(path, "rb");
@@ -541,8 +553,10 @@ static void test_sweep_slo_rows(void **state)
     /* run points: TPOT is deterministic; meets_slo must say TPOT <= 30 ms exactly */
     char p[96], a[512];
     snprintf(p, sizeof p, "/tmp/infersim-sw-slo-%d.jsonl", (int)getpid());
-    snprintf(a, sizeof a, "sweep run --model llama-3.1-70b --hw h100-sxm --tp 2,4,8 "
-                          "--batch 1,16,64 --slo tpot:30 --out %s", p);
+    snprintf(a, sizeof a,
+             "sweep run --model llama-3.1-70b --hw h100-sxm --tp 2,4,8 "
+             "--batch 1,16,64 --slo tpot:30 --out %s",
+             p);
     run(a);
     assert_int_equal(R.rc, 0);
     FILE *f = fopen(p, "r");
@@ -632,8 +646,8 @@ static void test_validation_commands(void **state)
     assert_int_equal(sim_jsonf_load(path, &j, &err), SIM_OK);
     const cJSON *cal = cJSON_GetObjectItemCaseSensitive(j, "calibration");
     assert_true(num(cal, "rows") >= 10);
-    assert_non_null(strstr(cJSON_GetObjectItemCaseSensitive(cal, "fitted_on")->valuestring,
-                           "validation.csv"));
+    assert_non_null(
+        strstr(cJSON_GetObjectItemCaseSensitive(cal, "fitted_on")->valuestring, "validation.csv"));
     cJSON_Delete(j);
     remove(path);
     expect_bad("calibrate --hw l40s", "no op-level rows");
@@ -657,8 +671,10 @@ static void test_compare(void **state)
     assert_non_null(strstr(R.out, "compare: 14 metrics, median |error| 0.0%"));
     /* a run-style measurement */
     res = tu_write_tmp("{\"ttft_ms\": 30.0, \"tpot_ms\": 7.0, \"e2e_ms\": 1800}");
-    snprintf(a, sizeof a, "compare --result %s --model llama-3.1-8b --hw h100-sxm --batch 1 "
-                          "--input-len 1024 --output-len 256", res);
+    snprintf(a, sizeof a,
+             "compare --result %s --model llama-3.1-8b --hw h100-sxm --batch 1 "
+             "--input-len 1024 --output-len 256",
+             res);
     run(a);
     assert_int_equal(R.rc, 0);
     assert_non_null(strstr(R.out, "tpot_ms"));

@@ -5,8 +5,13 @@
 
 static sim_op gemm_op(int64_t m, int64_t n, int64_t k, sim_dtype w, sim_dtype compute)
 {
-    sim_op op = {.id = SIM_OP_GATE_UP_PROJ, .present = true, .m = m, .n = n, .k = k,
-                 .weight = w, .compute = compute};
+    sim_op op = {.id = SIM_OP_GATE_UP_PROJ,
+                 .present = true,
+                 .m = m,
+                 .n = n,
+                 .k = k,
+                 .weight = w,
+                 .compute = compute};
     op.flops = 2.0 * m * n * k;
     op.weight_bytes = (double)n * k * sim_dtype_bytes(w);
     op.act_bytes = (double)m * k * 2 + (double)m * n * 2;
@@ -105,14 +110,20 @@ static void test_other_kinds(void **state)
     assert_near(sim_cost_op(&hw, &a, 0).t_math_ns, 1773182.0, 1e-4);
     /* attention reads a paged KV cache at 72% of the bandwidth, the rest streams at 86.6%:
      * 1e9 / (3.35e12 x 0.72) + 1e9 / (3.35e12 x 0.866) = 414.59 + 344.69 = 759.28 us */
-    sim_op kv = {.id = SIM_OP_ATTENTION, .present = true, .kv_read_bytes = 1e9, .act_bytes = 1e9,
+    sim_op kv = {.id = SIM_OP_ATTENTION,
+                 .present = true,
+                 .kv_read_bytes = 1e9,
+                 .act_bytes = 1e9,
                  .compute = SIM_DT_BF16};
     assert_near(sim_cost_op(&hw, &kv, 0).t_mem_ns, 759284.0, 1e-4);
     /* vector ops run on the FP32 units: 67e9 FLOPs / 67e12 = 1 ms */
     sim_op v = {.id = SIM_OP_ACT, .present = true, .flops = 67e9, .compute = SIM_DT_BF16};
     assert_near(sim_cost_op(&hw, &v, 0).t_math_ns, 1e6, 1e-9);
     /* a tiny op is launch-bound */
-    sim_op tiny = {.id = SIM_OP_ROPE, .present = true, .flops = 100, .act_bytes = 1000,
+    sim_op tiny = {.id = SIM_OP_ROPE,
+                   .present = true,
+                   .flops = 100,
+                   .act_bytes = 1000,
                    .compute = SIM_DT_BF16};
     assert_int_equal(sim_cost_op(&hw, &tiny, 4000.0).bound, SIM_BOUND_OVERHEAD);
     /* an absent op costs nothing */

@@ -17,18 +17,27 @@ static fixture *fx_new(const char *model, const char *hw, int tp)
     f->m = tu_model(model);
     f->hw = tu_hw(hw);
     f->cfg = (sim_engine_cfg){
-        .step = {.model = &f->m, .hw = &f->hw, .tp = tp,
+        .step = {.model = &f->m,
+                 .hw = &f->hw,
+                 .tp = tp,
                  .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16},
-                 .iteration_overhead_ns = 1e6, .request_overhead_ns = 1e4},
+                 .iteration_overhead_ns = 1e6,
+                 .request_overhead_ns = 1e4},
         .sched = {.max_num_seqs = 256, .max_num_batched_tokens = 8192, .chunked_prefill = true},
-        .block_size = 16, .mem_util = 0.9};
+        .block_size = 16,
+        .mem_util = 0.9};
     return f;
 }
 
 static sim_workload synth(int64_t n, int64_t in, int64_t out, double rate, double ratio)
 {
-    sim_synth_cfg c = {.num_prompts = n, .input_len = in, .output_len = out,
-                       .range_ratio = ratio, .request_rate = rate, .burstiness = 1.0, .seed = 7};
+    sim_synth_cfg c = {.num_prompts = n,
+                       .input_len = in,
+                       .output_len = out,
+                       .range_ratio = ratio,
+                       .request_rate = rate,
+                       .burstiness = 1.0,
+                       .seed = 7};
     sim_workload w;
     sim_err err = {{0}};
     assert_int_equal(sim_workload_synthetic(&c, &w, &err), SIM_OK);
@@ -111,8 +120,8 @@ static void test_low_rate_matches_run(void **state)
     fixture *f = fx_new("llama-3.1-8b", "h100-sxm", 1);
     sim_workload w = synth(5, 1024, 64, 0.01, 0.0);
     sim_engine_result r = simulate(f, &w);
-    sim_run_cfg rc = {.step = f->cfg.step, .batch = 1, .input_len = 1024, .output_len = 64,
-                      .mem_util = 0.9};
+    sim_run_cfg rc = {
+        .step = f->cfg.step, .batch = 1, .input_len = 1024, .output_len = 64, .mem_util = 0.9};
     sim_run_result *run = calloc(1, sizeof *run);
     sim_run_simulate(&rc, run);
     sim_serve_metrics m = metrics(&r);

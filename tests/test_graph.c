@@ -57,8 +57,7 @@ static void test_attention_intensity_does_not_grow_with_batch(void **state)
     sim_graph g1 = decode(&m, 1, &BF16, 1, 4095);
     sim_graph g64 = decode(&m, 1, &BF16, 64, 4095);
     assert_near(intensity(&g64.ops[SIM_OP_ATTENTION]), 8.0, 0.01);
-    assert_near(intensity(&g64.ops[SIM_OP_ATTENTION]), intensity(&g1.ops[SIM_OP_ATTENTION]),
-                1e-9);
+    assert_near(intensity(&g64.ops[SIM_OP_ATTENTION]), intensity(&g1.ops[SIM_OP_ATTENTION]), 1e-9);
     /* ...while the weight matmuls' intensity grows with the batch (~64) */
     assert_near(intensity(&g64.ops[SIM_OP_O_PROJ]), 64.0, 0.03);
     /* fp8 KV halves the KV bytes: 134217728 / (8388608 + 36864 + 2048) = 15.93 ~ 16 */
@@ -162,10 +161,10 @@ static void test_quantization_moves_the_critical_batch(void **state)
 {
     (void)state;
     /* Seed 4.1-4.3 on H100 (ridge 295 bf16, 590 fp8), 70B gate_up (D 8192, F 57344):
-     *   bf16:        2TDF / 2(DF + TD + TF) >= 295.3  ->  T >= 295.3 / (1 - 295.3 (1/F + 1/D)) = 308
-     *   int8 W-only: 2TDF / (DF + 2TD + 2TF)          ->  T >= 154 (half)
-     *   int4 W-only: 2TDF / (DF/2 + 2TD + 2TF)        ->  T >= 77 (a quarter)
-     *   fp8 full:    2TDF / (DF + TD + 2TF) >= 590.7  ->  T >= 321 (kept, within the output term)
+     *   bf16:        2TDF / 2(DF + TD + TF) >= 295.3  ->  T >= 295.3 / (1 - 295.3 (1/F + 1/D)) =
+     * 308 int8 W-only: 2TDF / (DF + 2TD + 2TF)          ->  T >= 154 (half) int4 W-only: 2TDF /
+     * (DF/2 + 2TD + 2TF)        ->  T >= 77 (a quarter) fp8 full:    2TDF / (DF + TD + 2TF) >=
+     * 590.7  ->  T >= 321 (kept, within the output term)
      */
     sim_model m = tu_model("llama-3.1-70b");
     sim_hw hw = tu_hw("h100-sxm");

@@ -3,8 +3,9 @@
 
 #include "jsonf.h"
 
-static const char *const devices[] = {"h100-sxm", "h100-pcie", "h200", "b200", "a100-sxm-40gb",
-                                      "a100-sxm-80gb", "l40s", "mi300x", "tpu-v5e", "tpu-v6e"};
+static const char *const devices[] = {"h100-sxm",      "h100-pcie",     "h200", "b200",
+                                      "a100-sxm-40gb", "a100-sxm-80gb", "l40s", "mi300x",
+                                      "tpu-v5e",       "tpu-v6e"};
 
 static void test_ridge_points(void **state)
 {
@@ -47,14 +48,29 @@ static void test_units(void **state)
 static void test_every_device_loads_and_cites(void **state)
 {
     (void)state;
-    static const char *const fields[] = {
-        "dense_tflops", "vector_tflops", "hbm_gib", "hbm_tb_per_s", "scaleup_gb_per_s_per_dir",
-        "collective_latency_us", "scaleup_latency_us", "scaleout_gb_per_s_per_dir", "scaleout_latency_us",
-        "devices_per_node", "kernel_launch_us", "graph_kernel_launch_us", "gemm_tile_m", "gemm_weight_only_tile_m",
-        "compute_units", "gemm_wave_tile",
-        "runtime_reserved_gib", "efficiency.gemm.bf16", "efficiency.gemm_weight_only",
-        "efficiency.attention", "efficiency.memory", "efficiency.attention_memory",
-        "efficiency.network"};
+    static const char *const fields[] = {"dense_tflops",
+                                         "vector_tflops",
+                                         "hbm_gib",
+                                         "hbm_tb_per_s",
+                                         "scaleup_gb_per_s_per_dir",
+                                         "collective_latency_us",
+                                         "scaleup_latency_us",
+                                         "scaleout_gb_per_s_per_dir",
+                                         "scaleout_latency_us",
+                                         "devices_per_node",
+                                         "kernel_launch_us",
+                                         "graph_kernel_launch_us",
+                                         "gemm_tile_m",
+                                         "gemm_weight_only_tile_m",
+                                         "compute_units",
+                                         "gemm_wave_tile",
+                                         "runtime_reserved_gib",
+                                         "efficiency.gemm.bf16",
+                                         "efficiency.gemm_weight_only",
+                                         "efficiency.attention",
+                                         "efficiency.memory",
+                                         "efficiency.attention_memory",
+                                         "efficiency.network"};
     for (size_t d = 0; d < sizeof devices / sizeof devices[0]; d++) {
         sim_hw hw = tu_hw(devices[d]);
         assert_true(hw.peak_flops[SIM_DT_BF16] > 0.0);
@@ -79,7 +95,8 @@ static const char *good_hw =
     " \"hbm_tb_per_s\": 1, \"scaleup_gb_per_s_per_dir\": 100, \"scaleup_latency_us\": 2,"
     " \"collective_latency_us\": 5,"
     " \"scaleout_gb_per_s_per_dir\": 25, \"scaleout_latency_us\": 5, \"devices_per_node\": 8,"
-    " \"kernel_launch_us\": 4, \"graph_kernel_launch_us\": 1, \"gemm_tile_m\": 64, \"gemm_weight_only_tile_m\": 16,"
+    " \"kernel_launch_us\": 4, \"graph_kernel_launch_us\": 1, \"gemm_tile_m\": 64, "
+    "\"gemm_weight_only_tile_m\": 16,"
     " \"compute_units\": 132, \"gemm_wave_tile\": 128,"
     " \"runtime_reserved_gib\": 1, \"efficiency\": {\"gemm\": {\"bf16\": 0.8},"
     " \"gemm_weight_only\": 0.6, \"attention\": 0.5, \"memory\": 0.8,"

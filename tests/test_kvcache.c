@@ -30,8 +30,8 @@ static void test_capacity(void **state)
      * 58,818,405,007 B = 28,046 blocks of 16 tokens x 131,072 B. */
     sim_model m = tu_model("llama-3.1-8b");
     sim_hw hw = tu_hw("h100-sxm");
-    sim_step_cfg c = {.model = &m, .hw = &hw, .tp = 1,
-                      .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16}};
+    sim_step_cfg c = {
+        .model = &m, .hw = &hw, .tp = 1, .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16}};
     double bytes = sim_kvcache_capacity_bytes(&c, 0.9, 8192, 256, 0.0);
     assert_near(bytes, 58818405007.0, 1e-9);
     assert_int_equal((int64_t)(bytes / (16 * 131072.0)), 28046);

@@ -5,8 +5,7 @@
 
 static sim_step_cfg cfg_for(const sim_model *m, const sim_hw *hw, int tp, sim_dtype kv)
 {
-    sim_step_cfg c = {.model = m, .hw = hw, .tp = tp,
-                      .prec = {SIM_DT_BF16, SIM_DT_BF16, kv}};
+    sim_step_cfg c = {.model = m, .hw = hw, .tp = tp, .prec = {SIM_DT_BF16, SIM_DT_BF16, kv}};
     return c;
 }
 

@@ -58,17 +58,33 @@ static void test_request_metrics_and_goodput(void **state)
      *   A: sent 0, first token 100 ms, last 1100 ms, 11 tokens -> TTFT 100, TPOT 100, E2EL 1100
      *   B: sent 1 s, first token 1.5 s, 1 token               -> TTFT 500, no TPOT, E2EL 500 */
     sim_req reqs[2] = {
-        {.input = 100, .output = 11, .generated = 11, .send_ns = 0, .first_token_ns = 100000000,
-         .finish_ns = 1100000000, .phase = SIM_REQ_DONE},
-        {.input = 50, .output = 1, .generated = 1, .send_ns = 1000000000,
-         .first_token_ns = 1500000000, .finish_ns = 1500000000, .phase = SIM_REQ_DONE},
+        {.input = 100,
+         .output = 11,
+         .generated = 11,
+         .send_ns = 0,
+         .first_token_ns = 100000000,
+         .finish_ns = 1100000000,
+         .phase = SIM_REQ_DONE},
+        {.input = 50,
+         .output = 1,
+         .generated = 1,
+         .send_ns = 1000000000,
+         .first_token_ns = 1500000000,
+         .finish_ns = 1500000000,
+         .phase = SIM_REQ_DONE},
     };
     int64_t itl[10];
     for (int i = 0; i < 10; i++)
         itl[i] = 100000000;
-    sim_engine_result r = {.reqs = reqs, .n = 2, .itl_ns = itl, .n_itl = 10,
-                           .duration_ns = 10000000000LL, .iterations = 20,
-                           .scheduled_seqs = 30, .kv_blocks = 100, .kv_peak_blocks = 25};
+    sim_engine_result r = {.reqs = reqs,
+                           .n = 2,
+                           .itl_ns = itl,
+                           .n_itl = 10,
+                           .duration_ns = 10000000000LL,
+                           .iterations = 20,
+                           .scheduled_seqs = 30,
+                           .kv_blocks = 100,
+                           .kv_peak_blocks = 25};
     sim_slo slo = {{0}};
     sim_err err = {{0}};
     assert_int_equal(sim_slo_parse("ttft:300,tpot:120", &slo, &err), SIM_OK);

@@ -41,7 +41,7 @@ static void test_fields(void **state)
     assert_int_equal(m.head_dim, 64); /* explicit head_dim */
     assert_true(m.tied_embeddings);
     m = tu_model("qwen2.5-72b");
-    assert_true(m.qkv_bias);           /* qwen2 has q/k/v biases */
+    assert_true(m.qkv_bias);               /* qwen2 has q/k/v biases */
     assert_int_equal(m.sliding_window, 0); /* use_sliding_window: false */
     m = tu_model("mistral-7b");
     assert_int_equal(m.sliding_window, 4096);
@@ -83,7 +83,9 @@ static void test_unsupported_architectures(void **state)
     sim_err err = {{0}};
     /* Mixtral-style MoE */
     assert_int_equal(load_text("{" DENSE_FIELDS ", \"num_local_experts\": 8, "
-                               "\"num_experts_per_tok\": 2}", &m, &err), SIM_EINPUT);
+                               "\"num_experts_per_tok\": 2}",
+                               &m, &err),
+                     SIM_EINPUT);
     assert_non_null(strstr(err.msg, "mixture-of-experts"));
     assert_non_null(strstr(err.msg, "num_local_experts"));
     /* DeepSeek-style MLA */
@@ -102,18 +104,22 @@ static void test_defaults_and_wrappers(void **state)
     assert_int_equal(load_text("{\"hidden_size\": 2048, \"intermediate_size\": 5632, "
                                "\"num_hidden_layers\": 2, \"num_attention_heads\": 16, "
                                "\"vocab_size\": 1000, \"max_position_embeddings\": 2048, "
-                               "\"torch_dtype\": \"float32\"}", &m, &err), SIM_OK);
+                               "\"torch_dtype\": \"float32\"}",
+                               &m, &err),
+                     SIM_OK);
     assert_int_equal(m.kv_heads, 16);
     assert_int_equal(m.head_dim, 128);
     assert_int_equal(m.dtype, SIM_DT_BF16); /* float32 checkpoints are served in bf16 */
     /* multimodal wrapper: the language model sits under text_config */
-    assert_int_equal(load_text("{\"model_type\": \"mllama\", \"text_config\": {" DENSE_FIELDS
-                               "}}", &m, &err), SIM_OK);
+    assert_int_equal(
+        load_text("{\"model_type\": \"mllama\", \"text_config\": {" DENSE_FIELDS "}}", &m, &err),
+        SIM_OK);
     assert_int_equal(m.intermediate, 14336);
     /* no torch_dtype: loads, but says so (the command line then asks for --weight-dtype) */
     assert_int_equal(load_text("{\"hidden_size\": 64, \"intermediate_size\": 128, "
                                "\"num_hidden_layers\": 1, \"num_attention_heads\": 4, "
-                               "\"vocab_size\": 10, \"max_position_embeddings\": 64}", &m, &err),
+                               "\"vocab_size\": 10, \"max_position_embeddings\": 64}",
+                               &m, &err),
                      SIM_OK);
     assert_false(m.dtype_known);
 }

@@ -18,8 +18,8 @@ static void setup(world *w, int nreq, int64_t input, int64_t output, int64_t blo
     memset(w, 0, sizeof *w);
     sim_kvcache kv;
     sim_kvcache_init(&kv, blocks, block_size);
-    sim_sched_cfg cfg = {.max_num_seqs = max_seqs, .max_num_batched_tokens = budget,
-                         .chunked_prefill = chunked};
+    sim_sched_cfg cfg = {
+        .max_num_seqs = max_seqs, .max_num_batched_tokens = budget, .chunked_prefill = chunked};
     assert_int_equal(sim_sched_init(&w->s, &cfg, &kv, MAXR), SIM_OK);
     for (int i = 0; i < nreq; i++) {
         w->reqs[i].input = input;

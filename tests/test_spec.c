@@ -97,9 +97,16 @@ static void test_memory(void **state)
 static sim_run_result *run_spec(const sim_model *t, const sim_hw *hw, const sim_spec *s,
                                 int64_t batch, sim_run_result *plain)
 {
-    sim_run_cfg c = {.step = {.model = t, .hw = hw, .tp = 1, .prec = BF16,
-                              .iteration_overhead_ns = 1e6, .request_overhead_ns = 1e4},
-                     .batch = batch, .input_len = 512, .output_len = 257, .mem_util = 0.9,
+    sim_run_cfg c = {.step = {.model = t,
+                              .hw = hw,
+                              .tp = 1,
+                              .prec = BF16,
+                              .iteration_overhead_ns = 1e6,
+                              .request_overhead_ns = 1e4},
+                     .batch = batch,
+                     .input_len = 512,
+                     .output_len = 257,
+                     .mem_util = 0.9,
                      .spec = s};
     sim_err err = {{0}};
     if (sim_run_check(&c, &err)) {
@@ -195,14 +202,26 @@ static void test_serve_acceptance(void **state)
     sim_spec s;
     sim_err err = {{0}};
     assert_int_equal(sim_spec_init(&s, SIM_SPEC_EAGLE, 3, -1, 2.6, &t, NULL, &err), SIM_OK);
-    sim_engine_cfg cfg = {
-        .step = {.model = &t, .hw = &hw, .tp = 1, .prec = BF16, .iteration_overhead_ns = 1e6,
-                 .request_overhead_ns = 1e4},
-        .sched = {.max_num_seqs = 256, .max_num_batched_tokens = 8192, .chunked_prefill = true,
-                  .spec_tokens = 3},
-        .block_size = 16, .mem_util = 0.9, .spec = &s, .seed = 11};
-    sim_synth_cfg sc = {.num_prompts = 200, .input_len = 256, .output_len = 256,
-                        .request_rate = 10.0, .burstiness = 1.0, .seed = 5};
+    sim_engine_cfg cfg = {.step = {.model = &t,
+                                   .hw = &hw,
+                                   .tp = 1,
+                                   .prec = BF16,
+                                   .iteration_overhead_ns = 1e6,
+                                   .request_overhead_ns = 1e4},
+                          .sched = {.max_num_seqs = 256,
+                                    .max_num_batched_tokens = 8192,
+                                    .chunked_prefill = true,
+                                    .spec_tokens = 3},
+                          .block_size = 16,
+                          .mem_util = 0.9,
+                          .spec = &s,
+                          .seed = 11};
+    sim_synth_cfg sc = {.num_prompts = 200,
+                        .input_len = 256,
+                        .output_len = 256,
+                        .request_rate = 10.0,
+                        .burstiness = 1.0,
+                        .seed = 5};
     sim_workload w;
     assert_int_equal(sim_workload_synthetic(&sc, &w, &err), SIM_OK);
     assert_int_equal(sim_engine_check(&cfg, &w, &err), SIM_OK);

@@ -63,8 +63,8 @@ static void test_bounds_bracket_the_prediction(void **state)
     const int64_t shapes[][3] = {{1, 1, 10}, {64, 1, 4000}, {8, 2048, 0}, {1, 8192, 0}};
     for (size_t o = 0; o < 3; o++) {
         for (size_t s = 0; s < 4; s++) {
-            sim_step_result r = price(&m, &hw, 8, overlaps[o], shapes[s][0], shapes[s][1],
-                                      shapes[s][2]);
+            sim_step_result r =
+                price(&m, &hw, 8, overlaps[o], shapes[s][0], shapes[s][1], shapes[s][2]);
             assert_true(r.t_lower_ns <= r.t_ns * (1 + 1e-12));
             assert_true(r.t_ns <= r.t_upper_ns * (1 + 1e-12));
             assert_true(r.t_lower_ns > 0.0);
@@ -175,8 +175,13 @@ static void test_memo_matches(void **state)
      * and launch mode change between them */
     sim_model m = tu_model("llama-3.1-70b");
     sim_hw hw = tu_fixture_hw();
-    sim_step_cfg cfg = {.model = &m, .hw = &hw, .tp = 8, .prec = BF16, .overlap = 0.3,
-                        .iteration_overhead_ns = 1e6, .request_overhead_ns = 1e4};
+    sim_step_cfg cfg = {.model = &m,
+                        .hw = &hw,
+                        .tp = 8,
+                        .prec = BF16,
+                        .overlap = 0.3,
+                        .iteration_overhead_ns = 1e6,
+                        .request_overhead_ns = 1e4};
     sim_step_memo *memo = calloc(1, sizeof *memo);
     sim_step_result a;
     for (int j = 0; j < 40; j++) {
@@ -188,8 +193,8 @@ static void test_memo_matches(void **state)
         assert_true(a.t_ns == b->t_ns && a.t_lower_ns == b->t_lower_ns &&
                     a.t_upper_ns == b->t_upper_ns && a.flops == b->flops && a.bytes == b->bytes);
         for (int i = 0; i < SIM_OP_COUNT; i++) /* field by field: struct padding is not data */
-            assert_true(a.cost[i].t_ns == b->cost[i].t_ns &&
-                        a.cost[i].bound == b->cost[i].bound && a.hidden_ns[i] == b->hidden_ns[i]);
+            assert_true(a.cost[i].t_ns == b->cost[i].t_ns && a.cost[i].bound == b->cost[i].bound &&
+                        a.hidden_ns[i] == b->hidden_ns[i]);
     }
     free(memo);
 }

@@ -31,10 +31,17 @@ static void test_run_trace(void **state)
     (void)state;
     sim_model m = tu_model("llama-3.1-70b");
     sim_hw hw = tu_hw("h100-sxm");
-    sim_run_cfg c = {.step = {.model = &m, .hw = &hw, .tp = 4, .overlap = 0.5,
+    sim_run_cfg c = {.step = {.model = &m,
+                              .hw = &hw,
+                              .tp = 4,
+                              .overlap = 0.5,
                               .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16},
-                              .iteration_overhead_ns = 1e6, .request_overhead_ns = 1e4},
-                     .batch = 8, .input_len = 512, .output_len = 16, .mem_util = 0.9};
+                              .iteration_overhead_ns = 1e6,
+                              .request_overhead_ns = 1e4},
+                     .batch = 8,
+                     .input_len = 512,
+                     .output_len = 16,
+                     .mem_util = 0.9};
     sim_run_result *r = calloc(1, sizeof *r);
     sim_run_simulate(&c, r);
     sim_seq_group g = {.count = 8, .q = 1, .c = 512, .logits = 1};
@@ -61,8 +68,8 @@ static void test_run_trace(void **state)
         if (cJSON_IsString(cat) && strcmp(cat->valuestring, "op") == 0 &&
             strcmp(name->valuestring, "attn_allreduce") == 0) {
             const cJSON *a = cJSON_GetObjectItemCaseSensitive(ev, "args");
-            static const char *const keys[] = {"flops", "bytes", "intensity", "bound",
-                                               "net_hidden_us", "net_exposed_us"};
+            static const char *const keys[] = {"flops", "bytes",         "intensity",
+                                               "bound", "net_hidden_us", "net_exposed_us"};
             for (int k = 0; k < 6; k++)
                 assert_non_null(cJSON_GetObjectItemCaseSensitive(a, keys[k]));
             assert_true(cJSON_GetObjectItemCaseSensitive(a, "net_hidden_us")->valuedouble > 0);
@@ -83,12 +90,22 @@ static void serve_trace(sim_trace_detail detail, int64_t w0, int64_t w1, double 
     sim_model m = tu_model("llama-3.1-8b");
     sim_hw hw = tu_hw("h100-sxm");
     sim_engine_cfg cfg = {
-        .step = {.model = &m, .hw = &hw, .tp = 1, .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16},
-                 .iteration_overhead_ns = 1e6, .request_overhead_ns = 1e4},
+        .step = {.model = &m,
+                 .hw = &hw,
+                 .tp = 1,
+                 .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16},
+                 .iteration_overhead_ns = 1e6,
+                 .request_overhead_ns = 1e4},
         .sched = {.max_num_seqs = 64, .max_num_batched_tokens = 4096, .chunked_prefill = true},
-        .block_size = 16, .mem_util = util};
-    sim_synth_cfg sc = {.num_prompts = 200, .input_len = 1500, .output_len = 300,
-                        .range_ratio = 0.5, .request_rate = 20.0, .burstiness = 1.0, .seed = 3};
+        .block_size = 16,
+        .mem_util = util};
+    sim_synth_cfg sc = {.num_prompts = 200,
+                        .input_len = 1500,
+                        .output_len = 300,
+                        .range_ratio = 0.5,
+                        .request_rate = 20.0,
+                        .burstiness = 1.0,
+                        .seed = 3};
     sim_workload w;
     sim_err err = {{0}};
     assert_int_equal(sim_workload_synthetic(&sc, &w, &err), SIM_OK);
@@ -199,8 +216,7 @@ static void test_checker_catches_violations(void **state)
     expect_rejected(",{\"ph\":\"X\",\"pid\":3,\"tid\":1,\"name\":\"a\",\"ts\":0,\"dur\":10}",
                     "process_name");
     expect_rejected(",{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"a\",\"ts\":0}", "dur");
-    expect_rejected(",{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"a\",\"ts\":-1,\"dur\":1}",
-                    "ts");
+    expect_rejected(",{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"a\",\"ts\":-1,\"dur\":1}", "ts");
     expect_rejected(",{\"ph\":\"C\",\"pid\":1,\"name\":\"c\",\"ts\":0,\"args\":{\"v\":\"x\"}}",
                     "counter");
     expect_rejected(",{\"ph\":\"C\",\"pid\":1,\"name\":\"c\",\"ts\":0,\"args\":5}", "counter");

@@ -5,8 +5,13 @@
 
 static sim_synth_cfg synth(double rate)
 {
-    sim_synth_cfg c = {.num_prompts = 2000, .input_len = 512, .output_len = 128,
-                       .range_ratio = 0.0, .request_rate = rate, .burstiness = 1.0, .seed = 1};
+    sim_synth_cfg c = {.num_prompts = 2000,
+                       .input_len = 512,
+                       .output_len = 128,
+                       .range_ratio = 0.0,
+                       .request_rate = rate,
+                       .burstiness = 1.0,
+                       .seed = 1};
     return c;
 }
 
