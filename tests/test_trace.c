@@ -205,6 +205,17 @@ static void expect_rejected(const char *events, const char *mention)
     }
 }
 
+static void test_shipped_examples_pass(void **state)
+{
+    (void)state;
+    static const char *const files[] = {"example-run-llama-3.1-8b-tp2",
+                                        "example-serve-llama-3.1-8b"};
+    for (int i = 0; i < 2; i++) {
+        sim_trace_stats s = check_ok(tu_path("traces", files[i]));
+        assert_true(s.slices > 1000);
+    }
+}
+
 static void test_checker_catches_violations(void **state)
 {
     (void)state;
@@ -247,6 +258,7 @@ int main(void)
         cmocka_unit_test(test_serve_trace_adds_up),
         cmocka_unit_test(test_serve_trace_details_and_window),
         cmocka_unit_test(test_writer_escapes_and_is_atomic),
+        cmocka_unit_test(test_shipped_examples_pass),
         cmocka_unit_test(test_checker_catches_violations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
