@@ -196,34 +196,36 @@ static void expect_bad(const char *args, const char *must_mention)
     }
 }
 
+/* `base` with `extra` appended must fail with exit 2 and one line mentioning `mention`. */
+static void bad_flag(const char *base, const char *extra, const char *mention)
+{
+    char a[1024];
+    snprintf(a, sizeof a, "%s %s", base, extra);
+    expect_bad(a, mention);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
     const char *base = "run --model llama-3.1-8b --hw h100-sxm";
     char a[512];
-#define BAD(extra, mention)                                                                        \
-    do {                                                                                           \
-        snprintf(a, sizeof a, "%s %s", base, extra);                                               \
-        expect_bad(a, mention);                                                                    \
-    } while (0)
-    BAD("--foo 1", "--foo");
-    BAD("--batch abc", "--batch");
-    BAD("--batch 0", "--batch");
-    BAD("--batch 1.5", "--batch");
-    BAD("--batch", "--batch");
-    BAD("--tp 3", "num_attention_heads");
-    BAD("--weight-dtype fp3", "--weight-dtype");
-    BAD("--act-dtype int4", "--act-dtype");
-    BAD("--act-dtype fp8", "--act-dtype");
-    BAD("--kv-cache-dtype int4", "--kv-cache-dtype");
-    BAD("--input-len 200000", "max_position_embeddings");
-    BAD("--overlap-comm 2", "--overlap-comm");
-    BAD("--overlap-comm nan", "--overlap-comm");
-    BAD("--gpu-memory-utilization 0", "--gpu-memory-utilization");
-    BAD("--format xml", "--format");
-    BAD("--batch 100000 --input-len 4096", "does not fit");
-    BAD("extra", "extra");
-#undef BAD
+    bad_flag(base, "--foo 1", "--foo");
+    bad_flag(base, "--batch abc", "--batch");
+    bad_flag(base, "--batch 0", "--batch");
+    bad_flag(base, "--batch 1.5", "--batch");
+    bad_flag(base, "--batch", "--batch");
+    bad_flag(base, "--tp 3", "num_attention_heads");
+    bad_flag(base, "--weight-dtype fp3", "--weight-dtype");
+    bad_flag(base, "--act-dtype int4", "--act-dtype");
+    bad_flag(base, "--act-dtype fp8", "--act-dtype");
+    bad_flag(base, "--kv-cache-dtype int4", "--kv-cache-dtype");
+    bad_flag(base, "--input-len 200000", "max_position_embeddings");
+    bad_flag(base, "--overlap-comm 2", "--overlap-comm");
+    bad_flag(base, "--overlap-comm nan", "--overlap-comm");
+    bad_flag(base, "--gpu-memory-utilization 0", "--gpu-memory-utilization");
+    bad_flag(base, "--format xml", "--format");
+    bad_flag(base, "--batch 100000 --input-len 4096", "does not fit");
+    bad_flag(base, "extra", "extra");
     expect_bad("run --model llama-3.1-70b --hw a100-sxm-80gb --tp 4 --kv-cache-dtype fp8", "fp8");
     expect_bad("run --model /nonexistent/config.json --hw h100-sxm", "/nonexistent/config.json");
     expect_bad("run --model llama-3.1-8b --hw /nonexistent/hw.json", "/nonexistent/hw.json");
@@ -330,24 +332,19 @@ static void test_serve_bad_input(void **state)
     (void)state;
     const char *base = "serve --model llama-3.1-8b --hw h100-sxm --num-prompts 5";
     char a[1024];
-#define BAD(extra, mention)                                                                        \
-    do {                                                                                           \
-        snprintf(a, sizeof a, "%s %s", base, extra);                                               \
-        expect_bad(a, mention);                                                                    \
-    } while (0)
-    BAD("--request-rate abc", "--request-rate");
-    BAD("--request-rate 0", "--request-rate");
-    BAD("--random-range-ratio 1", "--random-range-ratio");
-    BAD("--max-num-seqs 0", "--max-num-seqs");
-    BAD("--block-size -16", "--block-size");
-    BAD("--goodput latency:5", "--goodput");
-    BAD("--time-scale 2", "--time-scale");
-    BAD("--trace traces/azure-conv-sample.csv --random-input-len 5", "--random-input-len");
-    BAD("--trace /nonexistent/trace.csv", "/nonexistent/trace.csv");
-    BAD("--random-input-len 200000", "max_position_embeddings");
-    BAD("--save-requests /nonexistent/dir/r.csv", "--save-requests");
-    BAD("--batch 4", "--batch");
-#undef BAD
+    bad_flag(base, "--request-rate abc", "--request-rate");
+    bad_flag(base, "--request-rate 0", "--request-rate");
+    bad_flag(base, "--random-range-ratio 1", "--random-range-ratio");
+    bad_flag(base, "--max-num-seqs 0", "--max-num-seqs");
+    bad_flag(base, "--block-size -16", "--block-size");
+    bad_flag(base, "--goodput latency:5", "--goodput");
+    bad_flag(base, "--time-scale 2", "--time-scale");
+    bad_flag(base, "--trace traces/azure-conv-sample.csv --random-input-len 5",
+             "--random-input-len");
+    bad_flag(base, "--trace /nonexistent/trace.csv", "/nonexistent/trace.csv");
+    bad_flag(base, "--random-input-len 200000", "max_position_embeddings");
+    bad_flag(base, "--save-requests /nonexistent/dir/r.csv", "--save-requests");
+    bad_flag(base, "--batch 4", "--batch");
     const char *p = tu_write_tmp("when,in,out\n1,2,3\n");
     snprintf(a, sizeof a, "%s --trace %s", base, p);
     expect_bad(a, "unknown trace format");
