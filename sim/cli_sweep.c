@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "jsonf.h"
+#include "outfile.h"
 #include "rng.h"
 #include "sweep.h"
 #include "validate.h"
@@ -604,23 +605,19 @@ static void sweep_header(FILE *f, const sweep_ctx *c)
 static sim_status write_rows(const char *path, FILE *f, const sweep_ctx *c,
                              const sim_sweep_row *rows, size_t n, sim_err *err)
 {
-    char tmp[PATH_MAX + 8];
+    sim_outfile o;
     if (path) {
-        snprintf(tmp, sizeof tmp, "%s.tmp", path);
-        if (!(f = fopen(tmp, "w")))
-            return sim_fail(err, SIM_EINPUT, "--out: cannot write %s: %s", tmp, strerror(errno));
+        sim_status st = sim_outfile_open(&o, path, "--out", err);
+        if (st)
+            return st;
+        f = o.f;
     }
     sweep_header(f, c);
     for (size_t i = 0; i < n; i++)
         fputs(rows[i].text, f);
-    if (!path)
-        return ferror(f) ? sim_fail(err, SIM_EINTERNAL, "writing the rows failed") : SIM_OK;
-    bool bad = ferror(f) != 0;
-    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
-        remove(tmp);
-        return sim_fail(err, SIM_EINPUT, "--out: writing %s failed", path);
-    }
-    return SIM_OK;
+    if (path)
+        return sim_outfile_commit(&o, err);
+    return ferror(f) ? sim_fail(err, SIM_EINTERNAL, "writing the rows failed") : SIM_OK;
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -793,13 +790,10 @@ sim_status cli_cmd_merge(int argc, char **argv, FILE *out, sim_err *err)
                 st = sim_fail(err, SIM_EINPUT, "merge: point %lld appears in two shards",
                               lines[i].point);
     }
-    char tmp[PATH_MAX + 8];
+    sim_outfile o;
     FILE *f = out;
-    if (!st && dest) {
-        snprintf(tmp, sizeof tmp, "%s.tmp", dest);
-        if (!(f = fopen(tmp, "w")))
-            st = sim_fail(err, SIM_EINPUT, "--out: cannot write %s: %s", tmp, strerror(errno));
-    }
+    if (!st && dest && !(st = sim_outfile_open(&o, dest, "--out", err)))
+        f = o.f;
     if (!st) {
         if (header)
             fputs(header, f);
@@ -808,13 +802,8 @@ sim_status cli_cmd_merge(int argc, char **argv, FILE *out, sim_err *err)
             if (!strchr(lines[i].text, '\n'))
                 fputc('\n', f);
         }
-        if (dest) {
-            bool bad = ferror(f) != 0;
-            if (fclose(f) != 0 || bad || rename(tmp, dest) != 0) {
-                remove(tmp);
-                st = sim_fail(err, SIM_EINPUT, "--out: writing %s failed", dest);
-            }
-        }
+        if (dest)
+            st = sim_outfile_commit(&o, err);
     }
     for (size_t i = 0; i < n; i++)
         free(lines[i].text);

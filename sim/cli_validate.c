@@ -2,7 +2,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli_internal.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "jsonf.h"
+#include "outfile.h"
 #include "rng.h"
 #include "sweep.h"
 #include "validate.h"
@@ -283,21 +283,14 @@ static sim_status write_calibrated(const char *src, const char *dest, const sim_
         free(txt);
         return SIM_OK;
     }
-    char tmp[PATH_MAX + 8];
-    snprintf(tmp, sizeof tmp, "%s.tmp", dest);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        free(txt);
-        return sim_fail(err, SIM_EINPUT, "--out: cannot write %s: %s", tmp, strerror(errno));
+    sim_outfile o;
+    st = sim_outfile_open(&o, dest, "--out", err);
+    if (!st) {
+        fprintf(o.f, "%s\n", txt);
+        st = sim_outfile_commit(&o, err);
     }
-    fprintf(f, "%s\n", txt);
     free(txt);
-    bool bad = ferror(f) != 0;
-    if (fclose(f) != 0 || bad || rename(tmp, dest) != 0) {
-        remove(tmp);
-        return sim_fail(err, SIM_EINPUT, "--out: writing %s failed", dest);
-    }
-    return SIM_OK;
+    return st;
 }
 
 sim_status cli_cmd_calibrate(const cli_opts *o, FILE *out, sim_err *err)

@@ -1,12 +1,13 @@
 /* report.c - tables, JSON and CSV. */
 #include "report.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
+
+#include "outfile.h"
 
 static const char *const format_names[SIM_FMT_COUNT] = {
     [SIM_FMT_TABLE] = "table", [SIM_FMT_JSON] = "json", [SIM_FMT_CSV] = "csv"};
@@ -519,13 +520,11 @@ sim_status sim_report_serve(FILE *f, sim_format fmt, const sim_serve_report *r)
 
 sim_status sim_report_save_requests(const char *path, const sim_serve_report *r, sim_err *err)
 {
-    char tmp[1100];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-        return sim_fail(err, SIM_EINPUT, "--save-requests: path too long");
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return sim_fail(err, SIM_EINPUT, "--save-requests: cannot write %s: %s", tmp,
-                        strerror(errno));
+    sim_outfile o;
+    sim_status st = sim_outfile_open(&o, path, "--save-requests", err);
+    if (st)
+        return st;
+    FILE *f = o.f;
     fprintf(f, "request,trace_line,arrival_s,send_s,input_tokens,output_tokens,first_scheduled_s,"
                "ttft_ms,tpot_ms,e2el_ms,finish_s,preemptions\n");
     for (size_t i = 0; i < r->res->n; i++) {
@@ -539,16 +538,5 @@ sim_status sim_report_save_requests(const char *path, const sim_serve_report *r,
                 (double)q->first_sched_ns / 1e9, ttft, tpot, e2el, (double)q->finish_ns / 1e9,
                 (long long)q->preemptions);
     }
-    bool bad = ferror(f) != 0;
-    if (fclose(f) != 0 || bad) {
-        remove(tmp);
-        return sim_fail(err, SIM_EINPUT, "--save-requests: writing %s failed", tmp);
-    }
-    if (rename(tmp, path) != 0) {
-        int e = errno;
-        remove(tmp);
-        return sim_fail(err, SIM_EINPUT, "--save-requests: cannot rename %s to %s: %s", tmp, path,
-                        strerror(e));
-    }
-    return SIM_OK;
+    return sim_outfile_commit(&o, err);
 }

@@ -2,7 +2,6 @@
  * checker. */
 #include "trace.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,66 +95,42 @@ void sim_targs_str(sim_targs *a, const char *key, const char *v)
 sim_status sim_trace_open(sim_trace *t, const char *path, sim_err *err)
 {
     memset(t, 0, sizeof *t);
-    if (snprintf(t->path, sizeof t->path, "%s", path) >= (int)sizeof t->path)
-        return sim_fail(err, SIM_EINPUT, "--chrome-trace: path too long");
-    snprintf(t->tmp, sizeof t->tmp, "%s.tmp", path);
-    t->f = fopen(t->tmp, "w");
-    if (!t->f)
-        return sim_fail(err, SIM_EINPUT, "--chrome-trace: cannot write %s: %s", t->tmp,
-                        strerror(errno));
+    sim_status st = sim_outfile_open(&t->out, path, "--chrome-trace", err);
+    if (st)
+        return st;
     fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"infersim\"},"
           "\"traceEvents\":[\n",
-          t->f);
+          t->out.f);
     t->first = true;
     return SIM_OK;
 }
 
 sim_status sim_trace_close(sim_trace *t, sim_err *err)
 {
-    if (!t->f)
+    if (!t->out.f)
         return SIM_OK;
-    fputs("\n]}\n", t->f);
-    bool bad = ferror(t->f) != 0;
-    if (fclose(t->f) != 0 || bad) {
-        t->f = NULL;
-        remove(t->tmp);
-        return sim_fail(err, SIM_EINPUT, "--chrome-trace: writing %s failed", t->tmp);
-    }
-    t->f = NULL;
-    if (rename(t->tmp, t->path) != 0) {
-        int e = errno;
-        remove(t->tmp);
-        return sim_fail(err, SIM_EINPUT, "--chrome-trace: cannot rename %s to %s: %s", t->tmp,
-                        t->path, strerror(e));
-    }
-    return SIM_OK;
+    fputs("\n]}\n", t->out.f);
+    return sim_outfile_commit(&t->out, err);
 }
 
-void sim_trace_abort(sim_trace *t)
-{
-    if (t->f) {
-        fclose(t->f);
-        t->f = NULL;
-        remove(t->tmp);
-    }
-}
+void sim_trace_abort(sim_trace *t) { sim_outfile_abort(&t->out); }
 
 /* Starts an event object: separator, ph, pid, name. */
 static void begin(sim_trace *t, char ph, int pid, const char *name)
 {
     if (!t->first)
-        fputs(",\n", t->f);
+        fputs(",\n", t->out.f);
     t->first = false;
     t->events++;
-    fprintf(t->f, "{\"ph\":\"%c\",\"pid\":%d,\"name\":", ph, pid);
-    put_str(t->f, name);
+    fprintf(t->out.f, "{\"ph\":\"%c\",\"pid\":%d,\"name\":", ph, pid);
+    put_str(t->out.f, name);
 }
 
 static void end(sim_trace *t, const sim_targs *args)
 {
     if (args && args->len)
-        fprintf(t->f, ",\"args\":{%s}", args->buf);
-    fputc('}', t->f);
+        fprintf(t->out.f, ",\"args\":{%s}", args->buf);
+    fputc('}', t->out.f);
 }
 
 void sim_trace_name_process(sim_trace *t, int pid, const char *name, int sort)
@@ -177,12 +152,12 @@ void sim_trace_name_thread(sim_trace *t, int pid, int tid, const char *name, int
     sim_targs_reset(&a);
     sim_targs_str(&a, "name", name);
     begin(t, 'M', pid, "thread_name");
-    fprintf(t->f, ",\"tid\":%d", tid);
+    fprintf(t->out.f, ",\"tid\":%d", tid);
     end(t, &a);
     sim_targs_reset(&a);
     sim_targs_int(&a, "sort_index", sort);
     begin(t, 'M', pid, "thread_sort_index");
-    fprintf(t->f, ",\"tid\":%d", tid);
+    fprintf(t->out.f, ",\"tid\":%d", tid);
     end(t, &a);
 }
 
@@ -190,12 +165,12 @@ void sim_trace_slice(sim_trace *t, int pid, int tid, const char *name, const cha
                      int64_t ts_ns, int64_t dur_ns, const sim_targs *args)
 {
     begin(t, 'X', pid, name);
-    fprintf(t->f, ",\"tid\":%d,\"cat\":", tid);
-    put_str(t->f, cat);
-    fputs(",\"ts\":", t->f);
-    put_us(t->f, ts_ns);
-    fputs(",\"dur\":", t->f);
-    put_us(t->f, dur_ns);
+    fprintf(t->out.f, ",\"tid\":%d,\"cat\":", tid);
+    put_str(t->out.f, cat);
+    fputs(",\"ts\":", t->out.f);
+    put_us(t->out.f, ts_ns);
+    fputs(",\"dur\":", t->out.f);
+    put_us(t->out.f, dur_ns);
     end(t, args);
 }
 
@@ -203,8 +178,8 @@ void sim_trace_counter(sim_trace *t, int pid, const char *name, int64_t ts_ns,
                        const sim_targs *args)
 {
     begin(t, 'C', pid, name);
-    fputs(",\"ts\":", t->f);
-    put_us(t->f, ts_ns);
+    fputs(",\"ts\":", t->out.f);
+    put_us(t->out.f, ts_ns);
     end(t, args);
 }
 
@@ -212,12 +187,12 @@ void sim_trace_async(sim_trace *t, char ph, int pid, const char *cat, const char
                      int64_t ts_ns, const sim_targs *args)
 {
     begin(t, ph, pid, name);
-    fputs(",\"cat\":", t->f);
-    put_str(t->f, cat);
-    fprintf(t->f, ",\"id\":%lld,\"ts\":", (long long)id);
-    put_us(t->f, ts_ns);
+    fputs(",\"cat\":", t->out.f);
+    put_str(t->out.f, cat);
+    fprintf(t->out.f, ",\"id\":%lld,\"ts\":", (long long)id);
+    put_us(t->out.f, ts_ns);
     if (ph == 'n')
-        fputs(",\"s\":\"t\"", t->f);
+        fputs(",\"s\":\"t\"", t->out.f);
     end(t, args);
 }
 
@@ -387,10 +362,6 @@ sim_status sim_trace_run(const char *path, const sim_step_cfg *cfg, const sim_st
             write_step_children(&w, steps[k], t0);
             t0 += d;
         }
-    }
-    if (ferror(t.f)) {
-        sim_trace_abort(&t);
-        return sim_fail(err, SIM_EINPUT, "--chrome-trace: writing %s failed", t.tmp);
     }
     return sim_trace_close(&t, err);
 }
@@ -604,13 +575,7 @@ sim_status sim_trace_serve_close(sim_trace_serve *ts, int64_t end_ns, sim_err *e
     advance(ts, end_ns);
     for (size_t i = 0; i < ts->n; i++)
         close_span(ts, (int64_t)i, end_ns);
-    sim_status st = SIM_OK;
-    if (ferror(ts->t.f)) {
-        sim_trace_abort(&ts->t);
-        st = sim_fail(err, SIM_EINPUT, "--chrome-trace: writing %s failed", ts->t.tmp);
-    } else {
-        st = sim_trace_close(&ts->t, err);
-    }
+    sim_status st = sim_trace_close(&ts->t, err);
     free(ts->phase);
     free(ts->open);
     free(ts->arrival_ns);

@@ -24,12 +24,11 @@
 #include <stdio.h>
 
 #include "engine.h"
+#include "outfile.h"
 #include "step.h"
 
 typedef struct sim_trace {
-    FILE *f;
-    char path[1024];
-    char tmp[1100];
+    sim_outfile out; /* out.f is the stream events go to */
     bool first; /* no event written yet */
     int64_t events;
 } sim_trace;

@@ -184,7 +184,7 @@ static void test_writer_escapes_and_is_atomic(void **state)
     assert_int_equal(sim_trace_open(&t, path, &err), SIM_OK);
     sim_trace_abort(&t);
     assert_int_not_equal(access(path, F_OK), 0);
-    assert_int_not_equal(access(t.tmp, F_OK), 0);
+    assert_int_not_equal(access(t.out.tmp, F_OK), 0);
 }
 
 static void expect_rejected(const char *events, const char *mention)
