@@ -34,8 +34,8 @@ sim_status sim_outfile_commit(sim_outfile *o, sim_err *err)
     if (rename(o->tmp, o->path) != 0) {
         int e = errno;
         remove(o->tmp);
-        return sim_fail(err, SIM_EINPUT, "%s: cannot rename %s to %s: %s", o->what, o->tmp,
-                        o->path, strerror(e));
+        return sim_fail(err, SIM_EINPUT, "%s: cannot rename %s to %s: %s", o->what, o->tmp, o->path,
+                        strerror(e));
     }
     return SIM_OK;
 }

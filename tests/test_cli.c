@@ -46,6 +46,22 @@ static int count_lines(const char *s)
     return n;
 }
 
+/* Reads a whole file into a malloc'd string. */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    size_t got = fread(s, 1, (size_t)n, f);
+    s[got] = '\0';
+    fclose(f);
+    return s;
+}
+
 /* "nan", "inf" (but not "infersim"), "NaN" or JSON null anywhere in an output. */
 static void assert_no_nonfinite(const char *s)
 {
@@ -314,13 +330,10 @@ static void test_serve_save_requests(void **state)
              path);
     run(cmd);
     assert_int_equal(R.rc, 0);
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    int lines = 0, c;
-    while ((c = fgetc(f)) != EOF)
-        lines += c == '\n';
-    fclose(f);
-    assert_int_equal(lines, 26);
+    char *csv = slurp(path);
+    assert_non_null(csv);
+    assert_int_equal(count_lines(csv), 26); /* header + 25 requests */
+    free(csv);
     char tmp[160];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     assert_int_not_equal(access(tmp, F_OK), 0); /* renamed, nothing half-written left */
@@ -462,22 +475,6 @@ static void test_chrome_traces(void **state)
                                    "\"tid\": 1, \"name\": \"a\", \"ts\": 0, \"dur\": 1}]}");
     snprintf(a, sizeof a, "trace-check %s", bad);
     expect_bad(a, "process_name");
-}
-
-/* Reads a whole file into a malloc'd string. */
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    size_t got = fread(s, 1, (size_t)n, f);
-    s[got] = '\0';
-    fclose(f);
-    return s;
 }
 
 static void test_sweep(void **state)
