@@ -163,7 +163,7 @@ static void usage(FILE *f, const char *cmd, int mask)
     }
 }
 
-sim_status cli_parse_value(const cli_opt_def *o, const char *v, cli_opts *out, sim_err *err)
+sim_status cli_parse_value(const cli_opt_def *o, const char *v, void *out, sim_err *err)
 {
     void *dst = (char *)out + o->offset;
     char *end = NULL;

@@ -80,8 +80,9 @@ extern const cli_opts cli_defaults;
 /* Whether the command line named flag `name`. */
 bool cli_given(const cli_opts *o, const char *name);
 
-/* Sets one flag's value (a list flag appends). Errors name the flag. */
-sim_status cli_parse_value(const cli_opt_def *o, const char *v, cli_opts *out, sim_err *err);
+/* Sets one flag's value (a list flag appends) at o->offset into `out`: a cli_opts for the
+ * table above, or whatever struct another table's offsets are into. Errors name the flag. */
+sim_status cli_parse_value(const cli_opt_def *o, const char *v, void *out, sim_err *err);
 
 /* Parses argv[first..] for command `cmd` (bit `mask`). */
 sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int mask,

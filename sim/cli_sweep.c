@@ -378,48 +378,37 @@ typedef struct sweep_opts {
     int64_t threads, pct;
 } sweep_opts;
 
+#define SO(flag, kind, field, lo, hi, help)                                                        \
+    {                                                                                              \
+        flag, kind, offsetof(sweep_opts, field), lo, hi, 0, help                                   \
+    }
+static const cli_opt_def sweep_flags[] = {
+    SO("--out", OPT_STR, out, 0, 0, "expected a file for the rows"),
+    SO("--slo", OPT_STR, slo, 0, 0, "expected ttft:MS,tpot:MS,e2el:MS"),
+    SO("--shard", OPT_STR, shard, 0, 0, "expected I/N"),
+    SO("--grid", OPT_STR, grid, 0, 0, "expected a grid JSON file"),
+    SO("--threads", OPT_INT, threads, 1, 1024, "threads"),
+    SO("--slo-percentile", OPT_INT, pct, 50, 99, "50, 90 or 99"),
+};
+#undef SO
+
+/* Whether `name` is a sweep-level flag; if so, *st says whether its value `v` parsed. */
 static bool sweep_flag(const char *name, const char *v, sweep_opts *s, sim_err *err, sim_status *st)
 {
-    static const char *const names[] = {"--out",  "--slo",     "--shard",
-                                        "--grid", "--threads", "--slo-percentile"};
-    int which = -1;
-    for (int i = 0; i < 6; i++)
-        if (strcmp(name, names[i]) == 0)
-            which = i;
-    if (which < 0)
+    const cli_opt_def *def = NULL;
+    for (size_t i = 0; i < sizeof sweep_flags / sizeof sweep_flags[0]; i++)
+        if (strcmp(name, sweep_flags[i].name) == 0)
+            def = &sweep_flags[i];
+    if (!def)
         return false;
-    *st = SIM_OK;
     if (!v) {
         *st = sim_fail(err, SIM_EINPUT, "%s: missing value", name);
         return true;
     }
-    char *end;
-    long long x = 0;
-    switch (which) {
-    case 0:
-        s->out = v;
-        break;
-    case 1:
-        s->slo = v;
-        break;
-    case 2:
-        s->shard = v;
-        break;
-    case 3:
-        s->grid = v;
-        break;
-    default:
-        errno = 0;
-        x = strtoll(v, &end, 10);
-        if (errno || end == v || *end || (which == 4 && (x < 1 || x > 1024)) ||
-            (which == 5 && x != 50 && x != 90 && x != 99))
-            *st = sim_fail(err, SIM_EINPUT, "%s: value '%s', expected %s", name, v,
-                           which == 4 ? "1..1024 threads" : "50, 90 or 99");
-        else if (which == 4)
-            s->threads = x;
-        else
-            s->pct = x;
-    }
+    *st = cli_parse_value(def, v, s, err);
+    bool kept_pct = s->pct == 50 || s->pct == 90 || s->pct == 99; /* those the metrics report */
+    if (!*st && def->offset == offsetof(sweep_opts, pct) && !kept_pct)
+        *st = sim_fail(err, SIM_EINPUT, "%s: value '%s', expected 50, 90 or 99", name, v);
     return true;
 }
 

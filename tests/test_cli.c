@@ -584,6 +584,12 @@ static void test_sweep_slo_rows(void **state)
     expect_bad("sweep serve --model llama-3.1-8b --hw h100-sxm --slo fast", "--slo");
     expect_bad("sweep serve --model llama-3.1-8b --hw h100-sxm --tp 1,,2", "--tp");
     expect_bad("sweep serve --model llama-3.1-8b --hw h100-sxm --bogus 1", "--bogus");
+    expect_bad("sweep serve --model llama-3.1-8b --hw h100-sxm --threads 0", "--threads");
+    expect_bad("sweep serve --model llama-3.1-8b --hw h100-sxm --threads=2x", "--threads");
+    expect_bad("sweep serve --model llama-3.1-8b --hw h100-sxm --slo-percentile 95",
+               "expected 50, 90 or 99");
+    expect_bad("sweep serve --model llama-3.1-8b --hw h100-sxm --out", "--out: missing value");
+    expect_bad("sweep serve --model llama-3.1-8b --hw h100-sxm --out=", "--out: empty value");
     expect_bad("sweep roofline --hw h100-sxm", "sweep");
 }
 
