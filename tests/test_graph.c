@@ -160,12 +160,13 @@ static int64_t critical_tokens(const sim_model *m, const sim_hw *hw, const sim_p
 static void test_quantization_moves_the_critical_batch(void **state)
 {
     (void)state;
-    /* Seed 4.1-4.3 on H100 (ridge 295 bf16, 590 fp8), 70B gate_up (D 8192, F 57344):
-     *   bf16:        2TDF / 2(DF + TD + TF) >= 295.3  ->  T >= 295.3 / (1 - 295.3 (1/F + 1/D)) =
-     * 308 int8 W-only: 2TDF / (DF + 2TD + 2TF)          ->  T >= 154 (half) int4 W-only: 2TDF /
-     * (DF/2 + 2TD + 2TF)        ->  T >= 77 (a quarter) fp8 full:    2TDF / (DF + TD + 2TF) >=
-     * 590.7  ->  T >= 321 (kept, within the output term)
-     */
+    /* Seed 4.1-4.3 on H100: ridge R = 989.4 / 3.35 = 295.34 (bf16), R8 = 1978.9 / 3.35 = 590.72
+     * (fp8); 70B gate_up, D 8192, F 57344; the first whole T whose intensity reaches the ridge:
+     *   bf16:        2TDF / 2(DF + TD + TF)    >= R   ->  T >= R / (1 - R (1/F + 1/D))   = 308.03
+     *   int8 W-only: 2TDF / (DF + 2TD + 2TF)   >= R   ->  T >= R / (2 - 2R (1/F + 1/D))  = 154.02
+     *   int4 W-only: 2TDF / (DF/2 + 2TD + 2TF) >= R   ->  T >= R / (4 - 4R (1/F + 1/D))  =  77.01
+     *   fp8 full:    2TDF / (DF + TD + 2TF)    >= R8  ->  T >= R8 / (2 - R8/F - 2 R8/D)  = 320.09
+     * so 309, 155, 78 and 321: weight-only quantization halves and quarters the critical batch. */
     sim_model m = tu_model("llama-3.1-70b");
     sim_hw hw = tu_hw("h100-sxm");
     sim_prec w8 = {SIM_DT_INT8, SIM_DT_BF16, SIM_DT_BF16};
@@ -177,6 +178,10 @@ static void test_quantization_moves_the_critical_batch(void **state)
     assert_near(critical_tokens(&m, &hw, &w8) / bf16, 0.5, 0.01);
     assert_near(critical_tokens(&m, &hw, &w4) / bf16, 0.25, 0.01);
     assert_near(critical_tokens(&m, &hw, &f8) / bf16, 1.0, 0.05);
+    assert_int_equal(critical_tokens(&m, &hw, &BF16), 309);
+    assert_int_equal(critical_tokens(&m, &hw, &w8), 155);
+    assert_int_equal(critical_tokens(&m, &hw, &w4), 78);
+    assert_int_equal(critical_tokens(&m, &hw, &f8), 321);
 }
 
 static void test_allreduce_bytes(void **state)

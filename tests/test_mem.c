@@ -23,7 +23,7 @@ static void test_plan_numbers(void **state)
     assert_near(r.kv_bytes, 2147483648.0, 0);
     /* workspace per token: residual + normed 2 x 4096 x 2 = 16,384, plus the wider of attention
      * ((32 + 2x8) x 128 x 2 + 32 x 128 x 2 = 20,480) and MLP (2 x 14336 x 2 + 14336 x 2 =
-     * 86,016): 102,400 B x 8192 prefill tokens, plus 8 x 128256 fp32 logits = 842,956,800 */
+     * 86,016): 102,400 B x 8192 prefill tokens, plus 8 x 128256 fp32 logits = 842,964,992 */
     assert_near(r.workspace_bytes, 102400.0 * 8192 + 8.0 * 128256 * 4, 0);
     /* capacity 79.6 GiB x 0.9 = 76.92 GB */
     assert_near(r.capacity_bytes, 79.6 * 1073741824.0 * 0.9, 1e-12);

@@ -42,6 +42,9 @@ static void test_definitions(void **state)
     assert_int_equal(r.decode_steps, 63);
     assert_near(r.tpot_ns, sum / 63.0, 1e-12);
     assert_near(r.decode.t_ns, r.tpot_ns, 1e-9);
+    /* the mean decode step reads, per layer, 4 sequences x the mean of 513 .. 575 cached tokens
+     * (544) x 2 (K, V) x 8 KV heads x 128 x 2 B = 4 x 544 x 4096 B */
+    assert_near(r.decode.graph.ops[SIM_OP_ATTENTION].kv_read_bytes, 4.0 * 544 * 4096, 1e-12);
     assert_near(r.e2e_ns, r.ttft_ns + sum, 1e-12);
     /* throughput = B x O / E2E */
     assert_near(r.output_throughput, 4.0 * 64 / (r.e2e_ns * 1e-9), 1e-12);
