@@ -26,6 +26,15 @@ sim_status sim_grid_add_values(sim_grid *g, const char *name, const char *const 
 {
     if (n == 0)
         return sim_fail(err, SIM_EINPUT, "%s: no values", name);
+    if (strlen(name) >= sizeof g->dims->name)
+        return sim_fail(err, SIM_EINPUT, "%.64s...: flag name longer than %zu characters", name,
+                        sizeof g->dims->name - 1);
+    for (size_t d = 0; d < g->n_dims; d++)
+        if (strcmp(g->dims[d].name, name) == 0)
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: given twice, expected once (a flag is swept once: list all its "
+                            "values in one place)",
+                            name);
     sim_grid_dim *dims = realloc(g->dims, (g->n_dims + 1) * sizeof *dims);
     if (!dims)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");

@@ -32,10 +32,12 @@ typedef struct sim_grid {
     size_t n_dims;
 } sim_grid;
 
-/* Adds a dimension whose values are a comma-separated list (empty items are errors). */
+/* Adds a dimension whose values are a comma-separated list (empty items are errors); the same
+ * checks as sim_grid_add_values. */
 sim_status sim_grid_add(sim_grid *g, const char *name, const char *csv, sim_err *err);
 
-/* Adds a dimension from an array of values. */
+/* Adds a dimension from an array of values. A name already in the grid is an error (SIM_EINPUT,
+ * "--batch: given twice ..."), as is one longer than sim_grid_dim.name holds. */
 sim_status sim_grid_add_values(sim_grid *g, const char *name, const char *const *values, size_t n,
                                sim_err *err);
 

@@ -610,6 +610,24 @@ static void test_sweep_grid_file(void **state)
     expect_bad(a, "command");
 }
 
+/* A flag swept twice used to keep its last value while the rows showed the first: refused. */
+static void test_sweep_flag_given_twice(void **state)
+{
+    (void)state;
+    const char *g = tu_write_tmp("{\"grid\": {\"--batch\": [1, 2]}}");
+    char a[512];
+    snprintf(a, sizeof a, "sweep run --grid %s --model llama-3.1-8b --hw h100-sxm --batch 4", g);
+    expect_bad(a, "--batch: given twice");
+    expect_bad("sweep run --model llama-3.1-8b --hw h100-sxm --batch 1,2 --batch 4",
+               "--batch: given twice");
+    expect_bad("sweep run --model llama-3.1-8b --hw h100-sxm --batch=1 --batch=1",
+               "--batch: given twice");
+    /* in a grid file too, "batch" and "--batch" are the same flag */
+    g = tu_write_tmp("{\"grid\": {\"batch\": [1], \"--batch\": [2]}}");
+    snprintf(a, sizeof a, "sweep run --grid %s --model llama-3.1-8b --hw h100-sxm", g);
+    expect_bad(a, "--batch: given twice");
+}
+
 static void test_validation_commands(void **state)
 {
     (void)state;
@@ -697,6 +715,7 @@ int main(void)
         cmocka_unit_test(test_sweep),
         cmocka_unit_test(test_sweep_slo_rows),
         cmocka_unit_test(test_sweep_grid_file),
+        cmocka_unit_test(test_sweep_flag_given_twice),
         cmocka_unit_test(test_validation_commands),
         cmocka_unit_test(test_compare),
     };

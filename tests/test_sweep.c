@@ -24,6 +24,34 @@ static void test_grid_order(void **state)
     sim_grid_free(&g);
 }
 
+/* A flag swept twice would have its later values silently win: it is refused instead. */
+static void test_grid_flag_given_twice(void **state)
+{
+    (void)state;
+    sim_grid g = {0};
+    sim_err err = {{0}};
+    const char *const one[] = {"1", "2"};
+    assert_int_equal(sim_grid_add_values(&g, "--batch", one, 2, &err), SIM_OK);
+    assert_int_equal(sim_grid_add(&g, "--batch", "4", &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--batch: given twice"));
+    const char *const four[] = {"4"};
+    assert_int_equal(sim_grid_add_values(&g, "--batch", four, 1, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--batch: given twice"));
+    /* the grid is unchanged: one dimension, its two values */
+    assert_int_equal(g.n_dims, 1);
+    assert_int_equal(sim_grid_points(&g), 2);
+    assert_int_equal(sim_grid_add(&g, "--tp", "1,2", &err), SIM_OK);
+    assert_int_equal(sim_grid_points(&g), 4);
+    /* a name too long for the dimension is refused, not cut */
+    char name[100];
+    memset(name, 'x', sizeof name - 1);
+    name[sizeof name - 1] = '\0';
+    assert_int_equal(sim_grid_add(&g, name, "1", &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "longer than 63"));
+    assert_int_equal(g.n_dims, 2);
+    sim_grid_free(&g);
+}
+
 static void test_shards(void **state)
 {
     (void)state;
@@ -129,6 +157,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_grid_order),
+        cmocka_unit_test(test_grid_flag_given_twice),
         cmocka_unit_test(test_shards),
         cmocka_unit_test(test_threads_and_shards_do_not_change_rows),
         cmocka_unit_test(test_pareto_and_best),
