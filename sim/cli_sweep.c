@@ -44,10 +44,7 @@ static sim_status point_opts(const sweep_ctx *c, size_t point, cli_opts *o, sim_
     *o = cli_defaults;
     for (size_t d = 0; d < c->g->n_dims; d++) {
         const char *name = c->g->dims[d].name;
-        const cli_opt_def *def = NULL;
-        for (size_t j = 0; j < cli_n_opts; j++)
-            if (strcmp(cli_opts_table[j].name, name) == 0 && (cli_opts_table[j].cmds & c->mask))
-                def = &cli_opts_table[j];
+        const cli_opt_def *def = cli_find_opt(name, c->mask);
         if (!def)
             return sim_fail(err, SIM_EINTERNAL, "%s: not a flag of this command", name);
         if (def->kind == OPT_BOOL) {
@@ -481,10 +478,7 @@ static sim_status sweep_parse(int argc, char **argv, int mask, sim_grid *g, swee
             i += !eq;
             continue;
         }
-        const cli_opt_def *def = NULL;
-        for (size_t j = 0; j < cli_n_opts; j++)
-            if (strcmp(cli_opts_table[j].name, name) == 0 && (cli_opts_table[j].cmds & mask))
-                def = &cli_opts_table[j];
+        const cli_opt_def *def = cli_find_opt(name, mask);
         if (!def)
             return sim_fail(err, SIM_EINPUT, "infersim sweep %s: unknown flag '%s'", argv[2], arg);
         static const char *const per_run[] = {"--save-requests", "--chrome-trace", "--trace-detail",

@@ -242,6 +242,12 @@ static void test_bad_input(void **state)
     bad_flag(base, "--format xml", "--format");
     bad_flag(base, "--batch 100000 --input-len 4096", "does not fit");
     bad_flag(base, "extra", "extra");
+    /* a flag name longer than any in the table is unknown, whole or with a value */
+    bad_flag(base, "--batch-size-of-a-length-no-flag-has-in-the-table-at-all-anywhere 1",
+             "unknown flag '--batch-size-of-a-length-no-flag-has-in-the-table-at-all-anywhere'");
+    bad_flag(base, "--batch-size-of-a-length-no-flag-has-in-the-table-at-all-anywhere=1",
+             "--batch-size-of-a-length-no-flag-has-in-the-table-at-all-anywhere=1");
+    bad_flag(base, "--tp=4 --batch=2 --enforce-eager=1", "--enforce-eager: takes no value");
     expect_bad("run --model llama-3.1-70b --hw a100-sxm-80gb --tp 4 --kv-cache-dtype fp8", "fp8");
     expect_bad("run --model /nonexistent/config.json --hw h100-sxm", "/nonexistent/config.json");
     expect_bad("run --model llama-3.1-8b --hw /nonexistent/hw.json", "/nonexistent/hw.json");
