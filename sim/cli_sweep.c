@@ -693,28 +693,24 @@ static void sweep_summary(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows
         }
     }
     bool *front = calloc(n ? n : 1, sizeof *front);
-    if (!front)
+    size_t *order = calloc(n ? n : 1, sizeof *order);
+    if (!front || !order) {
+        free(front);
+        free(order);
         return;
-    size_t nf = sim_sweep_pareto(rows, n, front);
+    }
+    size_t nf = sim_sweep_pareto(rows, n, front, order);
     fprintf(f, "Pareto frontier (output tok/s per GPU against TPOT), %zu points:\n", nf);
     /* listed from the lowest TPOT up, as the frontier runs */
-    for (size_t shown_n = 0, prev = n; shown_n < nf; shown_n++) {
-        size_t i = n;
-        for (size_t j = 0; j < n; j++)
-            if (front[j] &&
-                (prev == n || rows[j].tpot_ms > rows[prev].tpot_ms ||
-                 (rows[j].tpot_ms == rows[prev].tpot_ms && j > prev)) &&
-                (i == n || rows[j].tpot_ms < rows[i].tpot_ms))
-                i = j;
-        if (i == n)
-            break;
-        prev = i;
+    for (size_t k = 0; k < nf; k++) {
+        size_t i = order[k];
         point_label(c->g, rows[i].point, label, sizeof label);
         fprintf(f, "  point %zu: TPOT %.2f ms, %.1f tok/s per GPU%s  %s\n", rows[i].point,
                 rows[i].tpot_ms, rows[i].tput_per_gpu,
                 c->has_slo ? (rows[i].meets_slo ? " (meets SLO)" : "") : "", label);
     }
     free(front);
+    free(order);
 }
 
 static void sweep_header(FILE *f, const sweep_ctx *c)

@@ -224,7 +224,7 @@ static int by_tpot(const void *a, const void *b)
     return x->point < y->point ? -1 : x->point > y->point;
 }
 
-size_t sim_sweep_pareto(const sim_sweep_row *rows, size_t n, bool *on_frontier)
+size_t sim_sweep_pareto(const sim_sweep_row *rows, size_t n, bool *on_frontier, size_t *order)
 {
     frontier_key *keys = malloc((n ? n : 1) * sizeof *keys);
     size_t m = 0;
@@ -243,6 +243,8 @@ size_t sim_sweep_pareto(const sim_sweep_row *rows, size_t n, bool *on_frontier)
     for (size_t k = 0; k < m; k++) {
         if (keys[k].tput > best) {
             on_frontier[keys[k].row] = true;
+            if (order)
+                order[count] = keys[k].row;
             best = keys[k].tput;
             count++;
         }

@@ -143,10 +143,21 @@ static void test_pareto_and_best(void **state)
         {.point = 6, .ok = false, .tpot_ms = 5, .tput_per_gpu = 999, .meets_slo = false},
     };
     bool front[7];
-    assert_int_equal(sim_sweep_pareto(r, 7, front), 4);
+    assert_int_equal(sim_sweep_pareto(r, 7, front, NULL), 4);
     const bool want[7] = {true, true, false, false, true, true, false};
     for (int i = 0; i < 7; i++)
         assert_int_equal(front[i], want[i]);
+    /* the frontier handed back as it runs, from the lowest TPOT up, whatever the row order */
+    size_t order[7];
+    assert_int_equal(sim_sweep_pareto(r, 7, front, order), 4);
+    const size_t want_order[4] = {0, 1, 4, 5};
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(order[i], want_order[i]);
+    sim_sweep_row shuffled[7] = {r[5], r[3], r[0], r[6], r[4], r[2], r[1]};
+    assert_int_equal(sim_sweep_pareto(shuffled, 7, front, order), 4);
+    const size_t want_shuffled[4] = {2, 6, 4, 0}; /* A, B, E, F */
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(order[i], want_shuffled[i]);
     assert_int_equal(sim_sweep_best(r, 7), 4);
     for (int i = 0; i < 7; i++)
         r[i].meets_slo = false;
