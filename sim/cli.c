@@ -139,13 +139,19 @@ const size_t cli_n_opts = sizeof cli_opts_table / sizeof cli_opts_table[0];
 _Static_assert(sizeof cli_opts_table / sizeof cli_opts_table[0] <= 96,
                "cli_opts.given is too small");
 
+const cli_opt_def *cli_find_opt(const char *name, int mask)
+{
+    for (size_t j = 0; j < cli_n_opts; j++)
+        if (strcmp(cli_opts_table[j].name, name) == 0 && (cli_opts_table[j].cmds & mask))
+            return &cli_opts_table[j];
+    return NULL;
+}
+
 /* Whether the command line named flag `name`. */
 bool cli_given(const cli_opts *o, const char *name)
 {
-    for (size_t j = 0; j < cli_n_opts; j++)
-        if (strcmp(cli_opts_table[j].name, name) == 0)
-            return o->given[j];
-    return false;
+    const cli_opt_def *d = cli_find_opt(name, ~0);
+    return d && o->given[d - cli_opts_table];
 }
 
 static void usage(FILE *f, const char *cmd, int mask)
@@ -227,11 +233,13 @@ sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int
         const char *arg = argv[i];
         const char *eq = strchr(arg, '=');
         size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+        char name[64]; /* a name longer than this is no flag's */
         const cli_opt_def *o = NULL;
-        for (size_t j = 0; j < cli_n_opts; j++)
-            if (strlen(cli_opts_table[j].name) == len &&
-                strncmp(cli_opts_table[j].name, arg, len) == 0 && (cli_opts_table[j].cmds & mask))
-                o = &cli_opts_table[j];
+        if (len < sizeof name) {
+            memcpy(name, arg, len);
+            name[len] = '\0';
+            o = cli_find_opt(name, mask);
+        }
         if (!o && mask == CMD_CHECK && arg[0] != '-' && !out->trace) {
             out->trace = arg; /* trace-check FILE */
             continue;

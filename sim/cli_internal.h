@@ -77,6 +77,9 @@ extern const cli_opt_def cli_opts_table[];
 extern const size_t cli_n_opts;
 extern const cli_opts cli_defaults;
 
+/* The option named `name` ("--tp") that a command in `mask` takes, or NULL. */
+const cli_opt_def *cli_find_opt(const char *name, int mask);
+
 /* Whether the command line named flag `name`. */
 bool cli_given(const cli_opts *o, const char *name);
 

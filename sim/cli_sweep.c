@@ -44,10 +44,7 @@ static sim_status point_opts(const sweep_ctx *c, size_t point, cli_opts *o, sim_
     *o = cli_defaults;
     for (size_t d = 0; d < c->g->n_dims; d++) {
         const char *name = c->g->dims[d].name;
-        const cli_opt_def *def = NULL;
-        for (size_t j = 0; j < cli_n_opts; j++)
-            if (strcmp(cli_opts_table[j].name, name) == 0 && (cli_opts_table[j].cmds & c->mask))
-                def = &cli_opts_table[j];
+        const cli_opt_def *def = cli_find_opt(name, c->mask);
         if (!def)
             return sim_fail(err, SIM_EINTERNAL, "%s: not a flag of this command", name);
         if (def->kind == OPT_BOOL) {
@@ -376,6 +373,7 @@ static sim_status sweep_prepare(sweep_ctx *c, size_t n, sim_err *err)
 typedef struct sweep_opts {
     const char *out, *slo, *shard, *grid;
     int64_t threads, pct;
+    unsigned seen; /* bit i: sweep_flags[i] was given */
 } sweep_opts;
 
 #define SO(flag, kind, field, lo, hi, help)                                                        \
@@ -391,16 +389,29 @@ static const cli_opt_def sweep_flags[] = {
     SO("--slo-percentile", OPT_INT, pct, 50, 99, "50, 90 or 99"),
 };
 #undef SO
+enum { N_SWEEP_FLAGS = sizeof sweep_flags / sizeof sweep_flags[0] };
 
-/* Whether `name` is a sweep-level flag; if so, *st says whether its value `v` parsed. */
+static const cli_opt_def *find_sweep_flag(const char *name)
+{
+    for (size_t i = 0; i < N_SWEEP_FLAGS; i++)
+        if (strcmp(name, sweep_flags[i].name) == 0)
+            return &sweep_flags[i];
+    return NULL;
+}
+
+/* Whether `name` is a sweep-level flag; if so, *st says whether its value `v` parsed. Each may
+ * be given once. */
 static bool sweep_flag(const char *name, const char *v, sweep_opts *s, sim_err *err, sim_status *st)
 {
-    const cli_opt_def *def = NULL;
-    for (size_t i = 0; i < sizeof sweep_flags / sizeof sweep_flags[0]; i++)
-        if (strcmp(name, sweep_flags[i].name) == 0)
-            def = &sweep_flags[i];
+    const cli_opt_def *def = find_sweep_flag(name);
     if (!def)
         return false;
+    unsigned bit = 1u << (def - sweep_flags);
+    if (s->seen & bit) {
+        *st = sim_fail(err, SIM_EINPUT, "%s: given twice, expected once", name);
+        return true;
+    }
+    s->seen |= bit;
     if (!v) {
         *st = sim_fail(err, SIM_EINPUT, "%s: missing value", name);
         return true;
@@ -412,8 +423,142 @@ static bool sweep_flag(const char *name, const char *v, sweep_opts *s, sim_err *
     return true;
 }
 
-/* --grid FILE: {"command": "serve", "grid": {"--tp": [1, 2], "model": ["a", "b"], ...}} */
-static sim_status grid_from_file(const char *path, const char *cmd, sim_grid *g, sim_err *err)
+/* Outputs written once per run: a sweep has one per point, so they are refused. */
+static const char *const per_run_flags[] = {"--save-requests", "--chrome-trace", "--trace-detail",
+                                            "--trace-window",  "--format",       "--help"};
+
+/* Where a sweep dimension comes from, for its error messages: a grid file's key, or (file NULL)
+ * a command-line argument. */
+typedef struct dim_src {
+    const char *file, *key; /* key: the grid file's key or the argument, as written */
+    const char *cmd;        /* "run" or "serve" */
+} dim_src;
+
+/* The message prefix naming the source: "FILE: field 'grid.KEY': " or "". */
+static const char *src_at(const dim_src *src, char *buf, size_t len)
+{
+    if (!src->file)
+        return "";
+    snprintf(buf, len, "%s: field 'grid.%s': ", src->file, src->key);
+    return buf;
+}
+
+/* The flag a sweep dimension `name` ("--tp"; NULL when no flag could be that long) names, the
+ * same checks for the command line and a grid file: NULL with *err set when the command `mask`
+ * does not take it, it is the sweep's own flag, or it is a per-run output. */
+static const cli_opt_def *sweep_dim_flag(const char *name, int mask, const dim_src *src,
+                                         sim_err *err)
+{
+    char buf[PATH_MAX + 128];
+    const char *at = src_at(src, buf, sizeof buf);
+    const cli_opt_def *def = name ? cli_find_opt(name, mask) : NULL;
+    if (!def && name && find_sweep_flag(name)) {
+        sim_fail(err, SIM_EINPUT, "%s%s is the sweep's own flag, expected on the command line", at,
+                 name);
+        return NULL;
+    }
+    if (!def) {
+        if (src->file)
+            sim_fail(err, SIM_EINPUT,
+                     "%sunknown flag '%s%s', expected a flag of 'infersim %s' (see 'infersim %s "
+                     "--help')",
+                     at, strncmp(src->key, "--", 2) ? "--" : "", src->key, src->cmd, src->cmd);
+        else
+            sim_fail(err, SIM_EINPUT, "infersim sweep %s: unknown flag '%s'", src->cmd, src->key);
+        return NULL;
+    }
+    for (size_t k = 0; k < sizeof per_run_flags / sizeof per_run_flags[0]; k++)
+        if (strcmp(name, per_run_flags[k]) == 0) {
+            sim_fail(err, SIM_EINPUT,
+                     "%s%s: not available in a sweep (one output per point); run the point on "
+                     "its own",
+                     at, name);
+            return NULL;
+        }
+    return def;
+}
+
+/* Adds the dimension `def` takes, checking what can be checked before any point runs: an on/off
+ * flag's values are true or false. */
+static sim_status add_dim(sim_grid *g, const cli_opt_def *def, const char *const *vals, size_t n,
+                          const dim_src *src, sim_err *err)
+{
+    char buf[PATH_MAX + 128];
+    const char *at = src_at(src, buf, sizeof buf);
+    for (size_t i = 0; i < n && def->kind == OPT_BOOL; i++)
+        if (strcmp(vals[i], "true") != 0 && strcmp(vals[i], "false") != 0)
+            return sim_fail(err, SIM_EINPUT, "%s%s: value '%s', expected true or false", at,
+                            def->name, vals[i]);
+    sim_status st = sim_grid_add_values(g, def->name, vals, n, err);
+    if (st == SIM_EINPUT && *at) {
+        sim_err e = *err;
+        st = sim_fail(err, st, "%s%s", at, e.msg);
+    }
+    return st;
+}
+
+/* A grid file's string, boolean or number as the string a flag takes (malloc'd; NULL for any
+ * other value, or out of memory). */
+static char *grid_value(const cJSON *v)
+{
+    char num[64];
+    if (cJSON_IsString(v))
+        return strdup(v->valuestring);
+    if (cJSON_IsBool(v))
+        return strdup(cJSON_IsTrue(v) ? "true" : "false");
+    if (!cJSON_IsNumber(v))
+        return NULL;
+    snprintf(num, sizeof num, "%.17g", v->valuedouble);
+    return strdup(num);
+}
+
+/* One grid-file key: a flag and its values (a list, or one value). */
+static sim_status grid_dim(const char *path, const cJSON *dim, int mask, const char *cmd,
+                           sim_grid *g, sim_err *err)
+{
+    const dim_src src = {path, dim->string, cmd};
+    char name[64]; /* a name longer than this is no flag's */
+    int len =
+        snprintf(name, sizeof name, "%s%s", strncmp(dim->string, "--", 2) ? "--" : "", dim->string);
+    const cli_opt_def *def =
+        sweep_dim_flag(len >= 0 && (size_t)len < sizeof name ? name : NULL, mask, &src, err);
+    if (!def)
+        return SIM_EINPUT;
+    size_t n = cJSON_IsArray(dim) ? (size_t)cJSON_GetArraySize(dim) : 1;
+    if (n == 0)
+        return sim_fail(err, SIM_EINPUT, "%s: field 'grid.%s' is [], expected one or more values",
+                        path, dim->string);
+    char **vals = calloc(n, sizeof *vals);
+    if (!vals)
+        return sim_fail(err, SIM_EINTERNAL, "out of memory");
+    sim_status st = SIM_OK;
+    size_t k = 0;
+    for (const cJSON *v = cJSON_IsArray(dim) ? dim->child : dim; v && k < n && !st;
+         v = cJSON_IsArray(dim) ? v->next : NULL, k++) {
+        if (!(cJSON_IsString(v) || cJSON_IsBool(v) || cJSON_IsNumber(v)))
+            st = sim_fail(err, SIM_EINPUT,
+                          "%s: field 'grid.%s' holds a value that is not a string, number or "
+                          "boolean",
+                          path, dim->string);
+        else if (!(vals[k] = grid_value(v)))
+            st = sim_fail(err, SIM_EINTERNAL, "out of memory");
+        else if (!vals[k][0])
+            st = sim_fail(err, SIM_EINPUT,
+                          "%s: field 'grid.%s' holds an empty string, expected a value", path,
+                          dim->string);
+    }
+    if (!st)
+        st = add_dim(g, def, (const char *const *)vals, n, &src, err);
+    for (size_t i = 0; i < n; i++)
+        free(vals[i]);
+    free(vals);
+    return st;
+}
+
+/* --grid FILE: {"command": "serve", "grid": {"--tp": [1, 2], "model": ["a", "b"], ...}}: the
+ * same flags as the command line takes, each key once. */
+static sim_status grid_from_file(const char *path, const char *cmd, int mask, sim_grid *g,
+                                 sim_err *err)
 {
     cJSON *root;
     sim_status st = sim_jsonf_load(path, &root, err);
@@ -421,7 +566,10 @@ static sim_status grid_from_file(const char *path, const char *cmd, sim_grid *g,
         return st;
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(root, "command");
     const cJSON *grid = cJSON_GetObjectItemCaseSensitive(root, "grid");
-    if (c && (!cJSON_IsString(c) || strcmp(c->valuestring, cmd) != 0))
+    if (!cJSON_IsObject(root))
+        st = sim_fail(err, SIM_EINPUT,
+                      "%s: not a JSON object, expected {\"command\": ..., \"grid\": {...}}", path);
+    else if (c && (!cJSON_IsString(c) || strcmp(c->valuestring, cmd) != 0))
         st = sim_fail(err, SIM_EINPUT, "%s: field 'command' is not \"%s\" (the sweep's command)",
                       path, cmd);
     else if (!cJSON_IsObject(grid))
@@ -429,35 +577,16 @@ static sim_status grid_from_file(const char *path, const char *cmd, sim_grid *g,
                       "%s: field 'grid' is missing, expected an object of "
                       "flag: [values]",
                       path);
+    for (const cJSON *k = root ? root->child : NULL; k && !st; k = k->next)
+        if (strcmp(k->string, "command") != 0 && strcmp(k->string, "grid") != 0)
+            st = sim_fail(err, SIM_EINPUT,
+                          "%s: unknown field '%s', expected only 'command' and 'grid'", path,
+                          k->string);
     const cJSON *dim;
     if (!st) {
         cJSON_ArrayForEach(dim, grid)
         {
-            char name[64], vbuf[64][256];
-            const char *vals[64];
-            snprintf(name, sizeof name, "%s%s", strncmp(dim->string, "--", 2) ? "--" : "",
-                     dim->string);
-            size_t n = 0;
-            const cJSON *v = cJSON_IsArray(dim) ? dim->child : dim;
-            for (; v && n < 64; v = cJSON_IsArray(dim) ? v->next : NULL) {
-                if (cJSON_IsString(v))
-                    snprintf(vbuf[n], sizeof vbuf[n], "%s", v->valuestring);
-                else if (cJSON_IsBool(v))
-                    snprintf(vbuf[n], sizeof vbuf[n], "%s", cJSON_IsTrue(v) ? "true" : "false");
-                else if (cJSON_IsNumber(v))
-                    snprintf(vbuf[n], sizeof vbuf[n], "%.17g", v->valuedouble);
-                else {
-                    st = sim_fail(err, SIM_EINPUT,
-                                  "%s: grid.%s holds a value that is not a "
-                                  "string, number or boolean",
-                                  path, dim->string);
-                    break;
-                }
-                vals[n] = vbuf[n];
-                n++;
-            }
-            if (!st)
-                st = sim_grid_add_values(g, name, vals, n, err);
+            st = grid_dim(path, dim, mask, cmd, g, err);
             if (st)
                 break;
         }
@@ -474,29 +603,28 @@ static sim_status sweep_parse(int argc, char **argv, int mask, sim_grid *g, swee
     for (int i = 3; i < argc && !st; i++) {
         const char *arg = argv[i];
         const char *eq = strchr(arg, '=');
-        char name[64];
-        snprintf(name, sizeof name, "%.*s", (int)(eq ? eq - arg : (long)strlen(arg)), arg);
+        size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+        char name[64]; /* a name longer than this is no flag's */
+        if (len < sizeof name) {
+            memcpy(name, arg, len);
+            name[len] = '\0';
+        }
         const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[i + 1] : NULL);
-        if (sweep_flag(name, v, so, err, &st)) {
+        if (len < sizeof name && sweep_flag(name, v, so, err, &st)) {
             i += !eq;
             continue;
         }
-        const cli_opt_def *def = NULL;
-        for (size_t j = 0; j < cli_n_opts; j++)
-            if (strcmp(cli_opts_table[j].name, name) == 0 && (cli_opts_table[j].cmds & mask))
-                def = &cli_opts_table[j];
+        const dim_src src = {NULL, arg, argv[2]};
+        const cli_opt_def *def = sweep_dim_flag(len < sizeof name ? name : NULL, mask, &src, err);
         if (!def)
-            return sim_fail(err, SIM_EINPUT, "infersim sweep %s: unknown flag '%s'", argv[2], arg);
-        static const char *const per_run[] = {"--save-requests", "--chrome-trace", "--trace-detail",
-                                              "--trace-window",  "--format",       "--help"};
-        for (size_t k = 0; k < sizeof per_run / sizeof per_run[0]; k++)
-            if (strcmp(name, per_run[k]) == 0)
-                return sim_fail(err, SIM_EINPUT,
-                                "%s: not available in a sweep (one output per "
-                                "point); run the point on its own",
-                                name);
+            return SIM_EINPUT;
         if (def->kind == OPT_BOOL) {
-            st = sim_grid_add(g, name, eq ? eq + 1 : "true", err);
+            sim_grid one = {0}; /* split the list, then check the values */
+            st = sim_grid_add(&one, name, eq ? eq + 1 : "true", err);
+            if (!st)
+                st = add_dim(g, def, (const char *const *)one.dims[0].values, one.dims[0].n, &src,
+                             err);
+            sim_grid_free(&one);
             continue;
         }
         if (!v)
@@ -505,6 +633,22 @@ static sim_status sweep_parse(int argc, char **argv, int mask, sim_grid *g, swee
         /* a list flag's value holds commas of its own: never a dimension */
         st = def->kind == OPT_LIST ? sim_grid_add_values(g, name, &v, 1, err)
                                    : sim_grid_add(g, name, v, err);
+    }
+    return st;
+}
+
+/* The sweep's grid: a --grid file's dimensions first, then the command line's (`cl`, moved). */
+static sim_status sweep_grid(const sweep_opts *so, const char *cmd, int mask, sim_grid *cl,
+                             sim_grid *g, sim_err *err)
+{
+    sim_status st = so->grid ? grid_from_file(so->grid, cmd, mask, g, err) : SIM_OK;
+    for (size_t d = 0; d < cl->n_dims && !st; d++) {
+        st = sim_grid_add_values(g, cl->dims[d].name, (const char *const *)cl->dims[d].values,
+                                 cl->dims[d].n, err);
+        if (st == SIM_EINPUT && so->grid) { /* cl itself holds no name twice */
+            sim_err e = *err;
+            st = sim_fail(err, st, "%s; in %s and on the command line", e.msg, so->grid);
+        }
     }
     if (!st && g->n_dims > SWEEP_MAX_DIMS)
         st = sim_fail(err, SIM_EINPUT, "sweep: %zu flags, at most %d", g->n_dims, SWEEP_MAX_DIMS);
@@ -549,28 +693,24 @@ static void sweep_summary(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows
         }
     }
     bool *front = calloc(n ? n : 1, sizeof *front);
-    if (!front)
+    size_t *order = calloc(n ? n : 1, sizeof *order);
+    if (!front || !order) {
+        free(front);
+        free(order);
         return;
-    size_t nf = sim_sweep_pareto(rows, n, front);
+    }
+    size_t nf = sim_sweep_pareto(rows, n, front, order);
     fprintf(f, "Pareto frontier (output tok/s per GPU against TPOT), %zu points:\n", nf);
     /* listed from the lowest TPOT up, as the frontier runs */
-    for (size_t shown_n = 0, prev = n; shown_n < nf; shown_n++) {
-        size_t i = n;
-        for (size_t j = 0; j < n; j++)
-            if (front[j] &&
-                (prev == n || rows[j].tpot_ms > rows[prev].tpot_ms ||
-                 (rows[j].tpot_ms == rows[prev].tpot_ms && j > prev)) &&
-                (i == n || rows[j].tpot_ms < rows[i].tpot_ms))
-                i = j;
-        if (i == n)
-            break;
-        prev = i;
+    for (size_t k = 0; k < nf; k++) {
+        size_t i = order[k];
         point_label(c->g, rows[i].point, label, sizeof label);
         fprintf(f, "  point %zu: TPOT %.2f ms, %.1f tok/s per GPU%s  %s\n", rows[i].point,
                 rows[i].tpot_ms, rows[i].tput_per_gpu,
                 c->has_slo ? (rows[i].meets_slo ? " (meets SLO)" : "") : "", label);
     }
     free(front);
+    free(order);
 }
 
 static void sweep_header(FILE *f, const sweep_ctx *c)
@@ -624,15 +764,11 @@ sim_status cli_cmd_sweep(int argc, char **argv, FILE *out, FILE *errf, sim_err *
     sweep_ctx c = {
         .mask = strcmp(argv[2], "run") == 0 ? CMD_RUN : CMD_SERVE, .shard = {0, 1}, .pct = 90};
     sweep_opts so = {.threads = sim_sweep_max_threads(), .pct = 90};
-    sim_grid g = {0};
-    sim_status st = SIM_OK;
-    /* the grid file's dimensions come first, the command line's after */
-    for (int i = 3; i < argc; i++)
-        if (strncmp(argv[i], "--grid", 6) == 0 && (argv[i][6] == '=' || !argv[i][6]))
-            st = grid_from_file(argv[i][6] == '=' ? argv[i] + 7 : (i + 1 < argc ? argv[i + 1] : ""),
-                                argv[2], &g, err);
+    sim_grid g = {0}, cl = {0};
+    sim_status st = sweep_parse(argc, argv, c.mask, &cl, &so, err);
     if (!st)
-        st = sweep_parse(argc, argv, c.mask, &g, &so, err);
+        st = sweep_grid(&so, argv[2], c.mask, &cl, &g, err);
+    sim_grid_free(&cl);
     if (!st && so.shard)
         st = sim_shard_parse(so.shard, &c.shard, err);
     if (!st && so.slo) {

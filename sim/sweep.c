@@ -26,6 +26,15 @@ sim_status sim_grid_add_values(sim_grid *g, const char *name, const char *const 
 {
     if (n == 0)
         return sim_fail(err, SIM_EINPUT, "%s: no values", name);
+    if (strlen(name) >= sizeof g->dims->name)
+        return sim_fail(err, SIM_EINPUT, "%.64s...: flag name longer than %zu characters", name,
+                        sizeof g->dims->name - 1);
+    for (size_t d = 0; d < g->n_dims; d++)
+        if (strcmp(g->dims[d].name, name) == 0)
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: given twice, expected once (a flag is swept once: list all its "
+                            "values in one place)",
+                            name);
     sim_grid_dim *dims = realloc(g->dims, (g->n_dims + 1) * sizeof *dims);
     if (!dims)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
@@ -215,7 +224,7 @@ static int by_tpot(const void *a, const void *b)
     return x->point < y->point ? -1 : x->point > y->point;
 }
 
-size_t sim_sweep_pareto(const sim_sweep_row *rows, size_t n, bool *on_frontier)
+size_t sim_sweep_pareto(const sim_sweep_row *rows, size_t n, bool *on_frontier, size_t *order)
 {
     frontier_key *keys = malloc((n ? n : 1) * sizeof *keys);
     size_t m = 0;
@@ -234,6 +243,8 @@ size_t sim_sweep_pareto(const sim_sweep_row *rows, size_t n, bool *on_frontier)
     for (size_t k = 0; k < m; k++) {
         if (keys[k].tput > best) {
             on_frontier[keys[k].row] = true;
+            if (order)
+                order[count] = keys[k].row;
             best = keys[k].tput;
             count++;
         }

@@ -32,10 +32,12 @@ typedef struct sim_grid {
     size_t n_dims;
 } sim_grid;
 
-/* Adds a dimension whose values are a comma-separated list (empty items are errors). */
+/* Adds a dimension whose values are a comma-separated list (empty items are errors); the same
+ * checks as sim_grid_add_values. */
 sim_status sim_grid_add(sim_grid *g, const char *name, const char *csv, sim_err *err);
 
-/* Adds a dimension from an array of values. */
+/* Adds a dimension from an array of values. A name already in the grid is an error (SIM_EINPUT,
+ * "--batch: given twice ..."), as is one longer than sim_grid_dim.name holds. */
 sim_status sim_grid_add_values(sim_grid *g, const char *name, const char *const *values, size_t n,
                                sim_err *err);
 
@@ -81,9 +83,10 @@ sim_status sim_sweep_run(const sim_grid *g, const sim_shard *shard, int threads,
 
 void sim_sweep_rows_free(sim_sweep_row *rows, size_t n);
 
-/* Marks rows[i].on_frontier: the Pareto frontier of throughput per GPU (higher is better) against
- * TPOT (lower is better) among the ok rows. Returns how many are on it. */
-size_t sim_sweep_pareto(const sim_sweep_row *rows, size_t n, bool *on_frontier);
+/* Marks on_frontier[i]: the Pareto frontier of throughput per GPU (higher is better) against
+ * TPOT (lower is better) among the ok rows. Returns how many are on it; when `order` is not NULL
+ * (room for n) it receives their row indices as the frontier runs, from the lowest TPOT up. */
+size_t sim_sweep_pareto(const sim_sweep_row *rows, size_t n, bool *on_frontier, size_t *order);
 
 /* Index of the ok row meeting the SLO with the highest throughput per GPU, or n if none. */
 size_t sim_sweep_best(const sim_sweep_row *rows, size_t n);

@@ -242,6 +242,12 @@ static void test_bad_input(void **state)
     bad_flag(base, "--format xml", "--format");
     bad_flag(base, "--batch 100000 --input-len 4096", "does not fit");
     bad_flag(base, "extra", "extra");
+    /* a flag name longer than any in the table is unknown, whole or with a value */
+    bad_flag(base, "--batch-size-of-a-length-no-flag-has-in-the-table-at-all-anywhere 1",
+             "unknown flag '--batch-size-of-a-length-no-flag-has-in-the-table-at-all-anywhere'");
+    bad_flag(base, "--batch-size-of-a-length-no-flag-has-in-the-table-at-all-anywhere=1",
+             "--batch-size-of-a-length-no-flag-has-in-the-table-at-all-anywhere=1");
+    bad_flag(base, "--tp=4 --batch=2 --enforce-eager=1", "--enforce-eager: takes no value");
     expect_bad("run --model llama-3.1-70b --hw a100-sxm-80gb --tp 4 --kv-cache-dtype fp8", "fp8");
     expect_bad("run --model /nonexistent/config.json --hw h100-sxm", "/nonexistent/config.json");
     expect_bad("run --model llama-3.1-8b --hw /nonexistent/hw.json", "/nonexistent/hw.json");
@@ -610,6 +616,103 @@ static void test_sweep_grid_file(void **state)
     expect_bad(a, "command");
 }
 
+/* `json` written to a grid file, then `sweep run --grid FILE <rest>` must fail naming `mention`
+ * and the file. */
+static void bad_grid(const char *json, const char *rest, const char *mention)
+{
+    const char *g = tu_write_tmp(json);
+    char a[1024];
+    snprintf(a, sizeof a, "sweep run --grid %s --model llama-3.1-8b --hw h100-sxm %s", g, rest);
+    expect_bad(a, mention);
+    if (!strstr(R.err, g) && !strstr(mention, "given twice")) {
+        print_error("'%s': stderr '%s' does not name the grid file\n", a, R.err);
+        fail();
+    }
+}
+
+/* A grid file takes exactly the flags the command line takes, and keeps every value whole. */
+static void test_sweep_grid_file_checks(void **state)
+{
+    (void)state;
+    /* a misspelt flag made every point fail, exit 0: refused up front */
+    bad_grid("{\"grid\": {\"--fromat\": [\"csv\"]}}", "",
+             "field 'grid.--fromat': unknown flag '--fromat', expected a flag of 'infersim run'");
+    bad_grid("{\"grid\": {\"batchh\": [1]}}", "", "unknown flag '--batchh'");
+    bad_grid("{\"grid\": {\"--request-rate\": [1]}}", "", "unknown flag '--request-rate'");
+    /* per-run outputs, as on the command line */
+    bad_grid("{\"grid\": {\"format\": [\"csv\"]}}", "",
+             "field 'grid.format': --format: not available in a sweep");
+    bad_grid("{\"grid\": {\"--chrome-trace\": [\"t.json\"]}}", "", "--chrome-trace: not available");
+    bad_grid("{\"grid\": {\"help\": [true]}}", "", "--help: not available");
+    bad_grid("{\"grid\": {\"threads\": [2]}}", "", "--threads is the sweep's own flag");
+    /* values checked as the command line's are */
+    bad_grid("{\"grid\": {\"--batch\": []}}", "", "field 'grid.--batch' is [], expected");
+    bad_grid("{\"grid\": {\"--batch\": [1, {}]}}", "", "not a string, number or boolean");
+    bad_grid("{\"grid\": {\"model\": [\"\"]}}", "", "empty string");
+    bad_grid("{\"grid\": {\"enforce-eager\": [\"yes\"]}}", "",
+             "field 'grid.enforce-eager': --enforce-eager: value 'yes', expected true or false");
+    bad_grid("{\"grid\": {}, \"gird\": {}}", "", "unknown field 'gird'");
+    bad_grid("[1, 2]", "", "not a JSON object");
+    expect_bad("sweep run --model llama-3.1-8b --hw h100-sxm --enforce-eager=false,yes",
+               "--enforce-eager: value 'yes', expected true or false");
+    /* a key longer than any flag is named whole, never cut */
+    char key[200], json[400];
+    memset(key, 'k', 120);
+    key[120] = '\0';
+    snprintf(json, sizeof json, "{\"grid\": {\"%s\": [1]}}", key);
+    bad_grid(json, "", key);
+    /* --grid twice: the first file's error used to be overwritten by the second's success */
+    char g1[96];
+    snprintf(g1, sizeof g1, "%s", tu_write_tmp("{\"grid\": {\"--fromat\": [\"csv\"]}}"));
+    const char *g2 = tu_write_tmp("{\"grid\": {\"--batch\": [1]}}");
+    char a[1024];
+    snprintf(a, sizeof a, "sweep run --grid %s --grid %s --model llama-3.1-8b --hw h100-sxm", g1,
+             g2);
+    expect_bad(a, "--grid: given twice");
+    expect_bad("sweep run --model llama-3.1-8b --hw h100-sxm --out a.csv --out=b.csv",
+               "--out: given twice");
+    /* more than 64 values: every one a point (the file's dimensions were cut at 64) */
+    char big[1024] = "{\"command\": \"run\", \"grid\": {\"--batch\": [1";
+    for (int b = 2; b <= 100; b++)
+        snprintf(big + strlen(big), sizeof big - strlen(big), ", %d", b);
+    snprintf(big + strlen(big), sizeof big - strlen(big), "]}}");
+    snprintf(a, sizeof a, "sweep run --grid %s --model llama-3.1-8b --hw h100-sxm",
+             tu_write_tmp(big));
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_int_equal(count_lines(R.out), 101);
+    assert_non_null(strstr(R.out, "\n99,100,"));
+    /* a value past 255 characters is kept whole (it was cut): the row's error names it all */
+    char model[400] = "/nonexistent/";
+    memset(model + strlen(model), 'm', 300);
+    model[313] = '\0';
+    char mj[600];
+    snprintf(mj, sizeof mj, "{\"grid\": {\"model\": [\"%s\"], \"batch\": [1, 2]}}", model);
+    snprintf(a, sizeof a, "sweep run --grid %s --hw h100-sxm", tu_write_tmp(mj));
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_int_equal(count_lines(R.out), 3);
+    assert_non_null(strstr(R.out, model));
+}
+
+/* A flag swept twice used to keep its last value while the rows showed the first: refused. */
+static void test_sweep_flag_given_twice(void **state)
+{
+    (void)state;
+    const char *g = tu_write_tmp("{\"grid\": {\"--batch\": [1, 2]}}");
+    char a[512];
+    snprintf(a, sizeof a, "sweep run --grid %s --model llama-3.1-8b --hw h100-sxm --batch 4", g);
+    expect_bad(a, "--batch: given twice");
+    expect_bad("sweep run --model llama-3.1-8b --hw h100-sxm --batch 1,2 --batch 4",
+               "--batch: given twice");
+    expect_bad("sweep run --model llama-3.1-8b --hw h100-sxm --batch=1 --batch=1",
+               "--batch: given twice");
+    /* in a grid file too, "batch" and "--batch" are the same flag */
+    g = tu_write_tmp("{\"grid\": {\"batch\": [1], \"--batch\": [2]}}");
+    snprintf(a, sizeof a, "sweep run --grid %s --model llama-3.1-8b --hw h100-sxm", g);
+    expect_bad(a, "--batch: given twice");
+}
+
 static void test_validation_commands(void **state)
 {
     (void)state;
@@ -697,6 +800,8 @@ int main(void)
         cmocka_unit_test(test_sweep),
         cmocka_unit_test(test_sweep_slo_rows),
         cmocka_unit_test(test_sweep_grid_file),
+        cmocka_unit_test(test_sweep_flag_given_twice),
+        cmocka_unit_test(test_sweep_grid_file_checks),
         cmocka_unit_test(test_validation_commands),
         cmocka_unit_test(test_compare),
     };

@@ -24,6 +24,34 @@ static void test_grid_order(void **state)
     sim_grid_free(&g);
 }
 
+/* A flag swept twice would have its later values silently win: it is refused instead. */
+static void test_grid_flag_given_twice(void **state)
+{
+    (void)state;
+    sim_grid g = {0};
+    sim_err err = {{0}};
+    const char *const one[] = {"1", "2"};
+    assert_int_equal(sim_grid_add_values(&g, "--batch", one, 2, &err), SIM_OK);
+    assert_int_equal(sim_grid_add(&g, "--batch", "4", &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--batch: given twice"));
+    const char *const four[] = {"4"};
+    assert_int_equal(sim_grid_add_values(&g, "--batch", four, 1, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--batch: given twice"));
+    /* the grid is unchanged: one dimension, its two values */
+    assert_int_equal(g.n_dims, 1);
+    assert_int_equal(sim_grid_points(&g), 2);
+    assert_int_equal(sim_grid_add(&g, "--tp", "1,2", &err), SIM_OK);
+    assert_int_equal(sim_grid_points(&g), 4);
+    /* a name too long for the dimension is refused, not cut */
+    char name[100];
+    memset(name, 'x', sizeof name - 1);
+    name[sizeof name - 1] = '\0';
+    assert_int_equal(sim_grid_add(&g, name, "1", &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "longer than 63"));
+    assert_int_equal(g.n_dims, 2);
+    sim_grid_free(&g);
+}
+
 static void test_shards(void **state)
 {
     (void)state;
@@ -115,10 +143,21 @@ static void test_pareto_and_best(void **state)
         {.point = 6, .ok = false, .tpot_ms = 5, .tput_per_gpu = 999, .meets_slo = false},
     };
     bool front[7];
-    assert_int_equal(sim_sweep_pareto(r, 7, front), 4);
+    assert_int_equal(sim_sweep_pareto(r, 7, front, NULL), 4);
     const bool want[7] = {true, true, false, false, true, true, false};
     for (int i = 0; i < 7; i++)
         assert_int_equal(front[i], want[i]);
+    /* the frontier handed back as it runs, from the lowest TPOT up, whatever the row order */
+    size_t order[7];
+    assert_int_equal(sim_sweep_pareto(r, 7, front, order), 4);
+    const size_t want_order[4] = {0, 1, 4, 5};
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(order[i], want_order[i]);
+    sim_sweep_row shuffled[7] = {r[5], r[3], r[0], r[6], r[4], r[2], r[1]};
+    assert_int_equal(sim_sweep_pareto(shuffled, 7, front, order), 4);
+    const size_t want_shuffled[4] = {2, 6, 4, 0}; /* A, B, E, F */
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(order[i], want_shuffled[i]);
     assert_int_equal(sim_sweep_best(r, 7), 4);
     for (int i = 0; i < 7; i++)
         r[i].meets_slo = false;
@@ -129,6 +168,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_grid_order),
+        cmocka_unit_test(test_grid_flag_given_twice),
         cmocka_unit_test(test_shards),
         cmocka_unit_test(test_threads_and_shards_do_not_change_rows),
         cmocka_unit_test(test_pareto_and_best),
