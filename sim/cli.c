@@ -300,7 +300,7 @@ found:
         memcpy(buf, cand, strlen(cand) + 1);
 }
 
-static sim_status parse_dtype_flag(const char *flag, const char *v, sim_dtype *out, sim_err *err)
+sim_status cli_parse_dtype_flag(const char *flag, const char *v, sim_dtype *out, sim_err *err)
 {
     if (!sim_dtype_parse(v, out))
         return sim_fail(err, SIM_EINPUT, "%s: value '%s', expected one of %s", flag, v,
@@ -315,7 +315,7 @@ static sim_status resolve_prec(const cli_opts *o, const sim_model *m, sim_prec *
 {
     sim_status st;
     if (o->weight_dtype) {
-        if ((st = parse_dtype_flag("--weight-dtype", o->weight_dtype, &p->weight, err)))
+        if ((st = cli_parse_dtype_flag("--weight-dtype", o->weight_dtype, &p->weight, err)))
             return st;
     } else if (m->dtype_known) {
         p->weight = m->dtype;
@@ -327,13 +327,13 @@ static sim_status resolve_prec(const cli_opts *o, const sim_model *m, sim_prec *
     }
     sim_dtype base = sim_dtype_is_16bit(p->weight) ? p->weight : m->dtype;
     if (o->act_dtype) {
-        if ((st = parse_dtype_flag("--act-dtype", o->act_dtype, &p->act, err)))
+        if ((st = cli_parse_dtype_flag("--act-dtype", o->act_dtype, &p->act, err)))
             return st;
     } else {
         p->act = p->weight == SIM_DT_FP8 ? SIM_DT_FP8 : base;
     }
     if (o->kv_dtype)
-        return parse_dtype_flag("--kv-cache-dtype", o->kv_dtype, &p->kv, err);
+        return cli_parse_dtype_flag("--kv-cache-dtype", o->kv_dtype, &p->kv, err);
     p->kv = sim_dtype_is_16bit(p->act) ? p->act : base;
     return SIM_OK;
 }
@@ -597,7 +597,7 @@ static sim_status cmd_roofline(const cli_opts *o, FILE *out, sim_err *err)
         .hw = &L->hw, .dtype = SIM_DT_BF16, .batch = o->batch, .input_len = o->input_len};
     if (!st && o->model)
         rf.dtype = sim_graph_gemm_dtype(&L->step.prec);
-    if (!st && o->dtype && !(st = parse_dtype_flag("--dtype", o->dtype, &rf.dtype, err)) &&
+    if (!st && o->dtype && !(st = cli_parse_dtype_flag("--dtype", o->dtype, &rf.dtype, err)) &&
         L->hw.peak_flops[rf.dtype] <= 0.0)
         st = sim_fail(err, SIM_EINPUT,
                       "--dtype: value %s is not computed by %s (%s has no "

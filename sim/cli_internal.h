@@ -87,6 +87,9 @@ bool cli_given(const cli_opts *o, const char *name);
  * table above, or whatever struct another table's offsets are into. Errors name the flag. */
 sim_status cli_parse_value(const cli_opt_def *o, const char *v, void *out, sim_err *err);
 
+/* A format flag's value ("--dtype", "fp8"); the error names the flag and the known formats. */
+sim_status cli_parse_dtype_flag(const char *flag, const char *v, sim_dtype *out, sim_err *err);
+
 /* Parses argv[first..] for command `cmd` (bit `mask`). */
 sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int mask,
                           cli_opts *out, sim_err *err);

@@ -65,9 +65,9 @@ sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err)
                   .gpus = o->gpus ? o->gpus : 8,
                   .dtype = SIM_DT_BF16};
     snprintf(r.metric, sizeof r.metric, "%s", ops[which].metric);
-    if (o->dtype && !sim_dtype_parse(o->dtype, &r.dtype))
-        return sim_fail(err, SIM_EINPUT, "--dtype: value '%s', expected one of %s", o->dtype,
-                        sim_dtype_names());
+    sim_status st;
+    if (o->dtype && (st = cli_parse_dtype_flag("--dtype", o->dtype, &r.dtype, err)))
+        return st;
     bool shape_ok = r.kind == SIM_VK_GEMM        ? r.m && r.n && r.k
                     : r.kind == SIM_VK_ATTENTION ? r.seq && r.heads && r.head_dim
                                                  : r.bytes > 0;
@@ -80,7 +80,7 @@ sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err)
     cli_resolve("hw", o->hw, path, sizeof path);
     sim_hw hw;
     double pred, ms;
-    sim_status st = sim_hw_load(path, &hw, err);
+    st = sim_hw_load(path, &hw, err);
     if (!st)
         st = sim_validate_op(&r, &hw, &pred, err);
     snprintf(r.metric, sizeof r.metric, "latency_ms");
@@ -349,6 +349,22 @@ sim_status cli_cmd_compare(int argc, char **argv, FILE *out, sim_err *err)
         "p99_itl_ms",         "mean_e2el_ms",     "median_e2el_ms", "p99_e2el_ms",
         "request_throughput", "output_throughput"};
     static const char *const run_keys[] = {"ttft_ms", "tpot_ms", "e2e_ms", "output_throughput"};
+    /* the measurements, read before simulating: a missing key is not measured (shown as "-"), a
+     * present one must be a number in [0, 1e15]; a file with none above 0 is not a result */
+    size_t nk = serve ? 14 : 4;
+    double meas[14];
+    size_t found = 0;
+    for (size_t k = 0; !st && k < nk; k++) {
+        st = sim_jsonf_num_opt(root, result, serve ? serve_keys[k] : run_keys[k], 0.0, 1e15, -1.0,
+                               &meas[k], err);
+        found += !st && meas[k] > 0.0;
+    }
+    if (!st && found == 0)
+        st = sim_fail(err, SIM_EINPUT,
+                      "%s: none of the fields ttft_ms, tpot_ms, e2e_ms, output_throughput (a run "
+                      "result) or mean_ttft_ms, ... (a vLLM --save-result file) is above 0, "
+                      "expected at least one measured metric",
+                      result);
     cli_opts o = cli_defaults;
     if (!st)
         st = cli_parse_opts(nrest, rest, 2, serve ? "serve" : "run", serve ? CMD_SERVE : CMD_RUN,
@@ -359,7 +375,6 @@ sim_status cli_cmd_compare(int argc, char **argv, FILE *out, sim_err *err)
     if (!st && (!L || !s || !r))
         st = sim_fail(err, SIM_EINTERNAL, "out of memory");
     double pred[14] = {0};
-    size_t nk = serve ? 14 : 4;
     if (!st && serve) {
         st = cli_serve_point(&o, L, NULL, (uint64_t)o.seed, s, err);
         if (!st) {
@@ -387,14 +402,17 @@ sim_status cli_cmd_compare(int argc, char **argv, FILE *out, sim_err *err)
         size_t m = 0;
         for (size_t k = 0; k < nk; k++) {
             const char *key = serve ? serve_keys[k] : run_keys[k];
-            const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, key);
-            if (!cJSON_IsNumber(it) || !(it->valuedouble > 0)) {
+            if (meas[k] < 0.0) { /* not in the file */
                 fprintf(out, "%-22s %14s %14.4g\n", key, "-", pred[k]);
                 continue;
             }
-            double e = sim_validate_error_pct(pred[k], it->valuedouble);
+            if (meas[k] == 0.0) { /* measured 0: no relative error to take */
+                fprintf(out, "%-22s %14.4g %14.4g %9s\n", key, 0.0, pred[k], "n/a");
+                continue;
+            }
+            double e = sim_validate_error_pct(pred[k], meas[k]);
             abs_err[m++] = fabs(e);
-            fprintf(out, "%-22s %14.4g %14.4g %+8.1f%%\n", key, it->valuedouble, pred[k], e);
+            fprintf(out, "%-22s %14.4g %14.4g %+8.1f%%\n", key, meas[k], pred[k], e);
         }
         double med, p90;
         sim_validate_summary(abs_err, m, &med, &p90);

@@ -613,17 +613,21 @@ static int by_track_time(const void *a, const void *b)
     return x->end > y->end ? -1 : x->end < y->end; /* the longer (parent) first */
 }
 
-/* A JSON number that is an integer. */
+/* A JSON number that is an integer of at most 2^53 in magnitude (exact in a double, so the
+ * int64_t cast is defined). */
 static bool is_int(const cJSON *it)
 {
     return cJSON_IsNumber(it) && isfinite(it->valuedouble) &&
-           it->valuedouble == floor(it->valuedouble);
+           it->valuedouble == floor(it->valuedouble) && fabs(it->valuedouble) <= 9007199254740992.0;
 }
 
-static bool get_time(const cJSON *ev, const char *key, int64_t *ns)
+/* A ts or dur in microseconds, in [0, SIM_TRACE_MAX_US]: ts + dur in ns stays far inside
+ * int64_t. *raw is the value found (NAN when missing or not a number). */
+static bool get_time(const cJSON *ev, const char *key, int64_t *ns, double *raw)
 {
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(ev, key);
-    if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble) || it->valuedouble < 0)
+    *raw = cJSON_IsNumber(it) ? it->valuedouble : NAN;
+    if (!cJSON_IsNumber(it) || !(it->valuedouble >= 0 && it->valuedouble <= SIM_TRACE_MAX_US))
         return false;
     *ns = (int64_t)llround(it->valuedouble * 1000.0);
     return true;
@@ -675,6 +679,18 @@ static sim_status bad(checker *c, long idx, const char *what, sim_err *err)
     return sim_fail(err, SIM_EINPUT, "%s: event %ld: %s", c->path, idx, what);
 }
 
+static sim_status bad_time(checker *c, long idx, const char *key, double raw, sim_err *err)
+{
+    char got[40];
+    if (isnan(raw))
+        snprintf(got, sizeof got, "missing or not a number");
+    else
+        snprintf(got, sizeof got, "%.17g", raw);
+    return sim_fail(err, SIM_EINPUT,
+                    "%s: event %ld: field '%s' is %s, expected microseconds in [0, %g]", c->path,
+                    idx, key, got, SIM_TRACE_MAX_US);
+}
+
 static uint64_t str_hash(const char *s)
 {
     uint64_t h = 1469598103934665603ULL;
@@ -688,7 +704,7 @@ static sim_status check_async(checker *c, long idx, const cJSON *ev, char ph, si
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(ev, "id");
     const cJSON *cat = cJSON_GetObjectItemCaseSensitive(ev, "cat");
     if (!is_int(id))
-        return bad(c, idx, "async event without an integer id", err);
+        return bad(c, idx, "async event without an integer id (|id| <= 2^53)", err);
     if (!cJSON_IsString(cat))
         return bad(c, idx, "async event without a cat", err);
     c->st->async_events++;
@@ -724,9 +740,9 @@ static sim_status check_event(checker *c, long idx, const cJSON *ev, sim_err *er
     if (!cJSON_IsObject(ev) || !cJSON_IsString(ph) || strlen(ph->valuestring) != 1)
         return bad(c, idx, "not an object with a one-letter ph", err);
     if (!is_int(pid) || !cJSON_IsString(name))
-        return bad(c, idx, "pid must be an integer and name a string", err);
+        return bad(c, idx, "pid must be an integer (|pid| <= 2^53) and name a string", err);
     if (tid && !is_int(tid))
-        return bad(c, idx, "tid must be an integer", err);
+        return bad(c, idx, "tid must be an integer (|tid| <= 2^53)", err);
     char p = ph->valuestring[0];
     int64_t ipid = (int64_t)pid->valuedouble, itid = tid ? (int64_t)tid->valuedouble : 0;
     c->st->events++;
@@ -747,15 +763,16 @@ static sim_status check_event(checker *c, long idx, const cJSON *ev, sim_err *er
         return SIM_OK;
     }
     int64_t ts;
-    if (!get_time(ev, "ts", &ts))
-        return bad(c, idx, "ts missing, negative or not finite", err);
+    double raw;
+    if (!get_time(ev, "ts", &ts, &raw))
+        return bad_time(c, idx, "ts", raw, err);
     if (!set_add(&c->used, ipid, -1))
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
     switch (p) {
     case 'X': {
         int64_t dur;
-        if (!get_time(ev, "dur", &dur))
-            return bad(c, idx, "X slice without a finite dur >= 0", err);
+        if (!get_time(ev, "dur", &dur, &raw))
+            return bad_time(c, idx, "dur", raw, err);
         if (!tid)
             return bad(c, idx, "X slice without a tid", err);
         if (!set_add(&c->used, ipid, itid))
@@ -775,6 +792,8 @@ static sim_status check_event(checker *c, long idx, const cJSON *ev, sim_err *er
         const cJSON *cat = cJSON_GetObjectItemCaseSensitive(ev, "cat");
         if (cJSON_IsString(cat) && strcmp(cat->valuestring, "iteration") == 0) {
             c->st->iterations++;
+            if (dur > INT64_MAX - c->st->iteration_ns)
+                return bad(c, idx, "iteration durations sum past 2^63 ns", err);
             c->st->iteration_ns += dur;
             if (ts + dur > c->st->last_iteration_end_ns)
                 c->st->last_iteration_end_ns = ts + dur;

@@ -29,7 +29,7 @@
 
 typedef struct sim_trace {
     sim_outfile out; /* out.f is the stream events go to */
-    bool first; /* no event written yet */
+    bool first;      /* no event written yet */
     int64_t events;
 } sim_trace;
 
@@ -108,6 +108,11 @@ sim_status sim_trace_serve_open(sim_trace_serve *ts, const char *path, sim_trace
 sim_status sim_trace_serve_close(sim_trace_serve *ts, int64_t end_ns, sim_err *err);
 
 void sim_trace_serve_abort(sim_trace_serve *ts);
+
+/* The largest ts or dur sim_trace_check accepts, in microseconds (1e15 us = 1e9 s, the longest
+ * trace offset a workload may have): ts + dur in ns stays within int64_t. pid, tid and async ids
+ * must be integers of at most 2^53 in magnitude. */
+#define SIM_TRACE_MAX_US 1e15
 
 /* What sim_trace_check found. */
 typedef struct sim_trace_stats {

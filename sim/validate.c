@@ -10,6 +10,7 @@
 
 #include "cost.h"
 #include "graph.h"
+#include "metrics.h"
 #include "run.h"
 
 static const char *const kind_names[SIM_VK_COUNT] = {
@@ -65,19 +66,135 @@ static const char *const columns[] = {
     "framework", "metric", "value",     "unit",       "skip",         "source"};
 enum { N_COLUMNS = sizeof columns / sizeof columns[0] };
 
-static int64_t int_or0(const char *s) { return *s ? strtoll(s, NULL, 10) : 0; }
-
-static sim_dtype dtype_or(const char *s, sim_dtype dflt)
+/* Largest value a whole-number column may hold: shapes and lengths up to 2^40, message sizes up to
+ * 2^50 bytes, GPU counts up to 65536 (the `op` command's flag ranges). */
+static int64_t col_max(int col)
 {
-    sim_dtype d;
-    return *s && sim_dtype_parse(s, &d) ? d : dflt;
+    if (strcmp(columns[col], "bytes") == 0)
+        return 1LL << 50;
+    if (strcmp(columns[col], "gpus") == 0 || strcmp(columns[col], "tp") == 0)
+        return 65536;
+    return 1LL << 40;
+}
+
+/* A whole-number column: empty leaves 0 (a column the row's kind does not use; check_kind makes
+ * the used ones required), else decimal digits only, in [0, col_max]. */
+static sim_status col_int(char **f, int col, const char *path, int64_t line, int64_t *out,
+                          sim_err *err)
+{
+    const char *s = f[col];
+    *out = 0;
+    if (!*s)
+        return SIM_OK;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (*s < '0' || *s > '9' || errno || *end || v > col_max(col))
+        return sim_fail(err, SIM_EINPUT,
+                        "%s:%lld: field '%s' is '%s', expected a whole number in [0, %lld] or "
+                        "empty",
+                        path, (long long)line, columns[col], s, (long long)col_max(col));
+    *out = v;
+    return SIM_OK;
+}
+
+/* A number format column: empty leaves dflt, else one of the known names. */
+static sim_status col_dtype(char **f, int col, const char *path, int64_t line, sim_dtype dflt,
+                            sim_dtype *out, sim_err *err)
+{
+    *out = dflt;
+    if (*f[col] && !sim_dtype_parse(f[col], out))
+        return sim_fail(err, SIM_EINPUT, "%s:%lld: field '%s' is '%s', expected one of %s or empty",
+                        path, (long long)line, columns[col], f[col], sim_dtype_names());
+    return SIM_OK;
+}
+
+static int col_index(const char *name)
+{
+    for (int i = 0; i < N_COLUMNS; i++)
+        if (strcmp(columns[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* The columns each kind uses, with their least value; a used column cannot be empty. */
+typedef struct need {
+    const char *col;
+    int64_t min;
+} need;
+
+static const need needs_gemm[] = {{"dtype", 0}, {"m", 1}, {"n", 1}, {"k", 1}, {NULL, 0}};
+static const need needs_attention[] = {{"dtype", 0},    {"batch", 1},  {"seq", 1}, {"heads", 1},
+                                       {"head_dim", 1}, {"causal", 0}, {NULL, 0}};
+static const need needs_copy[] = {{"bytes", 1}, {NULL, 0}};
+static const need needs_allreduce[] = {{"gpus", 2}, {"bytes", 1}, {NULL, 0}};
+static const need needs_e2e[] = {{"model", 0},     {"batch", 1},      {"tp", 1},
+                                 {"input_len", 1}, {"output_len", 1}, {"weight_dtype", 0},
+                                 {NULL, 0}};
+static const need *const kind_needs[SIM_VK_COUNT] = {
+    [SIM_VK_GEMM] = needs_gemm, [SIM_VK_ATTENTION] = needs_attention,
+    [SIM_VK_COPY] = needs_copy, [SIM_VK_ALLREDUCE] = needs_allreduce,
+    [SIM_VK_E2E] = needs_e2e,   [SIM_VK_TTFT] = needs_e2e};
+
+/* The metrics each kind can be measured in. */
+static bool metric_fits(sim_vkind k, const char *m)
+{
+    if (sim_vkind_is_op(k))
+        return strcmp(m, "tflops") == 0 || strcmp(m, "tb_per_s") == 0 ||
+               strcmp(m, "busbw_gb_per_s") == 0 || strcmp(m, "latency_ms") == 0;
+    return strcmp(m, k == SIM_VK_E2E ? "e2e_s" : "ttft_ms") == 0;
+}
+
+/* Every column the row's kind uses is present and in range, and `hw` is named, unless the row is
+ * skipped (it cannot be expressed, so nothing of it is used). */
+static sim_status check_kind(char **f, const sim_vrow *r, const char *path, int64_t line,
+                             sim_err *err)
+{
+    const char *kn = kind_names[r->kind];
+    static const struct {
+        int col;
+        size_t cap;
+    } texts[] = {{2, sizeof r->hw}, {14, sizeof r->model}, {22, sizeof r->metric}};
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+        if (strlen(f[texts[i].col]) >= texts[i].cap)
+            return sim_fail(err, SIM_EINPUT,
+                            "%s:%lld: field '%s' is '%.40s...', expected at most "
+                            "%zu characters",
+                            path, (long long)line, columns[texts[i].col], f[texts[i].col],
+                            texts[i].cap - 1);
+    if (r->skip[0])
+        return SIM_OK; /* a row that cannot be expressed need not fill every column */
+    if (!r->hw[0])
+        return sim_fail(err, SIM_EINPUT,
+                        "%s:%lld: field 'hw' is empty, expected a device name for %s rows that "
+                        "are not skipped",
+                        path, (long long)line, kn);
+    for (const need *nd = kind_needs[r->kind]; nd->col; nd++) {
+        int c = col_index(nd->col);
+        if (!*f[c])
+            return sim_fail(err, SIM_EINPUT,
+                            "%s:%lld: field '%s' is empty, expected a value for "
+                            "%s rows",
+                            path, (long long)line, nd->col, kn);
+        if (nd->min > 0 && strtoll(f[c], NULL, 10) < nd->min)
+            return sim_fail(err, SIM_EINPUT,
+                            "%s:%lld: field '%s' is '%s', expected >= %lld for "
+                            "%s rows",
+                            path, (long long)line, nd->col, f[c], (long long)nd->min, kn);
+    }
+    if (!metric_fits(r->kind, r->metric))
+        return sim_fail(err, SIM_EINPUT, "%s:%lld: field 'metric' is '%s', expected %s for %s rows",
+                        path, (long long)line, r->metric,
+                        sim_vkind_is_op(r->kind) ? "tflops, tb_per_s, busbw_gb_per_s or latency_ms"
+                                                 : (r->kind == SIM_VK_E2E ? "e2e_s" : "ttft_ms"),
+                        kn);
+    return SIM_OK;
 }
 
 static sim_status parse_row(char **f, const char *path, int64_t line, sim_vrow *r, sim_err *err)
 {
     memset(r, 0, sizeof *r);
     r->line = line;
-    r->id = int_or0(f[0]);
     int kind = -1;
     for (int i = 0; i < SIM_VK_COUNT; i++)
         if (strcmp(f[1], kind_names[i]) == 0)
@@ -88,25 +205,38 @@ static sim_status parse_row(char **f, const char *path, int64_t line, sim_vrow *
                         "allreduce, e2e or ttft",
                         path, (long long)line, f[1]);
     r->kind = (sim_vkind)kind;
+    if (!*f[0])
+        return sim_fail(err, SIM_EINPUT, "%s:%lld: field 'id' is empty, expected a whole number",
+                        path, (long long)line);
+    int64_t *const ints[] = {&r->id,    &r->gpus,      &r->m,         &r->n,        &r->k,
+                             &r->batch, &r->seq,       &r->heads,     &r->head_dim, &r->bytes,
+                             &r->tp,    &r->input_len, &r->output_len};
+    static const char *const int_cols[] = {"id",    "gpus",      "m",         "n",        "k",
+                                           "batch", "seq",       "heads",     "head_dim", "bytes",
+                                           "tp",    "input_len", "output_len"};
+    sim_status st = SIM_OK;
+    for (size_t i = 0; !st && i < sizeof ints / sizeof ints[0]; i++)
+        st = col_int(f, col_index(int_cols[i]), path, line, ints[i], err);
+    if (!st)
+        st = col_dtype(f, col_index("dtype"), path, line, SIM_DT_BF16, &r->dtype, err);
+    /* activations default to the weights' format, the KV cache to the activations' */
+    if (!st)
+        st = col_dtype(f, col_index("weight_dtype"), path, line, SIM_DT_BF16, &r->weight, err);
+    if (!st)
+        st = col_dtype(f, col_index("act_dtype"), path, line, r->weight, &r->act, err);
+    if (!st)
+        st = col_dtype(f, col_index("kv_dtype"), path, line, r->act, &r->kv, err);
+    if (st)
+        return st;
+    const char *causal = f[col_index("causal")];
+    if (*causal && strcmp(causal, "true") != 0 && strcmp(causal, "false") != 0)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s:%lld: field 'causal' is '%s', expected true, false "
+                        "or empty",
+                        path, (long long)line, causal);
+    r->causal = strcmp(causal, "true") == 0;
     snprintf(r->hw, sizeof r->hw, "%s", f[2]);
-    r->dtype = dtype_or(f[3], SIM_DT_BF16);
-    r->gpus = int_or0(f[4]);
-    r->m = int_or0(f[5]);
-    r->n = int_or0(f[6]);
-    r->k = int_or0(f[7]);
-    r->batch = int_or0(f[8]);
-    r->seq = int_or0(f[9]);
-    r->heads = int_or0(f[10]);
-    r->head_dim = int_or0(f[11]);
-    r->causal = strcmp(f[12], "true") == 0;
-    r->bytes = int_or0(f[13]);
     snprintf(r->model, sizeof r->model, "%s", f[14]);
-    r->tp = int_or0(f[15]);
-    r->input_len = int_or0(f[16]);
-    r->output_len = int_or0(f[17]);
-    r->weight = dtype_or(f[18], SIM_DT_BF16);
-    r->act = dtype_or(f[19], r->weight);
-    r->kv = dtype_or(f[20], r->act);
     snprintf(r->framework, sizeof r->framework, "%s", f[21]);
     snprintf(r->metric, sizeof r->metric, "%s", f[22]);
     char *end;
@@ -118,7 +248,7 @@ static sim_status parse_row(char **f, const char *path, int64_t line, sim_vrow *
     snprintf(r->unit, sizeof r->unit, "%s", f[24]);
     snprintf(r->skip, sizeof r->skip, "%s", f[25]);
     snprintf(r->source, sizeof r->source, "%s", f[26]);
-    return SIM_OK;
+    return check_kind(f, r, path, line, err);
 }
 
 sim_status sim_validate_load(const char *path, sim_vrow **rows, size_t *n, sim_err *err)
@@ -195,11 +325,35 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
 {
     sim_op op = {.present = true, .compute = r->dtype, .weight = r->dtype};
     double ns = 0.0, work = 0.0; /* work: FLOPs or bytes behind the metric */
+    if (!sim_vkind_is_op(r->kind))
+        return sim_fail(err, SIM_EINTERNAL, "row %lld is not an op", (long long)r->id);
+    /* the shape a hand-built row (the op command, a test) must have; loaded rows are checked */
+    const struct {
+        const char *name;
+        int64_t v, min;
+    } shape[SIM_VK_ALLREDUCE + 1][4] = {
+        [SIM_VK_GEMM] = {{"m", r->m, 1}, {"n", r->n, 1}, {"k", r->k, 1}},
+        [SIM_VK_ATTENTION] = {{"batch", r->batch, 1},
+                              {"seq", r->seq, 1},
+                              {"heads", r->heads, 1},
+                              {"head_dim", r->head_dim, 1}},
+        [SIM_VK_COPY] = {{"bytes", r->bytes, 1}},
+        [SIM_VK_ALLREDUCE] = {{"gpus", r->gpus, 2}, {"bytes", r->bytes, 1}}};
+    for (int i = 0; i < 4 && shape[r->kind][i].name; i++)
+        if (shape[r->kind][i].v < shape[r->kind][i].min)
+            return sim_fail(
+                err, SIM_EINPUT, "row %lld: field '%s' is %lld, expected >= %lld for %s",
+                (long long)r->id, shape[r->kind][i].name, (long long)shape[r->kind][i].v,
+                (long long)shape[r->kind][i].min, kind_names[r->kind]);
+    /* the kinds that compute need the device to compute in the format */
+    if ((r->kind == SIM_VK_GEMM || r->kind == SIM_VK_ATTENTION) &&
+        !(hw->peak_flops[r->dtype] > 0.0))
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'dense_tflops.%s' is missing, expected a peak to price %s in %s",
+                        hw->path[0] ? hw->path : hw->name, sim_dtype_name(r->dtype),
+                        kind_names[r->kind], sim_dtype_name(r->dtype));
     switch (r->kind) {
     case SIM_VK_GEMM: {
-        if (hw->peak_flops[r->dtype] <= 0.0)
-            return sim_fail(err, SIM_EINPUT, "%s has no %s peak", hw->name,
-                            sim_dtype_name(r->dtype));
         sim_prec p = {.weight = r->dtype, .act = r->dtype, .kv = r->dtype};
         double rb = sim_dtype_is_16bit(r->dtype) ? 2.0 : sim_dtype_bytes(r->dtype);
         sim_graph_gemm(&op, SIM_OP_GATE_UP_PROJ, (double)r->m, r->n, r->k, r->dtype, &p, rb);
@@ -237,10 +391,8 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
     }
     if (!(ns > 0.0))
         return sim_fail(err, SIM_EINTERNAL, "row %lld priced at 0 ns", (long long)r->id);
-    if (strcmp(r->metric, "tflops") == 0)
-        *pred = work / ns / 1e3;
-    else if (strcmp(r->metric, "tb_per_s") == 0)
-        *pred = work / ns / 1e3;
+    if (strcmp(r->metric, "tflops") == 0 || strcmp(r->metric, "tb_per_s") == 0)
+        *pred = work / ns / 1e3; /* FLOP/ns or B/ns -> T/s */
     else if (strcmp(r->metric, "busbw_gb_per_s") == 0)
         *pred = work / ns;
     else if (strcmp(r->metric, "latency_ms") == 0)
@@ -275,19 +427,6 @@ sim_status sim_validate_e2e(const sim_vrow *r, const sim_model *model, const sim
     return SIM_OK;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double pct_sorted(const double *v, size_t n, double p)
-{
-    double pos = p / 100.0 * (double)(n - 1);
-    size_t k = (size_t)floor(pos);
-    return k + 1 < n ? v[k] + (pos - (double)k) * (v[k + 1] - v[k]) : v[k];
-}
-
 void sim_validate_summary(const double *abs_err, size_t n, double *median, double *p90)
 {
     *median = *p90 = 0.0;
@@ -296,10 +435,9 @@ void sim_validate_summary(const double *abs_err, size_t n, double *median, doubl
     double *v = malloc(n * sizeof *v);
     if (!v)
         return;
-    memcpy(v, abs_err, n * sizeof *v);
-    qsort(v, n, sizeof *v, cmp_double);
-    *median = pct_sorted(v, n, 50.0);
-    *p90 = pct_sorted(v, n, 90.0);
+    memcpy(v, abs_err, n * sizeof *v); /* sim_metrics_percentile reorders its input */
+    *median = sim_metrics_percentile(v, n, 50.0);
+    *p90 = sim_metrics_percentile(v, n, 90.0);
     free(v);
 }
 

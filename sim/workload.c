@@ -365,8 +365,24 @@ sim_status sim_workload_load_trace(const char *path, double time_scale, int64_t 
         for (size_t i = 1; i < out->n; i++)
             if (tr.t_s[i] < t0)
                 t0 = tr.t_s[i];
-        for (size_t i = 0; i < out->n; i++)
-            out->reqs[i].arrival_ns = (int64_t)llround((tr.t_s[i] - t0) * time_scale * NS_PER_S);
+        for (size_t i = 0; !st && i < out->n; i++) {
+            double off = (tr.t_s[i] - t0) * time_scale; /* seconds after the earliest */
+            if (!(off <= SIM_TRACE_MAX_OFFSET_S)) {
+                static const char *const field[] = {[FMT_AZURE] = "TIMESTAMP",
+                                                    [FMT_MOONCAKE] = "timestamp",
+                                                    [FMT_PLAIN] = "arrival_s"};
+                double raw = tr.fmt == FMT_MOONCAKE ? tr.t_s[i] * 1e3 : tr.t_s[i]; /* as written */
+                st = sim_fail(err, SIM_EINPUT,
+                              "%s:%lld: field '%s' is %.17g, %.6g s after the earliest arrival "
+                              "(%.6g s at --time-scale %g), expected at most %g s after it",
+                              path, (long long)out->reqs[i].line, field[tr.fmt], raw,
+                              tr.t_s[i] - t0, off, time_scale, SIM_TRACE_MAX_OFFSET_S);
+                break;
+            }
+            out->reqs[i].arrival_ns = (int64_t)llround(off * NS_PER_S);
+        }
+    }
+    if (!st) {
         qsort(out->reqs, out->n, sizeof *out->reqs, by_arrival);
         snprintf(out->source, sizeof out->source, "%s", path);
     } else {

@@ -19,7 +19,8 @@
  *   - Mooncake JSONL: one object per line with timestamp (ms), input_length, output_length;
  *   - plain CSV: the header arrival_s,input_tokens,output_tokens.
  * Arrivals are taken relative to the earliest one, multiplied by the time scale (0.5 replays a
- * trace twice as fast) and sorted (stably). A malformed row is an error naming file and line.
+ * trace twice as fast) and sorted (stably). A malformed row is an error naming file and line, and
+ * so is an arrival whose scaled offset from the earliest exceeds SIM_TRACE_MAX_OFFSET_S.
  */
 #ifndef SIM_WORKLOAD_H
 #define SIM_WORKLOAD_H
@@ -54,6 +55,10 @@ typedef struct sim_synth_cfg {
 
 /* Generates a synthetic stream. Errors name the flag. */
 sim_status sim_workload_synthetic(const sim_synth_cfg *cfg, sim_workload *out, sim_err *err);
+
+/* The latest a trace's arrival may come after its earliest, after --time-scale: 1e9 s (about 32
+ * years) keeps arrival_ns far inside int64_t (9.2e9 s). */
+#define SIM_TRACE_MAX_OFFSET_S 1e9
 
 /* Reads a trace. time_scale > 0 multiplies arrival offsets; limit > 0 keeps only the first
  * `limit` requests (in file order). Errors name the file and line. */

@@ -228,6 +228,24 @@ static void test_checker_catches_violations(void **state)
                     "process_name");
     expect_rejected(",{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"a\",\"ts\":0}", "dur");
     expect_rejected(",{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"a\",\"ts\":-1,\"dur\":1}", "ts");
+    /* times are bounded so ts + dur in ns cannot overflow (ts = dur = 9e15 us made UBSan abort);
+     * events count from 0 after the two metadata events, so this is event 2 */
+    expect_rejected(",{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"a\",\"ts\":9e15,\"dur\":9e15}",
+                    "event 2: field 'ts' is 9000000000000000, expected microseconds in [0, 1e+15]");
+    expect_rejected(",{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"a\",\"ts\":0,\"dur\":1.5e15}",
+                    "event 2: field 'dur' is 1500000000000000, expected");
+    expect_rejected(",{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"a\",\"ts\":0}",
+                    "event 2: field 'dur' is missing or not a number");
+    expect_rejected(",{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"a\",\"ts\":\"0\",\"dur\":1}",
+                    "event 2: field 'ts' is missing or not a number");
+    /* pid, tid, id past 2^53 would make the int64_t casts undefined */
+    expect_rejected(",{\"ph\":\"X\",\"pid\":1e300,\"tid\":1,\"name\":\"a\",\"ts\":0,\"dur\":1}",
+                    "event 2: pid must be an integer (|pid| <= 2^53)");
+    expect_rejected(",{\"ph\":\"X\",\"pid\":1,\"tid\":-1e19,\"name\":\"a\",\"ts\":0,\"dur\":1}",
+                    "event 2: tid must be an integer");
+    expect_rejected(",{\"ph\":\"b\",\"pid\":1,\"tid\":1,\"name\":\"a\",\"cat\":\"c\",\"id\":1e19,"
+                    "\"ts\":0}",
+                    "event 2: async event without an integer id");
     expect_rejected(",{\"ph\":\"C\",\"pid\":1,\"name\":\"c\",\"ts\":0,\"args\":{\"v\":\"x\"}}",
                     "counter");
     expect_rejected(",{\"ph\":\"C\",\"pid\":1,\"name\":\"c\",\"ts\":0,\"args\":5}", "counter");

@@ -144,6 +144,163 @@ static void test_load(void **state)
     assert_non_null(strstr(err.msg, "header"));
 }
 
+/* One bad row after the header: SIM_EINPUT with path:2, the field, the value and what was expected
+ */
+static void expect_bad_row(const char *row, const char *mention)
+{
+    const char *hdr = "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
+                      "input_len,output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,"
+                      "value,unit,skip,source\n";
+    char text[2048];
+    snprintf(text, sizeof text, "%s%s\n", hdr, row);
+    const char *path = tu_write_tmp(text);
+    sim_vrow *rows = (sim_vrow *)1;
+    size_t n = 7;
+    sim_err err = {{0}};
+    assert_int_equal(sim_validate_load(path, &rows, &n, &err), SIM_EINPUT);
+    assert_null(rows);
+    assert_int_equal(n, 0);
+    char where[1100];
+    snprintf(where, sizeof where, "%s:2: ", path);
+    if (!strstr(err.msg, where) || !strstr(err.msg, mention)) {
+        print_error("row '%s': message '%s', expected '%s' and '%s'\n", row, err.msg, where,
+                    mention);
+        fail();
+    }
+}
+
+static void test_load_strict(void **state)
+{
+    (void)state;
+    /* numbers are digits only: no "4k" read as 4, no "abc" read as 0, no sign */
+    expect_bad_row("1,gemm,h100-sxm,bf16,,4k,1024,1024,,,,,,,,,,,,,,x,tflops,100,,,s",
+                   "field 'm' is '4k', expected a whole number in [0, 1099511627776]");
+    expect_bad_row("1,gemm,h100-sxm,bf16,,abc,1024,1024,,,,,,,,,,,,,,x,tflops,100,,,s",
+                   "field 'm' is 'abc'");
+    expect_bad_row("1,gemm,h100-sxm,bf16,,-4,1024,1024,,,,,,,,,,,,,,x,tflops,100,,,s",
+                   "field 'm' is '-4'");
+    expect_bad_row("1,copy,h100-sxm,,,,,,,,,,,1125899906842625,,,,,,,,x,tb_per_s,1,,,s",
+                   "field 'bytes' is '1125899906842625', expected a whole number in [0, "
+                   "1125899906842624]");
+    expect_bad_row("x1,copy,h100-sxm,,,,,,,,,,,1024,,,,,,,,x,tb_per_s,1,,,s", "field 'id' is 'x1'");
+    expect_bad_row(",copy,h100-sxm,,,,,,,,,,,1024,,,,,,,,x,tb_per_s,1,,,s", "field 'id' is empty");
+    /* formats are known names: no "fp4" read as bf16 */
+    expect_bad_row("1,gemm,h100-sxm,fp4,,4,1024,1024,,,,,,,,,,,,,,x,tflops,100,,,s",
+                   "field 'dtype' is 'fp4', expected one of");
+    expect_bad_row("1,e2e,h100-sxm,,,,,,1,,,,,,llama-3.1-8b,1,128,128,fp16,fp12,,x,e2e_s,1,s,,s",
+                   "field 'act_dtype' is 'fp12'");
+    expect_bad_row("1,attention,h100-sxm,bf16,,,,,2,8,16,128,yes,,,,,,,,,x,tflops,100,,,s",
+                   "field 'causal' is 'yes', expected true, false or empty");
+    /* what a kind uses is required: gemm m, n, k >= 1; all-reduce on >= 2 GPUs */
+    expect_bad_row("1,gemm,h100-sxm,bf16,,,1024,1024,,,,,,,,,,,,,,x,tflops,100,,,s",
+                   "field 'm' is empty, expected a value for gemm rows");
+    expect_bad_row("1,gemm,h100-sxm,bf16,,0,1024,1024,,,,,,,,,,,,,,x,tflops,100,,,s",
+                   "field 'm' is '0', expected >= 1 for gemm rows");
+    expect_bad_row("1,gemm,h100-sxm,,,4,1024,1024,,,,,,,,,,,,,,x,tflops,100,,,s",
+                   "field 'dtype' is empty, expected a value for gemm rows");
+    expect_bad_row("4,allreduce,h100-sxm,,1,,,,,,,,,1024,,,,,,,,x,busbw_gb_per_s,100,,,s",
+                   "field 'gpus' is '1', expected >= 2 for allreduce rows");
+    expect_bad_row("4,allreduce,h100-sxm,,,,,,,,,,,1024,,,,,,,,x,busbw_gb_per_s,100,,,s",
+                   "field 'gpus' is empty");
+    expect_bad_row("1,attention,h100-sxm,bf16,,,,,2,8192,16,128,,,,,,,,,,x,tflops,100,,,s",
+                   "field 'causal' is empty, expected a value for attention rows");
+    expect_bad_row("1,copy,h100-sxm,,,,,,,,,,,0,,,,,,,,x,tb_per_s,1,,,s",
+                   "field 'bytes' is '0', expected >= 1 for copy rows");
+    expect_bad_row("1,ttft,h100-sxm,,,,,,16,,,,,,llama-3.1-8b,,1024,1,fp16,,,x,ttft_ms,1,ms,,s",
+                   "field 'tp' is empty, expected a value for ttft rows");
+    expect_bad_row("1,e2e,h100-sxm,,,,,,1,,,,,,llama-3.1-8b,1,128,128,,,,x,e2e_s,1,s,,s",
+                   "field 'weight_dtype' is empty, expected a value for e2e rows");
+    expect_bad_row("1,copy,,,,,,,,,,,,1024,,,,,,,,x,tb_per_s,1,,,s", "field 'hw' is empty");
+    expect_bad_row("1,gemm,h100-sxm,bf16,,4,1024,1024,,,,,,,,,,,,,,x,e2e_s,100,,,s",
+                   "field 'metric' is 'e2e_s', expected tflops, tb_per_s, busbw_gb_per_s or "
+                   "latency_ms for gemm rows");
+    /* columns a kind does not use may stay empty; a skipped row need not fill the ones it would */
+    const char *hdr = "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
+                      "input_len,output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,"
+                      "value,unit,skip,source\n";
+    char text[2048];
+    snprintf(text, sizeof text,
+             "%s7,allreduce,h100-sxm,,8,,,,,,,,,1048576,,,,,,,,x,busbw_gb_per_s,43.7,GB/s,,s\n"
+             "8,e2e,h100-sxm,,,,,,1,,,,,,llama-3.1-8b,2,1024,1024,fp8,,,x,e2e_s,5.8,s,,s\n"
+             "9,allreduce,,,,,,,,,,,,,,,,,,,,x,busbw_gb_per_s,80.5,GB/s,not a shipped device,s\n",
+             hdr);
+    sim_vrow *rows;
+    size_t n;
+    sim_err err = {{0}};
+    assert_int_equal(sim_validate_load(tu_write_tmp(text), &rows, &n, &err), SIM_OK);
+    assert_int_equal(n, 3);
+    assert_int_equal(rows[0].gpus, 8);
+    assert_int_equal(rows[0].bytes, 1048576);
+    assert_int_equal(rows[0].m, 0);
+    assert_int_equal(rows[0].line, 2);
+    /* act defaults to the weights' format, kv to the activations' */
+    assert_int_equal(rows[1].weight, SIM_DT_FP8);
+    assert_int_equal(rows[1].act, SIM_DT_FP8);
+    assert_int_equal(rows[1].kv, SIM_DT_FP8);
+    assert_int_equal(rows[1].tp, 2);
+    assert_string_equal(rows[2].skip, "not a shipped device");
+    free(rows);
+}
+
+static void test_op_checks(void **state)
+{
+    (void)state;
+    sim_hw hw = tu_fixture_hw();
+    sim_err err = {{0}};
+    double p = -1.0;
+    /* an all-reduce on one GPU moves nothing: an input error, never "priced at 0 ns" */
+    sim_vrow a = op_row(SIM_VK_ALLREDUCE, "busbw_gb_per_s");
+    a.bytes = 1 << 20;
+    a.gpus = 1;
+    assert_int_equal(sim_validate_op(&a, &hw, &p, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'gpus' is 1, expected >= 2 for allreduce"));
+    assert_near(p, -1.0, 0); /* untouched */
+    sim_vrow g = op_row(SIM_VK_GEMM, "tflops");
+    g.m = 0;
+    g.n = g.k = 64;
+    assert_int_equal(sim_validate_op(&g, &hw, &p, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'm' is 0, expected >= 1 for gemm"));
+    /* the fixture has no int4 peak: attention in int4 is refused like a GEMM, not inf ms */
+    sim_vrow t = op_row(SIM_VK_ATTENTION, "tflops");
+    t.batch = 1;
+    t.seq = 1024;
+    t.heads = 8;
+    t.head_dim = 128;
+    t.dtype = SIM_DT_INT4;
+    assert_int_equal(sim_validate_op(&t, &hw, &p, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'dense_tflops.int4' is missing"));
+    assert_non_null(strstr(err.msg, "h100-fixture.json"));
+    g.m = 64;
+    g.dtype = SIM_DT_INT4;
+    assert_int_equal(sim_validate_op(&g, &hw, &p, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "to price gemm in int4"));
+    /* copies and all-reduces compute nothing: an int4 row prices (tb_per_s and tflops share
+     * work / ns / 1e3) */
+    sim_vrow c = op_row(SIM_VK_COPY, "tb_per_s");
+    c.bytes = 1 << 30;
+    c.dtype = SIM_DT_INT4;
+    assert_int_equal(sim_validate_op(&c, &hw, &p, &err), SIM_OK);
+    assert_near(p, 2.8952, 1e-4);
+}
+
+static void test_summary_small(void **state)
+{
+    (void)state;
+    /* one value: both percentiles are it; two values 1, 3: median at position 0.5 = 2, p90 at 0.9
+     * = 1 + 0.9 x 2 = 2.8; the input is left as it was (a copy is reordered) */
+    double one = 5.0, med, p90;
+    sim_validate_summary(&one, 1, &med, &p90);
+    assert_near(med, 5.0, 0);
+    assert_near(p90, 5.0, 0);
+    double two[2] = {3.0, 1.0};
+    sim_validate_summary(two, 2, &med, &p90);
+    assert_near(med, 2.0, 1e-12);
+    assert_near(p90, 2.8, 1e-12);
+    assert_near(two[0], 3.0, 0);
+    sim_validate_summary(two, 0, &med, &p90);
+    assert_near(med, 0.0, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -151,6 +308,9 @@ int main(void)
         cmocka_unit_test(test_summary),
         cmocka_unit_test(test_fit_recovers_known_efficiencies),
         cmocka_unit_test(test_load),
+        cmocka_unit_test(test_load_strict),
+        cmocka_unit_test(test_op_checks),
+        cmocka_unit_test(test_summary_small),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -242,6 +242,43 @@ static void test_bad_traces(void **state)
     assert_non_null(strstr(err.msg, "--time-scale"));
 }
 
+static void test_trace_offset_bound(void **state)
+{
+    (void)state;
+    sim_err err = {{0}};
+    /* an arrival 1e12 s after the first would be 1e21 ns, past int64_t (9.2e18): refused, naming
+     * the file, line 3, the field and its value */
+    sim_workload w =
+        load("arrival_s,input_tokens,output_tokens\n0,10,20\n1e12,30,40\n", 1.0, SIM_EINPUT, &err);
+    assert_non_null(strstr(err.msg, "/tmp/infersim-test"));
+    assert_non_null(strstr(err.msg, ":3: field 'arrival_s' is 1000000000000,"));
+    assert_non_null(strstr(err.msg, "expected at most 1e+09 s after it"));
+    assert_null(w.reqs);
+    /* 1e4 s is fine at scale 1 (1e13 ns) but 1e10 s at --time-scale 1e6 */
+    w = load("arrival_s,input_tokens,output_tokens\n0,10,20\n10000,30,40\n", 1.0, SIM_OK, &err);
+    assert_int_equal(w.reqs[1].arrival_ns, 10000000000000LL);
+    sim_workload_free(&w);
+    w = load("arrival_s,input_tokens,output_tokens\n0,10,20\n10000,30,40\n", 1e6, SIM_EINPUT, &err);
+    assert_non_null(strstr(err.msg, ":3: field 'arrival_s' is 10000,"));
+    assert_non_null(strstr(err.msg, "(1e+10 s at --time-scale 1e+06)"));
+    /* the bound itself is allowed: 1e9 s exactly = 1e18 ns */
+    w = load("arrival_s,input_tokens,output_tokens\n5,10,20\n1000000005,30,40\n", 1.0, SIM_OK,
+             &err);
+    assert_int_equal(w.reqs[1].arrival_ns, 1000000000000000000LL);
+    sim_workload_free(&w);
+    /* offsets count from the earliest, so large absolute times close together are fine; a Mooncake
+     * timestamp is in ms and is reported as written */
+    w = load("{\"timestamp\": 2e15, \"input_length\": 1, \"output_length\": 1}\n"
+             "{\"timestamp\": 1000, \"input_length\": 1, \"output_length\": 1}\n",
+             1.0, SIM_EINPUT, &err);
+    assert_non_null(strstr(err.msg, ":1: field 'timestamp' is 2000000000000000,"));
+    w = load("{\"timestamp\": 2e15, \"input_length\": 1, \"output_length\": 1}\n"
+             "{\"timestamp\": 2000000000001000, \"input_length\": 1, \"output_length\": 1}\n",
+             1.0, SIM_OK, &err);
+    assert_int_equal(w.reqs[1].arrival_ns, 1000000000); /* 1000 ms later */
+    sim_workload_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -253,6 +290,7 @@ int main(void)
         cmocka_unit_test(test_trace_formats),
         cmocka_unit_test(test_shipped_traces),
         cmocka_unit_test(test_bad_traces),
+        cmocka_unit_test(test_trace_offset_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
