@@ -756,6 +756,49 @@ static void test_validation_commands(void **state)
     expect_bad("calibrate --hw l40s", "no op-level rows");
 }
 
+/* Validation CSVs, traces and result files are read strictly: exit 2, one line naming the file,
+ * the line or field, the value and what was expected. */
+static void test_strict_inputs(void **state)
+{
+    (void)state;
+    static const char *const header =
+        "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,input_len,"
+        "output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,value,unit,skip,source\n";
+    static const struct {
+        const char *cmd, *row, *mention;
+    } rows[] = {
+        {"validate", "1,allreduce,h100-sxm,,1,,,,,,,,,1048576,,,,,,,,x,busbw_gb_per_s,100,GB/s,,s",
+         ":2: field 'gpus' is '1', expected >= 2 for allreduce rows"},
+        {"validate", "1,gemm,h100-sxm,bf16,,4k,4096,4096,,,,,,,,,,,,,,x,tflops,700,TFLOP/s,,s",
+         ":2: field 'm' is '4k', expected a whole number"},
+        {"calibrate --hw h100-sxm",
+         "1,gemm,h100-sxm,fp4,,4096,4096,4096,,,,,,,,,,,,,,x,tflops,700,TFLOP/s,,s",
+         ":2: field 'dtype' is 'fp4', expected one of bf16"},
+    };
+    char a[512], text[1024];
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        snprintf(text, sizeof text, "%s%s\n", header, rows[i].row);
+        snprintf(a, sizeof a, "%s --data %s", rows[i].cmd, tu_write_tmp(text));
+        expect_bad(a, rows[i].mention);
+    }
+    /* attention in a format the device has no peak for would price at inf */
+    expect_bad("op --hw h100-sxm --op attention --dtype int4 --batch 1 --seq 1024 --heads 8 "
+               "--head-dim 128",
+               "field 'dense_tflops.int4' is missing");
+    /* 1e4 s x 1e6 = 1e10 s after the first arrival: past the 1e9 s bound */
+    const char *t = tu_write_tmp("arrival_s,input_tokens,output_tokens\n0,10,20\n1e4,30,40\n");
+    snprintf(a, sizeof a, "serve --model llama-3.1-8b --hw h100-sxm --trace %s --time-scale 1e6",
+             t);
+    expect_bad(a, ":3: field 'arrival_s' is 10000");
+    /* compare: no metric at all, or one of the wrong type */
+    snprintf(a, sizeof a, "compare --result %s --model llama-3.1-8b --hw h100-sxm",
+             tu_write_tmp("{\"foo\": 1}"));
+    expect_bad(a, "expected at least one measured metric");
+    snprintf(a, sizeof a, "compare --result %s --model llama-3.1-8b --hw h100-sxm",
+             tu_write_tmp("{\"ttft_ms\": \"12\"}"));
+    expect_bad(a, "field 'ttft_ms' is the string \"12\"");
+}
+
 static void test_compare(void **state)
 {
     (void)state;
@@ -803,6 +846,7 @@ int main(void)
         cmocka_unit_test(test_sweep_flag_given_twice),
         cmocka_unit_test(test_sweep_grid_file_checks),
         cmocka_unit_test(test_validation_commands),
+        cmocka_unit_test(test_strict_inputs),
         cmocka_unit_test(test_compare),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
