@@ -54,6 +54,13 @@ sim_status sim_workload_synthetic(const sim_synth_cfg *c, sim_workload *out, sim
     if (!(c->request_rate > 0.0))
         return sim_fail(err, SIM_EINPUT, "--request-rate: value %g, expected > 0 or inf",
                         c->request_rate);
+    if ((double)c->num_prompts / c->request_rate > SIM_ARRIVAL_MAX_S)
+        return sim_fail(err, SIM_EINPUT,
+                        "--request-rate: value %g spreads %lld requests over %g s, expected at "
+                        "most %g s (a rate of at least %g)",
+                        c->request_rate, (long long)c->num_prompts,
+                        (double)c->num_prompts / c->request_rate, SIM_ARRIVAL_MAX_S,
+                        (double)c->num_prompts / SIM_ARRIVAL_MAX_S);
     if (!(c->burstiness > 0.0 && isfinite(c->burstiness)))
         return sim_fail(err, SIM_EINPUT, "--burstiness: value %g, expected > 0", c->burstiness);
     size_t n = (size_t)c->num_prompts;
@@ -367,7 +374,7 @@ sim_status sim_workload_load_trace(const char *path, double time_scale, int64_t 
                 t0 = tr.t_s[i];
         for (size_t i = 0; !st && i < out->n; i++) {
             double off = (tr.t_s[i] - t0) * time_scale; /* seconds after the earliest */
-            if (!(off <= SIM_TRACE_MAX_OFFSET_S)) {
+            if (!(off <= SIM_ARRIVAL_MAX_S)) {
                 static const char *const field[] = {[FMT_AZURE] = "TIMESTAMP",
                                                     [FMT_MOONCAKE] = "timestamp",
                                                     [FMT_PLAIN] = "arrival_s"};
@@ -376,7 +383,7 @@ sim_status sim_workload_load_trace(const char *path, double time_scale, int64_t 
                               "%s:%lld: field '%s' is %.17g, %.6g s after the earliest arrival "
                               "(%.6g s at --time-scale %g), expected at most %g s after it",
                               path, (long long)out->reqs[i].line, field[tr.fmt], raw,
-                              tr.t_s[i] - t0, off, time_scale, SIM_TRACE_MAX_OFFSET_S);
+                              tr.t_s[i] - t0, off, time_scale, SIM_ARRIVAL_MAX_S);
                 break;
             }
             out->reqs[i].arrival_ns = (int64_t)llround(off * NS_PER_S);

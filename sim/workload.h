@@ -20,7 +20,7 @@
  *   - plain CSV: the header arrival_s,input_tokens,output_tokens.
  * Arrivals are taken relative to the earliest one, multiplied by the time scale (0.5 replays a
  * trace twice as fast) and sorted (stably). A malformed row is an error naming file and line, and
- * so is an arrival whose scaled offset from the earliest exceeds SIM_TRACE_MAX_OFFSET_S.
+ * so is an arrival whose scaled offset from the earliest exceeds SIM_ARRIVAL_MAX_S.
  */
 #ifndef SIM_WORKLOAD_H
 #define SIM_WORKLOAD_H
@@ -53,12 +53,12 @@ typedef struct sim_synth_cfg {
     uint64_t seed;
 } sim_synth_cfg;
 
-/* Generates a synthetic stream. Errors name the flag. */
-sim_status sim_workload_synthetic(const sim_synth_cfg *cfg, sim_workload *out, sim_err *err);
+/* The latest an arrival may come after the earliest (a trace's after --time-scale, a synthetic
+ * stream's N / rate): 1e9 s (about 32 years) keeps arrival_ns far inside int64_t (9.2e9 s). */
+#define SIM_ARRIVAL_MAX_S 1e9
 
-/* The latest a trace's arrival may come after its earliest, after --time-scale: 1e9 s (about 32
- * years) keeps arrival_ns far inside int64_t (9.2e9 s). */
-#define SIM_TRACE_MAX_OFFSET_S 1e9
+/* Generates a synthetic stream. Errors name the flag; N / rate above SIM_ARRIVAL_MAX_S is one. */
+sim_status sim_workload_synthetic(const sim_synth_cfg *cfg, sim_workload *out, sim_err *err);
 
 /* Reads a trace. time_scale > 0 multiplies arrival offsets; limit > 0 keeps only the first
  * `limit` requests (in file order). Errors name the file and line. */

@@ -129,6 +129,16 @@ static void test_synthetic_bad_flags(void **state)
     c = synth(4.0);
     c.input_len = 0;
     assert_int_equal(sim_workload_synthetic(&c, &w, &err), SIM_EINPUT);
+    /* 2000 requests at 1e-12/s span 2e15 s, past the 1e9 s arrival bound (int64 ns would wrap);
+     * at 2e-6/s they span exactly 1e9 s, which is allowed, and the last arrival stays positive */
+    c = synth(1e-12);
+    assert_int_equal(sim_workload_synthetic(&c, &w, &err), SIM_EINPUT);
+    assert_non_null(
+        strstr(err.msg, "--request-rate: value 1e-12 spreads 2000 requests over 2e+15 s"));
+    c = synth(2e-6);
+    assert_int_equal(sim_workload_synthetic(&c, &w, &err), SIM_OK);
+    assert_true(w.reqs[w.n - 1].arrival_ns > 0 && w.reqs[w.n - 1].arrival_ns < 1000000000000000000);
+    sim_workload_free(&w);
 }
 
 static sim_workload load(const char *text, double scale, sim_status want, sim_err *err)
