@@ -169,7 +169,7 @@ static double medusa_ns(const sim_spec *s, const sim_step_cfg *t, double seqs)
     sim_dtype rdt = sim_graph_resid_dtype(m, &t->prec);
     sim_prec p16 = {.weight = rdt, .act = rdt, .kv = t->prec.kv};
     double rb = sim_dtype_bytes(rdt);
-    double launch = t->eager ? t->hw->launch_ns : t->hw->graph_launch_ns;
+    double launch = sim_step_launch_ns(t);
     sim_op res, head;
     sim_graph_gemm(&res, SIM_OP_DOWN_PROJ, seqs, m->hidden / t->tp, m->hidden, rdt, &p16, rb);
     sim_graph_gemm(&head, SIM_OP_LM_HEAD, seqs, (m->vocab + t->tp - 1) / t->tp, m->hidden, rdt,

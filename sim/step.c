@@ -111,7 +111,7 @@ static double exposed_host(double cpu_ns, double gpu_ns, bool async_sched)
     return cpu_ns > gpu_ns ? cpu_ns - gpu_ns : 0.0;
 }
 
-static double launch_ns(const sim_step_cfg *cfg)
+double sim_step_launch_ns(const sim_step_cfg *cfg)
 {
     return cfg->eager ? cfg->hw->launch_ns : cfg->hw->graph_launch_ns;
 }
@@ -135,7 +135,7 @@ static void price_shape(const sim_step_cfg *cfg, const sim_batch_shape *s, sim_s
 {
     memset(out, 0, sizeof *out);
     sim_graph_build_shape(cfg->model, cfg->tp, &cfg->prec, s, &out->graph);
-    double launch = launch_ns(cfg);
+    double launch = sim_step_launch_ns(cfg);
     for (int i = 0; i < SIM_OP_COUNT; i++)
         out->cost[i] = sim_cost_op(cfg->hw, &out->graph.ops[i], launch);
     step_sums base = sums_but_attention(out);
@@ -169,7 +169,7 @@ const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_se
     /* same tokens, sequences and logits: only attention changed */
     sim_op *attn = &memo->r.graph.ops[SIM_OP_ATTENTION];
     sim_graph_attention(cfg->model, cfg->tp, &cfg->prec, &s, attn);
-    memo->r.cost[SIM_OP_ATTENTION] = sim_cost_op(cfg->hw, attn, launch_ns(cfg));
+    memo->r.cost[SIM_OP_ATTENTION] = sim_cost_op(cfg->hw, attn, sim_step_launch_ns(cfg));
     memcpy(&base, memo->base, sizeof base);
     price_finish(cfg, &base, &memo->r);
     return &memo->r;

@@ -55,6 +55,9 @@ typedef struct sim_step_result {
  * computes the formats, overlap in [0, 1]). */
 sim_status sim_step_check(const sim_step_cfg *cfg, sim_err *err);
 
+/* The per-kernel launch overhead of a step under cfg: eager, or replayed from a CUDA graph. */
+double sim_step_launch_ns(const sim_step_cfg *cfg);
+
 /* Prices one step of the given batch. cfg must have passed sim_step_check. */
 void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t n_groups,
                     sim_step_result *out);
