@@ -131,7 +131,10 @@ static void price_finish(const sim_step_cfg *cfg, const step_sums *base, sim_ste
     finish(out, hidden, exposed_host(out->t_cpu_ns, gpu, cfg->async_sched));
 }
 
-static void price_shape(const sim_step_cfg *cfg, const sim_batch_shape *s, sim_step_result *out)
+/* Builds and prices every op of the shape; returns the sums over every op but attention (what a
+ * memo keeps). */
+static step_sums price_shape(const sim_step_cfg *cfg, const sim_batch_shape *s,
+                             sim_step_result *out)
 {
     memset(out, 0, sizeof *out);
     sim_graph_build_shape(cfg->model, cfg->tp, &cfg->prec, s, &out->graph);
@@ -140,6 +143,7 @@ static void price_shape(const sim_step_cfg *cfg, const sim_batch_shape *s, sim_s
         out->cost[i] = sim_cost_op(cfg->hw, &out->graph.ops[i], launch);
     step_sums base = sums_but_attention(out);
     price_finish(cfg, &base, out);
+    return base;
 }
 
 void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t n_groups,
@@ -156,8 +160,7 @@ const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_se
     step_sums base;
     if (!memo->valid || memo->eager != cfg->eager || memo->tokens != s.tokens ||
         memo->seqs != s.seqs || memo->logits != s.logits) {
-        price_shape(cfg, &s, &memo->r);
-        base = sums_but_attention(&memo->r);
+        base = price_shape(cfg, &s, &memo->r);
         memcpy(memo->base, &base, sizeof base);
         memo->valid = true;
         memo->eager = cfg->eager;
