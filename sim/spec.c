@@ -181,7 +181,8 @@ static double medusa_ns(const sim_spec *s, const sim_step_cfg *t, double seqs)
 
 double sim_spec_draft_ns(const sim_spec *s, const sim_step_cfg *target,
                          const sim_seq_group *prefill, size_t n_prefill,
-                         const sim_seq_group *decode, size_t n_decode, sim_seq_group *scratch)
+                         const sim_seq_group *decode, size_t n_decode, sim_seq_group *scratch,
+                         sim_spec_memo *memo)
 {
     if (s->method == SIM_SPEC_NONE || s->method == SIM_SPEC_NGRAM)
         return 0.0;
@@ -196,7 +197,7 @@ double sim_spec_draft_ns(const sim_spec *s, const sim_step_cfg *target,
     d.model = s->draft;
     d.iteration_overhead_ns = d.request_overhead_ns = 0.0;
     double total = 0.0;
-    sim_step_result r;
+    sim_step_result fresh;
     for (int j = 0; j < s->k; j++) {
         size_t n = 0;
         if (j == 0)
@@ -208,8 +209,12 @@ double sim_spec_draft_ns(const sim_spec *s, const sim_step_cfg *target,
         if (n == 0)
             break;
         d.eager = target->eager || (j == 0 && n_prefill > 0);
-        sim_step_price(&d, scratch, n, &r);
-        total += r.t_ns;
+        const sim_step_result *r = &fresh;
+        if (memo)
+            r = sim_step_price_memo(&d, scratch, n, j == 0 ? &memo->first : &memo->rest);
+        else
+            sim_step_price(&d, scratch, n, &fresh);
+        total += r->t_ns;
     }
     return total;
 }

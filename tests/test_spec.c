@@ -244,6 +244,49 @@ static void test_serve_acceptance(void **state)
     sim_workload_free(&w);
 }
 
+static void test_draft_memo_matches(void **state)
+{
+    (void)state;
+    /* the draft's steps through memos price exactly as afresh, iteration after iteration, with
+     * and without prefill chunks, the verifying batch growing and shrinking */
+    sim_model t = tu_model("llama-3.1-8b"), d = tu_model("llama-3.2-1b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_step_cfg c = {.model = &t,
+                      .hw = &hw,
+                      .tp = 1,
+                      .prec = BF16,
+                      .overlap = 0.2,
+                      .iteration_overhead_ns = 1e6,
+                      .request_overhead_ns = 1e4};
+    sim_err err = {{0}};
+    const sim_spec_method methods[] = {SIM_SPEC_DRAFT, SIM_SPEC_EAGLE, SIM_SPEC_MEDUSA};
+    for (int mi = 0; mi < 3; mi++) {
+        for (int eager = 0; eager < 2; eager++) {
+            sim_spec s;
+            assert_int_equal(sim_spec_init(&s, methods[mi], 5, 0.7, -1, &t,
+                                           methods[mi] == SIM_SPEC_DRAFT ? &d : NULL, &err),
+                             SIM_OK);
+            c.eager = eager;
+            sim_spec_memo *memo = calloc(1, sizeof *memo);
+            sim_seq_group pre[2], dec[3], scratch[5];
+            for (int it = 0; it < 30; it++) {
+                size_t n_pre = it % 4 == 0 ? 2 : it % 5 == 0 ? 1 : 0;
+                size_t n_dec = it % 9 == 0 ? 0 : 1 + (size_t)(it / 10);
+                for (size_t i = 0; i < n_pre; i++)
+                    pre[i] = (sim_seq_group){
+                        .count = 1, .q = 100 + 37 * it, .c = 10 * it, .logits = i == 0};
+                for (size_t i = 0; i < n_dec; i++)
+                    dec[i] = (sim_seq_group){.count = 4 + (int64_t)i, .q = 6, .c = 500 + 3 * it};
+                double a = sim_spec_draft_ns(&s, &c, pre, n_pre, dec, n_dec, scratch, NULL);
+                double b = sim_spec_draft_ns(&s, &c, pre, n_pre, dec, n_dec, scratch, memo);
+                assert_true(a == b);
+                assert_true(n_dec == 0 || a > 0.0);
+            }
+            free(memo);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -254,6 +297,7 @@ int main(void)
         cmocka_unit_test(test_speedup_shrinks_with_batch),
         cmocka_unit_test(test_draft_lowers_largest_batch),
         cmocka_unit_test(test_serve_acceptance),
+        cmocka_unit_test(test_draft_memo_matches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
