@@ -245,11 +245,12 @@ static int iterate(loop *L)
             L->draft[n_pre++] = L->groups[i];
     }
     sim_step_cfg sc = L->cfg->step;
-    sc.eager = sc.eager || prefill;
+    sc.eager = sim_step_eager(&L->cfg->step, prefill);
     const sim_step_result *step = sim_step_price_memo(&sc, L->groups, n, &L->memo[sc.eager]);
+    /* the draft picks each of its steps' launch mode from the configuration as given */
     double draft_ns =
-        k > 0 ? sim_spec_draft_ns(L->cfg->spec, &sc, L->draft, n_pre, L->draft + n - n_dec, n_dec,
-                                  L->scratch, &L->draft_memo)
+        k > 0 ? sim_spec_draft_ns(L->cfg->spec, &L->cfg->step, L->draft, n_pre,
+                                  L->draft + n - n_dec, n_dec, L->scratch, &L->draft_memo)
               : 0.0;
     int64_t dt = (int64_t)llround(step->t_ns + draft_ns);
     if (dt < 1)

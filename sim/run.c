@@ -104,13 +104,13 @@ void sim_run_simulate(const sim_run_cfg *cfg, sim_run_result *out)
 
     /* Prefill runs eagerly: engines capture CUDA graphs for decode batches only. */
     sim_step_cfg pre = cfg->step;
-    pre.eager = true;
+    pre.eager = sim_step_eager(&cfg->step, true);
     sim_seq_group g = {.count = cfg->batch, .q = cfg->input_len, .c = 0, .logits = 1};
     sim_step_price(&pre, &g, 1, &out->prefill);
     out->ttft_ns = out->prefill.t_ns;
     if (sim_spec_active(cfg->spec)) {
         sim_seq_group scratch;
-        out->ttft_ns += sim_spec_draft_ns(cfg->spec, &pre, &g, 1, NULL, 0, &scratch, NULL);
+        out->ttft_ns += sim_spec_draft_ns(cfg->spec, &cfg->step, &g, 1, NULL, 0, &scratch, NULL);
     }
 
     double decode_ns;

@@ -162,7 +162,8 @@ sim_mem_extra sim_spec_mem_extra(const sim_spec *s, const sim_step_cfg *t)
     return x;
 }
 
-/* K Medusa heads over B sequences: per head a B x d x d GEMM and a B x d x V/N GEMM. */
+/* K Medusa heads over B sequences: per head a B x d x d GEMM and a B x d x V/N GEMM. t's launch
+ * mode is the iteration's. */
 static double medusa_ns(const sim_spec *s, const sim_step_cfg *t, double seqs)
 {
     const sim_model *m = t->model;
@@ -190,7 +191,9 @@ double sim_spec_draft_ns(const sim_spec *s, const sim_step_cfg *target,
         double seqs = 0.0;
         for (size_t i = 0; i < n_decode; i++)
             seqs += (double)decode[i].count;
-        return seqs > 0.0 ? medusa_ns(s, target, seqs) : 0.0;
+        sim_step_cfg it = *target;
+        it.eager = sim_step_eager(target, n_prefill > 0);
+        return seqs > 0.0 ? medusa_ns(s, &it, seqs) : 0.0;
     }
     /* draft model or head: its own steps, no second share of the engine's host overhead */
     sim_step_cfg d = *target;
@@ -208,7 +211,7 @@ double sim_spec_draft_ns(const sim_spec *s, const sim_step_cfg *target,
                 .count = decode[i].count, .q = 1, .c = decode[i].c + j, .logits = 1};
         if (n == 0)
             break;
-        d.eager = target->eager || (j == 0 && n_prefill > 0);
+        d.eager = sim_step_eager(target, j == 0 && n_prefill > 0);
         const sim_step_result *r = &fresh;
         if (memo)
             r = sim_step_price_memo(&d, scratch, n, j == 0 ? &memo->first : &memo->rest);

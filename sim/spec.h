@@ -84,7 +84,12 @@ typedef struct sim_spec_memo {
 /* Time of the draft's proposals for one iteration: `decode` holds the verifying sequences (q is
  * ignored: each proposes K tokens from its context c), `prefill` the prompt chunks the draft must
  * also process (draft, eagle, mtp). scratch has room for n_prefill + n_decode groups. memo may be
- * NULL (every step priced afresh); the result is the same either way. */
+ * NULL (every step priced afresh); the result is the same either way.
+ * `target` is the target's configuration as given (target->eager is --enforce-eager, not the
+ * iteration's launch mode): each draft step's launch mode follows sim_step_eager, so the first
+ * step runs eagerly when it carries prefill chunks and the decode-only steps 2..K replay CUDA
+ * graphs. Medusa's heads hang off the target's forward pass and launch as it does (eagerly when
+ * the iteration has prefill). */
 double sim_spec_draft_ns(const sim_spec *s, const sim_step_cfg *target,
                          const sim_seq_group *prefill, size_t n_prefill,
                          const sim_seq_group *decode, size_t n_decode, sim_seq_group *scratch,

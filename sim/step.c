@@ -111,6 +111,8 @@ static double exposed_host(double cpu_ns, double gpu_ns, bool async_sched)
     return cpu_ns > gpu_ns ? cpu_ns - gpu_ns : 0.0;
 }
 
+bool sim_step_eager(const sim_step_cfg *cfg, bool has_prefill) { return cfg->eager || has_prefill; }
+
 double sim_step_launch_ns(const sim_step_cfg *cfg)
 {
     return cfg->eager ? cfg->hw->launch_ns : cfg->hw->graph_launch_ns;

@@ -55,6 +55,12 @@ typedef struct sim_step_result {
  * computes the formats, overlap in [0, 1]). */
 sim_status sim_step_check(const sim_step_cfg *cfg, sim_err *err);
 
+/* Whether a step launches its kernels eagerly: engines capture CUDA graphs for decode-only
+ * batches, so a step that carries prefill tokens runs eagerly, and a decode-only step replays a
+ * graph unless cfg->eager (--enforce-eager) says otherwise. The one statement of that rule: the
+ * engine's steps, the draft's and run's prefill all ask here. */
+bool sim_step_eager(const sim_step_cfg *cfg, bool has_prefill);
+
 /* The per-kernel launch overhead of a step under cfg: eager, or replayed from a CUDA graph. */
 double sim_step_launch_ns(const sim_step_cfg *cfg);
 
