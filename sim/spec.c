@@ -214,7 +214,7 @@ double sim_spec_draft_ns(const sim_spec *s, const sim_step_cfg *target,
         d.eager = sim_step_eager(target, j == 0 && n_prefill > 0);
         const sim_step_result *r = &fresh;
         if (memo)
-            r = sim_step_price_memo(&d, scratch, n, j == 0 ? &memo->first : &memo->rest);
+            r = sim_step_price_memo(&d, scratch, n, j == 0 ? &memo->first[d.eager] : &memo->rest);
         else
             sim_step_price(&d, scratch, n, &fresh);
         total += r->t_ns;

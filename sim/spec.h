@@ -72,13 +72,14 @@ sim_status sim_spec_check(const sim_spec *s, const sim_step_cfg *target, sim_err
 /* Memory the speculation adds on each GPU (zeros without speculation, s may be NULL). */
 sim_mem_extra sim_spec_mem_extra(const sim_spec *s, const sim_step_cfg *target);
 
-/* Memos for pricing the draft's steps iteration after iteration (draft, eagle, mtp): one for the
- * first step, which carries the prefill chunks, one for the later, decode-only steps, so that
- * neither evicts the other. Steps 2..K of an iteration differ only in their contexts, which is
- * what a memo reuses. One per spec and target configuration (the caller's run state owns it);
- * zero it to start. */
+/* Memos for pricing the draft's steps iteration after iteration (draft, eagle, mtp): for the
+ * first step, which carries the prefill chunks, one per launch mode; one for the later,
+ * decode-only steps; so that none evicts another. Steps 2..K of an iteration differ only in their
+ * contexts, which is what a memo reuses. One per spec and target configuration (the caller's run
+ * state owns it); zero it to start. */
 typedef struct sim_spec_memo {
-    sim_step_memo first, rest;
+    sim_step_memo first[2]; /* by launch mode: graph, eager */
+    sim_step_memo rest;
 } sim_spec_memo;
 
 /* Time of the draft's proposals for one iteration: `decode` holds the verifying sequences (q is

@@ -160,12 +160,11 @@ const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_se
 {
     sim_batch_shape s = sim_graph_shape(cfg->model, groups, n_groups);
     step_sums base;
-    if (!memo->valid || memo->eager != cfg->eager || memo->tokens != s.tokens ||
-        memo->seqs != s.seqs || memo->logits != s.logits) {
+    if (!memo->valid || memo->tokens != s.tokens || memo->seqs != s.seqs ||
+        memo->logits != s.logits) {
         base = price_shape(cfg, &s, &memo->r);
         memcpy(memo->base, &base, sizeof base);
         memo->valid = true;
-        memo->eager = cfg->eager;
         memo->tokens = s.tokens;
         memo->seqs = s.seqs;
         memo->logits = s.logits;

@@ -69,12 +69,12 @@ void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t
                     sim_step_result *out);
 
 /* Remembers the last step priced with one configuration: a step with the same tokens,
- * sequences, logits and launch mode reuses every op but attention (the only one that depends on
- * the contexts), which is what consecutive decode steps are. Results are identical to
- * sim_step_price's. One memo per configuration; zero it to start. */
+ * sequences and logits reuses every op but attention (the only one that depends on the
+ * contexts), which is what consecutive decode steps are. Results are identical to
+ * sim_step_price's. One memo per configuration, the launch mode included (a caller whose steps
+ * switch between eager and graph launches keeps one memo for each); zero it to start. */
 typedef struct sim_step_memo {
     bool valid;
-    bool eager;
     double tokens, seqs, logits;
     double base[8]; /* private: the sums over every op but attention */
     sim_step_result r;
