@@ -152,6 +152,7 @@ typedef struct loop {
     bool *queued;          /* waiting for (re)admission: its next scheduling is an event */
     sim_rng rng;           /* acceptance draws */
     sim_step_memo memo[2]; /* by launch mode: graph, eager */
+    sim_spec_memo draft_memo;
     buckets tokens;
     int64_t now;
     size_t next; /* next request to send */
@@ -244,11 +245,13 @@ static int iterate(loop *L)
             L->draft[n_pre++] = L->groups[i];
     }
     sim_step_cfg sc = L->cfg->step;
-    sc.eager = sc.eager || prefill;
+    sc.eager = sim_step_eager(&L->cfg->step, prefill);
     const sim_step_result *step = sim_step_price_memo(&sc, L->groups, n, &L->memo[sc.eager]);
-    double draft_ns = k > 0 ? sim_spec_draft_ns(L->cfg->spec, &sc, L->draft, n_pre,
-                                                L->draft + n - n_dec, n_dec, L->scratch)
-                            : 0.0;
+    /* the draft picks each of its steps' launch mode from the configuration as given */
+    double draft_ns =
+        k > 0 ? sim_spec_draft_ns(L->cfg->spec, &L->cfg->step, L->draft, n_pre,
+                                  L->draft + n - n_dec, n_dec, L->scratch, &L->draft_memo)
+              : 0.0;
     int64_t dt = (int64_t)llround(step->t_ns + draft_ns);
     if (dt < 1)
         dt = 1;

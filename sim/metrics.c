@@ -112,13 +112,12 @@ sim_status sim_metrics_compute(sim_engine_result *res, const sim_slo *slo, sim_s
 {
     memset(out, 0, sizeof *out);
     size_t n = res->n;
-    size_t big = res->n_itl > n ? res->n_itl : n;
-    double *buf = malloc((big ? big : 1) * sizeof *buf);
+    double *itl = malloc((res->n_itl ? res->n_itl : 1) * sizeof *itl);
     double *ttft = malloc((n ? n : 1) * sizeof *ttft);
     double *tpot = malloc((n ? n : 1) * sizeof *tpot);
     double *e2el = malloc((n ? n : 1) * sizeof *e2el);
-    if (!buf || !ttft || !tpot || !e2el) {
-        free(buf);
+    if (!itl || !ttft || !tpot || !e2el) {
+        free(itl);
         free(ttft);
         free(tpot);
         free(e2el);
@@ -160,8 +159,8 @@ sim_status sim_metrics_compute(sim_engine_result *res, const sim_slo *slo, sim_s
     out->dist[SIM_M_TPOT] = sim_metrics_dist(tpot, n_tpot);
     out->dist[SIM_M_E2EL] = sim_metrics_dist(e2el, n);
     for (size_t i = 0; i < res->n_itl; i++)
-        buf[i] = (double)res->itl_ns[i];
-    out->dist[SIM_M_ITL] = sim_metrics_dist(buf, res->n_itl);
+        itl[i] = (double)res->itl_ns[i];
+    out->dist[SIM_M_ITL] = sim_metrics_dist(itl, res->n_itl);
     out->preemptions = res->preemptions;
     out->iterations = res->iterations;
     out->mean_batch_size =
@@ -174,7 +173,7 @@ sim_status sim_metrics_compute(sim_engine_result *res, const sim_slo *slo, sim_s
         out->has_spec ? (double)res->spec_tokens / (double)res->spec_verifies : 0.0;
     out->spec_draft_time_fraction = res->busy_ns > 0.0 ? res->draft_ns / res->busy_ns : 0.0;
     out->peak_output_throughput = res->peak_output_tps;
-    free(buf);
+    free(itl);
     free(ttft);
     free(tpot);
     free(e2el);

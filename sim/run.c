@@ -67,6 +67,7 @@ static double spec_decode(const sim_run_cfg *cfg, sim_run_result *out)
     sim_step_result step;
     sim_seq_group scratch;
     sim_step_memo memo = {0};
+    sim_spec_memo draft_memo = {0};
     for (int64_t j = 0; j <= full; j++) {
         double w = j < full ? 1.0 : iters - (double)full; /* the last one by its fraction */
         if (w <= 0.0)
@@ -75,7 +76,7 @@ static double spec_decode(const sim_run_cfg *cfg, sim_run_result *out)
         sim_seq_group v = {.count = cfg->batch, .q = s->k + 1, .c = c, .logits = s->k + 1};
         sim_seq_group d = {.count = cfg->batch, .q = 1, .c = c, .logits = 1};
         step = *sim_step_price_memo(&cfg->step, &v, 1, &memo);
-        double dn = sim_spec_draft_ns(s, &cfg->step, NULL, 0, &d, 1, &scratch);
+        double dn = sim_spec_draft_ns(s, &cfg->step, NULL, 0, &d, 1, &scratch, &draft_memo);
         total += w * (step.t_ns + dn);
         draft += w * dn;
         verify += w * step.t_ns;
@@ -103,13 +104,13 @@ void sim_run_simulate(const sim_run_cfg *cfg, sim_run_result *out)
 
     /* Prefill runs eagerly: engines capture CUDA graphs for decode batches only. */
     sim_step_cfg pre = cfg->step;
-    pre.eager = true;
+    pre.eager = sim_step_eager(&cfg->step, true);
     sim_seq_group g = {.count = cfg->batch, .q = cfg->input_len, .c = 0, .logits = 1};
     sim_step_price(&pre, &g, 1, &out->prefill);
     out->ttft_ns = out->prefill.t_ns;
     if (sim_spec_active(cfg->spec)) {
         sim_seq_group scratch;
-        out->ttft_ns += sim_spec_draft_ns(cfg->spec, &pre, &g, 1, NULL, 0, &scratch);
+        out->ttft_ns += sim_spec_draft_ns(cfg->spec, &cfg->step, &g, 1, NULL, 0, &scratch, NULL);
     }
 
     double decode_ns;

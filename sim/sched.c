@@ -160,10 +160,14 @@ void sim_sched_finish(sim_sched *s, sim_req *reqs, int64_t id)
     sim_kvcache_release(&s->kv, r->blocks);
     r->blocks = 0;
     r->phase = SIM_REQ_DONE;
+    s->n_finished++;
 }
 
 void sim_sched_compact(sim_sched *s, const sim_req *reqs)
 {
+    if (s->n_finished == 0)
+        return; /* most iterations: nobody left */
+    s->n_finished = 0;
     size_t k = 0;
     for (size_t i = 0; i < s->r_len; i++)
         if (reqs[s->running[i]].phase == SIM_REQ_RUNNING)

@@ -70,6 +70,7 @@ typedef struct sim_sched {
     int64_t preemptions; /* total so far */
     int64_t *preempted;  /* requests preempted by the last sim_sched_next */
     size_t n_preempted;
+    size_t n_finished; /* finished since the last compaction, still in the running list */
 } sim_sched;
 
 /* Tokens a request knows (prompt + generated). */
@@ -90,7 +91,8 @@ size_t sim_sched_next(sim_sched *s, sim_req *reqs, sim_sched_entry *out);
 /* After an iteration: frees a finished request's blocks and removes it from the running list. */
 void sim_sched_finish(sim_sched *s, sim_req *reqs, int64_t id);
 
-/* Drops finished requests from the running list (call once per iteration, after the finishes). */
+/* Drops finished requests from the running list (call once per iteration, after the finishes;
+ * O(1) when nothing finished). */
 void sim_sched_compact(sim_sched *s, const sim_req *reqs);
 
 /* True when nothing is waiting or running. */

@@ -162,14 +162,15 @@ sim_mem_extra sim_spec_mem_extra(const sim_spec *s, const sim_step_cfg *t)
     return x;
 }
 
-/* K Medusa heads over B sequences: per head a B x d x d GEMM and a B x d x V/N GEMM. */
+/* K Medusa heads over B sequences: per head a B x d x d GEMM and a B x d x V/N GEMM. t's launch
+ * mode is the iteration's. */
 static double medusa_ns(const sim_spec *s, const sim_step_cfg *t, double seqs)
 {
     const sim_model *m = t->model;
     sim_dtype rdt = sim_graph_resid_dtype(m, &t->prec);
     sim_prec p16 = {.weight = rdt, .act = rdt, .kv = t->prec.kv};
     double rb = sim_dtype_bytes(rdt);
-    double launch = t->eager ? t->hw->launch_ns : t->hw->graph_launch_ns;
+    double launch = sim_step_launch_ns(t);
     sim_op res, head;
     sim_graph_gemm(&res, SIM_OP_DOWN_PROJ, seqs, m->hidden / t->tp, m->hidden, rdt, &p16, rb);
     sim_graph_gemm(&head, SIM_OP_LM_HEAD, seqs, (m->vocab + t->tp - 1) / t->tp, m->hidden, rdt,
@@ -181,7 +182,8 @@ static double medusa_ns(const sim_spec *s, const sim_step_cfg *t, double seqs)
 
 double sim_spec_draft_ns(const sim_spec *s, const sim_step_cfg *target,
                          const sim_seq_group *prefill, size_t n_prefill,
-                         const sim_seq_group *decode, size_t n_decode, sim_seq_group *scratch)
+                         const sim_seq_group *decode, size_t n_decode, sim_seq_group *scratch,
+                         sim_spec_memo *memo)
 {
     if (s->method == SIM_SPEC_NONE || s->method == SIM_SPEC_NGRAM)
         return 0.0;
@@ -189,14 +191,16 @@ double sim_spec_draft_ns(const sim_spec *s, const sim_step_cfg *target,
         double seqs = 0.0;
         for (size_t i = 0; i < n_decode; i++)
             seqs += (double)decode[i].count;
-        return seqs > 0.0 ? medusa_ns(s, target, seqs) : 0.0;
+        sim_step_cfg it = *target;
+        it.eager = sim_step_eager(target, n_prefill > 0);
+        return seqs > 0.0 ? medusa_ns(s, &it, seqs) : 0.0;
     }
     /* draft model or head: its own steps, no second share of the engine's host overhead */
     sim_step_cfg d = *target;
     d.model = s->draft;
     d.iteration_overhead_ns = d.request_overhead_ns = 0.0;
     double total = 0.0;
-    sim_step_result r;
+    sim_step_result fresh;
     for (int j = 0; j < s->k; j++) {
         size_t n = 0;
         if (j == 0)
@@ -207,9 +211,13 @@ double sim_spec_draft_ns(const sim_spec *s, const sim_step_cfg *target,
                 .count = decode[i].count, .q = 1, .c = decode[i].c + j, .logits = 1};
         if (n == 0)
             break;
-        d.eager = target->eager || (j == 0 && n_prefill > 0);
-        sim_step_price(&d, scratch, n, &r);
-        total += r.t_ns;
+        d.eager = sim_step_eager(target, j == 0 && n_prefill > 0);
+        const sim_step_result *r = &fresh;
+        if (memo)
+            r = sim_step_price_memo(&d, scratch, n, j == 0 ? &memo->first[d.eager] : &memo->rest);
+        else
+            sim_step_price(&d, scratch, n, &fresh);
+        total += r->t_ns;
     }
     return total;
 }

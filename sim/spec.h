@@ -72,12 +72,29 @@ sim_status sim_spec_check(const sim_spec *s, const sim_step_cfg *target, sim_err
 /* Memory the speculation adds on each GPU (zeros without speculation, s may be NULL). */
 sim_mem_extra sim_spec_mem_extra(const sim_spec *s, const sim_step_cfg *target);
 
+/* Memos for pricing the draft's steps iteration after iteration (draft, eagle, mtp): for the
+ * first step, which carries the prefill chunks, one per launch mode; one for the later,
+ * decode-only steps; so that none evicts another. Steps 2..K of an iteration differ only in their
+ * contexts, which is what a memo reuses. One per spec and target configuration (the caller's run
+ * state owns it); zero it to start. */
+typedef struct sim_spec_memo {
+    sim_step_memo first[2]; /* by launch mode: graph, eager */
+    sim_step_memo rest;
+} sim_spec_memo;
+
 /* Time of the draft's proposals for one iteration: `decode` holds the verifying sequences (q is
  * ignored: each proposes K tokens from its context c), `prefill` the prompt chunks the draft must
- * also process (draft, eagle, mtp). scratch has room for n_prefill + n_decode groups. */
+ * also process (draft, eagle, mtp). scratch has room for n_prefill + n_decode groups. memo may be
+ * NULL (every step priced afresh); the result is the same either way.
+ * `target` is the target's configuration as given (target->eager is --enforce-eager, not the
+ * iteration's launch mode): each draft step's launch mode follows sim_step_eager, so the first
+ * step runs eagerly when it carries prefill chunks and the decode-only steps 2..K replay CUDA
+ * graphs. Medusa's heads hang off the target's forward pass and launch as it does (eagerly when
+ * the iteration has prefill). */
 double sim_spec_draft_ns(const sim_spec *s, const sim_step_cfg *target,
                          const sim_seq_group *prefill, size_t n_prefill,
-                         const sim_seq_group *decode, size_t n_decode, sim_seq_group *scratch);
+                         const sim_seq_group *decode, size_t n_decode, sim_seq_group *scratch,
+                         sim_spec_memo *memo);
 
 /* Draws the number of accepted drafts (0..drafted) of one verify step. */
 int sim_spec_draw(const sim_spec *s, sim_rng *rng, int drafted);

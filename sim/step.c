@@ -111,7 +111,9 @@ static double exposed_host(double cpu_ns, double gpu_ns, bool async_sched)
     return cpu_ns > gpu_ns ? cpu_ns - gpu_ns : 0.0;
 }
 
-static double launch_ns(const sim_step_cfg *cfg)
+bool sim_step_eager(const sim_step_cfg *cfg, bool has_prefill) { return cfg->eager || has_prefill; }
+
+double sim_step_launch_ns(const sim_step_cfg *cfg)
 {
     return cfg->eager ? cfg->hw->launch_ns : cfg->hw->graph_launch_ns;
 }
@@ -131,15 +133,19 @@ static void price_finish(const sim_step_cfg *cfg, const step_sums *base, sim_ste
     finish(out, hidden, exposed_host(out->t_cpu_ns, gpu, cfg->async_sched));
 }
 
-static void price_shape(const sim_step_cfg *cfg, const sim_batch_shape *s, sim_step_result *out)
+/* Builds and prices every op of the shape; returns the sums over every op but attention (what a
+ * memo keeps). */
+static step_sums price_shape(const sim_step_cfg *cfg, const sim_batch_shape *s,
+                             sim_step_result *out)
 {
     memset(out, 0, sizeof *out);
     sim_graph_build_shape(cfg->model, cfg->tp, &cfg->prec, s, &out->graph);
-    double launch = launch_ns(cfg);
+    double launch = sim_step_launch_ns(cfg);
     for (int i = 0; i < SIM_OP_COUNT; i++)
         out->cost[i] = sim_cost_op(cfg->hw, &out->graph.ops[i], launch);
     step_sums base = sums_but_attention(out);
     price_finish(cfg, &base, out);
+    return base;
 }
 
 void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t n_groups,
@@ -154,13 +160,11 @@ const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_se
 {
     sim_batch_shape s = sim_graph_shape(cfg->model, groups, n_groups);
     step_sums base;
-    if (!memo->valid || memo->eager != cfg->eager || memo->tokens != s.tokens ||
-        memo->seqs != s.seqs || memo->logits != s.logits) {
-        price_shape(cfg, &s, &memo->r);
-        base = sums_but_attention(&memo->r);
+    if (!memo->valid || memo->tokens != s.tokens || memo->seqs != s.seqs ||
+        memo->logits != s.logits) {
+        base = price_shape(cfg, &s, &memo->r);
         memcpy(memo->base, &base, sizeof base);
         memo->valid = true;
-        memo->eager = cfg->eager;
         memo->tokens = s.tokens;
         memo->seqs = s.seqs;
         memo->logits = s.logits;
@@ -169,7 +173,7 @@ const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_se
     /* same tokens, sequences and logits: only attention changed */
     sim_op *attn = &memo->r.graph.ops[SIM_OP_ATTENTION];
     sim_graph_attention(cfg->model, cfg->tp, &cfg->prec, &s, attn);
-    memo->r.cost[SIM_OP_ATTENTION] = sim_cost_op(cfg->hw, attn, launch_ns(cfg));
+    memo->r.cost[SIM_OP_ATTENTION] = sim_cost_op(cfg->hw, attn, sim_step_launch_ns(cfg));
     memcpy(&base, memo->base, sizeof base);
     price_finish(cfg, &base, &memo->r);
     return &memo->r;

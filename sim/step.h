@@ -55,17 +55,26 @@ typedef struct sim_step_result {
  * computes the formats, overlap in [0, 1]). */
 sim_status sim_step_check(const sim_step_cfg *cfg, sim_err *err);
 
+/* Whether a step launches its kernels eagerly: engines capture CUDA graphs for decode-only
+ * batches, so a step that carries prefill tokens runs eagerly, and a decode-only step replays a
+ * graph unless cfg->eager (--enforce-eager) says otherwise. The one statement of that rule: the
+ * engine's steps, the draft's and run's prefill all ask here. */
+bool sim_step_eager(const sim_step_cfg *cfg, bool has_prefill);
+
+/* The per-kernel launch overhead of a step under cfg: eager, or replayed from a CUDA graph. */
+double sim_step_launch_ns(const sim_step_cfg *cfg);
+
 /* Prices one step of the given batch. cfg must have passed sim_step_check. */
 void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t n_groups,
                     sim_step_result *out);
 
 /* Remembers the last step priced with one configuration: a step with the same tokens,
- * sequences, logits and launch mode reuses every op but attention (the only one that depends on
- * the contexts), which is what consecutive decode steps are. Results are identical to
- * sim_step_price's. One memo per configuration; zero it to start. */
+ * sequences and logits reuses every op but attention (the only one that depends on the
+ * contexts), which is what consecutive decode steps are. Results are identical to
+ * sim_step_price's. One memo per configuration, the launch mode included (a caller whose steps
+ * switch between eager and graph launches keeps one memo for each); zero it to start. */
 typedef struct sim_step_memo {
     bool valid;
-    bool eager;
     double tokens, seqs, logits;
     double base[8]; /* private: the sums over every op but attention */
     sim_step_result r;

@@ -244,6 +244,157 @@ static void test_serve_acceptance(void **state)
     sim_workload_free(&w);
 }
 
+static void test_draft_memo_matches(void **state)
+{
+    (void)state;
+    /* the draft's steps through memos price exactly as afresh, iteration after iteration, with
+     * and without prefill chunks, the verifying batch growing and shrinking */
+    sim_model t = tu_model("llama-3.1-8b"), d = tu_model("llama-3.2-1b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_step_cfg c = {.model = &t,
+                      .hw = &hw,
+                      .tp = 1,
+                      .prec = BF16,
+                      .overlap = 0.2,
+                      .iteration_overhead_ns = 1e6,
+                      .request_overhead_ns = 1e4};
+    sim_err err = {{0}};
+    const sim_spec_method methods[] = {SIM_SPEC_DRAFT, SIM_SPEC_EAGLE, SIM_SPEC_MEDUSA};
+    for (int mi = 0; mi < 3; mi++) {
+        for (int eager = 0; eager < 2; eager++) {
+            sim_spec s;
+            assert_int_equal(sim_spec_init(&s, methods[mi], 5, 0.7, -1, &t,
+                                           methods[mi] == SIM_SPEC_DRAFT ? &d : NULL, &err),
+                             SIM_OK);
+            c.eager = eager;
+            sim_spec_memo *memo = calloc(1, sizeof *memo);
+            sim_seq_group pre[2], dec[3], scratch[5];
+            for (int it = 0; it < 30; it++) {
+                size_t n_pre = it % 4 == 0 ? 2 : it % 5 == 0 ? 1 : 0;
+                size_t n_dec = it % 9 == 0 ? 0 : 1 + (size_t)(it / 10);
+                for (size_t i = 0; i < n_pre; i++)
+                    pre[i] = (sim_seq_group){
+                        .count = 1, .q = 100 + 37 * it, .c = 10 * it, .logits = i == 0};
+                for (size_t i = 0; i < n_dec; i++)
+                    dec[i] = (sim_seq_group){.count = 4 + (int64_t)i, .q = 6, .c = 500 + 3 * it};
+                double a = sim_spec_draft_ns(&s, &c, pre, n_pre, dec, n_dec, scratch, NULL);
+                double b = sim_spec_draft_ns(&s, &c, pre, n_pre, dec, n_dec, scratch, memo);
+                assert_true(a == b);
+                assert_true(n_dec == 0 || a > 0.0);
+            }
+            free(memo);
+        }
+    }
+}
+
+/* The draft's steps of one iteration priced one by one, each in the launch mode given. */
+static double draft_by_hand(const sim_spec *s, const sim_step_cfg *target, const sim_seq_group *pre,
+                            const sim_seq_group *dec, const bool *eager)
+{
+    sim_step_cfg d = *target;
+    d.model = s->draft;
+    d.iteration_overhead_ns = d.request_overhead_ns = 0.0;
+    double total = 0.0;
+    sim_step_result r;
+    for (int j = 0; j < s->k; j++) {
+        sim_seq_group g[2] = {*pre, {.count = dec->count, .q = 1, .c = dec->c + j, .logits = 1}};
+        d.eager = eager[j];
+        sim_step_price(&d, j == 0 ? g : g + 1, j == 0 ? 2 : 1, &r);
+        total += r.t_ns;
+    }
+    return total;
+}
+
+static void test_draft_launch_modes(void **state)
+{
+    (void)state;
+    /* the rule: steps with prefill run eagerly, decode-only steps replay CUDA graphs unless
+     * --enforce-eager */
+    sim_model t = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_step_cfg c = {.model = &t, .hw = &hw, .tp = 1, .prec = BF16};
+    assert_false(sim_step_eager(&c, false));
+    assert_true(sim_step_eager(&c, true));
+    sim_spec s;
+    sim_err err = {{0}};
+    assert_int_equal(sim_spec_init(&s, SIM_SPEC_EAGLE, 4, 0.7, -1, &t, NULL, &err), SIM_OK);
+    /* a mixed iteration: a prompt chunk and 8 verifying sequences. Only the draft's first step
+     * carries the chunk and runs eagerly; steps 2..4 are decode-only, from graphs */
+    sim_seq_group pre = {.count = 1, .q = 700, .c = 0, .logits = 1};
+    sim_seq_group dec = {.count = 8, .q = 5, .c = 900};
+    sim_seq_group scratch[2];
+    const bool mixed[4] = {true, false, false, false}, all[4] = {true, true, true, true};
+    double got = sim_spec_draft_ns(&s, &c, &pre, 1, &dec, 1, scratch, NULL);
+    assert_true(got == draft_by_hand(&s, &c, &pre, &dec, mixed));
+    assert_true(got < draft_by_hand(&s, &c, &pre, &dec, all));
+    /* --enforce-eager: every step eager */
+    c.eager = true;
+    assert_true(sim_step_eager(&c, false));
+    got = sim_spec_draft_ns(&s, &c, &pre, 1, &dec, 1, scratch, NULL);
+    assert_true(got == draft_by_hand(&s, &c, &pre, &dec, all));
+}
+
+typedef struct mixed_watch {
+    int64_t iterations, index; /* index: the first mixed iteration (1-based), 0 before */
+    double draft_ns;
+} mixed_watch;
+
+static void watch_mixed(void *ctx, const sim_iter_info *it)
+{
+    mixed_watch *w = ctx;
+    w->iterations++;
+    if (w->index == 0 && it->prefill_tokens > 0 && it->decode_tokens > 0) {
+        w->index = w->iterations;
+        w->draft_ns = it->draft_ns;
+    }
+}
+
+static void test_serve_draft_launch_modes(void **state)
+{
+    (void)state;
+    /* in serve, an iteration with a prompt chunk runs the target eagerly, but the draft's
+     * decode-only steps still replay graphs: the engine hands the draft the configuration as
+     * given, not the iteration's launch mode */
+    sim_model t = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_spec s;
+    sim_err err = {{0}};
+    assert_int_equal(sim_spec_init(&s, SIM_SPEC_EAGLE, 3, 0.0, -1, &t, NULL, &err), SIM_OK);
+    mixed_watch mw = {0};
+    sim_engine_observer obs = {.ctx = &mw, .iteration = watch_mixed};
+    sim_engine_cfg cfg = {.step = {.model = &t,
+                                   .hw = &hw,
+                                   .tp = 1,
+                                   .prec = BF16,
+                                   .iteration_overhead_ns = 1e6,
+                                   .request_overhead_ns = 1e4},
+                          .sched = {.max_num_seqs = 8,
+                                    .max_num_batched_tokens = 8192,
+                                    .chunked_prefill = true,
+                                    .spec_tokens = 3},
+                          .block_size = 16,
+                          .mem_util = 0.9,
+                          .spec = &s,
+                          .observer = &obs};
+    /* request 0 decodes when request 1's prompt arrives; nothing is accepted (alpha 0), so
+     * request 0 advances one token per iteration: at iteration m >= 2 its context is 100 + m - 2 */
+    sim_request reqs[2] = {{.arrival_ns = 0, .input_tokens = 100, .output_tokens = 200},
+                           {.arrival_ns = 50000000, .input_tokens = 300, .output_tokens = 2}};
+    sim_workload w = {.reqs = reqs, .n = 2, .source = "test"};
+    assert_int_equal(sim_engine_check(&cfg, &w, &err), SIM_OK);
+    sim_engine_result r;
+    assert_int_equal(sim_engine_run(&cfg, &w, &r, &err), SIM_OK);
+    assert_true(mw.index >= 2);
+    sim_seq_group pre = {.count = 1, .q = 300, .c = 0, .logits = 1};
+    sim_seq_group dec = {.count = 1, .q = 4, .c = 100 + mw.index - 2, .logits = 4};
+    sim_seq_group scratch[2];
+    assert_true(mw.draft_ns == sim_spec_draft_ns(&s, &cfg.step, &pre, 1, &dec, 1, scratch, NULL));
+    sim_step_cfg forced = cfg.step;
+    forced.eager = true;
+    assert_true(mw.draft_ns < sim_spec_draft_ns(&s, &forced, &pre, 1, &dec, 1, scratch, NULL));
+    sim_engine_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -254,6 +405,9 @@ int main(void)
         cmocka_unit_test(test_speedup_shrinks_with_batch),
         cmocka_unit_test(test_draft_lowers_largest_batch),
         cmocka_unit_test(test_serve_acceptance),
+        cmocka_unit_test(test_draft_memo_matches),
+        cmocka_unit_test(test_draft_launch_modes),
+        cmocka_unit_test(test_serve_draft_launch_modes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
