@@ -163,7 +163,11 @@ static void test_tight_kv_preempts_and_completes(void **state)
 {
     (void)state;
     fixture *f = fx_new("llama-3.1-70b", "h100-sxm", 4);
-    f->cfg.mem_util = 0.5; /* leaves ~2.3 GB per GPU: ~28k tokens of KV */
+    /* 79.6 GiB x 0.5 = 42,734,924,595 B per GPU, less 35,278,831,616 of weights (TP4), 653,590,528
+     * of workspace and 1 GiB: 5,728,760,627 B at 80 x 2 x 2 x 128 x 2 = 81,920 B per token, 16
+     * tokens a block: 4370 blocks = 69,920 tokens, far short of 300 x 2,560 */
+    f->cfg.mem_util = 0.5;
+    assert_int_equal(sim_engine_kv_blocks(&f->cfg), 4370);
     sim_workload w = synth(300, 2048, 512, INFINITY, 0.0);
     sim_engine_result r = simulate(f, &w);
     sim_serve_metrics m = metrics(&r);
@@ -252,8 +256,11 @@ static void test_checks(void **state)
     assert_int_equal(sim_engine_check(&f->cfg, &w, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "max_position_embeddings 4096"));
     sim_workload_free(&w);
-    /* longer than the whole KV cache: 40 GiB x 0.3 leaves ~0.2 GB after the 13.5 GB of weights */
+    /* longer than the whole KV cache: 40 GiB x 0.4 = 17,179,869,184 B, less 13,476,831,232 of
+     * weights, 708,050,944 of workspace and 1 GiB, leaves 1,921,245,184 B; at 32 x 2 x 32 x 128 x 2
+     * = 524,288 B per token that is 229 blocks of 16 = 3,664 tokens < 3000 + 1000 */
     f->cfg.mem_util = 0.4;
+    assert_int_equal(sim_engine_kv_blocks(&f->cfg), 229);
     w = synth(3, 3000, 1000, 1.0, 0.0);
     assert_int_equal(sim_engine_check(&f->cfg, &w, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "do not fit the whole KV cache"));

@@ -34,6 +34,9 @@ static void test_weight_streaming_floor(void **state)
     sim_step_result real = price(&m, &hw, 1, 0.0, 1, 1, 0);
     assert_near(real.t_mem_ns, r.t_mem_ns / 0.866, 1e-5);
     assert_true(real.t_ns > real.t_mem_ns);
+    /* one GPU, no host work: all that is added to the busy time is the kernels' launches */
+    assert_near(real.t_ns - real.busy_ns, real.t_launch_ns, 1e-9);
+    assert_true(real.t_launch_ns > 0.0);
 }
 
 static void test_layers_multiply(void **state)
