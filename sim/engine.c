@@ -138,6 +138,10 @@ static int bucket_add(buckets *b, int64_t t_ns, int64_t tokens)
     return 1;
 }
 
+/* Where a request's timeline stands, for the observer's events: queued (not yet or again, after
+ * a preemption) -> SCHEDULED -> prefill or recompute -> DECODING -> decode. */
+typedef enum tl_phase { TL_QUEUED, TL_PREFILL, TL_DECODE } tl_phase;
+
 typedef struct loop {
     const sim_engine_cfg *cfg;
     const sim_workload *w;
@@ -149,7 +153,7 @@ typedef struct loop {
     sim_seq_group *draft;   /* the draft's: prefill chunks, then verifying sequences */
     sim_seq_group *scratch;
     size_t *itl_count;     /* gaps recorded per request */
-    bool *queued;          /* waiting for (re)admission: its next scheduling is an event */
+    unsigned char *tl;     /* per request, a tl_phase: where its timeline events stand */
     sim_rng rng;           /* acceptance draws */
     sim_step_memo memo[2]; /* by launch mode: graph, eager */
     sim_spec_memo draft_memo;
@@ -178,7 +182,7 @@ static void send_arrivals(loop *L)
         int64_t arrival = L->w->reqs[L->next].arrival_ns;
         r->send_ns = arrival > L->free_since ? arrival : L->free_since;
         sim_sched_enqueue(&L->sched, L->res->reqs, (int64_t)L->next);
-        L->queued[L->next] = true;
+        L->tl[L->next] = TL_QUEUED;
         notify(L, (int64_t)L->next, SIM_EV_ARRIVED, r->send_ns);
         L->next++;
         L->inflight++;
@@ -220,16 +224,16 @@ static int iterate(loop *L)
     size_t n_pre = 0, n_dec = 0;
     int64_t prefill_tokens = 0;
     for (size_t p = 0; p < L->sched.n_preempted; p++) {
-        L->queued[L->sched.preempted[p]] = true;
+        L->tl[L->sched.preempted[p]] = TL_QUEUED;
         notify(L, L->sched.preempted[p], SIM_EV_PREEMPTED, L->now);
     }
     for (size_t i = 0; i < n; i++) {
         int64_t id = L->batch[i].req;
         const sim_req *r = &reqs[id];
         int64_t q = L->batch[i].num_new;
-        bool decode = r->generated > 0 && sim_req_known(r) - r->computed == 1;
-        if (L->queued[id]) {
-            L->queued[id] = false;
+        bool decode = L->batch[i].decode;
+        if (L->tl[id] == TL_QUEUED) {
+            L->tl[id] = TL_PREFILL;
             notify(L, id, SIM_EV_SCHEDULED, L->now);
         }
         if (!decode)
@@ -284,7 +288,7 @@ static int iterate(loop *L)
         if (r->first_sched_ns < 0)
             r->first_sched_ns = start;
         int64_t ntok = 0;
-        if (r->generated > 0 && sim_req_known(r) - r->computed == 1) {
+        if (L->batch[i].decode) {
             /* a decode, or a verify of q - 1 drafts: a accepted, plus the target's own token */
             int64_t yield = 1;
             if (q > 1) {
@@ -297,7 +301,12 @@ static int iterate(loop *L)
         } else {
             r->computed += q;
             ntok = r->computed == sim_req_known(r) ? 1 : 0;
-            if (ntok > 0 && r->generated + ntok < r->output)
+        }
+        /* the first token after a prompt or a recompute (whose last chunk may be a lone token,
+         * scheduled as a decode): it decodes from here, unless it is done */
+        if (ntok > 0 && L->tl[id] == TL_PREFILL) {
+            L->tl[id] = TL_DECODE;
+            if (r->generated + ntok < r->output)
                 notify(L, id, SIM_EV_DECODING, L->now);
         }
         if (ntok > 0) {
@@ -329,10 +338,10 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
     L->draft = malloc(m * sizeof *L->draft);
     L->scratch = malloc(m * sizeof *L->scratch);
     L->itl_count = calloc(n, sizeof *L->itl_count);
-    L->queued = calloc(n, sizeof *L->queued);
+    L->tl = calloc(n, sizeof *L->tl);
     sim_rng_seed(&L->rng, cfg->seed);
     if (!out->reqs || !L->itl_offset || !L->batch || !L->groups || !L->draft || !L->scratch ||
-        !L->itl_count || !L->queued)
+        !L->itl_count || !L->tl)
         return sim_fail(err, SIM_EINTERNAL, "out of memory for %zu requests", n);
     size_t gaps = 0;
     for (size_t i = 0; i < n; i++) {
@@ -369,7 +378,7 @@ static void teardown(loop *L)
     free(L->draft);
     free(L->scratch);
     free(L->itl_count);
-    free(L->queued);
+    free(L->tl);
     free(L->tokens.count);
 }
 

@@ -87,7 +87,8 @@ static bool schedule_running(sim_sched *s, sim_req *reqs, sim_sched_entry *out, 
         int64_t num_new = sim_req_known(r) - r->computed;
         if (one_token && num_new > 1)
             num_new = 1;
-        if (num_new == 1 && r->generated > 0)
+        bool decode = num_new == 1 && r->generated > 0;
+        if (decode)
             num_new += s->cfg.spec_tokens; /* a decode: verify K drafts as well */
         if (num_new > *budget)
             num_new = *budget;
@@ -103,7 +104,7 @@ static bool schedule_running(sim_sched *s, sim_req *reqs, sim_sched_entry *out, 
         if (self)
             break;
         r->blocks += need;
-        out[(*n)++] = (sim_sched_entry){.req = id, .num_new = num_new};
+        out[(*n)++] = (sim_sched_entry){.req = id, .num_new = num_new, .decode = decode};
         *budget -= num_new;
     }
     return clean;

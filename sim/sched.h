@@ -58,6 +58,7 @@ typedef struct sim_sched_cfg {
 typedef struct sim_sched_entry {
     int64_t req;     /* index into the request array */
     int64_t num_new; /* tokens fed this iteration */
+    bool decode;     /* one known token left to feed (plus K drafts to verify): it samples */
 } sim_sched_entry;
 
 typedef struct sim_sched {

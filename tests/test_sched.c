@@ -137,6 +137,38 @@ static void test_unchunked_prefill_only(void **state)
     sim_sched_free(&w.s);
 }
 
+static void test_decode_flag(void **state)
+{
+    (void)state;
+    /* budget 40. r0: a 41-token prompt, so iteration 2 feeds its last prompt token alone: no
+     * decode (nothing generated yet), though it samples. r1: a recompute of 32 prompt + 8
+     * generated = 40 known tokens (as after a preemption), admitted in iteration 2 beside r0's 1
+     * token with 39 of them; iteration 3 feeds its last one alone, which IS a decode: the token
+     * it samples is the 9th, as any decode's. */
+    world w;
+    setup(&w, 1, 41, 5, 100, 16, 4, 40, true);
+    w.reqs[1] = (sim_req){.input = 32, .output = 20, .generated = 8};
+    sim_sched_enqueue(&w.s, w.reqs, 1);
+    step(&w);
+    assert_int_equal(w.n, 1);
+    expect(&w, 0, 0, 40);
+    assert_false(w.batch[0].decode);
+    step(&w);
+    assert_int_equal(w.n, 2);
+    expect(&w, 0, 0, 1);
+    assert_false(w.batch[0].decode);
+    expect(&w, 1, 1, 39);
+    assert_false(w.batch[1].decode);
+    step(&w);
+    assert_int_equal(w.n, 2);
+    expect(&w, 0, 0, 1);
+    assert_true(w.batch[0].decode);
+    expect(&w, 1, 1, 1);
+    assert_true(w.batch[1].decode);
+    assert_int_equal(w.reqs[1].generated, 9);
+    sim_sched_free(&w.s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -144,6 +176,7 @@ int main(void)
         cmocka_unit_test(test_max_num_seqs),
         cmocka_unit_test(test_preemption_recomputes_the_newest),
         cmocka_unit_test(test_unchunked_prefill_only),
+        cmocka_unit_test(test_decode_flag),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
