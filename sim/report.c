@@ -25,6 +25,19 @@ bool sim_format_parse(const char *s, sim_format *out)
 
 static double ratio(double a, double b) { return b > 0.0 ? a / b : 0.0; }
 
+/* A quoted CSV text field followed by a comma (a quote inside is doubled): names come from
+ * config files and may hold anything. */
+static void csv_text(FILE *f, const char *v)
+{
+    fputc('"', f);
+    for (const char *p = v; *p; p++) {
+        if (*p == '"')
+            fputc('"', f);
+        fputc(*p, f);
+    }
+    fputs("\",", f);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* JSON */
 
@@ -233,13 +246,15 @@ static sim_status run_csv(FILE *f, const sim_run_cfg *cfg, const sim_run_result 
                "decode_bound,prefill_t_lower_ms,prefill_t_upper_ms,decode_t_lower_ms,"
                "decode_t_upper_ms,weight_bytes_per_gpu,kv_bytes_per_gpu,hbm_bytes_per_gpu,"
                "fits,max_batch\n");
+    csv_text(f, s->model->name);
+    csv_text(f, s->hw->name);
     fprintf(f,
-            "\"%s\",\"%s\",%d,%lld,%lld,%lld,%s,%s,%s,%g,%.6f,%.6f,%.6f,%.3f,%s,%s,%.6f,%.6f,"
+            "%d,%lld,%lld,%lld,%s,%s,%s,%g,%.6f,%.6f,%.6f,%.3f,%s,%s,%.6f,%.6f,"
             "%.6f,%.6f,%.0f,%.0f,%.0f,%s,%lld\n",
-            s->model->name, s->hw->name, s->tp, (long long)cfg->batch, (long long)cfg->input_len,
-            (long long)cfg->output_len, sim_dtype_name(s->prec.weight), sim_dtype_name(s->prec.act),
-            sim_dtype_name(s->prec.kv), s->overlap, r->ttft_ns / 1e6, r->tpot_ns / 1e6,
-            r->e2e_ns / 1e6, r->output_throughput, sim_bound_name(r->prefill.bound),
+            s->tp, (long long)cfg->batch, (long long)cfg->input_len, (long long)cfg->output_len,
+            sim_dtype_name(s->prec.weight), sim_dtype_name(s->prec.act), sim_dtype_name(s->prec.kv),
+            s->overlap, r->ttft_ns / 1e6, r->tpot_ns / 1e6, r->e2e_ns / 1e6, r->output_throughput,
+            sim_bound_name(r->prefill.bound),
             r->decode_steps > 0 ? sim_bound_name(r->decode.bound) : "", r->prefill.t_lower_ns / 1e6,
             r->prefill.t_upper_ns / 1e6, r->decode.t_lower_ns / 1e6, r->decode.t_upper_ns / 1e6,
             r->mem.weight_bytes, r->mem.kv_bytes, r->mem.need_bytes, r->mem.fits ? "true" : "false",
@@ -332,8 +347,9 @@ static sim_status roofline_table(FILE *f, const sim_roofline *r)
 static sim_status roofline_csv(FILE *f, const sim_roofline *r)
 {
     fprintf(f, "hw,dtype,peak_flops,hbm_bytes_per_s,critical_intensity\n");
-    fprintf(f, "\"%s\",%s,%.6g,%.6g,%.4f\n", r->hw->name, sim_dtype_name(r->dtype),
-            r->hw->peak_flops[r->dtype], r->hw->hbm_bytes_per_s, sim_hw_ridge(r->hw, r->dtype));
+    csv_text(f, r->hw->name);
+    fprintf(f, "%s,%.6g,%.6g,%.4f\n", sim_dtype_name(r->dtype), r->hw->peak_flops[r->dtype],
+            r->hw->hbm_bytes_per_s, sim_hw_ridge(r->hw, r->dtype));
     return ferror(f) ? SIM_EINTERNAL : SIM_OK;
 }
 
@@ -494,10 +510,11 @@ static sim_status serve_csv(FILE *f, const sim_serve_report *r)
         fprintf(f, ",mean_%s_ms,median_%s_ms,std_%s_ms,p90_%s_ms,p99_%s_ms", n, n, n, n, n);
     }
     fprintf(f, ",request_goodput,preemptions,mean_batch_size,kv_cache_peak_usage\n");
-    fprintf(f, "\"%s\",\"%s\",%d,%s,%s,%s,%zu,%.6f,%.6f,%.6f,%.6f", s->model->name, s->hw->name,
-            s->tp, sim_dtype_name(s->prec.weight), sim_dtype_name(s->prec.act),
-            sim_dtype_name(s->prec.kv), m->completed, m->duration_s, m->request_throughput,
-            m->output_throughput, m->total_token_throughput);
+    csv_text(f, s->model->name);
+    csv_text(f, s->hw->name);
+    fprintf(f, "%d,%s,%s,%s,%zu,%.6f,%.6f,%.6f,%.6f", s->tp, sim_dtype_name(s->prec.weight),
+            sim_dtype_name(s->prec.act), sim_dtype_name(s->prec.kv), m->completed, m->duration_s,
+            m->request_throughput, m->output_throughput, m->total_token_throughput);
     for (int k = 0; k < SIM_M_COUNT; k++) {
         const sim_dist *d = &m->dist[k];
         fprintf(f, ",%.6f,%.6f,%.6f,%.6f,%.6f", d->mean, d->median, d->std, d->p90, d->p99);

@@ -159,6 +159,34 @@ static void test_tp_ops_and_names(void **state)
     cJSON_Delete(j);
 }
 
+/* A device named with a quote and a comma stays one CSV field in every CSV output. */
+static void test_csv_quotes_names(void **state)
+{
+    (void)state;
+    char *text = slurp(tu_path("hw", "h100-sxm"));
+    assert_non_null(text);
+    cJSON *j = cJSON_Parse(text);
+    free(text);
+    assert_non_null(j);
+    cJSON_ReplaceItemInObjectCaseSensitive(j, "name", cJSON_CreateString("Odd \"GPU\", v2"));
+    char *odd = cJSON_Print(j);
+    cJSON_Delete(j);
+    const char *hw = tu_write_tmp(odd);
+    free(odd);
+    static const char *const cmds[] = {
+        "roofline --hw %s --format csv",
+        "run --model llama-3.1-8b --hw %s --format csv",
+        "serve --model llama-3.1-8b --hw %s --num-prompts 5 --format csv",
+    };
+    char a[512];
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        snprintf(a, sizeof a, cmds[i], hw);
+        run(a);
+        assert_int_equal(R.rc, 0);
+        assert_non_null(strstr(R.out, "\"Odd \"\"GPU\"\", v2\","));
+    }
+}
+
 static void test_formats(void **state)
 {
     (void)state;
@@ -833,6 +861,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_run_json_round_trip),
         cmocka_unit_test(test_tp_ops_and_names),
+        cmocka_unit_test(test_csv_quotes_names),
         cmocka_unit_test(test_formats),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_serve),
