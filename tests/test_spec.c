@@ -204,6 +204,25 @@ static void test_draft_lowers_largest_batch(void **state)
     free(plain);
 }
 
+/* A vLLM-default engine (256 sequences, 8192 tokens, chunked prefill, 1 ms + 10 us of host
+ * work) speculating with `s` (K = s->k) on one GPU. */
+static sim_engine_cfg spec_engine(const sim_model *t, const sim_hw *hw, const sim_spec *s)
+{
+    return (sim_engine_cfg){.step = {.model = t,
+                                     .hw = hw,
+                                     .tp = 1,
+                                     .prec = BF16,
+                                     .iteration_overhead_ns = 1e6,
+                                     .request_overhead_ns = 1e4},
+                            .sched = {.max_num_seqs = 256,
+                                      .max_num_batched_tokens = 8192,
+                                      .chunked_prefill = true,
+                                      .spec_tokens = s->k},
+                            .block_size = 16,
+                            .mem_util = 0.9,
+                            .spec = s};
+}
+
 static void test_serve_acceptance(void **state)
 {
     (void)state;
@@ -212,20 +231,8 @@ static void test_serve_acceptance(void **state)
     sim_spec s;
     sim_err err = {{0}};
     assert_int_equal(sim_spec_init(&s, SIM_SPEC_EAGLE, 3, -1, 2.6, &t, NULL, &err), SIM_OK);
-    sim_engine_cfg cfg = {.step = {.model = &t,
-                                   .hw = &hw,
-                                   .tp = 1,
-                                   .prec = BF16,
-                                   .iteration_overhead_ns = 1e6,
-                                   .request_overhead_ns = 1e4},
-                          .sched = {.max_num_seqs = 256,
-                                    .max_num_batched_tokens = 8192,
-                                    .chunked_prefill = true,
-                                    .spec_tokens = 3},
-                          .block_size = 16,
-                          .mem_util = 0.9,
-                          .spec = &s,
-                          .seed = 11};
+    sim_engine_cfg cfg = spec_engine(&t, &hw, &s);
+    cfg.seed = 11;
     sim_synth_cfg sc = {.num_prompts = 200,
                         .input_len = 256,
                         .output_len = 256,
@@ -373,20 +380,9 @@ static void test_serve_draft_launch_modes(void **state)
     assert_int_equal(sim_spec_init(&s, SIM_SPEC_EAGLE, 3, 0.0, -1, &t, NULL, &err), SIM_OK);
     mixed_watch mw = {0};
     sim_engine_observer obs = {.ctx = &mw, .iteration = watch_mixed};
-    sim_engine_cfg cfg = {.step = {.model = &t,
-                                   .hw = &hw,
-                                   .tp = 1,
-                                   .prec = BF16,
-                                   .iteration_overhead_ns = 1e6,
-                                   .request_overhead_ns = 1e4},
-                          .sched = {.max_num_seqs = 8,
-                                    .max_num_batched_tokens = 8192,
-                                    .chunked_prefill = true,
-                                    .spec_tokens = 3},
-                          .block_size = 16,
-                          .mem_util = 0.9,
-                          .spec = &s,
-                          .observer = &obs};
+    sim_engine_cfg cfg = spec_engine(&t, &hw, &s);
+    cfg.sched.max_num_seqs = 8;
+    cfg.observer = &obs;
     /* request 0 decodes when request 1's prompt arrives; nothing is accepted (alpha 0), so
      * request 0 advances one token per iteration: at iteration m >= 2 its context is 100 + m - 2 */
     sim_request reqs[2] = {{.arrival_ns = 0, .input_tokens = 100, .output_tokens = 200},
