@@ -1,9 +1,53 @@
 /* outfile.c - see outfile.h. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "outfile.h"
 
 #include <errno.h>
-#include <stdbool.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Follows `path` through symlinks (at most 40, as the kernel does) into buf: the file an output
+ * lands in. 0, or an errno (ELOOP, ENAMETOOLONG, or lstat's / readlink's). *sb holds lstat of
+ * the result and *found whether it exists. */
+static int resolve_links(const char *path, char *buf, size_t len, struct stat *sb, bool *found)
+{
+    if (strlen(path) >= len)
+        return ENAMETOOLONG;
+    memcpy(buf, path, strlen(path) + 1);
+    for (int hops = 0; hops <= 40; hops++) {
+        if (lstat(buf, sb) != 0) {
+            *found = false;
+            return errno == ENOENT ? 0 : errno;
+        }
+        *found = true;
+        if (!S_ISLNK(sb->st_mode))
+            return 0;
+        char target[PATH_MAX];
+        ssize_t n = readlink(buf, target, sizeof target - 1);
+        if (n < 0)
+            return errno;
+        target[n] = '\0';
+        char next[PATH_MAX];
+        const char *slash = strrchr(buf, '/');
+        int w = target[0] == '/' || !slash
+                    ? snprintf(next, sizeof next, "%s", target)
+                    : snprintf(next, sizeof next, "%.*s/%s", (int)(slash - buf), buf, target);
+        if (w < 0 || (size_t)w >= len || (size_t)w >= sizeof next)
+            return ENAMETOOLONG;
+        memcpy(buf, next, (size_t)w + 1);
+    }
+    return ELOOP;
+}
+
+static const char *kind_name(mode_t m)
+{
+    return S_ISDIR(m) ? "a directory" : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket"
+                                                                                : "not a file";
+}
 
 sim_status sim_outfile_open(sim_outfile *o, const char *path, const char *what, sim_err *err)
 {
@@ -13,26 +57,63 @@ sim_status sim_outfile_open(sim_outfile *o, const char *path, const char *what, 
     if (n >= sizeof o->path)
         return sim_fail(err, SIM_EINPUT, "%s: path is %zu characters, expected at most %zu", what,
                         n, sizeof o->path - 1);
-    memcpy(o->path, path, n + 1);
-    snprintf(o->tmp, sizeof o->tmp, "%s.tmp", path);
-    if (!(o->f = fopen(o->tmp, "w")))
-        return sim_fail(err, SIM_EINPUT, "%s: cannot write %s: %s", what, o->tmp, strerror(errno));
+    struct stat sb;
+    bool found = false;
+    int e = resolve_links(path, o->path, sizeof o->path, &sb, &found);
+    if (e)
+        return sim_fail(err, SIM_EINPUT, "%s: cannot write %s: %s", what, path, strerror(e));
+    if (found && (S_ISCHR(sb.st_mode) || S_ISFIFO(sb.st_mode))) {
+        o->direct = true;
+        if (!(o->f = fopen(o->path, "w")))
+            return sim_fail(err, SIM_EINPUT, "%s: cannot write %s: %s", what, o->path,
+                            strerror(errno));
+        return SIM_OK;
+    }
+    if (found && !S_ISREG(sb.st_mode))
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: %s is %s, expected a regular file, a character device or a FIFO",
+                        what, o->path, kind_name(sb.st_mode));
+    snprintf(o->tmp, sizeof o->tmp, "%s.tmp", o->path);
+    /* a leftover "<path>.tmp" is replaced, but never followed if it is a link */
+    int fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0666);
+    if (fd >= 0 && found)
+        (void)fchmod(fd, sb.st_mode & 07777); /* the replaced file's permissions */
+    if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+        e = errno;
+        if (fd >= 0) {
+            close(fd);
+            remove(o->tmp);
+        }
+        return sim_fail(err, SIM_EINPUT, "%s: cannot write %s: %s", what, o->tmp, strerror(e));
+    }
     return SIM_OK;
 }
 
 sim_status sim_outfile_commit(sim_outfile *o, sim_err *err)
 {
     if (!o->f)
-        return sim_fail(err, SIM_EINTERNAL, "%s: %s was already closed", o->what, o->tmp);
-    bool bad = ferror(o->f) != 0;
-    bad |= fclose(o->f) != 0;
-    o->f = NULL;
-    if (bad) {
-        remove(o->tmp);
-        return sim_fail(err, SIM_EINPUT, "%s: writing %s failed", o->what, o->tmp);
+        return sim_fail(err, SIM_EINTERNAL, "%s: %s was already closed", o->what,
+                        o->direct ? o->path : o->tmp);
+    /* the flush writes what the buffer holds: its errno is the reason a write failed */
+    errno = 0;
+    int e = fflush(o->f) != 0 ? errno : 0;
+    bool bad = e != 0 || ferror(o->f) != 0;
+    errno = 0;
+    if (fclose(o->f) != 0) {
+        bad = true;
+        if (!e)
+            e = errno;
     }
-    if (rename(o->tmp, o->path) != 0) {
-        int e = errno;
+    o->f = NULL;
+    const char *name = o->direct ? o->path : o->tmp;
+    if (bad) {
+        if (!o->direct)
+            remove(o->tmp);
+        return sim_fail(err, SIM_EINPUT, "%s: writing %s failed%s%s", o->what, name,
+                        e ? ": " : "", e ? strerror(e) : "");
+    }
+    if (!o->direct && rename(o->tmp, o->path) != 0) {
+        e = errno;
         remove(o->tmp);
         return sim_fail(err, SIM_EINPUT, "%s: cannot rename %s to %s: %s", o->what, o->tmp, o->path,
                         strerror(e));
@@ -45,6 +126,42 @@ void sim_outfile_abort(sim_outfile *o)
     if (o->f) {
         fclose(o->f);
         o->f = NULL;
-        remove(o->tmp);
+        if (!o->direct)
+            remove(o->tmp);
     }
+}
+
+/* The canonical name of an output path: realpath of the file after links, or of its directory
+ * plus its name when the file does not exist yet. False when neither resolves. */
+static bool canonical(const char *path, char *out)
+{
+    char file[PATH_MAX];
+    struct stat sb;
+    bool found = false;
+    if (resolve_links(path, file, sizeof file, &sb, &found))
+        return false;
+    if (found)
+        return realpath(file, out) != NULL;
+    char *slash = strrchr(file, '/');
+    const char *base = slash ? slash + 1 : file;
+    char dir[PATH_MAX];
+    if (slash == file)
+        snprintf(dir, sizeof dir, "/");
+    else if (slash)
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - file), file);
+    else
+        snprintf(dir, sizeof dir, ".");
+    char rdir[PATH_MAX];
+    if (!realpath(dir, rdir))
+        return false;
+    int w = snprintf(out, PATH_MAX, "%s/%s", strcmp(rdir, "/") == 0 ? "" : rdir, base);
+    return w > 0 && w < PATH_MAX;
+}
+
+bool sim_outfile_same(const char *a, const char *b)
+{
+    if (strcmp(a, b) == 0)
+        return true;
+    char ca[PATH_MAX], cb[PATH_MAX];
+    return canonical(a, ca) && canonical(b, cb) && strcmp(ca, cb) == 0;
 }

@@ -1,14 +1,21 @@
-/* outfile.h - output files that appear whole or not at all.
+/* outfile.h - output files that appear whole or not at all, and never replace what they should not.
  *
- * Every file infersim writes (--out, --save-requests, --chrome-trace) goes to "<path>.tmp" and is
- * renamed to <path> only once every write succeeded, so a reader never sees half a file and a
- * failed run leaves nothing behind:
+ * Every file infersim writes (--out, --save-requests, --chrome-trace) goes through here:
+ *   - a regular file (or a path that does not exist yet) is written to "<path>.tmp" and renamed to
+ *     <path> only once every write succeeded, so a reader never sees half a file and a failed run
+ *     leaves nothing behind; a file it replaces keeps its permission bits;
+ *   - a symlink is followed (relative links, chains, a dangling link) and its target is the file
+ *     replaced as above, next to the target: the link stays;
+ *   - a character device or a FIFO (/dev/stdout, /dev/null, a pipe) is written through, never
+ *     replaced; a write error there (ENOSPC on /dev/full) fails the commit;
+ *   - anything else (a directory, a socket, a block device) is refused before anything is written.
+ * Errors carry the system's reason ("No space left on device").
  *
  *   sim_outfile o;
  *   if ((st = sim_outfile_open(&o, path, "--out", &err)))
  *       return st;                       // "--out: cannot write x.tmp: No such file or directory"
  *   fprintf(o.f, ...);
- *   return sim_outfile_commit(&o, &err); // checks the stream, closes, renames to <path>
+ *   return sim_outfile_commit(&o, &err); // flushes, checks the stream, closes, renames to <path>
  *
  * On an error path before commit, sim_outfile_abort(&o) removes the temporary file.
  * `what` names the flag in messages; it must outlive the sim_outfile (a string literal).
@@ -16,25 +23,33 @@
 #ifndef SIM_OUTFILE_H
 #define SIM_OUTFILE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "status.h"
 
 typedef struct sim_outfile {
-    FILE *f; /* the temporary file; NULL once committed or aborted */
+    FILE *f; /* the stream to write; NULL once committed or aborted */
     const char *what;
-    char path[1024];
-    char tmp[1100];
+    bool direct;    /* a device or FIFO written through (no temporary file) */
+    char path[1024]; /* the file written: the path given, or a symlink's target */
+    char tmp[1100];  /* "<path>.tmp"; empty when direct */
 } sim_outfile;
 
-/* Opens "<path>.tmp" for writing. SIM_EINPUT when the path is too long or cannot be created. */
+/* Opens the output. SIM_EINPUT when the path is too long, a symlink cannot be resolved, the path
+ * is a directory or other non-regular file, or the file cannot be created. */
 sim_status sim_outfile_open(sim_outfile *o, const char *path, const char *what, sim_err *err);
 
-/* Closes the temporary file and renames it to the path. Any write error on the stream, a failed
- * close or a failed rename: SIM_EINPUT, the temporary file removed, <path> untouched. */
+/* Flushes and closes the stream and renames the temporary file to the path. Any write error on
+ * the stream, a failed close or a failed rename: SIM_EINPUT with the system's reason, the
+ * temporary file removed, <path> untouched. */
 sim_status sim_outfile_commit(sim_outfile *o, sim_err *err);
 
 /* Closes and removes the temporary file; a no-op when already committed or aborted. */
 void sim_outfile_abort(sim_outfile *o);
+
+/* Whether two output paths name one file (after symlinks, "." and "..", whether or not the file
+ * exists yet): two outputs of one command must not. */
+bool sim_outfile_same(const char *a, const char *b);
 
 #endif

@@ -2,6 +2,7 @@
 #include "testutil.h"
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "outfile.h"
 
@@ -88,20 +89,191 @@ static void test_failures_name_flag_and_path(void **state)
     assert_false(exists(path));
     assert_false(exists(o.tmp));
 
-    /* the final path is a non-empty directory: the rename fails, the directory is untouched */
-    char dir[128], inner[160];
-    tmp_path(dir, sizeof dir, "dir");
-    snprintf(inner, sizeof inner, "%s/keep", dir);
-    assert_int_equal(mkdir(dir, 0700), 0);
-    FILE *k = fopen(inner, "w");
-    assert_non_null(k);
-    fclose(k);
-    assert_int_equal(sim_outfile_open(&o, dir, "--out", &err), SIM_OK);
+}
+
+/* A character device is written through, never replaced: /dev/null swallows the output and stays
+ * a device; /dev/full fails with the system's reason. */
+static void test_devices_are_written_through(void **state)
+{
+    (void)state;
+    sim_outfile o;
+    sim_err err = {{0}};
+    assert_int_equal(sim_outfile_open(&o, "/dev/null", "--chrome-trace", &err), SIM_OK);
+    fputs("{}\n", o.f);
+    assert_int_equal(sim_outfile_commit(&o, &err), SIM_OK);
+    struct stat sb;
+    assert_int_equal(stat("/dev/null", &sb), 0);
+    assert_true(S_ISCHR(sb.st_mode));
+    assert_false(exists("/dev/null.tmp"));
+
+    assert_int_equal(sim_outfile_open(&o, "/dev/full", "--save-requests", &err), SIM_OK);
+    for (int i = 0; i < 10000; i++) /* past any stdio buffer */
+        fputs("a,b,c,d\n", o.f);
     assert_int_equal(sim_outfile_commit(&o, &err), SIM_EINPUT);
-    assert_non_null(strstr(err.msg, "--out: cannot rename "));
-    assert_false(exists(o.tmp));
-    assert_true(exists(inner));
-    remove(inner);
+    assert_string_equal(err.msg, "--save-requests: writing /dev/full failed: No space left on "
+                                 "device");
+    assert_int_equal(stat("/dev/full", &sb), 0);
+    assert_true(S_ISCHR(sb.st_mode));
+    assert_false(exists("/dev/full.tmp"));
+
+    /* a short output that fits the stdio buffer fails at the commit's flush */
+    assert_int_equal(sim_outfile_open(&o, "/dev/full", "--out", &err), SIM_OK);
+    fputs("x\n", o.f);
+    assert_int_equal(sim_outfile_commit(&o, &err), SIM_EINPUT);
+    assert_string_equal(err.msg, "--out: writing /dev/full failed: No space left on device");
+}
+
+/* A FIFO is written through: a reader on the other end gets the bytes, the FIFO stays. */
+static void test_fifo_is_written_through(void **state)
+{
+    (void)state;
+    char path[128];
+    tmp_path(path, sizeof path, "fifo");
+    remove(path);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) { /* the reader: exits 0 when it read exactly what was written */
+        FILE *r = fopen(path, "r");
+        char got[64] = {0};
+        size_t n = r ? fread(got, 1, sizeof got - 1, r) : 0;
+        _exit(n == 8 && strcmp(got, "a,b\n1,2\n") == 0 ? 0 : 1);
+    }
+    sim_outfile o;
+    sim_err err = {{0}};
+    assert_int_equal(sim_outfile_open(&o, path, "--out", &err), SIM_OK);
+    fputs("a,b\n1,2\n", o.f);
+    assert_int_equal(sim_outfile_commit(&o, &err), SIM_OK);
+    int status = -1;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    struct stat sb;
+    assert_int_equal(lstat(path, &sb), 0);
+    assert_true(S_ISFIFO(sb.st_mode));
+    remove(path);
+}
+
+static char *slurp(const char *path)
+{
+    static char buf[256];
+    memset(buf, 0, sizeof buf);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* A symlink stays a symlink: its target is replaced, whole, next to the target; a dangling link
+ * gets its target created. */
+static void test_symlink_target_is_replaced(void **state)
+{
+    (void)state;
+    char dir[128], target[192], link[192], rel[192], dangling[192], missing[192];
+    tmp_path(dir, sizeof dir, "linkdir");
+    assert_int_equal(mkdir(dir, 0700), 0);
+    snprintf(target, sizeof target, "%s/target.csv", dir);
+    snprintf(link, sizeof link, "%s/link.csv", dir);
+    snprintf(rel, sizeof rel, "%s/rel.csv", dir);
+    snprintf(dangling, sizeof dangling, "%s/dangling.csv", dir);
+    snprintf(missing, sizeof missing, "%s/missing.csv", dir);
+    FILE *f = fopen(target, "w");
+    assert_non_null(f);
+    fputs("old\n", f);
+    fclose(f);
+    assert_int_equal(chmod(target, 0640), 0);
+    assert_int_equal(symlink(target, link), 0);
+    assert_int_equal(symlink("link.csv", rel), 0); /* relative, and a link to a link */
+    assert_int_equal(symlink("missing.csv", dangling), 0);
+
+    sim_outfile o;
+    sim_err err = {{0}};
+    assert_int_equal(sim_outfile_open(&o, rel, "--out", &err), SIM_OK);
+    assert_string_equal(o.path, target);
+    fputs("new\n", o.f);
+    assert_int_equal(sim_outfile_commit(&o, &err), SIM_OK);
+    struct stat sb;
+    assert_int_equal(lstat(link, &sb), 0);
+    assert_true(S_ISLNK(sb.st_mode));
+    assert_int_equal(lstat(rel, &sb), 0);
+    assert_true(S_ISLNK(sb.st_mode));
+    assert_string_equal(slurp(target), "new\n");
+    assert_int_equal(stat(target, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0640); /* the replaced file keeps its permissions */
+
+    assert_int_equal(sim_outfile_open(&o, dangling, "--out", &err), SIM_OK);
+    fputs("made\n", o.f);
+    assert_int_equal(sim_outfile_commit(&o, &err), SIM_OK);
+    assert_int_equal(lstat(dangling, &sb), 0);
+    assert_true(S_ISLNK(sb.st_mode));
+    assert_string_equal(slurp(missing), "made\n");
+
+    /* a loop of links is refused with the system's reason */
+    char loop_a[192], loop_b[192];
+    snprintf(loop_a, sizeof loop_a, "%s/a", dir);
+    snprintf(loop_b, sizeof loop_b, "%s/b", dir);
+    assert_int_equal(symlink("b", loop_a), 0);
+    assert_int_equal(symlink("a", loop_b), 0);
+    assert_int_equal(sim_outfile_open(&o, loop_a, "--out", &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "Too many levels of symbolic links"));
+    assert_null(o.f);
+
+    remove(loop_a);
+    remove(loop_b);
+    remove(missing);
+    remove(dangling);
+    remove(rel);
+    remove(link);
+    remove(target);
+    rmdir(dir);
+}
+
+/* A directory (or any other non-regular file) is refused before anything is written. */
+static void test_directory_is_refused(void **state)
+{
+    (void)state;
+    char dir[128];
+    tmp_path(dir, sizeof dir, "outdir");
+    assert_int_equal(mkdir(dir, 0700), 0);
+    sim_outfile o;
+    sim_err err = {{0}};
+    assert_int_equal(sim_outfile_open(&o, dir, "--out", &err), SIM_EINPUT);
+    char want[256];
+    snprintf(want, sizeof want,
+             "--out: %s is a directory, expected a regular file, a character device or a FIFO",
+             dir);
+    assert_string_equal(err.msg, want);
+    assert_null(o.f);
+    char tmp[160];
+    snprintf(tmp, sizeof tmp, "%s.tmp", dir);
+    assert_false(exists(tmp));
+    rmdir(dir);
+}
+
+/* Two outputs name one file when their paths resolve to the same place. */
+static void test_same_file(void **state)
+{
+    (void)state;
+    char dir[128], a[192], b[192], l[192];
+    tmp_path(dir, sizeof dir, "samedir");
+    assert_int_equal(mkdir(dir, 0700), 0);
+    snprintf(a, sizeof a, "%s/x.csv", dir);
+    snprintf(b, sizeof b, "%s/./x.csv", dir);
+    snprintf(l, sizeof l, "%s/l.csv", dir);
+    assert_true(sim_outfile_same(a, b)); /* neither exists yet */
+    assert_true(sim_outfile_same(a, a));
+    assert_int_equal(symlink("x.csv", l), 0);
+    assert_true(sim_outfile_same(a, l)); /* a link to it, dangling */
+    FILE *f = fopen(a, "w");
+    assert_non_null(f);
+    fclose(f);
+    assert_true(sim_outfile_same(b, l));
+    assert_false(sim_outfile_same(a, "/dev/null"));
+    assert_true(sim_outfile_same("/dev/null", "/dev/./null"));
+    remove(l);
+    remove(a);
     rmdir(dir);
 }
 
@@ -111,6 +283,11 @@ int main(void)
         cmocka_unit_test(test_commit_renames_complete_file),
         cmocka_unit_test(test_abort_leaves_nothing),
         cmocka_unit_test(test_failures_name_flag_and_path),
+        cmocka_unit_test(test_devices_are_written_through),
+        cmocka_unit_test(test_fifo_is_written_through),
+        cmocka_unit_test(test_symlink_target_is_replaced),
+        cmocka_unit_test(test_directory_is_refused),
+        cmocka_unit_test(test_same_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
