@@ -15,6 +15,7 @@
 #include "engine.h"
 #include "jsonf.h"
 #include "metrics.h"
+#include "outfile.h"
 #include "rng.h"
 #include "report.h"
 #include "run.h"
@@ -207,8 +208,9 @@ sim_status cli_parse_value(const cli_opt_def *o, const char *v, void *out, sim_e
         }
         double x = strtod(v, &end);
         if (errno || end == v || *end || !isfinite(x) || x <= 0 || x > o->max)
-            return sim_fail(err, SIM_EINPUT, "%s: value '%s', expected a number > 0 or inf",
-                            o->name, v);
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: value '%s', expected a number in (0, %g] or inf", o->name, v,
+                            o->max);
         *(double *)dst = x;
         return SIM_OK;
     }
@@ -249,6 +251,8 @@ sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int
                             "infersim %s: unknown %s '%s'; see 'infersim %s --help'", cmd,
                             arg[0] == '-' ? "flag" : "argument", arg, cmd);
         const char *v = eq ? eq + 1 : NULL;
+        if (out->given[o - cli_opts_table] && o->kind != OPT_LIST)
+            return sim_fail(err, SIM_EINPUT, "%s: given twice, expected once", o->name);
         out->given[o - cli_opts_table] = true;
         if (o->kind == OPT_BOOL) {
             if (v)
@@ -783,6 +787,11 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
 
 static sim_status cmd_serve(const cli_opts *o, FILE *out, sim_err *err)
 {
+    if (o->save_requests && o->chrome_trace && sim_outfile_same(o->save_requests, o->chrome_trace))
+        return sim_fail(err, SIM_EINPUT,
+                        "--save-requests and --chrome-trace: both name %s, expected two "
+                        "different files",
+                        o->save_requests);
     cli_loaded *L = calloc(1, sizeof *L);
     cli_serve_state *s = calloc(1, sizeof *s);
     if (!L || !s) {
@@ -900,10 +909,12 @@ int sim_cli_main(int argc, char **argv, FILE *out, FILE *errf)
             fprintf(errf, "infersim: %s\n", err.msg[0] ? err.msg : "internal error");
         return (int)st;
     }
+    char shown[256];
+    sim_escape(name, shown, sizeof shown);
     fprintf(errf,
             "infersim: unknown command '%s'; expected run, serve, roofline, sweep, merge, "
             "trace-check, op, validate, calibrate or compare "
             "(infersim --help)\n",
-            name);
+            shown);
     return SIM_EINPUT;
 }

@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "jsonf.h"
+#include "lines.h"
 #include "outfile.h"
 #include "rng.h"
 #include "sweep.h"
@@ -846,8 +847,7 @@ sim_status cli_cmd_merge(int argc, char **argv, FILE *out, sim_err *err)
     const char *dest = NULL;
     merge_line *lines = NULL;
     size_t n = 0, cap = 0;
-    char *header = NULL, *buf = NULL;
-    size_t blen = 0;
+    char *header = NULL;
     sim_status st = SIM_OK;
     int files = 0;
     bool jsonl = false;
@@ -862,27 +862,26 @@ sim_status cli_cmd_merge(int argc, char **argv, FILE *out, sim_err *err)
             st = sim_fail(err, SIM_EINPUT, "infersim merge: unknown flag '%s'", argv[i]);
             break;
         }
-        FILE *f = fopen(argv[i], "r");
-        if (!f) {
-            st = sim_fail(err, SIM_EINPUT, "%s: cannot open: %s", argv[i], strerror(errno));
+        sim_lines lr;
+        if ((st = sim_lines_open(&lr, argv[i], err)))
             break;
-        }
         bool this_jsonl = ends_with(argv[i], ".jsonl") || ends_with(argv[i], ".json");
         if (files++ && this_jsonl != jsonl)
             st = sim_fail(err, SIM_EINPUT, "%s: mixes CSV and JSONL shards", argv[i]);
         jsonl = this_jsonl;
-        long lineno = 0;
-        while (!st && getline(&buf, &blen, f) >= 0) {
-            lineno++;
+        char *buf = NULL;
+        while (!st && !(st = sim_lines_next(&lr, &buf, err)) && buf) {
+            long lineno = (long)lr.lineno;
             if (!jsonl && lineno == 1) {
                 if (!header)
-                    header = strdup(buf);
+                    st = (header = strdup(buf)) ? SIM_OK
+                                                : sim_fail(err, SIM_EINTERNAL, "out of memory");
                 else if (strcmp(header, buf) != 0)
                     st = sim_fail(err, SIM_EINPUT, "%s:1: header differs from the first shard's",
                                   argv[i]);
                 continue;
             }
-            if (buf[0] == '\n')
+            if (!buf[0])
                 continue;
             long long point;
             if (!row_point(buf, jsonl, &point)) {
@@ -902,12 +901,17 @@ sim_status cli_cmd_merge(int argc, char **argv, FILE *out, sim_err *err)
             if (!(lines[n++].text = strdup(buf)))
                 st = sim_fail(err, SIM_EINTERNAL, "out of memory");
         }
-        fclose(f);
+        if (!st && !jsonl && lr.lineno == 0) /* a CSV shard has its header even without rows */
+            st = sim_fail(err, SIM_EINPUT,
+                          "%s: empty, expected a CSV shard written by sweep --shard", argv[i]);
+        sim_lines_close(&lr);
     }
     if (!st && files == 0)
         st = sim_fail(err, SIM_EINPUT,
                       "merge: expected shard files (infersim merge --out FILE "
                       "shard...)");
+    if (!st && n == 0)
+        st = sim_fail(err, SIM_EINPUT, "merge: the shards hold no rows, expected sweep output");
     if (!st) {
         qsort(lines, n, sizeof *lines, by_point);
         for (size_t i = 1; i < n && !st; i++)
@@ -921,12 +925,9 @@ sim_status cli_cmd_merge(int argc, char **argv, FILE *out, sim_err *err)
         f = o.f;
     if (!st) {
         if (header)
-            fputs(header, f);
-        for (size_t i = 0; i < n; i++) {
-            fputs(lines[i].text, f);
-            if (!strchr(lines[i].text, '\n'))
-                fputc('\n', f);
-        }
+            fprintf(f, "%s\n", header);
+        for (size_t i = 0; i < n; i++)
+            fprintf(f, "%s\n", lines[i].text);
         if (dest)
             st = sim_outfile_commit(&o, err);
     }
@@ -934,6 +935,5 @@ sim_status cli_cmd_merge(int argc, char **argv, FILE *out, sim_err *err)
         free(lines[i].text);
     free(lines);
     free(header);
-    free(buf);
     return st;
 }

@@ -183,7 +183,18 @@ sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
                     med[0], p90[0]);
             fprintf(out, "  end-to-end: %zu points, median |error| %.1f%%, p90 %.1f%%\n", cnt[1],
                     med[1], p90[1]);
-            if (cli_given(o, "--max-op-median") && med[0] > o->max_op_median)
+            /* a gate over no points would pass whatever the model does */
+            if (cli_given(o, "--max-op-median") && cnt[0] == 0)
+                st = sim_fail(err, SIM_EINPUT,
+                              "--max-op-median: %s has no op-level row that could be priced, "
+                              "expected at least one",
+                              path);
+            else if (cli_given(o, "--max-e2e-median") && cnt[1] == 0)
+                st = sim_fail(err, SIM_EINPUT,
+                              "--max-e2e-median: %s has no end-to-end row that could be priced, "
+                              "expected at least one",
+                              path);
+            else if (cli_given(o, "--max-op-median") && med[0] > o->max_op_median)
                 st = sim_fail(err, SIM_EINTERNAL,
                               "validation: op-level median %.1f%% is above "
                               "%.1f%%",
@@ -310,15 +321,20 @@ sim_status cli_cmd_calibrate(const cli_opts *o, FILE *out, sim_err *err)
         st = sim_validate_load(data, &rows, &n, err);
     if (!st)
         st = sim_validate_fit(rows, n, name, &hw, &rep, err);
-    if (!st) {
+    /* the file first: a report on stdout means the file was written */
+    if (!st)
+        st = write_calibrated(hw_path, o->out_file, &hw, data, &rep, out, err);
+    if (!st)
         fprintf(o->out_file ? out : stderr,
                 "calibrate %s: %zu op-level rows of %s; median |error| %.1f%% -> %.1f%%\n  %s\n",
                 name, rep.rows, data, rep.before_median, rep.after_median, rep.fitted);
-        st = write_calibrated(hw_path, o->out_file, &hw, data, &rep, out, err);
-    }
     free(rows);
     return st;
 }
+
+/* The smallest measurement compare takes (ms or requests/s; a nanosecond is 1e-6 ms): below it
+ * the relative error of any prediction is past what a double or a reader can use. */
+#define COMPARE_MIN_MEASURED 1e-6
 
 /* compare --result FILE [run or serve flags]: a measurement against the prediction. */
 sim_status cli_cmd_compare(int argc, char **argv, FILE *out, sim_err *err)
@@ -355,8 +371,14 @@ sim_status cli_cmd_compare(int argc, char **argv, FILE *out, sim_err *err)
     double meas[14];
     size_t found = 0;
     for (size_t k = 0; !st && k < nk; k++) {
-        st = sim_jsonf_num_opt(root, result, serve ? serve_keys[k] : run_keys[k], 0.0, 1e15, -1.0,
-                               &meas[k], err);
+        const char *key = serve ? serve_keys[k] : run_keys[k];
+        st = sim_jsonf_num_opt(root, result, key, 0.0, 1e15, -1.0, &meas[k], err);
+        /* a tiny measurement would make the relative error overflow to inf */
+        if (!st && meas[k] > 0.0 && meas[k] < COMPARE_MIN_MEASURED)
+            st = sim_fail(err, SIM_EINPUT,
+                          "%s: field '%s' is %.17g, expected 0 (not measured) or a number in "
+                          "[%g, %g]",
+                          result, key, meas[k], COMPARE_MIN_MEASURED, 1e15);
         found += !st && meas[k] > 0.0;
     }
     if (!st && found == 0)

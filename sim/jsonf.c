@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Config files are small; anything bigger than this is not a config file. */
 #define JSONF_MAX_BYTES (16L * 1024 * 1024)
@@ -21,6 +22,11 @@ sim_status sim_jsonf_load_max(const char *path, long max_bytes, cJSON **out, sim
     FILE *f = fopen(path, "rb");
     if (!f)
         return sim_fail(err, SIM_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fclose(f);
+        return sim_fail(err, SIM_EINPUT, "%s: is a directory, expected a JSON file", path);
+    }
     char *buf = NULL;
     long n = -1;
     if (fseek(f, 0, SEEK_END) == 0)
@@ -59,7 +65,54 @@ sim_status sim_jsonf_load_max(const char *path, long max_bytes, cJSON **out, sim
         cJSON_Delete(root);
         return sim_fail(err, SIM_EINPUT, "%s: top level is not a JSON object", path);
     }
+    sim_status st = sim_jsonf_unique_keys(root, path, err);
+    if (st) {
+        cJSON_Delete(root);
+        return st;
+    }
     *out = root;
+    return SIM_OK;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+sim_status sim_jsonf_unique_keys(const cJSON *node, const char *path, sim_err *err)
+{
+    if (!node)
+        return SIM_OK;
+    size_t n = 0;
+    const cJSON *c;
+    for (c = node->child; c; c = c->next)
+        n++;
+    if (cJSON_IsObject(node) && n > 1) {
+        const char *small[32];
+        const char **keys = n <= 32 ? small : malloc(n * sizeof *keys);
+        if (!keys)
+            return sim_fail(err, SIM_EINTERNAL, "%s: out of memory", path);
+        size_t k = 0;
+        for (c = node->child; c; c = c->next)
+            keys[k++] = c->string ? c->string : "";
+        qsort(keys, n, sizeof *keys, by_name);
+        const char *dup = NULL;
+        for (k = 1; k < n && !dup; k++)
+            if (strcmp(keys[k - 1], keys[k]) == 0)
+                dup = keys[k];
+        if (keys != small)
+            free((void *)keys);
+        if (dup)
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: key \"%.80s\" appears twice in one object, expected each key "
+                            "once",
+                            path, dup);
+    }
+    for (c = node->child; c; c = c->next) {
+        sim_status st = sim_jsonf_unique_keys(c, path, err);
+        if (st)
+            return st;
+    }
     return SIM_OK;
 }
 

@@ -22,12 +22,16 @@
 #include "status.h"
 
 /* Reads and parses a whole file. On success *out owns the tree (free with cJSON_Delete).
- * Errors: unreadable file, empty file, malformed JSON (with the byte offset), top level not an
- * object. */
+ * Errors: unreadable file, a directory, empty file, malformed JSON (with the byte offset), top
+ * level not an object, a key twice in one object (which of the two counts is up to the reader,
+ * so neither is taken). */
 sim_status sim_jsonf_load(const char *path, cJSON **out, sim_err *err);
 
 /* Like sim_jsonf_load, for files up to max_bytes (config files are capped at 16 MiB). */
 sim_status sim_jsonf_load_max(const char *path, long max_bytes, cJSON **out, sim_err *err);
+
+/* SIM_EINPUT naming the key when an object anywhere in the tree holds a key twice. */
+sim_status sim_jsonf_unique_keys(const cJSON *node, const char *path, sim_err *err);
 
 /* The item at a dotted path, or NULL if any part is missing or JSON null. */
 const cJSON *sim_jsonf_find(const cJSON *root, const char *field);

@@ -1,5 +1,5 @@
 /* outfile.c - see outfile.h. */
-#define _XOPEN_SOURCE 700 /* realpath */
+#define _GNU_SOURCE /* fopencookie (glibc), realpath */
 #include "outfile.h"
 
 #include <errno.h>
@@ -43,6 +43,60 @@ static int resolve_links(const char *path, char *buf, size_t len, struct stat *s
     return ELOOP;
 }
 
+/* The stream writes through a cookie that keeps the errno of the first failed write: stdio
+ * reports that a write failed (ferror) but not why, and a large fprintf that bypasses the buffer
+ * leaves nothing for the commit's fflush to retry. */
+typedef struct sink {
+    int fd;
+    int err; /* errno of the first failed write or close; 0 when none */
+} sink;
+
+static ssize_t sink_write(void *cookie, const char *buf, size_t n)
+{
+    sink *k = cookie;
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = write(k->fd, buf + done, n - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (!k->err)
+                k->err = w < 0 ? errno : EIO;
+            return done ? (ssize_t)done : -1;
+        }
+        done += (size_t)w;
+    }
+    return (ssize_t)done;
+}
+
+static int sink_close(void *cookie)
+{
+    sink *k = cookie;
+    int rc = close(k->fd);
+    if (rc != 0 && !k->err)
+        k->err = errno;
+    return rc;
+}
+
+/* A write stream over fd, or NULL (fd closed, errno set). */
+static FILE *sink_open(int fd, sink **out)
+{
+    sink *k = malloc(sizeof *k);
+    FILE *f = k ? fopencookie(k, "w", (cookie_io_functions_t){.write = sink_write,
+                                                               .close = sink_close})
+                : NULL;
+    if (!f) {
+        int e = k ? errno : ENOMEM;
+        free(k);
+        close(fd);
+        errno = e;
+        return NULL;
+    }
+    *k = (sink){.fd = fd};
+    *out = k;
+    return f;
+}
+
 static const char *kind_name(mode_t m)
 {
     return S_ISDIR(m) ? "a directory" : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket"
@@ -62,29 +116,27 @@ sim_status sim_outfile_open(sim_outfile *o, const char *path, const char *what, 
     int e = resolve_links(path, o->path, sizeof o->path, &sb, &found);
     if (e)
         return sim_fail(err, SIM_EINPUT, "%s: cannot write %s: %s", what, path, strerror(e));
-    if (found && (S_ISCHR(sb.st_mode) || S_ISFIFO(sb.st_mode))) {
-        o->direct = true;
-        if (!(o->f = fopen(o->path, "w")))
-            return sim_fail(err, SIM_EINPUT, "%s: cannot write %s: %s", what, o->path,
-                            strerror(errno));
-        return SIM_OK;
-    }
-    if (found && !S_ISREG(sb.st_mode))
+    if (found && !S_ISREG(sb.st_mode) && !S_ISCHR(sb.st_mode) && !S_ISFIFO(sb.st_mode))
         return sim_fail(err, SIM_EINPUT,
                         "%s: %s is %s, expected a regular file, a character device or a FIFO",
                         what, o->path, kind_name(sb.st_mode));
-    snprintf(o->tmp, sizeof o->tmp, "%s.tmp", o->path);
-    /* a leftover "<path>.tmp" is replaced, but never followed if it is a link */
-    int fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0666);
-    if (fd >= 0 && found)
-        (void)fchmod(fd, sb.st_mode & 07777); /* the replaced file's permissions */
-    if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+    int fd;
+    if (found && !S_ISREG(sb.st_mode)) {
+        o->direct = true; /* a device or FIFO: written through */
+        fd = open(o->path, O_WRONLY | O_NOCTTY);
+    } else {
+        snprintf(o->tmp, sizeof o->tmp, "%s.tmp", o->path);
+        /* a leftover "<path>.tmp" is replaced, but never followed if it is a link */
+        fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0666);
+        if (fd >= 0 && found)
+            (void)fchmod(fd, sb.st_mode & 07777); /* the replaced file's permissions */
+    }
+    if (fd < 0 || !(o->f = sink_open(fd, &o->sink))) {
         e = errno;
-        if (fd >= 0) {
-            close(fd);
+        if (fd >= 0 && !o->direct)
             remove(o->tmp);
-        }
-        return sim_fail(err, SIM_EINPUT, "%s: cannot write %s: %s", what, o->tmp, strerror(e));
+        return sim_fail(err, SIM_EINPUT, "%s: cannot write %s: %s", what,
+                        o->direct ? o->path : o->tmp, strerror(e));
     }
     return SIM_OK;
 }
@@ -94,16 +146,11 @@ sim_status sim_outfile_commit(sim_outfile *o, sim_err *err)
     if (!o->f)
         return sim_fail(err, SIM_EINTERNAL, "%s: %s was already closed", o->what,
                         o->direct ? o->path : o->tmp);
-    /* the flush writes what the buffer holds: its errno is the reason a write failed */
-    errno = 0;
-    int e = fflush(o->f) != 0 ? errno : 0;
-    bool bad = e != 0 || ferror(o->f) != 0;
-    errno = 0;
-    if (fclose(o->f) != 0) {
-        bad = true;
-        if (!e)
-            e = errno;
-    }
+    bool bad = fflush(o->f) != 0 || ferror(o->f) != 0;
+    bad |= fclose(o->f) != 0;
+    int e = o->sink->err;
+    free(o->sink);
+    o->sink = NULL;
     o->f = NULL;
     const char *name = o->direct ? o->path : o->tmp;
     if (bad) {
@@ -125,6 +172,8 @@ void sim_outfile_abort(sim_outfile *o)
 {
     if (o->f) {
         fclose(o->f);
+        free(o->sink);
+        o->sink = NULL;
         o->f = NULL;
         if (!o->direct)
             remove(o->tmp);

@@ -25,9 +25,16 @@ typedef struct sim_err {
     char msg[SIM_ERR_LEN]; /* one line, no trailing newline; empty when no error */
 } sim_err;
 
-/* Formats the message into err (if err is not NULL) and returns st. Use as
+/* Formats the message into err (if err is not NULL), non-printable bytes escaped, and returns st.
+ * Use as
  *   return sim_fail(err, SIM_EINPUT, "%s: field '%s' is %g, expected > 0", path, name, v); */
 sim_status sim_fail(sim_err *err, sim_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Copies `in` into out (len bytes, always terminated) with every byte that is not printable --
+ * control characters, DEL, bytes that are not part of well-formed UTF-8 -- written as \xNN, so
+ * a message quoting a binary file cannot move the cursor or change a terminal's state.
+ * sim_fail escapes every message this way. */
+void sim_escape(const char *in, char *out, size_t len);
 
 #endif

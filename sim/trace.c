@@ -856,7 +856,8 @@ static sim_status check_event(checker *c, long idx, const cJSON *ev, sim_err *er
 
 static sim_status check_nesting(checker *c, sim_err *err)
 {
-    qsort(c->slices, c->n_slices, sizeof *c->slices, by_track_time);
+    if (c->n_slices > 0) /* qsort of a NULL array is undefined even for 0 elements */
+        qsort(c->slices, c->n_slices, sizeof *c->slices, by_track_time);
     int64_t stack[64];
     int depth = 0;
     for (size_t i = 0; i < c->n_slices; i++) {
@@ -906,10 +907,11 @@ sim_status sim_trace_check(const char *path, sim_trace_stats *stats, sim_err *er
                           (long long)c.depth.k[k][1], (long long)c.depth.v[k]);
     for (size_t k = 0; !st && k < c.used.n; k++)
         if (!map_has(&c.named, c.used.k[k][0], c.used.k[k][1]))
-            st = sim_fail(err, SIM_EINPUT, "%s: pid %lld%s%lld has no %s metadata", path,
-                          (long long)c.used.k[k][0], c.used.k[k][1] < 0 ? "" : " tid ",
-                          (long long)(c.used.k[k][1] < 0 ? 0 : c.used.k[k][1]),
-                          c.used.k[k][1] < 0 ? "process_name" : "thread_name");
+            st = c.used.k[k][1] < 0
+                     ? sim_fail(err, SIM_EINPUT, "%s: pid %lld has no process_name metadata",
+                                path, (long long)c.used.k[k][0])
+                     : sim_fail(err, SIM_EINPUT, "%s: pid %lld tid %lld has no thread_name metadata",
+                                path, (long long)c.used.k[k][0], (long long)c.used.k[k][1]);
     if (!st)
         st = check_nesting(&c, err);
     free(c.slices);

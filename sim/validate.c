@@ -10,6 +10,7 @@
 
 #include "cost.h"
 #include "graph.h"
+#include "lines.h"
 #include "metrics.h"
 #include "run.h"
 
@@ -255,15 +256,15 @@ sim_status sim_validate_load(const char *path, sim_vrow **rows, size_t *n, sim_e
 {
     *rows = NULL;
     *n = 0;
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        return sim_fail(err, SIM_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+    sim_lines lr;
+    sim_status st = sim_lines_open(&lr, path, err);
+    if (st)
+        return st;
     char *line = NULL;
-    size_t len = 0, cap = 0;
-    int64_t lineno = 0;
-    sim_status st = SIM_OK;
-    while (!st && getline(&line, &len, fp) >= 0) {
-        lineno++;
+    size_t cap = 0;
+    bool header = false;
+    while (!st && !(st = sim_lines_next(&lr, &line, err)) && line) {
+        int64_t lineno = lr.lineno;
         char *f[MAX_FIELDS];
         int nf = split(line, f);
         if (lineno == 1) {
@@ -275,6 +276,7 @@ sim_status sim_validate_load(const char *path, sim_vrow **rows, size_t *n, sim_e
                               "%s:1: header is not the validation columns "
                               "(id,kind,hw,...,skip,source)",
                               path);
+            header = true;
             continue;
         }
         if (nf == 1 && !*f[0])
@@ -297,8 +299,13 @@ sim_status sim_validate_load(const char *path, sim_vrow **rows, size_t *n, sim_e
         if (!st)
             (*n)++;
     }
-    free(line);
-    fclose(fp);
+    sim_lines_close(&lr);
+    if (!st && !header)
+        st = sim_fail(err, SIM_EINPUT, "%s: empty, expected the validation CSV header and rows",
+                      path);
+    else if (!st && *n == 0)
+        st = sim_fail(err, SIM_EINPUT, "%s: no rows after the header, expected measurements",
+                      path);
     if (st) {
         free(*rows);
         *rows = NULL;

@@ -12,6 +12,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "jsonf.h"
+#include "lines.h"
 #include "rng.h"
 
 #define NS_PER_S 1e9
@@ -281,14 +283,23 @@ static sim_status json_int_field(const trace_reader *tr, int64_t lineno, const c
 static sim_status jsonl_row(trace_reader *tr, const char *line, int64_t lineno, sim_request *r,
                             double *t, sim_err *err)
 {
-    cJSON *o = cJSON_Parse(line);
+    const char *end = NULL;
+    cJSON *o = cJSON_ParseWithOpts(line, &end, 1); /* nothing may follow the object */
     if (!cJSON_IsObject(o)) {
         cJSON_Delete(o);
-        return sim_fail(err, SIM_EINPUT, "%s:%lld: malformed JSON object", tr->path,
-                        (long long)lineno);
+        return sim_fail(err, SIM_EINPUT,
+                        "%s:%lld: malformed JSON near column %lld, expected one JSON object "
+                        "per line",
+                        tr->path, (long long)lineno, end ? (long long)(end - line) + 1 : 1LL);
+    }
+    char where[SIM_ERR_LEN]; /* "path:line", as every message of this reader starts */
+    snprintf(where, sizeof where, "%s:%lld", tr->path, (long long)lineno);
+    sim_status st = sim_jsonf_unique_keys(o, where, err);
+    if (st) {
+        cJSON_Delete(o);
+        return st;
     }
     const cJSON *ts = cJSON_GetObjectItemCaseSensitive(o, "timestamp");
-    sim_status st = SIM_OK;
     if (!cJSON_IsNumber(ts) || !isfinite(ts->valuedouble) || ts->valuedouble < 0)
         st = sim_fail(err, SIM_EINPUT,
                       "%s:%lld: field 'timestamp' is missing or negative, expected milliseconds "
@@ -312,16 +323,14 @@ static int by_arrival(const void *a, const void *b)
     return x->line < y->line ? -1 : x->line > y->line; /* stable: file order */
 }
 
-static sim_status read_lines(FILE *f, trace_reader *tr, int64_t limit, sim_workload *w,
+static sim_status read_lines(sim_lines *lr, trace_reader *tr, int64_t limit, sim_workload *w,
                              sim_err *err)
 {
     char *line = NULL;
-    size_t len = 0;
-    int64_t lineno = 0;
     bool header_seen = false;
     sim_status st = SIM_OK;
-    while (!st && getline(&line, &len, f) >= 0) {
-        lineno++;
+    while (!st && !(st = sim_lines_next(lr, &line, err)) && line) {
+        int64_t lineno = lr->lineno;
         char *s = trim(line);
         if (!*s)
             continue;
@@ -347,7 +356,6 @@ static sim_status read_lines(FILE *f, trace_reader *tr, int64_t limit, sim_workl
         if (!st)
             w->n++;
     }
-    free(line);
     if (!st && !header_seen)
         st = sim_fail(err, SIM_EINPUT, "%s: empty trace", tr->path);
     if (!st && w->n == 0)
@@ -361,12 +369,13 @@ sim_status sim_workload_load_trace(const char *path, double time_scale, int64_t 
     memset(out, 0, sizeof *out);
     if (!(time_scale > 0.0 && isfinite(time_scale)))
         return sim_fail(err, SIM_EINPUT, "--time-scale: value %g, expected > 0", time_scale);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return sim_fail(err, SIM_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+    sim_lines lr;
+    sim_status st = sim_lines_open(&lr, path, err);
+    if (st)
+        return st;
     trace_reader tr = {.path = path};
-    sim_status st = read_lines(f, &tr, limit, out, err);
-    fclose(f);
+    st = read_lines(&lr, &tr, limit, out, err);
+    sim_lines_close(&lr);
     if (!st) {
         double t0 = tr.t_s[0];
         for (size_t i = 1; i < out->n; i++)

@@ -1,0 +1,300 @@
+/* test_hardening.c - hostile inputs and outputs through the command line, in process: outputs
+ * that never clobber, bounded lines, empty data, escaped messages, refused repeats. */
+#include "testutil.h"
+
+#include <sys/stat.h>
+
+#include "cli.h"
+
+typedef struct result {
+    int rc;
+    char *out, *err;
+    size_t out_len, err_len;
+} result;
+
+static result R;
+
+/* Runs sim_cli_main on the space-separated words of the formatted command line. */
+static void cli(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void cli(const char *fmt, ...)
+{
+    static char line[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    char *argv[64] = {"infersim"};
+    int argc = 1;
+    for (char *w = strtok(line, " "); w && argc < 63; w = strtok(NULL, " "))
+        argv[argc++] = w;
+    free(R.out);
+    free(R.err);
+    FILE *out = open_memstream(&R.out, &R.out_len);
+    FILE *err = open_memstream(&R.err, &R.err_len);
+    assert_non_null(out);
+    assert_non_null(err);
+    R.rc = sim_cli_main(argc, argv, out, err);
+    fclose(out);
+    fclose(err);
+}
+
+/* Exit 2 with one line on stderr that contains `want`, and nothing on stdout. */
+static void expect_input_error(const char *want)
+{
+    if (R.rc != 2 || !strstr(R.err, want) || R.out_len != 0 || strchr(R.err, '\n') != R.err +
+        R.err_len - 1) {
+        print_error("rc %d, stdout '%s', stderr '%s'; expected exit 2 with '%s'\n", R.rc, R.out,
+                    R.err, want);
+        fail();
+    }
+}
+
+static char *tmpf(const char *name)
+{
+    static char buf[4][160];
+    static int k;
+    char *b = buf[k++ % 4];
+    snprintf(b, 160, "/tmp/infersim-hard-%d-%s", (int)getpid(), name);
+    return b;
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+#define MODEL_HW "--model %s/models/llama-3.2-1b.json --hw %s/hw/h100-sxm.json"
+#define ROOT2 tu_root(), tu_root()
+
+static bool is_chr(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISCHR(sb.st_mode);
+}
+
+/* Defect 1 end to end: a device is written through and its error reaches the user. */
+static void test_output_to_full_device(void **state)
+{
+    (void)state;
+    cli("serve " MODEL_HW " --num-prompts 3 --save-requests /dev/full", ROOT2);
+    expect_input_error("--save-requests: writing /dev/full failed: No space left on device");
+    assert_true(is_chr("/dev/full"));
+    cli("serve " MODEL_HW " --num-prompts 3 --chrome-trace /dev/null", ROOT2);
+    assert_int_equal(R.rc, 0);
+    assert_true(is_chr("/dev/null"));
+    /* calibrate writes its file before it reports: a failed write prints no report */
+    cli("calibrate --hw %s/hw/h100-sxm.json --data %s/tools/data/validation.csv --out /dev/full",
+        ROOT2);
+    expect_input_error("--out: writing /dev/full failed: No space left on device");
+}
+
+/* Defect 6: two outputs on one path. */
+static void test_two_outputs_one_path(void **state)
+{
+    (void)state;
+    char *a = tmpf("both.out"), *link = tmpf("both.link");
+    remove(a);
+    cli("serve " MODEL_HW " --num-prompts 3 --save-requests %s --chrome-trace %s", ROOT2, a, a);
+    expect_input_error("--save-requests and --chrome-trace: both name");
+    assert_int_equal(access(a, F_OK), -1);
+    assert_int_equal(symlink(a, link), 0);
+    cli("serve " MODEL_HW " --num-prompts 3 --save-requests %s --chrome-trace %s", ROOT2, link,
+        a);
+    expect_input_error("expected two different files");
+    remove(link);
+}
+
+/* Defect 3: a line is capped at 1 MiB; /dev/zero is refused after reading a little of it. */
+static void test_line_cap(void **state)
+{
+    (void)state;
+    char *big = tmpf("long.csv");
+    FILE *f = fopen(big, "w");
+    assert_non_null(f);
+    for (int i = 0; i < (1 << 20) + 10; i++) /* one line of 1 MiB + 10 bytes */
+        fputc('1', f);
+    fputs("\n0,5,5\n", f);
+    fclose(f);
+    cli("serve " MODEL_HW " --trace %s", ROOT2, big);
+    expect_input_error(":1: line longer than 1048576 bytes (1 MiB)");
+    cli("validate --data %s", big);
+    expect_input_error(":1: line longer than 1048576 bytes");
+    cli("merge %s", big);
+    expect_input_error(":1: line longer than 1048576 bytes");
+    remove(big);
+    cli("serve " MODEL_HW " --trace /dev/zero", ROOT2);
+    expect_input_error("/dev/zero:1: a NUL byte at column 1, expected a text file");
+    cli("validate --data /dev/zero");
+    expect_input_error("/dev/zero:1: a NUL byte");
+    cli("calibrate --hw h100-sxm --data /dev/zero");
+    expect_input_error("/dev/zero:1: a NUL byte");
+    cli("merge /dev/zero");
+    expect_input_error("/dev/zero:1: a NUL byte");
+}
+
+/* Defect 4: no rows is not a passing accuracy gate. */
+static void test_empty_data(void **state)
+{
+    (void)state;
+    cli("validate --data /dev/null --max-op-median 1");
+    expect_input_error("/dev/null: empty, expected the validation CSV header and rows");
+    cli("validate --data /tmp");
+    expect_input_error("/tmp: is a directory, expected a text file");
+    char *hdr = tmpf("header.csv");
+    char data[1024];
+    snprintf(data, sizeof data, "%s/tools/data/validation.csv", tu_root());
+    FILE *in = fopen(data, "r");
+    assert_non_null(in);
+    char line[4096];
+    assert_non_null(fgets(line, sizeof line, in));
+    fclose(in);
+    write_file(hdr, line);
+    cli("validate --data %s", hdr);
+    expect_input_error("no rows after the header, expected measurements");
+    cli("calibrate --hw h100-sxm --data %s", hdr);
+    expect_input_error("no rows after the header");
+    remove(hdr);
+}
+
+/* Defect 5: merge of nothing, trace-check of a trace without slices. */
+static void test_merge_and_check_of_nothing(void **state)
+{
+    (void)state;
+    cli("merge /tmp");
+    expect_input_error("/tmp: is a directory");
+    char *empty = tmpf("empty.csv"), *hdr = tmpf("hdr.csv"), *out = tmpf("merged.csv");
+    write_file(empty, "");
+    cli("merge --out %s %s", out, empty);
+    expect_input_error("empty, expected a CSV shard written by sweep --shard");
+    write_file(hdr, "point,tp,ttft_ms\n");
+    cli("merge --out %s %s %s", out, hdr, hdr);
+    expect_input_error("merge: the shards hold no rows");
+    assert_int_equal(access(out, F_OK), -1);
+    char *tr = tmpf("noslices.json");
+    write_file(tr, "{\"traceEvents\": [{\"ph\": \"M\", \"pid\": 1, \"name\": \"process_name\", "
+                   "\"args\": {\"name\": \"p\"}}]}");
+    cli("trace-check %s", tr);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "ok: 1 events (0 slices on 0 tracks"));
+    remove(empty);
+    remove(hdr);
+    remove(tr);
+}
+
+/* Defect 7: raw bytes of a bad file are escaped in the message. */
+static void test_binary_bytes_escaped(void **state)
+{
+    (void)state;
+    char *bin = tmpf("binary.csv");
+    write_file(bin, "\x1b[31mred\x07\xff\xc3\xa9,x\n");
+    cli("serve " MODEL_HW " --trace %s", ROOT2, bin);
+    expect_input_error("first line '\\x1b[31mred\\x07\\xff\xc3\xa9'");
+    for (size_t i = 0; i < R.err_len; i++)
+        assert_true((unsigned char)R.err[i] >= 0x20 || R.err[i] == '\n');
+    remove(bin);
+    cli("\x1b[2J");
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "unknown command '\\x1b[2J'"));
+}
+
+/* Defect 8, the smaller ones. */
+static void test_compare_tiny_measurement(void **state)
+{
+    (void)state;
+    char *res = tmpf("tiny.json");
+    write_file(res, "{\"ttft_ms\": 1e-320, \"tpot_ms\": 5}");
+    cli("compare --result %s " MODEL_HW, res, ROOT2);
+    expect_input_error("field 'ttft_ms' is 9.9998886718268301e-321, expected 0 (not measured) or "
+                       "a number in [1e-06, 1e+15]");
+    remove(res);
+}
+
+static void test_trace_check_names_pid(void **state)
+{
+    (void)state;
+    char *tr = tmpf("pid7.json");
+    write_file(tr, "{\"traceEvents\": [{\"ph\": \"i\", \"pid\": 7, \"name\": \"x\", \"ts\": 1}]}");
+    cli("trace-check %s", tr);
+    expect_input_error(": pid 7 has no process_name metadata");
+    remove(tr);
+}
+
+static void test_directory_as_json(void **state)
+{
+    (void)state;
+    cli("run --model %s/models --hw h100-sxm", tu_root());
+    expect_input_error("/models: is a directory, expected a JSON file");
+}
+
+static void test_request_rate_bound_named(void **state)
+{
+    (void)state;
+    cli("serve " MODEL_HW " --request-rate 1e10", ROOT2);
+    expect_input_error("--request-rate: value '1e10', expected a number in (0, 1e+09] or inf");
+}
+
+static void test_mooncake_strict(void **state)
+{
+    (void)state;
+    char *t = tmpf("moon.jsonl");
+    write_file(t, "{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 5} garbage\n");
+    cli("serve " MODEL_HW " --trace %s", ROOT2, t);
+    expect_input_error(":1: malformed JSON near column 58, expected one JSON object per line");
+    write_file(t, "{\"timestamp\": 0, \"input_length\": 10, \"input_length\": 99, "
+                  "\"output_length\": 5}\n");
+    cli("serve " MODEL_HW " --trace %s", ROOT2, t);
+    expect_input_error(":1: key \"input_length\" appears twice in one object");
+    remove(t);
+    /* and in a config file */
+    char *m = tmpf("dup-model.json");
+    write_file(m, "{\"hidden_size\": 4096, \"hidden_size\": 8}");
+    cli("run --model %s --hw h100-sxm", m);
+    expect_input_error("key \"hidden_size\" appears twice in one object");
+    remove(m);
+}
+
+static void test_csv_bom_accepted(void **state)
+{
+    (void)state;
+    char *t = tmpf("bom.csv");
+    write_file(t, "\xef\xbb\xbf" "arrival_s,input_tokens,output_tokens\n0,10,10\n0.5,20,4\n");
+    cli("serve " MODEL_HW " --trace %s --format json", ROOT2, t);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "\"completed\":\t2"));
+    remove(t);
+}
+
+static void test_repeated_flag_refused(void **state)
+{
+    (void)state;
+    cli("run " MODEL_HW " --tp 1 --tp 2", ROOT2);
+    expect_input_error("--tp: given twice, expected once");
+    cli("serve " MODEL_HW " --num-prompts=2 --num-prompts 3", ROOT2);
+    expect_input_error("--num-prompts: given twice, expected once");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_output_to_full_device),
+        cmocka_unit_test(test_two_outputs_one_path),
+        cmocka_unit_test(test_line_cap),
+        cmocka_unit_test(test_empty_data),
+        cmocka_unit_test(test_merge_and_check_of_nothing),
+        cmocka_unit_test(test_binary_bytes_escaped),
+        cmocka_unit_test(test_compare_tiny_measurement),
+        cmocka_unit_test(test_trace_check_names_pid),
+        cmocka_unit_test(test_directory_as_json),
+        cmocka_unit_test(test_request_rate_bound_named),
+        cmocka_unit_test(test_mooncake_strict),
+        cmocka_unit_test(test_csv_bom_accepted),
+        cmocka_unit_test(test_repeated_flag_refused),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    free(R.out);
+    free(R.err);
+    return rc;
+}
