@@ -264,7 +264,7 @@ sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int
         }
         sim_status st = cli_parse_value(o, v ? v : "", out, err);
         /* a list takes every following value up to the next flag */
-        while (!st && o->kind == OPT_LIST && !eq && i + 1 < argc && strncmp(argv[i + 1], "--", 2))
+        while (!st && o->kind == OPT_LIST && !eq && i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
             st = cli_parse_value(o, argv[++i], out, err);
         if (st)
             return st;
@@ -745,6 +745,7 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
                            uint64_t seed, cli_serve_state *s, sim_err *err)
 {
     memset(s, 0, sizeof *s);
+    s->w = &s->own;
     s->cfg = (sim_engine_cfg){.sched = {.max_num_seqs = o->max_seqs,
                                         .max_num_batched_tokens = o->max_tokens,
                                         .chunked_prefill = !o->no_chunked},

@@ -147,9 +147,9 @@ static size_t run_metrics(const sim_run_cfg *cfg, const sim_run_result *r, metri
 {
     size_t n = 0;
     double gpus = cfg->step.tp;
-#define NUM(k, v) m[n++] = (metric_val){.name = k, .num = (v)}
+#define NUM(k, v) m[n++] = (metric_val){.name = (k), .num = (v)}
 #define TXT(k, v)                                                                                  \
-    m[n++] = (metric_val) { .name = k, .is_text = true, .text = (v) }
+    m[n++] = (metric_val) { .name = (k), .is_text = true, .text = (v) }
     NUM("gpus", gpus);
     NUM("ttft_ms", r->ttft_ns / 1e6);
     NUM("tpot_ms", r->tpot_ns / 1e6);
@@ -549,7 +549,7 @@ static sim_status grid_dim(const char *path, const cJSON *dim, int mask, const c
                           dim->string);
     }
     if (!st)
-        st = add_dim(g, def, (const char *const *)vals, n, &src, err);
+        st = add_dim(g, def, (const char *const *)vals, k, &src, err); /* k == n: all filled */
     for (size_t i = 0; i < n; i++)
         free(vals[i]);
     free(vals);

@@ -1,4 +1,5 @@
 /* jsonf.c - validated JSON field access. */
+#define _POSIX_C_SOURCE 200809L /* fileno */
 #include "jsonf.h"
 
 #include <errno.h>

@@ -23,7 +23,7 @@ sim_status sim_run_check(const sim_run_cfg *cfg, sim_err *err)
                         "--input-len + --output-len: %lld + %lld = %lld tokens is past the context "
                         "of %s (max_position_embeddings %lld)",
                         (long long)cfg->input_len, (long long)cfg->output_len,
-                        (long long)(cfg->input_len + cfg->output_len), m->path,
+                        (long long)cfg->input_len + (long long)cfg->output_len, m->path,
                         (long long)m->max_positions);
     if (!(cfg->mem_util > 0.0 && cfg->mem_util <= 1.0))
         return sim_fail(err, SIM_EINPUT,

@@ -48,7 +48,7 @@ void sim_escape(const char *in, char *out, size_t len)
     out[o] = '\0';
 }
 
-sim_status sim_fail(sim_err *err, sim_status st, const char *fmt, ...)
+void sim_failf(sim_err *err, const char *fmt, ...)
 {
     if (err) {
         char raw[SIM_ERR_LEN];
@@ -58,5 +58,4 @@ sim_status sim_fail(sim_err *err, sim_status st, const char *fmt, ...)
         va_end(ap);
         sim_escape(raw, err->msg, sizeof err->msg);
     }
-    return st;
 }

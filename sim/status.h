@@ -25,11 +25,22 @@ typedef struct sim_err {
     char msg[SIM_ERR_LEN]; /* one line, no trailing newline; empty when no error */
 } sim_err;
 
+/* Formats the message into err (if err is not NULL), non-printable bytes escaped. */
+void sim_failf(sim_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* sim_fail's value: st (the int only sequences the message before it). */
+static inline sim_status sim_fail_ret(sim_status st, int formatted)
+{
+    (void)formatted;
+    return st;
+}
+
 /* Formats the message into err (if err is not NULL), non-printable bytes escaped, and returns st.
  * Use as
- *   return sim_fail(err, SIM_EINPUT, "%s: field '%s' is %g, expected > 0", path, name, v); */
-sim_status sim_fail(sim_err *err, sim_status st, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+ *   return sim_fail(err, SIM_EINPUT, "%s: field '%s' is %g, expected > 0", path, name, v);
+ * A macro over a plain inline function, so that static analysis (which does not follow variadic
+ * calls) sees that the result is st and never SIM_OK on an error path. */
+#define sim_fail(err, st, ...) sim_fail_ret((st), (sim_failf((err), __VA_ARGS__), 0))
 
 /* Copies `in` into out (len bytes, always terminated) with every byte that is not printable --
  * control characters, DEL, bytes that are not part of well-formed UTF-8 -- written as \xNN, so

@@ -476,7 +476,7 @@ static double loss(const sim_vrow *rows, size_t n, const char *name, const sim_h
         const sim_vrow *r = &rows[i];
         if (!sim_vkind_is_op(r->kind) || r->skip[0] || strcmp(r->hw, name) != 0)
             continue;
-        double p;
+        double p = 0.0;
         if (sim_validate_op(r, hw, &p, NULL))
             continue;
         double e = (p - r->value) / r->value;

@@ -173,7 +173,9 @@ static int parse_datetime(const char *s, double *out)
 {
     int y, mo, d, h, mi, n = 0;
     double sec;
-    if (sscanf(s, "%4d-%2d-%2d%*1[ T]%2d:%2d:%lf%n", &y, &mo, &d, &h, &mi, &sec, &n) != 6)
+    /* widths of at most 4 digits cannot overflow an int; the ranges are checked below */
+    if (sscanf(s, "%4d-%2d-%2d%*1[ T]%2d:%2d:%lf%n", &y, &mo, &d, &h, &mi, &sec, // NOLINT(cert-err34-c)
+               &n) != 6)
         return 0;
     const char *rest = s + n;
     if (*rest && strcmp(rest, "Z") != 0 && strcmp(rest, "+00:00") != 0)
@@ -358,7 +360,7 @@ static sim_status read_lines(sim_lines *lr, trace_reader *tr, int64_t limit, sim
     }
     if (!st && !header_seen)
         st = sim_fail(err, SIM_EINPUT, "%s: empty trace", tr->path);
-    if (!st && w->n == 0)
+    if (!st && (w->n == 0 || !tr->t_s)) /* (t_s is set whenever a request was read) */
         st = sim_fail(err, SIM_EINPUT, "%s: no requests after the header", tr->path);
     return st;
 }
