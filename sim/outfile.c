@@ -78,22 +78,17 @@ static int sink_close(void *cookie)
     return rc;
 }
 
-/* A write stream over fd, or NULL (fd closed, errno set). */
-static FILE *sink_open(int fd, sink **out)
+/* A write stream over fd (owned from here on: closed on failure), or NULL with errno set. */
+static FILE *sink_open(int fd, sink *k)
 {
-    sink *k = malloc(sizeof *k);
-    FILE *f = k ? fopencookie(k, "w", (cookie_io_functions_t){.write = sink_write,
-                                                               .close = sink_close})
-                : NULL;
+    *k = (sink){.fd = fd};
+    FILE *f = fopencookie(k, "w", (cookie_io_functions_t){.write = sink_write,
+                                                          .close = sink_close});
     if (!f) {
-        int e = k ? errno : ENOMEM;
-        free(k);
+        int e = errno;
         close(fd);
         errno = e;
-        return NULL;
     }
-    *k = (sink){.fd = fd};
-    *out = k;
     return f;
 }
 
@@ -120,6 +115,8 @@ sim_status sim_outfile_open(sim_outfile *o, const char *path, const char *what, 
         return sim_fail(err, SIM_EINPUT,
                         "%s: %s is %s, expected a regular file, a character device or a FIFO",
                         what, o->path, kind_name(sb.st_mode));
+    if (!(o->sink = malloc(sizeof *o->sink)))
+        return sim_fail(err, SIM_EINTERNAL, "%s: out of memory", what);
     int fd;
     if (found && !S_ISREG(sb.st_mode)) {
         o->direct = true; /* a device or FIFO: written through */
@@ -131,10 +128,14 @@ sim_status sim_outfile_open(sim_outfile *o, const char *path, const char *what, 
         if (fd >= 0 && found)
             (void)fchmod(fd, sb.st_mode & 07777); /* the replaced file's permissions */
     }
-    if (fd < 0 || !(o->f = sink_open(fd, &o->sink))) {
+    if (fd < 0 || !(o->f = sink_open(fd, o->sink))) {
         e = errno;
+        free(o->sink);
+        o->sink = NULL;
         if (fd >= 0 && !o->direct)
             remove(o->tmp);
+        if (e == ENOMEM)
+            return sim_fail(err, SIM_EINTERNAL, "%s: out of memory", what);
         return sim_fail(err, SIM_EINPUT, "%s: cannot write %s: %s", what,
                         o->direct ? o->path : o->tmp, strerror(e));
     }

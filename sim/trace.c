@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "jsonf.h"
+#include "jstream.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Writing */
@@ -711,6 +712,7 @@ typedef struct checker {
     size_t n_slices, cap;
     pair_map named, used;
     pair_map depth; /* open async begins per (cat hash, id) */
+    bool has_events;
 } checker;
 
 static sim_status bad(checker *c, long idx, const char *what, sim_err *err)
@@ -881,26 +883,26 @@ static sim_status check_nesting(checker *c, sim_err *err)
     return SIM_OK;
 }
 
+/* One value of the trace file: an event of traceEvents, or another top-level value. */
+static sim_status on_value(void *ctx, const char *key, long index, const cJSON *v, sim_err *err)
+{
+    checker *c = ctx;
+    if (strcmp(key, "traceEvents") != 0)
+        return SIM_OK;
+    if (index < 0 && !cJSON_IsArray(v))
+        return sim_fail(err, SIM_EINPUT, "%s: no traceEvents array", c->path);
+    c->has_events = true;
+    return index < 0 ? SIM_OK : check_event(c, index, v, err);
+}
+
 sim_status sim_trace_check(const char *path, sim_trace_stats *stats, sim_err *err)
 {
     memset(stats, 0, sizeof *stats);
-    cJSON *root;
-    sim_status st = sim_jsonf_load_max(path, (long)1 << 31, &root, err);
-    if (st)
-        return st;
     checker c = {.path = path, .st = stats};
-    const cJSON *events = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
-    if (!cJSON_IsArray(events))
+    /* streamed: memory grows with the slices, not with the file */
+    sim_status st = sim_jstream_object(path, "traceEvents", SIM_JSTREAM_MAX_VALUE, on_value, &c, err);
+    if (!st && !c.has_events)
         st = sim_fail(err, SIM_EINPUT, "%s: no traceEvents array", path);
-    long idx = 0;
-    const cJSON *ev;
-    if (!st) {
-        cJSON_ArrayForEach(ev, events)
-        {
-            if ((st = check_event(&c, idx++, ev, err)))
-                break;
-        }
-    }
     for (size_t k = 0; !st && k < c.depth.n; k++)
         if (c.depth.v[k] != 0)
             st = sim_fail(err, SIM_EINPUT, "%s: async id %lld has %lld begins without an end", path,
@@ -918,6 +920,5 @@ sim_status sim_trace_check(const char *path, sim_trace_stats *stats, sim_err *er
     map_free(&c.named);
     map_free(&c.used);
     map_free(&c.depth);
-    cJSON_Delete(root);
     return st;
 }

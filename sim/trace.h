@@ -124,7 +124,9 @@ typedef struct sim_trace_stats {
     int64_t last_iteration_end_ns;
 } sim_trace_stats;
 
-/* Validates a trace file against the rules above. Errors name the event index and the rule. */
+/* Validates a trace file against the rules above. Errors name the event index and the rule. The
+ * file is streamed (sim_jstream): memory grows with the slices (32 bytes each) and the tracks, not
+ * with the size of the file. */
 sim_status sim_trace_check(const char *path, sim_trace_stats *stats, sim_err *err);
 
 #endif

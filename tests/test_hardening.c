@@ -222,6 +222,40 @@ static void test_trace_check_names_pid(void **state)
     remove(tr);
 }
 
+/* trace-check streams the file: the event array is read one event at a time, and the file is
+ * still checked whole (duplicate keys, anything after the object, an empty array). */
+static void test_trace_check_streams(void **state)
+{
+    (void)state;
+    char *tr = tmpf("stream.json");
+    write_file(tr, "{\"otherData\": {\"a\": [1, {\"b\": \"]}\\\"\"}]}, \"traceEvents\": [ ] }\n");
+    cli("trace-check %s", tr);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "ok: 0 events"));
+    write_file(tr, "{\"traceEvents\": []} x");
+    cli("trace-check %s", tr);
+    expect_input_error("data after the JSON object near byte 20");
+    write_file(tr, "{\"traceEvents\": [], \"traceEvents\": []}");
+    cli("trace-check %s", tr);
+    expect_input_error("key \"traceEvents\" appears twice");
+    write_file(tr, "{\"traceEvents\": [{\"ph\": \"i\", \"ph\": \"X\"}]}");
+    cli("trace-check %s", tr);
+    expect_input_error("key \"ph\" appears twice");
+    write_file(tr, "{\"traceEvents\": [{\"ph\": \"M\", \"pid\": 1, \"name\": \"process_name\", "
+                   "\"args\": {\"name\": \"p\"}} {}]}");
+    cli("trace-check %s", tr);
+    expect_input_error("malformed JSON near byte");
+    write_file(tr, "{\"traceEvents\": {}}");
+    cli("trace-check %s", tr);
+    expect_input_error("no traceEvents array");
+    write_file(tr, "");
+    cli("trace-check %s", tr);
+    expect_input_error("empty, expected a JSON object");
+    remove(tr);
+    cli("trace-check /tmp");
+    expect_input_error("/tmp: is a directory");
+}
+
 static void test_directory_as_json(void **state)
 {
     (void)state;
@@ -287,6 +321,7 @@ int main(void)
         cmocka_unit_test(test_binary_bytes_escaped),
         cmocka_unit_test(test_compare_tiny_measurement),
         cmocka_unit_test(test_trace_check_names_pid),
+        cmocka_unit_test(test_trace_check_streams),
         cmocka_unit_test(test_directory_as_json),
         cmocka_unit_test(test_request_rate_bound_named),
         cmocka_unit_test(test_mooncake_strict),
