@@ -332,10 +332,6 @@ sim_status cli_cmd_calibrate(const cli_opts *o, FILE *out, sim_err *err)
     return st;
 }
 
-/* The smallest measurement compare takes (ms or requests/s; a nanosecond is 1e-6 ms): below it
- * the relative error of any prediction is past what a double or a reader can use. */
-#define COMPARE_MIN_MEASURED 1e-6
-
 /* compare --result FILE [run or serve flags]: a measurement against the prediction. */
 sim_status cli_cmd_compare(int argc, char **argv, FILE *out, sim_err *err)
 {
@@ -374,11 +370,11 @@ sim_status cli_cmd_compare(int argc, char **argv, FILE *out, sim_err *err)
         const char *key = serve ? serve_keys[k] : run_keys[k];
         st = sim_jsonf_num_opt(root, result, key, 0.0, 1e15, -1.0, &meas[k], err);
         /* a tiny measurement would make the relative error overflow to inf */
-        if (!st && meas[k] > 0.0 && meas[k] < COMPARE_MIN_MEASURED)
+        if (!st && meas[k] > 0.0 && meas[k] < SIM_VALIDATE_MIN_MEASURED)
             st = sim_fail(err, SIM_EINPUT,
                           "%s: field '%s' is %.17g, expected 0 (not measured) or a number in "
                           "[%g, %g]",
-                          result, key, meas[k], COMPARE_MIN_MEASURED, 1e15);
+                          result, key, meas[k], SIM_VALIDATE_MIN_MEASURED, 1e15);
         found += !st && meas[k] > 0.0;
     }
     if (!st && found == 0)

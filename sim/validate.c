@@ -243,9 +243,10 @@ static sim_status parse_row(char **f, const char *path, int64_t line, sim_vrow *
     char *end;
     errno = 0;
     r->value = strtod(f[23], &end);
-    if (errno || end == f[23] || *end || !(r->value > 0) || !isfinite(r->value))
-        return sim_fail(err, SIM_EINPUT, "%s:%lld: field 'value' is '%s', expected a number > 0",
-                        path, (long long)line, f[23]);
+    if (errno || end == f[23] || *end || !(r->value >= SIM_VALIDATE_MIN_MEASURED) ||
+        !isfinite(r->value))
+        return sim_fail(err, SIM_EINPUT, "%s:%lld: field 'value' is '%s', expected a number >= %g",
+                        path, (long long)line, f[23], SIM_VALIDATE_MIN_MEASURED);
     snprintf(r->unit, sizeof r->unit, "%s", f[24]);
     snprintf(r->skip, sizeof r->skip, "%s", f[25]);
     snprintf(r->source, sizeof r->source, "%s", f[26]);

@@ -64,6 +64,10 @@ sim_status sim_validate_op(const sim_vrow *row, const sim_hw *hw, double *predic
 sim_status sim_validate_e2e(const sim_vrow *row, const sim_model *model, const sim_hw *hw,
                             const sim_step_cfg *tmpl, double *predicted, sim_err *err);
 
+/* The smallest measured value taken (in the metric's unit: ms, s, TFLOP/s, TB/s, GB/s): below it
+ * the relative error of a prediction could overflow to inf. */
+#define SIM_VALIDATE_MIN_MEASURED 1e-6
+
 /* Signed relative error in percent. */
 double sim_validate_error_pct(double predicted, double measured);
 

@@ -210,6 +210,24 @@ static void test_compare_tiny_measurement(void **state)
     expect_input_error("field 'ttft_ms' is 9.9998886718268301e-321, expected 0 (not measured) or "
                        "a number in [1e-06, 1e+15]");
     remove(res);
+    /* and in the validation CSV */
+    char *csv = tmpf("tiny.csv");
+    char data[1024], line[4096], hdr[4096];
+    snprintf(data, sizeof data, "%s/tools/data/validation.csv", tu_root());
+    FILE *in = fopen(data, "r");
+    assert_non_null(in);
+    assert_non_null(fgets(hdr, sizeof hdr, in));
+    assert_non_null(fgets(line, sizeof line, in));
+    fclose(in);
+    char *v = strstr(line, ",e2e_s,0.897,");
+    assert_non_null(v);
+    FILE *f = fopen(csv, "w");
+    assert_non_null(f);
+    fprintf(f, "%s%.*s,e2e_s,1e-300,%s", hdr, (int)(v - line), line, v + strlen(",e2e_s,0.897,"));
+    fclose(f);
+    cli("validate --data %s", csv);
+    expect_input_error(":2: field 'value' is '1e-300', expected a number >= 1e-06");
+    remove(csv);
 }
 
 static void test_trace_check_names_pid(void **state)
