@@ -208,9 +208,8 @@ sim_status cli_parse_value(const cli_opt_def *o, const char *v, void *out, sim_e
         }
         double x = strtod(v, &end);
         if (errno || end == v || *end || !isfinite(x) || x <= 0 || x > o->max)
-            return sim_fail(err, SIM_EINPUT,
-                            "%s: value '%s', expected a number in (0, %g] or inf", o->name, v,
-                            o->max);
+            return sim_fail(err, SIM_EINPUT, "%s: value '%s', expected a number in (0, %g] or inf",
+                            o->name, v, o->max);
         *(double *)dst = x;
         return SIM_OK;
     }
@@ -264,7 +263,8 @@ sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int
         }
         sim_status st = cli_parse_value(o, v ? v : "", out, err);
         /* a list takes every following value up to the next flag */
-        while (!st && o->kind == OPT_LIST && !eq && i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
+        while (!st && o->kind == OPT_LIST && !eq && i + 1 < argc &&
+               strncmp(argv[i + 1], "--", 2) != 0)
             st = cli_parse_value(o, argv[++i], out, err);
         if (st)
             return st;

@@ -206,8 +206,8 @@ static sim_status walk_object(scan *s, const char *array_key, sim_jstream_fn fn,
                               "once",
                               s->path, key);
         if (!st && *n_keys == MAX_TOP_KEYS)
-            st = sim_fail(err, SIM_EINPUT, "%s: more than %d top-level keys", s->path,
-                          MAX_TOP_KEYS);
+            st =
+                sim_fail(err, SIM_EINPUT, "%s: more than %d top-level keys", s->path, MAX_TOP_KEYS);
         if (st) {
             free(key);
             return st;

@@ -82,8 +82,8 @@ static int sink_close(void *cookie)
 static FILE *sink_open(int fd, sink *k)
 {
     *k = (sink){.fd = fd};
-    FILE *f = fopencookie(k, "w", (cookie_io_functions_t){.write = sink_write,
-                                                          .close = sink_close});
+    FILE *f =
+        fopencookie(k, "w", (cookie_io_functions_t){.write = sink_write, .close = sink_close});
     if (!f) {
         int e = errno;
         close(fd);
@@ -94,8 +94,10 @@ static FILE *sink_open(int fd, sink *k)
 
 static const char *kind_name(mode_t m)
 {
-    return S_ISDIR(m) ? "a directory" : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket"
-                                                                                : "not a file";
+    return S_ISDIR(m)    ? "a directory"
+           : S_ISBLK(m)  ? "a block device"
+           : S_ISSOCK(m) ? "a socket"
+                         : "not a file";
 }
 
 sim_status sim_outfile_open(sim_outfile *o, const char *path, const char *what, sim_err *err)
@@ -113,8 +115,8 @@ sim_status sim_outfile_open(sim_outfile *o, const char *path, const char *what, 
         return sim_fail(err, SIM_EINPUT, "%s: cannot write %s: %s", what, path, strerror(e));
     if (found && !S_ISREG(sb.st_mode) && !S_ISCHR(sb.st_mode) && !S_ISFIFO(sb.st_mode))
         return sim_fail(err, SIM_EINPUT,
-                        "%s: %s is %s, expected a regular file, a character device or a FIFO",
-                        what, o->path, kind_name(sb.st_mode));
+                        "%s: %s is %s, expected a regular file, a character device or a FIFO", what,
+                        o->path, kind_name(sb.st_mode));
     if (!(o->sink = malloc(sizeof *o->sink)))
         return sim_fail(err, SIM_EINTERNAL, "%s: out of memory", what);
     int fd;
@@ -157,8 +159,8 @@ sim_status sim_outfile_commit(sim_outfile *o, sim_err *err)
     if (bad) {
         if (!o->direct)
             remove(o->tmp);
-        return sim_fail(err, SIM_EINPUT, "%s: writing %s failed%s%s", o->what, name,
-                        e ? ": " : "", e ? strerror(e) : "");
+        return sim_fail(err, SIM_EINPUT, "%s: writing %s failed%s%s", o->what, name, e ? ": " : "",
+                        e ? strerror(e) : "");
     }
     if (!o->direct && rename(o->tmp, o->path) != 0) {
         e = errno;

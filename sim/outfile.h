@@ -31,10 +31,10 @@
 struct sink;
 
 typedef struct sim_outfile {
-    FILE *f; /* the stream to write; NULL once committed or aborted */
+    FILE *f;           /* the stream to write; NULL once committed or aborted */
     struct sink *sink; /* under f: keeps the reason a write failed */
     const char *what;
-    bool direct;    /* a device or FIFO written through (no temporary file) */
+    bool direct;     /* a device or FIFO written through (no temporary file) */
     char path[1024]; /* the file written: the path given, or a symlink's target */
     char tmp[1100];  /* "<path>.tmp"; empty when direct */
 } sim_outfile;

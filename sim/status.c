@@ -14,11 +14,11 @@ static size_t utf8_len(const unsigned char *s)
     for (size_t i = 1; i < n; i++)
         if ((s[i] & 0xC0) != 0x80)
             return 0;
-    if ((n == 2 && s[0] == 0xC2 && s[1] < 0xA0) ||          /* C1 controls U+0080..U+009F */
-        (n == 3 && s[0] == 0xE0 && s[1] < 0xA0) ||          /* overlong */
-        (n == 3 && s[0] == 0xED && s[1] >= 0xA0) ||         /* surrogates */
-        (n == 4 && s[0] == 0xF0 && s[1] < 0x90) ||          /* overlong */
-        (n == 4 && s[0] == 0xF4 && s[1] >= 0x90))           /* past U+10FFFF */
+    if ((n == 2 && s[0] == 0xC2 && s[1] < 0xA0) ||  /* C1 controls U+0080..U+009F */
+        (n == 3 && s[0] == 0xE0 && s[1] < 0xA0) ||  /* overlong */
+        (n == 3 && s[0] == 0xED && s[1] >= 0xA0) || /* surrogates */
+        (n == 4 && s[0] == 0xF0 && s[1] < 0x90) ||  /* overlong */
+        (n == 4 && s[0] == 0xF4 && s[1] >= 0x90))   /* past U+10FFFF */
         return 0;
     return n;
 }

@@ -900,7 +900,8 @@ sim_status sim_trace_check(const char *path, sim_trace_stats *stats, sim_err *er
     memset(stats, 0, sizeof *stats);
     checker c = {.path = path, .st = stats};
     /* streamed: memory grows with the slices, not with the file */
-    sim_status st = sim_jstream_object(path, "traceEvents", SIM_JSTREAM_MAX_VALUE, on_value, &c, err);
+    sim_status st =
+        sim_jstream_object(path, "traceEvents", SIM_JSTREAM_MAX_VALUE, on_value, &c, err);
     if (!st && !c.has_events)
         st = sim_fail(err, SIM_EINPUT, "%s: no traceEvents array", path);
     for (size_t k = 0; !st && k < c.depth.n; k++)
@@ -909,11 +910,12 @@ sim_status sim_trace_check(const char *path, sim_trace_stats *stats, sim_err *er
                           (long long)c.depth.k[k][1], (long long)c.depth.v[k]);
     for (size_t k = 0; !st && k < c.used.n; k++)
         if (!map_has(&c.named, c.used.k[k][0], c.used.k[k][1]))
-            st = c.used.k[k][1] < 0
-                     ? sim_fail(err, SIM_EINPUT, "%s: pid %lld has no process_name metadata",
-                                path, (long long)c.used.k[k][0])
-                     : sim_fail(err, SIM_EINPUT, "%s: pid %lld tid %lld has no thread_name metadata",
-                                path, (long long)c.used.k[k][0], (long long)c.used.k[k][1]);
+            st =
+                c.used.k[k][1] < 0
+                    ? sim_fail(err, SIM_EINPUT, "%s: pid %lld has no process_name metadata", path,
+                               (long long)c.used.k[k][0])
+                    : sim_fail(err, SIM_EINPUT, "%s: pid %lld tid %lld has no thread_name metadata",
+                               path, (long long)c.used.k[k][0], (long long)c.used.k[k][1]);
     if (!st)
         st = check_nesting(&c, err);
     free(c.slices);

@@ -305,8 +305,7 @@ sim_status sim_validate_load(const char *path, sim_vrow **rows, size_t *n, sim_e
         st = sim_fail(err, SIM_EINPUT, "%s: empty, expected the validation CSV header and rows",
                       path);
     else if (!st && *n == 0)
-        st = sim_fail(err, SIM_EINPUT, "%s: no rows after the header, expected measurements",
-                      path);
+        st = sim_fail(err, SIM_EINPUT, "%s: no rows after the header, expected measurements", path);
     if (st) {
         free(*rows);
         *rows = NULL;

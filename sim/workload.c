@@ -174,8 +174,8 @@ static int parse_datetime(const char *s, double *out)
     int y, mo, d, h, mi, n = 0;
     double sec;
     /* widths of at most 4 digits cannot overflow an int; the ranges are checked below */
-    if (sscanf(s, "%4d-%2d-%2d%*1[ T]%2d:%2d:%lf%n", &y, &mo, &d, &h, &mi, &sec, // NOLINT(cert-err34-c)
-               &n) != 6)
+    // NOLINTNEXTLINE(cert-err34-c)
+    if (sscanf(s, "%4d-%2d-%2d%*1[ T]%2d:%2d:%lf%n", &y, &mo, &d, &h, &mi, &sec, &n) != 6)
         return 0;
     const char *rest = s + n;
     if (*rest && strcmp(rest, "Z") != 0 && strcmp(rest, "+00:00") != 0)

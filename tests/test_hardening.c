@@ -41,8 +41,8 @@ static void cli(const char *fmt, ...)
 /* Exit 2 with one line on stderr that contains `want`, and nothing on stdout. */
 static void expect_input_error(const char *want)
 {
-    if (R.rc != 2 || !strstr(R.err, want) || R.out_len != 0 || strchr(R.err, '\n') != R.err +
-        R.err_len - 1) {
+    if (R.rc != 2 || !strstr(R.err, want) || R.out_len != 0 ||
+        strchr(R.err, '\n') != R.err + R.err_len - 1) {
         print_error("rc %d, stdout '%s', stderr '%s'; expected exit 2 with '%s'\n", R.rc, R.out,
                     R.err, want);
         fail();
@@ -101,8 +101,7 @@ static void test_two_outputs_one_path(void **state)
     expect_input_error("--save-requests and --chrome-trace: both name");
     assert_int_equal(access(a, F_OK), -1);
     assert_int_equal(symlink(a, link), 0);
-    cli("serve " MODEL_HW " --num-prompts 3 --save-requests %s --chrome-trace %s", ROOT2, link,
-        a);
+    cli("serve " MODEL_HW " --num-prompts 3 --save-requests %s --chrome-trace %s", ROOT2, link, a);
     expect_input_error("expected two different files");
     remove(link);
 }
@@ -312,7 +311,8 @@ static void test_csv_bom_accepted(void **state)
 {
     (void)state;
     char *t = tmpf("bom.csv");
-    write_file(t, "\xef\xbb\xbf" "arrival_s,input_tokens,output_tokens\n0,10,10\n0.5,20,4\n");
+    write_file(t, "\xef\xbb\xbf"
+                  "arrival_s,input_tokens,output_tokens\n0,10,10\n0.5,20,4\n");
     cli("serve " MODEL_HW " --trace %s --format json", ROOT2, t);
     assert_int_equal(R.rc, 0);
     assert_non_null(strstr(R.out, "\"completed\":\t2"));

@@ -89,11 +89,30 @@ static void test_serve_out_of_memory(void **state)
     snprintf(hw, sizeof hw, "%s/hw/h100-sxm.json", tu_root());
     snprintf(reqs, sizeof reqs, "/tmp/infersim-oom-%d.csv", (int)getpid());
     snprintf(trace, sizeof trace, "/tmp/infersim-oom-%d.json", (int)getpid());
-    char *argv[] = {"infersim",        "serve",      "--model",      model, "--hw", hw,
-                    "--num-prompts",   "6",          "--request-rate", "20", "--random-input-len",
-                    "64",              "--random-output-len", "5", "--save-requests", reqs,
-                    "--chrome-trace",  trace,        "--trace-detail", "layer", "--goodput",
-                    "ttft:100",        "--format",   "json"};
+    char *argv[] = {"infersim",
+                    "serve",
+                    "--model",
+                    model,
+                    "--hw",
+                    hw,
+                    "--num-prompts",
+                    "6",
+                    "--request-rate",
+                    "20",
+                    "--random-input-len",
+                    "64",
+                    "--random-output-len",
+                    "5",
+                    "--save-requests",
+                    reqs,
+                    "--chrome-trace",
+                    trace,
+                    "--trace-detail",
+                    "layer",
+                    "--goodput",
+                    "ttft:100",
+                    "--format",
+                    "json"};
     const char *const outputs[] = {reqs, trace, NULL};
     long n = walk(argv, (int)(sizeof argv / sizeof argv[0]), outputs);
     print_message("serve: %ld allocations, each failed once\n", n);
@@ -109,8 +128,8 @@ static void test_trace_replay_out_of_memory(void **state)
     snprintf(model, sizeof model, "%s/models/llama-3.2-1b.json", tu_root());
     snprintf(hw, sizeof hw, "%s/hw/h100-sxm.json", tu_root());
     snprintf(tr, sizeof tr, "%s/traces/azure-conv-sample.csv", tu_root());
-    char *argv[] = {"infersim", "serve", "--model", model, "--hw", hw, "--trace", tr,
-                    "--num-prompts", "8", "--time-scale", "0.01"};
+    char *argv[] = {"infersim", "serve", "--model",       model, "--hw",         hw,
+                    "--trace",  tr,      "--num-prompts", "8",   "--time-scale", "0.01"};
     const char *const outputs[] = {NULL};
     assert_true(walk(argv, (int)(sizeof argv / sizeof argv[0]), outputs) > 5);
 }

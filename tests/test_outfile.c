@@ -88,7 +88,6 @@ static void test_failures_name_flag_and_path(void **state)
     assert_non_null(strstr(err.msg, "stream-error.csv.tmp failed"));
     assert_false(exists(path));
     assert_false(exists(o.tmp));
-
 }
 
 /* A character device is written through, never replaced: /dev/null swallows the output and stays
