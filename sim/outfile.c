@@ -10,11 +10,27 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Whether the symlink at `link` lives in /proc (after resolving its directory): /dev/stdout,
+ * /dev/fd/N and /proc/self/fd/N are such links, naming an open file rather than a path (a pipe's
+ * is "pipe:[1234]"), so they are opened, never followed by hand. */
+static bool proc_link(const char *link)
+{
+    char dir[PATH_MAX], real[PATH_MAX];
+    const char *slash = strrchr(link, '/');
+    if (!slash)
+        return false;
+    snprintf(dir, sizeof dir, "%.*s", slash == link ? 1 : (int)(slash - link), link);
+    return realpath(dir, real) && strncmp(real, "/proc/", 6) == 0;
+}
+
 /* Follows `path` through symlinks (at most 40, as the kernel does) into buf: the file an output
  * lands in. 0, or an errno (ELOOP, ENAMETOOLONG, or lstat's / readlink's). *sb holds lstat of
- * the result and *found whether it exists. */
-static int resolve_links(const char *path, char *buf, size_t len, struct stat *sb, bool *found)
+ * the result and *found whether it exists; at a link in /proc (*opened true) the walk stops and
+ * *sb is stat of what the link opens. */
+static int resolve_links(const char *path, char *buf, size_t len, struct stat *sb, bool *found,
+                         bool *opened)
 {
+    *opened = false;
     if (strlen(path) >= len)
         return ENAMETOOLONG;
     memcpy(buf, path, strlen(path) + 1);
@@ -26,6 +42,10 @@ static int resolve_links(const char *path, char *buf, size_t len, struct stat *s
         *found = true;
         if (!S_ISLNK(sb->st_mode))
             return 0;
+        if (proc_link(buf)) {
+            *opened = true;
+            return stat(buf, sb) == 0 ? 0 : errno;
+        }
         char target[PATH_MAX];
         ssize_t n = readlink(buf, target, sizeof target - 1);
         if (n < 0)
@@ -109,8 +129,8 @@ sim_status sim_outfile_open(sim_outfile *o, const char *path, const char *what, 
         return sim_fail(err, SIM_EINPUT, "%s: path is %zu characters, expected at most %zu", what,
                         n, sizeof o->path - 1);
     struct stat sb;
-    bool found = false;
-    int e = resolve_links(path, o->path, sizeof o->path, &sb, &found);
+    bool found = false, opened = false;
+    int e = resolve_links(path, o->path, sizeof o->path, &sb, &found, &opened);
     if (e)
         return sim_fail(err, SIM_EINPUT, "%s: cannot write %s: %s", what, path, strerror(e));
     if (found && !S_ISREG(sb.st_mode) && !S_ISCHR(sb.st_mode) && !S_ISFIFO(sb.st_mode))
@@ -120,9 +140,11 @@ sim_status sim_outfile_open(sim_outfile *o, const char *path, const char *what, 
     if (!(o->sink = malloc(sizeof *o->sink)))
         return sim_fail(err, SIM_EINTERNAL, "%s: out of memory", what);
     int fd;
-    if (found && !S_ISREG(sb.st_mode)) {
-        o->direct = true; /* a device or FIFO: written through */
-        fd = open(o->path, O_WRONLY | O_NOCTTY);
+    if (found && (opened || !S_ISREG(sb.st_mode))) {
+        /* a device or FIFO, or what a /proc link opens (/dev/stdout): written through; a file
+         * behind /dev/stdout (a shell's `> file`) is appended to, as the shell's own writes are */
+        o->direct = true;
+        fd = open(o->path, O_WRONLY | O_NOCTTY | (S_ISREG(sb.st_mode) ? O_APPEND : 0));
     } else {
         snprintf(o->tmp, sizeof o->tmp, "%s.tmp", o->path);
         /* a leftover "<path>.tmp" is replaced, but never followed if it is a link */
@@ -189,8 +211,8 @@ static bool canonical(const char *path, char *out)
 {
     char file[PATH_MAX];
     struct stat sb;
-    bool found = false;
-    if (resolve_links(path, file, sizeof file, &sb, &found))
+    bool found = false, opened = false;
+    if (resolve_links(path, file, sizeof file, &sb, &found, &opened))
         return false;
     if (found)
         return realpath(file, out) != NULL;

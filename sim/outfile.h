@@ -6,8 +6,10 @@
  *     leaves nothing behind; a file it replaces keeps its permission bits;
  *   - a symlink is followed (relative links, chains, a dangling link) and its target is the file
  *     replaced as above, next to the target: the link stays;
- *   - a character device or a FIFO (/dev/stdout, /dev/null, a pipe) is written through, never
- *     replaced; a write error there (ENOSPC on /dev/full) fails the commit;
+ *   - a character device or a FIFO (/dev/null, a named pipe) is written through, never replaced;
+ *     a write error there (ENOSPC on /dev/full) fails the commit;
+ *   - a link in /proc (/dev/stdout, /dev/fd/N, /proc/self/fd/N) is opened and written through,
+ *     whatever it holds open: a terminal, a pipe, or a file (appended to, as a shell's `> file`);
  *   - anything else (a directory, a socket, a block device) is refused before anything is written.
  * Errors carry the system's reason ("No space left on device").
  *

@@ -229,6 +229,65 @@ static void test_symlink_target_is_replaced(void **state)
     rmdir(dir);
 }
 
+/* /dev/stdout (a link in /proc) is opened, whatever it holds: a pipe gets the bytes; a file a
+ * shell redirected to is appended to and stays the same file (it is not replaced by a rename). */
+static void child_writes_stdout(int fd)
+{
+    if (dup2(fd, STDOUT_FILENO) < 0)
+        _exit(3);
+    sim_outfile o;
+    sim_err err = {{0}};
+    if (sim_outfile_open(&o, "/dev/stdout", "--out", &err) || !o.direct)
+        _exit(4);
+    fputs("hello\n", o.f);
+    _exit(sim_outfile_commit(&o, &err) == SIM_OK ? 0 : 5);
+}
+
+static void test_dev_stdout_is_written_through(void **state)
+{
+    (void)state;
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        close(p[0]);
+        child_writes_stdout(p[1]);
+    }
+    close(p[1]);
+    char got[32] = {0};
+    ssize_t n = read(p[0], got, sizeof got - 1);
+    close(p[0]);
+    int status = -1;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_int_equal(n, 6);
+    assert_string_equal(got, "hello\n");
+
+    char path[128];
+    tmp_path(path, sizeof path, "redirect.txt");
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("before\n", f);
+    fflush(f);
+    struct stat before;
+    assert_int_equal(fstat(fileno(f), &before), 0);
+    child = fork();
+    assert_true(child >= 0);
+    if (child == 0)
+        child_writes_stdout(fileno(f));
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    fclose(f);
+    struct stat after;
+    assert_int_equal(stat(path, &after), 0);
+    assert_int_equal(after.st_ino, before.st_ino);
+    assert_string_equal(slurp(path), "before\nhello\n");
+    remove(path);
+}
+
 /* A directory (or any other non-regular file) is refused before anything is written. */
 static void test_directory_is_refused(void **state)
 {
@@ -285,6 +344,7 @@ int main(void)
         cmocka_unit_test(test_devices_are_written_through),
         cmocka_unit_test(test_fifo_is_written_through),
         cmocka_unit_test(test_symlink_target_is_replaced),
+        cmocka_unit_test(test_dev_stdout_is_written_through),
         cmocka_unit_test(test_directory_is_refused),
         cmocka_unit_test(test_same_file),
     };
