@@ -853,6 +853,10 @@ sim_status cli_cmd_merge(int argc, char **argv, FILE *out, sim_err *err)
     bool jsonl = false;
     for (int i = 2; i < argc && !st; i++) {
         if (strcmp(argv[i], "--out") == 0 || strncmp(argv[i], "--out=", 6) == 0) {
+            if (dest) {
+                st = sim_fail(err, SIM_EINPUT, "--out: given twice, expected once");
+                break;
+            }
             dest = argv[i][5] == '=' ? argv[i] + 6 : (i + 1 < argc ? argv[++i] : NULL);
             if (!dest)
                 st = sim_fail(err, SIM_EINPUT, "--out: missing value");

@@ -342,13 +342,20 @@ sim_status cli_cmd_compare(int argc, char **argv, FILE *out, sim_err *err)
     int nrest = 0;
     rest[nrest++] = argv[0];
     rest[nrest++] = argv[1];
+    bool twice = false;
     for (int i = 2; i < argc; i++) {
+        const char *prev = result;
         if (strcmp(argv[i], "--result") == 0 && i + 1 < argc)
             result = argv[++i];
         else if (strncmp(argv[i], "--result=", 9) == 0)
             result = argv[i] + 9;
         else
             rest[nrest++] = argv[i];
+        twice |= prev && result != prev;
+    }
+    if (twice) {
+        free(rest);
+        return sim_fail(err, SIM_EINPUT, "--result: given twice, expected once");
     }
     cJSON *root = NULL;
     sim_status st = result ? sim_jsonf_load(result, &root, err)

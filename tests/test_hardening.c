@@ -326,6 +326,10 @@ static void test_repeated_flag_refused(void **state)
     expect_input_error("--tp: given twice, expected once");
     cli("serve " MODEL_HW " --num-prompts=2 --num-prompts 3", ROOT2);
     expect_input_error("--num-prompts: given twice, expected once");
+    cli("merge --out a.csv --out b.csv x.csv");
+    expect_input_error("--out: given twice, expected once");
+    cli("compare --result a.json --result=b.json " MODEL_HW, ROOT2);
+    expect_input_error("--result: given twice, expected once");
 }
 
 int main(void)

@@ -1,7 +1,7 @@
 /* fuzz_cli.c - the command line (sim_cli_main, in process): the input is whitespace-separated
  * arguments. So that a run stays short and writes nothing outside its directory, inputs with an
  * argument naming a path ('/'), a number of more than 3 digits, or more than 8 list commas are
- * skipped; the target runs in a directory of its own under /tmp. */
+ * skipped; the target runs in a directory of its own ($INFERSIM_FUZZ_DIR, else under /tmp). */
 #include "fuzz_util.h"
 
 #include <stdbool.h>
@@ -29,9 +29,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static FILE *sink;
     static bool in_dir;
-    if (!in_dir) {
-        char dir[96];
-        snprintf(dir, sizeof dir, "/tmp/infersim-fuzz-cli-%d", (int)getpid());
+    if (!in_dir) { /* tools/fuzz names one under build-fuzz/ */
+        char dir[1024];
+        const char *env = getenv("INFERSIM_FUZZ_DIR");
+        if (env)
+            snprintf(dir, sizeof dir, "%s", env);
+        else
+            snprintf(dir, sizeof dir, "/tmp/infersim-fuzz-cli-%d", (int)getpid());
         if ((mkdir(dir, 0700) != 0 && access(dir, W_OK) != 0) || chdir(dir) != 0)
             abort();
         in_dir = true;

@@ -10,12 +10,20 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-/* Writes data to a per-process file with the given suffix and returns its path (static). */
+static char fuzz_path[128];
+
+static inline void fuzz_file_remove(void) { remove(fuzz_path); }
+
+/* Writes data to a per-process file with the given suffix and returns its path (static; removed
+ * at exit). */
 static inline const char *fuzz_file(const uint8_t *data, size_t size, const char *suffix)
 {
-    static char path[128];
-    const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"; /* memory if we can */
-    snprintf(path, sizeof path, "%s/infersim-fuzz-%d%s", dir, (int)getpid(), suffix);
+    char *path = fuzz_path;
+    if (!path[0]) {
+        const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"; /* memory */
+        snprintf(path, sizeof fuzz_path, "%s/infersim-fuzz-%d%s", dir, (int)getpid(), suffix);
+        atexit(fuzz_file_remove);
+    }
     FILE *f = fopen(path, "wb");
     if (!f)
         abort();
