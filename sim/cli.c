@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "find.h"
 #include "jsonf.h"
 #include "metrics.h"
 #include "rng.h"
@@ -24,7 +25,9 @@
 #include "validate.h"
 #include "workload.h"
 
+#ifndef INFERSIM_VERSION
 #define INFERSIM_VERSION "0.1.0"
+#endif
 
 /* ------------------------------------------------------------------------------------------ */
 /* Options: one table drives parsing, validation and --help. */
@@ -246,7 +249,7 @@ sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int
         }
         if (!o)
             return sim_fail(err, SIM_EINPUT,
-                            "infersim %s: unknown %s '%s'; see 'infersim %s --help'", cmd,
+                            "%s: unknown %s '%s'; see 'infersim %s --help'", cmd,
                             arg[0] == '-' ? "flag" : "argument", arg, cmd);
         const char *v = eq ? eq + 1 : NULL;
         out->given[o - cli_opts_table] = true;
@@ -271,33 +274,22 @@ sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int
 /* ------------------------------------------------------------------------------------------ */
 /* Model and device names */
 
-/* A bare name ("h100-sxm") is looked up as DIR/NAME.json in the working directory, then in the
- * source tree next to the binary (build/infersim -> ../DIR). Anything else is used as given. */
+/* A bare name ("h100-sxm") is looked up as DIR/NAME.json in the data roots (find.h); for models, a
+ * Hugging Face id ("meta-llama/Llama-3.1-8B") that is not a path names the model file listing it.
+ * Anything else is used as given (and its loader says it cannot be opened). */
 void cli_resolve(const char *dir, const char *arg, char *buf, size_t len)
 {
     snprintf(buf, len, "%s", arg);
-    if (strchr(arg, '/') || access(arg, F_OK) == 0)
+    if (access(arg, F_OK) == 0)
         return;
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    exe[n > 0 ? n : 0] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash)
-        *slash = '\0';
-    const char *fmts[] = {"%s/%s.json", "%s/../%s/%s.json", "%s/%s/%s.json"};
-    char cand[PATH_MAX + 300];
-    snprintf(cand, sizeof cand, fmts[0], dir, arg);
-    if (access(cand, F_OK) == 0)
-        goto found;
-    for (int k = 1; k < 3 && slash; k++) {
-        snprintf(cand, sizeof cand, fmts[k], exe, dir, arg);
-        if (access(cand, F_OK) == 0)
-            goto found;
+    if (strchr(arg, '/')) {
+        if (strcmp(dir, "models") == 0)
+            sim_model_find_hf(arg, buf, len);
+        return;
     }
-    return;
-found:
-    if (strlen(cand) < len)
-        memcpy(buf, cand, strlen(cand) + 1);
+    char file[NAME_MAX + 8];
+    if (snprintf(file, sizeof file, "%s.json", arg) < (int)sizeof file)
+        sim_find_file(dir, file, buf, len);
 }
 
 sim_status cli_parse_dtype_flag(const char *flag, const char *v, sim_dtype *out, sim_err *err)
@@ -823,26 +815,60 @@ static sim_status cmd_trace_check(const cli_opts *o, FILE *out, sim_err *err)
     return SIM_OK;
 }
 
+/* One command: its flags come from the option table (mask) and run through fn, or (sweep, merge,
+ * compare) it parses its own arguments through argv_fn. One table drives dispatch, the top-level
+ * usage and every --help. */
 typedef struct command {
     const char *name;
     int mask;
     sim_status (*fn)(const cli_opts *, FILE *, sim_err *);
+    sim_status (*argv_fn)(int argc, char **argv, FILE *out, FILE *errf, sim_err *err);
     const char *summary;
+    const char *usage; /* argv commands: their synopsis and flags */
 } command;
 
+static sim_status cmd_merge(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
+{
+    (void)errf;
+    return cli_cmd_merge(argc, argv, out, err);
+}
+
+static sim_status cmd_compare(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
+{
+    (void)errf;
+    return cli_cmd_compare(argc, argv, out, err);
+}
+
 static const command commands[] = {
-    {"run", CMD_RUN, cmd_run, "static batch: TTFT, TPOT, E2E, throughput, per-op breakdown"},
-    {"roofline", CMD_ROOFLINE, cmd_roofline, "peaks, bandwidth, ridge points, op intensities"},
-    {"serve", CMD_SERVE, cmd_serve,
-     "request stream under continuous batching: vLLM's serving benchmark metrics"},
-    {"trace-check", CMD_CHECK, cmd_trace_check,
-     "validate a Chrome trace (slices nest, names, counters, ids)"},
-    {"op", CMD_OP, cli_cmd_op, "price one GEMM, attention, copy or all-reduce on a device"},
-    {"validate", CMD_VALIDATE, cli_cmd_validate,
-     "predictions against the public measurements, with the error summary"},
-    {"calibrate", CMD_CALIBRATE, cli_cmd_calibrate,
-     "fit a device's efficiencies to its op-level measurements"},
+    {"run", CMD_RUN, cmd_run, NULL, "static batch: TTFT, TPOT, E2E, throughput, per-op breakdown",
+     NULL},
+    {"roofline", CMD_ROOFLINE, cmd_roofline, NULL, "peaks, bandwidth, ridge points, op intensities",
+     NULL},
+    {"serve", CMD_SERVE, cmd_serve, NULL,
+     "request stream under continuous batching: vLLM's serving benchmark metrics", NULL},
+    {"sweep", 0, NULL, cli_cmd_sweep,
+     "run|serve over a grid (any flag a comma-separated list), in parallel", NULL},
+    {"merge", 0, NULL, cmd_merge, "join sweep shard files back into grid order",
+     "usage: infersim merge [--out FILE] SHARD...\n"
+     "  SHARD...                   the files of 'infersim sweep --shard I/N --out FILE' (all CSV or\n"
+     "                             all JSONL), joined back into grid order\n"
+     "  --out S                    write the merged rows here (default: stdout)\n"},
+    {"compare", 0, NULL, cmd_compare,
+     "a vLLM --save-result (or run-style) JSON against the prediction for the same flags",
+     "usage: infersim compare --result FILE.json [the run or serve flags of the measurement]\n"
+     "  --result S                 a vLLM --save-result file (mean_ttft_ms, ...: compared with\n"
+     "                             'infersim serve') or a run-style JSON (ttft_ms, ...: 'infersim\n"
+     "                             run'); the other flags are those commands' flags\n"},
+    {"trace-check", CMD_CHECK, cmd_trace_check, NULL,
+     "validate a Chrome trace (slices nest, names, counters, ids)", NULL},
+    {"op", CMD_OP, cli_cmd_op, NULL, "price one GEMM, attention, copy or all-reduce on a device",
+     NULL},
+    {"validate", CMD_VALIDATE, cli_cmd_validate, NULL,
+     "predictions against the public measurements, with the error summary", NULL},
+    {"calibrate", CMD_CALIBRATE, cli_cmd_calibrate, NULL,
+     "fit a device's efficiencies to its op-level measurements", NULL},
 };
+enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 
 static void top_usage(FILE *f)
 {
@@ -850,13 +876,76 @@ static void top_usage(FILE *f)
             "infersim %s - predicts LLM serving performance with the roofline model\n"
             "usage: infersim COMMAND [flags]   (infersim COMMAND --help for its flags)\n",
             INFERSIM_VERSION);
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    for (size_t i = 0; i < N_COMMANDS; i++)
         fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "  %-11s %s\n", "sweep",
-            "run|serve over a grid (any flag a comma-separated list), in parallel");
-    fprintf(f, "  %-11s %s\n", "merge", "join sweep shard files back into grid order");
-    fprintf(f, "  %-11s %s\n", "compare",
-            "a vLLM --save-result (or run-style) JSON against the prediction for the same flags");
+}
+
+/* Whether argv[first..] asks for help. */
+static bool wants_help(int argc, char **argv, int first)
+{
+    for (int i = first; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return true;
+    return false;
+}
+
+/* A command's --help; sweep's names its subcommand's flags. */
+static void command_help(FILE *f, const command *c, int argc, char **argv)
+{
+    if (c->fn)
+        usage(f, c->name, c->mask);
+    else if (strcmp(c->name, "sweep") == 0)
+        cli_sweep_usage(f, argc > 2 && (strcmp(argv[2], "run") == 0 || strcmp(argv[2], "serve") == 0)
+                               ? argv[2]
+                               : NULL);
+    else
+        fputs(c->usage, f);
+}
+
+/* Runs argv[1] with its flags; a failure's message is left in err. */
+static sim_status dispatch(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
+{
+    const char *name = argv[1];
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+        const command *c = &commands[i];
+        if (strcmp(name, c->name) != 0)
+            continue;
+        if (wants_help(argc, argv, 2)) {
+            command_help(out, c, argc, argv);
+            return SIM_OK;
+        }
+        if (c->argv_fn)
+            return c->argv_fn(argc, argv, out, errf, err);
+        cli_opts o = cli_defaults;
+        sim_status st = cli_parse_opts(argc, argv, 2, c->name, c->mask, &o, err);
+        return st ? st : c->fn(&o, out, err);
+    }
+    char names[512] = "";
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                 i == 0 ? "" : i + 1 == N_COMMANDS ? " or " : ", ", commands[i].name);
+    return sim_fail(err, SIM_EINPUT, "unknown command '%s'; expected %s (infersim --help)", name,
+                    names);
+}
+
+sim_status sim_cli_run(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
+{
+    if (argc < 2)
+        return sim_fail(err, SIM_EINPUT,
+                        "missing command; expected 'infersim COMMAND [flags]' (infersim --help)");
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "help") == 0 || strcmp(name, "-h") == 0) {
+        top_usage(out);
+        return SIM_OK;
+    }
+    if (strcmp(name, "--version") == 0) {
+        fprintf(out, "infersim %s\n", INFERSIM_VERSION);
+        return SIM_OK;
+    }
+    sim_status st = dispatch(argc, argv, out, errf, err);
+    if (st && !err->msg[0])
+        sim_fail(err, st, "internal error");
+    return st;
 }
 
 int sim_cli_main(int argc, char **argv, FILE *out, FILE *errf)
@@ -865,45 +954,9 @@ int sim_cli_main(int argc, char **argv, FILE *out, FILE *errf)
         top_usage(errf);
         return SIM_EINPUT;
     }
-    const char *name = argv[1];
-    if (strcmp(name, "--help") == 0 || strcmp(name, "help") == 0 || strcmp(name, "-h") == 0) {
-        top_usage(out);
-        return 0;
-    }
-    if (strcmp(name, "--version") == 0) {
-        fprintf(out, "infersim %s\n", INFERSIM_VERSION);
-        return 0;
-    }
-    if (strcmp(name, "sweep") == 0 || strcmp(name, "merge") == 0 || strcmp(name, "compare") == 0) {
-        sim_err err = {{0}};
-        sim_status st = name[0] == 's'   ? cli_cmd_sweep(argc, argv, out, errf, &err)
-                        : name[0] == 'm' ? cli_cmd_merge(argc, argv, out, &err)
-                                         : cli_cmd_compare(argc, argv, out, &err);
-        if (st)
-            fprintf(errf, "infersim: %s\n", err.msg[0] ? err.msg : "internal error");
-        return (int)st;
-    }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-        const command *c = &commands[i];
-        if (strcmp(name, c->name) != 0)
-            continue;
-        cli_opts o = cli_defaults;
-        sim_err err = {{0}};
-        sim_status st = cli_parse_opts(argc, argv, 2, c->name, c->mask, &o, &err);
-        if (!st && o.help) {
-            usage(out, c->name, c->mask);
-            return 0;
-        }
-        if (!st)
-            st = c->fn(&o, out, &err);
-        if (st)
-            fprintf(errf, "infersim: %s\n", err.msg[0] ? err.msg : "internal error");
-        return (int)st;
-    }
-    fprintf(errf,
-            "infersim: unknown command '%s'; expected run, serve, roofline, sweep, merge, "
-            "trace-check, op, validate, calibrate or compare "
-            "(infersim --help)\n",
-            name);
-    return SIM_EINPUT;
+    sim_err err = {{0}};
+    sim_status st = sim_cli_run(argc, argv, out, errf, &err);
+    if (st)
+        fprintf(errf, "infersim: %s\n", err.msg);
+    return (int)st;
 }

@@ -15,7 +15,13 @@
 
 #include <stdio.h>
 
+#include "status.h"
+
 /* Runs one command line; results go to `out`, diagnostics to `err`. Returns the exit status. */
 int sim_cli_main(int argc, char **argv, FILE *out, FILE *err);
+
+/* The same without printing the failure: it is left in *err (one line, no "infersim: " prefix).
+ * Keeps no state between calls (the C API runs it from any thread). */
+sim_status sim_cli_run(int argc, char **argv, FILE *out, FILE *errf, sim_err *err);
 
 #endif

@@ -94,8 +94,9 @@ sim_status cli_parse_dtype_flag(const char *flag, const char *v, sim_dtype *out,
 sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int mask,
                           cli_opts *out, sim_err *err);
 
-/* A bare name ("h100-sxm") as DIR/NAME.json in the working directory or the source tree next to
- * the binary; anything else as given. */
+/* A bare name ("h100-sxm") as DIR/NAME.json in the data roots (find.h: working directory,
+ * $INFERSIM_DATA, the source tree next to the binary, the installed share/infersim); a Hugging Face
+ * id as the model file that lists it; anything else as given. */
 void cli_resolve(const char *dir, const char *arg, char *buf, size_t len);
 
 /* ------------------------------------------------------------------------------------------ */
@@ -177,6 +178,9 @@ void cli_serve_state_free(cli_serve_state *s);
 
 /* The commands of cli_sweep.c and cli_validate.c. */
 sim_status cli_cmd_sweep(int argc, char **argv, FILE *out, FILE *errf, sim_err *err);
+/* `infersim sweep [run|serve] --help`: the sweep's own flags (and which command's flags it
+ * takes: sub is "run", "serve" or NULL). */
+void cli_sweep_usage(FILE *f, const char *sub);
 sim_status cli_cmd_merge(int argc, char **argv, FILE *out, sim_err *err);
 sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err);
 sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err);

@@ -371,7 +371,7 @@ static sim_status sweep_prepare(sweep_ctx *c, size_t n, sim_err *err)
 
 /* Sweep-level flags, apart from the command's. */
 typedef struct sweep_opts {
-    const char *out, *slo, *shard, *grid;
+    const char *out, *slo, *shard, *grid, *format;
     int64_t threads, pct;
     unsigned seen; /* bit i: sweep_flags[i] was given */
 } sweep_opts;
@@ -387,6 +387,7 @@ static const cli_opt_def sweep_flags[] = {
     SO("--grid", OPT_STR, grid, 0, 0, "expected a grid JSON file"),
     SO("--threads", OPT_INT, threads, 1, 1024, "threads"),
     SO("--slo-percentile", OPT_INT, pct, 50, 99, "50, 90 or 99"),
+    SO("--format", OPT_STR, format, 0, 0, "expected csv or jsonl"),
 };
 #undef SO
 enum { N_SWEEP_FLAGS = sizeof sweep_flags / sizeof sweep_flags[0] };
@@ -421,6 +422,26 @@ static bool sweep_flag(const char *name, const char *v, sweep_opts *s, sim_err *
     if (!*st && def->offset == offsetof(sweep_opts, pct) && !kept_pct)
         *st = sim_fail(err, SIM_EINPUT, "%s: value '%s', expected 50, 90 or 99", name, v);
     return true;
+}
+
+void cli_sweep_usage(FILE *f, const char *sub)
+{
+    fprintf(f,
+            "usage: infersim sweep %s [flags]\n"
+            "  every flag of 'infersim %s' (see 'infersim %s --help'), any value a comma-separated\n"
+            "  list (--tp 1,2,4): the grid is every combination; and the sweep's own:\n",
+            sub ? sub : "run|serve", sub ? sub : "run|serve", sub ? sub : "run|serve");
+    static const char *const what[N_SWEEP_FLAGS] = {
+        "write the rows here (.csv, or .jsonl/.json for JSON lines; default: stdout, CSV)",
+        "SLOs a point must meet (--slo ttft:500,tpot:50); the summary names the best",
+        "run the I-th of N interleaved slices of the grid (merge them with 'infersim merge')",
+        "a grid JSON file: {\"grid\": {\"--tp\": [1, 2], ...}}",
+        "worker threads (default: every core)",
+        "the latency percentile --slo checks, 50, 90 or 99 (default 90)",
+        "csv|jsonl: the rows' format (default: from --out's extension, else csv)"};
+    for (size_t i = 0; i < N_SWEEP_FLAGS; i++)
+        fprintf(f, "  %s%-*s %s\n", sweep_flags[i].name, (int)(26 - strlen(sweep_flags[i].name)),
+                sweep_flags[i].kind == OPT_STR ? " S" : " N", what[i]);
 }
 
 /* Outputs written once per run: a sweep has one per point, so they are refused. */
@@ -464,7 +485,8 @@ static const cli_opt_def *sweep_dim_flag(const char *name, int mask, const dim_s
                      "--help')",
                      at, strncmp(src->key, "--", 2) ? "--" : "", src->key, src->cmd, src->cmd);
         else
-            sim_fail(err, SIM_EINPUT, "infersim sweep %s: unknown flag '%s'", src->cmd, src->key);
+            sim_fail(err, SIM_EINPUT, "sweep %s: unknown flag '%s'; see 'infersim sweep %s --help'",
+                     src->cmd, src->key, src->cmd);
         return NULL;
     }
     for (size_t k = 0; k < sizeof per_run_flags / sizeof per_run_flags[0]; k++)
@@ -781,6 +803,12 @@ sim_status cli_cmd_sweep(int argc, char **argv, FILE *out, FILE *errf, sim_err *
     c.g = &g;
     c.pct = (int)so.pct;
     c.jsonl = so.out && (ends_with(so.out, ".jsonl") || ends_with(so.out, ".json"));
+    if (!st && so.format) {
+        c.jsonl = strcmp(so.format, "jsonl") == 0;
+        if (!c.jsonl && strcmp(so.format, "csv") != 0)
+            st = sim_fail(err, SIM_EINPUT, "--format: value '%s', expected csv or jsonl",
+                          so.format);
+    }
     size_t n = st ? 0 : sim_shard_points(&c.shard, sim_grid_points(&g));
     sim_sweep_row *rows = NULL;
     size_t n_rows = 0;
@@ -859,7 +887,7 @@ sim_status cli_cmd_merge(int argc, char **argv, FILE *out, sim_err *err)
             continue;
         }
         if (argv[i][0] == '-') {
-            st = sim_fail(err, SIM_EINPUT, "infersim merge: unknown flag '%s'", argv[i]);
+            st = sim_fail(err, SIM_EINPUT, "merge: unknown flag '%s'; see 'infersim merge --help'", argv[i]);
             break;
         }
         FILE *f = fopen(argv[i], "r");

@@ -8,6 +8,9 @@
  * num_nextn_predict_layers (MTP layers, default 0), and text_config (multimodal wrappers: the
  * language model inside is read).
  *
+ * infersim_hf_ids (optional) lists the Hugging Face ids a shipped file stands for, so that
+ * `--model meta-llama/Llama-3.1-8B-Instruct` finds models/llama-3.1-8b.json.
+ *
  * Mixture-of-experts configs (num_local_experts, num_experts, n_routed_experts,
  * moe_intermediate_size) and MLA configs (kv_lora_rank) are rejected with a message that says
  * so: they are never priced as if they were dense.
@@ -39,6 +42,12 @@ typedef struct sim_model {
     bool dtype_known;       /* torch_dtype was given */
     sim_dtype dtype;        /* checkpoint format (bf16 or fp16); float32 maps to bf16 */
 } sim_model;
+
+/* The model file that stands for a Hugging Face id ("meta-llama/Llama-3.1-8B-Instruct"): the
+ * first models/NAME.json, in the data roots' order (find.h), whose "infersim_hf_ids" array holds the
+ * id (compared without regard to case, as the Hub does). Its path goes to out; false when none
+ * does. Files that do not parse are skipped here (loading the one found reports its errors). */
+bool sim_model_find_hf(const char *id, char *out, size_t len);
 
 /* Loads and validates a config.json. Errors name the file, field, value and what was expected. */
 sim_status sim_model_load(const char *path, sim_model *m, sim_err *err);
