@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -109,6 +111,32 @@ const cli_opt_def cli_opts_table[] = {
       "SLOs for request_goodput: ttft:MS tpot:MS e2el:MS"),
     O("--save-requests", OPT_STR, save_requests, 0, 0, CMD_SERVE,
       "write one CSV row per request to FILE"),
+    O("--dataset-name", OPT_STR, dataset_name, 0, 0, CMD_SERVE,
+      "random (vLLM's synthetic dataset; for recorded traffic use --trace)"),
+    O("--percentile-metrics", OPT_STR, percentile_metrics, 0, 0, CMD_SERVE,
+      "metrics whose percentiles are printed and saved: ttft,tpot,itl,e2el (vLLM's flag)"),
+    O("--metric-percentiles", OPT_STR, metric_percentiles, 0, 0, CMD_SERVE,
+      "the percentiles, e.g. 50,90,99 (default: 90,99; --save-result: vLLM's 99)"),
+    O("--save-result", OPT_BOOL, save_result, 0, 0, CMD_SERVE,
+      "write vLLM's result JSON (--result-dir, --result-filename; vLLM's default name)"),
+    O("--result-dir", OPT_STR, result_dir, 0, 0, CMD_SERVE, "folder of the --save-result file"),
+    O("--result-filename", OPT_STR, result_filename, 0, 0, CMD_SERVE,
+      "name of the --save-result file"),
+    O("--backend", OPT_STR, backend, 0, 0, CMD_SERVE,
+      "recorded in the --save-result file (no effect on the prediction; default openai)"),
+    O("--label", OPT_STR, label, 0, 0, CMD_SERVE,
+      "names the --save-result file instead of --backend (no effect on the prediction)"),
+    O("--tokenizer", OPT_STR, tokenizer, 0, 0, CMD_SERVE,
+      "recorded in the --save-result file (no effect: lengths are token counts)"),
+    O("--base-url", OPT_STR, vllm_noop, 0, 0, CMD_SERVE, "accepted, no effect (no server)"),
+    O("--host", OPT_STR, vllm_noop, 0, 0, CMD_SERVE, "accepted, no effect (no server)"),
+    O("--port", OPT_STR, vllm_noop, 0, 0, CMD_SERVE, "accepted, no effect (no server)"),
+    O("--endpoint", OPT_STR, vllm_noop, 0, 0, CMD_SERVE, "accepted, no effect (no server)"),
+    O("--served-model-name", OPT_STR, vllm_noop, 0, 0, CMD_SERVE, "accepted, no effect"),
+    O("--ignore-eos", OPT_BOOL, vllm_noop_bool, 0, 0, CMD_SERVE,
+      "accepted, no effect (every request generates its output length, as with it in vLLM)"),
+    O("--trust-remote-code", OPT_BOOL, vllm_noop_bool, 0, 0, CMD_SERVE, "accepted, no effect"),
+    O("--disable-tqdm", OPT_BOOL, vllm_noop_bool, 0, 0, CMD_SERVE, "accepted, no effect"),
     O("--chrome-trace", OPT_STR, chrome_trace, 0, 0, CMD_ENGINE,
       "write a Chrome Trace Event JSON timeline (Perfetto, chrome://tracing) to FILE"),
     O("--trace-detail", OPT_STR, trace_detail, 0, 0, CMD_SERVE,
@@ -139,7 +167,7 @@ const cli_opt_def cli_opts_table[] = {
 };
 #undef O
 const size_t cli_n_opts = sizeof cli_opts_table / sizeof cli_opts_table[0];
-_Static_assert(sizeof cli_opts_table / sizeof cli_opts_table[0] <= 96,
+_Static_assert(sizeof cli_opts_table / sizeof cli_opts_table[0] <= 128,
                "cli_opts.given is too small");
 
 const cli_opt_def *cli_find_opt(const char *name, int mask)
@@ -623,9 +651,9 @@ static sim_status cmd_roofline(const cli_opts *o, FILE *out, sim_err *err)
 /* The workload of a serve command: a trace, or vLLM's random dataset. */
 static sim_status check_workload_flags(const cli_opts *o, sim_err *err)
 {
-    static const char *const synthetic_only[] = {"--random-input-len",   "--random-output-len",
-                                                 "--random-range-ratio", "--request-rate",
-                                                 "--burstiness",         "--seed"};
+    static const char *const synthetic_only[] = {
+        "--random-input-len", "--random-output-len", "--random-range-ratio", "--request-rate",
+        "--burstiness",       "--seed",              "--dataset-name"};
     if (o->trace) {
         for (size_t i = 0; i < sizeof synthetic_only / sizeof synthetic_only[0]; i++)
             if (cli_given(o, synthetic_only[i]))
@@ -773,28 +801,131 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
     return st;
 }
 
+/* Python's str() of a float, as vLLM's file name holds the request rate: "inf", "10.0", "2.5". */
+static void py_float(double v, char *buf, size_t len)
+{
+    if (isinf(v)) {
+        snprintf(buf, len, "inf");
+        return;
+    }
+    snprintf(buf, len, "%.15g", v);
+    if (!strpbrk(buf, ".e"))
+        snprintf(buf + strlen(buf), len - strlen(buf), ".0");
+}
+
+/* Creates every folder of `dir` that is missing (vLLM's os.makedirs(exist_ok=True)). */
+static sim_status make_dirs(const char *dir, sim_err *err)
+{
+    char buf[PATH_MAX];
+    if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf)
+        return sim_fail(err, SIM_EINPUT, "--result-dir: path too long");
+    for (char *p = buf + 1;; p++) {
+        if (*p != '/' && *p)
+            continue;
+        char c = *p;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return sim_fail(err, SIM_EINPUT, "--result-dir: cannot create %s: %s", buf,
+                            strerror(errno));
+        if (!c)
+            return SIM_OK;
+        *p = c;
+    }
+}
+
+/* vLLM's --save-result: its file name (or --result-filename) in --result-dir, its JSON. */
+static sim_status save_vllm_result(const cli_opts *o, const sim_serve_report *rep, sim_err *err)
+{
+    char date[32], rate[64], name[PATH_MAX], path[PATH_MAX * 2];
+    time_t now = time(NULL);
+    struct tm tm;
+    if (!localtime_r(&now, &tm) || !strftime(date, sizeof date, "%Y%m%d-%H%M%S", &tm))
+        snprintf(date, sizeof date, "19700101-000000");
+    const char *backend = o->backend ? o->backend : "openai";
+    const char *base = strrchr(o->model, '/') ? strrchr(o->model, '/') + 1 : o->model;
+    py_float(o->rate, rate, sizeof rate);
+    if (o->result_filename)
+        snprintf(name, sizeof name, "%s", o->result_filename);
+    else if (o->max_concurrency > 0 && cli_given(o, "--max-concurrency"))
+        snprintf(name, sizeof name, "%s-%sqps-concurrency%lld-%s-%s.json",
+                 o->label ? o->label : backend, rate, (long long)o->max_concurrency, base, date);
+    else
+        snprintf(name, sizeof name, "%s-%sqps-%s-%s.json", o->label ? o->label : backend, rate,
+                 base, date);
+    sim_status st = o->result_dir ? make_dirs(o->result_dir, err) : SIM_OK;
+    if (st)
+        return st;
+    snprintf(path, sizeof path, "%s%s%s", o->result_dir ? o->result_dir : "",
+             o->result_dir ? "/" : "", name);
+    sim_vllm_meta meta = {.backend = backend,
+                          .model_id = o->model,
+                          .tokenizer_id = o->tokenizer ? o->tokenizer : o->model,
+                          .date = date,
+                          .num_prompts = (int64_t)rep->w->n,
+                          .request_rate = rep->request_rate,
+                          .burstiness = o->burstiness,
+                          .max_concurrency =
+                              cli_given(o, "--max-concurrency") ? o->max_concurrency : 0};
+    return sim_report_vllm_result(path, rep, &meta, err);
+}
+
+/* vLLM's flags that only make sense together, and its datasets. */
+static sim_status check_vllm_flags(const cli_opts *o, sim_err *err)
+{
+    if (o->dataset_name && strcmp(o->dataset_name, "random") != 0)
+        return sim_fail(err, SIM_EINPUT,
+                        "--dataset-name: value '%s', expected random (infersim draws vLLM's random "
+                        "dataset from --random-input-len/--random-output-len; to replay recorded "
+                        "traffic use --trace FILE: Azure CSV, Mooncake JSONL or a CSV of "
+                        "arrival_s,input_tokens,output_tokens)",
+                        o->dataset_name);
+    if (!o->save_result && (o->result_dir || o->result_filename))
+        return sim_fail(err, SIM_EINPUT, "%s: needs --save-result",
+                        o->result_dir ? "--result-dir" : "--result-filename");
+    return SIM_OK;
+}
+
 static sim_status cmd_serve(const cli_opts *o, FILE *out, sim_err *err)
 {
     cli_loaded *L = calloc(1, sizeof *L);
     cli_serve_state *s = calloc(1, sizeof *s);
-    if (!L || !s) {
+    sim_pct_values *saved = calloc(1, sizeof *saved);
+    if (!L || !s || !saved) {
         free(L);
         free(s);
+        free(saved);
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
     }
-    sim_status st = cli_serve_point(o, L, NULL, (uint64_t)o->seed, s, err);
+    /* printed: every metric at p90 and p99 unless vLLM's two flags say otherwise; saved: what
+     * vLLM saves (its defaults ttft,tpot,itl at p99 unless the flags say otherwise) */
+    bool pick = o->percentile_metrics || o->metric_percentiles;
+    sim_pct_sel sel;
+    sim_status st = check_vllm_flags(o, err);
+    if (!st)
+        st = sim_pct_sel_parse(o->percentile_metrics, o->metric_percentiles, &sel, err);
+    if (!st)
+        st = cli_serve_point(o, L, NULL, (uint64_t)o->seed, s, err);
+    if (!st && (pick || o->save_result) && sim_metrics_percentiles(&s->res, &sel, saved))
+        st = sim_fail(err, SIM_EINTERNAL, "out of memory computing percentiles");
     sim_serve_report rep = {.cfg = &s->cfg,
                             .w = s->w,
                             .res = &s->res,
                             .m = &s->m,
-                            .request_rate = o->trace ? NAN : o->rate};
+                            .request_rate = o->trace ? NAN : o->rate,
+                            .pct = &sel,
+                            .pct_ms = saved};
     if (!st && o->save_requests)
         st = sim_report_save_requests(o->save_requests, &rep, err);
+    if (!st && o->save_result)
+        st = save_vllm_result(o, &rep, err);
+    if (!pick)
+        rep.pct = NULL, rep.pct_ms = NULL;
     if (!st && (st = sim_report_serve(out, L->fmt, &rep)))
         sim_fail(err, st, "writing the result failed");
     cli_serve_state_free(s);
     free(s);
     free(L);
+    free(saved);
     return st;
 }
 

@@ -60,7 +60,11 @@ typedef struct cli_opts {
     const char *spec_method, *spec_model;
     int64_t spec_k;
     double spec_alpha, spec_tau;
-    bool given[96]; /* by index into cli_opts_table */
+    /* vLLM bench serve's own flags: recorded in --save-result, or accepted without effect */
+    const char *backend, *label, *tokenizer, *dataset_name, *result_dir, *result_filename;
+    const char *percentile_metrics, *metric_percentiles, *vllm_noop;
+    bool save_result, vllm_noop_bool;
+    bool given[128]; /* by index into cli_opts_table */
 } cli_opts;
 
 typedef struct cli_opt_def {

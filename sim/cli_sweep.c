@@ -445,8 +445,10 @@ void cli_sweep_usage(FILE *f, const char *sub)
 }
 
 /* Outputs written once per run: a sweep has one per point, so they are refused. */
-static const char *const per_run_flags[] = {"--save-requests", "--chrome-trace", "--trace-detail",
-                                            "--trace-window",  "--format",       "--help"};
+static const char *const per_run_flags[] = {
+    "--save-requests", "--chrome-trace",       "--trace-detail",       "--trace-window",
+    "--format",        "--help",               "--save-result",        "--result-dir",
+    "--result-filename", "--percentile-metrics", "--metric-percentiles"};
 
 /* Where a sweep dimension comes from, for its error messages: a grid file's key, or (file NULL)
  * a command-line argument. */

@@ -216,3 +216,86 @@ sim_status sim_slo_parse(const char *s, sim_slo *slo, sim_err *err)
         return sim_fail(err, SIM_EINPUT, "--goodput: empty, expected ttft:MS, tpot:MS or e2el:MS");
     return SIM_OK;
 }
+
+sim_status sim_pct_sel_parse(const char *metrics, const char *percentiles, sim_pct_sel *out,
+                             sim_err *err)
+{
+    memset(out, 0, sizeof *out);
+    const char *ms = metrics ? metrics : "ttft,tpot,itl";
+    for (const char *p = ms; *p;) {
+        size_t len = strcspn(p, ",");
+        int m = -1;
+        for (int k = 0; k < SIM_M_COUNT; k++)
+            if (strlen(metric_names[k]) == len && strncmp(p, metric_names[k], len) == 0)
+                m = k;
+        if (m < 0)
+            return sim_fail(err, SIM_EINPUT,
+                            "--percentile-metrics: value '%s', expected a comma-separated list of "
+                            "ttft, tpot, itl, e2el",
+                            ms);
+        out->metric[m] = true;
+        p += len + (p[len] == ',');
+    }
+    const char *ps = percentiles ? percentiles : "99";
+    for (const char *p = ps; *p;) {
+        char *end = NULL;
+        double v = strtod(p, &end);
+        if (end == p || (*end && *end != ',') || !(v >= 0.0 && v <= 100.0) || out->n == SIM_MAX_PCTS)
+            return sim_fail(err, SIM_EINPUT,
+                            "--metric-percentiles: value '%s', expected up to %d comma-separated "
+                            "numbers in [0, 100] (e.g. 50,90,99)",
+                            ps, SIM_MAX_PCTS);
+        int i = out->n;
+        while (i > 0 && out->p[i - 1] > v) /* insertion keeps them increasing */
+            i--;
+        if (!(i > 0 && out->p[i - 1] == v)) {
+            memmove(&out->p[i + 1], &out->p[i], (size_t)(out->n - i) * sizeof out->p[0]);
+            out->p[i] = v;
+            out->n++;
+        }
+        p = *end ? end + 1 : end;
+    }
+    bool any = false;
+    for (int k = 0; k < SIM_M_COUNT; k++)
+        any |= out->metric[k];
+    if (!any || out->n == 0)
+        return sim_fail(err, SIM_EINPUT, "%s: empty, expected at least one value",
+                        !any ? "--percentile-metrics" : "--metric-percentiles");
+    return SIM_OK;
+}
+
+void sim_pct_word(double p, char *buf, size_t len) { snprintf(buf, len, "%g", p); }
+
+sim_status sim_metrics_percentiles(const sim_engine_result *res, const sim_pct_sel *sel,
+                                   sim_pct_values *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t cap = res->n > res->n_itl ? res->n : res->n_itl;
+    double *v = malloc((cap ? cap : 1) * sizeof *v);
+    if (!v)
+        return SIM_EINTERNAL;
+    for (int m = 0; m < SIM_M_COUNT; m++) {
+        if (!sel->metric[m])
+            continue;
+        size_t n = 0;
+        if (m == SIM_M_ITL)
+            for (; n < res->n_itl; n++)
+                v[n] = (double)res->itl_ns[n];
+        for (size_t i = 0; m != SIM_M_ITL && i < res->n; i++) {
+            const sim_req *r = &res->reqs[i];
+            double ttft = (double)(r->first_token_ns - r->send_ns);
+            double e2el = (double)(r->finish_ns - r->send_ns);
+            if (m == SIM_M_TPOT && r->output > 1) /* as sim_metrics_compute */
+                v[n++] = (e2el - ttft) / (double)(r->output - 1);
+            else if (m != SIM_M_TPOT)
+                v[n++] = m == SIM_M_TTFT ? ttft : e2el;
+        }
+        if (n == 0)
+            continue; /* no samples: zeros, as sim_metrics_dist */
+        percentiles(v, n, sel->p, out->ms[m], sel->n);
+        for (int j = 0; j < sel->n; j++)
+            out->ms[m][j] /= 1e6;
+    }
+    free(v);
+    return SIM_OK;
+}
