@@ -41,7 +41,7 @@
 const cli_opt_def cli_opts_table[] = {
     O("--model", OPT_STR, model, 0, 0, CMD_MODEL,
       "model config.json path, or a name in models/ (e.g. llama-3.1-8b)"),
-    O("--hw", OPT_STR, hw, 0, 0, CMD_MODEL | CMD_OP | CMD_CALIBRATE,
+    O("--hw", OPT_STR, hw, 0, 0, CMD_MODEL | CMD_OP | CMD_CALIBRATE | CMD_HW,
       "device file path, or a name in hw/ (e.g. h100-sxm)"),
     O("--tp", OPT_INT, tp, 1, 1024, CMD_MODEL, "tensor-parallel GPUs (default 1)"),
     O("--batch", OPT_INT, batch, 1, 1 << 20, CMD_RUN | CMD_ROOFLINE | CMD_OP,
@@ -162,7 +162,8 @@ const cli_opt_def cli_opts_table[] = {
     O("--bytes", OPT_INT, bytes, 1, (double)(1LL << 50), CMD_OP, "copy / all-reduce message size"),
     O("--gpus", OPT_INT, gpus, 2, 65536, CMD_OP, "all-reduce participants"),
     O("--format", OPT_STR, format, 0, 0, CMD_MODEL | CMD_CHECK, "table|json|csv (default table)"),
-    O("--help", OPT_BOOL, help, 0, 0, CMD_MODEL | CMD_CHECK | CMD_VALIDATE | CMD_OP | CMD_CALIBRATE,
+    O("--help", OPT_BOOL, help, 0, 0,
+      CMD_MODEL | CMD_CHECK | CMD_VALIDATE | CMD_OP | CMD_CALIBRATE | CMD_HW,
       "this text"),
 };
 #undef O
@@ -273,6 +274,10 @@ sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int
         }
         if (!o && mask == CMD_CHECK && arg[0] != '-' && !out->trace) {
             out->trace = arg; /* trace-check FILE */
+            continue;
+        }
+        if (!o && mask == CMD_HW && arg[0] != '-' && !out->hw) {
+            out->hw = arg; /* hw FILE */
             continue;
         }
         if (!o)
@@ -946,6 +951,32 @@ static sim_status cmd_trace_check(const cli_opts *o, FILE *out, sim_err *err)
     return SIM_OK;
 }
 
+/* hw FILE: every field of a device with its value and where it came from. */
+static sim_status cmd_hw(const cli_opts *o, FILE *out, sim_err *err)
+{
+    if (!o->hw)
+        return sim_fail(err, SIM_EINPUT, "hw: missing FILE (infersim hw FILE|NAME)");
+    char path[PATH_MAX];
+    cli_resolve("hw", o->hw, path, sizeof path);
+    sim_hw hw;
+    sim_status st = sim_hw_load(path, &hw, err);
+    if (st)
+        return st;
+    fprintf(out, "%s (%s), arch %s\n", hw.name, hw.path, hw.arch[0] ? hw.arch : "(none)");
+    fprintf(out, "%-30s %12s  %-8s %s\n", "field", "value", "from", "default rule");
+    const char *arch_source = NULL;
+    for (size_t i = 0; i < sim_hw_n_fields(); i++) {
+        sim_hw_field_info f = sim_hw_field(&hw, i);
+        fprintf(out, "%-30s %12.6g  %-8s %s\n", f.json, f.value, sim_hw_origin_name(f.origin),
+                f.origin == SIM_HW_FILE ? "" : f.rule);
+        if (f.origin != SIM_HW_FILE && f.arch_source)
+            arch_source = f.arch_source;
+    }
+    if (arch_source)
+        fprintf(out, "architecture constants: %s\n", arch_source);
+    return ferror(out) ? sim_fail(err, SIM_EINTERNAL, "writing the result failed") : SIM_OK;
+}
+
 /* One command: its flags come from the option table (mask) and run through fn, or (sweep, merge,
  * compare) it parses its own arguments through argv_fn. One table drives dispatch, the top-level
  * usage and every --help. */
@@ -998,6 +1029,9 @@ static const command commands[] = {
      "predictions against the public measurements, with the error summary", NULL},
     {"calibrate", CMD_CALIBRATE, cli_cmd_calibrate, NULL,
      "fit a device's efficiencies to its op-level measurements", NULL},
+    {"hw", CMD_HW, cmd_hw, NULL,
+     "a device file's every field, and whether it came from the file, a default or is derived",
+     NULL},
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 

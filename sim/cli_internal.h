@@ -27,7 +27,8 @@ enum {
     CMD_CHECK = 8,
     CMD_VALIDATE = 16,
     CMD_OP = 32,
-    CMD_CALIBRATE = 64
+    CMD_CALIBRATE = 64,
+    CMD_HW = 128
 };
 #define CMD_MODEL (CMD_RUN | CMD_ROOFLINE | CMD_SERVE) /* flags every model command takes */
 #define CMD_ENGINE (CMD_RUN | CMD_SERVE)               /* flags of commands that run steps */

@@ -44,8 +44,15 @@
 #include "dtype.h"
 #include "status.h"
 
+/* Where a field's value came from (`infersim hw FILE` prints it). */
+typedef enum sim_hw_origin { SIM_HW_FILE, SIM_HW_DEFAULT, SIM_HW_DERIVED } sim_hw_origin;
+
+#define SIM_HW_MAX_FIELDS 48
+
 typedef struct sim_hw {
     char name[96];                   /* display name */
+    char arch[16];                   /* "hopper", ...; "" when the file names none */
+    unsigned char origin[SIM_HW_MAX_FIELDS]; /* sim_hw_origin of each field, in table order */
     char path[256];                  /* file it was loaded from */
     double peak_flops[SIM_DT_COUNT]; /* dense tensor FLOP/s per compute format; 0 = none */
     double vector_flops;             /* non-tensor FP32 FLOP/s */
@@ -75,6 +82,19 @@ typedef struct sim_hw {
 
 /* Loads and validates a device file. On error *hw is unspecified and err names file and field. */
 sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err);
+
+/* One field of the device table, for `infersim hw FILE`. */
+typedef struct sim_hw_field_info {
+    const char *json;        /* "dense_tflops.fp8" */
+    double value;            /* in the file's units (TFLOP/s, GiB, us, ...) */
+    sim_hw_origin origin;
+    const char *rule;        /* the default rule, documented */
+    const char *arch_source; /* where the architecture's constants come from, or NULL */
+} sim_hw_field_info;
+
+size_t sim_hw_n_fields(void);
+sim_hw_field_info sim_hw_field(const sim_hw *hw, size_t i);
+const char *sim_hw_origin_name(sim_hw_origin o);
 
 /* Ridge point (critical intensity) for a compute format: peak / bandwidth, FLOP per byte.
  * 0 if the device has no peak for that format. */
