@@ -5,10 +5,17 @@
  * its field names (TFLOP/s, GiB, TB/s, GB/s, us). Every peak is DENSE (no 2:4 sparsity) and every
  * link bandwidth is PER DIRECTION.
  *
- * JSON fields (all required unless marked optional):
+ * A device needs only its datasheet: name, dense_tflops (the dense bf16 peak, a number), hbm_gib,
+ * hbm_tb_per_s, scaleup_gb_per_s_per_dir and compute_units, plus an optional arch (ampere, ada,
+ * hopper, blackwell, cdna3, tpu). Every other field has a default rule (hw.c's field table, printed
+ * by `infersim hw FILE` and listed in the README): an architecture constant, or a value derived
+ * from the datasheet fields (dense_tflops.fp8 = bf16 x 2 on hopper, ...). A field the file gives
+ * always wins. The fields:
  *   name                         display name
- *   dense_tflops.{bf16,fp16,fp8,int8,int4}  dense tensor peak per compute format; bf16 required,
- *                                the others optional (absent = the chip cannot compute it)
+ *   arch                         (optional) picks the architecture's constants and ratios
+ *   dense_tflops.{bf16,fp16,fp8,int8,int4}  dense tensor peak per compute format; as an object it
+ *                                lists every format the chip computes (one left out: none); as
+ *                                a number it is the bf16 peak and the others follow the arch
  *   vector_tflops                non-tensor FP32 peak (norms, activations, dequantization)
  *   hbm_gib                      memory capacity (GiB, as the driver reports it)
  *   hbm_tb_per_s                 memory bandwidth (1e12 bytes/s)
@@ -25,18 +32,18 @@
  *   gemm_weight_only_tile_m      the same for weight-only (mixed-input) GEMM kernels
  *   compute_units                streaming multiprocessors (CUs, MXUs) a GEMM's tiles spread over
  *   gemm_wave_tile               output tile edge of large GEMMs (tiles per wave: compute_units)
+ *   runtime_reserved_gib         memory the runtime keeps (CUDA context, library workspaces)
+ *   efficiency.gemm.{bf16,...}   achievable fraction of the dense peak for GEMMs
  *   efficiency.gemm_k_half       K at which a GEMM's pipeline reaches half its efficiency
- * (optional, default 0: no K term); efficiency x K / (K + k_half) runtime_reserved_gib memory the
- * runtime keeps (CUDA context, library workspaces) efficiency.gemm.{bf16,...}   achievable fraction
- * of the dense peak for GEMMs; bf16 required, other formats optional (default: the bf16 value)
+ *                                (0: no K term); efficiency x K / (K + k_half)
  *   efficiency.gemm_weight_only  fraction reached by weight-only (W8A16/W4A16) GEMM kernels
  *   efficiency.attention         fraction of the bf16 peak reached by fused attention kernels
  *   efficiency.memory            fraction of hbm bandwidth reached by streaming kernels
  *   efficiency.attention_memory  fraction of hbm bandwidth reached by attention reading a paged KV
  *                                cache (scattered blocks: below a streaming copy)
  *   efficiency.network           fraction of link bandwidth reached by collectives
- *   sources.FIELD                (optional, but every shipped file has one per field) where a
- *                                number comes from
+ *   sources.FIELD                (optional, but every shipped file has one per field it gives)
+ *                                where a number comes from
  */
 #ifndef SIM_HW_H
 #define SIM_HW_H
