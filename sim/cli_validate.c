@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "find.h"
 #include "jsonf.h"
 #include "outfile.h"
 #include "rng.h"
@@ -20,17 +21,15 @@
 /* Validation: op queries, the validation table, calibration, comparison with a measurement */
 
 #define VALIDATION_DATA "tools/data/validation.csv"
+#define FIT_START "; starting value from: "
 
-/* The default measurements file, from the working directory or next to the binary. */
+/* The measurements file: --data as given, else tools/data/validation.csv in the data roots
+ * (find.h), so the commands work from any directory and from an installed copy. */
 static void data_path(const cli_opts *o, char *buf, size_t len)
 {
-    if (o->data) {
-        snprintf(buf, len, "%s", o->data);
-        return;
-    }
-    cli_resolve("tools/data", "validation", buf, len);
-    if (access(buf, F_OK) != 0)
-        snprintf(buf, len, "%s", VALIDATION_DATA);
+    snprintf(buf, len, "%s", o->data ? o->data : VALIDATION_DATA);
+    if (!o->data)
+        sim_find_file("tools/data", "validation.csv", buf, len);
 }
 
 sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err)
@@ -254,10 +253,15 @@ static sim_status write_calibrated(const char *src, const char *dest, const sim_
             continue;
         char note[1024];
         const cJSON *old = cJSON_GetObjectItemCaseSensitive(sources, fields[i]);
+        /* one provenance line: a source an earlier fit wrote keeps only its starting value's */
+        const char *start = cJSON_IsString(old) ? old->valuestring : "none";
+        const char *prev = strstr(start, FIT_START);
+        if (strncmp(start, "fitted by infersim calibrate", 28) == 0 && prev)
+            start = prev + strlen(FIT_START);
         snprintf(note, sizeof note,
                  "fitted by infersim calibrate on the %zu op-level rows of this device in %.200s "
-                 "(least squares on relative error); starting value from: %.600s",
-                 rep->rows, data, cJSON_IsString(old) ? old->valuestring : "none");
+                 "(least squares on relative error)" FIT_START "%.600s",
+                 rep->rows, data, start);
         cJSON_DeleteItemFromObjectCaseSensitive(sources, fields[i]);
         cJSON_AddStringToObject(sources, fields[i], note);
     }
@@ -293,6 +297,19 @@ static sim_status write_calibrated(const char *src, const char *dest, const sim_
     return st;
 }
 
+/* A calibrated file's starting values, put back so that a second fit starts where the first did
+ * (calibrate is idempotent: its output calibrated again is the same file). */
+static sim_status restore_start(const char *path, sim_hw *hw, sim_err *err)
+{
+    cJSON *root;
+    sim_status st = sim_jsonf_load(path, &root, err);
+    const cJSON *fitted = st ? NULL : sim_jsonf_find(root, "calibration.fitted");
+    if (!st && cJSON_IsString(fitted) && (st = sim_validate_fit_restore(fitted->valuestring, hw, err)))
+        st = sim_fail(err, st, "%s: %s", path, err->msg);
+    cJSON_Delete(root);
+    return st;
+}
+
 sim_status cli_cmd_calibrate(const cli_opts *o, FILE *out, sim_err *err)
 {
     if (!o->hw)
@@ -301,21 +318,24 @@ sim_status cli_cmd_calibrate(const cli_opts *o, FILE *out, sim_err *err)
     cli_resolve("hw", o->hw, hw_path, sizeof hw_path);
     data_path(o, data, sizeof data);
     file_stem(hw_path, name, sizeof name);
+    /* the file records the data as named, not where it was found: the same from any folder */
+    const char *data_name = o->data ? o->data : VALIDATION_DATA;
     sim_hw hw;
     sim_vrow *rows = NULL;
     size_t n = 0;
     sim_fit_report rep;
     sim_status st = sim_hw_load(hw_path, &hw, err);
     if (!st)
+        st = restore_start(hw_path, &hw, err);
+    if (!st)
         st = sim_validate_load(data, &rows, &n, err);
     if (!st)
         st = sim_validate_fit(rows, n, name, &hw, &rep, err);
-    if (!st) {
-        fprintf(o->out_file ? out : stderr,
-                "calibrate %s: %zu op-level rows of %s; median |error| %.1f%% -> %.1f%%\n  %s\n",
-                name, rep.rows, data, rep.before_median, rep.after_median, rep.fitted);
-        st = write_calibrated(hw_path, o->out_file, &hw, data, &rep, out, err);
-    }
+    if (!st && o->out_file) /* with no --out, stdout holds the file alone */
+        fprintf(out, "calibrate %s: %zu op-level rows of %s; median |error| %.1f%% -> %.1f%%\n  %s\n",
+                name, rep.rows, data_name, rep.before_median, rep.after_median, rep.fitted);
+    if (!st)
+        st = write_calibrated(hw_path, o->out_file, &hw, data_name, &rep, out, err);
     free(rows);
     return st;
 }

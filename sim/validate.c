@@ -493,21 +493,9 @@ static bool constrained(const sim_vrow *rows, size_t n, const char *name, sim_hw
     return fabs(a - b) > 1e-12;
 }
 
-sim_status sim_validate_fit(const sim_vrow *rows, size_t n, const char *name, sim_hw *hw,
-                            sim_fit_report *rep, sim_err *err)
+/* The parameters a fit moves, with their bounds (into params, SIM_DT_COUNT + 7 of them). */
+static size_t fit_params(sim_hw *hw, fit_param *params)
 {
-    memset(rep, 0, sizeof *rep);
-    double *abs_err = malloc((n ? n : 1) * sizeof *abs_err);
-    if (!abs_err)
-        return sim_fail(err, SIM_EINTERNAL, "out of memory");
-    loss(rows, n, name, hw, &rep->rows, abs_err);
-    double p90;
-    sim_validate_summary(abs_err, rep->rows, &rep->before_median, &p90);
-    if (rep->rows == 0) {
-        free(abs_err);
-        return sim_fail(err, SIM_EINPUT, "--hw %s: no op-level rows for it in the data", name);
-    }
-    fit_param params[SIM_DT_COUNT + 7];
     size_t np = 0;
     static const char *const gemm_names[SIM_DT_COUNT] = {[SIM_DT_BF16] = "efficiency.gemm.bf16",
                                                          [SIM_DT_FP8] = "efficiency.gemm.fp8",
@@ -526,6 +514,51 @@ sim_status sim_validate_fit(const sim_vrow *rows, size_t n, const char *name, si
     params[np++] = (fit_param){"efficiency.network", &hw->eff_network, NULL, 0.1, 1.0, 1.0};
     params[np++] = (fit_param){"collective_latency_us", &hw->collective_ns, NULL, 0.0, 50e3, 1e3};
     params[np++] = (fit_param){"scaleup_latency_us", &hw->scaleup_latency_ns, NULL, 0.0, 20e3, 1e3};
+    return np;
+}
+
+sim_status sim_validate_fit_restore(const char *fitted, sim_hw *hw, sim_err *err)
+{
+    fit_param params[SIM_DT_COUNT + 7];
+    size_t np = fit_params(hw, params);
+    for (const char *p = fitted; *p;) {
+        size_t len = strcspn(p, ",");
+        char entry[160], name[96];
+        double from = 0.0, to = 0.0;
+        snprintf(entry, sizeof entry, "%.*s", (int)(len < sizeof entry ? len : sizeof entry - 1),
+                 p);
+        size_t i = np;
+        if (sscanf(entry, " %95s %lf -> %lf", name, &from, &to) == 3)
+            for (i = 0; i < np && strcmp(params[i].name, name) != 0; i++)
+                ;
+        if (i == np || !(from >= params[i].lo / params[i].scale) ||
+            !(from <= params[i].hi / params[i].scale))
+            return sim_fail(err, SIM_EINPUT,
+                            "field 'calibration.fitted': entry '%s', expected 'FIELD START -> "
+                            "FITTED' with a parameter calibrate fits and START in its range",
+                            entry);
+        set_param(&params[i], from * params[i].scale);
+        p += len + (p[len] == ',');
+    }
+    return SIM_OK;
+}
+
+sim_status sim_validate_fit(const sim_vrow *rows, size_t n, const char *name, sim_hw *hw,
+                            sim_fit_report *rep, sim_err *err)
+{
+    memset(rep, 0, sizeof *rep);
+    double *abs_err = malloc((n ? n : 1) * sizeof *abs_err);
+    if (!abs_err)
+        return sim_fail(err, SIM_EINTERNAL, "out of memory");
+    loss(rows, n, name, hw, &rep->rows, abs_err);
+    double p90;
+    sim_validate_summary(abs_err, rep->rows, &rep->before_median, &p90);
+    if (rep->rows == 0) {
+        free(abs_err);
+        return sim_fail(err, SIM_EINPUT, "--hw %s: no op-level rows for it in the data", name);
+    }
+    fit_param params[SIM_DT_COUNT + 7];
+    size_t np = fit_params(hw, params);
     bool active[SIM_DT_COUNT + 7];
     for (size_t i = 0; i < np; i++)
         active[i] = constrained(rows, n, name, hw, &params[i]);

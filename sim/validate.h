@@ -2,7 +2,7 @@
  * them.
  *
  * The measurements live in a normalized CSV (tools/data/validation.csv, made from
- * ../shared/data/calibration.csv with every row's source kept): one row per measurement, its kind
+ * tools/data/calibration.csv with every row's source kept): one row per measurement, its kind
  * and parameters in columns:
  *   id, kind (gemm | attention | copy | allreduce | e2e | ttft), hw, dtype, gpus, m, n, k, batch,
  *   seq, heads, head_dim, causal, bytes, model, tp, input_len, output_len, weight_dtype,
@@ -82,5 +82,10 @@ typedef struct sim_fit_report {
  * relative errors by coordinate descent (deterministic). Parameters no row constrains stay. */
 sim_status sim_validate_fit(const sim_vrow *rows, size_t n, const char *name, sim_hw *hw,
                             sim_fit_report *report, sim_err *err);
+
+/* Puts back the starting values a previous fit recorded ("efficiency.gemm.bf16 0.8 -> 0.87, ...",
+ * a report's `fitted`), so that fitting a calibrated file again starts where the first fit did
+ * and gives the same numbers. Errors name the entry that is not one of those. */
+sim_status sim_validate_fit_restore(const char *fitted, sim_hw *hw, sim_err *err);
 
 #endif
