@@ -228,7 +228,7 @@ sim_status sim_pct_sel_parse(const char *metrics, const char *percentiles, sim_p
         for (int k = 0; k < SIM_M_COUNT; k++)
             if (strlen(metric_names[k]) == len && strncmp(p, metric_names[k], len) == 0)
                 m = k;
-        if (m < 0)
+        if (m < 0 || (p[len] == ',' && !p[len + 1]))
             return sim_fail(err, SIM_EINPUT,
                             "--percentile-metrics: value '%s', expected a comma-separated list of "
                             "ttft, tpot, itl, e2el",
@@ -240,7 +240,8 @@ sim_status sim_pct_sel_parse(const char *metrics, const char *percentiles, sim_p
     for (const char *p = ps; *p;) {
         char *end = NULL;
         double v = strtod(p, &end);
-        if (end == p || (*end && *end != ',') || !(v >= 0.0 && v <= 100.0) || out->n == SIM_MAX_PCTS)
+        if (end == p || (*end && *end != ',') || (*end == ',' && !end[1]) ||
+            !(v >= 0.0 && v <= 100.0) || out->n == SIM_MAX_PCTS)
             return sim_fail(err, SIM_EINPUT,
                             "--metric-percentiles: value '%s', expected up to %d comma-separated "
                             "numbers in [0, 100] (e.g. 50,90,99)",
