@@ -377,6 +377,43 @@ const cli_cache_entry *cli_cache_find(const cli_file_cache *c, char kind, const 
     return NULL;
 }
 
+/* A name that is no file and was found in no data folder (cli_resolve left it as given): the
+ * message says where infersim looked and which names it has, instead of "cannot open". */
+static sim_status explain_missing(const char *dir, const char *name, sim_status st, sim_err *err)
+{
+    size_t l = strlen(name);
+    bool is_json = l > 5 && strcmp(name + l - 5, ".json") == 0;
+    if (!st || is_json || access(name, F_OK) == 0)
+        return st;
+    char known[384];
+    sim_find_names(dir, known, sizeof known);
+    if (!known[0])
+        snprintf(known, sizeof known, "(no %s/ folder found)", dir);
+    if (strchr(name, '/'))
+        return strcmp(dir, "models") != 0
+                   ? st
+                   : sim_fail(err, SIM_EINPUT,
+                              "%s: no such file, and no models/NAME.json lists this Hugging Face "
+                              "id in its infersim_hf_ids; expected a config.json path, a model "
+                              "name (%s) or a listed id",
+                              name, known);
+    return sim_fail(err, SIM_EINPUT,
+                    "%s: no such file, and no %s/%s.json in the working directory, "
+                    "$INFERSIM_DATA, next to the binary or in share/infersim; expected a path or "
+                    "one of: %s",
+                    name, dir, name, known);
+}
+
+static sim_status load_model(const char *path, sim_model *m, sim_err *err)
+{
+    return explain_missing("models", path, sim_model_load(path, m, err), err);
+}
+
+static sim_status load_hw(const char *path, sim_hw *hw, sim_err *err)
+{
+    return explain_missing("hw", path, sim_hw_load(path, hw, err), err);
+}
+
 /* Loads a file into the cache unless it is there (its failure is kept for the points). */
 sim_status cli_cache_add(cli_file_cache *c, char kind, const char *path, double scale,
                          int64_t limit)
@@ -397,8 +434,8 @@ sim_status cli_cache_add(cli_file_cache *c, char kind, const char *path, double 
     snprintf(e->path, sizeof e->path, "%s", path);
     e->scale = scale;
     e->limit = limit;
-    e->st = kind == 'm'   ? sim_model_load(path, &e->model, &e->err)
-            : kind == 'h' ? sim_hw_load(path, &e->hw, &e->err)
+    e->st = kind == 'm'   ? load_model(path, &e->model, &e->err)
+            : kind == 'h' ? load_hw(path, &e->hw, &e->err)
                           : sim_workload_load_trace(path, scale, limit, &e->w, &e->err);
     return SIM_OK;
 }
@@ -426,7 +463,7 @@ const cli_cache_entry *cli_cache_get(const cli_file_cache *c, char kind, const c
 sim_status cli_get_model(const cli_file_cache *c, const char *path, sim_model *out, sim_err *err)
 {
     if (!c)
-        return sim_model_load(path, out, err);
+        return load_model(path, out, err);
     sim_status st;
     const cli_cache_entry *e = cli_cache_get(c, 'm', path, 0, 0, err, &st);
     if (e)
@@ -437,7 +474,7 @@ sim_status cli_get_model(const cli_file_cache *c, const char *path, sim_model *o
 sim_status cli_get_hw(const cli_file_cache *c, const char *path, sim_hw *out, sim_err *err)
 {
     if (!c)
-        return sim_hw_load(path, out, err);
+        return load_hw(path, out, err);
     sim_status st;
     const cli_cache_entry *e = cli_cache_get(c, 'h', path, 0, 0, err, &st);
     if (e)
@@ -959,7 +996,7 @@ static sim_status cmd_hw(const cli_opts *o, FILE *out, sim_err *err)
     char path[PATH_MAX];
     cli_resolve("hw", o->hw, path, sizeof path);
     sim_hw hw;
-    sim_status st = sim_hw_load(path, &hw, err);
+    sim_status st = cli_get_hw(NULL, path, &hw, err);
     if (st)
         return st;
     fprintf(out, "%s (%s), arch %s\n", hw.name, hw.path, hw.arch[0] ? hw.arch : "(none)");

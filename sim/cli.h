@@ -6,7 +6,7 @@
  *   infersim roofline --hw H [--dtype D] [--model M --batch B --input-len I --tp N ...]
  *
  * --model and --hw take a path, or a bare name looked up as models/NAME.json and hw/NAME.json
- * in the working directory and next to the binary's source tree.
+ * in the data roots (find.h); --model also takes a Hugging Face id a model file lists.
  * Exit status: 0 success, 2 bad input (one line on `err` naming the flag or file, the field, the
  * value and what was expected), 1 internal failure.
  */

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* dladdr */
 #include "find.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 
 #include <limits.h>
@@ -99,4 +100,27 @@ bool sim_find_file(const char *dir, const char *file, char *out, size_t len)
         return true;
     }
     return false;
+}
+
+void sim_find_names(const char *dir, char *out, size_t len)
+{
+    char path[PATH_MAX];
+    out[0] = '\0';
+    if (!sim_find_file(dir, ".", path, sizeof path))
+        return;
+    struct dirent **names = NULL;
+    int n = scandir(path, &names, NULL, alphasort);
+    size_t used = 0;
+    for (int i = 0; i < n; i++) {
+        const char *nm = names[i]->d_name;
+        size_t l = strlen(nm);
+        if (l > 5 && strcmp(nm + l - 5, ".json") == 0 && used + l + 8 < len)
+            used += (size_t)snprintf(out + used, len - used, "%s%.*s", used ? ", " : "",
+                                     (int)(l - 5), nm);
+        else if (l > 5 && strcmp(nm + l - 5, ".json") == 0 && used + 6 < len &&
+                 !strstr(out, "..."))
+            used += (size_t)snprintf(out + used, len - used, ", ...");
+        free(names[i]);
+    }
+    free(names);
 }

@@ -29,4 +29,8 @@ size_t sim_find_roots(char *buf, size_t len, const char *roots[SIM_FIND_MAX_ROOT
 /* ROOT/DIR/FILE for the first root where it exists, into out. False (out untouched) when none. */
 bool sim_find_file(const char *dir, const char *file, char *out, size_t len);
 
+/* The names (file stems) of DIR/NAME.json in the first root that has DIR, sorted, joined with ", "
+ * into out (cut short with "..." when they do not fit). Empty when no root has DIR. */
+void sim_find_names(const char *dir, char *out, size_t len);
+
 #endif

@@ -947,7 +947,12 @@ static void test_vllm_command_line(void **state)
                "--result-dir: needs --save-result");
     expect_bad("serve --model llama-3.1-8b --hw h100-sxm --metric-percentiles 50,101",
                "--metric-percentiles");
-    expect_bad("run --model meta-llama/No-Such-Model --hw h100-sxm", "No-Such-Model");
+    expect_bad("run --model meta-llama/No-Such-Model --hw h100-sxm",
+               "meta-llama/No-Such-Model: no such file, and no models/NAME.json lists this Hugging "
+               "Face id");
+    /* a name found nowhere says where infersim looked and which names it knows */
+    expect_bad("run --model llama-3.1-8b --hw h100", "no hw/h100.json in the working directory");
+    assert_non_null(strstr(R.err, "h100-sxm, h20, h200"));
 }
 
 /* A device from six datasheet fields runs; `infersim hw` says where each field came from. */
