@@ -108,16 +108,38 @@ sim_dist sim_metrics_dist(double *ns, size_t n)
     return d;
 }
 
+sim_dist sim_metrics_hist_dist(const sim_hist *h)
+{
+    sim_dist d = {0};
+    d.n = (size_t)h->n;
+    if (h->n == 0)
+        return d;
+    double mean, std;
+    sim_hist_moments(h, &mean, &std);
+    d.mean = mean / 1e6;
+    d.std = std / 1e6;
+    d.median = sim_hist_percentile(h, 50.0) / 1e6;
+    d.p90 = sim_hist_percentile(h, 90.0) / 1e6;
+    d.p99 = sim_hist_percentile(h, 99.0) / 1e6;
+    return d;
+}
+
 sim_status sim_metrics_compute(sim_engine_result *res, const sim_slo *slo, sim_serve_metrics *out)
 {
     memset(out, 0, sizeof *out);
     size_t n = res->n;
-    double *itl = malloc((res->n_itl ? res->n_itl : 1) * sizeof *itl);
     double *ttft = malloc((n ? n : 1) * sizeof *ttft);
     double *tpot = malloc((n ? n : 1) * sizeof *tpot);
     double *e2el = malloc((n ? n : 1) * sizeof *e2el);
-    if (!itl || !ttft || !tpot || !e2el) {
-        free(itl);
+    sim_hist itl = {0};
+    for (size_t i = 0; i < res->n_itl; i++)
+        if (!sim_hist_add(&itl, res->itl_ns[i], 1)) {
+            free(ttft);
+            ttft = NULL;
+            break;
+        }
+    if (!ttft || !tpot || !e2el) {
+        sim_hist_free(&itl);
         free(ttft);
         free(tpot);
         free(e2el);
@@ -158,9 +180,8 @@ sim_status sim_metrics_compute(sim_engine_result *res, const sim_slo *slo, sim_s
     out->dist[SIM_M_TTFT] = sim_metrics_dist(ttft, n);
     out->dist[SIM_M_TPOT] = sim_metrics_dist(tpot, n_tpot);
     out->dist[SIM_M_E2EL] = sim_metrics_dist(e2el, n);
-    for (size_t i = 0; i < res->n_itl; i++)
-        itl[i] = (double)res->itl_ns[i];
-    out->dist[SIM_M_ITL] = sim_metrics_dist(itl, res->n_itl);
+    sim_hist_finish(&itl);
+    out->dist[SIM_M_ITL] = sim_metrics_hist_dist(&itl);
     out->preemptions = res->preemptions;
     out->iterations = res->iterations;
     out->mean_batch_size =
@@ -173,7 +194,7 @@ sim_status sim_metrics_compute(sim_engine_result *res, const sim_slo *slo, sim_s
         out->has_spec ? (double)res->spec_tokens / (double)res->spec_verifies : 0.0;
     out->spec_draft_time_fraction = res->busy_ns > 0.0 ? res->draft_ns / res->busy_ns : 0.0;
     out->peak_output_throughput = res->peak_output_tps;
-    free(itl);
+    sim_hist_free(&itl);
     free(ttft);
     free(tpot);
     free(e2el);

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "engine.h"
+#include "hist.h"
 
 typedef struct sim_dist {
     double mean, median, std, p90, p99; /* milliseconds */
@@ -55,6 +56,9 @@ typedef struct sim_serve_metrics {
 /* Summary of n samples in nanoseconds, reported in ms. Reorders `ns` (selection, O(n) each
  * percentile). n = 0 gives zeros. */
 sim_dist sim_metrics_dist(double *ns, size_t n);
+
+/* The same summary of a finished histogram of nanoseconds (exact integer moments, see hist.h). */
+sim_dist sim_metrics_hist_dist(const sim_hist *h);
 
 /* The linearly interpolated p-th percentile (0..100) of n > 0 values; reorders them. */
 double sim_metrics_percentile(double *v, size_t n, double p);
