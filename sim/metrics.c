@@ -131,15 +131,7 @@ sim_status sim_metrics_compute(sim_engine_result *res, const sim_slo *slo, sim_s
     double *ttft = malloc((n ? n : 1) * sizeof *ttft);
     double *tpot = malloc((n ? n : 1) * sizeof *tpot);
     double *e2el = malloc((n ? n : 1) * sizeof *e2el);
-    sim_hist itl = {0};
-    for (size_t i = 0; i < res->n_itl; i++)
-        if (!sim_hist_add(&itl, res->itl_ns[i], 1)) {
-            free(ttft);
-            ttft = NULL;
-            break;
-        }
     if (!ttft || !tpot || !e2el) {
-        sim_hist_free(&itl);
         free(ttft);
         free(tpot);
         free(e2el);
@@ -180,8 +172,7 @@ sim_status sim_metrics_compute(sim_engine_result *res, const sim_slo *slo, sim_s
     out->dist[SIM_M_TTFT] = sim_metrics_dist(ttft, n);
     out->dist[SIM_M_TPOT] = sim_metrics_dist(tpot, n_tpot);
     out->dist[SIM_M_E2EL] = sim_metrics_dist(e2el, n);
-    sim_hist_finish(&itl);
-    out->dist[SIM_M_ITL] = sim_metrics_hist_dist(&itl);
+    out->dist[SIM_M_ITL] = sim_metrics_hist_dist(&res->itl);
     out->preemptions = res->preemptions;
     out->iterations = res->iterations;
     out->mean_batch_size =
@@ -194,7 +185,6 @@ sim_status sim_metrics_compute(sim_engine_result *res, const sim_slo *slo, sim_s
         out->has_spec ? (double)res->spec_tokens / (double)res->spec_verifies : 0.0;
     out->spec_draft_time_fraction = res->busy_ns > 0.0 ? res->draft_ns / res->busy_ns : 0.0;
     out->peak_output_throughput = res->peak_output_tps;
-    sim_hist_free(&itl);
     free(ttft);
     free(tpot);
     free(e2el);

@@ -73,13 +73,11 @@ static void test_request_metrics_and_goodput(void **state)
          .finish_ns = 1500000000,
          .phase = SIM_REQ_DONE},
     };
-    int64_t itl[10];
-    for (int i = 0; i < 10; i++)
-        itl[i] = 100000000;
+    sim_hist itl = {0}; /* A's 10 gaps of 100 ms */
+    assert_int_equal(sim_hist_add(&itl, 100000000, 10), 1);
     sim_engine_result r = {.reqs = reqs,
                            .n = 2,
-                           .itl_ns = itl,
-                           .n_itl = 10,
+                           .itl = itl,
                            .duration_ns = 10000000000LL,
                            .iterations = 20,
                            .scheduled_seqs = 30,
@@ -107,6 +105,7 @@ static void test_request_metrics_and_goodput(void **state)
     sim_slo none = {{0}};
     assert_int_equal(sim_metrics_compute(&r, &none, &m), SIM_OK);
     assert_false(m.has_goodput);
+    sim_hist_free(&r.itl);
 }
 
 static void test_slo_parse(void **state)
