@@ -407,8 +407,9 @@ sim_status sim_engine_run(const sim_engine_cfg *cfg, const sim_workload *w, sim_
                           "requests (a bug: every request was checked to fit)",
                           (long long)L.now, L.sched.w_len, L.sched.r_len);
     }
+    if (!st && !sim_hist_finish(&out->itl))
+        st = sim_fail(err, SIM_EINTERNAL, "out of memory sorting the inter-token gaps");
     if (!st) {
-        sim_hist_finish(&out->itl);
         out->duration_ns = L.now;
         out->preemptions = L.sched.preemptions;
         out->kv_peak_blocks = L.sched.kv.peak_used;

@@ -16,7 +16,9 @@
  *   - the mean is the exact integer sum S1 = sum c x (128 bits), rounded to double, over n;
  *   - the population standard deviation comes from the exact integer n S2 - S1^2 (256 bits;
  *     S2 = sum c x^2), which equals n^2 x variance: std = sqrt(double(n S2 - S1^2)) / n.
- * Memory is O(distinct values): runs are sorted and merged whenever the buffer fills.
+ * Memory is O(distinct values): when the buffer fills, the runs added since the last time are
+ * radix-sorted and merged into the sorted ones (linear time), and it grows only if that left it
+ * at least half full.
  */
 #ifndef SIM_HIST_H
 #define SIM_HIST_H
@@ -32,15 +34,17 @@ typedef struct sim_hist_run {
 typedef struct sim_hist {
     sim_hist_run *runs; /* owned */
     size_t len, cap;
-    int64_t n; /* samples */
+    size_t sorted; /* runs[0, sorted) are ascending and distinct */
+    int64_t n;     /* samples */
 } sim_hist;
 
 /* Adds `count` samples of `value` (value >= 0; count <= 0 adds nothing). Returns 0 when out of
  * memory (the histogram is unchanged), 1 otherwise. */
 int sim_hist_add(sim_hist *h, int64_t value, int64_t count);
 
-/* Sorts and merges the runs: one per distinct value, ascending. Call before the queries. */
-void sim_hist_finish(sim_hist *h);
+/* Sorts and merges the runs: one per distinct value, ascending. Call before the queries. Returns
+ * 0 when out of memory (the runs are then left as they were), 1 otherwise. */
+int sim_hist_finish(sim_hist *h);
 
 /* The linearly interpolated p-th percentile (0..100) of a finished, non-empty histogram. */
 double sim_hist_percentile(const sim_hist *h, double p);

@@ -15,7 +15,7 @@ static void test_percentiles_and_moments_by_hand(void **state)
     const int64_t v[4] = {3, 1, 4, 2};
     for (int i = 0; i < 4; i++)
         assert_int_equal(sim_hist_add(&h, v[i], 1), 1);
-    sim_hist_finish(&h);
+    assert_int_equal(sim_hist_finish(&h), 1);
     assert_int_equal(h.len, 4);
     assert_near(sim_hist_percentile(&h, 50), 2.5, 0);
     assert_near(sim_hist_percentile(&h, 90), 3.7, 1e-15);
@@ -34,7 +34,7 @@ static void test_percentiles_and_moments_by_hand(void **state)
     sim_hist_add(&h, 10, 2);
     sim_hist_add(&h, 10, 1); /* joins the run before it */
     sim_hist_add(&h, 7, 0);  /* nothing */
-    sim_hist_finish(&h);
+    assert_int_equal(sim_hist_finish(&h), 1);
     assert_int_equal(h.n, 4);
     assert_int_equal(h.len, 2);
     assert_near(sim_hist_percentile(&h, 50), 10.0, 0);
@@ -58,7 +58,7 @@ static void test_moments_exact_at_the_extremes(void **state)
     const int64_t a = INT64_C(1) << 62, c = INT64_C(1) << 40;
     sim_hist_add(&h, a, c);
     sim_hist_add(&h, 0, c);
-    sim_hist_finish(&h);
+    assert_int_equal(sim_hist_finish(&h), 1);
     double mean, std;
     sim_hist_moments(&h, &mean, &std);
     assert_near(mean, ldexp(1.0, 61), 0);
@@ -99,8 +99,8 @@ static void test_matches_the_expanded_samples(void **state)
             sim_hist_add(&b, vals[i], 1);
             all[m++] = (double)vals[i];
         }
-    sim_hist_finish(&a);
-    sim_hist_finish(&b);
+    assert_int_equal(sim_hist_finish(&a), 1);
+    assert_int_equal(sim_hist_finish(&b), 1);
     assert_int_equal(a.n, (int64_t)n);
     assert_int_equal(a.len, b.len);
     assert_true(a.cap <= 2 * 8192); /* bounded by the distinct values, not the samples */
