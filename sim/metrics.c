@@ -124,42 +124,56 @@ sim_dist sim_metrics_hist_dist(const sim_hist *h)
     return d;
 }
 
-sim_status sim_metrics_compute(sim_engine_result *res, const sim_slo *slo, sim_serve_metrics *out)
+/* TTFT, TPOT and E2EL of a request in ns (TPOT 0 for a one-token output). */
+static void req_latencies(const sim_req *r, double v[SIM_M_COUNT])
+{
+    v[SIM_M_TTFT] = (double)(r->first_token_ns - r->send_ns);
+    v[SIM_M_E2EL] = (double)(r->finish_ns - r->send_ns);
+    v[SIM_M_TPOT] =
+        r->output > 1 ? (v[SIM_M_E2EL] - v[SIM_M_TTFT]) / (double)(r->output - 1) : 0.0;
+    v[SIM_M_ITL] = 0.0;
+}
+
+sim_status sim_metrics_compute(const sim_engine_result *res, const sim_slo *slo, sim_serve_metrics *out)
 {
     memset(out, 0, sizeof *out);
     size_t n = res->n;
-    double *ttft = malloc((n ? n : 1) * sizeof *ttft);
-    double *tpot = malloc((n ? n : 1) * sizeof *tpot);
-    double *e2el = malloc((n ? n : 1) * sizeof *e2el);
-    if (!ttft || !tpot || !e2el) {
-        free(ttft);
-        free(tpot);
-        free(e2el);
+    /* one scratch for the per-request samples of each metric in turn, in request order (the
+     * order their sums were always taken in); ITL comes from the engine's runs, uncopied */
+    double *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v)
         return SIM_EINTERNAL;
-    }
-    size_t n_tpot = 0, good = 0;
+    size_t good = 0;
     bool any_slo = false;
     for (int m = 0; m < SIM_M_COUNT; m++)
         any_slo |= slo && slo->ms[m] > 0.0;
     for (size_t i = 0; i < n; i++) {
         const sim_req *r = &res->reqs[i];
-        ttft[i] = (double)(r->first_token_ns - r->send_ns);
-        e2el[i] = (double)(r->finish_ns - r->send_ns);
-        double t = 0.0;
-        if (r->output > 1)
-            tpot[n_tpot++] = t = (e2el[i] - ttft[i]) / (double)(r->output - 1);
         out->total_input_tokens += r->input;
         out->total_output_tokens += r->output;
         if (any_slo) {
+            double lat[SIM_M_COUNT];
+            req_latencies(r, lat);
             bool ok = true;
-            const double v[SIM_M_COUNT] = {
-                [SIM_M_TTFT] = ttft[i], [SIM_M_TPOT] = t, [SIM_M_E2EL] = e2el[i]};
             for (int m = 0; m < SIM_M_COUNT; m++)
-                if (m != SIM_M_ITL && slo->ms[m] > 0.0 && v[m] > slo->ms[m] * 1e6)
+                if (m != SIM_M_ITL && slo->ms[m] > 0.0 && lat[m] > slo->ms[m] * 1e6)
                     ok = false;
             good += ok;
         }
     }
+    static const sim_metric per_req[3] = {SIM_M_TTFT, SIM_M_TPOT, SIM_M_E2EL};
+    for (int k = 0; k < 3; k++) {
+        sim_metric m = per_req[k];
+        size_t len = 0;
+        for (size_t i = 0; i < n; i++) {
+            double lat[SIM_M_COUNT];
+            req_latencies(&res->reqs[i], lat);
+            if (m != SIM_M_TPOT || res->reqs[i].output > 1) /* TPOT: outputs > 1 only */
+                v[len++] = lat[m];
+        }
+        out->dist[m] = sim_metrics_dist(v, len);
+    }
+    free(v);
     out->completed = n;
     out->duration_s = (double)res->duration_ns / 1e9;
     double dur = out->duration_s > 0.0 ? out->duration_s : 1e-9;
@@ -169,9 +183,6 @@ sim_status sim_metrics_compute(sim_engine_result *res, const sim_slo *slo, sim_s
         (double)(out->total_input_tokens + out->total_output_tokens) / dur;
     out->has_goodput = any_slo;
     out->request_goodput = (double)good / dur;
-    out->dist[SIM_M_TTFT] = sim_metrics_dist(ttft, n);
-    out->dist[SIM_M_TPOT] = sim_metrics_dist(tpot, n_tpot);
-    out->dist[SIM_M_E2EL] = sim_metrics_dist(e2el, n);
     out->dist[SIM_M_ITL] = sim_metrics_hist_dist(&res->itl);
     out->preemptions = res->preemptions;
     out->iterations = res->iterations;
@@ -185,9 +196,6 @@ sim_status sim_metrics_compute(sim_engine_result *res, const sim_slo *slo, sim_s
         out->has_spec ? (double)res->spec_tokens / (double)res->spec_verifies : 0.0;
     out->spec_draft_time_fraction = res->busy_ns > 0.0 ? res->draft_ns / res->busy_ns : 0.0;
     out->peak_output_throughput = res->peak_output_tps;
-    free(ttft);
-    free(tpot);
-    free(e2el);
     return SIM_OK;
 }
 

@@ -63,8 +63,11 @@ sim_dist sim_metrics_hist_dist(const sim_hist *h);
 /* The linearly interpolated p-th percentile (0..100) of n > 0 values; reorders them. */
 double sim_metrics_percentile(double *v, size_t n, double p);
 
-/* Aggregates an engine result. Returns SIM_EINTERNAL when out of memory. */
-sim_status sim_metrics_compute(sim_engine_result *res, const sim_slo *slo, sim_serve_metrics *out);
+/* Aggregates an engine result: ITL from its runs as they are, TTFT, TPOT and E2EL through one
+ * scratch array of the requests' samples (8 bytes a request), each metric in turn. Returns
+ * SIM_EINTERNAL when out of memory. */
+sim_status sim_metrics_compute(const sim_engine_result *res, const sim_slo *slo,
+                               sim_serve_metrics *out);
 
 /* Parses "ttft:300,tpot:50" (also space-separated pairs joined by the caller) into slo. */
 sim_status sim_slo_parse(const char *s, sim_slo *slo, sim_err *err);
