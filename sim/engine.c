@@ -153,7 +153,7 @@ typedef struct loop {
     int64_t now;
     int64_t dt;        /* the current iteration's duration */
     int64_t same_gaps; /* its sequences whose gap equals dt (they streamed in the one before) */
-    size_t next; /* next request to send */
+    size_t next;       /* next request to send */
     int64_t inflight;
     int64_t free_since; /* when a concurrency slot last became free */
     size_t done;

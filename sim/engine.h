@@ -78,8 +78,9 @@ typedef struct sim_engine_cfg {
 typedef struct sim_engine_result {
     sim_req *reqs; /* per request, in workload order (owned) */
     size_t n;
-    sim_hist itl; /* every gap between successive streamed chunks, as (value, count) runs
-                   * (owned, finished): an iteration adds one run for all its sequences */
+    /* every gap between successive streamed chunks, as (value, count) runs (owned, finished):
+     * an iteration adds one run for all its sequences */
+    sim_hist itl;
     int64_t duration_ns; /* from t = 0 to the last token */
     int64_t iterations;
     int64_t scheduled_seqs; /* sum over iterations of the requests in them */

@@ -129,12 +129,44 @@ static void req_latencies(const sim_req *r, double v[SIM_M_COUNT])
 {
     v[SIM_M_TTFT] = (double)(r->first_token_ns - r->send_ns);
     v[SIM_M_E2EL] = (double)(r->finish_ns - r->send_ns);
-    v[SIM_M_TPOT] =
-        r->output > 1 ? (v[SIM_M_E2EL] - v[SIM_M_TTFT]) / (double)(r->output - 1) : 0.0;
+    v[SIM_M_TPOT] = r->output > 1 ? (v[SIM_M_E2EL] - v[SIM_M_TTFT]) / (double)(r->output - 1) : 0.0;
     v[SIM_M_ITL] = 0.0;
 }
 
-sim_status sim_metrics_compute(const sim_engine_result *res, const sim_slo *slo, sim_serve_metrics *out)
+/* The samples of a per-request metric (not ITL) into v, in request order; returns how many (TPOT
+ * only for outputs of more than one token). */
+static size_t gather(const sim_engine_result *res, sim_metric m, double *v)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < res->n; i++) {
+        double lat[SIM_M_COUNT];
+        req_latencies(&res->reqs[i], lat);
+        if (m != SIM_M_TPOT || res->reqs[i].output > 1)
+            v[len++] = lat[m];
+    }
+    return len;
+}
+
+sim_status sim_metrics_percentiles(const sim_engine_result *res, sim_metric m, const double *p,
+                                   size_t np, double *out_ms)
+{
+    if (m == SIM_M_ITL) {
+        for (size_t j = 0; j < np; j++)
+            out_ms[j] = res->itl.n > 0 ? sim_hist_percentile(&res->itl, p[j]) / 1e6 : 0.0;
+        return SIM_OK;
+    }
+    double *v = malloc((res->n ? res->n : 1) * sizeof *v);
+    if (!v)
+        return SIM_EINTERNAL;
+    size_t len = gather(res, m, v);
+    for (size_t j = 0; j < np; j++)
+        out_ms[j] = len > 0 ? sim_metrics_percentile(v, len, p[j]) / 1e6 : 0.0;
+    free(v);
+    return SIM_OK;
+}
+
+sim_status sim_metrics_compute(const sim_engine_result *res, const sim_slo *slo,
+                               sim_serve_metrics *out)
 {
     memset(out, 0, sizeof *out);
     size_t n = res->n;
@@ -162,17 +194,8 @@ sim_status sim_metrics_compute(const sim_engine_result *res, const sim_slo *slo,
         }
     }
     static const sim_metric per_req[3] = {SIM_M_TTFT, SIM_M_TPOT, SIM_M_E2EL};
-    for (int k = 0; k < 3; k++) {
-        sim_metric m = per_req[k];
-        size_t len = 0;
-        for (size_t i = 0; i < n; i++) {
-            double lat[SIM_M_COUNT];
-            req_latencies(&res->reqs[i], lat);
-            if (m != SIM_M_TPOT || res->reqs[i].output > 1) /* TPOT: outputs > 1 only */
-                v[len++] = lat[m];
-        }
-        out->dist[m] = sim_metrics_dist(v, len);
-    }
+    for (int k = 0; k < 3; k++)
+        out->dist[per_req[k]] = sim_metrics_dist(v, gather(res, per_req[k], v));
     free(v);
     out->completed = n;
     out->duration_s = (double)res->duration_ns / 1e9;

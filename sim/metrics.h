@@ -69,6 +69,13 @@ double sim_metrics_percentile(double *v, size_t n, double p);
 sim_status sim_metrics_compute(const sim_engine_result *res, const sim_slo *slo,
                                sim_serve_metrics *out);
 
+/* The p[j]-th percentiles (each 0..100, any order) of metric m over a result, in ms, with the
+ * same interpolation as sim_serve_metrics' median, p90 and p99 (0 when there is no sample): ITL
+ * from the result's runs, the others through one scratch array. Returns SIM_EINTERNAL when out
+ * of memory. */
+sim_status sim_metrics_percentiles(const sim_engine_result *res, sim_metric m, const double *p,
+                                   size_t np, double *out_ms);
+
 /* Parses "ttft:300,tpot:50" (also space-separated pairs joined by the caller) into slo. */
 sim_status sim_slo_parse(const char *s, sim_slo *slo, sim_err *err);
 

@@ -105,6 +105,21 @@ static void test_request_metrics_and_goodput(void **state)
     sim_slo none = {{0}};
     assert_int_equal(sim_metrics_compute(&r, &none, &m), SIM_OK);
     assert_false(m.has_goodput);
+    /* any percentile: TTFT samples 100 and 500 ms -> p50 at position 0.5 = 300, p90 = 100 +
+     * 0.9 x 400 = 460, p0 = 100; TPOT has A's 100 only; every ITL gap is 100; the median, p90
+     * and p99 agree with the summary's */
+    const double ps[4] = {90, 50, 0, 99};
+    double q[4];
+    assert_int_equal(sim_metrics_percentiles(&r, SIM_M_TTFT, ps, 4, q), SIM_OK);
+    assert_near(q[0], 460.0, 1e-12);
+    assert_near(q[1], 300.0, 1e-12);
+    assert_near(q[2], 100.0, 0);
+    assert_true(q[1] == m.dist[SIM_M_TTFT].median && q[0] == m.dist[SIM_M_TTFT].p90 &&
+                q[3] == m.dist[SIM_M_TTFT].p99);
+    assert_int_equal(sim_metrics_percentiles(&r, SIM_M_TPOT, ps, 4, q), SIM_OK);
+    assert_near(q[0], 100.0, 1e-12);
+    assert_int_equal(sim_metrics_percentiles(&r, SIM_M_ITL, ps, 4, q), SIM_OK);
+    assert_near(q[3], 100.0, 0);
     sim_hist_free(&r.itl);
 }
 
