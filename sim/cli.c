@@ -947,7 +947,7 @@ static sim_status cmd_serve(const cli_opts *o, FILE *out, sim_err *err)
         st = sim_pct_sel_parse(o->percentile_metrics, o->metric_percentiles, &sel, err);
     if (!st)
         st = cli_serve_point(o, L, NULL, (uint64_t)o->seed, s, err);
-    if (!st && (pick || o->save_result) && sim_metrics_percentiles(&s->res, &sel, saved))
+    if (!st && (pick || o->save_result) && sim_metrics_selected(&s->res, &sel, saved))
         st = sim_fail(err, SIM_EINTERNAL, "out of memory computing percentiles");
     sim_serve_report rep = {.cfg = &s->cfg,
                             .w = s->w,
