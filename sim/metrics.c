@@ -307,7 +307,7 @@ sim_status sim_pct_sel_parse(const char *metrics, const char *percentiles, sim_p
     return SIM_OK;
 }
 
-void sim_pct_word(double p, char *buf, size_t len) { snprintf(buf, len, "%g", p); }
+void sim_pct_word(double p, char *buf, size_t len) { snprintf(buf, len, "%.15g", p); }
 
 sim_status sim_metrics_selected(const sim_engine_result *res, const sim_pct_sel *sel,
                                 sim_pct_values *out)
