@@ -1,8 +1,9 @@
 /* cli_internal.h - what the command line's files share (private to sim/cli*.c).
  *
- * cli.c holds the option table, flag parsing, file loading and the run / serve / roofline /
- * trace-check commands; cli_sweep.c the sweep and merge commands; cli_validate.c the op,
- * validate, calibrate and compare commands. The public entry point is sim_cli_main (cli.h).
+ * cli.c holds the option table, the command table, flag parsing, file loading and the run / serve /
+ * roofline / hw / trace-check commands; cli_sweep.c the sweep and merge commands; cli_validate.c
+ * the op, validate, calibrate and compare commands. The public entry points are sim_cli_main and
+ * sim_cli_run (cli.h); the C API (api.c) calls the latter.
  */
 #ifndef SIM_CLI_INTERNAL_H
 #define SIM_CLI_INTERNAL_H

@@ -231,19 +231,25 @@ static double apply_rule(const sim_hw *hw, const hw_field *f, const hw_arch *a, 
     return 0.0;
 }
 
+/* The row named `name` ("" is the no-arch row), or NULL. */
+static const hw_arch *find_arch(const char *name)
+{
+    for (size_t i = 0; i < N_ARCHS; i++)
+        if (strcmp(name, hw_archs[i].name) == 0)
+            return &hw_archs[i];
+    return NULL;
+}
+
 /* "arch": one of the table's names, or absent. */
 static sim_status read_arch(const cJSON *root, const char *path, const hw_arch **out, sim_err *err)
 {
     const char *s = NULL;
     sim_status st = sim_jsonf_str_opt(root, path, "arch", &s, err);
-    *out = &hw_archs[N_ARCHS - 1];
+    *out = find_arch("");
     if (st || !s)
         return st;
-    for (size_t i = 0; i + 1 < N_ARCHS; i++)
-        if (strcmp(s, hw_archs[i].name) == 0) {
-            *out = &hw_archs[i];
-            return SIM_OK;
-        }
+    if (*s && (*out = find_arch(s)) != NULL)
+        return SIM_OK;
     return sim_fail(err, SIM_EINPUT,
                     "%s: field 'arch' is \"%s\", expected ampere, ada, hopper, blackwell, cdna3 or "
                     "tpu (or no arch)",
@@ -318,16 +324,13 @@ size_t sim_hw_n_fields(void) { return N_FIELDS; }
 sim_hw_field_info sim_hw_field(const sim_hw *hw, size_t i)
 {
     const hw_field *f = &hw_fields[i];
-    const hw_arch *a = &hw_archs[N_ARCHS - 1];
-    for (size_t k = 0; k < N_ARCHS; k++)
-        if (strcmp(hw->arch, hw_archs[k].name) == 0)
-            a = &hw_archs[k];
+    const hw_arch *a = find_arch(hw->arch);
     return (sim_hw_field_info){.json = f->json,
                                .value = get_si(hw, f) / f->scale,
                                .origin = (sim_hw_origin)hw->origin[i],
                                .rule = f->doc,
-                               .arch_source = f->rule == HR_ARCH || f->rule == HR_COPY_FILE ||
-                                                      f->rule == HR_RATIO
+                               .arch_source = a && f->rule != HR_REQUIRED &&
+                                                      f->rule != HR_COPY && f->rule != HR_CONST
                                                   ? a->source
                                                   : NULL};
 }
