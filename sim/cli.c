@@ -320,8 +320,9 @@ void cli_resolve(const char *dir, const char *arg, char *buf, size_t len)
             sim_model_find_hf(arg, buf, len);
         return;
     }
-    char file[NAME_MAX + 8];
-    if (snprintf(file, sizeof file, "%s.json", arg) < (int)sizeof file)
+    char file[NAME_MAX + 8]; /* traces are named with their extension, models and devices not */
+    if (snprintf(file, sizeof file, "%s%s", arg, strcmp(dir, "traces") == 0 ? "" : ".json") <
+        (int)sizeof file)
         sim_find_file(dir, file, buf, len);
 }
 
@@ -724,15 +725,18 @@ static sim_status serve_workload(const cli_opts *o, const cli_file_cache *cache,
     *w = own;
     if (st)
         return st;
+    char path[PATH_MAX];
+    if (o->trace)
+        cli_resolve("traces", o->trace, path, sizeof path);
     if (o->trace && cache) {
         const cli_cache_entry *e =
-            cli_cache_get(cache, 't', o->trace, o->time_scale, cli_trace_limit(o), err, &st);
+            cli_cache_get(cache, 't', path, o->time_scale, cli_trace_limit(o), err, &st);
         if (e)
             *w = &e->w;
         return st;
     }
     if (o->trace)
-        return sim_workload_load_trace(o->trace, o->time_scale, cli_trace_limit(o), own, err);
+        return sim_workload_load_trace(path, o->time_scale, cli_trace_limit(o), own, err);
     sim_synth_cfg s = {.num_prompts = o->num_prompts,
                        .input_len = o->rand_in,
                        .output_len = o->rand_out,

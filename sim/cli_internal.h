@@ -100,7 +100,8 @@ sim_status cli_parse_dtype_flag(const char *flag, const char *v, sim_dtype *out,
 sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int mask,
                           cli_opts *out, sim_err *err);
 
-/* A bare name ("h100-sxm") as DIR/NAME.json in the data roots (find.h: working directory,
+/* A bare name ("h100-sxm") as DIR/NAME.json (traces: DIR/NAME, e.g. traces/azure-conv-sample.csv)
+ * in the data roots (find.h: working directory,
  * $INFERSIM_DATA, the source tree next to the binary, the installed share/infersim); a Hugging Face
  * id as the model file that lists it; anything else as given. */
 void cli_resolve(const char *dir, const char *arg, char *buf, size_t len);

@@ -995,6 +995,11 @@ static void test_data_lookup_and_calibrate(void **state)
     (void)state;
     run_in("/", "run --model llama-3.1-8b --hw h100-sxm --format json");
     assert_int_equal(R.rc, 0);
+    /* a trace by its name in traces/ */
+    run_in("/", "serve --model llama-3.1-8b --hw h100-sxm --trace azure-conv-sample.csv "
+                "--num-prompts 5 --format json");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "traces/azure-conv-sample.csv"));
     char dir[64], a[512], b[512];
     snprintf(dir, sizeof dir, "/tmp/infersim-cal-%d", (int)getpid());
     snprintf(a, sizeof a, "mkdir -p %s/1 %s/2", dir, dir);
