@@ -75,7 +75,7 @@ size_t sim_find_roots(char *buf, size_t len, const char *roots[SIM_FIND_MAX_ROOT
     static const char anchor = 0; /* any object of this library: dladdr names its file */
     Dl_info info;
     char lib[PATH_MAX];
-    if (dladdr(&anchor, &info) && info.dli_fname &&
+    if (dladdr(&anchor, &info) && info.dli_fname && info.dli_fname[0] == '/' &&
         snprintf(lib, sizeof lib, "%s", info.dli_fname) < (int)sizeof lib && dir_of(lib) &&
         !(have_exe && strcmp(lib, exe) == 0))
         add_share(buf, len, roots, &n, lib);
