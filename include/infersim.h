@@ -30,7 +30,7 @@ extern "C" {
  * `infersim COMMAND --help`); argc counts them all.
  *
  * Returns a malloc'd, NUL-terminated JSON text the caller frees with free():
- *   run, serve, roofline:  the object `--format json` prints (a later --format is overridden);
+ *   run, serve, roofline, hw: the object `--format json` prints (a --format given is overridden);
  *   sweep:                 {"points": [one object per grid point, in grid order]};
  *   any other command:     {"text": "<what it prints>"}.
  * On bad input (an unknown flag, a model or device that cannot be loaded, a configuration that

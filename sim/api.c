@@ -65,7 +65,7 @@ char *infersim_json(int argc, const char *const argv[], char *err, size_t err_le
             return fail(err, err_len, "argv holds a NULL before argc");
     const char *cmd = argv[0];
     bool formatted = strcmp(cmd, "run") == 0 || strcmp(cmd, "serve") == 0 ||
-                     strcmp(cmd, "roofline") == 0;
+                     strcmp(cmd, "roofline") == 0 || strcmp(cmd, "hw") == 0;
     bool rows = strcmp(cmd, "sweep") == 0 && !has_flag(argc, argv, "--out") &&
                 !has_flag(argc, argv, "--help");
     /* "infersim" argv... [--format json|jsonl] NULL */

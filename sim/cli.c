@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "engine.h"
 #include "find.h"
 #include "jsonf.h"
@@ -161,7 +163,8 @@ const cli_opt_def cli_opts_table[] = {
     O("--causal", OPT_BOOL, causal, 0, 0, CMD_OP, "causal attention (half the pairs)"),
     O("--bytes", OPT_INT, bytes, 1, (double)(1LL << 50), CMD_OP, "copy / all-reduce message size"),
     O("--gpus", OPT_INT, gpus, 2, 65536, CMD_OP, "all-reduce participants"),
-    O("--format", OPT_STR, format, 0, 0, CMD_MODEL | CMD_CHECK, "table|json|csv (default table)"),
+    O("--format", OPT_STR, format, 0, 0, CMD_MODEL | CMD_CHECK | CMD_HW,
+      "table|json|csv (default table; hw: table|json)"),
     O("--help", OPT_BOOL, help, 0, 0,
       CMD_MODEL | CMD_CHECK | CMD_VALIDATE | CMD_OP | CMD_CALIBRATE | CMD_HW,
       "this text"),
@@ -997,24 +1000,54 @@ static sim_status cmd_hw(const cli_opts *o, FILE *out, sim_err *err)
 {
     if (!o->hw)
         return sim_fail(err, SIM_EINPUT, "hw: missing FILE (infersim hw FILE|NAME)");
+    bool json = strcmp(o->format, "json") == 0;
+    if (!json && strcmp(o->format, "table") != 0)
+        return sim_fail(err, SIM_EINPUT, "--format: value '%s', expected table or json",
+                        o->format);
     char path[PATH_MAX];
     cli_resolve("hw", o->hw, path, sizeof path);
     sim_hw hw;
     sim_status st = cli_get_hw(NULL, path, &hw, err);
     if (st)
         return st;
-    fprintf(out, "%s (%s), arch %s\n", hw.name, hw.path, hw.arch[0] ? hw.arch : "(none)");
-    fprintf(out, "%-30s %12s  %-8s %s\n", "field", "value", "from", "default rule");
+    cJSON *root = json ? cJSON_CreateObject() : NULL, *fields = NULL;
+    if (json) {
+        cJSON_AddStringToObject(root, "name", hw.name);
+        cJSON_AddStringToObject(root, "path", hw.path);
+        cJSON_AddStringToObject(root, "arch", hw.arch);
+        fields = cJSON_AddArrayToObject(root, "fields");
+    } else {
+        fprintf(out, "%s (%s), arch %s\n", hw.name, hw.path, hw.arch[0] ? hw.arch : "(none)");
+        fprintf(out, "%-30s %12s  %-8s %s\n", "field", "value", "from", "default rule");
+    }
     const char *arch_source = NULL;
     for (size_t i = 0; i < sim_hw_n_fields(); i++) {
         sim_hw_field_info f = sim_hw_field(&hw, i);
-        fprintf(out, "%-30s %12.6g  %-8s %s\n", f.json, f.value, sim_hw_origin_name(f.origin),
-                f.origin == SIM_HW_FILE ? "" : f.rule);
         if (f.origin != SIM_HW_FILE && f.arch_source)
             arch_source = f.arch_source;
+        if (!json) {
+            fprintf(out, "%-30s %12.6g  %-8s %s\n", f.json, f.value, sim_hw_origin_name(f.origin),
+                    f.origin == SIM_HW_FILE ? "" : f.rule);
+            continue;
+        }
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddStringToObject(row, "field", f.json);
+        cJSON_AddNumberToObject(row, "value", f.value);
+        cJSON_AddStringToObject(row, "from", sim_hw_origin_name(f.origin));
+        cJSON_AddStringToObject(row, "rule", f.rule);
+        cJSON_AddItemToArray(fields, row);
     }
-    if (arch_source)
+    if (json) {
+        cJSON_AddStringToObject(root, "arch_source", arch_source ? arch_source : "");
+        char *txt = cJSON_Print(root);
+        cJSON_Delete(root);
+        if (!txt)
+            return sim_fail(err, SIM_EINTERNAL, "out of memory");
+        fprintf(out, "%s\n", txt);
+        free(txt);
+    } else if (arch_source) {
         fprintf(out, "architecture constants: %s\n", arch_source);
+    }
     return ferror(out) ? sim_fail(err, SIM_EINTERNAL, "writing the result failed") : SIM_OK;
 }
 

@@ -19,7 +19,7 @@ import ctypes
 import json
 import os
 
-__all__ = ["run", "serve", "sweep", "roofline", "command", "version"]
+__all__ = ["run", "serve", "sweep", "roofline", "hw", "command", "version"]
 
 
 def _load():
@@ -93,6 +93,11 @@ def sweep(cmd="run", **flags):
 def roofline(**flags):
     """infersim roofline: peaks, ridge points and, with a model, op intensities."""
     return command("roofline", *_flags(flags))
+
+
+def hw(device):
+    """infersim hw: every field of a device (a file or a name in hw/), with where it came from."""
+    return command("hw", device)
 
 
 def version():

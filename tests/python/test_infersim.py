@@ -34,6 +34,14 @@ class TestInfersim(unittest.TestCase):
         r = infersim.roofline(hw="h100-sxm")
         self.assertGreater(r["critical_intensity"], 0)
 
+    def test_hw_fields_and_origins(self):
+        d = infersim.hw("h20")
+        fields = {f["field"]: f for f in d["fields"]}
+        self.assertEqual(d["arch"], "hopper")
+        self.assertEqual(fields["dense_tflops.fp8"]["from"], "derived")
+        self.assertEqual(fields["dense_tflops.fp8"]["value"], 296)
+        self.assertEqual(fields["hbm_tb_per_s"]["from"], "file")
+
     def test_threads_agree(self):
         args = dict(model="llama-3.1-8b", hw="h100-sxm", num_prompts=40, request_rate=5)
         alone = infersim.serve(**args)
