@@ -311,11 +311,21 @@ sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int
 /* Model and device names */
 
 /* A bare name ("h100-sxm") is looked up as DIR/NAME.json in the data roots (find.h); for models, a
- * Hugging Face id ("meta-llama/Llama-3.1-8B") that is not a path names the model file listing it.
+ * folder stands for its config.json (a checkpoint, as vLLM's --model takes it) and a Hugging Face
+ * id ("meta-llama/Llama-3.1-8B") that is not a path names the model file listing it.
  * Anything else is used as given (and its loader says it cannot be opened). */
 void cli_resolve(const char *dir, const char *arg, char *buf, size_t len)
 {
     snprintf(buf, len, "%s", arg);
+    struct stat sb;
+    if (strcmp(dir, "models") == 0 && stat(arg, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        /* a checkpoint folder, as vLLM's --model takes it: its config.json */
+        char cfg[PATH_MAX + 16];
+        snprintf(cfg, sizeof cfg, "%s/config.json", arg);
+        if (strlen(cfg) < len)
+            memcpy(buf, cfg, strlen(cfg) + 1);
+        return;
+    }
     if (access(arg, F_OK) == 0)
         return;
     if (strchr(arg, '/')) {

@@ -950,6 +950,18 @@ static void test_vllm_command_line(void **state)
     expect_bad("run --model meta-llama/No-Such-Model --hw h100-sxm",
                "meta-llama/No-Such-Model: no such file, and no models/NAME.json lists this Hugging "
                "Face id");
+    /* a checkpoint folder stands for its config.json, as vLLM's --model takes it */
+    char ckpt[64], cmd[1536];
+    snprintf(ckpt, sizeof ckpt, "/tmp/infersim-ckpt-%d", (int)getpid());
+    snprintf(cmd, sizeof cmd, "mkdir -p %s && cp '%s' %s/config.json", ckpt,
+             tu_path("models", "llama-3.2-1b"), ckpt);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "run --model %s --hw h100-sxm --format json", ckpt);
+    run(cmd);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "\"model\":\t\"infersim-ckpt-")); /* named by its folder */
+    snprintf(cmd, sizeof cmd, "rm -r %s", ckpt);
+    assert_int_equal(system(cmd), 0);
     /* a name found nowhere says where infersim looked and which names it knows */
     expect_bad("run --model llama-3.1-8b --hw h100", "no hw/h100.json in the working directory");
     assert_non_null(strstr(R.err, "h100-sxm, h20, h200"));
