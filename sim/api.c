@@ -50,8 +50,8 @@ static char *points_json(const char *lines)
 static char *text_json(const char *text)
 {
     cJSON *root = cJSON_CreateObject();
-    char *txt = root && cJSON_AddStringToObject(root, "text", text) ? cJSON_PrintUnformatted(root)
-                                                                    : NULL;
+    char *txt =
+        root && cJSON_AddStringToObject(root, "text", text) ? cJSON_PrintUnformatted(root) : NULL;
     cJSON_Delete(root);
     return txt;
 }
@@ -59,7 +59,8 @@ static char *text_json(const char *text)
 char *infersim_json(int argc, const char *const argv[], char *err, size_t err_len)
 {
     if (argc < 1 || !argv || !argv[0])
-        return fail(err, err_len, "expected a command in argv[0] (run, serve, roofline, sweep, ...)");
+        return fail(err, err_len,
+                    "expected a command in argv[0] (run, serve, roofline, sweep, ...)");
     for (int i = 0; i < argc; i++)
         if (!argv[i])
             return fail(err, err_len, "argv holds a NULL before argc");

@@ -166,8 +166,7 @@ const cli_opt_def cli_opts_table[] = {
     O("--format", OPT_STR, format, 0, 0, CMD_MODEL | CMD_CHECK | CMD_HW,
       "table|json|csv (default table; hw: table|json)"),
     O("--help", OPT_BOOL, help, 0, 0,
-      CMD_MODEL | CMD_CHECK | CMD_VALIDATE | CMD_OP | CMD_CALIBRATE | CMD_HW,
-      "this text"),
+      CMD_MODEL | CMD_CHECK | CMD_VALIDATE | CMD_OP | CMD_CALIBRATE | CMD_HW, "this text"),
 };
 #undef O
 const size_t cli_n_opts = sizeof cli_opts_table / sizeof cli_opts_table[0];
@@ -284,8 +283,7 @@ sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int
             continue;
         }
         if (!o)
-            return sim_fail(err, SIM_EINPUT,
-                            "%s: unknown %s '%s'; see 'infersim %s --help'", cmd,
+            return sim_fail(err, SIM_EINPUT, "%s: unknown %s '%s'; see 'infersim %s --help'", cmd,
                             arg[0] == '-' ? "flag" : "argument", arg, cmd);
         const char *v = eq ? eq + 1 : NULL;
         out->given[o - cli_opts_table] = true;
@@ -707,9 +705,10 @@ static sim_status cmd_roofline(const cli_opts *o, FILE *out, sim_err *err)
 /* The workload of a serve command: a trace, or vLLM's random dataset. */
 static sim_status check_workload_flags(const cli_opts *o, sim_err *err)
 {
-    static const char *const synthetic_only[] = {
-        "--random-input-len", "--random-output-len", "--random-range-ratio", "--request-rate",
-        "--burstiness",       "--seed",              "--dataset-name"};
+    static const char *const synthetic_only[] = {"--random-input-len",   "--random-output-len",
+                                                 "--random-range-ratio", "--request-rate",
+                                                 "--burstiness",         "--seed",
+                                                 "--dataset-name"};
     if (o->trace) {
         for (size_t i = 0; i < sizeof synthetic_only / sizeof synthetic_only[0]; i++)
             if (cli_given(o, synthetic_only[i]))
@@ -1012,8 +1011,7 @@ static sim_status cmd_hw(const cli_opts *o, FILE *out, sim_err *err)
         return sim_fail(err, SIM_EINPUT, "hw: missing FILE (infersim hw FILE|NAME)");
     bool json = strcmp(o->format, "json") == 0;
     if (!json && strcmp(o->format, "table") != 0)
-        return sim_fail(err, SIM_EINPUT, "--format: value '%s', expected table or json",
-                        o->format);
+        return sim_fail(err, SIM_EINPUT, "--format: value '%s', expected table or json", o->format);
     char path[PATH_MAX];
     cli_resolve("hw", o->hw, path, sizeof path);
     sim_hw hw;
@@ -1096,7 +1094,8 @@ static const command commands[] = {
      "run|serve over a grid (any flag a comma-separated list), in parallel", NULL},
     {"merge", 0, NULL, cmd_merge, "join sweep shard files back into grid order",
      "usage: infersim merge [--out FILE] SHARD...\n"
-     "  SHARD...                   the files of 'infersim sweep --shard I/N --out FILE' (all CSV or\n"
+     "  SHARD...                   the files of 'infersim sweep --shard I/N --out FILE' (all CSV "
+     "or\n"
      "                             all JSONL), joined back into grid order\n"
      "  --out S                    write the merged rows here (default: stdout)\n"},
     {"compare", 0, NULL, cmd_compare,
@@ -1144,9 +1143,9 @@ static void command_help(FILE *f, const command *c, int argc, char **argv)
     if (c->fn)
         usage(f, c->name, c->mask);
     else if (strcmp(c->name, "sweep") == 0)
-        cli_sweep_usage(f, argc > 2 && (strcmp(argv[2], "run") == 0 || strcmp(argv[2], "serve") == 0)
-                               ? argv[2]
-                               : NULL);
+        cli_sweep_usage(
+            f, argc > 2 && (strcmp(argv[2], "run") == 0 || strcmp(argv[2], "serve") == 0) ? argv[2]
+                                                                                          : NULL);
     else
         fputs(c->usage, f);
 }
@@ -1172,7 +1171,10 @@ static sim_status dispatch(int argc, char **argv, FILE *out, FILE *errf, sim_err
     char names[512] = "";
     for (size_t i = 0; i < N_COMMANDS; i++)
         snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
-                 i == 0 ? "" : i + 1 == N_COMMANDS ? " or " : ", ", commands[i].name);
+                 i == 0                ? ""
+                 : i + 1 == N_COMMANDS ? " or "
+                                       : ", ",
+                 commands[i].name);
     return sim_fail(err, SIM_EINPUT, "unknown command '%s'; expected %s (infersim --help)", name,
                     names);
 }

@@ -428,11 +428,12 @@ static bool sweep_flag(const char *name, const char *v, sweep_opts *s, sim_err *
 
 void cli_sweep_usage(FILE *f, const char *sub)
 {
-    fprintf(f,
-            "usage: infersim sweep %s [flags]\n"
-            "  every flag of 'infersim %s' (see 'infersim %s --help'), any value a comma-separated\n"
-            "  list (--tp 1,2,4): the grid is every combination; and the sweep's own:\n",
-            sub ? sub : "run|serve", sub ? sub : "run|serve", sub ? sub : "run|serve");
+    fprintf(
+        f,
+        "usage: infersim sweep %s [flags]\n"
+        "  every flag of 'infersim %s' (see 'infersim %s --help'), any value a comma-separated\n"
+        "  list (--tp 1,2,4): the grid is every combination; and the sweep's own:\n",
+        sub ? sub : "run|serve", sub ? sub : "run|serve", sub ? sub : "run|serve");
     static const char *const what[N_SWEEP_FLAGS] = {
         "write the rows here (.csv, or .jsonl/.json for JSON lines; default: stdout, CSV)",
         "SLOs a point must meet (--slo ttft:500,tpot:50); the summary names the best",
@@ -447,10 +448,17 @@ void cli_sweep_usage(FILE *f, const char *sub)
 }
 
 /* Outputs written once per run: a sweep has one per point, so they are refused. */
-static const char *const per_run_flags[] = {
-    "--save-requests", "--chrome-trace",       "--trace-detail",       "--trace-window",
-    "--format",        "--help",               "--save-result",        "--result-dir",
-    "--result-filename", "--percentile-metrics", "--metric-percentiles"};
+static const char *const per_run_flags[] = {"--save-requests",
+                                            "--chrome-trace",
+                                            "--trace-detail",
+                                            "--trace-window",
+                                            "--format",
+                                            "--help",
+                                            "--save-result",
+                                            "--result-dir",
+                                            "--result-filename",
+                                            "--percentile-metrics",
+                                            "--metric-percentiles"};
 
 /* Where a sweep dimension comes from, for its error messages: a grid file's key, or (file NULL)
  * a command-line argument. */
@@ -810,8 +818,8 @@ sim_status cli_cmd_sweep(int argc, char **argv, FILE *out, FILE *errf, sim_err *
     if (!st && so.format) {
         c.jsonl = strcmp(so.format, "jsonl") == 0;
         if (!c.jsonl && strcmp(so.format, "csv") != 0)
-            st = sim_fail(err, SIM_EINPUT, "--format: value '%s', expected csv or jsonl",
-                          so.format);
+            st =
+                sim_fail(err, SIM_EINPUT, "--format: value '%s', expected csv or jsonl", so.format);
     }
     size_t n = st ? 0 : sim_shard_points(&c.shard, sim_grid_points(&g));
     sim_sweep_row *rows = NULL;
@@ -891,7 +899,8 @@ sim_status cli_cmd_merge(int argc, char **argv, FILE *out, sim_err *err)
             continue;
         }
         if (argv[i][0] == '-') {
-            st = sim_fail(err, SIM_EINPUT, "merge: unknown flag '%s'; see 'infersim merge --help'", argv[i]);
+            st = sim_fail(err, SIM_EINPUT, "merge: unknown flag '%s'; see 'infersim merge --help'",
+                          argv[i]);
             break;
         }
         FILE *f = fopen(argv[i], "r");

@@ -304,7 +304,8 @@ static sim_status restore_start(const char *path, sim_hw *hw, sim_err *err)
     cJSON *root;
     sim_status st = sim_jsonf_load(path, &root, err);
     const cJSON *fitted = st ? NULL : sim_jsonf_find(root, "calibration.fitted");
-    if (!st && cJSON_IsString(fitted) && (st = sim_validate_fit_restore(fitted->valuestring, hw, err)))
+    if (!st && cJSON_IsString(fitted) &&
+        (st = sim_validate_fit_restore(fitted->valuestring, hw, err)))
         st = sim_fail(err, st, "%s: %s", path, err->msg);
     cJSON_Delete(root);
     return st;
@@ -332,7 +333,8 @@ sim_status cli_cmd_calibrate(const cli_opts *o, FILE *out, sim_err *err)
     if (!st)
         st = sim_validate_fit(rows, n, name, &hw, &rep, err);
     if (!st && o->out_file) /* with no --out, stdout holds the file alone */
-        fprintf(out, "calibrate %s: %zu op-level rows of %s; median |error| %.1f%% -> %.1f%%\n  %s\n",
+        fprintf(out,
+                "calibrate %s: %zu op-level rows of %s; median |error| %.1f%% -> %.1f%%\n  %s\n",
                 name, rep.rows, data_name, rep.before_median, rep.after_median, rep.fitted);
     if (!st)
         st = write_calibrated(hw_path, o->out_file, &hw, data_name, &rep, out, err);

@@ -117,8 +117,7 @@ void sim_find_names(const char *dir, char *out, size_t len)
         if (l > 5 && strcmp(nm + l - 5, ".json") == 0 && used + l + 8 < len)
             used += (size_t)snprintf(out + used, len - used, "%s%.*s", used ? ", " : "",
                                      (int)(l - 5), nm);
-        else if (l > 5 && strcmp(nm + l - 5, ".json") == 0 && used + 6 < len &&
-                 !strstr(out, "..."))
+        else if (l > 5 && strcmp(nm + l - 5, ".json") == 0 && used + 6 < len && !strstr(out, "..."))
             used += (size_t)snprintf(out + used, len - used, ", ...");
         free(names[i]);
     }

@@ -18,7 +18,7 @@
 typedef struct hw_arch {
     const char *name;
     double fp16, fp8, int8, int4; /* dense peak of the format / dense bf16 peak; 0 = none */
-    double vector_ratio;    /* FP32 vector peak / dense bf16 peak */
+    double vector_ratio;          /* FP32 vector peak / dense bf16 peak */
     double tile_m, wo_tile_m, wave_tile, devices_per_node;
     double launch_us, graph_launch_us, collective_us, hop_us;
     double scaleout_gb, scaleout_us, reserved_gib;
@@ -26,31 +26,72 @@ typedef struct hw_arch {
     const char *source;
 } hw_arch;
 
+/* one architecture per block, its numbers grouped by kind */
+/* clang-format off */
 static const hw_arch hw_archs[] = {
-    {"hopper", 1, 2, 2, 0, 67.0 / 989.4, 64, 16, 128, 8, 4, 1.5, 8, 1.5, 50, 5, 1,
-     0.80, 0.71, 0.71, 0.6, 0.57, 0.866, 0.72, 0.85,
-     "hw/h100-pcie.json (H100 micro-benchmark ratios from tools/data/calibration.csv: mamf-finder "
-     "bf16/fp8 matmul, FlashAttention-3, STREAM copy, paged attention, NCCL all-reduce; NVLink "
-     "hop and launch costs estimated)"},
-    {"ampere", 1, 0, 2, 4, 19.5 / 312.0, 64, 16, 128, 8, 4, 1.5, 12, 3, 25, 5, 1,
-     0.81, 0.81, 0.81, 0.6, 0.575, 0.79, 0.657, 0.6,
-     "hw/a100-sxm-40gb.json (A100 micro-benchmarks in tools/data/calibration.csv; latencies "
-     "estimated)"},
-    {"ada", 1, 2, 2, 0, 91.6 / 362.05, 64, 16, 128, 8, 4, 1.5, 10, 5, 25, 5, 1,
-     0.75, 0.75, 0.75, 0.6, 0.5, 0.85, 0.707, 0.7,
-     "hw/l40s.json (estimates: no Ada micro-benchmarks in tools/data/calibration.csv)"},
-    {"blackwell", 1, 2, 2, 0, 75.0 / 2250.0, 64, 16, 128, 8, 4, 1.5, 8, 1.5, 50, 5, 1,
-     0.7925, 0.7747, 0.76, 0.6, 0.5, 0.85, 0.707, 0.755, "hw/b200.json (B200)"},
-    {"cdna3", 1, 2, 2, 0, 163.4 / 1307.4, 64, 16, 128, 8, 6, 2, 10, 3, 50, 5, 1,
-     0.6, 0.6, 0.6, 0.5, 0.4, 0.8, 0.665, 0.7, "hw/mi300x.json (MI300X estimates)"},
-    {"tpu", 0, 0, 2, 0, 6.0 / 197.0, 128, 128, 128, 256, 0.5, 0.5, 2, 1, 25, 10, 0.5,
-     0.75, 0.75, 0.75, 0.6, 0.5, 0.85, 0.707, 0.7, "hw/tpu-v5e.json (TPU v5e estimates)"},
+    {.name = "hopper",
+     .fp16 = 1, .fp8 = 2, .int8 = 2, .int4 = 0, .vector_ratio = 67.0 / 989.4,
+     .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
+     .launch_us = 4, .graph_launch_us = 1.5, .collective_us = 8, .hop_us = 1.5,
+     .scaleout_gb = 50, .scaleout_us = 5, .reserved_gib = 1,
+     .eff_bf16 = 0.8, .eff_fp8 = 0.71, .eff_int8 = 0.71, .eff_wo = 0.6, .eff_attn = 0.57,
+     .eff_mem = 0.866, .eff_attn_mem = 0.72, .eff_net = 0.85,
+     .source = "hw/h100-pcie.json (H100 micro-benchmark ratios from tools/data/calibration.csv: "
+               "mamf-finder bf16/fp8 matmul, FlashAttention-3, STREAM copy, paged attention, "
+               "NCCL all-reduce; NVLink hop and launch costs estimated)"},
+    {.name = "ampere",
+     .fp16 = 1, .fp8 = 0, .int8 = 2, .int4 = 4, .vector_ratio = 19.5 / 312.0,
+     .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
+     .launch_us = 4, .graph_launch_us = 1.5, .collective_us = 12, .hop_us = 3,
+     .scaleout_gb = 25, .scaleout_us = 5, .reserved_gib = 1,
+     .eff_bf16 = 0.81, .eff_fp8 = 0.81, .eff_int8 = 0.81, .eff_wo = 0.6, .eff_attn = 0.575,
+     .eff_mem = 0.79, .eff_attn_mem = 0.657, .eff_net = 0.6,
+     .source = "hw/a100-sxm-40gb.json (A100 micro-benchmarks in tools/data/calibration.csv; "
+               "latencies estimated)"},
+    {.name = "ada",
+     .fp16 = 1, .fp8 = 2, .int8 = 2, .int4 = 0, .vector_ratio = 91.6 / 362.05,
+     .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
+     .launch_us = 4, .graph_launch_us = 1.5, .collective_us = 10, .hop_us = 5,
+     .scaleout_gb = 25, .scaleout_us = 5, .reserved_gib = 1,
+     .eff_bf16 = 0.75, .eff_fp8 = 0.75, .eff_int8 = 0.75, .eff_wo = 0.6, .eff_attn = 0.5,
+     .eff_mem = 0.85, .eff_attn_mem = 0.707, .eff_net = 0.7,
+     .source = "hw/l40s.json (estimates: no Ada micro-benchmarks in tools/data/calibration.csv)"},
+    {.name = "blackwell",
+     .fp16 = 1, .fp8 = 2, .int8 = 2, .int4 = 0, .vector_ratio = 75.0 / 2250.0,
+     .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
+     .launch_us = 4, .graph_launch_us = 1.5, .collective_us = 8, .hop_us = 1.5,
+     .scaleout_gb = 50, .scaleout_us = 5, .reserved_gib = 1,
+     .eff_bf16 = 0.7925, .eff_fp8 = 0.7747, .eff_int8 = 0.76, .eff_wo = 0.6, .eff_attn = 0.5,
+     .eff_mem = 0.85, .eff_attn_mem = 0.707, .eff_net = 0.755,
+     .source = "hw/b200.json (B200)"},
+    {.name = "cdna3",
+     .fp16 = 1, .fp8 = 2, .int8 = 2, .int4 = 0, .vector_ratio = 163.4 / 1307.4,
+     .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
+     .launch_us = 6, .graph_launch_us = 2, .collective_us = 10, .hop_us = 3,
+     .scaleout_gb = 50, .scaleout_us = 5, .reserved_gib = 1,
+     .eff_bf16 = 0.6, .eff_fp8 = 0.6, .eff_int8 = 0.6, .eff_wo = 0.5, .eff_attn = 0.4,
+     .eff_mem = 0.8, .eff_attn_mem = 0.665, .eff_net = 0.7,
+     .source = "hw/mi300x.json (MI300X estimates)"},
+    {.name = "tpu",
+     .fp16 = 0, .fp8 = 0, .int8 = 2, .int4 = 0, .vector_ratio = 6.0 / 197.0,
+     .tile_m = 128, .wo_tile_m = 128, .wave_tile = 128, .devices_per_node = 256,
+     .launch_us = 0.5, .graph_launch_us = 0.5, .collective_us = 2, .hop_us = 1,
+     .scaleout_gb = 25, .scaleout_us = 10, .reserved_gib = 0.5,
+     .eff_bf16 = 0.75, .eff_fp8 = 0.75, .eff_int8 = 0.75, .eff_wo = 0.6, .eff_attn = 0.5,
+     .eff_mem = 0.85, .eff_attn_mem = 0.707, .eff_net = 0.7,
+     .source = "hw/tpu-v5e.json (TPU v5e estimates)"},
     /* no arch: the hopper row without the 8- and 4-bit formats (the file names those it has) */
-    {"", 1, 0, 0, 0, 67.0 / 989.4, 64, 16, 128, 8, 4, 1.5, 8, 1.5, 50, 5, 1,
-     0.80, 0.71, 0.71, 0.6, 0.57, 0.866, 0.72, 0.85,
-     "no arch given: the hopper row's numbers, with no fp8/int8/int4 peak unless the file gives "
-     "one"},
+    {.name = "",
+     .fp16 = 1, .fp8 = 0, .int8 = 0, .int4 = 0, .vector_ratio = 67.0 / 989.4,
+     .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
+     .launch_us = 4, .graph_launch_us = 1.5, .collective_us = 8, .hop_us = 1.5,
+     .scaleout_gb = 50, .scaleout_us = 5, .reserved_gib = 1,
+     .eff_bf16 = 0.8, .eff_fp8 = 0.71, .eff_int8 = 0.71, .eff_wo = 0.6, .eff_attn = 0.57,
+     .eff_mem = 0.866, .eff_attn_mem = 0.72, .eff_net = 0.85,
+     .source = "no arch given: the hopper row's numbers, with no fp8/int8/int4 peak unless the "
+               "file gives one"},
 };
+/* clang-format on */
 enum { N_ARCHS = sizeof hw_archs / sizeof hw_archs[0] };
 
 /* ------------------------------------------------------------------------------------------ */
@@ -84,32 +125,37 @@ typedef struct hw_field {
     size_t offset; /* into sim_hw */
     bool is_int;   /* an int member, a whole number in the file */
     hw_rule rule;
-    size_t arch;   /* HR_ARCH, HR_RATIO, HR_COPY_FILE: offset into hw_arch */
+    size_t arch;      /* HR_ARCH, HR_RATIO, HR_COPY_FILE: offset into hw_arch */
     const char *from; /* HR_RATIO, HR_COPY, HR_COPY_FILE: the earlier field it follows */
-    double value;  /* HR_CONST, in file units */
+    double value;     /* HR_CONST, in file units */
     const char *doc;
 } hw_field;
 
 #define HW(member) offsetof(sim_hw, member)
 #define AR(member) offsetof(hw_arch, member)
 #define NUM(json, lo, hi, scale, member, rule, arch, from, value, doc)                             \
-    {json, lo, hi, scale, HW(member), false, rule, arch, from, value, doc}
+    {                                                                                              \
+        json, lo, hi, scale, HW(member), false, rule, arch, from, value, doc                       \
+    }
 #define INT(json, lo, hi, member, rule, arch, doc)                                                 \
-    {json, lo, hi, 1.0, HW(member), true, rule, arch, NULL, 0, doc}
-
+    {                                                                                              \
+        json, lo, hi, 1.0, HW(member), true, rule, arch, NULL, 0, doc                              \
+    }
 
 static const hw_field hw_fields[] = {
     NUM("dense_tflops.bf16", 0.1, 1e5, 1e12, peak_flops[SIM_DT_BF16], HR_REQUIRED, 0, NULL, 0,
         "datasheet dense (not 2:4 sparse) bf16 tensor peak; \"dense_tflops\": N is the same"),
     NUM("dense_tflops.fp16", 0.1, 1e5, 1e12, peak_flops[SIM_DT_FP16], HR_PEAK, AR(fp16),
         "dense_tflops.bf16", 0, "= bf16 (same tensor-core rate), none on tpu"),
-    NUM("dense_tflops.fp8", 0.1, 1e5, 1e12, peak_flops[SIM_DT_FP8], HR_PEAK, AR(fp8), "dense_tflops.bf16", 0,
+    NUM("dense_tflops.fp8", 0.1, 1e5, 1e12, peak_flops[SIM_DT_FP8], HR_PEAK, AR(fp8),
+        "dense_tflops.bf16", 0,
         "= bf16 x 2 on hopper, ada, blackwell, cdna3; none on ampere, tpu and without arch"),
-    NUM("dense_tflops.int8", 0.1, 1e5, 1e12, peak_flops[SIM_DT_INT8], HR_PEAK, AR(int8), "dense_tflops.bf16",
-        0, "= bf16 x 2 on every listed architecture; none without arch"),
-    NUM("dense_tflops.int4", 0.1, 1e5, 1e12, peak_flops[SIM_DT_INT4], HR_PEAK, AR(int4), "dense_tflops.bf16",
-        0, "= bf16 x 4 on ampere; none elsewhere"),
-    NUM("vector_tflops", 0.1, 1e5, 1e12, vector_flops, HR_RATIO, AR(vector_ratio), "dense_tflops.bf16", 0,
+    NUM("dense_tflops.int8", 0.1, 1e5, 1e12, peak_flops[SIM_DT_INT8], HR_PEAK, AR(int8),
+        "dense_tflops.bf16", 0, "= bf16 x 2 on every listed architecture; none without arch"),
+    NUM("dense_tflops.int4", 0.1, 1e5, 1e12, peak_flops[SIM_DT_INT4], HR_PEAK, AR(int4),
+        "dense_tflops.bf16", 0, "= bf16 x 4 on ampere; none elsewhere"),
+    NUM("vector_tflops", 0.1, 1e5, 1e12, vector_flops, HR_RATIO, AR(vector_ratio),
+        "dense_tflops.bf16", 0,
         "= bf16 x the architecture's FP32/bf16 ratio (hopper 67/989.4, ampere 19.5/312, ada "
         "91.6/362, blackwell 75/2250, cdna3 163.4/1307.4, tpu 6/197)"),
     NUM("hbm_gib", 0.5, 1e5, GIB, hbm_bytes, HR_REQUIRED, 0, NULL, 0,
@@ -125,15 +171,16 @@ static const hw_field hw_fields[] = {
     NUM("scaleup_latency_us", 0.0, 1e4, 1e3, scaleup_latency_ns, HR_ARCH, AR(hop_us), NULL, 0,
         "architecture constant (estimate; calibrate fits it)"),
     NUM("scaleout_gb_per_s_per_dir", 0.1, 1e5, 1e9, scaleout_bytes_per_s, HR_ARCH, AR(scaleout_gb),
-        NULL, 0, "architecture constant: one 400 Gb/s NIC per GPU (50), 200 Gb/s (25) on ampere, ada, tpu"),
-    NUM("scaleout_latency_us", 0.0, 1e5, 1e3, scaleout_latency_ns, HR_ARCH, AR(scaleout_us), NULL, 0,
-        "architecture constant (estimate)"),
+        NULL, 0,
+        "architecture constant: one 400 Gb/s NIC per GPU (50), 200 Gb/s (25) on ampere, ada, tpu"),
+    NUM("scaleout_latency_us", 0.0, 1e5, 1e3, scaleout_latency_ns, HR_ARCH, AR(scaleout_us), NULL,
+        0, "architecture constant (estimate)"),
     INT("devices_per_node", 1, 65536, devices_per_node, HR_ARCH, AR(devices_per_node),
         "architecture constant: 8 (256 on tpu: a pod slice)"),
     NUM("kernel_launch_us", 0.0, 1e3, 1e3, launch_ns, HR_ARCH, AR(launch_us), NULL, 0,
         "architecture constant (estimate)"),
-    NUM("graph_kernel_launch_us", 0.0, 1e3, 1e3, graph_launch_ns, HR_ARCH, AR(graph_launch_us), NULL,
-        0, "architecture constant (estimate)"),
+    NUM("graph_kernel_launch_us", 0.0, 1e3, 1e3, graph_launch_ns, HR_ARCH, AR(graph_launch_us),
+        NULL, 0, "architecture constant (estimate)"),
     INT("gemm_tile_m", 1, 1024, gemm_tile_m, HR_ARCH, AR(tile_m),
         "architecture constant: 64 (128 on tpu)"),
     INT("gemm_weight_only_tile_m", 1, 1024, wo_tile_m, HR_ARCH, AR(wo_tile_m),
@@ -142,16 +189,19 @@ static const hw_field hw_fields[] = {
         "architecture constant: 128 x 128 output tiles"),
     NUM("runtime_reserved_gib", 0.0, 1e3, GIB, runtime_reserved_bytes, HR_ARCH, AR(reserved_gib),
         NULL, 0, "architecture constant: 1 GiB (0.5 on tpu; estimate)"),
-    NUM("efficiency.gemm.bf16", 0.01, 1.0, 1.0, eff_gemm[SIM_DT_BF16], HR_ARCH, AR(eff_bf16), NULL, 0,
-        "architecture constant (measured on the row's device; calibrate fits it)"),
-    NUM("efficiency.gemm.fp16", 0.01, 1.0, 1.0, eff_gemm[SIM_DT_FP16], HR_COPY, 0, "efficiency.gemm.bf16", 0,
-        "= efficiency.gemm.bf16"),
+    NUM("efficiency.gemm.bf16", 0.01, 1.0, 1.0, eff_gemm[SIM_DT_BF16], HR_ARCH, AR(eff_bf16), NULL,
+        0, "architecture constant (measured on the row's device; calibrate fits it)"),
+    NUM("efficiency.gemm.fp16", 0.01, 1.0, 1.0, eff_gemm[SIM_DT_FP16], HR_COPY, 0,
+        "efficiency.gemm.bf16", 0, "= efficiency.gemm.bf16"),
     NUM("efficiency.gemm.fp8", 0.01, 1.0, 1.0, eff_gemm[SIM_DT_FP8], HR_COPY_FILE, AR(eff_fp8),
-        "efficiency.gemm.bf16", 0, "= the file's efficiency.gemm.bf16, else the architecture constant"),
+        "efficiency.gemm.bf16", 0,
+        "= the file's efficiency.gemm.bf16, else the architecture constant"),
     NUM("efficiency.gemm.int8", 0.01, 1.0, 1.0, eff_gemm[SIM_DT_INT8], HR_COPY_FILE, AR(eff_int8),
-        "efficiency.gemm.bf16", 0, "= the file's efficiency.gemm.bf16, else the architecture constant"),
+        "efficiency.gemm.bf16", 0,
+        "= the file's efficiency.gemm.bf16, else the architecture constant"),
     NUM("efficiency.gemm.int4", 0.01, 1.0, 1.0, eff_gemm[SIM_DT_INT4], HR_COPY_FILE, AR(eff_int8),
-        "efficiency.gemm.bf16", 0, "= the file's efficiency.gemm.bf16, else the architecture's int8 constant"),
+        "efficiency.gemm.bf16", 0,
+        "= the file's efficiency.gemm.bf16, else the architecture's int8 constant"),
     NUM("efficiency.gemm_k_half", 0.0, 1e6, 1.0, gemm_k_half, HR_CONST, 0, NULL, 0,
         "0: no K term until calibrate fits one"),
     NUM("efficiency.gemm_weight_only", 0.01, 1.0, 1.0, eff_gemm_weight_only, HR_ARCH, AR(eff_wo),
@@ -196,7 +246,10 @@ static size_t field_index(const char *json)
     return i;
 }
 
-static double arch_num(const hw_arch *a, size_t off) { return *(const double *)((const char *)a + off); }
+static double arch_num(const hw_arch *a, size_t off)
+{
+    return *(const double *)((const char *)a + off);
+}
 
 /* The rule's value (SI) and where it came from. */
 static double apply_rule(const sim_hw *hw, const hw_field *f, const hw_arch *a, bool listed,
@@ -329,8 +382,8 @@ sim_hw_field_info sim_hw_field(const sim_hw *hw, size_t i)
                                .value = get_si(hw, f) / f->scale,
                                .origin = (sim_hw_origin)hw->origin[i],
                                .rule = f->doc,
-                               .arch_source = a && f->rule != HR_REQUIRED &&
-                                                      f->rule != HR_COPY && f->rule != HR_CONST
+                               .arch_source = a && f->rule != HR_REQUIRED && f->rule != HR_COPY &&
+                                                      f->rule != HR_CONST
                                                   ? a->source
                                                   : NULL};
 }

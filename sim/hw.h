@@ -92,8 +92,8 @@ sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err);
 
 /* One field of the device table, for `infersim hw FILE`. */
 typedef struct sim_hw_field_info {
-    const char *json;        /* "dense_tflops.fp8" */
-    double value;            /* in the file's units (TFLOP/s, GiB, us, ...) */
+    const char *json; /* "dense_tflops.fp8" */
+    double value;     /* in the file's units (TFLOP/s, GiB, us, ...) */
     sim_hw_origin origin;
     const char *rule;        /* the default rule, documented */
     const char *arch_source; /* where the architecture's constants come from, or NULL */

@@ -44,9 +44,10 @@ typedef struct sim_model {
 } sim_model;
 
 /* The model file that stands for a Hugging Face id ("meta-llama/Llama-3.1-8B-Instruct"): the
- * first models/NAME.json, in the data roots' order (find.h), whose "infersim_hf_ids" array holds the
- * id (compared without regard to case, as the Hub does). Its path goes to out; false when none
- * does. Files that do not parse are skipped here (loading the one found reports its errors). */
+ * first models/NAME.json, in the data roots' order (find.h), whose "infersim_hf_ids" array holds
+ * the id (compared without regard to case, as the Hub does). Its path goes to out; false when
+ * none does. Files that do not parse are skipped here (loading the one found reports its
+ * errors). */
 bool sim_model_find_hf(const char *id, char *out, size_t len);
 
 /* Loads and validates a config.json. Errors name the file, field, value and what was expected. */

@@ -60,8 +60,8 @@ static void test_sweep_and_text(void **state)
 {
     (void)state;
     char err[512];
-    const char *argv[] = {"sweep", "run", "--model", "llama-3.1-8b", "--hw", "h100-sxm",
-                          "--tp",  "1,2", "--threads", "2"};
+    const char *argv[] = {"sweep",    "run",  "--model", "llama-3.1-8b", "--hw",
+                          "h100-sxm", "--tp", "1,2",     "--threads",    "2"};
     char *json = infersim_json(N_ARGS(argv), argv, err, sizeof err);
     assert_non_null(json);
     cJSON *j = cJSON_Parse(json);
@@ -73,17 +73,27 @@ static void test_sweep_and_text(void **state)
     json = infersim_json(N_ARGS(help), help, err, sizeof err);
     assert_non_null(json);
     j = cJSON_Parse(json);
-    assert_non_null(strstr(cJSON_GetObjectItemCaseSensitive(j, "text")->valuestring,
-                           "--num-prompts"));
+    assert_non_null(
+        strstr(cJSON_GetObjectItemCaseSensitive(j, "text")->valuestring, "--num-prompts"));
     cJSON_Delete(j);
     free(json);
     assert_non_null(strchr(infersim_version(), '.'));
 }
 
 /* Four threads serve the same configuration at once: every answer is the one a lone call gives. */
-static const char *const serve_argv[] = {"serve", "--model", "llama-3.1-8b", "--hw", "h100-sxm",
-                                         "--num-prompts", "50", "--request-rate", "10",
-                                         "--random-input-len", "256", "--random-output-len", "32"};
+static const char *const serve_argv[] = {"serve",
+                                         "--model",
+                                         "llama-3.1-8b",
+                                         "--hw",
+                                         "h100-sxm",
+                                         "--num-prompts",
+                                         "50",
+                                         "--request-rate",
+                                         "10",
+                                         "--random-input-len",
+                                         "256",
+                                         "--random-output-len",
+                                         "32"};
 
 static void *serve_once(void *out)
 {

@@ -860,11 +860,22 @@ static void test_compare(void **state)
 static void test_help_everywhere(void **state)
 {
     (void)state;
-    static const char *const cmds[] = {
-        "--help",         "help",          "run --help",       "roofline --help",
-        "serve --help",   "sweep --help",  "sweep run --help", "sweep serve --help",
-        "merge --help",   "compare --help", "trace-check --help", "op --help",
-        "validate --help", "calibrate --help", "hw --help",     "run --model x --help"};
+    static const char *const cmds[] = {"--help",
+                                       "help",
+                                       "run --help",
+                                       "roofline --help",
+                                       "serve --help",
+                                       "sweep --help",
+                                       "sweep run --help",
+                                       "sweep serve --help",
+                                       "merge --help",
+                                       "compare --help",
+                                       "trace-check --help",
+                                       "op --help",
+                                       "validate --help",
+                                       "calibrate --help",
+                                       "hw --help",
+                                       "run --model x --help"};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         run(cmds[i]);
         if (R.rc != 0 || !strstr(R.out, "usage: infersim") || R.err[0]) {
@@ -892,14 +903,15 @@ static void test_vllm_command_line(void **state)
     (void)state;
     char dir[64], a[2048];
     snprintf(dir, sizeof dir, "/tmp/infersim-vllm-%d", (int)getpid());
-    snprintf(a, sizeof a,
-             "serve --backend vllm --base-url http://127.0.0.1:8000 --endpoint /v1/completions "
-             "--model meta-llama/Llama-3.1-8B-Instruct --tokenizer meta-llama/Llama-3.1-8B-Instruct "
-             "--dataset-name random --random-input-len 256 --random-output-len 32 --num-prompts 40 "
-             "--request-rate 8 --ignore-eos --percentile-metrics ttft,tpot,itl,e2el "
-             "--metric-percentiles 50,90,99.9 --save-result --result-dir %s "
-             "--result-filename out.json --hw h100-sxm",
-             dir);
+    snprintf(
+        a, sizeof a,
+        "serve --backend vllm --base-url http://127.0.0.1:8000 --endpoint /v1/completions "
+        "--model meta-llama/Llama-3.1-8B-Instruct --tokenizer meta-llama/Llama-3.1-8B-Instruct "
+        "--dataset-name random --random-input-len 256 --random-output-len 32 --num-prompts 40 "
+        "--request-rate 8 --ignore-eos --percentile-metrics ttft,tpot,itl,e2el "
+        "--metric-percentiles 50,90,99.9 --save-result --result-dir %s "
+        "--result-filename out.json --hw h100-sxm",
+        dir);
     run(a);
     assert_int_equal(R.rc, 0);
     assert_non_null(strstr(R.out, "P99.9 E2EL (ms):")); /* the printed table follows the flags */

@@ -150,10 +150,10 @@ static void test_six_field_device(void **state)
     sim_err err = {{0}};
     assert_int_equal(sim_hw_load(tu_write_tmp(six), &hw, &err), SIM_OK);
     assert_near(hw.peak_flops[SIM_DT_BF16], 148e12, 1e-12);
-    assert_near(hw.peak_flops[SIM_DT_FP16], 148e12, 1e-12);  /* = bf16 */
-    assert_near(hw.peak_flops[SIM_DT_FP8], 296e12, 1e-12);   /* hopper: 2 x bf16 */
-    assert_near(hw.peak_flops[SIM_DT_INT8], 296e12, 1e-12);  /* hopper: 2 x bf16 */
-    assert_true(hw.peak_flops[SIM_DT_INT4] == 0.0);          /* hopper: none */
+    assert_near(hw.peak_flops[SIM_DT_FP16], 148e12, 1e-12);     /* = bf16 */
+    assert_near(hw.peak_flops[SIM_DT_FP8], 296e12, 1e-12);      /* hopper: 2 x bf16 */
+    assert_near(hw.peak_flops[SIM_DT_INT8], 296e12, 1e-12);     /* hopper: 2 x bf16 */
+    assert_true(hw.peak_flops[SIM_DT_INT4] == 0.0);             /* hopper: none */
     assert_near(hw.vector_flops, 148e12 * 67.0 / 989.4, 1e-12); /* = 10.02 TFLOP/s */
     /* ridge = 148e12 / 4e12 = 37 FLOP/byte; fp8 74 */
     assert_near(sim_hw_ridge(&hw, SIM_DT_BF16), 37.0, 1e-12);
@@ -228,10 +228,9 @@ static void test_six_field_device(void **state)
 static void test_datasheet_fields_required(void **state)
 {
     (void)state;
-    static const char *const six[] = {"\"dense_tflops\": 148, ", "\"hbm_gib\": 96, ",
-                                      "\"hbm_tb_per_s\": 4.0, ",
-                                      "\"scaleup_gb_per_s_per_dir\": 450, ",
-                                      "\"compute_units\": 78, "};
+    static const char *const six[] = {
+        "\"dense_tflops\": 148, ", "\"hbm_gib\": 96, ", "\"hbm_tb_per_s\": 4.0, ",
+        "\"scaleup_gb_per_s_per_dir\": 450, ", "\"compute_units\": 78, "};
     static const char *const names[] = {"dense_tflops.bf16", "hbm_gib", "hbm_tb_per_s",
                                         "scaleup_gb_per_s_per_dir", "compute_units"};
     for (size_t drop = 0; drop < 5; drop++) {
@@ -262,9 +261,9 @@ static void test_datasheet_fields_required(void **state)
 static void test_datasheet_devices(void **state)
 {
     (void)state;
-    static const char *const added[] = {"h20",      "l4",     "l40",  "a10g",
-                                        "rtx-4090", "rtx-pro-6000-blackwell",
-                                        "gb200",    "b300",   "mi325x", "mi355x", "gaudi3"};
+    static const char *const added[] = {
+        "h20",   "l4",   "l40",    "a10g",   "rtx-4090", "rtx-pro-6000-blackwell",
+        "gb200", "b300", "mi325x", "mi355x", "gaudi3"};
     for (size_t d = 0; d < sizeof added / sizeof added[0]; d++) {
         sim_hw hw = tu_hw(added[d]);
         assert_true(hw.peak_flops[SIM_DT_BF16] > 0.0 && hw.hbm_bytes_per_s > 0.0);

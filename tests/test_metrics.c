@@ -205,10 +205,8 @@ static void test_selected_percentiles(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_percentiles_like_numpy),
-        cmocka_unit_test(test_dist),
-        cmocka_unit_test(test_request_metrics_and_goodput),
-        cmocka_unit_test(test_slo_parse),
+        cmocka_unit_test(test_percentiles_like_numpy),      cmocka_unit_test(test_dist),
+        cmocka_unit_test(test_request_metrics_and_goodput), cmocka_unit_test(test_slo_parse),
         cmocka_unit_test(test_selected_percentiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

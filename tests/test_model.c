@@ -191,7 +191,7 @@ static void test_hugging_face_ids(void **state)
     assert_false(sim_model_find_hf("meta-llama/Llama-3.1-8B-FP8", path, sizeof path));
     assert_string_equal(path, "untouched");
     /* every shipped model lists at least one id, and the file it names loads */
-    static const char *const names[] = {"llama-2-7b",  "llama-2-13b",   "llama-2-70b",
+    static const char *const names[] = {"llama-2-7b",   "llama-2-13b",   "llama-2-70b",
                                         "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b",
                                         "llama-3.2-1b", "mistral-7b",    "qwen2.5-72b"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
