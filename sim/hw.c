@@ -317,6 +317,12 @@ static sim_status load_field(const cJSON *root, const char *path, const hw_field
     const char *json = f->json;
     /* "dense_tflops": N is the bf16 peak */
     const cJSON *dense = sim_jsonf_find(root, "dense_tflops");
+    if (dense && !cJSON_IsNumber(dense) && !cJSON_IsObject(dense))
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'dense_tflops' is not a number or an object, expected the dense "
+                        "bf16 peak in TFLOP/s (\"dense_tflops\": 148) or one per format "
+                        "({\"bf16\": 148, \"fp8\": 296})",
+                        path);
     if (strcmp(json, "dense_tflops.bf16") == 0 && cJSON_IsNumber(dense))
         json = "dense_tflops";
     if (!sim_jsonf_find(root, json) && f->rule != HR_REQUIRED) {

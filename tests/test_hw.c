@@ -255,6 +255,10 @@ static void test_datasheet_fields_required(void **state)
                                  "\"arch\": \"volta\"}");
     assert_int_equal(sim_hw_load(p, &hw, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "'arch' is \"volta\", expected ampere, ada, hopper"));
+    p = tu_write_tmp("{\"dense_tflops\": \"148\", \"hbm_gib\": 96, \"hbm_tb_per_s\": 4, "
+                     "\"scaleup_gb_per_s_per_dir\": 450, \"compute_units\": 78}");
+    assert_int_equal(sim_hw_load(p, &hw, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'dense_tflops' is not a number or an object"));
 }
 
 /* The devices added from datasheets load, and cite a source for every number they give. */
