@@ -1,6 +1,6 @@
 /* api.c - the public C API (include/infersim.h): one command line in-process, its JSON back. */
 #define _POSIX_C_SOURCE 200809L
-#include "infersim.h"
+#include <infersim.h> /* include/: the public header, not a module of sim/ */
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "jsonf.h"
+#include "price.h"
 
 #define GIB 1073741824.0
 
@@ -214,6 +215,8 @@ static const hw_field hw_fields[] = {
         NULL, 0, "architecture constant"),
     NUM("efficiency.network", 0.01, 1.0, 1.0, eff_network, HR_ARCH, AR(eff_net), NULL, 0,
         "architecture constant (calibrate fits it)"),
+    NUM("usd_per_gpu_hour", 0.001, SIM_PRICE_MAX_USD_PER_GPU_HOUR, 1.0, usd_per_gpu_hour, HR_CONST,
+        0, NULL, 0, "0: unknown (the cost outputs say the price is unknown)"),
 };
 #undef NUM
 #undef INT
