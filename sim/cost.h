@@ -5,7 +5,8 @@
  *            quantization of the output tiles over the compute units, K-pipeline fill);
  *            weight-only GEMMs add the in-kernel dequantization on the vector units
  *   T_mem  = bytes / (HBM bandwidth x memory efficiency); attention's KV-cache reads at the
- *            (lower) paged-attention efficiency
+ *            (lower) paged-attention efficiency; quantized GEMMs at their format's streaming
+ *            fraction (hw quant.gemm_memory, quant.mixed_input_memory)
  *   T_net  = fixed collective cost + per-GPU bytes / (link bandwidth x network efficiency)
  *            + hops x hop latency (scale-out links and hop latency once the collective spans
  *            more than one node)
@@ -55,6 +56,10 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns);
  * in waves over the compute units (a partial last wave idles the rest; skinny GEMMs with M within
  * one tile split K instead and fill the units), times K / (K + k_half). */
 double sim_cost_gemm_shape_eff(const sim_hw *hw, int64_t m, int64_t n, int64_t k);
+
+/* The same for a GEMM computing in `compute`: its own K-pipeline term (sim_hw_gemm_k_half). */
+double sim_cost_gemm_shape_eff_in(const sim_hw *hw, sim_dtype compute, int64_t m, int64_t n,
+                                  int64_t k);
 
 /* The largest of an op's math, memory, network and launch times (ties go to the first). */
 sim_bound sim_cost_bound(const sim_op_cost *c);

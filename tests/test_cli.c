@@ -800,8 +800,8 @@ static void test_strict_inputs(void **state)
         {"validate", "1,gemm,h100-sxm,bf16,,4k,4096,4096,,,,,,,,,,,,,,x,tflops,700,TFLOP/s,,s",
          ":2: field 'm' is '4k', expected a whole number"},
         {"calibrate --hw h100-sxm",
-         "1,gemm,h100-sxm,fp4,,4096,4096,4096,,,,,,,,,,,,,,x,tflops,700,TFLOP/s,,s",
-         ":2: field 'dtype' is 'fp4', expected one of bf16"},
+         "1,gemm,h100-sxm,fp6,,4096,4096,4096,,,,,,,,,,,,,,x,tflops,700,TFLOP/s,,s",
+         ":2: field 'dtype' is 'fp6', expected one of bf16"},
     };
     char a[512], text[1024];
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {

@@ -140,18 +140,18 @@ static void test_device_support(void **state)
     (void)state;
     sim_hw a100 = tu_hw("a100-sxm-80gb");
     sim_err err = {{0}};
-    sim_prec p = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16};
+    sim_prec p = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false};
     assert_int_equal(sim_cost_check_support(&a100, &p, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "--weight-dtype"));
     assert_non_null(strstr(err.msg, "fp8"));
     assert_non_null(strstr(err.msg, "A100"));
-    p = (sim_prec){SIM_DT_BF16, SIM_DT_BF16, SIM_DT_FP8};
+    p = (sim_prec){SIM_DT_BF16, SIM_DT_BF16, SIM_DT_FP8, 0, false};
     assert_int_equal(sim_cost_check_support(&a100, &p, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "--kv-cache-dtype"));
-    p = (sim_prec){SIM_DT_INT4, SIM_DT_BF16, SIM_DT_INT8}; /* int4 is never computed */
+    p = (sim_prec){SIM_DT_INT4, SIM_DT_BF16, SIM_DT_INT8, 0, false}; /* int4 is never computed */
     assert_int_equal(sim_cost_check_support(&a100, &p, &err), SIM_OK);
     sim_hw tpu = tu_hw("tpu-v5e");
-    p = (sim_prec){SIM_DT_FP16, SIM_DT_FP16, SIM_DT_FP16};
+    p = (sim_prec){SIM_DT_FP16, SIM_DT_FP16, SIM_DT_FP16, 0, false};
     assert_int_equal(sim_cost_check_support(&tpu, &p, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "fp16"));
 }

@@ -24,7 +24,7 @@ static void test_parse_round_trip(void **state)
         assert_non_null(strstr(sim_dtype_names(), sim_dtype_name((sim_dtype)i)));
     }
     sim_dtype dt;
-    assert_false(sim_dtype_parse("fp4", &dt));
+    assert_false(sim_dtype_parse("fp6", &dt));
     assert_false(sim_dtype_parse("BF16", &dt));
     assert_false(sim_dtype_parse("", &dt));
 }

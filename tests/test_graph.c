@@ -4,7 +4,7 @@
 #include "graph.h"
 #include "hw.h"
 
-static const sim_prec BF16 = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16};
+static const sim_prec BF16 = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 0, false};
 
 static double intensity(const sim_op *op) { return op->flops / sim_op_bytes(op); }
 
@@ -61,7 +61,7 @@ static void test_attention_intensity_does_not_grow_with_batch(void **state)
     /* ...while the weight matmuls' intensity grows with the batch (~64) */
     assert_near(intensity(&g64.ops[SIM_OP_O_PROJ]), 64.0, 0.03);
     /* fp8 KV halves the KV bytes: 134217728 / (8388608 + 36864 + 2048) = 15.93 ~ 16 */
-    sim_prec fp8kv = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_FP8};
+    sim_prec fp8kv = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_FP8, 0, false};
     sim_graph g8 = decode(&m, 1, &fp8kv, 64, 4095);
     assert_near(intensity(&g8.ops[SIM_OP_ATTENTION]), 15.93, 0.002);
 }
@@ -132,16 +132,16 @@ static void test_precision_checks(void **state)
     (void)state;
     sim_model m = tu_model("llama-3.1-8b");
     sim_err err = {{0}};
-    sim_prec p = {SIM_DT_BF16, SIM_DT_FP8, SIM_DT_BF16}; /* fp8 activations, bf16 weights */
+    sim_prec p = {SIM_DT_BF16, SIM_DT_FP8, SIM_DT_BF16, 0, false}; /* fp8 activations, bf16 weights */
     assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "--act-dtype"));
-    p = (sim_prec){SIM_DT_INT4, SIM_DT_INT4, SIM_DT_BF16};
+    p = (sim_prec){SIM_DT_INT4, SIM_DT_INT4, SIM_DT_BF16, 0, false};
     assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "weights only"));
-    p = (sim_prec){SIM_DT_BF16, SIM_DT_BF16, SIM_DT_INT4};
+    p = (sim_prec){SIM_DT_BF16, SIM_DT_BF16, SIM_DT_INT4, 0, false};
     assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "--kv-cache-dtype"));
-    p = (sim_prec){SIM_DT_INT4, SIM_DT_BF16, SIM_DT_FP8};
+    p = (sim_prec){SIM_DT_INT4, SIM_DT_BF16, SIM_DT_FP8, 0, false};
     assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_OK);
 }
 
@@ -169,9 +169,9 @@ static void test_quantization_moves_the_critical_batch(void **state)
      * so 309, 155, 78 and 321: weight-only quantization halves and quarters the critical batch. */
     sim_model m = tu_model("llama-3.1-70b");
     sim_hw hw = tu_hw("h100-sxm");
-    sim_prec w8 = {SIM_DT_INT8, SIM_DT_BF16, SIM_DT_BF16};
-    sim_prec w4 = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16};
-    sim_prec f8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16};
+    sim_prec w8 = {SIM_DT_INT8, SIM_DT_BF16, SIM_DT_BF16, 0, false};
+    sim_prec w4 = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16, 0, false};
+    sim_prec f8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false};
     double bf16 = (double)critical_tokens(&m, &hw, &BF16);
     assert_near(bf16, 308.0, 0.005);
     assert_near(bf16, 295.0, 0.05);
@@ -212,7 +212,7 @@ static void test_weight_bytes(void **state)
      * 2 x 16032 x 8192 x 2 = 525,336,576; final norm 16,384: 17,640,734,720 */
     assert_near(sim_graph_weight_bytes_per_gpu(&m, 8, &BF16), 17640734720.0, 1e-12);
     /* int4 weight-only quarters the layer weights, not the embeddings */
-    sim_prec w4 = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16};
+    sim_prec w4 = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16, 0, false};
     double layers16 = 17115381760.0 - 80 * 2 * 8192 * 2;
     double expect = layers16 / 4 + 80 * 2 * 8192 * 2 + 525336576.0 + 16384;
     assert_near(sim_graph_weight_bytes_per_gpu(&m, 8, &w4), expect, 1e-12);

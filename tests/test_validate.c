@@ -184,9 +184,9 @@ static void test_load_strict(void **state)
                    "1125899906842624]");
     expect_bad_row("x1,copy,h100-sxm,,,,,,,,,,,1024,,,,,,,,x,tb_per_s,1,,,s", "field 'id' is 'x1'");
     expect_bad_row(",copy,h100-sxm,,,,,,,,,,,1024,,,,,,,,x,tb_per_s,1,,,s", "field 'id' is empty");
-    /* formats are known names: no "fp4" read as bf16 */
-    expect_bad_row("1,gemm,h100-sxm,fp4,,4,1024,1024,,,,,,,,,,,,,,x,tflops,100,,,s",
-                   "field 'dtype' is 'fp4', expected one of");
+    /* formats are known names: no "fp6" read as bf16 */
+    expect_bad_row("1,gemm,h100-sxm,fp6,,4,1024,1024,,,,,,,,,,,,,,x,tflops,100,,,s",
+                   "field 'dtype' is 'fp6', expected one of");
     expect_bad_row("1,e2e,h100-sxm,,,,,,1,,,,,,llama-3.1-8b,1,128,128,fp16,fp12,,x,e2e_s,1,s,,s",
                    "field 'act_dtype' is 'fp12'");
     expect_bad_row("1,attention,h100-sxm,bf16,,,,,2,8,16,128,yes,,,,,,,,,x,tflops,100,,,s",
