@@ -615,9 +615,12 @@ static sim_status cmd_roofline(const cli_opts *o, FILE *out, sim_err *err)
     }
     sim_status st = cli_load_common(o, false, L, NULL, err);
     sim_roofline rf = {
-        .hw = &L->hw, .dtype = SIM_DT_BF16, .batch = o->batch, .input_len = o->input_len};
-    if (!st && o->model)
+        .hw = &L->hw, .dtype = SIM_DT_BF16, .batch = o->batch, .input_len = o->input_len,
+        .group_size = cli_given(o, "--weight-group-size") ? o->group_size : 128};
+    if (!st && o->model) {
         rf.dtype = sim_graph_gemm_dtype(&L->step.prec);
+        rf.group_size = L->step.prec.group_size;
+    }
     if (!st && o->dtype && !(st = cli_parse_dtype_flag("--dtype", o->dtype, &rf.dtype, err)) &&
         L->hw.peak_flops[rf.dtype] <= 0.0)
         st = sim_fail(err, SIM_EINPUT,

@@ -152,3 +152,37 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
     c.bound = sim_cost_bound(&c);
     return c;
 }
+
+size_t sim_cost_quant_schemes(const sim_hw *hw, int64_t group_size, sim_quant_scheme *out)
+{
+    static const struct {
+        const char *name;
+        sim_dtype weight, act;
+    } schemes[SIM_QUANT_SCHEMES] = {
+        {"bf16", SIM_DT_BF16, SIM_DT_BF16},
+        {"int8-weight-only", SIM_DT_INT8, SIM_DT_BF16},
+        {"int4-weight-only", SIM_DT_INT4, SIM_DT_BF16},
+        {"int8", SIM_DT_INT8, SIM_DT_INT8},
+        {"fp8", SIM_DT_FP8, SIM_DT_FP8},
+        {"fp4", SIM_DT_FP4, SIM_DT_FP4},
+        {"w4a8", SIM_DT_INT4, SIM_DT_FP8},
+    };
+    size_t n = 0;
+    for (size_t i = 0; i < SIM_QUANT_SCHEMES; i++) {
+        double peak = hw->peak_flops[schemes[i].act];
+        if (!(peak > 0.0))
+            continue;
+        sim_prec p = {.weight = schemes[i].weight,
+                      .act = schemes[i].act,
+                      .kv = schemes[i].act,
+                      .group_size = group_size};
+        double b = sim_graph_weight_elem_bytes(&p, p.weight);
+        out[n++] = (sim_quant_scheme){.name = schemes[i].name,
+                                      .weight = p.weight,
+                                      .act = p.act,
+                                      .bytes_per_param = b,
+                                      .peak_flops = peak,
+                                      .critical_batch = peak * b / (2.0 * hw->hbm_bytes_per_s)};
+    }
+    return n;
+}

@@ -121,6 +121,10 @@ static void config_json(cJSON *o, const sim_step_cfg *s)
     cJSON_AddStringToObject(o, "weight_dtype", sim_dtype_name(s->prec.weight));
     cJSON_AddStringToObject(o, "act_dtype", sim_dtype_name(s->prec.act));
     cJSON_AddStringToObject(o, "kv_cache_dtype", sim_dtype_name(s->prec.kv));
+    add_num(o, "weight_group_size", (double)s->prec.group_size);
+    cJSON_AddBoolToObject(o, "weight_zero_point", s->prec.zero_point);
+    cJSON_AddStringToObject(o, "quant_method",
+                            s->model->quant.present ? s->model->quant.method : "none");
 }
 
 static sim_status run_json(FILE *f, const sim_run_cfg *cfg, const sim_run_result *r)
@@ -294,6 +298,19 @@ static sim_status roofline_json(FILE *f, const sim_roofline *r)
     for (int dt = 0; dt < SIM_DT_COUNT; dt++)
         if (r->hw->peak_flops[dt] > 0.0)
             add_num(ridges, sim_dtype_name((sim_dtype)dt), sim_hw_ridge(r->hw, (sim_dtype)dt));
+    sim_quant_scheme qs[SIM_QUANT_SCHEMES];
+    size_t nq = sim_cost_quant_schemes(r->hw, r->group_size, qs);
+    cJSON *schemes = cJSON_AddArrayToObject(o, "quant_schemes");
+    for (size_t i = 0; i < nq; i++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "scheme", qs[i].name);
+        cJSON_AddStringToObject(e, "weight_dtype", sim_dtype_name(qs[i].weight));
+        cJSON_AddStringToObject(e, "act_dtype", sim_dtype_name(qs[i].act));
+        add_num(e, "weight_bytes_per_param", qs[i].bytes_per_param);
+        add_num(e, "peak_tflops", qs[i].peak_flops / 1e12);
+        add_num(e, "critical_batch", qs[i].critical_batch);
+        cJSON_AddItemToArray(schemes, e);
+    }
     if (r->step) {
         config_json(o, r->step);
         add_num(o, "batch", (double)r->batch);
@@ -332,6 +349,13 @@ static sim_status roofline_table(FILE *f, const sim_roofline *r)
                 hw->peak_flops[dt] / 1e12, hw->hbm_bytes_per_s / 1e12,
                 sim_hw_ridge(hw, (sim_dtype)dt), dt == (int)r->dtype ? "  <" : "");
     }
+    sim_quant_scheme qs[SIM_QUANT_SCHEMES];
+    size_t nq = sim_cost_quant_schemes(hw, r->group_size, qs);
+    fprintf(f, "\n%-18s %12s %14s %15s\n", "scheme", "bytes/param", "peak TFLOP/s",
+            "critical batch");
+    for (size_t i = 0; i < nq; i++)
+        fprintf(f, "%-18s %12.4f %14.1f %15.1f\n", qs[i].name, qs[i].bytes_per_param,
+                qs[i].peak_flops / 1e12, qs[i].critical_batch);
     if (r->step) {
         char title[160];
         snprintf(title, sizeof title, "%s, prefill of %lld x %lld tokens (tp %d)",
