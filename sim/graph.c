@@ -180,6 +180,18 @@ void sim_graph_gemm(sim_op *op, sim_op_id id, double tokens, int64_t n, int64_t 
     gemm(op, tokens, n, k, weight, prec, resid_bytes);
 }
 
+void sim_graph_act_quant(sim_op *op, double tokens, int64_t k, const sim_prec *prec,
+                         double resid_bytes)
+{
+    const double elems = tokens * (double)k;
+    op->id = SIM_OP_ACT_QUANT;
+    op->present = !sim_dtype_is_16bit(prec->act);
+    op->flops = op->present ? QUANT_FLOPS * elems : 0.0;
+    op->act_bytes =
+        op->present ? elems * (resid_bytes + sim_dtype_bytes(prec->act)) + tokens * FP32_BYTES
+                    : 0.0;
+}
+
 /* A ring all-reduce of `msg` bytes over tp GPUs: each sends 2(N-1)/N of it in 2(N-1) steps. */
 static void allreduce(sim_op *op, double msg, int tp)
 {
@@ -254,11 +266,7 @@ static void build_layer(const sim_model *m, int tp, const sim_prec *prec, const 
     sim_graph_attention(m, tp, prec, s, &g->ops[SIM_OP_ATTENTION]);
 
     /* the attention output, 16-bit, quantized per token for o_proj */
-    op = &g->ops[SIM_OP_ACT_QUANT];
-    op->present = !sim_dtype_is_16bit(prec->act);
-    const double o_elems = t * (double)(hq * m->head_dim);
-    op->flops = op->present ? QUANT_FLOPS * o_elems : 0.0;
-    op->act_bytes = op->present ? o_elems * (rb + ab) + t * FP32_BYTES : 0.0;
+    sim_graph_act_quant(&g->ops[SIM_OP_ACT_QUANT], t, hq * m->head_dim, prec, rb);
 
     gemm(&g->ops[SIM_OP_O_PROJ], t, m->hidden, hq * m->head_dim, prec->weight, prec, rb);
     allreduce(&g->ops[SIM_OP_ATTN_ALLREDUCE], t * d * rb, tp);

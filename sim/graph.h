@@ -187,6 +187,12 @@ bool sim_graph_mixed_input(const sim_prec *prec, sim_dtype w);
  * included) plus, for dequantized integer weights, the group scales and zero points. */
 double sim_graph_weight_elem_bytes(const sim_prec *prec, sim_dtype w);
 
+/* Fills `op` as the dynamic per-token quantization of a tokens x k 16-bit tensor (resid_bytes
+ * per element) into prec->act: read it, write it quantized plus one fp32 scale per token.
+ * Not present when prec->act is 16-bit. */
+void sim_graph_act_quant(sim_op *op, double tokens, int64_t k, const sim_prec *prec,
+                         double resid_bytes);
+
 /* Weight bytes resident on each GPU (layers, embedding, LM head, norms). */
 double sim_graph_weight_bytes_per_gpu(const sim_model *m, int tp, const sim_prec *prec);
 

@@ -746,8 +746,8 @@ static void test_validation_commands(void **state)
     (void)state;
     run("validate");
     assert_int_equal(R.rc, 0);
-    assert_non_null(strstr(R.out, "\nvalidation: 78 points, median |error| "));
-    assert_non_null(strstr(R.out, "\n  op-level: 49 points"));
+    assert_non_null(strstr(R.out, "\nvalidation: 102 points, median |error| "));
+    assert_non_null(strstr(R.out, "\n  op-level: 73 points"));
     assert_non_null(strstr(R.out, "\n  end-to-end: 29 points"));
     assert_non_null(strstr(R.out, "  41 skipped: GB200"));
     /* an impossible target fails */
@@ -791,16 +791,17 @@ static void test_strict_inputs(void **state)
     (void)state;
     static const char *const header =
         "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,input_len,"
-        "output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,value,unit,skip,source\n";
+        "output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,value,unit,skip,source,"
+        "group_size,act_quant\n";
     static const struct {
         const char *cmd, *row, *mention;
     } rows[] = {
-        {"validate", "1,allreduce,h100-sxm,,1,,,,,,,,,1048576,,,,,,,,x,busbw_gb_per_s,100,GB/s,,s",
+        {"validate", "1,allreduce,h100-sxm,,1,,,,,,,,,1048576,,,,,,,,x,busbw_gb_per_s,100,GB/s,,s,,",
          ":2: field 'gpus' is '1', expected >= 2 for allreduce rows"},
-        {"validate", "1,gemm,h100-sxm,bf16,,4k,4096,4096,,,,,,,,,,,,,,x,tflops,700,TFLOP/s,,s",
+        {"validate", "1,gemm,h100-sxm,bf16,,4k,4096,4096,,,,,,,,,,,,,,x,tflops,700,TFLOP/s,,s,,",
          ":2: field 'm' is '4k', expected a whole number"},
         {"calibrate --hw h100-sxm",
-         "1,gemm,h100-sxm,fp6,,4096,4096,4096,,,,,,,,,,,,,,x,tflops,700,TFLOP/s,,s",
+         "1,gemm,h100-sxm,fp6,,4096,4096,4096,,,,,,,,,,,,,,x,tflops,700,TFLOP/s,,s,,",
          ":2: field 'dtype' is 'fp6', expected one of bf16"},
     };
     char a[512], text[1024];
