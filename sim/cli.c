@@ -45,7 +45,7 @@ const cli_opt_def cli_opts_table[] = {
       "prompt tokens per sequence (default 1024)"),
     O("--output-len", OPT_INT, output_len, 1, 1 << 26, CMD_RUN,
       "generated tokens per sequence (default 256)"),
-    O("--weight-dtype", OPT_STR, weight_dtype, 0, 0, CMD_MODEL,
+    O("--weight-dtype", OPT_STR, weight_dtype, 0, 0, CMD_MODEL | CMD_OP,
       "bf16|fp16|fp8|int8|int4|fp4|mxfp4 (default: the model's quantization_config, else its "
       "torch_dtype)"),
     O("--act-dtype", OPT_STR, act_dtype, 0, 0, CMD_MODEL,
@@ -54,7 +54,7 @@ const cli_opt_def cli_opts_table[] = {
     O("--kv-cache-dtype", OPT_STR, kv_dtype, 0, 0, CMD_MODEL,
       "bf16|fp16|fp8|int8 (default: the quantization_config's, else the 16-bit activation "
       "format)"),
-    O("--weight-group-size", OPT_INT, group_size, 0, 1 << 20, CMD_MODEL,
+    O("--weight-group-size", OPT_INT, group_size, 0, 1 << 20, CMD_MODEL | CMD_OP,
       "weights per scale of int4/int8 weights a kernel dequantizes (AWQ, GPTQ, W4A8); 0 = per "
       "channel (default: the quantization_config's, else 128)"),
     O("--overlap-comm", OPT_NUM, overlap, 0, 1, CMD_MODEL,

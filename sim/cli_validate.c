@@ -68,6 +68,18 @@ sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err)
     sim_status st;
     if (o->dtype && (st = cli_parse_dtype_flag("--dtype", o->dtype, &r.dtype, err)))
         return st;
+    /* a GEMM's weights: its compute format, or narrower ones a mixed-input kernel dequantizes */
+    r.weight = r.dtype;
+    r.group_size = cli_given(o, "--weight-group-size") ? o->group_size : 128;
+    if (o->weight_dtype &&
+        (st = cli_parse_dtype_flag("--weight-dtype", o->weight_dtype, &r.weight, err)))
+        return st;
+    if (r.kind == SIM_VK_GEMM && r.weight != r.dtype &&
+        !(sim_dtype_get(r.weight)->bits < sim_dtype_get(r.dtype)->bits))
+        return sim_fail(err, SIM_EINPUT,
+                        "--weight-dtype: value %s is not narrower than the compute format --dtype "
+                        "%s; expected %s or a narrower format (a mixed-input GEMM)",
+                        sim_dtype_name(r.weight), sim_dtype_name(r.dtype), sim_dtype_name(r.dtype));
     bool shape_ok = r.kind == SIM_VK_GEMM        ? r.m && r.n && r.k
                     : r.kind == SIM_VK_ATTENTION ? r.seq && r.heads && r.head_dim
                                                  : r.bytes > 0;

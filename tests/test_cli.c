@@ -782,6 +782,35 @@ static void test_validation_commands(void **state)
     cJSON_Delete(j);
     remove(path);
     expect_bad("calibrate --hw l40s", "no op-level rows");
+    /* a calibration of a calibrated file changes nothing, and its notes do not stack: fitted
+     * on H100, then again on the output */
+    char dir[64], first[128], second[128];
+    snprintf(dir, sizeof dir, "/tmp/infersim-cal2-%d", (int)getpid());
+    snprintf(a, sizeof a, "mkdir -p %s/a %s/b", dir, dir);
+    assert_int_equal(system(a), 0);
+    snprintf(first, sizeof first, "%s/a/h100-sxm.json", dir);
+    snprintf(second, sizeof second, "%s/b/h100-sxm.json", dir);
+    snprintf(a, sizeof a, "calibrate --hw h100-sxm --out %s", first);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "leave-one-out"));
+    snprintf(a, sizeof a, "calibrate --hw %s --out %s", first, second);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "nothing moves"));
+    char *t1 = slurp(first), *t2 = slurp(second);
+    assert_non_null(t1);
+    assert_non_null(t2);
+    assert_string_equal(t1, t2);
+    const char *note = strstr(t1, "\"efficiency.memory\":\t\"fitted by");
+    assert_non_null(note);
+    const char *next = strstr(strstr(note, "fitted by") + 9, "fitted by infersim calibrate");
+    const char *eol = strchr(note, '\n');
+    assert_true(!next || next > eol); /* one provenance per source */
+    free(t1);
+    free(t2);
+    snprintf(a, sizeof a, "rm -rf %s", dir);
+    assert_int_equal(system(a), 0);
 }
 
 /* Validation CSVs, traces and result files are read strictly: exit 2, one line naming the file,

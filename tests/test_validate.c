@@ -11,6 +11,35 @@ static sim_vrow op_row(sim_vkind kind, const char *metric)
     return r;
 }
 
+static void test_quantized_gemm_rows(void **state)
+{
+    (void)state;
+    /* fixture H100 (3.35 TB/s, memory 0.866, graph launch 1.5 us). A Marlin-style W4A16 GEMV,
+     * M 1, N = K = 8192, groups of 128: weights 67,108,864 x (0.5 + 2/128) = 34,603,008 B, input
+     * 16,384 B and output 16,384 B: 34,635,776 B / (0.866 x 3.35e12) = 11.9387 us, + 1.5 us;
+     * its math (M padded to 16, at 0.6 of 989.4 TFLOP/s, plus dequantization) stays below. */
+    sim_hw hw = tu_fixture_hw();
+    sim_err err = {{0}};
+    sim_vrow r = op_row(SIM_VK_GEMM, "latency_ms");
+    r.dtype = SIM_DT_FP16;
+    r.weight = SIM_DT_INT4;
+    r.group_size = 128;
+    r.m = 1;
+    r.n = r.k = 8192;
+    double ms;
+    assert_int_equal(sim_validate_op(&r, &hw, &ms, &err), SIM_OK);
+    assert_near(ms, (34635776.0 / (0.866 * 3.35e12) * 1e9 + 1500.0) / 1e6, 1e-9);
+    /* fp8 with its dynamic activation quantization: the quantize kernel reads 8192 x 2 B, writes
+     * 8192 x 1 B and one 4 B scale (24,580 B at 0.866 x 3.35 TB/s = 8.47 ns) + its launch; the
+     * fp8 GEMM reads 67,108,864 + 8,192 + 16,384 B */
+    r.dtype = r.weight = SIM_DT_FP8;
+    r.act_quant = true;
+    assert_int_equal(sim_validate_op(&r, &hw, &ms, &err), SIM_OK);
+    double gemm = (67108864.0 + 8192.0 + 16384.0) / (0.866 * 3.35e12) * 1e9 + 1500.0;
+    double quant = 24580.0 / (0.866 * 3.35e12) * 1e9 + 1500.0;
+    assert_near(ms, (gemm + quant) / 1e6, 1e-9);
+}
+
 static void test_op_predictions(void **state)
 {
     (void)state;
@@ -304,6 +333,7 @@ static void test_summary_small(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_quantized_gemm_rows),
         cmocka_unit_test(test_op_predictions),
         cmocka_unit_test(test_summary),
         cmocka_unit_test(test_fit_recovers_known_efficiencies),
