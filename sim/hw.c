@@ -100,12 +100,12 @@ static sim_status load_quant(const cJSON *root, const char *path, sim_hw *hw, si
     static const struct {
         const char *key;
         size_t offset;
-        double max;
+        double min, max;
         bool compute; /* keyed by compute format (else by stored weight format) */
     } tables[] = {
-        {"gemm_k_half", offsetof(sim_hw, quant.gemm_k_half), 1e6, true},
-        {"gemm_memory", offsetof(sim_hw, quant.gemm_memory), 1.0, true},
-        {"mixed_input_memory", offsetof(sim_hw, quant.mixed_input_memory), 1.0, false},
+        {"gemm_k_half", offsetof(sim_hw, quant.gemm_k_half), 1.0, 1e6, true},
+        {"gemm_memory", offsetof(sim_hw, quant.gemm_memory), 0.01, 1.0, true},
+        {"mixed_input_memory", offsetof(sim_hw, quant.mixed_input_memory), 0.01, 1.0, false},
     };
     char field[64];
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
@@ -116,7 +116,7 @@ static sim_status load_quant(const cJSON *root, const char *path, sim_hw *hw, si
                 (tables[t].compute && (info->weights_only || info->peak_of != (sim_dtype)dt)))
                 continue;
             snprintf(field, sizeof field, "quant.%s.%s", tables[t].key, info->name);
-            sim_status st = sim_jsonf_num_opt(root, path, field, tables[t].compute ? 0.0 : 0.01,
+            sim_status st = sim_jsonf_num_opt(root, path, field, tables[t].min,
                                               tables[t].max, 0.0, &arr[dt], err);
             if (st)
                 return st;

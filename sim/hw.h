@@ -36,8 +36,8 @@
  *   efficiency.attention_memory  fraction of hbm bandwidth reached by attention reading a paged KV
  *                                cache (scattered blocks: below a streaming copy)
  *   efficiency.network           fraction of link bandwidth reached by collectives
- *   quant.gemm_k_half.{fp8,int8,fp4}  (optional, default efficiency.gemm_k_half) the K-pipeline
- *                                term of GEMMs computing in that format
+ *   quant.gemm_k_half.{fp8,int8,fp4}  (optional, >= 1, default efficiency.gemm_k_half) the
+ *                                K-pipeline term of GEMMs computing in that format
  *   quant.gemm_memory.{fp8,int8,fp4}  (optional, default efficiency.memory) fraction of HBM
  *                                bandwidth a skinny (memory-bound) GEMM computing in that format
  *                                reaches: 8- and 4-bit kernels stream below a plain copy

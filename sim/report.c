@@ -211,6 +211,12 @@ static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_resul
             (long long)cfg->batch, (long long)cfg->input_len, (long long)cfg->output_len,
             sim_dtype_name(s->prec.weight), sim_dtype_name(s->prec.act), sim_dtype_name(s->prec.kv),
             s->overlap);
+    if (!sim_dtype_is_16bit(s->prec.weight))
+        fprintf(f, "quantization: %s; %.3f bits per weight with scales%s\n",
+                s->model->quant.present ? s->model->quant.method : "from the flags",
+                8.0 * sim_graph_weight_elem_bytes(&s->prec, s->prec.weight),
+                sim_graph_mixed_input(&s->prec, s->prec.weight) ? " (dequantized in the GEMM)"
+                                                                 : "");
     fprintf(f, "\n%-34s %12.3f\n", "TTFT (ms):", r->ttft_ns / 1e6);
     fprintf(f, "%-34s %12.3f\n", "TPOT (ms):", r->tpot_ns / 1e6);
     fprintf(f, "%-34s %12.3f\n", "E2E latency (ms):", r->e2e_ns / 1e6);

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "validate.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -484,7 +485,7 @@ static const char *group_name(int g)
 }
 
 typedef struct fit_param {
-    const char *name; /* dotted field of the device file */
+    char name[48]; /* dotted field of the device file */
     double *value;
     double *twin; /* moved together with value (fp16 with bf16, mxfp4 with fp4: one rate) */
     double lo, hi;
@@ -581,24 +582,30 @@ static double file_round(const fit_param *p, double v)
 
 /* The parameters a fit may move on `hw`. Quantized formats' K term and streaming fraction start
  * from the values they inherit, so that each format is fitted apart from the 16-bit rows. */
+static fit_param param(const char *prefix, const char *suffix, double *value, double *twin,
+                       double lo, double hi, double scale, int group)
+{
+    fit_param p = {.value = value, .twin = twin, .lo = lo, .hi = hi, .scale = scale, .group = group};
+    snprintf(p.name, sizeof p.name, "%s%s", prefix, suffix);
+    return p;
+}
+
 static size_t fit_params(sim_hw *hw, fit_param *ps)
 {
-    static char names[3 * SIM_DT_COUNT + SIM_DT_COUNT][48]; /* read-only after the first call */
     size_t np = 0;
-    int nn = 0;
     if (hw->peak_flops[SIM_DT_BF16] > 0.0)
-        ps[np++] = (fit_param){"efficiency.gemm.bf16", &hw->eff_gemm[SIM_DT_BF16],
-                               &hw->eff_gemm[SIM_DT_FP16], 0.05, 1.0, 1.0, FG_BASE};
-    ps[np++] = (fit_param){"efficiency.gemm_k_half", &hw->gemm_k_half, NULL, 0.0, 4096.0, 1.0,
-                           FG_BASE};
-    ps[np++] = (fit_param){"efficiency.attention", &hw->eff_attention, NULL, 0.05, 1.0, 1.0,
-                           FG_BASE};
-    ps[np++] = (fit_param){"efficiency.memory", &hw->eff_memory, NULL, 0.3, 1.0, 1.0, FG_BASE};
-    ps[np++] = (fit_param){"efficiency.network", &hw->eff_network, NULL, 0.1, 1.0, 1.0, FG_BASE};
-    ps[np++] = (fit_param){"collective_latency_us", &hw->collective_ns, NULL, 0.0, 50e3, 1e3,
-                           FG_BASE};
-    ps[np++] = (fit_param){"scaleup_latency_us", &hw->scaleup_latency_ns, NULL, 0.0, 20e3, 1e3,
-                           FG_BASE};
+        ps[np++] = param("efficiency.gemm.bf16", "", &hw->eff_gemm[SIM_DT_BF16],
+                               &hw->eff_gemm[SIM_DT_FP16], 0.05, 1.0, 1.0, FG_BASE);
+    ps[np++] = param("efficiency.gemm_k_half", "", &hw->gemm_k_half, NULL, 0.0, 4096.0, 1.0,
+                           FG_BASE);
+    ps[np++] = param("efficiency.attention", "", &hw->eff_attention, NULL, 0.05, 1.0, 1.0,
+                           FG_BASE);
+    ps[np++] = param("efficiency.memory", "", &hw->eff_memory, NULL, 0.3, 1.0, 1.0, FG_BASE);
+    ps[np++] = param("efficiency.network", "", &hw->eff_network, NULL, 0.1, 1.0, 1.0, FG_BASE);
+    ps[np++] = param("collective_latency_us", "", &hw->collective_ns, NULL, 0.0, 50e3, 1e3,
+                           FG_BASE);
+    ps[np++] = param("scaleup_latency_us", "", &hw->scaleup_latency_ns, NULL, 0.0, 20e3, 1e3,
+                           FG_BASE);
     for (int dt = 0; dt < SIM_DT_COUNT; dt++) {
         const sim_dtype_info *info = sim_dtype_get((sim_dtype)dt);
         if (sim_dtype_is_16bit((sim_dtype)dt) || info->weights_only || (int)info->peak_of != dt ||
@@ -609,26 +616,21 @@ static size_t fit_params(sim_hw *hw, fit_param *ps)
         double *twin_m = dt == SIM_DT_FP4 ? &hw->quant.gemm_memory[SIM_DT_MXFP4] : NULL;
         hw->quant.gemm_k_half[dt] = sim_hw_gemm_k_half(hw, (sim_dtype)dt);
         hw->quant.gemm_memory[dt] = sim_hw_gemm_memory(hw, (sim_dtype)dt);
-        snprintf(names[nn], sizeof names[nn], "efficiency.gemm.%s", info->name);
-        ps[np++] = (fit_param){names[nn++], &hw->eff_gemm[dt], twin_e, 0.05, 1.0, 1.0,
-                               FG_FORMAT + dt};
-        snprintf(names[nn], sizeof names[nn], "quant.gemm_k_half.%s", info->name);
-        ps[np++] = (fit_param){names[nn++], &hw->quant.gemm_k_half[dt], twin_k, 1.0, 4096.0, 1.0,
-                               FG_FORMAT + dt};
-        snprintf(names[nn], sizeof names[nn], "quant.gemm_memory.%s", info->name);
-        ps[np++] = (fit_param){names[nn++], &hw->quant.gemm_memory[dt], twin_m, 0.05, 1.0, 1.0,
-                               FG_FORMAT + dt};
+        ps[np++] = param("efficiency.gemm.", info->name, &hw->eff_gemm[dt], twin_e, 0.05, 1.0,
+                         1.0, FG_FORMAT + dt);
+        ps[np++] = param("quant.gemm_k_half.", info->name, &hw->quant.gemm_k_half[dt], twin_k,
+                         1.0, 4096.0, 1.0, FG_FORMAT + dt);
+        ps[np++] = param("quant.gemm_memory.", info->name, &hw->quant.gemm_memory[dt], twin_m,
+                         0.05, 1.0, 1.0, FG_FORMAT + dt);
     }
-    ps[np++] = (fit_param){"efficiency.gemm_weight_only", &hw->eff_gemm_weight_only, NULL, 0.05,
-                           1.0, 1.0, FG_MIXED};
+    ps[np++] = param("efficiency.gemm_weight_only", "", &hw->eff_gemm_weight_only, NULL, 0.05,
+                           1.0, 1.0, FG_MIXED);
     for (int dt = 0; dt < SIM_DT_COUNT; dt++) {
         if (sim_dtype_is_16bit((sim_dtype)dt))
             continue;
         hw->quant.mixed_input_memory[dt] = sim_hw_mixed_input_memory(hw, (sim_dtype)dt);
-        snprintf(names[nn], sizeof names[nn], "quant.mixed_input_memory.%s",
-                 sim_dtype_name((sim_dtype)dt));
-        ps[np++] = (fit_param){names[nn++], &hw->quant.mixed_input_memory[dt], NULL, 0.05, 1.0,
-                               1.0, FG_MIXED};
+        ps[np++] = param("quant.mixed_input_memory.", sim_dtype_name((sim_dtype)dt),
+                         &hw->quant.mixed_input_memory[dt], NULL, 0.05, 1.0, 1.0, FG_MIXED);
     }
     return np;
 }
@@ -717,7 +719,12 @@ sim_status sim_validate_fit(const sim_vrow *rows, size_t n, const char *name, si
             sim_validate_op(row, hw, &p, NULL))
             continue;
         sim_hw keep = *hw;
-        descend(rows, n, name, hw, params, active, np, row_group(row), r, 3, 40);
+        /* from the loaded values (a parameter only this row constrains stays there), ten
+         * sweeps: close to the converged refit at a tenth of its cost */
+        for (size_t i = 0; i < np; i++)
+            if (active[i] && params[i].group == row_group(row))
+                set_param(&params[i], before[i]);
+        descend(rows, n, name, hw, params, active, np, row_group(row), r, 10, 40);
         if (!sim_validate_op(row, hw, &p, NULL))
             abs_err[nloo++] = fabs(sim_validate_error_pct(p, row->value));
         *hw = keep;
@@ -739,7 +746,8 @@ sim_status sim_validate_fit(const sim_vrow *rows, size_t n, const char *name, si
         loss(rows, n, name, hw, params[i].group, SIZE_MAX, &used, NULL);
         if (rep->n_params < SIM_FIT_MAX_PARAMS) {
             sim_fit_param *fp = &rep->params[rep->n_params++];
-            snprintf(fp->name, sizeof fp->name, "%s", params[i].name);
+            static_assert(sizeof fp->name == sizeof params[i].name, "field name sizes differ");
+            memcpy(fp->name, params[i].name, sizeof fp->name);
             snprintf(fp->group, sizeof fp->group, "%s", group_name(params[i].group));
             fp->value = *params[i].value / params[i].scale;
             fp->before = before[i] / params[i].scale;
