@@ -719,12 +719,13 @@ sim_status sim_validate_fit(const sim_vrow *rows, size_t n, const char *name, si
             sim_validate_op(row, hw, &p, NULL))
             continue;
         sim_hw keep = *hw;
-        /* from the loaded values (a parameter only this row constrains stays there), ten
-         * sweeps: close to the converged refit at a tenth of its cost */
+        /* from the loaded values (a parameter only this row constrains stays there), five
+         * sweeps of a coarser search: an estimate of the converged refit at a fraction of its
+         * cost */
         for (size_t i = 0; i < np; i++)
             if (active[i] && params[i].group == row_group(row))
                 set_param(&params[i], before[i]);
-        descend(rows, n, name, hw, params, active, np, row_group(row), r, 10, 40);
+        descend(rows, n, name, hw, params, active, np, row_group(row), r, 5, 30);
         if (!sim_validate_op(row, hw, &p, NULL))
             abs_err[nloo++] = fabs(sim_validate_error_pct(p, row->value));
         *hw = keep;
