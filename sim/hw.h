@@ -44,6 +44,8 @@
  *   quant.mixed_input_memory.{fp8,int8,int4,fp4,mxfp4}  (optional, default efficiency.memory)
  *                                the same for mixed-input GEMMs (Marlin, Machete, AWQ, W4A8) whose
  *                                weights are stored in that format and dequantized in the kernel
+ *   usd_per_gpu_hour             (optional) on-demand cloud price of one GPU for one hour, US$
+ *                                (absent: the cost outputs say the price is unknown)
  *   sources.FIELD                (optional, but every shipped file has one per field) where a
  *                                number comes from
  */
@@ -86,6 +88,7 @@ typedef struct sim_hw {
         double mixed_input_memory[SIM_DT_COUNT]; /* of hbm_bytes_per_s, per stored weight format
                                                   * of a mixed-input GEMM */
     } quant;
+    double usd_per_gpu_hour;         /* on-demand price of one GPU-hour; 0 = unknown */
 } sim_hw;
 
 /* Loads and validates a device file. On error *hw is unspecified and err names file and field. */
