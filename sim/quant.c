@@ -163,6 +163,22 @@ static sim_status read_awq_gptq(const cJSON *cfg, const char *path, bool awq, si
     return st;
 }
 
+/* fp8 (HF's FP8 config, fbgemm_fp8): fp8 weights and activations; activation_scheme dynamic
+ * (per-token scales computed on the fly) or static (calibrated per-tensor scales): both quantize
+ * the activations before each GEMM. */
+static sim_status read_fp8(const cJSON *cfg, const char *path, sim_quant *q, sim_err *err)
+{
+    const char *scheme = NULL;
+    sim_status st = sim_jsonf_str_opt(cfg, path, QC ".activation_scheme", &scheme, err);
+    if (!st && scheme && strcmp(scheme, "dynamic") != 0 && strcmp(scheme, "static") != 0)
+        st = sim_fail(err, SIM_EINPUT,
+                      "%s: field '" QC ".activation_scheme' is \"%s\", expected dynamic or static",
+                      path, scheme);
+    q->weight = q->act = SIM_DT_FP8;
+    q->act_set = true;
+    return st;
+}
+
 sim_status sim_quant_read(const cJSON *cfg, const char *path, sim_quant *q, sim_err *err)
 {
     memset(q, 0, sizeof *q);
@@ -179,10 +195,9 @@ sim_status sim_quant_read(const cJSON *cfg, const char *path, sim_quant *q, sim_
                       "%s: field '" QC ".quant_method' is missing, expected the checkpoint's "
                       "quantization method",
                       path);
-    else if (strcmp(method, "fp8") == 0 || strcmp(method, "fbgemm_fp8") == 0) {
-        q->weight = q->act = SIM_DT_FP8;
-        q->act_set = true;
-    } else if (strcmp(method, "awq") == 0 || strcmp(method, "gptq") == 0)
+    else if (strcmp(method, "fp8") == 0 || strcmp(method, "fbgemm_fp8") == 0)
+        st = read_fp8(cfg, path, q, err);
+    else if (strcmp(method, "awq") == 0 || strcmp(method, "gptq") == 0)
         st = read_awq_gptq(cfg, path, method[0] == 'a', q, err);
     else if (strcmp(method, "compressed-tensors") == 0)
         st = read_compressed_tensors(cfg, path, q, err);

@@ -123,6 +123,8 @@ static void test_rejects(void **state)
                "{\"weights\": {\"num_bits\": 2, \"type\": \"int\"}}}}",
                "'quantization_config.config_groups.g.weights.num_bits' 2");
     expect_bad("{\"quant_method\": \"compressed-tensors\"}", "config_groups' is missing");
+    expect_bad("{\"quant_method\": \"fp8\", \"activation_scheme\": \"lazy\"}",
+               "'quantization_config.activation_scheme' is \"lazy\"");
 }
 
 int main(void)
