@@ -320,8 +320,8 @@ sim_status cli_parse_dtype_flag(const char *flag, const char *v, sim_dtype *out,
  * activations fp8 with fp8 weights (W8A8, as vLLM's fp8 quantization), fp4/mxfp4 with those
  * weights on a device with fp4 tensor cores (else weight-only), else the 16-bit format; KV cache
  * in the 16-bit activation format; group size 128 (AWQ's and GPTQ's usual). */
-static sim_status resolve_prec(const cli_opts *o, const sim_model *m, const sim_hw *hw,
-                               sim_prec *p, sim_err *err)
+static sim_status resolve_prec(const cli_opts *o, const sim_model *m, const sim_hw *hw, sim_prec *p,
+                               sim_err *err)
 {
     const sim_quant *q = &m->quant;
     sim_status st;
@@ -514,7 +514,8 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
         return SIM_OK;
     cli_resolve("models", o->model, path, sizeof path);
     if ((st = cli_get_model(cache, path, &L->model, err)) ||
-        (st = resolve_prec(o, &L->model, &L->hw, &L->step.prec, err)) || (st = load_spec(o, L, cache, err)))
+        (st = resolve_prec(o, &L->model, &L->hw, &L->step.prec, err)) ||
+        (st = load_spec(o, L, cache, err)))
         return st;
     return sim_step_check(&L->step, err);
 }
@@ -619,9 +620,11 @@ static sim_status cmd_roofline(const cli_opts *o, FILE *out, sim_err *err)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
     }
     sim_status st = cli_load_common(o, false, L, NULL, err);
-    sim_roofline rf = {
-        .hw = &L->hw, .dtype = SIM_DT_BF16, .batch = o->batch, .input_len = o->input_len,
-        .group_size = cli_given(o, "--weight-group-size") ? o->group_size : 128};
+    sim_roofline rf = {.hw = &L->hw,
+                       .dtype = SIM_DT_BF16,
+                       .batch = o->batch,
+                       .input_len = o->input_len,
+                       .group_size = cli_given(o, "--weight-group-size") ? o->group_size : 128};
     if (!st && o->model) {
         rf.dtype = sim_graph_gemm_dtype(&L->step.prec);
         rf.group_size = L->step.prec.group_size;

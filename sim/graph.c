@@ -187,9 +187,9 @@ void sim_graph_act_quant(sim_op *op, double tokens, int64_t k, const sim_prec *p
     op->id = SIM_OP_ACT_QUANT;
     op->present = !sim_dtype_is_16bit(prec->act);
     op->flops = op->present ? QUANT_FLOPS * elems : 0.0;
-    op->act_bytes =
-        op->present ? elems * (resid_bytes + sim_dtype_bytes(prec->act)) + tokens * FP32_BYTES
-                    : 0.0;
+    op->act_bytes = op->present
+                        ? elems * (resid_bytes + sim_dtype_bytes(prec->act)) + tokens * FP32_BYTES
+                        : 0.0;
 }
 
 /* A ring all-reduce of `msg` bytes over tp GPUs: each sends 2(N-1)/N of it in 2(N-1) steps. */

@@ -117,8 +117,8 @@ static sim_status load_quant(const cJSON *root, const char *path, sim_hw *hw, si
                 (tables[t].compute && (info->weights_only || info->peak_of != (sim_dtype)dt)))
                 continue;
             snprintf(field, sizeof field, "quant.%s.%s", tables[t].key, info->name);
-            sim_status st = sim_jsonf_num_opt(root, path, field, tables[t].min,
-                                              tables[t].max, 0.0, &arr[dt], err);
+            sim_status st = sim_jsonf_num_opt(root, path, field, tables[t].min, tables[t].max, 0.0,
+                                              &arr[dt], err);
             if (st)
                 return st;
         }

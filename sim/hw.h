@@ -82,9 +82,9 @@ typedef struct sim_hw {
     double eff_memory;               /* of hbm_bytes_per_s */
     double eff_attn_memory;          /* of hbm_bytes_per_s, attention over paged KV */
     double eff_network;              /* of the link bandwidth */
-    struct {                              /* 0 = not given: the 16-bit value (accessors below) */
-        double gemm_k_half[SIM_DT_COUNT]; /* per compute format */
-        double gemm_memory[SIM_DT_COUNT]; /* of hbm_bytes_per_s, per compute format */
+    struct {                         /* 0 = not given: the 16-bit value (accessors below) */
+        double gemm_k_half[SIM_DT_COUNT];        /* per compute format */
+        double gemm_memory[SIM_DT_COUNT];        /* of hbm_bytes_per_s, per compute format */
         double mixed_input_memory[SIM_DT_COUNT]; /* of hbm_bytes_per_s, per stored weight format
                                                   * of a mixed-input GEMM */
     } quant;

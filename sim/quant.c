@@ -129,8 +129,8 @@ static sim_status read_modelopt(const cJSON *cfg, const char *path, sim_quant *q
     q->weight = algos[i].weight;
     q->act = algos[i].act;
     q->act_set = !sim_dtype_is_fp4(q->act); /* fp4 math where the device has it (else W4A16) */
-    if (algos[i].group && (st = read_group(cfg, path, QC ".group_size", algos[i].group,
-                                           &q->group_size, err)))
+    if (algos[i].group &&
+        (st = read_group(cfg, path, QC ".group_size", algos[i].group, &q->group_size, err)))
         return st;
     if (kv && strcmp(kv, "FP8") != 0)
         return sim_fail(err, SIM_EINPUT,

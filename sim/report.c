@@ -283,7 +283,7 @@ static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_resul
                 s->model->quant.present ? s->model->quant.method : "from the flags",
                 8.0 * sim_graph_weight_elem_bytes(&s->prec, s->prec.weight),
                 sim_graph_mixed_input(&s->prec, s->prec.weight) ? " (dequantized in the GEMM)"
-                                                                 : "");
+                                                                : "");
     fprintf(f, "\n%-34s %12.3f\n", "TTFT (ms):", r->ttft_ns / 1e6);
     fprintf(f, "%-34s %12.3f\n", "TPOT (ms):", r->tpot_ns / 1e6);
     fprintf(f, "%-34s %12.3f\n", "E2E latency (ms):", r->e2e_ns / 1e6);

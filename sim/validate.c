@@ -210,13 +210,12 @@ static sim_status parse_row(char **f, const char *path, int64_t line, sim_vrow *
     if (!*f[0])
         return sim_fail(err, SIM_EINPUT, "%s:%lld: field 'id' is empty, expected a whole number",
                         path, (long long)line);
-    int64_t *const ints[] = {&r->id,    &r->gpus,      &r->m,          &r->n,        &r->k,
-                             &r->batch, &r->seq,       &r->heads,      &r->head_dim, &r->bytes,
+    int64_t *const ints[] = {&r->id,    &r->gpus,      &r->m,          &r->n,         &r->k,
+                             &r->batch, &r->seq,       &r->heads,      &r->head_dim,  &r->bytes,
                              &r->tp,    &r->input_len, &r->output_len, &r->group_size};
-    static const char *const int_cols[] = {"id",    "gpus",      "m",          "n",
-                                           "k",     "batch",     "seq",        "heads",
-                                           "head_dim", "bytes",  "tp",         "input_len",
-                                           "output_len", "group_size"};
+    static const char *const int_cols[] = {"id",    "gpus",      "m",          "n",         "k",
+                                           "batch", "seq",       "heads",      "head_dim",  "bytes",
+                                           "tp",    "input_len", "output_len", "group_size"};
     sim_status st = SIM_OK;
     for (size_t i = 0; !st && i < sizeof ints / sizeof ints[0]; i++)
         st = col_int(f, col_index(int_cols[i]), path, line, ints[i], err);
@@ -367,10 +366,8 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
     case SIM_VK_GEMM: {
         /* math in dtype, weights stored as weight_dtype (a mixed-input kernel when they
          * differ), 16-bit output; with act_quant, the dynamic quantization of the input first */
-        sim_prec p = {.weight = r->weight,
-                      .act = r->dtype,
-                      .kv = r->dtype,
-                      .group_size = r->group_size};
+        sim_prec p = {
+            .weight = r->weight, .act = r->dtype, .kv = r->dtype, .group_size = r->group_size};
         sim_graph_gemm(&op, SIM_OP_GATE_UP_PROJ, (double)r->m, r->n, r->k, r->weight, &p, 2.0);
         ns = op_ns(hw, &op);
         work = op.flops;
@@ -480,8 +477,9 @@ static int row_group(const sim_vrow *r)
 
 static const char *group_name(int g)
 {
-    return g == FG_BASE ? "16-bit and non-GEMM" : g == FG_MIXED ? "mixed-input GEMM"
-                                                                : sim_dtype_name(g - FG_FORMAT);
+    return g == FG_BASE    ? "16-bit and non-GEMM"
+           : g == FG_MIXED ? "mixed-input GEMM"
+                           : sim_dtype_name(g - FG_FORMAT);
 }
 
 typedef struct fit_param {
@@ -540,9 +538,8 @@ static bool constrained(const sim_vrow *rows, size_t n, const char *name, sim_hw
  * rows (leaving out row `skip`); only parameters of group `only` (-1: all) move. Sweeps repeat
  * until one lowers the loss by less than 1e-9 of it (correlated parameters, such as a GEMM
  * efficiency and its K term, need many), at most `sweeps` times. */
-static void descend(const sim_vrow *rows, size_t n, const char *name, sim_hw *hw,
-                    fit_param *params, const bool *active, size_t np, int only, size_t skip,
-                    int sweeps, int iters)
+static void descend(const sim_vrow *rows, size_t n, const char *name, sim_hw *hw, fit_param *params,
+                    const bool *active, size_t np, int only, size_t skip, int sweeps, int iters)
 {
     const double gr = 0.6180339887498949;
     bool moved = true;
@@ -580,32 +577,32 @@ static double file_round(const fit_param *p, double v)
 
 #define MAX_FIT_PARAMS 32
 
-/* The parameters a fit may move on `hw`. Quantized formats' K term and streaming fraction start
- * from the values they inherit, so that each format is fitted apart from the 16-bit rows. */
 static fit_param param(const char *prefix, const char *suffix, double *value, double *twin,
                        double lo, double hi, double scale, int group)
 {
-    fit_param p = {.value = value, .twin = twin, .lo = lo, .hi = hi, .scale = scale, .group = group};
+    fit_param p = {
+        .value = value, .twin = twin, .lo = lo, .hi = hi, .scale = scale, .group = group};
     snprintf(p.name, sizeof p.name, "%s%s", prefix, suffix);
     return p;
 }
 
+/* The parameters a fit may move on `hw`. Quantized formats' K term and streaming fraction start
+ * from the values they inherit, so that each format is fitted apart from the 16-bit rows. */
 static size_t fit_params(sim_hw *hw, fit_param *ps)
 {
     size_t np = 0;
     if (hw->peak_flops[SIM_DT_BF16] > 0.0)
         ps[np++] = param("efficiency.gemm.bf16", "", &hw->eff_gemm[SIM_DT_BF16],
-                               &hw->eff_gemm[SIM_DT_FP16], 0.05, 1.0, 1.0, FG_BASE);
-    ps[np++] = param("efficiency.gemm_k_half", "", &hw->gemm_k_half, NULL, 0.0, 4096.0, 1.0,
-                           FG_BASE);
-    ps[np++] = param("efficiency.attention", "", &hw->eff_attention, NULL, 0.05, 1.0, 1.0,
-                           FG_BASE);
+                         &hw->eff_gemm[SIM_DT_FP16], 0.05, 1.0, 1.0, FG_BASE);
+    ps[np++] =
+        param("efficiency.gemm_k_half", "", &hw->gemm_k_half, NULL, 0.0, 4096.0, 1.0, FG_BASE);
+    ps[np++] = param("efficiency.attention", "", &hw->eff_attention, NULL, 0.05, 1.0, 1.0, FG_BASE);
     ps[np++] = param("efficiency.memory", "", &hw->eff_memory, NULL, 0.3, 1.0, 1.0, FG_BASE);
     ps[np++] = param("efficiency.network", "", &hw->eff_network, NULL, 0.1, 1.0, 1.0, FG_BASE);
-    ps[np++] = param("collective_latency_us", "", &hw->collective_ns, NULL, 0.0, 50e3, 1e3,
-                           FG_BASE);
-    ps[np++] = param("scaleup_latency_us", "", &hw->scaleup_latency_ns, NULL, 0.0, 20e3, 1e3,
-                           FG_BASE);
+    ps[np++] =
+        param("collective_latency_us", "", &hw->collective_ns, NULL, 0.0, 50e3, 1e3, FG_BASE);
+    ps[np++] =
+        param("scaleup_latency_us", "", &hw->scaleup_latency_ns, NULL, 0.0, 20e3, 1e3, FG_BASE);
     for (int dt = 0; dt < SIM_DT_COUNT; dt++) {
         const sim_dtype_info *info = sim_dtype_get((sim_dtype)dt);
         if (sim_dtype_is_16bit((sim_dtype)dt) || info->weights_only || (int)info->peak_of != dt ||
@@ -616,15 +613,15 @@ static size_t fit_params(sim_hw *hw, fit_param *ps)
         double *twin_m = dt == SIM_DT_FP4 ? &hw->quant.gemm_memory[SIM_DT_MXFP4] : NULL;
         hw->quant.gemm_k_half[dt] = sim_hw_gemm_k_half(hw, (sim_dtype)dt);
         hw->quant.gemm_memory[dt] = sim_hw_gemm_memory(hw, (sim_dtype)dt);
-        ps[np++] = param("efficiency.gemm.", info->name, &hw->eff_gemm[dt], twin_e, 0.05, 1.0,
-                         1.0, FG_FORMAT + dt);
-        ps[np++] = param("quant.gemm_k_half.", info->name, &hw->quant.gemm_k_half[dt], twin_k,
-                         1.0, 4096.0, 1.0, FG_FORMAT + dt);
-        ps[np++] = param("quant.gemm_memory.", info->name, &hw->quant.gemm_memory[dt], twin_m,
-                         0.05, 1.0, 1.0, FG_FORMAT + dt);
+        ps[np++] = param("efficiency.gemm.", info->name, &hw->eff_gemm[dt], twin_e, 0.05, 1.0, 1.0,
+                         FG_FORMAT + dt);
+        ps[np++] = param("quant.gemm_k_half.", info->name, &hw->quant.gemm_k_half[dt], twin_k, 1.0,
+                         4096.0, 1.0, FG_FORMAT + dt);
+        ps[np++] = param("quant.gemm_memory.", info->name, &hw->quant.gemm_memory[dt], twin_m, 0.05,
+                         1.0, 1.0, FG_FORMAT + dt);
     }
-    ps[np++] = param("efficiency.gemm_weight_only", "", &hw->eff_gemm_weight_only, NULL, 0.05,
-                           1.0, 1.0, FG_MIXED);
+    ps[np++] = param("efficiency.gemm_weight_only", "", &hw->eff_gemm_weight_only, NULL, 0.05, 1.0,
+                     1.0, FG_MIXED);
     for (int dt = 0; dt < SIM_DT_COUNT; dt++) {
         if (sim_dtype_is_16bit((sim_dtype)dt))
             continue;
@@ -736,8 +733,8 @@ sim_status sim_validate_fit(const sim_vrow *rows, size_t n, const char *name, si
     size_t len = 0;
     for (size_t i = 0; i < np; i++) {
         if (!active[i]) { /* as it was loaded (a quantized format's 0 stays "inherited") */
-            *params[i].value = *(const double *)((const char *)&start_hw +
-                                                 ((char *)params[i].value - (char *)hw));
+            *params[i].value =
+                *(const double *)((const char *)&start_hw + ((char *)params[i].value - (char *)hw));
             if (params[i].twin)
                 *params[i].twin = *(const double *)((const char *)&start_hw +
                                                     ((char *)params[i].twin - (char *)hw));
@@ -755,10 +752,9 @@ sim_status sim_validate_fit(const sim_vrow *rows, size_t n, const char *name, si
             fp->rows = used;
         }
         if (len + 80 < sizeof rep->fitted)
-            len += (size_t)snprintf(rep->fitted + len, sizeof rep->fitted - len,
-                                    "%s%s %.4g -> %.4g", len ? ", " : "", params[i].name,
-                                    before[i] / params[i].scale,
-                                    *params[i].value / params[i].scale);
+            len += (size_t)snprintf(
+                rep->fitted + len, sizeof rep->fitted - len, "%s%s %.4g -> %.4g", len ? ", " : "",
+                params[i].name, before[i] / params[i].scale, *params[i].value / params[i].scale);
     }
     free(abs_err);
     return SIM_OK;

@@ -835,7 +835,8 @@ static void test_strict_inputs(void **state)
     static const struct {
         const char *cmd, *row, *mention;
     } rows[] = {
-        {"validate", "1,allreduce,h100-sxm,,1,,,,,,,,,1048576,,,,,,,,x,busbw_gb_per_s,100,GB/s,,s,,",
+        {"validate",
+         "1,allreduce,h100-sxm,,1,,,,,,,,,1048576,,,,,,,,x,busbw_gb_per_s,100,GB/s,,s,,",
          ":2: field 'gpus' is '1', expected >= 2 for allreduce rows"},
         {"validate", "1,gemm,h100-sxm,bf16,,4k,4096,4096,,,,,,,,,,,,,,x,tflops,700,TFLOP/s,,s,,",
          ":2: field 'm' is '4k', expected a whole number"},
@@ -956,7 +957,8 @@ static void test_quantized_checkpoints(void **state)
     assert_string_equal(str(j, "act_dtype"), "bf16");
     cJSON_Delete(j);
     /* W4A8 and MXFP4 run */
-    run("run --model llama-3.1-8b --hw h100-sxm --weight-dtype int4 --act-dtype fp8 --output-len 4");
+    run("run --model llama-3.1-8b --hw h100-sxm --weight-dtype int4 --act-dtype fp8 --output-len "
+        "4");
     assert_int_equal(R.rc, 0);
     run("run --model llama-3.1-8b --hw b200 --weight-dtype mxfp4 --output-len 4 --format json");
     assert_int_equal(R.rc, 0);

@@ -132,7 +132,8 @@ static void test_precision_checks(void **state)
     (void)state;
     sim_model m = tu_model("llama-3.1-8b");
     sim_err err = {{0}};
-    sim_prec p = {SIM_DT_BF16, SIM_DT_FP8, SIM_DT_BF16, 0, false}; /* fp8 activations, bf16 weights */
+    sim_prec p = {SIM_DT_BF16, SIM_DT_FP8, SIM_DT_BF16, 0,
+                  false}; /* fp8 activations, bf16 weights */
     assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "--act-dtype"));
     p = (sim_prec){SIM_DT_INT4, SIM_DT_INT4, SIM_DT_BF16, 0, false};

@@ -151,12 +151,18 @@ static void test_bad_files(void **state)
     expect_bad("\"runtime_reserved_gib\": 1", "\"runtime_reserved_gib\": 20",
                "runtime_reserved_gib");
     /* the quant object: fractions in (0, 1], a K term >= 1 */
-    expect_bad("\"runtime_reserved_gib\": 1", "\"runtime_reserved_gib\": 1, \"quant\": "
-               "{\"gemm_memory\": {\"fp8\": 1.5}}", "quant.gemm_memory.fp8");
-    expect_bad("\"runtime_reserved_gib\": 1", "\"runtime_reserved_gib\": 1, \"quant\": "
-               "{\"gemm_k_half\": {\"fp8\": 0}}", "quant.gemm_k_half.fp8");
-    expect_bad("\"runtime_reserved_gib\": 1", "\"runtime_reserved_gib\": 1, \"quant\": "
-               "{\"mixed_input_memory\": {\"int4\": \"fast\"}}", "quant.mixed_input_memory.int4");
+    expect_bad("\"runtime_reserved_gib\": 1",
+               "\"runtime_reserved_gib\": 1, \"quant\": "
+               "{\"gemm_memory\": {\"fp8\": 1.5}}",
+               "quant.gemm_memory.fp8");
+    expect_bad("\"runtime_reserved_gib\": 1",
+               "\"runtime_reserved_gib\": 1, \"quant\": "
+               "{\"gemm_k_half\": {\"fp8\": 0}}",
+               "quant.gemm_k_half.fp8");
+    expect_bad("\"runtime_reserved_gib\": 1",
+               "\"runtime_reserved_gib\": 1, \"quant\": "
+               "{\"mixed_input_memory\": {\"int4\": \"fast\"}}",
+               "quant.mixed_input_memory.int4");
 }
 
 static void test_quant_constants(void **state)
@@ -164,9 +170,11 @@ static void test_quant_constants(void **state)
     (void)state;
     /* absent entries read as the 16-bit values; given ones as written; mxfp4 shares fp4's */
     char text[2048];
-    snprintf(text, sizeof text, "%.*s, \"quant\": {\"gemm_memory\": {\"fp8\": 0.75, \"fp4\": "
+    snprintf(text, sizeof text,
+             "%.*s, \"quant\": {\"gemm_memory\": {\"fp8\": 0.75, \"fp4\": "
              "0.7}, \"gemm_k_half\": {\"fp8\": 900}, \"mixed_input_memory\": {\"int4\": "
-             "0.4}}}", (int)strlen(good_hw) - 1, good_hw);
+             "0.4}}}",
+             (int)strlen(good_hw) - 1, good_hw);
     sim_hw hw;
     sim_err err = {{0}};
     assert_int_equal(sim_hw_load(tu_write_tmp(text), &hw, &err), SIM_OK);

@@ -211,8 +211,10 @@ static void test_load_strict(void **state)
     expect_bad_row("1,copy,h100-sxm,,,,,,,,,,,1125899906842625,,,,,,,,x,tb_per_s,1,,,s,,",
                    "field 'bytes' is '1125899906842625', expected a whole number in [0, "
                    "1125899906842624]");
-    expect_bad_row("x1,copy,h100-sxm,,,,,,,,,,,1024,,,,,,,,x,tb_per_s,1,,,s,,", "field 'id' is 'x1'");
-    expect_bad_row(",copy,h100-sxm,,,,,,,,,,,1024,,,,,,,,x,tb_per_s,1,,,s,,", "field 'id' is empty");
+    expect_bad_row("x1,copy,h100-sxm,,,,,,,,,,,1024,,,,,,,,x,tb_per_s,1,,,s,,",
+                   "field 'id' is 'x1'");
+    expect_bad_row(",copy,h100-sxm,,,,,,,,,,,1024,,,,,,,,x,tb_per_s,1,,,s,,",
+                   "field 'id' is empty");
     /* formats are known names: no "fp6" read as bf16 */
     expect_bad_row("1,gemm,h100-sxm,fp6,,4,1024,1024,,,,,,,,,,,,,,x,tflops,100,,,s,,",
                    "field 'dtype' is 'fp6', expected one of");
