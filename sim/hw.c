@@ -3,6 +3,7 @@
  * fields). */
 #include "hw.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,7 +19,7 @@
 
 typedef struct hw_arch {
     const char *name;
-    double fp16, fp8, int8, int4; /* dense peak of the format / dense bf16 peak; 0 = none */
+    double fp16, fp8, int8, int4, fp4; /* dense peak of the format / dense bf16 peak; 0 = none */
     double vector_ratio;          /* FP32 vector peak / dense bf16 peak */
     double tile_m, wo_tile_m, wave_tile, devices_per_node;
     double launch_us, graph_launch_us, collective_us, hop_us;
@@ -31,7 +32,7 @@ typedef struct hw_arch {
 /* clang-format off */
 static const hw_arch hw_archs[] = {
     {.name = "hopper",
-     .fp16 = 1, .fp8 = 2, .int8 = 2, .int4 = 0, .vector_ratio = 67.0 / 989.4,
+     .fp16 = 1, .fp8 = 2, .int8 = 2, .int4 = 0, .fp4 = 0, .vector_ratio = 67.0 / 989.4,
      .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
      .launch_us = 4, .graph_launch_us = 1.5, .collective_us = 8, .hop_us = 1.5,
      .scaleout_gb = 50, .scaleout_us = 5, .reserved_gib = 1,
@@ -41,7 +42,7 @@ static const hw_arch hw_archs[] = {
                "mamf-finder bf16/fp8 matmul, FlashAttention-3, STREAM copy, paged attention, "
                "NCCL all-reduce; NVLink hop and launch costs estimated)"},
     {.name = "ampere",
-     .fp16 = 1, .fp8 = 0, .int8 = 2, .int4 = 4, .vector_ratio = 19.5 / 312.0,
+     .fp16 = 1, .fp8 = 0, .int8 = 2, .int4 = 4, .fp4 = 0, .vector_ratio = 19.5 / 312.0,
      .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
      .launch_us = 4, .graph_launch_us = 1.5, .collective_us = 12, .hop_us = 3,
      .scaleout_gb = 25, .scaleout_us = 5, .reserved_gib = 1,
@@ -50,7 +51,7 @@ static const hw_arch hw_archs[] = {
      .source = "hw/a100-sxm-40gb.json (A100 micro-benchmarks in tools/data/calibration.csv; "
                "latencies estimated)"},
     {.name = "ada",
-     .fp16 = 1, .fp8 = 2, .int8 = 2, .int4 = 0, .vector_ratio = 91.6 / 362.05,
+     .fp16 = 1, .fp8 = 2, .int8 = 2, .int4 = 0, .fp4 = 0, .vector_ratio = 91.6 / 362.05,
      .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
      .launch_us = 4, .graph_launch_us = 1.5, .collective_us = 10, .hop_us = 5,
      .scaleout_gb = 25, .scaleout_us = 5, .reserved_gib = 1,
@@ -58,7 +59,7 @@ static const hw_arch hw_archs[] = {
      .eff_mem = 0.85, .eff_attn_mem = 0.707, .eff_net = 0.7,
      .source = "hw/l40s.json (estimates: no Ada micro-benchmarks in tools/data/calibration.csv)"},
     {.name = "blackwell",
-     .fp16 = 1, .fp8 = 2, .int8 = 2, .int4 = 0, .vector_ratio = 75.0 / 2250.0,
+     .fp16 = 1, .fp8 = 2, .int8 = 2, .int4 = 0, .fp4 = 4, .vector_ratio = 75.0 / 2250.0,
      .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
      .launch_us = 4, .graph_launch_us = 1.5, .collective_us = 8, .hop_us = 1.5,
      .scaleout_gb = 50, .scaleout_us = 5, .reserved_gib = 1,
@@ -66,7 +67,7 @@ static const hw_arch hw_archs[] = {
      .eff_mem = 0.85, .eff_attn_mem = 0.707, .eff_net = 0.755,
      .source = "hw/b200.json (B200)"},
     {.name = "cdna3",
-     .fp16 = 1, .fp8 = 2, .int8 = 2, .int4 = 0, .vector_ratio = 163.4 / 1307.4,
+     .fp16 = 1, .fp8 = 2, .int8 = 2, .int4 = 0, .fp4 = 0, .vector_ratio = 163.4 / 1307.4,
      .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
      .launch_us = 6, .graph_launch_us = 2, .collective_us = 10, .hop_us = 3,
      .scaleout_gb = 50, .scaleout_us = 5, .reserved_gib = 1,
@@ -74,7 +75,7 @@ static const hw_arch hw_archs[] = {
      .eff_mem = 0.8, .eff_attn_mem = 0.665, .eff_net = 0.7,
      .source = "hw/mi300x.json (MI300X estimates)"},
     {.name = "tpu",
-     .fp16 = 0, .fp8 = 0, .int8 = 2, .int4 = 0, .vector_ratio = 6.0 / 197.0,
+     .fp16 = 0, .fp8 = 0, .int8 = 2, .int4 = 0, .fp4 = 0, .vector_ratio = 6.0 / 197.0,
      .tile_m = 128, .wo_tile_m = 128, .wave_tile = 128, .devices_per_node = 256,
      .launch_us = 0.5, .graph_launch_us = 0.5, .collective_us = 2, .hop_us = 1,
      .scaleout_gb = 25, .scaleout_us = 10, .reserved_gib = 0.5,
@@ -83,7 +84,7 @@ static const hw_arch hw_archs[] = {
      .source = "hw/tpu-v5e.json (TPU v5e estimates)"},
     /* no arch: the hopper row without the 8- and 4-bit formats (the file names those it has) */
     {.name = "",
-     .fp16 = 1, .fp8 = 0, .int8 = 0, .int4 = 0, .vector_ratio = 67.0 / 989.4,
+     .fp16 = 1, .fp8 = 0, .int8 = 0, .int4 = 0, .fp4 = 0, .vector_ratio = 67.0 / 989.4,
      .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
      .launch_us = 4, .graph_launch_us = 1.5, .collective_us = 8, .hop_us = 1.5,
      .scaleout_gb = 50, .scaleout_us = 5, .reserved_gib = 1,
@@ -155,6 +156,8 @@ static const hw_field hw_fields[] = {
         "dense_tflops.bf16", 0, "= bf16 x 2 on every listed architecture; none without arch"),
     NUM("dense_tflops.int4", 0.1, 1e5, 1e12, peak_flops[SIM_DT_INT4], HR_PEAK, AR(int4),
         "dense_tflops.bf16", 0, "= bf16 x 4 on ampere; none elsewhere"),
+    NUM("dense_tflops.fp4", 0.1, 1e5, 1e12, peak_flops[SIM_DT_FP4], HR_PEAK, AR(fp4),
+        "dense_tflops.bf16", 0, "= bf16 x 4 on blackwell; none elsewhere (mxfp4 runs at it)"),
     NUM("vector_tflops", 0.1, 1e5, 1e12, vector_flops, HR_RATIO, AR(vector_ratio),
         "dense_tflops.bf16", 0,
         "= bf16 x the architecture's FP32/bf16 ratio (hopper 67/989.4, ampere 19.5/312, ada "
@@ -203,6 +206,9 @@ static const hw_field hw_fields[] = {
     NUM("efficiency.gemm.int4", 0.01, 1.0, 1.0, eff_gemm[SIM_DT_INT4], HR_COPY_FILE, AR(eff_int8),
         "efficiency.gemm.bf16", 0,
         "= the file's efficiency.gemm.bf16, else the architecture's int8 constant"),
+    NUM("efficiency.gemm.fp4", 0.01, 1.0, 1.0, eff_gemm[SIM_DT_FP4], HR_COPY_FILE, AR(eff_fp8),
+        "efficiency.gemm.bf16", 0,
+        "= the file's efficiency.gemm.bf16, else the architecture's fp8 constant"),
     NUM("efficiency.gemm_k_half", 0.0, 1e6, 1.0, gemm_k_half, HR_CONST, 0, NULL, 0,
         "0: no K term until calibrate fits one"),
     NUM("efficiency.gemm_weight_only", 0.01, 1.0, 1.0, eff_gemm_weight_only, HR_ARCH, AR(eff_wo),
@@ -349,6 +355,52 @@ static sim_status load_field(const cJSON *root, const char *path, const hw_field
     return st;
 }
 
+/* Formats without a tensor peak of their own (mxfp4) take their peak format's peak and GEMM
+ * efficiency. */
+static void share_peaks(sim_hw *hw)
+{
+    for (int dt = 0; dt < SIM_DT_COUNT; dt++) {
+        sim_dtype of = sim_dtype_get((sim_dtype)dt)->peak_of;
+        hw->peak_flops[dt] = hw->peak_flops[of];
+        hw->eff_gemm[dt] = hw->eff_gemm[of];
+    }
+}
+
+/* The quant object: per-format K-pipeline terms and streaming fractions of quantized GEMMs.
+ * An absent entry stays 0, which the accessors below read as "the 16-bit value". */
+static sim_status load_quant(const cJSON *root, const char *path, sim_hw *hw, sim_err *err)
+{
+    static const struct {
+        const char *key;
+        size_t offset;
+        double min, max;
+        bool compute; /* keyed by compute format (else by stored weight format) */
+    } tables[] = {
+        {"gemm_k_half", offsetof(sim_hw, quant.gemm_k_half), 1.0, 1e6, true},
+        {"gemm_memory", offsetof(sim_hw, quant.gemm_memory), 0.01, 1.0, true},
+        {"mixed_input_memory", offsetof(sim_hw, quant.mixed_input_memory), 0.01, 1.0, false},
+    };
+    char field[64];
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
+        double *arr = (double *)((char *)hw + tables[t].offset);
+        for (int dt = 0; dt < SIM_DT_COUNT; dt++) {
+            const sim_dtype_info *info = sim_dtype_get((sim_dtype)dt);
+            if (sim_dtype_is_16bit((sim_dtype)dt) ||
+                (tables[t].compute && (info->weights_only || info->peak_of != (sim_dtype)dt)))
+                continue;
+            snprintf(field, sizeof field, "quant.%s.%s", tables[t].key, info->name);
+            sim_status st = sim_jsonf_num_opt(root, path, field, tables[t].min, tables[t].max, 0.0,
+                                              &arr[dt], err);
+            if (st)
+                return st;
+        }
+        if (tables[t].compute)
+            for (int dt = 0; dt < SIM_DT_COUNT; dt++)
+                arr[dt] = arr[sim_dtype_get((sim_dtype)dt)->peak_of];
+    }
+    return SIM_OK;
+}
+
 sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err)
 {
     memset(hw, 0, sizeof *hw);
@@ -362,6 +414,10 @@ sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err)
         st = read_arch(root, path, &a, err);
     for (size_t i = 0; !st && i < N_FIELDS; i++)
         st = load_field(root, path, &hw_fields[i], a, hw, err);
+    if (!st) {
+        share_peaks(hw);
+        st = load_quant(root, path, hw, err);
+    }
     if (!st) {
         snprintf(hw->name, sizeof hw->name, "%s", name ? name : path);
         snprintf(hw->path, sizeof hw->path, "%s", path);
@@ -402,4 +458,22 @@ const char *sim_hw_origin_name(sim_hw_origin o)
     static const char *const names[] = {
         [SIM_HW_FILE] = "file", [SIM_HW_DEFAULT] = "default", [SIM_HW_DERIVED] = "derived"};
     return names[o];
+}
+
+double sim_hw_gemm_k_half(const sim_hw *hw, sim_dtype compute)
+{
+    double q = hw->quant.gemm_k_half[compute];
+    return q > 0.0 ? q : hw->gemm_k_half;
+}
+
+double sim_hw_gemm_memory(const sim_hw *hw, sim_dtype compute)
+{
+    double q = hw->quant.gemm_memory[compute];
+    return q > 0.0 ? q : hw->eff_memory;
+}
+
+double sim_hw_mixed_input_memory(const sim_hw *hw, sim_dtype weight)
+{
+    double q = hw->quant.mixed_input_memory[weight];
+    return q > 0.0 ? q : hw->eff_memory;
 }
