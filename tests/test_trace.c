@@ -49,7 +49,7 @@ static void test_run_trace(void **state)
     sim_step_price(&c.step, &g, 1, dec);
     const char *path = tmp_path("run");
     sim_err err = {{0}};
-    assert_int_equal(sim_trace_run(path, &c.step, &r->prefill, dec, &err), SIM_OK);
+    assert_int_equal(sim_trace_run(path, &c.step, &r->prefill, dec, true, &err), SIM_OK);
     sim_trace_stats s = check_ok(path);
     assert_int_equal(s.tracks, 16); /* 4 ranks x (issued, compute, memory, network) */
     /* the two steps end where TTFT + one decode step end, less at most 1 ns per op of
