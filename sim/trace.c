@@ -397,22 +397,22 @@ sim_status sim_trace_run(const char *path, const sim_step_cfg *cfg, const sim_st
 
 /* ------------------------------------------------------------------------------------------ */
 /* Size estimates: events counted exactly, times the mean bytes of each kind as this writer
- * prints them (measured on Llama-3.1-8B/70B run and serve traces; numbers at full precision
- * make an op slice about 520 bytes). */
+ * prints them (measured on a Llama-3.1-70B TP8 run trace and Llama-3.1-8B serve traces at
+ * iteration and op detail; full-precision args make an op slice about 317 bytes). */
 
 enum { EV_META, EV_STEP, EV_OP, EV_PART, EV_NET, EV_LAYER, EV_HOST, EV_ITER, EV_COUNTER,
        EV_ASYNC, EV_KINDS };
 static const double ev_bytes[EV_KINDS] = {
-    [EV_META] = 95,  [EV_STEP] = 420,  [EV_OP] = 520,     [EV_PART] = 105, [EV_NET] = 190,
-    [EV_LAYER] = 92, [EV_HOST] = 95,   [EV_ITER] = 260,   [EV_COUNTER] = 95,
-    [EV_ASYNC] = 100};
+    [EV_META] = 80,   [EV_STEP] = 360,     [EV_OP] = 317,  [EV_PART] = 91,
+    [EV_NET] = 152,   [EV_LAYER] = 92,     [EV_HOST] = 100, [EV_ITER] = 234,
+    [EV_COUNTER] = 98, [EV_ASYNC] = 85};
 
 /* Events write_step_children writes for one step at `detail`, by kind. */
 static void count_step(const sim_step_result *s, sim_trace_detail detail, double *n)
 {
-    n[EV_HOST] += (int64_t)floor(s->t_host_ns) > 0;
     if (detail == SIM_TRACE_ITERATION)
         return;
+    n[EV_HOST] += (int64_t)floor(s->t_host_ns) > 0;
     n[EV_LAYER] += (double)s->graph.layers;
     if (detail < SIM_TRACE_OP)
         return;
@@ -455,7 +455,6 @@ double sim_trace_serve_estimate_bytes(sim_trace_detail detail, const sim_step_cf
                                       double iterations, double requests, double preemptions)
 {
     double n[EV_KINDS] = {0};
-    n[EV_META] = 4 + 2.0 * (detail == SIM_TRACE_OP ? 4 : 1);
     sim_step_result *s = malloc(sizeof *s);
     if (s) { /* which ops run does not depend on the batch: one decode stands for all */
         sim_seq_group g = {.count = 1, .q = 1, .c = 1, .logits = 1};
@@ -465,6 +464,7 @@ double sim_trace_serve_estimate_bytes(sim_trace_detail detail, const sim_step_cf
     }
     for (int k = 0; k < EV_KINDS; k++)
         n[k] *= iterations;
+    n[EV_META] = 4 + 2.0 * (detail == SIM_TRACE_OP ? 4 : 1);
     n[EV_ITER] = iterations;
     n[EV_COUNTER] = 3.0 * iterations;
     /* a request: its span and three phases, begun and ended; a preemption: an instant and a
