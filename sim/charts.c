@@ -436,7 +436,7 @@ void sim_chart_cdf(sim_svg *s, const sim_engine_result *res, sim_metric m, const
         double ax = sim_scale_map(&x, pv[k]), ay = sim_scale_map(&y, pf[k]);
         sim_svg_line(s, ax, ay, ax, fr.y1, "#555555", 1, "2 2");
         char t[64];
-        snprintf(t, sizeof t, "%s %.4g ms", pname[k], pv[k]);
+        snprintf(t, sizeof t, pv[k] >= 1000.0 ? "%s %.0f ms" : "%s %.4g ms", pname[k], pv[k]);
         sim_svg_circle(s, ax, ay, 3, "#555555", "pct", t);
         sim_svg_text(s, ax + 6, ay + (k == 2 ? -2 : 9), SIM_SVG_START, 10, false, 0, pname[k]);
         sim_svg_text(s, fr.x1 + 14, fr.y0 + 76 + 13.0 * k, SIM_SVG_START, 10, false, 0, t);
@@ -448,7 +448,9 @@ void sim_chart_cdf(sim_svg *s, const sim_engine_result *res, sim_metric m, const
         sim_svg_line(s, sx, fr.y0, sx, fr.y1, SLO_COLOUR, 2, "6 3");
         char t[48];
         snprintf(t, sizeof t, "SLO %.4g ms", slo_ms);
-        sim_svg_text(s, sx - 4, fr.y1 - 8, SIM_SVG_END, 10.5, false, 0, t);
+        bool left = sx > (fr.x0 + fr.x1) / 2;
+        sim_svg_text(s, sx + (left ? -4 : 4), fr.y0 + 12, left ? SIM_SVG_END : SIM_SVG_START,
+                     10.5, false, 0, t);
         nk = 2;
     }
     sim_svg_legend(s, fr.x1 + 14, fr.y0 + 10, keys, nk);

@@ -266,8 +266,13 @@ sim_status sim_html_sweep(const char *path, const char *cmdline, const sim_chart
         if (sw->grid->dims[d].n > 1)
             row(&p, sw->grid->dims[d].name, "%zu values", sw->grid->dims[d].n);
     if (sw->has_slo) {
-        row(&p, "SLO", "TTFT %.4g ms, TPOT %.4g ms, E2EL %.4g ms at p%d (0: not given)",
-            sw->slo_ms[SIM_M_TTFT], sw->slo_ms[SIM_M_TPOT], sw->slo_ms[SIM_M_E2EL], sw->pct);
+        char slo[160];
+        size_t n = 0;
+        for (int k = 0; k < SIM_M_COUNT; k++)
+            if (sw->slo_ms[k] > 0.0)
+                n += (size_t)snprintf(slo + n, sizeof slo - n, "%s%s <= %.4g ms", n ? ", " : "",
+                                      sim_metric_name(k), sw->slo_ms[k]);
+        row(&p, "SLO", "%s at p%d", n ? slo : "none", sw->pct);
         row(&p, "Points meeting the SLO", "%zu", meet);
         size_t b = sim_sweep_best(sw->rows, sw->n);
         char label[512];
