@@ -187,11 +187,11 @@ static void test_args_full_precision(void **state)
 static void test_run_trace_one_rank(void **state)
 {
     (void)state;
-    sim_model m = tu_model("llama-3.1-70b");
+    sim_model m = tu_model("llama-3.1-8b");
     sim_hw hw = tu_hw("h100-sxm");
     sim_step_cfg sc = {.model = &m,
                        .hw = &hw,
-                       .tp = 8,
+                       .tp = 4,
                        .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16},
                        .iteration_overhead_ns = 1e6,
                        .request_overhead_ns = 1e4};
@@ -205,14 +205,14 @@ static void test_run_trace_one_rank(void **state)
     for (int all = 0; all < 2; all++) {
         assert_int_equal(sim_trace_run(path, &sc, pre, dec, all, &err), SIM_OK);
         sim_trace_stats s = check_ok(path);
-        assert_int_equal(s.tracks, all ? 32 : 4);
-        assert_near(sim_trace_run_estimate_bytes(pre, dec, all ? 8 : 1), file_bytes(path), 0.10);
+        assert_int_equal(s.tracks, all ? 16 : 4);
+        assert_near(sim_trace_run_estimate_bytes(pre, dec, all ? 4 : 1), file_bytes(path), 0.10);
         cJSON *root;
         assert_int_equal(sim_jsonf_load_max(path, 1L << 30, &root, &err), SIM_OK);
         const cJSON *meta = cJSON_GetObjectItemCaseSensitive(root, "otherData");
         assert_int_equal(cJSON_GetObjectItemCaseSensitive(meta, "ranks_written")->valueint,
-                         all ? 8 : 1);
-        assert_int_equal(cJSON_GetObjectItemCaseSensitive(meta, "tp")->valueint, 8);
+                         all ? 4 : 1);
+        assert_int_equal(cJSON_GetObjectItemCaseSensitive(meta, "tp")->valueint, 4);
         cJSON_Delete(root);
         remove(path);
     }
