@@ -771,3 +771,52 @@ void sim_chart_sweep_dim(sim_svg *s, const sim_chart_sweep *sw, size_t dim)
     free(best);
     sim_svg_end(s);
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* Prediction against measurement */
+
+void sim_chart_compare(sim_svg *s, const char *const *names, const double *measured,
+                       const double *predicted, size_t n, const char *flags)
+{
+    double row_h = 22.0, top = 84.0;
+    double h = top + row_h * (double)n + 60.0;
+    sim_svg_begin(s, W, h, "Predicted against measured");
+    sim_svg_title(s, W, "Predicted against measured: error per metric", flags);
+    sim_svg_frame fr = {150, top, W - 230, top + row_h * (double)n};
+    double emax = 10.0;
+    for (size_t i = 0; i < n; i++)
+        if (measured[i] > 0.0)
+            emax = max2(emax, fabs(100.0 * (predicted[i] - measured[i]) / measured[i]));
+    sim_scale x = sim_scale_linear(-emax * 1.05, emax * 1.05, fr.x0, fr.x1);
+    sim_svg_axes(s, &fr, &x, NULL, "error: (predicted - measured) / measured (%)", NULL);
+    double zero = sim_scale_map(&x, 0.0);
+    sim_svg_line(s, zero, fr.y0, zero, fr.y1, "#333333", 1.2, NULL);
+    for (size_t i = 0; i < n; i++) {
+        double y = fr.y0 + row_h * (double)i;
+        sim_svg_text(s, fr.x0 - 8, y + row_h / 2 + 4, SIM_SVG_END, 11, false, 0, names[i]);
+        char val[96];
+        if (measured[i] > 0.0) {
+            double e = 100.0 * (predicted[i] - measured[i]) / measured[i];
+            double xe = sim_scale_map(&x, e);
+            char tip[160];
+            snprintf(tip, sizeof tip, "%s: measured %.4g, predicted %.4g, error %+.1f%%", names[i],
+                     measured[i], predicted[i], e);
+            sim_svg_rect(s, fmin(zero, xe), y + 4, fabs(xe - zero), row_h - 8,
+                         fabs(e) <= 10.0 ? "#54a24b" : fabs(e) <= 25.0 ? "#f58518" : SLO_COLOUR,
+                         "err", tip);
+            snprintf(val, sizeof val, "%+.1f%%  (%.4g vs %.4g)", e, predicted[i], measured[i]);
+        } else {
+            snprintf(val, sizeof val, measured[i] < 0.0 ? "not measured (predicted %.4g)"
+                                                        : "measured 0 (predicted %.4g)",
+                     predicted[i]);
+        }
+        sim_svg_text(s, fr.x1 + 8, y + row_h / 2 + 4, SIM_SVG_START, 10, false, 0, val);
+    }
+    const sim_svg_key keys[] = {{"|error| <= 10%", "#54a24b", false},
+                                {"10-25%", "#f58518", false},
+                                {"> 25%", SLO_COLOUR, false}};
+    sim_svg_legend(s, fr.x0, fr.y1 + 56, keys, 1);
+    sim_svg_legend(s, fr.x0 + 140, fr.y1 + 56, keys + 1, 1);
+    sim_svg_legend(s, fr.x0 + 240, fr.y1 + 56, keys + 2, 1);
+    sim_svg_end(s);
+}

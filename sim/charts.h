@@ -81,4 +81,10 @@ void sim_chart_pareto(sim_svg *s, const sim_chart_sweep *sw, bool by_ttft);
 /* One small panel for grid dimension `dim`: throughput per GPU of every point at each value. */
 void sim_chart_sweep_dim(sim_svg *s, const sim_chart_sweep *sw, size_t dim);
 
+/* Prediction against measurement: one bar per metric of its signed error (predicted - measured)
+ * / measured in %, with the measured and predicted values beside it. Metrics measured as 0 or
+ * not measured (measured < 0) get a row with no bar. */
+void sim_chart_compare(sim_svg *s, const char *const *names, const double *measured,
+                       const double *predicted, size_t n, const char *flags);
+
 #endif

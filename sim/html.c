@@ -307,3 +307,31 @@ sim_status sim_html_sweep(const char *path, const char *cmdline, const sim_chart
     }
     return page_write(&p, path, err);
 }
+
+sim_status sim_html_compare(const char *path, const char *cmdline, const char *result_file,
+                            const char *const *names, const double *measured,
+                            const double *predicted, size_t n, sim_err *err)
+{
+    page p = {0};
+    char sub[512];
+    snprintf(sub, sizeof sub, "the measurements in %s against the prediction for the same flags",
+             result_file);
+    page_begin(&p, "infersim compare: prediction against measurement", sub, cmdline);
+    section(&p, "Metrics");
+    table_begin(&p);
+    for (size_t i = 0; i < n; i++) {
+        if (measured[i] > 0.0)
+            row(&p, names[i], "measured %.4g, predicted %.4g, error %+.1f%%", measured[i],
+                predicted[i], 100.0 * (predicted[i] - measured[i]) / measured[i]);
+        else
+            row(&p, names[i], "%s, predicted %.4g",
+                measured[i] < 0.0 ? "not measured" : "measured 0", predicted[i]);
+    }
+    table_end(&p);
+    sim_svg c = {0};
+    section(&p, "Error per metric");
+    sim_chart_compare(&c, names, measured, predicted, n, cmdline);
+    figure(&p, &c, "Signed error of each prediction; the project's targets are 10% op-level and "
+                   "15% end-to-end (median).");
+    return page_write(&p, path, err);
+}

@@ -28,6 +28,12 @@ sim_status sim_html_run(const char *path, const char *cmdline, const sim_run_cfg
 sim_status sim_html_serve(const char *path, const char *cmdline, const sim_serve_report *rep,
                           const sim_slo *slo, const sim_series *series, sim_err *err);
 
+/* `compare`: the measurement file's metrics against the prediction (measured < 0: not in the
+ * file). */
+sim_status sim_html_compare(const char *path, const char *cmdline, const char *result_file,
+                            const char *const *names, const double *measured,
+                            const double *predicted, size_t n, sim_err *err);
+
 sim_status sim_html_sweep(const char *path, const char *cmdline, const sim_chart_sweep *sw,
                           sim_err *err);
 

@@ -251,6 +251,23 @@ static void test_pareto_front_in_order(void **state)
     sim_grid_free(&g);
 }
 
+/* Errors by hand: 110 against 100 is +10%, 40 against 50 is -20%; not measured and measured 0
+ * get no bar. */
+static void test_compare_bars(void **state)
+{
+    (void)state;
+    const char *names[4] = {"ttft_ms", "tpot_ms", "e2e_ms", "output_throughput"};
+    const double meas[4] = {100.0, 50.0, -1.0, 0.0}, pred[4] = {110.0, 40.0, 7.0, 9.0};
+    sim_svg s = {0};
+    sim_chart_compare(&s, names, meas, pred, 4, "infersim compare");
+    assert_chart(&s);
+    assert_int_equal(xml_count(s.buf, "rect", "err"), 2);
+    assert_non_null(strstr(s.buf, "+10.0%"));
+    assert_non_null(strstr(s.buf, "-20.0%"));
+    assert_non_null(strstr(s.buf, "not measured (predicted 7)"));
+    sim_svg_free(&s);
+}
+
 /* A page holds no script, no external reference, and every <svg> in it is well-formed. */
 static void assert_self_contained_page(const char *path, int min_svgs)
 {
@@ -306,6 +323,7 @@ int main(void)
         cmocka_unit_test(test_series_coarsens_and_keeps_sums),
         cmocka_unit_test(test_cdf_and_gantt),
         cmocka_unit_test(test_pareto_front_in_order),
+        cmocka_unit_test(test_compare_bars),
         cmocka_unit_test(test_html_pages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

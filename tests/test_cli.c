@@ -921,6 +921,24 @@ static void test_compare(void **state)
     assert_int_equal(R.rc, 0);
     assert_non_null(strstr(R.out, "tpot_ms"));
     assert_non_null(strstr(R.out, "compare: 3 metrics"));
+    /* --html: a bar of error for each of the three measured metrics, none for the fourth */
+    char page[128];
+    snprintf(page, sizeof page, "/tmp/infersim-cli-compare-%d.html", (int)getpid());
+    snprintf(a, sizeof a,
+             "compare --result %s --model llama-3.1-8b --hw h100-sxm --batch 1 "
+             "--input-len 1024 --output-len 256 --html %s",
+             res, page);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    char *html = slurp(page);
+    assert_non_null(html);
+    int bars = 0;
+    for (const char *p = strstr(html, "class=\"err\""); p; p = strstr(p + 1, "class=\"err\""))
+        bars++;
+    assert_int_equal(bars, 3);
+    assert_non_null(strstr(html, "not measured"));
+    free(html);
+    remove(page);
     expect_bad("compare --model llama-3.1-8b --hw h100-sxm", "--result");
 }
 
