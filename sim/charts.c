@@ -147,7 +147,7 @@ void sim_chart_roofline(sim_svg *s, const sim_hw *hw, const sim_step_result *pre
     }
     sim_svg_legend(s, fr.x1 + 14, fr.y0 + 10, keys, nk);
     double ly = fr.y0 + 10 + 18.0 * (double)nk + 8;
-    sim_svg_text(s, fr.x1 + 14, ly, SIM_SVG_START, 10, false, 0, "circle area: share of");
+    sim_svg_text(s, fr.x1 + 14, ly, SIM_SVG_START, 10, false, 0, "circle size: share of");
     sim_svg_text(s, fr.x1 + 14, ly + 13, SIM_SVG_START, 10, false, 0, "its step's time");
     if (off_len) {
         sim_svg_text(s, fr.x1 + 14, ly + 34, SIM_SVG_START, 10, true, 0, "no FLOPs, not shown:");

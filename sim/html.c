@@ -153,7 +153,7 @@ sim_status sim_html_run(const char *path, const char *cmdline, const sim_run_cfg
     figure(&p, &c,
            "Each circle is one op of the prefill step or of the mean decode step: its FLOPs over "
            "its HBM bytes (x) and its FLOPs over its predicted time, launch and network included "
-           "(y). Circle area is its share of the step's time. Ops left of a ridge cannot reach "
+           "(y). The bigger the circle, the larger its share of the step's time. Ops left of a ridge cannot reach "
            "that format's peak whatever the kernel.");
     section(&p, "Where the step's time goes");
     const sim_step_result *steps[2] = {&r->prefill, &r->decode};
