@@ -356,21 +356,31 @@ void sim_chart_spec(sim_svg *s, const sim_run_result *r, const char *flags)
 /* ------------------------------------------------------------------------------------------ */
 /* Latency CDFs */
 
-static int cmp_double(const void *a, const void *b)
+/* A distribution as ascending (value in ms, count) runs: per-request metrics one run a request,
+ * ITL the engine's histogram runs. */
+typedef struct cdf_run {
+    double ms;
+    int64_t count;
+} cdf_run;
+
+static int cmp_run(const void *a, const void *b)
 {
-    double x = *(const double *)a, y = *(const double *)b;
+    double x = ((const cdf_run *)a)->ms, y = ((const cdf_run *)b)->ms;
     return (x > y) - (x < y);
 }
 
-/* The metric's samples in ms (definitions as metrics.h: from the send time; TPOT only for
- * requests with more than one output token). Returns how many (out has room for res->n or
- * res->n_itl). */
-static size_t samples_ms(const sim_engine_result *res, sim_metric m, double *out)
+/* The metric's samples (definitions as metrics.h: from the send time; TPOT only for requests
+ * with more than one output token), sorted. Returns the runs written (out has room for res->n or
+ * res->itl.len) and the samples in *n. */
+static size_t samples_ms(const sim_engine_result *res, sim_metric m, cdf_run *out, int64_t *n)
 {
     size_t k = 0;
-    if (m == SIM_M_ITL) {
-        for (size_t i = 0; i < res->n_itl; i++)
-            out[k++] = (double)res->itl_ns[i] / 1e6;
+    *n = 0;
+    if (m == SIM_M_ITL) { /* finished: ascending, one run per value */
+        for (size_t i = 0; i < res->itl.len; i++) {
+            out[k++] = (cdf_run){(double)res->itl.runs[i].value / 1e6, res->itl.runs[i].count};
+            *n += res->itl.runs[i].count;
+        }
         return k;
     }
     for (size_t i = 0; i < res->n; i++) {
@@ -378,12 +388,14 @@ static size_t samples_ms(const sim_engine_result *res, sim_metric m, double *out
         double ttft = (double)(r->first_token_ns - r->send_ns) / 1e6;
         double e2el = (double)(r->finish_ns - r->send_ns) / 1e6;
         if (m == SIM_M_TTFT)
-            out[k++] = ttft;
+            out[k++] = (cdf_run){ttft, 1};
         else if (m == SIM_M_E2EL)
-            out[k++] = e2el;
+            out[k++] = (cdf_run){e2el, 1};
         else if (r->output > 1)
-            out[k++] = (e2el - ttft) / (double)(r->output - 1);
+            out[k++] = (cdf_run){(e2el - ttft) / (double)(r->output - 1), 1};
     }
+    qsort(out, k, sizeof *out, cmp_run);
+    *n = (int64_t)k;
     return k;
 }
 
@@ -395,35 +407,40 @@ void sim_chart_cdf(sim_svg *s, const sim_engine_result *res, sim_metric m, const
         [SIM_M_TPOT] = "Time per output token (TPOT, excl. 1st)",
         [SIM_M_ITL] = "Inter-token latency (ITL, all gaps)",
         [SIM_M_E2EL] = "End-to-end latency (E2EL)"};
-    size_t cap = m == SIM_M_ITL ? res->n_itl : res->n;
-    double *v = malloc((cap ? cap : 1) * sizeof *v);
-    size_t n = v ? samples_ms(res, m, v) : 0;
-    if (n)
-        qsort(v, n, sizeof *v, cmp_double);
+    size_t cap = m == SIM_M_ITL ? res->itl.len : res->n;
+    cdf_run *v = malloc((cap ? cap : 1) * sizeof *v);
+    int64_t n = 0;
+    size_t nr = v ? samples_ms(res, m, v, &n) : 0;
     enum { CW = 560, CH = 330 };
     sim_svg_begin(s, CW, CH, title[m]);
     sim_svg_title(s, CW, title[m], flags);
     sim_svg_frame fr = sim_svg_plot_area(CW, CH);
     fr.x1 = CW - 130;
-    double hi = n ? v[n - 1] : 1.0;
+    double hi = nr ? v[nr - 1].ms : 1.0;
     if (slo_ms > 0.0 && m != SIM_M_ITL)
         hi = max2(hi, slo_ms);
     sim_scale x = sim_scale_linear(0.0, hi, fr.x0, fr.x1);
     sim_scale y = sim_scale_linear(0.0, 1.0, fr.y1, fr.y0);
     sim_svg_axes(s, &fr, &x, &y, "latency (ms)",
                  m == SIM_M_ITL ? "fraction of gaps" : "fraction of requests");
-    /* at most 400 points: the quantiles at even steps (the curve is exact at each) */
+    /* at most 400 points: the samples at ranks n/400, 2n/400, ... (the curve is exact at each),
+     * walked through the runs in order */
     enum { PTS = 400 };
     double px[PTS + 1], py[PTS + 1];
     size_t np = 0;
-    if (n) {
-        size_t steps = n < PTS ? n : PTS;
-        px[np] = sim_scale_map(&x, v[0]);
+    if (n > 0) {
+        int64_t steps = n < PTS ? n : PTS, below = 0; /* samples in runs before run r */
+        size_t r = 0;
+        px[np] = sim_scale_map(&x, v[0].ms);
         py[np++] = sim_scale_map(&y, 0.0);
-        for (size_t j = 1; j <= steps; j++) {
-            size_t i = (size_t)((double)j * (double)n / (double)steps) - 1;
-            px[np] = sim_scale_map(&x, v[i]);
-            py[np++] = sim_scale_map(&y, (double)(i + 1) / (double)n);
+        for (int64_t j = 1; j <= steps; j++) {
+            int64_t rank = j * n / steps; /* 1-based: the rank-th smallest sample */
+            while (below + v[r].count < rank) {
+                below += v[r].count;
+                r++;
+            }
+            px[np] = sim_scale_map(&x, v[r].ms);
+            py[np++] = sim_scale_map(&y, (double)rank / (double)n);
         }
         sim_svg_polyline(s, px, py, np, "#1f77b4", 2, NULL, "cdf");
     } else {
@@ -432,7 +449,7 @@ void sim_chart_cdf(sim_svg *s, const sim_engine_result *res, sim_metric m, const
     }
     static const char *const pname[3] = {"p50", "p90", "p99"};
     const double pv[3] = {d->median, d->p90, d->p99}, pf[3] = {0.5, 0.9, 0.99};
-    for (int k = 0; k < 3 && n; k++) {
+    for (int k = 0; k < 3 && n > 0; k++) {
         double ax = sim_scale_map(&x, pv[k]), ay = sim_scale_map(&y, pf[k]);
         sim_svg_line(s, ax, ay, ax, fr.y1, "#555555", 1, "2 2");
         char t[64];
@@ -455,7 +472,7 @@ void sim_chart_cdf(sim_svg *s, const sim_engine_result *res, sim_metric m, const
     }
     sim_svg_legend(s, fr.x1 + 14, fr.y0 + 10, keys, nk);
     char ns[48];
-    snprintf(ns, sizeof ns, "%zu samples", n);
+    snprintf(ns, sizeof ns, "%lld samples", (long long)n);
     sim_svg_text(s, fr.x1 + 14, fr.y0 + 10 + 18.0 * (double)nk + 6, SIM_SVG_START, 10, false, 0,
                  ns);
     sim_svg_end(s);

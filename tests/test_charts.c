@@ -163,9 +163,11 @@ static void test_cdf_and_gantt(void **state)
          .first_token_ns = 30000000, .finish_ns = 70000000, .preemptions = 1},
         {.input = 8, .output = 1, .send_ns = 0, .first_sched_ns = 20000000,
          .first_token_ns = 90000000, .finish_ns = 90000000}};
-    int64_t itl[2] = {10000000, 20000000};
-    sim_engine_result res = {.reqs = reqs, .n = 3, .itl_ns = itl, .n_itl = 2,
-                             .duration_ns = 90000000};
+    sim_engine_result res = {.reqs = reqs, .n = 3, .duration_ns = 90000000};
+    /* ITL as the engine keeps it: (value, count) runs, three gaps of 10 ms and one of 20 ms */
+    assert_int_equal(sim_hist_add(&res.itl, 20000000, 1), 1);
+    assert_int_equal(sim_hist_add(&res.itl, 10000000, 3), 1);
+    assert_int_equal(sim_hist_finish(&res.itl), 1);
     sim_dist d = {.mean = 40, .median = 30, .p90 = 78, .p99 = 88.8, .n = 3};
     for (int m = 0; m < SIM_M_COUNT; m++) {
         sim_svg s = {0};
@@ -173,8 +175,13 @@ static void test_cdf_and_gantt(void **state)
         assert_chart(&s);
         assert_int_equal(xml_count(s.buf, "polyline", "cdf"), 1);
         assert_int_equal(xml_count(s.buf, "circle", "pct"), 3);
+        /* the curve: its start, then one point per sample (TPOT: two requests, ITL: four gaps
+         * read through the runs: 10, 10, 10, 20 ms) */
+        assert_non_null(strstr(s.buf, m == SIM_M_ITL ? "4 samples" : m == SIM_M_TPOT ? "2 samples"
+                                                                                    : "3 samples"));
         sim_svg_free(&s);
     }
+    sim_hist_free(&res.itl);
     sim_svg s = {0};
     sim_chart_gantt(&s, &res, 40, "flags");
     assert_chart(&s);
