@@ -138,6 +138,10 @@ sim_status sim_html_run(const char *path, const char *cmdline, const sim_run_cfg
     row(&p, "Memory per GPU (GB)", "%.2f of %.2f", r->mem.need_bytes / 1e9,
         r->mem.capacity_bytes / 1e9);
     row(&p, "Largest batch that fits", "%lld", (long long)r->mem.max_batch);
+    sim_price price;
+    if (sim_report_run_price(cfg, r, &price))
+        row(&p, "Cost (US$ per million output tokens)", "%.4f (%lld GPUs at %.4g $/h)",
+            price.usd_per_million_output_tokens, (long long)price.gpus, price.usd_per_gpu_hour);
     if (sim_spec_active(cfg->spec)) {
         row(&p, "Speculative decoding", "%s, K = %d", sim_spec_method_name(cfg->spec->method),
             cfg->spec->k);
@@ -213,6 +217,10 @@ sim_status sim_html_serve(const char *path, const char *cmdline, const sim_serve
     row(&p, "Preemptions", "%lld", (long long)m->preemptions);
     row(&p, "Mean batch size (requests per iteration)", "%.2f", m->mean_batch_size);
     row(&p, "KV-cache peak usage", "%.1f%%", 100.0 * m->kv_cache_peak_usage);
+    sim_price price;
+    if (sim_report_serve_price(rep, &price))
+        row(&p, "Cost (US$ per million output tokens)", "%.4f (%lld GPUs at %.4g $/h)",
+            price.usd_per_million_output_tokens, (long long)price.gpus, price.usd_per_gpu_hour);
     table_end(&p);
 
     sim_svg c = {0};

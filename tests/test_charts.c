@@ -17,6 +17,8 @@ static void assert_xml(const char *doc, size_t len)
     }
 }
 
+static void assert_self_contained_page(const char *path, int min_svgs);
+
 static void assert_chart(const sim_svg *s)
 {
     assert_false(s->oom);
@@ -106,6 +108,21 @@ static void test_step_bars_one_segment_per_op(void **state)
     free(f);
 }
 
+/* Speculation by hand: 1 ms of drafts and a 4 ms verify step yielding tau = 3 tokens at a 2x
+ * speed-up: plain decoding needs 2 x (1 + 4) = 10 ms for the same tokens. */
+static void test_spec_bar(void **state)
+{
+    (void)state;
+    sim_run_result r = {.spec_tau = 3.0, .spec_draft_ns = 1e6, .spec_verify_ns = 4e6,
+                        .spec_speedup = 2.0};
+    sim_svg s = {0};
+    sim_chart_spec(&s, &r, "flags");
+    assert_chart(&s);
+    assert_int_equal(xml_count(s.buf, "rect", "part"), 2);
+    assert_non_null(strstr(s.buf, "plain decode for 3.00 tokens: 10 ms (2.00x)"));
+    sim_svg_free(&s);
+}
+
 /* Feeds the recorder by hand: an iteration every 0.5 ms for 300 ms and a preemption every
  * 10 ms. 300 ms passes 256 one-ms buckets once, so the width doubles to 2 ms and 150 buckets
  * hold the run; sums survive: 600 iterations, 30 preemptions, running = 2 x 600. */
@@ -182,6 +199,23 @@ static void test_cdf_and_gantt(void **state)
         sim_svg_free(&s);
     }
     sim_hist_free(&res.itl);
+    /* the whole serve page around them */
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_engine_cfg cfg = {.step = {.model = &m, .hw = &hw, .tp = 1}};
+    sim_serve_metrics sm = {.completed = 3, .duration_s = 0.09};
+    for (int k = 0; k < SIM_M_COUNT; k++)
+        sm.dist[k] = d;
+    sim_serve_report rep = {.cfg = &cfg, .res = &res, .m = &sm, .request_rate = INFINITY};
+    sim_series ser;
+    sim_series_init(&ser, NULL);
+    sim_slo slo = {.ms = {[SIM_M_TTFT] = 50.0}};
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/infersim-charts-serve-%d.html", (int)getpid());
+    sim_err err = {{0}};
+    assert_int_equal(sim_html_serve(path, "infersim serve", &rep, &slo, &ser, &err), SIM_OK);
+    assert_self_contained_page(path, 9); /* 4 CDFs, 4 series, the Gantt chart */
+    remove(path);
     sim_svg s = {0};
     sim_chart_gantt(&s, &res, 40, "flags");
     assert_chart(&s);
@@ -255,6 +289,11 @@ static void test_pareto_front_in_order(void **state)
         assert_int_equal(xml_count(s.buf, "circle", "pt"), 6);
         sim_svg_free(&s);
     }
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/infersim-charts-sweep-%d.html", (int)getpid());
+    assert_int_equal(sim_html_sweep(path, sw.flags, &sw, &err), SIM_OK);
+    assert_self_contained_page(path, 4); /* two fronts, a panel per flag */
+    remove(path);
     sim_grid_free(&g);
 }
 
@@ -327,6 +366,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roofline_one_circle_per_op),
         cmocka_unit_test(test_step_bars_one_segment_per_op),
+        cmocka_unit_test(test_spec_bar),
         cmocka_unit_test(test_series_coarsens_and_keeps_sums),
         cmocka_unit_test(test_cdf_and_gantt),
         cmocka_unit_test(test_pareto_front_in_order),
