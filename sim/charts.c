@@ -736,56 +736,67 @@ void sim_chart_pareto(sim_svg *s, const sim_chart_sweep *sw, bool by_ttft)
 void sim_chart_sweep_dim(sim_svg *s, const sim_chart_sweep *sw, size_t dim)
 {
     const sim_grid_dim *d = &sw->grid->dims[dim];
-    enum { PW = 360, PH = 280 };
+    enum { PW = 370, PH = 320 };
     char title[128];
     snprintf(title, sizeof title, "Throughput per GPU by %s", d->name);
     sim_svg_begin(s, PW, PH, title);
-    sim_svg_title(s, PW, title, "dashed: the best at each value");
-    sim_svg_frame fr = {64, 50, PW - 16, PH - 50};
+    sim_svg_title(s, PW, title, sw->flags);
+    sim_svg_frame fr = {64, 64, PW - 16, PH - 70};
     double ymax = 0.0;
     for (size_t i = 0; i < sw->n; i++)
         if (sw->rows[i].ok)
             ymax = max2(ymax, sw->rows[i].tput_per_gpu);
     sim_scale y = sim_scale_linear(0.0, ymax * 1.05, fr.y1, fr.y0);
     sim_svg_axes(s, &fr, NULL, &y, NULL, "tok/s per GPU");
-    const char **labels = malloc((d->n ? d->n : 1) * sizeof *labels);
-    double *best = calloc(d->n ? d->n : 1, sizeof *best);
-    if (!labels || !best) {
-        free(labels);
-        free(best);
-        sim_svg_end(s);
-        return;
+    size_t nv = d->n ? d->n : 1;
+    const char **labels = malloc(nv * sizeof *labels);
+    const char **vals = malloc((sw->grid->n_dims ? sw->grid->n_dims : 1) * sizeof *vals);
+    double *best = calloc(nv, sizeof *best), *px = malloc(nv * sizeof *px),
+           *py = malloc(nv * sizeof *py);
+    if (labels && vals && best && px && py) {
+        for (size_t v = 0; v < d->n; v++)
+            labels[v] = d->values[v];
+        sim_svg_xcats(s, &fr, labels, d->n, d->name);
+        double band = (fr.x1 - fr.x0) / (double)nv;
+        for (size_t i = 0; i < sw->n; i++) {
+            if (!sw->rows[i].ok)
+                continue;
+            sim_grid_point(sw->grid, sw->rows[i].point, vals);
+            size_t v = 0;
+            while (v < d->n && strcmp(d->values[v], vals[dim]) != 0)
+                v++;
+            if (v == d->n)
+                continue;
+            best[v] = max2(best[v], sw->rows[i].tput_per_gpu);
+            char tip[96];
+            snprintf(tip, sizeof tip, "point %zu: %.4g tok/s per GPU", sw->rows[i].point,
+                     sw->rows[i].tput_per_gpu);
+            sim_svg_circle(s, fr.x0 + band * ((double)v + 0.5),
+                           sim_scale_map(&y, sw->rows[i].tput_per_gpu), 3,
+                           sw->has_slo && sw->rows[i].meets_slo ? "#2ca02c" : "#9d9d9d", "pt",
+                           tip);
+        }
+        for (size_t v = 0; v < d->n; v++) {
+            px[v] = fr.x0 + band * ((double)v + 0.5);
+            py[v] = sim_scale_map(&y, best[v]);
+        }
+        sim_svg_polyline(s, px, py, d->n, "#1f77b4", 1.5, "4 2", "best");
     }
-    for (size_t v = 0; v < d->n; v++)
-        labels[v] = d->values[v];
-    sim_svg_xcats(s, &fr, labels, d->n, d->name);
-    double band = (fr.x1 - fr.x0) / (double)(d->n ? d->n : 1);
-    const char *vals[64];
-    for (size_t i = 0; i < sw->n && sw->grid->n_dims <= 64; i++) {
-        if (!sw->rows[i].ok)
-            continue;
-        sim_grid_point(sw->grid, sw->rows[i].point, vals);
-        size_t v = 0;
-        while (v < d->n && strcmp(d->values[v], vals[dim]) != 0)
-            v++;
-        if (v == d->n)
-            continue;
-        best[v] = max2(best[v], sw->rows[i].tput_per_gpu);
-        char tip[96];
-        snprintf(tip, sizeof tip, "point %zu: %.4g tok/s per GPU", sw->rows[i].point,
-                 sw->rows[i].tput_per_gpu);
-        sim_svg_circle(s, fr.x0 + band * ((double)v + 0.5), sim_scale_map(&y, sw->rows[i].tput_per_gpu),
-                       3, sw->has_slo && sw->rows[i].meets_slo ? "#2ca02c" : "#9d9d9d", "pt", tip);
-    }
-    double px[64], py[64];
-    size_t np = 0;
-    for (size_t v = 0; v < d->n && np < 64; v++) {
-        px[np] = fr.x0 + band * ((double)v + 0.5);
-        py[np++] = sim_scale_map(&y, best[v]);
-    }
-    sim_svg_polyline(s, px, py, np, "#1f77b4", 1.5, "4 2", "best");
+    /* the legend in one row under the axis */
+    const sim_svg_key slo_keys[] = {{"meets SLO", "#2ca02c", false},
+                                    {"misses it", "#9d9d9d", false},
+                                    {"best per value", "#1f77b4", true}};
+    const sim_svg_key plain_keys[] = {{"point", "#9d9d9d", false},
+                                      {"best per value", "#1f77b4", true}};
+    const sim_svg_key *keys = sw->has_slo ? slo_keys : plain_keys;
+    size_t nk = sw->has_slo ? 3 : 2;
+    for (size_t k = 0; k < nk; k++)
+        sim_svg_legend(s, 14 + 118.0 * (double)k, PH - 12, &keys[k], 1);
     free(labels);
+    free(vals);
     free(best);
+    free(px);
+    free(py);
     sim_svg_end(s);
 }
 
