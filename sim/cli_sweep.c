@@ -859,11 +859,11 @@ sim_status cli_cmd_sweep(int argc, char **argv, FILE *out, FILE *errf, sim_err *
                            err);
     }
     if (!st)
+        st = so.html ? sweep_html(so.html, argc, argv, &c, rows, n_rows, err) : SIM_OK;
+    if (!st) /* after the page: a page that cannot be written leaves no rows on stdout */
         st = write_rows(so.out, so.out ? NULL : out, &c, rows, n_rows, err);
     if (!st)
         sweep_summary(so.out ? out : errf, &c, rows, n_rows);
-    if (!st && so.html)
-        st = sweep_html(so.html, argc, argv, &c, rows, n_rows, err);
     sim_sweep_rows_free(rows, n_rows);
     free(c.opts);
     free(c.opt_st);

@@ -576,6 +576,17 @@ static void test_html_reports(void **state)
     }
     remove(path);
     expect_bad("run --model llama-3.1-8b --hw h100-sxm --html /nonexistent/dir/r.html", "--html");
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 5 "
+               "--html /nonexistent/dir/r.html",
+               "--html");
+    /* a sweep's page is written before its rows: nothing on stdout when it fails */
+    expect_bad("sweep serve --model llama-3.1-8b --hw h100-sxm --num-prompts 5 --tp 1,2 "
+               "--html /nonexistent/dir/r.html",
+               "--html");
+    /* the grid file cannot hold it: it is the sweep's own flag */
+    const char *grid = tu_write_tmp("{\"command\": \"serve\", \"grid\": {\"html\": [\"a.html\"]}}");
+    snprintf(a, sizeof a, "sweep serve --model llama-3.1-8b --hw h100-sxm --grid %s", grid);
+    expect_bad(a, "sweep's own flag");
     assert_int_not_equal(access("/nonexistent/dir/r.html", F_OK), 0);
 }
 
