@@ -11,11 +11,10 @@
 
 /* Colours: phases, bounds, parts of a step, formats (colour-blind-safe where it matters). */
 static const char *const phase_colour[2] = {"#1f77b4", "#ff7f0e"}; /* prefill, decode */
-static const char *const bound_colour[SIM_BOUND_COUNT] = {
-    [SIM_BOUND_COMPUTE] = "#4c78a8",
-    [SIM_BOUND_MEMORY] = "#f58518",
-    [SIM_BOUND_NETWORK] = "#e45756",
-    [SIM_BOUND_OVERHEAD] = "#9d9d9d"};
+static const char *const bound_colour[SIM_BOUND_COUNT] = {[SIM_BOUND_COMPUTE] = "#4c78a8",
+                                                          [SIM_BOUND_MEMORY] = "#f58518",
+                                                          [SIM_BOUND_NETWORK] = "#e45756",
+                                                          [SIM_BOUND_OVERHEAD] = "#9d9d9d"};
 static const char *const dtype_colour[SIM_DT_COUNT] = {"#2ca02c", "#17becf", "#d62728", "#9467bd",
                                                        "#8c564b"};
 #define HOST_COLOUR "#b279a2"
@@ -62,12 +61,12 @@ void sim_chart_roofline(sim_svg *s, const sim_hw *hw, const sim_step_result *pre
         imin = 1.0;
     flo = fmin(flo, imin * hw->hbm_bytes_per_s);
     sim_svg_begin(s, W, H + 40, "Roofline");
-    sim_svg_title(s, W, "Roofline: every op of the steps at its intensity and achieved FLOP/s", flags);
+    sim_svg_title(s, W, "Roofline: every op of the steps at its intensity and achieved FLOP/s",
+                  flags);
     sim_svg_frame fr = sim_svg_plot_area(W, H + 40);
     sim_scale x = sim_scale_log(imin / 2.0, imax * 4.0, fr.x0, fr.x1);
     sim_scale y = sim_scale_log(flo / 2.0, fhi * 2.0, fr.y1, fr.y0);
-    sim_svg_axes(s, &fr, &x, &y, "arithmetic intensity (FLOP/byte)",
-                 "achieved (FLOP/s per GPU)");
+    sim_svg_axes(s, &fr, &x, &y, "arithmetic intensity (FLOP/byte)", "achieved (FLOP/s per GPU)");
     /* the memory roof, then each format's compute roof from its ridge on */
     sim_svg_key keys[SIM_DT_COUNT + 3];
     char labels[SIM_DT_COUNT][64];
@@ -81,8 +80,7 @@ void sim_chart_roofline(sim_svg *s, const sim_hw *hw, const sim_step_result *pre
         if (peak <= 0.0)
             continue;
         double ridge = peak / bw;
-        double px[3] = {sim_scale_map(&x, x.d0), sim_scale_map(&x, ridge),
-                        sim_scale_map(&x, x.d1)};
+        double px[3] = {sim_scale_map(&x, x.d0), sim_scale_map(&x, ridge), sim_scale_map(&x, x.d1)};
         double py[3] = {sim_scale_map(&y, x.d0 * bw), sim_scale_map(&y, peak),
                         sim_scale_map(&y, peak)};
         sim_svg_polyline(s, px, py, 3, dtype_colour[d], 1.6, NULL, "roof");
@@ -93,8 +91,8 @@ void sim_chart_roofline(sim_svg *s, const sim_hw *hw, const sim_step_result *pre
         nk++;
     }
     double px0 = sim_scale_map(&x, x.d0), py0 = sim_scale_map(&y, x.d0 * bw);
-    sim_svg_line(s, px0, py0, sim_scale_map(&x, x.d1), sim_scale_map(&y, x.d1 * bw), "#333333",
-                 0.8, "6 3");
+    sim_svg_line(s, px0, py0, sim_scale_map(&x, x.d1), sim_scale_map(&y, x.d1 * bw), "#333333", 0.8,
+                 "6 3");
     /* the ops, largest first so small ones stay visible on top */
     char off[512] = "";
     size_t off_len = 0;
@@ -130,12 +128,13 @@ void sim_chart_roofline(sim_svg *s, const sim_hw *hw, const sim_step_result *pre
             double bytes = sim_op_bytes(op);
             double in = op->flops / bytes;
             double f = op->flops / (r->cost[i].t_ns * 1e-9);
-            double share =
-                r->t_ns > 0.0 ? r->cost[i].t_ns * sim_step_op_repeats(r, (sim_op_id)i) / r->t_ns
-                              : 0.0;
+            double share = r->t_ns > 0.0
+                               ? r->cost[i].t_ns * sim_step_op_repeats(r, (sim_op_id)i) / r->t_ns
+                               : 0.0;
             char t[256], fs[16];
             sim_svg_fmt(fs, sizeof fs, f);
-            snprintf(t, sizeof t, "%s %s: intensity %.4g FLOP/byte, %sFLOP/s achieved, %.1f%% of "
+            snprintf(t, sizeof t,
+                     "%s %s: intensity %.4g FLOP/byte, %sFLOP/s achieved, %.1f%% of "
                      "the step, %s-bound",
                      phase[k], name, in, fs, 100.0 * share, sim_bound_name(r->cost[i].bound));
             double cx = sim_scale_map(&x, in), cy = sim_scale_map(&y, f);
@@ -213,8 +212,7 @@ void sim_chart_step_ops(sim_svg *s, const sim_step_result *const *steps, const c
                  sim_bound_name(r->bound));
         sim_svg_text(s, x0, y - 6, SIM_SVG_START, 12, true, 0, head);
         sim_svg_text(s, x0 - 8, y + bar / 2 + 4, SIM_SVG_END, 11, false, 0, "ops");
-        sim_svg_text(s, x0 - 8, y + bar + 6 + bar / 2 + 4, SIM_SVG_END, 11, false, 0,
-                     "bound by");
+        sim_svg_text(s, x0 - 8, y + bar + 6 + bar / 2 + 4, SIM_SVG_END, 11, false, 0, "bound by");
         double at = x0;
         for (int i = 0; i < SIM_OP_COUNT; i++) {
             if (!r->graph.ops[i].present)
@@ -229,8 +227,8 @@ void sim_chart_step_ops(sim_svg *s, const sim_step_result *const *steps, const c
                      op_exposed_ns(r, i) / 1e6, 100.0 * op_exposed_ns(r, i) / t,
                      sim_bound_name(c->bound), c->t_math_ns / 1e3, c->t_mem_ns / 1e3,
                      c->t_net_ns / 1e3, c->t_launch_ns / 1e3);
-            segment(s, at, y, w, bar, bound_colour[c->bound], "op",
-                    sim_op_info((sim_op_id)i)->name, tip);
+            segment(s, at, y, w, bar, bound_colour[c->bound], "op", sim_op_info((sim_op_id)i)->name,
+                    tip);
             sim_svg_line(s, at + w, y, at + w, y + bar, "#ffffff", 0.8, NULL);
             at += w;
         }
@@ -466,8 +464,8 @@ void sim_chart_cdf(sim_svg *s, const sim_engine_result *res, sim_metric m, const
         char t[48];
         snprintf(t, sizeof t, "SLO %.4g ms", slo_ms);
         bool left = sx > (fr.x0 + fr.x1) / 2;
-        sim_svg_text(s, sx + (left ? -4 : 4), fr.y0 + 12, left ? SIM_SVG_END : SIM_SVG_START,
-                     10.5, false, 0, t);
+        sim_svg_text(s, sx + (left ? -4 : 4), fr.y0 + 12, left ? SIM_SVG_END : SIM_SVG_START, 10.5,
+                     false, 0, t);
         nk = 2;
     }
     sim_svg_legend(s, fr.x1 + 14, fr.y0 + 10, keys, nk);
@@ -525,8 +523,8 @@ void sim_chart_series(sim_svg *s, const sim_series *ser, sim_series_view view, i
     }
     double tmax = max2((double)duration_ns / 1e9, (double)n * width_s);
     sim_scale x = sim_scale_linear(0.0, tmax > 0.0 ? tmax : 1.0, fr.x0, fr.x1);
-    sim_scale y = sim_scale_linear(0.0, view == SIM_VIEW_KV ? 100.0 : max2(ymax, 1.0), fr.y1,
-                                   fr.y0);
+    sim_scale y =
+        sim_scale_linear(0.0, view == SIM_VIEW_KV ? 100.0 : max2(ymax, 1.0), fr.y1, fr.y0);
     sim_svg_axes(s, &fr, &x, &y, "simulated time (s)", views[view].ylabel);
     char t[160];
     snprintf(t, sizeof t, "bucket: %.4g s", width_s);
@@ -542,9 +540,8 @@ void sim_chart_series(sim_svg *s, const sim_series *ser, sim_series_view view, i
             else
                 snprintf(tip, sizeof tip, "t %.4g s: %.0f preemptions", (double)i * width_s, a[i]);
             if (a[i] > 0.0)
-                sim_svg_rect(s, xa, ya, xb - xa, y0 - ya, view == SIM_VIEW_TOKENS ? "#1f77b4"
-                                                                                  : SLO_COLOUR,
-                             "bucket", tip);
+                sim_svg_rect(s, xa, ya, xb - xa, y0 - ya,
+                             view == SIM_VIEW_TOKENS ? "#1f77b4" : SLO_COLOUR, "bucket", tip);
             if (b[i] > 0.0) {
                 double yb = sim_scale_map(&y, a[i] + b[i]);
                 sim_svg_rect(s, xa, yb, xb - xa, ya - yb, "#ff7f0e", "bucket", tip);
@@ -694,15 +691,17 @@ void sim_chart_pareto(sim_svg *s, const sim_chart_sweep *sw, bool by_ttft)
                  rows[i].point, label, metric, rows[i].tpot_ms, rows[i].tput_per_gpu,
                  front[i] ? ", on the front" : "", rows[i].meets_slo ? ", meets the SLO" : "");
         const char *fill = sw->has_slo && rows[i].meets_slo ? "#2ca02c" : "#9d9d9d";
-        double cx = sim_scale_map(&x, rows[i].tpot_ms), cy = sim_scale_map(&y, rows[i].tput_per_gpu);
+        double cx = sim_scale_map(&x, rows[i].tpot_ms),
+               cy = sim_scale_map(&y, rows[i].tput_per_gpu);
         sim_svg_circle(s, cx, cy, front[i] ? 5.5 : 4, fill, "pt", tip);
     }
     size_t best = sim_sweep_best(rows, sw->n);
     if (sw->has_slo && best < sw->n) {
         double cx = sim_scale_map(&x, rows[best].tpot_ms);
         double cy = sim_scale_map(&y, rows[best].tput_per_gpu);
-        sim_svg_raw(s, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"9\" fill=\"none\" stroke=\"#2ca02c\" "
-                       "stroke-width=\"2\" class=\"best\"/>",
+        sim_svg_raw(s,
+                    "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"9\" fill=\"none\" stroke=\"#2ca02c\" "
+                    "stroke-width=\"2\" class=\"best\"/>",
                     cx, cy);
         sim_grid_label(sw->grid, rows[best].point, label, sizeof label);
         snprintf(tip, sizeof tip, "best: point %zu, %.4g tok/s/GPU", rows[best].point,
@@ -773,8 +772,7 @@ void sim_chart_sweep_dim(sim_svg *s, const sim_chart_sweep *sw, size_t dim)
                      sw->rows[i].tput_per_gpu);
             sim_svg_circle(s, fr.x0 + band * ((double)v + 0.5),
                            sim_scale_map(&y, sw->rows[i].tput_per_gpu), 3,
-                           sw->has_slo && sw->rows[i].meets_slo ? "#2ca02c" : "#9d9d9d", "pt",
-                           tip);
+                           sw->has_slo && sw->rows[i].meets_slo ? "#2ca02c" : "#9d9d9d", "pt", tip);
         }
         for (size_t v = 0; v < d->n; v++) {
             px[v] = fr.x0 + band * ((double)v + 0.5);
@@ -830,12 +828,15 @@ void sim_chart_compare(sim_svg *s, const char *const *names, const double *measu
             snprintf(tip, sizeof tip, "%s: measured %.4g, predicted %.4g, error %+.1f%%", names[i],
                      measured[i], predicted[i], e);
             sim_svg_rect(s, fmin(zero, xe), y + 4, fabs(xe - zero), row_h - 8,
-                         fabs(e) <= 10.0 ? "#54a24b" : fabs(e) <= 25.0 ? "#f58518" : SLO_COLOUR,
+                         fabs(e) <= 10.0   ? "#54a24b"
+                         : fabs(e) <= 25.0 ? "#f58518"
+                                           : SLO_COLOUR,
                          "err", tip);
             snprintf(val, sizeof val, "%+.1f%%  (%.4g vs %.4g)", e, predicted[i], measured[i]);
         } else {
-            snprintf(val, sizeof val, measured[i] < 0.0 ? "not measured (predicted %.4g)"
-                                                        : "measured 0 (predicted %.4g)",
+            snprintf(val, sizeof val,
+                     measured[i] < 0.0 ? "not measured (predicted %.4g)"
+                                       : "measured 0 (predicted %.4g)",
                      predicted[i]);
         }
         sim_svg_text(s, fr.x1 + 8, y + row_h / 2 + 4, SIM_SVG_START, 10, false, 0, val);

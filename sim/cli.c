@@ -762,9 +762,9 @@ static sim_status serve_trace_size(const cli_opts *o, const sim_engine_cfg *cfg,
     double dur = (double)res.duration_ns;
     double end = w1 < 0 || (double)w1 > dur ? dur : (double)w1;
     double frac = dur > 0.0 ? fmax(0.0, end - (double)w0) / dur : 1.0;
-    double est = sim_trace_serve_estimate_bytes(detail, &cfg->step, frac * (double)res.iterations,
-                                                frac * (double)res.n,
-                                                frac * (double)res.preemptions);
+    double est =
+        sim_trace_serve_estimate_bytes(detail, &cfg->step, frac * (double)res.iterations,
+                                       frac * (double)res.n, frac * (double)res.preemptions);
     sim_engine_result_free(&res);
     char what[96];
     snprintf(what, sizeof what, "the serve timeline at --trace-detail %s",

@@ -460,9 +460,9 @@ static bool sweep_flag(const char *name, const char *v, sweep_opts *s, sim_err *
 }
 
 /* Outputs written once per run: a sweep has one per point, so they are refused. */
-static const char *const per_run_flags[] = {
-    "--save-requests", "--chrome-trace", "--trace-detail", "--trace-window",
-    "--trace-ranks",   "--trace-max-mb", "--format",       "--help"};
+static const char *const per_run_flags[] = {"--save-requests", "--chrome-trace", "--trace-detail",
+                                            "--trace-window",  "--trace-ranks",  "--trace-max-mb",
+                                            "--format",        "--help"};
 
 /* Where a sweep dimension comes from, for its error messages: a grid file's key, or (file NULL)
  * a command-line argument. */
@@ -795,8 +795,7 @@ static sim_status sweep_html(const char *path, int argc, char **argv, const swee
     if (!cmdline)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
     sim_chart_sweep sw = {
-        .rows = rows, .n = n, .grid = c->g, .has_slo = c->has_slo, .pct = c->pct,
-        .flags = cmdline};
+        .rows = rows, .n = n, .grid = c->g, .has_slo = c->has_slo, .pct = c->pct, .flags = cmdline};
     memcpy(sw.slo_ms, c->slo.ms, sizeof sw.slo_ms);
     sim_status st = sim_html_sweep(path, cmdline, &sw, err);
     free(cmdline);

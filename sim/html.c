@@ -120,9 +120,8 @@ sim_status sim_html_run(const char *path, const char *cmdline, const sim_run_cfg
              "%s on %d x %s: batch %lld, %lld prompt + %lld generated tokens per sequence; "
              "weights %s, activations %s, KV cache %s",
              sc->model->name, sc->tp, sc->hw->name, (long long)cfg->batch,
-             (long long)cfg->input_len, (long long)cfg->output_len,
-             sim_dtype_name(sc->prec.weight), sim_dtype_name(sc->prec.act),
-             sim_dtype_name(sc->prec.kv));
+             (long long)cfg->input_len, (long long)cfg->output_len, sim_dtype_name(sc->prec.weight),
+             sim_dtype_name(sc->prec.act), sim_dtype_name(sc->prec.kv));
     page_begin(&p, "infersim run: one static batch", sub, cmdline);
     section(&p, "Summary");
     table_begin(&p);
@@ -157,7 +156,8 @@ sim_status sim_html_run(const char *path, const char *cmdline, const sim_run_cfg
     figure(&p, &c,
            "Each circle is one op of the prefill step or of the mean decode step: its FLOPs over "
            "its HBM bytes (x) and its FLOPs over its predicted time, launch and network included "
-           "(y). The bigger the circle, the larger its share of the step's time. Ops left of a ridge cannot reach "
+           "(y). The bigger the circle, the larger its share of the step's time. Ops left of a "
+           "ridge cannot reach "
            "that format's peak whatever the kernel.");
     section(&p, "Where the step's time goes");
     const sim_step_result *steps[2] = {&r->prefill, &r->decode};
@@ -170,15 +170,17 @@ sim_status sim_html_run(const char *path, const char *cmdline, const sim_run_cfg
            "exposed network, kernel launches and host (engine CPU) time.");
     section(&p, "Memory");
     sim_chart_memory(&c, &r->mem, cmdline);
-    figure(&p, &c, "Per GPU: weights / TP, the KV cache of the whole batch at full length, the "
-                   "activation workspace of the largest step and the runtime's reserve, against "
-                   "HBM x --gpu-memory-utilization.");
+    figure(&p, &c,
+           "Per GPU: weights / TP, the KV cache of the whole batch at full length, the "
+           "activation workspace of the largest step and the runtime's reserve, against "
+           "HBM x --gpu-memory-utilization.");
     if (sim_spec_active(cfg->spec) && dec) {
         section(&p, "Speculative decoding");
         sim_chart_spec(&c, r, cmdline);
-        figure(&p, &c, "One speculative iteration: the draft's proposals, then the target's "
-                       "verify step; the dashed line is what plain decoding needs for the same "
-                       "expected tokens.");
+        figure(&p, &c,
+               "One speculative iteration: the draft's proposals, then the target's "
+               "verify step; the dashed line is what plain decoding needs for the same "
+               "expected tokens.");
     }
     return page_write(&p, path, err);
 }
@@ -250,8 +252,9 @@ sim_status sim_html_serve(const char *path, const char *cmdline, const sim_serve
     }
     section(&p, "Requests");
     sim_chart_gantt(&c, rep->res, 40, cmdline);
-    figure(&p, &c, "From send to first scheduled (queued), to the first token (prefill, "
-                   "including any recompute), to the last token (decode).");
+    figure(&p, &c,
+           "From send to first scheduled (queued), to the first token (prefill, "
+           "including any recompute), to the last token (decode).");
     return page_write(&p, path, err);
 }
 
@@ -296,8 +299,9 @@ sim_status sim_html_sweep(const char *path, const char *cmdline, const sim_chart
     sim_svg c = {0};
     section(&p, "Throughput against latency");
     sim_chart_pareto(&c, sw, false);
-    figure(&p, &c, "Each circle is a point of the grid; the line joins the Pareto front (no "
-                   "other point is both faster per token and higher in throughput per GPU).");
+    figure(&p, &c,
+           "Each circle is a point of the grid; the line joins the Pareto front (no "
+           "other point is both faster per token and higher in throughput per GPU).");
     sim_chart_pareto(&c, sw, true);
     figure(&p, &c, "The same points against time to first token, with that front.");
     size_t shown = 0;
@@ -339,7 +343,8 @@ sim_status sim_html_compare(const char *path, const char *cmdline, const char *r
     sim_svg c = {0};
     section(&p, "Error per metric");
     sim_chart_compare(&c, names, measured, predicted, n, cmdline);
-    figure(&p, &c, "Signed error of each prediction; the project's targets are 10% op-level and "
-                   "15% end-to-end (median).");
+    figure(&p, &c,
+           "Signed error of each prediction; the project's targets are 10% op-level and "
+           "15% end-to-end (median).");
     return page_write(&p, path, err);
 }

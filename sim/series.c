@@ -8,15 +8,15 @@ static void merge_pairs(sim_series *s)
 {
     for (size_t i = 0; i < SIM_SERIES_BUCKETS / 2; i++) {
         sim_series_bucket a = s->b[2 * i], c = s->b[2 * i + 1];
-        s->b[i] = (sim_series_bucket){
-            .iterations = a.iterations + c.iterations,
-            .running = a.running + c.running,
-            .waiting = a.waiting + c.waiting,
-            .prefill_tokens = a.prefill_tokens + c.prefill_tokens,
-            .decode_tokens = a.decode_tokens + c.decode_tokens,
-            .kv_peak_blocks = a.kv_peak_blocks > c.kv_peak_blocks ? a.kv_peak_blocks
-                                                                  : c.kv_peak_blocks,
-            .preemptions = a.preemptions + c.preemptions};
+        s->b[i] = (sim_series_bucket){.iterations = a.iterations + c.iterations,
+                                      .running = a.running + c.running,
+                                      .waiting = a.waiting + c.waiting,
+                                      .prefill_tokens = a.prefill_tokens + c.prefill_tokens,
+                                      .decode_tokens = a.decode_tokens + c.decode_tokens,
+                                      .kv_peak_blocks = a.kv_peak_blocks > c.kv_peak_blocks
+                                                            ? a.kv_peak_blocks
+                                                            : c.kv_peak_blocks,
+                                      .preemptions = a.preemptions + c.preemptions};
     }
     memset(&s->b[SIM_SERIES_BUCKETS / 2], 0, sizeof s->b / 2);
     s->width_ns *= 2;

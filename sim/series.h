@@ -26,19 +26,19 @@
 enum { SIM_SERIES_BUCKETS = 256 };
 
 typedef struct sim_series_bucket {
-    int64_t iterations;             /* iterations that started in the bucket */
-    double running, waiting;        /* sums over those iterations (mean: / iterations) */
+    int64_t iterations;                   /* iterations that started in the bucket */
+    double running, waiting;              /* sums over those iterations (mean: / iterations) */
     double prefill_tokens, decode_tokens; /* sums over those iterations */
-    int64_t kv_peak_blocks;         /* most KV blocks in use at an iteration's start */
+    int64_t kv_peak_blocks;               /* most KV blocks in use at an iteration's start */
     int64_t preemptions;
 } sim_series_bucket;
 
 typedef struct sim_series {
-    sim_engine_observer observer;     /* pass &observer to the engine */
-    const sim_engine_observer *next;  /* called after recording; NULL for none */
-    int64_t width_ns;                 /* bucket width */
-    size_t n;                         /* buckets in use: up to the latest event's */
-    int64_t kv_total_blocks;          /* the cache's size (from the iterations) */
+    sim_engine_observer observer;    /* pass &observer to the engine */
+    const sim_engine_observer *next; /* called after recording; NULL for none */
+    int64_t width_ns;                /* bucket width */
+    size_t n;                        /* buckets in use: up to the latest event's */
+    int64_t kv_total_blocks;         /* the cache's size (from the iterations) */
     sim_series_bucket b[SIM_SERIES_BUCKETS];
 } sim_series;
 

@@ -45,8 +45,8 @@ void sim_svg_raw(sim_svg *s, const char *fmt, ...)
 
 void sim_svg_escaped(sim_svg *s, const char *text)
 {
-    static const char *const ent[] = {['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;",
-                                      ['"'] = "&quot;", ['\''] = "&#39;"};
+    static const char *const ent[] = {
+        ['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;", ['"'] = "&quot;", ['\''] = "&#39;"};
     for (const unsigned char *p = (const unsigned char *)(text ? text : ""); *p; p++) {
         const char *e = *p < sizeof ent / sizeof ent[0] ? ent[*p] : NULL;
         if (e) {
@@ -100,8 +100,8 @@ void sim_svg_free(sim_svg *s)
 void sim_svg_rect(sim_svg *s, double x, double y, double w, double h, const char *fill,
                   const char *cls, const char *t)
 {
-    sim_svg_raw(s, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"",
-                fin(x), fin(y), fmax(0.0, fin(w)), fmax(0.0, fin(h)), fill);
+    sim_svg_raw(s, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"", fin(x),
+                fin(y), fmax(0.0, fin(w)), fmax(0.0, fin(h)), fill);
     cls_attr(s, cls);
     if (t) {
         sim_svg_raw(s, ">");
@@ -159,8 +159,9 @@ void sim_svg_text(sim_svg *s, double x, double y, sim_svg_anchor anchor, double 
                   double deg, const char *text)
 {
     static const char *const anchors[] = {"start", "middle", "end"};
-    sim_svg_raw(s, "<text x=\"%.2f\" y=\"%.2f\" font-size=\"%.1f\" text-anchor=\"%s\" fill=\"#222222\"",
-                fin(x), fin(y), fin(size), anchors[anchor]);
+    sim_svg_raw(
+        s, "<text x=\"%.2f\" y=\"%.2f\" font-size=\"%.1f\" text-anchor=\"%s\" fill=\"#222222\"",
+        fin(x), fin(y), fin(size), anchors[anchor]);
     if (bold)
         sim_svg_raw(s, " font-weight=\"bold\"");
     if (deg != 0.0)

@@ -111,15 +111,15 @@ sim_status sim_trace_open(sim_trace *t, const char *path, sim_err *err)
     return sim_trace_open_meta(t, path, NULL, err);
 }
 
-sim_status sim_trace_open_meta(sim_trace *t, const char *path, const sim_targs *meta,
-                               sim_err *err)
+sim_status sim_trace_open_meta(sim_trace *t, const char *path, const sim_targs *meta, sim_err *err)
 {
     memset(t, 0, sizeof *t);
     sim_status st = sim_outfile_open(&t->out, path, "--chrome-trace", err);
     if (st)
         return st;
-    fprintf(t->out.f, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"infersim\"%s%s},"
-                      "\"traceEvents\":[\n",
+    fprintf(t->out.f,
+            "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"infersim\"%s%s},"
+            "\"traceEvents\":[\n",
             meta && meta->len ? "," : "", meta && meta->len ? meta->buf : "");
     t->first = true;
     return SIM_OK;
@@ -400,12 +400,22 @@ sim_status sim_trace_run(const char *path, const sim_step_cfg *cfg, const sim_st
  * prints them (measured on a Llama-3.1-70B TP8 run trace and Llama-3.1-8B serve traces at
  * iteration and op detail; full-precision args make an op slice about 317 bytes). */
 
-enum { EV_META, EV_STEP, EV_OP, EV_PART, EV_NET, EV_LAYER, EV_HOST, EV_ITER, EV_COUNTER,
-       EV_ASYNC, EV_KINDS };
+enum {
+    EV_META,
+    EV_STEP,
+    EV_OP,
+    EV_PART,
+    EV_NET,
+    EV_LAYER,
+    EV_HOST,
+    EV_ITER,
+    EV_COUNTER,
+    EV_ASYNC,
+    EV_KINDS
+};
 static const double ev_bytes[EV_KINDS] = {
-    [EV_META] = 80,   [EV_STEP] = 360,     [EV_OP] = 317,  [EV_PART] = 91,
-    [EV_NET] = 152,   [EV_LAYER] = 92,     [EV_HOST] = 100, [EV_ITER] = 234,
-    [EV_COUNTER] = 98, [EV_ASYNC] = 85};
+    [EV_META] = 80,  [EV_STEP] = 360, [EV_OP] = 317,   [EV_PART] = 91,    [EV_NET] = 152,
+    [EV_LAYER] = 92, [EV_HOST] = 100, [EV_ITER] = 234, [EV_COUNTER] = 98, [EV_ASYNC] = 85};
 
 /* Events write_step_children writes for one step at `detail`, by kind. */
 static void count_step(const sim_step_result *s, sim_trace_detail detail, double *n)

@@ -51,8 +51,7 @@ void sim_trace_fmt_num(char *buf, size_t len, double v);
 sim_status sim_trace_open(sim_trace *t, const char *path, sim_err *err);
 
 /* The same with extra metadata: meta's key/values go into the header's "otherData" object. */
-sim_status sim_trace_open_meta(sim_trace *t, const char *path, const sim_targs *meta,
-                               sim_err *err);
+sim_status sim_trace_open_meta(sim_trace *t, const char *path, const sim_targs *meta, sim_err *err);
 
 /* Finishes the JSON and renames the file into place. */
 sim_status sim_trace_close(sim_trace *t, sim_err *err);

@@ -113,8 +113,8 @@ static void test_step_bars_one_segment_per_op(void **state)
 static void test_spec_bar(void **state)
 {
     (void)state;
-    sim_run_result r = {.spec_tau = 3.0, .spec_draft_ns = 1e6, .spec_verify_ns = 4e6,
-                        .spec_speedup = 2.0};
+    sim_run_result r = {
+        .spec_tau = 3.0, .spec_draft_ns = 1e6, .spec_verify_ns = 4e6, .spec_speedup = 2.0};
     sim_svg s = {0};
     sim_chart_spec(&s, &r, "flags");
     assert_chart(&s);
@@ -135,9 +135,14 @@ static void test_series_coarsens_and_keeps_sums(void **state)
     sim_series_init(s, &next);
     const sim_step_result step = {0};
     for (int k = 0; k < 600; k++) {
-        sim_iter_info it = {.start_ns = k * 500000LL, .dur_ns = 500000, .running = 2,
-                            .waiting = k < 300 ? 1 : 0, .prefill_tokens = 10,
-                            .decode_tokens = 2, .kv_used_blocks = k, .kv_total_blocks = 1000,
+        sim_iter_info it = {.start_ns = k * 500000LL,
+                            .dur_ns = 500000,
+                            .running = 2,
+                            .waiting = k < 300 ? 1 : 0,
+                            .prefill_tokens = 10,
+                            .decode_tokens = 2,
+                            .kv_used_blocks = k,
+                            .kv_total_blocks = 1000,
                             .step = &step};
         s->observer.iteration(s->observer.ctx, &it);
         if (k % 20 == 0)
@@ -173,13 +178,25 @@ static void test_series_coarsens_and_keeps_sums(void **state)
 static void test_cdf_and_gantt(void **state)
 {
     (void)state;
-    sim_req reqs[3] = {
-        {.input = 8, .output = 5, .send_ns = 0, .first_sched_ns = 0, .first_token_ns = 10000000,
-         .finish_ns = 50000000},
-        {.input = 8, .output = 5, .send_ns = 0, .first_sched_ns = 5000000,
-         .first_token_ns = 30000000, .finish_ns = 70000000, .preemptions = 1},
-        {.input = 8, .output = 1, .send_ns = 0, .first_sched_ns = 20000000,
-         .first_token_ns = 90000000, .finish_ns = 90000000}};
+    sim_req reqs[3] = {{.input = 8,
+                        .output = 5,
+                        .send_ns = 0,
+                        .first_sched_ns = 0,
+                        .first_token_ns = 10000000,
+                        .finish_ns = 50000000},
+                       {.input = 8,
+                        .output = 5,
+                        .send_ns = 0,
+                        .first_sched_ns = 5000000,
+                        .first_token_ns = 30000000,
+                        .finish_ns = 70000000,
+                        .preemptions = 1},
+                       {.input = 8,
+                        .output = 1,
+                        .send_ns = 0,
+                        .first_sched_ns = 20000000,
+                        .first_token_ns = 90000000,
+                        .finish_ns = 90000000}};
     sim_engine_result res = {.reqs = reqs, .n = 3, .duration_ns = 90000000};
     /* ITL as the engine keeps it: (value, count) runs, three gaps of 10 ms and one of 20 ms */
     assert_int_equal(sim_hist_add(&res.itl, 20000000, 1), 1);
@@ -194,8 +211,9 @@ static void test_cdf_and_gantt(void **state)
         assert_int_equal(xml_count(s.buf, "circle", "pct"), 3);
         /* the curve: its start, then one point per sample (TPOT: two requests, ITL: four gaps
          * read through the runs: 10, 10, 10, 20 ms) */
-        assert_non_null(strstr(s.buf, m == SIM_M_ITL ? "4 samples" : m == SIM_M_TPOT ? "2 samples"
-                                                                                    : "3 samples"));
+        assert_non_null(strstr(s.buf, m == SIM_M_ITL    ? "4 samples"
+                                      : m == SIM_M_TPOT ? "2 samples"
+                                                        : "3 samples"));
         sim_svg_free(&s);
     }
     sim_hist_free(&res.itl);
@@ -253,14 +271,47 @@ static void test_pareto_front_in_order(void **state)
     assert_int_equal(sim_grid_add(&g, "--request-rate", "1,4,16", &err), SIM_OK);
     /* (TPOT, tok/s per GPU): the front from the lowest TPOT up is points 0, 1, 2, 5; point 3
      * is beaten by 1 and point 4 by 2; point 4 misses the SLO of TPOT 25 ms */
-    sim_sweep_row rows[6] = {
-        {.point = 0, .ok = true, .meets_slo = true, .tput_per_gpu = 100, .tpot_ms = 5, .ttft_ms = 50},
-        {.point = 1, .ok = true, .meets_slo = true, .tput_per_gpu = 300, .tpot_ms = 8, .ttft_ms = 60},
-        {.point = 2, .ok = true, .meets_slo = true, .tput_per_gpu = 700, .tpot_ms = 15, .ttft_ms = 90},
-        {.point = 3, .ok = true, .meets_slo = true, .tput_per_gpu = 250, .tpot_ms = 9, .ttft_ms = 40},
-        {.point = 4, .ok = true, .meets_slo = false, .tput_per_gpu = 600, .tpot_ms = 30, .ttft_ms = 400},
-        {.point = 5, .ok = true, .meets_slo = false, .tput_per_gpu = 900, .tpot_ms = 40, .ttft_ms = 800}};
-    sim_chart_sweep sw = {.rows = rows, .n = 6, .grid = &g, .has_slo = true, .pct = 90,
+    sim_sweep_row rows[6] = {{.point = 0,
+                              .ok = true,
+                              .meets_slo = true,
+                              .tput_per_gpu = 100,
+                              .tpot_ms = 5,
+                              .ttft_ms = 50},
+                             {.point = 1,
+                              .ok = true,
+                              .meets_slo = true,
+                              .tput_per_gpu = 300,
+                              .tpot_ms = 8,
+                              .ttft_ms = 60},
+                             {.point = 2,
+                              .ok = true,
+                              .meets_slo = true,
+                              .tput_per_gpu = 700,
+                              .tpot_ms = 15,
+                              .ttft_ms = 90},
+                             {.point = 3,
+                              .ok = true,
+                              .meets_slo = true,
+                              .tput_per_gpu = 250,
+                              .tpot_ms = 9,
+                              .ttft_ms = 40},
+                             {.point = 4,
+                              .ok = true,
+                              .meets_slo = false,
+                              .tput_per_gpu = 600,
+                              .tpot_ms = 30,
+                              .ttft_ms = 400},
+                             {.point = 5,
+                              .ok = true,
+                              .meets_slo = false,
+                              .tput_per_gpu = 900,
+                              .tpot_ms = 40,
+                              .ttft_ms = 800}};
+    sim_chart_sweep sw = {.rows = rows,
+                          .n = 6,
+                          .grid = &g,
+                          .has_slo = true,
+                          .pct = 90,
                           .flags = "infersim sweep serve --tp 1,2 --request-rate 1,4,16"};
     sw.slo_ms[SIM_M_TPOT] = 25.0;
     sim_svg s = {0};
@@ -350,8 +401,7 @@ static void test_html_pages(void **state)
     snprintf(path, sizeof path, "/tmp/infersim-charts-%d.html", (int)getpid());
     sim_err err = {{0}};
     assert_int_equal(
-        sim_html_run(path, "infersim run --model <llama> & --tp 8", &f->cfg, &f->r, &err),
-        SIM_OK);
+        sim_html_run(path, "infersim run --model <llama> & --tp 8", &f->cfg, &f->r, &err), SIM_OK);
     assert_self_contained_page(path, 3); /* roofline, step, memory */
     remove(path);
     /* an unwritable path is bad input naming --html, and leaves nothing */

@@ -505,8 +505,8 @@ static void test_chrome_traces(void **state)
     expect_bad(a, "--chrome-trace");
     assert_int_not_equal(access(path, F_OK), 0); /* failed runs leave no file */
     /* traces: the rank choice, and a refusal past --trace-max-mb before a byte is written */
-    snprintf(a, sizeof a, "run --model llama-3.1-8b --hw h100-sxm --chrome-trace %s --trace-ranks two",
-             path);
+    snprintf(a, sizeof a,
+             "run --model llama-3.1-8b --hw h100-sxm --chrome-trace %s --trace-ranks two", path);
     expect_bad(a, "--trace-ranks");
     expect_bad("run --model llama-3.1-8b --hw h100-sxm --trace-ranks all", "--chrome-trace");
     snprintf(a, sizeof a,

@@ -43,7 +43,7 @@ static void test_linear_scale(void **state)
     double t[16];
     assert_int_equal(sim_scale_ticks(&x, t, 16), 5);
     assert_near(t[4], 8.0, 1e-12);
-    assert_near(sim_scale_map(&x, 4.0), 300.0, 1e-12); /* the middle */
+    assert_near(sim_scale_map(&x, 4.0), 300.0, 1e-12);   /* the middle */
     assert_near(sim_scale_map(&x, 100.0), 500.0, 1e-12); /* clamped */
     /* a y axis grows upwards: pixels run the other way */
     sim_scale y = sim_scale_linear(0.0, 1.0, 300.0, 100.0);

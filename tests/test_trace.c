@@ -132,8 +132,8 @@ static void serve_trace(sim_trace_detail detail, int64_t w0, int64_t w1, double 
     free(ts);
     *stats = check_ok(path);
     last_serve_bytes = file_bytes(path);
-    last_serve_estimate = sim_trace_serve_estimate_bytes(
-        detail, &cfg.step, (double)res->iterations, (double)res->n, (double)res->preemptions);
+    last_serve_estimate = sim_trace_serve_estimate_bytes(detail, &cfg.step, (double)res->iterations,
+                                                         (double)res->n, (double)res->preemptions);
     remove(path);
     sim_workload_free(&w);
 }
