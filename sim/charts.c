@@ -591,7 +591,8 @@ void sim_chart_gantt(sim_svg *s, const sim_engine_result *res, size_t max_rows, 
     sim_svg_title(s, W, title, flags);
     sim_svg_frame fr = {90, top, W - 170, top + row_h * (double)rows};
     sim_scale x = sim_scale_linear(0.0, max2((double)res->duration_ns / 1e9, 1e-9), fr.x0, fr.x1);
-    sim_svg_axes(s, &fr, &x, NULL, "simulated time (s)", NULL);
+    sim_svg_axes(s, &fr, &x, NULL, "simulated time (s)",
+                 rows >= 14 ? "request (# in the workload)" : NULL); /* room to write it */
     static const char *const seg_name[3] = {"queued", "prefill", "decode"};
     static const char *const seg_colour[3] = {"#bab0ac", "#1f77b4", "#ff7f0e"};
     for (size_t k = 0; k < rows; k++) {
