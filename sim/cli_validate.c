@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "find.h"
+#include "html.h"
 #include "jsonf.h"
 #include "outfile.h"
 #include "rng.h"
@@ -447,6 +448,13 @@ sim_status cli_cmd_compare(int argc, char **argv, FILE *out, sim_err *err)
             pred[2] = r->e2e_ns / 1e6;
             pred[3] = r->output_throughput;
         }
+    }
+    if (!st && o.html) { /* the page first: a failed one leaves no half output */
+        char *cmdline = cli_cmdline(argc, argv);
+        st = cmdline ? sim_html_compare(o.html, cmdline, result, serve ? serve_keys : run_keys,
+                                        meas, pred, nk, err)
+                     : sim_fail(err, SIM_EINTERNAL, "out of memory");
+        free(cmdline);
     }
     if (!st) {
         fprintf(out, "%-22s %14s %14s %9s\n", "metric", "measured", "predicted", "error");

@@ -671,7 +671,7 @@ sim_status sim_validate_fit(const sim_vrow *rows, size_t n, const char *name, si
     const sim_hw start_hw = *hw;
     fit_param params[MAX_FIT_PARAMS];
     size_t np = fit_params(hw, params);
-    bool active[MAX_FIT_PARAMS] = {0};
+    bool active[MAX_FIT_PARAMS] = {0}; /* all set below; zeroed for -Wmaybe-uninitialized */
     double before[MAX_FIT_PARAMS];
     for (size_t i = 0; i < np; i++) {
         active[i] = constrained(rows, n, name, hw, &params[i]);

@@ -504,11 +504,90 @@ static void test_chrome_traces(void **state)
     snprintf(a, sizeof a, "%s --chrome-trace /nonexistent/dir/t.json", base);
     expect_bad(a, "--chrome-trace");
     assert_int_not_equal(access(path, F_OK), 0); /* failed runs leave no file */
+    /* traces: the rank choice, and a refusal past --trace-max-mb before a byte is written */
+    snprintf(a, sizeof a,
+             "run --model llama-3.1-8b --hw h100-sxm --chrome-trace %s --trace-ranks two", path);
+    expect_bad(a, "--trace-ranks");
+    expect_bad("run --model llama-3.1-8b --hw h100-sxm --trace-ranks all", "--chrome-trace");
+    snprintf(a, sizeof a,
+             "serve --model llama-3.1-8b --hw h100-sxm --num-prompts 1000 "
+             "--random-input-len 512 --random-output-len 256 --request-rate 8 "
+             "--trace-detail op --chrome-trace %s",
+             path);
+    expect_bad(a, "past --trace-max-mb 512");
+    assert_non_null(strstr(R.err, "would take about "));
+    assert_int_not_equal(access(path, F_OK), 0);
+    snprintf(a, sizeof a,
+             "run --model llama-3.1-70b --hw h100-sxm --tp 8 --batch 32 --input-len 2048 "
+             "--chrome-trace %s --trace-ranks all --trace-max-mb 2",
+             path);
+    expect_bad(a, "the run timeline of 8 ranks would take about 7 MB");
+    assert_int_not_equal(access(path, F_OK), 0);
     expect_bad("trace-check /nonexistent/trace.json", "/nonexistent/trace.json");
     const char *bad = tu_write_tmp("{\"traceEvents\": [{\"ph\": \"X\", \"pid\": 1, "
                                    "\"tid\": 1, \"name\": \"a\", \"ts\": 0, \"dur\": 1}]}");
     snprintf(a, sizeof a, "trace-check %s", bad);
     expect_bad(a, "process_name");
+}
+
+/* --html on run, serve and sweep: a page with its charts, the usual output unchanged. */
+static void test_html_reports(void **state)
+{
+    (void)state;
+    char path[128], a[768];
+    snprintf(path, sizeof path, "/tmp/infersim-cli-report-%d.html", (int)getpid());
+    static const struct {
+        const char *args, *must_hold, *stdout_holds;
+        int svgs;
+    } cases[] = {
+        {"run --model llama-3.1-8b --hw h100-sxm --batch 8 --output-len 16", "class=\"op\"",
+         "TTFT (ms)", 3},
+        {"run --model llama-3.1-8b --hw h100-sxm --batch 8 --output-len 16 --spec-method ngram "
+         "--num-speculative-tokens 4 --spec-acceptance-rate 0.8",
+         "draft vs verify", "TTFT (ms)", 4},
+        {"serve --model llama-3.1-8b --hw h100-sxm --num-prompts 200 --request-rate 20 "
+         "--goodput ttft:500 tpot:50",
+         "SLO 500 ms", "Serving Benchmark Result", 9},
+        {"sweep serve --model llama-3.1-8b --hw h100-sxm --num-prompts 50 --request-rate 2,50 "
+         "--max-num-seqs 16,64 --slo ttft:2000,tpot:100 --threads 1",
+         "class=\"front\"", "point,", 4},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        remove(path);
+        snprintf(a, sizeof a, "%s --html %s", cases[i].args, path);
+        run(a);
+        assert_int_equal(R.rc, 0);
+        assert_non_null(strstr(R.out, cases[i].stdout_holds));
+        char *page = slurp(path);
+        assert_non_null(page);
+        assert_true(strncmp(page, "<!DOCTYPE html>", 15) == 0);
+        assert_non_null(strstr(page, cases[i].must_hold));
+        assert_null(strstr(page, "<script"));
+        int svgs = 0;
+        for (const char *p = strstr(page, "<svg "); p; p = strstr(p + 1, "<svg "))
+            svgs++;
+        if (svgs < cases[i].svgs) {
+            print_error("%s: %d charts, expected at least %d\n", cases[i].args, svgs,
+                        cases[i].svgs);
+            fail();
+        }
+        assert_no_nonfinite(page);
+        free(page);
+    }
+    remove(path);
+    expect_bad("run --model llama-3.1-8b --hw h100-sxm --html /nonexistent/dir/r.html", "--html");
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 5 "
+               "--html /nonexistent/dir/r.html",
+               "--html");
+    /* a sweep's page is written before its rows: nothing on stdout when it fails */
+    expect_bad("sweep serve --model llama-3.1-8b --hw h100-sxm --num-prompts 5 --tp 1,2 "
+               "--html /nonexistent/dir/r.html",
+               "--html");
+    /* the grid file cannot hold it: it is the sweep's own flag */
+    const char *grid = tu_write_tmp("{\"command\": \"serve\", \"grid\": {\"html\": [\"a.html\"]}}");
+    snprintf(a, sizeof a, "sweep serve --model llama-3.1-8b --hw h100-sxm --grid %s", grid);
+    expect_bad(a, "sweep's own flag");
+    assert_int_not_equal(access("/nonexistent/dir/r.html", F_OK), 0);
 }
 
 static void test_sweep(void **state)
@@ -669,7 +748,7 @@ static void test_sweep_grid_file_checks(void **state)
     bad_grid("{\"grid\": {\"--request-rate\": [1]}}", "", "unknown flag '--request-rate'");
     /* per-run outputs, as on the command line */
     bad_grid("{\"grid\": {\"format\": [\"csv\"]}}", "",
-             "field 'grid.format': --format: not available in a sweep");
+             "field 'grid.format': --format is the sweep's own flag"); /* the rows' format */
     bad_grid("{\"grid\": {\"--chrome-trace\": [\"t.json\"]}}", "", "--chrome-trace: not available");
     bad_grid("{\"grid\": {\"help\": [true]}}", "", "--help: not available");
     bad_grid("{\"grid\": {\"threads\": [2]}}", "", "--threads is the sweep's own flag");
@@ -894,6 +973,24 @@ static void test_compare(void **state)
     assert_int_equal(R.rc, 0);
     assert_non_null(strstr(R.out, "tpot_ms"));
     assert_non_null(strstr(R.out, "compare: 3 metrics"));
+    /* --html: a bar of error for each of the three measured metrics, none for the fourth */
+    char page[128];
+    snprintf(page, sizeof page, "/tmp/infersim-cli-compare-%d.html", (int)getpid());
+    snprintf(a, sizeof a,
+             "compare --result %s --model llama-3.1-8b --hw h100-sxm --batch 1 "
+             "--input-len 1024 --output-len 256 --html %s",
+             res, page);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    char *html = slurp(page);
+    assert_non_null(html);
+    int bars = 0;
+    for (const char *p = strstr(html, "class=\"err\""); p; p = strstr(p + 1, "class=\"err\""))
+        bars++;
+    assert_int_equal(bars, 3);
+    assert_non_null(strstr(html, "not measured"));
+    free(html);
+    remove(page);
     expect_bad("compare --model llama-3.1-8b --hw h100-sxm", "--result");
 }
 
@@ -1310,6 +1407,7 @@ int main(void)
         cmocka_unit_test(test_serve_bad_input),
         cmocka_unit_test(test_spec_flags),
         cmocka_unit_test(test_chrome_traces),
+        cmocka_unit_test(test_html_reports),
         cmocka_unit_test(test_sweep),
         cmocka_unit_test(test_sweep_slo_rows),
         cmocka_unit_test(test_sweep_grid_file),
