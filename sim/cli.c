@@ -39,6 +39,12 @@ const cli_opt_def cli_opts_table[] = {
     O("--hw", OPT_STR, hw, 0, 0, CMD_MODEL | CMD_OP | CMD_CALIBRATE,
       "device file path, or a name in hw/ (e.g. h100-sxm)"),
     O("--tp", OPT_INT, tp, 1, 1024, CMD_MODEL, "tensor-parallel GPUs (default 1)"),
+    O("--ep", OPT_INT, ep, 1, 1024, CMD_MODEL,
+      "expert-parallel GPUs: E/ep whole experts per GPU, tokens all-to-all'ed (default 1)"),
+    O("--dp-attention", OPT_BOOL, dp_attention, 0, 0, CMD_MODEL,
+      "attention data-parallel over the EP group: ep/tp groups of --tp GPUs"),
+    O("--expert-imbalance", OPT_NUM, expert_imbalance, 1, 1024, CMD_MODEL,
+      "busiest EP rank's routed tokens over the mean, >= 1 (default 1: uniform routing)"),
     O("--batch", OPT_INT, batch, 1, 1 << 20, CMD_RUN | CMD_ROOFLINE | CMD_OP,
       "sequences (default 1)"),
     O("--input-len", OPT_INT, input_len, 1, 1 << 26, CMD_RUN | CMD_ROOFLINE,
@@ -484,7 +490,10 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
                              .eager = o->enforce_eager,
                              .iteration_overhead_ns = o->iter_us * 1e3,
                              .request_overhead_ns = o->req_us * 1e3,
-                             .async_sched = o->async_sched};
+                             .async_sched = o->async_sched,
+                             .ep = (int)o->ep,
+                             .dp_attention = o->dp_attention,
+                             .expert_imbalance = o->expert_imbalance};
     if (!o->model)
         return SIM_OK;
     cli_resolve("models", o->model, path, sizeof path);
@@ -497,6 +506,8 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
 const cli_opts cli_defaults = {
     .format = "table",
     .tp = 1,
+    .ep = 1,
+    .expert_imbalance = 1.0,
     .batch = 1,
     .input_len = 1024,
     .output_len = 256,

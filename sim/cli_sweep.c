@@ -145,7 +145,7 @@ typedef struct metric_val {
 static size_t run_metrics(const sim_run_cfg *cfg, const sim_run_result *r, metric_val *m)
 {
     size_t n = 0;
-    double gpus = cfg->step.tp;
+    double gpus = sim_step_gpus(&cfg->step);
 #define NUM(k, v) m[n++] = (metric_val){.name = k, .num = (v)}
 #define TXT(k, v)                                                                                  \
     m[n++] = (metric_val) { .name = k, .is_text = true, .text = (v) }
@@ -305,7 +305,7 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
             ttft = r->ttft_ns / 1e6;
             tpot = r->tpot_ns / 1e6;
             e2el = r->e2e_ns / 1e6;
-            row->tput_per_gpu = r->output_throughput / cfg.step.tp;
+            row->tput_per_gpu = r->output_throughput / sim_step_gpus(&cfg.step);
         }
         free(r);
     } else if (!st) {
@@ -319,7 +319,7 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
             ttft = at_pct(&s->m.dist[SIM_M_TTFT], c->pct);
             tpot = at_pct(&s->m.dist[SIM_M_TPOT], c->pct);
             e2el = at_pct(&s->m.dist[SIM_M_E2EL], c->pct);
-            row->tput_per_gpu = s->m.output_throughput / s->cfg.step.tp;
+            row->tput_per_gpu = s->m.output_throughput / sim_step_gpus(&s->cfg.step);
         }
         if (s)
             cli_serve_state_free(s);

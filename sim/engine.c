@@ -19,7 +19,7 @@ int64_t sim_engine_kv_blocks(const sim_engine_cfg *cfg)
 {
     /* a block holds block_size tokens of the target's KV and of the draft's */
     double per_token =
-        sim_graph_kv_bytes_per_token(cfg->step.model, cfg->step.tp, &cfg->step.prec) +
+        sim_mem_kv_bytes_per_token(&cfg->step) +
         sim_spec_mem_extra(cfg->spec, &cfg->step).kv_bytes_per_token;
     double bytes = kv_capacity_bytes(cfg);
     return bytes > 0.0 ? (int64_t)floor(bytes / ((double)cfg->block_size * per_token)) : 0;
@@ -64,7 +64,7 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
             "one block of %lld tokens",
             cfg->step.model->name, cfg->step.tp, cfg->step.hw->name, kv_capacity_bytes(cfg) / 1e9,
             cfg->mem_util,
-            (sim_graph_weight_bytes_per_gpu(cfg->step.model, cfg->step.tp, &cfg->step.prec) +
+            (sim_mem_weight_bytes(&cfg->step) +
              sim_spec_mem_extra(cfg->spec, &cfg->step).weight_bytes) /
                 1e9,
             (long long)cfg->block_size);

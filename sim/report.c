@@ -131,6 +131,13 @@ static sim_status run_json(FILE *f, const sim_run_cfg *cfg, const sim_run_result
     add_num(o, "input_len", (double)cfg->input_len);
     add_num(o, "output_len", (double)cfg->output_len);
     add_num(o, "overlap_comm", cfg->step.overlap);
+    add_num(o, "ep", cfg->step.ep > 0 ? cfg->step.ep : 1);
+    cJSON_AddBoolToObject(o, "dp_attention", cfg->step.dp_attention);
+    cJSON *params = cJSON_CreateObject();
+    add_num(params, "total", sim_model_params(cfg->step.model));
+    add_num(params, "active", sim_model_active_params(cfg->step.model));
+    add_num(params, "embedding", sim_model_embedding_params(cfg->step.model));
+    cJSON_AddItemToObject(o, "model_params", params);
     add_num(o, "ttft_ms", r->ttft_ns / 1e6);
     add_num(o, "tpot_ms", r->tpot_ns / 1e6);
     add_num(o, "e2e_ms", r->e2e_ns / 1e6);
@@ -200,7 +207,7 @@ static void ops_table(FILE *f, const char *title, const sim_step_result *s)
 static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_result *r)
 {
     const sim_step_cfg *s = &cfg->step;
-    fprintf(f, "infersim run: %s on %d x %s\n", s->model->name, s->tp, s->hw->name);
+    fprintf(f, "infersim run: %s on %d x %s\n", s->model->name, sim_step_gpus(s), s->hw->name);
     fprintf(f,
             "batch %lld, input %lld, output %lld tokens; weights %s, activations %s, KV %s; "
             "overlap-comm %.2f\n",
@@ -399,7 +406,7 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
     const sim_serve_metrics *m = r->m;
     const sim_step_cfg *s = &r->cfg->step;
     fprintf(f, "infersim serve: %s on %d x %s; weights %s, activations %s, KV %s; %s\n",
-            s->model->name, s->tp, s->hw->name, sim_dtype_name(s->prec.weight),
+            s->model->name, sim_step_gpus(s), s->hw->name, sim_dtype_name(s->prec.weight),
             sim_dtype_name(s->prec.act), sim_dtype_name(s->prec.kv), r->w->source);
     banner(f, " Serving Benchmark Result ", '=');
     row_int(f, "Successful requests:", (long long)m->completed);
