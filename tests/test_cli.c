@@ -511,6 +511,108 @@ static void test_chrome_traces(void **state)
     expect_bad(a, "process_name");
 }
 
+/* Whether a run JSON's ops hold an op of this name. */
+static bool has_op(const cJSON *j, const char *name)
+{
+    const cJSON *op;
+    cJSON_ArrayForEach(op, cJSON_GetObjectItemCaseSensitive(j, "ops"))
+    {
+        if (strcmp(cJSON_GetObjectItemCaseSensitive(op, "name")->valuestring, name) == 0)
+            return true;
+    }
+    return false;
+}
+
+static void test_moe_models(void **state)
+{
+    (void)state;
+    /* model_params: total and active as the cards count them (hand-derived in test_model) */
+    run("run --model deepseek-v3 --hw h200 --tp 8 --weight-dtype fp8 --batch 4 "
+        "--input-len 256 --output-len 8 --format json");
+    assert_int_equal(R.rc, 0);
+    assert_no_nonfinite(R.out);
+    cJSON *j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(j, "model_params");
+    assert_near(num(p, "total"), 671026404352.0, 1e-12);
+    assert_near(num(p, "active"), 36625603584.0, 1e-12);
+    /* MLA: 61 x 576 x 2 B per token (bf16 KV), not split over the 8 TP ranks */
+    assert_near(num(cJSON_GetObjectItemCaseSensitive(j, "memory"), "kv_bytes_per_token"),
+                61.0 * 576 * 2, 0);
+    assert_true(has_op(j, "experts_gate_up") && has_op(j, "router") &&
+                has_op(j, "shared_expert") && has_op(j, "kv_up"));
+    assert_false(has_op(j, "moe_dispatch"));
+    cJSON_Delete(j);
+    /* --ep 8 adds the all-to-alls */
+    run("run --model deepseek-v3 --hw h200 --tp 8 --ep 8 --weight-dtype fp8 --batch 4 "
+        "--input-len 256 --output-len 8 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_true(has_op(j, "moe_dispatch") && has_op(j, "moe_combine"));
+    cJSON_Delete(j);
+    /* a minimal Mixtral-style config runs */
+    const char *mini = tu_write_tmp(
+        "{\"hidden_size\": 1024, \"intermediate_size\": 2048, \"num_hidden_layers\": 4, "
+        "\"num_attention_heads\": 8, \"num_key_value_heads\": 2, \"vocab_size\": 1000, "
+        "\"max_position_embeddings\": 4096, \"torch_dtype\": \"bfloat16\", "
+        "\"num_local_experts\": 4, \"num_experts_per_tok\": 2}");
+    char a[512];
+    snprintf(a, sizeof a, "run --model %s --hw h100-sxm --tp 2 --format json", mini);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    /* missing fields and bad combinations: exit 2 naming them */
+    const char *no_k = tu_write_tmp(
+        "{\"hidden_size\": 1024, \"intermediate_size\": 2048, \"num_hidden_layers\": 4, "
+        "\"num_attention_heads\": 8, \"vocab_size\": 1000, \"max_position_embeddings\": 4096, "
+        "\"torch_dtype\": \"bfloat16\", \"num_local_experts\": 4}");
+    snprintf(a, sizeof a, "run --model %s --hw h100-sxm", no_k);
+    expect_bad(a, "num_experts_per_tok");
+    expect_bad("run --model deepseek-v3 --hw h200 --tp 8 --ep 3", "--ep");
+    expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --ep 4", "--ep");
+    expect_bad("run --model llama-3.1-8b --hw h200 --tp 2 --ep 2", "no experts");
+    expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --dp-attention", "--dp-attention");
+    expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --expert-imbalance 0.5",
+               "--expert-imbalance");
+    /* the seven shipped configs under serve, and MTP for DeepSeek-V3 */
+    static const char *const models[] = {"mixtral-8x7b", "mixtral-8x22b", "deepseek-v3",
+                                         "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-20b",
+                                         "gpt-oss-120b"};
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+        snprintf(a, sizeof a,
+                 "serve --model %s --hw h200 --tp 8 --ep 8 --weight-dtype fp8 --num-prompts 20 "
+                 "--request-rate 50 "
+                 "--random-input-len 256 --random-output-len 16 --format json",
+                 models[i]);
+        run(a);
+        assert_int_equal(R.rc, 0);
+        assert_no_nonfinite(R.out);
+    }
+    run("run --model deepseek-v3 --hw h200 --tp 8 --weight-dtype fp8 --spec-method mtp "
+        "--num-speculative-tokens 1 --spec-acceptance-rate 0.8 --output-len 32 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_true(num(j, "spec_speedup") > 1.0);
+    cJSON_Delete(j);
+    /* the trace shows the MoE ops and the all-to-alls */
+    char path[128];
+    snprintf(path, sizeof path, "/tmp/infersim-cli-moe-%d.json", (int)getpid());
+    snprintf(a, sizeof a,
+             "run --model qwen3-30b-a3b --hw h200 --tp 2 --ep 2 --batch 2 --input-len 64 "
+             "--output-len 4 --chrome-trace %s --format json",
+             path);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    char *t = slurp(path);
+    assert_non_null(t);
+    assert_non_null(strstr(t, "\"moe_dispatch\""));
+    assert_non_null(strstr(t, "\"experts_down\""));
+    free(t);
+    snprintf(a, sizeof a, "trace-check %s", path);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    remove(path);
+}
+
 static void test_sweep(void **state)
 {
     (void)state;
@@ -869,6 +971,7 @@ int main(void)
         cmocka_unit_test(test_serve_bad_input),
         cmocka_unit_test(test_spec_flags),
         cmocka_unit_test(test_chrome_traces),
+        cmocka_unit_test(test_moe_models),
         cmocka_unit_test(test_sweep),
         cmocka_unit_test(test_sweep_slo_rows),
         cmocka_unit_test(test_sweep_grid_file),
