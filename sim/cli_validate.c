@@ -130,6 +130,9 @@ sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
         if (r->kind == SIM_VK_GEMM)
             snprintf(detail, sizeof detail, "%lldx%lldx%lld", (long long)r->m, (long long)r->n,
                      (long long)r->k);
+        else if (r->kind == SIM_VK_GROUPED_GEMM)
+            snprintf(detail, sizeof detail, "%lldx(%lldx%lldx%lld)", (long long)r->batch,
+                     (long long)r->m, (long long)r->n, (long long)r->k);
         else if (sim_vkind_is_op(r->kind))
             snprintf(detail, sizeof detail, "%s", r->framework);
         else

@@ -71,7 +71,10 @@ sim_dtype sim_graph_resid_dtype(const sim_model *m, const sim_prec *prec)
 
 sim_dtype sim_graph_gemm_dtype(const sim_prec *prec) { return prec->act; }
 
-sim_status sim_graph_check(const sim_model *m, int tp, const sim_prec *prec, sim_err *err)
+static sim_status check_moe(const sim_model *m, const sim_par *p, sim_err *err);
+
+/* Heads, KV heads and MLP width against tp; the precision combination. */
+static sim_status check_tp(const sim_model *m, int tp, const sim_prec *prec, sim_err *err)
 {
     if (tp < 1)
         return sim_fail(err, SIM_EINPUT, "--tp: value %d, expected >= 1", tp);
@@ -168,8 +171,14 @@ static sim_status check_moe(const sim_model *m, const sim_par *p, sim_err *err)
 sim_status sim_graph_check_par(const sim_model *m, const sim_par *par, const sim_prec *prec,
                                sim_err *err)
 {
-    sim_status st = sim_graph_check(m, par->tp, prec, err);
+    sim_status st = check_tp(m, par->tp, prec, err);
     return st ? st : check_moe(m, par, err);
+}
+
+sim_status sim_graph_check(const sim_model *m, int tp, const sim_prec *prec, sim_err *err)
+{
+    sim_par par = sim_par_tp(tp);
+    return sim_graph_check_par(m, &par, prec, err);
 }
 
 double sim_graph_attn_pairs(int64_t q, int64_t c, int64_t window)
