@@ -151,7 +151,11 @@ static sim_status check_moe(const sim_model *m, const sim_par *p, sim_err *err)
                         "--ep: value %d is not a multiple of --tp %d; with --dp-attention the EP "
                         "group is ep/tp data-parallel attention groups of tp GPUs (TP x DP = EP)",
                         p->ep, p->tp);
-    if (!(p->imbalance >= 1.0 && p->imbalance <= (double)p->ep) && p->ep > 1)
+    if (p->ep == 1 && p->imbalance != 1.0)
+        return sim_fail(err, SIM_EINPUT,
+                        "--expert-imbalance: value %g applies to expert parallelism; pass --ep",
+                        p->imbalance);
+    if (!(p->imbalance >= 1.0 && p->imbalance <= (double)p->ep))
         return sim_fail(err, SIM_EINPUT,
                         "--expert-imbalance: value %g, expected a number in [1, --ep %d] (the "
                         "busiest EP rank's routed tokens over the mean)",

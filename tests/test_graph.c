@@ -396,6 +396,8 @@ static void test_parallel_checks(void **state)
     assert_int_equal(sim_graph_check_par(&m, &p, &BF16, &err), SIM_EINPUT);
     p = (sim_par){.tp = 8, .ep = 8, .imbalance = 9.0};
     assert_int_equal(sim_graph_check_par(&m, &p, &BF16, &err), SIM_EINPUT);
+    p = (sim_par){.tp = 8, .ep = 1, .imbalance = 2.0}; /* no EP: no EP ranks to skew */
+    assert_int_equal(sim_graph_check_par(&m, &p, &BF16, &err), SIM_EINPUT);
     m = tu_model("llama-3.1-8b");
     p = (sim_par){.tp = 2, .ep = 2, .imbalance = 1.0};
     assert_int_equal(sim_graph_check_par(&m, &p, &BF16, &err), SIM_EINPUT); /* no experts */
