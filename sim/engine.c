@@ -62,7 +62,7 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
             "%s on %d x %s leaves %.2f GB per GPU for the KV cache at "
             "--gpu-memory-utilization %g (weights %.1f GB); expected room for at least "
             "one block of %lld tokens",
-            cfg->step.model->name, cfg->step.tp, cfg->step.hw->name, kv_capacity_bytes(cfg) / 1e9,
+            cfg->step.model->name, sim_step_gpus(&cfg->step), cfg->step.hw->name, kv_capacity_bytes(cfg) / 1e9,
             cfg->mem_util,
             (sim_mem_weight_bytes(&cfg->step) +
              sim_spec_mem_extra(cfg->spec, &cfg->step).weight_bytes) /

@@ -318,12 +318,6 @@ static void gqa_attention(const sim_model *m, int tp, const sim_prec *prec, doub
     op->kv_read_bytes = kv_tokens * 2.0 * (double)hkv * hd * kb;
 }
 
-void sim_graph_attention(const sim_model *m, int tp, const sim_prec *prec, const sim_batch_shape *s,
-                         sim_op *op)
-{
-    gqa_attention(m, tp, prec, s->tokens, s->pairs, s->kv_tokens, op);
-}
-
 /* MLA attention per GPU (h = heads / tp query heads, one latent shared by all of them).
  *   absorbed (decode): queries already projected into the latent; QK^T over kv_lora + rope dims,
  *     PV over the kv_lora latent: 2 h (2 kv_lora + rope) FLOPs per pair; reads each sequence's

@@ -233,10 +233,6 @@ void sim_graph_rebuild_context(const sim_model *m, const sim_par *par, const sim
  * evenly, full attention in the others. For timelines; the prices only need the counts. */
 bool sim_graph_op_in_layer(const sim_graph *g, sim_op_id id, int64_t layer);
 
-/* Rebuilds only the attention op for a shape under tensor parallelism tp (a dense GQA model). */
-void sim_graph_attention(const sim_model *m, int tp, const sim_prec *prec, const sim_batch_shape *s,
-                         sim_op *op);
-
 /* Fills `op` as a GEMM of `tokens` x k by k x n with weights stored as `weight`: FLOPs, weight
  * bytes, input (activation format) and 16-bit output bytes, compute format. For heads that are
  * not part of the layer graph (speculative-decoding heads). */

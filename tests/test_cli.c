@@ -593,6 +593,12 @@ static void test_moe_models(void **state)
     j = cJSON_Parse(R.out);
     assert_true(num(j, "spec_speedup") > 1.0);
     cJSON_Delete(j);
+    /* a sweep over the parallelism: the invalid point is a row with its reason */
+    run("sweep run --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 1,8 --ep 8 "
+        "--dp-attention=false,true --batch 8 --input-len 128 --output-len 4 --threads 1");
+    assert_int_equal(R.rc, 0);
+    assert_int_equal(count_lines(R.out), 5);
+    assert_non_null(strstr(R.out, "differs from --tp 1"));
     /* the trace shows the MoE ops and the all-to-alls */
     char path[128];
     snprintf(path, sizeof path, "/tmp/infersim-cli-moe-%d.json", (int)getpid());

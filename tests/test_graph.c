@@ -304,6 +304,17 @@ static void test_expert_parallel_all_to_all(void **state)
     ep8.imbalance = 1.0;
     assert_near(sim_graph_weight_bytes_par(&m, &ep8, &fp8), sim_graph_weight_bytes_par(&m, &tp8, &fp8),
                 1e-12);
+    /* data-parallel attention over 8 GPUs at TP 1: attention, dense layers, shared experts and
+     * tables whole on every GPU, 32 of the 256 experts. At TP 1 without EP a GPU holds all
+     * 671,026,404,352 parameters (2 B each); EP 8 drops 58 layers x 224 experts x 44,040,192
+     * parameters: 1,342,052,808,704 - 1,144,340,348,928 = 197,712,459,776 B */
+    sim_par tp1 = sim_par_tp(1), dp8 = {.tp = 1, .ep = 8, .dp_attention = true, .imbalance = 1.0};
+    assert_near(sim_graph_weight_bytes_par(&m, &tp1, &BF16), 1342052808704.0, 1e-12);
+    assert_near(sim_graph_weight_bytes_par(&m, &dp8, &BF16), 197712459776.0, 1e-12);
+    /* each DP rank runs attention on its 8 of the 64 sequences: q_up over 8 tokens */
+    g = decode_par(&m, &dp8, &fp8, 64, 1000);
+    assert_int_equal(g.ops[SIM_OP_Q_UP].m, 8);
+    assert_false(g.ops[SIM_OP_ATTN_ALLREDUCE].present);
     /* the expert weights a decode step reads grow with the batch: 32 local experts,
      * 32 (1 - (31/32)^T) touched, 2 x 2048 x 7168 B each (fp8) */
     g = decode_par(&m, &ep8, &fp8, 1, 1000);
