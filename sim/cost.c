@@ -103,8 +103,6 @@ static double math_ns(const sim_hw *hw, const sim_op *op)
                                        : sim_cost_padded_m(op->m, tile);
         double padded = 2.0 * rows * nk;
         double extra = op->flops - 2.0 * (double)op->m * nk; /* bias adds */
-        if (extra < 0.0)
-            extra = 0.0;
         double shape = sim_cost_gemm_shape_eff(hw, op->groups > 1.0 ? (int64_t)rows : op->m,
                                                op->n, op->k);
         if (!op->weight_only)

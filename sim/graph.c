@@ -691,26 +691,33 @@ void sim_graph_build_par(const sim_model *m, const sim_par *par, const sim_prec 
             out->ops[i].present = false;
 }
 
-/* Weight bytes of one layer's attention block per GPU (norms excluded). */
-static double attn_weight_bytes(const sim_model *m, int tp, double wb, double rb)
+/* Parameters of one layer's attention block per GPU stored in the weight format: MLA's q_down
+ * and kv_down replicated, everything else split by heads. */
+static double attn_core_params(const sim_model *m, int tp)
 {
     const double d = (double)m->hidden, h = (double)(m->heads / tp);
     if (m->mla) {
-        /* q_down and kv_down replicated (with their latents' norms), the rest split by heads */
         const double qk = (double)(m->qk_nope_dim + m->qk_rope_dim), ql = (double)m->q_lora_rank;
         const double kvl = (double)m->kv_lora_rank;
-        double q = ql > 0.0 ? (d * ql + ql * h * qk) * wb + ql * rb : d * h * qk * wb;
-        double kv = (d * (kvl + (double)m->qk_rope_dim) +
-                     kvl * h * (double)(m->qk_nope_dim + m->v_head_dim)) * wb + kvl * rb;
-        return q + kv + h * (double)m->v_head_dim * d * wb;
+        double q = ql > 0.0 ? d * ql + ql * h * qk : d * h * qk;
+        double kv = d * (kvl + (double)m->qk_rope_dim) +
+                    kvl * h * (double)(m->qk_nope_dim + m->v_head_dim);
+        return q + kv + h * (double)m->v_head_dim * d;
     }
     const double hd = (double)m->head_dim, hkv = (double)sim_graph_kv_heads_per_gpu(m, tp);
     const double qkv_n = (h + 2.0 * hkv) * hd;
-    double b = (d * qkv_n + h * hd * d) * wb;
-    if (m->qkv_bias)
-        b += qkv_n * rb;
+    return d * qkv_n + h * hd * d;
+}
+
+/* The attention block's 16-bit extras per GPU: biases, sinks, q/k norms, MLA's latent norms. */
+static double attn_extra_bytes(const sim_model *m, int tp, double rb)
+{
+    const double h = (double)(m->heads / tp), hd = (double)m->head_dim;
+    if (m->mla)
+        return ((double)m->q_lora_rank + (double)m->kv_lora_rank) * rb;
+    double b = m->qkv_bias ? (h + 2.0 * (double)sim_graph_kv_heads_per_gpu(m, tp)) * hd * rb : 0.0;
     if (m->o_bias)
-        b += d * rb;
+        b += (double)m->hidden * rb;
     if (m->attn_sinks)
         b += h * rb;
     if (m->qk_norm)
@@ -718,19 +725,28 @@ static double attn_weight_bytes(const sim_model *m, int tp, double wb, double rb
     return b;
 }
 
-/* Weight bytes of one MoE layer's MLP per GPU: the local experts (E/ep whole ones, or a 1/tp
- * slice of each), the replicated 16-bit router, the tp-split shared expert. */
-static double moe_weight_bytes(const sim_model *m, const sim_par *par, double wb, double rb)
+/* One MoE layer's MLP per GPU: parameters in the weight format (the local experts: E/ep whole
+ * ones or a 1/tp slice of each; the tp-split shared expert), and 16-bit bytes (the replicated
+ * router, biases, the shared expert's gate). */
+static double moe_core_params(const sim_model *m, const sim_par *par)
+{
+    const double d = (double)m->hidden;
+    const bool ep = par->ep > 1;
+    const double local = ep ? (double)m->experts / par->ep : (double)m->experts;
+    const double f = (double)(ep ? m->moe_intermediate : m->moe_intermediate / par->tp);
+    return local * 3.0 * d * f + 3.0 * d * (double)(m->shared_intermediate / par->tp);
+}
+
+static double moe_extra_bytes(const sim_model *m, const sim_par *par, double rb)
 {
     const double d = (double)m->hidden, e = (double)m->experts;
     const bool ep = par->ep > 1;
     const double local = ep ? e / par->ep : e;
     const double f = (double)(ep ? m->moe_intermediate : m->moe_intermediate / par->tp);
-    double experts = local * (3.0 * d * f * wb + (m->moe_bias ? (2.0 * f + d) * rb : 0.0));
-    double router = e * d * rb + (m->moe_bias ? e * rb : 0.0);
-    double shared = 3.0 * d * (double)(m->shared_intermediate / par->tp) * wb +
-                    (m->shared_expert_gate ? d * rb : 0.0);
-    return experts + router + shared;
+    double b = e * d * rb + (m->shared_expert_gate ? d * rb : 0.0);
+    if (m->moe_bias)
+        b += (local * (2.0 * f + d) + e) * rb;
+    return b;
 }
 
 double sim_graph_weight_bytes_per_gpu(const sim_model *m, int tp, const sim_prec *prec)
@@ -746,10 +762,12 @@ double sim_graph_weight_bytes_par(const sim_model *m, const sim_par *par, const 
     const double wb = sim_dtype_bytes(prec->weight);
     const double rb = sim_dtype_bytes(sim_graph_resid_dtype(m, prec));
     const double f = (double)(m->intermediate / tp);
-    const double dense = (double)(m->layers - m->moe_layers) * 3.0 * d * f * wb;
-    const double moe = (double)m->moe_layers * moe_weight_bytes(m, par, wb, rb);
-    const double layers =
-        (double)m->layers * (attn_weight_bytes(m, tp, wb, rb) + 2.0 * d * rb) + dense + moe;
+    const double core = attn_core_params(m, tp), extra = attn_extra_bytes(m, tp, rb);
+    /* a layer: weights, its two RMSNorms, its 16-bit extras */
+    const double dense = (core + 3.0 * d * f) * wb + 2.0 * d * rb + extra;
+    const double moe = (core + moe_core_params(m, par)) * wb + 2.0 * d * rb + extra +
+                       moe_extra_bytes(m, par, rb);
+    const double layers = (double)(m->layers - m->moe_layers) * dense + (double)m->moe_layers * moe;
     const double v_gpu = (double)((m->vocab + tp - 1) / tp);
     const double tables = v_gpu * d * rb * (m->tied_embeddings ? 1.0 : 2.0);
     return layers + tables + d * rb;
