@@ -870,6 +870,12 @@ static void test_validation_commands(void **state)
     assert_non_null(strstr(R.out, "TFLOP/s"));
     expect_bad("op --hw h100-sxm --op gemm --m 4", "--m --n --k");
     expect_bad("op --hw h100-sxm --op conv --m 4", "--op");
+    run("op --hw h100-sxm --op alltoall --bytes 7340032 --gpus 16");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "alltoall on NVIDIA H100"));
+    run("op --hw h100-sxm --op grouped_gemm --batch 4 --m 256 --n 4096 --k 7168 --dtype fp8");
+    assert_int_equal(R.rc, 0);
+    expect_bad("op --hw h100-sxm --op grouped_gemm --m 4", "grouped_gemm: --batch");
     /* calibration writes a device file that loads, with the note of what it was fitted on */
     char path[128], a[512];
     snprintf(path, sizeof path, "/tmp/infersim-cal-%d.json", (int)getpid());
