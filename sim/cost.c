@@ -103,8 +103,8 @@ static double math_ns(const sim_hw *hw, const sim_op *op)
                                        : sim_cost_padded_m(op->m, tile);
         double padded = 2.0 * rows * nk;
         double extra = op->flops - 2.0 * (double)op->m * nk; /* bias adds */
-        double shape = sim_cost_gemm_shape_eff(hw, op->groups > 1.0 ? (int64_t)rows : op->m,
-                                               op->n, op->k);
+        double shape =
+            sim_cost_gemm_shape_eff(hw, op->groups > 1.0 ? (int64_t)rows : op->m, op->n, op->k);
         if (!op->weight_only)
             return (padded + extra) /
                    (hw->peak_flops[op->compute] * hw->eff_gemm[op->compute] * shape) * 1e9;

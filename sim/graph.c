@@ -133,8 +133,8 @@ static sim_status check_moe(const sim_model *m, const sim_par *p, sim_err *err)
                         "data-parallel over the EP group");
     if (m->experts == 0 && p->ep > 1)
         return sim_fail(err, SIM_EINPUT,
-                        "--ep: value %d, but %s has no experts (a dense model); expected 1",
-                        p->ep, m->path);
+                        "--ep: value %d, but %s has no experts (a dense model); expected 1", p->ep,
+                        m->path);
     if (p->ep > 1 && m->experts % p->ep != 0)
         return sim_fail(err, SIM_EINPUT,
                         "--ep: value %d does not divide the %lld experts of %s; expected a "
@@ -336,7 +336,8 @@ static void mla_attention(const sim_model *m, int tp, const sim_prec *prec,
     const double kb = sim_dtype_bytes(prec->kv);
     const double tp_tok = s->tokens - s->dec_tokens, tp_kv = s->kv_tokens - s->dec_kv_tokens;
     const double tp_pairs = s->pairs - s->dec_pairs;
-    op->flops = 2.0 * h * (2.0 * kvl + rope) * s->dec_pairs + 2.0 * h * (nope + rope + v) * tp_pairs;
+    op->flops =
+        2.0 * h * (2.0 * kvl + rope) * s->dec_pairs + 2.0 * h * (nope + rope + v) * tp_pairs;
     op->act_bytes = s->dec_tokens * h * (lat + kvl) * rb +
                     (tp_tok * h * (nope + rope + v) + tp_kv * h * (nope + rope + v)) * rb;
     op->kv_write_bytes = s->tokens * lat * kb;
@@ -489,8 +490,7 @@ static void all_to_all(sim_op *op, double rows, double row_bytes, int ranks, boo
  * per GPU, T k / ep routed rows times the imbalance (at most T per local expert), their tokens
  * all-to-all'ed in (fp8 under W8A8, as DeepEP dispatches) and the outputs back in 16 bits. */
 static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *prec,
-                      const sim_batch_shape *s, double t_attn, double rb, double ab,
-                      sim_graph *g)
+                      const sim_batch_shape *s, double t_attn, double rb, double ab, sim_graph *g)
 {
     const double T = s->tokens, d = (double)m->hidden, e = (double)m->experts;
     const double k = (double)m->experts_per_tok, wb = sim_dtype_bytes(prec->weight);
@@ -521,7 +521,8 @@ static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *pr
     op = &g->ops[SIM_OP_EXPERTS_GATE_UP];
     gemm(op, rows, 2 * f, m->hidden, prec->weight, prec, rb);
     op->groups = touched;
-    op->weight_bytes = touched * 2.0 * (double)f * d * wb + (m->moe_bias ? touched * 2.0 * f * rb : 0);
+    op->weight_bytes =
+        touched * 2.0 * (double)f * d * wb + (m->moe_bias ? touched * 2.0 * f * rb : 0);
     op = &g->ops[SIM_OP_EXPERTS_ACT];
     op->flops = ACT_FLOPS * rows * (double)f;
     op->act_bytes = rows * 2.0 * (double)f * rb + rows * (double)f * ab;
@@ -570,10 +571,9 @@ static void build_layer(const sim_model *m, const sim_par *par, const sim_prec *
 static void set_repeats(const sim_model *m, sim_graph *g)
 {
     static const sim_op_id dense_ops[] = {SIM_OP_GATE_UP_PROJ, SIM_OP_ACT, SIM_OP_DOWN_PROJ};
-    static const sim_op_id moe_ops[] = {SIM_OP_ROUTER,       SIM_OP_MOE_DISPATCH,
-                                        SIM_OP_EXPERTS_GATE_UP, SIM_OP_EXPERTS_ACT,
-                                        SIM_OP_EXPERTS_DOWN, SIM_OP_MOE_COMBINE,
-                                        SIM_OP_SHARED_EXPERT};
+    static const sim_op_id moe_ops[] = {
+        SIM_OP_ROUTER,       SIM_OP_MOE_DISPATCH, SIM_OP_EXPERTS_GATE_UP, SIM_OP_EXPERTS_ACT,
+        SIM_OP_EXPERTS_DOWN, SIM_OP_MOE_COMBINE,  SIM_OP_SHARED_EXPERT};
     static const sim_op_id gqa_ops[] = {SIM_OP_QKV_PROJ};
     static const sim_op_id mla_ops[] = {SIM_OP_Q_DOWN, SIM_OP_Q_UP, SIM_OP_KV_DOWN, SIM_OP_KV_UP};
     const bool mixed = m->sliding_layers > 0 && m->sliding_layers < m->layers;
@@ -597,10 +597,7 @@ static void set_repeats(const sim_model *m, sim_graph *g)
 }
 
 /* Layer `l` is one of n spread evenly over L layers. */
-static bool spread(int64_t l, int64_t n, int64_t L)
-{
-    return (l + 1) * n / L > l * n / L;
-}
+static bool spread(int64_t l, int64_t n, int64_t L) { return (l + 1) * n / L > l * n / L; }
 
 bool sim_graph_op_in_layer(const sim_graph *g, sim_op_id id, int64_t layer)
 {
@@ -700,8 +697,8 @@ static double attn_core_params(const sim_model *m, int tp)
         const double qk = (double)(m->qk_nope_dim + m->qk_rope_dim), ql = (double)m->q_lora_rank;
         const double kvl = (double)m->kv_lora_rank;
         double q = ql > 0.0 ? d * ql + ql * h * qk : d * h * qk;
-        double kv = d * (kvl + (double)m->qk_rope_dim) +
-                    kvl * h * (double)(m->qk_nope_dim + m->v_head_dim);
+        double kv =
+            d * (kvl + (double)m->qk_rope_dim) + kvl * h * (double)(m->qk_nope_dim + m->v_head_dim);
         return q + kv + h * (double)m->v_head_dim * d;
     }
     const double hd = (double)m->head_dim, hkv = (double)sim_graph_kv_heads_per_gpu(m, tp);
@@ -765,8 +762,8 @@ double sim_graph_weight_bytes_par(const sim_model *m, const sim_par *par, const 
     const double core = attn_core_params(m, tp), extra = attn_extra_bytes(m, tp, rb);
     /* a layer: weights, its two RMSNorms, its 16-bit extras */
     const double dense = (core + 3.0 * d * f) * wb + 2.0 * d * rb + extra;
-    const double moe = (core + moe_core_params(m, par)) * wb + 2.0 * d * rb + extra +
-                       moe_extra_bytes(m, par, rb);
+    const double moe =
+        (core + moe_core_params(m, par)) * wb + 2.0 * d * rb + extra + moe_extra_bytes(m, par, rb);
     const double layers = (double)(m->layers - m->moe_layers) * dense + (double)m->moe_layers * moe;
     const double v_gpu = (double)((m->vocab + tp - 1) / tp);
     const double tables = v_gpu * d * rb * (m->tied_embeddings ? 1.0 : 2.0);
@@ -783,8 +780,8 @@ double sim_graph_kv_bytes_per_token_par(const sim_model *m, const sim_par *par,
                                         const sim_prec *prec)
 {
     const double kb = sim_dtype_bytes(prec->kv), L = (double)m->layers;
-    double per_token =
-        m->mla ? L * (double)(m->kv_lora_rank + m->qk_rope_dim) * kb
-               : L * 2.0 * (double)sim_graph_kv_heads_per_gpu(m, par->tp) * (double)m->head_dim * kb;
+    double per_token = m->mla ? L * (double)(m->kv_lora_rank + m->qk_rope_dim) * kb
+                              : L * 2.0 * (double)sim_graph_kv_heads_per_gpu(m, par->tp) *
+                                    (double)m->head_dim * kb;
     return per_token / sim_par_dp(par);
 }

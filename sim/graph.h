@@ -140,9 +140,9 @@ typedef struct sim_graph {
     int64_t layers;                /* transformer layers */
     int64_t dense_layers;          /* the first ones, with a dense MLP (all of a dense model) */
     int64_t sliding_layers;        /* layers priced with attention_sliding (mixed models only) */
-    int64_t tokens;           /* T: new tokens in the step */
-    int64_t seqs;             /* sequences in the step */
-    int64_t logit_tokens;     /* tokens that need logits */
+    int64_t tokens;                /* T: new tokens in the step */
+    int64_t seqs;                  /* sequences in the step */
+    int64_t logit_tokens;          /* tokens that need logits */
 } sim_graph;
 
 /* Parallelism of a run. GPUs = tp x dp, dp = ep / tp with data-parallel attention, else 1.
@@ -193,9 +193,9 @@ sim_dtype sim_graph_gemm_dtype(const sim_prec *prec);
 
 /* A step's batch, summed over its groups: all the op list depends on. */
 typedef struct sim_batch_shape {
-    double tokens, seqs, logits; /* new tokens, sequences, tokens needing logits */
-    double pairs;                /* query-key pairs attention computes */
-    double kv_tokens;            /* cached + new tokens whose K and V attention reads */
+    double tokens, seqs, logits;     /* new tokens, sequences, tokens needing logits */
+    double pairs;                    /* query-key pairs attention computes */
+    double kv_tokens;                /* cached + new tokens whose K and V attention reads */
     double swa_pairs, swa_kv_tokens; /* the same in the sliding layers of a mixed model */
     /* the part of the above in groups of at most SIM_GRAPH_ABSORB_MAX_Q new tokens (decodes and
      * speculative verifies): MLA runs them in the absorbed form */

@@ -101,7 +101,6 @@ static sim_status read_attention_options(const cJSON *cfg, const char *path, sim
     return sim_jsonf_bool_opt(cfg, path, "attention_bias", qwen2, &m->qkv_bias, err);
 }
 
-
 /* The first of `fields` that the config gives (non-null), or NULL. */
 static const char *first_given(const cJSON *cfg, const char *const *fields, size_t n)
 {
@@ -119,8 +118,9 @@ static sim_status read_mlp_only(const cJSON *cfg, const char *path, int64_t laye
     if (!a)
         return SIM_OK;
     if (!cJSON_IsArray(a))
-        return sim_fail(err, SIM_EINPUT, "%s: field 'mlp_only_layers' is not a list, expected a "
-                                         "list of layer indices",
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'mlp_only_layers' is not a list, expected a "
+                        "list of layer indices",
                         path);
     const cJSON *it;
     cJSON_ArrayForEach(it, a)
@@ -196,8 +196,8 @@ static sim_status read_moe(const cJSON *cfg, const char *path, const char *type,
         (st = sim_jsonf_int_opt(cfg, path, "shared_expert_intermediate_size", 0, (int64_t)1 << 23,
                                 n_shared * m->moe_intermediate, &m->shared_intermediate, err)))
         return st;
-    m->shared_expert_gate = sim_jsonf_find(cfg, "shared_expert_intermediate_size") &&
-                            m->shared_intermediate > 0;
+    m->shared_expert_gate =
+        sim_jsonf_find(cfg, "shared_expert_intermediate_size") && m->shared_intermediate > 0;
     m->moe_bias = type && strcmp(type, "gpt_oss") == 0;
     return read_moe_layers(cfg, path, m, err);
 }
@@ -344,7 +344,10 @@ double sim_model_layer_params(const sim_model *m)
     return layers_params(m, (double)m->experts) / (double)m->layers;
 }
 
-double sim_model_embedding_params(const sim_model *m) { return (double)m->vocab * (double)m->hidden; }
+double sim_model_embedding_params(const sim_model *m)
+{
+    return (double)m->vocab * (double)m->hidden;
+}
 
 double sim_model_params(const sim_model *m)
 {

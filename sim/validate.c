@@ -13,11 +13,14 @@
 #include "metrics.h"
 #include "run.h"
 
-static const char *const kind_names[SIM_VK_COUNT] = {
-    [SIM_VK_GEMM] = "gemm", [SIM_VK_ATTENTION] = "attention",
-    [SIM_VK_COPY] = "copy", [SIM_VK_ALLREDUCE] = "allreduce",
-    [SIM_VK_GROUPED_GEMM] = "grouped_gemm", [SIM_VK_ALLTOALL] = "alltoall",
-    [SIM_VK_E2E] = "e2e",   [SIM_VK_TTFT] = "ttft"};
+static const char *const kind_names[SIM_VK_COUNT] = {[SIM_VK_GEMM] = "gemm",
+                                                     [SIM_VK_ATTENTION] = "attention",
+                                                     [SIM_VK_COPY] = "copy",
+                                                     [SIM_VK_ALLREDUCE] = "allreduce",
+                                                     [SIM_VK_GROUPED_GEMM] = "grouped_gemm",
+                                                     [SIM_VK_ALLTOALL] = "alltoall",
+                                                     [SIM_VK_E2E] = "e2e",
+                                                     [SIM_VK_TTFT] = "ttft"};
 
 const char *sim_vkind_name(sim_vkind k) { return kind_names[k]; }
 
@@ -134,11 +137,14 @@ static const need needs_grouped[] = {{"dtype", 0}, {"batch", 1}, {"m", 1},
 static const need needs_e2e[] = {{"model", 0},     {"batch", 1},      {"tp", 1},
                                  {"input_len", 1}, {"output_len", 1}, {"weight_dtype", 0},
                                  {NULL, 0}};
-static const need *const kind_needs[SIM_VK_COUNT] = {
-    [SIM_VK_GEMM] = needs_gemm, [SIM_VK_ATTENTION] = needs_attention,
-    [SIM_VK_COPY] = needs_copy, [SIM_VK_ALLREDUCE] = needs_allreduce,
-    [SIM_VK_GROUPED_GEMM] = needs_grouped, [SIM_VK_ALLTOALL] = needs_allreduce,
-    [SIM_VK_E2E] = needs_e2e,   [SIM_VK_TTFT] = needs_e2e};
+static const need *const kind_needs[SIM_VK_COUNT] = {[SIM_VK_GEMM] = needs_gemm,
+                                                     [SIM_VK_ATTENTION] = needs_attention,
+                                                     [SIM_VK_COPY] = needs_copy,
+                                                     [SIM_VK_ALLREDUCE] = needs_allreduce,
+                                                     [SIM_VK_GROUPED_GEMM] = needs_grouped,
+                                                     [SIM_VK_ALLTOALL] = needs_allreduce,
+                                                     [SIM_VK_E2E] = needs_e2e,
+                                                     [SIM_VK_TTFT] = needs_e2e};
 
 /* The metrics each kind can be measured in. */
 static bool metric_fits(sim_vkind k, const char *m)
@@ -335,17 +341,18 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
     const struct {
         const char *name;
         int64_t v, min;
-    } shape[SIM_VK_E2E][4] = {
-        [SIM_VK_GEMM] = {{"m", r->m, 1}, {"n", r->n, 1}, {"k", r->k, 1}},
-        [SIM_VK_ATTENTION] = {{"batch", r->batch, 1},
-                              {"seq", r->seq, 1},
-                              {"heads", r->heads, 1},
-                              {"head_dim", r->head_dim, 1}},
-        [SIM_VK_COPY] = {{"bytes", r->bytes, 1}},
-        [SIM_VK_ALLREDUCE] = {{"gpus", r->gpus, 2}, {"bytes", r->bytes, 1}},
-        [SIM_VK_GROUPED_GEMM] = {{"batch", r->batch, 1}, {"m", r->m, 1}, {"n", r->n, 1},
-                                 {"k", r->k, 1}},
-        [SIM_VK_ALLTOALL] = {{"gpus", r->gpus, 2}, {"bytes", r->bytes, 1}}};
+    } shape[SIM_VK_E2E][4] = {[SIM_VK_GEMM] = {{"m", r->m, 1}, {"n", r->n, 1}, {"k", r->k, 1}},
+                              [SIM_VK_ATTENTION] = {{"batch", r->batch, 1},
+                                                    {"seq", r->seq, 1},
+                                                    {"heads", r->heads, 1},
+                                                    {"head_dim", r->head_dim, 1}},
+                              [SIM_VK_COPY] = {{"bytes", r->bytes, 1}},
+                              [SIM_VK_ALLREDUCE] = {{"gpus", r->gpus, 2}, {"bytes", r->bytes, 1}},
+                              [SIM_VK_GROUPED_GEMM] = {{"batch", r->batch, 1},
+                                                       {"m", r->m, 1},
+                                                       {"n", r->n, 1},
+                                                       {"k", r->k, 1}},
+                              [SIM_VK_ALLTOALL] = {{"gpus", r->gpus, 2}, {"bytes", r->bytes, 1}}};
     for (int i = 0; i < 4 && shape[r->kind][i].name; i++)
         if (shape[r->kind][i].v < shape[r->kind][i].min)
             return sim_fail(
@@ -353,8 +360,7 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
                 (long long)r->id, shape[r->kind][i].name, (long long)shape[r->kind][i].v,
                 (long long)shape[r->kind][i].min, kind_names[r->kind]);
     /* the kinds that compute need the device to compute in the format */
-    if ((r->kind == SIM_VK_GEMM || r->kind == SIM_VK_ATTENTION ||
-         r->kind == SIM_VK_GROUPED_GEMM) &&
+    if ((r->kind == SIM_VK_GEMM || r->kind == SIM_VK_ATTENTION || r->kind == SIM_VK_GROUPED_GEMM) &&
         !(hw->peak_flops[r->dtype] > 0.0))
         return sim_fail(err, SIM_EINPUT,
                         "%s: field 'dense_tflops.%s' is missing, expected a peak to price %s in %s",

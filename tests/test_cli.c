@@ -539,8 +539,8 @@ static void test_moe_models(void **state)
     /* MLA: 61 x 576 x 2 B per token (bf16 KV), not split over the 8 TP ranks */
     assert_near(num(cJSON_GetObjectItemCaseSensitive(j, "memory"), "kv_bytes_per_token"),
                 61.0 * 576 * 2, 0);
-    assert_true(has_op(j, "experts_gate_up") && has_op(j, "router") &&
-                has_op(j, "shared_expert") && has_op(j, "kv_up"));
+    assert_true(has_op(j, "experts_gate_up") && has_op(j, "router") && has_op(j, "shared_expert") &&
+                has_op(j, "kv_up"));
     assert_false(has_op(j, "moe_dispatch"));
     cJSON_Delete(j);
     /* --ep 8 adds the all-to-alls */
@@ -574,7 +574,7 @@ static void test_moe_models(void **state)
     expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --expert-imbalance 0.5",
                "--expert-imbalance");
     /* the seven shipped configs under serve, and MTP for DeepSeek-V3 */
-    static const char *const models[] = {"mixtral-8x7b", "mixtral-8x22b", "deepseek-v3",
+    static const char *const models[] = {"mixtral-8x7b",  "mixtral-8x22b",   "deepseek-v3",
                                          "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-20b",
                                          "gpt-oss-120b"};
     for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {

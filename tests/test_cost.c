@@ -98,8 +98,11 @@ static void test_grouped_gemm_and_all_to_all(void **state)
     /* the all-to-all goes through the collective model: 8 GPUs, 401,408 B per GPU in one hop:
      * 8 us + 401,408 / 382.5 GB/s (1.049 us) + 1.5 us = 10.549 us */
     assert_near(sim_cost_all_to_all_ns(&hw, 401408.0, 8, 1), 8000.0 + 1049.4 + 1500.0, 1e-4);
-    sim_op a2a = {.id = SIM_OP_MOE_DISPATCH, .present = true, .net_bytes = 401408.0,
-                  .net_ranks = 8, .net_hops = 1};
+    sim_op a2a = {.id = SIM_OP_MOE_DISPATCH,
+                  .present = true,
+                  .net_bytes = 401408.0,
+                  .net_ranks = 8,
+                  .net_hops = 1};
     assert_near(sim_cost_op(&hw, &a2a, 0).t_net_ns, sim_cost_all_to_all_ns(&hw, 401408.0, 8, 1),
                 1e-12);
 }

@@ -302,8 +302,8 @@ static void test_expert_parallel_all_to_all(void **state)
     assert_near(g.ops[SIM_OP_EXPERTS_GATE_UP].flops, 2.0 * 96 * 2 * 2048 * 7168.0, 1e-12);
     /* 256/8 whole experts per GPU hold as many bytes as 1/8 of all 256: same weights per GPU */
     ep8.imbalance = 1.0;
-    assert_near(sim_graph_weight_bytes_par(&m, &ep8, &fp8), sim_graph_weight_bytes_par(&m, &tp8, &fp8),
-                1e-12);
+    assert_near(sim_graph_weight_bytes_par(&m, &ep8, &fp8),
+                sim_graph_weight_bytes_par(&m, &tp8, &fp8), 1e-12);
     /* data-parallel attention over 8 GPUs at TP 1: attention, dense layers, shared experts and
      * tables whole on every GPU, 32 of the 256 experts. At TP 1 without EP a GPU holds all
      * 671,026,404,352 parameters (2 B each); EP 8 drops 58 layers x 224 experts x 44,040,192

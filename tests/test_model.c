@@ -240,8 +240,8 @@ static void test_moe_param_counts(void **state)
     assert_near(sim_model_active_params(&m), 3.6e9, 0.005);
     /* dense: active = everything but the input embedding */
     m = tu_model("llama-3.1-8b");
-    assert_near(sim_model_active_params(&m),
-                sim_model_params(&m) - sim_model_embedding_params(&m), 1e-12);
+    assert_near(sim_model_active_params(&m), sim_model_params(&m) - sim_model_embedding_params(&m),
+                1e-12);
 }
 
 static void test_defaults_and_wrappers(void **state)
@@ -325,14 +325,10 @@ static void test_bad_fields(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_param_counts),
-        cmocka_unit_test(test_fields),
-        cmocka_unit_test(test_kv_bytes_per_token),
-        cmocka_unit_test(test_moe_configs),
-        cmocka_unit_test(test_mla_and_layer_types),
-        cmocka_unit_test(test_moe_param_counts),
-        cmocka_unit_test(test_defaults_and_wrappers),
-        cmocka_unit_test(test_bad_fields),
+        cmocka_unit_test(test_param_counts),          cmocka_unit_test(test_fields),
+        cmocka_unit_test(test_kv_bytes_per_token),    cmocka_unit_test(test_moe_configs),
+        cmocka_unit_test(test_mla_and_layer_types),   cmocka_unit_test(test_moe_param_counts),
+        cmocka_unit_test(test_defaults_and_wrappers), cmocka_unit_test(test_bad_fields),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -64,8 +64,14 @@ static void test_op_predictions(void **state)
     gg.n = 4096;
     gg.k = 7168;
     assert_int_equal(sim_validate_op(&gg, &hw, &p, &err), SIM_OK);
-    sim_op op = {.id = SIM_OP_EXPERTS_GATE_UP, .present = true, .m = 1024, .n = 4096, .k = 7168,
-                 .compute = SIM_DT_BF16, .weight = SIM_DT_BF16, .groups = 4};
+    sim_op op = {.id = SIM_OP_EXPERTS_GATE_UP,
+                 .present = true,
+                 .m = 1024,
+                 .n = 4096,
+                 .k = 7168,
+                 .compute = SIM_DT_BF16,
+                 .weight = SIM_DT_BF16,
+                 .groups = 4};
     op.flops = 2.0 * 1024 * 4096 * 7168;
     op.weight_bytes = 4.0 * 4096 * 7168 * 2;
     op.act_bytes = 1024.0 * 7168 * 2 + 1024.0 * 4096 * 2;
