@@ -73,11 +73,13 @@ void sim_mem_plan(const sim_step_cfg *cfg, double util, const sim_mem_extra *ext
 
 sim_status sim_mem_fail(const sim_mem_report *r, const sim_step_cfg *cfg, sim_err *err)
 {
+    char par[64];
+    sim_step_par_text(cfg, par, sizeof par);
     return sim_fail(err, SIM_EINPUT,
-                    "%s does not fit on %s at --tp %d: needs %.1f GB per GPU (weights %.1f, KV "
+                    "%s does not fit on %s at --tp %d%s: needs %.1f GB per GPU (weights %.1f, KV "
                     "cache %.1f, activations %.1f, runtime %.1f), has %.1f GB (HBM x "
                     "--gpu-memory-utilization); largest batch that fits: %lld",
-                    cfg->model->name, cfg->hw->name, cfg->tp, r->need_bytes / GB,
+                    cfg->model->name, cfg->hw->name, cfg->tp, par, r->need_bytes / GB,
                     r->weight_bytes / GB, r->kv_bytes / GB, r->workspace_bytes / GB,
                     r->reserved_bytes / GB, r->capacity_bytes / GB, (long long)r->max_batch);
 }

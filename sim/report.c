@@ -207,7 +207,10 @@ static void ops_table(FILE *f, const char *title, const sim_step_result *s)
 static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_result *r)
 {
     const sim_step_cfg *s = &cfg->step;
-    fprintf(f, "infersim run: %s on %d x %s\n", s->model->name, sim_step_gpus(s), s->hw->name);
+    char par[64];
+    sim_step_par_text(s, par, sizeof par);
+    fprintf(f, "infersim run: %s on %d x %s%s\n", s->model->name, sim_step_gpus(s), s->hw->name,
+            par);
     fprintf(f,
             "batch %lld, input %lld, output %lld tokens; weights %s, activations %s, KV %s; "
             "overlap-comm %.2f\n",
@@ -405,8 +408,10 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
 {
     const sim_serve_metrics *m = r->m;
     const sim_step_cfg *s = &r->cfg->step;
-    fprintf(f, "infersim serve: %s on %d x %s; weights %s, activations %s, KV %s; %s\n",
-            s->model->name, sim_step_gpus(s), s->hw->name, sim_dtype_name(s->prec.weight),
+    char par[64];
+    sim_step_par_text(s, par, sizeof par);
+    fprintf(f, "infersim serve: %s on %d x %s%s; weights %s, activations %s, KV %s; %s\n",
+            s->model->name, sim_step_gpus(s), s->hw->name, par, sim_dtype_name(s->prec.weight),
             sim_dtype_name(s->prec.act), sim_dtype_name(s->prec.kv), r->w->source);
     banner(f, " Serving Benchmark Result ", '=');
     row_int(f, "Successful requests:", (long long)m->completed);

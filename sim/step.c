@@ -2,6 +2,7 @@
 #include "step.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <string.h>
 
 sim_par sim_step_par(const sim_step_cfg *cfg)
@@ -16,6 +17,19 @@ int sim_step_gpus(const sim_step_cfg *cfg)
 {
     sim_par par = sim_step_par(cfg);
     return cfg->tp * sim_par_dp(&par);
+}
+
+void sim_step_par_text(const sim_step_cfg *cfg, char *buf, size_t len)
+{
+    sim_par par = sim_step_par(cfg);
+    buf[0] = '\0';
+    if (par.ep <= 1)
+        return;
+    int n = snprintf(buf, len, " (TP %d, EP %d", par.tp, par.ep);
+    if (n > 0 && (size_t)n < len && par.dp_attention)
+        n += snprintf(buf + n, len - (size_t)n, ", DP attention %d", sim_par_dp(&par));
+    if (n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, ")");
 }
 
 sim_status sim_step_check(const sim_step_cfg *cfg, sim_err *err)

@@ -46,6 +46,10 @@ sim_par sim_step_par(const sim_step_cfg *cfg);
 /* GPUs the run takes: tp x the data-parallel attention groups. */
 int sim_step_gpus(const sim_step_cfg *cfg);
 
+/* " (TP 1, EP 8, DP attention 8)" for expert-parallel runs, "" otherwise (for headers and
+ * messages). */
+void sim_step_par_text(const sim_step_cfg *cfg, char *buf, size_t len);
+
 typedef struct sim_step_result {
     sim_graph graph;                /* the ops (one layer + the edges) */
     sim_op_cost cost[SIM_OP_COUNT]; /* cost of ONE instance of each op */
