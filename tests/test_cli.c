@@ -599,6 +599,12 @@ static void test_moe_models(void **state)
     assert_int_equal(R.rc, 0);
     assert_non_null(strstr(R.out, "on 8 x NVIDIA H200 SXM 141GB (TP 1, EP 8, DP attention 8)\n"));
     expect_bad("run --model deepseek-v3 --hw h200 --tp 8 --ep 8", "--tp 8 (TP 8, EP 8)");
+    /* 8 GPUs are priced: TP 1 x 8 data-parallel attention groups */
+    run("run --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 1 --ep 8 --dp-attention "
+        "--batch 8 --input-len 128 --output-len 4 --format json");
+    j = cJSON_Parse(R.out);
+    assert_near(num(j, "gpus"), 8.0, 0);
+    cJSON_Delete(j);
     /* a sweep over the parallelism: the invalid point is a row with its reason */
     run("sweep run --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 1,8 --ep 8 "
         "--dp-attention=false,true --batch 8 --input-len 128 --output-len 4 --threads 1");
