@@ -159,6 +159,15 @@ static void test_load(void **state)
     assert_int_equal(ops, 77);
     assert_int_equal(skipped, 8);
     free(rows);
+    /* the Mixtral end-to-end rows kept apart: 20 TensorRT-LLM (15 skipped) and 20 vLLM */
+    snprintf(path, sizeof path, "%s/tools/data/validation-moe-e2e.csv", tu_root());
+    assert_int_equal(sim_validate_load(path, &rows, &n, &err), SIM_OK);
+    assert_int_equal(n, 40);
+    skipped = 0;
+    for (size_t i = 0; i < n; i++)
+        skipped += rows[i].skip[0] != '\0';
+    assert_int_equal(skipped, 15);
+    free(rows);
     const char *hdr = "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
                       "input_len,output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,"
                       "value,unit,skip,source\n";
