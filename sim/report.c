@@ -96,6 +96,8 @@ static void ops_json(cJSON *arr, const char *phase, const sim_step_result *s, co
         add_num(o, "t_launch_us", c->t_launch_ns / 1e3);
         add_num(o, "net_hidden_us", s->hidden_ns[i] / 1e3);
         add_num(o, "net_exposed_us", (c->t_net_ns - s->hidden_ns[i]) / 1e3);
+        if (op->groups > 0.0)
+            add_num(o, "experts_touched", op->groups);
         if (hw)
             cJSON_AddStringToObject(o, "roofline_bound", roofline_bound(hw, op));
         cJSON_AddItemToArray(arr, o);
@@ -106,8 +108,8 @@ bool sim_report_run_price(const sim_run_cfg *cfg, const sim_run_result *r, sim_p
 {
     double e2e_s = r->e2e_ns / 1e9;
     double total_tokens = (double)cfg->batch * (double)(cfg->input_len + cfg->output_len);
-    return sim_price_compute(sim_step_gpus(&cfg->step), cfg->usd_per_gpu_hour,
-                             r->output_throughput, ratio(total_tokens, e2e_s), out);
+    return sim_price_compute(sim_step_gpus(&cfg->step), cfg->usd_per_gpu_hour, r->output_throughput,
+                             ratio(total_tokens, e2e_s), out);
 }
 
 bool sim_report_serve_price(const sim_serve_report *r, sim_price *out)

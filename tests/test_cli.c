@@ -549,6 +549,18 @@ static void test_moe_models(void **state)
     assert_int_equal(R.rc, 0);
     j = cJSON_Parse(R.out);
     assert_true(has_op(j, "moe_dispatch") && has_op(j, "moe_combine"));
+    /* batch 4, prefill of 4 x 256 tokens: 32 local experts, all touched; decode: 4 tokens touch
+     * 32 (1 - (31/32)^4) = 3.81 of them */
+    const cJSON *op;
+    cJSON_ArrayForEach(op, cJSON_GetObjectItemCaseSensitive(j, "ops"))
+    {
+        if (strcmp(cJSON_GetObjectItemCaseSensitive(op, "name")->valuestring, "experts_down"))
+            continue;
+        bool dec =
+            strcmp(cJSON_GetObjectItemCaseSensitive(op, "phase")->valuestring, "decode") == 0;
+        assert_near(num(op, "experts_touched"), dec ? 32.0 * (1.0 - pow(31.0 / 32.0, 4)) : 32.0,
+                    1e-6);
+    }
     cJSON_Delete(j);
     /* a minimal Mixtral-style config runs */
     const char *mini = tu_write_tmp(
