@@ -776,6 +776,11 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
     if (!st) {
         s->usd_per_gpu_hour = L->usd_per_gpu_hour;
         s->cfg.step = L->step;
+        /* each of vLLM's data-parallel engines has its own batch limits: the replica's scheduler
+         * gets dp times the flags' */
+        sim_par par = sim_step_par(&s->cfg.step);
+        s->cfg.sched.max_num_seqs *= sim_par_dp(&par);
+        s->cfg.sched.max_num_batched_tokens *= sim_par_dp(&par);
         s->cfg.spec = &L->spec;
         s->cfg.sched.spec_tokens = sim_spec_active(&L->spec) ? L->spec.k : 0;
         st = sim_engine_check(&s->cfg, s->w, err);

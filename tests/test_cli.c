@@ -617,6 +617,20 @@ static void test_moe_models(void **state)
     j = cJSON_Parse(R.out);
     assert_near(num(j, "gpus"), 8.0, 0);
     cJSON_Delete(j);
+    /* --max-num-seqs is per DP group, as each of vLLM's DP engines has its own: 8 groups of 64 */
+    run("serve --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 1 --ep 8 --dp-attention "
+        "--num-prompts 600 --random-input-len 256 --random-output-len 64 --max-num-seqs 64 "
+        "--format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_between(num(j, "mean_batch_size"), 65.0, 512.0);
+    cJSON_Delete(j);
+    run("serve --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 8 --ep 8 "
+        "--num-prompts 600 --random-input-len 256 --random-output-len 64 --max-num-seqs 64 "
+        "--format json");
+    j = cJSON_Parse(R.out);
+    assert_between(num(j, "mean_batch_size"), 1.0, 64.0);
+    cJSON_Delete(j);
     /* a sweep over the parallelism: the invalid point is a row with its reason */
     run("sweep run --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 1,8 --ep 8 "
         "--dp-attention=false,true --batch 8 --input-len 128 --output-len 4 --threads 1");
