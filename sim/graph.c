@@ -6,14 +6,15 @@
 #include <string.h>
 
 /* Kernel counts: attention = KV-cache write + attention kernel; sampling = logits to fp32,
- * softmax/temperature, the draw, and the token gather (vLLM's sampler, greedy or random). */
+ * softmax/temperature, the draw, and the token gather (vLLM's sampler, greedy or random); MLA's
+ * q_down and kv_down = the GEMM + the RMSNorm of the latent; kv_up = W_UK and W_UV (decode). */
 static const sim_op_meta op_table[SIM_OP_COUNT] = {
     [SIM_OP_EMBED] = {"embed", SIM_OPK_VECTOR, false, 1, false, false},
     [SIM_OP_ATTN_NORM] = {"attn_norm", SIM_OPK_VECTOR, true, 1, false, false},
     [SIM_OP_QKV_PROJ] = {"qkv_proj", SIM_OPK_GEMM, true, 1, false, false},
-    [SIM_OP_Q_DOWN] = {"q_down", SIM_OPK_GEMM, true, 1, false, false},
+    [SIM_OP_Q_DOWN] = {"q_down", SIM_OPK_GEMM, true, 2, false, false},
     [SIM_OP_Q_UP] = {"q_up", SIM_OPK_GEMM, true, 1, false, false},
-    [SIM_OP_KV_DOWN] = {"kv_down", SIM_OPK_GEMM, true, 1, false, false},
+    [SIM_OP_KV_DOWN] = {"kv_down", SIM_OPK_GEMM, true, 2, false, false},
     [SIM_OP_KV_UP] = {"kv_up", SIM_OPK_GEMM, true, 2, true, false},
     [SIM_OP_ROPE] = {"rope", SIM_OPK_VECTOR, true, 1, false, false},
     [SIM_OP_ATTENTION] = {"attention", SIM_OPK_ATTENTION, true, 2, true, false},
@@ -438,6 +439,15 @@ static void build_attn_gqa(const sim_model *m, int tp, const sim_prec *prec,
     }
 }
 
+/* The RMSNorm MLA applies to a latent of `width` after its down-projection (a second kernel of
+ * the op): its weights, and the latent read and written once more. Its few FLOPs per element are
+ * left to the GEMM's compute (they would need the vector units' peak). */
+static void mla_latent_norm(sim_op *op, double t, double width, double rb)
+{
+    op->weight_bytes += width * rb;
+    op->act_bytes += 2.0 * t * width * rb;
+}
+
 /* Attention block of an MLA layer: q_down (replicated on every TP rank, as vLLM's
  * ReplicatedLinear), q_up (split by heads), kv_down (replicated), rope on the query's and the
  * shared key's rope dims, o_proj. kv_up and attention depend on the contexts. */
@@ -447,12 +457,17 @@ static void build_attn_mla(const sim_model *m, int tp, const sim_prec *prec,
     const double t = s->tokens;
     const int64_t h = m->heads / tp, qk = m->qk_nope_dim + m->qk_rope_dim;
     const int64_t q_in = m->q_lora_rank > 0 ? m->q_lora_rank : m->hidden;
-    if (m->q_lora_rank > 0)
-        gemm(&g->ops[SIM_OP_Q_DOWN], t, m->q_lora_rank, m->hidden, prec->weight, prec, rb);
+    const double ql = (double)m->q_lora_rank, kvl = (double)m->kv_lora_rank;
+    sim_op *op = &g->ops[SIM_OP_Q_DOWN];
+    if (m->q_lora_rank > 0) {
+        gemm(op, t, m->q_lora_rank, m->hidden, prec->weight, prec, rb);
+        mla_latent_norm(op, t, ql, rb);
+    }
     gemm(&g->ops[SIM_OP_Q_UP], t, h * qk, q_in, prec->weight, prec, rb);
-    gemm(&g->ops[SIM_OP_KV_DOWN], t, m->kv_lora_rank + m->qk_rope_dim, m->hidden, prec->weight,
-         prec, rb);
-    sim_op *op = &g->ops[SIM_OP_ROPE];
+    op = &g->ops[SIM_OP_KV_DOWN];
+    gemm(op, t, m->kv_lora_rank + m->qk_rope_dim, m->hidden, prec->weight, prec, rb);
+    mla_latent_norm(op, t, kvl, rb);
+    op = &g->ops[SIM_OP_ROPE];
     op->flops = ROPE_FLOPS * t * (double)(h + 1) * (double)m->qk_rope_dim;
     op->act_bytes = 2.0 * t * (double)(h + 1) * (double)m->qk_rope_dim * rb;
     gemm(&g->ops[SIM_OP_O_PROJ], t, m->hidden, h * m->v_head_dim, prec->weight, prec, rb);

@@ -346,6 +346,10 @@ static void test_mla(void **state)
     assert_near(g.ops[SIM_OP_Q_UP].flops, 2.0 * 1536 * 128 * 192, 1e-12);
     assert_near(g.ops[SIM_OP_KV_DOWN].flops, 2.0 * 7168 * 576, 1e-12);
     assert_near(g.ops[SIM_OP_KV_UP].flops, 2.0 * 128 * 512 * 256, 1e-12);
+    /* a decode step at batch 1 streams DeepSeek-V3's active parameters (bf16, TP 1): the MLA
+     * projections and latent norms, 8 routed + 1 shared expert, the router, the dense layers,
+     * the LM head (36,625,603,584 x 2 B) */
+    assert_near(step_weight_bytes(&g), 2.0 * 36625603584.0, 1e-12);
     /* the TP 8 rank: 16 heads, the same latent read whole */
     g = decode(&m, 8, &BF16, 1, 4095);
     assert_near(g.ops[SIM_OP_ATTENTION].flops, 1140850688.0 / 8, 1e-12);
