@@ -1,6 +1,7 @@
 /* model.c - Hugging Face config.json reader. */
 #include "model.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,8 +126,9 @@ static sim_status read_mlp_only(const cJSON *cfg, const char *path, int64_t laye
     const cJSON *it;
     cJSON_ArrayForEach(it, a)
     {
-        if (!cJSON_IsNumber(it) || it->valuedouble != (double)(int64_t)it->valuedouble ||
-            it->valuedouble < 0 || it->valuedouble >= (double)layers)
+        /* the range first: a huge number must not reach the integer conversion */
+        if (!cJSON_IsNumber(it) || !(it->valuedouble >= 0 && it->valuedouble < (double)layers) ||
+            it->valuedouble != floor(it->valuedouble))
             return sim_fail(err, SIM_EINPUT,
                             "%s: field 'mlp_only_layers' holds %s, expected layer indices in "
                             "[0, %lld)",

@@ -117,7 +117,7 @@ static void test_moe_configs(void **state)
     assert_int_equal(m.shared_intermediate, 5632);
     assert_true(m.shared_expert_gate);
     assert_int_equal(load_text("{" DENSE_FIELDS ", \"num_experts\": 64, \"num_experts_per_tok\": "
-                               "8, \"moe_intermediate_size\": 1408, \"mlp_only_layers\": [32]}",
+                               "8, \"moe_intermediate_size\": 1408, \"mlp_only_layers\": [1e300]}",
                                &m, &err),
                      SIM_EINPUT);
     assert_non_null(strstr(err.msg, "mlp_only_layers"));
