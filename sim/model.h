@@ -5,8 +5,9 @@
  * num_key_value_heads (default: num_attention_heads), head_dim (default: hidden/heads),
  * vocab_size, tie_word_embeddings (default false), max_position_embeddings, torch_dtype (or
  * dtype), sliding_window / use_sliding_window, attention_bias (default: true for qwen2),
- * num_nextn_predict_layers (MTP layers, default 0), and text_config (multimodal wrappers: the
- * language model inside is read).
+ * num_nextn_predict_layers (MTP layers, default 0), text_config (multimodal wrappers: the
+ * language model inside is read), and quantization_config (quant.h: the defaults of the dtype
+ * flags for a quantized checkpoint).
  *
  * Mixture of experts, as each family publishes it:
  *   Mixtral, gpt-oss   num_local_experts, num_experts_per_tok (gpt-oss: experts_per_token); each
@@ -35,6 +36,7 @@
 #include <stdint.h>
 
 #include "dtype.h"
+#include "quant.h"
 #include "status.h"
 
 typedef struct sim_model {
@@ -72,6 +74,7 @@ typedef struct sim_model {
     int64_t q_lora_rank;  /* 0: queries are a plain d -> heads x (nope + rope) projection */
     int64_t kv_lora_rank; /* the compressed latent cached per token */
     int64_t qk_nope_dim, qk_rope_dim, v_head_dim;
+    sim_quant quant;        /* quantization_config (quant.present false without one) */
 } sim_model;
 
 /* Loads and validates a config.json. Errors name the file, field, value and what was expected. */
