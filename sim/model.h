@@ -74,7 +74,7 @@ typedef struct sim_model {
     int64_t q_lora_rank;  /* 0: queries are a plain d -> heads x (nope + rope) projection */
     int64_t kv_lora_rank; /* the compressed latent cached per token */
     int64_t qk_nope_dim, qk_rope_dim, v_head_dim;
-    sim_quant quant;        /* quantization_config (quant.present false without one) */
+    sim_quant quant; /* quantization_config (quant.present false without one) */
 } sim_model;
 
 /* Loads and validates a config.json. Errors name the file, field, value and what was expected. */
