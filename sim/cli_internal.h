@@ -66,6 +66,10 @@ typedef struct cli_opts {
     const char *spec_method, *spec_model;
     int64_t spec_k;
     double spec_alpha, spec_tau;
+    /* mixture of experts */
+    int64_t ep;
+    bool dp_attention;
+    double expert_imbalance;
     bool given[96]; /* by index into cli_opts_table */
 } cli_opts;
 
