@@ -47,6 +47,12 @@ const cli_opt_def cli_opts_table[] = {
     O("--hw", OPT_STR, hw, 0, 0, CMD_MODEL | CMD_OP | CMD_CALIBRATE | CMD_HW,
       "device file path, or a name in hw/ (e.g. h100-sxm)"),
     O("--tp", OPT_INT, tp, 1, 1024, CMD_MODEL, "tensor-parallel GPUs (default 1)"),
+    O("--ep", OPT_INT, ep, 1, 1024, CMD_MODEL,
+      "expert-parallel GPUs: E/ep whole experts per GPU, tokens all-to-all'ed (default 1)"),
+    O("--dp-attention", OPT_BOOL, dp_attention, 0, 0, CMD_MODEL,
+      "attention data-parallel over the EP group: ep/tp groups of --tp GPUs"),
+    O("--expert-imbalance", OPT_NUM, expert_imbalance, 1, 1024, CMD_MODEL,
+      "busiest EP rank's routed tokens over the mean, >= 1 (default 1: uniform routing)"),
     O("--batch", OPT_INT, batch, 1, 1 << 20, CMD_RUN | CMD_ROOFLINE | CMD_OP,
       "sequences (default 1)"),
     O("--input-len", OPT_INT, input_len, 1, 1 << 26, CMD_RUN | CMD_ROOFLINE,
@@ -168,7 +174,7 @@ const cli_opt_def cli_opts_table[] = {
       "exit 1 if the end-to-end median |error| (%) is above this"),
     O("--out", OPT_STR, out_file, 0, 0, CMD_CALIBRATE,
       "write the calibrated device file here (default: stdout)"),
-    O("--op", OPT_STR, op, 0, 0, CMD_OP, "gemm|attention|allreduce|copy"),
+    O("--op", OPT_STR, op, 0, 0, CMD_OP, "gemm|attention|allreduce|copy|grouped_gemm|alltoall"),
     O("--m", OPT_INT, m, 1, (double)(1LL << 40), CMD_OP, "GEMM rows (tokens)"),
     O("--n", OPT_INT, n, 1, (double)(1LL << 40), CMD_OP, "GEMM columns"),
     O("--k", OPT_INT, k, 1, (double)(1LL << 40), CMD_OP, "GEMM inner dimension"),
@@ -590,7 +596,10 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
                              .eager = o->enforce_eager,
                              .iteration_overhead_ns = o->iter_us * 1e3,
                              .request_overhead_ns = o->req_us * 1e3,
-                             .async_sched = o->async_sched};
+                             .async_sched = o->async_sched,
+                             .ep = (int)o->ep,
+                             .dp_attention = o->dp_attention,
+                             .expert_imbalance = o->expert_imbalance};
     if (!o->model)
         return SIM_OK;
     cli_resolve("models", o->model, path, sizeof path);
@@ -604,6 +613,8 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
 const cli_opts cli_defaults = {
     .format = "table",
     .tp = 1,
+    .ep = 1,
+    .expert_imbalance = 1.0,
     .batch = 1,
     .input_len = 1024,
     .output_len = 256,
@@ -940,6 +951,11 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
     if (!st) {
         s->usd_per_gpu_hour = L->usd_per_gpu_hour;
         s->cfg.step = L->step;
+        /* each of vLLM's data-parallel engines has its own batch limits: the replica's scheduler
+         * gets dp times the flags' */
+        sim_par par = sim_step_par(&s->cfg.step);
+        s->cfg.sched.max_num_seqs *= sim_par_dp(&par);
+        s->cfg.sched.max_num_batched_tokens *= sim_par_dp(&par);
         s->cfg.spec = &L->spec;
         s->cfg.sched.spec_tokens = sim_spec_active(&L->spec) ? L->spec.k : 0;
         st = sim_engine_check(&s->cfg, s->w, err);

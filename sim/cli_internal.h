@@ -72,6 +72,10 @@ typedef struct cli_opts {
     const char *backend, *label, *tokenizer, *dataset_name, *result_dir, *result_filename;
     const char *percentile_metrics, *metric_percentiles, *vllm_noop;
     bool save_result, vllm_noop_bool;
+    /* mixture of experts */
+    int64_t ep;
+    bool dp_attention;
+    double expert_imbalance;
     bool given[128]; /* by index into cli_opts_table */
 } cli_opts;
 

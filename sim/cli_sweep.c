@@ -158,7 +158,7 @@ static size_t price_metrics(bool known, const sim_price *p, metric_val *m)
 static size_t run_metrics(const sim_run_cfg *cfg, const sim_run_result *r, metric_val *m)
 {
     size_t n = 0;
-    double gpus = cfg->step.tp;
+    double gpus = sim_step_gpus(&cfg->step);
 #define NUM(k, v) m[n++] = (metric_val){.name = k, .num = (v)}
 #define TXT(k, v)                                                                                  \
     m[n++] = (metric_val) { .name = k, .is_text = true, .text = (v) }
@@ -182,7 +182,7 @@ static size_t serve_metrics(const cli_serve_state *s, metric_val *m)
 {
     size_t n = 0;
     const sim_serve_metrics *x = &s->m;
-    double gpus = s->cfg.step.tp;
+    double gpus = sim_step_gpus(&s->cfg.step);
     NUM("gpus", gpus);
     NUM("completed", (double)x->completed);
     NUM("duration", x->duration_s);
@@ -325,7 +325,7 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
             ttft = r->ttft_ns / 1e6;
             tpot = r->tpot_ns / 1e6;
             e2el = r->e2e_ns / 1e6;
-            row->tput_per_gpu = r->output_throughput / cfg.step.tp;
+            row->tput_per_gpu = r->output_throughput / sim_step_gpus(&cfg.step);
             row->ttft_ms = ttft;
             sim_price p;
             if (sim_report_run_price(&cfg, r, &p))
@@ -343,7 +343,7 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
             ttft = at_pct(&s->m.dist[SIM_M_TTFT], c->pct);
             tpot = at_pct(&s->m.dist[SIM_M_TPOT], c->pct);
             e2el = at_pct(&s->m.dist[SIM_M_E2EL], c->pct);
-            row->tput_per_gpu = s->m.output_throughput / s->cfg.step.tp;
+            row->tput_per_gpu = s->m.output_throughput / sim_step_gpus(&s->cfg.step);
             row->ttft_ms = ttft;
             sim_price p;
             sim_serve_report rep = {

@@ -41,16 +41,18 @@ sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err)
     } ops[] = {{"gemm", SIM_VK_GEMM, "tflops", "TFLOP/s"},
                {"attention", SIM_VK_ATTENTION, "tflops", "TFLOP/s"},
                {"copy", SIM_VK_COPY, "tb_per_s", "TB/s"},
-               {"allreduce", SIM_VK_ALLREDUCE, "busbw_gb_per_s", "GB/s bus bandwidth"}};
+               {"allreduce", SIM_VK_ALLREDUCE, "busbw_gb_per_s", "GB/s bus bandwidth"},
+               {"grouped_gemm", SIM_VK_GROUPED_GEMM, "tflops", "TFLOP/s"},
+               {"alltoall", SIM_VK_ALLTOALL, "busbw_gb_per_s", "GB/s of routed data per GPU"}};
+    const char *names = "gemm, attention, copy, allreduce, grouped_gemm or alltoall";
     if (!o->hw || !o->op)
-        return sim_fail(err, SIM_EINPUT, "op: expected --hw H --op gemm|attention|copy|allreduce");
+        return sim_fail(err, SIM_EINPUT, "op: expected --hw H and --op: %s", names);
     int which = -1;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < (int)(sizeof ops / sizeof ops[0]); i++)
         if (strcmp(o->op, ops[i].name) == 0)
             which = i;
     if (which < 0)
-        return sim_fail(err, SIM_EINPUT,
-                        "--op: value '%s', expected gemm, attention, copy or allreduce", o->op);
+        return sim_fail(err, SIM_EINPUT, "--op: value '%s', expected %s", o->op, names);
     sim_vrow r = {.kind = ops[which].kind,
                   .m = o->m,
                   .n = o->n,
@@ -73,19 +75,21 @@ sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err)
     if (o->weight_dtype &&
         (st = cli_parse_dtype_flag("--weight-dtype", o->weight_dtype, &r.weight, err)))
         return st;
-    if (r.kind == SIM_VK_GEMM && r.weight != r.dtype &&
+    if ((r.kind == SIM_VK_GEMM || r.kind == SIM_VK_GROUPED_GEMM) && r.weight != r.dtype &&
         !(sim_dtype_get(r.weight)->bits < sim_dtype_get(r.dtype)->bits))
         return sim_fail(err, SIM_EINPUT,
                         "--weight-dtype: value %s is not narrower than the compute format --dtype "
                         "%s; expected %s or a narrower format (a mixed-input GEMM)",
                         sim_dtype_name(r.weight), sim_dtype_name(r.dtype), sim_dtype_name(r.dtype));
-    bool shape_ok = r.kind == SIM_VK_GEMM        ? r.m && r.n && r.k
-                    : r.kind == SIM_VK_ATTENTION ? r.seq && r.heads && r.head_dim
-                                                 : r.bytes > 0;
+    bool shape_ok = r.kind == SIM_VK_GEMM           ? r.m && r.n && r.k
+                    : r.kind == SIM_VK_GROUPED_GEMM ? r.m && r.n && r.k && r.batch
+                    : r.kind == SIM_VK_ATTENTION    ? r.seq && r.heads && r.head_dim
+                                                    : r.bytes > 0;
     if (!shape_ok)
         return sim_fail(err, SIM_EINPUT,
-                        "op %s: missing its shape (gemm: --m --n --k; attention: --batch --seq "
-                        "--heads --head-dim; copy, allreduce: --bytes [--gpus])",
+                        "op %s: missing its shape (gemm: --m --n --k; grouped_gemm: --batch "
+                        "(groups) --m (rows each) --n --k; attention: --batch --seq --heads "
+                        "--head-dim; copy, allreduce, alltoall: --bytes [--gpus])",
                         o->op);
     char path[PATH_MAX];
     cli_resolve("hw", o->hw, path, sizeof path);
@@ -152,6 +156,9 @@ sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
         if (r->kind == SIM_VK_GEMM)
             snprintf(detail, sizeof detail, "%lldx%lldx%lld", (long long)r->m, (long long)r->n,
                      (long long)r->k);
+        else if (r->kind == SIM_VK_GROUPED_GEMM)
+            snprintf(detail, sizeof detail, "%lldx(%lldx%lldx%lld)", (long long)r->batch,
+                     (long long)r->m, (long long)r->n, (long long)r->k);
         else if (sim_vkind_is_op(r->kind))
             snprintf(detail, sizeof detail, "%s", r->framework);
         else

@@ -56,6 +56,22 @@ double sim_cost_collective_ns(const sim_hw *hw, double net_bytes, int ranks, int
     return hw->collective_ns + net_bytes / bw * 1e9 + hops * hop_ns;
 }
 
+double sim_cost_all_to_all_ns(const sim_hw *hw, double net_bytes, int ranks, int hops)
+{
+    /* today the collective model's fixed cost, link bandwidth and per-hop latency (scale-out
+     * once the group spans nodes); the one place an all-to-all model would change */
+    return sim_cost_collective_ns(hw, net_bytes, ranks, hops);
+}
+
+double sim_cost_grouped_padded_m(double rows, double groups, int tile)
+{
+    if (rows <= 0.0)
+        return 0.0;
+    if (groups <= 1.0)
+        return ceil(rows / tile) * tile;
+    return groups * ceil(rows / groups / tile) * tile;
+}
+
 double sim_cost_gemm_shape_eff(const sim_hw *hw, int64_t m, int64_t n, int64_t k)
 {
     return sim_cost_gemm_shape_eff_in(hw, SIM_DT_BF16, m, n, k);
@@ -87,9 +103,17 @@ static double math_ns(const sim_hw *hw, const sim_op *op)
             return 0.0;
         double nk = (double)op->n * (double)op->k;
         int tile = op->weight_only ? hw->wo_tile_m : hw->gemm_tile_m;
-        double padded = 2.0 * sim_cost_padded_m(op->m, tile) * nk;
+        /* a grouped GEMM pads each expert's rows to the tile; fused-MoE kernels pick the M block
+         * from the load: the MMA's 16 rows (gemm_weight_only_tile_m) when an expert gets no
+         * more, else the GEMM tile (vLLM's fused_moe configs: BLOCK_SIZE_M 16 at small M) */
+        if (op->groups > 1.0 && (double)op->m / op->groups <= hw->wo_tile_m)
+            tile = hw->wo_tile_m;
+        double rows = op->groups > 1.0 ? sim_cost_grouped_padded_m((double)op->m, op->groups, tile)
+                                       : sim_cost_padded_m(op->m, tile);
+        double padded = 2.0 * rows * nk;
         double extra = op->flops - 2.0 * (double)op->m * nk; /* bias adds */
-        double shape = sim_cost_gemm_shape_eff_in(hw, op->compute, op->m, op->n, op->k);
+        double shape = sim_cost_gemm_shape_eff_in(
+            hw, op->compute, op->groups > 1.0 ? (int64_t)rows : op->m, op->n, op->k);
         if (!op->weight_only)
             return (padded + extra) /
                    (hw->peak_flops[op->compute] * hw->eff_gemm[op->compute] * shape) * 1e9;
@@ -97,7 +121,10 @@ static double math_ns(const sim_hw *hw, const sim_op *op)
          * mixed-input MMA tile) at the mixed-input kernels' efficiency, plus dequantizing every
          * weight on the vector units once per block of gemm_tile_m rows that a thread block
          * keeps in registers. */
-        double tiles = sim_cost_padded_m(op->m, hw->gemm_tile_m) / hw->gemm_tile_m;
+        double tiles = (op->groups > 1.0
+                            ? sim_cost_grouped_padded_m((double)op->m, op->groups, hw->gemm_tile_m)
+                            : sim_cost_padded_m(op->m, hw->gemm_tile_m)) /
+                       hw->gemm_tile_m;
         double deq = tiles * nk * sim_dtype_get(op->weight)->dequant_ops;
         return ((padded + extra) /
                     (hw->peak_flops[op->compute] * hw->eff_gemm_weight_only * shape) +
@@ -145,7 +172,9 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
                                  : sim_hw_gemm_memory(hw, op->compute);
     c.t_mem_ns = ((sim_op_bytes(op) - paged) / stream + paged / hw->eff_attn_memory) /
                  hw->hbm_bytes_per_s * 1e9;
-    c.t_net_ns = sim_cost_collective_ns(hw, op->net_bytes, op->net_ranks, op->net_hops);
+    c.t_net_ns = sim_op_info(op->id)->all_to_all
+                     ? sim_cost_all_to_all_ns(hw, op->net_bytes, op->net_ranks, op->net_hops)
+                     : sim_cost_collective_ns(hw, op->net_bytes, op->net_ranks, op->net_hops);
     c.t_launch_ns = sim_op_info(op->id)->kernels * launch_ns;
     double busy = c.t_math_ns > c.t_mem_ns ? c.t_math_ns : c.t_mem_ns;
     c.t_ns = busy + c.t_net_ns + c.t_launch_ns;

@@ -1,6 +1,7 @@
 /* cost.h - the roofline time of one operator on one device. Pure functions: no I/O, no state.
  *
- *   T_math = FLOPs / (peak[compute format] x efficiency)    GEMM M padded to the tile, and
+ *   T_math = FLOPs / (peak[compute format] x efficiency)    GEMM M padded to the tile (a
+ *            grouped GEMM pads each expert's rows: to 16 when an expert gets at most 16), and
  *            GEMM efficiency = the format's peak efficiency x shape efficiency (wave
  *            quantization of the output tiles over the compute units, K-pipeline fill);
  *            weight-only GEMMs add the in-kernel dequantization on the vector units
@@ -67,6 +68,15 @@ sim_bound sim_cost_bound(const sim_op_cost *c);
 /* Time of a ring collective moving net_bytes per GPU in `hops` steps over `ranks` GPUs. */
 double sim_cost_collective_ns(const sim_hw *hw, double net_bytes, int ranks, int hops);
 
+/* Time of an all-to-all (MoE dispatch / combine) moving net_bytes per GPU over `ranks` GPUs in
+ * `hops` sequential steps. Priced with the collective model (sim_cost_collective_ns): fixed cost
+ * + bytes / (link bandwidth x network efficiency) + hops x hop latency, on the scale-out links
+ * once the group spans more than one node. */
+double sim_cost_all_to_all_ns(const sim_hw *hw, double net_bytes, int ranks, int hops);
+
+/* Rows a grouped GEMM computes: `rows` spread over `groups` problems (experts), each padded up to
+ * the tile: groups x ceil(rows / groups / tile) x tile (one problem: the plain padding). */
+double sim_cost_grouped_padded_m(double rows, double groups, int tile);
 /* One row of the seed's quantization table (section 4): a scheme, the bytes a decode GEMM
  * reads per weight (scales included), the dense peak of its math, and the critical batch where
  * decode GEMMs turn compute-bound on the pure roofline: 2 B FLOPs per weight against

@@ -309,19 +309,42 @@ static int64_t write_ops(step_writer *w, const sim_step_result *s, int from, int
     return t0;
 }
 
+/* Whether op i is a per-layer op that runs in layer l of the step. */
+static bool in_layer(const sim_step_result *s, int i, int64_t l)
+{
+    return s->graph.ops[i].present && sim_op_info((sim_op_id)i)->per_layer &&
+           sim_graph_op_in_layer(&s->graph, (sim_op_id)i, l);
+}
+
+/* The ops of layer `l`, from t0; returns the end. */
+static int64_t write_layer_ops(step_writer *w, const sim_step_result *s, int64_t l, int64_t t0)
+{
+    for (int i = 0; i < SIM_OP_COUNT; i++)
+        if (in_layer(s, i, l))
+            t0 += write_op(w, s, i, t0);
+    return t0;
+}
+
+/* Whole nanoseconds of layer `l`'s ops. */
+static int64_t layer_ns(const sim_step_result *s, int64_t l)
+{
+    int64_t t = 0;
+    for (int i = 0; i < SIM_OP_COUNT; i++)
+        if (in_layer(s, i, l))
+            t += op_ns(s, i);
+    return t;
+}
+
 /* The step's breakdown from t0 within `total` ns: edges, layers, then host time. */
 static void write_step_children(step_writer *w, const sim_step_result *s, int64_t t0)
 {
     int64_t t = write_ops(w, s, 0, SIM_OP_ATTN_NORM, false, t0); /* embed */
-    int64_t layer = 0;
-    for (int i = 0; i < SIM_OP_COUNT; i++)
-        if (s->graph.ops[i].present && sim_op_info((sim_op_id)i)->per_layer)
-            layer += op_ns(s, i);
     for (int64_t l = 0; l < s->graph.layers; l++) {
         char name[32];
         snprintf(name, sizeof name, "layer %lld", (long long)l);
+        int64_t layer = layer_ns(s, l);
         sim_trace_slice(w->t, w->pid, TID_ISSUE, name, "layer", t, layer, NULL);
-        write_ops(w, s, 0, SIM_OP_COUNT, true, t);
+        write_layer_ops(w, s, l, t);
         t += layer;
     }
     t = write_ops(w, s, SIM_OP_FINAL_NORM, SIM_OP_COUNT, false, t);

@@ -14,14 +14,18 @@
 #include "metrics.h"
 #include "run.h"
 
-static const char *const kind_names[SIM_VK_COUNT] = {
-    [SIM_VK_GEMM] = "gemm", [SIM_VK_ATTENTION] = "attention",
-    [SIM_VK_COPY] = "copy", [SIM_VK_ALLREDUCE] = "allreduce",
-    [SIM_VK_E2E] = "e2e",   [SIM_VK_TTFT] = "ttft"};
+static const char *const kind_names[SIM_VK_COUNT] = {[SIM_VK_GEMM] = "gemm",
+                                                     [SIM_VK_ATTENTION] = "attention",
+                                                     [SIM_VK_COPY] = "copy",
+                                                     [SIM_VK_ALLREDUCE] = "allreduce",
+                                                     [SIM_VK_GROUPED_GEMM] = "grouped_gemm",
+                                                     [SIM_VK_ALLTOALL] = "alltoall",
+                                                     [SIM_VK_E2E] = "e2e",
+                                                     [SIM_VK_TTFT] = "ttft"};
 
 const char *sim_vkind_name(sim_vkind k) { return kind_names[k]; }
 
-bool sim_vkind_is_op(sim_vkind k) { return k <= SIM_VK_ALLREDUCE; }
+bool sim_vkind_is_op(sim_vkind k) { return k < SIM_VK_E2E; }
 
 /* ------------------------------------------------------------------------------------------ */
 /* CSV */
@@ -130,13 +134,19 @@ static const need needs_attention[] = {{"dtype", 0},    {"batch", 1},  {"seq", 1
                                        {"head_dim", 1}, {"causal", 0}, {NULL, 0}};
 static const need needs_copy[] = {{"bytes", 1}, {NULL, 0}};
 static const need needs_allreduce[] = {{"gpus", 2}, {"bytes", 1}, {NULL, 0}};
+static const need needs_grouped[] = {{"dtype", 0}, {"batch", 1}, {"m", 1},
+                                     {"n", 1},     {"k", 1},     {NULL, 0}};
 static const need needs_e2e[] = {{"model", 0},     {"batch", 1},      {"tp", 1},
                                  {"input_len", 1}, {"output_len", 1}, {"weight_dtype", 0},
                                  {NULL, 0}};
-static const need *const kind_needs[SIM_VK_COUNT] = {
-    [SIM_VK_GEMM] = needs_gemm, [SIM_VK_ATTENTION] = needs_attention,
-    [SIM_VK_COPY] = needs_copy, [SIM_VK_ALLREDUCE] = needs_allreduce,
-    [SIM_VK_E2E] = needs_e2e,   [SIM_VK_TTFT] = needs_e2e};
+static const need *const kind_needs[SIM_VK_COUNT] = {[SIM_VK_GEMM] = needs_gemm,
+                                                     [SIM_VK_ATTENTION] = needs_attention,
+                                                     [SIM_VK_COPY] = needs_copy,
+                                                     [SIM_VK_ALLREDUCE] = needs_allreduce,
+                                                     [SIM_VK_GROUPED_GEMM] = needs_grouped,
+                                                     [SIM_VK_ALLTOALL] = needs_allreduce,
+                                                     [SIM_VK_E2E] = needs_e2e,
+                                                     [SIM_VK_TTFT] = needs_e2e};
 
 /* The metrics each kind can be measured in. */
 static bool metric_fits(sim_vkind k, const char *m)
@@ -341,14 +351,18 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
     const struct {
         const char *name;
         int64_t v, min;
-    } shape[SIM_VK_ALLREDUCE + 1][4] = {
-        [SIM_VK_GEMM] = {{"m", r->m, 1}, {"n", r->n, 1}, {"k", r->k, 1}},
-        [SIM_VK_ATTENTION] = {{"batch", r->batch, 1},
-                              {"seq", r->seq, 1},
-                              {"heads", r->heads, 1},
-                              {"head_dim", r->head_dim, 1}},
-        [SIM_VK_COPY] = {{"bytes", r->bytes, 1}},
-        [SIM_VK_ALLREDUCE] = {{"gpus", r->gpus, 2}, {"bytes", r->bytes, 1}}};
+    } shape[SIM_VK_E2E][4] = {[SIM_VK_GEMM] = {{"m", r->m, 1}, {"n", r->n, 1}, {"k", r->k, 1}},
+                              [SIM_VK_ATTENTION] = {{"batch", r->batch, 1},
+                                                    {"seq", r->seq, 1},
+                                                    {"heads", r->heads, 1},
+                                                    {"head_dim", r->head_dim, 1}},
+                              [SIM_VK_COPY] = {{"bytes", r->bytes, 1}},
+                              [SIM_VK_ALLREDUCE] = {{"gpus", r->gpus, 2}, {"bytes", r->bytes, 1}},
+                              [SIM_VK_GROUPED_GEMM] = {{"batch", r->batch, 1},
+                                                       {"m", r->m, 1},
+                                                       {"n", r->n, 1},
+                                                       {"k", r->k, 1}},
+                              [SIM_VK_ALLTOALL] = {{"gpus", r->gpus, 2}, {"bytes", r->bytes, 1}}};
     for (int i = 0; i < 4 && shape[r->kind][i].name; i++)
         if (shape[r->kind][i].v < shape[r->kind][i].min)
             return sim_fail(
@@ -356,7 +370,7 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
                 (long long)r->id, shape[r->kind][i].name, (long long)shape[r->kind][i].v,
                 (long long)shape[r->kind][i].min, kind_names[r->kind]);
     /* the kinds that compute need the device to compute in the format */
-    if ((r->kind == SIM_VK_GEMM || r->kind == SIM_VK_ATTENTION) &&
+    if ((r->kind == SIM_VK_GEMM || r->kind == SIM_VK_ATTENTION || r->kind == SIM_VK_GROUPED_GEMM) &&
         !(hw->peak_flops[r->dtype] > 0.0))
         return sim_fail(err, SIM_EINPUT,
                         "%s: field 'dense_tflops.%s' is missing, expected a peak to price %s in %s",
@@ -376,6 +390,26 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
             sim_graph_act_quant(&q, (double)r->m, r->k, &p, 2.0);
             ns += op_ns(hw, &q);
         }
+        break;
+    }
+    case SIM_VK_GROUPED_GEMM: {
+        /* `batch` experts' GEMMs of m rows each in one grouped kernel, as an MoE layer's */
+        sim_prec p = {.weight = r->dtype, .act = r->dtype, .kv = r->dtype};
+        double rb = sim_dtype_is_16bit(r->dtype) ? 2.0 : sim_dtype_bytes(r->dtype);
+        double rows = (double)r->batch * (double)r->m;
+        sim_graph_gemm(&op, SIM_OP_EXPERTS_GATE_UP, rows, r->n, r->k, r->dtype, &p, rb);
+        op.groups = (double)r->batch;
+        op.weight_bytes *= (double)r->batch; /* each expert's own weights */
+        ns = op_ns(hw, &op);
+        work = op.flops;
+        break;
+    }
+    case SIM_VK_ALLTOALL: {
+        /* each GPU keeps 1/N of its routed rows and sends the rest, all peers at once */
+        int g = (int)r->gpus;
+        double sent = (double)(g - 1) / g * (double)r->bytes;
+        ns = sim_cost_all_to_all_ns(hw, sent, g, 1);
+        work = (double)r->bytes;
         break;
     }
     case SIM_VK_ATTENTION: {

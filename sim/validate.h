@@ -4,7 +4,8 @@
  * The measurements live in a normalized CSV (tools/data/validation.csv, made from
  * tools/data/calibration.csv with every row's source kept): one row per measurement, its kind
  * and parameters in columns:
- *   id, kind (gemm | attention | copy | allreduce | e2e | ttft), hw, dtype, gpus, m, n, k, batch,
+ *   id, kind (gemm | attention | copy | allreduce | grouped_gemm | alltoall | e2e | ttft), hw,
+ *   dtype, gpus, m, n, k, batch,
  *   seq, heads, head_dim, causal, bytes, model, tp, input_len, output_len, weight_dtype,
  *   act_dtype, kv_dtype, framework, metric, value, unit, skip (a reason it cannot be expressed),
  *   source, group_size, act_quant.
@@ -13,6 +14,10 @@
  * scale (empty or 0: per channel); `act_quant` true adds the dynamic quantization of its input
  * (the kernel the benchmark timed with the GEMM).
  * Metrics: tflops, latency_ms, tb_per_s, busbw_gb_per_s (ops); e2e_s, ttft_ms (static batches).
+ * grouped_gemm: `batch` groups (experts) of m x n x k each, priced as the MoE layers' grouped
+ * GEMM. alltoall: an MoE dispatch or combine over `gpus` ranks, `bytes` the routed data each GPU
+ * holds (tokens x top-k x row bytes, its own share included), in the low-latency mode (one
+ * hop).
  *
  * Op-level predictions price ONE op as the step model would (the GEMM, the fused attention, a
  * device copy, a ring all-reduce), with the per-kernel cost of back-to-back launches; end-to-end
@@ -35,6 +40,8 @@ typedef enum sim_vkind {
     SIM_VK_ATTENTION,
     SIM_VK_COPY,
     SIM_VK_ALLREDUCE,
+    SIM_VK_GROUPED_GEMM,
+    SIM_VK_ALLTOALL,
     SIM_VK_E2E,
     SIM_VK_TTFT,
     SIM_VK_COUNT
@@ -56,7 +63,7 @@ typedef struct sim_vrow {
 /* "gemm", ... */
 const char *sim_vkind_name(sim_vkind k);
 
-/* True for the op-level kinds (gemm, attention, copy, allreduce). */
+/* True for the op-level kinds (gemm, attention, copy, allreduce, grouped_gemm, alltoall). */
 bool sim_vkind_is_op(sim_vkind k);
 
 /* Reads the CSV. *rows is owned by the caller (free). Errors name the file and line. */

@@ -75,6 +75,38 @@ static void test_gemm_padding_and_bounds(void **state)
     assert_near(sim_cost_op(&hw, &f8, 0).t_math_ns, 684740.0 * 7260.0 / 7168.0, 1e-4);
 }
 
+static void test_grouped_gemm_and_all_to_all(void **state)
+{
+    (void)state;
+    sim_hw hw = tu_fixture_hw();
+    /* 100 rows over 4 experts: 25 each, padded to 64: 256 rows; 1000 rows over 4: 250 each ->
+     * 256: 1024 rows; one group is the plain padding */
+    assert_near(sim_cost_grouped_padded_m(100, 4, 64), 256.0, 0);
+    assert_near(sim_cost_grouped_padded_m(1000, 4, 64), 1024.0, 0);
+    assert_near(sim_cost_grouped_padded_m(65, 1, 64), 128.0, 0);
+    /* decode MoE: 8 rows over 8 touched experts, one each: a fused-MoE kernel pads each to the
+     * MMA's 16 rows (gemm_weight_only_tile_m), 128 rows: 2 x 128 x 2048 x 4096 / (989.4e12 x
+     * 0.80) x the shape efficiency (K pipeline) */
+    sim_op op = gemm_op(8, 2048, 4096, SIM_DT_BF16, SIM_DT_BF16);
+    op.id = SIM_OP_EXPERTS_GATE_UP;
+    op.groups = 8.0;
+    double shape = sim_cost_gemm_shape_eff(&hw, 128, 2048, 4096);
+    assert_near(sim_cost_op(&hw, &op, 0).t_math_ns,
+                2.0 * 128 * 2048 * 4096 / (989.4e12 * 0.80 * shape) * 1e9, 1e-9);
+    /* 64 rows each over 8 experts: 512 rows at the 64-row tile */
+    assert_near(sim_cost_grouped_padded_m(512, 8, hw.gemm_tile_m), 512.0, 0);
+    /* the all-to-all goes through the collective model: 8 GPUs, 401,408 B per GPU in one hop:
+     * 8 us + 401,408 / 382.5 GB/s (1.049 us) + 1.5 us = 10.549 us */
+    assert_near(sim_cost_all_to_all_ns(&hw, 401408.0, 8, 1), 8000.0 + 1049.4 + 1500.0, 1e-4);
+    sim_op a2a = {.id = SIM_OP_MOE_DISPATCH,
+                  .present = true,
+                  .net_bytes = 401408.0,
+                  .net_ranks = 8,
+                  .net_hops = 1};
+    assert_near(sim_cost_op(&hw, &a2a, 0).t_net_ns, sim_cost_all_to_all_ns(&hw, 401408.0, 8, 1),
+                1e-12);
+}
+
 static void test_weight_only_dequantization(void **state)
 {
     (void)state;
@@ -226,6 +258,7 @@ int main(void)
         cmocka_unit_test(test_ring_allreduce),
         cmocka_unit_test(test_gemm_padding_and_bounds),
         cmocka_unit_test(test_weight_only_dequantization),
+        cmocka_unit_test(test_grouped_gemm_and_all_to_all),
         cmocka_unit_test(test_other_kinds),
         cmocka_unit_test(test_device_support),
     };
