@@ -10,9 +10,15 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "engine.h"
+#include "find.h"
+#include "html.h"
 #include "jsonf.h"
 #include "metrics.h"
 #include "outfile.h"
@@ -25,7 +31,9 @@
 #include "validate.h"
 #include "workload.h"
 
+#ifndef INFERSIM_VERSION
 #define INFERSIM_VERSION "0.1.0"
+#endif
 
 /* ------------------------------------------------------------------------------------------ */
 /* Options: one table drives parsing, validation and --help. */
@@ -37,21 +45,33 @@
 const cli_opt_def cli_opts_table[] = {
     O("--model", OPT_STR, model, 0, 0, CMD_MODEL,
       "model config.json path, or a name in models/ (e.g. llama-3.1-8b)"),
-    O("--hw", OPT_STR, hw, 0, 0, CMD_MODEL | CMD_OP | CMD_CALIBRATE,
+    O("--hw", OPT_STR, hw, 0, 0, CMD_MODEL | CMD_OP | CMD_CALIBRATE | CMD_HW,
       "device file path, or a name in hw/ (e.g. h100-sxm)"),
     O("--tp", OPT_INT, tp, 1, 1024, CMD_MODEL, "tensor-parallel GPUs (default 1)"),
+    O("--ep", OPT_INT, ep, 1, 1024, CMD_MODEL,
+      "expert-parallel GPUs: E/ep whole experts per GPU, tokens all-to-all'ed (default 1)"),
+    O("--dp-attention", OPT_BOOL, dp_attention, 0, 0, CMD_MODEL,
+      "attention data-parallel over the EP group: ep/tp groups of --tp GPUs"),
+    O("--expert-imbalance", OPT_NUM, expert_imbalance, 1, 1024, CMD_MODEL,
+      "busiest EP rank's routed tokens over the mean, >= 1 (default 1: uniform routing)"),
     O("--batch", OPT_INT, batch, 1, 1 << 20, CMD_RUN | CMD_ROOFLINE | CMD_OP,
       "sequences (default 1)"),
     O("--input-len", OPT_INT, input_len, 1, 1 << 26, CMD_RUN | CMD_ROOFLINE,
       "prompt tokens per sequence (default 1024)"),
     O("--output-len", OPT_INT, output_len, 1, 1 << 26, CMD_RUN,
       "generated tokens per sequence (default 256)"),
-    O("--weight-dtype", OPT_STR, weight_dtype, 0, 0, CMD_MODEL,
-      "bf16|fp16|fp8|int8|int4 (default: the model's torch_dtype)"),
+    O("--weight-dtype", OPT_STR, weight_dtype, 0, 0, CMD_MODEL | CMD_OP,
+      "bf16|fp16|fp8|int8|int4|fp4|mxfp4 (default: the model's quantization_config, else its "
+      "torch_dtype)"),
     O("--act-dtype", OPT_STR, act_dtype, 0, 0, CMD_MODEL,
-      "bf16|fp16|fp8|int8 (default: fp8 with fp8 weights, else the model's 16-bit format)"),
+      "bf16|fp16|fp8|int8|fp4|mxfp4 (default: the quantization_config's; fp8 with fp8 weights, "
+      "fp4 with fp4 weights on fp4 tensor cores, else the model's 16-bit format)"),
     O("--kv-cache-dtype", OPT_STR, kv_dtype, 0, 0, CMD_MODEL,
-      "bf16|fp16|fp8|int8 (default: the 16-bit activation format)"),
+      "bf16|fp16|fp8|int8 (default: the quantization_config's, else the 16-bit activation "
+      "format)"),
+    O("--weight-group-size", OPT_INT, group_size, 0, 1 << 20, CMD_MODEL | CMD_OP,
+      "weights per scale of int4/int8 weights a kernel dequantizes (AWQ, GPTQ, W4A8); 0 = per "
+      "channel (default: the quantization_config's, else 128)"),
     O("--overlap-comm", OPT_NUM, overlap, 0, 1, CMD_MODEL,
       "fraction of network time hidden behind compute, 0..1 (default 0)"),
     O("--gpu-memory-utilization", OPT_NUM, util, 0.01, 1, CMD_ENGINE,
@@ -60,6 +80,8 @@ const cli_opt_def cli_opts_table[] = {
       "engine CPU time per iteration (default 1000)"),
     O("--request-overhead-us", OPT_NUM, req_us, 0, 1e7, CMD_ENGINE,
       "engine CPU time per request in the iteration (default 10)"),
+    O("--usd-per-gpu-hour", OPT_NUM, usd_per_gpu_hour, 0.001, SIM_PRICE_MAX_USD_PER_GPU_HOUR,
+      CMD_ENGINE, "price of one GPU-hour in US$ (default: the device file's usd_per_gpu_hour)"),
     O("--async-scheduling", OPT_BOOL, async_sched, 0, 0, CMD_ENGINE,
       "the CPU prepares the next iteration while the GPU runs (hides host time)"),
     O("--enforce-eager", OPT_BOOL, enforce_eager, 0, 0, CMD_MODEL,
@@ -107,12 +129,44 @@ const cli_opt_def cli_opts_table[] = {
       "SLOs for request_goodput: ttft:MS tpot:MS e2el:MS"),
     O("--save-requests", OPT_STR, save_requests, 0, 0, CMD_SERVE,
       "write one CSV row per request to FILE"),
+    O("--dataset-name", OPT_STR, dataset_name, 0, 0, CMD_SERVE,
+      "random (vLLM's synthetic dataset; for recorded traffic use --trace)"),
+    O("--percentile-metrics", OPT_STR, percentile_metrics, 0, 0, CMD_SERVE,
+      "metrics whose percentiles are printed and saved: ttft,tpot,itl,e2el (vLLM's flag)"),
+    O("--metric-percentiles", OPT_STR, metric_percentiles, 0, 0, CMD_SERVE,
+      "the percentiles, e.g. 50,90,99 (default: 90,99; --save-result: vLLM's 99)"),
+    O("--save-result", OPT_BOOL, save_result, 0, 0, CMD_SERVE,
+      "write vLLM's result JSON (--result-dir, --result-filename; vLLM's default name)"),
+    O("--result-dir", OPT_STR, result_dir, 0, 0, CMD_SERVE, "folder of the --save-result file"),
+    O("--result-filename", OPT_STR, result_filename, 0, 0, CMD_SERVE,
+      "name of the --save-result file"),
+    O("--backend", OPT_STR, backend, 0, 0, CMD_SERVE,
+      "recorded in the --save-result file (no effect on the prediction; default openai)"),
+    O("--label", OPT_STR, label, 0, 0, CMD_SERVE,
+      "names the --save-result file instead of --backend (no effect on the prediction)"),
+    O("--tokenizer", OPT_STR, tokenizer, 0, 0, CMD_SERVE,
+      "recorded in the --save-result file (no effect: lengths are token counts)"),
+    O("--base-url", OPT_STR, vllm_noop, 0, 0, CMD_SERVE, "accepted, no effect (no server)"),
+    O("--host", OPT_STR, vllm_noop, 0, 0, CMD_SERVE, "accepted, no effect (no server)"),
+    O("--port", OPT_STR, vllm_noop, 0, 0, CMD_SERVE, "accepted, no effect (no server)"),
+    O("--endpoint", OPT_STR, vllm_noop, 0, 0, CMD_SERVE, "accepted, no effect (no server)"),
+    O("--served-model-name", OPT_STR, vllm_noop, 0, 0, CMD_SERVE, "accepted, no effect"),
+    O("--ignore-eos", OPT_BOOL, vllm_noop_bool, 0, 0, CMD_SERVE,
+      "accepted, no effect (every request generates its output length, as with it in vLLM)"),
+    O("--trust-remote-code", OPT_BOOL, vllm_noop_bool, 0, 0, CMD_SERVE, "accepted, no effect"),
+    O("--disable-tqdm", OPT_BOOL, vllm_noop_bool, 0, 0, CMD_SERVE, "accepted, no effect"),
     O("--chrome-trace", OPT_STR, chrome_trace, 0, 0, CMD_ENGINE,
       "write a Chrome Trace Event JSON timeline (Perfetto, chrome://tracing) to FILE"),
     O("--trace-detail", OPT_STR, trace_detail, 0, 0, CMD_SERVE,
       "iteration|layer|op: how deep the serve timeline goes (default iteration)"),
     O("--trace-window", OPT_STR, trace_window, 0, 0, CMD_SERVE,
       "START:END seconds of simulated time to keep in the timeline (END may be empty)"),
+    O("--trace-ranks", OPT_STR, trace_ranks, 0, 0, CMD_RUN,
+      "all|one: GPU ranks in the run timeline (they are identical; default one)"),
+    O("--trace-max-mb", OPT_NUM, trace_max_mb, 1, 1e7, CMD_ENGINE,
+      "refuse a timeline estimated past this many MB (default 512)"),
+    O("--html", OPT_STR, html, 0, 0, CMD_ENGINE,
+      "write a self-contained HTML report with the charts to FILE"),
     O("--data", OPT_STR, data, 0, 0, CMD_VALIDATE | CMD_CALIBRATE,
       "measurements CSV (default tools/data/validation.csv)"),
     O("--max-op-median", OPT_NUM, max_op_median, 0, 1000, CMD_VALIDATE,
@@ -121,7 +175,7 @@ const cli_opt_def cli_opts_table[] = {
       "exit 1 if the end-to-end median |error| (%) is above this"),
     O("--out", OPT_STR, out_file, 0, 0, CMD_CALIBRATE,
       "write the calibrated device file here (default: stdout)"),
-    O("--op", OPT_STR, op, 0, 0, CMD_OP, "gemm|attention|allreduce|copy"),
+    O("--op", OPT_STR, op, 0, 0, CMD_OP, "gemm|attention|allreduce|copy|grouped_gemm|alltoall"),
     O("--m", OPT_INT, m, 1, (double)(1LL << 40), CMD_OP, "GEMM rows (tokens)"),
     O("--n", OPT_INT, n, 1, (double)(1LL << 40), CMD_OP, "GEMM columns"),
     O("--k", OPT_INT, k, 1, (double)(1LL << 40), CMD_OP, "GEMM inner dimension"),
@@ -131,13 +185,14 @@ const cli_opt_def cli_opts_table[] = {
     O("--causal", OPT_BOOL, causal, 0, 0, CMD_OP, "causal attention (half the pairs)"),
     O("--bytes", OPT_INT, bytes, 1, (double)(1LL << 50), CMD_OP, "copy / all-reduce message size"),
     O("--gpus", OPT_INT, gpus, 2, 65536, CMD_OP, "all-reduce participants"),
-    O("--format", OPT_STR, format, 0, 0, CMD_MODEL | CMD_CHECK, "table|json|csv (default table)"),
-    O("--help", OPT_BOOL, help, 0, 0, CMD_MODEL | CMD_CHECK | CMD_VALIDATE | CMD_OP | CMD_CALIBRATE,
-      "this text"),
+    O("--format", OPT_STR, format, 0, 0, CMD_MODEL | CMD_CHECK | CMD_HW,
+      "table|json|csv (default table; hw: table|json)"),
+    O("--help", OPT_BOOL, help, 0, 0,
+      CMD_MODEL | CMD_CHECK | CMD_VALIDATE | CMD_OP | CMD_CALIBRATE | CMD_HW, "this text"),
 };
 #undef O
 const size_t cli_n_opts = sizeof cli_opts_table / sizeof cli_opts_table[0];
-_Static_assert(sizeof cli_opts_table / sizeof cli_opts_table[0] <= 96,
+_Static_assert(sizeof cli_opts_table / sizeof cli_opts_table[0] <= 128,
                "cli_opts.given is too small");
 
 const cli_opt_def *cli_find_opt(const char *name, int mask)
@@ -245,9 +300,12 @@ sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int
             out->trace = arg; /* trace-check FILE */
             continue;
         }
+        if (!o && mask == CMD_HW && arg[0] != '-' && !out->hw) {
+            out->hw = arg; /* hw FILE */
+            continue;
+        }
         if (!o)
-            return sim_fail(err, SIM_EINPUT,
-                            "infersim %s: unknown %s '%s'; see 'infersim %s --help'", cmd,
+            return sim_fail(err, SIM_EINPUT, "%s: unknown %s '%s'; see 'infersim %s --help'", cmd,
                             arg[0] == '-' ? "flag" : "argument", arg, cmd);
         const char *v = eq ? eq + 1 : NULL;
         if (out->given[o - cli_opts_table] && o->kind != OPT_LIST)
@@ -275,33 +333,33 @@ sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int
 /* ------------------------------------------------------------------------------------------ */
 /* Model and device names */
 
-/* A bare name ("h100-sxm") is looked up as DIR/NAME.json in the working directory, then in the
- * source tree next to the binary (build/infersim -> ../DIR). Anything else is used as given. */
+/* A bare name ("h100-sxm") is looked up as DIR/NAME.json in the data roots (find.h); for models, a
+ * folder stands for its config.json (a checkpoint, as vLLM's --model takes it) and a Hugging Face
+ * id ("meta-llama/Llama-3.1-8B") that is not a path names the model file listing it.
+ * Anything else is used as given (and its loader says it cannot be opened). */
 void cli_resolve(const char *dir, const char *arg, char *buf, size_t len)
 {
     snprintf(buf, len, "%s", arg);
-    if (strchr(arg, '/') || access(arg, F_OK) == 0)
+    struct stat sb;
+    if (strcmp(dir, "models") == 0 && stat(arg, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        /* a checkpoint folder, as vLLM's --model takes it: its config.json */
+        char cfg[PATH_MAX + 16];
+        snprintf(cfg, sizeof cfg, "%s/config.json", arg);
+        if (strlen(cfg) < len)
+            memcpy(buf, cfg, strlen(cfg) + 1);
         return;
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    exe[n > 0 ? n : 0] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash)
-        *slash = '\0';
-    const char *fmts[] = {"%s/%s.json", "%s/../%s/%s.json", "%s/%s/%s.json"};
-    char cand[PATH_MAX + 300];
-    snprintf(cand, sizeof cand, fmts[0], dir, arg);
-    if (access(cand, F_OK) == 0)
-        goto found;
-    for (int k = 1; k < 3 && slash; k++) {
-        snprintf(cand, sizeof cand, fmts[k], exe, dir, arg);
-        if (access(cand, F_OK) == 0)
-            goto found;
     }
-    return;
-found:
-    if (strlen(cand) < len)
-        memcpy(buf, cand, strlen(cand) + 1);
+    if (access(arg, F_OK) == 0)
+        return;
+    if (strchr(arg, '/')) {
+        if (strcmp(dir, "models") == 0)
+            sim_model_find_hf(arg, buf, len);
+        return;
+    }
+    char file[NAME_MAX + 8]; /* traces are named with their extension, models and devices not */
+    if (snprintf(file, sizeof file, "%s%s", arg, strcmp(dir, "traces") == 0 ? "" : ".json") <
+        (int)sizeof file)
+        sim_find_file(dir, file, buf, len);
 }
 
 sim_status cli_parse_dtype_flag(const char *flag, const char *v, sim_dtype *out, sim_err *err)
@@ -312,15 +370,20 @@ sim_status cli_parse_dtype_flag(const char *flag, const char *v, sim_dtype *out,
     return SIM_OK;
 }
 
-/* Defaults: weights in the model's format; activations fp8 with fp8 weights (W8A8, as vLLM's fp8
- * quantization), the 16-bit weight format with 16-bit weights, else the model's format
- * (weight-only int8/int4); KV cache in the 16-bit activation format. */
-static sim_status resolve_prec(const cli_opts *o, const sim_model *m, sim_prec *p, sim_err *err)
+/* Defaults: a flag, else the model's quantization_config, else: weights in the model's format;
+ * activations fp8 with fp8 weights (W8A8, as vLLM's fp8 quantization), fp4/mxfp4 with those
+ * weights on a device with fp4 tensor cores (else weight-only), else the 16-bit format; KV cache
+ * in the 16-bit activation format; group size 128 (AWQ's and GPTQ's usual). */
+static sim_status resolve_prec(const cli_opts *o, const sim_model *m, const sim_hw *hw, sim_prec *p,
+                               sim_err *err)
 {
+    const sim_quant *q = &m->quant;
     sim_status st;
     if (o->weight_dtype) {
         if ((st = cli_parse_dtype_flag("--weight-dtype", o->weight_dtype, &p->weight, err)))
             return st;
+    } else if (q->present) {
+        p->weight = q->weight;
     } else if (m->dtype_known) {
         p->weight = m->dtype;
     } else {
@@ -333,12 +396,22 @@ static sim_status resolve_prec(const cli_opts *o, const sim_model *m, sim_prec *
     if (o->act_dtype) {
         if ((st = cli_parse_dtype_flag("--act-dtype", o->act_dtype, &p->act, err)))
             return st;
+    } else if (q->act_set && !o->weight_dtype) {
+        p->act = q->act_16bit ? base : q->act;
+    } else if (p->weight == SIM_DT_FP8) {
+        p->act = SIM_DT_FP8;
+    } else if (sim_dtype_is_fp4(p->weight) && hw->peak_flops[p->weight] > 0.0) {
+        p->act = p->weight;
     } else {
-        p->act = p->weight == SIM_DT_FP8 ? SIM_DT_FP8 : base;
+        p->act = base;
     }
+    p->group_size = cli_given(o, "--weight-group-size") ? o->group_size
+                    : q->present                        ? q->group_size
+                                                        : 128;
+    p->zero_point = q->present && q->zero_point;
     if (o->kv_dtype)
         return cli_parse_dtype_flag("--kv-cache-dtype", o->kv_dtype, &p->kv, err);
-    p->kv = sim_dtype_is_16bit(p->act) ? p->act : base;
+    p->kv = q->kv_set ? q->kv : sim_dtype_is_16bit(p->act) ? p->act : base;
     return SIM_OK;
 }
 
@@ -354,6 +427,43 @@ const cli_cache_entry *cli_cache_find(const cli_file_cache *c, char kind, const 
             (kind != 't' || (c->e[i].scale == scale && c->e[i].limit == limit)))
             return &c->e[i];
     return NULL;
+}
+
+/* A name that is no file and was found in no data folder (cli_resolve left it as given): the
+ * message says where infersim looked and which names it has, instead of "cannot open". */
+static sim_status explain_missing(const char *dir, const char *name, sim_status st, sim_err *err)
+{
+    size_t l = strlen(name);
+    bool is_json = l > 5 && strcmp(name + l - 5, ".json") == 0;
+    if (!st || is_json || access(name, F_OK) == 0)
+        return st;
+    char known[384];
+    sim_find_names(dir, known, sizeof known);
+    if (!known[0])
+        snprintf(known, sizeof known, "(no %s/ folder found)", dir);
+    if (strchr(name, '/'))
+        return strcmp(dir, "models") != 0
+                   ? st
+                   : sim_fail(err, SIM_EINPUT,
+                              "%s: no such file, and no models/NAME.json lists this Hugging Face "
+                              "id in its infersim_hf_ids; expected a config.json path, a model "
+                              "name (%s) or a listed id",
+                              name, known);
+    return sim_fail(err, SIM_EINPUT,
+                    "%s: no such file, and no %s/%s.json in the working directory, "
+                    "$INFERSIM_DATA, next to the binary or in share/infersim; expected a path or "
+                    "one of: %s",
+                    name, dir, name, known);
+}
+
+static sim_status load_model(const char *path, sim_model *m, sim_err *err)
+{
+    return explain_missing("models", path, sim_model_load(path, m, err), err);
+}
+
+static sim_status load_hw(const char *path, sim_hw *hw, sim_err *err)
+{
+    return explain_missing("hw", path, sim_hw_load(path, hw, err), err);
 }
 
 /* Loads a file into the cache unless it is there (its failure is kept for the points). */
@@ -376,8 +486,8 @@ sim_status cli_cache_add(cli_file_cache *c, char kind, const char *path, double 
     snprintf(e->path, sizeof e->path, "%s", path);
     e->scale = scale;
     e->limit = limit;
-    e->st = kind == 'm'   ? sim_model_load(path, &e->model, &e->err)
-            : kind == 'h' ? sim_hw_load(path, &e->hw, &e->err)
+    e->st = kind == 'm'   ? load_model(path, &e->model, &e->err)
+            : kind == 'h' ? load_hw(path, &e->hw, &e->err)
                           : sim_workload_load_trace(path, scale, limit, &e->w, &e->err);
     return SIM_OK;
 }
@@ -405,7 +515,7 @@ const cli_cache_entry *cli_cache_get(const cli_file_cache *c, char kind, const c
 sim_status cli_get_model(const cli_file_cache *c, const char *path, sim_model *out, sim_err *err)
 {
     if (!c)
-        return sim_model_load(path, out, err);
+        return load_model(path, out, err);
     sim_status st;
     const cli_cache_entry *e = cli_cache_get(c, 'm', path, 0, 0, err, &st);
     if (e)
@@ -416,7 +526,7 @@ sim_status cli_get_model(const cli_file_cache *c, const char *path, sim_model *o
 sim_status cli_get_hw(const cli_file_cache *c, const char *path, sim_hw *out, sim_err *err)
 {
     if (!c)
-        return sim_hw_load(path, out, err);
+        return load_hw(path, out, err);
     sim_status st;
     const cli_cache_entry *e = cli_cache_get(c, 'h', path, 0, 0, err, &st);
     if (e)
@@ -481,6 +591,8 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
     cli_resolve("hw", o->hw, path, sizeof path);
     if ((st = cli_get_hw(cache, path, &L->hw, err)))
         return st;
+    L->usd_per_gpu_hour =
+        cli_given(o, "--usd-per-gpu-hour") ? o->usd_per_gpu_hour : L->hw.usd_per_gpu_hour;
     L->step = (sim_step_cfg){.model = &L->model,
                              .hw = &L->hw,
                              .tp = (int)o->tp,
@@ -488,12 +600,16 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
                              .eager = o->enforce_eager,
                              .iteration_overhead_ns = o->iter_us * 1e3,
                              .request_overhead_ns = o->req_us * 1e3,
-                             .async_sched = o->async_sched};
+                             .async_sched = o->async_sched,
+                             .ep = (int)o->ep,
+                             .dp_attention = o->dp_attention,
+                             .expert_imbalance = o->expert_imbalance};
     if (!o->model)
         return SIM_OK;
     cli_resolve("models", o->model, path, sizeof path);
     if ((st = cli_get_model(cache, path, &L->model, err)) ||
-        (st = resolve_prec(o, &L->model, &L->step.prec, err)) || (st = load_spec(o, L, cache, err)))
+        (st = resolve_prec(o, &L->model, &L->hw, &L->step.prec, err)) ||
+        (st = load_spec(o, L, cache, err)))
         return st;
     return sim_step_check(&L->step, err);
 }
@@ -501,6 +617,8 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
 const cli_opts cli_defaults = {
     .format = "table",
     .tp = 1,
+    .ep = 1,
+    .expert_imbalance = 1.0,
     .batch = 1,
     .input_len = 1024,
     .output_len = 256,
@@ -522,16 +640,37 @@ const cli_opts cli_defaults = {
     .time_scale = 1.0,
     .block_size = 16,
     .max_seqs = 256,
+    .trace_max_mb = 512.0,
     .max_tokens = 8192,
 };
 
 /* ------------------------------------------------------------------------------------------ */
 /* Commands */
 
-/* The run's timeline: its prefill step and its first decode (or verify) step. */
-static sim_status write_run_trace(const char *path, const sim_run_cfg *cfg, const sim_run_result *r,
-                                  sim_err *err)
+/* Refuses a timeline estimated past --trace-max-mb, before a byte of it is written. */
+static sim_status check_trace_size(const cli_opts *o, double est_bytes, const char *what,
+                                   sim_err *err)
 {
+    if (est_bytes <= o->trace_max_mb * 1e6)
+        return SIM_OK;
+    return sim_fail(err, SIM_EINPUT,
+                    "--chrome-trace: %s would take about %.0f MB, past --trace-max-mb %g; "
+                    "raise the limit or write less (%s)",
+                    what, est_bytes / 1e6, o->trace_max_mb,
+                    o->trace_ranks ? "fewer ranks, a --trace-window or a coarser --trace-detail"
+                                   : "a --trace-window, a coarser --trace-detail or fewer "
+                                     "--num-prompts");
+}
+
+/* The run's timeline: its prefill step and its first decode (or verify) step. */
+static sim_status write_run_trace(const cli_opts *o, const sim_run_cfg *cfg,
+                                  const sim_run_result *r, sim_err *err)
+{
+    bool all = false;
+    if (o->trace_ranks && !(all = strcmp(o->trace_ranks, "all") == 0) &&
+        strcmp(o->trace_ranks, "one") != 0)
+        return sim_fail(err, SIM_EINPUT, "--trace-ranks: value '%s', expected all or one",
+                        o->trace_ranks);
     sim_step_result *dec = NULL;
     if (cfg->output_len > 1) {
         dec = calloc(1, sizeof *dec);
@@ -542,7 +681,13 @@ static sim_status write_run_trace(const char *path, const sim_run_cfg *cfg, cons
         sim_seq_group g = {.count = cfg->batch, .q = q, .c = cfg->input_len, .logits = q};
         sim_step_price(&cfg->step, &g, 1, dec);
     }
-    sim_status st = sim_trace_run(path, &cfg->step, &r->prefill, dec, err);
+    char what[64];
+    snprintf(what, sizeof what, "the run timeline of %d rank%s", all ? cfg->step.tp : 1,
+             all && cfg->step.tp > 1 ? "s" : "");
+    sim_status st = check_trace_size(
+        o, sim_trace_run_estimate_bytes(&r->prefill, dec, all ? cfg->step.tp : 1), what, err);
+    if (!st)
+        st = sim_trace_run(o->chrome_trace, &cfg->step, &r->prefill, dec, all, err);
     free(dec);
     return st;
 }
@@ -556,7 +701,8 @@ sim_status cli_run_point(const cli_opts *o, cli_loaded *L, const cli_file_cache 
                          .input_len = o->input_len,
                          .output_len = o->output_len,
                          .mem_util = o->util,
-                         .spec = &L->spec};
+                         .spec = &L->spec,
+                         .usd_per_gpu_hour = L->usd_per_gpu_hour};
     if (!st) {
         cfg->step = L->step;
         st = sim_run_check(cfg, err);
@@ -577,8 +723,13 @@ static sim_status cmd_run(const cli_opts *o, FILE *out, sim_err *err)
     }
     sim_run_cfg cfg;
     sim_status st = cli_run_point(o, L, NULL, &cfg, r, err);
+    if (!st && !o->chrome_trace && (o->trace_ranks || cli_given(o, "--trace-max-mb")))
+        st = sim_fail(err, SIM_EINPUT, "%s: needs --chrome-trace FILE",
+                      o->trace_ranks ? "--trace-ranks" : "--trace-max-mb");
     if (!st && o->chrome_trace)
-        st = write_run_trace(o->chrome_trace, &cfg, r, err);
+        st = write_run_trace(o, &cfg, r, err);
+    if (!st && o->html)
+        st = sim_html_run(o->html, o->cmdline ? o->cmdline : "infersim run", &cfg, r, err);
     if (!st && (st = sim_report_run(out, L->fmt, &cfg, r)))
         sim_fail(err, st, "writing the result failed");
     free(r);
@@ -597,10 +748,15 @@ static sim_status cmd_roofline(const cli_opts *o, FILE *out, sim_err *err)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
     }
     sim_status st = cli_load_common(o, false, L, NULL, err);
-    sim_roofline rf = {
-        .hw = &L->hw, .dtype = SIM_DT_BF16, .batch = o->batch, .input_len = o->input_len};
-    if (!st && o->model)
+    sim_roofline rf = {.hw = &L->hw,
+                       .dtype = SIM_DT_BF16,
+                       .batch = o->batch,
+                       .input_len = o->input_len,
+                       .group_size = cli_given(o, "--weight-group-size") ? o->group_size : 128};
+    if (!st && o->model) {
         rf.dtype = sim_graph_gemm_dtype(&L->step.prec);
+        rf.group_size = L->step.prec.group_size;
+    }
     if (!st && o->dtype && !(st = cli_parse_dtype_flag("--dtype", o->dtype, &rf.dtype, err)) &&
         L->hw.peak_flops[rf.dtype] <= 0.0)
         st = sim_fail(err, SIM_EINPUT,
@@ -637,7 +793,8 @@ static sim_status check_workload_flags(const cli_opts *o, sim_err *err)
 {
     static const char *const synthetic_only[] = {"--random-input-len",   "--random-output-len",
                                                  "--random-range-ratio", "--request-rate",
-                                                 "--burstiness",         "--seed"};
+                                                 "--burstiness",         "--seed",
+                                                 "--dataset-name"};
     if (o->trace) {
         for (size_t i = 0; i < sizeof synthetic_only / sizeof synthetic_only[0]; i++)
             if (cli_given(o, synthetic_only[i]))
@@ -666,15 +823,18 @@ static sim_status serve_workload(const cli_opts *o, const cli_file_cache *cache,
     *w = own;
     if (st)
         return st;
+    char path[PATH_MAX];
+    if (o->trace)
+        cli_resolve("traces", o->trace, path, sizeof path);
     if (o->trace && cache) {
         const cli_cache_entry *e =
-            cli_cache_get(cache, 't', o->trace, o->time_scale, cli_trace_limit(o), err, &st);
+            cli_cache_get(cache, 't', path, o->time_scale, cli_trace_limit(o), err, &st);
         if (e)
             *w = &e->w;
         return st;
     }
     if (o->trace)
-        return sim_workload_load_trace(o->trace, o->time_scale, cli_trace_limit(o), own, err);
+        return sim_workload_load_trace(path, o->time_scale, cli_trace_limit(o), own, err);
     sim_synth_cfg s = {.num_prompts = o->num_prompts,
                        .input_len = o->rand_in,
                        .output_len = o->rand_out,
@@ -707,7 +867,34 @@ static sim_status parse_window(const char *s, int64_t *w0, int64_t *w1, sim_err 
     return SIM_OK;
 }
 
-static sim_status open_serve_trace(const cli_opts *o, sim_engine_cfg *cfg, size_t n,
+/* The timeline's estimated size: a first pass of the simulation (deterministic, so the second
+ * pass repeats it exactly) counts the iterations, requests and preemptions inside the window. */
+static sim_status serve_trace_size(const cli_opts *o, const sim_engine_cfg *cfg,
+                                   const sim_workload *w, sim_trace_detail detail, int64_t w0,
+                                   int64_t w1, sim_err *err)
+{
+    sim_engine_cfg quiet = *cfg;
+    quiet.observer = NULL;
+    sim_engine_result res;
+    sim_status st = sim_engine_run(&quiet, w, &res, err);
+    if (st)
+        return st;
+    double dur = (double)res.duration_ns;
+    double end = w1 < 0 || (double)w1 > dur ? dur : (double)w1;
+    double frac = dur > 0.0 ? fmax(0.0, end - (double)w0) / dur : 1.0;
+    double est =
+        sim_trace_serve_estimate_bytes(detail, &cfg->step, frac * (double)res.iterations,
+                                       frac * (double)res.n, frac * (double)res.preemptions);
+    sim_engine_result_free(&res);
+    if (est < 0.0)
+        return sim_fail(err, SIM_EINTERNAL, "out of memory estimating the timeline");
+    char what[96];
+    snprintf(what, sizeof what, "the serve timeline at --trace-detail %s",
+             o->trace_detail ? o->trace_detail : "iteration");
+    return check_trace_size(o, est, what, err);
+}
+
+static sim_status open_serve_trace(const cli_opts *o, sim_engine_cfg *cfg, const sim_workload *w,
                                    sim_trace_serve **out, sim_err *err)
 {
     sim_trace_detail detail = SIM_TRACE_ITERATION;
@@ -718,12 +905,14 @@ static sim_status open_serve_trace(const cli_opts *o, sim_engine_cfg *cfg, size_
                         "or op",
                         o->trace_detail);
     sim_status st = o->trace_window ? parse_window(o->trace_window, &w0, &w1, err) : SIM_OK;
+    if (!st)
+        st = serve_trace_size(o, cfg, w, detail, w0, w1, err);
     if (st)
         return st;
     sim_trace_serve *ts = calloc(1, sizeof *ts);
     if (!ts)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
-    if ((st = sim_trace_serve_open(ts, o->chrome_trace, detail, w0, w1, n, &cfg->step, err))) {
+    if ((st = sim_trace_serve_open(ts, o->chrome_trace, detail, w0, w1, w->n, &cfg->step, err))) {
         free(ts);
         return st;
     }
@@ -736,6 +925,8 @@ static sim_status open_serve_trace(const cli_opts *o, sim_engine_cfg *cfg, size_
 
 void cli_serve_state_free(cli_serve_state *s)
 {
+    free(s->series);
+    s->series = NULL;
     sim_engine_result_free(&s->res);
     sim_workload_free(&s->own);
 }
@@ -754,25 +945,45 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
                               .max_concurrency =
                                   cli_given(o, "--max-concurrency") ? o->max_concurrency : 0,
                               .seed = seed};
-    if (!o->chrome_trace && (o->trace_detail || o->trace_window))
+    if (!o->chrome_trace && (o->trace_detail || o->trace_window || cli_given(o, "--trace-max-mb")))
         return sim_fail(err, SIM_EINPUT, "%s: needs --chrome-trace FILE",
-                        o->trace_detail ? "--trace-detail" : "--trace-window");
+                        o->trace_detail   ? "--trace-detail"
+                        : o->trace_window ? "--trace-window"
+                                          : "--trace-max-mb");
     sim_status st = cli_load_common(o, true, L, cache, err);
     if (!st && o->goodput[0])
         st = sim_slo_parse(o->goodput, &s->slo, err);
     if (!st)
         st = serve_workload(o, cache, seed, &s->own, &s->w, err);
     if (!st) {
+        s->usd_per_gpu_hour = L->usd_per_gpu_hour;
         s->cfg.step = L->step;
+        /* each of vLLM's data-parallel engines has its own batch limits: the replica's scheduler
+         * gets dp times the flags' */
+        sim_par par = sim_step_par(&s->cfg.step);
+        s->cfg.sched.max_num_seqs *= sim_par_dp(&par);
+        s->cfg.sched.max_num_batched_tokens *= sim_par_dp(&par);
         s->cfg.spec = &L->spec;
         s->cfg.sched.spec_tokens = sim_spec_active(&L->spec) ? L->spec.k : 0;
         st = sim_engine_check(&s->cfg, s->w, err);
     }
     sim_trace_serve *ts = NULL;
     if (!st && o->chrome_trace)
-        st = open_serve_trace(o, &s->cfg, s->w->n, &ts, err);
+        st = open_serve_trace(o, &s->cfg, s->w, &ts, err);
+    if (!st && o->html) { /* the run over time, recorded before the timeline sees it */
+        if (!(s->series = malloc(sizeof *s->series)))
+            st = sim_fail(err, SIM_EINTERNAL, "out of memory");
+        else
+            sim_series_init(s->series, s->cfg.observer);
+        if (s->series)
+            s->cfg.observer = &s->series->observer;
+    }
     if (!st)
         st = sim_engine_run(&s->cfg, s->w, &s->res, err);
+    if (s->series) {
+        s->series->next = NULL;
+        s->cfg.observer = NULL;
+    }
     if (ts) {
         if (!st)
             st = sim_trace_serve_close(ts, s->res.duration_ns, err);
@@ -786,6 +997,90 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
     return st;
 }
 
+/* Python's str() of a float, as vLLM's file name holds the request rate: "inf", "10.0", "2.5". */
+static void py_float(double v, char *buf, size_t len)
+{
+    if (isinf(v)) {
+        snprintf(buf, len, "inf");
+        return;
+    }
+    snprintf(buf, len, "%.15g", v);
+    if (!strpbrk(buf, ".e"))
+        snprintf(buf + strlen(buf), len - strlen(buf), ".0");
+}
+
+/* Creates every folder of `dir` that is missing (vLLM's os.makedirs(exist_ok=True)). */
+static sim_status make_dirs(const char *dir, sim_err *err)
+{
+    char buf[PATH_MAX];
+    if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf)
+        return sim_fail(err, SIM_EINPUT, "--result-dir: path too long");
+    for (char *p = buf + 1;; p++) {
+        if (*p != '/' && *p)
+            continue;
+        char c = *p;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return sim_fail(err, SIM_EINPUT, "--result-dir: cannot create %s: %s", buf,
+                            strerror(errno));
+        if (!c)
+            return SIM_OK;
+        *p = c;
+    }
+}
+
+/* vLLM's --save-result: its file name (or --result-filename) in --result-dir, its JSON. */
+static sim_status save_vllm_result(const cli_opts *o, const sim_serve_report *rep, sim_err *err)
+{
+    char date[32], rate[64], name[PATH_MAX], path[PATH_MAX * 2];
+    time_t now = time(NULL);
+    struct tm tm;
+    if (!localtime_r(&now, &tm) || !strftime(date, sizeof date, "%Y%m%d-%H%M%S", &tm))
+        snprintf(date, sizeof date, "19700101-000000");
+    const char *backend = o->backend ? o->backend : "openai";
+    const char *base = strrchr(o->model, '/') ? strrchr(o->model, '/') + 1 : o->model;
+    py_float(o->rate, rate, sizeof rate);
+    if (o->result_filename)
+        snprintf(name, sizeof name, "%s", o->result_filename);
+    else if (o->max_concurrency > 0 && cli_given(o, "--max-concurrency"))
+        snprintf(name, sizeof name, "%s-%sqps-concurrency%lld-%s-%s.json",
+                 o->label ? o->label : backend, rate, (long long)o->max_concurrency, base, date);
+    else
+        snprintf(name, sizeof name, "%s-%sqps-%s-%s.json", o->label ? o->label : backend, rate,
+                 base, date);
+    sim_status st = o->result_dir ? make_dirs(o->result_dir, err) : SIM_OK;
+    if (st)
+        return st;
+    snprintf(path, sizeof path, "%s%s%s", o->result_dir ? o->result_dir : "",
+             o->result_dir ? "/" : "", name);
+    sim_vllm_meta meta = {.backend = backend,
+                          .model_id = o->model,
+                          .tokenizer_id = o->tokenizer ? o->tokenizer : o->model,
+                          .date = date,
+                          .num_prompts = (int64_t)rep->w->n,
+                          .request_rate = rep->request_rate,
+                          .burstiness = o->burstiness,
+                          .max_concurrency =
+                              cli_given(o, "--max-concurrency") ? o->max_concurrency : 0};
+    return sim_report_vllm_result(path, rep, &meta, err);
+}
+
+/* vLLM's flags that only make sense together, and its datasets. */
+static sim_status check_vllm_flags(const cli_opts *o, sim_err *err)
+{
+    if (o->dataset_name && strcmp(o->dataset_name, "random") != 0)
+        return sim_fail(err, SIM_EINPUT,
+                        "--dataset-name: value '%s', expected random (infersim draws vLLM's random "
+                        "dataset from --random-input-len/--random-output-len; to replay recorded "
+                        "traffic use --trace FILE: Azure CSV, Mooncake JSONL or a CSV of "
+                        "arrival_s,input_tokens,output_tokens)",
+                        o->dataset_name);
+    if (!o->save_result && (o->result_dir || o->result_filename))
+        return sim_fail(err, SIM_EINPUT, "%s: needs --save-result",
+                        o->result_dir ? "--result-dir" : "--result-filename");
+    return SIM_OK;
+}
+
 static sim_status cmd_serve(const cli_opts *o, FILE *out, sim_err *err)
 {
     if (o->save_requests && o->chrome_trace && sim_outfile_same(o->save_requests, o->chrome_trace))
@@ -795,24 +1090,47 @@ static sim_status cmd_serve(const cli_opts *o, FILE *out, sim_err *err)
                         o->save_requests);
     cli_loaded *L = calloc(1, sizeof *L);
     cli_serve_state *s = calloc(1, sizeof *s);
-    if (!L || !s) {
+    sim_pct_values *saved = calloc(1, sizeof *saved);
+    if (!L || !s || !saved) {
         free(L);
         free(s);
+        free(saved);
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
     }
-    sim_status st = cli_serve_point(o, L, NULL, (uint64_t)o->seed, s, err);
+    /* printed: every metric at p90 and p99 unless vLLM's two flags say otherwise; saved: what
+     * vLLM saves (its defaults ttft,tpot,itl at p99 unless the flags say otherwise) */
+    bool pick = o->percentile_metrics || o->metric_percentiles;
+    sim_pct_sel sel;
+    sim_status st = check_vllm_flags(o, err);
+    if (!st)
+        st = sim_pct_sel_parse(o->percentile_metrics, o->metric_percentiles, &sel, err);
+    if (!st)
+        st = cli_serve_point(o, L, NULL, (uint64_t)o->seed, s, err);
+    if (!st && (pick || o->save_result) && sim_metrics_selected(&s->res, &sel, saved))
+        st = sim_fail(err, SIM_EINTERNAL, "out of memory computing percentiles");
     sim_serve_report rep = {.cfg = &s->cfg,
                             .w = s->w,
                             .res = &s->res,
                             .m = &s->m,
-                            .request_rate = o->trace ? NAN : o->rate};
+                            .request_rate = o->trace ? NAN : o->rate,
+                            .usd_per_gpu_hour = s->usd_per_gpu_hour,
+                            .pct = &sel,
+                            .pct_ms = saved};
     if (!st && o->save_requests)
         st = sim_report_save_requests(o->save_requests, &rep, err);
+    if (!st && o->save_result)
+        st = save_vllm_result(o, &rep, err);
+    if (!pick)
+        rep.pct = NULL, rep.pct_ms = NULL;
+    if (!st && o->html)
+        st = sim_html_serve(o->html, o->cmdline ? o->cmdline : "infersim serve", &rep, &s->slo,
+                            s->series, err);
     if (!st && (st = sim_report_serve(out, L->fmt, &rep)))
         sim_fail(err, st, "writing the result failed");
     cli_serve_state_free(s);
     free(s);
     free(L);
+    free(saved);
     return st;
 }
 
@@ -833,26 +1151,119 @@ static sim_status cmd_trace_check(const cli_opts *o, FILE *out, sim_err *err)
     return SIM_OK;
 }
 
+/* hw FILE: every field of a device with its value and where it came from. */
+static sim_status cmd_hw(const cli_opts *o, FILE *out, sim_err *err)
+{
+    if (!o->hw)
+        return sim_fail(err, SIM_EINPUT, "hw: missing FILE (infersim hw FILE|NAME)");
+    bool json = strcmp(o->format, "json") == 0;
+    if (!json && strcmp(o->format, "table") != 0)
+        return sim_fail(err, SIM_EINPUT, "--format: value '%s', expected table or json", o->format);
+    char path[PATH_MAX];
+    cli_resolve("hw", o->hw, path, sizeof path);
+    sim_hw hw;
+    sim_status st = cli_get_hw(NULL, path, &hw, err);
+    if (st)
+        return st;
+    cJSON *root = json ? cJSON_CreateObject() : NULL, *fields = NULL;
+    if (json) {
+        cJSON_AddStringToObject(root, "name", hw.name);
+        cJSON_AddStringToObject(root, "path", hw.path);
+        cJSON_AddStringToObject(root, "arch", hw.arch);
+        fields = cJSON_AddArrayToObject(root, "fields");
+    } else {
+        fprintf(out, "%s (%s), arch %s\n", hw.name, hw.path, hw.arch[0] ? hw.arch : "(none)");
+        fprintf(out, "%-30s %12s  %-8s %s\n", "field", "value", "from", "default rule");
+    }
+    const char *arch_source = NULL;
+    for (size_t i = 0; i < sim_hw_n_fields(); i++) {
+        sim_hw_field_info f = sim_hw_field(&hw, i);
+        if (f.origin != SIM_HW_FILE && f.arch_source)
+            arch_source = f.arch_source;
+        if (!json) {
+            fprintf(out, "%-30s %12.6g  %-8s %s\n", f.json, f.value, sim_hw_origin_name(f.origin),
+                    f.origin == SIM_HW_FILE ? "" : f.rule);
+            continue;
+        }
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddStringToObject(row, "field", f.json);
+        cJSON_AddNumberToObject(row, "value", f.value);
+        cJSON_AddStringToObject(row, "from", sim_hw_origin_name(f.origin));
+        cJSON_AddStringToObject(row, "rule", f.rule);
+        cJSON_AddItemToArray(fields, row);
+    }
+    if (json) {
+        cJSON_AddStringToObject(root, "arch_source", arch_source ? arch_source : "");
+        char *txt = cJSON_Print(root);
+        cJSON_Delete(root);
+        if (!txt)
+            return sim_fail(err, SIM_EINTERNAL, "out of memory");
+        fprintf(out, "%s\n", txt);
+        free(txt);
+    } else if (arch_source) {
+        fprintf(out, "architecture constants: %s\n", arch_source);
+    }
+    return ferror(out) ? sim_fail(err, SIM_EINTERNAL, "writing the result failed") : SIM_OK;
+}
+
+/* One command: its flags come from the option table (mask) and run through fn, or (sweep, merge,
+ * compare) it parses its own arguments through argv_fn. One table drives dispatch, the top-level
+ * usage and every --help. */
 typedef struct command {
     const char *name;
     int mask;
     sim_status (*fn)(const cli_opts *, FILE *, sim_err *);
+    sim_status (*argv_fn)(int argc, char **argv, FILE *out, FILE *errf, sim_err *err);
     const char *summary;
+    const char *usage; /* argv commands: their synopsis and flags */
 } command;
 
+static sim_status cmd_merge(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
+{
+    (void)errf;
+    return cli_cmd_merge(argc, argv, out, err);
+}
+
+static sim_status cmd_compare(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
+{
+    (void)errf;
+    return cli_cmd_compare(argc, argv, out, err);
+}
+
 static const command commands[] = {
-    {"run", CMD_RUN, cmd_run, "static batch: TTFT, TPOT, E2E, throughput, per-op breakdown"},
-    {"roofline", CMD_ROOFLINE, cmd_roofline, "peaks, bandwidth, ridge points, op intensities"},
-    {"serve", CMD_SERVE, cmd_serve,
-     "request stream under continuous batching: vLLM's serving benchmark metrics"},
-    {"trace-check", CMD_CHECK, cmd_trace_check,
-     "validate a Chrome trace (slices nest, names, counters, ids)"},
-    {"op", CMD_OP, cli_cmd_op, "price one GEMM, attention, copy or all-reduce on a device"},
-    {"validate", CMD_VALIDATE, cli_cmd_validate,
-     "predictions against the public measurements, with the error summary"},
-    {"calibrate", CMD_CALIBRATE, cli_cmd_calibrate,
-     "fit a device's efficiencies to its op-level measurements"},
+    {"run", CMD_RUN, cmd_run, NULL, "static batch: TTFT, TPOT, E2E, throughput, per-op breakdown",
+     NULL},
+    {"roofline", CMD_ROOFLINE, cmd_roofline, NULL, "peaks, bandwidth, ridge points, op intensities",
+     NULL},
+    {"serve", CMD_SERVE, cmd_serve, NULL,
+     "request stream under continuous batching: vLLM's serving benchmark metrics", NULL},
+    {"sweep", 0, NULL, cli_cmd_sweep,
+     "run|serve over a grid (any flag a comma-separated list), in parallel", NULL},
+    {"merge", 0, NULL, cmd_merge, "join sweep shard files back into grid order",
+     "usage: infersim merge [--out FILE] SHARD...\n"
+     "  SHARD...                   the files of 'infersim sweep --shard I/N --out FILE' (all CSV "
+     "or\n"
+     "                             all JSONL), joined back into grid order\n"
+     "  --out S                    write the merged rows here (default: stdout)\n"},
+    {"compare", 0, NULL, cmd_compare,
+     "a vLLM --save-result (or run-style) JSON against the prediction for the same flags",
+     "usage: infersim compare --result FILE.json [the run or serve flags of the measurement]\n"
+     "  --result S                 a vLLM --save-result file (mean_ttft_ms, ...: compared with\n"
+     "                             'infersim serve') or a run-style JSON (ttft_ms, ...: 'infersim\n"
+     "                             run'); the other flags are those commands' flags\n"},
+    {"trace-check", CMD_CHECK, cmd_trace_check, NULL,
+     "validate a Chrome trace (slices nest, names, counters, ids)", NULL},
+    {"op", CMD_OP, cli_cmd_op, NULL, "price one GEMM, attention, copy or all-reduce on a device",
+     NULL},
+    {"validate", CMD_VALIDATE, cli_cmd_validate, NULL,
+     "predictions against the public measurements, with the error summary", NULL},
+    {"calibrate", CMD_CALIBRATE, cli_cmd_calibrate, NULL,
+     "fit a device's efficiencies to its op-level measurements", NULL},
+    {"hw", CMD_HW, cmd_hw, NULL,
+     "a device file's every field, and whether it came from the file, a default or is derived",
+     NULL},
 };
+enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 
 static void top_usage(FILE *f)
 {
@@ -860,13 +1271,103 @@ static void top_usage(FILE *f)
             "infersim %s - predicts LLM serving performance with the roofline model\n"
             "usage: infersim COMMAND [flags]   (infersim COMMAND --help for its flags)\n",
             INFERSIM_VERSION);
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    for (size_t i = 0; i < N_COMMANDS; i++)
         fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "  %-11s %s\n", "sweep",
-            "run|serve over a grid (any flag a comma-separated list), in parallel");
-    fprintf(f, "  %-11s %s\n", "merge", "join sweep shard files back into grid order");
-    fprintf(f, "  %-11s %s\n", "compare",
-            "a vLLM --save-result (or run-style) JSON against the prediction for the same flags");
+}
+
+/* Whether argv[first..] asks for help. */
+static bool wants_help(int argc, char **argv, int first)
+{
+    for (int i = first; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return true;
+    return false;
+}
+
+/* A command's --help; sweep's names its subcommand's flags. */
+static void command_help(FILE *f, const command *c, int argc, char **argv)
+{
+    if (c->fn)
+        usage(f, c->name, c->mask);
+    else if (strcmp(c->name, "sweep") == 0)
+        cli_sweep_usage(
+            f, argc > 2 && (strcmp(argv[2], "run") == 0 || strcmp(argv[2], "serve") == 0) ? argv[2]
+                                                                                          : NULL);
+    else
+        fputs(c->usage, f);
+}
+
+/* Runs argv[1] with its flags; a failure's message is left in err. */
+static sim_status dispatch(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
+{
+    const char *name = argv[1];
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+        const command *c = &commands[i];
+        if (strcmp(name, c->name) != 0)
+            continue;
+        if (wants_help(argc, argv, 2)) {
+            command_help(out, c, argc, argv);
+            return SIM_OK;
+        }
+        if (c->argv_fn)
+            return c->argv_fn(argc, argv, out, errf, err);
+        cli_opts o = cli_defaults;
+        sim_status st = cli_parse_opts(argc, argv, 2, c->name, c->mask, &o, err);
+        if (st)
+            return st;
+        char *cmdline = cli_cmdline(argc, argv); /* the command as typed, for --html reports */
+        if (!cmdline)
+            return sim_fail(err, SIM_EINTERNAL, "out of memory");
+        o.cmdline = cmdline;
+        st = c->fn(&o, out, err);
+        free(cmdline);
+        return st;
+    }
+    char names[512] = "";
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                 i == 0                ? ""
+                 : i + 1 == N_COMMANDS ? " or "
+                                       : ", ",
+                 commands[i].name);
+    return sim_fail(err, SIM_EINPUT, "unknown command '%s'; expected %s (infersim --help)", name,
+                    names);
+}
+
+sim_status sim_cli_run(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
+{
+    if (argc < 2)
+        return sim_fail(err, SIM_EINPUT,
+                        "missing command; expected 'infersim COMMAND [flags]' (infersim --help)");
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "help") == 0 || strcmp(name, "-h") == 0) {
+        top_usage(out);
+        return SIM_OK;
+    }
+    if (strcmp(name, "--version") == 0) {
+        fprintf(out, "infersim %s\n", INFERSIM_VERSION);
+        return SIM_OK;
+    }
+    sim_status st = dispatch(argc, argv, out, errf, err);
+    if (st && !err->msg[0])
+        sim_fail(err, st, "internal error");
+    return st;
+}
+
+char *cli_cmdline(int argc, char **argv)
+{
+    size_t len = 16;
+    for (int i = 1; i < argc; i++)
+        len += strlen(argv[i]) + 3;
+    char *s = malloc(len);
+    if (!s)
+        return NULL;
+    size_t n = (size_t)snprintf(s, len, "infersim");
+    for (int i = 1; i < argc; i++) {
+        bool quote = argv[i][0] == '\0' || strpbrk(argv[i], " \t\"'$&|;<>*?()") != NULL;
+        n += (size_t)snprintf(s + n, len - n, quote ? " '%s'" : " %s", argv[i]);
+    }
+    return s;
 }
 
 int sim_cli_main(int argc, char **argv, FILE *out, FILE *errf)
@@ -875,47 +1376,9 @@ int sim_cli_main(int argc, char **argv, FILE *out, FILE *errf)
         top_usage(errf);
         return SIM_EINPUT;
     }
-    const char *name = argv[1];
-    if (strcmp(name, "--help") == 0 || strcmp(name, "help") == 0 || strcmp(name, "-h") == 0) {
-        top_usage(out);
-        return 0;
-    }
-    if (strcmp(name, "--version") == 0) {
-        fprintf(out, "infersim %s\n", INFERSIM_VERSION);
-        return 0;
-    }
-    if (strcmp(name, "sweep") == 0 || strcmp(name, "merge") == 0 || strcmp(name, "compare") == 0) {
-        sim_err err = {{0}};
-        sim_status st = name[0] == 's'   ? cli_cmd_sweep(argc, argv, out, errf, &err)
-                        : name[0] == 'm' ? cli_cmd_merge(argc, argv, out, &err)
-                                         : cli_cmd_compare(argc, argv, out, &err);
-        if (st)
-            fprintf(errf, "infersim: %s\n", err.msg[0] ? err.msg : "internal error");
-        return (int)st;
-    }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-        const command *c = &commands[i];
-        if (strcmp(name, c->name) != 0)
-            continue;
-        cli_opts o = cli_defaults;
-        sim_err err = {{0}};
-        sim_status st = cli_parse_opts(argc, argv, 2, c->name, c->mask, &o, &err);
-        if (!st && o.help) {
-            usage(out, c->name, c->mask);
-            return 0;
-        }
-        if (!st)
-            st = c->fn(&o, out, &err);
-        if (st)
-            fprintf(errf, "infersim: %s\n", err.msg[0] ? err.msg : "internal error");
-        return (int)st;
-    }
-    char shown[256];
-    sim_escape(name, shown, sizeof shown);
-    fprintf(errf,
-            "infersim: unknown command '%s'; expected run, serve, roofline, sweep, merge, "
-            "trace-check, op, validate, calibrate or compare "
-            "(infersim --help)\n",
-            shown);
-    return SIM_EINPUT;
+    sim_err err = {{0}};
+    sim_status st = sim_cli_run(argc, argv, out, errf, &err);
+    if (st)
+        fprintf(errf, "infersim: %s\n", err.msg);
+    return (int)st;
 }

@@ -1,8 +1,9 @@
 /* cli_internal.h - what the command line's files share (private to sim/cli*.c).
  *
- * cli.c holds the option table, flag parsing, file loading and the run / serve / roofline /
- * trace-check commands; cli_sweep.c the sweep and merge commands; cli_validate.c the op,
- * validate, calibrate and compare commands. The public entry point is sim_cli_main (cli.h).
+ * cli.c holds the option table, the command table, flag parsing, file loading and the run / serve /
+ * roofline / hw / trace-check commands; cli_sweep.c the sweep and merge commands; cli_validate.c
+ * the op, validate, calibrate and compare commands. The public entry points are sim_cli_main and
+ * sim_cli_run (cli.h); the C API (api.c) calls the latter.
  */
 #ifndef SIM_CLI_INTERNAL_H
 #define SIM_CLI_INTERNAL_H
@@ -15,8 +16,10 @@
 
 #include "engine.h"
 #include "metrics.h"
+#include "price.h"
 #include "report.h"
 #include "run.h"
+#include "series.h"
 #include "spec.h"
 #include "workload.h"
 
@@ -27,7 +30,8 @@ enum {
     CMD_CHECK = 8,
     CMD_VALIDATE = 16,
     CMD_OP = 32,
-    CMD_CALIBRATE = 64
+    CMD_CALIBRATE = 64,
+    CMD_HW = 128
 };
 #define CMD_MODEL (CMD_RUN | CMD_ROOFLINE | CMD_SERVE) /* flags every model command takes */
 #define CMD_ENGINE (CMD_RUN | CMD_SERVE)               /* flags of commands that run steps */
@@ -40,8 +44,8 @@ typedef enum opt_kind { OPT_STR, OPT_INT, OPT_NUM, OPT_BOOL, OPT_RATE, OPT_LIST 
 
 typedef struct cli_opts {
     const char *model, *hw, *format, *weight_dtype, *act_dtype, *kv_dtype, *dtype;
-    int64_t tp, batch, input_len, output_len;
-    double overlap, util, iter_us, req_us;
+    int64_t tp, batch, input_len, output_len, group_size;
+    double overlap, util, iter_us, req_us, usd_per_gpu_hour;
     bool enforce_eager, async_sched, help;
     /* serve */
     const char *trace, *save_requests;
@@ -55,12 +59,24 @@ typedef struct cli_opts {
     bool causal;
     double max_op_median, max_e2e_median;
     /* timelines */
-    const char *chrome_trace, *trace_detail, *trace_window;
+    const char *chrome_trace, *trace_detail, *trace_window, *trace_ranks;
+    double trace_max_mb;
+    /* pictures */
+    const char *html;
+    const char *cmdline; /* the command as typed, for reports (set by sim_cli_main) */
     /* speculative decoding */
     const char *spec_method, *spec_model;
     int64_t spec_k;
     double spec_alpha, spec_tau;
-    bool given[96]; /* by index into cli_opts_table */
+    /* vLLM bench serve's own flags: recorded in --save-result, or accepted without effect */
+    const char *backend, *label, *tokenizer, *dataset_name, *result_dir, *result_filename;
+    const char *percentile_metrics, *metric_percentiles, *vllm_noop;
+    bool save_result, vllm_noop_bool;
+    /* mixture of experts */
+    int64_t ep;
+    bool dp_attention;
+    double expert_imbalance;
+    bool given[128]; /* by index into cli_opts_table */
 } cli_opts;
 
 typedef struct cli_opt_def {
@@ -94,8 +110,10 @@ sim_status cli_parse_dtype_flag(const char *flag, const char *v, sim_dtype *out,
 sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int mask,
                           cli_opts *out, sim_err *err);
 
-/* A bare name ("h100-sxm") as DIR/NAME.json in the working directory or the source tree next to
- * the binary; anything else as given. */
+/* A bare name ("h100-sxm") as DIR/NAME.json (traces: DIR/NAME, e.g. traces/azure-conv-sample.csv)
+ * in the data roots (find.h: working directory,
+ * $INFERSIM_DATA, the source tree next to the binary, the installed share/infersim); a Hugging Face
+ * id as the model file that lists it; anything else as given. */
 void cli_resolve(const char *dir, const char *arg, char *buf, size_t len);
 
 /* ------------------------------------------------------------------------------------------ */
@@ -147,6 +165,7 @@ typedef struct cli_loaded {
     sim_step_cfg step;
     sim_model draft; /* --spec-model */
     sim_spec spec;   /* method none without --spec-method */
+    double usd_per_gpu_hour; /* --usd-per-gpu-hour, else the device file's; 0 = unknown */
 } cli_loaded;
 
 /* Loads what the commands share; the model is optional for roofline. */
@@ -162,11 +181,13 @@ int64_t cli_trace_limit(const cli_opts *o);
 
 typedef struct cli_serve_state {
     sim_engine_cfg cfg;
+    sim_series *series;    /* with --html: the run over time (owned) */
     sim_workload own;      /* a synthetic workload */
     const sim_workload *w; /* &own or a cached trace */
     sim_engine_result res;
     sim_serve_metrics m;
     sim_slo slo;
+    double usd_per_gpu_hour; /* as cli_loaded's */
 } cli_serve_state;
 
 /* A serving run with the workload drawn from `seed`; a --chrome-trace is written alongside. */
@@ -175,8 +196,15 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
 
 void cli_serve_state_free(cli_serve_state *s);
 
+/* The command line as typed, "infersim run --model ..." (arguments with spaces or shell
+ * characters quoted), malloc'd; NULL when out of memory. */
+char *cli_cmdline(int argc, char **argv);
+
 /* The commands of cli_sweep.c and cli_validate.c. */
 sim_status cli_cmd_sweep(int argc, char **argv, FILE *out, FILE *errf, sim_err *err);
+/* `infersim sweep [run|serve] --help`: the sweep's own flags (and which command's flags it
+ * takes: sub is "run", "serve" or NULL). */
+void cli_sweep_usage(FILE *f, const char *sub);
 sim_status cli_cmd_merge(int argc, char **argv, FILE *out, sim_err *err);
 sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err);
 sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err);

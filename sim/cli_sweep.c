@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "html.h"
 #include "jsonf.h"
 #include "lines.h"
 #include "outfile.h"
@@ -34,7 +35,8 @@ typedef struct sweep_ctx {
     bool jsonl;
     bool has_slo;
     sim_slo slo;
-    int pct; /* SLO percentile: 50, 90 or 99 */
+    int pct;        /* SLO percentile: 50, 90 or 99 */
+    bool min_cost;  /* --objective cost: the best point is the cheapest per output token */
 } sweep_ctx;
 
 /* A point's flags: the command's defaults, then each dimension's value. */
@@ -137,16 +139,27 @@ static void rb_json_str(rowbuf *b, const char *v)
 typedef struct metric_val {
     const char *name;
     bool is_text;
+    bool missing; /* no value (a price the device file lacks): empty in CSV, null in JSON */
     double num;
     const char *text;
 } metric_val;
 
 #define MAX_METRICS 40
 
+/* The price columns of a row. */
+static size_t price_metrics(bool known, const sim_price *p, metric_val *m)
+{
+    m[0] = (metric_val){.name = "usd_per_hour", .num = p->usd_per_hour, .missing = !known};
+    m[1] = (metric_val){.name = "usd_per_million_output_tokens",
+                        .num = p->usd_per_million_output_tokens,
+                        .missing = !known};
+    return 2;
+}
+
 static size_t run_metrics(const sim_run_cfg *cfg, const sim_run_result *r, metric_val *m)
 {
     size_t n = 0;
-    double gpus = cfg->step.tp;
+    double gpus = sim_step_gpus(&cfg->step);
 #define NUM(k, v) m[n++] = (metric_val){.name = (k), .num = (v)}
 #define TXT(k, v)                                                                                  \
     m[n++] = (metric_val) { .name = (k), .is_text = true, .text = (v) }
@@ -161,6 +174,8 @@ static size_t run_metrics(const sim_run_cfg *cfg, const sim_run_result *r, metri
     NUM("hbm_bytes_per_gpu", r->mem.need_bytes);
     NUM("max_batch", (double)r->mem.max_batch);
     NUM("spec_speedup", r->spec_speedup);
+    sim_price p;
+    n += price_metrics(sim_report_run_price(cfg, r, &p), &p, m + n);
     return n;
 }
 
@@ -168,7 +183,7 @@ static size_t serve_metrics(const cli_serve_state *s, metric_val *m)
 {
     size_t n = 0;
     const sim_serve_metrics *x = &s->m;
-    double gpus = s->cfg.step.tp;
+    double gpus = sim_step_gpus(&s->cfg.step);
     NUM("gpus", gpus);
     NUM("completed", (double)x->completed);
     NUM("duration", x->duration_s);
@@ -193,6 +208,9 @@ static size_t serve_metrics(const cli_serve_state *s, metric_val *m)
     NUM("mean_batch_size", x->mean_batch_size);
     NUM("kv_cache_peak_usage", x->kv_cache_peak_usage);
     NUM("spec_acceptance_length", x->spec_acceptance_length);
+    sim_price p;
+    sim_serve_report rep = {.cfg = &s->cfg, .m = x, .usd_per_gpu_hour = s->usd_per_gpu_hour};
+    n += price_metrics(sim_report_serve_price(&rep, &p), &p, m + n);
 #undef NUM
 #undef TXT
     return n;
@@ -230,7 +248,9 @@ static void row_text(const sweep_ctx *c, size_t point, const metric_val *m, size
         }
         for (size_t k = 0; k < nm && !error; k++) {
             rb_add(b, ",\"%s\":", m[k].name);
-            if (m[k].is_text)
+            if (m[k].missing)
+                rb_add(b, "null");
+            else if (m[k].is_text)
                 rb_json_str(b, m[k].text);
             else
                 rb_add(b, "%.10g", isfinite(m[k].num) ? m[k].num : 0.0);
@@ -253,7 +273,7 @@ static void row_text(const sweep_ctx *c, size_t point, const metric_val *m, size
         rb_csv(b, vals[d]);
     }
     for (size_t k = 0; k < nm; k++) {
-        if (error)
+        if (error || m[k].missing)
             rb_add(b, ",");
         else if (m[k].is_text)
             rb_add(b, ",%s", m[k].text);
@@ -306,7 +326,11 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
             ttft = r->ttft_ns / 1e6;
             tpot = r->tpot_ns / 1e6;
             e2el = r->e2e_ns / 1e6;
-            row->tput_per_gpu = r->output_throughput / cfg.step.tp;
+            row->tput_per_gpu = r->output_throughput / sim_step_gpus(&cfg.step);
+            row->ttft_ms = ttft;
+            sim_price p;
+            if (sim_report_run_price(&cfg, r, &p))
+                row->usd_per_million_output_tokens = p.usd_per_million_output_tokens;
         }
         free(r);
     } else if (!st) {
@@ -320,13 +344,23 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
             ttft = at_pct(&s->m.dist[SIM_M_TTFT], c->pct);
             tpot = at_pct(&s->m.dist[SIM_M_TPOT], c->pct);
             e2el = at_pct(&s->m.dist[SIM_M_E2EL], c->pct);
-            row->tput_per_gpu = s->m.output_throughput / s->cfg.step.tp;
+            row->tput_per_gpu = s->m.output_throughput / sim_step_gpus(&s->cfg.step);
+            row->ttft_ms = ttft;
+            sim_price p;
+            sim_serve_report rep = {
+                .cfg = &s->cfg, .m = &s->m, .usd_per_gpu_hour = s->usd_per_gpu_hour};
+            if (sim_report_serve_price(&rep, &p))
+                row->usd_per_million_output_tokens = p.usd_per_million_output_tokens;
         }
         if (s)
             cli_serve_state_free(s);
         free(s);
     }
     free(L);
+    if (!st && c->min_cost && row->usd_per_million_output_tokens <= 0.0)
+        st = sim_fail(&err, SIM_EINPUT,
+                      "--objective cost: no price for this point's device (its file has no "
+                      "usd_per_gpu_hour); give --usd-per-gpu-hour");
     row->ok = st == SIM_OK;
     row->tpot_ms = tpot;
     row->meets_slo = row->ok && c->has_slo && meets_slo(c, ttft, tpot, e2el);
@@ -362,8 +396,10 @@ static sim_status sweep_prepare(sweep_ctx *c, size_t n, sim_err *err)
             cli_resolve("models", o->spec_model, path, sizeof path);
             st |= cli_cache_add(&c->cache, 'm', path, 0, 0);
         }
-        if (o->trace && c->mask == CMD_SERVE)
-            st |= cli_cache_add(&c->cache, 't', o->trace, o->time_scale, cli_trace_limit(o));
+        if (o->trace && c->mask == CMD_SERVE) {
+            cli_resolve("traces", o->trace, path, sizeof path);
+            st |= cli_cache_add(&c->cache, 't', path, o->time_scale, cli_trace_limit(o));
+        }
         if (st)
             return sim_fail(err, SIM_EINTERNAL, "out of memory loading the sweep's files");
     }
@@ -372,7 +408,7 @@ static sim_status sweep_prepare(sweep_ctx *c, size_t n, sim_err *err)
 
 /* Sweep-level flags, apart from the command's. */
 typedef struct sweep_opts {
-    const char *out, *slo, *shard, *grid;
+    const char *out, *slo, *shard, *grid, *html, *objective, *format;
     int64_t threads, pct;
     unsigned seen; /* bit i: sweep_flags[i] was given */
 } sweep_opts;
@@ -386,8 +422,11 @@ static const cli_opt_def sweep_flags[] = {
     SO("--slo", OPT_STR, slo, 0, 0, "expected ttft:MS,tpot:MS,e2el:MS"),
     SO("--shard", OPT_STR, shard, 0, 0, "expected I/N"),
     SO("--grid", OPT_STR, grid, 0, 0, "expected a grid JSON file"),
+    SO("--html", OPT_STR, html, 0, 0, "expected a file for the HTML report"),
     SO("--threads", OPT_INT, threads, 1, 1024, "threads"),
     SO("--slo-percentile", OPT_INT, pct, 50, 99, "50, 90 or 99"),
+    SO("--objective", OPT_STR, objective, 0, 0, "throughput or cost"),
+    SO("--format", OPT_STR, format, 0, 0, "expected csv or jsonl"),
 };
 #undef SO
 enum { N_SWEEP_FLAGS = sizeof sweep_flags / sizeof sweep_flags[0] };
@@ -424,9 +463,45 @@ static bool sweep_flag(const char *name, const char *v, sweep_opts *s, sim_err *
     return true;
 }
 
+void cli_sweep_usage(FILE *f, const char *sub)
+{
+    fprintf(
+        f,
+        "usage: infersim sweep %s [flags]\n"
+        "  every flag of 'infersim %s' (see 'infersim %s --help'), any value a comma-separated\n"
+        "  list (--tp 1,2,4): the grid is every combination; and the sweep's own:\n",
+        sub ? sub : "run|serve", sub ? sub : "run|serve", sub ? sub : "run|serve");
+    /* the sweep's flags, explained (a flag missing here shows its table entry's text) */
+    static const struct {
+        const char *flag, *text;
+    } what[] = {
+        {"--out", "write the rows here (.csv, or .jsonl/.json for JSON lines; default: stdout, CSV)"},
+        {"--slo", "SLOs a point must meet (--slo ttft:500,tpot:50); the summary names the best"},
+        {"--shard", "run the I-th of N interleaved slices of the grid (merge them with 'infersim "
+                    "merge')"},
+        {"--grid", "a grid JSON file: {\"grid\": {\"--tp\": [1, 2], ...}}"},
+        {"--html", "write an HTML report of the sweep here"},
+        {"--threads", "worker threads (default: every core)"},
+        {"--slo-percentile", "the latency percentile --slo checks, 50, 90 or 99 (default 90)"},
+        {"--objective", "throughput|cost: what the summary's best point maximizes or minimizes "
+                        "(default throughput)"},
+        {"--format", "csv|jsonl: the rows' format (default: from --out's extension, else csv)"}};
+    for (size_t i = 0; i < N_SWEEP_FLAGS; i++) {
+        const char *text = sweep_flags[i].help;
+        for (size_t k = 0; k < sizeof what / sizeof what[0]; k++)
+            if (strcmp(what[k].flag, sweep_flags[i].name) == 0)
+                text = what[k].text;
+        fprintf(f, "  %s%-*s %s\n", sweep_flags[i].name, (int)(26 - strlen(sweep_flags[i].name)),
+                sweep_flags[i].kind == OPT_STR ? " S" : " N", text);
+    }
+}
+
 /* Outputs written once per run: a sweep has one per point, so they are refused. */
-static const char *const per_run_flags[] = {"--save-requests", "--chrome-trace", "--trace-detail",
-                                            "--trace-window",  "--format",       "--help"};
+static const char *const per_run_flags[] = {
+    "--save-requests", "--chrome-trace",     "--trace-detail",       "--trace-window",
+    "--trace-ranks",   "--trace-max-mb",     "--format",             "--help",
+    "--save-result",   "--result-dir",       "--result-filename",    "--percentile-metrics",
+    "--metric-percentiles"};
 
 /* Where a sweep dimension comes from, for its error messages: a grid file's key, or (file NULL)
  * a command-line argument. */
@@ -453,7 +528,7 @@ static const cli_opt_def *sweep_dim_flag(const char *name, int mask, const dim_s
     char buf[PATH_MAX + 128];
     const char *at = src_at(src, buf, sizeof buf);
     const cli_opt_def *def = name ? cli_find_opt(name, mask) : NULL;
-    if (!def && name && find_sweep_flag(name)) {
+    if (name && find_sweep_flag(name)) {
         sim_fail(err, SIM_EINPUT, "%s%s is the sweep's own flag, expected on the command line", at,
                  name);
         return NULL;
@@ -465,7 +540,8 @@ static const cli_opt_def *sweep_dim_flag(const char *name, int mask, const dim_s
                      "--help')",
                      at, strncmp(src->key, "--", 2) ? "--" : "", src->key, src->cmd, src->cmd);
         else
-            sim_fail(err, SIM_EINPUT, "infersim sweep %s: unknown flag '%s'", src->cmd, src->key);
+            sim_fail(err, SIM_EINPUT, "sweep %s: unknown flag '%s'; see 'infersim sweep %s --help'",
+                     src->cmd, src->key, src->cmd);
         return NULL;
     }
     for (size_t k = 0; k < sizeof per_run_flags / sizeof per_run_flags[0]; k++)
@@ -656,18 +732,6 @@ static sim_status sweep_grid(const sweep_opts *so, const char *cmd, int mask, si
     return st;
 }
 
-static void point_label(const sim_grid *g, size_t point, char *buf, size_t len)
-{
-    const char *vals[SWEEP_MAX_DIMS];
-    sim_grid_point(g, point, vals);
-    size_t n = 0;
-    buf[0] = '\0';
-    for (size_t d = 0; d < g->n_dims && n + 1 < len; d++)
-        if (shown(&g->dims[d]))
-            n += (size_t)snprintf(buf + n, len - n, "%s%s %s", n ? " " : "", g->dims[d].name,
-                                  vals[d]);
-}
-
 static void sweep_summary(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows, size_t n)
 {
     size_t ok = 0, meet = 0;
@@ -681,10 +745,23 @@ static void sweep_summary(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows
         fprintf(f, ", %zu meet the SLO (p%d)", meet, c->pct);
     fputc('\n', f);
     char label[1024];
-    if (c->has_slo) {
+    if (c->min_cost) {
+        const char *what = c->has_slo ? "cheapest under the SLO" : "cheapest";
+        size_t b = sim_sweep_cheapest(rows, n, c->has_slo);
+        if (b < n) {
+            sim_grid_label(c->g, rows[b].point, label, sizeof label);
+            fprintf(f,
+                    "%s: point %zu (%s): $%.4f per million output tokens, %.1f output tok/s "
+                    "per GPU, TPOT %.2f ms\n",
+                    what, rows[b].point, label, rows[b].usd_per_million_output_tokens,
+                    rows[b].tput_per_gpu, rows[b].tpot_ms);
+        } else {
+            fprintf(f, "%s: none%s\n", what, c->has_slo ? " meets it" : "");
+        }
+    } else if (c->has_slo) {
         size_t b = sim_sweep_best(rows, n);
         if (b < n) {
-            point_label(c->g, rows[b].point, label, sizeof label);
+            sim_grid_label(c->g, rows[b].point, label, sizeof label);
             fprintf(f,
                     "best under the SLO: point %zu (%s): %.1f output tok/s per GPU, TPOT %.2f "
                     "ms\n",
@@ -705,7 +782,7 @@ static void sweep_summary(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows
     /* listed from the lowest TPOT up, as the frontier runs */
     for (size_t k = 0; k < nf; k++) {
         size_t i = order[k];
-        point_label(c->g, rows[i].point, label, sizeof label);
+        sim_grid_label(c->g, rows[i].point, label, sizeof label);
         fprintf(f, "  point %zu: TPOT %.2f ms, %.1f tok/s per GPU%s  %s\n", rows[i].point,
                 rows[i].tpot_ms, rows[i].tput_per_gpu,
                 c->has_slo ? (rows[i].meets_slo ? " (meets SLO)" : "") : "", label);
@@ -750,6 +827,21 @@ static sim_status write_rows(const char *path, FILE *f, const sweep_ctx *c,
     return ferror(f) ? sim_fail(err, SIM_EINTERNAL, "writing the rows failed") : SIM_OK;
 }
 
+/* The sweep's pictures: throughput per GPU against TPOT and TTFT, and one panel per flag. */
+static sim_status sweep_html(const char *path, int argc, char **argv, const sweep_ctx *c,
+                             const sim_sweep_row *rows, size_t n, sim_err *err)
+{
+    char *cmdline = cli_cmdline(argc, argv);
+    if (!cmdline)
+        return sim_fail(err, SIM_EINTERNAL, "out of memory");
+    sim_chart_sweep sw = {
+        .rows = rows, .n = n, .grid = c->g, .has_slo = c->has_slo, .pct = c->pct, .flags = cmdline};
+    memcpy(sw.slo_ms, c->slo.ms, sizeof sw.slo_ms);
+    sim_status st = sim_html_sweep(path, cmdline, &sw, err);
+    free(cmdline);
+    return st;
+}
+
 static bool ends_with(const char *s, const char *suffix)
 {
     size_t a = strlen(s), b = strlen(suffix);
@@ -779,9 +871,21 @@ sim_status cli_cmd_sweep(int argc, char **argv, FILE *out, FILE *errf, sim_err *
                           so.slo);
         c.has_slo = !st;
     }
+    if (!st && so.objective) {
+        c.min_cost = strcmp(so.objective, "cost") == 0;
+        if (!c.min_cost && strcmp(so.objective, "throughput") != 0)
+            st = sim_fail(err, SIM_EINPUT, "--objective: value '%s', expected throughput or cost",
+                          so.objective);
+    }
     c.g = &g;
     c.pct = (int)so.pct;
     c.jsonl = so.out && (ends_with(so.out, ".jsonl") || ends_with(so.out, ".json"));
+    if (!st && so.format) {
+        c.jsonl = strcmp(so.format, "jsonl") == 0;
+        if (!c.jsonl && strcmp(so.format, "csv") != 0)
+            st =
+                sim_fail(err, SIM_EINPUT, "--format: value '%s', expected csv or jsonl", so.format);
+    }
     size_t n = st ? 0 : sim_shard_points(&c.shard, sim_grid_points(&g));
     sim_sweep_row *rows = NULL;
     size_t n_rows = 0;
@@ -800,6 +904,8 @@ sim_status cli_cmd_sweep(int argc, char **argv, FILE *out, FILE *errf, sim_err *
                            err);
     }
     if (!st)
+        st = so.html ? sweep_html(so.html, argc, argv, &c, rows, n_rows, err) : SIM_OK;
+    if (!st) /* after the page: a page that cannot be written leaves no rows on stdout */
         st = write_rows(so.out, so.out ? NULL : out, &c, rows, n_rows, err);
     if (!st)
         sweep_summary(so.out ? out : errf, &c, rows, n_rows);
@@ -863,7 +969,8 @@ sim_status cli_cmd_merge(int argc, char **argv, FILE *out, sim_err *err)
             continue;
         }
         if (argv[i][0] == '-') {
-            st = sim_fail(err, SIM_EINPUT, "infersim merge: unknown flag '%s'", argv[i]);
+            st = sim_fail(err, SIM_EINPUT, "merge: unknown flag '%s'; see 'infersim merge --help'",
+                          argv[i]);
             break;
         }
         sim_lines lr;

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "engine.h"
+#include "hist.h"
 
 typedef struct sim_dist {
     double mean, median, std, p90, p99; /* milliseconds */
@@ -56,11 +57,51 @@ typedef struct sim_serve_metrics {
  * percentile). n = 0 gives zeros. */
 sim_dist sim_metrics_dist(double *ns, size_t n);
 
+/* The same summary of a finished histogram of nanoseconds (exact integer moments, see hist.h). */
+sim_dist sim_metrics_hist_dist(const sim_hist *h);
+
 /* The linearly interpolated p-th percentile (0..100) of n > 0 values; reorders them. */
 double sim_metrics_percentile(double *v, size_t n, double p);
 
-/* Aggregates an engine result. Returns SIM_EINTERNAL when out of memory. */
-sim_status sim_metrics_compute(sim_engine_result *res, const sim_slo *slo, sim_serve_metrics *out);
+/* Aggregates an engine result: ITL from its runs as they are, TTFT, TPOT and E2EL through one
+ * scratch array of the requests' samples (8 bytes a request), each metric in turn. Returns
+ * SIM_EINTERNAL when out of memory. */
+sim_status sim_metrics_compute(const sim_engine_result *res, const sim_slo *slo,
+                               sim_serve_metrics *out);
+
+/* The p[j]-th percentiles (each 0..100, any order) of metric m over a result, in ms, with the
+ * same interpolation as sim_serve_metrics' median, p90 and p99 (0 when there is no sample): ITL
+ * from the result's runs, the others through one scratch array. Returns SIM_EINTERNAL when out
+ * of memory. */
+sim_status sim_metrics_percentiles(const sim_engine_result *res, sim_metric m, const double *p,
+                                   size_t np, double *out_ms);
+
+/* Which metrics' percentiles are reported, and which percentiles: vLLM's --percentile-metrics
+ * ("ttft,tpot,itl") and --metric-percentiles ("25,50,99"). */
+#define SIM_MAX_PCTS 16
+typedef struct sim_pct_sel {
+    bool metric[SIM_M_COUNT];
+    int n;
+    double p[SIM_MAX_PCTS]; /* increasing, each in [0, 100] */
+} sim_pct_sel;
+
+/* The selected percentiles of each selected metric, in ms. */
+typedef struct sim_pct_values {
+    double ms[SIM_M_COUNT][SIM_MAX_PCTS];
+} sim_pct_values;
+
+/* Parses the two lists (comma-separated; NULL for vLLM's defaults "ttft,tpot,itl" and "99").
+ * Percentiles are sorted and a repeated one kept once. Errors name the flag and the value. */
+sim_status sim_pct_sel_parse(const char *metrics, const char *percentiles, sim_pct_sel *out,
+                             sim_err *err);
+
+/* The key vLLM gives percentile p: "99", "99.9" (as in p99_ttft_ms). */
+void sim_pct_word(double p, char *buf, size_t len);
+
+/* The selected percentiles of the selected metrics (sim_metrics_percentiles for each; the others
+ * stay 0). SIM_EINTERNAL when out of memory. */
+sim_status sim_metrics_selected(const sim_engine_result *res, const sim_pct_sel *sel,
+                                sim_pct_values *out);
 
 /* Parses "ttft:300,tpot:50" (also space-separated pairs joined by the caller) into slo. */
 sim_status sim_slo_parse(const char *s, sim_slo *slo, sim_err *err);

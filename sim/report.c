@@ -96,10 +96,76 @@ static void ops_json(cJSON *arr, const char *phase, const sim_step_result *s, co
         add_num(o, "t_launch_us", c->t_launch_ns / 1e3);
         add_num(o, "net_hidden_us", s->hidden_ns[i] / 1e3);
         add_num(o, "net_exposed_us", (c->t_net_ns - s->hidden_ns[i]) / 1e3);
+        if (op->groups > 0.0)
+            add_num(o, "experts_touched", op->groups);
         if (hw)
             cJSON_AddStringToObject(o, "roofline_bound", roofline_bound(hw, op));
         cJSON_AddItemToArray(arr, o);
     }
+}
+
+bool sim_report_run_price(const sim_run_cfg *cfg, const sim_run_result *r, sim_price *out)
+{
+    double e2e_s = r->e2e_ns / 1e9;
+    double total_tokens = (double)cfg->batch * (double)(cfg->input_len + cfg->output_len);
+    return sim_price_compute(sim_step_gpus(&cfg->step), cfg->usd_per_gpu_hour, r->output_throughput,
+                             ratio(total_tokens, e2e_s), out);
+}
+
+bool sim_report_serve_price(const sim_serve_report *r, sim_price *out)
+{
+    return sim_price_compute(sim_step_gpus(&r->cfg->step), r->usd_per_gpu_hour,
+                             r->m->output_throughput, r->m->total_token_throughput, out);
+}
+
+/* gpus, and the price keys: numbers when the price is known, null when it is not. */
+static void price_json(cJSON *o, const sim_price *p, bool known)
+{
+    static const struct {
+        const char *key;
+        size_t offset;
+    } keys[] = {
+        {"usd_per_gpu_hour", offsetof(sim_price, usd_per_gpu_hour)},
+        {"usd_per_hour", offsetof(sim_price, usd_per_hour)},
+        {"usd_per_million_output_tokens", offsetof(sim_price, usd_per_million_output_tokens)},
+        {"usd_per_million_total_tokens", offsetof(sim_price, usd_per_million_total_tokens)},
+    };
+    add_num(o, "gpus", (double)p->gpus);
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        if (known)
+            add_num(o, keys[i].key, *(const double *)((const char *)p + keys[i].offset));
+        else
+            cJSON_AddNullToObject(o, keys[i].key);
+    }
+}
+
+static void price_table(FILE *f, const sim_price *p, bool known)
+{
+    if (!known) {
+        fprintf(f, "%-34s %12s\n", "Cost:", "unknown");
+        fprintf(f, "  the device file has no usd_per_gpu_hour; give --usd-per-gpu-hour\n");
+        return;
+    }
+    fprintf(f, "%-34s %12.2f\n", "Cost (US$/hour):", p->usd_per_hour);
+    fprintf(f, "  %lld GPU%s at $%.2f per GPU-hour; $%.4f per million output tokens, $%.4f per "
+               "million total tokens\n",
+            (long long)p->gpus, p->gpus == 1 ? "" : "s", p->usd_per_gpu_hour,
+            p->usd_per_million_output_tokens,
+            p->usd_per_million_total_tokens);
+}
+
+/* The CSV price columns (after a comma): empty when the price is unknown. */
+static const char price_csv_header[] =
+    "gpus,usd_per_hour,usd_per_million_output_tokens,usd_per_million_total_tokens";
+
+static void price_csv(FILE *f, const sim_price *p, bool known)
+{
+    fprintf(f, "%lld", (long long)p->gpus);
+    if (known)
+        fprintf(f, ",%.6f,%.6f,%.6f", p->usd_per_hour, p->usd_per_million_output_tokens,
+                p->usd_per_million_total_tokens);
+    else
+        fprintf(f, ",,,");
 }
 
 static sim_status print_json(FILE *f, cJSON *root)
@@ -121,6 +187,10 @@ static void config_json(cJSON *o, const sim_step_cfg *s)
     cJSON_AddStringToObject(o, "weight_dtype", sim_dtype_name(s->prec.weight));
     cJSON_AddStringToObject(o, "act_dtype", sim_dtype_name(s->prec.act));
     cJSON_AddStringToObject(o, "kv_cache_dtype", sim_dtype_name(s->prec.kv));
+    add_num(o, "weight_group_size", (double)s->prec.group_size);
+    cJSON_AddBoolToObject(o, "weight_zero_point", s->prec.zero_point);
+    cJSON_AddStringToObject(o, "quant_method",
+                            s->model->quant.present ? s->model->quant.method : "none");
 }
 
 static sim_status run_json(FILE *f, const sim_run_cfg *cfg, const sim_run_result *r)
@@ -131,10 +201,20 @@ static sim_status run_json(FILE *f, const sim_run_cfg *cfg, const sim_run_result
     add_num(o, "input_len", (double)cfg->input_len);
     add_num(o, "output_len", (double)cfg->output_len);
     add_num(o, "overlap_comm", cfg->step.overlap);
+    add_num(o, "ep", cfg->step.ep > 0 ? cfg->step.ep : 1);
+    cJSON_AddBoolToObject(o, "dp_attention", cfg->step.dp_attention);
+    cJSON *params = cJSON_CreateObject();
+    add_num(params, "total", sim_model_params(cfg->step.model));
+    add_num(params, "active", sim_model_active_params(cfg->step.model));
+    add_num(params, "embedding", sim_model_embedding_params(cfg->step.model));
+    cJSON_AddItemToObject(o, "model_params", params);
     add_num(o, "ttft_ms", r->ttft_ns / 1e6);
     add_num(o, "tpot_ms", r->tpot_ns / 1e6);
     add_num(o, "e2e_ms", r->e2e_ns / 1e6);
     add_num(o, "output_throughput", r->output_throughput);
+    sim_price price;
+    bool known = sim_report_run_price(cfg, r, &price);
+    price_json(o, &price, known);
     cJSON_AddItemToObject(o, "prefill", step_json(&r->prefill));
     cJSON *dec = step_json(&r->decode);
     add_num(dec, "steps", (double)r->decode_steps);
@@ -200,13 +280,22 @@ static void ops_table(FILE *f, const char *title, const sim_step_result *s)
 static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_result *r)
 {
     const sim_step_cfg *s = &cfg->step;
-    fprintf(f, "infersim run: %s on %d x %s\n", s->model->name, s->tp, s->hw->name);
+    char par[64];
+    sim_step_par_text(s, par, sizeof par);
+    fprintf(f, "infersim run: %s on %d x %s%s\n", s->model->name, sim_step_gpus(s), s->hw->name,
+            par);
     fprintf(f,
             "batch %lld, input %lld, output %lld tokens; weights %s, activations %s, KV %s; "
             "overlap-comm %.2f\n",
             (long long)cfg->batch, (long long)cfg->input_len, (long long)cfg->output_len,
             sim_dtype_name(s->prec.weight), sim_dtype_name(s->prec.act), sim_dtype_name(s->prec.kv),
             s->overlap);
+    if (!sim_dtype_is_16bit(s->prec.weight))
+        fprintf(f, "quantization: %s; %.3f bits per weight with scales%s\n",
+                s->model->quant.present ? s->model->quant.method : "from the flags",
+                8.0 * sim_graph_weight_elem_bytes(&s->prec, s->prec.weight),
+                sim_graph_mixed_input(&s->prec, s->prec.weight) ? " (dequantized in the GEMM)"
+                                                                : "");
     fprintf(f, "\n%-34s %12.3f\n", "TTFT (ms):", r->ttft_ns / 1e6);
     fprintf(f, "%-34s %12.3f\n", "TPOT (ms):", r->tpot_ns / 1e6);
     fprintf(f, "%-34s %12.3f\n", "E2E latency (ms):", r->e2e_ns / 1e6);
@@ -216,6 +305,9 @@ static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_resul
             r->mem.weight_bytes / 1e9, r->mem.kv_bytes / 1e9, r->mem.workspace_bytes / 1e9,
             r->mem.reserved_bytes / 1e9, r->mem.capacity_bytes / 1e9);
     fprintf(f, "%-34s %12lld\n", "Largest batch that fits:", (long long)r->mem.max_batch);
+    sim_price price;
+    bool known = sim_report_run_price(cfg, r, &price);
+    price_table(f, &price, known);
     bool spec = sim_spec_active(cfg->spec);
     if (spec) {
         fprintf(f,
@@ -245,12 +337,13 @@ static sim_status run_csv(FILE *f, const sim_run_cfg *cfg, const sim_run_result 
                "overlap_comm,ttft_ms,tpot_ms,e2e_ms,output_throughput,prefill_bound,"
                "decode_bound,prefill_t_lower_ms,prefill_t_upper_ms,decode_t_lower_ms,"
                "decode_t_upper_ms,weight_bytes_per_gpu,kv_bytes_per_gpu,hbm_bytes_per_gpu,"
-               "fits,max_batch\n");
+               "fits,max_batch,%s\n",
+            price_csv_header);
     csv_text(f, s->model->name);
     csv_text(f, s->hw->name);
     fprintf(f,
             "%d,%lld,%lld,%lld,%s,%s,%s,%g,%.6f,%.6f,%.6f,%.3f,%s,%s,%.6f,%.6f,"
-            "%.6f,%.6f,%.0f,%.0f,%.0f,%s,%lld\n",
+            "%.6f,%.6f,%.0f,%.0f,%.0f,%s,%lld,",
             s->tp, (long long)cfg->batch, (long long)cfg->input_len, (long long)cfg->output_len,
             sim_dtype_name(s->prec.weight), sim_dtype_name(s->prec.act), sim_dtype_name(s->prec.kv),
             s->overlap, r->ttft_ns / 1e6, r->tpot_ns / 1e6, r->e2e_ns / 1e6, r->output_throughput,
@@ -259,6 +352,9 @@ static sim_status run_csv(FILE *f, const sim_run_cfg *cfg, const sim_run_result 
             r->prefill.t_upper_ns / 1e6, r->decode.t_lower_ns / 1e6, r->decode.t_upper_ns / 1e6,
             r->mem.weight_bytes, r->mem.kv_bytes, r->mem.need_bytes, r->mem.fits ? "true" : "false",
             (long long)r->mem.max_batch);
+    sim_price price;
+    price_csv(f, &price, sim_report_run_price(cfg, r, &price));
+    fputc('\n', f);
     return ferror(f) ? SIM_EINTERNAL : SIM_OK;
 }
 
@@ -294,6 +390,19 @@ static sim_status roofline_json(FILE *f, const sim_roofline *r)
     for (int dt = 0; dt < SIM_DT_COUNT; dt++)
         if (r->hw->peak_flops[dt] > 0.0)
             add_num(ridges, sim_dtype_name((sim_dtype)dt), sim_hw_ridge(r->hw, (sim_dtype)dt));
+    sim_quant_scheme qs[SIM_QUANT_SCHEMES];
+    size_t nq = sim_cost_quant_schemes(r->hw, r->group_size, qs);
+    cJSON *schemes = cJSON_AddArrayToObject(o, "quant_schemes");
+    for (size_t i = 0; i < nq; i++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "scheme", qs[i].name);
+        cJSON_AddStringToObject(e, "weight_dtype", sim_dtype_name(qs[i].weight));
+        cJSON_AddStringToObject(e, "act_dtype", sim_dtype_name(qs[i].act));
+        add_num(e, "weight_bytes_per_param", qs[i].bytes_per_param);
+        add_num(e, "peak_tflops", qs[i].peak_flops / 1e12);
+        add_num(e, "critical_batch", qs[i].critical_batch);
+        cJSON_AddItemToArray(schemes, e);
+    }
     if (r->step) {
         config_json(o, r->step);
         add_num(o, "batch", (double)r->batch);
@@ -332,6 +441,13 @@ static sim_status roofline_table(FILE *f, const sim_roofline *r)
                 hw->peak_flops[dt] / 1e12, hw->hbm_bytes_per_s / 1e12,
                 sim_hw_ridge(hw, (sim_dtype)dt), dt == (int)r->dtype ? "  <" : "");
     }
+    sim_quant_scheme qs[SIM_QUANT_SCHEMES];
+    size_t nq = sim_cost_quant_schemes(hw, r->group_size, qs);
+    fprintf(f, "\n%-18s %12s %14s %15s\n", "scheme", "bytes/param", "peak TFLOP/s",
+            "critical batch");
+    for (size_t i = 0; i < nq; i++)
+        fprintf(f, "%-18s %12.4f %14.1f %15.1f\n", qs[i].name, qs[i].bytes_per_param,
+                qs[i].peak_flops / 1e12, qs[i].critical_batch);
     if (r->step) {
         char title[160];
         snprintf(title, sizeof title, "%s, prefill of %lld x %lld tokens (tp %d)",
@@ -384,6 +500,10 @@ static void row_int(FILE *f, const char *label, long long v)
 {
     fprintf(f, "%-40s %-10lld\n", label, v);
 }
+static void row_txt(FILE *f, const char *label, const char *v)
+{
+    fprintf(f, "%-40s %s\n", label, v);
+}
 
 static const char *const metric_titles[SIM_M_COUNT] = {
     [SIM_M_TTFT] = "Time to First Token",
@@ -398,8 +518,10 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
 {
     const sim_serve_metrics *m = r->m;
     const sim_step_cfg *s = &r->cfg->step;
-    fprintf(f, "infersim serve: %s on %d x %s; weights %s, activations %s, KV %s; %s\n",
-            s->model->name, s->tp, s->hw->name, sim_dtype_name(s->prec.weight),
+    char par[64];
+    sim_step_par_text(s, par, sizeof par);
+    fprintf(f, "infersim serve: %s on %d x %s%s; weights %s, activations %s, KV %s; %s\n",
+            s->model->name, sim_step_gpus(s), s->hw->name, par, sim_dtype_name(s->prec.weight),
             sim_dtype_name(s->prec.act), sim_dtype_name(s->prec.kv), r->w->source);
     banner(f, " Serving Benchmark Result ", '=');
     row_int(f, "Successful requests:", (long long)m->completed);
@@ -418,18 +540,31 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
     row_num(f, "Peak output token throughput (tok/s):", m->peak_output_throughput);
     row_int(f, "Peak concurrent requests:", (long long)m->peak_concurrency);
     row_num(f, "Total token throughput (tok/s):", m->total_token_throughput);
+    sim_price price;
+    bool known = sim_report_serve_price(r, &price);
+    row_int(f, "GPUs:", (long long)price.gpus);
+    if (known) {
+        row_num(f, "Cost (US$/hour):", price.usd_per_hour);
+        row_num(f, "Cost per million output tokens (US$):", price.usd_per_million_output_tokens);
+        row_num(f, "Cost per million total tokens (US$):", price.usd_per_million_total_tokens);
+    } else {
+        row_txt(f, "Cost (US$/hour):", "unknown (--usd-per-gpu-hour)");
+    }
     for (int k = 0; k < SIM_M_COUNT; k++) {
         const sim_dist *d = &m->dist[k];
-        char label[64];
+        char label[64], word[32];
+        if (r->pct && !r->pct->metric[k])
+            continue;
         banner(f, metric_titles[k], '-');
         snprintf(label, sizeof label, "Mean %s (ms):", metric_labels[k]);
         row_num(f, label, d->mean);
         snprintf(label, sizeof label, "Median %s (ms):", metric_labels[k]);
         row_num(f, label, d->median);
-        snprintf(label, sizeof label, "P90 %s (ms):", metric_labels[k]);
-        row_num(f, label, d->p90);
-        snprintf(label, sizeof label, "P99 %s (ms):", metric_labels[k]);
-        row_num(f, label, d->p99);
+        for (int j = 0; j < (r->pct ? r->pct->n : 2); j++) {
+            sim_pct_word(r->pct ? r->pct->p[j] : j ? 99.0 : 90.0, word, sizeof word);
+            snprintf(label, sizeof label, "P%s %s (ms):", word, metric_labels[k]);
+            row_num(f, label, r->pct ? r->pct_ms->ms[k][j] : j ? d->p99 : d->p90);
+        }
     }
     banner(f, "infersim", '-');
     row_int(f, "Preemptions:", (long long)m->preemptions);
@@ -443,6 +578,29 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
     }
     banner(f, "", '=');
     return ferror(f) ? SIM_EINTERNAL : SIM_OK;
+}
+
+/* mean_, median_, std_ and the percentiles of each reported metric, as vLLM names them. */
+static void latency_json(cJSON *o, const sim_serve_report *r)
+{
+    for (int k = 0; k < SIM_M_COUNT; k++) {
+        const sim_dist *d = &r->m->dist[k];
+        const char *n = sim_metric_name((sim_metric)k);
+        char key[64], word[32];
+        if (r->pct && !r->pct->metric[k])
+            continue;
+        snprintf(key, sizeof key, "mean_%s_ms", n);
+        add_num(o, key, d->mean);
+        snprintf(key, sizeof key, "median_%s_ms", n);
+        add_num(o, key, d->median);
+        snprintf(key, sizeof key, "std_%s_ms", n);
+        add_num(o, key, d->std);
+        for (int j = 0; j < (r->pct ? r->pct->n : 2); j++) {
+            sim_pct_word(r->pct ? r->pct->p[j] : j ? 99.0 : 90.0, word, sizeof word);
+            snprintf(key, sizeof key, "p%s_%s_ms", word, n);
+            add_num(o, key, r->pct ? r->pct_ms->ms[k][j] : j ? d->p99 : d->p90);
+        }
+    }
 }
 
 static sim_status serve_json(FILE *f, const sim_serve_report *r)
@@ -468,21 +626,10 @@ static sim_status serve_json(FILE *f, const sim_serve_report *r)
     add_num(o, "total_token_throughput", m->total_token_throughput);
     add_num(o, "max_output_tokens_per_s", m->peak_output_throughput);
     add_num(o, "max_concurrent_requests", (double)m->peak_concurrency);
-    for (int k = 0; k < SIM_M_COUNT; k++) {
-        const sim_dist *d = &m->dist[k];
-        const char *n = sim_metric_name((sim_metric)k);
-        char key[32];
-        snprintf(key, sizeof key, "mean_%s_ms", n);
-        add_num(o, key, d->mean);
-        snprintf(key, sizeof key, "median_%s_ms", n);
-        add_num(o, key, d->median);
-        snprintf(key, sizeof key, "std_%s_ms", n);
-        add_num(o, key, d->std);
-        snprintf(key, sizeof key, "p90_%s_ms", n);
-        add_num(o, key, d->p90);
-        snprintf(key, sizeof key, "p99_%s_ms", n);
-        add_num(o, key, d->p99);
-    }
+    sim_price price;
+    bool known = sim_report_serve_price(r, &price);
+    price_json(o, &price, known);
+    latency_json(o, r);
     add_num(o, "preemptions", (double)m->preemptions);
     add_num(o, "mean_batch_size", m->mean_batch_size);
     add_num(o, "kv_cache_peak_usage", m->kv_cache_peak_usage);
@@ -509,7 +656,8 @@ static sim_status serve_csv(FILE *f, const sim_serve_report *r)
         const char *n = sim_metric_name((sim_metric)k);
         fprintf(f, ",mean_%s_ms,median_%s_ms,std_%s_ms,p90_%s_ms,p99_%s_ms", n, n, n, n, n);
     }
-    fprintf(f, ",request_goodput,preemptions,mean_batch_size,kv_cache_peak_usage\n");
+    fprintf(f, ",request_goodput,preemptions,mean_batch_size,kv_cache_peak_usage,%s\n",
+            price_csv_header);
     csv_text(f, s->model->name);
     csv_text(f, s->hw->name);
     fprintf(f, "%d,%s,%s,%s,%zu,%.6f,%.6f,%.6f,%.6f", s->tp, sim_dtype_name(s->prec.weight),
@@ -523,8 +671,11 @@ static sim_status serve_csv(FILE *f, const sim_serve_report *r)
         fprintf(f, ",%.6f", m->request_goodput);
     else
         fprintf(f, ",");
-    fprintf(f, ",%lld,%.6f,%.6f\n", (long long)m->preemptions, m->mean_batch_size,
+    fprintf(f, ",%lld,%.6f,%.6f,", (long long)m->preemptions, m->mean_batch_size,
             m->kv_cache_peak_usage);
+    sim_price price;
+    price_csv(f, &price, sim_report_serve_price(r, &price));
+    fputc('\n', f);
     return ferror(f) ? SIM_EINTERNAL : SIM_OK;
 }
 
@@ -556,4 +707,56 @@ sim_status sim_report_save_requests(const char *path, const sim_serve_report *r,
                 (long long)q->preemptions);
     }
     return sim_outfile_commit(&o, err);
+}
+
+sim_status sim_report_vllm_result(const char *path, const sim_serve_report *r,
+                                  const sim_vllm_meta *meta, sim_err *err)
+{
+    const sim_serve_metrics *m = r->m;
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return sim_fail(err, SIM_EINTERNAL, "out of memory");
+    cJSON_AddStringToObject(o, "date", meta->date);
+    cJSON_AddStringToObject(o, "backend", meta->backend);
+    cJSON_AddStringToObject(o, "model_id", meta->model_id);
+    cJSON_AddStringToObject(o, "tokenizer_id", meta->tokenizer_id);
+    add_num(o, "num_prompts", (double)meta->num_prompts);
+    if (isnan(meta->request_rate))
+        cJSON_AddNullToObject(o, "request_rate");
+    else if (isinf(meta->request_rate))
+        cJSON_AddStringToObject(o, "request_rate", "inf");
+    else
+        add_num(o, "request_rate", meta->request_rate);
+    add_num(o, "burstiness", meta->burstiness);
+    if (meta->max_concurrency > 0)
+        add_num(o, "max_concurrency", (double)meta->max_concurrency);
+    else
+        cJSON_AddNullToObject(o, "max_concurrency");
+    add_num(o, "duration", m->duration_s);
+    add_num(o, "completed", (double)m->completed);
+    add_num(o, "failed", 0);
+    add_num(o, "total_input_tokens", (double)m->total_input_tokens);
+    add_num(o, "total_output_tokens", (double)m->total_output_tokens);
+    add_num(o, "request_throughput", m->request_throughput);
+    if (m->has_goodput)
+        add_num(o, "request_goodput", m->request_goodput);
+    else
+        cJSON_AddNullToObject(o, "request_goodput");
+    add_num(o, "output_throughput", m->output_throughput);
+    add_num(o, "total_token_throughput", m->total_token_throughput);
+    add_num(o, "max_output_tokens_per_s", m->peak_output_throughput);
+    add_num(o, "max_concurrent_requests", (double)m->peak_concurrency);
+    latency_json(o, r);
+    char *txt = cJSON_Print(o);
+    cJSON_Delete(o);
+    if (!txt)
+        return sim_fail(err, SIM_EINTERNAL, "out of memory");
+    sim_outfile out;
+    sim_status st = sim_outfile_open(&out, path, "--save-result", err);
+    if (!st) {
+        fprintf(out.f, "%s\n", txt);
+        st = sim_outfile_commit(&out, err);
+    }
+    free(txt);
+    return st;
 }

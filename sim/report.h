@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "metrics.h"
+#include "price.h"
 #include "run.h"
 
 typedef enum sim_format { SIM_FMT_TABLE, SIM_FMT_JSON, SIM_FMT_CSV, SIM_FMT_COUNT } sim_format;
@@ -34,6 +35,7 @@ typedef struct sim_roofline {
     const sim_step_result *prefill; /* NULL without a model */
     const sim_step_result *decode;  /* NULL without a model */
     int64_t batch, input_len;
+    int64_t group_size; /* of the quantization schemes' integer weights */
 } sim_roofline;
 
 sim_status sim_report_roofline(FILE *f, sim_format fmt, const sim_roofline *r);
@@ -45,11 +47,42 @@ typedef struct sim_serve_report {
     const sim_engine_result *res;
     const sim_serve_metrics *m;
     double request_rate; /* requests/s as configured; INFINITY for inf; NAN for a trace */
+    double usd_per_gpu_hour; /* price of a GPU-hour (0 unknown) */
+    /* vLLM's --percentile-metrics / --metric-percentiles: NULL for the default report (every
+     * metric, p90 and p99); else only the selected metrics, with these percentiles */
+    const sim_pct_sel *pct;
+    const sim_pct_values *pct_ms;
 } sim_serve_report;
+
+/* What vLLM's --save-result file records about the benchmark besides the metrics. */
+typedef struct sim_vllm_meta {
+    const char *backend, *model_id, *tokenizer_id;
+    const char *date; /* vLLM's "%Y%m%d-%H%M%S", local time */
+    int64_t num_prompts;
+    double request_rate; /* INFINITY: "inf"; NAN (a trace): null */
+    double burstiness;
+    int64_t max_concurrency; /* 0: null (no limit) */
+} sim_vllm_meta;
+
+/* Writes vLLM's `vllm bench serve --save-result` JSON to `path` (complete or absent): date,
+ * backend, model_id, tokenizer_id, num_prompts, request_rate, burstiness, max_concurrency,
+ * duration, completed, failed, total_input_tokens, total_output_tokens, request_throughput,
+ * request_goodput (null without --goodput), output_throughput, total_token_throughput,
+ * max_output_tokens_per_s, max_concurrent_requests, and mean_/median_/std_/pP_ METRIC_ms for the
+ * selected metrics and percentiles (r->pct, which must be set). The per-request lists vLLM adds
+ * with --save-detailed are not written. */
+sim_status sim_report_vllm_result(const char *path, const sim_serve_report *r,
+                                  const sim_vllm_meta *meta, sim_err *err);
 
 /* Writes vLLM's "Serving Benchmark Result" block (table), its --save-result keys (json) or one
  * CSV row. */
 sim_status sim_report_serve(FILE *f, sim_format fmt, const sim_serve_report *r);
+
+/* What a static batch and a serving run cost: all GPUs they hold (tp) at cfg's price, spread
+ * over their output and total (prompt + output) tokens per second. Return whether the price is
+ * known. */
+bool sim_report_run_price(const sim_run_cfg *cfg, const sim_run_result *r, sim_price *out);
+bool sim_report_serve_price(const sim_serve_report *r, sim_price *out);
 
 /* Writes one CSV row per request to `path`, through a temporary file renamed when complete. */
 sim_status sim_report_save_requests(const char *path, const sim_serve_report *r, sim_err *err);
