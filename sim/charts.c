@@ -433,7 +433,7 @@ void sim_chart_cdf(sim_svg *s, const sim_engine_result *res, sim_metric m, const
         py[np++] = sim_scale_map(&y, 0.0);
         for (int64_t j = 1; j <= steps; j++) {
             int64_t rank = j * n / steps; /* 1-based: the rank-th smallest sample */
-            while (below + v[r].count < rank) {
+            while (r + 1 < nr && below + v[r].count < rank) { /* (the counts sum to n) */
                 below += v[r].count;
                 r++;
             }
@@ -641,7 +641,7 @@ void sim_chart_pareto(sim_svg *s, const sim_chart_sweep *sw, bool by_ttft)
     sim_svg_title(s, W, title, sw->flags);
     sim_svg_frame fr = sim_svg_plot_area(W, H);
     /* the frontier is computed on whichever latency is plotted */
-    sim_sweep_row *rows = malloc((sw->n ? sw->n : 1) * sizeof *rows);
+    sim_sweep_row *rows = calloc(sw->n ? sw->n : 1, sizeof *rows);
     bool *front = calloc(sw->n ? sw->n : 1, sizeof *front);
     size_t *order = calloc(sw->n ? sw->n : 1, sizeof *order);
     if (!rows || !front || !order) {

@@ -119,7 +119,7 @@ static void radix_sort(sim_hist_run *runs, size_t n, sim_hist_run *tmp)
  * values into one run. Returns 0 when out of memory (runs unchanged). */
 static int compact(sim_hist *h)
 {
-    if (h->sorted == h->len)
+    if (h->sorted == h->len || h->len == 0)
         return 1;
     sim_hist_run *tmp = malloc(h->len * sizeof *tmp);
     if (!tmp)

@@ -238,11 +238,13 @@ size_t sim_scale_ticks(const sim_scale *sc, double *out, size_t max)
     if (sc->log) {
         double a = round(log10(sc->d0)), b = round(log10(sc->d1));
         double every = ceil((b - a) / 8.0); /* at most ~9 labelled decades */
+        // NOLINTNEXTLINE(cert-flp30-c): bounded by n < max, not by the float
         for (double e = a; e <= b + 1e-9 && n < max; e += every)
             out[n++] = pow(10.0, e);
         return n;
     }
     double step = nice_step(sc->d1 - sc->d0, 5.0);
+    // NOLINTNEXTLINE(cert-flp30-c): bounded by n < max, not by the float
     for (double v = sc->d0; v <= sc->d1 + step * 1e-6 && n < max; v += step)
         out[n++] = fabs(v) < step * 1e-9 ? 0.0 : v;
     return n;
@@ -304,7 +306,7 @@ void sim_svg_title(sim_svg *s, double width, const char *title, const char *subt
         memcpy(buf, p, n);
         buf[n] = '\0';
         if (line == 1 && n < len)
-            strcpy(buf + (n > 3 ? n - 3 : 0), "...");
+            memcpy(buf + (n > 3 ? n - 3 : 0), "...", 4);
         sim_svg_text(s, 12, 35 + 12.0 * line, SIM_SVG_START, 10, false, 0, buf);
         p += n;
         len -= n;

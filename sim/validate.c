@@ -585,7 +585,6 @@ static void descend(const sim_vrow *rows, size_t n, const char *name, sim_hw *hw
     const double gr = 0.6180339887498949;
     bool moved = true;
     for (int sweep = 0; sweep < sweeps && moved; sweep++) {
-        moved = false;
         double l0 = loss(rows, n, name, hw, only, skip, NULL, NULL);
         for (size_t i = 0; i < np; i++) {
             if (!active[i] || (only >= 0 && params[i].group != only))
