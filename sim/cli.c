@@ -1083,11 +1083,6 @@ static sim_status check_vllm_flags(const cli_opts *o, sim_err *err)
 
 static sim_status cmd_serve(const cli_opts *o, FILE *out, sim_err *err)
 {
-    if (o->save_requests && o->chrome_trace && sim_outfile_same(o->save_requests, o->chrome_trace))
-        return sim_fail(err, SIM_EINPUT,
-                        "--save-requests and --chrome-trace: both name %s, expected two "
-                        "different files",
-                        o->save_requests);
     cli_loaded *L = calloc(1, sizeof *L);
     cli_serve_state *s = calloc(1, sizeof *s);
     sim_pct_values *saved = calloc(1, sizeof *saved);
@@ -1313,6 +1308,8 @@ static sim_status dispatch(int argc, char **argv, FILE *out, FILE *errf, sim_err
             return c->argv_fn(argc, argv, out, errf, err);
         cli_opts o = cli_defaults;
         sim_status st = cli_parse_opts(argc, argv, 2, c->name, c->mask, &o, err);
+        if (!st)
+            st = cli_check_outputs(&o, err);
         if (st)
             return st;
         char *cmdline = cli_cmdline(argc, argv); /* the command as typed, for --html reports */
@@ -1332,6 +1329,19 @@ static sim_status dispatch(int argc, char **argv, FILE *out, FILE *errf, sim_err
                  commands[i].name);
     return sim_fail(err, SIM_EINPUT, "unknown command '%s'; expected %s (infersim --help)", name,
                     names);
+}
+
+sim_status cli_check_outputs(const cli_opts *o, sim_err *err)
+{
+    char result[PATH_MAX + 256] = "";
+    if (o->result_filename)
+        snprintf(result, sizeof result, "%s%s%s", o->result_dir ? o->result_dir : "",
+                 o->result_dir ? "/" : "", o->result_filename);
+    const char *flag[] = {"--save-requests", "--chrome-trace", "--html", "--out",
+                          "--result-filename"};
+    const char *path[] = {o->save_requests, o->chrome_trace, o->html, o->out_file,
+                          result[0] ? result : NULL};
+    return sim_outfile_distinct(flag, path, sizeof path / sizeof path[0], err);
 }
 
 sim_status sim_cli_run(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)

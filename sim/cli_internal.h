@@ -110,6 +110,10 @@ sim_status cli_parse_dtype_flag(const char *flag, const char *v, sim_dtype *out,
 sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int mask,
                           cli_opts *out, sim_err *err);
 
+/* No two outputs of one command (--save-requests, --chrome-trace, --html, --out,
+ * --result-dir/--result-filename) on one file: one would silently replace the other. */
+sim_status cli_check_outputs(const cli_opts *o, sim_err *err);
+
 /* A bare name ("h100-sxm") as DIR/NAME.json (traces: DIR/NAME, e.g. traces/azure-conv-sample.csv)
  * in the data roots (find.h: working directory,
  * $INFERSIM_DATA, the source tree next to the binary, the installed share/infersim); a Hugging Face

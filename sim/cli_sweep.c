@@ -877,6 +877,10 @@ sim_status cli_cmd_sweep(int argc, char **argv, FILE *out, FILE *errf, sim_err *
             st = sim_fail(err, SIM_EINPUT, "--objective: value '%s', expected throughput or cost",
                           so.objective);
     }
+    if (!st) {
+        const char *flag[] = {"--out", "--html"}, *path[] = {so.out, so.html};
+        st = sim_outfile_distinct(flag, path, 2, err);
+    }
     c.g = &g;
     c.pct = (int)so.pct;
     c.jsonl = so.out && (ends_with(so.out, ".jsonl") || ends_with(so.out, ".json"));

@@ -454,6 +454,8 @@ sim_status cli_cmd_compare(int argc, char **argv, FILE *out, sim_err *err)
     if (!st)
         st = cli_parse_opts(nrest, rest, 2, serve ? "serve" : "run", serve ? CMD_SERVE : CMD_RUN,
                             &o, err);
+    if (!st)
+        st = cli_check_outputs(&o, err);
     cli_loaded *L = calloc(1, sizeof *L);
     cli_serve_state *s = calloc(1, sizeof *s);
     sim_run_result *r = calloc(1, sizeof *r);

@@ -232,6 +232,18 @@ static bool canonical(const char *path, char *out)
     return w > 0 && w < PATH_MAX;
 }
 
+sim_status sim_outfile_distinct(const char *const *flag, const char *const *path, size_t n,
+                                sim_err *err)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; path[i] && j < n; j++)
+            if (path[j] && sim_outfile_same(path[i], path[j]))
+                return sim_fail(err, SIM_EINPUT,
+                                "%s and %s: both name %s, expected two different files", flag[i],
+                                flag[j], path[i]);
+    return SIM_OK;
+}
+
 bool sim_outfile_same(const char *a, const char *b)
 {
     if (strcmp(a, b) == 0)

@@ -53,6 +53,11 @@ sim_status sim_outfile_commit(sim_outfile *o, sim_err *err);
 /* Closes and removes the temporary file; a no-op when already committed or aborted. */
 void sim_outfile_abort(sim_outfile *o);
 
+/* SIM_EINPUT naming both flags when two of the n outputs (flag[i] writes path[i]; NULL: not
+ * given) name one file (sim_outfile_same). */
+sim_status sim_outfile_distinct(const char *const *flag, const char *const *path, size_t n,
+                                sim_err *err);
+
 /* Whether two output paths name one file (after symlinks, "." and "..", whether or not the file
  * exists yet): two outputs of one command must not. */
 bool sim_outfile_same(const char *a, const char *b);

@@ -103,6 +103,11 @@ static void test_two_outputs_one_path(void **state)
     assert_int_equal(symlink(a, link), 0);
     cli("serve " MODEL_HW " --num-prompts 3 --save-requests %s --chrome-trace %s", ROOT2, link, a);
     expect_input_error("expected two different files");
+    cli("run " MODEL_HW " --chrome-trace %s --html %s", ROOT2, a, link);
+    expect_input_error("--chrome-trace and --html: both name");
+    cli("sweep run " MODEL_HW " --tp 1,2 --out %s --html %s", ROOT2, link, a);
+    expect_input_error("--out and --html: both name");
+    assert_int_equal(access(a, F_OK), -1);
     remove(link);
 }
 
