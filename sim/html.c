@@ -241,8 +241,8 @@ sim_status sim_html_serve(const char *path, const char *cmdline, const sim_serve
     sim_svg_raw(&p, "</p>\n");
     section(&p, "Over simulated time");
     static const char *const captions[SIM_VIEW_COUNT] = {
-        "Requests holding KV blocks (running) and queued (waiting), averaged over the "
-        "iterations that start in each bucket.",
+        ("Requests holding KV blocks (running) and queued (waiting), averaged over the "
+         "iterations that start in each bucket."),
         "Prompt (and recompute) tokens and decode tokens per iteration, averaged per bucket.",
         "The most KV-cache blocks in use at any iteration's start in each bucket.",
         "Requests preempted (recompute) in each bucket."};
