@@ -63,6 +63,11 @@ const cli_opt_def cli_opts_table[] = {
       "the CPU prepares the next iteration while the GPU runs (hides host time)"),
     O("--enforce-eager", OPT_BOOL, enforce_eager, 0, 0, CMD_MODEL,
       "launch decode kernels eagerly instead of from CUDA graphs"),
+    O("--allreduce", OPT_STR, allreduce, 0, 0, CMD_MODEL | CMD_OP,
+      "auto|ring|tree|oneshot|twoshot|nvls|nccl: all-reduce algorithm (default auto: the "
+      "cheapest the device has)"),
+    O("--fuse-allreduce-norm", OPT_BOOL, fuse_ar_norm, 0, 0, CMD_MODEL,
+      "fuse all-reduce + residual + RMSNorm into one kernel (custom / NVLS all-reduce only)"),
     O("--spec-method", OPT_STR, spec_method, 0, 0, CMD_ENGINE,
       "speculative decoding: draft|eagle|medusa|mtp|ngram (default: none)"),
     O("--num-speculative-tokens", OPT_INT, spec_k, 1, 16, CMD_ENGINE,
@@ -116,6 +121,8 @@ const cli_opt_def cli_opts_table[] = {
       "measurements CSV (default tools/data/validation.csv)"),
     O("--max-op-median", OPT_NUM, max_op_median, 0, 1000, CMD_VALIDATE,
       "exit 1 if the op-level median |error| (%) is above this"),
+    O("--max-bucket-median", OPT_NUM, max_bucket_median, 0, 1000, CMD_VALIDATE,
+      "exit 1 if any op-level size bucket's median |error| (%) is above this"),
     O("--max-e2e-median", OPT_NUM, max_e2e_median, 0, 1000, CMD_VALIDATE,
       "exit 1 if the end-to-end median |error| (%) is above this"),
     O("--out", OPT_STR, out_file, 0, 0, CMD_CALIBRATE,
@@ -456,6 +463,17 @@ static sim_status load_spec(const cli_opts *o, cli_loaded *L, const cli_file_cac
     return sim_spec_init(&L->spec, method, (int)o->spec_k, alpha, tau, &L->model, draft, err);
 }
 
+sim_status cli_parse_allreduce(const cli_opts *o, sim_coll_algo *out, sim_err *err)
+{
+    *out = SIM_COLL_AUTO;
+    if (o->allreduce && !sim_coll_algo_parse(o->allreduce, out))
+        return sim_fail(err, SIM_EINPUT,
+                        "--allreduce: value '%s', expected auto, ring, tree, oneshot, twoshot, "
+                        "nvls or nccl",
+                        o->allreduce);
+    return SIM_OK;
+}
+
 /* Loads what the commands share (from the cache when one is given). The model is optional for
  * roofline. */
 sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
@@ -484,7 +502,10 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
                              .eager = o->enforce_eager,
                              .iteration_overhead_ns = o->iter_us * 1e3,
                              .request_overhead_ns = o->req_us * 1e3,
-                             .async_sched = o->async_sched};
+                             .async_sched = o->async_sched,
+                             .fuse_allreduce_norm = o->fuse_ar_norm};
+    if ((st = cli_parse_allreduce(o, &L->step.allreduce, err)))
+        return st;
     if (!o->model)
         return SIM_OK;
     cli_resolve("models", o->model, path, sizeof path);

@@ -68,6 +68,8 @@ sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err)
     sim_status st;
     if (o->dtype && (st = cli_parse_dtype_flag("--dtype", o->dtype, &r.dtype, err)))
         return st;
+    if ((st = cli_parse_allreduce(o, &r.algo, err)))
+        return st;
     bool shape_ok = r.kind == SIM_VK_GEMM        ? r.m && r.n && r.k
                     : r.kind == SIM_VK_ATTENTION ? r.seq && r.heads && r.head_dim
                                                  : r.bytes > 0;
@@ -81,13 +83,22 @@ sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err)
     sim_hw hw;
     double pred, ms;
     st = sim_hw_load(path, &hw, err);
+    if (!st && r.kind == SIM_VK_ALLREDUCE)
+        st = sim_coll_check(&hw, r.algo, (int)r.gpus, "--allreduce", err);
     if (!st)
         st = sim_validate_op(&r, &hw, &pred, err);
     snprintf(r.metric, sizeof r.metric, "latency_ms");
     if (!st)
         st = sim_validate_op(&r, &hw, &ms, err);
+    char how[48] = "";
+    if (!st && r.kind == SIM_VK_ALLREDUCE) {
+        sim_coll_cost cc = sim_coll_allreduce(&hw, (double)r.bytes, (int)r.gpus, r.algo);
+        snprintf(how, sizeof how, " (%s%s%s)", sim_coll_algo_name(cc.algo),
+                 cc.proto == SIM_COLL_PROTO_NONE ? "" : " ", sim_coll_proto_name(cc.proto));
+    }
     if (!st)
-        fprintf(out, "%s on %s: %.4f ms, %.2f %s\n", o->op, hw.name, ms, pred, ops[which].unit);
+        fprintf(out, "%s on %s: %.4f ms, %.2f %s%s\n", o->op, hw.name, ms, pred, ops[which].unit,
+                how);
     return st;
 }
 
@@ -104,6 +115,51 @@ static const cli_cache_entry *row_file(cli_file_cache *c, char kind, const char 
     return cli_cache_get(c, kind, path, 0, 0, err, st);
 }
 
+/* One summary line: "<label>: N points, median |error| X%, p90 Y%"; the median in *med. */
+static void summary_line(FILE *out, const char *label, const double *e, size_t n, double *med)
+{
+    double p90;
+    sim_validate_summary(e, n, med, &p90);
+    fprintf(out, "%s: %zu points, median |error| %.1f%%, p90 %.1f%%\n", label, n, *med, p90);
+}
+
+/* |errors| of the rows that count, grouped: [0] op-level, [1] end-to-end, [2] all, then one
+ * group per op kind and per op size bucket. */
+enum { G_OP, G_E2E, G_ALL, G_KIND, G_BUCKET = G_KIND + SIM_VK_ALLREDUCE + 1,
+       N_GROUPS = G_BUCKET + SIM_VBUCKET_COUNT };
+
+static sim_status validate_summaries(const cli_opts *o, double *const *errs, const size_t *cnt,
+                                     size_t low, FILE *out, sim_err *err)
+{
+    double med[N_GROUPS];
+    char label[64];
+    summary_line(out, "validation", errs[G_ALL], cnt[G_ALL], &med[G_ALL]);
+    summary_line(out, "  op-level", errs[G_OP], cnt[G_OP], &med[G_OP]);
+    summary_line(out, "  end-to-end", errs[G_E2E], cnt[G_E2E], &med[G_E2E]);
+    for (int k = 0; k <= SIM_VK_ALLREDUCE; k++) {
+        snprintf(label, sizeof label, "  op %s", sim_vkind_name((sim_vkind)k));
+        summary_line(out, label, errs[G_KIND + k], cnt[G_KIND + k], &med[G_KIND + k]);
+    }
+    for (int b = 0; b < SIM_VBUCKET_COUNT; b++) {
+        snprintf(label, sizeof label, "  op size %s", sim_validate_bucket_name(b));
+        summary_line(out, label, errs[G_BUCKET + b], cnt[G_BUCKET + b], &med[G_BUCKET + b]);
+    }
+    if (low)
+        fprintf(out, "  (%zu low-trust rows shown above, left out of these figures)\n", low);
+    if (cli_given(o, "--max-op-median") && med[G_OP] > o->max_op_median)
+        return sim_fail(err, SIM_EINTERNAL, "validation: op-level median %.1f%% is above %.1f%%",
+                        med[G_OP], o->max_op_median);
+    for (int b = 0; b < SIM_VBUCKET_COUNT; b++)
+        if (cli_given(o, "--max-bucket-median") && med[G_BUCKET + b] > o->max_bucket_median)
+            return sim_fail(err, SIM_EINTERNAL,
+                            "validation: op-level median %.1f%% of size %s is above %.1f%%",
+                            med[G_BUCKET + b], sim_validate_bucket_name(b), o->max_bucket_median);
+    if (cli_given(o, "--max-e2e-median") && med[G_E2E] > o->max_e2e_median)
+        return sim_fail(err, SIM_EINTERNAL, "validation: end-to-end median %.1f%% is above %.1f%%",
+                        med[G_E2E], o->max_e2e_median);
+    return SIM_OK;
+}
+
 sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
 {
     char path[PATH_MAX];
@@ -114,12 +170,11 @@ sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
     if (st)
         return st;
     cli_file_cache cache = {0};
-    double *errs[2];
-    size_t cnt[2] = {0, 0};
-    errs[0] = malloc((n ? n : 1) * sizeof(double));
-    errs[1] = malloc((n ? n : 1) * sizeof(double));
-    if (!errs[0] || !errs[1])
-        st = sim_fail(err, SIM_EINTERNAL, "out of memory");
+    double *errs[N_GROUPS];
+    size_t cnt[N_GROUPS] = {0}, low = 0;
+    for (int g = 0; g < N_GROUPS; g++)
+        if (!(errs[g] = malloc((n ? n : 1) * sizeof(double))))
+            st = sim_fail(err, SIM_EINTERNAL, "out of memory");
     const sim_step_cfg tmpl = {.iteration_overhead_ns = cli_defaults.iter_us * 1e3,
                                .request_overhead_ns = cli_defaults.req_us * 1e3};
     fprintf(out, "%4s %-9s %-14s %-14s %-15s %12s %12s %8s\n", "id", "kind", "hw", "metric",
@@ -159,44 +214,24 @@ sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
             continue;
         }
         double e = sim_validate_error_pct(pred, r->value);
-        int cat = sim_vkind_is_op(r->kind) ? 0 : 1;
-        errs[cat][cnt[cat]++] = fabs(e);
-        fprintf(out, "%4lld %-9s %-14s %-14s %-15.15s %12.4g %12.4g %+7.1f%%\n", (long long)r->id,
-                sim_vkind_name(r->kind), r->hw, r->metric, detail, r->value, pred, e);
-    }
-    if (!st) {
-        double med[3], p90[3];
-        size_t all = cnt[0] + cnt[1];
-        double *both = malloc((all ? all : 1) * sizeof *both);
-        if (!both) {
-            st = sim_fail(err, SIM_EINTERNAL, "out of memory");
-        } else {
-            memcpy(both, errs[0], cnt[0] * sizeof *both);
-            memcpy(both + cnt[0], errs[1], cnt[1] * sizeof *both);
-            sim_validate_summary(both, all, &med[2], &p90[2]);
-            sim_validate_summary(errs[0], cnt[0], &med[0], &p90[0]);
-            sim_validate_summary(errs[1], cnt[1], &med[1], &p90[1]);
-            free(both);
-            fprintf(out, "validation: %zu points, median |error| %.1f%%, p90 %.1f%%\n", all, med[2],
-                    p90[2]);
-            fprintf(out, "  op-level: %zu points, median |error| %.1f%%, p90 %.1f%%\n", cnt[0],
-                    med[0], p90[0]);
-            fprintf(out, "  end-to-end: %zu points, median |error| %.1f%%, p90 %.1f%%\n", cnt[1],
-                    med[1], p90[1]);
-            if (cli_given(o, "--max-op-median") && med[0] > o->max_op_median)
-                st = sim_fail(err, SIM_EINTERNAL,
-                              "validation: op-level median %.1f%% is above "
-                              "%.1f%%",
-                              med[0], o->max_op_median);
-            else if (cli_given(o, "--max-e2e-median") && med[1] > o->max_e2e_median)
-                st = sim_fail(err, SIM_EINTERNAL,
-                              "validation: end-to-end median %.1f%% is above "
-                              "%.1f%%",
-                              med[1], o->max_e2e_median);
+        fprintf(out, "%4lld %-9s %-14s %-14s %-15.15s %12.4g %12.4g %+7.1f%%%s\n",
+                (long long)r->id, sim_vkind_name(r->kind), r->hw, r->metric, detail, r->value,
+                pred, e, r->low_trust ? " (low trust)" : "");
+        if (r->low_trust) {
+            low++;
+            continue;
         }
+        bool op = sim_vkind_is_op(r->kind);
+        int groups[4] = {op ? G_OP : G_E2E, G_ALL, op ? G_KIND + (int)r->kind : -1,
+                         op ? G_BUCKET + sim_validate_bucket(r) : -1};
+        for (int g = 0; g < 4; g++)
+            if (groups[g] >= 0)
+                errs[groups[g]][cnt[groups[g]]++] = fabs(e);
     }
-    free(errs[0]);
-    free(errs[1]);
+    if (!st)
+        st = validate_summaries(o, errs, cnt, low, out, err);
+    for (int g = 0; g < N_GROUPS; g++)
+        free(errs[g]);
     free(rows);
     cli_cache_free(&cache);
     return st;
@@ -210,6 +245,24 @@ static void file_stem(const char *path, char *buf, size_t len)
     char *dot = strrchr(buf, '.');
     if (dot)
         *dot = '\0';
+}
+
+/* Sets the number at a dotted path ("collectives.nvls.bw_eff") whose objects exist. */
+static void set_dotted(cJSON *root, const char *field, double v)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", field);
+    cJSON *obj = root;
+    char *part = buf, *dot;
+    while (obj && (dot = strchr(part, '.'))) {
+        *dot = '\0';
+        obj = cJSON_GetObjectItemCaseSensitive(obj, part);
+        part = dot + 1;
+    }
+    if (!cJSON_IsObject(obj))
+        return;
+    cJSON_DeleteItemFromObjectCaseSensitive(obj, part);
+    cJSON_AddNumberToObject(obj, part, v);
 }
 
 static sim_status write_calibrated(const char *src, const char *dest, const sim_hw *hw,
@@ -243,23 +296,50 @@ static sim_status write_calibrated(const char *src, const char *dest, const sim_
     cJSON_DeleteItemFromObjectCaseSensitive(root, "scaleup_latency_us");
     cJSON_AddNumberToObject(root, "scaleup_latency_us",
                             round(hw->scaleup_latency_ns / 10.0) / 100.0);
+    static const sim_coll_algo kernels[] = {SIM_COLL_ONESHOT, SIM_COLL_TWOSHOT, SIM_COLL_NVLS};
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
+        if (!sim_coll_has(hw, kernels[i]))
+            continue;
+        char field[96];
+        snprintf(field, sizeof field, "collectives.%s.latency_us", sim_coll_algo_name(kernels[i]));
+        set_dotted(root, field, round(hw->coll.algo_latency_ns[kernels[i]] / 10.0) / 100.0);
+        snprintf(field, sizeof field, "collectives.%s.bw_eff", sim_coll_algo_name(kernels[i]));
+        set_dotted(root, field, round(hw->coll.algo_bw_eff[kernels[i]] * 1e4) / 1e4);
+    }
+    static const char *const protos[] = {"collectives.ll.bw_eff", "collectives.ll128.bw_eff"};
+    for (int p = 0; p < 2; p++)
+        if (hw->coll.proto_bw_eff[p] > 0.0)
+            set_dotted(root, protos[p], round(hw->coll.proto_bw_eff[p] * 1e4) / 1e4);
     /* every fitted number now comes from the fit: say so where its source was */
     cJSON *sources = cJSON_GetObjectItemCaseSensitive(root, "sources");
+    /* the collectives' sources live in collectives.sources, keyed without the prefix */
+    cJSON *coll = cJSON_GetObjectItemCaseSensitive(root, "collectives");
+    cJSON *coll_sources = cJSON_IsObject(coll) ? cJSON_GetObjectItemCaseSensitive(coll, "sources")
+                                               : NULL;
     static const char *const fields[] = {
-        "efficiency.gemm.bf16",   "efficiency.gemm.fp8",   "efficiency.gemm.int8",
-        "efficiency.gemm_k_half", "efficiency.attention",  "efficiency.memory",
-        "efficiency.network",     "collective_latency_us", "scaleup_latency_us"};
-    for (size_t i = 0; cJSON_IsObject(sources) && i < sizeof fields / sizeof fields[0]; i++) {
-        if (!strstr(rep->fitted, fields[i]))
+        "efficiency.gemm.bf16",           "efficiency.gemm.fp8",
+        "efficiency.gemm.int8",           "efficiency.gemm_k_half",
+        "efficiency.attention",           "efficiency.memory",
+        "efficiency.network",             "collective_latency_us",
+        "scaleup_latency_us",             "collectives.oneshot.latency_us",
+        "collectives.oneshot.bw_eff",     "collectives.twoshot.latency_us",
+        "collectives.twoshot.bw_eff",     "collectives.nvls.latency_us",
+        "collectives.nvls.bw_eff",        "collectives.ll.bw_eff",
+        "collectives.ll128.bw_eff"};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        bool in_coll = strncmp(fields[i], "collectives.", 12) == 0;
+        cJSON *dst = in_coll ? coll_sources : sources;
+        const char *key = in_coll ? fields[i] + 12 : fields[i];
+        if (!cJSON_IsObject(dst) || !strstr(rep->fitted, fields[i]))
             continue;
         char note[1024];
-        const cJSON *old = cJSON_GetObjectItemCaseSensitive(sources, fields[i]);
+        const cJSON *old = cJSON_GetObjectItemCaseSensitive(dst, key);
         snprintf(note, sizeof note,
                  "fitted by infersim calibrate on the %zu op-level rows of this device in %.200s "
                  "(least squares on relative error); starting value from: %.600s",
                  rep->rows, data, cJSON_IsString(old) ? old->valuestring : "none");
-        cJSON_DeleteItemFromObjectCaseSensitive(sources, fields[i]);
-        cJSON_AddStringToObject(sources, fields[i], note);
+        cJSON_DeleteItemFromObjectCaseSensitive(dst, key);
+        cJSON_AddStringToObject(dst, key, note);
     }
     cJSON *cal = cJSON_CreateObject();
     cJSON_AddStringToObject(cal, "fitted_on", data);

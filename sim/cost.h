@@ -2,13 +2,13 @@
  *
  *   T_math = FLOPs / (peak[compute format] x efficiency)    GEMM M padded to the tile, and
  *            GEMM efficiency = the format's peak efficiency x shape efficiency (wave
- *            quantization of the output tiles over the compute units, K-pipeline fill);
+ *            quantization of the output tiles over the compute units, K-pipeline fill), the
+ *            cheaper of plain tiling and split-K plus its reduction for small-M GEMMs;
  *            weight-only GEMMs add the in-kernel dequantization on the vector units
  *   T_mem  = bytes / (HBM bandwidth x memory efficiency); attention's KV-cache reads at the
  *            (lower) paged-attention efficiency
- *   T_net  = fixed collective cost + per-GPU bytes / (link bandwidth x network efficiency)
- *            + hops x hop latency (scale-out links and hop latency once the collective spans
- *            more than one node)
+ *   T_net  = the collective's time under the algorithm and protocol collective.h picks (or the
+ *            one forced), scale-out links once it spans more than one node
  *   time   = max(T_math, T_mem) + T_net + kernels x launch overhead
  *
  * Compute and memory traffic overlap inside a kernel (max); how much network time hides behind
@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 
+#include "collective.h"
 #include "graph.h"
 #include "hw.h"
 #include "status.h"
@@ -38,6 +39,8 @@ typedef struct sim_op_cost {
     double t_launch_ns; /* launch overhead */
     double t_ns;        /* max(math, mem) + net + launch */
     sim_bound bound;
+    sim_coll_algo coll_algo;   /* collectives: the algorithm priced */
+    sim_coll_proto coll_proto; /* and its protocol (NONE for custom / multicast kernels) */
 } sim_op_cost;
 
 /* "compute", "memory", "network", "overhead". */
@@ -51,16 +54,24 @@ sim_status sim_cost_check_support(const sim_hw *hw, const sim_prec *prec, sim_er
  * present costs nothing. */
 sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns);
 
-/* The shape part of a GEMM's efficiency, in (0, 1]: output tiles of wave_tile x wave_tile run
- * in waves over the compute units (a partial last wave idles the rest; skinny GEMMs with M within
- * one tile split K instead and fill the units), times K / (K + k_half). */
-double sim_cost_gemm_shape_eff(const sim_hw *hw, int64_t m, int64_t n, int64_t k);
+/* The shape part of a GEMM's efficiency, in (0, 1], with its K split `split` ways (1: none):
+ * tiles x split work units of wave_tile x wave_tile run in waves over the compute units (a
+ * partial last wave idles the rest), times K' / (K' + k_half) for the K' = K / split each unit
+ * loops over. */
+double sim_cost_gemm_shape_eff(const sim_hw *hw, int64_t m, int64_t n, int64_t k, int split);
+
+/* The split-K factor that fills the idle units of a GEMM with fewer output tiles than units:
+ * floor(compute_units / tiles), or 1. A GEMM's math time is the cheaper of plain tiling and this
+ * split plus the reduction of its partial sums (sim_cost_gemm_split_bytes through HBM), as
+ * cuBLAS's heuristics choose between the two. */
+int sim_cost_gemm_split_k(const sim_hw *hw, int64_t m, int64_t n);
+
+/* HBM bytes of a split-K reduction: each of `split` slices writes an fp32 M x N partial and the
+ * reduction reads them all back: 2 x split x M x N x 4. */
+double sim_cost_gemm_split_bytes(int64_t m_padded, int64_t n, int split);
 
 /* The largest of an op's math, memory, network and launch times (ties go to the first). */
 sim_bound sim_cost_bound(const sim_op_cost *c);
-
-/* Time of a ring collective moving net_bytes per GPU in `hops` steps over `ranks` GPUs. */
-double sim_cost_collective_ns(const sim_hw *hw, double net_bytes, int ranks, int hops);
 
 /* Padded M of a GEMM: m rounded up to a multiple of the tile. */
 double sim_cost_padded_m(int64_t m, int tile);

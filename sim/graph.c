@@ -155,7 +155,8 @@ void sim_graph_gemm(sim_op *op, sim_op_id id, double tokens, int64_t n, int64_t 
     gemm(op, tokens, n, k, weight, prec, resid_bytes);
 }
 
-/* A ring all-reduce of `msg` bytes over tp GPUs: each sends 2(N-1)/N of it in 2(N-1) steps. */
+/* An all-reduce of `msg` bytes over tp GPUs. net_bytes is its bus bytes (a ring's per-GPU send,
+ * 2(N-1)/N of it in 2(N-1) steps) whatever algorithm collective.h prices it with. */
 static void allreduce(sim_op *op, double msg, int tp)
 {
     op->present = tp > 1;
@@ -163,11 +164,12 @@ static void allreduce(sim_op *op, double msg, int tp)
         return;
     op->net_msg_bytes = msg;
     op->net_ranks = tp;
+    op->net_kind = SIM_COLL_ALLREDUCE;
     op->net_hops = 2 * (tp - 1);
-    op->net_bytes = 2.0 * (tp - 1) / tp * msg;
+    op->net_bytes = sim_coll_bus_bytes(SIM_COLL_ALLREDUCE, msg, tp);
 }
 
-/* A ring all-gather of a `msg`-byte result over tp GPUs: each sends (N-1)/N of it. */
+/* An all-gather of a `msg`-byte result over tp GPUs: bus bytes (N-1)/N of it. */
 static void allgather(sim_op *op, double msg, int tp)
 {
     op->present = tp > 1;
@@ -175,8 +177,9 @@ static void allgather(sim_op *op, double msg, int tp)
         return;
     op->net_msg_bytes = msg;
     op->net_ranks = tp;
+    op->net_kind = SIM_COLL_ALLGATHER;
     op->net_hops = tp - 1;
-    op->net_bytes = (double)(tp - 1) / tp * msg;
+    op->net_bytes = sim_coll_bus_bytes(SIM_COLL_ALLGATHER, msg, tp);
 }
 
 /* RMSNorm fused with the residual add: reads input and residual, writes both (the normed one in
@@ -186,6 +189,14 @@ static void norm(sim_op *op, double t, double d, double rb, double ab)
     op->flops = NORM_FLOPS * t * d;
     op->weight_bytes = d * rb;
     op->act_bytes = 2.0 * t * d * rb + t * d * rb + t * d * ab;
+}
+
+void sim_graph_fuse_norm(const sim_model *m, const sim_prec *prec, sim_op *op)
+{
+    if (op->fused)
+        return;
+    op->fused = true;
+    op->act_bytes -= op->flops / NORM_FLOPS * sim_dtype_bytes(sim_graph_resid_dtype(m, prec));
 }
 
 void sim_graph_attention(const sim_model *m, int tp, const sim_prec *prec, const sim_batch_shape *s,

@@ -33,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collective.h"
 #include "dtype.h"
 #include "model.h"
 #include "status.h"
@@ -98,7 +99,11 @@ typedef struct sim_op {
     double net_bytes;      /* bytes this GPU sends in the collective */
     double net_msg_bytes;  /* size of the collective's buffer */
     int net_ranks;         /* GPUs in the collective */
-    int net_hops;          /* sequential steps of the collective (latency terms) */
+    int net_hops;          /* sequential steps of a ring collective (NCCL's ring) */
+    sim_coll_kind net_kind; /* which collective (all-reduce, all-gather, ...) */
+    sim_coll_algo net_algo; /* the algorithm asked for (AUTO: the cheapest, collective.h) */
+    bool fused;            /* runs inside the preceding all-reduce's kernel (no launch, its
+                              input never round-trips HBM): --fuse-allreduce-norm */
     int64_t m, n, k;       /* GEMM shape (m = tokens); 0 if not a GEMM */
     sim_dtype compute;     /* format whose peak prices the math */
     sim_dtype weight;      /* stored weight format (GEMMs) */
@@ -158,6 +163,11 @@ void sim_graph_attention(const sim_model *m, int tp, const sim_prec *prec, const
  * not part of the layer graph (speculative-decoding heads). */
 void sim_graph_gemm(sim_op *op, sim_op_id id, double tokens, int64_t n, int64_t k, sim_dtype weight,
                     const sim_prec *prec, double resid_bytes);
+
+/* Fuses a norm into the all-reduce before it (--fuse-allreduce-norm): the fused kernel adds the
+ * residual and normalizes the reduced sum in registers, so the norm has no launch of its own and
+ * does not read the all-reduce's output (T x d 16-bit values) back from HBM. */
+void sim_graph_fuse_norm(const sim_model *m, const sim_prec *prec, sim_op *norm);
 
 /* Weight bytes resident on each GPU (layers, embedding, LM head, norms). */
 double sim_graph_weight_bytes_per_gpu(const sim_model *m, int tp, const sim_prec *prec);

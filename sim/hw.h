@@ -37,12 +37,37 @@
  *   efficiency.network           fraction of link bandwidth reached by collectives
  *   sources.FIELD                (optional, but every shipped file has one per field) where a
  *                                number comes from
+ *   collectives                  (optional object; absent = NCCL's ring with the Simple protocol
+ *                                only) the collective algorithms and their constants, priced by
+ *                                collective.h:
+ *     algorithms                 array of names: "ring" (required), "tree", "oneshot", "twoshot",
+ *                                "nvls"
+ *     ll.{base_us,hop_us,bw_eff}, ll128.{base_us,hop_us,bw_eff}   NCCL's low-latency protocols
+ *                                (optional: an object absent = the runtime has no such protocol)
+ *     simple.base_us             NCCL Simple's base latency (its hop is scaleup_latency_us, its
+ *                                payload fraction 1)
+ *     oneshot.{latency_us,bw_eff}, twoshot.{latency_us,bw_eff}, custom_max_bytes   custom
+ *                                all-reduce (required when listed)
+ *     nvls.{latency_us,bw_eff}   NVSwitch multicast (required when listed)
+ *     sources.FIELD              where each comes from
  */
 #ifndef SIM_HW_H
 #define SIM_HW_H
 
 #include "dtype.h"
 #include "status.h"
+
+/* Collective algorithms and constants (the `collectives` object). Indexed by sim_coll_proto and
+ * sim_coll_algo of collective.h. */
+typedef struct sim_hw_coll {
+    unsigned algos;            /* bit (1 << sim_coll_algo) per algorithm the device has */
+    double proto_base_ns[3];   /* NCCL base latency per protocol (LL, LL128, Simple) */
+    double proto_hop_ns[3];    /* per scale-up hop (Simple's is scaleup_latency_ns, unused here) */
+    double proto_bw_eff[3];    /* payload fraction of the link (Simple: 1) */
+    double algo_latency_ns[8]; /* oneshot, twoshot, nvls: fixed latency of the kernel */
+    double algo_bw_eff[8];     /* oneshot, twoshot, nvls: fraction of the scale-up bandwidth */
+    double custom_max_bytes;   /* largest all-reduce the custom kernels take */
+} sim_hw_coll;
 
 typedef struct sim_hw {
     char name[96];                   /* display name */
@@ -71,6 +96,7 @@ typedef struct sim_hw {
     double eff_memory;               /* of hbm_bytes_per_s */
     double eff_attn_memory;          /* of hbm_bytes_per_s, attention over paged KV */
     double eff_network;              /* of the link bandwidth */
+    sim_hw_coll coll;                /* collective algorithms (collective.h) */
 } sim_hw;
 
 /* Loads and validates a device file. On error *hw is unspecified and err names file and field. */

@@ -34,6 +34,9 @@ typedef struct sim_step_cfg {
     double iteration_overhead_ns; /* engine CPU time per iteration */
     double request_overhead_ns;   /* engine CPU time per request in the iteration */
     bool async_sched;             /* CPU work overlaps the GPU step (vLLM --async-scheduling) */
+    sim_coll_algo allreduce;      /* the all-reduces' algorithm (AUTO: the cheapest, collective.h) */
+    bool fuse_allreduce_norm;     /* all-reduce + residual + RMSNorm in one kernel where the
+                                     all-reduce runs as a custom or multicast kernel */
 } sim_step_cfg;
 
 typedef struct sim_step_result {
@@ -52,7 +55,7 @@ typedef struct sim_step_result {
 } sim_step_result;
 
 /* Checks the configuration once (TP divides the heads, precision makes sense, the device
- * computes the formats, overlap in [0, 1]). */
+ * computes the formats, overlap in [0, 1], the device has the forced all-reduce algorithm). */
 sim_status sim_step_check(const sim_step_cfg *cfg, sim_err *err);
 
 /* Whether a step launches its kernels eagerly: engines capture CUDA graphs for decode-only

@@ -63,8 +63,10 @@ static const char *const columns[] = {
     "id",        "kind",   "hw",        "dtype",      "gpus",         "m",         "n",
     "k",         "batch",  "seq",       "heads",      "head_dim",     "causal",    "bytes",
     "model",     "tp",     "input_len", "output_len", "weight_dtype", "act_dtype", "kv_dtype",
-    "framework", "metric", "value",     "unit",       "skip",         "source"};
-enum { N_COLUMNS = sizeof columns / sizeof columns[0] };
+    "framework", "metric", "value",     "unit",       "skip",         "source",    "algo",
+    "trust"};
+/* Files written before the algo and trust columns (the first 27) are read with those empty. */
+enum { N_COLUMNS = sizeof columns / sizeof columns[0], N_LEGACY_COLUMNS = 27 };
 
 /* Largest value a whole-number column may hold: shapes and lengths up to 2^40, message sizes up to
  * 2^50 bytes, GPU counts up to 65536 (the `op` command's flag ranges). */
@@ -248,6 +250,21 @@ static sim_status parse_row(char **f, const char *path, int64_t line, sim_vrow *
     snprintf(r->unit, sizeof r->unit, "%s", f[24]);
     snprintf(r->skip, sizeof r->skip, "%s", f[25]);
     snprintf(r->source, sizeof r->source, "%s", f[26]);
+    r->algo = SIM_COLL_AUTO;
+    if (*f[27] && !sim_coll_algo_parse(f[27], &r->algo))
+        return sim_fail(err, SIM_EINPUT,
+                        "%s:%lld: field 'algo' is '%s', expected auto, ring, tree, oneshot, "
+                        "twoshot, nvls, nccl or empty",
+                        path, (long long)line, f[27]);
+    static const char *const trusts[] = {"", "high", "medium", "low"};
+    size_t t = 0;
+    while (t < 4 && strcmp(f[28], trusts[t]) != 0)
+        t++;
+    if (t == 4)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s:%lld: field 'trust' is '%.20s', expected high, medium, low or empty",
+                        path, (long long)line, f[28]);
+    r->low_trust = t == 3;
     return check_kind(f, r, path, line, err);
 }
 
@@ -261,29 +278,34 @@ sim_status sim_validate_load(const char *path, sim_vrow **rows, size_t *n, sim_e
     char *line = NULL;
     size_t len = 0, cap = 0;
     int64_t lineno = 0;
+    int ncols = N_COLUMNS;
+    char empty[1] = ""; /* the columns a legacy file lacks */
     sim_status st = SIM_OK;
     while (!st && getline(&line, &len, fp) >= 0) {
         lineno++;
         char *f[MAX_FIELDS];
         int nf = split(line, f);
         if (lineno == 1) {
-            bool ok = nf == N_COLUMNS;
-            for (int i = 0; ok && i < N_COLUMNS; i++)
+            bool ok = nf == N_COLUMNS || nf == N_LEGACY_COLUMNS;
+            ncols = nf;
+            for (int i = 0; ok && i < nf; i++)
                 ok = strcmp(f[i], columns[i]) == 0;
             if (!ok)
                 st = sim_fail(err, SIM_EINPUT,
                               "%s:1: header is not the validation columns "
-                              "(id,kind,hw,...,skip,source)",
+                              "(id,kind,hw,...,skip,source[,algo,trust])",
                               path);
             continue;
         }
         if (nf == 1 && !*f[0])
             continue;
-        if (nf != N_COLUMNS) {
+        if (nf != ncols) {
             st = sim_fail(err, SIM_EINPUT, "%s:%lld: %d fields, expected %d", path,
-                          (long long)lineno, nf, N_COLUMNS);
+                          (long long)lineno, nf, ncols);
             break;
         }
+        for (int i = nf; i < N_COLUMNS; i++)
+            f[i] = empty;
         if (*n == cap) {
             cap = cap ? 2 * cap : 128;
             sim_vrow *r = realloc(*rows, cap * sizeof *r);
@@ -309,6 +331,34 @@ sim_status sim_validate_load(const char *path, sim_vrow **rows, size_t *n, sim_e
 
 /* ------------------------------------------------------------------------------------------ */
 /* Predictions */
+
+double sim_validate_size_bytes(const sim_vrow *r)
+{
+    double eb = sim_dtype_bytes(r->dtype);
+    switch (r->kind) {
+    case SIM_VK_GEMM:
+        return ((double)r->m * (double)r->k + (double)r->k * (double)r->n +
+                (double)r->m * (double)r->n) *
+               eb;
+    case SIM_VK_ATTENTION:
+        return 4.0 * (double)r->batch * (double)r->seq * (double)r->heads * (double)r->head_dim *
+               eb;
+    default:
+        return (double)r->bytes;
+    }
+}
+
+int sim_validate_bucket(const sim_vrow *r)
+{
+    double b = sim_validate_size_bytes(r);
+    return b <= 65536.0 ? 0 : b <= 4194304.0 ? 1 : 2;
+}
+
+const char *sim_validate_bucket_name(int bucket)
+{
+    static const char *const names[SIM_VBUCKET_COUNT] = {"<= 64 KB", "<= 4 MB", "> 4 MB"};
+    return names[bucket];
+}
 
 double sim_validate_error_pct(double predicted, double measured)
 {
@@ -380,10 +430,15 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
         work = op.act_bytes;
         break;
     case SIM_VK_ALLREDUCE: {
-        int g = (int)r->gpus;
-        double per_gpu = 2.0 * (g - 1) / g * (double)r->bytes; /* = bus bytes */
-        ns = sim_cost_collective_ns(hw, per_gpu, g, 2 * (g - 1));
-        work = per_gpu;
+        /* one all-reduce kernel (CUDA events around it include its launch) */
+        op.id = SIM_OP_ATTN_ALLREDUCE;
+        op.net_kind = SIM_COLL_ALLREDUCE;
+        op.net_algo = r->algo;
+        op.net_ranks = (int)r->gpus;
+        op.net_msg_bytes = (double)r->bytes;
+        op.net_bytes = sim_coll_bus_bytes(SIM_COLL_ALLREDUCE, op.net_msg_bytes, op.net_ranks);
+        ns = op_ns(hw, &op);
+        work = op.net_bytes;
         break;
     }
     default:
@@ -467,7 +522,7 @@ static double loss(const sim_vrow *rows, size_t n, const char *name, const sim_h
     size_t u = 0;
     for (size_t i = 0; i < n; i++) {
         const sim_vrow *r = &rows[i];
-        if (!sim_vkind_is_op(r->kind) || r->skip[0] || strcmp(r->hw, name) != 0)
+        if (!sim_vkind_is_op(r->kind) || r->skip[0] || r->low_trust || strcmp(r->hw, name) != 0)
             continue;
         double p;
         if (sim_validate_op(r, hw, &p, NULL))
@@ -493,6 +548,23 @@ static bool constrained(const sim_vrow *rows, size_t n, const char *name, sim_hw
     return fabs(a - b) > 1e-12;
 }
 
+/* A kernel's two constants are fitted only on at least this many rows that can run it. */
+enum { MIN_KERNEL_ROWS = 3 };
+
+/* The device's usable all-reduce rows that measured algorithm a itself (not a runtime's choice,
+ * which may or may not have taken it). */
+static size_t algo_rows(const sim_vrow *rows, size_t n, const char *name, sim_coll_algo a)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++) {
+        const sim_vrow *r = &rows[i];
+        if (r->kind != SIM_VK_ALLREDUCE || r->skip[0] || r->low_trust || strcmp(r->hw, name) != 0)
+            continue;
+        c += r->algo == a;
+    }
+    return c;
+}
+
 sim_status sim_validate_fit(const sim_vrow *rows, size_t n, const char *name, sim_hw *hw,
                             sim_fit_report *rep, sim_err *err)
 {
@@ -507,7 +579,8 @@ sim_status sim_validate_fit(const sim_vrow *rows, size_t n, const char *name, si
         free(abs_err);
         return sim_fail(err, SIM_EINPUT, "--hw %s: no op-level rows for it in the data", name);
     }
-    fit_param params[SIM_DT_COUNT + 7];
+    enum { MAX_PARAMS = SIM_DT_COUNT + 15 };
+    fit_param params[MAX_PARAMS];
     size_t np = 0;
     static const char *const gemm_names[SIM_DT_COUNT] = {[SIM_DT_BF16] = "efficiency.gemm.bf16",
                                                          [SIM_DT_FP8] = "efficiency.gemm.fp8",
@@ -523,13 +596,40 @@ sim_status sim_validate_fit(const sim_vrow *rows, size_t n, const char *name, si
     params[np++] = (fit_param){"efficiency.gemm_k_half", &hw->gemm_k_half, NULL, 0.0, 4096.0, 1.0};
     params[np++] = (fit_param){"efficiency.attention", &hw->eff_attention, NULL, 0.05, 1.0, 1.0};
     params[np++] = (fit_param){"efficiency.memory", &hw->eff_memory, NULL, 0.3, 1.0, 1.0};
-    params[np++] = (fit_param){"efficiency.network", &hw->eff_network, NULL, 0.1, 1.0, 1.0};
+    params[np++] = (fit_param){"efficiency.network", &hw->eff_network, NULL, 0.5, 1.0, 1.0};
     params[np++] = (fit_param){"collective_latency_us", &hw->collective_ns, NULL, 0.0, 50e3, 1e3};
-    params[np++] = (fit_param){"scaleup_latency_us", &hw->scaleup_latency_ns, NULL, 0.0, 20e3, 1e3};
-    bool active[SIM_DT_COUNT + 7];
+    params[np++] = (fit_param){"scaleup_latency_us", &hw->scaleup_latency_ns, NULL, 300.0, 10e3,
+                               1e3};
+    /* NCCL's low-latency protocols' share of the link, and the custom and multicast all-reduce
+     * kernels the device has, each only where enough rows measure it (sim_hw_coll) */
+    if (hw->coll.proto_bw_eff[SIM_COLL_LL] > 0.0)
+        params[np++] = (fit_param){"collectives.ll.bw_eff", &hw->coll.proto_bw_eff[SIM_COLL_LL],
+                                   NULL, 0.05, 0.5, 1.0}; /* at most LL's payload fraction */
+    if (hw->coll.proto_bw_eff[SIM_COLL_LL128] > 0.0)
+        params[np++] = (fit_param){"collectives.ll128.bw_eff",
+                                   &hw->coll.proto_bw_eff[SIM_COLL_LL128], NULL, 0.05, 0.9375,
+                                   1.0};
+    static const struct {
+        sim_coll_algo algo;
+        const char *latency, *bw_eff;
+    } kernels[] = {
+        {SIM_COLL_ONESHOT, "collectives.oneshot.latency_us", "collectives.oneshot.bw_eff"},
+        {SIM_COLL_TWOSHOT, "collectives.twoshot.latency_us", "collectives.twoshot.bw_eff"},
+        {SIM_COLL_NVLS, "collectives.nvls.latency_us", "collectives.nvls.bw_eff"},
+    };
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
+        if (!sim_coll_has(hw, kernels[i].algo) ||
+            algo_rows(rows, n, name, kernels[i].algo) < MIN_KERNEL_ROWS)
+            continue;
+        params[np++] = (fit_param){kernels[i].latency, &hw->coll.algo_latency_ns[kernels[i].algo],
+                                   NULL, 500.0, 200e3, 1e3};
+        params[np++] = (fit_param){kernels[i].bw_eff, &hw->coll.algo_bw_eff[kernels[i].algo],
+                                   NULL, 0.2, 1.0, 1.0};
+    }
+    bool active[MAX_PARAMS];
     for (size_t i = 0; i < np; i++)
         active[i] = constrained(rows, n, name, hw, &params[i]);
-    double before[SIM_DT_COUNT + 7];
+    double before[MAX_PARAMS];
     for (size_t i = 0; i < np; i++)
         before[i] = *params[i].value;
     if (hw->peak_flops[SIM_DT_FP16] > 0.0) /* fp16 and bf16 run at one rate: fit them as one */

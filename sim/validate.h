@@ -7,7 +7,9 @@
  *   id, kind (gemm | attention | copy | allreduce | e2e | ttft), hw, dtype, gpus, m, n, k, batch,
  *   seq, heads, head_dim, causal, bytes, model, tp, input_len, output_len, weight_dtype,
  *   act_dtype, kv_dtype, framework, metric, value, unit, skip (a reason it cannot be expressed),
- *   source.
+ *   source, algo (allreduce rows: the algorithm the measurement ran, a --allreduce value or
+ *   nccl; empty = auto), trust (high | medium | low | empty: low-trust rows are predicted and
+ *   printed but left out of the summaries, the gate and the fit).
  * Metrics: tflops, latency_ms, tb_per_s, busbw_gb_per_s (ops); e2e_s, ttft_ms (static batches).
  *
  * Op-level predictions price ONE op as the step model would (the GEMM, the fused attention, a
@@ -22,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collective.h"
 #include "hw.h"
 #include "model.h"
 #include "step.h"
@@ -43,7 +46,9 @@ typedef struct sim_vrow {
     sim_dtype dtype, weight, act, kv;
     int64_t gpus, m, n, k, batch, seq, heads, head_dim, bytes, tp, input_len, output_len;
     bool causal;
-    double value; /* measured, in `metric`'s unit */
+    sim_coll_algo algo; /* allreduce rows: the algorithm measured */
+    bool low_trust;     /* shown, but out of the summaries, the gate and the fit */
+    double value;       /* measured, in `metric`'s unit */
     int64_t line; /* in the CSV */
 } sim_vrow;
 
@@ -64,6 +69,18 @@ sim_status sim_validate_op(const sim_vrow *row, const sim_hw *hw, double *predic
 sim_status sim_validate_e2e(const sim_vrow *row, const sim_model *model, const sim_hw *hw,
                             const sim_step_cfg *tmpl, double *predicted, sim_err *err);
 
+/* Size buckets of op-level rows, so a regression in one regime cannot hide in a median: the
+ * bytes an op moves (a GEMM's inputs, weights and output; attention's Q, K, V and O; a copy's
+ * bytes; an all-reduce's message) up to 64 KiB, up to 4 MiB, larger. */
+enum { SIM_VBUCKET_COUNT = 3 };
+
+/* The bytes an op-level row moves, as above. */
+double sim_validate_size_bytes(const sim_vrow *r);
+
+/* The row's bucket, 0 .. SIM_VBUCKET_COUNT - 1, and its label ("<= 64 KB", ...). */
+int sim_validate_bucket(const sim_vrow *r);
+const char *sim_validate_bucket_name(int bucket);
+
 /* Signed relative error in percent. */
 double sim_validate_error_pct(double predicted, double measured);
 
@@ -74,7 +91,7 @@ void sim_validate_summary(const double *abs_err_pct, size_t n, double *median, d
 typedef struct sim_fit_report {
     size_t rows;                        /* op-level rows of the device used */
     double before_median, after_median; /* |error| % over those rows */
-    char fitted[768];                   /* "efficiency.gemm.bf16 0.80 -> 0.74, ..." */
+    char fitted[1536];                  /* "efficiency.gemm.bf16 0.80 -> 0.74, ..." */
 } sim_fit_report;
 
 /* Fits hw's efficiencies (GEMM per format, attention, memory, network, collective fixed cost and

@@ -746,9 +746,19 @@ static void test_validation_commands(void **state)
     (void)state;
     run("validate");
     assert_int_equal(R.rc, 0);
-    assert_non_null(strstr(R.out, "\nvalidation: 78 points, median |error| "));
-    assert_non_null(strstr(R.out, "\n  op-level: 49 points"));
+    /* 132 rows: 4 skipped, 16 low-trust shown but not counted */
+    assert_non_null(strstr(R.out, "\nvalidation: 111 points, median |error| "));
+    assert_non_null(strstr(R.out, "\n  op-level: 82 points"));
     assert_non_null(strstr(R.out, "\n  end-to-end: 29 points"));
+    assert_non_null(strstr(R.out, "\n  op allreduce: 36 points"));
+    assert_non_null(strstr(R.out, "\n  op size <= 64 KB: "));
+    assert_non_null(strstr(R.out, "\n  op size <= 4 MB: "));
+    assert_non_null(strstr(R.out, "\n  op size > 4 MB: "));
+    assert_non_null(strstr(R.out, "(16 low-trust rows shown above"));
+    assert_non_null(strstr(R.out, "% (low trust)\n"));
+    run("validate --max-bucket-median 0.01");
+    assert_int_equal(R.rc, 1);
+    assert_non_null(strstr(R.err, "of size <= 64 KB is above"));
     assert_non_null(strstr(R.out, "  41 skipped: GB200"));
     /* an impossible target fails */
     run("validate --max-op-median 0.01");
@@ -757,6 +767,15 @@ static void test_validation_commands(void **state)
     run("op --hw h100-sxm --op allreduce --bytes 1048576 --gpus 8");
     assert_int_equal(R.rc, 0);
     assert_non_null(strstr(R.out, "GB/s bus bandwidth"));
+    run("op --hw h100-sxm --op allreduce --bytes 1048576 --gpus 8 --allreduce ring");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "GB/s bus bandwidth (ring "));
+    expect_bad("op --hw a100-sxm-80gb --op allreduce --bytes 1024 --allreduce nvls",
+               "--allreduce: value nvls is not an algorithm of NVIDIA A100 SXM4 80GB");
+    expect_bad("op --hw h100-sxm --op allreduce --bytes 1024 --gpus 16 --allreduce oneshot",
+               "16 GPUs span nodes of 8");
+    expect_bad("op --hw h100-sxm --op allreduce --bytes 1024 --allreduce fast",
+               "--allreduce: value 'fast', expected auto, ring");
     run("op --hw a100-sxm-80gb --op gemm --m 4096 --n 4096 --k 4096 --dtype fp16");
     assert_int_equal(R.rc, 0);
     assert_non_null(strstr(R.out, "TFLOP/s"));
