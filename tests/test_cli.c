@@ -156,7 +156,25 @@ static void test_tp_ops_and_names(void **state)
         assert_string_equal(cJSON_GetObjectItemCaseSensitive(op, "name")->valuestring, names[i]);
     }
     assert_true(num(cJSON_GetArrayItem(ops, 6), "net_bytes") > 0.0);
+    /* the decode all-reduce (4 tokens x 8192 x 2 B = 64 KiB on 8 H100s) names its algorithm */
+    const cJSON *ar = cJSON_GetArrayItem(ops, 16 + 6);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(ar, "collective_algo")->valuestring,
+                        "oneshot");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(ar, "collective_protocol")->valuestring,
+                        "");
+    assert_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(ops, 1), "collective_algo"));
     cJSON_Delete(j);
+    /* forced NCCL ring, and a fused norm */
+    run("run --model llama-3.1-70b --hw h100-sxm --tp 8 --batch 4 --input-len 256 --output-len 8 "
+        "--allreduce ring --format json");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "\"collective_algo\":\t\"ring\""));
+    run("run --model llama-3.1-70b --hw h100-sxm --tp 8 --batch 4 --input-len 256 --output-len 8 "
+        "--fuse-allreduce-norm --format json");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "\"fused_into_allreduce\":\ttrue"));
+    run("run --model llama-3.1-70b --hw h100-sxm --tp 8 --batch 4 --input-len 256 --output-len 8");
+    assert_non_null(strstr(R.out, "collectives: embed oneshot, attn_allreduce oneshot"));
 }
 
 /* A device named with a quote and a comma stays one CSV field in every CSV output. */
@@ -464,6 +482,14 @@ static void test_chrome_traces(void **state)
              path);
     run(a);
     assert_int_equal(R.rc, 0);
+    FILE *trf = fopen(path, "r");
+    assert_non_null(trf);
+    char tbuf[1 << 16];
+    size_t tn = fread(tbuf, 1, sizeof tbuf - 1, trf);
+    fclose(trf);
+    tbuf[tn] = '\0';
+    /* the prefill's 32 MiB all-reduces are past the custom limit: NCCL's ring */
+    assert_non_null(strstr(tbuf, "\"collective_algo\":\"ring\",\"collective_protocol\":\""));
     snprintf(a, sizeof a, "trace-check %s", path);
     run(a);
     assert_int_equal(R.rc, 0);
@@ -756,6 +782,10 @@ static void test_validation_commands(void **state)
     assert_non_null(strstr(R.out, "\n  op size > 4 MB: "));
     assert_non_null(strstr(R.out, "(16 low-trust rows shown above"));
     assert_non_null(strstr(R.out, "% (low trust)\n"));
+    expect_bad("run --model llama-3.1-8b --hw a100-sxm-80gb --tp 2 --allreduce nvls",
+               "--allreduce: value nvls is not an algorithm of NVIDIA A100 SXM4 80GB");
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --tp 2 --allreduce warp",
+               "--allreduce: value 'warp'");
     run("validate --max-bucket-median 0.01");
     assert_int_equal(R.rc, 1);
     assert_non_null(strstr(R.err, "of size <= 64 KB is above"));
@@ -767,6 +797,18 @@ static void test_validation_commands(void **state)
     run("op --hw h100-sxm --op allreduce --bytes 1048576 --gpus 8");
     assert_int_equal(R.rc, 0);
     assert_non_null(strstr(R.out, "GB/s bus bandwidth"));
+    /* a 16 KB all-reduce on 8 H100s is a one-shot custom kernel of at most 12 us; 256 MB keeps
+     * NCCL's large-message bus bandwidth (NVLS: 330 .. 450 GB/s) */
+    double ms, gbs;
+    run("op --hw h100-sxm --op allreduce --bytes 16384 --gpus 8");
+    assert_int_equal(R.rc, 0);
+    assert_int_equal(sscanf(strstr(R.out, ": ") + 2, "%lf ms, %lf", &ms, &gbs), 2);
+    assert_true(ms * 1e3 <= 12.0 && ms > 0.0);
+    assert_non_null(strstr(R.out, "(oneshot)"));
+    run("op --hw h100-sxm --op allreduce --bytes 268435456 --gpus 8");
+    assert_int_equal(R.rc, 0);
+    assert_int_equal(sscanf(strstr(R.out, ": ") + 2, "%lf ms, %lf", &ms, &gbs), 2);
+    assert_between(gbs, 330.0, 450.0);
     run("op --hw h100-sxm --op allreduce --bytes 1048576 --gpus 8 --allreduce ring");
     assert_int_equal(R.rc, 0);
     assert_non_null(strstr(R.out, "GB/s bus bandwidth (ring "));
