@@ -125,7 +125,7 @@ static void summary_line(FILE *out, const char *label, const double *e, size_t n
 
 /* |errors| of the rows that count, grouped: [0] op-level, [1] end-to-end, [2] all, then one
  * group per op kind and per op size bucket. */
-enum { G_OP, G_E2E, G_ALL, G_KIND, G_BUCKET = G_KIND + SIM_VK_ALLREDUCE + 1,
+enum { G_OP, G_E2E, G_ALL, G_KIND, G_BUCKET = G_KIND + SIM_VK_FUSED_ALLREDUCE_NORM + 1,
        N_GROUPS = G_BUCKET + SIM_VBUCKET_COUNT };
 
 static sim_status validate_summaries(const cli_opts *o, double *const *errs, const size_t *cnt,
@@ -136,7 +136,7 @@ static sim_status validate_summaries(const cli_opts *o, double *const *errs, con
     summary_line(out, "validation", errs[G_ALL], cnt[G_ALL], &med[G_ALL]);
     summary_line(out, "  op-level", errs[G_OP], cnt[G_OP], &med[G_OP]);
     summary_line(out, "  end-to-end", errs[G_E2E], cnt[G_E2E], &med[G_E2E]);
-    for (int k = 0; k <= SIM_VK_ALLREDUCE; k++) {
+    for (int k = 0; k <= SIM_VK_FUSED_ALLREDUCE_NORM; k++) {
         snprintf(label, sizeof label, "  op %s", sim_vkind_name((sim_vkind)k));
         summary_line(out, label, errs[G_KIND + k], cnt[G_KIND + k], &med[G_KIND + k]);
     }

@@ -191,12 +191,21 @@ static void norm(sim_op *op, double t, double d, double rb, double ab)
     op->act_bytes = 2.0 * t * d * rb + t * d * rb + t * d * ab;
 }
 
-void sim_graph_fuse_norm(const sim_model *m, const sim_prec *prec, sim_op *op)
+void sim_graph_fuse_norm(sim_op *op, double resid_bytes)
 {
     if (op->fused)
         return;
     op->fused = true;
-    op->act_bytes -= op->flops / NORM_FLOPS * sim_dtype_bytes(sim_graph_resid_dtype(m, prec));
+    op->act_bytes -= op->flops / NORM_FLOPS * resid_bytes; /* the T x d reduced values */
+}
+
+void sim_graph_norm(sim_op *op, sim_op_id id, double tokens, int64_t hidden, double resid_bytes,
+                    double out_bytes)
+{
+    memset(op, 0, sizeof *op);
+    op->id = id;
+    op->present = true;
+    norm(op, tokens, (double)hidden, resid_bytes, out_bytes);
 }
 
 void sim_graph_attention(const sim_model *m, int tp, const sim_prec *prec, const sim_batch_shape *s,

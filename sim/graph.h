@@ -167,7 +167,13 @@ void sim_graph_gemm(sim_op *op, sim_op_id id, double tokens, int64_t n, int64_t 
 /* Fuses a norm into the all-reduce before it (--fuse-allreduce-norm): the fused kernel adds the
  * residual and normalizes the reduced sum in registers, so the norm has no launch of its own and
  * does not read the all-reduce's output (T x d 16-bit values) back from HBM. */
-void sim_graph_fuse_norm(const sim_model *m, const sim_prec *prec, sim_op *norm);
+void sim_graph_fuse_norm(sim_op *norm, double resid_bytes);
+
+/* Fills `op` as an RMSNorm fused with the residual add over `tokens` x `hidden` values: reads the
+ * input and the residual, writes both (the normed one in `out_bytes` per value), plus the weight.
+ * For the validation of all-reduce + norm kernels. */
+void sim_graph_norm(sim_op *op, sim_op_id id, double tokens, int64_t hidden, double resid_bytes,
+                    double out_bytes);
 
 /* Weight bytes resident on each GPU (layers, embedding, LM head, norms). */
 double sim_graph_weight_bytes_per_gpu(const sim_model *m, int tp, const sim_prec *prec);

@@ -156,7 +156,8 @@ static step_sums price_shape(const sim_step_cfg *cfg, const sim_batch_shape *s,
         (ar == SIM_COLL_ONESHOT || ar == SIM_COLL_TWOSHOT || ar == SIM_COLL_NVLS)) {
         static const sim_op_id norms[] = {SIM_OP_ATTN_NORM, SIM_OP_MLP_NORM, SIM_OP_FINAL_NORM};
         for (size_t i = 0; i < sizeof norms / sizeof norms[0]; i++) {
-            sim_graph_fuse_norm(cfg->model, &cfg->prec, &out->graph.ops[norms[i]]);
+            sim_graph_fuse_norm(&out->graph.ops[norms[i]],
+                                sim_dtype_bytes(sim_graph_resid_dtype(cfg->model, &cfg->prec)));
             out->cost[norms[i]] = sim_cost_op(cfg->hw, &out->graph.ops[norms[i]], launch);
         }
     }

@@ -14,13 +14,18 @@
 #include "run.h"
 
 static const char *const kind_names[SIM_VK_COUNT] = {
-    [SIM_VK_GEMM] = "gemm", [SIM_VK_ATTENTION] = "attention",
-    [SIM_VK_COPY] = "copy", [SIM_VK_ALLREDUCE] = "allreduce",
-    [SIM_VK_E2E] = "e2e",   [SIM_VK_TTFT] = "ttft"};
+    [SIM_VK_GEMM] = "gemm",
+    [SIM_VK_ATTENTION] = "attention",
+    [SIM_VK_COPY] = "copy",
+    [SIM_VK_ALLREDUCE] = "allreduce",
+    [SIM_VK_ALLREDUCE_NORM] = "allreduce_norm",
+    [SIM_VK_FUSED_ALLREDUCE_NORM] = "fused_allreduce_norm",
+    [SIM_VK_E2E] = "e2e",
+    [SIM_VK_TTFT] = "ttft"};
 
 const char *sim_vkind_name(sim_vkind k) { return kind_names[k]; }
 
-bool sim_vkind_is_op(sim_vkind k) { return k <= SIM_VK_ALLREDUCE; }
+bool sim_vkind_is_op(sim_vkind k) { return k <= SIM_VK_FUSED_ALLREDUCE_NORM; }
 
 /* ------------------------------------------------------------------------------------------ */
 /* CSV */
@@ -130,12 +135,14 @@ static const need needs_attention[] = {{"dtype", 0},    {"batch", 1},  {"seq", 1
                                        {"head_dim", 1}, {"causal", 0}, {NULL, 0}};
 static const need needs_copy[] = {{"bytes", 1}, {NULL, 0}};
 static const need needs_allreduce[] = {{"gpus", 2}, {"bytes", 1}, {NULL, 0}};
+static const need needs_ar_norm[] = {{"gpus", 2}, {"bytes", 1}, {"n", 1}, {NULL, 0}};
 static const need needs_e2e[] = {{"model", 0},     {"batch", 1},      {"tp", 1},
                                  {"input_len", 1}, {"output_len", 1}, {"weight_dtype", 0},
                                  {NULL, 0}};
 static const need *const kind_needs[SIM_VK_COUNT] = {
     [SIM_VK_GEMM] = needs_gemm, [SIM_VK_ATTENTION] = needs_attention,
     [SIM_VK_COPY] = needs_copy, [SIM_VK_ALLREDUCE] = needs_allreduce,
+    [SIM_VK_ALLREDUCE_NORM] = needs_ar_norm, [SIM_VK_FUSED_ALLREDUCE_NORM] = needs_ar_norm,
     [SIM_VK_E2E] = needs_e2e,   [SIM_VK_TTFT] = needs_e2e};
 
 /* The metrics each kind can be measured in. */
@@ -204,7 +211,7 @@ static sim_status parse_row(char **f, const char *path, int64_t line, sim_vrow *
     if (kind < 0)
         return sim_fail(err, SIM_EINPUT,
                         "%s:%lld: field 'kind' is '%s', expected gemm, attention, copy, "
-                        "allreduce, e2e or ttft",
+                        "allreduce, allreduce_norm, fused_allreduce_norm, e2e or ttft",
                         path, (long long)line, f[1]);
     r->kind = (sim_vkind)kind;
     if (!*f[0])
@@ -381,14 +388,16 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
     const struct {
         const char *name;
         int64_t v, min;
-    } shape[SIM_VK_ALLREDUCE + 1][4] = {
+    } shape[SIM_VK_FUSED_ALLREDUCE_NORM + 1][4] = {
         [SIM_VK_GEMM] = {{"m", r->m, 1}, {"n", r->n, 1}, {"k", r->k, 1}},
         [SIM_VK_ATTENTION] = {{"batch", r->batch, 1},
                               {"seq", r->seq, 1},
                               {"heads", r->heads, 1},
                               {"head_dim", r->head_dim, 1}},
         [SIM_VK_COPY] = {{"bytes", r->bytes, 1}},
-        [SIM_VK_ALLREDUCE] = {{"gpus", r->gpus, 2}, {"bytes", r->bytes, 1}}};
+        [SIM_VK_ALLREDUCE] = {{"gpus", r->gpus, 2}, {"bytes", r->bytes, 1}},
+        [SIM_VK_ALLREDUCE_NORM] = {{"gpus", r->gpus, 2}, {"bytes", r->bytes, 1}, {"n", r->n, 1}},
+        [SIM_VK_FUSED_ALLREDUCE_NORM] = {{"gpus", r->gpus, 2}, {"bytes", r->bytes, 1}, {"n", r->n, 1}}};
     for (int i = 0; i < 4 && shape[r->kind][i].name; i++)
         if (shape[r->kind][i].v < shape[r->kind][i].min)
             return sim_fail(
@@ -429,7 +438,9 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
         ns = op_ns(hw, &op);
         work = op.act_bytes;
         break;
-    case SIM_VK_ALLREDUCE: {
+    case SIM_VK_ALLREDUCE:
+    case SIM_VK_ALLREDUCE_NORM:
+    case SIM_VK_FUSED_ALLREDUCE_NORM: {
         /* one all-reduce kernel (CUDA events around it include its launch) */
         op.id = SIM_OP_ATTN_ALLREDUCE;
         op.net_kind = SIM_COLL_ALLREDUCE;
@@ -439,6 +450,16 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
         op.net_bytes = sim_coll_bus_bytes(SIM_COLL_ALLREDUCE, op.net_msg_bytes, op.net_ranks);
         ns = op_ns(hw, &op);
         work = op.net_bytes;
+        if (r->kind == SIM_VK_ALLREDUCE)
+            break;
+        /* then residual add + RMSNorm over bytes / 2 / hidden tokens of 16-bit values, its own
+         * kernel or inside the all-reduce's */
+        sim_op nm;
+        sim_graph_norm(&nm, SIM_OP_MLP_NORM, (double)r->bytes / 2.0 / (double)r->n, r->n, 2.0,
+                       2.0);
+        if (r->kind == SIM_VK_FUSED_ALLREDUCE_NORM)
+            sim_graph_fuse_norm(&nm, 2.0);
+        ns += op_ns(hw, &nm);
         break;
     }
     default:
@@ -522,7 +543,9 @@ static double loss(const sim_vrow *rows, size_t n, const char *name, const sim_h
     size_t u = 0;
     for (size_t i = 0; i < n; i++) {
         const sim_vrow *r = &rows[i];
-        if (!sim_vkind_is_op(r->kind) || r->skip[0] || r->low_trust || strcmp(r->hw, name) != 0)
+        /* the fused kernels (FlashInfer's) test --fuse-allreduce-norm; they fit nothing */
+        if (!sim_vkind_is_op(r->kind) || r->kind == SIM_VK_FUSED_ALLREDUCE_NORM || r->skip[0] ||
+            r->low_trust || strcmp(r->hw, name) != 0)
             continue;
         double p;
         if (sim_validate_op(r, hw, &p, NULL))
@@ -558,7 +581,8 @@ static size_t algo_rows(const sim_vrow *rows, size_t n, const char *name, sim_co
     size_t c = 0;
     for (size_t i = 0; i < n; i++) {
         const sim_vrow *r = &rows[i];
-        if (r->kind != SIM_VK_ALLREDUCE || r->skip[0] || r->low_trust || strcmp(r->hw, name) != 0)
+        if (r->kind < SIM_VK_ALLREDUCE || r->kind > SIM_VK_ALLREDUCE_NORM || r->skip[0] ||
+            r->low_trust || strcmp(r->hw, name) != 0)
             continue;
         c += r->algo == a;
     }

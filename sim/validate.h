@@ -4,7 +4,9 @@
  * The measurements live in a normalized CSV (tools/data/validation.csv, made from
  * ../shared/data/calibration.csv with every row's source kept): one row per measurement, its kind
  * and parameters in columns:
- *   id, kind (gemm | attention | copy | allreduce | e2e | ttft), hw, dtype, gpus, m, n, k, batch,
+ *   id, kind (gemm | attention | copy | allreduce | allreduce_norm | fused_allreduce_norm | e2e |
+ *   ttft; the norm kinds use gpus, bytes = tokens x hidden x 2 and n = hidden), hw, dtype, gpus,
+ *   m, n, k, batch,
  *   seq, heads, head_dim, causal, bytes, model, tp, input_len, output_len, weight_dtype,
  *   act_dtype, kv_dtype, framework, metric, value, unit, skip (a reason it cannot be expressed),
  *   source, algo (allreduce rows: the algorithm the measurement ran, a --allreduce value or
@@ -34,6 +36,8 @@ typedef enum sim_vkind {
     SIM_VK_ATTENTION,
     SIM_VK_COPY,
     SIM_VK_ALLREDUCE,
+    SIM_VK_ALLREDUCE_NORM,       /* an all-reduce kernel, then residual add + RMSNorm */
+    SIM_VK_FUSED_ALLREDUCE_NORM, /* the two in one kernel (--fuse-allreduce-norm) */
     SIM_VK_E2E,
     SIM_VK_TTFT,
     SIM_VK_COUNT
@@ -55,7 +59,7 @@ typedef struct sim_vrow {
 /* "gemm", ... */
 const char *sim_vkind_name(sim_vkind k);
 
-/* True for the op-level kinds (gemm, attention, copy, allreduce). */
+/* True for the op-level kinds (gemm, attention, copy, allreduce and the all-reduce + norms). */
 bool sim_vkind_is_op(sim_vkind k);
 
 /* Reads the CSV. *rows is owned by the caller (free). Errors name the file and line. */

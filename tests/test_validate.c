@@ -121,7 +121,7 @@ static void test_load(void **state)
     char path[1024];
     snprintf(path, sizeof path, "%s/tools/data/validation.csv", tu_root());
     assert_int_equal(sim_validate_load(path, &rows, &n, &err), SIM_OK);
-    assert_int_equal(n, 132);
+    assert_int_equal(n, 140);
     int ops = 0, skipped = 0, low = 0;
     for (size_t i = 0; i < n; i++) {
         ops += sim_vkind_is_op(rows[i].kind);
@@ -129,9 +129,9 @@ static void test_load(void **state)
         low += rows[i].low_trust;
         assert_true(rows[i].value > 0 && rows[i].source[0]);
     }
-    assert_int_equal(ops, 102);
+    assert_int_equal(ops, 110);
     assert_int_equal(skipped, 4);
-    assert_int_equal(low, 16);
+    assert_int_equal(low, 18);
     free(rows);
     const char *hdr = "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
                       "input_len,output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,"
@@ -170,6 +170,52 @@ static void expect_bad_row(const char *row, const char *mention)
                     mention);
         fail();
     }
+}
+
+/* The algo and trust columns (files with 29 columns) are checked like the others. */
+static void test_load_algo_trust(void **state)
+{
+    (void)state;
+    const char *hdr = "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
+                      "input_len,output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,"
+                      "value,unit,skip,source,algo,trust\n";
+    static const struct {
+        const char *row, *mention;
+    } bad[] = {
+        {"1,allreduce,h100-sxm,,8,,,,,,,,,1024,,,,,,,,x,latency_ms,0.01,ms,,s,magic,",
+         ":2: field 'algo' is 'magic', expected auto, ring"},
+        {"1,allreduce,h100-sxm,,8,,,,,,,,,1024,,,,,,,,x,latency_ms,0.01,ms,,s,,sure",
+         ":2: field 'trust' is 'sure', expected high, medium, low or empty"},
+        {"1,allreduce_norm,h100-sxm,,2,,,,,,,,,1024,,,,,,,,x,latency_ms,0.01,ms,,s,oneshot,",
+         ":2: field 'n' is empty, expected a value for allreduce_norm rows"},
+        {"1,allreduce,h100-sxm,,8,,,,,,,,,1024,,,,,,,,x,latency_ms,0.01,ms,,s",
+         ":2: 27 fields, expected 29"},
+    };
+    char text[2048];
+    sim_vrow *rows;
+    size_t n;
+    sim_err err = {{0}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text, "%s%s\n", hdr, bad[i].row);
+        assert_int_equal(sim_validate_load(tu_write_tmp(text), &rows, &n, &err), SIM_EINPUT);
+        if (!strstr(err.msg, bad[i].mention)) {
+            print_error("message '%s', expected '%s'\n", err.msg, bad[i].mention);
+            fail();
+        }
+    }
+    snprintf(text, sizeof text,
+             "%s1,allreduce,h100-sxm,,8,,,,,,,,,1024,,,,,,,,x,latency_ms,0.01,ms,,s,nccl,low\n",
+             hdr);
+    assert_int_equal(sim_validate_load(tu_write_tmp(text), &rows, &n, &err), SIM_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(rows[0].algo, SIM_COLL_NCCL);
+    assert_true(rows[0].low_trust);
+    /* size buckets: a 1 KiB all-reduce is small, a 4096^3 bf16 GEMM (96 MiB) large */
+    assert_int_equal(sim_validate_bucket(&rows[0]), 0);
+    sim_vrow g = {.kind = SIM_VK_GEMM, .dtype = SIM_DT_BF16, .m = 4096, .n = 4096, .k = 4096};
+    assert_near(sim_validate_size_bytes(&g), 3.0 * 4096 * 4096 * 2, 0);
+    assert_int_equal(sim_validate_bucket(&g), 2);
+    free(rows);
 }
 
 static void test_load_strict(void **state)
@@ -312,6 +358,7 @@ int main(void)
         cmocka_unit_test(test_fit_recovers_known_efficiencies),
         cmocka_unit_test(test_load),
         cmocka_unit_test(test_load_strict),
+        cmocka_unit_test(test_load_algo_trust),
         cmocka_unit_test(test_op_checks),
         cmocka_unit_test(test_summary_small),
     };
