@@ -63,15 +63,14 @@ double sim_cost_gemm_shape_eff(const sim_hw *hw, int64_t m, int64_t n, int64_t k
      * partial last wave leaves units idle */
     double work = gemm_tiles(hw, m, n) * (split > 1 ? split : 1);
     double util = work / (ceil(work / hw->compute_units) * hw->compute_units);
-    /* a short K loop (per split) spends a larger share filling and draining the pipeline */
-    double kk = (double)k / (split > 1 ? split : 1);
-    double kf = hw->gemm_k_half > 0.0 ? kk / (kk + hw->gemm_k_half) : 1.0;
+    /* a short K loop spends a larger share filling and draining the pipeline */
+    double kf = hw->gemm_k_half > 0.0 ? (double)k / ((double)k + hw->gemm_k_half) : 1.0;
     return util * kf;
 }
 
-double sim_cost_gemm_split_bytes(int64_t m_padded, int64_t n, int split)
+double sim_cost_gemm_split_bytes(int64_t m, int64_t n, int split)
 {
-    return split > 1 ? 2.0 * split * (double)m_padded * (double)n * 4.0 : 0.0;
+    return split > 1 ? 2.0 * split * (double)m * (double)n * 4.0 : 0.0;
 }
 
 /* The math time of a GEMM doing `flops` (padded) at `rate` FLOP/s before shape effects: the
@@ -83,8 +82,7 @@ static double gemm_tiled_ns(const sim_hw *hw, const sim_op *op, double flops, do
     int split = sim_cost_gemm_split_k(hw, op->m, op->n);
     if (split < 2)
         return plain;
-    double red = sim_cost_gemm_split_bytes((int64_t)sim_cost_padded_m(op->m, hw->wave_tile),
-                                           op->n, split) /
+    double red = sim_cost_gemm_split_bytes(op->m, op->n, split) /
                  (hw->hbm_bytes_per_s * hw->eff_memory) * 1e9;
     double splitk =
         flops / (rate * sim_cost_gemm_shape_eff(hw, op->m, op->n, op->k, split)) * 1e9 + red;

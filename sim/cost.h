@@ -56,8 +56,7 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns);
 
 /* The shape part of a GEMM's efficiency, in (0, 1], with its K split `split` ways (1: none):
  * tiles x split work units of wave_tile x wave_tile run in waves over the compute units (a
- * partial last wave idles the rest), times K' / (K' + k_half) for the K' = K / split each unit
- * loops over. */
+ * partial last wave idles the rest), times K / (K + k_half) for the pipeline's fill. */
 double sim_cost_gemm_shape_eff(const sim_hw *hw, int64_t m, int64_t n, int64_t k, int split);
 
 /* The split-K factor that fills the idle units of a GEMM with fewer output tiles than units:
@@ -66,9 +65,9 @@ double sim_cost_gemm_shape_eff(const sim_hw *hw, int64_t m, int64_t n, int64_t k
  * cuBLAS's heuristics choose between the two. */
 int sim_cost_gemm_split_k(const sim_hw *hw, int64_t m, int64_t n);
 
-/* HBM bytes of a split-K reduction: each of `split` slices writes an fp32 M x N partial and the
- * reduction reads them all back: 2 x split x M x N x 4. */
-double sim_cost_gemm_split_bytes(int64_t m_padded, int64_t n, int split);
+/* HBM bytes of a split-K reduction: each of `split` slices writes an fp32 M x N partial (the
+ * GEMM's real rows) and the reduction reads them all back: 2 x split x M x N x 4. */
+double sim_cost_gemm_split_bytes(int64_t m, int64_t n, int split);
 
 /* The largest of an op's math, memory, network and launch times (ties go to the first). */
 sim_bound sim_cost_bound(const sim_op_cost *c);
