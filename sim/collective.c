@@ -193,8 +193,7 @@ sim_coll_cost sim_coll_allreduce(const sim_hw *hw, double m, int ranks, sim_coll
                      (sim_coll_algo)a, SIM_COLL_PROTO_NONE);
         }
     }
-    if (!isfinite(best.t_ns)) /* a forced algorithm that does not apply here: the ring */
-        return sim_coll_allreduce(hw, m, ranks, SIM_COLL_NCCL);
+    assert(isfinite(best.t_ns)); /* the ring's Simple protocol always prices */
     return best;
 }
 
