@@ -15,6 +15,7 @@
 
 #include "engine.h"
 #include "metrics.h"
+#include "price.h"
 #include "report.h"
 #include "run.h"
 #include "spec.h"
@@ -41,7 +42,7 @@ typedef enum opt_kind { OPT_STR, OPT_INT, OPT_NUM, OPT_BOOL, OPT_RATE, OPT_LIST 
 typedef struct cli_opts {
     const char *model, *hw, *format, *weight_dtype, *act_dtype, *kv_dtype, *dtype;
     int64_t tp, batch, input_len, output_len;
-    double overlap, util, iter_us, req_us;
+    double overlap, util, iter_us, req_us, usd_per_gpu_hour;
     bool enforce_eager, async_sched, help;
     /* serve */
     const char *trace, *save_requests;
@@ -153,6 +154,7 @@ typedef struct cli_loaded {
     sim_step_cfg step;
     sim_model draft; /* --spec-model */
     sim_spec spec;   /* method none without --spec-method */
+    double usd_per_gpu_hour; /* --usd-per-gpu-hour, else the device file's; 0 = unknown */
 } cli_loaded;
 
 /* Loads what the commands share; the model is optional for roofline. */
@@ -173,6 +175,7 @@ typedef struct cli_serve_state {
     sim_engine_result res;
     sim_serve_metrics m;
     sim_slo slo;
+    double usd_per_gpu_hour; /* as cli_loaded's */
 } cli_serve_state;
 
 /* A serving run with the workload drawn from `seed`; a --chrome-trace is written alongside. */

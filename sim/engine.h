@@ -13,7 +13,11 @@
  * until a slot frees; its latencies count from the send, as vLLM's benchmark measures them.
  * Iterations with any prefill tokens launch kernels eagerly; decode-only iterations replay CUDA
  * graphs (unless the step configuration says eager). Per iteration the work is
- * O(operators + requests scheduled).
+ * O(operators + requests scheduled). Memory is O(requests + distinct inter-token gaps), nothing per
+ * token: a sequence that streamed in the previous iteration sees a gap equal to this iteration's
+ * duration, so an iteration adds one (duration, count) run to the ITL histogram (gaps spanning
+ * several iterations, after a preemption or a skipped turn, are added one by one), and the
+ * busiest 1-second window of output is tracked as time advances.
  *
  * With speculative decoding, an iteration costs the draft's proposals plus the target's verify
  * step; each verifying sequence draws how many drafts are accepted (a in 0..K, from the spec's
@@ -25,6 +29,7 @@
 
 #include <stdint.h>
 
+#include "hist.h"
 #include "sched.h"
 #include "spec.h"
 #include "step.h"
@@ -73,8 +78,9 @@ typedef struct sim_engine_cfg {
 typedef struct sim_engine_result {
     sim_req *reqs; /* per request, in workload order (owned) */
     size_t n;
-    int64_t *itl_ns; /* every gap between successive streamed chunks (owned) */
-    size_t n_itl;
+    /* every gap between successive streamed chunks, as (value, count) runs (owned, finished):
+     * an iteration adds one run for all its sequences */
+    sim_hist itl;
     int64_t duration_ns; /* from t = 0 to the last token */
     int64_t iterations;
     int64_t scheduled_seqs; /* sum over iterations of the requests in them */

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "metrics.h"
+#include "price.h"
 #include "run.h"
 
 typedef enum sim_format { SIM_FMT_TABLE, SIM_FMT_JSON, SIM_FMT_CSV, SIM_FMT_COUNT } sim_format;
@@ -45,11 +46,18 @@ typedef struct sim_serve_report {
     const sim_engine_result *res;
     const sim_serve_metrics *m;
     double request_rate; /* requests/s as configured; INFINITY for inf; NAN for a trace */
+    double usd_per_gpu_hour; /* price of a GPU-hour (0 unknown) */
 } sim_serve_report;
 
 /* Writes vLLM's "Serving Benchmark Result" block (table), its --save-result keys (json) or one
  * CSV row. */
 sim_status sim_report_serve(FILE *f, sim_format fmt, const sim_serve_report *r);
+
+/* What a static batch and a serving run cost: all GPUs they hold (tp) at cfg's price, spread
+ * over their output and total (prompt + output) tokens per second. Return whether the price is
+ * known. */
+bool sim_report_run_price(const sim_run_cfg *cfg, const sim_run_result *r, sim_price *out);
+bool sim_report_serve_price(const sim_serve_report *r, sim_price *out);
 
 /* Writes one CSV row per request to `path`, through a temporary file renamed when complete. */
 sim_status sim_report_save_requests(const char *path, const sim_serve_report *r, sim_err *err);
