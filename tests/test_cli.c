@@ -164,6 +164,12 @@ static void test_tp_ops_and_names(void **state)
                         "");
     assert_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(ops, 1), "collective_algo"));
     cJSON_Delete(j);
+    /* the algorithm and the fusion sweep like any flag; a device without NVLS is an error row */
+    run("sweep run --model llama-3.1-8b --hw h100-sxm,a100-sxm-80gb --tp 8 --output-len 4 "
+        "--allreduce auto,nccl,nvls --fuse-allreduce-norm=false,true --threads 1");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "point,hw,allreduce,fuse-allreduce-norm,"));
+    assert_non_null(strstr(R.out, "is not an algorithm of NVIDIA A100 SXM4 80GB"));
     /* forced NCCL ring, and a fused norm */
     run("run --model llama-3.1-70b --hw h100-sxm --tp 8 --batch 4 --input-len 256 --output-len 8 "
         "--allreduce ring --format json");
