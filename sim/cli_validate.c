@@ -125,8 +125,14 @@ static void summary_line(FILE *out, const char *label, const double *e, size_t n
 
 /* |errors| of the rows that count, grouped: [0] op-level, [1] end-to-end, [2] all, then one
  * group per op kind and per op size bucket. */
-enum { G_OP, G_E2E, G_ALL, G_KIND, G_BUCKET = G_KIND + SIM_VK_FUSED_ALLREDUCE_NORM + 1,
-       N_GROUPS = G_BUCKET + SIM_VBUCKET_COUNT };
+enum {
+    G_OP,
+    G_E2E,
+    G_ALL,
+    G_KIND,
+    G_BUCKET = G_KIND + SIM_VK_FUSED_ALLREDUCE_NORM + 1,
+    N_GROUPS = G_BUCKET + SIM_VBUCKET_COUNT
+};
 
 static sim_status validate_summaries(const cli_opts *o, double *const *errs, const size_t *cnt,
                                      size_t low, FILE *out, sim_err *err)
@@ -214,9 +220,9 @@ sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
             continue;
         }
         double e = sim_validate_error_pct(pred, r->value);
-        fprintf(out, "%4lld %-9s %-14s %-14s %-15.15s %12.4g %12.4g %+7.1f%%%s\n",
-                (long long)r->id, sim_vkind_name(r->kind), r->hw, r->metric, detail, r->value,
-                pred, e, r->low_trust ? " (low trust)" : "");
+        fprintf(out, "%4lld %-9s %-14s %-14s %-15.15s %12.4g %12.4g %+7.1f%%%s\n", (long long)r->id,
+                sim_vkind_name(r->kind), r->hw, r->metric, detail, r->value, pred, e,
+                r->low_trust ? " (low trust)" : "");
         if (r->low_trust) {
             low++;
             continue;
@@ -314,17 +320,17 @@ static sim_status write_calibrated(const char *src, const char *dest, const sim_
     cJSON *sources = cJSON_GetObjectItemCaseSensitive(root, "sources");
     /* the collectives' sources live in collectives.sources, keyed without the prefix */
     cJSON *coll = cJSON_GetObjectItemCaseSensitive(root, "collectives");
-    cJSON *coll_sources = cJSON_IsObject(coll) ? cJSON_GetObjectItemCaseSensitive(coll, "sources")
-                                               : NULL;
+    cJSON *coll_sources =
+        cJSON_IsObject(coll) ? cJSON_GetObjectItemCaseSensitive(coll, "sources") : NULL;
     static const char *const fields[] = {
-        "efficiency.gemm.bf16",           "efficiency.gemm.fp8",
-        "efficiency.gemm.int8",           "efficiency.gemm_k_half",
-        "efficiency.attention",           "efficiency.memory",
-        "efficiency.network",             "collective_latency_us",
-        "scaleup_latency_us",             "collectives.oneshot.latency_us",
-        "collectives.oneshot.bw_eff",     "collectives.twoshot.latency_us",
-        "collectives.twoshot.bw_eff",     "collectives.nvls.latency_us",
-        "collectives.nvls.bw_eff",        "collectives.ll.bw_eff",
+        "efficiency.gemm.bf16",       "efficiency.gemm.fp8",
+        "efficiency.gemm.int8",       "efficiency.gemm_k_half",
+        "efficiency.attention",       "efficiency.memory",
+        "efficiency.network",         "collective_latency_us",
+        "scaleup_latency_us",         "collectives.oneshot.latency_us",
+        "collectives.oneshot.bw_eff", "collectives.twoshot.latency_us",
+        "collectives.twoshot.bw_eff", "collectives.nvls.latency_us",
+        "collectives.nvls.bw_eff",    "collectives.ll.bw_eff",
         "collectives.ll128.bw_eff"};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         bool in_coll = strncmp(fields[i], "collectives.", 12) == 0;

@@ -10,12 +10,15 @@ static const char *const algo_names[SIM_COLL_ALGO_COUNT] = {
     [SIM_COLL_ONESHOT] = "oneshot", [SIM_COLL_TWOSHOT] = "twoshot", [SIM_COLL_NVLS] = "nvls",
     [SIM_COLL_NCCL] = "nccl",       [SIM_COLL_DIRECT] = "direct",
 };
-static const char *const proto_names[SIM_COLL_PROTO_COUNT + 1] = {
-    [SIM_COLL_LL] = "ll", [SIM_COLL_LL128] = "ll128", [SIM_COLL_SIMPLE] = "simple",
-    [SIM_COLL_PROTO_NONE] = ""};
-static const char *const kind_names[SIM_COLL_KIND_COUNT] = {
-    [SIM_COLL_ALLREDUCE] = "allreduce", [SIM_COLL_ALLGATHER] = "allgather",
-    [SIM_COLL_REDUCE_SCATTER] = "reduce_scatter", [SIM_COLL_ALLTOALL] = "alltoall"};
+static const char *const proto_names[SIM_COLL_PROTO_COUNT + 1] = {[SIM_COLL_LL] = "ll",
+                                                                  [SIM_COLL_LL128] = "ll128",
+                                                                  [SIM_COLL_SIMPLE] = "simple",
+                                                                  [SIM_COLL_PROTO_NONE] = ""};
+static const char *const kind_names[SIM_COLL_KIND_COUNT] = {[SIM_COLL_ALLREDUCE] = "allreduce",
+                                                            [SIM_COLL_ALLGATHER] = "allgather",
+                                                            [SIM_COLL_REDUCE_SCATTER] =
+                                                                "reduce_scatter",
+                                                            [SIM_COLL_ALLTOALL] = "alltoall"};
 
 const char *sim_coll_algo_name(sim_coll_algo a)
 {
@@ -211,9 +214,9 @@ static sim_coll_cost gather_like(const sim_hw *hw, double m, int ranks, sim_coll
         for (int p = 0; p < SIM_COLL_PROTO_COUNT; p++)
             if (has_proto(hw, (sim_coll_proto)p))
                 keep_min(&best,
-                     hw->coll.proto_base_ns[p] + ring_phase(hw, (sim_coll_proto)p, multi,
-                                                            s.n - 1.0, (s.n - 1.0) / s.n * m),
-                     SIM_COLL_RING, (sim_coll_proto)p);
+                         hw->coll.proto_base_ns[p] + ring_phase(hw, (sim_coll_proto)p, multi,
+                                                                s.n - 1.0, (s.n - 1.0) / s.n * m),
+                         SIM_COLL_RING, (sim_coll_proto)p);
     if (nvls)
         keep_min(&best,
                  hw->coll.algo_latency_ns[SIM_COLL_NVLS] +
@@ -223,8 +226,7 @@ static sim_coll_cost gather_like(const sim_hw *hw, double m, int ranks, sim_coll
     return best;
 }
 
-sim_coll_cost sim_coll_allgather(const sim_hw *hw, double out_bytes, int ranks,
-                                 sim_coll_algo want)
+sim_coll_cost sim_coll_allgather(const sim_hw *hw, double out_bytes, int ranks, sim_coll_algo want)
 {
     return gather_like(hw, out_bytes, ranks, want);
 }

@@ -105,10 +105,8 @@ sim_status sim_coll_check(const sim_hw *hw, sim_coll_algo a, int ranks, const ch
                           sim_err *err);
 
 /* The collectives. `want` is AUTO, NCCL or a specific algorithm; ranks <= 1 costs nothing. */
-sim_coll_cost sim_coll_allreduce(const sim_hw *hw, double msg_bytes, int ranks,
-                                 sim_coll_algo want);
-sim_coll_cost sim_coll_allgather(const sim_hw *hw, double out_bytes, int ranks,
-                                 sim_coll_algo want);
+sim_coll_cost sim_coll_allreduce(const sim_hw *hw, double msg_bytes, int ranks, sim_coll_algo want);
+sim_coll_cost sim_coll_allgather(const sim_hw *hw, double out_bytes, int ranks, sim_coll_algo want);
 sim_coll_cost sim_coll_reduce_scatter(const sim_hw *hw, double in_bytes, int ranks,
                                       sim_coll_algo want);
 sim_coll_cost sim_coll_alltoall(const sim_hw *hw, double send_bytes, int ranks);

@@ -100,10 +100,13 @@ typedef struct sim_op {
     double net_msg_bytes;  /* size of the collective's buffer */
     int net_ranks;         /* GPUs in the collective */
     int net_hops;          /* sequential steps of a ring collective (NCCL's ring) */
-    sim_coll_kind net_kind; /* which collective (all-reduce, all-gather, ...) */
-    sim_coll_algo net_algo; /* the algorithm asked for (AUTO: the cheapest, collective.h) */
-    bool fused;            /* runs inside the preceding all-reduce's kernel (no launch, its
-                              input never round-trips HBM): --fuse-allreduce-norm */
+    /* which collective (all-reduce, all-gather, ...), and the algorithm asked for (AUTO: the
+     * cheapest, collective.h) */
+    sim_coll_kind net_kind;
+    sim_coll_algo net_algo;
+    /* runs inside the preceding all-reduce's kernel (no launch; its input never round-trips
+     * HBM): --fuse-allreduce-norm */
+    bool fused;
     int64_t m, n, k;       /* GEMM shape (m = tokens); 0 if not a GEMM */
     sim_dtype compute;     /* format whose peak prices the math */
     sim_dtype weight;      /* stored weight format (GEMMs) */

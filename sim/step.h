@@ -34,8 +34,8 @@ typedef struct sim_step_cfg {
     double iteration_overhead_ns; /* engine CPU time per iteration */
     double request_overhead_ns;   /* engine CPU time per request in the iteration */
     bool async_sched;             /* CPU work overlaps the GPU step (vLLM --async-scheduling) */
-    sim_coll_algo allreduce;      /* the all-reduces' algorithm (AUTO: the cheapest, collective.h) */
-    bool fuse_allreduce_norm;     /* all-reduce + residual + RMSNorm in one kernel where the
+    sim_coll_algo allreduce;  /* the all-reduces' algorithm (AUTO: the cheapest, collective.h) */
+    bool fuse_allreduce_norm; /* all-reduce + residual + RMSNorm in one kernel where the
                                      all-reduce runs as a custom or multicast kernel */
 } sim_step_cfg;
 

@@ -13,15 +13,15 @@
 #include "metrics.h"
 #include "run.h"
 
-static const char *const kind_names[SIM_VK_COUNT] = {
-    [SIM_VK_GEMM] = "gemm",
-    [SIM_VK_ATTENTION] = "attention",
-    [SIM_VK_COPY] = "copy",
-    [SIM_VK_ALLREDUCE] = "allreduce",
-    [SIM_VK_ALLREDUCE_NORM] = "allreduce_norm",
-    [SIM_VK_FUSED_ALLREDUCE_NORM] = "fused_allreduce_norm",
-    [SIM_VK_E2E] = "e2e",
-    [SIM_VK_TTFT] = "ttft"};
+static const char *const kind_names[SIM_VK_COUNT] = {[SIM_VK_GEMM] = "gemm",
+                                                     [SIM_VK_ATTENTION] = "attention",
+                                                     [SIM_VK_COPY] = "copy",
+                                                     [SIM_VK_ALLREDUCE] = "allreduce",
+                                                     [SIM_VK_ALLREDUCE_NORM] = "allreduce_norm",
+                                                     [SIM_VK_FUSED_ALLREDUCE_NORM] =
+                                                         "fused_allreduce_norm",
+                                                     [SIM_VK_E2E] = "e2e",
+                                                     [SIM_VK_TTFT] = "ttft"};
 
 const char *sim_vkind_name(sim_vkind k) { return kind_names[k]; }
 
@@ -139,11 +139,14 @@ static const need needs_ar_norm[] = {{"gpus", 2}, {"bytes", 1}, {"n", 1}, {NULL,
 static const need needs_e2e[] = {{"model", 0},     {"batch", 1},      {"tp", 1},
                                  {"input_len", 1}, {"output_len", 1}, {"weight_dtype", 0},
                                  {NULL, 0}};
-static const need *const kind_needs[SIM_VK_COUNT] = {
-    [SIM_VK_GEMM] = needs_gemm, [SIM_VK_ATTENTION] = needs_attention,
-    [SIM_VK_COPY] = needs_copy, [SIM_VK_ALLREDUCE] = needs_allreduce,
-    [SIM_VK_ALLREDUCE_NORM] = needs_ar_norm, [SIM_VK_FUSED_ALLREDUCE_NORM] = needs_ar_norm,
-    [SIM_VK_E2E] = needs_e2e,   [SIM_VK_TTFT] = needs_e2e};
+static const need *const kind_needs[SIM_VK_COUNT] = {[SIM_VK_GEMM] = needs_gemm,
+                                                     [SIM_VK_ATTENTION] = needs_attention,
+                                                     [SIM_VK_COPY] = needs_copy,
+                                                     [SIM_VK_ALLREDUCE] = needs_allreduce,
+                                                     [SIM_VK_ALLREDUCE_NORM] = needs_ar_norm,
+                                                     [SIM_VK_FUSED_ALLREDUCE_NORM] = needs_ar_norm,
+                                                     [SIM_VK_E2E] = needs_e2e,
+                                                     [SIM_VK_TTFT] = needs_e2e};
 
 /* The metrics each kind can be measured in. */
 static bool metric_fits(sim_vkind k, const char *m)
@@ -397,7 +400,8 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
         [SIM_VK_COPY] = {{"bytes", r->bytes, 1}},
         [SIM_VK_ALLREDUCE] = {{"gpus", r->gpus, 2}, {"bytes", r->bytes, 1}},
         [SIM_VK_ALLREDUCE_NORM] = {{"gpus", r->gpus, 2}, {"bytes", r->bytes, 1}, {"n", r->n, 1}},
-        [SIM_VK_FUSED_ALLREDUCE_NORM] = {{"gpus", r->gpus, 2}, {"bytes", r->bytes, 1}, {"n", r->n, 1}}};
+        [SIM_VK_FUSED_ALLREDUCE_NORM] = {
+            {"gpus", r->gpus, 2}, {"bytes", r->bytes, 1}, {"n", r->n, 1}}};
     for (int i = 0; i < 4 && shape[r->kind][i].name; i++)
         if (shape[r->kind][i].v < shape[r->kind][i].min)
             return sim_fail(
@@ -455,8 +459,7 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
         /* then residual add + RMSNorm over bytes / 2 / hidden tokens of 16-bit values, its own
          * kernel or inside the all-reduce's */
         sim_op nm;
-        sim_graph_norm(&nm, SIM_OP_MLP_NORM, (double)r->bytes / 2.0 / (double)r->n, r->n, 2.0,
-                       2.0);
+        sim_graph_norm(&nm, SIM_OP_MLP_NORM, (double)r->bytes / 2.0 / (double)r->n, r->n, 2.0, 2.0);
         if (r->kind == SIM_VK_FUSED_ALLREDUCE_NORM)
             sim_graph_fuse_norm(&nm, 2.0);
         ns += op_ns(hw, &nm);
@@ -622,16 +625,23 @@ sim_status sim_validate_fit(const sim_vrow *rows, size_t n, const char *name, si
     params[np++] = (fit_param){"efficiency.memory", &hw->eff_memory, NULL, 0.3, 1.0, 1.0};
     params[np++] = (fit_param){"efficiency.network", &hw->eff_network, NULL, 0.5, 1.0, 1.0};
     params[np++] = (fit_param){"collective_latency_us", &hw->collective_ns, NULL, 0.0, 50e3, 1e3};
-    params[np++] = (fit_param){"scaleup_latency_us", &hw->scaleup_latency_ns, NULL, 300.0, 10e3,
-                               1e3};
+    params[np++] =
+        (fit_param){"scaleup_latency_us", &hw->scaleup_latency_ns, NULL, 300.0, 10e3, 1e3};
     /* NCCL's low-latency protocols' share of the link, and the custom and multicast all-reduce
      * kernels the device has, each only where enough rows measure it (sim_hw_coll) */
     if (hw->coll.proto_bw_eff[SIM_COLL_LL] > 0.0)
-        params[np++] = (fit_param){"collectives.ll.bw_eff", &hw->coll.proto_bw_eff[SIM_COLL_LL],
-                                   NULL, 0.05, 0.5, 1.0}; /* at most LL's payload fraction */
+        params[np++] = (fit_param){"collectives.ll.bw_eff",
+                                   &hw->coll.proto_bw_eff[SIM_COLL_LL],
+                                   NULL,
+                                   0.05,
+                                   0.5,
+                                   1.0}; /* at most LL's payload fraction */
     if (hw->coll.proto_bw_eff[SIM_COLL_LL128] > 0.0)
         params[np++] = (fit_param){"collectives.ll128.bw_eff",
-                                   &hw->coll.proto_bw_eff[SIM_COLL_LL128], NULL, 0.05, 0.9375,
+                                   &hw->coll.proto_bw_eff[SIM_COLL_LL128],
+                                   NULL,
+                                   0.05,
+                                   0.9375,
                                    1.0};
     static const struct {
         sim_coll_algo algo;
@@ -645,10 +655,14 @@ sim_status sim_validate_fit(const sim_vrow *rows, size_t n, const char *name, si
         if (!sim_coll_has(hw, kernels[i].algo) ||
             algo_rows(rows, n, name, kernels[i].algo) < MIN_KERNEL_ROWS)
             continue;
-        params[np++] = (fit_param){kernels[i].latency, &hw->coll.algo_latency_ns[kernels[i].algo],
-                                   NULL, 500.0, 200e3, 1e3};
-        params[np++] = (fit_param){kernels[i].bw_eff, &hw->coll.algo_bw_eff[kernels[i].algo],
-                                   NULL, 0.2, 1.0, 1.0};
+        params[np++] = (fit_param){kernels[i].latency,
+                                   &hw->coll.algo_latency_ns[kernels[i].algo],
+                                   NULL,
+                                   500.0,
+                                   200e3,
+                                   1e3};
+        params[np++] = (fit_param){
+            kernels[i].bw_eff, &hw->coll.algo_bw_eff[kernels[i].algo], NULL, 0.2, 1.0, 1.0};
     }
     bool active[MAX_PARAMS];
     for (size_t i = 0; i < np; i++)

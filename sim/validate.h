@@ -53,7 +53,7 @@ typedef struct sim_vrow {
     sim_coll_algo algo; /* allreduce rows: the algorithm measured */
     bool low_trust;     /* shown, but out of the summaries, the gate and the fit */
     double value;       /* measured, in `metric`'s unit */
-    int64_t line; /* in the CSV */
+    int64_t line;       /* in the CSV */
 } sim_vrow;
 
 /* "gemm", ... */
