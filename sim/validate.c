@@ -494,6 +494,7 @@ sim_status sim_validate_e2e(const sim_vrow *r, const sim_model *model, const sim
     c.step.hw = hw;
     c.step.tp = (int)r->tp;
     c.step.prec = (sim_prec){.weight = r->weight, .act = r->act, .kv = r->kv};
+    c.step.allreduce = r->algo; /* the engine's all-reduce where the row says (else auto) */
     sim_status st = sim_run_check(&c, err);
     if (st)
         return st;

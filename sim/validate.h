@@ -9,8 +9,8 @@
  *   m, n, k, batch,
  *   seq, heads, head_dim, causal, bytes, model, tp, input_len, output_len, weight_dtype,
  *   act_dtype, kv_dtype, framework, metric, value, unit, skip (a reason it cannot be expressed),
- *   source, algo (allreduce rows: the algorithm the measurement ran, a --allreduce value or
- *   nccl; empty = auto), trust (high | medium | low | empty: low-trust rows are predicted and
+ *   source, algo (allreduce rows: the algorithm the measurement ran; e2e and ttft rows: the
+ *   engine's all-reduce; a --allreduce value or nccl; empty = auto), trust (high | medium | low | empty: low-trust rows are predicted and
  *   printed but left out of the summaries, the gate and the fit).
  * Metrics: tflops, latency_ms, tb_per_s, busbw_gb_per_s (ops); e2e_s, ttft_ms (static batches).
  *

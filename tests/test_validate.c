@@ -218,6 +218,28 @@ static void test_load_algo_trust(void **state)
     free(rows);
 }
 
+/* An end-to-end row runs `run` with the row's all-reduce: NCCL alone (65 rings of 8 KB per
+ * decode step at TP 4) is slower than the engine's one-shot kernels; NVLS on an A100 cannot run. */
+static void test_e2e_allreduce_column(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_vrow r = {.kind = SIM_VK_E2E, .batch = 1, .tp = 4, .input_len = 128, .output_len = 32,
+                  .weight = SIM_DT_BF16, .act = SIM_DT_BF16, .kv = SIM_DT_BF16, .value = 1.0};
+    const sim_step_cfg tmpl = {.iteration_overhead_ns = 1e6, .request_overhead_ns = 1e4};
+    sim_err err = {{0}};
+    double auto_s, nccl_s;
+    assert_int_equal(sim_validate_e2e(&r, &m, &hw, &tmpl, &auto_s, &err), SIM_OK);
+    r.algo = SIM_COLL_NCCL;
+    assert_int_equal(sim_validate_e2e(&r, &m, &hw, &tmpl, &nccl_s, &err), SIM_OK);
+    assert_true(nccl_s > auto_s);
+    sim_hw a100 = tu_hw("a100-sxm-80gb");
+    r.algo = SIM_COLL_NVLS;
+    assert_int_equal(sim_validate_e2e(&r, &m, &a100, &tmpl, &nccl_s, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--allreduce: value nvls"));
+}
+
 static void test_load_strict(void **state)
 {
     (void)state;
@@ -359,6 +381,7 @@ int main(void)
         cmocka_unit_test(test_load),
         cmocka_unit_test(test_load_strict),
         cmocka_unit_test(test_load_algo_trust),
+        cmocka_unit_test(test_e2e_allreduce_column),
         cmocka_unit_test(test_op_checks),
         cmocka_unit_test(test_summary_small),
     };
