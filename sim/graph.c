@@ -4,6 +4,8 @@
 #include <assert.h>
 #include <string.h>
 
+#include "collective.h"
+
 /* Kernel counts: attention = KV-cache write + attention kernel; sampling = logits to fp32,
  * softmax/temperature, the draw, and the token gather (vLLM's sampler, greedy or random). */
 static const sim_op_meta op_table[SIM_OP_COUNT] = {

@@ -33,7 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collective.h"
+#include "coll.h"
 #include "dtype.h"
 #include "model.h"
 #include "status.h"

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "collective.h"
+#include "coll.h"
 #include "jsonf.h"
 #include "price.h"
 
