@@ -14,8 +14,10 @@
  *   hbm_tb_per_s                 memory bandwidth (1e12 bytes/s)
  *   scaleup_gb_per_s_per_dir     scale-up link (NVLink, Infinity Fabric, ICI, PCIe) per GPU, per
  *                                direction (1e9 bytes/s)
- *   collective_latency_us        fixed cost of one collective (launch and synchronization)
- *   scaleup_latency_us           latency of one hop of a collective inside the scale-up domain
+ *   collective_latency_us        fixed cost of one NCCL collective (synchronization; the custom
+ *                                kernels have their own, collectives.*.latency_us)
+ *   scaleup_latency_us           latency of one hop of NCCL's Simple protocol inside the scale-up
+ *                                domain
  *   scaleout_gb_per_s_per_dir    network between nodes, per GPU, per direction
  *   scaleout_latency_us          latency of one hop across nodes
  *   devices_per_node             size of the scale-up domain
@@ -34,7 +36,7 @@
  *   efficiency.memory            fraction of hbm bandwidth reached by streaming kernels
  *   efficiency.attention_memory  fraction of hbm bandwidth reached by attention reading a paged KV
  *                                cache (scattered blocks: below a streaming copy)
- *   efficiency.network           fraction of link bandwidth reached by collectives
+ *   efficiency.network           fraction of link bandwidth reached by NCCL's Simple protocol
  *   usd_per_gpu_hour             (optional) on-demand cloud price of one GPU for one hour, US$
  *                                (absent: the cost outputs say the price is unknown)
  *   sources.FIELD                (optional, but every shipped file has one per field) where a
