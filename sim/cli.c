@@ -45,12 +45,18 @@ const cli_opt_def cli_opts_table[] = {
       "prompt tokens per sequence (default 1024)"),
     O("--output-len", OPT_INT, output_len, 1, 1 << 26, CMD_RUN,
       "generated tokens per sequence (default 256)"),
-    O("--weight-dtype", OPT_STR, weight_dtype, 0, 0, CMD_MODEL,
-      "bf16|fp16|fp8|int8|int4 (default: the model's torch_dtype)"),
+    O("--weight-dtype", OPT_STR, weight_dtype, 0, 0, CMD_MODEL | CMD_OP,
+      "bf16|fp16|fp8|int8|int4|fp4|mxfp4 (default: the model's quantization_config, else its "
+      "torch_dtype)"),
     O("--act-dtype", OPT_STR, act_dtype, 0, 0, CMD_MODEL,
-      "bf16|fp16|fp8|int8 (default: fp8 with fp8 weights, else the model's 16-bit format)"),
+      "bf16|fp16|fp8|int8|fp4|mxfp4 (default: the quantization_config's; fp8 with fp8 weights, "
+      "fp4 with fp4 weights on fp4 tensor cores, else the model's 16-bit format)"),
     O("--kv-cache-dtype", OPT_STR, kv_dtype, 0, 0, CMD_MODEL,
-      "bf16|fp16|fp8|int8 (default: the 16-bit activation format)"),
+      "bf16|fp16|fp8|int8 (default: the quantization_config's, else the 16-bit activation "
+      "format)"),
+    O("--weight-group-size", OPT_INT, group_size, 0, 1 << 20, CMD_MODEL | CMD_OP,
+      "weights per scale of int4/int8 weights a kernel dequantizes (AWQ, GPTQ, W4A8); 0 = per "
+      "channel (default: the quantization_config's, else 128)"),
     O("--overlap-comm", OPT_NUM, overlap, 0, 1, CMD_MODEL,
       "fraction of network time hidden behind compute, 0..1 (default 0)"),
     O("--gpu-memory-utilization", OPT_NUM, util, 0.01, 1, CMD_ENGINE,
@@ -317,15 +323,20 @@ sim_status cli_parse_dtype_flag(const char *flag, const char *v, sim_dtype *out,
     return SIM_OK;
 }
 
-/* Defaults: weights in the model's format; activations fp8 with fp8 weights (W8A8, as vLLM's fp8
- * quantization), the 16-bit weight format with 16-bit weights, else the model's format
- * (weight-only int8/int4); KV cache in the 16-bit activation format. */
-static sim_status resolve_prec(const cli_opts *o, const sim_model *m, sim_prec *p, sim_err *err)
+/* Defaults: a flag, else the model's quantization_config, else: weights in the model's format;
+ * activations fp8 with fp8 weights (W8A8, as vLLM's fp8 quantization), fp4/mxfp4 with those
+ * weights on a device with fp4 tensor cores (else weight-only), else the 16-bit format; KV cache
+ * in the 16-bit activation format; group size 128 (AWQ's and GPTQ's usual). */
+static sim_status resolve_prec(const cli_opts *o, const sim_model *m, const sim_hw *hw, sim_prec *p,
+                               sim_err *err)
 {
+    const sim_quant *q = &m->quant;
     sim_status st;
     if (o->weight_dtype) {
         if ((st = cli_parse_dtype_flag("--weight-dtype", o->weight_dtype, &p->weight, err)))
             return st;
+    } else if (q->present) {
+        p->weight = q->weight;
     } else if (m->dtype_known) {
         p->weight = m->dtype;
     } else {
@@ -338,12 +349,22 @@ static sim_status resolve_prec(const cli_opts *o, const sim_model *m, sim_prec *
     if (o->act_dtype) {
         if ((st = cli_parse_dtype_flag("--act-dtype", o->act_dtype, &p->act, err)))
             return st;
+    } else if (q->act_set && !o->weight_dtype) {
+        p->act = q->act_16bit ? base : q->act;
+    } else if (p->weight == SIM_DT_FP8) {
+        p->act = SIM_DT_FP8;
+    } else if (sim_dtype_is_fp4(p->weight) && hw->peak_flops[p->weight] > 0.0) {
+        p->act = p->weight;
     } else {
-        p->act = p->weight == SIM_DT_FP8 ? SIM_DT_FP8 : base;
+        p->act = base;
     }
+    p->group_size = cli_given(o, "--weight-group-size") ? o->group_size
+                    : q->present                        ? q->group_size
+                                                        : 128;
+    p->zero_point = q->present && q->zero_point;
     if (o->kv_dtype)
         return cli_parse_dtype_flag("--kv-cache-dtype", o->kv_dtype, &p->kv, err);
-    p->kv = sim_dtype_is_16bit(p->act) ? p->act : base;
+    p->kv = q->kv_set ? q->kv : sim_dtype_is_16bit(p->act) ? p->act : base;
     return SIM_OK;
 }
 
@@ -514,7 +535,8 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
         return SIM_OK;
     cli_resolve("models", o->model, path, sizeof path);
     if ((st = cli_get_model(cache, path, &L->model, err)) ||
-        (st = resolve_prec(o, &L->model, &L->step.prec, err)) || (st = load_spec(o, L, cache, err)))
+        (st = resolve_prec(o, &L->model, &L->hw, &L->step.prec, err)) ||
+        (st = load_spec(o, L, cache, err)))
         return st;
     return sim_step_check(&L->step, err);
 }
@@ -619,10 +641,15 @@ static sim_status cmd_roofline(const cli_opts *o, FILE *out, sim_err *err)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
     }
     sim_status st = cli_load_common(o, false, L, NULL, err);
-    sim_roofline rf = {
-        .hw = &L->hw, .dtype = SIM_DT_BF16, .batch = o->batch, .input_len = o->input_len};
-    if (!st && o->model)
+    sim_roofline rf = {.hw = &L->hw,
+                       .dtype = SIM_DT_BF16,
+                       .batch = o->batch,
+                       .input_len = o->input_len,
+                       .group_size = cli_given(o, "--weight-group-size") ? o->group_size : 128};
+    if (!st && o->model) {
         rf.dtype = sim_graph_gemm_dtype(&L->step.prec);
+        rf.group_size = L->step.prec.group_size;
+    }
     if (!st && o->dtype && !(st = cli_parse_dtype_flag("--dtype", o->dtype, &rf.dtype, err)) &&
         L->hw.peak_flops[rf.dtype] <= 0.0)
         st = sim_fail(err, SIM_EINPUT,

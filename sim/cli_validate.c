@@ -68,6 +68,18 @@ sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err)
     sim_status st;
     if (o->dtype && (st = cli_parse_dtype_flag("--dtype", o->dtype, &r.dtype, err)))
         return st;
+    /* a GEMM's weights: its compute format, or narrower ones a mixed-input kernel dequantizes */
+    r.weight = r.dtype;
+    r.group_size = cli_given(o, "--weight-group-size") ? o->group_size : 128;
+    if (o->weight_dtype &&
+        (st = cli_parse_dtype_flag("--weight-dtype", o->weight_dtype, &r.weight, err)))
+        return st;
+    if (r.kind == SIM_VK_GEMM && r.weight != r.dtype &&
+        !(sim_dtype_get(r.weight)->bits < sim_dtype_get(r.dtype)->bits))
+        return sim_fail(err, SIM_EINPUT,
+                        "--weight-dtype: value %s is not narrower than the compute format --dtype "
+                        "%s; expected %s or a narrower format (a mixed-input GEMM)",
+                        sim_dtype_name(r.weight), sim_dtype_name(r.dtype), sim_dtype_name(r.dtype));
     if ((st = cli_parse_allreduce(o, &r.algo, err)))
         return st;
     bool shape_ok = r.kind == SIM_VK_GEMM        ? r.m && r.n && r.k
@@ -115,6 +127,17 @@ static const cli_cache_entry *row_file(cli_file_cache *c, char kind, const char 
     return cli_cache_get(c, kind, path, 0, 0, err, st);
 }
 
+/* A row that measures quantized weights, activations or KV cache. */
+static bool vrow_quantized(const sim_vrow *r)
+{
+    if (r->kind == SIM_VK_GEMM)
+        return !sim_dtype_is_16bit(r->dtype) || r->weight != r->dtype;
+    if (sim_vkind_is_op(r->kind))
+        return false;
+    return !sim_dtype_is_16bit(r->weight) || !sim_dtype_is_16bit(r->act) ||
+           !sim_dtype_is_16bit(r->kv);
+}
+
 /* One summary line: "<label>: N points, median |error| X%, p90 Y%"; the median in *med. */
 static void summary_line(FILE *out, const char *label, const double *e, size_t n, double *med)
 {
@@ -123,12 +146,15 @@ static void summary_line(FILE *out, const char *label, const double *e, size_t n
     fprintf(out, "%s: %zu points, median |error| %.1f%%, p90 %.1f%%\n", label, n, *med, p90);
 }
 
-/* |errors| of the rows that count, grouped: [0] op-level, [1] end-to-end, [2] all, then one
- * group per op kind and per op size bucket. */
+/* |errors| of the rows that count, grouped: op-level, end-to-end, all; quantized op-level,
+ * quantized and 16-bit end-to-end; then one group per op kind and per op size bucket. */
 enum {
     G_OP,
     G_E2E,
     G_ALL,
+    G_QOP,
+    G_QE2E,
+    G_E2E16,
     G_KIND,
     G_BUCKET = G_KIND + SIM_VK_FUSED_ALLREDUCE_NORM + 1,
     N_GROUPS = G_BUCKET + SIM_VBUCKET_COUNT
@@ -142,6 +168,13 @@ static sim_status validate_summaries(const cli_opts *o, double *const *errs, con
     summary_line(out, "validation", errs[G_ALL], cnt[G_ALL], &med[G_ALL]);
     summary_line(out, "  op-level", errs[G_OP], cnt[G_OP], &med[G_OP]);
     summary_line(out, "  end-to-end", errs[G_E2E], cnt[G_E2E], &med[G_E2E]);
+    double p90;
+    for (int g = G_QOP; g <= G_E2E16; g++)
+        sim_validate_summary(errs[g], cnt[g], &med[g], &p90);
+    fprintf(out,
+            "  quantized: op-level %zu points, median |error| %.1f%%; end-to-end %zu points, "
+            "median %.1f%% (16-bit end-to-end: %zu points, median %.1f%%)\n",
+            cnt[G_QOP], med[G_QOP], cnt[G_QE2E], med[G_QE2E], cnt[G_E2E16], med[G_E2E16]);
     for (int k = 0; k <= SIM_VK_FUSED_ALLREDUCE_NORM; k++) {
         snprintf(label, sizeof label, "  op %s", sim_vkind_name((sim_vkind)k));
         summary_line(out, label, errs[G_KIND + k], cnt[G_KIND + k], &med[G_KIND + k]);
@@ -228,9 +261,10 @@ sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
             continue;
         }
         bool op = sim_vkind_is_op(r->kind);
-        int groups[4] = {op ? G_OP : G_E2E, G_ALL, op ? G_KIND + (int)r->kind : -1,
-                         op ? G_BUCKET + sim_validate_bucket(r) : -1};
-        for (int g = 0; g < 4; g++)
+        int groups[5] = {op ? G_OP : G_E2E, G_ALL, op ? G_KIND + (int)r->kind : -1,
+                         op ? G_BUCKET + sim_validate_bucket(r) : -1,
+                         vrow_quantized(r) ? (op ? G_QOP : G_QE2E) : op ? -1 : G_E2E16};
+        for (int g = 0; g < 5; g++)
             if (groups[g] >= 0)
                 errs[groups[g]][cnt[groups[g]]++] = fabs(e);
     }
@@ -253,128 +287,100 @@ static void file_stem(const char *path, char *buf, size_t len)
         *dot = '\0';
 }
 
-/* Sets the number at a dotted path ("collectives.nvls.bw_eff") whose objects exist. */
-static void set_dotted(cJSON *root, const char *field, double v)
+/* Sets a number at a dotted path ("quant.gemm_memory.fp8"), creating the objects on the way. */
+static bool set_dotted(cJSON *root, const char *field, double v)
 {
-    char buf[128];
+    char buf[64];
     snprintf(buf, sizeof buf, "%s", field);
-    cJSON *obj = root;
-    char *part = buf, *dot;
-    while (obj && (dot = strchr(part, '.'))) {
+    cJSON *o = root;
+    char *part = buf;
+    for (char *dot = strchr(part, '.'); dot; part = dot + 1, dot = strchr(part, '.')) {
         *dot = '\0';
-        obj = cJSON_GetObjectItemCaseSensitive(obj, part);
-        part = dot + 1;
+        cJSON *next = cJSON_GetObjectItemCaseSensitive(o, part);
+        if (!cJSON_IsObject(next)) {
+            cJSON_DeleteItemFromObjectCaseSensitive(o, part);
+            if (!(next = cJSON_AddObjectToObject(o, part)))
+                return false;
+        }
+        o = next;
     }
-    if (!cJSON_IsObject(obj))
-        return;
-    cJSON_DeleteItemFromObjectCaseSensitive(obj, part);
-    cJSON_AddNumberToObject(obj, part, v);
+    cJSON_DeleteItemFromObjectCaseSensitive(o, part);
+    return cJSON_AddNumberToObject(o, part, v) != NULL;
 }
 
-static sim_status write_calibrated(const char *src, const char *dest, const sim_hw *hw,
-                                   const char *data, const sim_fit_report *rep, FILE *out,
-                                   sim_err *err)
+/* Where a value came from before any calibration: a fitted field's note keeps the original
+ * source after "starting value from: ", so refits do not stack their notes. */
+static const char *original_source(const cJSON *old)
+{
+    static const char mark[] = "starting value from: ";
+    if (!cJSON_IsString(old))
+        return "none";
+    const char *s = old->valuestring;
+    const char *p = strncmp(s, "fitted by infersim calibrate", 28) == 0 ? strstr(s, mark) : NULL;
+    return p ? p + sizeof mark - 1 : s;
+}
+
+static sim_status write_text(const char *dest, const char *txt, FILE *out, sim_err *err)
+{
+    if (!dest)
+        return fprintf(out, "%s\n", txt) < 0 ? sim_fail(err, SIM_EINTERNAL, "writing failed")
+                                             : SIM_OK;
+    sim_outfile o;
+    sim_status st = sim_outfile_open(&o, dest, "--out", err);
+    if (!st) {
+        fprintf(o.f, "%s\n", txt);
+        st = sim_outfile_commit(&o, err);
+    }
+    return st;
+}
+
+static sim_status write_calibrated(const char *src, const char *dest, const char *data,
+                                   const sim_fit_report *rep, FILE *out, sim_err *err)
 {
     cJSON *root;
     sim_status st = sim_jsonf_load(src, &root, err);
     if (st)
         return st;
-    cJSON *eff = cJSON_GetObjectItemCaseSensitive(root, "efficiency");
-    cJSON *gemm = eff ? cJSON_GetObjectItemCaseSensitive(eff, "gemm") : NULL;
-    if (!cJSON_IsObject(eff) || !cJSON_IsObject(gemm)) {
-        cJSON_Delete(root);
-        return sim_fail(err, SIM_EINPUT, "%s: no efficiency.gemm object", src);
-    }
-    for (int dt = 0; dt < SIM_DT_COUNT; dt++)
-        if (hw->peak_flops[dt] > 0.0 && dt != SIM_DT_FP16 && dt != SIM_DT_INT4) {
-            cJSON_DeleteItemFromObjectCaseSensitive(gemm, sim_dtype_name((sim_dtype)dt));
-            cJSON_AddNumberToObject(gemm, sim_dtype_name((sim_dtype)dt),
-                                    round(hw->eff_gemm[dt] * 1e4) / 1e4);
-        }
-    static const char *const keys[] = {"attention", "memory", "network", "gemm_k_half"};
-    const double vals[] = {hw->eff_attention, hw->eff_memory, hw->eff_network, hw->gemm_k_half};
-    for (int i = 0; i < 4; i++) {
-        cJSON_DeleteItemFromObjectCaseSensitive(eff, keys[i]);
-        cJSON_AddNumberToObject(eff, keys[i], round(vals[i] * 1e4) / 1e4);
-    }
-    cJSON_DeleteItemFromObjectCaseSensitive(root, "collective_latency_us");
-    cJSON_AddNumberToObject(root, "collective_latency_us", round(hw->collective_ns / 10.0) / 100.0);
-    cJSON_DeleteItemFromObjectCaseSensitive(root, "scaleup_latency_us");
-    cJSON_AddNumberToObject(root, "scaleup_latency_us",
-                            round(hw->scaleup_latency_ns / 10.0) / 100.0);
-    static const sim_coll_algo kernels[] = {SIM_COLL_ONESHOT, SIM_COLL_TWOSHOT, SIM_COLL_NVLS};
-    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
-        if (!sim_coll_has(hw, kernels[i]))
-            continue;
-        char field[96];
-        snprintf(field, sizeof field, "collectives.%s.latency_us", sim_coll_algo_name(kernels[i]));
-        set_dotted(root, field, round(hw->coll.algo_latency_ns[kernels[i]] / 10.0) / 100.0);
-        snprintf(field, sizeof field, "collectives.%s.bw_eff", sim_coll_algo_name(kernels[i]));
-        set_dotted(root, field, round(hw->coll.algo_bw_eff[kernels[i]] * 1e4) / 1e4);
-    }
-    static const char *const protos[] = {"collectives.ll.bw_eff", "collectives.ll128.bw_eff"};
-    for (int p = 0; p < 2; p++)
-        if (hw->coll.proto_bw_eff[p] > 0.0)
-            set_dotted(root, protos[p], round(hw->coll.proto_bw_eff[p] * 1e4) / 1e4);
-    /* every fitted number now comes from the fit: say so where its source was */
     cJSON *sources = cJSON_GetObjectItemCaseSensitive(root, "sources");
-    /* the collectives' sources live in collectives.sources, keyed without the prefix */
-    cJSON *coll = cJSON_GetObjectItemCaseSensitive(root, "collectives");
-    cJSON *coll_sources =
-        cJSON_IsObject(coll) ? cJSON_GetObjectItemCaseSensitive(coll, "sources") : NULL;
-    static const char *const fields[] = {
-        "efficiency.gemm.bf16",       "efficiency.gemm.fp8",
-        "efficiency.gemm.int8",       "efficiency.gemm_k_half",
-        "efficiency.attention",       "efficiency.memory",
-        "efficiency.network",         "collective_latency_us",
-        "scaleup_latency_us",         "collectives.oneshot.latency_us",
-        "collectives.oneshot.bw_eff", "collectives.twoshot.latency_us",
-        "collectives.twoshot.bw_eff", "collectives.nvls.latency_us",
-        "collectives.nvls.bw_eff",    "collectives.ll.bw_eff",
-        "collectives.ll128.bw_eff"};
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-        bool in_coll = strncmp(fields[i], "collectives.", 12) == 0;
-        cJSON *dst = in_coll ? coll_sources : sources;
-        const char *key = in_coll ? fields[i] + 12 : fields[i];
-        if (!cJSON_IsObject(dst) || !strstr(rep->fitted, fields[i]))
+    bool ok = true;
+    for (size_t i = 0; i < rep->n_params; i++) {
+        const sim_fit_param *p = &rep->params[i];
+        ok = ok && set_dotted(root, p->name, p->value);
+        if (!cJSON_IsObject(sources))
             continue;
-        char note[1024];
-        const cJSON *old = cJSON_GetObjectItemCaseSensitive(dst, key);
+        /* every fitted number now comes from the fit: say so where its source was */
+        char note[1200];
         snprintf(note, sizeof note,
-                 "fitted by infersim calibrate on the %zu op-level rows of this device in %.200s "
-                 "(least squares on relative error); starting value from: %.600s",
-                 rep->rows, data, cJSON_IsString(old) ? old->valuestring : "none");
-        cJSON_DeleteItemFromObjectCaseSensitive(dst, key);
-        cJSON_AddStringToObject(dst, key, note);
+                 "fitted by infersim calibrate on the %zu %s op-level rows of this device in "
+                 "%.200s (least squares on relative error; leave-one-out median |error| %.1f%% "
+                 "over all its rows); starting value from: %.700s",
+                 p->rows, p->group, data, rep->loo_median,
+                 original_source(cJSON_GetObjectItemCaseSensitive(sources, p->name)));
+        cJSON_DeleteItemFromObjectCaseSensitive(sources, p->name);
+        ok = ok && cJSON_AddStringToObject(sources, p->name, note);
     }
-    cJSON *cal = cJSON_CreateObject();
-    cJSON_AddStringToObject(cal, "fitted_on", data);
-    cJSON_AddStringToObject(cal, "method",
-                            "infersim calibrate: least squares on relative error "
-                            "over the op-level rows of this device");
-    cJSON_AddNumberToObject(cal, "rows", (double)rep->rows);
-    cJSON_AddNumberToObject(cal, "median_abs_error_before_pct",
-                            round(rep->before_median * 100) / 100);
-    cJSON_AddNumberToObject(cal, "median_abs_error_after_pct",
-                            round(rep->after_median * 100) / 100);
-    cJSON_AddStringToObject(cal, "fitted", rep->fitted);
-    cJSON_DeleteItemFromObjectCaseSensitive(root, "calibration");
-    cJSON_AddItemToObject(root, "calibration", cal);
-    char *txt = cJSON_Print(root);
+    if (rep->n_params > 0) { /* a refit that moves nothing leaves the file as it was */
+        cJSON *cal = cJSON_CreateObject();
+        cJSON_AddStringToObject(cal, "fitted_on", data);
+        cJSON_AddStringToObject(cal, "method",
+                                "infersim calibrate: least squares on relative error over the "
+                                "op-level rows of this device, each format on its own rows");
+        cJSON_AddNumberToObject(cal, "rows", (double)rep->rows);
+        cJSON_AddNumberToObject(cal, "median_abs_error_before_pct",
+                                round(rep->before_median * 100) / 100);
+        cJSON_AddNumberToObject(cal, "median_abs_error_after_pct",
+                                round(rep->after_median * 100) / 100);
+        cJSON_AddNumberToObject(cal, "leave_one_out_median_abs_error_pct",
+                                round(rep->loo_median * 100) / 100);
+        cJSON_AddStringToObject(cal, "fitted", rep->fitted);
+        cJSON_DeleteItemFromObjectCaseSensitive(root, "calibration");
+        cJSON_AddItemToObject(root, "calibration", cal);
+    }
+    char *txt = ok ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);
     if (!txt)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
-    if (!dest) {
-        fprintf(out, "%s\n", txt);
-        free(txt);
-        return SIM_OK;
-    }
-    sim_outfile o;
-    st = sim_outfile_open(&o, dest, "--out", err);
-    if (!st) {
-        fprintf(o.f, "%s\n", txt);
-        st = sim_outfile_commit(&o, err);
-    }
+    st = write_text(dest, txt, out, err);
     free(txt);
     return st;
 }
@@ -398,9 +404,11 @@ sim_status cli_cmd_calibrate(const cli_opts *o, FILE *out, sim_err *err)
         st = sim_validate_fit(rows, n, name, &hw, &rep, err);
     if (!st) {
         fprintf(o->out_file ? out : stderr,
-                "calibrate %s: %zu op-level rows of %s; median |error| %.1f%% -> %.1f%%\n  %s\n",
-                name, rep.rows, data, rep.before_median, rep.after_median, rep.fitted);
-        st = write_calibrated(hw_path, o->out_file, &hw, data, &rep, out, err);
+                "calibrate %s: %zu op-level rows of %s; median |error| %.1f%% -> %.1f%% "
+                "(leave-one-out %.1f%%)\n  %s\n",
+                name, rep.rows, data, rep.before_median, rep.after_median, rep.loo_median,
+                rep.n_params ? rep.fitted : "nothing moves: the file is already fitted");
+        st = write_calibrated(hw_path, o->out_file, data, &rep, out, err);
     }
     free(rows);
     return st;

@@ -3,6 +3,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stddef.h>
 
 static const char *const bound_names[SIM_BOUND_COUNT] = {
     [SIM_BOUND_COMPUTE] = "compute",
@@ -29,8 +30,9 @@ sim_status sim_cost_check_support(const sim_hw *hw, const sim_prec *prec, sim_er
     };
     for (size_t i = 0; i < sizeof uses / sizeof uses[0]; i++) {
         sim_dtype dt = *(const sim_dtype *)((const char *)prec + uses[i].offset);
-        /* int4 is only a weight format (dequantized to 16 bits): no int4 math is needed. */
-        if (dt == SIM_DT_INT4)
+        /* weights a mixed-input kernel dequantizes (W4A16, fp4 weight-only on Hopper, W4A8)
+         * need no math in their own format */
+        if (uses[i].offset == offsetof(sim_prec, weight) && sim_graph_mixed_input(prec, dt))
             continue;
         if (hw->peak_flops[dt] <= 0.0)
             return sim_fail(err, SIM_EINPUT,
@@ -59,12 +61,19 @@ int sim_cost_gemm_split_k(const sim_hw *hw, int64_t m, int64_t n)
 
 double sim_cost_gemm_shape_eff(const sim_hw *hw, int64_t m, int64_t n, int64_t k, int split)
 {
+    return sim_cost_gemm_shape_eff_in(hw, SIM_DT_BF16, m, n, k, split);
+}
+
+double sim_cost_gemm_shape_eff_in(const sim_hw *hw, sim_dtype compute, int64_t m, int64_t n,
+                                  int64_t k, int split)
+{
     /* wave quantization: the output tiles (times the K splits) run in waves of compute_units; a
      * partial last wave leaves units idle */
     double work = gemm_tiles(hw, m, n) * (split > 1 ? split : 1);
     double util = work / (ceil(work / hw->compute_units) * hw->compute_units);
     /* a short K loop spends a larger share filling and draining the pipeline */
-    double kf = hw->gemm_k_half > 0.0 ? (double)k / ((double)k + hw->gemm_k_half) : 1.0;
+    double kh = sim_hw_gemm_k_half(hw, compute);
+    double kf = kh > 0.0 ? (double)k / ((double)k + kh) : 1.0;
     return util * kf;
 }
 
@@ -78,14 +87,17 @@ double sim_cost_gemm_split_bytes(int64_t m, int64_t n, int split)
  * its fp32 partial sums through HBM, as cuBLAS's heuristics choose. */
 static double gemm_tiled_ns(const sim_hw *hw, const sim_op *op, double flops, double rate)
 {
-    double plain = flops / (rate * sim_cost_gemm_shape_eff(hw, op->m, op->n, op->k, 1)) * 1e9;
+    double plain =
+        flops / (rate * sim_cost_gemm_shape_eff_in(hw, op->compute, op->m, op->n, op->k, 1)) * 1e9;
     int split = sim_cost_gemm_split_k(hw, op->m, op->n);
     if (split < 2)
         return plain;
     double red = sim_cost_gemm_split_bytes(op->m, op->n, split) /
                  (hw->hbm_bytes_per_s * hw->eff_memory) * 1e9;
     double splitk =
-        flops / (rate * sim_cost_gemm_shape_eff(hw, op->m, op->n, op->k, split)) * 1e9 + red;
+        flops / (rate * sim_cost_gemm_shape_eff_in(hw, op->compute, op->m, op->n, op->k, split)) *
+            1e9 +
+        red;
     return splitk < plain ? splitk : plain;
 }
 
@@ -102,9 +114,10 @@ static double math_ns(const sim_hw *hw, const sim_op *op)
         if (!op->weight_only)
             return gemm_tiled_ns(hw, op, padded + extra,
                                  hw->peak_flops[op->compute] * hw->eff_gemm[op->compute]);
-        /* Weight-only: 16-bit math (M padded to the mixed-input MMA tile) at the weight-only
-         * kernels' efficiency, plus dequantizing every weight on the vector units once per
-         * block of gemm_tile_m rows that a thread block keeps in registers. */
+        /* Mixed-input (W4A16, W8A16, W4A8): math in the activation format (M padded to the
+         * mixed-input MMA tile) at the mixed-input kernels' efficiency, plus dequantizing every
+         * weight on the vector units once per block of gemm_tile_m rows that a thread block
+         * keeps in registers. */
         double tiles = sim_cost_padded_m(op->m, hw->gemm_tile_m) / hw->gemm_tile_m;
         double deq = tiles * nk * sim_dtype_get(op->weight)->dequant_ops;
         return gemm_tiled_ns(hw, op, padded + extra,
@@ -142,9 +155,15 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
     if (!op->present)
         return c;
     c.t_math_ns = math_ns(hw, op);
-    /* attention's KV-cache reads go through the paged-attention efficiency, the rest streams */
+    /* attention's KV-cache reads go through the paged-attention efficiency; quantized GEMMs
+     * stream at their kernels' own fraction (skinny fp8 GEMMs and mixed-input kernels stay
+     * below a plain copy); the rest streams */
     double paged = sim_op_info(op->id)->kind == SIM_OPK_ATTENTION ? op->kv_read_bytes : 0.0;
-    c.t_mem_ns = ((sim_op_bytes(op) - paged) / hw->eff_memory + paged / hw->eff_attn_memory) /
+    double stream = hw->eff_memory;
+    if (sim_op_info(op->id)->kind == SIM_OPK_GEMM)
+        stream = op->weight_only ? sim_hw_mixed_input_memory(hw, op->weight)
+                                 : sim_hw_gemm_memory(hw, op->compute);
+    c.t_mem_ns = ((sim_op_bytes(op) - paged) / stream + paged / hw->eff_attn_memory) /
                  hw->hbm_bytes_per_s * 1e9;
     if (op->net_ranks > 1) {
         sim_coll_cost cc =
@@ -158,4 +177,38 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
     c.t_ns = busy + c.t_net_ns + c.t_launch_ns;
     c.bound = sim_cost_bound(&c);
     return c;
+}
+
+size_t sim_cost_quant_schemes(const sim_hw *hw, int64_t group_size, sim_quant_scheme *out)
+{
+    static const struct {
+        const char *name;
+        sim_dtype weight, act;
+    } schemes[SIM_QUANT_SCHEMES] = {
+        {"bf16", SIM_DT_BF16, SIM_DT_BF16},
+        {"int8-weight-only", SIM_DT_INT8, SIM_DT_BF16},
+        {"int4-weight-only", SIM_DT_INT4, SIM_DT_BF16},
+        {"int8", SIM_DT_INT8, SIM_DT_INT8},
+        {"fp8", SIM_DT_FP8, SIM_DT_FP8},
+        {"fp4", SIM_DT_FP4, SIM_DT_FP4},
+        {"w4a8", SIM_DT_INT4, SIM_DT_FP8},
+    };
+    size_t n = 0;
+    for (size_t i = 0; i < SIM_QUANT_SCHEMES; i++) {
+        double peak = hw->peak_flops[schemes[i].act];
+        if (!(peak > 0.0))
+            continue;
+        sim_prec p = {.weight = schemes[i].weight,
+                      .act = schemes[i].act,
+                      .kv = schemes[i].act,
+                      .group_size = group_size};
+        double b = sim_graph_weight_elem_bytes(&p, p.weight);
+        out[n++] = (sim_quant_scheme){.name = schemes[i].name,
+                                      .weight = p.weight,
+                                      .act = p.act,
+                                      .bytes_per_param = b,
+                                      .peak_flops = peak,
+                                      .critical_batch = peak * b / (2.0 * hw->hbm_bytes_per_s)};
+    }
+    return n;
 }

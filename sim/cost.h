@@ -6,7 +6,8 @@
  *            cheaper of plain tiling and split-K plus its reduction for small-M GEMMs;
  *            weight-only GEMMs add the in-kernel dequantization on the vector units
  *   T_mem  = bytes / (HBM bandwidth x memory efficiency); attention's KV-cache reads at the
- *            (lower) paged-attention efficiency
+ *            (lower) paged-attention efficiency; quantized GEMMs at their format's streaming
+ *            fraction (hw quant.gemm_memory, quant.mixed_input_memory)
  *   T_net  = the collective's time under the algorithm and protocol collective.h picks (or the
  *            one forced), scale-out links once it spans more than one node
  *   time   = max(T_math, T_mem) + T_net + kernels x launch overhead
@@ -54,8 +55,8 @@ sim_status sim_cost_check_support(const sim_hw *hw, const sim_prec *prec, sim_er
  * present costs nothing. */
 sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns);
 
-/* The shape part of a GEMM's efficiency, in (0, 1], with its K split `split` ways (1: none):
- * tiles x split work units of wave_tile x wave_tile run in waves over the compute units (a
+/* The shape part of a bf16 GEMM's efficiency, in (0, 1], with its K split `split` ways (1:
+ * none): tiles x split work units of wave_tile x wave_tile run in waves over the compute units (a
  * partial last wave idles the rest), times K / (K + k_half) for the pipeline's fill. */
 double sim_cost_gemm_shape_eff(const sim_hw *hw, int64_t m, int64_t n, int64_t k, int split);
 
@@ -69,8 +70,32 @@ int sim_cost_gemm_split_k(const sim_hw *hw, int64_t m, int64_t n);
  * GEMM's real rows) and the reduction reads them all back: 2 x split x M x N x 4. */
 double sim_cost_gemm_split_bytes(int64_t m, int64_t n, int split);
 
+/* The same for a GEMM computing in `compute`: its own K-pipeline term (sim_hw_gemm_k_half). */
+double sim_cost_gemm_shape_eff_in(const sim_hw *hw, sim_dtype compute, int64_t m, int64_t n,
+                                  int64_t k, int split);
+
 /* The largest of an op's math, memory, network and launch times (ties go to the first). */
 sim_bound sim_cost_bound(const sim_op_cost *c);
+
+/* One row of the seed's quantization table (section 4): a scheme, the bytes a decode GEMM
+ * reads per weight (scales included), the dense peak of its math, and the critical batch where
+ * decode GEMMs turn compute-bound on the pure roofline: 2 B FLOPs per weight against
+ * bytes_per_param bytes, so B* = peak x bytes_per_param / (2 x HBM bandwidth). Full quantization
+ * scales peak and bytes together and keeps B*; weight-only divides it. */
+typedef struct sim_quant_scheme {
+    const char *name;       /* bf16, int8-weight-only, int4-weight-only, int8, fp8, fp4, w4a8 */
+    sim_dtype weight, act;  /* stored weights, math */
+    double bytes_per_param; /* weight bytes per parameter, group/block scales included */
+    double peak_flops;      /* dense peak of the math format, FLOP/s */
+    double critical_batch;  /* sequences */
+} sim_quant_scheme;
+
+#define SIM_QUANT_SCHEMES 7
+
+/* The schemes `hw` runs (its tensor cores compute the math format), in the order above, with
+ * integer weight-only and W4A8 weights in groups of group_size (0: per channel). Returns how
+ * many were written to out[SIM_QUANT_SCHEMES]. */
+size_t sim_cost_quant_schemes(const sim_hw *hw, int64_t group_size, sim_quant_scheme *out);
 
 /* Padded M of a GEMM: m rounded up to a multiple of the tile. */
 double sim_cost_padded_m(int64_t m, int tile);

@@ -14,6 +14,7 @@ static const sim_op_meta op_table[SIM_OP_COUNT] = {
     [SIM_OP_QKV_PROJ] = {"qkv_proj", SIM_OPK_GEMM, true, 1},
     [SIM_OP_ROPE] = {"rope", SIM_OPK_VECTOR, true, 1},
     [SIM_OP_ATTENTION] = {"attention", SIM_OPK_ATTENTION, true, 2},
+    [SIM_OP_ACT_QUANT] = {"act_quant", SIM_OPK_VECTOR, true, 1},
     [SIM_OP_O_PROJ] = {"o_proj", SIM_OPK_GEMM, true, 1},
     [SIM_OP_ATTN_ALLREDUCE] = {"attn_allreduce", SIM_OPK_COMM, true, 1},
     [SIM_OP_MLP_NORM] = {"mlp_norm", SIM_OPK_VECTOR, true, 1},
@@ -26,7 +27,7 @@ static const sim_op_meta op_table[SIM_OP_COUNT] = {
     [SIM_OP_LOGITS_GATHER] = {"logits_gather", SIM_OPK_COMM, false, 1},
     [SIM_OP_SAMPLING] = {"sampling", SIM_OPK_VECTOR, false, 4},
 };
-static_assert(SIM_OP_COUNT == 16, "op_table must list every sim_op_id");
+static_assert(SIM_OP_COUNT == 17, "op_table must list every sim_op_id");
 
 /* Vector FLOPs per element: RMSNorm (square, sum, scale by rsqrt, multiply by weight), rotary
  * embedding (two multiplies and an add per element), SiLU(gate) * up (exp, add, divide,
@@ -35,7 +36,9 @@ static_assert(SIM_OP_COUNT == 16, "op_table must list every sim_op_id");
 #define ROPE_FLOPS 3.0
 #define ACT_FLOPS 5.0
 #define SAMPLE_FLOPS 4.0
+#define QUANT_FLOPS 3.0 /* dynamic quantization: |x|, running max, scale and convert */
 #define FP32_BYTES 4.0
+#define SCALE_BYTES 2.0 /* a group scale of AWQ/GPTQ/W4A8 weights: fp16 */
 
 const sim_op_meta *sim_op_info(sim_op_id id)
 {
@@ -88,12 +91,20 @@ sim_status sim_graph_check(const sim_model *m, int tp, const sim_prec *prec, sim
                         "--kv-cache-dtype: value %s is for weights only, "
                         "expected bf16, fp16, fp8 or int8",
                         sim_dtype_name(prec->kv));
-    if (!sim_dtype_is_16bit(prec->act) && prec->weight != prec->act)
+    /* quantized activations need weights in their format, or narrower weights that the kernel
+     * dequantizes to it (W4A8: int4 weights, fp8 or int8 math) */
+    if (!sim_dtype_is_16bit(prec->act) && prec->weight != prec->act &&
+        !(sim_dtype_get(prec->weight)->bits < sim_dtype_get(prec->act)->bits))
         return sim_fail(err, SIM_EINPUT,
                         "--act-dtype: value %s quantizes activations, which needs weights in the "
-                        "same format (--weight-dtype %s), got --weight-dtype %s",
+                        "same format (--weight-dtype %s) or a narrower one (W4A8: int4), got "
+                        "--weight-dtype %s",
                         sim_dtype_name(prec->act), sim_dtype_name(prec->act),
                         sim_dtype_name(prec->weight));
+    if (prec->group_size < 0)
+        return sim_fail(err, SIM_EINPUT,
+                        "--weight-group-size: value %lld, expected >= 1 (or 0: per channel)",
+                        (long long)prec->group_size);
     return SIM_OK;
 }
 
@@ -131,9 +142,23 @@ sim_batch_shape sim_graph_shape(const sim_model *m, const sim_seq_group *g, size
     return s;
 }
 
+bool sim_graph_mixed_input(const sim_prec *prec, sim_dtype w)
+{
+    return !sim_dtype_is_16bit(w) && w != prec->act;
+}
+
+double sim_graph_weight_elem_bytes(const sim_prec *prec, sim_dtype w)
+{
+    const sim_dtype_info *i = sim_dtype_get(w);
+    double b = sim_dtype_bytes(w);
+    if (i->group_scaled && prec->group_size > 0 && sim_graph_mixed_input(prec, w))
+        b += (SCALE_BYTES + (prec->zero_point ? i->bits / 8.0 : 0.0)) / (double)prec->group_size;
+    return b;
+}
+
 /* A GEMM of T x K by K x N with weights in `wdt`: reads its input in the activation format,
- * writes 16-bit. The math runs in the activation format: 16-bit for plain and weight-only GEMMs
- * (the weights are dequantized in the kernel), fp8/int8 under full quantization. */
+ * writes 16-bit. The math runs in the activation format: 16-bit for plain and weight-only GEMMs,
+ * fp8/int8/fp4 under full quantization and W4A8 (mixed-input kernels dequantize the weights). */
 static void gemm(sim_op *op, double t, int64_t n, int64_t k, sim_dtype wdt, const sim_prec *prec,
                  double rb)
 {
@@ -141,11 +166,11 @@ static void gemm(sim_op *op, double t, int64_t n, int64_t k, sim_dtype wdt, cons
     op->n = n;
     op->k = k;
     op->flops = 2.0 * t * (double)n * (double)k;
-    op->weight_bytes = (double)n * (double)k * sim_dtype_bytes(wdt);
+    op->weight_bytes = (double)n * (double)k * sim_graph_weight_elem_bytes(prec, wdt);
     op->act_bytes = t * (double)k * sim_dtype_bytes(prec->act) + t * (double)n * rb;
     op->weight = wdt;
     op->compute = prec->act;
-    op->weight_only = !sim_dtype_is_16bit(wdt) && sim_dtype_is_16bit(prec->act);
+    op->weight_only = sim_graph_mixed_input(prec, wdt);
 }
 
 void sim_graph_gemm(sim_op *op, sim_op_id id, double tokens, int64_t n, int64_t k, sim_dtype weight,
@@ -155,6 +180,18 @@ void sim_graph_gemm(sim_op *op, sim_op_id id, double tokens, int64_t n, int64_t 
     op->id = id;
     op->present = true;
     gemm(op, tokens, n, k, weight, prec, resid_bytes);
+}
+
+void sim_graph_act_quant(sim_op *op, double tokens, int64_t k, const sim_prec *prec,
+                         double resid_bytes)
+{
+    const double elems = tokens * (double)k;
+    op->id = SIM_OP_ACT_QUANT;
+    op->present = !sim_dtype_is_16bit(prec->act);
+    op->flops = op->present ? QUANT_FLOPS * elems : 0.0;
+    op->act_bytes = op->present
+                        ? elems * (resid_bytes + sim_dtype_bytes(prec->act)) + tokens * FP32_BYTES
+                        : 0.0;
 }
 
 /* An all-reduce of `msg` bytes over tp GPUs. net_bytes is its bus bytes (a ring's per-GPU send,
@@ -250,6 +287,9 @@ static void build_layer(const sim_model *m, int tp, const sim_prec *prec, const 
 
     sim_graph_attention(m, tp, prec, s, &g->ops[SIM_OP_ATTENTION]);
 
+    /* the attention output, 16-bit, quantized per token for o_proj */
+    sim_graph_act_quant(&g->ops[SIM_OP_ACT_QUANT], t, hq * m->head_dim, prec, rb);
+
     gemm(&g->ops[SIM_OP_O_PROJ], t, m->hidden, hq * m->head_dim, prec->weight, prec, rb);
     allreduce(&g->ops[SIM_OP_ATTN_ALLREDUCE], t * d * rb, tp);
     norm(&g->ops[SIM_OP_MLP_NORM], t, d, rb, ab);
@@ -319,7 +359,7 @@ void sim_graph_build_shape(const sim_model *m, int tp, const sim_prec *prec,
 double sim_graph_weight_bytes_per_gpu(const sim_model *m, int tp, const sim_prec *prec)
 {
     const double d = (double)m->hidden, hd = (double)m->head_dim;
-    const double wb = sim_dtype_bytes(prec->weight);
+    const double wb = sim_graph_weight_elem_bytes(prec, prec->weight);
     const double rb = sim_dtype_bytes(sim_graph_resid_dtype(m, prec));
     const double hq = (double)(m->heads / tp), hkv = (double)sim_graph_kv_heads_per_gpu(m, tp);
     const double f = (double)(m->intermediate / tp);

@@ -21,10 +21,26 @@
  * Prefill attention is causal (about half the FLOPs of full attention).
  *
  * Precision (sim_prec): weights, GEMM-input activations and the KV cache each have a format.
- * Weight-only quantization (int8/int4/fp8 weights, 16-bit activations) shrinks weight bytes and
- * keeps 16-bit math; full quantization (fp8 or int8 weights AND activations) computes in that
- * format. The residual stream, GEMM outputs and all-reduces stay 16-bit; the embedding table,
- * the LM head and the norms are never quantized (as vLLM and TensorRT-LLM ship them).
+ * Weight-only quantization (int8/int4/fp8/fp4 weights, 16-bit activations) shrinks weight bytes
+ * and keeps 16-bit math; full quantization (fp8, int8 or fp4 weights AND activations) computes in
+ * that format; W4A8 (int4 weights, fp8 or int8 activations) dequantizes the weights to the
+ * activation format and computes there. A GEMM whose weights are stored in another format than
+ * its math is "mixed-input" (sim_op.weight_only). The residual stream, GEMM outputs and
+ * all-reduces stay 16-bit; the embedding table, the LM head and the norms are never quantized
+ * (as vLLM and TensorRT-LLM ship them).
+ *
+ * Scales are bytes. fp4/mxfp4 carry their block scales in sim_dtype_bytes. Integer weights that a
+ * mixed-input kernel dequantizes (AWQ, GPTQ, W4A8) carry one 16-bit scale per group of
+ * prec.group_size weights along K, plus one zero point of the weight's width per group when
+ * prec.zero_point: int4 with G = 128 and zeros reads 4 + 16/128 + 4/128 = 4.156 bits per weight.
+ * Full int8/fp8 quantization uses per-channel or per-tensor scales (one per N or per tensor:
+ * below 0.1% of the weights, not counted).
+ *
+ * Dynamic activation quantization: the norms and the gated activation write their output in the
+ * GEMM-input format directly (vLLM's fused RMSNorm+quant and SiLU-and-mul+quant kernels); the
+ * attention output has no such producer, so with quantized activations `act_quant` runs before
+ * o_proj: read 16-bit, per-token absmax, scale, write the quantized tensor and one fp32 scale per
+ * token.
  */
 #ifndef SIM_GRAPH_H
 #define SIM_GRAPH_H
@@ -44,6 +60,7 @@ typedef enum sim_op_id {
     SIM_OP_QKV_PROJ,
     SIM_OP_ROPE,
     SIM_OP_ATTENTION,
+    SIM_OP_ACT_QUANT,
     SIM_OP_O_PROJ,
     SIM_OP_ATTN_ALLREDUCE,
     SIM_OP_MLP_NORM,
@@ -74,9 +91,11 @@ typedef struct sim_op_meta {
 
 /* Precision of a run. */
 typedef struct sim_prec {
-    sim_dtype weight; /* transformer-layer weights */
-    sim_dtype act;    /* GEMM input activations */
-    sim_dtype kv;     /* KV cache */
+    sim_dtype weight;   /* transformer-layer weights */
+    sim_dtype act;      /* GEMM input activations */
+    sim_dtype kv;       /* KV cache */
+    int64_t group_size; /* weights per scale of dequantized integer weights (0: per channel) */
+    bool zero_point;    /* those groups carry a zero point too (AWQ, asymmetric GPTQ) */
 } sim_prec;
 
 /* A group of identical sequences in one step. */
@@ -110,7 +129,8 @@ typedef struct sim_op {
     int64_t m, n, k;       /* GEMM shape (m = tokens); 0 if not a GEMM */
     sim_dtype compute;     /* format whose peak prices the math */
     sim_dtype weight;      /* stored weight format (GEMMs) */
-    bool weight_only;      /* GEMM dequantizes weights and computes in 16 bits */
+    bool weight_only;      /* mixed-input GEMM: dequantizes its weights to the compute format
+                            * (W4A16, W8A16, W4A8) */
 } sim_op;
 
 typedef struct sim_graph {
@@ -177,6 +197,20 @@ void sim_graph_fuse_norm(sim_op *norm, double resid_bytes);
  * For the validation of all-reduce + norm kernels. */
 void sim_graph_norm(sim_op *op, sim_op_id id, double tokens, int64_t hidden, double resid_bytes,
                     double out_bytes);
+
+/* Whether a GEMM with weights stored as `w` under `prec` dequantizes them in the kernel: the
+ * weights are quantized and not in the format of the math (prec->act). */
+bool sim_graph_mixed_input(const sim_prec *prec, sim_dtype w);
+
+/* Bytes per stored weight of format `w` under `prec`: the format's bytes (block scales
+ * included) plus, for dequantized integer weights, the group scales and zero points. */
+double sim_graph_weight_elem_bytes(const sim_prec *prec, sim_dtype w);
+
+/* Fills `op` as the dynamic per-token quantization of a tokens x k 16-bit tensor (resid_bytes
+ * per element) into prec->act: read it, write it quantized plus one fp32 scale per token.
+ * Not present when prec->act is 16-bit. */
+void sim_graph_act_quant(sim_op *op, double tokens, int64_t k, const sim_prec *prec,
+                         double resid_bytes);
 
 /* Weight bytes resident on each GPU (layers, embedding, LM head, norms). */
 double sim_graph_weight_bytes_per_gpu(const sim_model *m, int tp, const sim_prec *prec);

@@ -138,7 +138,9 @@ sim_status sim_model_load(const char *path, sim_model *m, sim_err *err)
         cfg = text;
     if (!(st = reject_unsupported(cfg, path, err)) && !(st = read_shape(cfg, path, m, err)) &&
         !(st = read_attention_options(cfg, path, m, err)) &&
-        !(st = read_dtype(cfg, path, m, err))) {
+        !(st = read_dtype(cfg, path, m, err)) &&
+        !(st = sim_quant_read(sim_jsonf_find(root, "quantization_config") ? root : cfg, path,
+                              &m->quant, err))) {
         snprintf(m->path, sizeof m->path, "%s", path);
         stem(path, m->name, sizeof m->name);
     }

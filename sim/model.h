@@ -5,8 +5,9 @@
  * num_key_value_heads (default: num_attention_heads), head_dim (default: hidden/heads),
  * vocab_size, tie_word_embeddings (default false), max_position_embeddings, torch_dtype (or
  * dtype), sliding_window / use_sliding_window, attention_bias (default: true for qwen2),
- * num_nextn_predict_layers (MTP layers, default 0), and text_config (multimodal wrappers: the
- * language model inside is read).
+ * num_nextn_predict_layers (MTP layers, default 0), text_config (multimodal wrappers: the
+ * language model inside is read), and quantization_config (quant.h: the defaults of the dtype
+ * flags for a quantized checkpoint).
  *
  * Mixture-of-experts configs (num_local_experts, num_experts, n_routed_experts,
  * moe_intermediate_size) and MLA configs (kv_lora_rank) are rejected with a message that says
@@ -19,6 +20,7 @@
 #include <stdint.h>
 
 #include "dtype.h"
+#include "quant.h"
 #include "status.h"
 
 typedef struct sim_model {
@@ -38,6 +40,7 @@ typedef struct sim_model {
     bool qkv_bias;          /* q, k, v projections carry a bias (Qwen2) */
     bool dtype_known;       /* torch_dtype was given */
     sim_dtype dtype;        /* checkpoint format (bf16 or fp16); float32 maps to bf16 */
+    sim_quant quant;        /* quantization_config (quant.present false without one) */
 } sim_model;
 
 /* Loads and validates a config.json. Errors name the file, field, value and what was expected. */

@@ -191,6 +191,10 @@ static void config_json(cJSON *o, const sim_step_cfg *s)
     cJSON_AddStringToObject(o, "weight_dtype", sim_dtype_name(s->prec.weight));
     cJSON_AddStringToObject(o, "act_dtype", sim_dtype_name(s->prec.act));
     cJSON_AddStringToObject(o, "kv_cache_dtype", sim_dtype_name(s->prec.kv));
+    add_num(o, "weight_group_size", (double)s->prec.group_size);
+    cJSON_AddBoolToObject(o, "weight_zero_point", s->prec.zero_point);
+    cJSON_AddStringToObject(o, "quant_method",
+                            s->model->quant.present ? s->model->quant.method : "none");
 }
 
 static sim_status run_json(FILE *f, const sim_run_cfg *cfg, const sim_run_result *r)
@@ -295,6 +299,12 @@ static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_resul
             (long long)cfg->batch, (long long)cfg->input_len, (long long)cfg->output_len,
             sim_dtype_name(s->prec.weight), sim_dtype_name(s->prec.act), sim_dtype_name(s->prec.kv),
             s->overlap);
+    if (!sim_dtype_is_16bit(s->prec.weight))
+        fprintf(f, "quantization: %s; %.3f bits per weight with scales%s\n",
+                s->model->quant.present ? s->model->quant.method : "from the flags",
+                8.0 * sim_graph_weight_elem_bytes(&s->prec, s->prec.weight),
+                sim_graph_mixed_input(&s->prec, s->prec.weight) ? " (dequantized in the GEMM)"
+                                                                : "");
     fprintf(f, "\n%-34s %12.3f\n", "TTFT (ms):", r->ttft_ns / 1e6);
     fprintf(f, "%-34s %12.3f\n", "TPOT (ms):", r->tpot_ns / 1e6);
     fprintf(f, "%-34s %12.3f\n", "E2E latency (ms):", r->e2e_ns / 1e6);
@@ -389,6 +399,19 @@ static sim_status roofline_json(FILE *f, const sim_roofline *r)
     for (int dt = 0; dt < SIM_DT_COUNT; dt++)
         if (r->hw->peak_flops[dt] > 0.0)
             add_num(ridges, sim_dtype_name((sim_dtype)dt), sim_hw_ridge(r->hw, (sim_dtype)dt));
+    sim_quant_scheme qs[SIM_QUANT_SCHEMES];
+    size_t nq = sim_cost_quant_schemes(r->hw, r->group_size, qs);
+    cJSON *schemes = cJSON_AddArrayToObject(o, "quant_schemes");
+    for (size_t i = 0; i < nq; i++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "scheme", qs[i].name);
+        cJSON_AddStringToObject(e, "weight_dtype", sim_dtype_name(qs[i].weight));
+        cJSON_AddStringToObject(e, "act_dtype", sim_dtype_name(qs[i].act));
+        add_num(e, "weight_bytes_per_param", qs[i].bytes_per_param);
+        add_num(e, "peak_tflops", qs[i].peak_flops / 1e12);
+        add_num(e, "critical_batch", qs[i].critical_batch);
+        cJSON_AddItemToArray(schemes, e);
+    }
     if (r->step) {
         config_json(o, r->step);
         add_num(o, "batch", (double)r->batch);
@@ -427,6 +450,13 @@ static sim_status roofline_table(FILE *f, const sim_roofline *r)
                 hw->peak_flops[dt] / 1e12, hw->hbm_bytes_per_s / 1e12,
                 sim_hw_ridge(hw, (sim_dtype)dt), dt == (int)r->dtype ? "  <" : "");
     }
+    sim_quant_scheme qs[SIM_QUANT_SCHEMES];
+    size_t nq = sim_cost_quant_schemes(hw, r->group_size, qs);
+    fprintf(f, "\n%-18s %12s %14s %15s\n", "scheme", "bytes/param", "peak TFLOP/s",
+            "critical batch");
+    for (size_t i = 0; i < nq; i++)
+        fprintf(f, "%-18s %12.4f %14.1f %15.1f\n", qs[i].name, qs[i].bytes_per_param,
+                qs[i].peak_flops / 1e12, qs[i].critical_batch);
     if (r->step) {
         char title[160];
         snprintf(title, sizeof title, "%s, prefill of %lld x %lld tokens (tp %d)",

@@ -778,10 +778,11 @@ static void test_validation_commands(void **state)
     (void)state;
     run("validate");
     assert_int_equal(R.rc, 0);
-    /* 140 rows: 4 skipped in the file, 2 that cannot run (an A100 40GB batch that does not
+    /* 159 rows: 10 skipped in the file, 2 that cannot run (an A100 40GB batch that does not
      * fit, fp8 KV on A100), 18 low-trust shown but not counted */
-    assert_non_null(strstr(R.out, "\nvalidation: 116 points, median |error| "));
-    assert_non_null(strstr(R.out, "\n  op-level: 88 points"));
+    assert_non_null(strstr(R.out, "\nvalidation: 129 points, median |error| "));
+    assert_non_null(strstr(R.out, "\n  op-level: 101 points"));
+    assert_non_null(strstr(R.out, "\n  quantized: op-level 28 points"));
     assert_non_null(strstr(R.out, "\n  end-to-end: 28 points"));
     assert_non_null(strstr(R.out, "\n  op allreduce_norm: 3 points"));
     assert_non_null(strstr(R.out, "\n  op allreduce: 36 points"));
@@ -851,6 +852,45 @@ static void test_validation_commands(void **state)
     cJSON_Delete(j);
     remove(path);
     expect_bad("calibrate --hw l40s", "no op-level rows");
+    /* a calibration of a calibrated file changes nothing, and its notes do not stack: fitted
+     * on H100, then again on the output */
+    char dir[64], first[128], second[128];
+    snprintf(dir, sizeof dir, "/tmp/infersim-cal2-%d", (int)getpid());
+    snprintf(a, sizeof a, "mkdir -p %s/a %s/b", dir, dir);
+    assert_int_equal(system(a), 0);
+    snprintf(first, sizeof first, "%s/a/h100-sxm.json", dir);
+    snprintf(second, sizeof second, "%s/b/h100-sxm.json", dir);
+    /* a few H100 rows of each group: 16-bit GEMMs and a copy, fp8 GEMMs, Marlin int4 */
+    char data[128];
+    snprintf(data, sizeof data, "%s/rows.csv", dir);
+    snprintf(a, sizeof a,
+             "(head -1 tools/data/validation.csv; grep -E '^(31|37|38|44|45|64|1078|1083|1088|1092|"
+             "1094|1096|1098|1102),' tools/data/validation.csv) > %s",
+             data);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "cd '%s' && %s", tu_root(), a);
+    assert_int_equal(system(cmd), 0);
+    snprintf(a, sizeof a, "calibrate --hw h100-sxm --data %s --out %s", data, first);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "leave-one-out"));
+    snprintf(a, sizeof a, "calibrate --hw %s --data %s --out %s", first, data, second);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "nothing moves"));
+    char *t1 = slurp(first), *t2 = slurp(second);
+    assert_non_null(t1);
+    assert_non_null(t2);
+    assert_string_equal(t1, t2);
+    const char *note = strstr(t1, "\"efficiency.memory\":\t\"fitted by");
+    assert_non_null(note);
+    const char *next = strstr(strstr(note, "fitted by") + 9, "fitted by infersim calibrate");
+    const char *eol = strchr(note, '\n');
+    assert_true(!next || next > eol); /* one provenance per source */
+    free(t1);
+    free(t2);
+    snprintf(a, sizeof a, "rm -rf %s", dir);
+    assert_int_equal(system(a), 0);
 }
 
 /* Validation CSVs, traces and result files are read strictly: exit 2, one line naming the file,
@@ -860,17 +900,19 @@ static void test_strict_inputs(void **state)
     (void)state;
     static const char *const header =
         "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,input_len,"
-        "output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,value,unit,skip,source\n";
+        "output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,value,unit,skip,source,"
+        "group_size,act_quant\n";
     static const struct {
         const char *cmd, *row, *mention;
     } rows[] = {
-        {"validate", "1,allreduce,h100-sxm,,1,,,,,,,,,1048576,,,,,,,,x,busbw_gb_per_s,100,GB/s,,s",
+        {"validate",
+         "1,allreduce,h100-sxm,,1,,,,,,,,,1048576,,,,,,,,x,busbw_gb_per_s,100,GB/s,,s,,",
          ":2: field 'gpus' is '1', expected >= 2 for allreduce rows"},
-        {"validate", "1,gemm,h100-sxm,bf16,,4k,4096,4096,,,,,,,,,,,,,,x,tflops,700,TFLOP/s,,s",
+        {"validate", "1,gemm,h100-sxm,bf16,,4k,4096,4096,,,,,,,,,,,,,,x,tflops,700,TFLOP/s,,s,,",
          ":2: field 'm' is '4k', expected a whole number"},
         {"calibrate --hw h100-sxm",
-         "1,gemm,h100-sxm,fp4,,4096,4096,4096,,,,,,,,,,,,,,x,tflops,700,TFLOP/s,,s",
-         ":2: field 'dtype' is 'fp4', expected one of bf16"},
+         "1,gemm,h100-sxm,fp6,,4096,4096,4096,,,,,,,,,,,,,,x,tflops,700,TFLOP/s,,s,,",
+         ":2: field 'dtype' is 'fp6', expected one of bf16"},
     };
     char a[512], text[1024];
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
@@ -923,6 +965,106 @@ static void test_compare(void **state)
     assert_non_null(strstr(R.out, "tpot_ms"));
     assert_non_null(strstr(R.out, "compare: 3 metrics"));
     expect_bad("compare --model llama-3.1-8b --hw h100-sxm", "--result");
+}
+
+static const char *str(const cJSON *o, const char *k)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
+    assert_true(cJSON_IsString(it));
+    return it->valuestring;
+}
+
+static void test_quantized_checkpoints(void **state)
+{
+    (void)state;
+    /* an fp8 config.json (compressed-tensors, RedHatAI FP8-dynamic) runs fp8 weights and
+     * activations without a flag: 8B layer weights 1 B each + 16-bit embeddings, LM head and norms
+     * = 6,979,321,856 + 2 x 1,050,673,152 + norms 532,480 = 9,081,200,640 B; an act_quant op runs */
+    run("run --model llama-3.1-8b-fp8 --hw h100-sxm --batch 4 --input-len 256 --output-len 8 "
+        "--format json");
+    assert_int_equal(R.rc, 0);
+    cJSON *j = cJSON_Parse(R.out);
+    assert_string_equal(str(j, "weight_dtype"), "fp8");
+    assert_string_equal(str(j, "act_dtype"), "fp8");
+    assert_string_equal(str(j, "kv_cache_dtype"), "bf16");
+    assert_string_equal(str(j, "quant_method"), "compressed-tensors");
+    assert_near(num(cJSON_GetObjectItemCaseSensitive(j, "memory"), "weight_bytes_per_gpu"),
+                9081200640.0, 1e-12);
+    assert_non_null(strstr(R.out, "\"act_quant\""));
+    cJSON_Delete(j);
+    /* AWQ 70B: int4 weights in groups of 128 with zero points, fp16 math, echoed */
+    run("run --model llama-3.1-70b-awq --hw h100-sxm --tp 2 --output-len 4 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_string_equal(str(j, "weight_dtype"), "int4");
+    assert_string_equal(str(j, "act_dtype"), "fp16");
+    assert_near(num(j, "weight_group_size"), 128, 0);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "weight_zero_point")));
+    assert_null(strstr(R.out, "\"act_quant\""));
+    cJSON_Delete(j);
+    /* explicit flags win over the config */
+    run("run --model llama-3.1-70b-awq --hw h100-sxm --tp 2 --output-len 4 --weight-group-size 32 "
+        "--format json");
+    j = cJSON_Parse(R.out);
+    assert_near(num(j, "weight_group_size"), 32, 0);
+    cJSON_Delete(j);
+    run("run --model llama-3.1-8b-fp8 --hw h100-sxm --output-len 4 --weight-dtype bf16 "
+        "--format json");
+    j = cJSON_Parse(R.out);
+    assert_string_equal(str(j, "weight_dtype"), "bf16");
+    assert_string_equal(str(j, "act_dtype"), "bf16");
+    cJSON_Delete(j);
+    /* NVFP4: fp4 math on B200's fp4 tensor cores, weight-only (W4A16) on H100 */
+    run("run --model llama-3.1-8b-nvfp4 --hw b200 --output-len 4 --format json");
+    j = cJSON_Parse(R.out);
+    assert_string_equal(str(j, "act_dtype"), "fp4");
+    assert_string_equal(str(j, "kv_cache_dtype"), "fp8");
+    cJSON_Delete(j);
+    run("run --model llama-3.1-8b-nvfp4 --hw h100-sxm --output-len 4 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_string_equal(str(j, "weight_dtype"), "fp4");
+    assert_string_equal(str(j, "act_dtype"), "bf16");
+    cJSON_Delete(j);
+    /* W4A8 and MXFP4 run */
+    run("run --model llama-3.1-8b --hw h100-sxm --weight-dtype int4 --act-dtype fp8 --output-len "
+        "4");
+    assert_int_equal(R.rc, 0);
+    run("run --model llama-3.1-8b --hw b200 --weight-dtype mxfp4 --output-len 4 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_string_equal(str(j, "act_dtype"), "mxfp4");
+    cJSON_Delete(j);
+    /* a method infersim cannot price: exit 2 naming the field */
+    const char *bad = tu_write_tmp(
+        "{\"hidden_size\": 64, \"intermediate_size\": 128, \"num_hidden_layers\": 2, "
+        "\"num_attention_heads\": 4, \"vocab_size\": 100, \"max_position_embeddings\": 512, "
+        "\"torch_dtype\": \"bfloat16\", \"quantization_config\": {\"quant_method\": \"hqq\"}}");
+    char args[256];
+    snprintf(args, sizeof args, "run --model %s --hw h100-sxm", bad);
+    run(args);
+    remove(bad);
+    assert_int_equal(R.rc, 2);
+    assert_int_equal(count_lines(R.err), 1);
+    assert_non_null(strstr(R.err, "quantization_config.quant_method"));
+    assert_non_null(strstr(R.err, "hqq"));
+    /* the seed's scheme table in roofline JSON */
+    run("roofline --hw h100-sxm --format json");
+    j = cJSON_Parse(R.out);
+    const cJSON *qs = cJSON_GetObjectItemCaseSensitive(j, "quant_schemes");
+    assert_int_equal(cJSON_GetArraySize(qs), 6);
+    const double seed[] = {295, 150, 75, 295, 295};
+    for (int i = 0; i < 5; i++) {
+        const cJSON *e = cJSON_GetArrayItem(qs, i);
+        assert_near(num(e, "critical_batch"), seed[i], 0.02);
+        num(e, "weight_bytes_per_param");
+        num(e, "peak_tflops");
+    }
+    assert_string_equal(str(cJSON_GetArrayItem(qs, 4), "scheme"), "fp8");
+    cJSON_Delete(j);
+    run("roofline --hw b200");
+    assert_non_null(strstr(R.out, "fp4"));
+    assert_non_null(strstr(R.out, "critical batch"));
 }
 
 /* Cost: the device file's price, --usd-per-gpu-hour over it, and the cheapest sweep point. */
@@ -1030,6 +1172,7 @@ static void test_cost(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_quantized_checkpoints),
         cmocka_unit_test(test_run_json_round_trip),
         cmocka_unit_test(test_tp_ops_and_names),
         cmocka_unit_test(test_csv_quotes_names),

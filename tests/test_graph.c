@@ -4,7 +4,7 @@
 #include "graph.h"
 #include "hw.h"
 
-static const sim_prec BF16 = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16};
+static const sim_prec BF16 = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 0, false};
 
 static double intensity(const sim_op *op) { return op->flops / sim_op_bytes(op); }
 
@@ -61,7 +61,7 @@ static void test_attention_intensity_does_not_grow_with_batch(void **state)
     /* ...while the weight matmuls' intensity grows with the batch (~64) */
     assert_near(intensity(&g64.ops[SIM_OP_O_PROJ]), 64.0, 0.03);
     /* fp8 KV halves the KV bytes: 134217728 / (8388608 + 36864 + 2048) = 15.93 ~ 16 */
-    sim_prec fp8kv = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_FP8};
+    sim_prec fp8kv = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_FP8, 0, false};
     sim_graph g8 = decode(&m, 1, &fp8kv, 64, 4095);
     assert_near(intensity(&g8.ops[SIM_OP_ATTENTION]), 15.93, 0.002);
 }
@@ -132,17 +132,31 @@ static void test_precision_checks(void **state)
     (void)state;
     sim_model m = tu_model("llama-3.1-8b");
     sim_err err = {{0}};
-    sim_prec p = {SIM_DT_BF16, SIM_DT_FP8, SIM_DT_BF16}; /* fp8 activations, bf16 weights */
+    sim_prec p = {SIM_DT_BF16, SIM_DT_FP8, SIM_DT_BF16, 0,
+                  false}; /* fp8 activations, bf16 weights */
     assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "--act-dtype"));
-    p = (sim_prec){SIM_DT_INT4, SIM_DT_INT4, SIM_DT_BF16};
+    p = (sim_prec){SIM_DT_INT4, SIM_DT_INT4, SIM_DT_BF16, 0, false};
     assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "weights only"));
-    p = (sim_prec){SIM_DT_BF16, SIM_DT_BF16, SIM_DT_INT4};
+    p = (sim_prec){SIM_DT_BF16, SIM_DT_BF16, SIM_DT_INT4, 0, false};
     assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "--kv-cache-dtype"));
-    p = (sim_prec){SIM_DT_INT4, SIM_DT_BF16, SIM_DT_FP8};
+    p = (sim_prec){SIM_DT_INT4, SIM_DT_BF16, SIM_DT_FP8, 0, false};
     assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_OK);
+    /* W4A8: int4 weights dequantized to fp8 (or int8, QServe) math; fp8 weights under int8
+     * math, or wider weights than the math, are not */
+    p = (sim_prec){SIM_DT_INT4, SIM_DT_FP8, SIM_DT_BF16, 128, false};
+    assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_OK);
+    p = (sim_prec){SIM_DT_INT4, SIM_DT_INT8, SIM_DT_BF16, 128, false};
+    assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_OK);
+    p = (sim_prec){SIM_DT_FP8, SIM_DT_INT8, SIM_DT_BF16, 128, false};
+    assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_EINPUT);
+    p = (sim_prec){SIM_DT_FP8, SIM_DT_FP4, SIM_DT_BF16, 128, false};
+    assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_EINPUT);
+    p = (sim_prec){SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, -1, false};
+    assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--weight-group-size"));
 }
 
 /* Smallest token count at which gate_up reaches the ridge of its compute format. */
@@ -169,9 +183,9 @@ static void test_quantization_moves_the_critical_batch(void **state)
      * so 309, 155, 78 and 321: weight-only quantization halves and quarters the critical batch. */
     sim_model m = tu_model("llama-3.1-70b");
     sim_hw hw = tu_hw("h100-sxm");
-    sim_prec w8 = {SIM_DT_INT8, SIM_DT_BF16, SIM_DT_BF16};
-    sim_prec w4 = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16};
-    sim_prec f8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16};
+    sim_prec w8 = {SIM_DT_INT8, SIM_DT_BF16, SIM_DT_BF16, 0, false};
+    sim_prec w4 = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16, 0, false};
+    sim_prec f8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false};
     double bf16 = (double)critical_tokens(&m, &hw, &BF16);
     assert_near(bf16, 308.0, 0.005);
     assert_near(bf16, 295.0, 0.05);
@@ -212,15 +226,70 @@ static void test_weight_bytes(void **state)
      * 2 x 16032 x 8192 x 2 = 525,336,576; final norm 16,384: 17,640,734,720 */
     assert_near(sim_graph_weight_bytes_per_gpu(&m, 8, &BF16), 17640734720.0, 1e-12);
     /* int4 weight-only quarters the layer weights, not the embeddings */
-    sim_prec w4 = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16};
+    sim_prec w4 = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16, 0, false};
     double layers16 = 17115381760.0 - 80 * 2 * 8192 * 2;
     double expect = layers16 / 4 + 80 * 2 * 8192 * 2 + 525336576.0 + 16384;
     assert_near(sim_graph_weight_bytes_per_gpu(&m, 8, &w4), expect, 1e-12);
 }
 
+static void test_scale_bytes(void **state)
+{
+    (void)state;
+    /* 8B gate_up on one GPU: N = 2 x 14336 = 28672, K = 4096: 117,440,512 weights.
+     * AWQ int4, G = 128, zeros: 0.5 + (2 + 0.5)/128 = 0.51953125 B -> 61,014,016 B;
+     * GPTQ int4 per channel (G = 0): 0.5 B -> 58,720,256 B; NVFP4: 0.5 + 1/16 = 0.5625 B ->
+     * 66,060,288 B; MXFP4: 0.5 + 1/32 = 0.53125 B -> 62,390,272 B; full int8 (per-channel scales,
+     * not counted): 1 B. W4A8 (int4 weights, fp8 math) keeps its group scales: 0.515625 B. */
+    sim_model m = tu_model("llama-3.1-8b");
+    const double w = 28672.0 * 4096.0;
+    sim_prec awq = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16, 128, true};
+    assert_near(decode(&m, 1, &awq, 1, 0).ops[SIM_OP_GATE_UP_PROJ].weight_bytes, 61014016.0, 0);
+    assert_near(w * 0.51953125, 61014016.0, 0);
+    sim_prec ch = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16, 0, false};
+    assert_near(decode(&m, 1, &ch, 1, 0).ops[SIM_OP_GATE_UP_PROJ].weight_bytes, 58720256.0, 0);
+    sim_prec nv = {SIM_DT_FP4, SIM_DT_FP4, SIM_DT_BF16, 128, false};
+    assert_near(decode(&m, 1, &nv, 1, 0).ops[SIM_OP_GATE_UP_PROJ].weight_bytes, 66060288.0, 0);
+    sim_prec mx = {SIM_DT_MXFP4, SIM_DT_BF16, SIM_DT_BF16, 128, false};
+    assert_near(decode(&m, 1, &mx, 1, 0).ops[SIM_OP_GATE_UP_PROJ].weight_bytes, 62390272.0, 0);
+    sim_prec i8 = {SIM_DT_INT8, SIM_DT_INT8, SIM_DT_BF16, 128, false};
+    assert_near(decode(&m, 1, &i8, 1, 0).ops[SIM_OP_GATE_UP_PROJ].weight_bytes, w, 0);
+    sim_prec w4a8 = {SIM_DT_INT4, SIM_DT_FP8, SIM_DT_BF16, 128, false};
+    sim_graph g = decode(&m, 1, &w4a8, 1, 0);
+    assert_near(g.ops[SIM_OP_GATE_UP_PROJ].weight_bytes, w * 0.515625, 0);
+    assert_true(g.ops[SIM_OP_GATE_UP_PROJ].weight_only); /* mixed-input kernel */
+    assert_int_equal(g.ops[SIM_OP_GATE_UP_PROJ].compute, SIM_DT_FP8);
+    /* the memory plan counts the same scales: layer GEMM weights x 0.51953125 + 16-bit rest;
+     * 8B per layer: d (q 4096 + kv 2048) + 4096 x 4096 + 3 x 4096 x 14336 = 218,103,808 */
+    double layer = 218103808.0;
+    double rest = sim_graph_weight_bytes_per_gpu(&m, 1, &BF16) - 32.0 * layer * 2.0;
+    assert_near(sim_graph_weight_bytes_per_gpu(&m, 1, &awq), rest + 32.0 * layer * 0.51953125,
+                1e-12);
+    /* an fp4 KV cache carries its block scales: 0.5625 B per element */
+    sim_prec kv4 = {SIM_DT_FP4, SIM_DT_FP4, SIM_DT_FP4, 0, false};
+    assert_near(sim_graph_kv_bytes_per_token(&m, 1, &kv4), 2.0 * 32 * 8 * 128 * 0.5625, 0);
+}
+
+static void test_act_quant_op(void **state)
+{
+    (void)state;
+    /* fp8 activations, 8B decode of 16 tokens: the attention output (16 x 32 heads x 128 =
+     * 65,536 elements) is read in bf16, written in fp8, plus one fp32 scale per token:
+     * 65,536 x 3 + 16 x 4 = 196,672 B; 3 FLOPs per element = 196,608. bf16: no such op. */
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_prec f8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 128, false};
+    const sim_op *q = &decode(&m, 1, &f8, 16, 100).ops[SIM_OP_ACT_QUANT];
+    assert_true(q->present);
+    assert_near(q->act_bytes, 196672.0, 0);
+    assert_near(q->flops, 196608.0, 0);
+    assert_string_equal(sim_op_info(SIM_OP_ACT_QUANT)->name, "act_quant");
+    assert_false(decode(&m, 1, &BF16, 16, 100).ops[SIM_OP_ACT_QUANT].present);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_scale_bytes),
+        cmocka_unit_test(test_act_quant_op),
         cmocka_unit_test(test_matmul_intensity_is_tokens),
         cmocka_unit_test(test_decode_attention_seed_numbers),
         cmocka_unit_test(test_attention_intensity_does_not_grow_with_batch),
