@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "html.h"
 #include "jsonf.h"
 #include "metrics.h"
 #include "rng.h"
@@ -39,6 +40,12 @@ const cli_opt_def cli_opts_table[] = {
     O("--hw", OPT_STR, hw, 0, 0, CMD_MODEL | CMD_OP | CMD_CALIBRATE,
       "device file path, or a name in hw/ (e.g. h100-sxm)"),
     O("--tp", OPT_INT, tp, 1, 1024, CMD_MODEL, "tensor-parallel GPUs (default 1)"),
+    O("--ep", OPT_INT, ep, 1, 1024, CMD_MODEL,
+      "expert-parallel GPUs: E/ep whole experts per GPU, tokens all-to-all'ed (default 1)"),
+    O("--dp-attention", OPT_BOOL, dp_attention, 0, 0, CMD_MODEL,
+      "attention data-parallel over the EP group: ep/tp groups of --tp GPUs"),
+    O("--expert-imbalance", OPT_NUM, expert_imbalance, 1, 1024, CMD_MODEL,
+      "busiest EP rank's routed tokens over the mean, >= 1 (default 1: uniform routing)"),
     O("--batch", OPT_INT, batch, 1, 1 << 20, CMD_RUN | CMD_ROOFLINE | CMD_OP,
       "sequences (default 1)"),
     O("--input-len", OPT_INT, input_len, 1, 1 << 26, CMD_RUN | CMD_ROOFLINE,
@@ -125,6 +132,12 @@ const cli_opt_def cli_opts_table[] = {
       "iteration|layer|op: how deep the serve timeline goes (default iteration)"),
     O("--trace-window", OPT_STR, trace_window, 0, 0, CMD_SERVE,
       "START:END seconds of simulated time to keep in the timeline (END may be empty)"),
+    O("--trace-ranks", OPT_STR, trace_ranks, 0, 0, CMD_RUN,
+      "all|one: GPU ranks in the run timeline (they are identical; default one)"),
+    O("--trace-max-mb", OPT_NUM, trace_max_mb, 1, 1e7, CMD_ENGINE,
+      "refuse a timeline estimated past this many MB (default 512)"),
+    O("--html", OPT_STR, html, 0, 0, CMD_ENGINE,
+      "write a self-contained HTML report with the charts to FILE"),
     O("--data", OPT_STR, data, 0, 0, CMD_VALIDATE | CMD_CALIBRATE,
       "measurements CSV (default tools/data/validation.csv)"),
     O("--max-op-median", OPT_NUM, max_op_median, 0, 1000, CMD_VALIDATE,
@@ -135,7 +148,7 @@ const cli_opt_def cli_opts_table[] = {
       "exit 1 if the end-to-end median |error| (%) is above this"),
     O("--out", OPT_STR, out_file, 0, 0, CMD_CALIBRATE,
       "write the calibrated device file here (default: stdout)"),
-    O("--op", OPT_STR, op, 0, 0, CMD_OP, "gemm|attention|allreduce|copy"),
+    O("--op", OPT_STR, op, 0, 0, CMD_OP, "gemm|attention|allreduce|copy|grouped_gemm|alltoall"),
     O("--m", OPT_INT, m, 1, (double)(1LL << 40), CMD_OP, "GEMM rows (tokens)"),
     O("--n", OPT_INT, n, 1, (double)(1LL << 40), CMD_OP, "GEMM columns"),
     O("--k", OPT_INT, k, 1, (double)(1LL << 40), CMD_OP, "GEMM inner dimension"),
@@ -528,6 +541,9 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
                              .iteration_overhead_ns = o->iter_us * 1e3,
                              .request_overhead_ns = o->req_us * 1e3,
                              .async_sched = o->async_sched,
+                             .ep = (int)o->ep,
+                             .dp_attention = o->dp_attention,
+                             .expert_imbalance = o->expert_imbalance,
                              .fuse_allreduce_norm = o->fuse_ar_norm};
     if ((st = cli_parse_allreduce(o, &L->step.allreduce, err)))
         return st;
@@ -544,6 +560,8 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
 const cli_opts cli_defaults = {
     .format = "table",
     .tp = 1,
+    .ep = 1,
+    .expert_imbalance = 1.0,
     .batch = 1,
     .input_len = 1024,
     .output_len = 256,
@@ -565,16 +583,37 @@ const cli_opts cli_defaults = {
     .time_scale = 1.0,
     .block_size = 16,
     .max_seqs = 256,
+    .trace_max_mb = 512.0,
     .max_tokens = 8192,
 };
 
 /* ------------------------------------------------------------------------------------------ */
 /* Commands */
 
-/* The run's timeline: its prefill step and its first decode (or verify) step. */
-static sim_status write_run_trace(const char *path, const sim_run_cfg *cfg, const sim_run_result *r,
-                                  sim_err *err)
+/* Refuses a timeline estimated past --trace-max-mb, before a byte of it is written. */
+static sim_status check_trace_size(const cli_opts *o, double est_bytes, const char *what,
+                                   sim_err *err)
 {
+    if (est_bytes <= o->trace_max_mb * 1e6)
+        return SIM_OK;
+    return sim_fail(err, SIM_EINPUT,
+                    "--chrome-trace: %s would take about %.0f MB, past --trace-max-mb %g; "
+                    "raise the limit or write less (%s)",
+                    what, est_bytes / 1e6, o->trace_max_mb,
+                    o->trace_ranks ? "fewer ranks, a --trace-window or a coarser --trace-detail"
+                                   : "a --trace-window, a coarser --trace-detail or fewer "
+                                     "--num-prompts");
+}
+
+/* The run's timeline: its prefill step and its first decode (or verify) step. */
+static sim_status write_run_trace(const cli_opts *o, const sim_run_cfg *cfg,
+                                  const sim_run_result *r, sim_err *err)
+{
+    bool all = false;
+    if (o->trace_ranks && !(all = strcmp(o->trace_ranks, "all") == 0) &&
+        strcmp(o->trace_ranks, "one") != 0)
+        return sim_fail(err, SIM_EINPUT, "--trace-ranks: value '%s', expected all or one",
+                        o->trace_ranks);
     sim_step_result *dec = NULL;
     if (cfg->output_len > 1) {
         dec = calloc(1, sizeof *dec);
@@ -585,7 +624,13 @@ static sim_status write_run_trace(const char *path, const sim_run_cfg *cfg, cons
         sim_seq_group g = {.count = cfg->batch, .q = q, .c = cfg->input_len, .logits = q};
         sim_step_price(&cfg->step, &g, 1, dec);
     }
-    sim_status st = sim_trace_run(path, &cfg->step, &r->prefill, dec, err);
+    char what[64];
+    snprintf(what, sizeof what, "the run timeline of %d rank%s", all ? cfg->step.tp : 1,
+             all && cfg->step.tp > 1 ? "s" : "");
+    sim_status st = check_trace_size(
+        o, sim_trace_run_estimate_bytes(&r->prefill, dec, all ? cfg->step.tp : 1), what, err);
+    if (!st)
+        st = sim_trace_run(o->chrome_trace, &cfg->step, &r->prefill, dec, all, err);
     free(dec);
     return st;
 }
@@ -621,8 +666,13 @@ static sim_status cmd_run(const cli_opts *o, FILE *out, sim_err *err)
     }
     sim_run_cfg cfg;
     sim_status st = cli_run_point(o, L, NULL, &cfg, r, err);
+    if (!st && !o->chrome_trace && (o->trace_ranks || cli_given(o, "--trace-max-mb")))
+        st = sim_fail(err, SIM_EINPUT, "%s: needs --chrome-trace FILE",
+                      o->trace_ranks ? "--trace-ranks" : "--trace-max-mb");
     if (!st && o->chrome_trace)
-        st = write_run_trace(o->chrome_trace, &cfg, r, err);
+        st = write_run_trace(o, &cfg, r, err);
+    if (!st && o->html)
+        st = sim_html_run(o->html, o->cmdline ? o->cmdline : "infersim run", &cfg, r, err);
     if (!st && (st = sim_report_run(out, L->fmt, &cfg, r)))
         sim_fail(err, st, "writing the result failed");
     free(r);
@@ -756,7 +806,32 @@ static sim_status parse_window(const char *s, int64_t *w0, int64_t *w1, sim_err 
     return SIM_OK;
 }
 
-static sim_status open_serve_trace(const cli_opts *o, sim_engine_cfg *cfg, size_t n,
+/* The timeline's estimated size: a first pass of the simulation (deterministic, so the second
+ * pass repeats it exactly) counts the iterations, requests and preemptions inside the window. */
+static sim_status serve_trace_size(const cli_opts *o, const sim_engine_cfg *cfg,
+                                   const sim_workload *w, sim_trace_detail detail, int64_t w0,
+                                   int64_t w1, sim_err *err)
+{
+    sim_engine_cfg quiet = *cfg;
+    quiet.observer = NULL;
+    sim_engine_result res;
+    sim_status st = sim_engine_run(&quiet, w, &res, err);
+    if (st)
+        return st;
+    double dur = (double)res.duration_ns;
+    double end = w1 < 0 || (double)w1 > dur ? dur : (double)w1;
+    double frac = dur > 0.0 ? fmax(0.0, end - (double)w0) / dur : 1.0;
+    double est =
+        sim_trace_serve_estimate_bytes(detail, &cfg->step, frac * (double)res.iterations,
+                                       frac * (double)res.n, frac * (double)res.preemptions);
+    sim_engine_result_free(&res);
+    char what[96];
+    snprintf(what, sizeof what, "the serve timeline at --trace-detail %s",
+             o->trace_detail ? o->trace_detail : "iteration");
+    return check_trace_size(o, est, what, err);
+}
+
+static sim_status open_serve_trace(const cli_opts *o, sim_engine_cfg *cfg, const sim_workload *w,
                                    sim_trace_serve **out, sim_err *err)
 {
     sim_trace_detail detail = SIM_TRACE_ITERATION;
@@ -767,12 +842,14 @@ static sim_status open_serve_trace(const cli_opts *o, sim_engine_cfg *cfg, size_
                         "or op",
                         o->trace_detail);
     sim_status st = o->trace_window ? parse_window(o->trace_window, &w0, &w1, err) : SIM_OK;
+    if (!st)
+        st = serve_trace_size(o, cfg, w, detail, w0, w1, err);
     if (st)
         return st;
     sim_trace_serve *ts = calloc(1, sizeof *ts);
     if (!ts)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
-    if ((st = sim_trace_serve_open(ts, o->chrome_trace, detail, w0, w1, n, &cfg->step, err))) {
+    if ((st = sim_trace_serve_open(ts, o->chrome_trace, detail, w0, w1, w->n, &cfg->step, err))) {
         free(ts);
         return st;
     }
@@ -785,6 +862,8 @@ static sim_status open_serve_trace(const cli_opts *o, sim_engine_cfg *cfg, size_
 
 void cli_serve_state_free(cli_serve_state *s)
 {
+    free(s->series);
+    s->series = NULL;
     sim_engine_result_free(&s->res);
     sim_workload_free(&s->own);
 }
@@ -802,9 +881,11 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
                               .max_concurrency =
                                   cli_given(o, "--max-concurrency") ? o->max_concurrency : 0,
                               .seed = seed};
-    if (!o->chrome_trace && (o->trace_detail || o->trace_window))
+    if (!o->chrome_trace && (o->trace_detail || o->trace_window || cli_given(o, "--trace-max-mb")))
         return sim_fail(err, SIM_EINPUT, "%s: needs --chrome-trace FILE",
-                        o->trace_detail ? "--trace-detail" : "--trace-window");
+                        o->trace_detail   ? "--trace-detail"
+                        : o->trace_window ? "--trace-window"
+                                          : "--trace-max-mb");
     sim_status st = cli_load_common(o, true, L, cache, err);
     if (!st && o->goodput[0])
         st = sim_slo_parse(o->goodput, &s->slo, err);
@@ -813,15 +894,32 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
     if (!st) {
         s->usd_per_gpu_hour = L->usd_per_gpu_hour;
         s->cfg.step = L->step;
+        /* each of vLLM's data-parallel engines has its own batch limits: the replica's scheduler
+         * gets dp times the flags' */
+        sim_par par = sim_step_par(&s->cfg.step);
+        s->cfg.sched.max_num_seqs *= sim_par_dp(&par);
+        s->cfg.sched.max_num_batched_tokens *= sim_par_dp(&par);
         s->cfg.spec = &L->spec;
         s->cfg.sched.spec_tokens = sim_spec_active(&L->spec) ? L->spec.k : 0;
         st = sim_engine_check(&s->cfg, s->w, err);
     }
     sim_trace_serve *ts = NULL;
     if (!st && o->chrome_trace)
-        st = open_serve_trace(o, &s->cfg, s->w->n, &ts, err);
+        st = open_serve_trace(o, &s->cfg, s->w, &ts, err);
+    if (!st && o->html) { /* the run over time, recorded before the timeline sees it */
+        if (!(s->series = malloc(sizeof *s->series)))
+            st = sim_fail(err, SIM_EINTERNAL, "out of memory");
+        else
+            sim_series_init(s->series, s->cfg.observer);
+        if (s->series)
+            s->cfg.observer = &s->series->observer;
+    }
     if (!st)
         st = sim_engine_run(&s->cfg, s->w, &s->res, err);
+    if (s->series) {
+        s->series->next = NULL;
+        s->cfg.observer = NULL;
+    }
     if (ts) {
         if (!st)
             st = sim_trace_serve_close(ts, s->res.duration_ns, err);
@@ -853,6 +951,9 @@ static sim_status cmd_serve(const cli_opts *o, FILE *out, sim_err *err)
                             .usd_per_gpu_hour = s->usd_per_gpu_hour};
     if (!st && o->save_requests)
         st = sim_report_save_requests(o->save_requests, &rep, err);
+    if (!st && o->html)
+        st = sim_html_serve(o->html, o->cmdline ? o->cmdline : "infersim serve", &rep, &s->slo,
+                            s->series, err);
     if (!st && (st = sim_report_serve(out, L->fmt, &rep)))
         sim_fail(err, st, "writing the result failed");
     cli_serve_state_free(s);
@@ -914,6 +1015,22 @@ static void top_usage(FILE *f)
             "a vLLM --save-result (or run-style) JSON against the prediction for the same flags");
 }
 
+char *cli_cmdline(int argc, char **argv)
+{
+    size_t len = 16;
+    for (int i = 1; i < argc; i++)
+        len += strlen(argv[i]) + 3;
+    char *s = malloc(len);
+    if (!s)
+        return NULL;
+    size_t n = (size_t)snprintf(s, len, "infersim");
+    for (int i = 1; i < argc; i++) {
+        bool quote = argv[i][0] == '\0' || strpbrk(argv[i], " \t\"'$&|;<>*?()") != NULL;
+        n += (size_t)snprintf(s + n, len - n, quote ? " '%s'" : " %s", argv[i]);
+    }
+    return s;
+}
+
 int sim_cli_main(int argc, char **argv, FILE *out, FILE *errf)
 {
     if (argc < 2) {
@@ -949,8 +1066,11 @@ int sim_cli_main(int argc, char **argv, FILE *out, FILE *errf)
             usage(out, c->name, c->mask);
             return 0;
         }
+        char *cmdline = cli_cmdline(argc, argv);
+        o.cmdline = cmdline;
         if (!st)
             st = c->fn(&o, out, &err);
+        free(cmdline);
         if (st)
             fprintf(errf, "infersim: %s\n", err.msg[0] ? err.msg : "internal error");
         return (int)st;

@@ -18,6 +18,7 @@
 #include "price.h"
 #include "report.h"
 #include "run.h"
+#include "series.h"
 #include "spec.h"
 #include "workload.h"
 
@@ -56,7 +57,11 @@ typedef struct cli_opts {
     bool causal;
     double max_op_median, max_e2e_median, max_bucket_median;
     /* timelines */
-    const char *chrome_trace, *trace_detail, *trace_window;
+    const char *chrome_trace, *trace_detail, *trace_window, *trace_ranks;
+    double trace_max_mb;
+    /* pictures */
+    const char *html;
+    const char *cmdline; /* the command as typed, for reports (set by sim_cli_main) */
     /* collectives */
     const char *allreduce;
     bool fuse_ar_norm;
@@ -64,6 +69,10 @@ typedef struct cli_opts {
     const char *spec_method, *spec_model;
     int64_t spec_k;
     double spec_alpha, spec_tau;
+    /* mixture of experts */
+    int64_t ep;
+    bool dp_attention;
+    double expert_imbalance;
     bool given[96]; /* by index into cli_opts_table */
 } cli_opts;
 
@@ -170,6 +179,7 @@ int64_t cli_trace_limit(const cli_opts *o);
 
 typedef struct cli_serve_state {
     sim_engine_cfg cfg;
+    sim_series *series;    /* with --html: the run over time (owned) */
     sim_workload own;      /* a synthetic workload */
     const sim_workload *w; /* &own or a cached trace */
     sim_engine_result res;
@@ -183,6 +193,10 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
                            uint64_t seed, cli_serve_state *s, sim_err *err);
 
 void cli_serve_state_free(cli_serve_state *s);
+
+/* The command line as typed, "infersim run --model ..." (arguments with spaces or shell
+ * characters quoted), malloc'd; NULL when out of memory. */
+char *cli_cmdline(int argc, char **argv);
 
 /* The commands of cli_sweep.c and cli_validate.c. */
 sim_status cli_cmd_sweep(int argc, char **argv, FILE *out, FILE *errf, sim_err *err);

@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "html.h"
 #include "jsonf.h"
 #include "outfile.h"
 #include "rng.h"
@@ -42,16 +43,18 @@ sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err)
     } ops[] = {{"gemm", SIM_VK_GEMM, "tflops", "TFLOP/s"},
                {"attention", SIM_VK_ATTENTION, "tflops", "TFLOP/s"},
                {"copy", SIM_VK_COPY, "tb_per_s", "TB/s"},
-               {"allreduce", SIM_VK_ALLREDUCE, "busbw_gb_per_s", "GB/s bus bandwidth"}};
+               {"allreduce", SIM_VK_ALLREDUCE, "busbw_gb_per_s", "GB/s bus bandwidth"},
+               {"grouped_gemm", SIM_VK_GROUPED_GEMM, "tflops", "TFLOP/s"},
+               {"alltoall", SIM_VK_ALLTOALL, "busbw_gb_per_s", "GB/s of routed data per GPU"}};
+    const char *names = "gemm, attention, copy, allreduce, grouped_gemm or alltoall";
     if (!o->hw || !o->op)
-        return sim_fail(err, SIM_EINPUT, "op: expected --hw H --op gemm|attention|copy|allreduce");
+        return sim_fail(err, SIM_EINPUT, "op: expected --hw H and --op: %s", names);
     int which = -1;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < (int)(sizeof ops / sizeof ops[0]); i++)
         if (strcmp(o->op, ops[i].name) == 0)
             which = i;
     if (which < 0)
-        return sim_fail(err, SIM_EINPUT,
-                        "--op: value '%s', expected gemm, attention, copy or allreduce", o->op);
+        return sim_fail(err, SIM_EINPUT, "--op: value '%s', expected %s", o->op, names);
     sim_vrow r = {.kind = ops[which].kind,
                   .m = o->m,
                   .n = o->n,
@@ -74,7 +77,7 @@ sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err)
     if (o->weight_dtype &&
         (st = cli_parse_dtype_flag("--weight-dtype", o->weight_dtype, &r.weight, err)))
         return st;
-    if (r.kind == SIM_VK_GEMM && r.weight != r.dtype &&
+    if ((r.kind == SIM_VK_GEMM || r.kind == SIM_VK_GROUPED_GEMM) && r.weight != r.dtype &&
         !(sim_dtype_get(r.weight)->bits < sim_dtype_get(r.dtype)->bits))
         return sim_fail(err, SIM_EINPUT,
                         "--weight-dtype: value %s is not narrower than the compute format --dtype "
@@ -82,13 +85,15 @@ sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err)
                         sim_dtype_name(r.weight), sim_dtype_name(r.dtype), sim_dtype_name(r.dtype));
     if ((st = cli_parse_allreduce(o, &r.algo, err)))
         return st;
-    bool shape_ok = r.kind == SIM_VK_GEMM        ? r.m && r.n && r.k
-                    : r.kind == SIM_VK_ATTENTION ? r.seq && r.heads && r.head_dim
-                                                 : r.bytes > 0;
+    bool shape_ok = r.kind == SIM_VK_GEMM           ? r.m && r.n && r.k
+                    : r.kind == SIM_VK_GROUPED_GEMM ? r.m && r.n && r.k && r.batch
+                    : r.kind == SIM_VK_ATTENTION    ? r.seq && r.heads && r.head_dim
+                                                    : r.bytes > 0;
     if (!shape_ok)
         return sim_fail(err, SIM_EINPUT,
-                        "op %s: missing its shape (gemm: --m --n --k; attention: --batch --seq "
-                        "--heads --head-dim; copy, allreduce: --bytes [--gpus])",
+                        "op %s: missing its shape (gemm: --m --n --k; grouped_gemm: --batch "
+                        "(groups) --m (rows each) --n --k; attention: --batch --seq --heads "
+                        "--head-dim; copy, allreduce, alltoall: --bytes [--gpus])",
                         o->op);
     char path[PATH_MAX];
     cli_resolve("hw", o->hw, path, sizeof path);
@@ -156,7 +161,7 @@ enum {
     G_QE2E,
     G_E2E16,
     G_KIND,
-    G_BUCKET = G_KIND + SIM_VK_FUSED_ALLREDUCE_NORM + 1,
+    G_BUCKET = G_KIND + SIM_VK_E2E,
     N_GROUPS = G_BUCKET + SIM_VBUCKET_COUNT
 };
 
@@ -175,7 +180,7 @@ static sim_status validate_summaries(const cli_opts *o, double *const *errs, con
             "  quantized: op-level %zu points, median |error| %.1f%%; end-to-end %zu points, "
             "median %.1f%% (16-bit end-to-end: %zu points, median %.1f%%)\n",
             cnt[G_QOP], med[G_QOP], cnt[G_QE2E], med[G_QE2E], cnt[G_E2E16], med[G_E2E16]);
-    for (int k = 0; k <= SIM_VK_FUSED_ALLREDUCE_NORM; k++) {
+    for (int k = 0; k < SIM_VK_E2E; k++) {
         snprintf(label, sizeof label, "  op %s", sim_vkind_name((sim_vkind)k));
         summary_line(out, label, errs[G_KIND + k], cnt[G_KIND + k], &med[G_KIND + k]);
     }
@@ -224,6 +229,9 @@ sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
         if (r->kind == SIM_VK_GEMM)
             snprintf(detail, sizeof detail, "%lldx%lldx%lld", (long long)r->m, (long long)r->n,
                      (long long)r->k);
+        else if (r->kind == SIM_VK_GROUPED_GEMM)
+            snprintf(detail, sizeof detail, "%lldx(%lldx%lldx%lld)", (long long)r->batch,
+                     (long long)r->m, (long long)r->n, (long long)r->k);
         else if (sim_vkind_is_op(r->kind))
             snprintf(detail, sizeof detail, "%s", r->framework);
         else
@@ -489,6 +497,13 @@ sim_status cli_cmd_compare(int argc, char **argv, FILE *out, sim_err *err)
             pred[2] = r->e2e_ns / 1e6;
             pred[3] = r->output_throughput;
         }
+    }
+    if (!st && o.html) { /* the page first: a failed one leaves no half output */
+        char *cmdline = cli_cmdline(argc, argv);
+        st = cmdline ? sim_html_compare(o.html, cmdline, result, serve ? serve_keys : run_keys,
+                                        meas, pred, nk, err)
+                     : sim_fail(err, SIM_EINTERNAL, "out of memory");
+        free(cmdline);
     }
     if (!st) {
         fprintf(out, "%-22s %14s %14s %9s\n", "metric", "measured", "predicted", "error");

@@ -197,7 +197,7 @@ sim_coll_cost sim_coll_reduce_scatter(const sim_hw *hw, double in_bytes, int ran
     return gather_like(hw, in_bytes, ranks, want);
 }
 
-sim_coll_cost sim_coll_alltoall(const sim_hw *hw, double m, int ranks)
+sim_coll_cost sim_coll_alltoall(const sim_hw *hw, double m, int ranks, int steps)
 {
     if (ranks <= 1)
         return (sim_coll_cost){0.0, SIM_COLL_DIRECT, SIM_COLL_SIMPLE};
@@ -210,8 +210,9 @@ sim_coll_cost sim_coll_alltoall(const sim_hw *hw, double m, int ranks)
         double up = (s.g - 1.0) / s.n * m / proto_bw(hw, pr, false);
         double out = (s.n - s.g) / s.n * m / proto_bw(hw, pr, true);
         double hop = s.nodes > 1.0 ? hw->scaleout_latency_ns : proto_hop(hw, pr);
-        keep_min(&best, hw->coll.proto_base_ns[p] + hop + (up > out ? up : out), SIM_COLL_DIRECT,
-                 pr);
+        keep_min(&best,
+                 hw->coll.proto_base_ns[p] + (steps > 1 ? steps : 1) * hop + (up > out ? up : out),
+                 SIM_COLL_DIRECT, pr);
     }
     best.t_ns += hw->collective_ns;
     return best;
@@ -228,7 +229,7 @@ sim_coll_cost sim_coll_price(const sim_hw *hw, sim_coll_kind kind, double m, int
     case SIM_COLL_REDUCE_SCATTER:
         return sim_coll_reduce_scatter(hw, m, ranks, want);
     case SIM_COLL_ALLTOALL:
-        return sim_coll_alltoall(hw, m, ranks);
+        return sim_coll_alltoall(hw, m, ranks, 1);
     case SIM_COLL_KIND_COUNT:
         break;
     }

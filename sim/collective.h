@@ -30,8 +30,9 @@
  *   oneshot, twoshot: intra-node only (not offered)
  * All-gather / reduce-scatter: ring (p) F + b_p + (N-1) h + (N-1)/N M / (B e w_p) (B, h the
  *   scale-out ones across nodes); nvls F + L_s + (N-1)/N M / (B_up e_s) within a node.
- * All-to-all: direct sends to every peer at once: F + b_p + h + max((G-1)/N M / (B_up e w_p),
- *   (N-G)/N M / (B_out e w_p)).
+ * All-to-all (M each GPU's send buffer, 1/N of it per peer) in `steps` sequential steps (1: every
+ *   peer written at once, as low-latency MoE dispatch kernels do; N-1: one peer per step):
+ *   F + b_p + steps h + max((G-1)/N M / (B_up e w_p), (N-G)/N M / (B_out e w_p)).
  *
  * `auto` takes the cheapest algorithm (and protocol) the device has, with custom all-reduce
  * (oneshot, twoshot) only up to collectives.custom_max_bytes (the engines' buffer limit) and
@@ -67,9 +68,9 @@ sim_coll_cost sim_coll_allreduce(const sim_hw *hw, double msg_bytes, int ranks, 
 sim_coll_cost sim_coll_allgather(const sim_hw *hw, double out_bytes, int ranks, sim_coll_algo want);
 sim_coll_cost sim_coll_reduce_scatter(const sim_hw *hw, double in_bytes, int ranks,
                                       sim_coll_algo want);
-sim_coll_cost sim_coll_alltoall(const sim_hw *hw, double send_bytes, int ranks);
+sim_coll_cost sim_coll_alltoall(const sim_hw *hw, double send_bytes, int ranks, int steps);
 
-/* Any of the above by kind. */
+/* Any of the above by kind (an all-to-all in one step). */
 sim_coll_cost sim_coll_price(const sim_hw *hw, sim_coll_kind kind, double msg_bytes, int ranks,
                              sim_coll_algo want);
 

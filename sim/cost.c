@@ -53,6 +53,15 @@ static double gemm_tiles(const sim_hw *hw, int64_t m, int64_t n)
     return ceil((double)m / t) * ceil((double)n / t);
 }
 
+double sim_cost_grouped_padded_m(double rows, double groups, int tile)
+{
+    if (rows <= 0.0)
+        return 0.0;
+    if (groups <= 1.0)
+        return ceil(rows / tile) * tile;
+    return groups * ceil(rows / groups / tile) * tile;
+}
+
 int sim_cost_gemm_split_k(const sim_hw *hw, int64_t m, int64_t n)
 {
     double tiles = gemm_tiles(hw, m, n);
@@ -85,17 +94,18 @@ double sim_cost_gemm_split_bytes(int64_t m, int64_t n, int split)
 /* The math time of a GEMM doing `flops` (padded) at `rate` FLOP/s before shape effects: the
  * cheaper of plain tiling (wave-quantized) and split-K over the idle units plus the reduction of
  * its fp32 partial sums through HBM, as cuBLAS's heuristics choose. */
-static double gemm_tiled_ns(const sim_hw *hw, const sim_op *op, double flops, double rate)
+static double gemm_tiled_ns(const sim_hw *hw, const sim_op *op, int64_t m, double flops,
+                            double rate)
 {
     double plain =
-        flops / (rate * sim_cost_gemm_shape_eff_in(hw, op->compute, op->m, op->n, op->k, 1)) * 1e9;
-    int split = sim_cost_gemm_split_k(hw, op->m, op->n);
+        flops / (rate * sim_cost_gemm_shape_eff_in(hw, op->compute, m, op->n, op->k, 1)) * 1e9;
+    int split = sim_cost_gemm_split_k(hw, m, op->n);
     if (split < 2)
         return plain;
-    double red = sim_cost_gemm_split_bytes(op->m, op->n, split) /
-                 (hw->hbm_bytes_per_s * hw->eff_memory) * 1e9;
+    double red =
+        sim_cost_gemm_split_bytes(m, op->n, split) / (hw->hbm_bytes_per_s * hw->eff_memory) * 1e9;
     double splitk =
-        flops / (rate * sim_cost_gemm_shape_eff_in(hw, op->compute, op->m, op->n, op->k, split)) *
+        flops / (rate * sim_cost_gemm_shape_eff_in(hw, op->compute, m, op->n, op->k, split)) *
             1e9 +
         red;
     return splitk < plain ? splitk : plain;
@@ -109,18 +119,30 @@ static double math_ns(const sim_hw *hw, const sim_op *op)
             return 0.0;
         double nk = (double)op->n * (double)op->k;
         int tile = op->weight_only ? hw->wo_tile_m : hw->gemm_tile_m;
-        double padded = 2.0 * sim_cost_padded_m(op->m, tile) * nk;
+        /* a grouped GEMM pads each expert's rows to the tile; fused-MoE kernels pick the M block
+         * from the load: the MMA's 16 rows (gemm_weight_only_tile_m) when an expert gets no
+         * more, else the GEMM tile (vLLM's fused_moe configs: BLOCK_SIZE_M 16 at small M) */
+        if (op->groups > 1.0 && (double)op->m / op->groups <= hw->wo_tile_m)
+            tile = hw->wo_tile_m;
+        double rows = op->groups > 1.0 ? sim_cost_grouped_padded_m((double)op->m, op->groups, tile)
+                                       : sim_cost_padded_m(op->m, tile);
+        double padded = 2.0 * rows * nk;
         double extra = op->flops - 2.0 * (double)op->m * nk; /* bias adds */
+        /* a grouped GEMM's tiles cover every expert's padded rows */
+        int64_t m_eff = op->groups > 1.0 ? (int64_t)rows : op->m;
         if (!op->weight_only)
-            return gemm_tiled_ns(hw, op, padded + extra,
+            return gemm_tiled_ns(hw, op, m_eff, padded + extra,
                                  hw->peak_flops[op->compute] * hw->eff_gemm[op->compute]);
         /* Mixed-input (W4A16, W8A16, W4A8): math in the activation format (M padded to the
          * mixed-input MMA tile) at the mixed-input kernels' efficiency, plus dequantizing every
          * weight on the vector units once per block of gemm_tile_m rows that a thread block
          * keeps in registers. */
-        double tiles = sim_cost_padded_m(op->m, hw->gemm_tile_m) / hw->gemm_tile_m;
+        double tiles = (op->groups > 1.0
+                            ? sim_cost_grouped_padded_m((double)op->m, op->groups, hw->gemm_tile_m)
+                            : sim_cost_padded_m(op->m, hw->gemm_tile_m)) /
+                       hw->gemm_tile_m;
         double deq = tiles * nk * sim_dtype_get(op->weight)->dequant_ops;
-        return gemm_tiled_ns(hw, op, padded + extra,
+        return gemm_tiled_ns(hw, op, m_eff, padded + extra,
                              hw->peak_flops[op->compute] * hw->eff_gemm_weight_only) +
                deq / hw->vector_flops * 1e9;
     }
@@ -166,8 +188,12 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
     c.t_mem_ns = ((sim_op_bytes(op) - paged) / stream + paged / hw->eff_attn_memory) /
                  hw->hbm_bytes_per_s * 1e9;
     if (op->net_ranks > 1) {
+        /* an all-to-all sends to its peers at once (low-latency kernels) or one peer per step */
         sim_coll_cost cc =
-            sim_coll_price(hw, op->net_kind, op->net_msg_bytes, op->net_ranks, op->net_algo);
+            sim_op_info(op->id)->all_to_all
+                ? sim_coll_alltoall(hw, op->net_msg_bytes, op->net_ranks, op->net_hops)
+                : sim_coll_price(hw, op->net_kind, op->net_msg_bytes, op->net_ranks,
+                                 op->net_algo);
         c.t_net_ns = cc.t_ns;
         c.coll_algo = cc.algo;
         c.coll_proto = cc.proto;

@@ -1,6 +1,7 @@
 /* cost.h - the roofline time of one operator on one device. Pure functions: no I/O, no state.
  *
- *   T_math = FLOPs / (peak[compute format] x efficiency)    GEMM M padded to the tile, and
+ *   T_math = FLOPs / (peak[compute format] x efficiency)    GEMM M padded to the tile (a
+ *            grouped GEMM pads each expert's rows: to 16 when an expert gets at most 16), and
  *            GEMM efficiency = the format's peak efficiency x shape efficiency (wave
  *            quantization of the output tiles over the compute units, K-pipeline fill), the
  *            cheaper of plain tiling and split-K plus its reduction for small-M GEMMs;
@@ -76,6 +77,10 @@ double sim_cost_gemm_shape_eff_in(const sim_hw *hw, sim_dtype compute, int64_t m
 
 /* The largest of an op's math, memory, network and launch times (ties go to the first). */
 sim_bound sim_cost_bound(const sim_op_cost *c);
+
+/* Rows a grouped GEMM computes: `rows` spread over `groups` problems (experts), each padded up to
+ * the tile: groups x ceil(rows / groups / tile) x tile (one problem: the plain padding). */
+double sim_cost_grouped_padded_m(double rows, double groups, int tile);
 
 /* One row of the seed's quantization table (section 4): a scheme, the bytes a decode GEMM
  * reads per weight (scales included), the dense peak of its math, and the critical batch where

@@ -96,6 +96,8 @@ static void ops_json(cJSON *arr, const char *phase, const sim_step_result *s, co
         add_num(o, "t_launch_us", c->t_launch_ns / 1e3);
         add_num(o, "net_hidden_us", s->hidden_ns[i] / 1e3);
         add_num(o, "net_exposed_us", (c->t_net_ns - s->hidden_ns[i]) / 1e3);
+        if (op->groups > 0.0)
+            add_num(o, "experts_touched", op->groups);
         if (op->net_ranks > 1) {
             cJSON_AddStringToObject(o, "collective_algo", sim_coll_algo_name(c->coll_algo));
             cJSON_AddStringToObject(o, "collective_protocol", sim_coll_proto_name(c->coll_proto));
@@ -112,14 +114,14 @@ bool sim_report_run_price(const sim_run_cfg *cfg, const sim_run_result *r, sim_p
 {
     double e2e_s = r->e2e_ns / 1e9;
     double total_tokens = (double)cfg->batch * (double)(cfg->input_len + cfg->output_len);
-    return sim_price_compute(cfg->step.tp, cfg->usd_per_gpu_hour, r->output_throughput,
+    return sim_price_compute(sim_step_gpus(&cfg->step), cfg->usd_per_gpu_hour, r->output_throughput,
                              ratio(total_tokens, e2e_s), out);
 }
 
 bool sim_report_serve_price(const sim_serve_report *r, sim_price *out)
 {
-    return sim_price_compute(r->cfg->step.tp, r->usd_per_gpu_hour, r->m->output_throughput,
-                             r->m->total_token_throughput, out);
+    return sim_price_compute(sim_step_gpus(&r->cfg->step), r->usd_per_gpu_hour,
+                             r->m->output_throughput, r->m->total_token_throughput, out);
 }
 
 /* gpus, and the price keys: numbers when the price is known, null when it is not. */
@@ -205,6 +207,13 @@ static sim_status run_json(FILE *f, const sim_run_cfg *cfg, const sim_run_result
     add_num(o, "input_len", (double)cfg->input_len);
     add_num(o, "output_len", (double)cfg->output_len);
     add_num(o, "overlap_comm", cfg->step.overlap);
+    add_num(o, "ep", cfg->step.ep > 0 ? cfg->step.ep : 1);
+    cJSON_AddBoolToObject(o, "dp_attention", cfg->step.dp_attention);
+    cJSON *params = cJSON_CreateObject();
+    add_num(params, "total", sim_model_params(cfg->step.model));
+    add_num(params, "active", sim_model_active_params(cfg->step.model));
+    add_num(params, "embedding", sim_model_embedding_params(cfg->step.model));
+    cJSON_AddItemToObject(o, "model_params", params);
     add_num(o, "ttft_ms", r->ttft_ns / 1e6);
     add_num(o, "tpot_ms", r->tpot_ns / 1e6);
     add_num(o, "e2e_ms", r->e2e_ns / 1e6);
@@ -292,7 +301,10 @@ static void ops_table(FILE *f, const char *title, const sim_step_result *s)
 static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_result *r)
 {
     const sim_step_cfg *s = &cfg->step;
-    fprintf(f, "infersim run: %s on %d x %s\n", s->model->name, s->tp, s->hw->name);
+    char par[64];
+    sim_step_par_text(s, par, sizeof par);
+    fprintf(f, "infersim run: %s on %d x %s%s\n", s->model->name, sim_step_gpus(s), s->hw->name,
+            par);
     fprintf(f,
             "batch %lld, input %lld, output %lld tokens; weights %s, activations %s, KV %s; "
             "overlap-comm %.2f\n",
@@ -527,8 +539,10 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
 {
     const sim_serve_metrics *m = r->m;
     const sim_step_cfg *s = &r->cfg->step;
-    fprintf(f, "infersim serve: %s on %d x %s; weights %s, activations %s, KV %s; %s\n",
-            s->model->name, s->tp, s->hw->name, sim_dtype_name(s->prec.weight),
+    char par[64];
+    sim_step_par_text(s, par, sizeof par);
+    fprintf(f, "infersim serve: %s on %d x %s%s; weights %s, activations %s, KV %s; %s\n",
+            s->model->name, sim_step_gpus(s), s->hw->name, par, sim_dtype_name(s->prec.weight),
             sim_dtype_name(s->prec.act), sim_dtype_name(s->prec.kv), r->w->source);
     banner(f, " Serving Benchmark Result ", '=');
     row_int(f, "Successful requests:", (long long)m->completed);

@@ -21,12 +21,14 @@ static const char *const kind_names[SIM_VK_COUNT] = {[SIM_VK_GEMM] = "gemm",
                                                      [SIM_VK_ALLREDUCE_NORM] = "allreduce_norm",
                                                      [SIM_VK_FUSED_ALLREDUCE_NORM] =
                                                          "fused_allreduce_norm",
+                                                     [SIM_VK_GROUPED_GEMM] = "grouped_gemm",
+                                                     [SIM_VK_ALLTOALL] = "alltoall",
                                                      [SIM_VK_E2E] = "e2e",
                                                      [SIM_VK_TTFT] = "ttft"};
 
 const char *sim_vkind_name(sim_vkind k) { return kind_names[k]; }
 
-bool sim_vkind_is_op(sim_vkind k) { return k <= SIM_VK_FUSED_ALLREDUCE_NORM; }
+bool sim_vkind_is_op(sim_vkind k) { return k < SIM_VK_E2E; }
 
 /* ------------------------------------------------------------------------------------------ */
 /* CSV */
@@ -138,6 +140,8 @@ static const need needs_attention[] = {{"dtype", 0},    {"batch", 1},  {"seq", 1
 static const need needs_copy[] = {{"bytes", 1}, {NULL, 0}};
 static const need needs_allreduce[] = {{"gpus", 2}, {"bytes", 1}, {NULL, 0}};
 static const need needs_ar_norm[] = {{"gpus", 2}, {"bytes", 1}, {"n", 1}, {NULL, 0}};
+static const need needs_grouped[] = {{"dtype", 0}, {"batch", 1}, {"m", 1},
+                                     {"n", 1},     {"k", 1},     {NULL, 0}};
 static const need needs_e2e[] = {{"model", 0},     {"batch", 1},      {"tp", 1},
                                  {"input_len", 1}, {"output_len", 1}, {"weight_dtype", 0},
                                  {NULL, 0}};
@@ -147,6 +151,8 @@ static const need *const kind_needs[SIM_VK_COUNT] = {[SIM_VK_GEMM] = needs_gemm,
                                                      [SIM_VK_ALLREDUCE] = needs_allreduce,
                                                      [SIM_VK_ALLREDUCE_NORM] = needs_ar_norm,
                                                      [SIM_VK_FUSED_ALLREDUCE_NORM] = needs_ar_norm,
+                                                     [SIM_VK_GROUPED_GEMM] = needs_grouped,
+                                                     [SIM_VK_ALLTOALL] = needs_allreduce,
                                                      [SIM_VK_E2E] = needs_e2e,
                                                      [SIM_VK_TTFT] = needs_e2e};
 
@@ -420,17 +426,24 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
     const struct {
         const char *name;
         int64_t v, min;
-    } shape[SIM_VK_FUSED_ALLREDUCE_NORM + 1][4] = {
-        [SIM_VK_GEMM] = {{"m", r->m, 1}, {"n", r->n, 1}, {"k", r->k, 1}},
-        [SIM_VK_ATTENTION] = {{"batch", r->batch, 1},
-                              {"seq", r->seq, 1},
-                              {"heads", r->heads, 1},
-                              {"head_dim", r->head_dim, 1}},
-        [SIM_VK_COPY] = {{"bytes", r->bytes, 1}},
-        [SIM_VK_ALLREDUCE] = {{"gpus", r->gpus, 2}, {"bytes", r->bytes, 1}},
-        [SIM_VK_ALLREDUCE_NORM] = {{"gpus", r->gpus, 2}, {"bytes", r->bytes, 1}, {"n", r->n, 1}},
-        [SIM_VK_FUSED_ALLREDUCE_NORM] = {
-            {"gpus", r->gpus, 2}, {"bytes", r->bytes, 1}, {"n", r->n, 1}}};
+    } shape[SIM_VK_E2E][4] = {[SIM_VK_GEMM] = {{"m", r->m, 1}, {"n", r->n, 1}, {"k", r->k, 1}},
+                              [SIM_VK_ATTENTION] = {{"batch", r->batch, 1},
+                                                    {"seq", r->seq, 1},
+                                                    {"heads", r->heads, 1},
+                                                    {"head_dim", r->head_dim, 1}},
+                              [SIM_VK_COPY] = {{"bytes", r->bytes, 1}},
+                              [SIM_VK_ALLREDUCE] = {{"gpus", r->gpus, 2}, {"bytes", r->bytes, 1}},
+                              [SIM_VK_GROUPED_GEMM] = {{"batch", r->batch, 1},
+                                                       {"m", r->m, 1},
+                                                       {"n", r->n, 1},
+                                                       {"k", r->k, 1}},
+                              [SIM_VK_ALLTOALL] = {{"gpus", r->gpus, 2}, {"bytes", r->bytes, 1}},
+                              [SIM_VK_ALLREDUCE_NORM] = {{"gpus", r->gpus, 2},
+                                                         {"bytes", r->bytes, 1},
+                                                         {"n", r->n, 1}},
+                              [SIM_VK_FUSED_ALLREDUCE_NORM] = {{"gpus", r->gpus, 2},
+                                                               {"bytes", r->bytes, 1},
+                                                               {"n", r->n, 1}}};
     for (int i = 0; i < 4 && shape[r->kind][i].name; i++)
         if (shape[r->kind][i].v < shape[r->kind][i].min)
             return sim_fail(
@@ -438,7 +451,7 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
                 (long long)r->id, shape[r->kind][i].name, (long long)shape[r->kind][i].v,
                 (long long)shape[r->kind][i].min, kind_names[r->kind]);
     /* the kinds that compute need the device to compute in the format */
-    if ((r->kind == SIM_VK_GEMM || r->kind == SIM_VK_ATTENTION) &&
+    if ((r->kind == SIM_VK_GEMM || r->kind == SIM_VK_ATTENTION || r->kind == SIM_VK_GROUPED_GEMM) &&
         !(hw->peak_flops[r->dtype] > 0.0))
         return sim_fail(err, SIM_EINPUT,
                         "%s: field 'dense_tflops.%s' is missing, expected a peak to price %s in %s",
@@ -458,6 +471,28 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
             sim_graph_act_quant(&q, (double)r->m, r->k, &p, 2.0);
             ns += op_ns(hw, &q);
         }
+        break;
+    }
+    case SIM_VK_GROUPED_GEMM: {
+        /* `batch` experts' GEMMs of m rows each in one grouped kernel, as an MoE layer's */
+        sim_prec p = {.weight = r->dtype, .act = r->dtype, .kv = r->dtype};
+        double rb = sim_dtype_is_16bit(r->dtype) ? 2.0 : sim_dtype_bytes(r->dtype);
+        double rows = (double)r->batch * (double)r->m;
+        sim_graph_gemm(&op, SIM_OP_EXPERTS_GATE_UP, rows, r->n, r->k, r->dtype, &p, rb);
+        op.groups = (double)r->batch;
+        op.weight_bytes *= (double)r->batch; /* each expert's own weights */
+        ns = op_ns(hw, &op);
+        work = op.flops;
+        break;
+    }
+    case SIM_VK_ALLTOALL: {
+        /* each GPU keeps 1/N of its routed rows and sends the rest, all peers at once. The rows
+         * are DeepEP's first low-latency kernels, which sent every peer's share over RDMA even
+         * within a node: priced as if each GPU were a node of its own */
+        sim_hw rdma = *hw;
+        rdma.devices_per_node = 1;
+        ns = sim_coll_alltoall(&rdma, (double)r->bytes, (int)r->gpus, 1).t_ns;
+        work = (double)r->bytes;
         break;
     }
     case SIM_VK_ATTENTION: {
@@ -840,7 +875,7 @@ sim_status sim_validate_fit(const sim_vrow *rows, size_t n, const char *name, si
     const sim_hw start_hw = *hw;
     fit_param params[MAX_FIT_PARAMS];
     size_t np = fit_params(hw, rows, n, name, params);
-    bool active[MAX_FIT_PARAMS] = {0};
+    bool active[MAX_FIT_PARAMS] = {0}; /* all set below; zeroed for -Wmaybe-uninitialized */
     double before[MAX_FIT_PARAMS];
     for (size_t i = 0; i < np; i++) {
         active[i] = constrained(rows, n, name, hw, &params[i]);

@@ -4,9 +4,9 @@
  * The measurements live in a normalized CSV (tools/data/validation.csv, made from
  * ../shared/data/calibration.csv with every row's source kept): one row per measurement, its kind
  * and parameters in columns:
- *   id, kind (gemm | attention | copy | allreduce | allreduce_norm | fused_allreduce_norm | e2e |
- *   ttft; the norm kinds use gpus, bytes = tokens x hidden x 2 and n = hidden), hw, dtype, gpus,
- *   m, n, k, batch,
+ *   id, kind (gemm | attention | copy | allreduce | allreduce_norm | fused_allreduce_norm |
+ *   grouped_gemm | alltoall | e2e | ttft; the norm kinds use gpus, bytes = tokens x hidden x 2 and
+ *   n = hidden), hw, dtype, gpus, m, n, k, batch,
  *   seq, heads, head_dim, causal, bytes, model, tp, input_len, output_len, weight_dtype,
  *   act_dtype, kv_dtype, framework, metric, value, unit, skip (a reason it cannot be expressed),
  *   source, group_size, act_quant, algo (allreduce rows: the algorithm the measurement ran;
@@ -19,6 +19,10 @@
  * scale (empty or 0: per channel); `act_quant` true adds the dynamic quantization of its input
  * (the kernel the benchmark timed with the GEMM).
  * Metrics: tflops, latency_ms, tb_per_s, busbw_gb_per_s (ops); e2e_s, ttft_ms (static batches).
+ * grouped_gemm: `batch` groups (experts) of m x n x k each, priced as the MoE layers' grouped
+ * GEMM. alltoall: an MoE dispatch or combine over `gpus` ranks, `bytes` the routed data each GPU
+ * holds (tokens x top-k x row bytes, its own share included), in the low-latency mode (one
+ * hop).
  *
  * Op-level predictions price ONE op as the step model would (the GEMM, the fused attention, a
  * device copy, an all-reduce by its algorithm, alone or followed by a norm), with the per-kernel
@@ -45,6 +49,8 @@ typedef enum sim_vkind {
     SIM_VK_ALLREDUCE,
     SIM_VK_ALLREDUCE_NORM,       /* an all-reduce kernel, then residual add + RMSNorm */
     SIM_VK_FUSED_ALLREDUCE_NORM, /* the two in one kernel (--fuse-allreduce-norm) */
+    SIM_VK_GROUPED_GEMM,
+    SIM_VK_ALLTOALL,
     SIM_VK_E2E,
     SIM_VK_TTFT,
     SIM_VK_COUNT
@@ -68,7 +74,8 @@ typedef struct sim_vrow {
 /* "gemm", ... */
 const char *sim_vkind_name(sim_vkind k);
 
-/* True for the op-level kinds (gemm, attention, copy, allreduce and the all-reduce + norms). */
+/* True for the op-level kinds (gemm, attention, copy, allreduce, the all-reduce + norms,
+ * grouped_gemm, alltoall). */
 bool sim_vkind_is_op(sim_vkind k);
 
 /* Reads the CSV. *rows is owned by the caller (free). Errors name the file and line. */

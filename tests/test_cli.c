@@ -536,11 +536,237 @@ static void test_chrome_traces(void **state)
     snprintf(a, sizeof a, "%s --chrome-trace /nonexistent/dir/t.json", base);
     expect_bad(a, "--chrome-trace");
     assert_int_not_equal(access(path, F_OK), 0); /* failed runs leave no file */
+    /* traces: the rank choice, and a refusal past --trace-max-mb before a byte is written */
+    snprintf(a, sizeof a,
+             "run --model llama-3.1-8b --hw h100-sxm --chrome-trace %s --trace-ranks two", path);
+    expect_bad(a, "--trace-ranks");
+    expect_bad("run --model llama-3.1-8b --hw h100-sxm --trace-ranks all", "--chrome-trace");
+    snprintf(a, sizeof a,
+             "serve --model llama-3.1-8b --hw h100-sxm --num-prompts 1000 "
+             "--random-input-len 512 --random-output-len 256 --request-rate 8 "
+             "--trace-detail op --chrome-trace %s",
+             path);
+    expect_bad(a, "past --trace-max-mb 512");
+    assert_non_null(strstr(R.err, "would take about "));
+    assert_int_not_equal(access(path, F_OK), 0);
+    snprintf(a, sizeof a,
+             "run --model llama-3.1-70b --hw h100-sxm --tp 8 --batch 32 --input-len 2048 "
+             "--chrome-trace %s --trace-ranks all --trace-max-mb 2",
+             path);
+    expect_bad(a, "the run timeline of 8 ranks would take about 7 MB");
+    assert_int_not_equal(access(path, F_OK), 0);
     expect_bad("trace-check /nonexistent/trace.json", "/nonexistent/trace.json");
     const char *bad = tu_write_tmp("{\"traceEvents\": [{\"ph\": \"X\", \"pid\": 1, "
                                    "\"tid\": 1, \"name\": \"a\", \"ts\": 0, \"dur\": 1}]}");
     snprintf(a, sizeof a, "trace-check %s", bad);
     expect_bad(a, "process_name");
+}
+
+/* --html on run, serve and sweep: a page with its charts, the usual output unchanged. */
+static void test_html_reports(void **state)
+{
+    (void)state;
+    char path[128], a[768];
+    snprintf(path, sizeof path, "/tmp/infersim-cli-report-%d.html", (int)getpid());
+    static const struct {
+        const char *args, *must_hold, *stdout_holds;
+        int svgs;
+    } cases[] = {
+        {"run --model llama-3.1-8b --hw h100-sxm --batch 8 --output-len 16", "class=\"op\"",
+         "TTFT (ms)", 3},
+        {"run --model llama-3.1-8b --hw h100-sxm --batch 8 --output-len 16 --spec-method ngram "
+         "--num-speculative-tokens 4 --spec-acceptance-rate 0.8",
+         "draft vs verify", "TTFT (ms)", 4},
+        {"serve --model llama-3.1-8b --hw h100-sxm --num-prompts 200 --request-rate 20 "
+         "--goodput ttft:500 tpot:50",
+         "SLO 500 ms", "Serving Benchmark Result", 9},
+        {"sweep serve --model llama-3.1-8b --hw h100-sxm --num-prompts 50 --request-rate 2,50 "
+         "--max-num-seqs 16,64 --slo ttft:2000,tpot:100 --threads 1",
+         "class=\"front\"", "point,", 4},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        remove(path);
+        snprintf(a, sizeof a, "%s --html %s", cases[i].args, path);
+        run(a);
+        assert_int_equal(R.rc, 0);
+        assert_non_null(strstr(R.out, cases[i].stdout_holds));
+        char *page = slurp(path);
+        assert_non_null(page);
+        assert_true(strncmp(page, "<!DOCTYPE html>", 15) == 0);
+        assert_non_null(strstr(page, cases[i].must_hold));
+        assert_null(strstr(page, "<script"));
+        int svgs = 0;
+        for (const char *p = strstr(page, "<svg "); p; p = strstr(p + 1, "<svg "))
+            svgs++;
+        if (svgs < cases[i].svgs) {
+            print_error("%s: %d charts, expected at least %d\n", cases[i].args, svgs,
+                        cases[i].svgs);
+            fail();
+        }
+        assert_no_nonfinite(page);
+        free(page);
+    }
+    remove(path);
+    expect_bad("run --model llama-3.1-8b --hw h100-sxm --html /nonexistent/dir/r.html", "--html");
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 5 "
+               "--html /nonexistent/dir/r.html",
+               "--html");
+    /* a sweep's page is written before its rows: nothing on stdout when it fails */
+    expect_bad("sweep serve --model llama-3.1-8b --hw h100-sxm --num-prompts 5 --tp 1,2 "
+               "--html /nonexistent/dir/r.html",
+               "--html");
+    /* the grid file cannot hold it: it is the sweep's own flag */
+    const char *grid = tu_write_tmp("{\"command\": \"serve\", \"grid\": {\"html\": [\"a.html\"]}}");
+    snprintf(a, sizeof a, "sweep serve --model llama-3.1-8b --hw h100-sxm --grid %s", grid);
+    expect_bad(a, "sweep's own flag");
+    assert_int_not_equal(access("/nonexistent/dir/r.html", F_OK), 0);
+}
+
+/* Whether a run JSON's ops hold an op of this name. */
+static bool has_op(const cJSON *j, const char *name)
+{
+    const cJSON *op;
+    cJSON_ArrayForEach(op, cJSON_GetObjectItemCaseSensitive(j, "ops"))
+    {
+        if (strcmp(cJSON_GetObjectItemCaseSensitive(op, "name")->valuestring, name) == 0)
+            return true;
+    }
+    return false;
+}
+
+static void test_moe_models(void **state)
+{
+    (void)state;
+    /* model_params: total and active as the cards count them (hand-derived in test_model) */
+    run("run --model deepseek-v3 --hw h200 --tp 8 --weight-dtype fp8 --batch 4 "
+        "--input-len 256 --output-len 8 --format json");
+    assert_int_equal(R.rc, 0);
+    assert_no_nonfinite(R.out);
+    cJSON *j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(j, "model_params");
+    assert_near(num(p, "total"), 671026404352.0, 1e-12);
+    assert_near(num(p, "active"), 36625603584.0, 1e-12);
+    /* MLA: 61 x 576 x 2 B per token (bf16 KV), not split over the 8 TP ranks */
+    assert_near(num(cJSON_GetObjectItemCaseSensitive(j, "memory"), "kv_bytes_per_token"),
+                61.0 * 576 * 2, 0);
+    assert_true(has_op(j, "experts_gate_up") && has_op(j, "router") && has_op(j, "shared_expert") &&
+                has_op(j, "kv_up"));
+    assert_false(has_op(j, "moe_dispatch"));
+    cJSON_Delete(j);
+    /* --ep 8 adds the all-to-alls */
+    run("run --model deepseek-v3 --hw h200 --tp 8 --ep 8 --weight-dtype fp8 --batch 4 "
+        "--input-len 256 --output-len 8 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_true(has_op(j, "moe_dispatch") && has_op(j, "moe_combine"));
+    /* batch 4, prefill of 4 x 256 tokens: 32 local experts, all touched; decode: 4 tokens touch
+     * 32 (1 - (31/32)^4) = 3.81 of them */
+    const cJSON *op;
+    cJSON_ArrayForEach(op, cJSON_GetObjectItemCaseSensitive(j, "ops"))
+    {
+        if (strcmp(cJSON_GetObjectItemCaseSensitive(op, "name")->valuestring, "experts_down"))
+            continue;
+        bool dec =
+            strcmp(cJSON_GetObjectItemCaseSensitive(op, "phase")->valuestring, "decode") == 0;
+        assert_near(num(op, "experts_touched"), dec ? 32.0 * (1.0 - pow(31.0 / 32.0, 4)) : 32.0,
+                    1e-6);
+    }
+    cJSON_Delete(j);
+    /* a minimal Mixtral-style config runs */
+    const char *mini = tu_write_tmp(
+        "{\"hidden_size\": 1024, \"intermediate_size\": 2048, \"num_hidden_layers\": 4, "
+        "\"num_attention_heads\": 8, \"num_key_value_heads\": 2, \"vocab_size\": 1000, "
+        "\"max_position_embeddings\": 4096, \"torch_dtype\": \"bfloat16\", "
+        "\"num_local_experts\": 4, \"num_experts_per_tok\": 2}");
+    char a[512];
+    snprintf(a, sizeof a, "run --model %s --hw h100-sxm --tp 2 --format json", mini);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    /* missing fields and bad combinations: exit 2 naming them */
+    const char *no_k = tu_write_tmp(
+        "{\"hidden_size\": 1024, \"intermediate_size\": 2048, \"num_hidden_layers\": 4, "
+        "\"num_attention_heads\": 8, \"vocab_size\": 1000, \"max_position_embeddings\": 4096, "
+        "\"torch_dtype\": \"bfloat16\", \"num_local_experts\": 4}");
+    snprintf(a, sizeof a, "run --model %s --hw h100-sxm", no_k);
+    expect_bad(a, "num_experts_per_tok");
+    expect_bad("run --model deepseek-v3 --hw h200 --tp 8 --ep 3", "--ep");
+    expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --ep 4", "--ep");
+    expect_bad("run --model llama-3.1-8b --hw h200 --tp 2 --ep 2", "no experts");
+    expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --dp-attention", "--dp-attention");
+    expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --expert-imbalance 0.5",
+               "--expert-imbalance");
+    /* the seven shipped configs under serve, and MTP for DeepSeek-V3 */
+    static const char *const models[] = {"mixtral-8x7b",  "mixtral-8x22b",   "deepseek-v3",
+                                         "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-20b",
+                                         "gpt-oss-120b"};
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+        snprintf(a, sizeof a,
+                 "serve --model %s --hw h200 --tp 8 --ep 8 --weight-dtype fp8 --num-prompts 20 "
+                 "--request-rate 50 "
+                 "--random-input-len 256 --random-output-len 16 --format json",
+                 models[i]);
+        run(a);
+        assert_int_equal(R.rc, 0);
+        assert_no_nonfinite(R.out);
+    }
+    run("run --model deepseek-v3 --hw h200 --tp 8 --weight-dtype fp8 --spec-method mtp "
+        "--num-speculative-tokens 1 --spec-acceptance-rate 0.8 --output-len 32 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_true(num(j, "spec_speedup") > 1.0);
+    cJSON_Delete(j);
+    /* the table names the parallelism; a model that does not fit says under which */
+    run("run --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 1 --ep 8 --dp-attention "
+        "--batch 8 --input-len 128 --output-len 4");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "on 8 x NVIDIA H200 SXM 141GB (TP 1, EP 8, DP attention 8)\n"));
+    expect_bad("run --model deepseek-v3 --hw h200 --tp 8 --ep 8 --weight-dtype bf16",
+               "--tp 8 (TP 8, EP 8)");
+    /* 8 GPUs are priced: TP 1 x 8 data-parallel attention groups */
+    run("run --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 1 --ep 8 --dp-attention "
+        "--batch 8 --input-len 128 --output-len 4 --format json");
+    j = cJSON_Parse(R.out);
+    assert_near(num(j, "gpus"), 8.0, 0);
+    cJSON_Delete(j);
+    /* --max-num-seqs is per DP group, as each of vLLM's DP engines has its own: 8 groups of 64 */
+    run("serve --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 1 --ep 8 --dp-attention "
+        "--num-prompts 600 --random-input-len 256 --random-output-len 64 --max-num-seqs 64 "
+        "--format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_between(num(j, "mean_batch_size"), 65.0, 512.0);
+    cJSON_Delete(j);
+    run("serve --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 8 --ep 8 "
+        "--num-prompts 600 --random-input-len 256 --random-output-len 64 --max-num-seqs 64 "
+        "--format json");
+    j = cJSON_Parse(R.out);
+    assert_between(num(j, "mean_batch_size"), 1.0, 64.0);
+    cJSON_Delete(j);
+    /* a sweep over the parallelism: the invalid point is a row with its reason */
+    run("sweep run --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 1,8 --ep 8 "
+        "--dp-attention=false,true --batch 8 --input-len 128 --output-len 4 --threads 1");
+    assert_int_equal(R.rc, 0);
+    assert_int_equal(count_lines(R.out), 5);
+    assert_non_null(strstr(R.out, "differs from --tp 1"));
+    /* the trace shows the MoE ops and the all-to-alls */
+    char path[128];
+    snprintf(path, sizeof path, "/tmp/infersim-cli-moe-%d.json", (int)getpid());
+    snprintf(a, sizeof a,
+             "run --model qwen3-30b-a3b --hw h200 --tp 2 --ep 2 --batch 2 --input-len 64 "
+             "--output-len 4 --chrome-trace %s --format json",
+             path);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    char *t = slurp(path);
+    assert_non_null(t);
+    assert_non_null(strstr(t, "\"moe_dispatch\""));
+    assert_non_null(strstr(t, "\"experts_down\""));
+    free(t);
+    snprintf(a, sizeof a, "trace-check %s", path);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    remove(path);
 }
 
 static void test_sweep(void **state)
@@ -778,10 +1004,11 @@ static void test_validation_commands(void **state)
     (void)state;
     run("validate");
     assert_int_equal(R.rc, 0);
-    /* 159 rows: 10 skipped in the file, 2 that cannot run (an A100 40GB batch that does not
+    /* 183 rows: 14 skipped in the file, 2 that cannot run (an A100 40GB batch that does not
      * fit, fp8 KV on A100), 18 low-trust shown but not counted */
-    assert_non_null(strstr(R.out, "\nvalidation: 129 points, median |error| "));
-    assert_non_null(strstr(R.out, "\n  op-level: 101 points"));
+    assert_non_null(strstr(R.out, "\nvalidation: 149 points, median |error| "));
+    assert_non_null(strstr(R.out, "\n  op-level: 121 points"));
+    assert_non_null(strstr(R.out, "\n  op alltoall: 10 points"));
     assert_non_null(strstr(R.out, "\n  quantized: op-level 28 points"));
     assert_non_null(strstr(R.out, "\n  end-to-end: 28 points"));
     assert_non_null(strstr(R.out, "\n  op allreduce_norm: 3 points"));
@@ -832,6 +1059,12 @@ static void test_validation_commands(void **state)
     assert_non_null(strstr(R.out, "TFLOP/s"));
     expect_bad("op --hw h100-sxm --op gemm --m 4", "--m --n --k");
     expect_bad("op --hw h100-sxm --op conv --m 4", "--op");
+    run("op --hw h100-sxm --op alltoall --bytes 7340032 --gpus 16");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "alltoall on NVIDIA H100"));
+    run("op --hw h100-sxm --op grouped_gemm --batch 4 --m 256 --n 4096 --k 7168 --dtype fp8");
+    assert_int_equal(R.rc, 0);
+    expect_bad("op --hw h100-sxm --op grouped_gemm --m 4", "grouped_gemm: --batch");
     /* calibration writes a device file that loads, with the note of what it was fitted on */
     char path[128], a[512];
     snprintf(path, sizeof path, "/tmp/infersim-cal-%d.json", (int)getpid());
@@ -964,6 +1197,24 @@ static void test_compare(void **state)
     assert_int_equal(R.rc, 0);
     assert_non_null(strstr(R.out, "tpot_ms"));
     assert_non_null(strstr(R.out, "compare: 3 metrics"));
+    /* --html: a bar of error for each of the three measured metrics, none for the fourth */
+    char page[128];
+    snprintf(page, sizeof page, "/tmp/infersim-cli-compare-%d.html", (int)getpid());
+    snprintf(a, sizeof a,
+             "compare --result %s --model llama-3.1-8b --hw h100-sxm --batch 1 "
+             "--input-len 1024 --output-len 256 --html %s",
+             res, page);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    char *html = slurp(page);
+    assert_non_null(html);
+    int bars = 0;
+    for (const char *p = strstr(html, "class=\"err\""); p; p = strstr(p + 1, "class=\"err\""))
+        bars++;
+    assert_int_equal(bars, 3);
+    assert_non_null(strstr(html, "not measured"));
+    free(html);
+    remove(page);
     expect_bad("compare --model llama-3.1-8b --hw h100-sxm", "--result");
 }
 
@@ -1183,6 +1434,8 @@ int main(void)
         cmocka_unit_test(test_serve_bad_input),
         cmocka_unit_test(test_spec_flags),
         cmocka_unit_test(test_chrome_traces),
+        cmocka_unit_test(test_html_reports),
+        cmocka_unit_test(test_moe_models),
         cmocka_unit_test(test_sweep),
         cmocka_unit_test(test_sweep_slo_rows),
         cmocka_unit_test(test_sweep_grid_file),

@@ -123,7 +123,7 @@ static void test_other_collectives(void **state)
     assert_near(sim_coll_reduce_scatter(&hw, 1048576.0, 8, SIM_COLL_AUTO).t_ns, c.t_ns, 0);
     /* all-to-all of 1 MiB per GPU over 16 GPUs: 7/16 stays in the node, 8/16 leaves it, all at
      * once; Simple: 8000 + 8400 + 5000 + max(458752 / 382.5, 524288 / 42.5) = 33736.19 ns */
-    c = sim_coll_alltoall(&hw, 1048576.0, 16);
+    c = sim_coll_alltoall(&hw, 1048576.0, 16, 1);
     assert_int_equal(c.algo, SIM_COLL_DIRECT);
     assert_int_equal(c.proto, SIM_COLL_SIMPLE);
     assert_near(c.t_ns, 33736.19, 1e-6);

@@ -109,6 +109,46 @@ static void test_gemm_padding_and_bounds(void **state)
     assert_near(sim_cost_op(&hw, &f8, 0).t_math_ns, 684740.0 * 7260.0 / 7168.0, 1e-4);
 }
 
+static void test_grouped_gemm_and_all_to_all(void **state)
+{
+    (void)state;
+    sim_hw hw = tu_fixture_hw();
+    /* 100 rows over 4 experts: 25 each, padded to 64: 256 rows; 1000 rows over 4: 250 each ->
+     * 256: 1024 rows; one group is the plain padding */
+    assert_near(sim_cost_grouped_padded_m(100, 4, 64), 256.0, 0);
+    assert_near(sim_cost_grouped_padded_m(1000, 4, 64), 1024.0, 0);
+    assert_near(sim_cost_grouped_padded_m(65, 1, 64), 128.0, 0);
+    /* decode MoE: 8 rows over 8 touched experts, one each: a fused-MoE kernel pads each to the
+     * MMA's 16 rows (gemm_weight_only_tile_m), 128 rows: 2 x 128 x 2048 x 4096 = 2.147 GFLOP in
+     * 16 output tiles on 132 SMs: plain tiling 16/132 busy = 22.385 us; split-K 8 ways (128/132
+     * busy) 2.798 us + the reduction of 2 x 8 x 128 x 2048 x 4 B at 2.9011 TB/s = 5.783 us: 8.581 us,
+     * the cheaper */
+    sim_op op = gemm_op(8, 2048, 4096, SIM_DT_BF16, SIM_DT_BF16);
+    op.id = SIM_OP_EXPERTS_GATE_UP;
+    op.groups = 8.0;
+    assert_int_equal(sim_cost_gemm_split_k(&hw, 128, 2048), 8);
+    assert_near(sim_cost_op(&hw, &op, 0).t_math_ns, 2798.0 + 5783.05, 1e-4);
+    /* 64 rows each over 8 experts: 512 rows at the 64-row tile */
+    assert_near(sim_cost_grouped_padded_m(512, 8, hw.gemm_tile_m), 512.0, 0);
+    /* the all-to-all goes through the collective model (collective.h): 8 GPUs, each holding
+     * 458,752 B of routed rows and sending 7/8 of them (401,408 B) to its peers at once, the
+     * fixture's ring-only device (Simple, base 0): 8 us + one 1.5 us hop + 401,408 / 382.5 GB/s
+     * (1.049 us) = 10.549 us */
+    assert_near(sim_coll_alltoall(&hw, 458752.0, 8, 1).t_ns, 8000.0 + 1049.4 + 1500.0, 1e-4);
+    sim_op a2a = {.id = SIM_OP_MOE_DISPATCH,
+                  .present = true,
+                  .net_kind = SIM_COLL_ALLTOALL,
+                  .net_msg_bytes = 458752.0,
+                  .net_bytes = 401408.0,
+                  .net_ranks = 8,
+                  .net_hops = 1};
+    assert_near(sim_cost_op(&hw, &a2a, 0).t_net_ns, sim_coll_alltoall(&hw, 458752.0, 8, 1).t_ns,
+                1e-12);
+    /* prefill's normal mode sends to one peer per step: 6 more hops */
+    a2a.net_hops = 7;
+    assert_near(sim_cost_op(&hw, &a2a, 0).t_net_ns, 8000.0 + 1049.4 + 7 * 1500.0, 1e-4);
+}
+
 static void test_weight_only_dequantization(void **state)
 {
     (void)state;
@@ -262,6 +302,7 @@ int main(void)
         cmocka_unit_test(test_gemm_padding_and_bounds),
         cmocka_unit_test(test_gemm_small_m_split_k),
         cmocka_unit_test(test_weight_only_dequantization),
+        cmocka_unit_test(test_grouped_gemm_and_all_to_all),
         cmocka_unit_test(test_other_kinds),
         cmocka_unit_test(test_device_support),
     };

@@ -1,6 +1,7 @@
 /* test_validate.c - predictions for measured rows, error statistics, and fitting efficiencies. */
 #include "testutil.h"
 
+#include "cost.h"
 #include "validate.h"
 
 static sim_vrow op_row(sim_vkind kind, const char *metric)
@@ -77,6 +78,35 @@ static void test_op_predictions(void **state)
     t.head_dim = 128;
     assert_int_equal(sim_validate_op(&t, &hw, &p, &err), SIM_OK);
     assert_near(p, 0.57 * 989.4, 0.01);
+    /* DeepEP's low-latency dispatch over 16 GPUs (two nodes): 128 tokens x top-8 x 7168 B (fp8)
+     * = 7,340,032 B per GPU, 15/16 of it sent, all over RDMA (its first kernels used no NVLink):
+     * 6,881,280 B / (50 GB/s x 0.85) = 161.91 us + 8 us fixed + one 5 us scale-out hop =
+     * 174.91 us (DeepEP measured 173 us) */
+    sim_vrow e = op_row(SIM_VK_ALLTOALL, "latency_ms");
+    e.gpus = 16;
+    e.bytes = 7340032;
+    assert_int_equal(sim_validate_op(&e, &hw, &p, &err), SIM_OK);
+    assert_near(p, 0.174912, 1e-5);
+    /* a grouped GEMM of 4 experts x 256 rows prices as the MoE layers' op: 4 x 256 rows, each
+     * expert's weights read, every group padded to the 64-row tile (256 already is) */
+    sim_vrow gg = op_row(SIM_VK_GROUPED_GEMM, "tflops");
+    gg.batch = 4;
+    gg.m = 256;
+    gg.n = 4096;
+    gg.k = 7168;
+    assert_int_equal(sim_validate_op(&gg, &hw, &p, &err), SIM_OK);
+    sim_op op = {.id = SIM_OP_EXPERTS_GATE_UP,
+                 .present = true,
+                 .m = 1024,
+                 .n = 4096,
+                 .k = 7168,
+                 .compute = SIM_DT_BF16,
+                 .weight = SIM_DT_BF16,
+                 .groups = 4};
+    op.flops = 2.0 * 1024 * 4096 * 7168;
+    op.weight_bytes = 4.0 * 4096 * 7168 * 2;
+    op.act_bytes = 1024.0 * 7168 * 2 + 1024.0 * 4096 * 2;
+    assert_near(p, op.flops / sim_cost_op(&hw, &op, hw.graph_launch_ns).t_ns / 1e3, 1e-12);
 }
 
 static void test_summary(void **state)
@@ -150,7 +180,7 @@ static void test_load(void **state)
     char path[1024];
     snprintf(path, sizeof path, "%s/tools/data/validation.csv", tu_root());
     assert_int_equal(sim_validate_load(path, &rows, &n, &err), SIM_OK);
-    assert_int_equal(n, 159);
+    assert_int_equal(n, 183); /* 159, and 24 MoE op rows (ids 100-123) */
     int ops = 0, skipped = 0, low = 0;
     for (size_t i = 0; i < n; i++) {
         ops += sim_vkind_is_op(rows[i].kind);
@@ -158,9 +188,18 @@ static void test_load(void **state)
         low += rows[i].low_trust;
         assert_true(rows[i].value > 0 && rows[i].source[0]);
     }
-    assert_int_equal(ops, 129);
-    assert_int_equal(skipped, 10);
+    assert_int_equal(ops, 153);
+    assert_int_equal(skipped, 14);
     assert_int_equal(low, 18);
+    free(rows);
+    /* the Mixtral end-to-end rows kept apart: 20 TensorRT-LLM (15 skipped) and 20 vLLM */
+    snprintf(path, sizeof path, "%s/tools/data/validation-moe-e2e.csv", tu_root());
+    assert_int_equal(sim_validate_load(path, &rows, &n, &err), SIM_OK);
+    assert_int_equal(n, 40);
+    skipped = 0;
+    for (size_t i = 0; i < n; i++)
+        skipped += rows[i].skip[0] != '\0';
+    assert_int_equal(skipped, 15);
     free(rows);
     const char *hdr = "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
                       "input_len,output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,"
