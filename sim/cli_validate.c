@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "find.h"
 #include "html.h"
 #include "jsonf.h"
 #include "outfile.h"
@@ -22,16 +23,13 @@
 
 #define VALIDATION_DATA "tools/data/validation.csv"
 
-/* The default measurements file, from the working directory or next to the binary. */
+/* The measurements file: --data as given, else tools/data/validation.csv in the data roots
+ * (find.h), so the commands work from any directory and from an installed copy. */
 static void data_path(const cli_opts *o, char *buf, size_t len)
 {
-    if (o->data) {
-        snprintf(buf, len, "%s", o->data);
-        return;
-    }
-    cli_resolve("tools/data", "validation", buf, len);
-    if (access(buf, F_OK) != 0)
-        snprintf(buf, len, "%s", VALIDATION_DATA);
+    snprintf(buf, len, "%s", o->data ? o->data : VALIDATION_DATA);
+    if (!o->data)
+        sim_find_file("tools/data", "validation.csv", buf, len);
 }
 
 sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err)
@@ -401,6 +399,8 @@ sim_status cli_cmd_calibrate(const cli_opts *o, FILE *out, sim_err *err)
     cli_resolve("hw", o->hw, hw_path, sizeof hw_path);
     data_path(o, data, sizeof data);
     file_stem(hw_path, name, sizeof name);
+    /* the file records the data as named, not where it was found: the same from any folder */
+    const char *data_name = o->data ? o->data : VALIDATION_DATA;
     sim_hw hw;
     sim_vrow *rows = NULL;
     size_t n = 0;
@@ -410,14 +410,14 @@ sim_status cli_cmd_calibrate(const cli_opts *o, FILE *out, sim_err *err)
         st = sim_validate_load(data, &rows, &n, err);
     if (!st)
         st = sim_validate_fit(rows, n, name, &hw, &rep, err);
-    if (!st) {
-        fprintf(o->out_file ? out : stderr,
+    if (!st && o->out_file) /* with no --out, stdout holds the file alone (nothing on stderr) */
+        fprintf(out,
                 "calibrate %s: %zu op-level rows of %s; median |error| %.1f%% -> %.1f%% "
                 "(leave-one-out %.1f%%)\n  %s\n",
-                name, rep.rows, data, rep.before_median, rep.after_median, rep.loo_median,
+                name, rep.rows, data_name, rep.before_median, rep.after_median, rep.loo_median,
                 rep.n_params ? rep.fitted : "nothing moves: the file is already fitted");
-        st = write_calibrated(hw_path, o->out_file, data, &rep, out, err);
-    }
+    if (!st)
+        st = write_calibrated(hw_path, o->out_file, data_name, &rep, out, err);
     free(rows);
     return st;
 }
