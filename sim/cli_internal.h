@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "engine.h"
+#include "engprof.h"
 #include "metrics.h"
 #include "report.h"
 #include "run.h"
@@ -43,6 +44,15 @@ typedef struct cli_opts {
     int64_t tp, batch, input_len, output_len;
     double overlap, util, iter_us, req_us;
     bool enforce_eager, async_sched, help;
+    /* engine profile and its overrides */
+    const char *engine, *sched_policy;
+    double layer_us, conservativeness;
+    int64_t graph_max_bs, max_model_len;
+    bool no_async_sched, prefix_caching, no_prefix_caching, chunked;
+    /* the prefix_repetition dataset */
+    const char *dataset;
+    int64_t prefix_len, suffix_len, num_prefixes, prefix_out;
+    FILE *warn; /* where warnings go (NULL: nowhere); set by the command, not a flag */
     /* serve */
     const char *trace, *save_requests;
     int64_t num_prompts, rand_in, rand_out, max_concurrency, seed, block_size, max_seqs, max_tokens;
@@ -60,7 +70,7 @@ typedef struct cli_opts {
     const char *spec_method, *spec_model;
     int64_t spec_k;
     double spec_alpha, spec_tau;
-    bool given[96]; /* by index into cli_opts_table */
+    bool given[128]; /* by index into cli_opts_table */
 } cli_opts;
 
 typedef struct cli_opt_def {
@@ -103,7 +113,7 @@ void cli_resolve(const char *dir, const char *arg, char *buf, size_t len);
  * loop (the points only copy them), so no file is parsed on a worker thread. */
 
 typedef struct cli_cache_entry {
-    char kind; /* 'm' model, 'h' device, 't' trace */
+    char kind; /* 'm' model, 'h' device, 't' trace, 'e' engine profile */
     char path[PATH_MAX];
     double scale;  /* traces: --time-scale */
     int64_t limit; /* traces: --num-prompts, 0 = all */
@@ -112,6 +122,7 @@ typedef struct cli_cache_entry {
     sim_model model;
     sim_hw hw;
     sim_workload w;
+    sim_engprof eng;
 } cli_cache_entry;
 
 typedef struct cli_file_cache {
@@ -137,6 +148,9 @@ const cli_cache_entry *cli_cache_get(const cli_file_cache *c, char kind, const c
 sim_status cli_get_model(const cli_file_cache *c, const char *path, sim_model *out, sim_err *err);
 sim_status cli_get_hw(const cli_file_cache *c, const char *path, sim_hw *out, sim_err *err);
 
+/* The engine profile --engine names (hw/engines/NAME.json), resolved like models and devices. */
+void cli_engine_path(const cli_opts *o, char *buf, size_t len);
+
 /* ------------------------------------------------------------------------------------------ */
 /* One run or serve computation from the flags (shared by the commands, sweep and compare) */
 
@@ -147,6 +161,7 @@ typedef struct cli_loaded {
     sim_step_cfg step;
     sim_model draft; /* --spec-model */
     sim_spec spec;   /* method none without --spec-method */
+    sim_engprof eng; /* --engine's profile with the flags that override it applied */
 } cli_loaded;
 
 /* Loads what the commands share; the model is optional for roofline. */

@@ -96,12 +96,48 @@ static const cli_cache_entry *row_file(cli_file_cache *c, char kind, const char 
                                        sim_status *st)
 {
     char path[PATH_MAX];
-    cli_resolve(kind == 'h' ? "hw" : "models", name, path, sizeof path);
+    cli_resolve(kind == 'h' ? "hw" : kind == 'e' ? "hw/engines" : "models", name, path, sizeof path);
     if (cli_cache_add(c, kind, path, 0, 0)) {
         *st = sim_fail(err, SIM_EINTERNAL, "out of memory");
         return NULL;
     }
     return cli_cache_get(c, kind, path, 0, 0, err, st);
+}
+
+/* The engine profile that scores an end-to-end row: the engine (and version) that measured it,
+ * from the row's framework column; rows of an engine not listed use the default profile. */
+static const struct {
+    const char *framework_prefix, *profile;
+} row_engines[] = {
+    {"TensorRT-LLM 0.11", "trtllm-0.11"},
+    {"TensorRT-LLM", "trtllm"},
+    {"vLLM ~0.5/0.6", "vllm-v0"},
+    {"vLLM 0.5", "vllm-v0"},
+    {"vLLM 0.6", "vllm-v0"},
+    {"SGLang", "sglang"},
+    {"vLLM", "vllm"},
+};
+
+static const char *row_engine(const sim_vrow *r)
+{
+    for (size_t i = 0; i < sizeof row_engines / sizeof row_engines[0]; i++)
+        if (strncmp(r->framework, row_engines[i].framework_prefix,
+                    strlen(row_engines[i].framework_prefix)) == 0)
+            return row_engines[i].profile;
+    return cli_defaults.engine;
+}
+
+/* The step settings of an engine profile, as `run --engine` applies them. */
+static sim_step_cfg engine_step(const sim_engprof *e, const sim_model *m)
+{
+    return (sim_step_cfg){.eager = !e->cuda_graphs,
+                          .iteration_overhead_ns =
+                              (e->iteration_overhead_us + e->layer_overhead_us * (double)m->layers) *
+                              1e3,
+                          .request_overhead_ns = e->request_overhead_us * 1e3,
+                          .async_sched = e->async_scheduling,
+                          .mem_rule = e->mem_rule,
+                          .graph_max_bs = e->cuda_graph_max_bs};
 }
 
 sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
@@ -120,8 +156,6 @@ sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
     errs[1] = malloc((n ? n : 1) * sizeof(double));
     if (!errs[0] || !errs[1])
         st = sim_fail(err, SIM_EINTERNAL, "out of memory");
-    const sim_step_cfg tmpl = {.iteration_overhead_ns = cli_defaults.iter_us * 1e3,
-                               .request_overhead_ns = cli_defaults.req_us * 1e3};
     fprintf(out, "%4s %-9s %-14s %-14s %-15s %12s %12s %8s\n", "id", "kind", "hw", "metric",
             "detail", "measured", "predicted", "error");
     for (size_t i = 0; i < n && !st; i++) {
@@ -146,8 +180,11 @@ sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
             rs = sim_validate_op(r, &h->hw, &pred, &rerr);
         } else if (h) {
             const cli_cache_entry *m = row_file(&cache, 'm', r->model, &rerr, &rs);
-            if (m)
+            const cli_cache_entry *e = m ? row_file(&cache, 'e', row_engine(r), &rerr, &rs) : NULL;
+            if (e) {
+                const sim_step_cfg tmpl = engine_step(&e->eng, &m->model);
                 rs = sim_validate_e2e(r, &m->model, &h->hw, &tmpl, &pred, &rerr);
+            }
         }
         if (rs == SIM_EINTERNAL) {
             *err = rerr;
