@@ -317,23 +317,31 @@ sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int
 
 /* A bare name ("h100-sxm") is looked up as DIR/NAME.json in the working directory, then in the
  * source tree next to the binary (build/infersim -> ../DIR). Anything else is used as given. */
+/* The folder of the running binary (for the source tree next to it); "" when unknown. */
+static void exe_dir(char *exe, size_t len)
+{
+    ssize_t n = readlink("/proc/self/exe", exe, len - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        exe[0] = '\0';
+}
+
 void cli_resolve(const char *dir, const char *arg, char *buf, size_t len)
 {
     snprintf(buf, len, "%s", arg);
     if (strchr(arg, '/') || access(arg, F_OK) == 0)
         return;
     char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    exe[n > 0 ? n : 0] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash)
-        *slash = '\0';
+    exe_dir(exe, sizeof exe);
     const char *fmts[] = {"%s/%s.json", "%s/../%s/%s.json", "%s/%s/%s.json"};
     char cand[PATH_MAX + 300];
     snprintf(cand, sizeof cand, fmts[0], dir, arg);
     if (access(cand, F_OK) == 0)
         goto found;
-    for (int k = 1; k < 3 && slash; k++) {
+    for (int k = 1; k < 3 && exe[0]; k++) {
         snprintf(cand, sizeof cand, fmts[k], exe, dir, arg);
         if (access(cand, F_OK) == 0)
             goto found;
@@ -342,6 +350,23 @@ void cli_resolve(const char *dir, const char *arg, char *buf, size_t len)
 found:
     if (strlen(cand) < len)
         memcpy(buf, cand, strlen(cand) + 1);
+}
+
+void cli_resolve_dir(const char *dir, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", dir);
+    if (access(dir, F_OK) == 0)
+        return;
+    char exe[PATH_MAX], cand[PATH_MAX + 300];
+    exe_dir(exe, sizeof exe);
+    const char *fmts[] = {"%s/../%s", "%s/%s"};
+    for (int k = 0; k < 2 && exe[0]; k++) {
+        snprintf(cand, sizeof cand, fmts[k], exe, dir);
+        if (access(cand, F_OK) == 0 && strlen(cand) < len) {
+            memcpy(buf, cand, strlen(cand) + 1);
+            return;
+        }
+    }
 }
 
 sim_status cli_parse_dtype_flag(const char *flag, const char *v, sim_dtype *out, sim_err *err)
@@ -845,7 +870,9 @@ static sim_status serve_workload(const cli_opts *o, const cli_file_cache *cache,
                        .range_ratio = o->range_ratio,
                        .request_rate = o->rate,
                        .burstiness = o->burstiness,
-                       .seed = seed};
+                       .seed = seed,
+                       .input_lens = o->replay_in,
+                       .output_lens = o->replay_out};
     if (o->dataset && strcmp(o->dataset, "prefix_repetition") == 0) {
         s.num_prefixes = o->num_prefixes;
         s.prefix_len = o->prefix_len;
@@ -1059,7 +1086,7 @@ int sim_cli_main(int argc, char **argv, FILE *out, FILE *errf)
         sim_err err = {{0}};
         sim_status st = name[0] == 's'   ? cli_cmd_sweep(argc, argv, out, errf, &err)
                         : name[0] == 'm' ? cli_cmd_merge(argc, argv, out, &err)
-                                         : cli_cmd_compare(argc, argv, out, &err);
+                                         : cli_cmd_compare(argc, argv, out, errf, &err);
         if (st)
             fprintf(errf, "infersim: %s\n", err.msg[0] ? err.msg : "internal error");
         return (int)st;

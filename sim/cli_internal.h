@@ -53,6 +53,7 @@ typedef struct cli_opts {
     const char *dataset;
     int64_t prefix_len, suffix_len, num_prefixes, prefix_out;
     FILE *warn; /* where warnings go (NULL: nowhere); set by the command, not a flag */
+    const int64_t *replay_in, *replay_out; /* compare: exact lengths, num_prompts of each */
     /* serve */
     const char *trace, *save_requests;
     int64_t num_prompts, rand_in, rand_out, max_concurrency, seed, block_size, max_seqs, max_tokens;
@@ -107,6 +108,9 @@ sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int
 /* A bare name ("h100-sxm") as DIR/NAME.json in the working directory or the source tree next to
  * the binary; anything else as given. */
 void cli_resolve(const char *dir, const char *arg, char *buf, size_t len);
+
+/* A folder ("models") in the working directory or the source tree next to the binary. */
+void cli_resolve_dir(const char *dir, char *buf, size_t len);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Files, loaded once: a sweep loads every model, device and trace it names before its parallel
@@ -196,6 +200,6 @@ sim_status cli_cmd_merge(int argc, char **argv, FILE *out, sim_err *err);
 sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err);
 sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err);
 sim_status cli_cmd_calibrate(const cli_opts *o, FILE *out, sim_err *err);
-sim_status cli_cmd_compare(int argc, char **argv, FILE *out, sim_err *err);
+sim_status cli_cmd_compare(int argc, char **argv, FILE *out, FILE *errf, sim_err *err);
 
 #endif

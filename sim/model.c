@@ -1,8 +1,12 @@
 /* model.c - Hugging Face config.json reader. */
+#define _POSIX_C_SOURCE 200809L
 #include "model.h"
 
+#include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "jsonf.h"
 
@@ -160,4 +164,70 @@ double sim_model_params(const sim_model *m)
     double d = (double)m->hidden, v = (double)m->vocab;
     double embed = v * d * (m->tied_embeddings ? 1.0 : 2.0);
     return (double)m->layers * sim_model_layer_params(m) + embed + d;
+}
+
+/* Whether the JSON file at path lists `id` in its infersim_hf_ids (unreadable files do not). */
+static bool lists_hf_id(const char *path, const char *id)
+{
+    cJSON *root;
+    if (sim_jsonf_load(path, &root, NULL))
+        return false;
+    const cJSON *ids = cJSON_GetObjectItemCaseSensitive(root, "infersim_hf_ids");
+    bool found = false;
+    for (const cJSON *it = cJSON_IsArray(ids) ? ids->child : NULL; it && !found; it = it->next)
+        found = cJSON_IsString(it) && strcasecmp(it->valuestring, id) == 0;
+    cJSON_Delete(root);
+    return found;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+sim_status sim_model_find_hf_id(const char *dir, const char *id, char *buf, size_t len,
+                                sim_err *err)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return sim_fail(err, SIM_EINPUT, "%s: cannot open the models folder to look up '%s'",
+                        dir, id);
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    sim_status st = SIM_OK;
+    for (struct dirent *e; !st && (e = readdir(d));) {
+        size_t l = strlen(e->d_name);
+        if (l < 6 || strcmp(e->d_name + l - 5, ".json") != 0)
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 32;
+            char **g = realloc(names, cap * sizeof *g);
+            if (!g) {
+                st = sim_fail(err, SIM_EINTERNAL, "out of memory");
+                break;
+            }
+            names = g;
+        }
+        if (!(names[n] = malloc(l + 1)))
+            st = sim_fail(err, SIM_EINTERNAL, "out of memory");
+        else
+            memcpy(names[n++], e->d_name, l + 1);
+    }
+    closedir(d);
+    if (names)
+        qsort(names, n, sizeof *names, by_name);
+    bool found = false;
+    for (size_t i = 0; !st && !found && i < n; i++) {
+        snprintf(buf, len, "%s/%s", dir, names[i]);
+        found = lists_hf_id(buf, id);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    if (!st && !found)
+        st = sim_fail(err, SIM_EINPUT,
+                      "model_id '%s': no model file in %s lists it in infersim_hf_ids; pass "
+                      "--model with a config.json or a shipped name",
+                      id, dir);
+    return st;
 }

@@ -8,6 +8,9 @@
  * num_nextn_predict_layers (MTP layers, default 0), and text_config (multimodal wrappers: the
  * language model inside is read).
  *
+ * A shipped model file also lists the Hugging Face ids it stands for in "infersim_hf_ids" (read
+ * only by sim_model_find_hf_id).
+ *
  * Mixture-of-experts configs (num_local_experts, num_experts, n_routed_experts,
  * moe_intermediate_size) and MLA configs (kv_lora_rank) are rejected with a message that says
  * so: they are never priced as if they were dense.
@@ -16,6 +19,7 @@
 #define SIM_MODEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "dtype.h"
@@ -39,6 +43,12 @@ typedef struct sim_model {
     bool dtype_known;       /* torch_dtype was given */
     sim_dtype dtype;        /* checkpoint format (bf16 or fp16); float32 maps to bf16 */
 } sim_model;
+
+/* The model file in `dir` (models/) whose "infersim_hf_ids" array lists the Hugging Face id `id`
+ * (case-insensitive, e.g. "meta-llama/Llama-3.1-8B-Instruct"): its path in buf. When several
+ * do, the first by file name. SIM_EINPUT naming the id and the folder when none does. */
+sim_status sim_model_find_hf_id(const char *dir, const char *id, char *buf, size_t len,
+                                sim_err *err);
 
 /* Loads and validates a config.json. Errors name the file, field, value and what was expected. */
 sim_status sim_model_load(const char *path, sim_model *m, sim_err *err);

@@ -127,7 +127,12 @@ sim_status sim_workload_synthetic(const sim_synth_cfg *c, sim_workload *out, sim
     int64_t in_lo, in_hi, out_lo, out_hi;
     length_range(c->input_len, c->range_ratio, &in_lo, &in_hi);
     length_range(c->output_len, c->range_ratio, &out_lo, &out_hi);
-    if (c->num_prefixes > 0) {
+    if (c->input_lens) {
+        for (size_t i = 0; i < n; i++) {
+            out->reqs[i].input_tokens = c->input_lens[i];
+            out->reqs[i].output_tokens = c->output_lens[i];
+        }
+    } else if (c->num_prefixes > 0) {
         sim_status st = prefix_repetition(c, &rng, out, err);
         if (st) {
             free(gaps);

@@ -64,6 +64,9 @@ typedef struct sim_synth_cfg {
      * are output_len (input_len and range_ratio are not used). Ids name its hash blocks of
      * hash_block_tokens tokens: shared while a block lies wholly inside the prefix. */
     int64_t num_prefixes, prefix_len, suffix_len, hash_block_tokens;
+    /* Exact lengths to replay (a vLLM --save-detailed result's input_lens and output_lens):
+     * request i gets input_lens[i] and output_lens[i], each >= 1 (NULL: drawn as above). */
+    const int64_t *input_lens, *output_lens;
 } sim_synth_cfg;
 
 /* The latest an arrival may come after the earliest (a trace's after --time-scale, a synthetic
