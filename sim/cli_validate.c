@@ -508,14 +508,14 @@ static sim_status result_workload(const cJSON *root, const char *file, cli_opts 
     } fields[] = {{"num_prompts", "--num-prompts", 1, 1 << 28, true},
                   {"request_rate", "--request-rate", 1e-9, INFINITY, false},
                   {"burstiness", "--burstiness", 1e-3, 1e3, false},
-                  {"max_concurrency", "--max-concurrency", 1, 1 << 28, true}};
+                  {"max_concurrency", "--max-concurrency", 0, 1 << 28, true}}; /* 0: none */
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         double v;
         bool present;
         if ((st = result_num(root, file, fields[i].field, fields[i].min, fields[i].max,
                              isinf(fields[i].max), &v, &present, err)))
             return st;
-        if (!present)
+        if (!present || v == 0.0)
             continue;
         if (fields[i].is_int && v != floor(v))
             return sim_fail(err, SIM_EINPUT, "%s: field '%s' is %g, expected a whole number",

@@ -45,7 +45,12 @@ typedef struct sim_serve_report {
     const sim_engine_result *res;
     const sim_serve_metrics *m;
     double request_rate; /* requests/s as configured; INFINITY for inf; NAN for a trace */
+    const char *engine, *engine_version; /* the engine profile's name and release (may be NULL) */
 } sim_serve_report;
+
+/* Prompt tokens served from the prefix cache / prompt tokens (first admissions); 0 without
+ * prefix caching. */
+double sim_report_prefix_hit_rate(const sim_engine_result *res);
 
 /* Writes vLLM's "Serving Benchmark Result" block (table), its --save-result keys (json) or one
  * CSV row. */
