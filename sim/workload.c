@@ -128,7 +128,11 @@ sim_status sim_workload_synthetic(const sim_synth_cfg *c, sim_workload *out, sim
     length_range(c->input_len, c->range_ratio, &in_lo, &in_hi);
     length_range(c->output_len, c->range_ratio, &out_lo, &out_hi);
     if (c->input_lens) {
+        /* the random lengths are still drawn (and replaced), so the arrivals that follow are
+         * those of the same stream: replaying a synthetic run's own lengths reproduces it */
         for (size_t i = 0; i < n; i++) {
+            sim_rng_int(&rng, in_lo, in_hi);
+            sim_rng_int(&rng, out_lo, out_hi);
             out->reqs[i].input_tokens = c->input_lens[i];
             out->reqs[i].output_tokens = c->output_lens[i];
         }

@@ -856,6 +856,155 @@ static void test_compare(void **state)
     expect_bad("compare --model llama-3.1-8b --hw h100-sxm", "--result");
 }
 
+/* A number from the JSON on stdout. */
+static double out_num(const char *key)
+{
+    cJSON *j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+    assert_true(cJSON_IsNumber(v));
+    double x = v->valuedouble;
+    cJSON_Delete(j);
+    return x;
+}
+
+static void test_engine_profiles(void **state)
+{
+    (void)state;
+    /* one workload, three engines: each with its own KV sizing, page size and scheduler */
+    static const char *const engines[] = {"vllm", "sglang", "trtllm"};
+    const double pages[] = {16, 1, 32};
+    double ttft[3], blocks[3];
+    for (int i = 0; i < 3; i++) {
+        char a[512];
+        snprintf(a, sizeof a,
+                 "serve --model llama-3.1-8b --hw h100-sxm --num-prompts 200 --random-input-len "
+                 "2000 --random-output-len 200 --request-rate 10 --engine %s --format json",
+                 engines[i]);
+        run(a);
+        assert_int_equal(R.rc, 0);
+        assert_near(out_num("block_size"), pages[i], 0);
+        ttft[i] = out_num("mean_ttft_ms");
+        blocks[i] = out_num("kv_cache_blocks") * pages[i];
+        assert_non_null(strstr(R.out, engines[i]));
+    }
+    assert_true(ttft[0] != ttft[1] && ttft[1] != ttft[2] && ttft[0] != ttft[2]);
+    assert_true(blocks[2] > blocks[0]); /* TensorRT-LLM: 0.9 of the free memory, not of all */
+    /* a profile field overridden by its flag, and a contradiction refused */
+    run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 10 --engine trtllm "
+        "--tokens-per-block-typo 8");
+    assert_int_equal(R.rc, 2);
+    run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 10 --engine sglang --block-size 16 "
+        "--format json");
+    assert_near(out_num("block_size"), 16, 0);
+    run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 10 --async-scheduling "
+        "--no-async-scheduling");
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "contradict"));
+    run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 10 --engine nosuch");
+    assert_int_equal(R.rc, 2);
+}
+
+static void test_long_context_no_evict(void **state)
+{
+    (void)state;
+    /* 300 prompts of 20,000 tokens and 2,000 out, all at once, Llama-3.1-8B on one H100: vLLM
+     * admits prompts whose KV cannot grow and preempts thousands of times; TensorRT-LLM's
+     * GUARANTEED_NO_EVICT admits only what can finish, never preempts, and ends far sooner */
+    const char *w = "serve --model llama-3.1-8b --hw h100-sxm --num-prompts 300 "
+                    "--random-input-len 20000 --random-output-len 2000 --format json";
+    char a[512];
+    snprintf(a, sizeof a, "%s --engine vllm", w);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    double vllm_pre = out_num("preemptions"), vllm_dur = out_num("duration");
+    snprintf(a, sizeof a, "%s --engine trtllm --enable-chunked-prefill", w);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_true(vllm_pre > 1000);
+    assert_near(out_num("preemptions"), 0, 0);
+    assert_true(out_num("duration") < 0.5 * vllm_dur);
+}
+
+static void test_prefix_repetition_and_model_len(void **state)
+{
+    (void)state;
+    /* 256 shared + 256 own tokens: at most half of each prompt can come from the cache, and the
+     * first requests of each prefix find nothing */
+    run("serve --model llama-3.1-8b --hw h100-sxm --dataset-name prefix_repetition "
+        "--num-prompts 200 --request-rate 20 --format json");
+    assert_int_equal(R.rc, 0);
+    assert_between(out_num("prefix_cache_hit_rate"), 0.4, 0.5);
+    double on = out_num("mean_ttft_ms");
+    run("serve --model llama-3.1-8b --hw h100-sxm --dataset-name prefix_repetition "
+        "--num-prompts 200 --request-rate 20 --format json --no-enable-prefix-caching");
+    assert_near(out_num("prefix_cache_hit_rate"), 0, 0);
+    assert_true(out_num("mean_ttft_ms") > on);
+    run("serve --model llama-3.1-8b --hw h100-sxm --random-input-len 100 --prefix-repetition-"
+        "prefix-len 10");
+    assert_int_equal(R.rc, 2);
+    /* --max-model-len: past the config's limit with a warning, below it as a hard limit */
+    run("run --model llama-3.1-8b --hw h100-sxm --input-len 200000 --output-len 16");
+    assert_int_equal(R.rc, 2);
+    run("run --model llama-3.1-8b --hw h100-sxm --input-len 200000 --output-len 16 "
+        "--max-model-len 262144 --format json");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.err, "warning: --max-model-len 262144 is above"));
+    run("run --model llama-3.1-8b --hw h100-sxm --input-len 2000 --max-model-len 1024");
+    assert_int_equal(R.rc, 2);
+}
+
+static void test_compare_reads_the_result(void **state)
+{
+    (void)state;
+    /* a vLLM --save-result file of our own prediction, with the keys vLLM writes: compare needs
+     * only --hw, and agrees to 0% */
+    run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 40 --request-rate 4 "
+        "--random-input-len 500 --random-output-len 50 --format json");
+    assert_int_equal(R.rc, 0);
+    static char file[(1 << 17) + 4096];
+    char *end = strrchr(R.out, '}');
+    assert_non_null(end);
+    *end = '\0';
+    snprintf(file, sizeof file,
+             "%s, \"model_id\": \"meta-llama/Llama-3.1-8B-Instruct\", \"num_prompts\": 40, "
+             "\"burstiness\": 1.0, \"max_concurrency\": null}",
+             R.out);
+    const char *res = tu_write_tmp(file);
+    char a[1024];
+    snprintf(a, sizeof a, "compare --result %s --hw h100-sxm", res);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "compare: 14 metrics, median |error| 0.0%"));
+    assert_int_equal(R.err[0], '\0');
+    /* --save-detailed lengths are replayed exactly: 40 x 500 / 50 is the same workload */
+    char lens[2][4096] = {"", ""};
+    for (int i = 0; i < 40; i++) {
+        strcat(lens[0], i ? ",500" : "500");
+        strcat(lens[1], i ? ",50" : "50");
+    }
+    *strrchr(file, '}') = '\0';
+    size_t n = strlen(file);
+    snprintf(file + n, sizeof file - n, ", \"input_lens\": [%s], \"output_lens\": [%s]}",
+             lens[0], lens[1]);
+    res = tu_write_tmp(file);
+    snprintf(a, sizeof a, "compare --result %s --hw h100-sxm --format json", res);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_near(out_num("median_abs_error_pct"), 0, 0);
+    /* a flag that contradicts the file wins, with a warning */
+    snprintf(a, sizeof a, "compare --result %s --hw h100-sxm --request-rate 8", res);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.err, "--request-rate 8 contradicts"));
+    /* an id no model file lists */
+    snprintf(file, sizeof file, "{\"model_id\": \"org/unknown\", \"mean_ttft_ms\": 5}");
+    snprintf(a, sizeof a, "compare --result %s --hw h100-sxm", tu_write_tmp(file));
+    run(a);
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "model_id 'org/unknown'"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -877,6 +1026,10 @@ int main(void)
         cmocka_unit_test(test_validation_commands),
         cmocka_unit_test(test_strict_inputs),
         cmocka_unit_test(test_compare),
+        cmocka_unit_test(test_engine_profiles),
+        cmocka_unit_test(test_long_context_no_evict),
+        cmocka_unit_test(test_prefix_repetition_and_model_len),
+        cmocka_unit_test(test_compare_reads_the_result),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
