@@ -130,6 +130,8 @@ const cli_opt_def cli_opts_table[] = {
       "vllm|sglang|guaranteed_no_evict|max_utilization|static (default: engine)"),
     O("--capacity-scheduler-policy", OPT_STR, sched_policy, 0, 0, CMD_SERVE,
       "TensorRT-LLM's GUARANTEED_NO_EVICT|MAX_UTILIZATION (sets --scheduler-policy)"),
+    O("--schedule-policy", OPT_STR, order, 0, 0, CMD_SERVE,
+      "fcfs|lpm: admission order; lpm = longest cached prefix first, as SGLang (default: engine)"),
     O("--schedule-conservativeness", OPT_NUM, conservativeness, 0.01, 100, CMD_SERVE,
       "SGLang: scales the new-token ratio it reserves for running requests (default 1)"),
     O("--enable-prefix-caching", OPT_BOOL, prefix_caching, 0, 0, CMD_SERVE,
@@ -583,6 +585,11 @@ static sim_status load_engine(const cli_opts *o, const cli_file_cache *cache, si
                         "--scheduler-policy: value '%s', expected vllm, sglang, "
                         "guaranteed_no_evict, max_utilization or static",
                         o->sched_policy);
+    if (o->order && strcmp(o->order, "fcfs") && strcmp(o->order, "lpm"))
+        return sim_fail(err, SIM_EINPUT, "--schedule-policy: value '%s', expected fcfs or lpm",
+                        o->order);
+    if (o->order)
+        e->lpm = strcmp(o->order, "lpm") == 0;
     if (cli_given(o, "--iteration-overhead-us"))
         e->iteration_overhead_us = o->iter_us;
     if (cli_given(o, "--request-overhead-us"))
@@ -954,7 +961,8 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
                                         .policy = e->policy,
                                         .ratio_init = e->ratio_init,
                                         .ratio_min = e->ratio_min,
-                                        .ratio_decay = e->ratio_decay},
+                                        .ratio_decay = e->ratio_decay,
+                                        .lpm = e->lpm},
                               .block_size = e->block_size,
                               .mem_util = e->mem_fraction,
                               .prefix_caching = e->prefix_caching,

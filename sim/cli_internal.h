@@ -45,7 +45,7 @@ typedef struct cli_opts {
     double overlap, util, iter_us, req_us;
     bool enforce_eager, async_sched, help;
     /* engine profile and its overrides */
-    const char *engine, *sched_policy;
+    const char *engine, *sched_policy, *order;
     double layer_us, conservativeness;
     int64_t graph_max_bs, max_model_len;
     bool no_async_sched, prefix_caching, no_prefix_caching, chunked;

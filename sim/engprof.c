@@ -99,6 +99,14 @@ static sim_status load_enums(const cJSON *root, const char *path, sim_engprof *p
                       "%s: field 'scheduler.policy' is %s, expected vllm, sglang, "
                       "guaranteed_no_evict, max_utilization or static",
                       path, policy ? policy : "missing");
+    const char *order = NULL;
+    if (!st)
+        st = sim_jsonf_str_opt(root, path, "scheduler.order", &order, err);
+    if (!st && (!order || (strcmp(order, "fcfs") && strcmp(order, "lpm"))))
+        st = sim_fail(err, SIM_EINPUT, "%s: field 'scheduler.order' is %s, expected fcfs or lpm",
+                      path, order ? order : "missing");
+    if (!st)
+        p->lpm = strcmp(order, "lpm") == 0;
     if (!st)
         st = sim_jsonf_str_opt(root, path, "version", &version, err);
     if (!st && !version)
@@ -108,7 +116,7 @@ static sim_status load_enums(const cJSON *root, const char *path, sim_engprof *p
                       path);
     if (!st)
         snprintf(p->version, sizeof p->version, "%s", version);
-    for (const char *const *f = (const char *const[]){"memory.rule", "scheduler.policy", NULL};
+    for (const char *const *f = (const char *const[]){"memory.rule", "scheduler.policy", "scheduler.order", NULL};
          !st && *f; f++)
         st = need_source(root, path, *f, err);
     return st;

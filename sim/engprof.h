@@ -29,6 +29,7 @@ typedef struct sim_engprof {
     sim_sched_policy policy;
     int64_t max_num_seqs, max_num_batched_tokens;
     bool chunked_prefill;
+    bool lpm; /* admission order: longest cached prefix first (SGLang lpm), else FCFS */
     double ratio_init, ratio_min, ratio_decay; /* SGLang's new-token ratio (0 elsewhere) */
     double iteration_overhead_us, request_overhead_us, layer_overhead_us;
     bool async_scheduling;

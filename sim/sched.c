@@ -21,7 +21,10 @@ sim_status sim_sched_init(sim_sched *s, const sim_sched_cfg *cfg, const sim_kvca
     s->waiting = malloc((n ? n : 1) * sizeof *s->waiting);
     s->running = malloc((n ? n : 1) * sizeof *s->running);
     s->preempted = malloc((n ? n : 1) * sizeof *s->preempted);
-    sim_status st = !s->waiting || !s->running || !s->preempted ? SIM_EINTERNAL : SIM_OK;
+    s->lpm_buf = cfg->lpm ? malloc(2 * SIM_SCHED_LPM_MAX * sizeof *s->lpm_buf) : NULL;
+    sim_status st = !s->waiting || !s->running || !s->preempted || (cfg->lpm && !s->lpm_buf)
+                        ? SIM_EINTERNAL
+                        : SIM_OK;
     if (!st && cfg->prefix_block_tokens > 0) {
         int64_t per = cfg->prefix_block_tokens / kv->block_size;
         st = sim_prefix_init(&s->prefix, cfg->prefix_block_tokens, per,
@@ -37,7 +40,8 @@ void sim_sched_free(sim_sched *s)
     free(s->waiting);
     free(s->running);
     free(s->preempted);
-    s->waiting = s->running = s->preempted = NULL;
+    free(s->lpm_buf);
+    s->waiting = s->running = s->preempted = s->lpm_buf = NULL;
     sim_prefix_free(&s->prefix);
 }
 
@@ -166,14 +170,42 @@ static bool schedule_running(sim_sched *s, sim_req *reqs, sim_sched_entry *out, 
     return clean;
 }
 
+/* Cached hash blocks a request with nothing computed would take (at least one prompt token is
+ * left to compute). */
+static int64_t cached_blocks(const sim_sched *s, const sim_req *r)
+{
+    int64_t usable = (r->input - 1) / s->cfg.prefix_block_tokens;
+    return sim_prefix_match(&s->prefix, r->hash, r->n_hash < usable ? r->n_hash : usable);
+}
+
+/* SGLang's lpm: the waiting queue ordered by cached prefix, longest first, stable. */
+static void order_by_prefix(sim_sched *s, const sim_req *reqs)
+{
+    if (!s->cfg.lpm || !caching(s) || s->w_len < 2 || s->w_len > SIM_SCHED_LPM_MAX)
+        return;
+    int64_t *b = s->lpm_buf; /* pairs (request, matched blocks) */
+    for (size_t i = 0; i < s->w_len; i++) {
+        int64_t id = s->waiting[(s->w_head + i) % s->cap];
+        int64_t m = reqs[id].computed == 0 ? cached_blocks(s, &reqs[id]) : 0;
+        size_t j = i; /* insertion sort: equal matches keep their order */
+        for (; j > 0 && b[2 * (j - 1) + 1] < m; j--) {
+            b[2 * j] = b[2 * (j - 1)];
+            b[2 * j + 1] = b[2 * (j - 1) + 1];
+        }
+        b[2 * j] = id;
+        b[2 * j + 1] = m;
+    }
+    for (size_t i = 0; i < s->w_len; i++)
+        s->waiting[(s->w_head + i) % s->cap] = b[2 * i];
+}
+
 /* Takes the longest cached prefix of a request with nothing computed. */
 static void take_prefix(sim_sched *s, sim_req *r)
 {
     if (!caching(s) || r->computed > 0 || r->n_hash == 0)
         return;
     int64_t h = s->cfg.prefix_block_tokens;
-    int64_t usable = (r->input - 1) / h; /* at least one prompt token is computed */
-    int64_t m = sim_prefix_match(&s->prefix, r->hash, r->n_hash < usable ? r->n_hash : usable);
+    int64_t m = cached_blocks(s, r);
     sim_prefix_ref(&s->prefix, r->hash, m);
     s->kv.evictable = s->prefix.evictable_blocks;
     r->n_ref = m;
@@ -210,6 +242,7 @@ static void admit_waiting(sim_sched *s, sim_req *reqs, sim_sched_entry *out, siz
 {
     const bool chunk = s->cfg.chunked_prefill || s->cfg.policy == SIM_POLICY_SGLANG;
     int64_t room = s->cfg.policy == SIM_POLICY_SGLANG ? sglang_room(s, reqs) : 0;
+    order_by_prefix(s, reqs);
     while (s->w_len > 0 && *budget > 0 && (int64_t)s->r_len < s->cfg.max_num_seqs) {
         int64_t id = w_front(s);
         sim_req *r = &reqs[id];

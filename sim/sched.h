@@ -36,6 +36,11 @@
  *     admitted only when nobody runs, each reserving its prompt and whole output (no paged KV),
  *     then decodes until the last request of the batch finishes.
  *
+ * With cfg.lpm (SGLang's --schedule-policy lpm) and prefix caching, admission first orders the
+ * waiting queue by the length of each request's cached prefix, longest first (stable), as SGLang
+ * does while at most 128 requests wait (FCFS beyond: sorting a long queue costs more than it
+ * gains).
+ *
  * Prefix caching (cfg.prefix_block_tokens > 0, see prefix.h): when a request is admitted with
  * nothing computed, its prompt's longest cached prefix (whole hash blocks, at least one prompt
  * token left to compute) is taken from the cache: computed starts there and those blocks are
@@ -52,6 +57,10 @@
 
 #include "kvcache.h"
 #include "prefix.h"
+
+/* Longest waiting queue SGLang sorts by cached prefix (python/sglang/srt/managers/
+ * schedule_policy.py: above it the policy falls back to FCFS). */
+#define SIM_SCHED_LPM_MAX 128
 
 typedef enum sim_sched_policy {
     SIM_POLICY_VLLM,     /* vLLM v1 (chunked prefill) or v0 (unchunked) */
@@ -93,6 +102,7 @@ typedef struct sim_sched_cfg {
     sim_sched_policy policy;
     double ratio_init, ratio_min, ratio_decay; /* SGLang's new-token ratio */
     int64_t prefix_block_tokens;               /* hash block of the prefix cache; 0 = off */
+    bool lpm; /* SGLang --schedule-policy lpm: longest cached prefix first (else FCFS) */
 } sim_sched_cfg;
 
 /* One scheduled request of an iteration. */
@@ -114,6 +124,7 @@ typedef struct sim_sched {
     size_t n_preempted;
     size_t n_finished; /* finished since the last compaction, still in the running list */
     double ratio;      /* SGLang's new-token ratio now */
+    int64_t *lpm_buf;  /* room for SIM_SCHED_LPM_MAX (request, matched blocks) pairs */
     sim_prefix prefix; /* used when cfg.prefix_block_tokens > 0 */
     int64_t cached_tokens;     /* prompt tokens the last sim_sched_next took from the cache */
     int64_t prefix_hit_tokens; /* sum of cached over first admissions */

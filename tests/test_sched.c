@@ -319,6 +319,32 @@ static void test_prefix_cache_hits_and_evictions(void **state)
     }
 }
 
+static void test_lpm_orders_by_cached_prefix(void **state)
+{
+    (void)state;
+    /* as above with a 20-block cache: after r0 cached ids 1 2 3, FCFS admits r1 (nothing cached)
+     * before r2 (3 blocks cached); lpm puts r2 first */
+    const uint64_t ids[3][3] = {{1, 2, 3}, {7, 8, 9}, {1, 2, 3}};
+    for (int lpm = 0; lpm < 2; lpm++) {
+        world w;
+        sim_sched_cfg cfg = {.max_num_seqs = 1,
+                             .max_num_batched_tokens = 1000,
+                             .chunked_prefill = true,
+                             .prefix_block_tokens = 32,
+                             .lpm = lpm};
+        setup_cfg(&w, 3, 100, 2, 20, 16, &cfg);
+        for (int i = 0; i < 3; i++) {
+            w.reqs[i].hash = ids[i];
+            w.reqs[i].n_hash = 3;
+        }
+        step(&w);
+        step(&w); /* r0 done */
+        step(&w);
+        expect(&w, 0, lpm ? 2 : 1, lpm ? 4 : 100);
+        sim_sched_free(&w.s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -331,6 +357,7 @@ int main(void)
         cmocka_unit_test(test_sglang_ratio),
         cmocka_unit_test(test_static_batches),
         cmocka_unit_test(test_prefix_cache_hits_and_evictions),
+        cmocka_unit_test(test_lpm_orders_by_cached_prefix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
