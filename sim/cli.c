@@ -1013,7 +1013,8 @@ static sim_status cmd_serve(const cli_opts *o, FILE *out, sim_err *err)
                             .m = &s->m,
                             .request_rate = o->trace ? NAN : o->rate,
                             .engine = L->eng.name,
-                            .engine_version = L->eng.version};
+                            .engine_version = L->eng.version,
+                            .engine_fusions = L->eng.fusions};
     if (!st && o->save_requests)
         st = sim_report_save_requests(o->save_requests, &rep, err);
     if (!st && (st = sim_report_serve(out, L->fmt, &rep)))

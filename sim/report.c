@@ -505,6 +505,8 @@ static sim_status serve_json(FILE *f, const sim_serve_report *r)
         cJSON_AddStringToObject(o, "engine", r->engine);
     if (r->engine_version)
         cJSON_AddStringToObject(o, "engine_version", r->engine_version);
+    if (r->engine_fusions)
+        cJSON_AddStringToObject(o, "engine_fusions", r->engine_fusions);
     if (sim_spec_active(r->cfg->spec)) {
         cJSON_AddStringToObject(o, "spec_method", sim_spec_method_name(r->cfg->spec->method));
         add_num(o, "num_speculative_tokens", r->cfg->spec->k);

@@ -46,6 +46,7 @@ typedef struct sim_serve_report {
     const sim_serve_metrics *m;
     double request_rate; /* requests/s as configured; INFINITY for inf; NAN for a trace */
     const char *engine, *engine_version; /* the engine profile's name and release (may be NULL) */
+    const char *engine_fusions;          /* the fusions it records, comma-separated (may be NULL) */
 } sim_serve_report;
 
 /* Prompt tokens served from the prefix cache / prompt tokens (first admissions); 0 without
