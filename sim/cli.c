@@ -541,8 +541,7 @@ static bool given_any(const cli_opts *o, const char *const *names)
 static sim_status on_off(const cli_opts *o, const char *on, const char *off, bool *v, sim_err *err)
 {
     if (cli_given(o, on) && cli_given(o, off))
-        return sim_fail(err, SIM_EINPUT, "%s and %s: contradict each other, expected one", on,
-                        off);
+        return sim_fail(err, SIM_EINPUT, "%s and %s: contradict each other, expected one", on, off);
     if (cli_given(o, on) || cli_given(o, off))
         *v = cli_given(o, on);
     return SIM_OK;
@@ -607,8 +606,7 @@ static sim_status load_engine(const cli_opts *o, const cli_file_cache *cache, si
     }
     if ((st = on_off(o, "--enable-chunked-prefill", "--no-chunked-prefill", &e->chunked_prefill,
                      err)) ||
-        (st = on_off(o, "--async-scheduling", "--no-async-scheduling", &e->async_scheduling,
-                     err)))
+        (st = on_off(o, "--async-scheduling", "--no-async-scheduling", &e->async_scheduling, err)))
         return st;
     return on_off(o, "--enable-prefix-caching", "--no-enable-prefix-caching", &e->prefix_caching,
                   err);

@@ -96,7 +96,10 @@ static const cli_cache_entry *row_file(cli_file_cache *c, char kind, const char 
                                        sim_status *st)
 {
     char path[PATH_MAX];
-    cli_resolve(kind == 'h' ? "hw" : kind == 'e' ? "hw/engines" : "models", name, path, sizeof path);
+    cli_resolve(kind == 'h'   ? "hw"
+                : kind == 'e' ? "hw/engines"
+                              : "models",
+                name, path, sizeof path);
     if (cli_cache_add(c, kind, path, 0, 0)) {
         *st = sim_fail(err, SIM_EINTERNAL, "out of memory");
         return NULL;
@@ -130,14 +133,14 @@ static const char *row_engine(const sim_vrow *r)
 /* The step settings of an engine profile, as `run --engine` applies them. */
 static sim_step_cfg engine_step(const sim_engprof *e, const sim_model *m)
 {
-    return (sim_step_cfg){.eager = !e->cuda_graphs,
-                          .iteration_overhead_ns =
-                              (e->iteration_overhead_us + e->layer_overhead_us * (double)m->layers) *
-                              1e3,
-                          .request_overhead_ns = e->request_overhead_us * 1e3,
-                          .async_sched = e->async_scheduling,
-                          .mem_rule = e->mem_rule,
-                          .graph_max_bs = e->cuda_graph_max_bs};
+    return (sim_step_cfg){
+        .eager = !e->cuda_graphs,
+        .iteration_overhead_ns =
+            (e->iteration_overhead_us + e->layer_overhead_us * (double)m->layers) * 1e3,
+        .request_overhead_ns = e->request_overhead_us * 1e3,
+        .async_sched = e->async_scheduling,
+        .mem_rule = e->mem_rule,
+        .graph_max_bs = e->cuda_graph_max_bs};
 }
 
 sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
@@ -393,8 +396,8 @@ static void contradiction(const cli_opts *o, const char *flag, double given, con
                           const char *field, double v)
 {
     if (o->warn && given != v)
-        fprintf(o->warn, "infersim: warning: %s %g contradicts %s's %s %g; using the flag\n",
-                flag, given, file, field, v);
+        fprintf(o->warn, "infersim: warning: %s %g contradicts %s's %s %g; using the flag\n", flag,
+                given, file, field, v);
 }
 
 /* The file's value for a flag the command line did not give; a given flag wins, with a warning
@@ -422,8 +425,8 @@ static void take_int(cli_opts *o, const char *flag, int64_t *dst, double v, cons
 }
 
 /* --save-detailed's per-request lengths: NULL when absent; whole numbers >= 1. */
-static sim_status result_lens(const cJSON *root, const char *file, const char *field,
-                              int64_t **out, size_t *n, sim_err *err)
+static sim_status result_lens(const cJSON *root, const char *file, const char *field, int64_t **out,
+                              size_t *n, sim_err *err)
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, field);
     *out = NULL;
@@ -431,12 +434,12 @@ static sim_status result_lens(const cJSON *root, const char *file, const char *f
         return SIM_OK;
     int len = cJSON_IsArray(a) ? cJSON_GetArraySize(a) : 0;
     if (len < 1)
-        return sim_fail(err, SIM_EINPUT, "%s: field '%s' is not a non-empty array of lengths",
-                        file, field);
+        return sim_fail(err, SIM_EINPUT, "%s: field '%s' is not a non-empty array of lengths", file,
+                        field);
     if (*n && (size_t)len != *n)
         return sim_fail(err, SIM_EINPUT,
-                        "%s: field '%s' has %d lengths, expected %zu (as input_lens)", file,
-                        field, len, *n);
+                        "%s: field '%s' has %d lengths, expected %zu (as input_lens)", file, field,
+                        len, *n);
     *n = (size_t)len;
     if (!(*out = malloc((size_t)len * sizeof **out)))
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
@@ -495,8 +498,8 @@ static sim_status result_model(const cJSON *root, const char *file, cli_opts *o,
 /* Fills the serve flags the command line left out from a vLLM --save-result file: model_id,
  * num_prompts, request_rate, burstiness, max_concurrency, and the lengths (replayed exactly from
  * --save-detailed's input_lens / output_lens, else the means of total_*_tokens / completed). */
-static sim_status result_workload(const cJSON *root, const char *file, cli_opts *o,
-                                  result_run *rr, sim_err *err)
+static sim_status result_workload(const cJSON *root, const char *file, cli_opts *o, result_run *rr,
+                                  sim_err *err)
 {
     sim_status st = result_model(root, file, o, rr, err);
     if (st || o->trace)
@@ -518,17 +521,16 @@ static sim_status result_workload(const cJSON *root, const char *file, cli_opts 
         if (!present || v == 0.0)
             continue;
         if (fields[i].is_int && v != floor(v))
-            return sim_fail(err, SIM_EINPUT, "%s: field '%s' is %g, expected a whole number",
-                            file, fields[i].field, v);
+            return sim_fail(err, SIM_EINPUT, "%s: field '%s' is %g, expected a whole number", file,
+                            fields[i].field, v);
         if (strcmp(fields[i].flag, "--num-prompts") == 0)
             take_int(o, fields[i].flag, &o->num_prompts, v, file, fields[i].field);
         else if (strcmp(fields[i].flag, "--max-concurrency") == 0)
             take_int(o, fields[i].flag, &o->max_concurrency, v, file, fields[i].field);
         else
-            take_double(o, fields[i].flag, strcmp(fields[i].flag, "--burstiness") == 0
-                                               ? &o->burstiness
-                                               : &o->rate,
-                        v, file, fields[i].field);
+            take_double(o, fields[i].flag,
+                        strcmp(fields[i].flag, "--burstiness") == 0 ? &o->burstiness : &o->rate, v,
+                        file, fields[i].field);
     }
     size_t n = 0;
     if ((st = result_lens(root, file, "input_lens", &rr->in, &n, err)) ||

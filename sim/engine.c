@@ -265,13 +265,10 @@ static int iterate(loop *L)
         if (graph_seqs == 0) /* above the largest captured batch */
             sc.eager = true;
         else if (graph_seqs > (int64_t)n) /* dummy sequences pad the batch to the graph's */
-            L->groups[n_groups++] = (sim_seq_group){.count = graph_seqs - (int64_t)n,
-                                                    .q = 1 + k,
-                                                    .c = 0,
-                                                    .logits = 1 + k};
+            L->groups[n_groups++] = (sim_seq_group){
+                .count = graph_seqs - (int64_t)n, .q = 1 + k, .c = 0, .logits = 1 + k};
     }
-    const sim_step_result *step =
-        sim_step_price_memo(&sc, L->groups, n_groups, &L->memo[sc.eager]);
+    const sim_step_result *step = sim_step_price_memo(&sc, L->groups, n_groups, &L->memo[sc.eager]);
     /* the draft picks each of its steps' launch mode from the configuration as given */
     double draft_ns =
         k > 0 ? sim_spec_draft_ns(L->cfg->spec, &L->cfg->step, L->draft, n_pre,

@@ -71,8 +71,8 @@ static const prof_flag prof_flags[] = {
 /* Every field needs a string in "sources" saying where its value comes from. */
 static sim_status need_source(const cJSON *root, const char *path, const char *field, sim_err *err)
 {
-    const cJSON *src = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(root, "sources"), field);
+    const cJSON *src =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "sources"), field);
     if (!cJSON_IsString(src) || !src->valuestring[0])
         return sim_fail(err, SIM_EINPUT,
                         "%s: field 'sources.%s' is missing, expected a string saying where the "
@@ -116,7 +116,8 @@ static sim_status load_enums(const cJSON *root, const char *path, sim_engprof *p
                       path);
     if (!st)
         snprintf(p->version, sizeof p->version, "%s", version);
-    for (const char *const *f = (const char *const[]){"memory.rule", "scheduler.policy", "scheduler.order", NULL};
+    for (const char *const *f =
+             (const char *const[]){"memory.rule", "scheduler.policy", "scheduler.order", NULL};
          !st && *f; f++)
         st = need_source(root, path, *f, err);
     return st;

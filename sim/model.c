@@ -190,8 +190,8 @@ sim_status sim_model_find_hf_id(const char *dir, const char *id, char *buf, size
 {
     DIR *d = opendir(dir);
     if (!d)
-        return sim_fail(err, SIM_EINPUT, "%s: cannot open the models folder to look up '%s'",
-                        dir, id);
+        return sim_fail(err, SIM_EINPUT, "%s: cannot open the models folder to look up '%s'", dir,
+                        id);
     char **names = NULL;
     size_t n = 0, cap = 0;
     sim_status st = SIM_OK;

@@ -29,8 +29,8 @@
 
 typedef struct sim_prefix_entry {
     uint64_t id;
-    int64_t refs;            /* running requests using it; 0 = evictable, in the LRU list */
-    int32_t prev, next;      /* LRU links (-1 = none) */
+    int64_t refs;       /* running requests using it; 0 = evictable, in the LRU list */
+    int32_t prev, next; /* LRU links (-1 = none) */
 } sim_prefix_entry;
 
 typedef struct sim_prefix {

@@ -229,8 +229,8 @@ static int64_t sglang_room(const sim_sched *s, const sim_req *reqs)
     for (size_t i = 0; i < s->r_len; i++) {
         const sim_req *r = &reqs[s->running[i]];
         int64_t left = r->output - r->generated;
-        reserved += s->ratio * (double)(left < SGLANG_CLIP_NEW_TOKENS ? left
-                                                                       : SGLANG_CLIP_NEW_TOKENS);
+        reserved +=
+            s->ratio * (double)(left < SGLANG_CLIP_NEW_TOKENS ? left : SGLANG_CLIP_NEW_TOKENS);
     }
     int64_t free_tokens = (s->kv.free_blocks + s->kv.evictable) * s->kv.block_size;
     return free_tokens - (int64_t)reserved;

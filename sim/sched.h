@@ -86,8 +86,8 @@ typedef struct sim_req {
     int64_t preemptions;
     const uint64_t *hash; /* prefix-cache ids of the prompt's full hash blocks (may be NULL) */
     int64_t n_hash;
-    int64_t n_ref;  /* leading hash blocks it holds as uses of cache entries */
-    int64_t cached; /* prompt tokens found in the prefix cache when first admitted */
+    int64_t n_ref;          /* leading hash blocks it holds as uses of cache entries */
+    int64_t cached;         /* prompt tokens found in the prefix cache when first admitted */
     int64_t send_ns;        /* when the client sent it (TTFT and E2E count from here) */
     int64_t first_sched_ns; /* start of its first iteration; -1 before */
     int64_t first_token_ns, last_token_ns, finish_ns;
@@ -126,8 +126,8 @@ typedef struct sim_sched {
     double ratio;      /* SGLang's new-token ratio now */
     int64_t *lpm_buf;  /* room for SIM_SCHED_LPM_MAX (request, matched blocks) pairs */
     sim_prefix prefix; /* used when cfg.prefix_block_tokens > 0 */
-    int64_t cached_tokens;     /* prompt tokens the last sim_sched_next took from the cache */
-    int64_t prefix_hit_tokens; /* sum of cached over first admissions */
+    int64_t cached_tokens;       /* prompt tokens the last sim_sched_next took from the cache */
+    int64_t prefix_hit_tokens;   /* sum of cached over first admissions */
     int64_t prefix_query_tokens; /* prompt tokens of first admissions (with prefix caching) */
 } sim_sched;
 

@@ -350,8 +350,8 @@ static sim_status json_int_field(const trace_reader *tr, int64_t lineno, const c
 }
 
 /* Mooncake's hash_ids (optional): whole numbers, one per 512-token block of the prompt. */
-static sim_status hash_ids_field(trace_reader *tr, int64_t lineno, const cJSON *o,
-                                 sim_request *r, sim_workload *w, sim_err *err)
+static sim_status hash_ids_field(trace_reader *tr, int64_t lineno, const cJSON *o, sim_request *r,
+                                 sim_workload *w, sim_err *err)
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "hash_ids");
     if (!a || cJSON_IsNull(a))

@@ -44,7 +44,7 @@ typedef struct sim_request {
 typedef struct sim_workload {
     sim_request *reqs; /* owned; sorted by arrival */
     size_t n;
-    uint64_t *hash_ids;        /* owned; every request's ids, one per hash block of its prompt */
+    uint64_t *hash_ids; /* owned; every request's ids, one per hash block of its prompt */
     size_t n_hash_ids;
     int64_t hash_block_tokens; /* tokens per hash block (Mooncake: 512); 0 = no ids */
     char source[256]; /* "random" or the trace path, for messages */

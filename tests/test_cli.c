@@ -986,8 +986,8 @@ static void test_compare_reads_the_result(void **state)
     }
     *strrchr(file, '}') = '\0';
     size_t n = strlen(file);
-    snprintf(file + n, sizeof file - n, ", \"input_lens\": [%s], \"output_lens\": [%s]}",
-             lens[0], lens[1]);
+    snprintf(file + n, sizeof file - n, ", \"input_lens\": [%s], \"output_lens\": [%s]}", lens[0],
+             lens[1]);
     res = tu_write_tmp(file);
     snprintf(a, sizeof a, "compare --result %s --hw h100-sxm --format json", res);
     run(a);

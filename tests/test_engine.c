@@ -289,11 +289,14 @@ static void test_mooncake_prefix_cache(void **state)
      *   r2 1600 (3 whole blocks), ids 1 2 6 7: 1 2 cached                     2 x 512 = 1024
      *   r3 2048, ids 1 2 3 4: all four cached, but (2048 - 1) / 512 = 3 may be taken   1536
      * hit rate = 4096 / (3 x 2048 + 1600) = 4096 / 7744 = 0.528925... */
-    const char *trace = tu_write_tmp(
-        "{\"timestamp\": 0, \"input_length\": 2048, \"output_length\": 8, \"hash_ids\": [1, 2, 3, 4]}\n"
-        "{\"timestamp\": 10000, \"input_length\": 2048, \"output_length\": 8, \"hash_ids\": [1, 2, 3, 5]}\n"
-        "{\"timestamp\": 20000, \"input_length\": 1600, \"output_length\": 8, \"hash_ids\": [1, 2, 6, 7]}\n"
-        "{\"timestamp\": 30000, \"input_length\": 2048, \"output_length\": 8, \"hash_ids\": [1, 2, 3, 4]}\n");
+    const char *trace = tu_write_tmp("{\"timestamp\": 0, \"input_length\": 2048, "
+                                     "\"output_length\": 8, \"hash_ids\": [1, 2, 3, 4]}\n"
+                                     "{\"timestamp\": 10000, \"input_length\": 2048, "
+                                     "\"output_length\": 8, \"hash_ids\": [1, 2, 3, 5]}\n"
+                                     "{\"timestamp\": 20000, \"input_length\": 1600, "
+                                     "\"output_length\": 8, \"hash_ids\": [1, 2, 6, 7]}\n"
+                                     "{\"timestamp\": 30000, \"input_length\": 2048, "
+                                     "\"output_length\": 8, \"hash_ids\": [1, 2, 3, 4]}\n");
     sim_workload w;
     sim_err err = {{0}};
     assert_int_equal(sim_workload_load_trace(trace, 1.0, 0, &w, &err), SIM_OK);

@@ -272,7 +272,7 @@ static void test_static_batches(void **state)
     step(&w);
     assert_int_equal(w.n, 2);
     assert_int_equal(w.reqs[0].blocks, 13); /* prompt + whole output reserved */
-    step(&w); /* decodes: r0, r1 have 2 tokens */
+    step(&w);                               /* decodes: r0, r1 have 2 tokens */
     assert_int_equal(w.n, 2);
     step(&w); /* both done */
     assert_int_equal(w.reqs[1].phase, SIM_REQ_DONE);
@@ -305,7 +305,7 @@ static void test_prefix_cache_hits_and_evictions(void **state)
         step(&w); /* r0's prompt */
         assert_int_equal(w.s.prefix.evictable_blocks, 0);
         assert_int_equal(w.reqs[0].n_ref, 3); /* its 3 hash blocks are cache entries */
-        step(&w); /* r0's last token: done, its entries evictable */
+        step(&w);                             /* r0's last token: done, its entries evictable */
         assert_int_equal(w.s.kv.evictable, 6);
         assert_int_equal(sim_kvcache_used(&w.s.kv), 0);
         step(&w); /* r1 */

@@ -294,9 +294,10 @@ static void test_mooncake_hash_ids(void **state)
     (void)state;
     sim_workload w;
     sim_err err = {{0}};
-    const char *ok = tu_write_tmp(
-        "{\"timestamp\": 5, \"input_length\": 1100, \"output_length\": 3, \"hash_ids\": [7, 8, 9]}\n"
-        "{\"timestamp\": 1, \"input_length\": 100, \"output_length\": 3}\n");
+    const char *ok =
+        tu_write_tmp("{\"timestamp\": 5, \"input_length\": 1100, \"output_length\": 3, "
+                     "\"hash_ids\": [7, 8, 9]}\n"
+                     "{\"timestamp\": 1, \"input_length\": 100, \"output_length\": 3}\n");
     assert_int_equal(sim_workload_load_trace(ok, 1.0, 0, &w, &err), SIM_OK);
     assert_int_equal(w.hash_block_tokens, 512);
     /* sorted by arrival: the line without ids comes first and shares nothing */
