@@ -319,6 +319,33 @@ static void test_prefix_cache_hits_and_evictions(void **state)
     }
 }
 
+static void test_max_utilization_mixes_whole_prompts(void **state)
+{
+    (void)state;
+    /* budget 15, no chunking, prompts of 10: iteration 1 admits r0 (10; r1 does not fit the 5
+     * left). Iteration 2 under MAX_UTILIZATION decodes r0 (1) and admits r1 whole (10) in the
+     * same iteration; vLLM v0 runs r1's prompt alone in a prefill-only iteration */
+    for (int trt = 0; trt < 2; trt++) {
+        world w;
+        sim_sched_cfg cfg = {.max_num_seqs = 4,
+                             .max_num_batched_tokens = 15,
+                             .policy = trt ? SIM_POLICY_MAX_UTIL : SIM_POLICY_VLLM};
+        setup_cfg(&w, 2, 10, 3, 100, 16, &cfg);
+        step(&w);
+        assert_int_equal(w.n, 1);
+        expect(&w, 0, 0, 10);
+        step(&w);
+        assert_int_equal(w.n, trt ? 2 : 1);
+        if (trt) {
+            expect(&w, 0, 0, 1);
+            expect(&w, 1, 1, 10);
+        } else {
+            expect(&w, 0, 1, 10);
+        }
+        sim_sched_free(&w.s);
+    }
+}
+
 static void test_lpm_orders_by_cached_prefix(void **state)
 {
     (void)state;
@@ -358,6 +385,7 @@ int main(void)
         cmocka_unit_test(test_static_batches),
         cmocka_unit_test(test_prefix_cache_hits_and_evictions),
         cmocka_unit_test(test_lpm_orders_by_cached_prefix),
+        cmocka_unit_test(test_max_utilization_mixes_whole_prompts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
