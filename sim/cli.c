@@ -67,6 +67,8 @@ const cli_opt_def cli_opts_table[] = {
       "engine CPU time per request in the iteration (default: engine; vllm 10)"),
     O("--layer-overhead-us", OPT_NUM, layer_us, 0, 1e6, CMD_ENGINE,
       "engine CPU time per model layer per iteration (eager Python; default: engine, hf 100)"),
+    O("--usd-per-gpu-hour", OPT_NUM, usd_per_gpu_hour, 0.001, SIM_PRICE_MAX_USD_PER_GPU_HOUR,
+      CMD_ENGINE, "price of one GPU-hour in US$ (default: the device file's usd_per_gpu_hour)"),
     O("--async-scheduling", OPT_BOOL, async_sched, 0, 0, CMD_ENGINE,
       "the CPU prepares the next iteration while the GPU runs (default: engine)"),
     O("--no-async-scheduling", OPT_BOOL, no_async_sched, 0, 0, CMD_ENGINE,
@@ -646,6 +648,8 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
     cli_resolve("hw", o->hw, path, sizeof path);
     if ((st = cli_get_hw(cache, path, &L->hw, err)) || (st = load_engine(o, cache, &L->eng, err)))
         return st;
+    L->usd_per_gpu_hour =
+        cli_given(o, "--usd-per-gpu-hour") ? o->usd_per_gpu_hour : L->hw.usd_per_gpu_hour;
     const sim_engprof *e = &L->eng;
     L->step = (sim_step_cfg){.model = &L->model,
                              .hw = &L->hw,
@@ -726,7 +730,8 @@ sim_status cli_run_point(const cli_opts *o, cli_loaded *L, const cli_file_cache 
                          .input_len = o->input_len,
                          .output_len = o->output_len,
                          .mem_util = L->eng.mem_fraction,
-                         .spec = &L->spec};
+                         .spec = &L->spec,
+                         .usd_per_gpu_hour = L->usd_per_gpu_hour};
     if (!st) {
         cfg->step = L->step;
         st = sim_run_check(cfg, err);
@@ -972,6 +977,7 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
     if (!st)
         st = serve_workload(o, cache, seed, e->block_size, &s->own, &s->w, err);
     if (!st) {
+        s->usd_per_gpu_hour = L->usd_per_gpu_hour;
         s->cfg.step = L->step;
         s->cfg.spec = &L->spec;
         s->cfg.sched.spec_tokens = sim_spec_active(&L->spec) ? L->spec.k : 0;
@@ -1012,7 +1018,8 @@ static sim_status cmd_serve(const cli_opts *o, FILE *out, sim_err *err)
                             .request_rate = o->trace ? NAN : o->rate,
                             .engine = L->eng.name,
                             .engine_version = L->eng.version,
-                            .engine_fusions = L->eng.fusions};
+                            .engine_fusions = L->eng.fusions,
+                            .usd_per_gpu_hour = s->usd_per_gpu_hour};
     if (!st && o->save_requests)
         st = sim_report_save_requests(o->save_requests, &rep, err);
     if (!st && (st = sim_report_serve(out, L->fmt, &rep)))

@@ -16,6 +16,7 @@
 #include "engine.h"
 #include "engprof.h"
 #include "metrics.h"
+#include "price.h"
 #include "report.h"
 #include "run.h"
 #include "spec.h"
@@ -42,7 +43,7 @@ typedef enum opt_kind { OPT_STR, OPT_INT, OPT_NUM, OPT_BOOL, OPT_RATE, OPT_LIST 
 typedef struct cli_opts {
     const char *model, *hw, *format, *weight_dtype, *act_dtype, *kv_dtype, *dtype;
     int64_t tp, batch, input_len, output_len;
-    double overlap, util, iter_us, req_us;
+    double overlap, util, iter_us, req_us, usd_per_gpu_hour;
     bool enforce_eager, async_sched, help;
     /* engine profile and its overrides */
     const char *engine, *sched_policy, *order;
@@ -166,6 +167,7 @@ typedef struct cli_loaded {
     sim_model draft; /* --spec-model */
     sim_spec spec;   /* method none without --spec-method */
     sim_engprof eng; /* --engine's profile with the flags that override it applied */
+    double usd_per_gpu_hour; /* --usd-per-gpu-hour, else the device file's; 0 = unknown */
 } cli_loaded;
 
 /* Loads what the commands share; the model is optional for roofline. */
@@ -186,6 +188,7 @@ typedef struct cli_serve_state {
     sim_engine_result res;
     sim_serve_metrics m;
     sim_slo slo;
+    double usd_per_gpu_hour; /* as cli_loaded's */
 } cli_serve_state;
 
 /* A serving run with the workload drawn from `seed`; a --chrome-trace is written alongside. */

@@ -33,7 +33,8 @@ typedef struct sweep_ctx {
     bool jsonl;
     bool has_slo;
     sim_slo slo;
-    int pct; /* SLO percentile: 50, 90 or 99 */
+    int pct;        /* SLO percentile: 50, 90 or 99 */
+    bool min_cost;  /* --objective cost: the best point is the cheapest per output token */
 } sweep_ctx;
 
 /* A point's flags: the command's defaults, then each dimension's value. */
@@ -136,11 +137,22 @@ static void rb_json_str(rowbuf *b, const char *v)
 typedef struct metric_val {
     const char *name;
     bool is_text;
+    bool missing; /* no value (a price the device file lacks): empty in CSV, null in JSON */
     double num;
     const char *text;
 } metric_val;
 
 #define MAX_METRICS 40
+
+/* The price columns of a row. */
+static size_t price_metrics(bool known, const sim_price *p, metric_val *m)
+{
+    m[0] = (metric_val){.name = "usd_per_hour", .num = p->usd_per_hour, .missing = !known};
+    m[1] = (metric_val){.name = "usd_per_million_output_tokens",
+                        .num = p->usd_per_million_output_tokens,
+                        .missing = !known};
+    return 2;
+}
 
 static size_t run_metrics(const sim_run_cfg *cfg, const sim_run_result *r, metric_val *m)
 {
@@ -160,6 +172,8 @@ static size_t run_metrics(const sim_run_cfg *cfg, const sim_run_result *r, metri
     NUM("hbm_bytes_per_gpu", r->mem.need_bytes);
     NUM("max_batch", (double)r->mem.max_batch);
     NUM("spec_speedup", r->spec_speedup);
+    sim_price p;
+    n += price_metrics(sim_report_run_price(cfg, r, &p), &p, m + n);
     return n;
 }
 
@@ -192,6 +206,9 @@ static size_t serve_metrics(const cli_serve_state *s, metric_val *m)
     NUM("mean_batch_size", x->mean_batch_size);
     NUM("kv_cache_peak_usage", x->kv_cache_peak_usage);
     NUM("spec_acceptance_length", x->spec_acceptance_length);
+    sim_price p;
+    sim_serve_report rep = {.cfg = &s->cfg, .m = x, .usd_per_gpu_hour = s->usd_per_gpu_hour};
+    n += price_metrics(sim_report_serve_price(&rep, &p), &p, m + n);
 #undef NUM
 #undef TXT
     return n;
@@ -229,7 +246,9 @@ static void row_text(const sweep_ctx *c, size_t point, const metric_val *m, size
         }
         for (size_t k = 0; k < nm && !error; k++) {
             rb_add(b, ",\"%s\":", m[k].name);
-            if (m[k].is_text)
+            if (m[k].missing)
+                rb_add(b, "null");
+            else if (m[k].is_text)
                 rb_json_str(b, m[k].text);
             else
                 rb_add(b, "%.10g", isfinite(m[k].num) ? m[k].num : 0.0);
@@ -252,7 +271,7 @@ static void row_text(const sweep_ctx *c, size_t point, const metric_val *m, size
         rb_csv(b, vals[d]);
     }
     for (size_t k = 0; k < nm; k++) {
-        if (error)
+        if (error || m[k].missing)
             rb_add(b, ",");
         else if (m[k].is_text)
             rb_add(b, ",%s", m[k].text);
@@ -306,6 +325,9 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
             tpot = r->tpot_ns / 1e6;
             e2el = r->e2e_ns / 1e6;
             row->tput_per_gpu = r->output_throughput / cfg.step.tp;
+            sim_price p;
+            if (sim_report_run_price(&cfg, r, &p))
+                row->usd_per_million_output_tokens = p.usd_per_million_output_tokens;
         }
         free(r);
     } else if (!st) {
@@ -320,12 +342,21 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
             tpot = at_pct(&s->m.dist[SIM_M_TPOT], c->pct);
             e2el = at_pct(&s->m.dist[SIM_M_E2EL], c->pct);
             row->tput_per_gpu = s->m.output_throughput / s->cfg.step.tp;
+            sim_price p;
+            sim_serve_report rep = {
+                .cfg = &s->cfg, .m = &s->m, .usd_per_gpu_hour = s->usd_per_gpu_hour};
+            if (sim_report_serve_price(&rep, &p))
+                row->usd_per_million_output_tokens = p.usd_per_million_output_tokens;
         }
         if (s)
             cli_serve_state_free(s);
         free(s);
     }
     free(L);
+    if (!st && c->min_cost && row->usd_per_million_output_tokens <= 0.0)
+        st = sim_fail(&err, SIM_EINPUT,
+                      "--objective cost: no price for this point's device (its file has no "
+                      "usd_per_gpu_hour); give --usd-per-gpu-hour");
     row->ok = st == SIM_OK;
     row->tpot_ms = tpot;
     row->meets_slo = row->ok && c->has_slo && meets_slo(c, ttft, tpot, e2el);
@@ -373,7 +404,7 @@ static sim_status sweep_prepare(sweep_ctx *c, size_t n, sim_err *err)
 
 /* Sweep-level flags, apart from the command's. */
 typedef struct sweep_opts {
-    const char *out, *slo, *shard, *grid;
+    const char *out, *slo, *shard, *grid, *objective;
     int64_t threads, pct;
     unsigned seen; /* bit i: sweep_flags[i] was given */
 } sweep_opts;
@@ -389,6 +420,7 @@ static const cli_opt_def sweep_flags[] = {
     SO("--grid", OPT_STR, grid, 0, 0, "expected a grid JSON file"),
     SO("--threads", OPT_INT, threads, 1, 1024, "threads"),
     SO("--slo-percentile", OPT_INT, pct, 50, 99, "50, 90 or 99"),
+    SO("--objective", OPT_STR, objective, 0, 0, "throughput or cost"),
 };
 #undef SO
 enum { N_SWEEP_FLAGS = sizeof sweep_flags / sizeof sweep_flags[0] };
@@ -682,7 +714,20 @@ static void sweep_summary(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows
         fprintf(f, ", %zu meet the SLO (p%d)", meet, c->pct);
     fputc('\n', f);
     char label[1024];
-    if (c->has_slo) {
+    if (c->min_cost) {
+        const char *what = c->has_slo ? "cheapest under the SLO" : "cheapest";
+        size_t b = sim_sweep_cheapest(rows, n, c->has_slo);
+        if (b < n) {
+            point_label(c->g, rows[b].point, label, sizeof label);
+            fprintf(f,
+                    "%s: point %zu (%s): $%.4f per million output tokens, %.1f output tok/s "
+                    "per GPU, TPOT %.2f ms\n",
+                    what, rows[b].point, label, rows[b].usd_per_million_output_tokens,
+                    rows[b].tput_per_gpu, rows[b].tpot_ms);
+        } else {
+            fprintf(f, "%s: none%s\n", what, c->has_slo ? " meets it" : "");
+        }
+    } else if (c->has_slo) {
         size_t b = sim_sweep_best(rows, n);
         if (b < n) {
             point_label(c->g, rows[b].point, label, sizeof label);
@@ -779,6 +824,12 @@ sim_status cli_cmd_sweep(int argc, char **argv, FILE *out, FILE *errf, sim_err *
             st = sim_fail(err, SIM_EINPUT, "--slo: '%s', expected ttft:MS,tpot:MS[,e2el:MS]",
                           so.slo);
         c.has_slo = !st;
+    }
+    if (!st && so.objective) {
+        c.min_cost = strcmp(so.objective, "cost") == 0;
+        if (!c.min_cost && strcmp(so.objective, "throughput") != 0)
+            st = sim_fail(err, SIM_EINPUT, "--objective: value '%s', expected throughput or cost",
+                          so.objective);
     }
     c.g = &g;
     c.pct = (int)so.pct;

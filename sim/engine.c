@@ -117,33 +117,27 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
 void sim_engine_result_free(sim_engine_result *r)
 {
     free(r->reqs);
-    free(r->itl_ns);
     r->reqs = NULL;
-    r->itl_ns = NULL;
+    sim_hist_free(&r->itl);
 }
 
-/* Output tokens per 1-second bucket, grown on demand. */
-typedef struct buckets {
-    int64_t *count;
-    size_t len;
-} buckets;
+/* Output tokens of the current 1-second window [k, k+1) s and the most any window saw. Time only
+ * moves forward, so one open window is all there is: O(1) memory whatever the span (two requests
+ * 1e8 s apart do not allocate 1e8 windows). */
+typedef struct window {
+    int64_t k, tokens, peak;
+} window;
 
-static int bucket_add(buckets *b, int64_t t_ns, int64_t tokens)
+static void window_add(window *w, int64_t t_ns, int64_t tokens)
 {
-    size_t k = (size_t)(t_ns / NS_PER_S);
-    if (k >= b->len) {
-        size_t len = b->len ? b->len : 64;
-        while (len <= k)
-            len *= 2;
-        int64_t *c = realloc(b->count, len * sizeof *c);
-        if (!c)
-            return 0;
-        memset(c + b->len, 0, (len - b->len) * sizeof *c);
-        b->count = c;
-        b->len = len;
+    int64_t k = t_ns / NS_PER_S;
+    if (k != w->k) {
+        w->k = k;
+        w->tokens = 0;
     }
-    b->count[k] += tokens;
-    return 1;
+    w->tokens += tokens;
+    if (w->tokens > w->peak)
+        w->peak = w->tokens;
 }
 
 /* Where a request's timeline stands, for the observer's events: queued (not yet or again, after
@@ -155,19 +149,19 @@ typedef struct loop {
     const sim_workload *w;
     sim_engine_result *res;
     sim_sched sched;
-    size_t *itl_offset;     /* where each request's gaps start in res->itl_ns */
     sim_sched_entry *batch; /* room for max_num_seqs */
     sim_seq_group *groups;  /* the target's step */
     sim_seq_group *draft;   /* the draft's: prefill chunks, then verifying sequences */
     sim_seq_group *scratch;
-    size_t *itl_count;     /* gaps recorded per request */
     unsigned char *tl;     /* per request, a tl_phase: where its timeline events stand */
     sim_rng rng;           /* acceptance draws */
     sim_step_memo memo[2]; /* by launch mode: graph, eager */
     sim_spec_memo draft_memo;
-    buckets tokens;
+    window tokens;
     int64_t now;
-    size_t next; /* next request to send */
+    int64_t dt;        /* the current iteration's duration */
+    int64_t same_gaps; /* its sequences whose gap equals dt (they streamed in the one before) */
+    size_t next;       /* next request to send */
     int64_t inflight;
     int64_t free_since; /* when a concurrency slot last became free */
     size_t done;
@@ -199,14 +193,17 @@ static void send_arrivals(loop *L)
     }
 }
 
-/* `ntok` tokens of request id came out at `now`, streamed as one chunk. */
-static void emit_tokens(loop *L, int64_t id, int64_t ntok)
+/* `ntok` tokens of request id came out at `now`, streamed as one chunk. Returns 0 when out of
+ * memory. */
+static int emit_tokens(loop *L, int64_t id, int64_t ntok)
 {
     sim_req *r = &L->res->reqs[id];
     if (r->generated == 0)
         r->first_token_ns = L->now;
-    else
-        L->res->itl_ns[L->itl_offset[id] + L->itl_count[id]++] = L->now - r->last_token_ns;
+    else if (L->now - r->last_token_ns == L->dt)
+        L->same_gaps++; /* counted, added as one run by record_iteration */
+    else if (!sim_hist_add(&L->res->itl, L->now - r->last_token_ns, 1))
+        return 0;
     r->generated += ntok;
     r->last_token_ns = L->now;
     if (r->generated == r->output) {
@@ -218,6 +215,21 @@ static void emit_tokens(loop *L, int64_t id, int64_t ntok)
             L->free_since = L->now;
         L->inflight--;
     }
+    return 1;
+}
+
+/* What an iteration adds to the run's totals once its tokens are out: the place for any
+ * per-iteration statistic. Returns 0 when out of memory. */
+static int record_iteration(loop *L, int64_t n_seqs, double draft_ns, int64_t produced)
+{
+    L->res->busy_ns += (double)L->dt;
+    L->res->draft_ns += draft_ns;
+    L->res->iterations++;
+    L->res->scheduled_seqs += n_seqs;
+    window_add(&L->tokens, L->now, produced);
+    int ok = sim_hist_add(&L->res->itl, L->dt, L->same_gaps);
+    L->same_gaps = 0;
+    return ok;
 }
 
 /* Runs one iteration: schedule, price, advance time, apply. Returns 0 if nothing could run. */
@@ -296,11 +308,9 @@ static int iterate(loop *L)
         obs->iteration(obs->ctx, &it);
     }
     L->now += dt;
-    L->res->busy_ns += (double)dt;
-    L->res->draft_ns += draft_ns;
-    L->res->iterations++;
-    L->res->scheduled_seqs += (int64_t)n;
+    L->dt = dt;
     int64_t produced = 0;
+    int ok = 1;
     for (size_t i = 0; i < n; i++) {
         int64_t id = L->batch[i].req;
         sim_req *r = &reqs[id];
@@ -331,12 +341,13 @@ static int iterate(loop *L)
                 notify(L, id, SIM_EV_DECODING, L->now);
         }
         if (ntok > 0) {
-            emit_tokens(L, id, ntok);
+            ok &= emit_tokens(L, id, ntok);
             produced += ntok;
         }
     }
     sim_sched_compact(&L->sched, reqs);
-    return bucket_add(&L->tokens, L->now, produced) ? 1 : -1;
+    ok &= record_iteration(L, (int64_t)n, draft_ns, produced);
+    return ok ? 1 : -1;
 }
 
 static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *w,
@@ -350,7 +361,6 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
     size_t n = w->n;
     out->n = n;
     out->reqs = calloc(n, sizeof *out->reqs);
-    L->itl_offset = malloc(n * sizeof *L->itl_offset);
     size_t m = (size_t)cfg->sched.max_num_seqs;
     if (m > n)
         m = n;
@@ -358,13 +368,10 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
     L->groups = malloc((m + 1) * sizeof *L->groups); /* + CUDA-graph padding */
     L->draft = malloc(m * sizeof *L->draft);
     L->scratch = malloc(m * sizeof *L->scratch);
-    L->itl_count = calloc(n, sizeof *L->itl_count);
     L->tl = calloc(n, sizeof *L->tl);
     sim_rng_seed(&L->rng, cfg->seed);
-    if (!out->reqs || !L->itl_offset || !L->batch || !L->groups || !L->draft || !L->scratch ||
-        !L->itl_count || !L->tl)
+    if (!out->reqs || !L->batch || !L->groups || !L->draft || !L->scratch || !L->tl)
         return sim_fail(err, SIM_EINTERNAL, "out of memory for %zu requests", n);
-    size_t gaps = 0;
     for (size_t i = 0; i < n; i++) {
         sim_req *r = &out->reqs[i];
         r->input = w->reqs[i].input_tokens;
@@ -376,13 +383,7 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
             r->hash = w->hash_ids + w->reqs[i].hash_off;
             r->n_hash = w->reqs[i].n_hash < full ? w->reqs[i].n_hash : full;
         }
-        L->itl_offset[i] = gaps;
-        gaps += (size_t)(r->output - 1);
     }
-    out->n_itl = gaps;
-    out->itl_ns = malloc((gaps ? gaps : 1) * sizeof *out->itl_ns);
-    if (!out->itl_ns)
-        return sim_fail(err, SIM_EINTERNAL, "out of memory for %zu inter-token gaps", gaps);
     sim_kvcache kv;
     sim_kvcache_init(&kv, sim_engine_kv_blocks(cfg), cfg->block_size);
     sim_sched_cfg sc = cfg->sched;
@@ -399,14 +400,11 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
 static void teardown(loop *L)
 {
     sim_sched_free(&L->sched);
-    free(L->itl_offset);
     free(L->batch);
     free(L->groups);
     free(L->draft);
     free(L->scratch);
-    free(L->itl_count);
     free(L->tl);
-    free(L->tokens.count);
 }
 
 sim_status sim_engine_run(const sim_engine_cfg *cfg, const sim_workload *w, sim_engine_result *out,
@@ -436,21 +434,15 @@ sim_status sim_engine_run(const sim_engine_cfg *cfg, const sim_workload *w, sim_
                           "requests (a bug: every request was checked to fit)",
                           (long long)L.now, L.sched.w_len, L.sched.r_len);
     }
+    if (!st && !sim_hist_finish(&out->itl))
+        st = sim_fail(err, SIM_EINTERNAL, "out of memory sorting the inter-token gaps");
     if (!st) {
-        /* chunks of several tokens leave fewer gaps than tokens: close the holes */
-        size_t m = 0;
-        for (size_t i = 0; i < w->n; i++)
-            for (size_t g = 0; g < L.itl_count[i]; g++)
-                out->itl_ns[m++] = out->itl_ns[L.itl_offset[i] + g];
-        out->n_itl = m;
         out->duration_ns = L.now;
         out->preemptions = L.sched.preemptions;
         out->kv_peak_blocks = L.sched.kv.peak_used;
         out->prefix_hit_tokens = L.sched.prefix_hit_tokens;
         out->prefix_query_tokens = L.sched.prefix_query_tokens;
-        for (size_t k = 0; k < L.tokens.len; k++)
-            if ((double)L.tokens.count[k] > out->peak_output_tps)
-                out->peak_output_tps = (double)L.tokens.count[k];
+        out->peak_output_tps = (double)L.tokens.peak;
     }
     teardown(&L);
     if (st)

@@ -15,7 +15,11 @@
  * graphs (unless the step configuration says eager), padded to the next captured batch size and
  * eager above the largest (sim_step_graph_seqs): the padding's dummy sequences are priced as
  * sequences of one token over an empty context. Per iteration the work is
- * O(operators + requests scheduled).
+ * O(operators + requests scheduled). Memory is O(requests + distinct inter-token gaps), nothing per
+ * token: a sequence that streamed in the previous iteration sees a gap equal to this iteration's
+ * duration, so an iteration adds one (duration, count) run to the ITL histogram (gaps spanning
+ * several iterations, after a preemption or a skipped turn, are added one by one), and the
+ * busiest 1-second window of output is tracked as time advances.
  *
  * With speculative decoding, an iteration costs the draft's proposals plus the target's verify
  * step; each verifying sequence draws how many drafts are accepted (a in 0..K, from the spec's
@@ -27,6 +31,7 @@
 
 #include <stdint.h>
 
+#include "hist.h"
 #include "sched.h"
 #include "spec.h"
 #include "step.h"
@@ -78,8 +83,9 @@ typedef struct sim_engine_cfg {
 typedef struct sim_engine_result {
     sim_req *reqs; /* per request, in workload order (owned) */
     size_t n;
-    int64_t *itl_ns; /* every gap between successive streamed chunks (owned) */
-    size_t n_itl;
+    /* every gap between successive streamed chunks, as (value, count) runs (owned, finished):
+     * an iteration adds one run for all its sequences */
+    sim_hist itl;
     int64_t duration_ns; /* from t = 0 to the last token */
     int64_t iterations;
     int64_t scheduled_seqs; /* sum over iterations of the requests in them */

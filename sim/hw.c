@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "jsonf.h"
+#include "price.h"
 
 #define GIB 1073741824.0
 
@@ -101,7 +102,9 @@ sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err)
         !(st = sim_jsonf_int(root, path, "compute_units", 1, 100000, &units, err)) &&
         !(st = sim_jsonf_int(root, path, "gemm_wave_tile", 1, 4096, &wave, err)) &&
         !(st = sim_jsonf_num_opt(root, path, "efficiency.gemm_k_half", 0.0, 1e6, 0.0,
-                                 &hw->gemm_k_half, err))) {
+                                 &hw->gemm_k_half, err)) &&
+        !(st = sim_jsonf_num_opt(root, path, "usd_per_gpu_hour", 0.001,
+                                 SIM_PRICE_MAX_USD_PER_GPU_HOUR, 0.0, &hw->usd_per_gpu_hour, err))) {
         snprintf(hw->name, sizeof hw->name, "%s", name ? name : path);
         snprintf(hw->path, sizeof hw->path, "%s", path);
         hw->devices_per_node = (int)per_node;

@@ -35,6 +35,8 @@
  *   efficiency.attention_memory  fraction of hbm bandwidth reached by attention reading a paged KV
  *                                cache (scattered blocks: below a streaming copy)
  *   efficiency.network           fraction of link bandwidth reached by collectives
+ *   usd_per_gpu_hour             (optional) on-demand cloud price of one GPU for one hour, US$
+ *                                (absent: the cost outputs say the price is unknown)
  *   sources.FIELD                (optional, but every shipped file has one per field) where a
  *                                number comes from
  */
@@ -71,6 +73,7 @@ typedef struct sim_hw {
     double eff_memory;               /* of hbm_bytes_per_s */
     double eff_attn_memory;          /* of hbm_bytes_per_s, attention over paged KV */
     double eff_network;              /* of the link bandwidth */
+    double usd_per_gpu_hour;         /* on-demand price of one GPU-hour; 0 = unknown */
 } sim_hw;
 
 /* Loads and validates a device file. On error *hw is unspecified and err names file and field. */

@@ -108,44 +108,95 @@ sim_dist sim_metrics_dist(double *ns, size_t n)
     return d;
 }
 
-sim_status sim_metrics_compute(sim_engine_result *res, const sim_slo *slo, sim_serve_metrics *out)
+sim_dist sim_metrics_hist_dist(const sim_hist *h)
+{
+    sim_dist d = {0};
+    d.n = (size_t)h->n;
+    if (h->n == 0)
+        return d;
+    double mean, std;
+    sim_hist_moments(h, &mean, &std);
+    d.mean = mean / 1e6;
+    d.std = std / 1e6;
+    d.median = sim_hist_percentile(h, 50.0) / 1e6;
+    d.p90 = sim_hist_percentile(h, 90.0) / 1e6;
+    d.p99 = sim_hist_percentile(h, 99.0) / 1e6;
+    return d;
+}
+
+/* TTFT, TPOT and E2EL of a request in ns (TPOT 0 for a one-token output). */
+static void req_latencies(const sim_req *r, double v[SIM_M_COUNT])
+{
+    v[SIM_M_TTFT] = (double)(r->first_token_ns - r->send_ns);
+    v[SIM_M_E2EL] = (double)(r->finish_ns - r->send_ns);
+    v[SIM_M_TPOT] = r->output > 1 ? (v[SIM_M_E2EL] - v[SIM_M_TTFT]) / (double)(r->output - 1) : 0.0;
+    v[SIM_M_ITL] = 0.0;
+}
+
+/* The samples of a per-request metric (not ITL) into v, in request order; returns how many (TPOT
+ * only for outputs of more than one token). */
+static size_t gather(const sim_engine_result *res, sim_metric m, double *v)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < res->n; i++) {
+        double lat[SIM_M_COUNT];
+        req_latencies(&res->reqs[i], lat);
+        if (m != SIM_M_TPOT || res->reqs[i].output > 1)
+            v[len++] = lat[m];
+    }
+    return len;
+}
+
+sim_status sim_metrics_percentiles(const sim_engine_result *res, sim_metric m, const double *p,
+                                   size_t np, double *out_ms)
+{
+    if (m == SIM_M_ITL) {
+        for (size_t j = 0; j < np; j++)
+            out_ms[j] = res->itl.n > 0 ? sim_hist_percentile(&res->itl, p[j]) / 1e6 : 0.0;
+        return SIM_OK;
+    }
+    double *v = malloc((res->n ? res->n : 1) * sizeof *v);
+    if (!v)
+        return SIM_EINTERNAL;
+    size_t len = gather(res, m, v);
+    for (size_t j = 0; j < np; j++)
+        out_ms[j] = len > 0 ? sim_metrics_percentile(v, len, p[j]) / 1e6 : 0.0;
+    free(v);
+    return SIM_OK;
+}
+
+sim_status sim_metrics_compute(const sim_engine_result *res, const sim_slo *slo,
+                               sim_serve_metrics *out)
 {
     memset(out, 0, sizeof *out);
     size_t n = res->n;
-    double *itl = malloc((res->n_itl ? res->n_itl : 1) * sizeof *itl);
-    double *ttft = malloc((n ? n : 1) * sizeof *ttft);
-    double *tpot = malloc((n ? n : 1) * sizeof *tpot);
-    double *e2el = malloc((n ? n : 1) * sizeof *e2el);
-    if (!itl || !ttft || !tpot || !e2el) {
-        free(itl);
-        free(ttft);
-        free(tpot);
-        free(e2el);
+    /* one scratch for the per-request samples of each metric in turn, in request order (the
+     * order their sums were always taken in); ITL comes from the engine's runs, uncopied */
+    double *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v)
         return SIM_EINTERNAL;
-    }
-    size_t n_tpot = 0, good = 0;
+    size_t good = 0;
     bool any_slo = false;
     for (int m = 0; m < SIM_M_COUNT; m++)
         any_slo |= slo && slo->ms[m] > 0.0;
     for (size_t i = 0; i < n; i++) {
         const sim_req *r = &res->reqs[i];
-        ttft[i] = (double)(r->first_token_ns - r->send_ns);
-        e2el[i] = (double)(r->finish_ns - r->send_ns);
-        double t = 0.0;
-        if (r->output > 1)
-            tpot[n_tpot++] = t = (e2el[i] - ttft[i]) / (double)(r->output - 1);
         out->total_input_tokens += r->input;
         out->total_output_tokens += r->output;
         if (any_slo) {
+            double lat[SIM_M_COUNT];
+            req_latencies(r, lat);
             bool ok = true;
-            const double v[SIM_M_COUNT] = {
-                [SIM_M_TTFT] = ttft[i], [SIM_M_TPOT] = t, [SIM_M_E2EL] = e2el[i]};
             for (int m = 0; m < SIM_M_COUNT; m++)
-                if (m != SIM_M_ITL && slo->ms[m] > 0.0 && v[m] > slo->ms[m] * 1e6)
+                if (m != SIM_M_ITL && slo->ms[m] > 0.0 && lat[m] > slo->ms[m] * 1e6)
                     ok = false;
             good += ok;
         }
     }
+    static const sim_metric per_req[3] = {SIM_M_TTFT, SIM_M_TPOT, SIM_M_E2EL};
+    for (int k = 0; k < 3; k++)
+        out->dist[per_req[k]] = sim_metrics_dist(v, gather(res, per_req[k], v));
+    free(v);
     out->completed = n;
     out->duration_s = (double)res->duration_ns / 1e9;
     double dur = out->duration_s > 0.0 ? out->duration_s : 1e-9;
@@ -155,12 +206,7 @@ sim_status sim_metrics_compute(sim_engine_result *res, const sim_slo *slo, sim_s
         (double)(out->total_input_tokens + out->total_output_tokens) / dur;
     out->has_goodput = any_slo;
     out->request_goodput = (double)good / dur;
-    out->dist[SIM_M_TTFT] = sim_metrics_dist(ttft, n);
-    out->dist[SIM_M_TPOT] = sim_metrics_dist(tpot, n_tpot);
-    out->dist[SIM_M_E2EL] = sim_metrics_dist(e2el, n);
-    for (size_t i = 0; i < res->n_itl; i++)
-        itl[i] = (double)res->itl_ns[i];
-    out->dist[SIM_M_ITL] = sim_metrics_dist(itl, res->n_itl);
+    out->dist[SIM_M_ITL] = sim_metrics_hist_dist(&res->itl);
     out->preemptions = res->preemptions;
     out->iterations = res->iterations;
     out->mean_batch_size =
@@ -173,10 +219,6 @@ sim_status sim_metrics_compute(sim_engine_result *res, const sim_slo *slo, sim_s
         out->has_spec ? (double)res->spec_tokens / (double)res->spec_verifies : 0.0;
     out->spec_draft_time_fraction = res->busy_ns > 0.0 ? res->draft_ns / res->busy_ns : 0.0;
     out->peak_output_throughput = res->peak_output_tps;
-    free(itl);
-    free(ttft);
-    free(tpot);
-    free(e2el);
     return SIM_OK;
 }
 

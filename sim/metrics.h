@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "engine.h"
+#include "hist.h"
 
 typedef struct sim_dist {
     double mean, median, std, p90, p99; /* milliseconds */
@@ -56,11 +57,24 @@ typedef struct sim_serve_metrics {
  * percentile). n = 0 gives zeros. */
 sim_dist sim_metrics_dist(double *ns, size_t n);
 
+/* The same summary of a finished histogram of nanoseconds (exact integer moments, see hist.h). */
+sim_dist sim_metrics_hist_dist(const sim_hist *h);
+
 /* The linearly interpolated p-th percentile (0..100) of n > 0 values; reorders them. */
 double sim_metrics_percentile(double *v, size_t n, double p);
 
-/* Aggregates an engine result. Returns SIM_EINTERNAL when out of memory. */
-sim_status sim_metrics_compute(sim_engine_result *res, const sim_slo *slo, sim_serve_metrics *out);
+/* Aggregates an engine result: ITL from its runs as they are, TTFT, TPOT and E2EL through one
+ * scratch array of the requests' samples (8 bytes a request), each metric in turn. Returns
+ * SIM_EINTERNAL when out of memory. */
+sim_status sim_metrics_compute(const sim_engine_result *res, const sim_slo *slo,
+                               sim_serve_metrics *out);
+
+/* The p[j]-th percentiles (each 0..100, any order) of metric m over a result, in ms, with the
+ * same interpolation as sim_serve_metrics' median, p90 and p99 (0 when there is no sample): ITL
+ * from the result's runs, the others through one scratch array. Returns SIM_EINTERNAL when out
+ * of memory. */
+sim_status sim_metrics_percentiles(const sim_engine_result *res, sim_metric m, const double *p,
+                                   size_t np, double *out_ms);
 
 /* Parses "ttft:300,tpot:50" (also space-separated pairs joined by the caller) into slo. */
 sim_status sim_slo_parse(const char *s, sim_slo *slo, sim_err *err);

@@ -102,6 +102,70 @@ static void ops_json(cJSON *arr, const char *phase, const sim_step_result *s, co
     }
 }
 
+bool sim_report_run_price(const sim_run_cfg *cfg, const sim_run_result *r, sim_price *out)
+{
+    double e2e_s = r->e2e_ns / 1e9;
+    double total_tokens = (double)cfg->batch * (double)(cfg->input_len + cfg->output_len);
+    return sim_price_compute(cfg->step.tp, cfg->usd_per_gpu_hour, r->output_throughput,
+                             ratio(total_tokens, e2e_s), out);
+}
+
+bool sim_report_serve_price(const sim_serve_report *r, sim_price *out)
+{
+    return sim_price_compute(r->cfg->step.tp, r->usd_per_gpu_hour, r->m->output_throughput,
+                             r->m->total_token_throughput, out);
+}
+
+/* gpus, and the price keys: numbers when the price is known, null when it is not. */
+static void price_json(cJSON *o, const sim_price *p, bool known)
+{
+    static const struct {
+        const char *key;
+        size_t offset;
+    } keys[] = {
+        {"usd_per_gpu_hour", offsetof(sim_price, usd_per_gpu_hour)},
+        {"usd_per_hour", offsetof(sim_price, usd_per_hour)},
+        {"usd_per_million_output_tokens", offsetof(sim_price, usd_per_million_output_tokens)},
+        {"usd_per_million_total_tokens", offsetof(sim_price, usd_per_million_total_tokens)},
+    };
+    add_num(o, "gpus", (double)p->gpus);
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        if (known)
+            add_num(o, keys[i].key, *(const double *)((const char *)p + keys[i].offset));
+        else
+            cJSON_AddNullToObject(o, keys[i].key);
+    }
+}
+
+static void price_table(FILE *f, const sim_price *p, bool known)
+{
+    if (!known) {
+        fprintf(f, "%-34s %12s\n", "Cost:", "unknown");
+        fprintf(f, "  the device file has no usd_per_gpu_hour; give --usd-per-gpu-hour\n");
+        return;
+    }
+    fprintf(f, "%-34s %12.2f\n", "Cost (US$/hour):", p->usd_per_hour);
+    fprintf(f, "  %lld GPU%s at $%.2f per GPU-hour; $%.4f per million output tokens, $%.4f per "
+               "million total tokens\n",
+            (long long)p->gpus, p->gpus == 1 ? "" : "s", p->usd_per_gpu_hour,
+            p->usd_per_million_output_tokens,
+            p->usd_per_million_total_tokens);
+}
+
+/* The CSV price columns (after a comma): empty when the price is unknown. */
+static const char price_csv_header[] =
+    "gpus,usd_per_hour,usd_per_million_output_tokens,usd_per_million_total_tokens";
+
+static void price_csv(FILE *f, const sim_price *p, bool known)
+{
+    fprintf(f, "%lld", (long long)p->gpus);
+    if (known)
+        fprintf(f, ",%.6f,%.6f,%.6f", p->usd_per_hour, p->usd_per_million_output_tokens,
+                p->usd_per_million_total_tokens);
+    else
+        fprintf(f, ",,,");
+}
+
 static sim_status print_json(FILE *f, cJSON *root)
 {
     char *txt = cJSON_Print(root);
@@ -135,6 +199,9 @@ static sim_status run_json(FILE *f, const sim_run_cfg *cfg, const sim_run_result
     add_num(o, "tpot_ms", r->tpot_ns / 1e6);
     add_num(o, "e2e_ms", r->e2e_ns / 1e6);
     add_num(o, "output_throughput", r->output_throughput);
+    sim_price price;
+    bool known = sim_report_run_price(cfg, r, &price);
+    price_json(o, &price, known);
     cJSON_AddItemToObject(o, "prefill", step_json(&r->prefill));
     cJSON *dec = step_json(&r->decode);
     add_num(dec, "steps", (double)r->decode_steps);
@@ -216,6 +283,9 @@ static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_resul
             r->mem.weight_bytes / 1e9, r->mem.kv_bytes / 1e9, r->mem.workspace_bytes / 1e9,
             r->mem.reserved_bytes / 1e9, r->mem.capacity_bytes / 1e9);
     fprintf(f, "%-34s %12lld\n", "Largest batch that fits:", (long long)r->mem.max_batch);
+    sim_price price;
+    bool known = sim_report_run_price(cfg, r, &price);
+    price_table(f, &price, known);
     bool spec = sim_spec_active(cfg->spec);
     if (spec) {
         fprintf(f,
@@ -245,12 +315,13 @@ static sim_status run_csv(FILE *f, const sim_run_cfg *cfg, const sim_run_result 
                "overlap_comm,ttft_ms,tpot_ms,e2e_ms,output_throughput,prefill_bound,"
                "decode_bound,prefill_t_lower_ms,prefill_t_upper_ms,decode_t_lower_ms,"
                "decode_t_upper_ms,weight_bytes_per_gpu,kv_bytes_per_gpu,hbm_bytes_per_gpu,"
-               "fits,max_batch\n");
+               "fits,max_batch,%s\n",
+            price_csv_header);
     csv_text(f, s->model->name);
     csv_text(f, s->hw->name);
     fprintf(f,
             "%d,%lld,%lld,%lld,%s,%s,%s,%g,%.6f,%.6f,%.6f,%.3f,%s,%s,%.6f,%.6f,"
-            "%.6f,%.6f,%.0f,%.0f,%.0f,%s,%lld\n",
+            "%.6f,%.6f,%.0f,%.0f,%.0f,%s,%lld,",
             s->tp, (long long)cfg->batch, (long long)cfg->input_len, (long long)cfg->output_len,
             sim_dtype_name(s->prec.weight), sim_dtype_name(s->prec.act), sim_dtype_name(s->prec.kv),
             s->overlap, r->ttft_ns / 1e6, r->tpot_ns / 1e6, r->e2e_ns / 1e6, r->output_throughput,
@@ -259,6 +330,9 @@ static sim_status run_csv(FILE *f, const sim_run_cfg *cfg, const sim_run_result 
             r->prefill.t_upper_ns / 1e6, r->decode.t_lower_ns / 1e6, r->decode.t_upper_ns / 1e6,
             r->mem.weight_bytes, r->mem.kv_bytes, r->mem.need_bytes, r->mem.fits ? "true" : "false",
             (long long)r->mem.max_batch);
+    sim_price price;
+    price_csv(f, &price, sim_report_run_price(cfg, r, &price));
+    fputc('\n', f);
     return ferror(f) ? SIM_EINTERNAL : SIM_OK;
 }
 
@@ -384,6 +458,10 @@ static void row_int(FILE *f, const char *label, long long v)
 {
     fprintf(f, "%-40s %-10lld\n", label, v);
 }
+static void row_txt(FILE *f, const char *label, const char *v)
+{
+    fprintf(f, "%-40s %s\n", label, v);
+}
 
 static const char *const metric_titles[SIM_M_COUNT] = {
     [SIM_M_TTFT] = "Time to First Token",
@@ -418,6 +496,16 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
     row_num(f, "Peak output token throughput (tok/s):", m->peak_output_throughput);
     row_int(f, "Peak concurrent requests:", (long long)m->peak_concurrency);
     row_num(f, "Total token throughput (tok/s):", m->total_token_throughput);
+    sim_price price;
+    bool known = sim_report_serve_price(r, &price);
+    row_int(f, "GPUs:", (long long)price.gpus);
+    if (known) {
+        row_num(f, "Cost (US$/hour):", price.usd_per_hour);
+        row_num(f, "Cost per million output tokens (US$):", price.usd_per_million_output_tokens);
+        row_num(f, "Cost per million total tokens (US$):", price.usd_per_million_total_tokens);
+    } else {
+        row_txt(f, "Cost (US$/hour):", "unknown (--usd-per-gpu-hour)");
+    }
     for (int k = 0; k < SIM_M_COUNT; k++) {
         const sim_dist *d = &m->dist[k];
         char label[64];
@@ -479,6 +567,9 @@ static sim_status serve_json(FILE *f, const sim_serve_report *r)
     add_num(o, "total_token_throughput", m->total_token_throughput);
     add_num(o, "max_output_tokens_per_s", m->peak_output_throughput);
     add_num(o, "max_concurrent_requests", (double)m->peak_concurrency);
+    sim_price price;
+    bool known = sim_report_serve_price(r, &price);
+    price_json(o, &price, known);
     for (int k = 0; k < SIM_M_COUNT; k++) {
         const sim_dist *d = &m->dist[k];
         const char *n = sim_metric_name((sim_metric)k);
@@ -527,7 +618,8 @@ static sim_status serve_csv(FILE *f, const sim_serve_report *r)
         const char *n = sim_metric_name((sim_metric)k);
         fprintf(f, ",mean_%s_ms,median_%s_ms,std_%s_ms,p90_%s_ms,p99_%s_ms", n, n, n, n, n);
     }
-    fprintf(f, ",request_goodput,preemptions,mean_batch_size,kv_cache_peak_usage\n");
+    fprintf(f, ",request_goodput,preemptions,mean_batch_size,kv_cache_peak_usage,%s\n",
+            price_csv_header);
     csv_text(f, s->model->name);
     csv_text(f, s->hw->name);
     fprintf(f, "%d,%s,%s,%s,%zu,%.6f,%.6f,%.6f,%.6f", s->tp, sim_dtype_name(s->prec.weight),
@@ -541,8 +633,11 @@ static sim_status serve_csv(FILE *f, const sim_serve_report *r)
         fprintf(f, ",%.6f", m->request_goodput);
     else
         fprintf(f, ",");
-    fprintf(f, ",%lld,%.6f,%.6f\n", (long long)m->preemptions, m->mean_batch_size,
+    fprintf(f, ",%lld,%.6f,%.6f,", (long long)m->preemptions, m->mean_batch_size,
             m->kv_cache_peak_usage);
+    sim_price price;
+    price_csv(f, &price, sim_report_serve_price(r, &price));
+    fputc('\n', f);
     return ferror(f) ? SIM_EINTERNAL : SIM_OK;
 }
 

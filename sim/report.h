@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "metrics.h"
+#include "price.h"
 #include "run.h"
 
 typedef enum sim_format { SIM_FMT_TABLE, SIM_FMT_JSON, SIM_FMT_CSV, SIM_FMT_COUNT } sim_format;
@@ -47,6 +48,7 @@ typedef struct sim_serve_report {
     double request_rate; /* requests/s as configured; INFINITY for inf; NAN for a trace */
     const char *engine, *engine_version; /* the engine profile's name and release (may be NULL) */
     const char *engine_fusions;          /* the fusions it records, comma-separated (may be NULL) */
+    double usd_per_gpu_hour; /* price of a GPU-hour (0 unknown) */
 } sim_serve_report;
 
 /* Prompt tokens served from the prefix cache / prompt tokens (first admissions); 0 without
@@ -56,6 +58,12 @@ double sim_report_prefix_hit_rate(const sim_engine_result *res);
 /* Writes vLLM's "Serving Benchmark Result" block (table), its --save-result keys (json) or one
  * CSV row. */
 sim_status sim_report_serve(FILE *f, sim_format fmt, const sim_serve_report *r);
+
+/* What a static batch and a serving run cost: all GPUs they hold (tp) at cfg's price, spread
+ * over their output and total (prompt + output) tokens per second. Return whether the price is
+ * known. */
+bool sim_report_run_price(const sim_run_cfg *cfg, const sim_run_result *r, sim_price *out);
+bool sim_report_serve_price(const sim_serve_report *r, sim_price *out);
 
 /* Writes one CSV row per request to `path`, through a temporary file renamed when complete. */
 sim_status sim_report_save_requests(const char *path, const sim_serve_report *r, sim_err *err);

@@ -33,6 +33,7 @@ typedef struct sim_run_cfg {
     int64_t output_len;   /* generated tokens per sequence (>= 1) */
     double mem_util;      /* --gpu-memory-utilization, (0, 1] */
     const sim_spec *spec; /* speculative decoding; NULL (or method none) for plain decoding */
+    double usd_per_gpu_hour; /* price of a GPU-hour for the report (0 unknown); not simulated */
 } sim_run_cfg;
 
 typedef struct sim_run_result {

@@ -253,6 +253,18 @@ size_t sim_sweep_pareto(const sim_sweep_row *rows, size_t n, bool *on_frontier, 
     return count;
 }
 
+size_t sim_sweep_cheapest(const sim_sweep_row *rows, size_t n, bool need_slo)
+{
+    size_t best = n;
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].ok && (!need_slo || rows[i].meets_slo) &&
+            rows[i].usd_per_million_output_tokens > 0.0 &&
+            (best == n ||
+             rows[i].usd_per_million_output_tokens < rows[best].usd_per_million_output_tokens))
+            best = i;
+    return best;
+}
+
 size_t sim_sweep_best(const sim_sweep_row *rows, size_t n)
 {
     size_t best = n;

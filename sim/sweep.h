@@ -69,6 +69,7 @@ typedef struct sim_sweep_row {
     bool meets_slo;
     double tput_per_gpu; /* output tokens/s per GPU */
     double tpot_ms;      /* at the SLO percentile */
+    double usd_per_million_output_tokens; /* 0 = price unknown */
 } sim_sweep_row;
 
 /* Evaluates point `point` into *row (text malloc'd). Runs on any thread. */
@@ -90,6 +91,10 @@ size_t sim_sweep_pareto(const sim_sweep_row *rows, size_t n, bool *on_frontier, 
 
 /* Index of the ok row meeting the SLO with the highest throughput per GPU, or n if none. */
 size_t sim_sweep_best(const sim_sweep_row *rows, size_t n);
+
+/* Index of the ok row with a known price and the lowest cost per output token (among those
+ * meeting the SLO when `need_slo`), the first in grid order on a tie, or n if none. */
+size_t sim_sweep_cheapest(const sim_sweep_row *rows, size_t n, bool need_slo);
 
 /* The default thread count: every core OpenMP sees (1 without OpenMP). */
 int sim_sweep_max_threads(void);

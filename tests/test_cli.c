@@ -1006,6 +1006,108 @@ static void test_compare_reads_the_result(void **state)
     assert_non_null(strstr(R.err, "model_id 'org/unknown'"));
 }
 
+/* Cost: the device file's price, --usd-per-gpu-hour over it, and the cheapest sweep point. */
+static void test_cost(void **state)
+{
+    (void)state;
+    double per_tok[2], per_hour[2];
+    const char *price[2] = {"2.5", "5"};
+    for (int i = 0; i < 2; i++) {
+        char a[512];
+        snprintf(a, sizeof a,
+                 "run --model llama-3.1-8b --hw h100-sxm --tp 2 --batch 4 --input-len 512 "
+                 "--output-len 64 --usd-per-gpu-hour %s --format json",
+                 price[i]);
+        run(a);
+        assert_int_equal(R.rc, 0);
+        cJSON *j = cJSON_Parse(R.out);
+        assert_non_null(j);
+        assert_int_equal((int)num(j, "gpus"), 2);
+        per_hour[i] = num(j, "usd_per_hour");
+        per_tok[i] = num(j, "usd_per_million_output_tokens");
+        /* by hand: 2 GPUs x $2.5 = $5/h over output_throughput x 3600 tokens per hour */
+        if (i == 0)
+            assert_near(per_tok[0], 5.0 / (num(j, "output_throughput") * 3600.0) * 1e6, 1e-9);
+        assert_true(num(j, "usd_per_million_total_tokens") < per_tok[i]);
+        cJSON_Delete(j);
+    }
+    assert_near(per_hour[0], 5.0, 1e-12);
+    assert_near(per_hour[1], 2.0 * per_hour[0], 1e-12);
+    assert_near(per_tok[1], 2.0 * per_tok[0], 1e-12); /* doubling the price doubles cost/token */
+    /* serve: the device file's own price */
+    run("serve --model llama-3.2-1b --hw h100-sxm --num-prompts 20 --random-input-len 128 "
+        "--random-output-len 16 --format json");
+    assert_int_equal(R.rc, 0);
+    cJSON *j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    assert_near(num(j, "usd_per_gpu_hour"), 2.69, 1e-12);
+    assert_near(num(j, "usd_per_million_output_tokens"),
+                2.69 / (num(j, "output_throughput") * 3600.0) * 1e6, 1e-9);
+    cJSON_Delete(j);
+    /* a device file without a price: the keys are null and the table says unknown */
+    char hw[96], a[768];
+    snprintf(hw, sizeof hw, "/tmp/infersim-noprice-%d.json", (int)getpid());
+    char *src = slurp(tu_path("tests/data", "h100-fixture"));
+    assert_non_null(src);
+    assert_null(strstr(src, "usd_per_gpu_hour")); /* the fixture has no price */
+    FILE *f = fopen(hw, "w");
+    fputs(src, f);
+    fclose(f);
+    free(src);
+    snprintf(a, sizeof a, "run --model llama-3.2-1b --hw %s --format json", hw);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j, "usd_per_hour")));
+    cJSON_Delete(j);
+    snprintf(a, sizeof a, "run --model llama-3.2-1b --hw %s", hw);
+    run(a);
+    assert_non_null(strstr(R.out, "unknown"));
+    /* sweep --objective cost: rows carry the price; the cheapest point under the SLO is named */
+    char out[96];
+    snprintf(out, sizeof out, "/tmp/infersim-cost-%d.jsonl", (int)getpid());
+    snprintf(a, sizeof a,
+             "sweep run --model llama-3.1-8b --hw h100-sxm,h200,a100-sxm-80gb --tp 1,2 "
+             "--batch 16 --input-len 512 --output-len 64 --slo tpot:20 --objective cost --out %s",
+             out);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "cheapest under the SLO: point"));
+    f = fopen(out, "r");
+    assert_non_null(f);
+    char line[4096];
+    double cheapest = INFINITY;
+    long cheapest_point = -1;
+    while (fgets(line, sizeof line, f)) {
+        cJSON *r = cJSON_Parse(line);
+        assert_non_null(r);
+        double c = num(r, "usd_per_million_output_tokens");
+        assert_true(c > 0.0);
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "meets_slo")) && c < cheapest) {
+            cheapest = c;
+            cheapest_point = (long)num(r, "point");
+        }
+        cJSON_Delete(r);
+    }
+    fclose(f);
+    char want[64];
+    snprintf(want, sizeof want, "cheapest under the SLO: point %ld ", cheapest_point);
+    assert_non_null(strstr(R.out, want));
+    /* a point without a price cannot be ranked by cost: an error row naming the flag */
+    snprintf(a, sizeof a, "sweep run --model llama-3.2-1b --hw %s,h100-sxm --objective cost --out %s",
+             hw, out);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    char *rows = slurp(out);
+    assert_non_null(strstr(rows, "give --usd-per-gpu-hour"));
+    free(rows);
+    remove(out);
+    remove(hw);
+    expect_bad("sweep run --model llama-3.2-1b --hw h100-sxm --objective speed", "--objective");
+    expect_bad("run --model llama-3.2-1b --hw h100-sxm --usd-per-gpu-hour 0", "--usd-per-gpu-hour");
+    expect_bad("run --model llama-3.2-1b --hw h100-sxm --usd-per-gpu-hour -1", "--usd-per-gpu-hour");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1031,6 +1133,7 @@ int main(void)
         cmocka_unit_test(test_long_context_no_evict),
         cmocka_unit_test(test_prefix_repetition_and_model_len),
         cmocka_unit_test(test_compare_reads_the_result),
+        cmocka_unit_test(test_cost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -63,6 +63,27 @@ static sim_serve_metrics metrics(sim_engine_result *r)
     return m;
 }
 
+/* The ITL runs hold every request's gaps: without speculation, output - 1 gaps per request that
+ * add up to finish - first token (its gaps tile that span), however many iterations a gap
+ * spanned (a preempted request waits several). Runs are ascending and distinct. */
+static void check_itl_runs(const sim_engine_result *r)
+{
+    int64_t gaps = 0, span_ns = 0, sum_ns = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        gaps += r->reqs[i].output - 1;
+        span_ns += r->reqs[i].finish_ns - r->reqs[i].first_token_ns;
+    }
+    for (size_t k = 0; k < r->itl.len; k++) {
+        assert_true(r->itl.runs[k].value > 0 && r->itl.runs[k].count > 0);
+        assert_true(k == 0 || r->itl.runs[k].value > r->itl.runs[k - 1].value);
+        sum_ns += r->itl.runs[k].value * r->itl.runs[k].count;
+    }
+    assert_int_equal(r->itl.n, gaps);
+    assert_int_equal(sum_ns, span_ns);
+    /* one run per iteration at most, plus the gaps that spanned several */
+    assert_true(r->itl.len <= (size_t)r->iterations + (size_t)r->preemptions * 2);
+}
+
 static void test_every_request_completes_once(void **state)
 {
     (void)state;
@@ -83,8 +104,7 @@ static void test_every_request_completes_once(void **state)
         got += q->generated;
     }
     assert_int_equal(got, want);
-    for (size_t k = 0; k < r.n_itl; k++)
-        assert_true(r.itl_ns[k] > 0);
+    check_itl_runs(&r);
     sim_serve_metrics m = metrics(&r);
     assert_int_equal(m.completed, 500);
     assert_int_equal(m.total_output_tokens, want);
@@ -176,6 +196,7 @@ static void test_tight_kv_preempts_and_completes(void **state)
     assert_near(m.kv_cache_peak_usage, 1.0, 0.02);
     for (size_t i = 0; i < r.n; i++)
         assert_int_equal(r.reqs[i].generated, 512);
+    check_itl_runs(&r);
     sim_engine_result_free(&r);
     sim_workload_free(&w);
     free(f);
@@ -189,7 +210,8 @@ static void test_same_seed_same_result(void **state)
     sim_engine_result a = simulate(f, &w), b = simulate(f, &w);
     assert_int_equal(a.n, b.n);
     assert_memory_equal(a.reqs, b.reqs, a.n * sizeof *a.reqs);
-    assert_memory_equal(a.itl_ns, b.itl_ns, a.n_itl * sizeof *a.itl_ns);
+    assert_int_equal(a.itl.len, b.itl.len);
+    assert_memory_equal(a.itl.runs, b.itl.runs, a.itl.len * sizeof *a.itl.runs);
     assert_int_equal(a.duration_ns, b.duration_ns);
     sim_engine_result_free(&a);
     sim_engine_result_free(&b);
@@ -244,6 +266,28 @@ static void test_max_concurrency(void **state)
     assert_int_equal(r.peak_concurrency, 8);
     sim_engine_result_free(&r);
     sim_workload_free(&w);
+    free(f);
+}
+
+/* Two requests 1e8 s apart: the busiest second is tracked as time advances, so the span costs
+ * nothing (1e8 one-second buckets were 800 MB), and since 1e8 s is a whole number of seconds the
+ * second request's windows align as the first's did: the same peak as one request alone. */
+static void test_far_apart_requests(void **state)
+{
+    (void)state;
+    fixture *f = fx_new("llama-3.1-8b", "h100-sxm", 1);
+    sim_workload one = synth(1, 512, 256, INFINITY, 0.0), two = synth(2, 512, 256, INFINITY, 0.0);
+    two.reqs[1].arrival_ns = INT64_C(100000000) * 1000000000;
+    sim_engine_result a = simulate(f, &one), b = simulate(f, &two);
+    assert_true(a.peak_output_tps > 0);
+    assert_near(b.peak_output_tps, a.peak_output_tps, 0);
+    assert_int_equal(b.duration_ns, two.reqs[1].arrival_ns + a.duration_ns);
+    assert_int_equal(b.itl.n, 2 * 255);
+    assert_int_equal(b.itl.len, a.itl.len); /* the same gaps twice */
+    sim_engine_result_free(&a);
+    sim_engine_result_free(&b);
+    sim_workload_free(&one);
+    sim_workload_free(&two);
     free(f);
 }
 
@@ -357,6 +401,7 @@ int main(void)
         cmocka_unit_test(test_same_seed_same_result),
         cmocka_unit_test(test_chunked_prefill_lowers_tail_itl),
         cmocka_unit_test(test_max_concurrency),
+        cmocka_unit_test(test_far_apart_requests),
         cmocka_unit_test(test_checks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

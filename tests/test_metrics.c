@@ -73,13 +73,11 @@ static void test_request_metrics_and_goodput(void **state)
          .finish_ns = 1500000000,
          .phase = SIM_REQ_DONE},
     };
-    int64_t itl[10];
-    for (int i = 0; i < 10; i++)
-        itl[i] = 100000000;
+    sim_hist itl = {0}; /* A's 10 gaps of 100 ms */
+    assert_int_equal(sim_hist_add(&itl, 100000000, 10), 1);
     sim_engine_result r = {.reqs = reqs,
                            .n = 2,
-                           .itl_ns = itl,
-                           .n_itl = 10,
+                           .itl = itl,
                            .duration_ns = 10000000000LL,
                            .iterations = 20,
                            .scheduled_seqs = 30,
@@ -107,6 +105,22 @@ static void test_request_metrics_and_goodput(void **state)
     sim_slo none = {{0}};
     assert_int_equal(sim_metrics_compute(&r, &none, &m), SIM_OK);
     assert_false(m.has_goodput);
+    /* any percentile: TTFT samples 100 and 500 ms -> p50 at position 0.5 = 300, p90 = 100 +
+     * 0.9 x 400 = 460, p0 = 100; TPOT has A's 100 only; every ITL gap is 100; the median, p90
+     * and p99 agree with the summary's */
+    const double ps[4] = {90, 50, 0, 99};
+    double q[4];
+    assert_int_equal(sim_metrics_percentiles(&r, SIM_M_TTFT, ps, 4, q), SIM_OK);
+    assert_near(q[0], 460.0, 1e-12);
+    assert_near(q[1], 300.0, 1e-12);
+    assert_near(q[2], 100.0, 0);
+    assert_true(q[1] == m.dist[SIM_M_TTFT].median && q[0] == m.dist[SIM_M_TTFT].p90 &&
+                q[3] == m.dist[SIM_M_TTFT].p99);
+    assert_int_equal(sim_metrics_percentiles(&r, SIM_M_TPOT, ps, 4, q), SIM_OK);
+    assert_near(q[0], 100.0, 1e-12);
+    assert_int_equal(sim_metrics_percentiles(&r, SIM_M_ITL, ps, 4, q), SIM_OK);
+    assert_near(q[3], 100.0, 0);
+    sim_hist_free(&r.itl);
 }
 
 static void test_slo_parse(void **state)
