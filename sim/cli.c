@@ -614,6 +614,34 @@ static sim_status load_engine(const cli_opts *o, const cli_file_cache *cache, si
                   err);
 }
 
+sim_step_cfg cli_engine_step(const sim_engprof *e, const sim_model *m)
+{
+    /* eager Python runs every layer's modules on the CPU each iteration */
+    double layers_us = e->layer_overhead_us * (double)m->layers;
+    return (sim_step_cfg){.model = m,
+                          .eager = !e->cuda_graphs,
+                          .iteration_overhead_ns = (e->iteration_overhead_us + layers_us) * 1e3,
+                          .request_overhead_ns = e->request_overhead_us * 1e3,
+                          .async_sched = e->async_scheduling,
+                          .mem_rule = e->mem_rule,
+                          .graph_max_bs = e->cuda_graph_max_bs};
+}
+
+void cli_engine_cfg(const sim_engprof *e, sim_engine_cfg *cfg)
+{
+    cfg->sched = (sim_sched_cfg){.max_num_seqs = e->max_num_seqs,
+                                 .max_num_batched_tokens = e->max_num_batched_tokens,
+                                 .chunked_prefill = e->chunked_prefill,
+                                 .policy = e->policy,
+                                 .ratio_init = e->ratio_init,
+                                 .ratio_min = e->ratio_min,
+                                 .ratio_decay = e->ratio_decay,
+                                 .lpm = e->lpm};
+    cfg->block_size = e->block_size;
+    cfg->mem_util = e->mem_fraction;
+    cfg->prefix_caching = e->prefix_caching;
+}
+
 /* --max-model-len replaces the config's context limit (a warning when it exceeds it). */
 static void apply_max_model_len(const cli_opts *o, sim_model *m)
 {
@@ -650,25 +678,18 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
         return st;
     L->usd_per_gpu_hour =
         cli_given(o, "--usd-per-gpu-hour") ? o->usd_per_gpu_hour : L->hw.usd_per_gpu_hour;
-    const sim_engprof *e = &L->eng;
-    L->step = (sim_step_cfg){.model = &L->model,
-                             .hw = &L->hw,
-                             .tp = (int)o->tp,
-                             .overlap = o->overlap,
-                             .eager = !e->cuda_graphs,
-                             .iteration_overhead_ns = e->iteration_overhead_us * 1e3,
-                             .request_overhead_ns = e->request_overhead_us * 1e3,
-                             .async_sched = e->async_scheduling,
-                             .mem_rule = e->mem_rule,
-                             .graph_max_bs = e->cuda_graph_max_bs};
+    if (o->model) {
+        cli_resolve("models", o->model, path, sizeof path);
+        if ((st = cli_get_model(cache, path, &L->model, err)))
+            return st;
+        apply_max_model_len(o, &L->model);
+    }
+    L->step = cli_engine_step(&L->eng, &L->model);
+    L->step.hw = &L->hw;
+    L->step.tp = (int)o->tp;
+    L->step.overlap = o->overlap;
     if (!o->model)
         return SIM_OK;
-    cli_resolve("models", o->model, path, sizeof path);
-    if ((st = cli_get_model(cache, path, &L->model, err)))
-        return st;
-    apply_max_model_len(o, &L->model);
-    /* eager Python runs every layer's modules on the CPU each iteration */
-    L->step.iteration_overhead_ns += e->layer_overhead_us * 1e3 * (double)L->model.layers;
     if ((st = resolve_prec(o, &L->model, &L->step.prec, err)) || (st = load_spec(o, L, cache, err)))
         return st;
     return sim_step_check(&L->step, err);
@@ -957,25 +978,13 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
         return sim_fail(err, SIM_EINPUT, "%s: needs --chrome-trace FILE",
                         o->trace_detail ? "--trace-detail" : "--trace-window");
     sim_status st = cli_load_common(o, true, L, cache, err);
-    const sim_engprof *e = &L->eng;
-    s->cfg = (sim_engine_cfg){.sched = {.max_num_seqs = e->max_num_seqs,
-                                        .max_num_batched_tokens = e->max_num_batched_tokens,
-                                        .chunked_prefill = e->chunked_prefill,
-                                        .policy = e->policy,
-                                        .ratio_init = e->ratio_init,
-                                        .ratio_min = e->ratio_min,
-                                        .ratio_decay = e->ratio_decay,
-                                        .lpm = e->lpm},
-                              .block_size = e->block_size,
-                              .mem_util = e->mem_fraction,
-                              .prefix_caching = e->prefix_caching,
-                              .max_concurrency =
-                                  cli_given(o, "--max-concurrency") ? o->max_concurrency : 0,
-                              .seed = seed};
+    cli_engine_cfg(&L->eng, &s->cfg);
+    s->cfg.max_concurrency = cli_given(o, "--max-concurrency") ? o->max_concurrency : 0;
+    s->cfg.seed = seed;
     if (!st && o->goodput[0])
         st = sim_slo_parse(o->goodput, &s->slo, err);
     if (!st)
-        st = serve_workload(o, cache, seed, e->block_size, &s->own, &s->w, err);
+        st = serve_workload(o, cache, seed, L->eng.block_size, &s->own, &s->w, err);
     if (!st) {
         s->usd_per_gpu_hour = L->usd_per_gpu_hour;
         s->cfg.step = L->step;

@@ -170,6 +170,14 @@ typedef struct cli_loaded {
     double usd_per_gpu_hour; /* --usd-per-gpu-hour, else the device file's; 0 = unknown */
 } cli_loaded;
 
+/* A profile's step settings for model m (launch mode, host costs, memory rule, CUDA graphs);
+ * the caller sets device, TP, precision and overlap. */
+sim_step_cfg cli_engine_step(const sim_engprof *e, const sim_model *m);
+
+/* A profile's engine settings (scheduler, block size, memory fraction, prefix caching) into
+ * cfg; the rest of cfg is left as it is. */
+void cli_engine_cfg(const sim_engprof *e, sim_engine_cfg *cfg);
+
 /* Loads what the commands share; the model is optional for roofline. */
 sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
                            const cli_file_cache *cache, sim_err *err);

@@ -130,19 +130,6 @@ static const char *row_engine(const sim_vrow *r)
     return cli_defaults.engine;
 }
 
-/* The step settings of an engine profile, as `run --engine` applies them. */
-static sim_step_cfg engine_step(const sim_engprof *e, const sim_model *m)
-{
-    return (sim_step_cfg){
-        .eager = !e->cuda_graphs,
-        .iteration_overhead_ns =
-            (e->iteration_overhead_us + e->layer_overhead_us * (double)m->layers) * 1e3,
-        .request_overhead_ns = e->request_overhead_us * 1e3,
-        .async_sched = e->async_scheduling,
-        .mem_rule = e->mem_rule,
-        .graph_max_bs = e->cuda_graph_max_bs};
-}
-
 sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
 {
     char path[PATH_MAX];
@@ -169,6 +156,9 @@ sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
                      (long long)r->k);
         else if (sim_vkind_is_op(r->kind))
             snprintf(detail, sizeof detail, "%s", r->framework);
+        else if (r->kind == SIM_VK_SERVE) /* lengths and requests */
+            snprintf(detail, sizeof detail, "%lld/%lld x%lld", (long long)r->input_len,
+                     (long long)r->output_len, (long long)r->batch);
         else
             snprintf(detail, sizeof detail, "%s b%lld", r->model, (long long)r->batch);
         if (r->skip[0]) {
@@ -184,8 +174,18 @@ sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
         } else if (h) {
             const cli_cache_entry *m = row_file(&cache, 'm', r->model, &rerr, &rs);
             const cli_cache_entry *e = m ? row_file(&cache, 'e', row_engine(r), &rerr, &rs) : NULL;
+            /* loading a file may move the cache's entries: look the earlier ones up again (they
+             * are cached now, so this adds nothing and moves nothing) */
             if (e) {
-                const sim_step_cfg tmpl = engine_step(&e->eng, &m->model);
+                h = row_file(&cache, 'h', r->hw, &rerr, &rs);
+                m = row_file(&cache, 'm', r->model, &rerr, &rs);
+            }
+            if (e && r->kind == SIM_VK_SERVE) {
+                sim_engine_cfg tmpl = {.step = cli_engine_step(&e->eng, &m->model)};
+                cli_engine_cfg(&e->eng, &tmpl);
+                rs = sim_validate_serve(r, &m->model, &h->hw, &tmpl, &pred, &rerr);
+            } else if (e) {
+                const sim_step_cfg tmpl = cli_engine_step(&e->eng, &m->model);
                 rs = sim_validate_e2e(r, &m->model, &h->hw, &tmpl, &pred, &rerr);
             }
         }

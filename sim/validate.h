@@ -8,7 +8,9 @@
  *   seq, heads, head_dim, causal, bytes, model, tp, input_len, output_len, weight_dtype,
  *   act_dtype, kv_dtype, framework, metric, value, unit, skip (a reason it cannot be expressed),
  *   source.
- * Metrics: tflops, latency_ms, tb_per_s, busbw_gb_per_s (ops); e2e_s, ttft_ms (static batches).
+ * Metrics: tflops, latency_ms, tb_per_s, busbw_gb_per_s (ops); e2e_s, ttft_ms (static batches);
+ * output_tps (serve: `batch` requests of input_len / output_len tokens, all sent at t = 0, under
+ * continuous batching; output tokens per second over the run).
  *
  * Op-level predictions price ONE op as the step model would (the GEMM, the fused attention, a
  * device copy, a ring all-reduce), with the per-kernel cost of back-to-back launches; end-to-end
@@ -24,6 +26,7 @@
 
 #include "hw.h"
 #include "model.h"
+#include "engine.h"
 #include "step.h"
 
 typedef enum sim_vkind {
@@ -33,6 +36,7 @@ typedef enum sim_vkind {
     SIM_VK_ALLREDUCE,
     SIM_VK_E2E,
     SIM_VK_TTFT,
+    SIM_VK_SERVE,
     SIM_VK_COUNT
 } sim_vkind;
 
@@ -63,6 +67,11 @@ sim_status sim_validate_op(const sim_vrow *row, const sim_hw *hw, double *predic
  * settings on (model, hw). */
 sim_status sim_validate_e2e(const sim_vrow *row, const sim_model *model, const sim_hw *hw,
                             const sim_step_cfg *tmpl, double *predicted, sim_err *err);
+
+/* The prediction of a serve row: the engine `tmpl` (scheduler, KV sizing, host costs; its step's
+ * model, device, TP and precision are the row's) serving the row's requests, all at t = 0. */
+sim_status sim_validate_serve(const sim_vrow *row, const sim_model *model, const sim_hw *hw,
+                              const sim_engine_cfg *tmpl, double *predicted, sim_err *err);
 
 /* Signed relative error in percent. */
 double sim_validate_error_pct(double predicted, double measured);

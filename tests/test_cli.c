@@ -746,9 +746,9 @@ static void test_validation_commands(void **state)
     (void)state;
     run("validate");
     assert_int_equal(R.rc, 0);
-    assert_non_null(strstr(R.out, "\nvalidation: 78 points, median |error| "));
+    assert_non_null(strstr(R.out, "\nvalidation: 96 points, median |error| "));
     assert_non_null(strstr(R.out, "\n  op-level: 49 points"));
-    assert_non_null(strstr(R.out, "\n  end-to-end: 29 points"));
+    assert_non_null(strstr(R.out, "\n  end-to-end: 47 points")); /* 29 static, 18 serve */
     assert_non_null(strstr(R.out, "  41 skipped: GB200"));
     /* an impossible target fails */
     run("validate --max-op-median 0.01");
