@@ -904,6 +904,15 @@ static void test_engine_profiles(void **state)
     assert_non_null(strstr(R.err, "contradict"));
     run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 10 --engine nosuch");
     assert_int_equal(R.rc, 2);
+    /* a sweep over engines: one row each, the profiles preloaded before the parallel loop */
+    run("sweep serve --model llama-3.1-8b --hw h100-sxm --engine vllm,sglang,trtllm "
+        "--num-prompts 50 --request-rate 4 --threads 2");
+    assert_int_equal(R.rc, 0);
+    for (int i = 0; i < 3; i++) {
+        char row[32];
+        snprintf(row, sizeof row, "\n%d,%s,", i, engines[i]);
+        assert_non_null(strstr(R.out, row));
+    }
 }
 
 static void test_long_context_no_evict(void **state)
