@@ -54,7 +54,7 @@ const cli_opt_def cli_opts_table[] = {
     O("--overlap-comm", OPT_NUM, overlap, 0, 1, CMD_MODEL,
       "fraction of network time hidden behind compute, 0..1 (default 0)"),
     O("--engine", OPT_STR, engine, 0, 0, CMD_MODEL,
-      "vllm|vllm-v0|sglang|trtllm|hf, or a profile file: the engine's defaults (default vllm)"),
+      "vllm|vllm-v0|sglang|trtllm|trtllm-0.11|hf or a profile file: its defaults (default vllm)"),
     O("--gpu-memory-utilization", OPT_NUM, util, 0.01, 1, CMD_ENGINE,
       "KV-cache memory fraction (of all HBM; TensorRT-LLM: of what is free) (default: engine)"),
     O("--mem-fraction-static", OPT_NUM, util, 0.01, 1, CMD_ENGINE,
