@@ -8,8 +8,7 @@
 double sim_kvcache_capacity_bytes(const sim_step_cfg *cfg, double util, int64_t max_tokens,
                                   int64_t max_seqs, double extra_weight_bytes)
 {
-    double weights =
-        sim_graph_weight_bytes_per_gpu(cfg->model, cfg->tp, &cfg->prec) + extra_weight_bytes;
+    double weights = sim_mem_weight_bytes(cfg) + extra_weight_bytes;
     double work = sim_mem_workspace_bytes(cfg, (double)max_tokens, (double)max_seqs);
     double others = weights + work + cfg->hw->runtime_reserved_bytes;
     if (cfg->mem_rule == SIM_MEM_OF_FREE) /* a share of what the others leave */
