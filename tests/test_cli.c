@@ -1265,6 +1265,22 @@ static void test_prefix_repetition_and_model_len(void **state)
     run("serve --model llama-3.1-8b --hw h100-sxm --random-input-len 100 --prefix-repetition-"
         "prefix-len 10");
     assert_int_equal(R.rc, 2);
+    /* the timeline shows the prompt tokens each iteration took from the cache */
+    char trace[128], cmd[512];
+    snprintf(trace, sizeof trace, "/tmp/infersim-prefix-%d.json", (int)getpid());
+    snprintf(cmd, sizeof cmd,
+             "serve --model llama-3.1-8b --hw h100-sxm --trace traces/mooncake-sample.jsonl "
+             "--chrome-trace %s --format json",
+             trace);
+    run(cmd);
+    assert_int_equal(R.rc, 0);
+    assert_true(out_num("prefix_cache_hit_rate") > 0.5);
+    char *tl = slurp(trace);
+    assert_non_null(tl);
+    assert_non_null(strstr(tl, "\"cached_prompt_tokens\":1536"));
+    assert_non_null(strstr(tl, "\"cached_prompt_tokens\":0"));
+    free(tl);
+    remove(trace);
     /* --max-model-len: past the config's limit with a warning, below it as a hard limit */
     run("run --model llama-3.1-8b --hw h100-sxm --input-len 200000 --output-len 16");
     assert_int_equal(R.rc, 2);
