@@ -10,9 +10,14 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "engine.h"
+#include "find.h"
 #include "html.h"
 #include "jsonf.h"
 #include "metrics.h"
@@ -25,7 +30,9 @@
 #include "validate.h"
 #include "workload.h"
 
+#ifndef INFERSIM_VERSION
 #define INFERSIM_VERSION "0.1.0"
+#endif
 
 /* ------------------------------------------------------------------------------------------ */
 /* Options: one table drives parsing, validation and --help. */
@@ -37,7 +44,7 @@
 const cli_opt_def cli_opts_table[] = {
     O("--model", OPT_STR, model, 0, 0, CMD_MODEL,
       "model config.json path, or a name in models/ (e.g. llama-3.1-8b)"),
-    O("--hw", OPT_STR, hw, 0, 0, CMD_MODEL | CMD_OP | CMD_CALIBRATE,
+    O("--hw", OPT_STR, hw, 0, 0, CMD_MODEL | CMD_OP | CMD_CALIBRATE | CMD_HW,
       "device file path, or a name in hw/ (e.g. h100-sxm)"),
     O("--tp", OPT_INT, tp, 1, 1024, CMD_MODEL, "tensor-parallel GPUs (default 1)"),
     O("--ep", OPT_INT, ep, 1, 1024, CMD_MODEL,
@@ -153,8 +160,6 @@ const cli_opt_def cli_opts_table[] = {
       "reuse cached prompt prefixes (default: engine; on for vllm, sglang, trtllm)"),
     O("--no-enable-prefix-caching", OPT_BOOL, no_prefix_caching, 0, 0, CMD_SERVE,
       "turn prefix caching off"),
-    O("--dataset-name", OPT_STR, dataset, 0, 0, CMD_SERVE,
-      "random|prefix_repetition (vLLM's datasets; default random)"),
     O("--prefix-repetition-prefix-len", OPT_INT, prefix_len, 0, 1 << 26, CMD_SERVE,
       "shared prefix tokens per prompt (default 256)"),
     O("--prefix-repetition-suffix-len", OPT_INT, suffix_len, 0, 1 << 26, CMD_SERVE,
@@ -167,6 +172,32 @@ const cli_opt_def cli_opts_table[] = {
       "SLOs for request_goodput: ttft:MS tpot:MS e2el:MS"),
     O("--save-requests", OPT_STR, save_requests, 0, 0, CMD_SERVE,
       "write one CSV row per request to FILE"),
+    O("--dataset-name", OPT_STR, dataset_name, 0, 0, CMD_SERVE,
+      "random|prefix_repetition (vLLM's synthetic datasets; recorded traffic: --trace)"),
+    O("--percentile-metrics", OPT_STR, percentile_metrics, 0, 0, CMD_SERVE,
+      "metrics whose percentiles are printed and saved: ttft,tpot,itl,e2el (vLLM's flag)"),
+    O("--metric-percentiles", OPT_STR, metric_percentiles, 0, 0, CMD_SERVE,
+      "the percentiles, e.g. 50,90,99 (default: 90,99; --save-result: vLLM's 99)"),
+    O("--save-result", OPT_BOOL, save_result, 0, 0, CMD_SERVE,
+      "write vLLM's result JSON (--result-dir, --result-filename; vLLM's default name)"),
+    O("--result-dir", OPT_STR, result_dir, 0, 0, CMD_SERVE, "folder of the --save-result file"),
+    O("--result-filename", OPT_STR, result_filename, 0, 0, CMD_SERVE,
+      "name of the --save-result file"),
+    O("--backend", OPT_STR, backend, 0, 0, CMD_SERVE,
+      "recorded in the --save-result file (no effect on the prediction; default openai)"),
+    O("--label", OPT_STR, label, 0, 0, CMD_SERVE,
+      "names the --save-result file instead of --backend (no effect on the prediction)"),
+    O("--tokenizer", OPT_STR, tokenizer, 0, 0, CMD_SERVE,
+      "recorded in the --save-result file (no effect: lengths are token counts)"),
+    O("--base-url", OPT_STR, vllm_noop, 0, 0, CMD_SERVE, "accepted, no effect (no server)"),
+    O("--host", OPT_STR, vllm_noop, 0, 0, CMD_SERVE, "accepted, no effect (no server)"),
+    O("--port", OPT_STR, vllm_noop, 0, 0, CMD_SERVE, "accepted, no effect (no server)"),
+    O("--endpoint", OPT_STR, vllm_noop, 0, 0, CMD_SERVE, "accepted, no effect (no server)"),
+    O("--served-model-name", OPT_STR, vllm_noop, 0, 0, CMD_SERVE, "accepted, no effect"),
+    O("--ignore-eos", OPT_BOOL, vllm_noop_bool, 0, 0, CMD_SERVE,
+      "accepted, no effect (every request generates its output length, as with it in vLLM)"),
+    O("--trust-remote-code", OPT_BOOL, vllm_noop_bool, 0, 0, CMD_SERVE, "accepted, no effect"),
+    O("--disable-tqdm", OPT_BOOL, vllm_noop_bool, 0, 0, CMD_SERVE, "accepted, no effect"),
     O("--chrome-trace", OPT_STR, chrome_trace, 0, 0, CMD_ENGINE,
       "write a Chrome Trace Event JSON timeline (Perfetto, chrome://tracing) to FILE"),
     O("--trace-detail", OPT_STR, trace_detail, 0, 0, CMD_SERVE,
@@ -197,13 +228,14 @@ const cli_opt_def cli_opts_table[] = {
     O("--causal", OPT_BOOL, causal, 0, 0, CMD_OP, "causal attention (half the pairs)"),
     O("--bytes", OPT_INT, bytes, 1, (double)(1LL << 50), CMD_OP, "copy / all-reduce message size"),
     O("--gpus", OPT_INT, gpus, 2, 65536, CMD_OP, "all-reduce participants"),
-    O("--format", OPT_STR, format, 0, 0, CMD_MODEL | CMD_CHECK, "table|json|csv (default table)"),
-    O("--help", OPT_BOOL, help, 0, 0, CMD_MODEL | CMD_CHECK | CMD_VALIDATE | CMD_OP | CMD_CALIBRATE,
-      "this text"),
+    O("--format", OPT_STR, format, 0, 0, CMD_MODEL | CMD_CHECK | CMD_HW,
+      "table|json|csv (default table; hw: table|json)"),
+    O("--help", OPT_BOOL, help, 0, 0,
+      CMD_MODEL | CMD_CHECK | CMD_VALIDATE | CMD_OP | CMD_CALIBRATE | CMD_HW, "this text"),
 };
 #undef O
 const size_t cli_n_opts = sizeof cli_opts_table / sizeof cli_opts_table[0];
-_Static_assert(sizeof cli_opts_table / sizeof cli_opts_table[0] <= 96,
+_Static_assert(sizeof cli_opts_table / sizeof cli_opts_table[0] <= 128,
                "cli_opts.given is too small");
 
 const cli_opt_def *cli_find_opt(const char *name, int mask)
@@ -311,9 +343,12 @@ sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int
             out->trace = arg; /* trace-check FILE */
             continue;
         }
+        if (!o && mask == CMD_HW && arg[0] != '-' && !out->hw) {
+            out->hw = arg; /* hw FILE */
+            continue;
+        }
         if (!o)
-            return sim_fail(err, SIM_EINPUT,
-                            "infersim %s: unknown %s '%s'; see 'infersim %s --help'", cmd,
+            return sim_fail(err, SIM_EINPUT, "%s: unknown %s '%s'; see 'infersim %s --help'", cmd,
                             arg[0] == '-' ? "flag" : "argument", arg, cmd);
         const char *v = eq ? eq + 1 : NULL;
         out->given[o - cli_opts_table] = true;
@@ -338,58 +373,33 @@ sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int
 /* ------------------------------------------------------------------------------------------ */
 /* Model and device names */
 
-/* A bare name ("h100-sxm") is looked up as DIR/NAME.json in the working directory, then in the
- * source tree next to the binary (build/infersim -> ../DIR). Anything else is used as given. */
-/* The folder of the running binary (for the source tree next to it); "" when unknown. */
-static void exe_dir(char *exe, size_t len)
-{
-    ssize_t n = readlink("/proc/self/exe", exe, len - 1);
-    exe[n > 0 ? n : 0] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash)
-        *slash = '\0';
-    else
-        exe[0] = '\0';
-}
-
+/* A bare name ("h100-sxm") is looked up as DIR/NAME.json in the data roots (find.h); for models, a
+ * folder stands for its config.json (a checkpoint, as vLLM's --model takes it) and a Hugging Face
+ * id ("meta-llama/Llama-3.1-8B") that is not a path names the model file listing it.
+ * Anything else is used as given (and its loader says it cannot be opened). */
 void cli_resolve(const char *dir, const char *arg, char *buf, size_t len)
 {
     snprintf(buf, len, "%s", arg);
-    if (strchr(arg, '/') || access(arg, F_OK) == 0)
+    struct stat sb;
+    if (strcmp(dir, "models") == 0 && stat(arg, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        /* a checkpoint folder, as vLLM's --model takes it: its config.json */
+        char cfg[PATH_MAX + 16];
+        snprintf(cfg, sizeof cfg, "%s/config.json", arg);
+        if (strlen(cfg) < len)
+            memcpy(buf, cfg, strlen(cfg) + 1);
         return;
-    char exe[PATH_MAX];
-    exe_dir(exe, sizeof exe);
-    const char *fmts[] = {"%s/%s.json", "%s/../%s/%s.json", "%s/%s/%s.json"};
-    char cand[PATH_MAX + 300];
-    snprintf(cand, sizeof cand, fmts[0], dir, arg);
-    if (access(cand, F_OK) == 0)
-        goto found;
-    for (int k = 1; k < 3 && exe[0]; k++) {
-        snprintf(cand, sizeof cand, fmts[k], exe, dir, arg);
-        if (access(cand, F_OK) == 0)
-            goto found;
     }
-    return;
-found:
-    if (strlen(cand) < len)
-        memcpy(buf, cand, strlen(cand) + 1);
-}
-
-void cli_resolve_dir(const char *dir, char *buf, size_t len)
-{
-    snprintf(buf, len, "%s", dir);
-    if (access(dir, F_OK) == 0)
+    if (access(arg, F_OK) == 0)
         return;
-    char exe[PATH_MAX], cand[PATH_MAX + 300];
-    exe_dir(exe, sizeof exe);
-    const char *fmts[] = {"%s/../%s", "%s/%s"};
-    for (int k = 0; k < 2 && exe[0]; k++) {
-        snprintf(cand, sizeof cand, fmts[k], exe, dir);
-        if (access(cand, F_OK) == 0 && strlen(cand) < len) {
-            memcpy(buf, cand, strlen(cand) + 1);
-            return;
-        }
+    if (strchr(arg, '/')) {
+        if (strcmp(dir, "models") == 0)
+            sim_model_find_hf(arg, buf, len);
+        return;
     }
+    char file[NAME_MAX + 8]; /* traces are named with their extension, models and devices not */
+    if (snprintf(file, sizeof file, "%s%s", arg, strcmp(dir, "traces") == 0 ? "" : ".json") <
+        (int)sizeof file)
+        sim_find_file(dir, file, buf, len);
 }
 
 sim_status cli_parse_dtype_flag(const char *flag, const char *v, sim_dtype *out, sim_err *err)
@@ -459,6 +469,43 @@ const cli_cache_entry *cli_cache_find(const cli_file_cache *c, char kind, const 
     return NULL;
 }
 
+/* A name that is no file and was found in no data folder (cli_resolve left it as given): the
+ * message says where infersim looked and which names it has, instead of "cannot open". */
+static sim_status explain_missing(const char *dir, const char *name, sim_status st, sim_err *err)
+{
+    size_t l = strlen(name);
+    bool is_json = l > 5 && strcmp(name + l - 5, ".json") == 0;
+    if (!st || is_json || access(name, F_OK) == 0)
+        return st;
+    char known[384];
+    sim_find_names(dir, known, sizeof known);
+    if (!known[0])
+        snprintf(known, sizeof known, "(no %s/ folder found)", dir);
+    if (strchr(name, '/'))
+        return strcmp(dir, "models") != 0
+                   ? st
+                   : sim_fail(err, SIM_EINPUT,
+                              "%s: no such file, and no models/NAME.json lists this Hugging Face "
+                              "id in its infersim_hf_ids; expected a config.json path, a model "
+                              "name (%s) or a listed id",
+                              name, known);
+    return sim_fail(err, SIM_EINPUT,
+                    "%s: no such file, and no %s/%s.json in the working directory, "
+                    "$INFERSIM_DATA, next to the binary or in share/infersim; expected a path or "
+                    "one of: %s",
+                    name, dir, name, known);
+}
+
+static sim_status load_model(const char *path, sim_model *m, sim_err *err)
+{
+    return explain_missing("models", path, sim_model_load(path, m, err), err);
+}
+
+static sim_status load_hw(const char *path, sim_hw *hw, sim_err *err)
+{
+    return explain_missing("hw", path, sim_hw_load(path, hw, err), err);
+}
+
 /* Loads a file into the cache unless it is there (its failure is kept for the points). */
 sim_status cli_cache_add(cli_file_cache *c, char kind, const char *path, double scale,
                          int64_t limit)
@@ -479,8 +526,8 @@ sim_status cli_cache_add(cli_file_cache *c, char kind, const char *path, double 
     snprintf(e->path, sizeof e->path, "%s", path);
     e->scale = scale;
     e->limit = limit;
-    e->st = kind == 'm'   ? sim_model_load(path, &e->model, &e->err)
-            : kind == 'h' ? sim_hw_load(path, &e->hw, &e->err)
+    e->st = kind == 'm'   ? load_model(path, &e->model, &e->err)
+            : kind == 'h' ? load_hw(path, &e->hw, &e->err)
             : kind == 'e' ? sim_engprof_load(path, &e->eng, &e->err)
                           : sim_workload_load_trace(path, scale, limit, &e->w, &e->err);
     return SIM_OK;
@@ -509,7 +556,7 @@ const cli_cache_entry *cli_cache_get(const cli_file_cache *c, char kind, const c
 sim_status cli_get_model(const cli_file_cache *c, const char *path, sim_model *out, sim_err *err)
 {
     if (!c)
-        return sim_model_load(path, out, err);
+        return load_model(path, out, err);
     sim_status st;
     const cli_cache_entry *e = cli_cache_get(c, 'm', path, 0, 0, err, &st);
     if (e)
@@ -520,7 +567,7 @@ sim_status cli_get_model(const cli_file_cache *c, const char *path, sim_model *o
 sim_status cli_get_hw(const cli_file_cache *c, const char *path, sim_hw *out, sim_err *err)
 {
     if (!c)
-        return sim_hw_load(path, out, err);
+        return load_hw(path, out, err);
     sim_status st;
     const cli_cache_entry *e = cli_cache_get(c, 'h', path, 0, 0, err, &st);
     if (e)
@@ -913,13 +960,7 @@ static sim_status check_workload_flags(const cli_opts *o, sim_err *err)
         "--prefix-repetition-num-prefixes", "--prefix-repetition-output-len"};
     static const char *const random_only[] = {"--random-input-len", "--random-output-len",
                                               "--random-range-ratio"};
-    bool rep = o->dataset && strcmp(o->dataset, "prefix_repetition") == 0;
-    if (o->dataset && !rep && strcmp(o->dataset, "random") != 0)
-        return sim_fail(err, SIM_EINPUT,
-                        "--dataset-name: value '%s', expected random or prefix_repetition",
-                        o->dataset);
-    if (o->dataset && o->trace)
-        return sim_fail(err, SIM_EINPUT, "--dataset-name: does not apply to --trace");
+    bool rep = o->dataset_name && strcmp(o->dataset_name, "prefix_repetition") == 0;
     for (size_t i = 0; i < sizeof repetition / sizeof repetition[0]; i++)
         if (!rep && cli_given(o, repetition[i]))
             return sim_fail(err, SIM_EINPUT, "%s: needs --dataset-name prefix_repetition",
@@ -932,7 +973,8 @@ static sim_status check_workload_flags(const cli_opts *o, sim_err *err)
                             random_only[i]);
     static const char *const synthetic_only[] = {"--random-input-len",   "--random-output-len",
                                                  "--random-range-ratio", "--request-rate",
-                                                 "--burstiness",         "--seed"};
+                                                 "--burstiness",         "--seed",
+                                                 "--dataset-name"};
     if (o->trace) {
         for (size_t i = 0; i < sizeof synthetic_only / sizeof synthetic_only[0]; i++)
             if (cli_given(o, synthetic_only[i]))
@@ -963,15 +1005,18 @@ static sim_status serve_workload(const cli_opts *o, const cli_file_cache *cache,
     *w = own;
     if (st)
         return st;
+    char path[PATH_MAX];
+    if (o->trace)
+        cli_resolve("traces", o->trace, path, sizeof path);
     if (o->trace && cache) {
         const cli_cache_entry *e =
-            cli_cache_get(cache, 't', o->trace, o->time_scale, cli_trace_limit(o), err, &st);
+            cli_cache_get(cache, 't', path, o->time_scale, cli_trace_limit(o), err, &st);
         if (e)
             *w = &e->w;
         return st;
     }
     if (o->trace)
-        return sim_workload_load_trace(o->trace, o->time_scale, cli_trace_limit(o), own, err);
+        return sim_workload_load_trace(path, o->time_scale, cli_trace_limit(o), own, err);
     sim_synth_cfg s = {.num_prompts = o->num_prompts,
                        .input_len = o->rand_in,
                        .output_len = o->rand_out,
@@ -981,7 +1026,7 @@ static sim_status serve_workload(const cli_opts *o, const cli_file_cache *cache,
                        .seed = seed,
                        .input_lens = o->replay_in,
                        .output_lens = o->replay_out};
-    if (o->dataset && strcmp(o->dataset, "prefix_repetition") == 0) {
+    if (o->dataset_name && strcmp(o->dataset_name, "prefix_repetition") == 0) {
         s.num_prefixes = o->num_prefixes;
         s.prefix_len = o->prefix_len;
         s.suffix_len = o->suffix_len;
@@ -1135,16 +1180,113 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
     return st;
 }
 
+/* Python's str() of a float, as vLLM's file name holds the request rate: "inf", "10.0", "2.5". */
+static void py_float(double v, char *buf, size_t len)
+{
+    if (isinf(v)) {
+        snprintf(buf, len, "inf");
+        return;
+    }
+    snprintf(buf, len, "%.15g", v);
+    if (!strpbrk(buf, ".e"))
+        snprintf(buf + strlen(buf), len - strlen(buf), ".0");
+}
+
+/* Creates every folder of `dir` that is missing (vLLM's os.makedirs(exist_ok=True)). */
+static sim_status make_dirs(const char *dir, sim_err *err)
+{
+    char buf[PATH_MAX];
+    if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf)
+        return sim_fail(err, SIM_EINPUT, "--result-dir: path too long");
+    for (char *p = buf + 1;; p++) {
+        if (*p != '/' && *p)
+            continue;
+        char c = *p;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return sim_fail(err, SIM_EINPUT, "--result-dir: cannot create %s: %s", buf,
+                            strerror(errno));
+        if (!c)
+            return SIM_OK;
+        *p = c;
+    }
+}
+
+/* vLLM's --save-result: its file name (or --result-filename) in --result-dir, its JSON. */
+static sim_status save_vllm_result(const cli_opts *o, const sim_serve_report *rep, sim_err *err)
+{
+    char date[32], rate[64], name[PATH_MAX], path[PATH_MAX * 2];
+    time_t now = time(NULL);
+    struct tm tm;
+    if (!localtime_r(&now, &tm) || !strftime(date, sizeof date, "%Y%m%d-%H%M%S", &tm))
+        snprintf(date, sizeof date, "19700101-000000");
+    const char *backend = o->backend ? o->backend : "openai";
+    const char *base = strrchr(o->model, '/') ? strrchr(o->model, '/') + 1 : o->model;
+    py_float(o->rate, rate, sizeof rate);
+    if (o->result_filename)
+        snprintf(name, sizeof name, "%s", o->result_filename);
+    else if (o->max_concurrency > 0 && cli_given(o, "--max-concurrency"))
+        snprintf(name, sizeof name, "%s-%sqps-concurrency%lld-%s-%s.json",
+                 o->label ? o->label : backend, rate, (long long)o->max_concurrency, base, date);
+    else
+        snprintf(name, sizeof name, "%s-%sqps-%s-%s.json", o->label ? o->label : backend, rate,
+                 base, date);
+    sim_status st = o->result_dir ? make_dirs(o->result_dir, err) : SIM_OK;
+    if (st)
+        return st;
+    snprintf(path, sizeof path, "%s%s%s", o->result_dir ? o->result_dir : "",
+             o->result_dir ? "/" : "", name);
+    sim_vllm_meta meta = {.backend = backend,
+                          .model_id = o->model,
+                          .tokenizer_id = o->tokenizer ? o->tokenizer : o->model,
+                          .date = date,
+                          .num_prompts = (int64_t)rep->w->n,
+                          .request_rate = rep->request_rate,
+                          .burstiness = o->burstiness,
+                          .max_concurrency =
+                              cli_given(o, "--max-concurrency") ? o->max_concurrency : 0};
+    return sim_report_vllm_result(path, rep, &meta, err);
+}
+
+/* vLLM's flags that only make sense together, and its datasets. */
+static sim_status check_vllm_flags(const cli_opts *o, sim_err *err)
+{
+    if (o->dataset_name && strcmp(o->dataset_name, "random") != 0 &&
+        strcmp(o->dataset_name, "prefix_repetition") != 0)
+        return sim_fail(err, SIM_EINPUT,
+                        "--dataset-name: value '%s', expected random or prefix_repetition "
+                        "(infersim draws vLLM's synthetic datasets from their flags; to replay "
+                        "recorded traffic use --trace FILE: Azure CSV, Mooncake JSONL or a CSV of "
+                        "arrival_s,input_tokens,output_tokens)",
+                        o->dataset_name);
+    if (!o->save_result && (o->result_dir || o->result_filename))
+        return sim_fail(err, SIM_EINPUT, "%s: needs --save-result",
+                        o->result_dir ? "--result-dir" : "--result-filename");
+    return SIM_OK;
+}
+
 static sim_status cmd_serve(const cli_opts *o, FILE *out, sim_err *err)
 {
     cli_loaded *L = calloc(1, sizeof *L);
     cli_serve_state *s = calloc(1, sizeof *s);
-    if (!L || !s) {
+    sim_pct_values *saved = calloc(1, sizeof *saved);
+    if (!L || !s || !saved) {
         free(L);
         free(s);
+        free(saved);
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
     }
-    sim_status st = cli_serve_point(o, L, NULL, (uint64_t)o->seed, s, err);
+    /* printed: every metric at p90 and p99 unless vLLM's two flags say otherwise; saved: what
+     * vLLM saves (its defaults ttft,tpot,itl at p99 unless the flags say otherwise) */
+    bool pick = o->percentile_metrics || o->metric_percentiles;
+    sim_pct_sel sel;
+    sim_status st = check_vllm_flags(o, err);
+    if (!st)
+        st = sim_pct_sel_parse(o->percentile_metrics, o->metric_percentiles, &sel, err);
+    if (!st)
+        st = cli_serve_point(o, L, NULL, (uint64_t)o->seed, s, err);
+    if (!st && (pick || o->save_result) && sim_metrics_selected(&s->res, &sel, saved))
+        st = sim_fail(err, SIM_EINTERNAL, "out of memory computing percentiles");
     sim_serve_report rep = {.cfg = &s->cfg,
                             .w = s->w,
                             .res = &s->res,
@@ -1153,9 +1295,15 @@ static sim_status cmd_serve(const cli_opts *o, FILE *out, sim_err *err)
                             .engine = L->eng.name,
                             .engine_version = L->eng.version,
                             .engine_fusions = L->eng.fusions,
-                            .usd_per_gpu_hour = s->usd_per_gpu_hour};
+                            .usd_per_gpu_hour = s->usd_per_gpu_hour,
+                            .pct = &sel,
+                            .pct_ms = saved};
     if (!st && o->save_requests)
         st = sim_report_save_requests(o->save_requests, &rep, err);
+    if (!st && o->save_result)
+        st = save_vllm_result(o, &rep, err);
+    if (!pick)
+        rep.pct = NULL, rep.pct_ms = NULL;
     if (!st && o->html)
         st = sim_html_serve(o->html, o->cmdline ? o->cmdline : "infersim serve", &rep, &s->slo,
                             s->series, err);
@@ -1164,6 +1312,7 @@ static sim_status cmd_serve(const cli_opts *o, FILE *out, sim_err *err)
     cli_serve_state_free(s);
     free(s);
     free(L);
+    free(saved);
     return st;
 }
 
@@ -1184,26 +1333,118 @@ static sim_status cmd_trace_check(const cli_opts *o, FILE *out, sim_err *err)
     return SIM_OK;
 }
 
+/* hw FILE: every field of a device with its value and where it came from. */
+static sim_status cmd_hw(const cli_opts *o, FILE *out, sim_err *err)
+{
+    if (!o->hw)
+        return sim_fail(err, SIM_EINPUT, "hw: missing FILE (infersim hw FILE|NAME)");
+    bool json = strcmp(o->format, "json") == 0;
+    if (!json && strcmp(o->format, "table") != 0)
+        return sim_fail(err, SIM_EINPUT, "--format: value '%s', expected table or json", o->format);
+    char path[PATH_MAX];
+    cli_resolve("hw", o->hw, path, sizeof path);
+    sim_hw hw;
+    sim_status st = cli_get_hw(NULL, path, &hw, err);
+    if (st)
+        return st;
+    cJSON *root = json ? cJSON_CreateObject() : NULL, *fields = NULL;
+    if (json) {
+        cJSON_AddStringToObject(root, "name", hw.name);
+        cJSON_AddStringToObject(root, "path", hw.path);
+        cJSON_AddStringToObject(root, "arch", hw.arch);
+        fields = cJSON_AddArrayToObject(root, "fields");
+    } else {
+        fprintf(out, "%s (%s), arch %s\n", hw.name, hw.path, hw.arch[0] ? hw.arch : "(none)");
+        fprintf(out, "%-30s %12s  %-8s %s\n", "field", "value", "from", "default rule");
+    }
+    const char *arch_source = NULL;
+    for (size_t i = 0; i < sim_hw_n_fields(); i++) {
+        sim_hw_field_info f = sim_hw_field(&hw, i);
+        if (f.origin != SIM_HW_FILE && f.arch_source)
+            arch_source = f.arch_source;
+        if (!json) {
+            fprintf(out, "%-30s %12.6g  %-8s %s\n", f.json, f.value, sim_hw_origin_name(f.origin),
+                    f.origin == SIM_HW_FILE ? "" : f.rule);
+            continue;
+        }
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddStringToObject(row, "field", f.json);
+        cJSON_AddNumberToObject(row, "value", f.value);
+        cJSON_AddStringToObject(row, "from", sim_hw_origin_name(f.origin));
+        cJSON_AddStringToObject(row, "rule", f.rule);
+        cJSON_AddItemToArray(fields, row);
+    }
+    if (json) {
+        cJSON_AddStringToObject(root, "arch_source", arch_source ? arch_source : "");
+        char *txt = cJSON_Print(root);
+        cJSON_Delete(root);
+        if (!txt)
+            return sim_fail(err, SIM_EINTERNAL, "out of memory");
+        fprintf(out, "%s\n", txt);
+        free(txt);
+    } else if (arch_source) {
+        fprintf(out, "architecture constants: %s\n", arch_source);
+    }
+    return ferror(out) ? sim_fail(err, SIM_EINTERNAL, "writing the result failed") : SIM_OK;
+}
+
+/* One command: its flags come from the option table (mask) and run through fn, or (sweep, merge,
+ * compare) it parses its own arguments through argv_fn. One table drives dispatch, the top-level
+ * usage and every --help. */
 typedef struct command {
     const char *name;
     int mask;
     sim_status (*fn)(const cli_opts *, FILE *, sim_err *);
+    sim_status (*argv_fn)(int argc, char **argv, FILE *out, FILE *errf, sim_err *err);
     const char *summary;
+    const char *usage; /* argv commands: their synopsis and flags */
 } command;
 
+static sim_status cmd_merge(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
+{
+    (void)errf;
+    return cli_cmd_merge(argc, argv, out, err);
+}
+
+static sim_status cmd_compare(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
+{
+    return cli_cmd_compare(argc, argv, out, errf, err);
+}
+
 static const command commands[] = {
-    {"run", CMD_RUN, cmd_run, "static batch: TTFT, TPOT, E2E, throughput, per-op breakdown"},
-    {"roofline", CMD_ROOFLINE, cmd_roofline, "peaks, bandwidth, ridge points, op intensities"},
-    {"serve", CMD_SERVE, cmd_serve,
-     "request stream under continuous batching: vLLM's serving benchmark metrics"},
-    {"trace-check", CMD_CHECK, cmd_trace_check,
-     "validate a Chrome trace (slices nest, names, counters, ids)"},
-    {"op", CMD_OP, cli_cmd_op, "price one GEMM, attention, copy or all-reduce on a device"},
-    {"validate", CMD_VALIDATE, cli_cmd_validate,
-     "predictions against the public measurements, with the error summary"},
-    {"calibrate", CMD_CALIBRATE, cli_cmd_calibrate,
-     "fit a device's efficiencies to its op-level measurements"},
+    {"run", CMD_RUN, cmd_run, NULL, "static batch: TTFT, TPOT, E2E, throughput, per-op breakdown",
+     NULL},
+    {"roofline", CMD_ROOFLINE, cmd_roofline, NULL, "peaks, bandwidth, ridge points, op intensities",
+     NULL},
+    {"serve", CMD_SERVE, cmd_serve, NULL,
+     "request stream under continuous batching: vLLM's serving benchmark metrics", NULL},
+    {"sweep", 0, NULL, cli_cmd_sweep,
+     "run|serve over a grid (any flag a comma-separated list), in parallel", NULL},
+    {"merge", 0, NULL, cmd_merge, "join sweep shard files back into grid order",
+     "usage: infersim merge [--out FILE] SHARD...\n"
+     "  SHARD...                   the files of 'infersim sweep --shard I/N --out FILE' (all CSV "
+     "or\n"
+     "                             all JSONL), joined back into grid order\n"
+     "  --out S                    write the merged rows here (default: stdout)\n"},
+    {"compare", 0, NULL, cmd_compare,
+     "a vLLM --save-result (or run-style) JSON against the prediction for the same flags",
+     "usage: infersim compare --result FILE.json [the run or serve flags of the measurement]\n"
+     "  --result S                 a vLLM --save-result file (mean_ttft_ms, ...: compared with\n"
+     "                             'infersim serve') or a run-style JSON (ttft_ms, ...: 'infersim\n"
+     "                             run'); the other flags are those commands' flags\n"},
+    {"trace-check", CMD_CHECK, cmd_trace_check, NULL,
+     "validate a Chrome trace (slices nest, names, counters, ids)", NULL},
+    {"op", CMD_OP, cli_cmd_op, NULL, "price one GEMM, attention, copy or all-reduce on a device",
+     NULL},
+    {"validate", CMD_VALIDATE, cli_cmd_validate, NULL,
+     "predictions against the public measurements, with the error summary", NULL},
+    {"calibrate", CMD_CALIBRATE, cli_cmd_calibrate, NULL,
+     "fit a device's efficiencies to its op-level measurements", NULL},
+    {"hw", CMD_HW, cmd_hw, NULL,
+     "a device file's every field, and whether it came from the file, a default or is derived",
+     NULL},
 };
+enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 
 static void top_usage(FILE *f)
 {
@@ -1211,13 +1452,86 @@ static void top_usage(FILE *f)
             "infersim %s - predicts LLM serving performance with the roofline model\n"
             "usage: infersim COMMAND [flags]   (infersim COMMAND --help for its flags)\n",
             INFERSIM_VERSION);
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    for (size_t i = 0; i < N_COMMANDS; i++)
         fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "  %-11s %s\n", "sweep",
-            "run|serve over a grid (any flag a comma-separated list), in parallel");
-    fprintf(f, "  %-11s %s\n", "merge", "join sweep shard files back into grid order");
-    fprintf(f, "  %-11s %s\n", "compare",
-            "a vLLM --save-result (or run-style) JSON against the prediction for the same flags");
+}
+
+/* Whether argv[first..] asks for help. */
+static bool wants_help(int argc, char **argv, int first)
+{
+    for (int i = first; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return true;
+    return false;
+}
+
+/* A command's --help; sweep's names its subcommand's flags. */
+static void command_help(FILE *f, const command *c, int argc, char **argv)
+{
+    if (c->fn)
+        usage(f, c->name, c->mask);
+    else if (strcmp(c->name, "sweep") == 0)
+        cli_sweep_usage(
+            f, argc > 2 && (strcmp(argv[2], "run") == 0 || strcmp(argv[2], "serve") == 0) ? argv[2]
+                                                                                          : NULL);
+    else
+        fputs(c->usage, f);
+}
+
+/* Runs argv[1] with its flags; a failure's message is left in err. */
+static sim_status dispatch(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
+{
+    const char *name = argv[1];
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+        const command *c = &commands[i];
+        if (strcmp(name, c->name) != 0)
+            continue;
+        if (wants_help(argc, argv, 2)) {
+            command_help(out, c, argc, argv);
+            return SIM_OK;
+        }
+        if (c->argv_fn)
+            return c->argv_fn(argc, argv, out, errf, err);
+        cli_opts o = cli_defaults;
+        o.warn = errf;
+        sim_status st = cli_parse_opts(argc, argv, 2, c->name, c->mask, &o, err);
+        if (st)
+            return st;
+        char *cmdline = cli_cmdline(argc, argv); /* the command as typed, for --html reports */
+        o.cmdline = cmdline;
+        st = c->fn(&o, out, err);
+        free(cmdline);
+        return st;
+    }
+    char names[512] = "";
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                 i == 0                ? ""
+                 : i + 1 == N_COMMANDS ? " or "
+                                       : ", ",
+                 commands[i].name);
+    return sim_fail(err, SIM_EINPUT, "unknown command '%s'; expected %s (infersim --help)", name,
+                    names);
+}
+
+sim_status sim_cli_run(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
+{
+    if (argc < 2)
+        return sim_fail(err, SIM_EINPUT,
+                        "missing command; expected 'infersim COMMAND [flags]' (infersim --help)");
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "help") == 0 || strcmp(name, "-h") == 0) {
+        top_usage(out);
+        return SIM_OK;
+    }
+    if (strcmp(name, "--version") == 0) {
+        fprintf(out, "infersim %s\n", INFERSIM_VERSION);
+        return SIM_OK;
+    }
+    sim_status st = dispatch(argc, argv, out, errf, err);
+    if (st && !err->msg[0])
+        sim_fail(err, st, "internal error");
+    return st;
 }
 
 char *cli_cmdline(int argc, char **argv)
@@ -1242,49 +1556,9 @@ int sim_cli_main(int argc, char **argv, FILE *out, FILE *errf)
         top_usage(errf);
         return SIM_EINPUT;
     }
-    const char *name = argv[1];
-    if (strcmp(name, "--help") == 0 || strcmp(name, "help") == 0 || strcmp(name, "-h") == 0) {
-        top_usage(out);
-        return 0;
-    }
-    if (strcmp(name, "--version") == 0) {
-        fprintf(out, "infersim %s\n", INFERSIM_VERSION);
-        return 0;
-    }
-    if (strcmp(name, "sweep") == 0 || strcmp(name, "merge") == 0 || strcmp(name, "compare") == 0) {
-        sim_err err = {{0}};
-        sim_status st = name[0] == 's'   ? cli_cmd_sweep(argc, argv, out, errf, &err)
-                        : name[0] == 'm' ? cli_cmd_merge(argc, argv, out, &err)
-                                         : cli_cmd_compare(argc, argv, out, errf, &err);
-        if (st)
-            fprintf(errf, "infersim: %s\n", err.msg[0] ? err.msg : "internal error");
-        return (int)st;
-    }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-        const command *c = &commands[i];
-        if (strcmp(name, c->name) != 0)
-            continue;
-        cli_opts o = cli_defaults;
-        o.warn = errf;
-        sim_err err = {{0}};
-        sim_status st = cli_parse_opts(argc, argv, 2, c->name, c->mask, &o, &err);
-        if (!st && o.help) {
-            usage(out, c->name, c->mask);
-            return 0;
-        }
-        char *cmdline = cli_cmdline(argc, argv);
-        o.cmdline = cmdline;
-        if (!st)
-            st = c->fn(&o, out, &err);
-        free(cmdline);
-        if (st)
-            fprintf(errf, "infersim: %s\n", err.msg[0] ? err.msg : "internal error");
-        return (int)st;
-    }
-    fprintf(errf,
-            "infersim: unknown command '%s'; expected run, serve, roofline, sweep, merge, "
-            "trace-check, op, validate, calibrate or compare "
-            "(infersim --help)\n",
-            name);
-    return SIM_EINPUT;
+    sim_err err = {{0}};
+    sim_status st = sim_cli_run(argc, argv, out, errf, &err);
+    if (st)
+        fprintf(errf, "infersim: %s\n", err.msg);
+    return (int)st;
 }

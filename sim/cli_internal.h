@@ -1,8 +1,9 @@
 /* cli_internal.h - what the command line's files share (private to sim/cli*.c).
  *
- * cli.c holds the option table, flag parsing, file loading and the run / serve / roofline /
- * trace-check commands; cli_sweep.c the sweep and merge commands; cli_validate.c the op,
- * validate, calibrate and compare commands. The public entry point is sim_cli_main (cli.h).
+ * cli.c holds the option table, the command table, flag parsing, file loading and the run / serve /
+ * roofline / hw / trace-check commands; cli_sweep.c the sweep and merge commands; cli_validate.c
+ * the op, validate, calibrate and compare commands. The public entry points are sim_cli_main and
+ * sim_cli_run (cli.h); the C API (api.c) calls the latter.
  */
 #ifndef SIM_CLI_INTERNAL_H
 #define SIM_CLI_INTERNAL_H
@@ -30,7 +31,8 @@ enum {
     CMD_CHECK = 8,
     CMD_VALIDATE = 16,
     CMD_OP = 32,
-    CMD_CALIBRATE = 64
+    CMD_CALIBRATE = 64,
+    CMD_HW = 128
 };
 #define CMD_MODEL (CMD_RUN | CMD_ROOFLINE | CMD_SERVE) /* flags every model command takes */
 #define CMD_ENGINE (CMD_RUN | CMD_SERVE)               /* flags of commands that run steps */
@@ -51,8 +53,7 @@ typedef struct cli_opts {
     double layer_us, conservativeness;
     int64_t graph_max_bs, max_model_len;
     bool no_async_sched, prefix_caching, no_prefix_caching, chunked;
-    /* the prefix_repetition dataset */
-    const char *dataset;
+    /* the prefix_repetition dataset (--dataset-name prefix_repetition) */
     int64_t prefix_len, suffix_len, num_prefixes, prefix_out;
     FILE *warn; /* where warnings go (NULL: nowhere); set by the command, not a flag */
     const int64_t *replay_in, *replay_out; /* compare: exact lengths, num_prompts of each */
@@ -77,6 +78,10 @@ typedef struct cli_opts {
     const char *spec_method, *spec_model;
     int64_t spec_k;
     double spec_alpha, spec_tau;
+    /* vLLM bench serve's own flags: recorded in --save-result, or accepted without effect */
+    const char *backend, *label, *tokenizer, *dataset_name, *result_dir, *result_filename;
+    const char *percentile_metrics, *metric_percentiles, *vllm_noop;
+    bool save_result, vllm_noop_bool;
     /* mixture of experts */
     int64_t ep;
     bool dp_attention;
@@ -115,12 +120,11 @@ sim_status cli_parse_dtype_flag(const char *flag, const char *v, sim_dtype *out,
 sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int mask,
                           cli_opts *out, sim_err *err);
 
-/* A bare name ("h100-sxm") as DIR/NAME.json in the working directory or the source tree next to
- * the binary; anything else as given. */
+/* A bare name ("h100-sxm") as DIR/NAME.json (traces: DIR/NAME, e.g. traces/azure-conv-sample.csv)
+ * in the data roots (find.h: working directory,
+ * $INFERSIM_DATA, the source tree next to the binary, the installed share/infersim); a Hugging Face
+ * id as the model file that lists it; anything else as given. */
 void cli_resolve(const char *dir, const char *arg, char *buf, size_t len);
-
-/* A folder ("models") in the working directory or the source tree next to the binary. */
-void cli_resolve_dir(const char *dir, char *buf, size_t len);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Files, loaded once: a sweep loads every model, device and trace it names before its parallel
@@ -221,6 +225,9 @@ char *cli_cmdline(int argc, char **argv);
 
 /* The commands of cli_sweep.c and cli_validate.c. */
 sim_status cli_cmd_sweep(int argc, char **argv, FILE *out, FILE *errf, sim_err *err);
+/* `infersim sweep [run|serve] --help`: the sweep's own flags (and which command's flags it
+ * takes: sub is "run", "serve" or NULL). */
+void cli_sweep_usage(FILE *f, const char *sub);
 sim_status cli_cmd_merge(int argc, char **argv, FILE *out, sim_err *err);
 sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err);
 sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err);

@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "find.h"
 #include "html.h"
 #include "jsonf.h"
 #include "outfile.h"
@@ -22,16 +23,13 @@
 
 #define VALIDATION_DATA "tools/data/validation.csv"
 
-/* The default measurements file, from the working directory or next to the binary. */
+/* The measurements file: --data as given, else tools/data/validation.csv in the data roots
+ * (find.h), so the commands work from any directory and from an installed copy. */
 static void data_path(const cli_opts *o, char *buf, size_t len)
 {
-    if (o->data) {
-        snprintf(buf, len, "%s", o->data);
-        return;
-    }
-    cli_resolve("tools/data", "validation", buf, len);
-    if (access(buf, F_OK) != 0)
-        snprintf(buf, len, "%s", VALIDATION_DATA);
+    snprintf(buf, len, "%s", o->data ? o->data : VALIDATION_DATA);
+    if (!o->data)
+        sim_find_file("tools/data", "validation.csv", buf, len);
 }
 
 sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err)
@@ -399,6 +397,8 @@ sim_status cli_cmd_calibrate(const cli_opts *o, FILE *out, sim_err *err)
     cli_resolve("hw", o->hw, hw_path, sizeof hw_path);
     data_path(o, data, sizeof data);
     file_stem(hw_path, name, sizeof name);
+    /* the file records the data as named, not where it was found: the same from any folder */
+    const char *data_name = o->data ? o->data : VALIDATION_DATA;
     sim_hw hw;
     sim_vrow *rows = NULL;
     size_t n = 0;
@@ -408,14 +408,14 @@ sim_status cli_cmd_calibrate(const cli_opts *o, FILE *out, sim_err *err)
         st = sim_validate_load(data, &rows, &n, err);
     if (!st)
         st = sim_validate_fit(rows, n, name, &hw, &rep, err);
-    if (!st) {
-        fprintf(o->out_file ? out : stderr,
+    if (!st && o->out_file) /* with no --out, stdout holds the file alone (nothing on stderr) */
+        fprintf(out,
                 "calibrate %s: %zu op-level rows of %s; median |error| %.1f%% -> %.1f%% "
                 "(leave-one-out %.1f%%)\n  %s\n",
-                name, rep.rows, data, rep.before_median, rep.after_median, rep.loo_median,
+                name, rep.rows, data_name, rep.before_median, rep.after_median, rep.loo_median,
                 rep.n_params ? rep.fitted : "nothing moves: the file is already fitted");
-        st = write_calibrated(hw_path, o->out_file, data, &rep, out, err);
-    }
+    if (!st)
+        st = write_calibrated(hw_path, o->out_file, data_name, &rep, out, err);
     free(rows);
     return st;
 }
@@ -530,29 +530,28 @@ static sim_status result_model(const cJSON *root, const char *file, cli_opts *o,
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(root, "model_id");
     if (!cJSON_IsString(id) || !id->valuestring[0])
         return SIM_OK;
-    char path[PATH_MAX], dir[PATH_MAX];
+    char path[PATH_MAX];
     cli_resolve("models", id->valuestring, path, sizeof path);
-    sim_status st = SIM_OK;
-    if (access(path, F_OK) != 0) {
-        cli_resolve_dir("models", dir, sizeof dir);
-        st = sim_model_find_hf_id(dir, id->valuestring, path, sizeof path, err);
-    }
+    bool found = access(path, F_OK) == 0;
     if (cli_given(o, "--model")) { /* the flag wins; say so when it names another model */
         char mine[PATH_MAX];
         cli_resolve("models", o->model, mine, sizeof mine);
-        if (o->warn && (st || strcmp(mine, path) != 0))
+        if (o->warn && (!found || strcmp(mine, path) != 0))
             fprintf(o->warn,
                     "infersim: warning: --model %s contradicts %s's model_id %s; using the "
                     "flag\n",
                     o->model, file, id->valuestring);
         return SIM_OK;
     }
-    if (!st) {
-        snprintf(rr->model, sizeof rr->model, "%s", path);
-        o->model = rr->model;
-        set_given(o, "--model");
-    }
-    return st;
+    if (!found)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: model_id '%s' is no model file and no models/NAME.json lists it in "
+                        "infersim_hf_ids; pass --model with a config.json or a shipped name",
+                        file, id->valuestring);
+    snprintf(rr->model, sizeof rr->model, "%s", path);
+    o->model = rr->model;
+    set_given(o, "--model");
+    return SIM_OK;
 }
 
 /* Fills the serve flags the command line left out from a vLLM --save-result file: model_id,

@@ -3,12 +3,14 @@
 #include "model.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "find.h"
 #include "jsonf.h"
 
 static sim_status read_dtype(const cJSON *cfg, const char *path, sim_model *m, sim_err *err)
@@ -368,68 +370,52 @@ double sim_model_active_params(const sim_model *m)
            (double)m->hidden;
 }
 
-/* Whether the JSON file at path lists `id` in its infersim_hf_ids (unreadable files do not). */
+/* Whether the JSON file at path lists `id` in its infersim_hf_ids. */
 static bool lists_hf_id(const char *path, const char *id)
 {
     cJSON *root;
     if (sim_jsonf_load(path, &root, NULL))
         return false;
-    const cJSON *ids = cJSON_GetObjectItemCaseSensitive(root, "infersim_hf_ids");
-    bool found = false;
-    for (const cJSON *it = cJSON_IsArray(ids) ? ids->child : NULL; it && !found; it = it->next)
-        found = cJSON_IsString(it) && strcasecmp(it->valuestring, id) == 0;
+    const cJSON *ids = sim_jsonf_find(root, "infersim_hf_ids");
+    bool hit = false;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, ids) hit |= cJSON_IsString(it) && strcasecmp(it->valuestring, id) == 0;
     cJSON_Delete(root);
+    return hit;
+}
+
+/* The first file of DIR (in name order, so the answer never depends on the file system) that
+ * lists id. */
+static bool find_hf_in(const char *dir, const char *id, char *out, size_t len)
+{
+    struct dirent **names = NULL;
+    int n = scandir(dir, &names, NULL, alphasort);
+    bool found = false;
+    for (int i = 0; i < n; i++) {
+        const char *nm = names[i]->d_name;
+        size_t l = strlen(nm);
+        char path[PATH_MAX + 256];
+        if (!found && l > 5 && strcmp(nm + l - 5, ".json") == 0 &&
+            snprintf(path, sizeof path, "%s/%s", dir, nm) < (int)len && lists_hf_id(path, id)) {
+            snprintf(out, len, "%s", path);
+            found = true;
+        }
+        free(names[i]);
+    }
+    free(names);
     return found;
 }
 
-static int by_name(const void *a, const void *b)
+bool sim_model_find_hf(const char *id, char *out, size_t len)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-sim_status sim_model_find_hf_id(const char *dir, const char *id, char *buf, size_t len,
-                                sim_err *err)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return sim_fail(err, SIM_EINPUT, "%s: cannot open the models folder to look up '%s'", dir,
-                        id);
-    char **names = NULL;
-    size_t n = 0, cap = 0;
-    sim_status st = SIM_OK;
-    for (struct dirent *e; !st && (e = readdir(d));) {
-        size_t l = strlen(e->d_name);
-        if (l < 6 || strcmp(e->d_name + l - 5, ".json") != 0)
-            continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 32;
-            char **g = realloc(names, cap * sizeof *g);
-            if (!g) {
-                st = sim_fail(err, SIM_EINTERNAL, "out of memory");
-                break;
-            }
-            names = g;
-        }
-        if (!(names[n] = malloc(l + 1)))
-            st = sim_fail(err, SIM_EINTERNAL, "out of memory");
-        else
-            memcpy(names[n++], e->d_name, l + 1);
+    char buf[SIM_FIND_MAX_ROOTS * PATH_MAX];
+    const char *roots[SIM_FIND_MAX_ROOTS];
+    size_t n = sim_find_roots(buf, PATH_MAX, roots);
+    for (size_t i = 0; i < n; i++) {
+        char dir[PATH_MAX + 16];
+        snprintf(dir, sizeof dir, "%s/models", roots[i]);
+        if (find_hf_in(strcmp(roots[i], ".") == 0 ? "models" : dir, id, out, len))
+            return true;
     }
-    closedir(d);
-    if (names)
-        qsort(names, n, sizeof *names, by_name);
-    bool found = false;
-    for (size_t i = 0; !st && !found && i < n; i++) {
-        snprintf(buf, len, "%s/%s", dir, names[i]);
-        found = lists_hf_id(buf, id);
-    }
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
-    if (!st && !found)
-        st = sim_fail(err, SIM_EINPUT,
-                      "model_id '%s': no model file in %s lists it in infersim_hf_ids; pass "
-                      "--model with a config.json or a shipped name",
-                      id, dir);
-    return st;
+    return false;
 }

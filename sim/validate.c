@@ -148,7 +148,8 @@ static const need *const kind_needs[SIM_VK_COUNT] = {[SIM_VK_GEMM] = needs_gemm,
                                                      [SIM_VK_ALLTOALL] = needs_allreduce,
                                                      [SIM_VK_E2E] = needs_e2e,
                                                      [SIM_VK_TTFT] = needs_e2e,
-                                                     [SIM_VK_SERVE] = needs_e2e}; /* batch: requests */
+                                                     [SIM_VK_SERVE] =
+                                                         needs_e2e}; /* batch: requests */
 
 /* The metric of each end-to-end kind. */
 static const char *const e2e_metric[SIM_VK_COUNT] = {

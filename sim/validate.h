@@ -2,7 +2,7 @@
  * them.
  *
  * The measurements live in a normalized CSV (tools/data/validation.csv, made from
- * ../shared/data/calibration.csv with every row's source kept): one row per measurement, its kind
+ * tools/data/calibration.csv with every row's source kept): one row per measurement, its kind
  * and parameters in columns:
  *   id, kind (gemm | attention | copy | allreduce | grouped_gemm | alltoall | e2e | ttft), hw,
  *   dtype, gpus, m, n, k, batch,
