@@ -593,12 +593,23 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
     row_num(f, "KV cache peak usage (%):", 100.0 * m->kv_cache_peak_usage);
     row_int(f, "KV cache blocks:", (long long)r->res->kv_blocks);
     row_int(f, "Iterations:", (long long)m->iterations);
+    if (r->cfg->prefix_caching)
+        row_num(f, "Prefix cache hit rate (%):", 100.0 * sim_report_prefix_hit_rate(r->res));
+    if (r->engine)
+        fprintf(f, "%-40s%s\n", "Engine:", r->engine);
     if (sim_spec_active(r->cfg->spec)) {
         row_num(f, "Acceptance length (tokens/verify):", m->spec_acceptance_length);
         row_num(f, "Draft time (% of busy time):", 100.0 * m->spec_draft_time_fraction);
     }
     banner(f, "", '=');
     return ferror(f) ? SIM_EINTERNAL : SIM_OK;
+}
+
+double sim_report_prefix_hit_rate(const sim_engine_result *res)
+{
+    return res->prefix_query_tokens > 0
+               ? (double)res->prefix_hit_tokens / (double)res->prefix_query_tokens
+               : 0.0;
 }
 
 /* mean_, median_, std_ and the percentiles of each reported metric, as vLLM names them. */
@@ -657,6 +668,13 @@ static sim_status serve_json(FILE *f, const sim_serve_report *r)
     add_num(o, "kv_cache_blocks", (double)r->res->kv_blocks);
     add_num(o, "block_size", (double)r->res->block_size);
     add_num(o, "iterations", (double)m->iterations);
+    add_num(o, "prefix_cache_hit_rate", sim_report_prefix_hit_rate(r->res));
+    if (r->engine)
+        cJSON_AddStringToObject(o, "engine", r->engine);
+    if (r->engine_version)
+        cJSON_AddStringToObject(o, "engine_version", r->engine_version);
+    if (r->engine_fusions)
+        cJSON_AddStringToObject(o, "engine_fusions", r->engine_fusions);
     if (sim_spec_active(r->cfg->spec)) {
         cJSON_AddStringToObject(o, "spec_method", sim_spec_method_name(r->cfg->spec->method));
         add_num(o, "num_speculative_tokens", r->cfg->spec->k);
