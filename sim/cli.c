@@ -74,18 +74,37 @@ const cli_opt_def cli_opts_table[] = {
       "channel (default: the quantization_config's, else 128)"),
     O("--overlap-comm", OPT_NUM, overlap, 0, 1, CMD_MODEL,
       "fraction of network time hidden behind compute, 0..1 (default 0)"),
+    O("--engine", OPT_STR, engine, 0, 0, CMD_MODEL,
+      "vllm|vllm-v0|sglang|trtllm|trtllm-0.11|hf or a profile file: its defaults (default vllm)"),
     O("--gpu-memory-utilization", OPT_NUM, util, 0.01, 1, CMD_ENGINE,
-      "usable fraction of HBM, (0, 1] (default 0.9)"),
+      "KV-cache memory fraction (of all HBM; TensorRT-LLM: of what is free) (default: engine)"),
+    O("--mem-fraction-static", OPT_NUM, util, 0.01, 1, CMD_ENGINE,
+      "SGLang's name for --gpu-memory-utilization"),
+    O("--kv-cache-free-gpu-mem-fraction", OPT_NUM, util, 0.01, 1, CMD_ENGINE,
+      "TensorRT-LLM's name for --gpu-memory-utilization"),
     O("--iteration-overhead-us", OPT_NUM, iter_us, 0, 1e7, CMD_ENGINE,
-      "engine CPU time per iteration (default 1000)"),
+      "engine CPU time per iteration (default: engine; vllm 1000)"),
     O("--request-overhead-us", OPT_NUM, req_us, 0, 1e7, CMD_ENGINE,
-      "engine CPU time per request in the iteration (default 10)"),
+      "engine CPU time per request in the iteration (default: engine; vllm 10)"),
+    O("--layer-overhead-us", OPT_NUM, layer_us, 0, 1e6, CMD_ENGINE,
+      "engine CPU time per model layer per iteration (eager Python; default: engine, hf 100)"),
     O("--usd-per-gpu-hour", OPT_NUM, usd_per_gpu_hour, 0.001, SIM_PRICE_MAX_USD_PER_GPU_HOUR,
       CMD_ENGINE, "price of one GPU-hour in US$ (default: the device file's usd_per_gpu_hour)"),
     O("--async-scheduling", OPT_BOOL, async_sched, 0, 0, CMD_ENGINE,
-      "the CPU prepares the next iteration while the GPU runs (hides host time)"),
+      "the CPU prepares the next iteration while the GPU runs (default: engine)"),
+    O("--no-async-scheduling", OPT_BOOL, no_async_sched, 0, 0, CMD_ENGINE,
+      "a synchronous engine loop: the GPU waits for the CPU's work"),
     O("--enforce-eager", OPT_BOOL, enforce_eager, 0, 0, CMD_MODEL,
       "launch decode kernels eagerly instead of from CUDA graphs"),
+    O("--allreduce", OPT_STR, allreduce, 0, 0, CMD_MODEL | CMD_OP,
+      "auto|ring|tree|oneshot|twoshot|nvls|nccl: all-reduce algorithm (default auto: the "
+      "cheapest the device has)"),
+    O("--fuse-allreduce-norm", OPT_BOOL, fuse_ar_norm, 0, 0, CMD_MODEL,
+      "fuse all-reduce + residual + RMSNorm into one kernel (custom / NVLS all-reduce only)"),
+    O("--cuda-graph-max-bs", OPT_INT, graph_max_bs, 0, 1 << 20, CMD_MODEL,
+      "largest decode batch replayed from a CUDA graph; 0 = all (default: engine)"),
+    O("--max-model-len", OPT_INT, max_model_len, 1, 1 << 26, CMD_ENGINE,
+      "context limit in tokens instead of the config's max_position_embeddings"),
     O("--spec-method", OPT_STR, spec_method, 0, 0, CMD_ENGINE,
       "speculative decoding: draft|eagle|medusa|mtp|ngram (default: none)"),
     O("--num-speculative-tokens", OPT_INT, spec_k, 1, 16, CMD_ENGINE,
@@ -118,19 +137,49 @@ const cli_opt_def cli_opts_table[] = {
     O("--time-scale", OPT_NUM, time_scale, 1e-6, 1e6, CMD_SERVE,
       "multiply trace arrival times (0.5 = twice as fast; default 1)"),
     O("--block-size", OPT_INT, block_size, 1, 1 << 16, CMD_SERVE,
-      "KV-cache tokens per block (default 16)"),
+      "KV-cache tokens per block (page) (default: engine; vllm 16)"),
     O("--max-num-seqs", OPT_INT, max_seqs, 1, 1 << 20, CMD_SERVE,
-      "requests per iteration (default 256)"),
+      "requests per iteration (default: engine; vllm 256)"),
+    O("--max-batch-size", OPT_INT, max_seqs, 1, 1 << 20, CMD_SERVE,
+      "TensorRT-LLM's name for --max-num-seqs"),
+    O("--max-running-requests", OPT_INT, max_seqs, 1, 1 << 20, CMD_SERVE,
+      "SGLang's name for --max-num-seqs"),
     O("--max-num-batched-tokens", OPT_INT, max_tokens, 1, 1 << 26, CMD_SERVE,
-      "token budget per iteration (default 8192)"),
+      "token budget per iteration (default: engine; vllm 8192)"),
+    O("--max-num-tokens", OPT_INT, max_tokens, 1, 1 << 26, CMD_SERVE,
+      "TensorRT-LLM's name for --max-num-batched-tokens"),
+    O("--chunked-prefill-size", OPT_INT, max_tokens, 1, 1 << 26, CMD_SERVE,
+      "SGLang's name for --max-num-batched-tokens (its prefill budget)"),
     O("--no-chunked-prefill", OPT_BOOL, no_chunked, 0, 0, CMD_SERVE,
-      "whole prompts in prefill-only iterations (vLLM v0 style)"),
+      "whole prompts (vllm: in prefill-only iterations, v0 style)"),
+    O("--enable-chunked-prefill", OPT_BOOL, chunked, 0, 0, CMD_SERVE,
+      "split long prompts across iterations within the token budget"),
+    O("--scheduler-policy", OPT_STR, sched_policy, 0, 0, CMD_SERVE,
+      "vllm|sglang|guaranteed_no_evict|max_utilization|static (default: engine)"),
+    O("--capacity-scheduler-policy", OPT_STR, sched_policy, 0, 0, CMD_SERVE,
+      "TensorRT-LLM's GUARANTEED_NO_EVICT|MAX_UTILIZATION (sets --scheduler-policy)"),
+    O("--schedule-policy", OPT_STR, order, 0, 0, CMD_SERVE,
+      "fcfs|lpm: admission order; lpm = longest cached prefix first, as SGLang (default: engine)"),
+    O("--schedule-conservativeness", OPT_NUM, conservativeness, 0.01, 100, CMD_SERVE,
+      "SGLang: scales the new-token ratio it reserves for running requests (default 1)"),
+    O("--enable-prefix-caching", OPT_BOOL, prefix_caching, 0, 0, CMD_SERVE,
+      "reuse cached prompt prefixes (default: engine; on for vllm, sglang, trtllm)"),
+    O("--no-enable-prefix-caching", OPT_BOOL, no_prefix_caching, 0, 0, CMD_SERVE,
+      "turn prefix caching off"),
+    O("--prefix-repetition-prefix-len", OPT_INT, prefix_len, 0, 1 << 26, CMD_SERVE,
+      "shared prefix tokens per prompt (default 256)"),
+    O("--prefix-repetition-suffix-len", OPT_INT, suffix_len, 0, 1 << 26, CMD_SERVE,
+      "own tokens after the prefix (default 256)"),
+    O("--prefix-repetition-num-prefixes", OPT_INT, num_prefixes, 1, 1 << 28, CMD_SERVE,
+      "distinct prefixes (default 10)"),
+    O("--prefix-repetition-output-len", OPT_INT, prefix_out, 1, 1 << 26, CMD_SERVE,
+      "generated tokens per request (default 128)"),
     O("--goodput", OPT_LIST, goodput, 0, 0, CMD_SERVE,
       "SLOs for request_goodput: ttft:MS tpot:MS e2el:MS"),
     O("--save-requests", OPT_STR, save_requests, 0, 0, CMD_SERVE,
       "write one CSV row per request to FILE"),
     O("--dataset-name", OPT_STR, dataset_name, 0, 0, CMD_SERVE,
-      "random (vLLM's synthetic dataset; for recorded traffic use --trace)"),
+      "random|prefix_repetition (vLLM's synthetic datasets; recorded traffic: --trace)"),
     O("--percentile-metrics", OPT_STR, percentile_metrics, 0, 0, CMD_SERVE,
       "metrics whose percentiles are printed and saved: ttft,tpot,itl,e2el (vLLM's flag)"),
     O("--metric-percentiles", OPT_STR, metric_percentiles, 0, 0, CMD_SERVE,
@@ -171,6 +220,8 @@ const cli_opt_def cli_opts_table[] = {
       "measurements CSV (default tools/data/validation.csv)"),
     O("--max-op-median", OPT_NUM, max_op_median, 0, 1000, CMD_VALIDATE,
       "exit 1 if the op-level median |error| (%) is above this"),
+    O("--max-bucket-median", OPT_NUM, max_bucket_median, 0, 1000, CMD_VALIDATE,
+      "exit 1 if any op-level size bucket's median |error| (%) is above this"),
     O("--max-e2e-median", OPT_NUM, max_e2e_median, 0, 1000, CMD_VALIDATE,
       "exit 1 if the end-to-end median |error| (%) is above this"),
     O("--out", OPT_STR, out_file, 0, 0, CMD_CALIBRATE,
@@ -488,6 +539,7 @@ sim_status cli_cache_add(cli_file_cache *c, char kind, const char *path, double 
     e->limit = limit;
     e->st = kind == 'm'   ? load_model(path, &e->model, &e->err)
             : kind == 'h' ? load_hw(path, &e->hw, &e->err)
+            : kind == 'e' ? sim_engprof_load(path, &e->eng, &e->err)
                           : sim_workload_load_trace(path, scale, limit, &e->w, &e->err);
     return SIM_OK;
 }
@@ -570,6 +622,142 @@ static sim_status load_spec(const cli_opts *o, cli_loaded *L, const cli_file_cac
     return sim_spec_init(&L->spec, method, (int)o->spec_k, alpha, tau, &L->model, draft, err);
 }
 
+sim_status cli_parse_allreduce(const cli_opts *o, sim_coll_algo *out, sim_err *err)
+{
+    *out = SIM_COLL_AUTO;
+    if (o->allreduce && !sim_coll_algo_parse(o->allreduce, out))
+        return sim_fail(err, SIM_EINPUT,
+                        "--allreduce: value '%s', expected auto, ring, tree, oneshot, twoshot, "
+                        "nvls or nccl",
+                        o->allreduce);
+    return SIM_OK;
+}
+
+/* Whether any of the spellings of one setting was given (they share a field). */
+static bool given_any(const cli_opts *o, const char *const *names)
+{
+    for (; *names; names++)
+        if (cli_given(o, *names))
+            return true;
+    return false;
+}
+
+/* An on/off setting with a flag for each way: neither keeps the profile's, both is an error. */
+static sim_status on_off(const cli_opts *o, const char *on, const char *off, bool *v, sim_err *err)
+{
+    if (cli_given(o, on) && cli_given(o, off))
+        return sim_fail(err, SIM_EINPUT, "%s and %s: contradict each other, expected one", on, off);
+    if (cli_given(o, on) || cli_given(o, off))
+        *v = cli_given(o, on);
+    return SIM_OK;
+}
+
+void cli_engine_path(const cli_opts *o, char *buf, size_t len)
+{
+    cli_resolve("hw/engines", o->engine, buf, len);
+}
+
+/* The engine profile with every flag that overrides one of its fields applied. */
+static sim_status load_engine(const cli_opts *o, const cli_file_cache *cache, sim_engprof *e,
+                              sim_err *err)
+{
+    char path[PATH_MAX];
+    cli_engine_path(o, path, sizeof path);
+    sim_status st;
+    if (cache) {
+        const cli_cache_entry *c = cli_cache_get(cache, 'e', path, 0, 0, err, &st);
+        if (c)
+            *e = c->eng;
+    } else {
+        st = sim_engprof_load(path, e, err);
+    }
+    if (st)
+        return st;
+    if (given_any(o, (const char *const[]){"--gpu-memory-utilization", "--mem-fraction-static",
+                                           "--kv-cache-free-gpu-mem-fraction", NULL}))
+        e->mem_fraction = o->util;
+    if (cli_given(o, "--block-size"))
+        e->block_size = o->block_size;
+    if (given_any(o, (const char *const[]){"--max-num-seqs", "--max-batch-size",
+                                           "--max-running-requests", NULL}))
+        e->max_num_seqs = o->max_seqs;
+    if (given_any(o, (const char *const[]){"--max-num-batched-tokens", "--max-num-tokens",
+                                           "--chunked-prefill-size", NULL}))
+        e->max_num_batched_tokens = o->max_tokens;
+    if (o->sched_policy && !sim_engprof_policy_parse(o->sched_policy, &e->policy))
+        return sim_fail(err, SIM_EINPUT,
+                        "--scheduler-policy: value '%s', expected vllm, sglang, "
+                        "guaranteed_no_evict, max_utilization or static",
+                        o->sched_policy);
+    if (o->order && strcmp(o->order, "fcfs") && strcmp(o->order, "lpm"))
+        return sim_fail(err, SIM_EINPUT, "--schedule-policy: value '%s', expected fcfs or lpm",
+                        o->order);
+    if (o->order)
+        e->lpm = strcmp(o->order, "lpm") == 0;
+    if (cli_given(o, "--iteration-overhead-us"))
+        e->iteration_overhead_us = o->iter_us;
+    if (cli_given(o, "--request-overhead-us"))
+        e->request_overhead_us = o->req_us;
+    if (cli_given(o, "--layer-overhead-us"))
+        e->layer_overhead_us = o->layer_us;
+    if (cli_given(o, "--enforce-eager"))
+        e->cuda_graphs = false;
+    if (cli_given(o, "--cuda-graph-max-bs"))
+        e->cuda_graph_max_bs = o->graph_max_bs;
+    if (cli_given(o, "--schedule-conservativeness")) { /* SGLang scales its ratios, capped at 1 */
+        e->ratio_init = fmin(e->ratio_init * o->conservativeness, 1.0);
+        e->ratio_min = fmin(e->ratio_min * o->conservativeness, e->ratio_init);
+        e->ratio_decay *= o->conservativeness;
+    }
+    if ((st = on_off(o, "--enable-chunked-prefill", "--no-chunked-prefill", &e->chunked_prefill,
+                     err)) ||
+        (st = on_off(o, "--async-scheduling", "--no-async-scheduling", &e->async_scheduling, err)))
+        return st;
+    return on_off(o, "--enable-prefix-caching", "--no-enable-prefix-caching", &e->prefix_caching,
+                  err);
+}
+
+sim_step_cfg cli_engine_step(const sim_engprof *e, const sim_model *m)
+{
+    /* eager Python runs every layer's modules on the CPU each iteration */
+    double layers_us = e->layer_overhead_us * (double)m->layers;
+    return (sim_step_cfg){.model = m,
+                          .eager = !e->cuda_graphs,
+                          .iteration_overhead_ns = (e->iteration_overhead_us + layers_us) * 1e3,
+                          .request_overhead_ns = e->request_overhead_us * 1e3,
+                          .async_sched = e->async_scheduling,
+                          .mem_rule = e->mem_rule,
+                          .graph_max_bs = e->cuda_graph_max_bs};
+}
+
+void cli_engine_cfg(const sim_engprof *e, sim_engine_cfg *cfg)
+{
+    cfg->sched = (sim_sched_cfg){.max_num_seqs = e->max_num_seqs,
+                                 .max_num_batched_tokens = e->max_num_batched_tokens,
+                                 .chunked_prefill = e->chunked_prefill,
+                                 .policy = e->policy,
+                                 .ratio_init = e->ratio_init,
+                                 .ratio_min = e->ratio_min,
+                                 .ratio_decay = e->ratio_decay,
+                                 .lpm = e->lpm};
+    cfg->block_size = e->block_size;
+    cfg->mem_util = e->mem_fraction;
+    cfg->prefix_caching = e->prefix_caching;
+}
+
+/* --max-model-len replaces the config's context limit (a warning when it exceeds it). */
+static void apply_max_model_len(const cli_opts *o, sim_model *m)
+{
+    if (!cli_given(o, "--max-model-len"))
+        return;
+    if (o->max_model_len > m->max_positions && o->warn)
+        fprintf(o->warn,
+                "infersim: warning: --max-model-len %lld is above %s's max_position_embeddings "
+                "%lld; the model was not trained for that context\n",
+                (long long)o->max_model_len, m->path, (long long)m->max_positions);
+    m->max_positions = o->max_model_len;
+}
+
 /* Loads what the commands share (from the cache when one is given). The model is optional for
  * roofline. */
 sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
@@ -589,26 +777,29 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
         return sim_fail(err, SIM_EINPUT, "--format: value '%s', expected table, json or csv",
                         o->format);
     cli_resolve("hw", o->hw, path, sizeof path);
-    if ((st = cli_get_hw(cache, path, &L->hw, err)))
+    if ((st = cli_get_hw(cache, path, &L->hw, err)) || (st = load_engine(o, cache, &L->eng, err)))
         return st;
     L->usd_per_gpu_hour =
         cli_given(o, "--usd-per-gpu-hour") ? o->usd_per_gpu_hour : L->hw.usd_per_gpu_hour;
-    L->step = (sim_step_cfg){.model = &L->model,
-                             .hw = &L->hw,
-                             .tp = (int)o->tp,
-                             .overlap = o->overlap,
-                             .eager = o->enforce_eager,
-                             .iteration_overhead_ns = o->iter_us * 1e3,
-                             .request_overhead_ns = o->req_us * 1e3,
-                             .async_sched = o->async_sched,
-                             .ep = (int)o->ep,
-                             .dp_attention = o->dp_attention,
-                             .expert_imbalance = o->expert_imbalance};
+    if (o->model) {
+        cli_resolve("models", o->model, path, sizeof path);
+        if ((st = cli_get_model(cache, path, &L->model, err)))
+            return st;
+        apply_max_model_len(o, &L->model);
+    }
+    L->step = cli_engine_step(&L->eng, &L->model);
+    L->step.hw = &L->hw;
+    L->step.tp = (int)o->tp;
+    L->step.overlap = o->overlap;
+    L->step.ep = (int)o->ep;
+    L->step.dp_attention = o->dp_attention;
+    L->step.expert_imbalance = o->expert_imbalance;
+    L->step.fuse_allreduce_norm = o->fuse_ar_norm;
+    if ((st = cli_parse_allreduce(o, &L->step.allreduce, err)))
+        return st;
     if (!o->model)
         return SIM_OK;
-    cli_resolve("models", o->model, path, sizeof path);
-    if ((st = cli_get_model(cache, path, &L->model, err)) ||
-        (st = resolve_prec(o, &L->model, &L->hw, &L->step.prec, err)) ||
+    if ((st = resolve_prec(o, &L->model, &L->hw, &L->step.prec, err)) ||
         (st = load_spec(o, L, cache, err)))
         return st;
     return sim_step_check(&L->step, err);
@@ -623,25 +814,23 @@ const cli_opts cli_defaults = {
     .input_len = 1024,
     .output_len = 256,
     .overlap = 0.0,
-    .util = 0.9,
-    /* A synchronous engine loop (vLLM's default; --async-scheduling is opt-in) spends 1-5 ms of
-     * CPU per step in public profiles (vLLM RFC #6854: ~4 ms GPU bubbles per decode step before
-     * v0.6); the defaults take the low end, plus a per-request share that grows the scheduler's
-     * work with the batch. Not calibrated: set them to your engine's. */
-    .iter_us = 1000.0,
-    .req_us = 10.0,
-    /* serve: vLLM's bench defaults where they exist (random dataset, rate inf), its engine
-     * defaults for the batch limits (256 sequences; 8192 tokens, its default on large GPUs) */
+    /* the engine's settings (memory fraction, host overheads, block size, batch limits) come from
+     * its profile, hw/engines/NAME.json, unless a flag gives them */
+    /* serve: vLLM's bench defaults where they exist (random dataset, rate inf) */
     .num_prompts = 1000,
     .rand_in = 1024,
     .rand_out = 128,
     .rate = INFINITY,
     .burstiness = 1.0,
     .time_scale = 1.0,
-    .block_size = 16,
-    .max_seqs = 256,
     .trace_max_mb = 512.0,
-    .max_tokens = 8192,
+    .engine = "vllm",
+    .conservativeness = 1.0,
+    /* vLLM's prefix_repetition dataset defaults (vllm/benchmarks/datasets.py) */
+    .prefix_len = 256,
+    .suffix_len = 256,
+    .num_prefixes = 10,
+    .prefix_out = 128,
 };
 
 /* ------------------------------------------------------------------------------------------ */
@@ -700,7 +889,7 @@ sim_status cli_run_point(const cli_opts *o, cli_loaded *L, const cli_file_cache 
     *cfg = (sim_run_cfg){.batch = o->batch,
                          .input_len = o->input_len,
                          .output_len = o->output_len,
-                         .mem_util = o->util,
+                         .mem_util = L->eng.mem_fraction,
                          .spec = &L->spec,
                          .usd_per_gpu_hour = L->usd_per_gpu_hour};
     if (!st) {
@@ -788,9 +977,25 @@ static sim_status cmd_roofline(const cli_opts *o, FILE *out, sim_err *err)
     return st;
 }
 
-/* The workload of a serve command: a trace, or vLLM's random dataset. */
+/* The workload of a serve command: a trace, or vLLM's random or prefix_repetition dataset. */
 static sim_status check_workload_flags(const cli_opts *o, sim_err *err)
 {
+    static const char *const repetition[] = {
+        "--prefix-repetition-prefix-len", "--prefix-repetition-suffix-len",
+        "--prefix-repetition-num-prefixes", "--prefix-repetition-output-len"};
+    static const char *const random_only[] = {"--random-input-len", "--random-output-len",
+                                              "--random-range-ratio"};
+    bool rep = o->dataset_name && strcmp(o->dataset_name, "prefix_repetition") == 0;
+    for (size_t i = 0; i < sizeof repetition / sizeof repetition[0]; i++)
+        if (!rep && cli_given(o, repetition[i]))
+            return sim_fail(err, SIM_EINPUT, "%s: needs --dataset-name prefix_repetition",
+                            repetition[i]);
+    for (size_t i = 0; i < sizeof random_only / sizeof random_only[0]; i++)
+        if (rep && cli_given(o, random_only[i]))
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: does not apply to --dataset-name prefix_repetition (use "
+                            "--prefix-repetition-* for its lengths)",
+                            random_only[i]);
     static const char *const synthetic_only[] = {"--random-input-len",   "--random-output-len",
                                                  "--random-range-ratio", "--request-rate",
                                                  "--burstiness",         "--seed",
@@ -814,10 +1019,12 @@ int64_t cli_trace_limit(const cli_opts *o)
     return cli_given(o, "--num-prompts") ? o->num_prompts : 0;
 }
 
-/* The workload of a serve command: a trace (from the cache when given), or vLLM's random dataset
- * drawn with `seed`. *w points at `own` or at the cached trace. */
+/* The workload of a serve command: a trace (from the cache when given), or vLLM's random or
+ * prefix_repetition dataset drawn with `seed` (its prefix-cache ids name blocks of the engine's
+ * block size, at least 16 tokens). *w points at `own` or at the cached trace. */
 static sim_status serve_workload(const cli_opts *o, const cli_file_cache *cache, uint64_t seed,
-                                 sim_workload *own, const sim_workload **w, sim_err *err)
+                                 int64_t block_size, sim_workload *own, const sim_workload **w,
+                                 sim_err *err)
 {
     sim_status st = check_workload_flags(o, err);
     *w = own;
@@ -841,7 +1048,16 @@ static sim_status serve_workload(const cli_opts *o, const cli_file_cache *cache,
                        .range_ratio = o->range_ratio,
                        .request_rate = o->rate,
                        .burstiness = o->burstiness,
-                       .seed = seed};
+                       .seed = seed,
+                       .input_lens = o->replay_in,
+                       .output_lens = o->replay_out};
+    if (o->dataset_name && strcmp(o->dataset_name, "prefix_repetition") == 0) {
+        s.num_prefixes = o->num_prefixes;
+        s.prefix_len = o->prefix_len;
+        s.suffix_len = o->suffix_len;
+        s.output_len = o->prefix_out;
+        s.hash_block_tokens = block_size >= 16 || 16 % block_size ? block_size : 16;
+    }
     return sim_workload_synthetic(&s, own, err);
 }
 
@@ -937,24 +1153,19 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
 {
     memset(s, 0, sizeof *s);
     s->w = &s->own;
-    s->cfg = (sim_engine_cfg){.sched = {.max_num_seqs = o->max_seqs,
-                                        .max_num_batched_tokens = o->max_tokens,
-                                        .chunked_prefill = !o->no_chunked},
-                              .block_size = o->block_size,
-                              .mem_util = o->util,
-                              .max_concurrency =
-                                  cli_given(o, "--max-concurrency") ? o->max_concurrency : 0,
-                              .seed = seed};
     if (!o->chrome_trace && (o->trace_detail || o->trace_window || cli_given(o, "--trace-max-mb")))
         return sim_fail(err, SIM_EINPUT, "%s: needs --chrome-trace FILE",
                         o->trace_detail   ? "--trace-detail"
                         : o->trace_window ? "--trace-window"
                                           : "--trace-max-mb");
     sim_status st = cli_load_common(o, true, L, cache, err);
+    cli_engine_cfg(&L->eng, &s->cfg);
+    s->cfg.max_concurrency = cli_given(o, "--max-concurrency") ? o->max_concurrency : 0;
+    s->cfg.seed = seed;
     if (!st && o->goodput[0])
         st = sim_slo_parse(o->goodput, &s->slo, err);
     if (!st)
-        st = serve_workload(o, cache, seed, &s->own, &s->w, err);
+        st = serve_workload(o, cache, seed, L->eng.block_size, &s->own, &s->w, err);
     if (!st) {
         s->usd_per_gpu_hour = L->usd_per_gpu_hour;
         s->cfg.step = L->step;
@@ -1068,11 +1279,12 @@ static sim_status save_vllm_result(const cli_opts *o, const sim_serve_report *re
 /* vLLM's flags that only make sense together, and its datasets. */
 static sim_status check_vllm_flags(const cli_opts *o, sim_err *err)
 {
-    if (o->dataset_name && strcmp(o->dataset_name, "random") != 0)
+    if (o->dataset_name && strcmp(o->dataset_name, "random") != 0 &&
+        strcmp(o->dataset_name, "prefix_repetition") != 0)
         return sim_fail(err, SIM_EINPUT,
-                        "--dataset-name: value '%s', expected random (infersim draws vLLM's random "
-                        "dataset from --random-input-len/--random-output-len; to replay recorded "
-                        "traffic use --trace FILE: Azure CSV, Mooncake JSONL or a CSV of "
+                        "--dataset-name: value '%s', expected random or prefix_repetition "
+                        "(infersim draws vLLM's synthetic datasets from their flags; to replay "
+                        "recorded traffic use --trace FILE: Azure CSV, Mooncake JSONL or a CSV of "
                         "arrival_s,input_tokens,output_tokens)",
                         o->dataset_name);
     if (!o->save_result && (o->result_dir || o->result_filename))
@@ -1108,6 +1320,9 @@ static sim_status cmd_serve(const cli_opts *o, FILE *out, sim_err *err)
                             .res = &s->res,
                             .m = &s->m,
                             .request_rate = o->trace ? NAN : o->rate,
+                            .engine = L->eng.name,
+                            .engine_version = L->eng.version,
+                            .engine_fusions = L->eng.fusions,
                             .usd_per_gpu_hour = s->usd_per_gpu_hour,
                             .pct = &sel,
                             .pct_ms = saved};
@@ -1221,8 +1436,7 @@ static sim_status cmd_merge(int argc, char **argv, FILE *out, FILE *errf, sim_er
 
 static sim_status cmd_compare(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
 {
-    (void)errf;
-    return cli_cmd_compare(argc, argv, out, err);
+    return cli_cmd_compare(argc, argv, out, errf, err);
 }
 
 static const command commands[] = {
@@ -1307,6 +1521,7 @@ static sim_status dispatch(int argc, char **argv, FILE *out, FILE *errf, sim_err
         if (c->argv_fn)
             return c->argv_fn(argc, argv, out, errf, err);
         cli_opts o = cli_defaults;
+        o.warn = errf;
         sim_status st = cli_parse_opts(argc, argv, 2, c->name, c->mask, &o, err);
         if (!st)
             st = cli_check_outputs(&o, err);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "engine.h"
+#include "engprof.h"
 #include "metrics.h"
 #include "price.h"
 #include "report.h"
@@ -47,6 +48,15 @@ typedef struct cli_opts {
     int64_t tp, batch, input_len, output_len, group_size;
     double overlap, util, iter_us, req_us, usd_per_gpu_hour;
     bool enforce_eager, async_sched, help;
+    /* engine profile and its overrides */
+    const char *engine, *sched_policy, *order;
+    double layer_us, conservativeness;
+    int64_t graph_max_bs, max_model_len;
+    bool no_async_sched, prefix_caching, no_prefix_caching, chunked;
+    /* the prefix_repetition dataset (--dataset-name prefix_repetition) */
+    int64_t prefix_len, suffix_len, num_prefixes, prefix_out;
+    FILE *warn; /* where warnings go (NULL: nowhere); set by the command, not a flag */
+    const int64_t *replay_in, *replay_out; /* compare: exact lengths, num_prompts of each */
     /* serve */
     const char *trace, *save_requests;
     int64_t num_prompts, rand_in, rand_out, max_concurrency, seed, block_size, max_seqs, max_tokens;
@@ -57,13 +67,16 @@ typedef struct cli_opts {
     const char *data, *op, *out_file;
     int64_t m, n, k, heads, head_dim, seq, bytes, gpus;
     bool causal;
-    double max_op_median, max_e2e_median;
+    double max_op_median, max_e2e_median, max_bucket_median;
     /* timelines */
     const char *chrome_trace, *trace_detail, *trace_window, *trace_ranks;
     double trace_max_mb;
     /* pictures */
     const char *html;
     const char *cmdline; /* the command as typed, for reports (set by sim_cli_main) */
+    /* collectives */
+    const char *allreduce;
+    bool fuse_ar_norm;
     /* speculative decoding */
     const char *spec_method, *spec_model;
     int64_t spec_k;
@@ -106,6 +119,9 @@ sim_status cli_parse_value(const cli_opt_def *o, const char *v, void *out, sim_e
 /* A format flag's value ("--dtype", "fp8"); the error names the flag and the known formats. */
 sim_status cli_parse_dtype_flag(const char *flag, const char *v, sim_dtype *out, sim_err *err);
 
+/* --allreduce's value (AUTO when not given); an unknown name is an error naming the flag. */
+sim_status cli_parse_allreduce(const cli_opts *o, sim_coll_algo *out, sim_err *err);
+
 /* Parses argv[first..] for command `cmd` (bit `mask`). */
 sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int mask,
                           cli_opts *out, sim_err *err);
@@ -125,7 +141,7 @@ void cli_resolve(const char *dir, const char *arg, char *buf, size_t len);
  * loop (the points only copy them), so no file is parsed on a worker thread. */
 
 typedef struct cli_cache_entry {
-    char kind; /* 'm' model, 'h' device, 't' trace */
+    char kind; /* 'm' model, 'h' device, 't' trace, 'e' engine profile */
     char path[PATH_MAX];
     double scale;  /* traces: --time-scale */
     int64_t limit; /* traces: --num-prompts, 0 = all */
@@ -134,6 +150,7 @@ typedef struct cli_cache_entry {
     sim_model model;
     sim_hw hw;
     sim_workload w;
+    sim_engprof eng;
 } cli_cache_entry;
 
 typedef struct cli_file_cache {
@@ -159,6 +176,9 @@ const cli_cache_entry *cli_cache_get(const cli_file_cache *c, char kind, const c
 sim_status cli_get_model(const cli_file_cache *c, const char *path, sim_model *out, sim_err *err);
 sim_status cli_get_hw(const cli_file_cache *c, const char *path, sim_hw *out, sim_err *err);
 
+/* The engine profile --engine names (hw/engines/NAME.json), resolved like models and devices. */
+void cli_engine_path(const cli_opts *o, char *buf, size_t len);
+
 /* ------------------------------------------------------------------------------------------ */
 /* One run or serve computation from the flags (shared by the commands, sweep and compare) */
 
@@ -169,8 +189,17 @@ typedef struct cli_loaded {
     sim_step_cfg step;
     sim_model draft; /* --spec-model */
     sim_spec spec;   /* method none without --spec-method */
+    sim_engprof eng; /* --engine's profile with the flags that override it applied */
     double usd_per_gpu_hour; /* --usd-per-gpu-hour, else the device file's; 0 = unknown */
 } cli_loaded;
+
+/* A profile's step settings for model m (launch mode, host costs, memory rule, CUDA graphs);
+ * the caller sets device, TP, precision and overlap. */
+sim_step_cfg cli_engine_step(const sim_engprof *e, const sim_model *m);
+
+/* A profile's engine settings (scheduler, block size, memory fraction, prefix caching) into
+ * cfg; the rest of cfg is left as it is. */
+void cli_engine_cfg(const sim_engprof *e, sim_engine_cfg *cfg);
 
 /* Loads what the commands share; the model is optional for roofline. */
 sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
@@ -213,6 +242,6 @@ sim_status cli_cmd_merge(int argc, char **argv, FILE *out, sim_err *err);
 sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err);
 sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err);
 sim_status cli_cmd_calibrate(const cli_opts *o, FILE *out, sim_err *err);
-sim_status cli_cmd_compare(int argc, char **argv, FILE *out, sim_err *err);
+sim_status cli_cmd_compare(int argc, char **argv, FILE *out, FILE *errf, sim_err *err);
 
 #endif

@@ -396,6 +396,8 @@ static sim_status sweep_prepare(sweep_ctx *c, size_t n, sim_err *err)
             cli_resolve("models", o->spec_model, path, sizeof path);
             st |= cli_cache_add(&c->cache, 'm', path, 0, 0);
         }
+        cli_engine_path(o, path, sizeof path);
+        st |= cli_cache_add(&c->cache, 'e', path, 0, 0);
         if (o->trace && c->mask == CMD_SERVE) {
             cli_resolve("traces", o->trace, path, sizeof path);
             st |= cli_cache_add(&c->cache, 't', path, o->time_scale, cli_trace_limit(o));

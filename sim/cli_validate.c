@@ -81,6 +81,8 @@ sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err)
                         "--weight-dtype: value %s is not narrower than the compute format --dtype "
                         "%s; expected %s or a narrower format (a mixed-input GEMM)",
                         sim_dtype_name(r.weight), sim_dtype_name(r.dtype), sim_dtype_name(r.dtype));
+    if ((st = cli_parse_allreduce(o, &r.algo, err)))
+        return st;
     bool shape_ok = r.kind == SIM_VK_GEMM           ? r.m && r.n && r.k
                     : r.kind == SIM_VK_GROUPED_GEMM ? r.m && r.n && r.k && r.batch
                     : r.kind == SIM_VK_ATTENTION    ? r.seq && r.heads && r.head_dim
@@ -96,13 +98,22 @@ sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err)
     sim_hw hw;
     double pred, ms;
     st = sim_hw_load(path, &hw, err);
+    if (!st && r.kind == SIM_VK_ALLREDUCE)
+        st = sim_coll_check(&hw, r.algo, (int)r.gpus, "--allreduce", err);
     if (!st)
         st = sim_validate_op(&r, &hw, &pred, err);
     snprintf(r.metric, sizeof r.metric, "latency_ms");
     if (!st)
         st = sim_validate_op(&r, &hw, &ms, err);
+    char how[48] = "";
+    if (!st && r.kind == SIM_VK_ALLREDUCE) {
+        sim_coll_cost cc = sim_coll_allreduce(&hw, (double)r.bytes, (int)r.gpus, r.algo);
+        snprintf(how, sizeof how, " (%s%s%s)", sim_coll_algo_name(cc.algo),
+                 cc.proto == SIM_COLL_PROTO_NONE ? "" : " ", sim_coll_proto_name(cc.proto));
+    }
     if (!st)
-        fprintf(out, "%s on %s: %.4f ms, %.2f %s\n", o->op, hw.name, ms, pred, ops[which].unit);
+        fprintf(out, "%s on %s: %.4f ms, %.2f %s%s\n", o->op, hw.name, ms, pred, ops[which].unit,
+                how);
     return st;
 }
 
@@ -111,12 +122,38 @@ static const cli_cache_entry *row_file(cli_file_cache *c, char kind, const char 
                                        sim_status *st)
 {
     char path[PATH_MAX];
-    cli_resolve(kind == 'h' ? "hw" : "models", name, path, sizeof path);
+    cli_resolve(kind == 'h'   ? "hw"
+                : kind == 'e' ? "hw/engines"
+                              : "models",
+                name, path, sizeof path);
     if (cli_cache_add(c, kind, path, 0, 0)) {
         *st = sim_fail(err, SIM_EINTERNAL, "out of memory");
         return NULL;
     }
     return cli_cache_get(c, kind, path, 0, 0, err, st);
+}
+
+/* The engine profile that scores an end-to-end row: the engine (and version) that measured it,
+ * from the row's framework column; rows of an engine not listed use the default profile. */
+static const struct {
+    const char *framework_prefix, *profile;
+} row_engines[] = {
+    {"TensorRT-LLM 0.11", "trtllm-0.11"},
+    {"TensorRT-LLM", "trtllm"},
+    {"vLLM ~0.5/0.6", "vllm-v0"},
+    {"vLLM 0.5", "vllm-v0"},
+    {"vLLM 0.6", "vllm-v0"},
+    {"SGLang", "sglang"},
+    {"vLLM", "vllm"},
+};
+
+static const char *row_engine(const sim_vrow *r)
+{
+    for (size_t i = 0; i < sizeof row_engines / sizeof row_engines[0]; i++)
+        if (strncmp(r->framework, row_engines[i].framework_prefix,
+                    strlen(row_engines[i].framework_prefix)) == 0)
+            return row_engines[i].profile;
+    return cli_defaults.engine;
 }
 
 /* A row that measures quantized weights, activations or KV cache. */
@@ -130,6 +167,78 @@ static bool vrow_quantized(const sim_vrow *r)
            !sim_dtype_is_16bit(r->kv);
 }
 
+/* One summary line: "<label>: N points, median |error| X%, p90 Y%"; the median in *med. */
+static void summary_line(FILE *out, const char *label, const double *e, size_t n, double *med)
+{
+    double p90;
+    sim_validate_summary(e, n, med, &p90);
+    fprintf(out, "%s: %zu points, median |error| %.1f%%, p90 %.1f%%\n", label, n, *med, p90);
+}
+
+/* |errors| of the rows that count, grouped: op-level, end-to-end, all; quantized op-level,
+ * quantized and 16-bit end-to-end; then one group per op kind and per op size bucket. */
+enum {
+    G_OP,
+    G_E2E,
+    G_ALL,
+    G_QOP,
+    G_QE2E,
+    G_E2E16,
+    G_KIND,
+    G_BUCKET = G_KIND + SIM_VK_E2E,
+    N_GROUPS = G_BUCKET + SIM_VBUCKET_COUNT
+};
+
+static sim_status validate_summaries(const cli_opts *o, const char *path, double *const *errs,
+                                     const size_t *cnt, size_t low, FILE *out, sim_err *err)
+{
+    double med[N_GROUPS];
+    char label[64];
+    summary_line(out, "validation", errs[G_ALL], cnt[G_ALL], &med[G_ALL]);
+    summary_line(out, "  op-level", errs[G_OP], cnt[G_OP], &med[G_OP]);
+    summary_line(out, "  end-to-end", errs[G_E2E], cnt[G_E2E], &med[G_E2E]);
+    double p90;
+    for (int g = G_QOP; g <= G_E2E16; g++)
+        sim_validate_summary(errs[g], cnt[g], &med[g], &p90);
+    fprintf(out,
+            "  quantized: op-level %zu points, median |error| %.1f%%; end-to-end %zu points, "
+            "median %.1f%% (16-bit end-to-end: %zu points, median %.1f%%)\n",
+            cnt[G_QOP], med[G_QOP], cnt[G_QE2E], med[G_QE2E], cnt[G_E2E16], med[G_E2E16]);
+    for (int k = 0; k < SIM_VK_E2E; k++) {
+        snprintf(label, sizeof label, "  op %s", sim_vkind_name((sim_vkind)k));
+        summary_line(out, label, errs[G_KIND + k], cnt[G_KIND + k], &med[G_KIND + k]);
+    }
+    for (int b = 0; b < SIM_VBUCKET_COUNT; b++) {
+        snprintf(label, sizeof label, "  op size %s", sim_validate_bucket_name(b));
+        summary_line(out, label, errs[G_BUCKET + b], cnt[G_BUCKET + b], &med[G_BUCKET + b]);
+    }
+    if (low)
+        fprintf(out, "  (%zu low-trust rows shown above, left out of these figures)\n", low);
+    /* a gate over no points would pass whatever the model does */
+    if ((cli_given(o, "--max-op-median") || cli_given(o, "--max-bucket-median")) && !cnt[G_OP])
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: %s has no op-level row that could be priced, expected at least one",
+                        cli_given(o, "--max-op-median") ? "--max-op-median" : "--max-bucket-median",
+                        path);
+    if (cli_given(o, "--max-e2e-median") && !cnt[G_E2E])
+        return sim_fail(err, SIM_EINPUT,
+                        "--max-e2e-median: %s has no end-to-end row that could be priced, "
+                        "expected at least one",
+                        path);
+    if (cli_given(o, "--max-op-median") && med[G_OP] > o->max_op_median)
+        return sim_fail(err, SIM_EINTERNAL, "validation: op-level median %.1f%% is above %.1f%%",
+                        med[G_OP], o->max_op_median);
+    for (int b = 0; b < SIM_VBUCKET_COUNT; b++)
+        if (cli_given(o, "--max-bucket-median") && med[G_BUCKET + b] > o->max_bucket_median)
+            return sim_fail(err, SIM_EINTERNAL,
+                            "validation: op-level median %.1f%% of size %s is above %.1f%%",
+                            med[G_BUCKET + b], sim_validate_bucket_name(b), o->max_bucket_median);
+    if (cli_given(o, "--max-e2e-median") && med[G_E2E] > o->max_e2e_median)
+        return sim_fail(err, SIM_EINTERNAL, "validation: end-to-end median %.1f%% is above %.1f%%",
+                        med[G_E2E], o->max_e2e_median);
+    return SIM_OK;
+}
+
 sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
 {
     char path[PATH_MAX];
@@ -140,14 +249,11 @@ sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
     if (st)
         return st;
     cli_file_cache cache = {0};
-    /* op-level, end-to-end; then quantized op-level, quantized and 16-bit end-to-end */
-    double *errs[5];
-    size_t cnt[5] = {0};
-    for (int c = 0; c < 5; c++)
-        if (!(errs[c] = malloc((n ? n : 1) * sizeof(double))))
+    double *errs[N_GROUPS];
+    size_t cnt[N_GROUPS] = {0}, low = 0;
+    for (int g = 0; g < N_GROUPS; g++)
+        if (!(errs[g] = malloc((n ? n : 1) * sizeof(double))))
             st = sim_fail(err, SIM_EINTERNAL, "out of memory");
-    const sim_step_cfg tmpl = {.iteration_overhead_ns = cli_defaults.iter_us * 1e3,
-                               .request_overhead_ns = cli_defaults.req_us * 1e3};
     fprintf(out, "%4s %-9s %-14s %-14s %-15s %12s %12s %8s\n", "id", "kind", "hw", "metric",
             "detail", "measured", "predicted", "error");
     for (size_t i = 0; i < n && !st; i++) {
@@ -161,6 +267,9 @@ sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
                      (long long)r->m, (long long)r->n, (long long)r->k);
         else if (sim_vkind_is_op(r->kind))
             snprintf(detail, sizeof detail, "%s", r->framework);
+        else if (r->kind == SIM_VK_SERVE) /* lengths and requests */
+            snprintf(detail, sizeof detail, "%lld/%lld x%lld", (long long)r->input_len,
+                     (long long)r->output_len, (long long)r->batch);
         else
             snprintf(detail, sizeof detail, "%s b%lld", r->model, (long long)r->batch);
         if (r->skip[0]) {
@@ -175,8 +284,21 @@ sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
             rs = sim_validate_op(r, &h->hw, &pred, &rerr);
         } else if (h) {
             const cli_cache_entry *m = row_file(&cache, 'm', r->model, &rerr, &rs);
-            if (m)
+            const cli_cache_entry *e = m ? row_file(&cache, 'e', row_engine(r), &rerr, &rs) : NULL;
+            /* loading a file may move the cache's entries: look the earlier ones up again (they
+             * are cached now, so this adds nothing and moves nothing) */
+            if (e) {
+                h = row_file(&cache, 'h', r->hw, &rerr, &rs);
+                m = row_file(&cache, 'm', r->model, &rerr, &rs);
+            }
+            if (e && r->kind == SIM_VK_SERVE) {
+                sim_engine_cfg tmpl = {.step = cli_engine_step(&e->eng, &m->model)};
+                cli_engine_cfg(&e->eng, &tmpl);
+                rs = sim_validate_serve(r, &m->model, &h->hw, &tmpl, &pred, &rerr);
+            } else if (e) {
+                const sim_step_cfg tmpl = cli_engine_step(&e->eng, &m->model);
                 rs = sim_validate_e2e(r, &m->model, &h->hw, &tmpl, &pred, &rerr);
+            }
         }
         if (rs == SIM_EINTERNAL) {
             *err = rerr;
@@ -188,65 +310,25 @@ sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
             continue;
         }
         double e = sim_validate_error_pct(pred, r->value);
-        int cat = sim_vkind_is_op(r->kind) ? 0 : 1;
-        errs[cat][cnt[cat]++] = fabs(e);
-        int sub = vrow_quantized(r) ? 2 + cat : cat == 1 ? 4 : -1;
-        if (sub >= 0)
-            errs[sub][cnt[sub]++] = fabs(e);
-        fprintf(out, "%4lld %-9s %-14s %-14s %-15.15s %12.4g %12.4g %+7.1f%%\n", (long long)r->id,
-                sim_vkind_name(r->kind), r->hw, r->metric, detail, r->value, pred, e);
-    }
-    if (!st) {
-        double med[3], p90[3];
-        size_t all = cnt[0] + cnt[1];
-        double *both = malloc((all ? all : 1) * sizeof *both);
-        if (!both) {
-            st = sim_fail(err, SIM_EINTERNAL, "out of memory");
-        } else {
-            memcpy(both, errs[0], cnt[0] * sizeof *both);
-            memcpy(both + cnt[0], errs[1], cnt[1] * sizeof *both);
-            sim_validate_summary(both, all, &med[2], &p90[2]);
-            sim_validate_summary(errs[0], cnt[0], &med[0], &p90[0]);
-            sim_validate_summary(errs[1], cnt[1], &med[1], &p90[1]);
-            free(both);
-            fprintf(out, "validation: %zu points, median |error| %.1f%%, p90 %.1f%%\n", all, med[2],
-                    p90[2]);
-            fprintf(out, "  op-level: %zu points, median |error| %.1f%%, p90 %.1f%%\n", cnt[0],
-                    med[0], p90[0]);
-            fprintf(out, "  end-to-end: %zu points, median |error| %.1f%%, p90 %.1f%%\n", cnt[1],
-                    med[1], p90[1]);
-            double qm[3], qp[3];
-            for (int c = 0; c < 3; c++)
-                sim_validate_summary(errs[2 + c], cnt[2 + c], &qm[c], &qp[c]);
-            fprintf(out,
-                    "  quantized: op-level %zu points, median |error| %.1f%%; end-to-end %zu "
-                    "points, median %.1f%% (16-bit end-to-end: %zu points, median %.1f%%)\n",
-                    cnt[2], qm[0], cnt[3], qm[1], cnt[4], qm[2]);
-            /* a gate over no points would pass whatever the model does */
-            if (cli_given(o, "--max-op-median") && cnt[0] == 0)
-                st = sim_fail(err, SIM_EINPUT,
-                              "--max-op-median: %s has no op-level row that could be priced, "
-                              "expected at least one",
-                              path);
-            else if (cli_given(o, "--max-e2e-median") && cnt[1] == 0)
-                st = sim_fail(err, SIM_EINPUT,
-                              "--max-e2e-median: %s has no end-to-end row that could be priced, "
-                              "expected at least one",
-                              path);
-            else if (cli_given(o, "--max-op-median") && med[0] > o->max_op_median)
-                st = sim_fail(err, SIM_EINTERNAL,
-                              "validation: op-level median %.1f%% is above "
-                              "%.1f%%",
-                              med[0], o->max_op_median);
-            else if (cli_given(o, "--max-e2e-median") && med[1] > o->max_e2e_median)
-                st = sim_fail(err, SIM_EINTERNAL,
-                              "validation: end-to-end median %.1f%% is above "
-                              "%.1f%%",
-                              med[1], o->max_e2e_median);
+        fprintf(out, "%4lld %-9s %-14s %-14s %-15.15s %12.4g %12.4g %+7.1f%%%s\n", (long long)r->id,
+                sim_vkind_name(r->kind), r->hw, r->metric, detail, r->value, pred, e,
+                r->low_trust ? " (low trust)" : "");
+        if (r->low_trust) {
+            low++;
+            continue;
         }
+        bool op = sim_vkind_is_op(r->kind);
+        int groups[5] = {op ? G_OP : G_E2E, G_ALL, op ? G_KIND + (int)r->kind : -1,
+                         op ? G_BUCKET + sim_validate_bucket(r) : -1,
+                         vrow_quantized(r) ? (op ? G_QOP : G_QE2E) : op ? -1 : G_E2E16};
+        for (int g = 0; g < 5; g++)
+            if (groups[g] >= 0)
+                errs[groups[g]][cnt[groups[g]]++] = fabs(e);
     }
-    for (int c = 0; c < 5; c++)
-        free(errs[c]);
+    if (!st)
+        st = validate_summaries(o, path, errs, cnt, low, out, err);
+    for (int g = 0; g < N_GROUPS; g++)
+        free(errs[g]);
     free(rows);
     cli_cache_free(&cache);
     return st;
@@ -392,8 +474,277 @@ sim_status cli_cmd_calibrate(const cli_opts *o, FILE *out, sim_err *err)
     return st;
 }
 
-/* compare --result FILE [run or serve flags]: a measurement against the prediction. */
-sim_status cli_cmd_compare(int argc, char **argv, FILE *out, sim_err *err)
+/* ------------------------------------------------------------------------------------------ */
+/* compare: the run a vLLM --save-result file describes */
+
+/* Marks a flag as given (its value set from the result file). */
+static void set_given(cli_opts *o, const char *name)
+{
+    const cli_opt_def *d = cli_find_opt(name, CMD_SERVE);
+    if (d)
+        o->given[d - cli_opts_table] = true;
+}
+
+/* A number field of the result: *present false when missing or null; "inf" when allowed. */
+static sim_status result_num(const cJSON *root, const char *file, const char *field, double min,
+                             double max, bool allow_inf, double *v, bool *present, sim_err *err)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, field);
+    *present = it && !cJSON_IsNull(it);
+    if (!*present)
+        return SIM_OK;
+    if (allow_inf && ((cJSON_IsString(it) && strcmp(it->valuestring, "inf") == 0) ||
+                      (cJSON_IsNumber(it) && isinf(it->valuedouble)))) {
+        *v = INFINITY;
+        return SIM_OK;
+    }
+    if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble) || it->valuedouble < min ||
+        it->valuedouble > max)
+        return sim_fail(err, SIM_EINPUT, "%s: field '%s' is not a number in [%g, %g]%s", file,
+                        field, min, max, allow_inf ? " or \"inf\"" : "");
+    *v = it->valuedouble;
+    return SIM_OK;
+}
+
+static void contradiction(const cli_opts *o, const char *flag, double given, const char *file,
+                          const char *field, double v)
+{
+    if (o->warn && given != v)
+        fprintf(o->warn, "infersim: warning: %s %g contradicts %s's %s %g; using the flag\n", flag,
+                given, file, field, v);
+}
+
+/* The file's value for a flag the command line did not give; a given flag wins, with a warning
+ * when it disagrees. */
+static void take_double(cli_opts *o, const char *flag, double *dst, double v, const char *file,
+                        const char *field)
+{
+    if (cli_given(o, flag)) {
+        contradiction(o, flag, *dst, file, field, v);
+        return;
+    }
+    *dst = v;
+    set_given(o, flag);
+}
+
+static void take_int(cli_opts *o, const char *flag, int64_t *dst, double v, const char *file,
+                     const char *field)
+{
+    if (cli_given(o, flag)) {
+        contradiction(o, flag, (double)*dst, file, field, v);
+        return;
+    }
+    *dst = (int64_t)v;
+    set_given(o, flag);
+}
+
+/* --save-detailed's per-request lengths: NULL when absent; whole numbers >= 1. */
+static sim_status result_lens(const cJSON *root, const char *file, const char *field, int64_t **out,
+                              size_t *n, sim_err *err)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, field);
+    *out = NULL;
+    if (!a || cJSON_IsNull(a))
+        return SIM_OK;
+    int len = cJSON_IsArray(a) ? cJSON_GetArraySize(a) : 0;
+    if (len < 1)
+        return sim_fail(err, SIM_EINPUT, "%s: field '%s' is not a non-empty array of lengths", file,
+                        field);
+    if (*n && (size_t)len != *n)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field '%s' has %d lengths, expected %zu (as input_lens)", file, field,
+                        len, *n);
+    *n = (size_t)len;
+    if (!(*out = malloc((size_t)len * sizeof **out)))
+        return sim_fail(err, SIM_EINTERNAL, "out of memory");
+    size_t k = 0;
+    for (const cJSON *it = a->child; it; it = it->next, k++) {
+        double v = cJSON_IsNumber(it) ? it->valuedouble : 0.0;
+        if (!(v >= 1.0 && v <= (double)(1 << 26) && v == floor(v))) {
+            free(*out);
+            *out = NULL;
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: field '%s' element %zu is not a whole number in [1, 67108864]",
+                            file, field, k);
+        }
+        (*out)[k] = (int64_t)v;
+    }
+    return SIM_OK;
+}
+
+typedef struct result_run {
+    char model[PATH_MAX];
+    int64_t *in, *out; /* replayed lengths (owned) */
+} result_run;
+
+/* model_id: a shipped name or path, or a Hugging Face id a model file lists. */
+static sim_status result_model(const cJSON *root, const char *file, cli_opts *o, result_run *rr,
+                               sim_err *err)
+{
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(root, "model_id");
+    if (!cJSON_IsString(id) || !id->valuestring[0])
+        return SIM_OK;
+    char path[PATH_MAX];
+    cli_resolve("models", id->valuestring, path, sizeof path);
+    bool found = access(path, F_OK) == 0;
+    if (cli_given(o, "--model")) { /* the flag wins; say so when it names another model */
+        char mine[PATH_MAX];
+        cli_resolve("models", o->model, mine, sizeof mine);
+        if (o->warn && (!found || strcmp(mine, path) != 0))
+            fprintf(o->warn,
+                    "infersim: warning: --model %s contradicts %s's model_id %s; using the "
+                    "flag\n",
+                    o->model, file, id->valuestring);
+        return SIM_OK;
+    }
+    if (!found)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: model_id '%s' is no model file and no models/NAME.json lists it in "
+                        "infersim_hf_ids; pass --model with a config.json or a shipped name",
+                        file, id->valuestring);
+    snprintf(rr->model, sizeof rr->model, "%s", path);
+    o->model = rr->model;
+    set_given(o, "--model");
+    return SIM_OK;
+}
+
+/* Fills the serve flags the command line left out from a vLLM --save-result file: model_id,
+ * num_prompts, request_rate, burstiness, max_concurrency, and the lengths (replayed exactly from
+ * --save-detailed's input_lens / output_lens, else the means of total_*_tokens / completed). */
+static sim_status result_workload(const cJSON *root, const char *file, cli_opts *o, result_run *rr,
+                                  sim_err *err)
+{
+    sim_status st = result_model(root, file, o, rr, err);
+    if (st || o->trace)
+        return st; /* a trace gives arrivals and lengths itself */
+    static const struct {
+        const char *field, *flag;
+        double min, max;
+        bool is_int;
+    } fields[] = {{"num_prompts", "--num-prompts", 1, 1 << 28, true},
+                  {"request_rate", "--request-rate", 1e-9, INFINITY, false},
+                  {"burstiness", "--burstiness", 1e-3, 1e3, false},
+                  {"max_concurrency", "--max-concurrency", 0, 1 << 28, true}}; /* 0: none */
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        double v;
+        bool present;
+        if ((st = result_num(root, file, fields[i].field, fields[i].min, fields[i].max,
+                             isinf(fields[i].max), &v, &present, err)))
+            return st;
+        if (!present || v == 0.0)
+            continue;
+        if (fields[i].is_int && v != floor(v))
+            return sim_fail(err, SIM_EINPUT, "%s: field '%s' is %g, expected a whole number", file,
+                            fields[i].field, v);
+        if (strcmp(fields[i].flag, "--num-prompts") == 0)
+            take_int(o, fields[i].flag, &o->num_prompts, v, file, fields[i].field);
+        else if (strcmp(fields[i].flag, "--max-concurrency") == 0)
+            take_int(o, fields[i].flag, &o->max_concurrency, v, file, fields[i].field);
+        else
+            take_double(o, fields[i].flag,
+                        strcmp(fields[i].flag, "--burstiness") == 0 ? &o->burstiness : &o->rate, v,
+                        file, fields[i].field);
+    }
+    size_t n = 0;
+    if ((st = result_lens(root, file, "input_lens", &rr->in, &n, err)) ||
+        (rr->in && (st = result_lens(root, file, "output_lens", &rr->out, &n, err))))
+        return st;
+    bool flags = cli_given(o, "--random-input-len") || cli_given(o, "--random-output-len");
+    if (rr->in && !rr->out)
+        return sim_fail(err, SIM_EINPUT, "%s: field 'input_lens' without 'output_lens'", file);
+    if (rr->in && !flags) {
+        if ((size_t)o->num_prompts > n)
+            return sim_fail(err, SIM_EINPUT,
+                            "--num-prompts: value %lld, but %s has lengths for %zu requests",
+                            (long long)o->num_prompts, file, n);
+        o->replay_in = rr->in;
+        o->replay_out = rr->out;
+        return SIM_OK;
+    }
+    if (rr->in && o->warn)
+        fprintf(o->warn,
+                "infersim: warning: --random-input-len / --random-output-len contradict %s's "
+                "input_lens / output_lens; using the flags\n",
+                file);
+    double done, tin, tout;
+    bool p1, p2, p3;
+    if ((st = result_num(root, file, "completed", 1, 1e12, false, &done, &p1, err)) ||
+        (st = result_num(root, file, "total_input_tokens", 1, 1e18, false, &tin, &p2, err)) ||
+        (st = result_num(root, file, "total_output_tokens", 1, 1e18, false, &tout, &p3, err)))
+        return st;
+    if (p1 && p2)
+        take_int(o, "--random-input-len", &o->rand_in, fmax(1.0, round(tin / done)), file,
+                 "total_input_tokens / completed");
+    if (p1 && p3)
+        take_int(o, "--random-output-len", &o->rand_out, fmax(1.0, round(tout / done)), file,
+                 "total_output_tokens / completed");
+    return SIM_OK;
+}
+
+/* The comparison, as a table or JSON. */
+static sim_status print_compare(FILE *out, sim_format fmt, const char *file,
+                                const char *const *keys, const double *meas, const double *pred,
+                                size_t nk)
+{
+    double abs_err[16];
+    size_t m = 0;
+    cJSON *root = fmt == SIM_FMT_JSON ? cJSON_CreateObject() : NULL;
+    cJSON *arr = root ? cJSON_AddArrayToObject(root, "metrics") : NULL;
+    if (fmt == SIM_FMT_JSON && (!root || !arr)) {
+        cJSON_Delete(root);
+        return SIM_EINTERNAL;
+    }
+    if (!root)
+        fprintf(out, "%-22s %14s %14s %9s\n", "metric", "measured", "predicted", "error");
+    for (size_t k = 0; k < nk; k++) {
+        bool has = meas[k] > 0.0;
+        double e = has ? sim_validate_error_pct(pred[k], meas[k]) : 0.0;
+        if (has)
+            abs_err[m++] = fabs(e);
+        if (root) {
+            cJSON *it = cJSON_CreateObject();
+            cJSON_AddItemToArray(arr, it);
+            cJSON_AddStringToObject(it, "metric", keys[k]);
+            if (meas[k] >= 0.0)
+                cJSON_AddNumberToObject(it, "measured", meas[k]);
+            else
+                cJSON_AddNullToObject(it, "measured");
+            cJSON_AddNumberToObject(it, "predicted", pred[k]);
+            if (has)
+                cJSON_AddNumberToObject(it, "error_pct", e);
+            else
+                cJSON_AddNullToObject(it, "error_pct");
+        } else if (meas[k] < 0.0) { /* not in the file */
+            fprintf(out, "%-22s %14s %14.4g\n", keys[k], "-", pred[k]);
+        } else if (!has) { /* measured 0: no relative error to take */
+            fprintf(out, "%-22s %14.4g %14.4g %9s\n", keys[k], 0.0, pred[k], "n/a");
+        } else {
+            fprintf(out, "%-22s %14.4g %14.4g %+8.1f%%\n", keys[k], meas[k], pred[k], e);
+        }
+    }
+    double med, p90;
+    sim_validate_summary(abs_err, m, &med, &p90);
+    if (!root) {
+        fprintf(out, "compare: %zu metrics, median |error| %.1f%%, worst within p90 %.1f%%\n", m,
+                med, p90);
+        return SIM_OK;
+    }
+    cJSON_AddStringToObject(root, "result", file);
+    cJSON_AddNumberToObject(root, "metrics_compared", (double)m);
+    cJSON_AddNumberToObject(root, "median_abs_error_pct", med);
+    cJSON_AddNumberToObject(root, "p90_abs_error_pct", p90);
+    char *txt = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!txt)
+        return SIM_EINTERNAL;
+    fprintf(out, "%s\n", txt);
+    free(txt);
+    return SIM_OK;
+}
+
+/* compare --result FILE [run or serve flags]: a measurement against the prediction. A vLLM
+ * --save-result file also says what it measured: the flags it implies are taken from it. */
+sim_status cli_cmd_compare(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
 {
     const char *result = NULL;
     char **rest = malloc((size_t)argc * sizeof *rest);
@@ -451,11 +802,15 @@ sim_status cli_cmd_compare(int argc, char **argv, FILE *out, sim_err *err)
                       "expected at least one measured metric",
                       result);
     cli_opts o = cli_defaults;
+    o.warn = errf;
+    result_run rr = {.in = NULL, .out = NULL};
     if (!st)
         st = cli_parse_opts(nrest, rest, 2, serve ? "serve" : "run", serve ? CMD_SERVE : CMD_RUN,
                             &o, err);
     if (!st)
         st = cli_check_outputs(&o, err);
+    if (!st && serve)
+        st = result_workload(root, result, &o, &rr, err);
     cli_loaded *L = calloc(1, sizeof *L);
     cli_serve_state *s = calloc(1, sizeof *s);
     sim_run_result *r = calloc(1, sizeof *r);
@@ -490,34 +845,15 @@ sim_status cli_cmd_compare(int argc, char **argv, FILE *out, sim_err *err)
                      : sim_fail(err, SIM_EINTERNAL, "out of memory");
         free(cmdline);
     }
-    if (!st) {
-        fprintf(out, "%-22s %14s %14s %9s\n", "metric", "measured", "predicted", "error");
-        double abs_err[14];
-        size_t m = 0;
-        for (size_t k = 0; k < nk; k++) {
-            const char *key = serve ? serve_keys[k] : run_keys[k];
-            if (meas[k] < 0.0) { /* not in the file */
-                fprintf(out, "%-22s %14s %14.4g\n", key, "-", pred[k]);
-                continue;
-            }
-            if (meas[k] == 0.0) { /* measured 0: no relative error to take */
-                fprintf(out, "%-22s %14.4g %14.4g %9s\n", key, 0.0, pred[k], "n/a");
-                continue;
-            }
-            double e = sim_validate_error_pct(pred[k], meas[k]);
-            abs_err[m++] = fabs(e);
-            fprintf(out, "%-22s %14.4g %14.4g %+8.1f%%\n", key, meas[k], pred[k], e);
-        }
-        double med, p90;
-        sim_validate_summary(abs_err, m, &med, &p90);
-        fprintf(out, "compare: %zu metrics, median |error| %.1f%%, worst within p90 %.1f%%\n", m,
-                med, p90);
-    }
+    if (!st && print_compare(out, L->fmt, result, serve ? serve_keys : run_keys, meas, pred, nk))
+        st = sim_fail(err, SIM_EINTERNAL, "out of memory writing the comparison");
     if (s)
         cli_serve_state_free(s);
     free(s);
     free(r);
     free(L);
+    free(rr.in);
+    free(rr.out);
     cJSON_Delete(root);
     free(rest);
     return st;

@@ -98,6 +98,12 @@ static void ops_json(cJSON *arr, const char *phase, const sim_step_result *s, co
         add_num(o, "net_exposed_us", (c->t_net_ns - s->hidden_ns[i]) / 1e3);
         if (op->groups > 0.0)
             add_num(o, "experts_touched", op->groups);
+        if (op->net_ranks > 1) {
+            cJSON_AddStringToObject(o, "collective_algo", sim_coll_algo_name(c->coll_algo));
+            cJSON_AddStringToObject(o, "collective_protocol", sim_coll_proto_name(c->coll_proto));
+        }
+        if (op->fused)
+            cJSON_AddBoolToObject(o, "fused_into_allreduce", true);
         if (hw)
             cJSON_AddStringToObject(o, "roofline_bound", roofline_bound(hw, op));
         cJSON_AddItemToArray(arr, o);
@@ -275,6 +281,21 @@ static void ops_table(FILE *f, const char *title, const sim_step_result *s)
             s->t_ns / 1e6, s->t_lower_ns / 1e6, s->t_upper_ns / 1e6, sim_bound_name(s->bound),
             s->t_math_ns / 1e6, s->t_mem_ns / 1e6, s->t_net_ns / 1e6, s->net_exposed_ns / 1e6,
             s->net_hidden_ns / 1e6, s->t_launch_ns / 1e6, s->t_host_ns / 1e6);
+    /* which algorithm each collective ran as (collective.h) */
+    const char *sep = "collectives: ";
+    for (int i = 0; i < SIM_OP_COUNT; i++) {
+        const sim_op_cost *c = &s->cost[i];
+        if (!s->graph.ops[i].present || s->graph.ops[i].net_ranks < 2)
+            continue;
+        fprintf(f, "%s%s %s%s%s", sep, sim_op_info((sim_op_id)i)->name,
+                sim_coll_algo_name(c->coll_algo), c->coll_proto == SIM_COLL_PROTO_NONE ? "" : " ",
+                sim_coll_proto_name(c->coll_proto));
+        sep = ", ";
+    }
+    if (sep[0] == ',')
+        fprintf(f, "%s\n", s->graph.ops[SIM_OP_ATTN_NORM].fused
+                               ? "; norms fused into the all-reduce"
+                               : "");
 }
 
 static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_result *r)
@@ -572,12 +593,23 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
     row_num(f, "KV cache peak usage (%):", 100.0 * m->kv_cache_peak_usage);
     row_int(f, "KV cache blocks:", (long long)r->res->kv_blocks);
     row_int(f, "Iterations:", (long long)m->iterations);
+    if (r->cfg->prefix_caching)
+        row_num(f, "Prefix cache hit rate (%):", 100.0 * sim_report_prefix_hit_rate(r->res));
+    if (r->engine)
+        fprintf(f, "%-40s%s\n", "Engine:", r->engine);
     if (sim_spec_active(r->cfg->spec)) {
         row_num(f, "Acceptance length (tokens/verify):", m->spec_acceptance_length);
         row_num(f, "Draft time (% of busy time):", 100.0 * m->spec_draft_time_fraction);
     }
     banner(f, "", '=');
     return ferror(f) ? SIM_EINTERNAL : SIM_OK;
+}
+
+double sim_report_prefix_hit_rate(const sim_engine_result *res)
+{
+    return res->prefix_query_tokens > 0
+               ? (double)res->prefix_hit_tokens / (double)res->prefix_query_tokens
+               : 0.0;
 }
 
 /* mean_, median_, std_ and the percentiles of each reported metric, as vLLM names them. */
@@ -636,6 +668,13 @@ static sim_status serve_json(FILE *f, const sim_serve_report *r)
     add_num(o, "kv_cache_blocks", (double)r->res->kv_blocks);
     add_num(o, "block_size", (double)r->res->block_size);
     add_num(o, "iterations", (double)m->iterations);
+    add_num(o, "prefix_cache_hit_rate", sim_report_prefix_hit_rate(r->res));
+    if (r->engine)
+        cJSON_AddStringToObject(o, "engine", r->engine);
+    if (r->engine_version)
+        cJSON_AddStringToObject(o, "engine_version", r->engine_version);
+    if (r->engine_fusions)
+        cJSON_AddStringToObject(o, "engine_fusions", r->engine_fusions);
     if (sim_spec_active(r->cfg->spec)) {
         cJSON_AddStringToObject(o, "spec_method", sim_spec_method_name(r->cfg->spec->method));
         add_num(o, "num_speculative_tokens", r->cfg->spec->k);

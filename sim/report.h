@@ -47,6 +47,8 @@ typedef struct sim_serve_report {
     const sim_engine_result *res;
     const sim_serve_metrics *m;
     double request_rate; /* requests/s as configured; INFINITY for inf; NAN for a trace */
+    const char *engine, *engine_version; /* the engine profile's name and release (may be NULL) */
+    const char *engine_fusions;          /* the fusions it records, comma-separated (may be NULL) */
     double usd_per_gpu_hour; /* price of a GPU-hour (0 unknown) */
     /* vLLM's --percentile-metrics / --metric-percentiles: NULL for the default report (every
      * metric, p90 and p99); else only the selected metrics, with these percentiles */
@@ -54,6 +56,9 @@ typedef struct sim_serve_report {
     const sim_pct_values *pct_ms;
 } sim_serve_report;
 
+/* Prompt tokens served from the prefix cache / prompt tokens (first admissions); 0 without
+ * prefix caching. */
+double sim_report_prefix_hit_rate(const sim_engine_result *res);
 /* What vLLM's --save-result file records about the benchmark besides the metrics. */
 typedef struct sim_vllm_meta {
     const char *backend, *model_id, *tokenizer_id;

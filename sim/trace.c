@@ -264,6 +264,10 @@ static void op_args(sim_targs *a, const sim_step_result *s, int i)
     sim_targs_num(a, "t_launch_us", c->t_launch_ns / 1e3);
     sim_targs_num(a, "net_hidden_us", s->hidden_ns[i] / 1e3);
     sim_targs_num(a, "net_exposed_us", (c->t_net_ns - s->hidden_ns[i]) / 1e3);
+    if (op->net_ranks > 1) {
+        sim_targs_str(a, "collective_algo", sim_coll_algo_name(c->coll_algo));
+        sim_targs_str(a, "collective_protocol", sim_coll_proto_name(c->coll_proto));
+    }
 }
 
 /* One op at t0: the as-issued slice and, at op detail, its compute, memory and network parts. */
@@ -647,6 +651,8 @@ static void on_iteration(void *ctx, const sim_iter_info *it)
     sim_targs_int(&a, "batch_size", it->seqs);
     sim_targs_int(&a, "prefill_tokens", it->prefill_tokens);
     sim_targs_int(&a, "decode_tokens", it->decode_tokens);
+    sim_targs_int(&a, "cached_prompt_tokens", it->cached_tokens);
+    sim_targs_int(&a, "cuda_graph_batch", it->graph_seqs);
     sim_targs_int(&a, "kv_blocks_used", it->kv_used_blocks);
     sim_targs_int(&a, "running", it->running);
     sim_targs_int(&a, "waiting", it->waiting);
@@ -660,6 +666,7 @@ static void on_iteration(void *ctx, const sim_iter_info *it)
     sim_trace_counter(t, PID_ENGINE, "requests", it->start_ns, &a);
     sim_targs_reset(&a);
     sim_targs_int(&a, "prefill", it->prefill_tokens);
+    sim_targs_int(&a, "cached", it->cached_tokens);
     sim_targs_int(&a, "decode", it->decode_tokens);
     sim_trace_counter(t, PID_ENGINE, "batch tokens", it->start_ns, &a);
     sim_targs_reset(&a);
