@@ -689,7 +689,7 @@ static sim_status load_engine(const cli_opts *o, const cli_file_cache *cache, si
                         "--scheduler-policy: value '%s', expected vllm, sglang, "
                         "guaranteed_no_evict, max_utilization or static",
                         o->sched_policy);
-    if (o->order && strcmp(o->order, "fcfs") && strcmp(o->order, "lpm"))
+    if (o->order && strcmp(o->order, "fcfs") != 0 && strcmp(o->order, "lpm") != 0)
         return sim_fail(err, SIM_EINPUT, "--schedule-policy: value '%s', expected fcfs or lpm",
                         o->order);
     if (o->order)

@@ -85,7 +85,7 @@ static sim_status load_enums(const cJSON *root, const char *path, sim_engprof *p
 {
     const char *rule = NULL, *policy = NULL, *version = NULL;
     sim_status st = sim_jsonf_str_opt(root, path, "memory.rule", &rule, err);
-    if (!st && (!rule || (strcmp(rule, "total") && strcmp(rule, "free"))))
+    if (!st && (!rule || (strcmp(rule, "total") != 0 && strcmp(rule, "free") != 0)))
         st = sim_fail(err, SIM_EINPUT,
                       "%s: field 'memory.rule' is %s, expected \"total\" (a fraction of all HBM) "
                       "or \"free\" (of what weights and activations leave)",
@@ -102,7 +102,7 @@ static sim_status load_enums(const cJSON *root, const char *path, sim_engprof *p
     const char *order = NULL;
     if (!st)
         st = sim_jsonf_str_opt(root, path, "scheduler.order", &order, err);
-    if (!st && (!order || (strcmp(order, "fcfs") && strcmp(order, "lpm"))))
+    if (!st && (!order || (strcmp(order, "fcfs") != 0 && strcmp(order, "lpm") != 0)))
         st = sim_fail(err, SIM_EINPUT, "%s: field 'scheduler.order' is %s, expected fcfs or lpm",
                       path, order ? order : "missing");
     if (!st)

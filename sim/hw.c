@@ -477,12 +477,14 @@ static sim_status load_collectives(const cJSON *root, const char *path, sim_hw *
         sim_coll_algo a = kernels[i];
         if (!(c->algos & (1u << a)))
             continue;
-        double lat, eff;
+        double lat = 0.0, eff = 0.0; /* (read only when both parse) */
         snprintf(field, sizeof field, "collectives.%s.latency_us", sim_coll_algo_name(a));
         st = sim_jsonf_num(root, path, field, 0.0, 1e4, &lat, err);
         snprintf(field, sizeof field, "collectives.%s.bw_eff", sim_coll_algo_name(a));
         if (!st)
             st = sim_jsonf_num(root, path, field, 0.01, 1.0, &eff, err);
+        if (st)
+            break;
         c->algo_latency_ns[a] = lat * 1e3;
         c->algo_bw_eff[a] = eff;
     }

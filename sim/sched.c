@@ -21,7 +21,7 @@ sim_status sim_sched_init(sim_sched *s, const sim_sched_cfg *cfg, const sim_kvca
     s->waiting = malloc((n ? n : 1) * sizeof *s->waiting);
     s->running = malloc((n ? n : 1) * sizeof *s->running);
     s->preempted = malloc((n ? n : 1) * sizeof *s->preempted);
-    s->lpm_buf = cfg->lpm ? malloc(2 * SIM_SCHED_LPM_MAX * sizeof *s->lpm_buf) : NULL;
+    s->lpm_buf = cfg->lpm ? malloc((size_t)2 * SIM_SCHED_LPM_MAX * sizeof *s->lpm_buf) : NULL;
     sim_status st = !s->waiting || !s->running || !s->preempted || (cfg->lpm && !s->lpm_buf)
                         ? SIM_EINTERNAL
                         : SIM_OK;

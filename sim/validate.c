@@ -346,7 +346,7 @@ sim_status sim_validate_load(const char *path, sim_vrow **rows, size_t *n, sim_e
         int64_t lineno = lr.lineno;
         char *f[MAX_FIELDS];
         int nf = split(line, f);
-        if (lineno == 1) {
+        if (!header) { /* line 1 */
             ncols = nf;
             st = header_positions(f, nf, path, pos, err);
             header = true;
