@@ -15,6 +15,7 @@
 #include "engine.h"
 #include "jsonf.h"
 #include "metrics.h"
+#include "pp.h"
 #include "rng.h"
 #include "report.h"
 #include "run.h"
@@ -39,6 +40,8 @@ const cli_opt_def cli_opts_table[] = {
     O("--hw", OPT_STR, hw, 0, 0, CMD_MODEL | CMD_OP | CMD_CALIBRATE,
       "device file path, or a name in hw/ (e.g. h100-sxm)"),
     O("--tp", OPT_INT, tp, 1, 1024, CMD_MODEL, "tensor-parallel GPUs (default 1)"),
+    O("--pp", OPT_INT, pp, 1, 64, CMD_RUN | CMD_SERVE,
+      "pipeline stages, each --tp GPUs (default 1); layers split as vLLM splits them"),
     O("--batch", OPT_INT, batch, 1, 1 << 20, CMD_RUN | CMD_ROOFLINE | CMD_OP,
       "sequences (default 1)"),
     O("--input-len", OPT_INT, input_len, 1, 1 << 26, CMD_RUN | CMD_ROOFLINE,
@@ -484,6 +487,7 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
     L->step = (sim_step_cfg){.model = &L->model,
                              .hw = &L->hw,
                              .tp = (int)o->tp,
+                             .pp = (int)o->pp,
                              .overlap = o->overlap,
                              .eager = o->enforce_eager,
                              .iteration_overhead_ns = o->iter_us * 1e3,
@@ -501,6 +505,7 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
 const cli_opts cli_defaults = {
     .format = "table",
     .tp = 1,
+    .pp = 1,
     .batch = 1,
     .input_len = 1024,
     .output_len = 256,
@@ -735,6 +740,11 @@ static sim_status open_serve_trace(const cli_opts *o, sim_engine_cfg *cfg, size_
 
 /* A serving run from the flags, with what its report needs. */
 
+int64_t cli_serve_gpus(const cli_serve_state *s)
+{
+    return s->gpus > 0 ? s->gpus : sim_pp_gpus(&s->cfg.step);
+}
+
 void cli_serve_state_free(cli_serve_state *s)
 {
     sim_engine_result_free(&s->res);
@@ -802,7 +812,8 @@ static sim_status cmd_serve(const cli_opts *o, FILE *out, sim_err *err)
                             .res = &s->res,
                             .m = &s->m,
                             .request_rate = o->trace ? NAN : o->rate,
-                            .usd_per_gpu_hour = s->usd_per_gpu_hour};
+                            .usd_per_gpu_hour = s->usd_per_gpu_hour,
+                            .gpus = s->gpus};
     if (!st && o->save_requests)
         st = sim_report_save_requests(o->save_requests, &rep, err);
     if (!st && (st = sim_report_serve(out, L->fmt, &rep)))

@@ -41,7 +41,7 @@ typedef enum opt_kind { OPT_STR, OPT_INT, OPT_NUM, OPT_BOOL, OPT_RATE, OPT_LIST 
 
 typedef struct cli_opts {
     const char *model, *hw, *format, *weight_dtype, *act_dtype, *kv_dtype, *dtype;
-    int64_t tp, batch, input_len, output_len;
+    int64_t tp, pp, batch, input_len, output_len;
     double overlap, util, iter_us, req_us, usd_per_gpu_hour;
     bool enforce_eager, async_sched, help;
     /* serve */
@@ -170,7 +170,11 @@ typedef struct cli_serve_state {
     sim_serve_metrics m;
     sim_slo slo;
     double usd_per_gpu_hour; /* as cli_loaded's */
+    int64_t gpus;            /* every GPU the deployment holds */
 } cli_serve_state;
+
+/* GPUs of a serving point: s->gpus when set, else tp x pp. */
+int64_t cli_serve_gpus(const cli_serve_state *s);
 
 /* A serving run with the workload drawn from `seed`; a --chrome-trace is written alongside. */
 sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cache *cache,

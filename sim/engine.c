@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pp.h"
+
 #define NS_PER_S 1000000000LL
 
 static double kv_capacity_bytes(const sim_engine_cfg *cfg)
@@ -19,7 +21,7 @@ int64_t sim_engine_kv_blocks(const sim_engine_cfg *cfg)
 {
     /* a block holds block_size tokens of the target's KV and of the draft's */
     double per_token =
-        sim_graph_kv_bytes_per_token(cfg->step.model, cfg->step.tp, &cfg->step.prec) +
+        sim_pp_kv_bytes_per_token(&cfg->step) +
         sim_spec_mem_extra(cfg->spec, &cfg->step).kv_bytes_per_token;
     double bytes = kv_capacity_bytes(cfg);
     return bytes > 0.0 ? (int64_t)floor(bytes / ((double)cfg->block_size * per_token)) : 0;
@@ -39,6 +41,9 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
     sim_status st = sim_step_check(&cfg->step, err);
     if (!st && sim_spec_active(cfg->spec))
         st = sim_spec_check(cfg->spec, &cfg->step, err);
+    if (!st && sim_pp_stages(&cfg->step) > 1 && sim_spec_active(cfg->spec))
+        st = sim_fail(err, SIM_EINPUT, "--pp with --spec-method: speculative decoding over "
+                                       "pipeline stages is not modeled; expected one of them");
     if (st)
         return st;
     const sim_sched_cfg *sc = &cfg->sched;
@@ -64,7 +69,7 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
             "one block of %lld tokens",
             cfg->step.model->name, cfg->step.tp, cfg->step.hw->name, kv_capacity_bytes(cfg) / 1e9,
             cfg->mem_util,
-            (sim_graph_weight_bytes_per_gpu(cfg->step.model, cfg->step.tp, &cfg->step.prec) +
+            (sim_pp_weight_bytes_per_gpu(&cfg->step) +
              sim_spec_mem_extra(cfg->spec, &cfg->step).weight_bytes) /
                 1e9,
             (long long)cfg->block_size);
@@ -149,6 +154,7 @@ typedef struct loop {
     sim_rng rng;           /* acceptance draws */
     sim_step_memo memo[2]; /* by launch mode: graph, eager */
     sim_spec_memo draft_memo;
+    sim_pp_memo pp;        /* pipeline stages' micro-batches (unused without --pp) */
     window tokens;
     int64_t now;
     int64_t dt;        /* the current iteration's duration */
@@ -268,7 +274,9 @@ static int iterate(loop *L)
         k > 0 ? sim_spec_draft_ns(L->cfg->spec, &L->cfg->step, L->draft, n_pre,
                                   L->draft + n - n_dec, n_dec, L->scratch, &L->draft_memo)
               : 0.0;
-    int64_t dt = (int64_t)llround(step->t_ns + draft_ns);
+    /* with pipeline stages, a round of micro-batches (pp.h) */
+    double gpu_ns = L->pp.m ? sim_pp_round_ns(&sc, L->groups, n, &L->pp, true) : step->t_ns;
+    int64_t dt = (int64_t)llround(gpu_ns + draft_ns);
     if (dt < 1)
         dt = 1;
     int64_t start = L->now;
@@ -349,7 +357,8 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
     L->scratch = malloc(m * sizeof *L->scratch);
     L->tl = calloc(n, sizeof *L->tl);
     sim_rng_seed(&L->rng, cfg->seed);
-    if (!out->reqs || !L->batch || !L->groups || !L->draft || !L->scratch || !L->tl)
+    bool pp_ok = sim_pp_stages(&cfg->step) == 1 || sim_pp_memo_init(&L->pp, &cfg->step, m);
+    if (!out->reqs || !L->batch || !L->groups || !L->draft || !L->scratch || !L->tl || !pp_ok)
         return sim_fail(err, SIM_EINTERNAL, "out of memory for %zu requests", n);
     for (size_t i = 0; i < n; i++) {
         sim_req *r = &out->reqs[i];
@@ -378,6 +387,7 @@ static void teardown(loop *L)
     free(L->draft);
     free(L->scratch);
     free(L->tl);
+    sim_pp_memo_free(&L->pp);
 }
 
 sim_status sim_engine_run(const sim_engine_cfg *cfg, const sim_workload *w, sim_engine_result *out,

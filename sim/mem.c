@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "pp.h"
+
 #define FP32_BYTES 4.0
 #define GB 1e9
 
@@ -30,9 +32,8 @@ void sim_mem_plan(const sim_step_cfg *cfg, double util, const sim_mem_extra *ext
         extra = &none;
     const double seq_len = (double)(input_len + output_len + extra->kv_slots_per_seq);
     out->weight_bytes =
-        sim_graph_weight_bytes_per_gpu(cfg->model, cfg->tp, &cfg->prec) + extra->weight_bytes;
-    out->kv_bytes_per_token =
-        sim_graph_kv_bytes_per_token(cfg->model, cfg->tp, &cfg->prec) + extra->kv_bytes_per_token;
+        sim_pp_weight_bytes_per_gpu(cfg) + extra->weight_bytes;
+    out->kv_bytes_per_token = sim_pp_kv_bytes_per_token(cfg) + extra->kv_bytes_per_token;
     out->kv_bytes = (double)batch * seq_len * out->kv_bytes_per_token;
     out->workspace_bytes =
         sim_mem_workspace_bytes(cfg, (double)batch * (double)input_len, (double)batch);

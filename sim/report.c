@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "outfile.h"
+#include "pp.h"
 
 static const char *const format_names[SIM_FMT_COUNT] = {
     [SIM_FMT_TABLE] = "table", [SIM_FMT_JSON] = "json", [SIM_FMT_CSV] = "csv"};
@@ -106,13 +107,18 @@ bool sim_report_run_price(const sim_run_cfg *cfg, const sim_run_result *r, sim_p
 {
     double e2e_s = r->e2e_ns / 1e9;
     double total_tokens = (double)cfg->batch * (double)(cfg->input_len + cfg->output_len);
-    return sim_price_compute(cfg->step.tp, cfg->usd_per_gpu_hour, r->output_throughput,
+    return sim_price_compute(sim_pp_gpus(&cfg->step), cfg->usd_per_gpu_hour, r->output_throughput,
                              ratio(total_tokens, e2e_s), out);
+}
+
+int64_t sim_report_serve_gpus(const sim_serve_report *r)
+{
+    return r->gpus > 0 ? r->gpus : sim_pp_gpus(&r->cfg->step);
 }
 
 bool sim_report_serve_price(const sim_serve_report *r, sim_price *out)
 {
-    return sim_price_compute(r->cfg->step.tp, r->usd_per_gpu_hour, r->m->output_throughput,
+    return sim_price_compute(sim_report_serve_gpus(r), r->usd_per_gpu_hour, r->m->output_throughput,
                              r->m->total_token_throughput, out);
 }
 
@@ -182,6 +188,8 @@ static void config_json(cJSON *o, const sim_step_cfg *s)
     cJSON_AddStringToObject(o, "model", s->model->name);
     cJSON_AddStringToObject(o, "hw", s->hw->name);
     add_num(o, "tp", s->tp);
+    if (s->pp > 1)
+        add_num(o, "pp", s->pp);
     cJSON_AddStringToObject(o, "weight_dtype", sim_dtype_name(s->prec.weight));
     cJSON_AddStringToObject(o, "act_dtype", sim_dtype_name(s->prec.act));
     cJSON_AddStringToObject(o, "kv_cache_dtype", sim_dtype_name(s->prec.kv));
@@ -264,10 +272,25 @@ static void ops_table(FILE *f, const char *title, const sim_step_result *s)
             s->net_hidden_ns / 1e6, s->t_launch_ns / 1e6, s->t_host_ns / 1e6);
 }
 
+/* "pipeline: 2 stages of 4 GPUs, layers 40/40 ..." when there are stages. */
+static void pp_line(FILE *f, const sim_step_cfg *s)
+{
+    const int pp = sim_pp_stages(s);
+    if (pp == 1)
+        return;
+    int64_t lay[SIM_PP_MAX];
+    sim_pp_partition(s->model->layers, pp, lay);
+    fprintf(f, "pipeline: %d stages of %d GPU%s, layers ", pp, s->tp, s->tp == 1 ? "" : "s");
+    for (int i = 0; i < pp; i++)
+        fprintf(f, "%s%lld", i ? "/" : "", (long long)lay[i]);
+    fprintf(f, "; memory per GPU is the heaviest stage's, steps below the whole model's\n");
+}
+
 static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_result *r)
 {
     const sim_step_cfg *s = &cfg->step;
     fprintf(f, "infersim run: %s on %d x %s\n", s->model->name, s->tp, s->hw->name);
+    pp_line(f, s);
     fprintf(f,
             "batch %lld, input %lld, output %lld tokens; weights %s, activations %s, KV %s; "
             "overlap-comm %.2f\n",
@@ -479,6 +502,7 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
     fprintf(f, "infersim serve: %s on %d x %s; weights %s, activations %s, KV %s; %s\n",
             s->model->name, s->tp, s->hw->name, sim_dtype_name(s->prec.weight),
             sim_dtype_name(s->prec.act), sim_dtype_name(s->prec.kv), r->w->source);
+    pp_line(f, s);
     banner(f, " Serving Benchmark Result ", '=');
     row_int(f, "Successful requests:", (long long)m->completed);
     row_int(f, "Failed requests:", 0);

@@ -827,6 +827,33 @@ static void test_strict_inputs(void **state)
     expect_bad(a, "field 'ttft_ms' is the string \"12\"");
 }
 
+/* --pp on run and serve: the JSON names the stages, and gpus is tp x pp */
+static void test_pipeline_flags(void **state)
+{
+    (void)state;
+    run("run --model llama-3.1-8b --hw h100-sxm --tp 2 --pp 2 --batch 4 --format json");
+    assert_int_equal(R.rc, 0);
+    cJSON *j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    assert_near(num(j, "pp"), 2.0, 0);
+    assert_near(num(j, "gpus"), 4.0, 0);
+    cJSON_Delete(j);
+    run("serve --model llama-3.1-70b --hw h100-sxm --pp 2 --num-prompts 20 --random-input-len 200 "
+        "--random-output-len 20 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    assert_near(num(j, "gpus"), 2.0, 0);
+    assert_near(num(j, "completed"), 20.0, 0);
+    cJSON_Delete(j);
+    run("run --model llama-3.1-8b --hw h100-sxm --pp 2");
+    assert_non_null(strstr(R.out, "pipeline: 2 stages of 1 GPU, layers 16/16"));
+    expect_bad("run --model llama-3.1-8b --hw h100-sxm --pp 33", "--pp: value 33");
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --pp 2 --spec-method ngram "
+               "--num-speculative-tokens 2 --spec-acceptance-rate 0.5",
+               "--pp with --spec-method");
+}
+
 static void test_compare(void **state)
 {
     (void)state;
@@ -979,6 +1006,7 @@ int main(void)
         cmocka_unit_test(test_validation_commands),
         cmocka_unit_test(test_strict_inputs),
         cmocka_unit_test(test_compare),
+        cmocka_unit_test(test_pipeline_flags),
         cmocka_unit_test(test_cost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
