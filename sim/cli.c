@@ -92,6 +92,11 @@ const cli_opt_def cli_opts_table[] = {
       "requests/s, or inf to send all at t = 0 (default inf)"),
     O("--burstiness", OPT_NUM, burstiness, 1e-3, 1e3, CMD_SERVE,
       "gamma shape of the arrival gaps; 1 = Poisson (default 1)"),
+    O("--replicas", OPT_INT, replicas, 1, SIM_CLUSTER_MAX_REPLICAS, CMD_SERVE,
+      "independent engines behind a router, each --tp x --pp GPUs (default 1)"),
+    O("--router", OPT_STR, router, 0, 0, CMD_SERVE,
+      "round-robin|least-outstanding|prefix-aware: how --replicas share the requests "
+      "(default least-outstanding)"),
     O("--max-concurrency", OPT_INT, max_concurrency, 1, 1 << 28, CMD_SERVE,
       "at most C requests in flight (closed loop; default: no limit)"),
     O("--seed", OPT_INT, seed, 0, 9e18, CMD_SERVE, "random seed (default 0)"),
@@ -506,6 +511,7 @@ const cli_opts cli_defaults = {
     .format = "table",
     .tp = 1,
     .pp = 1,
+    .replicas = 1,
     .batch = 1,
     .input_len = 1024,
     .output_len = 256,
@@ -748,6 +754,7 @@ int64_t cli_serve_gpus(const cli_serve_state *s)
 void cli_serve_state_free(cli_serve_state *s)
 {
     sim_engine_result_free(&s->res);
+    sim_cluster_result_free(&s->cluster);
     sim_workload_free(&s->own);
 }
 
@@ -772,17 +779,27 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
         st = sim_slo_parse(o->goodput, &s->slo, err);
     if (!st)
         st = serve_workload(o, cache, seed, &s->own, &s->w, err);
+    sim_cluster_cfg cc = {.engine = &s->cfg, .replicas = (int)o->replicas,
+                          .router = SIM_ROUTER_LEAST_OUTSTANDING};
+    if (!st && o->router && !sim_router_parse(o->router, &cc.router))
+        st = sim_fail(err, SIM_EINPUT,
+                      "--router: value '%s', expected round-robin, least-outstanding or "
+                      "prefix-aware",
+                      o->router);
     if (!st) {
         s->usd_per_gpu_hour = L->usd_per_gpu_hour;
         s->cfg.step = L->step;
         s->cfg.spec = &L->spec;
         s->cfg.sched.spec_tokens = sim_spec_active(&L->spec) ? L->spec.k : 0;
+        s->gpus = sim_pp_gpus(&s->cfg.step) * cc.replicas;
         st = sim_engine_check(&s->cfg, s->w, err);
     }
     sim_trace_serve *ts = NULL;
     if (!st && o->chrome_trace)
         st = open_serve_trace(o, &s->cfg, s->w->n, &ts, err);
-    if (!st)
+    if (!st && cc.replicas > 1 && !(st = sim_cluster_check(&cc, s->w, err)))
+        st = sim_cluster_run(&cc, s->w, &s->res, &s->cluster, err);
+    else if (!st)
         st = sim_engine_run(&s->cfg, s->w, &s->res, err);
     if (ts) {
         if (!st)
@@ -813,7 +830,8 @@ static sim_status cmd_serve(const cli_opts *o, FILE *out, sim_err *err)
                             .m = &s->m,
                             .request_rate = o->trace ? NAN : o->rate,
                             .usd_per_gpu_hour = s->usd_per_gpu_hour,
-                            .gpus = s->gpus};
+                            .gpus = s->gpus,
+                            .cluster = &s->cluster};
     if (!st && o->save_requests)
         st = sim_report_save_requests(o->save_requests, &rep, err);
     if (!st && (st = sim_report_serve(out, L->fmt, &rep)))

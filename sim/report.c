@@ -503,6 +503,13 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
             s->model->name, s->tp, s->hw->name, sim_dtype_name(s->prec.weight),
             sim_dtype_name(s->prec.act), sim_dtype_name(s->prec.kv), r->w->source);
     pp_line(f, s);
+    if (r->cluster && r->cluster->replicas > 0) {
+        fprintf(f, "%d replicas, router %s; requests per replica:", r->cluster->replicas,
+                sim_router_name(r->cluster->router));
+        for (int i = 0; i < r->cluster->replicas; i++)
+            fprintf(f, " %lld", (long long)r->cluster->load[i].requests);
+        fprintf(f, "\n");
+    }
     banner(f, " Serving Benchmark Result ", '=');
     row_int(f, "Successful requests:", (long long)m->completed);
     row_int(f, "Failed requests:", 0);
@@ -557,6 +564,34 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
     return ferror(f) ? SIM_EINTERNAL : SIM_OK;
 }
 
+/* Replicas: the router and each replica's share of the work. */
+static void cluster_json(cJSON *o, const sim_serve_report *r)
+{
+    const sim_cluster_result *c = r->cluster;
+    if (!c || c->replicas < 1)
+        return;
+    add_num(o, "replicas", c->replicas);
+    cJSON_AddStringToObject(o, "router", sim_router_name(c->router));
+    if (c->router == SIM_ROUTER_PREFIX_AWARE)
+        add_num(o, "prefix_hit_rate", ratio((double)c->prefix_blocks, (double)c->blocks));
+    cJSON *arr = cJSON_AddArrayToObject(o, "replica_load");
+    const double dur = (double)r->res->duration_ns;
+    for (int i = 0; arr && i < c->replicas; i++) {
+        const sim_replica_load *l = &c->load[i];
+        cJSON *x = cJSON_CreateObject();
+        add_num(x, "requests", (double)l->requests);
+        add_num(x, "input_tokens", (double)l->input_tokens);
+        add_num(x, "output_tokens", (double)l->output_tokens);
+        add_num(x, "busy_fraction", ratio(l->busy_ns, dur));
+        add_num(x, "mean_batch_size", ratio((double)l->scheduled_seqs, (double)l->iterations));
+        add_num(x, "kv_cache_peak_usage", ratio((double)l->kv_peak_blocks, (double)l->kv_blocks));
+        add_num(x, "preemptions", (double)l->preemptions);
+        if (c->router == SIM_ROUTER_PREFIX_AWARE)
+            add_num(x, "prefix_blocks", (double)l->prefix_blocks);
+        cJSON_AddItemToArray(arr, x);
+    }
+}
+
 static sim_status serve_json(FILE *f, const sim_serve_report *r)
 {
     const sim_serve_metrics *m = r->m;
@@ -604,6 +639,7 @@ static sim_status serve_json(FILE *f, const sim_serve_report *r)
     add_num(o, "kv_cache_blocks", (double)r->res->kv_blocks);
     add_num(o, "block_size", (double)r->res->block_size);
     add_num(o, "iterations", (double)m->iterations);
+    cluster_json(o, r);
     if (sim_spec_active(r->cfg->spec)) {
         cJSON_AddStringToObject(o, "spec_method", sim_spec_method_name(r->cfg->spec->method));
         add_num(o, "num_speculative_tokens", r->cfg->spec->k);

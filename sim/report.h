@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "cluster.h"
 #include "metrics.h"
 #include "price.h"
 #include "run.h"
@@ -48,6 +49,7 @@ typedef struct sim_serve_report {
     double request_rate; /* requests/s as configured; INFINITY for inf; NAN for a trace */
     double usd_per_gpu_hour; /* price of a GPU-hour (0 unknown) */
     int64_t gpus; /* every GPU of the deployment; 0: one engine's, tp x pp */
+    const sim_cluster_result *cluster; /* replicas' load; NULL (or 0 replicas): one engine */
 } sim_serve_report;
 
 /* Writes vLLM's "Serving Benchmark Result" block (table), its --save-result keys (json) or one

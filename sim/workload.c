@@ -23,6 +23,9 @@ void sim_workload_free(sim_workload *w)
     free(w->reqs);
     w->reqs = NULL;
     w->n = 0;
+    free(w->hash_ids);
+    w->hash_ids = NULL;
+    w->n_hash_ids = 0;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -110,6 +113,7 @@ typedef struct trace_reader {
     int col_time, col_in, col_out; /* CSV columns */
     double *t_s;                   /* raw arrival per request, seconds (any origin) */
     size_t cap;
+    size_t hash_cap; /* room in the workload's hash_ids */
 } trace_reader;
 
 static char *trim(char *s)
@@ -278,8 +282,51 @@ static sim_status json_int_field(const trace_reader *tr, int64_t lineno, const c
     return parse_tokens(tr, lineno, field, buf, out, err);
 }
 
+/* Tokens per Mooncake hash id: the trace's README (github.com/kvcache-ai/Mooncake, "Trace"
+ * section) gives one id per 512-token block of the prompt. */
+#define MOONCAKE_HASH_TOKENS 512
+
+/* Mooncake's optional hash_ids: an array of whole numbers >= 0, appended to w->hash_ids. */
+static sim_status hash_ids(trace_reader *tr, int64_t lineno, const cJSON *o, sim_request *r,
+                           sim_workload *w, sim_err *err)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "hash_ids");
+    if (!a)
+        return SIM_OK;
+    if (!cJSON_IsArray(a))
+        return sim_fail(err, SIM_EINPUT, "%s:%lld: field 'hash_ids' is not an array, expected "
+                                         "whole numbers >= 0", tr->path, (long long)lineno);
+    size_t n = (size_t)cJSON_GetArraySize(a);
+    if (w->n_hash_ids + n > tr->hash_cap) {
+        size_t cap = tr->hash_cap ? 2 * tr->hash_cap : 1024;
+        while (cap < w->n_hash_ids + n)
+            cap *= 2;
+        uint64_t *ids = realloc(w->hash_ids, cap * sizeof *ids);
+        if (!ids)
+            return sim_fail(err, SIM_EINTERNAL, "out of memory for the hash_ids of %s", tr->path);
+        w->hash_ids = ids;
+        tr->hash_cap = cap;
+    }
+    r->hash_off = w->n_hash_ids;
+    r->n_hash = (int64_t)n;
+    const cJSON *it;
+    int64_t k = 0;
+    cJSON_ArrayForEach(it, a)
+    {
+        double v = cJSON_IsNumber(it) ? it->valuedouble : -1.0;
+        if (!(v >= 0.0 && v <= 9e15 && v == floor(v)))
+            return sim_fail(err, SIM_EINPUT,
+                            "%s:%lld: field 'hash_ids' element %lld is not a whole number >= 0",
+                            tr->path, (long long)lineno, (long long)k);
+        w->hash_ids[w->n_hash_ids++] = (uint64_t)v;
+        k++;
+    }
+    w->hash_block_tokens = MOONCAKE_HASH_TOKENS;
+    return SIM_OK;
+}
+
 static sim_status jsonl_row(trace_reader *tr, const char *line, int64_t lineno, sim_request *r,
-                            double *t, sim_err *err)
+                            sim_workload *w, double *t, sim_err *err)
 {
     cJSON *o = cJSON_Parse(line);
     if (!cJSON_IsObject(o)) {
@@ -300,6 +347,8 @@ static sim_status jsonl_row(trace_reader *tr, const char *line, int64_t lineno, 
         st = json_int_field(tr, lineno, o, "input_length", &r->input_tokens, err);
     if (!st)
         st = json_int_field(tr, lineno, o, "output_length", &r->output_tokens, err);
+    if (!st)
+        st = hash_ids(tr, lineno, o, r, w, err);
     cJSON_Delete(o);
     return st;
 }
@@ -342,7 +391,7 @@ static sim_status read_lines(FILE *f, trace_reader *tr, int64_t limit, sim_workl
         memset(r, 0, sizeof *r);
         r->line = lineno;
         double *t = &tr->t_s[w->n];
-        st = tr->fmt == FMT_MOONCAKE ? jsonl_row(tr, s, lineno, r, t, err)
+        st = tr->fmt == FMT_MOONCAKE ? jsonl_row(tr, s, lineno, r, w, t, err)
                                      : csv_row(tr, s, lineno, r, t, err);
         if (!st)
             w->n++;

@@ -16,7 +16,9 @@
  * Trace formats, detected from the first line:
  *   - Azure LLM inference CSV: a header with TIMESTAMP, ContextTokens, GeneratedTokens (other
  *     columns ignored); TIMESTAMP is a date-time "2023-11-16 18:17:03.9799600";
- *   - Mooncake JSONL: one object per line with timestamp (ms), input_length, output_length;
+ *   - Mooncake JSONL: one object per line with timestamp (ms), input_length, output_length and
+ *     optionally hash_ids (one id per 512-token block of the prompt; equal ids name equal
+ *     prefixes up to the block's end: what a prefix-aware router matches on);
  *   - plain CSV: the header arrival_s,input_tokens,output_tokens.
  * Arrivals are taken relative to the earliest one, multiplied by the time scale (0.5 replays a
  * trace twice as fast) and sorted (stably). A malformed row is an error naming file and line, and
@@ -35,11 +37,16 @@ typedef struct sim_request {
     int64_t input_tokens;  /* prompt length, >= 1 */
     int64_t output_tokens; /* tokens to generate, >= 1 */
     int64_t line;          /* line of the trace file it came from; 0 for synthetic requests */
+    size_t hash_off;       /* its prompt's block ids: the workload's hash_ids[hash_off .. + n_hash) */
+    int64_t n_hash;        /* 0: no ids */
 } sim_request;
 
 typedef struct sim_workload {
     sim_request *reqs; /* owned; sorted by arrival */
     size_t n;
+    uint64_t *hash_ids;        /* owned; every request's block ids (Mooncake hash_ids) */
+    size_t n_hash_ids;
+    int64_t hash_block_tokens; /* tokens per id (Mooncake: 512); 0 = no ids */
     char source[256]; /* "random" or the trace path, for messages */
 } sim_workload;
 

@@ -827,8 +827,9 @@ static void test_strict_inputs(void **state)
     expect_bad(a, "field 'ttft_ms' is the string \"12\"");
 }
 
-/* --pp on run and serve: the JSON names the stages, and gpus is tp x pp */
-static void test_pipeline_flags(void **state)
+/* --pp on run and serve (the JSON names the stages, gpus is tp x pp); --replicas behind a
+ * --router (gpus and cost multiply, per-replica load) */
+static void test_deployment_flags(void **state)
 {
     (void)state;
     run("run --model llama-3.1-8b --hw h100-sxm --tp 2 --pp 2 --batch 4 --format json");
@@ -849,6 +850,29 @@ static void test_pipeline_flags(void **state)
     run("run --model llama-3.1-8b --hw h100-sxm --pp 2");
     assert_non_null(strstr(R.out, "pipeline: 2 stages of 1 GPU, layers 16/16"));
     expect_bad("run --model llama-3.1-8b --hw h100-sxm --pp 33", "--pp: value 33");
+    /* replicas: gpus and cost follow, per-replica load in the JSON */
+    run("serve --model llama-3.1-8b --hw h100-sxm --replicas 3 --router prefix-aware "
+        "--trace traces/mooncake-sample.jsonl --num-prompts 30 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    assert_near(num(j, "gpus"), 3.0, 0);
+    assert_near(num(j, "replicas"), 3.0, 0);
+    assert_near(num(j, "usd_per_hour"), 3.0 * num(j, "usd_per_gpu_hour"), 1e-12);
+    assert_between(num(j, "prefix_hit_rate"), 0.0, 1.0);
+    const cJSON *load = cJSON_GetObjectItemCaseSensitive(j, "replica_load");
+    assert_int_equal(cJSON_GetArraySize(load), 3);
+    double n = 0;
+    for (int i = 0; i < 3; i++)
+        n += num(cJSON_GetArrayItem(load, i), "requests");
+    assert_near(n, 30.0, 0);
+    cJSON_Delete(j);
+    run("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --num-prompts 10");
+    assert_non_null(strstr(R.out, "2 replicas, router least-outstanding; requests per replica: 5 5"));
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --router random",
+               "--router: value 'random'");
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --chrome-trace /tmp/x.json",
+               "--chrome-trace with --replicas 2");
     expect_bad("serve --model llama-3.1-8b --hw h100-sxm --pp 2 --spec-method ngram "
                "--num-speculative-tokens 2 --spec-acceptance-rate 0.5",
                "--pp with --spec-method");
@@ -1006,7 +1030,7 @@ int main(void)
         cmocka_unit_test(test_validation_commands),
         cmocka_unit_test(test_strict_inputs),
         cmocka_unit_test(test_compare),
-        cmocka_unit_test(test_pipeline_flags),
+        cmocka_unit_test(test_deployment_flags),
         cmocka_unit_test(test_cost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

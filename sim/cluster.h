@@ -1,0 +1,83 @@
+/* cluster.h - deployments of several engine instances fed by one arrival stream: replicas behind
+ * a router.
+ *
+ *   sim_cluster_cfg c = {.engine = &engine_cfg, .replicas = 4,
+ *                        .router = SIM_ROUTER_LEAST_OUTSTANDING};
+ *   if (sim_cluster_check(&c, &w, &err)) ...exit 2...;
+ *   sim_engine_result all;   (every request, in workload order: metrics.h takes it as is)
+ *   sim_cluster_result per;  (per-replica load)
+ *   sim_cluster_run(&c, &w, &all, &per, &err);
+ *
+ * Replicas: N independent engines (each its own scheduler and KV cache, engine_cfg's GPUs), run
+ * side by side in time order with the engine's stepping API: before each arrival at t every
+ * replica is advanced to t, then the router picks one and the request is appended to its stream
+ * (it joins that replica's next iteration). Routers:
+ *   round-robin         request i goes to replica i mod N;
+ *   least-outstanding   the replica with the fewest requests given and not finished at t (lowest
+ *                       index on ties): vLLM production-stack's and llm-d's load signal;
+ *   prefix-aware        the replica that was sent the longest leading run of the request's block
+ *                       ids (Mooncake hash_ids); with no match (or no ids), least-outstanding.
+ *                       The record is the router's own: which replica was sent which block,
+ *                       never evicted (the engines do not cache prefixes; a replica's real cache
+ *                       would evict under pressure), so it measures where prefixes would be
+ *                       reusable, as a KV-aware router's index does.
+ * The merged result: each request's timeline; the inter-token gaps of all replicas; duration the
+ * last replica's end; iterations, scheduled sequences, preemptions, busy time summed; KV blocks and
+ * each replica's peak summed (kv_cache_peak_usage is then the mean replica's); peak concurrency and
+ * the busiest second of output over the whole deployment, exact.
+ * Not modelled with several replicas: a client-side --max-concurrency across them, timelines.
+ */
+#ifndef SIM_CLUSTER_H
+#define SIM_CLUSTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine.h"
+
+#define SIM_CLUSTER_MAX_REPLICAS 4096
+
+typedef enum sim_router {
+    SIM_ROUTER_ROUND_ROBIN,
+    SIM_ROUTER_LEAST_OUTSTANDING,
+    SIM_ROUTER_PREFIX_AWARE,
+    SIM_ROUTER_COUNT
+} sim_router;
+
+/* "round-robin" -> SIM_ROUTER_ROUND_ROBIN, ...; false for an unknown name. */
+bool sim_router_parse(const char *s, sim_router *out);
+const char *sim_router_name(sim_router r);
+
+typedef struct sim_cluster_cfg {
+    const sim_engine_cfg *engine; /* every replica's configuration */
+    int replicas;                 /* >= 1 */
+    sim_router router;
+} sim_cluster_cfg;
+
+/* What one replica did. */
+typedef struct sim_replica_load {
+    int64_t requests, input_tokens, output_tokens;
+    double busy_ns; /* time in iterations */
+    int64_t iterations, scheduled_seqs, preemptions, kv_blocks, kv_peak_blocks;
+    int64_t prefix_blocks; /* blocks of its requests' ids already sent to it (prefix-aware) */
+} sim_replica_load;
+
+typedef struct sim_cluster_result {
+    int replicas;
+    sim_router router;
+    sim_replica_load *load; /* [replicas], owned */
+    int64_t blocks;         /* block ids of all requests */
+    int64_t prefix_blocks;  /* of which the chosen replica had been sent before */
+} sim_cluster_result;
+
+/* The engine configuration against the workload (as sim_engine_check), the replica count, and
+ * the combinations not modelled. */
+sim_status sim_cluster_check(const sim_cluster_cfg *cfg, const sim_workload *w, sim_err *err);
+
+/* Simulates the deployment. cfg must have passed sim_cluster_check with w. */
+sim_status sim_cluster_run(const sim_cluster_cfg *cfg, const sim_workload *w,
+                           sim_engine_result *all, sim_cluster_result *out, sim_err *err);
+
+void sim_cluster_result_free(sim_cluster_result *r);
+
+#endif

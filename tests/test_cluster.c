@@ -1,0 +1,228 @@
+/* test_cluster.c - replicas behind a router, and the engine's stepping API they run on. */
+#include "testutil.h"
+
+#include "cluster.h"
+#include "metrics.h"
+
+typedef struct fixture {
+    sim_model m;
+    sim_hw hw;
+    sim_engine_cfg cfg;
+} fixture;
+
+static fixture *fx_new(void)
+{
+    fixture *f = calloc(1, sizeof *f);
+    f->m = tu_model("llama-3.1-8b");
+    f->hw = tu_hw("h100-sxm");
+    f->cfg = (sim_engine_cfg){
+        .step = {.model = &f->m,
+                 .hw = &f->hw,
+                 .tp = 1,
+                 .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16},
+                 .iteration_overhead_ns = 1e6,
+                 .request_overhead_ns = 1e4},
+        .sched = {.max_num_seqs = 256, .max_num_batched_tokens = 8192, .chunked_prefill = true},
+        .block_size = 16,
+        .mem_util = 0.9};
+    return f;
+}
+
+static sim_workload synth(int64_t n, int64_t in, int64_t out, double rate)
+{
+    sim_synth_cfg c = {.num_prompts = n,
+                       .input_len = in,
+                       .output_len = out,
+                       .request_rate = rate,
+                       .burstiness = 1.0,
+                       .seed = 7};
+    sim_workload w;
+    sim_err err = {{0}};
+    assert_int_equal(sim_workload_synthetic(&c, &w, &err), SIM_OK);
+    return w;
+}
+
+static void run_cluster(const fixture *f, int replicas, sim_router router, const sim_workload *w,
+                        sim_engine_result *all, sim_cluster_result *per)
+{
+    sim_cluster_cfg c = {.engine = &f->cfg, .replicas = replicas, .router = router};
+    sim_err err = {{0}};
+    if (sim_cluster_check(&c, w, &err) || sim_cluster_run(&c, w, all, per, &err)) {
+        print_error("%s\n", err.msg);
+        fail();
+    }
+}
+
+static double output_tps(const sim_engine_result *r)
+{
+    sim_slo slo = {0};
+    sim_serve_metrics m;
+    assert_int_equal(sim_metrics_compute(r, &slo, &m), SIM_OK);
+    return m.output_throughput;
+}
+
+/* The stepping API gives sim_engine_run's result; outstanding counts requests given and not
+ * finished at a time. */
+static void test_stepping(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    sim_workload w = synth(40, 200, 30, 50.0);
+    sim_err err = {{0}};
+    sim_engine_result a, b;
+    assert_int_equal(sim_engine_run(&f->cfg, &w, &a, &err), SIM_OK);
+    /* the same stream fed one request at a time */
+    sim_workload grow = w;
+    grow.n = 0;
+    sim_engine *e;
+    assert_int_equal(sim_engine_start(&f->cfg, &grow, w.n, &b, &e, &err), SIM_OK);
+    for (size_t i = 0; i < w.n; i++) {
+        assert_int_equal(sim_engine_advance(e, w.reqs[i].arrival_ns, &err), SIM_OK);
+        assert_true(sim_engine_outstanding(e, w.reqs[i].arrival_ns) <= (int64_t)i);
+        grow.n++;
+    }
+    assert_int_equal(sim_engine_finish(e, &err), SIM_OK);
+    assert_int_equal(b.n, a.n);
+    for (size_t i = 0; i < a.n; i++) {
+        assert_int_equal(b.reqs[i].first_token_ns, a.reqs[i].first_token_ns);
+        assert_int_equal(b.reqs[i].finish_ns, a.reqs[i].finish_ns);
+    }
+    assert_int_equal(b.duration_ns, a.duration_ns);
+    assert_int_equal(b.iterations, a.iterations);
+    sim_engine_result_free(&a);
+    sim_engine_result_free(&b);
+    sim_workload_free(&w);
+    free(f);
+}
+
+/* Saturated (every request at t = 0), four replicas serve four times the requests in about the
+ * time one serves its share: >= 3.4x the output throughput. */
+static void test_four_replicas_scale(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    sim_workload one = synth(150, 512, 64, INFINITY), four = synth(600, 512, 64, INFINITY);
+    sim_engine_result a, b;
+    sim_cluster_result pa, pb;
+    run_cluster(f, 1, SIM_ROUTER_LEAST_OUTSTANDING, &one, &a, &pa);
+    run_cluster(f, 4, SIM_ROUTER_LEAST_OUTSTANDING, &four, &b, &pb);
+    double x1 = output_tps(&a), x4 = output_tps(&b);
+    assert_true(x4 >= 3.4 * x1);
+    assert_true(x4 <= 4.0 * x1 * 1.0001);
+    for (int r = 0; r < 4; r++)
+        assert_int_equal(pb.load[r].requests, 150); /* balanced at t = 0 */
+    assert_int_equal(b.peak_concurrency, 600);
+    sim_engine_result_free(&a);
+    sim_engine_result_free(&b);
+    sim_cluster_result_free(&pa);
+    sim_cluster_result_free(&pb);
+    sim_workload_free(&one);
+    sim_workload_free(&four);
+    free(f);
+}
+
+/* Each policy runs; the merged result holds every request once. */
+static void test_each_router(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    sim_workload w = synth(30, 300, 20, 40.0);
+    for (int p = 0; p < SIM_ROUTER_COUNT; p++) {
+        sim_engine_result all;
+        sim_cluster_result per;
+        run_cluster(f, 3, (sim_router)p, &w, &all, &per);
+        int64_t n = 0, out = 0;
+        for (int r = 0; r < 3; r++) {
+            n += per.load[r].requests;
+            out += per.load[r].output_tokens;
+        }
+        assert_int_equal(n, 30);
+        assert_int_equal(out, 30 * 20);
+        for (size_t i = 0; i < all.n; i++)
+            assert_true(all.reqs[i].finish_ns >= w.reqs[i].arrival_ns &&
+                        all.reqs[i].generated == 20);
+        if (p == SIM_ROUTER_ROUND_ROBIN)
+            for (int r = 0; r < 3; r++)
+                assert_int_equal(per.load[r].requests, 10);
+        sim_engine_result_free(&all);
+        sim_cluster_result_free(&per);
+    }
+    sim_router r;
+    assert_true(sim_router_parse("prefix-aware", &r) && r == SIM_ROUTER_PREFIX_AWARE);
+    assert_false(sim_router_parse("random", &r));
+    assert_string_equal(sim_router_name(SIM_ROUTER_ROUND_ROBIN), "round-robin");
+    sim_workload_free(&w);
+    free(f);
+}
+
+/* Least-outstanding by hand, then prefix-aware on hand-made block ids. */
+static void test_routing_by_hand(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    uint64_t ids[] = {1, 2, 3, 7, 8, 1, 2, 9};
+    sim_request q[3] = {
+        {.arrival_ns = 0, .input_tokens = 100, .output_tokens = 10, .hash_off = 0, .n_hash = 3},
+        {.arrival_ns = 0, .input_tokens = 100, .output_tokens = 10, .hash_off = 3, .n_hash = 2},
+        {.arrival_ns = 0, .input_tokens = 100, .output_tokens = 10, .hash_off = 5, .n_hash = 3}};
+    sim_workload w = {.reqs = q, .n = 3, .hash_ids = ids, .n_hash_ids = 8, .source = "hand"};
+    sim_engine_result all;
+    sim_cluster_result per;
+    /* least-outstanding at t = 0: 0 -> replica 0, 1 -> replica 1 (0 has one), 2 -> replica 0 */
+    run_cluster(f, 2, SIM_ROUTER_LEAST_OUTSTANDING, &w, &all, &per);
+    assert_int_equal(per.load[0].requests, 2);
+    assert_int_equal(per.load[1].requests, 1);
+    sim_engine_result_free(&all);
+    sim_cluster_result_free(&per);
+    /* prefix-aware on 3 replicas: request 0 matches nothing (replica 0), request 1 nothing
+     * (least-outstanding: replica 1), request 2 shares ids 1, 2 with request 0: replica 0, with
+     * 2 of the 8 blocks matched */
+    run_cluster(f, 3, SIM_ROUTER_PREFIX_AWARE, &w, &all, &per);
+    assert_int_equal(per.load[0].requests, 2);
+    assert_int_equal(per.load[1].requests, 1);
+    assert_int_equal(per.load[2].requests, 0);
+    assert_int_equal(per.prefix_blocks, 2);
+    assert_int_equal(per.blocks, 8);
+    assert_int_equal(per.load[0].prefix_blocks, 2);
+    sim_engine_result_free(&all);
+    sim_cluster_result_free(&per);
+    /* later arrivals: once replica 0 has finished, least-outstanding prefers it again */
+    q[1].arrival_ns = 0;
+    q[2].arrival_ns = 5000000000LL; /* 5 s: both done */
+    run_cluster(f, 2, SIM_ROUTER_LEAST_OUTSTANDING, &w, &all, &per);
+    assert_int_equal(per.load[0].requests, 2);
+    sim_engine_result_free(&all);
+    sim_cluster_result_free(&per);
+    free(f);
+}
+
+static void test_checks(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    sim_workload w = synth(4, 100, 10, 10.0);
+    sim_err err = {{0}};
+    sim_cluster_cfg c = {.engine = &f->cfg, .replicas = 0};
+    assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--replicas: value 0"));
+    c.replicas = 2;
+    f->cfg.max_concurrency = 4;
+    assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--max-concurrency"));
+    f->cfg.max_concurrency = 0;
+    assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_OK);
+    sim_workload_free(&w);
+    free(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stepping),
+        cmocka_unit_test(test_four_replicas_scale),
+        cmocka_unit_test(test_each_router),
+        cmocka_unit_test(test_routing_by_hand),
+        cmocka_unit_test(test_checks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
