@@ -97,6 +97,12 @@ const cli_opt_def cli_opts_table[] = {
     O("--router", OPT_STR, router, 0, 0, CMD_SERVE,
       "round-robin|least-outstanding|prefix-aware: how --replicas share the requests "
       "(default least-outstanding)"),
+    O("--disagg", OPT_STR, disagg, 0, 0, CMD_SERVE,
+      "P:D prefill and decode instances (prefill/decode disaggregation; default off)"),
+    O("--prefill-tp", OPT_INT, prefill_tp, 1, 1024, CMD_SERVE,
+      "tensor-parallel GPUs of each prefill instance with --disagg (default --tp)"),
+    O("--kv-stream", OPT_BOOL, kv_stream, 0, 0, CMD_SERVE,
+      "with --disagg: send the KV layer by layer during the prefill (overlap the transfer)"),
     O("--max-concurrency", OPT_INT, max_concurrency, 1, 1 << 28, CMD_SERVE,
       "at most C requests in flight (closed loop; default: no limit)"),
     O("--seed", OPT_INT, seed, 0, 9e18, CMD_SERVE, "random seed (default 0)"),
@@ -758,6 +764,38 @@ void cli_serve_state_free(cli_serve_state *s)
     sim_workload_free(&s->own);
 }
 
+/* --disagg P:D (with its companions) into dc; n_prefill stays 0 without it. */
+static sim_status disagg_flags(const cli_opts *o, sim_disagg_cfg *dc, sim_err *err)
+{
+    if (!o->disagg) {
+        if (cli_given(o, "--prefill-tp") || o->kv_stream)
+            return sim_fail(err, SIM_EINPUT, "%s: applies only with --disagg P:D",
+                            o->kv_stream ? "--kv-stream" : "--prefill-tp");
+        return SIM_OK;
+    }
+    char *end;
+    errno = 0;
+    long p = strtol(o->disagg, &end, 10), d = 0;
+    bool ok = end != o->disagg && *end == ':' && !errno;
+    if (ok) {
+        const char *q = end + 1;
+        d = strtol(q, &end, 10);
+        ok = end != q && !*end && !errno;
+    }
+    if (!ok || p < 1 || d < 1 || p + d > SIM_CLUSTER_MAX_REPLICAS)
+        return sim_fail(err, SIM_EINPUT,
+                        "--disagg: value '%s', expected P:D prefill and decode instances, each "
+                        ">= 1, P + D <= %d",
+                        o->disagg, SIM_CLUSTER_MAX_REPLICAS);
+    if (o->replicas > 1)
+        return sim_fail(err, SIM_EINPUT,
+                        "--replicas with --disagg: expected one of them (--disagg P:D gives the "
+                        "instance counts)");
+    dc->n_prefill = (int)p;
+    dc->n_decode = (int)d;
+    return SIM_OK;
+}
+
 /* Loads, checks and simulates; a --chrome-trace timeline is written alongside. */
 sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cache *cache,
                            uint64_t seed, cli_serve_state *s, sim_err *err)
@@ -797,10 +835,21 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
     sim_trace_serve *ts = NULL;
     if (!st && o->chrome_trace)
         st = open_serve_trace(o, &s->cfg, s->w->n, &ts, err);
-    if (!st && cc.replicas > 1 && !(st = sim_cluster_check(&cc, s->w, err)))
+    sim_disagg_cfg dc = {.prefill = &s->prefill, .decode = &s->cfg, .kv_stream = o->kv_stream};
+    if (!st)
+        st = disagg_flags(o, &dc, err);
+    if (!st && dc.n_prefill > 0) {
+        s->prefill = s->cfg;
+        s->prefill.step.tp = cli_given(o, "--prefill-tp") ? (int)o->prefill_tp : s->cfg.step.tp;
+        s->gpus = dc.n_prefill * sim_pp_gpus(&s->prefill.step) +
+                  dc.n_decode * sim_pp_gpus(&s->cfg.step);
+        if (!(st = sim_disagg_check(&dc, s->w, err)))
+            st = sim_disagg_run(&dc, s->w, &s->res, &s->cluster, err);
+    } else if (!st && cc.replicas > 1 && !(st = sim_cluster_check(&cc, s->w, err))) {
         st = sim_cluster_run(&cc, s->w, &s->res, &s->cluster, err);
-    else if (!st)
+    } else if (!st) {
         st = sim_engine_run(&s->cfg, s->w, &s->res, err);
+    }
     if (ts) {
         if (!st)
             st = sim_trace_serve_close(ts, s->res.duration_ns, err);

@@ -46,8 +46,9 @@ typedef struct cli_opts {
     double overlap, util, iter_us, req_us, usd_per_gpu_hour;
     bool enforce_eager, async_sched, help;
     /* serve */
-    const char *trace, *save_requests, *router;
-    int64_t replicas;
+    const char *trace, *save_requests, *router, *disagg;
+    int64_t replicas, prefill_tp;
+    bool kv_stream;
     int64_t num_prompts, rand_in, rand_out, max_concurrency, seed, block_size, max_seqs, max_tokens;
     double range_ratio, rate, burstiness, time_scale;
     bool no_chunked;
@@ -173,7 +174,8 @@ typedef struct cli_serve_state {
     sim_slo slo;
     double usd_per_gpu_hour; /* as cli_loaded's */
     int64_t gpus;            /* every GPU the deployment holds */
-    sim_cluster_result cluster; /* per-replica load with --replicas > 1 (replicas 0 otherwise) */
+    sim_cluster_result cluster; /* per-instance load with --replicas > 1 or --disagg */
+    sim_engine_cfg prefill;     /* --disagg: the prefill instances' configuration */
 } cli_serve_state;
 
 /* GPUs of a serving point: s->gpus when set, else tp x pp. */

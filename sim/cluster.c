@@ -1,6 +1,9 @@
 /* cluster.c - replicas behind a router, simulated side by side. */
 #include "cluster.h"
 
+#include "pp.h"
+
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,7 +102,8 @@ static int idset_add(idset *s, uint64_t id)
 /* ------------------------------------------------------------------------------------------ */
 
 typedef struct replica {
-    sim_workload w; /* its share of the stream, growing */
+    sim_engine_cfg cfg; /* its configuration (outlives the engine) */
+    sim_workload w;     /* its share of the stream, growing */
     size_t *global; /* its request j is the workload's request global[j] */
     sim_engine *e;
     sim_engine_result res;
@@ -167,28 +171,19 @@ static int by_time(const void *a, const void *b)
     return x->delta - y->delta;
 }
 
-static sim_status merge(const sim_cluster_cfg *cfg, replica *rep, const sim_workload *w,
-                        sim_engine_result *all, sim_cluster_result *out, sim_err *err)
+/* Adds instances [from, to) into the merged totals and their loads; `streams`: their tokens are
+ * the ones the client sees (gaps, busiest second, KV pool). Returns 0 when out of memory. */
+static int add_totals(const replica *rep, int from, int to, bool streams, sim_engine_result *all,
+                      sim_hist *secs, sim_replica_load *load)
 {
-    memset(all, 0, sizeof *all);
-    all->n = w->n;
-    all->reqs = malloc((w->n ? w->n : 1) * sizeof *all->reqs);
-    event *ev = malloc((2 * w->n + 1) * sizeof *ev);
-    sim_hist secs = {0};
-    int ok = all->reqs && ev;
-    all->block_size = cfg->engine->block_size;
-    for (int r = 0; ok && r < cfg->replicas; r++) {
+    int ok = 1;
+    for (int r = from; ok && r < to; r++) {
         const sim_engine_result *x = &rep[r].res;
-        sim_replica_load *ld = &out->load[r];
+        sim_replica_load *ld = &load[r];
         for (size_t j = 0; j < x->n; j++) {
-            all->reqs[rep[r].global[j]] = x->reqs[j];
             ld->input_tokens += x->reqs[j].input;
             ld->output_tokens += x->reqs[j].output;
         }
-        for (size_t k = 0; ok && k < x->itl.len; k++)
-            ok = sim_hist_add(&all->itl, x->itl.runs[k].value, x->itl.runs[k].count);
-        for (size_t k = 0; ok && k < x->out_seconds.len; k++)
-            ok = sim_hist_add(&secs, x->out_seconds.runs[k].value, x->out_seconds.runs[k].count);
         ld->requests = (int64_t)x->n;
         ld->busy_ns = x->busy_ns;
         ld->iterations = x->iterations;
@@ -201,37 +196,103 @@ static sim_status merge(const sim_cluster_cfg *cfg, replica *rep, const sim_work
         all->iterations += x->iterations;
         all->scheduled_seqs += x->scheduled_seqs;
         all->preemptions += x->preemptions;
-        all->kv_blocks += x->kv_blocks;
-        all->kv_peak_blocks += x->kv_peak_blocks;
         all->busy_ns += x->busy_ns;
         all->draft_ns += x->draft_ns;
         all->spec_verifies += x->spec_verifies;
         all->spec_tokens += x->spec_tokens;
+        if (!streams)
+            continue;
+        all->kv_blocks += x->kv_blocks;
+        all->kv_peak_blocks += x->kv_peak_blocks;
+        for (size_t k = 0; ok && k < x->itl.len; k++)
+            ok = sim_hist_add(&all->itl, x->itl.runs[k].value, x->itl.runs[k].count);
+        for (size_t k = 0; ok && k < x->out_seconds.len; k++)
+            ok = sim_hist_add(secs, x->out_seconds.runs[k].value, x->out_seconds.runs[k].count);
     }
-    ok = ok && sim_hist_finish(&all->itl) && sim_hist_finish(&secs);
-    for (size_t k = 0; ok && k < secs.len; k++)
-        if ((double)secs.runs[k].count > all->peak_output_tps)
-            all->peak_output_tps = (double)secs.runs[k].count;
-    if (ok) {
-        for (size_t i = 0; i < w->n; i++) {
-            ev[2 * i] = (event){all->reqs[i].send_ns, 1};
-            ev[2 * i + 1] = (event){all->reqs[i].finish_ns, -1};
-        }
-        qsort(ev, 2 * w->n, sizeof *ev, by_time);
-        int64_t in = 0;
-        for (size_t k = 0; k < 2 * w->n; k++) {
-            in += ev[k].delta;
-            if (in > all->peak_concurrency)
-                all->peak_concurrency = in;
-        }
+    return ok;
+}
+
+/* The deployment-wide statistics once every request's timeline is in `all`: gaps sorted, the
+ * busiest second, the peak concurrency. Frees secs. Returns 0 when out of memory. */
+static int finish_totals(sim_engine_result *all, sim_hist *secs)
+{
+    int ok = sim_hist_finish(&all->itl) && sim_hist_finish(secs);
+    for (size_t k = 0; ok && k < secs->len; k++)
+        if ((double)secs->runs[k].count > all->peak_output_tps)
+            all->peak_output_tps = (double)secs->runs[k].count;
+    sim_hist_free(secs);
+    event *ev = malloc((2 * all->n + 1) * sizeof *ev);
+    if (!ok || !ev) {
+        free(ev);
+        return 0;
+    }
+    for (size_t i = 0; i < all->n; i++) {
+        ev[2 * i] = (event){all->reqs[i].send_ns, 1};
+        ev[2 * i + 1] = (event){all->reqs[i].finish_ns, -1};
+    }
+    qsort(ev, 2 * all->n, sizeof *ev, by_time);
+    int64_t in = 0;
+    for (size_t k = 0; k < 2 * all->n; k++) {
+        in += ev[k].delta;
+        if (in > all->peak_concurrency)
+            all->peak_concurrency = in;
     }
     free(ev);
-    sim_hist_free(&secs);
-    if (!ok) {
-        sim_engine_result_free(all);
-        return sim_fail(err, SIM_EINTERNAL, "out of memory merging %d replicas", cfg->replicas);
+    return 1;
+}
+
+/* Starts n engines on empty streams with room for every request of w. Returns how many
+ * started in *started. */
+static sim_status start_all(replica *rep, int n, const sim_engine_cfg *cfg, const sim_workload *w,
+                            int *started, sim_err *err)
+{
+    sim_engine_cfg ec = *cfg;
+    ec.record_seconds = true;
+    for (int r = 0; r < n; r++) {
+        rep[r].w.reqs = malloc((w->n ? w->n : 1) * sizeof *rep[r].w.reqs);
+        rep[r].global = malloc((w->n ? w->n : 1) * sizeof *rep[r].global);
+        rep[r].w.hash_ids = w->hash_ids; /* borrowed: the requests keep their offsets */
+        snprintf(rep[r].w.source, sizeof rep[r].w.source, "%s", w->source);
+        if (!rep[r].w.reqs || !rep[r].global)
+            return sim_fail(err, SIM_EINTERNAL, "out of memory for %d engines", n);
+        /* the configuration is copied per engine: it must outlive them */
+        rep[r].cfg = ec;
+        sim_status st = sim_engine_start(&rep[r].cfg, &rep[r].w, w->n, &rep[r].res, &rep[r].e, err);
+        if (st)
+            return st;
+        (*started)++;
     }
     return SIM_OK;
+}
+
+/* Finishes every started engine (aborting them after an error), frees the replicas. */
+static sim_status end_all(replica *rep, int started, sim_status st, sim_err *err)
+{
+    for (int r = 0; r < started; r++) {
+        if (st)
+            sim_engine_abort(rep[r].e, &rep[r].res);
+        else
+            st = sim_engine_finish(rep[r].e, err);
+    }
+    return st;
+}
+
+static void free_all(replica *rep, int n)
+{
+    for (int r = 0; rep && r < n; r++) {
+        sim_engine_result_free(&rep[r].res);
+        free(rep[r].w.reqs);
+        free(rep[r].global);
+        free(rep[r].seen.slot);
+    }
+    free(rep);
+}
+
+/* Appends request q (global index i) to replica R's stream. */
+static void give(replica *R, const sim_request *q, size_t i)
+{
+    R->global[R->w.n] = i;
+    R->w.reqs[R->w.n++] = *q;
 }
 
 sim_status sim_cluster_run(const sim_cluster_cfg *cfg, const sim_workload *w,
@@ -244,21 +305,9 @@ sim_status sim_cluster_run(const sim_cluster_cfg *cfg, const sim_workload *w,
     out->router = cfg->router;
     out->load = calloc((size_t)n, sizeof *out->load);
     replica *rep = calloc((size_t)n, sizeof *rep);
-    sim_engine_cfg ec = *cfg->engine;
-    ec.record_seconds = true;
-    sim_status st = out->load && rep ? SIM_OK
-                                     : sim_fail(err, SIM_EINTERNAL, "out of memory for replicas");
     int started = 0;
-    for (int r = 0; !st && r < n; r++) {
-        rep[r].w.reqs = malloc((w->n ? w->n : 1) * sizeof *rep[r].w.reqs);
-        rep[r].global = malloc((w->n ? w->n : 1) * sizeof *rep[r].global);
-        rep[r].w.hash_ids = w->hash_ids; /* borrowed: the requests keep their offsets */
-        snprintf(rep[r].w.source, sizeof rep[r].w.source, "%s", w->source);
-        if (!rep[r].w.reqs || !rep[r].global)
-            st = sim_fail(err, SIM_EINTERNAL, "out of memory for replicas");
-        else if (!(st = sim_engine_start(&ec, &rep[r].w, w->n, &rep[r].res, &rep[r].e, err)))
-            started++;
-    }
+    sim_status st = out->load && rep ? start_all(rep, n, cfg->engine, w, &started, err)
+                                     : sim_fail(err, SIM_EINTERNAL, "out of memory for replicas");
     for (size_t i = 0; !st && i < w->n; i++) {
         const sim_request *q = &w->reqs[i];
         for (int r = 0; !st && r < n; r++)
@@ -267,33 +316,270 @@ sim_status sim_cluster_run(const sim_cluster_cfg *cfg, const sim_workload *w,
             break;
         int64_t matched;
         int r = route(cfg, rep, w, i, &matched);
-        replica *R = &rep[r];
-        R->global[R->w.n] = i;
-        R->w.reqs[R->w.n++] = *q;
+        give(&rep[r], q, i);
         out->load[r].prefix_blocks += matched;
         out->prefix_blocks += matched;
         out->blocks += q->n_hash;
         for (int64_t k = 0; k < q->n_hash && cfg->router == SIM_ROUTER_PREFIX_AWARE; k++)
-            if (!idset_add(&R->seen, w->hash_ids[q->hash_off + (size_t)k]))
+            if (!idset_add(&rep[r].seen, w->hash_ids[q->hash_off + (size_t)k]))
                 st = sim_fail(err, SIM_EINTERNAL, "out of memory for the router's record");
     }
-    /* every started engine is finished (which frees it), whatever happened */
-    for (int r = 0; r < started; r++) {
-        if (st)
-            sim_engine_abort(rep[r].e, &rep[r].res);
-        else
-            st = sim_engine_finish(rep[r].e, err);
+    st = end_all(rep, started, st, err);
+    sim_hist secs = {0};
+    if (!st) {
+        all->n = w->n;
+        all->reqs = malloc((w->n ? w->n : 1) * sizeof *all->reqs);
+        all->block_size = cfg->engine->block_size;
+        for (int r = 0; all->reqs && r < n; r++)
+            for (size_t j = 0; j < rep[r].res.n; j++)
+                all->reqs[rep[r].global[j]] = rep[r].res.reqs[j];
+        if (!all->reqs || !add_totals(rep, 0, n, true, all, &secs, out->load) ||
+            !finish_totals(all, &secs))
+            st = sim_fail(err, SIM_EINTERNAL, "out of memory merging %d replicas", n);
     }
-    if (!st)
-        st = merge(cfg, rep, w, all, out, err);
-    for (int r = 0; rep && r < n; r++) {
-        sim_engine_result_free(&rep[r].res);
-        free(rep[r].w.reqs);
-        free(rep[r].global);
-        free(rep[r].seen.slot);
-    }
-    free(rep);
-    if (st)
+    sim_hist_free(&secs);
+    free_all(rep, n);
+    if (st) {
+        sim_engine_result_free(all);
         sim_cluster_result_free(out);
+    }
+    return st;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Prefill/decode disaggregation */
+
+static int instance_gpus(const sim_engine_cfg *c) { return (int)sim_pp_gpus(&c->step); }
+
+bool sim_disagg_scaleout(const sim_disagg_cfg *cfg)
+{
+    int64_t gpus = (int64_t)cfg->n_prefill * instance_gpus(cfg->prefill) +
+                   (int64_t)cfg->n_decode * instance_gpus(cfg->decode);
+    return gpus > cfg->decode->step.hw->devices_per_node;
+}
+
+double sim_disagg_kv_bytes(const sim_disagg_cfg *cfg, int64_t input)
+{
+    double p = sim_pp_kv_bytes_per_token(&cfg->prefill->step);
+    double d = sim_pp_kv_bytes_per_token(&cfg->decode->step);
+    return (double)input * (p > d ? p : d);
+}
+
+double sim_disagg_kv_ns(const sim_disagg_cfg *cfg, int64_t input)
+{
+    const sim_hw *hw = cfg->decode->step.hw;
+    const bool out = sim_disagg_scaleout(cfg);
+    const double bw = (out ? hw->scaleout_bytes_per_s : hw->scaleup_bytes_per_s) * hw->eff_network;
+    const double lat = out ? hw->scaleout_latency_ns : hw->scaleup_latency_ns;
+    return sim_disagg_kv_bytes(cfg, input) / bw * 1e9 + lat;
+}
+
+sim_status sim_disagg_check(const sim_disagg_cfg *cfg, const sim_workload *w, sim_err *err)
+{
+    if (cfg->n_prefill < 1 || cfg->n_decode < 1 ||
+        cfg->n_prefill + cfg->n_decode > SIM_CLUSTER_MAX_REPLICAS)
+        return sim_fail(err, SIM_EINPUT, "--disagg: value %d:%d, expected P:D with P, D >= 1 and "
+                                         "P + D <= %d",
+                        cfg->n_prefill, cfg->n_decode, SIM_CLUSTER_MAX_REPLICAS);
+    const sim_engine_cfg *e = cfg->decode;
+    if (e->max_concurrency > 0 || e->observer || sim_spec_active(e->spec))
+        return sim_fail(err, SIM_EINPUT,
+                        "%s with --disagg: not modelled for disaggregated pools; expected one of "
+                        "them",
+                        e->max_concurrency > 0 ? "--max-concurrency"
+                        : e->observer          ? "--chrome-trace"
+                                               : "--spec-method");
+    sim_status st = sim_engine_check(cfg->prefill, w, err);
+    return st ? st : sim_engine_check(cfg->decode, w, err);
+}
+
+/* A pending decode arrival: request i's KV is at the decode side at t. */
+typedef struct ready {
+    int64_t t;
+    size_t i;
+} ready;
+
+/* Min-heap on (t, i). */
+static bool ready_before(const ready *a, const ready *b)
+{
+    return a->t != b->t ? a->t < b->t : a->i < b->i;
+}
+
+static void heap_push(ready *h, size_t *n, ready x)
+{
+    size_t k = (*n)++;
+    while (k > 0 && ready_before(&x, &h[(k - 1) / 2])) {
+        h[k] = h[(k - 1) / 2];
+        k = (k - 1) / 2;
+    }
+    h[k] = x;
+}
+
+static ready heap_pop(ready *h, size_t *n)
+{
+    ready top = h[0], last = h[--(*n)];
+    size_t k = 0;
+    for (;;) {
+        size_t c = 2 * k + 1;
+        if (c >= *n)
+            break;
+        if (c + 1 < *n && ready_before(&h[c + 1], &h[c]))
+            c++;
+        if (!ready_before(&h[c], &last))
+            break;
+        h[k] = h[c];
+        k = c;
+    }
+    if (*n > 0)
+        h[k] = last;
+    return top;
+}
+
+typedef struct pools {
+    const sim_disagg_cfg *cfg;
+    const sim_workload *w;
+    replica *rep; /* prefill instances, then decode instances */
+    size_t *scan; /* per prefill instance: its requests before this one are collected */
+    unsigned char *collected; /* per request: its prefill finish is known */
+    ready *heap;
+    size_t heap_n;
+    double kv_ns, kv_bytes;
+} pools;
+
+/* Advances the prefill pool to t and queues the decode arrival of every prompt finished by then
+ * (every finish before t is known once each prefill instance has run the iterations starting
+ * before t). */
+static sim_status prefill_to(pools *P, int64_t t, sim_err *err)
+{
+    const sim_disagg_cfg *c = P->cfg;
+    const int64_t layers = c->prefill->step.model->layers;
+    for (int r = 0; r < c->n_prefill; r++) {
+        replica *R = &P->rep[r];
+        sim_status st = sim_engine_advance(R->e, t, err);
+        if (st)
+            return st;
+        for (size_t j = P->scan[r]; j < R->w.n; j++) {
+            const sim_req *x = &R->res.reqs[j];
+            size_t i = R->global[j];
+            if (x->finish_ns < 0 || P->collected[i])
+                continue;
+            P->collected[i] = 1;
+            double kv = sim_disagg_kv_ns(c, x->input);
+            if (c->kv_stream) {
+                /* layer by layer during the prefill: only what outlasts it, at least one layer */
+                double hidden = (double)(x->finish_ns - x->first_sched_ns);
+                kv = kv - hidden > kv / (double)layers ? kv - hidden : kv / (double)layers;
+            }
+            P->kv_ns += kv;
+            P->kv_bytes += sim_disagg_kv_bytes(c, x->input);
+            heap_push(P->heap, &P->heap_n, (ready){x->finish_ns + (int64_t)llround(kv), i});
+        }
+        while (P->scan[r] < R->w.n && P->collected[R->global[P->scan[r]]])
+            P->scan[r]++;
+    }
+    return SIM_OK;
+}
+
+static sim_status disagg_loop(pools *P, sim_err *err)
+{
+    const sim_disagg_cfg *c = P->cfg;
+    const sim_workload *w = P->w;
+    replica *dec = P->rep + c->n_prefill;
+    size_t next = 0, sent = 0;
+    sim_status st = SIM_OK;
+    while (!st && sent < w->n) {
+        bool client = next < w->n;
+        int64_t t = client ? w->reqs[next].arrival_ns : INT64_MAX;
+        if ((st = prefill_to(P, t, err)))
+            break;
+        if (P->heap_n > 0 && P->heap[0].t < t) {
+            /* a prompt's KV is at the decode side first */
+            ready x = heap_pop(P->heap, &P->heap_n);
+            for (int r = 0; !st && r < c->n_decode; r++)
+                st = sim_engine_advance(dec[r].e, x.t, err);
+            if (st)
+                break;
+            sim_request q = w->reqs[x.i];
+            q.arrival_ns = x.t;
+            q.kv_ready = q.input_tokens - 1; /* the last prompt token is computed to sample */
+            give(&dec[least_outstanding(dec, c->n_decode, x.t)], &q, x.i);
+            sent++;
+        } else if (client) {
+            sim_request q = w->reqs[next];
+            q.output_tokens = 1; /* the prefill instance samples one token */
+            give(&P->rep[least_outstanding(P->rep, c->n_prefill, t)], &q, next);
+            next++;
+        } else if (P->heap_n == 0) {
+            st = sim_fail(err, SIM_EINTERNAL, "disaggregation stalled with %zu of %zu requests "
+                                              "sent to decode", sent, w->n);
+        }
+    }
+    return st;
+}
+
+sim_status sim_disagg_run(const sim_disagg_cfg *cfg, const sim_workload *w, sim_engine_result *all,
+                          sim_cluster_result *out, sim_err *err)
+{
+    const int n = cfg->n_prefill + cfg->n_decode;
+    memset(out, 0, sizeof *out);
+    memset(all, 0, sizeof *all);
+    out->replicas = n;
+    out->router = SIM_ROUTER_LEAST_OUTSTANDING;
+    out->prefill = cfg->n_prefill;
+    out->decode = cfg->n_decode;
+    out->kv_scaleout = sim_disagg_scaleout(cfg);
+    out->load = calloc((size_t)n, sizeof *out->load);
+    pools P = {.cfg = cfg, .w = w};
+    P.rep = calloc((size_t)n, sizeof *P.rep);
+    P.scan = calloc((size_t)cfg->n_prefill, sizeof *P.scan);
+    P.collected = calloc(w->n ? w->n : 1, 1);
+    P.heap = malloc((w->n ? w->n : 1) * sizeof *P.heap);
+    int started = 0;
+    sim_status st = SIM_OK;
+    if (!out->load || !P.rep || !P.scan || !P.collected || !P.heap)
+        st = sim_fail(err, SIM_EINTERNAL, "out of memory for %d engines", n);
+    if (!st)
+        st = start_all(P.rep, cfg->n_prefill, cfg->prefill, w, &started, err);
+    int started_dec = 0;
+    if (!st)
+        st = start_all(P.rep + cfg->n_prefill, cfg->n_decode, cfg->decode, w, &started_dec, err);
+    if (!st)
+        st = disagg_loop(&P, err);
+    st = end_all(P.rep, started, st, err);
+    st = end_all(P.rep + cfg->n_prefill, started_dec, st, err);
+    sim_hist secs = {0};
+    if (!st) {
+        all->n = w->n;
+        all->reqs = malloc((w->n ? w->n : 1) * sizeof *all->reqs);
+        all->block_size = cfg->decode->block_size;
+        /* the client's view: sent and first scheduled at the prefill side, tokens from the
+         * decode side */
+        for (int r = cfg->n_prefill; all->reqs && r < n; r++)
+            for (size_t j = 0; j < P.rep[r].res.n; j++)
+                all->reqs[P.rep[r].global[j]] = P.rep[r].res.reqs[j];
+        for (int r = 0; all->reqs && r < cfg->n_prefill; r++)
+            for (size_t j = 0; j < P.rep[r].res.n; j++) {
+                const sim_req *p = &P.rep[r].res.reqs[j];
+                sim_req *x = &all->reqs[P.rep[r].global[j]];
+                x->send_ns = p->send_ns;
+                x->first_sched_ns = p->first_sched_ns;
+                x->preemptions += p->preemptions;
+            }
+        if (!all->reqs || !add_totals(P.rep, 0, cfg->n_prefill, false, all, &secs, out->load) ||
+            !add_totals(P.rep, cfg->n_prefill, n, true, all, &secs, out->load) ||
+            !finish_totals(all, &secs))
+            st = sim_fail(err, SIM_EINTERNAL, "out of memory merging the pools");
+        out->kv_transfer_ns = P.kv_ns;
+        out->kv_transfer_bytes = P.kv_bytes;
+    }
+    sim_hist_free(&secs);
+    free_all(P.rep, n);
+    free(P.scan);
+    free(P.collected);
+    free(P.heap);
+    if (st) {
+        sim_engine_result_free(all);
+        sim_cluster_result_free(out);
+    }
     return st;
 }

@@ -1,5 +1,5 @@
 /* cluster.h - deployments of several engine instances fed by one arrival stream: replicas behind
- * a router.
+ * a router, or prefill/decode disaggregation.
  *
  *   sim_cluster_cfg c = {.engine = &engine_cfg, .replicas = 4,
  *                        .router = SIM_ROUTER_LEAST_OUTSTANDING};
@@ -26,6 +26,23 @@
  * each replica's peak summed (kv_cache_peak_usage is then the mean replica's); peak concurrency and
  * the busiest second of output over the whole deployment, exact.
  * Not modelled with several replicas: a client-side --max-concurrency across them, timelines.
+ *
+ * Disaggregation (P prefill and D decode instances, as vLLM's disaggregated prefill, Dynamo,
+ * llm-d and Mooncake run them): a request goes to a prefill instance (least-outstanding), which
+ * runs its prompt and samples one token (output 1). Its KV is then sent to a decode instance
+ * (least-outstanding at the moment it is ready) over the link between them; the decode instance
+ * admits it once its KV cache has blocks for the whole prompt, computes the last prompt token
+ * (the KV of the others came over: vLLM's P/D connectors do the same to sample) and streams
+ * every output token, so TTFT = prefill queue + prefill + transfer + decode queue + one decode
+ * iteration. Transfer of one request, each GPU of the sending instance sending its share in
+ * parallel (the receiving side's share when that is larger, fewer decode GPUs):
+ *   bytes_per_gpu = input x max(KV bytes per token per GPU on either side)
+ *   t_kv          = bytes_per_gpu / (link x efficiency.network) + link latency
+ * over the scale-up link when every GPU of the deployment fits one node, else the scale-out NIC
+ * (RDMA). With layer-wise streaming (kv_stream) each layer's KV leaves as soon as it is computed:
+ * only what outlasts the prefill stays exposed, max(t_kv / layers, t_kv - prefill time).
+ * The prefill instance's blocks are freed when its token is sampled (not held until the decode
+ * side has pulled them). Not modelled: speculative decoding, timelines.
  */
 #ifndef SIM_CLUSTER_H
 #define SIM_CLUSTER_H
@@ -63,12 +80,39 @@ typedef struct sim_replica_load {
 } sim_replica_load;
 
 typedef struct sim_cluster_result {
-    int replicas;
+    int replicas; /* engines: replicas, or prefill + decode instances */
     sim_router router;
-    sim_replica_load *load; /* [replicas], owned */
+    sim_replica_load *load; /* [replicas], owned; with disaggregation the prefill instances first */
     int64_t blocks;         /* block ids of all requests */
     int64_t prefix_blocks;  /* of which the chosen replica had been sent before */
+    /* disaggregation (prefill 0 otherwise) */
+    int prefill, decode;     /* instances */
+    bool kv_scaleout;        /* the KV went over the scale-out NIC (else the scale-up link) */
+    double kv_transfer_ns;   /* sum over requests of the transfer time TTFT waits for */
+    double kv_transfer_bytes; /* sum over requests of the bytes each GPU sent */
 } sim_cluster_result;
+
+typedef struct sim_disagg_cfg {
+    const sim_engine_cfg *prefill; /* every prefill instance's configuration */
+    const sim_engine_cfg *decode;  /* every decode instance's */
+    int n_prefill, n_decode;       /* >= 1 each */
+    bool kv_stream;                /* layer-wise streaming of the KV during the prefill */
+} sim_disagg_cfg;
+
+/* Whether the KV goes over the scale-out NIC: the deployment's GPUs exceed one node. */
+bool sim_disagg_scaleout(const sim_disagg_cfg *cfg);
+
+/* Bytes each GPU sends for a prompt of `input` tokens, and the time they take (no streaming). */
+double sim_disagg_kv_bytes(const sim_disagg_cfg *cfg, int64_t input);
+double sim_disagg_kv_ns(const sim_disagg_cfg *cfg, int64_t input);
+
+/* Both configurations against the workload, the instance counts, what is not modelled. */
+sim_status sim_disagg_check(const sim_disagg_cfg *cfg, const sim_workload *w, sim_err *err);
+
+/* Simulates the pools; `all` holds every request as the client saw it (its send and its
+ * scheduling at the prefill side, its tokens from the decode side). */
+sim_status sim_disagg_run(const sim_disagg_cfg *cfg, const sim_workload *w, sim_engine_result *all,
+                          sim_cluster_result *out, sim_err *err);
 
 /* The engine configuration against the workload (as sim_engine_check), the replica count, and
  * the combinations not modelled. */

@@ -193,6 +193,7 @@ static void send_arrivals(loop *L)
         sim_req *r = &L->res->reqs[L->next];
         r->input = L->w->reqs[L->next].input_tokens;
         r->output = L->w->reqs[L->next].output_tokens;
+        r->computed = L->w->reqs[L->next].kv_ready; /* its first chunk needs the KV blocks */
         int64_t arrival = L->w->reqs[L->next].arrival_ns;
         r->send_ns = arrival > L->free_since ? arrival : L->free_since;
         sim_sched_enqueue(&L->sched, L->res->reqs, (int64_t)L->next);

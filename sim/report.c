@@ -26,6 +26,15 @@ bool sim_format_parse(const char *s, sim_format *out)
 
 static double ratio(double a, double b) { return b > 0.0 ? a / b : 0.0; }
 
+/* Mean busy fraction of instances [from, to) over the run. */
+static double pool_busy(const sim_cluster_result *c, int from, int to, double dur_ns)
+{
+    double busy = 0.0;
+    for (int i = from; i < to; i++)
+        busy += ratio(c->load[i].busy_ns, dur_ns);
+    return ratio(busy, (double)(to - from));
+}
+
 /* A quoted CSV text field followed by a comma (a quote inside is doubled): names come from
  * config files and may hold anything. */
 static void csv_text(FILE *f, const char *v)
@@ -503,11 +512,20 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
             s->model->name, s->tp, s->hw->name, sim_dtype_name(s->prec.weight),
             sim_dtype_name(s->prec.act), sim_dtype_name(s->prec.kv), r->w->source);
     pp_line(f, s);
-    if (r->cluster && r->cluster->replicas > 0) {
-        fprintf(f, "%d replicas, router %s; requests per replica:", r->cluster->replicas,
-                sim_router_name(r->cluster->router));
-        for (int i = 0; i < r->cluster->replicas; i++)
-            fprintf(f, " %lld", (long long)r->cluster->load[i].requests);
+    const sim_cluster_result *c = r->cluster;
+    if (c && c->prefill > 0) {
+        const double dur = (double)r->res->duration_ns;
+        fprintf(f,
+                "disaggregated: %d prefill + %d decode instances; KV over the %s link, mean %.3f "
+                "ms per request; utilisation prefill %.2f, decode %.2f\n",
+                c->prefill, c->decode, c->kv_scaleout ? "scale-out" : "scale-up",
+                ratio(c->kv_transfer_ns, (double)r->res->n) / 1e6, pool_busy(c, 0, c->prefill, dur),
+                pool_busy(c, c->prefill, c->replicas, dur));
+    } else if (c && c->replicas > 0) {
+        fprintf(f, "%d replicas, router %s; requests per replica:", c->replicas,
+                sim_router_name(c->router));
+        for (int i = 0; i < c->replicas; i++)
+            fprintf(f, " %lld", (long long)c->load[i].requests);
         fprintf(f, "\n");
     }
     banner(f, " Serving Benchmark Result ", '=');
@@ -564,14 +582,35 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
     return ferror(f) ? SIM_EINTERNAL : SIM_OK;
 }
 
-/* Replicas: the router and each replica's share of the work. */
+/* Disaggregation: the pools, their utilisation and the KV transfers. */
+static void disagg_json(cJSON *o, const sim_serve_report *r)
+{
+    const sim_cluster_result *c = r->cluster;
+    const double dur = (double)r->res->duration_ns, n = (double)r->res->n;
+    char pd[32];
+    snprintf(pd, sizeof pd, "%d:%d", c->prefill, c->decode);
+    cJSON_AddStringToObject(o, "disagg", pd);
+    add_num(o, "prefill_instances", c->prefill);
+    add_num(o, "decode_instances", c->decode);
+    cJSON_AddStringToObject(o, "kv_link", c->kv_scaleout ? "scaleout" : "scaleup");
+    add_num(o, "kv_transfer_ms_mean", ratio(c->kv_transfer_ns, n) / 1e6);
+    add_num(o, "kv_transfer_bytes_per_gpu_mean", ratio(c->kv_transfer_bytes, n));
+    add_num(o, "prefill_utilization", pool_busy(c, 0, c->prefill, dur));
+    add_num(o, "decode_utilization", pool_busy(c, c->prefill, c->replicas, dur));
+}
+
+/* Replicas (the router) or disaggregated pools, and each instance's share of the work. */
 static void cluster_json(cJSON *o, const sim_serve_report *r)
 {
     const sim_cluster_result *c = r->cluster;
     if (!c || c->replicas < 1)
         return;
-    add_num(o, "replicas", c->replicas);
-    cJSON_AddStringToObject(o, "router", sim_router_name(c->router));
+    if (c->prefill > 0) {
+        disagg_json(o, r);
+    } else {
+        add_num(o, "replicas", c->replicas);
+        cJSON_AddStringToObject(o, "router", sim_router_name(c->router));
+    }
     if (c->router == SIM_ROUTER_PREFIX_AWARE)
         add_num(o, "prefix_hit_rate", ratio((double)c->prefix_blocks, (double)c->blocks));
     cJSON *arr = cJSON_AddArrayToObject(o, "replica_load");
@@ -579,6 +618,8 @@ static void cluster_json(cJSON *o, const sim_serve_report *r)
     for (int i = 0; arr && i < c->replicas; i++) {
         const sim_replica_load *l = &c->load[i];
         cJSON *x = cJSON_CreateObject();
+        if (c->prefill > 0)
+            cJSON_AddStringToObject(x, "role", i < c->prefill ? "prefill" : "decode");
         add_num(x, "requests", (double)l->requests);
         add_num(x, "input_tokens", (double)l->input_tokens);
         add_num(x, "output_tokens", (double)l->output_tokens);

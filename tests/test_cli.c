@@ -828,7 +828,7 @@ static void test_strict_inputs(void **state)
 }
 
 /* --pp on run and serve (the JSON names the stages, gpus is tp x pp); --replicas behind a
- * --router (gpus and cost multiply, per-replica load) */
+ * --router (gpus and cost multiply, per-replica load); --disagg P:D pools */
 static void test_deployment_flags(void **state)
 {
     (void)state;
@@ -873,6 +873,33 @@ static void test_deployment_flags(void **state)
                "--router: value 'random'");
     expect_bad("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --chrome-trace /tmp/x.json",
                "--chrome-trace with --replicas 2");
+    /* --disagg 1:1 at TP 1: two GPUs, a positive KV transfer, both pools' utilisation */
+    run("serve --model llama-3.1-8b --hw h100-sxm --disagg 1:1 --num-prompts 20 --request-rate 10 "
+        "--format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    assert_near(num(j, "gpus"), 2.0, 0);
+    assert_true(num(j, "kv_transfer_ms_mean") > 0.0);
+    assert_between(num(j, "prefill_utilization"), 0.0, 1.0);
+    assert_between(num(j, "decode_utilization"), 0.0, 1.0);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "kv_link")),
+                        "scaleup");
+    cJSON_Delete(j);
+    run("serve --model llama-3.1-8b --hw h100-sxm --tp 2 --prefill-tp 1 --disagg 3:1 "
+        "--num-prompts 10 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_near(num(j, "gpus"), 5.0, 0); /* 3 x 1 + 1 x 2 */
+    cJSON_Delete(j);
+    run("serve --model llama-3.1-8b --hw h100-sxm --disagg 1:1 --kv-stream --num-prompts 10");
+    assert_non_null(strstr(R.out, "disaggregated: 1 prefill + 1 decode instances"));
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --disagg 2", "--disagg: value '2'");
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --disagg 1:1 --replicas 2",
+               "--replicas with --disagg");
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --kv-stream", "--kv-stream: applies only");
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --prefill-tp 2",
+               "--prefill-tp: applies only");
     expect_bad("serve --model llama-3.1-8b --hw h100-sxm --pp 2 --spec-method ngram "
                "--num-speculative-tokens 2 --spec-acceptance-rate 0.5",
                "--pp with --spec-method");

@@ -215,6 +215,121 @@ static void test_checks(void **state)
     free(f);
 }
 
+static void run_disagg(const sim_disagg_cfg *c, const sim_workload *w, sim_engine_result *all,
+                       sim_cluster_result *per)
+{
+    sim_err err = {{0}};
+    if (sim_disagg_check(c, w, &err) || sim_disagg_run(c, w, all, per, &err)) {
+        print_error("%s\n", err.msg);
+        fail();
+    }
+}
+
+/* The KV of a prompt by hand, and one request's TTFT: prefill, transfer, one decode iteration. */
+static void test_disagg_one_request(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    sim_disagg_cfg c = {.prefill = &f->cfg, .decode = &f->cfg, .n_prefill = 1, .n_decode = 1};
+    /* Llama-3.1-8B at TP 1: 32 layers x 2 (K, V) x 8 KV heads x 128 x 2 B = 131072 B a token */
+    assert_near(sim_disagg_kv_bytes(&c, 1000), 1000 * 131072.0, 1e-12);
+    assert_false(sim_disagg_scaleout(&c)); /* 2 GPUs in an 8-GPU node: NVLink */
+    double kv = 131072000.0 / (f->hw.scaleup_bytes_per_s * f->hw.eff_network) * 1e9 +
+                f->hw.scaleup_latency_ns;
+    assert_near(sim_disagg_kv_ns(&c, 1000), kv, 1e-12);
+    sim_request q = {.arrival_ns = 0, .input_tokens = 1000, .output_tokens = 5};
+    sim_workload w = {.reqs = &q, .n = 1, .source = "hand"};
+    sim_engine_result all;
+    sim_cluster_result per;
+    run_disagg(&c, &w, &all, &per);
+    /* prefill of 1000 tokens (eager), the transfer, then the decode side computes the last
+     * prompt token over the 999 it received (a prompt chunk: eager) and samples */
+    sim_step_cfg eager = f->cfg.step;
+    eager.eager = true;
+    sim_seq_group gp = {.count = 1, .q = 1000, .c = 0, .logits = 1};
+    sim_seq_group gd = {.count = 1, .q = 1, .c = 999, .logits = 1};
+    sim_step_result sp, sd;
+    sim_step_price(&eager, &gp, 1, &sp);
+    sim_step_price(&eager, &gd, 1, &sd);
+    int64_t ttft = llround(sp.t_ns) + llround(kv) + llround(sd.t_ns);
+    assert_int_equal(all.reqs[0].first_token_ns - all.reqs[0].send_ns, ttft);
+    assert_int_equal(all.reqs[0].generated, 5);
+    assert_near(per.kv_transfer_ns, kv, 1e-12);
+    assert_int_equal(per.prefill, 1);
+    assert_int_equal(per.decode, 1);
+    assert_int_equal(per.load[0].requests, 1);
+    assert_int_equal(per.load[1].output_tokens, 5);
+    sim_engine_result_free(&all);
+    sim_cluster_result_free(&per);
+    /* layer-wise streaming hides the transfer behind the prefill, down to one layer's share */
+    c.kv_stream = true;
+    run_disagg(&c, &w, &all, &per);
+    double hidden = kv - sp.t_ns > kv / 32.0 ? kv - sp.t_ns : kv / 32.0;
+    assert_near(per.kv_transfer_ns, hidden, 1e-6);
+    assert_true(per.kv_transfer_ns < kv);
+    sim_engine_result_free(&all);
+    sim_cluster_result_free(&per);
+    /* 2 + 2 instances of TP 4 = 16 GPUs: the KV crosses nodes over the NIC */
+    fixture *g = fx_new();
+    g->cfg.step.tp = 4;
+    sim_disagg_cfg big = {.prefill = &g->cfg, .decode = &g->cfg, .n_prefill = 2, .n_decode = 2};
+    assert_true(sim_disagg_scaleout(&big));
+    assert_near(sim_disagg_kv_ns(&big, 1000),
+                1000 * 131072.0 / 4 / (g->hw.scaleout_bytes_per_s * g->hw.eff_network) * 1e9 +
+                    g->hw.scaleout_latency_ns,
+                1e-12);
+    free(g);
+    free(f);
+}
+
+/* A stream through the pools: every request completes; the decode side's KV cache limits how
+ * many it admits, so a small one raises TTFT. */
+static void test_disagg_stream(void **state)
+{
+    (void)state;
+    fixture *f = fx_new(), *small = fx_new();
+    sim_workload w = synth(60, 2000, 50, 30.0);
+    sim_disagg_cfg c = {.prefill = &f->cfg, .decode = &f->cfg, .n_prefill = 1, .n_decode = 2};
+    sim_engine_result all, tight;
+    sim_cluster_result per, per2;
+    run_disagg(&c, &w, &all, &per);
+    for (size_t i = 0; i < all.n; i++) {
+        assert_int_equal(all.reqs[i].generated, 50);
+        assert_true(all.reqs[i].first_token_ns > all.reqs[i].first_sched_ns);
+    }
+    assert_int_equal(per.load[1].requests + per.load[2].requests, 60);
+    assert_true(per.kv_transfer_ns > 0.0);
+    /* decode instances with room for two such requests (333 blocks of 16 tokens: 16 GB of
+     * weights in 80 GiB x 0.22) */
+    small->cfg.mem_util = 0.22;
+    sim_disagg_cfg d = {.prefill = &f->cfg, .decode = &small->cfg, .n_prefill = 1, .n_decode = 2};
+    run_disagg(&d, &w, &tight, &per2);
+    for (size_t i = 0; i < tight.n; i++)
+        assert_int_equal(tight.reqs[i].generated, 50);
+    assert_true(per2.load[1].kv_peak_blocks <= per2.load[1].kv_blocks);
+    double t1 = 0, t2 = 0;
+    for (size_t i = 0; i < all.n; i++) {
+        t1 += (double)(all.reqs[i].first_token_ns - all.reqs[i].send_ns);
+        t2 += (double)(tight.reqs[i].first_token_ns - tight.reqs[i].send_ns);
+    }
+    assert_true(t2 > t1);
+    sim_engine_result_free(&all);
+    sim_engine_result_free(&tight);
+    sim_cluster_result_free(&per);
+    sim_cluster_result_free(&per2);
+    sim_err err = {{0}};
+    c.n_decode = 0;
+    assert_int_equal(sim_disagg_check(&c, &w, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--disagg: value 1:0"));
+    c.n_decode = 1;
+    f->cfg.max_concurrency = 3;
+    assert_int_equal(sim_disagg_check(&c, &w, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--max-concurrency with --disagg"));
+    sim_workload_free(&w);
+    free(f);
+    free(small);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -223,6 +338,8 @@ int main(void)
         cmocka_unit_test(test_each_router),
         cmocka_unit_test(test_routing_by_hand),
         cmocka_unit_test(test_checks),
+        cmocka_unit_test(test_disagg_one_request),
+        cmocka_unit_test(test_disagg_stream),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
