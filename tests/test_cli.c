@@ -900,6 +900,34 @@ static void test_deployment_flags(void **state)
     expect_bad("serve --model llama-3.1-8b --hw h100-sxm --kv-stream", "--kv-stream: applies only");
     expect_bad("serve --model llama-3.1-8b --hw h100-sxm --prefill-tp 2",
                "--prefill-tp: applies only");
+    /* the three can be swept; the rows carry gpus and the cost */
+    char path[64], cmd[512];
+    snprintf(path, sizeof path, "/tmp/infersim-deploy-%d.csv", (int)getpid());
+    snprintf(cmd, sizeof cmd,
+             "sweep serve --model llama-3.1-8b --hw h100-sxm --replicas 1,2 --pp 1,2 "
+             "--num-prompts 10 --threads 2 --out %s",
+             path);
+    run(cmd);
+    assert_int_equal(R.rc, 0);
+    char *csv = slurp(path);
+    assert_non_null(csv);
+    assert_non_null(strstr(csv, "point,replicas,pp,gpus,"));
+    assert_non_null(strstr(csv, "\n3,2,2,4,"));
+    free(csv);
+    snprintf(cmd, sizeof cmd,
+             "sweep serve --model llama-3.1-8b --hw h100-sxm --disagg 1:1,2:1 --num-prompts 10 "
+             "--objective cost --out %s",
+             path);
+    run(cmd);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "cheapest: point"));
+    csv = slurp(path);
+    assert_non_null(csv);
+    assert_non_null(strstr(csv, "point,disagg,gpus,"));
+    assert_non_null(strstr(csv, "\n1,2:1,3,"));
+    assert_non_null(strstr(csv, "usd_per_million_output_tokens"));
+    free(csv);
+    remove(path);
     expect_bad("serve --model llama-3.1-8b --hw h100-sxm --pp 2 --spec-method ngram "
                "--num-speculative-tokens 2 --spec-acceptance-rate 0.5",
                "--pp with --spec-method");
