@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "html.h"
 #include "jsonf.h"
 #include "metrics.h"
 #include "pp.h"
@@ -42,18 +43,30 @@ const cli_opt_def cli_opts_table[] = {
     O("--tp", OPT_INT, tp, 1, 1024, CMD_MODEL, "tensor-parallel GPUs (default 1)"),
     O("--pp", OPT_INT, pp, 1, 64, CMD_RUN | CMD_SERVE,
       "pipeline stages, each --tp GPUs (default 1); layers split as vLLM splits them"),
+    O("--ep", OPT_INT, ep, 1, 1024, CMD_MODEL,
+      "expert-parallel GPUs: E/ep whole experts per GPU, tokens all-to-all'ed (default 1)"),
+    O("--dp-attention", OPT_BOOL, dp_attention, 0, 0, CMD_MODEL,
+      "attention data-parallel over the EP group: ep/tp groups of --tp GPUs"),
+    O("--expert-imbalance", OPT_NUM, expert_imbalance, 1, 1024, CMD_MODEL,
+      "busiest EP rank's routed tokens over the mean, >= 1 (default 1: uniform routing)"),
     O("--batch", OPT_INT, batch, 1, 1 << 20, CMD_RUN | CMD_ROOFLINE | CMD_OP,
       "sequences (default 1)"),
     O("--input-len", OPT_INT, input_len, 1, 1 << 26, CMD_RUN | CMD_ROOFLINE,
       "prompt tokens per sequence (default 1024)"),
     O("--output-len", OPT_INT, output_len, 1, 1 << 26, CMD_RUN,
       "generated tokens per sequence (default 256)"),
-    O("--weight-dtype", OPT_STR, weight_dtype, 0, 0, CMD_MODEL,
-      "bf16|fp16|fp8|int8|int4 (default: the model's torch_dtype)"),
+    O("--weight-dtype", OPT_STR, weight_dtype, 0, 0, CMD_MODEL | CMD_OP,
+      "bf16|fp16|fp8|int8|int4|fp4|mxfp4 (default: the model's quantization_config, else its "
+      "torch_dtype)"),
     O("--act-dtype", OPT_STR, act_dtype, 0, 0, CMD_MODEL,
-      "bf16|fp16|fp8|int8 (default: fp8 with fp8 weights, else the model's 16-bit format)"),
+      "bf16|fp16|fp8|int8|fp4|mxfp4 (default: the quantization_config's; fp8 with fp8 weights, "
+      "fp4 with fp4 weights on fp4 tensor cores, else the model's 16-bit format)"),
     O("--kv-cache-dtype", OPT_STR, kv_dtype, 0, 0, CMD_MODEL,
-      "bf16|fp16|fp8|int8 (default: the 16-bit activation format)"),
+      "bf16|fp16|fp8|int8 (default: the quantization_config's, else the 16-bit activation "
+      "format)"),
+    O("--weight-group-size", OPT_INT, group_size, 0, 1 << 20, CMD_MODEL | CMD_OP,
+      "weights per scale of int4/int8 weights a kernel dequantizes (AWQ, GPTQ, W4A8); 0 = per "
+      "channel (default: the quantization_config's, else 128)"),
     O("--overlap-comm", OPT_NUM, overlap, 0, 1, CMD_MODEL,
       "fraction of network time hidden behind compute, 0..1 (default 0)"),
     O("--gpu-memory-utilization", OPT_NUM, util, 0.01, 1, CMD_ENGINE,
@@ -128,6 +141,12 @@ const cli_opt_def cli_opts_table[] = {
       "iteration|layer|op: how deep the serve timeline goes (default iteration)"),
     O("--trace-window", OPT_STR, trace_window, 0, 0, CMD_SERVE,
       "START:END seconds of simulated time to keep in the timeline (END may be empty)"),
+    O("--trace-ranks", OPT_STR, trace_ranks, 0, 0, CMD_RUN,
+      "all|one: GPU ranks in the run timeline (they are identical; default one)"),
+    O("--trace-max-mb", OPT_NUM, trace_max_mb, 1, 1e7, CMD_ENGINE,
+      "refuse a timeline estimated past this many MB (default 512)"),
+    O("--html", OPT_STR, html, 0, 0, CMD_ENGINE,
+      "write a self-contained HTML report with the charts to FILE"),
     O("--data", OPT_STR, data, 0, 0, CMD_VALIDATE | CMD_CALIBRATE,
       "measurements CSV (default tools/data/validation.csv)"),
     O("--max-op-median", OPT_NUM, max_op_median, 0, 1000, CMD_VALIDATE,
@@ -136,7 +155,7 @@ const cli_opt_def cli_opts_table[] = {
       "exit 1 if the end-to-end median |error| (%) is above this"),
     O("--out", OPT_STR, out_file, 0, 0, CMD_CALIBRATE,
       "write the calibrated device file here (default: stdout)"),
-    O("--op", OPT_STR, op, 0, 0, CMD_OP, "gemm|attention|allreduce|copy"),
+    O("--op", OPT_STR, op, 0, 0, CMD_OP, "gemm|attention|allreduce|copy|grouped_gemm|alltoall"),
     O("--m", OPT_INT, m, 1, (double)(1LL << 40), CMD_OP, "GEMM rows (tokens)"),
     O("--n", OPT_INT, n, 1, (double)(1LL << 40), CMD_OP, "GEMM columns"),
     O("--k", OPT_INT, k, 1, (double)(1LL << 40), CMD_OP, "GEMM inner dimension"),
@@ -324,15 +343,20 @@ sim_status cli_parse_dtype_flag(const char *flag, const char *v, sim_dtype *out,
     return SIM_OK;
 }
 
-/* Defaults: weights in the model's format; activations fp8 with fp8 weights (W8A8, as vLLM's fp8
- * quantization), the 16-bit weight format with 16-bit weights, else the model's format
- * (weight-only int8/int4); KV cache in the 16-bit activation format. */
-static sim_status resolve_prec(const cli_opts *o, const sim_model *m, sim_prec *p, sim_err *err)
+/* Defaults: a flag, else the model's quantization_config, else: weights in the model's format;
+ * activations fp8 with fp8 weights (W8A8, as vLLM's fp8 quantization), fp4/mxfp4 with those
+ * weights on a device with fp4 tensor cores (else weight-only), else the 16-bit format; KV cache
+ * in the 16-bit activation format; group size 128 (AWQ's and GPTQ's usual). */
+static sim_status resolve_prec(const cli_opts *o, const sim_model *m, const sim_hw *hw, sim_prec *p,
+                               sim_err *err)
 {
+    const sim_quant *q = &m->quant;
     sim_status st;
     if (o->weight_dtype) {
         if ((st = cli_parse_dtype_flag("--weight-dtype", o->weight_dtype, &p->weight, err)))
             return st;
+    } else if (q->present) {
+        p->weight = q->weight;
     } else if (m->dtype_known) {
         p->weight = m->dtype;
     } else {
@@ -345,12 +369,22 @@ static sim_status resolve_prec(const cli_opts *o, const sim_model *m, sim_prec *
     if (o->act_dtype) {
         if ((st = cli_parse_dtype_flag("--act-dtype", o->act_dtype, &p->act, err)))
             return st;
+    } else if (q->act_set && !o->weight_dtype) {
+        p->act = q->act_16bit ? base : q->act;
+    } else if (p->weight == SIM_DT_FP8) {
+        p->act = SIM_DT_FP8;
+    } else if (sim_dtype_is_fp4(p->weight) && hw->peak_flops[p->weight] > 0.0) {
+        p->act = p->weight;
     } else {
-        p->act = p->weight == SIM_DT_FP8 ? SIM_DT_FP8 : base;
+        p->act = base;
     }
+    p->group_size = cli_given(o, "--weight-group-size") ? o->group_size
+                    : q->present                        ? q->group_size
+                                                        : 128;
+    p->zero_point = q->present && q->zero_point;
     if (o->kv_dtype)
         return cli_parse_dtype_flag("--kv-cache-dtype", o->kv_dtype, &p->kv, err);
-    p->kv = sim_dtype_is_16bit(p->act) ? p->act : base;
+    p->kv = q->kv_set ? q->kv : sim_dtype_is_16bit(p->act) ? p->act : base;
     return SIM_OK;
 }
 
@@ -503,12 +537,16 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
                              .eager = o->enforce_eager,
                              .iteration_overhead_ns = o->iter_us * 1e3,
                              .request_overhead_ns = o->req_us * 1e3,
-                             .async_sched = o->async_sched};
+                             .async_sched = o->async_sched,
+                             .ep = (int)o->ep,
+                             .dp_attention = o->dp_attention,
+                             .expert_imbalance = o->expert_imbalance};
     if (!o->model)
         return SIM_OK;
     cli_resolve("models", o->model, path, sizeof path);
     if ((st = cli_get_model(cache, path, &L->model, err)) ||
-        (st = resolve_prec(o, &L->model, &L->step.prec, err)) || (st = load_spec(o, L, cache, err)))
+        (st = resolve_prec(o, &L->model, &L->hw, &L->step.prec, err)) ||
+        (st = load_spec(o, L, cache, err)))
         return st;
     return sim_step_check(&L->step, err);
 }
@@ -518,6 +556,8 @@ const cli_opts cli_defaults = {
     .tp = 1,
     .pp = 1,
     .replicas = 1,
+    .ep = 1,
+    .expert_imbalance = 1.0,
     .batch = 1,
     .input_len = 1024,
     .output_len = 256,
@@ -539,16 +579,37 @@ const cli_opts cli_defaults = {
     .time_scale = 1.0,
     .block_size = 16,
     .max_seqs = 256,
+    .trace_max_mb = 512.0,
     .max_tokens = 8192,
 };
 
 /* ------------------------------------------------------------------------------------------ */
 /* Commands */
 
-/* The run's timeline: its prefill step and its first decode (or verify) step. */
-static sim_status write_run_trace(const char *path, const sim_run_cfg *cfg, const sim_run_result *r,
-                                  sim_err *err)
+/* Refuses a timeline estimated past --trace-max-mb, before a byte of it is written. */
+static sim_status check_trace_size(const cli_opts *o, double est_bytes, const char *what,
+                                   sim_err *err)
 {
+    if (est_bytes <= o->trace_max_mb * 1e6)
+        return SIM_OK;
+    return sim_fail(err, SIM_EINPUT,
+                    "--chrome-trace: %s would take about %.0f MB, past --trace-max-mb %g; "
+                    "raise the limit or write less (%s)",
+                    what, est_bytes / 1e6, o->trace_max_mb,
+                    o->trace_ranks ? "fewer ranks, a --trace-window or a coarser --trace-detail"
+                                   : "a --trace-window, a coarser --trace-detail or fewer "
+                                     "--num-prompts");
+}
+
+/* The run's timeline: its prefill step and its first decode (or verify) step. */
+static sim_status write_run_trace(const cli_opts *o, const sim_run_cfg *cfg,
+                                  const sim_run_result *r, sim_err *err)
+{
+    bool all = false;
+    if (o->trace_ranks && !(all = strcmp(o->trace_ranks, "all") == 0) &&
+        strcmp(o->trace_ranks, "one") != 0)
+        return sim_fail(err, SIM_EINPUT, "--trace-ranks: value '%s', expected all or one",
+                        o->trace_ranks);
     sim_step_result *dec = NULL;
     if (cfg->output_len > 1) {
         dec = calloc(1, sizeof *dec);
@@ -559,7 +620,13 @@ static sim_status write_run_trace(const char *path, const sim_run_cfg *cfg, cons
         sim_seq_group g = {.count = cfg->batch, .q = q, .c = cfg->input_len, .logits = q};
         sim_step_price(&cfg->step, &g, 1, dec);
     }
-    sim_status st = sim_trace_run(path, &cfg->step, &r->prefill, dec, err);
+    char what[64];
+    snprintf(what, sizeof what, "the run timeline of %d rank%s", all ? cfg->step.tp : 1,
+             all && cfg->step.tp > 1 ? "s" : "");
+    sim_status st = check_trace_size(
+        o, sim_trace_run_estimate_bytes(&r->prefill, dec, all ? cfg->step.tp : 1), what, err);
+    if (!st)
+        st = sim_trace_run(o->chrome_trace, &cfg->step, &r->prefill, dec, all, err);
     free(dec);
     return st;
 }
@@ -595,8 +662,13 @@ static sim_status cmd_run(const cli_opts *o, FILE *out, sim_err *err)
     }
     sim_run_cfg cfg;
     sim_status st = cli_run_point(o, L, NULL, &cfg, r, err);
+    if (!st && !o->chrome_trace && (o->trace_ranks || cli_given(o, "--trace-max-mb")))
+        st = sim_fail(err, SIM_EINPUT, "%s: needs --chrome-trace FILE",
+                      o->trace_ranks ? "--trace-ranks" : "--trace-max-mb");
     if (!st && o->chrome_trace)
-        st = write_run_trace(o->chrome_trace, &cfg, r, err);
+        st = write_run_trace(o, &cfg, r, err);
+    if (!st && o->html)
+        st = sim_html_run(o->html, o->cmdline ? o->cmdline : "infersim run", &cfg, r, err);
     if (!st && (st = sim_report_run(out, L->fmt, &cfg, r)))
         sim_fail(err, st, "writing the result failed");
     free(r);
@@ -615,10 +687,15 @@ static sim_status cmd_roofline(const cli_opts *o, FILE *out, sim_err *err)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
     }
     sim_status st = cli_load_common(o, false, L, NULL, err);
-    sim_roofline rf = {
-        .hw = &L->hw, .dtype = SIM_DT_BF16, .batch = o->batch, .input_len = o->input_len};
-    if (!st && o->model)
+    sim_roofline rf = {.hw = &L->hw,
+                       .dtype = SIM_DT_BF16,
+                       .batch = o->batch,
+                       .input_len = o->input_len,
+                       .group_size = cli_given(o, "--weight-group-size") ? o->group_size : 128};
+    if (!st && o->model) {
         rf.dtype = sim_graph_gemm_dtype(&L->step.prec);
+        rf.group_size = L->step.prec.group_size;
+    }
     if (!st && o->dtype && !(st = cli_parse_dtype_flag("--dtype", o->dtype, &rf.dtype, err)) &&
         L->hw.peak_flops[rf.dtype] <= 0.0)
         st = sim_fail(err, SIM_EINPUT,
@@ -725,7 +802,32 @@ static sim_status parse_window(const char *s, int64_t *w0, int64_t *w1, sim_err 
     return SIM_OK;
 }
 
-static sim_status open_serve_trace(const cli_opts *o, sim_engine_cfg *cfg, size_t n,
+/* The timeline's estimated size: a first pass of the simulation (deterministic, so the second
+ * pass repeats it exactly) counts the iterations, requests and preemptions inside the window. */
+static sim_status serve_trace_size(const cli_opts *o, const sim_engine_cfg *cfg,
+                                   const sim_workload *w, sim_trace_detail detail, int64_t w0,
+                                   int64_t w1, sim_err *err)
+{
+    sim_engine_cfg quiet = *cfg;
+    quiet.observer = NULL;
+    sim_engine_result res;
+    sim_status st = sim_engine_run(&quiet, w, &res, err);
+    if (st)
+        return st;
+    double dur = (double)res.duration_ns;
+    double end = w1 < 0 || (double)w1 > dur ? dur : (double)w1;
+    double frac = dur > 0.0 ? fmax(0.0, end - (double)w0) / dur : 1.0;
+    double est =
+        sim_trace_serve_estimate_bytes(detail, &cfg->step, frac * (double)res.iterations,
+                                       frac * (double)res.n, frac * (double)res.preemptions);
+    sim_engine_result_free(&res);
+    char what[96];
+    snprintf(what, sizeof what, "the serve timeline at --trace-detail %s",
+             o->trace_detail ? o->trace_detail : "iteration");
+    return check_trace_size(o, est, what, err);
+}
+
+static sim_status open_serve_trace(const cli_opts *o, sim_engine_cfg *cfg, const sim_workload *w,
                                    sim_trace_serve **out, sim_err *err)
 {
     sim_trace_detail detail = SIM_TRACE_ITERATION;
@@ -736,12 +838,14 @@ static sim_status open_serve_trace(const cli_opts *o, sim_engine_cfg *cfg, size_
                         "or op",
                         o->trace_detail);
     sim_status st = o->trace_window ? parse_window(o->trace_window, &w0, &w1, err) : SIM_OK;
+    if (!st)
+        st = serve_trace_size(o, cfg, w, detail, w0, w1, err);
     if (st)
         return st;
     sim_trace_serve *ts = calloc(1, sizeof *ts);
     if (!ts)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
-    if ((st = sim_trace_serve_open(ts, o->chrome_trace, detail, w0, w1, n, &cfg->step, err))) {
+    if ((st = sim_trace_serve_open(ts, o->chrome_trace, detail, w0, w1, w->n, &cfg->step, err))) {
         free(ts);
         return st;
     }
@@ -759,6 +863,8 @@ int64_t cli_serve_gpus(const cli_serve_state *s)
 
 void cli_serve_state_free(cli_serve_state *s)
 {
+    free(s->series);
+    s->series = NULL;
     sim_engine_result_free(&s->res);
     sim_cluster_result_free(&s->cluster);
     sim_workload_free(&s->own);
@@ -809,9 +915,11 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
                               .max_concurrency =
                                   cli_given(o, "--max-concurrency") ? o->max_concurrency : 0,
                               .seed = seed};
-    if (!o->chrome_trace && (o->trace_detail || o->trace_window))
+    if (!o->chrome_trace && (o->trace_detail || o->trace_window || cli_given(o, "--trace-max-mb")))
         return sim_fail(err, SIM_EINPUT, "%s: needs --chrome-trace FILE",
-                        o->trace_detail ? "--trace-detail" : "--trace-window");
+                        o->trace_detail   ? "--trace-detail"
+                        : o->trace_window ? "--trace-window"
+                                          : "--trace-max-mb");
     sim_status st = cli_load_common(o, true, L, cache, err);
     if (!st && o->goodput[0])
         st = sim_slo_parse(o->goodput, &s->slo, err);
@@ -827,6 +935,11 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
     if (!st) {
         s->usd_per_gpu_hour = L->usd_per_gpu_hour;
         s->cfg.step = L->step;
+        /* each of vLLM's data-parallel engines has its own batch limits: the replica's scheduler
+         * gets dp times the flags' */
+        sim_par par = sim_step_par(&s->cfg.step);
+        s->cfg.sched.max_num_seqs *= sim_par_dp(&par);
+        s->cfg.sched.max_num_batched_tokens *= sim_par_dp(&par);
         s->cfg.spec = &L->spec;
         s->cfg.sched.spec_tokens = sim_spec_active(&L->spec) ? L->spec.k : 0;
         s->gpus = sim_pp_gpus(&s->cfg.step) * cc.replicas;
@@ -834,7 +947,15 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
     }
     sim_trace_serve *ts = NULL;
     if (!st && o->chrome_trace)
-        st = open_serve_trace(o, &s->cfg, s->w->n, &ts, err);
+        st = open_serve_trace(o, &s->cfg, s->w, &ts, err);
+    if (!st && o->html) { /* the run over time, recorded before the timeline sees it */
+        if (!(s->series = malloc(sizeof *s->series)))
+            st = sim_fail(err, SIM_EINTERNAL, "out of memory");
+        else
+            sim_series_init(s->series, s->cfg.observer);
+        if (s->series)
+            s->cfg.observer = &s->series->observer;
+    }
     sim_disagg_cfg dc = {.prefill = &s->prefill, .decode = &s->cfg, .kv_stream = o->kv_stream};
     if (!st)
         st = disagg_flags(o, &dc, err);
@@ -849,6 +970,10 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
         st = sim_cluster_run(&cc, s->w, &s->res, &s->cluster, err);
     } else if (!st) {
         st = sim_engine_run(&s->cfg, s->w, &s->res, err);
+    }
+    if (s->series) {
+        s->series->next = NULL;
+        s->cfg.observer = NULL;
     }
     if (ts) {
         if (!st)
@@ -883,6 +1008,9 @@ static sim_status cmd_serve(const cli_opts *o, FILE *out, sim_err *err)
                             .cluster = &s->cluster};
     if (!st && o->save_requests)
         st = sim_report_save_requests(o->save_requests, &rep, err);
+    if (!st && o->html)
+        st = sim_html_serve(o->html, o->cmdline ? o->cmdline : "infersim serve", &rep, &s->slo,
+                            s->series, err);
     if (!st && (st = sim_report_serve(out, L->fmt, &rep)))
         sim_fail(err, st, "writing the result failed");
     cli_serve_state_free(s);
@@ -944,6 +1072,22 @@ static void top_usage(FILE *f)
             "a vLLM --save-result (or run-style) JSON against the prediction for the same flags");
 }
 
+char *cli_cmdline(int argc, char **argv)
+{
+    size_t len = 16;
+    for (int i = 1; i < argc; i++)
+        len += strlen(argv[i]) + 3;
+    char *s = malloc(len);
+    if (!s)
+        return NULL;
+    size_t n = (size_t)snprintf(s, len, "infersim");
+    for (int i = 1; i < argc; i++) {
+        bool quote = argv[i][0] == '\0' || strpbrk(argv[i], " \t\"'$&|;<>*?()") != NULL;
+        n += (size_t)snprintf(s + n, len - n, quote ? " '%s'" : " %s", argv[i]);
+    }
+    return s;
+}
+
 int sim_cli_main(int argc, char **argv, FILE *out, FILE *errf)
 {
     if (argc < 2) {
@@ -979,8 +1123,11 @@ int sim_cli_main(int argc, char **argv, FILE *out, FILE *errf)
             usage(out, c->name, c->mask);
             return 0;
         }
+        char *cmdline = cli_cmdline(argc, argv);
+        o.cmdline = cmdline;
         if (!st)
             st = c->fn(&o, out, &err);
+        free(cmdline);
         if (st)
             fprintf(errf, "infersim: %s\n", err.msg[0] ? err.msg : "internal error");
         return (int)st;

@@ -19,6 +19,7 @@
 #include "price.h"
 #include "report.h"
 #include "run.h"
+#include "series.h"
 #include "spec.h"
 #include "workload.h"
 
@@ -42,7 +43,7 @@ typedef enum opt_kind { OPT_STR, OPT_INT, OPT_NUM, OPT_BOOL, OPT_RATE, OPT_LIST 
 
 typedef struct cli_opts {
     const char *model, *hw, *format, *weight_dtype, *act_dtype, *kv_dtype, *dtype;
-    int64_t tp, pp, batch, input_len, output_len;
+    int64_t tp, pp, batch, input_len, output_len, group_size;
     double overlap, util, iter_us, req_us, usd_per_gpu_hour;
     bool enforce_eager, async_sched, help;
     /* serve */
@@ -59,11 +60,19 @@ typedef struct cli_opts {
     bool causal;
     double max_op_median, max_e2e_median;
     /* timelines */
-    const char *chrome_trace, *trace_detail, *trace_window;
+    const char *chrome_trace, *trace_detail, *trace_window, *trace_ranks;
+    double trace_max_mb;
+    /* pictures */
+    const char *html;
+    const char *cmdline; /* the command as typed, for reports (set by sim_cli_main) */
     /* speculative decoding */
     const char *spec_method, *spec_model;
     int64_t spec_k;
     double spec_alpha, spec_tau;
+    /* mixture of experts */
+    int64_t ep;
+    bool dp_attention;
+    double expert_imbalance;
     bool given[96]; /* by index into cli_opts_table */
 } cli_opts;
 
@@ -167,6 +176,7 @@ int64_t cli_trace_limit(const cli_opts *o);
 
 typedef struct cli_serve_state {
     sim_engine_cfg cfg;
+    sim_series *series;    /* with --html: the run over time (owned) */
     sim_workload own;      /* a synthetic workload */
     const sim_workload *w; /* &own or a cached trace */
     sim_engine_result res;
@@ -186,6 +196,10 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
                            uint64_t seed, cli_serve_state *s, sim_err *err);
 
 void cli_serve_state_free(cli_serve_state *s);
+
+/* The command line as typed, "infersim run --model ..." (arguments with spaces or shell
+ * characters quoted), malloc'd; NULL when out of memory. */
+char *cli_cmdline(int argc, char **argv);
 
 /* The commands of cli_sweep.c and cli_validate.c. */
 sim_status cli_cmd_sweep(int argc, char **argv, FILE *out, FILE *errf, sim_err *err);

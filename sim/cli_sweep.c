@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "html.h"
 #include "jsonf.h"
 #include "outfile.h"
 #include "pp.h"
@@ -327,6 +328,7 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
             tpot = r->tpot_ns / 1e6;
             e2el = r->e2e_ns / 1e6;
             row->tput_per_gpu = r->output_throughput / (double)sim_pp_gpus(&cfg.step);
+            row->ttft_ms = ttft;
             sim_price p;
             if (sim_report_run_price(&cfg, r, &p))
                 row->usd_per_million_output_tokens = p.usd_per_million_output_tokens;
@@ -344,6 +346,7 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
             tpot = at_pct(&s->m.dist[SIM_M_TPOT], c->pct);
             e2el = at_pct(&s->m.dist[SIM_M_E2EL], c->pct);
             row->tput_per_gpu = s->m.output_throughput / (double)cli_serve_gpus(s);
+            row->ttft_ms = ttft;
             sim_price p;
             sim_serve_report rep = {
                 .cfg = &s->cfg, .m = &s->m, .usd_per_gpu_hour = s->usd_per_gpu_hour, .gpus = s->gpus};
@@ -404,7 +407,7 @@ static sim_status sweep_prepare(sweep_ctx *c, size_t n, sim_err *err)
 
 /* Sweep-level flags, apart from the command's. */
 typedef struct sweep_opts {
-    const char *out, *slo, *shard, *grid, *objective;
+    const char *out, *slo, *shard, *grid, *html, *objective;
     int64_t threads, pct;
     unsigned seen; /* bit i: sweep_flags[i] was given */
 } sweep_opts;
@@ -418,6 +421,7 @@ static const cli_opt_def sweep_flags[] = {
     SO("--slo", OPT_STR, slo, 0, 0, "expected ttft:MS,tpot:MS,e2el:MS"),
     SO("--shard", OPT_STR, shard, 0, 0, "expected I/N"),
     SO("--grid", OPT_STR, grid, 0, 0, "expected a grid JSON file"),
+    SO("--html", OPT_STR, html, 0, 0, "expected a file for the HTML report"),
     SO("--threads", OPT_INT, threads, 1, 1024, "threads"),
     SO("--slo-percentile", OPT_INT, pct, 50, 99, "50, 90 or 99"),
     SO("--objective", OPT_STR, objective, 0, 0, "throughput or cost"),
@@ -459,7 +463,8 @@ static bool sweep_flag(const char *name, const char *v, sweep_opts *s, sim_err *
 
 /* Outputs written once per run: a sweep has one per point, so they are refused. */
 static const char *const per_run_flags[] = {"--save-requests", "--chrome-trace", "--trace-detail",
-                                            "--trace-window",  "--format",       "--help"};
+                                            "--trace-window",  "--trace-ranks",  "--trace-max-mb",
+                                            "--format",        "--help"};
 
 /* Where a sweep dimension comes from, for its error messages: a grid file's key, or (file NULL)
  * a command-line argument. */
@@ -486,7 +491,7 @@ static const cli_opt_def *sweep_dim_flag(const char *name, int mask, const dim_s
     char buf[PATH_MAX + 128];
     const char *at = src_at(src, buf, sizeof buf);
     const cli_opt_def *def = name ? cli_find_opt(name, mask) : NULL;
-    if (!def && name && find_sweep_flag(name)) {
+    if (name && find_sweep_flag(name)) {
         sim_fail(err, SIM_EINPUT, "%s%s is the sweep's own flag, expected on the command line", at,
                  name);
         return NULL;
@@ -689,18 +694,6 @@ static sim_status sweep_grid(const sweep_opts *so, const char *cmd, int mask, si
     return st;
 }
 
-static void point_label(const sim_grid *g, size_t point, char *buf, size_t len)
-{
-    const char *vals[SWEEP_MAX_DIMS];
-    sim_grid_point(g, point, vals);
-    size_t n = 0;
-    buf[0] = '\0';
-    for (size_t d = 0; d < g->n_dims && n + 1 < len; d++)
-        if (shown(&g->dims[d]))
-            n += (size_t)snprintf(buf + n, len - n, "%s%s %s", n ? " " : "", g->dims[d].name,
-                                  vals[d]);
-}
-
 static void sweep_summary(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows, size_t n)
 {
     size_t ok = 0, meet = 0;
@@ -718,7 +711,7 @@ static void sweep_summary(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows
         const char *what = c->has_slo ? "cheapest under the SLO" : "cheapest";
         size_t b = sim_sweep_cheapest(rows, n, c->has_slo);
         if (b < n) {
-            point_label(c->g, rows[b].point, label, sizeof label);
+            sim_grid_label(c->g, rows[b].point, label, sizeof label);
             fprintf(f,
                     "%s: point %zu (%s): $%.4f per million output tokens, %.1f output tok/s "
                     "per GPU, TPOT %.2f ms\n",
@@ -730,7 +723,7 @@ static void sweep_summary(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows
     } else if (c->has_slo) {
         size_t b = sim_sweep_best(rows, n);
         if (b < n) {
-            point_label(c->g, rows[b].point, label, sizeof label);
+            sim_grid_label(c->g, rows[b].point, label, sizeof label);
             fprintf(f,
                     "best under the SLO: point %zu (%s): %.1f output tok/s per GPU, TPOT %.2f "
                     "ms\n",
@@ -751,7 +744,7 @@ static void sweep_summary(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows
     /* listed from the lowest TPOT up, as the frontier runs */
     for (size_t k = 0; k < nf; k++) {
         size_t i = order[k];
-        point_label(c->g, rows[i].point, label, sizeof label);
+        sim_grid_label(c->g, rows[i].point, label, sizeof label);
         fprintf(f, "  point %zu: TPOT %.2f ms, %.1f tok/s per GPU%s  %s\n", rows[i].point,
                 rows[i].tpot_ms, rows[i].tput_per_gpu,
                 c->has_slo ? (rows[i].meets_slo ? " (meets SLO)" : "") : "", label);
@@ -794,6 +787,21 @@ static sim_status write_rows(const char *path, FILE *f, const sweep_ctx *c,
     if (path)
         return sim_outfile_commit(&o, err);
     return ferror(f) ? sim_fail(err, SIM_EINTERNAL, "writing the rows failed") : SIM_OK;
+}
+
+/* The sweep's pictures: throughput per GPU against TPOT and TTFT, and one panel per flag. */
+static sim_status sweep_html(const char *path, int argc, char **argv, const sweep_ctx *c,
+                             const sim_sweep_row *rows, size_t n, sim_err *err)
+{
+    char *cmdline = cli_cmdline(argc, argv);
+    if (!cmdline)
+        return sim_fail(err, SIM_EINTERNAL, "out of memory");
+    sim_chart_sweep sw = {
+        .rows = rows, .n = n, .grid = c->g, .has_slo = c->has_slo, .pct = c->pct, .flags = cmdline};
+    memcpy(sw.slo_ms, c->slo.ms, sizeof sw.slo_ms);
+    sim_status st = sim_html_sweep(path, cmdline, &sw, err);
+    free(cmdline);
+    return st;
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -852,6 +860,8 @@ sim_status cli_cmd_sweep(int argc, char **argv, FILE *out, FILE *errf, sim_err *
                            err);
     }
     if (!st)
+        st = so.html ? sweep_html(so.html, argc, argv, &c, rows, n_rows, err) : SIM_OK;
+    if (!st) /* after the page: a page that cannot be written leaves no rows on stdout */
         st = write_rows(so.out, so.out ? NULL : out, &c, rows, n_rows, err);
     if (!st)
         sweep_summary(so.out ? out : errf, &c, rows, n_rows);

@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "html.h"
 #include "jsonf.h"
 #include "outfile.h"
 #include "rng.h"
@@ -42,16 +43,18 @@ sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err)
     } ops[] = {{"gemm", SIM_VK_GEMM, "tflops", "TFLOP/s"},
                {"attention", SIM_VK_ATTENTION, "tflops", "TFLOP/s"},
                {"copy", SIM_VK_COPY, "tb_per_s", "TB/s"},
-               {"allreduce", SIM_VK_ALLREDUCE, "busbw_gb_per_s", "GB/s bus bandwidth"}};
+               {"allreduce", SIM_VK_ALLREDUCE, "busbw_gb_per_s", "GB/s bus bandwidth"},
+               {"grouped_gemm", SIM_VK_GROUPED_GEMM, "tflops", "TFLOP/s"},
+               {"alltoall", SIM_VK_ALLTOALL, "busbw_gb_per_s", "GB/s of routed data per GPU"}};
+    const char *names = "gemm, attention, copy, allreduce, grouped_gemm or alltoall";
     if (!o->hw || !o->op)
-        return sim_fail(err, SIM_EINPUT, "op: expected --hw H --op gemm|attention|copy|allreduce");
+        return sim_fail(err, SIM_EINPUT, "op: expected --hw H and --op: %s", names);
     int which = -1;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < (int)(sizeof ops / sizeof ops[0]); i++)
         if (strcmp(o->op, ops[i].name) == 0)
             which = i;
     if (which < 0)
-        return sim_fail(err, SIM_EINPUT,
-                        "--op: value '%s', expected gemm, attention, copy or allreduce", o->op);
+        return sim_fail(err, SIM_EINPUT, "--op: value '%s', expected %s", o->op, names);
     sim_vrow r = {.kind = ops[which].kind,
                   .m = o->m,
                   .n = o->n,
@@ -68,13 +71,27 @@ sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err)
     sim_status st;
     if (o->dtype && (st = cli_parse_dtype_flag("--dtype", o->dtype, &r.dtype, err)))
         return st;
-    bool shape_ok = r.kind == SIM_VK_GEMM        ? r.m && r.n && r.k
-                    : r.kind == SIM_VK_ATTENTION ? r.seq && r.heads && r.head_dim
-                                                 : r.bytes > 0;
+    /* a GEMM's weights: its compute format, or narrower ones a mixed-input kernel dequantizes */
+    r.weight = r.dtype;
+    r.group_size = cli_given(o, "--weight-group-size") ? o->group_size : 128;
+    if (o->weight_dtype &&
+        (st = cli_parse_dtype_flag("--weight-dtype", o->weight_dtype, &r.weight, err)))
+        return st;
+    if ((r.kind == SIM_VK_GEMM || r.kind == SIM_VK_GROUPED_GEMM) && r.weight != r.dtype &&
+        !(sim_dtype_get(r.weight)->bits < sim_dtype_get(r.dtype)->bits))
+        return sim_fail(err, SIM_EINPUT,
+                        "--weight-dtype: value %s is not narrower than the compute format --dtype "
+                        "%s; expected %s or a narrower format (a mixed-input GEMM)",
+                        sim_dtype_name(r.weight), sim_dtype_name(r.dtype), sim_dtype_name(r.dtype));
+    bool shape_ok = r.kind == SIM_VK_GEMM           ? r.m && r.n && r.k
+                    : r.kind == SIM_VK_GROUPED_GEMM ? r.m && r.n && r.k && r.batch
+                    : r.kind == SIM_VK_ATTENTION    ? r.seq && r.heads && r.head_dim
+                                                    : r.bytes > 0;
     if (!shape_ok)
         return sim_fail(err, SIM_EINPUT,
-                        "op %s: missing its shape (gemm: --m --n --k; attention: --batch --seq "
-                        "--heads --head-dim; copy, allreduce: --bytes [--gpus])",
+                        "op %s: missing its shape (gemm: --m --n --k; grouped_gemm: --batch "
+                        "(groups) --m (rows each) --n --k; attention: --batch --seq --heads "
+                        "--head-dim; copy, allreduce, alltoall: --bytes [--gpus])",
                         o->op);
     char path[PATH_MAX];
     cli_resolve("hw", o->hw, path, sizeof path);
@@ -104,6 +121,17 @@ static const cli_cache_entry *row_file(cli_file_cache *c, char kind, const char 
     return cli_cache_get(c, kind, path, 0, 0, err, st);
 }
 
+/* A row that measures quantized weights, activations or KV cache. */
+static bool vrow_quantized(const sim_vrow *r)
+{
+    if (r->kind == SIM_VK_GEMM)
+        return !sim_dtype_is_16bit(r->dtype) || r->weight != r->dtype;
+    if (sim_vkind_is_op(r->kind))
+        return false;
+    return !sim_dtype_is_16bit(r->weight) || !sim_dtype_is_16bit(r->act) ||
+           !sim_dtype_is_16bit(r->kv);
+}
+
 sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
 {
     char path[PATH_MAX];
@@ -114,12 +142,12 @@ sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
     if (st)
         return st;
     cli_file_cache cache = {0};
-    double *errs[2];
-    size_t cnt[2] = {0, 0};
-    errs[0] = malloc((n ? n : 1) * sizeof(double));
-    errs[1] = malloc((n ? n : 1) * sizeof(double));
-    if (!errs[0] || !errs[1])
-        st = sim_fail(err, SIM_EINTERNAL, "out of memory");
+    /* op-level, end-to-end; then quantized op-level, quantized and 16-bit end-to-end */
+    double *errs[5];
+    size_t cnt[5] = {0};
+    for (int c = 0; c < 5; c++)
+        if (!(errs[c] = malloc((n ? n : 1) * sizeof(double))))
+            st = sim_fail(err, SIM_EINTERNAL, "out of memory");
     const sim_step_cfg tmpl = {.iteration_overhead_ns = cli_defaults.iter_us * 1e3,
                                .request_overhead_ns = cli_defaults.req_us * 1e3};
     fprintf(out, "%4s %-9s %-14s %-14s %-15s %12s %12s %8s\n", "id", "kind", "hw", "metric",
@@ -130,6 +158,9 @@ sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
         if (r->kind == SIM_VK_GEMM)
             snprintf(detail, sizeof detail, "%lldx%lldx%lld", (long long)r->m, (long long)r->n,
                      (long long)r->k);
+        else if (r->kind == SIM_VK_GROUPED_GEMM)
+            snprintf(detail, sizeof detail, "%lldx(%lldx%lldx%lld)", (long long)r->batch,
+                     (long long)r->m, (long long)r->n, (long long)r->k);
         else if (sim_vkind_is_op(r->kind))
             snprintf(detail, sizeof detail, "%s", r->framework);
         else
@@ -161,6 +192,9 @@ sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
         double e = sim_validate_error_pct(pred, r->value);
         int cat = sim_vkind_is_op(r->kind) ? 0 : 1;
         errs[cat][cnt[cat]++] = fabs(e);
+        int sub = vrow_quantized(r) ? 2 + cat : cat == 1 ? 4 : -1;
+        if (sub >= 0)
+            errs[sub][cnt[sub]++] = fabs(e);
         fprintf(out, "%4lld %-9s %-14s %-14s %-15.15s %12.4g %12.4g %+7.1f%%\n", (long long)r->id,
                 sim_vkind_name(r->kind), r->hw, r->metric, detail, r->value, pred, e);
     }
@@ -183,6 +217,13 @@ sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
                     med[0], p90[0]);
             fprintf(out, "  end-to-end: %zu points, median |error| %.1f%%, p90 %.1f%%\n", cnt[1],
                     med[1], p90[1]);
+            double qm[3], qp[3];
+            for (int c = 0; c < 3; c++)
+                sim_validate_summary(errs[2 + c], cnt[2 + c], &qm[c], &qp[c]);
+            fprintf(out,
+                    "  quantized: op-level %zu points, median |error| %.1f%%; end-to-end %zu "
+                    "points, median %.1f%% (16-bit end-to-end: %zu points, median %.1f%%)\n",
+                    cnt[2], qm[0], cnt[3], qm[1], cnt[4], qm[2]);
             if (cli_given(o, "--max-op-median") && med[0] > o->max_op_median)
                 st = sim_fail(err, SIM_EINTERNAL,
                               "validation: op-level median %.1f%% is above "
@@ -195,8 +236,8 @@ sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
                               med[1], o->max_e2e_median);
         }
     }
-    free(errs[0]);
-    free(errs[1]);
+    for (int c = 0; c < 5; c++)
+        free(errs[c]);
     free(rows);
     cli_cache_free(&cache);
     return st;
@@ -212,83 +253,100 @@ static void file_stem(const char *path, char *buf, size_t len)
         *dot = '\0';
 }
 
-static sim_status write_calibrated(const char *src, const char *dest, const sim_hw *hw,
-                                   const char *data, const sim_fit_report *rep, FILE *out,
-                                   sim_err *err)
+/* Sets a number at a dotted path ("quant.gemm_memory.fp8"), creating the objects on the way. */
+static bool set_dotted(cJSON *root, const char *field, double v)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", field);
+    cJSON *o = root;
+    char *part = buf;
+    for (char *dot = strchr(part, '.'); dot; part = dot + 1, dot = strchr(part, '.')) {
+        *dot = '\0';
+        cJSON *next = cJSON_GetObjectItemCaseSensitive(o, part);
+        if (!cJSON_IsObject(next)) {
+            cJSON_DeleteItemFromObjectCaseSensitive(o, part);
+            if (!(next = cJSON_AddObjectToObject(o, part)))
+                return false;
+        }
+        o = next;
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(o, part);
+    return cJSON_AddNumberToObject(o, part, v) != NULL;
+}
+
+/* Where a value came from before any calibration: a fitted field's note keeps the original
+ * source after "starting value from: ", so refits do not stack their notes. */
+static const char *original_source(const cJSON *old)
+{
+    static const char mark[] = "starting value from: ";
+    if (!cJSON_IsString(old))
+        return "none";
+    const char *s = old->valuestring;
+    const char *p = strncmp(s, "fitted by infersim calibrate", 28) == 0 ? strstr(s, mark) : NULL;
+    return p ? p + sizeof mark - 1 : s;
+}
+
+static sim_status write_text(const char *dest, const char *txt, FILE *out, sim_err *err)
+{
+    if (!dest)
+        return fprintf(out, "%s\n", txt) < 0 ? sim_fail(err, SIM_EINTERNAL, "writing failed")
+                                             : SIM_OK;
+    sim_outfile o;
+    sim_status st = sim_outfile_open(&o, dest, "--out", err);
+    if (!st) {
+        fprintf(o.f, "%s\n", txt);
+        st = sim_outfile_commit(&o, err);
+    }
+    return st;
+}
+
+static sim_status write_calibrated(const char *src, const char *dest, const char *data,
+                                   const sim_fit_report *rep, FILE *out, sim_err *err)
 {
     cJSON *root;
     sim_status st = sim_jsonf_load(src, &root, err);
     if (st)
         return st;
-    cJSON *eff = cJSON_GetObjectItemCaseSensitive(root, "efficiency");
-    cJSON *gemm = eff ? cJSON_GetObjectItemCaseSensitive(eff, "gemm") : NULL;
-    if (!cJSON_IsObject(eff) || !cJSON_IsObject(gemm)) {
-        cJSON_Delete(root);
-        return sim_fail(err, SIM_EINPUT, "%s: no efficiency.gemm object", src);
-    }
-    for (int dt = 0; dt < SIM_DT_COUNT; dt++)
-        if (hw->peak_flops[dt] > 0.0 && dt != SIM_DT_FP16 && dt != SIM_DT_INT4) {
-            cJSON_DeleteItemFromObjectCaseSensitive(gemm, sim_dtype_name((sim_dtype)dt));
-            cJSON_AddNumberToObject(gemm, sim_dtype_name((sim_dtype)dt),
-                                    round(hw->eff_gemm[dt] * 1e4) / 1e4);
-        }
-    static const char *const keys[] = {"attention", "memory", "network", "gemm_k_half"};
-    const double vals[] = {hw->eff_attention, hw->eff_memory, hw->eff_network, hw->gemm_k_half};
-    for (int i = 0; i < 4; i++) {
-        cJSON_DeleteItemFromObjectCaseSensitive(eff, keys[i]);
-        cJSON_AddNumberToObject(eff, keys[i], round(vals[i] * 1e4) / 1e4);
-    }
-    cJSON_DeleteItemFromObjectCaseSensitive(root, "collective_latency_us");
-    cJSON_AddNumberToObject(root, "collective_latency_us", round(hw->collective_ns / 10.0) / 100.0);
-    cJSON_DeleteItemFromObjectCaseSensitive(root, "scaleup_latency_us");
-    cJSON_AddNumberToObject(root, "scaleup_latency_us",
-                            round(hw->scaleup_latency_ns / 10.0) / 100.0);
-    /* every fitted number now comes from the fit: say so where its source was */
     cJSON *sources = cJSON_GetObjectItemCaseSensitive(root, "sources");
-    static const char *const fields[] = {
-        "efficiency.gemm.bf16",   "efficiency.gemm.fp8",   "efficiency.gemm.int8",
-        "efficiency.gemm_k_half", "efficiency.attention",  "efficiency.memory",
-        "efficiency.network",     "collective_latency_us", "scaleup_latency_us"};
-    for (size_t i = 0; cJSON_IsObject(sources) && i < sizeof fields / sizeof fields[0]; i++) {
-        if (!strstr(rep->fitted, fields[i]))
+    bool ok = true;
+    for (size_t i = 0; i < rep->n_params; i++) {
+        const sim_fit_param *p = &rep->params[i];
+        ok = ok && set_dotted(root, p->name, p->value);
+        if (!cJSON_IsObject(sources))
             continue;
-        char note[1024];
-        const cJSON *old = cJSON_GetObjectItemCaseSensitive(sources, fields[i]);
+        /* every fitted number now comes from the fit: say so where its source was */
+        char note[1200];
         snprintf(note, sizeof note,
-                 "fitted by infersim calibrate on the %zu op-level rows of this device in %.200s "
-                 "(least squares on relative error); starting value from: %.600s",
-                 rep->rows, data, cJSON_IsString(old) ? old->valuestring : "none");
-        cJSON_DeleteItemFromObjectCaseSensitive(sources, fields[i]);
-        cJSON_AddStringToObject(sources, fields[i], note);
+                 "fitted by infersim calibrate on the %zu %s op-level rows of this device in "
+                 "%.200s (least squares on relative error; leave-one-out median |error| %.1f%% "
+                 "over all its rows); starting value from: %.700s",
+                 p->rows, p->group, data, rep->loo_median,
+                 original_source(cJSON_GetObjectItemCaseSensitive(sources, p->name)));
+        cJSON_DeleteItemFromObjectCaseSensitive(sources, p->name);
+        ok = ok && cJSON_AddStringToObject(sources, p->name, note);
     }
-    cJSON *cal = cJSON_CreateObject();
-    cJSON_AddStringToObject(cal, "fitted_on", data);
-    cJSON_AddStringToObject(cal, "method",
-                            "infersim calibrate: least squares on relative error "
-                            "over the op-level rows of this device");
-    cJSON_AddNumberToObject(cal, "rows", (double)rep->rows);
-    cJSON_AddNumberToObject(cal, "median_abs_error_before_pct",
-                            round(rep->before_median * 100) / 100);
-    cJSON_AddNumberToObject(cal, "median_abs_error_after_pct",
-                            round(rep->after_median * 100) / 100);
-    cJSON_AddStringToObject(cal, "fitted", rep->fitted);
-    cJSON_DeleteItemFromObjectCaseSensitive(root, "calibration");
-    cJSON_AddItemToObject(root, "calibration", cal);
-    char *txt = cJSON_Print(root);
+    if (rep->n_params > 0) { /* a refit that moves nothing leaves the file as it was */
+        cJSON *cal = cJSON_CreateObject();
+        cJSON_AddStringToObject(cal, "fitted_on", data);
+        cJSON_AddStringToObject(cal, "method",
+                                "infersim calibrate: least squares on relative error over the "
+                                "op-level rows of this device, each format on its own rows");
+        cJSON_AddNumberToObject(cal, "rows", (double)rep->rows);
+        cJSON_AddNumberToObject(cal, "median_abs_error_before_pct",
+                                round(rep->before_median * 100) / 100);
+        cJSON_AddNumberToObject(cal, "median_abs_error_after_pct",
+                                round(rep->after_median * 100) / 100);
+        cJSON_AddNumberToObject(cal, "leave_one_out_median_abs_error_pct",
+                                round(rep->loo_median * 100) / 100);
+        cJSON_AddStringToObject(cal, "fitted", rep->fitted);
+        cJSON_DeleteItemFromObjectCaseSensitive(root, "calibration");
+        cJSON_AddItemToObject(root, "calibration", cal);
+    }
+    char *txt = ok ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);
     if (!txt)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
-    if (!dest) {
-        fprintf(out, "%s\n", txt);
-        free(txt);
-        return SIM_OK;
-    }
-    sim_outfile o;
-    st = sim_outfile_open(&o, dest, "--out", err);
-    if (!st) {
-        fprintf(o.f, "%s\n", txt);
-        st = sim_outfile_commit(&o, err);
-    }
+    st = write_text(dest, txt, out, err);
     free(txt);
     return st;
 }
@@ -312,9 +370,11 @@ sim_status cli_cmd_calibrate(const cli_opts *o, FILE *out, sim_err *err)
         st = sim_validate_fit(rows, n, name, &hw, &rep, err);
     if (!st) {
         fprintf(o->out_file ? out : stderr,
-                "calibrate %s: %zu op-level rows of %s; median |error| %.1f%% -> %.1f%%\n  %s\n",
-                name, rep.rows, data, rep.before_median, rep.after_median, rep.fitted);
-        st = write_calibrated(hw_path, o->out_file, &hw, data, &rep, out, err);
+                "calibrate %s: %zu op-level rows of %s; median |error| %.1f%% -> %.1f%% "
+                "(leave-one-out %.1f%%)\n  %s\n",
+                name, rep.rows, data, rep.before_median, rep.after_median, rep.loo_median,
+                rep.n_params ? rep.fitted : "nothing moves: the file is already fitted");
+        st = write_calibrated(hw_path, o->out_file, data, &rep, out, err);
     }
     free(rows);
     return st;
@@ -395,6 +455,13 @@ sim_status cli_cmd_compare(int argc, char **argv, FILE *out, sim_err *err)
             pred[2] = r->e2e_ns / 1e6;
             pred[3] = r->output_throughput;
         }
+    }
+    if (!st && o.html) { /* the page first: a failed one leaves no half output */
+        char *cmdline = cli_cmdline(argc, argv);
+        st = cmdline ? sim_html_compare(o.html, cmdline, result, serve ? serve_keys : run_keys,
+                                        meas, pred, nk, err)
+                     : sim_fail(err, SIM_EINTERNAL, "out of memory");
+        free(cmdline);
     }
     if (!st) {
         fprintf(out, "%-22s %14s %14s %9s\n", "metric", "measured", "predicted", "error");

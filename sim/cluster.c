@@ -1,6 +1,7 @@
 /* cluster.c - replicas behind a router, simulated side by side. */
 #include "cluster.h"
 
+#include "mem.h"
 #include "pp.h"
 
 #include <math.h>
@@ -38,8 +39,8 @@ sim_status sim_cluster_check(const sim_cluster_cfg *cfg, const sim_workload *w, 
                         cfg->replicas);
     if (cfg->replicas > 1 && cfg->engine->observer)
         return sim_fail(err, SIM_EINPUT,
-                        "--chrome-trace with --replicas %d: a timeline of several replicas is not "
-                        "written; expected one of them",
+                        "--chrome-trace or --html with --replicas %d: the timeline of several "
+                        "replicas is not written; expected one of them",
                         cfg->replicas);
     return sim_engine_check(cfg->engine, w, err);
 }
@@ -360,8 +361,8 @@ bool sim_disagg_scaleout(const sim_disagg_cfg *cfg)
 
 double sim_disagg_kv_bytes(const sim_disagg_cfg *cfg, int64_t input)
 {
-    double p = sim_pp_kv_bytes_per_token(&cfg->prefill->step);
-    double d = sim_pp_kv_bytes_per_token(&cfg->decode->step);
+    double p = sim_mem_kv_bytes_per_token(&cfg->prefill->step);
+    double d = sim_mem_kv_bytes_per_token(&cfg->decode->step);
     return (double)input * (p > d ? p : d);
 }
 
@@ -387,7 +388,7 @@ sim_status sim_disagg_check(const sim_disagg_cfg *cfg, const sim_workload *w, si
                         "%s with --disagg: not modelled for disaggregated pools; expected one of "
                         "them",
                         e->max_concurrency > 0 ? "--max-concurrency"
-                        : e->observer          ? "--chrome-trace"
+                        : e->observer          ? "--chrome-trace or --html"
                                                : "--spec-method");
     sim_status st = sim_engine_check(cfg->prefill, w, err);
     return st ? st : sim_engine_check(cfg->decode, w, err);

@@ -3,6 +3,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stddef.h>
 
 static const char *const bound_names[SIM_BOUND_COUNT] = {
     [SIM_BOUND_COMPUTE] = "compute",
@@ -29,8 +30,9 @@ sim_status sim_cost_check_support(const sim_hw *hw, const sim_prec *prec, sim_er
     };
     for (size_t i = 0; i < sizeof uses / sizeof uses[0]; i++) {
         sim_dtype dt = *(const sim_dtype *)((const char *)prec + uses[i].offset);
-        /* int4 is only a weight format (dequantized to 16 bits): no int4 math is needed. */
-        if (dt == SIM_DT_INT4)
+        /* weights a mixed-input kernel dequantizes (W4A16, fp4 weight-only on Hopper, W4A8)
+         * need no math in their own format */
+        if (uses[i].offset == offsetof(sim_prec, weight) && sim_graph_mixed_input(prec, dt))
             continue;
         if (hw->peak_flops[dt] <= 0.0)
             return sim_fail(err, SIM_EINPUT,
@@ -54,7 +56,29 @@ double sim_cost_collective_ns(const sim_hw *hw, double net_bytes, int ranks, int
     return hw->collective_ns + net_bytes / bw * 1e9 + hops * hop_ns;
 }
 
+double sim_cost_all_to_all_ns(const sim_hw *hw, double net_bytes, int ranks, int hops)
+{
+    /* today the collective model's fixed cost, link bandwidth and per-hop latency (scale-out
+     * once the group spans nodes); the one place an all-to-all model would change */
+    return sim_cost_collective_ns(hw, net_bytes, ranks, hops);
+}
+
+double sim_cost_grouped_padded_m(double rows, double groups, int tile)
+{
+    if (rows <= 0.0)
+        return 0.0;
+    if (groups <= 1.0)
+        return ceil(rows / tile) * tile;
+    return groups * ceil(rows / groups / tile) * tile;
+}
+
 double sim_cost_gemm_shape_eff(const sim_hw *hw, int64_t m, int64_t n, int64_t k)
+{
+    return sim_cost_gemm_shape_eff_in(hw, SIM_DT_BF16, m, n, k);
+}
+
+double sim_cost_gemm_shape_eff_in(const sim_hw *hw, sim_dtype compute, int64_t m, int64_t n,
+                                  int64_t k)
 {
     /* wave quantization: the output tiles run in waves of compute_units; a partial last wave
      * leaves units idle. Skinny GEMMs (M within one tile: decode) split K across the units
@@ -66,7 +90,8 @@ double sim_cost_gemm_shape_eff(const sim_hw *hw, int64_t m, int64_t n, int64_t k
         util = tiles / (waves * hw->compute_units);
     }
     /* a short K loop spends a larger share filling and draining the pipeline */
-    double kf = hw->gemm_k_half > 0.0 ? (double)k / ((double)k + hw->gemm_k_half) : 1.0;
+    double kh = sim_hw_gemm_k_half(hw, compute);
+    double kf = kh > 0.0 ? (double)k / ((double)k + kh) : 1.0;
     return util * kf;
 }
 
@@ -78,16 +103,28 @@ static double math_ns(const sim_hw *hw, const sim_op *op)
             return 0.0;
         double nk = (double)op->n * (double)op->k;
         int tile = op->weight_only ? hw->wo_tile_m : hw->gemm_tile_m;
-        double padded = 2.0 * sim_cost_padded_m(op->m, tile) * nk;
+        /* a grouped GEMM pads each expert's rows to the tile; fused-MoE kernels pick the M block
+         * from the load: the MMA's 16 rows (gemm_weight_only_tile_m) when an expert gets no
+         * more, else the GEMM tile (vLLM's fused_moe configs: BLOCK_SIZE_M 16 at small M) */
+        if (op->groups > 1.0 && (double)op->m / op->groups <= hw->wo_tile_m)
+            tile = hw->wo_tile_m;
+        double rows = op->groups > 1.0 ? sim_cost_grouped_padded_m((double)op->m, op->groups, tile)
+                                       : sim_cost_padded_m(op->m, tile);
+        double padded = 2.0 * rows * nk;
         double extra = op->flops - 2.0 * (double)op->m * nk; /* bias adds */
-        double shape = sim_cost_gemm_shape_eff(hw, op->m, op->n, op->k);
+        double shape = sim_cost_gemm_shape_eff_in(
+            hw, op->compute, op->groups > 1.0 ? (int64_t)rows : op->m, op->n, op->k);
         if (!op->weight_only)
             return (padded + extra) /
                    (hw->peak_flops[op->compute] * hw->eff_gemm[op->compute] * shape) * 1e9;
-        /* Weight-only: 16-bit math (M padded to the mixed-input MMA tile) at the weight-only
-         * kernels' efficiency, plus dequantizing every weight on the vector units once per
-         * block of gemm_tile_m rows that a thread block keeps in registers. */
-        double tiles = sim_cost_padded_m(op->m, hw->gemm_tile_m) / hw->gemm_tile_m;
+        /* Mixed-input (W4A16, W8A16, W4A8): math in the activation format (M padded to the
+         * mixed-input MMA tile) at the mixed-input kernels' efficiency, plus dequantizing every
+         * weight on the vector units once per block of gemm_tile_m rows that a thread block
+         * keeps in registers. */
+        double tiles = (op->groups > 1.0
+                            ? sim_cost_grouped_padded_m((double)op->m, op->groups, hw->gemm_tile_m)
+                            : sim_cost_padded_m(op->m, hw->gemm_tile_m)) /
+                       hw->gemm_tile_m;
         double deq = tiles * nk * sim_dtype_get(op->weight)->dequant_ops;
         return ((padded + extra) /
                     (hw->peak_flops[op->compute] * hw->eff_gemm_weight_only * shape) +
@@ -125,14 +162,56 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
     if (!op->present)
         return c;
     c.t_math_ns = math_ns(hw, op);
-    /* attention's KV-cache reads go through the paged-attention efficiency, the rest streams */
+    /* attention's KV-cache reads go through the paged-attention efficiency; quantized GEMMs
+     * stream at their kernels' own fraction (skinny fp8 GEMMs and mixed-input kernels stay
+     * below a plain copy); the rest streams */
     double paged = sim_op_info(op->id)->kind == SIM_OPK_ATTENTION ? op->kv_read_bytes : 0.0;
-    c.t_mem_ns = ((sim_op_bytes(op) - paged) / hw->eff_memory + paged / hw->eff_attn_memory) /
+    double stream = hw->eff_memory;
+    if (sim_op_info(op->id)->kind == SIM_OPK_GEMM)
+        stream = op->weight_only ? sim_hw_mixed_input_memory(hw, op->weight)
+                                 : sim_hw_gemm_memory(hw, op->compute);
+    c.t_mem_ns = ((sim_op_bytes(op) - paged) / stream + paged / hw->eff_attn_memory) /
                  hw->hbm_bytes_per_s * 1e9;
-    c.t_net_ns = sim_cost_collective_ns(hw, op->net_bytes, op->net_ranks, op->net_hops);
+    c.t_net_ns = sim_op_info(op->id)->all_to_all
+                     ? sim_cost_all_to_all_ns(hw, op->net_bytes, op->net_ranks, op->net_hops)
+                     : sim_cost_collective_ns(hw, op->net_bytes, op->net_ranks, op->net_hops);
     c.t_launch_ns = sim_op_info(op->id)->kernels * launch_ns;
     double busy = c.t_math_ns > c.t_mem_ns ? c.t_math_ns : c.t_mem_ns;
     c.t_ns = busy + c.t_net_ns + c.t_launch_ns;
     c.bound = sim_cost_bound(&c);
     return c;
+}
+
+size_t sim_cost_quant_schemes(const sim_hw *hw, int64_t group_size, sim_quant_scheme *out)
+{
+    static const struct {
+        const char *name;
+        sim_dtype weight, act;
+    } schemes[SIM_QUANT_SCHEMES] = {
+        {"bf16", SIM_DT_BF16, SIM_DT_BF16},
+        {"int8-weight-only", SIM_DT_INT8, SIM_DT_BF16},
+        {"int4-weight-only", SIM_DT_INT4, SIM_DT_BF16},
+        {"int8", SIM_DT_INT8, SIM_DT_INT8},
+        {"fp8", SIM_DT_FP8, SIM_DT_FP8},
+        {"fp4", SIM_DT_FP4, SIM_DT_FP4},
+        {"w4a8", SIM_DT_INT4, SIM_DT_FP8},
+    };
+    size_t n = 0;
+    for (size_t i = 0; i < SIM_QUANT_SCHEMES; i++) {
+        double peak = hw->peak_flops[schemes[i].act];
+        if (!(peak > 0.0))
+            continue;
+        sim_prec p = {.weight = schemes[i].weight,
+                      .act = schemes[i].act,
+                      .kv = schemes[i].act,
+                      .group_size = group_size};
+        double b = sim_graph_weight_elem_bytes(&p, p.weight);
+        out[n++] = (sim_quant_scheme){.name = schemes[i].name,
+                                      .weight = p.weight,
+                                      .act = p.act,
+                                      .bytes_per_param = b,
+                                      .peak_flops = peak,
+                                      .critical_batch = peak * b / (2.0 * hw->hbm_bytes_per_s)};
+    }
+    return n;
 }

@@ -1,11 +1,13 @@
 /* cost.h - the roofline time of one operator on one device. Pure functions: no I/O, no state.
  *
- *   T_math = FLOPs / (peak[compute format] x efficiency)    GEMM M padded to the tile, and
+ *   T_math = FLOPs / (peak[compute format] x efficiency)    GEMM M padded to the tile (a
+ *            grouped GEMM pads each expert's rows: to 16 when an expert gets at most 16), and
  *            GEMM efficiency = the format's peak efficiency x shape efficiency (wave
  *            quantization of the output tiles over the compute units, K-pipeline fill);
  *            weight-only GEMMs add the in-kernel dequantization on the vector units
  *   T_mem  = bytes / (HBM bandwidth x memory efficiency); attention's KV-cache reads at the
- *            (lower) paged-attention efficiency
+ *            (lower) paged-attention efficiency; quantized GEMMs at their format's streaming
+ *            fraction (hw quant.gemm_memory, quant.mixed_input_memory)
  *   T_net  = fixed collective cost + per-GPU bytes / (link bandwidth x network efficiency)
  *            + hops x hop latency (scale-out links and hop latency once the collective spans
  *            more than one node)
@@ -56,11 +58,44 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns);
  * one tile split K instead and fill the units), times K / (K + k_half). */
 double sim_cost_gemm_shape_eff(const sim_hw *hw, int64_t m, int64_t n, int64_t k);
 
+/* The same for a GEMM computing in `compute`: its own K-pipeline term (sim_hw_gemm_k_half). */
+double sim_cost_gemm_shape_eff_in(const sim_hw *hw, sim_dtype compute, int64_t m, int64_t n,
+                                  int64_t k);
+
 /* The largest of an op's math, memory, network and launch times (ties go to the first). */
 sim_bound sim_cost_bound(const sim_op_cost *c);
 
 /* Time of a ring collective moving net_bytes per GPU in `hops` steps over `ranks` GPUs. */
 double sim_cost_collective_ns(const sim_hw *hw, double net_bytes, int ranks, int hops);
+
+/* Time of an all-to-all (MoE dispatch / combine) moving net_bytes per GPU over `ranks` GPUs in
+ * `hops` sequential steps. Priced with the collective model (sim_cost_collective_ns): fixed cost
+ * + bytes / (link bandwidth x network efficiency) + hops x hop latency, on the scale-out links
+ * once the group spans more than one node. */
+double sim_cost_all_to_all_ns(const sim_hw *hw, double net_bytes, int ranks, int hops);
+
+/* Rows a grouped GEMM computes: `rows` spread over `groups` problems (experts), each padded up to
+ * the tile: groups x ceil(rows / groups / tile) x tile (one problem: the plain padding). */
+double sim_cost_grouped_padded_m(double rows, double groups, int tile);
+/* One row of the seed's quantization table (section 4): a scheme, the bytes a decode GEMM
+ * reads per weight (scales included), the dense peak of its math, and the critical batch where
+ * decode GEMMs turn compute-bound on the pure roofline: 2 B FLOPs per weight against
+ * bytes_per_param bytes, so B* = peak x bytes_per_param / (2 x HBM bandwidth). Full quantization
+ * scales peak and bytes together and keeps B*; weight-only divides it. */
+typedef struct sim_quant_scheme {
+    const char *name;       /* bf16, int8-weight-only, int4-weight-only, int8, fp8, fp4, w4a8 */
+    sim_dtype weight, act;  /* stored weights, math */
+    double bytes_per_param; /* weight bytes per parameter, group/block scales included */
+    double peak_flops;      /* dense peak of the math format, FLOP/s */
+    double critical_batch;  /* sequences */
+} sim_quant_scheme;
+
+#define SIM_QUANT_SCHEMES 7
+
+/* The schemes `hw` runs (its tensor cores compute the math format), in the order above, with
+ * integer weight-only and W4A8 weights in groups of group_size (0: per channel). Returns how
+ * many were written to out[SIM_QUANT_SCHEMES]. */
+size_t sim_cost_quant_schemes(const sim_hw *hw, int64_t group_size, sim_quant_scheme *out);
 
 /* Padded M of a GEMM: m rounded up to a multiple of the tile. */
 double sim_cost_padded_m(int64_t m, int tile);

@@ -1,7 +1,13 @@
 /* dtype.h - numeric formats of weights, activations and the KV cache.
  *
  * One table (sim_dtype_info) holds every property; adding a format is one line there.
- * Sizes are in bits so that int4 (half a byte) stays exact.
+ * Sizes are in bits so that 4-bit formats stay exact.
+ *
+ * Block-scaled formats carry their scales with them: NVFP4 (`fp4`) is e2m1 with one e4m3 scale
+ * per 16 values (plus one fp32 scale per tensor, negligible), MXFP4 (`mxfp4`, OCP microscaling)
+ * e2m1 with one e8m0 scale per 32. Their storage bytes per element count those scales:
+ * fp4 (4 + 8/16)/8 = 0.5625, mxfp4 (4 + 8/32)/8 = 0.53125. Integer weight formats get their
+ * group scales from the run (sim_prec in graph.h: --weight-group-size), not from the format.
  */
 #ifndef SIM_DTYPE_H
 #define SIM_DTYPE_H
@@ -14,21 +20,27 @@ typedef enum sim_dtype {
     SIM_DT_FP8,
     SIM_DT_INT8,
     SIM_DT_INT4,
+    SIM_DT_FP4,   /* NVFP4: e2m1, one fp8 (e4m3) scale per 16 values */
+    SIM_DT_MXFP4, /* OCP MXFP4: e2m1, one e8m0 scale per 32 values */
     SIM_DT_COUNT
 } sim_dtype;
 
 typedef struct sim_dtype_info {
-    const char *name;   /* flag spelling: "bf16", "fp8", ... */
-    int bits;           /* storage bits per element */
-    double dequant_ops; /* vector-unit ops to turn one stored weight into a 16-bit operand in a
-                         * weight-only GEMM (unpack, convert, scale); 0 for 16-bit formats */
-    bool weights_only;  /* usable only as a weight format (int4) */
+    const char *name;     /* flag spelling: "bf16", "fp8", ... */
+    int bits;             /* storage bits per value, scales not included */
+    int block;            /* values sharing one built-in scale (0: none) */
+    int block_scale_bits; /* bits of that scale */
+    double dequant_ops;   /* vector-unit ops to turn one stored weight into a math operand in a
+                           * mixed-input GEMM (unpack, convert, scale); 0 for 16-bit formats */
+    bool weights_only;    /* usable only as a weight format (int4: no int4 math is priced) */
+    bool group_scaled;    /* integer format: a dequantized weight carries group scales */
+    sim_dtype peak_of;    /* the tensor-core format whose peak prices its math (mxfp4: fp4) */
 } sim_dtype_info;
 
 /* Properties of a format; dt must be < SIM_DT_COUNT. */
 const sim_dtype_info *sim_dtype_get(sim_dtype dt);
 
-/* Storage bytes per element (0.5 for int4). */
+/* Storage bytes per element, built-in block scales included (0.5 for int4, 0.5625 for fp4). */
 double sim_dtype_bytes(sim_dtype dt);
 
 /* The name as written on the command line. */
@@ -40,7 +52,10 @@ bool sim_dtype_parse(const char *s, sim_dtype *out);
 /* True for the 16-bit floating formats (bf16, fp16), the "unquantized" ones. */
 bool sim_dtype_is_16bit(sim_dtype dt);
 
-/* A comma-separated list of every format name, for messages: "bf16, fp16, fp8, int8, int4". */
+/* True for the 4-bit float formats with block scales (fp4, mxfp4). */
+bool sim_dtype_is_fp4(sim_dtype dt);
+
+/* A comma-separated list of every format name, for messages: "bf16, fp16, fp8, ...". */
 const char *sim_dtype_names(void);
 
 #endif

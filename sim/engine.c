@@ -20,9 +20,8 @@ static double kv_capacity_bytes(const sim_engine_cfg *cfg)
 int64_t sim_engine_kv_blocks(const sim_engine_cfg *cfg)
 {
     /* a block holds block_size tokens of the target's KV and of the draft's */
-    double per_token =
-        sim_pp_kv_bytes_per_token(&cfg->step) +
-        sim_spec_mem_extra(cfg->spec, &cfg->step).kv_bytes_per_token;
+    double per_token = sim_mem_kv_bytes_per_token(&cfg->step) +
+                       sim_spec_mem_extra(cfg->spec, &cfg->step).kv_bytes_per_token;
     double bytes = kv_capacity_bytes(cfg);
     return bytes > 0.0 ? (int64_t)floor(bytes / ((double)cfg->block_size * per_token)) : 0;
 }
@@ -62,17 +61,16 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
                         cfg->mem_util);
     int64_t blocks = sim_engine_kv_blocks(cfg);
     if (blocks < 1) {
-        return sim_fail(
-            err, SIM_EINPUT,
-            "%s on %d x %s leaves %.2f GB per GPU for the KV cache at "
-            "--gpu-memory-utilization %g (weights %.1f GB); expected room for at least "
-            "one block of %lld tokens",
-            cfg->step.model->name, cfg->step.tp, cfg->step.hw->name, kv_capacity_bytes(cfg) / 1e9,
-            cfg->mem_util,
-            (sim_pp_weight_bytes_per_gpu(&cfg->step) +
-             sim_spec_mem_extra(cfg->spec, &cfg->step).weight_bytes) /
-                1e9,
-            (long long)cfg->block_size);
+        return sim_fail(err, SIM_EINPUT,
+                        "%s on %d x %s leaves %.2f GB per GPU for the KV cache at "
+                        "--gpu-memory-utilization %g (weights %.1f GB); expected room for at least "
+                        "one block of %lld tokens",
+                        cfg->step.model->name, sim_step_gpus(&cfg->step), cfg->step.hw->name,
+                        kv_capacity_bytes(cfg) / 1e9, cfg->mem_util,
+                        (sim_mem_weight_bytes(&cfg->step) +
+                         sim_spec_mem_extra(cfg->spec, &cfg->step).weight_bytes) /
+                            1e9,
+                        (long long)cfg->block_size);
     }
     const int64_t cache_tokens = blocks * cfg->block_size;
     const int64_t context = cfg->step.model->max_positions;

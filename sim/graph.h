@@ -10,8 +10,10 @@
  *   sim_graph_build(&model, tp, &prec, &g, 1, &gr);
  *   gr.ops[SIM_OP_ATTENTION].flops  // FLOPs of one layer's attention on one GPU
  *
- * Per-layer ops (sim_op_info(id)->per_layer) describe ONE layer; a step runs them
- * model->layers times. Everything is per GPU under tensor parallelism of degree tp:
+ * Per-layer ops (sim_op_info(id)->per_layer) describe ONE layer; a step runs each of them
+ * graph.repeats[id] times (the layers it runs in: every layer, the dense or the MoE layers, the
+ * sliding or the full-attention layers). Everything is per GPU under tensor parallelism of
+ * degree tp:
  *   - query heads and MLP width are split tp ways; KV heads are split too, but when
  *     num_key_value_heads < tp they are replicated: per-GPU KV heads = ceil(h_kv / tp);
  *   - two all-reduces per layer of T x d activations (after o_proj and after down_proj), one after
@@ -20,11 +22,39 @@
  * Attention is a fused (Flash) kernel: reads Q, K, V once and writes O once, never the scores.
  * Prefill attention is causal (about half the FLOPs of full attention).
  *
+ *
+ * Mixture of experts (per MoE layer): router (d -> E GEMM and top-k), experts_gate_up and
+ * experts_down as grouped GEMMs over the experts the step's T tokens touch, E (1 - (1 - k/E)^T)
+ * of them under uniform routing, each expert's tokens padded to the GEMM tile and each touched
+ * expert's weights read once; shared_expert (a dense gated MLP) where the model has one. Under
+ * expert parallelism moe_dispatch / moe_combine all-to-all the routed tokens (T k d values per
+ * layer over the EP group; low-latency single-hop mode for decode-only steps, one hop per peer
+ * otherwise).
+ * MLA: q_down / q_up / kv_down / kv_up GEMMs; decode (groups of <= SIM_GRAPH_ABSORB_MAX_Q new
+ * tokens) absorbs kv_up into the query and output and attends over the cached latent (MQA-like,
+ * one 576-wide "head" shared by all query heads), prefill expands the latent into per-head K, V.
+ *
  * Precision (sim_prec): weights, GEMM-input activations and the KV cache each have a format.
- * Weight-only quantization (int8/int4/fp8 weights, 16-bit activations) shrinks weight bytes and
- * keeps 16-bit math; full quantization (fp8 or int8 weights AND activations) computes in that
- * format. The residual stream, GEMM outputs and all-reduces stay 16-bit; the embedding table,
- * the LM head and the norms are never quantized (as vLLM and TensorRT-LLM ship them).
+ * Weight-only quantization (int8/int4/fp8/fp4 weights, 16-bit activations) shrinks weight bytes
+ * and keeps 16-bit math; full quantization (fp8, int8 or fp4 weights AND activations) computes in
+ * that format; W4A8 (int4 weights, fp8 or int8 activations) dequantizes the weights to the
+ * activation format and computes there. A GEMM whose weights are stored in another format than
+ * its math is "mixed-input" (sim_op.weight_only). The residual stream, GEMM outputs and
+ * all-reduces stay 16-bit; the embedding table, the LM head and the norms are never quantized
+ * (as vLLM and TensorRT-LLM ship them).
+ *
+ * Scales are bytes. fp4/mxfp4 carry their block scales in sim_dtype_bytes. Integer weights that a
+ * mixed-input kernel dequantizes (AWQ, GPTQ, W4A8) carry one 16-bit scale per group of
+ * prec.group_size weights along K, plus one zero point of the weight's width per group when
+ * prec.zero_point: int4 with G = 128 and zeros reads 4 + 16/128 + 4/128 = 4.156 bits per weight.
+ * Full int8/fp8 quantization uses per-channel or per-tensor scales (one per N or per tensor:
+ * below 0.1% of the weights, not counted).
+ *
+ * Dynamic activation quantization: the norms and the gated activation write their output in the
+ * GEMM-input format directly (vLLM's fused RMSNorm+quant and SiLU-and-mul+quant kernels); the
+ * attention output has no such producer, so with quantized activations `act_quant` runs before
+ * o_proj: read 16-bit, per-token absmax, scale, write the quantized tensor and one fp32 scale per
+ * token.
  */
 #ifndef SIM_GRAPH_H
 #define SIM_GRAPH_H
@@ -41,14 +71,27 @@ typedef enum sim_op_id {
     SIM_OP_EMBED,
     SIM_OP_ATTN_NORM,
     SIM_OP_QKV_PROJ,
+    SIM_OP_Q_DOWN,  /* MLA: d -> q_lora_rank */
+    SIM_OP_Q_UP,    /* MLA: q_lora_rank -> heads x (nope + rope) */
+    SIM_OP_KV_DOWN, /* MLA: d -> kv_lora_rank + rope (the cached latent) */
+    SIM_OP_KV_UP,   /* MLA: the latent's up-projection (expanded in prefill, absorbed in decode) */
     SIM_OP_ROPE,
     SIM_OP_ATTENTION,
+    SIM_OP_ATTENTION_SLIDING, /* the sliding-window layers of a model that mixes both kinds */
+    SIM_OP_ACT_QUANT,
     SIM_OP_O_PROJ,
     SIM_OP_ATTN_ALLREDUCE,
     SIM_OP_MLP_NORM,
     SIM_OP_GATE_UP_PROJ,
     SIM_OP_ACT,
     SIM_OP_DOWN_PROJ,
+    SIM_OP_ROUTER,          /* MoE: gate GEMM d -> E and top-k */
+    SIM_OP_MOE_DISPATCH,    /* expert parallelism: all-to-all of the routed tokens */
+    SIM_OP_EXPERTS_GATE_UP, /* grouped GEMM over the touched experts */
+    SIM_OP_EXPERTS_ACT,
+    SIM_OP_EXPERTS_DOWN,
+    SIM_OP_MOE_COMBINE, /* expert parallelism: all-to-all of the experts' outputs back */
+    SIM_OP_SHARED_EXPERT,
     SIM_OP_MLP_ALLREDUCE,
     SIM_OP_FINAL_NORM,
     SIM_OP_LM_HEAD,
@@ -67,15 +110,19 @@ typedef enum sim_op_kind {
 typedef struct sim_op_meta {
     const char *name; /* the name scripts read: "qkv_proj", ... */
     sim_op_kind kind;
-    bool per_layer; /* runs once per transformer layer (else once per step) */
-    int kernels;    /* kernel launches it takes (attention: cache write + attention) */
+    bool per_layer;  /* runs once per transformer layer (else once per step) */
+    int kernels;     /* kernel launches it takes (attention: cache write + attention) */
+    bool context;    /* depends on the sequences' contexts, not only on the token counts */
+    bool all_to_all; /* a collective priced as an all-to-all (expert parallelism) */
 } sim_op_meta;
 
 /* Precision of a run. */
 typedef struct sim_prec {
-    sim_dtype weight; /* transformer-layer weights */
-    sim_dtype act;    /* GEMM input activations */
-    sim_dtype kv;     /* KV cache */
+    sim_dtype weight;   /* transformer-layer weights */
+    sim_dtype act;      /* GEMM input activations */
+    sim_dtype kv;       /* KV cache */
+    int64_t group_size; /* weights per scale of dequantized integer weights (0: per channel) */
+    bool zero_point;    /* those groups carry a zero point too (AWQ, asymmetric GPTQ) */
 } sim_prec;
 
 /* A group of identical sequences in one step. */
@@ -102,16 +149,44 @@ typedef struct sim_op {
     int64_t m, n, k;       /* GEMM shape (m = tokens); 0 if not a GEMM */
     sim_dtype compute;     /* format whose peak prices the math */
     sim_dtype weight;      /* stored weight format (GEMMs) */
-    bool weight_only;      /* GEMM dequantizes weights and computes in 16 bits */
+    bool weight_only;      /* mixed-input GEMM: dequantizes its weights to the compute format
+                            * (W4A16, W8A16, W4A8) */
+    double groups;         /* grouped GEMM: problems (experts), each padded to the tile; 0 = one */
 } sim_op;
 
 typedef struct sim_graph {
-    sim_op ops[SIM_OP_COUNT]; /* indexed by sim_op_id */
-    int64_t layers;           /* per-layer ops run this many times */
-    int64_t tokens;           /* T: new tokens in the step */
-    int64_t seqs;             /* sequences in the step */
-    int64_t logit_tokens;     /* tokens that need logits */
+    sim_op ops[SIM_OP_COUNT];      /* indexed by sim_op_id */
+    int64_t repeats[SIM_OP_COUNT]; /* times each op runs in the step (layers it runs in, or 1) */
+    int64_t layers;                /* transformer layers */
+    int64_t dense_layers;          /* the first ones, with a dense MLP (all of a dense model) */
+    int64_t sliding_layers;        /* layers priced with attention_sliding (mixed models only) */
+    int64_t tokens;                /* T: new tokens in the step */
+    int64_t seqs;                  /* sequences in the step */
+    int64_t logit_tokens;          /* tokens that need logits */
 } sim_graph;
+
+/* Parallelism of a run. GPUs = tp x dp, dp = ep / tp with data-parallel attention, else 1.
+ *   tp            attention (and dense MLPs, the shared expert, embedding, LM head) split tp ways
+ *   ep            1: every GPU holds a 1/tp slice of every expert (tensor-parallel experts);
+ *                 > 1: each GPU holds E/ep whole experts, tokens go to them by all-to-all
+ *   dp_attention  attention runs data-parallel: ep/tp groups of tp GPUs, each with its own
+ *                 sequences and their KV cache (DeepSeek-style; requires ep a multiple of tp)
+ *   imbalance     the busiest EP rank's routed tokens over the mean (>= 1; 1 = uniform) */
+typedef struct sim_par {
+    int tp, ep;
+    bool dp_attention;
+    double imbalance;
+} sim_par;
+
+/* Tensor parallelism only: {tp, 1, false, 1}. */
+sim_par sim_par_tp(int tp);
+
+/* Attention data-parallel degree: ep / tp with dp_attention, else 1. */
+int sim_par_dp(const sim_par *p);
+
+/* Expected experts touched when T tokens each pick k of E experts uniformly at random:
+ * E (1 - (1 - k/E)^T). */
+double sim_graph_experts_touched(double experts, double k, double tokens);
 
 /* Name, kind, scope and kernel count of an op. */
 const sim_op_meta *sim_op_info(sim_op_id id);
@@ -123,6 +198,12 @@ double sim_op_bytes(const sim_op *op);
  * and that the precision combination is meaningful. Errors name the flag and the value. */
 sim_status sim_graph_check(const sim_model *m, int tp, const sim_prec *prec, sim_err *err);
 
+/* The same under any parallelism: also that --ep divides the experts, that EP is 1 or equal to
+ * --tp without data-parallel attention and a multiple of it with, that the experts' width divides
+ * under tensor-parallel experts, and --expert-imbalance in [1, ep]. */
+sim_status sim_graph_check_par(const sim_model *m, const sim_par *par, const sim_prec *prec,
+                               sim_err *err);
+
 /* The 16-bit format of the residual stream: prec->act when 16-bit, else the model's format. */
 sim_dtype sim_graph_resid_dtype(const sim_model *m, const sim_prec *prec);
 
@@ -132,15 +213,23 @@ sim_dtype sim_graph_gemm_dtype(const sim_prec *prec);
 
 /* A step's batch, summed over its groups: all the op list depends on. */
 typedef struct sim_batch_shape {
-    double tokens, seqs, logits; /* new tokens, sequences, tokens needing logits */
-    double pairs;                /* query-key pairs attention computes */
-    double kv_tokens;            /* cached + new tokens whose K and V attention reads */
+    double tokens, seqs, logits;     /* new tokens, sequences, tokens needing logits */
+    double pairs;                    /* query-key pairs attention computes */
+    double kv_tokens;                /* cached + new tokens whose K and V attention reads */
+    double swa_pairs, swa_kv_tokens; /* the same in the sliding layers of a mixed model */
+    /* the part of the above in groups of at most SIM_GRAPH_ABSORB_MAX_Q new tokens (decodes and
+     * speculative verifies): MLA runs them in the absorbed form */
+    double dec_tokens, dec_pairs, dec_kv_tokens;
 } sim_batch_shape;
+
+/* Groups with at most this many new tokens per sequence run MLA's absorbed (decode) form: one
+ * decode token plus up to 16 speculative ones. */
+#define SIM_GRAPH_ABSORB_MAX_Q 17
 
 /* Sums the groups (those with count 0 are ignored). */
 sim_batch_shape sim_graph_shape(const sim_model *m, const sim_seq_group *groups, size_t n_groups);
 
-/* Builds the op list for one step. Pure: no allocation. */
+/* Builds the op list for one step under tensor parallelism tp. Pure: no allocation. */
 void sim_graph_build(const sim_model *m, int tp, const sim_prec *prec, const sim_seq_group *groups,
                      size_t n_groups, sim_graph *out);
 
@@ -148,10 +237,21 @@ void sim_graph_build(const sim_model *m, int tp, const sim_prec *prec, const sim
 void sim_graph_build_shape(const sim_model *m, int tp, const sim_prec *prec,
                            const sim_batch_shape *s, sim_graph *out);
 
-/* Rebuilds only the attention op for a shape: the one op that depends on more than the tokens,
- * sequences and logits (so a step priced for the same three can reuse every other op). */
-void sim_graph_attention(const sim_model *m, int tp, const sim_prec *prec, const sim_batch_shape *s,
-                         sim_op *op);
+/* The same under any parallelism: the step's batch is the whole replica's (all DP ranks); ops
+ * are those of the busiest GPU. */
+void sim_graph_build_par(const sim_model *m, const sim_par *par, const sim_prec *prec,
+                         const sim_batch_shape *s, sim_graph *out);
+
+/* Rebuilds only the ops that depend on the contexts (sim_op_info(id)->context: attention, and
+ * MLA's up-projection of cached latents), so a step priced for the same tokens, sequences,
+ * logits and decode tokens can reuse every other op. */
+void sim_graph_rebuild_context(const sim_model *m, const sim_par *par, const sim_prec *prec,
+                               const sim_batch_shape *s, sim_graph *g);
+
+/* Whether op `id` runs in layer `layer` (0-based) of the step: dense MLP ops in the first
+ * dense_layers, MoE ops in the rest; sliding-window attention in sliding_layers layers spread
+ * evenly, full attention in the others. For timelines; the prices only need the counts. */
+bool sim_graph_op_in_layer(const sim_graph *g, sim_op_id id, int64_t layer);
 
 /* Fills `op` as a GEMM of `tokens` x k by k x n with weights stored as `weight`: FLOPs, weight
  * bytes, input (activation format) and 16-bit output bytes, compute format. For heads that are
@@ -159,11 +259,34 @@ void sim_graph_attention(const sim_model *m, int tp, const sim_prec *prec, const
 void sim_graph_gemm(sim_op *op, sim_op_id id, double tokens, int64_t n, int64_t k, sim_dtype weight,
                     const sim_prec *prec, double resid_bytes);
 
+/* Whether a GEMM with weights stored as `w` under `prec` dequantizes them in the kernel: the
+ * weights are quantized and not in the format of the math (prec->act). */
+bool sim_graph_mixed_input(const sim_prec *prec, sim_dtype w);
+
+/* Bytes per stored weight of format `w` under `prec`: the format's bytes (block scales
+ * included) plus, for dequantized integer weights, the group scales and zero points. */
+double sim_graph_weight_elem_bytes(const sim_prec *prec, sim_dtype w);
+
+/* Fills `op` as the dynamic per-token quantization of a tokens x k 16-bit tensor (resid_bytes
+ * per element) into prec->act: read it, write it quantized plus one fp32 scale per token.
+ * Not present when prec->act is 16-bit. */
+void sim_graph_act_quant(sim_op *op, double tokens, int64_t k, const sim_prec *prec,
+                         double resid_bytes);
+
 /* Weight bytes resident on each GPU (layers, embedding, LM head, norms). */
 double sim_graph_weight_bytes_per_gpu(const sim_model *m, int tp, const sim_prec *prec);
 
-/* KV-cache bytes one token occupies on each GPU (all layers, K and V). */
+/* The same under any parallelism (experts: E/ep whole ones, or a 1/tp slice of each). */
+double sim_graph_weight_bytes_par(const sim_model *m, const sim_par *par, const sim_prec *prec);
+
+/* KV-cache bytes one token occupies on each GPU (all layers, K and V; MLA: the latent and the
+ * rope key, kv_lora_rank + qk_rope_head_dim values, on every TP rank). */
 double sim_graph_kv_bytes_per_token(const sim_model *m, int tp, const sim_prec *prec);
+
+/* The same under any parallelism: with data-parallel attention a token's KV lives in one DP
+ * group, so the mean per GPU is the TP figure / dp. */
+double sim_graph_kv_bytes_per_token_par(const sim_model *m, const sim_par *par,
+                                        const sim_prec *prec);
 
 /* KV heads each GPU holds: ceil(kv_heads / tp). */
 int64_t sim_graph_kv_heads_per_gpu(const sim_model *m, int tp);

@@ -1,6 +1,7 @@
 /* hw.c - device file loader. */
 #include "hw.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -54,11 +55,14 @@ static sim_status load_fields(const cJSON *root, const char *path, sim_hw *hw, s
     return SIM_OK;
 }
 
-/* dense_tflops.X and efficiency.gemm.X for every format. */
+/* dense_tflops.X and efficiency.gemm.X for every format that has its own tensor peak; the others
+ * (mxfp4) share their peak format's. */
 static sim_status load_per_dtype(const cJSON *root, const char *path, sim_hw *hw, sim_err *err)
 {
     char field[64];
     for (int dt = 0; dt < SIM_DT_COUNT; dt++) {
+        if (sim_dtype_get((sim_dtype)dt)->peak_of != (sim_dtype)dt)
+            continue;
         const char *n = sim_dtype_name((sim_dtype)dt);
         double v;
         snprintf(field, sizeof field, "dense_tflops.%s", n);
@@ -74,13 +78,53 @@ static sim_status load_per_dtype(const cJSON *root, const char *path, sim_hw *hw
     if (st)
         return st;
     for (int dt = 0; dt < SIM_DT_COUNT; dt++) {
-        if (dt == SIM_DT_BF16)
+        if (dt == SIM_DT_BF16 || sim_dtype_get((sim_dtype)dt)->peak_of != (sim_dtype)dt)
             continue;
         snprintf(field, sizeof field, "efficiency.gemm.%s", sim_dtype_name((sim_dtype)dt));
         st = sim_jsonf_num_opt(root, path, field, 0.01, 1.0, hw->eff_gemm[SIM_DT_BF16],
                                &hw->eff_gemm[dt], err);
         if (st)
             return st;
+    }
+    for (int dt = 0; dt < SIM_DT_COUNT; dt++) {
+        sim_dtype of = sim_dtype_get((sim_dtype)dt)->peak_of;
+        hw->peak_flops[dt] = hw->peak_flops[of];
+        hw->eff_gemm[dt] = hw->eff_gemm[of];
+    }
+    return SIM_OK;
+}
+
+/* The quant object: per-format K-pipeline terms and streaming fractions of quantized GEMMs.
+ * An absent entry stays 0, which the accessors below read as "the 16-bit value". */
+static sim_status load_quant(const cJSON *root, const char *path, sim_hw *hw, sim_err *err)
+{
+    static const struct {
+        const char *key;
+        size_t offset;
+        double min, max;
+        bool compute; /* keyed by compute format (else by stored weight format) */
+    } tables[] = {
+        {"gemm_k_half", offsetof(sim_hw, quant.gemm_k_half), 1.0, 1e6, true},
+        {"gemm_memory", offsetof(sim_hw, quant.gemm_memory), 0.01, 1.0, true},
+        {"mixed_input_memory", offsetof(sim_hw, quant.mixed_input_memory), 0.01, 1.0, false},
+    };
+    char field[64];
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
+        double *arr = (double *)((char *)hw + tables[t].offset);
+        for (int dt = 0; dt < SIM_DT_COUNT; dt++) {
+            const sim_dtype_info *info = sim_dtype_get((sim_dtype)dt);
+            if (sim_dtype_is_16bit((sim_dtype)dt) ||
+                (tables[t].compute && (info->weights_only || info->peak_of != (sim_dtype)dt)))
+                continue;
+            snprintf(field, sizeof field, "quant.%s.%s", tables[t].key, info->name);
+            sim_status st = sim_jsonf_num_opt(root, path, field, tables[t].min, tables[t].max, 0.0,
+                                              &arr[dt], err);
+            if (st)
+                return st;
+        }
+        if (tables[t].compute)
+            for (int dt = 0; dt < SIM_DT_COUNT; dt++)
+                arr[dt] = arr[sim_dtype_get((sim_dtype)dt)->peak_of];
     }
     return SIM_OK;
 }
@@ -103,6 +147,7 @@ sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err)
         !(st = sim_jsonf_int(root, path, "gemm_wave_tile", 1, 4096, &wave, err)) &&
         !(st = sim_jsonf_num_opt(root, path, "efficiency.gemm_k_half", 0.0, 1e6, 0.0,
                                  &hw->gemm_k_half, err)) &&
+        !(st = load_quant(root, path, hw, err)) &&
         !(st = sim_jsonf_num_opt(root, path, "usd_per_gpu_hour", 0.001,
                                  SIM_PRICE_MAX_USD_PER_GPU_HOUR, 0.0, &hw->usd_per_gpu_hour, err))) {
         snprintf(hw->name, sizeof hw->name, "%s", name ? name : path);
@@ -125,4 +170,22 @@ sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err)
 double sim_hw_ridge(const sim_hw *hw, sim_dtype compute)
 {
     return hw->peak_flops[compute] / hw->hbm_bytes_per_s;
+}
+
+double sim_hw_gemm_k_half(const sim_hw *hw, sim_dtype compute)
+{
+    double q = hw->quant.gemm_k_half[compute];
+    return q > 0.0 ? q : hw->gemm_k_half;
+}
+
+double sim_hw_gemm_memory(const sim_hw *hw, sim_dtype compute)
+{
+    double q = hw->quant.gemm_memory[compute];
+    return q > 0.0 ? q : hw->eff_memory;
+}
+
+double sim_hw_mixed_input_memory(const sim_hw *hw, sim_dtype weight)
+{
+    double q = hw->quant.mixed_input_memory[weight];
+    return q > 0.0 ? q : hw->eff_memory;
 }

@@ -7,8 +7,9 @@
  *
  * JSON fields (all required unless marked optional):
  *   name                         display name
- *   dense_tflops.{bf16,fp16,fp8,int8,int4}  dense tensor peak per compute format; bf16 required,
- *                                the others optional (absent = the chip cannot compute it)
+ *   dense_tflops.{bf16,fp16,fp8,int8,int4,fp4}  dense tensor peak per compute format; bf16
+ *                                required, the others optional (absent = the chip cannot compute
+ *                                it); mxfp4 runs on the fp4 tensor cores at the fp4 peak
  *   vector_tflops                non-tensor FP32 peak (norms, activations, dequantization)
  *   hbm_gib                      memory capacity (GiB, as the driver reports it)
  *   hbm_tb_per_s                 memory bandwidth (1e12 bytes/s)
@@ -35,6 +36,14 @@
  *   efficiency.attention_memory  fraction of hbm bandwidth reached by attention reading a paged KV
  *                                cache (scattered blocks: below a streaming copy)
  *   efficiency.network           fraction of link bandwidth reached by collectives
+ *   quant.gemm_k_half.{fp8,int8,fp4}  (optional, >= 1, default efficiency.gemm_k_half) the
+ *                                K-pipeline term of GEMMs computing in that format
+ *   quant.gemm_memory.{fp8,int8,fp4}  (optional, default efficiency.memory) fraction of HBM
+ *                                bandwidth a skinny (memory-bound) GEMM computing in that format
+ *                                reaches: 8- and 4-bit kernels stream below a plain copy
+ *   quant.mixed_input_memory.{fp8,int8,int4,fp4,mxfp4}  (optional, default efficiency.memory)
+ *                                the same for mixed-input GEMMs (Marlin, Machete, AWQ, W4A8) whose
+ *                                weights are stored in that format and dequantized in the kernel
  *   usd_per_gpu_hour             (optional) on-demand cloud price of one GPU for one hour, US$
  *                                (absent: the cost outputs say the price is unknown)
  *   sources.FIELD                (optional, but every shipped file has one per field) where a
@@ -73,6 +82,12 @@ typedef struct sim_hw {
     double eff_memory;               /* of hbm_bytes_per_s */
     double eff_attn_memory;          /* of hbm_bytes_per_s, attention over paged KV */
     double eff_network;              /* of the link bandwidth */
+    struct {                         /* 0 = not given: the 16-bit value (accessors below) */
+        double gemm_k_half[SIM_DT_COUNT];        /* per compute format */
+        double gemm_memory[SIM_DT_COUNT];        /* of hbm_bytes_per_s, per compute format */
+        double mixed_input_memory[SIM_DT_COUNT]; /* of hbm_bytes_per_s, per stored weight format
+                                                  * of a mixed-input GEMM */
+    } quant;
     double usd_per_gpu_hour;         /* on-demand price of one GPU-hour; 0 = unknown */
 } sim_hw;
 
@@ -82,5 +97,16 @@ sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err);
 /* Ridge point (critical intensity) for a compute format: peak / bandwidth, FLOP per byte.
  * 0 if the device has no peak for that format. */
 double sim_hw_ridge(const sim_hw *hw, sim_dtype compute);
+
+/* The K-pipeline half point of GEMMs computing in `compute` (quant.gemm_k_half, else
+ * gemm_k_half). */
+double sim_hw_gemm_k_half(const sim_hw *hw, sim_dtype compute);
+
+/* Fraction of HBM bandwidth a GEMM computing in `compute` streams at (quant.gemm_memory, else
+ * eff_memory). */
+double sim_hw_gemm_memory(const sim_hw *hw, sim_dtype compute);
+
+/* The same for a mixed-input GEMM with weights stored as `weight`. */
+double sim_hw_mixed_input_memory(const sim_hw *hw, sim_dtype weight);
 
 #endif

@@ -4,12 +4,11 @@
 #include <assert.h>
 
 #include "mem.h"
-#include "pp.h"
 
 double sim_kvcache_capacity_bytes(const sim_step_cfg *cfg, double util, int64_t max_tokens,
                                   int64_t max_seqs, double extra_weight_bytes)
 {
-    double weights = sim_pp_weight_bytes_per_gpu(cfg) + extra_weight_bytes;
+    double weights = sim_mem_weight_bytes(cfg) + extra_weight_bytes;
     double work = sim_mem_workspace_bytes(cfg, (double)max_tokens, (double)max_seqs);
     return cfg->hw->hbm_bytes * util - weights - work - cfg->hw->runtime_reserved_bytes;
 }

@@ -8,20 +8,49 @@
 #define FP32_BYTES 4.0
 #define GB 1e9
 
+double sim_mem_weight_bytes(const sim_step_cfg *cfg)
+{
+    sim_par par = sim_step_par(cfg);
+    if (sim_pp_stages(cfg) > 1)
+        return sim_pp_weight_bytes(cfg); /* the heaviest pipeline stage's */
+    return sim_graph_weight_bytes_par(cfg->model, &par, &cfg->prec);
+}
+
+double sim_mem_kv_bytes_per_token(const sim_step_cfg *cfg)
+{
+    sim_par par = sim_step_par(cfg);
+    double kv = sim_graph_kv_bytes_per_token_par(cfg->model, &par, &cfg->prec);
+    /* pipeline stages: the stage with the most layers holds their share */
+    return sim_pp_stages(cfg) > 1 ? kv * sim_pp_layer_share(cfg) : kv;
+}
+
 double sim_mem_workspace_bytes(const sim_step_cfg *cfg, double tokens, double logit_tokens)
 {
     const sim_model *m = cfg->model;
     const int tp = cfg->tp;
+    const sim_par par = sim_step_par(cfg);
     const double rb = sim_dtype_bytes(sim_graph_resid_dtype(m, &cfg->prec));
     const double ab = sim_dtype_bytes(sim_graph_gemm_dtype(&cfg->prec));
     const double hd = (double)m->head_dim;
     const double hq = (double)(m->heads / tp), hkv = (double)sim_graph_kv_heads_per_gpu(m, tp);
     const double f = (double)(m->intermediate / tp);
-    double attn = (hq + 2.0 * hkv) * hd * rb + hq * hd * rb;
+    /* MLA prefill expands the latent into per-head K (nope + rope) and V */
+    double attn = m->mla ? hq * (2.0 * hd + 2.0 * (double)m->v_head_dim) * rb
+                         : (hq + 2.0 * hkv) * hd * rb + hq * hd * rb;
     double mlp = 2.0 * f * rb + f * ab;
+    if (m->experts > 0) {
+        /* each token's k routed copies (1/ep of them per GPU under EP, times the imbalance) with
+         * their gate/up output and activation */
+        const bool ep = par.ep > 1;
+        double fe = (double)(ep ? m->moe_intermediate : m->moe_intermediate / tp);
+        double copies = (double)m->experts_per_tok * (ep ? par.imbalance / par.ep : 1.0);
+        double moe = copies * ((double)m->hidden * ab + 2.0 * fe * rb + fe * ab);
+        if (moe > mlp)
+            mlp = moe;
+    }
     double per_token = 2.0 * (double)m->hidden * rb + (attn > mlp ? attn : mlp);
     double v_gpu = (double)((m->vocab + tp - 1) / tp);
-    return tokens * per_token + logit_tokens * v_gpu * FP32_BYTES;
+    return (tokens * per_token + logit_tokens * v_gpu * FP32_BYTES) / sim_par_dp(&par);
 }
 
 void sim_mem_plan(const sim_step_cfg *cfg, double util, const sim_mem_extra *extra, int64_t batch,
@@ -31,9 +60,8 @@ void sim_mem_plan(const sim_step_cfg *cfg, double util, const sim_mem_extra *ext
     if (!extra)
         extra = &none;
     const double seq_len = (double)(input_len + output_len + extra->kv_slots_per_seq);
-    out->weight_bytes =
-        sim_pp_weight_bytes_per_gpu(cfg) + extra->weight_bytes;
-    out->kv_bytes_per_token = sim_pp_kv_bytes_per_token(cfg) + extra->kv_bytes_per_token;
+    out->weight_bytes = sim_mem_weight_bytes(cfg) + extra->weight_bytes;
+    out->kv_bytes_per_token = sim_mem_kv_bytes_per_token(cfg) + extra->kv_bytes_per_token;
     out->kv_bytes = (double)batch * seq_len * out->kv_bytes_per_token;
     out->workspace_bytes =
         sim_mem_workspace_bytes(cfg, (double)batch * (double)input_len, (double)batch);
@@ -51,11 +79,13 @@ void sim_mem_plan(const sim_step_cfg *cfg, double util, const sim_mem_extra *ext
 
 sim_status sim_mem_fail(const sim_mem_report *r, const sim_step_cfg *cfg, sim_err *err)
 {
+    char par[64];
+    sim_step_par_text(cfg, par, sizeof par);
     return sim_fail(err, SIM_EINPUT,
-                    "%s does not fit on %s at --tp %d: needs %.1f GB per GPU (weights %.1f, KV "
+                    "%s does not fit on %s at --tp %d%s: needs %.1f GB per GPU (weights %.1f, KV "
                     "cache %.1f, activations %.1f, runtime %.1f), has %.1f GB (HBM x "
                     "--gpu-memory-utilization); largest batch that fits: %lld",
-                    cfg->model->name, cfg->hw->name, cfg->tp, r->need_bytes / GB,
+                    cfg->model->name, cfg->hw->name, cfg->tp, par, r->need_bytes / GB,
                     r->weight_bytes / GB, r->kv_bytes / GB, r->workspace_bytes / GB,
                     r->reserved_bytes / GB, r->capacity_bytes / GB, (long long)r->max_batch);
 }

@@ -6,8 +6,9 @@
  *
  * The activation workspace is the peak of one layer's live tensors for the largest step (the
  * prefill of the whole batch in `run`): residual and normed hidden states, the wider of
- * {q, k, v and attention output} and {gate/up output and activation}, plus the fp32 logits of
- * the tokens that need them.
+ * {q, k, v and attention output} and {gate/up output and activation} (MoE: the routed copies of
+ * the token and their expert intermediates), plus the fp32 logits of the tokens that need them.
+ * With data-parallel attention a GPU holds 1/dp of the batch's attention-side activations.
  */
 #ifndef SIM_MEM_H
 #define SIM_MEM_H
@@ -35,6 +36,13 @@ typedef struct sim_mem_report {
     bool fits;
     int64_t max_batch; /* largest batch of these lengths that fits; 0 if none */
 } sim_mem_report;
+
+/* Weight bytes each GPU holds under cfg's parallelism (sim_graph_weight_bytes_par). */
+double sim_mem_weight_bytes(const sim_step_cfg *cfg);
+
+/* KV bytes one token takes per GPU under cfg's parallelism and KV format (MLA: the latent, on
+ * every TP rank; data-parallel attention: the mean over the DP groups). */
+double sim_mem_kv_bytes_per_token(const sim_step_cfg *cfg);
 
 /* Activation workspace of a step with `tokens` new tokens and `logit_tokens` needing logits. */
 double sim_mem_workspace_bytes(const sim_step_cfg *cfg, double tokens, double logit_tokens);

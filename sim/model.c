@@ -1,35 +1,12 @@
 /* model.c - Hugging Face config.json reader. */
 #include "model.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "jsonf.h"
-
-/* Fields whose presence (non-null, non-zero) marks a model this simulator cannot price yet. */
-static const struct {
-    const char *field;
-    const char *what;
-} unsupported[] = {
-    {"num_local_experts", "mixture-of-experts"},
-    {"num_experts", "mixture-of-experts"},
-    {"n_routed_experts", "mixture-of-experts"},
-    {"moe_intermediate_size", "mixture-of-experts"},
-    {"kv_lora_rank", "multi-head latent attention (MLA)"},
-};
-
-static sim_status reject_unsupported(const cJSON *cfg, const char *path, sim_err *err)
-{
-    for (size_t i = 0; i < sizeof unsupported / sizeof unsupported[0]; i++) {
-        const cJSON *it = sim_jsonf_find(cfg, unsupported[i].field);
-        if (it && !(cJSON_IsNumber(it) && it->valuedouble == 0.0))
-            return sim_fail(err, SIM_EINPUT,
-                            "%s: field '%s' marks a %s model, which infersim does not price yet "
-                            "(only dense Llama-style models)",
-                            path, unsupported[i].field, unsupported[i].what);
-    }
-    return SIM_OK;
-}
 
 static sim_status read_dtype(const cJSON *cfg, const char *path, sim_model *m, sim_err *err)
 {
@@ -125,6 +102,172 @@ static sim_status read_attention_options(const cJSON *cfg, const char *path, sim
     return sim_jsonf_bool_opt(cfg, path, "attention_bias", qwen2, &m->qkv_bias, err);
 }
 
+/* The first of `fields` that the config gives (non-null), or NULL. */
+static const char *first_given(const cJSON *cfg, const char *const *fields, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (sim_jsonf_find(cfg, fields[i]))
+            return fields[i];
+    return NULL;
+}
+
+/* mlp_only_layers: a list of layer indices whose MLP stays dense (Qwen MoE). Sets dense[i]. */
+static sim_status read_mlp_only(const cJSON *cfg, const char *path, int64_t layers, bool *dense,
+                                sim_err *err)
+{
+    const cJSON *a = sim_jsonf_find(cfg, "mlp_only_layers");
+    if (!a)
+        return SIM_OK;
+    if (!cJSON_IsArray(a))
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'mlp_only_layers' is not a list, expected a "
+                        "list of layer indices",
+                        path);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, a)
+    {
+        /* the range first: a huge number must not reach the integer conversion */
+        if (!cJSON_IsNumber(it) || !(it->valuedouble >= 0 && it->valuedouble < (double)layers) ||
+            it->valuedouble != floor(it->valuedouble))
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: field 'mlp_only_layers' holds %s, expected layer indices in "
+                            "[0, %lld)",
+                            path, cJSON_IsNumber(it) ? "a number out of range" : "a non-number",
+                            (long long)layers);
+        dense[(int64_t)it->valuedouble] = true;
+    }
+    return SIM_OK;
+}
+
+/* Which layers are MoE: DeepSeek's first_k_dense_replace / moe_layer_freq, Qwen's
+ * decoder_sparse_step / mlp_only_layers; every layer otherwise (Mixtral, gpt-oss). */
+static sim_status read_moe_layers(const cJSON *cfg, const char *path, sim_model *m, sim_err *err)
+{
+    int64_t first_dense = 0, freq = 1, step = 1;
+    sim_status st;
+    if ((st = sim_jsonf_int_opt(cfg, path, "first_k_dense_replace", 0, m->layers, 0, &first_dense,
+                                err)) ||
+        (st = sim_jsonf_int_opt(cfg, path, "moe_layer_freq", 1, m->layers, 1, &freq, err)) ||
+        (st = sim_jsonf_int_opt(cfg, path, "decoder_sparse_step", 1, m->layers, 1, &step, err)))
+        return st;
+    bool *dense = calloc((size_t)m->layers, sizeof *dense);
+    if (!dense)
+        return sim_fail(err, SIM_EINTERNAL, "out of memory");
+    st = read_mlp_only(cfg, path, m->layers, dense, err);
+    m->moe_layers = 0;
+    for (int64_t i = 0; !st && i < m->layers; i++)
+        if (!dense[i] && i >= first_dense && i % freq == 0 && (i + 1) % step == 0)
+            m->moe_layers++;
+    free(dense);
+    return st;
+}
+
+/* The routed experts, their top-k and width, the shared expert, and which layers are MoE. */
+static sim_status read_moe(const cJSON *cfg, const char *path, const char *type, sim_model *m,
+                           sim_err *err)
+{
+    static const char *const count_fields[] = {"num_local_experts", "num_experts",
+                                               "n_routed_experts"};
+    static const char *const topk_fields[] = {"num_experts_per_tok", "experts_per_token"};
+    const char *count = first_given(cfg, count_fields, 3);
+    sim_status st;
+    if (!count)
+        return SIM_OK;
+    if ((st = sim_jsonf_int(cfg, path, count, 0, 1 << 16, &m->experts, err)) || m->experts == 0)
+        return st; /* num_experts: 0 is a dense model */
+    const char *topk = first_given(cfg, topk_fields, 2);
+    if (!topk)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'num_experts_per_tok' is missing; a mixture-of-experts config "
+                        "(%s %lld) needs the experts each token is routed to",
+                        path, count, (long long)m->experts);
+    if ((st = sim_jsonf_int(cfg, path, topk, 1, m->experts, &m->experts_per_tok, err)))
+        return st;
+    /* Mixtral and gpt-oss experts are intermediate_size wide; Qwen's and DeepSeek's say so */
+    if (strcmp(count, "num_local_experts") == 0)
+        m->moe_intermediate = m->intermediate;
+    else if (!sim_jsonf_find(cfg, "moe_intermediate_size"))
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'moe_intermediate_size' is missing; a mixture-of-experts config "
+                        "with %s needs the width of one expert",
+                        path, count);
+    int64_t n_shared = 0;
+    if ((st = sim_jsonf_int_opt(cfg, path, "moe_intermediate_size", 1, (int64_t)1 << 23,
+                                m->moe_intermediate, &m->moe_intermediate, err)) ||
+        (st = sim_jsonf_int_opt(cfg, path, "n_shared_experts", 0, 1024, 0, &n_shared, err)) ||
+        (st = sim_jsonf_int_opt(cfg, path, "shared_expert_intermediate_size", 0, (int64_t)1 << 23,
+                                n_shared * m->moe_intermediate, &m->shared_intermediate, err)))
+        return st;
+    m->shared_expert_gate =
+        sim_jsonf_find(cfg, "shared_expert_intermediate_size") && m->shared_intermediate > 0;
+    m->moe_bias = type && strcmp(type, "gpt_oss") == 0;
+    return read_moe_layers(cfg, path, m, err);
+}
+
+/* Multi-head latent attention (DeepSeek-V2/V3): present when kv_lora_rank is given. */
+static sim_status read_mla(const cJSON *cfg, const char *path, sim_model *m, sim_err *err)
+{
+    const int64_t big = (int64_t)1 << 16;
+    sim_status st;
+    if (!sim_jsonf_find(cfg, "kv_lora_rank"))
+        return SIM_OK;
+    m->mla = true;
+    if ((st = sim_jsonf_int(cfg, path, "kv_lora_rank", 1, big, &m->kv_lora_rank, err)) ||
+        (st = sim_jsonf_int_opt(cfg, path, "q_lora_rank", 1, big, 0, &m->q_lora_rank, err)) ||
+        (st = sim_jsonf_int(cfg, path, "qk_nope_head_dim", 1, big, &m->qk_nope_dim, err)) ||
+        (st = sim_jsonf_int(cfg, path, "qk_rope_head_dim", 1, big, &m->qk_rope_dim, err)) ||
+        (st = sim_jsonf_int(cfg, path, "v_head_dim", 1, big, &m->v_head_dim, err)))
+        return st;
+    /* the query/key head dimension, for anything that asks for head_dim */
+    m->head_dim = m->qk_nope_dim + m->qk_rope_dim;
+    return SIM_OK;
+}
+
+/* layer_types (gpt-oss): how many layers use the sliding window. */
+static sim_status read_layer_types(const cJSON *cfg, const char *path, sim_model *m, sim_err *err)
+{
+    const cJSON *a = sim_jsonf_find(cfg, "layer_types");
+    m->sliding_layers = m->sliding_window > 0 ? m->layers : 0;
+    if (!a)
+        return SIM_OK;
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != m->layers)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'layer_types' is not a list of %lld entries, expected one "
+                        "\"sliding_attention\" or \"full_attention\" per layer",
+                        path, (long long)m->layers);
+    int64_t sliding = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, a)
+    {
+        const char *s = cJSON_IsString(it) ? it->valuestring : "";
+        if (strcmp(s, "sliding_attention") == 0)
+            sliding++;
+        else if (strcmp(s, "full_attention") != 0)
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: field 'layer_types' holds \"%s\", expected \"sliding_attention\" "
+                            "or \"full_attention\"",
+                            path, s);
+    }
+    m->sliding_layers = m->sliding_window > 0 ? sliding : 0;
+    return SIM_OK;
+}
+
+/* The family-specific parts: MoE, MLA, per-layer attention, gpt-oss and Qwen3 extras. */
+static sim_status read_architecture(const cJSON *cfg, const char *path, sim_model *m, sim_err *err)
+{
+    const char *type = NULL;
+    sim_status st;
+    if ((st = sim_jsonf_str_opt(cfg, path, "model_type", &type, err)) ||
+        (st = read_moe(cfg, path, type, m, err)) || (st = read_mla(cfg, path, m, err)) ||
+        (st = read_layer_types(cfg, path, m, err)))
+        return st;
+    bool gpt_oss = type && strcmp(type, "gpt_oss") == 0;
+    m->attn_sinks = gpt_oss;
+    m->o_bias = gpt_oss && m->qkv_bias;
+    m->qk_norm = type && (strcmp(type, "qwen3") == 0 || strcmp(type, "qwen3_moe") == 0);
+    return SIM_OK;
+}
+
 sim_status sim_model_load(const char *path, sim_model *m, sim_err *err)
 {
     memset(m, 0, sizeof *m);
@@ -136,9 +279,11 @@ sim_status sim_model_load(const char *path, sim_model *m, sim_err *err)
     const cJSON *text = sim_jsonf_find(root, "text_config");
     if (!sim_jsonf_find(root, "hidden_size") && cJSON_IsObject(text))
         cfg = text;
-    if (!(st = reject_unsupported(cfg, path, err)) && !(st = read_shape(cfg, path, m, err)) &&
+    if (!(st = read_shape(cfg, path, m, err)) &&
         !(st = read_attention_options(cfg, path, m, err)) &&
-        !(st = read_dtype(cfg, path, m, err))) {
+        !(st = read_architecture(cfg, path, m, err)) && !(st = read_dtype(cfg, path, m, err)) &&
+        !(st = sim_quant_read(sim_jsonf_find(root, "quantization_config") ? root : cfg, path,
+                              &m->quant, err))) {
         snprintf(m->path, sizeof m->path, "%s", path);
         stem(path, m->name, sizeof m->name);
     }
@@ -146,18 +291,76 @@ sim_status sim_model_load(const char *path, sim_model *m, sim_err *err)
     return st;
 }
 
-double sim_model_layer_params(const sim_model *m)
+double sim_model_attn_params(const sim_model *m)
+{
+    const double d = (double)m->hidden, h = (double)m->heads;
+    if (m->mla) {
+        /* q: d -> q_lora (+ its norm) -> h x (nope + rope), or d -> h x (nope + rope); kv: d ->
+         * kv_lora + rope (+ the latent's norm), kv_lora -> h x (nope + v); o: h x v -> d */
+        const double qk = (double)(m->qk_nope_dim + m->qk_rope_dim), ql = (double)m->q_lora_rank;
+        const double kvl = (double)m->kv_lora_rank;
+        double q = ql > 0.0 ? d * ql + ql + ql * h * qk : d * h * qk;
+        double kv = d * (kvl + (double)m->qk_rope_dim) + kvl +
+                    kvl * h * (double)(m->qk_nope_dim + m->v_head_dim);
+        return q + kv + h * (double)m->v_head_dim * d;
+    }
+    double q = (double)(m->heads * m->head_dim), kv = (double)(m->kv_heads * m->head_dim);
+    double p = d * q + 2.0 * d * kv + q * d;
+    if (m->qkv_bias)
+        p += q + 2.0 * kv;
+    if (m->o_bias)
+        p += d;
+    if (m->attn_sinks)
+        p += h;
+    if (m->qk_norm)
+        p += 2.0 * (double)m->head_dim;
+    return p;
+}
+
+double sim_model_expert_params(const sim_model *m)
+{
+    double d = (double)m->hidden, f = (double)m->moe_intermediate;
+    return 3.0 * d * f + (m->moe_bias ? 2.0 * f + d : 0.0);
+}
+
+/* One MoE layer's MLP with `experts` routed experts in it: the experts, the router (E x d, plus
+ * a bias with gpt-oss) and the shared expert (plus its d -> 1 gate). */
+static double moe_mlp_params(const sim_model *m, double experts)
+{
+    double d = (double)m->hidden, e = (double)m->experts;
+    double router = e * d + (m->moe_bias ? e : 0.0);
+    double shared = 3.0 * d * (double)m->shared_intermediate + (m->shared_expert_gate ? d : 0.0);
+    return experts * sim_model_expert_params(m) + router + shared;
+}
+
+/* The layers with `experts` routed experts counted in each MoE layer. */
+static double layers_params(const sim_model *m, double experts)
 {
     double d = (double)m->hidden, f = (double)m->intermediate;
-    double q = (double)(m->heads * m->head_dim), kv = (double)(m->kv_heads * m->head_dim);
-    double attn = d * q + 2.0 * d * kv + q * d + (m->qkv_bias ? q + 2.0 * kv : 0.0);
-    double mlp = 3.0 * d * f;
-    return attn + mlp + 2.0 * d; /* two RMSNorm weight vectors */
+    double dense_layers = (double)(m->layers - m->moe_layers);
+    double per_layer = sim_model_attn_params(m) + 2.0 * d; /* two RMSNorm weight vectors */
+    return (double)m->layers * per_layer + dense_layers * 3.0 * d * f +
+           (double)m->moe_layers * moe_mlp_params(m, experts);
+}
+
+double sim_model_layer_params(const sim_model *m)
+{
+    return layers_params(m, (double)m->experts) / (double)m->layers;
+}
+
+double sim_model_embedding_params(const sim_model *m)
+{
+    return (double)m->vocab * (double)m->hidden;
 }
 
 double sim_model_params(const sim_model *m)
 {
-    double d = (double)m->hidden, v = (double)m->vocab;
-    double embed = v * d * (m->tied_embeddings ? 1.0 : 2.0);
-    return (double)m->layers * sim_model_layer_params(m) + embed + d;
+    double embed = sim_model_embedding_params(m) * (m->tied_embeddings ? 1.0 : 2.0);
+    return layers_params(m, (double)m->experts) + embed + (double)m->hidden;
+}
+
+double sim_model_active_params(const sim_model *m)
+{
+    return layers_params(m, (double)m->experts_per_tok) + sim_model_embedding_params(m) +
+           (double)m->hidden;
 }

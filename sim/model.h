@@ -5,12 +5,29 @@
  * num_key_value_heads (default: num_attention_heads), head_dim (default: hidden/heads),
  * vocab_size, tie_word_embeddings (default false), max_position_embeddings, torch_dtype (or
  * dtype), sliding_window / use_sliding_window, attention_bias (default: true for qwen2),
- * num_nextn_predict_layers (MTP layers, default 0), and text_config (multimodal wrappers: the
- * language model inside is read).
+ * num_nextn_predict_layers (MTP layers, default 0), text_config (multimodal wrappers: the
+ * language model inside is read), and quantization_config (quant.h: the defaults of the dtype
+ * flags for a quantized checkpoint).
  *
- * Mixture-of-experts configs (num_local_experts, num_experts, n_routed_experts,
- * moe_intermediate_size) and MLA configs (kv_lora_rank) are rejected with a message that says
- * so: they are never priced as if they were dense.
+ * Mixture of experts, as each family publishes it:
+ *   Mixtral, gpt-oss   num_local_experts, num_experts_per_tok (gpt-oss: experts_per_token); each
+ *                      expert is intermediate_size wide; every layer is MoE
+ *   Qwen2/3-MoE        num_experts, num_experts_per_tok, moe_intermediate_size,
+ *                      shared_expert_intermediate_size (Qwen2-MoE, with a d -> 1 sigmoid gate),
+ *                      decoder_sparse_step (layer i is MoE when (i+1) % step == 0), mlp_only_layers
+ *   DeepSeek-V2/V3     n_routed_experts, num_experts_per_tok, moe_intermediate_size,
+ *                      n_shared_experts (each moe_intermediate_size wide), first_k_dense_replace,
+ *                      moe_layer_freq (layer i is MoE when i >= first_k_dense_replace and
+ *                      i % moe_layer_freq == 0); dense layers are intermediate_size wide
+ * A MoE config missing a field it needs (the top-k, the expert width) is an error naming it.
+ *
+ * Multi-head latent attention (DeepSeek-V2/V3), when kv_lora_rank is given: q_lora_rank (null:
+ * a plain query projection), qk_nope_head_dim, qk_rope_head_dim, v_head_dim (all required).
+ * Per-layer attention kinds (gpt-oss): layer_types, a list of "sliding_attention" /
+ * "full_attention" with sliding_window; without it a sliding_window applies to every layer.
+ * gpt-oss (model_type gpt_oss) also has attention sinks (one learned logit per head), biases on
+ * the o projection, the router and the experts. Qwen3 (model_type qwen3, qwen3_moe) normalizes q
+ * and k per head (q_norm, k_norm).
  */
 #ifndef SIM_MODEL_H
 #define SIM_MODEL_H
@@ -19,6 +36,7 @@
 #include <stdint.h>
 
 #include "dtype.h"
+#include "quant.h"
 #include "status.h"
 
 typedef struct sim_model {
@@ -38,16 +56,54 @@ typedef struct sim_model {
     bool qkv_bias;          /* q, k, v projections carry a bias (Qwen2) */
     bool dtype_known;       /* torch_dtype was given */
     sim_dtype dtype;        /* checkpoint format (bf16 or fp16); float32 maps to bf16 */
+    /* per-layer attention */
+    int64_t sliding_layers; /* layers that use sliding_window (all of them unless layer_types) */
+    bool attn_sinks;        /* a learned sink logit per head (gpt-oss) */
+    bool o_bias;            /* o_proj carries a bias (gpt-oss) */
+    bool qk_norm;           /* per-head RMSNorm of q and k (Qwen3) */
+    /* mixture of experts: experts == 0 is a dense model */
+    int64_t experts;             /* E: routed experts per MoE layer */
+    int64_t experts_per_tok;     /* k: experts each token is routed to */
+    int64_t moe_intermediate;    /* width of one routed expert's gated MLP */
+    int64_t shared_intermediate; /* width of the always-on shared expert(s), all together; 0 none */
+    bool shared_expert_gate;     /* Qwen2-MoE: a d -> 1 sigmoid gate scales the shared expert */
+    bool moe_bias;               /* router and experts carry biases (gpt-oss) */
+    int64_t moe_layers;          /* layers whose MLP is a MoE block; the others are dense */
+    /* multi-head latent attention: mla false is GQA/MHA */
+    bool mla;
+    int64_t q_lora_rank;  /* 0: queries are a plain d -> heads x (nope + rope) projection */
+    int64_t kv_lora_rank; /* the compressed latent cached per token */
+    int64_t qk_nope_dim, qk_rope_dim, v_head_dim;
+    sim_quant quant; /* quantization_config (quant.present false without one) */
 } sim_model;
 
 /* Loads and validates a config.json. Errors name the file, field, value and what was expected. */
 sim_status sim_model_load(const char *path, sim_model *m, sim_err *err);
 
 /* Parameter count of the whole model (embeddings, every layer, final norm, lm_head unless
- * tied). */
+ * tied). MTP layers are not counted (DeepSeek-V3's 671B leaves them out too). */
 double sim_model_params(const sim_model *m);
 
-/* Parameters of one transformer layer. */
+/* Parameters one token's forward pass multiplies by: every layer's attention and norms, the
+ * dense MLPs, the router, k routed experts and the shared expert of each MoE layer, the final
+ * norm and the LM head. The input embedding is a row lookup and is left out, as DeepSeek-V3's
+ * (37B) and gpt-oss's (5.1B) model cards count; Mixtral's 12.9B and Qwen3's cards add the
+ * embedding table (sim_model_embedding_params). Equal to sim_model_params minus the embedding
+ * for a dense model with untied embeddings. */
+double sim_model_active_params(const sim_model *m);
+
+/* The input embedding table: V x d. */
+double sim_model_embedding_params(const sim_model *m);
+
+/* Parameters of one transformer layer (a dense one for a dense model; for a MoE model the
+ * average over its dense and MoE layers). */
 double sim_model_layer_params(const sim_model *m);
+
+/* Parameters of one layer's attention block (projections, biases, sinks, q/k norms; MLA's down
+ * and up projections and their norms). */
+double sim_model_attn_params(const sim_model *m);
+
+/* Parameters of one routed expert (gate, up, down and their biases). */
+double sim_model_expert_params(const sim_model *m);
 
 #endif

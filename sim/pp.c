@@ -6,7 +6,10 @@
 
 int sim_pp_stages(const sim_step_cfg *cfg) { return cfg->pp > 1 ? cfg->pp : 1; }
 
-int64_t sim_pp_gpus(const sim_step_cfg *cfg) { return (int64_t)cfg->tp * sim_pp_stages(cfg); }
+int64_t sim_pp_gpus(const sim_step_cfg *cfg)
+{
+    return (int64_t)sim_step_gpus(cfg) * sim_pp_stages(cfg);
+}
 
 void sim_pp_partition(int64_t layers, int pp, int64_t *out)
 {
@@ -38,43 +41,38 @@ static int64_t max_layers(const sim_step_cfg *cfg)
     return best;
 }
 
-double sim_pp_weight_bytes_per_gpu(const sim_step_cfg *cfg)
+double sim_pp_layer_share(const sim_step_cfg *cfg)
+{
+    return (double)max_layers(cfg) / (double)cfg->model->layers;
+}
+
+double sim_pp_weight_bytes(const sim_step_cfg *cfg)
 {
     const sim_model *m = cfg->model;
-    double all = sim_graph_weight_bytes_per_gpu(m, cfg->tp, &cfg->prec);
-    int pp = sim_pp_stages(cfg);
+    const sim_par par = sim_step_par(cfg);
+    const double all = sim_graph_weight_bytes_par(m, &par, &cfg->prec);
+    const int pp = sim_pp_stages(cfg);
     if (pp == 1)
         return all;
-    sim_model bare = *m;
-    bare.layers = 0;
-    const double edges = sim_graph_weight_bytes_per_gpu(&bare, cfg->tp, &cfg->prec);
-    const double per_layer = (all - edges) / (double)m->layers;
-    /* one vocab table: the embedding on the first stage; the LM head (its own copy when tied,
-     * as vLLM's last stage keeps one) and the final norm on the last */
+    sim_model bare = *m; /* the tables, the final norm (and MTP layers: on the last stage) */
+    bare.layers = bare.moe_layers = bare.sliding_layers = 0;
+    const double edges = sim_graph_weight_bytes_par(&bare, &par, &cfg->prec);
+    const double per_layer = (all - edges) / (double)m->layers; /* the mean layer */
+    /* one vocabulary table: the embedding on the first stage; the last keeps the LM head (its
+     * own copy when tied, as vLLM's last stage does), the final norm and what else is not a
+     * layer */
     const double rb = sim_dtype_bytes(sim_graph_resid_dtype(m, &cfg->prec));
     const double table = (double)((m->vocab + cfg->tp - 1) / cfg->tp) * (double)m->hidden * rb;
+    const double last = m->tied_embeddings ? edges : edges - table;
     int64_t lay[SIM_PP_MAX];
     sim_pp_partition(m->layers, pp, lay);
     double best = 0.0;
     for (int s = 0; s < pp; s++) {
-        double w = (double)lay[s] * per_layer;
-        if (s == 0)
-            w += table;
-        if (s == pp - 1)
-            w += table + (double)m->hidden * rb;
+        double w = (double)lay[s] * per_layer + (s == 0 ? table : 0.0) + (s == pp - 1 ? last : 0.0);
         if (w > best)
             best = w;
     }
     return best;
-}
-
-double sim_pp_kv_bytes_per_token(const sim_step_cfg *cfg)
-{
-    if (sim_pp_stages(cfg) == 1)
-        return sim_graph_kv_bytes_per_token(cfg->model, cfg->tp, &cfg->prec);
-    sim_model part = *cfg->model;
-    part.layers = max_layers(cfg);
-    return sim_graph_kv_bytes_per_token(&part, cfg->tp, &cfg->prec);
 }
 
 double sim_pp_xfer_bytes(const sim_step_cfg *cfg, double tokens)
@@ -97,15 +95,22 @@ double sim_pp_stage_ns(const sim_step_cfg *cfg, const sim_step_result *r, int s)
     const int pp = sim_pp_stages(cfg);
     int64_t lay[SIM_PP_MAX];
     sim_pp_partition(cfg->model->layers, pp, lay);
+    int64_t first = 0;
+    for (int k = 0; k < s; k++)
+        first += lay[k];
+    const sim_graph *g = &r->graph;
     double busy = 0.0, launch = 0.0, net = 0.0;
     for (int i = 0; i < SIM_OP_COUNT; i++) {
-        double n;
-        if (sim_op_info((sim_op_id)i)->per_layer)
+        double n = 0.0;
+        if (g->repeats[i] == 0)
+            continue;
+        if (!sim_op_info((sim_op_id)i)->per_layer)
+            n = i == SIM_OP_EMBED ? s == 0 : s == pp - 1;
+        else if (g->repeats[i] == g->layers)
             n = (double)lay[s];
-        else if (i == SIM_OP_EMBED)
-            n = s == 0;
-        else
-            n = s == pp - 1;
+        else /* the dense or MoE, sliding or full layers that fall in this stage */
+            for (int64_t l = first; l < first + lay[s]; l++)
+                n += sim_graph_op_in_layer(g, (sim_op_id)i, l);
         const sim_op_cost *c = &r->cost[i];
         busy += n * (c->t_math_ns > c->t_mem_ns ? c->t_math_ns : c->t_mem_ns);
         launch += n * c->t_launch_ns;

@@ -46,7 +46,8 @@
 /* Stages of a configuration: cfg->pp, 1 when it is 0. */
 int sim_pp_stages(const sim_step_cfg *cfg);
 
-/* GPUs of one engine instance: tp x stages. */
+/* GPUs of one engine instance: its stage's GPUs (step.h: tp, x the DP groups with data-parallel
+ * attention) x stages. */
 int64_t sim_pp_gpus(const sim_step_cfg *cfg);
 
 /* Layers of each of the pp stages (out has pp entries), as vLLM splits them. 1 <= pp <= layers. */
@@ -55,11 +56,12 @@ void sim_pp_partition(int64_t layers, int pp, int64_t *out);
 /* Whether the pp stages' boundary after stage s crosses nodes (then it uses the scale-out link). */
 bool sim_pp_boundary_scaleout(const sim_step_cfg *cfg, int s);
 
-/* Weight bytes on each GPU of the heaviest stage (the whole model / tp without stages). */
-double sim_pp_weight_bytes_per_gpu(const sim_step_cfg *cfg);
+/* Weight bytes on each GPU of the heaviest stage (the whole model's without stages); a MoE
+ * model's layers are counted at their mean (its dense leading layers are lighter). */
+double sim_pp_weight_bytes(const sim_step_cfg *cfg);
 
-/* KV-cache bytes one token occupies on each GPU of the stage with the most layers. */
-double sim_pp_kv_bytes_per_token(const sim_step_cfg *cfg);
+/* The fraction of the layers (so of the KV per token) the stage with the most layers holds. */
+double sim_pp_layer_share(const sim_step_cfg *cfg);
 
 /* Bytes each GPU sends across one stage boundary for a step of `tokens` new tokens. */
 double sim_pp_xfer_bytes(const sim_step_cfg *cfg, double tokens);

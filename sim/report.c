@@ -106,6 +106,8 @@ static void ops_json(cJSON *arr, const char *phase, const sim_step_result *s, co
         add_num(o, "t_launch_us", c->t_launch_ns / 1e3);
         add_num(o, "net_hidden_us", s->hidden_ns[i] / 1e3);
         add_num(o, "net_exposed_us", (c->t_net_ns - s->hidden_ns[i]) / 1e3);
+        if (op->groups > 0.0)
+            add_num(o, "experts_touched", op->groups);
         if (hw)
             cJSON_AddStringToObject(o, "roofline_bound", roofline_bound(hw, op));
         cJSON_AddItemToArray(arr, o);
@@ -127,8 +129,8 @@ int64_t sim_report_serve_gpus(const sim_serve_report *r)
 
 bool sim_report_serve_price(const sim_serve_report *r, sim_price *out)
 {
-    return sim_price_compute(sim_report_serve_gpus(r), r->usd_per_gpu_hour, r->m->output_throughput,
-                             r->m->total_token_throughput, out);
+    return sim_price_compute(sim_report_serve_gpus(r), r->usd_per_gpu_hour,
+                             r->m->output_throughput, r->m->total_token_throughput, out);
 }
 
 /* gpus, and the price keys: numbers when the price is known, null when it is not. */
@@ -202,6 +204,10 @@ static void config_json(cJSON *o, const sim_step_cfg *s)
     cJSON_AddStringToObject(o, "weight_dtype", sim_dtype_name(s->prec.weight));
     cJSON_AddStringToObject(o, "act_dtype", sim_dtype_name(s->prec.act));
     cJSON_AddStringToObject(o, "kv_cache_dtype", sim_dtype_name(s->prec.kv));
+    add_num(o, "weight_group_size", (double)s->prec.group_size);
+    cJSON_AddBoolToObject(o, "weight_zero_point", s->prec.zero_point);
+    cJSON_AddStringToObject(o, "quant_method",
+                            s->model->quant.present ? s->model->quant.method : "none");
 }
 
 static sim_status run_json(FILE *f, const sim_run_cfg *cfg, const sim_run_result *r)
@@ -212,6 +218,13 @@ static sim_status run_json(FILE *f, const sim_run_cfg *cfg, const sim_run_result
     add_num(o, "input_len", (double)cfg->input_len);
     add_num(o, "output_len", (double)cfg->output_len);
     add_num(o, "overlap_comm", cfg->step.overlap);
+    add_num(o, "ep", cfg->step.ep > 0 ? cfg->step.ep : 1);
+    cJSON_AddBoolToObject(o, "dp_attention", cfg->step.dp_attention);
+    cJSON *params = cJSON_CreateObject();
+    add_num(params, "total", sim_model_params(cfg->step.model));
+    add_num(params, "active", sim_model_active_params(cfg->step.model));
+    add_num(params, "embedding", sim_model_embedding_params(cfg->step.model));
+    cJSON_AddItemToObject(o, "model_params", params);
     add_num(o, "ttft_ms", r->ttft_ns / 1e6);
     add_num(o, "tpot_ms", r->tpot_ns / 1e6);
     add_num(o, "e2e_ms", r->e2e_ns / 1e6);
@@ -298,7 +311,10 @@ static void pp_line(FILE *f, const sim_step_cfg *s)
 static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_result *r)
 {
     const sim_step_cfg *s = &cfg->step;
-    fprintf(f, "infersim run: %s on %d x %s\n", s->model->name, s->tp, s->hw->name);
+    char par[64];
+    sim_step_par_text(s, par, sizeof par);
+    fprintf(f, "infersim run: %s on %d x %s%s\n", s->model->name, (int)sim_pp_gpus(s), s->hw->name,
+            par);
     pp_line(f, s);
     fprintf(f,
             "batch %lld, input %lld, output %lld tokens; weights %s, activations %s, KV %s; "
@@ -306,6 +322,12 @@ static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_resul
             (long long)cfg->batch, (long long)cfg->input_len, (long long)cfg->output_len,
             sim_dtype_name(s->prec.weight), sim_dtype_name(s->prec.act), sim_dtype_name(s->prec.kv),
             s->overlap);
+    if (!sim_dtype_is_16bit(s->prec.weight))
+        fprintf(f, "quantization: %s; %.3f bits per weight with scales%s\n",
+                s->model->quant.present ? s->model->quant.method : "from the flags",
+                8.0 * sim_graph_weight_elem_bytes(&s->prec, s->prec.weight),
+                sim_graph_mixed_input(&s->prec, s->prec.weight) ? " (dequantized in the GEMM)"
+                                                                : "");
     fprintf(f, "\n%-34s %12.3f\n", "TTFT (ms):", r->ttft_ns / 1e6);
     fprintf(f, "%-34s %12.3f\n", "TPOT (ms):", r->tpot_ns / 1e6);
     fprintf(f, "%-34s %12.3f\n", "E2E latency (ms):", r->e2e_ns / 1e6);
@@ -400,6 +422,19 @@ static sim_status roofline_json(FILE *f, const sim_roofline *r)
     for (int dt = 0; dt < SIM_DT_COUNT; dt++)
         if (r->hw->peak_flops[dt] > 0.0)
             add_num(ridges, sim_dtype_name((sim_dtype)dt), sim_hw_ridge(r->hw, (sim_dtype)dt));
+    sim_quant_scheme qs[SIM_QUANT_SCHEMES];
+    size_t nq = sim_cost_quant_schemes(r->hw, r->group_size, qs);
+    cJSON *schemes = cJSON_AddArrayToObject(o, "quant_schemes");
+    for (size_t i = 0; i < nq; i++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "scheme", qs[i].name);
+        cJSON_AddStringToObject(e, "weight_dtype", sim_dtype_name(qs[i].weight));
+        cJSON_AddStringToObject(e, "act_dtype", sim_dtype_name(qs[i].act));
+        add_num(e, "weight_bytes_per_param", qs[i].bytes_per_param);
+        add_num(e, "peak_tflops", qs[i].peak_flops / 1e12);
+        add_num(e, "critical_batch", qs[i].critical_batch);
+        cJSON_AddItemToArray(schemes, e);
+    }
     if (r->step) {
         config_json(o, r->step);
         add_num(o, "batch", (double)r->batch);
@@ -438,6 +473,13 @@ static sim_status roofline_table(FILE *f, const sim_roofline *r)
                 hw->peak_flops[dt] / 1e12, hw->hbm_bytes_per_s / 1e12,
                 sim_hw_ridge(hw, (sim_dtype)dt), dt == (int)r->dtype ? "  <" : "");
     }
+    sim_quant_scheme qs[SIM_QUANT_SCHEMES];
+    size_t nq = sim_cost_quant_schemes(hw, r->group_size, qs);
+    fprintf(f, "\n%-18s %12s %14s %15s\n", "scheme", "bytes/param", "peak TFLOP/s",
+            "critical batch");
+    for (size_t i = 0; i < nq; i++)
+        fprintf(f, "%-18s %12.4f %14.1f %15.1f\n", qs[i].name, qs[i].bytes_per_param,
+                qs[i].peak_flops / 1e12, qs[i].critical_batch);
     if (r->step) {
         char title[160];
         snprintf(title, sizeof title, "%s, prefill of %lld x %lld tokens (tp %d)",
@@ -508,8 +550,10 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
 {
     const sim_serve_metrics *m = r->m;
     const sim_step_cfg *s = &r->cfg->step;
-    fprintf(f, "infersim serve: %s on %d x %s; weights %s, activations %s, KV %s; %s\n",
-            s->model->name, s->tp, s->hw->name, sim_dtype_name(s->prec.weight),
+    char par[64];
+    sim_step_par_text(s, par, sizeof par);
+    fprintf(f, "infersim serve: %s on %d x %s%s; weights %s, activations %s, KV %s; %s\n",
+            s->model->name, sim_step_gpus(s), s->hw->name, par, sim_dtype_name(s->prec.weight),
             sim_dtype_name(s->prec.act), sim_dtype_name(s->prec.kv), r->w->source);
     pp_line(f, s);
     const sim_cluster_result *c = r->cluster;

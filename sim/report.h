@@ -36,6 +36,7 @@ typedef struct sim_roofline {
     const sim_step_result *prefill; /* NULL without a model */
     const sim_step_result *decode;  /* NULL without a model */
     int64_t batch, input_len;
+    int64_t group_size; /* of the quantization schemes' integer weights */
 } sim_roofline;
 
 sim_status sim_report_roofline(FILE *f, sim_format fmt, const sim_roofline *r);

@@ -92,6 +92,10 @@ sim_status sim_spec_init(sim_spec *s, sim_spec_method method, int k, double alph
     } else if (method == SIM_SPEC_EAGLE || method == SIM_SPEC_MTP) {
         s->head = *target;
         s->head.layers = method == SIM_SPEC_EAGLE ? 1 : target->mtp_layers;
+        /* the head's layers are of the target's later kind: MoE (DeepSeek-V3's MTP layer is) and
+         * full attention unless every layer slides */
+        s->head.moe_layers = target->moe_layers > 0 ? s->head.layers : 0;
+        s->head.sliding_layers = target->sliding_layers == target->layers ? s->head.layers : 0;
         if (s->head.layers < 1)
             return sim_fail(err, SIM_EINPUT,
                             "--spec-method: value mtp needs MTP layers, but %s has no "
@@ -147,10 +151,11 @@ sim_mem_extra sim_spec_mem_extra(const sim_spec *s, const sim_step_cfg *t)
     case SIM_SPEC_MTP: {
         /* only the head's layers: it shares the target's embedding and LM head */
         sim_model none = s->head;
-        none.layers = 0;
-        x.weight_bytes = sim_graph_weight_bytes_per_gpu(&s->head, t->tp, &t->prec) -
-                         sim_graph_weight_bytes_per_gpu(&none, t->tp, &t->prec);
-        x.kv_bytes_per_token = sim_graph_kv_bytes_per_token(&s->head, t->tp, &t->prec);
+        none.layers = none.moe_layers = none.sliding_layers = 0;
+        sim_par par = sim_step_par(t);
+        x.weight_bytes = sim_graph_weight_bytes_par(&s->head, &par, &t->prec) -
+                         sim_graph_weight_bytes_par(&none, &par, &t->prec);
+        x.kv_bytes_per_token = sim_graph_kv_bytes_per_token_par(&s->head, &par, &t->prec);
         break;
     }
     case SIM_SPEC_MEDUSA:

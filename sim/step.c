@@ -2,11 +2,40 @@
 #include "step.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <string.h>
+
+sim_par sim_step_par(const sim_step_cfg *cfg)
+{
+    return (sim_par){.tp = cfg->tp,
+                     .ep = cfg->ep > 0 ? cfg->ep : 1,
+                     .dp_attention = cfg->dp_attention,
+                     .imbalance = cfg->expert_imbalance > 0.0 ? cfg->expert_imbalance : 1.0};
+}
+
+int sim_step_gpus(const sim_step_cfg *cfg)
+{
+    sim_par par = sim_step_par(cfg);
+    return cfg->tp * sim_par_dp(&par);
+}
+
+void sim_step_par_text(const sim_step_cfg *cfg, char *buf, size_t len)
+{
+    sim_par par = sim_step_par(cfg);
+    buf[0] = '\0';
+    if (par.ep <= 1)
+        return;
+    int n = snprintf(buf, len, " (TP %d, EP %d", par.tp, par.ep);
+    if (n > 0 && (size_t)n < len && par.dp_attention)
+        n += snprintf(buf + n, len - (size_t)n, ", DP attention %d", sim_par_dp(&par));
+    if (n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, ")");
+}
 
 sim_status sim_step_check(const sim_step_cfg *cfg, sim_err *err)
 {
-    sim_status st = sim_graph_check(cfg->model, cfg->tp, &cfg->prec, err);
+    sim_par par = sim_step_par(cfg);
+    sim_status st = sim_graph_check_par(cfg->model, &par, &cfg->prec, err);
     if (st)
         return st;
     if (cfg->pp < 0 || cfg->pp > 64 || cfg->pp > cfg->model->layers)
@@ -27,7 +56,7 @@ sim_status sim_step_check(const sim_step_cfg *cfg, sim_err *err)
 
 double sim_step_op_repeats(const sim_step_result *r, sim_op_id id)
 {
-    return sim_op_info(id)->per_layer ? (double)r->graph.layers : 1.0;
+    return (double)r->graph.repeats[id];
 }
 
 static sim_bound largest(const sim_step_result *r)
@@ -61,22 +90,24 @@ static void add_op(step_sums *s, const sim_step_result *r, int i)
     s->busy += n * (c->t_math_ns > c->t_mem_ns ? c->t_math_ns : c->t_mem_ns);
 }
 
-/* Every op but attention: what a memo can keep between decode steps. */
+/* Every op that does not depend on the contexts: what a memo can keep between decode steps. */
 static step_sums sums_but_attention(const sim_step_result *r)
 {
     step_sums s = {0};
     for (int i = 0; i < SIM_OP_COUNT; i++)
-        if (i != SIM_OP_ATTENTION)
+        if (!sim_op_info((sim_op_id)i)->context)
             add_op(&s, r, i);
     return s;
 }
 
-/* The step's totals: the other ops' sums plus attention, always in that order, so a memoized
- * step adds up exactly as a fresh one. */
+/* The step's totals: the other ops' sums plus the context-dependent ones, always in that order,
+ * so a memoized step adds up exactly as a fresh one. */
 static void totals(sim_step_result *r, const step_sums *base)
 {
     step_sums s = *base;
-    add_op(&s, r, SIM_OP_ATTENTION);
+    for (int i = 0; i < SIM_OP_COUNT; i++)
+        if (sim_op_info((sim_op_id)i)->context)
+            add_op(&s, r, i);
     r->flops = s.flops;
     r->bytes = s.bytes;
     r->net_bytes = s.net_bytes;
@@ -143,7 +174,8 @@ static step_sums price_shape(const sim_step_cfg *cfg, const sim_batch_shape *s,
                              sim_step_result *out)
 {
     memset(out, 0, sizeof *out);
-    sim_graph_build_shape(cfg->model, cfg->tp, &cfg->prec, s, &out->graph);
+    sim_par par = sim_step_par(cfg);
+    sim_graph_build_par(cfg->model, &par, &cfg->prec, s, &out->graph);
     double launch = sim_step_launch_ns(cfg);
     for (int i = 0; i < SIM_OP_COUNT; i++)
         out->cost[i] = sim_cost_op(cfg->hw, &out->graph.ops[i], launch);
@@ -165,19 +197,22 @@ const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_se
     sim_batch_shape s = sim_graph_shape(cfg->model, groups, n_groups);
     step_sums base;
     if (!memo->valid || memo->tokens != s.tokens || memo->seqs != s.seqs ||
-        memo->logits != s.logits) {
+        memo->logits != s.logits || memo->dec_tokens != s.dec_tokens) {
         base = price_shape(cfg, &s, &memo->r);
         memcpy(memo->base, &base, sizeof base);
         memo->valid = true;
         memo->tokens = s.tokens;
         memo->seqs = s.seqs;
         memo->logits = s.logits;
+        memo->dec_tokens = s.dec_tokens;
         return &memo->r;
     }
-    /* same tokens, sequences and logits: only attention changed */
-    sim_op *attn = &memo->r.graph.ops[SIM_OP_ATTENTION];
-    sim_graph_attention(cfg->model, cfg->tp, &cfg->prec, &s, attn);
-    memo->r.cost[SIM_OP_ATTENTION] = sim_cost_op(cfg->hw, attn, sim_step_launch_ns(cfg));
+    /* same tokens, sequences, logits and decode tokens: only the context-dependent ops changed */
+    sim_par par = sim_step_par(cfg);
+    sim_graph_rebuild_context(cfg->model, &par, &cfg->prec, &s, &memo->r.graph);
+    for (int i = 0; i < SIM_OP_COUNT; i++)
+        if (sim_op_info((sim_op_id)i)->context)
+            memo->r.cost[i] = sim_cost_op(cfg->hw, &memo->r.graph.ops[i], sim_step_launch_ns(cfg));
     memcpy(&base, memo->base, sizeof base);
     price_finish(cfg, &base, &memo->r);
     return &memo->r;

@@ -1,5 +1,6 @@
 /* step.h - the time of one engine iteration: every op of the step priced with cost.h, per-layer
- * ops counted model->layers times (one layer is priced, then multiplied: layers are identical).
+ * ops counted in the layers they run in (graph.repeats: one layer of each kind is priced, then
+ * multiplied).
  *
  *   busy      = sum over ops of max(T_math, T_mem)
  *   launch    = sum over ops of the kernel launch overhead
@@ -35,7 +36,20 @@ typedef struct sim_step_cfg {
     double iteration_overhead_ns; /* engine CPU time per iteration */
     double request_overhead_ns;   /* engine CPU time per request in the iteration */
     bool async_sched;             /* CPU work overlaps the GPU step (vLLM --async-scheduling) */
+    int ep;                       /* expert-parallel degree (0 or 1: none) */
+    bool dp_attention;            /* attention data-parallel over the EP group */
+    double expert_imbalance;      /* busiest EP rank's routed tokens over the mean (0 or 1: even) */
 } sim_step_cfg;
+
+/* The run's parallelism as the graph takes it (ep 0 and imbalance 0 read as 1). */
+sim_par sim_step_par(const sim_step_cfg *cfg);
+
+/* GPUs the run takes: tp x the data-parallel attention groups. */
+int sim_step_gpus(const sim_step_cfg *cfg);
+
+/* " (TP 1, EP 8, DP attention 8)" for expert-parallel runs, "" otherwise (for headers and
+ * messages). */
+void sim_step_par_text(const sim_step_cfg *cfg, char *buf, size_t len);
 
 typedef struct sim_step_result {
     sim_graph graph;                /* the ops (one layer + the edges) */
@@ -70,14 +84,14 @@ void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t
                     sim_step_result *out);
 
 /* Remembers the last step priced with one configuration: a step with the same tokens,
- * sequences and logits reuses every op but attention (the only one that depends on the
- * contexts), which is what consecutive decode steps are. Results are identical to
+ * sequences, logits and decode tokens reuses every op but those that depend on the contexts
+ * (attention, MLA's kv_up), which is what consecutive decode steps are. Results are identical to
  * sim_step_price's. One memo per configuration, the launch mode included (a caller whose steps
  * switch between eager and graph launches keeps one memo for each); zero it to start. */
 typedef struct sim_step_memo {
     bool valid;
-    double tokens, seqs, logits;
-    double base[8]; /* private: the sums over every op but attention */
+    double tokens, seqs, logits, dec_tokens;
+    double base[8]; /* private: the sums over every op that does not depend on the contexts */
     sim_step_result r;
 } sim_step_memo;
 

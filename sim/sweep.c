@@ -96,6 +96,21 @@ void sim_grid_point(const sim_grid *g, size_t index, const char **out)
     }
 }
 
+void sim_grid_label(const sim_grid *g, size_t index, char *buf, size_t len)
+{
+    const char **vals = malloc((g->n_dims ? g->n_dims : 1) * sizeof *vals);
+    size_t n = 0;
+    buf[0] = '\0';
+    if (!vals)
+        return;
+    sim_grid_point(g, index, vals);
+    for (size_t d = 0; d < g->n_dims && n + 1 < len; d++)
+        if (g->dims[d].n > 1)
+            n += (size_t)snprintf(buf + n, len - n, "%s%s %s", n ? " " : "", g->dims[d].name,
+                                  vals[d]);
+    free(vals);
+}
+
 void sim_grid_free(sim_grid *g)
 {
     for (size_t d = 0; d < g->n_dims; d++) {

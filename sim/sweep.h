@@ -49,6 +49,10 @@ void sim_grid_point(const sim_grid *g, size_t index, const char **out);
 
 void sim_grid_free(sim_grid *g);
 
+/* "--tp 2 --request-rate 4": the values point `index` takes in the dimensions with more than one
+ * value, into buf (cut to len). */
+void sim_grid_label(const sim_grid *g, size_t index, char *buf, size_t len);
+
 /* Which points this process runs: every `count`-th starting at `index` (Slurm array style). */
 typedef struct sim_shard {
     size_t index, count; /* 0 <= index < count */
@@ -69,6 +73,7 @@ typedef struct sim_sweep_row {
     bool meets_slo;
     double tput_per_gpu; /* output tokens/s per GPU */
     double tpot_ms;      /* at the SLO percentile */
+    double ttft_ms;      /* at the SLO percentile */
     double usd_per_million_output_tokens; /* 0 = price unknown */
 } sim_sweep_row;
 

@@ -66,12 +66,26 @@ static void targs_key(sim_targs *a, const char *key)
     a->buf[a->len] = '\0';
 }
 
+/* The shortest of %.15g, %.16g, %.17g that reads back as exactly v: full precision, and
+ * 2799525.877 stays 2799525.877 rather than 2799525.8770000003. */
+void sim_trace_fmt_num(char *buf, size_t len, double v)
+{
+    if (!isfinite(v))
+        v = 0.0;
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, len, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
 void sim_targs_num(sim_targs *a, const char *key, double v)
 {
     targs_key(a, key);
-    if (a->len + 32 < sizeof a->buf)
-        a->len += (size_t)snprintf(a->buf + a->len, sizeof a->buf - a->len, "%.6g",
-                                   isfinite(v) ? v : 0.0);
+    if (a->len + 32 < sizeof a->buf) {
+        sim_trace_fmt_num(a->buf + a->len, sizeof a->buf - a->len, v);
+        a->len += strlen(a->buf + a->len);
+    }
 }
 
 void sim_targs_int(sim_targs *a, const char *key, int64_t v)
@@ -94,13 +108,19 @@ void sim_targs_str(sim_targs *a, const char *key, const char *v)
 
 sim_status sim_trace_open(sim_trace *t, const char *path, sim_err *err)
 {
+    return sim_trace_open_meta(t, path, NULL, err);
+}
+
+sim_status sim_trace_open_meta(sim_trace *t, const char *path, const sim_targs *meta, sim_err *err)
+{
     memset(t, 0, sizeof *t);
     sim_status st = sim_outfile_open(&t->out, path, "--chrome-trace", err);
     if (st)
         return st;
-    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"infersim\"},"
-          "\"traceEvents\":[\n",
-          t->out.f);
+    fprintf(t->out.f,
+            "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"infersim\"%s%s},"
+            "\"traceEvents\":[\n",
+            meta && meta->len ? "," : "", meta && meta->len ? meta->buf : "");
     t->first = true;
     return SIM_OK;
 }
@@ -289,19 +309,42 @@ static int64_t write_ops(step_writer *w, const sim_step_result *s, int from, int
     return t0;
 }
 
+/* Whether op i is a per-layer op that runs in layer l of the step. */
+static bool in_layer(const sim_step_result *s, int i, int64_t l)
+{
+    return s->graph.ops[i].present && sim_op_info((sim_op_id)i)->per_layer &&
+           sim_graph_op_in_layer(&s->graph, (sim_op_id)i, l);
+}
+
+/* The ops of layer `l`, from t0; returns the end. */
+static int64_t write_layer_ops(step_writer *w, const sim_step_result *s, int64_t l, int64_t t0)
+{
+    for (int i = 0; i < SIM_OP_COUNT; i++)
+        if (in_layer(s, i, l))
+            t0 += write_op(w, s, i, t0);
+    return t0;
+}
+
+/* Whole nanoseconds of layer `l`'s ops. */
+static int64_t layer_ns(const sim_step_result *s, int64_t l)
+{
+    int64_t t = 0;
+    for (int i = 0; i < SIM_OP_COUNT; i++)
+        if (in_layer(s, i, l))
+            t += op_ns(s, i);
+    return t;
+}
+
 /* The step's breakdown from t0 within `total` ns: edges, layers, then host time. */
 static void write_step_children(step_writer *w, const sim_step_result *s, int64_t t0)
 {
     int64_t t = write_ops(w, s, 0, SIM_OP_ATTN_NORM, false, t0); /* embed */
-    int64_t layer = 0;
-    for (int i = 0; i < SIM_OP_COUNT; i++)
-        if (s->graph.ops[i].present && sim_op_info((sim_op_id)i)->per_layer)
-            layer += op_ns(s, i);
     for (int64_t l = 0; l < s->graph.layers; l++) {
         char name[32];
         snprintf(name, sizeof name, "layer %lld", (long long)l);
+        int64_t layer = layer_ns(s, l);
         sim_trace_slice(w->t, w->pid, TID_ISSUE, name, "layer", t, layer, NULL);
-        write_ops(w, s, 0, SIM_OP_COUNT, true, t);
+        write_layer_ops(w, s, l, t);
         t += layer;
     }
     t = write_ops(w, s, SIM_OP_FINAL_NORM, SIM_OP_COUNT, false, t);
@@ -337,13 +380,22 @@ static void step_args(sim_targs *a, const sim_step_result *s)
 }
 
 sim_status sim_trace_run(const char *path, const sim_step_cfg *cfg, const sim_step_result *prefill,
-                         const sim_step_result *decode, sim_err *err)
+                         const sim_step_result *decode, bool all_ranks, sim_err *err)
 {
     sim_trace t;
-    sim_status st = sim_trace_open(&t, path, err);
+    sim_targs meta;
+    sim_targs_reset(&meta);
+    int ranks = all_ranks ? cfg->tp : 1;
+    sim_targs_int(&meta, "tp", cfg->tp);
+    sim_targs_int(&meta, "ranks_written", ranks);
+    sim_targs_str(&meta, "ranks",
+                  all_ranks ? "all: every GPU rank (tensor-parallel ranks are identical)"
+                            : "one: GPU 0 stands for every rank (tensor-parallel ranks are "
+                              "identical; --trace-ranks all writes each)");
+    sim_status st = sim_trace_open_meta(&t, path, &meta, err);
     if (st)
         return st;
-    for (int rank = 0; rank < cfg->tp; rank++) {
+    for (int rank = 0; rank < ranks; rank++) {
         char name[64];
         snprintf(name, sizeof name, "GPU %d", rank);
         sim_trace_name_process(&t, rank, name, rank);
@@ -364,6 +416,94 @@ sim_status sim_trace_run(const char *path, const sim_step_cfg *cfg, const sim_st
         }
     }
     return sim_trace_close(&t, err);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Size estimates: events counted exactly, times the mean bytes of each kind as this writer
+ * prints them (measured on a Llama-3.1-70B TP8 run trace and Llama-3.1-8B serve traces at
+ * iteration and op detail; full-precision args make an op slice about 317 bytes). */
+
+enum {
+    EV_META,
+    EV_STEP,
+    EV_OP,
+    EV_PART,
+    EV_NET,
+    EV_LAYER,
+    EV_HOST,
+    EV_ITER,
+    EV_COUNTER,
+    EV_ASYNC,
+    EV_KINDS
+};
+static const double ev_bytes[EV_KINDS] = {
+    [EV_META] = 80,  [EV_STEP] = 360, [EV_OP] = 317,   [EV_PART] = 91,    [EV_NET] = 152,
+    [EV_LAYER] = 92, [EV_HOST] = 100, [EV_ITER] = 234, [EV_COUNTER] = 98, [EV_ASYNC] = 85};
+
+/* Events write_step_children writes for one step at `detail`, by kind. */
+static void count_step(const sim_step_result *s, sim_trace_detail detail, double *n)
+{
+    if (detail == SIM_TRACE_ITERATION)
+        return;
+    n[EV_HOST] += (int64_t)floor(s->t_host_ns) > 0;
+    n[EV_LAYER] += (double)s->graph.layers;
+    if (detail < SIM_TRACE_OP)
+        return;
+    for (int i = 0; i < SIM_OP_COUNT; i++) {
+        if (!s->graph.ops[i].present)
+            continue;
+        double rep = sim_step_op_repeats(s, (sim_op_id)i);
+        const sim_op_cost *c = &s->cost[i];
+        n[EV_OP] += rep;
+        n[EV_PART] += rep * ((c->t_math_ns >= 1.0) + (c->t_mem_ns >= 1.0));
+        n[EV_NET] += rep * (c->t_net_ns >= 1.0);
+    }
+}
+
+static double total_bytes(const double *n)
+{
+    double b = 64.0; /* header and footer */
+    for (int k = 0; k < EV_KINDS; k++)
+        b += n[k] * ev_bytes[k];
+    return b;
+}
+
+double sim_trace_run_estimate_bytes(const sim_step_result *prefill, const sim_step_result *decode,
+                                    int ranks)
+{
+    double n[EV_KINDS] = {0};
+    n[EV_META] = 10; /* the process and its four tracks, each named and sorted */
+    const sim_step_result *steps[2] = {prefill, decode};
+    for (int k = 0; k < 2; k++)
+        if (steps[k]) {
+            n[EV_STEP] += 1;
+            count_step(steps[k], SIM_TRACE_OP, n);
+        }
+    for (int k = 0; k < EV_KINDS; k++)
+        n[k] *= ranks;
+    return total_bytes(n);
+}
+
+double sim_trace_serve_estimate_bytes(sim_trace_detail detail, const sim_step_cfg *cfg,
+                                      double iterations, double requests, double preemptions)
+{
+    double n[EV_KINDS] = {0};
+    sim_step_result *s = malloc(sizeof *s);
+    if (s) { /* which ops run does not depend on the batch: one decode stands for all */
+        sim_seq_group g = {.count = 1, .q = 1, .c = 1, .logits = 1};
+        sim_step_price(cfg, &g, 1, s);
+        count_step(s, detail, n);
+        free(s);
+    }
+    for (int k = 0; k < EV_KINDS; k++)
+        n[k] *= iterations;
+    n[EV_META] = 4 + 2.0 * (detail == SIM_TRACE_OP ? 4 : 1);
+    n[EV_ITER] = iterations;
+    n[EV_COUNTER] = 3.0 * iterations;
+    /* a request: its span and three phases, begun and ended; a preemption: an instant and a
+     * phase ended and begun */
+    n[EV_ASYNC] = 8.0 * requests + 3.0 * preemptions;
+    return total_bytes(n);
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -40,12 +40,18 @@ typedef struct sim_targs {
 } sim_targs;
 
 void sim_targs_reset(sim_targs *a);
-void sim_targs_num(sim_targs *a, const char *key, double v); /* non-finite -> 0 */
+void sim_targs_num(sim_targs *a, const char *key, double v); /* full precision; non-finite -> 0 */
 void sim_targs_int(sim_targs *a, const char *key, int64_t v);
 void sim_targs_str(sim_targs *a, const char *key, const char *v);
 
+/* Numbers in args: the shortest decimal that reads back as exactly v (non-finite -> 0). */
+void sim_trace_fmt_num(char *buf, size_t len, double v);
+
 /* Opens "<path>.tmp" and writes the header. */
 sim_status sim_trace_open(sim_trace *t, const char *path, sim_err *err);
+
+/* The same with extra metadata: meta's key/values go into the header's "otherData" object. */
+sim_status sim_trace_open_meta(sim_trace *t, const char *path, const sim_targs *meta, sim_err *err);
 
 /* Finishes the JSON and renames the file into place. */
 sim_status sim_trace_close(sim_trace *t, sim_err *err);
@@ -70,10 +76,17 @@ void sim_trace_async(sim_trace *t, char ph, int pid, const char *cat, const char
                      int64_t ts_ns, const sim_targs *args);
 
 /* Writes `path`: one prefill and one decode step, op by op and layer by layer, on a compute, a
- * memory, a network and an as-issued track for every GPU rank. Each op slice's args carry its
- * FLOPs, bytes, intensity, bound and exposed/hidden network time. */
+ * memory, a network and an as-issued track for GPU rank 0, or every rank when all_ranks
+ * (tensor-parallel ranks run the same ops: one stands for all, and the header's otherData says
+ * which was written). Each op slice's args carry its FLOPs, bytes, intensity, bound and
+ * exposed/hidden network time. decode may be NULL. */
 sim_status sim_trace_run(const char *path, const sim_step_cfg *cfg, const sim_step_result *prefill,
-                         const sim_step_result *decode, sim_err *err);
+                         const sim_step_result *decode, bool all_ranks, sim_err *err);
+
+/* Estimated size in bytes of sim_trace_run's file: its events counted exactly, times the
+ * measured mean size of each kind. */
+double sim_trace_run_estimate_bytes(const sim_step_result *prefill, const sim_step_result *decode,
+                                    int ranks);
 
 typedef enum sim_trace_detail {
     SIM_TRACE_ITERATION, /* one slice per iteration */
@@ -84,6 +97,12 @@ typedef enum sim_trace_detail {
 
 /* Parses "iteration", "layer", "op". */
 bool sim_trace_detail_parse(const char *s, sim_trace_detail *out);
+
+/* Estimated size in bytes of a serving timeline at `detail` over a run of that many iterations,
+ * requests and preemptions (for a window: the part inside it). cfg prices the ops layer and op
+ * detail nest. */
+double sim_trace_serve_estimate_bytes(sim_trace_detail detail, const sim_step_cfg *cfg,
+                                      double iterations, double requests, double preemptions);
 
 /* A serving timeline: an observer of the engine. */
 typedef struct sim_trace_serve {

@@ -4,11 +4,20 @@
  * The measurements live in a normalized CSV (tools/data/validation.csv, made from
  * ../shared/data/calibration.csv with every row's source kept): one row per measurement, its kind
  * and parameters in columns:
- *   id, kind (gemm | attention | copy | allreduce | e2e | ttft), hw, dtype, gpus, m, n, k, batch,
+ *   id, kind (gemm | attention | copy | allreduce | grouped_gemm | alltoall | e2e | ttft), hw,
+ *   dtype, gpus, m, n, k, batch,
  *   seq, heads, head_dim, causal, bytes, model, tp, input_len, output_len, weight_dtype,
  *   act_dtype, kv_dtype, framework, metric, value, unit, skip (a reason it cannot be expressed),
- *   source.
+ *   source, group_size, act_quant.
+ * A gemm row computes in `dtype` with weights stored as `weight_dtype` (default: dtype; a
+ * narrower format is a mixed-input kernel, W4A16 or W4A8), in groups of `group_size` weights per
+ * scale (empty or 0: per channel); `act_quant` true adds the dynamic quantization of its input
+ * (the kernel the benchmark timed with the GEMM).
  * Metrics: tflops, latency_ms, tb_per_s, busbw_gb_per_s (ops); e2e_s, ttft_ms (static batches).
+ * grouped_gemm: `batch` groups (experts) of m x n x k each, priced as the MoE layers' grouped
+ * GEMM. alltoall: an MoE dispatch or combine over `gpus` ranks, `bytes` the routed data each GPU
+ * holds (tokens x top-k x row bytes, its own share included), in the low-latency mode (one
+ * hop).
  *
  * Op-level predictions price ONE op as the step model would (the GEMM, the fused attention, a
  * device copy, a ring all-reduce), with the per-kernel cost of back-to-back launches; end-to-end
@@ -31,6 +40,8 @@ typedef enum sim_vkind {
     SIM_VK_ATTENTION,
     SIM_VK_COPY,
     SIM_VK_ALLREDUCE,
+    SIM_VK_GROUPED_GEMM,
+    SIM_VK_ALLTOALL,
     SIM_VK_E2E,
     SIM_VK_TTFT,
     SIM_VK_COUNT
@@ -42,7 +53,9 @@ typedef struct sim_vrow {
     char hw[48], model[48], framework[96], metric[24], unit[16], skip[160], source[200];
     sim_dtype dtype, weight, act, kv;
     int64_t gpus, m, n, k, batch, seq, heads, head_dim, bytes, tp, input_len, output_len;
+    int64_t group_size; /* gemm: weights per scale of dequantized integer weights (0: channel) */
     bool causal;
+    bool act_quant; /* gemm: the timing includes the dynamic quantization of the input */
     double value; /* measured, in `metric`'s unit */
     int64_t line; /* in the CSV */
 } sim_vrow;
@@ -50,7 +63,7 @@ typedef struct sim_vrow {
 /* "gemm", ... */
 const char *sim_vkind_name(sim_vkind k);
 
-/* True for the op-level kinds (gemm, attention, copy, allreduce). */
+/* True for the op-level kinds (gemm, attention, copy, allreduce, grouped_gemm, alltoall). */
 bool sim_vkind_is_op(sim_vkind k);
 
 /* Reads the CSV. *rows is owned by the caller (free). Errors name the file and line. */
@@ -70,16 +83,35 @@ double sim_validate_error_pct(double predicted, double measured);
 /* Median and p90 of |errors| (linear interpolation). n may be 0. */
 void sim_validate_summary(const double *abs_err_pct, size_t n, double *median, double *p90);
 
-/* The efficiency parameters a fit may move, with their bounds. */
+#define SIM_FIT_MAX_PARAMS 32
+
+/* One parameter a fit moved, in the device file's unit. */
+typedef struct sim_fit_param {
+    char name[48];  /* dotted device-file field: "efficiency.gemm.fp8", "quant.gemm_memory.fp8" */
+    char group[24]; /* the rows it was fitted on: "16-bit and non-GEMM", "fp8", ... */
+    double before, value;
+    size_t rows; /* rows of its group */
+} sim_fit_param;
+
 typedef struct sim_fit_report {
     size_t rows;                        /* op-level rows of the device used */
     double before_median, after_median; /* |error| % over those rows */
-    char fitted[768];                   /* "efficiency.gemm.bf16 0.80 -> 0.74, ..." */
+    double loo_median;                  /* leave-one-out |error| %: each row predicted by a fit
+                                         * of its group without it */
+    size_t n_params;                    /* parameters that moved */
+    sim_fit_param params[SIM_FIT_MAX_PARAMS];
+    char fitted[1024]; /* "efficiency.gemm.bf16 0.80 -> 0.74, ..." */
 } sim_fit_report;
 
-/* Fits hw's efficiencies (GEMM per format, attention, memory, network, collective fixed cost and
- * per-hop latency) to the op-level rows whose `hw` column is `name`, minimizing the sum of squared
- * relative errors by coordinate descent (deterministic). Parameters no row constrains stay. */
+/* Fits hw's efficiencies to the op-level rows whose `hw` column is `name`, minimizing the sum of
+ * squared relative errors by coordinate descent (deterministic). Each format is fitted on its own
+ * rows only: the 16-bit GEMM efficiency and K term, attention, memory, network, collective fixed
+ * cost and per-hop latency on the 16-bit GEMM and non-GEMM rows; a quantized compute format's
+ * efficiency, K term (quant.gemm_k_half) and streaming fraction (quant.gemm_memory) on its GEMM
+ * rows; the mixed-input efficiency and streaming fractions (quant.mixed_input_memory) on the
+ * mixed-input GEMM rows. Values are rounded as the file stores them (4 decimals), and a move that
+ * does not lower its group's loss is dropped, so refitting a fitted file changes nothing.
+ * Parameters no row constrains stay. The report adds each row's leave-one-out error. */
 sim_status sim_validate_fit(const sim_vrow *rows, size_t n, const char *name, sim_hw *hw,
                             sim_fit_report *report, sim_err *err);
 

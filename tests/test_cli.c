@@ -504,11 +504,237 @@ static void test_chrome_traces(void **state)
     snprintf(a, sizeof a, "%s --chrome-trace /nonexistent/dir/t.json", base);
     expect_bad(a, "--chrome-trace");
     assert_int_not_equal(access(path, F_OK), 0); /* failed runs leave no file */
+    /* traces: the rank choice, and a refusal past --trace-max-mb before a byte is written */
+    snprintf(a, sizeof a,
+             "run --model llama-3.1-8b --hw h100-sxm --chrome-trace %s --trace-ranks two", path);
+    expect_bad(a, "--trace-ranks");
+    expect_bad("run --model llama-3.1-8b --hw h100-sxm --trace-ranks all", "--chrome-trace");
+    snprintf(a, sizeof a,
+             "serve --model llama-3.1-8b --hw h100-sxm --num-prompts 1000 "
+             "--random-input-len 512 --random-output-len 256 --request-rate 8 "
+             "--trace-detail op --chrome-trace %s",
+             path);
+    expect_bad(a, "past --trace-max-mb 512");
+    assert_non_null(strstr(R.err, "would take about "));
+    assert_int_not_equal(access(path, F_OK), 0);
+    snprintf(a, sizeof a,
+             "run --model llama-3.1-70b --hw h100-sxm --tp 8 --batch 32 --input-len 2048 "
+             "--chrome-trace %s --trace-ranks all --trace-max-mb 2",
+             path);
+    expect_bad(a, "the run timeline of 8 ranks would take about 7 MB");
+    assert_int_not_equal(access(path, F_OK), 0);
     expect_bad("trace-check /nonexistent/trace.json", "/nonexistent/trace.json");
     const char *bad = tu_write_tmp("{\"traceEvents\": [{\"ph\": \"X\", \"pid\": 1, "
                                    "\"tid\": 1, \"name\": \"a\", \"ts\": 0, \"dur\": 1}]}");
     snprintf(a, sizeof a, "trace-check %s", bad);
     expect_bad(a, "process_name");
+}
+
+/* --html on run, serve and sweep: a page with its charts, the usual output unchanged. */
+static void test_html_reports(void **state)
+{
+    (void)state;
+    char path[128], a[768];
+    snprintf(path, sizeof path, "/tmp/infersim-cli-report-%d.html", (int)getpid());
+    static const struct {
+        const char *args, *must_hold, *stdout_holds;
+        int svgs;
+    } cases[] = {
+        {"run --model llama-3.1-8b --hw h100-sxm --batch 8 --output-len 16", "class=\"op\"",
+         "TTFT (ms)", 3},
+        {"run --model llama-3.1-8b --hw h100-sxm --batch 8 --output-len 16 --spec-method ngram "
+         "--num-speculative-tokens 4 --spec-acceptance-rate 0.8",
+         "draft vs verify", "TTFT (ms)", 4},
+        {"serve --model llama-3.1-8b --hw h100-sxm --num-prompts 200 --request-rate 20 "
+         "--goodput ttft:500 tpot:50",
+         "SLO 500 ms", "Serving Benchmark Result", 9},
+        {"sweep serve --model llama-3.1-8b --hw h100-sxm --num-prompts 50 --request-rate 2,50 "
+         "--max-num-seqs 16,64 --slo ttft:2000,tpot:100 --threads 1",
+         "class=\"front\"", "point,", 4},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        remove(path);
+        snprintf(a, sizeof a, "%s --html %s", cases[i].args, path);
+        run(a);
+        assert_int_equal(R.rc, 0);
+        assert_non_null(strstr(R.out, cases[i].stdout_holds));
+        char *page = slurp(path);
+        assert_non_null(page);
+        assert_true(strncmp(page, "<!DOCTYPE html>", 15) == 0);
+        assert_non_null(strstr(page, cases[i].must_hold));
+        assert_null(strstr(page, "<script"));
+        int svgs = 0;
+        for (const char *p = strstr(page, "<svg "); p; p = strstr(p + 1, "<svg "))
+            svgs++;
+        if (svgs < cases[i].svgs) {
+            print_error("%s: %d charts, expected at least %d\n", cases[i].args, svgs,
+                        cases[i].svgs);
+            fail();
+        }
+        assert_no_nonfinite(page);
+        free(page);
+    }
+    remove(path);
+    expect_bad("run --model llama-3.1-8b --hw h100-sxm --html /nonexistent/dir/r.html", "--html");
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 5 "
+               "--html /nonexistent/dir/r.html",
+               "--html");
+    /* a sweep's page is written before its rows: nothing on stdout when it fails */
+    expect_bad("sweep serve --model llama-3.1-8b --hw h100-sxm --num-prompts 5 --tp 1,2 "
+               "--html /nonexistent/dir/r.html",
+               "--html");
+    /* the grid file cannot hold it: it is the sweep's own flag */
+    const char *grid = tu_write_tmp("{\"command\": \"serve\", \"grid\": {\"html\": [\"a.html\"]}}");
+    snprintf(a, sizeof a, "sweep serve --model llama-3.1-8b --hw h100-sxm --grid %s", grid);
+    expect_bad(a, "sweep's own flag");
+    assert_int_not_equal(access("/nonexistent/dir/r.html", F_OK), 0);
+}
+
+/* Whether a run JSON's ops hold an op of this name. */
+static bool has_op(const cJSON *j, const char *name)
+{
+    const cJSON *op;
+    cJSON_ArrayForEach(op, cJSON_GetObjectItemCaseSensitive(j, "ops"))
+    {
+        if (strcmp(cJSON_GetObjectItemCaseSensitive(op, "name")->valuestring, name) == 0)
+            return true;
+    }
+    return false;
+}
+
+static void test_moe_models(void **state)
+{
+    (void)state;
+    /* model_params: total and active as the cards count them (hand-derived in test_model) */
+    run("run --model deepseek-v3 --hw h200 --tp 8 --weight-dtype fp8 --batch 4 "
+        "--input-len 256 --output-len 8 --format json");
+    assert_int_equal(R.rc, 0);
+    assert_no_nonfinite(R.out);
+    cJSON *j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(j, "model_params");
+    assert_near(num(p, "total"), 671026404352.0, 1e-12);
+    assert_near(num(p, "active"), 36625603584.0, 1e-12);
+    /* MLA: 61 x 576 x 2 B per token (bf16 KV), not split over the 8 TP ranks */
+    assert_near(num(cJSON_GetObjectItemCaseSensitive(j, "memory"), "kv_bytes_per_token"),
+                61.0 * 576 * 2, 0);
+    assert_true(has_op(j, "experts_gate_up") && has_op(j, "router") && has_op(j, "shared_expert") &&
+                has_op(j, "kv_up"));
+    assert_false(has_op(j, "moe_dispatch"));
+    cJSON_Delete(j);
+    /* --ep 8 adds the all-to-alls */
+    run("run --model deepseek-v3 --hw h200 --tp 8 --ep 8 --weight-dtype fp8 --batch 4 "
+        "--input-len 256 --output-len 8 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_true(has_op(j, "moe_dispatch") && has_op(j, "moe_combine"));
+    /* batch 4, prefill of 4 x 256 tokens: 32 local experts, all touched; decode: 4 tokens touch
+     * 32 (1 - (31/32)^4) = 3.81 of them */
+    const cJSON *op;
+    cJSON_ArrayForEach(op, cJSON_GetObjectItemCaseSensitive(j, "ops"))
+    {
+        if (strcmp(cJSON_GetObjectItemCaseSensitive(op, "name")->valuestring, "experts_down"))
+            continue;
+        bool dec =
+            strcmp(cJSON_GetObjectItemCaseSensitive(op, "phase")->valuestring, "decode") == 0;
+        assert_near(num(op, "experts_touched"), dec ? 32.0 * (1.0 - pow(31.0 / 32.0, 4)) : 32.0,
+                    1e-6);
+    }
+    cJSON_Delete(j);
+    /* a minimal Mixtral-style config runs */
+    const char *mini = tu_write_tmp(
+        "{\"hidden_size\": 1024, \"intermediate_size\": 2048, \"num_hidden_layers\": 4, "
+        "\"num_attention_heads\": 8, \"num_key_value_heads\": 2, \"vocab_size\": 1000, "
+        "\"max_position_embeddings\": 4096, \"torch_dtype\": \"bfloat16\", "
+        "\"num_local_experts\": 4, \"num_experts_per_tok\": 2}");
+    char a[512];
+    snprintf(a, sizeof a, "run --model %s --hw h100-sxm --tp 2 --format json", mini);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    /* missing fields and bad combinations: exit 2 naming them */
+    const char *no_k = tu_write_tmp(
+        "{\"hidden_size\": 1024, \"intermediate_size\": 2048, \"num_hidden_layers\": 4, "
+        "\"num_attention_heads\": 8, \"vocab_size\": 1000, \"max_position_embeddings\": 4096, "
+        "\"torch_dtype\": \"bfloat16\", \"num_local_experts\": 4}");
+    snprintf(a, sizeof a, "run --model %s --hw h100-sxm", no_k);
+    expect_bad(a, "num_experts_per_tok");
+    expect_bad("run --model deepseek-v3 --hw h200 --tp 8 --ep 3", "--ep");
+    expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --ep 4", "--ep");
+    expect_bad("run --model llama-3.1-8b --hw h200 --tp 2 --ep 2", "no experts");
+    expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --dp-attention", "--dp-attention");
+    expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --expert-imbalance 0.5",
+               "--expert-imbalance");
+    /* the seven shipped configs under serve, and MTP for DeepSeek-V3 */
+    static const char *const models[] = {"mixtral-8x7b",  "mixtral-8x22b",   "deepseek-v3",
+                                         "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-20b",
+                                         "gpt-oss-120b"};
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+        snprintf(a, sizeof a,
+                 "serve --model %s --hw h200 --tp 8 --ep 8 --weight-dtype fp8 --num-prompts 20 "
+                 "--request-rate 50 "
+                 "--random-input-len 256 --random-output-len 16 --format json",
+                 models[i]);
+        run(a);
+        assert_int_equal(R.rc, 0);
+        assert_no_nonfinite(R.out);
+    }
+    run("run --model deepseek-v3 --hw h200 --tp 8 --weight-dtype fp8 --spec-method mtp "
+        "--num-speculative-tokens 1 --spec-acceptance-rate 0.8 --output-len 32 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_true(num(j, "spec_speedup") > 1.0);
+    cJSON_Delete(j);
+    /* the table names the parallelism; a model that does not fit says under which */
+    run("run --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 1 --ep 8 --dp-attention "
+        "--batch 8 --input-len 128 --output-len 4");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "on 8 x NVIDIA H200 SXM 141GB (TP 1, EP 8, DP attention 8)\n"));
+    expect_bad("run --model deepseek-v3 --hw h200 --tp 8 --ep 8 --weight-dtype bf16",
+               "--tp 8 (TP 8, EP 8)");
+    /* 8 GPUs are priced: TP 1 x 8 data-parallel attention groups */
+    run("run --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 1 --ep 8 --dp-attention "
+        "--batch 8 --input-len 128 --output-len 4 --format json");
+    j = cJSON_Parse(R.out);
+    assert_near(num(j, "gpus"), 8.0, 0);
+    cJSON_Delete(j);
+    /* --max-num-seqs is per DP group, as each of vLLM's DP engines has its own: 8 groups of 64 */
+    run("serve --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 1 --ep 8 --dp-attention "
+        "--num-prompts 600 --random-input-len 256 --random-output-len 64 --max-num-seqs 64 "
+        "--format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_between(num(j, "mean_batch_size"), 65.0, 512.0);
+    cJSON_Delete(j);
+    run("serve --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 8 --ep 8 "
+        "--num-prompts 600 --random-input-len 256 --random-output-len 64 --max-num-seqs 64 "
+        "--format json");
+    j = cJSON_Parse(R.out);
+    assert_between(num(j, "mean_batch_size"), 1.0, 64.0);
+    cJSON_Delete(j);
+    /* a sweep over the parallelism: the invalid point is a row with its reason */
+    run("sweep run --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 1,8 --ep 8 "
+        "--dp-attention=false,true --batch 8 --input-len 128 --output-len 4 --threads 1");
+    assert_int_equal(R.rc, 0);
+    assert_int_equal(count_lines(R.out), 5);
+    assert_non_null(strstr(R.out, "differs from --tp 1"));
+    /* the trace shows the MoE ops and the all-to-alls */
+    char path[128];
+    snprintf(path, sizeof path, "/tmp/infersim-cli-moe-%d.json", (int)getpid());
+    snprintf(a, sizeof a,
+             "run --model qwen3-30b-a3b --hw h200 --tp 2 --ep 2 --batch 2 --input-len 64 "
+             "--output-len 4 --chrome-trace %s --format json",
+             path);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    char *t = slurp(path);
+    assert_non_null(t);
+    assert_non_null(strstr(t, "\"moe_dispatch\""));
+    assert_non_null(strstr(t, "\"experts_down\""));
+    free(t);
+    snprintf(a, sizeof a, "trace-check %s", path);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    remove(path);
 }
 
 static void test_sweep(void **state)
@@ -746,8 +972,8 @@ static void test_validation_commands(void **state)
     (void)state;
     run("validate");
     assert_int_equal(R.rc, 0);
-    assert_non_null(strstr(R.out, "\nvalidation: 78 points, median |error| "));
-    assert_non_null(strstr(R.out, "\n  op-level: 49 points"));
+    assert_non_null(strstr(R.out, "\nvalidation: 122 points, median |error| "));
+    assert_non_null(strstr(R.out, "\n  op-level: 93 points"));
     assert_non_null(strstr(R.out, "\n  end-to-end: 29 points"));
     assert_non_null(strstr(R.out, "  41 skipped: GB200"));
     /* an impossible target fails */
@@ -762,6 +988,12 @@ static void test_validation_commands(void **state)
     assert_non_null(strstr(R.out, "TFLOP/s"));
     expect_bad("op --hw h100-sxm --op gemm --m 4", "--m --n --k");
     expect_bad("op --hw h100-sxm --op conv --m 4", "--op");
+    run("op --hw h100-sxm --op alltoall --bytes 7340032 --gpus 16");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "alltoall on NVIDIA H100"));
+    run("op --hw h100-sxm --op grouped_gemm --batch 4 --m 256 --n 4096 --k 7168 --dtype fp8");
+    assert_int_equal(R.rc, 0);
+    expect_bad("op --hw h100-sxm --op grouped_gemm --m 4", "grouped_gemm: --batch");
     /* calibration writes a device file that loads, with the note of what it was fitted on */
     char path[128], a[512];
     snprintf(path, sizeof path, "/tmp/infersim-cal-%d.json", (int)getpid());
@@ -782,6 +1014,45 @@ static void test_validation_commands(void **state)
     cJSON_Delete(j);
     remove(path);
     expect_bad("calibrate --hw l40s", "no op-level rows");
+    /* a calibration of a calibrated file changes nothing, and its notes do not stack: fitted
+     * on H100, then again on the output */
+    char dir[64], first[128], second[128];
+    snprintf(dir, sizeof dir, "/tmp/infersim-cal2-%d", (int)getpid());
+    snprintf(a, sizeof a, "mkdir -p %s/a %s/b", dir, dir);
+    assert_int_equal(system(a), 0);
+    snprintf(first, sizeof first, "%s/a/h100-sxm.json", dir);
+    snprintf(second, sizeof second, "%s/b/h100-sxm.json", dir);
+    /* a few H100 rows of each group: 16-bit GEMMs and a copy, fp8 GEMMs, Marlin int4 */
+    char data[128];
+    snprintf(data, sizeof data, "%s/rows.csv", dir);
+    snprintf(a, sizeof a,
+             "(head -1 tools/data/validation.csv; grep -E '^(31|37|38|44|45|64|1078|1083|1088|1092|"
+             "1094|1096|1098|1102),' tools/data/validation.csv) > %s",
+             data);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "cd '%s' && %s", tu_root(), a);
+    assert_int_equal(system(cmd), 0);
+    snprintf(a, sizeof a, "calibrate --hw h100-sxm --data %s --out %s", data, first);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "leave-one-out"));
+    snprintf(a, sizeof a, "calibrate --hw %s --data %s --out %s", first, data, second);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "nothing moves"));
+    char *t1 = slurp(first), *t2 = slurp(second);
+    assert_non_null(t1);
+    assert_non_null(t2);
+    assert_string_equal(t1, t2);
+    const char *note = strstr(t1, "\"efficiency.memory\":\t\"fitted by");
+    assert_non_null(note);
+    const char *next = strstr(strstr(note, "fitted by") + 9, "fitted by infersim calibrate");
+    const char *eol = strchr(note, '\n');
+    assert_true(!next || next > eol); /* one provenance per source */
+    free(t1);
+    free(t2);
+    snprintf(a, sizeof a, "rm -rf %s", dir);
+    assert_int_equal(system(a), 0);
 }
 
 /* Validation CSVs, traces and result files are read strictly: exit 2, one line naming the file,
@@ -791,17 +1062,19 @@ static void test_strict_inputs(void **state)
     (void)state;
     static const char *const header =
         "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,input_len,"
-        "output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,value,unit,skip,source\n";
+        "output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,value,unit,skip,source,"
+        "group_size,act_quant\n";
     static const struct {
         const char *cmd, *row, *mention;
     } rows[] = {
-        {"validate", "1,allreduce,h100-sxm,,1,,,,,,,,,1048576,,,,,,,,x,busbw_gb_per_s,100,GB/s,,s",
+        {"validate",
+         "1,allreduce,h100-sxm,,1,,,,,,,,,1048576,,,,,,,,x,busbw_gb_per_s,100,GB/s,,s,,",
          ":2: field 'gpus' is '1', expected >= 2 for allreduce rows"},
-        {"validate", "1,gemm,h100-sxm,bf16,,4k,4096,4096,,,,,,,,,,,,,,x,tflops,700,TFLOP/s,,s",
+        {"validate", "1,gemm,h100-sxm,bf16,,4k,4096,4096,,,,,,,,,,,,,,x,tflops,700,TFLOP/s,,s,,",
          ":2: field 'm' is '4k', expected a whole number"},
         {"calibrate --hw h100-sxm",
-         "1,gemm,h100-sxm,fp4,,4096,4096,4096,,,,,,,,,,,,,,x,tflops,700,TFLOP/s,,s",
-         ":2: field 'dtype' is 'fp4', expected one of bf16"},
+         "1,gemm,h100-sxm,fp6,,4096,4096,4096,,,,,,,,,,,,,,x,tflops,700,TFLOP/s,,s,,",
+         ":2: field 'dtype' is 'fp6', expected one of bf16"},
     };
     char a[512], text[1024];
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
@@ -872,7 +1145,7 @@ static void test_deployment_flags(void **state)
     expect_bad("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --router random",
                "--router: value 'random'");
     expect_bad("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --chrome-trace /tmp/x.json",
-               "--chrome-trace with --replicas 2");
+               "--chrome-trace or --html with --replicas 2");
     /* --disagg 1:1 at TP 1: two GPUs, a positive KV transfer, both pools' utilisation */
     run("serve --model llama-3.1-8b --hw h100-sxm --disagg 1:1 --num-prompts 20 --request-rate 10 "
         "--format json");
@@ -959,7 +1232,125 @@ static void test_compare(void **state)
     assert_int_equal(R.rc, 0);
     assert_non_null(strstr(R.out, "tpot_ms"));
     assert_non_null(strstr(R.out, "compare: 3 metrics"));
+    /* --html: a bar of error for each of the three measured metrics, none for the fourth */
+    char page[128];
+    snprintf(page, sizeof page, "/tmp/infersim-cli-compare-%d.html", (int)getpid());
+    snprintf(a, sizeof a,
+             "compare --result %s --model llama-3.1-8b --hw h100-sxm --batch 1 "
+             "--input-len 1024 --output-len 256 --html %s",
+             res, page);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    char *html = slurp(page);
+    assert_non_null(html);
+    int bars = 0;
+    for (const char *p = strstr(html, "class=\"err\""); p; p = strstr(p + 1, "class=\"err\""))
+        bars++;
+    assert_int_equal(bars, 3);
+    assert_non_null(strstr(html, "not measured"));
+    free(html);
+    remove(page);
     expect_bad("compare --model llama-3.1-8b --hw h100-sxm", "--result");
+}
+
+static const char *str(const cJSON *o, const char *k)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
+    assert_true(cJSON_IsString(it));
+    return it->valuestring;
+}
+
+static void test_quantized_checkpoints(void **state)
+{
+    (void)state;
+    /* an fp8 config.json (compressed-tensors, RedHatAI FP8-dynamic) runs fp8 weights and
+     * activations without a flag: 8B layer weights 1 B each + 16-bit embeddings, LM head and norms
+     * = 6,979,321,856 + 2 x 1,050,673,152 + norms 532,480 = 9,081,200,640 B; an act_quant op runs */
+    run("run --model llama-3.1-8b-fp8 --hw h100-sxm --batch 4 --input-len 256 --output-len 8 "
+        "--format json");
+    assert_int_equal(R.rc, 0);
+    cJSON *j = cJSON_Parse(R.out);
+    assert_string_equal(str(j, "weight_dtype"), "fp8");
+    assert_string_equal(str(j, "act_dtype"), "fp8");
+    assert_string_equal(str(j, "kv_cache_dtype"), "bf16");
+    assert_string_equal(str(j, "quant_method"), "compressed-tensors");
+    assert_near(num(cJSON_GetObjectItemCaseSensitive(j, "memory"), "weight_bytes_per_gpu"),
+                9081200640.0, 1e-12);
+    assert_non_null(strstr(R.out, "\"act_quant\""));
+    cJSON_Delete(j);
+    /* AWQ 70B: int4 weights in groups of 128 with zero points, fp16 math, echoed */
+    run("run --model llama-3.1-70b-awq --hw h100-sxm --tp 2 --output-len 4 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_string_equal(str(j, "weight_dtype"), "int4");
+    assert_string_equal(str(j, "act_dtype"), "fp16");
+    assert_near(num(j, "weight_group_size"), 128, 0);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "weight_zero_point")));
+    assert_null(strstr(R.out, "\"act_quant\""));
+    cJSON_Delete(j);
+    /* explicit flags win over the config */
+    run("run --model llama-3.1-70b-awq --hw h100-sxm --tp 2 --output-len 4 --weight-group-size 32 "
+        "--format json");
+    j = cJSON_Parse(R.out);
+    assert_near(num(j, "weight_group_size"), 32, 0);
+    cJSON_Delete(j);
+    run("run --model llama-3.1-8b-fp8 --hw h100-sxm --output-len 4 --weight-dtype bf16 "
+        "--format json");
+    j = cJSON_Parse(R.out);
+    assert_string_equal(str(j, "weight_dtype"), "bf16");
+    assert_string_equal(str(j, "act_dtype"), "bf16");
+    cJSON_Delete(j);
+    /* NVFP4: fp4 math on B200's fp4 tensor cores, weight-only (W4A16) on H100 */
+    run("run --model llama-3.1-8b-nvfp4 --hw b200 --output-len 4 --format json");
+    j = cJSON_Parse(R.out);
+    assert_string_equal(str(j, "act_dtype"), "fp4");
+    assert_string_equal(str(j, "kv_cache_dtype"), "fp8");
+    cJSON_Delete(j);
+    run("run --model llama-3.1-8b-nvfp4 --hw h100-sxm --output-len 4 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_string_equal(str(j, "weight_dtype"), "fp4");
+    assert_string_equal(str(j, "act_dtype"), "bf16");
+    cJSON_Delete(j);
+    /* W4A8 and MXFP4 run */
+    run("run --model llama-3.1-8b --hw h100-sxm --weight-dtype int4 --act-dtype fp8 --output-len "
+        "4");
+    assert_int_equal(R.rc, 0);
+    run("run --model llama-3.1-8b --hw b200 --weight-dtype mxfp4 --output-len 4 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_string_equal(str(j, "act_dtype"), "mxfp4");
+    cJSON_Delete(j);
+    /* a method infersim cannot price: exit 2 naming the field */
+    const char *bad = tu_write_tmp(
+        "{\"hidden_size\": 64, \"intermediate_size\": 128, \"num_hidden_layers\": 2, "
+        "\"num_attention_heads\": 4, \"vocab_size\": 100, \"max_position_embeddings\": 512, "
+        "\"torch_dtype\": \"bfloat16\", \"quantization_config\": {\"quant_method\": \"hqq\"}}");
+    char args[256];
+    snprintf(args, sizeof args, "run --model %s --hw h100-sxm", bad);
+    run(args);
+    remove(bad);
+    assert_int_equal(R.rc, 2);
+    assert_int_equal(count_lines(R.err), 1);
+    assert_non_null(strstr(R.err, "quantization_config.quant_method"));
+    assert_non_null(strstr(R.err, "hqq"));
+    /* the seed's scheme table in roofline JSON */
+    run("roofline --hw h100-sxm --format json");
+    j = cJSON_Parse(R.out);
+    const cJSON *qs = cJSON_GetObjectItemCaseSensitive(j, "quant_schemes");
+    assert_int_equal(cJSON_GetArraySize(qs), 6);
+    const double seed[] = {295, 150, 75, 295, 295};
+    for (int i = 0; i < 5; i++) {
+        const cJSON *e = cJSON_GetArrayItem(qs, i);
+        assert_near(num(e, "critical_batch"), seed[i], 0.02);
+        num(e, "weight_bytes_per_param");
+        num(e, "peak_tflops");
+    }
+    assert_string_equal(str(cJSON_GetArrayItem(qs, 4), "scheme"), "fp8");
+    cJSON_Delete(j);
+    run("roofline --hw b200");
+    assert_non_null(strstr(R.out, "fp4"));
+    assert_non_null(strstr(R.out, "critical batch"));
 }
 
 /* Cost: the device file's price, --usd-per-gpu-hour over it, and the cheapest sweep point. */
@@ -1067,6 +1458,7 @@ static void test_cost(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_quantized_checkpoints),
         cmocka_unit_test(test_run_json_round_trip),
         cmocka_unit_test(test_tp_ops_and_names),
         cmocka_unit_test(test_csv_quotes_names),
@@ -1077,6 +1469,8 @@ int main(void)
         cmocka_unit_test(test_serve_bad_input),
         cmocka_unit_test(test_spec_flags),
         cmocka_unit_test(test_chrome_traces),
+        cmocka_unit_test(test_html_reports),
+        cmocka_unit_test(test_moe_models),
         cmocka_unit_test(test_sweep),
         cmocka_unit_test(test_sweep_slo_rows),
         cmocka_unit_test(test_sweep_grid_file),

@@ -75,6 +75,38 @@ static void test_gemm_padding_and_bounds(void **state)
     assert_near(sim_cost_op(&hw, &f8, 0).t_math_ns, 684740.0 * 7260.0 / 7168.0, 1e-4);
 }
 
+static void test_grouped_gemm_and_all_to_all(void **state)
+{
+    (void)state;
+    sim_hw hw = tu_fixture_hw();
+    /* 100 rows over 4 experts: 25 each, padded to 64: 256 rows; 1000 rows over 4: 250 each ->
+     * 256: 1024 rows; one group is the plain padding */
+    assert_near(sim_cost_grouped_padded_m(100, 4, 64), 256.0, 0);
+    assert_near(sim_cost_grouped_padded_m(1000, 4, 64), 1024.0, 0);
+    assert_near(sim_cost_grouped_padded_m(65, 1, 64), 128.0, 0);
+    /* decode MoE: 8 rows over 8 touched experts, one each: a fused-MoE kernel pads each to the
+     * MMA's 16 rows (gemm_weight_only_tile_m), 128 rows: 2 x 128 x 2048 x 4096 / (989.4e12 x
+     * 0.80) x the shape efficiency (K pipeline) */
+    sim_op op = gemm_op(8, 2048, 4096, SIM_DT_BF16, SIM_DT_BF16);
+    op.id = SIM_OP_EXPERTS_GATE_UP;
+    op.groups = 8.0;
+    double shape = sim_cost_gemm_shape_eff(&hw, 128, 2048, 4096);
+    assert_near(sim_cost_op(&hw, &op, 0).t_math_ns,
+                2.0 * 128 * 2048 * 4096 / (989.4e12 * 0.80 * shape) * 1e9, 1e-9);
+    /* 64 rows each over 8 experts: 512 rows at the 64-row tile */
+    assert_near(sim_cost_grouped_padded_m(512, 8, hw.gemm_tile_m), 512.0, 0);
+    /* the all-to-all goes through the collective model: 8 GPUs, 401,408 B per GPU in one hop:
+     * 8 us + 401,408 / 382.5 GB/s (1.049 us) + 1.5 us = 10.549 us */
+    assert_near(sim_cost_all_to_all_ns(&hw, 401408.0, 8, 1), 8000.0 + 1049.4 + 1500.0, 1e-4);
+    sim_op a2a = {.id = SIM_OP_MOE_DISPATCH,
+                  .present = true,
+                  .net_bytes = 401408.0,
+                  .net_ranks = 8,
+                  .net_hops = 1};
+    assert_near(sim_cost_op(&hw, &a2a, 0).t_net_ns, sim_cost_all_to_all_ns(&hw, 401408.0, 8, 1),
+                1e-12);
+}
+
 static void test_weight_only_dequantization(void **state)
 {
     (void)state;
@@ -140,28 +172,93 @@ static void test_device_support(void **state)
     (void)state;
     sim_hw a100 = tu_hw("a100-sxm-80gb");
     sim_err err = {{0}};
-    sim_prec p = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16};
+    sim_prec p = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false};
     assert_int_equal(sim_cost_check_support(&a100, &p, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "--weight-dtype"));
     assert_non_null(strstr(err.msg, "fp8"));
     assert_non_null(strstr(err.msg, "A100"));
-    p = (sim_prec){SIM_DT_BF16, SIM_DT_BF16, SIM_DT_FP8};
+    p = (sim_prec){SIM_DT_BF16, SIM_DT_BF16, SIM_DT_FP8, 0, false};
     assert_int_equal(sim_cost_check_support(&a100, &p, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "--kv-cache-dtype"));
-    p = (sim_prec){SIM_DT_INT4, SIM_DT_BF16, SIM_DT_INT8}; /* int4 is never computed */
+    p = (sim_prec){SIM_DT_INT4, SIM_DT_BF16, SIM_DT_INT8, 0, false}; /* int4 is never computed */
     assert_int_equal(sim_cost_check_support(&a100, &p, &err), SIM_OK);
     sim_hw tpu = tu_hw("tpu-v5e");
-    p = (sim_prec){SIM_DT_FP16, SIM_DT_FP16, SIM_DT_FP16};
+    p = (sim_prec){SIM_DT_FP16, SIM_DT_FP16, SIM_DT_FP16, 0, false};
     assert_int_equal(sim_cost_check_support(&tpu, &p, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "fp16"));
+}
+
+static void test_seed_scheme_table(void **state)
+{
+    (void)state;
+    /* Seed section 4.3 on H100 (989.4 / 1978.9 TFLOP/s, 3.35 TB/s), B* = peak x bytes / (2 bw):
+     *   bf16       2 B            989.4e12 x 2 / 6.7e12           = 295.34
+     *   int8 W-only 1 + 2/128     989.4e12 x 1.015625 / 6.7e12     = 149.98  (seed ~150)
+     *   int4 W-only 0.5 + 2/128   989.4e12 x 0.515625 / 6.7e12     =  76.14  (seed ~75)
+     *   int8, fp8  1 B            1978.9e12 x 1 / 6.7e12           = 295.36
+     * no fp4 tensor cores: no fp4 row; w4a8 = 1978.9e12 x 0.515625 / 6.7e12 = 152.29 */
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_quant_scheme q[SIM_QUANT_SCHEMES];
+    size_t n = sim_cost_quant_schemes(&hw, 128, q);
+    assert_int_equal(n, 6);
+    const char *names[] = {"bf16", "int8-weight-only", "int4-weight-only", "int8", "fp8", "w4a8"};
+    const double crit[] = {295.34, 149.98, 76.14, 295.36, 295.36, 152.29};
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(q[i].name, names[i]);
+        assert_near(q[i].critical_batch, crit[i], 1e-4);
+    }
+    assert_near(q[1].bytes_per_param, 1.015625, 0);
+    assert_near(q[4].peak_flops, 1978.9e12, 1e-12);
+    /* B200 (2250 / 4500 / fp4 9000 TFLOP/s, 8 TB/s): bf16 = fp8 = int8 = 2250 x 2 / 16 = 281.25;
+     * fp4 full quantization keeps it up to its block scales: 9000 x 0.5625 / 16 = 316.41 */
+    hw = tu_hw("b200");
+    n = sim_cost_quant_schemes(&hw, 128, q);
+    assert_int_equal(n, 7);
+    assert_near(q[0].critical_batch, 281.25, 1e-12);
+    assert_near(q[3].critical_batch, 281.25, 1e-12);
+    assert_near(q[4].critical_batch, 281.25, 1e-12);
+    assert_string_equal(q[5].name, "fp4");
+    assert_near(q[5].critical_batch, 316.40625, 1e-12);
+    assert_near(q[5].peak_flops, 2.0 * q[4].peak_flops, 0); /* fp4 peak = 2x fp8 */
+}
+
+static void test_quantized_gemm_streaming(void **state)
+{
+    (void)state;
+    /* A decode GEMM (M = 1, N = 12288, K = 5376) on the fixture H100 (3.35 TB/s, memory 0.866):
+     * set quant.gemm_memory.fp8 = 0.75 and
+     * the fp8 GEMM's 66,060,288 B stream at 0.75 x 3.35 = 2.5125 TB/s = 26.29 us (+ 5376 + 24576
+     * activation bytes); quant.mixed_input_memory.int4 = 0.4 prices an int4 W4A16 GEMM's
+     * 33,030,144 B (per channel) + 10,752 + 24,576 B at 1.34 TB/s. */
+    sim_hw hw = tu_fixture_hw();
+    hw.quant.gemm_memory[SIM_DT_FP8] = 0.75;
+    hw.quant.mixed_input_memory[SIM_DT_INT4] = 0.4;
+    sim_prec f8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false};
+    sim_op op;
+    sim_graph_gemm(&op, SIM_OP_O_PROJ, 1.0, 12288, 5376, SIM_DT_FP8, &f8, 2.0);
+    double bytes = 66060288.0 + 5376.0 + 24576.0;
+    assert_near(sim_cost_op(&hw, &op, 0.0).t_mem_ns, bytes / (0.75 * 3.35e12) * 1e9, 1e-12);
+    sim_prec w4 = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16, 0, false};
+    sim_graph_gemm(&op, SIM_OP_O_PROJ, 1.0, 12288, 5376, SIM_DT_INT4, &w4, 2.0);
+    bytes = 33030144.0 + 10752.0 + 24576.0;
+    assert_near(sim_cost_op(&hw, &op, 0.0).t_mem_ns, bytes / (0.4 * 3.35e12) * 1e9, 1e-12);
+    /* per-format K term: k_half 1000 for fp8 only: shape = K / (K + 1000) for fp8, 1 for bf16 */
+    hw.gemm_k_half = 0.0;
+    hw.quant.gemm_k_half[SIM_DT_FP8] = 1000.0;
+    assert_near(sim_cost_gemm_shape_eff_in(&hw, SIM_DT_FP8, 64, 1536, 4096), 4096.0 / 5096.0,
+                1e-12);
+    assert_near(sim_cost_gemm_shape_eff_in(&hw, SIM_DT_BF16, 64, 1536, 4096), 1.0, 0);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_seed_scheme_table),
+        cmocka_unit_test(test_quantized_gemm_streaming),
         cmocka_unit_test(test_ring_allreduce),
         cmocka_unit_test(test_gemm_padding_and_bounds),
         cmocka_unit_test(test_weight_only_dequantization),
+        cmocka_unit_test(test_grouped_gemm_and_all_to_all),
         cmocka_unit_test(test_other_kinds),
         cmocka_unit_test(test_device_support),
     };

@@ -12,6 +12,12 @@ static void test_sizes(void **state)
     assert_near(sim_dtype_bytes(SIM_DT_FP8), 1.0, 0);
     assert_near(sim_dtype_bytes(SIM_DT_INT8), 1.0, 0);
     assert_near(sim_dtype_bytes(SIM_DT_INT4), 0.5, 0);
+    /* NVFP4: 4 bits + an 8-bit scale per 16 = 4.5 bits; MXFP4: 4 + 8/32 = 4.25 bits */
+    assert_near(sim_dtype_bytes(SIM_DT_FP4), 0.5625, 0);
+    assert_near(sim_dtype_bytes(SIM_DT_MXFP4), 0.53125, 0);
+    /* mxfp4 runs on the fp4 tensor cores */
+    assert_int_equal(sim_dtype_get(SIM_DT_MXFP4)->peak_of, SIM_DT_FP4);
+    assert_true(sim_dtype_is_fp4(SIM_DT_MXFP4) && !sim_dtype_is_fp4(SIM_DT_INT4));
 }
 
 static void test_parse_round_trip(void **state)
@@ -24,7 +30,7 @@ static void test_parse_round_trip(void **state)
         assert_non_null(strstr(sim_dtype_names(), sim_dtype_name((sim_dtype)i)));
     }
     sim_dtype dt;
-    assert_false(sim_dtype_parse("fp4", &dt));
+    assert_false(sim_dtype_parse("fp6", &dt));
     assert_false(sim_dtype_parse("BF16", &dt));
     assert_false(sim_dtype_parse("", &dt));
 }

@@ -20,7 +20,7 @@ static fixture *fx_new(const char *model, const char *hw, int tp)
         .step = {.model = &f->m,
                  .hw = &f->hw,
                  .tp = tp,
-                 .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16},
+                 .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 0, false},
                  .iteration_overhead_ns = 1e6,
                  .request_overhead_ns = 1e4},
         .sched = {.max_num_seqs = 256, .max_num_batched_tokens = 8192, .chunked_prefill = true},

@@ -4,7 +4,7 @@
 #include "graph.h"
 #include "hw.h"
 
-static const sim_prec BF16 = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16};
+static const sim_prec BF16 = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 0, false};
 
 static double intensity(const sim_op *op) { return op->flops / sim_op_bytes(op); }
 
@@ -61,7 +61,7 @@ static void test_attention_intensity_does_not_grow_with_batch(void **state)
     /* ...while the weight matmuls' intensity grows with the batch (~64) */
     assert_near(intensity(&g64.ops[SIM_OP_O_PROJ]), 64.0, 0.03);
     /* fp8 KV halves the KV bytes: 134217728 / (8388608 + 36864 + 2048) = 15.93 ~ 16 */
-    sim_prec fp8kv = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_FP8};
+    sim_prec fp8kv = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_FP8, 0, false};
     sim_graph g8 = decode(&m, 1, &fp8kv, 64, 4095);
     assert_near(intensity(&g8.ops[SIM_OP_ATTENTION]), 15.93, 0.002);
 }
@@ -132,17 +132,31 @@ static void test_precision_checks(void **state)
     (void)state;
     sim_model m = tu_model("llama-3.1-8b");
     sim_err err = {{0}};
-    sim_prec p = {SIM_DT_BF16, SIM_DT_FP8, SIM_DT_BF16}; /* fp8 activations, bf16 weights */
+    sim_prec p = {SIM_DT_BF16, SIM_DT_FP8, SIM_DT_BF16, 0,
+                  false}; /* fp8 activations, bf16 weights */
     assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "--act-dtype"));
-    p = (sim_prec){SIM_DT_INT4, SIM_DT_INT4, SIM_DT_BF16};
+    p = (sim_prec){SIM_DT_INT4, SIM_DT_INT4, SIM_DT_BF16, 0, false};
     assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "weights only"));
-    p = (sim_prec){SIM_DT_BF16, SIM_DT_BF16, SIM_DT_INT4};
+    p = (sim_prec){SIM_DT_BF16, SIM_DT_BF16, SIM_DT_INT4, 0, false};
     assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "--kv-cache-dtype"));
-    p = (sim_prec){SIM_DT_INT4, SIM_DT_BF16, SIM_DT_FP8};
+    p = (sim_prec){SIM_DT_INT4, SIM_DT_BF16, SIM_DT_FP8, 0, false};
     assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_OK);
+    /* W4A8: int4 weights dequantized to fp8 (or int8, QServe) math; fp8 weights under int8
+     * math, or wider weights than the math, are not */
+    p = (sim_prec){SIM_DT_INT4, SIM_DT_FP8, SIM_DT_BF16, 128, false};
+    assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_OK);
+    p = (sim_prec){SIM_DT_INT4, SIM_DT_INT8, SIM_DT_BF16, 128, false};
+    assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_OK);
+    p = (sim_prec){SIM_DT_FP8, SIM_DT_INT8, SIM_DT_BF16, 128, false};
+    assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_EINPUT);
+    p = (sim_prec){SIM_DT_FP8, SIM_DT_FP4, SIM_DT_BF16, 128, false};
+    assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_EINPUT);
+    p = (sim_prec){SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, -1, false};
+    assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--weight-group-size"));
 }
 
 /* Smallest token count at which gate_up reaches the ridge of its compute format. */
@@ -169,9 +183,9 @@ static void test_quantization_moves_the_critical_batch(void **state)
      * so 309, 155, 78 and 321: weight-only quantization halves and quarters the critical batch. */
     sim_model m = tu_model("llama-3.1-70b");
     sim_hw hw = tu_hw("h100-sxm");
-    sim_prec w8 = {SIM_DT_INT8, SIM_DT_BF16, SIM_DT_BF16};
-    sim_prec w4 = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16};
-    sim_prec f8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16};
+    sim_prec w8 = {SIM_DT_INT8, SIM_DT_BF16, SIM_DT_BF16, 0, false};
+    sim_prec w4 = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16, 0, false};
+    sim_prec f8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false};
     double bf16 = (double)critical_tokens(&m, &hw, &BF16);
     assert_near(bf16, 308.0, 0.005);
     assert_near(bf16, 295.0, 0.05);
@@ -212,15 +226,270 @@ static void test_weight_bytes(void **state)
      * 2 x 16032 x 8192 x 2 = 525,336,576; final norm 16,384: 17,640,734,720 */
     assert_near(sim_graph_weight_bytes_per_gpu(&m, 8, &BF16), 17640734720.0, 1e-12);
     /* int4 weight-only quarters the layer weights, not the embeddings */
-    sim_prec w4 = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16};
+    sim_prec w4 = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16, 0, false};
     double layers16 = 17115381760.0 - 80 * 2 * 8192 * 2;
     double expect = layers16 / 4 + 80 * 2 * 8192 * 2 + 525336576.0 + 16384;
     assert_near(sim_graph_weight_bytes_per_gpu(&m, 8, &w4), expect, 1e-12);
 }
 
+static sim_graph decode_par(const sim_model *m, const sim_par *par, const sim_prec *p,
+                            int64_t batch, int64_t ctx)
+{
+    sim_graph g;
+    sim_seq_group grp = {.count = batch, .q = 1, .c = ctx, .logits = 1};
+    sim_batch_shape s = sim_graph_shape(m, &grp, 1);
+    sim_graph_build_par(m, par, p, &s, &g);
+    return g;
+}
+
+/* Weight bytes a step reads: every op's, times the layers it runs in. */
+static double step_weight_bytes(const sim_graph *g)
+{
+    double w = 0.0;
+    for (int i = 0; i < SIM_OP_COUNT; i++)
+        if (g->ops[i].present)
+            w += (double)g->repeats[i] * g->ops[i].weight_bytes;
+    return w;
+}
+
+static void test_experts_touched(void **state)
+{
+    (void)state;
+    /* E (1 - (1 - k/E)^T): 8 experts, top-2: one token touches 2, two tokens 8 (1 - 0.75^2) =
+     * 3.5, many tokens all 8; DeepSeek-V3 (256, top-8) at 8 tokens: 256 (1 - (31/32)^8) =
+     * 57.42 (ln(31/32) = -0.031749, x 8, exp = 0.77571) */
+    assert_near(sim_graph_experts_touched(8, 2, 1), 2.0, 1e-12);
+    assert_near(sim_graph_experts_touched(8, 2, 2), 3.5, 1e-12);
+    assert_near(sim_graph_experts_touched(8, 2, 1000), 8.0, 1e-12);
+    assert_near(sim_graph_experts_touched(256, 8, 8), 57.4208, 1e-5);
+}
+
+static void test_moe_decode_weights_grow_with_batch(void **state)
+{
+    (void)state;
+    /* Mixtral-8x7B, TP 1, bf16: experts_gate_up reads touched x 2 x 14336 x 4096 x 2 B =
+     * touched x 234,881,024: 2 experts at batch 1 (469,762,048), 3.5 at batch 2, ~8 at 64 */
+    sim_model m = tu_model("mixtral-8x7b");
+    sim_graph g = decode(&m, 1, &BF16, 1, 100);
+    assert_near(g.ops[SIM_OP_EXPERTS_GATE_UP].weight_bytes, 469762048.0, 1e-12);
+    assert_int_equal(g.repeats[SIM_OP_EXPERTS_GATE_UP], 32);
+    assert_false(g.ops[SIM_OP_GATE_UP_PROJ].present); /* no dense MLP layer */
+    /* at batch 1 the step streams the active parameters: 2 bytes each (bf16), the input
+     * embedding (a row gather, no weight read) aside */
+    assert_near(step_weight_bytes(&g), 2.0 * sim_model_active_params(&m), 1e-9);
+    g = decode(&m, 1, &BF16, 2, 100);
+    assert_near(g.ops[SIM_OP_EXPERTS_GATE_UP].weight_bytes, 3.5 * 234881024.0, 1e-12);
+    double w2 = step_weight_bytes(&g);
+    g = decode(&m, 1, &BF16, 64, 100);
+    assert_near(g.ops[SIM_OP_EXPERTS_GATE_UP].weight_bytes, 8.0 * 234881024.0, 1e-6);
+    assert_true(step_weight_bytes(&g) > w2);
+    /* ... and at large batch nearly all of them (every expert, once) */
+    assert_near(step_weight_bytes(&g), 2.0 * (sim_model_params(&m) - 32000.0 * 4096), 1e-6);
+    /* routed FLOPs follow the active experts: 2 x T x k x 2 f x d at T = 64 */
+    assert_near(g.ops[SIM_OP_EXPERTS_GATE_UP].flops, 2.0 * 64 * 2 * 2 * 14336 * 4096.0, 1e-12);
+    assert_near(g.ops[SIM_OP_EXPERTS_GATE_UP].groups, 8.0, 1e-6);
+}
+
+static void test_expert_parallel_all_to_all(void **state)
+{
+    (void)state;
+    /* DeepSeek-V3, TP 8, decode batch 64, fp8 activations. --ep 8: each GPU dispatches and
+     * receives T k / ep = 64 x 8 / 8 = 64 rows, 7/8 of them to or from peers:
+     * dispatch 64 x 7168 x 1 B (fp8) x 7/8 = 401,408 B, combine in bf16 802,816 B. */
+    sim_model m = tu_model("deepseek-v3");
+    const sim_prec fp8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false};
+    sim_par tp8 = sim_par_tp(8), ep8 = {.tp = 8, .ep = 8, .imbalance = 1.0};
+    sim_graph g = decode_par(&m, &tp8, &fp8, 64, 1000);
+    assert_false(g.ops[SIM_OP_MOE_DISPATCH].present);
+    assert_false(g.ops[SIM_OP_MOE_COMBINE].present);
+    g = decode_par(&m, &ep8, &fp8, 64, 1000);
+    assert_true(g.ops[SIM_OP_MOE_DISPATCH].present);
+    assert_near(g.ops[SIM_OP_MOE_DISPATCH].net_bytes, 401408.0, 1e-12);
+    assert_near(g.ops[SIM_OP_MOE_COMBINE].net_bytes, 802816.0, 1e-12);
+    assert_int_equal(g.ops[SIM_OP_MOE_DISPATCH].net_hops, 1); /* decode: low-latency mode */
+    assert_int_equal(g.repeats[SIM_OP_MOE_DISPATCH], 58);
+    assert_int_equal(g.repeats[SIM_OP_GATE_UP_PROJ], 3); /* the first 3 layers stay dense */
+    /* an imbalance of 1.5 loads the busiest rank with 96 rows */
+    ep8.imbalance = 1.5;
+    g = decode_par(&m, &ep8, &fp8, 64, 1000);
+    assert_near(g.ops[SIM_OP_MOE_DISPATCH].net_bytes, 1.5 * 401408.0, 1e-12);
+    assert_near(g.ops[SIM_OP_EXPERTS_GATE_UP].flops, 2.0 * 96 * 2 * 2048 * 7168.0, 1e-12);
+    /* 256/8 whole experts per GPU hold as many bytes as 1/8 of all 256: same weights per GPU */
+    ep8.imbalance = 1.0;
+    assert_near(sim_graph_weight_bytes_par(&m, &ep8, &fp8),
+                sim_graph_weight_bytes_par(&m, &tp8, &fp8), 1e-12);
+    /* data-parallel attention over 8 GPUs at TP 1: attention, dense layers, shared experts and
+     * tables whole on every GPU, 32 of the 256 experts. At TP 1 without EP a GPU holds all
+     * 671,026,404,352 parameters (2 B each); EP 8 drops 58 layers x 224 experts x 44,040,192
+     * parameters: 1,342,052,808,704 - 1,144,340,348,928 = 197,712,459,776 B */
+    sim_par tp1 = sim_par_tp(1), dp8 = {.tp = 1, .ep = 8, .dp_attention = true, .imbalance = 1.0};
+    assert_near(sim_graph_weight_bytes_par(&m, &tp1, &BF16), 1342052808704.0, 1e-12);
+    assert_near(sim_graph_weight_bytes_par(&m, &dp8, &BF16), 197712459776.0, 1e-12);
+    /* each DP rank runs attention on its 8 of the 64 sequences: q_up over 8 tokens */
+    g = decode_par(&m, &dp8, &fp8, 64, 1000);
+    assert_int_equal(g.ops[SIM_OP_Q_UP].m, 8);
+    assert_false(g.ops[SIM_OP_ATTN_ALLREDUCE].present);
+    /* the expert weights a decode step reads grow with the batch: 32 local experts,
+     * 32 (1 - (31/32)^T) touched, 2 x 2048 x 7168 B each (fp8) */
+    g = decode_par(&m, &ep8, &fp8, 1, 1000);
+    assert_near(g.ops[SIM_OP_EXPERTS_GATE_UP].weight_bytes,
+                32.0 * (1.0 - pow(31.0 / 32.0, 1.0)) * 2 * 2048 * 7168.0, 1e-12);
+}
+
+static void test_mla(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("deepseek-v3");
+    /* the latent and the rope key, 512 + 64 values per token per layer, on every TP rank:
+     * 61 x 576 x 2 B = 70,272 B per token in bf16 at TP 1 and TP 8 */
+    assert_near(sim_graph_kv_bytes_per_token(&m, 1, &BF16), 61.0 * 576 * 2, 0);
+    assert_near(sim_graph_kv_bytes_per_token(&m, 8, &BF16), 70272.0, 0);
+    /* data-parallel attention over 8: a token's latent lives on one GPU; the mean is 1/8 */
+    sim_par dp = {.tp = 1, .ep = 8, .dp_attention = true, .imbalance = 1.0};
+    assert_near(sim_graph_kv_bytes_per_token_par(&m, &dp, &BF16), 70272.0 / 8, 0);
+    /* absorbed decode, batch 1 at 4095 cached tokens, TP 1: 128 heads over one latent,
+     * 2 x 128 x (2 x 512 + 64) x 4096 = 1,140,850,688 FLOPs; reads 4096 x 576 x 2 B =
+     * 4,718,592 B of cache: intensity ~ 240, FlashMLA's compute-bound regime */
+    sim_graph g = decode(&m, 1, &BF16, 1, 4095);
+    assert_near(g.ops[SIM_OP_ATTENTION].flops, 1140850688.0, 1e-12);
+    assert_near(g.ops[SIM_OP_ATTENTION].kv_read_bytes, 4718592.0, 1e-12);
+    assert_false(g.ops[SIM_OP_QKV_PROJ].present);
+    /* the projections: q_down 2 x 7168 x 1536, q_up 2 x 1536 x 128 x 192, kv_down 2 x 7168 x 576
+     * FLOPs per token; kv_up absorbed: 2 x 128 x 512 x (128 + 128) per token */
+    assert_near(g.ops[SIM_OP_Q_DOWN].flops, 2.0 * 7168 * 1536, 1e-12);
+    assert_near(g.ops[SIM_OP_Q_UP].flops, 2.0 * 1536 * 128 * 192, 1e-12);
+    assert_near(g.ops[SIM_OP_KV_DOWN].flops, 2.0 * 7168 * 576, 1e-12);
+    assert_near(g.ops[SIM_OP_KV_UP].flops, 2.0 * 128 * 512 * 256, 1e-12);
+    /* a decode step at batch 1 streams DeepSeek-V3's active parameters (bf16, TP 1): the MLA
+     * projections and latent norms, 8 routed + 1 shared expert, the router, the dense layers,
+     * the LM head (36,625,603,584 x 2 B) */
+    assert_near(step_weight_bytes(&g), 2.0 * 36625603584.0, 1e-12);
+    /* the TP 8 rank: 16 heads, the same latent read whole */
+    g = decode(&m, 8, &BF16, 1, 4095);
+    assert_near(g.ops[SIM_OP_ATTENTION].flops, 1140850688.0 / 8, 1e-12);
+    assert_near(g.ops[SIM_OP_ATTENTION].kv_read_bytes, 4718592.0, 1e-12);
+    /* prefill expands: 1024 new tokens, causal 1024 x 1025 / 2 pairs, 2 x 128 x (192 + 128)
+     * FLOPs each; kv_up expands the 1024 latents: 2 x 1024 x 512 x 128 x 256 */
+    sim_seq_group p = {.count = 1, .q = 1024, .c = 0, .logits = 1};
+    sim_graph_build(&m, 1, &BF16, &p, 1, &g);
+    assert_near(g.ops[SIM_OP_ATTENTION].flops, 2.0 * 128 * 320 * (1024.0 * 1025 / 2), 1e-12);
+    assert_near(g.ops[SIM_OP_KV_UP].flops, 2.0 * 1024 * 512 * 128 * 256, 1e-12);
+    assert_near(g.ops[SIM_OP_ATTENTION].kv_write_bytes, 1024.0 * 576 * 2, 1e-12);
+}
+
+static void test_sliding_and_full_layers(void **state)
+{
+    (void)state;
+    /* gpt-oss-120b: 18 sliding (128) and 18 full layers. Decode at 4095 cached tokens, TP 1:
+     * full layers read 2 x 8 x 64 x 2 B x 4096 = 8,388,608 B, sliding ones 128 tokens' worth,
+     * 262,144 B */
+    sim_model m = tu_model("gpt-oss-120b");
+    sim_graph g = decode(&m, 1, &BF16, 1, 4095);
+    assert_int_equal(g.repeats[SIM_OP_ATTENTION], 18);
+    assert_int_equal(g.repeats[SIM_OP_ATTENTION_SLIDING], 18);
+    assert_near(g.ops[SIM_OP_ATTENTION].kv_read_bytes, 8388608.0, 1e-12);
+    assert_near(g.ops[SIM_OP_ATTENTION_SLIDING].kv_read_bytes, 262144.0, 1e-12);
+    /* the timeline's placement covers each op's layers exactly once */
+    int64_t full = 0, sliding = 0;
+    for (int64_t l = 0; l < g.layers; l++) {
+        bool a = sim_graph_op_in_layer(&g, SIM_OP_ATTENTION, l);
+        bool b = sim_graph_op_in_layer(&g, SIM_OP_ATTENTION_SLIDING, l);
+        assert_true(a != b);
+        full += a;
+        sliding += b;
+    }
+    assert_int_equal(full, 18);
+    assert_int_equal(sliding, 18);
+    /* Mistral slides in every layer: one attention op with the window */
+    m = tu_model("mistral-7b");
+    g = decode(&m, 1, &BF16, 1, 8000);
+    assert_int_equal(g.repeats[SIM_OP_ATTENTION], 32);
+    assert_false(g.ops[SIM_OP_ATTENTION_SLIDING].present);
+}
+
+static void test_parallel_checks(void **state)
+{
+    (void)state;
+    sim_err err = {{0}};
+    sim_model m = tu_model("deepseek-v3");
+    sim_par p = {.tp = 8, .ep = 6, .imbalance = 1.0};
+    assert_int_equal(sim_graph_check_par(&m, &p, &BF16, &err), SIM_EINPUT); /* 256 % 6 */
+    assert_non_null(strstr(err.msg, "--ep"));
+    p = (sim_par){.tp = 4, .ep = 8, .imbalance = 1.0};
+    assert_int_equal(sim_graph_check_par(&m, &p, &BF16, &err), SIM_EINPUT); /* TP != EP */
+    p.dp_attention = true; /* 2 DP groups of TP 4 */
+    assert_int_equal(sim_graph_check_par(&m, &p, &BF16, &err), SIM_OK);
+    p = (sim_par){.tp = 3, .ep = 8, .dp_attention = true, .imbalance = 1.0};
+    assert_int_equal(sim_graph_check_par(&m, &p, &BF16, &err), SIM_EINPUT); /* 8 % 3 */
+    p = (sim_par){.tp = 1, .ep = 1, .dp_attention = true, .imbalance = 1.0};
+    assert_int_equal(sim_graph_check_par(&m, &p, &BF16, &err), SIM_EINPUT);
+    p = (sim_par){.tp = 8, .ep = 8, .imbalance = 9.0};
+    assert_int_equal(sim_graph_check_par(&m, &p, &BF16, &err), SIM_EINPUT);
+    p = (sim_par){.tp = 8, .ep = 1, .imbalance = 2.0}; /* no EP: no EP ranks to skew */
+    assert_int_equal(sim_graph_check_par(&m, &p, &BF16, &err), SIM_EINPUT);
+    m = tu_model("llama-3.1-8b");
+    p = (sim_par){.tp = 2, .ep = 2, .imbalance = 1.0};
+    assert_int_equal(sim_graph_check_par(&m, &p, &BF16, &err), SIM_EINPUT); /* no experts */
+}
+
+static void test_scale_bytes(void **state)
+{
+    (void)state;
+    /* 8B gate_up on one GPU: N = 2 x 14336 = 28672, K = 4096: 117,440,512 weights.
+     * AWQ int4, G = 128, zeros: 0.5 + (2 + 0.5)/128 = 0.51953125 B -> 61,014,016 B;
+     * GPTQ int4 per channel (G = 0): 0.5 B -> 58,720,256 B; NVFP4: 0.5 + 1/16 = 0.5625 B ->
+     * 66,060,288 B; MXFP4: 0.5 + 1/32 = 0.53125 B -> 62,390,272 B; full int8 (per-channel scales,
+     * not counted): 1 B. W4A8 (int4 weights, fp8 math) keeps its group scales: 0.515625 B. */
+    sim_model m = tu_model("llama-3.1-8b");
+    const double w = 28672.0 * 4096.0;
+    sim_prec awq = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16, 128, true};
+    assert_near(decode(&m, 1, &awq, 1, 0).ops[SIM_OP_GATE_UP_PROJ].weight_bytes, 61014016.0, 0);
+    assert_near(w * 0.51953125, 61014016.0, 0);
+    sim_prec ch = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16, 0, false};
+    assert_near(decode(&m, 1, &ch, 1, 0).ops[SIM_OP_GATE_UP_PROJ].weight_bytes, 58720256.0, 0);
+    sim_prec nv = {SIM_DT_FP4, SIM_DT_FP4, SIM_DT_BF16, 128, false};
+    assert_near(decode(&m, 1, &nv, 1, 0).ops[SIM_OP_GATE_UP_PROJ].weight_bytes, 66060288.0, 0);
+    sim_prec mx = {SIM_DT_MXFP4, SIM_DT_BF16, SIM_DT_BF16, 128, false};
+    assert_near(decode(&m, 1, &mx, 1, 0).ops[SIM_OP_GATE_UP_PROJ].weight_bytes, 62390272.0, 0);
+    sim_prec i8 = {SIM_DT_INT8, SIM_DT_INT8, SIM_DT_BF16, 128, false};
+    assert_near(decode(&m, 1, &i8, 1, 0).ops[SIM_OP_GATE_UP_PROJ].weight_bytes, w, 0);
+    sim_prec w4a8 = {SIM_DT_INT4, SIM_DT_FP8, SIM_DT_BF16, 128, false};
+    sim_graph g = decode(&m, 1, &w4a8, 1, 0);
+    assert_near(g.ops[SIM_OP_GATE_UP_PROJ].weight_bytes, w * 0.515625, 0);
+    assert_true(g.ops[SIM_OP_GATE_UP_PROJ].weight_only); /* mixed-input kernel */
+    assert_int_equal(g.ops[SIM_OP_GATE_UP_PROJ].compute, SIM_DT_FP8);
+    /* the memory plan counts the same scales: layer GEMM weights x 0.51953125 + 16-bit rest;
+     * 8B per layer: d (q 4096 + kv 2048) + 4096 x 4096 + 3 x 4096 x 14336 = 218,103,808 */
+    double layer = 218103808.0;
+    double rest = sim_graph_weight_bytes_per_gpu(&m, 1, &BF16) - 32.0 * layer * 2.0;
+    assert_near(sim_graph_weight_bytes_per_gpu(&m, 1, &awq), rest + 32.0 * layer * 0.51953125,
+                1e-12);
+    /* an fp4 KV cache carries its block scales: 0.5625 B per element */
+    sim_prec kv4 = {SIM_DT_FP4, SIM_DT_FP4, SIM_DT_FP4, 0, false};
+    assert_near(sim_graph_kv_bytes_per_token(&m, 1, &kv4), 2.0 * 32 * 8 * 128 * 0.5625, 0);
+}
+
+static void test_act_quant_op(void **state)
+{
+    (void)state;
+    /* fp8 activations, 8B decode of 16 tokens: the attention output (16 x 32 heads x 128 =
+     * 65,536 elements) is read in bf16, written in fp8, plus one fp32 scale per token:
+     * 65,536 x 3 + 16 x 4 = 196,672 B; 3 FLOPs per element = 196,608. bf16: no such op. */
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_prec f8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 128, false};
+    const sim_op *q = &decode(&m, 1, &f8, 16, 100).ops[SIM_OP_ACT_QUANT];
+    assert_true(q->present);
+    assert_near(q->act_bytes, 196672.0, 0);
+    assert_near(q->flops, 196608.0, 0);
+    assert_string_equal(sim_op_info(SIM_OP_ACT_QUANT)->name, "act_quant");
+    assert_false(decode(&m, 1, &BF16, 16, 100).ops[SIM_OP_ACT_QUANT].present);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_scale_bytes),
+        cmocka_unit_test(test_act_quant_op),
         cmocka_unit_test(test_matmul_intensity_is_tokens),
         cmocka_unit_test(test_decode_attention_seed_numbers),
         cmocka_unit_test(test_attention_intensity_does_not_grow_with_batch),
@@ -232,6 +501,12 @@ int main(void)
         cmocka_unit_test(test_quantization_moves_the_critical_batch),
         cmocka_unit_test(test_allreduce_bytes),
         cmocka_unit_test(test_weight_bytes),
+        cmocka_unit_test(test_experts_touched),
+        cmocka_unit_test(test_moe_decode_weights_grow_with_batch),
+        cmocka_unit_test(test_expert_parallel_all_to_all),
+        cmocka_unit_test(test_mla),
+        cmocka_unit_test(test_sliding_and_full_layers),
+        cmocka_unit_test(test_parallel_checks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

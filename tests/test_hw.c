@@ -86,6 +86,21 @@ static void test_every_device_loads_and_cites(void **state)
                 fail();
             }
         }
+        /* every constant of quantized kernels cites where it comes from too */
+        const cJSON *table, *entry;
+        cJSON_ArrayForEach(table, cJSON_GetObjectItemCaseSensitive(root, "quant"))
+        {
+            cJSON_ArrayForEach(entry, table)
+            {
+                char field[96];
+                snprintf(field, sizeof field, "quant.%s.%s", table->string, entry->string);
+                const cJSON *s = cJSON_GetObjectItemCaseSensitive(src, field);
+                if (!cJSON_IsString(s) || strlen(s->valuestring) < 10) {
+                    print_error("hw/%s.json: sources.%s missing\n", devices[d], field);
+                    fail();
+                }
+            }
+        }
         cJSON_Delete(root);
     }
 }
@@ -135,6 +150,42 @@ static void test_bad_files(void **state)
     expect_bad("\"gemm_tile_m\": 64", "\"gemm_tile_m\": 1e9", "gemm_tile_m");
     expect_bad("\"runtime_reserved_gib\": 1", "\"runtime_reserved_gib\": 20",
                "runtime_reserved_gib");
+    /* the quant object: fractions in (0, 1], a K term >= 1 */
+    expect_bad("\"runtime_reserved_gib\": 1",
+               "\"runtime_reserved_gib\": 1, \"quant\": "
+               "{\"gemm_memory\": {\"fp8\": 1.5}}",
+               "quant.gemm_memory.fp8");
+    expect_bad("\"runtime_reserved_gib\": 1",
+               "\"runtime_reserved_gib\": 1, \"quant\": "
+               "{\"gemm_k_half\": {\"fp8\": 0}}",
+               "quant.gemm_k_half.fp8");
+    expect_bad("\"runtime_reserved_gib\": 1",
+               "\"runtime_reserved_gib\": 1, \"quant\": "
+               "{\"mixed_input_memory\": {\"int4\": \"fast\"}}",
+               "quant.mixed_input_memory.int4");
+}
+
+static void test_quant_constants(void **state)
+{
+    (void)state;
+    /* absent entries read as the 16-bit values; given ones as written; mxfp4 shares fp4's */
+    char text[2048];
+    snprintf(text, sizeof text,
+             "%.*s, \"quant\": {\"gemm_memory\": {\"fp8\": 0.75, \"fp4\": "
+             "0.7}, \"gemm_k_half\": {\"fp8\": 900}, \"mixed_input_memory\": {\"int4\": "
+             "0.4}}}",
+             (int)strlen(good_hw) - 1, good_hw);
+    sim_hw hw;
+    sim_err err = {{0}};
+    assert_int_equal(sim_hw_load(tu_write_tmp(text), &hw, &err), SIM_OK);
+    assert_near(sim_hw_gemm_memory(&hw, SIM_DT_FP8), 0.75, 0);
+    assert_near(sim_hw_gemm_memory(&hw, SIM_DT_INT8), 0.8, 0); /* efficiency.memory */
+    assert_near(sim_hw_gemm_memory(&hw, SIM_DT_MXFP4), 0.7, 0);
+    assert_near(sim_hw_gemm_memory(&hw, SIM_DT_BF16), 0.8, 0);
+    assert_near(sim_hw_gemm_k_half(&hw, SIM_DT_FP8), 900.0, 0);
+    assert_near(sim_hw_gemm_k_half(&hw, SIM_DT_BF16), 0.0, 0);
+    assert_near(sim_hw_mixed_input_memory(&hw, SIM_DT_INT4), 0.4, 0);
+    assert_near(sim_hw_mixed_input_memory(&hw, SIM_DT_INT8), 0.8, 0);
 }
 
 int main(void)
@@ -144,6 +195,7 @@ int main(void)
         cmocka_unit_test(test_units),
         cmocka_unit_test(test_every_device_loads_and_cites),
         cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_quant_constants),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

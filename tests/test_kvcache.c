@@ -31,7 +31,7 @@ static void test_capacity(void **state)
     sim_model m = tu_model("llama-3.1-8b");
     sim_hw hw = tu_hw("h100-sxm");
     sim_step_cfg c = {
-        .model = &m, .hw = &hw, .tp = 1, .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16}};
+        .model = &m, .hw = &hw, .tp = 1, .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 0, false}};
     double bytes = sim_kvcache_capacity_bytes(&c, 0.9, 8192, 256, 0.0);
     assert_near(bytes, 58818405007.0, 1e-9);
     assert_int_equal((int64_t)(bytes / (16 * 131072.0)), 28046);

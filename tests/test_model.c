@@ -55,7 +55,7 @@ static void test_kv_bytes_per_token(void **state)
     (void)state;
     /* 2 (K,V) x layers x kv_heads x head_dim x 2 bytes:
      * 8B: 2*32*8*128*2 = 131072; 70B: 2*80*8*128*2 = 327680; 405B: 2*126*8*128*2 = 516096 */
-    sim_prec p = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16};
+    sim_prec p = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 0, false};
     sim_model m = tu_model("llama-3.1-8b");
     assert_near(sim_graph_kv_bytes_per_token(&m, 1, &p), 131072.0, 0);
     m = tu_model("llama-3.1-70b");
@@ -76,23 +76,172 @@ static sim_status load_text(const char *text, sim_model *m, sim_err *err)
     "\"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"vocab_size\": 32000, "             \
     "\"max_position_embeddings\": 32768, \"torch_dtype\": \"bfloat16\""
 
-static void test_unsupported_architectures(void **state)
+static void test_moe_configs(void **state)
 {
     (void)state;
     sim_model m;
     sim_err err = {{0}};
-    /* Mixtral-style MoE */
+    /* a minimal Mixtral-style config: only the dense fields and the two MoE ones */
     assert_int_equal(load_text("{" DENSE_FIELDS ", \"num_local_experts\": 8, "
                                "\"num_experts_per_tok\": 2}",
                                &m, &err),
+                     SIM_OK);
+    assert_int_equal(m.experts, 8);
+    assert_int_equal(m.experts_per_tok, 2);
+    assert_int_equal(m.moe_intermediate, 14336); /* Mixtral experts are intermediate_size wide */
+    assert_int_equal(m.moe_layers, 32);
+    /* a MoE config without the top-k names the field */
+    assert_int_equal(load_text("{" DENSE_FIELDS ", \"num_local_experts\": 8}", &m, &err),
                      SIM_EINPUT);
-    assert_non_null(strstr(err.msg, "mixture-of-experts"));
-    assert_non_null(strstr(err.msg, "num_local_experts"));
-    /* DeepSeek-style MLA */
-    assert_int_equal(load_text("{" DENSE_FIELDS ", \"kv_lora_rank\": 512}", &m, &err), SIM_EINPUT);
-    assert_non_null(strstr(err.msg, "MLA"));
+    assert_non_null(strstr(err.msg, "num_experts_per_tok"));
+    /* Qwen/DeepSeek-style experts need their width */
+    assert_int_equal(load_text("{" DENSE_FIELDS ", \"num_experts\": 64, "
+                               "\"num_experts_per_tok\": 8}",
+                               &m, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "moe_intermediate_size"));
+    /* top-k above the experts */
+    assert_int_equal(load_text("{" DENSE_FIELDS ", \"num_local_experts\": 8, "
+                               "\"num_experts_per_tok\": 9}",
+                               &m, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "num_experts_per_tok"));
+    /* Qwen's layer pattern: every 2nd layer MoE ((i+1) % 2 == 0: 16 of 32), minus layer 3 */
+    assert_int_equal(load_text("{" DENSE_FIELDS ", \"num_experts\": 64, \"num_experts_per_tok\": "
+                               "8, \"moe_intermediate_size\": 1408, \"decoder_sparse_step\": 2, "
+                               "\"mlp_only_layers\": [3, 4], "
+                               "\"shared_expert_intermediate_size\": 5632}",
+                               &m, &err),
+                     SIM_OK);
+    assert_int_equal(m.moe_layers, 15);
+    assert_int_equal(m.shared_intermediate, 5632);
+    assert_true(m.shared_expert_gate);
+    assert_int_equal(load_text("{" DENSE_FIELDS ", \"num_experts\": 64, \"num_experts_per_tok\": "
+                               "8, \"moe_intermediate_size\": 1408, \"mlp_only_layers\": [1e300]}",
+                               &m, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "mlp_only_layers"));
+    /* DeepSeek's: layer i is MoE when i >= first_k_dense_replace and i % moe_layer_freq == 0 */
+    assert_int_equal(load_text("{" DENSE_FIELDS ", \"n_routed_experts\": 64, "
+                               "\"num_experts_per_tok\": 6, \"moe_intermediate_size\": 1408, "
+                               "\"n_shared_experts\": 2, \"first_k_dense_replace\": 3, "
+                               "\"moe_layer_freq\": 2}",
+                               &m, &err),
+                     SIM_OK);
+    assert_int_equal(m.moe_layers, 14); /* even i >= 3: 4, 6, ..., 30 */
+    assert_int_equal(m.shared_intermediate, 2 * 1408);
     /* a dense config with num_experts: 0 is still dense */
     assert_int_equal(load_text("{" DENSE_FIELDS ", \"num_experts\": 0}", &m, &err), SIM_OK);
+    assert_int_equal(m.experts, 0);
+}
+
+static void test_mla_and_layer_types(void **state)
+{
+    (void)state;
+    sim_model m;
+    sim_err err = {{0}};
+    /* MLA needs its head dimensions */
+    assert_int_equal(load_text("{" DENSE_FIELDS ", \"kv_lora_rank\": 512, \"qk_rope_head_dim\": "
+                               "64, \"v_head_dim\": 128}",
+                               &m, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "qk_nope_head_dim"));
+    m = tu_model("deepseek-v3");
+    assert_true(m.mla);
+    assert_int_equal(m.kv_lora_rank, 512);
+    assert_int_equal(m.q_lora_rank, 1536);
+    assert_int_equal(m.qk_rope_dim, 64);
+    assert_int_equal(m.moe_layers, 58); /* 61 layers, the first 3 dense */
+    assert_int_equal(m.mtp_layers, 1);
+    /* gpt-oss: layer_types alternate sliding (128) and full attention */
+    m = tu_model("gpt-oss-120b");
+    assert_int_equal(m.sliding_window, 128);
+    assert_int_equal(m.sliding_layers, 18);
+    assert_true(m.attn_sinks);
+    assert_int_equal(m.experts, 128);
+    assert_int_equal(m.experts_per_tok, 4);
+    /* a layer kind it does not know */
+    assert_int_equal(load_text("{" DENSE_FIELDS ", \"sliding_window\": 128, \"layer_types\": "
+                               "[\"sliding_attention\", \"linear_attention\"]}",
+                               &m, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "layer_types"));
+    /* Mistral's window applies to every layer */
+    m = tu_model("mistral-7b");
+    assert_int_equal(m.sliding_layers, 32);
+}
+
+static void test_moe_param_counts(void **state)
+{
+    (void)state;
+    /* Hand-derived; per layer two RMSNorms (2d), plus V d embedding, V d LM head, d final norm.
+     * Active = all layers with k experts instead of E, plus the LM head and final norm (not the
+     * input embedding: DeepSeek-V3's and gpt-oss's cards; Mixtral's and Qwen3's add it).
+     *
+     * Mixtral-8x7B: attention 2*4096^2 + 2*4096*1024 = 41,943,040; expert 3*4096*14336 =
+     * 176,160,768; router 8*4096 = 32,768. Total 32*(41,943,040 + 8*176,160,768 + 32,768 + 8192)
+     * + 2*32000*4096 + 4096 = 46,702,792,704 (46.7B). Active 32*(41,943,040 + 2*176,160,768 +
+     * 32,768 + 8192) + 131,072,000 + 4096 = 12,748,853,248; + the 0.131B embedding = 12.88B, the
+     * card's 12.9B.
+     *
+     * DeepSeek-V3 (MLA): q_a 7168*1536 + norm 1536 + q_b 1536*128*192 + kv_a 7168*576 + norm 512
+     * + kv_b 512*128*256 + o 128*128*7168 = 187,107,328; dense MLP 3*7168*18432 = 396,361,728;
+     * expert 3*7168*2048 = 44,040,192; MoE MLP 256 experts + router 256*7168 + 1 shared =
+     * 11,320,164,352. Total 61*(187,107,328 + 14,336) + 3*396,361,728 + 58*11,320,164,352 +
+     * 2*129280*7168 + 7168 = 671,026,404,352 (671B). Active: 12,603,506,688 (attention, norms,
+     * dense) + 58*(9*44,040,192 + 1,835,008) + 926,679,040 + 7168 = 36,625,603,584 (the card's
+     * "36.6B incl. the 0.9B head", 37B).
+     *
+     * Qwen3-235B-A22B: attention 4096*8192*2 + 4096*512*2 + q/k norms 256 = 71,303,424; expert
+     * 3*4096*1536 = 18,874,368; router 128*4096. Total 94*(71,303,424 + 128*18,874,368 + 524,288
+     * + 8192) + 2*151936*4096 + 4096 = 235,093,634,560 (235B); active 94*(71,303,424 +
+     * 8*18,874,368 + 524,288 + 8192) + 622,329,856 + 4096 = 21,568,433,664; + the 0.62B
+     * embedding = 22.2B (22B).
+     *
+     * gpt-oss-120b: attention 2880*4096*2 + 2880*512*2 + biases 4096+1024+2880 + 64 sinks =
+     * 26,550,336; expert 3*2880*2880 + biases 5760 + 2880 = 24,891,840; router 128*2880 + 128.
+     * Total 36*(26,550,336 + 128*24,891,840 + 368,768 + 5760) + 2*201088*2880 + 2880 =
+     * 116,829,156,672 (116.8B); active 36*(26,550,336 + 4*24,891,840 + 368,768 + 5760) +
+     * 579,133,440 + 2880 = 5,132,849,472 (5.13B). */
+    static const struct {
+        const char *name;
+        double total, active;
+    } cases[] = {
+        {"mixtral-8x7b", 46702792704.0, 12748853248.0},
+        {"deepseek-v3", 671026404352.0, 36625603584.0},
+        {"qwen3-235b-a22b", 235093634560.0, 21568433664.0},
+        {"gpt-oss-120b", 116829156672.0, 5132849472.0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sim_model m = tu_model(cases[i].name);
+        assert_near(sim_model_params(&m), cases[i].total, 1e-12);
+        assert_near(sim_model_active_params(&m), cases[i].active, 1e-12);
+    }
+    /* the model cards' rounded figures */
+    sim_model m = tu_model("mixtral-8x7b");
+    assert_near(sim_model_params(&m), 46.7e9, 0.001);
+    assert_near(sim_model_active_params(&m) + sim_model_embedding_params(&m), 12.9e9, 0.005);
+    m = tu_model("deepseek-v3");
+    assert_near(sim_model_active_params(&m), 37e9, 0.015);
+    m = tu_model("qwen3-235b-a22b");
+    assert_near(sim_model_active_params(&m) + sim_model_embedding_params(&m), 22e9, 0.01);
+    m = tu_model("gpt-oss-120b");
+    assert_near(sim_model_params(&m), 117e9, 0.002);
+    assert_near(sim_model_active_params(&m), 5.1e9, 0.01);
+    /* the other shipped MoE models: their cards' totals (Mixtral-8x22B 141B, Qwen3-30B-A3B 30.5B
+     * with 3.3B active incl. the embedding, gpt-oss-20b 20.9B / 3.6B) */
+    m = tu_model("mixtral-8x22b");
+    assert_near(sim_model_params(&m), 140.6e9, 0.001);
+    m = tu_model("qwen3-30b-a3b");
+    assert_near(sim_model_params(&m), 30.5e9, 0.002);
+    assert_near(sim_model_active_params(&m) + sim_model_embedding_params(&m), 3.3e9, 0.02);
+    m = tu_model("gpt-oss-20b");
+    assert_near(sim_model_params(&m), 20.9e9, 0.002);
+    assert_near(sim_model_active_params(&m), 3.6e9, 0.005);
+    /* dense: active = everything but the input embedding */
+    m = tu_model("llama-3.1-8b");
+    assert_near(sim_model_active_params(&m), sim_model_params(&m) - sim_model_embedding_params(&m),
+                1e-12);
 }
 
 static void test_defaults_and_wrappers(void **state)
@@ -176,12 +325,10 @@ static void test_bad_fields(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_param_counts),
-        cmocka_unit_test(test_fields),
-        cmocka_unit_test(test_kv_bytes_per_token),
-        cmocka_unit_test(test_unsupported_architectures),
-        cmocka_unit_test(test_defaults_and_wrappers),
-        cmocka_unit_test(test_bad_fields),
+        cmocka_unit_test(test_param_counts),          cmocka_unit_test(test_fields),
+        cmocka_unit_test(test_kv_bytes_per_token),    cmocka_unit_test(test_moe_configs),
+        cmocka_unit_test(test_mla_and_layer_types),   cmocka_unit_test(test_moe_param_counts),
+        cmocka_unit_test(test_defaults_and_wrappers), cmocka_unit_test(test_bad_fields),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

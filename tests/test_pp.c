@@ -43,13 +43,13 @@ static void test_memory_per_stage(void **state)
     sim_model m = tu_model("llama-3.1-8b"); /* 32 layers, d 4096, untied 128256 vocab, bf16 */
     sim_hw hw = tu_hw("h100-sxm");
     sim_step_cfg one = cfg_of(&m, &hw, 1, 1), two = cfg_of(&m, &hw, 1, 2);
-    double w1 = sim_pp_weight_bytes_per_gpu(&one);
+    double w1 = sim_mem_weight_bytes(&one);
     assert_near(w1, sim_graph_weight_bytes_per_gpu(&m, 1, &one.prec), 0);
     /* whole: 32 L + 2 tables + norm (d x 2 B); the last stage of two: 16 L + table + norm
      * = (whole - norm) / 2 + norm = whole / 2 + 4096 B */
-    assert_near(sim_pp_weight_bytes_per_gpu(&two), w1 / 2.0 + 4096.0, 1e-12);
+    assert_near(sim_mem_weight_bytes(&two), w1 / 2.0 + 4096.0, 1e-12);
     /* KV per token: 16 of the 32 layers */
-    assert_near(sim_pp_kv_bytes_per_token(&two), sim_pp_kv_bytes_per_token(&one) / 2.0, 1e-12);
+    assert_near(sim_mem_kv_bytes_per_token(&two), sim_mem_kv_bytes_per_token(&one) / 2.0, 1e-12);
     /* the memory plan per GPU follows */
     sim_mem_report a, b;
     sim_mem_plan(&one, 0.9, NULL, 1, 1024, 128, &a);

@@ -6,12 +6,14 @@
 static sim_run_cfg make(const sim_model *m, const sim_hw *hw, int tp, int64_t b, int64_t in,
                         int64_t out)
 {
-    sim_run_cfg c = {
-        .step = {.model = m, .hw = hw, .tp = tp, .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16}},
-        .batch = b,
-        .input_len = in,
-        .output_len = out,
-        .mem_util = 0.9};
+    sim_run_cfg c = {.step = {.model = m,
+                              .hw = hw,
+                              .tp = tp,
+                              .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 0, false}},
+                     .batch = b,
+                     .input_len = in,
+                     .output_len = out,
+                     .mem_util = 0.9};
     return c;
 }
 

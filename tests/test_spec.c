@@ -6,7 +6,7 @@
 #include "run.h"
 #include "spec.h"
 
-static const sim_prec BF16 = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16};
+static const sim_prec BF16 = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 0, false};
 
 static void test_acceptance_length(void **state)
 {

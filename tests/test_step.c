@@ -3,7 +3,7 @@
 
 #include "step.h"
 
-static const sim_prec BF16 = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16};
+static const sim_prec BF16 = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 0, false};
 
 static sim_step_result price(const sim_model *m, const sim_hw *hw, int tp, double overlap,
                              int64_t batch, int64_t q, int64_t c)

@@ -35,7 +35,7 @@ static void test_run_trace(void **state)
                               .hw = &hw,
                               .tp = 4,
                               .overlap = 0.5,
-                              .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16},
+                              .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 0, false},
                               .iteration_overhead_ns = 1e6,
                               .request_overhead_ns = 1e4},
                      .batch = 8,
@@ -49,7 +49,7 @@ static void test_run_trace(void **state)
     sim_step_price(&c.step, &g, 1, dec);
     const char *path = tmp_path("run");
     sim_err err = {{0}};
-    assert_int_equal(sim_trace_run(path, &c.step, &r->prefill, dec, &err), SIM_OK);
+    assert_int_equal(sim_trace_run(path, &c.step, &r->prefill, dec, true, &err), SIM_OK);
     sim_trace_stats s = check_ok(path);
     assert_int_equal(s.tracks, 16); /* 4 ranks x (issued, compute, memory, network) */
     /* the two steps end where TTFT + one decode step end, less at most 1 ns per op of
@@ -84,6 +84,19 @@ static void test_run_trace(void **state)
     free(dec);
 }
 
+/* The size of a file in bytes. */
+static double file_bytes(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    double n = (double)ftell(f);
+    fclose(f);
+    return n;
+}
+
+static double last_serve_bytes, last_serve_estimate; /* of the last serve_trace */
+
 static void serve_trace(sim_trace_detail detail, int64_t w0, int64_t w1, double util,
                         sim_engine_result *res, sim_trace_stats *stats)
 {
@@ -93,7 +106,7 @@ static void serve_trace(sim_trace_detail detail, int64_t w0, int64_t w1, double 
         .step = {.model = &m,
                  .hw = &hw,
                  .tp = 1,
-                 .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16},
+                 .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 0, false},
                  .iteration_overhead_ns = 1e6,
                  .request_overhead_ns = 1e4},
         .sched = {.max_num_seqs = 64, .max_num_batched_tokens = 4096, .chunked_prefill = true},
@@ -118,6 +131,9 @@ static void serve_trace(sim_trace_detail detail, int64_t w0, int64_t w1, double 
     assert_int_equal(sim_trace_serve_close(ts, res->duration_ns, &err), SIM_OK);
     free(ts);
     *stats = check_ok(path);
+    last_serve_bytes = file_bytes(path);
+    last_serve_estimate = sim_trace_serve_estimate_bytes(detail, &cfg.step, (double)res->iterations,
+                                                         (double)res->n, (double)res->preemptions);
     remove(path);
     sim_workload_free(&w);
 }
@@ -136,7 +152,72 @@ static void test_serve_trace_adds_up(void **state)
     assert_int_equal(s.counters, 3 * res.iterations);
     /* per request: a span with queued, prefill and decode phases: 8 async events */
     assert_int_equal(s.async_events, 8 * 200);
+    /* the size estimated from the counts is within 10% of the file */
+    assert_near(last_serve_estimate, last_serve_bytes, 0.10);
     sim_engine_result_free(&res);
+    serve_trace(SIM_TRACE_LAYER, 0, -1, 0.9, &res, &s);
+    assert_near(last_serve_estimate, last_serve_bytes, 0.10);
+    sim_engine_result_free(&res);
+}
+
+/* Args keep every digit: the shortest decimal that reads back exactly (the step's 2799525.877 us
+ * used to print as 2.79953e+06 beside the slice's exact dur). */
+static void test_args_full_precision(void **state)
+{
+    (void)state;
+    static const double v[] = {2799525.877, 1.0 / 3.0, 1e16, 0.1, 123456789012345678.0, -2.5e-7};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        sim_targs a;
+        sim_targs_reset(&a);
+        sim_targs_num(&a, "x", v[i]);
+        assert_true(strncmp(a.buf, "\"x\":", 4) == 0);
+        assert_true(strtod(a.buf + 4, NULL) == v[i]);
+    }
+    sim_targs a;
+    sim_targs_reset(&a);
+    sim_targs_num(&a, "time_us", 2799525.877);
+    assert_string_equal(a.buf, "\"time_us\":2799525.877");
+    sim_targs_reset(&a);
+    sim_targs_num(&a, "third", 1.0 / 3.0);
+    assert_string_equal(a.buf, "\"third\":0.3333333333333333");
+}
+
+/* One rank by default (TP ranks are identical), stated in the header; the estimate is within
+ * 10% of what is written. */
+static void test_run_trace_one_rank(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_step_cfg sc = {.model = &m,
+                       .hw = &hw,
+                       .tp = 4,
+                       .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16},
+                       .iteration_overhead_ns = 1e6,
+                       .request_overhead_ns = 1e4};
+    sim_step_result *pre = calloc(1, sizeof *pre), *dec = calloc(1, sizeof *dec);
+    sim_seq_group gp = {.count = 4, .q = 512, .c = 0, .logits = 1};
+    sim_seq_group gd = {.count = 4, .q = 1, .c = 512, .logits = 1};
+    sim_step_price(&sc, &gp, 1, pre);
+    sim_step_price(&sc, &gd, 1, dec);
+    const char *path = tmp_path("ranks");
+    sim_err err = {{0}};
+    for (int all = 0; all < 2; all++) {
+        assert_int_equal(sim_trace_run(path, &sc, pre, dec, all, &err), SIM_OK);
+        sim_trace_stats s = check_ok(path);
+        assert_int_equal(s.tracks, all ? 16 : 4);
+        assert_near(sim_trace_run_estimate_bytes(pre, dec, all ? 4 : 1), file_bytes(path), 0.10);
+        cJSON *root;
+        assert_int_equal(sim_jsonf_load_max(path, 1L << 30, &root, &err), SIM_OK);
+        const cJSON *meta = cJSON_GetObjectItemCaseSensitive(root, "otherData");
+        assert_int_equal(cJSON_GetObjectItemCaseSensitive(meta, "ranks_written")->valueint,
+                         all ? 4 : 1);
+        assert_int_equal(cJSON_GetObjectItemCaseSensitive(meta, "tp")->valueint, 4);
+        cJSON_Delete(root);
+        remove(path);
+    }
+    free(pre);
+    free(dec);
 }
 
 static void test_serve_trace_details_and_window(void **state)
@@ -274,6 +355,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_run_trace),
         cmocka_unit_test(test_serve_trace_adds_up),
+        cmocka_unit_test(test_args_full_precision),
+        cmocka_unit_test(test_run_trace_one_rank),
         cmocka_unit_test(test_serve_trace_details_and_window),
         cmocka_unit_test(test_writer_escapes_and_is_atomic),
         cmocka_unit_test(test_shipped_examples_pass),

@@ -1,6 +1,7 @@
 /* test_validate.c - predictions for measured rows, error statistics, and fitting efficiencies. */
 #include "testutil.h"
 
+#include "cost.h"
 #include "validate.h"
 
 static sim_vrow op_row(sim_vkind kind, const char *metric)
@@ -9,6 +10,35 @@ static sim_vrow op_row(sim_vkind kind, const char *metric)
     snprintf(r.metric, sizeof r.metric, "%s", metric);
     snprintf(r.hw, sizeof r.hw, "fixture");
     return r;
+}
+
+static void test_quantized_gemm_rows(void **state)
+{
+    (void)state;
+    /* fixture H100 (3.35 TB/s, memory 0.866, graph launch 1.5 us). A Marlin-style W4A16 GEMV,
+     * M 1, N = K = 8192, groups of 128: weights 67,108,864 x (0.5 + 2/128) = 34,603,008 B, input
+     * 16,384 B and output 16,384 B: 34,635,776 B / (0.866 x 3.35e12) = 11.9387 us, + 1.5 us;
+     * its math (M padded to 16, at 0.6 of 989.4 TFLOP/s, plus dequantization) stays below. */
+    sim_hw hw = tu_fixture_hw();
+    sim_err err = {{0}};
+    sim_vrow r = op_row(SIM_VK_GEMM, "latency_ms");
+    r.dtype = SIM_DT_FP16;
+    r.weight = SIM_DT_INT4;
+    r.group_size = 128;
+    r.m = 1;
+    r.n = r.k = 8192;
+    double ms;
+    assert_int_equal(sim_validate_op(&r, &hw, &ms, &err), SIM_OK);
+    assert_near(ms, (34635776.0 / (0.866 * 3.35e12) * 1e9 + 1500.0) / 1e6, 1e-9);
+    /* fp8 with its dynamic activation quantization: the quantize kernel reads 8192 x 2 B, writes
+     * 8192 x 1 B and one 4 B scale (24,580 B at 0.866 x 3.35 TB/s = 8.47 ns) + its launch; the
+     * fp8 GEMM reads 67,108,864 + 8,192 + 16,384 B */
+    r.dtype = r.weight = SIM_DT_FP8;
+    r.act_quant = true;
+    assert_int_equal(sim_validate_op(&r, &hw, &ms, &err), SIM_OK);
+    double gemm = (67108864.0 + 8192.0 + 16384.0) / (0.866 * 3.35e12) * 1e9 + 1500.0;
+    double quant = 24580.0 / (0.866 * 3.35e12) * 1e9 + 1500.0;
+    assert_near(ms, (gemm + quant) / 1e6, 1e-9);
 }
 
 static void test_op_predictions(void **state)
@@ -47,6 +77,34 @@ static void test_op_predictions(void **state)
     t.head_dim = 128;
     assert_int_equal(sim_validate_op(&t, &hw, &p, &err), SIM_OK);
     assert_near(p, 0.57 * 989.4, 0.01);
+    /* DeepEP's low-latency dispatch over 16 GPUs (two nodes): 128 tokens x top-8 x 7168 B (fp8)
+     * = 7,340,032 B per GPU, 15/16 of it sent: 6,881,280 B / (50 GB/s x 0.85) = 161.91 us + 8 us
+     * fixed + one 5 us scale-out hop = 174.91 us (DeepEP measured 173 us) */
+    sim_vrow e = op_row(SIM_VK_ALLTOALL, "latency_ms");
+    e.gpus = 16;
+    e.bytes = 7340032;
+    assert_int_equal(sim_validate_op(&e, &hw, &p, &err), SIM_OK);
+    assert_near(p, 0.174912, 1e-5);
+    /* a grouped GEMM of 4 experts x 256 rows prices as the MoE layers' op: 4 x 256 rows, each
+     * expert's weights read, every group padded to the 64-row tile (256 already is) */
+    sim_vrow gg = op_row(SIM_VK_GROUPED_GEMM, "tflops");
+    gg.batch = 4;
+    gg.m = 256;
+    gg.n = 4096;
+    gg.k = 7168;
+    assert_int_equal(sim_validate_op(&gg, &hw, &p, &err), SIM_OK);
+    sim_op op = {.id = SIM_OP_EXPERTS_GATE_UP,
+                 .present = true,
+                 .m = 1024,
+                 .n = 4096,
+                 .k = 7168,
+                 .compute = SIM_DT_BF16,
+                 .weight = SIM_DT_BF16,
+                 .groups = 4};
+    op.flops = 2.0 * 1024 * 4096 * 7168;
+    op.weight_bytes = 4.0 * 4096 * 7168 * 2;
+    op.act_bytes = 1024.0 * 7168 * 2 + 1024.0 * 4096 * 2;
+    assert_near(p, op.flops / sim_cost_op(&hw, &op, hw.graph_launch_ns).t_ns / 1e3, 1e-12);
 }
 
 static void test_summary(void **state)
@@ -120,24 +178,33 @@ static void test_load(void **state)
     char path[1024];
     snprintf(path, sizeof path, "%s/tools/data/validation.csv", tu_root());
     assert_int_equal(sim_validate_load(path, &rows, &n, &err), SIM_OK);
-    assert_int_equal(n, 83);
+    assert_int_equal(n, 137); /* 113, and 24 MoE op rows (ids 100-123) */
     int ops = 0, skipped = 0;
     for (size_t i = 0; i < n; i++) {
         ops += sim_vkind_is_op(rows[i].kind);
         skipped += rows[i].skip[0] != '\0';
         assert_true(rows[i].value > 0 && rows[i].source[0]);
     }
-    assert_int_equal(ops, 53);
-    assert_int_equal(skipped, 4);
+    assert_int_equal(ops, 107);
+    assert_int_equal(skipped, 14);
+    free(rows);
+    /* the Mixtral end-to-end rows kept apart: 20 TensorRT-LLM (15 skipped) and 20 vLLM */
+    snprintf(path, sizeof path, "%s/tools/data/validation-moe-e2e.csv", tu_root());
+    assert_int_equal(sim_validate_load(path, &rows, &n, &err), SIM_OK);
+    assert_int_equal(n, 40);
+    skipped = 0;
+    for (size_t i = 0; i < n; i++)
+        skipped += rows[i].skip[0] != '\0';
+    assert_int_equal(skipped, 15);
     free(rows);
     const char *hdr = "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
                       "input_len,output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,"
-                      "value,unit,skip,source\n";
+                      "value,unit,skip,source,group_size,act_quant\n";
     char text[2048];
-    snprintf(text, sizeof text, "%s1,gemv,h100-sxm,,,,,,,,,,,,,,,,,,,,tflops,1,,,src\n", hdr);
+    snprintf(text, sizeof text, "%s1,gemv,h100-sxm,,,,,,,,,,,,,,,,,,,,tflops,1,,,src,,\n", hdr);
     assert_int_equal(sim_validate_load(tu_write_tmp(text), &rows, &n, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, ":2: field 'kind'"));
-    snprintf(text, sizeof text, "%s1,gemm,h100-sxm,,,,,,,,,,,,,,,,,,,,tflops,fast,,,src\n", hdr);
+    snprintf(text, sizeof text, "%s1,gemm,h100-sxm,,,,,,,,,,,,,,,,,,,,tflops,fast,,,src,,\n", hdr);
     assert_int_equal(sim_validate_load(tu_write_tmp(text), &rows, &n, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "field 'value'"));
     assert_int_equal(sim_validate_load(tu_write_tmp("a,b\n"), &rows, &n, &err), SIM_EINPUT);
@@ -150,7 +217,7 @@ static void expect_bad_row(const char *row, const char *mention)
 {
     const char *hdr = "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
                       "input_len,output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,"
-                      "value,unit,skip,source\n";
+                      "value,unit,skip,source,group_size,act_quant\n";
     char text[2048];
     snprintf(text, sizeof text, "%s%s\n", hdr, row);
     const char *path = tu_write_tmp(text);
@@ -173,56 +240,58 @@ static void test_load_strict(void **state)
 {
     (void)state;
     /* numbers are digits only: no "4k" read as 4, no "abc" read as 0, no sign */
-    expect_bad_row("1,gemm,h100-sxm,bf16,,4k,1024,1024,,,,,,,,,,,,,,x,tflops,100,,,s",
+    expect_bad_row("1,gemm,h100-sxm,bf16,,4k,1024,1024,,,,,,,,,,,,,,x,tflops,100,,,s,,",
                    "field 'm' is '4k', expected a whole number in [0, 1099511627776]");
-    expect_bad_row("1,gemm,h100-sxm,bf16,,abc,1024,1024,,,,,,,,,,,,,,x,tflops,100,,,s",
+    expect_bad_row("1,gemm,h100-sxm,bf16,,abc,1024,1024,,,,,,,,,,,,,,x,tflops,100,,,s,,",
                    "field 'm' is 'abc'");
-    expect_bad_row("1,gemm,h100-sxm,bf16,,-4,1024,1024,,,,,,,,,,,,,,x,tflops,100,,,s",
+    expect_bad_row("1,gemm,h100-sxm,bf16,,-4,1024,1024,,,,,,,,,,,,,,x,tflops,100,,,s,,",
                    "field 'm' is '-4'");
-    expect_bad_row("1,copy,h100-sxm,,,,,,,,,,,1125899906842625,,,,,,,,x,tb_per_s,1,,,s",
+    expect_bad_row("1,copy,h100-sxm,,,,,,,,,,,1125899906842625,,,,,,,,x,tb_per_s,1,,,s,,",
                    "field 'bytes' is '1125899906842625', expected a whole number in [0, "
                    "1125899906842624]");
-    expect_bad_row("x1,copy,h100-sxm,,,,,,,,,,,1024,,,,,,,,x,tb_per_s,1,,,s", "field 'id' is 'x1'");
-    expect_bad_row(",copy,h100-sxm,,,,,,,,,,,1024,,,,,,,,x,tb_per_s,1,,,s", "field 'id' is empty");
-    /* formats are known names: no "fp4" read as bf16 */
-    expect_bad_row("1,gemm,h100-sxm,fp4,,4,1024,1024,,,,,,,,,,,,,,x,tflops,100,,,s",
-                   "field 'dtype' is 'fp4', expected one of");
-    expect_bad_row("1,e2e,h100-sxm,,,,,,1,,,,,,llama-3.1-8b,1,128,128,fp16,fp12,,x,e2e_s,1,s,,s",
+    expect_bad_row("x1,copy,h100-sxm,,,,,,,,,,,1024,,,,,,,,x,tb_per_s,1,,,s,,",
+                   "field 'id' is 'x1'");
+    expect_bad_row(",copy,h100-sxm,,,,,,,,,,,1024,,,,,,,,x,tb_per_s,1,,,s,,",
+                   "field 'id' is empty");
+    /* formats are known names: no "fp6" read as bf16 */
+    expect_bad_row("1,gemm,h100-sxm,fp6,,4,1024,1024,,,,,,,,,,,,,,x,tflops,100,,,s,,",
+                   "field 'dtype' is 'fp6', expected one of");
+    expect_bad_row("1,e2e,h100-sxm,,,,,,1,,,,,,llama-3.1-8b,1,128,128,fp16,fp12,,x,e2e_s,1,s,,s,,",
                    "field 'act_dtype' is 'fp12'");
-    expect_bad_row("1,attention,h100-sxm,bf16,,,,,2,8,16,128,yes,,,,,,,,,x,tflops,100,,,s",
+    expect_bad_row("1,attention,h100-sxm,bf16,,,,,2,8,16,128,yes,,,,,,,,,x,tflops,100,,,s,,",
                    "field 'causal' is 'yes', expected true, false or empty");
     /* what a kind uses is required: gemm m, n, k >= 1; all-reduce on >= 2 GPUs */
-    expect_bad_row("1,gemm,h100-sxm,bf16,,,1024,1024,,,,,,,,,,,,,,x,tflops,100,,,s",
+    expect_bad_row("1,gemm,h100-sxm,bf16,,,1024,1024,,,,,,,,,,,,,,x,tflops,100,,,s,,",
                    "field 'm' is empty, expected a value for gemm rows");
-    expect_bad_row("1,gemm,h100-sxm,bf16,,0,1024,1024,,,,,,,,,,,,,,x,tflops,100,,,s",
+    expect_bad_row("1,gemm,h100-sxm,bf16,,0,1024,1024,,,,,,,,,,,,,,x,tflops,100,,,s,,",
                    "field 'm' is '0', expected >= 1 for gemm rows");
-    expect_bad_row("1,gemm,h100-sxm,,,4,1024,1024,,,,,,,,,,,,,,x,tflops,100,,,s",
+    expect_bad_row("1,gemm,h100-sxm,,,4,1024,1024,,,,,,,,,,,,,,x,tflops,100,,,s,,",
                    "field 'dtype' is empty, expected a value for gemm rows");
-    expect_bad_row("4,allreduce,h100-sxm,,1,,,,,,,,,1024,,,,,,,,x,busbw_gb_per_s,100,,,s",
+    expect_bad_row("4,allreduce,h100-sxm,,1,,,,,,,,,1024,,,,,,,,x,busbw_gb_per_s,100,,,s,,",
                    "field 'gpus' is '1', expected >= 2 for allreduce rows");
-    expect_bad_row("4,allreduce,h100-sxm,,,,,,,,,,,1024,,,,,,,,x,busbw_gb_per_s,100,,,s",
+    expect_bad_row("4,allreduce,h100-sxm,,,,,,,,,,,1024,,,,,,,,x,busbw_gb_per_s,100,,,s,,",
                    "field 'gpus' is empty");
-    expect_bad_row("1,attention,h100-sxm,bf16,,,,,2,8192,16,128,,,,,,,,,,x,tflops,100,,,s",
+    expect_bad_row("1,attention,h100-sxm,bf16,,,,,2,8192,16,128,,,,,,,,,,x,tflops,100,,,s,,",
                    "field 'causal' is empty, expected a value for attention rows");
-    expect_bad_row("1,copy,h100-sxm,,,,,,,,,,,0,,,,,,,,x,tb_per_s,1,,,s",
+    expect_bad_row("1,copy,h100-sxm,,,,,,,,,,,0,,,,,,,,x,tb_per_s,1,,,s,,",
                    "field 'bytes' is '0', expected >= 1 for copy rows");
-    expect_bad_row("1,ttft,h100-sxm,,,,,,16,,,,,,llama-3.1-8b,,1024,1,fp16,,,x,ttft_ms,1,ms,,s",
+    expect_bad_row("1,ttft,h100-sxm,,,,,,16,,,,,,llama-3.1-8b,,1024,1,fp16,,,x,ttft_ms,1,ms,,s,,",
                    "field 'tp' is empty, expected a value for ttft rows");
-    expect_bad_row("1,e2e,h100-sxm,,,,,,1,,,,,,llama-3.1-8b,1,128,128,,,,x,e2e_s,1,s,,s",
+    expect_bad_row("1,e2e,h100-sxm,,,,,,1,,,,,,llama-3.1-8b,1,128,128,,,,x,e2e_s,1,s,,s,,",
                    "field 'weight_dtype' is empty, expected a value for e2e rows");
-    expect_bad_row("1,copy,,,,,,,,,,,,1024,,,,,,,,x,tb_per_s,1,,,s", "field 'hw' is empty");
-    expect_bad_row("1,gemm,h100-sxm,bf16,,4,1024,1024,,,,,,,,,,,,,,x,e2e_s,100,,,s",
+    expect_bad_row("1,copy,,,,,,,,,,,,1024,,,,,,,,x,tb_per_s,1,,,s,,", "field 'hw' is empty");
+    expect_bad_row("1,gemm,h100-sxm,bf16,,4,1024,1024,,,,,,,,,,,,,,x,e2e_s,100,,,s,,",
                    "field 'metric' is 'e2e_s', expected tflops, tb_per_s, busbw_gb_per_s or "
                    "latency_ms for gemm rows");
     /* columns a kind does not use may stay empty; a skipped row need not fill the ones it would */
     const char *hdr = "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
                       "input_len,output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,"
-                      "value,unit,skip,source\n";
+                      "value,unit,skip,source,group_size,act_quant\n";
     char text[2048];
     snprintf(text, sizeof text,
-             "%s7,allreduce,h100-sxm,,8,,,,,,,,,1048576,,,,,,,,x,busbw_gb_per_s,43.7,GB/s,,s\n"
-             "8,e2e,h100-sxm,,,,,,1,,,,,,llama-3.1-8b,2,1024,1024,fp8,,,x,e2e_s,5.8,s,,s\n"
-             "9,allreduce,,,,,,,,,,,,,,,,,,,,x,busbw_gb_per_s,80.5,GB/s,not a shipped device,s\n",
+             "%s7,allreduce,h100-sxm,,8,,,,,,,,,1048576,,,,,,,,x,busbw_gb_per_s,43.7,GB/s,,s,,\n"
+             "8,e2e,h100-sxm,,,,,,1,,,,,,llama-3.1-8b,2,1024,1024,fp8,,,x,e2e_s,5.8,s,,s,,\n"
+             "9,allreduce,,,,,,,,,,,,,,,,,,,,x,busbw_gb_per_s,80.5,GB/s,not a shipped device,s,,\n",
              hdr);
     sim_vrow *rows;
     size_t n;
@@ -304,6 +373,7 @@ static void test_summary_small(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_quantized_gemm_rows),
         cmocka_unit_test(test_op_predictions),
         cmocka_unit_test(test_summary),
         cmocka_unit_test(test_fit_recovers_known_efficiencies),

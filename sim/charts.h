@@ -1,0 +1,90 @@
+/* charts.h - the pictures of a result, as SVG: pure functions from result structs to an
+ * <svg> element appended to a sim_svg (svg.h). No I/O; html.h puts them on a page.
+ *
+ * Every chart has a title, axes with units, a legend, and as its subtitle the `flags` that
+ * produced it (the command line). What each draws, so tests can count it:
+ *   roofline   one <circle class="op"> per op of each step with FLOPs and bytes > 0 (ops without
+ *              FLOPs - collectives, gathers - cannot sit on a log-log roofline and are listed
+ *              under the legend), one roof per compute format the device has;
+ *   step ops   per step one bar of <rect class="op">, one per present op (its exposed time x
+ *              repeats) plus a host segment, and one bar of <rect class="part"> for the busy
+ *              time's math-bound and memory-bound parts, exposed network, launch and host;
+ *   pareto     one <circle class="pt"> per evaluated point, the frontier as one
+ *              <polyline class="front"> in frontier order (x ascending).
+ */
+#ifndef SIM_CHARTS_H
+#define SIM_CHARTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "engine.h"
+#include "hw.h"
+#include "mem.h"
+#include "metrics.h"
+#include "run.h"
+#include "series.h"
+#include "step.h"
+#include "svg.h"
+#include "sweep.h"
+
+/* The device's roofline (log-log: a bandwidth slope and one flat roof per compute format, with
+ * its ridge) and every op of the steps at its intensity and achieved FLOP/s (one instance's
+ * FLOPs over its time), sized by its share of its step's time. decode may be NULL. */
+void sim_chart_roofline(sim_svg *s, const sim_hw *hw, const sim_step_result *prefill,
+                        const sim_step_result *decode, const char *flags);
+
+/* Each step as a bar of its ops and a bar of math / memory / network / launch / host. */
+void sim_chart_step_ops(sim_svg *s, const sim_step_result *const *steps, const char *const *names,
+                        size_t n, const char *flags);
+
+/* The memory plan: weights, KV cache, activations and runtime reserve against the capacity. */
+void sim_chart_memory(sim_svg *s, const sim_mem_report *m, const char *flags);
+
+/* Speculative decoding: one iteration's draft and verify time against the plain decode step. */
+void sim_chart_spec(sim_svg *s, const sim_run_result *r, const char *flags);
+
+/* The empirical CDF of one metric over the run's requests (ITL: over all gaps), with p50, p90
+ * and p99 marked and the SLO as a line when slo_ms > 0. */
+void sim_chart_cdf(sim_svg *s, const sim_engine_result *res, sim_metric m, const sim_dist *d,
+                   double slo_ms, const char *flags);
+
+/* Over simulated time, from the series: */
+typedef enum sim_series_view {
+    SIM_VIEW_REQUESTS,    /* running and waiting requests (mean per iteration) */
+    SIM_VIEW_TOKENS,      /* batch tokens per iteration, prefill and decode stacked */
+    SIM_VIEW_KV,          /* peak KV-cache usage, % of blocks */
+    SIM_VIEW_PREEMPTIONS, /* preemptions per bucket */
+    SIM_VIEW_COUNT
+} sim_series_view;
+void sim_chart_series(sim_svg *s, const sim_series *ser, sim_series_view v, int64_t duration_ns,
+                      const char *flags);
+
+/* Up to max_rows requests, evenly spaced through the workload: queued, prefill, decode. */
+void sim_chart_gantt(sim_svg *s, const sim_engine_result *res, size_t max_rows, const char *flags);
+
+/* A sweep's points for the charts. */
+typedef struct sim_chart_sweep {
+    const sim_sweep_row *rows;
+    size_t n;
+    const sim_grid *grid;
+    bool has_slo;
+    double slo_ms[SIM_M_COUNT]; /* the SLO (0: not given) */
+    int pct;                    /* percentile the latencies are at */
+    const char *flags;
+} sim_chart_sweep;
+
+/* Output throughput per GPU against TPOT (or TTFT) at the SLO percentile: every point, the
+ * Pareto frontier, the points meeting the SLO, the best one labelled. */
+void sim_chart_pareto(sim_svg *s, const sim_chart_sweep *sw, bool by_ttft);
+
+/* One small panel for grid dimension `dim`: throughput per GPU of every point at each value. */
+void sim_chart_sweep_dim(sim_svg *s, const sim_chart_sweep *sw, size_t dim);
+
+/* Prediction against measurement: one bar per metric of its signed error (predicted - measured)
+ * / measured in %, with the measured and predicted values beside it. Metrics measured as 0 or
+ * not measured (measured < 0) get a row with no bar. */
+void sim_chart_compare(sim_svg *s, const char *const *names, const double *measured,
+                       const double *predicted, size_t n, const char *flags);
+
+#endif

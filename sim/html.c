@@ -1,0 +1,350 @@
+/* html.c - the report pages: a head with inline CSS, sections of figures and tables. */
+#include "html.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "outfile.h"
+#include "spec.h"
+
+/* The page is built in a text buffer (svg.h's writer escapes and grows it), then written. */
+typedef sim_svg page;
+
+static const char css[] =
+    "body{font-family:sans-serif;color:#222;max-width:1180px;margin:24px auto;padding:0 16px;"
+    "line-height:1.4}"
+    "h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;"
+    "border-bottom:1px solid #ddd;padding-bottom:4px}"
+    "pre.cmd{background:#f4f4f4;padding:8px 10px;white-space:pre-wrap;word-break:break-all;"
+    "font-size:12px;border-radius:4px}"
+    "table.kv{border-collapse:collapse;font-size:13px}"
+    "table.kv td{padding:2px 14px 2px 0;border-bottom:1px solid #eee}"
+    "table.kv td.v{text-align:right;font-variant-numeric:tabular-nums}"
+    "figure{margin:12px 0;break-inside:avoid;page-break-inside:avoid}"
+    "figure svg{max-width:100%;height:auto;border:1px solid #e4e4e4}"
+    "figcaption{font-size:12.5px;color:#444;max-width:780px}"
+    ".grid{display:flex;flex-wrap:wrap;gap:12px}.grid figure{margin:0}"
+    "footer{margin-top:32px;font-size:11.5px;color:#666}"
+    "@media print{body{max-width:none;margin:0}h2{break-after:avoid}"
+    "figure svg{border:none}}";
+
+static void page_begin(page *p, const char *title, const char *subtitle, const char *cmdline)
+{
+    sim_svg_raw(p, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                   "<title>");
+    sim_svg_escaped(p, title);
+    sim_svg_raw(p, "</title><style>%s</style></head>\n<body><header><h1>", css);
+    sim_svg_escaped(p, title);
+    sim_svg_raw(p, "</h1><div>");
+    sim_svg_escaped(p, subtitle);
+    sim_svg_raw(p, "</div><pre class=\"cmd\">$ ");
+    sim_svg_escaped(p, cmdline);
+    sim_svg_raw(p, "</pre></header>\n");
+}
+
+static void section(page *p, const char *h2)
+{
+    sim_svg_raw(p, "<h2>");
+    sim_svg_escaped(p, h2);
+    sim_svg_raw(p, "</h2>\n");
+}
+
+/* A figure holding a chart; the chart's buffer is freed. */
+static void figure(page *p, sim_svg *chart, const char *caption)
+{
+    sim_svg_raw(p, "<figure>");
+    if (chart->oom)
+        p->oom = true;
+    else if (chart->buf)
+        sim_svg_raw(p, "%s", chart->buf);
+    if (caption) {
+        sim_svg_raw(p, "<figcaption>");
+        sim_svg_escaped(p, caption);
+        sim_svg_raw(p, "</figcaption>");
+    }
+    sim_svg_raw(p, "</figure>\n");
+    sim_svg_free(chart);
+}
+
+static void table_begin(page *p) { sim_svg_raw(p, "<table class=\"kv\">"); }
+static void table_end(page *p) { sim_svg_raw(p, "</table>\n"); }
+
+static void row(page *p, const char *label, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void row(page *p, const char *label, const char *fmt, ...)
+{
+    char v[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v, sizeof v, fmt, ap);
+    va_end(ap);
+    sim_svg_raw(p, "<tr><td>");
+    sim_svg_escaped(p, label);
+    sim_svg_raw(p, "</td><td class=\"v\">");
+    sim_svg_escaped(p, v);
+    sim_svg_raw(p, "</td></tr>");
+}
+
+/* Closes the page and writes it to `path` through a temporary file. */
+static sim_status page_write(page *p, const char *path, sim_err *err)
+{
+    sim_svg_raw(p, "<footer>Made by infersim: every number is a prediction of the roofline "
+                   "model, not a measurement. Self-contained: no scripts, no network.</footer>"
+                   "\n</body></html>\n");
+    if (p->oom) {
+        sim_svg_free(p);
+        return sim_fail(err, SIM_EINTERNAL, "out of memory building the --html report");
+    }
+    sim_outfile o;
+    sim_status st = sim_outfile_open(&o, path, "--html", err);
+    if (!st) {
+        fwrite(p->buf, 1, p->len, o.f);
+        st = sim_outfile_commit(&o, err);
+    }
+    sim_svg_free(p);
+    return st;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+
+sim_status sim_html_run(const char *path, const char *cmdline, const sim_run_cfg *cfg,
+                        const sim_run_result *r, sim_err *err)
+{
+    page p = {0};
+    const sim_step_cfg *sc = &cfg->step;
+    char sub[512];
+    snprintf(sub, sizeof sub,
+             "%s on %d x %s: batch %lld, %lld prompt + %lld generated tokens per sequence; "
+             "weights %s, activations %s, KV cache %s",
+             sc->model->name, sc->tp, sc->hw->name, (long long)cfg->batch,
+             (long long)cfg->input_len, (long long)cfg->output_len, sim_dtype_name(sc->prec.weight),
+             sim_dtype_name(sc->prec.act), sim_dtype_name(sc->prec.kv));
+    page_begin(&p, "infersim run: one static batch", sub, cmdline);
+    section(&p, "Summary");
+    table_begin(&p);
+    row(&p, "TTFT (ms)", "%.3f", r->ttft_ns / 1e6);
+    row(&p, "TPOT (ms)", "%.3f", r->tpot_ns / 1e6);
+    row(&p, "E2E latency (ms)", "%.3f", r->e2e_ns / 1e6);
+    row(&p, "Output throughput (tok/s, whole batch)", "%.1f", r->output_throughput);
+    row(&p, "Prefill step", "%.3f ms, %s-bound", r->prefill.t_ns / 1e6,
+        sim_bound_name(r->prefill.bound));
+    if (cfg->output_len > 1)
+        row(&p, "Mean decode step", "%.3f ms, %s-bound (%lld steps)", r->decode.t_ns / 1e6,
+            sim_bound_name(r->decode.bound), (long long)r->decode_steps);
+    row(&p, "Memory per GPU (GB)", "%.2f of %.2f", r->mem.need_bytes / 1e9,
+        r->mem.capacity_bytes / 1e9);
+    row(&p, "Largest batch that fits", "%lld", (long long)r->mem.max_batch);
+    sim_price price;
+    if (sim_report_run_price(cfg, r, &price))
+        row(&p, "Cost (US$ per million output tokens)", "%.4f (%lld GPUs at %.4g $/h)",
+            price.usd_per_million_output_tokens, (long long)price.gpus, price.usd_per_gpu_hour);
+    if (sim_spec_active(cfg->spec)) {
+        row(&p, "Speculative decoding", "%s, K = %d", sim_spec_method_name(cfg->spec->method),
+            cfg->spec->k);
+        row(&p, "Tokens per verify step (tau)", "%.3f", r->spec_tau);
+        row(&p, "Decode speed-up", "%.2fx", r->spec_speedup);
+    }
+    table_end(&p);
+
+    const sim_step_result *dec = cfg->output_len > 1 ? &r->decode : NULL;
+    sim_svg c = {0};
+    section(&p, "Roofline");
+    sim_chart_roofline(&c, sc->hw, &r->prefill, dec, cmdline);
+    figure(&p, &c,
+           "Each circle is one op of the prefill step or of the mean decode step: its FLOPs over "
+           "its HBM bytes (x) and its FLOPs over its predicted time, launch and network included "
+           "(y). The bigger the circle, the larger its share of the step's time. Ops left of a "
+           "ridge cannot reach "
+           "that format's peak whatever the kernel.");
+    section(&p, "Where the step's time goes");
+    const sim_step_result *steps[2] = {&r->prefill, &r->decode};
+    const char *names[2] = {"prefill step",
+                            sim_spec_active(cfg->spec) ? "mean verify step" : "mean decode step"};
+    sim_chart_step_ops(&c, steps, names, dec ? 2 : 1, cmdline);
+    figure(&p, &c,
+           "Top bar of each step: its ops in issue order (x the layer count), coloured by what "
+           "bounds each. Bottom bar: the same time split into math- and memory-bound busy time, "
+           "exposed network, kernel launches and host (engine CPU) time.");
+    section(&p, "Memory");
+    sim_chart_memory(&c, &r->mem, cmdline);
+    figure(&p, &c,
+           "Per GPU: weights / TP, the KV cache of the whole batch at full length, the "
+           "activation workspace of the largest step and the runtime's reserve, against "
+           "HBM x --gpu-memory-utilization.");
+    if (sim_spec_active(cfg->spec) && dec) {
+        section(&p, "Speculative decoding");
+        sim_chart_spec(&c, r, cmdline);
+        figure(&p, &c,
+               "One speculative iteration: the draft's proposals, then the target's "
+               "verify step; the dashed line is what plain decoding needs for the same "
+               "expected tokens.");
+    }
+    return page_write(&p, path, err);
+}
+
+sim_status sim_html_serve(const char *path, const char *cmdline, const sim_serve_report *rep,
+                          const sim_slo *slo, const sim_series *series, sim_err *err)
+{
+    page p = {0};
+    const sim_step_cfg *sc = &rep->cfg->step;
+    const sim_serve_metrics *m = rep->m;
+    char sub[512], rate[48];
+    if (isnan(rep->request_rate))
+        snprintf(rate, sizeof rate, "a trace");
+    else if (isinf(rep->request_rate))
+        snprintf(rate, sizeof rate, "all at t = 0");
+    else
+        snprintf(rate, sizeof rate, "%.4g requests/s", rep->request_rate);
+    snprintf(sub, sizeof sub, "%s on %d x %s: %zu requests, arrivals %s", sc->model->name, sc->tp,
+             sc->hw->name, m->completed, rate);
+    page_begin(&p, "infersim serve: a request stream under continuous batching", sub, cmdline);
+    section(&p, "Summary");
+    table_begin(&p);
+    row(&p, "Successful requests", "%zu", m->completed);
+    row(&p, "Benchmark duration (s)", "%.2f", m->duration_s);
+    row(&p, "Request throughput (req/s)", "%.2f", m->request_throughput);
+    row(&p, "Output token throughput (tok/s)", "%.2f", m->output_throughput);
+    row(&p, "Total token throughput (tok/s)", "%.2f", m->total_token_throughput);
+    if (m->has_goodput)
+        row(&p, "Request goodput (req/s)", "%.2f", m->request_goodput);
+    for (int k = 0; k < SIM_M_COUNT; k++) {
+        char label[64];
+        const sim_dist *d = &m->dist[k];
+        snprintf(label, sizeof label, "%s mean / p50 / p90 / p99 (ms)", sim_metric_name(k));
+        row(&p, label, "%.2f / %.2f / %.2f / %.2f", d->mean, d->median, d->p90, d->p99);
+    }
+    row(&p, "Preemptions", "%lld", (long long)m->preemptions);
+    row(&p, "Mean batch size (requests per iteration)", "%.2f", m->mean_batch_size);
+    row(&p, "KV-cache peak usage", "%.1f%%", 100.0 * m->kv_cache_peak_usage);
+    sim_price price;
+    if (sim_report_serve_price(rep, &price))
+        row(&p, "Cost (US$ per million output tokens)", "%.4f (%lld GPUs at %.4g $/h)",
+            price.usd_per_million_output_tokens, (long long)price.gpus, price.usd_per_gpu_hour);
+    table_end(&p);
+
+    sim_svg c = {0};
+    section(&p, "Latency distributions");
+    sim_svg_raw(&p, "<div class=\"grid\">");
+    for (int k = 0; k < SIM_M_COUNT; k++) {
+        sim_chart_cdf(&c, rep->res, (sim_metric)k, &m->dist[k], slo ? slo->ms[k] : 0.0, cmdline);
+        figure(&p, &c, NULL);
+    }
+    sim_svg_raw(&p, "</div>");
+    sim_svg_raw(&p, "<p style=\"font-size:12.5px;color:#444\">");
+    sim_svg_escaped(&p, "Empirical CDFs as vLLM's benchmark defines the metrics (from each "
+                        "request's send time; TPOT excludes the first token; ITL pools every gap "
+                        "between streamed chunks); p50, p90 and p99 marked; red: the --goodput "
+                        "SLO.");
+    sim_svg_raw(&p, "</p>\n");
+    section(&p, "Over simulated time");
+    static const char *const captions[SIM_VIEW_COUNT] = {
+        "Requests holding KV blocks (running) and queued (waiting), averaged over the "
+        "iterations that start in each bucket.",
+        "Prompt (and recompute) tokens and decode tokens per iteration, averaged per bucket.",
+        "The most KV-cache blocks in use at any iteration's start in each bucket.",
+        "Requests preempted (recompute) in each bucket."};
+    for (int v = 0; v < SIM_VIEW_COUNT; v++) {
+        sim_chart_series(&c, series, (sim_series_view)v, rep->res->duration_ns, cmdline);
+        figure(&p, &c, captions[v]);
+    }
+    section(&p, "Requests");
+    sim_chart_gantt(&c, rep->res, 40, cmdline);
+    figure(&p, &c,
+           "From send to first scheduled (queued), to the first token (prefill, "
+           "including any recompute), to the last token (decode).");
+    return page_write(&p, path, err);
+}
+
+sim_status sim_html_sweep(const char *path, const char *cmdline, const sim_chart_sweep *sw,
+                          sim_err *err)
+{
+    page p = {0};
+    size_t ok = 0, meet = 0;
+    for (size_t i = 0; i < sw->n; i++) {
+        ok += sw->rows[i].ok;
+        meet += sw->rows[i].meets_slo;
+    }
+    char sub[256];
+    snprintf(sub, sizeof sub, "%zu points, %zu evaluated, %zu invalid", sw->n, ok, sw->n - ok);
+    page_begin(&p, "infersim sweep: which configuration?", sub, cmdline);
+    section(&p, "Summary");
+    table_begin(&p);
+    row(&p, "Points", "%zu (%zu ok)", sw->n, ok);
+    for (size_t d = 0; d < sw->grid->n_dims; d++)
+        if (sw->grid->dims[d].n > 1)
+            row(&p, sw->grid->dims[d].name, "%zu values", sw->grid->dims[d].n);
+    if (sw->has_slo) {
+        char slo[160];
+        size_t n = 0;
+        for (int k = 0; k < SIM_M_COUNT; k++)
+            if (sw->slo_ms[k] > 0.0)
+                n += (size_t)snprintf(slo + n, sizeof slo - n, "%s%s <= %.4g ms", n ? ", " : "",
+                                      sim_metric_name(k), sw->slo_ms[k]);
+        row(&p, "SLO", "%s at p%d", n ? slo : "none", sw->pct);
+        row(&p, "Points meeting the SLO", "%zu", meet);
+        size_t b = sim_sweep_best(sw->rows, sw->n);
+        char label[512];
+        if (b < sw->n) {
+            sim_grid_label(sw->grid, sw->rows[b].point, label, sizeof label);
+            row(&p, "Best under the SLO", "point %zu (%s): %.1f tok/s per GPU", sw->rows[b].point,
+                label, sw->rows[b].tput_per_gpu);
+        } else {
+            row(&p, "Best under the SLO", "none meets it");
+        }
+    }
+    table_end(&p);
+    sim_svg c = {0};
+    section(&p, "Throughput against latency");
+    sim_chart_pareto(&c, sw, false);
+    figure(&p, &c,
+           "Each circle is a point of the grid; the line joins the Pareto front (no "
+           "other point is both faster per token and higher in throughput per GPU).");
+    sim_chart_pareto(&c, sw, true);
+    figure(&p, &c, "The same points against time to first token, with that front.");
+    size_t shown = 0;
+    for (size_t d = 0; d < sw->grid->n_dims; d++)
+        shown += sw->grid->dims[d].n > 1;
+    if (shown) {
+        section(&p, "By swept flag");
+        sim_svg_raw(&p, "<div class=\"grid\">");
+        for (size_t d = 0; d < sw->grid->n_dims; d++)
+            if (sw->grid->dims[d].n > 1) {
+                sim_chart_sweep_dim(&c, sw, d);
+                figure(&p, &c, NULL);
+            }
+        sim_svg_raw(&p, "</div>");
+    }
+    return page_write(&p, path, err);
+}
+
+sim_status sim_html_compare(const char *path, const char *cmdline, const char *result_file,
+                            const char *const *names, const double *measured,
+                            const double *predicted, size_t n, sim_err *err)
+{
+    page p = {0};
+    char sub[512];
+    snprintf(sub, sizeof sub, "the measurements in %s against the prediction for the same flags",
+             result_file);
+    page_begin(&p, "infersim compare: prediction against measurement", sub, cmdline);
+    section(&p, "Metrics");
+    table_begin(&p);
+    for (size_t i = 0; i < n; i++) {
+        if (measured[i] > 0.0)
+            row(&p, names[i], "measured %.4g, predicted %.4g, error %+.1f%%", measured[i],
+                predicted[i], 100.0 * (predicted[i] - measured[i]) / measured[i]);
+        else
+            row(&p, names[i], "%s, predicted %.4g",
+                measured[i] < 0.0 ? "not measured" : "measured 0", predicted[i]);
+    }
+    table_end(&p);
+    sim_svg c = {0};
+    section(&p, "Error per metric");
+    sim_chart_compare(&c, names, measured, predicted, n, cmdline);
+    figure(&p, &c,
+           "Signed error of each prediction; the project's targets are 10% op-level and "
+           "15% end-to-end (median).");
+    return page_write(&p, path, err);
+}

@@ -1,0 +1,40 @@
+/* html.h - self-contained HTML reports: one file with inline SVG charts (charts.h), a summary
+ * table and the command line that produced it. No scripts, no network access, no external fonts
+ * or style sheets; readable in a browser and printed (each figure keeps to one page). Written
+ * through sim_outfile: the file appears whole or not at all.
+ *
+ *   sim_html_run(path, cmdline, &cfg, &result, &err);      // roofline, step by op, memory, ...
+ *   sim_html_serve(path, cmdline, &report, &slo, &series, &err);
+ *   sim_html_sweep(path, cmdline, &sweep_points, &err);
+ *
+ * `cmdline` is the command as typed ("infersim run --model ..."), shown on the page and as every
+ * chart's subtitle. Errors are bad-input ones naming --html (the file cannot be written) or
+ * SIM_EINTERNAL (out of memory).
+ */
+#ifndef SIM_HTML_H
+#define SIM_HTML_H
+
+#include "charts.h"
+#include "metrics.h"
+#include "report.h"
+#include "run.h"
+#include "series.h"
+#include "status.h"
+
+sim_status sim_html_run(const char *path, const char *cmdline, const sim_run_cfg *cfg,
+                        const sim_run_result *r, sim_err *err);
+
+/* slo: the --goodput SLOs (zeros: none). series: the run's time series. */
+sim_status sim_html_serve(const char *path, const char *cmdline, const sim_serve_report *rep,
+                          const sim_slo *slo, const sim_series *series, sim_err *err);
+
+/* `compare`: the measurement file's metrics against the prediction (measured < 0: not in the
+ * file). */
+sim_status sim_html_compare(const char *path, const char *cmdline, const char *result_file,
+                            const char *const *names, const double *measured,
+                            const double *predicted, size_t n, sim_err *err);
+
+sim_status sim_html_sweep(const char *path, const char *cmdline, const sim_chart_sweep *sw,
+                          sim_err *err);
+
+#endif

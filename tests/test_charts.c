@@ -1,0 +1,427 @@
+/* test_charts.c - every chart is well-formed XML and holds what it draws: one circle per op on
+ * the roofline, one bar segment per op, the Pareto front in order; the time-series recorder keeps
+ * its sums when it coarsens; the HTML pages are self-contained. */
+#include "testutil.h"
+
+#include "charts.h"
+#include "html.h"
+#include "series.h"
+#include "xmlcheck.h"
+
+static void assert_xml(const char *doc, size_t len)
+{
+    char why[160];
+    if (!xml_well_formed(doc, len, why, sizeof why)) {
+        print_error("not well-formed XML: %s\n", why);
+        fail();
+    }
+}
+
+static void assert_self_contained_page(const char *path, int min_svgs);
+
+static void assert_chart(const sim_svg *s)
+{
+    assert_false(s->oom);
+    assert_xml(s->buf, s->len);
+    assert_false(xml_has_nonfinite(s->buf));
+}
+
+/* Llama-3.1-70B on 8 H100s, batch 32, 2048 in, 256 out: the README's run. */
+typedef struct fixture {
+    sim_model m;
+    sim_hw hw;
+    sim_run_cfg cfg;
+    sim_run_result r;
+} fixture;
+
+static fixture *run_fixture(void)
+{
+    fixture *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    f->m = tu_model("llama-3.1-70b");
+    f->hw = tu_hw("h100-sxm");
+    f->cfg = (sim_run_cfg){.step = {.model = &f->m,
+                                    .hw = &f->hw,
+                                    .tp = 8,
+                                    .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16},
+                                    .iteration_overhead_ns = 1e6,
+                                    .request_overhead_ns = 1e4},
+                           .batch = 32,
+                           .input_len = 2048,
+                           .output_len = 256,
+                           .mem_util = 0.9};
+    sim_run_simulate(&f->cfg, &f->r);
+    return f;
+}
+
+static int count_present(const sim_step_result *r, bool need_flops)
+{
+    int n = 0;
+    for (int i = 0; i < SIM_OP_COUNT; i++) {
+        const sim_op *op = &r->graph.ops[i];
+        n += op->present && (!need_flops || (op->flops > 0.0 && sim_op_bytes(op) > 0.0));
+    }
+    return n;
+}
+
+static void test_roofline_one_circle_per_op(void **state)
+{
+    (void)state;
+    fixture *f = run_fixture();
+    sim_svg s = {0};
+    sim_chart_roofline(&s, &f->hw, &f->r.prefill, &f->r.decode, "infersim run --tp 8");
+    assert_chart(&s);
+    int want = count_present(&f->r.prefill, true) + count_present(&f->r.decode, true);
+    /* at TP 8: 16 ops a step less embed, the two all-reduces and the logits gather (no FLOPs)
+     * -> 12 each */
+    assert_int_equal(want, 24);
+    assert_int_equal(xml_count(s.buf, "circle", "op"), want);
+    /* one roof per format the H100 computes (bf16, fp16, fp8, int8; no int4) */
+    int roofs = 0;
+    for (int d = 0; d < SIM_DT_COUNT; d++)
+        roofs += f->hw.peak_flops[d] > 0.0;
+    assert_int_equal(xml_count(s.buf, "polyline", "roof"), roofs);
+    /* the ops without FLOPs are named, not dropped silently */
+    assert_non_null(strstr(s.buf, "attn_allreduce"));
+    sim_svg_free(&s);
+    free(f);
+}
+
+static void test_step_bars_one_segment_per_op(void **state)
+{
+    (void)state;
+    fixture *f = run_fixture();
+    const sim_step_result *steps[2] = {&f->r.prefill, &f->r.decode};
+    const char *names[2] = {"prefill step", "mean decode step"};
+    sim_svg s = {0};
+    sim_chart_step_ops(&s, steps, names, 2, "flags");
+    assert_chart(&s);
+    assert_int_equal(xml_count(s.buf, "rect", "op"),
+                     count_present(&f->r.prefill, false) + count_present(&f->r.decode, false));
+    assert_int_equal(xml_count(s.buf, "rect", "host"), 2);
+    assert_int_equal(xml_count(s.buf, "rect", "part"), 2 * 5); /* math memory network launch host */
+    sim_svg_free(&s);
+    sim_chart_memory(&s, &f->r.mem, "flags");
+    assert_chart(&s);
+    assert_int_equal(xml_count(s.buf, "rect", "part"), 4);
+    sim_svg_free(&s);
+    free(f);
+}
+
+/* Speculation by hand: 1 ms of drafts and a 4 ms verify step yielding tau = 3 tokens at a 2x
+ * speed-up: plain decoding needs 2 x (1 + 4) = 10 ms for the same tokens. */
+static void test_spec_bar(void **state)
+{
+    (void)state;
+    sim_run_result r = {
+        .spec_tau = 3.0, .spec_draft_ns = 1e6, .spec_verify_ns = 4e6, .spec_speedup = 2.0};
+    sim_svg s = {0};
+    sim_chart_spec(&s, &r, "flags");
+    assert_chart(&s);
+    assert_int_equal(xml_count(s.buf, "rect", "part"), 2);
+    assert_non_null(strstr(s.buf, "plain decode for 3.00 tokens: 10 ms (2.00x)"));
+    sim_svg_free(&s);
+}
+
+/* Feeds the recorder by hand: an iteration every 0.5 ms for 300 ms and a preemption every
+ * 10 ms. 300 ms passes 256 one-ms buckets once, so the width doubles to 2 ms and 150 buckets
+ * hold the run; sums survive: 600 iterations, 30 preemptions, running = 2 x 600. */
+static void test_series_coarsens_and_keeps_sums(void **state)
+{
+    (void)state;
+    int calls = 0;
+    sim_series *s = malloc(sizeof *s);
+    sim_engine_observer next = {.ctx = &calls};
+    sim_series_init(s, &next);
+    const sim_step_result step = {0};
+    for (int k = 0; k < 600; k++) {
+        sim_iter_info it = {.start_ns = k * 500000LL,
+                            .dur_ns = 500000,
+                            .running = 2,
+                            .waiting = k < 300 ? 1 : 0,
+                            .prefill_tokens = 10,
+                            .decode_tokens = 2,
+                            .kv_used_blocks = k,
+                            .kv_total_blocks = 1000,
+                            .step = &step};
+        s->observer.iteration(s->observer.ctx, &it);
+        if (k % 20 == 0)
+            s->observer.request(s->observer.ctx, k, SIM_EV_PREEMPTED, k * 500000LL);
+    }
+    assert_int_equal(s->width_ns, 2000000);
+    assert_int_equal(s->n, 150);
+    int64_t iters = 0, pre = 0, kv_peak = 0;
+    double running = 0.0;
+    for (size_t i = 0; i < s->n; i++) {
+        iters += s->b[i].iterations;
+        pre += s->b[i].preemptions;
+        running += s->b[i].running;
+        if (s->b[i].kv_peak_blocks > kv_peak)
+            kv_peak = s->b[i].kv_peak_blocks;
+    }
+    assert_int_equal(iters, 600);
+    assert_int_equal(pre, 30);
+    assert_near(running, 1200.0, 0.0);
+    assert_int_equal(kv_peak, 599);
+    assert_int_equal(s->b[0].iterations, 4); /* 0, 0.5, 1, 1.5 ms */
+    assert_int_equal(s->kv_total_blocks, 1000);
+    for (int v = 0; v < SIM_VIEW_COUNT; v++) {
+        sim_svg c = {0};
+        sim_chart_series(&c, s, (sim_series_view)v, 300000000, "flags");
+        assert_chart(&c);
+        sim_svg_free(&c);
+    }
+    free(s);
+}
+
+/* Three requests by hand: sent at 0, first tokens at 10 and 30 ms, last at 50, 70 and 90 ms. */
+static void test_cdf_and_gantt(void **state)
+{
+    (void)state;
+    sim_req reqs[3] = {{.input = 8,
+                        .output = 5,
+                        .send_ns = 0,
+                        .first_sched_ns = 0,
+                        .first_token_ns = 10000000,
+                        .finish_ns = 50000000},
+                       {.input = 8,
+                        .output = 5,
+                        .send_ns = 0,
+                        .first_sched_ns = 5000000,
+                        .first_token_ns = 30000000,
+                        .finish_ns = 70000000,
+                        .preemptions = 1},
+                       {.input = 8,
+                        .output = 1,
+                        .send_ns = 0,
+                        .first_sched_ns = 20000000,
+                        .first_token_ns = 90000000,
+                        .finish_ns = 90000000}};
+    sim_engine_result res = {.reqs = reqs, .n = 3, .duration_ns = 90000000};
+    /* ITL as the engine keeps it: (value, count) runs, three gaps of 10 ms and one of 20 ms */
+    assert_int_equal(sim_hist_add(&res.itl, 20000000, 1), 1);
+    assert_int_equal(sim_hist_add(&res.itl, 10000000, 3), 1);
+    assert_int_equal(sim_hist_finish(&res.itl), 1);
+    sim_dist d = {.mean = 40, .median = 30, .p90 = 78, .p99 = 88.8, .n = 3};
+    for (int m = 0; m < SIM_M_COUNT; m++) {
+        sim_svg s = {0};
+        sim_chart_cdf(&s, &res, (sim_metric)m, &d, m == SIM_M_TTFT ? 50.0 : 0.0, "flags");
+        assert_chart(&s);
+        assert_int_equal(xml_count(s.buf, "polyline", "cdf"), 1);
+        assert_int_equal(xml_count(s.buf, "circle", "pct"), 3);
+        /* the curve: its start, then one point per sample (TPOT: two requests, ITL: four gaps
+         * read through the runs: 10, 10, 10, 20 ms) */
+        assert_non_null(strstr(s.buf, m == SIM_M_ITL    ? "4 samples"
+                                      : m == SIM_M_TPOT ? "2 samples"
+                                                        : "3 samples"));
+        sim_svg_free(&s);
+    }
+    sim_hist_free(&res.itl);
+    /* the whole serve page around them */
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_engine_cfg cfg = {.step = {.model = &m, .hw = &hw, .tp = 1}};
+    sim_serve_metrics sm = {.completed = 3, .duration_s = 0.09};
+    for (int k = 0; k < SIM_M_COUNT; k++)
+        sm.dist[k] = d;
+    sim_serve_report rep = {.cfg = &cfg, .res = &res, .m = &sm, .request_rate = INFINITY};
+    sim_series ser;
+    sim_series_init(&ser, NULL);
+    sim_slo slo = {.ms = {[SIM_M_TTFT] = 50.0}};
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/infersim-charts-serve-%d.html", (int)getpid());
+    sim_err err = {{0}};
+    assert_int_equal(sim_html_serve(path, "infersim serve", &rep, &slo, &ser, &err), SIM_OK);
+    assert_self_contained_page(path, 9); /* 4 CDFs, 4 series, the Gantt chart */
+    remove(path);
+    sim_svg s = {0};
+    sim_chart_gantt(&s, &res, 40, "flags");
+    assert_chart(&s);
+    /* queued, prefill and decode for each (request 2's decode has zero length but is drawn) */
+    assert_int_equal(xml_count(s.buf, "rect", "seg"), 9);
+    assert_int_equal(xml_count(s.buf, "circle", "preempted"), 1);
+    sim_svg_free(&s);
+}
+
+/* x of each point of the first <polyline class="front">, in order. */
+static size_t front_xs(const char *doc, double *xs, size_t max)
+{
+    const char *p = strstr(doc, "class=\"front\"");
+    assert_non_null(p);
+    p = strstr(p, "points=\"");
+    assert_non_null(p);
+    p += 8;
+    const char *stop = strchr(p, '"');
+    size_t n = 0;
+    while (p && p < stop && n < max) {
+        char *end;
+        xs[n++] = strtod(p, &end);
+        p = strchr(end, ' ');
+        p = p ? p + 1 : NULL;
+    }
+    return n;
+}
+
+static void test_pareto_front_in_order(void **state)
+{
+    (void)state;
+    sim_grid g = {0};
+    sim_err err = {{0}};
+    assert_int_equal(sim_grid_add(&g, "--tp", "1,2", &err), SIM_OK);
+    assert_int_equal(sim_grid_add(&g, "--request-rate", "1,4,16", &err), SIM_OK);
+    /* (TPOT, tok/s per GPU): the front from the lowest TPOT up is points 0, 1, 2, 5; point 3
+     * is beaten by 1 and point 4 by 2; point 4 misses the SLO of TPOT 25 ms */
+    sim_sweep_row rows[6] = {{.point = 0,
+                              .ok = true,
+                              .meets_slo = true,
+                              .tput_per_gpu = 100,
+                              .tpot_ms = 5,
+                              .ttft_ms = 50},
+                             {.point = 1,
+                              .ok = true,
+                              .meets_slo = true,
+                              .tput_per_gpu = 300,
+                              .tpot_ms = 8,
+                              .ttft_ms = 60},
+                             {.point = 2,
+                              .ok = true,
+                              .meets_slo = true,
+                              .tput_per_gpu = 700,
+                              .tpot_ms = 15,
+                              .ttft_ms = 90},
+                             {.point = 3,
+                              .ok = true,
+                              .meets_slo = true,
+                              .tput_per_gpu = 250,
+                              .tpot_ms = 9,
+                              .ttft_ms = 40},
+                             {.point = 4,
+                              .ok = true,
+                              .meets_slo = false,
+                              .tput_per_gpu = 600,
+                              .tpot_ms = 30,
+                              .ttft_ms = 400},
+                             {.point = 5,
+                              .ok = true,
+                              .meets_slo = false,
+                              .tput_per_gpu = 900,
+                              .tpot_ms = 40,
+                              .ttft_ms = 800}};
+    sim_chart_sweep sw = {.rows = rows,
+                          .n = 6,
+                          .grid = &g,
+                          .has_slo = true,
+                          .pct = 90,
+                          .flags = "infersim sweep serve --tp 1,2 --request-rate 1,4,16"};
+    sw.slo_ms[SIM_M_TPOT] = 25.0;
+    sim_svg s = {0};
+    sim_chart_pareto(&s, &sw, false);
+    assert_chart(&s);
+    assert_int_equal(xml_count(s.buf, "circle", "pt"), 6);
+    assert_int_equal(xml_count(s.buf, "circle", "best"), 1);
+    double xs[16];
+    size_t n = front_xs(s.buf, xs, 16);
+    assert_int_equal(n, 4);
+    for (size_t k = 1; k < n; k++)
+        assert_true(xs[k] > xs[k - 1]);
+    /* the best under the SLO is point 2 (700 tok/s per GPU), labelled with its flags */
+    assert_non_null(strstr(s.buf, "best: point 2"));
+    assert_non_null(strstr(s.buf, "--tp 1 --request-rate 16"));
+    sim_svg_free(&s);
+    /* against TTFT point 3 (40 ms, 250) beats point 0 (50 ms, 100) and point 2 (90 ms, 700)
+     * beats point 4 (400 ms, 600): the front is 3, 1, 2, 5 */
+    sim_chart_pareto(&s, &sw, true);
+    assert_chart(&s);
+    assert_int_equal(front_xs(s.buf, xs, 16), 4);
+    sim_svg_free(&s);
+    for (size_t d = 0; d < g.n_dims; d++) {
+        sim_chart_sweep_dim(&s, &sw, d);
+        assert_chart(&s);
+        assert_int_equal(xml_count(s.buf, "circle", "pt"), 6);
+        sim_svg_free(&s);
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/infersim-charts-sweep-%d.html", (int)getpid());
+    assert_int_equal(sim_html_sweep(path, sw.flags, &sw, &err), SIM_OK);
+    assert_self_contained_page(path, 4); /* two fronts, a panel per flag */
+    remove(path);
+    sim_grid_free(&g);
+}
+
+/* Errors by hand: 110 against 100 is +10%, 40 against 50 is -20%; not measured and measured 0
+ * get no bar. */
+static void test_compare_bars(void **state)
+{
+    (void)state;
+    const char *names[4] = {"ttft_ms", "tpot_ms", "e2e_ms", "output_throughput"};
+    const double meas[4] = {100.0, 50.0, -1.0, 0.0}, pred[4] = {110.0, 40.0, 7.0, 9.0};
+    sim_svg s = {0};
+    sim_chart_compare(&s, names, meas, pred, 4, "infersim compare");
+    assert_chart(&s);
+    assert_int_equal(xml_count(s.buf, "rect", "err"), 2);
+    assert_non_null(strstr(s.buf, "+10.0%"));
+    assert_non_null(strstr(s.buf, "-20.0%"));
+    assert_non_null(strstr(s.buf, "not measured (predicted 7)"));
+    sim_svg_free(&s);
+}
+
+/* A page holds no script, no external reference, and every <svg> in it is well-formed. */
+static void assert_self_contained_page(const char *path, int min_svgs)
+{
+    FILE *fp = fopen(path, "rb");
+    assert_non_null(fp);
+    static char buf[1 << 21];
+    size_t len = fread(buf, 1, sizeof buf - 1, fp);
+    fclose(fp);
+    buf[len] = '\0';
+    assert_true(strncmp(buf, "<!DOCTYPE html>", 15) == 0);
+    assert_null(strstr(buf, "<script"));
+    assert_null(strstr(buf, "src="));
+    assert_null(strstr(buf, "href="));
+    assert_null(strstr(buf, "url("));
+    assert_null(strstr(buf, "@import"));
+    /* the only URL is the SVG namespace name, which is never fetched */
+    for (const char *p = strstr(buf, "http"); p; p = strstr(p + 1, "http"))
+        assert_true(strncmp(p - 7, "xmlns=\"http://www.w3.org/2000/svg\"", 34) == 0);
+    int svgs = 0;
+    for (const char *p = strstr(buf, "<svg "); p; p = strstr(p + 1, "<svg ")) {
+        const char *end = strstr(p, "</svg>");
+        assert_non_null(end);
+        assert_xml(p, (size_t)(end + 6 - p));
+        svgs++;
+    }
+    assert_true(svgs >= min_svgs);
+}
+
+static void test_html_pages(void **state)
+{
+    (void)state;
+    fixture *f = run_fixture();
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/infersim-charts-%d.html", (int)getpid());
+    sim_err err = {{0}};
+    assert_int_equal(
+        sim_html_run(path, "infersim run --model <llama> & --tp 8", &f->cfg, &f->r, &err), SIM_OK);
+    assert_self_contained_page(path, 3); /* roofline, step, memory */
+    remove(path);
+    /* an unwritable path is bad input naming --html, and leaves nothing */
+    assert_int_equal(sim_html_run("/nonexistent-dir/x.html", "c", &f->cfg, &f->r, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--html"));
+    free(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_roofline_one_circle_per_op),
+        cmocka_unit_test(test_step_bars_one_segment_per_op),
+        cmocka_unit_test(test_spec_bar),
+        cmocka_unit_test(test_series_coarsens_and_keeps_sums),
+        cmocka_unit_test(test_cdf_and_gantt),
+        cmocka_unit_test(test_pareto_front_in_order),
+        cmocka_unit_test(test_compare_bars),
+        cmocka_unit_test(test_html_pages),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
