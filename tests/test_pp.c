@@ -116,6 +116,32 @@ static void test_stages_add_up_and_rounds(void **state)
     sim_pp_memo_free(&pm);
 }
 
+/* A MoE model with dense leading layers: each stage prices the dense and the MoE layers it holds,
+ * and the stages still add up to the whole step. */
+static void test_moe_stages(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("deepseek-v3"); /* 61 layers, the first 3 dense */
+    sim_hw hw = tu_hw("h200");
+    sim_step_cfg c = cfg_of(&m, &hw, 8, 3);
+    sim_err err = {{0}};
+    assert_int_equal(sim_step_check(&c, &err), SIM_OK);
+    sim_seq_group g = {.count = 8, .q = 1, .c = 2000, .logits = 1};
+    sim_step_result r;
+    sim_step_price(&c, &g, 1, &r);
+    assert_true(r.graph.dense_layers > 0 && r.graph.dense_layers < r.graph.layers);
+    double sum = 0.0;
+    for (int s = 0; s < 3; s++)
+        sum += sim_pp_stage_ns(&c, &r, s);
+    assert_near(sum, r.t_ns, 1e-12);
+    /* 61 at pp 3: 20, 21, 20; stage 0 holds the 3 dense layers (lighter MLPs than the experts')
+     * and the embedding, stage 2 the LM head */
+    int64_t p[3];
+    sim_pp_partition(61, 3, p);
+    assert_int_equal(p[1], 21);
+    assert_true(sim_pp_stage_ns(&c, &r, 1) > sim_pp_stage_ns(&c, &r, 0));
+}
+
 static void test_batch1_latency_not_lowered(void **state)
 {
     (void)state;
@@ -167,6 +193,7 @@ int main(void)
         cmocka_unit_test(test_memory_per_stage),
         cmocka_unit_test(test_transfer_links),
         cmocka_unit_test(test_stages_add_up_and_rounds),
+        cmocka_unit_test(test_moe_stages),
         cmocka_unit_test(test_batch1_latency_not_lowered),
         cmocka_unit_test(test_checks),
     };
