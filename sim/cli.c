@@ -15,6 +15,7 @@
 #include "engine.h"
 #include "html.h"
 #include "jsonf.h"
+#include "cluster_trace.h"
 #include "metrics.h"
 #include "pp.h"
 #include "rng.h"
@@ -870,6 +871,28 @@ void cli_serve_state_free(cli_serve_state *s)
     sim_workload_free(&s->own);
 }
 
+/* The timeline of several engines (--replicas, --disagg): iteration detail, no window. */
+static sim_status open_cluster_trace(const cli_opts *o, int n_prefill, int instances,
+                                     sim_cluster_trace **out, sim_err *err)
+{
+    static const char *const one_engine[] = {"--trace-detail", "--trace-window", "--trace-max-mb"};
+    for (size_t i = 0; i < sizeof one_engine / sizeof one_engine[0]; i++)
+        if (cli_given(o, one_engine[i]))
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: applies to one engine's timeline; with --replicas or --disagg "
+                            "the timeline has iterations only",
+                            one_engine[i]);
+    sim_cluster_trace *ct = calloc(1, sizeof *ct);
+    if (!ct)
+        return sim_fail(err, SIM_EINTERNAL, "out of memory");
+    sim_status st = sim_cluster_trace_open(ct, o->chrome_trace, n_prefill, instances, err);
+    if (st)
+        free(ct);
+    else
+        *out = ct;
+    return st;
+}
+
 /* --disagg P:D (with its companions) into dc; n_prefill stays 0 without it. */
 static sim_status disagg_flags(const cli_opts *o, sim_disagg_cfg *dc, sim_err *err)
 {
@@ -945,9 +968,17 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
         s->gpus = sim_pp_gpus(&s->cfg.step) * cc.replicas;
         st = sim_engine_check(&s->cfg, s->w, err);
     }
+    sim_disagg_cfg dc = {.prefill = &s->prefill, .decode = &s->cfg, .kv_stream = o->kv_stream};
+    if (!st)
+        st = disagg_flags(o, &dc, err);
     sim_trace_serve *ts = NULL;
-    if (!st && o->chrome_trace)
+    sim_cluster_trace *ct = NULL; /* several engines: their own timeline */
+    const int instances = dc.n_prefill > 0 ? dc.n_prefill + dc.n_decode : cc.replicas;
+    if (!st && o->chrome_trace && instances > 1)
+        st = open_cluster_trace(o, dc.n_prefill, instances, &ct, err);
+    else if (!st && o->chrome_trace)
         st = open_serve_trace(o, &s->cfg, s->w, &ts, err);
+    cc.observer = dc.observer = ct ? &ct->observer : NULL;
     if (!st && o->html) { /* the run over time, recorded before the timeline sees it */
         if (!(s->series = malloc(sizeof *s->series)))
             st = sim_fail(err, SIM_EINTERNAL, "out of memory");
@@ -956,9 +987,6 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
         if (s->series)
             s->cfg.observer = &s->series->observer;
     }
-    sim_disagg_cfg dc = {.prefill = &s->prefill, .decode = &s->cfg, .kv_stream = o->kv_stream};
-    if (!st)
-        st = disagg_flags(o, &dc, err);
     if (!st && dc.n_prefill > 0) {
         s->prefill = s->cfg;
         s->prefill.step.tp = cli_given(o, "--prefill-tp") ? (int)o->prefill_tp : s->cfg.step.tp;
@@ -982,6 +1010,13 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
             sim_trace_serve_abort(ts);
         free(ts);
         s->cfg.observer = NULL;
+    }
+    if (ct) {
+        if (!st)
+            st = sim_cluster_trace_close(ct, err);
+        else
+            sim_cluster_trace_abort(ct);
+        free(ct);
     }
     if (!st && sim_metrics_compute(&s->res, &s->slo, &s->m))
         st = sim_fail(err, SIM_EINTERNAL, "out of memory computing metrics");

@@ -39,8 +39,8 @@ sim_status sim_cluster_check(const sim_cluster_cfg *cfg, const sim_workload *w, 
                         cfg->replicas);
     if (cfg->replicas > 1 && cfg->engine->observer)
         return sim_fail(err, SIM_EINPUT,
-                        "--chrome-trace or --html with --replicas %d: the timeline of several "
-                        "replicas is not written; expected one of them",
+                        "--html with --replicas %d: the report of several replicas over time is "
+                        "not written; expected one of them",
                         cfg->replicas);
     return sim_engine_check(cfg->engine, w, err);
 }
@@ -104,6 +104,9 @@ static int idset_add(idset *s, uint64_t id)
 
 typedef struct replica {
     sim_engine_cfg cfg; /* its configuration (outlives the engine) */
+    int index;          /* in the deployment (the result's load) */
+    const sim_cluster_observer *obs;
+    sim_engine_observer eo; /* forwards to obs with the instance and the workload's ids */
     sim_workload w;     /* its share of the stream, growing */
     size_t *global; /* its request j is the workload's request global[j] */
     sim_engine *e;
@@ -242,14 +245,31 @@ static int finish_totals(sim_engine_result *all, sim_hist *secs)
     return 1;
 }
 
-/* Starts n engines on empty streams with room for every request of w. Returns how many
- * started in *started. */
-static sim_status start_all(replica *rep, int n, const sim_engine_cfg *cfg, const sim_workload *w,
-                            int *started, sim_err *err)
+static void fwd_iteration(void *ctx, const sim_iter_info *it)
+{
+    const replica *R = ctx;
+    if (R->obs->iteration)
+        R->obs->iteration(R->obs->ctx, R->index, it);
+}
+
+static void fwd_request(void *ctx, int64_t id, sim_req_event ev, int64_t t)
+{
+    const replica *R = ctx;
+    if (R->obs->request)
+        R->obs->request(R->obs->ctx, R->index, (int64_t)R->global[id], ev, t);
+}
+
+/* Starts n engines (deployment indices first, first + 1, ...) on empty streams with room for
+ * every request of w. Returns how many started in *started. */
+static sim_status start_all(replica *rep, int n, int first, const sim_engine_cfg *cfg,
+                            const sim_workload *w, const sim_cluster_observer *obs, int *started,
+                            sim_err *err)
 {
     sim_engine_cfg ec = *cfg;
     ec.record_seconds = true;
     for (int r = 0; r < n; r++) {
+        rep[r].index = first + r;
+        rep[r].obs = obs;
         rep[r].w.reqs = malloc((w->n ? w->n : 1) * sizeof *rep[r].w.reqs);
         rep[r].global = malloc((w->n ? w->n : 1) * sizeof *rep[r].global);
         rep[r].w.hash_ids = w->hash_ids; /* borrowed: the requests keep their offsets */
@@ -258,6 +278,11 @@ static sim_status start_all(replica *rep, int n, const sim_engine_cfg *cfg, cons
             return sim_fail(err, SIM_EINTERNAL, "out of memory for %d engines", n);
         /* the configuration is copied per engine: it must outlive them */
         rep[r].cfg = ec;
+        if (obs) {
+            rep[r].eo = (sim_engine_observer){
+                .ctx = &rep[r], .iteration = fwd_iteration, .request = fwd_request};
+            rep[r].cfg.observer = &rep[r].eo;
+        }
         sim_status st = sim_engine_start(&rep[r].cfg, &rep[r].w, w->n, &rep[r].res, &rep[r].e, err);
         if (st)
             return st;
@@ -307,7 +332,8 @@ sim_status sim_cluster_run(const sim_cluster_cfg *cfg, const sim_workload *w,
     out->load = calloc((size_t)n, sizeof *out->load);
     replica *rep = calloc((size_t)n, sizeof *rep);
     int started = 0;
-    sim_status st = out->load && rep ? start_all(rep, n, cfg->engine, w, &started, err)
+    sim_status st = out->load && rep
+                        ? start_all(rep, n, 0, cfg->engine, w, cfg->observer, &started, err)
                                      : sim_fail(err, SIM_EINTERNAL, "out of memory for replicas");
     for (size_t i = 0; !st && i < w->n; i++) {
         const sim_request *q = &w->reqs[i];
@@ -388,16 +414,19 @@ sim_status sim_disagg_check(const sim_disagg_cfg *cfg, const sim_workload *w, si
                         "%s with --disagg: not modelled for disaggregated pools; expected one of "
                         "them",
                         e->max_concurrency > 0 ? "--max-concurrency"
-                        : e->observer          ? "--chrome-trace or --html"
+                        : e->observer          ? "--html"
                                                : "--spec-method");
     sim_status st = sim_engine_check(cfg->prefill, w, err);
     return st ? st : sim_engine_check(cfg->decode, w, err);
 }
 
-/* A pending decode arrival: request i's KV is at the decode side at t. */
+/* A pending decode arrival: request i's KV, sent by prefill instance `from` at `sent`, is at
+ * the decode side at t. */
 typedef struct ready {
     int64_t t;
     size_t i;
+    int from;
+    int64_t sent;
 } ready;
 
 /* Min-heap on (t, i). */
@@ -473,7 +502,8 @@ static sim_status prefill_to(pools *P, int64_t t, sim_err *err)
             }
             P->kv_ns += kv;
             P->kv_bytes += sim_disagg_kv_bytes(c, x->input);
-            heap_push(P->heap, &P->heap_n, (ready){x->finish_ns + (int64_t)llround(kv), i});
+            heap_push(P->heap, &P->heap_n,
+                      (ready){x->finish_ns + (int64_t)llround(kv), i, r, x->finish_ns});
         }
         while (P->scan[r] < R->w.n && P->collected[R->global[P->scan[r]]])
             P->scan[r]++;
@@ -503,7 +533,11 @@ static sim_status disagg_loop(pools *P, sim_err *err)
             sim_request q = w->reqs[x.i];
             q.arrival_ns = x.t;
             q.kv_ready = q.input_tokens - 1; /* the last prompt token is computed to sample */
-            give(&dec[least_outstanding(dec, c->n_decode, x.t)], &q, x.i);
+            int to = least_outstanding(dec, c->n_decode, x.t);
+            if (c->observer && c->observer->kv_transfer)
+                c->observer->kv_transfer(c->observer->ctx, (int64_t)x.i, x.from,
+                                         c->n_prefill + to, x.sent, x.t);
+            give(&dec[to], &q, x.i);
             sent++;
         } else if (client) {
             sim_request q = w->reqs[next];
@@ -540,10 +574,11 @@ sim_status sim_disagg_run(const sim_disagg_cfg *cfg, const sim_workload *w, sim_
     if (!out->load || !P.rep || !P.scan || !P.collected || !P.heap)
         st = sim_fail(err, SIM_EINTERNAL, "out of memory for %d engines", n);
     if (!st)
-        st = start_all(P.rep, cfg->n_prefill, cfg->prefill, w, &started, err);
+        st = start_all(P.rep, cfg->n_prefill, 0, cfg->prefill, w, cfg->observer, &started, err);
     int started_dec = 0;
     if (!st)
-        st = start_all(P.rep + cfg->n_prefill, cfg->n_decode, cfg->decode, w, &started_dec, err);
+        st = start_all(P.rep + cfg->n_prefill, cfg->n_decode, cfg->n_prefill, cfg->decode, w,
+                       cfg->observer, &started_dec, err);
     if (!st)
         st = disagg_loop(&P, err);
     st = end_all(P.rep, started, st, err);

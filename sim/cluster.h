@@ -25,7 +25,8 @@
  * last replica's end; iterations, scheduled sequences, preemptions, busy time summed; KV blocks and
  * each replica's peak summed (kv_cache_peak_usage is then the mean replica's); peak concurrency and
  * the busiest second of output over the whole deployment, exact.
- * Not modelled with several replicas: a client-side --max-concurrency across them, timelines.
+ * Not modelled with several replicas: a client-side --max-concurrency across them. A timeline
+ * watches through a sim_cluster_observer (the engines' own observers stay NULL).
  *
  * Disaggregation (P prefill and D decode instances, as vLLM's disaggregated prefill, Dynamo,
  * llm-d and Mooncake run them): a request goes to a prefill instance (least-outstanding), which
@@ -42,7 +43,7 @@
  * (RDMA). With layer-wise streaming (kv_stream) each layer's KV leaves as soon as it is computed:
  * only what outlasts the prefill stays exposed, max(t_kv / layers, t_kv - prefill time).
  * The prefill instance's blocks are freed when its token is sampled (not held until the decode
- * side has pulled them). Not modelled: speculative decoding, timelines.
+ * side has pulled them). Not modelled: speculative decoding.
  */
 #ifndef SIM_CLUSTER_H
 #define SIM_CLUSTER_H
@@ -65,10 +66,23 @@ typedef enum sim_router {
 bool sim_router_parse(const char *s, sim_router *out);
 const char *sim_router_name(sim_router r);
 
+/* Watches every instance of a deployment (all callbacks optional): `instance` indexes the
+ * result's load (prefill instances first), request ids are the workload's. A timeline writer is
+ * one such observer. Each instance's events come in time order; the instances' events
+ * interleave in the order they are simulated, not in global time order. */
+typedef struct sim_cluster_observer {
+    void *ctx;
+    void (*iteration)(void *ctx, int instance, const sim_iter_info *it);
+    void (*request)(void *ctx, int instance, int64_t id, sim_req_event ev, int64_t t_ns);
+    /* disaggregation: request id's KV goes from prefill instance `from` to decode instance `to` */
+    void (*kv_transfer)(void *ctx, int64_t id, int from, int to, int64_t start_ns, int64_t end_ns);
+} sim_cluster_observer;
+
 typedef struct sim_cluster_cfg {
-    const sim_engine_cfg *engine; /* every replica's configuration */
+    const sim_engine_cfg *engine; /* every replica's configuration (its observer NULL) */
     int replicas;                 /* >= 1 */
     sim_router router;
+    const sim_cluster_observer *observer; /* NULL: nobody watches */
 } sim_cluster_cfg;
 
 /* What one replica did. */
@@ -97,6 +111,7 @@ typedef struct sim_disagg_cfg {
     const sim_engine_cfg *decode;  /* every decode instance's */
     int n_prefill, n_decode;       /* >= 1 each */
     bool kv_stream;                /* layer-wise streaming of the KV during the prefill */
+    const sim_cluster_observer *observer; /* NULL: nobody watches */
 } sim_disagg_cfg;
 
 /* Whether the KV goes over the scale-out NIC: the deployment's GPUs exceed one node. */

@@ -1144,8 +1144,42 @@ static void test_deployment_flags(void **state)
     assert_non_null(strstr(R.out, "2 replicas, router least-outstanding; requests per replica: 5 5"));
     expect_bad("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --router random",
                "--router: value 'random'");
-    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --chrome-trace /tmp/x.json",
-               "--chrome-trace or --html with --replicas 2");
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --html /tmp/x.html",
+               "--html with --replicas 2");
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --chrome-trace /tmp/x.json "
+               "--trace-detail op",
+               "--trace-detail: applies to one engine's timeline");
+    /* the timelines of several engines: a process per instance, requests, KV transfers */
+    char tpath[64], tcmd[512];
+    snprintf(tpath, sizeof tpath, "/tmp/infersim-deploy-%d.json", (int)getpid());
+    snprintf(tcmd, sizeof tcmd,
+             "serve --model llama-3.1-8b --hw h100-sxm --disagg 1:2 --num-prompts 12 "
+             "--request-rate 10 --chrome-trace %s",
+             tpath);
+    run(tcmd);
+    assert_int_equal(R.rc, 0);
+    char *tr = slurp(tpath);
+    assert_non_null(tr);
+    assert_non_null(strstr(tr, "\"prefill 0\""));
+    assert_non_null(strstr(tr, "\"decode 1\""));
+    assert_non_null(strstr(tr, "\"kv transfer\""));
+    free(tr);
+    snprintf(tcmd, sizeof tcmd, "trace-check %s", tpath);
+    run(tcmd);
+    assert_int_equal(R.rc, 0);
+    /* 12 requests x 3 spans (prefill, transfer, decode) x (begin, end) */
+    assert_non_null(strstr(R.out, "72 async"));
+    snprintf(tcmd, sizeof tcmd,
+             "serve --model llama-3.1-8b --hw h100-sxm --replicas 3 --num-prompts 12 "
+             "--chrome-trace %s",
+             tpath);
+    run(tcmd);
+    assert_int_equal(R.rc, 0);
+    snprintf(tcmd, sizeof tcmd, "trace-check %s", tpath);
+    run(tcmd);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "on 3 tracks"));
+    remove(tpath);
     /* --disagg 1:1 at TP 1: two GPUs, a positive KV transfer, both pools' utilisation */
     run("serve --model llama-3.1-8b --hw h100-sxm --disagg 1:1 --num-prompts 20 --request-rate 10 "
         "--format json");
