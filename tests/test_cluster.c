@@ -81,6 +81,8 @@ static void test_stepping(void **state)
         assert_true(sim_engine_outstanding(e, w.reqs[i].arrival_ns) <= (int64_t)i);
         grow.n++;
     }
+    /* advanced to the last arrival: its clock is there or at the end of a running iteration */
+    assert_true(sim_engine_now(e) >= w.reqs[w.n - 1].arrival_ns);
     assert_int_equal(sim_engine_finish(e, &err), SIM_OK);
     assert_int_equal(b.n, a.n);
     for (size_t i = 0; i < a.n; i++) {
@@ -89,6 +91,14 @@ static void test_stepping(void **state)
     }
     assert_int_equal(b.duration_ns, a.duration_ns);
     assert_int_equal(b.iterations, a.iterations);
+    /* more requests than the room it was started with is refused; abort frees it */
+    sim_engine_result c;
+    grow.n = 0;
+    assert_int_equal(sim_engine_start(&f->cfg, &grow, 1, &c, &e, &err), SIM_OK);
+    grow.n = 2;
+    assert_int_equal(sim_engine_advance(e, 0, &err), SIM_EINTERNAL);
+    assert_non_null(strstr(err.msg, "room for 1"));
+    sim_engine_abort(e, &c);
     sim_engine_result_free(&a);
     sim_engine_result_free(&b);
     sim_workload_free(&w);
