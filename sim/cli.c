@@ -10,9 +10,14 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "engine.h"
+#include "find.h"
 #include "html.h"
 #include "jsonf.h"
 #include "cluster_trace.h"
@@ -27,7 +32,9 @@
 #include "validate.h"
 #include "workload.h"
 
+#ifndef INFERSIM_VERSION
 #define INFERSIM_VERSION "0.1.0"
+#endif
 
 /* ------------------------------------------------------------------------------------------ */
 /* Options: one table drives parsing, validation and --help. */
@@ -39,7 +46,7 @@
 const cli_opt_def cli_opts_table[] = {
     O("--model", OPT_STR, model, 0, 0, CMD_MODEL,
       "model config.json path, or a name in models/ (e.g. llama-3.1-8b)"),
-    O("--hw", OPT_STR, hw, 0, 0, CMD_MODEL | CMD_OP | CMD_CALIBRATE,
+    O("--hw", OPT_STR, hw, 0, 0, CMD_MODEL | CMD_OP | CMD_CALIBRATE | CMD_HW,
       "device file path, or a name in hw/ (e.g. h100-sxm)"),
     O("--tp", OPT_INT, tp, 1, 1024, CMD_MODEL, "tensor-parallel GPUs (default 1)"),
     O("--pp", OPT_INT, pp, 1, 64, CMD_RUN | CMD_SERVE,
@@ -70,18 +77,32 @@ const cli_opt_def cli_opts_table[] = {
       "channel (default: the quantization_config's, else 128)"),
     O("--overlap-comm", OPT_NUM, overlap, 0, 1, CMD_MODEL,
       "fraction of network time hidden behind compute, 0..1 (default 0)"),
+    O("--engine", OPT_STR, engine, 0, 0, CMD_MODEL,
+      "vllm|vllm-v0|sglang|trtllm|trtllm-0.11|hf or a profile file: its defaults (default vllm)"),
     O("--gpu-memory-utilization", OPT_NUM, util, 0.01, 1, CMD_ENGINE,
-      "usable fraction of HBM, (0, 1] (default 0.9)"),
+      "KV-cache memory fraction (of all HBM; TensorRT-LLM: of what is free) (default: engine)"),
+    O("--mem-fraction-static", OPT_NUM, util, 0.01, 1, CMD_ENGINE,
+      "SGLang's name for --gpu-memory-utilization"),
+    O("--kv-cache-free-gpu-mem-fraction", OPT_NUM, util, 0.01, 1, CMD_ENGINE,
+      "TensorRT-LLM's name for --gpu-memory-utilization"),
     O("--iteration-overhead-us", OPT_NUM, iter_us, 0, 1e7, CMD_ENGINE,
-      "engine CPU time per iteration (default 1000)"),
+      "engine CPU time per iteration (default: engine; vllm 1000)"),
     O("--request-overhead-us", OPT_NUM, req_us, 0, 1e7, CMD_ENGINE,
-      "engine CPU time per request in the iteration (default 10)"),
+      "engine CPU time per request in the iteration (default: engine; vllm 10)"),
+    O("--layer-overhead-us", OPT_NUM, layer_us, 0, 1e6, CMD_ENGINE,
+      "engine CPU time per model layer per iteration (eager Python; default: engine, hf 100)"),
     O("--usd-per-gpu-hour", OPT_NUM, usd_per_gpu_hour, 0.001, SIM_PRICE_MAX_USD_PER_GPU_HOUR,
       CMD_ENGINE, "price of one GPU-hour in US$ (default: the device file's usd_per_gpu_hour)"),
     O("--async-scheduling", OPT_BOOL, async_sched, 0, 0, CMD_ENGINE,
-      "the CPU prepares the next iteration while the GPU runs (hides host time)"),
+      "the CPU prepares the next iteration while the GPU runs (default: engine)"),
+    O("--no-async-scheduling", OPT_BOOL, no_async_sched, 0, 0, CMD_ENGINE,
+      "a synchronous engine loop: the GPU waits for the CPU's work"),
     O("--enforce-eager", OPT_BOOL, enforce_eager, 0, 0, CMD_MODEL,
       "launch decode kernels eagerly instead of from CUDA graphs"),
+    O("--cuda-graph-max-bs", OPT_INT, graph_max_bs, 0, 1 << 20, CMD_MODEL,
+      "largest decode batch replayed from a CUDA graph; 0 = all (default: engine)"),
+    O("--max-model-len", OPT_INT, max_model_len, 1, 1 << 26, CMD_ENGINE,
+      "context limit in tokens instead of the config's max_position_embeddings"),
     O("--spec-method", OPT_STR, spec_method, 0, 0, CMD_ENGINE,
       "speculative decoding: draft|eagle|medusa|mtp|ngram (default: none)"),
     O("--num-speculative-tokens", OPT_INT, spec_k, 1, 16, CMD_ENGINE,
@@ -125,17 +146,73 @@ const cli_opt_def cli_opts_table[] = {
     O("--time-scale", OPT_NUM, time_scale, 1e-6, 1e6, CMD_SERVE,
       "multiply trace arrival times (0.5 = twice as fast; default 1)"),
     O("--block-size", OPT_INT, block_size, 1, 1 << 16, CMD_SERVE,
-      "KV-cache tokens per block (default 16)"),
+      "KV-cache tokens per block (page) (default: engine; vllm 16)"),
     O("--max-num-seqs", OPT_INT, max_seqs, 1, 1 << 20, CMD_SERVE,
-      "requests per iteration (default 256)"),
+      "requests per iteration (default: engine; vllm 256)"),
+    O("--max-batch-size", OPT_INT, max_seqs, 1, 1 << 20, CMD_SERVE,
+      "TensorRT-LLM's name for --max-num-seqs"),
+    O("--max-running-requests", OPT_INT, max_seqs, 1, 1 << 20, CMD_SERVE,
+      "SGLang's name for --max-num-seqs"),
     O("--max-num-batched-tokens", OPT_INT, max_tokens, 1, 1 << 26, CMD_SERVE,
-      "token budget per iteration (default 8192)"),
+      "token budget per iteration (default: engine; vllm 8192)"),
+    O("--max-num-tokens", OPT_INT, max_tokens, 1, 1 << 26, CMD_SERVE,
+      "TensorRT-LLM's name for --max-num-batched-tokens"),
+    O("--chunked-prefill-size", OPT_INT, max_tokens, 1, 1 << 26, CMD_SERVE,
+      "SGLang's name for --max-num-batched-tokens (its prefill budget)"),
     O("--no-chunked-prefill", OPT_BOOL, no_chunked, 0, 0, CMD_SERVE,
-      "whole prompts in prefill-only iterations (vLLM v0 style)"),
+      "whole prompts (vllm: in prefill-only iterations, v0 style)"),
+    O("--enable-chunked-prefill", OPT_BOOL, chunked, 0, 0, CMD_SERVE,
+      "split long prompts across iterations within the token budget"),
+    O("--scheduler-policy", OPT_STR, sched_policy, 0, 0, CMD_SERVE,
+      "vllm|sglang|guaranteed_no_evict|max_utilization|static (default: engine)"),
+    O("--capacity-scheduler-policy", OPT_STR, sched_policy, 0, 0, CMD_SERVE,
+      "TensorRT-LLM's GUARANTEED_NO_EVICT|MAX_UTILIZATION (sets --scheduler-policy)"),
+    O("--schedule-policy", OPT_STR, order, 0, 0, CMD_SERVE,
+      "fcfs|lpm: admission order; lpm = longest cached prefix first, as SGLang (default: engine)"),
+    O("--schedule-conservativeness", OPT_NUM, conservativeness, 0.01, 100, CMD_SERVE,
+      "SGLang: scales the new-token ratio it reserves for running requests (default 1)"),
+    O("--enable-prefix-caching", OPT_BOOL, prefix_caching, 0, 0, CMD_SERVE,
+      "reuse cached prompt prefixes (default: engine; on for vllm, sglang, trtllm)"),
+    O("--no-enable-prefix-caching", OPT_BOOL, no_prefix_caching, 0, 0, CMD_SERVE,
+      "turn prefix caching off"),
+    O("--prefix-repetition-prefix-len", OPT_INT, prefix_len, 0, 1 << 26, CMD_SERVE,
+      "shared prefix tokens per prompt (default 256)"),
+    O("--prefix-repetition-suffix-len", OPT_INT, suffix_len, 0, 1 << 26, CMD_SERVE,
+      "own tokens after the prefix (default 256)"),
+    O("--prefix-repetition-num-prefixes", OPT_INT, num_prefixes, 1, 1 << 28, CMD_SERVE,
+      "distinct prefixes (default 10)"),
+    O("--prefix-repetition-output-len", OPT_INT, prefix_out, 1, 1 << 26, CMD_SERVE,
+      "generated tokens per request (default 128)"),
     O("--goodput", OPT_LIST, goodput, 0, 0, CMD_SERVE,
       "SLOs for request_goodput: ttft:MS tpot:MS e2el:MS"),
     O("--save-requests", OPT_STR, save_requests, 0, 0, CMD_SERVE,
       "write one CSV row per request to FILE"),
+    O("--dataset-name", OPT_STR, dataset_name, 0, 0, CMD_SERVE,
+      "random|prefix_repetition (vLLM's synthetic datasets; recorded traffic: --trace)"),
+    O("--percentile-metrics", OPT_STR, percentile_metrics, 0, 0, CMD_SERVE,
+      "metrics whose percentiles are printed and saved: ttft,tpot,itl,e2el (vLLM's flag)"),
+    O("--metric-percentiles", OPT_STR, metric_percentiles, 0, 0, CMD_SERVE,
+      "the percentiles, e.g. 50,90,99 (default: 90,99; --save-result: vLLM's 99)"),
+    O("--save-result", OPT_BOOL, save_result, 0, 0, CMD_SERVE,
+      "write vLLM's result JSON (--result-dir, --result-filename; vLLM's default name)"),
+    O("--result-dir", OPT_STR, result_dir, 0, 0, CMD_SERVE, "folder of the --save-result file"),
+    O("--result-filename", OPT_STR, result_filename, 0, 0, CMD_SERVE,
+      "name of the --save-result file"),
+    O("--backend", OPT_STR, backend, 0, 0, CMD_SERVE,
+      "recorded in the --save-result file (no effect on the prediction; default openai)"),
+    O("--label", OPT_STR, label, 0, 0, CMD_SERVE,
+      "names the --save-result file instead of --backend (no effect on the prediction)"),
+    O("--tokenizer", OPT_STR, tokenizer, 0, 0, CMD_SERVE,
+      "recorded in the --save-result file (no effect: lengths are token counts)"),
+    O("--base-url", OPT_STR, vllm_noop, 0, 0, CMD_SERVE, "accepted, no effect (no server)"),
+    O("--host", OPT_STR, vllm_noop, 0, 0, CMD_SERVE, "accepted, no effect (no server)"),
+    O("--port", OPT_STR, vllm_noop, 0, 0, CMD_SERVE, "accepted, no effect (no server)"),
+    O("--endpoint", OPT_STR, vllm_noop, 0, 0, CMD_SERVE, "accepted, no effect (no server)"),
+    O("--served-model-name", OPT_STR, vllm_noop, 0, 0, CMD_SERVE, "accepted, no effect"),
+    O("--ignore-eos", OPT_BOOL, vllm_noop_bool, 0, 0, CMD_SERVE,
+      "accepted, no effect (every request generates its output length, as with it in vLLM)"),
+    O("--trust-remote-code", OPT_BOOL, vllm_noop_bool, 0, 0, CMD_SERVE, "accepted, no effect"),
+    O("--disable-tqdm", OPT_BOOL, vllm_noop_bool, 0, 0, CMD_SERVE, "accepted, no effect"),
     O("--chrome-trace", OPT_STR, chrome_trace, 0, 0, CMD_ENGINE,
       "write a Chrome Trace Event JSON timeline (Perfetto, chrome://tracing) to FILE"),
     O("--trace-detail", OPT_STR, trace_detail, 0, 0, CMD_SERVE,
@@ -166,13 +243,14 @@ const cli_opt_def cli_opts_table[] = {
     O("--causal", OPT_BOOL, causal, 0, 0, CMD_OP, "causal attention (half the pairs)"),
     O("--bytes", OPT_INT, bytes, 1, (double)(1LL << 50), CMD_OP, "copy / all-reduce message size"),
     O("--gpus", OPT_INT, gpus, 2, 65536, CMD_OP, "all-reduce participants"),
-    O("--format", OPT_STR, format, 0, 0, CMD_MODEL | CMD_CHECK, "table|json|csv (default table)"),
-    O("--help", OPT_BOOL, help, 0, 0, CMD_MODEL | CMD_CHECK | CMD_VALIDATE | CMD_OP | CMD_CALIBRATE,
-      "this text"),
+    O("--format", OPT_STR, format, 0, 0, CMD_MODEL | CMD_CHECK | CMD_HW,
+      "table|json|csv (default table; hw: table|json)"),
+    O("--help", OPT_BOOL, help, 0, 0,
+      CMD_MODEL | CMD_CHECK | CMD_VALIDATE | CMD_OP | CMD_CALIBRATE | CMD_HW, "this text"),
 };
 #undef O
 const size_t cli_n_opts = sizeof cli_opts_table / sizeof cli_opts_table[0];
-_Static_assert(sizeof cli_opts_table / sizeof cli_opts_table[0] <= 96,
+_Static_assert(sizeof cli_opts_table / sizeof cli_opts_table[0] <= 128,
                "cli_opts.given is too small");
 
 const cli_opt_def *cli_find_opt(const char *name, int mask)
@@ -280,9 +358,12 @@ sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int
             out->trace = arg; /* trace-check FILE */
             continue;
         }
+        if (!o && mask == CMD_HW && arg[0] != '-' && !out->hw) {
+            out->hw = arg; /* hw FILE */
+            continue;
+        }
         if (!o)
-            return sim_fail(err, SIM_EINPUT,
-                            "infersim %s: unknown %s '%s'; see 'infersim %s --help'", cmd,
+            return sim_fail(err, SIM_EINPUT, "%s: unknown %s '%s'; see 'infersim %s --help'", cmd,
                             arg[0] == '-' ? "flag" : "argument", arg, cmd);
         const char *v = eq ? eq + 1 : NULL;
         out->given[o - cli_opts_table] = true;
@@ -307,33 +388,33 @@ sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int
 /* ------------------------------------------------------------------------------------------ */
 /* Model and device names */
 
-/* A bare name ("h100-sxm") is looked up as DIR/NAME.json in the working directory, then in the
- * source tree next to the binary (build/infersim -> ../DIR). Anything else is used as given. */
+/* A bare name ("h100-sxm") is looked up as DIR/NAME.json in the data roots (find.h); for models, a
+ * folder stands for its config.json (a checkpoint, as vLLM's --model takes it) and a Hugging Face
+ * id ("meta-llama/Llama-3.1-8B") that is not a path names the model file listing it.
+ * Anything else is used as given (and its loader says it cannot be opened). */
 void cli_resolve(const char *dir, const char *arg, char *buf, size_t len)
 {
     snprintf(buf, len, "%s", arg);
-    if (strchr(arg, '/') || access(arg, F_OK) == 0)
+    struct stat sb;
+    if (strcmp(dir, "models") == 0 && stat(arg, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        /* a checkpoint folder, as vLLM's --model takes it: its config.json */
+        char cfg[PATH_MAX + 16];
+        snprintf(cfg, sizeof cfg, "%s/config.json", arg);
+        if (strlen(cfg) < len)
+            memcpy(buf, cfg, strlen(cfg) + 1);
         return;
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    exe[n > 0 ? n : 0] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash)
-        *slash = '\0';
-    const char *fmts[] = {"%s/%s.json", "%s/../%s/%s.json", "%s/%s/%s.json"};
-    char cand[PATH_MAX + 300];
-    snprintf(cand, sizeof cand, fmts[0], dir, arg);
-    if (access(cand, F_OK) == 0)
-        goto found;
-    for (int k = 1; k < 3 && slash; k++) {
-        snprintf(cand, sizeof cand, fmts[k], exe, dir, arg);
-        if (access(cand, F_OK) == 0)
-            goto found;
     }
-    return;
-found:
-    if (strlen(cand) < len)
-        memcpy(buf, cand, strlen(cand) + 1);
+    if (access(arg, F_OK) == 0)
+        return;
+    if (strchr(arg, '/')) {
+        if (strcmp(dir, "models") == 0)
+            sim_model_find_hf(arg, buf, len);
+        return;
+    }
+    char file[NAME_MAX + 8]; /* traces are named with their extension, models and devices not */
+    if (snprintf(file, sizeof file, "%s%s", arg, strcmp(dir, "traces") == 0 ? "" : ".json") <
+        (int)sizeof file)
+        sim_find_file(dir, file, buf, len);
 }
 
 sim_status cli_parse_dtype_flag(const char *flag, const char *v, sim_dtype *out, sim_err *err)
@@ -403,6 +484,43 @@ const cli_cache_entry *cli_cache_find(const cli_file_cache *c, char kind, const 
     return NULL;
 }
 
+/* A name that is no file and was found in no data folder (cli_resolve left it as given): the
+ * message says where infersim looked and which names it has, instead of "cannot open". */
+static sim_status explain_missing(const char *dir, const char *name, sim_status st, sim_err *err)
+{
+    size_t l = strlen(name);
+    bool is_json = l > 5 && strcmp(name + l - 5, ".json") == 0;
+    if (!st || is_json || access(name, F_OK) == 0)
+        return st;
+    char known[384];
+    sim_find_names(dir, known, sizeof known);
+    if (!known[0])
+        snprintf(known, sizeof known, "(no %s/ folder found)", dir);
+    if (strchr(name, '/'))
+        return strcmp(dir, "models") != 0
+                   ? st
+                   : sim_fail(err, SIM_EINPUT,
+                              "%s: no such file, and no models/NAME.json lists this Hugging Face "
+                              "id in its infersim_hf_ids; expected a config.json path, a model "
+                              "name (%s) or a listed id",
+                              name, known);
+    return sim_fail(err, SIM_EINPUT,
+                    "%s: no such file, and no %s/%s.json in the working directory, "
+                    "$INFERSIM_DATA, next to the binary or in share/infersim; expected a path or "
+                    "one of: %s",
+                    name, dir, name, known);
+}
+
+static sim_status load_model(const char *path, sim_model *m, sim_err *err)
+{
+    return explain_missing("models", path, sim_model_load(path, m, err), err);
+}
+
+static sim_status load_hw(const char *path, sim_hw *hw, sim_err *err)
+{
+    return explain_missing("hw", path, sim_hw_load(path, hw, err), err);
+}
+
 /* Loads a file into the cache unless it is there (its failure is kept for the points). */
 sim_status cli_cache_add(cli_file_cache *c, char kind, const char *path, double scale,
                          int64_t limit)
@@ -423,8 +541,9 @@ sim_status cli_cache_add(cli_file_cache *c, char kind, const char *path, double 
     snprintf(e->path, sizeof e->path, "%s", path);
     e->scale = scale;
     e->limit = limit;
-    e->st = kind == 'm'   ? sim_model_load(path, &e->model, &e->err)
-            : kind == 'h' ? sim_hw_load(path, &e->hw, &e->err)
+    e->st = kind == 'm'   ? load_model(path, &e->model, &e->err)
+            : kind == 'h' ? load_hw(path, &e->hw, &e->err)
+            : kind == 'e' ? sim_engprof_load(path, &e->eng, &e->err)
                           : sim_workload_load_trace(path, scale, limit, &e->w, &e->err);
     return SIM_OK;
 }
@@ -452,7 +571,7 @@ const cli_cache_entry *cli_cache_get(const cli_file_cache *c, char kind, const c
 sim_status cli_get_model(const cli_file_cache *c, const char *path, sim_model *out, sim_err *err)
 {
     if (!c)
-        return sim_model_load(path, out, err);
+        return load_model(path, out, err);
     sim_status st;
     const cli_cache_entry *e = cli_cache_get(c, 'm', path, 0, 0, err, &st);
     if (e)
@@ -463,7 +582,7 @@ sim_status cli_get_model(const cli_file_cache *c, const char *path, sim_model *o
 sim_status cli_get_hw(const cli_file_cache *c, const char *path, sim_hw *out, sim_err *err)
 {
     if (!c)
-        return sim_hw_load(path, out, err);
+        return load_hw(path, out, err);
     sim_status st;
     const cli_cache_entry *e = cli_cache_get(c, 'h', path, 0, 0, err, &st);
     if (e)
@@ -507,6 +626,131 @@ static sim_status load_spec(const cli_opts *o, cli_loaded *L, const cli_file_cac
     return sim_spec_init(&L->spec, method, (int)o->spec_k, alpha, tau, &L->model, draft, err);
 }
 
+/* Whether any of the spellings of one setting was given (they share a field). */
+static bool given_any(const cli_opts *o, const char *const *names)
+{
+    for (; *names; names++)
+        if (cli_given(o, *names))
+            return true;
+    return false;
+}
+
+/* An on/off setting with a flag for each way: neither keeps the profile's, both is an error. */
+static sim_status on_off(const cli_opts *o, const char *on, const char *off, bool *v, sim_err *err)
+{
+    if (cli_given(o, on) && cli_given(o, off))
+        return sim_fail(err, SIM_EINPUT, "%s and %s: contradict each other, expected one", on, off);
+    if (cli_given(o, on) || cli_given(o, off))
+        *v = cli_given(o, on);
+    return SIM_OK;
+}
+
+void cli_engine_path(const cli_opts *o, char *buf, size_t len)
+{
+    cli_resolve("hw/engines", o->engine, buf, len);
+}
+
+/* The engine profile with every flag that overrides one of its fields applied. */
+static sim_status load_engine(const cli_opts *o, const cli_file_cache *cache, sim_engprof *e,
+                              sim_err *err)
+{
+    char path[PATH_MAX];
+    cli_engine_path(o, path, sizeof path);
+    sim_status st;
+    if (cache) {
+        const cli_cache_entry *c = cli_cache_get(cache, 'e', path, 0, 0, err, &st);
+        if (c)
+            *e = c->eng;
+    } else {
+        st = sim_engprof_load(path, e, err);
+    }
+    if (st)
+        return st;
+    if (given_any(o, (const char *const[]){"--gpu-memory-utilization", "--mem-fraction-static",
+                                           "--kv-cache-free-gpu-mem-fraction", NULL}))
+        e->mem_fraction = o->util;
+    if (cli_given(o, "--block-size"))
+        e->block_size = o->block_size;
+    if (given_any(o, (const char *const[]){"--max-num-seqs", "--max-batch-size",
+                                           "--max-running-requests", NULL}))
+        e->max_num_seqs = o->max_seqs;
+    if (given_any(o, (const char *const[]){"--max-num-batched-tokens", "--max-num-tokens",
+                                           "--chunked-prefill-size", NULL}))
+        e->max_num_batched_tokens = o->max_tokens;
+    if (o->sched_policy && !sim_engprof_policy_parse(o->sched_policy, &e->policy))
+        return sim_fail(err, SIM_EINPUT,
+                        "--scheduler-policy: value '%s', expected vllm, sglang, "
+                        "guaranteed_no_evict, max_utilization or static",
+                        o->sched_policy);
+    if (o->order && strcmp(o->order, "fcfs") && strcmp(o->order, "lpm"))
+        return sim_fail(err, SIM_EINPUT, "--schedule-policy: value '%s', expected fcfs or lpm",
+                        o->order);
+    if (o->order)
+        e->lpm = strcmp(o->order, "lpm") == 0;
+    if (cli_given(o, "--iteration-overhead-us"))
+        e->iteration_overhead_us = o->iter_us;
+    if (cli_given(o, "--request-overhead-us"))
+        e->request_overhead_us = o->req_us;
+    if (cli_given(o, "--layer-overhead-us"))
+        e->layer_overhead_us = o->layer_us;
+    if (cli_given(o, "--enforce-eager"))
+        e->cuda_graphs = false;
+    if (cli_given(o, "--cuda-graph-max-bs"))
+        e->cuda_graph_max_bs = o->graph_max_bs;
+    if (cli_given(o, "--schedule-conservativeness")) { /* SGLang scales its ratios, capped at 1 */
+        e->ratio_init = fmin(e->ratio_init * o->conservativeness, 1.0);
+        e->ratio_min = fmin(e->ratio_min * o->conservativeness, e->ratio_init);
+        e->ratio_decay *= o->conservativeness;
+    }
+    if ((st = on_off(o, "--enable-chunked-prefill", "--no-chunked-prefill", &e->chunked_prefill,
+                     err)) ||
+        (st = on_off(o, "--async-scheduling", "--no-async-scheduling", &e->async_scheduling, err)))
+        return st;
+    return on_off(o, "--enable-prefix-caching", "--no-enable-prefix-caching", &e->prefix_caching,
+                  err);
+}
+
+sim_step_cfg cli_engine_step(const sim_engprof *e, const sim_model *m)
+{
+    /* eager Python runs every layer's modules on the CPU each iteration */
+    double layers_us = e->layer_overhead_us * (double)m->layers;
+    return (sim_step_cfg){.model = m,
+                          .eager = !e->cuda_graphs,
+                          .iteration_overhead_ns = (e->iteration_overhead_us + layers_us) * 1e3,
+                          .request_overhead_ns = e->request_overhead_us * 1e3,
+                          .async_sched = e->async_scheduling,
+                          .mem_rule = e->mem_rule,
+                          .graph_max_bs = e->cuda_graph_max_bs};
+}
+
+void cli_engine_cfg(const sim_engprof *e, sim_engine_cfg *cfg)
+{
+    cfg->sched = (sim_sched_cfg){.max_num_seqs = e->max_num_seqs,
+                                 .max_num_batched_tokens = e->max_num_batched_tokens,
+                                 .chunked_prefill = e->chunked_prefill,
+                                 .policy = e->policy,
+                                 .ratio_init = e->ratio_init,
+                                 .ratio_min = e->ratio_min,
+                                 .ratio_decay = e->ratio_decay,
+                                 .lpm = e->lpm};
+    cfg->block_size = e->block_size;
+    cfg->mem_util = e->mem_fraction;
+    cfg->prefix_caching = e->prefix_caching;
+}
+
+/* --max-model-len replaces the config's context limit (a warning when it exceeds it). */
+static void apply_max_model_len(const cli_opts *o, sim_model *m)
+{
+    if (!cli_given(o, "--max-model-len"))
+        return;
+    if (o->max_model_len > m->max_positions && o->warn)
+        fprintf(o->warn,
+                "infersim: warning: --max-model-len %lld is above %s's max_position_embeddings "
+                "%lld; the model was not trained for that context\n",
+                (long long)o->max_model_len, m->path, (long long)m->max_positions);
+    m->max_positions = o->max_model_len;
+}
+
 /* Loads what the commands share (from the cache when one is given). The model is optional for
  * roofline. */
 sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
@@ -526,27 +770,27 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
         return sim_fail(err, SIM_EINPUT, "--format: value '%s', expected table, json or csv",
                         o->format);
     cli_resolve("hw", o->hw, path, sizeof path);
-    if ((st = cli_get_hw(cache, path, &L->hw, err)))
+    if ((st = cli_get_hw(cache, path, &L->hw, err)) || (st = load_engine(o, cache, &L->eng, err)))
         return st;
     L->usd_per_gpu_hour =
         cli_given(o, "--usd-per-gpu-hour") ? o->usd_per_gpu_hour : L->hw.usd_per_gpu_hour;
-    L->step = (sim_step_cfg){.model = &L->model,
-                             .hw = &L->hw,
-                             .tp = (int)o->tp,
-                             .pp = (int)o->pp,
-                             .overlap = o->overlap,
-                             .eager = o->enforce_eager,
-                             .iteration_overhead_ns = o->iter_us * 1e3,
-                             .request_overhead_ns = o->req_us * 1e3,
-                             .async_sched = o->async_sched,
-                             .ep = (int)o->ep,
-                             .dp_attention = o->dp_attention,
-                             .expert_imbalance = o->expert_imbalance};
+    if (o->model) {
+        cli_resolve("models", o->model, path, sizeof path);
+        if ((st = cli_get_model(cache, path, &L->model, err)))
+            return st;
+        apply_max_model_len(o, &L->model);
+    }
+    L->step = cli_engine_step(&L->eng, &L->model);
+    L->step.hw = &L->hw;
+    L->step.tp = (int)o->tp;
+    L->step.pp = (int)o->pp;
+    L->step.overlap = o->overlap;
+    L->step.ep = (int)o->ep;
+    L->step.dp_attention = o->dp_attention;
+    L->step.expert_imbalance = o->expert_imbalance;
     if (!o->model)
         return SIM_OK;
-    cli_resolve("models", o->model, path, sizeof path);
-    if ((st = cli_get_model(cache, path, &L->model, err)) ||
-        (st = resolve_prec(o, &L->model, &L->hw, &L->step.prec, err)) ||
+    if ((st = resolve_prec(o, &L->model, &L->hw, &L->step.prec, err)) ||
         (st = load_spec(o, L, cache, err)))
         return st;
     return sim_step_check(&L->step, err);
@@ -563,25 +807,23 @@ const cli_opts cli_defaults = {
     .input_len = 1024,
     .output_len = 256,
     .overlap = 0.0,
-    .util = 0.9,
-    /* A synchronous engine loop (vLLM's default; --async-scheduling is opt-in) spends 1-5 ms of
-     * CPU per step in public profiles (vLLM RFC #6854: ~4 ms GPU bubbles per decode step before
-     * v0.6); the defaults take the low end, plus a per-request share that grows the scheduler's
-     * work with the batch. Not calibrated: set them to your engine's. */
-    .iter_us = 1000.0,
-    .req_us = 10.0,
-    /* serve: vLLM's bench defaults where they exist (random dataset, rate inf), its engine
-     * defaults for the batch limits (256 sequences; 8192 tokens, its default on large GPUs) */
+    /* the engine's settings (memory fraction, host overheads, block size, batch limits) come from
+     * its profile, hw/engines/NAME.json, unless a flag gives them */
+    /* serve: vLLM's bench defaults where they exist (random dataset, rate inf) */
     .num_prompts = 1000,
     .rand_in = 1024,
     .rand_out = 128,
     .rate = INFINITY,
     .burstiness = 1.0,
     .time_scale = 1.0,
-    .block_size = 16,
-    .max_seqs = 256,
     .trace_max_mb = 512.0,
-    .max_tokens = 8192,
+    .engine = "vllm",
+    .conservativeness = 1.0,
+    /* vLLM's prefix_repetition dataset defaults (vllm/benchmarks/datasets.py) */
+    .prefix_len = 256,
+    .suffix_len = 256,
+    .num_prefixes = 10,
+    .prefix_out = 128,
 };
 
 /* ------------------------------------------------------------------------------------------ */
@@ -640,7 +882,7 @@ sim_status cli_run_point(const cli_opts *o, cli_loaded *L, const cli_file_cache 
     *cfg = (sim_run_cfg){.batch = o->batch,
                          .input_len = o->input_len,
                          .output_len = o->output_len,
-                         .mem_util = o->util,
+                         .mem_util = L->eng.mem_fraction,
                          .spec = &L->spec,
                          .usd_per_gpu_hour = L->usd_per_gpu_hour};
     if (!st) {
@@ -728,12 +970,29 @@ static sim_status cmd_roofline(const cli_opts *o, FILE *out, sim_err *err)
     return st;
 }
 
-/* The workload of a serve command: a trace, or vLLM's random dataset. */
+/* The workload of a serve command: a trace, or vLLM's random or prefix_repetition dataset. */
 static sim_status check_workload_flags(const cli_opts *o, sim_err *err)
 {
+    static const char *const repetition[] = {
+        "--prefix-repetition-prefix-len", "--prefix-repetition-suffix-len",
+        "--prefix-repetition-num-prefixes", "--prefix-repetition-output-len"};
+    static const char *const random_only[] = {"--random-input-len", "--random-output-len",
+                                              "--random-range-ratio"};
+    bool rep = o->dataset_name && strcmp(o->dataset_name, "prefix_repetition") == 0;
+    for (size_t i = 0; i < sizeof repetition / sizeof repetition[0]; i++)
+        if (!rep && cli_given(o, repetition[i]))
+            return sim_fail(err, SIM_EINPUT, "%s: needs --dataset-name prefix_repetition",
+                            repetition[i]);
+    for (size_t i = 0; i < sizeof random_only / sizeof random_only[0]; i++)
+        if (rep && cli_given(o, random_only[i]))
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: does not apply to --dataset-name prefix_repetition (use "
+                            "--prefix-repetition-* for its lengths)",
+                            random_only[i]);
     static const char *const synthetic_only[] = {"--random-input-len",   "--random-output-len",
                                                  "--random-range-ratio", "--request-rate",
-                                                 "--burstiness",         "--seed"};
+                                                 "--burstiness",         "--seed",
+                                                 "--dataset-name"};
     if (o->trace) {
         for (size_t i = 0; i < sizeof synthetic_only / sizeof synthetic_only[0]; i++)
             if (cli_given(o, synthetic_only[i]))
@@ -753,31 +1012,45 @@ int64_t cli_trace_limit(const cli_opts *o)
     return cli_given(o, "--num-prompts") ? o->num_prompts : 0;
 }
 
-/* The workload of a serve command: a trace (from the cache when given), or vLLM's random dataset
- * drawn with `seed`. *w points at `own` or at the cached trace. */
+/* The workload of a serve command: a trace (from the cache when given), or vLLM's random or
+ * prefix_repetition dataset drawn with `seed` (its prefix-cache ids name blocks of the engine's
+ * block size, at least 16 tokens). *w points at `own` or at the cached trace. */
 static sim_status serve_workload(const cli_opts *o, const cli_file_cache *cache, uint64_t seed,
-                                 sim_workload *own, const sim_workload **w, sim_err *err)
+                                 int64_t block_size, sim_workload *own, const sim_workload **w,
+                                 sim_err *err)
 {
     sim_status st = check_workload_flags(o, err);
     *w = own;
     if (st)
         return st;
+    char path[PATH_MAX];
+    if (o->trace)
+        cli_resolve("traces", o->trace, path, sizeof path);
     if (o->trace && cache) {
         const cli_cache_entry *e =
-            cli_cache_get(cache, 't', o->trace, o->time_scale, cli_trace_limit(o), err, &st);
+            cli_cache_get(cache, 't', path, o->time_scale, cli_trace_limit(o), err, &st);
         if (e)
             *w = &e->w;
         return st;
     }
     if (o->trace)
-        return sim_workload_load_trace(o->trace, o->time_scale, cli_trace_limit(o), own, err);
+        return sim_workload_load_trace(path, o->time_scale, cli_trace_limit(o), own, err);
     sim_synth_cfg s = {.num_prompts = o->num_prompts,
                        .input_len = o->rand_in,
                        .output_len = o->rand_out,
                        .range_ratio = o->range_ratio,
                        .request_rate = o->rate,
                        .burstiness = o->burstiness,
-                       .seed = seed};
+                       .seed = seed,
+                       .input_lens = o->replay_in,
+                       .output_lens = o->replay_out};
+    if (o->dataset_name && strcmp(o->dataset_name, "prefix_repetition") == 0) {
+        s.num_prefixes = o->num_prefixes;
+        s.prefix_len = o->prefix_len;
+        s.suffix_len = o->suffix_len;
+        s.output_len = o->prefix_out;
+        s.hash_block_tokens = block_size >= 16 || 16 % block_size ? block_size : 16;
+    }
     return sim_workload_synthetic(&s, own, err);
 }
 
@@ -930,24 +1203,19 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
                            uint64_t seed, cli_serve_state *s, sim_err *err)
 {
     memset(s, 0, sizeof *s);
-    s->cfg = (sim_engine_cfg){.sched = {.max_num_seqs = o->max_seqs,
-                                        .max_num_batched_tokens = o->max_tokens,
-                                        .chunked_prefill = !o->no_chunked},
-                              .block_size = o->block_size,
-                              .mem_util = o->util,
-                              .max_concurrency =
-                                  cli_given(o, "--max-concurrency") ? o->max_concurrency : 0,
-                              .seed = seed};
     if (!o->chrome_trace && (o->trace_detail || o->trace_window || cli_given(o, "--trace-max-mb")))
         return sim_fail(err, SIM_EINPUT, "%s: needs --chrome-trace FILE",
                         o->trace_detail   ? "--trace-detail"
                         : o->trace_window ? "--trace-window"
                                           : "--trace-max-mb");
     sim_status st = cli_load_common(o, true, L, cache, err);
+    cli_engine_cfg(&L->eng, &s->cfg);
+    s->cfg.max_concurrency = cli_given(o, "--max-concurrency") ? o->max_concurrency : 0;
+    s->cfg.seed = seed;
     if (!st && o->goodput[0])
         st = sim_slo_parse(o->goodput, &s->slo, err);
     if (!st)
-        st = serve_workload(o, cache, seed, &s->own, &s->w, err);
+        st = serve_workload(o, cache, seed, L->eng.block_size, &s->own, &s->w, err);
     sim_cluster_cfg cc = {.engine = &s->cfg, .replicas = (int)o->replicas,
                           .router = SIM_ROUTER_LEAST_OUTSTANDING};
     if (!st && o->router && !sim_router_parse(o->router, &cc.router))
@@ -1023,26 +1291,132 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
     return st;
 }
 
+/* Python's str() of a float, as vLLM's file name holds the request rate: "inf", "10.0", "2.5". */
+static void py_float(double v, char *buf, size_t len)
+{
+    if (isinf(v)) {
+        snprintf(buf, len, "inf");
+        return;
+    }
+    snprintf(buf, len, "%.15g", v);
+    if (!strpbrk(buf, ".e"))
+        snprintf(buf + strlen(buf), len - strlen(buf), ".0");
+}
+
+/* Creates every folder of `dir` that is missing (vLLM's os.makedirs(exist_ok=True)). */
+static sim_status make_dirs(const char *dir, sim_err *err)
+{
+    char buf[PATH_MAX];
+    if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf)
+        return sim_fail(err, SIM_EINPUT, "--result-dir: path too long");
+    for (char *p = buf + 1;; p++) {
+        if (*p != '/' && *p)
+            continue;
+        char c = *p;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return sim_fail(err, SIM_EINPUT, "--result-dir: cannot create %s: %s", buf,
+                            strerror(errno));
+        if (!c)
+            return SIM_OK;
+        *p = c;
+    }
+}
+
+/* vLLM's --save-result: its file name (or --result-filename) in --result-dir, its JSON. */
+static sim_status save_vllm_result(const cli_opts *o, const sim_serve_report *rep, sim_err *err)
+{
+    char date[32], rate[64], name[PATH_MAX], path[PATH_MAX * 2];
+    time_t now = time(NULL);
+    struct tm tm;
+    if (!localtime_r(&now, &tm) || !strftime(date, sizeof date, "%Y%m%d-%H%M%S", &tm))
+        snprintf(date, sizeof date, "19700101-000000");
+    const char *backend = o->backend ? o->backend : "openai";
+    const char *base = strrchr(o->model, '/') ? strrchr(o->model, '/') + 1 : o->model;
+    py_float(o->rate, rate, sizeof rate);
+    if (o->result_filename)
+        snprintf(name, sizeof name, "%s", o->result_filename);
+    else if (o->max_concurrency > 0 && cli_given(o, "--max-concurrency"))
+        snprintf(name, sizeof name, "%s-%sqps-concurrency%lld-%s-%s.json",
+                 o->label ? o->label : backend, rate, (long long)o->max_concurrency, base, date);
+    else
+        snprintf(name, sizeof name, "%s-%sqps-%s-%s.json", o->label ? o->label : backend, rate,
+                 base, date);
+    sim_status st = o->result_dir ? make_dirs(o->result_dir, err) : SIM_OK;
+    if (st)
+        return st;
+    snprintf(path, sizeof path, "%s%s%s", o->result_dir ? o->result_dir : "",
+             o->result_dir ? "/" : "", name);
+    sim_vllm_meta meta = {.backend = backend,
+                          .model_id = o->model,
+                          .tokenizer_id = o->tokenizer ? o->tokenizer : o->model,
+                          .date = date,
+                          .num_prompts = (int64_t)rep->w->n,
+                          .request_rate = rep->request_rate,
+                          .burstiness = o->burstiness,
+                          .max_concurrency =
+                              cli_given(o, "--max-concurrency") ? o->max_concurrency : 0};
+    return sim_report_vllm_result(path, rep, &meta, err);
+}
+
+/* vLLM's flags that only make sense together, and its datasets. */
+static sim_status check_vllm_flags(const cli_opts *o, sim_err *err)
+{
+    if (o->dataset_name && strcmp(o->dataset_name, "random") != 0 &&
+        strcmp(o->dataset_name, "prefix_repetition") != 0)
+        return sim_fail(err, SIM_EINPUT,
+                        "--dataset-name: value '%s', expected random or prefix_repetition "
+                        "(infersim draws vLLM's synthetic datasets from their flags; to replay "
+                        "recorded traffic use --trace FILE: Azure CSV, Mooncake JSONL or a CSV of "
+                        "arrival_s,input_tokens,output_tokens)",
+                        o->dataset_name);
+    if (!o->save_result && (o->result_dir || o->result_filename))
+        return sim_fail(err, SIM_EINPUT, "%s: needs --save-result",
+                        o->result_dir ? "--result-dir" : "--result-filename");
+    return SIM_OK;
+}
+
 static sim_status cmd_serve(const cli_opts *o, FILE *out, sim_err *err)
 {
     cli_loaded *L = calloc(1, sizeof *L);
     cli_serve_state *s = calloc(1, sizeof *s);
-    if (!L || !s) {
+    sim_pct_values *saved = calloc(1, sizeof *saved);
+    if (!L || !s || !saved) {
         free(L);
         free(s);
+        free(saved);
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
     }
-    sim_status st = cli_serve_point(o, L, NULL, (uint64_t)o->seed, s, err);
+    /* printed: every metric at p90 and p99 unless vLLM's two flags say otherwise; saved: what
+     * vLLM saves (its defaults ttft,tpot,itl at p99 unless the flags say otherwise) */
+    bool pick = o->percentile_metrics || o->metric_percentiles;
+    sim_pct_sel sel;
+    sim_status st = check_vllm_flags(o, err);
+    if (!st)
+        st = sim_pct_sel_parse(o->percentile_metrics, o->metric_percentiles, &sel, err);
+    if (!st)
+        st = cli_serve_point(o, L, NULL, (uint64_t)o->seed, s, err);
+    if (!st && (pick || o->save_result) && sim_metrics_selected(&s->res, &sel, saved))
+        st = sim_fail(err, SIM_EINTERNAL, "out of memory computing percentiles");
     sim_serve_report rep = {.cfg = &s->cfg,
                             .w = s->w,
                             .res = &s->res,
                             .m = &s->m,
                             .request_rate = o->trace ? NAN : o->rate,
+                            .engine = L->eng.name,
+                            .engine_version = L->eng.version,
+                            .engine_fusions = L->eng.fusions,
                             .usd_per_gpu_hour = s->usd_per_gpu_hour,
                             .gpus = s->gpus,
-                            .cluster = &s->cluster};
+                            .cluster = &s->cluster,
+                            .pct = &sel,
+                            .pct_ms = saved};
     if (!st && o->save_requests)
         st = sim_report_save_requests(o->save_requests, &rep, err);
+    if (!st && o->save_result)
+        st = save_vllm_result(o, &rep, err);
+    if (!pick)
+        rep.pct = NULL, rep.pct_ms = NULL;
     if (!st && o->html)
         st = sim_html_serve(o->html, o->cmdline ? o->cmdline : "infersim serve", &rep, &s->slo,
                             s->series, err);
@@ -1051,6 +1425,7 @@ static sim_status cmd_serve(const cli_opts *o, FILE *out, sim_err *err)
     cli_serve_state_free(s);
     free(s);
     free(L);
+    free(saved);
     return st;
 }
 
@@ -1071,26 +1446,118 @@ static sim_status cmd_trace_check(const cli_opts *o, FILE *out, sim_err *err)
     return SIM_OK;
 }
 
+/* hw FILE: every field of a device with its value and where it came from. */
+static sim_status cmd_hw(const cli_opts *o, FILE *out, sim_err *err)
+{
+    if (!o->hw)
+        return sim_fail(err, SIM_EINPUT, "hw: missing FILE (infersim hw FILE|NAME)");
+    bool json = strcmp(o->format, "json") == 0;
+    if (!json && strcmp(o->format, "table") != 0)
+        return sim_fail(err, SIM_EINPUT, "--format: value '%s', expected table or json", o->format);
+    char path[PATH_MAX];
+    cli_resolve("hw", o->hw, path, sizeof path);
+    sim_hw hw;
+    sim_status st = cli_get_hw(NULL, path, &hw, err);
+    if (st)
+        return st;
+    cJSON *root = json ? cJSON_CreateObject() : NULL, *fields = NULL;
+    if (json) {
+        cJSON_AddStringToObject(root, "name", hw.name);
+        cJSON_AddStringToObject(root, "path", hw.path);
+        cJSON_AddStringToObject(root, "arch", hw.arch);
+        fields = cJSON_AddArrayToObject(root, "fields");
+    } else {
+        fprintf(out, "%s (%s), arch %s\n", hw.name, hw.path, hw.arch[0] ? hw.arch : "(none)");
+        fprintf(out, "%-30s %12s  %-8s %s\n", "field", "value", "from", "default rule");
+    }
+    const char *arch_source = NULL;
+    for (size_t i = 0; i < sim_hw_n_fields(); i++) {
+        sim_hw_field_info f = sim_hw_field(&hw, i);
+        if (f.origin != SIM_HW_FILE && f.arch_source)
+            arch_source = f.arch_source;
+        if (!json) {
+            fprintf(out, "%-30s %12.6g  %-8s %s\n", f.json, f.value, sim_hw_origin_name(f.origin),
+                    f.origin == SIM_HW_FILE ? "" : f.rule);
+            continue;
+        }
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddStringToObject(row, "field", f.json);
+        cJSON_AddNumberToObject(row, "value", f.value);
+        cJSON_AddStringToObject(row, "from", sim_hw_origin_name(f.origin));
+        cJSON_AddStringToObject(row, "rule", f.rule);
+        cJSON_AddItemToArray(fields, row);
+    }
+    if (json) {
+        cJSON_AddStringToObject(root, "arch_source", arch_source ? arch_source : "");
+        char *txt = cJSON_Print(root);
+        cJSON_Delete(root);
+        if (!txt)
+            return sim_fail(err, SIM_EINTERNAL, "out of memory");
+        fprintf(out, "%s\n", txt);
+        free(txt);
+    } else if (arch_source) {
+        fprintf(out, "architecture constants: %s\n", arch_source);
+    }
+    return ferror(out) ? sim_fail(err, SIM_EINTERNAL, "writing the result failed") : SIM_OK;
+}
+
+/* One command: its flags come from the option table (mask) and run through fn, or (sweep, merge,
+ * compare) it parses its own arguments through argv_fn. One table drives dispatch, the top-level
+ * usage and every --help. */
 typedef struct command {
     const char *name;
     int mask;
     sim_status (*fn)(const cli_opts *, FILE *, sim_err *);
+    sim_status (*argv_fn)(int argc, char **argv, FILE *out, FILE *errf, sim_err *err);
     const char *summary;
+    const char *usage; /* argv commands: their synopsis and flags */
 } command;
 
+static sim_status cmd_merge(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
+{
+    (void)errf;
+    return cli_cmd_merge(argc, argv, out, err);
+}
+
+static sim_status cmd_compare(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
+{
+    return cli_cmd_compare(argc, argv, out, errf, err);
+}
+
 static const command commands[] = {
-    {"run", CMD_RUN, cmd_run, "static batch: TTFT, TPOT, E2E, throughput, per-op breakdown"},
-    {"roofline", CMD_ROOFLINE, cmd_roofline, "peaks, bandwidth, ridge points, op intensities"},
-    {"serve", CMD_SERVE, cmd_serve,
-     "request stream under continuous batching: vLLM's serving benchmark metrics"},
-    {"trace-check", CMD_CHECK, cmd_trace_check,
-     "validate a Chrome trace (slices nest, names, counters, ids)"},
-    {"op", CMD_OP, cli_cmd_op, "price one GEMM, attention, copy or all-reduce on a device"},
-    {"validate", CMD_VALIDATE, cli_cmd_validate,
-     "predictions against the public measurements, with the error summary"},
-    {"calibrate", CMD_CALIBRATE, cli_cmd_calibrate,
-     "fit a device's efficiencies to its op-level measurements"},
+    {"run", CMD_RUN, cmd_run, NULL, "static batch: TTFT, TPOT, E2E, throughput, per-op breakdown",
+     NULL},
+    {"roofline", CMD_ROOFLINE, cmd_roofline, NULL, "peaks, bandwidth, ridge points, op intensities",
+     NULL},
+    {"serve", CMD_SERVE, cmd_serve, NULL,
+     "request stream under continuous batching: vLLM's serving benchmark metrics", NULL},
+    {"sweep", 0, NULL, cli_cmd_sweep,
+     "run|serve over a grid (any flag a comma-separated list), in parallel", NULL},
+    {"merge", 0, NULL, cmd_merge, "join sweep shard files back into grid order",
+     "usage: infersim merge [--out FILE] SHARD...\n"
+     "  SHARD...                   the files of 'infersim sweep --shard I/N --out FILE' (all CSV "
+     "or\n"
+     "                             all JSONL), joined back into grid order\n"
+     "  --out S                    write the merged rows here (default: stdout)\n"},
+    {"compare", 0, NULL, cmd_compare,
+     "a vLLM --save-result (or run-style) JSON against the prediction for the same flags",
+     "usage: infersim compare --result FILE.json [the run or serve flags of the measurement]\n"
+     "  --result S                 a vLLM --save-result file (mean_ttft_ms, ...: compared with\n"
+     "                             'infersim serve') or a run-style JSON (ttft_ms, ...: 'infersim\n"
+     "                             run'); the other flags are those commands' flags\n"},
+    {"trace-check", CMD_CHECK, cmd_trace_check, NULL,
+     "validate a Chrome trace (slices nest, names, counters, ids)", NULL},
+    {"op", CMD_OP, cli_cmd_op, NULL, "price one GEMM, attention, copy or all-reduce on a device",
+     NULL},
+    {"validate", CMD_VALIDATE, cli_cmd_validate, NULL,
+     "predictions against the public measurements, with the error summary", NULL},
+    {"calibrate", CMD_CALIBRATE, cli_cmd_calibrate, NULL,
+     "fit a device's efficiencies to its op-level measurements", NULL},
+    {"hw", CMD_HW, cmd_hw, NULL,
+     "a device file's every field, and whether it came from the file, a default or is derived",
+     NULL},
 };
+enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 
 static void top_usage(FILE *f)
 {
@@ -1098,13 +1565,86 @@ static void top_usage(FILE *f)
             "infersim %s - predicts LLM serving performance with the roofline model\n"
             "usage: infersim COMMAND [flags]   (infersim COMMAND --help for its flags)\n",
             INFERSIM_VERSION);
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    for (size_t i = 0; i < N_COMMANDS; i++)
         fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "  %-11s %s\n", "sweep",
-            "run|serve over a grid (any flag a comma-separated list), in parallel");
-    fprintf(f, "  %-11s %s\n", "merge", "join sweep shard files back into grid order");
-    fprintf(f, "  %-11s %s\n", "compare",
-            "a vLLM --save-result (or run-style) JSON against the prediction for the same flags");
+}
+
+/* Whether argv[first..] asks for help. */
+static bool wants_help(int argc, char **argv, int first)
+{
+    for (int i = first; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return true;
+    return false;
+}
+
+/* A command's --help; sweep's names its subcommand's flags. */
+static void command_help(FILE *f, const command *c, int argc, char **argv)
+{
+    if (c->fn)
+        usage(f, c->name, c->mask);
+    else if (strcmp(c->name, "sweep") == 0)
+        cli_sweep_usage(
+            f, argc > 2 && (strcmp(argv[2], "run") == 0 || strcmp(argv[2], "serve") == 0) ? argv[2]
+                                                                                          : NULL);
+    else
+        fputs(c->usage, f);
+}
+
+/* Runs argv[1] with its flags; a failure's message is left in err. */
+static sim_status dispatch(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
+{
+    const char *name = argv[1];
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+        const command *c = &commands[i];
+        if (strcmp(name, c->name) != 0)
+            continue;
+        if (wants_help(argc, argv, 2)) {
+            command_help(out, c, argc, argv);
+            return SIM_OK;
+        }
+        if (c->argv_fn)
+            return c->argv_fn(argc, argv, out, errf, err);
+        cli_opts o = cli_defaults;
+        o.warn = errf;
+        sim_status st = cli_parse_opts(argc, argv, 2, c->name, c->mask, &o, err);
+        if (st)
+            return st;
+        char *cmdline = cli_cmdline(argc, argv); /* the command as typed, for --html reports */
+        o.cmdline = cmdline;
+        st = c->fn(&o, out, err);
+        free(cmdline);
+        return st;
+    }
+    char names[512] = "";
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                 i == 0                ? ""
+                 : i + 1 == N_COMMANDS ? " or "
+                                       : ", ",
+                 commands[i].name);
+    return sim_fail(err, SIM_EINPUT, "unknown command '%s'; expected %s (infersim --help)", name,
+                    names);
+}
+
+sim_status sim_cli_run(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
+{
+    if (argc < 2)
+        return sim_fail(err, SIM_EINPUT,
+                        "missing command; expected 'infersim COMMAND [flags]' (infersim --help)");
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "help") == 0 || strcmp(name, "-h") == 0) {
+        top_usage(out);
+        return SIM_OK;
+    }
+    if (strcmp(name, "--version") == 0) {
+        fprintf(out, "infersim %s\n", INFERSIM_VERSION);
+        return SIM_OK;
+    }
+    sim_status st = dispatch(argc, argv, out, errf, err);
+    if (st && !err->msg[0])
+        sim_fail(err, st, "internal error");
+    return st;
 }
 
 char *cli_cmdline(int argc, char **argv)
@@ -1129,48 +1669,9 @@ int sim_cli_main(int argc, char **argv, FILE *out, FILE *errf)
         top_usage(errf);
         return SIM_EINPUT;
     }
-    const char *name = argv[1];
-    if (strcmp(name, "--help") == 0 || strcmp(name, "help") == 0 || strcmp(name, "-h") == 0) {
-        top_usage(out);
-        return 0;
-    }
-    if (strcmp(name, "--version") == 0) {
-        fprintf(out, "infersim %s\n", INFERSIM_VERSION);
-        return 0;
-    }
-    if (strcmp(name, "sweep") == 0 || strcmp(name, "merge") == 0 || strcmp(name, "compare") == 0) {
-        sim_err err = {{0}};
-        sim_status st = name[0] == 's'   ? cli_cmd_sweep(argc, argv, out, errf, &err)
-                        : name[0] == 'm' ? cli_cmd_merge(argc, argv, out, &err)
-                                         : cli_cmd_compare(argc, argv, out, &err);
-        if (st)
-            fprintf(errf, "infersim: %s\n", err.msg[0] ? err.msg : "internal error");
-        return (int)st;
-    }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-        const command *c = &commands[i];
-        if (strcmp(name, c->name) != 0)
-            continue;
-        cli_opts o = cli_defaults;
-        sim_err err = {{0}};
-        sim_status st = cli_parse_opts(argc, argv, 2, c->name, c->mask, &o, &err);
-        if (!st && o.help) {
-            usage(out, c->name, c->mask);
-            return 0;
-        }
-        char *cmdline = cli_cmdline(argc, argv);
-        o.cmdline = cmdline;
-        if (!st)
-            st = c->fn(&o, out, &err);
-        free(cmdline);
-        if (st)
-            fprintf(errf, "infersim: %s\n", err.msg[0] ? err.msg : "internal error");
-        return (int)st;
-    }
-    fprintf(errf,
-            "infersim: unknown command '%s'; expected run, serve, roofline, sweep, merge, "
-            "trace-check, op, validate, calibrate or compare "
-            "(infersim --help)\n",
-            name);
-    return SIM_EINPUT;
+    sim_err err = {{0}};
+    sim_status st = sim_cli_run(argc, argv, out, errf, &err);
+    if (st)
+        fprintf(errf, "infersim: %s\n", err.msg);
+    return (int)st;
 }

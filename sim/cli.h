@@ -6,7 +6,7 @@
  *   infersim roofline --hw H [--dtype D] [--model M --batch B --input-len I --tp N ...]
  *
  * --model and --hw take a path, or a bare name looked up as models/NAME.json and hw/NAME.json
- * in the working directory and next to the binary's source tree.
+ * in the data roots (find.h); --model also takes a Hugging Face id a model file lists.
  * Exit status: 0 success, 2 bad input (one line on `err` naming the flag or file, the field, the
  * value and what was expected), 1 internal failure.
  */
@@ -15,7 +15,13 @@
 
 #include <stdio.h>
 
+#include "status.h"
+
 /* Runs one command line; results go to `out`, diagnostics to `err`. Returns the exit status. */
 int sim_cli_main(int argc, char **argv, FILE *out, FILE *err);
+
+/* The same without printing the failure: it is left in *err (one line, no "infersim: " prefix).
+ * Keeps no state between calls (the C API runs it from any thread). */
+sim_status sim_cli_run(int argc, char **argv, FILE *out, FILE *errf, sim_err *err);
 
 #endif

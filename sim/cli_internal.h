@@ -1,8 +1,9 @@
 /* cli_internal.h - what the command line's files share (private to sim/cli*.c).
  *
- * cli.c holds the option table, flag parsing, file loading and the run / serve / roofline /
- * trace-check commands; cli_sweep.c the sweep and merge commands; cli_validate.c the op,
- * validate, calibrate and compare commands. The public entry point is sim_cli_main (cli.h).
+ * cli.c holds the option table, the command table, flag parsing, file loading and the run / serve /
+ * roofline / hw / trace-check commands; cli_sweep.c the sweep and merge commands; cli_validate.c
+ * the op, validate, calibrate and compare commands. The public entry points are sim_cli_main and
+ * sim_cli_run (cli.h); the C API (api.c) calls the latter.
  */
 #ifndef SIM_CLI_INTERNAL_H
 #define SIM_CLI_INTERNAL_H
@@ -15,6 +16,7 @@
 
 #include "cluster.h"
 #include "engine.h"
+#include "engprof.h"
 #include "metrics.h"
 #include "price.h"
 #include "report.h"
@@ -30,7 +32,8 @@ enum {
     CMD_CHECK = 8,
     CMD_VALIDATE = 16,
     CMD_OP = 32,
-    CMD_CALIBRATE = 64
+    CMD_CALIBRATE = 64,
+    CMD_HW = 128
 };
 #define CMD_MODEL (CMD_RUN | CMD_ROOFLINE | CMD_SERVE) /* flags every model command takes */
 #define CMD_ENGINE (CMD_RUN | CMD_SERVE)               /* flags of commands that run steps */
@@ -46,6 +49,15 @@ typedef struct cli_opts {
     int64_t tp, pp, batch, input_len, output_len, group_size;
     double overlap, util, iter_us, req_us, usd_per_gpu_hour;
     bool enforce_eager, async_sched, help;
+    /* engine profile and its overrides */
+    const char *engine, *sched_policy, *order;
+    double layer_us, conservativeness;
+    int64_t graph_max_bs, max_model_len;
+    bool no_async_sched, prefix_caching, no_prefix_caching, chunked;
+    /* the prefix_repetition dataset (--dataset-name prefix_repetition) */
+    int64_t prefix_len, suffix_len, num_prefixes, prefix_out;
+    FILE *warn; /* where warnings go (NULL: nowhere); set by the command, not a flag */
+    const int64_t *replay_in, *replay_out; /* compare: exact lengths, num_prompts of each */
     /* serve */
     const char *trace, *save_requests, *router, *disagg;
     int64_t replicas, prefill_tp;
@@ -69,11 +81,15 @@ typedef struct cli_opts {
     const char *spec_method, *spec_model;
     int64_t spec_k;
     double spec_alpha, spec_tau;
+    /* vLLM bench serve's own flags: recorded in --save-result, or accepted without effect */
+    const char *backend, *label, *tokenizer, *dataset_name, *result_dir, *result_filename;
+    const char *percentile_metrics, *metric_percentiles, *vllm_noop;
+    bool save_result, vllm_noop_bool;
     /* mixture of experts */
     int64_t ep;
     bool dp_attention;
     double expert_imbalance;
-    bool given[96]; /* by index into cli_opts_table */
+    bool given[128]; /* by index into cli_opts_table */
 } cli_opts;
 
 typedef struct cli_opt_def {
@@ -107,8 +123,10 @@ sim_status cli_parse_dtype_flag(const char *flag, const char *v, sim_dtype *out,
 sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int mask,
                           cli_opts *out, sim_err *err);
 
-/* A bare name ("h100-sxm") as DIR/NAME.json in the working directory or the source tree next to
- * the binary; anything else as given. */
+/* A bare name ("h100-sxm") as DIR/NAME.json (traces: DIR/NAME, e.g. traces/azure-conv-sample.csv)
+ * in the data roots (find.h: working directory,
+ * $INFERSIM_DATA, the source tree next to the binary, the installed share/infersim); a Hugging Face
+ * id as the model file that lists it; anything else as given. */
 void cli_resolve(const char *dir, const char *arg, char *buf, size_t len);
 
 /* ------------------------------------------------------------------------------------------ */
@@ -116,7 +134,7 @@ void cli_resolve(const char *dir, const char *arg, char *buf, size_t len);
  * loop (the points only copy them), so no file is parsed on a worker thread. */
 
 typedef struct cli_cache_entry {
-    char kind; /* 'm' model, 'h' device, 't' trace */
+    char kind; /* 'm' model, 'h' device, 't' trace, 'e' engine profile */
     char path[PATH_MAX];
     double scale;  /* traces: --time-scale */
     int64_t limit; /* traces: --num-prompts, 0 = all */
@@ -125,6 +143,7 @@ typedef struct cli_cache_entry {
     sim_model model;
     sim_hw hw;
     sim_workload w;
+    sim_engprof eng;
 } cli_cache_entry;
 
 typedef struct cli_file_cache {
@@ -150,6 +169,9 @@ const cli_cache_entry *cli_cache_get(const cli_file_cache *c, char kind, const c
 sim_status cli_get_model(const cli_file_cache *c, const char *path, sim_model *out, sim_err *err);
 sim_status cli_get_hw(const cli_file_cache *c, const char *path, sim_hw *out, sim_err *err);
 
+/* The engine profile --engine names (hw/engines/NAME.json), resolved like models and devices. */
+void cli_engine_path(const cli_opts *o, char *buf, size_t len);
+
 /* ------------------------------------------------------------------------------------------ */
 /* One run or serve computation from the flags (shared by the commands, sweep and compare) */
 
@@ -160,8 +182,17 @@ typedef struct cli_loaded {
     sim_step_cfg step;
     sim_model draft; /* --spec-model */
     sim_spec spec;   /* method none without --spec-method */
+    sim_engprof eng; /* --engine's profile with the flags that override it applied */
     double usd_per_gpu_hour; /* --usd-per-gpu-hour, else the device file's; 0 = unknown */
 } cli_loaded;
+
+/* A profile's step settings for model m (launch mode, host costs, memory rule, CUDA graphs);
+ * the caller sets device, TP, precision and overlap. */
+sim_step_cfg cli_engine_step(const sim_engprof *e, const sim_model *m);
+
+/* A profile's engine settings (scheduler, block size, memory fraction, prefix caching) into
+ * cfg; the rest of cfg is left as it is. */
+void cli_engine_cfg(const sim_engprof *e, sim_engine_cfg *cfg);
 
 /* Loads what the commands share; the model is optional for roofline. */
 sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
@@ -203,10 +234,13 @@ char *cli_cmdline(int argc, char **argv);
 
 /* The commands of cli_sweep.c and cli_validate.c. */
 sim_status cli_cmd_sweep(int argc, char **argv, FILE *out, FILE *errf, sim_err *err);
+/* `infersim sweep [run|serve] --help`: the sweep's own flags (and which command's flags it
+ * takes: sub is "run", "serve" or NULL). */
+void cli_sweep_usage(FILE *f, const char *sub);
 sim_status cli_cmd_merge(int argc, char **argv, FILE *out, sim_err *err);
 sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err);
 sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err);
 sim_status cli_cmd_calibrate(const cli_opts *o, FILE *out, sim_err *err);
-sim_status cli_cmd_compare(int argc, char **argv, FILE *out, sim_err *err);
+sim_status cli_cmd_compare(int argc, char **argv, FILE *out, FILE *errf, sim_err *err);
 
 #endif

@@ -397,8 +397,12 @@ static sim_status sweep_prepare(sweep_ctx *c, size_t n, sim_err *err)
             cli_resolve("models", o->spec_model, path, sizeof path);
             st |= cli_cache_add(&c->cache, 'm', path, 0, 0);
         }
-        if (o->trace && c->mask == CMD_SERVE)
-            st |= cli_cache_add(&c->cache, 't', o->trace, o->time_scale, cli_trace_limit(o));
+        cli_engine_path(o, path, sizeof path);
+        st |= cli_cache_add(&c->cache, 'e', path, 0, 0);
+        if (o->trace && c->mask == CMD_SERVE) {
+            cli_resolve("traces", o->trace, path, sizeof path);
+            st |= cli_cache_add(&c->cache, 't', path, o->time_scale, cli_trace_limit(o));
+        }
         if (st)
             return sim_fail(err, SIM_EINTERNAL, "out of memory loading the sweep's files");
     }
@@ -407,7 +411,7 @@ static sim_status sweep_prepare(sweep_ctx *c, size_t n, sim_err *err)
 
 /* Sweep-level flags, apart from the command's. */
 typedef struct sweep_opts {
-    const char *out, *slo, *shard, *grid, *html, *objective;
+    const char *out, *slo, *shard, *grid, *html, *objective, *format;
     int64_t threads, pct;
     unsigned seen; /* bit i: sweep_flags[i] was given */
 } sweep_opts;
@@ -425,6 +429,7 @@ static const cli_opt_def sweep_flags[] = {
     SO("--threads", OPT_INT, threads, 1, 1024, "threads"),
     SO("--slo-percentile", OPT_INT, pct, 50, 99, "50, 90 or 99"),
     SO("--objective", OPT_STR, objective, 0, 0, "throughput or cost"),
+    SO("--format", OPT_STR, format, 0, 0, "expected csv or jsonl"),
 };
 #undef SO
 enum { N_SWEEP_FLAGS = sizeof sweep_flags / sizeof sweep_flags[0] };
@@ -461,10 +466,45 @@ static bool sweep_flag(const char *name, const char *v, sweep_opts *s, sim_err *
     return true;
 }
 
+void cli_sweep_usage(FILE *f, const char *sub)
+{
+    fprintf(
+        f,
+        "usage: infersim sweep %s [flags]\n"
+        "  every flag of 'infersim %s' (see 'infersim %s --help'), any value a comma-separated\n"
+        "  list (--tp 1,2,4): the grid is every combination; and the sweep's own:\n",
+        sub ? sub : "run|serve", sub ? sub : "run|serve", sub ? sub : "run|serve");
+    /* the sweep's flags, explained (a flag missing here shows its table entry's text) */
+    static const struct {
+        const char *flag, *text;
+    } what[] = {
+        {"--out", "write the rows here (.csv, or .jsonl/.json for JSON lines; default: stdout, CSV)"},
+        {"--slo", "SLOs a point must meet (--slo ttft:500,tpot:50); the summary names the best"},
+        {"--shard", "run the I-th of N interleaved slices of the grid (merge them with 'infersim "
+                    "merge')"},
+        {"--grid", "a grid JSON file: {\"grid\": {\"--tp\": [1, 2], ...}}"},
+        {"--html", "write an HTML report of the sweep here"},
+        {"--threads", "worker threads (default: every core)"},
+        {"--slo-percentile", "the latency percentile --slo checks, 50, 90 or 99 (default 90)"},
+        {"--objective", "throughput|cost: what the summary's best point maximizes or minimizes "
+                        "(default throughput)"},
+        {"--format", "csv|jsonl: the rows' format (default: from --out's extension, else csv)"}};
+    for (size_t i = 0; i < N_SWEEP_FLAGS; i++) {
+        const char *text = sweep_flags[i].help;
+        for (size_t k = 0; k < sizeof what / sizeof what[0]; k++)
+            if (strcmp(what[k].flag, sweep_flags[i].name) == 0)
+                text = what[k].text;
+        fprintf(f, "  %s%-*s %s\n", sweep_flags[i].name, (int)(26 - strlen(sweep_flags[i].name)),
+                sweep_flags[i].kind == OPT_STR ? " S" : " N", text);
+    }
+}
+
 /* Outputs written once per run: a sweep has one per point, so they are refused. */
-static const char *const per_run_flags[] = {"--save-requests", "--chrome-trace", "--trace-detail",
-                                            "--trace-window",  "--trace-ranks",  "--trace-max-mb",
-                                            "--format",        "--help"};
+static const char *const per_run_flags[] = {
+    "--save-requests", "--chrome-trace",     "--trace-detail",       "--trace-window",
+    "--trace-ranks",   "--trace-max-mb",     "--format",             "--help",
+    "--save-result",   "--result-dir",       "--result-filename",    "--percentile-metrics",
+    "--metric-percentiles"};
 
 /* Where a sweep dimension comes from, for its error messages: a grid file's key, or (file NULL)
  * a command-line argument. */
@@ -503,7 +543,8 @@ static const cli_opt_def *sweep_dim_flag(const char *name, int mask, const dim_s
                      "--help')",
                      at, strncmp(src->key, "--", 2) ? "--" : "", src->key, src->cmd, src->cmd);
         else
-            sim_fail(err, SIM_EINPUT, "infersim sweep %s: unknown flag '%s'", src->cmd, src->key);
+            sim_fail(err, SIM_EINPUT, "sweep %s: unknown flag '%s'; see 'infersim sweep %s --help'",
+                     src->cmd, src->key, src->cmd);
         return NULL;
     }
     for (size_t k = 0; k < sizeof per_run_flags / sizeof per_run_flags[0]; k++)
@@ -842,6 +883,12 @@ sim_status cli_cmd_sweep(int argc, char **argv, FILE *out, FILE *errf, sim_err *
     c.g = &g;
     c.pct = (int)so.pct;
     c.jsonl = so.out && (ends_with(so.out, ".jsonl") || ends_with(so.out, ".json"));
+    if (!st && so.format) {
+        c.jsonl = strcmp(so.format, "jsonl") == 0;
+        if (!c.jsonl && strcmp(so.format, "csv") != 0)
+            st =
+                sim_fail(err, SIM_EINPUT, "--format: value '%s', expected csv or jsonl", so.format);
+    }
     size_t n = st ? 0 : sim_shard_points(&c.shard, sim_grid_points(&g));
     sim_sweep_row *rows = NULL;
     size_t n_rows = 0;
@@ -922,7 +969,8 @@ sim_status cli_cmd_merge(int argc, char **argv, FILE *out, sim_err *err)
             continue;
         }
         if (argv[i][0] == '-') {
-            st = sim_fail(err, SIM_EINPUT, "infersim merge: unknown flag '%s'", argv[i]);
+            st = sim_fail(err, SIM_EINPUT, "merge: unknown flag '%s'; see 'infersim merge --help'",
+                          argv[i]);
             break;
         }
         FILE *f = fopen(argv[i], "r");

@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "find.h"
 #include "html.h"
 #include "jsonf.h"
 #include "outfile.h"
@@ -22,16 +23,13 @@
 
 #define VALIDATION_DATA "tools/data/validation.csv"
 
-/* The default measurements file, from the working directory or next to the binary. */
+/* The measurements file: --data as given, else tools/data/validation.csv in the data roots
+ * (find.h), so the commands work from any directory and from an installed copy. */
 static void data_path(const cli_opts *o, char *buf, size_t len)
 {
-    if (o->data) {
-        snprintf(buf, len, "%s", o->data);
-        return;
-    }
-    cli_resolve("tools/data", "validation", buf, len);
-    if (access(buf, F_OK) != 0)
-        snprintf(buf, len, "%s", VALIDATION_DATA);
+    snprintf(buf, len, "%s", o->data ? o->data : VALIDATION_DATA);
+    if (!o->data)
+        sim_find_file("tools/data", "validation.csv", buf, len);
 }
 
 sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err)
@@ -113,12 +111,38 @@ static const cli_cache_entry *row_file(cli_file_cache *c, char kind, const char 
                                        sim_status *st)
 {
     char path[PATH_MAX];
-    cli_resolve(kind == 'h' ? "hw" : "models", name, path, sizeof path);
+    cli_resolve(kind == 'h'   ? "hw"
+                : kind == 'e' ? "hw/engines"
+                              : "models",
+                name, path, sizeof path);
     if (cli_cache_add(c, kind, path, 0, 0)) {
         *st = sim_fail(err, SIM_EINTERNAL, "out of memory");
         return NULL;
     }
     return cli_cache_get(c, kind, path, 0, 0, err, st);
+}
+
+/* The engine profile that scores an end-to-end row: the engine (and version) that measured it,
+ * from the row's framework column; rows of an engine not listed use the default profile. */
+static const struct {
+    const char *framework_prefix, *profile;
+} row_engines[] = {
+    {"TensorRT-LLM 0.11", "trtllm-0.11"},
+    {"TensorRT-LLM", "trtllm"},
+    {"vLLM ~0.5/0.6", "vllm-v0"},
+    {"vLLM 0.5", "vllm-v0"},
+    {"vLLM 0.6", "vllm-v0"},
+    {"SGLang", "sglang"},
+    {"vLLM", "vllm"},
+};
+
+static const char *row_engine(const sim_vrow *r)
+{
+    for (size_t i = 0; i < sizeof row_engines / sizeof row_engines[0]; i++)
+        if (strncmp(r->framework, row_engines[i].framework_prefix,
+                    strlen(row_engines[i].framework_prefix)) == 0)
+            return row_engines[i].profile;
+    return cli_defaults.engine;
 }
 
 /* A row that measures quantized weights, activations or KV cache. */
@@ -148,8 +172,6 @@ sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
     for (int c = 0; c < 5; c++)
         if (!(errs[c] = malloc((n ? n : 1) * sizeof(double))))
             st = sim_fail(err, SIM_EINTERNAL, "out of memory");
-    const sim_step_cfg tmpl = {.iteration_overhead_ns = cli_defaults.iter_us * 1e3,
-                               .request_overhead_ns = cli_defaults.req_us * 1e3};
     fprintf(out, "%4s %-9s %-14s %-14s %-15s %12s %12s %8s\n", "id", "kind", "hw", "metric",
             "detail", "measured", "predicted", "error");
     for (size_t i = 0; i < n && !st; i++) {
@@ -163,6 +185,9 @@ sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
                      (long long)r->m, (long long)r->n, (long long)r->k);
         else if (sim_vkind_is_op(r->kind))
             snprintf(detail, sizeof detail, "%s", r->framework);
+        else if (r->kind == SIM_VK_SERVE) /* lengths and requests */
+            snprintf(detail, sizeof detail, "%lld/%lld x%lld", (long long)r->input_len,
+                     (long long)r->output_len, (long long)r->batch);
         else
             snprintf(detail, sizeof detail, "%s b%lld", r->model, (long long)r->batch);
         if (r->skip[0]) {
@@ -177,8 +202,21 @@ sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
             rs = sim_validate_op(r, &h->hw, &pred, &rerr);
         } else if (h) {
             const cli_cache_entry *m = row_file(&cache, 'm', r->model, &rerr, &rs);
-            if (m)
+            const cli_cache_entry *e = m ? row_file(&cache, 'e', row_engine(r), &rerr, &rs) : NULL;
+            /* loading a file may move the cache's entries: look the earlier ones up again (they
+             * are cached now, so this adds nothing and moves nothing) */
+            if (e) {
+                h = row_file(&cache, 'h', r->hw, &rerr, &rs);
+                m = row_file(&cache, 'm', r->model, &rerr, &rs);
+            }
+            if (e && r->kind == SIM_VK_SERVE) {
+                sim_engine_cfg tmpl = {.step = cli_engine_step(&e->eng, &m->model)};
+                cli_engine_cfg(&e->eng, &tmpl);
+                rs = sim_validate_serve(r, &m->model, &h->hw, &tmpl, &pred, &rerr);
+            } else if (e) {
+                const sim_step_cfg tmpl = cli_engine_step(&e->eng, &m->model);
                 rs = sim_validate_e2e(r, &m->model, &h->hw, &tmpl, &pred, &rerr);
+            }
         }
         if (rs == SIM_EINTERNAL) {
             *err = rerr;
@@ -359,6 +397,8 @@ sim_status cli_cmd_calibrate(const cli_opts *o, FILE *out, sim_err *err)
     cli_resolve("hw", o->hw, hw_path, sizeof hw_path);
     data_path(o, data, sizeof data);
     file_stem(hw_path, name, sizeof name);
+    /* the file records the data as named, not where it was found: the same from any folder */
+    const char *data_name = o->data ? o->data : VALIDATION_DATA;
     sim_hw hw;
     sim_vrow *rows = NULL;
     size_t n = 0;
@@ -368,20 +408,289 @@ sim_status cli_cmd_calibrate(const cli_opts *o, FILE *out, sim_err *err)
         st = sim_validate_load(data, &rows, &n, err);
     if (!st)
         st = sim_validate_fit(rows, n, name, &hw, &rep, err);
-    if (!st) {
-        fprintf(o->out_file ? out : stderr,
+    if (!st && o->out_file) /* with no --out, stdout holds the file alone (nothing on stderr) */
+        fprintf(out,
                 "calibrate %s: %zu op-level rows of %s; median |error| %.1f%% -> %.1f%% "
                 "(leave-one-out %.1f%%)\n  %s\n",
-                name, rep.rows, data, rep.before_median, rep.after_median, rep.loo_median,
+                name, rep.rows, data_name, rep.before_median, rep.after_median, rep.loo_median,
                 rep.n_params ? rep.fitted : "nothing moves: the file is already fitted");
-        st = write_calibrated(hw_path, o->out_file, data, &rep, out, err);
-    }
+    if (!st)
+        st = write_calibrated(hw_path, o->out_file, data_name, &rep, out, err);
     free(rows);
     return st;
 }
 
-/* compare --result FILE [run or serve flags]: a measurement against the prediction. */
-sim_status cli_cmd_compare(int argc, char **argv, FILE *out, sim_err *err)
+/* ------------------------------------------------------------------------------------------ */
+/* compare: the run a vLLM --save-result file describes */
+
+/* Marks a flag as given (its value set from the result file). */
+static void set_given(cli_opts *o, const char *name)
+{
+    const cli_opt_def *d = cli_find_opt(name, CMD_SERVE);
+    if (d)
+        o->given[d - cli_opts_table] = true;
+}
+
+/* A number field of the result: *present false when missing or null; "inf" when allowed. */
+static sim_status result_num(const cJSON *root, const char *file, const char *field, double min,
+                             double max, bool allow_inf, double *v, bool *present, sim_err *err)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, field);
+    *present = it && !cJSON_IsNull(it);
+    if (!*present)
+        return SIM_OK;
+    if (allow_inf && ((cJSON_IsString(it) && strcmp(it->valuestring, "inf") == 0) ||
+                      (cJSON_IsNumber(it) && isinf(it->valuedouble)))) {
+        *v = INFINITY;
+        return SIM_OK;
+    }
+    if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble) || it->valuedouble < min ||
+        it->valuedouble > max)
+        return sim_fail(err, SIM_EINPUT, "%s: field '%s' is not a number in [%g, %g]%s", file,
+                        field, min, max, allow_inf ? " or \"inf\"" : "");
+    *v = it->valuedouble;
+    return SIM_OK;
+}
+
+static void contradiction(const cli_opts *o, const char *flag, double given, const char *file,
+                          const char *field, double v)
+{
+    if (o->warn && given != v)
+        fprintf(o->warn, "infersim: warning: %s %g contradicts %s's %s %g; using the flag\n", flag,
+                given, file, field, v);
+}
+
+/* The file's value for a flag the command line did not give; a given flag wins, with a warning
+ * when it disagrees. */
+static void take_double(cli_opts *o, const char *flag, double *dst, double v, const char *file,
+                        const char *field)
+{
+    if (cli_given(o, flag)) {
+        contradiction(o, flag, *dst, file, field, v);
+        return;
+    }
+    *dst = v;
+    set_given(o, flag);
+}
+
+static void take_int(cli_opts *o, const char *flag, int64_t *dst, double v, const char *file,
+                     const char *field)
+{
+    if (cli_given(o, flag)) {
+        contradiction(o, flag, (double)*dst, file, field, v);
+        return;
+    }
+    *dst = (int64_t)v;
+    set_given(o, flag);
+}
+
+/* --save-detailed's per-request lengths: NULL when absent; whole numbers >= 1. */
+static sim_status result_lens(const cJSON *root, const char *file, const char *field, int64_t **out,
+                              size_t *n, sim_err *err)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, field);
+    *out = NULL;
+    if (!a || cJSON_IsNull(a))
+        return SIM_OK;
+    int len = cJSON_IsArray(a) ? cJSON_GetArraySize(a) : 0;
+    if (len < 1)
+        return sim_fail(err, SIM_EINPUT, "%s: field '%s' is not a non-empty array of lengths", file,
+                        field);
+    if (*n && (size_t)len != *n)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field '%s' has %d lengths, expected %zu (as input_lens)", file, field,
+                        len, *n);
+    *n = (size_t)len;
+    if (!(*out = malloc((size_t)len * sizeof **out)))
+        return sim_fail(err, SIM_EINTERNAL, "out of memory");
+    size_t k = 0;
+    for (const cJSON *it = a->child; it; it = it->next, k++) {
+        double v = cJSON_IsNumber(it) ? it->valuedouble : 0.0;
+        if (!(v >= 1.0 && v <= (double)(1 << 26) && v == floor(v))) {
+            free(*out);
+            *out = NULL;
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: field '%s' element %zu is not a whole number in [1, 67108864]",
+                            file, field, k);
+        }
+        (*out)[k] = (int64_t)v;
+    }
+    return SIM_OK;
+}
+
+typedef struct result_run {
+    char model[PATH_MAX];
+    int64_t *in, *out; /* replayed lengths (owned) */
+} result_run;
+
+/* model_id: a shipped name or path, or a Hugging Face id a model file lists. */
+static sim_status result_model(const cJSON *root, const char *file, cli_opts *o, result_run *rr,
+                               sim_err *err)
+{
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(root, "model_id");
+    if (!cJSON_IsString(id) || !id->valuestring[0])
+        return SIM_OK;
+    char path[PATH_MAX];
+    cli_resolve("models", id->valuestring, path, sizeof path);
+    bool found = access(path, F_OK) == 0;
+    if (cli_given(o, "--model")) { /* the flag wins; say so when it names another model */
+        char mine[PATH_MAX];
+        cli_resolve("models", o->model, mine, sizeof mine);
+        if (o->warn && (!found || strcmp(mine, path) != 0))
+            fprintf(o->warn,
+                    "infersim: warning: --model %s contradicts %s's model_id %s; using the "
+                    "flag\n",
+                    o->model, file, id->valuestring);
+        return SIM_OK;
+    }
+    if (!found)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: model_id '%s' is no model file and no models/NAME.json lists it in "
+                        "infersim_hf_ids; pass --model with a config.json or a shipped name",
+                        file, id->valuestring);
+    snprintf(rr->model, sizeof rr->model, "%s", path);
+    o->model = rr->model;
+    set_given(o, "--model");
+    return SIM_OK;
+}
+
+/* Fills the serve flags the command line left out from a vLLM --save-result file: model_id,
+ * num_prompts, request_rate, burstiness, max_concurrency, and the lengths (replayed exactly from
+ * --save-detailed's input_lens / output_lens, else the means of total_*_tokens / completed). */
+static sim_status result_workload(const cJSON *root, const char *file, cli_opts *o, result_run *rr,
+                                  sim_err *err)
+{
+    sim_status st = result_model(root, file, o, rr, err);
+    if (st || o->trace)
+        return st; /* a trace gives arrivals and lengths itself */
+    static const struct {
+        const char *field, *flag;
+        double min, max;
+        bool is_int;
+    } fields[] = {{"num_prompts", "--num-prompts", 1, 1 << 28, true},
+                  {"request_rate", "--request-rate", 1e-9, INFINITY, false},
+                  {"burstiness", "--burstiness", 1e-3, 1e3, false},
+                  {"max_concurrency", "--max-concurrency", 0, 1 << 28, true}}; /* 0: none */
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        double v;
+        bool present;
+        if ((st = result_num(root, file, fields[i].field, fields[i].min, fields[i].max,
+                             isinf(fields[i].max), &v, &present, err)))
+            return st;
+        if (!present || v == 0.0)
+            continue;
+        if (fields[i].is_int && v != floor(v))
+            return sim_fail(err, SIM_EINPUT, "%s: field '%s' is %g, expected a whole number", file,
+                            fields[i].field, v);
+        if (strcmp(fields[i].flag, "--num-prompts") == 0)
+            take_int(o, fields[i].flag, &o->num_prompts, v, file, fields[i].field);
+        else if (strcmp(fields[i].flag, "--max-concurrency") == 0)
+            take_int(o, fields[i].flag, &o->max_concurrency, v, file, fields[i].field);
+        else
+            take_double(o, fields[i].flag,
+                        strcmp(fields[i].flag, "--burstiness") == 0 ? &o->burstiness : &o->rate, v,
+                        file, fields[i].field);
+    }
+    size_t n = 0;
+    if ((st = result_lens(root, file, "input_lens", &rr->in, &n, err)) ||
+        (rr->in && (st = result_lens(root, file, "output_lens", &rr->out, &n, err))))
+        return st;
+    bool flags = cli_given(o, "--random-input-len") || cli_given(o, "--random-output-len");
+    if (rr->in && !rr->out)
+        return sim_fail(err, SIM_EINPUT, "%s: field 'input_lens' without 'output_lens'", file);
+    if (rr->in && !flags) {
+        if ((size_t)o->num_prompts > n)
+            return sim_fail(err, SIM_EINPUT,
+                            "--num-prompts: value %lld, but %s has lengths for %zu requests",
+                            (long long)o->num_prompts, file, n);
+        o->replay_in = rr->in;
+        o->replay_out = rr->out;
+        return SIM_OK;
+    }
+    if (rr->in && o->warn)
+        fprintf(o->warn,
+                "infersim: warning: --random-input-len / --random-output-len contradict %s's "
+                "input_lens / output_lens; using the flags\n",
+                file);
+    double done, tin, tout;
+    bool p1, p2, p3;
+    if ((st = result_num(root, file, "completed", 1, 1e12, false, &done, &p1, err)) ||
+        (st = result_num(root, file, "total_input_tokens", 1, 1e18, false, &tin, &p2, err)) ||
+        (st = result_num(root, file, "total_output_tokens", 1, 1e18, false, &tout, &p3, err)))
+        return st;
+    if (p1 && p2)
+        take_int(o, "--random-input-len", &o->rand_in, fmax(1.0, round(tin / done)), file,
+                 "total_input_tokens / completed");
+    if (p1 && p3)
+        take_int(o, "--random-output-len", &o->rand_out, fmax(1.0, round(tout / done)), file,
+                 "total_output_tokens / completed");
+    return SIM_OK;
+}
+
+/* The comparison, as a table or JSON. */
+static sim_status print_compare(FILE *out, sim_format fmt, const char *file,
+                                const char *const *keys, const double *meas, const double *pred,
+                                size_t nk)
+{
+    double abs_err[16];
+    size_t m = 0;
+    cJSON *root = fmt == SIM_FMT_JSON ? cJSON_CreateObject() : NULL;
+    cJSON *arr = root ? cJSON_AddArrayToObject(root, "metrics") : NULL;
+    if (fmt == SIM_FMT_JSON && (!root || !arr)) {
+        cJSON_Delete(root);
+        return SIM_EINTERNAL;
+    }
+    if (!root)
+        fprintf(out, "%-22s %14s %14s %9s\n", "metric", "measured", "predicted", "error");
+    for (size_t k = 0; k < nk; k++) {
+        bool has = meas[k] > 0.0;
+        double e = has ? sim_validate_error_pct(pred[k], meas[k]) : 0.0;
+        if (has)
+            abs_err[m++] = fabs(e);
+        if (root) {
+            cJSON *it = cJSON_CreateObject();
+            cJSON_AddItemToArray(arr, it);
+            cJSON_AddStringToObject(it, "metric", keys[k]);
+            if (meas[k] >= 0.0)
+                cJSON_AddNumberToObject(it, "measured", meas[k]);
+            else
+                cJSON_AddNullToObject(it, "measured");
+            cJSON_AddNumberToObject(it, "predicted", pred[k]);
+            if (has)
+                cJSON_AddNumberToObject(it, "error_pct", e);
+            else
+                cJSON_AddNullToObject(it, "error_pct");
+        } else if (meas[k] < 0.0) { /* not in the file */
+            fprintf(out, "%-22s %14s %14.4g\n", keys[k], "-", pred[k]);
+        } else if (!has) { /* measured 0: no relative error to take */
+            fprintf(out, "%-22s %14.4g %14.4g %9s\n", keys[k], 0.0, pred[k], "n/a");
+        } else {
+            fprintf(out, "%-22s %14.4g %14.4g %+8.1f%%\n", keys[k], meas[k], pred[k], e);
+        }
+    }
+    double med, p90;
+    sim_validate_summary(abs_err, m, &med, &p90);
+    if (!root) {
+        fprintf(out, "compare: %zu metrics, median |error| %.1f%%, worst within p90 %.1f%%\n", m,
+                med, p90);
+        return SIM_OK;
+    }
+    cJSON_AddStringToObject(root, "result", file);
+    cJSON_AddNumberToObject(root, "metrics_compared", (double)m);
+    cJSON_AddNumberToObject(root, "median_abs_error_pct", med);
+    cJSON_AddNumberToObject(root, "p90_abs_error_pct", p90);
+    char *txt = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!txt)
+        return SIM_EINTERNAL;
+    fprintf(out, "%s\n", txt);
+    free(txt);
+    return SIM_OK;
+}
+
+/* compare --result FILE [run or serve flags]: a measurement against the prediction. A vLLM
+ * --save-result file also says what it measured: the flags it implies are taken from it. */
+sim_status cli_cmd_compare(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
 {
     const char *result = NULL;
     char **rest = malloc((size_t)argc * sizeof *rest);
@@ -426,9 +735,13 @@ sim_status cli_cmd_compare(int argc, char **argv, FILE *out, sim_err *err)
                       "expected at least one measured metric",
                       result);
     cli_opts o = cli_defaults;
+    o.warn = errf;
+    result_run rr = {.in = NULL, .out = NULL};
     if (!st)
         st = cli_parse_opts(nrest, rest, 2, serve ? "serve" : "run", serve ? CMD_SERVE : CMD_RUN,
                             &o, err);
+    if (!st && serve)
+        st = result_workload(root, result, &o, &rr, err);
     cli_loaded *L = calloc(1, sizeof *L);
     cli_serve_state *s = calloc(1, sizeof *s);
     sim_run_result *r = calloc(1, sizeof *r);
@@ -463,34 +776,15 @@ sim_status cli_cmd_compare(int argc, char **argv, FILE *out, sim_err *err)
                      : sim_fail(err, SIM_EINTERNAL, "out of memory");
         free(cmdline);
     }
-    if (!st) {
-        fprintf(out, "%-22s %14s %14s %9s\n", "metric", "measured", "predicted", "error");
-        double abs_err[14];
-        size_t m = 0;
-        for (size_t k = 0; k < nk; k++) {
-            const char *key = serve ? serve_keys[k] : run_keys[k];
-            if (meas[k] < 0.0) { /* not in the file */
-                fprintf(out, "%-22s %14s %14.4g\n", key, "-", pred[k]);
-                continue;
-            }
-            if (meas[k] == 0.0) { /* measured 0: no relative error to take */
-                fprintf(out, "%-22s %14.4g %14.4g %9s\n", key, 0.0, pred[k], "n/a");
-                continue;
-            }
-            double e = sim_validate_error_pct(pred[k], meas[k]);
-            abs_err[m++] = fabs(e);
-            fprintf(out, "%-22s %14.4g %14.4g %+8.1f%%\n", key, meas[k], pred[k], e);
-        }
-        double med, p90;
-        sim_validate_summary(abs_err, m, &med, &p90);
-        fprintf(out, "compare: %zu metrics, median |error| %.1f%%, worst within p90 %.1f%%\n", m,
-                med, p90);
-    }
+    if (!st && print_compare(out, L->fmt, result, serve ? serve_keys : run_keys, meas, pred, nk))
+        st = sim_fail(err, SIM_EINTERNAL, "out of memory writing the comparison");
     if (s)
         cli_serve_state_free(s);
     free(s);
     free(r);
     free(L);
+    free(rr.in);
+    free(rr.out);
     cJSON_Delete(root);
     free(rest);
     return st;

@@ -176,9 +176,10 @@ static int by_time(const void *a, const void *b)
 }
 
 /* Adds instances [from, to) into the merged totals and their loads; `streams`: their tokens are
- * the ones the client sees (gaps, busiest second, KV pool). Returns 0 when out of memory. */
-static int add_totals(const replica *rep, int from, int to, bool streams, sim_engine_result *all,
-                      sim_hist *secs, sim_replica_load *load)
+ * the ones the client sees (gaps, busiest second, KV pool); `prompts`: they compute the prompts
+ * (their prefix-cache hits count). Returns 0 when out of memory. */
+static int add_totals(const replica *rep, int from, int to, bool streams, bool prompts,
+                      sim_engine_result *all, sim_hist *secs, sim_replica_load *load)
 {
     int ok = 1;
     for (int r = from; ok && r < to; r++) {
@@ -204,6 +205,10 @@ static int add_totals(const replica *rep, int from, int to, bool streams, sim_en
         all->draft_ns += x->draft_ns;
         all->spec_verifies += x->spec_verifies;
         all->spec_tokens += x->spec_tokens;
+        if (prompts) {
+            all->prefix_hit_tokens += x->prefix_hit_tokens;
+            all->prefix_query_tokens += x->prefix_query_tokens;
+        }
         if (!streams)
             continue;
         all->kv_blocks += x->kv_blocks;
@@ -273,6 +278,8 @@ static sim_status start_all(replica *rep, int n, int first, const sim_engine_cfg
         rep[r].w.reqs = malloc((w->n ? w->n : 1) * sizeof *rep[r].w.reqs);
         rep[r].global = malloc((w->n ? w->n : 1) * sizeof *rep[r].global);
         rep[r].w.hash_ids = w->hash_ids; /* borrowed: the requests keep their offsets */
+        rep[r].w.n_hash_ids = w->n_hash_ids;
+        rep[r].w.hash_block_tokens = w->hash_block_tokens;
         snprintf(rep[r].w.source, sizeof rep[r].w.source, "%s", w->source);
         if (!rep[r].w.reqs || !rep[r].global)
             return sim_fail(err, SIM_EINTERNAL, "out of memory for %d engines", n);
@@ -360,7 +367,7 @@ sim_status sim_cluster_run(const sim_cluster_cfg *cfg, const sim_workload *w,
         for (int r = 0; all->reqs && r < n; r++)
             for (size_t j = 0; j < rep[r].res.n; j++)
                 all->reqs[rep[r].global[j]] = rep[r].res.reqs[j];
-        if (!all->reqs || !add_totals(rep, 0, n, true, all, &secs, out->load) ||
+        if (!all->reqs || !add_totals(rep, 0, n, true, true, all, &secs, out->load) ||
             !finish_totals(all, &secs))
             st = sim_fail(err, SIM_EINTERNAL, "out of memory merging %d replicas", n);
     }
@@ -601,8 +608,9 @@ sim_status sim_disagg_run(const sim_disagg_cfg *cfg, const sim_workload *w, sim_
                 x->first_sched_ns = p->first_sched_ns;
                 x->preemptions += p->preemptions;
             }
-        if (!all->reqs || !add_totals(P.rep, 0, cfg->n_prefill, false, all, &secs, out->load) ||
-            !add_totals(P.rep, cfg->n_prefill, n, true, all, &secs, out->load) ||
+        if (!all->reqs ||
+            !add_totals(P.rep, 0, cfg->n_prefill, false, true, all, &secs, out->load) ||
+            !add_totals(P.rep, cfg->n_prefill, n, true, false, all, &secs, out->load) ||
             !finish_totals(all, &secs))
             st = sim_fail(err, SIM_EINTERNAL, "out of memory merging the pools");
         out->kv_transfer_ns = P.kv_ns;

@@ -72,6 +72,13 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
                             1e9,
                         (long long)cfg->block_size);
     }
+    const int64_t hash = w->hash_block_tokens;
+    if (cfg->prefix_caching && hash > 0 && hash % cfg->block_size != 0)
+        return sim_fail(err, SIM_EINPUT,
+                        "--block-size: value %lld does not divide the %lld-token hash blocks of "
+                        "the %s workload; prefix caching needs it to (or pass "
+                        "--no-enable-prefix-caching)",
+                        (long long)cfg->block_size, (long long)hash, w->source);
     const int64_t cache_tokens = blocks * cfg->block_size;
     const int64_t context = cfg->step.model->max_positions;
     char at[320];
@@ -96,7 +103,8 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
                             cfg->step.model->path, (long long)context);
         }
         /* unchunked, a request recomputed after preemption re-prefills all it knows */
-        if (!sc->chunked_prefill && total - 1 > sc->max_num_batched_tokens) {
+        if (!sc->chunked_prefill && sc->policy != SIM_POLICY_SGLANG &&
+            total - 1 > sc->max_num_batched_tokens) {
             where(w, i, at, sizeof at);
             return sim_fail(err, SIM_EINPUT,
                             "%s: %lld tokens cannot be prefilled in one iteration with "
@@ -192,6 +200,12 @@ static void send_arrivals(loop *L)
         r->input = L->w->reqs[L->next].input_tokens;
         r->output = L->w->reqs[L->next].output_tokens;
         r->computed = L->w->reqs[L->next].kv_ready; /* its first chunk needs the KV blocks */
+        if (L->cfg->prefix_caching && L->w->hash_block_tokens > 0) {
+            const sim_request *q = &L->w->reqs[L->next];
+            int64_t full = r->input / L->w->hash_block_tokens; /* whole blocks of the prompt */
+            r->hash = L->w->hash_ids + q->hash_off;
+            r->n_hash = q->n_hash < full ? q->n_hash : full;
+        }
         int64_t arrival = L->w->reqs[L->next].arrival_ns;
         r->send_ns = arrival > L->free_since ? arrival : L->free_since;
         sim_sched_enqueue(&L->sched, L->res->reqs, (int64_t)L->next);
@@ -282,7 +296,17 @@ static int iterate(loop *L)
     }
     sim_step_cfg sc = L->cfg->step;
     sc.eager = sim_step_eager(&L->cfg->step, prefill);
-    const sim_step_result *step = sim_step_price_memo(&sc, L->groups, n, &L->memo[sc.eager]);
+    size_t n_groups = n;
+    int64_t graph_seqs = 0;
+    if (!sc.eager) {
+        graph_seqs = sim_step_graph_seqs(&sc, (int64_t)n);
+        if (graph_seqs == 0) /* above the largest captured batch */
+            sc.eager = true;
+        else if (graph_seqs > (int64_t)n) /* dummy sequences pad the batch to the graph's */
+            L->groups[n_groups++] = (sim_seq_group){
+                .count = graph_seqs - (int64_t)n, .q = 1 + k, .c = 0, .logits = 1 + k};
+    }
+    const sim_step_result *step = sim_step_price_memo(&sc, L->groups, n_groups, &L->memo[sc.eager]);
     /* the draft picks each of its steps' launch mode from the configuration as given */
     double draft_ns =
         k > 0 ? sim_spec_draft_ns(L->cfg->spec, &L->cfg->step, L->draft, n_pre,
@@ -301,6 +325,8 @@ static int iterate(loop *L)
                             .seqs = (int64_t)n,
                             .prefill_tokens = prefill_tokens,
                             .decode_tokens = step->graph.tokens - prefill_tokens,
+                            .cached_tokens = L->sched.cached_tokens,
+                            .graph_seqs = graph_seqs,
                             .kv_used_blocks = sim_kvcache_used(&L->sched.kv),
                             .kv_total_blocks = L->sched.kv.total_blocks,
                             .running = (int64_t)L->sched.r_len,
@@ -333,6 +359,7 @@ static int iterate(loop *L)
             r->computed += ntok;
         } else {
             r->computed += q;
+            sim_sched_cache_prompt(&L->sched, reqs, id);
             ntok = r->computed == sim_req_known(r) ? 1 : 0;
         }
         /* the first token after a prompt or a recompute (whose last chunk may be a lone token,
@@ -371,7 +398,7 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
     if (m > n)
         m = n;
     L->batch = malloc(m * sizeof *L->batch);
-    L->groups = malloc(m * sizeof *L->groups);
+    L->groups = malloc((m + 1) * sizeof *L->groups); /* + CUDA-graph padding */
     L->draft = malloc(m * sizeof *L->draft);
     L->scratch = malloc(m * sizeof *L->scratch);
     L->tl = calloc(n, sizeof *L->tl);
@@ -379,7 +406,7 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
     bool pp_ok = sim_pp_stages(&cfg->step) == 1 || sim_pp_memo_init(&L->pp, &cfg->step, m);
     if (!out->reqs || !L->batch || !L->groups || !L->draft || !L->scratch || !L->tl || !pp_ok)
         return sim_fail(err, SIM_EINTERNAL, "out of memory for %zu requests", n);
-    for (size_t i = 0; i < n; i++) { /* lengths are filled in when the request is sent */
+    for (size_t i = 0; i < n; i++) { /* lengths and ids are filled in when it is sent */
         sim_req *r = &out->reqs[i];
         r->first_sched_ns = r->first_token_ns = r->last_token_ns = r->finish_ns = -1;
         r->phase = SIM_REQ_PENDING;
@@ -389,6 +416,7 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
     sim_sched_cfg sc = cfg->sched;
     if (sc.max_num_seqs > (int64_t)n)
         sc.max_num_seqs = (int64_t)n; /* never more running than requests */
+    sc.prefix_block_tokens = cfg->prefix_caching ? w->hash_block_tokens : 0;
     if (sim_sched_init(&L->sched, &sc, &kv, n))
         return sim_fail(err, SIM_EINTERNAL, "out of memory for the scheduler queues");
     out->kv_blocks = kv.total_blocks;
@@ -497,6 +525,8 @@ sim_status sim_engine_finish(sim_engine *e, sim_err *err)
         out->duration_ns = L->now;
         out->preemptions = L->sched.preemptions;
         out->kv_peak_blocks = L->sched.kv.peak_used;
+        out->prefix_hit_tokens = L->sched.prefix_hit_tokens;
+        out->prefix_query_tokens = L->sched.prefix_query_tokens;
         out->peak_output_tps = (double)L->tokens.peak;
     }
     teardown(L);

@@ -14,7 +14,9 @@
  * whole prompt are free and feeds only the rest. A client-side cap on requests in flight (--max-concurrency) delays a request's send time
  * until a slot frees; its latencies count from the send, as vLLM's benchmark measures them.
  * Iterations with any prefill tokens launch kernels eagerly; decode-only iterations replay CUDA
- * graphs (unless the step configuration says eager). Per iteration the work is
+ * graphs (unless the step configuration says eager), padded to the next captured batch size and
+ * eager above the largest (sim_step_graph_seqs): the padding's dummy sequences are priced as
+ * sequences of one token over an empty context. Per iteration the work is
  * O(operators + requests scheduled). Memory is O(requests + distinct inter-token gaps), nothing per
  * token: a sequence that streamed in the previous iteration sees a gap equal to this iteration's
  * duration, so an iteration adds one (duration, count) run to the ITL histogram (gaps spanning
@@ -52,6 +54,8 @@ typedef struct sim_iter_info {
     int64_t seqs;           /* requests in the iteration */
     int64_t prefill_tokens; /* prompt (and recompute) tokens */
     int64_t decode_tokens;  /* decode and verify tokens */
+    int64_t cached_tokens;  /* prompt tokens admitted from the prefix cache (not computed) */
+    int64_t graph_seqs;     /* decode-only: the CUDA-graph batch replayed (padded); 0 = eager */
     int64_t kv_used_blocks, kv_total_blocks;
     int64_t running, waiting;    /* after scheduling */
     double draft_ns;             /* speculative proposals, before the target's step */
@@ -73,6 +77,7 @@ typedef struct sim_engine_cfg {
     double mem_util;         /* --gpu-memory-utilization */
     int64_t max_concurrency; /* client-side cap on requests in flight; 0 = none */
     const sim_spec *spec;    /* speculative decoding; NULL or method none: plain decoding */
+    bool prefix_caching;     /* share prompt prefixes the workload's hash ids name */
     uint64_t seed;           /* seeds the acceptance draws */
     const sim_engine_observer *observer; /* NULL: nobody watches */
     bool record_seconds; /* keep the output tokens of every 1-second window (res.out_seconds) */
@@ -97,6 +102,8 @@ typedef struct sim_engine_result {
     double draft_ns;          /* of which speculative drafting */
     int64_t spec_verifies;    /* verify steps of a sequence */
     int64_t spec_tokens;      /* tokens those verify steps yielded (accepted + 1 each) */
+    int64_t prefix_hit_tokens;   /* prompt tokens served from the prefix cache (first admissions) */
+    int64_t prefix_query_tokens; /* prompt tokens of those admissions; 0 without prefix caching */
     /* with cfg.record_seconds: (k, output tokens in [k, k+1) s) runs, finished (owned), so
      * several engines' streams can be added up (replicas behind a router) */
     sim_hist out_seconds;

@@ -1,4 +1,6 @@
-/* hw.c - device file loader. */
+/* hw.c - device file loader: one table of fields, each read from the file or filled by its
+ * documented default rule (an architecture's constant, or a value derived from the datasheet
+ * fields). */
 #include "hw.h"
 
 #include <stddef.h>
@@ -10,88 +12,358 @@
 
 #define GIB 1073741824.0
 
-/* Scalar fields: JSON name, range, scale to SI, destination offset. One table drives parsing. */
+/* ------------------------------------------------------------------------------------------ */
+/* Architectures: the constants a datasheet does not give. Each row is the measured or estimated
+ * values of the shipped device files of that architecture (before calibration), so a new device
+ * of a known architecture starts where its siblings started. */
+
+typedef struct hw_arch {
+    const char *name;
+    double fp16, fp8, int8, int4, fp4; /* dense peak of the format / dense bf16 peak; 0 = none */
+    double vector_ratio;          /* FP32 vector peak / dense bf16 peak */
+    double tile_m, wo_tile_m, wave_tile, devices_per_node;
+    double launch_us, graph_launch_us, collective_us, hop_us;
+    double scaleout_gb, scaleout_us, reserved_gib;
+    double eff_bf16, eff_fp8, eff_int8, eff_wo, eff_attn, eff_mem, eff_attn_mem, eff_net;
+    const char *source;
+} hw_arch;
+
+/* one architecture per block, its numbers grouped by kind */
+/* clang-format off */
+static const hw_arch hw_archs[] = {
+    {.name = "hopper",
+     .fp16 = 1, .fp8 = 2, .int8 = 2, .int4 = 0, .fp4 = 0, .vector_ratio = 67.0 / 989.4,
+     .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
+     .launch_us = 4, .graph_launch_us = 1.5, .collective_us = 8, .hop_us = 1.5,
+     .scaleout_gb = 50, .scaleout_us = 5, .reserved_gib = 1,
+     .eff_bf16 = 0.8, .eff_fp8 = 0.71, .eff_int8 = 0.71, .eff_wo = 0.6, .eff_attn = 0.57,
+     .eff_mem = 0.866, .eff_attn_mem = 0.72, .eff_net = 0.85,
+     .source = "hw/h100-pcie.json (H100 micro-benchmark ratios from tools/data/calibration.csv: "
+               "mamf-finder bf16/fp8 matmul, FlashAttention-3, STREAM copy, paged attention, "
+               "NCCL all-reduce; NVLink hop and launch costs estimated)"},
+    {.name = "ampere",
+     .fp16 = 1, .fp8 = 0, .int8 = 2, .int4 = 4, .fp4 = 0, .vector_ratio = 19.5 / 312.0,
+     .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
+     .launch_us = 4, .graph_launch_us = 1.5, .collective_us = 12, .hop_us = 3,
+     .scaleout_gb = 25, .scaleout_us = 5, .reserved_gib = 1,
+     .eff_bf16 = 0.81, .eff_fp8 = 0.81, .eff_int8 = 0.81, .eff_wo = 0.6, .eff_attn = 0.575,
+     .eff_mem = 0.79, .eff_attn_mem = 0.657, .eff_net = 0.6,
+     .source = "hw/a100-sxm-40gb.json (A100 micro-benchmarks in tools/data/calibration.csv; "
+               "latencies estimated)"},
+    {.name = "ada",
+     .fp16 = 1, .fp8 = 2, .int8 = 2, .int4 = 0, .fp4 = 0, .vector_ratio = 91.6 / 362.05,
+     .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
+     .launch_us = 4, .graph_launch_us = 1.5, .collective_us = 10, .hop_us = 5,
+     .scaleout_gb = 25, .scaleout_us = 5, .reserved_gib = 1,
+     .eff_bf16 = 0.75, .eff_fp8 = 0.75, .eff_int8 = 0.75, .eff_wo = 0.6, .eff_attn = 0.5,
+     .eff_mem = 0.85, .eff_attn_mem = 0.707, .eff_net = 0.7,
+     .source = "hw/l40s.json (estimates: no Ada micro-benchmarks in tools/data/calibration.csv)"},
+    {.name = "blackwell",
+     .fp16 = 1, .fp8 = 2, .int8 = 2, .int4 = 0, .fp4 = 4, .vector_ratio = 75.0 / 2250.0,
+     .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
+     .launch_us = 4, .graph_launch_us = 1.5, .collective_us = 8, .hop_us = 1.5,
+     .scaleout_gb = 50, .scaleout_us = 5, .reserved_gib = 1,
+     .eff_bf16 = 0.7925, .eff_fp8 = 0.7747, .eff_int8 = 0.76, .eff_wo = 0.6, .eff_attn = 0.5,
+     .eff_mem = 0.85, .eff_attn_mem = 0.707, .eff_net = 0.755,
+     .source = "hw/b200.json (B200)"},
+    {.name = "cdna3",
+     .fp16 = 1, .fp8 = 2, .int8 = 2, .int4 = 0, .fp4 = 0, .vector_ratio = 163.4 / 1307.4,
+     .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
+     .launch_us = 6, .graph_launch_us = 2, .collective_us = 10, .hop_us = 3,
+     .scaleout_gb = 50, .scaleout_us = 5, .reserved_gib = 1,
+     .eff_bf16 = 0.6, .eff_fp8 = 0.6, .eff_int8 = 0.6, .eff_wo = 0.5, .eff_attn = 0.4,
+     .eff_mem = 0.8, .eff_attn_mem = 0.665, .eff_net = 0.7,
+     .source = "hw/mi300x.json (MI300X estimates)"},
+    {.name = "tpu",
+     .fp16 = 0, .fp8 = 0, .int8 = 2, .int4 = 0, .fp4 = 0, .vector_ratio = 6.0 / 197.0,
+     .tile_m = 128, .wo_tile_m = 128, .wave_tile = 128, .devices_per_node = 256,
+     .launch_us = 0.5, .graph_launch_us = 0.5, .collective_us = 2, .hop_us = 1,
+     .scaleout_gb = 25, .scaleout_us = 10, .reserved_gib = 0.5,
+     .eff_bf16 = 0.75, .eff_fp8 = 0.75, .eff_int8 = 0.75, .eff_wo = 0.6, .eff_attn = 0.5,
+     .eff_mem = 0.85, .eff_attn_mem = 0.707, .eff_net = 0.7,
+     .source = "hw/tpu-v5e.json (TPU v5e estimates)"},
+    /* no arch: the hopper row without the 8- and 4-bit formats (the file names those it has) */
+    {.name = "",
+     .fp16 = 1, .fp8 = 0, .int8 = 0, .int4 = 0, .fp4 = 0, .vector_ratio = 67.0 / 989.4,
+     .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
+     .launch_us = 4, .graph_launch_us = 1.5, .collective_us = 8, .hop_us = 1.5,
+     .scaleout_gb = 50, .scaleout_us = 5, .reserved_gib = 1,
+     .eff_bf16 = 0.8, .eff_fp8 = 0.71, .eff_int8 = 0.71, .eff_wo = 0.6, .eff_attn = 0.57,
+     .eff_mem = 0.866, .eff_attn_mem = 0.72, .eff_net = 0.85,
+     .source = "no arch given: the hopper row's numbers, with no fp8/int8/int4 peak unless the "
+               "file gives one"},
+};
+/* clang-format on */
+enum { N_ARCHS = sizeof hw_archs / sizeof hw_archs[0] };
+
+/* ------------------------------------------------------------------------------------------ */
+/* Fields. A row is read from the file when present; else its rule fills it:
+ *   HR_REQUIRED  no default: one of the six datasheet fields
+ *   HR_ARCH      the architecture's constant (origin "default")
+ *   HR_RATIO     an earlier field times the architecture's ratio (origin "derived")
+ *   HR_PEAK      a format's peak: with "dense_tflops": N (the bf16 peak), N times the
+ *                architecture's ratio (derived); with "dense_tflops": {...}, the object lists
+ *                every format the chip computes, so one it leaves out is none (default 0)
+ *   HR_COPY      an earlier field's value (origin "derived")
+ *   HR_COPY_FILE an earlier field's value when the file gave that one, else the architecture's
+ *                constant (efficiency.gemm.FORMAT: the file's bf16 efficiency, else the row's)
+ *   HR_CONST     a fixed value (origin "default")
+ * Fields other issues add become rows here, with their rule. */
+
+typedef enum hw_rule {
+    HR_REQUIRED,
+    HR_ARCH,
+    HR_RATIO,
+    HR_PEAK,
+    HR_COPY,
+    HR_COPY_FILE,
+    HR_CONST
+} hw_rule;
+
 typedef struct hw_field {
     const char *json;
     double min, max;
-    double scale;
-    size_t offset;
+    double scale;  /* file units to SI */
+    size_t offset; /* into sim_hw */
+    bool is_int;   /* an int member, a whole number in the file */
+    hw_rule rule;
+    size_t arch;      /* HR_ARCH, HR_RATIO, HR_COPY_FILE: offset into hw_arch */
+    const char *from; /* HR_RATIO, HR_COPY, HR_COPY_FILE: the earlier field it follows */
+    double value;     /* HR_CONST, in file units */
+    const char *doc;
 } hw_field;
 
-#define HWF(json, min, max, scale, member)                                                         \
+#define HW(member) offsetof(sim_hw, member)
+#define AR(member) offsetof(hw_arch, member)
+#define NUM(json, lo, hi, scale, member, rule, arch, from, value, doc)                             \
     {                                                                                              \
-        json, min, max, scale, offsetof(sim_hw, member)                                            \
+        json, lo, hi, scale, HW(member), false, rule, arch, from, value, doc                       \
     }
-static const hw_field hw_fields[] = {
-    HWF("vector_tflops", 0.1, 1e5, 1e12, vector_flops),
-    HWF("hbm_gib", 0.5, 1e5, GIB, hbm_bytes),
-    HWF("hbm_tb_per_s", 0.01, 1e3, 1e12, hbm_bytes_per_s),
-    HWF("scaleup_gb_per_s_per_dir", 0.1, 1e5, 1e9, scaleup_bytes_per_s),
-    HWF("collective_latency_us", 0.0, 1e4, 1e3, collective_ns),
-    HWF("scaleup_latency_us", 0.0, 1e4, 1e3, scaleup_latency_ns),
-    HWF("scaleout_gb_per_s_per_dir", 0.1, 1e5, 1e9, scaleout_bytes_per_s),
-    HWF("scaleout_latency_us", 0.0, 1e5, 1e3, scaleout_latency_ns),
-    HWF("kernel_launch_us", 0.0, 1e3, 1e3, launch_ns),
-    HWF("graph_kernel_launch_us", 0.0, 1e3, 1e3, graph_launch_ns),
-    HWF("runtime_reserved_gib", 0.0, 1e3, GIB, runtime_reserved_bytes),
-    HWF("efficiency.gemm_weight_only", 0.01, 1.0, 1.0, eff_gemm_weight_only),
-    HWF("efficiency.attention", 0.01, 1.0, 1.0, eff_attention),
-    HWF("efficiency.memory", 0.01, 1.0, 1.0, eff_memory),
-    HWF("efficiency.attention_memory", 0.01, 1.0, 1.0, eff_attn_memory),
-    HWF("efficiency.network", 0.01, 1.0, 1.0, eff_network),
-};
-#undef HWF
+#define INT(json, lo, hi, member, rule, arch, doc)                                                 \
+    {                                                                                              \
+        json, lo, hi, 1.0, HW(member), true, rule, arch, NULL, 0, doc                              \
+    }
 
-static sim_status load_fields(const cJSON *root, const char *path, sim_hw *hw, sim_err *err)
+static const hw_field hw_fields[] = {
+    NUM("dense_tflops.bf16", 0.1, 1e5, 1e12, peak_flops[SIM_DT_BF16], HR_REQUIRED, 0, NULL, 0,
+        "datasheet dense (not 2:4 sparse) bf16 tensor peak; \"dense_tflops\": N is the same"),
+    NUM("dense_tflops.fp16", 0.1, 1e5, 1e12, peak_flops[SIM_DT_FP16], HR_PEAK, AR(fp16),
+        "dense_tflops.bf16", 0, "= bf16 (same tensor-core rate), none on tpu"),
+    NUM("dense_tflops.fp8", 0.1, 1e5, 1e12, peak_flops[SIM_DT_FP8], HR_PEAK, AR(fp8),
+        "dense_tflops.bf16", 0,
+        "= bf16 x 2 on hopper, ada, blackwell, cdna3; none on ampere, tpu and without arch"),
+    NUM("dense_tflops.int8", 0.1, 1e5, 1e12, peak_flops[SIM_DT_INT8], HR_PEAK, AR(int8),
+        "dense_tflops.bf16", 0, "= bf16 x 2 on every listed architecture; none without arch"),
+    NUM("dense_tflops.int4", 0.1, 1e5, 1e12, peak_flops[SIM_DT_INT4], HR_PEAK, AR(int4),
+        "dense_tflops.bf16", 0, "= bf16 x 4 on ampere; none elsewhere"),
+    NUM("dense_tflops.fp4", 0.1, 1e5, 1e12, peak_flops[SIM_DT_FP4], HR_PEAK, AR(fp4),
+        "dense_tflops.bf16", 0, "= bf16 x 4 on blackwell; none elsewhere (mxfp4 runs at it)"),
+    NUM("vector_tflops", 0.1, 1e5, 1e12, vector_flops, HR_RATIO, AR(vector_ratio),
+        "dense_tflops.bf16", 0,
+        "= bf16 x the architecture's FP32/bf16 ratio (hopper 67/989.4, ampere 19.5/312, ada "
+        "91.6/362, blackwell 75/2250, cdna3 163.4/1307.4, tpu 6/197)"),
+    NUM("hbm_gib", 0.5, 1e5, GIB, hbm_bytes, HR_REQUIRED, 0, NULL, 0,
+        "datasheet memory capacity (GiB as the driver reports it)"),
+    NUM("hbm_tb_per_s", 0.01, 1e3, 1e12, hbm_bytes_per_s, HR_REQUIRED, 0, NULL, 0,
+        "datasheet memory bandwidth"),
+    NUM("scaleup_gb_per_s_per_dir", 0.1, 1e5, 1e9, scaleup_bytes_per_s, HR_REQUIRED, 0, NULL, 0,
+        "datasheet NVLink / Infinity Fabric / ICI / PCIe bandwidth per direction"),
+    INT("compute_units", 1, 100000, compute_units, HR_REQUIRED, 0,
+        "datasheet SMs / CUs / MXUs (tiles per GEMM wave)"),
+    NUM("collective_latency_us", 0.0, 1e4, 1e3, collective_ns, HR_ARCH, AR(collective_us), NULL, 0,
+        "architecture constant (estimate; calibrate fits it)"),
+    NUM("scaleup_latency_us", 0.0, 1e4, 1e3, scaleup_latency_ns, HR_ARCH, AR(hop_us), NULL, 0,
+        "architecture constant (estimate; calibrate fits it)"),
+    NUM("scaleout_gb_per_s_per_dir", 0.1, 1e5, 1e9, scaleout_bytes_per_s, HR_ARCH, AR(scaleout_gb),
+        NULL, 0,
+        "architecture constant: one 400 Gb/s NIC per GPU (50), 200 Gb/s (25) on ampere, ada, tpu"),
+    NUM("scaleout_latency_us", 0.0, 1e5, 1e3, scaleout_latency_ns, HR_ARCH, AR(scaleout_us), NULL,
+        0, "architecture constant (estimate)"),
+    INT("devices_per_node", 1, 65536, devices_per_node, HR_ARCH, AR(devices_per_node),
+        "architecture constant: 8 (256 on tpu: a pod slice)"),
+    NUM("kernel_launch_us", 0.0, 1e3, 1e3, launch_ns, HR_ARCH, AR(launch_us), NULL, 0,
+        "architecture constant (estimate)"),
+    NUM("graph_kernel_launch_us", 0.0, 1e3, 1e3, graph_launch_ns, HR_ARCH, AR(graph_launch_us),
+        NULL, 0, "architecture constant (estimate)"),
+    INT("gemm_tile_m", 1, 1024, gemm_tile_m, HR_ARCH, AR(tile_m),
+        "architecture constant: 64 (128 on tpu)"),
+    INT("gemm_weight_only_tile_m", 1, 1024, wo_tile_m, HR_ARCH, AR(wo_tile_m),
+        "architecture constant: 16, the m16n8k16 MMA (128 on tpu)"),
+    INT("gemm_wave_tile", 1, 4096, wave_tile, HR_ARCH, AR(wave_tile),
+        "architecture constant: 128 x 128 output tiles"),
+    NUM("runtime_reserved_gib", 0.0, 1e3, GIB, runtime_reserved_bytes, HR_ARCH, AR(reserved_gib),
+        NULL, 0, "architecture constant: 1 GiB (0.5 on tpu; estimate)"),
+    NUM("efficiency.gemm.bf16", 0.01, 1.0, 1.0, eff_gemm[SIM_DT_BF16], HR_ARCH, AR(eff_bf16), NULL,
+        0, "architecture constant (measured on the row's device; calibrate fits it)"),
+    NUM("efficiency.gemm.fp16", 0.01, 1.0, 1.0, eff_gemm[SIM_DT_FP16], HR_COPY, 0,
+        "efficiency.gemm.bf16", 0, "= efficiency.gemm.bf16"),
+    NUM("efficiency.gemm.fp8", 0.01, 1.0, 1.0, eff_gemm[SIM_DT_FP8], HR_COPY_FILE, AR(eff_fp8),
+        "efficiency.gemm.bf16", 0,
+        "= the file's efficiency.gemm.bf16, else the architecture constant"),
+    NUM("efficiency.gemm.int8", 0.01, 1.0, 1.0, eff_gemm[SIM_DT_INT8], HR_COPY_FILE, AR(eff_int8),
+        "efficiency.gemm.bf16", 0,
+        "= the file's efficiency.gemm.bf16, else the architecture constant"),
+    NUM("efficiency.gemm.int4", 0.01, 1.0, 1.0, eff_gemm[SIM_DT_INT4], HR_COPY_FILE, AR(eff_int8),
+        "efficiency.gemm.bf16", 0,
+        "= the file's efficiency.gemm.bf16, else the architecture's int8 constant"),
+    NUM("efficiency.gemm.fp4", 0.01, 1.0, 1.0, eff_gemm[SIM_DT_FP4], HR_COPY_FILE, AR(eff_fp8),
+        "efficiency.gemm.bf16", 0,
+        "= the file's efficiency.gemm.bf16, else the architecture's fp8 constant"),
+    NUM("efficiency.gemm_k_half", 0.0, 1e6, 1.0, gemm_k_half, HR_CONST, 0, NULL, 0,
+        "0: no K term until calibrate fits one"),
+    NUM("efficiency.gemm_weight_only", 0.01, 1.0, 1.0, eff_gemm_weight_only, HR_ARCH, AR(eff_wo),
+        NULL, 0, "architecture constant (estimate)"),
+    NUM("efficiency.attention", 0.01, 1.0, 1.0, eff_attention, HR_ARCH, AR(eff_attn), NULL, 0,
+        "architecture constant (calibrate fits it)"),
+    NUM("efficiency.memory", 0.01, 1.0, 1.0, eff_memory, HR_ARCH, AR(eff_mem), NULL, 0,
+        "architecture constant (calibrate fits it)"),
+    NUM("efficiency.attention_memory", 0.01, 1.0, 1.0, eff_attn_memory, HR_ARCH, AR(eff_attn_mem),
+        NULL, 0, "architecture constant"),
+    NUM("efficiency.network", 0.01, 1.0, 1.0, eff_network, HR_ARCH, AR(eff_net), NULL, 0,
+        "architecture constant (calibrate fits it)"),
+    NUM("usd_per_gpu_hour", 0.001, SIM_PRICE_MAX_USD_PER_GPU_HOUR, 1.0, usd_per_gpu_hour, HR_CONST,
+        0, NULL, 0, "0: unknown (the cost outputs say the price is unknown)"),
+};
+#undef NUM
+#undef INT
+enum { N_FIELDS = sizeof hw_fields / sizeof hw_fields[0] };
+_Static_assert(N_FIELDS <= SIM_HW_MAX_FIELDS, "sim_hw.origin is too small");
+
+static double *num_at(sim_hw *hw, const hw_field *f) { return (double *)((char *)hw + f->offset); }
+static int *int_at(sim_hw *hw, const hw_field *f) { return (int *)((char *)hw + f->offset); }
+
+static double get_si(const sim_hw *hw, const hw_field *f)
 {
-    for (size_t i = 0; i < sizeof hw_fields / sizeof hw_fields[0]; i++) {
-        const hw_field *f = &hw_fields[i];
-        double v;
-        sim_status st = sim_jsonf_num(root, path, f->json, f->min, f->max, &v, err);
-        if (st)
-            return st;
-        *(double *)((char *)hw + f->offset) = v * f->scale;
-    }
-    return SIM_OK;
+    const char *p = (const char *)hw + f->offset;
+    return f->is_int ? (double)*(const int *)p : *(const double *)p;
 }
 
-/* dense_tflops.X and efficiency.gemm.X for every format that has its own tensor peak; the others
- * (mxfp4) share their peak format's. */
-static sim_status load_per_dtype(const cJSON *root, const char *path, sim_hw *hw, sim_err *err)
+static void set_si(sim_hw *hw, const hw_field *f, double v)
 {
-    char field[64];
-    for (int dt = 0; dt < SIM_DT_COUNT; dt++) {
-        if (sim_dtype_get((sim_dtype)dt)->peak_of != (sim_dtype)dt)
-            continue;
-        const char *n = sim_dtype_name((sim_dtype)dt);
-        double v;
-        snprintf(field, sizeof field, "dense_tflops.%s", n);
-        sim_status st = dt == SIM_DT_BF16
-                            ? sim_jsonf_num(root, path, field, 0.1, 1e5, &v, err)
-                            : sim_jsonf_num_opt(root, path, field, 0.1, 1e5, 0.0, &v, err);
-        if (st)
-            return st;
-        hw->peak_flops[dt] = v * 1e12;
+    if (f->is_int)
+        *int_at(hw, f) = (int)v;
+    else
+        *num_at(hw, f) = v;
+}
+
+/* The index of an earlier field by name (the table is small; names are fixed). */
+static size_t field_index(const char *json)
+{
+    size_t i = 0;
+    while (i < N_FIELDS && strcmp(hw_fields[i].json, json) != 0)
+        i++;
+    return i;
+}
+
+static double arch_num(const hw_arch *a, size_t off)
+{
+    return *(const double *)((const char *)a + off);
+}
+
+/* The rule's value (SI) and where it came from. */
+static double apply_rule(const sim_hw *hw, const hw_field *f, const hw_arch *a, bool listed,
+                         sim_hw_origin *origin)
+{
+    *origin = SIM_HW_DEFAULT;
+    size_t from = f->from ? field_index(f->from) : 0;
+    switch (f->rule) {
+    case HR_ARCH:
+        return arch_num(a, f->arch) * f->scale;
+    case HR_CONST:
+        return f->value * f->scale;
+    case HR_PEAK:
+        if (listed)
+            return 0.0; /* the file's dense_tflops object leaves this format out */
+        /* fall through */
+    case HR_RATIO:
+        *origin = SIM_HW_DERIVED;
+        return get_si(hw, &hw_fields[from]) * arch_num(a, f->arch);
+    case HR_COPY:
+        *origin = SIM_HW_DERIVED;
+        return get_si(hw, &hw_fields[from]);
+    case HR_COPY_FILE:
+        if (hw->origin[from] == SIM_HW_FILE) {
+            *origin = SIM_HW_DERIVED;
+            return get_si(hw, &hw_fields[from]);
+        }
+        return arch_num(a, f->arch);
+    case HR_REQUIRED:
+        break;
     }
-    sim_status st = sim_jsonf_num(root, path, "efficiency.gemm.bf16", 0.01, 1.0,
-                                  &hw->eff_gemm[SIM_DT_BF16], err);
-    if (st)
+    return 0.0;
+}
+
+/* The row named `name` ("" is the no-arch row), or NULL. */
+static const hw_arch *find_arch(const char *name)
+{
+    for (size_t i = 0; i < N_ARCHS; i++)
+        if (strcmp(name, hw_archs[i].name) == 0)
+            return &hw_archs[i];
+    return NULL;
+}
+
+/* "arch": one of the table's names, or absent. */
+static sim_status read_arch(const cJSON *root, const char *path, const hw_arch **out, sim_err *err)
+{
+    const char *s = NULL;
+    sim_status st = sim_jsonf_str_opt(root, path, "arch", &s, err);
+    *out = find_arch("");
+    if (st || !s)
         return st;
-    for (int dt = 0; dt < SIM_DT_COUNT; dt++) {
-        if (dt == SIM_DT_BF16 || sim_dtype_get((sim_dtype)dt)->peak_of != (sim_dtype)dt)
-            continue;
-        snprintf(field, sizeof field, "efficiency.gemm.%s", sim_dtype_name((sim_dtype)dt));
-        st = sim_jsonf_num_opt(root, path, field, 0.01, 1.0, hw->eff_gemm[SIM_DT_BF16],
-                               &hw->eff_gemm[dt], err);
-        if (st)
-            return st;
+    if (*s && (*out = find_arch(s)) != NULL)
+        return SIM_OK;
+    return sim_fail(err, SIM_EINPUT,
+                    "%s: field 'arch' is \"%s\", expected ampere, ada, hopper, blackwell, cdna3 or "
+                    "tpu (or no arch)",
+                    path, s);
+}
+
+/* One field from the file (a number, or a whole number for int fields) or its rule. */
+static sim_status load_field(const cJSON *root, const char *path, const hw_field *f,
+                             const hw_arch *a, sim_hw *hw, sim_err *err)
+{
+    size_t i = (size_t)(f - hw_fields);
+    const char *json = f->json;
+    /* "dense_tflops": N is the bf16 peak */
+    const cJSON *dense = sim_jsonf_find(root, "dense_tflops");
+    if (dense && !cJSON_IsNumber(dense) && !cJSON_IsObject(dense))
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'dense_tflops' is not a number or an object, expected the dense "
+                        "bf16 peak in TFLOP/s (\"dense_tflops\": 148) or one per format "
+                        "({\"bf16\": 148, \"fp8\": 296})",
+                        path);
+    if (strcmp(json, "dense_tflops.bf16") == 0 && cJSON_IsNumber(dense))
+        json = "dense_tflops";
+    if (!sim_jsonf_find(root, json) && f->rule != HR_REQUIRED) {
+        sim_hw_origin o;
+        set_si(hw, f, apply_rule(hw, f, a, cJSON_IsObject(dense), &o));
+        hw->origin[i] = (unsigned char)o;
+        return SIM_OK;
     }
+    hw->origin[i] = SIM_HW_FILE;
+    if (f->is_int) {
+        int64_t v;
+        sim_status st = sim_jsonf_int(root, path, json, (int64_t)f->min, (int64_t)f->max, &v, err);
+        if (!st)
+            *int_at(hw, f) = (int)v;
+        return st;
+    }
+    double v;
+    sim_status st = sim_jsonf_num(root, path, json, f->min, f->max, &v, err);
+    if (!st)
+        *num_at(hw, f) = v * f->scale;
+    return st;
+}
+
+/* Formats without a tensor peak of their own (mxfp4) take their peak format's peak and GEMM
+ * efficiency. */
+static void share_peaks(sim_hw *hw)
+{
     for (int dt = 0; dt < SIM_DT_COUNT; dt++) {
         sim_dtype of = sim_dtype_get((sim_dtype)dt)->peak_of;
         hw->peak_flops[dt] = hw->peak_flops[of];
         hw->eff_gemm[dt] = hw->eff_gemm[of];
     }
-    return SIM_OK;
 }
 
 /* The quant object: per-format K-pipeline terms and streaming fractions of quantized GEMMs.
@@ -137,26 +409,19 @@ sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err)
     if (st)
         return st;
     const char *name = NULL;
-    int64_t per_node = 0, tile = 0, wo_tile = 0, units = 0, wave = 0;
-    if (!(st = sim_jsonf_str_opt(root, path, "name", &name, err)) &&
-        !(st = load_fields(root, path, hw, err)) && !(st = load_per_dtype(root, path, hw, err)) &&
-        !(st = sim_jsonf_int(root, path, "devices_per_node", 1, 65536, &per_node, err)) &&
-        !(st = sim_jsonf_int(root, path, "gemm_tile_m", 1, 1024, &tile, err)) &&
-        !(st = sim_jsonf_int(root, path, "gemm_weight_only_tile_m", 1, 1024, &wo_tile, err)) &&
-        !(st = sim_jsonf_int(root, path, "compute_units", 1, 100000, &units, err)) &&
-        !(st = sim_jsonf_int(root, path, "gemm_wave_tile", 1, 4096, &wave, err)) &&
-        !(st = sim_jsonf_num_opt(root, path, "efficiency.gemm_k_half", 0.0, 1e6, 0.0,
-                                 &hw->gemm_k_half, err)) &&
-        !(st = load_quant(root, path, hw, err)) &&
-        !(st = sim_jsonf_num_opt(root, path, "usd_per_gpu_hour", 0.001,
-                                 SIM_PRICE_MAX_USD_PER_GPU_HOUR, 0.0, &hw->usd_per_gpu_hour, err))) {
+    const hw_arch *a = NULL;
+    if (!(st = sim_jsonf_str_opt(root, path, "name", &name, err)))
+        st = read_arch(root, path, &a, err);
+    for (size_t i = 0; !st && i < N_FIELDS; i++)
+        st = load_field(root, path, &hw_fields[i], a, hw, err);
+    if (!st) {
+        share_peaks(hw);
+        st = load_quant(root, path, hw, err);
+    }
+    if (!st) {
         snprintf(hw->name, sizeof hw->name, "%s", name ? name : path);
         snprintf(hw->path, sizeof hw->path, "%s", path);
-        hw->devices_per_node = (int)per_node;
-        hw->gemm_tile_m = (int)tile;
-        hw->wo_tile_m = (int)wo_tile;
-        hw->compute_units = (int)units;
-        hw->wave_tile = (int)wave;
+        snprintf(hw->arch, sizeof hw->arch, "%s", a->name);
         if (hw->runtime_reserved_bytes >= hw->hbm_bytes)
             st = sim_fail(
                 err, SIM_EINPUT,
@@ -170,6 +435,29 @@ sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err)
 double sim_hw_ridge(const sim_hw *hw, sim_dtype compute)
 {
     return hw->peak_flops[compute] / hw->hbm_bytes_per_s;
+}
+
+size_t sim_hw_n_fields(void) { return N_FIELDS; }
+
+sim_hw_field_info sim_hw_field(const sim_hw *hw, size_t i)
+{
+    const hw_field *f = &hw_fields[i];
+    const hw_arch *a = find_arch(hw->arch);
+    return (sim_hw_field_info){.json = f->json,
+                               .value = get_si(hw, f) / f->scale,
+                               .origin = (sim_hw_origin)hw->origin[i],
+                               .rule = f->doc,
+                               .arch_source = a && f->rule != HR_REQUIRED && f->rule != HR_COPY &&
+                                                      f->rule != HR_CONST
+                                                  ? a->source
+                                                  : NULL};
+}
+
+const char *sim_hw_origin_name(sim_hw_origin o)
+{
+    static const char *const names[] = {
+        [SIM_HW_FILE] = "file", [SIM_HW_DEFAULT] = "default", [SIM_HW_DERIVED] = "derived"};
+    return names[o];
 }
 
 double sim_hw_gemm_k_half(const sim_hw *hw, sim_dtype compute)

@@ -5,11 +5,18 @@
  * its field names (TFLOP/s, GiB, TB/s, GB/s, us). Every peak is DENSE (no 2:4 sparsity) and every
  * link bandwidth is PER DIRECTION.
  *
- * JSON fields (all required unless marked optional):
+ * A device needs only its datasheet: name, dense_tflops (the dense bf16 peak, a number), hbm_gib,
+ * hbm_tb_per_s, scaleup_gb_per_s_per_dir and compute_units, plus an optional arch (ampere, ada,
+ * hopper, blackwell, cdna3, tpu). Every other field has a default rule (hw.c's field table, printed
+ * by `infersim hw FILE` and listed in the README): an architecture constant, or a value derived
+ * from the datasheet fields (dense_tflops.fp8 = bf16 x 2 on hopper, ...). A field the file gives
+ * always wins. The fields:
  *   name                         display name
- *   dense_tflops.{bf16,fp16,fp8,int8,int4,fp4}  dense tensor peak per compute format; bf16
- *                                required, the others optional (absent = the chip cannot compute
- *                                it); mxfp4 runs on the fp4 tensor cores at the fp4 peak
+ *   arch                         (optional) picks the architecture's constants and ratios
+ *   dense_tflops.{bf16,fp16,fp8,int8,int4,fp4}  dense tensor peak per compute format; as an
+ *                                object it lists every format the chip computes (one left out:
+ *                                none); as a number it is the bf16 peak and the others follow the
+ *                                arch; mxfp4 runs on the fp4 tensor cores at the fp4 peak
  *   vector_tflops                non-tensor FP32 peak (norms, activations, dequantization)
  *   hbm_gib                      memory capacity (GiB, as the driver reports it)
  *   hbm_tb_per_s                 memory bandwidth (1e12 bytes/s)
@@ -26,10 +33,10 @@
  *   gemm_weight_only_tile_m      the same for weight-only (mixed-input) GEMM kernels
  *   compute_units                streaming multiprocessors (CUs, MXUs) a GEMM's tiles spread over
  *   gemm_wave_tile               output tile edge of large GEMMs (tiles per wave: compute_units)
+ *   runtime_reserved_gib         memory the runtime keeps (CUDA context, library workspaces)
+ *   efficiency.gemm.{bf16,...}   achievable fraction of the dense peak for GEMMs
  *   efficiency.gemm_k_half       K at which a GEMM's pipeline reaches half its efficiency
- * (optional, default 0: no K term); efficiency x K / (K + k_half) runtime_reserved_gib memory the
- * runtime keeps (CUDA context, library workspaces) efficiency.gemm.{bf16,...}   achievable fraction
- * of the dense peak for GEMMs; bf16 required, other formats optional (default: the bf16 value)
+ *                                (0: no K term); efficiency x K / (K + k_half)
  *   efficiency.gemm_weight_only  fraction reached by weight-only (W8A16/W4A16) GEMM kernels
  *   efficiency.attention         fraction of the bf16 peak reached by fused attention kernels
  *   efficiency.memory            fraction of hbm bandwidth reached by streaming kernels
@@ -44,10 +51,12 @@
  *   quant.mixed_input_memory.{fp8,int8,int4,fp4,mxfp4}  (optional, default efficiency.memory)
  *                                the same for mixed-input GEMMs (Marlin, Machete, AWQ, W4A8) whose
  *                                weights are stored in that format and dequantized in the kernel
+ *                                (the quant object is read after the field table; its defaults are
+ *                                the 16-bit values, through the accessors below)
  *   usd_per_gpu_hour             (optional) on-demand cloud price of one GPU for one hour, US$
  *                                (absent: the cost outputs say the price is unknown)
- *   sources.FIELD                (optional, but every shipped file has one per field) where a
- *                                number comes from
+ *   sources.FIELD                (optional, but every shipped file has one per field it gives)
+ *                                where a number comes from
  */
 #ifndef SIM_HW_H
 #define SIM_HW_H
@@ -55,8 +64,15 @@
 #include "dtype.h"
 #include "status.h"
 
+/* Where a field's value came from (`infersim hw FILE` prints it). */
+typedef enum sim_hw_origin { SIM_HW_FILE, SIM_HW_DEFAULT, SIM_HW_DERIVED } sim_hw_origin;
+
+#define SIM_HW_MAX_FIELDS 48
+
 typedef struct sim_hw {
     char name[96];                   /* display name */
+    char arch[16];                   /* "hopper", ...; "" when the file names none */
+    unsigned char origin[SIM_HW_MAX_FIELDS]; /* sim_hw_origin of each field, in table order */
     char path[256];                  /* file it was loaded from */
     double peak_flops[SIM_DT_COUNT]; /* dense tensor FLOP/s per compute format; 0 = none */
     double vector_flops;             /* non-tensor FP32 FLOP/s */
@@ -93,6 +109,19 @@ typedef struct sim_hw {
 
 /* Loads and validates a device file. On error *hw is unspecified and err names file and field. */
 sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err);
+
+/* One field of the device table, for `infersim hw FILE`. */
+typedef struct sim_hw_field_info {
+    const char *json; /* "dense_tflops.fp8" */
+    double value;     /* in the file's units (TFLOP/s, GiB, us, ...) */
+    sim_hw_origin origin;
+    const char *rule;        /* the default rule, documented */
+    const char *arch_source; /* where the architecture's constants come from, or NULL */
+} sim_hw_field_info;
+
+size_t sim_hw_n_fields(void);
+sim_hw_field_info sim_hw_field(const sim_hw *hw, size_t i);
+const char *sim_hw_origin_name(sim_hw_origin o);
 
 /* Ridge point (critical intensity) for a compute format: peak / bandwidth, FLOP per byte.
  * 0 if the device has no peak for that format. */

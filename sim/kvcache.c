@@ -10,7 +10,10 @@ double sim_kvcache_capacity_bytes(const sim_step_cfg *cfg, double util, int64_t 
 {
     double weights = sim_mem_weight_bytes(cfg) + extra_weight_bytes;
     double work = sim_mem_workspace_bytes(cfg, (double)max_tokens, (double)max_seqs);
-    return cfg->hw->hbm_bytes * util - weights - work - cfg->hw->runtime_reserved_bytes;
+    double others = weights + work + cfg->hw->runtime_reserved_bytes;
+    if (cfg->mem_rule == SIM_MEM_OF_FREE) /* a share of what the others leave */
+        return util * (cfg->hw->hbm_bytes - others);
+    return cfg->hw->hbm_bytes * util - others;
 }
 
 void sim_kvcache_init(sim_kvcache *kv, int64_t blocks, int64_t block_size)
@@ -18,6 +21,7 @@ void sim_kvcache_init(sim_kvcache *kv, int64_t blocks, int64_t block_size)
     kv->block_size = block_size;
     kv->total_blocks = blocks;
     kv->free_blocks = blocks;
+    kv->evictable = 0;
     kv->peak_used = 0;
 }
 
@@ -31,7 +35,7 @@ bool sim_kvcache_alloc(sim_kvcache *kv, int64_t n)
     if (n > kv->free_blocks)
         return false;
     kv->free_blocks -= n;
-    int64_t used = kv->total_blocks - kv->free_blocks;
+    int64_t used = sim_kvcache_used(kv);
     if (used > kv->peak_used)
         kv->peak_used = used;
     return true;
@@ -43,4 +47,7 @@ void sim_kvcache_release(sim_kvcache *kv, int64_t n)
     assert(kv->free_blocks <= kv->total_blocks);
 }
 
-int64_t sim_kvcache_used(const sim_kvcache *kv) { return kv->total_blocks - kv->free_blocks; }
+int64_t sim_kvcache_used(const sim_kvcache *kv)
+{
+    return kv->total_blocks - kv->free_blocks - kv->evictable;
+}

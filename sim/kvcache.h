@@ -4,6 +4,8 @@
  * holds a number of blocks and the cache a number of free ones: every operation is O(1).
  *
  *   capacity bytes = HBM x utilization - weights/TP - activation workspace - runtime reserve
+ *                    (TensorRT-LLM's rule, step cfg mem_rule SIM_MEM_OF_FREE:
+ *                     utilization x (HBM - weights/TP - workspace - reserve))
  *   blocks         = floor(capacity / (block_size x KV bytes per token per GPU))
  */
 #ifndef SIM_KVCACHE_H
@@ -18,7 +20,8 @@ typedef struct sim_kvcache {
     int64_t block_size; /* tokens per block */
     int64_t total_blocks;
     int64_t free_blocks;
-    int64_t peak_used; /* most blocks ever in use at once */
+    int64_t evictable; /* of the others, blocks only the prefix cache holds (reclaimable) */
+    int64_t peak_used; /* most blocks ever in use by requests at once */
 } sim_kvcache;
 
 /* KV-cache bytes per GPU that the memory plan leaves: HBM x util - weights (the target's plus
@@ -39,7 +42,7 @@ bool sim_kvcache_alloc(sim_kvcache *kv, int64_t n);
 /* Returns n blocks. */
 void sim_kvcache_release(sim_kvcache *kv, int64_t n);
 
-/* Blocks in use now. */
+/* Blocks in use by requests now (the prefix cache's evictable blocks not counted). */
 int64_t sim_kvcache_used(const sim_kvcache *kv);
 
 #endif

@@ -68,12 +68,23 @@ void sim_mem_plan(const sim_step_cfg *cfg, double util, const sim_mem_extra *ext
     out->reserved_bytes = cfg->hw->runtime_reserved_bytes;
     out->need_bytes =
         out->weight_bytes + out->kv_bytes + out->workspace_bytes + out->reserved_bytes;
-    out->capacity_bytes = cfg->hw->hbm_bytes * util;
+    const double hbm = cfg->hw->hbm_bytes, fixed = out->weight_bytes + out->reserved_bytes;
+    const double kv_seq = seq_len * out->kv_bytes_per_token;
+    const double ws_seq = sim_mem_workspace_bytes(cfg, (double)input_len, 1.0);
+    double per_seq, room;
+    if (cfg->mem_rule == SIM_MEM_OF_FREE) {
+        /* the KV cache may take util of what weights, workspace and reserve leave:
+         * kv <= util (HBM - fixed - ws), i.e. need <= fixed + ws + util (HBM - fixed - ws) */
+        double rest = hbm - fixed - out->workspace_bytes;
+        out->capacity_bytes = fixed + out->workspace_bytes + util * (rest > 0.0 ? rest : 0.0);
+        per_seq = kv_seq + util * ws_seq; /* B kv_seq <= util (HBM - fixed - B ws_seq) */
+        room = util * (hbm - fixed);
+    } else {
+        out->capacity_bytes = hbm * util;
+        per_seq = kv_seq + ws_seq; /* everything but weights and reserve grows with the batch */
+        room = out->capacity_bytes - fixed;
+    }
     out->fits = out->need_bytes <= out->capacity_bytes;
-    /* Everything but weights and reserve grows linearly with the batch. */
-    double per_seq =
-        seq_len * out->kv_bytes_per_token + sim_mem_workspace_bytes(cfg, (double)input_len, 1.0);
-    double room = out->capacity_bytes - out->weight_bytes - out->reserved_bytes;
     out->max_batch = room > 0.0 ? (int64_t)floor(room / per_seq) : 0;
 }
 

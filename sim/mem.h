@@ -3,6 +3,8 @@
  *   need = weights / TP + KV cache of the batch at full length + activation workspace
  *          + runtime reserve
  *   capacity = HBM x gpu_memory_utilization
+ *   (TensorRT-LLM's rule, SIM_MEM_OF_FREE: the KV cache may take the fraction of what weights,
+ *    workspace and reserve leave: capacity = others + fraction x (HBM - others))
  *
  * The activation workspace is the peak of one layer's live tensors for the largest step (the
  * prefill of the whole batch in `run`): residual and normed hidden states, the wider of

@@ -258,3 +258,64 @@ sim_status sim_slo_parse(const char *s, sim_slo *slo, sim_err *err)
         return sim_fail(err, SIM_EINPUT, "--goodput: empty, expected ttft:MS, tpot:MS or e2el:MS");
     return SIM_OK;
 }
+
+sim_status sim_pct_sel_parse(const char *metrics, const char *percentiles, sim_pct_sel *out,
+                             sim_err *err)
+{
+    memset(out, 0, sizeof *out);
+    const char *ms = metrics ? metrics : "ttft,tpot,itl";
+    for (const char *p = ms; *p;) {
+        size_t len = strcspn(p, ",");
+        int m = -1;
+        for (int k = 0; k < SIM_M_COUNT; k++)
+            if (strlen(metric_names[k]) == len && strncmp(p, metric_names[k], len) == 0)
+                m = k;
+        if (m < 0 || (p[len] == ',' && !p[len + 1]))
+            return sim_fail(err, SIM_EINPUT,
+                            "--percentile-metrics: value '%s', expected a comma-separated list of "
+                            "ttft, tpot, itl, e2el",
+                            ms);
+        out->metric[m] = true;
+        p += len + (p[len] == ',');
+    }
+    const char *ps = percentiles ? percentiles : "99";
+    for (const char *p = ps; *p;) {
+        char *end = NULL;
+        double v = strtod(p, &end);
+        if (end == p || (*end && *end != ',') || (*end == ',' && !end[1]) ||
+            !(v >= 0.0 && v <= 100.0) || out->n == SIM_MAX_PCTS)
+            return sim_fail(err, SIM_EINPUT,
+                            "--metric-percentiles: value '%s', expected up to %d comma-separated "
+                            "numbers in [0, 100] (e.g. 50,90,99)",
+                            ps, SIM_MAX_PCTS);
+        int i = out->n;
+        while (i > 0 && out->p[i - 1] > v) /* insertion keeps them increasing */
+            i--;
+        if (!(i > 0 && out->p[i - 1] == v)) {
+            memmove(&out->p[i + 1], &out->p[i], (size_t)(out->n - i) * sizeof out->p[0]);
+            out->p[i] = v;
+            out->n++;
+        }
+        p = *end ? end + 1 : end;
+    }
+    bool any = false;
+    for (int k = 0; k < SIM_M_COUNT; k++)
+        any |= out->metric[k];
+    if (!any || out->n == 0)
+        return sim_fail(err, SIM_EINPUT, "%s: empty, expected at least one value",
+                        !any ? "--percentile-metrics" : "--metric-percentiles");
+    return SIM_OK;
+}
+
+void sim_pct_word(double p, char *buf, size_t len) { snprintf(buf, len, "%.15g", p); }
+
+sim_status sim_metrics_selected(const sim_engine_result *res, const sim_pct_sel *sel,
+                                sim_pct_values *out)
+{
+    memset(out, 0, sizeof *out);
+    for (int m = 0; m < SIM_M_COUNT; m++)
+        if (sel->metric[m] &&
+            sim_metrics_percentiles(res, (sim_metric)m, sel->p, (size_t)sel->n, out->ms[m]))
+            return SIM_EINTERNAL;
+    return SIM_OK;
+}

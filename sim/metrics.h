@@ -76,6 +76,33 @@ sim_status sim_metrics_compute(const sim_engine_result *res, const sim_slo *slo,
 sim_status sim_metrics_percentiles(const sim_engine_result *res, sim_metric m, const double *p,
                                    size_t np, double *out_ms);
 
+/* Which metrics' percentiles are reported, and which percentiles: vLLM's --percentile-metrics
+ * ("ttft,tpot,itl") and --metric-percentiles ("25,50,99"). */
+#define SIM_MAX_PCTS 16
+typedef struct sim_pct_sel {
+    bool metric[SIM_M_COUNT];
+    int n;
+    double p[SIM_MAX_PCTS]; /* increasing, each in [0, 100] */
+} sim_pct_sel;
+
+/* The selected percentiles of each selected metric, in ms. */
+typedef struct sim_pct_values {
+    double ms[SIM_M_COUNT][SIM_MAX_PCTS];
+} sim_pct_values;
+
+/* Parses the two lists (comma-separated; NULL for vLLM's defaults "ttft,tpot,itl" and "99").
+ * Percentiles are sorted and a repeated one kept once. Errors name the flag and the value. */
+sim_status sim_pct_sel_parse(const char *metrics, const char *percentiles, sim_pct_sel *out,
+                             sim_err *err);
+
+/* The key vLLM gives percentile p: "99", "99.9" (as in p99_ttft_ms). */
+void sim_pct_word(double p, char *buf, size_t len);
+
+/* The selected percentiles of the selected metrics (sim_metrics_percentiles for each; the others
+ * stay 0). SIM_EINTERNAL when out of memory. */
+sim_status sim_metrics_selected(const sim_engine_result *res, const sim_pct_sel *sel,
+                                sim_pct_values *out);
+
 /* Parses "ttft:300,tpot:50" (also space-separated pairs joined by the caller) into slo. */
 sim_status sim_slo_parse(const char *s, sim_slo *slo, sim_err *err);
 

@@ -9,6 +9,9 @@
  * language model inside is read), and quantization_config (quant.h: the defaults of the dtype
  * flags for a quantized checkpoint).
  *
+ * infersim_hf_ids (optional) lists the Hugging Face ids a shipped file stands for, so that
+ * `--model meta-llama/Llama-3.1-8B-Instruct` finds models/llama-3.1-8b.json.
+ *
  * Mixture of experts, as each family publishes it:
  *   Mixtral, gpt-oss   num_local_experts, num_experts_per_tok (gpt-oss: experts_per_token); each
  *                      expert is intermediate_size wide; every layer is MoE
@@ -33,6 +36,7 @@
 #define SIM_MODEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "dtype.h"
@@ -76,6 +80,13 @@ typedef struct sim_model {
     int64_t qk_nope_dim, qk_rope_dim, v_head_dim;
     sim_quant quant; /* quantization_config (quant.present false without one) */
 } sim_model;
+
+/* The model file that stands for a Hugging Face id ("meta-llama/Llama-3.1-8B-Instruct"): the
+ * first models/NAME.json, in the data roots' order (find.h), whose "infersim_hf_ids" array holds
+ * the id (compared without regard to case, as the Hub does). Its path goes to out; false when
+ * none does. Files that do not parse are skipped here (loading the one found reports its
+ * errors). */
+bool sim_model_find_hf(const char *id, char *out, size_t len);
 
 /* Loads and validates a config.json. Errors name the file, field, value and what was expected. */
 sim_status sim_model_load(const char *path, sim_model *m, sim_err *err);

@@ -601,16 +601,19 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
     }
     for (int k = 0; k < SIM_M_COUNT; k++) {
         const sim_dist *d = &m->dist[k];
-        char label[64];
+        char label[64], word[32];
+        if (r->pct && !r->pct->metric[k])
+            continue;
         banner(f, metric_titles[k], '-');
         snprintf(label, sizeof label, "Mean %s (ms):", metric_labels[k]);
         row_num(f, label, d->mean);
         snprintf(label, sizeof label, "Median %s (ms):", metric_labels[k]);
         row_num(f, label, d->median);
-        snprintf(label, sizeof label, "P90 %s (ms):", metric_labels[k]);
-        row_num(f, label, d->p90);
-        snprintf(label, sizeof label, "P99 %s (ms):", metric_labels[k]);
-        row_num(f, label, d->p99);
+        for (int j = 0; j < (r->pct ? r->pct->n : 2); j++) {
+            sim_pct_word(r->pct ? r->pct->p[j] : j ? 99.0 : 90.0, word, sizeof word);
+            snprintf(label, sizeof label, "P%s %s (ms):", word, metric_labels[k]);
+            row_num(f, label, r->pct ? r->pct_ms->ms[k][j] : j ? d->p99 : d->p90);
+        }
     }
     banner(f, "infersim", '-');
     row_int(f, "Preemptions:", (long long)m->preemptions);
@@ -618,6 +621,10 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
     row_num(f, "KV cache peak usage (%):", 100.0 * m->kv_cache_peak_usage);
     row_int(f, "KV cache blocks:", (long long)r->res->kv_blocks);
     row_int(f, "Iterations:", (long long)m->iterations);
+    if (r->cfg->prefix_caching)
+        row_num(f, "Prefix cache hit rate (%):", 100.0 * sim_report_prefix_hit_rate(r->res));
+    if (r->engine)
+        fprintf(f, "%-40s%s\n", "Engine:", r->engine);
     if (sim_spec_active(r->cfg->spec)) {
         row_num(f, "Acceptance length (tokens/verify):", m->spec_acceptance_length);
         row_num(f, "Draft time (% of busy time):", 100.0 * m->spec_draft_time_fraction);
@@ -656,7 +663,8 @@ static void cluster_json(cJSON *o, const sim_serve_report *r)
         cJSON_AddStringToObject(o, "router", sim_router_name(c->router));
     }
     if (c->router == SIM_ROUTER_PREFIX_AWARE)
-        add_num(o, "prefix_hit_rate", ratio((double)c->prefix_blocks, (double)c->blocks));
+        add_num(o, "router_prefix_match_rate",
+                ratio((double)c->prefix_blocks, (double)c->blocks));
     cJSON *arr = cJSON_AddArrayToObject(o, "replica_load");
     const double dur = (double)r->res->duration_ns;
     for (int i = 0; arr && i < c->replicas; i++) {
@@ -674,6 +682,36 @@ static void cluster_json(cJSON *o, const sim_serve_report *r)
         if (c->router == SIM_ROUTER_PREFIX_AWARE)
             add_num(x, "prefix_blocks", (double)l->prefix_blocks);
         cJSON_AddItemToArray(arr, x);
+    }
+}
+
+double sim_report_prefix_hit_rate(const sim_engine_result *res)
+{
+    return res->prefix_query_tokens > 0
+               ? (double)res->prefix_hit_tokens / (double)res->prefix_query_tokens
+               : 0.0;
+}
+
+/* mean_, median_, std_ and the percentiles of each reported metric, as vLLM names them. */
+static void latency_json(cJSON *o, const sim_serve_report *r)
+{
+    for (int k = 0; k < SIM_M_COUNT; k++) {
+        const sim_dist *d = &r->m->dist[k];
+        const char *n = sim_metric_name((sim_metric)k);
+        char key[64], word[32];
+        if (r->pct && !r->pct->metric[k])
+            continue;
+        snprintf(key, sizeof key, "mean_%s_ms", n);
+        add_num(o, key, d->mean);
+        snprintf(key, sizeof key, "median_%s_ms", n);
+        add_num(o, key, d->median);
+        snprintf(key, sizeof key, "std_%s_ms", n);
+        add_num(o, key, d->std);
+        for (int j = 0; j < (r->pct ? r->pct->n : 2); j++) {
+            sim_pct_word(r->pct ? r->pct->p[j] : j ? 99.0 : 90.0, word, sizeof word);
+            snprintf(key, sizeof key, "p%s_%s_ms", word, n);
+            add_num(o, key, r->pct ? r->pct_ms->ms[k][j] : j ? d->p99 : d->p90);
+        }
     }
 }
 
@@ -703,21 +741,7 @@ static sim_status serve_json(FILE *f, const sim_serve_report *r)
     sim_price price;
     bool known = sim_report_serve_price(r, &price);
     price_json(o, &price, known);
-    for (int k = 0; k < SIM_M_COUNT; k++) {
-        const sim_dist *d = &m->dist[k];
-        const char *n = sim_metric_name((sim_metric)k);
-        char key[32];
-        snprintf(key, sizeof key, "mean_%s_ms", n);
-        add_num(o, key, d->mean);
-        snprintf(key, sizeof key, "median_%s_ms", n);
-        add_num(o, key, d->median);
-        snprintf(key, sizeof key, "std_%s_ms", n);
-        add_num(o, key, d->std);
-        snprintf(key, sizeof key, "p90_%s_ms", n);
-        add_num(o, key, d->p90);
-        snprintf(key, sizeof key, "p99_%s_ms", n);
-        add_num(o, key, d->p99);
-    }
+    latency_json(o, r);
     add_num(o, "preemptions", (double)m->preemptions);
     add_num(o, "mean_batch_size", m->mean_batch_size);
     add_num(o, "kv_cache_peak_usage", m->kv_cache_peak_usage);
@@ -725,6 +749,13 @@ static sim_status serve_json(FILE *f, const sim_serve_report *r)
     add_num(o, "block_size", (double)r->res->block_size);
     add_num(o, "iterations", (double)m->iterations);
     cluster_json(o, r);
+    add_num(o, "prefix_cache_hit_rate", sim_report_prefix_hit_rate(r->res));
+    if (r->engine)
+        cJSON_AddStringToObject(o, "engine", r->engine);
+    if (r->engine_version)
+        cJSON_AddStringToObject(o, "engine_version", r->engine_version);
+    if (r->engine_fusions)
+        cJSON_AddStringToObject(o, "engine_fusions", r->engine_fusions);
     if (sim_spec_active(r->cfg->spec)) {
         cJSON_AddStringToObject(o, "spec_method", sim_spec_method_name(r->cfg->spec->method));
         add_num(o, "num_speculative_tokens", r->cfg->spec->k);
@@ -796,4 +827,56 @@ sim_status sim_report_save_requests(const char *path, const sim_serve_report *r,
                 (long long)q->preemptions);
     }
     return sim_outfile_commit(&o, err);
+}
+
+sim_status sim_report_vllm_result(const char *path, const sim_serve_report *r,
+                                  const sim_vllm_meta *meta, sim_err *err)
+{
+    const sim_serve_metrics *m = r->m;
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return sim_fail(err, SIM_EINTERNAL, "out of memory");
+    cJSON_AddStringToObject(o, "date", meta->date);
+    cJSON_AddStringToObject(o, "backend", meta->backend);
+    cJSON_AddStringToObject(o, "model_id", meta->model_id);
+    cJSON_AddStringToObject(o, "tokenizer_id", meta->tokenizer_id);
+    add_num(o, "num_prompts", (double)meta->num_prompts);
+    if (isnan(meta->request_rate))
+        cJSON_AddNullToObject(o, "request_rate");
+    else if (isinf(meta->request_rate))
+        cJSON_AddStringToObject(o, "request_rate", "inf");
+    else
+        add_num(o, "request_rate", meta->request_rate);
+    add_num(o, "burstiness", meta->burstiness);
+    if (meta->max_concurrency > 0)
+        add_num(o, "max_concurrency", (double)meta->max_concurrency);
+    else
+        cJSON_AddNullToObject(o, "max_concurrency");
+    add_num(o, "duration", m->duration_s);
+    add_num(o, "completed", (double)m->completed);
+    add_num(o, "failed", 0);
+    add_num(o, "total_input_tokens", (double)m->total_input_tokens);
+    add_num(o, "total_output_tokens", (double)m->total_output_tokens);
+    add_num(o, "request_throughput", m->request_throughput);
+    if (m->has_goodput)
+        add_num(o, "request_goodput", m->request_goodput);
+    else
+        cJSON_AddNullToObject(o, "request_goodput");
+    add_num(o, "output_throughput", m->output_throughput);
+    add_num(o, "total_token_throughput", m->total_token_throughput);
+    add_num(o, "max_output_tokens_per_s", m->peak_output_throughput);
+    add_num(o, "max_concurrent_requests", (double)m->peak_concurrency);
+    latency_json(o, r);
+    char *txt = cJSON_Print(o);
+    cJSON_Delete(o);
+    if (!txt)
+        return sim_fail(err, SIM_EINTERNAL, "out of memory");
+    sim_outfile out;
+    sim_status st = sim_outfile_open(&out, path, "--save-result", err);
+    if (!st) {
+        fprintf(out.f, "%s\n", txt);
+        st = sim_outfile_commit(&out, err);
+    }
+    free(txt);
+    return st;
 }

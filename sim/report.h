@@ -48,10 +48,39 @@ typedef struct sim_serve_report {
     const sim_engine_result *res;
     const sim_serve_metrics *m;
     double request_rate; /* requests/s as configured; INFINITY for inf; NAN for a trace */
+    const char *engine, *engine_version; /* the engine profile's name and release (may be NULL) */
+    const char *engine_fusions;          /* the fusions it records, comma-separated (may be NULL) */
     double usd_per_gpu_hour; /* price of a GPU-hour (0 unknown) */
     int64_t gpus; /* every GPU of the deployment; 0: one engine's, tp x pp */
     const sim_cluster_result *cluster; /* replicas' load; NULL (or 0 replicas): one engine */
+    /* vLLM's --percentile-metrics / --metric-percentiles: NULL for the default report (every
+     * metric, p90 and p99); else only the selected metrics, with these percentiles */
+    const sim_pct_sel *pct;
+    const sim_pct_values *pct_ms;
 } sim_serve_report;
+
+/* Prompt tokens served from the prefix cache / prompt tokens (first admissions); 0 without
+ * prefix caching. */
+double sim_report_prefix_hit_rate(const sim_engine_result *res);
+/* What vLLM's --save-result file records about the benchmark besides the metrics. */
+typedef struct sim_vllm_meta {
+    const char *backend, *model_id, *tokenizer_id;
+    const char *date; /* vLLM's "%Y%m%d-%H%M%S", local time */
+    int64_t num_prompts;
+    double request_rate; /* INFINITY: "inf"; NAN (a trace): null */
+    double burstiness;
+    int64_t max_concurrency; /* 0: null (no limit) */
+} sim_vllm_meta;
+
+/* Writes vLLM's `vllm bench serve --save-result` JSON to `path` (complete or absent): date,
+ * backend, model_id, tokenizer_id, num_prompts, request_rate, burstiness, max_concurrency,
+ * duration, completed, failed, total_input_tokens, total_output_tokens, request_throughput,
+ * request_goodput (null without --goodput), output_throughput, total_token_throughput,
+ * max_output_tokens_per_s, max_concurrent_requests, and mean_/median_/std_/pP_ METRIC_ms for the
+ * selected metrics and percentiles (r->pct, which must be set). The per-request lists vLLM adds
+ * with --save-detailed are not written. */
+sim_status sim_report_vllm_result(const char *path, const sim_serve_report *r,
+                                  const sim_vllm_meta *meta, sim_err *err);
 
 /* Writes vLLM's "Serving Benchmark Result" block (table), its --save-result keys (json) or one
  * CSV row. */

@@ -1,8 +1,15 @@
-/* sched.c - vLLM-style continuous batching with recompute preemption. */
+/* sched.c - continuous batching (vLLM, SGLang, TensorRT-LLM, static batches) with recompute
+ * preemption and a prefix cache. */
 #include "sched.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* SGLang caps the output it reserves for per request (CLIP_MAX_NEW_TOKENS in
+ * python/sglang/srt/managers/schedule_policy.py) and, on retraction, assumes every request left
+ * decodes this many more steps (RETRACT_DECODE_STEPS in schedule_batch.py). */
+#define SGLANG_CLIP_NEW_TOKENS 4096
+#define SGLANG_RETRACT_STEPS 20
 
 sim_status sim_sched_init(sim_sched *s, const sim_sched_cfg *cfg, const sim_kvcache *kv, size_t n)
 {
@@ -10,14 +17,22 @@ sim_status sim_sched_init(sim_sched *s, const sim_sched_cfg *cfg, const sim_kvca
     s->cfg = *cfg;
     s->kv = *kv;
     s->cap = n;
+    s->ratio = cfg->ratio_init;
     s->waiting = malloc((n ? n : 1) * sizeof *s->waiting);
     s->running = malloc((n ? n : 1) * sizeof *s->running);
     s->preempted = malloc((n ? n : 1) * sizeof *s->preempted);
-    if (!s->waiting || !s->running || !s->preempted) {
-        sim_sched_free(s);
-        return SIM_EINTERNAL;
+    s->lpm_buf = cfg->lpm ? malloc(2 * SIM_SCHED_LPM_MAX * sizeof *s->lpm_buf) : NULL;
+    sim_status st = !s->waiting || !s->running || !s->preempted || (cfg->lpm && !s->lpm_buf)
+                        ? SIM_EINTERNAL
+                        : SIM_OK;
+    if (!st && cfg->prefix_block_tokens > 0) {
+        int64_t per = cfg->prefix_block_tokens / kv->block_size;
+        st = sim_prefix_init(&s->prefix, cfg->prefix_block_tokens, per,
+                             (size_t)(kv->total_blocks / per + 1));
     }
-    return SIM_OK;
+    if (st)
+        sim_sched_free(s);
+    return st;
 }
 
 void sim_sched_free(sim_sched *s)
@@ -25,10 +40,14 @@ void sim_sched_free(sim_sched *s)
     free(s->waiting);
     free(s->running);
     free(s->preempted);
-    s->waiting = s->running = s->preempted = NULL;
+    free(s->lpm_buf);
+    s->waiting = s->running = s->preempted = s->lpm_buf = NULL;
+    sim_prefix_free(&s->prefix);
 }
 
 bool sim_sched_idle(const sim_sched *s) { return s->w_len == 0 && s->r_len == 0; }
+
+static bool caching(const sim_sched *s) { return s->cfg.prefix_block_tokens > 0; }
 
 static int64_t w_front(const sim_sched *s) { return s->waiting[s->w_head]; }
 
@@ -52,13 +71,36 @@ void sim_sched_enqueue(sim_sched *s, sim_req *reqs, int64_t id)
     reqs[id].phase = SIM_REQ_WAITING;
 }
 
+/* Takes n free blocks, evicting unused prefix-cache entries when too few are free. */
+static bool kv_take(sim_sched *s, int64_t n)
+{
+    if (n > s->kv.free_blocks && caching(s) && n <= s->kv.free_blocks + s->kv.evictable) {
+        sim_kvcache_release(&s->kv, sim_prefix_evict(&s->prefix, n - s->kv.free_blocks));
+        s->kv.evictable = s->prefix.evictable_blocks;
+    }
+    return sim_kvcache_alloc(&s->kv, n);
+}
+
+/* Frees what a request holds: its own blocks, and its uses of cache entries (which stay cached,
+ * evictable once nobody uses them). */
+static void release(sim_sched *s, sim_req *r)
+{
+    int64_t shared = r->n_ref * (caching(s) ? s->prefix.kv_blocks : 0);
+    sim_kvcache_release(&s->kv, r->blocks - shared);
+    if (r->n_ref > 0) {
+        sim_prefix_unref(&s->prefix, r->hash, r->n_ref);
+        s->kv.evictable = s->prefix.evictable_blocks;
+    }
+    r->blocks = 0;
+    r->n_ref = 0;
+}
+
 /* Recompute preemption of the most recently admitted running request. Returns its index. */
 static int64_t preempt_last(sim_sched *s, sim_req *reqs)
 {
     int64_t id = s->running[--s->r_len];
     sim_req *r = &reqs[id];
-    sim_kvcache_release(&s->kv, r->blocks);
-    r->blocks = 0;
+    release(s, r);
     r->computed = 0;
     r->preemptions++;
     s->preemptions++;
@@ -68,23 +110,39 @@ static int64_t preempt_last(sim_sched *s, sim_req *reqs)
     return id;
 }
 
+/* Tokens whose KV a request must hold blocks for once it has computed `tokens`: those, or its
+ * whole sequence under the policies that reserve everything at admission. */
+static int64_t held_tokens(const sim_sched *s, const sim_req *r, int64_t tokens)
+{
+    if (s->cfg.policy == SIM_POLICY_NO_EVICT || s->cfg.policy == SIM_POLICY_STATIC) {
+        int64_t all = r->input + r->output + s->cfg.spec_tokens;
+        return tokens > all ? tokens : all;
+    }
+    return tokens;
+}
+
 /* Blocks a request needs beyond those it holds to cache `tokens` tokens. */
 static int64_t extra_blocks(const sim_sched *s, const sim_req *r, int64_t tokens)
 {
-    int64_t need = sim_kvcache_blocks_for(&s->kv, tokens) - r->blocks;
+    int64_t need = sim_kvcache_blocks_for(&s->kv, held_tokens(s, r, tokens)) - r->blocks;
     return need > 0 ? need : 0;
 }
 
 /* Schedules running requests (step 1); returns false if any was preempted. `one_token` limits
- * each to a single token (decode-only iterations of the unchunked policy). */
+ * each to a single token (decode-only iterations of the unchunked policies); `prompts_only`
+ * schedules only requests with prompt (or recompute) work left, never preempting (SGLang's
+ * prefill iterations). */
 static bool schedule_running(sim_sched *s, sim_req *reqs, sim_sched_entry *out, size_t *n,
-                             int64_t *budget, bool one_token)
+                             int64_t *budget, bool one_token, bool prompts_only)
 {
     bool clean = true;
     for (size_t i = 0; i<s->r_len && * budget> 0; i++) {
         int64_t id = s->running[i];
         sim_req *r = &reqs[id];
         int64_t num_new = sim_req_known(r) - r->computed;
+        bool prompt = num_new > 1 || r->generated == 0;
+        if (prompts_only && !prompt)
+            continue;
         if (one_token && num_new > 1)
             num_new = 1;
         bool decode = num_new == 1 && r->generated > 0;
@@ -93,8 +151,10 @@ static bool schedule_running(sim_sched *s, sim_req *reqs, sim_sched_entry *out, 
         if (num_new > *budget)
             num_new = *budget;
         int64_t need = extra_blocks(s, r, r->computed + num_new);
+        if (prompts_only && !kv_take(s, need))
+            continue;
         bool self = false;
-        while (!sim_kvcache_alloc(&s->kv, need)) {
+        while (!prompts_only && !kv_take(s, need)) {
             clean = false;
             if (preempt_last(s, reqs) == id) {
                 self = true;
@@ -110,23 +170,114 @@ static bool schedule_running(sim_sched *s, sim_req *reqs, sim_sched_entry *out, 
     return clean;
 }
 
+/* Cached hash blocks a request with nothing computed would take (at least one prompt token is
+ * left to compute). */
+static int64_t cached_blocks(const sim_sched *s, const sim_req *r)
+{
+    int64_t usable = (r->input - 1) / s->cfg.prefix_block_tokens;
+    return sim_prefix_match(&s->prefix, r->hash, r->n_hash < usable ? r->n_hash : usable);
+}
+
+/* SGLang's lpm: the waiting queue ordered by cached prefix, longest first, stable. */
+static void order_by_prefix(sim_sched *s, const sim_req *reqs)
+{
+    if (!s->cfg.lpm || !caching(s) || s->w_len < 2 || s->w_len > SIM_SCHED_LPM_MAX)
+        return;
+    int64_t *b = s->lpm_buf; /* pairs (request, matched blocks) */
+    for (size_t i = 0; i < s->w_len; i++) {
+        int64_t id = s->waiting[(s->w_head + i) % s->cap];
+        int64_t m = reqs[id].computed == 0 ? cached_blocks(s, &reqs[id]) : 0;
+        size_t j = i; /* insertion sort: equal matches keep their order */
+        for (; j > 0 && b[2 * (j - 1) + 1] < m; j--) {
+            b[2 * j] = b[2 * (j - 1)];
+            b[2 * j + 1] = b[2 * (j - 1) + 1];
+        }
+        b[2 * j] = id;
+        b[2 * j + 1] = m;
+    }
+    for (size_t i = 0; i < s->w_len; i++)
+        s->waiting[(s->w_head + i) % s->cap] = b[2 * i];
+}
+
+/* Takes the longest cached prefix of a request with nothing computed. */
+static void take_prefix(sim_sched *s, sim_req *r)
+{
+    if (!caching(s) || r->computed > 0 || r->n_hash == 0)
+        return;
+    int64_t h = s->cfg.prefix_block_tokens;
+    int64_t m = cached_blocks(s, r);
+    sim_prefix_ref(&s->prefix, r->hash, m);
+    s->kv.evictable = s->prefix.evictable_blocks;
+    r->n_ref = m;
+    r->computed = m * h;
+    r->blocks = m * s->prefix.kv_blocks;
+}
+
+/* Gives back a prefix taken for an admission that failed. */
+static void drop_prefix(sim_sched *s, sim_req *r)
+{
+    release(s, r);
+    r->computed = 0;
+}
+
+/* SGLang's admission rule: tokens free (the evictable cache included) minus what the running
+ * requests are expected to still need (ratio x their remaining output, clipped) minus what this
+ * iteration already admitted. */
+static int64_t sglang_room(const sim_sched *s, const sim_req *reqs)
+{
+    double reserved = 0.0;
+    for (size_t i = 0; i < s->r_len; i++) {
+        const sim_req *r = &reqs[s->running[i]];
+        int64_t left = r->output - r->generated;
+        reserved +=
+            s->ratio * (double)(left < SGLANG_CLIP_NEW_TOKENS ? left : SGLANG_CLIP_NEW_TOKENS);
+    }
+    int64_t free_tokens = (s->kv.free_blocks + s->kv.evictable) * s->kv.block_size;
+    return free_tokens - (int64_t)reserved;
+}
+
 /* Admits waiting requests first-come-first-served (step 2). */
 static void admit_waiting(sim_sched *s, sim_req *reqs, sim_sched_entry *out, size_t *n,
                           int64_t *budget)
 {
+    const bool chunk = s->cfg.chunked_prefill || s->cfg.policy == SIM_POLICY_SGLANG;
+    int64_t room = s->cfg.policy == SIM_POLICY_SGLANG ? sglang_room(s, reqs) : 0;
+    order_by_prefix(s, reqs);
     while (s->w_len > 0 && *budget > 0 && (int64_t)s->r_len < s->cfg.max_num_seqs) {
         int64_t id = w_front(s);
         sim_req *r = &reqs[id];
+        bool first = r->first_sched_ns < 0 && r->preemptions == 0;
+        take_prefix(s, r);
         int64_t num_new = sim_req_known(r) - r->computed;
-        if (num_new > *budget) {
-            if (!s->cfg.chunked_prefill)
+        if (s->cfg.policy == SIM_POLICY_SGLANG) {
+            int64_t left = r->output - r->generated;
+            int64_t want =
+                num_new + (left < SGLANG_CLIP_NEW_TOKENS ? left : SGLANG_CLIP_NEW_TOKENS);
+            if (want > room) {
+                drop_prefix(s, r);
                 break;
+            }
+            room -= want;
+        }
+        if (num_new > *budget) {
+            if (!chunk) {
+                drop_prefix(s, r);
+                break;
+            }
             num_new = *budget;
         }
         int64_t need = extra_blocks(s, r, r->computed + num_new);
-        if (!sim_kvcache_alloc(&s->kv, need))
+        if (!kv_take(s, need)) {
+            drop_prefix(s, r);
             break;
+        }
         r->blocks += need;
+        if (first && caching(s)) {
+            r->cached = r->computed;
+            s->prefix_hit_tokens += r->computed;
+            s->prefix_query_tokens += r->input;
+        }
+        s->cached_tokens += r->computed;
         w_pop_front(s);
         s->running[s->r_len++] = id;
         r->phase = SIM_REQ_RUNNING;
@@ -135,31 +286,77 @@ static void admit_waiting(sim_sched *s, sim_req *reqs, sim_sched_entry *out, siz
     }
 }
 
+/* SGLang: a prefill iteration when there is prompt work, else a decode iteration. */
+static size_t next_sglang(sim_sched *s, sim_req *reqs, sim_sched_entry *out)
+{
+    size_t n = 0;
+    int64_t budget = s->cfg.max_num_batched_tokens;
+    schedule_running(s, reqs, out, &n, &budget, false, true);
+    admit_waiting(s, reqs, out, &n, &budget);
+    if (n > 0)
+        return n;
+    budget = s->cfg.max_num_batched_tokens + s->cfg.max_num_seqs * (1 + s->cfg.spec_tokens);
+    if (!schedule_running(s, reqs, out, &n, &budget, true, false)) {
+        /* retracted: expect the requests left to decode a while yet */
+        double gen = 0.0, outs = 0.0;
+        for (size_t i = 0; i < s->r_len; i++) {
+            gen += (double)reqs[s->running[i]].generated + SGLANG_RETRACT_STEPS;
+            outs += (double)reqs[s->running[i]].output;
+        }
+        s->ratio = outs > 0.0 && gen < outs ? gen / outs : 1.0;
+    } else {
+        s->ratio -= s->cfg.ratio_decay;
+    }
+    if (s->ratio < s->cfg.ratio_min)
+        s->ratio = s->cfg.ratio_min;
+    return n;
+}
+
 size_t sim_sched_next(sim_sched *s, sim_req *reqs, sim_sched_entry *out)
 {
     size_t n = 0;
     int64_t budget = s->cfg.max_num_batched_tokens;
     s->n_preempted = 0;
-    if (s->cfg.chunked_prefill) {
-        if (schedule_running(s, reqs, out, &n, &budget, false))
+    s->cached_tokens = 0;
+    const sim_sched_policy p = s->cfg.policy;
+    if (p == SIM_POLICY_SGLANG)
+        return next_sglang(s, reqs, out);
+    if (p == SIM_POLICY_NO_EVICT || p == SIM_POLICY_MAX_UTIL ||
+        (p == SIM_POLICY_VLLM && s->cfg.chunked_prefill)) {
+        if (schedule_running(s, reqs, out, &n, &budget, false, false))
             admit_waiting(s, reqs, out, &n, &budget);
         return n;
     }
-    /* Unchunked: a prefill-only iteration whenever waiting requests can be admitted whole... */
-    admit_waiting(s, reqs, out, &n, &budget);
+    /* Unchunked (vLLM v0) and static batches: a prefill-only iteration whenever waiting requests
+     * can be admitted whole (static: only once the batch before is done)... */
+    if (p != SIM_POLICY_STATIC || s->r_len == 0)
+        admit_waiting(s, reqs, out, &n, &budget);
     if (n > 0)
         return n;
     /* ...else every running request decodes one token. */
     budget = s->cfg.max_num_batched_tokens;
-    schedule_running(s, reqs, out, &n, &budget, true);
+    schedule_running(s, reqs, out, &n, &budget, true, false);
     return n;
+}
+
+void sim_sched_cache_prompt(sim_sched *s, sim_req *reqs, int64_t id)
+{
+    if (!caching(s))
+        return;
+    sim_req *r = &reqs[id];
+    int64_t full = r->computed / s->cfg.prefix_block_tokens;
+    if (full > r->n_hash)
+        full = r->n_hash;
+    for (; r->n_ref < full; r->n_ref++)
+        if (!sim_prefix_insert(&s->prefix, r->hash[r->n_ref])) /* cached meanwhile: share it */
+            sim_kvcache_release(&s->kv, s->prefix.kv_blocks);
+    s->kv.evictable = s->prefix.evictable_blocks;
 }
 
 void sim_sched_finish(sim_sched *s, sim_req *reqs, int64_t id)
 {
     sim_req *r = &reqs[id];
-    sim_kvcache_release(&s->kv, r->blocks);
-    r->blocks = 0;
+    release(s, r);
     r->phase = SIM_REQ_DONE;
     s->n_finished++;
 }

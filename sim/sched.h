@@ -17,6 +17,36 @@
  * iteration is prefill-only (as many as fit); otherwise it decodes every running request.
  * With speculative decoding (spec_tokens = K > 0) a decoding request is fed K + 1 tokens (its
  * last token and K drafts to verify) and reserves KV slots for all of them.
+ *
+ * Other engines' policies (cfg.policy):
+ *   SIM_POLICY_MAX_UTIL (TensorRT-LLM MAX_UTILIZATION): steps 1 and 2 above whether or not prefill
+ *     is chunked (unchunked, a prompt is admitted only whole within the budget left);
+ *   SIM_POLICY_NO_EVICT (TensorRT-LLM GUARANTEED_NO_EVICT): the same iteration shape, but a request
+ *     is admitted only when the blocks for its prompt AND its whole output are free, and takes
+ *     them at once: a running request never needs a block, so nobody is ever preempted;
+ *   SIM_POLICY_SGLANG (SGLang): prefill and decode never share an iteration. A prefill iteration
+ *     (whenever there is prompt work) continues the running prompts' chunks, then admits waiting
+ *     requests while the token budget (chunked_prefill_size) lasts and the new-token-ratio rule
+ *     holds: prompt + min(output, 4096) of the new request must fit in the free tokens minus
+ *     ratio x min(remaining output, 4096) of every running request. Otherwise every running
+ *     request decodes; when the cache runs out the most recently admitted is retracted
+ *     (recompute) and the ratio jumps to (generated + 20 per request) / outputs of those left.
+ *     The ratio starts at ratio_init and falls by ratio_decay per decode iteration to ratio_min;
+ *   SIM_POLICY_STATIC (Hugging Face generate): a batch of up to max_num_seqs whole prompts is
+ *     admitted only when nobody runs, each reserving its prompt and whole output (no paged KV),
+ *     then decodes until the last request of the batch finishes.
+ *
+ * With cfg.lpm (SGLang's --schedule-policy lpm) and prefix caching, admission first orders the
+ * waiting queue by the length of each request's cached prefix, longest first (stable), as SGLang
+ * does while at most 128 requests wait (FCFS beyond: sorting a long queue costs more than it
+ * gains).
+ *
+ * Prefix caching (cfg.prefix_block_tokens > 0, see prefix.h): when a request is admitted with
+ * nothing computed, its prompt's longest cached prefix (whole hash blocks, at least one prompt
+ * token left to compute) is taken from the cache: computed starts there and those blocks are
+ * shared, not allocated. As the prompt is computed its full hash blocks enter the cache; when the
+ * request finishes or is preempted they stay cached, evictable, and are evicted least recently
+ * used first when an allocation finds no free block (before anyone is preempted).
  */
 #ifndef SIM_SCHED_H
 #define SIM_SCHED_H
@@ -26,6 +56,19 @@
 #include <stdint.h>
 
 #include "kvcache.h"
+#include "prefix.h"
+
+/* Longest waiting queue SGLang sorts by cached prefix (python/sglang/srt/managers/
+ * schedule_policy.py: above it the policy falls back to FCFS). */
+#define SIM_SCHED_LPM_MAX 128
+
+typedef enum sim_sched_policy {
+    SIM_POLICY_VLLM,     /* vLLM v1 (chunked prefill) or v0 (unchunked) */
+    SIM_POLICY_SGLANG,   /* separate prefill / decode iterations, new-token-ratio admission */
+    SIM_POLICY_NO_EVICT, /* TensorRT-LLM GUARANTEED_NO_EVICT */
+    SIM_POLICY_MAX_UTIL, /* TensorRT-LLM MAX_UTILIZATION */
+    SIM_POLICY_STATIC,   /* Hugging Face generate: static batches, whole sequences reserved */
+} sim_sched_policy;
 
 typedef enum sim_req_phase {
     SIM_REQ_PENDING, /* not yet sent by the client */
@@ -41,6 +84,10 @@ typedef struct sim_req {
     int64_t generated;     /* output tokens produced so far */
     int64_t blocks;        /* KV blocks held */
     int64_t preemptions;
+    const uint64_t *hash; /* prefix-cache ids of the prompt's full hash blocks (may be NULL) */
+    int64_t n_hash;
+    int64_t n_ref;          /* leading hash blocks it holds as uses of cache entries */
+    int64_t cached;         /* prompt tokens found in the prefix cache when first admitted */
     int64_t send_ns;        /* when the client sent it (TTFT and E2E count from here) */
     int64_t first_sched_ns; /* start of its first iteration; -1 before */
     int64_t first_token_ns, last_token_ns, finish_ns;
@@ -52,6 +99,10 @@ typedef struct sim_sched_cfg {
     int64_t max_num_batched_tokens; /* token budget per iteration */
     bool chunked_prefill;
     int64_t spec_tokens; /* K drafted tokens: a decoding request verifies K + 1 */
+    sim_sched_policy policy;
+    double ratio_init, ratio_min, ratio_decay; /* SGLang's new-token ratio */
+    int64_t prefix_block_tokens;               /* hash block of the prefix cache; 0 = off */
+    bool lpm; /* SGLang --schedule-policy lpm: longest cached prefix first (else FCFS) */
 } sim_sched_cfg;
 
 /* One scheduled request of an iteration. */
@@ -72,12 +123,19 @@ typedef struct sim_sched {
     int64_t *preempted;  /* requests preempted by the last sim_sched_next */
     size_t n_preempted;
     size_t n_finished; /* finished since the last compaction, still in the running list */
+    double ratio;      /* SGLang's new-token ratio now */
+    int64_t *lpm_buf;  /* room for SIM_SCHED_LPM_MAX (request, matched blocks) pairs */
+    sim_prefix prefix; /* used when cfg.prefix_block_tokens > 0 */
+    int64_t cached_tokens;       /* prompt tokens the last sim_sched_next took from the cache */
+    int64_t prefix_hit_tokens;   /* sum of cached over first admissions */
+    int64_t prefix_query_tokens; /* prompt tokens of first admissions (with prefix caching) */
 } sim_sched;
 
 /* Tokens a request knows (prompt + generated). */
 static inline int64_t sim_req_known(const sim_req *r) { return r->input + r->generated; }
 
-/* Allocates queues for n requests. Returns SIM_EINTERNAL when out of memory. */
+/* Allocates queues for n requests (and the prefix cache). Returns SIM_EINTERNAL when out of
+ * memory. With prefix caching, kv->block_size must divide cfg->prefix_block_tokens. */
 sim_status sim_sched_init(sim_sched *s, const sim_sched_cfg *cfg, const sim_kvcache *kv, size_t n);
 
 void sim_sched_free(sim_sched *s);
@@ -88,6 +146,10 @@ void sim_sched_enqueue(sim_sched *s, sim_req *reqs, int64_t id);
 /* Forms the next iteration into out[] (room for max_num_seqs entries); returns its size. Updates
  * KV blocks, preemptions and queue membership; does not advance computed or generated. */
 size_t sim_sched_next(sim_sched *s, sim_req *reqs, sim_sched_entry *out);
+
+/* After an iteration advanced a request's computed tokens: its newly full prompt hash blocks
+ * enter the prefix cache (a no-op without prefix caching). */
+void sim_sched_cache_prompt(sim_sched *s, sim_req *reqs, int64_t id);
 
 /* After an iteration: frees a finished request's blocks and removes it from the running list. */
 void sim_sched_finish(sim_sched *s, sim_req *reqs, int64_t id);

@@ -148,6 +148,16 @@ static double exposed_host(double cpu_ns, double gpu_ns, bool async_sched)
 
 bool sim_step_eager(const sim_step_cfg *cfg, bool has_prefill) { return cfg->eager || has_prefill; }
 
+int64_t sim_step_graph_seqs(const sim_step_cfg *cfg, int64_t seqs)
+{
+    if (cfg->eager || (cfg->graph_max_bs > 0 && seqs > cfg->graph_max_bs))
+        return 0;
+    if (cfg->graph_max_bs == 0 || seqs <= 2)
+        return seqs;
+    int64_t pad = seqs <= 4 ? 4 : (seqs + 7) / 8 * 8;
+    return pad < cfg->graph_max_bs ? pad : cfg->graph_max_bs;
+}
+
 double sim_step_launch_ns(const sim_step_cfg *cfg)
 {
     return cfg->eager ? cfg->hw->launch_ns : cfg->hw->graph_launch_ns;

@@ -25,6 +25,14 @@
 #include "hw.h"
 #include "model.h"
 
+/* How an engine sizes its KV cache (the memory every other use leaves is the same):
+ *   SIM_MEM_OF_TOTAL: HBM x fraction - weights - workspace - reserve (vLLM
+ *                     --gpu-memory-utilization, SGLang --mem-fraction-static);
+ *   SIM_MEM_OF_FREE:  (HBM - weights - workspace - reserve) x fraction (TensorRT-LLM
+ *                     kv_cache_free_gpu_mem_fraction: a share of what is free once the weights
+ *                     and activations are in). */
+typedef enum sim_mem_rule { SIM_MEM_OF_TOTAL, SIM_MEM_OF_FREE } sim_mem_rule;
+
 typedef struct sim_step_cfg {
     const sim_model *model;
     const sim_hw *hw;
@@ -36,6 +44,8 @@ typedef struct sim_step_cfg {
     double iteration_overhead_ns; /* engine CPU time per iteration */
     double request_overhead_ns;   /* engine CPU time per request in the iteration */
     bool async_sched;             /* CPU work overlaps the GPU step (vLLM --async-scheduling) */
+    sim_mem_rule mem_rule;        /* how the memory fraction is read (engine profile) */
+    int64_t graph_max_bs; /* largest decode batch captured as a CUDA graph; 0 = every batch */
     int ep;                       /* expert-parallel degree (0 or 1: none) */
     bool dp_attention;            /* attention data-parallel over the EP group */
     double expert_imbalance;      /* busiest EP rank's routed tokens over the mean (0 or 1: even) */
@@ -75,6 +85,12 @@ sim_status sim_step_check(const sim_step_cfg *cfg, sim_err *err);
  * graph unless cfg->eager (--enforce-eager) says otherwise. The one statement of that rule: the
  * engine's steps, the draft's and run's prefill all ask here. */
 bool sim_step_eager(const sim_step_cfg *cfg, bool has_prefill);
+
+/* The batch a decode-only step of `seqs` sequences replays from a CUDA graph: the next captured
+ * size (1, 2, 4, then multiples of 8 up to graph_max_bs, and graph_max_bs itself; engines pad
+ * the batch with dummy sequences), or 0 when it runs eagerly (cfg->eager, or seqs above
+ * graph_max_bs). With graph_max_bs 0 every batch has its own graph: returns seqs. */
+int64_t sim_step_graph_seqs(const sim_step_cfg *cfg, int64_t seqs);
 
 /* The per-kernel launch overhead of a step under cfg: eager, or replayed from a CUDA graph. */
 double sim_step_launch_ns(const sim_step_cfg *cfg);

@@ -645,6 +645,8 @@ static void on_iteration(void *ctx, const sim_iter_info *it)
     sim_targs_int(&a, "batch_size", it->seqs);
     sim_targs_int(&a, "prefill_tokens", it->prefill_tokens);
     sim_targs_int(&a, "decode_tokens", it->decode_tokens);
+    sim_targs_int(&a, "cached_prompt_tokens", it->cached_tokens);
+    sim_targs_int(&a, "cuda_graph_batch", it->graph_seqs);
     sim_targs_int(&a, "kv_blocks_used", it->kv_used_blocks);
     sim_targs_int(&a, "running", it->running);
     sim_targs_int(&a, "waiting", it->waiting);
@@ -658,6 +660,7 @@ static void on_iteration(void *ctx, const sim_iter_info *it)
     sim_trace_counter(t, PID_ENGINE, "requests", it->start_ns, &a);
     sim_targs_reset(&a);
     sim_targs_int(&a, "prefill", it->prefill_tokens);
+    sim_targs_int(&a, "cached", it->cached_tokens);
     sim_targs_int(&a, "decode", it->decode_tokens);
     sim_trace_counter(t, PID_ENGINE, "batch tokens", it->start_ns, &a);
     sim_targs_reset(&a);

@@ -21,7 +21,8 @@ static const char *const kind_names[SIM_VK_COUNT] = {[SIM_VK_GEMM] = "gemm",
                                                      [SIM_VK_GROUPED_GEMM] = "grouped_gemm",
                                                      [SIM_VK_ALLTOALL] = "alltoall",
                                                      [SIM_VK_E2E] = "e2e",
-                                                     [SIM_VK_TTFT] = "ttft"};
+                                                     [SIM_VK_TTFT] = "ttft",
+                                                     [SIM_VK_SERVE] = "serve"};
 
 const char *sim_vkind_name(sim_vkind k) { return kind_names[k]; }
 
@@ -146,7 +147,13 @@ static const need *const kind_needs[SIM_VK_COUNT] = {[SIM_VK_GEMM] = needs_gemm,
                                                      [SIM_VK_GROUPED_GEMM] = needs_grouped,
                                                      [SIM_VK_ALLTOALL] = needs_allreduce,
                                                      [SIM_VK_E2E] = needs_e2e,
-                                                     [SIM_VK_TTFT] = needs_e2e};
+                                                     [SIM_VK_TTFT] = needs_e2e,
+                                                     [SIM_VK_SERVE] =
+                                                         needs_e2e}; /* batch: requests */
+
+/* The metric of each end-to-end kind. */
+static const char *const e2e_metric[SIM_VK_COUNT] = {
+    [SIM_VK_E2E] = "e2e_s", [SIM_VK_TTFT] = "ttft_ms", [SIM_VK_SERVE] = "output_tps"};
 
 /* The metrics each kind can be measured in. */
 static bool metric_fits(sim_vkind k, const char *m)
@@ -154,7 +161,7 @@ static bool metric_fits(sim_vkind k, const char *m)
     if (sim_vkind_is_op(k))
         return strcmp(m, "tflops") == 0 || strcmp(m, "tb_per_s") == 0 ||
                strcmp(m, "busbw_gb_per_s") == 0 || strcmp(m, "latency_ms") == 0;
-    return strcmp(m, k == SIM_VK_E2E ? "e2e_s" : "ttft_ms") == 0;
+    return strcmp(m, e2e_metric[k]) == 0;
 }
 
 /* Every column the row's kind uses is present and in range, and `hw` is named, unless the row is
@@ -198,7 +205,7 @@ static sim_status check_kind(char **f, const sim_vrow *r, const char *path, int6
         return sim_fail(err, SIM_EINPUT, "%s:%lld: field 'metric' is '%s', expected %s for %s rows",
                         path, (long long)line, r->metric,
                         sim_vkind_is_op(r->kind) ? "tflops, tb_per_s, busbw_gb_per_s or latency_ms"
-                                                 : (r->kind == SIM_VK_E2E ? "e2e_s" : "ttft_ms"),
+                                                 : e2e_metric[r->kind],
                         kn);
     return SIM_OK;
 }
@@ -214,7 +221,7 @@ static sim_status parse_row(char **f, const char *path, int64_t line, sim_vrow *
     if (kind < 0)
         return sim_fail(err, SIM_EINPUT,
                         "%s:%lld: field 'kind' is '%s', expected gemm, attention, copy, "
-                        "allreduce, e2e or ttft",
+                        "allreduce, e2e, ttft or serve",
                         path, (long long)line, f[1]);
     r->kind = (sim_vkind)kind;
     if (!*f[0])
@@ -476,6 +483,32 @@ sim_status sim_validate_e2e(const sim_vrow *r, const sim_model *model, const sim
     *pred = r->kind == SIM_VK_TTFT ? res->ttft_ns / 1e6 : res->e2e_ns / 1e9;
     free(res);
     return SIM_OK;
+}
+
+sim_status sim_validate_serve(const sim_vrow *r, const sim_model *model, const sim_hw *hw,
+                              const sim_engine_cfg *tmpl, double *pred, sim_err *err)
+{
+    sim_engine_cfg c = *tmpl;
+    c.step.model = model;
+    c.step.hw = hw;
+    c.step.tp = (int)r->tp;
+    c.step.prec = (sim_prec){.weight = r->weight, .act = r->act, .kv = r->kv};
+    sim_synth_cfg s = {.num_prompts = r->batch,
+                       .input_len = r->input_len,
+                       .output_len = r->output_len,
+                       .request_rate = INFINITY,
+                       .burstiness = 1.0};
+    sim_workload w;
+    sim_status st = sim_workload_synthetic(&s, &w, err);
+    if (st)
+        return st;
+    sim_engine_result res;
+    if (!(st = sim_engine_check(&c, &w, err)) && !(st = sim_engine_run(&c, &w, &res, err))) {
+        *pred = (double)(r->batch * r->output_len) / ((double)res.duration_ns * 1e-9);
+        sim_engine_result_free(&res);
+    }
+    sim_workload_free(&w);
+    return st;
 }
 
 void sim_validate_summary(const double *abs_err, size_t n, double *median, double *p90)

@@ -2,7 +2,7 @@
  * them.
  *
  * The measurements live in a normalized CSV (tools/data/validation.csv, made from
- * ../shared/data/calibration.csv with every row's source kept): one row per measurement, its kind
+ * tools/data/calibration.csv with every row's source kept): one row per measurement, its kind
  * and parameters in columns:
  *   id, kind (gemm | attention | copy | allreduce | grouped_gemm | alltoall | e2e | ttft), hw,
  *   dtype, gpus, m, n, k, batch,
@@ -13,7 +13,9 @@
  * narrower format is a mixed-input kernel, W4A16 or W4A8), in groups of `group_size` weights per
  * scale (empty or 0: per channel); `act_quant` true adds the dynamic quantization of its input
  * (the kernel the benchmark timed with the GEMM).
- * Metrics: tflops, latency_ms, tb_per_s, busbw_gb_per_s (ops); e2e_s, ttft_ms (static batches).
+ * Metrics: tflops, latency_ms, tb_per_s, busbw_gb_per_s (ops); e2e_s, ttft_ms (static batches);
+ * output_tps (serve: `batch` requests of input_len / output_len tokens, all sent at t = 0, under
+ * continuous batching; output tokens per second over the run).
  * grouped_gemm: `batch` groups (experts) of m x n x k each, priced as the MoE layers' grouped
  * GEMM. alltoall: an MoE dispatch or combine over `gpus` ranks, `bytes` the routed data each GPU
  * holds (tokens x top-k x row bytes, its own share included), in the low-latency mode (one
@@ -33,6 +35,7 @@
 
 #include "hw.h"
 #include "model.h"
+#include "engine.h"
 #include "step.h"
 
 typedef enum sim_vkind {
@@ -44,6 +47,7 @@ typedef enum sim_vkind {
     SIM_VK_ALLTOALL,
     SIM_VK_E2E,
     SIM_VK_TTFT,
+    SIM_VK_SERVE,
     SIM_VK_COUNT
 } sim_vkind;
 
@@ -76,6 +80,11 @@ sim_status sim_validate_op(const sim_vrow *row, const sim_hw *hw, double *predic
  * settings on (model, hw). */
 sim_status sim_validate_e2e(const sim_vrow *row, const sim_model *model, const sim_hw *hw,
                             const sim_step_cfg *tmpl, double *predicted, sim_err *err);
+
+/* The prediction of a serve row: the engine `tmpl` (scheduler, KV sizing, host costs; its step's
+ * model, device, TP and precision are the row's) serving the row's requests, all at t = 0. */
+sim_status sim_validate_serve(const sim_vrow *row, const sim_model *model, const sim_hw *hw,
+                              const sim_engine_cfg *tmpl, double *predicted, sim_err *err);
 
 /* Signed relative error in percent. */
 double sim_validate_error_pct(double predicted, double measured);

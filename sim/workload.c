@@ -21,10 +21,10 @@
 void sim_workload_free(sim_workload *w)
 {
     free(w->reqs);
-    w->reqs = NULL;
-    w->n = 0;
     free(w->hash_ids);
+    w->reqs = NULL;
     w->hash_ids = NULL;
+    w->n = 0;
     w->n_hash_ids = 0;
 }
 
@@ -39,6 +39,52 @@ static void length_range(int64_t len, double ratio, int64_t *lo, int64_t *hi)
         *lo = 1;
     if (*hi < *lo)
         *hi = *lo;
+}
+
+/* vLLM's prefix_repetition dataset: prefix p of request i is shuffled; its ids are
+ * (p + 1) << 32 | k for the hash blocks inside the prefix and unique per request after. */
+static sim_status prefix_repetition(const sim_synth_cfg *c, sim_rng *rng, sim_workload *w,
+                                    sim_err *err)
+{
+    if (c->prefix_len < 0 || c->suffix_len < 0 || c->prefix_len + c->suffix_len < 1 ||
+        c->hash_block_tokens < 1 || c->num_prefixes > c->num_prompts)
+        return sim_fail(err, SIM_EINPUT,
+                        "--prefix-repetition-prefix-len, -suffix-len, -num-prefixes: values %lld, "
+                        "%lld, %lld, expected lengths >= 0 adding up to >= 1 and at most "
+                        "--num-prompts (%lld) prefixes",
+                        (long long)c->prefix_len, (long long)c->suffix_len,
+                        (long long)c->num_prefixes, (long long)c->num_prompts);
+    const size_t n = w->n;
+    const int64_t len = c->prefix_len + c->suffix_len, h = c->hash_block_tokens;
+    const int64_t blocks = len / h, shared = c->prefix_len / h;
+    w->hash_ids = malloc((n * (size_t)blocks + 1) * sizeof *w->hash_ids);
+    int64_t *prefix = malloc(n * sizeof *prefix);
+    if (!w->hash_ids || !prefix) {
+        free(prefix);
+        return sim_fail(err, SIM_EINTERNAL, "out of memory for %zu requests' prefix ids", n);
+    }
+    for (size_t i = 0; i < n; i++)
+        prefix[i] = (int64_t)i % c->num_prefixes;
+    for (size_t i = n; i > 1; i--) { /* Fisher-Yates */
+        size_t j = (size_t)sim_rng_int(rng, 0, (int64_t)i - 1);
+        int64_t t = prefix[i - 1];
+        prefix[i - 1] = prefix[j];
+        prefix[j] = t;
+    }
+    w->hash_block_tokens = h;
+    for (size_t i = 0; i < n; i++) {
+        sim_request *r = &w->reqs[i];
+        r->input_tokens = len;
+        r->output_tokens = c->output_len;
+        r->hash_off = w->n_hash_ids;
+        r->n_hash = blocks;
+        uint64_t owner = (uint64_t)c->num_prefixes + 1 + (uint64_t)i; /* its own blocks */
+        for (int64_t k = 0; k < blocks; k++)
+            w->hash_ids[w->n_hash_ids++] =
+                ((k < shared ? (uint64_t)prefix[i] + 1 : owner) << 32) | (uint64_t)k;
+    }
+    free(prefix);
+    return SIM_OK;
 }
 
 sim_status sim_workload_synthetic(const sim_synth_cfg *c, sim_workload *out, sim_err *err)
@@ -81,9 +127,27 @@ sim_status sim_workload_synthetic(const sim_synth_cfg *c, sim_workload *out, sim
     int64_t in_lo, in_hi, out_lo, out_hi;
     length_range(c->input_len, c->range_ratio, &in_lo, &in_hi);
     length_range(c->output_len, c->range_ratio, &out_lo, &out_hi);
-    for (size_t i = 0; i < n; i++) {
-        out->reqs[i].input_tokens = sim_rng_int(&rng, in_lo, in_hi);
-        out->reqs[i].output_tokens = sim_rng_int(&rng, out_lo, out_hi);
+    if (c->input_lens) {
+        /* the random lengths are still drawn (and replaced), so the arrivals that follow are
+         * those of the same stream: replaying a synthetic run's own lengths reproduces it */
+        for (size_t i = 0; i < n; i++) {
+            sim_rng_int(&rng, in_lo, in_hi);
+            sim_rng_int(&rng, out_lo, out_hi);
+            out->reqs[i].input_tokens = c->input_lens[i];
+            out->reqs[i].output_tokens = c->output_lens[i];
+        }
+    } else if (c->num_prefixes > 0) {
+        sim_status st = prefix_repetition(c, &rng, out, err);
+        if (st) {
+            free(gaps);
+            sim_workload_free(out);
+            return st;
+        }
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            out->reqs[i].input_tokens = sim_rng_int(&rng, in_lo, in_hi);
+            out->reqs[i].output_tokens = sim_rng_int(&rng, out_lo, out_hi);
+        }
     }
     if (gaps) {
         /* gamma(shape B, scale 1 / (rate B)) has mean 1 / rate; rescale to exactly N / rate */
@@ -115,6 +179,9 @@ typedef struct trace_reader {
     size_t cap;
     size_t hash_cap; /* room in the workload's hash_ids */
 } trace_reader;
+
+/* Tokens per Mooncake hash id (the trace's README: one id per 512-token block). */
+#define MOONCAKE_HASH_TOKENS 512
 
 static char *trim(char *s)
 {
@@ -282,51 +349,48 @@ static sim_status json_int_field(const trace_reader *tr, int64_t lineno, const c
     return parse_tokens(tr, lineno, field, buf, out, err);
 }
 
-/* Tokens per Mooncake hash id: the trace's README (github.com/kvcache-ai/Mooncake, "Trace"
- * section) gives one id per 512-token block of the prompt. */
-#define MOONCAKE_HASH_TOKENS 512
-
-/* Mooncake's optional hash_ids: an array of whole numbers >= 0, appended to w->hash_ids. */
-static sim_status hash_ids(trace_reader *tr, int64_t lineno, const cJSON *o, sim_request *r,
-                           sim_workload *w, sim_err *err)
+/* Mooncake's hash_ids (optional): whole numbers, one per 512-token block of the prompt. */
+static sim_status hash_ids_field(trace_reader *tr, int64_t lineno, const cJSON *o, sim_request *r,
+                                 sim_workload *w, sim_err *err)
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "hash_ids");
-    if (!a)
+    if (!a || cJSON_IsNull(a))
         return SIM_OK;
-    if (!cJSON_IsArray(a))
-        return sim_fail(err, SIM_EINPUT, "%s:%lld: field 'hash_ids' is not an array, expected "
-                                         "whole numbers >= 0", tr->path, (long long)lineno);
-    size_t n = (size_t)cJSON_GetArraySize(a);
-    if (w->n_hash_ids + n > tr->hash_cap) {
-        size_t cap = tr->hash_cap ? 2 * tr->hash_cap : 1024;
-        while (cap < w->n_hash_ids + n)
+    int64_t n = cJSON_IsArray(a) ? cJSON_GetArraySize(a) : -1;
+    int64_t blocks = (r->input_tokens + MOONCAKE_HASH_TOKENS - 1) / MOONCAKE_HASH_TOKENS;
+    if (n < 0 || n > blocks)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s:%lld: field 'hash_ids' is %s%lld ids, expected an array of at most "
+                        "ceil(input_length / %d) = %lld ids",
+                        tr->path, (long long)lineno, n < 0 ? "not an array: " : "",
+                        (long long)(n < 0 ? 0 : n), MOONCAKE_HASH_TOKENS, (long long)blocks);
+    if (w->n_hash_ids + (size_t)n > tr->hash_cap) {
+        size_t cap = tr->hash_cap ? tr->hash_cap : 4096;
+        while (cap < w->n_hash_ids + (size_t)n)
             cap *= 2;
         uint64_t *ids = realloc(w->hash_ids, cap * sizeof *ids);
         if (!ids)
-            return sim_fail(err, SIM_EINTERNAL, "out of memory for the hash_ids of %s", tr->path);
+            return sim_fail(err, SIM_EINTERNAL, "%s: out of memory", tr->path);
         w->hash_ids = ids;
         tr->hash_cap = cap;
     }
     r->hash_off = w->n_hash_ids;
-    r->n_hash = (int64_t)n;
-    const cJSON *it;
+    r->n_hash = n;
     int64_t k = 0;
-    cJSON_ArrayForEach(it, a)
-    {
+    for (const cJSON *it = a->child; it; it = it->next, k++) {
         double v = cJSON_IsNumber(it) ? it->valuedouble : -1.0;
-        if (!(v >= 0.0 && v <= 9e15 && v == floor(v)))
+        if (!(v >= 0.0 && v <= 9007199254740992.0 && v == floor(v)))
             return sim_fail(err, SIM_EINPUT,
                             "%s:%lld: field 'hash_ids' element %lld is not a whole number >= 0",
                             tr->path, (long long)lineno, (long long)k);
         w->hash_ids[w->n_hash_ids++] = (uint64_t)v;
-        k++;
     }
     w->hash_block_tokens = MOONCAKE_HASH_TOKENS;
     return SIM_OK;
 }
 
 static sim_status jsonl_row(trace_reader *tr, const char *line, int64_t lineno, sim_request *r,
-                            sim_workload *w, double *t, sim_err *err)
+                            double *t, sim_workload *w, sim_err *err)
 {
     cJSON *o = cJSON_Parse(line);
     if (!cJSON_IsObject(o)) {
@@ -348,7 +412,7 @@ static sim_status jsonl_row(trace_reader *tr, const char *line, int64_t lineno, 
     if (!st)
         st = json_int_field(tr, lineno, o, "output_length", &r->output_tokens, err);
     if (!st)
-        st = hash_ids(tr, lineno, o, r, w, err);
+        st = hash_ids_field(tr, lineno, o, r, w, err);
     cJSON_Delete(o);
     return st;
 }
@@ -391,7 +455,7 @@ static sim_status read_lines(FILE *f, trace_reader *tr, int64_t limit, sim_workl
         memset(r, 0, sizeof *r);
         r->line = lineno;
         double *t = &tr->t_s[w->n];
-        st = tr->fmt == FMT_MOONCAKE ? jsonl_row(tr, s, lineno, r, w, t, err)
+        st = tr->fmt == FMT_MOONCAKE ? jsonl_row(tr, s, lineno, r, t, w, err)
                                      : csv_row(tr, s, lineno, r, t, err);
         if (!st)
             w->n++;

@@ -17,8 +17,8 @@
  *   - Azure LLM inference CSV: a header with TIMESTAMP, ContextTokens, GeneratedTokens (other
  *     columns ignored); TIMESTAMP is a date-time "2023-11-16 18:17:03.9799600";
  *   - Mooncake JSONL: one object per line with timestamp (ms), input_length, output_length and
- *     optionally hash_ids (one id per 512-token block of the prompt; equal ids name equal
- *     prefixes up to the block's end: what a prefix-aware router matches on);
+ *     optionally hash_ids (one id per 512-token block of the prompt, naming the prefix up to the
+ *     block's end: the prefix cache's sharing);
  *   - plain CSV: the header arrival_s,input_tokens,output_tokens.
  * Arrivals are taken relative to the earliest one, multiplied by the time scale (0.5 replays a
  * trace twice as fast) and sorted (stably). A malformed row is an error naming file and line, and
@@ -37,8 +37,8 @@ typedef struct sim_request {
     int64_t input_tokens;  /* prompt length, >= 1 */
     int64_t output_tokens; /* tokens to generate, >= 1 */
     int64_t line;          /* line of the trace file it came from; 0 for synthetic requests */
-    size_t hash_off;       /* its prompt's block ids: the workload's hash_ids[hash_off .. + n_hash) */
-    int64_t n_hash;        /* 0: no ids */
+    size_t hash_off;       /* its prompt's prefix-cache ids: hash_ids[hash_off .. + n_hash) */
+    int64_t n_hash;        /* 0: shares nothing */
     int64_t kv_ready;      /* prompt tokens whose KV comes with it (a disaggregated decode
                             * instance's requests: the prefill instance sent it); 0 otherwise */
 } sim_request;
@@ -46,9 +46,9 @@ typedef struct sim_request {
 typedef struct sim_workload {
     sim_request *reqs; /* owned; sorted by arrival */
     size_t n;
-    uint64_t *hash_ids;        /* owned; every request's block ids (Mooncake hash_ids) */
+    uint64_t *hash_ids; /* owned; every request's ids, one per hash block of its prompt */
     size_t n_hash_ids;
-    int64_t hash_block_tokens; /* tokens per id (Mooncake: 512); 0 = no ids */
+    int64_t hash_block_tokens; /* tokens per hash block (Mooncake: 512); 0 = no ids */
     char source[256]; /* "random" or the trace path, for messages */
 } sim_workload;
 
@@ -60,6 +60,15 @@ typedef struct sim_synth_cfg {
     double request_rate; /* requests/s; INFINITY = all at t = 0 */
     double burstiness;   /* gamma shape > 0; 1 = Poisson */
     uint64_t seed;
+    /* vLLM's prefix_repetition dataset (num_prefixes > 0): every prompt is one of num_prefixes
+     * shared prefixes of prefix_len tokens plus its own suffix_len tokens, each prefix used by
+     * N / num_prefixes requests (the remainder by the first ones), in a shuffled order; outputs
+     * are output_len (input_len and range_ratio are not used). Ids name its hash blocks of
+     * hash_block_tokens tokens: shared while a block lies wholly inside the prefix. */
+    int64_t num_prefixes, prefix_len, suffix_len, hash_block_tokens;
+    /* Exact lengths to replay (a vLLM --save-detailed result's input_lens and output_lens):
+     * request i gets input_lens[i] and output_lens[i], each >= 1 (NULL: drawn as above). */
+    const int64_t *input_lens, *output_lens;
 } sim_synth_cfg;
 
 /* The latest an arrival may come after the earliest (a trace's after --time-scale, a synthetic

@@ -322,10 +322,78 @@ static void test_checks(void **state)
     free(f);
 }
 
+static void test_mooncake_prefix_cache(void **state)
+{
+    (void)state;
+    /* Four Mooncake requests 10 s apart (each done before the next arrives; 512-token hash
+     * blocks), nothing evicted. A request may take whole cached blocks only, and leaves at least
+     * one prompt token to compute:
+     *   r0 2048 tokens, ids 1 2 3 4: nothing cached                                     0
+     *   r1 2048, ids 1 2 3 5: 1 2 3 cached                                    3 x 512 = 1536
+     *   r2 1600 (3 whole blocks), ids 1 2 6 7: 1 2 cached                     2 x 512 = 1024
+     *   r3 2048, ids 1 2 3 4: all four cached, but (2048 - 1) / 512 = 3 may be taken   1536
+     * hit rate = 4096 / (3 x 2048 + 1600) = 4096 / 7744 = 0.528925... */
+    const char *trace = tu_write_tmp("{\"timestamp\": 0, \"input_length\": 2048, "
+                                     "\"output_length\": 8, \"hash_ids\": [1, 2, 3, 4]}\n"
+                                     "{\"timestamp\": 10000, \"input_length\": 2048, "
+                                     "\"output_length\": 8, \"hash_ids\": [1, 2, 3, 5]}\n"
+                                     "{\"timestamp\": 20000, \"input_length\": 1600, "
+                                     "\"output_length\": 8, \"hash_ids\": [1, 2, 6, 7]}\n"
+                                     "{\"timestamp\": 30000, \"input_length\": 2048, "
+                                     "\"output_length\": 8, \"hash_ids\": [1, 2, 3, 4]}\n");
+    sim_workload w;
+    sim_err err = {{0}};
+    assert_int_equal(sim_workload_load_trace(trace, 1.0, 0, &w, &err), SIM_OK);
+    fixture *f = fx_new("llama-3.1-8b", "h100-sxm", 1);
+    f->cfg.prefix_caching = true;
+    sim_engine_result on = simulate(f, &w);
+    assert_int_equal(on.prefix_hit_tokens, 4096);
+    assert_int_equal(on.prefix_query_tokens, 7744);
+    assert_int_equal(on.reqs[1].cached, 1536);
+    assert_int_equal(on.reqs[2].cached, 1024);
+    assert_int_equal(on.reqs[3].cached, 1536);
+    f->cfg.prefix_caching = false;
+    sim_engine_result off = simulate(f, &w);
+    assert_int_equal(off.prefix_query_tokens, 0);
+    /* a hit prefills fewer tokens: TTFT falls for every request that hit, not for r0 */
+    assert_int_equal(on.reqs[0].first_token_ns - on.reqs[0].send_ns,
+                     off.reqs[0].first_token_ns - off.reqs[0].send_ns);
+    for (int i = 1; i < 4; i++)
+        assert_true(on.reqs[i].first_token_ns - on.reqs[i].send_ns <
+                    off.reqs[i].first_token_ns - off.reqs[i].send_ns);
+    sim_engine_result_free(&on);
+    sim_engine_result_free(&off);
+    sim_workload_free(&w);
+    free(f);
+}
+
+static void test_graph_padding_prices_dummies(void **state)
+{
+    (void)state;
+    /* 5 requests decoding together replay the graph of 8: a step with 3 dummy sequences costs
+     * more than the unpadded one, and a cap of 4 runs them eagerly (launch cost up again) */
+    fixture *f = fx_new("llama-3.1-8b", "h100-sxm", 1);
+    sim_workload w = synth(5, 64, 64, INFINITY, 0.0);
+    double t[3];
+    const int64_t caps[3] = {0, 512, 4};
+    for (int i = 0; i < 3; i++) {
+        f->cfg.step.graph_max_bs = caps[i];
+        sim_engine_result r = simulate(f, &w);
+        t[i] = (double)r.duration_ns;
+        sim_engine_result_free(&r);
+    }
+    assert_true(t[1] > t[0]);
+    assert_true(t[2] > t[1]);
+    sim_workload_free(&w);
+    free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_request_completes_once),
+        cmocka_unit_test(test_mooncake_prefix_cache),
+        cmocka_unit_test(test_graph_padding_prices_dummies),
         cmocka_unit_test(test_ttft_at_least_own_prefill),
         cmocka_unit_test(test_low_rate_matches_run),
         cmocka_unit_test(test_throughput_grows_then_saturates),

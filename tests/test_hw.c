@@ -188,6 +188,168 @@ static void test_quant_constants(void **state)
     assert_near(sim_hw_mixed_input_memory(&hw, SIM_DT_INT8), 0.8, 0);
 }
 
+/* A device from its datasheet alone: six fields (and an arch) load, and every other field takes
+ * its documented rule. Hand-worked for an H20-like part: bf16 148 TFLOP/s dense, 96 GiB, 4 TB/s,
+ * NVLink 450 GB/s per direction, 78 SMs, arch hopper. */
+static void test_six_field_device(void **state)
+{
+    (void)state;
+    static const char *six =
+        "{\"name\": \"H20\", \"arch\": \"hopper\", \"dense_tflops\": 148, \"hbm_gib\": 96, "
+        "\"hbm_tb_per_s\": 4.0, \"scaleup_gb_per_s_per_dir\": 450, \"compute_units\": 78}";
+    sim_hw hw;
+    sim_err err = {{0}};
+    assert_int_equal(sim_hw_load(tu_write_tmp(six), &hw, &err), SIM_OK);
+    assert_near(hw.peak_flops[SIM_DT_BF16], 148e12, 1e-12);
+    assert_near(hw.peak_flops[SIM_DT_FP16], 148e12, 1e-12);     /* = bf16 */
+    assert_near(hw.peak_flops[SIM_DT_FP8], 296e12, 1e-12);      /* hopper: 2 x bf16 */
+    assert_near(hw.peak_flops[SIM_DT_INT8], 296e12, 1e-12);     /* hopper: 2 x bf16 */
+    assert_true(hw.peak_flops[SIM_DT_INT4] == 0.0);             /* hopper: none */
+    assert_near(hw.vector_flops, 148e12 * 67.0 / 989.4, 1e-12); /* = 10.02 TFLOP/s */
+    /* ridge = 148e12 / 4e12 = 37 FLOP/byte; fp8 74 */
+    assert_near(sim_hw_ridge(&hw, SIM_DT_BF16), 37.0, 1e-12);
+    assert_near(sim_hw_ridge(&hw, SIM_DT_FP8), 74.0, 1e-12);
+    /* the hopper row's constants */
+    assert_int_equal(hw.gemm_tile_m, 64);
+    assert_int_equal(hw.wo_tile_m, 16);
+    assert_int_equal(hw.wave_tile, 128);
+    assert_int_equal(hw.devices_per_node, 8);
+    assert_int_equal(hw.compute_units, 78);
+    assert_near(hw.launch_ns, 4000.0, 1e-12);
+    assert_near(hw.eff_gemm[SIM_DT_BF16], 0.80, 1e-12);
+    assert_near(hw.eff_gemm[SIM_DT_FP16], 0.80, 1e-12);
+    assert_near(hw.eff_gemm[SIM_DT_FP8], 0.71, 1e-12); /* no bf16 efficiency in the file */
+    assert_near(hw.eff_memory, 0.866, 1e-12);
+    assert_near(hw.runtime_reserved_bytes, 1073741824.0, 1e-12);
+    assert_true(hw.gemm_k_half == 0.0);
+    /* origins: the six from the file, fp8 derived, a constant a default */
+    size_t n = sim_hw_n_fields(), from_file = 0;
+    for (size_t i = 0; i < n; i++) {
+        sim_hw_field_info f = sim_hw_field(&hw, i);
+        from_file += f.origin == SIM_HW_FILE;
+        if (strcmp(f.json, "dense_tflops.fp8") == 0) {
+            assert_int_equal(f.origin, SIM_HW_DERIVED);
+            assert_near(f.value, 296.0, 1e-12); /* in the file's units */
+        }
+        if (strcmp(f.json, "gemm_tile_m") == 0)
+            assert_int_equal(f.origin, SIM_HW_DEFAULT);
+        assert_non_null(f.rule);
+    }
+    assert_int_equal(from_file, 5); /* dense_tflops (as bf16), hbm x2, scaleup, compute_units */
+    assert_string_equal(sim_hw_origin_name(SIM_HW_DERIVED), "derived");
+
+    /* a file's bf16 GEMM efficiency carries to fp8, as before */
+    static const char *eff =
+        "{\"dense_tflops\": 100, \"hbm_gib\": 16, \"hbm_tb_per_s\": 1, "
+        "\"scaleup_gb_per_s_per_dir\": 32, \"compute_units\": 10, \"arch\": \"ada\", "
+        "\"efficiency\": {\"gemm\": {\"bf16\": 0.5}}}";
+    assert_int_equal(sim_hw_load(tu_write_tmp(eff), &hw, &err), SIM_OK);
+    assert_near(hw.eff_gemm[SIM_DT_FP8], 0.5, 1e-12);
+    assert_near(hw.vector_flops, 100e12 * 91.6 / 362.05, 1e-12); /* ada: 25.3 TFLOP/s */
+
+    /* no arch: no 8- or 4-bit peak unless the file gives one */
+    static const char *plain = "{\"dense_tflops\": 100, \"hbm_gib\": 16, \"hbm_tb_per_s\": 1, "
+                               "\"scaleup_gb_per_s_per_dir\": 32, \"compute_units\": 10}";
+    assert_int_equal(sim_hw_load(tu_write_tmp(plain), &hw, &err), SIM_OK);
+    assert_true(hw.peak_flops[SIM_DT_FP8] == 0.0 && hw.peak_flops[SIM_DT_INT8] == 0.0);
+    assert_near(hw.peak_flops[SIM_DT_FP16], 100e12, 1e-12);
+    assert_string_equal(hw.arch, "");
+    /* tpu: no fp16; ampere: int4 = 4 x bf16, no fp8 */
+    static const char *tpu = "{\"dense_tflops\": 100, \"hbm_gib\": 16, \"hbm_tb_per_s\": 1, "
+                             "\"scaleup_gb_per_s_per_dir\": 32, \"compute_units\": 2, "
+                             "\"arch\": \"tpu\"}";
+    assert_int_equal(sim_hw_load(tu_write_tmp(tpu), &hw, &err), SIM_OK);
+    assert_true(hw.peak_flops[SIM_DT_FP16] == 0.0);
+    assert_int_equal(hw.devices_per_node, 256);
+    static const char *ampere = "{\"dense_tflops\": 100, \"hbm_gib\": 16, \"hbm_tb_per_s\": 1, "
+                                "\"scaleup_gb_per_s_per_dir\": 32, \"compute_units\": 2, "
+                                "\"arch\": \"ampere\"}";
+    assert_int_equal(sim_hw_load(tu_write_tmp(ampere), &hw, &err), SIM_OK);
+    assert_near(hw.peak_flops[SIM_DT_INT4], 400e12, 1e-12);
+    assert_true(hw.peak_flops[SIM_DT_FP8] == 0.0);
+    /* an object lists every format: one left out is none, whatever the arch */
+    static const char *obj = "{\"dense_tflops\": {\"bf16\": 100}, \"hbm_gib\": 16, "
+                             "\"hbm_tb_per_s\": 1, \"scaleup_gb_per_s_per_dir\": 32, "
+                             "\"compute_units\": 2, \"arch\": \"hopper\"}";
+    assert_int_equal(sim_hw_load(tu_write_tmp(obj), &hw, &err), SIM_OK);
+    assert_true(hw.peak_flops[SIM_DT_FP8] == 0.0);
+    assert_true(hw.peak_flops[SIM_DT_FP16] == 0.0);
+}
+
+static void test_datasheet_fields_required(void **state)
+{
+    (void)state;
+    static const char *const six[] = {
+        "\"dense_tflops\": 148, ", "\"hbm_gib\": 96, ", "\"hbm_tb_per_s\": 4.0, ",
+        "\"scaleup_gb_per_s_per_dir\": 450, ", "\"compute_units\": 78, "};
+    static const char *const names[] = {"dense_tflops.bf16", "hbm_gib", "hbm_tb_per_s",
+                                        "scaleup_gb_per_s_per_dir", "compute_units"};
+    for (size_t drop = 0; drop < 5; drop++) {
+        char text[512] = "{";
+        for (size_t i = 0; i < 5; i++)
+            if (i != drop)
+                strcat(text, six[i]);
+        strcat(text, "\"arch\": \"hopper\"}");
+        const char *p = tu_write_tmp(text);
+        sim_hw hw;
+        sim_err err = {{0}};
+        assert_int_equal(sim_hw_load(p, &hw, &err), SIM_EINPUT);
+        if (!strstr(err.msg, names[drop]) || !strstr(err.msg, p)) {
+            print_error("dropping %s: '%s'\n", names[drop], err.msg);
+            fail();
+        }
+    }
+    sim_hw hw;
+    sim_err err = {{0}};
+    const char *p = tu_write_tmp("{\"dense_tflops\": 148, \"hbm_gib\": 96, \"hbm_tb_per_s\": 4, "
+                                 "\"scaleup_gb_per_s_per_dir\": 450, \"compute_units\": 78, "
+                                 "\"arch\": \"volta\"}");
+    assert_int_equal(sim_hw_load(p, &hw, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "'arch' is \"volta\", expected ampere, ada, hopper"));
+    p = tu_write_tmp("{\"dense_tflops\": \"148\", \"hbm_gib\": 96, \"hbm_tb_per_s\": 4, "
+                     "\"scaleup_gb_per_s_per_dir\": 450, \"compute_units\": 78}");
+    assert_int_equal(sim_hw_load(p, &hw, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'dense_tflops' is not a number or an object"));
+}
+
+/* The devices added from datasheets load, and cite a source for every number they give. */
+static void test_datasheet_devices(void **state)
+{
+    (void)state;
+    static const char *const added[] = {
+        "h20",   "l4",   "l40",    "a10g",   "rtx-4090", "rtx-pro-6000-blackwell",
+        "gb200", "b300", "mi325x", "mi355x", "gaudi3"};
+    for (size_t d = 0; d < sizeof added / sizeof added[0]; d++) {
+        sim_hw hw = tu_hw(added[d]);
+        assert_true(hw.peak_flops[SIM_DT_BF16] > 0.0 && hw.hbm_bytes_per_s > 0.0);
+        cJSON *root;
+        sim_err err = {{0}};
+        assert_int_equal(sim_jsonf_load(tu_path("hw", added[d]), &root, &err), SIM_OK);
+        const cJSON *src = cJSON_GetObjectItemCaseSensitive(root, "sources");
+        const cJSON *it;
+        cJSON_ArrayForEach(it, root)
+        {
+            if (strcmp(it->string, "sources") == 0 || strcmp(it->string, "name") == 0 ||
+                strcmp(it->string, "arch") == 0)
+                continue;
+            const cJSON *s = cJSON_GetObjectItemCaseSensitive(src, it->string);
+            if (!cJSON_IsString(s) || strlen(s->valuestring) < 10) {
+                print_error("hw/%s.json: sources.%s missing\n", added[d], it->string);
+                fail();
+            }
+        }
+        cJSON_Delete(root);
+    }
+    /* spot checks against the datasheets: H20 ridge 148 / 4.0 = 37; B300 computes no int8;
+     * MI355X fp8 = 2 x 2516.6 */
+    sim_hw hw = tu_hw("h20");
+    assert_near(sim_hw_ridge(&hw, SIM_DT_BF16), 37.0, 1e-12);
+    hw = tu_hw("b300");
+    assert_true(hw.peak_flops[SIM_DT_INT8] == 0.0);
+    hw = tu_hw("mi355x");
+    assert_near(hw.peak_flops[SIM_DT_FP8], 5033.2e12, 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -195,6 +357,9 @@ int main(void)
         cmocka_unit_test(test_units),
         cmocka_unit_test(test_every_device_loads_and_cites),
         cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_six_field_device),
+        cmocka_unit_test(test_datasheet_fields_required),
+        cmocka_unit_test(test_datasheet_devices),
         cmocka_unit_test(test_quant_constants),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

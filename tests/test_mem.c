@@ -33,6 +33,25 @@ static void test_plan_numbers(void **state)
     assert_int_equal(r.max_batch, 159);
 }
 
+static void test_plan_of_free_memory(void **state)
+{
+    (void)state;
+    /* TensorRT-LLM's rule, same batch: the KV cache may take 0.9 of what weights, workspace and
+     * reserve leave. capacity = 16,060,522,496 + 1,073,741,824 + 842,964,992 + 0.9 x (HBM
+     * 85,469,849,190.4 - those) = 78,720,587,202.56 B (vs 76.92e9 as a share of all HBM).
+     * Largest batch: B x 268,435,456 KV <= 0.9 x (HBM - weights - reserve - B x 105,370,624
+     * workspace) -> B <= 61,502,026,383.36 / 363,269,017.6 = 169.3 -> 169 */
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_step_cfg c = cfg_for(&m, &hw, 1, SIM_DT_BF16);
+    c.mem_rule = SIM_MEM_OF_FREE;
+    sim_mem_report r;
+    sim_mem_plan(&c, 0.9, NULL, 8, 1024, 1024, &r);
+    assert_near(r.capacity_bytes, 78720587202.56, 1e-12);
+    assert_true(r.fits);
+    assert_int_equal(r.max_batch, 169);
+}
+
 static void test_does_not_fit(void **state)
 {
     (void)state;
@@ -80,6 +99,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plan_numbers),
+        cmocka_unit_test(test_plan_of_free_memory),
         cmocka_unit_test(test_does_not_fit),
         cmocka_unit_test(test_kv_precision_raises_capacity),
     };

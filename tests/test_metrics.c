@@ -139,13 +139,75 @@ static void test_slo_parse(void **state)
     }
 }
 
+/* vLLM's --percentile-metrics / --metric-percentiles, on three hand-made requests:
+ *   TTFT 100, 200, 400 ms; E2EL 1100, 1200, 1400 ms; 11 tokens each -> TPOT 100 ms each.
+ * numpy.percentile([100, 200, 400], 25) = 100 + 0.5 x (200 - 100) = 150;
+ * 50 -> 200; 99 -> 200 + 0.98 x (400 - 200) = 396; 99.9 -> 200 + 0.998 x 200 = 399.6. */
+static void test_selected_percentiles(void **state)
+{
+    (void)state;
+    sim_req reqs[3];
+    const int64_t ttft_ms[3] = {100, 200, 400};
+    for (int i = 0; i < 3; i++)
+        reqs[i] = (sim_req){.input = 10,
+                            .output = 11,
+                            .generated = 11,
+                            .send_ns = 0,
+                            .first_token_ns = ttft_ms[i] * 1000000,
+                            .finish_ns = (ttft_ms[i] + 1000) * 1000000,
+                            .phase = SIM_REQ_DONE};
+    sim_hist itl = {0}; /* two gaps: 5 and 7 ms */
+    assert_int_equal(sim_hist_add(&itl, 5000000, 1), 1);
+    assert_int_equal(sim_hist_add(&itl, 7000000, 1), 1);
+    assert_int_equal(sim_hist_finish(&itl), 1);
+    sim_engine_result r = {.reqs = reqs, .n = 3, .itl = itl, .duration_ns = 1};
+    sim_pct_sel sel;
+    sim_err err = {{0}};
+    assert_int_equal(sim_pct_sel_parse("ttft,itl", "99.9,25,50,99,50", &sel, &err), SIM_OK);
+    assert_int_equal(sel.n, 4); /* sorted, the repeated 50 kept once */
+    assert_near(sel.p[0], 25.0, 0);
+    assert_near(sel.p[3], 99.9, 0);
+    assert_true(sel.metric[SIM_M_TTFT] && sel.metric[SIM_M_ITL]);
+    assert_false(sel.metric[SIM_M_TPOT] || sel.metric[SIM_M_E2EL]);
+    sim_pct_values v;
+    assert_int_equal(sim_metrics_selected(&r, &sel, &v), SIM_OK);
+    assert_near(v.ms[SIM_M_TTFT][0], 150.0, 1e-12);
+    assert_near(v.ms[SIM_M_TTFT][1], 200.0, 1e-12);
+    assert_near(v.ms[SIM_M_TTFT][2], 396.0, 1e-12);
+    assert_near(v.ms[SIM_M_TTFT][3], 399.6, 1e-12);
+    /* ITL [5, 7]: p25 = 5.5, p50 = 6 */
+    assert_near(v.ms[SIM_M_ITL][0], 5.5, 1e-12);
+    assert_near(v.ms[SIM_M_ITL][1], 6.0, 1e-12);
+    assert_true(v.ms[SIM_M_E2EL][0] == 0.0); /* not selected */
+    /* vLLM's defaults: ttft, tpot, itl at p99 */
+    assert_int_equal(sim_pct_sel_parse(NULL, NULL, &sel, &err), SIM_OK);
+    assert_int_equal(sel.n, 1);
+    assert_near(sel.p[0], 99.0, 0);
+    assert_true(sel.metric[SIM_M_TPOT] && !sel.metric[SIM_M_E2EL]);
+    assert_int_equal(sim_metrics_selected(&r, &sel, &v), SIM_OK);
+    assert_near(v.ms[SIM_M_TPOT][0], 100.0, 1e-12);
+    char word[16];
+    sim_pct_word(99.0, word, sizeof word);
+    assert_string_equal(word, "99");
+    sim_pct_word(99.9, word, sizeof word);
+    assert_string_equal(word, "99.9");
+    /* errors name the flag */
+    assert_int_equal(sim_pct_sel_parse("ttft,latency", NULL, &sel, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--percentile-metrics: value 'ttft,latency'"));
+    const char *bad[] = {"101", "-1", "abc", "50,", "", "nan"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(sim_pct_sel_parse(NULL, bad[i], &sel, &err), SIM_EINPUT);
+        assert_non_null(strstr(err.msg, "--metric-percentiles"));
+    }
+    sim_hist_free(&r.itl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_percentiles_like_numpy),
-        cmocka_unit_test(test_dist),
-        cmocka_unit_test(test_request_metrics_and_goodput),
-        cmocka_unit_test(test_slo_parse),
+        cmocka_unit_test(test_percentiles_like_numpy),      cmocka_unit_test(test_dist),
+        cmocka_unit_test(test_request_metrics_and_goodput), cmocka_unit_test(test_slo_parse),
+        cmocka_unit_test(test_selected_percentiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

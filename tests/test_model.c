@@ -1,6 +1,8 @@
 /* test_model.c - Hugging Face config.json reading and parameter counts. */
 #include "testutil.h"
 
+#include "jsonf.h"
+
 #include "graph.h"
 
 static void test_param_counts(void **state)
@@ -322,6 +324,42 @@ static void test_bad_fields(void **state)
     }
 }
 
+/* --model meta-llama/Llama-3.1-8B-Instruct: the shipped file that lists the id (CTest sets
+ * INFERSIM_DATA to the source tree, one of the roots searched). */
+static void test_hugging_face_ids(void **state)
+{
+    (void)state;
+    char path[1024];
+    assert_true(sim_model_find_hf("meta-llama/Llama-3.1-8B-Instruct", path, sizeof path));
+    assert_non_null(strstr(path, "models/llama-3.1-8b.json"));
+    assert_true(sim_model_find_hf("META-LLAMA/llama-3.1-70b", path, sizeof path)); /* any case */
+    assert_non_null(strstr(path, "models/llama-3.1-70b.json"));
+    assert_true(sim_model_find_hf("Qwen/Qwen2.5-72B-Instruct", path, sizeof path));
+    assert_non_null(strstr(path, "qwen2.5-72b.json"));
+    snprintf(path, sizeof path, "untouched");
+    assert_false(sim_model_find_hf("meta-llama/Llama-3.1-8B-FP8", path, sizeof path));
+    assert_string_equal(path, "untouched");
+    /* every shipped model lists at least one id, and the file it names loads */
+        static const char *const names[] = {
+        "llama-2-7b",       "llama-2-13b",    "llama-2-70b",        "llama-3.1-8b",
+        "llama-3.1-70b",    "llama-3.1-405b", "llama-3.2-1b",       "mistral-7b",
+        "qwen2.5-72b",      "deepseek-v3",    "gpt-oss-120b",       "gpt-oss-20b",
+        "llama-3.1-70b-awq", "llama-3.1-8b-fp8", "llama-3.1-8b-nvfp4", "mixtral-8x22b",
+        "mixtral-8x7b",     "qwen3-235b-a22b", "qwen3-30b-a3b"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        cJSON *root;
+        sim_err err = {{0}};
+        assert_int_equal(sim_jsonf_load(tu_path("models", names[i]), &root, &err), SIM_OK);
+        const cJSON *ids = cJSON_GetObjectItemCaseSensitive(root, "infersim_hf_ids");
+        assert_true(cJSON_GetArraySize(ids) >= 1);
+        assert_true(sim_model_find_hf(cJSON_GetArrayItem(ids, 0)->valuestring, path, sizeof path));
+        char want[64];
+        snprintf(want, sizeof want, "/%s.json", names[i]);
+        assert_non_null(strstr(path, want));
+        cJSON_Delete(root);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -329,6 +367,7 @@ int main(void)
         cmocka_unit_test(test_kv_bytes_per_token),    cmocka_unit_test(test_moe_configs),
         cmocka_unit_test(test_mla_and_layer_types),   cmocka_unit_test(test_moe_param_counts),
         cmocka_unit_test(test_defaults_and_wrappers), cmocka_unit_test(test_bad_fields),
+        cmocka_unit_test(test_hugging_face_ids),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

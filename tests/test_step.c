@@ -217,9 +217,27 @@ static void test_check(void **state)
     assert_non_null(strstr(err.msg, "--tp"));
 }
 
+static void test_graph_padding(void **state)
+{
+    (void)state;
+    /* captured sizes 1, 2, 4, 8, 16, ..., up to the largest: a batch pads to the next one */
+    sim_step_cfg c = {.graph_max_bs = 512};
+    const int64_t seqs[] = {1, 2, 3, 5, 9, 500, 509, 512, 513};
+    const int64_t want[] = {1, 2, 4, 8, 16, 504, 512, 512, 0}; /* 0: eager above 512 */
+    for (size_t i = 0; i < sizeof seqs / sizeof seqs[0]; i++)
+        assert_int_equal(sim_step_graph_seqs(&c, seqs[i]), want[i]);
+    c.graph_max_bs = 100; /* a largest size off the multiples of 8 is captured too */
+    assert_int_equal(sim_step_graph_seqs(&c, 97), 100);
+    c.graph_max_bs = 0; /* every batch its own graph */
+    assert_int_equal(sim_step_graph_seqs(&c, 77), 77);
+    c.eager = true;
+    assert_int_equal(sim_step_graph_seqs(&c, 1), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_graph_padding),
         cmocka_unit_test(test_weight_streaming_floor),
         cmocka_unit_test(test_layers_multiply),
         cmocka_unit_test(test_bounds_bracket_the_prediction),

@@ -178,7 +178,7 @@ static void test_load(void **state)
     char path[1024];
     snprintf(path, sizeof path, "%s/tools/data/validation.csv", tu_root());
     assert_int_equal(sim_validate_load(path, &rows, &n, &err), SIM_OK);
-    assert_int_equal(n, 137); /* 113, and 24 MoE op rows (ids 100-123) */
+    assert_int_equal(n, 157); /* 113, 24 MoE op rows (ids 100-123), 20 TensorRT-LLM serve rows */
     int ops = 0, skipped = 0;
     for (size_t i = 0; i < n; i++) {
         ops += sim_vkind_is_op(rows[i].kind);
@@ -186,7 +186,7 @@ static void test_load(void **state)
         assert_true(rows[i].value > 0 && rows[i].source[0]);
     }
     assert_int_equal(ops, 107);
-    assert_int_equal(skipped, 14);
+    assert_int_equal(skipped, 16); /* and two serve rows of 20,000-token prompts */
     free(rows);
     /* the Mixtral end-to-end rows kept apart: 20 TensorRT-LLM (15 skipped) and 20 vLLM */
     snprintf(path, sizeof path, "%s/tools/data/validation-moe-e2e.csv", tu_root());
@@ -311,6 +311,39 @@ static void test_load_strict(void **state)
     free(rows);
 }
 
+static void test_serve_rows(void **state)
+{
+    (void)state;
+    expect_bad_row("1,serve,h100-sxm,,,,,,100,,,,,,llama-3.1-8b,1,128,128,fp8,,,x,e2e_s,1,s,,s,,",
+                   "field 'metric' is 'e2e_s', expected output_tps for serve rows");
+    expect_bad_row("1,serve,h100-sxm,,,,,,0,,,,,,llama-3.1-8b,1,128,128,fp8,,,x,output_tps,1,,,s,,",
+                   "field 'batch' is '0', expected >= 1 for serve rows");
+    /* one request alone is the static batch of one: its output throughput is output_len over
+     * run's end-to-end time (the engine matches run at batch 1 to the rounding of each step to
+     * a nanosecond) */
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_vrow r = {.kind = SIM_VK_SERVE,
+                  .batch = 1,
+                  .tp = 1,
+                  .input_len = 512,
+                  .output_len = 64,
+                  .weight = SIM_DT_BF16,
+                  .act = SIM_DT_BF16,
+                  .kv = SIM_DT_BF16};
+    sim_engine_cfg tmpl = {
+        .step = {.iteration_overhead_ns = 1e6, .request_overhead_ns = 1e4},
+        .sched = {.max_num_seqs = 256, .max_num_batched_tokens = 8192, .chunked_prefill = true},
+        .block_size = 16,
+        .mem_util = 0.9};
+    double tps, e2e_s;
+    sim_err err = {{0}};
+    assert_int_equal(sim_validate_serve(&r, &m, &hw, &tmpl, &tps, &err), SIM_OK);
+    r.kind = SIM_VK_E2E;
+    assert_int_equal(sim_validate_e2e(&r, &m, &hw, &tmpl.step, &e2e_s, &err), SIM_OK);
+    assert_near(tps, 64.0 / e2e_s, 1e-6);
+}
+
 static void test_op_checks(void **state)
 {
     (void)state;
@@ -380,6 +413,7 @@ int main(void)
         cmocka_unit_test(test_load),
         cmocka_unit_test(test_load_strict),
         cmocka_unit_test(test_op_checks),
+        cmocka_unit_test(test_serve_rows),
         cmocka_unit_test(test_summary_small),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

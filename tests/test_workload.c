@@ -289,9 +289,76 @@ static void test_trace_offset_bound(void **state)
     sim_workload_free(&w);
 }
 
+static void test_mooncake_hash_ids(void **state)
+{
+    (void)state;
+    sim_workload w;
+    sim_err err = {{0}};
+    const char *ok =
+        tu_write_tmp("{\"timestamp\": 5, \"input_length\": 1100, \"output_length\": 3, "
+                     "\"hash_ids\": [7, 8, 9]}\n"
+                     "{\"timestamp\": 1, \"input_length\": 100, \"output_length\": 3}\n");
+    assert_int_equal(sim_workload_load_trace(ok, 1.0, 0, &w, &err), SIM_OK);
+    assert_int_equal(w.hash_block_tokens, 512);
+    /* sorted by arrival: the line without ids comes first and shares nothing */
+    assert_int_equal(w.reqs[0].n_hash, 0);
+    assert_int_equal(w.reqs[1].n_hash, 3);
+    assert_int_equal(w.hash_ids[w.reqs[1].hash_off + 2], 9);
+    sim_workload_free(&w);
+    /* 1100 tokens have ceil(1100 / 512) = 3 blocks: a fourth id is an error naming the line */
+    const char *bad = tu_write_tmp("{\"timestamp\": 5, \"input_length\": 1100, "
+                                   "\"output_length\": 3, \"hash_ids\": [1, 2, 3, 4]}\n");
+    assert_int_equal(sim_workload_load_trace(bad, 1.0, 0, &w, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, ":1: field 'hash_ids'"));
+    bad = tu_write_tmp("{\"timestamp\": 5, \"input_length\": 1100, \"output_length\": 3, "
+                       "\"hash_ids\": [1, -2]}\n");
+    assert_int_equal(sim_workload_load_trace(bad, 1.0, 0, &w, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "element 1"));
+}
+
+static void test_prefix_repetition(void **state)
+{
+    (void)state;
+    /* 10 requests, 3 prefixes of 40 tokens plus 30 own tokens, ids per 16 tokens: 70 / 16 = 4
+     * blocks, of which 40 / 16 = 2 lie wholly inside the prefix. Prefixes are used 4, 3, 3
+     * times; a request shares its first 2 ids with the others of its prefix, never the rest. */
+    sim_synth_cfg c = {.num_prompts = 10,
+                       .input_len = 1,
+                       .output_len = 5,
+                       .request_rate = INFINITY,
+                       .burstiness = 1.0,
+                       .num_prefixes = 3,
+                       .prefix_len = 40,
+                       .suffix_len = 30,
+                       .hash_block_tokens = 16};
+    sim_workload w;
+    sim_err err = {{0}};
+    assert_int_equal(sim_workload_synthetic(&c, &w, &err), SIM_OK);
+    int uses[3] = {0, 0, 0};
+    for (size_t i = 0; i < w.n; i++) {
+        assert_int_equal(w.reqs[i].input_tokens, 70);
+        assert_int_equal(w.reqs[i].output_tokens, 5);
+        assert_int_equal(w.reqs[i].n_hash, 4);
+        const uint64_t *id = w.hash_ids + w.reqs[i].hash_off;
+        uint64_t p = (id[0] >> 32) - 1;
+        assert_true(p < 3);
+        uses[p]++;
+        assert_int_equal(id[1] >> 32, p + 1);
+        for (size_t j = 0; j < w.n; j++) /* the suffix blocks are nobody else's */
+            if (j != i)
+                assert_true(w.hash_ids[w.reqs[j].hash_off + 2] != id[2]);
+    }
+    assert_int_equal(uses[0], 4);
+    assert_int_equal(uses[1], 3);
+    assert_int_equal(uses[2], 3);
+    sim_workload_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mooncake_hash_ids),
+        cmocka_unit_test(test_prefix_repetition),
         cmocka_unit_test(test_fixed_lengths_and_infinite_rate),
         cmocka_unit_test(test_range_ratio),
         cmocka_unit_test(test_poisson_arrivals),

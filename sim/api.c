@@ -1,0 +1,102 @@
+/* api.c - the public C API (include/infersim.h): one command line in-process, its JSON back. */
+#define _POSIX_C_SOURCE 200809L
+#include <infersim.h> /* include/: the public header, not a module of sim/ */
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli.h"
+
+const char *infersim_version(void) { return INFERSIM_VERSION; }
+
+/* The message into the caller's buffer, prefixed as the command line prints it. */
+static char *fail(char *err, size_t err_len, const char *msg)
+{
+    if (err && err_len > 0)
+        snprintf(err, err_len, "infersim: %s", msg);
+    return NULL;
+}
+
+static bool has_flag(int argc, const char *const argv[], const char *flag)
+{
+    size_t n = strlen(flag);
+    for (int i = 1; i < argc; i++)
+        if (strncmp(argv[i], flag, n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '='))
+            return true;
+    return false;
+}
+
+/* {"points": [...]} from JSON lines. NULL when out of memory or a line is not JSON. */
+static char *points_json(const char *lines)
+{
+    cJSON *root = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(root, "points");
+    bool ok = root && arr;
+    for (const char *p = lines; ok && *p;) {
+        const char *end = NULL;
+        cJSON *o = cJSON_ParseWithOpts(p, &end, 0);
+        ok = o && cJSON_AddItemToArray(arr, o);
+        p = end ? end + strspn(end, " \r\n") : p;
+    }
+    char *txt = ok ? cJSON_PrintUnformatted(root) : NULL;
+    cJSON_Delete(root);
+    return txt;
+}
+
+/* {"text": "..."} for commands that print text. */
+static char *text_json(const char *text)
+{
+    cJSON *root = cJSON_CreateObject();
+    char *txt =
+        root && cJSON_AddStringToObject(root, "text", text) ? cJSON_PrintUnformatted(root) : NULL;
+    cJSON_Delete(root);
+    return txt;
+}
+
+char *infersim_json(int argc, const char *const argv[], char *err, size_t err_len)
+{
+    if (argc < 1 || !argv || !argv[0])
+        return fail(err, err_len,
+                    "expected a command in argv[0] (run, serve, roofline, sweep, ...)");
+    for (int i = 0; i < argc; i++)
+        if (!argv[i])
+            return fail(err, err_len, "argv holds a NULL before argc");
+    const char *cmd = argv[0];
+    bool formatted = strcmp(cmd, "run") == 0 || strcmp(cmd, "serve") == 0 ||
+                     strcmp(cmd, "roofline") == 0 || strcmp(cmd, "hw") == 0;
+    bool rows = strcmp(cmd, "sweep") == 0 && !has_flag(argc, argv, "--out") &&
+                !has_flag(argc, argv, "--help");
+    /* "infersim" argv... [--format json|jsonl] NULL */
+    char **av = calloc((size_t)argc + 3, sizeof *av);
+    if (!av)
+        return fail(err, err_len, "out of memory");
+    int n = 0;
+    av[n++] = "infersim";
+    for (int i = 0; i < argc; i++)
+        av[n++] = (char *)argv[i]; /* the command line never writes into argv */
+    if ((formatted || rows) && !has_flag(argc, argv, "--help"))
+        av[n++] = formatted ? "--format=json" : "--format=jsonl";
+    char *out = NULL, *diag = NULL;
+    size_t out_len = 0, diag_len = 0;
+    FILE *fo = open_memstream(&out, &out_len), *fd = open_memstream(&diag, &diag_len);
+    sim_err e = {{0}};
+    sim_status st = fo && fd ? sim_cli_run(n, av, fo, fd, &e) : SIM_EINTERNAL;
+    if (fo)
+        fclose(fo);
+    if (fd)
+        fclose(fd);
+    free(av);
+    free(diag);
+    char *res = NULL;
+    if (st)
+        fail(err, err_len, e.msg[0] ? e.msg : "out of memory");
+    else if (formatted && !has_flag(argc, argv, "--help"))
+        res = out, out = NULL;
+    else if (!(res = rows ? points_json(out ? out : "") : text_json(out ? out : "")))
+        fail(err, err_len, "out of memory");
+    free(out);
+    return res;
+}

@@ -1,0 +1,52 @@
+/* engprof.h - engine profiles: the defaults an inference engine serves with, read from a data
+ * file (hw/engines/NAME.json: vllm, vllm-v0, sglang, trtllm, hf), each with its public source.
+ *
+ * A profile says how the engine sizes its KV cache (rule and fraction), its block (page) size,
+ * its scheduler (policy, batch and token limits, chunked prefill, SGLang's new-token ratio), the
+ * CPU time an iteration costs and whether it hides behind the GPU (async scheduling / overlap
+ * scheduler), per-layer Python overhead (eager Hugging Face), CUDA graphs (on, and the largest
+ * captured batch), prefix caching, and the kernel fusions it applies (recorded, not priced).
+ * Every field is required and must have an entry in "sources"; the command line's flags
+ * override each one.
+ */
+#ifndef SIM_ENGPROF_H
+#define SIM_ENGPROF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sched.h"
+#include "status.h"
+#include "step.h"
+
+typedef struct sim_engprof {
+    char name[32];     /* file stem: "vllm" */
+    char path[256];    /* file it was loaded from */
+    char version[200]; /* the engine release its defaults come from */
+    sim_mem_rule mem_rule;
+    double mem_fraction; /* of total HBM, or of what is free after weights and activations */
+    int64_t block_size;
+    sim_sched_policy policy;
+    int64_t max_num_seqs, max_num_batched_tokens;
+    bool chunked_prefill;
+    bool lpm; /* admission order: longest cached prefix first (SGLang lpm), else FCFS */
+    double ratio_init, ratio_min, ratio_decay; /* SGLang's new-token ratio (0 elsewhere) */
+    double iteration_overhead_us, request_overhead_us, layer_overhead_us;
+    bool async_scheduling;
+    bool cuda_graphs;
+    int64_t cuda_graph_max_bs; /* 0 = every batch captured */
+    bool prefix_caching;
+    char fusions[256]; /* comma-separated, as recorded */
+} sim_engprof;
+
+/* Loads and validates a profile. Errors name the file, the field, the value and what was
+ * expected (a field without a source is one). */
+sim_status sim_engprof_load(const char *path, sim_engprof *p, sim_err *err);
+
+/* "vllm", "sglang", "guaranteed_no_evict", "max_utilization", "static". */
+const char *sim_engprof_policy_name(sim_sched_policy p);
+
+/* Parses a policy name as above (TensorRT-LLM's upper-case spellings accepted). */
+bool sim_engprof_policy_parse(const char *s, sim_sched_policy *out);
+
+#endif
