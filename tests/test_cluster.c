@@ -206,6 +206,35 @@ static void test_routing_by_hand(void **state)
     free(f);
 }
 
+/* On a trace with shared prefixes and engines that cache them, prefix-aware routing finds more
+ * of each prompt cached than round-robin does; the merged result sums the replicas' hits. */
+static void test_prefix_aware_hits(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    f->cfg.prefix_caching = true;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/traces/mooncake-sample.jsonl", tu_root());
+    sim_workload w;
+    sim_err err = {{0}};
+    assert_int_equal(sim_workload_load_trace(path, 1.0, 0, &w, &err), SIM_OK);
+    double rate[2];
+    for (int k = 0; k < 2; k++) {
+        sim_engine_result all;
+        sim_cluster_result per;
+        run_cluster(f, 4, k ? SIM_ROUTER_PREFIX_AWARE : SIM_ROUTER_ROUND_ROBIN, &w, &all, &per);
+        assert_true(all.prefix_query_tokens > 0);
+        rate[k] = (double)all.prefix_hit_tokens / (double)all.prefix_query_tokens;
+        if (k)
+            assert_true(per.prefix_blocks > 0 && per.prefix_blocks <= per.blocks);
+        sim_engine_result_free(&all);
+        sim_cluster_result_free(&per);
+    }
+    assert_true(rate[1] > rate[0]);
+    sim_workload_free(&w);
+    free(f);
+}
+
 static void test_checks(void **state)
 {
     (void)state;
@@ -348,6 +377,7 @@ int main(void)
         cmocka_unit_test(test_each_router),
         cmocka_unit_test(test_routing_by_hand),
         cmocka_unit_test(test_checks),
+        cmocka_unit_test(test_prefix_aware_hits),
         cmocka_unit_test(test_disagg_one_request),
         cmocka_unit_test(test_disagg_stream),
     };
