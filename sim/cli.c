@@ -1216,8 +1216,8 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
         st = sim_slo_parse(o->goodput, &s->slo, err);
     if (!st)
         st = serve_workload(o, cache, seed, L->eng.block_size, &s->own, &s->w, err);
-    sim_cluster_cfg cc = {.engine = &s->cfg, .replicas = (int)o->replicas,
-                          .router = SIM_ROUTER_LEAST_OUTSTANDING};
+    sim_cluster_cfg cc = {
+        .engine = &s->cfg, .replicas = (int)o->replicas, .router = SIM_ROUTER_LEAST_OUTSTANDING};
     if (!st && o->router && !sim_router_parse(o->router, &cc.router))
         st = sim_fail(err, SIM_EINPUT,
                       "--router: value '%s', expected round-robin, least-outstanding or "
@@ -1258,8 +1258,8 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
     if (!st && dc.n_prefill > 0) {
         s->prefill = s->cfg;
         s->prefill.step.tp = cli_given(o, "--prefill-tp") ? (int)o->prefill_tp : s->cfg.step.tp;
-        s->gpus = dc.n_prefill * sim_pp_gpus(&s->prefill.step) +
-                  dc.n_decode * sim_pp_gpus(&s->cfg.step);
+        s->gpus =
+            dc.n_prefill * sim_pp_gpus(&s->prefill.step) + dc.n_decode * sim_pp_gpus(&s->cfg.step);
         if (!(st = sim_disagg_check(&dc, s->w, err)))
             st = sim_disagg_run(&dc, s->w, &s->res, &s->cluster, err);
     } else if (!st && cc.replicas > 1 && !(st = sim_cluster_check(&cc, s->w, err))) {

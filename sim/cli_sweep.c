@@ -348,8 +348,10 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
             row->tput_per_gpu = s->m.output_throughput / (double)cli_serve_gpus(s);
             row->ttft_ms = ttft;
             sim_price p;
-            sim_serve_report rep = {
-                .cfg = &s->cfg, .m = &s->m, .usd_per_gpu_hour = s->usd_per_gpu_hour, .gpus = s->gpus};
+            sim_serve_report rep = {.cfg = &s->cfg,
+                                    .m = &s->m,
+                                    .usd_per_gpu_hour = s->usd_per_gpu_hour,
+                                    .gpus = s->gpus};
             if (sim_report_serve_price(&rep, &p))
                 row->usd_per_million_output_tokens = p.usd_per_million_output_tokens;
         }

@@ -1,4 +1,4 @@
-/* cluster.c - replicas behind a router, simulated side by side. */
+/* cluster.c - engines stepped side by side: replicas behind a router, prefill/decode pools. */
 #include "cluster.h"
 
 #include "mem.h"
@@ -107,8 +107,8 @@ typedef struct replica {
     int index;          /* in the deployment (the result's load) */
     const sim_cluster_observer *obs;
     sim_engine_observer eo; /* forwards to obs with the instance and the workload's ids */
-    sim_workload w;     /* its share of the stream, growing */
-    size_t *global; /* its request j is the workload's request global[j] */
+    sim_workload w;         /* its share of the stream, growing */
+    size_t *global;         /* its request j is the workload's request global[j] */
     sim_engine *e;
     sim_engine_result res;
     idset seen;
@@ -341,7 +341,7 @@ sim_status sim_cluster_run(const sim_cluster_cfg *cfg, const sim_workload *w,
     int started = 0;
     sim_status st = out->load && rep
                         ? start_all(rep, n, 0, cfg->engine, w, cfg->observer, &started, err)
-                                     : sim_fail(err, SIM_EINTERNAL, "out of memory for replicas");
+                        : sim_fail(err, SIM_EINTERNAL, "out of memory for replicas");
     for (size_t i = 0; !st && i < w->n; i++) {
         const sim_request *q = &w->reqs[i];
         for (int r = 0; !st && r < n; r++)
@@ -412,8 +412,9 @@ sim_status sim_disagg_check(const sim_disagg_cfg *cfg, const sim_workload *w, si
 {
     if (cfg->n_prefill < 1 || cfg->n_decode < 1 ||
         cfg->n_prefill + cfg->n_decode > SIM_CLUSTER_MAX_REPLICAS)
-        return sim_fail(err, SIM_EINPUT, "--disagg: value %d:%d, expected P:D with P, D >= 1 and "
-                                         "P + D <= %d",
+        return sim_fail(err, SIM_EINPUT,
+                        "--disagg: value %d:%d, expected P:D with P, D >= 1 and "
+                        "P + D <= %d",
                         cfg->n_prefill, cfg->n_decode, SIM_CLUSTER_MAX_REPLICAS);
     const sim_engine_cfg *e = cfg->decode;
     if (e->max_concurrency > 0 || e->observer || sim_spec_active(e->spec))
@@ -475,8 +476,8 @@ static ready heap_pop(ready *h, size_t *n)
 typedef struct pools {
     const sim_disagg_cfg *cfg;
     const sim_workload *w;
-    replica *rep; /* prefill instances, then decode instances */
-    size_t *scan; /* per prefill instance: its requests before this one are collected */
+    replica *rep;             /* prefill instances, then decode instances */
+    size_t *scan;             /* per prefill instance: its requests before this one are collected */
     unsigned char *collected; /* per request: its prefill finish is known */
     ready *heap;
     size_t heap_n;
@@ -542,8 +543,8 @@ static sim_status disagg_loop(pools *P, sim_err *err)
             q.kv_ready = q.input_tokens - 1; /* the last prompt token is computed to sample */
             int to = least_outstanding(dec, c->n_decode, x.t);
             if (c->observer && c->observer->kv_transfer)
-                c->observer->kv_transfer(c->observer->ctx, (int64_t)x.i, x.from,
-                                         c->n_prefill + to, x.sent, x.t);
+                c->observer->kv_transfer(c->observer->ctx, (int64_t)x.i, x.from, c->n_prefill + to,
+                                         x.sent, x.t);
             give(&dec[to], &q, x.i);
             sent++;
         } else if (client) {
@@ -552,8 +553,10 @@ static sim_status disagg_loop(pools *P, sim_err *err)
             give(&P->rep[least_outstanding(P->rep, c->n_prefill, t)], &q, next);
             next++;
         } else if (P->heap_n == 0) {
-            st = sim_fail(err, SIM_EINTERNAL, "disaggregation stalled with %zu of %zu requests "
-                                              "sent to decode", sent, w->n);
+            st = sim_fail(err, SIM_EINTERNAL,
+                          "disaggregation stalled with %zu of %zu requests "
+                          "sent to decode",
+                          sent, w->n);
         }
     }
     return st;

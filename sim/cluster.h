@@ -100,17 +100,17 @@ typedef struct sim_cluster_result {
     int64_t blocks;         /* block ids of all requests */
     int64_t prefix_blocks;  /* of which the chosen replica had been sent before */
     /* disaggregation (prefill 0 otherwise) */
-    int prefill, decode;     /* instances */
-    bool kv_scaleout;        /* the KV went over the scale-out NIC (else the scale-up link) */
-    double kv_transfer_ns;   /* sum over requests of the transfer time TTFT waits for */
+    int prefill, decode;      /* instances */
+    bool kv_scaleout;         /* the KV went over the scale-out NIC (else the scale-up link) */
+    double kv_transfer_ns;    /* sum over requests of the transfer time TTFT waits for */
     double kv_transfer_bytes; /* sum over requests of the bytes each GPU sent */
 } sim_cluster_result;
 
 typedef struct sim_disagg_cfg {
-    const sim_engine_cfg *prefill; /* every prefill instance's configuration */
-    const sim_engine_cfg *decode;  /* every decode instance's */
-    int n_prefill, n_decode;       /* >= 1 each */
-    bool kv_stream;                /* layer-wise streaming of the KV during the prefill */
+    const sim_engine_cfg *prefill;        /* every prefill instance's configuration */
+    const sim_engine_cfg *decode;         /* every decode instance's */
+    int n_prefill, n_decode;              /* >= 1 each */
+    bool kv_stream;                       /* layer-wise streaming of the KV during the prefill */
     const sim_cluster_observer *observer; /* NULL: nobody watches */
 } sim_disagg_cfg;
 

@@ -41,8 +41,9 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
     if (!st && sim_spec_active(cfg->spec))
         st = sim_spec_check(cfg->spec, &cfg->step, err);
     if (!st && sim_pp_stages(&cfg->step) > 1 && sim_spec_active(cfg->spec))
-        st = sim_fail(err, SIM_EINPUT, "--pp with --spec-method: speculative decoding over "
-                                       "pipeline stages is not modeled; expected one of them");
+        st = sim_fail(err, SIM_EINPUT,
+                      "--pp with --spec-method: speculative decoding over "
+                      "pipeline stages is not modeled; expected one of them");
     if (st)
         return st;
     const sim_sched_cfg *sc = &cfg->sched;
@@ -165,7 +166,7 @@ typedef struct loop {
     sim_rng rng;           /* acceptance draws */
     sim_step_memo memo[2]; /* by launch mode: graph, eager */
     sim_spec_memo draft_memo;
-    sim_pp_memo pp;        /* pipeline stages' micro-batches (unused without --pp) */
+    sim_pp_memo pp; /* pipeline stages' micro-batches (unused without --pp) */
     window tokens;
     int64_t now;
     int64_t dt;        /* the current iteration's duration */
@@ -174,8 +175,8 @@ typedef struct loop {
     int64_t inflight;
     int64_t free_since; /* when a concurrency slot last became free */
     size_t done;
-    size_t cap;            /* requests the per-request arrays hold (w->n may grow up to it) */
-    size_t done_at_now;    /* of `done`, those that finished at `now` (the last iteration's end) */
+    size_t cap;         /* requests the per-request arrays hold (w->n may grow up to it) */
+    size_t done_at_now; /* of `done`, those that finished at `now` (the last iteration's end) */
 } loop;
 
 /* The engine a caller steps (engine.h): the loop itself. */

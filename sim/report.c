@@ -129,8 +129,8 @@ int64_t sim_report_serve_gpus(const sim_serve_report *r)
 
 bool sim_report_serve_price(const sim_serve_report *r, sim_price *out)
 {
-    return sim_price_compute(sim_report_serve_gpus(r), r->usd_per_gpu_hour,
-                             r->m->output_throughput, r->m->total_token_throughput, out);
+    return sim_price_compute(sim_report_serve_gpus(r), r->usd_per_gpu_hour, r->m->output_throughput,
+                             r->m->total_token_throughput, out);
 }
 
 /* gpus, and the price keys: numbers when the price is known, null when it is not. */
@@ -663,8 +663,7 @@ static void cluster_json(cJSON *o, const sim_serve_report *r)
         cJSON_AddStringToObject(o, "router", sim_router_name(c->router));
     }
     if (c->router == SIM_ROUTER_PREFIX_AWARE)
-        add_num(o, "router_prefix_match_rate",
-                ratio((double)c->prefix_blocks, (double)c->blocks));
+        add_num(o, "router_prefix_match_rate", ratio((double)c->prefix_blocks, (double)c->blocks));
     cJSON *arr = cJSON_AddArrayToObject(o, "replica_load");
     const double dur = (double)r->res->duration_ns;
     for (int i = 0; arr && i < c->replicas; i++) {

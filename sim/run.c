@@ -12,8 +12,9 @@ sim_status sim_run_check(const sim_run_cfg *cfg, sim_err *err)
     if (!st && sim_spec_active(cfg->spec))
         st = sim_spec_check(cfg->spec, &cfg->step, err);
     if (!st && sim_pp_stages(&cfg->step) > 1 && sim_spec_active(cfg->spec))
-        st = sim_fail(err, SIM_EINPUT, "--pp with --spec-method: speculative decoding over "
-                                       "pipeline stages is not modeled; expected one of them");
+        st = sim_fail(err, SIM_EINPUT,
+                      "--pp with --spec-method: speculative decoding over "
+                      "pipeline stages is not modeled; expected one of them");
     if (st)
         return st;
     const sim_model *m = cfg->step.model;

@@ -1162,7 +1162,8 @@ static void test_deployment_flags(void **state)
     assert_near(n, 30.0, 0);
     cJSON_Delete(j);
     run("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --num-prompts 10");
-    assert_non_null(strstr(R.out, "2 replicas, router least-outstanding; requests per replica: 5 5"));
+    assert_non_null(
+        strstr(R.out, "2 replicas, router least-outstanding; requests per replica: 5 5"));
     expect_bad("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --router random",
                "--router: value 'random'");
     expect_bad("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --html /tmp/x.html",

@@ -6,11 +6,8 @@
 
 static sim_step_cfg cfg_of(const sim_model *m, const sim_hw *hw, int tp, int pp)
 {
-    return (sim_step_cfg){.model = m,
-                          .hw = hw,
-                          .tp = tp,
-                          .pp = pp,
-                          .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16}};
+    return (sim_step_cfg){
+        .model = m, .hw = hw, .tp = tp, .pp = pp, .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16}};
 }
 
 static void test_partition_as_vllm(void **state)
