@@ -1,6 +1,8 @@
 /* test_pp.c - pipeline stages: vLLM's layer split, per-stage memory, transfers, rounds. */
 #include "testutil.h"
 
+#include "engine.h"
+#include "metrics.h"
 #include "pp.h"
 #include "run.h"
 
@@ -170,6 +172,52 @@ static void test_batch1_latency_not_lowered(void **state)
     assert_true(rb.tpot_ns < 2.0 * half.t_ns);
 }
 
+/* Serving: one request alone decodes no faster over two stages (each token crosses both and the
+ * link); a saturated 70B engine over two stages of TP 2 holds far more KV than one TP 2 engine
+ * (the batch grows to vLLM's 1024-request limit) and serves more than twice the tokens per
+ * second: the stages' GPUs are used no worse than the single engine's. */
+static double serve_tps(const sim_model *m, const sim_hw *hw, int tp, int pp, int64_t n,
+                        double *tpot_ms)
+{
+    sim_engine_cfg c = {
+        .step = cfg_of(m, hw, tp, pp),
+        .sched = {.max_num_seqs = 1024, .max_num_batched_tokens = 8192, .chunked_prefill = true},
+        .block_size = 16,
+        .mem_util = 0.9};
+    c.step.iteration_overhead_ns = 1e6;
+    sim_synth_cfg s = {.num_prompts = n,
+                       .input_len = 500,
+                       .output_len = 100,
+                       .request_rate = INFINITY,
+                       .burstiness = 1.0};
+    sim_workload w;
+    sim_err err = {{0}};
+    assert_int_equal(sim_workload_synthetic(&s, &w, &err), SIM_OK);
+    sim_engine_result r;
+    assert_int_equal(sim_engine_check(&c, &w, &err), SIM_OK);
+    assert_int_equal(sim_engine_run(&c, &w, &r, &err), SIM_OK);
+    sim_slo slo = {0};
+    sim_serve_metrics mt;
+    assert_int_equal(sim_metrics_compute(&r, &slo, &mt), SIM_OK);
+    *tpot_ms = mt.dist[SIM_M_TPOT].mean;
+    sim_engine_result_free(&r);
+    sim_workload_free(&w);
+    return mt.output_throughput;
+}
+
+static void test_serve_pipeline(void **state)
+{
+    (void)state;
+    sim_model m8 = tu_model("llama-3.1-8b"), m70 = tu_model("llama-3.1-70b");
+    sim_hw hw = tu_hw("h100-sxm");
+    double t1, t2;
+    serve_tps(&m8, &hw, 1, 1, 1, &t1);
+    serve_tps(&m8, &hw, 1, 2, 1, &t2);
+    assert_true(t2 >= t1);
+    double x1 = serve_tps(&m70, &hw, 2, 1, 400, &t1), x2 = serve_tps(&m70, &hw, 2, 2, 400, &t2);
+    assert_true(x2 > 2.0 * x1);
+}
+
 static void test_checks(void **state)
 {
     (void)state;
@@ -186,13 +234,10 @@ static void test_checks(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_partition_as_vllm),
-        cmocka_unit_test(test_memory_per_stage),
-        cmocka_unit_test(test_transfer_links),
-        cmocka_unit_test(test_stages_add_up_and_rounds),
-        cmocka_unit_test(test_moe_stages),
-        cmocka_unit_test(test_batch1_latency_not_lowered),
-        cmocka_unit_test(test_checks),
+        cmocka_unit_test(test_partition_as_vllm), cmocka_unit_test(test_memory_per_stage),
+        cmocka_unit_test(test_transfer_links),    cmocka_unit_test(test_stages_add_up_and_rounds),
+        cmocka_unit_test(test_moe_stages),        cmocka_unit_test(test_batch1_latency_not_lowered),
+        cmocka_unit_test(test_serve_pipeline),    cmocka_unit_test(test_checks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
