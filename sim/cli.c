@@ -99,6 +99,11 @@ const cli_opt_def cli_opts_table[] = {
       "a synchronous engine loop: the GPU waits for the CPU's work"),
     O("--enforce-eager", OPT_BOOL, enforce_eager, 0, 0, CMD_MODEL,
       "launch decode kernels eagerly instead of from CUDA graphs"),
+    O("--allreduce", OPT_STR, allreduce, 0, 0, CMD_MODEL | CMD_OP,
+      "auto|ring|tree|oneshot|twoshot|nvls|nccl: all-reduce algorithm (default auto: the "
+      "cheapest the device has)"),
+    O("--fuse-allreduce-norm", OPT_BOOL, fuse_ar_norm, 0, 0, CMD_MODEL,
+      "fuse all-reduce + residual + RMSNorm into one kernel (custom / NVLS all-reduce only)"),
     O("--cuda-graph-max-bs", OPT_INT, graph_max_bs, 0, 1 << 20, CMD_MODEL,
       "largest decode batch replayed from a CUDA graph; 0 = all (default: engine)"),
     O("--max-model-len", OPT_INT, max_model_len, 1, 1 << 26, CMD_ENGINE,
@@ -229,6 +234,8 @@ const cli_opt_def cli_opts_table[] = {
       "measurements CSV (default tools/data/validation.csv)"),
     O("--max-op-median", OPT_NUM, max_op_median, 0, 1000, CMD_VALIDATE,
       "exit 1 if the op-level median |error| (%) is above this"),
+    O("--max-bucket-median", OPT_NUM, max_bucket_median, 0, 1000, CMD_VALIDATE,
+      "exit 1 if any op-level size bucket's median |error| (%) is above this"),
     O("--max-e2e-median", OPT_NUM, max_e2e_median, 0, 1000, CMD_VALIDATE,
       "exit 1 if the end-to-end median |error| (%) is above this"),
     O("--out", OPT_STR, out_file, 0, 0, CMD_CALIBRATE,
@@ -626,6 +633,17 @@ static sim_status load_spec(const cli_opts *o, cli_loaded *L, const cli_file_cac
     return sim_spec_init(&L->spec, method, (int)o->spec_k, alpha, tau, &L->model, draft, err);
 }
 
+sim_status cli_parse_allreduce(const cli_opts *o, sim_coll_algo *out, sim_err *err)
+{
+    *out = SIM_COLL_AUTO;
+    if (o->allreduce && !sim_coll_algo_parse(o->allreduce, out))
+        return sim_fail(err, SIM_EINPUT,
+                        "--allreduce: value '%s', expected auto, ring, tree, oneshot, twoshot, "
+                        "nvls or nccl",
+                        o->allreduce);
+    return SIM_OK;
+}
+
 /* Whether any of the spellings of one setting was given (they share a field). */
 static bool given_any(const cli_opts *o, const char *const *names)
 {
@@ -788,6 +806,9 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
     L->step.ep = (int)o->ep;
     L->step.dp_attention = o->dp_attention;
     L->step.expert_imbalance = o->expert_imbalance;
+    L->step.fuse_allreduce_norm = o->fuse_ar_norm;
+    if ((st = cli_parse_allreduce(o, &L->step.allreduce, err)))
+        return st;
     if (!o->model)
         return SIM_OK;
     if ((st = resolve_prec(o, &L->model, &L->hw, &L->step.prec, err)) ||

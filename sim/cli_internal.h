@@ -70,13 +70,16 @@ typedef struct cli_opts {
     const char *data, *op, *out_file;
     int64_t m, n, k, heads, head_dim, seq, bytes, gpus;
     bool causal;
-    double max_op_median, max_e2e_median;
+    double max_op_median, max_e2e_median, max_bucket_median;
     /* timelines */
     const char *chrome_trace, *trace_detail, *trace_window, *trace_ranks;
     double trace_max_mb;
     /* pictures */
     const char *html;
     const char *cmdline; /* the command as typed, for reports (set by sim_cli_main) */
+    /* collectives */
+    const char *allreduce;
+    bool fuse_ar_norm;
     /* speculative decoding */
     const char *spec_method, *spec_model;
     int64_t spec_k;
@@ -118,6 +121,9 @@ sim_status cli_parse_value(const cli_opt_def *o, const char *v, void *out, sim_e
 
 /* A format flag's value ("--dtype", "fp8"); the error names the flag and the known formats. */
 sim_status cli_parse_dtype_flag(const char *flag, const char *v, sim_dtype *out, sim_err *err);
+
+/* --allreduce's value (AUTO when not given); an unknown name is an error naming the flag. */
+sim_status cli_parse_allreduce(const cli_opts *o, sim_coll_algo *out, sim_err *err);
 
 /* Parses argv[first..] for command `cmd` (bit `mask`). */
 sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int mask,

@@ -81,6 +81,8 @@ sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err)
                         "--weight-dtype: value %s is not narrower than the compute format --dtype "
                         "%s; expected %s or a narrower format (a mixed-input GEMM)",
                         sim_dtype_name(r.weight), sim_dtype_name(r.dtype), sim_dtype_name(r.dtype));
+    if ((st = cli_parse_allreduce(o, &r.algo, err)))
+        return st;
     bool shape_ok = r.kind == SIM_VK_GEMM           ? r.m && r.n && r.k
                     : r.kind == SIM_VK_GROUPED_GEMM ? r.m && r.n && r.k && r.batch
                     : r.kind == SIM_VK_ATTENTION    ? r.seq && r.heads && r.head_dim
@@ -96,13 +98,22 @@ sim_status cli_cmd_op(const cli_opts *o, FILE *out, sim_err *err)
     sim_hw hw;
     double pred, ms;
     st = sim_hw_load(path, &hw, err);
+    if (!st && r.kind == SIM_VK_ALLREDUCE)
+        st = sim_coll_check(&hw, r.algo, (int)r.gpus, "--allreduce", err);
     if (!st)
         st = sim_validate_op(&r, &hw, &pred, err);
     snprintf(r.metric, sizeof r.metric, "latency_ms");
     if (!st)
         st = sim_validate_op(&r, &hw, &ms, err);
+    char how[48] = "";
+    if (!st && r.kind == SIM_VK_ALLREDUCE) {
+        sim_coll_cost cc = sim_coll_allreduce(&hw, (double)r.bytes, (int)r.gpus, r.algo);
+        snprintf(how, sizeof how, " (%s%s%s)", sim_coll_algo_name(cc.algo),
+                 cc.proto == SIM_COLL_PROTO_NONE ? "" : " ", sim_coll_proto_name(cc.proto));
+    }
     if (!st)
-        fprintf(out, "%s on %s: %.4f ms, %.2f %s\n", o->op, hw.name, ms, pred, ops[which].unit);
+        fprintf(out, "%s on %s: %.4f ms, %.2f %s%s\n", o->op, hw.name, ms, pred, ops[which].unit,
+                how);
     return st;
 }
 
@@ -156,6 +167,67 @@ static bool vrow_quantized(const sim_vrow *r)
            !sim_dtype_is_16bit(r->kv);
 }
 
+/* One summary line: "<label>: N points, median |error| X%, p90 Y%"; the median in *med. */
+static void summary_line(FILE *out, const char *label, const double *e, size_t n, double *med)
+{
+    double p90;
+    sim_validate_summary(e, n, med, &p90);
+    fprintf(out, "%s: %zu points, median |error| %.1f%%, p90 %.1f%%\n", label, n, *med, p90);
+}
+
+/* |errors| of the rows that count, grouped: op-level, end-to-end, all; quantized op-level,
+ * quantized and 16-bit end-to-end; then one group per op kind and per op size bucket. */
+enum {
+    G_OP,
+    G_E2E,
+    G_ALL,
+    G_QOP,
+    G_QE2E,
+    G_E2E16,
+    G_KIND,
+    G_BUCKET = G_KIND + SIM_VK_E2E,
+    N_GROUPS = G_BUCKET + SIM_VBUCKET_COUNT
+};
+
+static sim_status validate_summaries(const cli_opts *o, double *const *errs, const size_t *cnt,
+                                     size_t low, FILE *out, sim_err *err)
+{
+    double med[N_GROUPS];
+    char label[64];
+    summary_line(out, "validation", errs[G_ALL], cnt[G_ALL], &med[G_ALL]);
+    summary_line(out, "  op-level", errs[G_OP], cnt[G_OP], &med[G_OP]);
+    summary_line(out, "  end-to-end", errs[G_E2E], cnt[G_E2E], &med[G_E2E]);
+    double p90;
+    for (int g = G_QOP; g <= G_E2E16; g++)
+        sim_validate_summary(errs[g], cnt[g], &med[g], &p90);
+    fprintf(out,
+            "  quantized: op-level %zu points, median |error| %.1f%%; end-to-end %zu points, "
+            "median %.1f%% (16-bit end-to-end: %zu points, median %.1f%%)\n",
+            cnt[G_QOP], med[G_QOP], cnt[G_QE2E], med[G_QE2E], cnt[G_E2E16], med[G_E2E16]);
+    for (int k = 0; k < SIM_VK_E2E; k++) {
+        snprintf(label, sizeof label, "  op %s", sim_vkind_name((sim_vkind)k));
+        summary_line(out, label, errs[G_KIND + k], cnt[G_KIND + k], &med[G_KIND + k]);
+    }
+    for (int b = 0; b < SIM_VBUCKET_COUNT; b++) {
+        snprintf(label, sizeof label, "  op size %s", sim_validate_bucket_name(b));
+        summary_line(out, label, errs[G_BUCKET + b], cnt[G_BUCKET + b], &med[G_BUCKET + b]);
+    }
+    if (low)
+        fprintf(out, "  (%zu low-trust rows shown above, left out of these figures)\n", low);
+    if (cli_given(o, "--max-op-median") && med[G_OP] > o->max_op_median)
+        return sim_fail(err, SIM_EINTERNAL, "validation: op-level median %.1f%% is above %.1f%%",
+                        med[G_OP], o->max_op_median);
+    for (int b = 0; b < SIM_VBUCKET_COUNT; b++)
+        if (cli_given(o, "--max-bucket-median") && med[G_BUCKET + b] > o->max_bucket_median)
+            return sim_fail(err, SIM_EINTERNAL,
+                            "validation: op-level median %.1f%% of size %s is above %.1f%%",
+                            med[G_BUCKET + b], sim_validate_bucket_name(b), o->max_bucket_median);
+    if (cli_given(o, "--max-e2e-median") && med[G_E2E] > o->max_e2e_median)
+        return sim_fail(err, SIM_EINTERNAL, "validation: end-to-end median %.1f%% is above %.1f%%",
+                        med[G_E2E], o->max_e2e_median);
+    return SIM_OK;
+}
+
 sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
 {
     char path[PATH_MAX];
@@ -166,11 +238,10 @@ sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
     if (st)
         return st;
     cli_file_cache cache = {0};
-    /* op-level, end-to-end; then quantized op-level, quantized and 16-bit end-to-end */
-    double *errs[5];
-    size_t cnt[5] = {0};
-    for (int c = 0; c < 5; c++)
-        if (!(errs[c] = malloc((n ? n : 1) * sizeof(double))))
+    double *errs[N_GROUPS];
+    size_t cnt[N_GROUPS] = {0}, low = 0;
+    for (int g = 0; g < N_GROUPS; g++)
+        if (!(errs[g] = malloc((n ? n : 1) * sizeof(double))))
             st = sim_fail(err, SIM_EINTERNAL, "out of memory");
     fprintf(out, "%4s %-9s %-14s %-14s %-15s %12s %12s %8s\n", "id", "kind", "hw", "metric",
             "detail", "measured", "predicted", "error");
@@ -228,54 +299,25 @@ sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
             continue;
         }
         double e = sim_validate_error_pct(pred, r->value);
-        int cat = sim_vkind_is_op(r->kind) ? 0 : 1;
-        errs[cat][cnt[cat]++] = fabs(e);
-        int sub = vrow_quantized(r) ? 2 + cat : cat == 1 ? 4 : -1;
-        if (sub >= 0)
-            errs[sub][cnt[sub]++] = fabs(e);
-        fprintf(out, "%4lld %-9s %-14s %-14s %-15.15s %12.4g %12.4g %+7.1f%%\n", (long long)r->id,
-                sim_vkind_name(r->kind), r->hw, r->metric, detail, r->value, pred, e);
-    }
-    if (!st) {
-        double med[3], p90[3];
-        size_t all = cnt[0] + cnt[1];
-        double *both = malloc((all ? all : 1) * sizeof *both);
-        if (!both) {
-            st = sim_fail(err, SIM_EINTERNAL, "out of memory");
-        } else {
-            memcpy(both, errs[0], cnt[0] * sizeof *both);
-            memcpy(both + cnt[0], errs[1], cnt[1] * sizeof *both);
-            sim_validate_summary(both, all, &med[2], &p90[2]);
-            sim_validate_summary(errs[0], cnt[0], &med[0], &p90[0]);
-            sim_validate_summary(errs[1], cnt[1], &med[1], &p90[1]);
-            free(both);
-            fprintf(out, "validation: %zu points, median |error| %.1f%%, p90 %.1f%%\n", all, med[2],
-                    p90[2]);
-            fprintf(out, "  op-level: %zu points, median |error| %.1f%%, p90 %.1f%%\n", cnt[0],
-                    med[0], p90[0]);
-            fprintf(out, "  end-to-end: %zu points, median |error| %.1f%%, p90 %.1f%%\n", cnt[1],
-                    med[1], p90[1]);
-            double qm[3], qp[3];
-            for (int c = 0; c < 3; c++)
-                sim_validate_summary(errs[2 + c], cnt[2 + c], &qm[c], &qp[c]);
-            fprintf(out,
-                    "  quantized: op-level %zu points, median |error| %.1f%%; end-to-end %zu "
-                    "points, median %.1f%% (16-bit end-to-end: %zu points, median %.1f%%)\n",
-                    cnt[2], qm[0], cnt[3], qm[1], cnt[4], qm[2]);
-            if (cli_given(o, "--max-op-median") && med[0] > o->max_op_median)
-                st = sim_fail(err, SIM_EINTERNAL,
-                              "validation: op-level median %.1f%% is above "
-                              "%.1f%%",
-                              med[0], o->max_op_median);
-            else if (cli_given(o, "--max-e2e-median") && med[1] > o->max_e2e_median)
-                st = sim_fail(err, SIM_EINTERNAL,
-                              "validation: end-to-end median %.1f%% is above "
-                              "%.1f%%",
-                              med[1], o->max_e2e_median);
+        fprintf(out, "%4lld %-9s %-14s %-14s %-15.15s %12.4g %12.4g %+7.1f%%%s\n", (long long)r->id,
+                sim_vkind_name(r->kind), r->hw, r->metric, detail, r->value, pred, e,
+                r->low_trust ? " (low trust)" : "");
+        if (r->low_trust) {
+            low++;
+            continue;
         }
+        bool op = sim_vkind_is_op(r->kind);
+        int groups[5] = {op ? G_OP : G_E2E, G_ALL, op ? G_KIND + (int)r->kind : -1,
+                         op ? G_BUCKET + sim_validate_bucket(r) : -1,
+                         vrow_quantized(r) ? (op ? G_QOP : G_QE2E) : op ? -1 : G_E2E16};
+        for (int g = 0; g < 5; g++)
+            if (groups[g] >= 0)
+                errs[groups[g]][cnt[groups[g]]++] = fabs(e);
     }
-    for (int c = 0; c < 5; c++)
-        free(errs[c]);
+    if (!st)
+        st = validate_summaries(o, errs, cnt, low, out, err);
+    for (int g = 0; g < N_GROUPS; g++)
+        free(errs[g]);
     free(rows);
     cli_cache_free(&cache);
     return st;

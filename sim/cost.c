@@ -46,21 +46,11 @@ sim_status sim_cost_check_support(const sim_hw *hw, const sim_prec *prec, sim_er
 
 double sim_cost_padded_m(int64_t m, int tile) { return (double)((m + tile - 1) / tile * tile); }
 
-double sim_cost_collective_ns(const sim_hw *hw, double net_bytes, int ranks, int hops)
+/* Output tiles of a GEMM's wave_tile x wave_tile grid. */
+static double gemm_tiles(const sim_hw *hw, int64_t m, int64_t n)
 {
-    if (ranks <= 1)
-        return 0.0;
-    bool out = ranks > hw->devices_per_node;
-    double bw = (out ? hw->scaleout_bytes_per_s : hw->scaleup_bytes_per_s) * hw->eff_network;
-    double hop_ns = out ? hw->scaleout_latency_ns : hw->scaleup_latency_ns;
-    return hw->collective_ns + net_bytes / bw * 1e9 + hops * hop_ns;
-}
-
-double sim_cost_all_to_all_ns(const sim_hw *hw, double net_bytes, int ranks, int hops)
-{
-    /* today the collective model's fixed cost, link bandwidth and per-hop latency (scale-out
-     * once the group spans nodes); the one place an all-to-all model would change */
-    return sim_cost_collective_ns(hw, net_bytes, ranks, hops);
+    double t = hw->wave_tile;
+    return ceil((double)m / t) * ceil((double)n / t);
 }
 
 double sim_cost_grouped_padded_m(double rows, double groups, int tile)
@@ -72,27 +62,53 @@ double sim_cost_grouped_padded_m(double rows, double groups, int tile)
     return groups * ceil(rows / groups / tile) * tile;
 }
 
-double sim_cost_gemm_shape_eff(const sim_hw *hw, int64_t m, int64_t n, int64_t k)
+int sim_cost_gemm_split_k(const sim_hw *hw, int64_t m, int64_t n)
 {
-    return sim_cost_gemm_shape_eff_in(hw, SIM_DT_BF16, m, n, k);
+    double tiles = gemm_tiles(hw, m, n);
+    return tiles < hw->compute_units ? (int)(hw->compute_units / tiles) : 1;
+}
+
+double sim_cost_gemm_shape_eff(const sim_hw *hw, int64_t m, int64_t n, int64_t k, int split)
+{
+    return sim_cost_gemm_shape_eff_in(hw, SIM_DT_BF16, m, n, k, split);
 }
 
 double sim_cost_gemm_shape_eff_in(const sim_hw *hw, sim_dtype compute, int64_t m, int64_t n,
-                                  int64_t k)
+                                  int64_t k, int split)
 {
-    /* wave quantization: the output tiles run in waves of compute_units; a partial last wave
-     * leaves units idle. Skinny GEMMs (M within one tile: decode) split K across the units
-     * instead (split-K / stream-K kernels), so they fill the machine. */
-    double t = hw->wave_tile, util = 1.0;
-    if (m > hw->wave_tile) {
-        double tiles = ceil((double)m / t) * ceil((double)n / t);
-        double waves = ceil(tiles / hw->compute_units);
-        util = tiles / (waves * hw->compute_units);
-    }
+    /* wave quantization: the output tiles (times the K splits) run in waves of compute_units; a
+     * partial last wave leaves units idle */
+    double work = gemm_tiles(hw, m, n) * (split > 1 ? split : 1);
+    double util = work / (ceil(work / hw->compute_units) * hw->compute_units);
     /* a short K loop spends a larger share filling and draining the pipeline */
     double kh = sim_hw_gemm_k_half(hw, compute);
     double kf = kh > 0.0 ? (double)k / ((double)k + kh) : 1.0;
     return util * kf;
+}
+
+double sim_cost_gemm_split_bytes(int64_t m, int64_t n, int split)
+{
+    return split > 1 ? 2.0 * split * (double)m * (double)n * 4.0 : 0.0;
+}
+
+/* The math time of a GEMM doing `flops` (padded) at `rate` FLOP/s before shape effects: the
+ * cheaper of plain tiling (wave-quantized) and split-K over the idle units plus the reduction of
+ * its fp32 partial sums through HBM, as cuBLAS's heuristics choose. */
+static double gemm_tiled_ns(const sim_hw *hw, const sim_op *op, int64_t m, double flops,
+                            double rate)
+{
+    double plain =
+        flops / (rate * sim_cost_gemm_shape_eff_in(hw, op->compute, m, op->n, op->k, 1)) * 1e9;
+    int split = sim_cost_gemm_split_k(hw, m, op->n);
+    if (split < 2)
+        return plain;
+    double red =
+        sim_cost_gemm_split_bytes(m, op->n, split) / (hw->hbm_bytes_per_s * hw->eff_memory) * 1e9;
+    double splitk =
+        flops / (rate * sim_cost_gemm_shape_eff_in(hw, op->compute, m, op->n, op->k, split)) *
+            1e9 +
+        red;
+    return splitk < plain ? splitk : plain;
 }
 
 static double math_ns(const sim_hw *hw, const sim_op *op)
@@ -112,11 +128,11 @@ static double math_ns(const sim_hw *hw, const sim_op *op)
                                        : sim_cost_padded_m(op->m, tile);
         double padded = 2.0 * rows * nk;
         double extra = op->flops - 2.0 * (double)op->m * nk; /* bias adds */
-        double shape = sim_cost_gemm_shape_eff_in(
-            hw, op->compute, op->groups > 1.0 ? (int64_t)rows : op->m, op->n, op->k);
+        /* a grouped GEMM's tiles cover every expert's padded rows */
+        int64_t m_eff = op->groups > 1.0 ? (int64_t)rows : op->m;
         if (!op->weight_only)
-            return (padded + extra) /
-                   (hw->peak_flops[op->compute] * hw->eff_gemm[op->compute] * shape) * 1e9;
+            return gemm_tiled_ns(hw, op, m_eff, padded + extra,
+                                 hw->peak_flops[op->compute] * hw->eff_gemm[op->compute]);
         /* Mixed-input (W4A16, W8A16, W4A8): math in the activation format (M padded to the
          * mixed-input MMA tile) at the mixed-input kernels' efficiency, plus dequantizing every
          * weight on the vector units once per block of gemm_tile_m rows that a thread block
@@ -126,10 +142,9 @@ static double math_ns(const sim_hw *hw, const sim_op *op)
                             : sim_cost_padded_m(op->m, hw->gemm_tile_m)) /
                        hw->gemm_tile_m;
         double deq = tiles * nk * sim_dtype_get(op->weight)->dequant_ops;
-        return ((padded + extra) /
-                    (hw->peak_flops[op->compute] * hw->eff_gemm_weight_only * shape) +
-                deq / hw->vector_flops) *
-               1e9;
+        return gemm_tiled_ns(hw, op, m_eff, padded + extra,
+                             hw->peak_flops[op->compute] * hw->eff_gemm_weight_only) +
+               deq / hw->vector_flops * 1e9;
     }
     case SIM_OPK_ATTENTION:
         return op->flops / (hw->peak_flops[op->compute] * hw->eff_attention) * 1e9;
@@ -172,10 +187,18 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
                                  : sim_hw_gemm_memory(hw, op->compute);
     c.t_mem_ns = ((sim_op_bytes(op) - paged) / stream + paged / hw->eff_attn_memory) /
                  hw->hbm_bytes_per_s * 1e9;
-    c.t_net_ns = sim_op_info(op->id)->all_to_all
-                     ? sim_cost_all_to_all_ns(hw, op->net_bytes, op->net_ranks, op->net_hops)
-                     : sim_cost_collective_ns(hw, op->net_bytes, op->net_ranks, op->net_hops);
-    c.t_launch_ns = sim_op_info(op->id)->kernels * launch_ns;
+    if (op->net_ranks > 1) {
+        /* an all-to-all sends to its peers at once (low-latency kernels) or one peer per step */
+        sim_coll_cost cc =
+            sim_op_info(op->id)->all_to_all
+                ? sim_coll_alltoall(hw, op->net_msg_bytes, op->net_ranks, op->net_hops)
+                : sim_coll_price(hw, op->net_kind, op->net_msg_bytes, op->net_ranks,
+                                 op->net_algo);
+        c.t_net_ns = cc.t_ns;
+        c.coll_algo = cc.algo;
+        c.coll_proto = cc.proto;
+    }
+    c.t_launch_ns = op->fused ? 0.0 : sim_op_info(op->id)->kernels * launch_ns;
     double busy = c.t_math_ns > c.t_mem_ns ? c.t_math_ns : c.t_mem_ns;
     c.t_ns = busy + c.t_net_ns + c.t_launch_ns;
     c.bound = sim_cost_bound(&c);

@@ -3,14 +3,14 @@
  *   T_math = FLOPs / (peak[compute format] x efficiency)    GEMM M padded to the tile (a
  *            grouped GEMM pads each expert's rows: to 16 when an expert gets at most 16), and
  *            GEMM efficiency = the format's peak efficiency x shape efficiency (wave
- *            quantization of the output tiles over the compute units, K-pipeline fill);
+ *            quantization of the output tiles over the compute units, K-pipeline fill), the
+ *            cheaper of plain tiling and split-K plus its reduction for small-M GEMMs;
  *            weight-only GEMMs add the in-kernel dequantization on the vector units
  *   T_mem  = bytes / (HBM bandwidth x memory efficiency); attention's KV-cache reads at the
  *            (lower) paged-attention efficiency; quantized GEMMs at their format's streaming
  *            fraction (hw quant.gemm_memory, quant.mixed_input_memory)
- *   T_net  = fixed collective cost + per-GPU bytes / (link bandwidth x network efficiency)
- *            + hops x hop latency (scale-out links and hop latency once the collective spans
- *            more than one node)
+ *   T_net  = the collective's time under the algorithm and protocol collective.h picks (or the
+ *            one forced), scale-out links once it spans more than one node
  *   time   = max(T_math, T_mem) + T_net + kernels x launch overhead
  *
  * Compute and memory traffic overlap inside a kernel (max); how much network time hides behind
@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 
+#include "collective.h"
 #include "graph.h"
 #include "hw.h"
 #include "status.h"
@@ -40,6 +41,8 @@ typedef struct sim_op_cost {
     double t_launch_ns; /* launch overhead */
     double t_ns;        /* max(math, mem) + net + launch */
     sim_bound bound;
+    sim_coll_algo coll_algo;   /* collectives: the algorithm priced */
+    sim_coll_proto coll_proto; /* and its protocol (NONE for custom / multicast kernels) */
 } sim_op_cost;
 
 /* "compute", "memory", "network", "overhead". */
@@ -53,30 +56,32 @@ sim_status sim_cost_check_support(const sim_hw *hw, const sim_prec *prec, sim_er
  * present costs nothing. */
 sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns);
 
-/* The shape part of a GEMM's efficiency, in (0, 1]: output tiles of wave_tile x wave_tile run
- * in waves over the compute units (a partial last wave idles the rest; skinny GEMMs with M within
- * one tile split K instead and fill the units), times K / (K + k_half). */
-double sim_cost_gemm_shape_eff(const sim_hw *hw, int64_t m, int64_t n, int64_t k);
+/* The shape part of a bf16 GEMM's efficiency, in (0, 1], with its K split `split` ways (1:
+ * none): tiles x split work units of wave_tile x wave_tile run in waves over the compute units (a
+ * partial last wave idles the rest), times K / (K + k_half) for the pipeline's fill. */
+double sim_cost_gemm_shape_eff(const sim_hw *hw, int64_t m, int64_t n, int64_t k, int split);
+
+/* The split-K factor that fills the idle units of a GEMM with fewer output tiles than units:
+ * floor(compute_units / tiles), or 1. A GEMM's math time is the cheaper of plain tiling and this
+ * split plus the reduction of its partial sums (sim_cost_gemm_split_bytes through HBM), as
+ * cuBLAS's heuristics choose between the two. */
+int sim_cost_gemm_split_k(const sim_hw *hw, int64_t m, int64_t n);
+
+/* HBM bytes of a split-K reduction: each of `split` slices writes an fp32 M x N partial (the
+ * GEMM's real rows) and the reduction reads them all back: 2 x split x M x N x 4. */
+double sim_cost_gemm_split_bytes(int64_t m, int64_t n, int split);
 
 /* The same for a GEMM computing in `compute`: its own K-pipeline term (sim_hw_gemm_k_half). */
 double sim_cost_gemm_shape_eff_in(const sim_hw *hw, sim_dtype compute, int64_t m, int64_t n,
-                                  int64_t k);
+                                  int64_t k, int split);
 
 /* The largest of an op's math, memory, network and launch times (ties go to the first). */
 sim_bound sim_cost_bound(const sim_op_cost *c);
 
-/* Time of a ring collective moving net_bytes per GPU in `hops` steps over `ranks` GPUs. */
-double sim_cost_collective_ns(const sim_hw *hw, double net_bytes, int ranks, int hops);
-
-/* Time of an all-to-all (MoE dispatch / combine) moving net_bytes per GPU over `ranks` GPUs in
- * `hops` sequential steps. Priced with the collective model (sim_cost_collective_ns): fixed cost
- * + bytes / (link bandwidth x network efficiency) + hops x hop latency, on the scale-out links
- * once the group spans more than one node. */
-double sim_cost_all_to_all_ns(const sim_hw *hw, double net_bytes, int ranks, int hops);
-
 /* Rows a grouped GEMM computes: `rows` spread over `groups` problems (experts), each padded up to
  * the tile: groups x ceil(rows / groups / tile) x tile (one problem: the plain padding). */
 double sim_cost_grouped_padded_m(double rows, double groups, int tile);
+
 /* One row of the seed's quantization table (section 4): a scheme, the bytes a decode GEMM
  * reads per weight (scales included), the dense peak of its math, and the critical batch where
  * decode GEMMs turn compute-bound on the pure roofline: 2 B FLOPs per weight against

@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "collective.h"
+
 /* Kernel counts: attention = KV-cache write + attention kernel; sampling = logits to fp32,
  * softmax/temperature, the draw, and the token gather (vLLM's sampler, greedy or random); MLA's
  * q_down and kv_down = the GEMM + the RMSNorm of the latent; kv_up = W_UK and W_UV (decode). */
@@ -307,7 +309,8 @@ void sim_graph_act_quant(sim_op *op, double tokens, int64_t k, const sim_prec *p
                         : 0.0;
 }
 
-/* A ring all-reduce of `msg` bytes over tp GPUs: each sends 2(N-1)/N of it in 2(N-1) steps. */
+/* An all-reduce of `msg` bytes over tp GPUs. net_bytes is its bus bytes (a ring's per-GPU send,
+ * 2(N-1)/N of it in 2(N-1) steps) whatever algorithm collective.h prices it with. */
 static void allreduce(sim_op *op, double msg, int tp)
 {
     op->present = tp > 1;
@@ -315,11 +318,12 @@ static void allreduce(sim_op *op, double msg, int tp)
         return;
     op->net_msg_bytes = msg;
     op->net_ranks = tp;
+    op->net_kind = SIM_COLL_ALLREDUCE;
     op->net_hops = 2 * (tp - 1);
-    op->net_bytes = 2.0 * (tp - 1) / tp * msg;
+    op->net_bytes = sim_coll_bus_bytes(SIM_COLL_ALLREDUCE, msg, tp);
 }
 
-/* A ring all-gather of a `msg`-byte result over tp GPUs: each sends (N-1)/N of it. */
+/* An all-gather of a `msg`-byte result over tp GPUs: bus bytes (N-1)/N of it. */
 static void allgather(sim_op *op, double msg, int tp)
 {
     op->present = tp > 1;
@@ -327,8 +331,9 @@ static void allgather(sim_op *op, double msg, int tp)
         return;
     op->net_msg_bytes = msg;
     op->net_ranks = tp;
+    op->net_kind = SIM_COLL_ALLGATHER;
     op->net_hops = tp - 1;
-    op->net_bytes = (double)(tp - 1) / tp * msg;
+    op->net_bytes = sim_coll_bus_bytes(SIM_COLL_ALLGATHER, msg, tp);
 }
 
 /* RMSNorm fused with the residual add: reads input and residual, writes both (the normed one in
@@ -338,6 +343,23 @@ static void norm(sim_op *op, double t, double d, double rb, double ab)
     op->flops = NORM_FLOPS * t * d;
     op->weight_bytes = d * rb;
     op->act_bytes = 2.0 * t * d * rb + t * d * rb + t * d * ab;
+}
+
+void sim_graph_fuse_norm(sim_op *op, double resid_bytes)
+{
+    if (op->fused)
+        return;
+    op->fused = true;
+    op->act_bytes -= op->flops / NORM_FLOPS * resid_bytes; /* the T x d reduced values */
+}
+
+void sim_graph_norm(sim_op *op, sim_op_id id, double tokens, int64_t hidden, double resid_bytes,
+                    double out_bytes)
+{
+    memset(op, 0, sizeof *op);
+    op->id = id;
+    op->present = true;
+    norm(op, tokens, (double)hidden, resid_bytes, out_bytes);
 }
 
 /* Fused GQA attention over `pairs` query-key pairs and `kv_tokens` cached + new keys: read Q and
@@ -535,8 +557,9 @@ static void all_to_all(sim_op *op, double rows, double row_bytes, int ranks, boo
         return;
     op->net_msg_bytes = rows * row_bytes;
     op->net_ranks = ranks;
+    op->net_kind = SIM_COLL_ALLTOALL;
     op->net_hops = low_latency ? 1 : ranks - 1;
-    op->net_bytes = rows * row_bytes * (double)(ranks - 1) / ranks;
+    op->net_bytes = sim_coll_bus_bytes(SIM_COLL_ALLTOALL, rows * row_bytes, ranks);
 }
 
 /* The MoE block of one layer on the busiest GPU. T global tokens (every DP rank's), t_attn the

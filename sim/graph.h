@@ -63,6 +63,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "coll.h"
 #include "dtype.h"
 #include "model.h"
 #include "status.h"
@@ -145,7 +146,14 @@ typedef struct sim_op {
     double net_bytes;      /* bytes this GPU sends in the collective */
     double net_msg_bytes;  /* size of the collective's buffer */
     int net_ranks;         /* GPUs in the collective */
-    int net_hops;          /* sequential steps of the collective (latency terms) */
+    int net_hops;          /* sequential steps of a ring collective (NCCL's ring) */
+    /* which collective (all-reduce, all-gather, ...), and the algorithm asked for (AUTO: the
+     * cheapest, collective.h) */
+    sim_coll_kind net_kind;
+    sim_coll_algo net_algo;
+    /* runs inside the preceding all-reduce's kernel (no launch; its input never round-trips
+     * HBM): --fuse-allreduce-norm */
+    bool fused;
     int64_t m, n, k;       /* GEMM shape (m = tokens); 0 if not a GEMM */
     sim_dtype compute;     /* format whose peak prices the math */
     sim_dtype weight;      /* stored weight format (GEMMs) */
@@ -258,6 +266,17 @@ bool sim_graph_op_in_layer(const sim_graph *g, sim_op_id id, int64_t layer);
  * not part of the layer graph (speculative-decoding heads). */
 void sim_graph_gemm(sim_op *op, sim_op_id id, double tokens, int64_t n, int64_t k, sim_dtype weight,
                     const sim_prec *prec, double resid_bytes);
+
+/* Fuses a norm into the all-reduce before it (--fuse-allreduce-norm): the fused kernel adds the
+ * residual and normalizes the reduced sum in registers, so the norm has no launch of its own and
+ * does not read the all-reduce's output (T x d 16-bit values) back from HBM. */
+void sim_graph_fuse_norm(sim_op *norm, double resid_bytes);
+
+/* Fills `op` as an RMSNorm fused with the residual add over `tokens` x `hidden` values: reads the
+ * input and the residual, writes both (the normed one in `out_bytes` per value), plus the weight.
+ * For the validation of all-reduce + norm kernels. */
+void sim_graph_norm(sim_op *op, sim_op_id id, double tokens, int64_t hidden, double resid_bytes,
+                    double out_bytes);
 
 /* Whether a GEMM with weights stored as `w` under `prec` dequantizes them in the kernel: the
  * weights are quantized and not in the format of the math (prec->act). */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "coll.h"
 #include "jsonf.h"
 #include "price.h"
 
@@ -401,6 +402,96 @@ static sim_status load_quant(const cJSON *root, const char *path, sim_hw *hw, si
     return SIM_OK;
 }
 
+/* NCCL protocol constants: "collectives.<proto>.<field>", the destination array, range, scale. */
+static const struct {
+    const char *field;
+    size_t offset; /* of a double[3] in sim_hw_coll */
+    double max, scale;
+} coll_proto_fields[] = {
+    {"base_us", offsetof(sim_hw_coll, proto_base_ns), 1e3, 1e3},
+    {"hop_us", offsetof(sim_hw_coll, proto_hop_ns), 1e3, 1e3},
+    {"bw_eff", offsetof(sim_hw_coll, proto_bw_eff), 1.0, 1.0},
+};
+
+/* The `collectives` object; absent: the ring with the Simple protocol only (as before it). */
+static sim_status load_collectives(const cJSON *root, const char *path, sim_hw *hw, sim_err *err)
+{
+    sim_hw_coll *c = &hw->coll;
+    c->algos = 1u << SIM_COLL_RING;
+    c->proto_bw_eff[SIM_COLL_SIMPLE] = 1.0;
+    const cJSON *obj = sim_jsonf_find(root, "collectives");
+    if (!obj)
+        return SIM_OK;
+    const cJSON *list = sim_jsonf_find(root, "collectives.algorithms");
+    if (!cJSON_IsObject(obj) || !cJSON_IsArray(list))
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'collectives.algorithms' is missing or not an array, expected "
+                        "a list of ring, tree, oneshot, twoshot, nvls",
+                        path);
+    c->algos = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, list)
+    {
+        sim_coll_algo a;
+        if (!cJSON_IsString(it) || !sim_coll_algo_parse(it->valuestring, &a) ||
+            a == SIM_COLL_AUTO || a == SIM_COLL_NCCL)
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: field 'collectives.algorithms' holds '%s', expected ring, tree, "
+                            "oneshot, twoshot or nvls",
+                            path, cJSON_IsString(it) ? it->valuestring : "(not a string)");
+        c->algos |= 1u << a;
+    }
+    if (!(c->algos & (1u << SIM_COLL_RING)))
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'collectives.algorithms' lacks \"ring\", expected every device "
+                        "to have NCCL's ring",
+                        path);
+    char field[96];
+    static const char *const protos[] = {"ll", "ll128"};
+    sim_status st = SIM_OK;
+    for (int p = 0; p < 2 && !st; p++) {
+        snprintf(field, sizeof field, "collectives.%s", protos[p]);
+        if (!sim_jsonf_find(root, field))
+            continue; /* the device's runtime has no such protocol (TPU, ...) */
+        for (size_t f = 0; f < sizeof coll_proto_fields / sizeof coll_proto_fields[0] && !st;
+             f++) {
+            double v;
+            snprintf(field, sizeof field, "collectives.%s.%s", protos[p],
+                     coll_proto_fields[f].field);
+            st = sim_jsonf_num(root, path, field, 0.0, coll_proto_fields[f].max, &v, err);
+            if (!st && coll_proto_fields[f].scale == 1.0 && !(v > 0.0))
+                st = sim_fail(err, SIM_EINPUT, "%s: field '%s' is 0, expected a value in (0, 1]",
+                              path, field);
+            ((double *)((char *)c + coll_proto_fields[f].offset))[p] =
+                v * coll_proto_fields[f].scale;
+        }
+    }
+    double base;
+    if (!st)
+        st = sim_jsonf_num(root, path, "collectives.simple.base_us", 0.0, 1e3, &base, err);
+    if (st)
+        return st;
+    c->proto_base_ns[SIM_COLL_SIMPLE] = base * 1e3;
+    static const sim_coll_algo kernels[] = {SIM_COLL_ONESHOT, SIM_COLL_TWOSHOT, SIM_COLL_NVLS};
+    for (size_t i = 0; i < 3 && !st; i++) {
+        sim_coll_algo a = kernels[i];
+        if (!(c->algos & (1u << a)))
+            continue;
+        double lat, eff;
+        snprintf(field, sizeof field, "collectives.%s.latency_us", sim_coll_algo_name(a));
+        st = sim_jsonf_num(root, path, field, 0.0, 1e4, &lat, err);
+        snprintf(field, sizeof field, "collectives.%s.bw_eff", sim_coll_algo_name(a));
+        if (!st)
+            st = sim_jsonf_num(root, path, field, 0.01, 1.0, &eff, err);
+        c->algo_latency_ns[a] = lat * 1e3;
+        c->algo_bw_eff[a] = eff;
+    }
+    if (!st && (c->algos & ((1u << SIM_COLL_ONESHOT) | (1u << SIM_COLL_TWOSHOT))))
+        st = sim_jsonf_num(root, path, "collectives.custom_max_bytes", 1.0, 1e12,
+                           &c->custom_max_bytes, err);
+    return st;
+}
+
 sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err)
 {
     memset(hw, 0, sizeof *hw);
@@ -418,6 +509,8 @@ sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err)
         share_peaks(hw);
         st = load_quant(root, path, hw, err);
     }
+    if (!st)
+        st = load_collectives(root, path, hw, err);
     if (!st) {
         snprintf(hw->name, sizeof hw->name, "%s", name ? name : path);
         snprintf(hw->path, sizeof hw->path, "%s", path);

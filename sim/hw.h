@@ -22,8 +22,10 @@
  *   hbm_tb_per_s                 memory bandwidth (1e12 bytes/s)
  *   scaleup_gb_per_s_per_dir     scale-up link (NVLink, Infinity Fabric, ICI, PCIe) per GPU, per
  *                                direction (1e9 bytes/s)
- *   collective_latency_us        fixed cost of one collective (launch and synchronization)
- *   scaleup_latency_us           latency of one hop of a collective inside the scale-up domain
+ *   collective_latency_us        fixed cost of one NCCL collective (synchronization; the custom
+ *                                kernels have their own, collectives.*.latency_us)
+ *   scaleup_latency_us           latency of one hop of NCCL's Simple protocol inside the scale-up
+ *                                domain
  *   scaleout_gb_per_s_per_dir    network between nodes, per GPU, per direction
  *   scaleout_latency_us          latency of one hop across nodes
  *   devices_per_node             size of the scale-up domain
@@ -42,7 +44,7 @@
  *   efficiency.memory            fraction of hbm bandwidth reached by streaming kernels
  *   efficiency.attention_memory  fraction of hbm bandwidth reached by attention reading a paged KV
  *                                cache (scattered blocks: below a streaming copy)
- *   efficiency.network           fraction of link bandwidth reached by collectives
+ *   efficiency.network           fraction of link bandwidth reached by NCCL's Simple protocol
  *   quant.gemm_k_half.{fp8,int8,fp4}  (optional, >= 1, default efficiency.gemm_k_half) the
  *                                K-pipeline term of GEMMs computing in that format
  *   quant.gemm_memory.{fp8,int8,fp4}  (optional, default efficiency.memory) fraction of HBM
@@ -57,12 +59,37 @@
  *                                (absent: the cost outputs say the price is unknown)
  *   sources.FIELD                (optional, but every shipped file has one per field it gives)
  *                                where a number comes from
+ *   collectives                  (optional object; absent = NCCL's ring with the Simple protocol
+ *                                only) the collective algorithms and their constants, priced by
+ *                                collective.h:
+ *     algorithms                 array of names: "ring" (required), "tree", "oneshot", "twoshot",
+ *                                "nvls"
+ *     ll.{base_us,hop_us,bw_eff}, ll128.{base_us,hop_us,bw_eff}   NCCL's low-latency protocols
+ *                                (optional: an object absent = the runtime has no such protocol)
+ *     simple.base_us             NCCL Simple's base latency (its hop is scaleup_latency_us, its
+ *                                payload fraction 1)
+ *     oneshot.{latency_us,bw_eff}, twoshot.{latency_us,bw_eff}, custom_max_bytes   custom
+ *                                all-reduce (required when listed)
+ *     nvls.{latency_us,bw_eff}   NVSwitch multicast (required when listed)
+ *     sources.FIELD              where each comes from
  */
 #ifndef SIM_HW_H
 #define SIM_HW_H
 
 #include "dtype.h"
 #include "status.h"
+
+/* Collective algorithms and constants (the `collectives` object). Indexed by sim_coll_proto and
+ * sim_coll_algo of collective.h. */
+typedef struct sim_hw_coll {
+    unsigned algos;            /* bit (1 << sim_coll_algo) per algorithm the device has */
+    double proto_base_ns[3];   /* NCCL base latency per protocol (LL, LL128, Simple) */
+    double proto_hop_ns[3];    /* per scale-up hop (Simple's is scaleup_latency_ns, unused here) */
+    double proto_bw_eff[3];    /* payload fraction of the link (Simple: 1) */
+    double algo_latency_ns[8]; /* oneshot, twoshot, nvls: fixed latency of the kernel */
+    double algo_bw_eff[8];     /* oneshot, twoshot, nvls: fraction of the scale-up bandwidth */
+    double custom_max_bytes;   /* largest all-reduce the custom kernels take */
+} sim_hw_coll;
 
 /* Where a field's value came from (`infersim hw FILE` prints it). */
 typedef enum sim_hw_origin { SIM_HW_FILE, SIM_HW_DEFAULT, SIM_HW_DERIVED } sim_hw_origin;
@@ -98,6 +125,7 @@ typedef struct sim_hw {
     double eff_memory;               /* of hbm_bytes_per_s */
     double eff_attn_memory;          /* of hbm_bytes_per_s, attention over paged KV */
     double eff_network;              /* of the link bandwidth */
+    sim_hw_coll coll;                /* collective algorithms (collective.h) */
     struct {                         /* 0 = not given: the 16-bit value (accessors below) */
         double gemm_k_half[SIM_DT_COUNT];        /* per compute format */
         double gemm_memory[SIM_DT_COUNT];        /* of hbm_bytes_per_s, per compute format */

@@ -108,6 +108,12 @@ static void ops_json(cJSON *arr, const char *phase, const sim_step_result *s, co
         add_num(o, "net_exposed_us", (c->t_net_ns - s->hidden_ns[i]) / 1e3);
         if (op->groups > 0.0)
             add_num(o, "experts_touched", op->groups);
+        if (op->net_ranks > 1) {
+            cJSON_AddStringToObject(o, "collective_algo", sim_coll_algo_name(c->coll_algo));
+            cJSON_AddStringToObject(o, "collective_protocol", sim_coll_proto_name(c->coll_proto));
+        }
+        if (op->fused)
+            cJSON_AddBoolToObject(o, "fused_into_allreduce", true);
         if (hw)
             cJSON_AddStringToObject(o, "roofline_bound", roofline_bound(hw, op));
         cJSON_AddItemToArray(arr, o);
@@ -292,6 +298,21 @@ static void ops_table(FILE *f, const char *title, const sim_step_result *s)
             s->t_ns / 1e6, s->t_lower_ns / 1e6, s->t_upper_ns / 1e6, sim_bound_name(s->bound),
             s->t_math_ns / 1e6, s->t_mem_ns / 1e6, s->t_net_ns / 1e6, s->net_exposed_ns / 1e6,
             s->net_hidden_ns / 1e6, s->t_launch_ns / 1e6, s->t_host_ns / 1e6);
+    /* which algorithm each collective ran as (collective.h) */
+    const char *sep = "collectives: ";
+    for (int i = 0; i < SIM_OP_COUNT; i++) {
+        const sim_op_cost *c = &s->cost[i];
+        if (!s->graph.ops[i].present || s->graph.ops[i].net_ranks < 2)
+            continue;
+        fprintf(f, "%s%s %s%s%s", sep, sim_op_info((sim_op_id)i)->name,
+                sim_coll_algo_name(c->coll_algo), c->coll_proto == SIM_COLL_PROTO_NONE ? "" : " ",
+                sim_coll_proto_name(c->coll_proto));
+        sep = ", ";
+    }
+    if (sep[0] == ',')
+        fprintf(f, "%s\n", s->graph.ops[SIM_OP_ATTN_NORM].fused
+                               ? "; norms fused into the all-reduce"
+                               : "");
 }
 
 /* "pipeline: 2 stages of 4 GPUs, layers 40/40 ..." when there are stages. */

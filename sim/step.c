@@ -52,6 +52,9 @@ sim_status sim_step_check(const sim_step_cfg *cfg, sim_err *err)
                         "--iteration-overhead-us, --request-overhead-us: values %g, %g us, "
                         "expected each in [0, 1e7]",
                         cfg->iteration_overhead_ns / 1e3, cfg->request_overhead_ns / 1e3);
+    st = sim_coll_check(cfg->hw, cfg->allreduce, cfg->tp, "--allreduce", err);
+    if (st)
+        return st;
     return sim_cost_check_support(cfg->hw, &cfg->prec, err);
 }
 
@@ -187,9 +190,24 @@ static step_sums price_shape(const sim_step_cfg *cfg, const sim_batch_shape *s,
     memset(out, 0, sizeof *out);
     sim_par par = sim_step_par(cfg);
     sim_graph_build_par(cfg->model, &par, &cfg->prec, s, &out->graph);
+    for (int i = 0; i < SIM_OP_COUNT; i++)
+        if (out->graph.ops[i].net_kind == SIM_COLL_ALLREDUCE)
+            out->graph.ops[i].net_algo = cfg->allreduce;
     double launch = sim_step_launch_ns(cfg);
     for (int i = 0; i < SIM_OP_COUNT; i++)
         out->cost[i] = sim_cost_op(cfg->hw, &out->graph.ops[i], launch);
+    /* every all-reduce of a step has the same T x d message, so one algorithm: where it runs as
+     * a kernel of the engine (not NCCL's), the norm after it can be fused into it */
+    sim_coll_algo ar = out->cost[SIM_OP_ATTN_ALLREDUCE].coll_algo;
+    if (cfg->fuse_allreduce_norm && out->graph.ops[SIM_OP_ATTN_ALLREDUCE].present &&
+        (ar == SIM_COLL_ONESHOT || ar == SIM_COLL_TWOSHOT || ar == SIM_COLL_NVLS)) {
+        static const sim_op_id norms[] = {SIM_OP_ATTN_NORM, SIM_OP_MLP_NORM, SIM_OP_FINAL_NORM};
+        for (size_t i = 0; i < sizeof norms / sizeof norms[0]; i++) {
+            sim_graph_fuse_norm(&out->graph.ops[norms[i]],
+                                sim_dtype_bytes(sim_graph_resid_dtype(cfg->model, &cfg->prec)));
+            out->cost[norms[i]] = sim_cost_op(cfg->hw, &out->graph.ops[norms[i]], launch);
+        }
+    }
     step_sums base = sums_but_attention(out);
     price_finish(cfg, &base, out);
     return base;

@@ -49,6 +49,9 @@ typedef struct sim_step_cfg {
     int ep;                       /* expert-parallel degree (0 or 1: none) */
     bool dp_attention;            /* attention data-parallel over the EP group */
     double expert_imbalance;      /* busiest EP rank's routed tokens over the mean (0 or 1: even) */
+    sim_coll_algo allreduce;  /* the all-reduces' algorithm (AUTO: the cheapest, collective.h) */
+    bool fuse_allreduce_norm; /* all-reduce + residual + RMSNorm in one kernel where the
+                                     all-reduce runs as a custom or multicast kernel */
 } sim_step_cfg;
 
 /* The run's parallelism as the graph takes it (ep 0 and imbalance 0 read as 1). */
@@ -77,7 +80,7 @@ typedef struct sim_step_result {
 } sim_step_result;
 
 /* Checks the configuration once (TP divides the heads, precision makes sense, the device
- * computes the formats, overlap in [0, 1]). */
+ * computes the formats, overlap in [0, 1], the device has the forced all-reduce algorithm). */
 sim_status sim_step_check(const sim_step_cfg *cfg, sim_err *err);
 
 /* Whether a step launches its kernels eagerly: engines capture CUDA graphs for decode-only

@@ -263,6 +263,10 @@ static void op_args(sim_targs *a, const sim_step_result *s, int i)
     sim_targs_num(a, "t_launch_us", c->t_launch_ns / 1e3);
     sim_targs_num(a, "net_hidden_us", s->hidden_ns[i] / 1e3);
     sim_targs_num(a, "net_exposed_us", (c->t_net_ns - s->hidden_ns[i]) / 1e3);
+    if (op->net_ranks > 1) {
+        sim_targs_str(a, "collective_algo", sim_coll_algo_name(c->coll_algo));
+        sim_targs_str(a, "collective_protocol", sim_coll_proto_name(c->coll_proto));
+    }
 }
 
 /* One op at t0: the as-issued slice and, at op detail, its compute, memory and network parts. */

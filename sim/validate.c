@@ -18,6 +18,9 @@ static const char *const kind_names[SIM_VK_COUNT] = {[SIM_VK_GEMM] = "gemm",
                                                      [SIM_VK_ATTENTION] = "attention",
                                                      [SIM_VK_COPY] = "copy",
                                                      [SIM_VK_ALLREDUCE] = "allreduce",
+                                                     [SIM_VK_ALLREDUCE_NORM] = "allreduce_norm",
+                                                     [SIM_VK_FUSED_ALLREDUCE_NORM] =
+                                                         "fused_allreduce_norm",
                                                      [SIM_VK_GROUPED_GEMM] = "grouped_gemm",
                                                      [SIM_VK_ALLTOALL] = "alltoall",
                                                      [SIM_VK_E2E] = "e2e",
@@ -70,8 +73,10 @@ static const char *const columns[] = {
     "k",         "batch",  "seq",       "heads",      "head_dim",     "causal",    "bytes",
     "model",     "tp",     "input_len", "output_len", "weight_dtype", "act_dtype", "kv_dtype",
     "framework", "metric", "value",     "unit",       "skip",         "source",    "group_size",
-    "act_quant"};
-enum { N_COLUMNS = sizeof columns / sizeof columns[0] };
+    "act_quant", "algo",   "trust"};
+/* The first 27 columns come in this order; files may leave out the later ones, or give them in
+ * any order after `source` (they are then read as empty). */
+enum { N_COLUMNS = sizeof columns / sizeof columns[0], N_LEGACY_COLUMNS = 27 };
 
 /* Largest value a whole-number column may hold: shapes and lengths up to 2^40, message sizes up to
  * 2^50 bytes, GPU counts up to 65536 (the `op` command's flag ranges). */
@@ -135,6 +140,7 @@ static const need needs_attention[] = {{"dtype", 0},    {"batch", 1},  {"seq", 1
                                        {"head_dim", 1}, {"causal", 0}, {NULL, 0}};
 static const need needs_copy[] = {{"bytes", 1}, {NULL, 0}};
 static const need needs_allreduce[] = {{"gpus", 2}, {"bytes", 1}, {NULL, 0}};
+static const need needs_ar_norm[] = {{"gpus", 2}, {"bytes", 1}, {"n", 1}, {NULL, 0}};
 static const need needs_grouped[] = {{"dtype", 0}, {"batch", 1}, {"m", 1},
                                      {"n", 1},     {"k", 1},     {NULL, 0}};
 static const need needs_e2e[] = {{"model", 0},     {"batch", 1},      {"tp", 1},
@@ -144,6 +150,8 @@ static const need *const kind_needs[SIM_VK_COUNT] = {[SIM_VK_GEMM] = needs_gemm,
                                                      [SIM_VK_ATTENTION] = needs_attention,
                                                      [SIM_VK_COPY] = needs_copy,
                                                      [SIM_VK_ALLREDUCE] = needs_allreduce,
+                                                     [SIM_VK_ALLREDUCE_NORM] = needs_ar_norm,
+                                                     [SIM_VK_FUSED_ALLREDUCE_NORM] = needs_ar_norm,
                                                      [SIM_VK_GROUPED_GEMM] = needs_grouped,
                                                      [SIM_VK_ALLTOALL] = needs_allreduce,
                                                      [SIM_VK_E2E] = needs_e2e,
@@ -221,7 +229,8 @@ static sim_status parse_row(char **f, const char *path, int64_t line, sim_vrow *
     if (kind < 0)
         return sim_fail(err, SIM_EINPUT,
                         "%s:%lld: field 'kind' is '%s', expected gemm, attention, copy, "
-                        "allreduce, e2e, ttft or serve",
+                        "allreduce, allreduce_norm, fused_allreduce_norm, grouped_gemm, "
+                        "alltoall, e2e, ttft or serve",
                         path, (long long)line, f[1]);
     r->kind = (sim_vkind)kind;
     if (!*f[0])
@@ -275,7 +284,46 @@ static sim_status parse_row(char **f, const char *path, int64_t line, sim_vrow *
     snprintf(r->unit, sizeof r->unit, "%s", f[24]);
     snprintf(r->skip, sizeof r->skip, "%s", f[25]);
     snprintf(r->source, sizeof r->source, "%s", f[26]);
+    r->algo = SIM_COLL_AUTO;
+    const char *algo = f[col_index("algo")], *trust = f[col_index("trust")];
+    if (*algo && !sim_coll_algo_parse(algo, &r->algo))
+        return sim_fail(err, SIM_EINPUT,
+                        "%s:%lld: field 'algo' is '%s', expected auto, ring, tree, oneshot, "
+                        "twoshot, nvls, nccl or empty",
+                        path, (long long)line, algo);
+    static const char *const trusts[] = {"", "high", "medium", "low"};
+    size_t t = 0;
+    while (t < 4 && strcmp(trust, trusts[t]) != 0)
+        t++;
+    if (t == 4)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s:%lld: field 'trust' is '%.20s', expected high, medium, low or empty",
+                        path, (long long)line, trust);
+    r->low_trust = t == 3;
     return check_kind(f, r, path, line, err);
+}
+
+/* Where each column is in a file whose header is `f`: the first 27 in their order, then any of
+ * the later ones once each, in any order. */
+static sim_status header_positions(char **f, int nf, const char *path, int *pos, sim_err *err)
+{
+    bool ok = nf >= N_LEGACY_COLUMNS && nf <= N_COLUMNS;
+    for (int i = 0; i < N_COLUMNS; i++)
+        pos[i] = i < N_LEGACY_COLUMNS ? i : -1;
+    for (int i = 0; ok && i < N_LEGACY_COLUMNS; i++)
+        ok = strcmp(f[i], columns[i]) == 0;
+    for (int i = N_LEGACY_COLUMNS; ok && i < nf; i++) {
+        int c = col_index(f[i]);
+        ok = c >= N_LEGACY_COLUMNS && pos[c] < 0;
+        if (ok)
+            pos[c] = i;
+    }
+    if (!ok)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s:1: header is not the validation columns (id,kind,hw,...,skip,source "
+                        "then any of group_size,act_quant,algo,trust)",
+                        path);
+    return SIM_OK;
 }
 
 sim_status sim_validate_load(const char *path, sim_vrow **rows, size_t *n, sim_err *err)
@@ -288,29 +336,29 @@ sim_status sim_validate_load(const char *path, sim_vrow **rows, size_t *n, sim_e
     char *line = NULL;
     size_t len = 0, cap = 0;
     int64_t lineno = 0;
+    int ncols = N_COLUMNS;
+    int pos[N_COLUMNS]; /* the file's field of each column, -1 when the file has none */
+    char empty[1] = ""; /* what a column the file lacks reads as */
     sim_status st = SIM_OK;
     while (!st && getline(&line, &len, fp) >= 0) {
         lineno++;
         char *f[MAX_FIELDS];
         int nf = split(line, f);
         if (lineno == 1) {
-            bool ok = nf == N_COLUMNS;
-            for (int i = 0; ok && i < N_COLUMNS; i++)
-                ok = strcmp(f[i], columns[i]) == 0;
-            if (!ok)
-                st = sim_fail(err, SIM_EINPUT,
-                              "%s:1: header is not the validation columns "
-                              "(id,kind,hw,...,skip,source)",
-                              path);
+            ncols = nf;
+            st = header_positions(f, nf, path, pos, err);
             continue;
         }
         if (nf == 1 && !*f[0])
             continue;
-        if (nf != N_COLUMNS) {
+        if (nf != ncols) {
             st = sim_fail(err, SIM_EINPUT, "%s:%lld: %d fields, expected %d", path,
-                          (long long)lineno, nf, N_COLUMNS);
+                          (long long)lineno, nf, ncols);
             break;
         }
+        char *canon[N_COLUMNS]; /* the row's fields in the order of `columns` */
+        for (int i = 0; i < N_COLUMNS; i++)
+            canon[i] = pos[i] >= 0 ? f[pos[i]] : empty;
         if (*n == cap) {
             cap = cap ? 2 * cap : 128;
             sim_vrow *r = realloc(*rows, cap * sizeof *r);
@@ -320,7 +368,7 @@ sim_status sim_validate_load(const char *path, sim_vrow **rows, size_t *n, sim_e
             }
             *rows = r;
         }
-        st = parse_row(f, path, lineno, &(*rows)[*n], err);
+        st = parse_row(canon, path, lineno, &(*rows)[*n], err);
         if (!st)
             (*n)++;
     }
@@ -336,6 +384,34 @@ sim_status sim_validate_load(const char *path, sim_vrow **rows, size_t *n, sim_e
 
 /* ------------------------------------------------------------------------------------------ */
 /* Predictions */
+
+double sim_validate_size_bytes(const sim_vrow *r)
+{
+    double eb = sim_dtype_bytes(r->dtype);
+    switch (r->kind) {
+    case SIM_VK_GEMM:
+        return ((double)r->m * (double)r->k + (double)r->k * (double)r->n +
+                (double)r->m * (double)r->n) *
+               eb;
+    case SIM_VK_ATTENTION:
+        return 4.0 * (double)r->batch * (double)r->seq * (double)r->heads * (double)r->head_dim *
+               eb;
+    default:
+        return (double)r->bytes;
+    }
+}
+
+int sim_validate_bucket(const sim_vrow *r)
+{
+    double b = sim_validate_size_bytes(r);
+    return b <= 65536.0 ? 0 : b <= 4194304.0 ? 1 : 2;
+}
+
+const char *sim_validate_bucket_name(int bucket)
+{
+    static const char *const names[SIM_VBUCKET_COUNT] = {"<= 64 KB", "<= 4 MB", "> 4 MB"};
+    return names[bucket];
+}
 
 double sim_validate_error_pct(double predicted, double measured)
 {
@@ -369,7 +445,13 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
                                                        {"m", r->m, 1},
                                                        {"n", r->n, 1},
                                                        {"k", r->k, 1}},
-                              [SIM_VK_ALLTOALL] = {{"gpus", r->gpus, 2}, {"bytes", r->bytes, 1}}};
+                              [SIM_VK_ALLTOALL] = {{"gpus", r->gpus, 2}, {"bytes", r->bytes, 1}},
+                              [SIM_VK_ALLREDUCE_NORM] = {{"gpus", r->gpus, 2},
+                                                         {"bytes", r->bytes, 1},
+                                                         {"n", r->n, 1}},
+                              [SIM_VK_FUSED_ALLREDUCE_NORM] = {{"gpus", r->gpus, 2},
+                                                               {"bytes", r->bytes, 1},
+                                                               {"n", r->n, 1}}};
     for (int i = 0; i < 4 && shape[r->kind][i].name; i++)
         if (shape[r->kind][i].v < shape[r->kind][i].min)
             return sim_fail(
@@ -412,10 +494,12 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
         break;
     }
     case SIM_VK_ALLTOALL: {
-        /* each GPU keeps 1/N of its routed rows and sends the rest, all peers at once */
-        int g = (int)r->gpus;
-        double sent = (double)(g - 1) / g * (double)r->bytes;
-        ns = sim_cost_all_to_all_ns(hw, sent, g, 1);
+        /* each GPU keeps 1/N of its routed rows and sends the rest, all peers at once. The rows
+         * are DeepEP's first low-latency kernels, which sent every peer's share over RDMA even
+         * within a node: priced as if each GPU were a node of its own */
+        sim_hw rdma = *hw;
+        rdma.devices_per_node = 1;
+        ns = sim_coll_alltoall(&rdma, (double)r->bytes, (int)r->gpus, 1).t_ns;
         work = (double)r->bytes;
         break;
     }
@@ -437,11 +521,27 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
         ns = op_ns(hw, &op);
         work = op.act_bytes;
         break;
-    case SIM_VK_ALLREDUCE: {
-        int g = (int)r->gpus;
-        double per_gpu = 2.0 * (g - 1) / g * (double)r->bytes; /* = bus bytes */
-        ns = sim_cost_collective_ns(hw, per_gpu, g, 2 * (g - 1));
-        work = per_gpu;
+    case SIM_VK_ALLREDUCE:
+    case SIM_VK_ALLREDUCE_NORM:
+    case SIM_VK_FUSED_ALLREDUCE_NORM: {
+        /* one all-reduce kernel (CUDA events around it include its launch) */
+        op.id = SIM_OP_ATTN_ALLREDUCE;
+        op.net_kind = SIM_COLL_ALLREDUCE;
+        op.net_algo = r->algo;
+        op.net_ranks = (int)r->gpus;
+        op.net_msg_bytes = (double)r->bytes;
+        op.net_bytes = sim_coll_bus_bytes(SIM_COLL_ALLREDUCE, op.net_msg_bytes, op.net_ranks);
+        ns = op_ns(hw, &op);
+        work = op.net_bytes;
+        if (r->kind == SIM_VK_ALLREDUCE)
+            break;
+        /* then residual add + RMSNorm over bytes / 2 / hidden tokens of 16-bit values, its own
+         * kernel or inside the all-reduce's */
+        sim_op nm;
+        sim_graph_norm(&nm, SIM_OP_MLP_NORM, (double)r->bytes / 2.0 / (double)r->n, r->n, 2.0, 2.0);
+        if (r->kind == SIM_VK_FUSED_ALLREDUCE_NORM)
+            sim_graph_fuse_norm(&nm, 2.0);
+        ns += op_ns(hw, &nm);
         break;
     }
     default:
@@ -473,6 +573,7 @@ sim_status sim_validate_e2e(const sim_vrow *r, const sim_model *model, const sim
     c.step.hw = hw;
     c.step.tp = (int)r->tp;
     c.step.prec = (sim_prec){.weight = r->weight, .act = r->act, .kv = r->kv};
+    c.step.allreduce = r->algo; /* the engine's all-reduce where the row says (else auto) */
     sim_status st = sim_run_check(&c, err);
     if (st)
         return st;
@@ -493,6 +594,7 @@ sim_status sim_validate_serve(const sim_vrow *r, const sim_model *model, const s
     c.step.hw = hw;
     c.step.tp = (int)r->tp;
     c.step.prec = (sim_prec){.weight = r->weight, .act = r->act, .kv = r->kv};
+    c.step.allreduce = r->algo; /* as for a static batch: the row's all-reduce, else auto */
     sim_synth_cfg s = {.num_prompts = r->batch,
                        .input_len = r->input_len,
                        .output_len = r->output_len,
@@ -574,7 +676,9 @@ static double loss(const sim_vrow *rows, size_t n, const char *name, const sim_h
     size_t u = 0;
     for (size_t i = 0; i < n; i++) {
         const sim_vrow *r = &rows[i];
-        if (!sim_vkind_is_op(r->kind) || r->skip[0] || strcmp(r->hw, name) != 0 || i == skip ||
+        /* the fused kernels (FlashInfer's) test --fuse-allreduce-norm; they fit nothing */
+        if (!sim_vkind_is_op(r->kind) || r->kind == SIM_VK_FUSED_ALLREDUCE_NORM || r->skip[0] ||
+            r->low_trust || strcmp(r->hw, name) != 0 || i == skip ||
             (group >= 0 && row_group(r) != group))
             continue;
         double p;
@@ -642,7 +746,7 @@ static double file_round(const fit_param *p, double v)
     return round(v / p->scale * 1e4) / 1e4 * p->scale;
 }
 
-#define MAX_FIT_PARAMS 32
+#define MAX_FIT_PARAMS 40
 
 static fit_param param(const char *prefix, const char *suffix, double *value, double *twin,
                        double lo, double hi, double scale, int group)
@@ -653,9 +757,71 @@ static fit_param param(const char *prefix, const char *suffix, double *value, do
     return p;
 }
 
+/* A kernel's two constants are fitted only on at least this many rows that can run it. */
+enum { MIN_KERNEL_ROWS = 3 };
+
+/* The device's usable all-reduce rows (alone or with a norm) that measured algorithm a itself
+ * (not a runtime's choice, which may or may not have taken it). */
+static size_t algo_rows(const sim_vrow *rows, size_t n, const char *name, sim_coll_algo a)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++) {
+        const sim_vrow *r = &rows[i];
+        if (r->kind < SIM_VK_ALLREDUCE || r->kind > SIM_VK_ALLREDUCE_NORM || r->skip[0] ||
+            r->low_trust || strcmp(r->hw, name) != 0)
+            continue;
+        c += r->algo == a;
+    }
+    return c;
+}
+
+/* The device's usable NCCL all-reduce rows of at most 1 MiB: where its low-latency protocols run. */
+static size_t small_nccl_rows(const sim_vrow *rows, size_t n, const char *name)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++) {
+        const sim_vrow *r = &rows[i];
+        c += r->kind == SIM_VK_ALLREDUCE && !r->skip[0] && !r->low_trust &&
+             strcmp(r->hw, name) == 0 && r->bytes <= 1048576 &&
+             (r->algo == SIM_COLL_NCCL || r->algo == SIM_COLL_RING || r->algo == SIM_COLL_TREE);
+    }
+    return c;
+}
+
+/* The collectives' parameters: NCCL's low-latency protocols' share of the link, and the custom
+ * and multicast all-reduce kernels the device has, each where enough rows measure it (with
+ * fewer, a protocol's share trades against the fixed cost along a flat valley). */
+static size_t fit_collective_params(sim_hw *hw, const sim_vrow *rows, size_t n, const char *name,
+                                    fit_param *ps)
+{
+    size_t np = 0;
+    /* at most the protocols' payload fractions: LL 1/2, LL128 120/128 */
+    static const char *const protos[] = {"collectives.ll.bw_eff", "collectives.ll128.bw_eff"};
+    static const double proto_max[] = {0.5, 0.9375};
+    for (int p = 0; p < 2; p++)
+        if (hw->coll.proto_bw_eff[p] > 0.0 && small_nccl_rows(rows, n, name) >= MIN_KERNEL_ROWS &&
+            algo_rows(rows, n, name, SIM_COLL_NCCL) >= MIN_KERNEL_ROWS)
+            ps[np++] = param(protos[p], "", &hw->coll.proto_bw_eff[p], NULL, 0.05, proto_max[p],
+                             1.0, FG_BASE);
+    static const sim_coll_algo kernels[] = {SIM_COLL_ONESHOT, SIM_COLL_TWOSHOT, SIM_COLL_NVLS};
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
+        sim_coll_algo a = kernels[i];
+        if (!sim_coll_has(hw, a) || algo_rows(rows, n, name, a) < MIN_KERNEL_ROWS)
+            continue;
+        char prefix[24];
+        snprintf(prefix, sizeof prefix, "collectives.%s.", sim_coll_algo_name(a));
+        ps[np++] = param(prefix, "latency_us", &hw->coll.algo_latency_ns[a], NULL, 500.0, 200e3,
+                         1e3, FG_BASE);
+        ps[np++] =
+            param(prefix, "bw_eff", &hw->coll.algo_bw_eff[a], NULL, 0.2, 1.0, 1.0, FG_BASE);
+    }
+    return np;
+}
+
 /* The parameters a fit may move on `hw`. Quantized formats' K term and streaming fraction start
  * from the values they inherit, so that each format is fitted apart from the 16-bit rows. */
-static size_t fit_params(sim_hw *hw, fit_param *ps)
+static size_t fit_params(sim_hw *hw, const sim_vrow *rows, size_t n, const char *name,
+                         fit_param *ps)
 {
     size_t np = 0;
     if (hw->peak_flops[SIM_DT_BF16] > 0.0)
@@ -665,11 +831,17 @@ static size_t fit_params(sim_hw *hw, fit_param *ps)
         param("efficiency.gemm_k_half", "", &hw->gemm_k_half, NULL, 0.0, 4096.0, 1.0, FG_BASE);
     ps[np++] = param("efficiency.attention", "", &hw->eff_attention, NULL, 0.05, 1.0, 1.0, FG_BASE);
     ps[np++] = param("efficiency.memory", "", &hw->eff_memory, NULL, 0.3, 1.0, 1.0, FG_BASE);
-    ps[np++] = param("efficiency.network", "", &hw->eff_network, NULL, 0.1, 1.0, 1.0, FG_BASE);
-    ps[np++] =
-        param("collective_latency_us", "", &hw->collective_ns, NULL, 0.0, 50e3, 1e3, FG_BASE);
-    ps[np++] =
-        param("scaleup_latency_us", "", &hw->scaleup_latency_ns, NULL, 0.0, 20e3, 1e3, FG_BASE);
+    /* NCCL's constants need NCCL rows of several sizes: with two, its fixed cost, bandwidth and
+     * protocols trade along a flat valley (the device keeps its stated values). NCCL's Simple
+     * protocol reaches at least half the link on large messages everywhere. */
+    if (algo_rows(rows, n, name, SIM_COLL_NCCL) >= MIN_KERNEL_ROWS) {
+        ps[np++] = param("efficiency.network", "", &hw->eff_network, NULL, 0.5, 1.0, 1.0, FG_BASE);
+        ps[np++] =
+            param("collective_latency_us", "", &hw->collective_ns, NULL, 0.0, 50e3, 1e3, FG_BASE);
+        ps[np++] = param("scaleup_latency_us", "", &hw->scaleup_latency_ns, NULL, 300.0, 10e3,
+                         1e3, FG_BASE);
+    }
+    np += fit_collective_params(hw, rows, n, name, ps + np);
     for (int dt = 0; dt < SIM_DT_COUNT; dt++) {
         const sim_dtype_info *info = sim_dtype_get((sim_dtype)dt);
         if (sim_dtype_is_16bit((sim_dtype)dt) || info->weights_only || (int)info->peak_of != dt ||
@@ -737,7 +909,7 @@ sim_status sim_validate_fit(const sim_vrow *rows, size_t n, const char *name, si
     }
     const sim_hw start_hw = *hw;
     fit_param params[MAX_FIT_PARAMS];
-    size_t np = fit_params(hw, params);
+    size_t np = fit_params(hw, rows, n, name, params);
     bool active[MAX_FIT_PARAMS] = {0}; /* all set below; zeroed for -Wmaybe-uninitialized */
     double before[MAX_FIT_PARAMS];
     for (size_t i = 0; i < np; i++) {

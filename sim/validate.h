@@ -4,11 +4,16 @@
  * The measurements live in a normalized CSV (tools/data/validation.csv, made from
  * tools/data/calibration.csv with every row's source kept): one row per measurement, its kind
  * and parameters in columns:
- *   id, kind (gemm | attention | copy | allreduce | grouped_gemm | alltoall | e2e | ttft), hw,
- *   dtype, gpus, m, n, k, batch,
+ *   id, kind (gemm | attention | copy | allreduce | allreduce_norm | fused_allreduce_norm |
+ *   grouped_gemm | alltoall | e2e | ttft; the norm kinds use gpus, bytes = tokens x hidden x 2 and
+ *   n = hidden), hw, dtype, gpus, m, n, k, batch,
  *   seq, heads, head_dim, causal, bytes, model, tp, input_len, output_len, weight_dtype,
  *   act_dtype, kv_dtype, framework, metric, value, unit, skip (a reason it cannot be expressed),
- *   source, group_size, act_quant.
+ *   source, group_size, act_quant, algo (allreduce rows: the algorithm the measurement ran;
+ *   e2e and ttft rows: the engine's all-reduce; a --allreduce value or nccl; empty = auto), trust
+ *   (high | medium | low | empty: low-trust rows are predicted and printed but left out of the
+ *   summaries, the gate and the fit). Files without the last four columns (27) are read with
+ *   them empty; the extra columns may come in any order after `source`.
  * A gemm row computes in `dtype` with weights stored as `weight_dtype` (default: dtype; a
  * narrower format is a mixed-input kernel, W4A16 or W4A8), in groups of `group_size` weights per
  * scale (empty or 0: per channel); `act_quant` true adds the dynamic quantization of its input
@@ -22,7 +27,8 @@
  * hop).
  *
  * Op-level predictions price ONE op as the step model would (the GEMM, the fused attention, a
- * device copy, a ring all-reduce), with the per-kernel cost of back-to-back launches; end-to-end
+ * device copy, an all-reduce by its algorithm, alone or followed by a norm), with the per-kernel
+ * cost of back-to-back launches; end-to-end
  * rows run `run`. Fitting (sim_validate_fit) uses op-level rows only: end-to-end rows stay a test
  * of the whole model, never a target.
  */
@@ -33,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collective.h"
 #include "hw.h"
 #include "model.h"
 #include "engine.h"
@@ -43,6 +50,8 @@ typedef enum sim_vkind {
     SIM_VK_ATTENTION,
     SIM_VK_COPY,
     SIM_VK_ALLREDUCE,
+    SIM_VK_ALLREDUCE_NORM,       /* an all-reduce kernel, then residual add + RMSNorm */
+    SIM_VK_FUSED_ALLREDUCE_NORM, /* the two in one kernel (--fuse-allreduce-norm) */
     SIM_VK_GROUPED_GEMM,
     SIM_VK_ALLTOALL,
     SIM_VK_E2E,
@@ -59,15 +68,18 @@ typedef struct sim_vrow {
     int64_t gpus, m, n, k, batch, seq, heads, head_dim, bytes, tp, input_len, output_len;
     int64_t group_size; /* gemm: weights per scale of dequantized integer weights (0: channel) */
     bool causal;
-    bool act_quant; /* gemm: the timing includes the dynamic quantization of the input */
-    double value; /* measured, in `metric`'s unit */
-    int64_t line; /* in the CSV */
+    bool act_quant;     /* gemm: the timing includes the dynamic quantization of the input */
+    sim_coll_algo algo; /* allreduce rows: the algorithm measured; e2e: the engine's */
+    bool low_trust;     /* shown, but out of the summaries, the gate and the fit */
+    double value;       /* measured, in `metric`'s unit */
+    int64_t line;       /* in the CSV */
 } sim_vrow;
 
 /* "gemm", ... */
 const char *sim_vkind_name(sim_vkind k);
 
-/* True for the op-level kinds (gemm, attention, copy, allreduce, grouped_gemm, alltoall). */
+/* True for the op-level kinds (gemm, attention, copy, allreduce, the all-reduce + norms,
+ * grouped_gemm, alltoall). */
 bool sim_vkind_is_op(sim_vkind k);
 
 /* Reads the CSV. *rows is owned by the caller (free). Errors name the file and line. */
@@ -81,6 +93,18 @@ sim_status sim_validate_op(const sim_vrow *row, const sim_hw *hw, double *predic
 sim_status sim_validate_e2e(const sim_vrow *row, const sim_model *model, const sim_hw *hw,
                             const sim_step_cfg *tmpl, double *predicted, sim_err *err);
 
+/* Size buckets of op-level rows, so a regression in one regime cannot hide in a median: the
+ * bytes an op moves (a GEMM's inputs, weights and output; attention's Q, K, V and O; a copy's
+ * bytes; an all-reduce's message) up to 64 KiB, up to 4 MiB, larger. */
+enum { SIM_VBUCKET_COUNT = 3 };
+
+/* The bytes an op-level row moves, as above. */
+double sim_validate_size_bytes(const sim_vrow *r);
+
+/* The row's bucket, 0 .. SIM_VBUCKET_COUNT - 1, and its label ("<= 64 KB", ...). */
+int sim_validate_bucket(const sim_vrow *r);
+const char *sim_validate_bucket_name(int bucket);
+
 /* The prediction of a serve row: the engine `tmpl` (scheduler, KV sizing, host costs; its step's
  * model, device, TP and precision are the row's) serving the row's requests, all at t = 0. */
 sim_status sim_validate_serve(const sim_vrow *row, const sim_model *model, const sim_hw *hw,
@@ -92,7 +116,7 @@ double sim_validate_error_pct(double predicted, double measured);
 /* Median and p90 of |errors| (linear interpolation). n may be 0. */
 void sim_validate_summary(const double *abs_err_pct, size_t n, double *median, double *p90);
 
-#define SIM_FIT_MAX_PARAMS 32
+#define SIM_FIT_MAX_PARAMS 40
 
 /* One parameter a fit moved, in the device file's unit. */
 typedef struct sim_fit_param {
@@ -109,7 +133,7 @@ typedef struct sim_fit_report {
                                          * of its group without it */
     size_t n_params;                    /* parameters that moved */
     sim_fit_param params[SIM_FIT_MAX_PARAMS];
-    char fitted[1024]; /* "efficiency.gemm.bf16 0.80 -> 0.74, ..." */
+    char fitted[2048]; /* "efficiency.gemm.bf16 0.80 -> 0.74, ..." */
 } sim_fit_report;
 
 /* Fits hw's efficiencies to the op-level rows whose `hw` column is `name`, minimizing the sum of

@@ -156,7 +156,31 @@ static void test_tp_ops_and_names(void **state)
         assert_string_equal(cJSON_GetObjectItemCaseSensitive(op, "name")->valuestring, names[i]);
     }
     assert_true(num(cJSON_GetArrayItem(ops, 6), "net_bytes") > 0.0);
+    /* the decode all-reduce (4 tokens x 8192 x 2 B = 64 KiB on 8 H100s) names its algorithm */
+    const cJSON *ar = cJSON_GetArrayItem(ops, 16 + 6);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(ar, "collective_algo")->valuestring,
+                        "oneshot");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(ar, "collective_protocol")->valuestring,
+                        "");
+    assert_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(ops, 1), "collective_algo"));
     cJSON_Delete(j);
+    /* the algorithm and the fusion sweep like any flag; a device without NVLS is an error row */
+    run("sweep run --model llama-3.1-8b --hw h100-sxm,a100-sxm-80gb --tp 8 --output-len 4 "
+        "--allreduce auto,nccl,nvls --fuse-allreduce-norm=false,true --threads 1");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "point,hw,allreduce,fuse-allreduce-norm,"));
+    assert_non_null(strstr(R.out, "is not an algorithm of NVIDIA A100 SXM4 80GB"));
+    /* forced NCCL ring, and a fused norm */
+    run("run --model llama-3.1-70b --hw h100-sxm --tp 8 --batch 4 --input-len 256 --output-len 8 "
+        "--allreduce ring --format json");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "\"collective_algo\":\t\"ring\""));
+    run("run --model llama-3.1-70b --hw h100-sxm --tp 8 --batch 4 --input-len 256 --output-len 8 "
+        "--fuse-allreduce-norm --format json");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "\"fused_into_allreduce\":\ttrue"));
+    run("run --model llama-3.1-70b --hw h100-sxm --tp 8 --batch 4 --input-len 256 --output-len 8");
+    assert_non_null(strstr(R.out, "collectives: embed oneshot, attn_allreduce oneshot"));
 }
 
 /* A device named with a quote and a comma stays one CSV field in every CSV output. */
@@ -464,6 +488,14 @@ static void test_chrome_traces(void **state)
              path);
     run(a);
     assert_int_equal(R.rc, 0);
+    FILE *trf = fopen(path, "r");
+    assert_non_null(trf);
+    char tbuf[1 << 16];
+    size_t tn = fread(tbuf, 1, sizeof tbuf - 1, trf);
+    fclose(trf);
+    tbuf[tn] = '\0';
+    /* the prefill's 32 MiB all-reduces are past the custom limit: NCCL's ring */
+    assert_non_null(strstr(tbuf, "\"collective_algo\":\"ring\",\"collective_protocol\":\""));
     snprintf(a, sizeof a, "trace-check %s", path);
     run(a);
     assert_int_equal(R.rc, 0);
@@ -970,6 +1002,10 @@ static void test_sweep_flag_given_twice(void **state)
 static void test_validation_commands(void **state)
 {
     (void)state;
+    expect_bad("run --model llama-3.1-8b --hw a100-sxm-80gb --tp 2 --allreduce nvls",
+               "--allreduce: value nvls is not an algorithm of NVIDIA A100 SXM4 80GB");
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --tp 2 --allreduce warp",
+               "--allreduce: value 'warp'");
     /* the shipped table without its serve rows but one (the 18 simulate ~100,000 requests, too
      * slow for the sanitizer build; tools/validate runs them all): an impossible target fails
      * after the whole table and its summary */
@@ -990,20 +1026,58 @@ static void test_validation_commands(void **state)
     }
     *o = '\0';
     char vcmd[256];
-    snprintf(vcmd, sizeof vcmd, "validate --data %s --max-op-median 0.01", tu_write_tmp(sub));
+    const char *subset = tu_write_tmp(sub);
+    snprintf(vcmd, sizeof vcmd, "validate --data %s --max-op-median 0.01", subset);
     free(sub);
     free(all);
     run(vcmd);
     assert_int_equal(R.rc, 1);
     assert_non_null(strstr(R.err, "op-level median"));
-    assert_non_null(strstr(R.out, "\nvalidation: 123 points, median |error| "));
-    assert_non_null(strstr(R.out, "\n  op-level: 93 points"));
-    assert_non_null(strstr(R.out, "\n  end-to-end: 30 points")); /* 29 static, 1 serve */
+    /* 203 rows less 19 serve ones: 16 skipped (14 in the file, an A100 40GB batch that does not
+     * fit, fp8 KV on A100), 18 low-trust shown but not counted */
+    assert_non_null(strstr(R.out, "\nvalidation: 150 points, median |error| "));
+    assert_non_null(strstr(R.out, "\n  op-level: 121 points"));
+    assert_non_null(strstr(R.out, "\n  end-to-end: 29 points")); /* 28 static, 1 serve */
+    assert_non_null(strstr(R.out, "\n  quantized: op-level 28 points"));
+    assert_non_null(strstr(R.out, "\n  op alltoall: 10 points"));
+    assert_non_null(strstr(R.out, "\n  op allreduce_norm: 3 points"));
+    assert_non_null(strstr(R.out, "\n  op allreduce: 36 points"));
+    assert_non_null(strstr(R.out, "\n  op size <= 64 KB: "));
+    assert_non_null(strstr(R.out, "\n  op size <= 4 MB: "));
+    assert_non_null(strstr(R.out, "\n  op size > 4 MB: "));
+    assert_non_null(strstr(R.out, "(18 low-trust rows shown above"));
+    assert_non_null(strstr(R.out, "% (low trust)\n"));
     assert_non_null(strstr(R.out, "1113 serve     h100-sxm       output_tps     2048/128 x3000"));
     assert_non_null(strstr(R.out, "  41 skipped: GB200"));
+    /* a size bucket past its target fails too */
+    snprintf(vcmd, sizeof vcmd, "validate --data %s --max-bucket-median 0.01", subset);
+    run(vcmd);
+    assert_int_equal(R.rc, 1);
+    assert_non_null(strstr(R.err, "of size <= 64 KB is above"));
     run("op --hw h100-sxm --op allreduce --bytes 1048576 --gpus 8");
     assert_int_equal(R.rc, 0);
     assert_non_null(strstr(R.out, "GB/s bus bandwidth"));
+    /* a 16 KB all-reduce on 8 H100s is a one-shot custom kernel of at most 12 us; 256 MB keeps
+     * NCCL's large-message bus bandwidth (NVLS: 330 .. 450 GB/s) */
+    double ms, gbs;
+    run("op --hw h100-sxm --op allreduce --bytes 16384 --gpus 8");
+    assert_int_equal(R.rc, 0);
+    assert_int_equal(sscanf(strstr(R.out, ": ") + 2, "%lf ms, %lf", &ms, &gbs), 2);
+    assert_true(ms * 1e3 <= 12.0 && ms > 0.0);
+    assert_non_null(strstr(R.out, "(oneshot)"));
+    run("op --hw h100-sxm --op allreduce --bytes 268435456 --gpus 8");
+    assert_int_equal(R.rc, 0);
+    assert_int_equal(sscanf(strstr(R.out, ": ") + 2, "%lf ms, %lf", &ms, &gbs), 2);
+    assert_between(gbs, 330.0, 450.0);
+    run("op --hw h100-sxm --op allreduce --bytes 1048576 --gpus 8 --allreduce ring");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "GB/s bus bandwidth (ring "));
+    expect_bad("op --hw a100-sxm-80gb --op allreduce --bytes 1024 --allreduce nvls",
+               "--allreduce: value nvls is not an algorithm of NVIDIA A100 SXM4 80GB");
+    expect_bad("op --hw h100-sxm --op allreduce --bytes 1024 --gpus 16 --allreduce oneshot",
+               "16 GPUs span nodes of 8");
+    expect_bad("op --hw h100-sxm --op allreduce --bytes 1024 --allreduce fast",
+               "--allreduce: value 'fast', expected auto, ring");
     run("op --hw a100-sxm-80gb --op gemm --m 4096 --n 4096 --k 4096 --dtype fp16");
     assert_int_equal(R.rc, 0);
     assert_non_null(strstr(R.out, "TFLOP/s"));

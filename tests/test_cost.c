@@ -19,6 +19,13 @@ static sim_op gemm_op(int64_t m, int64_t n, int64_t k, sim_dtype w, sim_dtype co
     return op;
 }
 
+/* The fixture device has no `collectives` object: NCCL's ring with the Simple protocol (base 0)
+ * is its only algorithm, so auto prices F + 2(N-1) hops + bus bytes / (link x efficiency). */
+static double ring_ns(const sim_hw *hw, double msg, int ranks)
+{
+    return sim_coll_allreduce(hw, msg, ranks, SIM_COLL_AUTO).t_ns;
+}
+
 static void test_ring_allreduce(void **state)
 {
     (void)state;
@@ -26,28 +33,51 @@ static void test_ring_allreduce(void **state)
     /* 8 x H100, 1 MiB: each GPU sends 2 x 7/8 x 1,048,576 = 1,835,008 B at 450 GB/s x 0.85 =
      * 382.5 GB/s -> 4.797 us, plus 8 us fixed and 14 hops x 1.5 us = 29 us: 33.80 us (Vidur
      * measured 34 us). */
-    assert_near(sim_cost_collective_ns(&hw, 1835008.0, 8, 14), 33797.4, 1e-4);
+    assert_near(ring_ns(&hw, 1048576.0, 8), 33797.4, 1e-4);
     /* 64 MiB: 117,440,512 B / 382.5 GB/s = 307.03 us + 29 = 336.0 us (measured 322 us) */
-    assert_near(sim_cost_collective_ns(&hw, 117440512.0, 8, 14), 336034.0, 1e-4);
+    assert_near(ring_ns(&hw, 67108864.0, 8), 336034.0, 1e-4);
     /* 2 GPUs, 8 KiB (one decode token of a 4096-wide model): 8 us + 2 x 1.5 us + 8192 B /
      * 382.5 GB/s = 11.02 us: the fixed cost dominates small collectives */
-    assert_near(sim_cost_collective_ns(&hw, 8192.0, 2, 2), 11021.4, 1e-4);
+    assert_near(ring_ns(&hw, 8192.0, 2), 11021.4, 1e-4);
     /* 16 GPUs span two nodes: the ring runs at the scale-out rate, 50 GB/s x 0.85, and each of
      * the 30 hops costs 5 us: 8 us + 1,966,080 B / 42.5 GB/s = 46.26 us + 150 us = 204.26 us */
-    assert_near(sim_cost_collective_ns(&hw, 1966080.0, 16, 30), 204260.7, 1e-4);
-    assert_near(sim_cost_collective_ns(&hw, 1e6, 1, 0), 0.0, 0);
+    assert_near(ring_ns(&hw, 1048576.0, 16), 204260.7, 1e-4);
+    assert_near(ring_ns(&hw, 1e6, 1), 0.0, 0);
+}
+
+/* A short prompt's GEMM (128 tokens x 4096 x 4096, bf16) has 1 x 32 output tiles for 132 SMs.
+ * Plain tiling: 2 x 128 x 4096^2 = 4.295 GFLOP at 791.52 TFLOP/s x 32/132 busy = 22.384 us.
+ * Split-K 4 ways (floor(132 / 32)): 128/132 busy -> 5.596 us, plus the reduction of 4 fp32
+ * partials written and read, 2 x 4 x 128 x 4096 x 4 = 16.78 MB at 3.35e12 x 0.866 = 5.783 us:
+ * 11.379 us. cuBLAS picks split-K; the cost takes the cheaper. */
+static void test_gemm_small_m_split_k(void **state)
+{
+    (void)state;
+    sim_hw hw = tu_fixture_hw();
+    sim_op op = gemm_op(128, 4096, 4096, SIM_DT_BF16, SIM_DT_BF16);
+    assert_int_equal(sim_cost_gemm_split_k(&hw, 128, 4096), 4);
+    assert_near(sim_cost_gemm_split_bytes(128, 4096, 4), 16777216.0, 0);
+    assert_near(sim_cost_op(&hw, &op, 0).t_math_ns, 5595.797 + 5783.053, 1e-6);
+    /* a large K split 4 ways with a costly reduction of a wide output loses to plain tiling when
+     * the tiles already nearly fill a wave: 1024 x 1024 x 1024 (64 tiles, split 2) */
+    sim_op sq = gemm_op(1024, 1024, 1024, SIM_DT_BF16, SIM_DT_BF16);
+    double plain = 2.0 * 1024 * 1024 * 1024 / (989.4e12 * 0.80 * 64.0 / 132.0) * 1e9;
+    double split = 2.0 * 1024 * 1024 * 1024 / (989.4e12 * 0.80 * 128.0 / 132.0) * 1e9 +
+                   2.0 * 2 * 1024 * 1024 * 4 / (3.35e12 * 0.866) * 1e9;
+    assert_near(sim_cost_op(&hw, &sq, 0).t_math_ns, plain < split ? plain : split, 1e-12);
 }
 
 static void test_gemm_padding_and_bounds(void **state)
 {
     (void)state;
     sim_hw hw = tu_fixture_hw();
-    /* Llama-3.1-8B gate_up at one token: M = 1 padded to 64.
-     * math = 2 x 64 x 28672 x 4096 / (989.4e12 x 0.80) = 18.992 us
+    /* Llama-3.1-8B gate_up at one token: M = 1 padded to 64; 224 output tiles of 128 run in 2
+     * waves of 132 SMs (224 / 264 busy), too many to split K.
+     * math = 2 x 64 x 28672 x 4096 / (989.4e12 x 0.80) x 264 / 224 = 22.383 us
      * mem  = (28672 x 4096 x 2 + 4096 x 2 + 28672 x 2) / (3.35e12 x 0.866) = 80.985 us */
     sim_op op = gemm_op(1, 28672, 4096, SIM_DT_BF16, SIM_DT_BF16);
     sim_op_cost c = sim_cost_op(&hw, &op, 1500.0);
-    assert_near(c.t_math_ns, 18991.8, 1e-4);
+    assert_near(c.t_math_ns, 18991.8 * 264.0 / 224.0, 1e-4);
     assert_near(c.t_mem_ns, 80985.3, 1e-4);
     assert_near(c.t_launch_ns, 1500.0, 0);
     assert_near(c.t_ns, 80985.3 + 1500.0, 1e-4);
@@ -63,12 +93,16 @@ static void test_gemm_padding_and_bounds(void **state)
     sim_op big = gemm_op(4096, 28672, 4096, SIM_DT_BF16, SIM_DT_BF16);
     c = sim_cost_op(&hw, &big, 0);
     assert_int_equal(c.bound, SIM_BOUND_COMPUTE);
-    assert_near(sim_cost_gemm_shape_eff(&hw, 4096, 28672, 4096), 7168.0 / 7260.0, 1e-12);
+    assert_near(sim_cost_gemm_shape_eff(&hw, 4096, 28672, 4096, 1), 7168.0 / 7260.0, 1e-12);
+    assert_int_equal(sim_cost_gemm_split_k(&hw, 4096, 28672), 1);
     assert_near(c.t_math_ns, 1215475.0 * 7260.0 / 7168.0, 1e-4);
-    /* a skinny GEMM (M within one tile) splits K and keeps every SM busy */
-    assert_near(sim_cost_gemm_shape_eff(&hw, 64, 1536, 4096), 1.0, 0);
+    /* a skinny GEMM (M within one tile): 12 tiles leave 120 of 132 SMs idle; split 11 ways, K
+     * fills all 132 */
+    assert_near(sim_cost_gemm_shape_eff(&hw, 64, 1536, 4096, 1), 12.0 / 132.0, 1e-12);
+    assert_int_equal(sim_cost_gemm_split_k(&hw, 64, 1536), 11);
+    assert_near(sim_cost_gemm_shape_eff(&hw, 64, 1536, 4096, 11), 1.0, 1e-12);
     /* 1024 x 1024: 64 tiles on 132 SMs, one wave, 48% busy */
-    assert_near(sim_cost_gemm_shape_eff(&hw, 1024, 1024, 1024), 64.0 / 132.0, 1e-12);
+    assert_near(sim_cost_gemm_shape_eff(&hw, 1024, 1024, 1024, 1), 64.0 / 132.0, 1e-12);
     /* full fp8 doubles the peak (at fp8's own efficiency 0.71): 2 x 4096 x 28672 x 4096 /
      * (1978.9e12 x 0.71) = 684.74 us, / 0.98733 for the waves = 693.53 us */
     sim_op f8 = gemm_op(4096, 28672, 4096, SIM_DT_FP8, SIM_DT_FP8);
@@ -85,26 +119,34 @@ static void test_grouped_gemm_and_all_to_all(void **state)
     assert_near(sim_cost_grouped_padded_m(1000, 4, 64), 1024.0, 0);
     assert_near(sim_cost_grouped_padded_m(65, 1, 64), 128.0, 0);
     /* decode MoE: 8 rows over 8 touched experts, one each: a fused-MoE kernel pads each to the
-     * MMA's 16 rows (gemm_weight_only_tile_m), 128 rows: 2 x 128 x 2048 x 4096 / (989.4e12 x
-     * 0.80) x the shape efficiency (K pipeline) */
+     * MMA's 16 rows (gemm_weight_only_tile_m), 128 rows: 2 x 128 x 2048 x 4096 = 2.147 GFLOP in
+     * 16 output tiles on 132 SMs: plain tiling 16/132 busy = 22.385 us; split-K 8 ways (128/132
+     * busy) 2.798 us + the reduction of 2 x 8 x 128 x 2048 x 4 B at 2.9011 TB/s = 5.783 us: 8.581 us,
+     * the cheaper */
     sim_op op = gemm_op(8, 2048, 4096, SIM_DT_BF16, SIM_DT_BF16);
     op.id = SIM_OP_EXPERTS_GATE_UP;
     op.groups = 8.0;
-    double shape = sim_cost_gemm_shape_eff(&hw, 128, 2048, 4096);
-    assert_near(sim_cost_op(&hw, &op, 0).t_math_ns,
-                2.0 * 128 * 2048 * 4096 / (989.4e12 * 0.80 * shape) * 1e9, 1e-9);
+    assert_int_equal(sim_cost_gemm_split_k(&hw, 128, 2048), 8);
+    assert_near(sim_cost_op(&hw, &op, 0).t_math_ns, 2798.0 + 5783.05, 1e-4);
     /* 64 rows each over 8 experts: 512 rows at the 64-row tile */
     assert_near(sim_cost_grouped_padded_m(512, 8, hw.gemm_tile_m), 512.0, 0);
-    /* the all-to-all goes through the collective model: 8 GPUs, 401,408 B per GPU in one hop:
-     * 8 us + 401,408 / 382.5 GB/s (1.049 us) + 1.5 us = 10.549 us */
-    assert_near(sim_cost_all_to_all_ns(&hw, 401408.0, 8, 1), 8000.0 + 1049.4 + 1500.0, 1e-4);
+    /* the all-to-all goes through the collective model (collective.h): 8 GPUs, each holding
+     * 458,752 B of routed rows and sending 7/8 of them (401,408 B) to its peers at once, the
+     * fixture's ring-only device (Simple, base 0): 8 us + one 1.5 us hop + 401,408 / 382.5 GB/s
+     * (1.049 us) = 10.549 us */
+    assert_near(sim_coll_alltoall(&hw, 458752.0, 8, 1).t_ns, 8000.0 + 1049.4 + 1500.0, 1e-4);
     sim_op a2a = {.id = SIM_OP_MOE_DISPATCH,
                   .present = true,
+                  .net_kind = SIM_COLL_ALLTOALL,
+                  .net_msg_bytes = 458752.0,
                   .net_bytes = 401408.0,
                   .net_ranks = 8,
                   .net_hops = 1};
-    assert_near(sim_cost_op(&hw, &a2a, 0).t_net_ns, sim_cost_all_to_all_ns(&hw, 401408.0, 8, 1),
+    assert_near(sim_cost_op(&hw, &a2a, 0).t_net_ns, sim_coll_alltoall(&hw, 458752.0, 8, 1).t_ns,
                 1e-12);
+    /* prefill's normal mode sends to one peer per step: 6 more hops */
+    a2a.net_hops = 7;
+    assert_near(sim_cost_op(&hw, &a2a, 0).t_net_ns, 8000.0 + 1049.4 + 7 * 1500.0, 1e-4);
 }
 
 static void test_weight_only_dequantization(void **state)
@@ -113,12 +155,12 @@ static void test_weight_only_dequantization(void **state)
     sim_hw hw = tu_fixture_hw();
     /* int4 weights, bf16 math, M = 1 padded to the 16-row mixed-input tile, dequantized once
      * per 64-row block:
-     * math = 2 x 16 x NK / (989.4e12 x 0.6) + 1 block x NK x 4 ops / 67e12
-     *      = 6.331 us + 7.011 us = 13.342 us   (NK = 28672 x 4096)
+     * math = 2 x 16 x NK / (989.4e12 x 0.6) x 264/224 (224 tiles in 2 waves of 132)
+     *        + 1 block x NK x 4 ops / 67e12 = 7.461 us + 7.011 us = 14.472 us (NK = 28672 x 4096)
      * mem  = (NK / 2 + 8192 + 57344) / 2.9011e12 = 20.263 us: memory-bound, 4x less than bf16 */
     sim_op w4 = gemm_op(1, 28672, 4096, SIM_DT_INT4, SIM_DT_BF16);
     sim_op_cost c = sim_cost_op(&hw, &w4, 0);
-    assert_near(c.t_math_ns, 13342.0, 1e-3);
+    assert_near(c.t_math_ns, 14472.4, 1e-3);
     assert_near(c.t_mem_ns, 20263.3, 1e-3);
     assert_int_equal(c.bound, SIM_BOUND_MEMORY);
     /* at 256 tokens the dequantization (4 blocks) and the weaker kernel make int4 slower than
@@ -242,12 +284,13 @@ static void test_quantized_gemm_streaming(void **state)
     sim_graph_gemm(&op, SIM_OP_O_PROJ, 1.0, 12288, 5376, SIM_DT_INT4, &w4, 2.0);
     bytes = 33030144.0 + 10752.0 + 24576.0;
     assert_near(sim_cost_op(&hw, &op, 0.0).t_mem_ns, bytes / (0.4 * 3.35e12) * 1e9, 1e-12);
-    /* per-format K term: k_half 1000 for fp8 only: shape = K / (K + 1000) for fp8, 1 for bf16 */
+    /* per-format K term: k_half 1000 for fp8 only: shape = K / (K + 1000) for fp8, 1 for bf16
+     * (12 tiles split K 11 ways: all 132 SMs busy) */
     hw.gemm_k_half = 0.0;
     hw.quant.gemm_k_half[SIM_DT_FP8] = 1000.0;
-    assert_near(sim_cost_gemm_shape_eff_in(&hw, SIM_DT_FP8, 64, 1536, 4096), 4096.0 / 5096.0,
+    assert_near(sim_cost_gemm_shape_eff_in(&hw, SIM_DT_FP8, 64, 1536, 4096, 11), 4096.0 / 5096.0,
                 1e-12);
-    assert_near(sim_cost_gemm_shape_eff_in(&hw, SIM_DT_BF16, 64, 1536, 4096), 1.0, 0);
+    assert_near(sim_cost_gemm_shape_eff_in(&hw, SIM_DT_BF16, 64, 1536, 4096, 11), 1.0, 1e-12);
 }
 
 int main(void)
@@ -257,6 +300,7 @@ int main(void)
         cmocka_unit_test(test_quantized_gemm_streaming),
         cmocka_unit_test(test_ring_allreduce),
         cmocka_unit_test(test_gemm_padding_and_bounds),
+        cmocka_unit_test(test_gemm_small_m_split_k),
         cmocka_unit_test(test_weight_only_dequantization),
         cmocka_unit_test(test_grouped_gemm_and_all_to_all),
         cmocka_unit_test(test_other_kinds),

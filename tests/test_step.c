@@ -217,6 +217,43 @@ static void test_check(void **state)
     assert_non_null(strstr(err.msg, "--tp"));
 }
 
+/* --fuse-allreduce-norm: at TP 4 a decode step's all-reduces (1 token x 4096 x 2 B = 8 KiB) run
+ * one-shot, so the norm after each (attn_norm after the previous layer's, mlp_norm after the
+ * attention's, final_norm after the last) joins it: no launch of its own and no read of the
+ * reduced T x d values from HBM. The step saves, per layer, 2 launches and 2 x 8192 B, and once
+ * more for the final norm. With NCCL's ring (forced) nothing fuses. */
+static void test_fuse_allreduce_norm(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_step_cfg cfg = {.model = &m, .hw = &hw, .tp = 4, .prec = BF16};
+    sim_seq_group g = {.count = 1, .q = 1, .c = 1024, .logits = 1};
+    sim_step_result plain, fused;
+    sim_step_price(&cfg, &g, 1, &plain);
+    cfg.fuse_allreduce_norm = true;
+    sim_step_price(&cfg, &g, 1, &fused);
+    assert_int_equal(plain.cost[SIM_OP_ATTN_ALLREDUCE].coll_algo, SIM_COLL_ONESHOT);
+    assert_true(fused.graph.ops[SIM_OP_MLP_NORM].fused && fused.graph.ops[SIM_OP_ATTN_NORM].fused);
+    assert_near(fused.cost[SIM_OP_MLP_NORM].t_launch_ns, 0.0, 0);
+    double launch = hw.graph_launch_ns, saved = 2.0 * 32 + 1.0;
+    assert_near(plain.t_launch_ns - fused.t_launch_ns, saved * launch, 1e-9);
+    assert_near(plain.bytes - fused.bytes, saved * 4096.0 * 2.0, 1e-9);
+    double mem = plain.cost[SIM_OP_MLP_NORM].t_mem_ns - fused.cost[SIM_OP_MLP_NORM].t_mem_ns;
+    assert_near(mem, 8192.0 / (hw.hbm_bytes_per_s * hw.eff_memory) * 1e9, 1e-9);
+    assert_true(fused.t_ns < plain.t_ns);
+    /* NCCL's ring is not an engine kernel: no fusion */
+    cfg.allreduce = SIM_COLL_RING;
+    sim_step_price(&cfg, &g, 1, &fused);
+    assert_false(fused.graph.ops[SIM_OP_MLP_NORM].fused);
+    /* one GPU: no all-reduce, nothing to fuse into */
+    cfg.tp = 1;
+    cfg.allreduce = SIM_COLL_AUTO;
+    sim_step_price(&cfg, &g, 1, &fused);
+    sim_step_price(&(sim_step_cfg){.model = &m, .hw = &hw, .tp = 1, .prec = BF16}, &g, 1, &plain);
+    assert_near(fused.t_ns, plain.t_ns, 0);
+}
+
 static void test_graph_padding(void **state)
 {
     (void)state;
@@ -239,6 +276,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_graph_padding),
         cmocka_unit_test(test_weight_streaming_floor),
+        cmocka_unit_test(test_fuse_allreduce_norm),
         cmocka_unit_test(test_layers_multiply),
         cmocka_unit_test(test_bounds_bracket_the_prediction),
         cmocka_unit_test(test_overlap),

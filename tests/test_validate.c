@@ -60,15 +60,16 @@ static void test_op_predictions(void **state)
     c.bytes = 1 << 30;
     assert_int_equal(sim_validate_op(&c, &hw, &p, &err), SIM_OK);
     assert_near(p, 2.8952, 1e-4);
-    /* 1 MiB all-reduce on 8 GPUs: 1,835,008 bus bytes in 33.797 us = 54.29 GB/s */
+    /* 1 MiB all-reduce on 8 GPUs (the fixture's ring, test_cost): 1,835,008 bus bytes in
+     * 33.797 us + 1.5 us launch = 35.297 us = 51.99 GB/s */
     sim_vrow a = op_row(SIM_VK_ALLREDUCE, "busbw_gb_per_s");
     a.bytes = 1 << 20;
     a.gpus = 8;
     assert_int_equal(sim_validate_op(&a, &hw, &p, &err), SIM_OK);
-    assert_near(p, 1835008.0 / 33797.4, 1e-5);
+    assert_near(p, 1835008.0 / 35297.4, 1e-5);
     snprintf(a.metric, sizeof a.metric, "latency_ms");
     assert_int_equal(sim_validate_op(&a, &hw, &p, &err), SIM_OK);
-    assert_near(p, 0.0337974, 1e-5);
+    assert_near(p, 0.0352974, 1e-5);
     /* long non-causal attention is compute-bound at the attention efficiency: 0.57 x 989.4 */
     sim_vrow t = op_row(SIM_VK_ATTENTION, "tflops");
     t.batch = 1;
@@ -78,8 +79,9 @@ static void test_op_predictions(void **state)
     assert_int_equal(sim_validate_op(&t, &hw, &p, &err), SIM_OK);
     assert_near(p, 0.57 * 989.4, 0.01);
     /* DeepEP's low-latency dispatch over 16 GPUs (two nodes): 128 tokens x top-8 x 7168 B (fp8)
-     * = 7,340,032 B per GPU, 15/16 of it sent: 6,881,280 B / (50 GB/s x 0.85) = 161.91 us + 8 us
-     * fixed + one 5 us scale-out hop = 174.91 us (DeepEP measured 173 us) */
+     * = 7,340,032 B per GPU, 15/16 of it sent, all over RDMA (its first kernels used no NVLink):
+     * 6,881,280 B / (50 GB/s x 0.85) = 161.91 us + 8 us fixed + one 5 us scale-out hop =
+     * 174.91 us (DeepEP measured 173 us) */
     sim_vrow e = op_row(SIM_VK_ALLTOALL, "latency_ms");
     e.gpus = 16;
     e.bytes = 7340032;
@@ -178,15 +180,17 @@ static void test_load(void **state)
     char path[1024];
     snprintf(path, sizeof path, "%s/tools/data/validation.csv", tu_root());
     assert_int_equal(sim_validate_load(path, &rows, &n, &err), SIM_OK);
-    assert_int_equal(n, 157); /* 113, 24 MoE op rows (ids 100-123), 20 TensorRT-LLM serve rows */
-    int ops = 0, skipped = 0;
+    assert_int_equal(n, 203); /* 159, 24 MoE op rows (ids 100-123), 20 TensorRT-LLM serve rows */
+    int ops = 0, skipped = 0, low = 0;
     for (size_t i = 0; i < n; i++) {
         ops += sim_vkind_is_op(rows[i].kind);
         skipped += rows[i].skip[0] != '\0';
+        low += rows[i].low_trust;
         assert_true(rows[i].value > 0 && rows[i].source[0]);
     }
-    assert_int_equal(ops, 107);
-    assert_int_equal(skipped, 16); /* and two serve rows of 20,000-token prompts */
+    assert_int_equal(ops, 153);
+    assert_int_equal(skipped, 16); /* with two serve rows of 20,000-token prompts */
+    assert_int_equal(low, 18);
     free(rows);
     /* the Mixtral end-to-end rows kept apart: 20 TensorRT-LLM (15 skipped) and 20 vLLM */
     snprintf(path, sizeof path, "%s/tools/data/validation-moe-e2e.csv", tu_root());
@@ -234,6 +238,74 @@ static void expect_bad_row(const char *row, const char *mention)
                     mention);
         fail();
     }
+}
+
+/* The algo and trust columns (files with 29 columns) are checked like the others. */
+static void test_load_algo_trust(void **state)
+{
+    (void)state;
+    const char *hdr = "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
+                      "input_len,output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,"
+                      "value,unit,skip,source,algo,trust\n";
+    static const struct {
+        const char *row, *mention;
+    } bad[] = {
+        {"1,allreduce,h100-sxm,,8,,,,,,,,,1024,,,,,,,,x,latency_ms,0.01,ms,,s,magic,",
+         ":2: field 'algo' is 'magic', expected auto, ring"},
+        {"1,allreduce,h100-sxm,,8,,,,,,,,,1024,,,,,,,,x,latency_ms,0.01,ms,,s,,sure",
+         ":2: field 'trust' is 'sure', expected high, medium, low or empty"},
+        {"1,allreduce_norm,h100-sxm,,2,,,,,,,,,1024,,,,,,,,x,latency_ms,0.01,ms,,s,oneshot,",
+         ":2: field 'n' is empty, expected a value for allreduce_norm rows"},
+        {"1,allreduce,h100-sxm,,8,,,,,,,,,1024,,,,,,,,x,latency_ms,0.01,ms,,s",
+         ":2: 27 fields, expected 29"},
+    };
+    char text[2048];
+    sim_vrow *rows;
+    size_t n;
+    sim_err err = {{0}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text, "%s%s\n", hdr, bad[i].row);
+        assert_int_equal(sim_validate_load(tu_write_tmp(text), &rows, &n, &err), SIM_EINPUT);
+        if (!strstr(err.msg, bad[i].mention)) {
+            print_error("message '%s', expected '%s'\n", err.msg, bad[i].mention);
+            fail();
+        }
+    }
+    snprintf(text, sizeof text,
+             "%s1,allreduce,h100-sxm,,8,,,,,,,,,1024,,,,,,,,x,latency_ms,0.01,ms,,s,nccl,low\n",
+             hdr);
+    assert_int_equal(sim_validate_load(tu_write_tmp(text), &rows, &n, &err), SIM_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(rows[0].algo, SIM_COLL_NCCL);
+    assert_true(rows[0].low_trust);
+    /* size buckets: a 1 KiB all-reduce is small, a 4096^3 bf16 GEMM (96 MiB) large */
+    assert_int_equal(sim_validate_bucket(&rows[0]), 0);
+    sim_vrow g = {.kind = SIM_VK_GEMM, .dtype = SIM_DT_BF16, .m = 4096, .n = 4096, .k = 4096};
+    assert_near(sim_validate_size_bytes(&g), 3.0 * 4096 * 4096 * 2, 0);
+    assert_int_equal(sim_validate_bucket(&g), 2);
+    free(rows);
+}
+
+/* An end-to-end row runs `run` with the row's all-reduce: NCCL alone (65 rings of 8 KB per
+ * decode step at TP 4) is slower than the engine's one-shot kernels; NVLS on an A100 cannot run. */
+static void test_e2e_allreduce_column(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_vrow r = {.kind = SIM_VK_E2E, .batch = 1, .tp = 4, .input_len = 128, .output_len = 32,
+                  .weight = SIM_DT_BF16, .act = SIM_DT_BF16, .kv = SIM_DT_BF16, .value = 1.0};
+    const sim_step_cfg tmpl = {.iteration_overhead_ns = 1e6, .request_overhead_ns = 1e4};
+    sim_err err = {{0}};
+    double auto_s, nccl_s;
+    assert_int_equal(sim_validate_e2e(&r, &m, &hw, &tmpl, &auto_s, &err), SIM_OK);
+    r.algo = SIM_COLL_NCCL;
+    assert_int_equal(sim_validate_e2e(&r, &m, &hw, &tmpl, &nccl_s, &err), SIM_OK);
+    assert_true(nccl_s > auto_s);
+    sim_hw a100 = tu_hw("a100-sxm-80gb");
+    r.algo = SIM_COLL_NVLS;
+    assert_int_equal(sim_validate_e2e(&r, &m, &a100, &tmpl, &nccl_s, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--allreduce: value nvls"));
 }
 
 static void test_load_strict(void **state)
@@ -412,6 +484,8 @@ int main(void)
         cmocka_unit_test(test_fit_recovers_known_efficiencies),
         cmocka_unit_test(test_load),
         cmocka_unit_test(test_load_strict),
+        cmocka_unit_test(test_load_algo_trust),
+        cmocka_unit_test(test_e2e_allreduce_column),
         cmocka_unit_test(test_op_checks),
         cmocka_unit_test(test_serve_rows),
         cmocka_unit_test(test_summary_small),
