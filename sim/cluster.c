@@ -425,7 +425,12 @@ sim_status sim_disagg_check(const sim_disagg_cfg *cfg, const sim_workload *w, si
                         : e->observer          ? "--html"
                                                : "--spec-method");
     sim_status st = sim_engine_check(cfg->prefill, w, err);
-    return st ? st : sim_engine_check(cfg->decode, w, err);
+    if (st) { /* say which pool */
+        sim_err e = *err;
+        return sim_fail(err, st, "prefill instances (--prefill-tp %d): %s", cfg->prefill->step.tp,
+                        e.msg);
+    }
+    return sim_engine_check(cfg->decode, w, err);
 }
 
 /* A pending decode arrival: request i's KV, sent by prefill instance `from` at `sent`, is at

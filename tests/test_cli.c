@@ -1298,6 +1298,8 @@ static void test_deployment_flags(void **state)
     run("serve --model llama-3.1-8b --hw h100-sxm --disagg 1:1 --kv-stream --num-prompts 10");
     assert_non_null(strstr(R.out, "disaggregated: 1 prefill + 1 decode instances"));
     expect_bad("serve --model llama-3.1-8b --hw h100-sxm --disagg 2", "--disagg: value '2'");
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --disagg 1:1 --prefill-tp 3",
+               "prefill instances (--prefill-tp 3)");
     expect_bad("serve --model llama-3.1-8b --hw h100-sxm --disagg 1:1 --replicas 2",
                "--replicas with --disagg");
     expect_bad("serve --model llama-3.1-8b --hw h100-sxm --kv-stream", "--kv-stream: applies only");
