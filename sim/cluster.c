@@ -426,9 +426,9 @@ sim_status sim_disagg_check(const sim_disagg_cfg *cfg, const sim_workload *w, si
                                                : "--spec-method");
     sim_status st = sim_engine_check(cfg->prefill, w, err);
     if (st) { /* say which pool */
-        sim_err e = *err;
+        sim_err why = *err;
         return sim_fail(err, st, "prefill instances (--prefill-tp %d): %s", cfg->prefill->step.tp,
-                        e.msg);
+                        why.msg);
     }
     return sim_engine_check(cfg->decode, w, err);
 }
