@@ -948,7 +948,7 @@ static void test_sweep_grid_file_checks(void **state)
     snprintf(json, sizeof json, "{\"grid\": {\"%s\": [1]}}", key);
     bad_grid(json, "", key);
     /* --grid twice: the first file's error used to be overwritten by the second's success */
-    char g1[96];
+    char g1[256];
     snprintf(g1, sizeof g1, "%s", tu_write_tmp("{\"grid\": {\"--fromat\": [\"csv\"]}}"));
     const char *g2 = tu_write_tmp("{\"grid\": {\"--batch\": [1]}}");
     char a[1024];
@@ -1025,7 +1025,7 @@ static void test_validation_commands(void **state)
         line += len;
     }
     *o = '\0';
-    char vcmd[256];
+    char vcmd[512];
     const char *subset = tu_write_tmp(sub);
     snprintf(vcmd, sizeof vcmd, "validate --data %s --max-op-median 0.01", subset);
     free(sub);
@@ -1846,7 +1846,7 @@ static void test_quantized_checkpoints(void **state)
         "{\"hidden_size\": 64, \"intermediate_size\": 128, \"num_hidden_layers\": 2, "
         "\"num_attention_heads\": 4, \"vocab_size\": 100, \"max_position_embeddings\": 512, "
         "\"torch_dtype\": \"bfloat16\", \"quantization_config\": {\"quant_method\": \"hqq\"}}");
-    char args[256];
+    char args[512];
     snprintf(args, sizeof args, "run --model %s --hw h100-sxm", bad);
     run(args);
     remove(bad);

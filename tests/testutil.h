@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #include "hw.h"
@@ -90,11 +91,48 @@ static inline sim_model tu_model(const char *name)
 }
 
 /* Writes `text` to a fresh temporary file and returns its path (static buffer). */
+/* The test process's own directory under $TMPDIR (default /tmp), made on first use; it and the
+ * files in it are removed when the process exits, so a test run leaves nothing behind. */
+static char tu_tmpdir_buf[200];
+
+static inline void tu_tmpdir_remove(void)
+{
+    DIR *d = opendir(tu_tmpdir_buf);
+    if (d) {
+        char path[512];
+        for (struct dirent *e = readdir(d); e; e = readdir(d)) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            snprintf(path, sizeof path, "%s/%s", tu_tmpdir_buf, e->d_name);
+            if (unlink(path) != 0)
+                rmdir(path);
+        }
+        closedir(d);
+    }
+    rmdir(tu_tmpdir_buf);
+}
+
+static inline const char *tu_tmpdir(void)
+{
+    if (!tu_tmpdir_buf[0]) {
+        const char *base = getenv("TMPDIR");
+        snprintf(tu_tmpdir_buf, sizeof tu_tmpdir_buf, "%s/infersim-test-XXXXXX",
+                 base && *base ? base : "/tmp");
+        if (!mkdtemp(tu_tmpdir_buf)) {
+            print_error("cannot make a temporary directory under %s\n", base ? base : "/tmp");
+            fail();
+        }
+        atexit(tu_tmpdir_remove);
+    }
+    return tu_tmpdir_buf;
+}
+
+/* Writes `text` to a new file in tu_tmpdir(); returns its path (a static buffer: one at a time). */
 static inline const char *tu_write_tmp(const char *text)
 {
-    static char path[64];
+    static char path[256];
     static int n = 0;
-    snprintf(path, sizeof path, "/tmp/infersim-test-%d-%d.json", (int)getpid(), n++);
+    snprintf(path, sizeof path, "%s/%d.json", tu_tmpdir(), n++);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     fputs(text, f);
