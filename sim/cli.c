@@ -20,8 +20,10 @@
 #include "find.h"
 #include "html.h"
 #include "jsonf.h"
+#include "cluster_trace.h"
 #include "metrics.h"
 #include "outfile.h"
+#include "pp.h"
 #include "rng.h"
 #include "report.h"
 #include "run.h"
@@ -48,6 +50,8 @@ const cli_opt_def cli_opts_table[] = {
     O("--hw", OPT_STR, hw, 0, 0, CMD_MODEL | CMD_OP | CMD_CALIBRATE | CMD_HW,
       "device file path, or a name in hw/ (e.g. h100-sxm)"),
     O("--tp", OPT_INT, tp, 1, 1024, CMD_MODEL, "tensor-parallel GPUs (default 1)"),
+    O("--pp", OPT_INT, pp, 1, 64, CMD_RUN | CMD_SERVE,
+      "pipeline stages, each --tp GPUs (default 1); layers split as vLLM splits them"),
     O("--ep", OPT_INT, ep, 1, 1024, CMD_MODEL,
       "expert-parallel GPUs: E/ep whole experts per GPU, tokens all-to-all'ed (default 1)"),
     O("--dp-attention", OPT_BOOL, dp_attention, 0, 0, CMD_MODEL,
@@ -129,6 +133,17 @@ const cli_opt_def cli_opts_table[] = {
       "requests/s, or inf to send all at t = 0 (default inf)"),
     O("--burstiness", OPT_NUM, burstiness, 1e-3, 1e3, CMD_SERVE,
       "gamma shape of the arrival gaps; 1 = Poisson (default 1)"),
+    O("--replicas", OPT_INT, replicas, 1, SIM_CLUSTER_MAX_REPLICAS, CMD_SERVE,
+      "independent engines behind a router, each --tp x --pp GPUs (default 1)"),
+    O("--router", OPT_STR, router, 0, 0, CMD_SERVE,
+      "round-robin|least-outstanding|prefix-aware: how --replicas share the requests "
+      "(default least-outstanding)"),
+    O("--disagg", OPT_STR, disagg, 0, 0, CMD_SERVE,
+      "P:D prefill and decode instances (prefill/decode disaggregation; default off)"),
+    O("--prefill-tp", OPT_INT, prefill_tp, 1, 1024, CMD_SERVE,
+      "tensor-parallel GPUs of each prefill instance with --disagg (default --tp)"),
+    O("--kv-stream", OPT_BOOL, kv_stream, 0, 0, CMD_SERVE,
+      "with --disagg: send the KV layer by layer during the prefill (overlap the transfer)"),
     O("--max-concurrency", OPT_INT, max_concurrency, 1, 1 << 28, CMD_SERVE,
       "at most C requests in flight (closed loop; default: no limit)"),
     O("--seed", OPT_INT, seed, 0, 9e18, CMD_SERVE, "random seed (default 0)"),
@@ -790,6 +805,7 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
     L->step = cli_engine_step(&L->eng, &L->model);
     L->step.hw = &L->hw;
     L->step.tp = (int)o->tp;
+    L->step.pp = (int)o->pp;
     L->step.overlap = o->overlap;
     L->step.ep = (int)o->ep;
     L->step.dp_attention = o->dp_attention;
@@ -808,6 +824,8 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
 const cli_opts cli_defaults = {
     .format = "table",
     .tp = 1,
+    .pp = 1,
+    .replicas = 1,
     .ep = 1,
     .expert_imbalance = 1.0,
     .batch = 1,
@@ -1139,12 +1157,72 @@ static sim_status open_serve_trace(const cli_opts *o, sim_engine_cfg *cfg, const
 
 /* A serving run from the flags, with what its report needs. */
 
+int64_t cli_serve_gpus(const cli_serve_state *s)
+{
+    return s->gpus > 0 ? s->gpus : sim_pp_gpus(&s->cfg.step);
+}
+
 void cli_serve_state_free(cli_serve_state *s)
 {
     free(s->series);
     s->series = NULL;
     sim_engine_result_free(&s->res);
+    sim_cluster_result_free(&s->cluster);
     sim_workload_free(&s->own);
+}
+
+/* The timeline of several engines (--replicas, --disagg): iteration detail, no window. */
+static sim_status open_cluster_trace(const cli_opts *o, int n_prefill, int instances,
+                                     sim_cluster_trace **out, sim_err *err)
+{
+    static const char *const one_engine[] = {"--trace-detail", "--trace-window", "--trace-max-mb"};
+    for (size_t i = 0; i < sizeof one_engine / sizeof one_engine[0]; i++)
+        if (cli_given(o, one_engine[i]))
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: applies to one engine's timeline; with --replicas or --disagg "
+                            "the timeline has iterations only",
+                            one_engine[i]);
+    sim_cluster_trace *ct = calloc(1, sizeof *ct);
+    if (!ct)
+        return sim_fail(err, SIM_EINTERNAL, "out of memory");
+    sim_status st = sim_cluster_trace_open(ct, o->chrome_trace, n_prefill, instances, err);
+    if (st)
+        free(ct);
+    else
+        *out = ct;
+    return st;
+}
+
+/* --disagg P:D (with its companions) into dc; n_prefill stays 0 without it. */
+static sim_status disagg_flags(const cli_opts *o, sim_disagg_cfg *dc, sim_err *err)
+{
+    if (!o->disagg) {
+        if (cli_given(o, "--prefill-tp") || o->kv_stream)
+            return sim_fail(err, SIM_EINPUT, "%s: applies only with --disagg P:D",
+                            o->kv_stream ? "--kv-stream" : "--prefill-tp");
+        return SIM_OK;
+    }
+    char *end;
+    errno = 0;
+    long p = strtol(o->disagg, &end, 10), d = 0;
+    bool ok = end != o->disagg && *end == ':' && !errno;
+    if (ok) {
+        const char *q = end + 1;
+        d = strtol(q, &end, 10);
+        ok = end != q && !*end && !errno;
+    }
+    if (!ok || p < 1 || d < 1 || p + d > SIM_CLUSTER_MAX_REPLICAS)
+        return sim_fail(err, SIM_EINPUT,
+                        "--disagg: value '%s', expected P:D prefill and decode instances, each "
+                        ">= 1, P + D <= %d",
+                        o->disagg, SIM_CLUSTER_MAX_REPLICAS);
+    if (o->replicas > 1)
+        return sim_fail(err, SIM_EINPUT,
+                        "--replicas with --disagg: expected one of them (--disagg P:D gives the "
+                        "instance counts)");
+    dc->n_prefill = (int)p;
+    dc->n_decode = (int)d;
+    return SIM_OK;
 }
 
 /* Loads, checks and simulates; a --chrome-trace timeline is written alongside. */
@@ -1166,6 +1244,13 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
         st = sim_slo_parse(o->goodput, &s->slo, err);
     if (!st)
         st = serve_workload(o, cache, seed, L->eng.block_size, &s->own, &s->w, err);
+    sim_cluster_cfg cc = {
+        .engine = &s->cfg, .replicas = (int)o->replicas, .router = SIM_ROUTER_LEAST_OUTSTANDING};
+    if (!st && o->router && !sim_router_parse(o->router, &cc.router))
+        st = sim_fail(err, SIM_EINPUT,
+                      "--router: value '%s', expected round-robin, least-outstanding or "
+                      "prefix-aware",
+                      o->router);
     if (!st) {
         s->usd_per_gpu_hour = L->usd_per_gpu_hour;
         s->cfg.step = L->step;
@@ -1176,11 +1261,20 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
         s->cfg.sched.max_num_batched_tokens *= sim_par_dp(&par);
         s->cfg.spec = &L->spec;
         s->cfg.sched.spec_tokens = sim_spec_active(&L->spec) ? L->spec.k : 0;
+        s->gpus = sim_pp_gpus(&s->cfg.step) * cc.replicas;
         st = sim_engine_check(&s->cfg, s->w, err);
     }
+    sim_disagg_cfg dc = {.prefill = &s->prefill, .decode = &s->cfg, .kv_stream = o->kv_stream};
+    if (!st)
+        st = disagg_flags(o, &dc, err);
     sim_trace_serve *ts = NULL;
-    if (!st && o->chrome_trace)
+    sim_cluster_trace *ct = NULL; /* several engines: their own timeline */
+    const int instances = dc.n_prefill > 0 ? dc.n_prefill + dc.n_decode : cc.replicas;
+    if (!st && o->chrome_trace && instances > 1)
+        st = open_cluster_trace(o, dc.n_prefill, instances, &ct, err);
+    else if (!st && o->chrome_trace)
         st = open_serve_trace(o, &s->cfg, s->w, &ts, err);
+    cc.observer = dc.observer = ct ? &ct->observer : NULL;
     if (!st && o->html) { /* the run over time, recorded before the timeline sees it */
         if (!(s->series = malloc(sizeof *s->series)))
             st = sim_fail(err, SIM_EINTERNAL, "out of memory");
@@ -1189,8 +1283,18 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
         if (s->series)
             s->cfg.observer = &s->series->observer;
     }
-    if (!st)
+    if (!st && dc.n_prefill > 0) {
+        s->prefill = s->cfg;
+        s->prefill.step.tp = cli_given(o, "--prefill-tp") ? (int)o->prefill_tp : s->cfg.step.tp;
+        s->gpus =
+            dc.n_prefill * sim_pp_gpus(&s->prefill.step) + dc.n_decode * sim_pp_gpus(&s->cfg.step);
+        if (!(st = sim_disagg_check(&dc, s->w, err)))
+            st = sim_disagg_run(&dc, s->w, &s->res, &s->cluster, err);
+    } else if (!st && cc.replicas > 1 && !(st = sim_cluster_check(&cc, s->w, err))) {
+        st = sim_cluster_run(&cc, s->w, &s->res, &s->cluster, err);
+    } else if (!st) {
         st = sim_engine_run(&s->cfg, s->w, &s->res, err);
+    }
     if (s->series) {
         s->series->next = NULL;
         s->cfg.observer = NULL;
@@ -1202,6 +1306,13 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
             sim_trace_serve_abort(ts);
         free(ts);
         s->cfg.observer = NULL;
+    }
+    if (ct) {
+        if (!st)
+            st = sim_cluster_trace_close(ct, err);
+        else
+            sim_cluster_trace_abort(ct);
+        free(ct);
     }
     if (!st && sim_metrics_compute(&s->res, &s->slo, &s->m))
         st = sim_fail(err, SIM_EINTERNAL, "out of memory computing metrics");
@@ -1324,6 +1435,8 @@ static sim_status cmd_serve(const cli_opts *o, FILE *out, sim_err *err)
                             .engine_version = L->eng.version,
                             .engine_fusions = L->eng.fusions,
                             .usd_per_gpu_hour = s->usd_per_gpu_hour,
+                            .gpus = s->gpus,
+                            .cluster = &s->cluster,
                             .pct = &sel,
                             .pct_ms = saved};
     if (!st && o->save_requests)

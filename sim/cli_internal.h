@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cluster.h"
 #include "engine.h"
 #include "engprof.h"
 #include "metrics.h"
@@ -45,7 +46,7 @@ typedef enum opt_kind { OPT_STR, OPT_INT, OPT_NUM, OPT_BOOL, OPT_RATE, OPT_LIST 
 
 typedef struct cli_opts {
     const char *model, *hw, *format, *weight_dtype, *act_dtype, *kv_dtype, *dtype;
-    int64_t tp, batch, input_len, output_len, group_size;
+    int64_t tp, pp, batch, input_len, output_len, group_size;
     double overlap, util, iter_us, req_us, usd_per_gpu_hour;
     bool enforce_eager, async_sched, help;
     /* engine profile and its overrides */
@@ -58,7 +59,9 @@ typedef struct cli_opts {
     FILE *warn; /* where warnings go (NULL: nowhere); set by the command, not a flag */
     const int64_t *replay_in, *replay_out; /* compare: exact lengths, num_prompts of each */
     /* serve */
-    const char *trace, *save_requests;
+    const char *trace, *save_requests, *router, *disagg;
+    int64_t replicas, prefill_tp;
+    bool kv_stream;
     int64_t num_prompts, rand_in, rand_out, max_concurrency, seed, block_size, max_seqs, max_tokens;
     double range_ratio, rate, burstiness, time_scale;
     bool no_chunked;
@@ -221,7 +224,13 @@ typedef struct cli_serve_state {
     sim_serve_metrics m;
     sim_slo slo;
     double usd_per_gpu_hour; /* as cli_loaded's */
+    int64_t gpus;            /* every GPU the deployment holds */
+    sim_cluster_result cluster; /* per-instance load with --replicas > 1 or --disagg */
+    sim_engine_cfg prefill;     /* --disagg: the prefill instances' configuration */
 } cli_serve_state;
+
+/* GPUs of a serving point: s->gpus when set, else tp x pp. */
+int64_t cli_serve_gpus(const cli_serve_state *s);
 
 /* A serving run with the workload drawn from `seed`; a --chrome-trace is written alongside. */
 sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cache *cache,

@@ -15,6 +15,7 @@
 #include "jsonf.h"
 #include "lines.h"
 #include "outfile.h"
+#include "pp.h"
 #include "rng.h"
 #include "sweep.h"
 #include "validate.h"
@@ -159,7 +160,7 @@ static size_t price_metrics(bool known, const sim_price *p, metric_val *m)
 static size_t run_metrics(const sim_run_cfg *cfg, const sim_run_result *r, metric_val *m)
 {
     size_t n = 0;
-    double gpus = sim_step_gpus(&cfg->step);
+    double gpus = (double)sim_pp_gpus(&cfg->step);
 #define NUM(k, v) m[n++] = (metric_val){.name = (k), .num = (v)}
 #define TXT(k, v)                                                                                  \
     m[n++] = (metric_val) { .name = (k), .is_text = true, .text = (v) }
@@ -183,7 +184,7 @@ static size_t serve_metrics(const cli_serve_state *s, metric_val *m)
 {
     size_t n = 0;
     const sim_serve_metrics *x = &s->m;
-    double gpus = sim_step_gpus(&s->cfg.step);
+    double gpus = (double)cli_serve_gpus(s);
     NUM("gpus", gpus);
     NUM("completed", (double)x->completed);
     NUM("duration", x->duration_s);
@@ -209,7 +210,8 @@ static size_t serve_metrics(const cli_serve_state *s, metric_val *m)
     NUM("kv_cache_peak_usage", x->kv_cache_peak_usage);
     NUM("spec_acceptance_length", x->spec_acceptance_length);
     sim_price p;
-    sim_serve_report rep = {.cfg = &s->cfg, .m = x, .usd_per_gpu_hour = s->usd_per_gpu_hour};
+    sim_serve_report rep = {
+        .cfg = &s->cfg, .m = x, .usd_per_gpu_hour = s->usd_per_gpu_hour, .gpus = s->gpus};
     n += price_metrics(sim_report_serve_price(&rep, &p), &p, m + n);
 #undef NUM
 #undef TXT
@@ -326,7 +328,7 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
             ttft = r->ttft_ns / 1e6;
             tpot = r->tpot_ns / 1e6;
             e2el = r->e2e_ns / 1e6;
-            row->tput_per_gpu = r->output_throughput / sim_step_gpus(&cfg.step);
+            row->tput_per_gpu = r->output_throughput / (double)sim_pp_gpus(&cfg.step);
             row->ttft_ms = ttft;
             sim_price p;
             if (sim_report_run_price(&cfg, r, &p))
@@ -344,11 +346,13 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
             ttft = at_pct(&s->m.dist[SIM_M_TTFT], c->pct);
             tpot = at_pct(&s->m.dist[SIM_M_TPOT], c->pct);
             e2el = at_pct(&s->m.dist[SIM_M_E2EL], c->pct);
-            row->tput_per_gpu = s->m.output_throughput / sim_step_gpus(&s->cfg.step);
+            row->tput_per_gpu = s->m.output_throughput / (double)cli_serve_gpus(s);
             row->ttft_ms = ttft;
             sim_price p;
-            sim_serve_report rep = {
-                .cfg = &s->cfg, .m = &s->m, .usd_per_gpu_hour = s->usd_per_gpu_hour};
+            sim_serve_report rep = {.cfg = &s->cfg,
+                                    .m = &s->m,
+                                    .usd_per_gpu_hour = s->usd_per_gpu_hour,
+                                    .gpus = s->gpus};
             if (sim_report_serve_price(&rep, &p))
                 row->usd_per_million_output_tokens = p.usd_per_million_output_tokens;
         }

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pp.h"
+
 #define NS_PER_S 1000000000LL
 
 static double kv_capacity_bytes(const sim_engine_cfg *cfg)
@@ -38,6 +40,10 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
     sim_status st = sim_step_check(&cfg->step, err);
     if (!st && sim_spec_active(cfg->spec))
         st = sim_spec_check(cfg->spec, &cfg->step, err);
+    if (!st && sim_pp_stages(&cfg->step) > 1 && sim_spec_active(cfg->spec))
+        st = sim_fail(err, SIM_EINPUT,
+                      "--pp with --spec-method: speculative decoding over "
+                      "pipeline stages is not modeled; expected one of them");
     if (st)
         return st;
     const sim_sched_cfg *sc = &cfg->sched;
@@ -117,6 +123,7 @@ void sim_engine_result_free(sim_engine_result *r)
     free(r->reqs);
     r->reqs = NULL;
     sim_hist_free(&r->itl);
+    sim_hist_free(&r->out_seconds);
 }
 
 /* Output tokens of the current 1-second window [k, k+1) s and the most any window saw. Time only
@@ -124,12 +131,16 @@ void sim_engine_result_free(sim_engine_result *r)
  * 1e8 s apart do not allocate 1e8 windows). */
 typedef struct window {
     int64_t k, tokens, peak;
+    sim_hist *closed; /* NULL, or where each finished window goes as (k, tokens) */
+    int ok;           /* 0 once recording ran out of memory */
 } window;
 
 static void window_add(window *w, int64_t t_ns, int64_t tokens)
 {
     int64_t k = t_ns / NS_PER_S;
     if (k != w->k) {
+        if (w->closed && !sim_hist_add(w->closed, w->k, w->tokens))
+            w->ok = 0;
         w->k = k;
         w->tokens = 0;
     }
@@ -155,6 +166,7 @@ typedef struct loop {
     sim_rng rng;           /* acceptance draws */
     sim_step_memo memo[2]; /* by launch mode: graph, eager */
     sim_spec_memo draft_memo;
+    sim_pp_memo pp; /* pipeline stages' micro-batches (unused without --pp) */
     window tokens;
     int64_t now;
     int64_t dt;        /* the current iteration's duration */
@@ -163,7 +175,14 @@ typedef struct loop {
     int64_t inflight;
     int64_t free_since; /* when a concurrency slot last became free */
     size_t done;
+    size_t cap;         /* requests the per-request arrays hold (w->n may grow up to it) */
+    size_t done_at_now; /* of `done`, those that finished at `now` (the last iteration's end) */
 } loop;
+
+/* The engine a caller steps (engine.h): the loop itself. */
+struct sim_engine {
+    loop L;
+};
 
 static void notify(const loop *L, int64_t id, sim_req_event ev, int64_t t)
 {
@@ -179,6 +198,15 @@ static void send_arrivals(loop *L)
     while (L->next < L->w->n && L->w->reqs[L->next].arrival_ns <= L->now &&
            (cap == 0 || L->inflight < cap)) {
         sim_req *r = &L->res->reqs[L->next];
+        r->input = L->w->reqs[L->next].input_tokens;
+        r->output = L->w->reqs[L->next].output_tokens;
+        r->computed = L->w->reqs[L->next].kv_ready; /* its first chunk needs the KV blocks */
+        if (L->cfg->prefix_caching && L->w->hash_block_tokens > 0) {
+            const sim_request *q = &L->w->reqs[L->next];
+            int64_t full = r->input / L->w->hash_block_tokens; /* whole blocks of the prompt */
+            r->hash = L->w->hash_ids + q->hash_off;
+            r->n_hash = q->n_hash < full ? q->n_hash : full;
+        }
         int64_t arrival = L->w->reqs[L->next].arrival_ns;
         r->send_ns = arrival > L->free_since ? arrival : L->free_since;
         sim_sched_enqueue(&L->sched, L->res->reqs, (int64_t)L->next);
@@ -206,6 +234,7 @@ static int emit_tokens(loop *L, int64_t id, int64_t ntok)
     r->last_token_ns = L->now;
     if (r->generated == r->output) {
         r->finish_ns = L->now;
+        L->done_at_now++;
         notify(L, id, SIM_EV_FINISHED, L->now);
         sim_sched_finish(&L->sched, L->res->reqs, id);
         L->done++;
@@ -284,7 +313,9 @@ static int iterate(loop *L)
         k > 0 ? sim_spec_draft_ns(L->cfg->spec, &L->cfg->step, L->draft, n_pre,
                                   L->draft + n - n_dec, n_dec, L->scratch, &L->draft_memo)
               : 0.0;
-    int64_t dt = (int64_t)llround(step->t_ns + draft_ns);
+    /* with pipeline stages, a round of micro-batches (pp.h) */
+    double gpu_ns = L->pp.m ? sim_pp_round_ns(&sc, L->groups, n, &L->pp, true) : step->t_ns;
+    int64_t dt = (int64_t)llround(gpu_ns + draft_ns);
     if (dt < 1)
         dt = 1;
     int64_t start = L->now;
@@ -307,6 +338,7 @@ static int iterate(loop *L)
     }
     L->now += dt;
     L->dt = dt;
+    L->done_at_now = 0;
     int64_t produced = 0;
     int ok = 1;
     for (size_t i = 0; i < n; i++) {
@@ -348,7 +380,7 @@ static int iterate(loop *L)
     return ok ? 1 : -1;
 }
 
-static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *w,
+static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *w, size_t cap,
                         sim_engine_result *out, sim_err *err)
 {
     memset(L, 0, sizeof *L);
@@ -356,8 +388,12 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
     L->cfg = cfg;
     L->w = w;
     L->res = out;
-    size_t n = w->n;
-    out->n = n;
+    size_t n = w->n > cap ? w->n : cap;
+    L->cap = n;
+    out->n = w->n;
+    L->tokens.ok = 1;
+    if (cfg->record_seconds)
+        L->tokens.closed = &out->out_seconds;
     out->reqs = calloc(n, sizeof *out->reqs);
     size_t m = (size_t)cfg->sched.max_num_seqs;
     if (m > n)
@@ -368,19 +404,13 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
     L->scratch = malloc(m * sizeof *L->scratch);
     L->tl = calloc(n, sizeof *L->tl);
     sim_rng_seed(&L->rng, cfg->seed);
-    if (!out->reqs || !L->batch || !L->groups || !L->draft || !L->scratch || !L->tl)
+    bool pp_ok = sim_pp_stages(&cfg->step) == 1 || sim_pp_memo_init(&L->pp, &cfg->step, m);
+    if (!out->reqs || !L->batch || !L->groups || !L->draft || !L->scratch || !L->tl || !pp_ok)
         return sim_fail(err, SIM_EINTERNAL, "out of memory for %zu requests", n);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) { /* lengths and ids are filled in when it is sent */
         sim_req *r = &out->reqs[i];
-        r->input = w->reqs[i].input_tokens;
-        r->output = w->reqs[i].output_tokens;
         r->first_sched_ns = r->first_token_ns = r->last_token_ns = r->finish_ns = -1;
         r->phase = SIM_REQ_PENDING;
-        if (cfg->prefix_caching && w->hash_block_tokens > 0) {
-            int64_t full = r->input / w->hash_block_tokens; /* whole blocks of the prompt */
-            r->hash = w->hash_ids + w->reqs[i].hash_off;
-            r->n_hash = w->reqs[i].n_hash < full ? w->reqs[i].n_hash : full;
-        }
     }
     sim_kvcache kv;
     sim_kvcache_init(&kv, sim_engine_kv_blocks(cfg), cfg->block_size);
@@ -403,47 +433,121 @@ static void teardown(loop *L)
     free(L->draft);
     free(L->scratch);
     free(L->tl);
+    sim_pp_memo_free(&L->pp);
+}
+
+/* Runs iterations that start before `until` (INT64_MAX: all there is to run). Returns with the
+ * engine idle and every request of w sent, or at the first iteration start >= until. */
+static sim_status advance(loop *L, int64_t until, sim_err *err)
+{
+    const sim_workload *w = L->w;
+    while (L->done < w->n && L->now < until) {
+        send_arrivals(L);
+        if (sim_sched_idle(&L->sched)) {
+            if (L->next >= w->n)
+                return SIM_OK; /* waits for more requests (or finish says it is stuck) */
+            /* nothing to run: jump to the next arrival, not past `until` */
+            int64_t a = w->reqs[L->next].arrival_ns;
+            if (a >= until && until > L->now) {
+                L->now = until;
+                L->done_at_now = 0;
+                return SIM_OK;
+            }
+            if (a > L->now) {
+                L->now = a;
+                L->done_at_now = 0;
+            }
+            continue;
+        }
+        int rc = iterate(L);
+        if (rc < 0)
+            return sim_fail(err, SIM_EINTERNAL, "out of memory");
+        if (rc == 0)
+            return sim_fail(err, SIM_EINTERNAL,
+                            "scheduler stalled at t = %lld ns with %zu waiting and %zu running "
+                            "requests (a bug: every request was checked to fit)",
+                            (long long)L->now, L->sched.w_len, L->sched.r_len);
+    }
+    return SIM_OK;
+}
+
+sim_status sim_engine_start(const sim_engine_cfg *cfg, const sim_workload *w, size_t capacity,
+                            sim_engine_result *out, sim_engine **e, sim_err *err)
+{
+    *e = malloc(sizeof **e);
+    if (!*e) {
+        memset(out, 0, sizeof *out);
+        return sim_fail(err, SIM_EINTERNAL, "out of memory for an engine");
+    }
+    sim_status st = setup(&(*e)->L, cfg, w, capacity, out, err);
+    if (st) {
+        teardown(&(*e)->L);
+        sim_engine_result_free(out);
+        free(*e);
+        *e = NULL;
+    }
+    return st;
+}
+
+sim_status sim_engine_advance(sim_engine *e, int64_t until_ns, sim_err *err)
+{
+    if (e->L.w->n > e->L.cap)
+        return sim_fail(err, SIM_EINTERNAL, "engine given %zu requests, room for %zu", e->L.w->n,
+                        e->L.cap);
+    return advance(&e->L, until_ns, err);
+}
+
+int64_t sim_engine_now(const sim_engine *e) { return e->L.now; }
+
+int64_t sim_engine_outstanding(const sim_engine *e, int64_t t_ns)
+{
+    const loop *L = &e->L;
+    /* requests finished at the end of an iteration still running at t are outstanding at t */
+    size_t done = L->now > t_ns ? L->done - L->done_at_now : L->done;
+    return (int64_t)(L->w->n - done);
+}
+
+sim_status sim_engine_finish(sim_engine *e, sim_err *err)
+{
+    loop *L = &e->L;
+    sim_engine_result *out = L->res;
+    const size_t n = L->w->n;
+    sim_status st = n > L->cap ? sim_engine_advance(e, INT64_MAX, err) : advance(L, INT64_MAX, err);
+    if (!st && L->done < n)
+        st = sim_fail(err, SIM_EINTERNAL, "engine idle with %zu of %zu requests done", L->done, n);
+    if (!st && !sim_hist_finish(&out->itl))
+        st = sim_fail(err, SIM_EINTERNAL, "out of memory sorting the inter-token gaps");
+    if (!st && L->tokens.closed &&
+        (!sim_hist_add(L->tokens.closed, L->tokens.k, L->tokens.tokens) || !L->tokens.ok ||
+         !sim_hist_finish(L->tokens.closed)))
+        st = sim_fail(err, SIM_EINTERNAL, "out of memory recording tokens per second");
+    if (!st) {
+        out->n = n;
+        out->duration_ns = L->now;
+        out->preemptions = L->sched.preemptions;
+        out->kv_peak_blocks = L->sched.kv.peak_used;
+        out->prefix_hit_tokens = L->sched.prefix_hit_tokens;
+        out->prefix_query_tokens = L->sched.prefix_query_tokens;
+        out->peak_output_tps = (double)L->tokens.peak;
+    }
+    teardown(L);
+    free(e);
+    if (st)
+        sim_engine_result_free(out);
+    return st;
+}
+
+void sim_engine_abort(sim_engine *e, sim_engine_result *out)
+{
+    teardown(&e->L);
+    free(e);
+    sim_engine_result_free(out);
 }
 
 sim_status sim_engine_run(const sim_engine_cfg *cfg, const sim_workload *w, sim_engine_result *out,
                           sim_err *err)
 {
-    loop L;
-    sim_status st = setup(&L, cfg, w, out, err);
-    while (!st && L.done < w->n) {
-        send_arrivals(&L);
-        if (sim_sched_idle(&L.sched)) {
-            if (L.next >= w->n) {
-                st = sim_fail(err, SIM_EINTERNAL, "engine idle with %zu of %zu requests done",
-                              L.done, w->n);
-                break;
-            }
-            /* nothing to run: jump to the next arrival */
-            if (w->reqs[L.next].arrival_ns > L.now)
-                L.now = w->reqs[L.next].arrival_ns;
-            continue;
-        }
-        int rc = iterate(&L);
-        if (rc < 0)
-            st = sim_fail(err, SIM_EINTERNAL, "out of memory");
-        else if (rc == 0)
-            st = sim_fail(err, SIM_EINTERNAL,
-                          "scheduler stalled at t = %lld ns with %zu waiting and %zu running "
-                          "requests (a bug: every request was checked to fit)",
-                          (long long)L.now, L.sched.w_len, L.sched.r_len);
-    }
-    if (!st && !sim_hist_finish(&out->itl))
-        st = sim_fail(err, SIM_EINTERNAL, "out of memory sorting the inter-token gaps");
-    if (!st) {
-        out->duration_ns = L.now;
-        out->preemptions = L.sched.preemptions;
-        out->kv_peak_blocks = L.sched.kv.peak_used;
-        out->prefix_hit_tokens = L.sched.prefix_hit_tokens;
-        out->prefix_query_tokens = L.sched.prefix_query_tokens;
-        out->peak_output_tps = (double)L.tokens.peak;
-    }
-    teardown(&L);
-    if (st)
-        sim_engine_result_free(out);
-    return st;
+    sim_engine *e;
+    sim_status st = sim_engine_start(cfg, w, w->n, out, &e, err);
+    return st ? st : sim_engine_finish(e, err);
 }

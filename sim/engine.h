@@ -9,7 +9,9 @@
  *   sim_engine_result_free(&res);
  *
  * Time is integer nanoseconds from 0. Requests that arrive during an iteration join at the next
- * one. A client-side cap on requests in flight (--max-concurrency) delays a request's send time
+ * one. A request whose workload entry has kv_ready > 0 arrives with that many prompt tokens'
+ * KV computed elsewhere (a disaggregated decode instance's): it is admitted once blocks for its
+ * whole prompt are free and feeds only the rest. A client-side cap on requests in flight (--max-concurrency) delays a request's send time
  * until a slot frees; its latencies count from the send, as vLLM's benchmark measures them.
  * Iterations with any prefill tokens launch kernels eagerly; decode-only iterations replay CUDA
  * graphs (unless the step configuration says eager), padded to the next captured batch size and
@@ -78,6 +80,7 @@ typedef struct sim_engine_cfg {
     bool prefix_caching;     /* share prompt prefixes the workload's hash ids name */
     uint64_t seed;           /* seeds the acceptance draws */
     const sim_engine_observer *observer; /* NULL: nobody watches */
+    bool record_seconds; /* keep the output tokens of every 1-second window (res.out_seconds) */
 } sim_engine_cfg;
 
 typedef struct sim_engine_result {
@@ -101,6 +104,9 @@ typedef struct sim_engine_result {
     int64_t spec_tokens;      /* tokens those verify steps yielded (accepted + 1 each) */
     int64_t prefix_hit_tokens;   /* prompt tokens served from the prefix cache (first admissions) */
     int64_t prefix_query_tokens; /* prompt tokens of those admissions; 0 without prefix caching */
+    /* with cfg.record_seconds: (k, output tokens in [k, k+1) s) runs, finished (owned), so
+     * several engines' streams can be added up (replicas behind a router) */
+    sim_hist out_seconds;
 } sim_engine_result;
 
 /* KV blocks the configuration leaves (<= 0: the model does not fit). */
@@ -117,5 +123,40 @@ sim_status sim_engine_run(const sim_engine_cfg *cfg, const sim_workload *w, sim_
                           sim_err *err);
 
 void sim_engine_result_free(sim_engine_result *r);
+
+/* Stepping, for several engines simulated side by side in time order (replicas behind a
+ * router, cluster.h). sim_engine_run is start + finish.
+ *
+ *   sim_engine *e;
+ *   sim_engine_start(&cfg, &w, capacity, &res, &e, &err);   (w may be empty and grow)
+ *   loop: sim_engine_advance(e, t, &err);                   (runs iterations that start < t)
+ *         sim_engine_outstanding(e, t) ... append a request arriving at t to w (w.n++) ...
+ *   sim_engine_finish(e, &err);                             (runs to the end, fills res, frees e)
+ *
+ * Requests may be appended to w (in arrival order, each arrival no earlier than the time the
+ * engine was last advanced to) while w->n <= capacity; cfg must have passed sim_engine_check
+ * with every request it will be given. */
+typedef struct sim_engine sim_engine;
+
+sim_status sim_engine_start(const sim_engine_cfg *cfg, const sim_workload *w, size_t capacity,
+                            sim_engine_result *out, sim_engine **e, sim_err *err);
+
+/* Runs every iteration that starts before until_ns; an idle engine waits at until_ns (or where
+ * it is, with no request left to send). */
+sim_status sim_engine_advance(sim_engine *e, int64_t until_ns, sim_err *err);
+
+/* The engine's clock: the end of its last iteration, or where it waits. */
+int64_t sim_engine_now(const sim_engine *e);
+
+/* Requests given to the engine and not finished by t_ns (t_ns at or after the time it was last
+ * advanced to). */
+int64_t sim_engine_outstanding(const sim_engine *e, int64_t t_ns);
+
+/* Runs to the end, completes the result and frees the engine (also on error, when the result is
+ * freed too). */
+sim_status sim_engine_finish(sim_engine *e, sim_err *err);
+
+/* Stops an engine early: frees it and its result `out` (as given to sim_engine_start). */
+void sim_engine_abort(sim_engine *e, sim_engine_result *out);
 
 #endif

@@ -3,19 +3,25 @@
 
 #include <math.h>
 
+#include "pp.h"
+
 #define FP32_BYTES 4.0
 #define GB 1e9
 
 double sim_mem_weight_bytes(const sim_step_cfg *cfg)
 {
     sim_par par = sim_step_par(cfg);
+    if (sim_pp_stages(cfg) > 1)
+        return sim_pp_weight_bytes(cfg); /* the heaviest pipeline stage's */
     return sim_graph_weight_bytes_par(cfg->model, &par, &cfg->prec);
 }
 
 double sim_mem_kv_bytes_per_token(const sim_step_cfg *cfg)
 {
     sim_par par = sim_step_par(cfg);
-    return sim_graph_kv_bytes_per_token_par(cfg->model, &par, &cfg->prec);
+    double kv = sim_graph_kv_bytes_per_token_par(cfg->model, &par, &cfg->prec);
+    /* pipeline stages: the stage with the most layers holds their share */
+    return sim_pp_stages(cfg) > 1 ? kv * sim_pp_layer_share(cfg) : kv;
 }
 
 double sim_mem_workspace_bytes(const sim_step_cfg *cfg, double tokens, double logit_tokens)

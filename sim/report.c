@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "outfile.h"
+#include "pp.h"
 
 static const char *const format_names[SIM_FMT_COUNT] = {
     [SIM_FMT_TABLE] = "table", [SIM_FMT_JSON] = "json", [SIM_FMT_CSV] = "csv"};
@@ -24,6 +25,15 @@ bool sim_format_parse(const char *s, sim_format *out)
 }
 
 static double ratio(double a, double b) { return b > 0.0 ? a / b : 0.0; }
+
+/* Mean busy fraction of instances [from, to) over the run. */
+static double pool_busy(const sim_cluster_result *c, int from, int to, double dur_ns)
+{
+    double busy = 0.0;
+    for (int i = from; i < to; i++)
+        busy += ratio(c->load[i].busy_ns, dur_ns);
+    return ratio(busy, (double)(to - from));
+}
 
 /* A quoted CSV text field followed by a comma (a quote inside is doubled): names come from
  * config files and may hold anything. */
@@ -114,14 +124,19 @@ bool sim_report_run_price(const sim_run_cfg *cfg, const sim_run_result *r, sim_p
 {
     double e2e_s = r->e2e_ns / 1e9;
     double total_tokens = (double)cfg->batch * (double)(cfg->input_len + cfg->output_len);
-    return sim_price_compute(sim_step_gpus(&cfg->step), cfg->usd_per_gpu_hour, r->output_throughput,
+    return sim_price_compute(sim_pp_gpus(&cfg->step), cfg->usd_per_gpu_hour, r->output_throughput,
                              ratio(total_tokens, e2e_s), out);
+}
+
+int64_t sim_report_serve_gpus(const sim_serve_report *r)
+{
+    return r->gpus > 0 ? r->gpus : sim_pp_gpus(&r->cfg->step);
 }
 
 bool sim_report_serve_price(const sim_serve_report *r, sim_price *out)
 {
-    return sim_price_compute(sim_step_gpus(&r->cfg->step), r->usd_per_gpu_hour,
-                             r->m->output_throughput, r->m->total_token_throughput, out);
+    return sim_price_compute(sim_report_serve_gpus(r), r->usd_per_gpu_hour, r->m->output_throughput,
+                             r->m->total_token_throughput, out);
 }
 
 /* gpus, and the price keys: numbers when the price is known, null when it is not. */
@@ -190,6 +205,8 @@ static void config_json(cJSON *o, const sim_step_cfg *s)
     cJSON_AddStringToObject(o, "model", s->model->name);
     cJSON_AddStringToObject(o, "hw", s->hw->name);
     add_num(o, "tp", s->tp);
+    if (s->pp > 1)
+        add_num(o, "pp", s->pp);
     cJSON_AddStringToObject(o, "weight_dtype", sim_dtype_name(s->prec.weight));
     cJSON_AddStringToObject(o, "act_dtype", sim_dtype_name(s->prec.act));
     cJSON_AddStringToObject(o, "kv_cache_dtype", sim_dtype_name(s->prec.kv));
@@ -298,13 +315,28 @@ static void ops_table(FILE *f, const char *title, const sim_step_result *s)
                                : "");
 }
 
+/* "pipeline: 2 stages of 4 GPUs, layers 40/40 ..." when there are stages. */
+static void pp_line(FILE *f, const sim_step_cfg *s)
+{
+    const int pp = sim_pp_stages(s);
+    if (pp == 1)
+        return;
+    int64_t lay[SIM_PP_MAX];
+    sim_pp_partition(s->model->layers, pp, lay);
+    fprintf(f, "pipeline: %d stages of %d GPU%s, layers ", pp, s->tp, s->tp == 1 ? "" : "s");
+    for (int i = 0; i < pp; i++)
+        fprintf(f, "%s%lld", i ? "/" : "", (long long)lay[i]);
+    fprintf(f, "; memory per GPU is the heaviest stage's, steps below the whole model's\n");
+}
+
 static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_result *r)
 {
     const sim_step_cfg *s = &cfg->step;
     char par[64];
     sim_step_par_text(s, par, sizeof par);
-    fprintf(f, "infersim run: %s on %d x %s%s\n", s->model->name, sim_step_gpus(s), s->hw->name,
+    fprintf(f, "infersim run: %s on %d x %s%s\n", s->model->name, (int)sim_pp_gpus(s), s->hw->name,
             par);
+    pp_line(f, s);
     fprintf(f,
             "batch %lld, input %lld, output %lld tokens; weights %s, activations %s, KV %s; "
             "overlap-comm %.2f\n",
@@ -544,6 +576,23 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
     fprintf(f, "infersim serve: %s on %d x %s%s; weights %s, activations %s, KV %s; %s\n",
             s->model->name, sim_step_gpus(s), s->hw->name, par, sim_dtype_name(s->prec.weight),
             sim_dtype_name(s->prec.act), sim_dtype_name(s->prec.kv), r->w->source);
+    pp_line(f, s);
+    const sim_cluster_result *c = r->cluster;
+    if (c && c->prefill > 0) {
+        const double dur = (double)r->res->duration_ns;
+        fprintf(f,
+                "disaggregated: %d prefill + %d decode instances; KV over the %s link, mean %.3f "
+                "ms per request; utilisation prefill %.2f, decode %.2f\n",
+                c->prefill, c->decode, c->kv_scaleout ? "scale-out" : "scale-up",
+                ratio(c->kv_transfer_ns, (double)r->res->n) / 1e6, pool_busy(c, 0, c->prefill, dur),
+                pool_busy(c, c->prefill, c->replicas, dur));
+    } else if (c && c->replicas > 0) {
+        fprintf(f, "%d replicas, router %s; requests per replica:", c->replicas,
+                sim_router_name(c->router));
+        for (int i = 0; i < c->replicas; i++)
+            fprintf(f, " %lld", (long long)c->load[i].requests);
+        fprintf(f, "\n");
+    }
     banner(f, " Serving Benchmark Result ", '=');
     row_int(f, "Successful requests:", (long long)m->completed);
     row_int(f, "Failed requests:", 0);
@@ -603,6 +652,57 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
     }
     banner(f, "", '=');
     return ferror(f) ? SIM_EINTERNAL : SIM_OK;
+}
+
+/* Disaggregation: the pools, their utilisation and the KV transfers. */
+static void disagg_json(cJSON *o, const sim_serve_report *r)
+{
+    const sim_cluster_result *c = r->cluster;
+    const double dur = (double)r->res->duration_ns, n = (double)r->res->n;
+    char pd[32];
+    snprintf(pd, sizeof pd, "%d:%d", c->prefill, c->decode);
+    cJSON_AddStringToObject(o, "disagg", pd);
+    add_num(o, "prefill_instances", c->prefill);
+    add_num(o, "decode_instances", c->decode);
+    cJSON_AddStringToObject(o, "kv_link", c->kv_scaleout ? "scaleout" : "scaleup");
+    add_num(o, "kv_transfer_ms_mean", ratio(c->kv_transfer_ns, n) / 1e6);
+    add_num(o, "kv_transfer_bytes_per_gpu_mean", ratio(c->kv_transfer_bytes, n));
+    add_num(o, "prefill_utilization", pool_busy(c, 0, c->prefill, dur));
+    add_num(o, "decode_utilization", pool_busy(c, c->prefill, c->replicas, dur));
+}
+
+/* Replicas (the router) or disaggregated pools, and each instance's share of the work. */
+static void cluster_json(cJSON *o, const sim_serve_report *r)
+{
+    const sim_cluster_result *c = r->cluster;
+    if (!c || c->replicas < 1)
+        return;
+    if (c->prefill > 0) {
+        disagg_json(o, r);
+    } else {
+        add_num(o, "replicas", c->replicas);
+        cJSON_AddStringToObject(o, "router", sim_router_name(c->router));
+    }
+    if (c->router == SIM_ROUTER_PREFIX_AWARE)
+        add_num(o, "router_prefix_match_rate", ratio((double)c->prefix_blocks, (double)c->blocks));
+    cJSON *arr = cJSON_AddArrayToObject(o, "replica_load");
+    const double dur = (double)r->res->duration_ns;
+    for (int i = 0; arr && i < c->replicas; i++) {
+        const sim_replica_load *l = &c->load[i];
+        cJSON *x = cJSON_CreateObject();
+        if (c->prefill > 0)
+            cJSON_AddStringToObject(x, "role", i < c->prefill ? "prefill" : "decode");
+        add_num(x, "requests", (double)l->requests);
+        add_num(x, "input_tokens", (double)l->input_tokens);
+        add_num(x, "output_tokens", (double)l->output_tokens);
+        add_num(x, "busy_fraction", ratio(l->busy_ns, dur));
+        add_num(x, "mean_batch_size", ratio((double)l->scheduled_seqs, (double)l->iterations));
+        add_num(x, "kv_cache_peak_usage", ratio((double)l->kv_peak_blocks, (double)l->kv_blocks));
+        add_num(x, "preemptions", (double)l->preemptions);
+        if (c->router == SIM_ROUTER_PREFIX_AWARE)
+            add_num(x, "prefix_blocks", (double)l->prefix_blocks);
+        cJSON_AddItemToArray(arr, x);
+    }
 }
 
 double sim_report_prefix_hit_rate(const sim_engine_result *res)
@@ -668,6 +768,7 @@ static sim_status serve_json(FILE *f, const sim_serve_report *r)
     add_num(o, "kv_cache_blocks", (double)r->res->kv_blocks);
     add_num(o, "block_size", (double)r->res->block_size);
     add_num(o, "iterations", (double)m->iterations);
+    cluster_json(o, r);
     add_num(o, "prefix_cache_hit_rate", sim_report_prefix_hit_rate(r->res));
     if (r->engine)
         cJSON_AddStringToObject(o, "engine", r->engine);

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "cluster.h"
 #include "metrics.h"
 #include "price.h"
 #include "run.h"
@@ -50,6 +51,8 @@ typedef struct sim_serve_report {
     const char *engine, *engine_version; /* the engine profile's name and release (may be NULL) */
     const char *engine_fusions;          /* the fusions it records, comma-separated (may be NULL) */
     double usd_per_gpu_hour; /* price of a GPU-hour (0 unknown) */
+    int64_t gpus;            /* every GPU of the deployment; 0: one engine's, tp x pp */
+    const sim_cluster_result *cluster; /* replicas' load; NULL (or 0 replicas): one engine */
     /* vLLM's --percentile-metrics / --metric-percentiles: NULL for the default report (every
      * metric, p90 and p99); else only the selected metrics, with these percentiles */
     const sim_pct_sel *pct;
@@ -83,11 +86,14 @@ sim_status sim_report_vllm_result(const char *path, const sim_serve_report *r,
  * CSV row. */
 sim_status sim_report_serve(FILE *f, sim_format fmt, const sim_serve_report *r);
 
-/* What a static batch and a serving run cost: all GPUs they hold (tp) at cfg's price, spread
+/* What a static batch and a serving run cost: all GPUs they hold (tp x pp, or r->gpus) at cfg's price, spread
  * over their output and total (prompt + output) tokens per second. Return whether the price is
  * known. */
 bool sim_report_run_price(const sim_run_cfg *cfg, const sim_run_result *r, sim_price *out);
 bool sim_report_serve_price(const sim_serve_report *r, sim_price *out);
+
+/* The GPUs a serving deployment holds: r->gpus, else tp x pp of its engine. */
+int64_t sim_report_serve_gpus(const sim_serve_report *r);
 
 /* Writes one CSV row per request to `path`, through a temporary file renamed when complete. */
 sim_status sim_report_save_requests(const char *path, const sim_serve_report *r, sim_err *err);

@@ -4,11 +4,17 @@
 #include <math.h>
 #include <string.h>
 
+#include "pp.h"
+
 sim_status sim_run_check(const sim_run_cfg *cfg, sim_err *err)
 {
     sim_status st = sim_step_check(&cfg->step, err);
     if (!st && sim_spec_active(cfg->spec))
         st = sim_spec_check(cfg->spec, &cfg->step, err);
+    if (!st && sim_pp_stages(&cfg->step) > 1 && sim_spec_active(cfg->spec))
+        st = sim_fail(err, SIM_EINPUT,
+                      "--pp with --spec-method: speculative decoding over "
+                      "pipeline stages is not modeled; expected one of them");
     if (st)
         return st;
     const sim_model *m = cfg->step.model;
@@ -46,7 +52,9 @@ static double plain_decode(const sim_run_cfg *cfg, sim_step_result *mean)
     for (int64_t j = 1; j < cfg->output_len; j++) {
         sim_seq_group g = {.count = cfg->batch, .q = 1, .c = cfg->input_len + j - 1, .logits = 1};
         const sim_step_result *step = sim_step_price_memo(&cfg->step, &g, 1, &memo);
-        total += step->t_ns;
+        /* over pipeline stages, a steady round of micro-batches (pp.h) */
+        total += sim_pp_stages(&cfg->step) > 1 ? sim_pp_round_ns(&cfg->step, &g, 1, NULL, true)
+                                               : step->t_ns;
         if (mean)
             sim_step_accumulate(mean, step);
     }
@@ -107,7 +115,9 @@ void sim_run_simulate(const sim_run_cfg *cfg, sim_run_result *out)
     pre.eager = sim_step_eager(&cfg->step, true);
     sim_seq_group g = {.count = cfg->batch, .q = cfg->input_len, .c = 0, .logits = 1};
     sim_step_price(&pre, &g, 1, &out->prefill);
-    out->ttft_ns = out->prefill.t_ns;
+    /* over pipeline stages, the one-shot makespan of the prompt's micro-batches */
+    out->ttft_ns = sim_pp_stages(&cfg->step) > 1 ? sim_pp_round_ns(&pre, &g, 1, NULL, false)
+                                                 : out->prefill.t_ns;
     if (sim_spec_active(cfg->spec)) {
         sim_seq_group scratch;
         out->ttft_ns += sim_spec_draft_ns(cfg->spec, &cfg->step, &g, 1, NULL, 0, &scratch, NULL);

@@ -38,6 +38,11 @@ sim_status sim_step_check(const sim_step_cfg *cfg, sim_err *err)
     sim_status st = sim_graph_check_par(cfg->model, &par, &cfg->prec, err);
     if (st)
         return st;
+    if (cfg->pp < 0 || cfg->pp > 64 || cfg->pp > cfg->model->layers)
+        return sim_fail(err, SIM_EINPUT,
+                        "--pp: value %d, expected 1..%lld (the layers of %s, at most 64)", cfg->pp,
+                        (long long)(cfg->model->layers < 64 ? cfg->model->layers : 64),
+                        cfg->model->name);
     if (!(cfg->overlap >= 0.0 && cfg->overlap <= 1.0))
         return sim_fail(err, SIM_EINPUT, "--overlap-comm: value %g, expected a number in [0, 1]",
                         cfg->overlap);

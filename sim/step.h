@@ -37,6 +37,7 @@ typedef struct sim_step_cfg {
     const sim_model *model;
     const sim_hw *hw;
     int tp; /* tensor-parallel degree */
+    int pp; /* pipeline stages (0 or 1: none); a step is priced whole, pp.h splits it */
     sim_prec prec;
     double overlap;               /* 0..1: fraction of network time that may hide behind compute */
     bool eager;                   /* kernels launched eagerly (else from a captured CUDA graph) */

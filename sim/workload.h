@@ -39,6 +39,8 @@ typedef struct sim_request {
     int64_t line;          /* line of the trace file it came from; 0 for synthetic requests */
     size_t hash_off;       /* its prompt's prefix-cache ids: hash_ids[hash_off .. + n_hash) */
     int64_t n_hash;        /* 0: shares nothing */
+    int64_t kv_ready;      /* prompt tokens whose KV comes with it (a disaggregated decode
+                            * instance's requests: the prefill instance sent it); 0 otherwise */
 } sim_request;
 
 typedef struct sim_workload {

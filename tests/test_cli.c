@@ -1195,6 +1195,149 @@ static void test_strict_inputs(void **state)
     expect_bad(a, "field 'ttft_ms' is the string \"12\"");
 }
 
+/* --pp on run and serve (the JSON names the stages, gpus is tp x pp); --replicas behind a
+ * --router (gpus and cost multiply, per-replica load); --disagg P:D pools */
+static void test_deployment_flags(void **state)
+{
+    (void)state;
+    run("run --model llama-3.1-8b --hw h100-sxm --tp 2 --pp 2 --batch 4 --format json");
+    assert_int_equal(R.rc, 0);
+    cJSON *j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    assert_near(num(j, "pp"), 2.0, 0);
+    assert_near(num(j, "gpus"), 4.0, 0);
+    cJSON_Delete(j);
+    run("serve --model llama-3.1-70b --hw h100-sxm --pp 2 --num-prompts 20 --random-input-len 200 "
+        "--random-output-len 20 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    assert_near(num(j, "gpus"), 2.0, 0);
+    assert_near(num(j, "completed"), 20.0, 0);
+    cJSON_Delete(j);
+    run("run --model llama-3.1-8b --hw h100-sxm --pp 2");
+    assert_non_null(strstr(R.out, "pipeline: 2 stages of 1 GPU, layers 16/16"));
+    expect_bad("run --model llama-3.1-8b --hw h100-sxm --pp 33", "--pp: value 33");
+    /* replicas: gpus and cost follow, per-replica load in the JSON */
+    run("serve --model llama-3.1-8b --hw h100-sxm --replicas 3 --router prefix-aware "
+        "--trace traces/mooncake-sample.jsonl --num-prompts 30 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    assert_near(num(j, "gpus"), 3.0, 0);
+    assert_near(num(j, "replicas"), 3.0, 0);
+    assert_near(num(j, "usd_per_hour"), 3.0 * num(j, "usd_per_gpu_hour"), 1e-12);
+    assert_between(num(j, "router_prefix_match_rate"), 0.0, 1.0);
+    const cJSON *load = cJSON_GetObjectItemCaseSensitive(j, "replica_load");
+    assert_int_equal(cJSON_GetArraySize(load), 3);
+    double n = 0;
+    for (int i = 0; i < 3; i++)
+        n += num(cJSON_GetArrayItem(load, i), "requests");
+    assert_near(n, 30.0, 0);
+    cJSON_Delete(j);
+    run("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --num-prompts 10");
+    assert_non_null(
+        strstr(R.out, "2 replicas, router least-outstanding; requests per replica: 5 5"));
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --router random",
+               "--router: value 'random'");
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --html /tmp/x.html",
+               "--html with --replicas 2");
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --chrome-trace /tmp/x.json "
+               "--trace-detail op",
+               "--trace-detail: applies to one engine's timeline");
+    /* the timelines of several engines: a process per instance, requests, KV transfers */
+    char tpath[64], tcmd[512];
+    snprintf(tpath, sizeof tpath, "/tmp/infersim-deploy-%d.json", (int)getpid());
+    snprintf(tcmd, sizeof tcmd,
+             "serve --model llama-3.1-8b --hw h100-sxm --disagg 1:2 --num-prompts 12 "
+             "--request-rate 10 --chrome-trace %s",
+             tpath);
+    run(tcmd);
+    assert_int_equal(R.rc, 0);
+    char *tr = slurp(tpath);
+    assert_non_null(tr);
+    assert_non_null(strstr(tr, "\"prefill 0\""));
+    assert_non_null(strstr(tr, "\"decode 1\""));
+    assert_non_null(strstr(tr, "\"kv transfer\""));
+    free(tr);
+    snprintf(tcmd, sizeof tcmd, "trace-check %s", tpath);
+    run(tcmd);
+    assert_int_equal(R.rc, 0);
+    /* 12 requests x 3 spans (prefill, transfer, decode) x (begin, end) */
+    assert_non_null(strstr(R.out, "72 async"));
+    snprintf(tcmd, sizeof tcmd,
+             "serve --model llama-3.1-8b --hw h100-sxm --replicas 3 --num-prompts 12 "
+             "--chrome-trace %s",
+             tpath);
+    run(tcmd);
+    assert_int_equal(R.rc, 0);
+    snprintf(tcmd, sizeof tcmd, "trace-check %s", tpath);
+    run(tcmd);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "on 3 tracks"));
+    remove(tpath);
+    /* --disagg 1:1 at TP 1: two GPUs, a positive KV transfer, both pools' utilisation */
+    run("serve --model llama-3.1-8b --hw h100-sxm --disagg 1:1 --num-prompts 20 --request-rate 10 "
+        "--format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    assert_near(num(j, "gpus"), 2.0, 0);
+    assert_true(num(j, "kv_transfer_ms_mean") > 0.0);
+    assert_between(num(j, "prefill_utilization"), 0.0, 1.0);
+    assert_between(num(j, "decode_utilization"), 0.0, 1.0);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "kv_link")),
+                        "scaleup");
+    cJSON_Delete(j);
+    run("serve --model llama-3.1-8b --hw h100-sxm --tp 2 --prefill-tp 1 --disagg 3:1 "
+        "--num-prompts 10 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_near(num(j, "gpus"), 5.0, 0); /* 3 x 1 + 1 x 2 */
+    cJSON_Delete(j);
+    run("serve --model llama-3.1-8b --hw h100-sxm --disagg 1:1 --kv-stream --num-prompts 10");
+    assert_non_null(strstr(R.out, "disaggregated: 1 prefill + 1 decode instances"));
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --disagg 2", "--disagg: value '2'");
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --disagg 1:1 --prefill-tp 3",
+               "prefill instances (--prefill-tp 3)");
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --disagg 1:1 --replicas 2",
+               "--replicas with --disagg");
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --kv-stream", "--kv-stream: applies only");
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --prefill-tp 2",
+               "--prefill-tp: applies only");
+    /* the three can be swept; the rows carry gpus and the cost */
+    char path[64], cmd[512];
+    snprintf(path, sizeof path, "/tmp/infersim-deploy-%d.csv", (int)getpid());
+    snprintf(cmd, sizeof cmd,
+             "sweep serve --model llama-3.1-8b --hw h100-sxm --replicas 1,2 --pp 1,2 "
+             "--num-prompts 10 --threads 2 --out %s",
+             path);
+    run(cmd);
+    assert_int_equal(R.rc, 0);
+    char *csv = slurp(path);
+    assert_non_null(csv);
+    assert_non_null(strstr(csv, "point,replicas,pp,gpus,"));
+    assert_non_null(strstr(csv, "\n3,2,2,4,"));
+    free(csv);
+    snprintf(cmd, sizeof cmd,
+             "sweep serve --model llama-3.1-8b --hw h100-sxm --disagg 1:1,2:1 --num-prompts 10 "
+             "--objective cost --out %s",
+             path);
+    run(cmd);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "cheapest: point"));
+    csv = slurp(path);
+    assert_non_null(csv);
+    assert_non_null(strstr(csv, "point,disagg,gpus,"));
+    assert_non_null(strstr(csv, "\n1,2:1,3,"));
+    assert_non_null(strstr(csv, "usd_per_million_output_tokens"));
+    free(csv);
+    remove(path);
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --pp 2 --spec-method ngram "
+               "--num-speculative-tokens 2 --spec-acceptance-rate 0.5",
+               "--pp with --spec-method");
+}
+
 static void test_compare(void **state)
 {
     (void)state;
@@ -1856,6 +1999,7 @@ int main(void)
         cmocka_unit_test(test_validation_commands),
         cmocka_unit_test(test_strict_inputs),
         cmocka_unit_test(test_compare),
+        cmocka_unit_test(test_deployment_flags),
         cmocka_unit_test(test_engine_profiles),
         cmocka_unit_test(test_long_context_no_evict),
         cmocka_unit_test(test_prefix_repetition_and_model_len),

@@ -1,0 +1,142 @@
+/* cluster.h - deployments of several engine instances fed by one arrival stream: replicas behind
+ * a router, or prefill/decode disaggregation.
+ *
+ *   sim_cluster_cfg c = {.engine = &engine_cfg, .replicas = 4,
+ *                        .router = SIM_ROUTER_LEAST_OUTSTANDING};
+ *   if (sim_cluster_check(&c, &w, &err)) ...exit 2...;
+ *   sim_engine_result all;   (every request, in workload order: metrics.h takes it as is)
+ *   sim_cluster_result per;  (per-replica load)
+ *   sim_cluster_run(&c, &w, &all, &per, &err);
+ *
+ * Replicas: N independent engines (each its own scheduler and KV cache, engine_cfg's GPUs), run
+ * side by side in time order with the engine's stepping API: before each arrival at t every
+ * replica is advanced to t, then the router picks one and the request is appended to its stream
+ * (it joins that replica's next iteration). Routers:
+ *   round-robin         request i goes to replica i mod N;
+ *   least-outstanding   the replica with the fewest requests given and not finished at t (lowest
+ *                       index on ties): vLLM production-stack's and llm-d's load signal;
+ *   prefix-aware        the replica that was sent the longest leading run of the request's block
+ *                       ids (Mooncake hash_ids); with no match (or no ids), least-outstanding.
+ *                       The record is the router's own: which replica was sent which block,
+ *                       never evicted (the engines do not cache prefixes; a replica's real cache
+ *                       would evict under pressure), so it measures where prefixes would be
+ *                       reusable, as a KV-aware router's index does.
+ * The merged result: each request's timeline; the inter-token gaps of all replicas; duration the
+ * last replica's end; iterations, scheduled sequences, preemptions, busy time summed; KV blocks and
+ * each replica's peak summed (kv_cache_peak_usage is then the mean replica's); peak concurrency and
+ * the busiest second of output over the whole deployment, exact.
+ * Not modelled with several replicas: a client-side --max-concurrency across them. A timeline
+ * watches through a sim_cluster_observer (the engines' own observers stay NULL).
+ *
+ * Disaggregation (P prefill and D decode instances, as vLLM's disaggregated prefill, Dynamo,
+ * llm-d and Mooncake run them): a request goes to a prefill instance (least-outstanding), which
+ * runs its prompt and samples one token (output 1). Its KV is then sent to a decode instance
+ * (least-outstanding at the moment it is ready) over the link between them; the decode instance
+ * admits it once its KV cache has blocks for the whole prompt, computes the last prompt token
+ * (the KV of the others came over: vLLM's P/D connectors do the same to sample) and streams
+ * every output token, so TTFT = prefill queue + prefill + transfer + decode queue + one decode
+ * iteration. Transfer of one request, each GPU of the sending instance sending its share in
+ * parallel (the receiving side's share when that is larger, fewer decode GPUs):
+ *   bytes_per_gpu = input x max(KV bytes per token per GPU on either side)
+ *   t_kv          = bytes_per_gpu / (link x efficiency.network) + link latency
+ * over the scale-up link when every GPU of the deployment fits one node, else the scale-out NIC
+ * (RDMA). With layer-wise streaming (kv_stream) each layer's KV leaves as soon as it is computed:
+ * only what outlasts the prefill stays exposed, max(t_kv / layers, t_kv - prefill time).
+ * The prefill instance's blocks are freed when its token is sampled (not held until the decode
+ * side has pulled them). Not modelled: speculative decoding.
+ */
+#ifndef SIM_CLUSTER_H
+#define SIM_CLUSTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine.h"
+
+#define SIM_CLUSTER_MAX_REPLICAS 4096
+
+typedef enum sim_router {
+    SIM_ROUTER_ROUND_ROBIN,
+    SIM_ROUTER_LEAST_OUTSTANDING,
+    SIM_ROUTER_PREFIX_AWARE,
+    SIM_ROUTER_COUNT
+} sim_router;
+
+/* "round-robin" -> SIM_ROUTER_ROUND_ROBIN, ...; false for an unknown name. */
+bool sim_router_parse(const char *s, sim_router *out);
+const char *sim_router_name(sim_router r);
+
+/* Watches every instance of a deployment (all callbacks optional): `instance` indexes the
+ * result's load (prefill instances first), request ids are the workload's. A timeline writer is
+ * one such observer. Each instance's events come in time order; the instances' events
+ * interleave in the order they are simulated, not in global time order. */
+typedef struct sim_cluster_observer {
+    void *ctx;
+    void (*iteration)(void *ctx, int instance, const sim_iter_info *it);
+    void (*request)(void *ctx, int instance, int64_t id, sim_req_event ev, int64_t t_ns);
+    /* disaggregation: request id's KV goes from prefill instance `from` to decode instance `to` */
+    void (*kv_transfer)(void *ctx, int64_t id, int from, int to, int64_t start_ns, int64_t end_ns);
+} sim_cluster_observer;
+
+typedef struct sim_cluster_cfg {
+    const sim_engine_cfg *engine; /* every replica's configuration (its observer NULL) */
+    int replicas;                 /* >= 1 */
+    sim_router router;
+    const sim_cluster_observer *observer; /* NULL: nobody watches */
+} sim_cluster_cfg;
+
+/* What one replica did. */
+typedef struct sim_replica_load {
+    int64_t requests, input_tokens, output_tokens;
+    double busy_ns; /* time in iterations */
+    int64_t iterations, scheduled_seqs, preemptions, kv_blocks, kv_peak_blocks;
+    int64_t prefix_blocks; /* blocks of its requests' ids already sent to it (prefix-aware) */
+} sim_replica_load;
+
+typedef struct sim_cluster_result {
+    int replicas; /* engines: replicas, or prefill + decode instances */
+    sim_router router;
+    sim_replica_load *load; /* [replicas], owned; with disaggregation the prefill instances first */
+    int64_t blocks;         /* block ids of all requests */
+    int64_t prefix_blocks;  /* of which the chosen replica had been sent before */
+    /* disaggregation (prefill 0 otherwise) */
+    int prefill, decode;      /* instances */
+    bool kv_scaleout;         /* the KV went over the scale-out NIC (else the scale-up link) */
+    double kv_transfer_ns;    /* sum over requests of the transfer time TTFT waits for */
+    double kv_transfer_bytes; /* sum over requests of the bytes each GPU sent */
+} sim_cluster_result;
+
+typedef struct sim_disagg_cfg {
+    const sim_engine_cfg *prefill;        /* every prefill instance's configuration */
+    const sim_engine_cfg *decode;         /* every decode instance's */
+    int n_prefill, n_decode;              /* >= 1 each */
+    bool kv_stream;                       /* layer-wise streaming of the KV during the prefill */
+    const sim_cluster_observer *observer; /* NULL: nobody watches */
+} sim_disagg_cfg;
+
+/* Whether the KV goes over the scale-out NIC: the deployment's GPUs exceed one node. */
+bool sim_disagg_scaleout(const sim_disagg_cfg *cfg);
+
+/* Bytes each GPU sends for a prompt of `input` tokens, and the time they take (no streaming). */
+double sim_disagg_kv_bytes(const sim_disagg_cfg *cfg, int64_t input);
+double sim_disagg_kv_ns(const sim_disagg_cfg *cfg, int64_t input);
+
+/* Both configurations against the workload, the instance counts, what is not modelled. */
+sim_status sim_disagg_check(const sim_disagg_cfg *cfg, const sim_workload *w, sim_err *err);
+
+/* Simulates the pools; `all` holds every request as the client saw it (its send and its
+ * scheduling at the prefill side, its tokens from the decode side). */
+sim_status sim_disagg_run(const sim_disagg_cfg *cfg, const sim_workload *w, sim_engine_result *all,
+                          sim_cluster_result *out, sim_err *err);
+
+/* The engine configuration against the workload (as sim_engine_check), the replica count, and
+ * the combinations not modelled. */
+sim_status sim_cluster_check(const sim_cluster_cfg *cfg, const sim_workload *w, sim_err *err);
+
+/* Simulates the deployment. cfg must have passed sim_cluster_check with w. */
+sim_status sim_cluster_run(const sim_cluster_cfg *cfg, const sim_workload *w,
+                           sim_engine_result *all, sim_cluster_result *out, sim_err *err);
+
+void sim_cluster_result_free(sim_cluster_result *r);
+
+#endif

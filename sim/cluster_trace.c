@@ -1,0 +1,98 @@
+/* cluster_trace.c - a deployment's timeline: a process per instance, requests and transfers. */
+#include "cluster_trace.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* pid 1 + i: instance i; pid 1 + n: requests and transfers */
+static int pid_requests(const sim_cluster_trace *ct) { return 1 + ct->n; }
+
+static void instance_name(const sim_cluster_trace *ct, int i, char *buf, size_t len)
+{
+    if (ct->n_prefill == 0)
+        snprintf(buf, len, "replica %d", i);
+    else if (i < ct->n_prefill)
+        snprintf(buf, len, "prefill %d", i);
+    else
+        snprintf(buf, len, "decode %d", i - ct->n_prefill);
+}
+
+static void on_iteration(void *ctx, int instance, const sim_iter_info *it)
+{
+    sim_cluster_trace *ct = ctx;
+    sim_targs a;
+    sim_targs_reset(&a);
+    sim_targs_int(&a, "batch_size", it->seqs);
+    sim_targs_int(&a, "prefill_tokens", it->prefill_tokens);
+    sim_targs_int(&a, "decode_tokens", it->decode_tokens);
+    sim_targs_int(&a, "kv_blocks_used", it->kv_used_blocks);
+    sim_targs_int(&a, "running", it->running);
+    sim_targs_int(&a, "waiting", it->waiting);
+    sim_trace_slice(&ct->t, 1 + instance, 1, "iteration", "iteration", it->start_ns, it->dur_ns,
+                    &a);
+    sim_targs_reset(&a);
+    sim_targs_num(&a, "usage_pct",
+                  it->kv_total_blocks > 0
+                      ? 100.0 * (double)it->kv_used_blocks / (double)it->kv_total_blocks
+                      : 0.0);
+    sim_trace_counter(&ct->t, 1 + instance, "kv cache", it->start_ns, &a);
+}
+
+static void on_request(void *ctx, int instance, int64_t id, sim_req_event ev, int64_t t)
+{
+    sim_cluster_trace *ct = ctx;
+    char name[32];
+    instance_name(ct, instance, name, sizeof name);
+    const int pid = pid_requests(ct);
+    if (ev == SIM_EV_ARRIVED) {
+        sim_targs a;
+        sim_targs_reset(&a);
+        sim_targs_int(&a, "request", id);
+        sim_trace_async(&ct->t, 'b', pid, "request", name, id + 1, t, &a);
+    } else if (ev == SIM_EV_FINISHED) {
+        sim_trace_async(&ct->t, 'e', pid, "request", name, id + 1, t, NULL);
+    } else if (ev == SIM_EV_PREEMPTED) {
+        sim_trace_async(&ct->t, 'n', pid, "request", "preempted", id + 1, t, NULL);
+    }
+}
+
+static void on_kv(void *ctx, int64_t id, int from, int to, int64_t start, int64_t end)
+{
+    sim_cluster_trace *ct = ctx;
+    sim_targs a;
+    sim_targs_reset(&a);
+    sim_targs_int(&a, "request", id);
+    sim_targs_int(&a, "from_prefill", from);
+    sim_targs_int(&a, "to_decode", to - ct->n_prefill);
+    const int pid = pid_requests(ct);
+    sim_trace_async(&ct->t, 'b', pid, "kv", "kv transfer", id + 1, start, &a);
+    sim_trace_async(&ct->t, 'e', pid, "kv", "kv transfer", id + 1, end, NULL);
+}
+
+sim_status sim_cluster_trace_open(sim_cluster_trace *ct, const char *path, int n_prefill,
+                                  int n_instances, sim_err *err)
+{
+    memset(ct, 0, sizeof *ct);
+    ct->n_prefill = n_prefill;
+    ct->n = n_instances;
+    sim_status st = sim_trace_open(&ct->t, path, err);
+    if (st)
+        return st;
+    char name[32];
+    for (int i = 0; i < n_instances; i++) {
+        instance_name(ct, i, name, sizeof name);
+        sim_trace_name_process(&ct->t, 1 + i, name, i);
+        sim_trace_name_thread(&ct->t, 1 + i, 1, "iterations", 0);
+    }
+    sim_trace_name_process(&ct->t, pid_requests(ct), "requests", n_instances);
+    ct->observer = (sim_cluster_observer){
+        .ctx = ct, .iteration = on_iteration, .request = on_request, .kv_transfer = on_kv};
+    return SIM_OK;
+}
+
+sim_status sim_cluster_trace_close(sim_cluster_trace *ct, sim_err *err)
+{
+    return sim_trace_close(&ct->t, err);
+}
+
+void sim_cluster_trace_abort(sim_cluster_trace *ct) { sim_trace_abort(&ct->t); }

@@ -1,0 +1,37 @@
+/* cluster_trace.h - the Chrome trace timeline of a deployment of several engines: replicas
+ * behind a router, or disaggregated prefill and decode pools (cluster.h).
+ *
+ *   sim_cluster_trace ct;
+ *   sim_cluster_trace_open(&ct, path, n_prefill, n_instances, &err);   (n_prefill 0: replicas)
+ *   cluster_cfg.observer = &ct.observer;
+ *   ... sim_cluster_run / sim_disagg_run ...
+ *   sim_cluster_trace_close(&ct, &err);            (sim_cluster_trace_abort on failure)
+ *
+ * One process per instance ("replica 2", "prefill 0", "decode 1") with its iterations on one
+ * track (args: batch size, prefill and decode tokens, KV blocks used) and a "kv cache" counter;
+ * a "requests" process with one async span per request per instance it visits (named after the
+ * instance, from its arrival there to its last token there; preemptions as instants) and, with
+ * disaggregation, a "kv transfer" span from the prefill's end to the KV's arrival at the decode
+ * instance. Iteration detail only (no layers, ops or window: one engine's timeline has those).
+ */
+#ifndef SIM_CLUSTER_TRACE_H
+#define SIM_CLUSTER_TRACE_H
+
+#include "cluster.h"
+#include "trace.h"
+
+typedef struct sim_cluster_trace {
+    sim_trace t;
+    sim_cluster_observer observer; /* pass &observer to the deployment */
+    int n_prefill, n;
+} sim_cluster_trace;
+
+sim_status sim_cluster_trace_open(sim_cluster_trace *ct, const char *path, int n_prefill,
+                                  int n_instances, sim_err *err);
+
+/* Finishes the file (every span was closed by its request's end). */
+sim_status sim_cluster_trace_close(sim_cluster_trace *ct, sim_err *err);
+
+void sim_cluster_trace_abort(sim_cluster_trace *ct);
+
+#endif

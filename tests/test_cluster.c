@@ -1,0 +1,385 @@
+/* test_cluster.c - replicas behind a router, and the engine's stepping API they run on. */
+#include "testutil.h"
+
+#include "cluster.h"
+#include "metrics.h"
+
+typedef struct fixture {
+    sim_model m;
+    sim_hw hw;
+    sim_engine_cfg cfg;
+} fixture;
+
+static fixture *fx_new(void)
+{
+    fixture *f = calloc(1, sizeof *f);
+    f->m = tu_model("llama-3.1-8b");
+    f->hw = tu_hw("h100-sxm");
+    f->cfg = (sim_engine_cfg){
+        .step = {.model = &f->m,
+                 .hw = &f->hw,
+                 .tp = 1,
+                 .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16},
+                 .iteration_overhead_ns = 1e6,
+                 .request_overhead_ns = 1e4},
+        .sched = {.max_num_seqs = 256, .max_num_batched_tokens = 8192, .chunked_prefill = true},
+        .block_size = 16,
+        .mem_util = 0.9};
+    return f;
+}
+
+static sim_workload synth(int64_t n, int64_t in, int64_t out, double rate)
+{
+    sim_synth_cfg c = {.num_prompts = n,
+                       .input_len = in,
+                       .output_len = out,
+                       .request_rate = rate,
+                       .burstiness = 1.0,
+                       .seed = 7};
+    sim_workload w;
+    sim_err err = {{0}};
+    assert_int_equal(sim_workload_synthetic(&c, &w, &err), SIM_OK);
+    return w;
+}
+
+static void run_cluster(const fixture *f, int replicas, sim_router router, const sim_workload *w,
+                        sim_engine_result *all, sim_cluster_result *per)
+{
+    sim_cluster_cfg c = {.engine = &f->cfg, .replicas = replicas, .router = router};
+    sim_err err = {{0}};
+    if (sim_cluster_check(&c, w, &err) || sim_cluster_run(&c, w, all, per, &err)) {
+        print_error("%s\n", err.msg);
+        fail();
+    }
+}
+
+static double output_tps(const sim_engine_result *r)
+{
+    sim_slo slo = {0};
+    sim_serve_metrics m;
+    assert_int_equal(sim_metrics_compute(r, &slo, &m), SIM_OK);
+    return m.output_throughput;
+}
+
+/* The stepping API gives sim_engine_run's result; outstanding counts requests given and not
+ * finished at a time. */
+static void test_stepping(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    sim_workload w = synth(40, 200, 30, 50.0);
+    sim_err err = {{0}};
+    sim_engine_result a, b;
+    assert_int_equal(sim_engine_run(&f->cfg, &w, &a, &err), SIM_OK);
+    /* the same stream fed one request at a time */
+    sim_workload grow = w;
+    grow.n = 0;
+    sim_engine *e;
+    assert_int_equal(sim_engine_start(&f->cfg, &grow, w.n, &b, &e, &err), SIM_OK);
+    for (size_t i = 0; i < w.n; i++) {
+        assert_int_equal(sim_engine_advance(e, w.reqs[i].arrival_ns, &err), SIM_OK);
+        assert_true(sim_engine_outstanding(e, w.reqs[i].arrival_ns) <= (int64_t)i);
+        grow.n++;
+    }
+    /* advanced to the last arrival: its clock is there or at the end of a running iteration */
+    assert_true(sim_engine_now(e) >= w.reqs[w.n - 1].arrival_ns);
+    assert_int_equal(sim_engine_finish(e, &err), SIM_OK);
+    assert_int_equal(b.n, a.n);
+    for (size_t i = 0; i < a.n; i++) {
+        assert_int_equal(b.reqs[i].first_token_ns, a.reqs[i].first_token_ns);
+        assert_int_equal(b.reqs[i].finish_ns, a.reqs[i].finish_ns);
+    }
+    assert_int_equal(b.duration_ns, a.duration_ns);
+    assert_int_equal(b.iterations, a.iterations);
+    /* more requests than the room it was started with is refused; abort frees it */
+    sim_engine_result c;
+    grow.n = 0;
+    assert_int_equal(sim_engine_start(&f->cfg, &grow, 1, &c, &e, &err), SIM_OK);
+    grow.n = 2;
+    assert_int_equal(sim_engine_advance(e, 0, &err), SIM_EINTERNAL);
+    assert_non_null(strstr(err.msg, "room for 1"));
+    sim_engine_abort(e, &c);
+    sim_engine_result_free(&a);
+    sim_engine_result_free(&b);
+    sim_workload_free(&w);
+    free(f);
+}
+
+/* Saturated (every request at t = 0), four replicas serve four times the requests in about the
+ * time one serves its share: >= 3.4x the output throughput. */
+static void test_four_replicas_scale(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    sim_workload one = synth(150, 512, 64, INFINITY), four = synth(600, 512, 64, INFINITY);
+    sim_engine_result a, b;
+    sim_cluster_result pa, pb;
+    run_cluster(f, 1, SIM_ROUTER_LEAST_OUTSTANDING, &one, &a, &pa);
+    run_cluster(f, 4, SIM_ROUTER_LEAST_OUTSTANDING, &four, &b, &pb);
+    double x1 = output_tps(&a), x4 = output_tps(&b);
+    assert_true(x4 >= 3.4 * x1);
+    assert_true(x4 <= 4.0 * x1 * 1.0001);
+    for (int r = 0; r < 4; r++)
+        assert_int_equal(pb.load[r].requests, 150); /* balanced at t = 0 */
+    assert_int_equal(b.peak_concurrency, 600);
+    sim_engine_result_free(&a);
+    sim_engine_result_free(&b);
+    sim_cluster_result_free(&pa);
+    sim_cluster_result_free(&pb);
+    sim_workload_free(&one);
+    sim_workload_free(&four);
+    free(f);
+}
+
+/* Each policy runs; the merged result holds every request once. */
+static void test_each_router(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    sim_workload w = synth(30, 300, 20, 40.0);
+    for (int p = 0; p < SIM_ROUTER_COUNT; p++) {
+        sim_engine_result all;
+        sim_cluster_result per;
+        run_cluster(f, 3, (sim_router)p, &w, &all, &per);
+        int64_t n = 0, out = 0;
+        for (int r = 0; r < 3; r++) {
+            n += per.load[r].requests;
+            out += per.load[r].output_tokens;
+        }
+        assert_int_equal(n, 30);
+        assert_int_equal(out, 30 * 20);
+        for (size_t i = 0; i < all.n; i++)
+            assert_true(all.reqs[i].finish_ns >= w.reqs[i].arrival_ns &&
+                        all.reqs[i].generated == 20);
+        if (p == SIM_ROUTER_ROUND_ROBIN)
+            for (int r = 0; r < 3; r++)
+                assert_int_equal(per.load[r].requests, 10);
+        sim_engine_result_free(&all);
+        sim_cluster_result_free(&per);
+    }
+    sim_router r;
+    assert_true(sim_router_parse("prefix-aware", &r) && r == SIM_ROUTER_PREFIX_AWARE);
+    assert_false(sim_router_parse("random", &r));
+    assert_string_equal(sim_router_name(SIM_ROUTER_ROUND_ROBIN), "round-robin");
+    sim_workload_free(&w);
+    free(f);
+}
+
+/* Least-outstanding by hand, then prefix-aware on hand-made block ids. */
+static void test_routing_by_hand(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    uint64_t ids[] = {1, 2, 3, 7, 8, 1, 2, 9};
+    sim_request q[3] = {
+        {.arrival_ns = 0, .input_tokens = 100, .output_tokens = 10, .hash_off = 0, .n_hash = 3},
+        {.arrival_ns = 0, .input_tokens = 100, .output_tokens = 10, .hash_off = 3, .n_hash = 2},
+        {.arrival_ns = 0, .input_tokens = 100, .output_tokens = 10, .hash_off = 5, .n_hash = 3}};
+    sim_workload w = {.reqs = q, .n = 3, .hash_ids = ids, .n_hash_ids = 8, .source = "hand"};
+    sim_engine_result all;
+    sim_cluster_result per;
+    /* least-outstanding at t = 0: 0 -> replica 0, 1 -> replica 1 (0 has one), 2 -> replica 0 */
+    run_cluster(f, 2, SIM_ROUTER_LEAST_OUTSTANDING, &w, &all, &per);
+    assert_int_equal(per.load[0].requests, 2);
+    assert_int_equal(per.load[1].requests, 1);
+    sim_engine_result_free(&all);
+    sim_cluster_result_free(&per);
+    /* prefix-aware on 3 replicas: request 0 matches nothing (replica 0), request 1 nothing
+     * (least-outstanding: replica 1), request 2 shares ids 1, 2 with request 0: replica 0, with
+     * 2 of the 8 blocks matched */
+    run_cluster(f, 3, SIM_ROUTER_PREFIX_AWARE, &w, &all, &per);
+    assert_int_equal(per.load[0].requests, 2);
+    assert_int_equal(per.load[1].requests, 1);
+    assert_int_equal(per.load[2].requests, 0);
+    assert_int_equal(per.prefix_blocks, 2);
+    assert_int_equal(per.blocks, 8);
+    assert_int_equal(per.load[0].prefix_blocks, 2);
+    sim_engine_result_free(&all);
+    sim_cluster_result_free(&per);
+    /* later arrivals: once replica 0 has finished, least-outstanding prefers it again */
+    q[1].arrival_ns = 0;
+    q[2].arrival_ns = 5000000000LL; /* 5 s: both done */
+    run_cluster(f, 2, SIM_ROUTER_LEAST_OUTSTANDING, &w, &all, &per);
+    assert_int_equal(per.load[0].requests, 2);
+    sim_engine_result_free(&all);
+    sim_cluster_result_free(&per);
+    free(f);
+}
+
+/* On a trace with shared prefixes and engines that cache them, prefix-aware routing finds more
+ * of each prompt cached than round-robin does; the merged result sums the replicas' hits. */
+static void test_prefix_aware_hits(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    f->cfg.prefix_caching = true;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/traces/mooncake-sample.jsonl", tu_root());
+    sim_workload w;
+    sim_err err = {{0}};
+    assert_int_equal(sim_workload_load_trace(path, 1.0, 0, &w, &err), SIM_OK);
+    double rate[2];
+    for (int k = 0; k < 2; k++) {
+        sim_engine_result all;
+        sim_cluster_result per;
+        run_cluster(f, 4, k ? SIM_ROUTER_PREFIX_AWARE : SIM_ROUTER_ROUND_ROBIN, &w, &all, &per);
+        assert_true(all.prefix_query_tokens > 0);
+        rate[k] = (double)all.prefix_hit_tokens / (double)all.prefix_query_tokens;
+        if (k)
+            assert_true(per.prefix_blocks > 0 && per.prefix_blocks <= per.blocks);
+        sim_engine_result_free(&all);
+        sim_cluster_result_free(&per);
+    }
+    assert_true(rate[1] > rate[0]);
+    sim_workload_free(&w);
+    free(f);
+}
+
+static void test_checks(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    sim_workload w = synth(4, 100, 10, 10.0);
+    sim_err err = {{0}};
+    sim_cluster_cfg c = {.engine = &f->cfg, .replicas = 0};
+    assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--replicas: value 0"));
+    c.replicas = 2;
+    f->cfg.max_concurrency = 4;
+    assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--max-concurrency"));
+    f->cfg.max_concurrency = 0;
+    assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_OK);
+    sim_workload_free(&w);
+    free(f);
+}
+
+static void run_disagg(const sim_disagg_cfg *c, const sim_workload *w, sim_engine_result *all,
+                       sim_cluster_result *per)
+{
+    sim_err err = {{0}};
+    if (sim_disagg_check(c, w, &err) || sim_disagg_run(c, w, all, per, &err)) {
+        print_error("%s\n", err.msg);
+        fail();
+    }
+}
+
+/* The KV of a prompt by hand, and one request's TTFT: prefill, transfer, one decode iteration. */
+static void test_disagg_one_request(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    sim_disagg_cfg c = {.prefill = &f->cfg, .decode = &f->cfg, .n_prefill = 1, .n_decode = 1};
+    /* Llama-3.1-8B at TP 1: 32 layers x 2 (K, V) x 8 KV heads x 128 x 2 B = 131072 B a token */
+    assert_near(sim_disagg_kv_bytes(&c, 1000), 1000 * 131072.0, 1e-12);
+    assert_false(sim_disagg_scaleout(&c)); /* 2 GPUs in an 8-GPU node: NVLink */
+    double kv = 131072000.0 / (f->hw.scaleup_bytes_per_s * f->hw.eff_network) * 1e9 +
+                f->hw.scaleup_latency_ns;
+    assert_near(sim_disagg_kv_ns(&c, 1000), kv, 1e-12);
+    sim_request q = {.arrival_ns = 0, .input_tokens = 1000, .output_tokens = 5};
+    sim_workload w = {.reqs = &q, .n = 1, .source = "hand"};
+    sim_engine_result all;
+    sim_cluster_result per;
+    run_disagg(&c, &w, &all, &per);
+    /* prefill of 1000 tokens (eager), the transfer, then the decode side computes the last
+     * prompt token over the 999 it received (a prompt chunk: eager) and samples */
+    sim_step_cfg eager = f->cfg.step;
+    eager.eager = true;
+    sim_seq_group gp = {.count = 1, .q = 1000, .c = 0, .logits = 1};
+    sim_seq_group gd = {.count = 1, .q = 1, .c = 999, .logits = 1};
+    sim_step_result sp, sd;
+    sim_step_price(&eager, &gp, 1, &sp);
+    sim_step_price(&eager, &gd, 1, &sd);
+    int64_t ttft = llround(sp.t_ns) + llround(kv) + llround(sd.t_ns);
+    assert_int_equal(all.reqs[0].first_token_ns - all.reqs[0].send_ns, ttft);
+    assert_int_equal(all.reqs[0].generated, 5);
+    assert_near(per.kv_transfer_ns, kv, 1e-12);
+    assert_int_equal(per.prefill, 1);
+    assert_int_equal(per.decode, 1);
+    assert_int_equal(per.load[0].requests, 1);
+    assert_int_equal(per.load[1].output_tokens, 5);
+    sim_engine_result_free(&all);
+    sim_cluster_result_free(&per);
+    /* layer-wise streaming hides the transfer behind the prefill, down to one layer's share */
+    c.kv_stream = true;
+    run_disagg(&c, &w, &all, &per);
+    double hidden = kv - sp.t_ns > kv / 32.0 ? kv - sp.t_ns : kv / 32.0;
+    assert_near(per.kv_transfer_ns, hidden, 1e-6);
+    assert_true(per.kv_transfer_ns < kv);
+    sim_engine_result_free(&all);
+    sim_cluster_result_free(&per);
+    /* 2 + 2 instances of TP 4 = 16 GPUs: the KV crosses nodes over the NIC */
+    fixture *g = fx_new();
+    g->cfg.step.tp = 4;
+    sim_disagg_cfg big = {.prefill = &g->cfg, .decode = &g->cfg, .n_prefill = 2, .n_decode = 2};
+    assert_true(sim_disagg_scaleout(&big));
+    assert_near(sim_disagg_kv_ns(&big, 1000),
+                1000 * 131072.0 / 4 / (g->hw.scaleout_bytes_per_s * g->hw.eff_network) * 1e9 +
+                    g->hw.scaleout_latency_ns,
+                1e-12);
+    free(g);
+    free(f);
+}
+
+/* A stream through the pools: every request completes; the decode side's KV cache limits how
+ * many it admits, so a small one raises TTFT. */
+static void test_disagg_stream(void **state)
+{
+    (void)state;
+    fixture *f = fx_new(), *small = fx_new();
+    sim_workload w = synth(60, 2000, 50, 30.0);
+    sim_disagg_cfg c = {.prefill = &f->cfg, .decode = &f->cfg, .n_prefill = 1, .n_decode = 2};
+    sim_engine_result all, tight;
+    sim_cluster_result per, per2;
+    run_disagg(&c, &w, &all, &per);
+    for (size_t i = 0; i < all.n; i++) {
+        assert_int_equal(all.reqs[i].generated, 50);
+        assert_true(all.reqs[i].first_token_ns > all.reqs[i].first_sched_ns);
+    }
+    assert_int_equal(per.load[1].requests + per.load[2].requests, 60);
+    assert_true(per.kv_transfer_ns > 0.0);
+    /* decode instances with room for two such requests (333 blocks of 16 tokens: 16 GB of
+     * weights in 80 GiB x 0.22) */
+    small->cfg.mem_util = 0.22;
+    sim_disagg_cfg d = {.prefill = &f->cfg, .decode = &small->cfg, .n_prefill = 1, .n_decode = 2};
+    run_disagg(&d, &w, &tight, &per2);
+    for (size_t i = 0; i < tight.n; i++)
+        assert_int_equal(tight.reqs[i].generated, 50);
+    assert_true(per2.load[1].kv_peak_blocks <= per2.load[1].kv_blocks);
+    double t1 = 0, t2 = 0;
+    for (size_t i = 0; i < all.n; i++) {
+        t1 += (double)(all.reqs[i].first_token_ns - all.reqs[i].send_ns);
+        t2 += (double)(tight.reqs[i].first_token_ns - tight.reqs[i].send_ns);
+    }
+    assert_true(t2 > t1);
+    sim_engine_result_free(&all);
+    sim_engine_result_free(&tight);
+    sim_cluster_result_free(&per);
+    sim_cluster_result_free(&per2);
+    sim_err err = {{0}};
+    c.n_decode = 0;
+    assert_int_equal(sim_disagg_check(&c, &w, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--disagg: value 1:0"));
+    c.n_decode = 1;
+    f->cfg.max_concurrency = 3;
+    assert_int_equal(sim_disagg_check(&c, &w, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--max-concurrency with --disagg"));
+    sim_workload_free(&w);
+    free(f);
+    free(small);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stepping),
+        cmocka_unit_test(test_four_replicas_scale),
+        cmocka_unit_test(test_each_router),
+        cmocka_unit_test(test_routing_by_hand),
+        cmocka_unit_test(test_checks),
+        cmocka_unit_test(test_prefix_aware_hits),
+        cmocka_unit_test(test_disagg_one_request),
+        cmocka_unit_test(test_disagg_stream),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
