@@ -364,8 +364,8 @@ sim_status sim_cluster_run(const sim_cluster_cfg *cfg, const sim_workload *w,
         all->n = w->n;
         all->reqs = malloc((w->n ? w->n : 1) * sizeof *all->reqs);
         all->block_size = cfg->engine->block_size;
-        for (int r = 0; all->reqs && r < n; r++)
-            for (size_t j = 0; rep[r].global && j < rep[r].res.n; j++) /* (global: res.n) */
+        for (int r = 0; all->reqs && rep && r < n; r++) /* (rep is set when st is 0) */
+            for (size_t j = 0; j < rep[r].res.n; j++)
                 all->reqs[rep[r].global[j]] = rep[r].res.reqs[j];
         if (!all->reqs || !add_totals(rep, 0, n, true, true, all, &secs, out->load) ||
             !finish_totals(all, &secs))
