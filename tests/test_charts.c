@@ -229,7 +229,7 @@ static void test_cdf_and_gantt(void **state)
     sim_series_init(&ser, NULL);
     sim_slo slo = {.ms = {[SIM_M_TTFT] = 50.0}};
     char path[64];
-    snprintf(path, sizeof path, "/tmp/infersim-charts-serve-%d.html", (int)getpid());
+    tu_snprintf(path, sizeof path, "%s/infersim-charts-serve-%d.html", tu_tmpdir(), (int)getpid());
     sim_err err = {{0}};
     assert_int_equal(sim_html_serve(path, "infersim serve", &rep, &slo, &ser, &err), SIM_OK);
     assert_self_contained_page(path, 9); /* 4 CDFs, 4 series, the Gantt chart */
@@ -341,7 +341,7 @@ static void test_pareto_front_in_order(void **state)
         sim_svg_free(&s);
     }
     char path[64];
-    snprintf(path, sizeof path, "/tmp/infersim-charts-sweep-%d.html", (int)getpid());
+    tu_snprintf(path, sizeof path, "%s/infersim-charts-sweep-%d.html", tu_tmpdir(), (int)getpid());
     assert_int_equal(sim_html_sweep(path, sw.flags, &sw, &err), SIM_OK);
     assert_self_contained_page(path, 4); /* two fronts, a panel per flag */
     remove(path);
@@ -398,7 +398,7 @@ static void test_html_pages(void **state)
     (void)state;
     fixture *f = run_fixture();
     char path[64];
-    snprintf(path, sizeof path, "/tmp/infersim-charts-%d.html", (int)getpid());
+    tu_snprintf(path, sizeof path, "%s/infersim-charts-%d.html", tu_tmpdir(), (int)getpid());
     sim_err err = {{0}};
     assert_int_equal(
         sim_html_run(path, "infersim run --model <llama> & --tp 8", &f->cfg, &f->r, &err), SIM_OK);

@@ -20,7 +20,7 @@ static void run_in(const char *cwd, const char *args)
     const char *bin = getenv("INFERSIM_BIN");
     assert_non_null(bin);
     char errpath[64], cmd[4096];
-    snprintf(errpath, sizeof errpath, "/tmp/infersim-cli-%d.err", (int)getpid());
+    tu_snprintf(errpath, sizeof errpath, "%s/infersim-cli-%d.err", tu_tmpdir(), (int)getpid());
     snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>%s", cwd, bin, args, errpath);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
@@ -140,7 +140,7 @@ static void test_tp_ops_and_names(void **state)
 {
     (void)state;
     /* bare names resolve from any directory through the binary's location */
-    run_in("/tmp", "run --model llama-3.1-70b --hw h100-sxm --tp 8 --batch 4 --input-len 256 "
+    run_in(tu_tmpdir(), "run --model llama-3.1-70b --hw h100-sxm --tp 8 --batch 4 --input-len 256 "
                    "--output-len 8 --format json");
     assert_int_equal(R.rc, 0);
     cJSON *j = cJSON_Parse(R.out);
@@ -381,7 +381,7 @@ static void test_serve_save_requests(void **state)
 {
     (void)state;
     char path[128], cmd[512];
-    snprintf(path, sizeof path, "/tmp/infersim-req-%d.csv", (int)getpid());
+    tu_snprintf(path, sizeof path, "%s/infersim-req-%d.csv", tu_tmpdir(), (int)getpid());
     snprintf(cmd, sizeof cmd,
              "serve --model llama-3.1-8b --hw h100-sxm --num-prompts 25 --random-input-len 100 "
              "--random-output-len 10 --save-requests %s --format json",
@@ -481,7 +481,7 @@ static void test_chrome_traces(void **state)
 {
     (void)state;
     char path[128], a[512];
-    snprintf(path, sizeof path, "/tmp/infersim-cli-trace-%d.json", (int)getpid());
+    tu_snprintf(path, sizeof path, "%s/infersim-cli-trace-%d.json", tu_tmpdir(), (int)getpid());
     snprintf(a, sizeof a,
              "run --model llama-3.1-8b --hw h100-sxm --tp 2 --batch 4 "
              "--output-len 8 --chrome-trace %s --format json",
@@ -567,7 +567,7 @@ static void test_html_reports(void **state)
 {
     (void)state;
     char path[128], a[768];
-    snprintf(path, sizeof path, "/tmp/infersim-cli-report-%d.html", (int)getpid());
+    tu_snprintf(path, sizeof path, "%s/infersim-cli-report-%d.html", tu_tmpdir(), (int)getpid());
     static const struct {
         const char *args, *must_hold, *stdout_holds;
         int svgs;
@@ -751,7 +751,7 @@ static void test_moe_models(void **state)
     assert_non_null(strstr(R.out, "differs from --tp 1"));
     /* the trace shows the MoE ops and the all-to-alls */
     char path[128];
-    snprintf(path, sizeof path, "/tmp/infersim-cli-moe-%d.json", (int)getpid());
+    tu_snprintf(path, sizeof path, "%s/infersim-cli-moe-%d.json", tu_tmpdir(), (int)getpid());
     snprintf(a, sizeof a,
              "run --model qwen3-30b-a3b --hw h200 --tp 2 --ep 2 --batch 2 --input-len 64 "
              "--output-len 4 --chrome-trace %s --format json",
@@ -774,11 +774,11 @@ static void test_sweep(void **state)
     (void)state;
     char a[1024], p1[96], p2[96], s0[96], s1[96], m[96];
     int pid = (int)getpid();
-    snprintf(p1, sizeof p1, "/tmp/infersim-sw1-%d.csv", pid);
-    snprintf(p2, sizeof p2, "/tmp/infersim-sw2-%d.csv", pid);
-    snprintf(s0, sizeof s0, "/tmp/infersim-sw-s0-%d.csv", pid);
-    snprintf(s1, sizeof s1, "/tmp/infersim-sw-s1-%d.csv", pid);
-    snprintf(m, sizeof m, "/tmp/infersim-sw-m-%d.csv", pid);
+    tu_snprintf(p1, sizeof p1, "%s/infersim-sw1-%d.csv", tu_tmpdir(), pid);
+    tu_snprintf(p2, sizeof p2, "%s/infersim-sw2-%d.csv", tu_tmpdir(), pid);
+    tu_snprintf(s0, sizeof s0, "%s/infersim-sw-s0-%d.csv", tu_tmpdir(), pid);
+    tu_snprintf(s1, sizeof s1, "%s/infersim-sw-s1-%d.csv", tu_tmpdir(), pid);
+    tu_snprintf(m, sizeof m, "%s/infersim-sw-m-%d.csv", tu_tmpdir(), pid);
     const char *grid = "sweep serve --model llama-3.1-8b,llama-3.1-70b --hw h100-sxm --tp 1,4,3 "
                        "--request-rate 2,inf --num-prompts 40 --random-input-len 256 "
                        "--random-output-len 32 --slo ttft:400,tpot:30";
@@ -838,7 +838,7 @@ static void test_sweep_slo_rows(void **state)
     (void)state;
     /* run points: TPOT is deterministic; meets_slo must say TPOT <= 30 ms exactly */
     char p[96], a[512];
-    snprintf(p, sizeof p, "/tmp/infersim-sw-slo-%d.jsonl", (int)getpid());
+    tu_snprintf(p, sizeof p, "%s/infersim-sw-slo-%d.jsonl", tu_tmpdir(), (int)getpid());
     snprintf(a, sizeof a,
              "sweep run --model llama-3.1-70b --hw h100-sxm --tp 2,4,8 "
              "--batch 1,16,64 --slo tpot:30 --out %s",
@@ -1091,7 +1091,7 @@ static void test_validation_commands(void **state)
     expect_bad("op --hw h100-sxm --op grouped_gemm --m 4", "grouped_gemm: --batch");
     /* calibration writes a device file that loads, with the note of what it was fitted on */
     char path[128], a[512];
-    snprintf(path, sizeof path, "/tmp/infersim-cal-%d.json", (int)getpid());
+    tu_snprintf(path, sizeof path, "%s/infersim-cal-%d.json", tu_tmpdir(), (int)getpid());
     snprintf(a, sizeof a, "calibrate --hw a100-sxm-80gb --out %s", path);
     run(a);
     assert_int_equal(R.rc, 0);
@@ -1112,7 +1112,7 @@ static void test_validation_commands(void **state)
     /* a calibration of a calibrated file changes nothing, and its notes do not stack: fitted
      * on H100, then again on the output */
     char dir[64], first[128], second[128];
-    snprintf(dir, sizeof dir, "/tmp/infersim-cal2-%d", (int)getpid());
+    tu_snprintf(dir, sizeof dir, "%s/infersim-cal2-%d", tu_tmpdir(), (int)getpid());
     snprintf(a, sizeof a, "mkdir -p %s/a %s/b", dir, dir);
     assert_int_equal(system(a), 0);
     snprintf(first, sizeof first, "%s/a/h100-sxm.json", dir);
@@ -1247,7 +1247,7 @@ static void test_deployment_flags(void **state)
                "--trace-detail: applies to one engine's timeline");
     /* the timelines of several engines: a process per instance, requests, KV transfers */
     char tpath[64], tcmd[512];
-    snprintf(tpath, sizeof tpath, "/tmp/infersim-deploy-%d.json", (int)getpid());
+    tu_snprintf(tpath, sizeof tpath, "%s/infersim-deploy-%d.json", tu_tmpdir(), (int)getpid());
     snprintf(tcmd, sizeof tcmd,
              "serve --model llama-3.1-8b --hw h100-sxm --disagg 1:2 --num-prompts 12 "
              "--request-rate 10 --chrome-trace %s",
@@ -1307,7 +1307,7 @@ static void test_deployment_flags(void **state)
                "--prefill-tp: applies only");
     /* the three can be swept; the rows carry gpus and the cost */
     char path[64], cmd[512];
-    snprintf(path, sizeof path, "/tmp/infersim-deploy-%d.csv", (int)getpid());
+    tu_snprintf(path, sizeof path, "%s/infersim-deploy-%d.csv", tu_tmpdir(), (int)getpid());
     snprintf(cmd, sizeof cmd,
              "sweep serve --model llama-3.1-8b --hw h100-sxm --replicas 1,2 --pp 1,2 "
              "--num-prompts 10 --threads 2 --out %s",
@@ -1366,7 +1366,7 @@ static void test_compare(void **state)
     assert_non_null(strstr(R.out, "compare: 3 metrics"));
     /* --html: a bar of error for each of the three measured metrics, none for the fourth */
     char page[128];
-    snprintf(page, sizeof page, "/tmp/infersim-cli-compare-%d.html", (int)getpid());
+    tu_snprintf(page, sizeof page, "%s/infersim-cli-compare-%d.html", tu_tmpdir(), (int)getpid());
     snprintf(a, sizeof a,
              "compare --result %s --model llama-3.1-8b --hw h100-sxm --batch 1 "
              "--input-len 1024 --output-len 256 --html %s",
@@ -1484,7 +1484,7 @@ static void test_prefix_repetition_and_model_len(void **state)
     assert_int_equal(R.rc, 2);
     /* the timeline shows the prompt tokens each iteration took from the cache */
     char trace[128], cmd[512];
-    snprintf(trace, sizeof trace, "/tmp/infersim-prefix-%d.json", (int)getpid());
+    tu_snprintf(trace, sizeof trace, "%s/infersim-prefix-%d.json", tu_tmpdir(), (int)getpid());
     snprintf(cmd, sizeof cmd,
              "serve --model llama-3.1-8b --hw h100-sxm --trace traces/mooncake-sample.jsonl "
              "--chrome-trace %s --format json",
@@ -1554,7 +1554,7 @@ static void test_compare_reads_the_result(void **state)
     assert_non_null(strstr(R.err, "--request-rate 8 contradicts"));
     /* serve's own --save-result file (vLLM's format, a Hugging Face model id) round-trips */
     char dir[64];
-    snprintf(dir, sizeof dir, "/tmp/infersim-compare-%d", (int)getpid());
+    tu_snprintf(dir, sizeof dir, "%s/infersim-compare-%d", tu_tmpdir(), (int)getpid());
     snprintf(a, sizeof a,
              "serve --model meta-llama/Llama-3.1-8B-Instruct --hw h100-sxm --num-prompts 30 "
              "--random-input-len 300 --random-output-len 40 --request-rate 5 --save-result "
@@ -1622,7 +1622,7 @@ static void test_vllm_command_line(void **state)
 {
     (void)state;
     char dir[64], a[2048];
-    snprintf(dir, sizeof dir, "/tmp/infersim-vllm-%d", (int)getpid());
+    tu_snprintf(dir, sizeof dir, "%s/infersim-vllm-%d", tu_tmpdir(), (int)getpid());
     snprintf(
         a, sizeof a,
         "serve --backend vllm --base-url http://127.0.0.1:8000 --endpoint /v1/completions "
@@ -1684,7 +1684,7 @@ static void test_vllm_command_line(void **state)
                "Face id");
     /* a checkpoint folder stands for its config.json, as vLLM's --model takes it */
     char ckpt[64], cmd[1536];
-    snprintf(ckpt, sizeof ckpt, "/tmp/infersim-ckpt-%d", (int)getpid());
+    tu_snprintf(ckpt, sizeof ckpt, "%s/infersim-ckpt-%d", tu_tmpdir(), (int)getpid());
     snprintf(cmd, sizeof cmd, "mkdir -p %s && cp '%s' %s/config.json", ckpt,
              tu_path("models", "llama-3.2-1b"), ckpt);
     assert_int_equal(system(cmd), 0);
@@ -1745,7 +1745,7 @@ static void test_data_lookup_and_calibrate(void **state)
     assert_int_equal(R.rc, 0);
     assert_non_null(strstr(R.out, "traces/azure-conv-sample.csv"));
     char dir[64], a[512], b[512];
-    snprintf(dir, sizeof dir, "/tmp/infersim-cal-%d", (int)getpid());
+    tu_snprintf(dir, sizeof dir, "%s/infersim-cal-%d", tu_tmpdir(), (int)getpid());
     snprintf(a, sizeof a, "mkdir -p %s/1 %s/2", dir, dir);
     assert_int_equal(system(a), 0);
     snprintf(a, sizeof a, "calibrate --hw h100-sxm --out %s/1/h100-sxm.json", dir);
@@ -1753,7 +1753,7 @@ static void test_data_lookup_and_calibrate(void **state)
     assert_int_equal(R.rc, 0);
     assert_non_null(strstr(R.out, "rows of tools/data/validation.csv"));
     snprintf(a, sizeof a, "calibrate --hw %s/1/h100-sxm.json --out %s/2/h100-sxm.json", dir, dir);
-    run_in("/tmp", a);
+    run_in(tu_tmpdir(), a);
     assert_int_equal(R.rc, 0);
     snprintf(a, sizeof a, "%s/1/h100-sxm.json", dir);
     snprintf(b, sizeof b, "%s/2/h100-sxm.json", dir);
@@ -1913,7 +1913,7 @@ static void test_cost(void **state)
     cJSON_Delete(j);
     /* a device file without a price: the keys are null and the table says unknown */
     char hw[96], a[768];
-    snprintf(hw, sizeof hw, "/tmp/infersim-noprice-%d.json", (int)getpid());
+    tu_snprintf(hw, sizeof hw, "%s/infersim-noprice-%d.json", tu_tmpdir(), (int)getpid());
     char *src = slurp(tu_path("tests/data", "h100-fixture"));
     assert_non_null(src);
     assert_null(strstr(src, "usd_per_gpu_hour")); /* the fixture has no price */
@@ -1932,7 +1932,7 @@ static void test_cost(void **state)
     assert_non_null(strstr(R.out, "unknown"));
     /* sweep --objective cost: rows carry the price; the cheapest point under the SLO is named */
     char out[96];
-    snprintf(out, sizeof out, "/tmp/infersim-cost-%d.jsonl", (int)getpid());
+    tu_snprintf(out, sizeof out, "%s/infersim-cost-%d.jsonl", tu_tmpdir(), (int)getpid());
     snprintf(a, sizeof a,
              "sweep run --model llama-3.1-8b --hw h100-sxm,h200,a100-sxm-80gb --tp 1,2 "
              "--batch 16 --input-len 512 --output-len 64 --slo tpot:20 --objective cost --out %s",

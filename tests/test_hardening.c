@@ -54,7 +54,7 @@ static char *tmpf(const char *name)
     static char buf[4][160];
     static int k;
     char *b = buf[k++ % 4];
-    snprintf(b, 160, "/tmp/infersim-hard-%d-%s", (int)getpid(), name);
+    tu_snprintf(b, 160, "%s/infersim-hard-%d-%s", tu_tmpdir(), (int)getpid(), name);
     return b;
 }
 

@@ -316,7 +316,7 @@ static void test_bad_fields(void **state)
         sim_model m;
         sim_err err = {{0}};
         assert_int_equal(load_text(cases[i].text, &m, &err), SIM_EINPUT);
-        if (!strstr(err.msg, cases[i].field) || !strstr(err.msg, "/tmp/infersim-test")) {
+        if (!strstr(err.msg, cases[i].field) || !strstr(err.msg, tu_tmpdir())) {
             print_error("case %zu: '%s' does not name %s and the file\n", i, err.msg,
                         cases[i].field);
             fail();

@@ -87,8 +87,8 @@ static void test_serve_out_of_memory(void **state)
     char model[1024], hw[1024], reqs[128], trace[128];
     snprintf(model, sizeof model, "%s/models/llama-3.2-1b.json", tu_root());
     snprintf(hw, sizeof hw, "%s/hw/h100-sxm.json", tu_root());
-    snprintf(reqs, sizeof reqs, "/tmp/infersim-oom-%d.csv", (int)getpid());
-    snprintf(trace, sizeof trace, "/tmp/infersim-oom-%d.json", (int)getpid());
+    tu_snprintf(reqs, sizeof reqs, "%s/infersim-oom-%d.csv", tu_tmpdir(), (int)getpid());
+    tu_snprintf(trace, sizeof trace, "%s/infersim-oom-%d.json", tu_tmpdir(), (int)getpid());
     char *argv[] = {"infersim",
                     "serve",
                     "--model",

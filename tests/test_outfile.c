@@ -10,7 +10,7 @@ static bool exists(const char *path) { return access(path, F_OK) == 0; }
 
 static void tmp_path(char *buf, size_t n, const char *name)
 {
-    snprintf(buf, n, "/tmp/infersim-outfile-%d-%s", (int)getpid(), name);
+    tu_snprintf(buf, n, "%s/infersim-outfile-%d-%s", tu_tmpdir(), (int)getpid(), name);
 }
 
 static void test_commit_renames_complete_file(void **state)

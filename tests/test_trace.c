@@ -11,7 +11,7 @@
 static const char *tmp_path(const char *tag)
 {
     static char buf[128];
-    snprintf(buf, sizeof buf, "/tmp/infersim-trace-%d-%s.json", (int)getpid(), tag);
+    tu_snprintf(buf, sizeof buf, "%s/infersim-trace-%d-%s.json", tu_tmpdir(), (int)getpid(), tag);
     return buf;
 }
 

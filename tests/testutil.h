@@ -91,6 +91,11 @@ static inline sim_model tu_model(const char *name)
 }
 
 /* Writes `text` to a fresh temporary file and returns its path (static buffer). */
+/* snprintf that fails the test when the text does not fit (paths under $TMPDIR have no fixed
+ * length), as a statement. */
+#define tu_snprintf(buf, size, ...)                                                                \
+    assert_true(snprintf((buf), (size), __VA_ARGS__) < (int)(size))
+
 /* The test process's own directory under $TMPDIR (default /tmp), made on first use; it and the
  * files in it are removed when the process exits, so a test run leaves nothing behind. */
 static char tu_tmpdir_buf[200];
