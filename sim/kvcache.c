@@ -19,15 +19,14 @@ double sim_kvcache_capacity_bytes(const sim_step_cfg *cfg, double util, int64_t 
 void sim_kvcache_init(sim_kvcache *kv, int64_t blocks, int64_t block_size)
 {
     kv->block_size = block_size;
+    kv->block_shift = -1;
+    for (int b = 0; b < 62; b++)
+        if (block_size == (int64_t)1 << b)
+            kv->block_shift = b;
     kv->total_blocks = blocks;
     kv->free_blocks = blocks;
     kv->evictable = 0;
     kv->peak_used = 0;
-}
-
-int64_t sim_kvcache_blocks_for(const sim_kvcache *kv, int64_t tokens)
-{
-    return (tokens + kv->block_size - 1) / kv->block_size;
 }
 
 bool sim_kvcache_alloc(sim_kvcache *kv, int64_t n)
