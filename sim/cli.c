@@ -738,8 +738,8 @@ static sim_status load_engine(const cli_opts *o, const cli_file_cache *cache, si
     }
     if ((st = on_off(o, "--enable-chunked-prefill", "--no-chunked-prefill", &e->chunked_prefill,
                      err)) ||
-        (st = on_off(o, "--async-scheduling", "--no-async-scheduling", &e->async_scheduling,
-                     err)) ||
+        (st =
+             on_off(o, "--async-scheduling", "--no-async-scheduling", &e->async_scheduling, err)) ||
         (st = on_off(o, "--fuse-allreduce-norm", "--no-fuse-allreduce-norm",
                      &e->fuse_allreduce_norm, err)))
         return st;

@@ -128,9 +128,9 @@ static sim_status load_enums(const cJSON *root, const char *path, sim_engprof *p
                       "all-reduce where it applies, else NCCL), nccl, ring, tree, oneshot, "
                       "twoshot or nvls",
                       path, ar ? ar : "missing");
-    for (const char *const *f = (const char *const[]){"memory.rule", "scheduler.policy",
-                                                      "scheduler.order", "collectives.allreduce",
-                                                      NULL};
+    for (const char *const *f =
+             (const char *const[]){"memory.rule", "scheduler.policy", "scheduler.order",
+                                   "collectives.allreduce", NULL};
          !st && *f; f++)
         st = need_source(root, path, *f, err);
     return st;

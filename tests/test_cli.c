@@ -1545,9 +1545,9 @@ static void test_engine_picks_allreduce(void **state)
             fail();
         }
         const cJSON *norm = cJSON_GetArrayItem(ops, 16 + 7); /* decode mlp_norm */
-        assert_int_equal(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(norm,
-                                                                       "fused_into_allreduce")),
-                         cases[i].fused);
+        assert_int_equal(
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(norm, "fused_into_allreduce")),
+            cases[i].fused);
         cJSON_Delete(j);
     }
     run("run --model llama-3.1-8b --hw h100-sxm --tp 2 --fuse-allreduce-norm "
@@ -1577,44 +1577,47 @@ static const char *vllm_with_max_model_len(long n)
 static void test_engine_length_limits(void **state)
 {
     (void)state;
-    run("run --model llama-3.1-8b --hw h100-sxm --engine trtllm-0.11 --input-len 2000 "
-        "--output-len 8");
-    assert_int_equal(R.rc, 2);
-    assert_non_null(strstr(R.err, "max_input_len 1024"));
-    run("run --model llama-3.1-8b --hw h100-sxm --engine trtllm-0.11 --input-len 2000 "
-        "--output-len 8 --max-input-len 4096");
-    assert_int_equal(R.rc, 0);
-    run("serve --model llama-3.1-8b --hw h100-sxm --engine trtllm-0.11 --num-prompts 4 "
-        "--random-input-len 2000 --random-output-len 8");
-    assert_int_equal(R.rc, 2);
-    assert_non_null(strstr(R.err, "max_input_len 1024"));
-    run("serve --model llama-3.1-8b --hw h100-sxm --engine trtllm --num-prompts 4 "
-        "--random-input-len 2000 --random-output-len 8");
-    assert_int_equal(R.rc, 0);
-    /* a profile whose engine caps the context at 4096 tokens (llama-3.1-8b's config: 131072) */
-    const char *path = vllm_with_max_model_len(4096);
+    static const struct {
+        const char *args, *err; /* err: in stderr, and exit 2; NULL: exit 0 */
+    } cases[] = {
+        {"run --engine trtllm-0.11 --input-len 2000 --output-len 8", "max_input_len 1024"},
+        {"run --engine trtllm-0.11 --input-len 2000 --output-len 8 --max-input-len 4096", NULL},
+        {"serve --engine trtllm-0.11 --num-prompts 4 --random-input-len 2000 "
+         "--random-output-len 8",
+         "max_input_len 1024"},
+        {"serve --engine trtllm --num-prompts 4 --random-input-len 2000 --random-output-len 8",
+         NULL},
+    };
     char a[1024];
-    snprintf(a, sizeof a,
-             "run --model llama-3.1-8b --hw h100-sxm --engine %s --input-len 4000 --output-len 200",
-             path);
-    run(a);
-    assert_int_equal(R.rc, 2);
-    assert_non_null(strstr(R.err, "4096"));
-    snprintf(a, sizeof a,
-             "run --model llama-3.1-8b --hw h100-sxm --engine %s --input-len 4000 --output-len 200 "
-             "--max-model-len 8192",
-             path);
-    run(a);
-    assert_int_equal(R.rc, 0);
-    assert_null(strstr(R.err, "warning"));
-    /* above the config's limit: the warning names where the limit came from */
-    path = vllm_with_max_model_len(262144);
-    snprintf(a, sizeof a,
-             "run --model llama-3.1-8b --hw h100-sxm --engine %s --input-len 200000 --output-len 16",
-             path);
-    run(a);
-    assert_int_equal(R.rc, 0);
-    assert_non_null(strstr(R.err, "limits.max_model_len 262144 is above"));
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(a, sizeof a, "%s --model llama-3.1-8b --hw h100-sxm", cases[i].args);
+        run(a);
+        assert_int_equal(R.rc, cases[i].err ? 2 : 0);
+        assert_true(!cases[i].err || strstr(R.err, cases[i].err));
+    }
+    /* profiles whose engine caps the context (llama-3.1-8b's config: 131072 tokens): the cap
+     * is the limit, --max-model-len replaces it, and above the config's it warns naming the
+     * profile's field */
+    static const struct {
+        long limit;
+        const char *flags;
+        int rc;
+        const char *err; /* NULL: no warning */
+    } lim[] = {
+        {4096, "--input-len 4000 --output-len 200", 2, "4096"},
+        {4096, "--input-len 4000 --output-len 200 --max-model-len 8192", 0, NULL},
+        {262144, "--input-len 200000 --output-len 16", 0, "limits.max_model_len 262144 is above"},
+    };
+    for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++) {
+        snprintf(a, sizeof a, "run --model llama-3.1-8b --hw h100-sxm --engine %s %s",
+                 vllm_with_max_model_len(lim[i].limit), lim[i].flags);
+        run(a);
+        assert_int_equal(R.rc, lim[i].rc);
+        if (lim[i].err)
+            assert_non_null(strstr(R.err, lim[i].err));
+        else
+            assert_null(strstr(R.err, "warning"));
+    }
 }
 
 static void test_compare_reads_the_result(void **state)

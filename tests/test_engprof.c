@@ -59,8 +59,8 @@ static void test_collectives_and_limits(void **state)
         bool fuse;
         int64_t max_input_len;
     } want[] = {
-        {"vllm", SIM_COLL_AUTO, false, 0},     {"vllm-v0", SIM_COLL_AUTO, false, 0},
-        {"sglang", SIM_COLL_AUTO, false, 0},   {"trtllm", SIM_COLL_AUTO, true, 0},
+        {"vllm", SIM_COLL_AUTO, false, 0},           {"vllm-v0", SIM_COLL_AUTO, false, 0},
+        {"sglang", SIM_COLL_AUTO, false, 0},         {"trtllm", SIM_COLL_AUTO, true, 0},
         {"trtllm-0.11", SIM_COLL_AUTO, false, 1024}, {"hf", SIM_COLL_NCCL, false, 0},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
@@ -108,7 +108,8 @@ static void test_bad_profiles(void **state)
         {"\"fuse_allreduce_norm\": false", "\"fuse_allreduce_norm\": \"no\"",
          "collectives.fuse_allreduce_norm"},
         {"\"max_input_len\": 0", "\"max_input_len\": -1", "limits.max_input_len"},
-        {"\"collectives.allreduce\": \"", "\"collectives.algo\": \"", "sources.collectives.allreduce"},
+        {"\"collectives.allreduce\": \"", "\"collectives.algo\": \"",
+         "sources.collectives.allreduce"},
     };
     for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
         static char bad[16384];
