@@ -101,14 +101,20 @@ const cli_opt_def cli_opts_table[] = {
     O("--enforce-eager", OPT_BOOL, enforce_eager, 0, 0, CMD_MODEL,
       "launch decode kernels eagerly instead of from CUDA graphs"),
     O("--allreduce", OPT_STR, allreduce, 0, 0, CMD_MODEL | CMD_OP,
-      "auto|ring|tree|oneshot|twoshot|nvls|nccl: all-reduce algorithm (default auto: the "
-      "cheapest the device has)"),
+      "auto|ring|tree|oneshot|twoshot|nvls|nccl: all-reduce algorithm (default: engine; auto "
+      "is the cheapest the device has, nccl NCCL's own)"),
     O("--fuse-allreduce-norm", OPT_BOOL, fuse_ar_norm, 0, 0, CMD_MODEL,
-      "fuse all-reduce + residual + RMSNorm into one kernel (custom / NVLS all-reduce only)"),
+      "fuse all-reduce + residual + RMSNorm into one kernel (custom / NVLS all-reduce only; "
+      "default: engine)"),
+    O("--no-fuse-allreduce-norm", OPT_BOOL, no_fuse_ar_norm, 0, 0, CMD_MODEL,
+      "run the all-reduce and the RMSNorm as separate kernels"),
     O("--cuda-graph-max-bs", OPT_INT, graph_max_bs, 0, 1 << 20, CMD_MODEL,
       "largest decode batch replayed from a CUDA graph; 0 = all (default: engine)"),
     O("--max-model-len", OPT_INT, max_model_len, 1, 1 << 26, CMD_ENGINE,
-      "context limit in tokens instead of the config's max_position_embeddings"),
+      "context limit in tokens instead of the config's max_position_embeddings (default: "
+      "engine)"),
+    O("--max-input-len", OPT_INT, max_input_len, 1, 1 << 26, CMD_ENGINE,
+      "longest prompt the engine takes (default: engine; TensorRT-LLM's build limit)"),
     O("--spec-method", OPT_STR, spec_method, 0, 0, CMD_ENGINE,
       "speculative decoding: draft|eagle|medusa|mtp|ngram (default: none)"),
     O("--num-speculative-tokens", OPT_INT, spec_k, 1, 16, CMD_ENGINE,
@@ -719,6 +725,12 @@ static sim_status load_engine(const cli_opts *o, const cli_file_cache *cache, si
         e->cuda_graphs = false;
     if (cli_given(o, "--cuda-graph-max-bs"))
         e->cuda_graph_max_bs = o->graph_max_bs;
+    if (o->allreduce && (st = cli_parse_allreduce(o, &e->allreduce, err)))
+        return st;
+    if (cli_given(o, "--max-model-len"))
+        e->max_model_len = o->max_model_len;
+    if (cli_given(o, "--max-input-len"))
+        e->max_input_len = o->max_input_len;
     if (cli_given(o, "--schedule-conservativeness")) { /* SGLang scales its ratios, capped at 1 */
         e->ratio_init = fmin(e->ratio_init * o->conservativeness, 1.0);
         e->ratio_min = fmin(e->ratio_min * o->conservativeness, e->ratio_init);
@@ -726,7 +738,10 @@ static sim_status load_engine(const cli_opts *o, const cli_file_cache *cache, si
     }
     if ((st = on_off(o, "--enable-chunked-prefill", "--no-chunked-prefill", &e->chunked_prefill,
                      err)) ||
-        (st = on_off(o, "--async-scheduling", "--no-async-scheduling", &e->async_scheduling, err)))
+        (st =
+             on_off(o, "--async-scheduling", "--no-async-scheduling", &e->async_scheduling, err)) ||
+        (st = on_off(o, "--fuse-allreduce-norm", "--no-fuse-allreduce-norm",
+                     &e->fuse_allreduce_norm, err)))
         return st;
     return on_off(o, "--enable-prefix-caching", "--no-enable-prefix-caching", &e->prefix_caching,
                   err);
@@ -742,7 +757,9 @@ sim_step_cfg cli_engine_step(const sim_engprof *e, const sim_model *m)
                           .request_overhead_ns = e->request_overhead_us * 1e3,
                           .async_sched = e->async_scheduling,
                           .mem_rule = e->mem_rule,
-                          .graph_max_bs = e->cuda_graph_max_bs};
+                          .graph_max_bs = e->cuda_graph_max_bs,
+                          .allreduce = e->allreduce,
+                          .fuse_allreduce_norm = e->fuse_allreduce_norm};
 }
 
 void cli_engine_cfg(const sim_engprof *e, sim_engine_cfg *cfg)
@@ -758,19 +775,23 @@ void cli_engine_cfg(const sim_engprof *e, sim_engine_cfg *cfg)
     cfg->block_size = e->block_size;
     cfg->mem_util = e->mem_fraction;
     cfg->prefix_caching = e->prefix_caching;
+    cfg->max_input_len = e->max_input_len;
 }
 
-/* --max-model-len replaces the config's context limit (a warning when it exceeds it). */
-static void apply_max_model_len(const cli_opts *o, sim_model *m)
+/* The engine's context limit (--max-model-len, else the profile's limits.max_model_len; 0 keeps
+ * the config's) replaces the config's, with a warning when it exceeds it. */
+static void apply_max_model_len(const cli_opts *o, const sim_engprof *e, sim_model *m)
 {
-    if (!cli_given(o, "--max-model-len"))
+    if (e->max_model_len <= 0)
         return;
-    if (o->max_model_len > m->max_positions && o->warn)
+    const bool flag = cli_given(o, "--max-model-len");
+    if (e->max_model_len > m->max_positions && o->warn)
         fprintf(o->warn,
-                "infersim: warning: --max-model-len %lld is above %s's max_position_embeddings "
-                "%lld; the model was not trained for that context\n",
-                (long long)o->max_model_len, m->path, (long long)m->max_positions);
-    m->max_positions = o->max_model_len;
+                "infersim: warning: %s%s %lld is above %s's max_position_embeddings %lld; the "
+                "model was not trained for that context\n",
+                flag ? "--max-model-len" : e->path, flag ? "" : ": limits.max_model_len",
+                (long long)e->max_model_len, m->path, (long long)m->max_positions);
+    m->max_positions = e->max_model_len;
 }
 
 /* Loads what the commands share (from the cache when one is given). The model is optional for
@@ -800,7 +821,7 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
         cli_resolve("models", o->model, path, sizeof path);
         if ((st = cli_get_model(cache, path, &L->model, err)))
             return st;
-        apply_max_model_len(o, &L->model);
+        apply_max_model_len(o, &L->eng, &L->model);
     }
     L->step = cli_engine_step(&L->eng, &L->model);
     L->step.hw = &L->hw;
@@ -810,9 +831,6 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
     L->step.ep = (int)o->ep;
     L->step.dp_attention = o->dp_attention;
     L->step.expert_imbalance = o->expert_imbalance;
-    L->step.fuse_allreduce_norm = o->fuse_ar_norm;
-    if ((st = cli_parse_allreduce(o, &L->step.allreduce, err)))
-        return st;
     if (!o->model)
         return SIM_OK;
     if ((st = resolve_prec(o, &L->model, &L->hw, &L->step.prec, err)) ||
@@ -910,6 +928,11 @@ sim_status cli_run_point(const cli_opts *o, cli_loaded *L, const cli_file_cache 
                          .mem_util = L->eng.mem_fraction,
                          .spec = &L->spec,
                          .usd_per_gpu_hour = L->usd_per_gpu_hour};
+    if (!st && L->eng.max_input_len > 0 && o->input_len > L->eng.max_input_len)
+        st = sim_fail(err, SIM_EINPUT,
+                      "--input-len: value %lld is past the engine's max_input_len %lld (%s; "
+                      "pass --max-input-len to build for longer prompts)",
+                      (long long)o->input_len, (long long)L->eng.max_input_len, L->eng.path);
     if (!st) {
         cfg->step = L->step;
         st = sim_run_check(cfg, err);

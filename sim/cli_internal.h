@@ -52,7 +52,7 @@ typedef struct cli_opts {
     /* engine profile and its overrides */
     const char *engine, *sched_policy, *order;
     double layer_us, conservativeness;
-    int64_t graph_max_bs, max_model_len;
+    int64_t graph_max_bs, max_model_len, max_input_len;
     bool no_async_sched, prefix_caching, no_prefix_caching, chunked;
     /* the prefix_repetition dataset (--dataset-name prefix_repetition) */
     int64_t prefix_len, suffix_len, num_prefixes, prefix_out;
@@ -79,7 +79,7 @@ typedef struct cli_opts {
     const char *cmdline; /* the command as typed, for reports (set by sim_cli_main) */
     /* collectives */
     const char *allreduce;
-    bool fuse_ar_norm;
+    bool fuse_ar_norm, no_fuse_ar_norm;
     /* speculative decoding */
     const char *spec_method, *spec_model;
     int64_t spec_k;

@@ -294,6 +294,7 @@ sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
             if (e && r->kind == SIM_VK_SERVE) {
                 sim_engine_cfg tmpl = {.step = cli_engine_step(&e->eng, &m->model)};
                 cli_engine_cfg(&e->eng, &tmpl);
+                tmpl.max_input_len = 0; /* the benchmark built its engine for its own prompts */
                 rs = sim_validate_serve(r, &m->model, &h->hw, &tmpl, &pred, &rerr);
             } else if (e) {
                 const sim_step_cfg tmpl = cli_engine_step(&e->eng, &m->model);

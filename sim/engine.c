@@ -95,6 +95,13 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
                             sc->spec_tokens ? " + the speculative slots" : "", (long long)blocks,
                             (long long)cfg->block_size, (long long)cache_tokens);
         }
+        if (cfg->max_input_len > 0 && q->input_tokens > cfg->max_input_len) {
+            where(w, i, at, sizeof at);
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: %lld prompt tokens are past the engine's max_input_len %lld "
+                            "(pass --max-input-len to build for longer prompts)",
+                            at, (long long)q->input_tokens, (long long)cfg->max_input_len);
+        }
         if (total > context) {
             where(w, i, at, sizeof at);
             return sim_fail(err, SIM_EINPUT,

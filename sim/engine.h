@@ -78,6 +78,7 @@ typedef struct sim_engine_cfg {
     int64_t max_concurrency; /* client-side cap on requests in flight; 0 = none */
     const sim_spec *spec;    /* speculative decoding; NULL or method none: plain decoding */
     bool prefix_caching;     /* share prompt prefixes the workload's hash ids name */
+    int64_t max_input_len;   /* longest prompt the engine takes; 0 = only the context limit */
     uint64_t seed;           /* seeds the acceptance draws */
     const sim_engine_observer *observer; /* NULL: nobody watches */
     bool record_seconds; /* keep the output tokens of every 1-second window (res.out_seconds) */

@@ -53,6 +53,8 @@ static const prof_field prof_fields[] = {
     PF("host.request_overhead_us", 0.0, 1e7, false, request_overhead_us),
     PF("host.layer_overhead_us", 0.0, 1e6, false, layer_overhead_us),
     PF("cuda_graphs.max_batch_size", 0, 1 << 20, true, cuda_graph_max_bs),
+    PF("limits.max_model_len", 0, 1 << 26, true, max_model_len),
+    PF("limits.max_input_len", 0, 1 << 26, true, max_input_len),
 };
 #undef PF
 
@@ -66,6 +68,7 @@ static const prof_flag prof_flags[] = {
     {"host.async_scheduling", offsetof(sim_engprof, async_scheduling)},
     {"cuda_graphs.enabled", offsetof(sim_engprof, cuda_graphs)},
     {"prefix_caching", offsetof(sim_engprof, prefix_caching)},
+    {"collectives.fuse_allreduce_norm", offsetof(sim_engprof, fuse_allreduce_norm)},
 };
 
 /* Every field needs a string in "sources" saying where its value comes from. */
@@ -116,8 +119,18 @@ static sim_status load_enums(const cJSON *root, const char *path, sim_engprof *p
                       path);
     if (!st)
         snprintf(p->version, sizeof p->version, "%s", version);
+    const char *ar = NULL;
+    if (!st)
+        st = sim_jsonf_str_opt(root, path, "collectives.allreduce", &ar, err);
+    if (!st && (!ar || !sim_coll_algo_parse(ar, &p->allreduce)))
+        st = sim_fail(err, SIM_EINPUT,
+                      "%s: field 'collectives.allreduce' is %s, expected auto (the engine's custom "
+                      "all-reduce where it applies, else NCCL), nccl, ring, tree, oneshot, "
+                      "twoshot or nvls",
+                      path, ar ? ar : "missing");
     for (const char *const *f =
-             (const char *const[]){"memory.rule", "scheduler.policy", "scheduler.order", NULL};
+             (const char *const[]){"memory.rule", "scheduler.policy", "scheduler.order",
+                                   "collectives.allreduce", NULL};
          !st && *f; f++)
         st = need_source(root, path, *f, err);
     return st;

@@ -5,7 +5,12 @@
  * its scheduler (policy, batch and token limits, chunked prefill, SGLang's new-token ratio), the
  * CPU time an iteration costs and whether it hides behind the GPU (async scheduling / overlap
  * scheduler), per-layer Python overhead (eager Hugging Face), CUDA graphs (on, and the largest
- * captured batch), prefix caching, and the kernel fusions it applies (recorded, not priced).
+ * captured batch), prefix caching, the all-reduce its runtime runs (collectives.allreduce: auto =
+ * its custom one-shot / two-shot kernels below their size limit, else NCCL; nccl = NCCL only) and
+ * whether it fuses all-reduce + residual + RMSNorm (collectives.fuse_allreduce_norm; both priced by
+ * the step, step.h), its context limits (limits.max_model_len: 0 = the model config's
+ * max_position_embeddings; limits.max_input_len: 0 = none but the context), and the other kernel
+ * fusions it applies (recorded, not priced).
  * Every field is required and must have an entry in "sources"; the command line's flags
  * override each one.
  */
@@ -15,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "coll.h"
 #include "sched.h"
 #include "status.h"
 #include "step.h"
@@ -36,6 +42,10 @@ typedef struct sim_engprof {
     bool cuda_graphs;
     int64_t cuda_graph_max_bs; /* 0 = every batch captured */
     bool prefix_caching;
+    sim_coll_algo allreduce;  /* the all-reduce the runtime picks: AUTO or NCCL (or one forced) */
+    bool fuse_allreduce_norm; /* all-reduce + residual + RMSNorm in one kernel */
+    int64_t max_model_len;    /* context limit in tokens; 0 = the model config's */
+    int64_t max_input_len;    /* longest prompt the engine takes; 0 = only the context limit */
     char fusions[256]; /* comma-separated, as recorded */
 } sim_engprof;
 

@@ -568,6 +568,12 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
     return SIM_OK;
 }
 
+/* An end-to-end row's all-reduce: the one its algo column names, else the engine profile's. */
+static sim_coll_algo row_allreduce(const sim_vrow *r, sim_coll_algo engine)
+{
+    return r->algo != SIM_COLL_AUTO ? r->algo : engine;
+}
+
 sim_status sim_validate_e2e(const sim_vrow *r, const sim_model *model, const sim_hw *hw,
                             const sim_step_cfg *tmpl, double *pred, sim_err *err)
 {
@@ -580,7 +586,7 @@ sim_status sim_validate_e2e(const sim_vrow *r, const sim_model *model, const sim
     c.step.hw = hw;
     c.step.tp = (int)r->tp;
     c.step.prec = (sim_prec){.weight = r->weight, .act = r->act, .kv = r->kv};
-    c.step.allreduce = r->algo; /* the engine's all-reduce where the row says (else auto) */
+    c.step.allreduce = row_allreduce(r, tmpl->allreduce);
     sim_status st = sim_run_check(&c, err);
     if (st)
         return st;
@@ -601,7 +607,7 @@ sim_status sim_validate_serve(const sim_vrow *r, const sim_model *model, const s
     c.step.hw = hw;
     c.step.tp = (int)r->tp;
     c.step.prec = (sim_prec){.weight = r->weight, .act = r->act, .kv = r->kv};
-    c.step.allreduce = r->algo; /* as for a static batch: the row's all-reduce, else auto */
+    c.step.allreduce = row_allreduce(r, tmpl->step.allreduce);
     sim_synth_cfg s = {.num_prompts = r->batch,
                        .input_len = r->input_len,
                        .output_len = r->output_len,

@@ -1509,6 +1509,117 @@ static void test_prefix_repetition_and_model_len(void **state)
     assert_int_equal(R.rc, 2);
 }
 
+/* The engine profile picks the all-reduce and the norm fusion; the flags win. At TP 8 a decode
+ * all-reduce of 4 tokens x 8192 x 2 B = 64 KiB: vLLM (auto) runs its one-shot kernel, Hugging
+ * Face (nccl) NCCL's ring, TensorRT-LLM fuses the norms into its kernel. */
+static void test_engine_picks_allreduce(void **state)
+{
+    (void)state;
+    const char *w = "run --model llama-3.1-70b --hw h100-sxm --tp 8 --batch 4 --input-len 256 "
+                    "--output-len 8 --format json";
+    static const struct {
+        const char *flags, *algo;
+        bool fused;
+    } cases[] = {
+        {"--engine vllm", "oneshot", false},
+        {"--engine hf", "ring", false},
+        {"--engine hf --allreduce auto", "oneshot", false},
+        {"--engine trtllm", "oneshot", true},
+        {"--engine trtllm --no-fuse-allreduce-norm", "oneshot", false},
+        {"--engine vllm --fuse-allreduce-norm", "oneshot", true},
+        {"--engine trtllm --allreduce nccl", "ring", false}, /* NCCL's kernels do not fuse */
+    };
+    char a[512];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(a, sizeof a, "%s %s", w, cases[i].flags);
+        run(a);
+        assert_int_equal(R.rc, 0);
+        cJSON *j = cJSON_Parse(R.out);
+        assert_non_null(j);
+        const cJSON *ops = cJSON_GetObjectItemCaseSensitive(j, "ops");
+        const cJSON *ar = cJSON_GetArrayItem(ops, 16 + 6); /* decode attn_allreduce */
+        const cJSON *algo = cJSON_GetObjectItemCaseSensitive(ar, "collective_algo");
+        if (!algo || strcmp(algo->valuestring, cases[i].algo) != 0) {
+            print_error("%s: collective_algo %s, expected %s\n", cases[i].flags,
+                        algo ? algo->valuestring : "missing", cases[i].algo);
+            fail();
+        }
+        const cJSON *norm = cJSON_GetArrayItem(ops, 16 + 7); /* decode mlp_norm */
+        assert_int_equal(
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(norm, "fused_into_allreduce")),
+            cases[i].fused);
+        cJSON_Delete(j);
+    }
+    run("run --model llama-3.1-8b --hw h100-sxm --tp 2 --fuse-allreduce-norm "
+        "--no-fuse-allreduce-norm");
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "contradict"));
+}
+
+/* The vLLM profile with limits.max_model_len set to n, written to a temporary file. */
+static const char *vllm_with_max_model_len(long n)
+{
+    char *text = slurp(tu_path("hw/engines", "vllm"));
+    assert_non_null(text);
+    const char *key = "\"max_model_len\": 0";
+    char *at = strstr(text, key);
+    assert_non_null(at);
+    static char prof[16384];
+    snprintf(prof, sizeof prof, "%.*s\"max_model_len\": %ld%s", (int)(at - text), text, n,
+             at + strlen(key));
+    free(text);
+    return tu_write_tmp(prof);
+}
+
+/* Length limits from the profile: TensorRT-LLM 0.11's engine build takes prompts up to 1024
+ * tokens (--max-input-len raises it); a profile's limits.max_model_len replaces the config's
+ * context, --max-model-len replaces the profile's, with the warning above the config's. */
+static void test_engine_length_limits(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *args, *err; /* err: in stderr, and exit 2; NULL: exit 0 */
+    } cases[] = {
+        {"run --engine trtllm-0.11 --input-len 2000 --output-len 8", "max_input_len 1024"},
+        {"run --engine trtllm-0.11 --input-len 2000 --output-len 8 --max-input-len 4096", NULL},
+        {"serve --engine trtllm-0.11 --num-prompts 4 --random-input-len 2000 "
+         "--random-output-len 8",
+         "max_input_len 1024"},
+        {"serve --engine trtllm --num-prompts 4 --random-input-len 2000 --random-output-len 8",
+         NULL},
+    };
+    char a[1024];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(a, sizeof a, "%s --model llama-3.1-8b --hw h100-sxm", cases[i].args);
+        run(a);
+        assert_int_equal(R.rc, cases[i].err ? 2 : 0);
+        assert_true(!cases[i].err || strstr(R.err, cases[i].err));
+    }
+    /* profiles whose engine caps the context (llama-3.1-8b's config: 131072 tokens): the cap
+     * is the limit, --max-model-len replaces it, and above the config's it warns naming the
+     * profile's field */
+    static const struct {
+        long limit;
+        const char *flags;
+        int rc;
+        const char *err; /* NULL: no warning */
+    } lim[] = {
+        {4096, "--input-len 4000 --output-len 200", 2, "4096"},
+        {4096, "--input-len 4000 --output-len 200 --max-model-len 8192", 0, NULL},
+        {262144, "--input-len 200000 --output-len 16", 0, "limits.max_model_len 262144 is above"},
+    };
+    for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++) {
+        snprintf(a, sizeof a, "run --model llama-3.1-8b --hw h100-sxm --engine %s %s",
+                 vllm_with_max_model_len(lim[i].limit), lim[i].flags);
+        run(a);
+        assert_int_equal(R.rc, lim[i].rc);
+        if (lim[i].err)
+            assert_non_null(strstr(R.err, lim[i].err));
+        else
+            assert_null(strstr(R.err, "warning"));
+    }
+}
+
 static void test_compare_reads_the_result(void **state)
 {
     (void)state;
@@ -2003,6 +2114,8 @@ int main(void)
         cmocka_unit_test(test_engine_profiles),
         cmocka_unit_test(test_long_context_no_evict),
         cmocka_unit_test(test_prefix_repetition_and_model_len),
+        cmocka_unit_test(test_engine_picks_allreduce),
+        cmocka_unit_test(test_engine_length_limits),
         cmocka_unit_test(test_compare_reads_the_result),
         cmocka_unit_test(test_help_everywhere),
         cmocka_unit_test(test_vllm_command_line),

@@ -46,6 +46,32 @@ static void test_shipped_profiles(void **state)
     assert_false(hf.prefix_caching);
 }
 
+/* Each profile's all-reduce, all-reduce + RMSNorm fusion and length limits (the sources are in
+ * the files): the engines' custom all-reduce (auto) except Hugging Face's plain NCCL; only the
+ * current TensorRT-LLM fuses the norm into the all-reduce by default; only TensorRT-LLM 0.11's
+ * engine build caps the prompt (max_input_len 1024); every context limit is the model's own. */
+static void test_collectives_and_limits(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        sim_coll_algo allreduce;
+        bool fuse;
+        int64_t max_input_len;
+    } want[] = {
+        {"vllm", SIM_COLL_AUTO, false, 0},           {"vllm-v0", SIM_COLL_AUTO, false, 0},
+        {"sglang", SIM_COLL_AUTO, false, 0},         {"trtllm", SIM_COLL_AUTO, true, 0},
+        {"trtllm-0.11", SIM_COLL_AUTO, false, 1024}, {"hf", SIM_COLL_NCCL, false, 0},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        sim_engprof p = load(want[i].name);
+        assert_int_equal(p.allreduce, want[i].allreduce);
+        assert_int_equal(p.fuse_allreduce_norm, want[i].fuse);
+        assert_int_equal(p.max_input_len, want[i].max_input_len);
+        assert_int_equal(p.max_model_len, 0);
+    }
+}
+
 static void expect_bad(const char *json, const char *needle)
 {
     const char *path = tu_write_tmp(json);
@@ -78,6 +104,12 @@ static void test_bad_profiles(void **state)
         {"\"rule\": \"total\"", "\"rule\": \"half\"", "memory.rule"},
         {"\"block_size\": \"", "\"block_size_x\": \"", "sources.block_size"},
         {"\"prefix_caching\": true", "\"prefix_caching\": 1", "prefix_caching"},
+        {"\"allreduce\": \"auto\"", "\"allreduce\": \"fastest\"", "collectives.allreduce"},
+        {"\"fuse_allreduce_norm\": false", "\"fuse_allreduce_norm\": \"no\"",
+         "collectives.fuse_allreduce_norm"},
+        {"\"max_input_len\": 0", "\"max_input_len\": -1", "limits.max_input_len"},
+        {"\"collectives.allreduce\": \"", "\"collectives.algo\": \"",
+         "sources.collectives.allreduce"},
     };
     for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
         static char bad[16384];
@@ -93,6 +125,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shipped_profiles),
+        cmocka_unit_test(test_collectives_and_limits),
         cmocka_unit_test(test_bad_profiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

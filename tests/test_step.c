@@ -254,6 +254,53 @@ static void test_fuse_allreduce_norm(void **state)
     assert_near(fused.t_ns, plain.t_ns, 0);
 }
 
+/* The all-reduce an engine profile picks (collectives.allreduce of the files in hw/engines) on a TP 8
+ * decode step of llama-3.1-8b on H100 SXM: 1 token x 4096 x 2 B = M = 8192 B per all-reduce.
+ * vLLM, SGLang and TensorRT-LLM (auto) run their custom one-shot kernel:
+ *   L_1 + (N-1) M / (B_up e_1) = 3968.5 + 7 x 8192 / (450e9 x 0.6518) s = 3968.5 + 195.5 ns
+ *   = 4164.0 ns;
+ * Hugging Face (nccl) gets NCCL's cheapest, the LL ring (tree = ring within one node):
+ *   F + b_LL + 2(N-1) h_LL + 2(N-1)/N M / (B_up e w_LL)
+ *   = 3882.9 + 6600 + 14 x 600 + 14336 / (450e9 x 0.8456 x 0.3156) s = 18882.9 + 119.4 ns
+ *   = 19002.3 ns.
+ * The step's network time differs by (19002.3 - 4164.0) ns per all-reduce it runs. */
+static void test_engine_allreduce_choice(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_step_result r[2]; /* the profiles' two picks: auto (custom kernels), nccl */
+    for (int i = 0; i < 2; i++) {
+        sim_step_cfg cfg = {.model = &m,
+                            .hw = &hw,
+                            .tp = 8,
+                            .prec = BF16,
+                            .allreduce = i ? SIM_COLL_NCCL : SIM_COLL_AUTO};
+        sim_step_price(&cfg, &(sim_seq_group){.count = 1, .q = 1, .c = 1024, .logits = 1}, 1,
+                       &r[i]);
+    }
+    const sim_step_result *custom = &r[0], *nccl = &r[1];
+    const double t_one = 3968.5 + 7.0 * 8192.0 / (450e9 * 0.6518) * 1e9;
+    const double t_ll = 3882.9 + 6600.0 + 14.0 * 600.0 + 14336.0 / (450e9 * 0.8456 * 0.3156) * 1e9;
+    assert_near(t_one, 4164.0, 0.1);
+    assert_near(t_ll, 19002.3, 0.1);
+    assert_int_equal(custom->cost[SIM_OP_MLP_ALLREDUCE].coll_algo, SIM_COLL_ONESHOT);
+    assert_near(custom->cost[SIM_OP_MLP_ALLREDUCE].t_net_ns, t_one, 0.01);
+    sim_coll_algo a = nccl->cost[SIM_OP_MLP_ALLREDUCE].coll_algo;
+    assert_true(a == SIM_COLL_RING || a == SIM_COLL_TREE);
+    assert_int_equal(nccl->cost[SIM_OP_MLP_ALLREDUCE].coll_proto, SIM_COLL_LL);
+    assert_near(nccl->cost[SIM_OP_MLP_ALLREDUCE].t_net_ns, t_ll, 0.01);
+    /* every all-reduce of the step has the same message: the step moves by the count of them */
+    double n_ar = 0.0;
+    for (int i = 0; i < SIM_OP_COUNT; i++)
+        if (custom->graph.ops[i].present && custom->graph.ops[i].net_kind == SIM_COLL_ALLREDUCE &&
+            custom->graph.ops[i].net_bytes > 0.0)
+            n_ar += sim_step_op_repeats(custom, (sim_op_id)i);
+    assert_true(n_ar >= 2.0 * 32);
+    assert_near(nccl->t_net_ns - custom->t_net_ns, n_ar * (t_ll - t_one), 1e-6 * nccl->t_net_ns);
+    assert_true(nccl->t_ns > custom->t_ns);
+}
+
 static void test_graph_padding(void **state)
 {
     (void)state;
@@ -277,6 +324,7 @@ int main(void)
         cmocka_unit_test(test_graph_padding),
         cmocka_unit_test(test_weight_streaming_floor),
         cmocka_unit_test(test_fuse_allreduce_norm),
+        cmocka_unit_test(test_engine_allreduce_choice),
         cmocka_unit_test(test_layers_multiply),
         cmocka_unit_test(test_bounds_bracket_the_prediction),
         cmocka_unit_test(test_overlap),
