@@ -136,22 +136,16 @@ static void rb_json_str(rowbuf *b, const char *v)
     rb_add(b, "\"");
 }
 
-/* Metric columns: one table per command, each a name and where its value comes from. */
-typedef struct metric_val {
-    const char *name;
-    bool is_text;
-    bool missing; /* no value (a price the device file lacks): empty in CSV, null in JSON */
-    double num;
-    const char *text;
-} metric_val;
+/* Metric columns: a sweep row's fields (report.h); the serve ones are report's table. */
+typedef sim_field metric_val;
 
-#define MAX_METRICS 40
+#define MAX_METRICS SIM_FIELDS_MAX
 
 /* The price columns of a row. */
 static size_t price_metrics(bool known, const sim_price *p, metric_val *m)
 {
-    m[0] = (metric_val){.name = "usd_per_hour", .num = p->usd_per_hour, .missing = !known};
-    m[1] = (metric_val){.name = "usd_per_million_output_tokens",
+    m[0] = (metric_val){.key = "usd_per_hour", .num = p->usd_per_hour, .missing = !known};
+    m[1] = (metric_val){.key = "usd_per_million_output_tokens",
                         .num = p->usd_per_million_output_tokens,
                         .missing = !known};
     return 2;
@@ -161,9 +155,9 @@ static size_t run_metrics(const sim_run_cfg *cfg, const sim_run_result *r, metri
 {
     size_t n = 0;
     double gpus = (double)sim_pp_gpus(&cfg->step);
-#define NUM(k, v) m[n++] = (metric_val){.name = (k), .num = (v)}
+#define NUM(k, v) m[n++] = (metric_val){.key = k, .num = (v)}
 #define TXT(k, v)                                                                                  \
-    m[n++] = (metric_val) { .name = (k), .is_text = true, .text = (v) }
+    m[n++] = (metric_val) { .key = k, .kind = SIM_FIELD_TEXT, .text = (v) }
     NUM("gpus", gpus);
     NUM("ttft_ms", r->ttft_ns / 1e6);
     NUM("tpot_ms", r->tpot_ns / 1e6);
@@ -175,47 +169,23 @@ static size_t run_metrics(const sim_run_cfg *cfg, const sim_run_result *r, metri
     NUM("hbm_bytes_per_gpu", r->mem.need_bytes);
     NUM("max_batch", (double)r->mem.max_batch);
     NUM("spec_speedup", r->spec_speedup);
+#undef NUM
+#undef TXT
     sim_price p;
     n += price_metrics(sim_report_run_price(cfg, r, &p), &p, m + n);
     return n;
 }
 
+static sim_serve_report serve_report(const cli_serve_state *s)
+{
+    return (sim_serve_report){
+        .cfg = &s->cfg, .m = &s->m, .usd_per_gpu_hour = s->usd_per_gpu_hour, .gpus = s->gpus};
+}
+
 static size_t serve_metrics(const cli_serve_state *s, metric_val *m)
 {
-    size_t n = 0;
-    const sim_serve_metrics *x = &s->m;
-    double gpus = (double)cli_serve_gpus(s);
-    NUM("gpus", gpus);
-    NUM("completed", (double)x->completed);
-    NUM("duration", x->duration_s);
-    NUM("request_throughput", x->request_throughput);
-    NUM("output_throughput", x->output_throughput);
-    NUM("output_throughput_per_gpu", x->output_throughput / gpus);
-    NUM("total_token_throughput", x->total_token_throughput);
-    static const char *const keys[SIM_M_COUNT][4] = {
-        [SIM_M_TTFT] = {"mean_ttft_ms", "median_ttft_ms", "p90_ttft_ms", "p99_ttft_ms"},
-        [SIM_M_TPOT] = {"mean_tpot_ms", "median_tpot_ms", "p90_tpot_ms", "p99_tpot_ms"},
-        [SIM_M_ITL] = {"mean_itl_ms", "median_itl_ms", "p90_itl_ms", "p99_itl_ms"},
-        [SIM_M_E2EL] = {"mean_e2el_ms", "median_e2el_ms", "p90_e2el_ms", "p99_e2el_ms"},
-    };
-    for (int k = 0; k < SIM_M_COUNT; k++) {
-        NUM(keys[k][0], x->dist[k].mean);
-        NUM(keys[k][1], x->dist[k].median);
-        NUM(keys[k][2], x->dist[k].p90);
-        NUM(keys[k][3], x->dist[k].p99);
-    }
-    NUM("request_goodput", x->has_goodput ? x->request_goodput : 0.0);
-    NUM("preemptions", (double)x->preemptions);
-    NUM("mean_batch_size", x->mean_batch_size);
-    NUM("kv_cache_peak_usage", x->kv_cache_peak_usage);
-    NUM("spec_acceptance_length", x->spec_acceptance_length);
-    sim_price p;
-    sim_serve_report rep = {
-        .cfg = &s->cfg, .m = x, .usd_per_gpu_hour = s->usd_per_gpu_hour, .gpus = s->gpus};
-    n += price_metrics(sim_report_serve_price(&rep, &p), &p, m + n);
-#undef NUM
-#undef TXT
-    return n;
+    sim_serve_report rep = serve_report(s);
+    return sim_report_serve_fields(&rep, SIM_FIELDS_SWEEP, m);
 }
 
 /* The metric names of a command (from a zeroed result), for the header. */
@@ -249,10 +219,10 @@ static void row_text(const sweep_ctx *c, size_t point, const metric_val *m, size
                 rb_json_str(b, vals[d]);
         }
         for (size_t k = 0; k < nm && !error; k++) {
-            rb_add(b, ",\"%s\":", m[k].name);
+            rb_add(b, ",\"%s\":", m[k].key);
             if (m[k].missing)
                 rb_add(b, "null");
-            else if (m[k].is_text)
+            else if (m[k].kind == SIM_FIELD_TEXT)
                 rb_json_str(b, m[k].text);
             else
                 rb_add(b, "%.10g", isfinite(m[k].num) ? m[k].num : 0.0);
@@ -277,7 +247,7 @@ static void row_text(const sweep_ctx *c, size_t point, const metric_val *m, size
     for (size_t k = 0; k < nm; k++) {
         if (error || m[k].missing)
             rb_add(b, ",");
-        else if (m[k].is_text)
+        else if (m[k].kind == SIM_FIELD_TEXT)
             rb_add(b, ",%s", m[k].text);
         else
             rb_add(b, ",%.10g", isfinite(m[k].num) ? m[k].num : 0.0);
@@ -349,10 +319,7 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
             row->tput_per_gpu = s->m.output_throughput / (double)cli_serve_gpus(s);
             row->ttft_ms = ttft;
             sim_price p;
-            sim_serve_report rep = {.cfg = &s->cfg,
-                                    .m = &s->m,
-                                    .usd_per_gpu_hour = s->usd_per_gpu_hour,
-                                    .gpus = s->gpus};
+            sim_serve_report rep = serve_report(s);
             if (sim_report_serve_price(&rep, &p))
                 row->usd_per_million_output_tokens = p.usd_per_million_output_tokens;
         }
@@ -808,7 +775,7 @@ static void sweep_header(FILE *f, const sweep_ctx *c)
         if (shown(&c->g->dims[d]))
             fprintf(f, ",%s", c->g->dims[d].name + 2);
     for (size_t k = 0; k < nm; k++)
-        fprintf(f, ",%s", m[k].name);
+        fprintf(f, ",%s", m[k].key);
     if (c->has_slo)
         fprintf(f, ",meets_slo");
     fprintf(f, ",error\n");

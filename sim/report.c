@@ -139,6 +139,276 @@ bool sim_report_serve_price(const sim_serve_report *r, sim_price *out)
                              r->m->total_token_throughput, out);
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* The serve metrics' table (see report.h) */
+
+/* What a row reads: the report and its price, computed once. */
+typedef struct serve_src {
+    const sim_serve_report *r;
+    sim_price price;
+    bool known; /* the price */
+} serve_src;
+
+/* A row's value: sets f->num or f->text, returns whether there is one. */
+typedef bool (*serve_get)(const serve_src *s, sim_field *f);
+
+#define GET(name, present, field, expr)                                                            \
+    static bool get_##name(const serve_src *s, sim_field *f)                                       \
+    {                                                                                              \
+        const sim_serve_metrics *m = s->r->m;                                                      \
+        (void)m;                                                                                   \
+        if (!(present))                                                                            \
+            return false;                                                                          \
+        f->field = (expr);                                                                         \
+        return true;                                                                               \
+    }
+/* A metric that holds a value (0) even when its feature is off. */
+#define GET_ANYWAY(name, present, expr)                                                            \
+    static bool get_##name(const serve_src *s, sim_field *f)                                       \
+    {                                                                                              \
+        f->num = (expr);                                                                           \
+        return (present);                                                                          \
+    }
+#define SPEC_ON sim_spec_active(s->r->cfg->spec)
+GET(duration, true, num, m->duration_s)
+GET(completed, true, num, (double)m->completed)
+GET(failed, true, num, 0.0)
+GET(total_input_tokens, true, num, (double)m->total_input_tokens)
+GET(total_output_tokens, true, num, (double)m->total_output_tokens)
+GET(request_throughput, true, num, m->request_throughput)
+GET(request_goodput, m->has_goodput, num, m->request_goodput)
+GET(output_throughput, true, num, m->output_throughput)
+GET(output_throughput_per_gpu, true, num, m->output_throughput / (double)s->price.gpus)
+GET(total_token_throughput, true, num, m->total_token_throughput)
+GET(max_output_tokens_per_s, true, num, m->peak_output_throughput)
+GET(max_concurrent_requests, true, num, (double)m->peak_concurrency)
+GET(gpus, true, num, (double)s->price.gpus)
+GET(usd_per_gpu_hour, s->known, num, s->price.usd_per_gpu_hour)
+GET(usd_per_hour, s->known, num, s->price.usd_per_hour)
+GET(usd_per_million_output_tokens, s->known, num, s->price.usd_per_million_output_tokens)
+GET(usd_per_million_total_tokens, s->known, num, s->price.usd_per_million_total_tokens)
+GET(preemptions, true, num, (double)m->preemptions)
+GET(mean_batch_size, true, num, m->mean_batch_size)
+GET(kv_cache_peak_usage, true, num, m->kv_cache_peak_usage)
+GET(kv_cache_blocks, true, num, (double)s->r->res->kv_blocks)
+GET(block_size, true, num, (double)s->r->res->block_size)
+GET(iterations, true, num, (double)m->iterations)
+GET(prefix_cache_hit_rate, true, num, sim_report_prefix_hit_rate(s->r->res))
+GET(engine, s->r->engine, text, s->r->engine)
+GET(engine_version, s->r->engine_version, text, s->r->engine_version)
+GET(engine_fusions, s->r->engine_fusions, text, s->r->engine_fusions)
+GET(spec_method, SPEC_ON, text, sim_spec_method_name(s->r->cfg->spec->method))
+GET(num_speculative_tokens, SPEC_ON, num, s->r->cfg->spec->k)
+GET(spec_acceptance_rate, SPEC_ON, num, s->r->cfg->spec->alpha)
+GET_ANYWAY(spec_acceptance_length, SPEC_ON, s->r->m->spec_acceptance_length)
+GET(spec_draft_time_fraction, SPEC_ON, num, m->spec_draft_time_fraction)
+#undef SPEC_ON
+#undef GET_ANYWAY
+#undef GET
+
+/* The rows: each scalar metric, then the latency summaries (expanded per metric). */
+typedef enum serve_row {
+    F_DURATION, F_COMPLETED, F_FAILED, F_TOTAL_INPUT_TOKENS, F_TOTAL_OUTPUT_TOKENS,
+    F_REQUEST_THROUGHPUT, F_REQUEST_GOODPUT, F_OUTPUT_THROUGHPUT, F_OUTPUT_THROUGHPUT_PER_GPU,
+    F_TOTAL_TOKEN_THROUGHPUT, F_MAX_OUTPUT_TOKENS_PER_S, F_MAX_CONCURRENT_REQUESTS, F_GPUS,
+    F_USD_PER_GPU_HOUR, F_USD_PER_HOUR, F_USD_PER_MILLION_OUTPUT_TOKENS,
+    F_USD_PER_MILLION_TOTAL_TOKENS, F_PREEMPTIONS, F_MEAN_BATCH_SIZE, F_KV_CACHE_PEAK_USAGE,
+    F_KV_CACHE_BLOCKS, F_BLOCK_SIZE, F_ITERATIONS, F_PREFIX_CACHE_HIT_RATE, F_ENGINE,
+    F_ENGINE_VERSION, F_ENGINE_FUSIONS, F_SPEC_METHOD, F_NUM_SPECULATIVE_TOKENS,
+    F_SPEC_ACCEPTANCE_RATE, F_SPEC_ACCEPTANCE_LENGTH, F_SPEC_DRAFT_TIME_FRACTION,
+    F_SCALARS,
+    F_LATENCY = F_SCALARS, /* mean_, median_, std_, pP_ METRIC_ms: its `lat` says which */
+} serve_row;
+
+static const struct {
+    const char *key;
+    sim_field_kind kind;
+    serve_get get;
+} serve_rows[F_SCALARS] = {
+#define ROW(id, name, kind) [id] = {#name, kind, get_##name}
+    ROW(F_DURATION, duration, SIM_FIELD_NUM),
+    ROW(F_COMPLETED, completed, SIM_FIELD_INT),
+    ROW(F_FAILED, failed, SIM_FIELD_INT),
+    ROW(F_TOTAL_INPUT_TOKENS, total_input_tokens, SIM_FIELD_INT),
+    ROW(F_TOTAL_OUTPUT_TOKENS, total_output_tokens, SIM_FIELD_INT),
+    ROW(F_REQUEST_THROUGHPUT, request_throughput, SIM_FIELD_NUM),
+    ROW(F_REQUEST_GOODPUT, request_goodput, SIM_FIELD_NUM),
+    ROW(F_OUTPUT_THROUGHPUT, output_throughput, SIM_FIELD_NUM),
+    ROW(F_OUTPUT_THROUGHPUT_PER_GPU, output_throughput_per_gpu, SIM_FIELD_NUM),
+    ROW(F_TOTAL_TOKEN_THROUGHPUT, total_token_throughput, SIM_FIELD_NUM),
+    ROW(F_MAX_OUTPUT_TOKENS_PER_S, max_output_tokens_per_s, SIM_FIELD_NUM),
+    ROW(F_MAX_CONCURRENT_REQUESTS, max_concurrent_requests, SIM_FIELD_INT),
+    ROW(F_GPUS, gpus, SIM_FIELD_INT),
+    ROW(F_USD_PER_GPU_HOUR, usd_per_gpu_hour, SIM_FIELD_NUM),
+    ROW(F_USD_PER_HOUR, usd_per_hour, SIM_FIELD_NUM),
+    ROW(F_USD_PER_MILLION_OUTPUT_TOKENS, usd_per_million_output_tokens, SIM_FIELD_NUM),
+    ROW(F_USD_PER_MILLION_TOTAL_TOKENS, usd_per_million_total_tokens, SIM_FIELD_NUM),
+    ROW(F_PREEMPTIONS, preemptions, SIM_FIELD_INT),
+    ROW(F_MEAN_BATCH_SIZE, mean_batch_size, SIM_FIELD_NUM),
+    ROW(F_KV_CACHE_PEAK_USAGE, kv_cache_peak_usage, SIM_FIELD_NUM),
+    ROW(F_KV_CACHE_BLOCKS, kv_cache_blocks, SIM_FIELD_INT),
+    ROW(F_BLOCK_SIZE, block_size, SIM_FIELD_INT),
+    ROW(F_ITERATIONS, iterations, SIM_FIELD_INT),
+    ROW(F_PREFIX_CACHE_HIT_RATE, prefix_cache_hit_rate, SIM_FIELD_NUM),
+    ROW(F_ENGINE, engine, SIM_FIELD_TEXT),
+    ROW(F_ENGINE_VERSION, engine_version, SIM_FIELD_TEXT),
+    ROW(F_ENGINE_FUSIONS, engine_fusions, SIM_FIELD_TEXT),
+    ROW(F_SPEC_METHOD, spec_method, SIM_FIELD_TEXT),
+    ROW(F_NUM_SPECULATIVE_TOKENS, num_speculative_tokens, SIM_FIELD_NUM),
+    ROW(F_SPEC_ACCEPTANCE_RATE, spec_acceptance_rate, SIM_FIELD_NUM),
+    ROW(F_SPEC_ACCEPTANCE_LENGTH, spec_acceptance_length, SIM_FIELD_NUM),
+    ROW(F_SPEC_DRAFT_TIME_FRACTION, spec_draft_time_fraction, SIM_FIELD_NUM),
+#undef ROW
+};
+
+/* The latency statistics, in their order within one metric. LAT_SEL: the percentiles vLLM's
+ * --metric-percentiles selected (p90, p99 by default), and only the metrics it selected. */
+enum { LAT_MEAN = 1, LAT_MEDIAN = 2, LAT_STD = 4, LAT_P90 = 8, LAT_P99 = 16, LAT_SEL = 32 };
+
+/* How an output writes a row without a value. */
+typedef enum serve_miss {
+    MISS_OMIT,  /* left out */
+    MISS_NULL,  /* null in JSON, empty in CSV */
+    MISS_ZERO,  /* 0 */
+    MISS_VALUE, /* the value the metric holds anyway (0 when its feature is off) */
+} serve_miss;
+
+typedef struct serve_col {
+    serve_row row;
+    serve_miss miss;
+    int lat; /* F_LATENCY: LAT_* */
+} serve_col;
+
+#define NUL(row) {row, MISS_NULL, 0}
+#define ONE(row) {row, MISS_OMIT, 0}
+#define PRICE_COLS                                                                                 \
+    ONE(F_GPUS), NUL(F_USD_PER_GPU_HOUR), NUL(F_USD_PER_HOUR),                                     \
+        NUL(F_USD_PER_MILLION_OUTPUT_TOKENS), NUL(F_USD_PER_MILLION_TOTAL_TOKENS)
+#define VLLM_HEAD                                                                                  \
+    ONE(F_DURATION), ONE(F_COMPLETED), ONE(F_FAILED), ONE(F_TOTAL_INPUT_TOKENS),                   \
+        ONE(F_TOTAL_OUTPUT_TOKENS), ONE(F_REQUEST_THROUGHPUT)
+#define VLLM_TAIL                                                                                  \
+    ONE(F_OUTPUT_THROUGHPUT), ONE(F_TOTAL_TOKEN_THROUGHPUT), ONE(F_MAX_OUTPUT_TOKENS_PER_S),       \
+        ONE(F_MAX_CONCURRENT_REQUESTS)
+#define VLLM_LATENCY {F_LATENCY, MISS_OMIT, LAT_MEAN | LAT_MEDIAN | LAT_STD | LAT_SEL}
+
+static const serve_col json_cols[] = {
+    VLLM_HEAD, ONE(F_REQUEST_GOODPUT), VLLM_TAIL, PRICE_COLS, VLLM_LATENCY,
+    ONE(F_PREEMPTIONS), ONE(F_MEAN_BATCH_SIZE), ONE(F_KV_CACHE_PEAK_USAGE),
+    ONE(F_KV_CACHE_BLOCKS), ONE(F_BLOCK_SIZE), ONE(F_ITERATIONS)};
+static const serve_col json_tail_cols[] = {
+    ONE(F_PREFIX_CACHE_HIT_RATE), ONE(F_ENGINE), ONE(F_ENGINE_VERSION), ONE(F_ENGINE_FUSIONS),
+    ONE(F_SPEC_METHOD), ONE(F_NUM_SPECULATIVE_TOKENS), ONE(F_SPEC_ACCEPTANCE_RATE),
+    ONE(F_SPEC_ACCEPTANCE_LENGTH), ONE(F_SPEC_DRAFT_TIME_FRACTION)};
+static const serve_col csv_cols[] = {
+    ONE(F_COMPLETED), ONE(F_DURATION), ONE(F_REQUEST_THROUGHPUT), ONE(F_OUTPUT_THROUGHPUT),
+    ONE(F_TOTAL_TOKEN_THROUGHPUT),
+    {F_LATENCY, MISS_OMIT, LAT_MEAN | LAT_MEDIAN | LAT_STD | LAT_P90 | LAT_P99},
+    NUL(F_REQUEST_GOODPUT), ONE(F_PREEMPTIONS), ONE(F_MEAN_BATCH_SIZE),
+    ONE(F_KV_CACHE_PEAK_USAGE), ONE(F_GPUS), NUL(F_USD_PER_HOUR),
+    NUL(F_USD_PER_MILLION_OUTPUT_TOKENS), NUL(F_USD_PER_MILLION_TOTAL_TOKENS)};
+static const serve_col vllm_cols[] = {VLLM_HEAD, NUL(F_REQUEST_GOODPUT), VLLM_TAIL, VLLM_LATENCY};
+static const serve_col sweep_cols[] = {
+    ONE(F_GPUS), ONE(F_COMPLETED), ONE(F_DURATION), ONE(F_REQUEST_THROUGHPUT),
+    ONE(F_OUTPUT_THROUGHPUT), ONE(F_OUTPUT_THROUGHPUT_PER_GPU), ONE(F_TOTAL_TOKEN_THROUGHPUT),
+    {F_LATENCY, MISS_OMIT, LAT_MEAN | LAT_MEDIAN | LAT_P90 | LAT_P99},
+    {F_REQUEST_GOODPUT, MISS_ZERO, 0}, ONE(F_PREEMPTIONS), ONE(F_MEAN_BATCH_SIZE),
+    ONE(F_KV_CACHE_PEAK_USAGE), {F_SPEC_ACCEPTANCE_LENGTH, MISS_VALUE, 0}, NUL(F_USD_PER_HOUR),
+    NUL(F_USD_PER_MILLION_OUTPUT_TOKENS)};
+#undef NUL
+#undef ONE
+#undef PRICE_COLS
+#undef VLLM_HEAD
+#undef VLLM_TAIL
+#undef VLLM_LATENCY
+
+static const struct {
+    const serve_col *cols;
+    size_t n;
+} serve_outputs[SIM_FIELDS_OUT_COUNT] = {
+#define OUT(id, a) [id] = {a, sizeof a / sizeof a[0]}
+    OUT(SIM_FIELDS_JSON, json_cols),   OUT(SIM_FIELDS_JSON_TAIL, json_tail_cols),
+    OUT(SIM_FIELDS_CSV, csv_cols),     OUT(SIM_FIELDS_VLLM, vllm_cols),
+    OUT(SIM_FIELDS_SWEEP, sweep_cols),
+#undef OUT
+};
+
+/* The latency fields of one column: per metric, its statistics in LAT_* order. */
+static size_t latency_fields(const sim_serve_report *r, int lat, sim_field *out)
+{
+    static const struct {
+        int bit;
+        const char *word;
+        size_t offset;
+    } stats[] = {
+        {LAT_MEAN, "mean", offsetof(sim_dist, mean)},
+        {LAT_MEDIAN, "median", offsetof(sim_dist, median)},
+        {LAT_STD, "std", offsetof(sim_dist, std)},
+        {LAT_P90, "p90", offsetof(sim_dist, p90)},
+        {LAT_P99, "p99", offsetof(sim_dist, p99)},
+    };
+    size_t n = 0;
+    for (int k = 0; k < SIM_M_COUNT; k++) {
+        const sim_dist *d = &r->m->dist[k];
+        const char *name = sim_metric_name((sim_metric)k);
+        if ((lat & LAT_SEL) && r->pct && !r->pct->metric[k])
+            continue;
+        for (size_t i = 0; i < sizeof stats / sizeof stats[0]; i++) {
+            if (!(lat & stats[i].bit))
+                continue;
+            out[n] = (sim_field){.kind = SIM_FIELD_NUM,
+                                 .num = *(const double *)((const char *)d + stats[i].offset)};
+            snprintf(out[n++].key, sizeof out->key, "%s_%s_ms", stats[i].word, name);
+        }
+        for (int j = 0; (lat & LAT_SEL) && j < (r->pct ? r->pct->n : 2); j++) {
+            char word[32];
+            sim_pct_word(r->pct ? r->pct->p[j] : j ? 99.0 : 90.0, word, sizeof word);
+            out[n] = (sim_field){.kind = SIM_FIELD_NUM,
+                                 .num = r->pct ? r->pct_ms->ms[k][j] : j ? d->p99 : d->p90};
+            snprintf(out[n++].key, sizeof out->key, "p%s_%s_ms", word, name);
+        }
+    }
+    return n;
+}
+
+size_t sim_report_serve_fields(const sim_serve_report *r, sim_field_out which, sim_field *out)
+{
+    serve_src s = {.r = r};
+    s.known = sim_report_serve_price(r, &s.price);
+    size_t n = 0;
+    for (size_t i = 0; i < serve_outputs[which].n; i++) {
+        const serve_col *c = &serve_outputs[which].cols[i];
+        if (c->row == F_LATENCY) {
+            n += latency_fields(r, c->lat, out + n);
+            continue;
+        }
+        sim_field f = {.kind = serve_rows[c->row].kind};
+        snprintf(f.key, sizeof f.key, "%s", serve_rows[c->row].key);
+        bool present = serve_rows[c->row].get(&s, &f);
+        if (!present && c->miss == MISS_OMIT)
+            continue;
+        if (!present && c->miss == MISS_NULL)
+            f.missing = true;
+        else if (!present && c->miss == MISS_ZERO)
+            f.num = 0.0; /* MISS_VALUE keeps what the row read */
+        out[n++] = f;
+    }
+    return n;
+}
+
+/* Fields as JSON keys: a missing value is null. */
+static void fields_json(cJSON *o, const sim_field *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (f[i].missing)
+            cJSON_AddNullToObject(o, f[i].key);
+        else if (f[i].kind == SIM_FIELD_TEXT)
+            cJSON_AddStringToObject(o, f[i].key, f[i].text);
+        else
+            add_num(o, f[i].key, f[i].num);
+    }
+}
+
 /* gpus, and the price keys: numbers when the price is known, null when it is not. */
 static void price_json(cJSON *o, const sim_price *p, bool known)
 {
@@ -712,32 +982,8 @@ double sim_report_prefix_hit_rate(const sim_engine_result *res)
                : 0.0;
 }
 
-/* mean_, median_, std_ and the percentiles of each reported metric, as vLLM names them. */
-static void latency_json(cJSON *o, const sim_serve_report *r)
-{
-    for (int k = 0; k < SIM_M_COUNT; k++) {
-        const sim_dist *d = &r->m->dist[k];
-        const char *n = sim_metric_name((sim_metric)k);
-        char key[64], word[32];
-        if (r->pct && !r->pct->metric[k])
-            continue;
-        snprintf(key, sizeof key, "mean_%s_ms", n);
-        add_num(o, key, d->mean);
-        snprintf(key, sizeof key, "median_%s_ms", n);
-        add_num(o, key, d->median);
-        snprintf(key, sizeof key, "std_%s_ms", n);
-        add_num(o, key, d->std);
-        for (int j = 0; j < (r->pct ? r->pct->n : 2); j++) {
-            sim_pct_word(r->pct ? r->pct->p[j] : j ? 99.0 : 90.0, word, sizeof word);
-            snprintf(key, sizeof key, "p%s_%s_ms", word, n);
-            add_num(o, key, r->pct ? r->pct_ms->ms[k][j] : j ? d->p99 : d->p90);
-        }
-    }
-}
-
 static sim_status serve_json(FILE *f, const sim_serve_report *r)
 {
-    const sim_serve_metrics *m = r->m;
     cJSON *o = cJSON_CreateObject();
     config_json(o, &r->cfg->step);
     cJSON_AddStringToObject(o, "workload", r->w->source);
@@ -746,75 +992,34 @@ static sim_status serve_json(FILE *f, const sim_serve_report *r)
     else if (!isnan(r->request_rate))
         cJSON_AddStringToObject(o, "request_rate", "inf");
     add_num(o, "max_concurrency", (double)r->cfg->max_concurrency);
-    add_num(o, "duration", m->duration_s);
-    add_num(o, "completed", (double)m->completed);
-    add_num(o, "failed", 0);
-    add_num(o, "total_input_tokens", (double)m->total_input_tokens);
-    add_num(o, "total_output_tokens", (double)m->total_output_tokens);
-    add_num(o, "request_throughput", m->request_throughput);
-    if (m->has_goodput)
-        add_num(o, "request_goodput", m->request_goodput);
-    add_num(o, "output_throughput", m->output_throughput);
-    add_num(o, "total_token_throughput", m->total_token_throughput);
-    add_num(o, "max_output_tokens_per_s", m->peak_output_throughput);
-    add_num(o, "max_concurrent_requests", (double)m->peak_concurrency);
-    sim_price price;
-    bool known = sim_report_serve_price(r, &price);
-    price_json(o, &price, known);
-    latency_json(o, r);
-    add_num(o, "preemptions", (double)m->preemptions);
-    add_num(o, "mean_batch_size", m->mean_batch_size);
-    add_num(o, "kv_cache_peak_usage", m->kv_cache_peak_usage);
-    add_num(o, "kv_cache_blocks", (double)r->res->kv_blocks);
-    add_num(o, "block_size", (double)r->res->block_size);
-    add_num(o, "iterations", (double)m->iterations);
+    sim_field fields[SIM_FIELDS_MAX];
+    fields_json(o, fields, sim_report_serve_fields(r, SIM_FIELDS_JSON, fields));
     cluster_json(o, r);
-    add_num(o, "prefix_cache_hit_rate", sim_report_prefix_hit_rate(r->res));
-    if (r->engine)
-        cJSON_AddStringToObject(o, "engine", r->engine);
-    if (r->engine_version)
-        cJSON_AddStringToObject(o, "engine_version", r->engine_version);
-    if (r->engine_fusions)
-        cJSON_AddStringToObject(o, "engine_fusions", r->engine_fusions);
-    if (sim_spec_active(r->cfg->spec)) {
-        cJSON_AddStringToObject(o, "spec_method", sim_spec_method_name(r->cfg->spec->method));
-        add_num(o, "num_speculative_tokens", r->cfg->spec->k);
-        add_num(o, "spec_acceptance_rate", r->cfg->spec->alpha);
-        add_num(o, "spec_acceptance_length", m->spec_acceptance_length);
-        add_num(o, "spec_draft_time_fraction", m->spec_draft_time_fraction);
-    }
+    fields_json(o, fields, sim_report_serve_fields(r, SIM_FIELDS_JSON_TAIL, fields));
     return print_json(f, o);
 }
 
 static sim_status serve_csv(FILE *f, const sim_serve_report *r)
 {
-    const sim_serve_metrics *m = r->m;
     const sim_step_cfg *s = &r->cfg->step;
-    fprintf(f, "model,hw,tp,weight_dtype,act_dtype,kv_cache_dtype,completed,duration,"
-               "request_throughput,output_throughput,total_token_throughput");
-    for (int k = 0; k < SIM_M_COUNT; k++) {
-        const char *n = sim_metric_name((sim_metric)k);
-        fprintf(f, ",mean_%s_ms,median_%s_ms,std_%s_ms,p90_%s_ms,p99_%s_ms", n, n, n, n, n);
-    }
-    fprintf(f, ",request_goodput,preemptions,mean_batch_size,kv_cache_peak_usage,%s\n",
-            price_csv_header);
+    sim_field fields[SIM_FIELDS_MAX];
+    size_t n = sim_report_serve_fields(r, SIM_FIELDS_CSV, fields);
+    fprintf(f, "model,hw,tp,weight_dtype,act_dtype,kv_cache_dtype");
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, ",%s", fields[i].key);
+    fputc('\n', f);
     csv_text(f, s->model->name);
     csv_text(f, s->hw->name);
-    fprintf(f, "%d,%s,%s,%s,%zu,%.6f,%.6f,%.6f,%.6f", s->tp, sim_dtype_name(s->prec.weight),
-            sim_dtype_name(s->prec.act), sim_dtype_name(s->prec.kv), m->completed, m->duration_s,
-            m->request_throughput, m->output_throughput, m->total_token_throughput);
-    for (int k = 0; k < SIM_M_COUNT; k++) {
-        const sim_dist *d = &m->dist[k];
-        fprintf(f, ",%.6f,%.6f,%.6f,%.6f,%.6f", d->mean, d->median, d->std, d->p90, d->p99);
+    fprintf(f, "%d,%s,%s,%s", s->tp, sim_dtype_name(s->prec.weight), sim_dtype_name(s->prec.act),
+            sim_dtype_name(s->prec.kv));
+    for (size_t i = 0; i < n; i++) {
+        if (fields[i].missing)
+            fputc(',', f);
+        else if (fields[i].kind == SIM_FIELD_INT)
+            fprintf(f, ",%lld", (long long)fields[i].num);
+        else
+            fprintf(f, ",%.6f", fields[i].num);
     }
-    if (m->has_goodput)
-        fprintf(f, ",%.6f", m->request_goodput);
-    else
-        fprintf(f, ",");
-    fprintf(f, ",%lld,%.6f,%.6f,", (long long)m->preemptions, m->mean_batch_size,
-            m->kv_cache_peak_usage);
-    sim_price price;
-    price_csv(f, &price, sim_report_serve_price(r, &price));
     fputc('\n', f);
     return ferror(f) ? SIM_EINTERNAL : SIM_OK;
 }
@@ -852,7 +1057,6 @@ sim_status sim_report_save_requests(const char *path, const sim_serve_report *r,
 sim_status sim_report_vllm_result(const char *path, const sim_serve_report *r,
                                   const sim_vllm_meta *meta, sim_err *err)
 {
-    const sim_serve_metrics *m = r->m;
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
@@ -872,21 +1076,8 @@ sim_status sim_report_vllm_result(const char *path, const sim_serve_report *r,
         add_num(o, "max_concurrency", (double)meta->max_concurrency);
     else
         cJSON_AddNullToObject(o, "max_concurrency");
-    add_num(o, "duration", m->duration_s);
-    add_num(o, "completed", (double)m->completed);
-    add_num(o, "failed", 0);
-    add_num(o, "total_input_tokens", (double)m->total_input_tokens);
-    add_num(o, "total_output_tokens", (double)m->total_output_tokens);
-    add_num(o, "request_throughput", m->request_throughput);
-    if (m->has_goodput)
-        add_num(o, "request_goodput", m->request_goodput);
-    else
-        cJSON_AddNullToObject(o, "request_goodput");
-    add_num(o, "output_throughput", m->output_throughput);
-    add_num(o, "total_token_throughput", m->total_token_throughput);
-    add_num(o, "max_output_tokens_per_s", m->peak_output_throughput);
-    add_num(o, "max_concurrent_requests", (double)m->peak_concurrency);
-    latency_json(o, r);
+    sim_field fields[SIM_FIELDS_MAX];
+    fields_json(o, fields, sim_report_serve_fields(r, SIM_FIELDS_VLLM, fields));
     char *txt = cJSON_Print(o);
     cJSON_Delete(o);
     if (!txt)
