@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +16,7 @@
 #include "outfile.h"
 #include "pp.h"
 #include "rng.h"
+#include "strbuf.h"
 #include "sweep.h"
 #include "validate.h"
 
@@ -73,67 +73,6 @@ static bool is_number(const char *v)
     errno = 0;
     double x = strtod(v, &end);
     return end != v && !*end && !errno && isfinite(x);
-}
-
-/* Appends to a growing row buffer. */
-typedef struct rowbuf {
-    char *s;
-    size_t len, cap;
-    bool oom;
-} rowbuf;
-
-static void rb_add(rowbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void rb_add(rowbuf *b, const char *fmt, ...)
-{
-    for (int tries = 0; tries < 2 && !b->oom; tries++) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            b->oom = true;
-            return;
-        }
-        if (b->s && b->len + (size_t)n < b->cap) {
-            b->len += (size_t)n;
-            return;
-        }
-        size_t cap = (b->cap + (size_t)n + 64) * 2;
-        char *p = realloc(b->s, cap);
-        if (!p) {
-            b->oom = true;
-            return;
-        }
-        b->s = p;
-        b->cap = cap;
-    }
-}
-
-/* A CSV field, quoted when it holds a comma, a quote or a line break. */
-static void rb_csv(rowbuf *b, const char *v)
-{
-    if (!strpbrk(v, ",\"\n\r")) {
-        rb_add(b, "%s", v);
-        return;
-    }
-    rb_add(b, "\"");
-    for (const char *p = v; *p; p++)
-        rb_add(b, *p == '"' ? "\"\"" : "%c", *p);
-    rb_add(b, "\"");
-}
-
-static void rb_json_str(rowbuf *b, const char *v)
-{
-    rb_add(b, "\"");
-    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            rb_add(b, "\\%c", *p);
-        else if (*p < 0x20)
-            rb_add(b, "\\u%04x", *p);
-        else
-            rb_add(b, "%c", *p);
-    }
-    rb_add(b, "\"");
 }
 
 /* Metric columns: a sweep row's fields (report.h); the serve ones are report's table. */
@@ -201,63 +140,63 @@ static size_t metric_names(int mask, metric_val *m)
 static bool shown(const sim_grid_dim *d) { return d->n > 1; }
 
 static void row_text(const sweep_ctx *c, size_t point, const metric_val *m, size_t nm, bool meets,
-                     const char *error, rowbuf *b)
+                     const char *error, sim_strbuf *b)
 {
     const char *vals[SWEEP_MAX_DIMS];
     sim_grid_point(c->g, point, vals);
     if (c->jsonl) {
-        rb_add(b, "{\"point\":%zu", point);
+        sim_strbuf_printf(b, "{\"point\":%zu", point);
         for (size_t d = 0; d < c->g->n_dims; d++) {
             if (!shown(&c->g->dims[d]))
                 continue;
-            rb_add(b, ",");
-            rb_json_str(b, c->g->dims[d].name + 2);
-            rb_add(b, ":");
+            sim_strbuf_printf(b, ",");
+            sim_strbuf_json_str(b, c->g->dims[d].name + 2);
+            sim_strbuf_printf(b, ":");
             if (is_number(vals[d]))
-                rb_add(b, "%s", vals[d]);
+                sim_strbuf_printf(b, "%s", vals[d]);
             else
-                rb_json_str(b, vals[d]);
+                sim_strbuf_json_str(b, vals[d]);
         }
         for (size_t k = 0; k < nm && !error; k++) {
-            rb_add(b, ",\"%s\":", m[k].key);
+            sim_strbuf_printf(b, ",\"%s\":", m[k].key);
             if (m[k].missing)
-                rb_add(b, "null");
+                sim_strbuf_printf(b, "null");
             else if (m[k].kind == SIM_FIELD_TEXT)
-                rb_json_str(b, m[k].text);
+                sim_strbuf_json_str(b, m[k].text);
             else
-                rb_add(b, "%.10g", isfinite(m[k].num) ? m[k].num : 0.0);
+                sim_strbuf_printf(b, "%.10g", isfinite(m[k].num) ? m[k].num : 0.0);
         }
         if (c->has_slo)
-            rb_add(b, ",\"meets_slo\":%s", meets ? "true" : "false");
-        rb_add(b, ",\"error\":");
+            sim_strbuf_printf(b, ",\"meets_slo\":%s", meets ? "true" : "false");
+        sim_strbuf_printf(b, ",\"error\":");
         if (error)
-            rb_json_str(b, error);
+            sim_strbuf_json_str(b, error);
         else
-            rb_add(b, "null");
-        rb_add(b, "}\n");
+            sim_strbuf_printf(b, "null");
+        sim_strbuf_printf(b, "}\n");
         return;
     }
-    rb_add(b, "%zu", point);
+    sim_strbuf_printf(b, "%zu", point);
     for (size_t d = 0; d < c->g->n_dims; d++) {
         if (!shown(&c->g->dims[d]))
             continue;
-        rb_add(b, ",");
-        rb_csv(b, vals[d]);
+        sim_strbuf_printf(b, ",");
+        sim_strbuf_csv(b, vals[d], false);
     }
     for (size_t k = 0; k < nm; k++) {
         if (error || m[k].missing)
-            rb_add(b, ",");
+            sim_strbuf_printf(b, ",");
         else if (m[k].kind == SIM_FIELD_TEXT)
-            rb_add(b, ",%s", m[k].text);
+            sim_strbuf_printf(b, ",%s", m[k].text);
         else
-            rb_add(b, ",%.10g", isfinite(m[k].num) ? m[k].num : 0.0);
+            sim_strbuf_printf(b, ",%.10g", isfinite(m[k].num) ? m[k].num : 0.0);
     }
     if (c->has_slo)
-        rb_add(b, ",%s", error ? "" : meets ? "true" : "false");
-    rb_add(b, ",");
+        sim_strbuf_printf(b, ",%s", error ? "" : meets ? "true" : "false");
+    sim_strbuf_printf(b, ",");
     if (error)
-        rb_csv(b, error);
-    rb_add(b, "\n");
+        sim_strbuf_csv(b, error, false);
+    sim_strbuf_printf(b, "\n");
 }
 
 /* Whether a point meets the SLO at the chosen percentile, and its TPOT there. */
@@ -284,7 +223,7 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
     sim_status st = c->opt_st[k];
     metric_val m[MAX_METRICS];
     size_t nm = metric_names(c->mask, m);
-    rowbuf b = {0};
+    sim_strbuf b = {0};
     cli_loaded *L = calloc(1, sizeof *L);
     if (!L)
         return;

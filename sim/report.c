@@ -9,6 +9,7 @@
 
 #include "outfile.h"
 #include "pp.h"
+#include "strbuf.h"
 
 static const char *const format_names[SIM_FMT_COUNT] = {
     [SIM_FMT_TABLE] = "table", [SIM_FMT_JSON] = "json", [SIM_FMT_CSV] = "csv"};
@@ -35,17 +36,18 @@ static double pool_busy(const sim_cluster_result *c, int from, int to, double du
     return ratio(busy, (double)(to - from));
 }
 
-/* A quoted CSV text field followed by a comma (a quote inside is doubled): names come from
- * config files and may hold anything. */
-static void csv_text(FILE *f, const char *v)
+/* A quoted CSV text field followed by a comma: names come from config files and may hold
+ * anything. Returns false when out of memory (nothing written). */
+static bool csv_text(FILE *f, const char *v)
 {
-    fputc('"', f);
-    for (const char *p = v; *p; p++) {
-        if (*p == '"')
-            fputc('"', f);
-        fputc(*p, f);
-    }
-    fputs("\",", f);
+    sim_strbuf b = {0};
+    sim_strbuf_csv(&b, v, true);
+    sim_strbuf_printf(&b, ",");
+    bool ok = !b.oom;
+    if (ok)
+        fputs(b.s, f);
+    sim_strbuf_free(&b);
+    return ok;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -662,8 +664,7 @@ static sim_status run_csv(FILE *f, const sim_run_cfg *cfg, const sim_run_result 
                "decode_t_upper_ms,weight_bytes_per_gpu,kv_bytes_per_gpu,hbm_bytes_per_gpu,"
                "fits,max_batch,%s\n",
             price_csv_header);
-    csv_text(f, s->model->name);
-    csv_text(f, s->hw->name);
+    bool ok = csv_text(f, s->model->name) && csv_text(f, s->hw->name);
     fprintf(f,
             "%d,%lld,%lld,%lld,%s,%s,%s,%g,%.6f,%.6f,%.6f,%.3f,%s,%s,%.6f,%.6f,"
             "%.6f,%.6f,%.0f,%.0f,%.0f,%s,%lld,",
@@ -678,7 +679,7 @@ static sim_status run_csv(FILE *f, const sim_run_cfg *cfg, const sim_run_result 
     sim_price price;
     price_csv(f, &price, sim_report_run_price(cfg, r, &price));
     fputc('\n', f);
-    return ferror(f) ? SIM_EINTERNAL : SIM_OK;
+    return !ok || ferror(f) ? SIM_EINTERNAL : SIM_OK;
 }
 
 sim_status sim_report_run(FILE *f, sim_format fmt, const sim_run_cfg *cfg, const sim_run_result *r)
@@ -786,10 +787,10 @@ static sim_status roofline_table(FILE *f, const sim_roofline *r)
 static sim_status roofline_csv(FILE *f, const sim_roofline *r)
 {
     fprintf(f, "hw,dtype,peak_flops,hbm_bytes_per_s,critical_intensity\n");
-    csv_text(f, r->hw->name);
+    bool ok = csv_text(f, r->hw->name);
     fprintf(f, "%s,%.6g,%.6g,%.4f\n", sim_dtype_name(r->dtype), r->hw->peak_flops[r->dtype],
             r->hw->hbm_bytes_per_s, sim_hw_ridge(r->hw, r->dtype));
-    return ferror(f) ? SIM_EINTERNAL : SIM_OK;
+    return !ok || ferror(f) ? SIM_EINTERNAL : SIM_OK;
 }
 
 sim_status sim_report_roofline(FILE *f, sim_format fmt, const sim_roofline *r)
@@ -1008,8 +1009,7 @@ static sim_status serve_csv(FILE *f, const sim_serve_report *r)
     for (size_t i = 0; i < n; i++)
         fprintf(f, ",%s", fields[i].key);
     fputc('\n', f);
-    csv_text(f, s->model->name);
-    csv_text(f, s->hw->name);
+    bool ok = csv_text(f, s->model->name) && csv_text(f, s->hw->name);
     fprintf(f, "%d,%s,%s,%s", s->tp, sim_dtype_name(s->prec.weight), sim_dtype_name(s->prec.act),
             sim_dtype_name(s->prec.kv));
     for (size_t i = 0; i < n; i++) {
@@ -1021,7 +1021,7 @@ static sim_status serve_csv(FILE *f, const sim_serve_report *r)
             fprintf(f, ",%.6f", fields[i].num);
     }
     fputc('\n', f);
-    return ferror(f) ? SIM_EINTERNAL : SIM_OK;
+    return !ok || ferror(f) ? SIM_EINTERNAL : SIM_OK;
 }
 
 sim_status sim_report_serve(FILE *f, sim_format fmt, const sim_serve_report *r)
