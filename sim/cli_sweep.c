@@ -80,38 +80,43 @@ typedef sim_field metric_val;
 
 #define MAX_METRICS SIM_FIELDS_MAX
 
-/* The price columns of a row. */
-static size_t price_metrics(bool known, const sim_price *p, metric_val *m)
+/* A numeric or text column. */
+static metric_val num_col(const char *key, double v)
 {
-    m[0] = (metric_val){.key = "usd_per_hour", .num = p->usd_per_hour, .missing = !known};
-    m[1] = (metric_val){.key = "usd_per_million_output_tokens",
-                        .num = p->usd_per_million_output_tokens,
-                        .missing = !known};
-    return 2;
+    metric_val m = {.num = v};
+    snprintf(m.key, sizeof m.key, "%s", key);
+    return m;
+}
+
+static metric_val text_col(const char *key, const char *v)
+{
+    metric_val m = {.kind = SIM_FIELD_TEXT, .text = v};
+    snprintf(m.key, sizeof m.key, "%s", key);
+    return m;
 }
 
 static size_t run_metrics(const sim_run_cfg *cfg, const sim_run_result *r, metric_val *m)
 {
     size_t n = 0;
     double gpus = (double)sim_pp_gpus(&cfg->step);
-#define NUM(k, v) m[n++] = (metric_val){.key = k, .num = (v)}
-#define TXT(k, v)                                                                                  \
-    m[n++] = (metric_val) { .key = k, .kind = SIM_FIELD_TEXT, .text = (v) }
-    NUM("gpus", gpus);
-    NUM("ttft_ms", r->ttft_ns / 1e6);
-    NUM("tpot_ms", r->tpot_ns / 1e6);
-    NUM("e2e_ms", r->e2e_ns / 1e6);
-    NUM("output_throughput", r->output_throughput);
-    NUM("output_throughput_per_gpu", r->output_throughput / gpus);
-    TXT("prefill_bound", sim_bound_name(r->prefill.bound));
-    TXT("decode_bound", r->decode_steps > 0 ? sim_bound_name(r->decode.bound) : "");
-    NUM("hbm_bytes_per_gpu", r->mem.need_bytes);
-    NUM("max_batch", (double)r->mem.max_batch);
-    NUM("spec_speedup", r->spec_speedup);
-#undef NUM
-#undef TXT
+    m[n++] = num_col("gpus", gpus);
+    m[n++] = num_col("ttft_ms", r->ttft_ns / 1e6);
+    m[n++] = num_col("tpot_ms", r->tpot_ns / 1e6);
+    m[n++] = num_col("e2e_ms", r->e2e_ns / 1e6);
+    m[n++] = num_col("output_throughput", r->output_throughput);
+    m[n++] = num_col("output_throughput_per_gpu", r->output_throughput / gpus);
+    m[n++] = text_col("prefill_bound", sim_bound_name(r->prefill.bound));
+    m[n++] = text_col("decode_bound", r->decode_steps > 0 ? sim_bound_name(r->decode.bound) : "");
+    m[n++] = num_col("hbm_bytes_per_gpu", r->mem.need_bytes);
+    m[n++] = num_col("max_batch", (double)r->mem.max_batch);
+    m[n++] = num_col("spec_speedup", r->spec_speedup);
+    /* the price: missing (empty, null) when the device file has none */
     sim_price p;
-    n += price_metrics(sim_report_run_price(cfg, r, &p), &p, m + n);
+    bool known = sim_report_run_price(cfg, r, &p);
+    m[n] = num_col("usd_per_hour", p.usd_per_hour);
+    m[n++].missing = !known;
+    m[n] = num_col("usd_per_million_output_tokens", p.usd_per_million_output_tokens);
+    m[n++].missing = !known;
     return n;
 }
 

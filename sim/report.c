@@ -328,7 +328,7 @@ static const struct {
     const serve_col *cols;
     size_t n;
 } serve_outputs[SIM_FIELDS_OUT_COUNT] = {
-#define OUT(id, a) [id] = {a, sizeof a / sizeof a[0]}
+#define OUT(id, a) [id] = {(a), sizeof(a) / sizeof((a)[0])}
     OUT(SIM_FIELDS_JSON, json_cols),   OUT(SIM_FIELDS_JSON_TAIL, json_tail_cols),
     OUT(SIM_FIELDS_CSV, csv_cols),     OUT(SIM_FIELDS_VLLM, vllm_cols),
     OUT(SIM_FIELDS_SWEEP, sweep_cols),
