@@ -75,49 +75,14 @@ static bool is_number(const char *v)
     return end != v && !*end && !errno && isfinite(x);
 }
 
-/* Metric columns: a sweep row's fields (report.h); the serve ones are report's table. */
+/* Metric columns: a sweep row's fields, from report's tables (report.h). */
 typedef sim_field metric_val;
 
 #define MAX_METRICS SIM_FIELDS_MAX
 
-/* A numeric or text column. */
-static metric_val num_col(const char *key, double v)
-{
-    metric_val m = {.num = v};
-    snprintf(m.key, sizeof m.key, "%s", key);
-    return m;
-}
-
-static metric_val text_col(const char *key, const char *v)
-{
-    metric_val m = {.kind = SIM_FIELD_TEXT, .text = v};
-    snprintf(m.key, sizeof m.key, "%s", key);
-    return m;
-}
-
 static size_t run_metrics(const sim_run_cfg *cfg, const sim_run_result *r, metric_val *m)
 {
-    size_t n = 0;
-    double gpus = (double)sim_pp_gpus(&cfg->step);
-    m[n++] = num_col("gpus", gpus);
-    m[n++] = num_col("ttft_ms", r->ttft_ns / 1e6);
-    m[n++] = num_col("tpot_ms", r->tpot_ns / 1e6);
-    m[n++] = num_col("e2e_ms", r->e2e_ns / 1e6);
-    m[n++] = num_col("output_throughput", r->output_throughput);
-    m[n++] = num_col("output_throughput_per_gpu", r->output_throughput / gpus);
-    m[n++] = text_col("prefill_bound", sim_bound_name(r->prefill.bound));
-    m[n++] = text_col("decode_bound", r->decode_steps > 0 ? sim_bound_name(r->decode.bound) : "");
-    m[n++] = num_col("hbm_bytes_per_gpu", r->mem.need_bytes);
-    m[n++] = num_col("max_batch", (double)r->mem.max_batch);
-    m[n++] = num_col("spec_speedup", r->spec_speedup);
-    /* the price: missing (empty, null) when the device file has none */
-    sim_price p;
-    bool known = sim_report_run_price(cfg, r, &p);
-    m[n] = num_col("usd_per_hour", p.usd_per_hour);
-    m[n++].missing = !known;
-    m[n] = num_col("usd_per_million_output_tokens", p.usd_per_million_output_tokens);
-    m[n++].missing = !known;
-    return n;
+    return sim_report_run_fields(cfg, r, SIM_FIELDS_SWEEP, m);
 }
 
 static sim_serve_report serve_report(const cli_serve_state *s)

@@ -268,18 +268,38 @@ static const struct {
 enum { LAT_MEAN = 1, LAT_MEDIAN = 2, LAT_STD = 4, LAT_P90 = 8, LAT_P99 = 16, LAT_SEL = 32 };
 
 /* How an output writes a row without a value. */
-typedef enum serve_miss {
+typedef enum field_miss {
     MISS_OMIT,  /* left out */
     MISS_NULL,  /* null in JSON, empty in CSV */
     MISS_ZERO,  /* 0 */
     MISS_VALUE, /* the value the metric holds anyway (0 when its feature is off) */
-} serve_miss;
+} field_miss;
 
-typedef struct serve_col {
-    serve_row row;
-    serve_miss miss;
+/* A row's field before its value is read. */
+static sim_field field_of(const char *key, sim_field_kind kind, int decimals)
+{
+    sim_field f = {.kind = kind, .decimals = decimals};
+    snprintf(f.key, sizeof f.key, "%s", key);
+    return f;
+}
+
+/* Applies an output's rule to a row read with or without a value; false: leave it out. */
+static bool field_keep(bool present, field_miss miss, sim_field *f)
+{
+    if (present || miss == MISS_VALUE) /* MISS_VALUE keeps what the row read */
+        return true;
+    if (miss == MISS_NULL)
+        f->missing = true;
+    else if (miss == MISS_ZERO)
+        f->num = 0.0;
+    return miss != MISS_OMIT;
+}
+
+typedef struct field_col {
+    int row; /* a serve_row or a run_row */
+    field_miss miss;
     int lat; /* F_LATENCY: LAT_* */
-} serve_col;
+} field_col;
 
 #define NUL(row) {row, MISS_NULL, 0}
 #define ONE(row) {row, MISS_OMIT, 0}
@@ -294,23 +314,23 @@ typedef struct serve_col {
         ONE(F_MAX_CONCURRENT_REQUESTS)
 #define VLLM_LATENCY {F_LATENCY, MISS_OMIT, LAT_MEAN | LAT_MEDIAN | LAT_STD | LAT_SEL}
 
-static const serve_col json_cols[] = {
+static const field_col json_cols[] = {
     VLLM_HEAD, ONE(F_REQUEST_GOODPUT), VLLM_TAIL, PRICE_COLS, VLLM_LATENCY,
     ONE(F_PREEMPTIONS), ONE(F_MEAN_BATCH_SIZE), ONE(F_KV_CACHE_PEAK_USAGE),
     ONE(F_KV_CACHE_BLOCKS), ONE(F_BLOCK_SIZE), ONE(F_ITERATIONS)};
-static const serve_col json_tail_cols[] = {
+static const field_col json_tail_cols[] = {
     ONE(F_PREFIX_CACHE_HIT_RATE), ONE(F_ENGINE), ONE(F_ENGINE_VERSION), ONE(F_ENGINE_FUSIONS),
     ONE(F_SPEC_METHOD), ONE(F_NUM_SPECULATIVE_TOKENS), ONE(F_SPEC_ACCEPTANCE_RATE),
     ONE(F_SPEC_ACCEPTANCE_LENGTH), ONE(F_SPEC_DRAFT_TIME_FRACTION)};
-static const serve_col csv_cols[] = {
+static const field_col csv_cols[] = {
     ONE(F_COMPLETED), ONE(F_DURATION), ONE(F_REQUEST_THROUGHPUT), ONE(F_OUTPUT_THROUGHPUT),
     ONE(F_TOTAL_TOKEN_THROUGHPUT),
     {F_LATENCY, MISS_OMIT, LAT_MEAN | LAT_MEDIAN | LAT_STD | LAT_P90 | LAT_P99},
     NUL(F_REQUEST_GOODPUT), ONE(F_PREEMPTIONS), ONE(F_MEAN_BATCH_SIZE),
     ONE(F_KV_CACHE_PEAK_USAGE), ONE(F_GPUS), NUL(F_USD_PER_HOUR),
     NUL(F_USD_PER_MILLION_OUTPUT_TOKENS), NUL(F_USD_PER_MILLION_TOTAL_TOKENS)};
-static const serve_col vllm_cols[] = {VLLM_HEAD, NUL(F_REQUEST_GOODPUT), VLLM_TAIL, VLLM_LATENCY};
-static const serve_col sweep_cols[] = {
+static const field_col vllm_cols[] = {VLLM_HEAD, NUL(F_REQUEST_GOODPUT), VLLM_TAIL, VLLM_LATENCY};
+static const field_col sweep_cols[] = {
     ONE(F_GPUS), ONE(F_COMPLETED), ONE(F_DURATION), ONE(F_REQUEST_THROUGHPUT),
     ONE(F_OUTPUT_THROUGHPUT), ONE(F_OUTPUT_THROUGHPUT_PER_GPU), ONE(F_TOTAL_TOKEN_THROUGHPUT),
     {F_LATENCY, MISS_OMIT, LAT_MEAN | LAT_MEDIAN | LAT_P90 | LAT_P99},
@@ -325,7 +345,7 @@ static const serve_col sweep_cols[] = {
 #undef VLLM_LATENCY
 
 static const struct {
-    const serve_col *cols;
+    const field_col *cols;
     size_t n;
 } serve_outputs[SIM_FIELDS_OUT_COUNT] = {
 #define OUT(id, a) [id] = {(a), sizeof(a) / sizeof((a)[0])}
@@ -358,14 +378,14 @@ static size_t latency_fields(const sim_serve_report *r, int lat, sim_field *out)
         for (size_t i = 0; i < sizeof stats / sizeof stats[0]; i++) {
             if (!(lat & stats[i].bit))
                 continue;
-            out[n] = (sim_field){.kind = SIM_FIELD_NUM,
+            out[n] = (sim_field){.kind = SIM_FIELD_NUM, .decimals = 6,
                                  .num = *(const double *)((const char *)d + stats[i].offset)};
             snprintf(out[n++].key, sizeof out->key, "%s_%s_ms", stats[i].word, name);
         }
         for (int j = 0; (lat & LAT_SEL) && j < (r->pct ? r->pct->n : 2); j++) {
             char word[32];
             sim_pct_word(r->pct ? r->pct->p[j] : j ? 99.0 : 90.0, word, sizeof word);
-            out[n] = (sim_field){.kind = SIM_FIELD_NUM,
+            out[n] = (sim_field){.kind = SIM_FIELD_NUM, .decimals = 6,
                                  .num = r->pct ? r->pct_ms->ms[k][j] : j ? d->p99 : d->p90};
             snprintf(out[n++].key, sizeof out->key, "p%s_%s_ms", word, name);
         }
@@ -379,23 +399,168 @@ size_t sim_report_serve_fields(const sim_serve_report *r, sim_field_out which, s
     s.known = sim_report_serve_price(r, &s.price);
     size_t n = 0;
     for (size_t i = 0; i < serve_outputs[which].n; i++) {
-        const serve_col *c = &serve_outputs[which].cols[i];
+        const field_col *c = &serve_outputs[which].cols[i];
         if (c->row == F_LATENCY) {
             n += latency_fields(r, c->lat, out + n);
             continue;
         }
-        sim_field f = {.kind = serve_rows[c->row].kind};
-        snprintf(f.key, sizeof f.key, "%s", serve_rows[c->row].key);
-        bool present = serve_rows[c->row].get(&s, &f);
-        if (!present && c->miss == MISS_OMIT)
-            continue;
-        if (!present && c->miss == MISS_NULL)
-            f.missing = true;
-        else if (!present && c->miss == MISS_ZERO)
-            f.num = 0.0; /* MISS_VALUE keeps what the row read */
-        out[n++] = f;
+        sim_field f = field_of(serve_rows[c->row].key, serve_rows[c->row].kind, 6);
+        if (field_keep(serve_rows[c->row].get(&s, &f), c->miss, &f))
+            out[n++] = f;
     }
     return n;
+}
+
+/* The run result's table: as the serve one, one row per field and a list of rows per output. */
+
+typedef struct run_src {
+    const sim_run_cfg *cfg;
+    const sim_run_result *r;
+    sim_price price;
+    bool known; /* the price */
+} run_src;
+
+#define RGET(name, present, field, expr)                                                           \
+    static bool rget_##name(const run_src *s, sim_field *f)                                        \
+    {                                                                                              \
+        const sim_run_result *r = s->r;                                                            \
+        (void)r;                                                                                   \
+        if (!(present))                                                                            \
+            return false;                                                                          \
+        f->field = (expr);                                                                         \
+        return true;                                                                               \
+    }
+RGET(ttft_ms, true, num, r->ttft_ns / 1e6)
+RGET(tpot_ms, true, num, r->tpot_ns / 1e6)
+RGET(e2e_ms, true, num, r->e2e_ns / 1e6)
+RGET(output_throughput, true, num, r->output_throughput)
+RGET(output_throughput_per_gpu, true, num, r->output_throughput / (double)s->price.gpus)
+RGET(prefill_bound, true, text, sim_bound_name(r->prefill.bound))
+RGET(decode_bound, true, text, r->decode_steps > 0 ? sim_bound_name(r->decode.bound) : "")
+RGET(prefill_t_lower_ms, true, num, r->prefill.t_lower_ns / 1e6)
+RGET(prefill_t_upper_ms, true, num, r->prefill.t_upper_ns / 1e6)
+RGET(decode_t_lower_ms, true, num, r->decode.t_lower_ns / 1e6)
+RGET(decode_t_upper_ms, true, num, r->decode.t_upper_ns / 1e6)
+RGET(weight_bytes_per_gpu, true, num, r->mem.weight_bytes)
+RGET(kv_bytes_per_gpu, true, num, r->mem.kv_bytes)
+RGET(hbm_bytes_per_gpu, true, num, r->mem.need_bytes)
+RGET(fits, true, text, r->mem.fits ? "true" : "false")
+RGET(max_batch, true, num, (double)r->mem.max_batch)
+RGET(spec_speedup, true, num, r->spec_speedup)
+RGET(gpus, true, num, (double)s->price.gpus)
+RGET(usd_per_gpu_hour, s->known, num, s->price.usd_per_gpu_hour)
+RGET(usd_per_hour, s->known, num, s->price.usd_per_hour)
+RGET(usd_per_million_output_tokens, s->known, num, s->price.usd_per_million_output_tokens)
+RGET(usd_per_million_total_tokens, s->known, num, s->price.usd_per_million_total_tokens)
+#undef RGET
+
+typedef enum run_row {
+    R_TTFT_MS, R_TPOT_MS, R_E2E_MS, R_OUTPUT_THROUGHPUT, R_OUTPUT_THROUGHPUT_PER_GPU,
+    R_PREFILL_BOUND, R_DECODE_BOUND, R_PREFILL_T_LOWER_MS, R_PREFILL_T_UPPER_MS,
+    R_DECODE_T_LOWER_MS, R_DECODE_T_UPPER_MS, R_WEIGHT_BYTES_PER_GPU, R_KV_BYTES_PER_GPU,
+    R_HBM_BYTES_PER_GPU, R_FITS, R_MAX_BATCH, R_SPEC_SPEEDUP, R_GPUS, R_USD_PER_GPU_HOUR,
+    R_USD_PER_HOUR, R_USD_PER_MILLION_OUTPUT_TOKENS, R_USD_PER_MILLION_TOTAL_TOKENS, R_COUNT
+} run_row;
+
+static const struct {
+    const char *key;
+    sim_field_kind kind;
+    int decimals; /* in CSV */
+    bool (*get)(const run_src *s, sim_field *f);
+} run_rows[R_COUNT] = {
+#define ROW(id, name, kind, decimals) [id] = {#name, kind, decimals, rget_##name}
+    ROW(R_TTFT_MS, ttft_ms, SIM_FIELD_NUM, 6),
+    ROW(R_TPOT_MS, tpot_ms, SIM_FIELD_NUM, 6),
+    ROW(R_E2E_MS, e2e_ms, SIM_FIELD_NUM, 6),
+    ROW(R_OUTPUT_THROUGHPUT, output_throughput, SIM_FIELD_NUM, 3),
+    ROW(R_OUTPUT_THROUGHPUT_PER_GPU, output_throughput_per_gpu, SIM_FIELD_NUM, 3),
+    ROW(R_PREFILL_BOUND, prefill_bound, SIM_FIELD_TEXT, 0),
+    ROW(R_DECODE_BOUND, decode_bound, SIM_FIELD_TEXT, 0),
+    ROW(R_PREFILL_T_LOWER_MS, prefill_t_lower_ms, SIM_FIELD_NUM, 6),
+    ROW(R_PREFILL_T_UPPER_MS, prefill_t_upper_ms, SIM_FIELD_NUM, 6),
+    ROW(R_DECODE_T_LOWER_MS, decode_t_lower_ms, SIM_FIELD_NUM, 6),
+    ROW(R_DECODE_T_UPPER_MS, decode_t_upper_ms, SIM_FIELD_NUM, 6),
+    ROW(R_WEIGHT_BYTES_PER_GPU, weight_bytes_per_gpu, SIM_FIELD_NUM, 0),
+    ROW(R_KV_BYTES_PER_GPU, kv_bytes_per_gpu, SIM_FIELD_NUM, 0),
+    ROW(R_HBM_BYTES_PER_GPU, hbm_bytes_per_gpu, SIM_FIELD_NUM, 0),
+    ROW(R_FITS, fits, SIM_FIELD_TEXT, 0),
+    ROW(R_MAX_BATCH, max_batch, SIM_FIELD_INT, 0),
+    ROW(R_SPEC_SPEEDUP, spec_speedup, SIM_FIELD_NUM, 6),
+    ROW(R_GPUS, gpus, SIM_FIELD_INT, 0),
+    ROW(R_USD_PER_GPU_HOUR, usd_per_gpu_hour, SIM_FIELD_NUM, 6),
+    ROW(R_USD_PER_HOUR, usd_per_hour, SIM_FIELD_NUM, 6),
+    ROW(R_USD_PER_MILLION_OUTPUT_TOKENS, usd_per_million_output_tokens, SIM_FIELD_NUM, 6),
+    ROW(R_USD_PER_MILLION_TOTAL_TOKENS, usd_per_million_total_tokens, SIM_FIELD_NUM, 6),
+#undef ROW
+};
+
+#define NUL(row) {row, MISS_NULL, 0}
+#define ONE(row) {row, MISS_OMIT, 0}
+static const field_col run_json_cols[] = {
+    ONE(R_TTFT_MS), ONE(R_TPOT_MS), ONE(R_E2E_MS), ONE(R_OUTPUT_THROUGHPUT), ONE(R_GPUS),
+    NUL(R_USD_PER_GPU_HOUR), NUL(R_USD_PER_HOUR), NUL(R_USD_PER_MILLION_OUTPUT_TOKENS),
+    NUL(R_USD_PER_MILLION_TOTAL_TOKENS)};
+static const field_col run_csv_cols[] = {
+    ONE(R_TTFT_MS), ONE(R_TPOT_MS), ONE(R_E2E_MS), ONE(R_OUTPUT_THROUGHPUT),
+    ONE(R_PREFILL_BOUND), ONE(R_DECODE_BOUND), ONE(R_PREFILL_T_LOWER_MS),
+    ONE(R_PREFILL_T_UPPER_MS), ONE(R_DECODE_T_LOWER_MS), ONE(R_DECODE_T_UPPER_MS),
+    ONE(R_WEIGHT_BYTES_PER_GPU), ONE(R_KV_BYTES_PER_GPU), ONE(R_HBM_BYTES_PER_GPU), ONE(R_FITS),
+    ONE(R_MAX_BATCH), ONE(R_GPUS), NUL(R_USD_PER_HOUR), NUL(R_USD_PER_MILLION_OUTPUT_TOKENS),
+    NUL(R_USD_PER_MILLION_TOTAL_TOKENS)};
+static const field_col run_sweep_cols[] = {
+    ONE(R_GPUS), ONE(R_TTFT_MS), ONE(R_TPOT_MS), ONE(R_E2E_MS), ONE(R_OUTPUT_THROUGHPUT),
+    ONE(R_OUTPUT_THROUGHPUT_PER_GPU), ONE(R_PREFILL_BOUND), ONE(R_DECODE_BOUND),
+    ONE(R_HBM_BYTES_PER_GPU), ONE(R_MAX_BATCH), ONE(R_SPEC_SPEEDUP), NUL(R_USD_PER_HOUR),
+    NUL(R_USD_PER_MILLION_OUTPUT_TOKENS)};
+#undef NUL
+#undef ONE
+
+static const struct {
+    const field_col *cols;
+    size_t n;
+} run_outputs[SIM_FIELDS_OUT_COUNT] = {
+#define OUT(id, a) [id] = {(a), sizeof(a) / sizeof((a)[0])}
+    OUT(SIM_FIELDS_JSON, run_json_cols), OUT(SIM_FIELDS_CSV, run_csv_cols),
+    OUT(SIM_FIELDS_SWEEP, run_sweep_cols),
+#undef OUT
+};
+
+size_t sim_report_run_fields(const sim_run_cfg *cfg, const sim_run_result *r, sim_field_out which,
+                             sim_field *out)
+{
+    run_src s = {.cfg = cfg, .r = r};
+    s.known = sim_report_run_price(cfg, r, &s.price);
+    size_t n = 0;
+    for (size_t i = 0; i < run_outputs[which].n; i++) {
+        const field_col *c = &run_outputs[which].cols[i];
+        sim_field f = field_of(run_rows[c->row].key, run_rows[c->row].kind, run_rows[c->row].decimals);
+        if (field_keep(run_rows[c->row].get(&s, &f), c->miss, &f))
+            out[n++] = f;
+    }
+    return n;
+}
+
+/* The CSV header's keys and a row's values, each after a comma: a missing value is empty. */
+static void fields_csv_header(FILE *f, const sim_field *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, ",%s", v[i].key);
+    fputc('\n', f);
+}
+
+static void fields_csv(FILE *f, const sim_field *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].missing)
+            fputc(',', f);
+        else if (v[i].kind == SIM_FIELD_TEXT)
+            fprintf(f, ",%s", v[i].text);
+        else if (v[i].kind == SIM_FIELD_INT)
+            fprintf(f, ",%lld", (long long)v[i].num);
+        else
+            fprintf(f, ",%.*f", v[i].decimals, v[i].num);
+    }
+    fputc('\n', f);
 }
 
 /* Fields as JSON keys: a missing value is null. */
@@ -408,27 +573,6 @@ static void fields_json(cJSON *o, const sim_field *f, size_t n)
             cJSON_AddStringToObject(o, f[i].key, f[i].text);
         else
             add_num(o, f[i].key, f[i].num);
-    }
-}
-
-/* gpus, and the price keys: numbers when the price is known, null when it is not. */
-static void price_json(cJSON *o, const sim_price *p, bool known)
-{
-    static const struct {
-        const char *key;
-        size_t offset;
-    } keys[] = {
-        {"usd_per_gpu_hour", offsetof(sim_price, usd_per_gpu_hour)},
-        {"usd_per_hour", offsetof(sim_price, usd_per_hour)},
-        {"usd_per_million_output_tokens", offsetof(sim_price, usd_per_million_output_tokens)},
-        {"usd_per_million_total_tokens", offsetof(sim_price, usd_per_million_total_tokens)},
-    };
-    add_num(o, "gpus", (double)p->gpus);
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        if (known)
-            add_num(o, keys[i].key, *(const double *)((const char *)p + keys[i].offset));
-        else
-            cJSON_AddNullToObject(o, keys[i].key);
     }
 }
 
@@ -445,20 +589,6 @@ static void price_table(FILE *f, const sim_price *p, bool known)
             (long long)p->gpus, p->gpus == 1 ? "" : "s", p->usd_per_gpu_hour,
             p->usd_per_million_output_tokens,
             p->usd_per_million_total_tokens);
-}
-
-/* The CSV price columns (after a comma): empty when the price is unknown. */
-static const char price_csv_header[] =
-    "gpus,usd_per_hour,usd_per_million_output_tokens,usd_per_million_total_tokens";
-
-static void price_csv(FILE *f, const sim_price *p, bool known)
-{
-    fprintf(f, "%lld", (long long)p->gpus);
-    if (known)
-        fprintf(f, ",%.6f,%.6f,%.6f", p->usd_per_hour, p->usd_per_million_output_tokens,
-                p->usd_per_million_total_tokens);
-    else
-        fprintf(f, ",,,");
 }
 
 static sim_status print_json(FILE *f, cJSON *root)
@@ -503,13 +633,8 @@ static sim_status run_json(FILE *f, const sim_run_cfg *cfg, const sim_run_result
     add_num(params, "active", sim_model_active_params(cfg->step.model));
     add_num(params, "embedding", sim_model_embedding_params(cfg->step.model));
     cJSON_AddItemToObject(o, "model_params", params);
-    add_num(o, "ttft_ms", r->ttft_ns / 1e6);
-    add_num(o, "tpot_ms", r->tpot_ns / 1e6);
-    add_num(o, "e2e_ms", r->e2e_ns / 1e6);
-    add_num(o, "output_throughput", r->output_throughput);
-    sim_price price;
-    bool known = sim_report_run_price(cfg, r, &price);
-    price_json(o, &price, known);
+    sim_field fields[SIM_FIELDS_MAX];
+    fields_json(o, fields, sim_report_run_fields(cfg, r, SIM_FIELDS_JSON, fields));
     cJSON_AddItemToObject(o, "prefill", step_json(&r->prefill));
     cJSON *dec = step_json(&r->decode);
     add_num(dec, "steps", (double)r->decode_steps);
@@ -658,27 +783,16 @@ static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_resul
 static sim_status run_csv(FILE *f, const sim_run_cfg *cfg, const sim_run_result *r)
 {
     const sim_step_cfg *s = &cfg->step;
+    sim_field fields[SIM_FIELDS_MAX];
+    size_t n = sim_report_run_fields(cfg, r, SIM_FIELDS_CSV, fields);
     fprintf(f, "model,hw,tp,batch,input_len,output_len,weight_dtype,act_dtype,kv_cache_dtype,"
-               "overlap_comm,ttft_ms,tpot_ms,e2e_ms,output_throughput,prefill_bound,"
-               "decode_bound,prefill_t_lower_ms,prefill_t_upper_ms,decode_t_lower_ms,"
-               "decode_t_upper_ms,weight_bytes_per_gpu,kv_bytes_per_gpu,hbm_bytes_per_gpu,"
-               "fits,max_batch,%s\n",
-            price_csv_header);
+               "overlap_comm");
+    fields_csv_header(f, fields, n);
     bool ok = csv_text(f, s->model->name) && csv_text(f, s->hw->name);
-    fprintf(f,
-            "%d,%lld,%lld,%lld,%s,%s,%s,%g,%.6f,%.6f,%.6f,%.3f,%s,%s,%.6f,%.6f,"
-            "%.6f,%.6f,%.0f,%.0f,%.0f,%s,%lld,",
-            s->tp, (long long)cfg->batch, (long long)cfg->input_len, (long long)cfg->output_len,
-            sim_dtype_name(s->prec.weight), sim_dtype_name(s->prec.act), sim_dtype_name(s->prec.kv),
-            s->overlap, r->ttft_ns / 1e6, r->tpot_ns / 1e6, r->e2e_ns / 1e6, r->output_throughput,
-            sim_bound_name(r->prefill.bound),
-            r->decode_steps > 0 ? sim_bound_name(r->decode.bound) : "", r->prefill.t_lower_ns / 1e6,
-            r->prefill.t_upper_ns / 1e6, r->decode.t_lower_ns / 1e6, r->decode.t_upper_ns / 1e6,
-            r->mem.weight_bytes, r->mem.kv_bytes, r->mem.need_bytes, r->mem.fits ? "true" : "false",
-            (long long)r->mem.max_batch);
-    sim_price price;
-    price_csv(f, &price, sim_report_run_price(cfg, r, &price));
-    fputc('\n', f);
+    fprintf(f, "%d,%lld,%lld,%lld,%s,%s,%s,%g", s->tp, (long long)cfg->batch,
+            (long long)cfg->input_len, (long long)cfg->output_len, sim_dtype_name(s->prec.weight),
+            sim_dtype_name(s->prec.act), sim_dtype_name(s->prec.kv), s->overlap);
+    fields_csv(f, fields, n);
     return !ok || ferror(f) ? SIM_EINTERNAL : SIM_OK;
 }
 
@@ -1006,21 +1120,11 @@ static sim_status serve_csv(FILE *f, const sim_serve_report *r)
     sim_field fields[SIM_FIELDS_MAX];
     size_t n = sim_report_serve_fields(r, SIM_FIELDS_CSV, fields);
     fprintf(f, "model,hw,tp,weight_dtype,act_dtype,kv_cache_dtype");
-    for (size_t i = 0; i < n; i++)
-        fprintf(f, ",%s", fields[i].key);
-    fputc('\n', f);
+    fields_csv_header(f, fields, n);
     bool ok = csv_text(f, s->model->name) && csv_text(f, s->hw->name);
     fprintf(f, "%d,%s,%s,%s", s->tp, sim_dtype_name(s->prec.weight), sim_dtype_name(s->prec.act),
             sim_dtype_name(s->prec.kv));
-    for (size_t i = 0; i < n; i++) {
-        if (fields[i].missing)
-            fputc(',', f);
-        else if (fields[i].kind == SIM_FIELD_INT)
-            fprintf(f, ",%lld", (long long)fields[i].num);
-        else
-            fprintf(f, ",%.6f", fields[i].num);
-    }
-    fputc('\n', f);
+    fields_csv(f, fields, n);
     return !ok || ferror(f) ? SIM_EINTERNAL : SIM_OK;
 }
 

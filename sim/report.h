@@ -104,18 +104,19 @@ typedef enum sim_field_out {
 } sim_field_out;
 
 typedef enum sim_field_kind {
-    SIM_FIELD_NUM,  /* a double: %.6f in serve CSV */
-    SIM_FIELD_INT,  /* a count: an integer in serve CSV */
-    SIM_FIELD_TEXT, /* a string */
+    SIM_FIELD_NUM,  /* a double: `decimals` places in CSV */
+    SIM_FIELD_INT,  /* a count: an integer in CSV */
+    SIM_FIELD_TEXT, /* a string, as it is in CSV */
 } sim_field_kind;
 
 /* One field of one output. */
 typedef struct sim_field {
     char key[40];
     sim_field_kind kind;
+    int decimals; /* SIM_FIELD_NUM in CSV */
     bool missing; /* no value: null in JSON, an empty CSV field */
     double num;
-    const char *text; /* SIM_FIELD_TEXT: owned by the report's inputs */
+    const char *text; /* SIM_FIELD_TEXT: owned by the report's inputs (or static) */
 } sim_field;
 
 /* The most fields one output has: every scalar row, and mean, median, std and every selectable
@@ -125,6 +126,13 @@ enum { SIM_FIELDS_MAX = 40 + SIM_M_COUNT * (3 + SIM_MAX_PCTS) };
 /* Fills `out` (SIM_FIELDS_MAX entries) with output `which`'s fields of r, in order; returns
  * their number. */
 size_t sim_report_serve_fields(const sim_serve_report *r, sim_field_out which, sim_field *out);
+
+/* The same for a static batch: its table's rows (ttft_ms, tpot_ms, e2e_ms, output_throughput,
+ * bounds, lower and upper step times, memory, price, ...) as run --format json writes them at the
+ * top level (SIM_FIELDS_JSON), run --format csv after its configuration columns (SIM_FIELDS_CSV)
+ * and sweep's run rows (SIM_FIELDS_SWEEP); the other outputs have none (0). */
+size_t sim_report_run_fields(const sim_run_cfg *cfg, const sim_run_result *r, sim_field_out which,
+                             sim_field *out);
 
 /* What a static batch and a serving run cost: all GPUs they hold (tp x pp, or r->gpus) at cfg's price, spread
  * over their output and total (prompt + output) tokens per second. Return whether the price is
