@@ -86,14 +86,14 @@ sim_status sim_report_vllm_result(const char *path, const sim_serve_report *r,
  * CSV row. */
 sim_status sim_report_serve(FILE *f, sim_format fmt, const sim_serve_report *r);
 
-/* One table of the serve metrics. Each metric is one row of a table in report.c: its key, its
- * kind and how its value is read from a sim_serve_report (and the latency summaries, one row per
- * statistic, expanded per metric). Each output is a list of those rows in its own order, saying
- * for each how a metric without a value (goodput without --goodput, a price the device file
- * lacks, a speculative-decoding metric without it) is written: left out, as a missing value, or
- * as 0. serve --format json and csv, vLLM's --save-result file and sweep's serve rows all write
- * the fields sim_report_serve_fields returns; adding a metric is adding a row and naming it in
- * the outputs' lists. */
+/* One table of the serve metrics. Each metric is one row of a table in report_fields.c: its
+ * key, its kind and how its value is read from a sim_serve_report (and the latency summaries,
+ * one row per statistic, expanded per metric). Each output is a list of those rows in its own
+ * order, saying for each how a metric without a value (goodput without --goodput, a price the
+ * device file lacks, a speculative-decoding metric without it) is written: left out, as a
+ * missing value, or as 0. serve --format json and csv, vLLM's --save-result file and sweep's
+ * serve rows all write the fields sim_report_serve_fields returns; adding a metric is adding a
+ * row and naming it in the outputs' lists. */
 typedef enum sim_field_out {
     SIM_FIELDS_JSON,      /* serve --format json: the metrics before the replicas' keys */
     SIM_FIELDS_JSON_TAIL, /* serve --format json: the metrics after them */
