@@ -192,6 +192,8 @@ typedef struct field_col {
     int lat; /* F_LATENCY: LAT_* */
 } field_col;
 
+/* A column that leaves out a row without a value (ONE) or writes it as missing (NUL); the
+ * run's lists use them too. */
 #define NUL(row)                                                                                   \
     {                                                                                              \
         row, MISS_NULL, 0                                                                          \
@@ -266,22 +268,22 @@ static const field_col sweep_cols[] = {
     {F_SPEC_ACCEPTANCE_LENGTH, MISS_VALUE, 0},
     NUL(F_USD_PER_HOUR),
     NUL(F_USD_PER_MILLION_OUTPUT_TOKENS)};
-#undef NUL
-#undef ONE
 #undef PRICE_COLS
 #undef VLLM_HEAD
 #undef VLLM_TAIL
 #undef VLLM_LATENCY
 
-static const struct {
+/* An output's columns, in order. */
+typedef struct field_list {
     const field_col *cols;
     size_t n;
-} serve_outputs[SIM_FIELDS_OUT_COUNT] = {
+} field_list;
 #define OUT(id, a) [id] = {(a), sizeof(a) / sizeof((a)[0])}
+
+static const field_list serve_outputs[SIM_FIELDS_OUT_COUNT] = {
     OUT(SIM_FIELDS_JSON, json_cols),   OUT(SIM_FIELDS_JSON_TAIL, json_tail_cols),
     OUT(SIM_FIELDS_CSV, csv_cols),     OUT(SIM_FIELDS_VLLM, vllm_cols),
     OUT(SIM_FIELDS_SWEEP, sweep_cols),
-#undef OUT
 };
 
 /* The latency fields of one column: per metric, its statistics in LAT_* order. */
@@ -447,14 +449,6 @@ static const run_row_def run_rows[R_COUNT] = {
 #undef ROW
 };
 
-#define NUL(row)                                                                                   \
-    {                                                                                              \
-        row, MISS_NULL, 0                                                                          \
-    }
-#define ONE(row)                                                                                   \
-    {                                                                                              \
-        row, MISS_OMIT, 0                                                                          \
-    }
 static const field_col run_json_cols[] = {ONE(R_TTFT_MS),
                                           ONE(R_TPOT_MS),
                                           ONE(R_E2E_MS),
@@ -499,11 +493,7 @@ static const field_col run_sweep_cols[] = {ONE(R_GPUS),
 #undef NUL
 #undef ONE
 
-static const struct {
-    const field_col *cols;
-    size_t n;
-} run_outputs[SIM_FIELDS_OUT_COUNT] = {
-#define OUT(id, a) [id] = {(a), sizeof(a) / sizeof((a)[0])}
+static const field_list run_outputs[SIM_FIELDS_OUT_COUNT] = {
     OUT(SIM_FIELDS_JSON, run_json_cols),
     OUT(SIM_FIELDS_CSV, run_csv_cols),
     OUT(SIM_FIELDS_SWEEP, run_sweep_cols),
