@@ -76,11 +76,7 @@ static bool is_number(const char *v)
 }
 
 /* Metric columns: a sweep row's fields, from report's tables (report.h). */
-typedef sim_field metric_val;
-
-#define MAX_METRICS SIM_FIELDS_MAX
-
-static size_t run_metrics(const sim_run_cfg *cfg, const sim_run_result *r, metric_val *m)
+static size_t run_metrics(const sim_run_cfg *cfg, const sim_run_result *r, sim_field *m)
 {
     return sim_report_run_fields(cfg, r, SIM_FIELDS_SWEEP, m);
 }
@@ -91,14 +87,14 @@ static sim_serve_report serve_report(const cli_serve_state *s)
         .cfg = &s->cfg, .m = &s->m, .usd_per_gpu_hour = s->usd_per_gpu_hour, .gpus = s->gpus};
 }
 
-static size_t serve_metrics(const cli_serve_state *s, metric_val *m)
+static size_t serve_metrics(const cli_serve_state *s, sim_field *m)
 {
     sim_serve_report rep = serve_report(s);
     return sim_report_serve_fields(&rep, SIM_FIELDS_SWEEP, m);
 }
 
 /* The metric names of a command (from a zeroed result), for the header. */
-static size_t metric_names(int mask, metric_val *m)
+static size_t metric_names(int mask, sim_field *m)
 {
     static const sim_run_result r0;
     static const cli_serve_state s0 = {.cfg = {.step = {.tp = 1}}};
@@ -109,7 +105,7 @@ static size_t metric_names(int mask, metric_val *m)
 /* A dimension shows as a column when it has more than one value. */
 static bool shown(const sim_grid_dim *d) { return d->n > 1; }
 
-static void row_text(const sweep_ctx *c, size_t point, const metric_val *m, size_t nm, bool meets,
+static void row_text(const sweep_ctx *c, size_t point, const sim_field *m, size_t nm, bool meets,
                      const char *error, sim_strbuf *b)
 {
     const char *vals[SWEEP_MAX_DIMS];
@@ -191,7 +187,7 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
     const cli_opts *o = &c->opts[k];
     sim_err err = c->opt_err[k];
     sim_status st = c->opt_st[k];
-    metric_val m[MAX_METRICS];
+    sim_field m[SIM_FIELDS_MAX];
     size_t nm = metric_names(c->mask, m);
     sim_strbuf b = {0};
     cli_loaded *L = calloc(1, sizeof *L);
@@ -677,7 +673,7 @@ static void sweep_header(FILE *f, const sweep_ctx *c)
 {
     if (c->jsonl)
         return;
-    metric_val m[MAX_METRICS];
+    sim_field m[SIM_FIELDS_MAX];
     size_t nm = metric_names(c->mask, m);
     fprintf(f, "point");
     for (size_t d = 0; d < c->g->n_dims; d++)
