@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +16,7 @@
 #include "outfile.h"
 #include "pp.h"
 #include "rng.h"
+#include "strbuf.h"
 #include "sweep.h"
 #include "validate.h"
 
@@ -75,151 +75,26 @@ static bool is_number(const char *v)
     return end != v && !*end && !errno && isfinite(x);
 }
 
-/* Appends to a growing row buffer. */
-typedef struct rowbuf {
-    char *s;
-    size_t len, cap;
-    bool oom;
-} rowbuf;
-
-static void rb_add(rowbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void rb_add(rowbuf *b, const char *fmt, ...)
+/* Metric columns: a sweep row's fields, from report's tables (report.h). */
+static size_t run_metrics(const sim_run_cfg *cfg, const sim_run_result *r, sim_field *m)
 {
-    for (int tries = 0; tries < 2 && !b->oom; tries++) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            b->oom = true;
-            return;
-        }
-        if (b->s && b->len + (size_t)n < b->cap) {
-            b->len += (size_t)n;
-            return;
-        }
-        size_t cap = (b->cap + (size_t)n + 64) * 2;
-        char *p = realloc(b->s, cap);
-        if (!p) {
-            b->oom = true;
-            return;
-        }
-        b->s = p;
-        b->cap = cap;
-    }
+    return sim_report_run_fields(cfg, r, SIM_FIELDS_SWEEP, m);
 }
 
-/* A CSV field, quoted when it holds a comma, a quote or a line break. */
-static void rb_csv(rowbuf *b, const char *v)
+static sim_serve_report serve_report(const cli_serve_state *s)
 {
-    if (!strpbrk(v, ",\"\n\r")) {
-        rb_add(b, "%s", v);
-        return;
-    }
-    rb_add(b, "\"");
-    for (const char *p = v; *p; p++)
-        rb_add(b, *p == '"' ? "\"\"" : "%c", *p);
-    rb_add(b, "\"");
+    return (sim_serve_report){
+        .cfg = &s->cfg, .m = &s->m, .usd_per_gpu_hour = s->usd_per_gpu_hour, .gpus = s->gpus};
 }
 
-static void rb_json_str(rowbuf *b, const char *v)
+static size_t serve_metrics(const cli_serve_state *s, sim_field *m)
 {
-    rb_add(b, "\"");
-    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            rb_add(b, "\\%c", *p);
-        else if (*p < 0x20)
-            rb_add(b, "\\u%04x", *p);
-        else
-            rb_add(b, "%c", *p);
-    }
-    rb_add(b, "\"");
-}
-
-/* Metric columns: one table per command, each a name and where its value comes from. */
-typedef struct metric_val {
-    const char *name;
-    bool is_text;
-    bool missing; /* no value (a price the device file lacks): empty in CSV, null in JSON */
-    double num;
-    const char *text;
-} metric_val;
-
-#define MAX_METRICS 40
-
-/* The price columns of a row. */
-static size_t price_metrics(bool known, const sim_price *p, metric_val *m)
-{
-    m[0] = (metric_val){.name = "usd_per_hour", .num = p->usd_per_hour, .missing = !known};
-    m[1] = (metric_val){.name = "usd_per_million_output_tokens",
-                        .num = p->usd_per_million_output_tokens,
-                        .missing = !known};
-    return 2;
-}
-
-static size_t run_metrics(const sim_run_cfg *cfg, const sim_run_result *r, metric_val *m)
-{
-    size_t n = 0;
-    double gpus = (double)sim_pp_gpus(&cfg->step);
-#define NUM(k, v) m[n++] = (metric_val){.name = (k), .num = (v)}
-#define TXT(k, v)                                                                                  \
-    m[n++] = (metric_val) { .name = (k), .is_text = true, .text = (v) }
-    NUM("gpus", gpus);
-    NUM("ttft_ms", r->ttft_ns / 1e6);
-    NUM("tpot_ms", r->tpot_ns / 1e6);
-    NUM("e2e_ms", r->e2e_ns / 1e6);
-    NUM("output_throughput", r->output_throughput);
-    NUM("output_throughput_per_gpu", r->output_throughput / gpus);
-    TXT("prefill_bound", sim_bound_name(r->prefill.bound));
-    TXT("decode_bound", r->decode_steps > 0 ? sim_bound_name(r->decode.bound) : "");
-    NUM("hbm_bytes_per_gpu", r->mem.need_bytes);
-    NUM("max_batch", (double)r->mem.max_batch);
-    NUM("spec_speedup", r->spec_speedup);
-    sim_price p;
-    n += price_metrics(sim_report_run_price(cfg, r, &p), &p, m + n);
-    return n;
-}
-
-static size_t serve_metrics(const cli_serve_state *s, metric_val *m)
-{
-    size_t n = 0;
-    const sim_serve_metrics *x = &s->m;
-    double gpus = (double)cli_serve_gpus(s);
-    NUM("gpus", gpus);
-    NUM("completed", (double)x->completed);
-    NUM("duration", x->duration_s);
-    NUM("request_throughput", x->request_throughput);
-    NUM("output_throughput", x->output_throughput);
-    NUM("output_throughput_per_gpu", x->output_throughput / gpus);
-    NUM("total_token_throughput", x->total_token_throughput);
-    static const char *const keys[SIM_M_COUNT][4] = {
-        [SIM_M_TTFT] = {"mean_ttft_ms", "median_ttft_ms", "p90_ttft_ms", "p99_ttft_ms"},
-        [SIM_M_TPOT] = {"mean_tpot_ms", "median_tpot_ms", "p90_tpot_ms", "p99_tpot_ms"},
-        [SIM_M_ITL] = {"mean_itl_ms", "median_itl_ms", "p90_itl_ms", "p99_itl_ms"},
-        [SIM_M_E2EL] = {"mean_e2el_ms", "median_e2el_ms", "p90_e2el_ms", "p99_e2el_ms"},
-    };
-    for (int k = 0; k < SIM_M_COUNT; k++) {
-        NUM(keys[k][0], x->dist[k].mean);
-        NUM(keys[k][1], x->dist[k].median);
-        NUM(keys[k][2], x->dist[k].p90);
-        NUM(keys[k][3], x->dist[k].p99);
-    }
-    NUM("request_goodput", x->has_goodput ? x->request_goodput : 0.0);
-    NUM("preemptions", (double)x->preemptions);
-    NUM("mean_batch_size", x->mean_batch_size);
-    NUM("kv_cache_peak_usage", x->kv_cache_peak_usage);
-    NUM("spec_acceptance_length", x->spec_acceptance_length);
-    sim_price p;
-    sim_serve_report rep = {
-        .cfg = &s->cfg, .m = x, .usd_per_gpu_hour = s->usd_per_gpu_hour, .gpus = s->gpus};
-    n += price_metrics(sim_report_serve_price(&rep, &p), &p, m + n);
-#undef NUM
-#undef TXT
-    return n;
+    sim_serve_report rep = serve_report(s);
+    return sim_report_serve_fields(&rep, SIM_FIELDS_SWEEP, m);
 }
 
 /* The metric names of a command (from a zeroed result), for the header. */
-static size_t metric_names(int mask, metric_val *m)
+static size_t metric_names(int mask, sim_field *m)
 {
     static const sim_run_result r0;
     static const cli_serve_state s0 = {.cfg = {.step = {.tp = 1}}};
@@ -230,64 +105,64 @@ static size_t metric_names(int mask, metric_val *m)
 /* A dimension shows as a column when it has more than one value. */
 static bool shown(const sim_grid_dim *d) { return d->n > 1; }
 
-static void row_text(const sweep_ctx *c, size_t point, const metric_val *m, size_t nm, bool meets,
-                     const char *error, rowbuf *b)
+static void row_text(const sweep_ctx *c, size_t point, const sim_field *m, size_t nm, bool meets,
+                     const char *error, sim_strbuf *b)
 {
     const char *vals[SWEEP_MAX_DIMS];
     sim_grid_point(c->g, point, vals);
     if (c->jsonl) {
-        rb_add(b, "{\"point\":%zu", point);
+        sim_strbuf_printf(b, "{\"point\":%zu", point);
         for (size_t d = 0; d < c->g->n_dims; d++) {
             if (!shown(&c->g->dims[d]))
                 continue;
-            rb_add(b, ",");
-            rb_json_str(b, c->g->dims[d].name + 2);
-            rb_add(b, ":");
+            sim_strbuf_printf(b, ",");
+            sim_strbuf_json_str(b, c->g->dims[d].name + 2);
+            sim_strbuf_printf(b, ":");
             if (is_number(vals[d]))
-                rb_add(b, "%s", vals[d]);
+                sim_strbuf_printf(b, "%s", vals[d]);
             else
-                rb_json_str(b, vals[d]);
+                sim_strbuf_json_str(b, vals[d]);
         }
         for (size_t k = 0; k < nm && !error; k++) {
-            rb_add(b, ",\"%s\":", m[k].name);
+            sim_strbuf_printf(b, ",\"%s\":", m[k].key);
             if (m[k].missing)
-                rb_add(b, "null");
-            else if (m[k].is_text)
-                rb_json_str(b, m[k].text);
+                sim_strbuf_printf(b, "null");
+            else if (m[k].kind == SIM_FIELD_TEXT)
+                sim_strbuf_json_str(b, m[k].text);
             else
-                rb_add(b, "%.10g", isfinite(m[k].num) ? m[k].num : 0.0);
+                sim_strbuf_printf(b, "%.10g", isfinite(m[k].num) ? m[k].num : 0.0);
         }
         if (c->has_slo)
-            rb_add(b, ",\"meets_slo\":%s", meets ? "true" : "false");
-        rb_add(b, ",\"error\":");
+            sim_strbuf_printf(b, ",\"meets_slo\":%s", meets ? "true" : "false");
+        sim_strbuf_printf(b, ",\"error\":");
         if (error)
-            rb_json_str(b, error);
+            sim_strbuf_json_str(b, error);
         else
-            rb_add(b, "null");
-        rb_add(b, "}\n");
+            sim_strbuf_printf(b, "null");
+        sim_strbuf_printf(b, "}\n");
         return;
     }
-    rb_add(b, "%zu", point);
+    sim_strbuf_printf(b, "%zu", point);
     for (size_t d = 0; d < c->g->n_dims; d++) {
         if (!shown(&c->g->dims[d]))
             continue;
-        rb_add(b, ",");
-        rb_csv(b, vals[d]);
+        sim_strbuf_printf(b, ",");
+        sim_strbuf_csv(b, vals[d], false);
     }
     for (size_t k = 0; k < nm; k++) {
         if (error || m[k].missing)
-            rb_add(b, ",");
-        else if (m[k].is_text)
-            rb_add(b, ",%s", m[k].text);
+            sim_strbuf_printf(b, ",");
+        else if (m[k].kind == SIM_FIELD_TEXT)
+            sim_strbuf_printf(b, ",%s", m[k].text);
         else
-            rb_add(b, ",%.10g", isfinite(m[k].num) ? m[k].num : 0.0);
+            sim_strbuf_printf(b, ",%.10g", isfinite(m[k].num) ? m[k].num : 0.0);
     }
     if (c->has_slo)
-        rb_add(b, ",%s", error ? "" : meets ? "true" : "false");
-    rb_add(b, ",");
+        sim_strbuf_printf(b, ",%s", error ? "" : meets ? "true" : "false");
+    sim_strbuf_printf(b, ",");
     if (error)
-        rb_csv(b, error);
-    rb_add(b, "\n");
+        sim_strbuf_csv(b, error, false);
+    sim_strbuf_printf(b, "\n");
 }
 
 /* Whether a point meets the SLO at the chosen percentile, and its TPOT there. */
@@ -312,9 +187,9 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
     const cli_opts *o = &c->opts[k];
     sim_err err = c->opt_err[k];
     sim_status st = c->opt_st[k];
-    metric_val m[MAX_METRICS];
+    sim_field m[SIM_FIELDS_MAX];
     size_t nm = metric_names(c->mask, m);
-    rowbuf b = {0};
+    sim_strbuf b = {0};
     cli_loaded *L = calloc(1, sizeof *L);
     if (!L)
         return;
@@ -349,10 +224,7 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
             row->tput_per_gpu = s->m.output_throughput / (double)cli_serve_gpus(s);
             row->ttft_ms = ttft;
             sim_price p;
-            sim_serve_report rep = {.cfg = &s->cfg,
-                                    .m = &s->m,
-                                    .usd_per_gpu_hour = s->usd_per_gpu_hour,
-                                    .gpus = s->gpus};
+            sim_serve_report rep = serve_report(s);
             if (sim_report_serve_price(&rep, &p))
                 row->usd_per_million_output_tokens = p.usd_per_million_output_tokens;
         }
@@ -801,14 +673,14 @@ static void sweep_header(FILE *f, const sweep_ctx *c)
 {
     if (c->jsonl)
         return;
-    metric_val m[MAX_METRICS];
+    sim_field m[SIM_FIELDS_MAX];
     size_t nm = metric_names(c->mask, m);
     fprintf(f, "point");
     for (size_t d = 0; d < c->g->n_dims; d++)
         if (shown(&c->g->dims[d]))
             fprintf(f, ",%s", c->g->dims[d].name + 2);
     for (size_t k = 0; k < nm; k++)
-        fprintf(f, ",%s", m[k].name);
+        fprintf(f, ",%s", m[k].key);
     if (c->has_slo)
         fprintf(f, ",meets_slo");
     fprintf(f, ",error\n");

@@ -9,6 +9,7 @@
 
 #include "outfile.h"
 #include "pp.h"
+#include "strbuf.h"
 
 static const char *const format_names[SIM_FMT_COUNT] = {
     [SIM_FMT_TABLE] = "table", [SIM_FMT_JSON] = "json", [SIM_FMT_CSV] = "csv"};
@@ -35,17 +36,18 @@ static double pool_busy(const sim_cluster_result *c, int from, int to, double du
     return ratio(busy, (double)(to - from));
 }
 
-/* A quoted CSV text field followed by a comma (a quote inside is doubled): names come from
- * config files and may hold anything. */
-static void csv_text(FILE *f, const char *v)
+/* A quoted CSV text field followed by a comma: names come from config files and may hold
+ * anything. Returns false when out of memory (nothing written). */
+static bool csv_text(FILE *f, const char *v)
 {
-    fputc('"', f);
-    for (const char *p = v; *p; p++) {
-        if (*p == '"')
-            fputc('"', f);
-        fputc(*p, f);
-    }
-    fputs("\",", f);
+    sim_strbuf b = {0};
+    sim_strbuf_csv(&b, v, true);
+    sim_strbuf_printf(&b, ",");
+    bool ok = !b.oom;
+    if (ok)
+        fputs(b.s, f);
+    sim_strbuf_free(&b);
+    return ok;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -139,24 +141,39 @@ bool sim_report_serve_price(const sim_serve_report *r, sim_price *out)
                              r->m->total_token_throughput, out);
 }
 
-/* gpus, and the price keys: numbers when the price is known, null when it is not. */
-static void price_json(cJSON *o, const sim_price *p, bool known)
+/* The CSV header's keys and a row's values, each after a comma: a missing value is empty. */
+static void fields_csv_header(FILE *f, const sim_field *v, size_t n)
 {
-    static const struct {
-        const char *key;
-        size_t offset;
-    } keys[] = {
-        {"usd_per_gpu_hour", offsetof(sim_price, usd_per_gpu_hour)},
-        {"usd_per_hour", offsetof(sim_price, usd_per_hour)},
-        {"usd_per_million_output_tokens", offsetof(sim_price, usd_per_million_output_tokens)},
-        {"usd_per_million_total_tokens", offsetof(sim_price, usd_per_million_total_tokens)},
-    };
-    add_num(o, "gpus", (double)p->gpus);
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        if (known)
-            add_num(o, keys[i].key, *(const double *)((const char *)p + keys[i].offset));
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, ",%s", v[i].key);
+    fputc('\n', f);
+}
+
+static void fields_csv(FILE *f, const sim_field *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].missing)
+            fputc(',', f);
+        else if (v[i].kind == SIM_FIELD_TEXT)
+            fprintf(f, ",%s", v[i].text);
+        else if (v[i].kind == SIM_FIELD_INT)
+            fprintf(f, ",%lld", (long long)v[i].num);
         else
-            cJSON_AddNullToObject(o, keys[i].key);
+            fprintf(f, ",%.*f", v[i].decimals, v[i].num);
+    }
+    fputc('\n', f);
+}
+
+/* Fields as JSON keys: a missing value is null. */
+static void fields_json(cJSON *o, const sim_field *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (f[i].missing)
+            cJSON_AddNullToObject(o, f[i].key);
+        else if (f[i].kind == SIM_FIELD_TEXT)
+            cJSON_AddStringToObject(o, f[i].key, f[i].text);
+        else
+            add_num(o, f[i].key, f[i].num);
     }
 }
 
@@ -173,20 +190,6 @@ static void price_table(FILE *f, const sim_price *p, bool known)
             (long long)p->gpus, p->gpus == 1 ? "" : "s", p->usd_per_gpu_hour,
             p->usd_per_million_output_tokens,
             p->usd_per_million_total_tokens);
-}
-
-/* The CSV price columns (after a comma): empty when the price is unknown. */
-static const char price_csv_header[] =
-    "gpus,usd_per_hour,usd_per_million_output_tokens,usd_per_million_total_tokens";
-
-static void price_csv(FILE *f, const sim_price *p, bool known)
-{
-    fprintf(f, "%lld", (long long)p->gpus);
-    if (known)
-        fprintf(f, ",%.6f,%.6f,%.6f", p->usd_per_hour, p->usd_per_million_output_tokens,
-                p->usd_per_million_total_tokens);
-    else
-        fprintf(f, ",,,");
 }
 
 static sim_status print_json(FILE *f, cJSON *root)
@@ -231,13 +234,8 @@ static sim_status run_json(FILE *f, const sim_run_cfg *cfg, const sim_run_result
     add_num(params, "active", sim_model_active_params(cfg->step.model));
     add_num(params, "embedding", sim_model_embedding_params(cfg->step.model));
     cJSON_AddItemToObject(o, "model_params", params);
-    add_num(o, "ttft_ms", r->ttft_ns / 1e6);
-    add_num(o, "tpot_ms", r->tpot_ns / 1e6);
-    add_num(o, "e2e_ms", r->e2e_ns / 1e6);
-    add_num(o, "output_throughput", r->output_throughput);
-    sim_price price;
-    bool known = sim_report_run_price(cfg, r, &price);
-    price_json(o, &price, known);
+    sim_field fields[SIM_FIELDS_MAX];
+    fields_json(o, fields, sim_report_run_fields(cfg, r, SIM_FIELDS_JSON, fields));
     cJSON_AddItemToObject(o, "prefill", step_json(&r->prefill));
     cJSON *dec = step_json(&r->decode);
     add_num(dec, "steps", (double)r->decode_steps);
@@ -386,29 +384,17 @@ static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_resul
 static sim_status run_csv(FILE *f, const sim_run_cfg *cfg, const sim_run_result *r)
 {
     const sim_step_cfg *s = &cfg->step;
+    sim_field fields[SIM_FIELDS_MAX];
+    size_t n = sim_report_run_fields(cfg, r, SIM_FIELDS_CSV, fields);
     fprintf(f, "model,hw,tp,batch,input_len,output_len,weight_dtype,act_dtype,kv_cache_dtype,"
-               "overlap_comm,ttft_ms,tpot_ms,e2e_ms,output_throughput,prefill_bound,"
-               "decode_bound,prefill_t_lower_ms,prefill_t_upper_ms,decode_t_lower_ms,"
-               "decode_t_upper_ms,weight_bytes_per_gpu,kv_bytes_per_gpu,hbm_bytes_per_gpu,"
-               "fits,max_batch,%s\n",
-            price_csv_header);
-    csv_text(f, s->model->name);
-    csv_text(f, s->hw->name);
-    fprintf(f,
-            "%d,%lld,%lld,%lld,%s,%s,%s,%g,%.6f,%.6f,%.6f,%.3f,%s,%s,%.6f,%.6f,"
-            "%.6f,%.6f,%.0f,%.0f,%.0f,%s,%lld,",
-            s->tp, (long long)cfg->batch, (long long)cfg->input_len, (long long)cfg->output_len,
-            sim_dtype_name(s->prec.weight), sim_dtype_name(s->prec.act), sim_dtype_name(s->prec.kv),
-            s->overlap, r->ttft_ns / 1e6, r->tpot_ns / 1e6, r->e2e_ns / 1e6, r->output_throughput,
-            sim_bound_name(r->prefill.bound),
-            r->decode_steps > 0 ? sim_bound_name(r->decode.bound) : "", r->prefill.t_lower_ns / 1e6,
-            r->prefill.t_upper_ns / 1e6, r->decode.t_lower_ns / 1e6, r->decode.t_upper_ns / 1e6,
-            r->mem.weight_bytes, r->mem.kv_bytes, r->mem.need_bytes, r->mem.fits ? "true" : "false",
-            (long long)r->mem.max_batch);
-    sim_price price;
-    price_csv(f, &price, sim_report_run_price(cfg, r, &price));
-    fputc('\n', f);
-    return ferror(f) ? SIM_EINTERNAL : SIM_OK;
+               "overlap_comm");
+    fields_csv_header(f, fields, n);
+    bool ok = csv_text(f, s->model->name) && csv_text(f, s->hw->name);
+    fprintf(f, "%d,%lld,%lld,%lld,%s,%s,%s,%g", s->tp, (long long)cfg->batch,
+            (long long)cfg->input_len, (long long)cfg->output_len, sim_dtype_name(s->prec.weight),
+            sim_dtype_name(s->prec.act), sim_dtype_name(s->prec.kv), s->overlap);
+    fields_csv(f, fields, n);
+    return !ok || ferror(f) ? SIM_EINTERNAL : SIM_OK;
 }
 
 sim_status sim_report_run(FILE *f, sim_format fmt, const sim_run_cfg *cfg, const sim_run_result *r)
@@ -516,10 +502,10 @@ static sim_status roofline_table(FILE *f, const sim_roofline *r)
 static sim_status roofline_csv(FILE *f, const sim_roofline *r)
 {
     fprintf(f, "hw,dtype,peak_flops,hbm_bytes_per_s,critical_intensity\n");
-    csv_text(f, r->hw->name);
+    bool ok = csv_text(f, r->hw->name);
     fprintf(f, "%s,%.6g,%.6g,%.4f\n", sim_dtype_name(r->dtype), r->hw->peak_flops[r->dtype],
             r->hw->hbm_bytes_per_s, sim_hw_ridge(r->hw, r->dtype));
-    return ferror(f) ? SIM_EINTERNAL : SIM_OK;
+    return !ok || ferror(f) ? SIM_EINTERNAL : SIM_OK;
 }
 
 sim_status sim_report_roofline(FILE *f, sim_format fmt, const sim_roofline *r)
@@ -712,32 +698,8 @@ double sim_report_prefix_hit_rate(const sim_engine_result *res)
                : 0.0;
 }
 
-/* mean_, median_, std_ and the percentiles of each reported metric, as vLLM names them. */
-static void latency_json(cJSON *o, const sim_serve_report *r)
-{
-    for (int k = 0; k < SIM_M_COUNT; k++) {
-        const sim_dist *d = &r->m->dist[k];
-        const char *n = sim_metric_name((sim_metric)k);
-        char key[64], word[32];
-        if (r->pct && !r->pct->metric[k])
-            continue;
-        snprintf(key, sizeof key, "mean_%s_ms", n);
-        add_num(o, key, d->mean);
-        snprintf(key, sizeof key, "median_%s_ms", n);
-        add_num(o, key, d->median);
-        snprintf(key, sizeof key, "std_%s_ms", n);
-        add_num(o, key, d->std);
-        for (int j = 0; j < (r->pct ? r->pct->n : 2); j++) {
-            sim_pct_word(r->pct ? r->pct->p[j] : j ? 99.0 : 90.0, word, sizeof word);
-            snprintf(key, sizeof key, "p%s_%s_ms", word, n);
-            add_num(o, key, r->pct ? r->pct_ms->ms[k][j] : j ? d->p99 : d->p90);
-        }
-    }
-}
-
 static sim_status serve_json(FILE *f, const sim_serve_report *r)
 {
-    const sim_serve_metrics *m = r->m;
     cJSON *o = cJSON_CreateObject();
     config_json(o, &r->cfg->step);
     cJSON_AddStringToObject(o, "workload", r->w->source);
@@ -746,77 +708,25 @@ static sim_status serve_json(FILE *f, const sim_serve_report *r)
     else if (!isnan(r->request_rate))
         cJSON_AddStringToObject(o, "request_rate", "inf");
     add_num(o, "max_concurrency", (double)r->cfg->max_concurrency);
-    add_num(o, "duration", m->duration_s);
-    add_num(o, "completed", (double)m->completed);
-    add_num(o, "failed", 0);
-    add_num(o, "total_input_tokens", (double)m->total_input_tokens);
-    add_num(o, "total_output_tokens", (double)m->total_output_tokens);
-    add_num(o, "request_throughput", m->request_throughput);
-    if (m->has_goodput)
-        add_num(o, "request_goodput", m->request_goodput);
-    add_num(o, "output_throughput", m->output_throughput);
-    add_num(o, "total_token_throughput", m->total_token_throughput);
-    add_num(o, "max_output_tokens_per_s", m->peak_output_throughput);
-    add_num(o, "max_concurrent_requests", (double)m->peak_concurrency);
-    sim_price price;
-    bool known = sim_report_serve_price(r, &price);
-    price_json(o, &price, known);
-    latency_json(o, r);
-    add_num(o, "preemptions", (double)m->preemptions);
-    add_num(o, "mean_batch_size", m->mean_batch_size);
-    add_num(o, "kv_cache_peak_usage", m->kv_cache_peak_usage);
-    add_num(o, "kv_cache_blocks", (double)r->res->kv_blocks);
-    add_num(o, "block_size", (double)r->res->block_size);
-    add_num(o, "iterations", (double)m->iterations);
+    sim_field fields[SIM_FIELDS_MAX];
+    fields_json(o, fields, sim_report_serve_fields(r, SIM_FIELDS_JSON, fields));
     cluster_json(o, r);
-    add_num(o, "prefix_cache_hit_rate", sim_report_prefix_hit_rate(r->res));
-    if (r->engine)
-        cJSON_AddStringToObject(o, "engine", r->engine);
-    if (r->engine_version)
-        cJSON_AddStringToObject(o, "engine_version", r->engine_version);
-    if (r->engine_fusions)
-        cJSON_AddStringToObject(o, "engine_fusions", r->engine_fusions);
-    if (sim_spec_active(r->cfg->spec)) {
-        cJSON_AddStringToObject(o, "spec_method", sim_spec_method_name(r->cfg->spec->method));
-        add_num(o, "num_speculative_tokens", r->cfg->spec->k);
-        add_num(o, "spec_acceptance_rate", r->cfg->spec->alpha);
-        add_num(o, "spec_acceptance_length", m->spec_acceptance_length);
-        add_num(o, "spec_draft_time_fraction", m->spec_draft_time_fraction);
-    }
+    fields_json(o, fields, sim_report_serve_fields(r, SIM_FIELDS_JSON_TAIL, fields));
     return print_json(f, o);
 }
 
 static sim_status serve_csv(FILE *f, const sim_serve_report *r)
 {
-    const sim_serve_metrics *m = r->m;
     const sim_step_cfg *s = &r->cfg->step;
-    fprintf(f, "model,hw,tp,weight_dtype,act_dtype,kv_cache_dtype,completed,duration,"
-               "request_throughput,output_throughput,total_token_throughput");
-    for (int k = 0; k < SIM_M_COUNT; k++) {
-        const char *n = sim_metric_name((sim_metric)k);
-        fprintf(f, ",mean_%s_ms,median_%s_ms,std_%s_ms,p90_%s_ms,p99_%s_ms", n, n, n, n, n);
-    }
-    fprintf(f, ",request_goodput,preemptions,mean_batch_size,kv_cache_peak_usage,%s\n",
-            price_csv_header);
-    csv_text(f, s->model->name);
-    csv_text(f, s->hw->name);
-    fprintf(f, "%d,%s,%s,%s,%zu,%.6f,%.6f,%.6f,%.6f", s->tp, sim_dtype_name(s->prec.weight),
-            sim_dtype_name(s->prec.act), sim_dtype_name(s->prec.kv), m->completed, m->duration_s,
-            m->request_throughput, m->output_throughput, m->total_token_throughput);
-    for (int k = 0; k < SIM_M_COUNT; k++) {
-        const sim_dist *d = &m->dist[k];
-        fprintf(f, ",%.6f,%.6f,%.6f,%.6f,%.6f", d->mean, d->median, d->std, d->p90, d->p99);
-    }
-    if (m->has_goodput)
-        fprintf(f, ",%.6f", m->request_goodput);
-    else
-        fprintf(f, ",");
-    fprintf(f, ",%lld,%.6f,%.6f,", (long long)m->preemptions, m->mean_batch_size,
-            m->kv_cache_peak_usage);
-    sim_price price;
-    price_csv(f, &price, sim_report_serve_price(r, &price));
-    fputc('\n', f);
-    return ferror(f) ? SIM_EINTERNAL : SIM_OK;
+    sim_field fields[SIM_FIELDS_MAX];
+    size_t n = sim_report_serve_fields(r, SIM_FIELDS_CSV, fields);
+    fprintf(f, "model,hw,tp,weight_dtype,act_dtype,kv_cache_dtype");
+    fields_csv_header(f, fields, n);
+    bool ok = csv_text(f, s->model->name) && csv_text(f, s->hw->name);
+    fprintf(f, "%d,%s,%s,%s", s->tp, sim_dtype_name(s->prec.weight), sim_dtype_name(s->prec.act),
+            sim_dtype_name(s->prec.kv));
+    fields_csv(f, fields, n);
+    return !ok || ferror(f) ? SIM_EINTERNAL : SIM_OK;
 }
 
 sim_status sim_report_serve(FILE *f, sim_format fmt, const sim_serve_report *r)
@@ -852,7 +762,6 @@ sim_status sim_report_save_requests(const char *path, const sim_serve_report *r,
 sim_status sim_report_vllm_result(const char *path, const sim_serve_report *r,
                                   const sim_vllm_meta *meta, sim_err *err)
 {
-    const sim_serve_metrics *m = r->m;
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
@@ -872,21 +781,8 @@ sim_status sim_report_vllm_result(const char *path, const sim_serve_report *r,
         add_num(o, "max_concurrency", (double)meta->max_concurrency);
     else
         cJSON_AddNullToObject(o, "max_concurrency");
-    add_num(o, "duration", m->duration_s);
-    add_num(o, "completed", (double)m->completed);
-    add_num(o, "failed", 0);
-    add_num(o, "total_input_tokens", (double)m->total_input_tokens);
-    add_num(o, "total_output_tokens", (double)m->total_output_tokens);
-    add_num(o, "request_throughput", m->request_throughput);
-    if (m->has_goodput)
-        add_num(o, "request_goodput", m->request_goodput);
-    else
-        cJSON_AddNullToObject(o, "request_goodput");
-    add_num(o, "output_throughput", m->output_throughput);
-    add_num(o, "total_token_throughput", m->total_token_throughput);
-    add_num(o, "max_output_tokens_per_s", m->peak_output_throughput);
-    add_num(o, "max_concurrent_requests", (double)m->peak_concurrency);
-    latency_json(o, r);
+    sim_field fields[SIM_FIELDS_MAX];
+    fields_json(o, fields, sim_report_serve_fields(r, SIM_FIELDS_VLLM, fields));
     char *txt = cJSON_Print(o);
     cJSON_Delete(o);
     if (!txt)

@@ -86,6 +86,54 @@ sim_status sim_report_vllm_result(const char *path, const sim_serve_report *r,
  * CSV row. */
 sim_status sim_report_serve(FILE *f, sim_format fmt, const sim_serve_report *r);
 
+/* One table of the serve metrics. Each metric is one row of a table in report_fields.c: its
+ * key, its kind and how its value is read from a sim_serve_report (and the latency summaries,
+ * one row per statistic, expanded per metric). Each output is a list of those rows in its own
+ * order, saying for each how a metric without a value (goodput without --goodput, a price the
+ * device file lacks, a speculative-decoding metric without it) is written: left out, as a
+ * missing value, or as 0. serve --format json and csv, vLLM's --save-result file and sweep's
+ * serve rows all write the fields sim_report_serve_fields returns; adding a metric is adding a
+ * row and naming it in the outputs' lists. */
+typedef enum sim_field_out {
+    SIM_FIELDS_JSON,      /* serve --format json: the metrics before the replicas' keys */
+    SIM_FIELDS_JSON_TAIL, /* serve --format json: the metrics after them */
+    SIM_FIELDS_CSV,       /* serve --format csv: the columns after the configuration's */
+    SIM_FIELDS_VLLM,      /* --save-result: the keys after the benchmark's description */
+    SIM_FIELDS_SWEEP,     /* sweep's serve rows: reads r->cfg, r->m and the price only */
+    SIM_FIELDS_OUT_COUNT
+} sim_field_out;
+
+typedef enum sim_field_kind {
+    SIM_FIELD_NUM,  /* a double: `decimals` places in CSV */
+    SIM_FIELD_INT,  /* a count: an integer in CSV */
+    SIM_FIELD_TEXT, /* a string, as it is in CSV */
+} sim_field_kind;
+
+/* One field of one output. */
+typedef struct sim_field {
+    char key[40];
+    sim_field_kind kind;
+    int decimals; /* SIM_FIELD_NUM in CSV */
+    bool missing; /* no value: null in JSON, an empty CSV field */
+    double num;
+    const char *text; /* SIM_FIELD_TEXT: owned by the report's inputs (or static) */
+} sim_field;
+
+/* The most fields one output has: every scalar row, and mean, median, std and every selectable
+ * percentile of each metric. */
+enum { SIM_FIELDS_MAX = 40 + SIM_M_COUNT * (3 + SIM_MAX_PCTS) };
+
+/* Fills `out` (SIM_FIELDS_MAX entries) with output `which`'s fields of r, in order; returns
+ * their number. */
+size_t sim_report_serve_fields(const sim_serve_report *r, sim_field_out which, sim_field *out);
+
+/* The same for a static batch: its table's rows (ttft_ms, tpot_ms, e2e_ms, output_throughput,
+ * bounds, lower and upper step times, memory, price, ...) as run --format json writes them at the
+ * top level (SIM_FIELDS_JSON), run --format csv after its configuration columns (SIM_FIELDS_CSV)
+ * and sweep's run rows (SIM_FIELDS_SWEEP); the other outputs have none (0). */
+size_t sim_report_run_fields(const sim_run_cfg *cfg, const sim_run_result *r, sim_field_out which,
+                             sim_field *out);
+
 /* What a static batch and a serving run cost: all GPUs they hold (tp x pp, or r->gpus) at cfg's price, spread
  * over their output and total (prompt + output) tokens per second. Return whether the price is
  * known. */

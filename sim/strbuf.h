@@ -1,0 +1,41 @@
+/* strbuf.h - a growable text buffer with printf-style appends and the two escapings the outputs
+ * need: a JSON string and a CSV field (RFC 4180: quoted, a quote inside doubled).
+ *
+ *   sim_strbuf b = {0};
+ *   sim_strbuf_printf(&b, "{\"name\":");
+ *   sim_strbuf_json_str(&b, "a \"b\"");         -> {"name":"a \"b\""
+ *   sim_strbuf_csv(&b, "x,y", false);            -> "x,y" (quoted: it holds a comma)
+ *   if (b.oom) ...the text is incomplete...
+ *   free(b.s);   (or sim_strbuf_free)
+ *
+ * A zeroed sim_strbuf is empty; b.s is NULL until the first append, then NUL-terminated and owned
+ * by the buffer. An allocation or format failure sets b.oom and stops further appends, so a
+ * writer checks once at the end. No global state.
+ */
+#ifndef SIM_STRBUF_H
+#define SIM_STRBUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct sim_strbuf {
+    char *s; /* the text so far, NUL-terminated (owned); NULL while empty */
+    size_t len, cap;
+    bool oom; /* an append failed: the text is incomplete */
+} sim_strbuf;
+
+/* Appends printf-formatted text. */
+void sim_strbuf_printf(sim_strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Appends v as a JSON string: quoted; '"' and '\\' escaped with a backslash, other control
+ * characters (below 0x20) as \u00XX; other bytes (UTF-8 included) as they are. */
+void sim_strbuf_json_str(sim_strbuf *b, const char *v);
+
+/* Appends v as a CSV field: quoted (a quote inside doubled) when `always` or when v holds a
+ * comma, a quote or a line break; else as it is. */
+void sim_strbuf_csv(sim_strbuf *b, const char *v, bool always);
+
+/* Frees the text and empties the buffer. */
+void sim_strbuf_free(sim_strbuf *b);
+
+#endif

@@ -1,0 +1,117 @@
+/* test_report.c - the report's field tables: each output's keys, units and rule for a metric
+ * without a value, against values worked out by hand. */
+#include "testutil.h"
+
+#include "report.h"
+
+static const sim_field *field(const sim_field *f, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(f[i].key, key) == 0)
+            return &f[i];
+    return NULL;
+}
+
+/* 4 GPUs at $2.50 an hour: $10 an hour; 1000 output tokens/s = 3.6e6 tokens an hour, so a
+ * million cost 10 / 3.6 = $2.7778; 250 output tokens/s per GPU. No --goodput. */
+static void test_serve_outputs(void **state)
+{
+    (void)state;
+    sim_engine_cfg cfg = {.step = {.tp = 1}};
+    sim_engine_result res = {.kv_blocks = 77, .block_size = 16};
+    sim_serve_metrics m = {.completed = 10, .duration_s = 2.0, .output_throughput = 1000.0};
+    m.dist[SIM_M_TTFT] = (sim_dist){.mean = 5.0, .median = 4.0, .std = 1.0, .p90 = 7.0, .p99 = 9.0};
+    sim_serve_report r = {.cfg = &cfg, .res = &res, .m = &m, .usd_per_gpu_hour = 2.5, .gpus = 4};
+    sim_field f[SIM_FIELDS_MAX];
+
+    size_t n = sim_report_serve_fields(&r, SIM_FIELDS_JSON, f);
+    assert_null(field(f, n, "request_goodput")); /* JSON leaves it out */
+    assert_near(field(f, n, "usd_per_hour")->num, 10.0, 1e-12);
+    assert_near(field(f, n, "usd_per_million_output_tokens")->num, 2.777777778, 1e-9);
+    assert_int_equal((int)field(f, n, "kv_cache_blocks")->num, 77);
+    assert_near(field(f, n, "p99_ttft_ms")->num, 9.0, 0);
+    assert_null(field(f, n, "p50_ttft_ms"));
+
+    n = sim_report_serve_fields(&r, SIM_FIELDS_VLLM, f);
+    assert_true(field(f, n, "request_goodput")->missing); /* vLLM writes null */
+    assert_null(field(f, n, "gpus"));
+
+    n = sim_report_serve_fields(&r, SIM_FIELDS_CSV, f);
+    assert_true(field(f, n, "request_goodput")->missing); /* an empty CSV field */
+    assert_int_equal(field(f, n, "completed")->kind, SIM_FIELD_INT);
+    assert_int_equal(field(f, n, "duration")->decimals, 6);
+    assert_near(field(f, n, "std_ttft_ms")->num, 1.0, 0);
+
+    n = sim_report_serve_fields(&r, SIM_FIELDS_SWEEP, f);
+    assert_false(field(f, n, "request_goodput")->missing); /* sweep rows write 0 */
+    assert_true(field(f, n, "request_goodput")->num == 0.0);
+    assert_near(field(f, n, "output_throughput_per_gpu")->num, 250.0, 1e-12);
+    assert_null(field(f, n, "std_ttft_ms"));
+    assert_string_equal(f[0].key, "gpus");
+
+    /* no price: null / empty everywhere it is written */
+    r.usd_per_gpu_hour = 0.0;
+    n = sim_report_serve_fields(&r, SIM_FIELDS_JSON, f);
+    assert_true(field(f, n, "usd_per_gpu_hour")->missing);
+    assert_int_equal((int)field(f, n, "gpus")->num, 4);
+    n = sim_report_serve_fields(&r, SIM_FIELDS_CSV, f);
+    assert_true(field(f, n, "usd_per_hour")->missing);
+}
+
+/* --percentile-metrics ttft --metric-percentiles 50,99.9: only TTFT, with vLLM's keys */
+static void test_selected_percentiles(void **state)
+{
+    (void)state;
+    sim_engine_cfg cfg = {.step = {.tp = 1}};
+    sim_engine_result res = {0};
+    sim_serve_metrics m = {0};
+    sim_pct_sel sel = {.metric = {[SIM_M_TTFT] = true}, .n = 2, .p = {50.0, 99.9}};
+    sim_pct_values v = {0};
+    v.ms[SIM_M_TTFT][0] = 3.0;
+    v.ms[SIM_M_TTFT][1] = 8.5;
+    sim_serve_report r = {.cfg = &cfg, .res = &res, .m = &m, .gpus = 1, .pct = &sel, .pct_ms = &v};
+    sim_field f[SIM_FIELDS_MAX];
+    size_t n = sim_report_serve_fields(&r, SIM_FIELDS_VLLM, f);
+    assert_near(field(f, n, "p50_ttft_ms")->num, 3.0, 0);
+    assert_near(field(f, n, "p99.9_ttft_ms")->num, 8.5, 0);
+    assert_non_null(field(f, n, "std_ttft_ms"));
+    assert_null(field(f, n, "mean_tpot_ms"));
+    assert_null(field(f, n, "p90_ttft_ms"));
+    /* the CSV keeps its fixed columns whatever is selected */
+    n = sim_report_serve_fields(&r, SIM_FIELDS_CSV, f);
+    assert_non_null(field(f, n, "p90_tpot_ms"));
+}
+
+/* A batch that never decodes: its decode bound is empty; 2 GPUs (tp 2) at no price. */
+static void test_run_outputs(void **state)
+{
+    (void)state;
+    sim_run_cfg cfg = {.step = {.tp = 2}};
+    sim_run_result r = {.ttft_ns = 1.5e6, .output_throughput = 300.0};
+    r.mem.fits = true;
+    sim_field f[SIM_FIELDS_MAX];
+    size_t n = sim_report_run_fields(&cfg, &r, SIM_FIELDS_CSV, f);
+    assert_near(field(f, n, "ttft_ms")->num, 1.5, 1e-12);
+    assert_int_equal(field(f, n, "output_throughput")->decimals, 3);
+    assert_int_equal(field(f, n, "hbm_bytes_per_gpu")->decimals, 0);
+    assert_string_equal(field(f, n, "decode_bound")->text, "");
+    assert_string_equal(field(f, n, "fits")->text, "true");
+    assert_true(field(f, n, "usd_per_hour")->missing);
+    n = sim_report_run_fields(&cfg, &r, SIM_FIELDS_SWEEP, f);
+    assert_near(field(f, n, "output_throughput_per_gpu")->num, 150.0, 1e-12);
+    assert_null(field(f, n, "fits"));
+    n = sim_report_run_fields(&cfg, &r, SIM_FIELDS_JSON, f);
+    assert_int_equal((int)field(f, n, "gpus")->num, 2);
+    assert_true(field(f, n, "usd_per_gpu_hour")->missing);
+    assert_int_equal(sim_report_run_fields(&cfg, &r, SIM_FIELDS_VLLM, f), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_serve_outputs),
+        cmocka_unit_test(test_selected_percentiles),
+        cmocka_unit_test(test_run_outputs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
