@@ -199,7 +199,9 @@ sim_status sim_graph_check(const sim_model *m, int tp, const sim_prec *prec, sim
     return sim_graph_check_par(m, &par, prec, err);
 }
 
-double sim_graph_attn_pairs(int64_t q, int64_t c, int64_t window)
+/* sim_graph_attn_pairs, inlined into sim_graph_shape's per-sequence loop (a serve run calls it
+ * for every sequence of every iteration). */
+static inline double attn_pairs(int64_t q, int64_t c, int64_t window)
 {
     double a = (double)c + 1.0; /* keys seen by the first new token (itself included) */
     double nq = (double)q;
@@ -212,6 +214,11 @@ double sim_graph_attn_pairs(int64_t q, int64_t c, int64_t window)
     if (n1 > nq)
         n1 = nq;
     return n1 * a + n1 * (n1 - 1.0) / 2.0 + (nq - n1) * (double)window;
+}
+
+double sim_graph_attn_pairs(int64_t q, int64_t c, int64_t window)
+{
+    return attn_pairs(q, c, window);
 }
 
 /* The window of the `attention` op: the model's when every layer slides, else none (a mixed
@@ -237,7 +244,7 @@ sim_batch_shape sim_graph_shape(const sim_model *m, const sim_seq_group *g, size
         double cnt = (double)g[i].count;
         if (g[i].count <= 0)
             continue;
-        double pairs = cnt * sim_graph_attn_pairs(g[i].q, g[i].c, win);
+        double pairs = cnt * attn_pairs(g[i].q, g[i].c, win);
         double kv = cnt * seen_tokens(g[i].c, g[i].q, win);
         s.tokens += cnt * (double)g[i].q;
         s.seqs += cnt;
@@ -245,7 +252,7 @@ sim_batch_shape sim_graph_shape(const sim_model *m, const sim_seq_group *g, size
         s.pairs += pairs;
         s.kv_tokens += kv;
         if (mixed) {
-            s.swa_pairs += cnt * sim_graph_attn_pairs(g[i].q, g[i].c, m->sliding_window);
+            s.swa_pairs += cnt * attn_pairs(g[i].q, g[i].c, m->sliding_window);
             s.swa_kv_tokens += cnt * seen_tokens(g[i].c, g[i].q, m->sliding_window);
         }
         if (g[i].q <= SIM_GRAPH_ABSORB_MAX_Q) {

@@ -29,24 +29,8 @@ void sim_kvcache_init(sim_kvcache *kv, int64_t blocks, int64_t block_size)
     kv->peak_used = 0;
 }
 
-bool sim_kvcache_alloc(sim_kvcache *kv, int64_t n)
-{
-    if (n > kv->free_blocks)
-        return false;
-    kv->free_blocks -= n;
-    int64_t used = sim_kvcache_used(kv);
-    if (used > kv->peak_used)
-        kv->peak_used = used;
-    return true;
-}
-
 void sim_kvcache_release(sim_kvcache *kv, int64_t n)
 {
     kv->free_blocks += n;
     assert(kv->free_blocks <= kv->total_blocks);
-}
-
-int64_t sim_kvcache_used(const sim_kvcache *kv)
-{
-    return kv->total_blocks - kv->free_blocks - kv->evictable;
 }

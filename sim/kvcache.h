@@ -44,13 +44,26 @@ static inline int64_t sim_kvcache_blocks_for(const sim_kvcache *kv, int64_t toke
     return (tokens + kv->block_size - 1) / kv->block_size;
 }
 
-/* Takes n blocks if that many are free (true), else changes nothing (false). */
-bool sim_kvcache_alloc(sim_kvcache *kv, int64_t n);
+/* Blocks in use by requests now (the prefix cache's evictable blocks not counted). */
+static inline int64_t sim_kvcache_used(const sim_kvcache *kv)
+{
+    return kv->total_blocks - kv->free_blocks - kv->evictable;
+}
+
+/* Takes n blocks if that many are free (true), else changes nothing (false). Inline: the
+ * scheduler calls it once per running request per iteration, mostly with n = 0. */
+static inline bool sim_kvcache_alloc(sim_kvcache *kv, int64_t n)
+{
+    if (n > kv->free_blocks)
+        return false;
+    kv->free_blocks -= n;
+    int64_t used = sim_kvcache_used(kv);
+    if (used > kv->peak_used)
+        kv->peak_used = used;
+    return true;
+}
 
 /* Returns n blocks. */
 void sim_kvcache_release(sim_kvcache *kv, int64_t n);
-
-/* Blocks in use by requests now (the prefix cache's evictable blocks not counted). */
-int64_t sim_kvcache_used(const sim_kvcache *kv);
 
 #endif

@@ -77,21 +77,25 @@ typedef enum sim_req_phase {
     SIM_REQ_DONE,
 } sim_req_phase;
 
-/* Run state of one request (the engine owns the array). */
+/* Run state of one request (the engine owns the array; a million requests hold 96 MB of it).
+ * Token and block counts are 32-bit: sim_engine_check caps every request's input + output at
+ * the model's context, and model.c caps max_position_embeddings at 2^26, so the counts (and
+ * their sums: known = input + generated <= 2^26) stay far below INT32_MAX. The fields the
+ * scheduler reads every iteration come first. */
 typedef struct sim_req {
-    int64_t input, output; /* prompt tokens; tokens to generate */
-    int64_t computed;      /* tokens whose KV is in the cache */
-    int64_t generated;     /* output tokens produced so far */
-    int64_t blocks;        /* KV blocks held */
-    int64_t preemptions;
+    int32_t input, output; /* prompt tokens; tokens to generate */
+    int32_t computed;      /* tokens whose KV is in the cache */
+    int32_t generated;     /* output tokens produced so far */
+    int32_t blocks;        /* KV blocks held */
+    int32_t n_ref;         /* leading hash blocks it holds as uses of cache entries */
+    int32_t n_hash;        /* entries of hash */
+    int32_t cached;        /* prompt tokens found in the prefix cache when first admitted */
+    sim_req_phase phase;
     const uint64_t *hash; /* prefix-cache ids of the prompt's full hash blocks (may be NULL) */
-    int64_t n_hash;
-    int64_t n_ref;          /* leading hash blocks it holds as uses of cache entries */
-    int64_t cached;         /* prompt tokens found in the prefix cache when first admitted */
+    int64_t preemptions;
     int64_t send_ns;        /* when the client sent it (TTFT and E2E count from here) */
     int64_t first_sched_ns; /* start of its first iteration; -1 before */
     int64_t first_token_ns, last_token_ns, finish_ns;
-    sim_req_phase phase;
 } sim_req;
 
 typedef struct sim_sched_cfg {
@@ -132,7 +136,7 @@ typedef struct sim_sched {
 } sim_sched;
 
 /* Tokens a request knows (prompt + generated). */
-static inline int64_t sim_req_known(const sim_req *r) { return r->input + r->generated; }
+static inline int64_t sim_req_known(const sim_req *r) { return (int64_t)r->input + r->generated; }
 
 /* Allocates queues for n requests (and the prefix cache). Returns SIM_EINTERNAL when out of
  * memory. With prefix caching, kv->block_size must divide cfg->prefix_block_tokens. */
