@@ -270,6 +270,11 @@ static int record_iteration(loop *L, int64_t n_seqs, double draft_ns, int64_t pr
 static int iterate(loop *L)
 {
     sim_req *reqs = L->res->reqs;
+    /* locals: stores through tl (unsigned char, may alias anything) would otherwise make every
+     * per-sequence pass reload L's fields */
+    unsigned char *const tl = L->tl;
+    const sim_sched_entry *const batch = L->batch;
+    sim_seq_group *const groups = L->groups;
     size_t n = sim_sched_next(&L->sched, reqs, L->batch);
     if (n == 0)
         return 0;
@@ -278,29 +283,29 @@ static int iterate(loop *L)
     size_t n_pre = 0, n_dec = 0;
     int64_t prefill_tokens = 0;
     for (size_t p = 0; p < L->sched.n_preempted; p++) {
-        L->tl[L->sched.preempted[p]] = TL_QUEUED;
+        tl[L->sched.preempted[p]] = TL_QUEUED;
         notify(L, L->sched.preempted[p], SIM_EV_PREEMPTED, L->now);
     }
     for (size_t i = 0; i < n; i++) {
-        int64_t id = L->batch[i].req;
+        int64_t id = batch[i].req;
         const sim_req *r = &reqs[id];
-        int64_t q = L->batch[i].num_new;
-        bool decode = L->batch[i].decode;
-        if (L->tl[id] == TL_QUEUED) {
-            L->tl[id] = TL_PREFILL;
+        int64_t q = batch[i].num_new;
+        bool decode = batch[i].decode;
+        if (tl[id] == TL_QUEUED) {
+            tl[id] = TL_PREFILL;
             notify(L, id, SIM_EV_SCHEDULED, L->now);
         }
         if (!decode)
             prefill_tokens += q;
         bool samples = decode || r->computed + q == sim_req_known(r);
         /* a verify step needs logits at every position; a prompt at its last only */
-        L->groups[i] = (sim_seq_group){
+        groups[i] = (sim_seq_group){
             .count = 1, .q = q, .c = r->computed, .logits = samples ? (decode ? q : 1) : 0};
         prefill |= !decode;
         if (k > 0 && decode)
-            L->draft[n - 1 - n_dec++] = L->groups[i]; /* verifying sequences fill from the end */
+            L->draft[n - 1 - n_dec++] = groups[i]; /* verifying sequences fill from the end */
         else if (k > 0)
-            L->draft[n_pre++] = L->groups[i];
+            L->draft[n_pre++] = groups[i];
     }
     sim_step_cfg sc = L->cfg->step;
     sc.eager = sim_step_eager(&L->cfg->step, prefill);
@@ -311,7 +316,7 @@ static int iterate(loop *L)
         if (graph_seqs == 0) /* above the largest captured batch */
             sc.eager = true;
         else if (graph_seqs > (int64_t)n) /* dummy sequences pad the batch to the graph's */
-            L->groups[n_groups++] = (sim_seq_group){
+            groups[n_groups++] = (sim_seq_group){
                 .count = graph_seqs - (int64_t)n, .q = 1 + k, .c = 0, .logits = 1 + k};
     }
     const sim_step_result *step = sim_step_price_memo(&sc, L->groups, n_groups, &L->memo[sc.eager]);
@@ -349,13 +354,13 @@ static int iterate(loop *L)
     int64_t produced = 0;
     int ok = 1;
     for (size_t i = 0; i < n; i++) {
-        int64_t id = L->batch[i].req;
+        int64_t id = batch[i].req;
         sim_req *r = &reqs[id];
-        int64_t q = L->batch[i].num_new;
+        int64_t q = batch[i].num_new;
         if (r->first_sched_ns < 0)
             r->first_sched_ns = start;
         int64_t ntok = 0;
-        if (L->batch[i].decode) {
+        if (batch[i].decode) {
             /* a decode, or a verify of q - 1 drafts: a accepted, plus the target's own token */
             int64_t yield = 1;
             if (q > 1) {
@@ -372,8 +377,8 @@ static int iterate(loop *L)
         }
         /* the first token after a prompt or a recompute (whose last chunk may be a lone token,
          * scheduled as a decode): it decodes from here, unless it is done */
-        if (ntok > 0 && L->tl[id] == TL_PREFILL) {
-            L->tl[id] = TL_DECODE;
+        if (ntok > 0 && tl[id] == TL_PREFILL) {
+            tl[id] = TL_DECODE;
             if (r->generated + ntok < r->output)
                 notify(L, id, SIM_EV_DECODING, L->now);
         }

@@ -235,12 +235,35 @@ static double seen_tokens(int64_t c, int64_t q, int64_t window)
     return (double)(window > 0 && seen > window ? window : seen);
 }
 
+/* One sequence (count 1) of full attention, added to s: the general loop's sums with cnt = 1.0
+ * (x * 1.0 == x exactly, so the sums are bit-identical), for the common dense model whose
+ * serve steps are each a long list of single sequences. */
+static void shape_add_one(sim_batch_shape *s, const sim_seq_group *g)
+{
+    double pairs = attn_pairs(g->q, g->c, 0);
+    double kv = (double)(g->c + g->q);
+    s->tokens += (double)g->q;
+    s->seqs += 1.0;
+    s->logits += (double)g->logits;
+    s->pairs += pairs;
+    s->kv_tokens += kv;
+    if (g->q <= SIM_GRAPH_ABSORB_MAX_Q) {
+        s->dec_tokens += (double)g->q;
+        s->dec_pairs += pairs;
+        s->dec_kv_tokens += kv;
+    }
+}
+
 sim_batch_shape sim_graph_shape(const sim_model *m, const sim_seq_group *g, size_t n)
 {
     sim_batch_shape s = {0};
     const int64_t win = main_window(m);
     const bool mixed = m->sliding_layers > 0 && m->sliding_layers < m->layers;
     for (size_t i = 0; i < n; i++) {
+        if (g[i].count == 1 && win <= 0 && !mixed) {
+            shape_add_one(&s, &g[i]);
+            continue;
+        }
         double cnt = (double)g[i].count;
         if (g[i].count <= 0)
             continue;

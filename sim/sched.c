@@ -128,6 +128,17 @@ static int64_t extra_blocks(const sim_sched *s, const sim_req *r, int64_t tokens
     return need > 0 ? need : 0;
 }
 
+/* Preempts the most recently admitted running requests until `need` blocks can be taken for
+ * request id (which found too few). Returns true when id itself had to go. */
+static bool preempt_for(sim_sched *s, sim_req *reqs, int64_t id, int64_t need)
+{
+    do {
+        if (preempt_last(s, reqs) == id)
+            return true;
+    } while (!kv_take(s, need));
+    return false;
+}
+
 /* Schedules running requests (step 1); returns false if any was preempted. `one_token` limits
  * each to a single token (decode-only iterations of the unchunked policies); `prompts_only`
  * schedules only requests with prompt (or recompute) work left, never preempting (SGLang's
@@ -136,7 +147,12 @@ static bool schedule_running(sim_sched *s, sim_req *reqs, sim_sched_entry *out, 
                              int64_t *budget, bool one_token, bool prompts_only)
 {
     bool clean = true;
-    for (size_t i = 0; i<s->r_len && * budget> 0; i++) {
+    /* locals, not *n and *budget: the stores into out[] could alias them, and reloading them
+     * for every running request cost more than the rest of the loop */
+    size_t k = *n;
+    int64_t left = *budget;
+    const int64_t spec = s->cfg.spec_tokens;
+    for (size_t i = 0; i < s->r_len && left > 0; i++) {
         int64_t id = s->running[i];
         sim_req *r = &reqs[id];
         int64_t num_new = sim_req_known(r) - r->computed;
@@ -147,26 +163,23 @@ static bool schedule_running(sim_sched *s, sim_req *reqs, sim_sched_entry *out, 
             num_new = 1;
         bool decode = num_new == 1 && r->generated > 0;
         if (decode)
-            num_new += s->cfg.spec_tokens; /* a decode: verify K drafts as well */
-        if (num_new > *budget)
-            num_new = *budget;
+            num_new += spec; /* a decode: verify K drafts as well */
+        if (num_new > left)
+            num_new = left;
         int64_t need = extra_blocks(s, r, r->computed + num_new);
-        if (prompts_only && !kv_take(s, need))
-            continue;
-        bool self = false;
-        while (!prompts_only && !kv_take(s, need)) {
+        if (!kv_take(s, need)) {
+            if (prompts_only)
+                continue;
             clean = false;
-            if (preempt_last(s, reqs) == id) {
-                self = true;
+            if (preempt_for(s, reqs, id, need))
                 break;
-            }
         }
-        if (self)
-            break;
         r->blocks += need;
-        out[(*n)++] = (sim_sched_entry){.req = id, .num_new = num_new, .decode = decode};
-        *budget -= num_new;
+        out[k++] = (sim_sched_entry){.req = id, .num_new = num_new, .decode = decode};
+        left -= num_new;
     }
+    *n = k;
+    *budget = left;
     return clean;
 }
 
