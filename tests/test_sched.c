@@ -372,6 +372,35 @@ static void test_lpm_orders_by_cached_prefix(void **state)
     }
 }
 
+static void test_largest_request_fits_32_bit_counts(void **state)
+{
+    (void)state;
+    /* sim_req holds token and block counts in 32 bits: the largest request the engine admits has
+     * input + output = 2^26 (model.c's cap on max_position_embeddings). Reserving everything at
+     * admission (GUARANTEED_NO_EVICT), input 2^26 - 2 and output 2 hold 2^26 tokens = 2^26 / 16
+     * = 4,194,304 blocks of 16; the prompt is fed whole (budget 2^26) and samples its first
+     * token, then one decode finishes it: computed = 2^26 - 1, nothing wraps. */
+    const int64_t top = (int64_t)1 << 26;
+    sim_sched_cfg cfg = {.max_num_seqs = 1,
+                         .max_num_batched_tokens = top,
+                         .chunked_prefill = true,
+                         .policy = SIM_POLICY_NO_EVICT};
+    world w;
+    setup_cfg(&w, 1, top - 2, 2, top / 16, 16, &cfg);
+    step(&w);
+    expect(&w, 0, 0, top - 2);
+    assert_int_equal(w.reqs[0].blocks, 4194304);
+    assert_int_equal(w.s.kv.free_blocks, 0);
+    assert_int_equal(w.reqs[0].generated, 1);
+    step(&w);
+    expect(&w, 0, 0, 1);
+    assert_int_equal(w.reqs[0].computed, top - 1);
+    assert_int_equal(w.reqs[0].phase, SIM_REQ_DONE);
+    assert_int_equal(w.s.kv.free_blocks, top / 16);
+    /* the per-request state's budget (issue 18: 1M requests in well under 300 MB) */
+    assert_true(sizeof(sim_req) <= 96);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -386,6 +415,7 @@ int main(void)
         cmocka_unit_test(test_prefix_cache_hits_and_evictions),
         cmocka_unit_test(test_lpm_orders_by_cached_prefix),
         cmocka_unit_test(test_max_utilization_mixes_whole_prompts),
+        cmocka_unit_test(test_largest_request_fits_32_bit_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
