@@ -399,6 +399,7 @@ static void test_largest_request_fits_32_bit_counts(void **state)
     assert_int_equal(w.s.kv.free_blocks, top / 16);
     /* the per-request state's budget (issue 18: 1M requests in well under 300 MB) */
     assert_true(sizeof(sim_req) <= 96);
+    sim_sched_free(&w.s);
 }
 
 int main(void)
