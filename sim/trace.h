@@ -88,6 +88,23 @@ sim_status sim_trace_run(const char *path, const sim_step_cfg *cfg, const sim_st
 double sim_trace_run_estimate_bytes(const sim_step_result *prefill, const sim_step_result *decode,
                                     int ranks);
 
+/* The run's timeline over pipeline stages (cfg->pp > 1): one process per stage named "stage k:
+ * layers a-b" (with all_ranks one per GPU of each stage, "stage k GPU g: layers a-b"), each
+ * showing its share of every micro-batch (pp.h) as a "stage" slice with the stage's layers and
+ * ops nested inside (the first stage's embedding and host time, the last's final norm, LM head
+ * and sampling) on the same four tracks as sim_trace_run, placed as the one-shot pipeline runs
+ * them (a micro-batch enters stage k when stage k is free and its activations have arrived),
+ * and each activation transfer as an async span "activations to stage k+1" on the sending
+ * stage. The prefill step (eager, as run.h prices it) is followed by one decode round drawn the
+ * same way. decode may be NULL. */
+sim_status sim_trace_run_pp(const char *path, const sim_step_cfg *cfg,
+                            const sim_seq_group *prefill, const sim_seq_group *decode,
+                            bool all_ranks, sim_err *err);
+
+/* Estimated size in bytes of sim_trace_run_pp's file (-1 when out of memory). */
+double sim_trace_run_pp_estimate_bytes(const sim_step_cfg *cfg, const sim_seq_group *prefill,
+                                       const sim_seq_group *decode, int ranks);
+
 typedef enum sim_trace_detail {
     SIM_TRACE_ITERATION, /* one slice per iteration */
     SIM_TRACE_LAYER,     /* ...with a slice per layer inside */

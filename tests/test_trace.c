@@ -5,6 +5,7 @@
 
 #include "engine.h"
 #include "jsonf.h"
+#include "pp.h"
 #include "run.h"
 #include "trace.h"
 
@@ -220,6 +221,126 @@ static void test_run_trace_one_rank(void **state)
     free(dec);
 }
 
+/* The "stage" slices of process pid in the trace, in file order: their ts and dur in ns. */
+static int stage_slices(const cJSON *root, int pid, int64_t *ts_ns, int64_t *dur_ns, int cap)
+{
+    int n = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(root, "traceEvents"))
+    {
+        const cJSON *cat = cJSON_GetObjectItemCaseSensitive(e, "cat");
+        if (cJSON_GetObjectItemCaseSensitive(e, "pid")->valueint != pid || !cJSON_IsString(cat) ||
+            strcmp(cat->valuestring, "stage") != 0 || n >= cap)
+            continue;
+        ts_ns[n] = llround(cJSON_GetObjectItemCaseSensitive(e, "ts")->valuedouble * 1e3);
+        dur_ns[n++] = llround(cJSON_GetObjectItemCaseSensitive(e, "dur")->valuedouble * 1e3);
+    }
+    return n;
+}
+
+/* The name metadata of process pid. */
+static const char *process_name(const cJSON *root, int pid)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(root, "traceEvents"))
+    {
+        if (cJSON_GetObjectItemCaseSensitive(e, "pid")->valueint == pid &&
+            strcmp(cJSON_GetObjectItemCaseSensitive(e, "name")->valuestring, "process_name") == 0)
+            return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(e, "args"),
+                                                    "name")
+                ->valuestring;
+    }
+    return "";
+}
+
+/* --pp 2, batch 2, prefill only: two micro-batches of one sequence, a one-shot pipeline. With
+ * T0, T1 a micro-batch's stage times (pp.c) and X the transfer, by hand:
+ *   stage 0: mb 0 at 0 for T0, mb 1 at T0 for T0
+ *   stage 1: mb 0 at T0 + X for T1, mb 1 at max(T0 + X + T1, 2 T0 + X) for T1
+ * (each slice starts at the whole ns below and lasts the whole ns below its exact time), and the
+ * last one ends at the run's TTFT (the makespan sim_pp_round_ns gives). Llama-3.1-8B's 32 layers
+ * split 16 + 16; with --pp 3 11 + 11 + 10 (stage 1 and 0 take the 2 left over). */
+static void test_run_trace_pp_stages(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_step_cfg sc = {.model = &m,
+                       .hw = &hw,
+                       .tp = 2,
+                       .pp = 2,
+                       .overlap = 0.5,
+                       .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16},
+                       .iteration_overhead_ns = 1e6,
+                       .request_overhead_ns = 1e4};
+    sim_seq_group gp = {.count = 2, .q = 512, .c = 0, .logits = 1};
+    const char *path = tmp_path("pp");
+    sim_err err = {{0}};
+    assert_int_equal(sim_trace_run_pp(path, &sc, &gp, NULL, false, &err), SIM_OK);
+    check_ok(path);
+    cJSON *root;
+    assert_int_equal(sim_jsonf_load_max(path, 1L << 30, &root, &err), SIM_OK);
+    assert_string_equal(process_name(root, 0), "stage 0: layers 0-15");
+    assert_string_equal(process_name(root, 1), "stage 1: layers 16-31");
+    sim_step_cfg pre = sc;
+    pre.eager = sim_step_eager(&sc, true);
+    sim_seq_group one = {.count = 1, .q = 512, .c = 0, .logits = 1};
+    sim_step_result *r = calloc(1, sizeof *r);
+    sim_step_price(&pre, &one, 1, r);
+    const double t0 = sim_pp_stage_ns(&pre, r, 0), t1 = sim_pp_stage_ns(&pre, r, 1);
+    const double x = sim_pp_xfer_ns(&pre, 512, 0);
+    assert_true(t0 > 0 && t1 > 0 && x > 0);
+    int64_t ts[4], dur[4];
+    assert_int_equal(stage_slices(root, 0, ts, dur, 4), 2);
+    assert_int_equal(ts[0], 0);
+    assert_int_equal(dur[0], (int64_t)floor(t0));
+    assert_int_equal(ts[1], (int64_t)floor(t0));
+    assert_int_equal(dur[1], (int64_t)floor(t0));
+    assert_int_equal(stage_slices(root, 1, ts, dur, 4), 2);
+    assert_int_equal(ts[0], (int64_t)floor(t0 + x));
+    assert_int_equal(dur[0], (int64_t)floor(t1));
+    const double s1 = fmax(t0 + x + t1, 2 * t0 + x);
+    assert_int_equal(ts[1], (int64_t)floor(s1));
+    assert_int_equal(dur[1], (int64_t)floor(t1));
+    /* the makespan is the run's TTFT */
+    assert_near(s1 + t1, sim_pp_round_ns(&pre, &gp, 1, NULL, false), 1e-9);
+    cJSON_Delete(root);
+
+    /* three stages with a decode round, one and every rank: the checker passes, the names carry
+     * the layer ranges, each stage's slices add up to its stage times, the estimate is within
+     * 10% */
+    sc.pp = 3;
+    pre.pp = 3;
+    sim_seq_group gd = {.count = 2, .q = 1, .c = 512, .logits = 1};
+    static const char *const names[2][3] = {
+        {"stage 0: layers 0-10", "stage 1: layers 11-21", "stage 2: layers 22-31"},
+        {"stage 0 GPU 0: layers 0-10", "stage 1 GPU 2: layers 11-21", "stage 2 GPU 4: layers 22-31"}};
+    sim_step_price(&pre, &one, 1, r);
+    sim_step_result *d = calloc(1, sizeof *d);
+    sim_seq_group d1 = {.count = 1, .q = 1, .c = 512, .logits = 1};
+    sim_step_price(&sc, &d1, 1, d);
+    for (int all = 0; all < 2; all++) {
+        const int ranks = all ? 2 : 1;
+        assert_int_equal(sim_trace_run_pp(path, &sc, &gp, &gd, all, &err), SIM_OK);
+        sim_trace_stats st = check_ok(path);
+        assert_int_equal(st.tracks, 3 * ranks * 4);
+        assert_near(sim_trace_run_pp_estimate_bytes(&sc, &gp, &gd, ranks), file_bytes(path), 0.10);
+        assert_int_equal(sim_jsonf_load_max(path, 1L << 30, &root, &err), SIM_OK);
+        for (int k = 0; k < 3; k++) {
+            assert_string_equal(process_name(root, k * ranks), names[all][k]);
+            /* 2 prefill and 2 decode micro-batches of one sequence each */
+            assert_int_equal(stage_slices(root, k * ranks, ts, dur, 4), 4);
+            int64_t sum = dur[0] + dur[1] + dur[2] + dur[3];
+            double want = 2 * sim_pp_stage_ns(&pre, r, k) + 2 * sim_pp_stage_ns(&sc, d, k);
+            assert_true(fabs((double)sum - want) < 4.0); /* four slices, each truncated */
+        }
+        cJSON_Delete(root);
+    }
+    remove(path);
+    free(r);
+    free(d);
+}
+
 static void test_serve_trace_details_and_window(void **state)
 {
     (void)state;
@@ -357,6 +478,7 @@ int main(void)
         cmocka_unit_test(test_serve_trace_adds_up),
         cmocka_unit_test(test_args_full_precision),
         cmocka_unit_test(test_run_trace_one_rank),
+        cmocka_unit_test(test_run_trace_pp_stages),
         cmocka_unit_test(test_serve_trace_details_and_window),
         cmocka_unit_test(test_writer_escapes_and_is_atomic),
         cmocka_unit_test(test_shipped_examples_pass),
