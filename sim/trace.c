@@ -637,12 +637,13 @@ enum {
     EV_ASYNC,
     EV_STAGE, /* a pipeline stage's micro-batch */
     EV_SEND,  /* a transfer to the next stage: begun (with args) and ended */
+    EV_MB,    /* a serving stage's micro-batch */
     EV_KINDS
 };
 static const double ev_bytes[EV_KINDS] = {
     [EV_META] = 80,  [EV_STEP] = 360, [EV_OP] = 317,   [EV_PART] = 91,    [EV_NET] = 152,
     [EV_LAYER] = 92, [EV_HOST] = 100, [EV_ITER] = 234, [EV_COUNTER] = 98, [EV_ASYNC] = 85,
-    [EV_STAGE] = 225, [EV_SEND] = 262};
+    [EV_STAGE] = 225, [EV_SEND] = 262, [EV_MB] = 160};
 
 /* Events write_step_children writes for one step at `detail`, by kind. */
 static void count_step(const sim_step_result *s, sim_trace_detail detail, double *n)
@@ -736,6 +737,13 @@ double sim_trace_serve_estimate_bytes(sim_trace_detail detail, const sim_step_cf
     for (int k = 0; k < EV_KINDS; k++)
         n[k] *= iterations;
     n[EV_META] = 4 + 2.0 * (detail == SIM_TRACE_OP ? 4 : 1);
+    /* stages: a process and track each, and a slice per micro-batch (counted at pp per
+     * iteration, as under load; lighter batches cut fewer) */
+    const int pp = sim_pp_stages(cfg);
+    if (pp > 1) {
+        n[EV_META] += 4.0 * pp;
+        n[EV_MB] = (double)pp * pp * iterations;
+    }
     n[EV_ITER] = iterations;
     n[EV_COUNTER] = 3.0 * iterations;
     /* a request: its span and three phases, begun and ended; a preemption: an instant and a
@@ -871,6 +879,65 @@ static void on_request(void *ctx, int64_t id, sim_req_event ev, int64_t t)
     }
 }
 
+enum { PID_STAGES = 3 }; /* stage k: pid 3 + k */
+
+/* With pipeline stages: each stage's busy time in the iteration, one slice per micro-batch
+ * (pp.h: its stage time), back to back. Stage s starts where the first micro-batch reaches it
+ * (the stage times and transfers before it), or earlier when its slices would not end by the
+ * iteration's end otherwise (the steady round overlaps the stages); the rest is its wait. */
+static void write_serve_stages(sim_trace_serve *ts, const sim_iter_info *it)
+{
+    const sim_step_cfg *cfg = it->step_cfg;
+    if (!cfg || sim_pp_stages(cfg) == 1 || !it->groups || it->n_groups == 0)
+        return;
+    if (it->n_groups > ts->n_mb) {
+        sim_seq_group *g = realloc(ts->mb, it->n_groups * sizeof *g);
+        if (!g)
+            return; /* out of memory: the stages' slices are left out of this iteration */
+        ts->mb = g;
+        ts->n_mb = it->n_groups;
+    }
+    if (!ts->mb_step && !(ts->mb_step = malloc(sizeof *ts->mb_step)))
+        return;
+    const int pp = sim_pp_stages(cfg), m = sim_pp_micro_batches(cfg, it->groups, it->n_groups);
+    double t_ns[SIM_PP_MAX][SIM_PP_MAX];
+    int64_t tokens[SIM_PP_MAX], seqs[SIM_PP_MAX], busy[SIM_PP_MAX] = {0}, reach[SIM_PP_MAX];
+    for (int j = 0; j < m; j++) {
+        size_t k = sim_pp_micro_batch(it->groups, it->n_groups, j, m, ts->mb);
+        sim_step_price(cfg, ts->mb, k, ts->mb_step);
+        tokens[j] = ts->mb_step->graph.tokens;
+        seqs[j] = ts->mb_step->graph.seqs;
+        double arrive = 0.0;
+        for (int s = 0; s < pp; s++) {
+            t_ns[j][s] = sim_pp_stage_ns(cfg, ts->mb_step, s);
+            busy[s] += (int64_t)floor(t_ns[j][s]);
+            if (j == 0)
+                reach[s] = (int64_t)floor(arrive);
+            arrive += t_ns[j][s] + (s + 1 < pp ? sim_pp_xfer_ns(cfg, (double)tokens[j], s) : 0.0);
+        }
+    }
+    const int64_t end = it->start_ns + it->dur_ns;
+    for (int s = 0; s < pp; s++) {
+        int64_t at = it->start_ns + reach[s];
+        if (at + busy[s] > end)
+            at = end - busy[s] > it->start_ns ? end - busy[s] : it->start_ns;
+        for (int j = 0; j < m; j++) {
+            char name[32];
+            snprintf(name, sizeof name, "micro-batch %d", j);
+            sim_targs a;
+            sim_targs_reset(&a);
+            sim_targs_int(&a, "tokens", tokens[j]);
+            sim_targs_int(&a, "sequences", seqs[j]);
+            sim_targs_num(&a, "stage_us", t_ns[j][s] / 1e3);
+            int64_t d = (int64_t)floor(t_ns[j][s]);
+            if (at + d > end) /* a stage's busy time fits in its round (pp.h); rounding aside */
+                d = end - at;
+            sim_trace_slice(&ts->t, PID_STAGES + s, TID_ISSUE, name, "stage", at, d, &a);
+            at += d;
+        }
+    }
+}
+
 static void on_iteration(void *ctx, const sim_iter_info *it)
 {
     sim_trace_serve *ts = ctx;
@@ -908,6 +975,7 @@ static void on_iteration(void *ctx, const sim_iter_info *it)
                       ? 100.0 * (double)it->kv_used_blocks / (double)it->kv_total_blocks
                       : 0.0);
     sim_trace_counter(t, PID_ENGINE, "kv cache", it->start_ns, &a);
+    write_serve_stages(ts, it);
     if (ts->detail == SIM_TRACE_ITERATION)
         return;
     int64_t t0 = it->start_ns;
@@ -948,6 +1016,14 @@ sim_status sim_trace_serve_open(sim_trace_serve *ts, const char *path, sim_trace
     sim_trace_name_process(&ts->t, PID_ENGINE, "engine", 0);
     name_tracks(&ts->t, PID_ENGINE, detail == SIM_TRACE_OP);
     sim_trace_name_process(&ts->t, PID_REQUESTS, "requests", 1);
+    for (int k = 0; step && sim_pp_stages(step) > 1 && k < sim_pp_stages(step); k++) {
+        const stage_part p = stage_of(step, k);
+        char name[64];
+        snprintf(name, sizeof name, "stage %d: layers %lld-%lld", k, (long long)p.l0,
+                 (long long)(p.l1 - 1));
+        sim_trace_name_process(&ts->t, PID_STAGES + k, name, 2 + k);
+        sim_trace_name_thread(&ts->t, PID_STAGES + k, TID_ISSUE, "micro-batches", TID_ISSUE);
+    }
     return SIM_OK;
 }
 
@@ -960,8 +1036,12 @@ sim_status sim_trace_serve_close(sim_trace_serve *ts, int64_t end_ns, sim_err *e
     free(ts->phase);
     free(ts->open);
     free(ts->arrival_ns);
+    free(ts->mb);
+    free(ts->mb_step);
     ts->phase = ts->open = NULL;
     ts->arrival_ns = NULL;
+    ts->mb = NULL;
+    ts->mb_step = NULL;
     return st;
 }
 
@@ -971,8 +1051,12 @@ void sim_trace_serve_abort(sim_trace_serve *ts)
     free(ts->phase);
     free(ts->open);
     free(ts->arrival_ns);
+    free(ts->mb);
+    free(ts->mb_step);
     ts->phase = ts->open = NULL;
     ts->arrival_ns = NULL;
+    ts->mb = NULL;
+    ts->mb_step = NULL;
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -134,6 +134,10 @@ typedef struct sim_trace_serve {
     unsigned char *phase; /* per request: current phase */
     unsigned char *open;  /* per request: bit 0 span open, bit 1 phase open */
     int64_t *arrival_ns;
+    /* with pipeline stages: a process per stage, its micro-batches priced afresh */
+    sim_seq_group *mb;       /* a micro-batch's groups (room for n_mb) */
+    size_t n_mb;
+    sim_step_result *mb_step; /* a micro-batch's step */
 } sim_trace_serve;
 
 /* Opens a serving timeline of n requests. w1_ns < 0: no end to the window. */

@@ -98,8 +98,9 @@ static double file_bytes(const char *path)
 
 static double last_serve_bytes, last_serve_estimate; /* of the last serve_trace */
 
-static void serve_trace(sim_trace_detail detail, int64_t w0, int64_t w1, double util,
-                        sim_engine_result *res, sim_trace_stats *stats)
+/* root: NULL, or where the trace is loaded to (then the caller deletes it) */
+static void serve_trace_pp(sim_trace_detail detail, int64_t w0, int64_t w1, double util, int pp,
+                           sim_engine_result *res, sim_trace_stats *stats, cJSON **root)
 {
     sim_model m = tu_model("llama-3.1-8b");
     sim_hw hw = tu_hw("h100-sxm");
@@ -107,6 +108,7 @@ static void serve_trace(sim_trace_detail detail, int64_t w0, int64_t w1, double 
         .step = {.model = &m,
                  .hw = &hw,
                  .tp = 1,
+                 .pp = pp,
                  .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 0, false},
                  .iteration_overhead_ns = 1e6,
                  .request_overhead_ns = 1e4},
@@ -135,8 +137,16 @@ static void serve_trace(sim_trace_detail detail, int64_t w0, int64_t w1, double 
     last_serve_bytes = file_bytes(path);
     last_serve_estimate = sim_trace_serve_estimate_bytes(detail, &cfg.step, (double)res->iterations,
                                                          (double)res->n, (double)res->preemptions);
+    if (root)
+        assert_int_equal(sim_jsonf_load_max(path, 1L << 30, root, &err), SIM_OK);
     remove(path);
     sim_workload_free(&w);
+}
+
+static void serve_trace(sim_trace_detail detail, int64_t w0, int64_t w1, double util,
+                        sim_engine_result *res, sim_trace_stats *stats)
+{
+    serve_trace_pp(detail, w0, w1, util, 1, res, stats, NULL);
 }
 
 static void test_serve_trace_adds_up(void **state)
@@ -341,6 +351,51 @@ static void test_run_trace_pp_stages(void **state)
     free(d);
 }
 
+/* serve --pp 2: a process per stage with a slice per micro-batch inside each iteration, and the
+ * request tracks as before. A lone sequence's round is one micro-batch through both stages and
+ * the link (pp.h: round = T0 + X + T1): stage 0 starts with the iteration, stage 1 where the
+ * micro-batch reaches it (T0 + X later) and ends with it (whole ns, so within 2 ns). */
+static void test_serve_trace_pp_stages(void **state)
+{
+    (void)state;
+    sim_engine_result res;
+    sim_trace_stats st;
+    cJSON *root = NULL;
+    serve_trace_pp(SIM_TRACE_ITERATION, 0, -1, 0.9, 2, &res, &st, &root);
+    assert_int_equal(st.iterations, res.iterations);
+    assert_int_equal(st.async_events, 8 * 200);
+    assert_near(last_serve_estimate, last_serve_bytes, 0.10);
+    assert_string_equal(process_name(root, 3), "stage 0: layers 0-15");
+    assert_string_equal(process_name(root, 4), "stage 1: layers 16-31");
+    /* the first iteration: the first request's prompt alone */
+    int64_t ts[2], dur[2];
+    assert_int_equal(stage_slices(root, 3, ts, dur, 1), 1);
+    assert_int_equal(stage_slices(root, 4, ts + 1, dur + 1, 1), 1);
+    const cJSON *e, *first = NULL;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(root, "traceEvents"))
+    {
+        const cJSON *cat = cJSON_GetObjectItemCaseSensitive(e, "cat");
+        if (!first && cJSON_IsString(cat) && strcmp(cat->valuestring, "iteration") == 0)
+            first = e;
+    }
+    assert_non_null(first);
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(first, "args");
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(args, "batch_size")->valueint, 1);
+    const int64_t tokens = cJSON_GetObjectItemCaseSensitive(args, "prefill_tokens")->valueint;
+    const int64_t it0 = llround(cJSON_GetObjectItemCaseSensitive(first, "ts")->valuedouble * 1e3);
+    const int64_t it_dur =
+        llround(cJSON_GetObjectItemCaseSensitive(first, "dur")->valuedouble * 1e3);
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_step_cfg c = {.model = &m, .hw = &hw, .tp = 1, .pp = 2};
+    const double x = sim_pp_xfer_ns(&c, (double)tokens, 0);
+    assert_int_equal(ts[0], it0);
+    assert_true(llabs(ts[1] - (it0 + dur[0] + llround(x))) <= 1);
+    assert_true(llabs(dur[0] + dur[1] + llround(x) - it_dur) <= 2);
+    cJSON_Delete(root);
+    sim_engine_result_free(&res);
+}
+
 static void test_serve_trace_details_and_window(void **state)
 {
     (void)state;
@@ -479,6 +534,7 @@ int main(void)
         cmocka_unit_test(test_args_full_precision),
         cmocka_unit_test(test_run_trace_one_rank),
         cmocka_unit_test(test_run_trace_pp_stages),
+        cmocka_unit_test(test_serve_trace_pp_stages),
         cmocka_unit_test(test_serve_trace_details_and_window),
         cmocka_unit_test(test_writer_escapes_and_is_atomic),
         cmocka_unit_test(test_shipped_examples_pass),
