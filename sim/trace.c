@@ -566,7 +566,7 @@ sim_status sim_trace_run_pp(const char *path, const sim_step_cfg *cfg,
 {
     const int pp = sim_pp_stages(cfg), ranks = all_ranks ? cfg->tp : 1;
     sim_step_result *r = malloc(sizeof *r);
-    int64_t *net_free = calloc((size_t)(pp * ranks), sizeof *net_free);
+    int64_t *net_free = calloc((size_t)pp * (size_t)ranks, sizeof *net_free);
     if (!r || !net_free) {
         free(r);
         free(net_free);
@@ -901,7 +901,7 @@ static void write_serve_stages(sim_trace_serve *ts, const sim_iter_info *it)
         return;
     const int pp = sim_pp_stages(cfg), m = sim_pp_micro_batches(cfg, it->groups, it->n_groups);
     double t_ns[SIM_PP_MAX][SIM_PP_MAX];
-    int64_t tokens[SIM_PP_MAX], seqs[SIM_PP_MAX], busy[SIM_PP_MAX] = {0}, reach[SIM_PP_MAX];
+    int64_t tokens[SIM_PP_MAX], seqs[SIM_PP_MAX], busy[SIM_PP_MAX] = {0}, reach[SIM_PP_MAX] = {0};
     for (int j = 0; j < m; j++) {
         size_t k = sim_pp_micro_batch(it->groups, it->n_groups, j, m, ts->mb);
         sim_step_price(cfg, ts->mb, k, ts->mb_step);

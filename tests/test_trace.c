@@ -193,6 +193,18 @@ static void test_args_full_precision(void **state)
     assert_string_equal(a.buf, "\"third\":0.3333333333333333");
 }
 
+/* A run's step configuration in bf16 with engine overheads. */
+static sim_step_cfg run_cfg(const sim_model *m, const sim_hw *hw, int tp, int pp)
+{
+    return (sim_step_cfg){.model = m,
+                          .hw = hw,
+                          .tp = tp,
+                          .pp = pp,
+                          .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16},
+                          .iteration_overhead_ns = 1e6,
+                          .request_overhead_ns = 1e4};
+}
+
 /* One rank by default (TP ranks are identical), stated in the header; the estimate is within
  * 10% of what is written. */
 static void test_run_trace_one_rank(void **state)
@@ -200,12 +212,7 @@ static void test_run_trace_one_rank(void **state)
     (void)state;
     sim_model m = tu_model("llama-3.1-8b");
     sim_hw hw = tu_hw("h100-sxm");
-    sim_step_cfg sc = {.model = &m,
-                       .hw = &hw,
-                       .tp = 4,
-                       .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16},
-                       .iteration_overhead_ns = 1e6,
-                       .request_overhead_ns = 1e4};
+    sim_step_cfg sc = run_cfg(&m, &hw, 4, 1);
     sim_step_result *pre = calloc(1, sizeof *pre), *dec = calloc(1, sizeof *dec);
     sim_seq_group gp = {.count = 4, .q = 512, .c = 0, .logits = 1};
     sim_seq_group gd = {.count = 4, .q = 1, .c = 512, .logits = 1};
@@ -273,19 +280,13 @@ static const char *process_name(const cJSON *root, int pid)
 static void test_run_trace_pp_stages(void **state)
 {
     (void)state;
-    sim_model m = tu_model("llama-3.1-8b");
-    sim_hw hw = tu_hw("h100-sxm");
-    sim_step_cfg sc = {.model = &m,
-                       .hw = &hw,
-                       .tp = 2,
-                       .pp = 2,
-                       .overlap = 0.5,
-                       .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16},
-                       .iteration_overhead_ns = 1e6,
-                       .request_overhead_ns = 1e4};
-    sim_seq_group gp = {.count = 2, .q = 512, .c = 0, .logits = 1};
     const char *path = tmp_path("pp");
     sim_err err = {{0}};
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_step_cfg sc = run_cfg(&m, &hw, 2, 2);
+    sc.overlap = 0.5; /* two micro-batches of one sequence: */
+    sim_seq_group gp = {.count = 2, .q = 512, .c = 0, .logits = 1};
     assert_int_equal(sim_trace_run_pp(path, &sc, &gp, NULL, false, &err), SIM_OK);
     check_ok(path);
     cJSON *root;
