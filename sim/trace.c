@@ -485,8 +485,8 @@ typedef struct pp_writer {
 
 /* One micro-batch at stage k from start_ns (already priced as r): its stage slice with the
  * stage's ops nested inside, on every rank of the stage. */
-static void write_stage_mb(pp_writer *pw, const sim_step_result *r, const char *name, int k,
-                           int j, int64_t start_ns, double stage_ns)
+static void write_stage_mb(pp_writer *pw, const sim_step_result *r, const char *name, int k, int j,
+                           int64_t start_ns, double stage_ns)
 {
     const stage_part p = stage_of(pw->cfg, k);
     const int64_t dur = (int64_t)floor(stage_ns);
@@ -560,9 +560,8 @@ static int64_t write_pp_step(pp_writer *pw, const sim_step_cfg *cfg, const sim_s
     return (int64_t)ceil(free_ns[pp - 1]);
 }
 
-sim_status sim_trace_run_pp(const char *path, const sim_step_cfg *cfg,
-                            const sim_seq_group *prefill, const sim_seq_group *decode,
-                            bool all_ranks, sim_err *err)
+sim_status sim_trace_run_pp(const char *path, const sim_step_cfg *cfg, const sim_seq_group *prefill,
+                            const sim_seq_group *decode, bool all_ranks, sim_err *err)
 {
     const int pp = sim_pp_stages(cfg), ranks = all_ranks ? cfg->tp : 1;
     sim_step_result *r = malloc(sizeof *r);
@@ -641,8 +640,8 @@ enum {
     EV_KINDS
 };
 static const double ev_bytes[EV_KINDS] = {
-    [EV_META] = 80,  [EV_STEP] = 360, [EV_OP] = 317,   [EV_PART] = 91,    [EV_NET] = 152,
-    [EV_LAYER] = 92, [EV_HOST] = 100, [EV_ITER] = 234, [EV_COUNTER] = 98, [EV_ASYNC] = 85,
+    [EV_META] = 80,   [EV_STEP] = 360, [EV_OP] = 317,   [EV_PART] = 91,    [EV_NET] = 152,
+    [EV_LAYER] = 92,  [EV_HOST] = 100, [EV_ITER] = 234, [EV_COUNTER] = 98, [EV_ASYNC] = 85,
     [EV_STAGE] = 225, [EV_SEND] = 262, [EV_MB] = 160};
 
 /* Events write_step_children writes for one step at `detail`, by kind. */

@@ -97,9 +97,8 @@ double sim_trace_run_estimate_bytes(const sim_step_result *prefill, const sim_st
  * and each activation transfer as an async span "activations to stage k+1" on the sending
  * stage. The prefill step (eager, as run.h prices it) is followed by one decode round drawn the
  * same way. decode may be NULL. */
-sim_status sim_trace_run_pp(const char *path, const sim_step_cfg *cfg,
-                            const sim_seq_group *prefill, const sim_seq_group *decode,
-                            bool all_ranks, sim_err *err);
+sim_status sim_trace_run_pp(const char *path, const sim_step_cfg *cfg, const sim_seq_group *prefill,
+                            const sim_seq_group *decode, bool all_ranks, sim_err *err);
 
 /* Estimated size in bytes of sim_trace_run_pp's file (-1 when out of memory). */
 double sim_trace_run_pp_estimate_bytes(const sim_step_cfg *cfg, const sim_seq_group *prefill,
@@ -135,7 +134,7 @@ typedef struct sim_trace_serve {
     unsigned char *open;  /* per request: bit 0 span open, bit 1 phase open */
     int64_t *arrival_ns;
     /* with pipeline stages: a process per stage, its micro-batches priced afresh */
-    sim_seq_group *mb;       /* a micro-batch's groups (room for n_mb) */
+    sim_seq_group *mb; /* a micro-batch's groups (room for n_mb) */
     size_t n_mb;
     sim_step_result *mb_step; /* a micro-batch's step */
 } sim_trace_serve;

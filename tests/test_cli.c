@@ -524,8 +524,10 @@ static void test_chrome_traces(void **state)
         tn = fread(tbuf, 1, sizeof tbuf - 1, trf);
         fclose(trf);
         tbuf[tn] = '\0';
-        assert_non_null(strstr(tbuf, k ? "\"stage 0: layers 0-15\"" : "\"stage 0 GPU 0: layers 0-15\""));
-        assert_non_null(strstr(tbuf, k ? "\"stage 1: layers 16-31\"" : "\"stage 1 GPU 1: layers 16-31\""));
+        assert_non_null(
+            strstr(tbuf, k ? "\"stage 0: layers 0-15\"" : "\"stage 0 GPU 0: layers 0-15\""));
+        assert_non_null(
+            strstr(tbuf, k ? "\"stage 1: layers 16-31\"" : "\"stage 1 GPU 1: layers 16-31\""));
         snprintf(a, sizeof a, "trace-check %s", path);
         run(a);
         assert_int_equal(R.rc, 0);

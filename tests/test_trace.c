@@ -325,7 +325,8 @@ static void test_run_trace_pp_stages(void **state)
     sim_seq_group gd = {.count = 2, .q = 1, .c = 512, .logits = 1};
     static const char *const names[2][3] = {
         {"stage 0: layers 0-10", "stage 1: layers 11-21", "stage 2: layers 22-31"},
-        {"stage 0 GPU 0: layers 0-10", "stage 1 GPU 2: layers 11-21", "stage 2 GPU 4: layers 22-31"}};
+        {"stage 0 GPU 0: layers 0-10", "stage 1 GPU 2: layers 11-21",
+         "stage 2 GPU 4: layers 22-31"}};
     sim_step_price(&pre, &one, 1, r);
     sim_step_result *d = calloc(1, sizeof *d);
     sim_seq_group d1 = {.count = 1, .q = 1, .c = 512, .logits = 1};
