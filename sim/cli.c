@@ -887,6 +887,24 @@ static sim_status check_trace_size(const cli_opts *o, double est_bytes, const ch
                                      "--num-prompts");
 }
 
+/* The run's timeline over pipeline stages (speculative decoding is refused with --pp). */
+static sim_status write_run_trace_pp(const cli_opts *o, const sim_run_cfg *cfg, bool all,
+                                     sim_err *err)
+{
+    const sim_seq_group pre = {.count = cfg->batch, .q = cfg->input_len, .c = 0, .logits = 1};
+    const sim_seq_group dec = {.count = cfg->batch, .q = 1, .c = cfg->input_len, .logits = 1};
+    const sim_seq_group *d = cfg->output_len > 1 ? &dec : NULL;
+    const int ranks = all ? cfg->step.tp : 1;
+    char what[96];
+    snprintf(what, sizeof what, "the run timeline of %d stage%s x %d rank%s", cfg->step.pp,
+             cfg->step.pp > 1 ? "s" : "", ranks, ranks > 1 ? "s" : "");
+    double est = sim_trace_run_pp_estimate_bytes(&cfg->step, &pre, d, ranks);
+    if (est < 0)
+        return sim_fail(err, SIM_EINTERNAL, "out of memory");
+    sim_status st = check_trace_size(o, est, what, err);
+    return st ? st : sim_trace_run_pp(o->chrome_trace, &cfg->step, &pre, d, all, err);
+}
+
 /* The run's timeline: its prefill step and its first decode (or verify) step. */
 static sim_status write_run_trace(const cli_opts *o, const sim_run_cfg *cfg,
                                   const sim_run_result *r, sim_err *err)
@@ -896,6 +914,8 @@ static sim_status write_run_trace(const cli_opts *o, const sim_run_cfg *cfg,
         strcmp(o->trace_ranks, "one") != 0)
         return sim_fail(err, SIM_EINPUT, "--trace-ranks: value '%s', expected all or one",
                         o->trace_ranks);
+    if (sim_pp_stages(&cfg->step) > 1) /* one process per stage */
+        return write_run_trace_pp(o, cfg, all, err);
     sim_step_result *dec = NULL;
     if (cfg->output_len > 1) {
         dec = calloc(1, sizeof *dec);

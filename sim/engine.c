@@ -345,7 +345,10 @@ static int iterate(loop *L)
                             .running = (int64_t)L->sched.r_len,
                             .waiting = (int64_t)L->sched.w_len,
                             .draft_ns = draft_ns,
-                            .step = step};
+                            .step = step,
+                            .step_cfg = &sc,
+                            .groups = L->groups,
+                            .n_groups = n};
         obs->iteration(obs->ctx, &it);
     }
     L->now += dt;

@@ -60,6 +60,11 @@ typedef struct sim_iter_info {
     int64_t running, waiting;    /* after scheduling */
     double draft_ns;             /* speculative proposals, before the target's step */
     const sim_step_result *step; /* the target's step, op by op */
+    /* what it was priced from: the configuration (launch mode chosen) and the scheduled
+     * sequences (no CUDA-graph padding), which pipeline stages cut into micro-batches (pp.h) */
+    const sim_step_cfg *step_cfg;
+    const sim_seq_group *groups;
+    size_t n_groups;
 } sim_iter_info;
 
 /* Callbacks the engine makes while it simulates (all optional). They see plain values, never the

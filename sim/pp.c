@@ -137,11 +137,24 @@ void sim_pp_memo_free(sim_pp_memo *pm)
     memset(pm, 0, sizeof *pm);
 }
 
-/* Micro-batch j of m: the sequences [S j / m, S (j+1) / m) of the groups in order, into out.
- * Returns its group count. */
-static size_t micro_batch(const sim_seq_group *g, size_t n, int64_t seqs, int j, int m,
-                          sim_seq_group *out)
+static int64_t seq_count(const sim_seq_group *g, size_t n)
 {
+    int64_t seqs = 0;
+    for (size_t i = 0; i < n; i++)
+        seqs += g[i].count;
+    return seqs;
+}
+
+int sim_pp_micro_batches(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t n_groups)
+{
+    const int64_t seqs = seq_count(groups, n_groups);
+    const int pp = sim_pp_stages(cfg);
+    return seqs < pp ? (int)seqs : pp;
+}
+
+size_t sim_pp_micro_batch(const sim_seq_group *g, size_t n, int j, int m, sim_seq_group *out)
+{
+    const int64_t seqs = seq_count(g, n);
     const int64_t lo = seqs * j / m, hi = seqs * (j + 1) / m;
     size_t k = 0;
     int64_t at = 0;
@@ -156,14 +169,19 @@ static size_t micro_batch(const sim_seq_group *g, size_t n, int64_t seqs, int j,
     return k;
 }
 
+double sim_pp_enter(double *stage_free_ns, double *arrive_ns, double stage_ns, double xfer_ns)
+{
+    double start = *stage_free_ns > *arrive_ns ? *stage_free_ns : *arrive_ns;
+    *stage_free_ns = start + stage_ns;
+    *arrive_ns = *stage_free_ns + xfer_ns;
+    return start;
+}
+
 double sim_pp_round_ns(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t n_groups,
                        sim_pp_memo *pm, bool steady)
 {
     const int pp = sim_pp_stages(cfg);
-    int64_t seqs = 0;
-    for (size_t i = 0; i < n_groups; i++)
-        seqs += groups[i].count;
-    const int m = seqs < pp ? (int)seqs : pp;
+    const int m = sim_pp_micro_batches(cfg, groups, n_groups);
     double stage_sum[SIM_PP_MAX] = {0}, link_sum[SIM_PP_MAX] = {0};
     double done[SIM_PP_MAX] = {0}; /* makespan: when each stage finished its last micro-batch */
     double latency = 0.0;
@@ -171,7 +189,7 @@ double sim_pp_round_ns(const sim_step_cfg *cfg, const sim_seq_group *groups, siz
     sim_seq_group *scratch = pm ? pm->scratch : bare;
     sim_step_result fresh;
     for (int j = 0; j < m; j++) {
-        size_t k = micro_batch(groups, n_groups, seqs, j, m, scratch);
+        size_t k = sim_pp_micro_batch(groups, n_groups, j, m, scratch);
         const sim_step_result *r = &fresh;
         if (pm)
             r = sim_step_price_memo(cfg, scratch, k, &pm->m[(cfg->eager ? pp : 0) + j]);
@@ -184,10 +202,7 @@ double sim_pp_round_ns(const sim_step_cfg *cfg, const sim_seq_group *groups, siz
             stage_sum[s] += ts;
             link_sum[s] += x;
             lat += ts + x;
-            /* one-shot: enter stage s when it is free and this micro-batch has arrived */
-            double start = done[s] > t ? done[s] : t;
-            done[s] = start + ts;
-            t = done[s] + x;
+            sim_pp_enter(&done[s], &t, ts, x); /* one-shot: fill and drain */
         }
         if (lat > latency)
             latency = lat;

@@ -87,6 +87,19 @@ void sim_pp_memo_free(sim_pp_memo *pm);
  * one-shot makespan when `steady` is false. cfg->eager picks the memos' launch mode; pm must
  * have been initialised for at least n_groups groups, or be NULL for a batch of at most
  * SIM_PP_BARE_GROUPS groups (each micro-batch then priced afresh: a static batch's). */
+/* Micro-batches a round of these groups is cut into: min(stages, sequences). */
+int sim_pp_micro_batches(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t n_groups);
+
+/* Micro-batch j of m: the sequences [S j / m, S (j+1) / m) of the groups in the scheduler's
+ * order, into out (room for n_groups); returns its group count. */
+size_t sim_pp_micro_batch(const sim_seq_group *groups, size_t n_groups, int j, int m,
+                          sim_seq_group *out);
+
+/* One-shot placement of a micro-batch at a stage: it enters when the stage is free (*stage_free_ns)
+ * and it has arrived (*arrive_ns); returns its start and moves both on (the stage is free after
+ * stage_ns, the micro-batch arrives at the next stage xfer_ns later). */
+double sim_pp_enter(double *stage_free_ns, double *arrive_ns, double stage_ns, double xfer_ns);
+
 #define SIM_PP_BARE_GROUPS 4
 double sim_pp_round_ns(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t n_groups,
                        sim_pp_memo *pm, bool steady);

@@ -10,6 +10,7 @@
 
 #include "jsonf.h"
 #include "jstream.h"
+#include "pp.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Writing */
@@ -340,11 +341,20 @@ static int64_t layer_ns(const sim_step_result *s, int64_t l)
     return t;
 }
 
-/* The step's breakdown from t0 within `total` ns: edges, layers, then host time. */
-static void write_step_children(step_writer *w, const sim_step_result *s, int64_t t0)
+/* A pipeline stage's share of a step: layers [l0, l1), the embedding on the first stage, the
+ * final norm, LM head and sampling on the last, the host time on the first (pp.h). The whole
+ * step is the one stage of layers [0, layers). */
+typedef struct stage_part {
+    int64_t l0, l1;
+    bool first, last;
+} stage_part;
+
+/* The part's breakdown from t0: edges, layers, then host time. */
+static void write_part_children(step_writer *w, const sim_step_result *s, const stage_part *p,
+                                int64_t t0)
 {
-    int64_t t = write_ops(w, s, 0, SIM_OP_ATTN_NORM, false, t0); /* embed */
-    for (int64_t l = 0; l < s->graph.layers; l++) {
+    int64_t t = p->first ? write_ops(w, s, 0, SIM_OP_ATTN_NORM, false, t0) : t0; /* embed */
+    for (int64_t l = p->l0; l < p->l1; l++) {
         char name[32];
         snprintf(name, sizeof name, "layer %lld", (long long)l);
         int64_t layer = layer_ns(s, l);
@@ -352,10 +362,18 @@ static void write_step_children(step_writer *w, const sim_step_result *s, int64_
         write_layer_ops(w, s, l, t);
         t += layer;
     }
-    t = write_ops(w, s, SIM_OP_FINAL_NORM, SIM_OP_COUNT, false, t);
+    if (p->last)
+        t = write_ops(w, s, SIM_OP_FINAL_NORM, SIM_OP_COUNT, false, t);
     int64_t host = (int64_t)floor(s->t_host_ns);
-    if (host > 0)
+    if (host > 0 && p->first)
         sim_trace_slice(w->t, w->pid, TID_ISSUE, "host (engine CPU)", "host", t, host, NULL);
+}
+
+/* The step's breakdown from t0: edges, layers, then host time. */
+static void write_step_children(step_writer *w, const sim_step_result *s, int64_t t0)
+{
+    const stage_part whole = {0, s->graph.layers, true, true};
+    write_part_children(w, s, &whole, t0);
 }
 
 /* Sum of the children's whole nanoseconds: the step slice's length. */
@@ -424,6 +442,183 @@ sim_status sim_trace_run(const char *path, const sim_step_cfg *cfg, const sim_st
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* A run over pipeline stages */
+
+enum { TID_SEND = 5 }; /* a stage's activations sent on to the next (async spans) */
+
+/* Whole nanoseconds of a stage part's children: the sum write_part_children lays out. */
+static int64_t part_children_ns(const sim_step_result *s, const stage_part *p)
+{
+    int64_t t = 0;
+    for (int i = 0; i < SIM_OP_COUNT; i++) {
+        if (!s->graph.ops[i].present || sim_op_info((sim_op_id)i)->per_layer)
+            continue;
+        if (i < SIM_OP_ATTN_NORM ? p->first : i >= SIM_OP_FINAL_NORM && p->last)
+            t += op_ns(s, i);
+    }
+    for (int64_t l = p->l0; l < p->l1; l++)
+        t += layer_ns(s, l);
+    return t + (p->first ? (int64_t)floor(s->t_host_ns) : 0);
+}
+
+/* Stage k's part of the model. */
+static stage_part stage_of(const sim_step_cfg *cfg, int k)
+{
+    const int pp = sim_pp_stages(cfg);
+    int64_t lay[SIM_PP_MAX];
+    sim_pp_partition(cfg->model->layers, pp, lay);
+    stage_part p = {0, 0, k == 0, k == pp - 1};
+    for (int i = 0; i < k; i++)
+        p.l0 += lay[i];
+    p.l1 = p.l0 + lay[k];
+    return p;
+}
+
+/* Run-trace state over the stages: one process per stage and rank (pid stage x ranks + rank). */
+typedef struct pp_writer {
+    sim_trace *t;
+    const sim_step_cfg *cfg;
+    int ranks;
+    int64_t *net_free_ns; /* per process */
+    int64_t next_id;      /* async ids of the transfers */
+} pp_writer;
+
+/* One micro-batch at stage k from start_ns (already priced as r): its stage slice with the
+ * stage's ops nested inside, on every rank of the stage. */
+static void write_stage_mb(pp_writer *pw, const sim_step_result *r, const char *name, int k, int j,
+                           int64_t start_ns, double stage_ns)
+{
+    const stage_part p = stage_of(pw->cfg, k);
+    const int64_t dur = (int64_t)floor(stage_ns);
+    /* the stage time overlaps its own collectives (pp.c); when that hides more than the step's
+     * share per op would, the ops do not fit: the stage slice stands alone */
+    const bool nest = part_children_ns(r, &p) <= dur;
+    sim_targs a;
+    sim_targs_reset(&a);
+    sim_targs_int(&a, "stage", k);
+    sim_targs_int(&a, "first_layer", p.l0);
+    sim_targs_int(&a, "last_layer", p.l1 - 1);
+    sim_targs_int(&a, "micro_batch", j);
+    sim_targs_int(&a, "tokens", r->graph.tokens);
+    sim_targs_int(&a, "sequences", r->graph.seqs);
+    sim_targs_num(&a, "stage_us", stage_ns / 1e3);
+    for (int rank = 0; rank < pw->ranks; rank++) {
+        const int pid = k * pw->ranks + rank;
+        sim_trace_slice(pw->t, pid, TID_ISSUE, name, "stage", start_ns, dur, &a);
+        if (!nest)
+            continue;
+        step_writer w = {.t = pw->t, .pid = pid, .detail = SIM_TRACE_OP};
+        w.net_free_ns = pw->net_free_ns[pid] > start_ns ? pw->net_free_ns[pid] : start_ns;
+        write_part_children(&w, r, &p, start_ns);
+        pw->net_free_ns[pid] = w.net_free_ns;
+    }
+}
+
+/* The activations of micro-batch j sent from stage k to k + 1: an async span on each rank. */
+static void write_send(pp_writer *pw, const sim_step_result *r, int k, int j, int64_t from_ns,
+                       double xfer_ns)
+{
+    char name[48];
+    snprintf(name, sizeof name, "activations to stage %d", k + 1);
+    sim_targs a;
+    sim_targs_reset(&a);
+    sim_targs_int(&a, "micro_batch", j);
+    sim_targs_num(&a, "bytes_per_gpu", sim_pp_xfer_bytes(pw->cfg, (double)r->graph.tokens));
+    sim_targs_str(&a, "link", sim_pp_boundary_scaleout(pw->cfg, k) ? "scale-out" : "scale-up");
+    sim_targs_num(&a, "xfer_us", xfer_ns / 1e3);
+    for (int rank = 0; rank < pw->ranks; rank++) {
+        const int pid = k * pw->ranks + rank;
+        const int64_t id = ++pw->next_id;
+        sim_trace_async(pw->t, 'b', pid, "pp", name, id, from_ns, &a);
+        sim_trace_async(pw->t, 'e', pid, "pp", name, id, from_ns + (int64_t)floor(xfer_ns), NULL);
+    }
+}
+
+/* One step's micro-batches through the stages as a one-shot pipeline from base_ns (pp.h: fill
+ * and drain); returns the makespan's whole nanoseconds. */
+static int64_t write_pp_step(pp_writer *pw, const sim_step_cfg *cfg, const sim_seq_group *g,
+                             const char *what, int64_t base_ns, sim_step_result *r,
+                             sim_seq_group *scratch)
+{
+    const int pp = sim_pp_stages(cfg), m = sim_pp_micro_batches(cfg, g, 1);
+    double free_ns[SIM_PP_MAX] = {0};
+    for (int j = 0; j < m; j++) {
+        size_t k = sim_pp_micro_batch(g, 1, j, m, scratch);
+        sim_step_price(cfg, scratch, k, r);
+        char name[48];
+        snprintf(name, sizeof name, "%s micro-batch %d", what, j);
+        double arrive = 0.0;
+        for (int s = 0; s < pp; s++) {
+            double ts = sim_pp_stage_ns(cfg, r, s);
+            double x = s + 1 < pp ? sim_pp_xfer_ns(cfg, (double)r->graph.tokens, s) : 0.0;
+            double start = sim_pp_enter(&free_ns[s], &arrive, ts, x);
+            write_stage_mb(pw, r, name, s, j, base_ns + (int64_t)floor(start), ts);
+            if (s + 1 < pp)
+                write_send(pw, r, s, j, base_ns + (int64_t)floor(free_ns[s]), x);
+        }
+    }
+    return (int64_t)ceil(free_ns[pp - 1]);
+}
+
+sim_status sim_trace_run_pp(const char *path, const sim_step_cfg *cfg, const sim_seq_group *prefill,
+                            const sim_seq_group *decode, bool all_ranks, sim_err *err)
+{
+    const int pp = sim_pp_stages(cfg), ranks = all_ranks ? cfg->tp : 1;
+    sim_step_result *r = malloc(sizeof *r);
+    int64_t *net_free = calloc((size_t)pp * (size_t)ranks, sizeof *net_free);
+    if (!r || !net_free) {
+        free(r);
+        free(net_free);
+        return sim_fail(err, SIM_EINTERNAL, "out of memory for the trace");
+    }
+    sim_trace t;
+    sim_targs meta;
+    sim_targs_reset(&meta);
+    sim_targs_int(&meta, "tp", cfg->tp);
+    sim_targs_int(&meta, "pp", pp);
+    sim_targs_int(&meta, "ranks_written", ranks);
+    sim_targs_str(&meta, "ranks",
+                  all_ranks ? "all: every GPU rank of every stage (a stage's tensor-parallel "
+                              "ranks are identical)"
+                            : "one per stage: its first GPU stands for its ranks (--trace-ranks "
+                              "all writes each)");
+    sim_targs_str(&meta, "pipeline",
+                  "one process per stage; each step's micro-batches as a one-shot pipeline (fill "
+                  "and drain); the decode step is one round drawn alone (the run's TPOT is the "
+                  "steady round, where rounds overlap)");
+    sim_status st = sim_trace_open_meta(&t, path, &meta, err);
+    pp_writer pw = {.t = &t, .cfg = cfg, .ranks = ranks, .net_free_ns = net_free};
+    for (int k = 0; !st && k < pp; k++) {
+        const stage_part p = stage_of(cfg, k);
+        for (int rank = 0; rank < ranks; rank++) {
+            char name[96];
+            if (all_ranks)
+                snprintf(name, sizeof name, "stage %d GPU %d: layers %lld-%lld", k,
+                         k * cfg->tp + rank, (long long)p.l0, (long long)(p.l1 - 1));
+            else
+                snprintf(name, sizeof name, "stage %d: layers %lld-%lld", k, (long long)p.l0,
+                         (long long)(p.l1 - 1));
+            const int pid = k * ranks + rank;
+            sim_trace_name_process(&t, pid, name, pid);
+            name_tracks(&t, pid, true);
+        }
+    }
+    if (!st) {
+        /* prefill runs eagerly (run.h), its decode steps as configured */
+        sim_step_cfg pre = *cfg;
+        pre.eager = sim_step_eager(cfg, true);
+        sim_seq_group scratch;
+        int64_t end = write_pp_step(&pw, &pre, prefill, "prefill", 0, r, &scratch);
+        if (decode)
+            write_pp_step(&pw, cfg, decode, "decode", end, r, &scratch);
+        st = sim_trace_close(&t, err);
+    }
+    free(r);
+    free(net_free);
+    return st;
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* Size estimates: events counted exactly, times the mean bytes of each kind as this writer
  * prints them (measured on a Llama-3.1-70B TP8 run trace and Llama-3.1-8B serve traces at
  * iteration and op detail; full-precision args make an op slice about 317 bytes). */
@@ -439,11 +634,15 @@ enum {
     EV_ITER,
     EV_COUNTER,
     EV_ASYNC,
+    EV_STAGE, /* a pipeline stage's micro-batch */
+    EV_SEND,  /* a transfer to the next stage: begun (with args) and ended */
+    EV_MB,    /* a serving stage's micro-batch */
     EV_KINDS
 };
 static const double ev_bytes[EV_KINDS] = {
-    [EV_META] = 80,  [EV_STEP] = 360, [EV_OP] = 317,   [EV_PART] = 91,    [EV_NET] = 152,
-    [EV_LAYER] = 92, [EV_HOST] = 100, [EV_ITER] = 234, [EV_COUNTER] = 98, [EV_ASYNC] = 85};
+    [EV_META] = 80,   [EV_STEP] = 360, [EV_OP] = 317,   [EV_PART] = 91,    [EV_NET] = 152,
+    [EV_LAYER] = 92,  [EV_HOST] = 100, [EV_ITER] = 234, [EV_COUNTER] = 98, [EV_ASYNC] = 85,
+    [EV_STAGE] = 225, [EV_SEND] = 262, [EV_MB] = 160};
 
 /* Events write_step_children writes for one step at `detail`, by kind. */
 static void count_step(const sim_step_result *s, sim_trace_detail detail, double *n)
@@ -489,6 +688,39 @@ double sim_trace_run_estimate_bytes(const sim_step_result *prefill, const sim_st
     return total_bytes(n);
 }
 
+double sim_trace_run_pp_estimate_bytes(const sim_step_cfg *cfg, const sim_seq_group *prefill,
+                                       const sim_seq_group *decode, int ranks)
+{
+    sim_step_result *r = malloc(sizeof *r);
+    if (!r)
+        return -1.0; /* out of memory */
+    const int pp = sim_pp_stages(cfg);
+    double n[EV_KINDS] = {0};
+    n[EV_META] = 10.0 * pp; /* each stage's process and its four tracks, named and sorted */
+    sim_step_cfg pre = *cfg;
+    pre.eager = sim_step_eager(cfg, true);
+    const sim_seq_group *steps[2] = {prefill, decode};
+    for (int k = 0; k < 2; k++) {
+        if (!steps[k])
+            continue;
+        const int m = sim_pp_micro_batches(cfg, steps[k], 1);
+        for (int j = 0; j < m; j++) {
+            sim_seq_group g;
+            size_t c = sim_pp_micro_batch(steps[k], 1, j, m, &g);
+            sim_step_price(k == 0 ? &pre : cfg, &g, c, r);
+            /* the stages' parts add up to the step; a stage slice each, a transfer each but the
+             * last (begun and ended) */
+            count_step(r, SIM_TRACE_OP, n);
+            n[EV_STAGE] += pp;
+            n[EV_SEND] += pp - 1;
+        }
+    }
+    free(r);
+    for (int k = 0; k < EV_KINDS; k++)
+        n[k] *= ranks;
+    return total_bytes(n);
+}
+
 double sim_trace_serve_estimate_bytes(sim_trace_detail detail, const sim_step_cfg *cfg,
                                       double iterations, double requests, double preemptions)
 {
@@ -504,6 +736,13 @@ double sim_trace_serve_estimate_bytes(sim_trace_detail detail, const sim_step_cf
     for (int k = 0; k < EV_KINDS; k++)
         n[k] *= iterations;
     n[EV_META] = 4 + 2.0 * (detail == SIM_TRACE_OP ? 4 : 1);
+    /* stages: a process and track each, and a slice per micro-batch (counted at pp per
+     * iteration, as under load; lighter batches cut fewer) */
+    const int pp = sim_pp_stages(cfg);
+    if (pp > 1) {
+        n[EV_META] += 4.0 * pp;
+        n[EV_MB] = (double)pp * pp * iterations;
+    }
     n[EV_ITER] = iterations;
     n[EV_COUNTER] = 3.0 * iterations;
     /* a request: its span and three phases, begun and ended; a preemption: an instant and a
@@ -639,6 +878,65 @@ static void on_request(void *ctx, int64_t id, sim_req_event ev, int64_t t)
     }
 }
 
+enum { PID_STAGES = 3 }; /* stage k: pid 3 + k */
+
+/* With pipeline stages: each stage's busy time in the iteration, one slice per micro-batch
+ * (pp.h: its stage time), back to back. Stage s starts where the first micro-batch reaches it
+ * (the stage times and transfers before it), or earlier when its slices would not end by the
+ * iteration's end otherwise (the steady round overlaps the stages); the rest is its wait. */
+static void write_serve_stages(sim_trace_serve *ts, const sim_iter_info *it)
+{
+    const sim_step_cfg *cfg = it->step_cfg;
+    if (!cfg || sim_pp_stages(cfg) == 1 || !it->groups || it->n_groups == 0)
+        return;
+    if (it->n_groups > ts->n_mb) {
+        sim_seq_group *g = realloc(ts->mb, it->n_groups * sizeof *g);
+        if (!g)
+            return; /* out of memory: the stages' slices are left out of this iteration */
+        ts->mb = g;
+        ts->n_mb = it->n_groups;
+    }
+    if (!ts->mb_step && !(ts->mb_step = malloc(sizeof *ts->mb_step)))
+        return;
+    const int pp = sim_pp_stages(cfg), m = sim_pp_micro_batches(cfg, it->groups, it->n_groups);
+    double t_ns[SIM_PP_MAX][SIM_PP_MAX];
+    int64_t tokens[SIM_PP_MAX], seqs[SIM_PP_MAX], busy[SIM_PP_MAX] = {0}, reach[SIM_PP_MAX] = {0};
+    for (int j = 0; j < m; j++) {
+        size_t k = sim_pp_micro_batch(it->groups, it->n_groups, j, m, ts->mb);
+        sim_step_price(cfg, ts->mb, k, ts->mb_step);
+        tokens[j] = ts->mb_step->graph.tokens;
+        seqs[j] = ts->mb_step->graph.seqs;
+        double arrive = 0.0;
+        for (int s = 0; s < pp; s++) {
+            t_ns[j][s] = sim_pp_stage_ns(cfg, ts->mb_step, s);
+            busy[s] += (int64_t)floor(t_ns[j][s]);
+            if (j == 0)
+                reach[s] = (int64_t)floor(arrive);
+            arrive += t_ns[j][s] + (s + 1 < pp ? sim_pp_xfer_ns(cfg, (double)tokens[j], s) : 0.0);
+        }
+    }
+    const int64_t end = it->start_ns + it->dur_ns;
+    for (int s = 0; s < pp; s++) {
+        int64_t at = it->start_ns + reach[s];
+        if (at + busy[s] > end)
+            at = end - busy[s] > it->start_ns ? end - busy[s] : it->start_ns;
+        for (int j = 0; j < m; j++) {
+            char name[32];
+            snprintf(name, sizeof name, "micro-batch %d", j);
+            sim_targs a;
+            sim_targs_reset(&a);
+            sim_targs_int(&a, "tokens", tokens[j]);
+            sim_targs_int(&a, "sequences", seqs[j]);
+            sim_targs_num(&a, "stage_us", t_ns[j][s] / 1e3);
+            int64_t d = (int64_t)floor(t_ns[j][s]);
+            if (at + d > end) /* a stage's busy time fits in its round (pp.h); rounding aside */
+                d = end - at;
+            sim_trace_slice(&ts->t, PID_STAGES + s, TID_ISSUE, name, "stage", at, d, &a);
+            at += d;
+        }
+    }
+}
+
 static void on_iteration(void *ctx, const sim_iter_info *it)
 {
     sim_trace_serve *ts = ctx;
@@ -676,6 +974,7 @@ static void on_iteration(void *ctx, const sim_iter_info *it)
                       ? 100.0 * (double)it->kv_used_blocks / (double)it->kv_total_blocks
                       : 0.0);
     sim_trace_counter(t, PID_ENGINE, "kv cache", it->start_ns, &a);
+    write_serve_stages(ts, it);
     if (ts->detail == SIM_TRACE_ITERATION)
         return;
     int64_t t0 = it->start_ns;
@@ -716,6 +1015,14 @@ sim_status sim_trace_serve_open(sim_trace_serve *ts, const char *path, sim_trace
     sim_trace_name_process(&ts->t, PID_ENGINE, "engine", 0);
     name_tracks(&ts->t, PID_ENGINE, detail == SIM_TRACE_OP);
     sim_trace_name_process(&ts->t, PID_REQUESTS, "requests", 1);
+    for (int k = 0; step && sim_pp_stages(step) > 1 && k < sim_pp_stages(step); k++) {
+        const stage_part p = stage_of(step, k);
+        char name[64];
+        snprintf(name, sizeof name, "stage %d: layers %lld-%lld", k, (long long)p.l0,
+                 (long long)(p.l1 - 1));
+        sim_trace_name_process(&ts->t, PID_STAGES + k, name, 2 + k);
+        sim_trace_name_thread(&ts->t, PID_STAGES + k, TID_ISSUE, "micro-batches", TID_ISSUE);
+    }
     return SIM_OK;
 }
 
@@ -728,8 +1035,12 @@ sim_status sim_trace_serve_close(sim_trace_serve *ts, int64_t end_ns, sim_err *e
     free(ts->phase);
     free(ts->open);
     free(ts->arrival_ns);
+    free(ts->mb);
+    free(ts->mb_step);
     ts->phase = ts->open = NULL;
     ts->arrival_ns = NULL;
+    ts->mb = NULL;
+    ts->mb_step = NULL;
     return st;
 }
 
@@ -739,8 +1050,12 @@ void sim_trace_serve_abort(sim_trace_serve *ts)
     free(ts->phase);
     free(ts->open);
     free(ts->arrival_ns);
+    free(ts->mb);
+    free(ts->mb_step);
     ts->phase = ts->open = NULL;
     ts->arrival_ns = NULL;
+    ts->mb = NULL;
+    ts->mb_step = NULL;
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -88,6 +88,22 @@ sim_status sim_trace_run(const char *path, const sim_step_cfg *cfg, const sim_st
 double sim_trace_run_estimate_bytes(const sim_step_result *prefill, const sim_step_result *decode,
                                     int ranks);
 
+/* The run's timeline over pipeline stages (cfg->pp > 1): one process per stage named "stage k:
+ * layers a-b" (with all_ranks one per GPU of each stage, "stage k GPU g: layers a-b"), each
+ * showing its share of every micro-batch (pp.h) as a "stage" slice with the stage's layers and
+ * ops nested inside (the first stage's embedding and host time, the last's final norm, LM head
+ * and sampling) on the same four tracks as sim_trace_run, placed as the one-shot pipeline runs
+ * them (a micro-batch enters stage k when stage k is free and its activations have arrived),
+ * and each activation transfer as an async span "activations to stage k+1" on the sending
+ * stage. The prefill step (eager, as run.h prices it) is followed by one decode round drawn the
+ * same way. decode may be NULL. */
+sim_status sim_trace_run_pp(const char *path, const sim_step_cfg *cfg, const sim_seq_group *prefill,
+                            const sim_seq_group *decode, bool all_ranks, sim_err *err);
+
+/* Estimated size in bytes of sim_trace_run_pp's file (-1 when out of memory). */
+double sim_trace_run_pp_estimate_bytes(const sim_step_cfg *cfg, const sim_seq_group *prefill,
+                                       const sim_seq_group *decode, int ranks);
+
 typedef enum sim_trace_detail {
     SIM_TRACE_ITERATION, /* one slice per iteration */
     SIM_TRACE_LAYER,     /* ...with a slice per layer inside */
@@ -117,6 +133,10 @@ typedef struct sim_trace_serve {
     unsigned char *phase; /* per request: current phase */
     unsigned char *open;  /* per request: bit 0 span open, bit 1 phase open */
     int64_t *arrival_ns;
+    /* with pipeline stages: a process per stage, its micro-batches priced afresh */
+    sim_seq_group *mb; /* a micro-batch's groups (room for n_mb) */
+    size_t n_mb;
+    sim_step_result *mb_step; /* a micro-batch's step */
 } sim_trace_serve;
 
 /* Opens a serving timeline of n requests. w1_ns < 0: no end to the window. */

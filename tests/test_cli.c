@@ -511,6 +511,28 @@ static void test_chrome_traces(void **state)
     run(a);
     assert_int_equal(R.rc, 0);
     remove(path);
+    /* --pp 2: a process per stage, named with its layers, on run and serve; both pass */
+    static const char *const pp_cmds[] = {
+        "run --model llama-3.1-8b --hw h100-sxm --pp 2 --batch 4 --output-len 8 --trace-ranks all",
+        "serve --model llama-3.1-8b --hw h100-sxm --pp 2 --num-prompts 20 --request-rate 20"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(a, sizeof a, "%s --chrome-trace %s --format json", pp_cmds[k], path);
+        run(a);
+        assert_int_equal(R.rc, 0);
+        trf = fopen(path, "r");
+        assert_non_null(trf);
+        tn = fread(tbuf, 1, sizeof tbuf - 1, trf);
+        fclose(trf);
+        tbuf[tn] = '\0';
+        assert_non_null(
+            strstr(tbuf, k ? "\"stage 0: layers 0-15\"" : "\"stage 0 GPU 0: layers 0-15\""));
+        assert_non_null(
+            strstr(tbuf, k ? "\"stage 1: layers 16-31\"" : "\"stage 1 GPU 1: layers 16-31\""));
+        snprintf(a, sizeof a, "trace-check %s", path);
+        run(a);
+        assert_int_equal(R.rc, 0);
+        remove(path);
+    }
     /* a 1,000-request serve trace at the default (iteration) detail stays well under 100 MB */
     snprintf(a, sizeof a,
              "serve --model llama-3.1-8b --hw h100-sxm --num-prompts 1000 "

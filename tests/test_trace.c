@@ -5,6 +5,7 @@
 
 #include "engine.h"
 #include "jsonf.h"
+#include "pp.h"
 #include "run.h"
 #include "trace.h"
 
@@ -97,8 +98,9 @@ static double file_bytes(const char *path)
 
 static double last_serve_bytes, last_serve_estimate; /* of the last serve_trace */
 
-static void serve_trace(sim_trace_detail detail, int64_t w0, int64_t w1, double util,
-                        sim_engine_result *res, sim_trace_stats *stats)
+/* root: NULL, or where the trace is loaded to (then the caller deletes it) */
+static void serve_trace_pp(sim_trace_detail detail, int64_t w0, int64_t w1, double util, int pp,
+                           sim_engine_result *res, sim_trace_stats *stats, cJSON **root)
 {
     sim_model m = tu_model("llama-3.1-8b");
     sim_hw hw = tu_hw("h100-sxm");
@@ -106,6 +108,7 @@ static void serve_trace(sim_trace_detail detail, int64_t w0, int64_t w1, double 
         .step = {.model = &m,
                  .hw = &hw,
                  .tp = 1,
+                 .pp = pp,
                  .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 0, false},
                  .iteration_overhead_ns = 1e6,
                  .request_overhead_ns = 1e4},
@@ -134,8 +137,16 @@ static void serve_trace(sim_trace_detail detail, int64_t w0, int64_t w1, double 
     last_serve_bytes = file_bytes(path);
     last_serve_estimate = sim_trace_serve_estimate_bytes(detail, &cfg.step, (double)res->iterations,
                                                          (double)res->n, (double)res->preemptions);
+    if (root)
+        assert_int_equal(sim_jsonf_load_max(path, 1L << 30, root, &err), SIM_OK);
     remove(path);
     sim_workload_free(&w);
+}
+
+static void serve_trace(sim_trace_detail detail, int64_t w0, int64_t w1, double util,
+                        sim_engine_result *res, sim_trace_stats *stats)
+{
+    serve_trace_pp(detail, w0, w1, util, 1, res, stats, NULL);
 }
 
 static void test_serve_trace_adds_up(void **state)
@@ -182,6 +193,18 @@ static void test_args_full_precision(void **state)
     assert_string_equal(a.buf, "\"third\":0.3333333333333333");
 }
 
+/* A run's step configuration in bf16 with engine overheads. */
+static sim_step_cfg run_cfg(const sim_model *m, const sim_hw *hw, int tp, int pp)
+{
+    return (sim_step_cfg){.model = m,
+                          .hw = hw,
+                          .tp = tp,
+                          .pp = pp,
+                          .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16},
+                          .iteration_overhead_ns = 1e6,
+                          .request_overhead_ns = 1e4};
+}
+
 /* One rank by default (TP ranks are identical), stated in the header; the estimate is within
  * 10% of what is written. */
 static void test_run_trace_one_rank(void **state)
@@ -189,12 +212,7 @@ static void test_run_trace_one_rank(void **state)
     (void)state;
     sim_model m = tu_model("llama-3.1-8b");
     sim_hw hw = tu_hw("h100-sxm");
-    sim_step_cfg sc = {.model = &m,
-                       .hw = &hw,
-                       .tp = 4,
-                       .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16},
-                       .iteration_overhead_ns = 1e6,
-                       .request_overhead_ns = 1e4};
+    sim_step_cfg sc = run_cfg(&m, &hw, 4, 1);
     sim_step_result *pre = calloc(1, sizeof *pre), *dec = calloc(1, sizeof *dec);
     sim_seq_group gp = {.count = 4, .q = 512, .c = 0, .logits = 1};
     sim_seq_group gd = {.count = 4, .q = 1, .c = 512, .logits = 1};
@@ -218,6 +236,166 @@ static void test_run_trace_one_rank(void **state)
     }
     free(pre);
     free(dec);
+}
+
+/* The "stage" slices of process pid in the trace, in file order: their ts and dur in ns. */
+static int stage_slices(const cJSON *root, int pid, int64_t *ts_ns, int64_t *dur_ns, int cap)
+{
+    int n = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(root, "traceEvents"))
+    {
+        const cJSON *cat = cJSON_GetObjectItemCaseSensitive(e, "cat");
+        if (cJSON_GetObjectItemCaseSensitive(e, "pid")->valueint != pid || !cJSON_IsString(cat) ||
+            strcmp(cat->valuestring, "stage") != 0 || n >= cap)
+            continue;
+        ts_ns[n] = llround(cJSON_GetObjectItemCaseSensitive(e, "ts")->valuedouble * 1e3);
+        dur_ns[n++] = llround(cJSON_GetObjectItemCaseSensitive(e, "dur")->valuedouble * 1e3);
+    }
+    return n;
+}
+
+/* The name metadata of process pid. */
+static const char *process_name(const cJSON *root, int pid)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(root, "traceEvents"))
+    {
+        if (cJSON_GetObjectItemCaseSensitive(e, "pid")->valueint == pid &&
+            strcmp(cJSON_GetObjectItemCaseSensitive(e, "name")->valuestring, "process_name") == 0)
+            return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(e, "args"),
+                                                    "name")
+                ->valuestring;
+    }
+    return "";
+}
+
+/* --pp 2, batch 2, prefill only: two micro-batches of one sequence, a one-shot pipeline. With
+ * T0, T1 a micro-batch's stage times (pp.c) and X the transfer, by hand:
+ *   stage 0: mb 0 at 0 for T0, mb 1 at T0 for T0
+ *   stage 1: mb 0 at T0 + X for T1, mb 1 at max(T0 + X + T1, 2 T0 + X) for T1
+ * (each slice starts at the whole ns below and lasts the whole ns below its exact time), and the
+ * last one ends at the run's TTFT (the makespan sim_pp_round_ns gives). Llama-3.1-8B's 32 layers
+ * split 16 + 16; with --pp 3 11 + 11 + 10 (stage 1 and 0 take the 2 left over). */
+static void test_run_trace_pp_stages(void **state)
+{
+    (void)state;
+    const char *path = tmp_path("pp");
+    sim_err err = {{0}};
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_step_cfg sc = run_cfg(&m, &hw, 2, 2);
+    sc.overlap = 0.5; /* two micro-batches of one sequence: */
+    sim_seq_group gp = {.count = 2, .q = 512, .c = 0, .logits = 1};
+    assert_int_equal(sim_trace_run_pp(path, &sc, &gp, NULL, false, &err), SIM_OK);
+    check_ok(path);
+    cJSON *root;
+    assert_int_equal(sim_jsonf_load_max(path, 1L << 30, &root, &err), SIM_OK);
+    assert_string_equal(process_name(root, 0), "stage 0: layers 0-15");
+    assert_string_equal(process_name(root, 1), "stage 1: layers 16-31");
+    sim_step_cfg pre = sc;
+    pre.eager = sim_step_eager(&sc, true);
+    sim_seq_group one = {.count = 1, .q = 512, .c = 0, .logits = 1};
+    sim_step_result *r = calloc(1, sizeof *r);
+    sim_step_price(&pre, &one, 1, r);
+    const double t0 = sim_pp_stage_ns(&pre, r, 0), t1 = sim_pp_stage_ns(&pre, r, 1);
+    const double x = sim_pp_xfer_ns(&pre, 512, 0);
+    assert_true(t0 > 0 && t1 > 0 && x > 0);
+    int64_t ts[4], dur[4];
+    assert_int_equal(stage_slices(root, 0, ts, dur, 4), 2);
+    assert_int_equal(ts[0], 0);
+    assert_int_equal(dur[0], (int64_t)floor(t0));
+    assert_int_equal(ts[1], (int64_t)floor(t0));
+    assert_int_equal(dur[1], (int64_t)floor(t0));
+    assert_int_equal(stage_slices(root, 1, ts, dur, 4), 2);
+    assert_int_equal(ts[0], (int64_t)floor(t0 + x));
+    assert_int_equal(dur[0], (int64_t)floor(t1));
+    const double s1 = fmax(t0 + x + t1, 2 * t0 + x);
+    assert_int_equal(ts[1], (int64_t)floor(s1));
+    assert_int_equal(dur[1], (int64_t)floor(t1));
+    /* the makespan is the run's TTFT */
+    assert_near(s1 + t1, sim_pp_round_ns(&pre, &gp, 1, NULL, false), 1e-9);
+    cJSON_Delete(root);
+
+    /* three stages with a decode round, one and every rank: the checker passes, the names carry
+     * the layer ranges, each stage's slices add up to its stage times, the estimate is within
+     * 10% */
+    sc.pp = 3;
+    pre.pp = 3;
+    sim_seq_group gd = {.count = 2, .q = 1, .c = 512, .logits = 1};
+    static const char *const names[2][3] = {
+        {"stage 0: layers 0-10", "stage 1: layers 11-21", "stage 2: layers 22-31"},
+        {"stage 0 GPU 0: layers 0-10", "stage 1 GPU 2: layers 11-21",
+         "stage 2 GPU 4: layers 22-31"}};
+    sim_step_price(&pre, &one, 1, r);
+    sim_step_result *d = calloc(1, sizeof *d);
+    sim_seq_group d1 = {.count = 1, .q = 1, .c = 512, .logits = 1};
+    sim_step_price(&sc, &d1, 1, d);
+    for (int all = 0; all < 2; all++) {
+        const int ranks = all ? 2 : 1;
+        assert_int_equal(sim_trace_run_pp(path, &sc, &gp, &gd, all, &err), SIM_OK);
+        sim_trace_stats st = check_ok(path);
+        assert_int_equal(st.tracks, 3 * ranks * 4);
+        assert_near(sim_trace_run_pp_estimate_bytes(&sc, &gp, &gd, ranks), file_bytes(path), 0.10);
+        assert_int_equal(sim_jsonf_load_max(path, 1L << 30, &root, &err), SIM_OK);
+        for (int k = 0; k < 3; k++) {
+            assert_string_equal(process_name(root, k * ranks), names[all][k]);
+            /* 2 prefill and 2 decode micro-batches of one sequence each */
+            assert_int_equal(stage_slices(root, k * ranks, ts, dur, 4), 4);
+            int64_t sum = dur[0] + dur[1] + dur[2] + dur[3];
+            double want = 2 * sim_pp_stage_ns(&pre, r, k) + 2 * sim_pp_stage_ns(&sc, d, k);
+            assert_true(fabs((double)sum - want) < 4.0); /* four slices, each truncated */
+        }
+        cJSON_Delete(root);
+    }
+    remove(path);
+    free(r);
+    free(d);
+}
+
+/* serve --pp 2: a process per stage with a slice per micro-batch inside each iteration, and the
+ * request tracks as before. A lone sequence's round is one micro-batch through both stages and
+ * the link (pp.h: round = T0 + X + T1): stage 0 starts with the iteration, stage 1 where the
+ * micro-batch reaches it (T0 + X later) and ends with it (whole ns, so within 2 ns). */
+static void test_serve_trace_pp_stages(void **state)
+{
+    (void)state;
+    sim_engine_result res;
+    sim_trace_stats st;
+    cJSON *root = NULL;
+    serve_trace_pp(SIM_TRACE_ITERATION, 0, -1, 0.9, 2, &res, &st, &root);
+    assert_int_equal(st.iterations, res.iterations);
+    assert_int_equal(st.async_events, 8 * 200);
+    assert_near(last_serve_estimate, last_serve_bytes, 0.10);
+    assert_string_equal(process_name(root, 3), "stage 0: layers 0-15");
+    assert_string_equal(process_name(root, 4), "stage 1: layers 16-31");
+    /* the first iteration: the first request's prompt alone */
+    int64_t ts[2], dur[2];
+    assert_int_equal(stage_slices(root, 3, ts, dur, 1), 1);
+    assert_int_equal(stage_slices(root, 4, ts + 1, dur + 1, 1), 1);
+    const cJSON *e, *first = NULL;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(root, "traceEvents"))
+    {
+        const cJSON *cat = cJSON_GetObjectItemCaseSensitive(e, "cat");
+        if (!first && cJSON_IsString(cat) && strcmp(cat->valuestring, "iteration") == 0)
+            first = e;
+    }
+    assert_non_null(first);
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(first, "args");
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(args, "batch_size")->valueint, 1);
+    const int64_t tokens = cJSON_GetObjectItemCaseSensitive(args, "prefill_tokens")->valueint;
+    const int64_t it0 = llround(cJSON_GetObjectItemCaseSensitive(first, "ts")->valuedouble * 1e3);
+    const int64_t it_dur =
+        llround(cJSON_GetObjectItemCaseSensitive(first, "dur")->valuedouble * 1e3);
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_step_cfg c = {.model = &m, .hw = &hw, .tp = 1, .pp = 2};
+    const double x = sim_pp_xfer_ns(&c, (double)tokens, 0);
+    assert_int_equal(ts[0], it0);
+    assert_true(llabs(ts[1] - (it0 + dur[0] + llround(x))) <= 1);
+    assert_true(llabs(dur[0] + dur[1] + llround(x) - it_dur) <= 2);
+    cJSON_Delete(root);
+    sim_engine_result_free(&res);
 }
 
 static void test_serve_trace_details_and_window(void **state)
@@ -357,6 +535,8 @@ int main(void)
         cmocka_unit_test(test_serve_trace_adds_up),
         cmocka_unit_test(test_args_full_precision),
         cmocka_unit_test(test_run_trace_one_rank),
+        cmocka_unit_test(test_run_trace_pp_stages),
+        cmocka_unit_test(test_serve_trace_pp_stages),
         cmocka_unit_test(test_serve_trace_details_and_window),
         cmocka_unit_test(test_writer_escapes_and_is_atomic),
         cmocka_unit_test(test_shipped_examples_pass),
