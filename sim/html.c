@@ -58,8 +58,8 @@ static void figure(page *p, sim_svg *chart, const char *caption)
     sim_svg_raw(p, "<figure>");
     if (chart->oom)
         p->oom = true;
-    else if (chart->buf)
-        sim_svg_raw(p, "%s", chart->buf);
+    else if (chart->s)
+        sim_svg_raw(p, "%s", chart->s);
     if (caption) {
         sim_svg_raw(p, "<figcaption>");
         sim_svg_escaped(p, caption);
@@ -101,7 +101,7 @@ static sim_status page_write(page *p, const char *path, sim_err *err)
     sim_outfile o;
     sim_status st = sim_outfile_open(&o, path, "--html", err);
     if (!st) {
-        fwrite(p->buf, 1, p->len, o.f);
+        fwrite(p->s, 1, p->len, o.f);
         st = sim_outfile_commit(&o, err);
     }
     sim_svg_free(p);

@@ -8,12 +8,20 @@
 
 void sim_strbuf_printf(sim_strbuf *b, const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
+    sim_strbuf_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+void sim_strbuf_vprintf(sim_strbuf *b, const char *fmt, va_list ap)
+{
     /* first into the room there is; when it does not fit, grow and format again */
     for (int tries = 0; tries < 2 && !b->oom; tries++) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
-        va_end(ap);
+        va_list aq;
+        va_copy(aq, ap);
+        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, aq);
+        va_end(aq);
         if (n < 0) {
             b->oom = true;
             return;

@@ -16,6 +16,7 @@
 #define SIM_STRBUF_H
 
 #include <stdbool.h>
+#include <stdarg.h>
 #include <stddef.h>
 
 typedef struct sim_strbuf {
@@ -26,6 +27,9 @@ typedef struct sim_strbuf {
 
 /* Appends printf-formatted text. */
 void sim_strbuf_printf(sim_strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The same with a va_list (for writers that wrap the buffer, e.g. svg.h). */
+void sim_strbuf_vprintf(sim_strbuf *b, const char *fmt, va_list ap);
 
 /* Appends v as a JSON string: quoted; '"' and '\\' escaped with a backslash, other control
  * characters (below 0x20) as \u00XX; other bytes (UTF-8 included) as they are. */

@@ -10,37 +10,12 @@
 /* ------------------------------------------------------------------------------------------ */
 /* The buffer */
 
-static bool reserve(sim_svg *s, size_t more)
-{
-    if (s->oom)
-        return false;
-    if (s->len + more + 1 <= s->cap)
-        return true;
-    size_t cap = s->cap ? s->cap : 4096;
-    while (cap < s->len + more + 1)
-        cap *= 2;
-    char *b = realloc(s->buf, cap);
-    if (!b) {
-        s->oom = true;
-        return false;
-    }
-    s->buf = b;
-    s->cap = cap;
-    return true;
-}
-
 void sim_svg_raw(sim_svg *s, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    sim_strbuf_vprintf(s, fmt, ap);
     va_end(ap);
-    if (n < 0 || !reserve(s, (size_t)n))
-        return;
-    va_start(ap, fmt);
-    vsnprintf(s->buf + s->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    s->len += (size_t)n;
 }
 
 void sim_svg_escaped(sim_svg *s, const char *text)
@@ -53,9 +28,8 @@ void sim_svg_escaped(sim_svg *s, const char *text)
             sim_svg_raw(s, "%s", e);
         } else if (*p < 0x20 && *p != '\n' && *p != '\t') {
             continue; /* control characters are not allowed in XML 1.0 */
-        } else if (reserve(s, 1)) {
-            s->buf[s->len++] = (char)*p;
-            s->buf[s->len] = '\0';
+        } else {
+            sim_strbuf_printf(s, "%c", *p);
         }
     }
 }
@@ -91,11 +65,7 @@ void sim_svg_begin(sim_svg *s, double width, double height, const char *title)
 
 void sim_svg_end(sim_svg *s) { sim_svg_raw(s, "</svg>\n"); }
 
-void sim_svg_free(sim_svg *s)
-{
-    free(s->buf);
-    memset(s, 0, sizeof *s);
-}
+void sim_svg_free(sim_svg *s) { sim_strbuf_free(s); }
 
 void sim_svg_rect(sim_svg *s, double x, double y, double w, double h, const char *fill,
                   const char *cls, const char *t)

@@ -10,7 +10,7 @@
  *   sim_svg_axes(&s, &fr, &x, &y, "intensity (FLOP/byte)", "achieved (TFLOP/s)");
  *   sim_svg_circle(&s, sim_scale_map(&x, 8.0), sim_scale_map(&y, 42.0), 4, "#1f77b4", "attention");
  *   sim_svg_end(&s);
- *   ... s.buf holds the <svg> element (NUL-terminated), s.oom says whether memory ran out ...
+ *   ... s.s holds the <svg> element (NUL-terminated), s.oom says whether memory ran out ...
  *   sim_svg_free(&s);
  *
  * Text given to any function is escaped (& < > " '); colours and classes are the caller's
@@ -23,11 +23,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-typedef struct sim_svg {
-    char *buf; /* the document so far, NUL-terminated (owned) */
-    size_t len, cap;
-    bool oom; /* an allocation failed: the text is incomplete */
-} sim_svg;
+#include "strbuf.h"
+
+/* The document so far: a text buffer (s: NUL-terminated, owned; oom: an append failed). */
+typedef sim_strbuf sim_svg;
 
 /* Appends printf-formatted raw text (no escaping: markup the caller owns). */
 void sim_svg_raw(sim_svg *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

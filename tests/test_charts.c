@@ -22,8 +22,8 @@ static void assert_self_contained_page(const char *path, int min_svgs);
 static void assert_chart(const sim_svg *s)
 {
     assert_false(s->oom);
-    assert_xml(s->buf, s->len);
-    assert_false(xml_has_nonfinite(s->buf));
+    assert_xml(s->s, s->len);
+    assert_false(xml_has_nonfinite(s->s));
 }
 
 /* Llama-3.1-70B on 8 H100s, batch 32, 2048 in, 256 out: the README's run. */
@@ -75,14 +75,14 @@ static void test_roofline_one_circle_per_op(void **state)
     /* at TP 8: 16 ops a step less embed, the two all-reduces and the logits gather (no FLOPs)
      * -> 12 each */
     assert_int_equal(want, 24);
-    assert_int_equal(xml_count(s.buf, "circle", "op"), want);
+    assert_int_equal(xml_count(s.s, "circle", "op"), want);
     /* one roof per format the H100 computes (bf16, fp16, fp8, int8; no int4) */
     int roofs = 0;
     for (int d = 0; d < SIM_DT_COUNT; d++)
         roofs += f->hw.peak_flops[d] > 0.0;
-    assert_int_equal(xml_count(s.buf, "polyline", "roof"), roofs);
+    assert_int_equal(xml_count(s.s, "polyline", "roof"), roofs);
     /* the ops without FLOPs are named, not dropped silently */
-    assert_non_null(strstr(s.buf, "attn_allreduce"));
+    assert_non_null(strstr(s.s, "attn_allreduce"));
     sim_svg_free(&s);
     free(f);
 }
@@ -96,14 +96,14 @@ static void test_step_bars_one_segment_per_op(void **state)
     sim_svg s = {0};
     sim_chart_step_ops(&s, steps, names, 2, "flags");
     assert_chart(&s);
-    assert_int_equal(xml_count(s.buf, "rect", "op"),
+    assert_int_equal(xml_count(s.s, "rect", "op"),
                      count_present(&f->r.prefill, false) + count_present(&f->r.decode, false));
-    assert_int_equal(xml_count(s.buf, "rect", "host"), 2);
-    assert_int_equal(xml_count(s.buf, "rect", "part"), 2 * 5); /* math memory network launch host */
+    assert_int_equal(xml_count(s.s, "rect", "host"), 2);
+    assert_int_equal(xml_count(s.s, "rect", "part"), 2 * 5); /* math memory network launch host */
     sim_svg_free(&s);
     sim_chart_memory(&s, &f->r.mem, "flags");
     assert_chart(&s);
-    assert_int_equal(xml_count(s.buf, "rect", "part"), 4);
+    assert_int_equal(xml_count(s.s, "rect", "part"), 4);
     sim_svg_free(&s);
     free(f);
 }
@@ -118,8 +118,8 @@ static void test_spec_bar(void **state)
     sim_svg s = {0};
     sim_chart_spec(&s, &r, "flags");
     assert_chart(&s);
-    assert_int_equal(xml_count(s.buf, "rect", "part"), 2);
-    assert_non_null(strstr(s.buf, "plain decode for 3.00 tokens: 10 ms (2.00x)"));
+    assert_int_equal(xml_count(s.s, "rect", "part"), 2);
+    assert_non_null(strstr(s.s, "plain decode for 3.00 tokens: 10 ms (2.00x)"));
     sim_svg_free(&s);
 }
 
@@ -207,11 +207,11 @@ static void test_cdf_and_gantt(void **state)
         sim_svg s = {0};
         sim_chart_cdf(&s, &res, (sim_metric)m, &d, m == SIM_M_TTFT ? 50.0 : 0.0, "flags");
         assert_chart(&s);
-        assert_int_equal(xml_count(s.buf, "polyline", "cdf"), 1);
-        assert_int_equal(xml_count(s.buf, "circle", "pct"), 3);
+        assert_int_equal(xml_count(s.s, "polyline", "cdf"), 1);
+        assert_int_equal(xml_count(s.s, "circle", "pct"), 3);
         /* the curve: its start, then one point per sample (TPOT: two requests, ITL: four gaps
          * read through the runs: 10, 10, 10, 20 ms) */
-        assert_non_null(strstr(s.buf, m == SIM_M_ITL    ? "4 samples"
+        assert_non_null(strstr(s.s, m == SIM_M_ITL    ? "4 samples"
                                       : m == SIM_M_TPOT ? "2 samples"
                                                         : "3 samples"));
         sim_svg_free(&s);
@@ -238,8 +238,8 @@ static void test_cdf_and_gantt(void **state)
     sim_chart_gantt(&s, &res, 40, "flags");
     assert_chart(&s);
     /* queued, prefill and decode for each (request 2's decode has zero length but is drawn) */
-    assert_int_equal(xml_count(s.buf, "rect", "seg"), 9);
-    assert_int_equal(xml_count(s.buf, "circle", "preempted"), 1);
+    assert_int_equal(xml_count(s.s, "rect", "seg"), 9);
+    assert_int_equal(xml_count(s.s, "circle", "preempted"), 1);
     sim_svg_free(&s);
 }
 
@@ -317,27 +317,27 @@ static void test_pareto_front_in_order(void **state)
     sim_svg s = {0};
     sim_chart_pareto(&s, &sw, false);
     assert_chart(&s);
-    assert_int_equal(xml_count(s.buf, "circle", "pt"), 6);
-    assert_int_equal(xml_count(s.buf, "circle", "best"), 1);
+    assert_int_equal(xml_count(s.s, "circle", "pt"), 6);
+    assert_int_equal(xml_count(s.s, "circle", "best"), 1);
     double xs[16];
-    size_t n = front_xs(s.buf, xs, 16);
+    size_t n = front_xs(s.s, xs, 16);
     assert_int_equal(n, 4);
     for (size_t k = 1; k < n; k++)
         assert_true(xs[k] > xs[k - 1]);
     /* the best under the SLO is point 2 (700 tok/s per GPU), labelled with its flags */
-    assert_non_null(strstr(s.buf, "best: point 2"));
-    assert_non_null(strstr(s.buf, "--tp 1 --request-rate 16"));
+    assert_non_null(strstr(s.s, "best: point 2"));
+    assert_non_null(strstr(s.s, "--tp 1 --request-rate 16"));
     sim_svg_free(&s);
     /* against TTFT point 3 (40 ms, 250) beats point 0 (50 ms, 100) and point 2 (90 ms, 700)
      * beats point 4 (400 ms, 600): the front is 3, 1, 2, 5 */
     sim_chart_pareto(&s, &sw, true);
     assert_chart(&s);
-    assert_int_equal(front_xs(s.buf, xs, 16), 4);
+    assert_int_equal(front_xs(s.s, xs, 16), 4);
     sim_svg_free(&s);
     for (size_t d = 0; d < g.n_dims; d++) {
         sim_chart_sweep_dim(&s, &sw, d);
         assert_chart(&s);
-        assert_int_equal(xml_count(s.buf, "circle", "pt"), 6);
+        assert_int_equal(xml_count(s.s, "circle", "pt"), 6);
         sim_svg_free(&s);
     }
     char path[64];
@@ -358,10 +358,10 @@ static void test_compare_bars(void **state)
     sim_svg s = {0};
     sim_chart_compare(&s, names, meas, pred, 4, "infersim compare");
     assert_chart(&s);
-    assert_int_equal(xml_count(s.buf, "rect", "err"), 2);
-    assert_non_null(strstr(s.buf, "+10.0%"));
-    assert_non_null(strstr(s.buf, "-20.0%"));
-    assert_non_null(strstr(s.buf, "not measured (predicted 7)"));
+    assert_int_equal(xml_count(s.s, "rect", "err"), 2);
+    assert_non_null(strstr(s.s, "+10.0%"));
+    assert_non_null(strstr(s.s, "-20.0%"));
+    assert_non_null(strstr(s.s, "not measured (predicted 7)"));
     sim_svg_free(&s);
 }
 

@@ -8,7 +8,7 @@ static void assert_well_formed(const sim_svg *s)
 {
     char why[160];
     assert_false(s->oom);
-    if (!xml_well_formed(s->buf, s->len, why, sizeof why)) {
+    if (!xml_well_formed(s->s, s->len, why, sizeof why)) {
         print_error("not well-formed XML: %s\n", why);
         fail();
     }
@@ -19,7 +19,7 @@ static void test_escaping(void **state)
     (void)state;
     sim_svg s = {0};
     sim_svg_escaped(&s, "a<b & \"c\" 'd'>\x01");
-    assert_string_equal(s.buf, "a&lt;b &amp; &quot;c&quot; &#39;d&#39;&gt;");
+    assert_string_equal(s.s, "a&lt;b &amp; &quot;c&quot; &#39;d&#39;&gt;");
     sim_svg_free(&s);
     /* text and tooltips with markup stay text */
     sim_svg_begin(&s, 100, 50, "</svg><script>x</script>");
@@ -27,8 +27,8 @@ static void test_escaping(void **state)
     sim_svg_rect(&s, 0, 0, 10, 10, "#000000", "op", "<b>&");
     sim_svg_end(&s);
     assert_well_formed(&s);
-    assert_null(strstr(s.buf, "<script"));
-    assert_int_equal(xml_count(s.buf, "rect", "op"), 1);
+    assert_null(strstr(s.s, "<script"));
+    assert_int_equal(xml_count(s.s, "rect", "op"), 1);
     sim_svg_free(&s);
 }
 
@@ -106,9 +106,9 @@ static void test_chart_parts_well_formed(void **state)
     sim_svg_end(&s);
     assert_well_formed(&s);
     /* never nan or inf in a coordinate */
-    assert_false(xml_has_nonfinite(s.buf));
-    assert_int_equal(xml_count(s.buf, "circle", "pt"), 1);
-    assert_int_equal(xml_count(s.buf, "g", "legend"), 1);
+    assert_false(xml_has_nonfinite(s.s));
+    assert_int_equal(xml_count(s.s, "circle", "pt"), 1);
+    assert_int_equal(xml_count(s.s, "g", "legend"), 1);
     sim_svg_free(&s);
 }
 
