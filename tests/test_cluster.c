@@ -28,19 +28,6 @@ static fixture *fx_new(void)
     return f;
 }
 
-static sim_workload synth(int64_t n, int64_t in, int64_t out, double rate)
-{
-    sim_synth_cfg c = {.num_prompts = n,
-                       .input_len = in,
-                       .output_len = out,
-                       .request_rate = rate,
-                       .burstiness = 1.0,
-                       .seed = 7};
-    sim_workload w;
-    sim_err err = {{0}};
-    assert_int_equal(sim_workload_synthetic(&c, &w, &err), SIM_OK);
-    return w;
-}
 
 static void run_cluster(const fixture *f, int replicas, sim_router router, const sim_workload *w,
                         sim_engine_result *all, sim_cluster_result *per)
@@ -67,7 +54,7 @@ static void test_stepping(void **state)
 {
     (void)state;
     fixture *f = fx_new();
-    sim_workload w = synth(40, 200, 30, 50.0);
+    sim_workload w = tu_synth(40, 200, 30, 50.0, 0.0);
     sim_err err = {{0}};
     sim_engine_result a, b;
     assert_int_equal(sim_engine_run(&f->cfg, &w, &a, &err), SIM_OK);
@@ -111,7 +98,8 @@ static void test_four_replicas_scale(void **state)
 {
     (void)state;
     fixture *f = fx_new();
-    sim_workload one = synth(150, 512, 64, INFINITY), four = synth(600, 512, 64, INFINITY);
+    sim_workload one = tu_synth(150, 512, 64, INFINITY, 0.0);
+    sim_workload four = tu_synth(600, 512, 64, INFINITY, 0.0);
     sim_engine_result a, b;
     sim_cluster_result pa, pb;
     run_cluster(f, 1, SIM_ROUTER_LEAST_OUTSTANDING, &one, &a, &pa);
@@ -136,7 +124,7 @@ static void test_each_router(void **state)
 {
     (void)state;
     fixture *f = fx_new();
-    sim_workload w = synth(30, 300, 20, 40.0);
+    sim_workload w = tu_synth(30, 300, 20, 40.0, 0.0);
     for (int p = 0; p < SIM_ROUTER_COUNT; p++) {
         sim_engine_result all;
         sim_cluster_result per;
@@ -239,7 +227,7 @@ static void test_checks(void **state)
 {
     (void)state;
     fixture *f = fx_new();
-    sim_workload w = synth(4, 100, 10, 10.0);
+    sim_workload w = tu_synth(4, 100, 10, 10.0, 0.0);
     sim_err err = {{0}};
     sim_cluster_cfg c = {.engine = &f->cfg, .replicas = 0};
     assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_EINPUT);
@@ -327,7 +315,7 @@ static void test_disagg_stream(void **state)
 {
     (void)state;
     fixture *f = fx_new(), *small = fx_new();
-    sim_workload w = synth(60, 2000, 50, 30.0);
+    sim_workload w = tu_synth(60, 2000, 50, 30.0, 0.0);
     sim_disagg_cfg c = {.prefill = &f->cfg, .decode = &f->cfg, .n_prefill = 1, .n_decode = 2};
     sim_engine_result all, tight;
     sim_cluster_result per, per2;

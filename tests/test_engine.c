@@ -29,20 +29,6 @@ static fixture *fx_new(const char *model, const char *hw, int tp)
     return f;
 }
 
-static sim_workload synth(int64_t n, int64_t in, int64_t out, double rate, double ratio)
-{
-    sim_synth_cfg c = {.num_prompts = n,
-                       .input_len = in,
-                       .output_len = out,
-                       .range_ratio = ratio,
-                       .request_rate = rate,
-                       .burstiness = 1.0,
-                       .seed = 7};
-    sim_workload w;
-    sim_err err = {{0}};
-    assert_int_equal(sim_workload_synthetic(&c, &w, &err), SIM_OK);
-    return w;
-}
 
 static sim_engine_result simulate(const fixture *f, const sim_workload *w)
 {
@@ -88,7 +74,7 @@ static void test_every_request_completes_once(void **state)
 {
     (void)state;
     fixture *f = fx_new("llama-3.1-8b", "h100-sxm", 1);
-    sim_workload w = synth(500, 700, 150, 20.0, 0.5);
+    sim_workload w = tu_synth(500, 700, 150, 20.0, 0.5);
     sim_engine_result r = simulate(f, &w);
     int64_t want = 0, got = 0;
     for (size_t i = 0; i < r.n; i++) {
@@ -117,7 +103,7 @@ static void test_ttft_at_least_own_prefill(void **state)
 {
     (void)state;
     fixture *f = fx_new("llama-3.1-8b", "h100-sxm", 1);
-    sim_workload w = synth(300, 2000, 50, 50.0, 0.9);
+    sim_workload w = tu_synth(300, 2000, 50, 50.0, 0.9);
     sim_engine_result r = simulate(f, &w);
     sim_step_cfg pre = f->cfg.step;
     pre.eager = true;
@@ -138,7 +124,7 @@ static void test_low_rate_matches_run(void **state)
     /* one request every 100 s on average: each runs alone, so its TTFT is run's batch-1 TTFT and
      * its TPOT run's TPOT (to the nanosecond of rounding per step) */
     fixture *f = fx_new("llama-3.1-8b", "h100-sxm", 1);
-    sim_workload w = synth(5, 1024, 64, 0.01, 0.0);
+    sim_workload w = tu_synth(5, 1024, 64, 0.01, 0.0);
     sim_engine_result r = simulate(f, &w);
     sim_run_cfg rc = {
         .step = f->cfg.step, .batch = 1, .input_len = 1024, .output_len = 64, .mem_util = 0.9};
@@ -162,7 +148,7 @@ static void test_throughput_grows_then_saturates(void **state)
     const double rates[] = {1.0, 4.0, 16.0, 64.0, 256.0, INFINITY};
     double tput[6];
     for (int i = 0; i < 6; i++) {
-        sim_workload w = synth(2000, 512, 128, rates[i], 0.0);
+        sim_workload w = tu_synth(2000, 512, 128, rates[i], 0.0);
         sim_engine_result r = simulate(f, &w);
         tput[i] = metrics(&r).output_throughput;
         sim_engine_result_free(&r);
@@ -188,7 +174,7 @@ static void test_tight_kv_preempts_and_completes(void **state)
      * tokens a block: 4370 blocks = 69,920 tokens, far short of 300 x 2,560 */
     f->cfg.mem_util = 0.5;
     assert_int_equal(sim_engine_kv_blocks(&f->cfg), 4370);
-    sim_workload w = synth(300, 2048, 512, INFINITY, 0.0);
+    sim_workload w = tu_synth(300, 2048, 512, INFINITY, 0.0);
     sim_engine_result r = simulate(f, &w);
     sim_serve_metrics m = metrics(&r);
     assert_true(m.preemptions > 0);
@@ -206,7 +192,7 @@ static void test_same_seed_same_result(void **state)
 {
     (void)state;
     fixture *f = fx_new("llama-3.1-8b", "h100-sxm", 1);
-    sim_workload w = synth(400, 900, 200, 8.0, 0.5);
+    sim_workload w = tu_synth(400, 900, 200, 8.0, 0.5);
     sim_engine_result a = simulate(f, &w), b = simulate(f, &w);
     assert_int_equal(a.n, b.n);
     assert_memory_equal(a.reqs, b.reqs, a.n * sizeof *a.reqs);
@@ -250,7 +236,7 @@ static void test_max_concurrency(void **state)
     (void)state;
     fixture *f = fx_new("llama-3.1-8b", "h100-sxm", 1);
     f->cfg.max_concurrency = 1;
-    sim_workload w = synth(20, 256, 32, INFINITY, 0.0);
+    sim_workload w = tu_synth(20, 256, 32, INFINITY, 0.0);
     sim_engine_result r = simulate(f, &w);
     assert_int_equal(r.peak_concurrency, 1);
     for (size_t i = 1; i < r.n; i++)
@@ -261,7 +247,7 @@ static void test_max_concurrency(void **state)
     sim_engine_result_free(&r);
     sim_workload_free(&w);
     f->cfg.max_concurrency = 8;
-    w = synth(100, 256, 32, INFINITY, 0.0);
+    w = tu_synth(100, 256, 32, INFINITY, 0.0);
     r = simulate(f, &w);
     assert_int_equal(r.peak_concurrency, 8);
     sim_engine_result_free(&r);
@@ -276,7 +262,7 @@ static void test_far_apart_requests(void **state)
 {
     (void)state;
     fixture *f = fx_new("llama-3.1-8b", "h100-sxm", 1);
-    sim_workload one = synth(1, 512, 256, INFINITY, 0.0), two = synth(2, 512, 256, INFINITY, 0.0);
+    sim_workload one = tu_synth(1, 512, 256, INFINITY, 0.0), two = tu_synth(2, 512, 256, INFINITY, 0.0);
     two.reqs[1].arrival_ns = INT64_C(100000000) * 1000000000;
     sim_engine_result a = simulate(f, &one), b = simulate(f, &two);
     assert_true(a.peak_output_tps > 0);
@@ -296,7 +282,7 @@ static void test_checks(void **state)
     (void)state;
     fixture *f = fx_new("llama-2-7b", "a100-sxm-40gb", 1); /* 4096-token context */
     sim_err err = {{0}};
-    sim_workload w = synth(3, 4000, 200, 1.0, 0.0);
+    sim_workload w = tu_synth(3, 4000, 200, 1.0, 0.0);
     assert_int_equal(sim_engine_check(&f->cfg, &w, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "max_position_embeddings 4096"));
     sim_workload_free(&w);
@@ -305,12 +291,12 @@ static void test_checks(void **state)
      * = 524,288 B per token that is 229 blocks of 16 = 3,664 tokens < 3000 + 1000 */
     f->cfg.mem_util = 0.4;
     assert_int_equal(sim_engine_kv_blocks(&f->cfg), 229);
-    w = synth(3, 3000, 1000, 1.0, 0.0);
+    w = tu_synth(3, 3000, 1000, 1.0, 0.0);
     assert_int_equal(sim_engine_check(&f->cfg, &w, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "do not fit the whole KV cache"));
     sim_workload_free(&w);
     f->cfg.mem_util = 0.3; /* weights alone do not fit */
-    w = synth(3, 100, 10, 1.0, 0.0);
+    w = tu_synth(3, 100, 10, 1.0, 0.0);
     assert_int_equal(sim_engine_check(&f->cfg, &w, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "for the KV cache"));
     f->cfg.mem_util = 0.9;
@@ -373,7 +359,7 @@ static void test_graph_padding_prices_dummies(void **state)
     /* 5 requests decoding together replay the graph of 8: a step with 3 dummy sequences costs
      * more than the unpadded one, and a cap of 4 runs them eagerly (launch cost up again) */
     fixture *f = fx_new("llama-3.1-8b", "h100-sxm", 1);
-    sim_workload w = synth(5, 64, 64, INFINITY, 0.0);
+    sim_workload w = tu_synth(5, 64, 64, INFINITY, 0.0);
     double t[3];
     const int64_t caps[3] = {0, 512, 4};
     for (int i = 0; i < 3; i++) {

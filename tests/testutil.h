@@ -19,6 +19,7 @@
 
 #include "hw.h"
 #include "model.h"
+#include "workload.h"
 
 /* cmocka 1.1's assert_float_equal casts to float; this keeps doubles and says what differed. */
 #define assert_near(actual, expected, rel_tol)                                                     \
@@ -143,6 +144,22 @@ static inline const char *tu_write_tmp(const char *text)
     fputs(text, f);
     fclose(f);
     return path;
+}
+
+/* A synthetic workload (vLLM's random dataset, Poisson arrivals, seed 7) that must build. */
+static inline sim_workload tu_synth(int64_t n, int64_t in, int64_t out, double rate, double ratio)
+{
+    sim_synth_cfg c = {.num_prompts = n,
+                       .input_len = in,
+                       .output_len = out,
+                       .range_ratio = ratio,
+                       .request_rate = rate,
+                       .burstiness = 1.0,
+                       .seed = 7};
+    sim_workload w;
+    sim_err err = {{0}};
+    assert_int_equal(sim_workload_synthetic(&c, &w, &err), SIM_OK);
+    return w;
 }
 
 #endif
