@@ -12,9 +12,9 @@
 
 static double kv_capacity_bytes(const sim_engine_cfg *cfg)
 {
-    return sim_kvcache_capacity_bytes(&cfg->step, cfg->mem_util, cfg->sched.max_num_batched_tokens,
-                                      cfg->sched.max_num_seqs,
-                                      sim_spec_mem_extra(cfg->spec, &cfg->step).weight_bytes);
+    return sim_mem_kv_capacity_bytes(&cfg->step, cfg->mem_util, cfg->sched.max_num_batched_tokens,
+                                     cfg->sched.max_num_seqs,
+                                     sim_spec_mem_extra(cfg->spec, &cfg->step).weight_bytes);
 }
 
 int64_t sim_engine_kv_blocks(const sim_engine_cfg *cfg)

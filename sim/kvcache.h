@@ -1,20 +1,16 @@
-/* kvcache.h - paged KV cache: capacity in blocks of `block_size` tokens, and block accounting.
+/* kvcache.h - paged KV cache: block accounting of a cache of blocks of `block_size` tokens.
  *
  * Only counts matter to timing (which physical block a token sits in does not), so a request
  * holds a number of blocks and the cache a number of free ones: every operation is O(1).
- *
- *   capacity bytes = HBM x utilization - weights/TP - activation workspace - runtime reserve
- *                    (TensorRT-LLM's rule, step cfg mem_rule SIM_MEM_OF_FREE:
- *                     utilization x (HBM - weights/TP - workspace - reserve))
- *   blocks         = floor(capacity / (block_size x KV bytes per token per GPU))
+ * How many blocks there are is the memory plan's business (sim_mem_kv_capacity_bytes in mem.h;
+ * the engine divides it by block_size x KV bytes per token): this module knows nothing of
+ * models, devices or costs.
  */
 #ifndef SIM_KVCACHE_H
 #define SIM_KVCACHE_H
 
 #include <stdbool.h>
 #include <stdint.h>
-
-#include "step.h"
 
 typedef struct sim_kvcache {
     int64_t block_size; /* tokens per block */
@@ -24,12 +20,6 @@ typedef struct sim_kvcache {
     int64_t evictable; /* of the others, blocks only the prefix cache holds (reclaimable) */
     int64_t peak_used; /* most blocks ever in use by requests at once */
 } sim_kvcache;
-
-/* KV-cache bytes per GPU that the memory plan leaves: HBM x util - weights (the target's plus
- * extra_weight_bytes, e.g. a draft model) - workspace of a step of `max_tokens` tokens and
- * `max_seqs` logits - runtime reserve. May be <= 0. */
-double sim_kvcache_capacity_bytes(const sim_step_cfg *cfg, double util, int64_t max_tokens,
-                                  int64_t max_seqs, double extra_weight_bytes);
 
 /* Sets up a cache of `blocks` blocks of `block_size` tokens. */
 void sim_kvcache_init(sim_kvcache *kv, int64_t blocks, int64_t block_size);

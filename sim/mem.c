@@ -53,6 +53,17 @@ double sim_mem_workspace_bytes(const sim_step_cfg *cfg, double tokens, double lo
     return (tokens * per_token + logit_tokens * v_gpu * FP32_BYTES) / sim_par_dp(&par);
 }
 
+double sim_mem_kv_capacity_bytes(const sim_step_cfg *cfg, double util, int64_t max_tokens,
+                                 int64_t max_seqs, double extra_weight_bytes)
+{
+    double weights = sim_mem_weight_bytes(cfg) + extra_weight_bytes;
+    double work = sim_mem_workspace_bytes(cfg, (double)max_tokens, (double)max_seqs);
+    double others = weights + work + cfg->hw->runtime_reserved_bytes;
+    if (cfg->mem_rule == SIM_MEM_OF_FREE) /* a share of what the others leave */
+        return util * (cfg->hw->hbm_bytes - others);
+    return cfg->hw->hbm_bytes * util - others;
+}
+
 void sim_mem_plan(const sim_step_cfg *cfg, double util, const sim_mem_extra *extra, int64_t batch,
                   int64_t input_len, int64_t output_len, sim_mem_report *out)
 {

@@ -11,6 +11,11 @@
  * {q, k, v and attention output} and {gate/up output and activation} (MoE: the routed copies of
  * the token and their expert intermediates), plus the fp32 logits of the tokens that need them.
  * With data-parallel attention a GPU holds 1/dp of the batch's attention-side activations.
+ *
+ * A serving engine's paged KV cache (kvcache.h) gets what the rest leaves:
+ *   KV capacity = HBM x utilization - weights/TP - activation workspace - runtime reserve
+ *                 (SIM_MEM_OF_FREE: utilization x (HBM - weights/TP - workspace - reserve))
+ *   blocks      = floor(KV capacity / (block_size x KV bytes per token per GPU))
  */
 #ifndef SIM_MEM_H
 #define SIM_MEM_H
@@ -48,6 +53,13 @@ double sim_mem_kv_bytes_per_token(const sim_step_cfg *cfg);
 
 /* Activation workspace of a step with `tokens` new tokens and `logit_tokens` needing logits. */
 double sim_mem_workspace_bytes(const sim_step_cfg *cfg, double tokens, double logit_tokens);
+
+/* KV-cache bytes per GPU that the memory plan leaves a serving engine: HBM x util - weights (the
+ * target's plus extra_weight_bytes, e.g. a draft model) - workspace of a step of `max_tokens`
+ * tokens and `max_seqs` logits - runtime reserve (cfg->mem_rule SIM_MEM_OF_FREE: util x (HBM -
+ * the same three)). May be <= 0. */
+double sim_mem_kv_capacity_bytes(const sim_step_cfg *cfg, double util, int64_t max_tokens,
+                                 int64_t max_seqs, double extra_weight_bytes);
 
 /* Memory plan of a static batch of `batch` sequences of input_len + output_len tokens.
  * util is the usable fraction of HBM (0, 1]; extra may be NULL. */

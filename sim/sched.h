@@ -57,6 +57,7 @@
 
 #include "kvcache.h"
 #include "prefix.h"
+#include "status.h"
 
 /* Longest waiting queue SGLang sorts by cached prefix (python/sglang/srt/managers/
  * schedule_policy.py: above it the policy falls back to FCFS). */
