@@ -186,8 +186,8 @@ static int add_totals(const replica *rep, int from, int to, bool streams, bool p
         const sim_engine_result *x = &rep[r].res;
         sim_replica_load *ld = &load[r];
         for (size_t j = 0; j < x->n; j++) {
-            ld->input_tokens += x->reqs[j].input;
-            ld->output_tokens += x->reqs[j].output;
+            ld->input_tokens += x->seqs[j].input;
+            ld->output_tokens += x->seqs[j].output;
         }
         ld->requests = (int64_t)x->n;
         ld->busy_ns = x->busy_ns;
@@ -236,8 +236,8 @@ static int finish_totals(sim_engine_result *all, sim_hist *secs)
         return 0;
     }
     for (size_t i = 0; i < all->n; i++) {
-        ev[2 * i] = (event){all->reqs[i].send_ns, 1};
-        ev[2 * i + 1] = (event){all->reqs[i].finish_ns, -1};
+        ev[2 * i] = (event){all->seqs[i].send_ns, 1};
+        ev[2 * i + 1] = (event){all->seqs[i].finish_ns, -1};
     }
     qsort(ev, 2 * all->n, sizeof *ev, by_time);
     int64_t in = 0;
@@ -257,7 +257,7 @@ static void fwd_iteration(void *ctx, const sim_iter_info *it)
         R->obs->iteration(R->obs->ctx, R->index, it);
 }
 
-static void fwd_request(void *ctx, int64_t id, sim_req_event ev, int64_t t)
+static void fwd_request(void *ctx, int64_t id, sim_request_event ev, int64_t t)
 {
     const replica *R = ctx;
     if (R->obs->request)
@@ -362,12 +362,12 @@ sim_status sim_cluster_run(const sim_cluster_cfg *cfg, const sim_workload *w,
     sim_hist secs = {0};
     if (!st) {
         all->n = w->n;
-        all->reqs = malloc((w->n ? w->n : 1) * sizeof *all->reqs);
+        all->seqs = malloc((w->n ? w->n : 1) * sizeof *all->seqs);
         all->block_size = cfg->engine->block_size;
-        for (int r = 0; all->reqs && rep && r < n; r++) /* (rep is set when st is 0) */
+        for (int r = 0; all->seqs && rep && r < n; r++) /* (rep is set when st is 0) */
             for (size_t j = 0; j < rep[r].res.n; j++)
-                all->reqs[rep[r].global[j]] = rep[r].res.reqs[j];
-        if (!all->reqs || !add_totals(rep, 0, n, true, true, all, &secs, out->load) ||
+                all->seqs[rep[r].global[j]] = rep[r].res.seqs[j];
+        if (!all->seqs || !add_totals(rep, 0, n, true, true, all, &secs, out->load) ||
             !finish_totals(all, &secs))
             st = sim_fail(err, SIM_EINTERNAL, "out of memory merging %d replicas", n);
     }
@@ -502,7 +502,7 @@ static sim_status prefill_to(pools *P, int64_t t, sim_err *err)
         if (st)
             return st;
         for (size_t j = P->scan[r]; j < R->w.n; j++) {
-            const sim_req *x = &R->res.reqs[j];
+            const sim_seq *x = &R->res.seqs[j];
             size_t i = R->global[j];
             if (x->finish_ns < 0 || P->collected[i])
                 continue;
@@ -601,22 +601,22 @@ sim_status sim_disagg_run(const sim_disagg_cfg *cfg, const sim_workload *w, sim_
     sim_hist secs = {0};
     if (!st) {
         all->n = w->n;
-        all->reqs = malloc((w->n ? w->n : 1) * sizeof *all->reqs);
+        all->seqs = malloc((w->n ? w->n : 1) * sizeof *all->seqs);
         all->block_size = cfg->decode->block_size;
         /* the client's view: sent and first scheduled at the prefill side, tokens from the
          * decode side */
-        for (int r = cfg->n_prefill; all->reqs && r < n; r++)
+        for (int r = cfg->n_prefill; all->seqs && r < n; r++)
             for (size_t j = 0; j < P.rep[r].res.n; j++)
-                all->reqs[P.rep[r].global[j]] = P.rep[r].res.reqs[j];
-        for (int r = 0; all->reqs && r < cfg->n_prefill; r++)
+                all->seqs[P.rep[r].global[j]] = P.rep[r].res.seqs[j];
+        for (int r = 0; all->seqs && r < cfg->n_prefill; r++)
             for (size_t j = 0; j < P.rep[r].res.n; j++) {
-                const sim_req *p = &P.rep[r].res.reqs[j];
-                sim_req *x = &all->reqs[P.rep[r].global[j]];
+                const sim_seq *p = &P.rep[r].res.seqs[j];
+                sim_seq *x = &all->seqs[P.rep[r].global[j]];
                 x->send_ns = p->send_ns;
                 x->first_sched_ns = p->first_sched_ns;
                 x->preemptions += p->preemptions;
             }
-        if (!all->reqs ||
+        if (!all->seqs ||
             !add_totals(P.rep, 0, cfg->n_prefill, false, true, all, &secs, out->load) ||
             !add_totals(P.rep, cfg->n_prefill, n, true, false, all, &secs, out->load) ||
             !finish_totals(all, &secs))

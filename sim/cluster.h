@@ -73,7 +73,7 @@ const char *sim_router_name(sim_router r);
 typedef struct sim_cluster_observer {
     void *ctx;
     void (*iteration)(void *ctx, int instance, const sim_iter_info *it);
-    void (*request)(void *ctx, int instance, int64_t id, sim_req_event ev, int64_t t_ns);
+    void (*request)(void *ctx, int instance, int64_t id, sim_request_event ev, int64_t t_ns);
     /* disaggregation: request id's KV goes from prefill instance `from` to decode instance `to` */
     void (*kv_transfer)(void *ctx, int64_t id, int from, int to, int64_t start_ns, int64_t end_ns);
 } sim_cluster_observer;

@@ -38,7 +38,7 @@ static void on_iteration(void *ctx, int instance, const sim_iter_info *it)
     sim_trace_counter(&ct->t, 1 + instance, "kv cache", it->start_ns, &a);
 }
 
-static void on_request(void *ctx, int instance, int64_t id, sim_req_event ev, int64_t t)
+static void on_request(void *ctx, int instance, int64_t id, sim_request_event ev, int64_t t)
 {
     sim_cluster_trace *ct = ctx;
     char name[32];

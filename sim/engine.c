@@ -127,8 +127,8 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
 
 void sim_engine_result_free(sim_engine_result *r)
 {
-    free(r->reqs);
-    r->reqs = NULL;
+    free(r->seqs);
+    r->seqs = NULL;
     sim_hist_free(&r->itl);
     sim_hist_free(&r->out_seconds);
 }
@@ -191,7 +191,7 @@ struct sim_engine {
     loop L;
 };
 
-static void notify(const loop *L, int64_t id, sim_req_event ev, int64_t t)
+static void notify(const loop *L, int64_t id, sim_request_event ev, int64_t t)
 {
     const sim_engine_observer *o = L->cfg->observer;
     if (o && o->request)
@@ -204,7 +204,7 @@ static void send_arrivals(loop *L)
     const int64_t cap = L->cfg->max_concurrency;
     while (L->next < L->w->n && L->w->reqs[L->next].arrival_ns <= L->now &&
            (cap == 0 || L->inflight < cap)) {
-        sim_req *r = &L->res->reqs[L->next];
+        sim_seq *r = &L->res->seqs[L->next];
         r->input = L->w->reqs[L->next].input_tokens;
         r->output = L->w->reqs[L->next].output_tokens;
         r->computed = L->w->reqs[L->next].kv_ready; /* its first chunk needs the KV blocks */
@@ -216,7 +216,7 @@ static void send_arrivals(loop *L)
         }
         int64_t arrival = L->w->reqs[L->next].arrival_ns;
         r->send_ns = arrival > L->free_since ? arrival : L->free_since;
-        sim_sched_enqueue(&L->sched, L->res->reqs, (int64_t)L->next);
+        sim_sched_enqueue(&L->sched, L->res->seqs, (int64_t)L->next);
         L->tl[L->next] = TL_QUEUED;
         notify(L, (int64_t)L->next, SIM_EV_ARRIVED, r->send_ns);
         L->next++;
@@ -230,7 +230,7 @@ static void send_arrivals(loop *L)
  * memory. */
 static int emit_tokens(loop *L, int64_t id, int64_t ntok)
 {
-    sim_req *r = &L->res->reqs[id];
+    sim_seq *r = &L->res->seqs[id];
     if (r->generated == 0)
         r->first_token_ns = L->now;
     else if (L->now - r->last_token_ns == L->dt)
@@ -243,7 +243,7 @@ static int emit_tokens(loop *L, int64_t id, int64_t ntok)
         r->finish_ns = L->now;
         L->done_at_now++;
         notify(L, id, SIM_EV_FINISHED, L->now);
-        sim_sched_finish(&L->sched, L->res->reqs, id);
+        sim_sched_finish(&L->sched, L->res->seqs, id);
         L->done++;
         if (L->cfg->max_concurrency > 0 && L->inflight == L->cfg->max_concurrency)
             L->free_since = L->now;
@@ -269,13 +269,13 @@ static int record_iteration(loop *L, int64_t n_seqs, double draft_ns, int64_t pr
 /* Runs one iteration: schedule, price, advance time, apply. Returns 0 if nothing could run. */
 static int iterate(loop *L)
 {
-    sim_req *reqs = L->res->reqs;
+    sim_seq *seqs = L->res->seqs;
     /* locals: stores through tl (unsigned char, may alias anything) would otherwise make every
      * per-sequence pass reload L's fields */
     unsigned char *const tl = L->tl;
     const sim_sched_entry *const batch = L->batch;
     sim_seq_group *const groups = L->groups;
-    size_t n = sim_sched_next(&L->sched, reqs, L->batch);
+    size_t n = sim_sched_next(&L->sched, seqs, L->batch);
     if (n == 0)
         return 0;
     const int64_t k = L->cfg->sched.spec_tokens;
@@ -288,7 +288,7 @@ static int iterate(loop *L)
     }
     for (size_t i = 0; i < n; i++) {
         int64_t id = batch[i].req;
-        const sim_req *r = &reqs[id];
+        const sim_seq *r = &seqs[id];
         int64_t q = batch[i].num_new;
         bool decode = batch[i].decode;
         if (tl[id] == TL_QUEUED) {
@@ -297,7 +297,7 @@ static int iterate(loop *L)
         }
         if (!decode)
             prefill_tokens += q;
-        bool samples = decode || r->computed + q == sim_req_known(r);
+        bool samples = decode || r->computed + q == sim_seq_known(r);
         /* a verify step needs logits at every position; a prompt at its last only */
         groups[i] = (sim_seq_group){
             .count = 1, .q = q, .c = r->computed, .logits = samples ? (decode ? q : 1) : 0};
@@ -358,7 +358,7 @@ static int iterate(loop *L)
     int ok = 1;
     for (size_t i = 0; i < n; i++) {
         int64_t id = batch[i].req;
-        sim_req *r = &reqs[id];
+        sim_seq *r = &seqs[id];
         int64_t q = batch[i].num_new;
         if (r->first_sched_ns < 0)
             r->first_sched_ns = start;
@@ -375,8 +375,8 @@ static int iterate(loop *L)
             r->computed += ntok;
         } else {
             r->computed += q;
-            sim_sched_cache_prompt(&L->sched, reqs, id);
-            ntok = r->computed == sim_req_known(r) ? 1 : 0;
+            sim_sched_cache_prompt(&L->sched, seqs, id);
+            ntok = r->computed == sim_seq_known(r) ? 1 : 0;
         }
         /* the first token after a prompt or a recompute (whose last chunk may be a lone token,
          * scheduled as a decode): it decodes from here, unless it is done */
@@ -390,7 +390,7 @@ static int iterate(loop *L)
             produced += ntok;
         }
     }
-    sim_sched_compact(&L->sched, reqs);
+    sim_sched_compact(&L->sched, seqs);
     ok &= record_iteration(L, (int64_t)n, draft_ns, produced);
     return ok ? 1 : -1;
 }
@@ -409,7 +409,7 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
     L->tokens.ok = 1;
     if (cfg->record_seconds)
         L->tokens.closed = &out->out_seconds;
-    out->reqs = calloc(n, sizeof *out->reqs);
+    out->seqs = calloc(n, sizeof *out->seqs);
     size_t m = (size_t)cfg->sched.max_num_seqs;
     if (m > n)
         m = n;
@@ -420,12 +420,12 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
     L->tl = calloc(n, sizeof *L->tl);
     sim_rng_seed(&L->rng, cfg->seed);
     bool pp_ok = sim_pp_stages(&cfg->step) == 1 || sim_pp_memo_init(&L->pp, &cfg->step, m);
-    if (!out->reqs || !L->batch || !L->groups || !L->draft || !L->scratch || !L->tl || !pp_ok)
+    if (!out->seqs || !L->batch || !L->groups || !L->draft || !L->scratch || !L->tl || !pp_ok)
         return sim_fail(err, SIM_EINTERNAL, "out of memory for %zu requests", n);
     for (size_t i = 0; i < n; i++) { /* lengths and ids are filled in when it is sent */
-        sim_req *r = &out->reqs[i];
+        sim_seq *r = &out->seqs[i];
         r->first_sched_ns = r->first_token_ns = r->last_token_ns = r->finish_ns = -1;
-        r->phase = SIM_REQ_PENDING;
+        r->phase = SIM_SEQ_PENDING;
     }
     sim_kvcache kv;
     sim_kvcache_init(&kv, sim_engine_kv_blocks(cfg), cfg->block_size);

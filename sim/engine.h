@@ -5,7 +5,7 @@
  *   if (sim_engine_check(&cfg, &workload, &err)) ...exit 2...;
  *   sim_engine_result res;
  *   if (sim_engine_run(&cfg, &workload, &res, &err)) ...;
- *   ... res.reqs[i].first_token_ns ...
+ *   ... res.seqs[i].first_token_ns ...
  *   sim_engine_result_free(&res);
  *
  * Time is integer nanoseconds from 0. Requests that arrive during an iteration join at the next
@@ -40,13 +40,13 @@
 #include "workload.h"
 
 /* What happened to a request, for observers (timelines). */
-typedef enum sim_req_event {
+typedef enum sim_request_event {
     SIM_EV_ARRIVED,   /* sent by the client, queued at the engine */
     SIM_EV_SCHEDULED, /* admitted into an iteration (prefill or recompute starts) */
     SIM_EV_DECODING,  /* its prompt (or recompute) is done: it decodes from here */
     SIM_EV_PREEMPTED, /* evicted (recompute), back in the queue */
     SIM_EV_FINISHED,
-} sim_req_event;
+} sim_request_event;
 
 /* One engine iteration, for observers. */
 typedef struct sim_iter_info {
@@ -72,7 +72,7 @@ typedef struct sim_iter_info {
 typedef struct sim_engine_observer {
     void *ctx;
     void (*iteration)(void *ctx, const sim_iter_info *it);
-    void (*request)(void *ctx, int64_t id, sim_req_event ev, int64_t t_ns);
+    void (*request)(void *ctx, int64_t id, sim_request_event ev, int64_t t_ns);
 } sim_engine_observer;
 
 typedef struct sim_engine_cfg {
@@ -90,7 +90,7 @@ typedef struct sim_engine_cfg {
 } sim_engine_cfg;
 
 typedef struct sim_engine_result {
-    sim_req *reqs; /* per request, in workload order (owned) */
+    sim_seq *seqs; /* per request, in workload order (owned) */
     size_t n;
     /* every gap between successive streamed chunks, as (value, count) runs (owned, finished):
      * an iteration adds one run for all its sequences */

@@ -746,7 +746,7 @@ sim_status sim_report_save_requests(const char *path, const sim_serve_report *r,
     fprintf(f, "request,trace_line,arrival_s,send_s,input_tokens,output_tokens,first_scheduled_s,"
                "ttft_ms,tpot_ms,e2el_ms,finish_s,preemptions\n");
     for (size_t i = 0; i < r->res->n; i++) {
-        const sim_req *q = &r->res->reqs[i];
+        const sim_seq *q = &r->res->seqs[i];
         double ttft = (double)(q->first_token_ns - q->send_ns) / 1e6;
         double e2el = (double)(q->finish_ns - q->send_ns) / 1e6;
         double tpot = q->output > 1 ? (e2el - ttft) / (double)(q->output - 1) : 0.0;

@@ -64,11 +64,11 @@ static void w_push_front(sim_sched *s, int64_t id)
     s->w_len++;
 }
 
-void sim_sched_enqueue(sim_sched *s, sim_req *reqs, int64_t id)
+void sim_sched_enqueue(sim_sched *s, sim_seq *seqs, int64_t id)
 {
     s->waiting[(s->w_head + s->w_len) % s->cap] = id;
     s->w_len++;
-    reqs[id].phase = SIM_REQ_WAITING;
+    seqs[id].phase = SIM_SEQ_WAITING;
 }
 
 /* Takes n free blocks, evicting unused prefix-cache entries when too few are free. */
@@ -83,7 +83,7 @@ static bool kv_take(sim_sched *s, int64_t n)
 
 /* Frees what a request holds: its own blocks, and its uses of cache entries (which stay cached,
  * evictable once nobody uses them). */
-static void release(sim_sched *s, sim_req *r)
+static void release(sim_sched *s, sim_seq *r)
 {
     int64_t shared = r->n_ref * (caching(s) ? s->prefix.kv_blocks : 0);
     sim_kvcache_release(&s->kv, r->blocks - shared);
@@ -96,23 +96,23 @@ static void release(sim_sched *s, sim_req *r)
 }
 
 /* Recompute preemption of the most recently admitted running request. Returns its index. */
-static int64_t preempt_last(sim_sched *s, sim_req *reqs)
+static int64_t preempt_last(sim_sched *s, sim_seq *seqs)
 {
     int64_t id = s->running[--s->r_len];
-    sim_req *r = &reqs[id];
+    sim_seq *r = &seqs[id];
     release(s, r);
     r->computed = 0;
     r->preemptions++;
     s->preemptions++;
     s->preempted[s->n_preempted++] = id;
     w_push_front(s, id);
-    r->phase = SIM_REQ_WAITING;
+    r->phase = SIM_SEQ_WAITING;
     return id;
 }
 
 /* Tokens whose KV a request must hold blocks for once it has computed `tokens`: those, or its
  * whole sequence under the policies that reserve everything at admission. */
-static int64_t held_tokens(const sim_sched *s, const sim_req *r, int64_t tokens)
+static int64_t held_tokens(const sim_sched *s, const sim_seq *r, int64_t tokens)
 {
     if (s->cfg.policy == SIM_POLICY_NO_EVICT || s->cfg.policy == SIM_POLICY_STATIC) {
         int64_t all = r->input + r->output + s->cfg.spec_tokens;
@@ -122,7 +122,7 @@ static int64_t held_tokens(const sim_sched *s, const sim_req *r, int64_t tokens)
 }
 
 /* Blocks a request needs beyond those it holds to cache `tokens` tokens. */
-static int64_t extra_blocks(const sim_sched *s, const sim_req *r, int64_t tokens)
+static int64_t extra_blocks(const sim_sched *s, const sim_seq *r, int64_t tokens)
 {
     int64_t need = sim_kvcache_blocks_for(&s->kv, held_tokens(s, r, tokens)) - r->blocks;
     return need > 0 ? need : 0;
@@ -130,10 +130,10 @@ static int64_t extra_blocks(const sim_sched *s, const sim_req *r, int64_t tokens
 
 /* Preempts the most recently admitted running requests until `need` blocks can be taken for
  * request id (which found too few). Returns true when id itself had to go. */
-static bool preempt_for(sim_sched *s, sim_req *reqs, int64_t id, int64_t need)
+static bool preempt_for(sim_sched *s, sim_seq *seqs, int64_t id, int64_t need)
 {
     do {
-        if (preempt_last(s, reqs) == id)
+        if (preempt_last(s, seqs) == id)
             return true;
     } while (!kv_take(s, need));
     return false;
@@ -143,7 +143,7 @@ static bool preempt_for(sim_sched *s, sim_req *reqs, int64_t id, int64_t need)
  * each to a single token (decode-only iterations of the unchunked policies); `prompts_only`
  * schedules only requests with prompt (or recompute) work left, never preempting (SGLang's
  * prefill iterations). */
-static bool schedule_running(sim_sched *s, sim_req *reqs, sim_sched_entry *out, size_t *n,
+static bool schedule_running(sim_sched *s, sim_seq *seqs, sim_sched_entry *out, size_t *n,
                              int64_t *budget, bool one_token, bool prompts_only)
 {
     bool clean = true;
@@ -154,8 +154,8 @@ static bool schedule_running(sim_sched *s, sim_req *reqs, sim_sched_entry *out, 
     const int64_t spec = s->cfg.spec_tokens;
     for (size_t i = 0; i < s->r_len && left > 0; i++) {
         int64_t id = s->running[i];
-        sim_req *r = &reqs[id];
-        int64_t num_new = sim_req_known(r) - r->computed;
+        sim_seq *r = &seqs[id];
+        int64_t num_new = sim_seq_known(r) - r->computed;
         bool prompt = num_new > 1 || r->generated == 0;
         if (prompts_only && !prompt)
             continue;
@@ -171,7 +171,7 @@ static bool schedule_running(sim_sched *s, sim_req *reqs, sim_sched_entry *out, 
             if (prompts_only)
                 continue;
             clean = false;
-            if (preempt_for(s, reqs, id, need))
+            if (preempt_for(s, seqs, id, need))
                 break;
         }
         r->blocks += need;
@@ -185,21 +185,21 @@ static bool schedule_running(sim_sched *s, sim_req *reqs, sim_sched_entry *out, 
 
 /* Cached hash blocks a request with nothing computed would take (at least one prompt token is
  * left to compute). */
-static int64_t cached_blocks(const sim_sched *s, const sim_req *r)
+static int64_t cached_blocks(const sim_sched *s, const sim_seq *r)
 {
     int64_t usable = (r->input - 1) / s->cfg.prefix_block_tokens;
     return sim_prefix_match(&s->prefix, r->hash, r->n_hash < usable ? r->n_hash : usable);
 }
 
 /* SGLang's lpm: the waiting queue ordered by cached prefix, longest first, stable. */
-static void order_by_prefix(sim_sched *s, const sim_req *reqs)
+static void order_by_prefix(sim_sched *s, const sim_seq *seqs)
 {
     if (!s->cfg.lpm || !caching(s) || s->w_len < 2 || s->w_len > SIM_SCHED_LPM_MAX)
         return;
     int64_t *b = s->lpm_buf; /* pairs (request, matched blocks) */
     for (size_t i = 0; i < s->w_len; i++) {
         int64_t id = s->waiting[(s->w_head + i) % s->cap];
-        int64_t m = reqs[id].computed == 0 ? cached_blocks(s, &reqs[id]) : 0;
+        int64_t m = seqs[id].computed == 0 ? cached_blocks(s, &seqs[id]) : 0;
         size_t j = i; /* insertion sort: equal matches keep their order */
         for (; j > 0 && b[2 * (j - 1) + 1] < m; j--) {
             b[2 * j] = b[2 * (j - 1)];
@@ -213,7 +213,7 @@ static void order_by_prefix(sim_sched *s, const sim_req *reqs)
 }
 
 /* Takes the longest cached prefix of a request with nothing computed. */
-static void take_prefix(sim_sched *s, sim_req *r)
+static void take_prefix(sim_sched *s, sim_seq *r)
 {
     if (!caching(s) || r->computed > 0 || r->n_hash == 0)
         return;
@@ -227,7 +227,7 @@ static void take_prefix(sim_sched *s, sim_req *r)
 }
 
 /* Gives back a prefix taken for an admission that failed. */
-static void drop_prefix(sim_sched *s, sim_req *r)
+static void drop_prefix(sim_sched *s, sim_seq *r)
 {
     release(s, r);
     r->computed = 0;
@@ -236,11 +236,11 @@ static void drop_prefix(sim_sched *s, sim_req *r)
 /* SGLang's admission rule: tokens free (the evictable cache included) minus what the running
  * requests are expected to still need (ratio x their remaining output, clipped) minus what this
  * iteration already admitted. */
-static int64_t sglang_room(const sim_sched *s, const sim_req *reqs)
+static int64_t sglang_room(const sim_sched *s, const sim_seq *seqs)
 {
     double reserved = 0.0;
     for (size_t i = 0; i < s->r_len; i++) {
-        const sim_req *r = &reqs[s->running[i]];
+        const sim_seq *r = &seqs[s->running[i]];
         int64_t left = r->output - r->generated;
         reserved +=
             s->ratio * (double)(left < SGLANG_CLIP_NEW_TOKENS ? left : SGLANG_CLIP_NEW_TOKENS);
@@ -250,18 +250,18 @@ static int64_t sglang_room(const sim_sched *s, const sim_req *reqs)
 }
 
 /* Admits waiting requests first-come-first-served (step 2). */
-static void admit_waiting(sim_sched *s, sim_req *reqs, sim_sched_entry *out, size_t *n,
+static void admit_waiting(sim_sched *s, sim_seq *seqs, sim_sched_entry *out, size_t *n,
                           int64_t *budget)
 {
     const bool chunk = s->cfg.chunked_prefill || s->cfg.policy == SIM_POLICY_SGLANG;
-    int64_t room = s->cfg.policy == SIM_POLICY_SGLANG ? sglang_room(s, reqs) : 0;
-    order_by_prefix(s, reqs);
+    int64_t room = s->cfg.policy == SIM_POLICY_SGLANG ? sglang_room(s, seqs) : 0;
+    order_by_prefix(s, seqs);
     while (s->w_len > 0 && *budget > 0 && (int64_t)s->r_len < s->cfg.max_num_seqs) {
         int64_t id = w_front(s);
-        sim_req *r = &reqs[id];
+        sim_seq *r = &seqs[id];
         bool first = r->first_sched_ns < 0 && r->preemptions == 0;
         take_prefix(s, r);
-        int64_t num_new = sim_req_known(r) - r->computed;
+        int64_t num_new = sim_seq_known(r) - r->computed;
         if (s->cfg.policy == SIM_POLICY_SGLANG) {
             int64_t left = r->output - r->generated;
             int64_t want =
@@ -293,28 +293,28 @@ static void admit_waiting(sim_sched *s, sim_req *reqs, sim_sched_entry *out, siz
         s->cached_tokens += r->computed;
         w_pop_front(s);
         s->running[s->r_len++] = id;
-        r->phase = SIM_REQ_RUNNING;
+        r->phase = SIM_SEQ_RUNNING;
         out[(*n)++] = (sim_sched_entry){.req = id, .num_new = num_new};
         *budget -= num_new;
     }
 }
 
 /* SGLang: a prefill iteration when there is prompt work, else a decode iteration. */
-static size_t next_sglang(sim_sched *s, sim_req *reqs, sim_sched_entry *out)
+static size_t next_sglang(sim_sched *s, sim_seq *seqs, sim_sched_entry *out)
 {
     size_t n = 0;
     int64_t budget = s->cfg.max_num_batched_tokens;
-    schedule_running(s, reqs, out, &n, &budget, false, true);
-    admit_waiting(s, reqs, out, &n, &budget);
+    schedule_running(s, seqs, out, &n, &budget, false, true);
+    admit_waiting(s, seqs, out, &n, &budget);
     if (n > 0)
         return n;
     budget = s->cfg.max_num_batched_tokens + s->cfg.max_num_seqs * (1 + s->cfg.spec_tokens);
-    if (!schedule_running(s, reqs, out, &n, &budget, true, false)) {
+    if (!schedule_running(s, seqs, out, &n, &budget, true, false)) {
         /* retracted: expect the requests left to decode a while yet */
         double gen = 0.0, outs = 0.0;
         for (size_t i = 0; i < s->r_len; i++) {
-            gen += (double)reqs[s->running[i]].generated + SGLANG_RETRACT_STEPS;
-            outs += (double)reqs[s->running[i]].output;
+            gen += (double)seqs[s->running[i]].generated + SGLANG_RETRACT_STEPS;
+            outs += (double)seqs[s->running[i]].output;
         }
         s->ratio = outs > 0.0 && gen < outs ? gen / outs : 1.0;
     } else {
@@ -325,7 +325,7 @@ static size_t next_sglang(sim_sched *s, sim_req *reqs, sim_sched_entry *out)
     return n;
 }
 
-size_t sim_sched_next(sim_sched *s, sim_req *reqs, sim_sched_entry *out)
+size_t sim_sched_next(sim_sched *s, sim_seq *seqs, sim_sched_entry *out)
 {
     size_t n = 0;
     int64_t budget = s->cfg.max_num_batched_tokens;
@@ -333,30 +333,30 @@ size_t sim_sched_next(sim_sched *s, sim_req *reqs, sim_sched_entry *out)
     s->cached_tokens = 0;
     const sim_sched_policy p = s->cfg.policy;
     if (p == SIM_POLICY_SGLANG)
-        return next_sglang(s, reqs, out);
+        return next_sglang(s, seqs, out);
     if (p == SIM_POLICY_NO_EVICT || p == SIM_POLICY_MAX_UTIL ||
         (p == SIM_POLICY_VLLM && s->cfg.chunked_prefill)) {
-        if (schedule_running(s, reqs, out, &n, &budget, false, false))
-            admit_waiting(s, reqs, out, &n, &budget);
+        if (schedule_running(s, seqs, out, &n, &budget, false, false))
+            admit_waiting(s, seqs, out, &n, &budget);
         return n;
     }
     /* Unchunked (vLLM v0) and static batches: a prefill-only iteration whenever waiting requests
      * can be admitted whole (static: only once the batch before is done)... */
     if (p != SIM_POLICY_STATIC || s->r_len == 0)
-        admit_waiting(s, reqs, out, &n, &budget);
+        admit_waiting(s, seqs, out, &n, &budget);
     if (n > 0)
         return n;
     /* ...else every running request decodes one token. */
     budget = s->cfg.max_num_batched_tokens;
-    schedule_running(s, reqs, out, &n, &budget, true, false);
+    schedule_running(s, seqs, out, &n, &budget, true, false);
     return n;
 }
 
-void sim_sched_cache_prompt(sim_sched *s, sim_req *reqs, int64_t id)
+void sim_sched_cache_prompt(sim_sched *s, sim_seq *seqs, int64_t id)
 {
     if (!caching(s))
         return;
-    sim_req *r = &reqs[id];
+    sim_seq *r = &seqs[id];
     int64_t full = r->computed / s->cfg.prefix_block_tokens;
     if (full > r->n_hash)
         full = r->n_hash;
@@ -366,22 +366,22 @@ void sim_sched_cache_prompt(sim_sched *s, sim_req *reqs, int64_t id)
     s->kv.evictable = s->prefix.evictable_blocks;
 }
 
-void sim_sched_finish(sim_sched *s, sim_req *reqs, int64_t id)
+void sim_sched_finish(sim_sched *s, sim_seq *seqs, int64_t id)
 {
-    sim_req *r = &reqs[id];
+    sim_seq *r = &seqs[id];
     release(s, r);
-    r->phase = SIM_REQ_DONE;
+    r->phase = SIM_SEQ_DONE;
     s->n_finished++;
 }
 
-void sim_sched_compact(sim_sched *s, const sim_req *reqs)
+void sim_sched_compact(sim_sched *s, const sim_seq *seqs)
 {
     if (s->n_finished == 0)
         return; /* most iterations: nobody left */
     s->n_finished = 0;
     size_t k = 0;
     for (size_t i = 0; i < s->r_len; i++)
-        if (reqs[s->running[i]].phase == SIM_REQ_RUNNING)
+        if (seqs[s->running[i]].phase == SIM_SEQ_RUNNING)
             s->running[k++] = s->running[i];
     s->r_len = k;
 }

@@ -71,19 +71,20 @@ typedef enum sim_sched_policy {
     SIM_POLICY_STATIC,   /* Hugging Face generate: static batches, whole sequences reserved */
 } sim_sched_policy;
 
-typedef enum sim_req_phase {
-    SIM_REQ_PENDING, /* not yet sent by the client */
-    SIM_REQ_WAITING, /* queued at the engine */
-    SIM_REQ_RUNNING, /* admitted, holds KV blocks */
-    SIM_REQ_DONE,
-} sim_req_phase;
+typedef enum sim_seq_phase {
+    SIM_SEQ_PENDING, /* not yet sent by the client */
+    SIM_SEQ_WAITING, /* queued at the engine */
+    SIM_SEQ_RUNNING, /* admitted, holds KV blocks */
+    SIM_SEQ_DONE,
+} sim_seq_phase;
 
-/* Run state of one request (the engine owns the array; a million requests hold 96 MB of it).
+/* The scheduler's run state of one request: its sequence (the engine owns the array, one entry per
+ * sim_request of the workload, in the same order; a million requests hold 96 MB of it).
  * Token and block counts are 32-bit: sim_engine_check caps every request's input + output at
  * the model's context, and model.c caps max_position_embeddings at 2^26, so the counts (and
  * their sums: known = input + generated <= 2^26) stay far below INT32_MAX. The fields the
  * scheduler reads every iteration come first. */
-typedef struct sim_req {
+typedef struct sim_seq {
     int32_t input, output; /* prompt tokens; tokens to generate */
     int32_t computed;      /* tokens whose KV is in the cache */
     int32_t generated;     /* output tokens produced so far */
@@ -91,13 +92,13 @@ typedef struct sim_req {
     int32_t n_ref;         /* leading hash blocks it holds as uses of cache entries */
     int32_t n_hash;        /* entries of hash */
     int32_t cached;        /* prompt tokens found in the prefix cache when first admitted */
-    sim_req_phase phase;
+    sim_seq_phase phase;
     const uint64_t *hash; /* prefix-cache ids of the prompt's full hash blocks (may be NULL) */
     int64_t preemptions;
     int64_t send_ns;        /* when the client sent it (TTFT and E2E count from here) */
     int64_t first_sched_ns; /* start of its first iteration; -1 before */
     int64_t first_token_ns, last_token_ns, finish_ns;
-} sim_req;
+} sim_seq;
 
 typedef struct sim_sched_cfg {
     int64_t max_num_seqs;           /* requests per iteration */
@@ -137,7 +138,7 @@ typedef struct sim_sched {
 } sim_sched;
 
 /* Tokens a request knows (prompt + generated). */
-static inline int64_t sim_req_known(const sim_req *r) { return (int64_t)r->input + r->generated; }
+static inline int64_t sim_seq_known(const sim_seq *r) { return (int64_t)r->input + r->generated; }
 
 /* Allocates queues for n requests (and the prefix cache). Returns SIM_EINTERNAL when out of
  * memory. With prefix caching, kv->block_size must divide cfg->prefix_block_tokens. */
@@ -146,22 +147,22 @@ sim_status sim_sched_init(sim_sched *s, const sim_sched_cfg *cfg, const sim_kvca
 void sim_sched_free(sim_sched *s);
 
 /* Queues a request that just arrived at the engine. */
-void sim_sched_enqueue(sim_sched *s, sim_req *reqs, int64_t id);
+void sim_sched_enqueue(sim_sched *s, sim_seq *seqs, int64_t id);
 
 /* Forms the next iteration into out[] (room for max_num_seqs entries); returns its size. Updates
  * KV blocks, preemptions and queue membership; does not advance computed or generated. */
-size_t sim_sched_next(sim_sched *s, sim_req *reqs, sim_sched_entry *out);
+size_t sim_sched_next(sim_sched *s, sim_seq *seqs, sim_sched_entry *out);
 
 /* After an iteration advanced a request's computed tokens: its newly full prompt hash blocks
  * enter the prefix cache (a no-op without prefix caching). */
-void sim_sched_cache_prompt(sim_sched *s, sim_req *reqs, int64_t id);
+void sim_sched_cache_prompt(sim_sched *s, sim_seq *seqs, int64_t id);
 
 /* After an iteration: frees a finished request's blocks and removes it from the running list. */
-void sim_sched_finish(sim_sched *s, sim_req *reqs, int64_t id);
+void sim_sched_finish(sim_sched *s, sim_seq *seqs, int64_t id);
 
 /* Drops finished requests from the running list (call once per iteration, after the finishes;
  * O(1) when nothing finished). */
-void sim_sched_compact(sim_sched *s, const sim_req *reqs);
+void sim_sched_compact(sim_sched *s, const sim_seq *seqs);
 
 /* True when nothing is waiting or running. */
 bool sim_sched_idle(const sim_sched *s);

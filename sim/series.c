@@ -52,7 +52,7 @@ static void on_iteration(void *ctx, const sim_iter_info *it)
         s->next->iteration(s->next->ctx, it);
 }
 
-static void on_request(void *ctx, int64_t id, sim_req_event ev, int64_t t_ns)
+static void on_request(void *ctx, int64_t id, sim_request_event ev, int64_t t_ns)
 {
     sim_series *s = ctx;
     if (ev == SIM_EV_PREEMPTED)

@@ -846,7 +846,7 @@ static void enter_phase(sim_trace_serve *ts, int64_t id, unsigned char phase, in
         open_phase(ts, id, t);
 }
 
-static void on_request(void *ctx, int64_t id, sim_req_event ev, int64_t t)
+static void on_request(void *ctx, int64_t id, sim_request_event ev, int64_t t)
 {
     sim_trace_serve *ts = ctx;
     advance(ts, t);

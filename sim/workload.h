@@ -32,6 +32,8 @@
 
 #include "status.h"
 
+/* One request of the workload, as the client sends it (its run state in the engine is a sim_seq,
+ * sched.h). */
 typedef struct sim_request {
     int64_t arrival_ns;    /* when the client would send it (before any concurrency cap) */
     int64_t input_tokens;  /* prompt length, >= 1 */

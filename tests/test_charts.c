@@ -178,7 +178,7 @@ static void test_series_coarsens_and_keeps_sums(void **state)
 static void test_cdf_and_gantt(void **state)
 {
     (void)state;
-    sim_req reqs[3] = {{.input = 8,
+    sim_seq seqs[3] = {{.input = 8,
                         .output = 5,
                         .send_ns = 0,
                         .first_sched_ns = 0,
@@ -197,7 +197,7 @@ static void test_cdf_and_gantt(void **state)
                         .first_sched_ns = 20000000,
                         .first_token_ns = 90000000,
                         .finish_ns = 90000000}};
-    sim_engine_result res = {.reqs = reqs, .n = 3, .duration_ns = 90000000};
+    sim_engine_result res = {.seqs = seqs, .n = 3, .duration_ns = 90000000};
     /* ITL as the engine keeps it: (value, count) runs, three gaps of 10 ms and one of 20 ms */
     assert_int_equal(sim_hist_add(&res.itl, 20000000, 1), 1);
     assert_int_equal(sim_hist_add(&res.itl, 10000000, 3), 1);

@@ -73,8 +73,8 @@ static void test_stepping(void **state)
     assert_int_equal(sim_engine_finish(e, &err), SIM_OK);
     assert_int_equal(b.n, a.n);
     for (size_t i = 0; i < a.n; i++) {
-        assert_int_equal(b.reqs[i].first_token_ns, a.reqs[i].first_token_ns);
-        assert_int_equal(b.reqs[i].finish_ns, a.reqs[i].finish_ns);
+        assert_int_equal(b.seqs[i].first_token_ns, a.seqs[i].first_token_ns);
+        assert_int_equal(b.seqs[i].finish_ns, a.seqs[i].finish_ns);
     }
     assert_int_equal(b.duration_ns, a.duration_ns);
     assert_int_equal(b.iterations, a.iterations);
@@ -137,8 +137,8 @@ static void test_each_router(void **state)
         assert_int_equal(n, 30);
         assert_int_equal(out, 30 * 20);
         for (size_t i = 0; i < all.n; i++)
-            assert_true(all.reqs[i].finish_ns >= w.reqs[i].arrival_ns &&
-                        all.reqs[i].generated == 20);
+            assert_true(all.seqs[i].finish_ns >= w.reqs[i].arrival_ns &&
+                        all.seqs[i].generated == 20);
         if (p == SIM_ROUTER_ROUND_ROBIN)
             for (int r = 0; r < 3; r++)
                 assert_int_equal(per.load[r].requests, 10);
@@ -279,8 +279,8 @@ static void test_disagg_one_request(void **state)
     sim_step_price(&eager, &gp, 1, &sp);
     sim_step_price(&eager, &gd, 1, &sd);
     int64_t ttft = llround(sp.t_ns) + llround(kv) + llround(sd.t_ns);
-    assert_int_equal(all.reqs[0].first_token_ns - all.reqs[0].send_ns, ttft);
-    assert_int_equal(all.reqs[0].generated, 5);
+    assert_int_equal(all.seqs[0].first_token_ns - all.seqs[0].send_ns, ttft);
+    assert_int_equal(all.seqs[0].generated, 5);
     assert_near(per.kv_transfer_ns, kv, 1e-12);
     assert_int_equal(per.prefill, 1);
     assert_int_equal(per.decode, 1);
@@ -321,8 +321,8 @@ static void test_disagg_stream(void **state)
     sim_cluster_result per, per2;
     run_disagg(&c, &w, &all, &per);
     for (size_t i = 0; i < all.n; i++) {
-        assert_int_equal(all.reqs[i].generated, 50);
-        assert_true(all.reqs[i].first_token_ns > all.reqs[i].first_sched_ns);
+        assert_int_equal(all.seqs[i].generated, 50);
+        assert_true(all.seqs[i].first_token_ns > all.seqs[i].first_sched_ns);
     }
     assert_int_equal(per.load[1].requests + per.load[2].requests, 60);
     assert_true(per.kv_transfer_ns > 0.0);
@@ -332,12 +332,12 @@ static void test_disagg_stream(void **state)
     sim_disagg_cfg d = {.prefill = &f->cfg, .decode = &small->cfg, .n_prefill = 1, .n_decode = 2};
     run_disagg(&d, &w, &tight, &per2);
     for (size_t i = 0; i < tight.n; i++)
-        assert_int_equal(tight.reqs[i].generated, 50);
+        assert_int_equal(tight.seqs[i].generated, 50);
     assert_true(per2.load[1].kv_peak_blocks <= per2.load[1].kv_blocks);
     double t1 = 0, t2 = 0;
     for (size_t i = 0; i < all.n; i++) {
-        t1 += (double)(all.reqs[i].first_token_ns - all.reqs[i].send_ns);
-        t2 += (double)(tight.reqs[i].first_token_ns - tight.reqs[i].send_ns);
+        t1 += (double)(all.seqs[i].first_token_ns - all.seqs[i].send_ns);
+        t2 += (double)(tight.seqs[i].first_token_ns - tight.seqs[i].send_ns);
     }
     assert_true(t2 > t1);
     sim_engine_result_free(&all);

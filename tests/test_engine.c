@@ -56,8 +56,8 @@ static void check_itl_runs(const sim_engine_result *r)
 {
     int64_t gaps = 0, span_ns = 0, sum_ns = 0;
     for (size_t i = 0; i < r->n; i++) {
-        gaps += r->reqs[i].output - 1;
-        span_ns += r->reqs[i].finish_ns - r->reqs[i].first_token_ns;
+        gaps += r->seqs[i].output - 1;
+        span_ns += r->seqs[i].finish_ns - r->seqs[i].first_token_ns;
     }
     for (size_t k = 0; k < r->itl.len; k++) {
         assert_true(r->itl.runs[k].value > 0 && r->itl.runs[k].count > 0);
@@ -78,8 +78,8 @@ static void test_every_request_completes_once(void **state)
     sim_engine_result r = simulate(f, &w);
     int64_t want = 0, got = 0;
     for (size_t i = 0; i < r.n; i++) {
-        const sim_req *q = &r.reqs[i];
-        assert_int_equal(q->phase, SIM_REQ_DONE);
+        const sim_seq *q = &r.seqs[i];
+        assert_int_equal(q->phase, SIM_SEQ_DONE);
         assert_int_equal(q->generated, q->output);
         assert_int_equal(q->blocks, 0);
         assert_true(q->send_ns >= w.reqs[i].arrival_ns);
@@ -108,10 +108,10 @@ static void test_ttft_at_least_own_prefill(void **state)
     sim_step_cfg pre = f->cfg.step;
     pre.eager = true;
     for (size_t i = 0; i < r.n; i++) {
-        sim_seq_group g = {.count = 1, .q = r.reqs[i].input, .c = 0, .logits = 1};
+        sim_seq_group g = {.count = 1, .q = r.seqs[i].input, .c = 0, .logits = 1};
         sim_step_result s;
         sim_step_price(&pre, &g, 1, &s);
-        assert_true((double)(r.reqs[i].first_token_ns - r.reqs[i].send_ns) >= s.t_ns - 1.0);
+        assert_true((double)(r.seqs[i].first_token_ns - r.seqs[i].send_ns) >= s.t_ns - 1.0);
     }
     sim_engine_result_free(&r);
     sim_workload_free(&w);
@@ -181,7 +181,7 @@ static void test_tight_kv_preempts_and_completes(void **state)
     assert_int_equal(m.completed, 300);
     assert_near(m.kv_cache_peak_usage, 1.0, 0.02);
     for (size_t i = 0; i < r.n; i++)
-        assert_int_equal(r.reqs[i].generated, 512);
+        assert_int_equal(r.seqs[i].generated, 512);
     check_itl_runs(&r);
     sim_engine_result_free(&r);
     sim_workload_free(&w);
@@ -195,7 +195,7 @@ static void test_same_seed_same_result(void **state)
     sim_workload w = tu_synth(400, 900, 200, 8.0, 0.5);
     sim_engine_result a = simulate(f, &w), b = simulate(f, &w);
     assert_int_equal(a.n, b.n);
-    assert_memory_equal(a.reqs, b.reqs, a.n * sizeof *a.reqs);
+    assert_memory_equal(a.seqs, b.seqs, a.n * sizeof *a.seqs);
     assert_int_equal(a.itl.len, b.itl.len);
     assert_memory_equal(a.itl.runs, b.itl.runs, a.itl.len * sizeof *a.itl.runs);
     assert_int_equal(a.duration_ns, b.duration_ns);
@@ -240,7 +240,7 @@ static void test_max_concurrency(void **state)
     sim_engine_result r = simulate(f, &w);
     assert_int_equal(r.peak_concurrency, 1);
     for (size_t i = 1; i < r.n; i++)
-        assert_int_equal(r.reqs[i].send_ns, r.reqs[i - 1].finish_ns); /* closed loop */
+        assert_int_equal(r.seqs[i].send_ns, r.seqs[i - 1].finish_ns); /* closed loop */
     /* each request alone: TTFT is the same for all (latency counts from the send) */
     sim_serve_metrics m = metrics(&r);
     assert_near(m.dist[SIM_M_TTFT].p99, m.dist[SIM_M_TTFT].median, 1e-9);
@@ -335,18 +335,18 @@ static void test_mooncake_prefix_cache(void **state)
     sim_engine_result on = simulate(f, &w);
     assert_int_equal(on.prefix_hit_tokens, 4096);
     assert_int_equal(on.prefix_query_tokens, 7744);
-    assert_int_equal(on.reqs[1].cached, 1536);
-    assert_int_equal(on.reqs[2].cached, 1024);
-    assert_int_equal(on.reqs[3].cached, 1536);
+    assert_int_equal(on.seqs[1].cached, 1536);
+    assert_int_equal(on.seqs[2].cached, 1024);
+    assert_int_equal(on.seqs[3].cached, 1536);
     f->cfg.prefix_caching = false;
     sim_engine_result off = simulate(f, &w);
     assert_int_equal(off.prefix_query_tokens, 0);
     /* a hit prefills fewer tokens: TTFT falls for every request that hit, not for r0 */
-    assert_int_equal(on.reqs[0].first_token_ns - on.reqs[0].send_ns,
-                     off.reqs[0].first_token_ns - off.reqs[0].send_ns);
+    assert_int_equal(on.seqs[0].first_token_ns - on.seqs[0].send_ns,
+                     off.seqs[0].first_token_ns - off.seqs[0].send_ns);
     for (int i = 1; i < 4; i++)
-        assert_true(on.reqs[i].first_token_ns - on.reqs[i].send_ns <
-                    off.reqs[i].first_token_ns - off.reqs[i].send_ns);
+        assert_true(on.seqs[i].first_token_ns - on.seqs[i].send_ns <
+                    off.seqs[i].first_token_ns - off.seqs[i].send_ns);
     sim_engine_result_free(&on);
     sim_engine_result_free(&off);
     sim_workload_free(&w);

@@ -57,25 +57,25 @@ static void test_request_metrics_and_goodput(void **state)
     /* two requests over a 10 s run:
      *   A: sent 0, first token 100 ms, last 1100 ms, 11 tokens -> TTFT 100, TPOT 100, E2EL 1100
      *   B: sent 1 s, first token 1.5 s, 1 token               -> TTFT 500, no TPOT, E2EL 500 */
-    sim_req reqs[2] = {
+    sim_seq seqs[2] = {
         {.input = 100,
          .output = 11,
          .generated = 11,
          .send_ns = 0,
          .first_token_ns = 100000000,
          .finish_ns = 1100000000,
-         .phase = SIM_REQ_DONE},
+         .phase = SIM_SEQ_DONE},
         {.input = 50,
          .output = 1,
          .generated = 1,
          .send_ns = 1000000000,
          .first_token_ns = 1500000000,
          .finish_ns = 1500000000,
-         .phase = SIM_REQ_DONE},
+         .phase = SIM_SEQ_DONE},
     };
     sim_hist itl = {0}; /* A's 10 gaps of 100 ms */
     assert_int_equal(sim_hist_add(&itl, 100000000, 10), 1);
-    sim_engine_result r = {.reqs = reqs,
+    sim_engine_result r = {.seqs = seqs,
                            .n = 2,
                            .itl = itl,
                            .duration_ns = 10000000000LL,
@@ -146,21 +146,21 @@ static void test_slo_parse(void **state)
 static void test_selected_percentiles(void **state)
 {
     (void)state;
-    sim_req reqs[3];
+    sim_seq seqs[3];
     const int64_t ttft_ms[3] = {100, 200, 400};
     for (int i = 0; i < 3; i++)
-        reqs[i] = (sim_req){.input = 10,
+        seqs[i] = (sim_seq){.input = 10,
                             .output = 11,
                             .generated = 11,
                             .send_ns = 0,
                             .first_token_ns = ttft_ms[i] * 1000000,
                             .finish_ns = (ttft_ms[i] + 1000) * 1000000,
-                            .phase = SIM_REQ_DONE};
+                            .phase = SIM_SEQ_DONE};
     sim_hist itl = {0}; /* two gaps: 5 and 7 ms */
     assert_int_equal(sim_hist_add(&itl, 5000000, 1), 1);
     assert_int_equal(sim_hist_add(&itl, 7000000, 1), 1);
     assert_int_equal(sim_hist_finish(&itl), 1);
-    sim_engine_result r = {.reqs = reqs, .n = 3, .itl = itl, .duration_ns = 1};
+    sim_engine_result r = {.seqs = seqs, .n = 3, .itl = itl, .duration_ns = 1};
     sim_pct_sel sel;
     sim_err err = {{0}};
     assert_int_equal(sim_pct_sel_parse("ttft,itl", "99.9,25,50,99,50", &sel, &err), SIM_OK);

@@ -6,7 +6,7 @@
 #define MAXR 8
 
 typedef struct world {
-    sim_req reqs[MAXR];
+    sim_seq seqs[MAXR];
     sim_sched s;
     sim_sched_entry batch[MAXR];
     size_t n;
@@ -20,10 +20,10 @@ static void setup_cfg(world *w, int nreq, int64_t input, int64_t output, int64_t
     sim_kvcache_init(&kv, blocks, block_size);
     assert_int_equal(sim_sched_init(&w->s, cfg, &kv, MAXR), SIM_OK);
     for (int i = 0; i < nreq; i++) {
-        w->reqs[i].input = input;
-        w->reqs[i].output = output;
-        w->reqs[i].first_sched_ns = -1;
-        sim_sched_enqueue(&w->s, w->reqs, i);
+        w->seqs[i].input = input;
+        w->seqs[i].output = output;
+        w->seqs[i].first_sched_ns = -1;
+        sim_sched_enqueue(&w->s, w->seqs, i);
     }
 }
 
@@ -38,18 +38,18 @@ static void setup(world *w, int nreq, int64_t input, int64_t output, int64_t blo
 /* Schedules one iteration and applies it as the engine does. */
 static void step(world *w)
 {
-    w->n = sim_sched_next(&w->s, w->reqs, w->batch);
+    w->n = sim_sched_next(&w->s, w->seqs, w->batch);
     for (size_t i = 0; i < w->n; i++) {
-        sim_req *r = &w->reqs[w->batch[i].req];
+        sim_seq *r = &w->seqs[w->batch[i].req];
         r->computed += w->batch[i].num_new;
         if (r->first_sched_ns < 0)
             r->first_sched_ns = 0;
         if (!w->batch[i].decode)
-            sim_sched_cache_prompt(&w->s, w->reqs, w->batch[i].req);
-        if (r->computed == sim_req_known(r) && ++r->generated == r->output)
-            sim_sched_finish(&w->s, w->reqs, w->batch[i].req);
+            sim_sched_cache_prompt(&w->s, w->seqs, w->batch[i].req);
+        if (r->computed == sim_seq_known(r) && ++r->generated == r->output)
+            sim_sched_finish(&w->s, w->seqs, w->batch[i].req);
     }
-    sim_sched_compact(&w->s, w->reqs);
+    sim_sched_compact(&w->s, w->seqs);
 }
 
 static void expect(const world *w, size_t i, int64_t req, int64_t num_new)
@@ -70,9 +70,9 @@ static void test_chunked_fcfs(void **state)
     assert_int_equal(w.n, 2);
     expect(&w, 0, 0, 40);
     expect(&w, 1, 1, 24);
-    assert_int_equal(w.reqs[0].generated, 1); /* the prompt's last position samples a token */
-    assert_int_equal(w.reqs[1].generated, 0); /* a partial chunk does not */
-    assert_int_equal(w.reqs[1].blocks, 2);    /* 24 tokens in blocks of 16 */
+    assert_int_equal(w.seqs[0].generated, 1); /* the prompt's last position samples a token */
+    assert_int_equal(w.seqs[1].generated, 0); /* a partial chunk does not */
+    assert_int_equal(w.seqs[1].blocks, 2);    /* 24 tokens in blocks of 16 */
     step(&w);
     assert_int_equal(w.n, 3);
     expect(&w, 0, 0, 1);
@@ -91,7 +91,7 @@ static void test_max_num_seqs(void **state)
     step(&w);
     assert_int_equal(w.n, 2);
     step(&w); /* both finish their 3 tokens here */
-    assert_int_equal(w.reqs[0].phase, SIM_REQ_DONE);
+    assert_int_equal(w.seqs[0].phase, SIM_SEQ_DONE);
     step(&w);
     expect(&w, 0, 2, 8);
     sim_sched_free(&w.s);
@@ -111,19 +111,19 @@ static void test_preemption_recomputes_the_newest(void **state)
         step(&w);
         assert_int_equal(w.n, 2);
     }
-    assert_int_equal(w.reqs[0].computed, 48);
+    assert_int_equal(w.seqs[0].computed, 48);
     step(&w);
     assert_int_equal(w.n, 1);
     expect(&w, 0, 0, 1);
-    assert_int_equal(w.reqs[1].phase, SIM_REQ_WAITING);
-    assert_int_equal(w.reqs[1].computed, 0);
-    assert_int_equal(w.reqs[1].blocks, 0);
-    assert_int_equal(w.reqs[1].preemptions, 1);
-    assert_int_equal(w.reqs[1].generated, 9); /* tokens already streamed stay generated */
+    assert_int_equal(w.seqs[1].phase, SIM_SEQ_WAITING);
+    assert_int_equal(w.seqs[1].computed, 0);
+    assert_int_equal(w.seqs[1].blocks, 0);
+    assert_int_equal(w.seqs[1].preemptions, 1);
+    assert_int_equal(w.seqs[1].generated, 9); /* tokens already streamed stay generated */
     assert_int_equal(w.s.preemptions, 1);
-    assert_int_equal(w.reqs[0].blocks, 4);
+    assert_int_equal(w.seqs[0].blocks, 4);
     /* it comes back as a recompute of all 49 known tokens once r0 leaves room */
-    assert_int_equal(sim_req_known(&w.reqs[1]), 49);
+    assert_int_equal(sim_seq_known(&w.seqs[1]), 49);
     sim_sched_free(&w.s);
 }
 
@@ -158,8 +158,8 @@ static void test_decode_flag(void **state)
      * it samples is the 9th, as any decode's. */
     world w;
     setup(&w, 1, 41, 5, 100, 16, 4, 40, true);
-    w.reqs[1] = (sim_req){.input = 32, .output = 20, .generated = 8};
-    sim_sched_enqueue(&w.s, w.reqs, 1);
+    w.seqs[1] = (sim_seq){.input = 32, .output = 20, .generated = 8};
+    sim_sched_enqueue(&w.s, w.seqs, 1);
     step(&w);
     assert_int_equal(w.n, 1);
     expect(&w, 0, 0, 40);
@@ -176,7 +176,7 @@ static void test_decode_flag(void **state)
     assert_true(w.batch[0].decode);
     expect(&w, 1, 1, 1);
     assert_true(w.batch[1].decode);
-    assert_int_equal(w.reqs[1].generated, 9);
+    assert_int_equal(w.seqs[1].generated, 9);
     sim_sched_free(&w.s);
 }
 
@@ -187,7 +187,7 @@ static int run_all(world *w, int nreq, int limit)
     for (; it < limit; it++) {
         int done = 0;
         for (int i = 0; i < nreq; i++)
-            done += w->reqs[i].phase == SIM_REQ_DONE;
+            done += w->seqs[i].phase == SIM_SEQ_DONE;
         if (done == nreq)
             break;
         step(w);
@@ -214,7 +214,7 @@ static void test_no_evict_never_preempts(void **state)
     setup_cfg(&w, 3, 50, 50, 10, 16, &cfg);
     step(&w);
     assert_int_equal(w.n, 1);
-    assert_int_equal(w.reqs[0].blocks, 7);
+    assert_int_equal(w.seqs[0].blocks, 7);
     run_all(&w, 3, 1000);
     assert_int_equal(w.s.preemptions, 0);
     sim_sched_free(&w.s);
@@ -271,12 +271,12 @@ static void test_static_batches(void **state)
     setup_cfg(&w, 3, 10, 3, 100, 1, &cfg);
     step(&w);
     assert_int_equal(w.n, 2);
-    assert_int_equal(w.reqs[0].blocks, 13); /* prompt + whole output reserved */
+    assert_int_equal(w.seqs[0].blocks, 13); /* prompt + whole output reserved */
     step(&w);                               /* decodes: r0, r1 have 2 tokens */
     assert_int_equal(w.n, 2);
     step(&w); /* both done */
-    assert_int_equal(w.reqs[1].phase, SIM_REQ_DONE);
-    assert_int_equal(w.reqs[2].phase, SIM_REQ_WAITING);
+    assert_int_equal(w.seqs[1].phase, SIM_SEQ_DONE);
+    assert_int_equal(w.seqs[2].phase, SIM_SEQ_WAITING);
     step(&w);
     expect(&w, 0, 2, 10);
     sim_sched_free(&w.s);
@@ -299,12 +299,12 @@ static void test_prefix_cache_hits_and_evictions(void **state)
                              .prefix_block_tokens = 32};
         setup_cfg(&w, 3, 100, 2, small ? 8 : 20, 16, &cfg);
         for (int i = 0; i < 3; i++) {
-            w.reqs[i].hash = ids[i];
-            w.reqs[i].n_hash = 3;
+            w.seqs[i].hash = ids[i];
+            w.seqs[i].n_hash = 3;
         }
         step(&w); /* r0's prompt */
         assert_int_equal(w.s.prefix.evictable_blocks, 0);
-        assert_int_equal(w.reqs[0].n_ref, 3); /* its 3 hash blocks are cache entries */
+        assert_int_equal(w.seqs[0].n_ref, 3); /* its 3 hash blocks are cache entries */
         step(&w);                             /* r0's last token: done, its entries evictable */
         assert_int_equal(w.s.kv.evictable, 6);
         assert_int_equal(sim_kvcache_used(&w.s.kv), 0);
@@ -312,7 +312,7 @@ static void test_prefix_cache_hits_and_evictions(void **state)
         step(&w);
         step(&w); /* r2 */
         expect(&w, 0, 2, small ? 100 : 4);
-        assert_int_equal(w.reqs[2].cached, small ? 0 : 96);
+        assert_int_equal(w.seqs[2].cached, small ? 0 : 96);
         assert_int_equal(w.s.prefix_hit_tokens, small ? 0 : 96);
         assert_int_equal(w.s.prefix_query_tokens, 300);
         sim_sched_free(&w.s);
@@ -361,8 +361,8 @@ static void test_lpm_orders_by_cached_prefix(void **state)
                              .lpm = lpm};
         setup_cfg(&w, 3, 100, 2, 20, 16, &cfg);
         for (int i = 0; i < 3; i++) {
-            w.reqs[i].hash = ids[i];
-            w.reqs[i].n_hash = 3;
+            w.seqs[i].hash = ids[i];
+            w.seqs[i].n_hash = 3;
         }
         step(&w);
         step(&w); /* r0 done */
@@ -375,7 +375,7 @@ static void test_lpm_orders_by_cached_prefix(void **state)
 static void test_largest_request_fits_32_bit_counts(void **state)
 {
     (void)state;
-    /* sim_req holds token and block counts in 32 bits: the largest request the engine admits has
+    /* sim_seq holds token and block counts in 32 bits: the largest request the engine admits has
      * input + output = 2^26 (model.c's cap on max_position_embeddings). Reserving everything at
      * admission (GUARANTEED_NO_EVICT), input 2^26 - 2 and output 2 hold 2^26 tokens = 2^26 / 16
      * = 4,194,304 blocks of 16; the prompt is fed whole (budget 2^26) and samples its first
@@ -389,16 +389,16 @@ static void test_largest_request_fits_32_bit_counts(void **state)
     setup_cfg(&w, 1, top - 2, 2, top / 16, 16, &cfg);
     step(&w);
     expect(&w, 0, 0, top - 2);
-    assert_int_equal(w.reqs[0].blocks, 4194304);
+    assert_int_equal(w.seqs[0].blocks, 4194304);
     assert_int_equal(w.s.kv.free_blocks, 0);
-    assert_int_equal(w.reqs[0].generated, 1);
+    assert_int_equal(w.seqs[0].generated, 1);
     step(&w);
     expect(&w, 0, 0, 1);
-    assert_int_equal(w.reqs[0].computed, top - 1);
-    assert_int_equal(w.reqs[0].phase, SIM_REQ_DONE);
+    assert_int_equal(w.seqs[0].computed, top - 1);
+    assert_int_equal(w.seqs[0].phase, SIM_SEQ_DONE);
     assert_int_equal(w.s.kv.free_blocks, top / 16);
     /* the per-request state's budget (issue 18: 1M requests in well under 300 MB) */
-    assert_true(sizeof(sim_req) <= 96);
+    assert_true(sizeof(sim_seq) <= 96);
     sim_sched_free(&w.s);
 }
 

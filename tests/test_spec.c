@@ -255,7 +255,7 @@ static void test_serve_acceptance(void **state)
     /* every token still comes out exactly once; chunks of several tokens: fewer ITL samples
      * than tokens, and mean ITL above mean TPOT */
     for (size_t i = 0; i < r.n; i++)
-        assert_int_equal(r.reqs[i].generated, 256);
+        assert_int_equal(r.seqs[i].generated, 256);
     assert_true(r.itl.n < 200 * 255);
     assert_true(m.dist[SIM_M_ITL].mean > 1.5 * m.dist[SIM_M_TPOT].mean);
     sim_engine_result_free(&r);
