@@ -1,0 +1,514 @@
+/* graph_build.c - the operators of one forward step per GPU: each op's FLOPs and bytes, layer by
+ * layer (dense and MoE MLPs, GQA and MLA attention, collectives), and the step's edges. */
+#include "graph.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "collective.h"
+
+/* Vector FLOPs per element: RMSNorm (square, sum, scale by rsqrt, multiply by weight), rotary
+ * embedding (two multiplies and an add per element), SiLU(gate) * up (exp, add, divide,
+ * multiply, multiply), sampling (scale, exp, sum, compare). */
+#define NORM_FLOPS 4.0
+#define ROPE_FLOPS 3.0
+#define ACT_FLOPS 5.0
+#define SAMPLE_FLOPS 4.0
+#define QUANT_FLOPS 3.0 /* dynamic quantization: |x|, running max, scale and convert */
+#define FP32_BYTES 4.0
+
+/* A GEMM of T x K by K x N with weights in `wdt`: reads its input in the activation format,
+ * writes 16-bit. The math runs in the activation format: 16-bit for plain and weight-only GEMMs,
+ * fp8/int8/fp4 under full quantization and W4A8 (mixed-input kernels dequantize the weights). */
+static void gemm(sim_op *op, double t, int64_t n, int64_t k, sim_dtype wdt, const sim_prec *prec,
+                 double rb)
+{
+    op->m = (int64_t)t;
+    op->n = n;
+    op->k = k;
+    op->flops = 2.0 * t * (double)n * (double)k;
+    op->weight_bytes = (double)n * (double)k * sim_graph_weight_elem_bytes(prec, wdt);
+    op->act_bytes = t * (double)k * sim_dtype_bytes(prec->act) + t * (double)n * rb;
+    op->weight = wdt;
+    op->compute = prec->act;
+    op->weight_only = sim_graph_mixed_input(prec, wdt);
+}
+
+void sim_graph_gemm(sim_op *op, sim_op_id id, double tokens, int64_t n, int64_t k, sim_dtype weight,
+                    const sim_prec *prec, double resid_bytes)
+{
+    memset(op, 0, sizeof *op);
+    op->id = id;
+    op->present = true;
+    gemm(op, tokens, n, k, weight, prec, resid_bytes);
+}
+
+void sim_graph_act_quant(sim_op *op, double tokens, int64_t k, const sim_prec *prec,
+                         double resid_bytes)
+{
+    const double elems = tokens * (double)k;
+    op->id = SIM_OP_ACT_QUANT;
+    op->present = !sim_dtype_is_16bit(prec->act);
+    op->flops = op->present ? QUANT_FLOPS * elems : 0.0;
+    op->act_bytes = op->present
+                        ? elems * (resid_bytes + sim_dtype_bytes(prec->act)) + tokens * FP32_BYTES
+                        : 0.0;
+}
+
+/* An all-reduce of `msg` bytes over tp GPUs. net_bytes is its bus bytes (a ring's per-GPU send,
+ * 2(N-1)/N of it in 2(N-1) steps) whatever algorithm collective.h prices it with. */
+static void allreduce(sim_op *op, double msg, int tp)
+{
+    op->present = tp > 1;
+    if (!op->present)
+        return;
+    op->net_msg_bytes = msg;
+    op->net_ranks = tp;
+    op->net_kind = SIM_COLL_ALLREDUCE;
+    op->net_hops = 2 * (tp - 1);
+    op->net_bytes = sim_coll_bus_bytes(SIM_COLL_ALLREDUCE, msg, tp);
+}
+
+/* An all-gather of a `msg`-byte result over tp GPUs: bus bytes (N-1)/N of it. */
+static void allgather(sim_op *op, double msg, int tp)
+{
+    op->present = tp > 1;
+    if (!op->present)
+        return;
+    op->net_msg_bytes = msg;
+    op->net_ranks = tp;
+    op->net_kind = SIM_COLL_ALLGATHER;
+    op->net_hops = tp - 1;
+    op->net_bytes = sim_coll_bus_bytes(SIM_COLL_ALLGATHER, msg, tp);
+}
+
+/* RMSNorm fused with the residual add: reads input and residual, writes both (the normed one in
+ * the GEMM input format). */
+static void norm(sim_op *op, double t, double d, double rb, double ab)
+{
+    op->flops = NORM_FLOPS * t * d;
+    op->weight_bytes = d * rb;
+    op->act_bytes = 2.0 * t * d * rb + t * d * rb + t * d * ab;
+}
+
+void sim_graph_fuse_norm(sim_op *op, double resid_bytes)
+{
+    if (op->fused)
+        return;
+    op->fused = true;
+    op->act_bytes -= op->flops / NORM_FLOPS * resid_bytes; /* the T x d reduced values */
+}
+
+void sim_graph_norm(sim_op *op, sim_op_id id, double tokens, int64_t hidden, double resid_bytes,
+                    double out_bytes)
+{
+    memset(op, 0, sizeof *op);
+    op->id = id;
+    op->present = true;
+    norm(op, tokens, (double)hidden, resid_bytes, out_bytes);
+}
+
+/* Fused GQA attention over `pairs` query-key pairs and `kv_tokens` cached + new keys: read Q and
+ * the new K, V; write O; write the new K, V into the cache; read every cached K, V of each
+ * sequence once. 2 FLOPs per multiply-add, QK^T and PV. */
+static void gqa_attention(const sim_model *m, int tp, const sim_prec *prec, double t, double pairs,
+                          double kv_tokens, sim_op *op)
+{
+    const double hd = (double)m->head_dim;
+    const int64_t hq = m->heads / tp, hkv = sim_graph_kv_heads_per_gpu(m, tp);
+    const double rb = sim_dtype_bytes(sim_graph_resid_dtype(m, prec));
+    const double kb = sim_dtype_bytes(prec->kv);
+    op->flops = 4.0 * (double)hq * hd * pairs;
+    op->act_bytes = t * (double)(2 * hq + 2 * hkv) * hd * rb;
+    op->kv_write_bytes = t * 2.0 * (double)hkv * hd * kb;
+    op->kv_read_bytes = kv_tokens * 2.0 * (double)hkv * hd * kb;
+}
+
+/* MLA attention per GPU (h = heads / tp query heads, one latent shared by all of them).
+ *   absorbed (decode): queries already projected into the latent; QK^T over kv_lora + rope dims,
+ *     PV over the kv_lora latent: 2 h (2 kv_lora + rope) FLOPs per pair; reads each sequence's
+ *     cached latent once: kv_tokens x (kv_lora + rope) values, the same on every TP rank
+ *   expanded (prefill): per-head K (nope + rope) and V (v) from kv_up: 2 h (nope + rope + v)
+ *     FLOPs per pair; reads Q, the expanded K, V and writes O; the cached context's latent is
+ *     read for the expansion
+ * Every new token's latent is written to the cache. */
+static void mla_attention(const sim_model *m, int tp, const sim_prec *prec,
+                          const sim_batch_shape *s, sim_op *op)
+{
+    const double h = (double)(m->heads / tp), kvl = (double)m->kv_lora_rank;
+    const double rope = (double)m->qk_rope_dim, nope = (double)m->qk_nope_dim;
+    const double v = (double)m->v_head_dim, lat = kvl + rope;
+    const double rb = sim_dtype_bytes(sim_graph_resid_dtype(m, prec));
+    const double kb = sim_dtype_bytes(prec->kv);
+    const double tp_tok = s->tokens - s->dec_tokens, tp_kv = s->kv_tokens - s->dec_kv_tokens;
+    const double tp_pairs = s->pairs - s->dec_pairs;
+    op->flops =
+        2.0 * h * (2.0 * kvl + rope) * s->dec_pairs + 2.0 * h * (nope + rope + v) * tp_pairs;
+    op->act_bytes = s->dec_tokens * h * (lat + kvl) * rb +
+                    (tp_tok * h * (nope + rope + v) + tp_kv * h * (nope + rope + v)) * rb;
+    op->kv_write_bytes = s->tokens * lat * kb;
+    op->kv_read_bytes = (s->dec_kv_tokens + (tp_kv - tp_tok)) * lat * kb;
+}
+
+/* MLA's kv_b projection, kv_lora -> h x (nope + v) per GPU. Expanded (prefill): applied to every
+ * cached and new latent of the prefill groups. Absorbed (decode): folded into the query (W_UK:
+ * nope -> kv_lora per head) and the output (W_UV: kv_lora -> v per head), 2 h kv_lora (nope + v)
+ * FLOPs per decode token. Each form present reads the weights once. */
+static void mla_kv_up(const sim_model *m, int tp, const sim_prec *prec, const sim_batch_shape *s,
+                      double rb, sim_op *op)
+{
+    const int64_t h = m->heads / tp, kvl = m->kv_lora_rank;
+    const int64_t nv = m->qk_nope_dim + m->v_head_dim;
+    const double tp_kv = s->kv_tokens - s->dec_kv_tokens;
+    sim_op ab = {0}, ex = {0};
+    if (s->dec_tokens > 0.0) {
+        gemm(&ab, s->dec_tokens, h * kvl, nv, prec->weight, prec, rb);
+        ab.act_bytes = s->dec_tokens * (double)h * (double)(2 * kvl + nv) * rb;
+    }
+    if (tp_kv > 0.0)
+        gemm(&ex, tp_kv, h * nv, kvl, prec->weight, prec, rb);
+    const sim_op *big = ex.flops >= ab.flops ? &ex : &ab;
+    op->m = big->m;
+    op->n = big->n;
+    op->k = big->k;
+    op->weight = prec->weight;
+    op->compute = prec->act;
+    op->weight_only = big->weight_only;
+    op->flops = ab.flops + ex.flops;
+    op->weight_bytes = ab.weight_bytes + ex.weight_bytes;
+    op->act_bytes = ab.act_bytes + ex.act_bytes;
+    op->present = op->flops > 0.0;
+}
+
+/* The attention-side share of the busiest data-parallel rank: sequences spread evenly over dp. */
+static sim_batch_shape dp_share(const sim_batch_shape *s, int dp)
+{
+    if (dp <= 1)
+        return *s;
+    sim_batch_shape r = *s;
+    const double f = 1.0 / dp;
+    r.tokens = ceil(s->tokens * f);
+    r.seqs = ceil(s->seqs * f);
+    r.logits = ceil(s->logits * f);
+    r.pairs *= f;
+    r.kv_tokens *= f;
+    r.swa_pairs *= f;
+    r.swa_kv_tokens *= f;
+    r.dec_tokens = r.tokens * (s->tokens > 0.0 ? s->dec_tokens / s->tokens : 0.0);
+    r.dec_pairs *= f;
+    r.dec_kv_tokens *= f;
+    return r;
+}
+
+void sim_graph_rebuild_context(const sim_model *m, const sim_par *par, const sim_prec *prec,
+                               const sim_batch_shape *s, sim_graph *g)
+{
+    const sim_batch_shape a = dp_share(s, sim_par_dp(par));
+    const double rb = sim_dtype_bytes(sim_graph_resid_dtype(m, prec));
+    const int tp = par->tp;
+    if (m->mla) {
+        mla_attention(m, tp, prec, &a, &g->ops[SIM_OP_ATTENTION]);
+        mla_kv_up(m, tp, prec, &a, rb, &g->ops[SIM_OP_KV_UP]);
+        g->ops[SIM_OP_KV_UP].present = g->repeats[SIM_OP_KV_UP] > 0 && g->ops[SIM_OP_KV_UP].present;
+        return;
+    }
+    gqa_attention(m, tp, prec, a.tokens, a.pairs, a.kv_tokens, &g->ops[SIM_OP_ATTENTION]);
+    if (g->repeats[SIM_OP_ATTENTION_SLIDING] > 0)
+        gqa_attention(m, tp, prec, a.tokens, a.swa_pairs, a.swa_kv_tokens,
+                      &g->ops[SIM_OP_ATTENTION_SLIDING]);
+}
+
+/* Attention block of a GQA/MHA layer: norm, fused qkv, rope, attention (and the sliding one of a
+ * mixed model), o_proj, all-reduce. */
+static void build_attn_gqa(const sim_model *m, int tp, const sim_prec *prec,
+                           const sim_batch_shape *s, double rb, sim_graph *g)
+{
+    const double t = s->tokens, d = (double)m->hidden, hd = (double)m->head_dim;
+    const int64_t hq = m->heads / tp, hkv = sim_graph_kv_heads_per_gpu(m, tp);
+    const int64_t qkv_n = (hq + 2 * hkv) * m->head_dim;
+
+    sim_op *op = &g->ops[SIM_OP_QKV_PROJ];
+    gemm(op, t, qkv_n, m->hidden, prec->weight, prec, rb);
+    if (m->qkv_bias) {
+        op->weight_bytes += (double)qkv_n * rb;
+        op->flops += t * (double)qkv_n;
+    }
+    op = &g->ops[SIM_OP_ROPE];
+    op->flops = ROPE_FLOPS * t * (double)(hq + hkv) * hd;
+    op->act_bytes = 2.0 * t * (double)(hq + hkv) * hd * rb;
+    /* the attention output, 16-bit, quantized per token for o_proj */
+    sim_graph_act_quant(&g->ops[SIM_OP_ACT_QUANT], t, hq * m->head_dim, prec, rb);
+    op = &g->ops[SIM_OP_O_PROJ];
+    gemm(op, t, m->hidden, hq * m->head_dim, prec->weight, prec, rb);
+    if (m->o_bias) {
+        op->weight_bytes += d * rb;
+        op->flops += t * d;
+    }
+}
+
+/* The RMSNorm MLA applies to a latent of `width` after its down-projection (a second kernel of
+ * the op): its weights, and the latent read and written once more. Its few FLOPs per element are
+ * left to the GEMM's compute (they would need the vector units' peak). */
+static void mla_latent_norm(sim_op *op, double t, double width, double rb)
+{
+    op->weight_bytes += width * rb;
+    op->act_bytes += 2.0 * t * width * rb;
+}
+
+/* Attention block of an MLA layer: q_down (replicated on every TP rank, as vLLM's
+ * ReplicatedLinear), q_up (split by heads), kv_down (replicated), rope on the query's and the
+ * shared key's rope dims, o_proj. kv_up and attention depend on the contexts. */
+static void build_attn_mla(const sim_model *m, int tp, const sim_prec *prec,
+                           const sim_batch_shape *s, double rb, sim_graph *g)
+{
+    const double t = s->tokens;
+    const int64_t h = m->heads / tp, qk = m->qk_nope_dim + m->qk_rope_dim;
+    const int64_t q_in = m->q_lora_rank > 0 ? m->q_lora_rank : m->hidden;
+    const double ql = (double)m->q_lora_rank, kvl = (double)m->kv_lora_rank;
+    sim_op *op = &g->ops[SIM_OP_Q_DOWN];
+    if (m->q_lora_rank > 0) {
+        gemm(op, t, m->q_lora_rank, m->hidden, prec->weight, prec, rb);
+        mla_latent_norm(op, t, ql, rb);
+    }
+    gemm(&g->ops[SIM_OP_Q_UP], t, h * qk, q_in, prec->weight, prec, rb);
+    op = &g->ops[SIM_OP_KV_DOWN];
+    gemm(op, t, m->kv_lora_rank + m->qk_rope_dim, m->hidden, prec->weight, prec, rb);
+    mla_latent_norm(op, t, kvl, rb);
+    op = &g->ops[SIM_OP_ROPE];
+    op->flops = ROPE_FLOPS * t * (double)(h + 1) * (double)m->qk_rope_dim;
+    op->act_bytes = 2.0 * t * (double)(h + 1) * (double)m->qk_rope_dim * rb;
+    sim_graph_act_quant(&g->ops[SIM_OP_ACT_QUANT], t, h * m->v_head_dim, prec, rb);
+    gemm(&g->ops[SIM_OP_O_PROJ], t, m->hidden, h * m->v_head_dim, prec->weight, prec, rb);
+}
+
+/* The dense gated MLP (every layer of a dense model, the dense layers of a MoE one). */
+static void build_mlp_dense(const sim_model *m, int tp, const sim_prec *prec, double t, double rb,
+                            double ab, sim_graph *g)
+{
+    const int64_t f = m->intermediate / tp;
+    gemm(&g->ops[SIM_OP_GATE_UP_PROJ], t, 2 * f, m->hidden, prec->weight, prec, rb);
+    sim_op *op = &g->ops[SIM_OP_ACT];
+    op->flops = ACT_FLOPS * t * (double)f;
+    op->act_bytes = t * 2.0 * (double)f * rb + t * (double)f * ab;
+    gemm(&g->ops[SIM_OP_DOWN_PROJ], t, m->hidden, f, prec->weight, prec, rb);
+}
+
+/* An all-to-all over `ranks` GPUs of `rows` rows of `row_bytes` on the busiest rank: it keeps
+ * 1/ranks of them and sends (receives) the rest. Decode-only steps use the low-latency mode
+ * (every peer written directly: one hop); others the normal mode (one hop per peer). */
+static void all_to_all(sim_op *op, double rows, double row_bytes, int ranks, bool low_latency)
+{
+    op->present = ranks > 1 && rows > 0.0;
+    if (!op->present)
+        return;
+    op->net_msg_bytes = rows * row_bytes;
+    op->net_ranks = ranks;
+    op->net_kind = SIM_COLL_ALLTOALL;
+    op->net_hops = low_latency ? 1 : ranks - 1;
+    op->net_bytes = sim_coll_bus_bytes(SIM_COLL_ALLTOALL, rows * row_bytes, ranks);
+}
+
+/* The MoE block of one layer on the busiest GPU. T global tokens (every DP rank's), t_attn the
+ * attention-side tokens of this GPU. Tensor-parallel experts (ep 1): every GPU holds a 1/tp
+ * slice of all E experts and runs all T k routed rows. Expert parallelism: E/ep whole experts
+ * per GPU, T k / ep routed rows times the imbalance (at most T per local expert), their tokens
+ * all-to-all'ed in (fp8 under W8A8, as DeepEP dispatches) and the outputs back in 16 bits. */
+static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *prec,
+                      const sim_batch_shape *s, double t_attn, double rb, double ab, sim_graph *g)
+{
+    const double T = s->tokens, d = (double)m->hidden, e = (double)m->experts;
+    const double k = (double)m->experts_per_tok;
+    const double wb = sim_graph_weight_elem_bytes(prec, prec->weight);
+    const bool ep = par->ep > 1;
+    const double local = ep ? e / par->ep : e;
+    const int64_t f = ep ? m->moe_intermediate : m->moe_intermediate / par->tp;
+    double rows = ep ? T * k / par->ep * par->imbalance : T * k;
+    if (rows > T * fmin(k, local))
+        rows = T * fmin(k, local);
+    const double touched = local * (1.0 - pow(1.0 - k / e, T));
+    const sim_dtype rdt = sim_graph_resid_dtype(m, prec);
+    const sim_prec p16 = {.weight = rdt, .act = rdt, .kv = prec->kv};
+
+    /* router: replicated d x E gate in 16 bits over this GPU's tokens, then a top-k kernel
+     * reading the fp32 scores */
+    double t_route = ep ? ceil(T / par->ep) : t_attn;
+    sim_op *op = &g->ops[SIM_OP_ROUTER];
+    gemm(op, t_route, m->experts, m->hidden, rdt, &p16, rb);
+    op->act_bytes += t_route * e * FP32_BYTES;
+    if (m->moe_bias)
+        op->weight_bytes += e * rb;
+
+    bool low_latency = s->dec_tokens >= s->tokens;
+    all_to_all(&g->ops[SIM_OP_MOE_DISPATCH], rows, d * ab, ep ? par->ep : 1, low_latency);
+    all_to_all(&g->ops[SIM_OP_MOE_COMBINE], rows, d * rb, ep ? par->ep : 1, low_latency);
+
+    /* grouped GEMMs: FLOPs of the routed rows, weights of the touched experts */
+    op = &g->ops[SIM_OP_EXPERTS_GATE_UP];
+    gemm(op, rows, 2 * f, m->hidden, prec->weight, prec, rb);
+    op->groups = touched;
+    op->weight_bytes =
+        touched * 2.0 * (double)f * d * wb + (m->moe_bias ? touched * 2.0 * f * rb : 0);
+    op = &g->ops[SIM_OP_EXPERTS_ACT];
+    op->flops = ACT_FLOPS * rows * (double)f;
+    op->act_bytes = rows * 2.0 * (double)f * rb + rows * (double)f * ab;
+    op = &g->ops[SIM_OP_EXPERTS_DOWN];
+    gemm(op, rows, m->hidden, f, prec->weight, prec, rb);
+    op->groups = touched;
+    op->weight_bytes = touched * (double)f * d * wb + (m->moe_bias ? touched * d * rb : 0.0);
+
+    /* shared expert: a dense gated MLP split tp ways on the attention-side tokens (gate_up, act,
+     * down: three kernels); priced as one GEMM of 3 f_s outputs with its intermediate traffic */
+    op = &g->ops[SIM_OP_SHARED_EXPERT];
+    const int64_t fs = m->shared_intermediate / par->tp;
+    op->present = fs > 0;
+    if (op->present) {
+        gemm(op, t_attn, 3 * fs, m->hidden, prec->weight, prec, rb);
+        op->act_bytes = t_attn * (d * ab + 2.0 * (double)fs * rb + (double)fs * (rb + ab) +
+                                  (double)fs * ab + d * rb);
+    }
+}
+
+static void build_layer(const sim_model *m, const sim_par *par, const sim_prec *prec,
+                        const sim_batch_shape *s, sim_graph *g)
+{
+    const int tp = par->tp;
+    const sim_batch_shape a = dp_share(s, sim_par_dp(par));
+    const double t = a.tokens, d = (double)m->hidden;
+    const double rb = sim_dtype_bytes(sim_graph_resid_dtype(m, prec));
+    const double ab = sim_dtype_bytes(sim_graph_gemm_dtype(prec));
+
+    norm(&g->ops[SIM_OP_ATTN_NORM], t, d, rb, ab);
+    if (m->mla)
+        build_attn_mla(m, tp, prec, &a, rb, g);
+    else
+        build_attn_gqa(m, tp, prec, &a, rb, g);
+    sim_graph_rebuild_context(m, par, prec, s, g);
+    allreduce(&g->ops[SIM_OP_ATTN_ALLREDUCE], t * d * rb, tp);
+    norm(&g->ops[SIM_OP_MLP_NORM], t, d, rb, ab);
+    if (g->dense_layers > 0)
+        build_mlp_dense(m, tp, prec, t, rb, ab, g);
+    if (m->moe_layers > 0)
+        build_moe(m, par, prec, s, t, rb, ab, g);
+    allreduce(&g->ops[SIM_OP_MLP_ALLREDUCE], t * d * rb, tp);
+}
+
+/* Layers each op runs in (0 = absent from this model). */
+static void set_repeats(const sim_model *m, sim_graph *g)
+{
+    static const sim_op_id dense_ops[] = {SIM_OP_GATE_UP_PROJ, SIM_OP_ACT, SIM_OP_DOWN_PROJ};
+    static const sim_op_id moe_ops[] = {
+        SIM_OP_ROUTER,       SIM_OP_MOE_DISPATCH, SIM_OP_EXPERTS_GATE_UP, SIM_OP_EXPERTS_ACT,
+        SIM_OP_EXPERTS_DOWN, SIM_OP_MOE_COMBINE,  SIM_OP_SHARED_EXPERT};
+    static const sim_op_id gqa_ops[] = {SIM_OP_QKV_PROJ};
+    static const sim_op_id mla_ops[] = {SIM_OP_Q_DOWN, SIM_OP_Q_UP, SIM_OP_KV_DOWN, SIM_OP_KV_UP};
+    const bool mixed = m->sliding_layers > 0 && m->sliding_layers < m->layers;
+    g->layers = m->layers;
+    g->dense_layers = m->layers - m->moe_layers;
+    g->sliding_layers = mixed ? m->sliding_layers : 0;
+    for (int i = 0; i < SIM_OP_COUNT; i++)
+        g->repeats[i] = sim_op_info((sim_op_id)i)->per_layer ? m->layers : 1;
+    for (size_t i = 0; i < sizeof dense_ops / sizeof dense_ops[0]; i++)
+        g->repeats[dense_ops[i]] = g->dense_layers;
+    for (size_t i = 0; i < sizeof moe_ops / sizeof moe_ops[0]; i++)
+        g->repeats[moe_ops[i]] = m->moe_layers;
+    for (size_t i = 0; i < sizeof gqa_ops / sizeof gqa_ops[0]; i++)
+        g->repeats[gqa_ops[i]] = m->mla ? 0 : m->layers;
+    for (size_t i = 0; i < sizeof mla_ops / sizeof mla_ops[0]; i++)
+        g->repeats[mla_ops[i]] = m->mla ? m->layers : 0;
+    if (m->q_lora_rank == 0)
+        g->repeats[SIM_OP_Q_DOWN] = 0;
+    g->repeats[SIM_OP_ATTENTION_SLIDING] = g->sliding_layers;
+    g->repeats[SIM_OP_ATTENTION] = m->layers - g->sliding_layers;
+}
+
+/* Layer `l` is one of n spread evenly over L layers. */
+static bool spread(int64_t l, int64_t n, int64_t L) { return (l + 1) * n / L > l * n / L; }
+
+bool sim_graph_op_in_layer(const sim_graph *g, sim_op_id id, int64_t layer)
+{
+    switch (id) {
+    case SIM_OP_GATE_UP_PROJ:
+    case SIM_OP_ACT:
+    case SIM_OP_DOWN_PROJ:
+        return layer < g->dense_layers;
+    case SIM_OP_ROUTER:
+    case SIM_OP_MOE_DISPATCH:
+    case SIM_OP_EXPERTS_GATE_UP:
+    case SIM_OP_EXPERTS_ACT:
+    case SIM_OP_EXPERTS_DOWN:
+    case SIM_OP_MOE_COMBINE:
+    case SIM_OP_SHARED_EXPERT:
+        return layer >= g->dense_layers;
+    case SIM_OP_ATTENTION_SLIDING:
+        return spread(layer, g->sliding_layers, g->layers);
+    case SIM_OP_ATTENTION:
+        return !spread(layer, g->sliding_layers, g->layers);
+    default:
+        return g->repeats[id] > 0;
+    }
+}
+
+static void build_edges(const sim_model *m, int tp, const sim_prec *prec, const sim_batch_shape *s,
+                        sim_graph *g)
+{
+    /* s: this GPU's share (data-parallel attention runs the edges on its own sequences) */
+    const double t = s->tokens, d = (double)m->hidden, lg = s->logits;
+    const sim_dtype rdt = sim_graph_resid_dtype(m, prec);
+    const double rb = sim_dtype_bytes(rdt);
+    const int64_t v_gpu = (m->vocab + tp - 1) / tp; /* vocab-parallel shards */
+    const sim_prec p16 = {.weight = rdt, .act = rdt, .kv = prec->kv};
+
+    /* Vocab-parallel embedding: each GPU gathers the rows it owns, then an all-reduce. */
+    sim_op *op = &g->ops[SIM_OP_EMBED];
+    op->act_bytes = 2.0 * t * d * rb;
+    allreduce(op, t * d * rb, tp);
+    op->present = true;
+
+    op = &g->ops[SIM_OP_FINAL_NORM];
+    norm(op, t, d, rb, rb);
+
+    gemm(&g->ops[SIM_OP_LM_HEAD], lg, v_gpu, m->hidden, rdt, &p16, rb);
+    allgather(&g->ops[SIM_OP_LOGITS_GATHER], lg * (double)v_gpu * tp * rb, tp);
+
+    /* Sampling on the full logits: read them, write and read an fp32 copy for softmax. */
+    op = &g->ops[SIM_OP_SAMPLING];
+    op->flops = SAMPLE_FLOPS * lg * (double)m->vocab;
+    op->act_bytes = lg * (double)m->vocab * (rb + 2.0 * FP32_BYTES);
+}
+
+void sim_graph_build(const sim_model *m, int tp, const sim_prec *prec, const sim_seq_group *groups,
+                     size_t n_groups, sim_graph *out)
+{
+    sim_batch_shape s = sim_graph_shape(m, groups, n_groups);
+    sim_graph_build_shape(m, tp, prec, &s, out);
+}
+
+void sim_graph_build_shape(const sim_model *m, int tp, const sim_prec *prec,
+                           const sim_batch_shape *sp, sim_graph *out)
+{
+    sim_par par = sim_par_tp(tp);
+    sim_graph_build_par(m, &par, prec, sp, out);
+}
+
+void sim_graph_build_par(const sim_model *m, const sim_par *par, const sim_prec *prec,
+                         const sim_batch_shape *sp, sim_graph *out)
+{
+    memset(out, 0, sizeof *out);
+    const sim_dtype vec = sim_graph_resid_dtype(m, prec);
+    for (int i = 0; i < SIM_OP_COUNT; i++) {
+        out->ops[i].id = (sim_op_id)i;
+        out->ops[i].present = true;
+        out->ops[i].compute = vec;
+        out->ops[i].weight = vec;
+    }
+    set_repeats(m, out);
+    out->tokens = (int64_t)sp->tokens;
+    out->seqs = (int64_t)sp->seqs;
+    out->logit_tokens = (int64_t)sp->logits;
+    build_layer(m, par, prec, sp, out);
+    const sim_batch_shape a = dp_share(sp, sim_par_dp(par));
+    build_edges(m, par->tp, prec, &a, out);
+    for (int i = 0; i < SIM_OP_COUNT; i++)
+        if (out->repeats[i] == 0)
+            out->ops[i].present = false;
+}
