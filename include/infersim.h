@@ -1,11 +1,17 @@
 /* infersim.h - infersim as a library: one command line, run in-process, its JSON back.
  *
+ * Example:
  *   #include <infersim.h>
+ *   #include <stdio.h>
+ *   #include <stdlib.h>
  *   const char *argv[] = {"run", "--model", "llama-3.1-8b", "--hw", "h100-sxm", "--tp", "2"};
  *   char err[512];
  *   char *json = infersim_json(7, argv, err, sizeof err);
- *   if (!json) { fprintf(stderr, "%s\n", err); return 2; }
- *   ...parse json...
+ *   if (!json) {
+ *       fprintf(stderr, "%s\n", err);
+ *       return 2;
+ *   }
+ *   ... parse json ...
  *   free(json);
  *
  * Link with `pkg-config --cflags --libs infersim`. Names (--model llama-3.1-8b, --hw h100-sxm)

@@ -1,12 +1,16 @@
 /* cluster.h - deployments of several engine instances fed by one arrival stream: replicas behind
  * a router, or prefill/decode disaggregation.
  *
- *   sim_cluster_cfg c = {.engine = &engine_cfg, .replicas = 4,
+ * Example (const sim_engine_cfg *engine_cfg, const sim_workload *w, sim_err *err):
+ *   sim_cluster_cfg c = {.engine = engine_cfg, .replicas = 4,
  *                        .router = SIM_ROUTER_LEAST_OUTSTANDING};
- *   if (sim_cluster_check(&c, &w, &err)) ...exit 2...;
- *   sim_engine_result all;   (every request, in workload order: metrics.h takes it as is)
- *   sim_cluster_result per;  (per-replica load)
- *   sim_cluster_run(&c, &w, &all, &per, &err);
+ *   sim_engine_result all;  // every request, in workload order: metrics.h takes it as is
+ *   sim_cluster_result per; // per-replica load
+ *   sim_status st = sim_cluster_check(&c, w, err); // bad input: SIM_EINPUT, exit 2
+ *   if (st || (st = sim_cluster_run(&c, w, &all, &per, err)))
+ *       return st;
+ *   sim_engine_result_free(&all);
+ *   sim_cluster_result_free(&per);
  *
  * Replicas: N independent engines (each its own scheduler and KV cache, engine_cfg's GPUs), run
  * side by side in time order with the engine's stepping API: before each arrival at t every

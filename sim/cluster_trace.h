@@ -1,11 +1,22 @@
 /* cluster_trace.h - the Chrome trace timeline of a deployment of several engines: replicas
  * behind a router, or disaggregated prefill and decode pools (cluster.h).
  *
+ * Example (sim_cluster_cfg *cfg, const sim_workload *w, const char *path, sim_err *err):
  *   sim_cluster_trace ct;
- *   sim_cluster_trace_open(&ct, path, n_prefill, n_instances, &err);   (n_prefill 0: replicas)
- *   cluster_cfg.observer = &ct.observer;
- *   ... sim_cluster_run / sim_disagg_run ...
- *   sim_cluster_trace_close(&ct, &err);            (sim_cluster_trace_abort on failure)
+ *   sim_status st = sim_cluster_trace_open(&ct, path, 0, cfg->replicas, err); // 0: no prefill
+ *   if (st)
+ *       return st;
+ *   cfg->observer = &ct.observer;
+ *   sim_engine_result all;
+ *   sim_cluster_result per;
+ *   if ((st = sim_cluster_run(cfg, w, &all, &per, err))) { // or sim_disagg_run
+ *       sim_cluster_trace_abort(&ct);
+ *       return st;
+ *   }
+ *   st = sim_cluster_trace_close(&ct, err);
+ *   sim_engine_result_free(&all);
+ *   sim_cluster_result_free(&per);
+ *   return st;
  *
  * One process per instance ("replica 2", "prefill 0", "decode 1") with its iterations on one
  * track (args: batch size, prefill and decode tokens, KV blocks used) and a "kv cache" counter;

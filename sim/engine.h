@@ -1,11 +1,12 @@
 /* engine.h - the discrete-event serving loop: requests arrive, the scheduler forms each
  * iteration, the step model prices it, tokens come out, the KV cache fills and frees.
  *
- *   sim_engine_cfg cfg = {...};
- *   if (sim_engine_check(&cfg, &workload, &err)) ...exit 2...;
+ * Example (const sim_engine_cfg *cfg, const sim_workload *w, sim_err *err):
  *   sim_engine_result res;
- *   if (sim_engine_run(&cfg, &workload, &res, &err)) ...;
- *   ... res.seqs[i].first_token_ns ...
+ *   sim_status st = sim_engine_check(cfg, w, err); // bad input: SIM_EINPUT, exit 2
+ *   if (st || (st = sim_engine_run(cfg, w, &res, err)))
+ *       return st;
+ *   ... res.seqs[i].first_token_ns: request i's first token (the workload's order) ...
  *   sim_engine_result_free(&res);
  *
  * Time is integer nanoseconds from 0. Requests that arrive during an iteration join at the next
@@ -133,11 +134,21 @@ void sim_engine_result_free(sim_engine_result *r);
 /* Stepping, for several engines simulated side by side in time order (replicas behind a
  * router, cluster.h). sim_engine_run is start + finish.
  *
+ * Example (const sim_engine_cfg *cfg, sim_workload *w, size_t capacity, int64_t t, sim_err *err):
  *   sim_engine *e;
- *   sim_engine_start(&cfg, &w, capacity, &res, &e, &err);   (w may be empty and grow)
- *   loop: sim_engine_advance(e, t, &err);                   (runs iterations that start < t)
- *         sim_engine_outstanding(e, t) ... append a request arriving at t to w (w.n++) ...
- *   sim_engine_finish(e, &err);                             (runs to the end, fills res, frees e)
+ *   sim_engine_result res;
+ *   sim_status st = sim_engine_start(cfg, w, capacity, &res, &e, err); // w may be empty
+ *   if (st)
+ *       return st;
+ *   if ((st = sim_engine_advance(e, t, err))) { // runs the iterations that start before t
+ *       sim_engine_abort(e, &res);
+ *       return st;
+ *   }
+ *   int64_t busy = sim_engine_outstanding(e, t); // what a router weighs
+ *   ... append a request arriving at t to w (w->n++), advance to the next arrival, ...
+ *   if ((st = sim_engine_finish(e, err))) // runs to the end, fills res, frees e
+ *       return st;
+ *   sim_engine_result_free(&res);
  *
  * Requests may be appended to w (in arrival order, each arrival no earlier than the time the
  * engine was last advanced to) while w->n <= capacity; cfg must have passed sim_engine_check

@@ -5,10 +5,11 @@
  * logits = 1; decode: q = 1, c = context so far, logits = 1; a speculative verify: q = K+1,
  * logits = K+1; a non-final prefill chunk: logits = 0).
  *
- *   sim_seq_group g = {.count = 32, .q = 1, .c = 2048, .logits = 1};
+ * Example (const sim_model *model, int tp, const sim_prec *prec):
+ *   sim_seq_group g = {.count = 32, .q = 1, .c = 2048, .logits = 1}; // 32 decodes at 2k
  *   sim_graph gr;
- *   sim_graph_build(&model, tp, &prec, &g, 1, &gr);
- *   gr.ops[SIM_OP_ATTENTION].flops  // FLOPs of one layer's attention on one GPU
+ *   sim_graph_build(model, tp, prec, &g, 1, &gr);
+ *   double flops = gr.ops[SIM_OP_ATTENTION].flops; // one layer's attention on one GPU
  *
  * Per-layer ops (sim_op_info(id)->per_layer) describe ONE layer; a step runs each of them
  * graph.repeats[id] times (the layers it runs in: every layer, the dense or the MoE layers, the

@@ -2,11 +2,12 @@
  * runs instead of one slot per sample: the serving engine's inter-token gaps, where every sequence
  * of an iteration sees the same gap, cost one run per iteration instead of one entry per token.
  *
+ * Example:
  *   sim_hist h = {0};
- *   sim_hist_add(&h, 7000000, 250);          (250 gaps of 7 ms; 0 when out of memory)
- *   sim_hist_add(&h, 9000000, 1);
- *   sim_hist_finish(&h);                     (canonical form: sorted, one run per value)
- *   double p99 = sim_hist_percentile(&h, 99.0);
+ *   int ok = sim_hist_add(&h, 7000000, 250); // 250 gaps of 7 ms; 0 when out of memory
+ *   ok = ok && sim_hist_add(&h, 9000000, 1);
+ *   ok = ok && sim_hist_finish(&h); // canonical form: sorted, one run per value
+ *   double p99 = ok ? sim_hist_percentile(&h, 99.0) : 0.0;
  *   sim_hist_free(&h);
  *
  * Statistics are a function of the multiset alone, never of the order samples were added in:

@@ -3,9 +3,11 @@
  * or style sheets; readable in a browser and printed (each figure keeps to one page). Written
  * through sim_outfile: the file appears whole or not at all.
  *
- *   sim_html_run(path, cmdline, &cfg, &result, &err);      // roofline, step by op, memory, ...
- *   sim_html_serve(path, cmdline, &report, &slo, &series, &err);
- *   sim_html_sweep(path, cmdline, &sweep_points, &err);
+ * Example (const sim_run_cfg *cfg, const sim_run_result *r, const char *cmdline, sim_err *err):
+ *   return sim_html_run("run.html", cmdline, cfg, r, err); // roofline, step by op, memory, ...
+ *
+ * sim_html_serve (a serve report, its SLOs and time series), sim_html_sweep (a sweep's points)
+ * and sim_html_compare (measured against predicted) are called the same way.
  *
  * `cmdline` is the command as typed ("infersim run --model ..."), shown on the page and as every
  * chart's subtitle. Errors are bad-input ones naming --html (the file cannot be written) or

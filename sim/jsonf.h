@@ -3,11 +3,15 @@
  * Every getter names the file and the field in its error, says what value it found and what was
  * expected, so a bad config never becomes a crash, a NaN or a silent default:
  *
+ * Example (sim_err *err):
  *   cJSON *root;
- *   if (sim_jsonf_load("hw/h100-sxm.json", &root, err)) return SIM_EINPUT;
+ *   sim_status st = sim_jsonf_load("hw/h100-sxm.json", &root, err);
+ *   if (st)
+ *       return st;
  *   double bw;
  *   st = sim_jsonf_num(root, "hw/h100-sxm.json", "hbm_tb_per_s", 0.01, 100.0, &bw, err);
  *   cJSON_Delete(root);
+ *   return st;
  *
  * Dotted field names ("efficiency.gemm") are looked up through nested objects.
  */

@@ -8,13 +8,17 @@
  *   - a UTF-8 byte order mark before the first line is skipped (spreadsheets write one);
  *   - a directory is refused at open ("is a directory").
  *
+ * Example (const char *path, sim_err *err):
  *   sim_lines r;
- *   if ((st = sim_lines_open(&r, path, &err))) return st;
+ *   sim_status st = sim_lines_open(&r, path, err);
+ *   if (st)
+ *       return st;
  *   char *line;
- *   while (!(st = sim_lines_next(&r, &line, &err)) && line) {
+ *   while (!(st = sim_lines_next(&r, &line, err)) && line) {
  *       ... r.lineno is the line's number; the newline is stripped ...
  *   }
  *   sim_lines_close(&r);
+ *   return st;
  */
 #ifndef SIM_LINES_H
 #define SIM_LINES_H

@@ -13,11 +13,13 @@
  *   - anything else (a directory, a socket, a block device) is refused before anything is written.
  * Errors carry the system's reason ("No space left on device").
  *
+ * Example (const char *path, sim_err *err):
  *   sim_outfile o;
- *   if ((st = sim_outfile_open(&o, path, "--out", &err)))
- *       return st;                       // "--out: cannot write x.tmp: No such file or directory"
- *   fprintf(o.f, ...);
- *   return sim_outfile_commit(&o, &err); // flushes, checks the stream, closes, renames to <path>
+ *   sim_status st = sim_outfile_open(&o, path, "--out", err);
+ *   if (st)
+ *       return st;                      // "--out: cannot write x.tmp: No such file or directory"
+ *   fprintf(o.f, "%d\n", 42);
+ *   return sim_outfile_commit(&o, err); // flushes, checks the stream, closes, renames to <path>
  *
  * On an error path before commit, sim_outfile_abort(&o) removes the temporary file.
  * `what` names the flag in messages; it must outlive the sim_outfile (a string literal).

@@ -3,6 +3,7 @@
  * The state lives in the value that uses it, so runs on different threads never share one, and
  * the same seed gives the same stream on every platform:
  *
+ * Example (double shape, double scale):
  *   sim_rng r;
  *   sim_rng_seed(&r, 42);
  *   double gap_s = sim_rng_gamma(&r, shape, scale);

@@ -11,9 +11,12 @@
  * context growing by tau each (the last, fractional iteration counted by its fraction). The
  * speed-up is the decode time without speculation over the decode time with it.
  *
- *   sim_run_cfg cfg = {.step = {...}, .batch = 8, .input_len = 1024, .output_len = 256,
+ * Example (const sim_step_cfg *step, sim_err *err):
+ *   sim_run_cfg cfg = {.step = *step, .batch = 8, .input_len = 1024, .output_len = 256,
  *                      .mem_util = 0.9};
- *   if (sim_run_check(&cfg, &err)) ...exit 2 with err.msg...;
+ *   sim_status st = sim_run_check(&cfg, err); // bad input (does not fit): exit 2 with err->msg
+ *   if (st)
+ *       return st;
  *   sim_run_result r;
  *   sim_run_simulate(&cfg, &r);
  */

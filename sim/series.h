@@ -3,11 +3,16 @@
  * engine observer (engine.h), so the engine knows nothing of it; memory is O(1) whatever the
  * run's length.
  *
+ * Example (sim_engine_cfg *cfg, const sim_workload *w, sim_err *err):
  *   sim_series s;
- *   sim_series_init(&s, cfg.observer);   // chains to another observer (a trace writer) or NULL
- *   cfg.observer = &s.observer;
- *   ... sim_engine_run ...
- *   for (size_t i = 0; i < s.n; i++) ... s.b[i] covers [i * s.width_ns, (i + 1) * s.width_ns) ...
+ *   sim_series_init(&s, cfg->observer); // chains to another observer (a trace writer) or NULL
+ *   cfg->observer = &s.observer;
+ *   sim_engine_result res;
+ *   sim_status st = sim_engine_run(cfg, w, &res, err);
+ *   if (st)
+ *       return st;
+ *   ... for i < s.n: s.b[i] covers [i * s.width_ns, (i + 1) * s.width_ns) ...
+ *   sim_engine_result_free(&res);
  *
  * Buckets start 1 ms wide; when simulated time passes the last one, neighbouring buckets are
  * merged in pairs and the width doubles (sums add, maxima take the larger), so a run of any

@@ -36,10 +36,12 @@ static inline sim_status sim_fail_ret(sim_status st, int formatted)
 }
 
 /* Formats the message into err (if err is not NULL), non-printable bytes escaped, and returns st.
- * Use as
- *   return sim_fail(err, SIM_EINPUT, "%s: field '%s' is %g, expected > 0", path, name, v);
  * A macro over a plain inline function, so that static analysis (which does not follow variadic
- * calls) sees that the result is st and never SIM_OK on an error path. */
+ * calls) sees that the result is st and never SIM_OK on an error path.
+ *
+ * Example (sim_err *err, const char *path, const char *name, double v):
+ *   return sim_fail(err, SIM_EINPUT, "%s: field '%s' is %g, expected > 0", path, name, v);
+ */
 #define sim_fail(err, st, ...) sim_fail_ret((st), (sim_failf((err), __VA_ARGS__), 0))
 
 /* Copies `in` into out (len bytes, always terminated) with every byte that is not printable --

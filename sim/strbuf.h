@@ -1,12 +1,13 @@
 /* strbuf.h - a growable text buffer with printf-style appends and the two escapings the outputs
  * need: a JSON string and a CSV field (RFC 4180: quoted, a quote inside doubled).
  *
+ * Example:
  *   sim_strbuf b = {0};
  *   sim_strbuf_printf(&b, "{\"name\":");
- *   sim_strbuf_json_str(&b, "a \"b\"");         -> {"name":"a \"b\""
- *   sim_strbuf_csv(&b, "x,y", false);            -> "x,y" (quoted: it holds a comma)
- *   if (b.oom) ...the text is incomplete...
- *   free(b.s);   (or sim_strbuf_free)
+ *   sim_strbuf_json_str(&b, "a \"b\"");         // {"name":"a \"b\""
+ *   sim_strbuf_csv(&b, "x,y", false);            // "x,y" (quoted: it holds a comma)
+ *   bool complete = !b.oom;                     // false: memory ran out, the text is cut short
+ *   sim_strbuf_free(&b);
  *
  * A zeroed sim_strbuf is empty; b.s is NULL until the first append, then NUL-terminated and owned
  * by the buffer. An allocation or format failure sets b.oom and stops further appends, so a

@@ -2,13 +2,15 @@
  * titles, legends and XML escaping. Every chart (charts.h) draws through it; nothing here knows
  * what is plotted.
  *
+ * Example:
  *   sim_svg s = {0};
  *   sim_svg_begin(&s, 720, 400, "Roofline");          // <svg ... role="img"><title>Roofline</title>
  *   sim_svg_frame fr = sim_svg_plot_area(720, 400);     // the plot rectangle inside the margins
  *   sim_scale x = sim_scale_log(0.1, 1e4, fr.x0, fr.x1);
  *   sim_scale y = sim_scale_linear(0, 1000, fr.y1, fr.y0);   // y grows upwards
  *   sim_svg_axes(&s, &fr, &x, &y, "intensity (FLOP/byte)", "achieved (TFLOP/s)");
- *   sim_svg_circle(&s, sim_scale_map(&x, 8.0), sim_scale_map(&y, 42.0), 4, "#1f77b4", "attention");
+ *   sim_svg_circle(&s, sim_scale_map(&x, 8.0), sim_scale_map(&y, 42.0), 4, "#1f77b4", "op",
+ *                  "attention");                      // class "op", tooltip "attention"
  *   sim_svg_end(&s);
  *   ... s.s holds the <svg> element (NUL-terminated), s.oom says whether memory ran out ...
  *   sim_svg_free(&s);

@@ -1,12 +1,21 @@
 /* sweep.h - a parameter grid, its points run in parallel with OpenMP, rows collected in grid
  * order. Knows nothing of what a point computes or how its row is formatted.
  *
+ * Example (const sim_shard *shard, int threads, sim_sweep_eval eval, void *ctx, sim_err *err):
  *   sim_grid g = {0};
- *   sim_grid_add(&g, "--tp", "1,2,4,8", &err);
- *   sim_grid_add(&g, "--request-rate", "1,4,inf", &err);   // 12 points, the last flag fastest
  *   sim_sweep_row *rows;
- *   sim_sweep_run(&g, &shard, threads, eval, ctx, progress, &rows);
- *   ... rows[k] for the k-th point of the shard, in grid order ...
+ *   size_t n;
+ *   sim_status st = sim_grid_add(&g, "--tp", "1,2,4,8", err);
+ *   if (!st)
+ *       st = sim_grid_add(&g, "--request-rate", "1,4,inf", err); // 12 points, the last fastest
+ *   if (!st)
+ *       st = sim_sweep_run(&g, shard, threads, eval, ctx, NULL, &rows, &n, err);
+ *   if (!st) {
+ *       ... rows[k] for the k-th point of the shard, in grid order ...
+ *       sim_sweep_rows_free(rows, n);
+ *   }
+ *   sim_grid_free(&g);
+ *   return st;
  *
  * Every point is independent (eval must not share mutable state), so the rows, and any output
  * written from them in order, are identical for every thread count and every shard split.

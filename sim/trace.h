@@ -8,13 +8,25 @@
  *   - events stream to "<path>.tmp" as the simulation runs (memory does not grow with the trace),
  *     and the file is renamed to <path> only when complete.
  *
- *   sim_trace_run(path, &step_cfg, &prefill, &decode, &err);       // a run's two steps
+ * Example (const sim_step_cfg *cfg, const sim_step_result *pre, const sim_step_result *dec):
+ *   sim_err err;
+ *   return sim_trace_run("run.json", cfg, pre, dec, false, &err); // a run's two steps
  *
- *   sim_trace_serve ts;                                              // a serving run
- *   sim_trace_serve_open(&ts, path, SIM_TRACE_ITERATION, 0, -1, n_requests, &err);
- *   engine_cfg.observer = &ts.observer;
- *   ... sim_engine_run ...
- *   sim_trace_serve_close(&ts, end_ns, &err);   (sim_trace_serve_abort on failure)
+ * Example (sim_engine_cfg *cfg, const sim_workload *w, const char *path, sim_err *err):
+ *   sim_trace_serve ts; // a serving run, one slice per iteration, no window
+ *   sim_status st = sim_trace_serve_open(&ts, path, SIM_TRACE_ITERATION, 0, -1, w->n,
+ *                                        &cfg->step, err);
+ *   if (st)
+ *       return st;
+ *   cfg->observer = &ts.observer;
+ *   sim_engine_result res;
+ *   if ((st = sim_engine_run(cfg, w, &res, err))) {
+ *       sim_trace_serve_abort(&ts);
+ *       return st;
+ *   }
+ *   st = sim_trace_serve_close(&ts, res.duration_ns, err);
+ *   sim_engine_result_free(&res);
+ *   return st;
  */
 #ifndef SIM_TRACE_H
 #define SIM_TRACE_H

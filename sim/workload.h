@@ -1,11 +1,14 @@
 /* workload.h - request streams: synthetic (vLLM's random dataset and arrival process) or replayed
  * from a trace file. Knows nothing of models, hardware or scheduling.
  *
+ * Example (sim_err *err):
  *   sim_synth_cfg s = {.num_prompts = 1000, .input_len = 512, .output_len = 256,
  *                      .request_rate = 4.0, .burstiness = 1.0, .seed = 0};
  *   sim_workload w;
- *   if (sim_workload_synthetic(&s, &w, &err)) ...;
- *   ... w.reqs[i].arrival_ns ...
+ *   sim_status st = sim_workload_synthetic(&s, &w, err);
+ *   if (st)
+ *       return st;
+ *   ... w.reqs[i].arrival_ns: when request i is sent ...
  *   sim_workload_free(&w);
  *
  * Synthetic lengths are uniform integers in [floor(L x (1 - R)), ceil(L x (1 + R))] (at least 1),
