@@ -2,7 +2,7 @@
  * computed; writes to the stream it is given and never prints NaN or inf (every ratio guards its
  * denominator).
  *
- * JSON keys follow DESIGN.md "Output contract": run has ttft_ms, tpot_ms, e2e_ms,
+ * JSON keys follow the README's "Output contract": run has ttft_ms, tpot_ms, e2e_ms,
  * output_throughput, prefill/decode {time_ms, t_lower_ms, t_upper_ms, flops, bytes, net_bytes,
  * bound, ...}, memory {weight_bytes_per_gpu, kv_bytes_per_gpu, hbm_bytes_per_gpu, fits, ...} and
  * ops [{name, phase, flops, bytes, net_bytes, intensity, bound, time_us, ...}]; roofline has hw,

@@ -6,7 +6,10 @@
  *     The command line turns that into exit status 2.
  *   - internal failure (out of memory, a broken invariant): SIM_EINTERNAL, exit status 1.
  *
- * Functions never print and never exit; only main.c does.
+ * Functions never exit and never write to stdout or stderr of their own accord: one that writes
+ * (a report, the sweep's progress bar, sim_cli_main) writes to the FILE * its caller passes, and
+ * only main.c names stdout and stderr (tools/layers checks it); the C API (include/infersim.h)
+ * hands the text back instead.
  */
 #ifndef SIM_STATUS_H
 #define SIM_STATUS_H
