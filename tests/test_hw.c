@@ -350,6 +350,57 @@ static void test_datasheet_devices(void **state)
     assert_near(hw.peak_flops[SIM_DT_FP8], 5033.2e12, 1e-12);
 }
 
+/* Whether hw.h's field list names `json`: on a line of its own (" *   name  description"), or
+ * in a group ("dense_tflops.{bf16,fp16,...}": the prefix, then the last part among the braces,
+ * or "..." for the rest of the formats). */
+static bool hw_doc_lists(const char *doc, const char *json)
+{
+    char key[96];
+    tu_snprintf(key, sizeof key, "\n *   %s ", json);
+    if (strstr(doc, key))
+        return true;
+    const char *dot = strrchr(json, '.');
+    if (!dot)
+        return false;
+    tu_snprintf(key, sizeof key, "\n *   %.*s.{", (int)(dot - json), json);
+    for (const char *p = strstr(doc, key); p; p = strstr(p + 1, key)) {
+        const char *item = p + strlen(key), *end = strchr(item, '}');
+        while (end && item < end) {
+            size_t n = strcspn(item, ",}");
+            if ((n == strlen(dot + 1) && strncmp(item, dot + 1, n) == 0) ||
+                (n == 3 && strncmp(item, "...", 3) == 0))
+                return true;
+            item += n + 1;
+        }
+    }
+    return false;
+}
+
+static void test_header_lists_every_field(void **state)
+{
+    (void)state;
+    /* hw.h documents the device file: every row of hw.c's field table must be in its list (a
+     * field added to the table without a line there fails here) */
+    char path[1024];
+    tu_snprintf(path, sizeof path, "%s/sim/hw.h", tu_root());
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static char doc[1 << 16];
+    size_t n = fread(doc, 1, sizeof doc - 1, f);
+    fclose(f);
+    assert_true(n > 0 && n < sizeof doc - 1);
+    doc[n] = '\0';
+    sim_hw hw = tu_hw("h100-sxm");
+    for (size_t i = 0; i < sim_hw_n_fields(); i++) {
+        const char *json = sim_hw_field(&hw, i).json;
+        if (!hw_doc_lists(doc, json))
+            fail_msg("sim/hw.h does not list the device field '%s'", json);
+    }
+    /* and the check can fail */
+    assert_false(hw_doc_lists(doc, "efficiency.no_such_field"));
+    assert_false(hw_doc_lists(doc, "dense_tflops.fp64"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -361,6 +412,7 @@ int main(void)
         cmocka_unit_test(test_datasheet_fields_required),
         cmocka_unit_test(test_datasheet_devices),
         cmocka_unit_test(test_quant_constants),
+        cmocka_unit_test(test_header_lists_every_field),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
