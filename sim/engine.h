@@ -12,8 +12,9 @@
  * Time is integer nanoseconds from 0. Requests that arrive during an iteration join at the next
  * one. A request whose workload entry has kv_ready > 0 arrives with that many prompt tokens'
  * KV computed elsewhere (a disaggregated decode instance's): it is admitted once blocks for its
- * whole prompt are free and feeds only the rest. A client-side cap on requests in flight (--max-concurrency) delays a request's send time
- * until a slot frees; its latencies count from the send, as vLLM's benchmark measures them.
+ * whole prompt are free and feeds only the rest. A client-side cap on requests in flight
+ * (--max-concurrency) delays a request's send time until a slot frees; its latencies count from
+ * the send, as vLLM's benchmark measures them.
  * Iterations with any prefill tokens launch kernels eagerly; decode-only iterations replay CUDA
  * graphs (unless the step configuration says eager), padded to the next captured batch size and
  * eager above the largest (sim_step_graph_seqs): the padding's dummy sequences are priced as

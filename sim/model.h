@@ -1,5 +1,5 @@
-/* model.h - a dense decoder-only transformer (Llama-style: GQA attention, gated MLP, RMSNorm,
- * rotary embeddings), read from a Hugging Face config.json as it is.
+/* model.h - a decoder-only transformer (Llama-style: GQA or MLA attention, a gated MLP or a mixture
+ * of experts, RMSNorm, rotary embeddings), read from a Hugging Face config.json as it is.
  *
  * Fields read: hidden_size, intermediate_size, num_hidden_layers, num_attention_heads,
  * num_key_value_heads (default: num_attention_heads), head_dim (default: hidden/heads),

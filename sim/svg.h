@@ -4,7 +4,7 @@
  *
  * Example:
  *   sim_svg s = {0};
- *   sim_svg_begin(&s, 720, 400, "Roofline");          // <svg ... role="img"><title>Roofline</title>
+ *   sim_svg_begin(&s, 720, 400, "Roofline");         // <svg ... role="img"><title>Roofline</title>
  *   sim_svg_frame fr = sim_svg_plot_area(720, 400);     // the plot rectangle inside the margins
  *   sim_scale x = sim_scale_log(0.1, 1e4, fr.x0, fr.x1);
  *   sim_scale y = sim_scale_linear(0, 1000, fr.y1, fr.y0);   // y grows upwards

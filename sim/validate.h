@@ -5,8 +5,8 @@
  * tools/data/calibration.csv with every row's source kept): one row per measurement, its kind
  * and parameters in columns:
  *   id, kind (gemm | attention | copy | allreduce | allreduce_norm | fused_allreduce_norm |
- *   grouped_gemm | alltoall | e2e | ttft; the norm kinds use gpus, bytes = tokens x hidden x 2 and
- *   n = hidden), hw, dtype, gpus, m, n, k, batch,
+ *   grouped_gemm | alltoall | e2e | ttft | serve; the norm kinds use gpus, bytes = tokens x
+ *   hidden x 2 and n = hidden), hw, dtype, gpus, m, n, k, batch,
  *   seq, heads, head_dim, causal, bytes, model, tp, input_len, output_len, weight_dtype,
  *   act_dtype, kv_dtype, framework, metric, value, unit, skip (a reason it cannot be expressed),
  *   source, group_size, act_quant, algo (allreduce rows: the algorithm the measurement ran;
