@@ -75,6 +75,19 @@ static inline void tu_read_back(FILE *f, char *buf, size_t len, const char *what
     }
 }
 
+/* How many files this process has open (-1 where /proc is not mounted). */
+static inline int tu_open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return -1;
+    int n = 0;
+    for (struct dirent *e = readdir(d); e; e = readdir(d))
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
 /* Runs "infersim <args>" in this process: sim_cli_main(argc, argv, out, err) with out and err
  * files under tu_tmpdir(), whose text is left in out_text and err_text. Returns the exit status. */
 static inline int tu_cli(const char *args, char *out_text, size_t out_len, char *err_text,
@@ -94,7 +107,12 @@ static inline int tu_cli(const char *args, char *out_text, size_t out_len, char 
     FILE *out = fopen(out_path, "w+"), *err = fopen(err_path, "w+");
     assert_non_null(out);
     assert_non_null(err);
+    int fds = tu_open_fds();
     int rc = sim_cli_main(argc, argv, out, err);
+    if (tu_open_fds() != fds) { /* a file the command opened and left open */
+        print_error("'%s' left %d files open\n", args, tu_open_fds() - fds);
+        fail();
+    }
     tu_read_back(out, out_text, out_len, "output");
     tu_read_back(err, err_text, err_len, "diagnostics");
     fclose(out);

@@ -403,7 +403,7 @@ static void test_serve(void **state)
 static void test_serve_save_requests(void **state)
 {
     (void)state;
-    char path[128], cmd[512];
+    char path[256], cmd[512];
     tu_snprintf(path, sizeof path, "%s/infersim-req-%d.csv", tu_tmpdir(), (int)getpid());
     snprintf(cmd, sizeof cmd,
              "serve --model llama-3.1-8b --hw h100-sxm --num-prompts 25 --random-input-len 100 "
@@ -415,7 +415,7 @@ static void test_serve_save_requests(void **state)
     assert_non_null(csv);
     assert_int_equal(count_lines(csv), 26); /* header + 25 requests */
     free(csv);
-    char tmp[160];
+    char tmp[300];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     assert_int_not_equal(access(tmp, F_OK), 0); /* renamed, nothing half-written left */
     remove(path);
@@ -502,7 +502,7 @@ static void test_spec_flags(void **state)
 static void test_chrome_traces(void **state)
 {
     (void)state;
-    char path[128], a[512];
+    char path[256], a[512];
     tu_snprintf(path, sizeof path, "%s/infersim-cli-trace-%d.json", tu_tmpdir(), (int)getpid());
     snprintf(a, sizeof a,
              "run --model llama-3.1-8b --hw h100-sxm --tp 2 --batch 4 "
@@ -610,7 +610,7 @@ static void test_chrome_traces(void **state)
 static void test_html_reports(void **state)
 {
     (void)state;
-    char path[128], a[768];
+    char path[256], a[768];
     tu_snprintf(path, sizeof path, "%s/infersim-cli-report-%d.html", tu_tmpdir(), (int)getpid());
     static const struct {
         const char *args, *must_hold, *stdout_holds;
@@ -794,7 +794,7 @@ static void test_moe_models(void **state)
     assert_int_equal(count_lines(R.out), 5);
     assert_non_null(strstr(R.out, "differs from --tp 1"));
     /* the trace shows the MoE ops and the all-to-alls */
-    char path[128];
+    char path[300];
     tu_snprintf(path, sizeof path, "%s/infersim-cli-moe-%d.json", tu_tmpdir(), (int)getpid());
     snprintf(a, sizeof a,
              "run --model qwen3-30b-a3b --hw h200 --tp 2 --ep 2 --batch 2 --input-len 64 "
@@ -816,7 +816,7 @@ static void test_moe_models(void **state)
 static void test_sweep(void **state)
 {
     (void)state;
-    char a[1024], p1[96], p2[96], s0[96], s1[96], m[96];
+    char a[2048], p1[256], p2[256], s0[256], s1[256], m[256];
     int pid = (int)getpid();
     tu_snprintf(p1, sizeof p1, "%s/infersim-sw1-%d.csv", tu_tmpdir(), pid);
     tu_snprintf(p2, sizeof p2, "%s/infersim-sw2-%d.csv", tu_tmpdir(), pid);
@@ -881,7 +881,7 @@ static void test_sweep_slo_rows(void **state)
 {
     (void)state;
     /* run points: TPOT is deterministic; meets_slo must say TPOT <= 30 ms exactly */
-    char p[96], a[512];
+    char p[256], a[512];
     tu_snprintf(p, sizeof p, "%s/infersim-sw-slo-%d.jsonl", tu_tmpdir(), (int)getpid());
     snprintf(a, sizeof a,
              "sweep run --model llama-3.1-70b --hw h100-sxm --tp 2,4,8 "
@@ -1159,7 +1159,7 @@ static void test_validation_commands(void **state)
     assert_int_equal(R.rc, 0);
     expect_bad("op --hw h100-sxm --op grouped_gemm --m 4", "grouped_gemm: --batch");
     /* calibration writes a device file that loads, with the note of what it was fitted on */
-    char path[128], a[512];
+    char path[256], a[512];
     tu_snprintf(path, sizeof path, "%s/infersim-cal-%d.json", tu_tmpdir(), (int)getpid());
     snprintf(a, sizeof a, "calibrate --hw a100-sxm-80gb --out %s", path);
     run(a);
@@ -1309,7 +1309,7 @@ static void test_deployment_flags(void **state)
                "--trace-detail op",
                "--trace-detail: applies to one engine's timeline");
     /* the timelines of several engines: a process per instance, requests, KV transfers */
-    char tpath[64], tcmd[512];
+    char tpath[256], tcmd[512];
     tu_snprintf(tpath, sizeof tpath, "%s/infersim-deploy-%d.json", tu_tmpdir(), (int)getpid());
     snprintf(tcmd, sizeof tcmd,
              "serve --model llama-3.1-8b --hw h100-sxm --disagg 1:2 --num-prompts 12 "
@@ -1369,7 +1369,7 @@ static void test_deployment_flags(void **state)
     expect_bad("serve --model llama-3.1-8b --hw h100-sxm --prefill-tp 2",
                "--prefill-tp: applies only");
     /* the three can be swept; the rows carry gpus and the cost */
-    char path[64], cmd[512];
+    char path[256], cmd[512];
     tu_snprintf(path, sizeof path, "%s/infersim-deploy-%d.csv", tu_tmpdir(), (int)getpid());
     snprintf(cmd, sizeof cmd,
              "sweep serve --model llama-3.1-8b --hw h100-sxm --replicas 1,2 --pp 1,2 "
@@ -1428,7 +1428,7 @@ static void test_compare(void **state)
     assert_non_null(strstr(R.out, "tpot_ms"));
     assert_non_null(strstr(R.out, "compare: 3 metrics"));
     /* --html: a bar of error for each of the three measured metrics, none for the fourth */
-    char page[128];
+    char page[256];
     tu_snprintf(page, sizeof page, "%s/infersim-cli-compare-%d.html", tu_tmpdir(), (int)getpid());
     snprintf(a, sizeof a,
              "compare --result %s --model llama-3.1-8b --hw h100-sxm --batch 1 "
@@ -1546,7 +1546,7 @@ static void test_prefix_repetition_and_model_len(void **state)
         "prefix-len 10");
     assert_int_equal(R.rc, 2);
     /* the timeline shows the prompt tokens each iteration took from the cache */
-    char trace[128];
+    char trace[256];
     tu_snprintf(trace, sizeof trace, "%s/infersim-prefix-%d.json", tu_tmpdir(), (int)getpid());
     runf("serve --model llama-3.1-8b --hw h100-sxm --trace %s/traces/mooncake-sample.jsonl "
          "--chrome-trace %s --format json",
@@ -1725,7 +1725,7 @@ static void test_compare_reads_the_result(void **state)
     assert_int_equal(R.rc, 0);
     assert_non_null(strstr(R.err, "--request-rate 8 contradicts"));
     /* serve's own --save-result file (vLLM's format, a Hugging Face model id) round-trips */
-    char dir[64];
+    char dir[256];
     tu_snprintf(dir, sizeof dir, "%s/infersim-compare-%d", tu_tmpdir(), (int)getpid());
     snprintf(a, sizeof a,
              "serve --model meta-llama/Llama-3.1-8B-Instruct --hw h100-sxm --num-prompts 30 "
@@ -1813,7 +1813,7 @@ static void test_help_everywhere(void **state)
 static void test_vllm_command_line(void **state)
 {
     (void)state;
-    char dir[64], a[2048];
+    char dir[256], a[2048];
     tu_snprintf(dir, sizeof dir, "%s/infersim-vllm-%d", tu_tmpdir(), (int)getpid());
     snprintf(
         a, sizeof a,
@@ -1828,7 +1828,7 @@ static void test_vllm_command_line(void **state)
     assert_int_equal(R.rc, 0);
     assert_non_null(strstr(R.out, "P99.9 E2EL (ms):")); /* the printed table follows the flags */
     assert_null(strstr(R.out, "P99 TTFT"));
-    char path[128];
+    char path[300];
     snprintf(path, sizeof path, "%s/out.json", dir);
     cJSON *j;
     sim_err err = {{0}};
@@ -2114,7 +2114,7 @@ static void test_cost(void **state)
                 2.69 / (num(j, "output_throughput") * 3600.0) * 1e6, 1e-9);
     cJSON_Delete(j);
     /* a device file without a price: the keys are null and the table says unknown */
-    char hw[96], a[768];
+    char hw[256], a[768];
     tu_snprintf(hw, sizeof hw, "%s/infersim-noprice-%d.json", tu_tmpdir(), (int)getpid());
     char *src = slurp(tu_path("tests/data", "h100-fixture"));
     assert_non_null(src);
@@ -2133,7 +2133,7 @@ static void test_cost(void **state)
     run(a);
     assert_non_null(strstr(R.out, "unknown"));
     /* sweep --objective cost: rows carry the price; the cheapest point under the SLO is named */
-    char out[96];
+    char out[256];
     tu_snprintf(out, sizeof out, "%s/infersim-cost-%d.jsonl", tu_tmpdir(), (int)getpid());
     snprintf(a, sizeof a,
              "sweep run --model llama-3.1-8b --hw h100-sxm,h200,a100-sxm-80gb --tp 1,2 "
