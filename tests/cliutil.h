@@ -2,8 +2,8 @@
  * sim_cli_main, instead of launching the binary.
  *
  * The command's output and diagnostics go to two files under tu_tmpdir() (the FILE*s
- * sim_cli_main is given: whatever it prints elsewhere is a bug of the C API), read back whole
- * and removed. Paths in the arguments should be absolute: the test's working directory is
+ * sim_cli_main is given), read back whole and removed. A command that writes to the process's
+ * own stdout or stderr, or leaves a file open, fails the test: both are bugs of the C API. Paths in the arguments should be absolute: the test's working directory is
  * CTest's (the build folder), never the source tree.
  */
 #ifndef CLIUTIL_H
@@ -104,21 +104,47 @@ static inline int tu_cli(const char *args, char *out_text, size_t out_len, char 
     char out_path[256], err_path[256];
     tu_snprintf(out_path, sizeof out_path, "%s/cli.out", tu_tmpdir());
     tu_snprintf(err_path, sizeof err_path, "%s/cli.err", tu_tmpdir());
+    char stray_path[256];
+    tu_snprintf(stray_path, sizeof stray_path, "%s/cli.stray", tu_tmpdir());
     FILE *out = fopen(out_path, "w+"), *err = fopen(err_path, "w+");
+    FILE *stray = fopen(stray_path, "w+");
     assert_non_null(out);
     assert_non_null(err);
+    assert_non_null(stray);
+    /* the process's own stdout and stderr go to `stray` meanwhile: the command must write
+     * nothing there (restored before any check, so that cmocka's messages are seen) */
+    fflush(stdout);
+    fflush(stderr);
+    int saved_out = dup(1), saved_err = dup(2);
+    assert_true(saved_out >= 0 && saved_err >= 0);
+    assert_true(dup2(fileno(stray), 1) == 1 && dup2(fileno(stray), 2) == 2);
     int fds = tu_open_fds();
     int rc = sim_cli_main(argc, argv, out, err);
-    if (tu_open_fds() != fds) { /* a file the command opened and left open */
-        print_error("'%s' left %d files open\n", args, tu_open_fds() - fds);
+    int left_open = tu_open_fds() - fds;
+    fflush(stdout);
+    fflush(stderr);
+    dup2(saved_out, 1);
+    dup2(saved_err, 2);
+    close(saved_out);
+    close(saved_err);
+    if (left_open) { /* a file the command opened and left open */
+        print_error("'%s' left %d files open\n", args, left_open);
+        fail();
+    }
+    char stray_text[512];
+    tu_read_back(stray, stray_text, sizeof stray_text, "output past its FILE*s");
+    if (stray_text[0]) {
+        print_error("'%s' wrote past the FILE*s it was given: '%s'\n", args, stray_text);
         fail();
     }
     tu_read_back(out, out_text, out_len, "output");
     tu_read_back(err, err_text, err_len, "diagnostics");
     fclose(out);
     fclose(err);
+    fclose(stray);
     remove(out_path);
     remove(err_path);
+    remove(stray_path);
     return rc;
 }
 
