@@ -630,8 +630,18 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
     row_int(f, "Iterations:", (long long)m->iterations);
     if (r->cfg->prefix_caching)
         row_num(f, "Prefix cache hit rate (%):", 100.0 * sim_report_prefix_hit_rate(r->res));
-    if (r->engine)
+    if (r->engine) {
         fprintf(f, "%-40s%s\n", "Engine:", r->engine);
+        row_int(f, "Max running requests:", (long long)r->cfg->sched.max_num_seqs);
+        row_int(f, "Max batched tokens:", (long long)r->cfg->sched.max_num_batched_tokens);
+        char frac[32];
+        snprintf(frac, sizeof frac, "%.3f", r->cfg->mem_util);
+        row_txt(f, "Memory fraction:", frac);
+        if (!r->cfg->step.eager)
+            row_int(f, "CUDA graph max batch:", (long long)r->cfg->step.graph_max_bs);
+        if (r->engine_rules && r->engine_rules[0])
+            row_txt(f, "Chosen by device rules:", r->engine_rules);
+    }
     if (sim_spec_active(r->cfg->spec)) {
         row_num(f, "Acceptance length (tokens/verify):", m->spec_acceptance_length);
         row_num(f, "Draft time (% of busy time):", 100.0 * m->spec_draft_time_fraction);
