@@ -256,6 +256,12 @@ static sim_status load_set(const cJSON *set, const char *path, int k, sim_engpro
                             "%s: field 'rules[%d].set.%s' is not a numeric profile field, "
                             "expected one such as scheduler.max_num_seqs",
                             path, k, c->string);
+        if (strncmp(c->string, "scheduler.new_token_ratio", 25) == 0) /* ordered at load */
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: field 'rules[%d].set.%s' cannot be set by a rule, expected a "
+                            "field other than the new-token ratios (checked against each other "
+                            "once, at load)",
+                            path, k, c->string);
         const prof_field *f = &prof_fields[i];
         double v = cJSON_IsNumber(c) ? c->valuedouble : NAN;
         if (!(v >= f->min && v <= f->max) || (f->is_int && v != floor(v)))

@@ -208,6 +208,8 @@ static void test_bad_profiles(void **state)
         {"\"scheduler.max_num_seqs\": 256", "\"scheduler.max_num_seqs\": 25.5",
          "rules[3].set.scheduler.max_num_seqs"},
         {"\"when\": {}", "\"when\": []", "rules[3].when"},
+        {"\"scheduler.max_num_seqs\": 256", "\"scheduler.new_token_ratio_min\": 0.5",
+         "rules[3].set.scheduler.new_token_ratio_min"},
         {"\"source\": \"TPU v6e", "\"origin\": \"TPU v6e", "rules[0].source"},
         {"\"name_has\": \"v6e\"", "\"name_has\": \"\"", "rules[0].when.name_has"},
     };
