@@ -193,10 +193,11 @@ static void test_load(void **state)
     assert_int_equal(skipped, 16); /* with two serve rows of 20,000-token prompts */
     assert_int_equal(low, 20); /* with the two vLLM serve rows that generated half their tokens */
     free(rows);
-    /* the Mixtral end-to-end rows kept apart: 20 TensorRT-LLM (15 skipped) and 20 vLLM */
+    /* the MoE end-to-end rows kept apart: Mixtral's 20 TensorRT-LLM (15 skipped) and 20 vLLM
+     * static batches, gpt-oss-120b's 4 vLLM serve rows at TP 2 */
     snprintf(path, sizeof path, "%s/tools/data/validation-moe-e2e.csv", tu_root());
     assert_int_equal(sim_validate_load(path, &rows, &n, &err), SIM_OK);
-    assert_int_equal(n, 40);
+    assert_int_equal(n, 44);
     skipped = 0;
     for (size_t i = 0; i < n; i++)
         skipped += rows[i].skip[0] != '\0';
