@@ -239,7 +239,9 @@ sim_status sim_validate_serve(const sim_vrow *r, const sim_model *model, const s
         return st;
     sim_engine_result res;
     if (!(st = sim_engine_check(&c, &w, err)) && !(st = sim_engine_run(&c, &w, &res, err))) {
-        *pred = (double)(r->batch * r->output_len) / ((double)res.duration_ns * 1e-9);
+        const double dur_s = (double)res.duration_ns * 1e-9;
+        *pred = strcmp(r->metric, "duration_s") == 0 ? dur_s
+                                                     : (double)(r->batch * r->output_len) / dur_s;
         sim_engine_result_free(&res);
     }
     sim_workload_free(&w);
