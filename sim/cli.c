@@ -62,11 +62,11 @@ static sim_status cmd_compare(int argc, char **argv, FILE *out, FILE *errf, sim_
 }
 
 static const command commands[] = {
-    {"run", CMD_RUN, cli_run_cmd, NULL, "static batch: TTFT, TPOT, E2E, throughput, per-op breakdown",
-     NULL},
-    {"roofline", CMD_ROOFLINE, cli_run_roofline, NULL, "peaks, bandwidth, ridge points, op intensities",
-     NULL},
-    {"serve", CMD_SERVE, cli_serve_cmd, NULL,
+    {"run", CLI_OPT_CMD_RUN, cli_run_cmd, NULL,
+     "static batch: TTFT, TPOT, E2E, throughput, per-op breakdown", NULL},
+    {"roofline", CLI_OPT_CMD_ROOFLINE, cli_run_roofline, NULL,
+     "peaks, bandwidth, ridge points, op intensities", NULL},
+    {"serve", CLI_OPT_CMD_SERVE, cli_serve_cmd, NULL,
      "request stream under continuous batching: vLLM's serving benchmark metrics", NULL},
     {"sweep", 0, NULL, cli_sweep_cmd,
      "run|serve over a grid (any flag a comma-separated list), in parallel", NULL},
@@ -82,15 +82,15 @@ static const command commands[] = {
      "  --result S                 a vLLM --save-result file (mean_ttft_ms, ...: compared with\n"
      "                             'infersim serve') or a run-style JSON (ttft_ms, ...: 'infersim\n"
      "                             run'); the other flags are those commands' flags\n"},
-    {"trace-check", CMD_CHECK, cli_info_trace_check, NULL,
+    {"trace-check", CLI_OPT_CMD_CHECK, cli_info_trace_check, NULL,
      "validate a Chrome trace (slices nest, names, counters, ids)", NULL},
-    {"op", CMD_OP, cli_info_op, NULL, "price one GEMM, attention, copy or all-reduce on a device",
-     NULL},
-    {"validate", CMD_VALIDATE, cli_validate_cmd, NULL,
+    {"op", CLI_OPT_CMD_OP, cli_info_op, NULL,
+     "price one GEMM, attention, copy or all-reduce on a device", NULL},
+    {"validate", CLI_OPT_CMD_VALIDATE, cli_validate_cmd, NULL,
      "predictions against the public measurements, with the error summary", NULL},
-    {"calibrate", CMD_CALIBRATE, cli_calibrate_cmd, NULL,
+    {"calibrate", CLI_OPT_CMD_CALIBRATE, cli_calibrate_cmd, NULL,
      "fit a device's efficiencies to its op-level measurements", NULL},
-    {"hw", CMD_HW, cli_info_hw, NULL,
+    {"hw", CLI_OPT_CMD_HW, cli_info_hw, NULL,
      "a device file's every field, and whether it came from the file, a default or is derived",
      NULL},
 };
@@ -121,9 +121,9 @@ static void command_help(FILE *f, const command *c, int argc, char **argv)
     if (c->fn)
         cli_opt_usage(f, c->name, c->mask);
     else if (strcmp(c->name, "sweep") == 0)
-        cli_grid_usage(
-            f, argc > 2 && (strcmp(argv[2], "run") == 0 || strcmp(argv[2], "serve") == 0) ? argv[2]
-                                                                                          : NULL);
+        cli_grid_usage(f, argc > 2 && (strcmp(argv[2], "run") == 0 || strcmp(argv[2], "serve") == 0)
+                              ? argv[2]
+                              : NULL);
     else
         fputs(c->usage, f);
 }
@@ -142,14 +142,14 @@ static sim_status dispatch(int argc, char **argv, FILE *out, FILE *errf, sim_err
         }
         if (c->argv_fn)
             return c->argv_fn(argc, argv, out, errf, err);
-        cli_opts o = cli_defaults;
+        cli_opts o = cli_opt_defaults;
         o.warn = errf;
-        sim_status st = cli_parse_opts(argc, argv, 2, c->name, c->mask, &o, err);
+        sim_status st = cli_opt_parse(argc, argv, 2, c->name, c->mask, &o, err);
         if (!st)
-            st = cli_check_outputs(&o, err);
+            st = cli_opt_check_outputs(&o, err);
         if (st)
             return st;
-        char *cmdline = cli_cmdline(argc, argv); /* the command as typed, for --html reports */
+        char *cmdline = cli_opt_cmdline(argc, argv); /* the command as typed, for --html reports */
         if (!cmdline)
             return sim_fail(err, SIM_EINTERNAL, "out of memory");
         o.cmdline = cmdline;

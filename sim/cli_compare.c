@@ -21,9 +21,9 @@
 /* Marks a flag as given (its value set from the result file). */
 static void set_given(cli_opts *o, const char *name)
 {
-    const cli_opt_def *d = cli_find_opt(name, CMD_SERVE);
+    const cli_opt_def *d = cli_opt_find(name, CLI_OPT_CMD_SERVE);
     if (d)
-        o->given[d - cli_opts_table] = true;
+        o->given[d - cli_opt_table] = true;
 }
 
 /* A number field of the result: *present false when missing or null; "inf" when allowed. */
@@ -60,7 +60,7 @@ static void contradiction(const cli_opts *o, const char *flag, double given, con
 static void take_double(cli_opts *o, const char *flag, double *dst, double v, const char *file,
                         const char *field)
 {
-    if (cli_given(o, flag)) {
+    if (cli_opt_given(o, flag)) {
         contradiction(o, flag, *dst, file, field, v);
         return;
     }
@@ -71,7 +71,7 @@ static void take_double(cli_opts *o, const char *flag, double *dst, double v, co
 static void take_int(cli_opts *o, const char *flag, int64_t *dst, double v, const char *file,
                      const char *field)
 {
-    if (cli_given(o, flag)) {
+    if (cli_opt_given(o, flag)) {
         contradiction(o, flag, (double)*dst, file, field, v);
         return;
     }
@@ -126,11 +126,11 @@ static sim_status result_model(const cJSON *root, const char *file, cli_opts *o,
     if (!cJSON_IsString(id) || !id->valuestring[0])
         return SIM_OK;
     char path[PATH_MAX];
-    cli_resolve("models", id->valuestring, path, sizeof path);
+    cli_load_resolve("models", id->valuestring, path, sizeof path);
     bool found = access(path, F_OK) == 0;
-    if (cli_given(o, "--model")) { /* the flag wins; say so when it names another model */
+    if (cli_opt_given(o, "--model")) { /* the flag wins; say so when it names another model */
         char mine[PATH_MAX];
-        cli_resolve("models", o->model, mine, sizeof mine);
+        cli_load_resolve("models", o->model, mine, sizeof mine);
         if (o->warn && (!found || strcmp(mine, path) != 0))
             fprintf(o->warn,
                     "infersim: warning: --model %s contradicts %s's model_id %s; using the "
@@ -190,7 +190,7 @@ static sim_status result_workload(const cJSON *root, const char *file, cli_opts 
     if ((st = result_lens(root, file, "input_lens", &rr->in, &n, err)) ||
         (rr->in && (st = result_lens(root, file, "output_lens", &rr->out, &n, err))))
         return st;
-    bool flags = cli_given(o, "--random-input-len") || cli_given(o, "--random-output-len");
+    bool flags = cli_opt_given(o, "--random-input-len") || cli_opt_given(o, "--random-output-len");
     if (rr->in && !rr->out)
         return sim_fail(err, SIM_EINPUT, "%s: field 'input_lens' without 'output_lens'", file);
     if (rr->in && !flags) {
@@ -342,24 +342,24 @@ sim_status cli_compare_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err
                       "result) or mean_ttft_ms, ... (a vLLM --save-result file) is above 0, "
                       "expected at least one measured metric",
                       result);
-    cli_opts o = cli_defaults;
+    cli_opts o = cli_opt_defaults;
     o.warn = errf;
     result_run rr = {.in = NULL, .out = NULL};
     if (!st)
-        st = cli_parse_opts(nrest, rest, 2, serve ? "serve" : "run", serve ? CMD_SERVE : CMD_RUN,
-                            &o, err);
+        st = cli_opt_parse(nrest, rest, 2, serve ? "serve" : "run",
+                           serve ? CLI_OPT_CMD_SERVE : CLI_OPT_CMD_RUN, &o, err);
     if (!st)
-        st = cli_check_outputs(&o, err);
+        st = cli_opt_check_outputs(&o, err);
     if (!st && serve)
         st = result_workload(root, result, &o, &rr, err);
-    cli_loaded *L = calloc(1, sizeof *L);
-    cli_serve_state *s = calloc(1, sizeof *s);
+    cli_load_result *L = calloc(1, sizeof *L);
+    cli_point_serve_state *s = calloc(1, sizeof *s);
     sim_run_result *r = calloc(1, sizeof *r);
     if (!st && (!L || !s || !r))
         st = sim_fail(err, SIM_EINTERNAL, "out of memory");
     double pred[14] = {0};
     if (!st && serve) {
-        st = cli_serve_point(&o, L, NULL, (uint64_t)o.seed, s, err);
+        st = cli_point_serve(&o, L, NULL, (uint64_t)o.seed, s, err);
         if (!st) {
             const sim_dist *d = s->m.dist;
             const double v[14] = {d[SIM_M_TTFT].mean,      d[SIM_M_TTFT].median,  d[SIM_M_TTFT].p99,
@@ -371,7 +371,7 @@ sim_status cli_compare_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err
         }
     } else if (!st) {
         sim_run_cfg cfg;
-        st = cli_run_point(&o, L, NULL, &cfg, r, err);
+        st = cli_point_run(&o, L, NULL, &cfg, r, err);
         if (!st) {
             pred[0] = r->ttft_ns / 1e6;
             pred[1] = r->tpot_ns / 1e6;
@@ -380,7 +380,7 @@ sim_status cli_compare_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err
         }
     }
     if (!st && o.html) { /* the page first: a failed one leaves no half output */
-        char *cmdline = cli_cmdline(argc, argv);
+        char *cmdline = cli_opt_cmdline(argc, argv);
         st = cmdline ? sim_html_compare(o.html, cmdline, result, serve ? serve_keys : run_keys,
                                         meas, pred, nk, err)
                      : sim_fail(err, SIM_EINTERNAL, "out of memory");
@@ -389,7 +389,7 @@ sim_status cli_compare_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err
     if (!st && print_compare(out, L->fmt, result, serve ? serve_keys : run_keys, meas, pred, nk))
         st = sim_fail(err, SIM_EINTERNAL, "out of memory writing the comparison");
     if (s)
-        cli_serve_state_free(s);
+        cli_point_serve_free(s);
     free(s);
     free(r);
     free(L);

@@ -13,18 +13,18 @@
 
 #define SO(flag, kind, field, lo, hi, help)                                                        \
     {                                                                                              \
-        flag, kind, offsetof(cli_grid_opts, field), lo, hi, 0, help                                   \
+        flag, kind, offsetof(cli_grid_opts, field), lo, hi, 0, help                                \
     }
 static const cli_opt_def sweep_flags[] = {
-    SO("--out", OPT_STR, out, 0, 0, "expected a file for the rows"),
-    SO("--slo", OPT_STR, slo, 0, 0, "expected ttft:MS,tpot:MS,e2el:MS"),
-    SO("--shard", OPT_STR, shard, 0, 0, "expected I/N"),
-    SO("--grid", OPT_STR, grid, 0, 0, "expected a grid JSON file"),
-    SO("--html", OPT_STR, html, 0, 0, "expected a file for the HTML report"),
-    SO("--threads", OPT_INT, threads, 1, 1024, "threads"),
-    SO("--slo-percentile", OPT_INT, pct, 50, 99, "50, 90 or 99"),
-    SO("--objective", OPT_STR, objective, 0, 0, "throughput or cost"),
-    SO("--format", OPT_STR, format, 0, 0, "expected csv or jsonl"),
+    SO("--out", CLI_OPT_STR, out, 0, 0, "expected a file for the rows"),
+    SO("--slo", CLI_OPT_STR, slo, 0, 0, "expected ttft:MS,tpot:MS,e2el:MS"),
+    SO("--shard", CLI_OPT_STR, shard, 0, 0, "expected I/N"),
+    SO("--grid", CLI_OPT_STR, grid, 0, 0, "expected a grid JSON file"),
+    SO("--html", CLI_OPT_STR, html, 0, 0, "expected a file for the HTML report"),
+    SO("--threads", CLI_OPT_INT, threads, 1, 1024, "threads"),
+    SO("--slo-percentile", CLI_OPT_INT, pct, 50, 99, "50, 90 or 99"),
+    SO("--objective", CLI_OPT_STR, objective, 0, 0, "throughput or cost"),
+    SO("--format", CLI_OPT_STR, format, 0, 0, "expected csv or jsonl"),
 };
 #undef SO
 enum { N_SWEEP_FLAGS = sizeof sweep_flags / sizeof sweep_flags[0] };
@@ -39,7 +39,8 @@ static const cli_opt_def *find_sweep_flag(const char *name)
 
 /* Whether `name` is a sweep-level flag; if so, *st says whether its value `v` parsed. Each may
  * be given once. */
-static bool sweep_flag(const char *name, const char *v, cli_grid_opts *s, sim_err *err, sim_status *st)
+static bool sweep_flag(const char *name, const char *v, cli_grid_opts *s, sim_err *err,
+                       sim_status *st)
 {
     const cli_opt_def *def = find_sweep_flag(name);
     if (!def)
@@ -54,7 +55,7 @@ static bool sweep_flag(const char *name, const char *v, cli_grid_opts *s, sim_er
         *st = sim_fail(err, SIM_EINPUT, "%s: missing value", name);
         return true;
     }
-    *st = cli_parse_value(def, v, s, err);
+    *st = cli_opt_parse_value(def, v, s, err);
     bool kept_pct = s->pct == 50 || s->pct == 90 || s->pct == 99; /* those the metrics report */
     if (!*st && def->offset == offsetof(cli_grid_opts, pct) && !kept_pct)
         *st = sim_fail(err, SIM_EINPUT, "%s: value '%s', expected 50, 90 or 99", name, v);
@@ -73,7 +74,8 @@ void cli_grid_usage(FILE *f, const char *sub)
     static const struct {
         const char *flag, *text;
     } what[] = {
-        {"--out", "write the rows here (.csv, or .jsonl/.json for JSON lines; default: stdout, CSV)"},
+        {"--out",
+         "write the rows here (.csv, or .jsonl/.json for JSON lines; default: stdout, CSV)"},
         {"--slo", "SLOs a point must meet (--slo ttft:500,tpot:50); the summary names the best"},
         {"--shard", "run the I-th of N interleaved slices of the grid (merge them with 'infersim "
                     "merge')"},
@@ -90,15 +92,15 @@ void cli_grid_usage(FILE *f, const char *sub)
             if (strcmp(what[k].flag, sweep_flags[i].name) == 0)
                 text = what[k].text;
         fprintf(f, "  %s%-*s %s\n", sweep_flags[i].name, (int)(26 - strlen(sweep_flags[i].name)),
-                sweep_flags[i].kind == OPT_STR ? " S" : " N", text);
+                sweep_flags[i].kind == CLI_OPT_STR ? " S" : " N", text);
     }
 }
 
 /* Outputs written once per run: a sweep has one per point, so they are refused. */
 static const char *const per_run_flags[] = {
-    "--save-requests", "--chrome-trace",     "--trace-detail",       "--trace-window",
-    "--trace-ranks",   "--trace-max-mb",     "--format",             "--help",
-    "--save-result",   "--result-dir",       "--result-filename",    "--percentile-metrics",
+    "--save-requests",     "--chrome-trace", "--trace-detail",    "--trace-window",
+    "--trace-ranks",       "--trace-max-mb", "--format",          "--help",
+    "--save-result",       "--result-dir",   "--result-filename", "--percentile-metrics",
     "--metric-percentiles"};
 
 /* Where a sweep dimension comes from, for its error messages: a grid file's key, or (file NULL)
@@ -125,7 +127,7 @@ static const cli_opt_def *sweep_dim_flag(const char *name, int mask, const dim_s
 {
     char buf[PATH_MAX + 128];
     const char *at = src_at(src, buf, sizeof buf);
-    const cli_opt_def *def = name ? cli_find_opt(name, mask) : NULL;
+    const cli_opt_def *def = name ? cli_opt_find(name, mask) : NULL;
     if (name && find_sweep_flag(name)) {
         sim_fail(err, SIM_EINPUT, "%s%s is the sweep's own flag, expected on the command line", at,
                  name);
@@ -160,7 +162,7 @@ static sim_status add_dim(sim_grid *g, const cli_opt_def *def, const char *const
 {
     char buf[PATH_MAX + 128];
     const char *at = src_at(src, buf, sizeof buf);
-    for (size_t i = 0; i < n && def->kind == OPT_BOOL; i++)
+    for (size_t i = 0; i < n && def->kind == CLI_OPT_BOOL; i++)
         if (strcmp(vals[i], "true") != 0 && strcmp(vals[i], "false") != 0)
             return sim_fail(err, SIM_EINPUT, "%s%s: value '%s', expected true or false", at,
                             def->name, vals[i]);
@@ -293,7 +295,7 @@ sim_status cli_grid_parse(int argc, char **argv, int mask, sim_grid *g, cli_grid
         const cli_opt_def *def = sweep_dim_flag(len < sizeof name ? name : NULL, mask, &src, err);
         if (!def)
             return SIM_EINPUT;
-        if (def->kind == OPT_BOOL) {
+        if (def->kind == CLI_OPT_BOOL) {
             sim_grid one = {0}; /* split the list, then check the values */
             st = sim_grid_add(&one, name, eq ? eq + 1 : "true", err);
             if (!st)
@@ -306,8 +308,8 @@ sim_status cli_grid_parse(int argc, char **argv, int mask, sim_grid *g, cli_grid
             return sim_fail(err, SIM_EINPUT, "%s: missing value", name);
         i += !eq;
         /* a list flag's value holds commas of its own: never a dimension */
-        st = def->kind == OPT_LIST ? sim_grid_add_values(g, name, &v, 1, err)
-                                   : sim_grid_add(g, name, v, err);
+        st = def->kind == CLI_OPT_LIST ? sim_grid_add_values(g, name, &v, 1, err)
+                                       : sim_grid_add(g, name, v, err);
     }
     return st;
 }
@@ -326,6 +328,7 @@ sim_status cli_grid_build(const cli_grid_opts *so, const char *cmd, int mask, si
         }
     }
     if (!st && g->n_dims > CLI_GRID_MAX_DIMS)
-        st = sim_fail(err, SIM_EINPUT, "sweep: %zu flags, at most %d", g->n_dims, CLI_GRID_MAX_DIMS);
+        st =
+            sim_fail(err, SIM_EINPUT, "sweep: %zu flags, at most %d", g->n_dims, CLI_GRID_MAX_DIMS);
     return st;
 }

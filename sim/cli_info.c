@@ -47,13 +47,13 @@ sim_status cli_info_op(const cli_opts *o, FILE *out, sim_err *err)
                   .dtype = SIM_DT_BF16};
     snprintf(r.metric, sizeof r.metric, "%s", ops[which].metric);
     sim_status st;
-    if (o->dtype && (st = cli_parse_dtype_flag("--dtype", o->dtype, &r.dtype, err)))
+    if (o->dtype && (st = cli_opt_parse_dtype("--dtype", o->dtype, &r.dtype, err)))
         return st;
     /* a GEMM's weights: its compute format, or narrower ones a mixed-input kernel dequantizes */
     r.weight = r.dtype;
-    r.group_size = cli_given(o, "--weight-group-size") ? o->group_size : 128;
+    r.group_size = cli_opt_given(o, "--weight-group-size") ? o->group_size : 128;
     if (o->weight_dtype &&
-        (st = cli_parse_dtype_flag("--weight-dtype", o->weight_dtype, &r.weight, err)))
+        (st = cli_opt_parse_dtype("--weight-dtype", o->weight_dtype, &r.weight, err)))
         return st;
     if ((r.kind == SIM_VK_GEMM || r.kind == SIM_VK_GROUPED_GEMM) && r.weight != r.dtype &&
         !(sim_dtype_get(r.weight)->bits < sim_dtype_get(r.dtype)->bits))
@@ -61,7 +61,7 @@ sim_status cli_info_op(const cli_opts *o, FILE *out, sim_err *err)
                         "--weight-dtype: value %s is not narrower than the compute format --dtype "
                         "%s; expected %s or a narrower format (a mixed-input GEMM)",
                         sim_dtype_name(r.weight), sim_dtype_name(r.dtype), sim_dtype_name(r.dtype));
-    if ((st = cli_parse_allreduce(o, &r.algo, err)))
+    if ((st = cli_opt_parse_allreduce(o, &r.algo, err)))
         return st;
     bool shape_ok = r.kind == SIM_VK_GEMM           ? r.m && r.n && r.k
                     : r.kind == SIM_VK_GROUPED_GEMM ? r.m && r.n && r.k && r.batch
@@ -74,7 +74,7 @@ sim_status cli_info_op(const cli_opts *o, FILE *out, sim_err *err)
                         "--head-dim; copy, allreduce, alltoall: --bytes [--gpus])",
                         o->op);
     char path[PATH_MAX];
-    cli_resolve("hw", o->hw, path, sizeof path);
+    cli_load_resolve("hw", o->hw, path, sizeof path);
     sim_hw hw;
     double pred, ms;
     st = sim_hw_load(path, &hw, err);
@@ -123,9 +123,9 @@ sim_status cli_info_hw(const cli_opts *o, FILE *out, sim_err *err)
     if (!json && strcmp(o->format, "table") != 0)
         return sim_fail(err, SIM_EINPUT, "--format: value '%s', expected table or json", o->format);
     char path[PATH_MAX];
-    cli_resolve("hw", o->hw, path, sizeof path);
+    cli_load_resolve("hw", o->hw, path, sizeof path);
     sim_hw hw;
-    sim_status st = cli_get_hw(NULL, path, &hw, err);
+    sim_status st = cli_load_hw(NULL, path, &hw, err);
     if (st)
         return st;
     cJSON *root = json ? cJSON_CreateObject() : NULL, *fields = NULL;

@@ -18,7 +18,7 @@
  * folder stands for its config.json (a checkpoint, as vLLM's --model takes it) and a Hugging Face
  * id ("meta-llama/Llama-3.1-8B") that is not a path names the model file listing it.
  * Anything else is used as given (and its loader says it cannot be opened). */
-void cli_resolve(const char *dir, const char *arg, char *buf, size_t len)
+void cli_load_resolve(const char *dir, const char *arg, char *buf, size_t len)
 {
     snprintf(buf, len, "%s", arg);
     struct stat sb;
@@ -53,7 +53,7 @@ static sim_status resolve_prec(const cli_opts *o, const sim_model *m, const sim_
     const sim_quant *q = &m->quant;
     sim_status st;
     if (o->weight_dtype) {
-        if ((st = cli_parse_dtype_flag("--weight-dtype", o->weight_dtype, &p->weight, err)))
+        if ((st = cli_opt_parse_dtype("--weight-dtype", o->weight_dtype, &p->weight, err)))
             return st;
     } else if (q->present) {
         p->weight = q->weight;
@@ -67,7 +67,7 @@ static sim_status resolve_prec(const cli_opts *o, const sim_model *m, const sim_
     }
     sim_dtype base = sim_dtype_is_16bit(p->weight) ? p->weight : m->dtype;
     if (o->act_dtype) {
-        if ((st = cli_parse_dtype_flag("--act-dtype", o->act_dtype, &p->act, err)))
+        if ((st = cli_opt_parse_dtype("--act-dtype", o->act_dtype, &p->act, err)))
             return st;
     } else if (q->act_set && !o->weight_dtype) {
         p->act = q->act_16bit ? base : q->act;
@@ -78,12 +78,12 @@ static sim_status resolve_prec(const cli_opts *o, const sim_model *m, const sim_
     } else {
         p->act = base;
     }
-    p->group_size = cli_given(o, "--weight-group-size") ? o->group_size
-                    : q->present                        ? q->group_size
-                                                        : 128;
+    p->group_size = cli_opt_given(o, "--weight-group-size") ? o->group_size
+                    : q->present                            ? q->group_size
+                                                            : 128;
     p->zero_point = q->present && q->zero_point;
     if (o->kv_dtype)
-        return cli_parse_dtype_flag("--kv-cache-dtype", o->kv_dtype, &p->kv, err);
+        return cli_opt_parse_dtype("--kv-cache-dtype", o->kv_dtype, &p->kv, err);
     p->kv = q->kv_set ? q->kv : sim_dtype_is_16bit(p->act) ? p->act : base;
     return SIM_OK;
 }
@@ -92,8 +92,8 @@ static sim_status resolve_prec(const cli_opts *o, const sim_model *m, const sim_
 /* Files, loaded once: a sweep loads every model, device and trace it names before its parallel
  * loop (the points only copy them), so no file is parsed on a worker thread. */
 
-const cli_cache_entry *cli_cache_find(const cli_file_cache *c, char kind, const char *path,
-                                      double scale, int64_t limit)
+const cli_load_entry *cli_load_cache_find(const cli_load_cache *c, char kind, const char *path,
+                                          double scale, int64_t limit)
 {
     for (size_t i = 0; c && i < c->n; i++)
         if (c->e[i].kind == kind && strcmp(c->e[i].path, path) == 0 &&
@@ -102,7 +102,7 @@ const cli_cache_entry *cli_cache_find(const cli_file_cache *c, char kind, const 
     return NULL;
 }
 
-/* A name that is no file and was found in no data folder (cli_resolve left it as given): the
+/* A name that is no file and was found in no data folder (cli_load_resolve left it as given): the
  * message says where infersim looked and which names it has, instead of "cannot open". */
 static sim_status explain_missing(const char *dir, const char *name, sim_status st, sim_err *err)
 {
@@ -140,20 +140,20 @@ static sim_status load_hw(const char *path, sim_hw *hw, sim_err *err)
 }
 
 /* Loads a file into the cache unless it is there (its failure is kept for the points). */
-sim_status cli_cache_add(cli_file_cache *c, char kind, const char *path, double scale,
-                         int64_t limit)
+sim_status cli_load_cache_add(cli_load_cache *c, char kind, const char *path, double scale,
+                              int64_t limit)
 {
-    if (cli_cache_find(c, kind, path, scale, limit))
+    if (cli_load_cache_find(c, kind, path, scale, limit))
         return SIM_OK;
     if (c->n == c->cap) {
         size_t cap = c->cap ? 2 * c->cap : 8;
-        cli_cache_entry *e = realloc(c->e, cap * sizeof *e);
+        cli_load_entry *e = realloc(c->e, cap * sizeof *e);
         if (!e)
             return SIM_EINTERNAL;
         c->e = e;
         c->cap = cap;
     }
-    cli_cache_entry *e = &c->e[c->n++];
+    cli_load_entry *e = &c->e[c->n++];
     memset(e, 0, sizeof *e);
     e->kind = kind;
     snprintf(e->path, sizeof e->path, "%s", path);
@@ -166,7 +166,7 @@ sim_status cli_cache_add(cli_file_cache *c, char kind, const char *path, double 
     return SIM_OK;
 }
 
-void cli_cache_free(cli_file_cache *c)
+void cli_load_cache_free(cli_load_cache *c)
 {
     for (size_t i = 0; i < c->n; i++)
         sim_workload_free(&c->e[i].w);
@@ -176,40 +176,40 @@ void cli_cache_free(cli_file_cache *c)
 }
 
 /* A cached entry, or its load error; SIM_EINTERNAL if the sweep forgot to load it. */
-const cli_cache_entry *cli_cache_get(const cli_file_cache *c, char kind, const char *path,
-                                     double scale, int64_t limit, sim_err *err, sim_status *st)
+const cli_load_entry *cli_load_cache_get(const cli_load_cache *c, char kind, const char *path,
+                                         double scale, int64_t limit, sim_err *err, sim_status *st)
 {
-    const cli_cache_entry *e = cli_cache_find(c, kind, path, scale, limit);
+    const cli_load_entry *e = cli_load_cache_find(c, kind, path, scale, limit);
     *st = !e ? sim_fail(err, SIM_EINTERNAL, "%s was not preloaded", path) : e->st;
     if (e && e->st && err)
         *err = e->err;
     return *st ? NULL : e;
 }
 
-sim_status cli_get_model(const cli_file_cache *c, const char *path, sim_model *out, sim_err *err)
+sim_status cli_load_model(const cli_load_cache *c, const char *path, sim_model *out, sim_err *err)
 {
     if (!c)
         return load_model(path, out, err);
     sim_status st;
-    const cli_cache_entry *e = cli_cache_get(c, 'm', path, 0, 0, err, &st);
+    const cli_load_entry *e = cli_load_cache_get(c, 'm', path, 0, 0, err, &st);
     if (e)
         *out = e->model;
     return st;
 }
 
-sim_status cli_get_hw(const cli_file_cache *c, const char *path, sim_hw *out, sim_err *err)
+sim_status cli_load_hw(const cli_load_cache *c, const char *path, sim_hw *out, sim_err *err)
 {
     if (!c)
         return load_hw(path, out, err);
     sim_status st;
-    const cli_cache_entry *e = cli_cache_get(c, 'h', path, 0, 0, err, &st);
+    const cli_load_entry *e = cli_load_cache_get(c, 'h', path, 0, 0, err, &st);
     if (e)
         *out = e->hw;
     return st;
 }
 
 /* Speculative decoding from the --spec-* flags (after the target model is loaded). */
-static sim_status load_spec(const cli_opts *o, cli_loaded *L, const cli_file_cache *cache,
+static sim_status load_spec(const cli_opts *o, cli_load_result *L, const cli_load_cache *cache,
                             sim_err *err)
 {
     static const char *const spec_flags[] = {"--num-speculative-tokens", "--spec-model",
@@ -217,7 +217,7 @@ static sim_status load_spec(const cli_opts *o, cli_loaded *L, const cli_file_cac
     sim_spec_method method = SIM_SPEC_NONE;
     if (!o->spec_method) {
         for (size_t i = 0; i < sizeof spec_flags / sizeof spec_flags[0]; i++)
-            if (cli_given(o, spec_flags[i]))
+            if (cli_opt_given(o, spec_flags[i]))
                 return sim_fail(err, SIM_EINPUT, "%s: needs --spec-method", spec_flags[i]);
         return sim_spec_init(&L->spec, SIM_SPEC_NONE, 0, -1, -1, &L->model, NULL, err);
     }
@@ -225,7 +225,7 @@ static sim_status load_spec(const cli_opts *o, cli_loaded *L, const cli_file_cac
         return sim_fail(err, SIM_EINPUT,
                         "--spec-method: value '%s', expected draft, eagle, medusa, mtp or ngram",
                         o->spec_method);
-    if (!cli_given(o, "--num-speculative-tokens"))
+    if (!cli_opt_given(o, "--num-speculative-tokens"))
         return sim_fail(err, SIM_EINPUT,
                         "--num-speculative-tokens: missing, --spec-method %s "
                         "needs K (tokens drafted per verify step)",
@@ -233,14 +233,14 @@ static sim_status load_spec(const cli_opts *o, cli_loaded *L, const cli_file_cac
     const sim_model *draft = NULL;
     if (o->spec_model) {
         char path[PATH_MAX];
-        cli_resolve("models", o->spec_model, path, sizeof path);
-        sim_status st = cli_get_model(cache, path, &L->draft, err);
+        cli_load_resolve("models", o->spec_model, path, sizeof path);
+        sim_status st = cli_load_model(cache, path, &L->draft, err);
         if (st)
             return st;
         draft = &L->draft;
     }
-    double alpha = cli_given(o, "--spec-acceptance-rate") ? o->spec_alpha : -1.0;
-    double tau = cli_given(o, "--spec-acceptance-length") ? o->spec_tau : -1.0;
+    double alpha = cli_opt_given(o, "--spec-acceptance-rate") ? o->spec_alpha : -1.0;
+    double tau = cli_opt_given(o, "--spec-acceptance-length") ? o->spec_tau : -1.0;
     return sim_spec_init(&L->spec, method, (int)o->spec_k, alpha, tau, &L->model, draft, err);
 }
 
@@ -248,7 +248,7 @@ static sim_status load_spec(const cli_opts *o, cli_loaded *L, const cli_file_cac
 static bool given_any(const cli_opts *o, const char *const *names)
 {
     for (; *names; names++)
-        if (cli_given(o, *names))
+        if (cli_opt_given(o, *names))
             return true;
     return false;
 }
@@ -256,27 +256,27 @@ static bool given_any(const cli_opts *o, const char *const *names)
 /* An on/off setting with a flag for each way: neither keeps the profile's, both is an error. */
 static sim_status on_off(const cli_opts *o, const char *on, const char *off, bool *v, sim_err *err)
 {
-    if (cli_given(o, on) && cli_given(o, off))
+    if (cli_opt_given(o, on) && cli_opt_given(o, off))
         return sim_fail(err, SIM_EINPUT, "%s and %s: contradict each other, expected one", on, off);
-    if (cli_given(o, on) || cli_given(o, off))
-        *v = cli_given(o, on);
+    if (cli_opt_given(o, on) || cli_opt_given(o, off))
+        *v = cli_opt_given(o, on);
     return SIM_OK;
 }
 
-void cli_engine_path(const cli_opts *o, char *buf, size_t len)
+void cli_load_engine_path(const cli_opts *o, char *buf, size_t len)
 {
-    cli_resolve("hw/engines", o->engine, buf, len);
+    cli_load_resolve("hw/engines", o->engine, buf, len);
 }
 
 /* The engine profile with every flag that overrides one of its fields applied. */
-static sim_status load_engine(const cli_opts *o, const cli_file_cache *cache, sim_engprof *e,
+static sim_status load_engine(const cli_opts *o, const cli_load_cache *cache, sim_engprof *e,
                               sim_err *err)
 {
     char path[PATH_MAX];
-    cli_engine_path(o, path, sizeof path);
+    cli_load_engine_path(o, path, sizeof path);
     sim_status st;
     if (cache) {
-        const cli_cache_entry *c = cli_cache_get(cache, 'e', path, 0, 0, err, &st);
+        const cli_load_entry *c = cli_load_cache_get(cache, 'e', path, 0, 0, err, &st);
         if (c)
             *e = c->eng;
     } else {
@@ -287,7 +287,7 @@ static sim_status load_engine(const cli_opts *o, const cli_file_cache *cache, si
     if (given_any(o, (const char *const[]){"--gpu-memory-utilization", "--mem-fraction-static",
                                            "--kv-cache-free-gpu-mem-fraction", NULL}))
         e->mem_fraction = o->util;
-    if (cli_given(o, "--block-size"))
+    if (cli_opt_given(o, "--block-size"))
         e->block_size = o->block_size;
     if (given_any(o, (const char *const[]){"--max-num-seqs", "--max-batch-size",
                                            "--max-running-requests", NULL}))
@@ -305,23 +305,24 @@ static sim_status load_engine(const cli_opts *o, const cli_file_cache *cache, si
                         o->order);
     if (o->order)
         e->lpm = strcmp(o->order, "lpm") == 0;
-    if (cli_given(o, "--iteration-overhead-us"))
+    if (cli_opt_given(o, "--iteration-overhead-us"))
         e->iteration_overhead_us = o->iter_us;
-    if (cli_given(o, "--request-overhead-us"))
+    if (cli_opt_given(o, "--request-overhead-us"))
         e->request_overhead_us = o->req_us;
-    if (cli_given(o, "--layer-overhead-us"))
+    if (cli_opt_given(o, "--layer-overhead-us"))
         e->layer_overhead_us = o->layer_us;
-    if (cli_given(o, "--enforce-eager"))
+    if (cli_opt_given(o, "--enforce-eager"))
         e->cuda_graphs = false;
-    if (cli_given(o, "--cuda-graph-max-bs"))
+    if (cli_opt_given(o, "--cuda-graph-max-bs"))
         e->cuda_graph_max_bs = o->graph_max_bs;
-    if (o->allreduce && (st = cli_parse_allreduce(o, &e->allreduce, err)))
+    if (o->allreduce && (st = cli_opt_parse_allreduce(o, &e->allreduce, err)))
         return st;
-    if (cli_given(o, "--max-model-len"))
+    if (cli_opt_given(o, "--max-model-len"))
         e->max_model_len = o->max_model_len;
-    if (cli_given(o, "--max-input-len"))
+    if (cli_opt_given(o, "--max-input-len"))
         e->max_input_len = o->max_input_len;
-    if (cli_given(o, "--schedule-conservativeness")) { /* SGLang scales its ratios, capped at 1 */
+    if (cli_opt_given(o,
+                      "--schedule-conservativeness")) { /* SGLang scales its ratios, capped at 1 */
         e->ratio_init = fmin(e->ratio_init * o->conservativeness, 1.0);
         e->ratio_min = fmin(e->ratio_min * o->conservativeness, e->ratio_init);
         e->ratio_decay *= o->conservativeness;
@@ -337,7 +338,7 @@ static sim_status load_engine(const cli_opts *o, const cli_file_cache *cache, si
                   err);
 }
 
-sim_step_cfg cli_engine_step(const sim_engprof *e, const sim_model *m)
+sim_step_cfg cli_load_engine_step(const sim_engprof *e, const sim_model *m)
 {
     /* eager Python runs every layer's modules on the CPU each iteration */
     double layers_us = e->layer_overhead_us * (double)m->layers;
@@ -352,7 +353,7 @@ sim_step_cfg cli_engine_step(const sim_engprof *e, const sim_model *m)
                           .fuse_allreduce_norm = e->fuse_allreduce_norm};
 }
 
-void cli_engine_cfg(const sim_engprof *e, sim_engine_cfg *cfg)
+void cli_load_engine_cfg(const sim_engprof *e, sim_engine_cfg *cfg)
 {
     cfg->sched = (sim_sched_cfg){.max_num_seqs = e->max_num_seqs,
                                  .max_num_batched_tokens = e->max_num_batched_tokens,
@@ -374,7 +375,7 @@ static void apply_max_model_len(const cli_opts *o, const sim_engprof *e, sim_mod
 {
     if (e->max_model_len <= 0)
         return;
-    const bool flag = cli_given(o, "--max-model-len");
+    const bool flag = cli_opt_given(o, "--max-model-len");
     if (e->max_model_len > m->max_positions && o->warn)
         fprintf(o->warn,
                 "infersim: warning: %s%s %lld is above %s's max_position_embeddings %lld; the "
@@ -386,8 +387,8 @@ static void apply_max_model_len(const cli_opts *o, const sim_engprof *e, sim_mod
 
 /* Loads what the commands share (from the cache when one is given). The model is optional for
  * roofline. */
-sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
-                           const cli_file_cache *cache, sim_err *err)
+sim_status cli_load_common(const cli_opts *o, bool need_model, cli_load_result *L,
+                           const cli_load_cache *cache, sim_err *err)
 {
     char path[PATH_MAX];
     sim_status st;
@@ -402,18 +403,18 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
     if (!sim_format_parse(o->format, &L->fmt))
         return sim_fail(err, SIM_EINPUT, "--format: value '%s', expected table, json or csv",
                         o->format);
-    cli_resolve("hw", o->hw, path, sizeof path);
-    if ((st = cli_get_hw(cache, path, &L->hw, err)) || (st = load_engine(o, cache, &L->eng, err)))
+    cli_load_resolve("hw", o->hw, path, sizeof path);
+    if ((st = cli_load_hw(cache, path, &L->hw, err)) || (st = load_engine(o, cache, &L->eng, err)))
         return st;
     L->usd_per_gpu_hour =
-        cli_given(o, "--usd-per-gpu-hour") ? o->usd_per_gpu_hour : L->hw.usd_per_gpu_hour;
+        cli_opt_given(o, "--usd-per-gpu-hour") ? o->usd_per_gpu_hour : L->hw.usd_per_gpu_hour;
     if (o->model) {
-        cli_resolve("models", o->model, path, sizeof path);
-        if ((st = cli_get_model(cache, path, &L->model, err)))
+        cli_load_resolve("models", o->model, path, sizeof path);
+        if ((st = cli_load_model(cache, path, &L->model, err)))
             return st;
         apply_max_model_len(o, &L->eng, &L->model);
     }
-    L->step = cli_engine_step(&L->eng, &L->model);
+    L->step = cli_load_engine_step(&L->eng, &L->model);
     L->step.hw = &L->hw;
     L->step.tp = (int)o->tp;
     L->step.pp = (int)o->pp;

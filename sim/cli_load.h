@@ -21,13 +21,13 @@
  * in the data roots (find.h: working directory,
  * $INFERSIM_DATA, the source tree next to the binary, the installed share/infersim); a Hugging Face
  * id as the model file that lists it; anything else as given. */
-void cli_resolve(const char *dir, const char *arg, char *buf, size_t len);
+void cli_load_resolve(const char *dir, const char *arg, char *buf, size_t len);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Files, loaded once: a sweep loads every model, device and trace it names before its parallel
  * loop (the points only copy them), so no file is parsed on a worker thread. */
 
-typedef struct cli_cache_entry {
+typedef struct cli_load_entry {
     char kind; /* 'm' model, 'h' device, 't' trace, 'e' engine profile */
     char path[PATH_MAX];
     double scale;  /* traces: --time-scale */
@@ -38,59 +38,59 @@ typedef struct cli_cache_entry {
     sim_hw hw;
     sim_workload w;
     sim_engprof eng;
-} cli_cache_entry;
+} cli_load_entry;
 
-typedef struct cli_file_cache {
-    cli_cache_entry *e;
+typedef struct cli_load_cache {
+    cli_load_entry *e;
     size_t n, cap;
-} cli_file_cache;
+} cli_load_cache;
 
-const cli_cache_entry *cli_cache_find(const cli_file_cache *c, char kind, const char *path,
-                                      double scale, int64_t limit);
+const cli_load_entry *cli_load_cache_find(const cli_load_cache *c, char kind, const char *path,
+                                          double scale, int64_t limit);
 
 /* Loads a file into the cache unless it is there (a failure is kept for the points). Returns
  * SIM_EINTERNAL only when out of memory. */
-sim_status cli_cache_add(cli_file_cache *c, char kind, const char *path, double scale,
-                         int64_t limit);
+sim_status cli_load_cache_add(cli_load_cache *c, char kind, const char *path, double scale,
+                              int64_t limit);
 
-void cli_cache_free(cli_file_cache *c);
+void cli_load_cache_free(cli_load_cache *c);
 
 /* A cached entry, or its load error in *st and err. */
-const cli_cache_entry *cli_cache_get(const cli_file_cache *c, char kind, const char *path,
-                                     double scale, int64_t limit, sim_err *err, sim_status *st);
+const cli_load_entry *cli_load_cache_get(const cli_load_cache *c, char kind, const char *path,
+                                         double scale, int64_t limit, sim_err *err, sim_status *st);
 
 /* A model or device: from the cache when one is given, else from disk. */
-sim_status cli_get_model(const cli_file_cache *c, const char *path, sim_model *out, sim_err *err);
-sim_status cli_get_hw(const cli_file_cache *c, const char *path, sim_hw *out, sim_err *err);
+sim_status cli_load_model(const cli_load_cache *c, const char *path, sim_model *out, sim_err *err);
+sim_status cli_load_hw(const cli_load_cache *c, const char *path, sim_hw *out, sim_err *err);
 
 /* The engine profile --engine names (hw/engines/NAME.json), resolved like models and devices. */
-void cli_engine_path(const cli_opts *o, char *buf, size_t len);
+void cli_load_engine_path(const cli_opts *o, char *buf, size_t len);
 
 /* ------------------------------------------------------------------------------------------ */
 /* What the model commands load from their flags (run, roofline, serve, sweep's points, compare) */
 
-typedef struct cli_loaded {
+typedef struct cli_load_result {
     sim_model model;
     sim_hw hw;
     sim_format fmt;
     sim_step_cfg step;
-    sim_model draft; /* --spec-model */
-    sim_spec spec;   /* method none without --spec-method */
-    sim_engprof eng; /* --engine's profile with the flags that override it applied */
+    sim_model draft;         /* --spec-model */
+    sim_spec spec;           /* method none without --spec-method */
+    sim_engprof eng;         /* --engine's profile with the flags that override it applied */
     double usd_per_gpu_hour; /* --usd-per-gpu-hour, else the device file's; 0 = unknown */
-} cli_loaded;
+} cli_load_result;
 
 /* A profile's step settings for model m (launch mode, host costs, memory rule, CUDA graphs);
  * the caller sets device, TP, precision and overlap. */
-sim_step_cfg cli_engine_step(const sim_engprof *e, const sim_model *m);
+sim_step_cfg cli_load_engine_step(const sim_engprof *e, const sim_model *m);
 
 /* A profile's engine settings (scheduler, block size, memory fraction, prefix caching) into
  * cfg; the rest of cfg is left as it is. */
-void cli_engine_cfg(const sim_engprof *e, sim_engine_cfg *cfg);
+void cli_load_engine_cfg(const sim_engprof *e, sim_engine_cfg *cfg);
 
 /* Loads what the commands share; the model is optional for roofline. */
-sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
-                           const cli_file_cache *cache, sim_err *err);
+sim_status cli_load_common(const cli_opts *o, bool need_model, cli_load_result *L,
+                           const cli_load_cache *cache, sim_err *err);
 
 /* The measurements table validate and calibrate read by default. */
 #define CLI_LOAD_VALIDATION_DATA "tools/data/validation.csv"

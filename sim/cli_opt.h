@@ -2,7 +2,7 @@
  *
  * One row per flag (name, kind, the cli_opts member it sets, range, the commands that take it,
  * help); the table drives parsing, range checks, error messages and every command's --help.
- * A command starts from cli_defaults and its parsed flags are then const.
+ * A command starts from cli_opt_defaults and its parsed flags are then const.
  */
 #ifndef SIM_CLI_OPT_H
 #define SIM_CLI_OPT_H
@@ -18,23 +18,31 @@
 
 /* The commands that take a flag (a row's cmds), one bit each. */
 enum {
-    CMD_RUN = 1,
-    CMD_ROOFLINE = 2,
-    CMD_SERVE = 4,
-    CMD_CHECK = 8,
-    CMD_VALIDATE = 16,
-    CMD_OP = 32,
-    CMD_CALIBRATE = 64,
-    CMD_HW = 128
+    CLI_OPT_CMD_RUN = 1,
+    CLI_OPT_CMD_ROOFLINE = 2,
+    CLI_OPT_CMD_SERVE = 4,
+    CLI_OPT_CMD_CHECK = 8,
+    CLI_OPT_CMD_VALIDATE = 16,
+    CLI_OPT_CMD_OP = 32,
+    CLI_OPT_CMD_CALIBRATE = 64,
+    CLI_OPT_CMD_HW = 128
 };
-#define CMD_MODEL (CMD_RUN | CMD_ROOFLINE | CMD_SERVE) /* flags every model command takes */
-#define CMD_ENGINE (CMD_RUN | CMD_SERVE)               /* flags of commands that run steps */
+/* flags every model command takes; flags of the commands that run steps */
+#define CLI_OPT_CMD_MODEL (CLI_OPT_CMD_RUN | CLI_OPT_CMD_ROOFLINE | CLI_OPT_CMD_SERVE)
+#define CLI_OPT_CMD_ENGINE (CLI_OPT_CMD_RUN | CLI_OPT_CMD_SERVE)
 
-/* OPT_RATE: a number > 0 or "inf"; OPT_LIST: one or more values up to the next flag, joined
- * with commas (vLLM's --goodput ttft:300 tpot:50). */
-typedef enum opt_kind { OPT_STR, OPT_INT, OPT_NUM, OPT_BOOL, OPT_RATE, OPT_LIST } opt_kind;
+/* CLI_OPT_RATE: a number > 0 or "inf"; CLI_OPT_LIST: one or more values up to the next flag,
+ * joined with commas (vLLM's --goodput ttft:300 tpot:50). */
+typedef enum cli_opt_kind {
+    CLI_OPT_STR,
+    CLI_OPT_INT,
+    CLI_OPT_NUM,
+    CLI_OPT_BOOL,
+    CLI_OPT_RATE,
+    CLI_OPT_LIST
+} cli_opt_kind;
 
-#define LIST_LEN 256
+#define CLI_OPT_LIST_LEN 256
 
 typedef struct cli_opts {
     const char *model, *hw, *format, *weight_dtype, *act_dtype, *kv_dtype, *dtype;
@@ -57,7 +65,7 @@ typedef struct cli_opts {
     int64_t num_prompts, rand_in, rand_out, max_concurrency, seed, block_size, max_seqs, max_tokens;
     double range_ratio, rate, burstiness, time_scale;
     bool no_chunked;
-    char goodput[LIST_LEN];
+    char goodput[CLI_OPT_LIST_LEN];
     /* validation */
     const char *data, *op, *out_file;
     int64_t m, n, k, heads, head_dim, seq, bytes, gpus;
@@ -84,12 +92,12 @@ typedef struct cli_opts {
     int64_t ep;
     bool dp_attention;
     double expert_imbalance;
-    bool given[128]; /* by index into cli_opts_table */
+    bool given[128]; /* by index into cli_opt_table */
 } cli_opts;
 
 typedef struct cli_opt_def {
     const char *name;
-    opt_kind kind;
+    cli_opt_kind kind;
     size_t offset;
     double min, max; /* numeric range (inclusive) */
     int cmds;        /* commands that take it */
@@ -97,43 +105,43 @@ typedef struct cli_opt_def {
 } cli_opt_def;
 
 /* The option table, its size, and the defaults every command starts from. */
-extern const cli_opt_def cli_opts_table[];
-extern const size_t cli_n_opts;
-extern const cli_opts cli_defaults;
+extern const cli_opt_def cli_opt_table[];
+extern const size_t cli_opt_count;
+extern const cli_opts cli_opt_defaults;
 
 /* The option named `name` ("--tp") that a command in `mask` takes, or NULL. */
-const cli_opt_def *cli_find_opt(const char *name, int mask);
+const cli_opt_def *cli_opt_find(const char *name, int mask);
 
 /* Whether the command line named flag `name`. */
-bool cli_given(const cli_opts *o, const char *name);
+bool cli_opt_given(const cli_opts *o, const char *name);
 
 /* Sets one flag's value (a list flag appends) at o->offset into `out`: a cli_opts for the
  * table above, or whatever struct another table's offsets are into. Errors name the flag. */
-sim_status cli_parse_value(const cli_opt_def *o, const char *v, void *out, sim_err *err);
+sim_status cli_opt_parse_value(const cli_opt_def *o, const char *v, void *out, sim_err *err);
 
 /* A format flag's value ("--dtype", "fp8"); the error names the flag and the known formats. */
-sim_status cli_parse_dtype_flag(const char *flag, const char *v, sim_dtype *out, sim_err *err);
+sim_status cli_opt_parse_dtype(const char *flag, const char *v, sim_dtype *out, sim_err *err);
 
 /* --allreduce's value (AUTO when not given); an unknown name is an error naming the flag. */
-sim_status cli_parse_allreduce(const cli_opts *o, sim_coll_algo *out, sim_err *err);
+sim_status cli_opt_parse_allreduce(const cli_opts *o, sim_coll_algo *out, sim_err *err);
 
 /* `infersim CMD --help`: "usage: infersim CMD [flags]" and every flag that command `mask` takes,
  * with its help. */
 void cli_opt_usage(FILE *f, const char *cmd, int mask);
 
 /* Parses argv[first..] for command `cmd` (bit `mask`). */
-sim_status cli_parse_opts(int argc, char **argv, int first, const char *cmd, int mask,
-                          cli_opts *out, sim_err *err);
+sim_status cli_opt_parse(int argc, char **argv, int first, const char *cmd, int mask, cli_opts *out,
+                         sim_err *err);
 
 /* No two outputs of one command (--save-requests, --chrome-trace, --html, --out,
  * --result-dir/--result-filename) on one file: one would silently replace the other. */
-sim_status cli_check_outputs(const cli_opts *o, sim_err *err);
+sim_status cli_opt_check_outputs(const cli_opts *o, sim_err *err);
 
 /* --num-prompts as a trace limit (0: the whole trace). */
-int64_t cli_trace_limit(const cli_opts *o);
+int64_t cli_opt_trace_limit(const cli_opts *o);
 
 /* The command line as typed, "infersim run --model ..." (arguments with spaces or shell
  * characters quoted), malloc'd; NULL when out of memory. */
-char *cli_cmdline(int argc, char **argv);
+char *cli_opt_cmdline(int argc, char **argv);
 
 #endif

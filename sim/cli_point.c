@@ -27,7 +27,7 @@ sim_status cli_point_check_trace_size(const cli_opts *o, double est_bytes, const
 }
 
 /* A static batch from the flags: loaded (from the cache when given), checked, simulated. */
-sim_status cli_run_point(const cli_opts *o, cli_loaded *L, const cli_file_cache *cache,
+sim_status cli_point_run(const cli_opts *o, cli_load_result *L, const cli_load_cache *cache,
                          sim_run_cfg *cfg, sim_run_result *r, sim_err *err)
 {
     sim_status st = cli_load_common(o, true, L, cache, err);
@@ -61,11 +61,11 @@ static sim_status check_workload_flags(const cli_opts *o, sim_err *err)
                                               "--random-range-ratio"};
     bool rep = o->dataset_name && strcmp(o->dataset_name, "prefix_repetition") == 0;
     for (size_t i = 0; i < sizeof repetition / sizeof repetition[0]; i++)
-        if (!rep && cli_given(o, repetition[i]))
+        if (!rep && cli_opt_given(o, repetition[i]))
             return sim_fail(err, SIM_EINPUT, "%s: needs --dataset-name prefix_repetition",
                             repetition[i]);
     for (size_t i = 0; i < sizeof random_only / sizeof random_only[0]; i++)
-        if (rep && cli_given(o, random_only[i]))
+        if (rep && cli_opt_given(o, random_only[i]))
             return sim_fail(err, SIM_EINPUT,
                             "%s: does not apply to --dataset-name prefix_repetition (use "
                             "--prefix-repetition-* for its lengths)",
@@ -76,14 +76,14 @@ static sim_status check_workload_flags(const cli_opts *o, sim_err *err)
                                                  "--dataset-name"};
     if (o->trace) {
         for (size_t i = 0; i < sizeof synthetic_only / sizeof synthetic_only[0]; i++)
-            if (cli_given(o, synthetic_only[i]))
+            if (cli_opt_given(o, synthetic_only[i]))
                 return sim_fail(err, SIM_EINPUT,
                                 "%s: does not apply to --trace (the trace gives arrivals and "
                                 "lengths; use --time-scale to replay it faster or slower)",
                                 synthetic_only[i]);
         return SIM_OK;
     }
-    if (cli_given(o, "--time-scale"))
+    if (cli_opt_given(o, "--time-scale"))
         return sim_fail(err, SIM_EINPUT, "--time-scale: applies only to --trace");
     return SIM_OK;
 }
@@ -91,7 +91,7 @@ static sim_status check_workload_flags(const cli_opts *o, sim_err *err)
 /* The workload of a serve command: a trace (from the cache when given), or vLLM's random or
  * prefix_repetition dataset drawn with `seed` (its prefix-cache ids name blocks of the engine's
  * block size, at least 16 tokens). *w points at `own` or at the cached trace. */
-static sim_status serve_workload(const cli_opts *o, const cli_file_cache *cache, uint64_t seed,
+static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache, uint64_t seed,
                                  int64_t block_size, sim_workload *own, const sim_workload **w,
                                  sim_err *err)
 {
@@ -101,16 +101,16 @@ static sim_status serve_workload(const cli_opts *o, const cli_file_cache *cache,
         return st;
     char path[PATH_MAX];
     if (o->trace)
-        cli_resolve("traces", o->trace, path, sizeof path);
+        cli_load_resolve("traces", o->trace, path, sizeof path);
     if (o->trace && cache) {
-        const cli_cache_entry *e =
-            cli_cache_get(cache, 't', path, o->time_scale, cli_trace_limit(o), err, &st);
+        const cli_load_entry *e =
+            cli_load_cache_get(cache, 't', path, o->time_scale, cli_opt_trace_limit(o), err, &st);
         if (e)
             *w = &e->w;
         return st;
     }
     if (o->trace)
-        return sim_workload_load_trace(path, o->time_scale, cli_trace_limit(o), own, err);
+        return sim_workload_load_trace(path, o->time_scale, cli_opt_trace_limit(o), own, err);
     sim_synth_cfg s = {.num_prompts = o->num_prompts,
                        .input_len = o->rand_in,
                        .output_len = o->rand_out,
@@ -208,12 +208,12 @@ static sim_status open_serve_trace(const cli_opts *o, sim_engine_cfg *cfg, const
 
 /* A serving run from the flags, with what its report needs. */
 
-int64_t cli_serve_gpus(const cli_serve_state *s)
+int64_t cli_point_serve_gpus(const cli_point_serve_state *s)
 {
     return s->gpus > 0 ? s->gpus : sim_pp_gpus(&s->cfg.step);
 }
 
-void cli_serve_state_free(cli_serve_state *s)
+void cli_point_serve_free(cli_point_serve_state *s)
 {
     free(s->series);
     s->series = NULL;
@@ -228,7 +228,7 @@ static sim_status open_cluster_trace(const cli_opts *o, int n_prefill, int insta
 {
     static const char *const one_engine[] = {"--trace-detail", "--trace-window", "--trace-max-mb"};
     for (size_t i = 0; i < sizeof one_engine / sizeof one_engine[0]; i++)
-        if (cli_given(o, one_engine[i]))
+        if (cli_opt_given(o, one_engine[i]))
             return sim_fail(err, SIM_EINPUT,
                             "%s: applies to one engine's timeline; with --replicas or --disagg "
                             "the timeline has iterations only",
@@ -248,7 +248,7 @@ static sim_status open_cluster_trace(const cli_opts *o, int n_prefill, int insta
 static sim_status disagg_flags(const cli_opts *o, sim_disagg_cfg *dc, sim_err *err)
 {
     if (!o->disagg) {
-        if (cli_given(o, "--prefill-tp") || o->kv_stream)
+        if (cli_opt_given(o, "--prefill-tp") || o->kv_stream)
             return sim_fail(err, SIM_EINPUT, "%s: applies only with --disagg P:D",
                             o->kv_stream ? "--kv-stream" : "--prefill-tp");
         return SIM_OK;
@@ -277,19 +277,20 @@ static sim_status disagg_flags(const cli_opts *o, sim_disagg_cfg *dc, sim_err *e
 }
 
 /* Loads, checks and simulates; a --chrome-trace timeline is written alongside. */
-sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cache *cache,
-                           uint64_t seed, cli_serve_state *s, sim_err *err)
+sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load_cache *cache,
+                           uint64_t seed, cli_point_serve_state *s, sim_err *err)
 {
     memset(s, 0, sizeof *s);
     s->w = &s->own;
-    if (!o->chrome_trace && (o->trace_detail || o->trace_window || cli_given(o, "--trace-max-mb")))
+    if (!o->chrome_trace &&
+        (o->trace_detail || o->trace_window || cli_opt_given(o, "--trace-max-mb")))
         return sim_fail(err, SIM_EINPUT, "%s: needs --chrome-trace FILE",
                         o->trace_detail   ? "--trace-detail"
                         : o->trace_window ? "--trace-window"
                                           : "--trace-max-mb");
     sim_status st = cli_load_common(o, true, L, cache, err);
-    cli_engine_cfg(&L->eng, &s->cfg);
-    s->cfg.max_concurrency = cli_given(o, "--max-concurrency") ? o->max_concurrency : 0;
+    cli_load_engine_cfg(&L->eng, &s->cfg);
+    s->cfg.max_concurrency = cli_opt_given(o, "--max-concurrency") ? o->max_concurrency : 0;
     s->cfg.seed = seed;
     if (!st && o->goodput[0])
         st = sim_slo_parse(o->goodput, &s->slo, err);
@@ -336,7 +337,7 @@ sim_status cli_serve_point(const cli_opts *o, cli_loaded *L, const cli_file_cach
     }
     if (!st && dc.n_prefill > 0) {
         s->prefill = s->cfg;
-        s->prefill.step.tp = cli_given(o, "--prefill-tp") ? (int)o->prefill_tp : s->cfg.step.tp;
+        s->prefill.step.tp = cli_opt_given(o, "--prefill-tp") ? (int)o->prefill_tp : s->cfg.step.tp;
         s->gpus =
             dc.n_prefill * sim_pp_gpus(&s->prefill.step) + dc.n_decode * sim_pp_gpus(&s->cfg.step);
         if (!(st = sim_disagg_check(&dc, s->w, err)))

@@ -62,7 +62,7 @@ static sim_status write_run_trace(const cli_opts *o, const sim_run_cfg *cfg,
 
 sim_status cli_run_cmd(const cli_opts *o, FILE *out, sim_err *err)
 {
-    cli_loaded *L = calloc(1, sizeof *L);
+    cli_load_result *L = calloc(1, sizeof *L);
     sim_run_result *r = calloc(1, sizeof *r);
     if (!L || !r) {
         free(L);
@@ -70,8 +70,8 @@ sim_status cli_run_cmd(const cli_opts *o, FILE *out, sim_err *err)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
     }
     sim_run_cfg cfg;
-    sim_status st = cli_run_point(o, L, NULL, &cfg, r, err);
-    if (!st && !o->chrome_trace && (o->trace_ranks || cli_given(o, "--trace-max-mb")))
+    sim_status st = cli_point_run(o, L, NULL, &cfg, r, err);
+    if (!st && !o->chrome_trace && (o->trace_ranks || cli_opt_given(o, "--trace-max-mb")))
         st = sim_fail(err, SIM_EINPUT, "%s: needs --chrome-trace FILE",
                       o->trace_ranks ? "--trace-ranks" : "--trace-max-mb");
     if (!st && o->chrome_trace)
@@ -87,7 +87,7 @@ sim_status cli_run_cmd(const cli_opts *o, FILE *out, sim_err *err)
 
 sim_status cli_run_roofline(const cli_opts *o, FILE *out, sim_err *err)
 {
-    cli_loaded *L = calloc(1, sizeof *L);
+    cli_load_result *L = calloc(1, sizeof *L);
     sim_step_result *pre = calloc(1, sizeof *pre), *dec = calloc(1, sizeof *dec);
     if (!L || !pre || !dec) {
         free(L);
@@ -100,12 +100,12 @@ sim_status cli_run_roofline(const cli_opts *o, FILE *out, sim_err *err)
                        .dtype = SIM_DT_BF16,
                        .batch = o->batch,
                        .input_len = o->input_len,
-                       .group_size = cli_given(o, "--weight-group-size") ? o->group_size : 128};
+                       .group_size = cli_opt_given(o, "--weight-group-size") ? o->group_size : 128};
     if (!st && o->model) {
         rf.dtype = sim_graph_gemm_dtype(&L->step.prec);
         rf.group_size = L->step.prec.group_size;
     }
-    if (!st && o->dtype && !(st = cli_parse_dtype_flag("--dtype", o->dtype, &rf.dtype, err)) &&
+    if (!st && o->dtype && !(st = cli_opt_parse_dtype("--dtype", o->dtype, &rf.dtype, err)) &&
         L->hw.peak_flops[rf.dtype] <= 0.0)
         st = sim_fail(err, SIM_EINPUT,
                       "--dtype: value %s is not computed by %s (%s has no "

@@ -57,7 +57,7 @@ static sim_status save_vllm_result(const cli_opts *o, const sim_serve_report *re
     py_float(o->rate, rate, sizeof rate);
     if (o->result_filename)
         snprintf(name, sizeof name, "%s", o->result_filename);
-    else if (o->max_concurrency > 0 && cli_given(o, "--max-concurrency"))
+    else if (o->max_concurrency > 0 && cli_opt_given(o, "--max-concurrency"))
         snprintf(name, sizeof name, "%s-%sqps-concurrency%lld-%s-%s.json",
                  o->label ? o->label : backend, rate, (long long)o->max_concurrency, base, date);
     else
@@ -76,7 +76,7 @@ static sim_status save_vllm_result(const cli_opts *o, const sim_serve_report *re
                           .request_rate = rep->request_rate,
                           .burstiness = o->burstiness,
                           .max_concurrency =
-                              cli_given(o, "--max-concurrency") ? o->max_concurrency : 0};
+                              cli_opt_given(o, "--max-concurrency") ? o->max_concurrency : 0};
     return sim_report_vllm_result(path, rep, &meta, err);
 }
 
@@ -99,8 +99,8 @@ static sim_status check_vllm_flags(const cli_opts *o, sim_err *err)
 
 sim_status cli_serve_cmd(const cli_opts *o, FILE *out, sim_err *err)
 {
-    cli_loaded *L = calloc(1, sizeof *L);
-    cli_serve_state *s = calloc(1, sizeof *s);
+    cli_load_result *L = calloc(1, sizeof *L);
+    cli_point_serve_state *s = calloc(1, sizeof *s);
     sim_pct_values *saved = calloc(1, sizeof *saved);
     if (!L || !s || !saved) {
         free(L);
@@ -116,7 +116,7 @@ sim_status cli_serve_cmd(const cli_opts *o, FILE *out, sim_err *err)
     if (!st)
         st = sim_pct_sel_parse(o->percentile_metrics, o->metric_percentiles, &sel, err);
     if (!st)
-        st = cli_serve_point(o, L, NULL, (uint64_t)o->seed, s, err);
+        st = cli_point_serve(o, L, NULL, (uint64_t)o->seed, s, err);
     if (!st && (pick || o->save_result) && sim_metrics_selected(&s->res, &sel, saved))
         st = sim_fail(err, SIM_EINTERNAL, "out of memory computing percentiles");
     sim_serve_report rep = {.cfg = &s->cfg,
@@ -143,7 +143,7 @@ sim_status cli_serve_cmd(const cli_opts *o, FILE *out, sim_err *err)
                             s->series, err);
     if (!st && (st = sim_report_serve(out, L->fmt, &rep)))
         sim_fail(err, st, "writing the result failed");
-    cli_serve_state_free(s);
+    cli_point_serve_free(s);
     free(s);
     free(L);
     free(saved);

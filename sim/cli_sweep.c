@@ -24,18 +24,18 @@
 /* sweep: the run or serve command over a grid of flag values, points in parallel */
 
 typedef struct sweep_ctx {
-    int mask; /* CMD_RUN or CMD_SERVE */
+    int mask; /* CLI_OPT_CMD_RUN or CLI_OPT_CMD_SERVE */
     const sim_grid *g;
     sim_shard shard;
     cli_opts *opts;     /* per shard point */
     sim_status *opt_st; /* per shard point: building its options */
     sim_err *opt_err;
-    cli_file_cache cache;
+    cli_load_cache cache;
     bool jsonl;
     bool has_slo;
     sim_slo slo;
-    int pct;        /* SLO percentile: 50, 90 or 99 */
-    bool min_cost;  /* --objective cost: the best point is the cheapest per output token */
+    int pct;       /* SLO percentile: 50, 90 or 99 */
+    bool min_cost; /* --objective cost: the best point is the cheapest per output token */
 } sweep_ctx;
 
 /* A point's flags: the command's defaults, then each dimension's value. */
@@ -43,21 +43,21 @@ static sim_status point_opts(const sweep_ctx *c, size_t point, cli_opts *o, sim_
 {
     const char *vals[CLI_GRID_MAX_DIMS];
     sim_grid_point(c->g, point, vals);
-    *o = cli_defaults;
+    *o = cli_opt_defaults;
     for (size_t d = 0; d < c->g->n_dims; d++) {
         const char *name = c->g->dims[d].name;
-        const cli_opt_def *def = cli_find_opt(name, c->mask);
+        const cli_opt_def *def = cli_opt_find(name, c->mask);
         if (!def)
             return sim_fail(err, SIM_EINTERNAL, "%s: not a flag of this command", name);
-        if (def->kind == OPT_BOOL) {
+        if (def->kind == CLI_OPT_BOOL) {
             if (strcmp(vals[d], "false") == 0)
                 continue;
             if (strcmp(vals[d], "true") != 0)
                 return sim_fail(err, SIM_EINPUT, "%s: value '%s', expected true or false", name,
                                 vals[d]);
         }
-        o->given[def - cli_opts_table] = true;
-        sim_status st = cli_parse_value(def, def->kind == OPT_BOOL ? "" : vals[d], o, err);
+        o->given[def - cli_opt_table] = true;
+        sim_status st = cli_opt_parse_value(def, def->kind == CLI_OPT_BOOL ? "" : vals[d], o, err);
         if (st)
             return st;
     }
@@ -79,13 +79,13 @@ static size_t run_metrics(const sim_run_cfg *cfg, const sim_run_result *r, sim_f
     return sim_report_run_fields(cfg, r, SIM_FIELDS_SWEEP, m);
 }
 
-static sim_serve_report serve_report(const cli_serve_state *s)
+static sim_serve_report serve_report(const cli_point_serve_state *s)
 {
     return (sim_serve_report){
         .cfg = &s->cfg, .m = &s->m, .usd_per_gpu_hour = s->usd_per_gpu_hour, .gpus = s->gpus};
 }
 
-static size_t serve_metrics(const cli_serve_state *s, sim_field *m)
+static size_t serve_metrics(const cli_point_serve_state *s, sim_field *m)
 {
     sim_serve_report rep = serve_report(s);
     return sim_report_serve_fields(&rep, SIM_FIELDS_SWEEP, m);
@@ -95,9 +95,9 @@ static size_t serve_metrics(const cli_serve_state *s, sim_field *m)
 static size_t metric_names(int mask, sim_field *m)
 {
     static const sim_run_result r0;
-    static const cli_serve_state s0 = {.cfg = {.step = {.tp = 1}}};
+    static const cli_point_serve_state s0 = {.cfg = {.step = {.tp = 1}}};
     static const sim_run_cfg c0 = {.step = {.tp = 1}};
-    return mask == CMD_RUN ? run_metrics(&c0, &r0, m) : serve_metrics(&s0, m);
+    return mask == CLI_OPT_CMD_RUN ? run_metrics(&c0, &r0, m) : serve_metrics(&s0, m);
 }
 
 /* A dimension shows as a column when it has more than one value. */
@@ -188,14 +188,14 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
     sim_field m[SIM_FIELDS_MAX];
     size_t nm = metric_names(c->mask, m);
     sim_strbuf b = {0};
-    cli_loaded *L = calloc(1, sizeof *L);
+    cli_load_result *L = calloc(1, sizeof *L);
     if (!L)
         return;
     double ttft = 0, tpot = 0, e2el = 0;
-    if (!st && c->mask == CMD_RUN) {
+    if (!st && c->mask == CLI_OPT_CMD_RUN) {
         sim_run_result *r = calloc(1, sizeof *r);
         sim_run_cfg cfg;
-        st = r ? cli_run_point(o, L, &c->cache, &cfg, r, &err) : SIM_EINTERNAL;
+        st = r ? cli_point_run(o, L, &c->cache, &cfg, r, &err) : SIM_EINTERNAL;
         if (!st) {
             nm = run_metrics(&cfg, r, m);
             ttft = r->ttft_ns / 1e6;
@@ -209,17 +209,17 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
         }
         free(r);
     } else if (!st) {
-        cli_serve_state *s = calloc(1, sizeof *s);
+        cli_point_serve_state *s = calloc(1, sizeof *s);
         /* each point's own seed, from the global seed and its grid index */
         sim_rng rng;
         sim_rng_seed(&rng, (uint64_t)o->seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(point + 1)));
-        st = s ? cli_serve_point(o, L, &c->cache, sim_rng_next(&rng), s, &err) : SIM_EINTERNAL;
+        st = s ? cli_point_serve(o, L, &c->cache, sim_rng_next(&rng), s, &err) : SIM_EINTERNAL;
         if (!st) {
             nm = serve_metrics(s, m);
             ttft = at_pct(&s->m.dist[SIM_M_TTFT], c->pct);
             tpot = at_pct(&s->m.dist[SIM_M_TPOT], c->pct);
             e2el = at_pct(&s->m.dist[SIM_M_E2EL], c->pct);
-            row->tput_per_gpu = s->m.output_throughput / (double)cli_serve_gpus(s);
+            row->tput_per_gpu = s->m.output_throughput / (double)cli_point_serve_gpus(s);
             row->ttft_ms = ttft;
             sim_price p;
             sim_serve_report rep = serve_report(s);
@@ -227,7 +227,7 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
                 row->usd_per_million_output_tokens = p.usd_per_million_output_tokens;
         }
         if (s)
-            cli_serve_state_free(s);
+            cli_point_serve_free(s);
         free(s);
     }
     free(L);
@@ -259,22 +259,22 @@ static sim_status sweep_prepare(sweep_ctx *c, size_t n, sim_err *err)
         char path[PATH_MAX];
         sim_status st = SIM_OK;
         if (o->hw) {
-            cli_resolve("hw", o->hw, path, sizeof path);
-            st |= cli_cache_add(&c->cache, 'h', path, 0, 0);
+            cli_load_resolve("hw", o->hw, path, sizeof path);
+            st |= cli_load_cache_add(&c->cache, 'h', path, 0, 0);
         }
         if (o->model) {
-            cli_resolve("models", o->model, path, sizeof path);
-            st |= cli_cache_add(&c->cache, 'm', path, 0, 0);
+            cli_load_resolve("models", o->model, path, sizeof path);
+            st |= cli_load_cache_add(&c->cache, 'm', path, 0, 0);
         }
         if (o->spec_model) {
-            cli_resolve("models", o->spec_model, path, sizeof path);
-            st |= cli_cache_add(&c->cache, 'm', path, 0, 0);
+            cli_load_resolve("models", o->spec_model, path, sizeof path);
+            st |= cli_load_cache_add(&c->cache, 'm', path, 0, 0);
         }
-        cli_engine_path(o, path, sizeof path);
-        st |= cli_cache_add(&c->cache, 'e', path, 0, 0);
-        if (o->trace && c->mask == CMD_SERVE) {
-            cli_resolve("traces", o->trace, path, sizeof path);
-            st |= cli_cache_add(&c->cache, 't', path, o->time_scale, cli_trace_limit(o));
+        cli_load_engine_path(o, path, sizeof path);
+        st |= cli_load_cache_add(&c->cache, 'e', path, 0, 0);
+        if (o->trace && c->mask == CLI_OPT_CMD_SERVE) {
+            cli_load_resolve("traces", o->trace, path, sizeof path);
+            st |= cli_load_cache_add(&c->cache, 't', path, o->time_scale, cli_opt_trace_limit(o));
         }
         if (st)
             return sim_fail(err, SIM_EINTERNAL, "out of memory loading the sweep's files");
@@ -381,7 +381,7 @@ static sim_status write_rows(const char *path, FILE *f, const sweep_ctx *c,
 static sim_status sweep_html(const char *path, int argc, char **argv, const sweep_ctx *c,
                              const sim_sweep_row *rows, size_t n, sim_err *err)
 {
-    char *cmdline = cli_cmdline(argc, argv);
+    char *cmdline = cli_opt_cmdline(argc, argv);
     if (!cmdline)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
     sim_chart_sweep sw = {
@@ -398,8 +398,9 @@ sim_status cli_sweep_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err *
         return sim_fail(err, SIM_EINPUT,
                         "sweep: expected 'infersim sweep run|serve [flags, any "
                         "value a comma-separated list]'");
-    sweep_ctx c = {
-        .mask = strcmp(argv[2], "run") == 0 ? CMD_RUN : CMD_SERVE, .shard = {0, 1}, .pct = 90};
+    sweep_ctx c = {.mask = strcmp(argv[2], "run") == 0 ? CLI_OPT_CMD_RUN : CLI_OPT_CMD_SERVE,
+                   .shard = {0, 1},
+                   .pct = 90};
     cli_grid_opts so = {.threads = sim_sweep_max_threads(), .pct = 90};
     sim_grid g = {0}, cl = {0};
     sim_status st = cli_grid_parse(argc, argv, c.mask, &cl, &so, err);
@@ -461,7 +462,7 @@ sim_status cli_sweep_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err *
     free(c.opts);
     free(c.opt_st);
     free(c.opt_err);
-    cli_cache_free(&c.cache);
+    cli_load_cache_free(&c.cache);
     sim_grid_free(&g);
     return st;
 }

@@ -10,19 +10,19 @@
 #include "validate.h"
 
 /* Loads the device or model a validation row names (cached across rows). */
-static const cli_cache_entry *row_file(cli_file_cache *c, char kind, const char *name, sim_err *err,
-                                       sim_status *st)
+static const cli_load_entry *row_file(cli_load_cache *c, char kind, const char *name, sim_err *err,
+                                      sim_status *st)
 {
     char path[PATH_MAX];
-    cli_resolve(kind == 'h'   ? "hw"
-                : kind == 'e' ? "hw/engines"
-                              : "models",
-                name, path, sizeof path);
-    if (cli_cache_add(c, kind, path, 0, 0)) {
+    cli_load_resolve(kind == 'h'   ? "hw"
+                     : kind == 'e' ? "hw/engines"
+                                   : "models",
+                     name, path, sizeof path);
+    if (cli_load_cache_add(c, kind, path, 0, 0)) {
         *st = sim_fail(err, SIM_EINTERNAL, "out of memory");
         return NULL;
     }
-    return cli_cache_get(c, kind, path, 0, 0, err, st);
+    return cli_load_cache_get(c, kind, path, 0, 0, err, st);
 }
 
 /* The engine profile that scores an end-to-end row: the engine (and version) that measured it,
@@ -45,7 +45,7 @@ static const char *row_engine(const sim_vrow *r)
         if (strncmp(r->framework, row_engines[i].framework_prefix,
                     strlen(row_engines[i].framework_prefix)) == 0)
             return row_engines[i].profile;
-    return cli_defaults.engine;
+    return cli_opt_defaults.engine;
 }
 
 /* A row that measures quantized weights, activations or KV cache. */
@@ -107,25 +107,26 @@ static sim_status validate_summaries(const cli_opts *o, const char *path, double
     if (low)
         fprintf(out, "  (%zu low-trust rows shown above, left out of these figures)\n", low);
     /* a gate over no points would pass whatever the model does */
-    if ((cli_given(o, "--max-op-median") || cli_given(o, "--max-bucket-median")) && !cnt[G_OP])
-        return sim_fail(err, SIM_EINPUT,
-                        "%s: %s has no op-level row that could be priced, expected at least one",
-                        cli_given(o, "--max-op-median") ? "--max-op-median" : "--max-bucket-median",
-                        path);
-    if (cli_given(o, "--max-e2e-median") && !cnt[G_E2E])
+    if ((cli_opt_given(o, "--max-op-median") || cli_opt_given(o, "--max-bucket-median")) &&
+        !cnt[G_OP])
+        return sim_fail(
+            err, SIM_EINPUT,
+            "%s: %s has no op-level row that could be priced, expected at least one",
+            cli_opt_given(o, "--max-op-median") ? "--max-op-median" : "--max-bucket-median", path);
+    if (cli_opt_given(o, "--max-e2e-median") && !cnt[G_E2E])
         return sim_fail(err, SIM_EINPUT,
                         "--max-e2e-median: %s has no end-to-end row that could be priced, "
                         "expected at least one",
                         path);
-    if (cli_given(o, "--max-op-median") && med[G_OP] > o->max_op_median)
+    if (cli_opt_given(o, "--max-op-median") && med[G_OP] > o->max_op_median)
         return sim_fail(err, SIM_EINTERNAL, "validation: op-level median %.1f%% is above %.1f%%",
                         med[G_OP], o->max_op_median);
     for (int b = 0; b < SIM_VBUCKET_COUNT; b++)
-        if (cli_given(o, "--max-bucket-median") && med[G_BUCKET + b] > o->max_bucket_median)
+        if (cli_opt_given(o, "--max-bucket-median") && med[G_BUCKET + b] > o->max_bucket_median)
             return sim_fail(err, SIM_EINTERNAL,
                             "validation: op-level median %.1f%% of size %s is above %.1f%%",
                             med[G_BUCKET + b], sim_validate_bucket_name(b), o->max_bucket_median);
-    if (cli_given(o, "--max-e2e-median") && med[G_E2E] > o->max_e2e_median)
+    if (cli_opt_given(o, "--max-e2e-median") && med[G_E2E] > o->max_e2e_median)
         return sim_fail(err, SIM_EINTERNAL, "validation: end-to-end median %.1f%% is above %.1f%%",
                         med[G_E2E], o->max_e2e_median);
     return SIM_OK;
@@ -140,7 +141,7 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
     sim_status st = sim_validate_load(path, &rows, &n, err);
     if (st)
         return st;
-    cli_file_cache cache = {0};
+    cli_load_cache cache = {0};
     double *errs[N_GROUPS];
     size_t cnt[N_GROUPS] = {0}, low = 0;
     for (int g = 0; g < N_GROUPS; g++)
@@ -171,12 +172,12 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
         sim_err rerr = {{0}};
         sim_status rs;
         double pred = 0.0;
-        const cli_cache_entry *h = row_file(&cache, 'h', r->hw, &rerr, &rs);
+        const cli_load_entry *h = row_file(&cache, 'h', r->hw, &rerr, &rs);
         if (h && sim_vkind_is_op(r->kind)) {
             rs = sim_validate_op(r, &h->hw, &pred, &rerr);
         } else if (h) {
-            const cli_cache_entry *m = row_file(&cache, 'm', r->model, &rerr, &rs);
-            const cli_cache_entry *e = m ? row_file(&cache, 'e', row_engine(r), &rerr, &rs) : NULL;
+            const cli_load_entry *m = row_file(&cache, 'm', r->model, &rerr, &rs);
+            const cli_load_entry *e = m ? row_file(&cache, 'e', row_engine(r), &rerr, &rs) : NULL;
             /* loading a file may move the cache's entries: look the earlier ones up again (they
              * are cached now, so this adds nothing and moves nothing) */
             if (e) {
@@ -184,12 +185,12 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
                 m = row_file(&cache, 'm', r->model, &rerr, &rs);
             }
             if (e && r->kind == SIM_VK_SERVE) {
-                sim_engine_cfg tmpl = {.step = cli_engine_step(&e->eng, &m->model)};
-                cli_engine_cfg(&e->eng, &tmpl);
+                sim_engine_cfg tmpl = {.step = cli_load_engine_step(&e->eng, &m->model)};
+                cli_load_engine_cfg(&e->eng, &tmpl);
                 tmpl.max_input_len = 0; /* the benchmark built its engine for its own prompts */
                 rs = sim_validate_serve(r, &m->model, &h->hw, &tmpl, &pred, &rerr);
             } else if (e) {
-                const sim_step_cfg tmpl = cli_engine_step(&e->eng, &m->model);
+                const sim_step_cfg tmpl = cli_load_engine_step(&e->eng, &m->model);
                 rs = sim_validate_e2e(r, &m->model, &h->hw, &tmpl, &pred, &rerr);
             }
         }
@@ -213,7 +214,9 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
         bool op = sim_vkind_is_op(r->kind);
         int groups[5] = {op ? G_OP : G_E2E, G_ALL, op ? G_KIND + (int)r->kind : -1,
                          op ? G_BUCKET + sim_validate_bucket(r) : -1,
-                         vrow_quantized(r) ? (op ? G_QOP : G_QE2E) : op ? -1 : G_E2E16};
+                         vrow_quantized(r) ? (op ? G_QOP : G_QE2E)
+                         : op              ? -1
+                                           : G_E2E16};
         for (int g = 0; g < 5; g++)
             if (groups[g] >= 0)
                 errs[groups[g]][cnt[groups[g]]++] = fabs(e);
@@ -223,6 +226,6 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
     for (int g = 0; g < N_GROUPS; g++)
         free(errs[g]);
     free(rows);
-    cli_cache_free(&cache);
+    cli_load_cache_free(&cache);
     return st;
 }
