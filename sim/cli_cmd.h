@@ -28,9 +28,13 @@ sim_status cli_info_trace_check(const cli_opts *o, FILE *out, sim_err *err);
 sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err);
 sim_status cli_calibrate_cmd(const cli_opts *o, FILE *out, sim_err *err);
 
-/* cli_sweep.c, cli_merge.c, cli_compare.c: argv commands */
+/* cli_sweep.c, cli_merge.c, cli_compare.c: argv commands, each with its --help (`infersim sweep
+ * run --help` names run's flags) */
 sim_status cli_sweep_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err *err);
-sim_status cli_merge_cmd(int argc, char **argv, FILE *out, sim_err *err);
+void cli_sweep_help(FILE *f, int argc, char **argv);
+sim_status cli_merge_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err *err);
+void cli_merge_help(FILE *f, int argc, char **argv);
 sim_status cli_compare_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err *err);
+void cli_compare_help(FILE *f, int argc, char **argv);
 
 #endif

@@ -283,6 +283,19 @@ static sim_status print_compare(FILE *out, sim_format fmt, const char *file,
     return SIM_OK;
 }
 
+void cli_compare_help(FILE *f, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    fputs("usage: infersim compare --result FILE.json [the run or serve flags of the measurement]\n"
+          "  --result S                 a vLLM --save-result file (mean_ttft_ms, ...: compared "
+          "with\n"
+          "                             'infersim serve') or a run-style JSON (ttft_ms, ...: "
+          "'infersim\n"
+          "                             run'); the other flags are those commands' flags\n",
+          f);
+}
+
 /* compare --result FILE [run or serve flags]: a measurement against the prediction. A vLLM
  * --save-result file also says what it measured: the flags it implies are taken from it. */
 sim_status cli_compare_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
@@ -347,7 +360,7 @@ sim_status cli_compare_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err
     result_run rr = {.in = NULL, .out = NULL};
     if (!st)
         st = cli_opt_parse(nrest, rest, 2, serve ? "serve" : "run",
-                           serve ? CLI_OPT_CMD_SERVE : CLI_OPT_CMD_RUN, &o, err);
+                           serve ? CLI_OPT_CMD_SERVE : CLI_OPT_CMD_RUN, NULL, &o, err);
     if (!st)
         st = cli_opt_check_outputs(&o, err);
     if (!st && serve)

@@ -11,30 +11,48 @@
 
 #include "jsonf.h"
 
-#define SO(flag, kind, field, lo, hi, help)                                                        \
+/* The sweep's own flags: the option row (its help is the tail of a value's error) and the line
+ * of `infersim sweep --help`. */
+typedef struct sweep_flag_def {
+    cli_opt_def def;
+    const char *usage;
+} sweep_flag_def;
+
+#define SO(flag, kind, field, lo, hi, help, usage)                                                 \
     {                                                                                              \
-        flag, kind, offsetof(cli_grid_opts, field), lo, hi, 0, help                                \
+        {flag, kind, offsetof(cli_grid_opts, field), lo, hi, 0, help}, usage                       \
     }
-static const cli_opt_def sweep_flags[] = {
-    SO("--out", CLI_OPT_STR, out, 0, 0, "expected a file for the rows"),
-    SO("--slo", CLI_OPT_STR, slo, 0, 0, "expected ttft:MS,tpot:MS,e2el:MS"),
-    SO("--shard", CLI_OPT_STR, shard, 0, 0, "expected I/N"),
-    SO("--grid", CLI_OPT_STR, grid, 0, 0, "expected a grid JSON file"),
-    SO("--html", CLI_OPT_STR, html, 0, 0, "expected a file for the HTML report"),
-    SO("--threads", CLI_OPT_INT, threads, 1, 1024, "threads"),
-    SO("--slo-percentile", CLI_OPT_INT, pct, 50, 99, "50, 90 or 99"),
-    SO("--objective", CLI_OPT_STR, objective, 0, 0, "throughput or cost"),
-    SO("--format", CLI_OPT_STR, format, 0, 0, "expected csv or jsonl"),
+static const sweep_flag_def sweep_flags[] = {
+    SO("--out", CLI_OPT_STR, out, 0, 0, "expected a file for the rows",
+       "write the rows here (.csv, or .jsonl/.json for JSON lines; default: stdout, CSV)"),
+    SO("--slo", CLI_OPT_STR, slo, 0, 0, "expected ttft:MS,tpot:MS,e2el:MS",
+       "SLOs a point must meet (--slo ttft:500,tpot:50); the summary names the best"),
+    SO("--shard", CLI_OPT_STR, shard, 0, 0, "expected I/N",
+       "run the I-th of N interleaved slices of the grid (merge them with 'infersim merge')"),
+    SO("--grid", CLI_OPT_STR, grid, 0, 0, "expected a grid JSON file",
+       "a grid JSON file: {\"grid\": {\"--tp\": [1, 2], ...}}"),
+    SO("--html", CLI_OPT_STR, html, 0, 0, "expected a file for the HTML report",
+       "write an HTML report of the sweep here"),
+    SO("--threads", CLI_OPT_INT, threads, 1, 1024, "threads",
+       "worker threads (default: every core)"),
+    SO("--slo-percentile", CLI_OPT_INT, pct, 50, 99, "50, 90 or 99",
+       "the latency percentile --slo checks, 50, 90 or 99 (default 90)"),
+    SO("--objective", CLI_OPT_STR, objective, 0, 0, "throughput or cost",
+       "throughput|cost: what the summary's best point maximizes or minimizes (default "
+       "throughput)"),
+    SO("--format", CLI_OPT_STR, format, 0, 0, "expected csv or jsonl",
+       "csv|jsonl: the rows' format (default: from --out's extension, else csv)"),
 };
 #undef SO
 enum { N_SWEEP_FLAGS = sizeof sweep_flags / sizeof sweep_flags[0] };
 
-static const cli_opt_def *find_sweep_flag(const char *name)
+/* The index of the sweep's flag `name` in sweep_flags, or -1. */
+static int find_sweep_flag(const char *name)
 {
-    for (size_t i = 0; i < N_SWEEP_FLAGS; i++)
-        if (strcmp(name, sweep_flags[i].name) == 0)
-            return &sweep_flags[i];
-    return NULL;
+    for (int i = 0; i < N_SWEEP_FLAGS; i++)
+        if (strcmp(name, sweep_flags[i].def.name) == 0)
+            return i;
+    return -1;
 }
 
 /* Whether `name` is a sweep-level flag; if so, *st says whether its value `v` parsed. Each may
@@ -42,10 +60,11 @@ static const cli_opt_def *find_sweep_flag(const char *name)
 static bool sweep_flag(const char *name, const char *v, cli_grid_opts *s, sim_err *err,
                        sim_status *st)
 {
-    const cli_opt_def *def = find_sweep_flag(name);
-    if (!def)
+    int i = find_sweep_flag(name);
+    if (i < 0)
         return false;
-    unsigned bit = 1u << (def - sweep_flags);
+    const cli_opt_def *def = &sweep_flags[i].def;
+    unsigned bit = 1u << i;
     if (s->seen & bit) {
         *st = sim_fail(err, SIM_EINPUT, "%s: given twice, expected once", name);
         return true;
@@ -70,38 +89,9 @@ void cli_grid_usage(FILE *f, const char *sub)
         "  every flag of 'infersim %s' (see 'infersim %s --help'), any value a comma-separated\n"
         "  list (--tp 1,2,4): the grid is every combination; and the sweep's own:\n",
         sub ? sub : "run|serve", sub ? sub : "run|serve", sub ? sub : "run|serve");
-    /* the sweep's flags, explained (a flag missing here shows its table entry's text) */
-    static const struct {
-        const char *flag, *text;
-    } what[] = {
-        {"--out",
-         "write the rows here (.csv, or .jsonl/.json for JSON lines; default: stdout, CSV)"},
-        {"--slo", "SLOs a point must meet (--slo ttft:500,tpot:50); the summary names the best"},
-        {"--shard", "run the I-th of N interleaved slices of the grid (merge them with 'infersim "
-                    "merge')"},
-        {"--grid", "a grid JSON file: {\"grid\": {\"--tp\": [1, 2], ...}}"},
-        {"--html", "write an HTML report of the sweep here"},
-        {"--threads", "worker threads (default: every core)"},
-        {"--slo-percentile", "the latency percentile --slo checks, 50, 90 or 99 (default 90)"},
-        {"--objective", "throughput|cost: what the summary's best point maximizes or minimizes "
-                        "(default throughput)"},
-        {"--format", "csv|jsonl: the rows' format (default: from --out's extension, else csv)"}};
-    for (size_t i = 0; i < N_SWEEP_FLAGS; i++) {
-        const char *text = sweep_flags[i].help;
-        for (size_t k = 0; k < sizeof what / sizeof what[0]; k++)
-            if (strcmp(what[k].flag, sweep_flags[i].name) == 0)
-                text = what[k].text;
-        fprintf(f, "  %s%-*s %s\n", sweep_flags[i].name, (int)(26 - strlen(sweep_flags[i].name)),
-                sweep_flags[i].kind == CLI_OPT_STR ? " S" : " N", text);
-    }
+    for (size_t i = 0; i < N_SWEEP_FLAGS; i++)
+        cli_opt_usage_line(f, &sweep_flags[i].def, sweep_flags[i].usage);
 }
-
-/* Outputs written once per run: a sweep has one per point, so they are refused. */
-static const char *const per_run_flags[] = {
-    "--save-requests",     "--chrome-trace", "--trace-detail",    "--trace-window",
-    "--trace-ranks",       "--trace-max-mb", "--format",          "--help",
-    "--save-result",       "--result-dir",   "--result-filename", "--percentile-metrics",
-    "--metric-percentiles"};
 
 /* Where a sweep dimension comes from, for its error messages: a grid file's key, or (file NULL)
  * a command-line argument. */
@@ -128,7 +118,7 @@ static const cli_opt_def *sweep_dim_flag(const char *name, int mask, const dim_s
     char buf[PATH_MAX + 128];
     const char *at = src_at(src, buf, sizeof buf);
     const cli_opt_def *def = name ? cli_opt_find(name, mask) : NULL;
-    if (name && find_sweep_flag(name)) {
+    if (name && find_sweep_flag(name) >= 0) {
         sim_fail(err, SIM_EINPUT, "%s%s is the sweep's own flag, expected on the command line", at,
                  name);
         return NULL;
@@ -144,14 +134,12 @@ static const cli_opt_def *sweep_dim_flag(const char *name, int mask, const dim_s
                      src->cmd, src->key, src->cmd);
         return NULL;
     }
-    for (size_t k = 0; k < sizeof per_run_flags / sizeof per_run_flags[0]; k++)
-        if (strcmp(name, per_run_flags[k]) == 0) {
-            sim_fail(err, SIM_EINPUT,
-                     "%s%s: not available in a sweep (one output per point); run the point on "
-                     "its own",
-                     at, name);
-            return NULL;
-        }
+    if (def->cmds & CLI_OPT_PER_RUN) {
+        sim_fail(err, SIM_EINPUT,
+                 "%s%s: not available in a sweep (one output per point); run the point on its own",
+                 at, name);
+        return NULL;
+    }
     return def;
 }
 

@@ -92,12 +92,23 @@ static sim_status resolve_prec(const cli_opts *o, const sim_model *m, const sim_
 /* Files, loaded once: a sweep loads every model, device and trace it names before its parallel
  * loop (the points only copy them), so no file is parsed on a worker thread. */
 
-const cli_load_entry *cli_load_cache_find(const cli_load_cache *c, char kind, const char *path,
-                                          double scale, int64_t limit)
+const char *cli_load_dir(cli_load_kind kind)
+{
+    static const char *const dirs[CLI_LOAD_KINDS] = {
+        [CLI_LOAD_MODEL] = "models",
+        [CLI_LOAD_HW] = "hw",
+        [CLI_LOAD_TRACE] = "traces",
+        [CLI_LOAD_ENGINE] = "hw/engines",
+    };
+    return dirs[kind];
+}
+
+const cli_load_entry *cli_load_cache_find(const cli_load_cache *c, cli_load_kind kind,
+                                          const char *path, double scale, int64_t limit)
 {
     for (size_t i = 0; c && i < c->n; i++)
         if (c->e[i].kind == kind && strcmp(c->e[i].path, path) == 0 &&
-            (kind != 't' || (c->e[i].scale == scale && c->e[i].limit == limit)))
+            (kind != CLI_LOAD_TRACE || (c->e[i].scale == scale && c->e[i].limit == limit)))
             return &c->e[i];
     return NULL;
 }
@@ -140,7 +151,7 @@ static sim_status load_hw(const char *path, sim_hw *hw, sim_err *err)
 }
 
 /* Loads a file into the cache unless it is there (its failure is kept for the points). */
-sim_status cli_load_cache_add(cli_load_cache *c, char kind, const char *path, double scale,
+sim_status cli_load_cache_add(cli_load_cache *c, cli_load_kind kind, const char *path, double scale,
                               int64_t limit)
 {
     if (cli_load_cache_find(c, kind, path, scale, limit))
@@ -159,10 +170,10 @@ sim_status cli_load_cache_add(cli_load_cache *c, char kind, const char *path, do
     snprintf(e->path, sizeof e->path, "%s", path);
     e->scale = scale;
     e->limit = limit;
-    e->st = kind == 'm'   ? load_model(path, &e->model, &e->err)
-            : kind == 'h' ? load_hw(path, &e->hw, &e->err)
-            : kind == 'e' ? sim_engprof_load(path, &e->eng, &e->err)
-                          : sim_workload_load_trace(path, scale, limit, &e->w, &e->err);
+    e->st = kind == CLI_LOAD_MODEL    ? load_model(path, &e->model, &e->err)
+            : kind == CLI_LOAD_HW     ? load_hw(path, &e->hw, &e->err)
+            : kind == CLI_LOAD_ENGINE ? sim_engprof_load(path, &e->eng, &e->err)
+                                      : sim_workload_load_trace(path, scale, limit, &e->w, &e->err);
     return SIM_OK;
 }
 
@@ -176,8 +187,9 @@ void cli_load_cache_free(cli_load_cache *c)
 }
 
 /* A cached entry, or its load error; SIM_EINTERNAL if the sweep forgot to load it. */
-const cli_load_entry *cli_load_cache_get(const cli_load_cache *c, char kind, const char *path,
-                                         double scale, int64_t limit, sim_err *err, sim_status *st)
+const cli_load_entry *cli_load_cache_get(const cli_load_cache *c, cli_load_kind kind,
+                                         const char *path, double scale, int64_t limit,
+                                         sim_err *err, sim_status *st)
 {
     const cli_load_entry *e = cli_load_cache_find(c, kind, path, scale, limit);
     *st = !e ? sim_fail(err, SIM_EINTERNAL, "%s was not preloaded", path) : e->st;
@@ -191,7 +203,7 @@ sim_status cli_load_model(const cli_load_cache *c, const char *path, sim_model *
     if (!c)
         return load_model(path, out, err);
     sim_status st;
-    const cli_load_entry *e = cli_load_cache_get(c, 'm', path, 0, 0, err, &st);
+    const cli_load_entry *e = cli_load_cache_get(c, CLI_LOAD_MODEL, path, 0, 0, err, &st);
     if (e)
         *out = e->model;
     return st;
@@ -202,7 +214,7 @@ sim_status cli_load_hw(const cli_load_cache *c, const char *path, sim_hw *out, s
     if (!c)
         return load_hw(path, out, err);
     sim_status st;
-    const cli_load_entry *e = cli_load_cache_get(c, 'h', path, 0, 0, err, &st);
+    const cli_load_entry *e = cli_load_cache_get(c, CLI_LOAD_HW, path, 0, 0, err, &st);
     if (e)
         *out = e->hw;
     return st;
@@ -276,7 +288,7 @@ static sim_status load_engine(const cli_opts *o, const cli_load_cache *cache, si
     cli_load_engine_path(o, path, sizeof path);
     sim_status st;
     if (cache) {
-        const cli_load_entry *c = cli_load_cache_get(cache, 'e', path, 0, 0, err, &st);
+        const cli_load_entry *c = cli_load_cache_get(cache, CLI_LOAD_ENGINE, path, 0, 0, err, &st);
         if (c)
             *e = c->eng;
     } else {

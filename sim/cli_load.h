@@ -27,8 +27,21 @@ void cli_load_resolve(const char *dir, const char *arg, char *buf, size_t len);
 /* Files, loaded once: a sweep loads every model, device and trace it names before its parallel
  * loop (the points only copy them), so no file is parsed on a worker thread. */
 
+/* The files the command line loads. */
+typedef enum cli_load_kind {
+    CLI_LOAD_MODEL,  /* a model's config.json */
+    CLI_LOAD_HW,     /* a device file */
+    CLI_LOAD_TRACE,  /* a request trace (with its --time-scale and --num-prompts) */
+    CLI_LOAD_ENGINE, /* an engine profile */
+    CLI_LOAD_KINDS
+} cli_load_kind;
+
+/* The data folder a bare name of that kind is looked up in: "models", "hw", "traces",
+ * "hw/engines". */
+const char *cli_load_dir(cli_load_kind kind);
+
 typedef struct cli_load_entry {
-    char kind; /* 'm' model, 'h' device, 't' trace, 'e' engine profile */
+    cli_load_kind kind;
     char path[PATH_MAX];
     double scale;  /* traces: --time-scale */
     int64_t limit; /* traces: --num-prompts, 0 = all */
@@ -45,19 +58,20 @@ typedef struct cli_load_cache {
     size_t n, cap;
 } cli_load_cache;
 
-const cli_load_entry *cli_load_cache_find(const cli_load_cache *c, char kind, const char *path,
-                                          double scale, int64_t limit);
+const cli_load_entry *cli_load_cache_find(const cli_load_cache *c, cli_load_kind kind,
+                                          const char *path, double scale, int64_t limit);
 
 /* Loads a file into the cache unless it is there (a failure is kept for the points). Returns
  * SIM_EINTERNAL only when out of memory. */
-sim_status cli_load_cache_add(cli_load_cache *c, char kind, const char *path, double scale,
+sim_status cli_load_cache_add(cli_load_cache *c, cli_load_kind kind, const char *path, double scale,
                               int64_t limit);
 
 void cli_load_cache_free(cli_load_cache *c);
 
 /* A cached entry, or its load error in *st and err. */
-const cli_load_entry *cli_load_cache_get(const cli_load_cache *c, char kind, const char *path,
-                                         double scale, int64_t limit, sim_err *err, sim_status *st);
+const cli_load_entry *cli_load_cache_get(const cli_load_cache *c, cli_load_kind kind,
+                                         const char *path, double scale, int64_t limit,
+                                         sim_err *err, sim_status *st);
 
 /* A model or device: from the cache when one is given, else from disk. */
 sim_status cli_load_model(const cli_load_cache *c, const char *path, sim_model *out, sim_err *err);

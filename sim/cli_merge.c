@@ -40,8 +40,21 @@ static bool row_point(const char *line, bool jsonl, long long *out)
     return !errno && end != p && (*end == ',' || *end == '}') && *out >= 0;
 }
 
-sim_status cli_merge_cmd(int argc, char **argv, FILE *out, sim_err *err)
+void cli_merge_help(FILE *f, int argc, char **argv)
 {
+    (void)argc;
+    (void)argv;
+    fputs("usage: infersim merge [--out FILE] SHARD...\n"
+          "  SHARD...                   the files of 'infersim sweep --shard I/N --out FILE' (all "
+          "CSV or\n"
+          "                             all JSONL), joined back into grid order\n"
+          "  --out S                    write the merged rows here (default: stdout)\n",
+          f);
+}
+
+sim_status cli_merge_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
+{
+    (void)errf; /* merge warns about nothing */
     const char *dest = NULL;
     merge_line *lines = NULL;
     size_t n = 0, cap = 0;

@@ -175,19 +175,21 @@ const cli_opt_def cli_opt_table[] = {
       "generated tokens per request (default 128)"),
     O("--goodput", CLI_OPT_LIST, goodput, 0, 0, CLI_OPT_CMD_SERVE,
       "SLOs for request_goodput: ttft:MS tpot:MS e2el:MS"),
-    O("--save-requests", CLI_OPT_STR, save_requests, 0, 0, CLI_OPT_CMD_SERVE,
+    O("--save-requests", CLI_OPT_STR, save_requests, 0, 0, CLI_OPT_CMD_SERVE | CLI_OPT_PER_RUN,
       "write one CSV row per request to FILE"),
     O("--dataset-name", CLI_OPT_STR, dataset_name, 0, 0, CLI_OPT_CMD_SERVE,
       "random|prefix_repetition (vLLM's synthetic datasets; recorded traffic: --trace)"),
-    O("--percentile-metrics", CLI_OPT_STR, percentile_metrics, 0, 0, CLI_OPT_CMD_SERVE,
+    O("--percentile-metrics", CLI_OPT_STR, percentile_metrics, 0, 0,
+      CLI_OPT_CMD_SERVE | CLI_OPT_PER_RUN,
       "metrics whose percentiles are printed and saved: ttft,tpot,itl,e2el (vLLM's flag)"),
-    O("--metric-percentiles", CLI_OPT_STR, metric_percentiles, 0, 0, CLI_OPT_CMD_SERVE,
+    O("--metric-percentiles", CLI_OPT_STR, metric_percentiles, 0, 0,
+      CLI_OPT_CMD_SERVE | CLI_OPT_PER_RUN,
       "the percentiles, e.g. 50,90,99 (default: 90,99; --save-result: vLLM's 99)"),
-    O("--save-result", CLI_OPT_BOOL, save_result, 0, 0, CLI_OPT_CMD_SERVE,
+    O("--save-result", CLI_OPT_BOOL, save_result, 0, 0, CLI_OPT_CMD_SERVE | CLI_OPT_PER_RUN,
       "write vLLM's result JSON (--result-dir, --result-filename; vLLM's default name)"),
-    O("--result-dir", CLI_OPT_STR, result_dir, 0, 0, CLI_OPT_CMD_SERVE,
+    O("--result-dir", CLI_OPT_STR, result_dir, 0, 0, CLI_OPT_CMD_SERVE | CLI_OPT_PER_RUN,
       "folder of the --save-result file"),
-    O("--result-filename", CLI_OPT_STR, result_filename, 0, 0, CLI_OPT_CMD_SERVE,
+    O("--result-filename", CLI_OPT_STR, result_filename, 0, 0, CLI_OPT_CMD_SERVE | CLI_OPT_PER_RUN,
       "name of the --save-result file"),
     O("--backend", CLI_OPT_STR, backend, 0, 0, CLI_OPT_CMD_SERVE,
       "recorded in the --save-result file (no effect on the prediction; default openai)"),
@@ -209,15 +211,15 @@ const cli_opt_def cli_opt_table[] = {
       "accepted, no effect"),
     O("--disable-tqdm", CLI_OPT_BOOL, vllm_noop_bool, 0, 0, CLI_OPT_CMD_SERVE,
       "accepted, no effect"),
-    O("--chrome-trace", CLI_OPT_STR, chrome_trace, 0, 0, CLI_OPT_CMD_ENGINE,
+    O("--chrome-trace", CLI_OPT_STR, chrome_trace, 0, 0, CLI_OPT_CMD_ENGINE | CLI_OPT_PER_RUN,
       "write a Chrome Trace Event JSON timeline (Perfetto, chrome://tracing) to FILE"),
-    O("--trace-detail", CLI_OPT_STR, trace_detail, 0, 0, CLI_OPT_CMD_SERVE,
+    O("--trace-detail", CLI_OPT_STR, trace_detail, 0, 0, CLI_OPT_CMD_SERVE | CLI_OPT_PER_RUN,
       "iteration|layer|op: how deep the serve timeline goes (default iteration)"),
-    O("--trace-window", CLI_OPT_STR, trace_window, 0, 0, CLI_OPT_CMD_SERVE,
+    O("--trace-window", CLI_OPT_STR, trace_window, 0, 0, CLI_OPT_CMD_SERVE | CLI_OPT_PER_RUN,
       "START:END seconds of simulated time to keep in the timeline (END may be empty)"),
-    O("--trace-ranks", CLI_OPT_STR, trace_ranks, 0, 0, CLI_OPT_CMD_RUN,
+    O("--trace-ranks", CLI_OPT_STR, trace_ranks, 0, 0, CLI_OPT_CMD_RUN | CLI_OPT_PER_RUN,
       "all|one: GPU ranks in the run timeline (they are identical; default one)"),
-    O("--trace-max-mb", CLI_OPT_NUM, trace_max_mb, 1, 1e7, CLI_OPT_CMD_ENGINE,
+    O("--trace-max-mb", CLI_OPT_NUM, trace_max_mb, 1, 1e7, CLI_OPT_CMD_ENGINE | CLI_OPT_PER_RUN,
       "refuse a timeline estimated past this many MB (default 512)"),
     O("--html", CLI_OPT_STR, html, 0, 0, CLI_OPT_CMD_ENGINE,
       "write a self-contained HTML report with the charts to FILE"),
@@ -243,11 +245,12 @@ const cli_opt_def cli_opt_table[] = {
     O("--bytes", CLI_OPT_INT, bytes, 1, (double)(1LL << 50), CLI_OPT_CMD_OP,
       "copy / all-reduce message size"),
     O("--gpus", CLI_OPT_INT, gpus, 2, 65536, CLI_OPT_CMD_OP, "all-reduce participants"),
-    O("--format", CLI_OPT_STR, format, 0, 0, CLI_OPT_CMD_MODEL | CLI_OPT_CMD_CHECK | CLI_OPT_CMD_HW,
+    O("--format", CLI_OPT_STR, format, 0, 0,
+      CLI_OPT_CMD_MODEL | CLI_OPT_CMD_CHECK | CLI_OPT_CMD_HW | CLI_OPT_PER_RUN,
       "table|json|csv (default table; hw: table|json)"),
     O("--help", CLI_OPT_BOOL, help, 0, 0,
       CLI_OPT_CMD_MODEL | CLI_OPT_CMD_CHECK | CLI_OPT_CMD_VALIDATE | CLI_OPT_CMD_OP |
-          CLI_OPT_CMD_CALIBRATE | CLI_OPT_CMD_HW,
+          CLI_OPT_CMD_CALIBRATE | CLI_OPT_CMD_HW | CLI_OPT_PER_RUN,
       "this text"),
 };
 #undef O
@@ -277,12 +280,17 @@ void cli_opt_usage(FILE *f, const char *cmd, int mask)
         const cli_opt_def *o = &cli_opt_table[i];
         if (!(o->cmds & mask))
             continue;
-        const char *meta = o->kind == CLI_OPT_STR    ? " S"
-                           : o->kind == CLI_OPT_BOOL ? ""
-                           : o->kind == CLI_OPT_LIST ? " K:V.."
-                                                     : " N";
-        fprintf(f, "  %s%-*s %s\n", o->name, (int)(26 - strlen(o->name)), meta, o->help);
+        cli_opt_usage_line(f, o, o->help);
     }
+}
+
+void cli_opt_usage_line(FILE *f, const cli_opt_def *o, const char *text)
+{
+    const char *meta = o->kind == CLI_OPT_STR    ? " S"
+                       : o->kind == CLI_OPT_BOOL ? ""
+                       : o->kind == CLI_OPT_LIST ? " K:V.."
+                                                 : " N";
+    fprintf(f, "  %s%-*s %s\n", o->name, (int)(26 - strlen(o->name)), meta, text);
 }
 
 sim_status cli_opt_parse_value(const cli_opt_def *o, const char *v, void *out, sim_err *err)
@@ -342,9 +350,12 @@ sim_status cli_opt_parse_value(const cli_opt_def *o, const char *v, void *out, s
 
 /* Parses argv[first..] for command `cmd` (bit `mask`). Accepts "--flag value" and "--flag=value".
  */
-sim_status cli_opt_parse(int argc, char **argv, int first, const char *cmd, int mask, cli_opts *out,
-                         sim_err *err)
+sim_status cli_opt_parse(int argc, char **argv, int first, const char *cmd, int mask,
+                         const char *positional, cli_opts *out, sim_err *err)
 {
+    /* the string member a bare argument sets (its flag's, not marked as given) */
+    const cli_opt_def *pos = positional ? cli_opt_find(positional, ~0) : NULL;
+    const char **pos_value = pos ? (const char **)(void *)((char *)out + pos->offset) : NULL;
     for (int i = first; i < argc; i++) {
         const char *arg = argv[i];
         const char *eq = strchr(arg, '=');
@@ -356,12 +367,8 @@ sim_status cli_opt_parse(int argc, char **argv, int first, const char *cmd, int 
             name[len] = '\0';
             o = cli_opt_find(name, mask);
         }
-        if (!o && mask == CLI_OPT_CMD_CHECK && arg[0] != '-' && !out->trace) {
-            out->trace = arg; /* trace-check FILE */
-            continue;
-        }
-        if (!o && mask == CLI_OPT_CMD_HW && arg[0] != '-' && !out->hw) {
-            out->hw = arg; /* hw FILE */
+        if (!o && pos_value && arg[0] != '-' && !*pos_value) {
+            *pos_value = arg; /* hw FILE, trace-check FILE */
             continue;
         }
         if (!o)

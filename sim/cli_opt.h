@@ -25,7 +25,9 @@ enum {
     CLI_OPT_CMD_VALIDATE = 16,
     CLI_OPT_CMD_OP = 32,
     CLI_OPT_CMD_CALIBRATE = 64,
-    CLI_OPT_CMD_HW = 128
+    CLI_OPT_CMD_HW = 128,
+    /* not a command: an output written once per run (sweep refuses it as a dimension) */
+    CLI_OPT_PER_RUN = 256
 };
 /* flags every model command takes; flags of the commands that run steps */
 #define CLI_OPT_CMD_MODEL (CLI_OPT_CMD_RUN | CLI_OPT_CMD_ROOFLINE | CLI_OPT_CMD_SERVE)
@@ -129,9 +131,14 @@ sim_status cli_opt_parse_allreduce(const cli_opts *o, sim_coll_algo *out, sim_er
  * with its help. */
 void cli_opt_usage(FILE *f, const char *cmd, int mask);
 
-/* Parses argv[first..] for command `cmd` (bit `mask`). */
-sim_status cli_opt_parse(int argc, char **argv, int first, const char *cmd, int mask, cli_opts *out,
-                         sim_err *err);
+/* One flag's line of a --help: "  --name META" padded to 28 columns, then `text`. */
+void cli_opt_usage_line(FILE *f, const cli_opt_def *o, const char *text);
+
+/* Parses argv[first..] for command `cmd` (bit `mask`) into `out` (which holds the defaults).
+ * `positional` names the string flag a bare argument sets (hw FILE sets --hw), or is NULL: then a
+ * bare argument is an error. Errors name the flag and point at 'infersim CMD --help'. */
+sim_status cli_opt_parse(int argc, char **argv, int first, const char *cmd, int mask,
+                         const char *positional, cli_opts *out, sim_err *err);
 
 /* No two outputs of one command (--save-requests, --chrome-trace, --html, --out,
  * --result-dir/--result-filename) on one file: one would silently replace the other. */

@@ -103,8 +103,8 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
     if (o->trace)
         cli_load_resolve("traces", o->trace, path, sizeof path);
     if (o->trace && cache) {
-        const cli_load_entry *e =
-            cli_load_cache_get(cache, 't', path, o->time_scale, cli_opt_trace_limit(o), err, &st);
+        const cli_load_entry *e = cli_load_cache_get(cache, CLI_LOAD_TRACE, path, o->time_scale,
+                                                     cli_opt_trace_limit(o), err, &st);
         if (e)
             *w = &e->w;
         return st;

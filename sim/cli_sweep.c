@@ -260,21 +260,22 @@ static sim_status sweep_prepare(sweep_ctx *c, size_t n, sim_err *err)
         sim_status st = SIM_OK;
         if (o->hw) {
             cli_load_resolve("hw", o->hw, path, sizeof path);
-            st |= cli_load_cache_add(&c->cache, 'h', path, 0, 0);
+            st |= cli_load_cache_add(&c->cache, CLI_LOAD_HW, path, 0, 0);
         }
         if (o->model) {
             cli_load_resolve("models", o->model, path, sizeof path);
-            st |= cli_load_cache_add(&c->cache, 'm', path, 0, 0);
+            st |= cli_load_cache_add(&c->cache, CLI_LOAD_MODEL, path, 0, 0);
         }
         if (o->spec_model) {
             cli_load_resolve("models", o->spec_model, path, sizeof path);
-            st |= cli_load_cache_add(&c->cache, 'm', path, 0, 0);
+            st |= cli_load_cache_add(&c->cache, CLI_LOAD_MODEL, path, 0, 0);
         }
         cli_load_engine_path(o, path, sizeof path);
-        st |= cli_load_cache_add(&c->cache, 'e', path, 0, 0);
+        st |= cli_load_cache_add(&c->cache, CLI_LOAD_ENGINE, path, 0, 0);
         if (o->trace && c->mask == CLI_OPT_CMD_SERVE) {
             cli_load_resolve("traces", o->trace, path, sizeof path);
-            st |= cli_load_cache_add(&c->cache, 't', path, o->time_scale, cli_opt_trace_limit(o));
+            st |= cli_load_cache_add(&c->cache, CLI_LOAD_TRACE, path, o->time_scale,
+                                     cli_opt_trace_limit(o));
         }
         if (st)
             return sim_fail(err, SIM_EINTERNAL, "out of memory loading the sweep's files");
@@ -390,6 +391,13 @@ static sim_status sweep_html(const char *path, int argc, char **argv, const swee
     sim_status st = sim_html_sweep(path, cmdline, &sw, err);
     free(cmdline);
     return st;
+}
+
+void cli_sweep_help(FILE *f, int argc, char **argv)
+{
+    cli_grid_usage(f, argc > 2 && (strcmp(argv[2], "run") == 0 || strcmp(argv[2], "serve") == 0)
+                          ? argv[2]
+                          : NULL);
 }
 
 sim_status cli_sweep_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)

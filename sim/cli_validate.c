@@ -10,14 +10,11 @@
 #include "validate.h"
 
 /* Loads the device or model a validation row names (cached across rows). */
-static const cli_load_entry *row_file(cli_load_cache *c, char kind, const char *name, sim_err *err,
-                                      sim_status *st)
+static const cli_load_entry *row_file(cli_load_cache *c, cli_load_kind kind, const char *name,
+                                      sim_err *err, sim_status *st)
 {
     char path[PATH_MAX];
-    cli_load_resolve(kind == 'h'   ? "hw"
-                     : kind == 'e' ? "hw/engines"
-                                   : "models",
-                     name, path, sizeof path);
+    cli_load_resolve(cli_load_dir(kind), name, path, sizeof path);
     if (cli_load_cache_add(c, kind, path, 0, 0)) {
         *st = sim_fail(err, SIM_EINTERNAL, "out of memory");
         return NULL;
@@ -172,17 +169,18 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
         sim_err rerr = {{0}};
         sim_status rs;
         double pred = 0.0;
-        const cli_load_entry *h = row_file(&cache, 'h', r->hw, &rerr, &rs);
+        const cli_load_entry *h = row_file(&cache, CLI_LOAD_HW, r->hw, &rerr, &rs);
         if (h && sim_vkind_is_op(r->kind)) {
             rs = sim_validate_op(r, &h->hw, &pred, &rerr);
         } else if (h) {
-            const cli_load_entry *m = row_file(&cache, 'm', r->model, &rerr, &rs);
-            const cli_load_entry *e = m ? row_file(&cache, 'e', row_engine(r), &rerr, &rs) : NULL;
+            const cli_load_entry *m = row_file(&cache, CLI_LOAD_MODEL, r->model, &rerr, &rs);
+            const cli_load_entry *e =
+                m ? row_file(&cache, CLI_LOAD_ENGINE, row_engine(r), &rerr, &rs) : NULL;
             /* loading a file may move the cache's entries: look the earlier ones up again (they
              * are cached now, so this adds nothing and moves nothing) */
             if (e) {
-                h = row_file(&cache, 'h', r->hw, &rerr, &rs);
-                m = row_file(&cache, 'm', r->model, &rerr, &rs);
+                h = row_file(&cache, CLI_LOAD_HW, r->hw, &rerr, &rs);
+                m = row_file(&cache, CLI_LOAD_MODEL, r->model, &rerr, &rs);
             }
             if (e && r->kind == SIM_VK_SERVE) {
                 sim_engine_cfg tmpl = {.step = cli_load_engine_step(&e->eng, &m->model)};
