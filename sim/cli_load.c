@@ -43,48 +43,29 @@ void cli_load_resolve(const char *dir, const char *arg, char *buf, size_t len)
         sim_find_file(dir, file, buf, len);
 }
 
-/* Defaults: a flag, else the model's quantization_config, else: weights in the model's format;
- * activations fp8 with fp8 weights (W8A8, as vLLM's fp8 quantization), fp4/mxfp4 with those
- * weights on a device with fp4 tensor cores (else weight-only), else the 16-bit format; KV cache
- * in the 16-bit activation format; group size 128 (AWQ's and GPTQ's usual). */
+/* The precision from the flags; the rest from the model and device (sim_graph_prec_defaults). A
+ * flag's value is checked before the defaults are taken, the weights' first. */
 static sim_status resolve_prec(const cli_opts *o, const sim_model *m, const sim_hw *hw, sim_prec *p,
                                sim_err *err)
 {
-    const sim_quant *q = &m->quant;
+    sim_prec_given g = {.prec.group_size = o->group_size,
+                        .weight = o->weight_dtype != NULL,
+                        .group_size = cli_opt_given(o, "--weight-group-size")};
     sim_status st;
-    if (o->weight_dtype) {
-        if ((st = cli_opt_parse_dtype("--weight-dtype", o->weight_dtype, &p->weight, err)))
-            return st;
-    } else if (q->present) {
-        p->weight = q->weight;
-    } else if (m->dtype_known) {
-        p->weight = m->dtype;
-    } else {
+    if (g.weight &&
+        (st = cli_opt_parse_dtype("--weight-dtype", o->weight_dtype, &g.prec.weight, err)))
+        return st;
+    if (!sim_graph_prec_defaults(m, hw, &g, p))
         return sim_fail(err, SIM_EINPUT,
                         "%s: field 'torch_dtype' is missing; pass --weight-dtype to say how the "
                         "weights are stored",
                         m->path);
-    }
-    sim_dtype base = sim_dtype_is_16bit(p->weight) ? p->weight : m->dtype;
-    if (o->act_dtype) {
-        if ((st = cli_opt_parse_dtype("--act-dtype", o->act_dtype, &p->act, err)))
-            return st;
-    } else if (q->act_set && !o->weight_dtype) {
-        p->act = q->act_16bit ? base : q->act;
-    } else if (p->weight == SIM_DT_FP8) {
-        p->act = SIM_DT_FP8;
-    } else if (sim_dtype_is_fp4(p->weight) && hw->peak_flops[p->weight] > 0.0) {
-        p->act = p->weight;
-    } else {
-        p->act = base;
-    }
-    p->group_size = cli_opt_given(o, "--weight-group-size") ? o->group_size
-                    : q->present                            ? q->group_size
-                                                            : 128;
-    p->zero_point = q->present && q->zero_point;
-    if (o->kv_dtype)
-        return cli_opt_parse_dtype("--kv-cache-dtype", o->kv_dtype, &p->kv, err);
-    p->kv = q->kv_set ? q->kv : sim_dtype_is_16bit(p->act) ? p->act : base;
+    g.act = o->act_dtype != NULL;
+    g.kv = o->kv_dtype != NULL;
+    if ((g.act && (st = cli_opt_parse_dtype("--act-dtype", o->act_dtype, &g.prec.act, err))) ||
+        (g.kv && (st = cli_opt_parse_dtype("--kv-cache-dtype", o->kv_dtype, &g.prec.kv, err))))
+        return st;
+    sim_graph_prec_defaults(m, hw, &g, p); /* the weights are known now */
     return SIM_OK;
 }
 

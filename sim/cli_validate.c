@@ -45,15 +45,16 @@ static const char *row_engine(const sim_vrow *r)
     return cli_opt_defaults.engine;
 }
 
-/* A row that measures quantized weights, activations or KV cache. */
-static bool vrow_quantized(const sim_vrow *r)
+/* A row that measures quantized weights, activations or KV cache; `p`: an end-to-end row's
+ * precision as it ran. */
+static bool vrow_quantized(const sim_vrow *r, const sim_prec *p)
 {
     if (r->kind == SIM_VK_GEMM)
         return !sim_dtype_is_16bit(r->dtype) || r->weight != r->dtype;
     if (sim_vkind_is_op(r->kind))
         return false;
-    return !sim_dtype_is_16bit(r->weight) || !sim_dtype_is_16bit(r->act) ||
-           !sim_dtype_is_16bit(r->kv);
+    return !sim_dtype_is_16bit(p->weight) || !sim_dtype_is_16bit(p->act) ||
+           !sim_dtype_is_16bit(p->kv);
 }
 
 /* One summary line: "<label>: N points, median |error| X%, p90 Y%"; the median in *med. */
@@ -169,6 +170,7 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
         sim_err rerr = {{0}};
         sim_status rs;
         double pred = 0.0;
+        sim_prec prec = {0}; /* end-to-end rows: the formats they ran in */
         const cli_load_entry *h = row_file(&cache, CLI_LOAD_HW, r->hw, &rerr, &rs);
         if (h && sim_vkind_is_op(r->kind)) {
             rs = sim_validate_op(r, &h->hw, &pred, &rerr);
@@ -182,12 +184,14 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
                 h = row_file(&cache, CLI_LOAD_HW, r->hw, &rerr, &rs);
                 m = row_file(&cache, CLI_LOAD_MODEL, r->model, &rerr, &rs);
             }
-            if (e && r->kind == SIM_VK_SERVE) {
+            if (e)
+                rs = sim_validate_row_prec(r, &m->model, &h->hw, &prec, &rerr);
+            if (e && !rs && r->kind == SIM_VK_SERVE) {
                 sim_engine_cfg tmpl = {.step = cli_load_engine_step(&e->eng, &m->model)};
                 cli_load_engine_cfg(&e->eng, &tmpl);
                 tmpl.max_input_len = 0; /* the benchmark built its engine for its own prompts */
                 rs = sim_validate_serve(r, &m->model, &h->hw, &tmpl, &pred, &rerr);
-            } else if (e) {
+            } else if (e && !rs) {
                 const sim_step_cfg tmpl = cli_load_engine_step(&e->eng, &m->model);
                 rs = sim_validate_e2e(r, &m->model, &h->hw, &tmpl, &pred, &rerr);
             }
@@ -212,9 +216,9 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
         bool op = sim_vkind_is_op(r->kind);
         int groups[5] = {op ? G_OP : G_E2E, G_ALL, op ? G_KIND + (int)r->kind : -1,
                          op ? G_BUCKET + sim_validate_bucket(r) : -1,
-                         vrow_quantized(r) ? (op ? G_QOP : G_QE2E)
-                         : op              ? -1
-                                           : G_E2E16};
+                         vrow_quantized(r, &prec) ? (op ? G_QOP : G_QE2E)
+                         : op                     ? -1
+                                                  : G_E2E16};
         for (int g = 0; g < 5; g++)
             if (groups[g] >= 0)
                 errs[groups[g]][cnt[groups[g]]++] = fabs(e);

@@ -65,6 +65,7 @@
 
 #include "coll.h"
 #include "dtype.h"
+#include "hw.h"
 #include "model.h"
 #include "status.h"
 
@@ -218,6 +219,24 @@ sim_dtype sim_graph_resid_dtype(const sim_model *m, const sim_prec *prec);
 /* The format whose tensor peak prices the weight GEMMs: the activation format (full
  * quantization with fp8/int8 activations, or plain 16-bit). */
 sim_dtype sim_graph_gemm_dtype(const sim_prec *prec);
+
+/* graph_dtype.c: the precision a deployment runs when nothing says otherwise. `prec` holds the
+ * formats a caller chose (flags, a measurement's columns) and the booleans which of them it chose;
+ * the rest take the defaults. */
+typedef struct sim_prec_given {
+    sim_prec prec;
+    bool weight, act, kv, group_size;
+} sim_prec_given;
+
+/* The chosen formats, else the model's quantization_config, else: weights in the model's
+ * torch_dtype; activations fp8 with fp8 weights (W8A8, as vLLM's fp8 quantization), fp4/mxfp4
+ * with those weights on a device with fp4 tensor cores (else weight-only), else the 16-bit format
+ * (the weights' when 16-bit, else the model's); the KV cache in the 16-bit activation format;
+ * the quantization_config's activations only when the weights were not chosen; 128 weights per
+ * group scale (AWQ's and GPTQ's usual), zero points as the config says. False (*out untouched)
+ * when the weights' format is unknown: not chosen, no quantization_config, no torch_dtype. */
+bool sim_graph_prec_defaults(const sim_model *m, const sim_hw *hw, const sim_prec_given *given,
+                             sim_prec *out);
 
 /* A step's batch, summed over its groups: all the op list depends on. */
 typedef struct sim_batch_shape {

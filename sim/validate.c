@@ -259,6 +259,10 @@ static sim_status parse_row(char **f, const char *path, int64_t line, sim_vrow *
         st = col_dtype(f, col_index("kv_dtype"), path, line, r->act, &r->kv, err);
     if (st)
         return st;
+    r->weight_set = *f[col_index("weight_dtype")] != '\0';
+    r->act_set = *f[col_index("act_dtype")] != '\0';
+    r->kv_set = *f[col_index("kv_dtype")] != '\0';
+    r->group_size_set = *f[col_index("group_size")] != '\0';
     const char *causal = f[col_index("causal")];
     if (*causal && strcmp(causal, "true") != 0 && strcmp(causal, "false") != 0)
         return sim_fail(err, SIM_EINPUT,
@@ -574,6 +578,23 @@ static sim_coll_algo row_allreduce(const sim_vrow *r, sim_coll_algo engine)
     return r->algo != SIM_COLL_AUTO ? r->algo : engine;
 }
 
+sim_status sim_validate_row_prec(const sim_vrow *r, const sim_model *model, const sim_hw *hw,
+                                 sim_prec *out, sim_err *err)
+{
+    const sim_prec_given g = {
+        .prec = {.weight = r->weight, .act = r->act, .kv = r->kv, .group_size = r->group_size},
+        .weight = r->weight_set,
+        .act = r->act_set,
+        .kv = r->kv_set,
+        .group_size = r->group_size_set};
+    if (sim_graph_prec_defaults(model, hw, &g, out))
+        return SIM_OK;
+    return sim_fail(err, SIM_EINPUT,
+                    "row %lld: field 'weight_dtype' is empty and %s has no torch_dtype, expected "
+                    "the weights' format",
+                    (long long)r->id, model->path);
+}
+
 sim_status sim_validate_e2e(const sim_vrow *r, const sim_model *model, const sim_hw *hw,
                             const sim_step_cfg *tmpl, double *pred, sim_err *err)
 {
@@ -585,9 +606,10 @@ sim_status sim_validate_e2e(const sim_vrow *r, const sim_model *model, const sim
     c.step.model = model;
     c.step.hw = hw;
     c.step.tp = (int)r->tp;
-    c.step.prec = (sim_prec){.weight = r->weight, .act = r->act, .kv = r->kv};
     c.step.allreduce = row_allreduce(r, tmpl->allreduce);
-    sim_status st = sim_run_check(&c, err);
+    sim_status st = sim_validate_row_prec(r, model, hw, &c.step.prec, err);
+    if (!st)
+        st = sim_run_check(&c, err);
     if (st)
         return st;
     sim_run_result *res = calloc(1, sizeof *res);
@@ -606,16 +628,17 @@ sim_status sim_validate_serve(const sim_vrow *r, const sim_model *model, const s
     c.step.model = model;
     c.step.hw = hw;
     c.step.tp = (int)r->tp;
-    c.step.prec = (sim_prec){.weight = r->weight, .act = r->act, .kv = r->kv};
     c.step.allreduce = row_allreduce(r, tmpl->step.allreduce);
+    sim_status st = sim_validate_row_prec(r, model, hw, &c.step.prec, err);
+    if (st)
+        return st;
     sim_synth_cfg s = {.num_prompts = r->batch,
                        .input_len = r->input_len,
                        .output_len = r->output_len,
                        .request_rate = INFINITY,
                        .burstiness = 1.0};
     sim_workload w;
-    sim_status st = sim_workload_synthetic(&s, &w, err);
-    if (st)
+    if ((st = sim_workload_synthetic(&s, &w, err)))
         return st;
     sim_engine_result res;
     if (!(st = sim_engine_check(&c, &w, err)) && !(st = sim_engine_run(&c, &w, &res, err))) {

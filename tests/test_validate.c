@@ -374,10 +374,16 @@ static void test_load_strict(void **state)
     assert_int_equal(rows[0].bytes, 1048576);
     assert_int_equal(rows[0].m, 0);
     assert_int_equal(rows[0].line, 2);
-    /* act defaults to the weights' format, kv to the activations' */
-    assert_int_equal(rows[1].weight, SIM_DT_FP8);
-    assert_int_equal(rows[1].act, SIM_DT_FP8);
-    assert_int_equal(rows[1].kv, SIM_DT_FP8);
+    /* empty act_dtype and kv_dtype: what `infersim run --weight-dtype fp8` takes on this model
+     * and device (sim_graph_prec_defaults): fp8 math (W8A8), the KV cache in bf16 */
+    assert_true(rows[1].weight_set && !rows[1].act_set && !rows[1].kv_set);
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_prec p;
+    assert_int_equal(sim_validate_row_prec(&rows[1], &m, &hw, &p, &err), SIM_OK);
+    assert_int_equal(p.weight, SIM_DT_FP8);
+    assert_int_equal(p.act, SIM_DT_FP8);
+    assert_int_equal(p.kv, SIM_DT_BF16);
     assert_int_equal(rows[1].tp, 2);
     assert_string_equal(rows[2].skip, "not a shipped device");
     free(rows);
