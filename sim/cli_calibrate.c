@@ -126,7 +126,7 @@ sim_status cli_calibrate_cmd(const cli_opts *o, FILE *out, sim_err *err)
     if (!o->hw)
         return sim_fail(err, SIM_EINPUT, "calibrate: expected --hw H --data FILE");
     char hw_path[PATH_MAX], data[PATH_MAX], name[128];
-    cli_load_resolve("hw", o->hw, hw_path, sizeof hw_path);
+    cli_load_resolve(CLI_LOAD_HW, o->hw, hw_path, sizeof hw_path);
     cli_load_data_path(o, data, sizeof data);
     file_stem(hw_path, name, sizeof name);
     /* the file records the data as named, not where it was found: the same from any folder */

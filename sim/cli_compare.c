@@ -126,11 +126,11 @@ static sim_status result_model(const cJSON *root, const char *file, cli_opts *o,
     if (!cJSON_IsString(id) || !id->valuestring[0])
         return SIM_OK;
     char path[PATH_MAX];
-    cli_load_resolve("models", id->valuestring, path, sizeof path);
+    cli_load_resolve(CLI_LOAD_MODEL, id->valuestring, path, sizeof path);
     bool found = access(path, F_OK) == 0;
     if (cli_opt_given(o, "--model")) { /* the flag wins; say so when it names another model */
         char mine[PATH_MAX];
-        cli_load_resolve("models", o->model, mine, sizeof mine);
+        cli_load_resolve(CLI_LOAD_MODEL, o->model, mine, sizeof mine);
         if (o->warn && (!found || strcmp(mine, path) != 0))
             fprintf(o->warn,
                     "infersim: warning: --model %s contradicts %s's model_id %s; using the "

@@ -74,7 +74,7 @@ sim_status cli_info_op(const cli_opts *o, FILE *out, sim_err *err)
                         "--head-dim; copy, allreduce, alltoall: --bytes [--gpus])",
                         o->op);
     char path[PATH_MAX];
-    cli_load_resolve("hw", o->hw, path, sizeof path);
+    cli_load_resolve(CLI_LOAD_HW, o->hw, path, sizeof path);
     sim_hw hw;
     double pred, ms;
     st = sim_hw_load(path, &hw, err);
@@ -123,7 +123,7 @@ sim_status cli_info_hw(const cli_opts *o, FILE *out, sim_err *err)
     if (!json && strcmp(o->format, "table") != 0)
         return sim_fail(err, SIM_EINPUT, "--format: value '%s', expected table or json", o->format);
     char path[PATH_MAX];
-    cli_load_resolve("hw", o->hw, path, sizeof path);
+    cli_load_resolve(CLI_LOAD_HW, o->hw, path, sizeof path);
     sim_hw hw;
     sim_status st = cli_load_hw(NULL, path, &hw, err);
     if (st)

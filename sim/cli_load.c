@@ -14,15 +14,27 @@
 /* ------------------------------------------------------------------------------------------ */
 /* Model and device names */
 
+const char *cli_load_dir(cli_load_kind kind)
+{
+    static const char *const dirs[CLI_LOAD_KINDS] = {
+        [CLI_LOAD_MODEL] = "models",
+        [CLI_LOAD_HW] = "hw",
+        [CLI_LOAD_TRACE] = "traces",
+        [CLI_LOAD_ENGINE] = "hw/engines",
+    };
+    return dirs[kind];
+}
+
 /* A bare name ("h100-sxm") is looked up as DIR/NAME.json in the data roots (find.h); for models, a
  * folder stands for its config.json (a checkpoint, as vLLM's --model takes it) and a Hugging Face
  * id ("meta-llama/Llama-3.1-8B") that is not a path names the model file listing it.
  * Anything else is used as given (and its loader says it cannot be opened). */
-void cli_load_resolve(const char *dir, const char *arg, char *buf, size_t len)
+void cli_load_resolve(cli_load_kind kind, const char *arg, char *buf, size_t len)
 {
+    const char *dir = cli_load_dir(kind);
     snprintf(buf, len, "%s", arg);
     struct stat sb;
-    if (strcmp(dir, "models") == 0 && stat(arg, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    if (kind == CLI_LOAD_MODEL && stat(arg, &sb) == 0 && S_ISDIR(sb.st_mode)) {
         /* a checkpoint folder, as vLLM's --model takes it: its config.json */
         char cfg[PATH_MAX + 16];
         snprintf(cfg, sizeof cfg, "%s/config.json", arg);
@@ -33,12 +45,12 @@ void cli_load_resolve(const char *dir, const char *arg, char *buf, size_t len)
     if (access(arg, F_OK) == 0)
         return;
     if (strchr(arg, '/')) {
-        if (strcmp(dir, "models") == 0)
+        if (kind == CLI_LOAD_MODEL)
             sim_model_find_hf(arg, buf, len);
         return;
     }
     char file[NAME_MAX + 8]; /* traces are named with their extension, models and devices not */
-    if (snprintf(file, sizeof file, "%s%s", arg, strcmp(dir, "traces") == 0 ? "" : ".json") <
+    if (snprintf(file, sizeof file, "%s%s", arg, kind == CLI_LOAD_TRACE ? "" : ".json") <
         (int)sizeof file)
         sim_find_file(dir, file, buf, len);
 }
@@ -73,17 +85,6 @@ static sim_status resolve_prec(const cli_opts *o, const sim_model *m, const sim_
 /* Files, loaded once: a sweep loads every model, device and trace it names before its parallel
  * loop (the points only copy them), so no file is parsed on a worker thread. */
 
-const char *cli_load_dir(cli_load_kind kind)
-{
-    static const char *const dirs[CLI_LOAD_KINDS] = {
-        [CLI_LOAD_MODEL] = "models",
-        [CLI_LOAD_HW] = "hw",
-        [CLI_LOAD_TRACE] = "traces",
-        [CLI_LOAD_ENGINE] = "hw/engines",
-    };
-    return dirs[kind];
-}
-
 const cli_load_entry *cli_load_cache_find(const cli_load_cache *c, cli_load_kind kind,
                                           const char *path, double scale, int64_t limit)
 {
@@ -96,8 +97,9 @@ const cli_load_entry *cli_load_cache_find(const cli_load_cache *c, cli_load_kind
 
 /* A name that is no file and was found in no data folder (cli_load_resolve left it as given): the
  * message says where infersim looked and which names it has, instead of "cannot open". */
-static sim_status explain_missing(const char *dir, const char *name, sim_status st, sim_err *err)
+static sim_status explain_missing(cli_load_kind kind, const char *name, sim_status st, sim_err *err)
 {
+    const char *dir = cli_load_dir(kind);
     size_t l = strlen(name);
     bool is_json = l > 5 && strcmp(name + l - 5, ".json") == 0;
     if (!st || is_json || access(name, F_OK) == 0)
@@ -107,7 +109,7 @@ static sim_status explain_missing(const char *dir, const char *name, sim_status 
     if (!known[0])
         snprintf(known, sizeof known, "(no %s/ folder found)", dir);
     if (strchr(name, '/'))
-        return strcmp(dir, "models") != 0
+        return kind != CLI_LOAD_MODEL
                    ? st
                    : sim_fail(err, SIM_EINPUT,
                               "%s: no such file, and no models/NAME.json lists this Hugging Face "
@@ -123,12 +125,12 @@ static sim_status explain_missing(const char *dir, const char *name, sim_status 
 
 static sim_status load_model(const char *path, sim_model *m, sim_err *err)
 {
-    return explain_missing("models", path, sim_model_load(path, m, err), err);
+    return explain_missing(CLI_LOAD_MODEL, path, sim_model_load(path, m, err), err);
 }
 
 static sim_status load_hw(const char *path, sim_hw *hw, sim_err *err)
 {
-    return explain_missing("hw", path, sim_hw_load(path, hw, err), err);
+    return explain_missing(CLI_LOAD_HW, path, sim_hw_load(path, hw, err), err);
 }
 
 /* Loads a file into the cache unless it is there (its failure is kept for the points). */
@@ -226,7 +228,7 @@ static sim_status load_spec(const cli_opts *o, cli_load_result *L, const cli_loa
     const sim_model *draft = NULL;
     if (o->spec_model) {
         char path[PATH_MAX];
-        cli_load_resolve("models", o->spec_model, path, sizeof path);
+        cli_load_resolve(CLI_LOAD_MODEL, o->spec_model, path, sizeof path);
         sim_status st = cli_load_model(cache, path, &L->draft, err);
         if (st)
             return st;
@@ -258,7 +260,7 @@ static sim_status on_off(const cli_opts *o, const char *on, const char *off, boo
 
 void cli_load_engine_path(const cli_opts *o, char *buf, size_t len)
 {
-    cli_load_resolve("hw/engines", o->engine, buf, len);
+    cli_load_resolve(CLI_LOAD_ENGINE, o->engine, buf, len);
 }
 
 /* The engine profile with every flag that overrides one of its fields applied. */
@@ -396,13 +398,13 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_load_result *
     if (!sim_format_parse(o->format, &L->fmt))
         return sim_fail(err, SIM_EINPUT, "--format: value '%s', expected table, json or csv",
                         o->format);
-    cli_load_resolve("hw", o->hw, path, sizeof path);
+    cli_load_resolve(CLI_LOAD_HW, o->hw, path, sizeof path);
     if ((st = cli_load_hw(cache, path, &L->hw, err)) || (st = load_engine(o, cache, &L->eng, err)))
         return st;
     L->usd_per_gpu_hour =
         cli_opt_given(o, "--usd-per-gpu-hour") ? o->usd_per_gpu_hour : L->hw.usd_per_gpu_hour;
     if (o->model) {
-        cli_load_resolve("models", o->model, path, sizeof path);
+        cli_load_resolve(CLI_LOAD_MODEL, o->model, path, sizeof path);
         if ((st = cli_load_model(cache, path, &L->model, err)))
             return st;
         apply_max_model_len(o, &L->eng, &L->model);

@@ -17,16 +17,6 @@
 #include "spec.h"
 #include "workload.h"
 
-/* A bare name ("h100-sxm") as DIR/NAME.json (traces: DIR/NAME, e.g. traces/azure-conv-sample.csv)
- * in the data roots (find.h: working directory,
- * $INFERSIM_DATA, the source tree next to the binary, the installed share/infersim); a Hugging Face
- * id as the model file that lists it; anything else as given. */
-void cli_load_resolve(const char *dir, const char *arg, char *buf, size_t len);
-
-/* ------------------------------------------------------------------------------------------ */
-/* Files, loaded once: a sweep loads every model, device and trace it names before its parallel
- * loop (the points only copy them), so no file is parsed on a worker thread. */
-
 /* The files the command line loads. */
 typedef enum cli_load_kind {
     CLI_LOAD_MODEL,  /* a model's config.json */
@@ -39,6 +29,16 @@ typedef enum cli_load_kind {
 /* The data folder a bare name of that kind is looked up in: "models", "hw", "traces",
  * "hw/engines". */
 const char *cli_load_dir(cli_load_kind kind);
+
+/* A bare name of that kind ("h100-sxm") as DIR/NAME.json (traces: DIR/NAME, e.g.
+ * traces/azure-conv-sample.csv) in the data roots (find.h: working directory, $INFERSIM_DATA, the
+ * source tree next to the binary, the installed share/infersim); a model's folder as its
+ * config.json and a Hugging Face id as the model file that lists it; anything else as given. */
+void cli_load_resolve(cli_load_kind kind, const char *arg, char *buf, size_t len);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Files, loaded once: a sweep loads every model, device and trace it names before its parallel
+ * loop (the points only copy them), so no file is parsed on a worker thread. */
 
 typedef struct cli_load_entry {
     cli_load_kind kind;

@@ -101,7 +101,7 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
         return st;
     char path[PATH_MAX];
     if (o->trace)
-        cli_load_resolve("traces", o->trace, path, sizeof path);
+        cli_load_resolve(CLI_LOAD_TRACE, o->trace, path, sizeof path);
     if (o->trace && cache) {
         const cli_load_entry *e = cli_load_cache_get(cache, CLI_LOAD_TRACE, path, o->time_scale,
                                                      cli_opt_trace_limit(o), err, &st);

@@ -259,21 +259,21 @@ static sim_status sweep_prepare(sweep_ctx *c, size_t n, sim_err *err)
         char path[PATH_MAX];
         sim_status st = SIM_OK;
         if (o->hw) {
-            cli_load_resolve("hw", o->hw, path, sizeof path);
+            cli_load_resolve(CLI_LOAD_HW, o->hw, path, sizeof path);
             st |= cli_load_cache_add(&c->cache, CLI_LOAD_HW, path, 0, 0);
         }
         if (o->model) {
-            cli_load_resolve("models", o->model, path, sizeof path);
+            cli_load_resolve(CLI_LOAD_MODEL, o->model, path, sizeof path);
             st |= cli_load_cache_add(&c->cache, CLI_LOAD_MODEL, path, 0, 0);
         }
         if (o->spec_model) {
-            cli_load_resolve("models", o->spec_model, path, sizeof path);
+            cli_load_resolve(CLI_LOAD_MODEL, o->spec_model, path, sizeof path);
             st |= cli_load_cache_add(&c->cache, CLI_LOAD_MODEL, path, 0, 0);
         }
         cli_load_engine_path(o, path, sizeof path);
         st |= cli_load_cache_add(&c->cache, CLI_LOAD_ENGINE, path, 0, 0);
         if (o->trace && c->mask == CLI_OPT_CMD_SERVE) {
-            cli_load_resolve("traces", o->trace, path, sizeof path);
+            cli_load_resolve(CLI_LOAD_TRACE, o->trace, path, sizeof path);
             st |= cli_load_cache_add(&c->cache, CLI_LOAD_TRACE, path, o->time_scale,
                                      cli_opt_trace_limit(o));
         }

@@ -14,7 +14,7 @@ static const cli_load_entry *row_file(cli_load_cache *c, cli_load_kind kind, con
                                       sim_err *err, sim_status *st)
 {
     char path[PATH_MAX];
-    cli_load_resolve(cli_load_dir(kind), name, path, sizeof path);
+    cli_load_resolve(kind, name, path, sizeof path);
     if (cli_load_cache_add(c, kind, path, 0, 0)) {
         *st = sim_fail(err, SIM_EINTERNAL, "out of memory");
         return NULL;
