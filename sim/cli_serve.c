@@ -127,6 +127,7 @@ sim_status cli_serve_cmd(const cli_opts *o, FILE *out, sim_err *err)
                             .engine = L->eng.name,
                             .engine_version = L->eng.version,
                             .engine_fusions = L->eng.fusions,
+                            .engine_rules = L->eng.chosen,
                             .usd_per_gpu_hour = s->usd_per_gpu_hour,
                             .gpus = s->gpus,
                             .cluster = &s->cluster,
