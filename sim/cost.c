@@ -187,6 +187,10 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
                                  : sim_hw_gemm_memory(hw, op->compute);
     c.t_mem_ns = ((sim_op_bytes(op) - paged) / stream + paged / hw->eff_attn_memory) /
                  hw->hbm_bytes_per_s * 1e9;
+    /* a decode kernel with fewer CTAs than SMs streams no faster than its CTAs can (dattn.h) */
+    double cta = sim_dattn_cta_ns(hw, op->dattn, &op->dec);
+    if (cta > c.t_mem_ns)
+        c.t_mem_ns = cta;
     if (op->net_ranks > 1) {
         /* an all-to-all sends to its peers at once (low-latency kernels) or one peer per step */
         sim_coll_cost cc =

@@ -136,6 +136,28 @@ static sim_status load_enums(const cJSON *root, const char *path, sim_engprof *p
     return st;
 }
 
+/* The optional "attention" object: both kernels, each with its source; absent: split. */
+static sim_status load_attention(const cJSON *root, const char *path, sim_engprof *p, sim_err *err)
+{
+    p->decode_attn = p->decode_attn_quant_kv = SIM_DATTN_SPLIT;
+    if (!sim_jsonf_find(root, "attention"))
+        return SIM_OK;
+    static const char *const fields[] = {"attention.decode", "attention.decode_quant_kv"};
+    sim_dattn_kernel *dst[] = {&p->decode_attn, &p->decode_attn_quant_kv};
+    for (size_t i = 0; i < 2; i++) {
+        const char *v = NULL;
+        sim_status st = sim_jsonf_str_opt(root, path, fields[i], &v, err);
+        if (!st && (!v || !sim_dattn_parse(v, dst[i])))
+            st = sim_fail(err, SIM_EINPUT, "%s: field '%s' is %s, expected %s", path, fields[i],
+                          v ? v : "missing", sim_dattn_names());
+        if (!st)
+            st = need_source(root, path, fields[i], err);
+        if (st)
+            return st;
+    }
+    return SIM_OK;
+}
+
 static sim_status load_fusions(const cJSON *root, const char *path, sim_engprof *p, sim_err *err)
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, "fusions");
@@ -186,6 +208,8 @@ sim_status sim_engprof_load(const char *path, sim_engprof *p, sim_err *err)
         st = load_enums(root, path, p, err);
     if (!st)
         st = load_fusions(root, path, p, err);
+    if (!st)
+        st = load_attention(root, path, p, err);
     if (!st && p->ratio_min > p->ratio_init)
         st = sim_fail(err, SIM_EINPUT,
                       "%s: field 'scheduler.new_token_ratio_min' is %g, expected at most "

@@ -10,9 +10,12 @@
  * whether it fuses all-reduce + residual + RMSNorm (collectives.fuse_allreduce_norm; both priced by
  * the step, step.h), its context limits (limits.max_model_len: 0 = the model config's
  * max_position_embeddings; limits.max_input_len: 0 = none but the context), and the other kernel
- * fusions it applies (recorded, not priced).
- * Every field is required and must have an entry in "sources"; the command line's flags
- * override each one.
+ * fusions it applies (recorded, not priced), and (optional object "attention") the decode
+ * attention kernel it runs (attention.decode) and the one over an 8-bit KV cache
+ * (attention.decode_quant_kv), as dattn.h names them; absent, both are "split" (the context split
+ * to fill the GPU: what current engines run).
+ * Every other field is required; every field given must have an entry in "sources"; the command
+ * line's flags override each one.
  */
 #ifndef SIM_ENGPROF_H
 #define SIM_ENGPROF_H
@@ -46,6 +49,8 @@ typedef struct sim_engprof {
     bool fuse_allreduce_norm; /* all-reduce + residual + RMSNorm in one kernel */
     int64_t max_model_len;    /* context limit in tokens; 0 = the model config's */
     int64_t max_input_len;    /* longest prompt the engine takes; 0 = only the context limit */
+    sim_dattn_kernel decode_attn;          /* attention.decode (absent: split) */
+    sim_dattn_kernel decode_attn_quant_kv; /* attention.decode_quant_kv: over an 8-bit KV cache */
     char fusions[256]; /* comma-separated, as recorded */
 } sim_engprof;
 

@@ -1,0 +1,87 @@
+/* dattn.c - decode attention kernels' launches and their CTA bound. */
+#include "dattn.h"
+
+#include <math.h>
+#include <string.h>
+
+/* vLLM PagedAttention: V2's partition, and the limits of its V1/V2 choice
+ * (vllm/attention/ops/paged_attn.py, v0.5: use_v1 = max_seq_len <= 8192 and (max_num_partitions
+ * == 1 or num_seqs * num_heads > 512)) */
+#define VLLM_PARTITION_TOKENS 512.0
+#define VLLM_V1_MAX_CTX 8192.0
+#define VLLM_V1_MIN_CTAS 512.0
+/* TensorRT-LLM's XQA dispatch: kEnableMinBlockFactor (decoderXQAImplPrecompiled.cpp) */
+#define TRTLLM_XQA_BLOCK_FACTOR 4.0
+
+static const struct {
+    const char *name;
+    int resident; /* CTAs per SM: the kernels' occupancy (see dattn.h) */
+} kernels[SIM_DATTN_COUNT] = {
+    [SIM_DATTN_SPLIT] = {"split", 1},
+    [SIM_DATTN_FA2] = {"fa2", 1},
+    [SIM_DATTN_VLLM_PAGED] = {"vllm-paged", 2},
+    [SIM_DATTN_TRTLLM_011] = {"trtllm-0.11", 1},
+};
+
+const char *sim_dattn_name(sim_dattn_kernel k) { return kernels[k].name; }
+
+bool sim_dattn_parse(const char *s, sim_dattn_kernel *out)
+{
+    for (int i = 0; i < SIM_DATTN_COUNT; i++)
+        if (strcmp(s, kernels[i].name) == 0) {
+            *out = (sim_dattn_kernel)i;
+            return true;
+        }
+    return false;
+}
+
+const char *sim_dattn_names(void) { return "split, fa2, vllm-paged or trtllm-0.11"; }
+
+/* K and V of one head over `tokens` tokens. */
+static double head_bytes(const sim_dattn_shape *s, double tokens)
+{
+    return tokens * 2.0 * (double)s->head_dim * s->kv_elem_bytes;
+}
+
+sim_dattn_launch sim_dattn_plan(const sim_hw *hw, sim_dattn_kernel k, const sim_dattn_shape *s)
+{
+    sim_dattn_launch l = {.ctas = 0.0, .cta_bytes = 0.0, .resident = kernels[k].resident};
+    if (!(s->seqs > 0.0) || !(s->ctx > 0.0))
+        return l;
+    const double per_head = s->seqs * (double)s->q_heads;
+    switch (k) {
+    case SIM_DATTN_SPLIT:
+        break;
+    case SIM_DATTN_TRTLLM_011:
+        if ((double)s->kv_heads * s->seqs * TRTLLM_XQA_BLOCK_FACTOR >= (double)hw->compute_units)
+            break; /* XQA; else masked MHA, one CTA per (sequence, query head): */
+        /* fall through */
+    case SIM_DATTN_FA2:
+        l.ctas = per_head;
+        l.cta_bytes = head_bytes(s, s->ctx);
+        break;
+    case SIM_DATTN_VLLM_PAGED: {
+        double parts = ceil(s->ctx / VLLM_PARTITION_TOKENS);
+        if (s->ctx <= VLLM_V1_MAX_CTX && (parts <= 1.0 || per_head > VLLM_V1_MIN_CTAS)) {
+            l.ctas = per_head; /* V1 */
+            l.cta_bytes = head_bytes(s, s->ctx);
+        } else {
+            l.ctas = per_head * parts; /* V2 */
+            l.cta_bytes = head_bytes(s, s->ctx / parts);
+        }
+        break;
+    }
+    case SIM_DATTN_COUNT:
+        break;
+    }
+    return l;
+}
+
+double sim_dattn_cta_ns(const sim_hw *hw, sim_dattn_kernel k, const sim_dattn_shape *s)
+{
+    sim_dattn_launch l = sim_dattn_plan(hw, k, s);
+    if (!(l.ctas > 0.0) || !(hw->decode_cta_bytes_per_s > 0.0))
+        return 0.0;
+    double waves = ceil(l.ctas / ((double)hw->compute_units * l.resident));
+    return waves * l.cta_bytes / hw->decode_cta_bytes_per_s * 1e9;
+}
