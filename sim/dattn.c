@@ -12,6 +12,9 @@
 #define VLLM_V1_MIN_CTAS 512.0
 /* TensorRT-LLM's XQA dispatch: kEnableMinBlockFactor (decoderXQAImplPrecompiled.cpp) */
 #define TRTLLM_XQA_BLOCK_FACTOR 4.0
+/* FlashAttention-2's forward tile for head_dim 128 on sm80/sm90: kBlockM = 128 query rows
+ * (csrc/flash_attn/src/flash_fwd_launch_template.h, run_mha_fwd_hdim128) */
+#define FA2_BLOCK_M 128.0
 
 static const struct {
     const char *name;
@@ -20,6 +23,8 @@ static const struct {
     [SIM_DATTN_SPLIT] = {"split", 1},
     [SIM_DATTN_FA2] = {"fa2", 1},
     [SIM_DATTN_VLLM_PAGED] = {"vllm-paged", 2},
+    [SIM_DATTN_VLLM_PAGED_V1] = {"vllm-paged-v1", 2},
+    [SIM_DATTN_VLLM_PAGED_V2] = {"vllm-paged-v2", 2},
     [SIM_DATTN_TRTLLM_011] = {"trtllm-0.11", 1},
 };
 
@@ -35,7 +40,10 @@ bool sim_dattn_parse(const char *s, sim_dattn_kernel *out)
     return false;
 }
 
-const char *sim_dattn_names(void) { return "split, fa2, vllm-paged or trtllm-0.11"; }
+const char *sim_dattn_names(void)
+{
+    return "split, fa2, vllm-paged, vllm-paged-v1, vllm-paged-v2 or trtllm-0.11";
+}
 
 /* K and V of one head over `tokens` tokens. */
 static double head_bytes(const sim_dattn_shape *s, double tokens)
@@ -59,14 +67,21 @@ sim_dattn_launch sim_dattn_plan(const sim_hw *hw, sim_dattn_kernel k, const sim_
     case SIM_DATTN_FA2:
         l.ctas = per_head;
         l.cta_bytes = head_bytes(s, s->ctx);
+        if (k == SIM_DATTN_FA2) /* QK^T and PV over the padded query tile */
+            l.cta_flops = 4.0 * FA2_BLOCK_M * s->ctx * (double)s->head_dim;
         break;
-    case SIM_DATTN_VLLM_PAGED: {
+    case SIM_DATTN_VLLM_PAGED:
+    case SIM_DATTN_VLLM_PAGED_V1:
+    case SIM_DATTN_VLLM_PAGED_V2: {
         double parts = ceil(s->ctx / VLLM_PARTITION_TOKENS);
-        if (s->ctx <= VLLM_V1_MAX_CTX && (parts <= 1.0 || per_head > VLLM_V1_MIN_CTAS)) {
-            l.ctas = per_head; /* V1 */
+        bool v1 = k == SIM_DATTN_VLLM_PAGED_V1 ||
+                  (k == SIM_DATTN_VLLM_PAGED && s->ctx <= VLLM_V1_MAX_CTX &&
+                   (parts <= 1.0 || per_head > VLLM_V1_MIN_CTAS));
+        if (v1) {
+            l.ctas = per_head;
             l.cta_bytes = head_bytes(s, s->ctx);
         } else {
-            l.ctas = per_head * parts; /* V2 */
+            l.ctas = per_head * parts;
             l.cta_bytes = head_bytes(s, s->ctx / parts);
         }
         break;
@@ -80,8 +95,12 @@ sim_dattn_launch sim_dattn_plan(const sim_hw *hw, sim_dattn_kernel k, const sim_
 double sim_dattn_cta_ns(const sim_hw *hw, sim_dattn_kernel k, const sim_dattn_shape *s)
 {
     sim_dattn_launch l = sim_dattn_plan(hw, k, s);
-    if (!(l.ctas > 0.0) || !(hw->decode_cta_bytes_per_s > 0.0))
+    if (!(l.ctas > 0.0))
         return 0.0;
+    /* a tensor-core CTA computes at its SM's share of the 16-bit peak; a CUDA-core one streams */
+    double sm_flops = hw->peak_flops[SIM_DT_BF16] * hw->eff_attention / hw->compute_units;
+    double cta_ns = l.cta_flops > 0.0 ? l.cta_flops / sm_flops * 1e9
+                                      : l.cta_bytes / hw->decode_cta_bytes_per_s * 1e9;
     double waves = ceil(l.ctas / ((double)hw->compute_units * l.resident));
-    return waves * l.cta_bytes / hw->decode_cta_bytes_per_s * 1e9;
+    return waves * cta_ns;
 }

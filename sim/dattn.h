@@ -10,18 +10,20 @@
  * can pull (hw decode_cta_gb_per_s), so the time does not fall with TP. The kernels:
  *   split        context split to fill the GPU: no CTA bound (HBM only)
  *   fa2          FlashAttention-2 without split-KV (flash-attn 2.0.x): seqs x q_heads CTAs, one
- *                resident per SM
+ *                resident per SM; a tensor-core kernel whose CTA pads the single query row to
+ *                its 128-row tile, so a CTA costs 4 x 128 x ctx x head_dim FLOPs at its SM's
+ *                share of the 16-bit peak x efficiency.attention
  *   vllm-paged   vLLM's PagedAttention (csrc/attention, v0.2-0.6): V1 (seqs x q_heads CTAs, each
  *                the whole context) when the context is <= 8192 and it fits one 512-token
  *                partition or seqs x q_heads > 512; else V2 (one CTA per 512-token partition).
- *                Two CTAs resident per SM
+ *                Two CTAs resident per SM (vllm-paged-v1, vllm-paged-v2: one version forced)
  *   trtllm-0.11  TensorRT-LLM 0.11 without multi_block_mode (off by default until 0.13): XQA
  *                (GQA-aware, enough CTAs: HBM bound) when kv_heads x seqs x 4 >= SMs, else the
  *                masked-MHA kernel, seqs x q_heads CTAs, one resident per SM
- * The CTA bound: waves = ceil(ctas / (compute_units x resident)), time = waves x cta_bytes /
- * decode_cta_gb_per_s, where a CTA streams its tokens' K and V of one head (GQA kernels of this
- * kind read the shared KV head once per query head). The op's memory time is the larger of this
- * and the HBM bound. Pure functions.
+ * The CTA bound: waves = ceil(ctas / (compute_units x resident)), time = waves x one CTA's time;
+ * a CUDA-core kernel's CTA (PagedAttention, masked MHA) streams its tokens' K and V of one head
+ * (kernels of this kind read a shared GQA head once per query head) at decode_cta_gb_per_s.
+ * The op's memory time is the larger of this and the HBM bound. Pure functions.
  */
 #ifndef SIM_DATTN_H
 #define SIM_DATTN_H
@@ -35,6 +37,8 @@ typedef enum sim_dattn_kernel {
     SIM_DATTN_SPLIT = 0, /* the default: what current engines run */
     SIM_DATTN_FA2,
     SIM_DATTN_VLLM_PAGED,
+    SIM_DATTN_VLLM_PAGED_V1, /* V1 or V2 forced (benchmark_paged_attention --version) */
+    SIM_DATTN_VLLM_PAGED_V2,
     SIM_DATTN_TRTLLM_011,
     SIM_DATTN_COUNT
 } sim_dattn_kernel;
@@ -51,10 +55,11 @@ typedef struct sim_dattn_shape {
 typedef struct sim_dattn_launch {
     double ctas;      /* thread blocks */
     double cta_bytes; /* K and V bytes one CTA streams */
+    double cta_flops; /* tensor-core kernels (fa2): FLOPs one CTA computes, padded; else 0 */
     int resident;     /* CTAs one SM runs at once */
 } sim_dattn_launch;
 
-/* "split", "fa2", "vllm-paged", "trtllm-0.11". */
+/* "split", "fa2", "vllm-paged", "vllm-paged-v1", "vllm-paged-v2", "trtllm-0.11". */
 const char *sim_dattn_name(sim_dattn_kernel k);
 
 /* Parses a name as above; false when unknown. */

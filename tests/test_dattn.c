@@ -82,23 +82,47 @@ static void test_vllm_paged(void **state)
     assert_near(sim_dattn_cta_ns(&hw, SIM_DATTN_VLLM_PAGED, &s), 896000.0, 1e-9);
 }
 
-/* FlashAttention-2 without split on an A100 (108 SMs, 14.6 GB/s per CTA), 16 query heads:
- *   batch 1 over 65,536 tokens: 16 CTAs of 65536 x 512 B = 33,554,432 B: 2298.248 us
+/* FlashAttention-2 without split on an A100 (108 SMs, 312 TFLOP/s x efficiency.attention
+ * 0.5756: 1.662844 TFLOP/s per SM), 16 query heads of 128: each CTA pads its one query row to
+ * the 128-row tile and computes 4 x 128 x ctx x 128 FLOPs.
+ *   batch 1 over 65,536 tokens: 16 CTAs of 4,294,967,296 FLOPs: 2582.90 us, one wave
  *     (Flash-Decoding's blog measured 2300.6 us)
- *   batch 16 over 4096: 256 CTAs, ceil(256 / 108) = 3 waves of 2,097,152 B: 430.922 us
+ *   batch 16 over 4096: 256 CTAs of 268,435,456 FLOPs, ceil(256 / 108) = 3 waves: 484.29 us
  *     (measured 401.7) */
 static void test_fa2(void **state)
 {
     (void)state;
     sim_hw hw = tu_fixture_hw();
     hw.compute_units = 108;
-    hw.decode_cta_bytes_per_s = 14.6e9;
+    hw.peak_flops[SIM_DT_BF16] = 312e12;
+    hw.eff_attention = 0.5756;
+    const double sm = 312e12 * 0.5756 / 108.0;
     sim_dattn_shape s = {
         .seqs = 1, .ctx = 65536, .q_heads = 16, .kv_heads = 2, .head_dim = 128, .kv_elem_bytes = 2};
-    assert_near(sim_dattn_cta_ns(&hw, SIM_DATTN_FA2, &s), 33554432.0 / 14.6e9 * 1e9, 1e-9);
+    assert_near(sim_dattn_plan(&hw, SIM_DATTN_FA2, &s).cta_flops, 4294967296.0, 0);
+    assert_near(sim_dattn_cta_ns(&hw, SIM_DATTN_FA2, &s), 4294967296.0 / sm * 1e9, 1e-9);
+    assert_near(sim_dattn_cta_ns(&hw, SIM_DATTN_FA2, &s), 2582903.8, 1e-6);
     s.seqs = 16;
     s.ctx = 4096;
-    assert_near(sim_dattn_cta_ns(&hw, SIM_DATTN_FA2, &s), 3.0 * 2097152.0 / 14.6e9 * 1e9, 1e-9);
+    assert_near(sim_dattn_cta_ns(&hw, SIM_DATTN_FA2, &s), 3.0 * 268435456.0 / sm * 1e9, 1e-9);
+}
+
+/* vLLM's benchmark forces a version: V1 at batch 1 over 1024 tokens runs 64 CTAs of the whole
+ * context (524,288 B), V2 128 CTAs of 512 tokens; both one wave: 26.2144 and 13.1072 us at
+ * 20 GB/s. */
+static void test_vllm_forced_versions(void **state)
+{
+    (void)state;
+    sim_hw hw = tu_fixture_hw();
+    hw.decode_cta_bytes_per_s = 20e9;
+    sim_dattn_shape s = {
+        .seqs = 1, .ctx = 1024, .q_heads = 64, .kv_heads = 8, .head_dim = 128, .kv_elem_bytes = 2};
+    assert_near(sim_dattn_plan(&hw, SIM_DATTN_VLLM_PAGED_V1, &s).ctas, 64.0, 0);
+    assert_near(sim_dattn_cta_ns(&hw, SIM_DATTN_VLLM_PAGED_V1, &s), 26214.4, 1e-9);
+    assert_near(sim_dattn_plan(&hw, SIM_DATTN_VLLM_PAGED_V2, &s).ctas, 128.0, 0);
+    assert_near(sim_dattn_cta_ns(&hw, SIM_DATTN_VLLM_PAGED_V2, &s), 13107.2, 1e-9);
+    /* the automatic choice: 64 pairs <= 512 and 2 partitions: V2 */
+    assert_near(sim_dattn_cta_ns(&hw, SIM_DATTN_VLLM_PAGED, &s), 13107.2, 1e-9);
 }
 
 /* The op's memory time is the larger of the HBM bound and the CTA bound: a batch-1 decode over
@@ -167,9 +191,13 @@ static void test_engine_profiles(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_trtllm_011), cmocka_unit_test(test_vllm_paged),
-        cmocka_unit_test(test_fa2),        cmocka_unit_test(test_cost_takes_the_bound),
-        cmocka_unit_test(test_names),      cmocka_unit_test(test_engine_profiles),
+        cmocka_unit_test(test_trtllm_011),
+        cmocka_unit_test(test_vllm_paged),
+        cmocka_unit_test(test_fa2),
+        cmocka_unit_test(test_vllm_forced_versions),
+        cmocka_unit_test(test_cost_takes_the_bound),
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_engine_profiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
