@@ -92,6 +92,13 @@ sim_dattn_launch sim_dattn_plan(const sim_hw *hw, sim_dattn_kernel k, const sim_
     return l;
 }
 
+/* A CUDA-core CTA's rate is per value at its 16-bit rate: over an 8-bit cache it converts every
+ * value to 16 bits before its dot products, so it runs no faster (bytes x 2 / kv bytes). */
+static double cuda_core_widen(const sim_dattn_shape *s)
+{
+    return s->kv_elem_bytes < 2.0 ? 2.0 / s->kv_elem_bytes : 1.0;
+}
+
 double sim_dattn_cta_ns(const sim_hw *hw, sim_dattn_kernel k, const sim_dattn_shape *s)
 {
     sim_dattn_launch l = sim_dattn_plan(hw, k, s);
@@ -100,7 +107,8 @@ double sim_dattn_cta_ns(const sim_hw *hw, sim_dattn_kernel k, const sim_dattn_sh
     /* a tensor-core CTA computes at its SM's share of the 16-bit peak; a CUDA-core one streams */
     double sm_flops = hw->peak_flops[SIM_DT_BF16] * hw->eff_attention / hw->compute_units;
     double cta_ns = l.cta_flops > 0.0 ? l.cta_flops / sm_flops * 1e9
-                                      : l.cta_bytes / hw->decode_cta_bytes_per_s * 1e9;
+                                      : l.cta_bytes * cuda_core_widen(s) /
+                                            hw->decode_cta_bytes_per_s * 1e9;
     double waves = ceil(l.ctas / ((double)hw->compute_units * l.resident));
     return waves * cta_ns;
 }

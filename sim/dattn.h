@@ -22,7 +22,10 @@
  *                masked-MHA kernel, seqs x q_heads CTAs, one resident per SM
  * The CTA bound: waves = ceil(ctas / (compute_units x resident)), time = waves x one CTA's time;
  * a CUDA-core kernel's CTA (PagedAttention, masked MHA) streams its tokens' K and V of one head
- * (kernels of this kind read a shared GQA head once per query head) at decode_cta_gb_per_s.
+ * (kernels of this kind read a shared GQA head once per query head) at decode_cta_gb_per_s, a
+ * rate of 16-bit values: over an 8-bit cache the CTA converts each value to 16 bits on the CUDA
+ * cores first and runs no faster than in 16 bits (vLLM 0.5's fp8 KV cache was slower than its
+ * fp16 one end to end; Intel's flash_attn decode in sgl-kernel-xpu PR #252 is slower in fp8).
  * The op's memory time is the larger of this and the HBM bound. Pure functions.
  */
 #ifndef SIM_DATTN_H

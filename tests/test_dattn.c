@@ -56,12 +56,14 @@ static void test_trtllm_011(void **state)
 }
 
 /* vLLM PagedAttention over an fp8 cache (1 B per value), 32 heads, 1536 tokens: 3 partitions.
+ * A CTA converts each fp8 value to 16 bits: it takes as long as over a 16-bit cache (x 2).
  *   batch 64: 2048 (seq, head) pairs > 512: V1, 2048 CTAs of 1536 x 256 x 1 = 393,216 B; two
- *     resident per SM: ceil(2048 / 264) = 8 waves x 393,216 B / 20 GB/s = 157.2864 us
+ *     resident per SM: ceil(2048 / 264) = 8 waves x 786,432 B (16-bit) / 20 GB/s = 314.5728 us
  *   batch 1: 32 pairs <= 512 and 3 partitions: V2, 96 CTAs of 512 tokens (131,072 B), one wave:
- *     6.5536 us
+ *     13.1072 us
  *   batch 64 over 9000 tokens (> 8192): V2, 18 partitions of 500 tokens: 36,864 CTAs of
- *     128,000 B, ceil(36864 / 264) = 140 waves: 896 us */
+ *     128,000 B, ceil(36864 / 264) = 140 waves: 1792 us
+ * and over a 16-bit cache batch 64 / 1536 tokens is the same 314.5728 us. */
 static void test_vllm_paged(void **state)
 {
     (void)state;
@@ -71,15 +73,17 @@ static void test_vllm_paged(void **state)
     sim_dattn_launch l = sim_dattn_plan(&hw, SIM_DATTN_VLLM_PAGED, &s);
     assert_near(l.ctas, 2048.0, 0);
     assert_int_equal(l.resident, 2);
-    assert_near(sim_dattn_cta_ns(&hw, SIM_DATTN_VLLM_PAGED, &s), 157286.4, 1e-9);
+    assert_near(sim_dattn_cta_ns(&hw, SIM_DATTN_VLLM_PAGED, &s), 314572.8, 1e-9);
+    s.kv_elem_bytes = 2;
+    assert_near(sim_dattn_cta_ns(&hw, SIM_DATTN_VLLM_PAGED, &s), 314572.8, 1e-9);
     s = llama8b(1, 1, 1536, 1);
     assert_near(sim_dattn_plan(&hw, SIM_DATTN_VLLM_PAGED, &s).ctas, 96.0, 0);
-    assert_near(sim_dattn_cta_ns(&hw, SIM_DATTN_VLLM_PAGED, &s), 6553.6, 1e-9);
+    assert_near(sim_dattn_cta_ns(&hw, SIM_DATTN_VLLM_PAGED, &s), 13107.2, 1e-9);
     s = llama8b(1, 64, 9000, 1);
     l = sim_dattn_plan(&hw, SIM_DATTN_VLLM_PAGED, &s);
     assert_near(l.ctas, 36864.0, 0);
     assert_near(l.cta_bytes, 128000.0, 1e-12);
-    assert_near(sim_dattn_cta_ns(&hw, SIM_DATTN_VLLM_PAGED, &s), 896000.0, 1e-9);
+    assert_near(sim_dattn_cta_ns(&hw, SIM_DATTN_VLLM_PAGED, &s), 1792000.0, 1e-9);
 }
 
 /* FlashAttention-2 without split on an A100 (108 SMs, 312 TFLOP/s x efficiency.attention
