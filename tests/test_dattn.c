@@ -18,6 +18,14 @@ static char *read_text(const char *path)
     return buf;
 }
 
+/* The fixture H100 (132 SMs) with a decode CTA rate of `gb_per_s`. */
+static sim_hw fixture_at(double gb_per_s)
+{
+    sim_hw hw = tu_fixture_hw();
+    hw.decode_cta_bytes_per_s = gb_per_s * 1e9;
+    return hw;
+}
+
 /* Llama-3.1-8B's attention on one of tp GPUs: 32 / tp query heads, 8 / tp KV heads, 128 dims. */
 static sim_dattn_shape llama8b(int tp, double seqs, double ctx, double kv_bytes)
 {
@@ -36,8 +44,7 @@ static sim_dattn_shape llama8b(int tp, double seqs, double ctx, double kv_bytes)
 static void test_trtllm_011(void **state)
 {
     (void)state;
-    sim_hw hw = tu_fixture_hw();
-    hw.decode_cta_bytes_per_s = 20e9;
+    sim_hw hw = fixture_at(20.0);
     sim_dattn_shape s = llama8b(1, 1, 1536, 2);
     sim_dattn_launch l = sim_dattn_plan(&hw, SIM_DATTN_TRTLLM_011, &s);
     assert_near(l.ctas, 32.0, 0);
@@ -67,8 +74,7 @@ static void test_trtllm_011(void **state)
 static void test_vllm_paged(void **state)
 {
     (void)state;
-    sim_hw hw = tu_fixture_hw();
-    hw.decode_cta_bytes_per_s = 20e9;
+    sim_hw hw = fixture_at(20.0);
     sim_dattn_shape s = llama8b(1, 64, 1536, 1);
     sim_dattn_launch l = sim_dattn_plan(&hw, SIM_DATTN_VLLM_PAGED, &s);
     assert_near(l.ctas, 2048.0, 0);
@@ -117,8 +123,7 @@ static void test_fa2(void **state)
 static void test_vllm_forced_versions(void **state)
 {
     (void)state;
-    sim_hw hw = tu_fixture_hw();
-    hw.decode_cta_bytes_per_s = 20e9;
+    sim_hw hw = fixture_at(20.0);
     sim_dattn_shape s = {
         .seqs = 1, .ctx = 1024, .q_heads = 64, .kv_heads = 8, .head_dim = 128, .kv_elem_bytes = 2};
     assert_near(sim_dattn_plan(&hw, SIM_DATTN_VLLM_PAGED_V1, &s).ctas, 64.0, 0);
@@ -135,8 +140,7 @@ static void test_vllm_forced_versions(void **state)
 static void test_cost_takes_the_bound(void **state)
 {
     (void)state;
-    sim_hw hw = tu_fixture_hw();
-    hw.decode_cta_bytes_per_s = 20e9;
+    sim_hw hw = fixture_at(20.0);
     hw.eff_attn_memory = 0.72;
     sim_op op = {.id = SIM_OP_ATTENTION, .present = true, .compute = SIM_DT_BF16};
     op.kv_read_bytes = 6291456.0;
