@@ -106,9 +106,9 @@ double sim_dattn_cta_ns(const sim_hw *hw, sim_dattn_kernel k, const sim_dattn_sh
         return 0.0;
     /* a tensor-core CTA computes at its SM's share of the 16-bit peak; a CUDA-core one streams */
     double sm_flops = hw->peak_flops[SIM_DT_BF16] * hw->eff_attention / hw->compute_units;
-    double cta_ns = l.cta_flops > 0.0 ? l.cta_flops / sm_flops * 1e9
-                                      : l.cta_bytes * cuda_core_widen(s) /
-                                            hw->decode_cta_bytes_per_s * 1e9;
+    double cta_ns = l.cta_flops > 0.0
+                        ? l.cta_flops / sm_flops * 1e9
+                        : l.cta_bytes * cuda_core_widen(s) / hw->decode_cta_bytes_per_s * 1e9;
     double waves = ceil(l.ctas / ((double)hw->compute_units * l.resident));
     return waves * cta_ns;
 }
