@@ -761,7 +761,8 @@ sim_step_cfg cli_engine_step(const sim_engprof *e, const sim_model *m)
                           .allreduce = e->allreduce,
                           .fuse_allreduce_norm = e->fuse_allreduce_norm,
                           .decode_attn = e->decode_attn,
-                          .decode_attn_quant_kv = e->decode_attn_quant_kv};
+                          .decode_attn_quant_kv = e->decode_attn_quant_kv,
+                          .act_quant_kernels = (int)e->act_quant_kernels};
 }
 
 void cli_engine_cfg(const sim_engprof *e, sim_engine_cfg *cfg)

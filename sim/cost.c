@@ -202,7 +202,8 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
         c.coll_algo = cc.algo;
         c.coll_proto = cc.proto;
     }
-    c.t_launch_ns = op->fused ? 0.0 : sim_op_info(op->id)->kernels * launch_ns;
+    int kernels = op->kernels > 0 ? op->kernels : sim_op_info(op->id)->kernels;
+    c.t_launch_ns = op->fused ? 0.0 : kernels * launch_ns;
     double busy = c.t_math_ns > c.t_mem_ns ? c.t_math_ns : c.t_mem_ns;
     c.t_ns = busy + c.t_net_ns + c.t_launch_ns;
     c.bound = sim_cost_bound(&c);

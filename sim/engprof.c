@@ -158,6 +158,18 @@ static sim_status load_attention(const cJSON *root, const char *path, sim_engpro
     return SIM_OK;
 }
 
+/* The optional "quantization" object: act_quant_kernels with its source; absent: 0. */
+static sim_status load_quantization(const cJSON *root, const char *path, sim_engprof *p,
+                                    sim_err *err)
+{
+    p->act_quant_kernels = 0;
+    if (!sim_jsonf_find(root, "quantization"))
+        return SIM_OK;
+    sim_status st = sim_jsonf_int(root, path, "quantization.act_quant_kernels", 0, 16,
+                                  &p->act_quant_kernels, err);
+    return st ? st : need_source(root, path, "quantization.act_quant_kernels", err);
+}
+
 static sim_status load_fusions(const cJSON *root, const char *path, sim_engprof *p, sim_err *err)
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, "fusions");
@@ -210,6 +222,8 @@ sim_status sim_engprof_load(const char *path, sim_engprof *p, sim_err *err)
         st = load_fusions(root, path, p, err);
     if (!st)
         st = load_attention(root, path, p, err);
+    if (!st)
+        st = load_quantization(root, path, p, err);
     if (!st && p->ratio_min > p->ratio_init)
         st = sim_fail(err, SIM_EINPUT,
                       "%s: field 'scheduler.new_token_ratio_min' is %g, expected at most "

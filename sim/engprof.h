@@ -13,7 +13,9 @@
  * fusions it applies (recorded, not priced), and (optional object "attention") the decode
  * attention kernel it runs (attention.decode) and the one over an 8-bit KV cache
  * (attention.decode_quant_kv), as dattn.h names them; absent, both are "split" (the context split
- * to fill the GPU: what current engines run).
+ * to fill the GPU: what current engines run), and (optional object "quantization") the kernels
+ * that quantize each 8-bit GEMM input when the engine does not fuse that into the norm or
+ * activation before it (quantization.act_quant_kernels; absent: 0, fused).
  * Every other field is required; every field given must have an entry in "sources"; the command
  * line's flags override each one.
  */
@@ -51,6 +53,7 @@ typedef struct sim_engprof {
     int64_t max_input_len;    /* longest prompt the engine takes; 0 = only the context limit */
     sim_dattn_kernel decode_attn;          /* attention.decode (absent: split) */
     sim_dattn_kernel decode_attn_quant_kv; /* attention.decode_quant_kv: over an 8-bit KV cache */
+    int64_t act_quant_kernels; /* quantization.act_quant_kernels (absent: 0, fused) */
     char fusions[256]; /* comma-separated, as recorded */
 } sim_engprof;
 

@@ -165,6 +165,7 @@ typedef struct sim_op {
      * the kernel, SPLIT by default) */
     sim_dattn_shape dec;
     sim_dattn_kernel dattn;
+    int kernels; /* launches when not the op table's (0: sim_op_info(id)->kernels) */
 } sim_op;
 
 typedef struct sim_graph {

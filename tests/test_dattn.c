@@ -174,11 +174,13 @@ static void test_engine_profiles(void **state)
     assert_int_equal(sim_engprof_load(tu_path("hw/engines", "vllm-v0"), &p, &err), SIM_OK);
     assert_int_equal(p.decode_attn, SIM_DATTN_SPLIT);
     assert_int_equal(p.decode_attn_quant_kv, SIM_DATTN_VLLM_PAGED);
+    assert_int_equal(p.act_quant_kernels, 3);
     assert_int_equal(sim_engprof_load(tu_path("hw/engines", "trtllm-0.11"), &p, &err), SIM_OK);
     assert_int_equal(p.decode_attn, SIM_DATTN_TRTLLM_011);
     assert_int_equal(sim_engprof_load(tu_path("hw/engines", "vllm"), &p, &err), SIM_OK);
     assert_int_equal(p.decode_attn, SIM_DATTN_SPLIT);
     assert_int_equal(p.decode_attn_quant_kv, SIM_DATTN_SPLIT);
+    assert_int_equal(p.act_quant_kernels, 0);
     /* the vllm-v0 file with its kernel renamed, then with a source removed */
     char *text = read_text(tu_path("hw/engines", "vllm-v0"));
     char *at = strstr(text, "\"vllm-paged\"");
