@@ -247,6 +247,7 @@ static sim_status run_json(FILE *f, const sim_run_cfg *cfg, const sim_run_result
     add_num(mem, "reserved_bytes_per_gpu", r->mem.reserved_bytes);
     add_num(mem, "hbm_bytes_per_gpu", r->mem.need_bytes);
     add_num(mem, "capacity_bytes_per_gpu", r->mem.capacity_bytes);
+    add_num(mem, "memory_fraction", cfg->mem_util); /* the engine's, after its device rules */
     add_num(mem, "kv_bytes_per_token", r->mem.kv_bytes_per_token);
     cJSON_AddBoolToObject(mem, "fits", r->mem.fits);
     add_num(mem, "max_batch", (double)r->mem.max_batch);
@@ -630,8 +631,18 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
     row_int(f, "Iterations:", (long long)m->iterations);
     if (r->cfg->prefix_caching)
         row_num(f, "Prefix cache hit rate (%):", 100.0 * sim_report_prefix_hit_rate(r->res));
-    if (r->engine)
+    if (r->engine) {
         fprintf(f, "%-40s%s\n", "Engine:", r->engine);
+        row_int(f, "Max running requests:", (long long)r->cfg->sched.max_num_seqs);
+        row_int(f, "Max batched tokens:", (long long)r->cfg->sched.max_num_batched_tokens);
+        char frac[32];
+        snprintf(frac, sizeof frac, "%.3f", r->cfg->mem_util);
+        row_txt(f, "Memory fraction:", frac);
+        if (!r->cfg->step.eager)
+            row_int(f, "CUDA graph max batch:", (long long)r->cfg->step.graph_max_bs);
+        if (r->engine_rules && r->engine_rules[0])
+            row_txt(f, "Chosen by device rules:", r->engine_rules);
+    }
     if (sim_spec_active(r->cfg->spec)) {
         row_num(f, "Acceptance length (tokens/verify):", m->spec_acceptance_length);
         row_num(f, "Draft time (% of busy time):", 100.0 * m->spec_draft_time_fraction);

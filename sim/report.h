@@ -50,6 +50,7 @@ typedef struct sim_serve_report {
     double request_rate; /* requests/s as configured; INFINITY for inf; NAN for a trace */
     const char *engine, *engine_version; /* the engine profile's name and release (may be NULL) */
     const char *engine_fusions;          /* the fusions it records, comma-separated (may be NULL) */
+    const char *engine_rules; /* which device / TP rules of the profile chose what (may be NULL) */
     double usd_per_gpu_hour; /* price of a GPU-hour (0 unknown) */
     int64_t gpus;            /* every GPU of the deployment; 0: one engine's, tp x pp */
     const sim_cluster_result *cluster; /* replicas' load; NULL (or 0 replicas): one engine */

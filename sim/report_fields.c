@@ -66,6 +66,13 @@ GET(prefix_cache_hit_rate, true, num, sim_report_prefix_hit_rate(s->r->res))
 GET(engine, s->r->engine, text, s->r->engine)
 GET(engine_version, s->r->engine_version, text, s->r->engine_version)
 GET(engine_fusions, s->r->engine_fusions, text, s->r->engine_fusions)
+/* the engine settings in force: the profile's, its device rules' or a flag's */
+GET(max_num_seqs, s->r->engine, num, (double)s->r->cfg->sched.max_num_seqs)
+GET(max_num_batched_tokens, s->r->engine, num, (double)s->r->cfg->sched.max_num_batched_tokens)
+GET(memory_fraction, s->r->engine, num, s->r->cfg->mem_util)
+GET(cuda_graph_max_bs, s->r->engine && !s->r->cfg->step.eager, num,
+    (double)s->r->cfg->step.graph_max_bs)
+GET(engine_rules, s->r->engine_rules && s->r->engine_rules[0], text, s->r->engine_rules)
 GET(spec_method, SPEC_ON, text, sim_spec_method_name(s->r->cfg->spec->method))
 GET(num_speculative_tokens, SPEC_ON, num, s->r->cfg->spec->k)
 GET(spec_acceptance_rate, SPEC_ON, num, s->r->cfg->spec->alpha)
@@ -104,6 +111,11 @@ typedef enum serve_row {
     F_ENGINE,
     F_ENGINE_VERSION,
     F_ENGINE_FUSIONS,
+    F_MAX_NUM_SEQS,
+    F_MAX_NUM_BATCHED_TOKENS,
+    F_MEMORY_FRACTION,
+    F_CUDA_GRAPH_MAX_BS,
+    F_ENGINE_RULES,
     F_SPEC_METHOD,
     F_NUM_SPECULATIVE_TOKENS,
     F_SPEC_ACCEPTANCE_RATE,
@@ -146,6 +158,11 @@ static const struct {
     ROW(F_ENGINE, engine, SIM_FIELD_TEXT),
     ROW(F_ENGINE_VERSION, engine_version, SIM_FIELD_TEXT),
     ROW(F_ENGINE_FUSIONS, engine_fusions, SIM_FIELD_TEXT),
+    ROW(F_MAX_NUM_SEQS, max_num_seqs, SIM_FIELD_INT),
+    ROW(F_MAX_NUM_BATCHED_TOKENS, max_num_batched_tokens, SIM_FIELD_INT),
+    ROW(F_MEMORY_FRACTION, memory_fraction, SIM_FIELD_NUM),
+    ROW(F_CUDA_GRAPH_MAX_BS, cuda_graph_max_bs, SIM_FIELD_INT),
+    ROW(F_ENGINE_RULES, engine_rules, SIM_FIELD_TEXT),
     ROW(F_SPEC_METHOD, spec_method, SIM_FIELD_TEXT),
     ROW(F_NUM_SPECULATIVE_TOKENS, num_speculative_tokens, SIM_FIELD_NUM),
     ROW(F_SPEC_ACCEPTANCE_RATE, spec_acceptance_rate, SIM_FIELD_NUM),
@@ -231,6 +248,11 @@ static const field_col json_tail_cols[] = {ONE(F_PREFIX_CACHE_HIT_RATE),
                                            ONE(F_ENGINE),
                                            ONE(F_ENGINE_VERSION),
                                            ONE(F_ENGINE_FUSIONS),
+                                           ONE(F_MAX_NUM_SEQS),
+                                           ONE(F_MAX_NUM_BATCHED_TOKENS),
+                                           ONE(F_MEMORY_FRACTION),
+                                           ONE(F_CUDA_GRAPH_MAX_BS),
+                                           ONE(F_ENGINE_RULES),
                                            ONE(F_SPEC_METHOD),
                                            ONE(F_NUM_SPECULATIVE_TOKENS),
                                            ONE(F_SPEC_ACCEPTANCE_RATE),
