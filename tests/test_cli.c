@@ -1102,8 +1102,8 @@ static void test_validation_commands(void **state)
     run(vcmd);
     assert_int_equal(R.rc, 1);
     assert_non_null(strstr(R.err, "op-level median"));
-    /* 227 rows less 19 serve ones: 16 skipped (14 in the file, an A100 40GB batch that does not
-     * fit, fp8 KV on A100), 18 low-trust shown but not counted */
+    /* 235 rows less 27 serve ones (all but 1113): 16 skipped (14 in the file, an A100 40GB batch
+     * that does not fit, fp8 KV on A100), 18 low-trust shown but not counted */
     assert_non_null(strstr(R.out, "\nvalidation: 174 points, median |error| "));
     assert_non_null(strstr(R.out, "\n  op-level: 145 points"));
     assert_non_null(strstr(R.out, "\n  op decode_attention: 24 points"));
