@@ -351,7 +351,10 @@ sim_step_cfg cli_load_engine_step(const sim_engprof *e, const sim_model *m)
                           .mem_rule = e->mem_rule,
                           .graph_max_bs = e->cuda_graph_max_bs,
                           .allreduce = e->allreduce,
-                          .fuse_allreduce_norm = e->fuse_allreduce_norm};
+                          .fuse_allreduce_norm = e->fuse_allreduce_norm,
+                          .decode_attn = e->decode_attn,
+                          .decode_attn_quant_kv = e->decode_attn_quant_kv,
+                          .act_quant_kernels = (int)e->act_quant_kernels};
 }
 
 void cli_load_engine_cfg(const sim_engprof *e, sim_engine_cfg *cfg)

@@ -64,6 +64,7 @@
 #include <stdint.h>
 
 #include "coll.h"
+#include "dattn.h"
 #include "dtype.h"
 #include "hw.h"
 #include "model.h"
@@ -161,6 +162,11 @@ typedef struct sim_op {
     bool weight_only;      /* mixed-input GEMM: dequantizes its weights to the compute format
                             * (W4A16, W8A16, W4A8) */
     double groups;         /* grouped GEMM: problems (experts), each padded to the tile; 0 = one */
+    /* attention: its decode part and the kernel the engine runs it with (dattn.h; the step sets
+     * the kernel, SPLIT by default) */
+    sim_dattn_shape dec;
+    sim_dattn_kernel dattn;
+    int kernels; /* launches when not the op table's (0: sim_op_info(id)->kernels) */
 } sim_op;
 
 typedef struct sim_graph {
@@ -247,6 +253,7 @@ typedef struct sim_batch_shape {
     /* the part of the above in groups of at most SIM_GRAPH_ABSORB_MAX_Q new tokens (decodes and
      * speculative verifies): MLA runs them in the absorbed form */
     double dec_tokens, dec_pairs, dec_kv_tokens;
+    double dec_seqs; /* sequences of those groups */
 } sim_batch_shape;
 
 /* Groups with at most this many new tokens per sequence run MLA's absorbed (decode) form: one

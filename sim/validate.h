@@ -30,7 +30,9 @@
  * grouped_gemm: `batch` groups (experts) of m x n x k each, priced as the MoE layers' grouped
  * GEMM. alltoall: an MoE dispatch or combine over `gpus` ranks, `bytes` the routed data each GPU
  * holds (tokens x top-k x row bytes, its own share included), in the low-latency mode (one
- * hop).
+ * hop). decode_attention: `batch` sequences each decoding one token over `seq` cached tokens,
+ * `heads` query heads and n = KV heads of `head_dim`, the cache in `dtype`; `algo` names the
+ * kernel as dattn.h does (split, fa2, vllm-paged, trtllm-0.11).
  *
  * Op-level predictions price ONE op as the step model would (the GEMM, the fused attention, a
  * device copy, an all-reduce by its algorithm, alone or followed by a norm), with the per-kernel
@@ -60,6 +62,7 @@ typedef enum sim_vkind {
     SIM_VK_FUSED_ALLREDUCE_NORM, /* the two in one kernel (--fuse-allreduce-norm) */
     SIM_VK_GROUPED_GEMM,
     SIM_VK_ALLTOALL,
+    SIM_VK_DECODE_ATTENTION, /* one decode token per sequence over a KV cache (dattn.h) */
     SIM_VK_E2E,
     SIM_VK_TTFT,
     SIM_VK_SERVE,
@@ -79,6 +82,7 @@ typedef struct sim_vrow {
     bool causal;
     bool act_quant;     /* gemm: the timing includes the dynamic quantization of the input */
     sim_coll_algo algo; /* allreduce rows: the algorithm measured; e2e: the engine's */
+    sim_dattn_kernel dattn; /* decode_attention rows: the kernel measured (the algo column) */
     bool low_trust;     /* shown, but out of the summaries, the gate and the fit */
     double value;       /* measured, in `metric`'s unit */
     int64_t line;       /* in the CSV */

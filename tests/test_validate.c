@@ -180,8 +180,9 @@ static void test_load(void **state)
     char path[1024];
     snprintf(path, sizeof path, "%s/tools/data/validation.csv", tu_root());
     assert_int_equal(sim_validate_load(path, &rows, &n, &err), SIM_OK);
-    /* 159, 24 MoE op rows (ids 100-123), 20 TensorRT-LLM and 8 vLLM serve rows */
-    assert_int_equal(n, 211);
+    /* 159, 24 MoE op rows (ids 100-123), 20 TensorRT-LLM and 8 vLLM serve rows, 24 decode
+     * attention rows (ids 1300-1323) */
+    assert_int_equal(n, 235);
     int ops = 0, skipped = 0, low = 0;
     for (size_t i = 0; i < n; i++) {
         ops += sim_vkind_is_op(rows[i].kind);
@@ -189,7 +190,7 @@ static void test_load(void **state)
         low += rows[i].low_trust;
         assert_true(rows[i].value > 0 && rows[i].source[0]);
     }
-    assert_int_equal(ops, 153);
+    assert_int_equal(ops, 177);
     assert_int_equal(skipped, 16); /* with two serve rows of 20,000-token prompts */
     assert_int_equal(low, 20); /* with the two vLLM serve rows that generated half their tokens */
     free(rows);
