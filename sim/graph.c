@@ -240,6 +240,7 @@ static void shape_add_one(sim_batch_shape *s, const sim_seq_group *g)
         s->dec_tokens += (double)g->q;
         s->dec_pairs += pairs;
         s->dec_kv_tokens += kv;
+        s->dec_seqs += 1.0;
     }
 }
 
@@ -271,6 +272,7 @@ sim_batch_shape sim_graph_shape(const sim_model *m, const sim_seq_group *g, size
             s.dec_tokens += cnt * (double)g[i].q;
             s.dec_pairs += pairs;
             s.dec_kv_tokens += kv;
+            s.dec_seqs += cnt;
         }
     }
     return s;

@@ -197,6 +197,7 @@ static sim_batch_shape dp_share(const sim_batch_shape *s, int dp)
     r.dec_tokens = r.tokens * (s->tokens > 0.0 ? s->dec_tokens / s->tokens : 0.0);
     r.dec_pairs *= f;
     r.dec_kv_tokens *= f;
+    r.dec_seqs = ceil(s->dec_seqs * f);
     return r;
 }
 
@@ -213,6 +214,14 @@ void sim_graph_rebuild_context(const sim_model *m, const sim_par *par, const sim
         return;
     }
     gqa_attention(m, tp, prec, a.tokens, a.pairs, a.kv_tokens, &g->ops[SIM_OP_ATTENTION]);
+    /* its decode part, for the kernels that give a CTA one sequence's head (dattn.h) */
+    g->ops[SIM_OP_ATTENTION].dec = (sim_dattn_shape){
+        .seqs = a.dec_seqs,
+        .ctx = a.dec_seqs > 0.0 ? a.dec_kv_tokens / a.dec_seqs : 0.0,
+        .q_heads = m->heads / tp,
+        .kv_heads = sim_graph_kv_heads_per_gpu(m, tp),
+        .head_dim = m->head_dim,
+        .kv_elem_bytes = sim_dtype_bytes(prec->kv)};
     if (g->repeats[SIM_OP_ATTENTION_SLIDING] > 0)
         gqa_attention(m, tp, prec, a.tokens, a.swa_pairs, a.swa_kv_tokens,
                       &g->ops[SIM_OP_ATTENTION_SLIDING]);

@@ -23,6 +23,8 @@ double sim_validate_size_bytes(const sim_vrow *r)
     case SIM_VK_ATTENTION:
         return 4.0 * (double)r->batch * (double)r->seq * (double)r->heads * (double)r->head_dim *
                eb;
+    case SIM_VK_DECODE_ATTENTION: /* the KV cache it reads */
+        return 2.0 * (double)r->batch * (double)r->seq * (double)r->n * (double)r->head_dim * eb;
     default:
         return (double)r->bytes;
     }
@@ -73,6 +75,10 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
                                                        {"n", r->n, 1},
                                                        {"k", r->k, 1}},
                               [SIM_VK_ALLTOALL] = {{"gpus", r->gpus, 2}, {"bytes", r->bytes, 1}},
+                              [SIM_VK_DECODE_ATTENTION] = {{"batch", r->batch, 1},
+                                                           {"seq", r->seq, 1},
+                                                           {"heads", r->heads, 1},
+                                                           {"n", r->n, 1}},
                               [SIM_VK_ALLREDUCE_NORM] = {{"gpus", r->gpus, 2},
                                                          {"bytes", r->bytes, 1},
                                                          {"n", r->n, 1}},
@@ -142,6 +148,27 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
         work = op.flops;
         break;
     }
+    case SIM_VK_DECODE_ATTENTION: {
+        /* one token per sequence: QK^T and PV over the cache for every query head, each
+         * sequence's K and V of n KV heads read once, Q read and O written in 16 bits; the
+         * kernel's launch decides whether its CTAs fill the GPU (dattn.h) */
+        const double b = (double)r->batch, s = (double)r->seq, hd = (double)r->head_dim;
+        const double kvb = sim_dtype_bytes(r->dtype);
+        op.id = SIM_OP_ATTENTION;
+        op.flops = 4.0 * b * (double)r->heads * hd * s;
+        op.kv_read_bytes = b * s * (double)r->n * 2.0 * hd * kvb;
+        op.act_bytes = 2.0 * b * (double)r->heads * hd * 2.0;
+        op.dec = (sim_dattn_shape){.seqs = b,
+                                   .ctx = s,
+                                   .q_heads = r->heads,
+                                   .kv_heads = r->n,
+                                   .head_dim = r->head_dim,
+                                   .kv_elem_bytes = kvb};
+        op.dattn = r->dattn;
+        ns = op_ns(hw, &op);
+        work = op.kv_read_bytes;
+        break;
+    }
     case SIM_VK_COPY:
         op.id = SIM_OP_ACT; /* a streaming vector kernel: read and write every byte */
         op.act_bytes = 2.0 * (double)r->bytes;
@@ -194,6 +221,23 @@ static sim_coll_algo row_allreduce(const sim_vrow *r, sim_coll_algo engine)
     return r->algo != SIM_COLL_AUTO ? r->algo : engine;
 }
 
+sim_status sim_validate_row_prec(const sim_vrow *r, const sim_model *model, const sim_hw *hw,
+                                 sim_prec *out, sim_err *err)
+{
+    const sim_prec_given g = {
+        .prec = {.weight = r->weight, .act = r->act, .kv = r->kv, .group_size = r->group_size},
+        .weight = r->weight_set,
+        .act = r->act_set,
+        .kv = r->kv_set,
+        .group_size = r->group_size_set};
+    if (sim_graph_prec_defaults(model, hw, &g, out))
+        return SIM_OK;
+    return sim_fail(err, SIM_EINPUT,
+                    "row %lld: field 'weight_dtype' is empty and %s has no torch_dtype, expected "
+                    "the weights' format",
+                    (long long)r->id, model->path);
+}
+
 sim_status sim_validate_e2e(const sim_vrow *r, const sim_model *model, const sim_hw *hw,
                             const sim_step_cfg *tmpl, double *pred, sim_err *err)
 {
@@ -205,9 +249,10 @@ sim_status sim_validate_e2e(const sim_vrow *r, const sim_model *model, const sim
     c.step.model = model;
     c.step.hw = hw;
     c.step.tp = (int)r->tp;
-    c.step.prec = (sim_prec){.weight = r->weight, .act = r->act, .kv = r->kv};
     c.step.allreduce = row_allreduce(r, tmpl->allreduce);
-    sim_status st = sim_run_check(&c, err);
+    sim_status st = sim_validate_row_prec(r, model, hw, &c.step.prec, err);
+    if (!st)
+        st = sim_run_check(&c, err);
     if (st)
         return st;
     sim_run_result *res = calloc(1, sizeof *res);
@@ -226,16 +271,17 @@ sim_status sim_validate_serve(const sim_vrow *r, const sim_model *model, const s
     c.step.model = model;
     c.step.hw = hw;
     c.step.tp = (int)r->tp;
-    c.step.prec = (sim_prec){.weight = r->weight, .act = r->act, .kv = r->kv};
     c.step.allreduce = row_allreduce(r, tmpl->step.allreduce);
+    sim_status st = sim_validate_row_prec(r, model, hw, &c.step.prec, err);
+    if (st)
+        return st;
     sim_synth_cfg s = {.num_prompts = r->batch,
                        .input_len = r->input_len,
                        .output_len = r->output_len,
                        .request_rate = INFINITY,
                        .burstiness = 1.0};
     sim_workload w;
-    sim_status st = sim_workload_synthetic(&s, &w, err);
-    if (st)
+    if ((st = sim_workload_synthetic(&s, &w, err)))
         return st;
     sim_engine_result res;
     if (!(st = sim_engine_check(&c, &w, err)) && !(st = sim_engine_run(&c, &w, &res, err))) {

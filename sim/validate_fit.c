@@ -45,6 +45,13 @@ static void set_param(fit_param *p, double v)
         *p->twin = v;
 }
 
+/* A decode-attention row of a CUDA-core kernel with one CTA per (sequence, head) or partition:
+ * neither the context split to fill the GPU nor FlashAttention-2's tensor-core tile. */
+static bool unsplit_cuda_core(const sim_vrow *r)
+{
+    return r->dattn != SIM_DATTN_SPLIT && r->dattn != SIM_DATTN_FA2;
+}
+
 /* Sum of squared relative errors of the device's op rows in `group` (-1: all), leaving out row
  * `skip` (SIZE_MAX: none); sets *used and the |errors| in %. */
 static double loss(const sim_vrow *rows, size_t n, const char *name, const sim_hw *hw, int group,
@@ -54,8 +61,11 @@ static double loss(const sim_vrow *rows, size_t n, const char *name, const sim_h
     size_t u = 0;
     for (size_t i = 0; i < n; i++) {
         const sim_vrow *r = &rows[i];
-        /* the fused kernels (FlashInfer's) test --fuse-allreduce-norm; they fit nothing */
+        /* the fused kernels (FlashInfer's) test --fuse-allreduce-norm; they fit nothing. Nor do
+         * the decode rows of split and FlashAttention-2 kernels: they test the launch model
+         * (dattn.h) with constants fitted on their own kinds' rows */
         if (!sim_vkind_is_op(r->kind) || r->kind == SIM_VK_FUSED_ALLREDUCE_NORM || r->skip[0] ||
+            (r->kind == SIM_VK_DECODE_ATTENTION && !unsplit_cuda_core(r)) ||
             r->low_trust || strcmp(r->hw, name) != 0 || i == skip ||
             (group >= 0 && row_group(r) != group))
             continue;
@@ -195,6 +205,17 @@ static size_t fit_collective_params(sim_hw *hw, const sim_vrow *rows, size_t n, 
     return np;
 }
 
+/* The device's usable decode-attention rows of CUDA-core kernels that give a CTA a whole
+ * (sequence, head) or partition: what decode_cta_gb_per_s is fitted on. */
+static size_t unsplit_decode_rows(const sim_vrow *rows, size_t n, const char *name)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++)
+        c += rows[i].kind == SIM_VK_DECODE_ATTENTION && unsplit_cuda_core(&rows[i]) &&
+             !rows[i].skip[0] && !rows[i].low_trust && strcmp(rows[i].hw, name) == 0;
+    return c;
+}
+
 /* The parameters a fit may move on `hw`. Quantized formats' K term and streaming fraction start
  * from the values they inherit, so that each format is fitted apart from the 16-bit rows. */
 static size_t fit_params(sim_hw *hw, const sim_vrow *rows, size_t n, const char *name,
@@ -208,6 +229,9 @@ static size_t fit_params(sim_hw *hw, const sim_vrow *rows, size_t n, const char 
         param("efficiency.gemm_k_half", "", &hw->gemm_k_half, NULL, 0.0, 4096.0, 1.0, FG_BASE);
     ps[np++] = param("efficiency.attention", "", &hw->eff_attention, NULL, 0.05, 1.0, 1.0, FG_BASE);
     ps[np++] = param("efficiency.memory", "", &hw->eff_memory, NULL, 0.3, 1.0, 1.0, FG_BASE);
+    if (unsplit_decode_rows(rows, n, name) >= MIN_KERNEL_ROWS)
+        ps[np++] = param("decode_cta_gb_per_s", "", &hw->decode_cta_bytes_per_s, NULL, 1e9, 1e12,
+                         1e9, FG_BASE);
     /* NCCL's constants need NCCL rows of several sizes: with two, its fixed cost, bandwidth and
      * protocols trade along a flat valley (the device keeps its stated values). NCCL's Simple
      * protocol reaches at least half the link on large messages everywhere. */

@@ -19,6 +19,8 @@ static const char *const kind_names[SIM_VK_COUNT] = {[SIM_VK_GEMM] = "gemm",
                                                          "fused_allreduce_norm",
                                                      [SIM_VK_GROUPED_GEMM] = "grouped_gemm",
                                                      [SIM_VK_ALLTOALL] = "alltoall",
+                                                     [SIM_VK_DECODE_ATTENTION] =
+                                                         "decode_attention",
                                                      [SIM_VK_E2E] = "e2e",
                                                      [SIM_VK_TTFT] = "ttft",
                                                      [SIM_VK_SERVE] = "serve"};
@@ -139,6 +141,9 @@ static const need needs_allreduce[] = {{"gpus", 2}, {"bytes", 1}, {NULL, 0}};
 static const need needs_ar_norm[] = {{"gpus", 2}, {"bytes", 1}, {"n", 1}, {NULL, 0}};
 static const need needs_grouped[] = {{"dtype", 0}, {"batch", 1}, {"m", 1},
                                      {"n", 1},     {"k", 1},     {NULL, 0}};
+static const need needs_decode_attention[] = {{"dtype", 0},    {"batch", 1}, {"seq", 1},
+                                              {"heads", 1},    {"n", 1},     {"head_dim", 1},
+                                              {NULL, 0}};
 static const need needs_e2e[] = {{"model", 0},     {"batch", 1},      {"tp", 1},
                                  {"input_len", 1}, {"output_len", 1}, {"weight_dtype", 0},
                                  {NULL, 0}};
@@ -150,6 +155,8 @@ static const need *const kind_needs[SIM_VK_COUNT] = {[SIM_VK_GEMM] = needs_gemm,
                                                      [SIM_VK_FUSED_ALLREDUCE_NORM] = needs_ar_norm,
                                                      [SIM_VK_GROUPED_GEMM] = needs_grouped,
                                                      [SIM_VK_ALLTOALL] = needs_allreduce,
+                                                     [SIM_VK_DECODE_ATTENTION] =
+                                                         needs_decode_attention,
                                                      [SIM_VK_E2E] = needs_e2e,
                                                      [SIM_VK_TTFT] = needs_e2e,
                                                      [SIM_VK_SERVE] =
@@ -229,7 +236,7 @@ static sim_status parse_row(char **f, const char *path, int64_t line, sim_vrow *
         return sim_fail(err, SIM_EINPUT,
                         "%s:%lld: field 'kind' is '%s', expected gemm, attention, copy, "
                         "allreduce, allreduce_norm, fused_allreduce_norm, grouped_gemm, "
-                        "alltoall, e2e, ttft or serve",
+                        "alltoall, decode_attention, e2e, ttft or serve",
                         path, (long long)line, f[1]);
     r->kind = (sim_vkind)kind;
     if (!*f[0])
@@ -257,6 +264,10 @@ static sim_status parse_row(char **f, const char *path, int64_t line, sim_vrow *
         st = col_dtype(f, col_index("kv_dtype"), path, line, r->act, &r->kv, err);
     if (st)
         return st;
+    r->weight_set = *f[col_index("weight_dtype")] != '\0';
+    r->act_set = *f[col_index("act_dtype")] != '\0';
+    r->kv_set = *f[col_index("kv_dtype")] != '\0';
+    r->group_size_set = *f[col_index("group_size")] != '\0';
     const char *causal = f[col_index("causal")];
     if (*causal && strcmp(causal, "true") != 0 && strcmp(causal, "false") != 0)
         return sim_fail(err, SIM_EINPUT,
@@ -286,7 +297,11 @@ static sim_status parse_row(char **f, const char *path, int64_t line, sim_vrow *
     snprintf(r->source, sizeof r->source, "%s", f[26]);
     r->algo = SIM_COLL_AUTO;
     const char *algo = f[col_index("algo")], *trust = f[col_index("trust")];
-    if (*algo && !sim_coll_algo_parse(algo, &r->algo))
+    if (r->kind == SIM_VK_DECODE_ATTENTION) {
+        if (!sim_dattn_parse(algo, &r->dattn))
+            return sim_fail(err, SIM_EINPUT, "%s:%lld: field 'algo' is '%s', expected %s", path,
+                            (long long)line, algo, sim_dattn_names());
+    } else if (*algo && !sim_coll_algo_parse(algo, &r->algo))
         return sim_fail(err, SIM_EINPUT,
                         "%s:%lld: field 'algo' is '%s', expected auto, ring, tree, oneshot, "
                         "twoshot, nvls, nccl or empty",
