@@ -29,7 +29,9 @@
 #include "run.h"
 #include "spec.h"
 #include "sweep.h"
-#include "trace.h"
+#include "trace_check.h"
+#include "trace_run.h"
+#include "trace_serve.h"
 #include "validate.h"
 #include "workload.h"
 
