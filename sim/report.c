@@ -164,12 +164,14 @@ static void fields_csv(FILE *f, const sim_field *v, size_t n)
     fputc('\n', f);
 }
 
-/* Fields as JSON keys: a missing value is null. */
+/* Fields as JSON keys: a missing value is null, an infinite number "inf" (as vLLM's). */
 static void fields_json(cJSON *o, const sim_field *f, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         if (f[i].missing)
             cJSON_AddNullToObject(o, f[i].key);
+        else if (f[i].kind != SIM_FIELD_TEXT && isinf(f[i].num))
+            cJSON_AddStringToObject(o, f[i].key, "inf");
         else if (f[i].kind == SIM_FIELD_TEXT)
             cJSON_AddStringToObject(o, f[i].key, f[i].text);
         else
@@ -531,31 +533,24 @@ static void banner(FILE *f, const char *text, char fill)
     fprintf(f, "%.*s%s%.*s\n", left, line, text, right, line);
 }
 
-static void row_num(FILE *f, const char *label, double v)
+/* A row of the serve table: its section's heading first; a number with two decimals, a count,
+ * a text, or a missing value's text; a non-finite number is left out. */
+static void table_row(FILE *f, const sim_field *v)
 {
-    fprintf(f, "%-40s %-10.2f\n", label, v);
+    if (v->section)
+        banner(f, v->section, '-');
+    if (v->missing)
+        fprintf(f, "%-40s %s\n", v->label, v->text);
+    else if (v->kind == SIM_FIELD_TEXT)
+        fprintf(f, "%-40s%s\n", v->label, v->text);
+    else if (v->kind == SIM_FIELD_INT)
+        fprintf(f, "%-40s %-10lld\n", v->label, (long long)v->num);
+    else if (isfinite(v->num))
+        fprintf(f, "%-40s %-10.2f\n", v->label, v->num);
 }
-static void row_int(FILE *f, const char *label, long long v)
-{
-    fprintf(f, "%-40s %-10lld\n", label, v);
-}
-static void row_txt(FILE *f, const char *label, const char *v)
-{
-    fprintf(f, "%-40s %s\n", label, v);
-}
-
-static const char *const metric_titles[SIM_M_COUNT] = {
-    [SIM_M_TTFT] = "Time to First Token",
-    [SIM_M_TPOT] = "Time per Output Token (excl. 1st token)",
-    [SIM_M_ITL] = "Inter-token Latency",
-    [SIM_M_E2EL] = "End-to-end Latency",
-};
-static const char *const metric_labels[SIM_M_COUNT] = {
-    [SIM_M_TTFT] = "TTFT", [SIM_M_TPOT] = "TPOT", [SIM_M_ITL] = "ITL", [SIM_M_E2EL] = "E2EL"};
 
 static sim_status serve_table(FILE *f, const sim_serve_report *r)
 {
-    const sim_serve_metrics *m = r->m;
     const sim_step_cfg *s = &r->cfg->step;
     char par[64];
     sim_step_par_text(s, par, sizeof par);
@@ -580,62 +575,10 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
         fprintf(f, "\n");
     }
     banner(f, " Serving Benchmark Result ", '=');
-    row_int(f, "Successful requests:", (long long)m->completed);
-    row_int(f, "Failed requests:", 0);
-    if (r->cfg->max_concurrency > 0)
-        row_int(f, "Maximum request concurrency:", (long long)r->cfg->max_concurrency);
-    if (isfinite(r->request_rate))
-        row_num(f, "Request rate configured (RPS):", r->request_rate);
-    row_num(f, "Benchmark duration (s):", m->duration_s);
-    row_int(f, "Total input tokens:", (long long)m->total_input_tokens);
-    row_int(f, "Total generated tokens:", (long long)m->total_output_tokens);
-    row_num(f, "Request throughput (req/s):", m->request_throughput);
-    if (m->has_goodput)
-        row_num(f, "Request goodput (req/s):", m->request_goodput);
-    row_num(f, "Output token throughput (tok/s):", m->output_throughput);
-    row_num(f, "Peak output token throughput (tok/s):", m->peak_output_throughput);
-    row_int(f, "Peak concurrent requests:", (long long)m->peak_concurrency);
-    row_num(f, "Total token throughput (tok/s):", m->total_token_throughput);
-    sim_price price;
-    bool known = sim_report_serve_price(r, &price);
-    row_int(f, "GPUs:", (long long)price.gpus);
-    if (known) {
-        row_num(f, "Cost (US$/hour):", price.usd_per_hour);
-        row_num(f, "Cost per million output tokens (US$):", price.usd_per_million_output_tokens);
-        row_num(f, "Cost per million total tokens (US$):", price.usd_per_million_total_tokens);
-    } else {
-        row_txt(f, "Cost (US$/hour):", "unknown (--usd-per-gpu-hour)");
-    }
-    for (int k = 0; k < SIM_M_COUNT; k++) {
-        const sim_dist *d = &m->dist[k];
-        char label[64], word[32];
-        if (r->pct && !r->pct->metric[k])
-            continue;
-        banner(f, metric_titles[k], '-');
-        snprintf(label, sizeof label, "Mean %s (ms):", metric_labels[k]);
-        row_num(f, label, d->mean);
-        snprintf(label, sizeof label, "Median %s (ms):", metric_labels[k]);
-        row_num(f, label, d->median);
-        for (int j = 0; j < (r->pct ? r->pct->n : 2); j++) {
-            sim_pct_word(r->pct ? r->pct->p[j] : j ? 99.0 : 90.0, word, sizeof word);
-            snprintf(label, sizeof label, "P%s %s (ms):", word, metric_labels[k]);
-            row_num(f, label, r->pct ? r->pct_ms->ms[k][j] : j ? d->p99 : d->p90);
-        }
-    }
-    banner(f, "infersim", '-');
-    row_int(f, "Preemptions:", (long long)m->preemptions);
-    row_num(f, "Mean batch size (requests/iteration):", m->mean_batch_size);
-    row_num(f, "KV cache peak usage (%):", 100.0 * m->kv_cache_peak_usage);
-    row_int(f, "KV cache blocks:", (long long)r->res->kv_blocks);
-    row_int(f, "Iterations:", (long long)m->iterations);
-    if (r->cfg->prefix_caching)
-        row_num(f, "Prefix cache hit rate (%):", 100.0 * sim_report_prefix_hit_rate(r->res));
-    if (r->engine)
-        fprintf(f, "%-40s%s\n", "Engine:", r->engine);
-    if (sim_spec_active(r->cfg->spec)) {
-        row_num(f, "Acceptance length (tokens/verify):", m->spec_acceptance_length);
-        row_num(f, "Draft time (% of busy time):", 100.0 * m->spec_draft_time_fraction);
-    }
+    sim_field fields[SIM_FIELDS_MAX];
+    size_t n = sim_report_serve_fields(r, SIM_FIELDS_TABLE, fields);
+    for (size_t i = 0; i < n; i++)
+        table_row(f, &fields[i]);
     banner(f, "", '=');
     return ferror(f) ? SIM_EINTERNAL : SIM_OK;
 }
@@ -703,11 +646,6 @@ static sim_status serve_json(FILE *f, const sim_serve_report *r)
     cJSON *o = cJSON_CreateObject();
     config_json(o, &r->cfg->step);
     cJSON_AddStringToObject(o, "workload", r->w->source);
-    if (isfinite(r->request_rate))
-        add_num(o, "request_rate", r->request_rate);
-    else if (!isnan(r->request_rate))
-        cJSON_AddStringToObject(o, "request_rate", "inf");
-    add_num(o, "max_concurrency", (double)r->cfg->max_concurrency);
     sim_field fields[SIM_FIELDS_MAX];
     fields_json(o, fields, sim_report_serve_fields(r, SIM_FIELDS_JSON, fields));
     cluster_json(o, r);
