@@ -55,26 +55,13 @@ static bool csv_text(FILE *f, const char *v)
 
 static void add_num(cJSON *o, const char *k, double v) { cJSON_AddNumberToObject(o, k, v); }
 
+static void fields_json(cJSON *o, const sim_field *f, size_t n);
+
 static cJSON *step_json(const sim_step_result *s)
 {
     cJSON *o = cJSON_CreateObject();
-    add_num(o, "time_ms", s->t_ns / 1e6);
-    add_num(o, "t_lower_ms", s->t_lower_ns / 1e6);
-    add_num(o, "t_upper_ms", s->t_upper_ns / 1e6);
-    add_num(o, "flops", s->flops);
-    add_num(o, "bytes", s->bytes);
-    add_num(o, "net_bytes", s->net_bytes);
-    cJSON_AddStringToObject(o, "bound", sim_bound_name(s->bound));
-    add_num(o, "t_math_ms", s->t_math_ns / 1e6);
-    add_num(o, "t_mem_ms", s->t_mem_ns / 1e6);
-    add_num(o, "t_net_ms", s->t_net_ns / 1e6);
-    add_num(o, "t_launch_ms", s->t_launch_ns / 1e6);
-    add_num(o, "t_host_ms", s->t_host_ns / 1e6);
-    add_num(o, "t_cpu_ms", s->t_cpu_ns / 1e6);
-    add_num(o, "net_exposed_ms", s->net_exposed_ns / 1e6);
-    add_num(o, "net_hidden_ms", s->net_hidden_ns / 1e6);
-    add_num(o, "tokens", (double)s->graph.tokens);
-    add_num(o, "sequences", (double)s->graph.seqs);
+    sim_field f[SIM_FIELDS_STEP_MAX];
+    fields_json(o, f, sim_report_step_fields(s, SIM_FIELDS_JSON, f));
     return o;
 }
 
@@ -85,35 +72,13 @@ static void ops_json(cJSON *arr, const char *phase, const sim_step_result *s, co
 {
     for (int i = 0; i < SIM_OP_COUNT; i++) {
         const sim_op *op = &s->graph.ops[i];
-        const sim_op_cost *c = &s->cost[i];
         if (!op->present)
             continue;
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "name", sim_op_info((sim_op_id)i)->name);
         cJSON_AddStringToObject(o, "phase", phase);
-        add_num(o, "repeats", sim_step_op_repeats(s, (sim_op_id)i));
-        add_num(o, "flops", op->flops);
-        add_num(o, "bytes", sim_op_bytes(op));
-        add_num(o, "weight_bytes", op->weight_bytes);
-        add_num(o, "act_bytes", op->act_bytes);
-        add_num(o, "kv_read_bytes", op->kv_read_bytes);
-        add_num(o, "kv_write_bytes", op->kv_write_bytes);
-        add_num(o, "net_bytes", op->net_bytes);
-        add_num(o, "intensity", ratio(op->flops, sim_op_bytes(op)));
-        cJSON_AddStringToObject(o, "bound", sim_bound_name(c->bound));
-        add_num(o, "time_us", c->t_ns / 1e3);
-        add_num(o, "t_math_us", c->t_math_ns / 1e3);
-        add_num(o, "t_mem_us", c->t_mem_ns / 1e3);
-        add_num(o, "t_net_us", c->t_net_ns / 1e3);
-        add_num(o, "t_launch_us", c->t_launch_ns / 1e3);
-        add_num(o, "net_hidden_us", s->hidden_ns[i] / 1e3);
-        add_num(o, "net_exposed_us", (c->t_net_ns - s->hidden_ns[i]) / 1e3);
-        if (op->groups > 0.0)
-            add_num(o, "experts_touched", op->groups);
-        if (op->net_ranks > 1) {
-            cJSON_AddStringToObject(o, "collective_algo", sim_coll_algo_name(c->coll_algo));
-            cJSON_AddStringToObject(o, "collective_protocol", sim_coll_proto_name(c->coll_proto));
-        }
+        sim_field f[SIM_FIELDS_STEP_MAX];
+        fields_json(o, f, sim_report_op_fields(s, i, SIM_FIELDS_JSON, f));
         if (op->fused)
             cJSON_AddBoolToObject(o, "fused_into_allreduce", true);
         if (hw)

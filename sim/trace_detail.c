@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pp.h"
+#include "report.h"
 
 static const char *const detail_names[SIM_TRACE_DETAIL_COUNT] = {"iteration", "layer", "op"};
 
@@ -46,26 +47,17 @@ static int64_t op_ns(const sim_step_result *s, int i)
     return (int64_t)floor(busy + c->t_launch_ns + c->t_net_ns - s->hidden_ns[i]);
 }
 
-static void op_args(sim_targs *a, const sim_step_result *s, int i)
+/* Fields (report.h's step and op tables) as args. */
+static void fields_args(sim_targs *a, const sim_field *f, size_t n)
 {
-    const sim_op *op = &s->graph.ops[i];
-    const sim_op_cost *c = &s->cost[i];
-    double bytes = sim_op_bytes(op);
     sim_targs_reset(a);
-    sim_targs_num(a, "flops", op->flops);
-    sim_targs_num(a, "bytes", bytes);
-    sim_targs_num(a, "net_bytes", op->net_bytes);
-    sim_targs_num(a, "intensity", bytes > 0 ? op->flops / bytes : 0.0);
-    sim_targs_str(a, "bound", sim_bound_name(c->bound));
-    sim_targs_num(a, "t_math_us", c->t_math_ns / 1e3);
-    sim_targs_num(a, "t_mem_us", c->t_mem_ns / 1e3);
-    sim_targs_num(a, "t_net_us", c->t_net_ns / 1e3);
-    sim_targs_num(a, "t_launch_us", c->t_launch_ns / 1e3);
-    sim_targs_num(a, "net_hidden_us", s->hidden_ns[i] / 1e3);
-    sim_targs_num(a, "net_exposed_us", (c->t_net_ns - s->hidden_ns[i]) / 1e3);
-    if (op->net_ranks > 1) {
-        sim_targs_str(a, "collective_algo", sim_coll_algo_name(c->coll_algo));
-        sim_targs_str(a, "collective_protocol", sim_coll_proto_name(c->coll_proto));
+    for (size_t k = 0; k < n; k++) {
+        if (f[k].kind == SIM_FIELD_TEXT)
+            sim_targs_str(a, f[k].key, f[k].text);
+        else if (f[k].kind == SIM_FIELD_INT)
+            sim_targs_int(a, f[k].key, (int64_t)f[k].num);
+        else
+            sim_targs_num(a, f[k].key, f[k].num);
     }
 }
 
@@ -78,7 +70,8 @@ static int64_t write_op(sim_trace_detail_writer *w, const sim_step_result *s, in
     const sim_op_cost *c = &s->cost[i];
     const char *name = sim_op_info((sim_op_id)i)->name;
     sim_targs a;
-    op_args(&a, s, i);
+    sim_field f[SIM_FIELDS_STEP_MAX];
+    fields_args(&a, f, sim_report_op_fields(s, i, SIM_FIELDS_TRACE, f));
     sim_trace_slice(w->t, w->pid, TID_ISSUE, name, "op", t0, d, &a);
     int64_t launch = (int64_t)floor(c->t_launch_ns);
     if (c->t_math_ns >= 1.0)
@@ -179,18 +172,8 @@ int64_t sim_trace_detail_step_ns(const sim_step_result *s)
 
 void sim_trace_detail_step_args(sim_targs *a, const sim_step_result *s)
 {
-    sim_targs_reset(a);
-    sim_targs_int(a, "tokens", s->graph.tokens);
-    sim_targs_int(a, "sequences", s->graph.seqs);
-    sim_targs_num(a, "flops", s->flops);
-    sim_targs_num(a, "bytes", s->bytes);
-    sim_targs_num(a, "net_bytes", s->net_bytes);
-    sim_targs_str(a, "bound", sim_bound_name(s->bound));
-    sim_targs_num(a, "time_us", s->t_ns / 1e3);
-    sim_targs_num(a, "t_lower_us", s->t_lower_ns / 1e3);
-    sim_targs_num(a, "t_upper_us", s->t_upper_ns / 1e3);
-    sim_targs_num(a, "net_exposed_us", s->net_exposed_ns / 1e3);
-    sim_targs_num(a, "net_hidden_us", s->net_hidden_ns / 1e3);
+    sim_field f[SIM_FIELDS_STEP_MAX];
+    fields_args(a, f, sim_report_step_fields(s, SIM_FIELDS_TRACE, f));
 }
 
 /* Whole nanoseconds of a stage part's children: the sum sim_trace_detail_write_part lays out. */
