@@ -2,11 +2,14 @@
  * computed; writes to the stream it is given and never prints NaN or inf (every ratio guards its
  * denominator).
  *
- * JSON keys follow DESIGN.md "Output contract": run has ttft_ms, tpot_ms, e2e_ms,
+ * The keys are a contract (added, never renamed): README.md's "Output contract" lists them, and
+ * docs/ARCHITECTURE.md's "Outputs and their contract" says how the field tables below
+ * (report_fields.c, report_step.c) keep each one written once. run has ttft_ms, tpot_ms, e2e_ms,
  * output_throughput, prefill/decode {time_ms, t_lower_ms, t_upper_ms, flops, bytes, net_bytes,
  * bound, ...}, memory {weight_bytes_per_gpu, kv_bytes_per_gpu, hbm_bytes_per_gpu, fits, ...} and
  * ops [{name, phase, flops, bytes, net_bytes, intensity, bound, time_us, ...}]; roofline has hw,
- * dtype, peak_flops, hbm_bytes_per_s, critical_intensity and, with a model, ops.
+ * dtype, peak_flops, hbm_bytes_per_s, critical_intensity and, with a model, ops; serve has vLLM's
+ * --save-result keys and infersim's own.
  */
 #ifndef SIM_REPORT_H
 #define SIM_REPORT_H
