@@ -176,6 +176,66 @@ void sim_trace_detail_step_args(sim_targs *a, const sim_step_result *s)
     fields_args(a, f, sim_report_step_fields(s, SIM_FIELDS_TRACE, f));
 }
 
+/* The iteration rows: each key once, its value read from sim_iter_info. */
+typedef enum iter_row {
+    I_BATCH_SIZE,
+    I_PREFILL_TOKENS,
+    I_DECODE_TOKENS,
+    I_CACHED_PROMPT_TOKENS,
+    I_CUDA_GRAPH_BATCH,
+    I_KV_BLOCKS_USED,
+    I_RUNNING,
+    I_WAITING,
+    I_DRAFT_US,
+    I_BOUND,
+    I_COUNT
+} iter_row;
+
+static void iter_arg(sim_targs *a, const sim_iter_info *it, iter_row row)
+{
+    static const char *const keys[I_COUNT] = {
+        "batch_size",       "prefill_tokens", "decode_tokens", "cached_prompt_tokens",
+        "cuda_graph_batch", "kv_blocks_used", "running",       "waiting",
+        "draft_us",         "bound"};
+    const int64_t counts[I_DRAFT_US] = {it->seqs,          it->prefill_tokens, it->decode_tokens,
+                                        it->cached_tokens, it->graph_seqs,     it->kv_used_blocks,
+                                        it->running,       it->waiting};
+    if (row < I_DRAFT_US)
+        sim_targs_int(a, keys[row], counts[row]);
+    else if (row == I_DRAFT_US)
+        sim_targs_num(a, keys[row], it->draft_ns / 1e3);
+    else
+        sim_targs_str(a, keys[row], sim_bound_name(it->step->bound));
+}
+
+void sim_trace_detail_iter_args(sim_targs *a, const sim_iter_info *it, sim_trace_detail_iter which)
+{
+    static const unsigned char engine[] = {
+        I_BATCH_SIZE,       I_PREFILL_TOKENS, I_DECODE_TOKENS, I_CACHED_PROMPT_TOKENS,
+        I_CUDA_GRAPH_BATCH, I_KV_BLOCKS_USED, I_RUNNING,       I_WAITING,
+        I_DRAFT_US,         I_BOUND};
+    static const unsigned char instance[] = {I_BATCH_SIZE,     I_PREFILL_TOKENS, I_DECODE_TOKENS,
+                                             I_KV_BLOCKS_USED, I_RUNNING,        I_WAITING};
+    const unsigned char *rows = which == SIM_TRACE_DETAIL_ITER_ENGINE ? engine : instance;
+    size_t n = which == SIM_TRACE_DETAIL_ITER_ENGINE ? sizeof engine : sizeof instance;
+    sim_targs_reset(a);
+    for (size_t k = 0; k < n; k++)
+        iter_arg(a, it, (iter_row)rows[k]);
+}
+
+void sim_trace_detail_kv_counter(sim_trace *t, int pid, const sim_iter_info *it, bool blocks_used)
+{
+    sim_targs a;
+    sim_targs_reset(&a);
+    if (blocks_used)
+        sim_targs_int(&a, "blocks_used", it->kv_used_blocks);
+    sim_targs_num(&a, "usage_pct",
+                  it->kv_total_blocks > 0
+                      ? 100.0 * (double)it->kv_used_blocks / (double)it->kv_total_blocks
+                      : 0.0);
+    sim_trace_counter(t, pid, "kv cache", it->start_ns, &a);
+}
+
 /* Whole nanoseconds of a stage part's children: the sum sim_trace_detail_write_part lays out. */
 int64_t sim_trace_detail_part_ns(const sim_step_result *s, const sim_trace_detail_part *p)
 {

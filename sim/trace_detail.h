@@ -3,8 +3,9 @@
  * the embedding before and the final norm, LM head, sampling and host time after; at op detail
  * every op nests in its layer on the as-issued track, and its compute, memory and network parts
  * go on three more tracks of the same process. The run (trace_run.h) and serving (trace_serve.h)
- * timelines draw their steps, and pipeline stages' shares of them, through here; the sizes of
- * their files are estimated from the events counted here.
+ * timelines draw their steps, and pipeline stages' shares of them, through here, and with
+ * cluster_trace.h the iterations' args and KV counter; the sizes of their files are estimated
+ * from the events counted here. A step's and an op's args are report.h's step and op fields.
  *
  *   sim_trace_detail_tracks(&t, pid, true);               names the four tracks of process pid
  *   sim_trace_detail_writer w = {.t = &t, .pid = pid, .detail = SIM_TRACE_OP};
@@ -20,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "engine.h"
 #include "step.h"
 #include "trace.h"
 
@@ -75,6 +77,20 @@ int64_t sim_trace_detail_part_ns(const sim_step_result *s, const sim_trace_detai
 
 /* A step slice's args: tokens, sequences, FLOPs, bytes, bound, its time and bounds. */
 void sim_trace_detail_step_args(sim_targs *a, const sim_step_result *s);
+
+/* An iteration's slice args: one row per key (batch_size, prefill_tokens, decode_tokens,
+ * cached_prompt_tokens, cuda_graph_batch, kv_blocks_used, running, waiting, draft_us, bound) and
+ * the rows each timeline writes. */
+typedef enum sim_trace_detail_iter {
+    SIM_TRACE_DETAIL_ITER_ENGINE,   /* one engine's timeline (trace_serve.h): every row */
+    SIM_TRACE_DETAIL_ITER_INSTANCE, /* an instance of a deployment (cluster_trace.h): the batch,
+                                       its tokens, the KV blocks used and the queue */
+} sim_trace_detail_iter;
+void sim_trace_detail_iter_args(sim_targs *a, const sim_iter_info *it, sim_trace_detail_iter which);
+
+/* The "kv cache" counter of process pid at the iteration's start: usage_pct (0 without blocks),
+ * after blocks_used when asked. */
+void sim_trace_detail_kv_counter(sim_trace *t, int pid, const sim_iter_info *it, bool blocks_used);
 
 /* Size estimates: events counted exactly, by kind, times each kind's mean size in bytes. */
 typedef enum sim_trace_detail_ev {

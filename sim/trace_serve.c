@@ -221,17 +221,7 @@ static void on_iteration(void *ctx, const sim_iter_info *it)
         return;
     sim_trace *t = &ts->t;
     sim_targs a;
-    sim_targs_reset(&a);
-    sim_targs_int(&a, "batch_size", it->seqs);
-    sim_targs_int(&a, "prefill_tokens", it->prefill_tokens);
-    sim_targs_int(&a, "decode_tokens", it->decode_tokens);
-    sim_targs_int(&a, "cached_prompt_tokens", it->cached_tokens);
-    sim_targs_int(&a, "cuda_graph_batch", it->graph_seqs);
-    sim_targs_int(&a, "kv_blocks_used", it->kv_used_blocks);
-    sim_targs_int(&a, "running", it->running);
-    sim_targs_int(&a, "waiting", it->waiting);
-    sim_targs_num(&a, "draft_us", it->draft_ns / 1e3);
-    sim_targs_str(&a, "bound", sim_bound_name(it->step->bound));
+    sim_trace_detail_iter_args(&a, it, SIM_TRACE_DETAIL_ITER_ENGINE);
     sim_trace_slice(t, PID_ENGINE, TID_ISSUE, "iteration", "iteration", it->start_ns, it->dur_ns,
                     &a);
     sim_targs_reset(&a);
@@ -243,13 +233,7 @@ static void on_iteration(void *ctx, const sim_iter_info *it)
     sim_targs_int(&a, "cached", it->cached_tokens);
     sim_targs_int(&a, "decode", it->decode_tokens);
     sim_trace_counter(t, PID_ENGINE, "batch tokens", it->start_ns, &a);
-    sim_targs_reset(&a);
-    sim_targs_int(&a, "blocks_used", it->kv_used_blocks);
-    sim_targs_num(&a, "usage_pct",
-                  it->kv_total_blocks > 0
-                      ? 100.0 * (double)it->kv_used_blocks / (double)it->kv_total_blocks
-                      : 0.0);
-    sim_trace_counter(t, PID_ENGINE, "kv cache", it->start_ns, &a);
+    sim_trace_detail_kv_counter(t, PID_ENGINE, it, true);
     write_serve_stages(ts, it);
     if (ts->detail == SIM_TRACE_ITERATION)
         return;
