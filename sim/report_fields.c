@@ -130,7 +130,7 @@ static const struct {
     bool pct;
     const char *unknown;
 } serve_rows[F_SCALARS] = {
-#define ROW(id, name, k, text) [id] = {.key = #name, .kind = k, .get = get_##name, .label = text}
+#define ROW(id, name, k, text) [id] = {.key = #name, .kind = (k), .get = get_##name, .label = (text)}
 #define PCT(id, name, text) [id] = {#name, SIM_FIELD_NUM, get_##name, text, true, NULL}
     ROW(F_REQUEST_RATE, request_rate, SIM_FIELD_NUM, "Request rate configured (RPS):"),
     ROW(F_MAX_CONCURRENCY, max_concurrency, SIM_FIELD_INT, "Maximum request concurrency:"),
