@@ -228,7 +228,7 @@ static void test_cdf_and_gantt(void **state)
     sim_series ser;
     sim_series_init(&ser, NULL);
     sim_slo slo = {.ms = {[SIM_M_TTFT] = 50.0}};
-    char path[64];
+    char path[256];
     tu_snprintf(path, sizeof path, "%s/infersim-charts-serve-%d.html", tu_tmpdir(), (int)getpid());
     sim_err err = {{0}};
     assert_int_equal(sim_html_serve(path, "infersim serve", &rep, &slo, &ser, &err), SIM_OK);
@@ -340,7 +340,7 @@ static void test_pareto_front_in_order(void **state)
         assert_int_equal(xml_count(s.s, "circle", "pt"), 6);
         sim_svg_free(&s);
     }
-    char path[64];
+    char path[256];
     tu_snprintf(path, sizeof path, "%s/infersim-charts-sweep-%d.html", tu_tmpdir(), (int)getpid());
     assert_int_equal(sim_html_sweep(path, sw.flags, &sw, &err), SIM_OK);
     assert_self_contained_page(path, 4); /* two fronts, a panel per flag */
@@ -397,7 +397,7 @@ static void test_html_pages(void **state)
 {
     (void)state;
     fixture *f = run_fixture();
-    char path[64];
+    char path[256];
     tu_snprintf(path, sizeof path, "%s/infersim-charts-%d.html", tu_tmpdir(), (int)getpid());
     sim_err err = {{0}};
     assert_int_equal(

@@ -16,12 +16,12 @@ static void tmp_path(char *buf, size_t n, const char *name)
 static void test_commit_renames_complete_file(void **state)
 {
     (void)state;
-    char path[128];
+    char path[256];
     tmp_path(path, sizeof path, "ok.csv");
     sim_outfile o;
     sim_err err = {{0}};
     assert_int_equal(sim_outfile_open(&o, path, "--out", &err), SIM_OK);
-    char want_tmp[160];
+    char want_tmp[300];
     snprintf(want_tmp, sizeof want_tmp, "%s.tmp", path);
     assert_string_equal(o.tmp, want_tmp);
     fputs("a,b\n1,2\n", o.f);
@@ -44,7 +44,7 @@ static void test_commit_renames_complete_file(void **state)
 static void test_abort_leaves_nothing(void **state)
 {
     (void)state;
-    char path[128];
+    char path[256];
     tmp_path(path, sizeof path, "aborted.json");
     sim_outfile o;
     sim_err err = {{0}};
@@ -77,7 +77,7 @@ static void test_failures_name_flag_and_path(void **state)
     assert_string_equal(err.msg, "--out: path is 1100 characters, expected at most 1023");
 
     /* a stream error (reading a write-only stream sets it) fails the commit: no file appears */
-    char path[128];
+    char path[256];
     tmp_path(path, sizeof path, "stream-error.csv");
     assert_int_equal(sim_outfile_open(&o, path, "--out", &err), SIM_OK);
     fputs("x\n", o.f);
@@ -126,7 +126,7 @@ static void test_devices_are_written_through(void **state)
 static void test_fifo_is_written_through(void **state)
 {
     (void)state;
-    char path[128];
+    char path[256];
     tmp_path(path, sizeof path, "fifo");
     remove(path);
     assert_int_equal(mkfifo(path, 0600), 0);
@@ -170,7 +170,7 @@ static char *slurp(const char *path)
 static void test_symlink_target_is_replaced(void **state)
 {
     (void)state;
-    char dir[128], target[192], link[192], rel[192], dangling[192], missing[192];
+    char dir[256], target[320], link[320], rel[320], dangling[320], missing[320];
     tmp_path(dir, sizeof dir, "linkdir");
     assert_int_equal(mkdir(dir, 0700), 0);
     snprintf(target, sizeof target, "%s/target.csv", dir);
@@ -210,7 +210,7 @@ static void test_symlink_target_is_replaced(void **state)
     assert_string_equal(slurp(missing), "made\n");
 
     /* a loop of links is refused with the system's reason */
-    char loop_a[192], loop_b[192];
+    char loop_a[320], loop_b[320];
     snprintf(loop_a, sizeof loop_a, "%s/a", dir);
     snprintf(loop_b, sizeof loop_b, "%s/b", dir);
     assert_int_equal(symlink("b", loop_a), 0);
@@ -265,7 +265,7 @@ static void test_dev_stdout_is_written_through(void **state)
     assert_int_equal(n, 6);
     assert_string_equal(got, "hello\n");
 
-    char path[128];
+    char path[256];
     tmp_path(path, sizeof path, "redirect.txt");
     FILE *f = fopen(path, "w");
     assert_non_null(f);
@@ -292,19 +292,19 @@ static void test_dev_stdout_is_written_through(void **state)
 static void test_directory_is_refused(void **state)
 {
     (void)state;
-    char dir[128];
+    char dir[256];
     tmp_path(dir, sizeof dir, "outdir");
     assert_int_equal(mkdir(dir, 0700), 0);
     sim_outfile o;
     sim_err err = {{0}};
     assert_int_equal(sim_outfile_open(&o, dir, "--out", &err), SIM_EINPUT);
-    char want[256];
+    char want[512];
     snprintf(want, sizeof want,
              "--out: %s is a directory, expected a regular file, a character device or a FIFO",
              dir);
     assert_string_equal(err.msg, want);
     assert_null(o.f);
-    char tmp[160];
+    char tmp[300];
     snprintf(tmp, sizeof tmp, "%s.tmp", dir);
     assert_false(exists(tmp));
     rmdir(dir);
@@ -314,7 +314,7 @@ static void test_directory_is_refused(void **state)
 static void test_same_file(void **state)
 {
     (void)state;
-    char dir[128], a[192], b[192], l[192];
+    char dir[256], a[320], b[320], l[320];
     tmp_path(dir, sizeof dir, "samedir");
     assert_int_equal(mkdir(dir, 0700), 0);
     snprintf(a, sizeof a, "%s/x.csv", dir);

@@ -401,21 +401,130 @@ static void test_serve_trace_pp_stages(void **state)
     sim_engine_result_free(&res);
 }
 
+/* What an engine run showed its observer: the iterations, and the preemptions (all of
+ * decoding requests, or not). */
+typedef struct engine_log {
+    int64_t start_ns[1024], dur_ns[1024], prefill_tokens[1024], decode_tokens[1024];
+    int64_t iterations, preemptions, preempted_not_decoding;
+    bool decoding[64]; /* per request: its last event was SIM_EV_DECODING */
+} engine_log;
+
+static void log_iteration(void *ctx, const sim_iter_info *it)
+{
+    engine_log *g = ctx;
+    assert_true(g->iterations < 1024);
+    g->start_ns[g->iterations] = it->start_ns;
+    g->dur_ns[g->iterations] = it->dur_ns;
+    g->prefill_tokens[g->iterations] = it->prefill_tokens;
+    g->decode_tokens[g->iterations++] = it->decode_tokens;
+}
+
+static void log_request(void *ctx, int64_t id, sim_req_event ev, int64_t t_ns)
+{
+    (void)t_ns;
+    engine_log *g = ctx;
+    assert_true(id < 64);
+    if (ev == SIM_EV_PREEMPTED) {
+        g->preemptions++;
+        g->preempted_not_decoding += !g->decoding[id];
+    }
+    g->decoding[id] = ev == SIM_EV_DECODING;
+}
+
+/* n requests of `in` prompt and `out` output tokens, all sent at t = 0, served by Llama-3.1-8B on
+ * the H100 fixture at --gpu-memory-utilization util: run once with `log` watching, then again
+ * into a timeline at `detail` over [w0, w1], whose checked stats are returned. */
+static sim_trace_stats small_serve_trace(int64_t n, int64_t in, int64_t out, double util,
+                                         sim_trace_detail detail, int64_t w0, int64_t w1,
+                                         engine_log *log, sim_engine_result *res)
+{
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_fixture_hw();
+    sim_engine_cfg cfg = {
+        .step = {.model = &m,
+                 .hw = &hw,
+                 .tp = 1,
+                 .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 0, false},
+                 .iteration_overhead_ns = 1e6,
+                 .request_overhead_ns = 1e4},
+        .sched = {.max_num_seqs = 64, .max_num_batched_tokens = 4096, .chunked_prefill = true},
+        .block_size = 16,
+        .mem_util = util};
+    sim_workload w = tu_synth(n, in, out, INFINITY, 0.0);
+    sim_err err = {{0}};
+    assert_int_equal(sim_engine_check(&cfg, &w, &err), SIM_OK);
+    memset(log, 0, sizeof *log);
+    const sim_engine_observer watch = {
+        .ctx = log, .iteration = log_iteration, .request = log_request};
+    cfg.observer = &watch;
+    assert_int_equal(sim_engine_run(&cfg, &w, res, &err), SIM_OK);
+    sim_engine_result_free(res);
+    const char *path = tmp_path("small-serve");
+    sim_trace_serve *ts = calloc(1, sizeof *ts);
+    assert_int_equal(sim_trace_serve_open(ts, path, detail, w0, w1, w.n, &cfg.step, &err), SIM_OK);
+    cfg.observer = &ts->observer;
+    assert_int_equal(sim_engine_run(&cfg, &w, res, &err), SIM_OK);
+    assert_int_equal(sim_trace_serve_close(ts, res->duration_ns, &err), SIM_OK);
+    free(ts);
+    sim_trace_stats s = check_ok(path);
+    remove(path);
+    sim_workload_free(&w);
+    return s;
+}
+
 static void test_serve_trace_details_and_window(void **state)
 {
     (void)state;
+    static engine_log log;
     sim_engine_result res;
-    sim_trace_stats s;
-    serve_trace(SIM_TRACE_OP, 2000000000, 3000000000, 0.9, &res, &s);
-    /* only iterations that start inside [2 s, 3 s] */
-    assert_true(s.iterations > 0 && s.iterations < res.iterations);
-    assert_true(s.tracks >= 3); /* op level adds compute and memory tracks */
-    assert_true(s.end_ns <= 3000000000 + 100000000);
+    /* 3 prompts of 100 tokens, 4 output tokens each, all at t = 0: one iteration prefills the
+     * 300 tokens (and yields each first token), three decode the other 3 x 3 */
+    small_serve_trace(3, 100, 4, 0.9, SIM_TRACE_ITERATION, 0, -1, &log, &res);
     sim_engine_result_free(&res);
-    /* a tight KV cache preempts: instants on the request tracks, still balanced */
-    serve_trace(SIM_TRACE_LAYER, 0, -1, 0.24, &res, &s);
-    assert_true(res.preemptions > 0);
-    assert_true(s.async_events > 8 * 200);
+    assert_int_equal(log.iterations, 4);
+    assert_int_equal(log.prefill_tokens[0], 300);
+    for (int i = 1; i < 4; i++)
+        assert_int_equal(log.decode_tokens[i], 3);
+    /* op detail over [start of iteration 2, start of iteration 3]: exactly those two decode
+     * iterations (one starting on each edge), the trace ending where iteration 3 ends */
+    sim_trace_stats s = small_serve_trace(3, 100, 4, 0.9, SIM_TRACE_OP, log.start_ns[2],
+                                          log.start_ns[3], &log, &res);
+    assert_int_equal(s.iterations, 2);
+    assert_int_equal(s.iteration_ns, log.dur_ns[2] + log.dur_ns[3]);
+    assert_int_equal(s.last_iteration_end_ns, log.start_ns[3] + log.dur_ns[3]);
+    assert_int_equal(s.end_ns, log.start_ns[3] + log.dur_ns[3]);
+    assert_int_equal(s.counters, 3 * 2);
+    /* the 3 requests, decoding all along: span and phase begun at the window's start, ended at
+     * its end */
+    assert_int_equal(s.async_events, 3 * 4);
+    /* op level at TP 1: the as-issued, compute and memory tracks (no collectives) */
+    assert_int_equal(s.tracks, 3);
+    /* per decode iteration: itself, 32 layers, the host time; the 9 x 32 + 4 ops on the
+     * as-issued and the memory tracks, and on the compute track all but those of less than 1 ns
+     * of math: the embedding (a gather, no FLOPs), each layer's two norms and RoPE, the final
+     * norm (3 tokens x 4096 x a few FLOPs: ~50 kFLOP, well under 1 ns on an H100) */
+    const int ops = 9 * 32 + 4;
+    assert_int_equal(s.slices, 2 * (1 + 32 + 1 + 2 * ops + ops - (3 * 32 + 2)));
+    sim_engine_result_free(&res);
+    /* a tight KV cache: 172 blocks of 16 tokens for 10 requests of 160 + 160 tokens. The
+     * prefill takes 10 x 10 blocks; the requests then grow together, a block each per 16 tokens:
+     * at 273 tokens their 18th blocks would make 180 > 172, so the last one (9) is preempted and
+     * frees its 17; the other nine hold 9 x 18 = 162 blocks, 9 x 19 = 171 at 289 tokens, and
+     * their 20th blocks at 305 tokens would make 180: request 8 goes. The two recompute once the
+     * rest have finished. Both were decoding: an instant, and their decode phase ended, queued,
+     * prefilled and decoding again (7 async events on top of a request's 8) */
+    s = small_serve_trace(10, 160, 160, 0.21, SIM_TRACE_LAYER, 0, -1, &log, &res);
+    assert_int_equal(res.kv_blocks, 172);
+    assert_int_equal(res.preemptions, 2);
+    assert_int_equal(log.preemptions, res.preemptions);
+    assert_int_equal(log.preempted_not_decoding, 0);
+    assert_int_equal(s.async_events, 10 * 8 + 7 * res.preemptions);
+    assert_int_equal(s.iterations, res.iterations);
+    assert_int_equal(s.iteration_ns, (int64_t)res.busy_ns);
+    assert_int_equal(s.last_iteration_end_ns, res.duration_ns);
+    /* layer level: the as-issued track only; per iteration itself, 32 layers and the host time */
+    assert_int_equal(s.tracks, 1);
+    assert_int_equal(s.slices, res.iterations * (1 + 32 + 1));
     sim_engine_result_free(&res);
 }
 

@@ -101,22 +101,27 @@ static inline sim_model tu_model(const char *name)
  * files in it are removed when the process exits, so a test run leaves nothing behind. */
 static char tu_tmpdir_buf[200];
 
-static inline void tu_tmpdir_remove(void)
+/* Removes `path`: a file, or a folder with everything in it (symbolic links are not followed:
+ * unlink removes the link itself). */
+static inline void tu_rm_r(const char *path)
 {
-    DIR *d = opendir(tu_tmpdir_buf);
+    if (unlink(path) == 0)
+        return;
+    DIR *d = opendir(path);
     if (d) {
-        char path[512];
+        char sub[512];
         for (struct dirent *e = readdir(d); e; e = readdir(d)) {
             if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
                 continue;
-            snprintf(path, sizeof path, "%s/%s", tu_tmpdir_buf, e->d_name);
-            if (unlink(path) != 0)
-                rmdir(path);
+            if (snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) < (int)sizeof sub)
+                tu_rm_r(sub);
         }
         closedir(d);
     }
-    rmdir(tu_tmpdir_buf);
+    rmdir(path);
 }
+
+static inline void tu_tmpdir_remove(void) { tu_rm_r(tu_tmpdir_buf); }
 
 static inline const char *tu_tmpdir(void)
 {
