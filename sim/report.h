@@ -140,13 +140,12 @@ size_t sim_report_serve_fields(const sim_serve_report *r, sim_field_out which, s
 /* The fields of one step (sim_step_result) and of its op `op`: run --format json's prefill and
  * decode objects and ops list, roofline's ops (SIM_FIELDS_JSON: step times in milliseconds, op
  * times in microseconds) and the Chrome trace's step and op slices' args (SIM_FIELDS_TRACE:
- * microseconds). Each key's stem and its time unit are written once, in report_fields.c; the
+ * microseconds). Each key's stem and its time unit are written once, in report_step.c; the
  * unit suffix (_ms, _us) is the output's. Return their number (at most SIM_FIELDS_STEP_MAX; 0 for
  * the other outputs). */
 enum { SIM_FIELDS_STEP_MAX = 24 };
 size_t sim_report_step_fields(const sim_step_result *s, sim_field_out which, sim_field *out);
-size_t sim_report_op_fields(const sim_step_result *s, int op, sim_field_out which,
-                            sim_field *out);
+size_t sim_report_op_fields(const sim_step_result *s, int op, sim_field_out which, sim_field *out);
 
 /* The same for a static batch: its table's rows (ttft_ms, tpot_ms, e2e_ms, output_throughput,
  * bounds, lower and upper step times, memory, price, ...) as run --format json writes them at the

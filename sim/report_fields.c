@@ -1,8 +1,9 @@
 /* report_fields.c - the report module's field tables (declared in report.h): one row per serve
- * metric and per run result field (key, kind, CSV decimals, how its value is read) and, per
- * output, the list of rows it writes in its order with its rule for a row without a value. The
- * writers in report.c and the sweep rows in cli_sweep.c read the fields these return; no key of
- * those outputs' metrics is written anywhere else. */
+ * metric and per run result field (key, kind, CSV decimals, how its value is read, the serve
+ * table's label) and, per output, the list of rows it writes in its order with its rule for a row
+ * without a value. The writers in report.c and report_serve.c (the serve table included) and the
+ * sweep rows in cli_sweep.c read the fields these return; no key or label of those outputs'
+ * metrics is written anywhere else. */
 #include "report.h"
 
 #include <ctype.h>
@@ -130,7 +131,8 @@ static const struct {
     bool pct;
     const char *unknown;
 } serve_rows[F_SCALARS] = {
-#define ROW(id, name, k, text) [id] = {.key = #name, .kind = (k), .get = get_##name, .label = (text)}
+#define ROW(id, name, k, text)                                                                     \
+    [id] = {.key = #name, .kind = (k), .get = get_##name, .label = (text)}
 #define PCT(id, name, text) [id] = {#name, SIM_FIELD_NUM, get_##name, text, true, NULL}
     ROW(F_REQUEST_RATE, request_rate, SIM_FIELD_NUM, "Request rate configured (RPS):"),
     ROW(F_MAX_CONCURRENCY, max_concurrency, SIM_FIELD_INT, "Maximum request concurrency:"),
@@ -422,7 +424,8 @@ size_t sim_report_serve_fields(const sim_serve_report *r, sim_field_out which, s
         if (!field_keep(serve_rows[c->row].get(&s, &f), c->miss, &f))
             continue;
         if (table) {
-            snprintf(f.label, sizeof f.label, "%s", serve_rows[c->row].label);
+            const char *label = serve_rows[c->row].label;
+            snprintf(f.label, sizeof f.label, "%s", label ? label : f.key);
             f.section = c->section;
             if (serve_rows[c->row].pct)
                 f.num = 100.0 * f.num;

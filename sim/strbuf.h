@@ -13,8 +13,9 @@
  * writer checks once at the end. No global state.
  *
  * A buffer can also write into storage the caller owns (sim_strbuf_over: a fixed array that is
- * never reallocated): an append that does not fit sets b.oom and leaves the text as it was before
- * it. JSON escaping appends runs of plain bytes whole: it is the only JSON string escaper of the
+ * never reallocated): an append that does not fit sets b.oom and adds nothing (a JSON string with
+ * escapes may keep the pieces that fitted: a writer that needs all or nothing keeps its own
+ * length, as trace.h's args do). JSON escaping appends runs of plain bytes whole: it is the only JSON string escaper of the
  * code base, the Chrome trace writer's hot path included (trace.h).
  */
 #ifndef SIM_STRBUF_H
