@@ -680,9 +680,10 @@ void cli_engine_path(const cli_opts *o, char *buf, size_t len)
     cli_resolve("hw/engines", o->engine, buf, len);
 }
 
-/* The engine profile with every flag that overrides one of its fields applied. */
-static sim_status load_engine(const cli_opts *o, const cli_file_cache *cache, sim_engprof *e,
-                              sim_err *err)
+/* The engine profile for this device and TP (its rules), with every flag that overrides one of
+ * its fields applied, then its memory reserve (unless a flag gives the fraction). */
+static sim_status load_engine(const cli_opts *o, const cli_file_cache *cache, const sim_hw *hw,
+                              sim_engprof *e, sim_err *err)
 {
     char path[PATH_MAX];
     cli_engine_path(o, path, sizeof path);
@@ -696,8 +697,11 @@ static sim_status load_engine(const cli_opts *o, const cli_file_cache *cache, si
     }
     if (st)
         return st;
-    if (given_any(o, (const char *const[]){"--gpu-memory-utilization", "--mem-fraction-static",
-                                           "--kv-cache-free-gpu-mem-fraction", NULL}))
+    sim_engprof_for_device(e, hw, o->tp);
+    const bool util_given =
+        given_any(o, (const char *const[]){"--gpu-memory-utilization", "--mem-fraction-static",
+                                           "--kv-cache-free-gpu-mem-fraction", NULL});
+    if (util_given)
         e->mem_fraction = o->util;
     if (cli_given(o, "--block-size"))
         e->block_size = o->block_size;
@@ -745,6 +749,8 @@ static sim_status load_engine(const cli_opts *o, const cli_file_cache *cache, si
         (st = on_off(o, "--fuse-allreduce-norm", "--no-fuse-allreduce-norm",
                      &e->fuse_allreduce_norm, err)))
         return st;
+    if (!util_given)
+        sim_engprof_apply_reserve(e, hw, o->tp, o->pp);
     return on_off(o, "--enable-prefix-caching", "--no-enable-prefix-caching", &e->prefix_caching,
                   err);
 }
@@ -815,7 +821,8 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_loaded *L,
         return sim_fail(err, SIM_EINPUT, "--format: value '%s', expected table, json or csv",
                         o->format);
     cli_resolve("hw", o->hw, path, sizeof path);
-    if ((st = cli_get_hw(cache, path, &L->hw, err)) || (st = load_engine(o, cache, &L->eng, err)))
+    if ((st = cli_get_hw(cache, path, &L->hw, err)) ||
+        (st = load_engine(o, cache, &L->hw, &L->eng, err)))
         return st;
     L->usd_per_gpu_hour =
         cli_given(o, "--usd-per-gpu-hour") ? o->usd_per_gpu_hour : L->hw.usd_per_gpu_hour;
@@ -1479,6 +1486,7 @@ static sim_status cmd_serve(const cli_opts *o, FILE *out, sim_err *err)
                             .engine = L->eng.name,
                             .engine_version = L->eng.version,
                             .engine_fusions = L->eng.fusions,
+                            .engine_rules = L->eng.chosen,
                             .usd_per_gpu_hour = s->usd_per_gpu_hour,
                             .gpus = s->gpus,
                             .cluster = &s->cluster,

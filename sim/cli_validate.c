@@ -291,13 +291,19 @@ sim_status cli_cmd_validate(const cli_opts *o, FILE *out, sim_err *err)
                 h = row_file(&cache, 'h', r->hw, &rerr, &rs);
                 m = row_file(&cache, 'm', r->model, &rerr, &rs);
             }
+            sim_engprof eng; /* the profile as the engine chose it on the row's device */
+            if (e) {
+                eng = e->eng;
+                sim_engprof_for_device(&eng, &h->hw, r->tp);
+                sim_engprof_apply_reserve(&eng, &h->hw, r->tp, 1);
+            }
             if (e && r->kind == SIM_VK_SERVE) {
-                sim_engine_cfg tmpl = {.step = cli_engine_step(&e->eng, &m->model)};
-                cli_engine_cfg(&e->eng, &tmpl);
+                sim_engine_cfg tmpl = {.step = cli_engine_step(&eng, &m->model)};
+                cli_engine_cfg(&eng, &tmpl);
                 tmpl.max_input_len = 0; /* the benchmark built its engine for its own prompts */
                 rs = sim_validate_serve(r, &m->model, &h->hw, &tmpl, &pred, &rerr);
             } else if (e) {
-                const sim_step_cfg tmpl = cli_engine_step(&e->eng, &m->model);
+                const sim_step_cfg tmpl = cli_engine_step(&eng, &m->model);
                 rs = sim_validate_e2e(r, &m->model, &h->hw, &tmpl, &pred, &rerr);
             }
         }

@@ -1,6 +1,7 @@
 /* engprof.c - engine profile loader. */
 #include "engprof.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -156,6 +157,286 @@ static sim_status load_fusions(const cJSON *root, const char *path, sim_engprof 
     return need_source(root, path, "fusions", err);
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* Device- and TP-dependent rules */
+
+#define N_FIELDS (sizeof prof_fields / sizeof prof_fields[0])
+
+/* The index of a numeric field by its JSON name, or -1. */
+static int field_index(const char *json)
+{
+    for (size_t i = 0; i < N_FIELDS; i++)
+        if (strcmp(prof_fields[i].json, json) == 0)
+            return (int)i;
+    return -1;
+}
+
+static void field_set(sim_engprof *p, int i, double v)
+{
+    void *dst = (char *)p + prof_fields[i].offset;
+    if (prof_fields[i].is_int)
+        *(int64_t *)dst = (int64_t)v;
+    else
+        *(double *)dst = v;
+}
+
+/* A rule's optional substring condition (at most 31 characters). */
+static sim_status rule_str(const cJSON *when, const char *path, int k, const char *key, char *out,
+                           size_t len, sim_err *err)
+{
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(when, key);
+    if (!s)
+        return SIM_OK;
+    if (!cJSON_IsString(s) || !s->valuestring[0] || strlen(s->valuestring) >= len)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'rules[%d].when.%s' is %s, expected a device-name substring of "
+                        "1 to %zu characters",
+                        path, k, key, cJSON_IsString(s) ? s->valuestring : "not a string", len - 1);
+    snprintf(out, len, "%s", s->valuestring);
+    return SIM_OK;
+}
+
+/* A rule's conditions: every key must be one it knows (a misspelt one would always match). */
+static sim_status load_when(const cJSON *when, const char *path, int k, sim_engprof_rule *r,
+                            sim_err *err)
+{
+    static const char *const keys[] = {"hbm_gib_min", "hbm_gib_below", "tp_min",
+                                       "tp_below",    "name_has",      "name_lacks"};
+    if (!cJSON_IsObject(when))
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'rules[%d].when' is %s, expected an object of conditions "
+                        "(may be empty)",
+                        path, k, when ? "not an object" : "missing");
+    for (const cJSON *c = when->child; c; c = c->next) {
+        size_t i = 0;
+        while (i < sizeof keys / sizeof keys[0] && strcmp(c->string, keys[i]) != 0)
+            i++;
+        if (i == sizeof keys / sizeof keys[0])
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: field 'rules[%d].when.%s' is unknown, expected hbm_gib_min, "
+                            "hbm_gib_below, tp_min, tp_below, name_has or name_lacks",
+                            path, k, c->string);
+    }
+    r->hbm_gib_below = INFINITY;
+    r->tp_below = INT64_MAX;
+    sim_status st =
+        sim_jsonf_num_opt(when, path, "hbm_gib_min", 0.0, 1e5, 0.0, &r->hbm_gib_min, err);
+    if (!st)
+        st = sim_jsonf_num_opt(when, path, "hbm_gib_below", 0.0, 1e5, INFINITY, &r->hbm_gib_below,
+                               err);
+    if (!st)
+        st = sim_jsonf_int_opt(when, path, "tp_min", 1, 1 << 20, 0, &r->tp_min, err);
+    if (!st)
+        st = sim_jsonf_int_opt(when, path, "tp_below", 2, 1 << 20, INT64_MAX, &r->tp_below, err);
+    if (st) { /* jsonf names the key, not the rule it is in */
+        size_t n = err ? strlen(err->msg) : 0;
+        if (err)
+            snprintf(err->msg + n, sizeof err->msg - n, " (in rules[%d].when)", k);
+        return st;
+    }
+    st = rule_str(when, path, k, "name_has", r->name_has, sizeof r->name_has, err);
+    if (!st)
+        st = rule_str(when, path, k, "name_lacks", r->name_lacks, sizeof r->name_lacks, err);
+    return st;
+}
+
+/* A rule's "set": numeric fields of the table, each within its range. */
+static sim_status load_set(const cJSON *set, const char *path, int k, sim_engprof_rule *r,
+                           sim_err *err)
+{
+    if (!cJSON_IsObject(set) || !set->child)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'rules[%d].set' is %s, expected an object of profile fields "
+                        "and values",
+                        path, k, set ? "not an object or empty" : "missing");
+    for (const cJSON *c = set->child; c; c = c->next) {
+        int i = field_index(c->string);
+        if (i < 0)
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: field 'rules[%d].set.%s' is not a numeric profile field, "
+                            "expected one such as scheduler.max_num_seqs",
+                            path, k, c->string);
+        if (strncmp(c->string, "scheduler.new_token_ratio", 25) == 0) /* ordered at load */
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: field 'rules[%d].set.%s' cannot be set by a rule, expected a "
+                            "field other than the new-token ratios (checked against each other "
+                            "once, at load)",
+                            path, k, c->string);
+        const prof_field *f = &prof_fields[i];
+        double v = cJSON_IsNumber(c) ? c->valuedouble : NAN;
+        if (!(v >= f->min && v <= f->max) || (f->is_int && v != floor(v)))
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: field 'rules[%d].set.%s' is %s, expected a%s number in [%g, %g]",
+                            path, k, c->string, cJSON_IsNumber(c) ? "out of range" : "not a number",
+                            f->is_int ? " whole" : "", f->min, f->max);
+        if (r->n_sets == SIM_ENGPROF_RULE_SETS)
+            return sim_fail(err, SIM_EINPUT, "%s: field 'rules[%d].set' has more than %d fields",
+                            path, k, SIM_ENGPROF_RULE_SETS);
+        r->field[r->n_sets] = i;
+        r->value[r->n_sets++] = v;
+    }
+    return SIM_OK;
+}
+
+static sim_status load_rules(const cJSON *root, const char *path, sim_engprof *p, sim_err *err)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, "rules");
+    if (!a)
+        return SIM_OK;
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) > SIM_ENGPROF_MAX_RULES)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'rules' is %s, expected an array of at most %d rules", path,
+                        cJSON_IsArray(a) ? "too long" : "not an array", SIM_ENGPROF_MAX_RULES);
+    int k = 0;
+    for (const cJSON *it = a->child; it; it = it->next, k++) {
+        sim_engprof_rule *r = &p->rules[k];
+        const cJSON *src = cJSON_GetObjectItemCaseSensitive(it, "source");
+        sim_status st = load_when(cJSON_GetObjectItemCaseSensitive(it, "when"), path, k, r, err);
+        if (!st)
+            st = load_set(cJSON_GetObjectItemCaseSensitive(it, "set"), path, k, r, err);
+        if (!st && (!cJSON_IsString(src) || !src->valuestring[0]))
+            st = sim_fail(err, SIM_EINPUT,
+                          "%s: field 'rules[%d].source' is missing, expected a string saying "
+                          "where the rule comes from (engine source file and version)",
+                          path, k);
+        if (st)
+            return st;
+    }
+    p->n_rules = k;
+    return SIM_OK;
+}
+
+static sim_status load_reserve(const cJSON *root, const char *path, sim_engprof *p, sim_err *err)
+{
+    static const struct {
+        const char *json;
+        double max;
+        size_t offset;
+    } parts[] = {
+        {"memory.reserve_mib.base", 1e6, offsetof(sim_engprof_reserve, base_mib)},
+        {"memory.reserve_mib.per_prefill_token", 1e3,
+         offsetof(sim_engprof_reserve, per_prefill_token_mib)},
+        {"memory.reserve_mib.min_prefill_tokens", 1e7,
+         offsetof(sim_engprof_reserve, min_prefill_tokens)},
+        {"memory.reserve_mib.per_graph_batch", 1e3,
+         offsetof(sim_engprof_reserve, per_graph_batch_mib)},
+        {"memory.reserve_mib.per_gpu", 1e5, offsetof(sim_engprof_reserve, per_gpu_mib)},
+        {"memory.reserve_mib.floor", 1e6, offsetof(sim_engprof_reserve, floor_mib)},
+        {"memory.reserve_mib.floor_above_hbm_gib", 1e5,
+         offsetof(sim_engprof_reserve, floor_above_hbm_gib)},
+    };
+    if (!sim_jsonf_find(root, "memory.reserve_mib"))
+        return SIM_OK;
+    sim_status st = need_source(root, path, "memory.reserve_mib", err);
+    for (size_t i = 0; !st && i < sizeof parts / sizeof parts[0]; i++)
+        st = sim_jsonf_num(root, path, parts[i].json, 0.0, parts[i].max,
+                           (double *)((char *)&p->reserve + parts[i].offset), err);
+    p->reserve.on = !st;
+    return st;
+}
+
+static bool has_ci(const char *hay, const char *needle)
+{
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, strlen(needle)) == 0)
+            return true;
+    return false;
+}
+
+static bool rule_matches(const sim_engprof_rule *r, double hbm_gib, const char *name, int64_t tp)
+{
+    return hbm_gib >= r->hbm_gib_min && hbm_gib < r->hbm_gib_below && tp >= r->tp_min &&
+           tp < r->tp_below && (!r->name_has[0] || has_ci(name, r->name_has)) &&
+           (!r->name_lacks[0] || !has_ci(name, r->name_lacks));
+}
+
+static double hbm_gib(const sim_hw *hw) { return hw->hbm_bytes / 1073741824.0; }
+
+/* A rule's conditions in words: "hbm_gib >= 70, name lacks 'a100'"; "any device" when none. */
+static void describe_when(const sim_engprof_rule *r, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+#define PUT(...)                                                                                   \
+    do {                                                                                           \
+        int w_ = snprintf(buf + n, len - n, "%s", n ? ", " : "");                                  \
+        if (w_ > 0 && (size_t)w_ < len - n)                                                        \
+            n += (size_t)w_;                                                                       \
+        w_ = snprintf(buf + n, len - n, __VA_ARGS__);                                              \
+        if (w_ > 0 && (size_t)w_ < len - n)                                                        \
+            n += (size_t)w_;                                                                       \
+    } while (0)
+    if (r->hbm_gib_min > 0.0)
+        PUT("hbm_gib >= %g", r->hbm_gib_min);
+    if (isfinite(r->hbm_gib_below))
+        PUT("hbm_gib < %g", r->hbm_gib_below);
+    if (r->tp_min > 0)
+        PUT("tp >= %lld", (long long)r->tp_min);
+    if (r->tp_below < INT64_MAX)
+        PUT("tp < %lld", (long long)r->tp_below);
+    if (r->name_has[0])
+        PUT("name has '%s'", r->name_has);
+    if (r->name_lacks[0])
+        PUT("name lacks '%s'", r->name_lacks);
+#undef PUT
+    if (!n)
+        snprintf(buf, len, "any device");
+}
+
+/* Appends "field=value (why)" to p->chosen (cut short, never overrun, when it is full). */
+static void chosen_add(sim_engprof *p, const char *field, double v, const char *why)
+{
+    size_t n = strlen(p->chosen);
+    snprintf(p->chosen + n, sizeof p->chosen - n, "%s%s=%g (%s)", n ? "; " : "", field, v, why);
+}
+
+void sim_engprof_for_device(sim_engprof *p, const sim_hw *hw, int64_t tp)
+{
+    bool done[N_FIELDS] = {false};
+    p->chosen[0] = '\0';
+    for (int k = 0; k < p->n_rules; k++) {
+        const sim_engprof_rule *r = &p->rules[k];
+        if (!rule_matches(r, hbm_gib(hw), hw->name, tp))
+            continue;
+        char why[160];
+        describe_when(r, why, sizeof why);
+        for (int j = 0; j < r->n_sets; j++) {
+            int i = r->field[j];
+            if (done[i])
+                continue;
+            done[i] = true;
+            field_set(p, i, r->value[j]);
+            chosen_add(p, prof_fields[i].json, r->value[j], why);
+        }
+    }
+}
+
+void sim_engprof_apply_reserve(sim_engprof *p, const sim_hw *hw, int64_t tp, int64_t pp)
+{
+    if (!p->reserve.on)
+        return;
+    p->mem_fraction = sim_engprof_reserve_fraction(p, hw, tp, pp);
+    chosen_add(p, "memory.fraction", p->mem_fraction, "memory.reserve_mib");
+}
+
+double sim_engprof_reserve_fraction(const sim_engprof *p, const sim_hw *hw, int64_t tp, int64_t pp)
+{
+    const sim_engprof_reserve *r = &p->reserve;
+    if (!r->on)
+        return p->mem_fraction;
+    const double mib = hbm_gib(hw) * 1024.0;
+    double reserved =
+        r->base_mib +
+        r->per_prefill_token_mib * fmax((double)p->max_num_batched_tokens, r->min_prefill_tokens) +
+        r->per_graph_batch_mib * (double)p->cuda_graph_max_bs + r->per_gpu_mib * (double)(tp * pp);
+    if (hbm_gib(hw) > r->floor_above_hbm_gib)
+        reserved = fmax(reserved, r->floor_mib);
+    /* SGLang rounds to three decimals; a device smaller than the reserve keeps 1% */
+    return fmax(round((mib - reserved) / mib * 1000.0) / 1000.0, 0.01);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+
 sim_status sim_engprof_load(const char *path, sim_engprof *p, sim_err *err)
 {
     memset(p, 0, sizeof *p);
@@ -186,6 +467,10 @@ sim_status sim_engprof_load(const char *path, sim_engprof *p, sim_err *err)
         st = load_enums(root, path, p, err);
     if (!st)
         st = load_fusions(root, path, p, err);
+    if (!st)
+        st = load_rules(root, path, p, err);
+    if (!st)
+        st = load_reserve(root, path, p, err);
     if (!st && p->ratio_min > p->ratio_init)
         st = sim_fail(err, SIM_EINPUT,
                       "%s: field 'scheduler.new_token_ratio_min' is %g, expected at most "

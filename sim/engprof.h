@@ -13,6 +13,22 @@
  * fusions it applies (recorded, not priced).
  * Every field is required and must have an entry in "sources"; the command line's flags
  * override each one.
+ *
+ * Device- and TP-dependent defaults are data too. "rules" (optional) is an array of
+ *   {"when": {CONDITIONS}, "set": {"scheduler.max_num_seqs": 1024, ...}, "source": "..."}
+ * whose conditions (all optional, all must hold) are hbm_gib_min (>=), hbm_gib_below (<),
+ * name_has / name_lacks (a case-insensitive substring of the device's display name), tp_min
+ * (>=) and tp_below (<); "set" names numeric fields of the table above. For each field the
+ * first matching rule that sets it wins; a field no rule sets keeps its top-level value.
+ * "memory.reserve_mib" (optional; SGLang's rule for --mem-fraction-static) derives the memory
+ * fraction from the device and the settings in force:
+ *   fraction = round3((hbm_mib - reserved) / hbm_mib),   hbm_mib = hbm_gib x 1024
+ *   reserved = base + per_prefill_token x max(max_num_batched_tokens, min_prefill_tokens)
+ *            + per_graph_batch x cuda_graph_max_bs + per_gpu x tp x pp,
+ *   raised to floor when hbm_gib > floor_above_hbm_gib.
+ * sim_engprof_for_device applies both once, when a run's configuration is built: the rules
+ * before the command line's flags, the reserve after them (so an explicit chunk size or graph
+ * size counts, and an explicit memory fraction wins).
  */
 #ifndef SIM_ENGPROF_H
 #define SIM_ENGPROF_H
@@ -21,9 +37,31 @@
 #include <stdint.h>
 
 #include "coll.h"
+#include "hw.h"
 #include "sched.h"
 #include "status.h"
 #include "step.h"
+
+#define SIM_ENGPROF_MAX_RULES 16
+#define SIM_ENGPROF_RULE_SETS 6
+
+/* One rule of a profile: conditions on the device and the tensor-parallel size, and the fields
+ * it sets (indices into engprof.c's field table). */
+typedef struct sim_engprof_rule {
+    double hbm_gib_min, hbm_gib_below; /* 0 and INFINITY when absent */
+    int64_t tp_min, tp_below;          /* 0 and INT64_MAX when absent */
+    char name_has[32], name_lacks[32]; /* "" when absent */
+    int n_sets;
+    int field[SIM_ENGPROF_RULE_SETS];
+    double value[SIM_ENGPROF_RULE_SETS];
+} sim_engprof_rule;
+
+/* SGLang's memory reserve (MiB), see the header comment; on = false without one. */
+typedef struct sim_engprof_reserve {
+    bool on;
+    double base_mib, per_prefill_token_mib, min_prefill_tokens, per_graph_batch_mib, per_gpu_mib;
+    double floor_mib, floor_above_hbm_gib;
+} sim_engprof_reserve;
 
 typedef struct sim_engprof {
     char name[32];     /* file stem: "vllm" */
@@ -47,11 +85,27 @@ typedef struct sim_engprof {
     int64_t max_model_len;    /* context limit in tokens; 0 = the model config's */
     int64_t max_input_len;    /* longest prompt the engine takes; 0 = only the context limit */
     char fusions[256]; /* comma-separated, as recorded */
+    int n_rules;
+    sim_engprof_rule rules[SIM_ENGPROF_MAX_RULES];
+    sim_engprof_reserve reserve;
+    char chosen[512]; /* after sim_engprof_for_device: which rules chose what ("" when none) */
 } sim_engprof;
 
 /* Loads and validates a profile. Errors name the file, the field, the value and what was
  * expected (a field without a source is one). */
 sim_status sim_engprof_load(const char *path, sim_engprof *p, sim_err *err);
+
+/* Applies the rules that match the device and tp to p (once; sim_engprof_reserve_fraction comes
+ * after the flags), and records in p->chosen which rule set which field. */
+void sim_engprof_for_device(sim_engprof *p, const sim_hw *hw, int64_t tp);
+
+/* The memory fraction p->reserve gives on this device with p's chunk and graph sizes (tp x pp
+ * GPUs per engine); p->mem_fraction when the profile has no reserve. */
+double sim_engprof_reserve_fraction(const sim_engprof *p, const sim_hw *hw, int64_t tp, int64_t pp);
+
+/* Sets p->mem_fraction from p->reserve (when the profile has one) and records it in p->chosen:
+ * call it after the flags that set the chunk and graph sizes, unless a flag gives the fraction. */
+void sim_engprof_apply_reserve(sim_engprof *p, const sim_hw *hw, int64_t tp, int64_t pp);
 
 /* "vllm", "sglang", "guaranteed_no_evict", "max_utilization", "static". */
 const char *sim_engprof_policy_name(sim_sched_policy p);

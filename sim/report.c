@@ -194,6 +194,7 @@ static sim_status run_json(FILE *f, const sim_run_cfg *cfg, const sim_run_result
     add_num(mem, "reserved_bytes_per_gpu", r->mem.reserved_bytes);
     add_num(mem, "hbm_bytes_per_gpu", r->mem.need_bytes);
     add_num(mem, "capacity_bytes_per_gpu", r->mem.capacity_bytes);
+    add_num(mem, "memory_fraction", cfg->mem_util); /* the engine's, after its device rules */
     add_num(mem, "kv_bytes_per_token", r->mem.kv_bytes_per_token);
     cJSON_AddBoolToObject(mem, "fits", r->mem.fits);
     add_num(mem, "max_batch", (double)r->mem.max_batch);

@@ -53,6 +53,7 @@ typedef struct sim_serve_report {
     double request_rate; /* requests/s as configured; INFINITY for inf; NAN for a trace */
     const char *engine, *engine_version; /* the engine profile's name and release (may be NULL) */
     const char *engine_fusions;          /* the fusions it records, comma-separated (may be NULL) */
+    const char *engine_rules; /* which device / TP rules of the profile chose what (may be NULL) */
     double usd_per_gpu_hour; /* price of a GPU-hour (0 unknown) */
     int64_t gpus;            /* every GPU of the deployment; 0: one engine's, tp x pp */
     const sim_cluster_result *cluster; /* replicas' load; NULL (or 0 replicas): one engine */
@@ -115,6 +116,14 @@ typedef enum sim_field_kind {
     SIM_FIELD_TEXT, /* a string, as it is in CSV */
 } sim_field_kind;
 
+/* How the serve table sets a value after its 40-column label. */
+typedef enum sim_field_style {
+    SIM_STYLE_PAD,   /* after a space, in 10 columns: a number with `decimals` places, a count; a
+                        text after a space */
+    SIM_STYLE_BARE,  /* a number with `decimals` places after a space, unpadded */
+    SIM_STYLE_TIGHT, /* the text right after the label's 40 columns */
+} sim_field_style;
+
 /* One field of one output. */
 typedef struct sim_field {
     char key[40];
@@ -125,8 +134,9 @@ typedef struct sim_field {
     const char *text; /* SIM_FIELD_TEXT, or a missing field's table text: owned by the report's
                          inputs (or static) */
     /* SIM_FIELDS_TABLE only: */
-    char label[48];      /* "Benchmark duration (s):"; percentages are scaled to their "(%)" */
-    const char *section; /* a heading printed before this row, or NULL (static) */
+    char label[48];        /* "Benchmark duration (s):"; percentages are scaled to their "(%)" */
+    const char *section;   /* a heading printed before this row, or NULL (static) */
+    sim_field_style style; /* with `decimals`: 2 places but where the row says otherwise */
 } sim_field;
 
 /* The most fields one output has: every scalar row, and mean, median, std and every selectable

@@ -71,6 +71,13 @@ GET_ANYWAY(prefix_cache_hit_rate, s->r->cfg->prefix_caching, sim_report_prefix_h
 GET(engine, s->r->engine, text, s->r->engine)
 GET(engine_version, s->r->engine_version, text, s->r->engine_version)
 GET(engine_fusions, s->r->engine_fusions, text, s->r->engine_fusions)
+/* the engine settings in force: the profile's, its device rules' or a flag's */
+GET(max_num_seqs, s->r->engine, num, (double)s->r->cfg->sched.max_num_seqs)
+GET(max_num_batched_tokens, s->r->engine, num, (double)s->r->cfg->sched.max_num_batched_tokens)
+GET(memory_fraction, s->r->engine, num, s->r->cfg->mem_util)
+GET(cuda_graph_max_bs, s->r->engine && !s->r->cfg->step.eager, num,
+    (double)s->r->cfg->step.graph_max_bs)
+GET(engine_rules, s->r->engine_rules && s->r->engine_rules[0], text, s->r->engine_rules)
 GET(spec_method, SPEC_ON, text, sim_spec_method_name(s->r->cfg->spec->method))
 GET(num_speculative_tokens, SPEC_ON, num, s->r->cfg->spec->k)
 GET(spec_acceptance_rate, SPEC_ON, num, s->r->cfg->spec->alpha)
@@ -111,6 +118,11 @@ typedef enum serve_row {
     F_ENGINE,
     F_ENGINE_VERSION,
     F_ENGINE_FUSIONS,
+    F_MAX_NUM_SEQS,
+    F_MAX_NUM_BATCHED_TOKENS,
+    F_MEMORY_FRACTION,
+    F_CUDA_GRAPH_MAX_BS,
+    F_ENGINE_RULES,
     F_SPEC_METHOD,
     F_NUM_SPECULATIVE_TOKENS,
     F_SPEC_ACCEPTANCE_RATE,
@@ -130,10 +142,13 @@ static const struct {
     const char *label;
     bool pct;
     const char *unknown;
+    sim_field_style style;
+    int decimals; /* in the table, when not 2 */
 } serve_rows[F_SCALARS] = {
 #define ROW(id, name, k, text)                                                                     \
     [id] = {.key = #name, .kind = (k), .get = get_##name, .label = (text)}
-#define PCT(id, name, text) [id] = {#name, SIM_FIELD_NUM, get_##name, text, true, NULL}
+#define PCT(id, name, text)                                                                        \
+    [id] = {.key = #name, .kind = SIM_FIELD_NUM, .get = get_##name, .label = (text), .pct = true}
     ROW(F_REQUEST_RATE, request_rate, SIM_FIELD_NUM, "Request rate configured (RPS):"),
     ROW(F_MAX_CONCURRENCY, max_concurrency, SIM_FIELD_INT, "Maximum request concurrency:"),
     ROW(F_DURATION, duration, SIM_FIELD_NUM, "Benchmark duration (s):"),
@@ -153,8 +168,11 @@ static const struct {
         "Peak concurrent requests:"),
     ROW(F_GPUS, gpus, SIM_FIELD_INT, "GPUs:"),
     ROW(F_USD_PER_GPU_HOUR, usd_per_gpu_hour, SIM_FIELD_NUM, NULL),
-    [F_USD_PER_HOUR] = {"usd_per_hour", SIM_FIELD_NUM, get_usd_per_hour, "Cost (US$/hour):", false,
-                        "unknown (--usd-per-gpu-hour)"},
+    [F_USD_PER_HOUR] = {.key = "usd_per_hour",
+                        .kind = SIM_FIELD_NUM,
+                        .get = get_usd_per_hour,
+                        .label = "Cost (US$/hour):",
+                        .unknown = "unknown (--usd-per-gpu-hour)"},
     ROW(F_USD_PER_MILLION_OUTPUT_TOKENS, usd_per_million_output_tokens, SIM_FIELD_NUM,
         "Cost per million output tokens (US$):"),
     ROW(F_USD_PER_MILLION_TOTAL_TOKENS, usd_per_million_total_tokens, SIM_FIELD_NUM,
@@ -166,9 +184,23 @@ static const struct {
     ROW(F_BLOCK_SIZE, block_size, SIM_FIELD_INT, NULL),
     ROW(F_ITERATIONS, iterations, SIM_FIELD_INT, "Iterations:"),
     PCT(F_PREFIX_CACHE_HIT_RATE, prefix_cache_hit_rate, "Prefix cache hit rate (%):"),
-    ROW(F_ENGINE, engine, SIM_FIELD_TEXT, "Engine:"),
+    [F_ENGINE] = {.key = "engine",
+                  .kind = SIM_FIELD_TEXT,
+                  .get = get_engine,
+                  .label = "Engine:",
+                  .style = SIM_STYLE_TIGHT},
     ROW(F_ENGINE_VERSION, engine_version, SIM_FIELD_TEXT, NULL),
     ROW(F_ENGINE_FUSIONS, engine_fusions, SIM_FIELD_TEXT, NULL),
+    ROW(F_MAX_NUM_SEQS, max_num_seqs, SIM_FIELD_INT, "Max running requests:"),
+    ROW(F_MAX_NUM_BATCHED_TOKENS, max_num_batched_tokens, SIM_FIELD_INT, "Max batched tokens:"),
+    [F_MEMORY_FRACTION] = {.key = "memory_fraction",
+                           .kind = SIM_FIELD_NUM,
+                           .get = get_memory_fraction,
+                           .label = "Memory fraction:",
+                           .style = SIM_STYLE_BARE,
+                           .decimals = 3},
+    ROW(F_CUDA_GRAPH_MAX_BS, cuda_graph_max_bs, SIM_FIELD_INT, "CUDA graph max batch:"),
+    ROW(F_ENGINE_RULES, engine_rules, SIM_FIELD_TEXT, "Chosen by device rules:"),
     ROW(F_SPEC_METHOD, spec_method, SIM_FIELD_TEXT, NULL),
     ROW(F_NUM_SPECULATIVE_TOKENS, num_speculative_tokens, SIM_FIELD_NUM, NULL),
     ROW(F_SPEC_ACCEPTANCE_RATE, spec_acceptance_rate, SIM_FIELD_NUM, NULL),
@@ -259,6 +291,11 @@ static const field_col json_tail_cols[] = {{.row = F_PREFIX_CACHE_HIT_RATE, .mis
                                            ONE(F_ENGINE),
                                            ONE(F_ENGINE_VERSION),
                                            ONE(F_ENGINE_FUSIONS),
+                                           ONE(F_MAX_NUM_SEQS),
+                                           ONE(F_MAX_NUM_BATCHED_TOKENS),
+                                           ONE(F_MEMORY_FRACTION),
+                                           ONE(F_CUDA_GRAPH_MAX_BS),
+                                           ONE(F_ENGINE_RULES),
                                            ONE(F_SPEC_METHOD),
                                            ONE(F_NUM_SPECULATIVE_TOKENS),
                                            ONE(F_SPEC_ACCEPTANCE_RATE),
@@ -322,6 +359,11 @@ static const field_col table_cols[] = {ONE(F_COMPLETED),
                                        ONE(F_ITERATIONS),
                                        ONE(F_PREFIX_CACHE_HIT_RATE),
                                        ONE(F_ENGINE),
+                                       ONE(F_MAX_NUM_SEQS),
+                                       ONE(F_MAX_NUM_BATCHED_TOKENS),
+                                       ONE(F_MEMORY_FRACTION),
+                                       ONE(F_CUDA_GRAPH_MAX_BS),
+                                       ONE(F_ENGINE_RULES),
                                        ONE(F_SPEC_ACCEPTANCE_LENGTH),
                                        ONE(F_SPEC_DRAFT_TIME_FRACTION)};
 #undef PRICE_COLS
@@ -358,6 +400,7 @@ static sim_field latency_field(const char *word, sim_metric k, double v, bool ta
     const char *name = sim_metric_name(k);
     snprintf(f.key, sizeof f.key, "%s_%s_ms", word, name);
     if (table) {
+        f.decimals = 2;
         char upper[16];
         size_t i = 0;
         for (; name[i] && i + 1 < sizeof upper; i++)
@@ -427,6 +470,8 @@ size_t sim_report_serve_fields(const sim_serve_report *r, sim_field_out which, s
             const char *label = serve_rows[c->row].label;
             snprintf(f.label, sizeof f.label, "%s", label ? label : f.key);
             f.section = c->section;
+            f.style = serve_rows[c->row].style;
+            f.decimals = serve_rows[c->row].decimals ? serve_rows[c->row].decimals : 2;
             if (serve_rows[c->row].pct)
                 f.num = 100.0 * f.num;
             if (f.missing)

@@ -46,20 +46,24 @@ static void banner(FILE *f, const char *text, char fill)
     fprintf(f, "%.*s%s%.*s\n", left, line, text, right, line);
 }
 
-/* A row of the serve table: its section's heading first; a number with two decimals, a count,
- * a text, or a missing value's text; a non-finite number is left out. */
+/* A row of the serve table: its section's heading first; then its value in the row's style, or
+ * a missing value's text; a non-finite number is left out. */
 static void table_row(FILE *f, const sim_field *v)
 {
+    if (v->kind != SIM_FIELD_TEXT && !v->missing && !isfinite(v->num))
+        return;
     if (v->section)
         banner(f, v->section, '-');
     if (v->missing)
         fprintf(f, "%-40s %s\n", v->label, v->text);
     else if (v->kind == SIM_FIELD_TEXT)
-        fprintf(f, "%-40s%s\n", v->label, v->text);
+        fprintf(f, v->style == SIM_STYLE_TIGHT ? "%-40s%s\n" : "%-40s %s\n", v->label, v->text);
     else if (v->kind == SIM_FIELD_INT)
         fprintf(f, "%-40s %-10lld\n", v->label, (long long)v->num);
-    else if (isfinite(v->num))
-        fprintf(f, "%-40s %-10.2f\n", v->label, v->num);
+    else if (v->style == SIM_STYLE_BARE)
+        fprintf(f, "%-40s %.*f\n", v->label, v->decimals, v->num);
+    else
+        fprintf(f, "%-40s %-10.*f\n", v->label, v->decimals, v->num);
 }
 
 static sim_status serve_table(FILE *f, const sim_serve_report *r)

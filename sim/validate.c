@@ -164,13 +164,15 @@ static const need *const kind_needs[SIM_VK_COUNT] = {[SIM_VK_GEMM] = needs_gemm,
 static const char *const e2e_metric[SIM_VK_COUNT] = {
     [SIM_VK_E2E] = "e2e_s", [SIM_VK_TTFT] = "ttft_ms", [SIM_VK_SERVE] = "output_tps"};
 
-/* The metrics each kind can be measured in. */
+/* The metrics each kind can be measured in (a serve row also in duration_s: the benchmark's
+ * duration, for runs whose outputs stopped before output_len so their token count is not
+ * batch x output_len). */
 static bool metric_fits(sim_vkind k, const char *m)
 {
     if (sim_vkind_is_op(k))
         return strcmp(m, "tflops") == 0 || strcmp(m, "tb_per_s") == 0 ||
                strcmp(m, "busbw_gb_per_s") == 0 || strcmp(m, "latency_ms") == 0;
-    return strcmp(m, e2e_metric[k]) == 0;
+    return strcmp(m, e2e_metric[k]) == 0 || (k == SIM_VK_SERVE && strcmp(m, "duration_s") == 0);
 }
 
 /* Every column the row's kind uses is present and in range, and `hw` is named, unless the row is
@@ -213,8 +215,9 @@ static sim_status check_kind(char **f, const sim_vrow *r, const char *path, int6
     if (!metric_fits(r->kind, r->metric))
         return sim_fail(err, SIM_EINPUT, "%s:%lld: field 'metric' is '%s', expected %s for %s rows",
                         path, (long long)line, r->metric,
-                        sim_vkind_is_op(r->kind) ? "tflops, tb_per_s, busbw_gb_per_s or latency_ms"
-                                                 : e2e_metric[r->kind],
+                        sim_vkind_is_op(r->kind)  ? "tflops, tb_per_s, busbw_gb_per_s or latency_ms"
+                        : r->kind == SIM_VK_SERVE ? "output_tps or duration_s"
+                                                  : e2e_metric[r->kind],
                         kn);
     return SIM_OK;
 }
@@ -619,7 +622,9 @@ sim_status sim_validate_serve(const sim_vrow *r, const sim_model *model, const s
         return st;
     sim_engine_result res;
     if (!(st = sim_engine_check(&c, &w, err)) && !(st = sim_engine_run(&c, &w, &res, err))) {
-        *pred = (double)(r->batch * r->output_len) / ((double)res.duration_ns * 1e-9);
+        const double dur_s = (double)res.duration_ns * 1e-9;
+        *pred = strcmp(r->metric, "duration_s") == 0 ? dur_s
+                                                     : (double)(r->batch * r->output_len) / dur_s;
         sim_engine_result_free(&res);
     }
     sim_workload_free(&w);

@@ -20,7 +20,9 @@
  * (the kernel the benchmark timed with the GEMM).
  * Metrics: tflops, latency_ms, tb_per_s, busbw_gb_per_s (ops); e2e_s, ttft_ms (static batches);
  * output_tps (serve: `batch` requests of input_len / output_len tokens, all sent at t = 0, under
- * continuous batching; output tokens per second over the run).
+ * continuous batching; output tokens per second over the run), duration_s (serve: the run's
+ * duration in seconds, for benchmarks whose requests stopped early at an end-of-sequence token,
+ * where output tokens per second would count tokens that were never generated).
  * grouped_gemm: `batch` groups (experts) of m x n x k each, priced as the MoE layers' grouped
  * GEMM. alltoall: an MoE dispatch or combine over `gpus` ranks, `bytes` the routed data each GPU
  * holds (tokens x top-k x row bytes, its own share included), in the low-latency mode (one

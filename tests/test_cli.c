@@ -1507,6 +1507,41 @@ static void test_engine_profiles(void **state)
     }
 }
 
+/* The profiles' device and TP rules reach the output (JSON and text),
+ * and the flags win (the numbers are worked out by hand in test_engprof.c). */
+static void test_engine_device_rules(void **state)
+{
+    (void)state;
+    const char *w = "serve --model llama-3.1-8b --num-prompts 10 --format json";
+    char a[512];
+    snprintf(a, sizeof a, "%s --hw a100-sxm-80gb", w); /* vLLM: an A100 gets 256 / 2048 */
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_near(out_num("max_num_seqs"), 256, 0);
+    assert_near(out_num("max_num_batched_tokens"), 2048, 0);
+    assert_non_null(strstr(R.out, "(any device)"));
+    snprintf(a, sizeof a, "%s --hw h100-sxm --tp 8 --engine sglang", w);
+    run(a);
+    assert_near(out_num("cuda_graph_max_bs"), 512, 0);
+    assert_near(out_num("memory_fraction"), 0.818, 1e-12);
+    /* an explicit chunk size counts in SGLang's reserve; an explicit fraction wins */
+    snprintf(a, sizeof a, "%s --hw a100-sxm-40gb --engine sglang --chunked-prefill-size 8192", w);
+    run(a);
+    assert_near(out_num("max_num_batched_tokens"), 8192, 0);
+    assert_near(out_num("memory_fraction"), 0.683, 1e-12);
+    snprintf(a, sizeof a, "%s --hw a100-sxm-40gb --engine sglang --mem-fraction-static 0.8", w);
+    run(a);
+    assert_near(out_num("memory_fraction"), 0.8, 1e-12);
+    assert_null(strstr(R.out, "memory.reserve_mib"));
+    snprintf(a, sizeof a, "%s --hw a100-sxm-80gb --max-num-seqs 64", w);
+    run(a);
+    assert_near(out_num("max_num_seqs"), 64, 0);
+    /* the text report shows the settings in force */
+    run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 10 --engine sglang");
+    assert_non_null(strstr(R.out, "Memory fraction:                         0.835"));
+    assert_non_null(strstr(R.out, "CUDA graph max batch:                    256"));
+}
+
 static void test_long_context_no_evict(void **state)
 {
     (void)state;
@@ -2203,6 +2238,7 @@ int main(void)
         cmocka_unit_test(test_compare),
         cmocka_unit_test(test_deployment_flags),
         cmocka_unit_test(test_engine_profiles),
+        cmocka_unit_test(test_engine_device_rules),
         cmocka_unit_test(test_long_context_no_evict),
         cmocka_unit_test(test_prefix_repetition_and_model_len),
         cmocka_unit_test(test_engine_picks_allreduce),

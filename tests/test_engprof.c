@@ -72,6 +72,97 @@ static void test_collectives_and_limits(void **state)
     }
 }
 
+/* The profile as the engine sets itself up on a device at a TP size: the rules, then (no flag
+ * giving a fraction) the memory reserve. */
+static sim_engprof on_device(const char *name, const char *hw_name, int64_t tp)
+{
+    sim_engprof p = load(name);
+    sim_hw hw = tu_hw(hw_name);
+    sim_engprof_for_device(&p, &hw, tp);
+    sim_engprof_apply_reserve(&p, &hw, tp, 1);
+    return p;
+}
+
+/* vLLM (EngineArgs.get_batch_defaults, OpenAI server): >= 70 GiB and not an A100 gets 1024
+ * sequences / 8192 tokens; A100 and smaller GPUs 256 / 2048; TPU v6e 1024 tokens. The memory
+ * fraction (no reserve rule) stays 0.9. */
+static void test_vllm_device_rules(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *hw;
+        int64_t seqs, tokens;
+    } want[] = {
+        {"h100-sxm", 1024, 8192},     /* 79.6 GiB, no 'a100' */
+        {"h200", 1024, 8192},         /* 140.4 GiB */
+        {"mi300x", 1024, 8192},       /* 192 GiB */
+        {"a100-sxm-80gb", 256, 2048}, /* 80 GiB but an A100 (vLLM PR #17885) */
+        {"a100-sxm-40gb", 256, 2048}, /* 40 GiB */
+        {"l40s", 256, 2048},          /* 45 GiB */
+        {"tpu-v6e", 256, 1024},       /* 32 GiB; the v6e rule sets the tokens */
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        sim_engprof p = on_device("vllm", want[i].hw, 1);
+        assert_int_equal(p.max_num_seqs, want[i].seqs);
+        assert_int_equal(p.max_num_batched_tokens, want[i].tokens);
+        assert_near(p.mem_fraction, 0.9, 1e-12);
+        assert_non_null(strstr(p.chosen, "scheduler.max_num_seqs="));
+    }
+    /* the legacy profile has no rules: the same values everywhere, nothing chosen */
+    sim_engprof v0 = on_device("vllm-v0", "a100-sxm-40gb", 1);
+    assert_int_equal(v0.max_num_seqs, 256);
+    assert_int_equal(v0.max_num_batched_tokens, 8192);
+    assert_string_equal(v0.chosen, "");
+}
+
+/* SGLang (server_args.py _handle_gpu_memory_settings): chunk and CUDA-graph batch by memory and
+ * TP, then mem_fraction_static = round3((MiB - reserved) / MiB), reserved = 512 + 1.5 x
+ * max(chunk, 2048) + 2 x graph_bs + 128 x tp (at least 10240 above 60 GiB). By hand:
+ *   H100 (79.6 GiB = 81510.4 MiB) TP 1: 8192 / 256; 512 + 12288 + 512 + 128 = 13440;
+ *     68070.4 / 81510.4 = 0.83511 -> 0.835
+ *   H100 TP 8: 8192 / 512; 512 + 12288 + 1024 + 1024 = 14848; 66662.4 / 81510.4 = 0.81784 ->
+ *     0.818
+ *   A100 40GB (40960 MiB) TP 1: 4096 / 32; 512 + 6144 + 64 + 128 = 6848 (no floor at 40 GiB);
+ *     34112 / 40960 = 0.83281 -> 0.833
+ *   A100 40GB TP 4: 4096 / 160; 512 + 6144 + 320 + 512 = 7488; 33472 / 40960 = 0.81719 -> 0.817
+ *   L4 (22.4 GiB = 22937.6 MiB) TP 1: 2048 / 24; 512 + 3072 + 48 + 128 = 3760;
+ *     19177.6 / 22937.6 = 0.83608 -> 0.836
+ *   B200 (179 GiB = 183296 MiB) TP 1: 16384 / 512; 512 + 24576 + 1024 + 128 = 26240;
+ *     157056 / 183296 = 0.85684 -> 0.857
+ *   H200 (140.4 GiB = 143769.6 MiB) TP 1: 8192 / 256; 13440; 130329.6 / 143769.6 = 0.90652 ->
+ *     0.907 */
+static void test_sglang_device_rules(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *hw;
+        int64_t tp, chunk, graph_bs;
+        double fraction;
+    } want[] = {
+        {"h100-sxm", 1, 8192, 256, 0.835},
+        {"h100-sxm", 8, 8192, 512, 0.818},
+        {"a100-sxm-40gb", 1, 4096, 32, 0.833},
+        {"a100-sxm-40gb", 4, 4096, 160, 0.817},
+        {"l4", 1, 2048, 24, 0.836},
+        {"b200", 1, 16384, 512, 0.857},
+        {"h200", 1, 8192, 256, 0.907},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        sim_engprof p = on_device("sglang", want[i].hw, want[i].tp);
+        assert_int_equal(p.max_num_batched_tokens, want[i].chunk);
+        assert_int_equal(p.cuda_graph_max_bs, want[i].graph_bs);
+        assert_near(p.mem_fraction, want[i].fraction, 1e-12);
+        assert_non_null(strstr(p.chosen, "memory.fraction="));
+    }
+    /* a chunk size given on the command line (applied between the two) moves the reserve:
+     * A100 40GB, 8192: 512 + 12288 + 64 + 128 = 12992; 27968 / 40960 = 0.68281 -> 0.683 */
+    sim_engprof p = load("sglang");
+    sim_hw hw = tu_hw("a100-sxm-40gb");
+    sim_engprof_for_device(&p, &hw, 1);
+    p.max_num_batched_tokens = 8192;
+    assert_near(sim_engprof_reserve_fraction(&p, &hw, 1, 1), 0.683, 1e-12);
+}
+
 static void expect_bad(const char *json, const char *needle)
 {
     const char *path = tu_write_tmp(json);
@@ -110,6 +201,17 @@ static void test_bad_profiles(void **state)
         {"\"max_input_len\": 0", "\"max_input_len\": -1", "limits.max_input_len"},
         {"\"collectives.allreduce\": \"", "\"collectives.algo\": \"",
          "sources.collectives.allreduce"},
+        {"\"hbm_gib_min\": 70", "\"hbm_gb_min\": 70", "rules[2].when.hbm_gb_min"},
+        {"\"hbm_gib_min\": 70", "\"hbm_gib_min\": -1", "rules[2].when"},
+        {"\"scheduler.max_num_seqs\": 256", "\"scheduler.max_seqs\": 256",
+         "rules[3].set.scheduler.max_seqs"},
+        {"\"scheduler.max_num_seqs\": 256", "\"scheduler.max_num_seqs\": 25.5",
+         "rules[3].set.scheduler.max_num_seqs"},
+        {"\"when\": {}", "\"when\": []", "rules[3].when"},
+        {"\"scheduler.max_num_seqs\": 256", "\"scheduler.new_token_ratio_min\": 0.5",
+         "rules[3].set.scheduler.new_token_ratio_min"},
+        {"\"source\": \"TPU v6e", "\"origin\": \"TPU v6e", "rules[0].source"},
+        {"\"name_has\": \"v6e\"", "\"name_has\": \"\"", "rules[0].when.name_has"},
     };
     for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
         static char bad[16384];
@@ -124,9 +226,9 @@ static void test_bad_profiles(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_shipped_profiles),
-        cmocka_unit_test(test_collectives_and_limits),
-        cmocka_unit_test(test_bad_profiles),
+        cmocka_unit_test(test_shipped_profiles),    cmocka_unit_test(test_collectives_and_limits),
+        cmocka_unit_test(test_bad_profiles),        cmocka_unit_test(test_vllm_device_rules),
+        cmocka_unit_test(test_sglang_device_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -180,7 +180,8 @@ static void test_load(void **state)
     char path[1024];
     snprintf(path, sizeof path, "%s/tools/data/validation.csv", tu_root());
     assert_int_equal(sim_validate_load(path, &rows, &n, &err), SIM_OK);
-    assert_int_equal(n, 203); /* 159, 24 MoE op rows (ids 100-123), 20 TensorRT-LLM serve rows */
+    /* 159, 24 MoE op rows (ids 100-123), 20 TensorRT-LLM and 8 vLLM serve rows */
+    assert_int_equal(n, 211);
     int ops = 0, skipped = 0, low = 0;
     for (size_t i = 0; i < n; i++) {
         ops += sim_vkind_is_op(rows[i].kind);
@@ -190,12 +191,13 @@ static void test_load(void **state)
     }
     assert_int_equal(ops, 153);
     assert_int_equal(skipped, 16); /* with two serve rows of 20,000-token prompts */
-    assert_int_equal(low, 18);
+    assert_int_equal(low, 20); /* with the two vLLM serve rows that generated half their tokens */
     free(rows);
-    /* the Mixtral end-to-end rows kept apart: 20 TensorRT-LLM (15 skipped) and 20 vLLM */
+    /* the MoE end-to-end rows kept apart: Mixtral's 20 TensorRT-LLM (15 skipped) and 20 vLLM
+     * static batches, gpt-oss-120b's 4 vLLM serve rows at TP 2 */
     snprintf(path, sizeof path, "%s/tools/data/validation-moe-e2e.csv", tu_root());
     assert_int_equal(sim_validate_load(path, &rows, &n, &err), SIM_OK);
-    assert_int_equal(n, 40);
+    assert_int_equal(n, 44);
     skipped = 0;
     for (size_t i = 0; i < n; i++)
         skipped += rows[i].skip[0] != '\0';
@@ -387,7 +389,7 @@ static void test_serve_rows(void **state)
 {
     (void)state;
     expect_bad_row("1,serve,h100-sxm,,,,,,100,,,,,,llama-3.1-8b,1,128,128,fp8,,,x,e2e_s,1,s,,s,,",
-                   "field 'metric' is 'e2e_s', expected output_tps for serve rows");
+                   "field 'metric' is 'e2e_s', expected output_tps or duration_s for serve rows");
     expect_bad_row("1,serve,h100-sxm,,,,,,0,,,,,,llama-3.1-8b,1,128,128,fp8,,,x,output_tps,1,,,s,,",
                    "field 'batch' is '0', expected >= 1 for serve rows");
     /* one request alone is the static batch of one: its output throughput is output_len over
@@ -414,6 +416,12 @@ static void test_serve_rows(void **state)
     r.kind = SIM_VK_E2E;
     assert_int_equal(sim_validate_e2e(&r, &m, &hw, &tmpl.step, &e2e_s, &err), SIM_OK);
     assert_near(tps, 64.0 / e2e_s, 1e-6);
+    /* measured as the benchmark's duration: the same run, its end-to-end time */
+    double dur_s;
+    r.kind = SIM_VK_SERVE;
+    snprintf(r.metric, sizeof r.metric, "duration_s");
+    assert_int_equal(sim_validate_serve(&r, &m, &hw, &tmpl, &dur_s, &err), SIM_OK);
+    assert_near(dur_s, e2e_s, 1e-6);
 }
 
 static void test_op_checks(void **state)
