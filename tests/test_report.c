@@ -155,6 +155,16 @@ static void test_serve_table_fields(void **state)
     n = sim_report_serve_fields(&r, SIM_FIELDS_TABLE, f);
     assert_int_equal((int)field(f, n, "max_concurrency")->num, 8);
     assert_string_equal(field(f, n, "max_concurrency")->label, "Maximum request concurrency:");
+    /* an engine profile: its name right after the label, its memory fraction with 3 places */
+    r.engine = "vllm";
+    cfg.mem_util = 0.9;
+    n = sim_report_serve_fields(&r, SIM_FIELDS_TABLE, f);
+    assert_int_equal(field(f, n, "engine")->style, SIM_STYLE_TIGHT);
+    const sim_field *frac = field(f, n, "memory_fraction");
+    assert_int_equal(frac->style, SIM_STYLE_BARE);
+    assert_int_equal(frac->decimals, 3);
+    assert_int_equal(field(f, n, "duration")->decimals, 2);
+    assert_string_equal(field(f, n, "max_num_seqs")->label, "Max running requests:");
 }
 
 /* One step and one op in two outputs: run JSON (step in ms, op in us) and the trace (us). A
