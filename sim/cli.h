@@ -1,14 +1,32 @@
-/* cli.h - the command line: subcommands, flags, exit codes. main.c only calls sim_cli_main.
+/* cli.h - the command line: commands, flags, exit codes. main.c only calls sim_cli_main.
  *
- *   infersim run --model M --hw H --tp N --batch B --input-len I --output-len O
- *                [--weight-dtype D] [--act-dtype D] [--kv-cache-dtype D] [--overlap-comm F]
- *                [--gpu-memory-utilization U] [--enforce-eager] [--format table|json|csv]
+ *   infersim run --model M --hw H [--tp N --pp N --batch B --input-len I --output-len O ...]
+ *       a static batch: TTFT, TPOT, E2E, throughput, the per-op breakdown
  *   infersim roofline --hw H [--dtype D] [--model M --batch B --input-len I --tp N ...]
+ *       the device's peaks, bandwidth and ridge points; with a model, its ops' intensities
+ *   infersim serve --model M --hw H [--num-prompts N --request-rate R | --trace FILE ...]
+ *       a request stream under continuous batching: vLLM's serving benchmark metrics
+ *   infersim sweep run|serve [that command's flags, any value a list: --tp 1,2,4] [--out FILE
+ *                            --slo ttft:MS,tpot:MS --shard I/N --grid FILE ...]
+ *       every combination, points in parallel, rows in grid order, the Pareto frontier
+ *   infersim merge [--out FILE] SHARD...         sweep --shard files joined in grid order
+ *   infersim compare --result FILE.json [run or serve flags]
+ *       a vLLM --save-result (or run-style) JSON against the prediction for the same flags
+ *   infersim op --hw H --op gemm|attention|copy|allreduce|grouped_gemm|alltoall [its shape]
+ *       one operator priced on a device
+ *   infersim validate [--data CSV] [--max-op-median PCT ...]
+ *       predictions against the measurements table, with the error summary
+ *   infersim calibrate --hw H [--data CSV] [--out FILE]
+ *       a device's efficiencies fitted to its op-level rows
+ *   infersim hw FILE|NAME [--format table|json]  a device file's fields and where each came from
+ *   infersim trace-check FILE                    a Chrome trace's consistency
  *
+ * `infersim --help` lists the commands, `infersim COMMAND --help` a command's flags (both from
+ * cli.c's command table and cli_opt.c's option table).
  * --model and --hw take a path, or a bare name looked up as models/NAME.json and hw/NAME.json
  * in the data roots (find.h); --model also takes a Hugging Face id a model file lists.
  * Exit status: 0 success, 2 bad input (one line on `err` naming the flag or file, the field, the
- * value and what was expected), 1 internal failure.
+ * value and what was expected), 1 internal failure (and validate's gates when they fail).
  */
 #ifndef SIM_CLI_H
 #define SIM_CLI_H

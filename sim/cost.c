@@ -187,6 +187,10 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
                                  : sim_hw_gemm_memory(hw, op->compute);
     c.t_mem_ns = ((sim_op_bytes(op) - paged) / stream + paged / hw->eff_attn_memory) /
                  hw->hbm_bytes_per_s * 1e9;
+    /* a decode kernel with fewer CTAs than SMs streams no faster than its CTAs can (dattn.h) */
+    double cta = sim_dattn_cta_ns(hw, op->dattn, &op->dec);
+    if (cta > c.t_mem_ns)
+        c.t_mem_ns = cta;
     if (op->net_ranks > 1) {
         /* an all-to-all sends to its peers at once (low-latency kernels) or one peer per step */
         sim_coll_cost cc =
@@ -198,7 +202,8 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
         c.coll_algo = cc.algo;
         c.coll_proto = cc.proto;
     }
-    c.t_launch_ns = op->fused ? 0.0 : sim_op_info(op->id)->kernels * launch_ns;
+    int kernels = op->kernels > 0 ? op->kernels : sim_op_info(op->id)->kernels;
+    c.t_launch_ns = op->fused ? 0.0 : kernels * launch_ns;
     double busy = c.t_math_ns > c.t_mem_ns ? c.t_math_ns : c.t_mem_ns;
     c.t_ns = busy + c.t_net_ns + c.t_launch_ns;
     c.bound = sim_cost_bound(&c);

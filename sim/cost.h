@@ -8,7 +8,9 @@
  *            weight-only GEMMs add the in-kernel dequantization on the vector units
  *   T_mem  = bytes / (HBM bandwidth x memory efficiency); attention's KV-cache reads at the
  *            (lower) paged-attention efficiency; quantized GEMMs at their format's streaming
- *            fraction (hw quant.gemm_memory, quant.mixed_input_memory)
+ *            fraction (hw quant.gemm_memory, quant.mixed_input_memory); decode attention no
+ *            less than its kernel's CTA bound (dattn.h: a kernel that gives one CTA a whole
+ *            sequence's head runs batch x heads CTAs, too few to fill the SMs at small batch)
  *   T_net  = the collective's time under the algorithm and protocol collective.h picks (or the
  *            one forced), scale-out links once it spans more than one node
  *   time   = max(T_math, T_mem) + T_net + kernels x launch overhead

@@ -137,6 +137,40 @@ static sim_status load_enums(const cJSON *root, const char *path, sim_engprof *p
     return st;
 }
 
+/* The optional "attention" object: both kernels, each with its source; absent: split. */
+static sim_status load_attention(const cJSON *root, const char *path, sim_engprof *p, sim_err *err)
+{
+    p->decode_attn = p->decode_attn_quant_kv = SIM_DATTN_SPLIT;
+    if (!sim_jsonf_find(root, "attention"))
+        return SIM_OK;
+    static const char *const fields[] = {"attention.decode", "attention.decode_quant_kv"};
+    sim_dattn_kernel *dst[] = {&p->decode_attn, &p->decode_attn_quant_kv};
+    for (size_t i = 0; i < 2; i++) {
+        const char *v = NULL;
+        sim_status st = sim_jsonf_str_opt(root, path, fields[i], &v, err);
+        if (!st && (!v || !sim_dattn_parse(v, dst[i])))
+            st = sim_fail(err, SIM_EINPUT, "%s: field '%s' is %s, expected %s", path, fields[i],
+                          v ? v : "missing", sim_dattn_names());
+        if (!st)
+            st = need_source(root, path, fields[i], err);
+        if (st)
+            return st;
+    }
+    return SIM_OK;
+}
+
+/* The optional "quantization" object: act_quant_kernels with its source; absent: 0. */
+static sim_status load_quantization(const cJSON *root, const char *path, sim_engprof *p,
+                                    sim_err *err)
+{
+    p->act_quant_kernels = 0;
+    if (!sim_jsonf_find(root, "quantization"))
+        return SIM_OK;
+    sim_status st = sim_jsonf_int(root, path, "quantization.act_quant_kernels", 0, 16,
+                                  &p->act_quant_kernels, err);
+    return st ? st : need_source(root, path, "quantization.act_quant_kernels", err);
+}
+
 static sim_status load_fusions(const cJSON *root, const char *path, sim_engprof *p, sim_err *err)
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, "fusions");
@@ -467,6 +501,10 @@ sim_status sim_engprof_load(const char *path, sim_engprof *p, sim_err *err)
         st = load_enums(root, path, p, err);
     if (!st)
         st = load_fusions(root, path, p, err);
+    if (!st)
+        st = load_attention(root, path, p, err);
+    if (!st)
+        st = load_quantization(root, path, p, err);
     if (!st)
         st = load_rules(root, path, p, err);
     if (!st)

@@ -10,9 +10,14 @@
  * whether it fuses all-reduce + residual + RMSNorm (collectives.fuse_allreduce_norm; both priced by
  * the step, step.h), its context limits (limits.max_model_len: 0 = the model config's
  * max_position_embeddings; limits.max_input_len: 0 = none but the context), and the other kernel
- * fusions it applies (recorded, not priced).
- * Every field is required and must have an entry in "sources"; the command line's flags
- * override each one.
+ * fusions it applies (recorded, not priced), and (optional object "attention") the decode
+ * attention kernel it runs (attention.decode) and the one over an 8-bit KV cache
+ * (attention.decode_quant_kv), as dattn.h names them; absent, both are "split" (the context split
+ * to fill the GPU: what current engines run), and (optional object "quantization") the kernels
+ * that quantize each 8-bit GEMM input when the engine does not fuse that into the norm or
+ * activation before it (quantization.act_quant_kernels; absent: 0, fused).
+ * Every other field is required; every field given must have an entry in "sources"; the command
+ * line's flags override each one.
  *
  * Device- and TP-dependent defaults are data too. "rules" (optional) is an array of
  *   {"when": {CONDITIONS}, "set": {"scheduler.max_num_seqs": 1024, ...}, "source": "..."}
@@ -84,6 +89,9 @@ typedef struct sim_engprof {
     bool fuse_allreduce_norm; /* all-reduce + residual + RMSNorm in one kernel */
     int64_t max_model_len;    /* context limit in tokens; 0 = the model config's */
     int64_t max_input_len;    /* longest prompt the engine takes; 0 = only the context limit */
+    sim_dattn_kernel decode_attn;          /* attention.decode (absent: split) */
+    sim_dattn_kernel decode_attn_quant_kv; /* attention.decode_quant_kv: over an 8-bit KV cache */
+    int64_t act_quant_kernels; /* quantization.act_quant_kernels (absent: 0, fused) */
     char fusions[256]; /* comma-separated, as recorded */
     int n_rules;
     sim_engprof_rule rules[SIM_ENGPROF_MAX_RULES];

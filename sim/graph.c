@@ -251,6 +251,7 @@ static void shape_add_one(sim_batch_shape *s, const sim_seq_group *g)
         s->dec_tokens += (double)g->q;
         s->dec_pairs += pairs;
         s->dec_kv_tokens += kv;
+        s->dec_seqs += 1.0;
     }
 }
 
@@ -282,6 +283,7 @@ sim_batch_shape sim_graph_shape(const sim_model *m, const sim_seq_group *g, size
             s.dec_tokens += cnt * (double)g[i].q;
             s.dec_pairs += pairs;
             s.dec_kv_tokens += kv;
+            s.dec_seqs += cnt;
         }
     }
     return s;
@@ -481,6 +483,7 @@ static sim_batch_shape dp_share(const sim_batch_shape *s, int dp)
     r.dec_tokens = r.tokens * (s->tokens > 0.0 ? s->dec_tokens / s->tokens : 0.0);
     r.dec_pairs *= f;
     r.dec_kv_tokens *= f;
+    r.dec_seqs = ceil(s->dec_seqs * f);
     return r;
 }
 
@@ -497,6 +500,14 @@ void sim_graph_rebuild_context(const sim_model *m, const sim_par *par, const sim
         return;
     }
     gqa_attention(m, tp, prec, a.tokens, a.pairs, a.kv_tokens, &g->ops[SIM_OP_ATTENTION]);
+    /* its decode part, for the kernels that give a CTA one sequence's head (dattn.h) */
+    g->ops[SIM_OP_ATTENTION].dec = (sim_dattn_shape){
+        .seqs = a.dec_seqs,
+        .ctx = a.dec_seqs > 0.0 ? a.dec_kv_tokens / a.dec_seqs : 0.0,
+        .q_heads = m->heads / tp,
+        .kv_heads = sim_graph_kv_heads_per_gpu(m, tp),
+        .head_dim = m->head_dim,
+        .kv_elem_bytes = sim_dtype_bytes(prec->kv)};
     if (g->repeats[SIM_OP_ATTENTION_SLIDING] > 0)
         gqa_attention(m, tp, prec, a.tokens, a.swa_pairs, a.swa_kv_tokens,
                       &g->ops[SIM_OP_ATTENTION_SLIDING]);

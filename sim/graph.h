@@ -64,7 +64,9 @@
 #include <stdint.h>
 
 #include "coll.h"
+#include "dattn.h"
 #include "dtype.h"
+#include "hw.h"
 #include "model.h"
 #include "status.h"
 
@@ -160,6 +162,11 @@ typedef struct sim_op {
     bool weight_only;      /* mixed-input GEMM: dequantizes its weights to the compute format
                             * (W4A16, W8A16, W4A8) */
     double groups;         /* grouped GEMM: problems (experts), each padded to the tile; 0 = one */
+    /* attention: its decode part and the kernel the engine runs it with (dattn.h; the step sets
+     * the kernel, SPLIT by default) */
+    sim_dattn_shape dec;
+    sim_dattn_kernel dattn;
+    int kernels; /* launches when not the op table's (0: sim_op_info(id)->kernels) */
 } sim_op;
 
 typedef struct sim_graph {
@@ -219,6 +226,24 @@ sim_dtype sim_graph_resid_dtype(const sim_model *m, const sim_prec *prec);
  * quantization with fp8/int8 activations, or plain 16-bit). */
 sim_dtype sim_graph_gemm_dtype(const sim_prec *prec);
 
+/* graph_dtype.c: the precision a deployment runs when nothing says otherwise. `prec` holds the
+ * formats a caller chose (flags, a measurement's columns) and the booleans which of them it chose;
+ * the rest take the defaults. */
+typedef struct sim_prec_given {
+    sim_prec prec;
+    bool weight, act, kv, group_size;
+} sim_prec_given;
+
+/* The chosen formats, else the model's quantization_config, else: weights in the model's
+ * torch_dtype; activations fp8 with fp8 weights (W8A8, as vLLM's fp8 quantization), fp4/mxfp4
+ * with those weights on a device with fp4 tensor cores (else weight-only), else the 16-bit format
+ * (the weights' when 16-bit, else the model's); the KV cache in the 16-bit activation format;
+ * the quantization_config's activations only when the weights were not chosen; 128 weights per
+ * group scale (AWQ's and GPTQ's usual), zero points as the config says. False (*out untouched)
+ * when the weights' format is unknown: not chosen, no quantization_config, no torch_dtype. */
+bool sim_graph_prec_defaults(const sim_model *m, const sim_hw *hw, const sim_prec_given *given,
+                             sim_prec *out);
+
 /* A step's batch, summed over its groups: all the op list depends on. */
 typedef struct sim_batch_shape {
     double tokens, seqs, logits;     /* new tokens, sequences, tokens needing logits */
@@ -228,6 +253,7 @@ typedef struct sim_batch_shape {
     /* the part of the above in groups of at most SIM_GRAPH_ABSORB_MAX_Q new tokens (decodes and
      * speculative verifies): MLA runs them in the absorbed form */
     double dec_tokens, dec_pairs, dec_kv_tokens;
+    double dec_seqs; /* sequences of those groups */
 } sim_batch_shape;
 
 /* Groups with at most this many new tokens per sequence run MLA's absorbed (decode) form: one

@@ -26,6 +26,7 @@ typedef struct hw_arch {
     double launch_us, graph_launch_us, collective_us, hop_us;
     double scaleout_gb, scaleout_us, reserved_gib;
     double eff_bf16, eff_fp8, eff_int8, eff_wo, eff_attn, eff_mem, eff_attn_mem, eff_net;
+    double decode_cta_gb; /* K/V one decode-attention CTA streams per second (dattn.h) */
     const char *source;
 } hw_arch;
 
@@ -39,6 +40,7 @@ static const hw_arch hw_archs[] = {
      .scaleout_gb = 50, .scaleout_us = 5, .reserved_gib = 1,
      .eff_bf16 = 0.8, .eff_fp8 = 0.71, .eff_int8 = 0.71, .eff_wo = 0.6, .eff_attn = 0.57,
      .eff_mem = 0.866, .eff_attn_mem = 0.72, .eff_net = 0.85,
+     .decode_cta_gb = 19.2,
      .source = "hw/h100-pcie.json (H100 micro-benchmark ratios from tools/data/calibration.csv: "
                "mamf-finder bf16/fp8 matmul, FlashAttention-3, STREAM copy, paged attention, "
                "NCCL all-reduce; NVLink hop and launch costs estimated)"},
@@ -49,6 +51,7 @@ static const hw_arch hw_archs[] = {
      .scaleout_gb = 25, .scaleout_us = 5, .reserved_gib = 1,
      .eff_bf16 = 0.81, .eff_fp8 = 0.81, .eff_int8 = 0.81, .eff_wo = 0.6, .eff_attn = 0.575,
      .eff_mem = 0.79, .eff_attn_mem = 0.657, .eff_net = 0.6,
+     .decode_cta_gb = 13.67,
      .source = "hw/a100-sxm-40gb.json (A100 micro-benchmarks in tools/data/calibration.csv; "
                "latencies estimated)"},
     {.name = "ada",
@@ -58,6 +61,7 @@ static const hw_arch hw_archs[] = {
      .scaleout_gb = 25, .scaleout_us = 5, .reserved_gib = 1,
      .eff_bf16 = 0.75, .eff_fp8 = 0.75, .eff_int8 = 0.75, .eff_wo = 0.6, .eff_attn = 0.5,
      .eff_mem = 0.85, .eff_attn_mem = 0.707, .eff_net = 0.7,
+     .decode_cta_gb = 24.4,
      .source = "hw/l40s.json (estimates: no Ada micro-benchmarks in tools/data/calibration.csv)"},
     {.name = "blackwell",
      .fp16 = 1, .fp8 = 2, .int8 = 2, .int4 = 0, .fp4 = 4, .vector_ratio = 75.0 / 2250.0,
@@ -66,6 +70,7 @@ static const hw_arch hw_archs[] = {
      .scaleout_gb = 50, .scaleout_us = 5, .reserved_gib = 1,
      .eff_bf16 = 0.7925, .eff_fp8 = 0.7747, .eff_int8 = 0.76, .eff_wo = 0.6, .eff_attn = 0.5,
      .eff_mem = 0.85, .eff_attn_mem = 0.707, .eff_net = 0.755,
+     .decode_cta_gb = 19.1,
      .source = "hw/b200.json (B200)"},
     {.name = "cdna3",
      .fp16 = 1, .fp8 = 2, .int8 = 2, .int4 = 0, .fp4 = 0, .vector_ratio = 163.4 / 1307.4,
@@ -74,6 +79,7 @@ static const hw_arch hw_archs[] = {
      .scaleout_gb = 50, .scaleout_us = 5, .reserved_gib = 1,
      .eff_bf16 = 0.6, .eff_fp8 = 0.6, .eff_int8 = 0.6, .eff_wo = 0.5, .eff_attn = 0.4,
      .eff_mem = 0.8, .eff_attn_mem = 0.665, .eff_net = 0.7,
+     .decode_cta_gb = 20.4,
      .source = "hw/mi300x.json (MI300X estimates)"},
     {.name = "tpu",
      .fp16 = 0, .fp8 = 0, .int8 = 2, .int4 = 0, .fp4 = 0, .vector_ratio = 6.0 / 197.0,
@@ -82,6 +88,7 @@ static const hw_arch hw_archs[] = {
      .scaleout_gb = 25, .scaleout_us = 10, .reserved_gib = 0.5,
      .eff_bf16 = 0.75, .eff_fp8 = 0.75, .eff_int8 = 0.75, .eff_wo = 0.6, .eff_attn = 0.5,
      .eff_mem = 0.85, .eff_attn_mem = 0.707, .eff_net = 0.7,
+     .decode_cta_gb = 13.67,
      .source = "hw/tpu-v5e.json (TPU v5e estimates)"},
     /* no arch: the hopper row without the 8- and 4-bit formats (the file names those it has) */
     {.name = "",
@@ -91,6 +98,7 @@ static const hw_arch hw_archs[] = {
      .scaleout_gb = 50, .scaleout_us = 5, .reserved_gib = 1,
      .eff_bf16 = 0.8, .eff_fp8 = 0.71, .eff_int8 = 0.71, .eff_wo = 0.6, .eff_attn = 0.57,
      .eff_mem = 0.866, .eff_attn_mem = 0.72, .eff_net = 0.85,
+     .decode_cta_gb = 19.2,
      .source = "no arch given: the hopper row's numbers, with no fp8/int8/int4 peak unless the "
                "file gives one"},
 };
@@ -222,6 +230,12 @@ static const hw_field hw_fields[] = {
         NULL, 0, "architecture constant"),
     NUM("efficiency.network", 0.01, 1.0, 1.0, eff_network, HR_ARCH, AR(eff_net), NULL, 0,
         "architecture constant (calibrate fits it)"),
+    NUM("decode_cta_gb_per_s", 0.1, 1e4, 1e9, decode_cta_bytes_per_s, HR_ARCH, AR(decode_cta_gb),
+        NULL, 0,
+        "architecture constant: ampere 13.67 (fitted by calibrate on the vLLM PagedAttention "
+        "decode rows of tools/data/validation.csv), the others that value x their SM boost clock over A100's "
+        "1410 MHz (hopper 1980, ada 2520, blackwell 1965, cdna3 2100 MHz; estimates); tpu and "
+        "no arch: ampere's and hopper's (TPUs run no such kernel)"),
     NUM("usd_per_gpu_hour", 0.001, SIM_PRICE_MAX_USD_PER_GPU_HOUR, 1.0, usd_per_gpu_hour, HR_CONST,
         0, NULL, 0, "0: unknown (the cost outputs say the price is unknown)"),
 };

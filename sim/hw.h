@@ -45,6 +45,9 @@
  *   efficiency.attention_memory  fraction of hbm bandwidth reached by attention reading a paged KV
  *                                cache (scattered blocks: below a streaming copy)
  *   efficiency.network           fraction of link bandwidth reached by NCCL's Simple protocol
+ *   decode_cta_gb_per_s          K/V bytes per second ONE decode-attention thread block (one
+ *                                sequence's head, not split) streams: what an unsplit decode
+ *                                kernel reaches when it has fewer blocks than SMs (dattn.h)
  *   quant.gemm_k_half.{fp8,int8,fp4}  (optional, >= 1, default efficiency.gemm_k_half) the
  *                                K-pipeline term of GEMMs computing in that format
  *   quant.gemm_memory.{fp8,int8,fp4}  (optional, default efficiency.memory) fraction of HBM
@@ -125,6 +128,7 @@ typedef struct sim_hw {
     double eff_memory;               /* of hbm_bytes_per_s */
     double eff_attn_memory;          /* of hbm_bytes_per_s, attention over paged KV */
     double eff_network;              /* of the link bandwidth */
+    double decode_cta_bytes_per_s;   /* K/V one decode-attention thread block streams (dattn.h) */
     sim_hw_coll coll;                /* collective algorithms (collective.h) */
     struct {                         /* 0 = not given: the 16-bit value (accessors below) */
         double gemm_k_half[SIM_DT_COUNT];        /* per compute format */

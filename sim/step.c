@@ -182,6 +182,29 @@ static void price_finish(const sim_step_cfg *cfg, const step_sums *base, sim_ste
     finish(out, hidden, exposed_host(out->t_cpu_ns, gpu, cfg->async_sched));
 }
 
+/* An engine that quantizes every GEMM input in kernels of its own instead of in the norm and
+ * activation before them (cfg->act_quant_kernels > 0): the act_quant op, o_proj's input in the
+ * graph, covers the four inputs of a dense GQA layer (qkv, o, gate_up, down: K = d, heads x hd,
+ * d, f), each cfg->act_quant_kernels launches. */
+static void unfuse_act_quant(const sim_step_cfg *cfg, sim_graph *g)
+{
+    const sim_model *m = cfg->model;
+    sim_op *q = &g->ops[SIM_OP_ACT_QUANT];
+    if (cfg->act_quant_kernels <= 0 || !q->present || m->mla || m->experts > 0)
+        return;
+    const double k_o = (double)(m->heads / cfg->tp * m->head_dim);
+    const double k_all = k_o + 2.0 * (double)m->hidden + (double)(m->intermediate / cfg->tp);
+    q->flops *= k_all / k_o;
+    q->act_bytes *= k_all / k_o;
+    q->kernels = 4 * cfg->act_quant_kernels;
+}
+
+/* The decode attention kernel the engine runs over this run's KV cache format. */
+static sim_dattn_kernel decode_kernel(const sim_step_cfg *cfg)
+{
+    return sim_dtype_bytes(cfg->prec.kv) < 2.0 ? cfg->decode_attn_quant_kv : cfg->decode_attn;
+}
+
 /* Builds and prices every op of the shape; returns the sums over every op but attention (what a
  * memo keeps). */
 static step_sums price_shape(const sim_step_cfg *cfg, const sim_batch_shape *s,
@@ -193,6 +216,8 @@ static step_sums price_shape(const sim_step_cfg *cfg, const sim_batch_shape *s,
     for (int i = 0; i < SIM_OP_COUNT; i++)
         if (out->graph.ops[i].net_kind == SIM_COLL_ALLREDUCE)
             out->graph.ops[i].net_algo = cfg->allreduce;
+    out->graph.ops[SIM_OP_ATTENTION].dattn = decode_kernel(cfg);
+    unfuse_act_quant(cfg, &out->graph);
     double launch = sim_step_launch_ns(cfg);
     for (int i = 0; i < SIM_OP_COUNT; i++)
         out->cost[i] = sim_cost_op(cfg->hw, &out->graph.ops[i], launch);
@@ -239,6 +264,7 @@ const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_se
     /* same tokens, sequences, logits and decode tokens: only the context-dependent ops changed */
     sim_par par = sim_step_par(cfg);
     sim_graph_rebuild_context(cfg->model, &par, &cfg->prec, &s, &memo->r.graph);
+    memo->r.graph.ops[SIM_OP_ATTENTION].dattn = decode_kernel(cfg);
     for (int i = 0; i < SIM_OP_COUNT; i++)
         if (sim_op_info((sim_op_id)i)->context)
             memo->r.cost[i] = sim_cost_op(cfg->hw, &memo->r.graph.ops[i], sim_step_launch_ns(cfg));

@@ -52,6 +52,11 @@ typedef struct sim_step_cfg {
     sim_coll_algo allreduce;  /* the all-reduces' algorithm (AUTO: the cheapest, collective.h) */
     bool fuse_allreduce_norm; /* all-reduce + residual + RMSNorm in one kernel where the
                                      all-reduce runs as a custom or multicast kernel */
+    sim_dattn_kernel decode_attn;         /* the engine's decode attention kernel (dattn.h) */
+    sim_dattn_kernel decode_attn_quant_kv; /* the one it runs over an 8-bit KV cache */
+    int act_quant_kernels; /* kernels quantizing EVERY 8-bit GEMM input of a dense layer (vLLM
+                              0.5: scale memset, max reduction, quantization); 0: fused into the
+                              norms and activation, one before o_proj (the graph's) */
 } sim_step_cfg;
 
 /* The run's parallelism as the graph takes it (ep 0 and imbalance 0 read as 1). */

@@ -24,6 +24,8 @@ static const char *const kind_names[SIM_VK_COUNT] = {[SIM_VK_GEMM] = "gemm",
                                                          "fused_allreduce_norm",
                                                      [SIM_VK_GROUPED_GEMM] = "grouped_gemm",
                                                      [SIM_VK_ALLTOALL] = "alltoall",
+                                                     [SIM_VK_DECODE_ATTENTION] =
+                                                         "decode_attention",
                                                      [SIM_VK_E2E] = "e2e",
                                                      [SIM_VK_TTFT] = "ttft",
                                                      [SIM_VK_SERVE] = "serve"};
@@ -144,6 +146,9 @@ static const need needs_allreduce[] = {{"gpus", 2}, {"bytes", 1}, {NULL, 0}};
 static const need needs_ar_norm[] = {{"gpus", 2}, {"bytes", 1}, {"n", 1}, {NULL, 0}};
 static const need needs_grouped[] = {{"dtype", 0}, {"batch", 1}, {"m", 1},
                                      {"n", 1},     {"k", 1},     {NULL, 0}};
+static const need needs_decode_attention[] = {{"dtype", 0},    {"batch", 1}, {"seq", 1},
+                                              {"heads", 1},    {"n", 1},     {"head_dim", 1},
+                                              {NULL, 0}};
 static const need needs_e2e[] = {{"model", 0},     {"batch", 1},      {"tp", 1},
                                  {"input_len", 1}, {"output_len", 1}, {"weight_dtype", 0},
                                  {NULL, 0}};
@@ -155,6 +160,8 @@ static const need *const kind_needs[SIM_VK_COUNT] = {[SIM_VK_GEMM] = needs_gemm,
                                                      [SIM_VK_FUSED_ALLREDUCE_NORM] = needs_ar_norm,
                                                      [SIM_VK_GROUPED_GEMM] = needs_grouped,
                                                      [SIM_VK_ALLTOALL] = needs_allreduce,
+                                                     [SIM_VK_DECODE_ATTENTION] =
+                                                         needs_decode_attention,
                                                      [SIM_VK_E2E] = needs_e2e,
                                                      [SIM_VK_TTFT] = needs_e2e,
                                                      [SIM_VK_SERVE] =
@@ -234,7 +241,7 @@ static sim_status parse_row(char **f, const char *path, int64_t line, sim_vrow *
         return sim_fail(err, SIM_EINPUT,
                         "%s:%lld: field 'kind' is '%s', expected gemm, attention, copy, "
                         "allreduce, allreduce_norm, fused_allreduce_norm, grouped_gemm, "
-                        "alltoall, e2e, ttft or serve",
+                        "alltoall, decode_attention, e2e, ttft or serve",
                         path, (long long)line, f[1]);
     r->kind = (sim_vkind)kind;
     if (!*f[0])
@@ -262,6 +269,10 @@ static sim_status parse_row(char **f, const char *path, int64_t line, sim_vrow *
         st = col_dtype(f, col_index("kv_dtype"), path, line, r->act, &r->kv, err);
     if (st)
         return st;
+    r->weight_set = *f[col_index("weight_dtype")] != '\0';
+    r->act_set = *f[col_index("act_dtype")] != '\0';
+    r->kv_set = *f[col_index("kv_dtype")] != '\0';
+    r->group_size_set = *f[col_index("group_size")] != '\0';
     const char *causal = f[col_index("causal")];
     if (*causal && strcmp(causal, "true") != 0 && strcmp(causal, "false") != 0)
         return sim_fail(err, SIM_EINPUT,
@@ -291,7 +302,11 @@ static sim_status parse_row(char **f, const char *path, int64_t line, sim_vrow *
     snprintf(r->source, sizeof r->source, "%s", f[26]);
     r->algo = SIM_COLL_AUTO;
     const char *algo = f[col_index("algo")], *trust = f[col_index("trust")];
-    if (*algo && !sim_coll_algo_parse(algo, &r->algo))
+    if (r->kind == SIM_VK_DECODE_ATTENTION) {
+        if (!sim_dattn_parse(algo, &r->dattn))
+            return sim_fail(err, SIM_EINPUT, "%s:%lld: field 'algo' is '%s', expected %s", path,
+                            (long long)line, algo, sim_dattn_names());
+    } else if (*algo && !sim_coll_algo_parse(algo, &r->algo))
         return sim_fail(err, SIM_EINPUT,
                         "%s:%lld: field 'algo' is '%s', expected auto, ring, tree, oneshot, "
                         "twoshot, nvls, nccl or empty",
@@ -406,6 +421,8 @@ double sim_validate_size_bytes(const sim_vrow *r)
     case SIM_VK_ATTENTION:
         return 4.0 * (double)r->batch * (double)r->seq * (double)r->heads * (double)r->head_dim *
                eb;
+    case SIM_VK_DECODE_ATTENTION: /* the KV cache it reads */
+        return 2.0 * (double)r->batch * (double)r->seq * (double)r->n * (double)r->head_dim * eb;
     default:
         return (double)r->bytes;
     }
@@ -456,6 +473,10 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
                                                        {"n", r->n, 1},
                                                        {"k", r->k, 1}},
                               [SIM_VK_ALLTOALL] = {{"gpus", r->gpus, 2}, {"bytes", r->bytes, 1}},
+                              [SIM_VK_DECODE_ATTENTION] = {{"batch", r->batch, 1},
+                                                           {"seq", r->seq, 1},
+                                                           {"heads", r->heads, 1},
+                                                           {"n", r->n, 1}},
                               [SIM_VK_ALLREDUCE_NORM] = {{"gpus", r->gpus, 2},
                                                          {"bytes", r->bytes, 1},
                                                          {"n", r->n, 1}},
@@ -525,6 +546,27 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
         work = op.flops;
         break;
     }
+    case SIM_VK_DECODE_ATTENTION: {
+        /* one token per sequence: QK^T and PV over the cache for every query head, each
+         * sequence's K and V of n KV heads read once, Q read and O written in 16 bits; the
+         * kernel's launch decides whether its CTAs fill the GPU (dattn.h) */
+        const double b = (double)r->batch, s = (double)r->seq, hd = (double)r->head_dim;
+        const double kvb = sim_dtype_bytes(r->dtype);
+        op.id = SIM_OP_ATTENTION;
+        op.flops = 4.0 * b * (double)r->heads * hd * s;
+        op.kv_read_bytes = b * s * (double)r->n * 2.0 * hd * kvb;
+        op.act_bytes = 2.0 * b * (double)r->heads * hd * 2.0;
+        op.dec = (sim_dattn_shape){.seqs = b,
+                                   .ctx = s,
+                                   .q_heads = r->heads,
+                                   .kv_heads = r->n,
+                                   .head_dim = r->head_dim,
+                                   .kv_elem_bytes = kvb};
+        op.dattn = r->dattn;
+        ns = op_ns(hw, &op);
+        work = op.kv_read_bytes;
+        break;
+    }
     case SIM_VK_COPY:
         op.id = SIM_OP_ACT; /* a streaming vector kernel: read and write every byte */
         op.act_bytes = 2.0 * (double)r->bytes;
@@ -577,6 +619,23 @@ static sim_coll_algo row_allreduce(const sim_vrow *r, sim_coll_algo engine)
     return r->algo != SIM_COLL_AUTO ? r->algo : engine;
 }
 
+sim_status sim_validate_row_prec(const sim_vrow *r, const sim_model *model, const sim_hw *hw,
+                                 sim_prec *out, sim_err *err)
+{
+    const sim_prec_given g = {
+        .prec = {.weight = r->weight, .act = r->act, .kv = r->kv, .group_size = r->group_size},
+        .weight = r->weight_set,
+        .act = r->act_set,
+        .kv = r->kv_set,
+        .group_size = r->group_size_set};
+    if (sim_graph_prec_defaults(model, hw, &g, out))
+        return SIM_OK;
+    return sim_fail(err, SIM_EINPUT,
+                    "row %lld: field 'weight_dtype' is empty and %s has no torch_dtype, expected "
+                    "the weights' format",
+                    (long long)r->id, model->path);
+}
+
 sim_status sim_validate_e2e(const sim_vrow *r, const sim_model *model, const sim_hw *hw,
                             const sim_step_cfg *tmpl, double *pred, sim_err *err)
 {
@@ -588,9 +647,10 @@ sim_status sim_validate_e2e(const sim_vrow *r, const sim_model *model, const sim
     c.step.model = model;
     c.step.hw = hw;
     c.step.tp = (int)r->tp;
-    c.step.prec = (sim_prec){.weight = r->weight, .act = r->act, .kv = r->kv};
     c.step.allreduce = row_allreduce(r, tmpl->allreduce);
-    sim_status st = sim_run_check(&c, err);
+    sim_status st = sim_validate_row_prec(r, model, hw, &c.step.prec, err);
+    if (!st)
+        st = sim_run_check(&c, err);
     if (st)
         return st;
     sim_run_result *res = calloc(1, sizeof *res);
@@ -609,16 +669,17 @@ sim_status sim_validate_serve(const sim_vrow *r, const sim_model *model, const s
     c.step.model = model;
     c.step.hw = hw;
     c.step.tp = (int)r->tp;
-    c.step.prec = (sim_prec){.weight = r->weight, .act = r->act, .kv = r->kv};
     c.step.allreduce = row_allreduce(r, tmpl->step.allreduce);
+    sim_status st = sim_validate_row_prec(r, model, hw, &c.step.prec, err);
+    if (st)
+        return st;
     sim_synth_cfg s = {.num_prompts = r->batch,
                        .input_len = r->input_len,
                        .output_len = r->output_len,
                        .request_rate = INFINITY,
                        .burstiness = 1.0};
     sim_workload w;
-    sim_status st = sim_workload_synthetic(&s, &w, err);
-    if (st)
+    if ((st = sim_workload_synthetic(&s, &w, err)))
         return st;
     sim_engine_result res;
     if (!(st = sim_engine_check(&c, &w, err)) && !(st = sim_engine_run(&c, &w, &res, err))) {
@@ -685,6 +746,13 @@ static void set_param(fit_param *p, double v)
         *p->twin = v;
 }
 
+/* A decode-attention row of a CUDA-core kernel with one CTA per (sequence, head) or partition:
+ * neither the context split to fill the GPU nor FlashAttention-2's tensor-core tile. */
+static bool unsplit_cuda_core(const sim_vrow *r)
+{
+    return r->dattn != SIM_DATTN_SPLIT && r->dattn != SIM_DATTN_FA2;
+}
+
 /* Sum of squared relative errors of the device's op rows in `group` (-1: all), leaving out row
  * `skip` (SIZE_MAX: none); sets *used and the |errors| in %. */
 static double loss(const sim_vrow *rows, size_t n, const char *name, const sim_hw *hw, int group,
@@ -694,8 +762,11 @@ static double loss(const sim_vrow *rows, size_t n, const char *name, const sim_h
     size_t u = 0;
     for (size_t i = 0; i < n; i++) {
         const sim_vrow *r = &rows[i];
-        /* the fused kernels (FlashInfer's) test --fuse-allreduce-norm; they fit nothing */
+        /* the fused kernels (FlashInfer's) test --fuse-allreduce-norm; they fit nothing. Nor do
+         * the decode rows of split and FlashAttention-2 kernels: they test the launch model
+         * (dattn.h) with constants fitted on their own kinds' rows */
         if (!sim_vkind_is_op(r->kind) || r->kind == SIM_VK_FUSED_ALLREDUCE_NORM || r->skip[0] ||
+            (r->kind == SIM_VK_DECODE_ATTENTION && !unsplit_cuda_core(r)) ||
             r->low_trust || strcmp(r->hw, name) != 0 || i == skip ||
             (group >= 0 && row_group(r) != group))
             continue;
@@ -835,6 +906,17 @@ static size_t fit_collective_params(sim_hw *hw, const sim_vrow *rows, size_t n, 
     return np;
 }
 
+/* The device's usable decode-attention rows of CUDA-core kernels that give a CTA a whole
+ * (sequence, head) or partition: what decode_cta_gb_per_s is fitted on. */
+static size_t unsplit_decode_rows(const sim_vrow *rows, size_t n, const char *name)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++)
+        c += rows[i].kind == SIM_VK_DECODE_ATTENTION && unsplit_cuda_core(&rows[i]) &&
+             !rows[i].skip[0] && !rows[i].low_trust && strcmp(rows[i].hw, name) == 0;
+    return c;
+}
+
 /* The parameters a fit may move on `hw`. Quantized formats' K term and streaming fraction start
  * from the values they inherit, so that each format is fitted apart from the 16-bit rows. */
 static size_t fit_params(sim_hw *hw, const sim_vrow *rows, size_t n, const char *name,
@@ -848,6 +930,9 @@ static size_t fit_params(sim_hw *hw, const sim_vrow *rows, size_t n, const char 
         param("efficiency.gemm_k_half", "", &hw->gemm_k_half, NULL, 0.0, 4096.0, 1.0, FG_BASE);
     ps[np++] = param("efficiency.attention", "", &hw->eff_attention, NULL, 0.05, 1.0, 1.0, FG_BASE);
     ps[np++] = param("efficiency.memory", "", &hw->eff_memory, NULL, 0.3, 1.0, 1.0, FG_BASE);
+    if (unsplit_decode_rows(rows, n, name) >= MIN_KERNEL_ROWS)
+        ps[np++] = param("decode_cta_gb_per_s", "", &hw->decode_cta_bytes_per_s, NULL, 1e9, 1e12,
+                         1e9, FG_BASE);
     /* NCCL's constants need NCCL rows of several sizes: with two, its fixed cost, bandwidth and
      * protocols trade along a flat valley (the device keeps its stated values). NCCL's Simple
      * protocol reaches at least half the link on large messages everywhere. */

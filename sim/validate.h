@@ -18,6 +18,10 @@
  * narrower format is a mixed-input kernel, W4A16 or W4A8), in groups of `group_size` weights per
  * scale (empty or 0: per channel); `act_quant` true adds the dynamic quantization of its input
  * (the kernel the benchmark timed with the GEMM).
+ * An end-to-end row (e2e, ttft, serve) runs its model in the formats its weight_dtype, act_dtype,
+ * kv_dtype and group_size columns give; an empty one takes the default a run of that model on
+ * that device takes (sim_graph_prec_defaults: the checkpoint's quantization_config, else its
+ * torch_dtype, ...).
  * Metrics: tflops, latency_ms, tb_per_s, busbw_gb_per_s (ops); e2e_s, ttft_ms (static batches);
  * output_tps (serve: `batch` requests of input_len / output_len tokens, all sent at t = 0, under
  * continuous batching; output tokens per second over the run), duration_s (serve: the run's
@@ -26,7 +30,9 @@
  * grouped_gemm: `batch` groups (experts) of m x n x k each, priced as the MoE layers' grouped
  * GEMM. alltoall: an MoE dispatch or combine over `gpus` ranks, `bytes` the routed data each GPU
  * holds (tokens x top-k x row bytes, its own share included), in the low-latency mode (one
- * hop).
+ * hop). decode_attention: `batch` sequences each decoding one token over `seq` cached tokens,
+ * `heads` query heads and n = KV heads of `head_dim`, the cache in `dtype`; `algo` names the
+ * kernel as dattn.h does (split, fa2, vllm-paged, trtllm-0.11).
  *
  * Op-level predictions price ONE op as the step model would (the GEMM, the fused attention, a
  * device copy, an all-reduce by its algorithm, alone or followed by a norm), with the per-kernel
@@ -56,6 +62,7 @@ typedef enum sim_vkind {
     SIM_VK_FUSED_ALLREDUCE_NORM, /* the two in one kernel (--fuse-allreduce-norm) */
     SIM_VK_GROUPED_GEMM,
     SIM_VK_ALLTOALL,
+    SIM_VK_DECODE_ATTENTION, /* one decode token per sequence over a KV cache (dattn.h) */
     SIM_VK_E2E,
     SIM_VK_TTFT,
     SIM_VK_SERVE,
@@ -69,9 +76,13 @@ typedef struct sim_vrow {
     sim_dtype dtype, weight, act, kv;
     int64_t gpus, m, n, k, batch, seq, heads, head_dim, bytes, tp, input_len, output_len;
     int64_t group_size; /* gemm: weights per scale of dequantized integer weights (0: channel) */
+    /* end-to-end rows: which of weight_dtype, act_dtype, kv_dtype, group_size were filled; the
+     * others are the model's defaults on the device (sim_graph_prec_defaults) */
+    bool weight_set, act_set, kv_set, group_size_set;
     bool causal;
     bool act_quant;     /* gemm: the timing includes the dynamic quantization of the input */
     sim_coll_algo algo; /* allreduce rows: the algorithm measured; e2e: the engine's */
+    sim_dattn_kernel dattn; /* decode_attention rows: the kernel measured (the algo column) */
     bool low_trust;     /* shown, but out of the summaries, the gate and the fit */
     double value;       /* measured, in `metric`'s unit */
     int64_t line;       /* in the CSV */
@@ -86,6 +97,11 @@ bool sim_vkind_is_op(sim_vkind k);
 
 /* Reads the CSV. *rows is owned by the caller (free). Errors name the file and line. */
 sim_status sim_validate_load(const char *path, sim_vrow **rows, size_t *n, sim_err *err);
+
+/* An end-to-end row's precision: the formats its columns give, the rest what a run of `model` on
+ * `hw` takes by default (sim_graph_prec_defaults). */
+sim_status sim_validate_row_prec(const sim_vrow *r, const sim_model *model, const sim_hw *hw,
+                                 sim_prec *out, sim_err *err);
 
 /* The prediction of an op-level row on `hw`, in the row's metric. */
 sim_status sim_validate_op(const sim_vrow *row, const sim_hw *hw, double *predicted, sim_err *err);

@@ -301,6 +301,41 @@ static void test_engine_allreduce_choice(void **state)
     assert_true(nccl->t_ns > custom->t_ns);
 }
 
+/* vLLM 0.5 quantizes each of a layer's four GEMM inputs in 3 kernels of its own. Llama-3.1-8B
+ * at TP 1, fp8 weights and activations, one decode token: the graph's act_quant (o_proj's input,
+ * K = 32 x 128 = 4096) becomes qkv + o + gate_up + down = 4096 + 4096 + 4096 + 14336 = 26624
+ * values (6.5x the bytes) and 4 x 3 = 12 launches: 18 us at 1.5 us each inside a CUDA graph.
+ * Fused (the default), it is one launch. The decode attention kernel follows the KV format:
+ * trtllm-0.11's masked MHA at batch 1 over an fp8 cache prices the attention op's CTA bound. */
+static void test_engine_kernels(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_fixture_hw();
+    sim_prec fp8 = {.weight = SIM_DT_FP8, .act = SIM_DT_FP8, .kv = SIM_DT_FP8};
+    sim_step_cfg cfg = {.model = &m, .hw = &hw, .tp = 1, .prec = fp8};
+    sim_seq_group g = {.count = 1, .q = 1, .c = 1535, .logits = 1};
+    sim_step_result *fused = calloc(1, sizeof *fused), *own = calloc(1, sizeof *own);
+    assert_non_null(fused);
+    assert_non_null(own);
+    sim_step_price(&cfg, &g, 1, fused);
+    cfg.act_quant_kernels = 3;
+    sim_step_price(&cfg, &g, 1, own);
+    assert_near(fused->cost[SIM_OP_ACT_QUANT].t_launch_ns, 1500.0, 1e-9);
+    assert_near(own->cost[SIM_OP_ACT_QUANT].t_launch_ns, 18000.0, 1e-9);
+    assert_near(own->graph.ops[SIM_OP_ACT_QUANT].act_bytes,
+                6.5 * fused->graph.ops[SIM_OP_ACT_QUANT].act_bytes, 1e-6);
+    /* 32 CTAs of 1536 x 256 fp8 values, each converted: 786,432 B at the fixture's rate */
+    assert_int_equal(own->graph.ops[SIM_OP_ATTENTION].dattn, SIM_DATTN_SPLIT);
+    cfg.decode_attn_quant_kv = SIM_DATTN_TRTLLM_011;
+    sim_step_price(&cfg, &g, 1, own);
+    assert_int_equal(own->graph.ops[SIM_OP_ATTENTION].dattn, SIM_DATTN_TRTLLM_011);
+    assert_near(own->cost[SIM_OP_ATTENTION].t_mem_ns, 786432.0 / hw.decode_cta_bytes_per_s * 1e9,
+                1e-9);
+    free(fused);
+    free(own);
+}
+
 static void test_graph_padding(void **state)
 {
     (void)state;
@@ -322,6 +357,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_graph_padding),
+        cmocka_unit_test(test_engine_kernels),
         cmocka_unit_test(test_weight_streaming_floor),
         cmocka_unit_test(test_fuse_allreduce_norm),
         cmocka_unit_test(test_engine_allreduce_choice),

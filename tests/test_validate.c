@@ -180,8 +180,9 @@ static void test_load(void **state)
     char path[1024];
     snprintf(path, sizeof path, "%s/tools/data/validation.csv", tu_root());
     assert_int_equal(sim_validate_load(path, &rows, &n, &err), SIM_OK);
-    /* 159, 24 MoE op rows (ids 100-123), 20 TensorRT-LLM and 8 vLLM serve rows */
-    assert_int_equal(n, 211);
+    /* 159, 24 MoE op rows (ids 100-123), 20 TensorRT-LLM and 8 vLLM serve rows, 24 decode
+     * attention rows (ids 1300-1323) */
+    assert_int_equal(n, 235);
     int ops = 0, skipped = 0, low = 0;
     for (size_t i = 0; i < n; i++) {
         ops += sim_vkind_is_op(rows[i].kind);
@@ -189,7 +190,7 @@ static void test_load(void **state)
         low += rows[i].low_trust;
         assert_true(rows[i].value > 0 && rows[i].source[0]);
     }
-    assert_int_equal(ops, 153);
+    assert_int_equal(ops, 177);
     assert_int_equal(skipped, 16); /* with two serve rows of 20,000-token prompts */
     assert_int_equal(low, 20); /* with the two vLLM serve rows that generated half their tokens */
     free(rows);
@@ -376,10 +377,16 @@ static void test_load_strict(void **state)
     assert_int_equal(rows[0].bytes, 1048576);
     assert_int_equal(rows[0].m, 0);
     assert_int_equal(rows[0].line, 2);
-    /* act defaults to the weights' format, kv to the activations' */
-    assert_int_equal(rows[1].weight, SIM_DT_FP8);
-    assert_int_equal(rows[1].act, SIM_DT_FP8);
-    assert_int_equal(rows[1].kv, SIM_DT_FP8);
+    /* empty act_dtype and kv_dtype: what `infersim run --weight-dtype fp8` takes on this model
+     * and device (sim_graph_prec_defaults): fp8 math (W8A8), the KV cache in bf16 */
+    assert_true(rows[1].weight_set && !rows[1].act_set && !rows[1].kv_set);
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_prec p;
+    assert_int_equal(sim_validate_row_prec(&rows[1], &m, &hw, &p, &err), SIM_OK);
+    assert_int_equal(p.weight, SIM_DT_FP8);
+    assert_int_equal(p.act, SIM_DT_FP8);
+    assert_int_equal(p.kv, SIM_DT_BF16);
     assert_int_equal(rows[1].tp, 2);
     assert_string_equal(rows[2].skip, "not a shipped device");
     free(rows);

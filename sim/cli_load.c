@@ -1,0 +1,456 @@
+/* cli_load.c - files and names: the file cache, model / device / engine lookup, and what the
+ * commands share loaded from the flags. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli_load.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "find.h"
+
+/* ------------------------------------------------------------------------------------------ */
+/* Model and device names */
+
+const char *cli_load_dir(cli_load_kind kind)
+{
+    static const char *const dirs[CLI_LOAD_KINDS] = {
+        [CLI_LOAD_MODEL] = "models",
+        [CLI_LOAD_HW] = "hw",
+        [CLI_LOAD_TRACE] = "traces",
+        [CLI_LOAD_ENGINE] = "hw/engines",
+    };
+    return dirs[kind];
+}
+
+/* A bare name ("h100-sxm") is looked up as DIR/NAME.json in the data roots (find.h); for models, a
+ * folder stands for its config.json (a checkpoint, as vLLM's --model takes it) and a Hugging Face
+ * id ("meta-llama/Llama-3.1-8B") that is not a path names the model file listing it.
+ * Anything else is used as given (and its loader says it cannot be opened). */
+void cli_load_resolve(cli_load_kind kind, const char *arg, char *buf, size_t len)
+{
+    const char *dir = cli_load_dir(kind);
+    snprintf(buf, len, "%s", arg);
+    struct stat sb;
+    if (kind == CLI_LOAD_MODEL && stat(arg, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        /* a checkpoint folder, as vLLM's --model takes it: its config.json */
+        char cfg[PATH_MAX + 16];
+        snprintf(cfg, sizeof cfg, "%s/config.json", arg);
+        if (strlen(cfg) < len)
+            memcpy(buf, cfg, strlen(cfg) + 1);
+        return;
+    }
+    if (access(arg, F_OK) == 0)
+        return;
+    if (strchr(arg, '/')) {
+        if (kind == CLI_LOAD_MODEL)
+            sim_model_find_hf(arg, buf, len);
+        return;
+    }
+    char file[NAME_MAX + 8]; /* traces are named with their extension, models and devices not */
+    if (snprintf(file, sizeof file, "%s%s", arg, kind == CLI_LOAD_TRACE ? "" : ".json") <
+        (int)sizeof file)
+        sim_find_file(dir, file, buf, len);
+}
+
+/* The precision from the flags; the rest from the model and device (sim_graph_prec_defaults). A
+ * flag's value is checked before the defaults are taken, the weights' first. */
+static sim_status resolve_prec(const cli_opts *o, const sim_model *m, const sim_hw *hw, sim_prec *p,
+                               sim_err *err)
+{
+    sim_prec_given g = {.prec.group_size = o->group_size,
+                        .weight = o->weight_dtype != NULL,
+                        .group_size = cli_opt_given(o, "--weight-group-size")};
+    sim_status st;
+    if (g.weight &&
+        (st = cli_opt_parse_dtype("--weight-dtype", o->weight_dtype, &g.prec.weight, err)))
+        return st;
+    if (!sim_graph_prec_defaults(m, hw, &g, p))
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'torch_dtype' is missing; pass --weight-dtype to say how the "
+                        "weights are stored",
+                        m->path);
+    g.act = o->act_dtype != NULL;
+    g.kv = o->kv_dtype != NULL;
+    if ((g.act && (st = cli_opt_parse_dtype("--act-dtype", o->act_dtype, &g.prec.act, err))) ||
+        (g.kv && (st = cli_opt_parse_dtype("--kv-cache-dtype", o->kv_dtype, &g.prec.kv, err))))
+        return st;
+    sim_graph_prec_defaults(m, hw, &g, p); /* the weights are known now */
+    return SIM_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Files, loaded once: a sweep loads every model, device and trace it names before its parallel
+ * loop (the points only copy them), so no file is parsed on a worker thread. */
+
+const cli_load_entry *cli_load_cache_find(const cli_load_cache *c, cli_load_kind kind,
+                                          const char *path, double scale, int64_t limit)
+{
+    for (size_t i = 0; c && i < c->n; i++)
+        if (c->e[i].kind == kind && strcmp(c->e[i].path, path) == 0 &&
+            (kind != CLI_LOAD_TRACE || (c->e[i].scale == scale && c->e[i].limit == limit)))
+            return &c->e[i];
+    return NULL;
+}
+
+/* A name that is no file and was found in no data folder (cli_load_resolve left it as given): the
+ * message says where infersim looked and which names it has, instead of "cannot open". */
+static sim_status explain_missing(cli_load_kind kind, const char *name, sim_status st, sim_err *err)
+{
+    const char *dir = cli_load_dir(kind);
+    size_t l = strlen(name);
+    bool is_json = l > 5 && strcmp(name + l - 5, ".json") == 0;
+    if (!st || is_json || access(name, F_OK) == 0)
+        return st;
+    char known[384];
+    sim_find_names(dir, known, sizeof known);
+    if (!known[0])
+        snprintf(known, sizeof known, "(no %s/ folder found)", dir);
+    if (strchr(name, '/'))
+        return kind != CLI_LOAD_MODEL
+                   ? st
+                   : sim_fail(err, SIM_EINPUT,
+                              "%s: no such file, and no models/NAME.json lists this Hugging Face "
+                              "id in its infersim_hf_ids; expected a config.json path, a model "
+                              "name (%s) or a listed id",
+                              name, known);
+    return sim_fail(err, SIM_EINPUT,
+                    "%s: no such file, and no %s/%s.json in the working directory, "
+                    "$INFERSIM_DATA, next to the binary or in share/infersim; expected a path or "
+                    "one of: %s",
+                    name, dir, name, known);
+}
+
+static sim_status load_model(const char *path, sim_model *m, sim_err *err)
+{
+    return explain_missing(CLI_LOAD_MODEL, path, sim_model_load(path, m, err), err);
+}
+
+static sim_status load_hw(const char *path, sim_hw *hw, sim_err *err)
+{
+    return explain_missing(CLI_LOAD_HW, path, sim_hw_load(path, hw, err), err);
+}
+
+/* Loads a file into the cache unless it is there (its failure is kept for the points). */
+sim_status cli_load_cache_add(cli_load_cache *c, cli_load_kind kind, const char *path, double scale,
+                              int64_t limit)
+{
+    if (cli_load_cache_find(c, kind, path, scale, limit))
+        return SIM_OK;
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 8;
+        cli_load_entry *e = realloc(c->e, cap * sizeof *e);
+        if (!e)
+            return SIM_EINTERNAL;
+        c->e = e;
+        c->cap = cap;
+    }
+    cli_load_entry *e = &c->e[c->n++];
+    memset(e, 0, sizeof *e);
+    e->kind = kind;
+    snprintf(e->path, sizeof e->path, "%s", path);
+    e->scale = scale;
+    e->limit = limit;
+    e->st = kind == CLI_LOAD_MODEL    ? load_model(path, &e->model, &e->err)
+            : kind == CLI_LOAD_HW     ? load_hw(path, &e->hw, &e->err)
+            : kind == CLI_LOAD_ENGINE ? sim_engprof_load(path, &e->eng, &e->err)
+                                      : sim_workload_load_trace(path, scale, limit, &e->w, &e->err);
+    return SIM_OK;
+}
+
+void cli_load_cache_free(cli_load_cache *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        sim_workload_free(&c->e[i].w);
+    free(c->e);
+    c->e = NULL;
+    c->n = c->cap = 0;
+}
+
+/* A cached entry, or its load error; SIM_EINTERNAL if the sweep forgot to load it. */
+const cli_load_entry *cli_load_cache_get(const cli_load_cache *c, cli_load_kind kind,
+                                         const char *path, double scale, int64_t limit,
+                                         sim_err *err, sim_status *st)
+{
+    const cli_load_entry *e = cli_load_cache_find(c, kind, path, scale, limit);
+    *st = !e ? sim_fail(err, SIM_EINTERNAL, "%s was not preloaded", path) : e->st;
+    if (e && e->st && err)
+        *err = e->err;
+    return *st ? NULL : e;
+}
+
+sim_status cli_load_model(const cli_load_cache *c, const char *path, sim_model *out, sim_err *err)
+{
+    if (!c)
+        return load_model(path, out, err);
+    sim_status st;
+    const cli_load_entry *e = cli_load_cache_get(c, CLI_LOAD_MODEL, path, 0, 0, err, &st);
+    if (e)
+        *out = e->model;
+    return st;
+}
+
+sim_status cli_load_hw(const cli_load_cache *c, const char *path, sim_hw *out, sim_err *err)
+{
+    if (!c)
+        return load_hw(path, out, err);
+    sim_status st;
+    const cli_load_entry *e = cli_load_cache_get(c, CLI_LOAD_HW, path, 0, 0, err, &st);
+    if (e)
+        *out = e->hw;
+    return st;
+}
+
+/* Speculative decoding from the --spec-* flags (after the target model is loaded). */
+static sim_status load_spec(const cli_opts *o, cli_load_result *L, const cli_load_cache *cache,
+                            sim_err *err)
+{
+    static const char *const spec_flags[] = {"--num-speculative-tokens", "--spec-model",
+                                             "--spec-acceptance-rate", "--spec-acceptance-length"};
+    sim_spec_method method = SIM_SPEC_NONE;
+    if (!o->spec_method) {
+        for (size_t i = 0; i < sizeof spec_flags / sizeof spec_flags[0]; i++)
+            if (cli_opt_given(o, spec_flags[i]))
+                return sim_fail(err, SIM_EINPUT, "%s: needs --spec-method", spec_flags[i]);
+        return sim_spec_init(&L->spec, SIM_SPEC_NONE, 0, -1, -1, &L->model, NULL, err);
+    }
+    if (!sim_spec_method_parse(o->spec_method, &method))
+        return sim_fail(err, SIM_EINPUT,
+                        "--spec-method: value '%s', expected draft, eagle, medusa, mtp or ngram",
+                        o->spec_method);
+    if (!cli_opt_given(o, "--num-speculative-tokens"))
+        return sim_fail(err, SIM_EINPUT,
+                        "--num-speculative-tokens: missing, --spec-method %s "
+                        "needs K (tokens drafted per verify step)",
+                        o->spec_method);
+    const sim_model *draft = NULL;
+    if (o->spec_model) {
+        char path[PATH_MAX];
+        cli_load_resolve(CLI_LOAD_MODEL, o->spec_model, path, sizeof path);
+        sim_status st = cli_load_model(cache, path, &L->draft, err);
+        if (st)
+            return st;
+        draft = &L->draft;
+    }
+    double alpha = cli_opt_given(o, "--spec-acceptance-rate") ? o->spec_alpha : -1.0;
+    double tau = cli_opt_given(o, "--spec-acceptance-length") ? o->spec_tau : -1.0;
+    return sim_spec_init(&L->spec, method, (int)o->spec_k, alpha, tau, &L->model, draft, err);
+}
+
+/* Whether any of the spellings of one setting was given (they share a field). */
+static bool given_any(const cli_opts *o, const char *const *names)
+{
+    for (; *names; names++)
+        if (cli_opt_given(o, *names))
+            return true;
+    return false;
+}
+
+/* An on/off setting with a flag for each way: neither keeps the profile's, both is an error. */
+static sim_status on_off(const cli_opts *o, const char *on, const char *off, bool *v, sim_err *err)
+{
+    if (cli_opt_given(o, on) && cli_opt_given(o, off))
+        return sim_fail(err, SIM_EINPUT, "%s and %s: contradict each other, expected one", on, off);
+    if (cli_opt_given(o, on) || cli_opt_given(o, off))
+        *v = cli_opt_given(o, on);
+    return SIM_OK;
+}
+
+void cli_load_engine_path(const cli_opts *o, char *buf, size_t len)
+{
+    cli_load_resolve(CLI_LOAD_ENGINE, o->engine, buf, len);
+}
+
+/* The engine profile for this device and TP (its rules), with every flag that overrides one of
+ * its fields applied, then its memory reserve (unless a flag gives the fraction). */
+static sim_status load_engine(const cli_opts *o, const cli_load_cache *cache, const sim_hw *hw,
+                              sim_engprof *e, sim_err *err)
+{
+    char path[PATH_MAX];
+    cli_load_engine_path(o, path, sizeof path);
+    sim_status st;
+    if (cache) {
+        const cli_load_entry *c = cli_load_cache_get(cache, CLI_LOAD_ENGINE, path, 0, 0, err, &st);
+        if (c)
+            *e = c->eng;
+    } else {
+        st = sim_engprof_load(path, e, err);
+    }
+    if (st)
+        return st;
+    sim_engprof_for_device(e, hw, o->tp);
+    const bool util_given =
+        given_any(o, (const char *const[]){"--gpu-memory-utilization", "--mem-fraction-static",
+                                           "--kv-cache-free-gpu-mem-fraction", NULL});
+    if (util_given)
+        e->mem_fraction = o->util;
+    if (cli_opt_given(o, "--block-size"))
+        e->block_size = o->block_size;
+    if (given_any(o, (const char *const[]){"--max-num-seqs", "--max-batch-size",
+                                           "--max-running-requests", NULL}))
+        e->max_num_seqs = o->max_seqs;
+    if (given_any(o, (const char *const[]){"--max-num-batched-tokens", "--max-num-tokens",
+                                           "--chunked-prefill-size", NULL}))
+        e->max_num_batched_tokens = o->max_tokens;
+    if (o->sched_policy && !sim_engprof_policy_parse(o->sched_policy, &e->policy))
+        return sim_fail(err, SIM_EINPUT,
+                        "--scheduler-policy: value '%s', expected vllm, sglang, "
+                        "guaranteed_no_evict, max_utilization or static",
+                        o->sched_policy);
+    if (o->order && strcmp(o->order, "fcfs") != 0 && strcmp(o->order, "lpm") != 0)
+        return sim_fail(err, SIM_EINPUT, "--schedule-policy: value '%s', expected fcfs or lpm",
+                        o->order);
+    if (o->order)
+        e->lpm = strcmp(o->order, "lpm") == 0;
+    if (cli_opt_given(o, "--iteration-overhead-us"))
+        e->iteration_overhead_us = o->iter_us;
+    if (cli_opt_given(o, "--request-overhead-us"))
+        e->request_overhead_us = o->req_us;
+    if (cli_opt_given(o, "--layer-overhead-us"))
+        e->layer_overhead_us = o->layer_us;
+    if (cli_opt_given(o, "--enforce-eager"))
+        e->cuda_graphs = false;
+    if (cli_opt_given(o, "--cuda-graph-max-bs"))
+        e->cuda_graph_max_bs = o->graph_max_bs;
+    if (o->allreduce && (st = cli_opt_parse_allreduce(o, &e->allreduce, err)))
+        return st;
+    if (cli_opt_given(o, "--max-model-len"))
+        e->max_model_len = o->max_model_len;
+    if (cli_opt_given(o, "--max-input-len"))
+        e->max_input_len = o->max_input_len;
+    if (cli_opt_given(o,
+                      "--schedule-conservativeness")) { /* SGLang scales its ratios, capped at 1 */
+        e->ratio_init = fmin(e->ratio_init * o->conservativeness, 1.0);
+        e->ratio_min = fmin(e->ratio_min * o->conservativeness, e->ratio_init);
+        e->ratio_decay *= o->conservativeness;
+    }
+    if ((st = on_off(o, "--enable-chunked-prefill", "--no-chunked-prefill", &e->chunked_prefill,
+                     err)) ||
+        (st =
+             on_off(o, "--async-scheduling", "--no-async-scheduling", &e->async_scheduling, err)) ||
+        (st = on_off(o, "--fuse-allreduce-norm", "--no-fuse-allreduce-norm",
+                     &e->fuse_allreduce_norm, err)))
+        return st;
+    if (!util_given)
+        sim_engprof_apply_reserve(e, hw, o->tp, o->pp);
+    return on_off(o, "--enable-prefix-caching", "--no-enable-prefix-caching", &e->prefix_caching,
+                  err);
+}
+
+sim_step_cfg cli_load_engine_step(const sim_engprof *e, const sim_model *m)
+{
+    /* eager Python runs every layer's modules on the CPU each iteration */
+    double layers_us = e->layer_overhead_us * (double)m->layers;
+    return (sim_step_cfg){.model = m,
+                          .eager = !e->cuda_graphs,
+                          .iteration_overhead_ns = (e->iteration_overhead_us + layers_us) * 1e3,
+                          .request_overhead_ns = e->request_overhead_us * 1e3,
+                          .async_sched = e->async_scheduling,
+                          .mem_rule = e->mem_rule,
+                          .graph_max_bs = e->cuda_graph_max_bs,
+                          .allreduce = e->allreduce,
+                          .fuse_allreduce_norm = e->fuse_allreduce_norm,
+                          .decode_attn = e->decode_attn,
+                          .decode_attn_quant_kv = e->decode_attn_quant_kv,
+                          .act_quant_kernels = (int)e->act_quant_kernels};
+}
+
+void cli_load_engine_cfg(const sim_engprof *e, sim_engine_cfg *cfg)
+{
+    cfg->sched = (sim_sched_cfg){.max_num_seqs = e->max_num_seqs,
+                                 .max_num_batched_tokens = e->max_num_batched_tokens,
+                                 .chunked_prefill = e->chunked_prefill,
+                                 .policy = e->policy,
+                                 .ratio_init = e->ratio_init,
+                                 .ratio_min = e->ratio_min,
+                                 .ratio_decay = e->ratio_decay,
+                                 .lpm = e->lpm};
+    cfg->block_size = e->block_size;
+    cfg->mem_util = e->mem_fraction;
+    cfg->prefix_caching = e->prefix_caching;
+    cfg->max_input_len = e->max_input_len;
+}
+
+/* The engine's context limit (--max-model-len, else the profile's limits.max_model_len; 0 keeps
+ * the config's) replaces the config's, with a warning when it exceeds it. */
+static void apply_max_model_len(const cli_opts *o, const sim_engprof *e, sim_model *m)
+{
+    if (e->max_model_len <= 0)
+        return;
+    const bool flag = cli_opt_given(o, "--max-model-len");
+    if (e->max_model_len > m->max_positions && o->warn)
+        fprintf(o->warn,
+                "infersim: warning: %s%s %lld is above %s's max_position_embeddings %lld; the "
+                "model was not trained for that context\n",
+                flag ? "--max-model-len" : e->path, flag ? "" : ": limits.max_model_len",
+                (long long)e->max_model_len, m->path, (long long)m->max_positions);
+    m->max_positions = e->max_model_len;
+}
+
+/* Loads what the commands share (from the cache when one is given). The model is optional for
+ * roofline. */
+sim_status cli_load_common(const cli_opts *o, bool need_model, cli_load_result *L,
+                           const cli_load_cache *cache, sim_err *err)
+{
+    char path[PATH_MAX];
+    sim_status st;
+    if (!o->hw)
+        return sim_fail(err, SIM_EINPUT,
+                        "--hw: missing, expected a device file or name (e.g. "
+                        "--hw h100-sxm)");
+    if (need_model && !o->model)
+        return sim_fail(err, SIM_EINPUT,
+                        "--model: missing, expected a config.json or name (e.g. "
+                        "--model llama-3.1-8b)");
+    if (!sim_format_parse(o->format, &L->fmt))
+        return sim_fail(err, SIM_EINPUT, "--format: value '%s', expected table, json or csv",
+                        o->format);
+    cli_load_resolve(CLI_LOAD_HW, o->hw, path, sizeof path);
+    if ((st = cli_load_hw(cache, path, &L->hw, err)) ||
+        (st = load_engine(o, cache, &L->hw, &L->eng, err)))
+        return st;
+    L->usd_per_gpu_hour =
+        cli_opt_given(o, "--usd-per-gpu-hour") ? o->usd_per_gpu_hour : L->hw.usd_per_gpu_hour;
+    if (o->model) {
+        cli_load_resolve(CLI_LOAD_MODEL, o->model, path, sizeof path);
+        if ((st = cli_load_model(cache, path, &L->model, err)))
+            return st;
+        apply_max_model_len(o, &L->eng, &L->model);
+    }
+    L->step = cli_load_engine_step(&L->eng, &L->model);
+    L->step.hw = &L->hw;
+    L->step.tp = (int)o->tp;
+    L->step.pp = (int)o->pp;
+    L->step.overlap = o->overlap;
+    L->step.ep = (int)o->ep;
+    L->step.dp_attention = o->dp_attention;
+    L->step.expert_imbalance = o->expert_imbalance;
+    if (!o->model)
+        return SIM_OK;
+    if ((st = resolve_prec(o, &L->model, &L->hw, &L->step.prec, err)) ||
+        (st = load_spec(o, L, cache, err)))
+        return st;
+    return sim_step_check(&L->step, err);
+}
+
+/* The measurements file: --data as given, else tools/data/validation.csv in the data roots
+ * (find.h), so the commands work from any directory and from an installed copy. */
+void cli_load_data_path(const cli_opts *o, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", o->data ? o->data : CLI_LOAD_VALIDATION_DATA);
+    if (!o->data)
+        sim_find_file("tools/data", "validation.csv", buf, len);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+bool cli_load_is_jsonl(const char *path)
+{
+    return ends_with(path, ".jsonl") || ends_with(path, ".json");
+}

@@ -1,0 +1,119 @@
+/* cli_load.h - files and names for the command line (private to sim/cli*.c): a bare name looked
+ * up in the data roots, a cache of loaded files, and what every model command loads from its
+ * flags (device, engine profile with its flag overrides, model, precision, speculative decoding).
+ */
+#ifndef SIM_CLI_LOAD_H
+#define SIM_CLI_LOAD_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli_opt.h"
+#include "engine.h"
+#include "engprof.h"
+#include "report.h"
+#include "spec.h"
+#include "workload.h"
+
+/* The files the command line loads. */
+typedef enum cli_load_kind {
+    CLI_LOAD_MODEL,  /* a model's config.json */
+    CLI_LOAD_HW,     /* a device file */
+    CLI_LOAD_TRACE,  /* a request trace (with its --time-scale and --num-prompts) */
+    CLI_LOAD_ENGINE, /* an engine profile */
+    CLI_LOAD_KINDS
+} cli_load_kind;
+
+/* The data folder a bare name of that kind is looked up in: "models", "hw", "traces",
+ * "hw/engines". */
+const char *cli_load_dir(cli_load_kind kind);
+
+/* A bare name of that kind ("h100-sxm") as DIR/NAME.json (traces: DIR/NAME, e.g.
+ * traces/azure-conv-sample.csv) in the data roots (find.h: working directory, $INFERSIM_DATA, the
+ * source tree next to the binary, the installed share/infersim); a model's folder as its
+ * config.json and a Hugging Face id as the model file that lists it; anything else as given. */
+void cli_load_resolve(cli_load_kind kind, const char *arg, char *buf, size_t len);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Files, loaded once: a sweep loads every model, device and trace it names before its parallel
+ * loop (the points only copy them), so no file is parsed on a worker thread. */
+
+typedef struct cli_load_entry {
+    cli_load_kind kind;
+    char path[PATH_MAX];
+    double scale;  /* traces: --time-scale */
+    int64_t limit; /* traces: --num-prompts, 0 = all */
+    sim_status st; /* how loading went */
+    sim_err err;
+    sim_model model;
+    sim_hw hw;
+    sim_workload w;
+    sim_engprof eng;
+} cli_load_entry;
+
+typedef struct cli_load_cache {
+    cli_load_entry *e;
+    size_t n, cap;
+} cli_load_cache;
+
+const cli_load_entry *cli_load_cache_find(const cli_load_cache *c, cli_load_kind kind,
+                                          const char *path, double scale, int64_t limit);
+
+/* Loads a file into the cache unless it is there (a failure is kept for the points). Returns
+ * SIM_EINTERNAL only when out of memory. */
+sim_status cli_load_cache_add(cli_load_cache *c, cli_load_kind kind, const char *path, double scale,
+                              int64_t limit);
+
+void cli_load_cache_free(cli_load_cache *c);
+
+/* A cached entry, or its load error in *st and err. */
+const cli_load_entry *cli_load_cache_get(const cli_load_cache *c, cli_load_kind kind,
+                                         const char *path, double scale, int64_t limit,
+                                         sim_err *err, sim_status *st);
+
+/* A model or device: from the cache when one is given, else from disk. */
+sim_status cli_load_model(const cli_load_cache *c, const char *path, sim_model *out, sim_err *err);
+sim_status cli_load_hw(const cli_load_cache *c, const char *path, sim_hw *out, sim_err *err);
+
+/* The engine profile --engine names (hw/engines/NAME.json), resolved like models and devices. */
+void cli_load_engine_path(const cli_opts *o, char *buf, size_t len);
+
+/* ------------------------------------------------------------------------------------------ */
+/* What the model commands load from their flags (run, roofline, serve, sweep's points, compare) */
+
+typedef struct cli_load_result {
+    sim_model model;
+    sim_hw hw;
+    sim_format fmt;
+    sim_step_cfg step;
+    sim_model draft;         /* --spec-model */
+    sim_spec spec;           /* method none without --spec-method */
+    sim_engprof eng;         /* --engine's profile with the flags that override it applied */
+    double usd_per_gpu_hour; /* --usd-per-gpu-hour, else the device file's; 0 = unknown */
+} cli_load_result;
+
+/* A profile's step settings for model m (launch mode, host costs, memory rule, CUDA graphs);
+ * the caller sets device, TP, precision and overlap. */
+sim_step_cfg cli_load_engine_step(const sim_engprof *e, const sim_model *m);
+
+/* A profile's engine settings (scheduler, block size, memory fraction, prefix caching) into
+ * cfg; the rest of cfg is left as it is. */
+void cli_load_engine_cfg(const sim_engprof *e, sim_engine_cfg *cfg);
+
+/* Loads what the commands share; the model is optional for roofline. */
+sim_status cli_load_common(const cli_opts *o, bool need_model, cli_load_result *L,
+                           const cli_load_cache *cache, sim_err *err);
+
+/* The measurements table validate and calibrate read by default. */
+#define CLI_LOAD_VALIDATION_DATA "tools/data/validation.csv"
+
+/* The measurements file: --data as given, else tools/data/validation.csv in the data roots
+ * (find.h), so the commands work from any directory and from an installed copy. */
+void cli_load_data_path(const cli_opts *o, char *buf, size_t len);
+
+/* Whether an output or shard file holds JSON lines, by its name (.jsonl or .json); else CSV. */
+bool cli_load_is_jsonl(const char *path);
+
+#endif

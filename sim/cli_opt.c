@@ -1,0 +1,481 @@
+/* cli_opt.c - the option table, flag parsing and the command line as typed. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli_opt.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster.h"
+#include "outfile.h"
+#include "price.h"
+
+/* ------------------------------------------------------------------------------------------ */
+/* Options: one table drives parsing, validation and --help. */
+
+#define O(name, kind, member, min, max, cmds, help)                                                \
+    {                                                                                              \
+        name, kind, offsetof(cli_opts, member), min, max, cmds, help                               \
+    }
+const cli_opt_def cli_opt_table[] = {
+    O("--model", CLI_OPT_STR, model, 0, 0, CLI_OPT_CMD_MODEL,
+      "model config.json path, or a name in models/ (e.g. llama-3.1-8b)"),
+    O("--hw", CLI_OPT_STR, hw, 0, 0,
+      CLI_OPT_CMD_MODEL | CLI_OPT_CMD_OP | CLI_OPT_CMD_CALIBRATE | CLI_OPT_CMD_HW,
+      "device file path, or a name in hw/ (e.g. h100-sxm)"),
+    O("--tp", CLI_OPT_INT, tp, 1, 1024, CLI_OPT_CMD_MODEL, "tensor-parallel GPUs (default 1)"),
+    O("--pp", CLI_OPT_INT, pp, 1, 64, CLI_OPT_CMD_RUN | CLI_OPT_CMD_SERVE,
+      "pipeline stages, each --tp GPUs (default 1); layers split as vLLM splits them"),
+    O("--ep", CLI_OPT_INT, ep, 1, 1024, CLI_OPT_CMD_MODEL,
+      "expert-parallel GPUs: E/ep whole experts per GPU, tokens all-to-all'ed (default 1)"),
+    O("--dp-attention", CLI_OPT_BOOL, dp_attention, 0, 0, CLI_OPT_CMD_MODEL,
+      "attention data-parallel over the EP group: ep/tp groups of --tp GPUs"),
+    O("--expert-imbalance", CLI_OPT_NUM, expert_imbalance, 1, 1024, CLI_OPT_CMD_MODEL,
+      "busiest EP rank's routed tokens over the mean, >= 1 (default 1: uniform routing)"),
+    O("--batch", CLI_OPT_INT, batch, 1, 1 << 20,
+      CLI_OPT_CMD_RUN | CLI_OPT_CMD_ROOFLINE | CLI_OPT_CMD_OP, "sequences (default 1)"),
+    O("--input-len", CLI_OPT_INT, input_len, 1, 1 << 26, CLI_OPT_CMD_RUN | CLI_OPT_CMD_ROOFLINE,
+      "prompt tokens per sequence (default 1024)"),
+    O("--output-len", CLI_OPT_INT, output_len, 1, 1 << 26, CLI_OPT_CMD_RUN,
+      "generated tokens per sequence (default 256)"),
+    O("--weight-dtype", CLI_OPT_STR, weight_dtype, 0, 0, CLI_OPT_CMD_MODEL | CLI_OPT_CMD_OP,
+      "bf16|fp16|fp8|int8|int4|fp4|mxfp4 (default: the model's quantization_config, else its "
+      "torch_dtype)"),
+    O("--act-dtype", CLI_OPT_STR, act_dtype, 0, 0, CLI_OPT_CMD_MODEL,
+      "bf16|fp16|fp8|int8|fp4|mxfp4 (default: the quantization_config's; fp8 with fp8 weights, "
+      "fp4 with fp4 weights on fp4 tensor cores, else the model's 16-bit format)"),
+    O("--kv-cache-dtype", CLI_OPT_STR, kv_dtype, 0, 0, CLI_OPT_CMD_MODEL,
+      "bf16|fp16|fp8|int8 (default: the quantization_config's, else the 16-bit activation "
+      "format)"),
+    O("--weight-group-size", CLI_OPT_INT, group_size, 0, 1 << 20,
+      CLI_OPT_CMD_MODEL | CLI_OPT_CMD_OP,
+      "weights per scale of int4/int8 weights a kernel dequantizes (AWQ, GPTQ, W4A8); 0 = per "
+      "channel (default: the quantization_config's, else 128)"),
+    O("--overlap-comm", CLI_OPT_NUM, overlap, 0, 1, CLI_OPT_CMD_MODEL,
+      "fraction of network time hidden behind compute, 0..1 (default 0)"),
+    O("--engine", CLI_OPT_STR, engine, 0, 0, CLI_OPT_CMD_MODEL,
+      "vllm|vllm-v0|sglang|trtllm|trtllm-0.11|hf or a profile file: its defaults (default vllm)"),
+    O("--gpu-memory-utilization", CLI_OPT_NUM, util, 0.01, 1, CLI_OPT_CMD_ENGINE,
+      "KV-cache memory fraction (of all HBM; TensorRT-LLM: of what is free) (default: engine)"),
+    O("--mem-fraction-static", CLI_OPT_NUM, util, 0.01, 1, CLI_OPT_CMD_ENGINE,
+      "SGLang's name for --gpu-memory-utilization"),
+    O("--kv-cache-free-gpu-mem-fraction", CLI_OPT_NUM, util, 0.01, 1, CLI_OPT_CMD_ENGINE,
+      "TensorRT-LLM's name for --gpu-memory-utilization"),
+    O("--iteration-overhead-us", CLI_OPT_NUM, iter_us, 0, 1e7, CLI_OPT_CMD_ENGINE,
+      "engine CPU time per iteration (default: engine; vllm 1000)"),
+    O("--request-overhead-us", CLI_OPT_NUM, req_us, 0, 1e7, CLI_OPT_CMD_ENGINE,
+      "engine CPU time per request in the iteration (default: engine; vllm 10)"),
+    O("--layer-overhead-us", CLI_OPT_NUM, layer_us, 0, 1e6, CLI_OPT_CMD_ENGINE,
+      "engine CPU time per model layer per iteration (eager Python; default: engine, hf 100)"),
+    O("--usd-per-gpu-hour", CLI_OPT_NUM, usd_per_gpu_hour, 0.001, SIM_PRICE_MAX_USD_PER_GPU_HOUR,
+      CLI_OPT_CMD_ENGINE,
+      "price of one GPU-hour in US$ (default: the device file's usd_per_gpu_hour)"),
+    O("--async-scheduling", CLI_OPT_BOOL, async_sched, 0, 0, CLI_OPT_CMD_ENGINE,
+      "the CPU prepares the next iteration while the GPU runs (default: engine)"),
+    O("--no-async-scheduling", CLI_OPT_BOOL, no_async_sched, 0, 0, CLI_OPT_CMD_ENGINE,
+      "a synchronous engine loop: the GPU waits for the CPU's work"),
+    O("--enforce-eager", CLI_OPT_BOOL, enforce_eager, 0, 0, CLI_OPT_CMD_MODEL,
+      "launch decode kernels eagerly instead of from CUDA graphs"),
+    O("--allreduce", CLI_OPT_STR, allreduce, 0, 0, CLI_OPT_CMD_MODEL | CLI_OPT_CMD_OP,
+      "auto|ring|tree|oneshot|twoshot|nvls|nccl: all-reduce algorithm (default: engine; auto "
+      "is the cheapest the device has, nccl NCCL's own)"),
+    O("--fuse-allreduce-norm", CLI_OPT_BOOL, fuse_ar_norm, 0, 0, CLI_OPT_CMD_MODEL,
+      "fuse all-reduce + residual + RMSNorm into one kernel (custom / NVLS all-reduce only; "
+      "default: engine)"),
+    O("--no-fuse-allreduce-norm", CLI_OPT_BOOL, no_fuse_ar_norm, 0, 0, CLI_OPT_CMD_MODEL,
+      "run the all-reduce and the RMSNorm as separate kernels"),
+    O("--cuda-graph-max-bs", CLI_OPT_INT, graph_max_bs, 0, 1 << 20, CLI_OPT_CMD_MODEL,
+      "largest decode batch replayed from a CUDA graph; 0 = all (default: engine)"),
+    O("--max-model-len", CLI_OPT_INT, max_model_len, 1, 1 << 26, CLI_OPT_CMD_ENGINE,
+      "context limit in tokens instead of the config's max_position_embeddings (default: "
+      "engine)"),
+    O("--max-input-len", CLI_OPT_INT, max_input_len, 1, 1 << 26, CLI_OPT_CMD_ENGINE,
+      "longest prompt the engine takes (default: engine; TensorRT-LLM's build limit)"),
+    O("--spec-method", CLI_OPT_STR, spec_method, 0, 0, CLI_OPT_CMD_ENGINE,
+      "speculative decoding: draft|eagle|medusa|mtp|ngram (default: none)"),
+    O("--num-speculative-tokens", CLI_OPT_INT, spec_k, 1, 16, CLI_OPT_CMD_ENGINE,
+      "K tokens drafted per verify step (required with --spec-method)"),
+    O("--spec-model", CLI_OPT_STR, spec_model, 0, 0, CLI_OPT_CMD_ENGINE,
+      "the draft model's config.json or name (--spec-method draft)"),
+    O("--spec-acceptance-rate", CLI_OPT_NUM, spec_alpha, 0, 1, CLI_OPT_CMD_ENGINE,
+      "per-token probability that a drafted token is accepted"),
+    O("--spec-acceptance-length", CLI_OPT_NUM, spec_tau, 1, 17, CLI_OPT_CMD_ENGINE,
+      "or: mean tokens per verify step, 1..K+1"),
+    O("--dtype", CLI_OPT_STR, dtype, 0, 0, CLI_OPT_CMD_ROOFLINE | CLI_OPT_CMD_OP,
+      "compute format (roofline: of the ridge; default the GEMM format, bf16 without a model)"),
+    O("--num-prompts", CLI_OPT_INT, num_prompts, 1, 1 << 28, CLI_OPT_CMD_SERVE,
+      "requests (default 1000; with --trace: the first N of the trace)"),
+    O("--random-input-len", CLI_OPT_INT, rand_in, 1, 1 << 26, CLI_OPT_CMD_SERVE,
+      "prompt tokens per request (default 1024)"),
+    O("--random-output-len", CLI_OPT_INT, rand_out, 1, 1 << 26, CLI_OPT_CMD_SERVE,
+      "generated tokens per request (default 128)"),
+    O("--random-range-ratio", CLI_OPT_NUM, range_ratio, 0, 0.999999, CLI_OPT_CMD_SERVE,
+      "lengths uniform in [L(1-R), L(1+R)], R in [0, 1) (default 0: fixed)"),
+    O("--request-rate", CLI_OPT_RATE, rate, 0, 1e9, CLI_OPT_CMD_SERVE,
+      "requests/s, or inf to send all at t = 0 (default inf)"),
+    O("--burstiness", CLI_OPT_NUM, burstiness, 1e-3, 1e3, CLI_OPT_CMD_SERVE,
+      "gamma shape of the arrival gaps; 1 = Poisson (default 1)"),
+    O("--replicas", CLI_OPT_INT, replicas, 1, SIM_CLUSTER_MAX_REPLICAS, CLI_OPT_CMD_SERVE,
+      "independent engines behind a router, each --tp x --pp GPUs (default 1)"),
+    O("--router", CLI_OPT_STR, router, 0, 0, CLI_OPT_CMD_SERVE,
+      "round-robin|least-outstanding|prefix-aware: how --replicas share the requests "
+      "(default least-outstanding)"),
+    O("--disagg", CLI_OPT_STR, disagg, 0, 0, CLI_OPT_CMD_SERVE,
+      "P:D prefill and decode instances (prefill/decode disaggregation; default off)"),
+    O("--prefill-tp", CLI_OPT_INT, prefill_tp, 1, 1024, CLI_OPT_CMD_SERVE,
+      "tensor-parallel GPUs of each prefill instance with --disagg (default --tp)"),
+    O("--kv-stream", CLI_OPT_BOOL, kv_stream, 0, 0, CLI_OPT_CMD_SERVE,
+      "with --disagg: send the KV layer by layer during the prefill (overlap the transfer)"),
+    O("--max-concurrency", CLI_OPT_INT, max_concurrency, 1, 1 << 28, CLI_OPT_CMD_SERVE,
+      "at most C requests in flight (closed loop; default: no limit)"),
+    O("--seed", CLI_OPT_INT, seed, 0, 9e18, CLI_OPT_CMD_SERVE, "random seed (default 0)"),
+    O("--trace", CLI_OPT_STR, trace, 0, 0, CLI_OPT_CMD_SERVE,
+      "replay a trace: Azure CSV, Mooncake JSONL or arrival_s,input_tokens,output_tokens"),
+    O("--time-scale", CLI_OPT_NUM, time_scale, 1e-6, 1e6, CLI_OPT_CMD_SERVE,
+      "multiply trace arrival times (0.5 = twice as fast; default 1)"),
+    O("--block-size", CLI_OPT_INT, block_size, 1, 1 << 16, CLI_OPT_CMD_SERVE,
+      "KV-cache tokens per block (page) (default: engine; vllm 16)"),
+    O("--max-num-seqs", CLI_OPT_INT, max_seqs, 1, 1 << 20, CLI_OPT_CMD_SERVE,
+      "requests per iteration (default: engine; vllm 256)"),
+    O("--max-batch-size", CLI_OPT_INT, max_seqs, 1, 1 << 20, CLI_OPT_CMD_SERVE,
+      "TensorRT-LLM's name for --max-num-seqs"),
+    O("--max-running-requests", CLI_OPT_INT, max_seqs, 1, 1 << 20, CLI_OPT_CMD_SERVE,
+      "SGLang's name for --max-num-seqs"),
+    O("--max-num-batched-tokens", CLI_OPT_INT, max_tokens, 1, 1 << 26, CLI_OPT_CMD_SERVE,
+      "token budget per iteration (default: engine; vllm 8192)"),
+    O("--max-num-tokens", CLI_OPT_INT, max_tokens, 1, 1 << 26, CLI_OPT_CMD_SERVE,
+      "TensorRT-LLM's name for --max-num-batched-tokens"),
+    O("--chunked-prefill-size", CLI_OPT_INT, max_tokens, 1, 1 << 26, CLI_OPT_CMD_SERVE,
+      "SGLang's name for --max-num-batched-tokens (its prefill budget)"),
+    O("--no-chunked-prefill", CLI_OPT_BOOL, no_chunked, 0, 0, CLI_OPT_CMD_SERVE,
+      "whole prompts (vllm: in prefill-only iterations, v0 style)"),
+    O("--enable-chunked-prefill", CLI_OPT_BOOL, chunked, 0, 0, CLI_OPT_CMD_SERVE,
+      "split long prompts across iterations within the token budget"),
+    O("--scheduler-policy", CLI_OPT_STR, sched_policy, 0, 0, CLI_OPT_CMD_SERVE,
+      "vllm|sglang|guaranteed_no_evict|max_utilization|static (default: engine)"),
+    O("--capacity-scheduler-policy", CLI_OPT_STR, sched_policy, 0, 0, CLI_OPT_CMD_SERVE,
+      "TensorRT-LLM's GUARANTEED_NO_EVICT|MAX_UTILIZATION (sets --scheduler-policy)"),
+    O("--schedule-policy", CLI_OPT_STR, order, 0, 0, CLI_OPT_CMD_SERVE,
+      "fcfs|lpm: admission order; lpm = longest cached prefix first, as SGLang (default: engine)"),
+    O("--schedule-conservativeness", CLI_OPT_NUM, conservativeness, 0.01, 100, CLI_OPT_CMD_SERVE,
+      "SGLang: scales the new-token ratio it reserves for running requests (default 1)"),
+    O("--enable-prefix-caching", CLI_OPT_BOOL, prefix_caching, 0, 0, CLI_OPT_CMD_SERVE,
+      "reuse cached prompt prefixes (default: engine; on for vllm, sglang, trtllm)"),
+    O("--no-enable-prefix-caching", CLI_OPT_BOOL, no_prefix_caching, 0, 0, CLI_OPT_CMD_SERVE,
+      "turn prefix caching off"),
+    O("--prefix-repetition-prefix-len", CLI_OPT_INT, prefix_len, 0, 1 << 26, CLI_OPT_CMD_SERVE,
+      "shared prefix tokens per prompt (default 256)"),
+    O("--prefix-repetition-suffix-len", CLI_OPT_INT, suffix_len, 0, 1 << 26, CLI_OPT_CMD_SERVE,
+      "own tokens after the prefix (default 256)"),
+    O("--prefix-repetition-num-prefixes", CLI_OPT_INT, num_prefixes, 1, 1 << 28, CLI_OPT_CMD_SERVE,
+      "distinct prefixes (default 10)"),
+    O("--prefix-repetition-output-len", CLI_OPT_INT, prefix_out, 1, 1 << 26, CLI_OPT_CMD_SERVE,
+      "generated tokens per request (default 128)"),
+    O("--goodput", CLI_OPT_LIST, goodput, 0, 0, CLI_OPT_CMD_SERVE,
+      "SLOs for request_goodput: ttft:MS tpot:MS e2el:MS"),
+    O("--save-requests", CLI_OPT_STR, save_requests, 0, 0, CLI_OPT_CMD_SERVE | CLI_OPT_PER_RUN,
+      "write one CSV row per request to FILE"),
+    O("--dataset-name", CLI_OPT_STR, dataset_name, 0, 0, CLI_OPT_CMD_SERVE,
+      "random|prefix_repetition (vLLM's synthetic datasets; recorded traffic: --trace)"),
+    O("--percentile-metrics", CLI_OPT_STR, percentile_metrics, 0, 0,
+      CLI_OPT_CMD_SERVE | CLI_OPT_PER_RUN,
+      "metrics whose percentiles are printed and saved: ttft,tpot,itl,e2el (vLLM's flag)"),
+    O("--metric-percentiles", CLI_OPT_STR, metric_percentiles, 0, 0,
+      CLI_OPT_CMD_SERVE | CLI_OPT_PER_RUN,
+      "the percentiles, e.g. 50,90,99 (default: 90,99; --save-result: vLLM's 99)"),
+    O("--save-result", CLI_OPT_BOOL, save_result, 0, 0, CLI_OPT_CMD_SERVE | CLI_OPT_PER_RUN,
+      "write vLLM's result JSON (--result-dir, --result-filename; vLLM's default name)"),
+    O("--result-dir", CLI_OPT_STR, result_dir, 0, 0, CLI_OPT_CMD_SERVE | CLI_OPT_PER_RUN,
+      "folder of the --save-result file"),
+    O("--result-filename", CLI_OPT_STR, result_filename, 0, 0, CLI_OPT_CMD_SERVE | CLI_OPT_PER_RUN,
+      "name of the --save-result file"),
+    O("--backend", CLI_OPT_STR, backend, 0, 0, CLI_OPT_CMD_SERVE,
+      "recorded in the --save-result file (no effect on the prediction; default openai)"),
+    O("--label", CLI_OPT_STR, label, 0, 0, CLI_OPT_CMD_SERVE,
+      "names the --save-result file instead of --backend (no effect on the prediction)"),
+    O("--tokenizer", CLI_OPT_STR, tokenizer, 0, 0, CLI_OPT_CMD_SERVE,
+      "recorded in the --save-result file (no effect: lengths are token counts)"),
+    O("--base-url", CLI_OPT_STR, vllm_noop, 0, 0, CLI_OPT_CMD_SERVE,
+      "accepted, no effect (no server)"),
+    O("--host", CLI_OPT_STR, vllm_noop, 0, 0, CLI_OPT_CMD_SERVE, "accepted, no effect (no server)"),
+    O("--port", CLI_OPT_STR, vllm_noop, 0, 0, CLI_OPT_CMD_SERVE, "accepted, no effect (no server)"),
+    O("--endpoint", CLI_OPT_STR, vllm_noop, 0, 0, CLI_OPT_CMD_SERVE,
+      "accepted, no effect (no server)"),
+    O("--served-model-name", CLI_OPT_STR, vllm_noop, 0, 0, CLI_OPT_CMD_SERVE,
+      "accepted, no effect"),
+    O("--ignore-eos", CLI_OPT_BOOL, vllm_noop_bool, 0, 0, CLI_OPT_CMD_SERVE,
+      "accepted, no effect (every request generates its output length, as with it in vLLM)"),
+    O("--trust-remote-code", CLI_OPT_BOOL, vllm_noop_bool, 0, 0, CLI_OPT_CMD_SERVE,
+      "accepted, no effect"),
+    O("--disable-tqdm", CLI_OPT_BOOL, vllm_noop_bool, 0, 0, CLI_OPT_CMD_SERVE,
+      "accepted, no effect"),
+    O("--chrome-trace", CLI_OPT_STR, chrome_trace, 0, 0, CLI_OPT_CMD_ENGINE | CLI_OPT_PER_RUN,
+      "write a Chrome Trace Event JSON timeline (Perfetto, chrome://tracing) to FILE"),
+    O("--trace-detail", CLI_OPT_STR, trace_detail, 0, 0, CLI_OPT_CMD_SERVE | CLI_OPT_PER_RUN,
+      "iteration|layer|op: how deep the serve timeline goes (default iteration)"),
+    O("--trace-window", CLI_OPT_STR, trace_window, 0, 0, CLI_OPT_CMD_SERVE | CLI_OPT_PER_RUN,
+      "START:END seconds of simulated time to keep in the timeline (END may be empty)"),
+    O("--trace-ranks", CLI_OPT_STR, trace_ranks, 0, 0, CLI_OPT_CMD_RUN | CLI_OPT_PER_RUN,
+      "all|one: GPU ranks in the run timeline (they are identical; default one)"),
+    O("--trace-max-mb", CLI_OPT_NUM, trace_max_mb, 1, 1e7, CLI_OPT_CMD_ENGINE | CLI_OPT_PER_RUN,
+      "refuse a timeline estimated past this many MB (default 512)"),
+    O("--html", CLI_OPT_STR, html, 0, 0, CLI_OPT_CMD_ENGINE,
+      "write a self-contained HTML report with the charts to FILE"),
+    O("--data", CLI_OPT_STR, data, 0, 0, CLI_OPT_CMD_VALIDATE | CLI_OPT_CMD_CALIBRATE,
+      "measurements CSV (default tools/data/validation.csv)"),
+    O("--max-op-median", CLI_OPT_NUM, max_op_median, 0, 1000, CLI_OPT_CMD_VALIDATE,
+      "exit 1 if the op-level median |error| (%) is above this"),
+    O("--max-bucket-median", CLI_OPT_NUM, max_bucket_median, 0, 1000, CLI_OPT_CMD_VALIDATE,
+      "exit 1 if any op-level size bucket's median |error| (%) is above this"),
+    O("--max-e2e-median", CLI_OPT_NUM, max_e2e_median, 0, 1000, CLI_OPT_CMD_VALIDATE,
+      "exit 1 if the end-to-end median |error| (%) is above this"),
+    O("--out", CLI_OPT_STR, out_file, 0, 0, CLI_OPT_CMD_CALIBRATE,
+      "write the calibrated device file here (default: stdout)"),
+    O("--op", CLI_OPT_STR, op, 0, 0, CLI_OPT_CMD_OP,
+      "gemm|attention|allreduce|copy|grouped_gemm|alltoall"),
+    O("--m", CLI_OPT_INT, m, 1, (double)(1LL << 40), CLI_OPT_CMD_OP, "GEMM rows (tokens)"),
+    O("--n", CLI_OPT_INT, n, 1, (double)(1LL << 40), CLI_OPT_CMD_OP, "GEMM columns"),
+    O("--k", CLI_OPT_INT, k, 1, (double)(1LL << 40), CLI_OPT_CMD_OP, "GEMM inner dimension"),
+    O("--heads", CLI_OPT_INT, heads, 1, 1 << 16, CLI_OPT_CMD_OP, "attention heads"),
+    O("--head-dim", CLI_OPT_INT, head_dim, 1, 1 << 16, CLI_OPT_CMD_OP, "attention head dimension"),
+    O("--seq", CLI_OPT_INT, seq, 1, 1 << 26, CLI_OPT_CMD_OP, "attention sequence length"),
+    O("--causal", CLI_OPT_BOOL, causal, 0, 0, CLI_OPT_CMD_OP, "causal attention (half the pairs)"),
+    O("--bytes", CLI_OPT_INT, bytes, 1, (double)(1LL << 50), CLI_OPT_CMD_OP,
+      "copy / all-reduce message size"),
+    O("--gpus", CLI_OPT_INT, gpus, 2, 65536, CLI_OPT_CMD_OP, "all-reduce participants"),
+    O("--format", CLI_OPT_STR, format, 0, 0,
+      CLI_OPT_CMD_MODEL | CLI_OPT_CMD_CHECK | CLI_OPT_CMD_HW | CLI_OPT_PER_RUN,
+      "table|json|csv (default table; hw: table|json)"),
+    O("--help", CLI_OPT_BOOL, help, 0, 0,
+      CLI_OPT_CMD_MODEL | CLI_OPT_CMD_CHECK | CLI_OPT_CMD_VALIDATE | CLI_OPT_CMD_OP |
+          CLI_OPT_CMD_CALIBRATE | CLI_OPT_CMD_HW | CLI_OPT_PER_RUN,
+      "this text"),
+};
+#undef O
+const size_t cli_opt_count = sizeof cli_opt_table / sizeof cli_opt_table[0];
+_Static_assert(sizeof cli_opt_table / sizeof cli_opt_table[0] <= 128,
+               "cli_opts.given is too small");
+
+const cli_opt_def *cli_opt_find(const char *name, int mask)
+{
+    for (size_t j = 0; j < cli_opt_count; j++)
+        if (strcmp(cli_opt_table[j].name, name) == 0 && (cli_opt_table[j].cmds & mask))
+            return &cli_opt_table[j];
+    return NULL;
+}
+
+/* Whether the command line named flag `name`. */
+bool cli_opt_given(const cli_opts *o, const char *name)
+{
+    const cli_opt_def *d = cli_opt_find(name, ~0);
+    return d && o->given[d - cli_opt_table];
+}
+
+void cli_opt_usage(FILE *f, const char *cmd, int mask)
+{
+    fprintf(f, "usage: infersim %s [flags]\n", cmd);
+    for (size_t i = 0; i < cli_opt_count; i++) {
+        const cli_opt_def *o = &cli_opt_table[i];
+        if (!(o->cmds & mask))
+            continue;
+        cli_opt_usage_line(f, o, o->help);
+    }
+}
+
+void cli_opt_usage_line(FILE *f, const cli_opt_def *o, const char *text)
+{
+    const char *meta = o->kind == CLI_OPT_STR    ? " S"
+                       : o->kind == CLI_OPT_BOOL ? ""
+                       : o->kind == CLI_OPT_LIST ? " K:V.."
+                                                 : " N";
+    fprintf(f, "  %s%-*s %s\n", o->name, (int)(26 - strlen(o->name)), meta, text);
+}
+
+sim_status cli_opt_parse_value(const cli_opt_def *o, const char *v, void *out, sim_err *err)
+{
+    void *dst = (char *)out + o->offset;
+    char *end = NULL;
+    errno = 0;
+    switch (o->kind) {
+    case CLI_OPT_STR:
+        if (!*v)
+            return sim_fail(err, SIM_EINPUT, "%s: empty value, %s", o->name, o->help);
+        *(const char **)dst = v;
+        return SIM_OK;
+    case CLI_OPT_INT: {
+        long long x = strtoll(v, &end, 10);
+        if (errno || end == v || *end || x < (long long)o->min || x > (long long)o->max)
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: value '%s', expected a whole number in [%.0f, %.0f]", o->name, v,
+                            o->min, o->max);
+        *(int64_t *)dst = x;
+        return SIM_OK;
+    }
+    case CLI_OPT_NUM: {
+        double x = strtod(v, &end);
+        if (errno || end == v || *end || !isfinite(x) || x < o->min || x > o->max)
+            return sim_fail(err, SIM_EINPUT, "%s: value '%s', expected a number in [%g, %g]",
+                            o->name, v, o->min, o->max);
+        *(double *)dst = x;
+        return SIM_OK;
+    }
+    case CLI_OPT_BOOL:
+        *(bool *)dst = true;
+        return SIM_OK;
+    case CLI_OPT_RATE: {
+        if (strcmp(v, "inf") == 0) {
+            *(double *)dst = INFINITY;
+            return SIM_OK;
+        }
+        double x = strtod(v, &end);
+        if (errno || end == v || *end || !isfinite(x) || x <= 0 || x > o->max)
+            return sim_fail(err, SIM_EINPUT, "%s: value '%s', expected a number in (0, %g] or inf",
+                            o->name, v, o->max);
+        *(double *)dst = x;
+        return SIM_OK;
+    }
+    case CLI_OPT_LIST: {
+        char *buf = dst;
+        size_t len = strlen(buf);
+        if (len + strlen(v) + 2 > CLI_OPT_LIST_LEN)
+            return sim_fail(err, SIM_EINPUT, "%s: values too long", o->name);
+        snprintf(buf + len, CLI_OPT_LIST_LEN - len, "%s%s", len ? "," : "", v);
+        return SIM_OK;
+    }
+    }
+    return SIM_EINTERNAL;
+}
+
+/* Parses argv[first..] for command `cmd` (bit `mask`). Accepts "--flag value" and "--flag=value".
+ */
+sim_status cli_opt_parse(int argc, char **argv, int first, const char *cmd, int mask,
+                         const char *positional, cli_opts *out, sim_err *err)
+{
+    /* the string member a bare argument sets (its flag's, not marked as given) */
+    const cli_opt_def *pos = positional ? cli_opt_find(positional, ~0) : NULL;
+    const char **pos_value = pos ? (const char **)(void *)((char *)out + pos->offset) : NULL;
+    for (int i = first; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *eq = strchr(arg, '=');
+        size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+        char name[64]; /* a name longer than this is no flag's */
+        const cli_opt_def *o = NULL;
+        if (len < sizeof name) {
+            memcpy(name, arg, len);
+            name[len] = '\0';
+            o = cli_opt_find(name, mask);
+        }
+        if (!o && pos_value && arg[0] != '-' && !*pos_value) {
+            *pos_value = arg; /* hw FILE, trace-check FILE */
+            continue;
+        }
+        if (!o)
+            return sim_fail(err, SIM_EINPUT, "%s: unknown %s '%s'; see 'infersim %s --help'", cmd,
+                            arg[0] == '-' ? "flag" : "argument", arg, cmd);
+        const char *v = eq ? eq + 1 : NULL;
+        if (out->given[o - cli_opt_table] && o->kind != CLI_OPT_LIST)
+            return sim_fail(err, SIM_EINPUT, "%s: given twice, expected once", o->name);
+        out->given[o - cli_opt_table] = true;
+        if (o->kind == CLI_OPT_BOOL) {
+            if (v)
+                return sim_fail(err, SIM_EINPUT, "%s: takes no value, got '%s'", o->name, v);
+        } else if (!v) {
+            if (i + 1 >= argc)
+                return sim_fail(err, SIM_EINPUT, "%s: missing value; %s", o->name, o->help);
+            v = argv[++i];
+        }
+        sim_status st = cli_opt_parse_value(o, v ? v : "", out, err);
+        /* a list takes every following value up to the next flag */
+        while (!st && o->kind == CLI_OPT_LIST && !eq && i + 1 < argc &&
+               strncmp(argv[i + 1], "--", 2) != 0)
+            st = cli_opt_parse_value(o, argv[++i], out, err);
+        if (st)
+            return st;
+    }
+    return SIM_OK;
+}
+
+sim_status cli_opt_parse_dtype(const char *flag, const char *v, sim_dtype *out, sim_err *err)
+{
+    if (!sim_dtype_parse(v, out))
+        return sim_fail(err, SIM_EINPUT, "%s: value '%s', expected one of %s", flag, v,
+                        sim_dtype_names());
+    return SIM_OK;
+}
+
+sim_status cli_opt_parse_allreduce(const cli_opts *o, sim_coll_algo *out, sim_err *err)
+{
+    *out = SIM_COLL_AUTO;
+    if (o->allreduce && !sim_coll_algo_parse(o->allreduce, out))
+        return sim_fail(err, SIM_EINPUT,
+                        "--allreduce: value '%s', expected auto, ring, tree, oneshot, twoshot, "
+                        "nvls or nccl",
+                        o->allreduce);
+    return SIM_OK;
+}
+
+int64_t cli_opt_trace_limit(const cli_opts *o)
+{
+    return cli_opt_given(o, "--num-prompts") ? o->num_prompts : 0;
+}
+
+const cli_opts cli_opt_defaults = {
+    .format = "table",
+    .tp = 1,
+    .pp = 1,
+    .replicas = 1,
+    .ep = 1,
+    .expert_imbalance = 1.0,
+    .batch = 1,
+    .input_len = 1024,
+    .output_len = 256,
+    .overlap = 0.0,
+    /* the engine's settings (memory fraction, host overheads, block size, batch limits) come from
+     * its profile, hw/engines/NAME.json, unless a flag gives them */
+    /* serve: vLLM's bench defaults where they exist (random dataset, rate inf) */
+    .num_prompts = 1000,
+    .rand_in = 1024,
+    .rand_out = 128,
+    .rate = INFINITY,
+    .burstiness = 1.0,
+    .time_scale = 1.0,
+    .trace_max_mb = 512.0,
+    .engine = "vllm",
+    .conservativeness = 1.0,
+    /* vLLM's prefix_repetition dataset defaults (vllm/benchmarks/datasets.py) */
+    .prefix_len = 256,
+    .suffix_len = 256,
+    .num_prefixes = 10,
+    .prefix_out = 128,
+};
+
+sim_status cli_opt_check_outputs(const cli_opts *o, sim_err *err)
+{
+    char result[PATH_MAX + 256] = "";
+    if (o->result_filename)
+        snprintf(result, sizeof result, "%s%s%s", o->result_dir ? o->result_dir : "",
+                 o->result_dir ? "/" : "", o->result_filename);
+    const char *flag[] = {"--save-requests", "--chrome-trace", "--html", "--out",
+                          "--result-filename"};
+    const char *path[] = {o->save_requests, o->chrome_trace, o->html, o->out_file,
+                          result[0] ? result : NULL};
+    return sim_outfile_distinct(flag, path, sizeof path / sizeof path[0], err);
+}
+
+char *cli_opt_cmdline(int argc, char **argv)
+{
+    size_t len = 16;
+    for (int i = 1; i < argc; i++)
+        len += strlen(argv[i]) + 3;
+    char *s = malloc(len);
+    if (!s)
+        return NULL;
+    size_t n = (size_t)snprintf(s, len, "infersim");
+    for (int i = 1; i < argc; i++) {
+        bool quote = argv[i][0] == '\0' || strpbrk(argv[i], " \t\"'$&|;<>*?()") != NULL;
+        n += (size_t)snprintf(s + n, len - n, quote ? " '%s'" : " %s", argv[i]);
+    }
+    return s;
+}

@@ -1,0 +1,154 @@
+/* cli_opt.h - the command line's option table and flag parsing (private to sim/cli*.c).
+ *
+ * One row per flag (name, kind, the cli_opts member it sets, range, the commands that take it,
+ * help); the table drives parsing, range checks, error messages and every command's --help.
+ * A command starts from cli_opt_defaults and its parsed flags are then const.
+ */
+#ifndef SIM_CLI_OPT_H
+#define SIM_CLI_OPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "coll.h"
+#include "dtype.h"
+#include "status.h"
+
+/* The commands that take a flag (a row's cmds), one bit each. */
+enum {
+    CLI_OPT_CMD_RUN = 1,
+    CLI_OPT_CMD_ROOFLINE = 2,
+    CLI_OPT_CMD_SERVE = 4,
+    CLI_OPT_CMD_CHECK = 8,
+    CLI_OPT_CMD_VALIDATE = 16,
+    CLI_OPT_CMD_OP = 32,
+    CLI_OPT_CMD_CALIBRATE = 64,
+    CLI_OPT_CMD_HW = 128,
+    /* not a command: an output written once per run (sweep refuses it as a dimension) */
+    CLI_OPT_PER_RUN = 256
+};
+/* flags every model command takes; flags of the commands that run steps */
+#define CLI_OPT_CMD_MODEL (CLI_OPT_CMD_RUN | CLI_OPT_CMD_ROOFLINE | CLI_OPT_CMD_SERVE)
+#define CLI_OPT_CMD_ENGINE (CLI_OPT_CMD_RUN | CLI_OPT_CMD_SERVE)
+
+/* CLI_OPT_RATE: a number > 0 or "inf"; CLI_OPT_LIST: one or more values up to the next flag,
+ * joined with commas (vLLM's --goodput ttft:300 tpot:50). */
+typedef enum cli_opt_kind {
+    CLI_OPT_STR,
+    CLI_OPT_INT,
+    CLI_OPT_NUM,
+    CLI_OPT_BOOL,
+    CLI_OPT_RATE,
+    CLI_OPT_LIST
+} cli_opt_kind;
+
+#define CLI_OPT_LIST_LEN 256
+
+typedef struct cli_opts {
+    const char *model, *hw, *format, *weight_dtype, *act_dtype, *kv_dtype, *dtype;
+    int64_t tp, pp, batch, input_len, output_len, group_size;
+    double overlap, util, iter_us, req_us, usd_per_gpu_hour;
+    bool enforce_eager, async_sched, help;
+    /* engine profile and its overrides */
+    const char *engine, *sched_policy, *order;
+    double layer_us, conservativeness;
+    int64_t graph_max_bs, max_model_len, max_input_len;
+    bool no_async_sched, prefix_caching, no_prefix_caching, chunked;
+    /* the prefix_repetition dataset (--dataset-name prefix_repetition) */
+    int64_t prefix_len, suffix_len, num_prefixes, prefix_out;
+    FILE *warn; /* where warnings go (NULL: nowhere); set by the command, not a flag */
+    const int64_t *replay_in, *replay_out; /* compare: exact lengths, num_prompts of each */
+    /* serve */
+    const char *trace, *save_requests, *router, *disagg;
+    int64_t replicas, prefill_tp;
+    bool kv_stream;
+    int64_t num_prompts, rand_in, rand_out, max_concurrency, seed, block_size, max_seqs, max_tokens;
+    double range_ratio, rate, burstiness, time_scale;
+    bool no_chunked;
+    char goodput[CLI_OPT_LIST_LEN];
+    /* validation */
+    const char *data, *op, *out_file;
+    int64_t m, n, k, heads, head_dim, seq, bytes, gpus;
+    bool causal;
+    double max_op_median, max_e2e_median, max_bucket_median;
+    /* timelines */
+    const char *chrome_trace, *trace_detail, *trace_window, *trace_ranks;
+    double trace_max_mb;
+    /* pictures */
+    const char *html;
+    const char *cmdline; /* the command as typed, for reports (set by sim_cli_main) */
+    /* collectives */
+    const char *allreduce;
+    bool fuse_ar_norm, no_fuse_ar_norm;
+    /* speculative decoding */
+    const char *spec_method, *spec_model;
+    int64_t spec_k;
+    double spec_alpha, spec_tau;
+    /* vLLM bench serve's own flags: recorded in --save-result, or accepted without effect */
+    const char *backend, *label, *tokenizer, *dataset_name, *result_dir, *result_filename;
+    const char *percentile_metrics, *metric_percentiles, *vllm_noop;
+    bool save_result, vllm_noop_bool;
+    /* mixture of experts */
+    int64_t ep;
+    bool dp_attention;
+    double expert_imbalance;
+    bool given[128]; /* by index into cli_opt_table */
+} cli_opts;
+
+typedef struct cli_opt_def {
+    const char *name;
+    cli_opt_kind kind;
+    size_t offset;
+    double min, max; /* numeric range (inclusive) */
+    int cmds;        /* commands that take it */
+    const char *help;
+} cli_opt_def;
+
+/* The option table, its size, and the defaults every command starts from. */
+extern const cli_opt_def cli_opt_table[];
+extern const size_t cli_opt_count;
+extern const cli_opts cli_opt_defaults;
+
+/* The option named `name` ("--tp") that a command in `mask` takes, or NULL. */
+const cli_opt_def *cli_opt_find(const char *name, int mask);
+
+/* Whether the command line named flag `name`. */
+bool cli_opt_given(const cli_opts *o, const char *name);
+
+/* Sets one flag's value (a list flag appends) at o->offset into `out`: a cli_opts for the
+ * table above, or whatever struct another table's offsets are into. Errors name the flag. */
+sim_status cli_opt_parse_value(const cli_opt_def *o, const char *v, void *out, sim_err *err);
+
+/* A format flag's value ("--dtype", "fp8"); the error names the flag and the known formats. */
+sim_status cli_opt_parse_dtype(const char *flag, const char *v, sim_dtype *out, sim_err *err);
+
+/* --allreduce's value (AUTO when not given); an unknown name is an error naming the flag. */
+sim_status cli_opt_parse_allreduce(const cli_opts *o, sim_coll_algo *out, sim_err *err);
+
+/* `infersim CMD --help`: "usage: infersim CMD [flags]" and every flag that command `mask` takes,
+ * with its help. */
+void cli_opt_usage(FILE *f, const char *cmd, int mask);
+
+/* One flag's line of a --help: "  --name META" padded to 28 columns, then `text`. */
+void cli_opt_usage_line(FILE *f, const cli_opt_def *o, const char *text);
+
+/* Parses argv[first..] for command `cmd` (bit `mask`) into `out` (which holds the defaults).
+ * `positional` names the string flag a bare argument sets (hw FILE sets --hw), or is NULL: then a
+ * bare argument is an error. Errors name the flag and point at 'infersim CMD --help'. */
+sim_status cli_opt_parse(int argc, char **argv, int first, const char *cmd, int mask,
+                         const char *positional, cli_opts *out, sim_err *err);
+
+/* No two outputs of one command (--save-requests, --chrome-trace, --html, --out,
+ * --result-dir/--result-filename) on one file: one would silently replace the other. */
+sim_status cli_opt_check_outputs(const cli_opts *o, sim_err *err);
+
+/* --num-prompts as a trace limit (0: the whole trace). */
+int64_t cli_opt_trace_limit(const cli_opts *o);
+
+/* The command line as typed, "infersim run --model ..." (arguments with spaces or shell
+ * characters quoted), malloc'd; NULL when out of memory. */
+char *cli_opt_cmdline(int argc, char **argv);
+
+#endif

@@ -1,0 +1,33 @@
+/* graph_dtype.c - the default precision of a deployment (graph.h). */
+#include "graph.h"
+
+bool sim_graph_prec_defaults(const sim_model *m, const sim_hw *hw, const sim_prec_given *given,
+                             sim_prec *out)
+{
+    const sim_quant *q = &m->quant;
+    sim_prec p = given->prec;
+    if (!given->weight) {
+        if (!q->present && !m->dtype_known)
+            return false;
+        p.weight = q->present ? q->weight : m->dtype;
+    }
+    /* the 16-bit format: the weights' when they are 16-bit, else the model's */
+    const sim_dtype base = sim_dtype_is_16bit(p.weight) ? p.weight : m->dtype;
+    if (given->act)
+        ; /* as chosen */
+    else if (q->act_set && !given->weight)
+        p.act = q->act_16bit ? base : q->act;
+    else if (p.weight == SIM_DT_FP8)
+        p.act = SIM_DT_FP8;
+    else if (sim_dtype_is_fp4(p.weight) && hw->peak_flops[p.weight] > 0.0)
+        p.act = p.weight;
+    else
+        p.act = base;
+    if (!given->group_size)
+        p.group_size = q->present ? q->group_size : 128;
+    p.zero_point = q->present && q->zero_point;
+    if (!given->kv)
+        p.kv = q->kv_set ? q->kv : sim_dtype_is_16bit(p.act) ? p.act : base;
+    *out = p;
+    return true;
+}
