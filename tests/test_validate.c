@@ -180,9 +180,10 @@ static void test_load(void **state)
     char path[1024];
     snprintf(path, sizeof path, "%s/tools/data/validation.csv", tu_root());
     assert_int_equal(sim_validate_load(path, &rows, &n, &err), SIM_OK);
-    /* 159, 24 MoE op rows (ids 100-123), 20 TensorRT-LLM and 8 vLLM serve rows, 24 decode
-     * attention rows (ids 1300-1323) */
-    assert_int_equal(n, 235);
+    /* 159, 24 MoE op rows (ids 100-123), Argonne's 40 Mixtral-8x7B static batches (ids 124-163:
+     * 20 TensorRT-LLM, 15 of them skipped, and 20 vLLM), 20 TensorRT-LLM and 8 + 4 vLLM serve rows
+     * (gpt-oss-20b, gpt-oss-120b at TP 2), 24 decode attention rows (ids 1300-1323) */
+    assert_int_equal(n, 279);
     int ops = 0, skipped = 0, low = 0;
     for (size_t i = 0; i < n; i++) {
         ops += sim_vkind_is_op(rows[i].kind);
@@ -191,18 +192,8 @@ static void test_load(void **state)
         assert_true(rows[i].value > 0 && rows[i].source[0]);
     }
     assert_int_equal(ops, 177);
-    assert_int_equal(skipped, 16); /* with two serve rows of 20,000-token prompts */
-    assert_int_equal(low, 20); /* with the two vLLM serve rows that generated half their tokens */
-    free(rows);
-    /* the MoE end-to-end rows kept apart: Mixtral's 20 TensorRT-LLM (15 skipped) and 20 vLLM
-     * static batches, gpt-oss-120b's 4 vLLM serve rows at TP 2 */
-    snprintf(path, sizeof path, "%s/tools/data/validation-moe-e2e.csv", tu_root());
-    assert_int_equal(sim_validate_load(path, &rows, &n, &err), SIM_OK);
-    assert_int_equal(n, 44);
-    skipped = 0;
-    for (size_t i = 0; i < n; i++)
-        skipped += rows[i].skip[0] != '\0';
-    assert_int_equal(skipped, 15);
+    assert_int_equal(skipped, 31); /* with two serve rows of 20,000-token prompts and Mixtral's 15 */
+    assert_int_equal(low, 21); /* with the three vLLM serve rows that generated half their tokens */
     free(rows);
     const char *hdr = "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
                       "input_len,output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,"
