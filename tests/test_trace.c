@@ -14,7 +14,7 @@
 
 static const char *tmp_path(const char *tag)
 {
-    static char buf[128];
+    static char buf[512];
     tu_snprintf(buf, sizeof buf, "%s/infersim-trace-%d-%s.json", tu_tmpdir(), (int)getpid(), tag);
     return buf;
 }
