@@ -361,13 +361,15 @@ double sim_graph_weight_bytes_par(const sim_model *m, const sim_par *par, const 
     const int tp = par->tp;
     const double d = (double)m->hidden;
     const double wb = sim_graph_weight_elem_bytes(prec, prec->weight);
+    const sim_prec lp = sim_graph_linear_prec(m, prec);
+    const double lb = sim_graph_weight_elem_bytes(&lp, lp.weight); /* non-expert GEMMs */
     const double rb = sim_dtype_bytes(sim_graph_resid_dtype(m, prec));
     const double f = (double)(m->intermediate / tp);
     const double core = attn_core_params(m, tp), extra = attn_extra_bytes(m, tp, rb);
     /* a layer: weights, its two RMSNorms, its 16-bit extras */
-    const double dense = (core + 3.0 * d * f) * wb + 2.0 * d * rb + extra;
-    const double moe =
-        (core + moe_core_params(m, par)) * wb + 2.0 * d * rb + extra + moe_extra_bytes(m, par, rb);
+    const double dense = (core + 3.0 * d * f) * lb + 2.0 * d * rb + extra;
+    const double moe = core * lb + moe_core_params(m, par) * wb + 2.0 * d * rb + extra +
+                       moe_extra_bytes(m, par, rb);
     const double layers = (double)(m->layers - m->moe_layers) * dense + (double)m->moe_layers * moe;
     const double v_gpu = (double)((m->vocab + tp - 1) / tp);
     const double tables = v_gpu * d * rb * (m->tied_embeddings ? 1.0 : 2.0);

@@ -245,6 +245,12 @@ typedef struct sim_prec_given {
 bool sim_graph_prec_defaults(const sim_model *m, const sim_hw *hw, const sim_prec_given *given,
                              sim_prec *out);
 
+/* The precision of the non-expert GEMMs (attention projections, dense MLPs): `prec` itself,
+ * except when the weights are in the checkpoint's own format and that format quantizes only the
+ * MoE experts (quant.h `experts_only`: mxfp4); then their weights and inputs are 16-bit (the
+ * residual format). The shared expert of a MoE layer keeps `prec`. */
+sim_prec sim_graph_linear_prec(const sim_model *m, const sim_prec *prec);
+
 /* A step's batch, summed over its groups: all the op list depends on. */
 typedef struct sim_batch_shape {
     double tokens, seqs, logits;     /* new tokens, sequences, tokens needing logits */

@@ -208,8 +208,9 @@ void sim_graph_rebuild_context(const sim_model *m, const sim_par *par, const sim
     const double rb = sim_dtype_bytes(sim_graph_resid_dtype(m, prec));
     const int tp = par->tp;
     if (m->mla) {
+        const sim_prec lp = sim_graph_linear_prec(m, prec);
         mla_attention(m, tp, prec, &a, &g->ops[SIM_OP_ATTENTION]);
-        mla_kv_up(m, tp, prec, &a, rb, &g->ops[SIM_OP_KV_UP]);
+        mla_kv_up(m, tp, &lp, &a, rb, &g->ops[SIM_OP_KV_UP]);
         g->ops[SIM_OP_KV_UP].present = g->repeats[SIM_OP_KV_UP] > 0 && g->ops[SIM_OP_KV_UP].present;
         return;
     }
@@ -385,17 +386,20 @@ static void build_layer(const sim_model *m, const sim_par *par, const sim_prec *
     const double t = a.tokens, d = (double)m->hidden;
     const double rb = sim_dtype_bytes(sim_graph_resid_dtype(m, prec));
     const double ab = sim_dtype_bytes(sim_graph_gemm_dtype(prec));
+    /* the attention projections and dense MLPs, 16-bit under an experts-only format */
+    const sim_prec lp = sim_graph_linear_prec(m, prec);
+    const double lab = sim_dtype_bytes(sim_graph_gemm_dtype(&lp));
 
-    norm(&g->ops[SIM_OP_ATTN_NORM], t, d, rb, ab);
+    norm(&g->ops[SIM_OP_ATTN_NORM], t, d, rb, lab);
     if (m->mla)
-        build_attn_mla(m, tp, prec, &a, rb, g);
+        build_attn_mla(m, tp, &lp, &a, rb, g);
     else
-        build_attn_gqa(m, tp, prec, &a, rb, g);
+        build_attn_gqa(m, tp, &lp, &a, rb, g);
     sim_graph_rebuild_context(m, par, prec, s, g);
     allreduce(&g->ops[SIM_OP_ATTN_ALLREDUCE], t * d * rb, tp);
-    norm(&g->ops[SIM_OP_MLP_NORM], t, d, rb, ab);
+    norm(&g->ops[SIM_OP_MLP_NORM], t, d, rb, m->moe_layers > 0 ? ab : lab);
     if (g->dense_layers > 0)
-        build_mlp_dense(m, tp, prec, t, rb, ab, g);
+        build_mlp_dense(m, tp, &lp, t, rb, lab, g);
     if (m->moe_layers > 0)
         build_moe(m, par, prec, s, t, rb, ab, g);
     allreduce(&g->ops[SIM_OP_MLP_ALLREDUCE], t * d * rb, tp);

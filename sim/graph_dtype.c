@@ -31,3 +31,12 @@ bool sim_graph_prec_defaults(const sim_model *m, const sim_hw *hw, const sim_pre
     *out = p;
     return true;
 }
+
+sim_prec sim_graph_linear_prec(const sim_model *m, const sim_prec *prec)
+{
+    if (!(m->quant.present && m->quant.experts_only && prec->weight == m->quant.weight))
+        return *prec;
+    sim_prec p = *prec;
+    p.weight = p.act = sim_graph_resid_dtype(m, prec);
+    return p;
+}

@@ -203,8 +203,12 @@ sim_status sim_quant_read(const cJSON *cfg, const char *path, sim_quant *q, sim_
         st = read_compressed_tensors(cfg, path, q, err);
     else if (strcmp(method, "modelopt") == 0)
         st = read_modelopt(cfg, path, q, err);
-    else if (strcmp(method, "mxfp4") == 0)
+    else if (strcmp(method, "mxfp4") == 0) {
+        /* vLLM Mxfp4Config.get_quant_method (model_executor/layers/quantization/mxfp4.py):
+         * FusedMoE -> Mxfp4MoEMethod, LinearBase -> UnquantizedLinearMethod */
         q->weight = SIM_DT_MXFP4;
+        q->experts_only = true;
+    }
     else
         st = sim_fail(err, SIM_EINPUT,
                       "%s: field '" QC ".quant_method' is \"%s\", expected one of fp8, "

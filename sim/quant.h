@@ -20,14 +20,18 @@
  *   weights are dequantized to 16 bits, as vLLM's Marlin fallback does on Hopper)
  *   modelopt              quant_algo FP8 (fp8/fp8), NVFP4 (fp4), W4A8_AWQ (int4, fp8 math,
  *                         group_size default 128); kv_cache_quant_algo FP8: fp8 KV
- *   mxfp4                 mxfp4 (gpt-oss); activations as the device decides (fp4 math where it
- *                         has fp4 tensor cores, else 16-bit)
+ *   mxfp4                 mxfp4 (gpt-oss) in the MoE experts only; activations as the device
+ *                         decides (fp4 math where it has fp4 tensor cores, else 16-bit). vLLM's
+ *                         Mxfp4Config quantizes FusedMoE layers and runs every linear layer
+ *                         (attention projections, dense MLPs) unquantized, as the gpt-oss
+ *                         checkpoints store them (modules_to_not_convert lists self_attn):
+ *                         `experts_only`
  *
  * group_size -1 (GPTQ/AWQ spelling of "per channel") reads as 0. Any other quant_method, or a
  * value the table does not cover, is an error naming the file, the field and the value: an
  * unpriceable checkpoint is never priced as bf16. Module exclusion lists (modules_to_not_convert,
  * ignore) are not read: the LM head and embeddings are never quantized anyway, and every
- * transformer-layer GEMM takes the config's format.
+ * transformer-layer GEMM takes the config's format, except under mxfp4 (experts only, above).
  */
 #ifndef SIM_QUANT_H
 #define SIM_QUANT_H
@@ -51,6 +55,7 @@ typedef struct sim_quant {
     sim_dtype kv;       /* ... to this format */
     int64_t group_size; /* weights per group scale; 0 = per channel / per tensor */
     bool zero_point;    /* groups carry zero points */
+    bool experts_only;  /* only MoE expert weights take `weight`; other GEMMs run 16-bit (mxfp4) */
 } sim_quant;
 
 /* Reads cfg's quantization_config (absent: q->present = false). Errors name `path` and the

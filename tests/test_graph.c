@@ -407,6 +407,34 @@ static void test_sliding_and_full_layers(void **state)
     assert_false(g.ops[SIM_OP_ATTENTION_SLIDING].present);
 }
 
+static void test_mxfp4_quantizes_only_the_experts(void **state)
+{
+    (void)state;
+    /* vLLM's Mxfp4Config runs every linear layer unquantized, only FusedMoE in mxfp4.
+     * gpt-oss-20b, TP 1, decode at batch 1: qkv N = (64 + 2 x 8) x 64 = 5120, K = 2880:
+     * 5120 x 2880 x 2 B + bias 5120 x 2 B = 29,501,440 B; o_proj 2880 x 4096 x 2 B + bias
+     * 2880 x 2 B = 23,598,720 B, both 16-bit GEMMs; gate_up stays mxfp4 (0.53125 B). */
+    sim_model m = tu_model("gpt-oss-20b");
+    const sim_prec mx = {SIM_DT_MXFP4, SIM_DT_BF16, SIM_DT_BF16, 32, false};
+    sim_graph g = decode(&m, 1, &mx, 1, 100);
+    assert_near(g.ops[SIM_OP_QKV_PROJ].weight_bytes, 29501440.0, 0);
+    assert_int_equal(g.ops[SIM_OP_QKV_PROJ].weight, SIM_DT_BF16);
+    assert_false(g.ops[SIM_OP_QKV_PROJ].weight_only);
+    assert_near(g.ops[SIM_OP_O_PROJ].weight_bytes, 23598720.0, 0);
+    assert_false(g.ops[SIM_OP_ACT_QUANT].present);
+    assert_int_equal(g.ops[SIM_OP_EXPERTS_GATE_UP].weight, SIM_DT_MXFP4);
+    assert_true(g.ops[SIM_OP_EXPERTS_GATE_UP].weight_only);
+    /* the memory plan: the experts alone shrink from 2 to 0.53125 B per weight,
+     * 24 layers x 32 experts x (2880 x 5760 + 2880 x 2880) = 19,110,297,600 weights:
+     * 19,110,297,600 x 1.46875 = 28,068,249,600 B below the bf16 plan */
+    assert_near(sim_graph_weight_bytes_per_gpu(&m, 1, &BF16) -
+                    sim_graph_weight_bytes_per_gpu(&m, 1, &mx),
+                28068249600.0, 1e-12);
+    /* an explicit format the checkpoint does not use quantizes every layer GEMM */
+    const sim_prec nv = {SIM_DT_FP4, SIM_DT_BF16, SIM_DT_BF16, 16, false};
+    assert_int_equal(decode(&m, 1, &nv, 1, 100).ops[SIM_OP_QKV_PROJ].weight, SIM_DT_FP4);
+}
+
 static void test_parallel_checks(void **state)
 {
     (void)state;
@@ -501,6 +529,7 @@ int main(void)
         cmocka_unit_test(test_quantization_moves_the_critical_batch),
         cmocka_unit_test(test_allreduce_bytes),
         cmocka_unit_test(test_weight_bytes),
+        cmocka_unit_test(test_mxfp4_quantizes_only_the_experts),
         cmocka_unit_test(test_experts_touched),
         cmocka_unit_test(test_moe_decode_weights_grow_with_batch),
         cmocka_unit_test(test_expert_parallel_all_to_all),

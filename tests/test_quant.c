@@ -80,9 +80,11 @@ static void test_methods(void **state)
     assert_int_equal(q.weight, SIM_DT_INT4);
     assert_int_equal(q.act, SIM_DT_FP8);
     assert_int_equal(q.group_size, 128);
+    assert_false(q.experts_only);
     q = quant_of("{\"quant_method\": \"mxfp4\"}");
     assert_int_equal(q.weight, SIM_DT_MXFP4);
     assert_false(q.act_set); /* the device decides */
+    assert_true(q.experts_only); /* vLLM's Mxfp4Config: linear layers unquantized */
     /* compressed-tensors W4A16 with groups of 64, asymmetric, fp8 KV */
     q = quant_of("{\"quant_method\": \"compressed-tensors\", \"config_groups\": {\"group_0\": "
                  "{\"weights\": {\"num_bits\": 4, \"type\": \"int\", \"strategy\": \"group\", "
