@@ -37,7 +37,7 @@ bool sim_vkind_is_op(sim_vkind k) { return k < SIM_VK_E2E; }
 /* ------------------------------------------------------------------------------------------ */
 /* CSV */
 
-#define MAX_FIELDS 32
+#define MAX_FIELDS 40
 
 /* Splits one CSV line in place (RFC 4180 quotes, no line breaks inside fields). */
 static int split(char *line, char **f)
@@ -76,7 +76,7 @@ static const char *const columns[] = {
     "k",         "batch",  "seq",       "heads",      "head_dim",     "causal",    "bytes",
     "model",     "tp",     "input_len", "output_len", "weight_dtype", "act_dtype", "kv_dtype",
     "framework", "metric", "value",     "unit",       "skip",         "source",    "group_size",
-    "act_quant", "algo",   "trust"};
+    "act_quant", "algo",   "trust",     "request_rate"};
 /* The first 27 columns come in this order; files may leave out the later ones, or give them in
  * any order after `source` (they are then read as empty). */
 enum { N_COLUMNS = sizeof columns / sizeof columns[0], N_LEGACY_COLUMNS = 27 };
@@ -171,15 +171,39 @@ static const need *const kind_needs[SIM_VK_COUNT] = {[SIM_VK_GEMM] = needs_gemm,
 static const char *const e2e_metric[SIM_VK_COUNT] = {
     [SIM_VK_E2E] = "e2e_s", [SIM_VK_TTFT] = "ttft_ms", [SIM_VK_SERVE] = "output_tps"};
 
+/* The latency metrics a serve row may measure, as `vllm bench serve` names them: the mean or
+ * median over requests (TTFT, TPOT, E2EL) or over every token gap (ITL), in ms. */
+static const struct {
+    const char *name;
+    sim_metric metric;
+    bool median;
+} serve_latency[] = {
+    {"mean_ttft_ms", SIM_M_TTFT, false}, {"median_ttft_ms", SIM_M_TTFT, true},
+    {"mean_tpot_ms", SIM_M_TPOT, false}, {"median_tpot_ms", SIM_M_TPOT, true},
+    {"mean_itl_ms", SIM_M_ITL, false},   {"median_itl_ms", SIM_M_ITL, true},
+    {"mean_e2el_ms", SIM_M_E2EL, false}, {"median_e2el_ms", SIM_M_E2EL, true},
+};
+enum { N_SERVE_LATENCY = sizeof serve_latency / sizeof serve_latency[0] };
+
+/* The serve latency metric named m, or -1. */
+static int serve_latency_index(const char *m)
+{
+    for (int i = 0; i < N_SERVE_LATENCY; i++)
+        if (strcmp(m, serve_latency[i].name) == 0)
+            return i;
+    return -1;
+}
+
 /* The metrics each kind can be measured in (a serve row also in duration_s: the benchmark's
  * duration, for runs whose outputs stopped before output_len so their token count is not
- * batch x output_len). */
+ * batch x output_len; and in the latency metrics above). */
 static bool metric_fits(sim_vkind k, const char *m)
 {
     if (sim_vkind_is_op(k))
         return strcmp(m, "tflops") == 0 || strcmp(m, "tb_per_s") == 0 ||
                strcmp(m, "busbw_gb_per_s") == 0 || strcmp(m, "latency_ms") == 0;
-    return strcmp(m, e2e_metric[k]) == 0 || (k == SIM_VK_SERVE && strcmp(m, "duration_s") == 0);
+    return strcmp(m, e2e_metric[k]) == 0 ||
+           (k == SIM_VK_SERVE && (strcmp(m, "duration_s") == 0 || serve_latency_index(m) >= 0));
 }
 
 /* Every column the row's kind uses is present and in range, and `hw` is named, unless the row is
@@ -223,9 +247,34 @@ static sim_status check_kind(char **f, const sim_vrow *r, const char *path, int6
         return sim_fail(err, SIM_EINPUT, "%s:%lld: field 'metric' is '%s', expected %s for %s rows",
                         path, (long long)line, r->metric,
                         sim_vkind_is_op(r->kind)  ? "tflops, tb_per_s, busbw_gb_per_s or latency_ms"
-                        : r->kind == SIM_VK_SERVE ? "output_tps or duration_s"
+                        : r->kind == SIM_VK_SERVE ? "output_tps, duration_s or a mean_/median_ "
+                                                    "ttft_ms, tpot_ms, itl_ms or e2el_ms"
                                                   : e2e_metric[r->kind],
                         kn);
+    return SIM_OK;
+}
+
+/* The request_rate column: requests per second of a serve row's Poisson arrivals; empty or "inf"
+ * sends every request at t = 0. Other kinds leave it empty. */
+static sim_status col_rate(char **f, sim_vrow *r, const char *path, int64_t line, sim_err *err)
+{
+    const char *s = f[col_index("request_rate")];
+    r->request_rate = INFINITY;
+    if (!*s || (r->kind == SIM_VK_SERVE && strcmp(s, "inf") == 0))
+        return SIM_OK;
+    if (r->kind != SIM_VK_SERVE)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s:%lld: field 'request_rate' is '%.20s', expected empty for %s rows",
+                        path, (long long)line, s, kind_names[r->kind]);
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || !(v > 0.0))
+        return sim_fail(err, SIM_EINPUT,
+                        "%s:%lld: field 'request_rate' is '%.20s', expected requests per second "
+                        "> 0, inf or empty",
+                        path, (long long)line, s);
+    r->request_rate = v;
     return SIM_OK;
 }
 
@@ -320,6 +369,8 @@ static sim_status parse_row(char **f, const char *path, int64_t line, sim_vrow *
                         "%s:%lld: field 'trust' is '%.20s', expected high, medium, low or empty",
                         path, (long long)line, trust);
     r->low_trust = t == 3;
+    if ((st = col_rate(f, r, path, line, err)))
+        return st;
     return check_kind(f, r, path, line, err);
 }
 
@@ -341,7 +392,7 @@ static sim_status header_positions(char **f, int nf, const char *path, int *pos,
     if (!ok)
         return sim_fail(err, SIM_EINPUT,
                         "%s:1: header is not the validation columns (id,kind,hw,...,skip,source "
-                        "then any of group_size,act_quant,algo,trust)",
+                        "then any of group_size,act_quant,algo,trust,request_rate)",
                         path);
     return SIM_OK;
 }
@@ -673,19 +724,30 @@ sim_status sim_validate_serve(const sim_vrow *r, const sim_model *model, const s
     sim_status st = sim_validate_row_prec(r, model, hw, &c.step.prec, err);
     if (st)
         return st;
+    /* Poisson arrivals (burstiness 1) at the row's rate, from a fixed seed: the same stream on
+     * every run */
     sim_synth_cfg s = {.num_prompts = r->batch,
                        .input_len = r->input_len,
                        .output_len = r->output_len,
-                       .request_rate = INFINITY,
-                       .burstiness = 1.0};
+                       .request_rate = r->request_rate,
+                       .burstiness = 1.0,
+                       .seed = SIM_VALIDATE_SERVE_SEED};
     sim_workload w;
     if ((st = sim_workload_synthetic(&s, &w, err)))
         return st;
     sim_engine_result res;
     if (!(st = sim_engine_check(&c, &w, err)) && !(st = sim_engine_run(&c, &w, &res, err))) {
         const double dur_s = (double)res.duration_ns * 1e-9;
-        *pred = strcmp(r->metric, "duration_s") == 0 ? dur_s
-                                                     : (double)(r->batch * r->output_len) / dur_s;
+        const int lat = serve_latency_index(r->metric);
+        sim_serve_metrics sm;
+        if (lat < 0)
+            *pred = strcmp(r->metric, "duration_s") == 0
+                        ? dur_s
+                        : (double)(r->batch * r->output_len) / dur_s;
+        else if (!(st = sim_metrics_compute(&res, &(sim_slo){{0}}, &sm))) {
+            const sim_dist *d = &sm.dist[serve_latency[lat].metric];
+            *pred = serve_latency[lat].median ? d->median : d->mean;
+        }
         sim_engine_result_free(&res);
     }
     sim_workload_free(&w);
