@@ -76,7 +76,7 @@ static const char *const columns[] = {
     "k",         "batch",  "seq",       "heads",      "head_dim",     "causal",    "bytes",
     "model",     "tp",     "input_len", "output_len", "weight_dtype", "act_dtype", "kv_dtype",
     "framework", "metric", "value",     "unit",       "skip",         "source",    "group_size",
-    "act_quant", "algo",   "trust",     "request_rate"};
+    "act_quant", "algo",   "trust",     "request_rate", "range_ratio"};
 /* The first 27 columns come in this order; files may leave out the later ones, or give them in
  * any order after `source` (they are then read as empty). */
 enum { N_COLUMNS = sizeof columns / sizeof columns[0], N_LEGACY_COLUMNS = 27 };
@@ -254,27 +254,35 @@ static sim_status check_kind(char **f, const sim_vrow *r, const char *path, int6
     return SIM_OK;
 }
 
-/* The request_rate column: requests per second of a serve row's Poisson arrivals; empty or "inf"
- * sends every request at t = 0. Other kinds leave it empty. */
-static sim_status col_rate(char **f, sim_vrow *r, const char *path, int64_t line, sim_err *err)
+/* A serve row's arrival and length columns: request_rate (requests per second of Poisson
+ * arrivals; empty or "inf" sends every request at t = 0) and range_ratio (lengths uniform in
+ * [L(1 - R), L(1 + R)] as vLLM's --random-range-ratio; empty: 0, fixed lengths). Other kinds leave
+ * both empty. */
+static sim_status col_arrivals(char **f, sim_vrow *r, const char *path, int64_t line, sim_err *err)
 {
-    const char *s = f[col_index("request_rate")];
     r->request_rate = INFINITY;
-    if (!*s || (r->kind == SIM_VK_SERVE && strcmp(s, "inf") == 0))
-        return SIM_OK;
-    if (r->kind != SIM_VK_SERVE)
-        return sim_fail(err, SIM_EINPUT,
-                        "%s:%lld: field 'request_rate' is '%.20s', expected empty for %s rows",
-                        path, (long long)line, s, kind_names[r->kind]);
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v) || !(v > 0.0))
-        return sim_fail(err, SIM_EINPUT,
-                        "%s:%lld: field 'request_rate' is '%.20s', expected requests per second "
-                        "> 0, inf or empty",
-                        path, (long long)line, s);
-    r->request_rate = v;
+    r->range_ratio = 0.0;
+    static const char *const cols[] = {"request_rate", "range_ratio"};
+    for (int i = 0; i < 2; i++) {
+        const char *s = f[col_index(cols[i])];
+        if (!*s || (i == 0 && r->kind == SIM_VK_SERVE && strcmp(s, "inf") == 0))
+            continue;
+        if (r->kind != SIM_VK_SERVE)
+            return sim_fail(err, SIM_EINPUT,
+                            "%s:%lld: field '%s' is '%.20s', expected empty for %s rows", path,
+                            (long long)line, cols[i], s, kind_names[r->kind]);
+        char *end;
+        errno = 0;
+        double v = strtod(s, &end);
+        bool ok = !errno && end != s && !*end && isfinite(v) &&
+                  (i == 0 ? v > 0.0 : v >= 0.0 && v < 1.0);
+        if (!ok)
+            return sim_fail(err, SIM_EINPUT, "%s:%lld: field '%s' is '%.20s', expected %s", path,
+                            (long long)line, cols[i], s,
+                            i == 0 ? "requests per second > 0, inf or empty"
+                                   : "a ratio in [0, 1) or empty");
+        *(i == 0 ? &r->request_rate : &r->range_ratio) = v;
+    }
     return SIM_OK;
 }
 
@@ -369,7 +377,7 @@ static sim_status parse_row(char **f, const char *path, int64_t line, sim_vrow *
                         "%s:%lld: field 'trust' is '%.20s', expected high, medium, low or empty",
                         path, (long long)line, trust);
     r->low_trust = t == 3;
-    if ((st = col_rate(f, r, path, line, err)))
+    if ((st = col_arrivals(f, r, path, line, err)))
         return st;
     return check_kind(f, r, path, line, err);
 }
@@ -392,7 +400,7 @@ static sim_status header_positions(char **f, int nf, const char *path, int *pos,
     if (!ok)
         return sim_fail(err, SIM_EINPUT,
                         "%s:1: header is not the validation columns (id,kind,hw,...,skip,source "
-                        "then any of group_size,act_quant,algo,trust,request_rate)",
+                        "then any of group_size,act_quant,algo,trust,request_rate,range_ratio)",
                         path);
     return SIM_OK;
 }
@@ -724,11 +732,12 @@ sim_status sim_validate_serve(const sim_vrow *r, const sim_model *model, const s
     sim_status st = sim_validate_row_prec(r, model, hw, &c.step.prec, err);
     if (st)
         return st;
-    /* Poisson arrivals (burstiness 1) at the row's rate, from a fixed seed: the same stream on
-     * every run */
+    /* Poisson arrivals (burstiness 1) at the row's rate and lengths in its range, from a fixed
+     * seed: the same stream on every run */
     sim_synth_cfg s = {.num_prompts = r->batch,
                        .input_len = r->input_len,
                        .output_len = r->output_len,
+                       .range_ratio = r->range_ratio,
                        .request_rate = r->request_rate,
                        .burstiness = 1.0,
                        .seed = SIM_VALIDATE_SERVE_SEED};
@@ -740,10 +749,11 @@ sim_status sim_validate_serve(const sim_vrow *r, const sim_model *model, const s
         const double dur_s = (double)res.duration_ns * 1e-9;
         const int lat = serve_latency_index(r->metric);
         sim_serve_metrics sm;
+        int64_t out_tokens = 0; /* batch x output_len at fixed lengths */
+        for (size_t i = 0; i < w.n; i++)
+            out_tokens += w.reqs[i].output_tokens;
         if (lat < 0)
-            *pred = strcmp(r->metric, "duration_s") == 0
-                        ? dur_s
-                        : (double)(r->batch * r->output_len) / dur_s;
+            *pred = strcmp(r->metric, "duration_s") == 0 ? dur_s : (double)out_tokens / dur_s;
         else if (!(st = sim_metrics_compute(&res, &(sim_slo){{0}}, &sm))) {
             const sim_dist *d = &sm.dist[serve_latency[lat].metric];
             *pred = serve_latency[lat].median ? d->median : d->mean;

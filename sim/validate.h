@@ -13,8 +13,10 @@
  *   e2e and ttft rows: the engine's all-reduce; a --allreduce value or nccl; empty = auto), trust
  *   (high | medium | low | empty: low-trust rows are predicted and printed but left out of the
  *   summaries, the gate and the fit), request_rate (serve rows: requests per second of
- *   Poisson arrivals; empty or inf: all at t = 0). Files without the last five columns (27) are
- *   read with them empty; the extra columns may come in any order after `source`.
+ *   Poisson arrivals; empty or inf: all at t = 0), range_ratio (serve rows: input and output
+ *   lengths uniform in [L(1 - R), L(1 + R)], vLLM's --random-range-ratio; empty: 0, fixed).
+ *   Files without the last six columns (27) are read with them empty; the extra columns may come
+ *   in any order after `source`.
  * A gemm row computes in `dtype` with weights stored as `weight_dtype` (default: dtype; a
  * narrower format is a mixed-input kernel, W4A16 or W4A8), in groups of `group_size` weights per
  * scale (empty or 0: per channel); `act_quant` true adds the dynamic quantization of its input
@@ -88,6 +90,7 @@ typedef struct sim_vrow {
     sim_dattn_kernel dattn; /* decode_attention rows: the kernel measured (the algo column) */
     bool low_trust;     /* shown, but out of the summaries, the gate and the fit */
     double request_rate; /* serve rows: Poisson arrivals per second; INFINITY: all at t = 0 */
+    double range_ratio;  /* serve rows: lengths uniform in [L(1 - R), L(1 + R)]; 0: fixed */
     double value;       /* measured, in `metric`'s unit */
     int64_t line;       /* in the CSV */
 } sim_vrow;
@@ -136,8 +139,8 @@ const char *sim_validate_bucket_name(int bucket);
 
 /* The prediction of a serve row: the engine `tmpl` (scheduler, KV sizing, host costs; its step's
  * model, device, TP and precision are the row's) serving the row's requests, all at t = 0 or, at
- * a finite request_rate, in Poisson arrivals (sim_workload_synthetic, burstiness 1, seed
- * SIM_VALIDATE_SERVE_SEED). */
+ * a finite request_rate, in Poisson arrivals, their lengths drawn in the row's range_ratio
+ * (sim_workload_synthetic, burstiness 1, seed SIM_VALIDATE_SERVE_SEED). */
 sim_status sim_validate_serve(const sim_vrow *row, const sim_model *model, const sim_hw *hw,
                               const sim_engine_cfg *tmpl, double *predicted, sim_err *err);
 

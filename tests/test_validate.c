@@ -422,42 +422,71 @@ static void test_serve_rows(void **state)
     snprintf(r.metric, sizeof r.metric, "duration_s");
     assert_int_equal(sim_validate_serve(&r, &m, &hw, &tmpl, &dur_s, &err), SIM_OK);
     assert_near(dur_s, e2e_s, 1e-6);
+    /* lengths drawn in a range: the one request gets the lengths the same seed draws, and its
+     * output throughput counts the tokens it generated, not batch x output_len */
+    r.range_ratio = 0.5;
+    snprintf(r.metric, sizeof r.metric, "output_tps");
+    sim_synth_cfg sc = {.num_prompts = 1,
+                        .input_len = 512,
+                        .output_len = 64,
+                        .range_ratio = 0.5,
+                        .request_rate = INFINITY,
+                        .burstiness = 1.0,
+                        .seed = SIM_VALIDATE_SERVE_SEED};
+    sim_workload w;
+    assert_int_equal(sim_workload_synthetic(&sc, &w, &err), SIM_OK);
+    sim_vrow drawn = r;
+    drawn.kind = SIM_VK_E2E;
+    drawn.input_len = w.reqs[0].input_tokens;
+    drawn.output_len = w.reqs[0].output_tokens;
+    sim_workload_free(&w);
+    assert_true(drawn.input_len != 512 || drawn.output_len != 64); /* the range took effect */
+    assert_int_equal(sim_validate_serve(&r, &m, &hw, &tmpl, &tps, &err), SIM_OK);
+    assert_int_equal(sim_validate_e2e(&drawn, &m, &hw, &tmpl.step, &e2e_s, &err), SIM_OK);
+    assert_near(tps, (double)drawn.output_len / e2e_s, 1e-6);
 }
 
-/* A serve file with the request_rate column: one row after the header. */
+/* A serve file with the request_rate and range_ratio columns: one row after the header. */
 static const char *rate_file(const char *row)
 {
     static char text[1024];
     snprintf(text, sizeof text,
              "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
              "input_len,output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,value,unit,"
-             "skip,source,request_rate\n%s\n",
+             "skip,source,request_rate,range_ratio\n%s\n",
              row);
     return tu_write_tmp(text);
 }
 
-/* The request_rate column: a rate > 0, inf or empty on serve rows, empty elsewhere; anything else
- * is an input error naming the file, line, field and value. */
+/* The request_rate and range_ratio columns: a rate > 0, inf or empty and a ratio in [0, 1) or
+ * empty on serve rows, empty elsewhere; anything else is an input error naming the file, line,
+ * field and value. */
 static void test_rate_column(void **state)
 {
     (void)state;
     static const struct {
         const char *row, *mention;
     } bad[] = {
-        {"1,serve,h100-sxm,,,,,,8,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,median_ttft_ms,1,ms,,s,fast",
+        {"1,serve,h100-sxm,,,,,,8,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,median_ttft_ms,1,ms,,s,fast,",
          ":2: field 'request_rate' is 'fast', expected requests per second > 0, inf or empty"},
-        {"1,serve,h100-sxm,,,,,,8,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,median_ttft_ms,1,ms,,s,0",
+        {"1,serve,h100-sxm,,,,,,8,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,median_ttft_ms,1,ms,,s,0,",
          ":2: field 'request_rate' is '0', expected requests per second > 0"},
-        {"1,serve,h100-sxm,,,,,,8,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,median_ttft_ms,1,ms,,s,-2",
+        {"1,serve,h100-sxm,,,,,,8,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,median_ttft_ms,1,ms,,s,-2,",
          ":2: field 'request_rate' is '-2'"},
-        {"1,serve,h100-sxm,,,,,,8,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,median_ttft_ms,1,ms,,s,nan",
+        {"1,serve,h100-sxm,,,,,,8,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,median_ttft_ms,1,ms,,s,nan,",
          ":2: field 'request_rate' is 'nan'"},
-        {"1,serve,h100-sxm,,,,,,8,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,median_ttft_ms,1,ms,,s,4rps",
+        {"1,serve,h100-sxm,,,,,,8,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,median_ttft_ms,1,ms,,s,4rps,",
          ":2: field 'request_rate' is '4rps'"},
-        {"1,e2e,h100-sxm,,,,,,1,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,e2e_s,1,s,,s,4",
+        {"1,e2e,h100-sxm,,,,,,1,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,e2e_s,1,s,,s,4,",
          ":2: field 'request_rate' is '4', expected empty for e2e rows"},
-        {"1,serve,h100-sxm,,,,,,8,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,p99_ttft_ms,1,ms,,s,4",
+        {"1,serve,h100-sxm,,,,,,8,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,p99_ttft_ms,1,ms,,s,4,",
          ":2: field 'metric' is 'p99_ttft_ms'"},
+        {"1,serve,h100-sxm,,,,,,8,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,median_ttft_ms,1,ms,,s,4,1",
+         ":2: field 'range_ratio' is '1', expected a ratio in [0, 1) or empty"},
+        {"1,serve,h100-sxm,,,,,,8,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,median_ttft_ms,1,ms,,s,4,-0.5",
+         ":2: field 'range_ratio' is '-0.5'"},
+        {"1,e2e,h100-sxm,,,,,,1,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,e2e_s,1,s,,s,,0.5",
+         ":2: field 'range_ratio' is '0.5', expected empty for e2e rows"},
     };
     sim_vrow *rows;
     size_t n;
@@ -472,17 +501,18 @@ static void test_rate_column(void **state)
         }
     }
     static const struct {
-        const char *rate;
-        double want;
-    } good[] = {{"", INFINITY}, {"inf", INFINITY}, {"2.5", 2.5}};
+        const char *rate, *range;
+        double want_rate, want_range;
+    } good[] = {{"", "", INFINITY, 0.0}, {"inf", "0", INFINITY, 0.0}, {"2.5", "0.5", 2.5, 0.5}};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         char row[256];
         snprintf(row, sizeof row,
-                 "1,serve,h100-sxm,,,,,,8,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,mean_tpot_ms,1,ms,,s,%s",
-                 good[i].rate);
+                 "1,serve,h100-sxm,,,,,,8,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,mean_tpot_ms,1,ms,,s,%s,%s",
+                 good[i].rate, good[i].range);
         assert_int_equal(sim_validate_load(rate_file(row), &rows, &n, &err), SIM_OK);
         assert_int_equal(n, 1);
-        assert_true(rows[0].request_rate == good[i].want);
+        assert_true(rows[0].request_rate == good[i].want_rate);
+        assert_true(rows[0].range_ratio == good[i].want_range);
         free(rows);
     }
 }
