@@ -9,7 +9,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "trace.h"
+#include "trace_check.h"
 #include "validate.h"
 
 sim_status cli_info_op(const cli_opts *o, FILE *out, sim_err *err)

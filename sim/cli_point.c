@@ -9,7 +9,7 @@
 
 #include "cluster_trace.h"
 #include "pp.h"
-#include "trace.h"
+#include "trace_serve.h"
 
 /* Refuses a timeline estimated past --trace-max-mb, before a byte of it is written. */
 sim_status cli_point_check_trace_size(const cli_opts *o, double est_bytes, const char *what,

@@ -8,7 +8,7 @@
 
 #include "html.h"
 #include "pp.h"
-#include "trace.h"
+#include "trace_run.h"
 
 /* The run's timeline over pipeline stages (speculative decoding is refused with --pp). */
 static sim_status write_run_trace_pp(const cli_opts *o, const sim_run_cfg *cfg, bool all,

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "trace_detail.h"
+
 /* pid 1 + i: instance i; pid 1 + n: requests and transfers */
 static int pid_requests(const sim_cluster_trace *ct) { return 1 + ct->n; }
 
@@ -21,21 +23,10 @@ static void on_iteration(void *ctx, int instance, const sim_iter_info *it)
 {
     sim_cluster_trace *ct = ctx;
     sim_targs a;
-    sim_targs_reset(&a);
-    sim_targs_int(&a, "batch_size", it->seqs);
-    sim_targs_int(&a, "prefill_tokens", it->prefill_tokens);
-    sim_targs_int(&a, "decode_tokens", it->decode_tokens);
-    sim_targs_int(&a, "kv_blocks_used", it->kv_used_blocks);
-    sim_targs_int(&a, "running", it->running);
-    sim_targs_int(&a, "waiting", it->waiting);
+    sim_trace_detail_iter_args(&a, it, SIM_TRACE_DETAIL_ITER_INSTANCE);
     sim_trace_slice(&ct->t, 1 + instance, 1, "iteration", "iteration", it->start_ns, it->dur_ns,
                     &a);
-    sim_targs_reset(&a);
-    sim_targs_num(&a, "usage_pct",
-                  it->kv_total_blocks > 0
-                      ? 100.0 * (double)it->kv_used_blocks / (double)it->kv_total_blocks
-                      : 0.0);
-    sim_trace_counter(&ct->t, 1 + instance, "kv cache", it->start_ns, &a);
+    sim_trace_detail_kv_counter(&ct->t, 1 + instance, it, false);
 }
 
 static void on_request(void *ctx, int instance, int64_t id, sim_req_event ev, int64_t t)

@@ -1,5 +1,6 @@
 /* report.c - tables, JSON and CSV. */
 #include "report.h"
+#include "report_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -7,7 +8,6 @@
 
 #include <cjson/cJSON.h>
 
-#include "outfile.h"
 #include "pp.h"
 #include "strbuf.h"
 
@@ -25,20 +25,11 @@ bool sim_format_parse(const char *s, sim_format *out)
     return false;
 }
 
-static double ratio(double a, double b) { return b > 0.0 ? a / b : 0.0; }
-
-/* Mean busy fraction of instances [from, to) over the run. */
-static double pool_busy(const sim_cluster_result *c, int from, int to, double dur_ns)
-{
-    double busy = 0.0;
-    for (int i = from; i < to; i++)
-        busy += ratio(c->load[i].busy_ns, dur_ns);
-    return ratio(busy, (double)(to - from));
-}
+double sim_report_ratio(double a, double b) { return b > 0.0 ? a / b : 0.0; }
 
 /* A quoted CSV text field followed by a comma: names come from config files and may hold
  * anything. Returns false when out of memory (nothing written). */
-static bool csv_text(FILE *f, const char *v)
+bool sim_report_csv_text(FILE *f, const char *v)
 {
     sim_strbuf b = {0};
     sim_strbuf_csv(&b, v, true);
@@ -55,26 +46,13 @@ static bool csv_text(FILE *f, const char *v)
 
 static void add_num(cJSON *o, const char *k, double v) { cJSON_AddNumberToObject(o, k, v); }
 
+void sim_report_fields_json(cJSON *o, const sim_field *f, size_t n);
+
 static cJSON *step_json(const sim_step_result *s)
 {
     cJSON *o = cJSON_CreateObject();
-    add_num(o, "time_ms", s->t_ns / 1e6);
-    add_num(o, "t_lower_ms", s->t_lower_ns / 1e6);
-    add_num(o, "t_upper_ms", s->t_upper_ns / 1e6);
-    add_num(o, "flops", s->flops);
-    add_num(o, "bytes", s->bytes);
-    add_num(o, "net_bytes", s->net_bytes);
-    cJSON_AddStringToObject(o, "bound", sim_bound_name(s->bound));
-    add_num(o, "t_math_ms", s->t_math_ns / 1e6);
-    add_num(o, "t_mem_ms", s->t_mem_ns / 1e6);
-    add_num(o, "t_net_ms", s->t_net_ns / 1e6);
-    add_num(o, "t_launch_ms", s->t_launch_ns / 1e6);
-    add_num(o, "t_host_ms", s->t_host_ns / 1e6);
-    add_num(o, "t_cpu_ms", s->t_cpu_ns / 1e6);
-    add_num(o, "net_exposed_ms", s->net_exposed_ns / 1e6);
-    add_num(o, "net_hidden_ms", s->net_hidden_ns / 1e6);
-    add_num(o, "tokens", (double)s->graph.tokens);
-    add_num(o, "sequences", (double)s->graph.seqs);
+    sim_field f[SIM_FIELDS_STEP_MAX];
+    sim_report_fields_json(o, f, sim_report_step_fields(s, SIM_FIELDS_JSON, f));
     return o;
 }
 
@@ -85,35 +63,13 @@ static void ops_json(cJSON *arr, const char *phase, const sim_step_result *s, co
 {
     for (int i = 0; i < SIM_OP_COUNT; i++) {
         const sim_op *op = &s->graph.ops[i];
-        const sim_op_cost *c = &s->cost[i];
         if (!op->present)
             continue;
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "name", sim_op_info((sim_op_id)i)->name);
         cJSON_AddStringToObject(o, "phase", phase);
-        add_num(o, "repeats", sim_step_op_repeats(s, (sim_op_id)i));
-        add_num(o, "flops", op->flops);
-        add_num(o, "bytes", sim_op_bytes(op));
-        add_num(o, "weight_bytes", op->weight_bytes);
-        add_num(o, "act_bytes", op->act_bytes);
-        add_num(o, "kv_read_bytes", op->kv_read_bytes);
-        add_num(o, "kv_write_bytes", op->kv_write_bytes);
-        add_num(o, "net_bytes", op->net_bytes);
-        add_num(o, "intensity", ratio(op->flops, sim_op_bytes(op)));
-        cJSON_AddStringToObject(o, "bound", sim_bound_name(c->bound));
-        add_num(o, "time_us", c->t_ns / 1e3);
-        add_num(o, "t_math_us", c->t_math_ns / 1e3);
-        add_num(o, "t_mem_us", c->t_mem_ns / 1e3);
-        add_num(o, "t_net_us", c->t_net_ns / 1e3);
-        add_num(o, "t_launch_us", c->t_launch_ns / 1e3);
-        add_num(o, "net_hidden_us", s->hidden_ns[i] / 1e3);
-        add_num(o, "net_exposed_us", (c->t_net_ns - s->hidden_ns[i]) / 1e3);
-        if (op->groups > 0.0)
-            add_num(o, "experts_touched", op->groups);
-        if (op->net_ranks > 1) {
-            cJSON_AddStringToObject(o, "collective_algo", sim_coll_algo_name(c->coll_algo));
-            cJSON_AddStringToObject(o, "collective_protocol", sim_coll_proto_name(c->coll_proto));
-        }
+        sim_field f[SIM_FIELDS_STEP_MAX];
+        sim_report_fields_json(o, f, sim_report_op_fields(s, i, SIM_FIELDS_JSON, f));
         if (op->fused)
             cJSON_AddBoolToObject(o, "fused_into_allreduce", true);
         if (hw)
@@ -127,29 +83,18 @@ bool sim_report_run_price(const sim_run_cfg *cfg, const sim_run_result *r, sim_p
     double e2e_s = r->e2e_ns / 1e9;
     double total_tokens = (double)cfg->batch * (double)(cfg->input_len + cfg->output_len);
     return sim_price_compute(sim_pp_gpus(&cfg->step), cfg->usd_per_gpu_hour, r->output_throughput,
-                             ratio(total_tokens, e2e_s), out);
-}
-
-int64_t sim_report_serve_gpus(const sim_serve_report *r)
-{
-    return r->gpus > 0 ? r->gpus : sim_pp_gpus(&r->cfg->step);
-}
-
-bool sim_report_serve_price(const sim_serve_report *r, sim_price *out)
-{
-    return sim_price_compute(sim_report_serve_gpus(r), r->usd_per_gpu_hour, r->m->output_throughput,
-                             r->m->total_token_throughput, out);
+                             sim_report_ratio(total_tokens, e2e_s), out);
 }
 
 /* The CSV header's keys and a row's values, each after a comma: a missing value is empty. */
-static void fields_csv_header(FILE *f, const sim_field *v, size_t n)
+void sim_report_fields_csv_header(FILE *f, const sim_field *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         fprintf(f, ",%s", v[i].key);
     fputc('\n', f);
 }
 
-static void fields_csv(FILE *f, const sim_field *v, size_t n)
+void sim_report_fields_csv(FILE *f, const sim_field *v, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         if (v[i].missing)
@@ -164,12 +109,14 @@ static void fields_csv(FILE *f, const sim_field *v, size_t n)
     fputc('\n', f);
 }
 
-/* Fields as JSON keys: a missing value is null. */
-static void fields_json(cJSON *o, const sim_field *f, size_t n)
+/* Fields as JSON keys: a missing value is null, an infinite number "inf" (as vLLM's). */
+void sim_report_fields_json(cJSON *o, const sim_field *f, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         if (f[i].missing)
             cJSON_AddNullToObject(o, f[i].key);
+        else if (f[i].kind != SIM_FIELD_TEXT && isinf(f[i].num))
+            cJSON_AddStringToObject(o, f[i].key, "inf");
         else if (f[i].kind == SIM_FIELD_TEXT)
             cJSON_AddStringToObject(o, f[i].key, f[i].text);
         else
@@ -185,14 +132,14 @@ static void price_table(FILE *f, const sim_price *p, bool known)
         return;
     }
     fprintf(f, "%-34s %12.2f\n", "Cost (US$/hour):", p->usd_per_hour);
-    fprintf(f, "  %lld GPU%s at $%.2f per GPU-hour; $%.4f per million output tokens, $%.4f per "
-               "million total tokens\n",
+    fprintf(f,
+            "  %lld GPU%s at $%.2f per GPU-hour; $%.4f per million output tokens, $%.4f per "
+            "million total tokens\n",
             (long long)p->gpus, p->gpus == 1 ? "" : "s", p->usd_per_gpu_hour,
-            p->usd_per_million_output_tokens,
-            p->usd_per_million_total_tokens);
+            p->usd_per_million_output_tokens, p->usd_per_million_total_tokens);
 }
 
-static sim_status print_json(FILE *f, cJSON *root)
+sim_status sim_report_print_json(FILE *f, cJSON *root)
 {
     char *txt = cJSON_Print(root);
     cJSON_Delete(root);
@@ -203,7 +150,7 @@ static sim_status print_json(FILE *f, cJSON *root)
     return rc < 0 ? SIM_EINTERNAL : SIM_OK;
 }
 
-static void config_json(cJSON *o, const sim_step_cfg *s)
+void sim_report_config_json(cJSON *o, const sim_step_cfg *s)
 {
     cJSON_AddStringToObject(o, "model", s->model->name);
     cJSON_AddStringToObject(o, "hw", s->hw->name);
@@ -222,7 +169,7 @@ static void config_json(cJSON *o, const sim_step_cfg *s)
 static sim_status run_json(FILE *f, const sim_run_cfg *cfg, const sim_run_result *r)
 {
     cJSON *o = cJSON_CreateObject();
-    config_json(o, &cfg->step);
+    sim_report_config_json(o, &cfg->step);
     add_num(o, "batch", (double)cfg->batch);
     add_num(o, "input_len", (double)cfg->input_len);
     add_num(o, "output_len", (double)cfg->output_len);
@@ -235,7 +182,7 @@ static sim_status run_json(FILE *f, const sim_run_cfg *cfg, const sim_run_result
     add_num(params, "embedding", sim_model_embedding_params(cfg->step.model));
     cJSON_AddItemToObject(o, "model_params", params);
     sim_field fields[SIM_FIELDS_MAX];
-    fields_json(o, fields, sim_report_run_fields(cfg, r, SIM_FIELDS_JSON, fields));
+    sim_report_fields_json(o, fields, sim_report_run_fields(cfg, r, SIM_FIELDS_JSON, fields));
     cJSON_AddItemToObject(o, "prefill", step_json(&r->prefill));
     cJSON *dec = step_json(&r->decode);
     add_num(dec, "steps", (double)r->decode_steps);
@@ -266,7 +213,7 @@ static sim_status run_json(FILE *f, const sim_run_cfg *cfg, const sim_run_result
     ops_json(ops, "prefill", &r->prefill, NULL);
     if (r->decode_steps > 0)
         ops_json(ops, "decode", &r->decode, NULL);
-    return print_json(f, o);
+    return sim_report_print_json(f, o);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -287,9 +234,9 @@ static void ops_table(FILE *f, const char *title, const sim_step_result *s)
         double n = sim_step_op_repeats(s, (sim_op_id)i);
         fprintf(f, "%-15s %5.0f %11.3f %11.3f %9.1f %-8s %10.2f %10.2f %10.2f %10.2f %5.1f%%\n",
                 sim_op_info((sim_op_id)i)->name, n, op->flops / 1e9, sim_op_bytes(op) / 1e6,
-                ratio(op->flops, sim_op_bytes(op)), sim_bound_name(c->bound), c->t_math_ns / 1e3,
-                c->t_mem_ns / 1e3, c->t_net_ns / 1e3, c->t_ns / 1e3,
-                100.0 * ratio(n * c->t_ns, total));
+                sim_report_ratio(op->flops, sim_op_bytes(op)), sim_bound_name(c->bound),
+                c->t_math_ns / 1e3, c->t_mem_ns / 1e3, c->t_net_ns / 1e3, c->t_ns / 1e3,
+                100.0 * sim_report_ratio(n * c->t_ns, total));
     }
     fprintf(f,
             "step: %.3f ms (bounds %.3f .. %.3f ms), %s-bound; math %.3f, memory %.3f, "
@@ -309,13 +256,12 @@ static void ops_table(FILE *f, const char *title, const sim_step_result *s)
         sep = ", ";
     }
     if (sep[0] == ',')
-        fprintf(f, "%s\n", s->graph.ops[SIM_OP_ATTN_NORM].fused
-                               ? "; norms fused into the all-reduce"
-                               : "");
+        fprintf(f, "%s\n",
+                s->graph.ops[SIM_OP_ATTN_NORM].fused ? "; norms fused into the all-reduce" : "");
 }
 
 /* "pipeline: 2 stages of 4 GPUs, layers 40/40 ..." when there are stages. */
-static void pp_line(FILE *f, const sim_step_cfg *s)
+void sim_report_pp_line(FILE *f, const sim_step_cfg *s)
 {
     const int pp = sim_pp_stages(s);
     if (pp == 1)
@@ -335,7 +281,7 @@ static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_resul
     sim_step_par_text(s, par, sizeof par);
     fprintf(f, "infersim run: %s on %d x %s%s\n", s->model->name, (int)sim_pp_gpus(s), s->hw->name,
             par);
-    pp_line(f, s);
+    sim_report_pp_line(f, s);
     fprintf(f,
             "batch %lld, input %lld, output %lld tokens; weights %s, activations %s, KV %s; "
             "overlap-comm %.2f\n",
@@ -389,12 +335,12 @@ static sim_status run_csv(FILE *f, const sim_run_cfg *cfg, const sim_run_result 
     size_t n = sim_report_run_fields(cfg, r, SIM_FIELDS_CSV, fields);
     fprintf(f, "model,hw,tp,batch,input_len,output_len,weight_dtype,act_dtype,kv_cache_dtype,"
                "overlap_comm");
-    fields_csv_header(f, fields, n);
-    bool ok = csv_text(f, s->model->name) && csv_text(f, s->hw->name);
+    sim_report_fields_csv_header(f, fields, n);
+    bool ok = sim_report_csv_text(f, s->model->name) && sim_report_csv_text(f, s->hw->name);
     fprintf(f, "%d,%lld,%lld,%lld,%s,%s,%s,%g", s->tp, (long long)cfg->batch,
             (long long)cfg->input_len, (long long)cfg->output_len, sim_dtype_name(s->prec.weight),
             sim_dtype_name(s->prec.act), sim_dtype_name(s->prec.kv), s->overlap);
-    fields_csv(f, fields, n);
+    sim_report_fields_csv(f, fields, n);
     return !ok || ferror(f) ? SIM_EINTERNAL : SIM_OK;
 }
 
@@ -415,7 +361,7 @@ static const char *roofline_bound(const sim_hw *hw, const sim_op *op)
     if (op->net_bytes > 0.0 && sim_op_bytes(op) == 0.0)
         return "network";
     double ridge = sim_hw_ridge(hw, op->compute);
-    return ratio(op->flops, sim_op_bytes(op)) >= ridge ? "compute" : "memory";
+    return sim_report_ratio(op->flops, sim_op_bytes(op)) >= ridge ? "compute" : "memory";
 }
 
 static sim_status roofline_json(FILE *f, const sim_roofline *r)
@@ -444,14 +390,14 @@ static sim_status roofline_json(FILE *f, const sim_roofline *r)
         cJSON_AddItemToArray(schemes, e);
     }
     if (r->step) {
-        config_json(o, r->step);
+        sim_report_config_json(o, r->step);
         add_num(o, "batch", (double)r->batch);
         add_num(o, "input_len", (double)r->input_len);
         cJSON *ops = cJSON_AddArrayToObject(o, "ops");
         ops_json(ops, "prefill", r->prefill, r->hw);
         ops_json(ops, "decode", r->decode, r->hw);
     }
-    return print_json(f, o);
+    return sim_report_print_json(f, o);
 }
 
 static void roofline_ops_table(FILE *f, const char *title, const sim_roofline *r,
@@ -464,7 +410,7 @@ static void roofline_ops_table(FILE *f, const char *title, const sim_roofline *r
         if (!op->present)
             continue;
         fprintf(f, "%-15s %9.1f %9.1f %-8s %-8s\n", sim_op_info((sim_op_id)i)->name,
-                ratio(op->flops, sim_op_bytes(op)), sim_hw_ridge(r->hw, op->compute),
+                sim_report_ratio(op->flops, sim_op_bytes(op)), sim_hw_ridge(r->hw, op->compute),
                 roofline_bound(r->hw, op), sim_bound_name(s->cost[i].bound));
     }
 }
@@ -503,7 +449,7 @@ static sim_status roofline_table(FILE *f, const sim_roofline *r)
 static sim_status roofline_csv(FILE *f, const sim_roofline *r)
 {
     fprintf(f, "hw,dtype,peak_flops,hbm_bytes_per_s,critical_intensity\n");
-    bool ok = csv_text(f, r->hw->name);
+    bool ok = sim_report_csv_text(f, r->hw->name);
     fprintf(f, "%s,%.6g,%.6g,%.4f\n", sim_dtype_name(r->dtype), r->hw->peak_flops[r->dtype],
             r->hw->hbm_bytes_per_s, sim_hw_ridge(r->hw, r->dtype));
     return !ok || ferror(f) ? SIM_EINTERNAL : SIM_OK;
@@ -516,294 +462,4 @@ sim_status sim_report_roofline(FILE *f, sim_format fmt, const sim_roofline *r)
         [SIM_FMT_JSON] = roofline_json,
         [SIM_FMT_CSV] = roofline_csv};
     return writers[fmt](f, r);
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* Serve */
-
-/* Python's '{:{fill}^50}': text centred in 50 columns, the odd fill character on the right. */
-static void banner(FILE *f, const char *text, char fill)
-{
-    static const char eq[] = "==================================================";
-    static const char dash[] = "--------------------------------------------------";
-    const char *line = fill == '=' ? eq : dash;
-    int width = 50, len = (int)strlen(text);
-    int left = len < width ? (width - len) / 2 : 0, right = len < width ? width - len - left : 0;
-    fprintf(f, "%.*s%s%.*s\n", left, line, text, right, line);
-}
-
-static void row_num(FILE *f, const char *label, double v)
-{
-    fprintf(f, "%-40s %-10.2f\n", label, v);
-}
-static void row_int(FILE *f, const char *label, long long v)
-{
-    fprintf(f, "%-40s %-10lld\n", label, v);
-}
-static void row_txt(FILE *f, const char *label, const char *v)
-{
-    fprintf(f, "%-40s %s\n", label, v);
-}
-
-static const char *const metric_titles[SIM_M_COUNT] = {
-    [SIM_M_TTFT] = "Time to First Token",
-    [SIM_M_TPOT] = "Time per Output Token (excl. 1st token)",
-    [SIM_M_ITL] = "Inter-token Latency",
-    [SIM_M_E2EL] = "End-to-end Latency",
-};
-static const char *const metric_labels[SIM_M_COUNT] = {
-    [SIM_M_TTFT] = "TTFT", [SIM_M_TPOT] = "TPOT", [SIM_M_ITL] = "ITL", [SIM_M_E2EL] = "E2EL"};
-
-static sim_status serve_table(FILE *f, const sim_serve_report *r)
-{
-    const sim_serve_metrics *m = r->m;
-    const sim_step_cfg *s = &r->cfg->step;
-    char par[64];
-    sim_step_par_text(s, par, sizeof par);
-    fprintf(f, "infersim serve: %s on %d x %s%s; weights %s, activations %s, KV %s; %s\n",
-            s->model->name, sim_step_gpus(s), s->hw->name, par, sim_dtype_name(s->prec.weight),
-            sim_dtype_name(s->prec.act), sim_dtype_name(s->prec.kv), r->w->source);
-    pp_line(f, s);
-    const sim_cluster_result *c = r->cluster;
-    if (c && c->prefill > 0) {
-        const double dur = (double)r->res->duration_ns;
-        fprintf(f,
-                "disaggregated: %d prefill + %d decode instances; KV over the %s link, mean %.3f "
-                "ms per request; utilisation prefill %.2f, decode %.2f\n",
-                c->prefill, c->decode, c->kv_scaleout ? "scale-out" : "scale-up",
-                ratio(c->kv_transfer_ns, (double)r->res->n) / 1e6, pool_busy(c, 0, c->prefill, dur),
-                pool_busy(c, c->prefill, c->replicas, dur));
-    } else if (c && c->replicas > 0) {
-        fprintf(f, "%d replicas, router %s; requests per replica:", c->replicas,
-                sim_router_name(c->router));
-        for (int i = 0; i < c->replicas; i++)
-            fprintf(f, " %lld", (long long)c->load[i].requests);
-        fprintf(f, "\n");
-    }
-    banner(f, " Serving Benchmark Result ", '=');
-    row_int(f, "Successful requests:", (long long)m->completed);
-    row_int(f, "Failed requests:", 0);
-    if (r->cfg->max_concurrency > 0)
-        row_int(f, "Maximum request concurrency:", (long long)r->cfg->max_concurrency);
-    if (isfinite(r->request_rate))
-        row_num(f, "Request rate configured (RPS):", r->request_rate);
-    row_num(f, "Benchmark duration (s):", m->duration_s);
-    row_int(f, "Total input tokens:", (long long)m->total_input_tokens);
-    row_int(f, "Total generated tokens:", (long long)m->total_output_tokens);
-    row_num(f, "Request throughput (req/s):", m->request_throughput);
-    if (m->has_goodput)
-        row_num(f, "Request goodput (req/s):", m->request_goodput);
-    row_num(f, "Output token throughput (tok/s):", m->output_throughput);
-    row_num(f, "Peak output token throughput (tok/s):", m->peak_output_throughput);
-    row_int(f, "Peak concurrent requests:", (long long)m->peak_concurrency);
-    row_num(f, "Total token throughput (tok/s):", m->total_token_throughput);
-    sim_price price;
-    bool known = sim_report_serve_price(r, &price);
-    row_int(f, "GPUs:", (long long)price.gpus);
-    if (known) {
-        row_num(f, "Cost (US$/hour):", price.usd_per_hour);
-        row_num(f, "Cost per million output tokens (US$):", price.usd_per_million_output_tokens);
-        row_num(f, "Cost per million total tokens (US$):", price.usd_per_million_total_tokens);
-    } else {
-        row_txt(f, "Cost (US$/hour):", "unknown (--usd-per-gpu-hour)");
-    }
-    for (int k = 0; k < SIM_M_COUNT; k++) {
-        const sim_dist *d = &m->dist[k];
-        char label[64], word[32];
-        if (r->pct && !r->pct->metric[k])
-            continue;
-        banner(f, metric_titles[k], '-');
-        snprintf(label, sizeof label, "Mean %s (ms):", metric_labels[k]);
-        row_num(f, label, d->mean);
-        snprintf(label, sizeof label, "Median %s (ms):", metric_labels[k]);
-        row_num(f, label, d->median);
-        for (int j = 0; j < (r->pct ? r->pct->n : 2); j++) {
-            sim_pct_word(r->pct ? r->pct->p[j] : j ? 99.0 : 90.0, word, sizeof word);
-            snprintf(label, sizeof label, "P%s %s (ms):", word, metric_labels[k]);
-            row_num(f, label, r->pct ? r->pct_ms->ms[k][j] : j ? d->p99 : d->p90);
-        }
-    }
-    banner(f, "infersim", '-');
-    row_int(f, "Preemptions:", (long long)m->preemptions);
-    row_num(f, "Mean batch size (requests/iteration):", m->mean_batch_size);
-    row_num(f, "KV cache peak usage (%):", 100.0 * m->kv_cache_peak_usage);
-    row_int(f, "KV cache blocks:", (long long)r->res->kv_blocks);
-    row_int(f, "Iterations:", (long long)m->iterations);
-    if (r->cfg->prefix_caching)
-        row_num(f, "Prefix cache hit rate (%):", 100.0 * sim_report_prefix_hit_rate(r->res));
-    if (r->engine) {
-        fprintf(f, "%-40s%s\n", "Engine:", r->engine);
-        row_int(f, "Max running requests:", (long long)r->cfg->sched.max_num_seqs);
-        row_int(f, "Max batched tokens:", (long long)r->cfg->sched.max_num_batched_tokens);
-        char frac[32];
-        snprintf(frac, sizeof frac, "%.3f", r->cfg->mem_util);
-        row_txt(f, "Memory fraction:", frac);
-        if (!r->cfg->step.eager)
-            row_int(f, "CUDA graph max batch:", (long long)r->cfg->step.graph_max_bs);
-        if (r->engine_rules && r->engine_rules[0])
-            row_txt(f, "Chosen by device rules:", r->engine_rules);
-    }
-    if (sim_spec_active(r->cfg->spec)) {
-        row_num(f, "Acceptance length (tokens/verify):", m->spec_acceptance_length);
-        row_num(f, "Draft time (% of busy time):", 100.0 * m->spec_draft_time_fraction);
-    }
-    banner(f, "", '=');
-    return ferror(f) ? SIM_EINTERNAL : SIM_OK;
-}
-
-/* Disaggregation: the pools, their utilisation and the KV transfers. */
-static void disagg_json(cJSON *o, const sim_serve_report *r)
-{
-    const sim_cluster_result *c = r->cluster;
-    const double dur = (double)r->res->duration_ns, n = (double)r->res->n;
-    char pd[32];
-    snprintf(pd, sizeof pd, "%d:%d", c->prefill, c->decode);
-    cJSON_AddStringToObject(o, "disagg", pd);
-    add_num(o, "prefill_instances", c->prefill);
-    add_num(o, "decode_instances", c->decode);
-    cJSON_AddStringToObject(o, "kv_link", c->kv_scaleout ? "scaleout" : "scaleup");
-    add_num(o, "kv_transfer_ms_mean", ratio(c->kv_transfer_ns, n) / 1e6);
-    add_num(o, "kv_transfer_bytes_per_gpu_mean", ratio(c->kv_transfer_bytes, n));
-    add_num(o, "prefill_utilization", pool_busy(c, 0, c->prefill, dur));
-    add_num(o, "decode_utilization", pool_busy(c, c->prefill, c->replicas, dur));
-}
-
-/* Replicas (the router) or disaggregated pools, and each instance's share of the work. */
-static void cluster_json(cJSON *o, const sim_serve_report *r)
-{
-    const sim_cluster_result *c = r->cluster;
-    if (!c || c->replicas < 1)
-        return;
-    if (c->prefill > 0) {
-        disagg_json(o, r);
-    } else {
-        add_num(o, "replicas", c->replicas);
-        cJSON_AddStringToObject(o, "router", sim_router_name(c->router));
-    }
-    if (c->router == SIM_ROUTER_PREFIX_AWARE)
-        add_num(o, "router_prefix_match_rate", ratio((double)c->prefix_blocks, (double)c->blocks));
-    cJSON *arr = cJSON_AddArrayToObject(o, "replica_load");
-    const double dur = (double)r->res->duration_ns;
-    for (int i = 0; arr && i < c->replicas; i++) {
-        const sim_replica_load *l = &c->load[i];
-        cJSON *x = cJSON_CreateObject();
-        if (c->prefill > 0)
-            cJSON_AddStringToObject(x, "role", i < c->prefill ? "prefill" : "decode");
-        add_num(x, "requests", (double)l->requests);
-        add_num(x, "input_tokens", (double)l->input_tokens);
-        add_num(x, "output_tokens", (double)l->output_tokens);
-        add_num(x, "busy_fraction", ratio(l->busy_ns, dur));
-        add_num(x, "mean_batch_size", ratio((double)l->scheduled_seqs, (double)l->iterations));
-        add_num(x, "kv_cache_peak_usage", ratio((double)l->kv_peak_blocks, (double)l->kv_blocks));
-        add_num(x, "preemptions", (double)l->preemptions);
-        if (c->router == SIM_ROUTER_PREFIX_AWARE)
-            add_num(x, "prefix_blocks", (double)l->prefix_blocks);
-        cJSON_AddItemToArray(arr, x);
-    }
-}
-
-double sim_report_prefix_hit_rate(const sim_engine_result *res)
-{
-    return res->prefix_query_tokens > 0
-               ? (double)res->prefix_hit_tokens / (double)res->prefix_query_tokens
-               : 0.0;
-}
-
-static sim_status serve_json(FILE *f, const sim_serve_report *r)
-{
-    cJSON *o = cJSON_CreateObject();
-    config_json(o, &r->cfg->step);
-    cJSON_AddStringToObject(o, "workload", r->w->source);
-    if (isfinite(r->request_rate))
-        add_num(o, "request_rate", r->request_rate);
-    else if (!isnan(r->request_rate))
-        cJSON_AddStringToObject(o, "request_rate", "inf");
-    add_num(o, "max_concurrency", (double)r->cfg->max_concurrency);
-    sim_field fields[SIM_FIELDS_MAX];
-    fields_json(o, fields, sim_report_serve_fields(r, SIM_FIELDS_JSON, fields));
-    cluster_json(o, r);
-    fields_json(o, fields, sim_report_serve_fields(r, SIM_FIELDS_JSON_TAIL, fields));
-    return print_json(f, o);
-}
-
-static sim_status serve_csv(FILE *f, const sim_serve_report *r)
-{
-    const sim_step_cfg *s = &r->cfg->step;
-    sim_field fields[SIM_FIELDS_MAX];
-    size_t n = sim_report_serve_fields(r, SIM_FIELDS_CSV, fields);
-    fprintf(f, "model,hw,tp,weight_dtype,act_dtype,kv_cache_dtype");
-    fields_csv_header(f, fields, n);
-    bool ok = csv_text(f, s->model->name) && csv_text(f, s->hw->name);
-    fprintf(f, "%d,%s,%s,%s", s->tp, sim_dtype_name(s->prec.weight), sim_dtype_name(s->prec.act),
-            sim_dtype_name(s->prec.kv));
-    fields_csv(f, fields, n);
-    return !ok || ferror(f) ? SIM_EINTERNAL : SIM_OK;
-}
-
-sim_status sim_report_serve(FILE *f, sim_format fmt, const sim_serve_report *r)
-{
-    static sim_status (*const writers[SIM_FMT_COUNT])(FILE *, const sim_serve_report *) = {
-        [SIM_FMT_TABLE] = serve_table, [SIM_FMT_JSON] = serve_json, [SIM_FMT_CSV] = serve_csv};
-    return writers[fmt](f, r);
-}
-
-sim_status sim_report_save_requests(const char *path, const sim_serve_report *r, sim_err *err)
-{
-    sim_outfile o;
-    sim_status st = sim_outfile_open(&o, path, "--save-requests", err);
-    if (st)
-        return st;
-    FILE *f = o.f;
-    fprintf(f, "request,trace_line,arrival_s,send_s,input_tokens,output_tokens,first_scheduled_s,"
-               "ttft_ms,tpot_ms,e2el_ms,finish_s,preemptions\n");
-    for (size_t i = 0; i < r->res->n; i++) {
-        const sim_req *q = &r->res->reqs[i];
-        double ttft = (double)(q->first_token_ns - q->send_ns) / 1e6;
-        double e2el = (double)(q->finish_ns - q->send_ns) / 1e6;
-        double tpot = q->output > 1 ? (e2el - ttft) / (double)(q->output - 1) : 0.0;
-        fprintf(f, "%zu,%lld,%.9f,%.9f,%lld,%lld,%.9f,%.6f,%.6f,%.6f,%.9f,%lld\n", i,
-                (long long)r->w->reqs[i].line, (double)r->w->reqs[i].arrival_ns / 1e9,
-                (double)q->send_ns / 1e9, (long long)q->input, (long long)q->output,
-                (double)q->first_sched_ns / 1e9, ttft, tpot, e2el, (double)q->finish_ns / 1e9,
-                (long long)q->preemptions);
-    }
-    return sim_outfile_commit(&o, err);
-}
-
-sim_status sim_report_vllm_result(const char *path, const sim_serve_report *r,
-                                  const sim_vllm_meta *meta, sim_err *err)
-{
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return sim_fail(err, SIM_EINTERNAL, "out of memory");
-    cJSON_AddStringToObject(o, "date", meta->date);
-    cJSON_AddStringToObject(o, "backend", meta->backend);
-    cJSON_AddStringToObject(o, "model_id", meta->model_id);
-    cJSON_AddStringToObject(o, "tokenizer_id", meta->tokenizer_id);
-    add_num(o, "num_prompts", (double)meta->num_prompts);
-    if (isnan(meta->request_rate))
-        cJSON_AddNullToObject(o, "request_rate");
-    else if (isinf(meta->request_rate))
-        cJSON_AddStringToObject(o, "request_rate", "inf");
-    else
-        add_num(o, "request_rate", meta->request_rate);
-    add_num(o, "burstiness", meta->burstiness);
-    if (meta->max_concurrency > 0)
-        add_num(o, "max_concurrency", (double)meta->max_concurrency);
-    else
-        cJSON_AddNullToObject(o, "max_concurrency");
-    sim_field fields[SIM_FIELDS_MAX];
-    fields_json(o, fields, sim_report_serve_fields(r, SIM_FIELDS_VLLM, fields));
-    char *txt = cJSON_Print(o);
-    cJSON_Delete(o);
-    if (!txt)
-        return sim_fail(err, SIM_EINTERNAL, "out of memory");
-    sim_outfile out;
-    sim_status st = sim_outfile_open(&out, path, "--save-result", err);
-    if (!st) {
-        fprintf(out.f, "%s\n", txt);
-        st = sim_outfile_commit(&out, err);
-    }
-    free(txt);
-    return st;
 }

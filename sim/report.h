@@ -2,11 +2,14 @@
  * computed; writes to the stream it is given and never prints NaN or inf (every ratio guards its
  * denominator).
  *
- * JSON keys follow DESIGN.md "Output contract": run has ttft_ms, tpot_ms, e2e_ms,
+ * The keys are a contract (added, never renamed): README.md's "Output contract" lists them, and
+ * docs/ARCHITECTURE.md's "Outputs and their contract" says how the field tables below
+ * (report_fields.c, report_step.c) keep each one written once. run has ttft_ms, tpot_ms, e2e_ms,
  * output_throughput, prefill/decode {time_ms, t_lower_ms, t_upper_ms, flops, bytes, net_bytes,
  * bound, ...}, memory {weight_bytes_per_gpu, kv_bytes_per_gpu, hbm_bytes_per_gpu, fits, ...} and
  * ops [{name, phase, flops, bytes, net_bytes, intensity, bound, time_us, ...}]; roofline has hw,
- * dtype, peak_flops, hbm_bytes_per_s, critical_intensity and, with a model, ops.
+ * dtype, peak_flops, hbm_bytes_per_s, critical_intensity and, with a model, ops; serve has vLLM's
+ * --save-result keys and infersim's own.
  */
 #ifndef SIM_REPORT_H
 #define SIM_REPORT_H
@@ -92,15 +95,18 @@ sim_status sim_report_serve(FILE *f, sim_format fmt, const sim_serve_report *r);
  * one row per statistic, expanded per metric). Each output is a list of those rows in its own
  * order, saying for each how a metric without a value (goodput without --goodput, a price the
  * device file lacks, a speculative-decoding metric without it) is written: left out, as a
- * missing value, or as 0. serve --format json and csv, vLLM's --save-result file and sweep's
- * serve rows all write the fields sim_report_serve_fields returns; adding a metric is adding a
- * row and naming it in the outputs' lists. */
+ * missing value, or as 0. serve --format table, json and csv, vLLM's --save-result file and
+ * sweep's serve rows all write the fields sim_report_serve_fields returns (the table's with their
+ * labels and sections); adding a metric is adding a row and naming it in the outputs' lists. */
 typedef enum sim_field_out {
     SIM_FIELDS_JSON,      /* serve --format json: the metrics before the replicas' keys */
     SIM_FIELDS_JSON_TAIL, /* serve --format json: the metrics after them */
     SIM_FIELDS_CSV,       /* serve --format csv: the columns after the configuration's */
     SIM_FIELDS_VLLM,      /* --save-result: the keys after the benchmark's description */
     SIM_FIELDS_SWEEP,     /* sweep's serve rows: reads r->cfg, r->m and the price only */
+    SIM_FIELDS_TABLE,     /* serve --format table: the rows under vLLM's "Serving Benchmark
+                             Result" banner, each with its label (its unit in it) and section */
+    SIM_FIELDS_TRACE,     /* a step's or an op's args on the Chrome trace (trace_detail.h) */
     SIM_FIELDS_OUT_COUNT
 } sim_field_out;
 
@@ -110,14 +116,27 @@ typedef enum sim_field_kind {
     SIM_FIELD_TEXT, /* a string, as it is in CSV */
 } sim_field_kind;
 
+/* How the serve table sets a value after its 40-column label. */
+typedef enum sim_field_style {
+    SIM_STYLE_PAD,   /* after a space, in 10 columns: a number with `decimals` places, a count; a
+                        text after a space */
+    SIM_STYLE_BARE,  /* a number with `decimals` places after a space, unpadded */
+    SIM_STYLE_TIGHT, /* the text right after the label's 40 columns */
+} sim_field_style;
+
 /* One field of one output. */
 typedef struct sim_field {
     char key[40];
     sim_field_kind kind;
     int decimals; /* SIM_FIELD_NUM in CSV */
-    bool missing; /* no value: null in JSON, an empty CSV field */
-    double num;
-    const char *text; /* SIM_FIELD_TEXT: owned by the report's inputs (or static) */
+    bool missing; /* no value: null in JSON, an empty CSV field, `text` in the table */
+    double num;   /* JSON writes an infinite one as "inf"; the table leaves a non-finite one out */
+    const char *text; /* SIM_FIELD_TEXT, or a missing field's table text: owned by the report's
+                         inputs (or static) */
+    /* SIM_FIELDS_TABLE only: */
+    char label[48];        /* "Benchmark duration (s):"; percentages are scaled to their "(%)" */
+    const char *section;   /* a heading printed before this row, or NULL (static) */
+    sim_field_style style; /* with `decimals`: 2 places but where the row says otherwise */
 } sim_field;
 
 /* The most fields one output has: every scalar row, and mean, median, std and every selectable
@@ -127,6 +146,16 @@ enum { SIM_FIELDS_MAX = 40 + SIM_M_COUNT * (3 + SIM_MAX_PCTS) };
 /* Fills `out` (SIM_FIELDS_MAX entries) with output `which`'s fields of r, in order; returns
  * their number. */
 size_t sim_report_serve_fields(const sim_serve_report *r, sim_field_out which, sim_field *out);
+
+/* The fields of one step (sim_step_result) and of its op `op`: run --format json's prefill and
+ * decode objects and ops list, roofline's ops (SIM_FIELDS_JSON: step times in milliseconds, op
+ * times in microseconds) and the Chrome trace's step and op slices' args (SIM_FIELDS_TRACE:
+ * microseconds). Each key's stem and its time unit are written once, in report_step.c; the
+ * unit suffix (_ms, _us) is the output's. Return their number (at most SIM_FIELDS_STEP_MAX; 0 for
+ * the other outputs). */
+enum { SIM_FIELDS_STEP_MAX = 24 };
+size_t sim_report_step_fields(const sim_step_result *s, sim_field_out which, sim_field *out);
+size_t sim_report_op_fields(const sim_step_result *s, int op, sim_field_out which, sim_field *out);
 
 /* The same for a static batch: its table's rows (ttft_ms, tpot_ms, e2e_ms, output_throughput,
  * bounds, lower and upper step times, memory, price, ...) as run --format json writes them at the

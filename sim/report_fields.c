@@ -1,10 +1,13 @@
 /* report_fields.c - the report module's field tables (declared in report.h): one row per serve
- * metric and per run result field (key, kind, CSV decimals, how its value is read) and, per
- * output, the list of rows it writes in its order with its rule for a row without a value. The
- * writers in report.c and the sweep rows in cli_sweep.c read the fields these return; no key of
- * those outputs' metrics is written anywhere else. */
+ * metric and per run result field (key, kind, CSV decimals, how its value is read, the serve
+ * table's label) and, per output, the list of rows it writes in its order with its rule for a row
+ * without a value. The writers in report.c and report_serve.c (the serve table included) and the
+ * sweep rows in cli_sweep.c read the fields these return; no key or label of those outputs'
+ * metrics is written anywhere else. */
 #include "report.h"
 
+#include <ctype.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -39,6 +42,8 @@ typedef bool (*serve_get)(const serve_src *s, sim_field *f);
         return (present);                                                                          \
     }
 #define SPEC_ON sim_spec_active(s->r->cfg->spec)
+GET(request_rate, !isnan(s->r->request_rate), num, s->r->request_rate)
+GET_ANYWAY(max_concurrency, s->r->cfg->max_concurrency > 0, (double)s->r->cfg->max_concurrency)
 GET(duration, true, num, m->duration_s)
 GET(completed, true, num, (double)m->completed)
 GET(failed, true, num, 0.0)
@@ -62,7 +67,7 @@ GET(kv_cache_peak_usage, true, num, m->kv_cache_peak_usage)
 GET(kv_cache_blocks, true, num, (double)s->r->res->kv_blocks)
 GET(block_size, true, num, (double)s->r->res->block_size)
 GET(iterations, true, num, (double)m->iterations)
-GET(prefix_cache_hit_rate, true, num, sim_report_prefix_hit_rate(s->r->res))
+GET_ANYWAY(prefix_cache_hit_rate, s->r->cfg->prefix_caching, sim_report_prefix_hit_rate(s->r->res))
 GET(engine, s->r->engine, text, s->r->engine)
 GET(engine_version, s->r->engine_version, text, s->r->engine_version)
 GET(engine_fusions, s->r->engine_fusions, text, s->r->engine_fusions)
@@ -84,6 +89,8 @@ GET(spec_draft_time_fraction, SPEC_ON, num, m->spec_draft_time_fraction)
 
 /* The rows: each scalar metric, then the latency summaries (expanded per metric). */
 typedef enum serve_row {
+    F_REQUEST_RATE,
+    F_MAX_CONCURRENCY,
     F_DURATION,
     F_COMPLETED,
     F_FAILED,
@@ -125,49 +132,82 @@ typedef enum serve_row {
     F_LATENCY = F_SCALARS, /* mean_, median_, std_, pP_ METRIC_ms: its `lat` says which */
 } serve_row;
 
+/* Each row: its key, kind and getter, and its label in the table (vLLM's where vLLM prints it;
+ * `pct`: a fraction the table shows as a percentage; `unknown`: the table's text for a row
+ * without a value). */
 static const struct {
     const char *key;
     sim_field_kind kind;
     serve_get get;
+    const char *label;
+    bool pct;
+    const char *unknown;
+    sim_field_style style;
+    int decimals; /* in the table, when not 2 */
 } serve_rows[F_SCALARS] = {
-#define ROW(id, name, kind) [id] = {#name, kind, get_##name}
-    ROW(F_DURATION, duration, SIM_FIELD_NUM),
-    ROW(F_COMPLETED, completed, SIM_FIELD_INT),
-    ROW(F_FAILED, failed, SIM_FIELD_INT),
-    ROW(F_TOTAL_INPUT_TOKENS, total_input_tokens, SIM_FIELD_INT),
-    ROW(F_TOTAL_OUTPUT_TOKENS, total_output_tokens, SIM_FIELD_INT),
-    ROW(F_REQUEST_THROUGHPUT, request_throughput, SIM_FIELD_NUM),
-    ROW(F_REQUEST_GOODPUT, request_goodput, SIM_FIELD_NUM),
-    ROW(F_OUTPUT_THROUGHPUT, output_throughput, SIM_FIELD_NUM),
-    ROW(F_OUTPUT_THROUGHPUT_PER_GPU, output_throughput_per_gpu, SIM_FIELD_NUM),
-    ROW(F_TOTAL_TOKEN_THROUGHPUT, total_token_throughput, SIM_FIELD_NUM),
-    ROW(F_MAX_OUTPUT_TOKENS_PER_S, max_output_tokens_per_s, SIM_FIELD_NUM),
-    ROW(F_MAX_CONCURRENT_REQUESTS, max_concurrent_requests, SIM_FIELD_INT),
-    ROW(F_GPUS, gpus, SIM_FIELD_INT),
-    ROW(F_USD_PER_GPU_HOUR, usd_per_gpu_hour, SIM_FIELD_NUM),
-    ROW(F_USD_PER_HOUR, usd_per_hour, SIM_FIELD_NUM),
-    ROW(F_USD_PER_MILLION_OUTPUT_TOKENS, usd_per_million_output_tokens, SIM_FIELD_NUM),
-    ROW(F_USD_PER_MILLION_TOTAL_TOKENS, usd_per_million_total_tokens, SIM_FIELD_NUM),
-    ROW(F_PREEMPTIONS, preemptions, SIM_FIELD_INT),
-    ROW(F_MEAN_BATCH_SIZE, mean_batch_size, SIM_FIELD_NUM),
-    ROW(F_KV_CACHE_PEAK_USAGE, kv_cache_peak_usage, SIM_FIELD_NUM),
-    ROW(F_KV_CACHE_BLOCKS, kv_cache_blocks, SIM_FIELD_INT),
-    ROW(F_BLOCK_SIZE, block_size, SIM_FIELD_INT),
-    ROW(F_ITERATIONS, iterations, SIM_FIELD_INT),
-    ROW(F_PREFIX_CACHE_HIT_RATE, prefix_cache_hit_rate, SIM_FIELD_NUM),
-    ROW(F_ENGINE, engine, SIM_FIELD_TEXT),
-    ROW(F_ENGINE_VERSION, engine_version, SIM_FIELD_TEXT),
-    ROW(F_ENGINE_FUSIONS, engine_fusions, SIM_FIELD_TEXT),
-    ROW(F_MAX_NUM_SEQS, max_num_seqs, SIM_FIELD_INT),
-    ROW(F_MAX_NUM_BATCHED_TOKENS, max_num_batched_tokens, SIM_FIELD_INT),
-    ROW(F_MEMORY_FRACTION, memory_fraction, SIM_FIELD_NUM),
-    ROW(F_CUDA_GRAPH_MAX_BS, cuda_graph_max_bs, SIM_FIELD_INT),
-    ROW(F_ENGINE_RULES, engine_rules, SIM_FIELD_TEXT),
-    ROW(F_SPEC_METHOD, spec_method, SIM_FIELD_TEXT),
-    ROW(F_NUM_SPECULATIVE_TOKENS, num_speculative_tokens, SIM_FIELD_NUM),
-    ROW(F_SPEC_ACCEPTANCE_RATE, spec_acceptance_rate, SIM_FIELD_NUM),
-    ROW(F_SPEC_ACCEPTANCE_LENGTH, spec_acceptance_length, SIM_FIELD_NUM),
-    ROW(F_SPEC_DRAFT_TIME_FRACTION, spec_draft_time_fraction, SIM_FIELD_NUM),
+#define ROW(id, name, k, text)                                                                     \
+    [id] = {.key = #name, .kind = (k), .get = get_##name, .label = (text)}
+#define PCT(id, name, text)                                                                        \
+    [id] = {.key = #name, .kind = SIM_FIELD_NUM, .get = get_##name, .label = (text), .pct = true}
+    ROW(F_REQUEST_RATE, request_rate, SIM_FIELD_NUM, "Request rate configured (RPS):"),
+    ROW(F_MAX_CONCURRENCY, max_concurrency, SIM_FIELD_INT, "Maximum request concurrency:"),
+    ROW(F_DURATION, duration, SIM_FIELD_NUM, "Benchmark duration (s):"),
+    ROW(F_COMPLETED, completed, SIM_FIELD_INT, "Successful requests:"),
+    ROW(F_FAILED, failed, SIM_FIELD_INT, "Failed requests:"),
+    ROW(F_TOTAL_INPUT_TOKENS, total_input_tokens, SIM_FIELD_INT, "Total input tokens:"),
+    ROW(F_TOTAL_OUTPUT_TOKENS, total_output_tokens, SIM_FIELD_INT, "Total generated tokens:"),
+    ROW(F_REQUEST_THROUGHPUT, request_throughput, SIM_FIELD_NUM, "Request throughput (req/s):"),
+    ROW(F_REQUEST_GOODPUT, request_goodput, SIM_FIELD_NUM, "Request goodput (req/s):"),
+    ROW(F_OUTPUT_THROUGHPUT, output_throughput, SIM_FIELD_NUM, "Output token throughput (tok/s):"),
+    ROW(F_OUTPUT_THROUGHPUT_PER_GPU, output_throughput_per_gpu, SIM_FIELD_NUM, NULL),
+    ROW(F_TOTAL_TOKEN_THROUGHPUT, total_token_throughput, SIM_FIELD_NUM,
+        "Total token throughput (tok/s):"),
+    ROW(F_MAX_OUTPUT_TOKENS_PER_S, max_output_tokens_per_s, SIM_FIELD_NUM,
+        "Peak output token throughput (tok/s):"),
+    ROW(F_MAX_CONCURRENT_REQUESTS, max_concurrent_requests, SIM_FIELD_INT,
+        "Peak concurrent requests:"),
+    ROW(F_GPUS, gpus, SIM_FIELD_INT, "GPUs:"),
+    ROW(F_USD_PER_GPU_HOUR, usd_per_gpu_hour, SIM_FIELD_NUM, NULL),
+    [F_USD_PER_HOUR] = {.key = "usd_per_hour",
+                        .kind = SIM_FIELD_NUM,
+                        .get = get_usd_per_hour,
+                        .label = "Cost (US$/hour):",
+                        .unknown = "unknown (--usd-per-gpu-hour)"},
+    ROW(F_USD_PER_MILLION_OUTPUT_TOKENS, usd_per_million_output_tokens, SIM_FIELD_NUM,
+        "Cost per million output tokens (US$):"),
+    ROW(F_USD_PER_MILLION_TOTAL_TOKENS, usd_per_million_total_tokens, SIM_FIELD_NUM,
+        "Cost per million total tokens (US$):"),
+    ROW(F_PREEMPTIONS, preemptions, SIM_FIELD_INT, "Preemptions:"),
+    ROW(F_MEAN_BATCH_SIZE, mean_batch_size, SIM_FIELD_NUM, "Mean batch size (requests/iteration):"),
+    PCT(F_KV_CACHE_PEAK_USAGE, kv_cache_peak_usage, "KV cache peak usage (%):"),
+    ROW(F_KV_CACHE_BLOCKS, kv_cache_blocks, SIM_FIELD_INT, "KV cache blocks:"),
+    ROW(F_BLOCK_SIZE, block_size, SIM_FIELD_INT, NULL),
+    ROW(F_ITERATIONS, iterations, SIM_FIELD_INT, "Iterations:"),
+    PCT(F_PREFIX_CACHE_HIT_RATE, prefix_cache_hit_rate, "Prefix cache hit rate (%):"),
+    [F_ENGINE] = {.key = "engine",
+                  .kind = SIM_FIELD_TEXT,
+                  .get = get_engine,
+                  .label = "Engine:",
+                  .style = SIM_STYLE_TIGHT},
+    ROW(F_ENGINE_VERSION, engine_version, SIM_FIELD_TEXT, NULL),
+    ROW(F_ENGINE_FUSIONS, engine_fusions, SIM_FIELD_TEXT, NULL),
+    ROW(F_MAX_NUM_SEQS, max_num_seqs, SIM_FIELD_INT, "Max running requests:"),
+    ROW(F_MAX_NUM_BATCHED_TOKENS, max_num_batched_tokens, SIM_FIELD_INT, "Max batched tokens:"),
+    [F_MEMORY_FRACTION] = {.key = "memory_fraction",
+                           .kind = SIM_FIELD_NUM,
+                           .get = get_memory_fraction,
+                           .label = "Memory fraction:",
+                           .style = SIM_STYLE_BARE,
+                           .decimals = 3},
+    ROW(F_CUDA_GRAPH_MAX_BS, cuda_graph_max_bs, SIM_FIELD_INT, "CUDA graph max batch:"),
+    ROW(F_ENGINE_RULES, engine_rules, SIM_FIELD_TEXT, "Chosen by device rules:"),
+    ROW(F_SPEC_METHOD, spec_method, SIM_FIELD_TEXT, NULL),
+    ROW(F_NUM_SPECULATIVE_TOKENS, num_speculative_tokens, SIM_FIELD_NUM, NULL),
+    ROW(F_SPEC_ACCEPTANCE_RATE, spec_acceptance_rate, SIM_FIELD_NUM, NULL),
+    ROW(F_SPEC_ACCEPTANCE_LENGTH, spec_acceptance_length, SIM_FIELD_NUM,
+        "Acceptance length (tokens/verify):"),
+    PCT(F_SPEC_DRAFT_TIME_FRACTION, spec_draft_time_fraction, "Draft time (% of busy time):"),
+#undef PCT
 #undef ROW
 };
 
@@ -206,18 +246,19 @@ static bool field_keep(bool present, field_miss miss, sim_field *f)
 typedef struct field_col {
     int row; /* a serve_row or a run_row */
     field_miss miss;
-    int lat; /* F_LATENCY: LAT_* */
+    int lat;             /* F_LATENCY: LAT_* */
+    const char *section; /* the table: a heading before the row */
 } field_col;
 
 /* A column that leaves out a row without a value (ONE) or writes it as missing (NUL); the
  * run's lists use them too. */
-#define NUL(row)                                                                                   \
+#define NUL(r)                                                                                     \
     {                                                                                              \
-        row, MISS_NULL, 0                                                                          \
+        .row = (r), .miss = MISS_NULL                                                              \
     }
-#define ONE(row)                                                                                   \
+#define ONE(r)                                                                                     \
     {                                                                                              \
-        row, MISS_OMIT, 0                                                                          \
+        .row = (r), .miss = MISS_OMIT                                                              \
     }
 #define PRICE_COLS                                                                                 \
     ONE(F_GPUS), NUL(F_USD_PER_GPU_HOUR), NUL(F_USD_PER_HOUR),                                     \
@@ -230,10 +271,12 @@ typedef struct field_col {
         ONE(F_MAX_CONCURRENT_REQUESTS)
 #define VLLM_LATENCY                                                                               \
     {                                                                                              \
-        F_LATENCY, MISS_OMIT, LAT_MEAN | LAT_MEDIAN | LAT_STD | LAT_SEL                            \
+        .row = F_LATENCY, .lat = LAT_MEAN | LAT_MEDIAN | LAT_STD | LAT_SEL                         \
     }
 
-static const field_col json_cols[] = {VLLM_HEAD,
+static const field_col json_cols[] = {ONE(F_REQUEST_RATE),
+                                      {.row = F_MAX_CONCURRENCY, .miss = MISS_VALUE},
+                                      VLLM_HEAD,
                                       ONE(F_REQUEST_GOODPUT),
                                       VLLM_TAIL,
                                       PRICE_COLS,
@@ -244,7 +287,7 @@ static const field_col json_cols[] = {VLLM_HEAD,
                                       ONE(F_KV_CACHE_BLOCKS),
                                       ONE(F_BLOCK_SIZE),
                                       ONE(F_ITERATIONS)};
-static const field_col json_tail_cols[] = {ONE(F_PREFIX_CACHE_HIT_RATE),
+static const field_col json_tail_cols[] = {{.row = F_PREFIX_CACHE_HIT_RATE, .miss = MISS_VALUE},
                                            ONE(F_ENGINE),
                                            ONE(F_ENGINE_VERSION),
                                            ONE(F_ENGINE_FUSIONS),
@@ -264,7 +307,7 @@ static const field_col csv_cols[] = {
     ONE(F_REQUEST_THROUGHPUT),
     ONE(F_OUTPUT_THROUGHPUT),
     ONE(F_TOTAL_TOKEN_THROUGHPUT),
-    {F_LATENCY, MISS_OMIT, LAT_MEAN | LAT_MEDIAN | LAT_STD | LAT_P90 | LAT_P99},
+    {.row = F_LATENCY, .lat = LAT_MEAN | LAT_MEDIAN | LAT_STD | LAT_P90 | LAT_P99},
     NUL(F_REQUEST_GOODPUT),
     ONE(F_PREEMPTIONS),
     ONE(F_MEAN_BATCH_SIZE),
@@ -282,14 +325,47 @@ static const field_col sweep_cols[] = {
     ONE(F_OUTPUT_THROUGHPUT),
     ONE(F_OUTPUT_THROUGHPUT_PER_GPU),
     ONE(F_TOTAL_TOKEN_THROUGHPUT),
-    {F_LATENCY, MISS_OMIT, LAT_MEAN | LAT_MEDIAN | LAT_P90 | LAT_P99},
-    {F_REQUEST_GOODPUT, MISS_ZERO, 0},
+    {.row = F_LATENCY, .lat = LAT_MEAN | LAT_MEDIAN | LAT_P90 | LAT_P99},
+    {.row = F_REQUEST_GOODPUT, .miss = MISS_ZERO},
     ONE(F_PREEMPTIONS),
     ONE(F_MEAN_BATCH_SIZE),
     ONE(F_KV_CACHE_PEAK_USAGE),
-    {F_SPEC_ACCEPTANCE_LENGTH, MISS_VALUE, 0},
+    {.row = F_SPEC_ACCEPTANCE_LENGTH, .miss = MISS_VALUE},
     NUL(F_USD_PER_HOUR),
     NUL(F_USD_PER_MILLION_OUTPUT_TOKENS)};
+/* vLLM's "Serving Benchmark Result" rows, then infersim's own */
+static const field_col table_cols[] = {ONE(F_COMPLETED),
+                                       ONE(F_FAILED),
+                                       ONE(F_MAX_CONCURRENCY),
+                                       ONE(F_REQUEST_RATE),
+                                       ONE(F_DURATION),
+                                       ONE(F_TOTAL_INPUT_TOKENS),
+                                       ONE(F_TOTAL_OUTPUT_TOKENS),
+                                       ONE(F_REQUEST_THROUGHPUT),
+                                       ONE(F_REQUEST_GOODPUT),
+                                       ONE(F_OUTPUT_THROUGHPUT),
+                                       ONE(F_MAX_OUTPUT_TOKENS_PER_S),
+                                       ONE(F_MAX_CONCURRENT_REQUESTS),
+                                       ONE(F_TOTAL_TOKEN_THROUGHPUT),
+                                       ONE(F_GPUS),
+                                       NUL(F_USD_PER_HOUR),
+                                       ONE(F_USD_PER_MILLION_OUTPUT_TOKENS),
+                                       ONE(F_USD_PER_MILLION_TOTAL_TOKENS),
+                                       {.row = F_LATENCY, .lat = LAT_MEAN | LAT_MEDIAN | LAT_SEL},
+                                       {.row = F_PREEMPTIONS, .section = "infersim"},
+                                       ONE(F_MEAN_BATCH_SIZE),
+                                       ONE(F_KV_CACHE_PEAK_USAGE),
+                                       ONE(F_KV_CACHE_BLOCKS),
+                                       ONE(F_ITERATIONS),
+                                       ONE(F_PREFIX_CACHE_HIT_RATE),
+                                       ONE(F_ENGINE),
+                                       ONE(F_MAX_NUM_SEQS),
+                                       ONE(F_MAX_NUM_BATCHED_TOKENS),
+                                       ONE(F_MEMORY_FRACTION),
+                                       ONE(F_CUDA_GRAPH_MAX_BS),
+                                       ONE(F_ENGINE_RULES),
+                                       ONE(F_SPEC_ACCEPTANCE_LENGTH),
+                                       ONE(F_SPEC_DRAFT_TIME_FRACTION)};
 #undef PRICE_COLS
 #undef VLLM_HEAD
 #undef VLLM_TAIL
@@ -305,11 +381,40 @@ typedef struct field_list {
 static const field_list serve_outputs[SIM_FIELDS_OUT_COUNT] = {
     OUT(SIM_FIELDS_JSON, json_cols),   OUT(SIM_FIELDS_JSON_TAIL, json_tail_cols),
     OUT(SIM_FIELDS_CSV, csv_cols),     OUT(SIM_FIELDS_VLLM, vllm_cols),
-    OUT(SIM_FIELDS_SWEEP, sweep_cols),
+    OUT(SIM_FIELDS_SWEEP, sweep_cols), OUT(SIM_FIELDS_TABLE, table_cols),
 };
 
+/* The table's heading of each metric's latency rows (vLLM's). */
+static const char *const metric_titles[SIM_M_COUNT] = {
+    [SIM_M_TTFT] = "Time to First Token",
+    [SIM_M_TPOT] = "Time per Output Token (excl. 1st token)",
+    [SIM_M_ITL] = "Inter-token Latency",
+    [SIM_M_E2EL] = "End-to-end Latency",
+};
+
+/* One latency field: key "<word>_<metric>_ms"; in the table, label "<Word> <METRIC> (ms):" and
+ * the metric's heading before its first row. */
+static sim_field latency_field(const char *word, sim_metric k, double v, bool table, bool first)
+{
+    sim_field f = {.kind = SIM_FIELD_NUM, .decimals = 6, .num = v};
+    const char *name = sim_metric_name(k);
+    snprintf(f.key, sizeof f.key, "%s_%s_ms", word, name);
+    if (table) {
+        f.decimals = 2;
+        char upper[16];
+        size_t i = 0;
+        for (; name[i] && i + 1 < sizeof upper; i++)
+            upper[i] = (char)toupper((unsigned char)name[i]);
+        upper[i] = '\0';
+        snprintf(f.label, sizeof f.label, "%c%s %s (ms):", toupper((unsigned char)word[0]),
+                 word + 1, upper);
+        f.section = first ? metric_titles[k] : NULL;
+    }
+    return f;
+}
+
 /* The latency fields of one column: per metric, its statistics in LAT_* order. */
-static size_t latency_fields(const sim_serve_report *r, int lat, sim_field *out)
+static size_t latency_fields(const sim_serve_report *r, int lat, bool table, sim_field *out)
 {
     static const struct {
         int bit;
@@ -325,26 +430,22 @@ static size_t latency_fields(const sim_serve_report *r, int lat, sim_field *out)
     size_t n = 0;
     for (int k = 0; k < SIM_M_COUNT; k++) {
         const sim_dist *d = &r->m->dist[k];
-        const char *name = sim_metric_name((sim_metric)k);
+        const size_t first = n;
         if ((lat & LAT_SEL) && r->pct && !r->pct->metric[k])
             continue;
         for (size_t i = 0; i < sizeof stats / sizeof stats[0]; i++) {
             if (!(lat & stats[i].bit))
                 continue;
-            out[n] = (sim_field){.kind = SIM_FIELD_NUM,
-                                 .decimals = 6,
-                                 .num = *(const double *)((const char *)d + stats[i].offset)};
-            snprintf(out[n++].key, sizeof out->key, "%s_%s_ms", stats[i].word, name);
+            double v = *(const double *)((const char *)d + stats[i].offset);
+            out[n] = latency_field(stats[i].word, (sim_metric)k, v, table, n == first);
+            n++;
         }
         for (int j = 0; (lat & LAT_SEL) && j < (r->pct ? r->pct->n : 2); j++) {
-            char word[32];
-            sim_pct_word(r->pct ? r->pct->p[j] : j ? 99.0 : 90.0, word, sizeof word);
-            out[n] = (sim_field){.kind = SIM_FIELD_NUM,
-                                 .decimals = 6,
-                                 .num = r->pct ? r->pct_ms->ms[k][j]
-                                        : j    ? d->p99
-                                               : d->p90};
-            snprintf(out[n++].key, sizeof out->key, "p%s_%s_ms", word, name);
+            char word[32] = "p";
+            sim_pct_word(r->pct ? r->pct->p[j] : j ? 99.0 : 90.0, word + 1, sizeof word - 1);
+            double v = r->pct ? r->pct_ms->ms[k][j] : j ? d->p99 : d->p90;
+            out[n] = latency_field(word, (sim_metric)k, v, table, n == first);
+            n++;
         }
     }
     return n;
@@ -354,16 +455,29 @@ size_t sim_report_serve_fields(const sim_serve_report *r, sim_field_out which, s
 {
     serve_src s = {.r = r};
     s.known = sim_report_serve_price(r, &s.price);
+    const bool table = which == SIM_FIELDS_TABLE;
     size_t n = 0;
     for (size_t i = 0; i < serve_outputs[which].n; i++) {
         const field_col *c = &serve_outputs[which].cols[i];
         if (c->row == F_LATENCY) {
-            n += latency_fields(r, c->lat, out + n);
+            n += latency_fields(r, c->lat, table, out + n);
             continue;
         }
         sim_field f = field_of(serve_rows[c->row].key, serve_rows[c->row].kind, 6);
-        if (field_keep(serve_rows[c->row].get(&s, &f), c->miss, &f))
-            out[n++] = f;
+        if (!field_keep(serve_rows[c->row].get(&s, &f), c->miss, &f))
+            continue;
+        if (table) {
+            const char *label = serve_rows[c->row].label;
+            snprintf(f.label, sizeof f.label, "%s", label ? label : f.key);
+            f.section = c->section;
+            f.style = serve_rows[c->row].style;
+            f.decimals = serve_rows[c->row].decimals ? serve_rows[c->row].decimals : 2;
+            if (serve_rows[c->row].pct)
+                f.num = 100.0 * f.num;
+            if (f.missing)
+                f.text = serve_rows[c->row].unknown;
+        }
+        out[n++] = f;
     }
     return n;
 }

@@ -6,6 +6,43 @@
 #include <stdlib.h>
 #include <string.h>
 
+sim_strbuf sim_strbuf_over(char *mem, size_t cap, size_t len)
+{
+    mem[len] = '\0';
+    return (sim_strbuf){.s = mem, .len = len, .cap = cap, .fixed = true};
+}
+
+/* Room for n more bytes and the NUL; false (oom set) when there is none to be had. */
+static bool reserve(sim_strbuf *b, size_t n)
+{
+    if (b->oom)
+        return false;
+    if (b->s && b->len + n < b->cap)
+        return true;
+    if (b->fixed) {
+        b->oom = true;
+        return false;
+    }
+    size_t cap = (b->cap + n + 64) * 2;
+    char *p = realloc(b->s, cap);
+    if (!p) {
+        b->oom = true;
+        return false;
+    }
+    b->s = p;
+    b->cap = cap;
+    return true;
+}
+
+void sim_strbuf_put(sim_strbuf *b, const char *s, size_t n)
+{
+    if (!reserve(b, n))
+        return;
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
 void sim_strbuf_printf(sim_strbuf *b, const char *fmt, ...)
 {
     va_list ap;
@@ -22,53 +59,79 @@ void sim_strbuf_vprintf(sim_strbuf *b, const char *fmt, va_list ap)
         va_copy(aq, ap);
         int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, aq);
         va_end(aq);
-        if (n < 0) {
-            b->oom = true;
-            return;
-        }
-        if (b->s && b->len + (size_t)n < b->cap) {
+        if (n >= 0 && b->s && b->len + (size_t)n < b->cap) {
             b->len += (size_t)n;
             return;
         }
-        size_t cap = (b->cap + (size_t)n + 64) * 2;
-        char *p = realloc(b->s, cap);
-        if (!p) {
+        if (b->s)
+            b->s[b->len] = '\0'; /* what a cut attempt wrote is not text */
+        if (n < 0)
             b->oom = true;
-            return;
-        }
-        b->s = p;
-        b->cap = cap;
+        else
+            reserve(b, (size_t)n);
     }
+}
+
+void sim_strbuf_int(sim_strbuf *b, long long v)
+{
+    char digits[24], *end = digits + sizeof digits, *p = end;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do
+        *--p = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        *--p = '-';
+    sim_strbuf_put(b, p, (size_t)(end - p));
 }
 
 void sim_strbuf_json_str(sim_strbuf *b, const char *v)
 {
-    sim_strbuf_printf(b, "\"");
-    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            sim_strbuf_printf(b, "\\%c", *p);
-        else if (*p < 0x20)
-            sim_strbuf_printf(b, "\\u%04x", *p);
+    /* the plain run up to the first byte that needs escaping (usually the whole text) goes in
+     * with one copy, quote included */
+    size_t n = 0;
+    while (v[n] && v[n] != '"' && v[n] != '\\' && (unsigned char)v[n] >= 0x20)
+        n++;
+    if (!reserve(b, n + 2))
+        return;
+    b->s[b->len] = '"';
+    memcpy(b->s + b->len + 1, v, n);
+    b->len += n + 1;
+    b->s[b->len] = '\0';
+    const char *run = v + n, *p = run;
+    for (; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c != '"' && c != '\\' && c >= 0x20)
+            continue;
+        sim_strbuf_put(b, run, (size_t)(p - run));
+        if (c < 0x20)
+            sim_strbuf_printf(b, "\\u%04x", c);
         else
-            sim_strbuf_printf(b, "%c", *p);
+            sim_strbuf_put(b, c == '"' ? "\\\"" : "\\\\", 2);
+        run = p + 1;
     }
-    sim_strbuf_printf(b, "\"");
+    sim_strbuf_put(b, run, (size_t)(p - run));
+    sim_strbuf_put(b, "\"", 1);
 }
 
 void sim_strbuf_csv(sim_strbuf *b, const char *v, bool always)
 {
     if (!always && !strpbrk(v, ",\"\n\r")) {
-        sim_strbuf_printf(b, "%s", v);
+        sim_strbuf_put(b, v, strlen(v));
         return;
     }
-    sim_strbuf_printf(b, "\"");
-    for (const char *p = v; *p; p++)
-        sim_strbuf_printf(b, *p == '"' ? "\"\"" : "%c", *p);
-    sim_strbuf_printf(b, "\"");
+    sim_strbuf_put(b, "\"", 1);
+    const char *run = v;
+    for (const char *q; (q = strchr(run, '"')); run = q + 1) {
+        sim_strbuf_put(b, run, (size_t)(q - run) + 1); /* up to and with the quote */
+        sim_strbuf_put(b, "\"", 1);                    /* doubled */
+    }
+    sim_strbuf_put(b, run, strlen(run));
+    sim_strbuf_put(b, "\"", 1);
 }
 
 void sim_strbuf_free(sim_strbuf *b)
 {
-    free(b->s);
+    if (!b->fixed)
+        free(b->s);
     *b = (sim_strbuf){0};
 }

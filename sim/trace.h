@@ -1,20 +1,26 @@
-/* trace.h - Chrome Trace Event JSON timelines (Perfetto, chrome://tracing), streamed to disk.
+/* trace.h - the Chrome Trace Event JSON writer (Perfetto, chrome://tracing), streamed to disk.
+ * It knows events, processes and tracks, not what they show: the timelines of a run
+ * (trace_run.h), of a serving run (trace_serve.h) and of a deployment (cluster_trace.h) write
+ * through it, and trace_check.h validates what it wrote.
  *
  * Rules every writer here keeps (and sim_trace_check verifies):
  *   - ts and dur are microseconds from simulated time 0, printed from integer nanoseconds with
  *     three decimals, so slices on one track nest exactly and never partially overlap;
  *   - every pid and tid is named with process_name / thread_name metadata events;
- *   - counters' args are objects of finite numbers; async ids are integers; strings are escaped;
+ *   - counters' args are objects of finite numbers; async ids are integers; strings are escaped
+ *     (strbuf.h's JSON escaping, whole: no name is cut);
  *   - events stream to "<path>.tmp" as the simulation runs (memory does not grow with the trace),
  *     and the file is renamed to <path> only when complete.
  *
- *   sim_trace_run(path, &step_cfg, &prefill, &decode, &err);       // a run's two steps
- *
- *   sim_trace_serve ts;                                              // a serving run
- *   sim_trace_serve_open(&ts, path, SIM_TRACE_ITERATION, 0, -1, n_requests, &err);
- *   engine_cfg.observer = &ts.observer;
- *   ... sim_engine_run ...
- *   sim_trace_serve_close(&ts, end_ns, &err);   (sim_trace_serve_abort on failure)
+ *   sim_trace t;
+ *   sim_trace_open(&t, path, &err);
+ *   sim_trace_name_process(&t, 1, "engine", 0);
+ *   sim_trace_name_thread(&t, 1, 1, "iterations", 1);
+ *   sim_targs a;
+ *   sim_targs_reset(&a);
+ *   sim_targs_int(&a, "batch_size", 8);
+ *   sim_trace_slice(&t, 1, 1, "iteration", "iteration", 0, 1500, &a);   (pid 1, tid 1, 1.5 us)
+ *   sim_trace_close(&t, &err);                  (sim_trace_abort on failure)
  */
 #ifndef SIM_TRACE_H
 #define SIM_TRACE_H
@@ -23,17 +29,20 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "engine.h"
 #include "outfile.h"
-#include "step.h"
+#include "status.h"
+#include "strbuf.h"
 
 typedef struct sim_trace {
     sim_outfile out; /* out.f is the stream events go to */
     bool first;      /* no event written yet */
     int64_t events;
+    sim_strbuf ev; /* the event being written (reused; one write per event) */
 } sim_trace;
 
-/* Event arguments, built into a JSON object fragment. */
+/* Event arguments, built into a JSON object fragment in the struct itself (no allocation: a
+ * sim_targs lives on the stack). A key whose value does not fit in the 1536 bytes is left out
+ * whole; every args object the timelines write is a few hundred bytes. */
 typedef struct sim_targs {
     char buf[1536];
     size_t len;
@@ -53,7 +62,8 @@ sim_status sim_trace_open(sim_trace *t, const char *path, sim_err *err);
 /* The same with extra metadata: meta's key/values go into the header's "otherData" object. */
 sim_status sim_trace_open_meta(sim_trace *t, const char *path, const sim_targs *meta, sim_err *err);
 
-/* Finishes the JSON and renames the file into place. */
+/* Finishes the JSON and renames the file into place (SIM_EINTERNAL, the file removed, when an
+ * event could not be written). */
 sim_status sim_trace_close(sim_trace *t, sim_err *err);
 
 /* Drops a trace that will not be completed (removes the temporary file). */
@@ -74,99 +84,5 @@ void sim_trace_counter(sim_trace *t, int pid, const char *name, int64_t ts_ns,
 /* Nestable async events: ph 'b' (begin), 'e' (end), 'n' (instant), integer id. */
 void sim_trace_async(sim_trace *t, char ph, int pid, const char *cat, const char *name, int64_t id,
                      int64_t ts_ns, const sim_targs *args);
-
-/* Writes `path`: one prefill and one decode step, op by op and layer by layer, on a compute, a
- * memory, a network and an as-issued track for GPU rank 0, or every rank when all_ranks
- * (tensor-parallel ranks run the same ops: one stands for all, and the header's otherData says
- * which was written). Each op slice's args carry its FLOPs, bytes, intensity, bound and
- * exposed/hidden network time. decode may be NULL. */
-sim_status sim_trace_run(const char *path, const sim_step_cfg *cfg, const sim_step_result *prefill,
-                         const sim_step_result *decode, bool all_ranks, sim_err *err);
-
-/* Estimated size in bytes of sim_trace_run's file: its events counted exactly, times the
- * measured mean size of each kind. */
-double sim_trace_run_estimate_bytes(const sim_step_result *prefill, const sim_step_result *decode,
-                                    int ranks);
-
-/* The run's timeline over pipeline stages (cfg->pp > 1): one process per stage named "stage k:
- * layers a-b" (with all_ranks one per GPU of each stage, "stage k GPU g: layers a-b"), each
- * showing its share of every micro-batch (pp.h) as a "stage" slice with the stage's layers and
- * ops nested inside (the first stage's embedding and host time, the last's final norm, LM head
- * and sampling) on the same four tracks as sim_trace_run, placed as the one-shot pipeline runs
- * them (a micro-batch enters stage k when stage k is free and its activations have arrived),
- * and each activation transfer as an async span "activations to stage k+1" on the sending
- * stage. The prefill step (eager, as run.h prices it) is followed by one decode round drawn the
- * same way. decode may be NULL. */
-sim_status sim_trace_run_pp(const char *path, const sim_step_cfg *cfg, const sim_seq_group *prefill,
-                            const sim_seq_group *decode, bool all_ranks, sim_err *err);
-
-/* Estimated size in bytes of sim_trace_run_pp's file (-1 when out of memory). */
-double sim_trace_run_pp_estimate_bytes(const sim_step_cfg *cfg, const sim_seq_group *prefill,
-                                       const sim_seq_group *decode, int ranks);
-
-typedef enum sim_trace_detail {
-    SIM_TRACE_ITERATION, /* one slice per iteration */
-    SIM_TRACE_LAYER,     /* ...with a slice per layer inside */
-    SIM_TRACE_OP,        /* ...and every op, with its compute / memory / network slices */
-    SIM_TRACE_DETAIL_COUNT
-} sim_trace_detail;
-
-/* Parses "iteration", "layer", "op". */
-bool sim_trace_detail_parse(const char *s, sim_trace_detail *out);
-
-/* Estimated size in bytes of a serving timeline at `detail` over a run of that many iterations,
- * requests and preemptions (for a window: the part inside it). cfg prices the ops layer and op
- * detail nest. */
-double sim_trace_serve_estimate_bytes(sim_trace_detail detail, const sim_step_cfg *cfg,
-                                      double iterations, double requests, double preemptions);
-/* (-1 when out of memory) */
-
-/* A serving timeline: an observer of the engine. */
-typedef struct sim_trace_serve {
-    sim_trace t;
-    sim_engine_observer observer; /* pass &observer to the engine */
-    sim_trace_detail detail;
-    int64_t w0_ns, w1_ns;     /* window; events outside it are dropped */
-    bool started, ended;      /* window opened / closed */
-    const sim_step_cfg *step; /* for layer and op detail */
-    size_t n;
-    unsigned char *phase; /* per request: current phase */
-    unsigned char *open;  /* per request: bit 0 span open, bit 1 phase open */
-    int64_t *arrival_ns;
-    /* with pipeline stages: a process per stage, its micro-batches priced afresh */
-    sim_seq_group *mb; /* a micro-batch's groups (room for n_mb) */
-    size_t n_mb;
-    sim_step_result *mb_step; /* a micro-batch's step */
-} sim_trace_serve;
-
-/* Opens a serving timeline of n requests. w1_ns < 0: no end to the window. */
-sim_status sim_trace_serve_open(sim_trace_serve *ts, const char *path, sim_trace_detail detail,
-                                int64_t w0_ns, int64_t w1_ns, size_t n, const sim_step_cfg *step,
-                                sim_err *err);
-
-/* Closes every open span at end_ns and finishes the file. */
-sim_status sim_trace_serve_close(sim_trace_serve *ts, int64_t end_ns, sim_err *err);
-
-void sim_trace_serve_abort(sim_trace_serve *ts);
-
-/* The largest ts or dur sim_trace_check accepts, in microseconds (1e15 us = 1e9 s, the longest
- * trace offset a workload may have): ts + dur in ns stays within int64_t. pid, tid and async ids
- * must be integers of at most 2^53 in magnitude. */
-#define SIM_TRACE_MAX_US 1e15
-
-/* What sim_trace_check found. */
-typedef struct sim_trace_stats {
-    int64_t events, slices, counters, async_events, instants, metadata;
-    int64_t tracks;       /* distinct (pid, tid) with slices */
-    int64_t end_ns;       /* latest ts + dur */
-    int64_t iteration_ns; /* sum of the durations of slices with cat "iteration" */
-    int64_t iterations;
-    int64_t last_iteration_end_ns;
-} sim_trace_stats;
-
-/* Validates a trace file against the rules above. Errors name the event index and the rule. The
- * file is streamed (sim_jstream): memory grows with the slices (32 bytes each) and the tracks, not
- * with the size of the file. */
-sim_status sim_trace_check(const char *path, sim_trace_stats *stats, sim_err *err);
 
 #endif

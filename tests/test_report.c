@@ -106,12 +106,112 @@ static void test_run_outputs(void **state)
     assert_int_equal(sim_report_run_fields(&cfg, &r, SIM_FIELDS_VLLM, f), 0);
 }
 
+/* The serve table's fields: vLLM's labels, the metric headings as sections, fractions shown as
+ * percentages, the price's text when unknown; and the rows the JSON writes that the table leaves
+ * out (a max concurrency of 0, the prefix-cache hit rate without prefix caching). */
+static void test_serve_table_fields(void **state)
+{
+    (void)state;
+    sim_engine_cfg cfg = {.step = {.tp = 1}};
+    sim_engine_result res = {0};
+    sim_serve_metrics m = {.completed = 10, .kv_cache_peak_usage = 0.25};
+    m.dist[SIM_M_TTFT] = (sim_dist){.mean = 5.0, .median = 4.0, .std = 1.0, .p90 = 7.0, .p99 = 9.0};
+    sim_serve_report r = {.cfg = &cfg, .res = &res, .m = &m, .gpus = 1, .request_rate = NAN};
+    sim_field f[SIM_FIELDS_MAX];
+    size_t n = sim_report_serve_fields(&r, SIM_FIELDS_TABLE, f);
+    assert_string_equal(f[0].key, "completed");
+    assert_string_equal(f[0].label, "Successful requests:");
+    assert_null(f[0].section);
+    assert_null(field(f, n, "max_concurrency"));       /* no limit: no row */
+    assert_null(field(f, n, "request_rate"));          /* a trace: no configured rate */
+    assert_null(field(f, n, "prefix_cache_hit_rate")); /* prefix caching off */
+    assert_null(field(f, n, "std_ttft_ms"));           /* vLLM's table has no std */
+    /* 0.25 of the KV cache = 25 % */
+    assert_near(field(f, n, "kv_cache_peak_usage")->num, 25.0, 1e-12);
+    assert_string_equal(field(f, n, "kv_cache_peak_usage")->label, "KV cache peak usage (%):");
+    const sim_field *mean = field(f, n, "mean_ttft_ms"), *p99 = field(f, n, "p99_ttft_ms");
+    assert_string_equal(mean->label, "Mean TTFT (ms):");
+    assert_string_equal(mean->section, "Time to First Token");
+    assert_null(field(f, n, "median_ttft_ms")->section);
+    assert_string_equal(p99->label, "P99 TTFT (ms):");
+    assert_near(p99->num, 9.0, 0);
+    assert_string_equal(field(f, n, "preemptions")->section, "infersim");
+    /* no price: one row saying so, the per-token costs left out */
+    const sim_field *usd = field(f, n, "usd_per_hour");
+    assert_true(usd->missing);
+    assert_string_equal(usd->text, "unknown (--usd-per-gpu-hour)");
+    assert_null(field(f, n, "usd_per_million_output_tokens"));
+    /* the JSON writes max_concurrency 0 and the hit rate anyway; no request_rate for a trace */
+    n = sim_report_serve_fields(&r, SIM_FIELDS_JSON, f);
+    assert_true(field(f, n, "max_concurrency")->num == 0.0);
+    assert_true(field(f, n, "request_rate") == NULL);
+    n = sim_report_serve_fields(&r, SIM_FIELDS_JSON_TAIL, f);
+    assert_non_null(field(f, n, "prefix_cache_hit_rate"));
+    /* all requests at t = 0: the JSON's rate is infinite (written "inf"), a limit of 8 shows */
+    r.request_rate = INFINITY;
+    cfg.max_concurrency = 8;
+    n = sim_report_serve_fields(&r, SIM_FIELDS_JSON, f);
+    assert_true(isinf(field(f, n, "request_rate")->num));
+    n = sim_report_serve_fields(&r, SIM_FIELDS_TABLE, f);
+    assert_int_equal((int)field(f, n, "max_concurrency")->num, 8);
+    assert_string_equal(field(f, n, "max_concurrency")->label, "Maximum request concurrency:");
+    /* an engine profile: its name right after the label, its memory fraction with 3 places */
+    r.engine = "vllm";
+    cfg.mem_util = 0.9;
+    n = sim_report_serve_fields(&r, SIM_FIELDS_TABLE, f);
+    assert_int_equal(field(f, n, "engine")->style, SIM_STYLE_TIGHT);
+    const sim_field *frac = field(f, n, "memory_fraction");
+    assert_int_equal(frac->style, SIM_STYLE_BARE);
+    assert_int_equal(frac->decimals, 3);
+    assert_int_equal(field(f, n, "duration")->decimals, 2);
+    assert_string_equal(field(f, n, "max_num_seqs")->label, "Max running requests:");
+}
+
+/* One step and one op in two outputs: run JSON (step in ms, op in us) and the trace (us). A
+ * 2.5 ms step of 512 tokens; a GEMM of 2 GFLOP over 1 GB of weights (intensity 2 FLOP/B) that
+ * takes 1.5 us, 0.2 of its 0.5 us of network hidden. */
+static void test_step_and_op_fields(void **state)
+{
+    (void)state;
+    sim_step_result *s = calloc(1, sizeof *s);
+    s->t_ns = 2.5e6;
+    s->t_host_ns = 1e5;
+    s->graph.tokens = 512;
+    const int i = SIM_OP_QKV_PROJ;
+    s->graph.ops[i] = (sim_op){.present = true, .flops = 2e9, .weight_bytes = 1e9};
+    s->graph.repeats[i] = 32;
+    s->cost[i] = (sim_op_cost){.t_ns = 1500.0, .t_net_ns = 500.0};
+    s->hidden_ns[i] = 200.0;
+    sim_field f[SIM_FIELDS_STEP_MAX];
+    size_t n = sim_report_step_fields(s, SIM_FIELDS_JSON, f);
+    assert_string_equal(f[0].key, "time_ms");
+    assert_near(f[0].num, 2.5, 1e-15);
+    assert_near(field(f, n, "t_host_ms")->num, 0.1, 1e-15);
+    assert_int_equal(field(f, n, "tokens")->kind, SIM_FIELD_INT);
+    n = sim_report_step_fields(s, SIM_FIELDS_TRACE, f);
+    assert_string_equal(f[0].key, "tokens");
+    assert_near(field(f, n, "time_us")->num, 2500.0, 1e-12);
+    assert_null(field(f, n, "t_host_us")); /* not among the trace's step args */
+    n = sim_report_op_fields(s, i, SIM_FIELDS_JSON, f);
+    assert_near(field(f, n, "repeats")->num, 32.0, 0);
+    assert_near(field(f, n, "intensity")->num, 2.0, 1e-15);
+    assert_near(field(f, n, "time_us")->num, 1.5, 1e-15);
+    assert_near(field(f, n, "net_exposed_us")->num, 0.3, 1e-15);
+    assert_null(field(f, n, "experts_touched")); /* not a grouped GEMM */
+    assert_null(field(f, n, "collective_algo")); /* not a collective */
+    n = sim_report_op_fields(s, i, SIM_FIELDS_TRACE, f);
+    assert_null(field(f, n, "repeats"));
+    assert_near(field(f, n, "net_hidden_us")->num, 0.2, 1e-15);
+    assert_int_equal(sim_report_op_fields(s, i, SIM_FIELDS_CSV, f), 0);
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_serve_outputs),
-        cmocka_unit_test(test_selected_percentiles),
-        cmocka_unit_test(test_run_outputs),
+        cmocka_unit_test(test_serve_outputs),      cmocka_unit_test(test_selected_percentiles),
+        cmocka_unit_test(test_run_outputs),        cmocka_unit_test(test_serve_table_fields),
+        cmocka_unit_test(test_step_and_op_fields),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,10 +8,13 @@
 #include "pp.h"
 #include "run.h"
 #include "trace.h"
+#include "trace_check.h"
+#include "trace_run.h"
+#include "trace_serve.h"
 
 static const char *tmp_path(const char *tag)
 {
-    static char buf[128];
+    static char buf[512];
     tu_snprintf(buf, sizeof buf, "%s/infersim-trace-%d-%s.json", tu_tmpdir(), (int)getpid(), tag);
     return buf;
 }
@@ -555,6 +558,52 @@ static void test_writer_escapes_and_is_atomic(void **state)
     assert_int_not_equal(access(t.out.tmp, F_OK), 0);
 }
 
+/* Names are escaped whole, however long (strbuf.h's escaping: no fixed buffer cuts them), and an
+ * args object that outgrows its 1536 bytes leaves out whole keys, never half of one. */
+static void test_writer_long_names_and_full_args(void **state)
+{
+    (void)state;
+    const char *path = tmp_path("long");
+    remove(path);
+    char name[2001];
+    memset(name, 'n', 2000);
+    name[1998] = '"'; /* escaped as \" near the end */
+    name[2000] = '\0';
+    sim_trace t;
+    sim_err err = {{0}};
+    assert_int_equal(sim_trace_open(&t, path, &err), SIM_OK);
+    sim_trace_name_process(&t, 1, "p", 0);
+    sim_trace_name_thread(&t, 1, 1, "t", 0);
+    /* each key and value "k00":1234567890.125 is 21 bytes with its comma: 73 fit in 1536 */
+    sim_targs a;
+    sim_targs_reset(&a);
+    for (int i = 0; i < 100; i++) {
+        char key[8];
+        snprintf(key, sizeof key, "k%02d", i);
+        sim_targs_num(&a, key, 1234567890.125);
+    }
+    assert_int_equal(a.len, 73 * 21 - 1);
+    sim_trace_slice(&t, 1, 1, name, "op", 0, 1000, &a);
+    assert_int_equal(sim_trace_close(&t, &err), SIM_OK);
+    assert_int_equal(check_ok(path).slices, 1);
+    /* the file holds the whole name, its quote escaped, and the args up to k72 */
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    char *text = calloc(1, 16384);
+    size_t n = fread(text, 1, 16383, f);
+    fclose(f);
+    assert_true(n > 2000 + 73 * 21);
+    char want[2010];
+    memcpy(want, name, 1998);
+    memcpy(want + 1998, "\\\"n\"", 4); /* ...n\"n" */
+    want[2002] = '\0';
+    assert_non_null(strstr(text, want));
+    assert_non_null(strstr(text, "\"k72\":1234567890.125}"));
+    assert_null(strstr(text, "\"k73\""));
+    free(text);
+    remove(path);
+}
+
 static void expect_rejected(const char *events, const char *mention)
 {
     char text[4096];
@@ -648,6 +697,7 @@ int main(void)
         cmocka_unit_test(test_serve_trace_pp_stages),
         cmocka_unit_test(test_serve_trace_details_and_window),
         cmocka_unit_test(test_writer_escapes_and_is_atomic),
+        cmocka_unit_test(test_writer_long_names_and_full_args),
         cmocka_unit_test(test_shipped_examples_pass),
         cmocka_unit_test(test_checker_catches_violations),
     };

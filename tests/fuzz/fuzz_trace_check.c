@@ -1,7 +1,7 @@
 /* fuzz_trace_check.c - the Chrome trace checker (sim_trace_check) on arbitrary bytes. */
 #include "fuzz_util.h"
 
-#include "trace.h"
+#include "trace_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

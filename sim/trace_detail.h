@@ -1,0 +1,119 @@
+/* trace_detail.h - one engine step on a timeline, as deep as asked: at iteration detail the step
+ * is one slice (its timeline draws it); at layer detail a slice per layer nests inside it, with
+ * the embedding before and the final norm, LM head, sampling and host time after; at op detail
+ * every op nests in its layer on the as-issued track, and its compute, memory and network parts
+ * go on three more tracks of the same process. The run (trace_run.h) and serving (trace_serve.h)
+ * timelines draw their steps, and pipeline stages' shares of them, through here, and with
+ * cluster_trace.h the iterations' args and KV counter; the sizes of their files are estimated
+ * from the events counted here. A step's and an op's args are report.h's step and op fields.
+ *
+ *   sim_trace_detail_tracks(&t, pid, true);               names the four tracks of process pid
+ *   sim_trace_detail_writer w = {.t = &t, .pid = pid, .detail = SIM_TRACE_OP};
+ *   int64_t d = sim_trace_detail_step_ns(&step);         the step slice's length
+ *   sim_trace_slice(&t, pid, SIM_TRACE_DETAIL_TID_ISSUE, "decode step", "step", t0, d, NULL);
+ *   sim_trace_detail_write_step(&w, &step, t0);           its layers and ops inside it
+ *
+ * Times are whole nanoseconds, each op's truncated, so children never outgrow their parent.
+ */
+#ifndef SIM_TRACE_DETAIL_H
+#define SIM_TRACE_DETAIL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "step.h"
+#include "trace.h"
+
+typedef enum sim_trace_detail {
+    SIM_TRACE_ITERATION, /* one slice per iteration */
+    SIM_TRACE_LAYER,     /* ...with a slice per layer inside */
+    SIM_TRACE_OP,        /* ...and every op, with its compute / memory / network slices */
+    SIM_TRACE_DETAIL_COUNT
+} sim_trace_detail;
+
+/* Parses "iteration", "layer", "op". */
+bool sim_trace_detail_parse(const char *s, sim_trace_detail *out);
+
+/* The tracks (tids) of a process that shows steps. */
+enum {
+    SIM_TRACE_DETAIL_TID_ISSUE = 1, /* step / layer / op as issued */
+    SIM_TRACE_DETAIL_TID_COMPUTE,   /* each op's T_math */
+    SIM_TRACE_DETAIL_TID_MEMORY,    /* each op's T_mem */
+    SIM_TRACE_DETAIL_TID_NETWORK,   /* each op's collective, after its busy time */
+};
+
+/* Names the tracks of process pid: all four, or the as-issued one alone. */
+void sim_trace_detail_tracks(sim_trace *t, int pid, bool all);
+
+/* Where a step's slices go, and how deep. */
+typedef struct sim_trace_detail_writer {
+    sim_trace *t;
+    int pid;
+    sim_trace_detail detail;
+    int64_t net_free_ns; /* the network track is free from here on (set to the step's start) */
+} sim_trace_detail_writer;
+
+/* A pipeline stage's share of a step: layers [l0, l1), the embedding on the first stage, the
+ * final norm, LM head and sampling on the last, the host time on the first (pp.h). The whole
+ * step is the one stage of layers [0, layers). */
+typedef struct sim_trace_detail_part {
+    int64_t l0, l1;
+    bool first, last;
+} sim_trace_detail_part;
+
+/* Stage k's part of the model (cfg's pipeline split). */
+sim_trace_detail_part sim_trace_detail_stage(const sim_step_cfg *cfg, int k);
+
+/* The breakdown of a step (or of a stage's part of it) from t0: edges, layers, then host time. */
+void sim_trace_detail_write_step(sim_trace_detail_writer *w, const sim_step_result *s, int64_t t0);
+void sim_trace_detail_write_part(sim_trace_detail_writer *w, const sim_step_result *s,
+                                 const sim_trace_detail_part *p, int64_t t0);
+
+/* Whole nanoseconds of what write_step / write_part lay out: the length of the slice that holds
+ * them. */
+int64_t sim_trace_detail_step_ns(const sim_step_result *s);
+int64_t sim_trace_detail_part_ns(const sim_step_result *s, const sim_trace_detail_part *p);
+
+/* A step slice's args: tokens, sequences, FLOPs, bytes, bound, its time and bounds. */
+void sim_trace_detail_step_args(sim_targs *a, const sim_step_result *s);
+
+/* An iteration's slice args: one row per key (batch_size, prefill_tokens, decode_tokens,
+ * cached_prompt_tokens, cuda_graph_batch, kv_blocks_used, running, waiting, draft_us, bound) and
+ * the rows each timeline writes. */
+typedef enum sim_trace_detail_iter {
+    SIM_TRACE_DETAIL_ITER_ENGINE,   /* one engine's timeline (trace_serve.h): every row */
+    SIM_TRACE_DETAIL_ITER_INSTANCE, /* an instance of a deployment (cluster_trace.h): the batch,
+                                       its tokens, the KV blocks used and the queue */
+} sim_trace_detail_iter;
+void sim_trace_detail_iter_args(sim_targs *a, const sim_iter_info *it, sim_trace_detail_iter which);
+
+/* The "kv cache" counter of process pid at the iteration's start: usage_pct (0 without blocks),
+ * after blocks_used when asked. */
+void sim_trace_detail_kv_counter(sim_trace *t, int pid, const sim_iter_info *it, bool blocks_used);
+
+/* Size estimates: events counted exactly, by kind, times each kind's mean size in bytes. */
+typedef enum sim_trace_detail_ev {
+    SIM_TRACE_DETAIL_EV_META,
+    SIM_TRACE_DETAIL_EV_STEP,
+    SIM_TRACE_DETAIL_EV_OP,
+    SIM_TRACE_DETAIL_EV_PART,
+    SIM_TRACE_DETAIL_EV_NET,
+    SIM_TRACE_DETAIL_EV_LAYER,
+    SIM_TRACE_DETAIL_EV_HOST,
+    SIM_TRACE_DETAIL_EV_ITER,
+    SIM_TRACE_DETAIL_EV_COUNTER,
+    SIM_TRACE_DETAIL_EV_ASYNC,
+    SIM_TRACE_DETAIL_EV_STAGE, /* a pipeline stage's micro-batch */
+    SIM_TRACE_DETAIL_EV_SEND,  /* a transfer to the next stage: begun (with args) and ended */
+    SIM_TRACE_DETAIL_EV_MB,    /* a serving stage's micro-batch */
+    SIM_TRACE_DETAIL_EV_KINDS
+} sim_trace_detail_ev;
+
+/* Adds to n (by kind) the events sim_trace_detail_write_step writes for step s at `detail`. */
+void sim_trace_detail_count(const sim_step_result *s, sim_trace_detail detail, double *n);
+
+/* The bytes of a file of n events (by kind), header and footer included. */
+double sim_trace_detail_bytes(const double *n);
+
+#endif

@@ -1,0 +1,60 @@
+/* trace_serve.h - the Chrome trace timeline of a serving run: an observer of the engine
+ * (engine.h) that streams, as the simulation runs, an "engine" process with one slice per
+ * iteration (args: batch size, prefill, cached and decode tokens, KV blocks, running and waiting
+ * requests) and the step's layers and ops nested inside at layer and op detail (trace_detail.h),
+ * counters of requests, batch tokens and KV cache use, a "requests" process with one async span
+ * per request and its phases (queued, prefill, decode; preemptions as instants) and, with
+ * pipeline stages, a process per stage with its micro-batches. A window keeps the part of the
+ * run between two simulated times.
+ *
+ *   sim_trace_serve ts;
+ *   sim_trace_serve_open(&ts, path, SIM_TRACE_ITERATION, 0, -1, n_requests, &step_cfg, &err);
+ *   engine_cfg.observer = &ts.observer;
+ *   ... sim_engine_run ...
+ *   sim_trace_serve_close(&ts, end_ns, &err);   (sim_trace_serve_abort on failure)
+ */
+#ifndef SIM_TRACE_SERVE_H
+#define SIM_TRACE_SERVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "trace.h"
+#include "trace_detail.h"
+
+/* Estimated size in bytes of a serving timeline at `detail` over a run of that many iterations,
+ * requests and preemptions (for a window: the part inside it). cfg prices the ops layer and op
+ * detail nest. -1 when out of memory. */
+double sim_trace_serve_estimate_bytes(sim_trace_detail detail, const sim_step_cfg *cfg,
+                                      double iterations, double requests, double preemptions);
+
+/* A serving timeline: an observer of the engine. */
+typedef struct sim_trace_serve {
+    sim_trace t;
+    sim_engine_observer observer; /* pass &observer to the engine */
+    sim_trace_detail detail;
+    int64_t w0_ns, w1_ns;     /* window; events outside it are dropped */
+    bool started, ended;      /* window opened / closed */
+    const sim_step_cfg *step; /* for layer and op detail */
+    size_t n;
+    unsigned char *phase; /* per request: current phase */
+    unsigned char *open;  /* per request: bit 0 span open, bit 1 phase open */
+    int64_t *arrival_ns;
+    /* with pipeline stages: a process per stage, its micro-batches priced afresh */
+    sim_seq_group *mb; /* a micro-batch's groups (room for n_mb) */
+    size_t n_mb;
+    sim_step_result *mb_step; /* a micro-batch's step */
+} sim_trace_serve;
+
+/* Opens a serving timeline of n requests. w1_ns < 0: no end to the window. */
+sim_status sim_trace_serve_open(sim_trace_serve *ts, const char *path, sim_trace_detail detail,
+                                int64_t w0_ns, int64_t w1_ns, size_t n, const sim_step_cfg *step,
+                                sim_err *err);
+
+/* Closes every open span at end_ns and finishes the file. */
+sim_status sim_trace_serve_close(sim_trace_serve *ts, int64_t end_ns, sim_err *err);
+
+void sim_trace_serve_abort(sim_trace_serve *ts);
+
+#endif
