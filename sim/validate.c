@@ -215,6 +215,34 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
     return SIM_OK;
 }
 
+/* The latency metrics a serve row may measure, as `vllm bench serve` names them: the mean or
+ * median over requests (TTFT, TPOT, E2EL) or over every token gap (ITL), in ms. */
+static const struct {
+    const char *name;
+    sim_metric metric;
+    bool median;
+} serve_latency[] = {
+    {"mean_ttft_ms", SIM_M_TTFT, false}, {"median_ttft_ms", SIM_M_TTFT, true},
+    {"mean_tpot_ms", SIM_M_TPOT, false}, {"median_tpot_ms", SIM_M_TPOT, true},
+    {"mean_itl_ms", SIM_M_ITL, false},   {"median_itl_ms", SIM_M_ITL, true},
+    {"mean_e2el_ms", SIM_M_E2EL, false}, {"median_e2el_ms", SIM_M_E2EL, true},
+};
+enum { N_SERVE_LATENCY = sizeof serve_latency / sizeof serve_latency[0] };
+
+/* The serve latency metric named m, or -1. */
+static int serve_latency_index(const char *m)
+{
+    for (int i = 0; i < N_SERVE_LATENCY; i++)
+        if (strcmp(m, serve_latency[i].name) == 0)
+            return i;
+    return -1;
+}
+
+bool sim_validate_is_serve_latency(const char *metric)
+{
+    return serve_latency_index(metric) >= 0;
+}
+
 /* An end-to-end row's all-reduce: the one its algo column names, else the engine profile's. */
 static sim_coll_algo row_allreduce(const sim_vrow *r, sim_coll_algo engine)
 {
@@ -275,19 +303,32 @@ sim_status sim_validate_serve(const sim_vrow *r, const sim_model *model, const s
     sim_status st = sim_validate_row_prec(r, model, hw, &c.step.prec, err);
     if (st)
         return st;
+    /* Poisson arrivals (burstiness 1) at the row's rate and lengths in its range, from a fixed
+     * seed: the same stream on every run */
     sim_synth_cfg s = {.num_prompts = r->batch,
                        .input_len = r->input_len,
                        .output_len = r->output_len,
-                       .request_rate = INFINITY,
-                       .burstiness = 1.0};
+                       .range_ratio = r->range_ratio,
+                       .request_rate = r->request_rate,
+                       .burstiness = 1.0,
+                       .seed = SIM_VALIDATE_SERVE_SEED};
     sim_workload w;
     if ((st = sim_workload_synthetic(&s, &w, err)))
         return st;
     sim_engine_result res;
     if (!(st = sim_engine_check(&c, &w, err)) && !(st = sim_engine_run(&c, &w, &res, err))) {
         const double dur_s = (double)res.duration_ns * 1e-9;
-        *pred = strcmp(r->metric, "duration_s") == 0 ? dur_s
-                                                     : (double)(r->batch * r->output_len) / dur_s;
+        const int lat = serve_latency_index(r->metric);
+        sim_serve_metrics sm;
+        int64_t out_tokens = 0; /* batch x output_len at fixed lengths */
+        for (size_t i = 0; i < w.n; i++)
+            out_tokens += w.reqs[i].output_tokens;
+        if (lat < 0)
+            *pred = strcmp(r->metric, "duration_s") == 0 ? dur_s : (double)out_tokens / dur_s;
+        else if (!(st = sim_metrics_compute(&res, &(sim_slo){{0}}, &sm))) {
+            const sim_dist *d = &sm.dist[serve_latency[lat].metric];
+            *pred = serve_latency[lat].median ? d->median : d->mean;
+        }
         sim_engine_result_free(&res);
     }
     sim_workload_free(&w);

@@ -12,8 +12,11 @@
  *   source, group_size, act_quant, algo (allreduce rows: the algorithm the measurement ran;
  *   e2e and ttft rows: the engine's all-reduce; a --allreduce value or nccl; empty = auto), trust
  *   (high | medium | low | empty: low-trust rows are predicted and printed but left out of the
- *   summaries, the gate and the fit). Files without the last four columns (27) are read with
- *   them empty; the extra columns may come in any order after `source`.
+ *   summaries, the gate and the fit), request_rate (serve rows: requests per second of
+ *   Poisson arrivals; empty or inf: all at t = 0), range_ratio (serve rows: input and output
+ *   lengths uniform in [L(1 - R), L(1 + R)], vLLM's --random-range-ratio; empty: 0, fixed).
+ *   Files without the last six columns (27) are read with them empty; the extra columns may come
+ *   in any order after `source`.
  * A gemm row computes in `dtype` with weights stored as `weight_dtype` (default: dtype; a
  * narrower format is a mixed-input kernel, W4A16 or W4A8), in groups of `group_size` weights per
  * scale (empty or 0: per channel); `act_quant` true adds the dynamic quantization of its input
@@ -23,10 +26,12 @@
  * that device takes (sim_graph_prec_defaults: the checkpoint's quantization_config, else its
  * torch_dtype, ...).
  * Metrics: tflops, latency_ms, tb_per_s, busbw_gb_per_s (ops); e2e_s, ttft_ms (static batches);
- * output_tps (serve: `batch` requests of input_len / output_len tokens, all sent at t = 0, under
+ * output_tps (serve: `batch` requests of input_len / output_len tokens, sent at request_rate, under
  * continuous batching; output tokens per second over the run), duration_s (serve: the run's
  * duration in seconds, for benchmarks whose requests stopped early at an end-of-sequence token,
- * where output tokens per second would count tokens that were never generated).
+ * where output tokens per second would count tokens that were never generated), and
+ * mean_/median_ ttft_ms, tpot_ms, itl_ms, e2el_ms (serve: as `vllm bench serve` reports them,
+ * metrics.h).
  * grouped_gemm: `batch` groups (experts) of m x n x k each, priced as the MoE layers' grouped
  * GEMM. alltoall: an MoE dispatch or combine over `gpus` ranks, `bytes` the routed data each GPU
  * holds (tokens x top-k x row bytes, its own share included), in the low-latency mode (one
@@ -84,12 +89,18 @@ typedef struct sim_vrow {
     sim_coll_algo algo; /* allreduce rows: the algorithm measured; e2e: the engine's */
     sim_dattn_kernel dattn; /* decode_attention rows: the kernel measured (the algo column) */
     bool low_trust;     /* shown, but out of the summaries, the gate and the fit */
+    double request_rate; /* serve rows: Poisson arrivals per second; INFINITY: all at t = 0 */
+    double range_ratio;  /* serve rows: lengths uniform in [L(1 - R), L(1 + R)]; 0: fixed */
     double value;       /* measured, in `metric`'s unit */
     int64_t line;       /* in the CSV */
 } sim_vrow;
 
 /* "gemm", ... */
 const char *sim_vkind_name(sim_vkind k);
+
+/* Whether `metric` is a serve row's latency metric: mean_ or median_ ttft_ms, tpot_ms, itl_ms or
+ * e2el_ms, as `vllm bench serve` names them. */
+bool sim_validate_is_serve_latency(const char *metric);
 
 /* True for the op-level kinds (gemm, attention, copy, allreduce, the all-reduce + norms,
  * grouped_gemm, alltoall). */
@@ -127,8 +138,13 @@ double sim_validate_size_bytes(const sim_vrow *r);
 int sim_validate_bucket(const sim_vrow *r);
 const char *sim_validate_bucket_name(int bucket);
 
+/* The seed of a serve row's arrival draws (fixed: a row predicts the same on every run). */
+#define SIM_VALIDATE_SERVE_SEED 0
+
 /* The prediction of a serve row: the engine `tmpl` (scheduler, KV sizing, host costs; its step's
- * model, device, TP and precision are the row's) serving the row's requests, all at t = 0. */
+ * model, device, TP and precision are the row's) serving the row's requests, all at t = 0 or, at
+ * a finite request_rate, in Poisson arrivals, their lengths drawn in the row's range_ratio
+ * (sim_workload_synthetic, burstiness 1, seed SIM_VALIDATE_SERVE_SEED). */
 sim_status sim_validate_serve(const sim_vrow *row, const sim_model *model, const sim_hw *hw,
                               const sim_engine_cfg *tmpl, double *predicted, sim_err *err);
 

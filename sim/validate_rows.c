@@ -32,7 +32,7 @@ bool sim_vkind_is_op(sim_vkind k) { return k < SIM_VK_E2E; }
 /* ------------------------------------------------------------------------------------------ */
 /* CSV */
 
-#define MAX_FIELDS 32
+#define MAX_FIELDS 40
 
 /* Splits one CSV line in place (RFC 4180 quotes, no line breaks inside fields). */
 static int split(char *line, char **f)
@@ -71,7 +71,7 @@ static const char *const columns[] = {
     "k",         "batch",  "seq",       "heads",      "head_dim",     "causal",    "bytes",
     "model",     "tp",     "input_len", "output_len", "weight_dtype", "act_dtype", "kv_dtype",
     "framework", "metric", "value",     "unit",       "skip",         "source",    "group_size",
-    "act_quant", "algo",   "trust"};
+    "act_quant", "algo",   "trust",     "request_rate", "range_ratio"};
 /* The first 27 columns come in this order; files may leave out the later ones, or give them in
  * any order after `source` (they are then read as empty). */
 enum { N_COLUMNS = sizeof columns / sizeof columns[0], N_LEGACY_COLUMNS = 27 };
@@ -168,13 +168,15 @@ static const char *const e2e_metric[SIM_VK_COUNT] = {
 
 /* The metrics each kind can be measured in (a serve row also in duration_s: the benchmark's
  * duration, for runs whose outputs stopped before output_len so their token count is not
- * batch x output_len). */
+ * batch x output_len; and in the latency metrics above). */
 static bool metric_fits(sim_vkind k, const char *m)
 {
     if (sim_vkind_is_op(k))
         return strcmp(m, "tflops") == 0 || strcmp(m, "tb_per_s") == 0 ||
                strcmp(m, "busbw_gb_per_s") == 0 || strcmp(m, "latency_ms") == 0;
-    return strcmp(m, e2e_metric[k]) == 0 || (k == SIM_VK_SERVE && strcmp(m, "duration_s") == 0);
+    return strcmp(m, e2e_metric[k]) == 0 ||
+           (k == SIM_VK_SERVE &&
+            (strcmp(m, "duration_s") == 0 || sim_validate_is_serve_latency(m)));
 }
 
 /* Every column the row's kind uses is present and in range, and `hw` is named, unless the row is
@@ -218,9 +220,42 @@ static sim_status check_kind(char **f, const sim_vrow *r, const char *path, int6
         return sim_fail(err, SIM_EINPUT, "%s:%lld: field 'metric' is '%s', expected %s for %s rows",
                         path, (long long)line, r->metric,
                         sim_vkind_is_op(r->kind)  ? "tflops, tb_per_s, busbw_gb_per_s or latency_ms"
-                        : r->kind == SIM_VK_SERVE ? "output_tps or duration_s"
+                        : r->kind == SIM_VK_SERVE ? "output_tps, duration_s or a mean_/median_ "
+                                                    "ttft_ms, tpot_ms, itl_ms or e2el_ms"
                                                   : e2e_metric[r->kind],
                         kn);
+    return SIM_OK;
+}
+
+/* A serve row's arrival and length columns: request_rate (requests per second of Poisson
+ * arrivals; empty or "inf" sends every request at t = 0) and range_ratio (lengths uniform in
+ * [L(1 - R), L(1 + R)] as vLLM's --random-range-ratio; empty: 0, fixed lengths). Other kinds leave
+ * both empty. */
+static sim_status col_arrivals(char **f, sim_vrow *r, const char *path, int64_t line, sim_err *err)
+{
+    r->request_rate = INFINITY;
+    r->range_ratio = 0.0;
+    static const char *const cols[] = {"request_rate", "range_ratio"};
+    for (int i = 0; i < 2; i++) {
+        const char *s = f[col_index(cols[i])];
+        if (!*s || (i == 0 && r->kind == SIM_VK_SERVE && strcmp(s, "inf") == 0))
+            continue;
+        if (r->kind != SIM_VK_SERVE)
+            return sim_fail(err, SIM_EINPUT,
+                            "%s:%lld: field '%s' is '%.20s', expected empty for %s rows", path,
+                            (long long)line, cols[i], s, kind_names[r->kind]);
+        char *end;
+        errno = 0;
+        double v = strtod(s, &end);
+        bool ok = !errno && end != s && !*end && isfinite(v) &&
+                  (i == 0 ? v > 0.0 : v >= 0.0 && v < 1.0);
+        if (!ok)
+            return sim_fail(err, SIM_EINPUT, "%s:%lld: field '%s' is '%.20s', expected %s", path,
+                            (long long)line, cols[i], s,
+                            i == 0 ? "requests per second > 0, inf or empty"
+                                   : "a ratio in [0, 1) or empty");
+        *(i == 0 ? &r->request_rate : &r->range_ratio) = v;
+    }
     return SIM_OK;
 }
 
@@ -315,6 +350,8 @@ static sim_status parse_row(char **f, const char *path, int64_t line, sim_vrow *
                         "%s:%lld: field 'trust' is '%.20s', expected high, medium, low or empty",
                         path, (long long)line, trust);
     r->low_trust = t == 3;
+    if ((st = col_arrivals(f, r, path, line, err)))
+        return st;
     return check_kind(f, r, path, line, err);
 }
 
@@ -336,7 +373,7 @@ static sim_status header_positions(char **f, int nf, const char *path, int *pos,
     if (!ok)
         return sim_fail(err, SIM_EINPUT,
                         "%s:1: header is not the validation columns (id,kind,hw,...,skip,source "
-                        "then any of group_size,act_quant,algo,trust)",
+                        "then any of group_size,act_quant,algo,trust,request_rate,range_ratio)",
                         path);
     return SIM_OK;
 }

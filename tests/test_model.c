@@ -20,7 +20,8 @@ static void test_param_counts(void **state)
         {"llama-2-7b", 6738415616.0},     {"llama-2-13b", 13015864320.0},
         {"llama-2-70b", 68976648192.0},   {"llama-3.1-8b", 8030261248.0},
         {"llama-3.1-70b", 70553706496.0}, {"llama-3.1-405b", 405853388800.0},
-        {"llama-3.2-1b", 1235814400.0},   {"mistral-7b", 7241732096.0},
+        {"llama-3.2-1b", 1235814400.0},   {"llama-3.2-3b", 3212749824.0},
+        {"mistral-7b", 7241732096.0},
         {"qwen2.5-72b", 72706203648.0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -345,7 +346,7 @@ static void test_hugging_face_ids(void **state)
         "llama-3.1-70b",    "llama-3.1-405b", "llama-3.2-1b",       "mistral-7b",
         "qwen2.5-72b",      "deepseek-v3",    "gpt-oss-120b",       "gpt-oss-20b",
         "llama-3.1-70b-awq", "llama-3.1-8b-fp8", "llama-3.1-8b-nvfp4", "mixtral-8x22b",
-        "mixtral-8x7b",     "qwen3-235b-a22b", "qwen3-30b-a3b"};
+        "mixtral-8x7b",     "qwen3-235b-a22b", "qwen3-30b-a3b",     "llama-3.2-3b"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         cJSON *root;
         sim_err err = {{0}};

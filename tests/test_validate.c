@@ -182,17 +182,23 @@ static void test_load(void **state)
     assert_int_equal(sim_validate_load(path, &rows, &n, &err), SIM_OK);
     /* 159, 24 MoE op rows (ids 100-123), Argonne's 40 Mixtral-8x7B static batches (ids 124-163:
      * 20 TensorRT-LLM, 15 of them skipped, and 20 vLLM), 20 TensorRT-LLM and 8 + 4 vLLM serve rows
-     * (gpt-oss-20b, gpt-oss-120b at TP 2), 24 decode attention rows (ids 1300-1323) */
-    assert_int_equal(n, 279);
-    int ops = 0, skipped = 0, low = 0;
+     * (gpt-oss-20b, gpt-oss-120b at TP 2), 24 decode attention rows (ids 1300-1323), 13 SGLang
+     * serve rows at a request rate (ids 1400-1412) and 3 skipped vLLM ones (DeepSeek-V3.2) */
+    assert_int_equal(n, 295);
+    int ops = 0, skipped = 0, low = 0, rated = 0, ranged = 0;
     for (size_t i = 0; i < n; i++) {
+        rated += isfinite(rows[i].request_rate) != 0;
+        ranged += rows[i].range_ratio > 0.0;
         ops += sim_vkind_is_op(rows[i].kind);
         skipped += rows[i].skip[0] != '\0';
         low += rows[i].low_trust;
         assert_true(rows[i].value > 0 && rows[i].source[0]);
     }
     assert_int_equal(ops, 177);
-    assert_int_equal(skipped, 31); /* with two serve rows of 20,000-token prompts and Mixtral's 15 */
+    assert_int_equal(rated, 16); /* the serve rows at a stated rate */
+    assert_int_equal(ranged, 13); /* SGLang's random lengths, uniform from 1 */
+    assert_int_equal(skipped, 34); /* with two serve rows of 20,000-token prompts, Mixtral's 15
+                                    * and the 3 DeepSeek-V3.2 rows */
     assert_int_equal(low, 21); /* with the three vLLM serve rows that generated half their tokens */
     free(rows);
     const char *hdr = "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
@@ -387,7 +393,8 @@ static void test_serve_rows(void **state)
 {
     (void)state;
     expect_bad_row("1,serve,h100-sxm,,,,,,100,,,,,,llama-3.1-8b,1,128,128,fp8,,,x,e2e_s,1,s,,s,,",
-                   "field 'metric' is 'e2e_s', expected output_tps or duration_s for serve rows");
+                   "field 'metric' is 'e2e_s', expected output_tps, duration_s or a mean_/median_ "
+                   "ttft_ms, tpot_ms, itl_ms or e2el_ms for serve rows");
     expect_bad_row("1,serve,h100-sxm,,,,,,0,,,,,,llama-3.1-8b,1,128,128,fp8,,,x,output_tps,1,,,s,,",
                    "field 'batch' is '0', expected >= 1 for serve rows");
     /* one request alone is the static batch of one: its output throughput is output_len over
@@ -402,7 +409,8 @@ static void test_serve_rows(void **state)
                   .output_len = 64,
                   .weight = SIM_DT_BF16,
                   .act = SIM_DT_BF16,
-                  .kv = SIM_DT_BF16};
+                  .kv = SIM_DT_BF16,
+                  .request_rate = INFINITY};
     sim_engine_cfg tmpl = {
         .step = {.iteration_overhead_ns = 1e6, .request_overhead_ns = 1e4},
         .sched = {.max_num_seqs = 256, .max_num_batched_tokens = 8192, .chunked_prefill = true},
@@ -420,6 +428,168 @@ static void test_serve_rows(void **state)
     snprintf(r.metric, sizeof r.metric, "duration_s");
     assert_int_equal(sim_validate_serve(&r, &m, &hw, &tmpl, &dur_s, &err), SIM_OK);
     assert_near(dur_s, e2e_s, 1e-6);
+    /* lengths drawn in a range: the one request gets the lengths the same seed draws, and its
+     * output throughput counts the tokens it generated, not batch x output_len */
+    r.range_ratio = 0.5;
+    snprintf(r.metric, sizeof r.metric, "output_tps");
+    sim_synth_cfg sc = {.num_prompts = 1,
+                        .input_len = 512,
+                        .output_len = 64,
+                        .range_ratio = 0.5,
+                        .request_rate = INFINITY,
+                        .burstiness = 1.0,
+                        .seed = SIM_VALIDATE_SERVE_SEED};
+    sim_workload w;
+    assert_int_equal(sim_workload_synthetic(&sc, &w, &err), SIM_OK);
+    sim_vrow drawn = r;
+    drawn.kind = SIM_VK_E2E;
+    drawn.input_len = w.reqs[0].input_tokens;
+    drawn.output_len = w.reqs[0].output_tokens;
+    sim_workload_free(&w);
+    assert_true(drawn.input_len != 512 || drawn.output_len != 64); /* the range took effect */
+    assert_int_equal(sim_validate_serve(&r, &m, &hw, &tmpl, &tps, &err), SIM_OK);
+    assert_int_equal(sim_validate_e2e(&drawn, &m, &hw, &tmpl.step, &e2e_s, &err), SIM_OK);
+    assert_near(tps, (double)drawn.output_len / e2e_s, 1e-6);
+}
+
+/* A serve file with the request_rate and range_ratio columns: one row after the header. */
+static const char *rate_file(const char *row)
+{
+    static char text[1024];
+    snprintf(text, sizeof text,
+             "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
+             "input_len,output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,value,unit,"
+             "skip,source,request_rate,range_ratio\n%s\n",
+             row);
+    return tu_write_tmp(text);
+}
+
+/* The request_rate and range_ratio columns: a rate > 0, inf or empty and a ratio in [0, 1) or
+ * empty on serve rows, empty elsewhere; anything else is an input error naming the file, line,
+ * field and value. */
+static void test_rate_column(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *row, *mention;
+    } bad[] = {
+        {"1,serve,h100-sxm,,,,,,8,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,median_ttft_ms,1,ms,,s,fast,",
+         ":2: field 'request_rate' is 'fast', expected requests per second > 0, inf or empty"},
+        {"1,serve,h100-sxm,,,,,,8,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,median_ttft_ms,1,ms,,s,0,",
+         ":2: field 'request_rate' is '0', expected requests per second > 0"},
+        {"1,serve,h100-sxm,,,,,,8,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,median_ttft_ms,1,ms,,s,-2,",
+         ":2: field 'request_rate' is '-2'"},
+        {"1,serve,h100-sxm,,,,,,8,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,median_ttft_ms,1,ms,,s,nan,",
+         ":2: field 'request_rate' is 'nan'"},
+        {"1,serve,h100-sxm,,,,,,8,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,median_ttft_ms,1,ms,,s,4rps,",
+         ":2: field 'request_rate' is '4rps'"},
+        {"1,e2e,h100-sxm,,,,,,1,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,e2e_s,1,s,,s,4,",
+         ":2: field 'request_rate' is '4', expected empty for e2e rows"},
+        {"1,serve,h100-sxm,,,,,,8,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,p99_ttft_ms,1,ms,,s,4,",
+         ":2: field 'metric' is 'p99_ttft_ms'"},
+        {"1,serve,h100-sxm,,,,,,8,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,median_ttft_ms,1,ms,,s,4,1",
+         ":2: field 'range_ratio' is '1', expected a ratio in [0, 1) or empty"},
+        {"1,serve,h100-sxm,,,,,,8,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,median_ttft_ms,1,ms,,s,4,-0.5",
+         ":2: field 'range_ratio' is '-0.5'"},
+        {"1,e2e,h100-sxm,,,,,,1,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,e2e_s,1,s,,s,,0.5",
+         ":2: field 'range_ratio' is '0.5', expected empty for e2e rows"},
+    };
+    sim_vrow *rows;
+    size_t n;
+    sim_err err = {{0}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *path = rate_file(bad[i].row);
+        assert_int_equal(sim_validate_load(path, &rows, &n, &err), SIM_EINPUT);
+        if (!strstr(err.msg, path) || !strstr(err.msg, bad[i].mention)) {
+            print_error("row '%s': message '%s', expected '%s'\n", bad[i].row, err.msg,
+                        bad[i].mention);
+            fail();
+        }
+    }
+    static const struct {
+        const char *rate, *range;
+        double want_rate, want_range;
+    } good[] = {{"", "", INFINITY, 0.0}, {"inf", "0", INFINITY, 0.0}, {"2.5", "0.5", 2.5, 0.5}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        char row[256];
+        snprintf(row, sizeof row,
+                 "1,serve,h100-sxm,,,,,,8,,,,,,llama-3.1-8b,1,64,8,bf16,,,x,mean_tpot_ms,1,ms,,s,%s,%s",
+                 good[i].rate, good[i].range);
+        assert_int_equal(sim_validate_load(rate_file(row), &rows, &n, &err), SIM_OK);
+        assert_int_equal(n, 1);
+        assert_true(rows[0].request_rate == good[i].want_rate);
+        assert_true(rows[0].range_ratio == good[i].want_range);
+        free(rows);
+    }
+}
+
+/* A serve row at a rate slow enough that no two requests overlap: every request runs alone, so
+ * its TTFT is run's time to first token at batch 1, its end-to-end latency run's end-to-end time,
+ * and its TPOT (e2e - ttft) / (output - 1), which is also the mean of its token gaps (ITL): the
+ * same for every request, so mean = median. At
+ * rate inf the same three requests queue: the mean TTFT grows. */
+static void test_serve_row_at_rate(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_vrow r = {.kind = SIM_VK_SERVE,
+                  .batch = 3,
+                  .tp = 1,
+                  .input_len = 512,
+                  .output_len = 64,
+                  .weight = SIM_DT_BF16,
+                  .act = SIM_DT_BF16,
+                  .kv = SIM_DT_BF16,
+                  .request_rate = 0.05}; /* 3 requests over 60 s */
+    sim_engine_cfg tmpl = {
+        .step = {.iteration_overhead_ns = 1e6, .request_overhead_ns = 1e4},
+        .sched = {.max_num_seqs = 256, .max_num_batched_tokens = 8192, .chunked_prefill = true},
+        .block_size = 16,
+        .mem_util = 0.9};
+    sim_err err = {{0}};
+    /* batch 1 alone */
+    sim_vrow one = r;
+    one.batch = 1;
+    one.kind = SIM_VK_TTFT;
+    double ttft_ms, e2e_s;
+    assert_int_equal(sim_validate_e2e(&one, &m, &hw, &tmpl.step, &ttft_ms, &err), SIM_OK);
+    one.kind = SIM_VK_E2E;
+    assert_int_equal(sim_validate_e2e(&one, &m, &hw, &tmpl.step, &e2e_s, &err), SIM_OK);
+    /* the precondition: the arrival stream (same seed) leaves each request a gap longer than its
+     * whole run, so no two overlap */
+    sim_synth_cfg sc = {.num_prompts = 3,
+                        .input_len = 512,
+                        .output_len = 64,
+                        .request_rate = 0.05,
+                        .burstiness = 1.0,
+                        .seed = SIM_VALIDATE_SERVE_SEED};
+    sim_workload w;
+    assert_int_equal(sim_workload_synthetic(&sc, &w, &err), SIM_OK);
+    for (size_t i = 1; i < w.n; i++)
+        assert_true((double)(w.reqs[i].arrival_ns - w.reqs[i - 1].arrival_ns) > 2.0 * e2e_s * 1e9);
+    sim_workload_free(&w);
+    static const struct {
+        const char *metric;
+        int which; /* 0 ttft, 1 tpot, 2 e2el */
+    } cases[] = {{"mean_ttft_ms", 0},   {"median_ttft_ms", 0}, {"mean_tpot_ms", 1},
+                 {"median_tpot_ms", 1}, {"mean_e2el_ms", 2},   {"median_e2el_ms", 2},
+                 {"mean_itl_ms", 1}};
+    const double want[3] = {ttft_ms, (e2e_s * 1e3 - ttft_ms) / 63.0, e2e_s * 1e3};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(r.metric, sizeof r.metric, "%s", cases[i].metric);
+        double pred;
+        assert_int_equal(sim_validate_serve(&r, &m, &hw, &tmpl, &pred, &err), SIM_OK);
+        /* the engine rounds each step to a nanosecond: 1e-4 ms */
+        assert_near(pred, want[cases[i].which], 1e-3);
+    }
+    /* all three at once: the later ones wait behind the first prefill, so the mean TTFT is above
+     * one request's */
+    r.request_rate = INFINITY;
+    snprintf(r.metric, sizeof r.metric, "mean_ttft_ms");
+    double burst_ttft;
+    assert_int_equal(sim_validate_serve(&r, &m, &hw, &tmpl, &burst_ttft, &err), SIM_OK);
+    assert_true(burst_ttft > ttft_ms * 1.05);
 }
 
 static void test_op_checks(void **state)
@@ -494,6 +664,8 @@ int main(void)
         cmocka_unit_test(test_e2e_allreduce_column),
         cmocka_unit_test(test_op_checks),
         cmocka_unit_test(test_serve_rows),
+        cmocka_unit_test(test_rate_column),
+        cmocka_unit_test(test_serve_row_at_rate),
         cmocka_unit_test(test_summary_small),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
