@@ -219,31 +219,48 @@ static sim_status run_json(FILE *f, const sim_run_cfg *cfg, const sim_run_result
 /* ------------------------------------------------------------------------------------------ */
 /* Tables */
 
+/* A field of run's table (report.h's step and op tables, SIM_FIELDS_TABLE): its value, or its
+ * heading when `head` (in the width of the value and what follows it). */
+static void table_field(FILE *f, const sim_field *v, bool head)
+{
+    fputs(v->before, f);
+    if (head) {
+        int w = v->width + (int)strlen(v->after);
+        fprintf(f, v->kind == SIM_FIELD_TEXT ? "%-*s" : "%*s", w, v->label);
+        return;
+    }
+    if (v->label[0] && v->width == 0) /* a column's label is its heading */
+        fprintf(f, "%s ", v->label);
+    if (v->kind == SIM_FIELD_TEXT)
+        fprintf(f, "%-*s", v->width, v->text);
+    else
+        fprintf(f, "%*.*f", v->width, v->decimals, v->num);
+    fputs(v->after, f);
+}
+
 static void ops_table(FILE *f, const char *title, const sim_step_result *s)
 {
-    /* share: of the ops' own time summed without overlap (busy + network + launch) */
-    const double total = s->busy_ns + s->t_net_ns + s->t_launch_ns;
     fprintf(f, "\n%s (per GPU; per-layer ops x%lld layers)\n", title, (long long)s->graph.layers);
-    fprintf(f, "%-15s %5s %11s %11s %9s %-8s %10s %10s %10s %10s %6s\n", "op", "x", "GFLOP", "MB",
-            "FLOP/B", "bound", "math_us", "mem_us", "net_us", "time_us", "share");
+    /* the heading: the labels of any op's columns (every op has every column) */
+    sim_field v[SIM_FIELDS_STEP_MAX];
+    size_t n = sim_report_op_fields(s, 0, SIM_FIELDS_TABLE, v);
+    fprintf(f, "%-15s", "op");
+    for (size_t k = 0; k < n; k++)
+        table_field(f, &v[k], true);
+    fputc('\n', f);
     for (int i = 0; i < SIM_OP_COUNT; i++) {
-        const sim_op *op = &s->graph.ops[i];
-        const sim_op_cost *c = &s->cost[i];
-        if (!op->present)
+        if (!s->graph.ops[i].present)
             continue;
-        double n = sim_step_op_repeats(s, (sim_op_id)i);
-        fprintf(f, "%-15s %5.0f %11.3f %11.3f %9.1f %-8s %10.2f %10.2f %10.2f %10.2f %5.1f%%\n",
-                sim_op_info((sim_op_id)i)->name, n, op->flops / 1e9, sim_op_bytes(op) / 1e6,
-                sim_report_ratio(op->flops, sim_op_bytes(op)), sim_bound_name(c->bound),
-                c->t_math_ns / 1e3, c->t_mem_ns / 1e3, c->t_net_ns / 1e3, c->t_ns / 1e3,
-                100.0 * sim_report_ratio(n * c->t_ns, total));
+        n = sim_report_op_fields(s, i, SIM_FIELDS_TABLE, v);
+        fprintf(f, "%-15s", sim_op_info((sim_op_id)i)->name);
+        for (size_t k = 0; k < n; k++)
+            table_field(f, &v[k], false);
+        fputc('\n', f);
     }
-    fprintf(f,
-            "step: %.3f ms (bounds %.3f .. %.3f ms), %s-bound; math %.3f, memory %.3f, "
-            "network %.3f (exposed %.3f, hidden %.3f), launch %.3f, host %.3f ms\n",
-            s->t_ns / 1e6, s->t_lower_ns / 1e6, s->t_upper_ns / 1e6, sim_bound_name(s->bound),
-            s->t_math_ns / 1e6, s->t_mem_ns / 1e6, s->t_net_ns / 1e6, s->net_exposed_ns / 1e6,
-            s->net_hidden_ns / 1e6, s->t_launch_ns / 1e6, s->t_host_ns / 1e6);
+    n = sim_report_step_fields(s, SIM_FIELDS_TABLE, v);
+    for (size_t k = 0; k < n; k++)
+        table_field(f, &v[k], false);
+    fputc('\n', f);
     /* which algorithm each collective ran as (collective.h) */
     const char *sep = "collectives: ";
     for (int i = 0; i < SIM_OP_COUNT; i++) {

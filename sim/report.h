@@ -105,8 +105,11 @@ typedef enum sim_field_out {
     SIM_FIELDS_VLLM,      /* --save-result: the keys after the benchmark's description */
     SIM_FIELDS_SWEEP,     /* sweep's serve rows: reads r->cfg, r->m and the price only */
     SIM_FIELDS_TABLE,     /* serve --format table: the rows under vLLM's "Serving Benchmark
-                             Result" banner, each with its label (its unit in it) and section */
+                             Result" banner, each with its label (its unit in it) and section;
+                             run --format table: a step's line and an op's columns, each with its
+                             label, width and the text around it */
     SIM_FIELDS_TRACE,     /* a step's or an op's args on the Chrome trace (trace_detail.h) */
+    SIM_FIELDS_TRACE_NET, /* an op's network slice's args on the Chrome trace (op detail) */
     SIM_FIELDS_OUT_COUNT
 } sim_field_out;
 
@@ -137,6 +140,12 @@ typedef struct sim_field {
     char label[48];        /* "Benchmark duration (s):"; percentages are scaled to their "(%)" */
     const char *section;   /* a heading printed before this row, or NULL (static) */
     sim_field_style style; /* with `decimals`: 2 places but where the row says otherwise */
+    /* SIM_FIELDS_TABLE of a step or an op (run's table): the value in `width` columns (0: as
+     * wide as it is; text left-aligned) with `decimals` places, after `before` and the label (and
+     * a space) when there is one, followed by `after` (static; NULL elsewhere). An op's label is
+     * its column's heading. */
+    int width;
+    const char *before, *after;
 } sim_field;
 
 /* The most fields one output has: every scalar row, and mean, median, std and every selectable
@@ -150,8 +159,10 @@ size_t sim_report_serve_fields(const sim_serve_report *r, sim_field_out which, s
 /* The fields of one step (sim_step_result) and of its op `op`: run --format json's prefill and
  * decode objects and ops list, roofline's ops (SIM_FIELDS_JSON: step times in milliseconds, op
  * times in microseconds) and the Chrome trace's step and op slices' args (SIM_FIELDS_TRACE:
- * microseconds). Each key's stem and its time unit are written once, in report_step.c; the
- * unit suffix (_ms, _us) is the output's. Return their number (at most SIM_FIELDS_STEP_MAX; 0 for
+ * microseconds; SIM_FIELDS_TRACE_NET: an op's network slice) and run's text table
+ * (SIM_FIELDS_TABLE: the step's line in milliseconds, an op's columns in microseconds, GFLOP and
+ * MB). Each key's stem, label and time unit are written once, in report_step.c; the unit suffix
+ * (_ms, _us) is the output's. Return their number (at most SIM_FIELDS_STEP_MAX; 0 for
  * the other outputs). */
 enum { SIM_FIELDS_STEP_MAX = 24 };
 size_t sim_report_step_fields(const sim_step_result *s, sim_field_out which, sim_field *out);

@@ -4,6 +4,7 @@
  * prefill / decode objects and ops list, roofline's ops and the Chrome trace's step and op args
  * read the fields these return; no key of theirs is written anywhere else. */
 #include "report.h"
+#include "report_internal.h"
 
 #include <string.h>
 
@@ -15,6 +16,11 @@ typedef struct step_row {
     sim_field_kind kind;
     bool time_ns; /* a duration, read in ns and written in the output's unit */
     step_get get;
+    /* run's text table: the name (a time's gets the output's unit suffix; NULL: the value
+     * alone) and, for a number that is not a time, how many of it make one shown unit (the
+     * unit is in the name: GFLOP is 1e9 FLOP; 0 shows it as it is) */
+    const char *label;
+    double per;
 } step_row;
 
 /* The step's rows. */
@@ -65,25 +71,25 @@ enum {
     S_COUNT
 };
 
-#define ROW(id, name, kind, t) [id] = {#name, kind, t, sget_##name}
+#define ROW(id, name, kind, t, label, per) [id] = {#name, kind, t, sget_##name, label, per}
 static const step_row step_rows[S_COUNT] = {
-    ROW(S_TIME, time, SIM_FIELD_NUM, true),
-    ROW(S_T_LOWER, t_lower, SIM_FIELD_NUM, true),
-    ROW(S_T_UPPER, t_upper, SIM_FIELD_NUM, true),
-    ROW(S_FLOPS, flops, SIM_FIELD_NUM, false),
-    ROW(S_BYTES, bytes, SIM_FIELD_NUM, false),
-    ROW(S_NET_BYTES, net_bytes, SIM_FIELD_NUM, false),
-    ROW(S_BOUND, bound, SIM_FIELD_TEXT, false),
-    ROW(S_T_MATH, t_math, SIM_FIELD_NUM, true),
-    ROW(S_T_MEM, t_mem, SIM_FIELD_NUM, true),
-    ROW(S_T_NET, t_net, SIM_FIELD_NUM, true),
-    ROW(S_T_LAUNCH, t_launch, SIM_FIELD_NUM, true),
-    ROW(S_T_HOST, t_host, SIM_FIELD_NUM, true),
-    ROW(S_T_CPU, t_cpu, SIM_FIELD_NUM, true),
-    ROW(S_NET_EXPOSED, net_exposed, SIM_FIELD_NUM, true),
-    ROW(S_NET_HIDDEN, net_hidden, SIM_FIELD_NUM, true),
-    ROW(S_TOKENS, tokens, SIM_FIELD_INT, false),
-    ROW(S_SEQUENCES, sequences, SIM_FIELD_INT, false),
+    ROW(S_TIME, time, SIM_FIELD_NUM, true, "step:", 0),
+    ROW(S_T_LOWER, t_lower, SIM_FIELD_NUM, true, "bounds", 0),
+    ROW(S_T_UPPER, t_upper, SIM_FIELD_NUM, true, NULL, 0),
+    ROW(S_FLOPS, flops, SIM_FIELD_NUM, false, NULL, 0),
+    ROW(S_BYTES, bytes, SIM_FIELD_NUM, false, NULL, 0),
+    ROW(S_NET_BYTES, net_bytes, SIM_FIELD_NUM, false, NULL, 0),
+    ROW(S_BOUND, bound, SIM_FIELD_TEXT, false, NULL, 0),
+    ROW(S_T_MATH, t_math, SIM_FIELD_NUM, true, "math", 0),
+    ROW(S_T_MEM, t_mem, SIM_FIELD_NUM, true, "memory", 0),
+    ROW(S_T_NET, t_net, SIM_FIELD_NUM, true, "network", 0),
+    ROW(S_T_LAUNCH, t_launch, SIM_FIELD_NUM, true, "launch", 0),
+    ROW(S_T_HOST, t_host, SIM_FIELD_NUM, true, "host", 0),
+    ROW(S_T_CPU, t_cpu, SIM_FIELD_NUM, true, NULL, 0),
+    ROW(S_NET_EXPOSED, net_exposed, SIM_FIELD_NUM, true, "exposed", 0),
+    ROW(S_NET_HIDDEN, net_hidden, SIM_FIELD_NUM, true, "hidden", 0),
+    ROW(S_TOKENS, tokens, SIM_FIELD_INT, false, NULL, 0),
+    ROW(S_SEQUENCES, sequences, SIM_FIELD_INT, false, NULL, 0),
 };
 #undef ROW
 
@@ -120,6 +126,10 @@ OGET(net_exposed, true, num, c->t_net_ns - s->hidden_ns[i])
 OGET(experts_touched, op->groups > 0.0, num, op->groups)
 OGET(collective_algo, op->net_ranks > 1, text, sim_coll_algo_name(c->coll_algo))
 OGET(collective_protocol, op->net_ranks > 1, text, sim_coll_proto_name(c->coll_proto))
+/* its share (%) of the step's op time summed without overlap (busy + network + launch) */
+OGET(share, true, num,
+     100.0 * sim_report_ratio(sim_step_op_repeats(s, (sim_op_id)i) * c->t_ns,
+                              s->busy_ns + s->t_net_ns + s->t_launch_ns))
 #undef OGET
 
 enum {
@@ -143,40 +153,53 @@ enum {
     O_EXPERTS_TOUCHED,
     O_COLLECTIVE_ALGO,
     O_COLLECTIVE_PROTOCOL,
+    O_SHARE,
     O_COUNT
 };
 
-#define ROW(id, name, kind, t) [id] = {#name, kind, t, oget_##name}
+#define ROW(id, name, kind, t, label, per) [id] = {#name, kind, t, oget_##name, label, per}
 static const step_row op_rows[O_COUNT] = {
-    ROW(O_REPEATS, repeats, SIM_FIELD_NUM, false),
-    ROW(O_FLOPS, flops, SIM_FIELD_NUM, false),
-    ROW(O_BYTES, bytes, SIM_FIELD_NUM, false),
-    ROW(O_WEIGHT_BYTES, weight_bytes, SIM_FIELD_NUM, false),
-    ROW(O_ACT_BYTES, act_bytes, SIM_FIELD_NUM, false),
-    ROW(O_KV_READ_BYTES, kv_read_bytes, SIM_FIELD_NUM, false),
-    ROW(O_KV_WRITE_BYTES, kv_write_bytes, SIM_FIELD_NUM, false),
-    ROW(O_NET_BYTES, net_bytes, SIM_FIELD_NUM, false),
-    ROW(O_INTENSITY, intensity, SIM_FIELD_NUM, false),
-    ROW(O_BOUND, bound, SIM_FIELD_TEXT, false),
-    ROW(O_TIME, time, SIM_FIELD_NUM, true),
-    ROW(O_T_MATH, t_math, SIM_FIELD_NUM, true),
-    ROW(O_T_MEM, t_mem, SIM_FIELD_NUM, true),
-    ROW(O_T_NET, t_net, SIM_FIELD_NUM, true),
-    ROW(O_T_LAUNCH, t_launch, SIM_FIELD_NUM, true),
-    ROW(O_NET_HIDDEN, net_hidden, SIM_FIELD_NUM, true),
-    ROW(O_NET_EXPOSED, net_exposed, SIM_FIELD_NUM, true),
-    ROW(O_EXPERTS_TOUCHED, experts_touched, SIM_FIELD_NUM, false),
-    ROW(O_COLLECTIVE_ALGO, collective_algo, SIM_FIELD_TEXT, false),
-    ROW(O_COLLECTIVE_PROTOCOL, collective_protocol, SIM_FIELD_TEXT, false),
+    ROW(O_REPEATS, repeats, SIM_FIELD_NUM, false, "x", 0),
+    ROW(O_FLOPS, flops, SIM_FIELD_NUM, false, "GFLOP", 1e9),
+    ROW(O_BYTES, bytes, SIM_FIELD_NUM, false, "MB", 1e6),
+    ROW(O_WEIGHT_BYTES, weight_bytes, SIM_FIELD_NUM, false, NULL, 0),
+    ROW(O_ACT_BYTES, act_bytes, SIM_FIELD_NUM, false, NULL, 0),
+    ROW(O_KV_READ_BYTES, kv_read_bytes, SIM_FIELD_NUM, false, NULL, 0),
+    ROW(O_KV_WRITE_BYTES, kv_write_bytes, SIM_FIELD_NUM, false, NULL, 0),
+    ROW(O_NET_BYTES, net_bytes, SIM_FIELD_NUM, false, NULL, 0),
+    ROW(O_INTENSITY, intensity, SIM_FIELD_NUM, false, "FLOP/B", 0),
+    ROW(O_BOUND, bound, SIM_FIELD_TEXT, false, "bound", 0),
+    ROW(O_TIME, time, SIM_FIELD_NUM, true, "time", 0),
+    ROW(O_T_MATH, t_math, SIM_FIELD_NUM, true, "math", 0),
+    ROW(O_T_MEM, t_mem, SIM_FIELD_NUM, true, "mem", 0),
+    ROW(O_T_NET, t_net, SIM_FIELD_NUM, true, "net", 0),
+    ROW(O_T_LAUNCH, t_launch, SIM_FIELD_NUM, true, NULL, 0),
+    ROW(O_NET_HIDDEN, net_hidden, SIM_FIELD_NUM, true, "hidden", 0),
+    ROW(O_NET_EXPOSED, net_exposed, SIM_FIELD_NUM, true, "exposed", 0),
+    ROW(O_EXPERTS_TOUCHED, experts_touched, SIM_FIELD_NUM, false, NULL, 0),
+    ROW(O_COLLECTIVE_ALGO, collective_algo, SIM_FIELD_TEXT, false, NULL, 0),
+    ROW(O_COLLECTIVE_PROTOCOL, collective_protocol, SIM_FIELD_TEXT, false, NULL, 0),
+    ROW(O_SHARE, share, SIM_FIELD_NUM, false, "share", 0),
 };
 #undef ROW
 
-/* An output: its rows in order (a row without a value is left out) and its time unit. */
+/* How run's text table sets a field: in `width` columns (left-aligned text, a number with
+ * `decimals` places) between `before` and `after`. */
+typedef struct step_fmt {
+    int width, decimals;
+    const char *before, *after;
+} step_fmt;
+
+/* An output: its rows in order (a row without a value is left out), its time unit and, for the
+ * text table, how each is set. */
 typedef struct step_list {
     const unsigned char *rows;
     size_t n;
-    const char *unit; /* the key suffix of a time */
-    double per_ns;    /* ns in one unit */
+    const char *unit;     /* the key suffix of a time */
+    double per_ns;        /* ns in one unit */
+    const step_fmt *fmts; /* SIM_FIELDS_TABLE: one per row; else NULL */
+    bool label_keys;      /* keyed by the rows' labels: the network slice's args are its
+                             hidden_us and exposed_us */
 } step_list;
 
 static const unsigned char step_json[] = {
@@ -186,6 +209,16 @@ static const unsigned char step_json[] = {
 static const unsigned char step_trace[] = {S_TOKENS,    S_SEQUENCES,   S_FLOPS,     S_BYTES,
                                            S_NET_BYTES, S_BOUND,       S_TIME,      S_T_LOWER,
                                            S_T_UPPER,   S_NET_EXPOSED, S_NET_HIDDEN};
+/* run's text table: the step's line, "step: 1.234 ms (bounds 1.100 .. 1.300 ms), memory-bound;
+ * math 0.500, memory 1.000, network 0.100 (exposed 0.100, hidden 0.000), launch 0.010, host
+ * 0.000 ms" */
+static const unsigned char step_table[] = {S_TIME,       S_T_LOWER,  S_T_UPPER, S_BOUND,
+                                           S_T_MATH,     S_T_MEM,    S_T_NET,   S_NET_EXPOSED,
+                                           S_NET_HIDDEN, S_T_LAUNCH, S_T_HOST};
+static const step_fmt step_table_fmts[] = {
+    {0, 3, "", " ms"}, {0, 3, " (", ""}, {0, 3, " .. ", " ms)"}, {0, 0, ", ", "-bound"},
+    {0, 3, "; ", ""},  {0, 3, ", ", ""}, {0, 3, ", ", ""},       {0, 3, " (", ""},
+    {0, 3, ", ", ")"}, {0, 3, ", ", ""}, {0, 3, ", ", " ms"}};
 static const unsigned char op_json[] = {
     O_REPEATS,       O_FLOPS,          O_BYTES,           O_WEIGHT_BYTES,    O_ACT_BYTES,
     O_KV_READ_BYTES, O_KV_WRITE_BYTES, O_NET_BYTES,       O_INTENSITY,       O_BOUND,
@@ -204,20 +237,43 @@ static const unsigned char op_trace[] = {O_FLOPS,
                                          O_NET_EXPOSED,
                                          O_COLLECTIVE_ALGO,
                                          O_COLLECTIVE_PROTOCOL};
+static const unsigned char op_trace_net[] = {O_NET_HIDDEN, O_NET_EXPOSED};
+/* run's text table: the columns of an op's line after its name */
+static const unsigned char op_table[] = {O_REPEATS, O_FLOPS, O_BYTES, O_INTENSITY, O_BOUND,
+                                         O_T_MATH,  O_T_MEM, O_T_NET, O_TIME,      O_SHARE};
+static const step_fmt op_table_fmts[] = {
+    {5, 0, " ", ""},  {11, 3, " ", ""}, {11, 3, " ", ""}, {9, 1, " ", ""},  {8, 0, " ", ""},
+    {10, 2, " ", ""}, {10, 2, " ", ""}, {10, 2, " ", ""}, {10, 2, " ", ""}, {5, 1, " ", "%"}};
+_Static_assert(sizeof step_table == sizeof step_table_fmts / sizeof step_table_fmts[0],
+               "a format per column of the step's line");
+_Static_assert(sizeof op_table == sizeof op_table_fmts / sizeof op_table_fmts[0],
+               "a format per column of the op table");
 
-#define LIST(a, unit, per_ns)                                                                      \
+#define LIST(a, unit, per_ns, fmts)                                                                \
     {                                                                                              \
-        (a), sizeof(a), (unit), (per_ns)                                                           \
+        (a), sizeof(a), (unit), (per_ns), (fmts), false                                            \
     }
 static const step_list step_outputs[SIM_FIELDS_OUT_COUNT] = {
-    [SIM_FIELDS_JSON] = LIST(step_json, "_ms", 1e6),
-    [SIM_FIELDS_TRACE] = LIST(step_trace, "_us", 1e3),
+    [SIM_FIELDS_JSON] = LIST(step_json, "_ms", 1e6, NULL),
+    [SIM_FIELDS_TRACE] = LIST(step_trace, "_us", 1e3, NULL),
+    [SIM_FIELDS_TABLE] = LIST(step_table, "", 1e6, step_table_fmts),
 };
 static const step_list op_outputs[SIM_FIELDS_OUT_COUNT] = {
-    [SIM_FIELDS_JSON] = LIST(op_json, "_us", 1e3),
-    [SIM_FIELDS_TRACE] = LIST(op_trace, "_us", 1e3),
+    [SIM_FIELDS_JSON] = LIST(op_json, "_us", 1e3, NULL),
+    [SIM_FIELDS_TRACE] = LIST(op_trace, "_us", 1e3, NULL),
+    [SIM_FIELDS_TRACE_NET] = {op_trace_net, sizeof op_trace_net, "_us", 1e3, NULL, true},
+    [SIM_FIELDS_TABLE] = LIST(op_table, "_us", 1e3, op_table_fmts),
 };
 #undef LIST
+
+/* A time's name in list l: its stem with the unit suffix. */
+static void name_in(char *dst, const char *stem, bool time_ns, const step_list *l)
+{
+    size_t a = strlen(stem), b = time_ns ? strlen(l->unit) : 0;
+    memcpy(dst, stem, a); /* the longest stem (key or label) and unit fit in 40 characters */
+    memcpy(dst + a, l->unit, b);
+    dst[a + b] = '\0';
+}
 
 /* The fields of list l over rows, for op i (step rows ignore it). Keys are copied, not
  * formatted: the trace asks for an op's fields on every op slice it writes. */
@@ -227,7 +283,7 @@ static size_t list_fields(const step_row *rows, const step_list *l, const sim_st
     size_t n = 0;
     for (size_t k = 0; k < l->n; k++) {
         const step_row *row = &rows[l->rows[k]];
-        sim_field *f = &out[n]; /* filled in place: no label, section or missing value here */
+        sim_field *f = &out[n]; /* filled in place: no section or missing value here */
         f->kind = row->kind;
         f->decimals = 6;
         f->missing = false;
@@ -235,14 +291,24 @@ static size_t list_fields(const step_row *rows, const step_list *l, const sim_st
         f->text = NULL;
         f->label[0] = '\0';
         f->section = NULL;
+        f->width = 0;
+        f->before = f->after = NULL;
         if (!row->get(s, i, f))
             continue;
-        size_t a = strlen(row->stem), b = row->time_ns ? strlen(l->unit) : 0;
-        memcpy(f->key, row->stem, a); /* the longest stem and unit fit in key[40] */
-        memcpy(f->key + a, l->unit, b);
-        f->key[a + b] = '\0';
+        name_in(f->key, l->label_keys ? row->label : row->stem, row->time_ns, l);
         if (row->time_ns)
             f->num /= l->per_ns;
+        if (l->fmts) {
+            const step_fmt *m = &l->fmts[k];
+            if (row->label)
+                name_in(f->label, row->label, row->time_ns, l);
+            if (row->per > 0.0)
+                f->num /= row->per;
+            f->width = m->width;
+            f->decimals = m->decimals;
+            f->before = m->before;
+            f->after = m->after;
+        }
         n++;
     }
     return n;

@@ -87,9 +87,7 @@ static int64_t write_op(sim_trace_detail_writer *w, const sim_step_result *s, in
             start = w->net_free_ns;
         int64_t dur = (int64_t)floor(c->t_net_ns);
         sim_targs n;
-        sim_targs_reset(&n);
-        sim_targs_num(&n, "hidden_us", s->hidden_ns[i] / 1e3);
-        sim_targs_num(&n, "exposed_us", (c->t_net_ns - s->hidden_ns[i]) / 1e3);
+        fields_args(&n, f, sim_report_op_fields(s, i, SIM_FIELDS_TRACE_NET, f));
         sim_trace_slice(w->t, w->pid, TID_NETWORK, name, "network", start, dur, &n);
         w->net_free_ns = start + dur;
     }

@@ -206,12 +206,85 @@ static void test_step_and_op_fields(void **state)
     free(s);
 }
 
+/* run's text table from the same rows (SIM_FIELDS_TABLE) and the trace's network slice
+ * (SIM_FIELDS_TRACE_NET). The step: 2.5 ms (bounds 2 .. 3 ms), math 1 ms, memory 2 ms, network
+ * 0.5 ms of which 0.2 hidden, launch 0.01 ms: its ops' time without overlap is max(math, memory)
+ * + network + launch = 2 + 0.5 + 0.01 = 2.51 ms. The op: 32 repeats of 1.5 us are 48 us, a
+ * share of 100 x 0.048 / 2.51 = 1.912350598 %; 2 GFLOP, 1000 MB (1 GB of weights), 2 FLOP/B;
+ * math 1 us, network 0.5 us with 0.2 hidden, so 0.3 exposed. */
+static void test_step_and_op_table_fields(void **state)
+{
+    (void)state;
+    sim_step_result *s = calloc(1, sizeof *s);
+    *s = (sim_step_result){.t_ns = 2.5e6,
+                           .t_lower_ns = 2e6,
+                           .t_upper_ns = 3e6,
+                           .t_math_ns = 1e6,
+                           .t_mem_ns = 2e6,
+                           .t_net_ns = 5e5,
+                           .net_exposed_ns = 3e5,
+                           .net_hidden_ns = 2e5,
+                           .t_launch_ns = 1e4,
+                           .busy_ns = 2e6};
+    const int i = SIM_OP_QKV_PROJ;
+    s->graph.ops[i] = (sim_op){.present = true, .flops = 2e9, .weight_bytes = 1e9};
+    s->graph.repeats[i] = 32;
+    s->cost[i] = (sim_op_cost){.t_ns = 1500.0, .t_math_ns = 1000.0, .t_net_ns = 500.0};
+    s->hidden_ns[i] = 200.0;
+    sim_field f[SIM_FIELDS_STEP_MAX];
+
+    size_t n = sim_report_op_fields(s, i, SIM_FIELDS_TABLE, f);
+    assert_int_equal(n, 10); /* x, GFLOP, MB, FLOP/B, bound, math, mem, net, time, share */
+    assert_string_equal(f[0].label, "x");
+    assert_int_equal(f[0].width, 5);
+    assert_int_equal(f[0].decimals, 0);
+    assert_near(f[0].num, 32.0, 0);
+    assert_string_equal(field(f, n, "flops")->label, "GFLOP");
+    assert_near(field(f, n, "flops")->num, 2.0, 1e-15);
+    assert_string_equal(field(f, n, "bytes")->label, "MB");
+    assert_near(field(f, n, "bytes")->num, 1000.0, 1e-12);
+    assert_near(field(f, n, "intensity")->num, 2.0, 1e-15);
+    assert_string_equal(field(f, n, "t_math_us")->label, "math_us");
+    assert_near(field(f, n, "t_math_us")->num, 1.0, 1e-15);
+    assert_string_equal(field(f, n, "time_us")->label, "time_us");
+    assert_near(field(f, n, "time_us")->num, 1.5, 1e-15);
+    const sim_field *share = field(f, n, "share");
+    assert_near(share->num, 1.912350598, 1e-9);
+    assert_string_equal(share->after, "%");
+    assert_int_equal(share->decimals, 1);
+    assert_int_equal(field(f, n, "bound")->kind, SIM_FIELD_TEXT);
+
+    n = sim_report_step_fields(s, SIM_FIELDS_TABLE, f);
+    assert_int_equal(n, 11);
+    assert_string_equal(f[0].label, "step:");
+    assert_near(f[0].num, 2.5, 1e-15);
+    assert_string_equal(f[0].after, " ms");
+    assert_int_equal(f[0].decimals, 3);
+    assert_string_equal(field(f, n, "t_lower")->label, "bounds");
+    assert_near(field(f, n, "t_upper")->num, 3.0, 1e-15);
+    assert_string_equal(field(f, n, "t_upper")->label, ""); /* "2.000 .. 3.000 ms" */
+    assert_string_equal(field(f, n, "t_mem")->label, "memory");
+    assert_near(field(f, n, "t_mem")->num, 2.0, 1e-15);
+    assert_near(field(f, n, "net_hidden")->num, 0.2, 1e-15);
+    assert_near(field(f, n, "t_launch")->num, 0.01, 1e-15);
+    assert_null(field(f, n, "tokens")); /* not on the step's line */
+
+    n = sim_report_op_fields(s, i, SIM_FIELDS_TRACE_NET, f);
+    assert_int_equal(n, 2);
+    assert_string_equal(f[0].key, "hidden_us");
+    assert_near(f[0].num, 0.2, 1e-15);
+    assert_string_equal(f[1].key, "exposed_us");
+    assert_near(f[1].num, 0.3, 1e-15);
+    assert_int_equal(sim_report_step_fields(s, SIM_FIELDS_TRACE_NET, f), 0);
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_serve_outputs),      cmocka_unit_test(test_selected_percentiles),
         cmocka_unit_test(test_run_outputs),        cmocka_unit_test(test_serve_table_fields),
-        cmocka_unit_test(test_step_and_op_fields),
+        cmocka_unit_test(test_step_and_op_fields), cmocka_unit_test(test_step_and_op_table_fields),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
