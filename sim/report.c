@@ -220,9 +220,12 @@ static sim_status run_json(FILE *f, const sim_run_cfg *cfg, const sim_run_result
 /* Tables */
 
 /* A field of run's table (report.h's step and op tables, SIM_FIELDS_TABLE): its value, or its
- * heading when `head` (in the width of the value and what follows it). */
+ * heading when `head` (in the width of the value and what follows it). An empty text (a
+ * collective without a protocol) is left out with what surrounds it. */
 static void table_field(FILE *f, const sim_field *v, bool head)
 {
+    if (!head && v->kind == SIM_FIELD_TEXT && !v->text[0])
+        return;
     fputs(v->before, f);
     if (head) {
         int w = v->width + (int)strlen(v->after);
@@ -264,12 +267,11 @@ static void ops_table(FILE *f, const char *title, const sim_step_result *s)
     /* which algorithm each collective ran as (collective.h) */
     const char *sep = "collectives: ";
     for (int i = 0; i < SIM_OP_COUNT; i++) {
-        const sim_op_cost *c = &s->cost[i];
-        if (!s->graph.ops[i].present || s->graph.ops[i].net_ranks < 2)
-            continue;
-        fprintf(f, "%s%s %s%s%s", sep, sim_op_info((sim_op_id)i)->name,
-                sim_coll_algo_name(c->coll_algo), c->coll_proto == SIM_COLL_PROTO_NONE ? "" : " ",
-                sim_coll_proto_name(c->coll_proto));
+        if (!s->graph.ops[i].present || !(n = sim_report_op_fields(s, i, SIM_FIELDS_TABLE_COLL, v)))
+            continue; /* not a collective */
+        fprintf(f, "%s%s", sep, sim_op_info((sim_op_id)i)->name);
+        for (size_t k = 0; k < n; k++)
+            table_field(f, &v[k], false);
         sep = ", ";
     }
     if (sep[0] == ',')

@@ -99,17 +99,19 @@ sim_status sim_report_serve(FILE *f, sim_format fmt, const sim_serve_report *r);
  * sweep's serve rows all write the fields sim_report_serve_fields returns (the table's with their
  * labels and sections); adding a metric is adding a row and naming it in the outputs' lists. */
 typedef enum sim_field_out {
-    SIM_FIELDS_JSON,      /* serve --format json: the metrics before the replicas' keys */
-    SIM_FIELDS_JSON_TAIL, /* serve --format json: the metrics after them */
-    SIM_FIELDS_CSV,       /* serve --format csv: the columns after the configuration's */
-    SIM_FIELDS_VLLM,      /* --save-result: the keys after the benchmark's description */
-    SIM_FIELDS_SWEEP,     /* sweep's serve rows: reads r->cfg, r->m and the price only */
-    SIM_FIELDS_TABLE,     /* serve --format table: the rows under vLLM's "Serving Benchmark
-                             Result" banner, each with its label (its unit in it) and section;
-                             run --format table: a step's line and an op's columns, each with its
-                             label, width and the text around it */
-    SIM_FIELDS_TRACE,     /* a step's or an op's args on the Chrome trace (trace_detail.h) */
-    SIM_FIELDS_TRACE_NET, /* an op's network slice's args on the Chrome trace (op detail) */
+    SIM_FIELDS_JSON,       /* serve --format json: the metrics before the replicas' keys */
+    SIM_FIELDS_JSON_TAIL,  /* serve --format json: the metrics after them */
+    SIM_FIELDS_CSV,        /* serve --format csv: the columns after the configuration's */
+    SIM_FIELDS_VLLM,       /* --save-result: the keys after the benchmark's description */
+    SIM_FIELDS_SWEEP,      /* sweep's serve rows: reads r->cfg, r->m and the price only */
+    SIM_FIELDS_TABLE,      /* serve --format table: the rows under vLLM's "Serving Benchmark
+                              Result" banner, each with its label (its unit in it) and section;
+                              run --format table: a step's line and an op's columns, each with
+                              its label, width and the text around it */
+    SIM_FIELDS_TRACE,      /* a step's or an op's args on the Chrome trace (trace_detail.h) */
+    SIM_FIELDS_TRACE_NET,  /* an op's network slice's args on the Chrome trace (op detail) */
+    SIM_FIELDS_TABLE_COLL, /* run --format table: a collective's algorithm and protocol on the
+                              "collectives:" line (none for an op that is not one) */
     SIM_FIELDS_OUT_COUNT
 } sim_field_out;
 

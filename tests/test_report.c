@@ -276,6 +276,20 @@ static void test_step_and_op_table_fields(void **state)
     assert_string_equal(f[1].key, "exposed_us");
     assert_near(f[1].num, 0.3, 1e-15);
     assert_int_equal(sim_report_step_fields(s, SIM_FIELDS_TRACE_NET, f), 0);
+
+    /* the "collectives:" line: none for a GEMM; an all-reduce over 2 GPUs as ring, LL128 */
+    assert_int_equal(sim_report_op_fields(s, i, SIM_FIELDS_TABLE_COLL, f), 0);
+    const int ar = SIM_OP_ATTN_ALLREDUCE;
+    s->graph.ops[ar] = (sim_op){.present = true, .net_bytes = 1e6, .net_ranks = 2};
+    s->cost[ar] = (sim_op_cost){.coll_algo = SIM_COLL_RING, .coll_proto = SIM_COLL_LL128};
+    n = sim_report_op_fields(s, ar, SIM_FIELDS_TABLE_COLL, f);
+    assert_int_equal(n, 2);
+    assert_string_equal(f[0].text, "ring");
+    assert_string_equal(f[1].text, "ll128");
+    assert_string_equal(f[1].before, " ");
+    s->cost[ar].coll_proto = SIM_COLL_PROTO_NONE; /* a custom kernel: the table leaves "" out */
+    n = sim_report_op_fields(s, ar, SIM_FIELDS_TABLE_COLL, f);
+    assert_string_equal(f[1].text, "");
     free(s);
 }
 
