@@ -99,18 +99,20 @@ sim_status sim_report_serve(FILE *f, sim_format fmt, const sim_serve_report *r);
  * sweep's serve rows all write the fields sim_report_serve_fields returns (the table's with their
  * labels and sections); adding a metric is adding a row and naming it in the outputs' lists. */
 typedef enum sim_field_out {
-    SIM_FIELDS_JSON,       /* serve --format json: the metrics before the replicas' keys */
-    SIM_FIELDS_JSON_TAIL,  /* serve --format json: the metrics after them */
-    SIM_FIELDS_CSV,        /* serve --format csv: the columns after the configuration's */
-    SIM_FIELDS_VLLM,       /* --save-result: the keys after the benchmark's description */
-    SIM_FIELDS_SWEEP,      /* sweep's serve rows: reads r->cfg, r->m and the price only */
-    SIM_FIELDS_TABLE,      /* serve --format table: the rows under vLLM's "Serving Benchmark
+    SIM_FIELDS_JSON,        /* serve --format json: the metrics before the replicas' keys */
+    SIM_FIELDS_JSON_TAIL,   /* serve --format json: the metrics after them */
+    SIM_FIELDS_CSV,         /* serve --format csv: the columns after the configuration's */
+    SIM_FIELDS_VLLM,        /* --save-result: the keys after the benchmark's description */
+    SIM_FIELDS_SWEEP,       /* sweep's serve rows: reads r->cfg, r->m and the price only */
+    SIM_FIELDS_TABLE,       /* serve --format table: the rows under vLLM's "Serving Benchmark
                               Result" banner, each with its label (its unit in it) and section;
                               run --format table: a step's line and an op's columns, each with
                               its label, width and the text around it */
-    SIM_FIELDS_TRACE,      /* a step's or an op's args on the Chrome trace (trace_detail.h) */
-    SIM_FIELDS_TRACE_NET,  /* an op's network slice's args on the Chrome trace (op detail) */
-    SIM_FIELDS_TABLE_COLL, /* run --format table: a collective's algorithm and protocol on the
+    SIM_FIELDS_TRACE,       /* a step's or an op's args on the Chrome trace (trace_detail.h) */
+    SIM_FIELDS_TRACE_NET,   /* an op's network slice's args on the Chrome trace (op detail) */
+    SIM_FIELDS_TRACE_STAGE, /* a pipeline stage's slice on the Chrome trace: its micro-batch's
+                               tokens and sequences (at most SIM_FIELDS_STAGE_MAX) */
+    SIM_FIELDS_TABLE_COLL,  /* run --format table: a collective's algorithm and protocol on the
                               "collectives:" line (none for an op that is not one) */
     SIM_FIELDS_OUT_COUNT
 } sim_field_out;
@@ -166,7 +168,7 @@ size_t sim_report_serve_fields(const sim_serve_report *r, sim_field_out which, s
  * MB). Each key's stem, label and time unit are written once, in report_step.c; the unit suffix
  * (_ms, _us) is the output's. Return their number (at most SIM_FIELDS_STEP_MAX; 0 for
  * the other outputs). */
-enum { SIM_FIELDS_STEP_MAX = 24 };
+enum { SIM_FIELDS_STEP_MAX = 24, SIM_FIELDS_STAGE_MAX = 2 };
 size_t sim_report_step_fields(const sim_step_result *s, sim_field_out which, sim_field *out);
 size_t sim_report_op_fields(const sim_step_result *s, int op, sim_field_out which, sim_field *out);
 

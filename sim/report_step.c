@@ -206,6 +206,8 @@ static const unsigned char step_json[] = {
     S_TIME,  S_T_LOWER,     S_T_UPPER,    S_FLOPS,  S_BYTES,    S_NET_BYTES,
     S_BOUND, S_T_MATH,      S_T_MEM,      S_T_NET,  S_T_LAUNCH, S_T_HOST,
     S_T_CPU, S_NET_EXPOSED, S_NET_HIDDEN, S_TOKENS, S_SEQUENCES};
+static const unsigned char step_trace_stage[] = {S_TOKENS, S_SEQUENCES};
+_Static_assert(sizeof step_trace_stage <= SIM_FIELDS_STAGE_MAX, "a stage's fields fit");
 static const unsigned char step_trace[] = {S_TOKENS,    S_SEQUENCES,   S_FLOPS,     S_BYTES,
                                            S_NET_BYTES, S_BOUND,       S_TIME,      S_T_LOWER,
                                            S_T_UPPER,   S_NET_EXPOSED, S_NET_HIDDEN};
@@ -260,6 +262,7 @@ static const step_list step_outputs[SIM_FIELDS_OUT_COUNT] = {
     [SIM_FIELDS_JSON] = LIST(step_json, "_ms", 1e6, NULL),
     [SIM_FIELDS_TRACE] = LIST(step_trace, "_us", 1e3, NULL),
     [SIM_FIELDS_TABLE] = LIST(step_table, "", 1e6, step_table_fmts),
+    [SIM_FIELDS_TRACE_STAGE] = LIST(step_trace_stage, "_us", 1e3, NULL),
 };
 static const step_list op_outputs[SIM_FIELDS_OUT_COUNT] = {
     [SIM_FIELDS_JSON] = LIST(op_json, "_us", 1e3, NULL),

@@ -47,10 +47,8 @@ static int64_t op_ns(const sim_step_result *s, int i)
     return (int64_t)floor(busy + c->t_launch_ns + c->t_net_ns - s->hidden_ns[i]);
 }
 
-/* Fields (report.h's step and op tables) as args. */
-static void fields_args(sim_targs *a, const sim_field *f, size_t n)
+void sim_trace_detail_add_fields(sim_targs *a, const sim_field *f, size_t n)
 {
-    sim_targs_reset(a);
     for (size_t k = 0; k < n; k++) {
         if (f[k].kind == SIM_FIELD_TEXT)
             sim_targs_str(a, f[k].key, f[k].text);
@@ -59,6 +57,13 @@ static void fields_args(sim_targs *a, const sim_field *f, size_t n)
         else
             sim_targs_num(a, f[k].key, f[k].num);
     }
+}
+
+/* Fields (report.h's step and op tables) as the only args. */
+static void fields_args(sim_targs *a, const sim_field *f, size_t n)
+{
+    sim_targs_reset(a);
+    sim_trace_detail_add_fields(a, f, n);
 }
 
 /* One op at t0: the as-issued slice and, at op detail, its compute, memory and network parts. */

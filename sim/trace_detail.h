@@ -76,6 +76,11 @@ void sim_trace_detail_write_part(sim_trace_detail_writer *w, const sim_step_resu
 int64_t sim_trace_detail_step_ns(const sim_step_result *s);
 int64_t sim_trace_detail_part_ns(const sim_step_result *s, const sim_trace_detail_part *p);
 
+/* Appends fields of report.h's step and op tables (sim_field, n of them) to args a: a text as a
+ * string, a count as an integer, a number in full precision. */
+typedef struct sim_field sim_field;
+void sim_trace_detail_add_fields(sim_targs *a, const sim_field *f, size_t n);
+
 /* A step slice's args: tokens, sequences, FLOPs, bytes, bound, its time and bounds. */
 void sim_trace_detail_step_args(sim_targs *a, const sim_step_result *s);
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "pp.h"
+#include "report.h"
 #include "trace_detail.h"
 
 enum { TID_ISSUE = SIM_TRACE_DETAIL_TID_ISSUE };
@@ -76,8 +77,8 @@ static void write_stage_mb(pp_writer *pw, const sim_step_result *r, const char *
     sim_targs_int(&a, "first_layer", p.l0);
     sim_targs_int(&a, "last_layer", p.l1 - 1);
     sim_targs_int(&a, "micro_batch", j);
-    sim_targs_int(&a, "tokens", r->graph.tokens);
-    sim_targs_int(&a, "sequences", r->graph.seqs);
+    sim_field f[SIM_FIELDS_STAGE_MAX];
+    sim_trace_detail_add_fields(&a, f, sim_report_step_fields(r, SIM_FIELDS_TRACE_STAGE, f));
     sim_targs_num(&a, "stage_us", stage_ns / 1e3);
     for (int rank = 0; rank < pw->ranks; rank++) {
         const int pid = k * pw->ranks + rank;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pp.h"
+#include "report.h"
 
 enum { TID_ISSUE = SIM_TRACE_DETAIL_TID_ISSUE };
 
@@ -176,19 +177,21 @@ static void write_serve_stages(sim_trace_serve *ts, const sim_iter_info *it)
         return;
     const int pp = sim_pp_stages(cfg), m = sim_pp_micro_batches(cfg, it->groups, it->n_groups);
     double t_ns[SIM_PP_MAX][SIM_PP_MAX];
-    int64_t tokens[SIM_PP_MAX], seqs[SIM_PP_MAX], busy[SIM_PP_MAX] = {0}, reach[SIM_PP_MAX] = {0};
+    int64_t busy[SIM_PP_MAX] = {0}, reach[SIM_PP_MAX] = {0};
+    sim_field mb[SIM_PP_MAX][SIM_FIELDS_STAGE_MAX]; /* each micro-batch's tokens and sequences */
+    size_t n_mb[SIM_PP_MAX];
     for (int j = 0; j < m; j++) {
         size_t k = sim_pp_micro_batch(it->groups, it->n_groups, j, m, ts->mb);
         sim_step_price(cfg, ts->mb, k, ts->mb_step);
-        tokens[j] = ts->mb_step->graph.tokens;
-        seqs[j] = ts->mb_step->graph.seqs;
+        n_mb[j] = sim_report_step_fields(ts->mb_step, SIM_FIELDS_TRACE_STAGE, mb[j]);
+        const double tokens = (double)ts->mb_step->graph.tokens;
         double arrive = 0.0;
         for (int s = 0; s < pp; s++) {
             t_ns[j][s] = sim_pp_stage_ns(cfg, ts->mb_step, s);
             busy[s] += (int64_t)floor(t_ns[j][s]);
             if (j == 0)
                 reach[s] = (int64_t)floor(arrive);
-            arrive += t_ns[j][s] + (s + 1 < pp ? sim_pp_xfer_ns(cfg, (double)tokens[j], s) : 0.0);
+            arrive += t_ns[j][s] + (s + 1 < pp ? sim_pp_xfer_ns(cfg, tokens, s) : 0.0);
         }
     }
     const int64_t end = it->start_ns + it->dur_ns;
@@ -201,8 +204,7 @@ static void write_serve_stages(sim_trace_serve *ts, const sim_iter_info *it)
             snprintf(name, sizeof name, "micro-batch %d", j);
             sim_targs a;
             sim_targs_reset(&a);
-            sim_targs_int(&a, "tokens", tokens[j]);
-            sim_targs_int(&a, "sequences", seqs[j]);
+            sim_trace_detail_add_fields(&a, mb[j], n_mb[j]);
             sim_targs_num(&a, "stage_us", t_ns[j][s] / 1e3);
             int64_t d = (int64_t)floor(t_ns[j][s]);
             if (at + d > end) /* a stage's busy time fits in its round (pp.h); rounding aside */

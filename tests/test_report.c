@@ -277,6 +277,17 @@ static void test_step_and_op_table_fields(void **state)
     assert_near(f[1].num, 0.3, 1e-15);
     assert_int_equal(sim_report_step_fields(s, SIM_FIELDS_TRACE_NET, f), 0);
 
+    /* a pipeline stage's slice: its micro-batch's 96 tokens of 3 sequences */
+    s->graph.tokens = 96;
+    s->graph.seqs = 3;
+    n = sim_report_step_fields(s, SIM_FIELDS_TRACE_STAGE, f);
+    assert_int_equal(n, 2);
+    assert_string_equal(f[0].key, "tokens");
+    assert_int_equal(f[0].kind, SIM_FIELD_INT);
+    assert_near(f[0].num, 96.0, 0);
+    assert_string_equal(f[1].key, "sequences");
+    assert_near(f[1].num, 3.0, 0);
+
     /* the "collectives:" line: none for a GEMM; an all-reduce over 2 GPUs as ring, LL128 */
     assert_int_equal(sim_report_op_fields(s, i, SIM_FIELDS_TABLE_COLL, f), 0);
     const int ar = SIM_OP_ATTN_ALLREDUCE;
