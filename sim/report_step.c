@@ -1,8 +1,11 @@
 /* report_step.c - the report module's field tables of one step and of one op in it (declared in
- * report.h): one row per quantity (key stem, kind, whether it is a time, how its value is read)
- * and, per output, the rows it writes in its order and its time unit. run --format json's
- * prefill / decode objects and ops list, roofline's ops and the Chrome trace's step and op args
- * read the fields these return; no key of theirs is written anywhere else. */
+ * report.h): one row per quantity (key stem, kind, whether it is a time, how its value is read,
+ * its name and shown unit in run's text table) and, per output, the rows it writes in its order,
+ * its time unit and, for the text table, each entry's width, decimals and surrounding text.
+ * run --format json's prefill / decode objects and ops list, roofline's ops, run's text table
+ * (op columns, the step's line, the collectives line) and the Chrome trace's step, op,
+ * network-slice and pipeline-stage args read the fields these return; no key or label of theirs
+ * is written anywhere else. */
 #include "report.h"
 #include "report_internal.h"
 
