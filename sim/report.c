@@ -422,15 +422,25 @@ static sim_status roofline_json(FILE *f, const sim_roofline *r)
 static void roofline_ops_table(FILE *f, const char *title, const sim_roofline *r,
                                const sim_step_result *s)
 {
-    fprintf(f, "\n%s\n%-15s %9s %9s %-8s %-8s\n", title, "op", "FLOP/B", "ridge", "roofline",
-            "bound");
+    /* the op's intensity and bound (SIM_FIELDS_TABLE_ROOF) around the device's ridge for it and
+     * the pure roofline's reading */
+    sim_field v[SIM_FIELDS_STEP_MAX];
+    sim_report_op_fields(s, 0, SIM_FIELDS_TABLE_ROOF, v);
+    fprintf(f, "\n%s\n%-15s", title, "op");
+    table_field(f, &v[0], true);
+    fprintf(f, " %9s %-8s", "ridge", "roofline");
+    table_field(f, &v[1], true);
+    fputc('\n', f);
     for (int i = 0; i < SIM_OP_COUNT; i++) {
         const sim_op *op = &s->graph.ops[i];
         if (!op->present)
             continue;
-        fprintf(f, "%-15s %9.1f %9.1f %-8s %-8s\n", sim_op_info((sim_op_id)i)->name,
-                sim_report_ratio(op->flops, sim_op_bytes(op)), sim_hw_ridge(r->hw, op->compute),
-                roofline_bound(r->hw, op), sim_bound_name(s->cost[i].bound));
+        sim_report_op_fields(s, i, SIM_FIELDS_TABLE_ROOF, v);
+        fprintf(f, "%-15s", sim_op_info((sim_op_id)i)->name);
+        table_field(f, &v[0], false);
+        fprintf(f, " %9.1f %-8s", sim_hw_ridge(r->hw, op->compute), roofline_bound(r->hw, op));
+        table_field(f, &v[1], false);
+        fputc('\n', f);
     }
 }
 

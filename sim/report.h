@@ -112,6 +112,7 @@ typedef enum sim_field_out {
     SIM_FIELDS_TRACE_NET,   /* an op's network slice's args on the Chrome trace (op detail) */
     SIM_FIELDS_TRACE_STAGE, /* a pipeline stage's slice on the Chrome trace: its micro-batch's
                                tokens and sequences (at most SIM_FIELDS_STAGE_MAX) */
+    SIM_FIELDS_TABLE_ROOF,  /* roofline --format table: an op's intensity and bound columns */
     SIM_FIELDS_TABLE_COLL,  /* run --format table: a collective's algorithm and protocol on the
                               "collectives:" line (none for an op that is not one) */
     SIM_FIELDS_OUT_COUNT

@@ -243,6 +243,9 @@ static const unsigned char op_trace[] = {O_FLOPS,
                                          O_COLLECTIVE_ALGO,
                                          O_COLLECTIVE_PROTOCOL};
 static const unsigned char op_trace_net[] = {O_NET_HIDDEN, O_NET_EXPOSED};
+/* roofline's text table: an op's intensity and bound, around the device's ridge and roofline */
+static const unsigned char op_table_roof[] = {O_INTENSITY, O_BOUND};
+static const step_fmt op_table_roof_fmts[] = {{9, 1, " ", ""}, {8, 0, " ", ""}};
 /* run's text table: a collective on the "collectives:" line, "attn_allreduce ring ll128" */
 static const unsigned char op_table_coll[] = {O_COLLECTIVE_ALGO, O_COLLECTIVE_PROTOCOL};
 static const step_fmt op_table_coll_fmts[] = {{0, 0, " ", ""}, {0, 0, " ", ""}};
@@ -272,6 +275,7 @@ static const step_list op_outputs[SIM_FIELDS_OUT_COUNT] = {
     [SIM_FIELDS_TRACE] = LIST(op_trace, "_us", 1e3, NULL),
     [SIM_FIELDS_TRACE_NET] = {op_trace_net, sizeof op_trace_net, "_us", 1e3, NULL, true},
     [SIM_FIELDS_TABLE] = LIST(op_table, "_us", 1e3, op_table_fmts),
+    [SIM_FIELDS_TABLE_ROOF] = LIST(op_table_roof, "", 1, op_table_roof_fmts),
     [SIM_FIELDS_TABLE_COLL] = LIST(op_table_coll, "", 1, op_table_coll_fmts),
 };
 #undef LIST

@@ -288,6 +288,14 @@ static void test_step_and_op_table_fields(void **state)
     assert_string_equal(f[1].key, "sequences");
     assert_near(f[1].num, 3.0, 0);
 
+    /* roofline's table: the intensity column (2 FLOP/B) and the bound */
+    n = sim_report_op_fields(s, i, SIM_FIELDS_TABLE_ROOF, f);
+    assert_int_equal(n, 2);
+    assert_string_equal(f[0].label, "FLOP/B");
+    assert_near(f[0].num, 2.0, 1e-15);
+    assert_int_equal(f[0].width, 9);
+    assert_string_equal(f[1].label, "bound");
+
     /* the "collectives:" line: none for a GEMM; an all-reduce over 2 GPUs as ring, LL128 */
     assert_int_equal(sim_report_op_fields(s, i, SIM_FIELDS_TABLE_COLL, f), 0);
     const int ar = SIM_OP_ATTN_ALLREDUCE;
