@@ -145,10 +145,10 @@ typedef struct sim_field {
     char label[48];        /* "Benchmark duration (s):"; percentages are scaled to their "(%)" */
     const char *section;   /* a heading printed before this row, or NULL (static) */
     sim_field_style style; /* with `decimals`: 2 places but where the row says otherwise */
-    /* SIM_FIELDS_TABLE of a step or an op (run's table): the value in `width` columns (0: as
-     * wide as it is; text left-aligned) with `decimals` places, after `before` and the label (and
-     * a space) when there is one, followed by `after` (static; NULL elsewhere). An op's label is
-     * its column's heading. */
+    /* A step's or an op's SIM_FIELDS_TABLE, _TABLE_ROOF, _TABLE_COLL (run's and roofline's
+     * tables): the value in `width` columns (0: as wide as it is; text left-aligned) with
+     * `decimals` places, after `before` and the label (and a space) when there is one, followed
+     * by `after` (static; NULL elsewhere). A column's label (width > 0) is its heading. */
     int width;
     const char *before, *after;
 } sim_field;

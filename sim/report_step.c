@@ -259,6 +259,10 @@ _Static_assert(sizeof step_table == sizeof step_table_fmts / sizeof step_table_f
                "a format per column of the step's line");
 _Static_assert(sizeof op_table == sizeof op_table_fmts / sizeof op_table_fmts[0],
                "a format per column of the op table");
+_Static_assert(sizeof op_table_roof == sizeof op_table_roof_fmts / sizeof op_table_roof_fmts[0],
+               "a format per column of roofline's op table");
+_Static_assert(sizeof op_table_coll == sizeof op_table_coll_fmts / sizeof op_table_coll_fmts[0],
+               "a format per entry of the collectives line");
 
 #define LIST(a, unit, per_ns, fmts)                                                                \
     {                                                                                              \
@@ -280,7 +284,7 @@ static const step_list op_outputs[SIM_FIELDS_OUT_COUNT] = {
 };
 #undef LIST
 
-/* A time's name in list l: its stem with the unit suffix. */
+/* A key or label in list l: the stem (or label), with the list's unit suffix for a time. */
 static void name_in(char *dst, const char *stem, bool time_ns, const step_list *l)
 {
     size_t a = strlen(stem), b = time_ns ? strlen(l->unit) : 0;
