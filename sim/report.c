@@ -293,6 +293,17 @@ void sim_report_pp_line(FILE *f, const sim_step_cfg *s)
     fprintf(f, "; memory per GPU is the heaviest stage's, steps below the whole model's\n");
 }
 
+/* The run result's rows of run's table (report_fields.c's, SIM_FIELDS_TABLE), one a line. */
+static void run_table_rows(FILE *f, const sim_field *v, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (v[k].kind == SIM_FIELD_INT)
+            fprintf(f, "%-34s %12lld\n", v[k].label, (long long)v[k].num);
+        else
+            fprintf(f, "%-34s %12.*f\n", v[k].label, v[k].decimals, v[k].num);
+    }
+}
+
 static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_result *r)
 {
     const sim_step_cfg *s = &cfg->step;
@@ -313,15 +324,13 @@ static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_resul
                 8.0 * sim_graph_weight_elem_bytes(&s->prec, s->prec.weight),
                 sim_graph_mixed_input(&s->prec, s->prec.weight) ? " (dequantized in the GEMM)"
                                                                 : "");
-    fprintf(f, "\n%-34s %12.3f\n", "TTFT (ms):", r->ttft_ns / 1e6);
-    fprintf(f, "%-34s %12.3f\n", "TPOT (ms):", r->tpot_ns / 1e6);
-    fprintf(f, "%-34s %12.3f\n", "E2E latency (ms):", r->e2e_ns / 1e6);
-    fprintf(f, "%-34s %12.1f\n", "Output throughput (tok/s):", r->output_throughput);
-    fprintf(f, "%-34s %12.2f\n", "Memory per GPU (GB):", r->mem.need_bytes / 1e9);
+    sim_field v[SIM_FIELDS_MAX];
+    fputc('\n', f);
+    run_table_rows(f, v, sim_report_run_fields(cfg, r, SIM_FIELDS_TABLE, v));
     fprintf(f, "  weights %.2f, KV cache %.2f, activations %.2f, runtime %.2f; capacity %.2f GB\n",
             r->mem.weight_bytes / 1e9, r->mem.kv_bytes / 1e9, r->mem.workspace_bytes / 1e9,
             r->mem.reserved_bytes / 1e9, r->mem.capacity_bytes / 1e9);
-    fprintf(f, "%-34s %12lld\n", "Largest batch that fits:", (long long)r->mem.max_batch);
+    run_table_rows(f, v, sim_report_run_fields(cfg, r, SIM_FIELDS_TABLE_TAIL, v));
     sim_price price;
     bool known = sim_report_run_price(cfg, r, &price);
     price_table(f, &price, known);

@@ -112,6 +112,7 @@ typedef enum sim_field_out {
     SIM_FIELDS_TRACE_NET,   /* an op's network slice's args on the Chrome trace (op detail) */
     SIM_FIELDS_TRACE_STAGE, /* a pipeline stage's slice on the Chrome trace: its micro-batch's
                                tokens and sequences (at most SIM_FIELDS_STAGE_MAX) */
+    SIM_FIELDS_TABLE_TAIL,  /* run --format table: the rows after the memory's parts */
     SIM_FIELDS_TABLE_ROOF,  /* roofline --format table: an op's intensity and bound columns */
     SIM_FIELDS_TABLE_COLL,  /* run --format table: a collective's algorithm and protocol on the
                               "collectives:" line (none for an op that is not one) */
@@ -175,8 +176,9 @@ size_t sim_report_op_fields(const sim_step_result *s, int op, sim_field_out whic
 
 /* The same for a static batch: its table's rows (ttft_ms, tpot_ms, e2e_ms, output_throughput,
  * bounds, lower and upper step times, memory, price, ...) as run --format json writes them at the
- * top level (SIM_FIELDS_JSON), run --format csv after its configuration columns (SIM_FIELDS_CSV)
- * and sweep's run rows (SIM_FIELDS_SWEEP); the other outputs have none (0). */
+ * top level (SIM_FIELDS_JSON), run --format csv after its configuration columns (SIM_FIELDS_CSV),
+ * sweep's run rows (SIM_FIELDS_SWEEP) and run's table (SIM_FIELDS_TABLE, _TABLE_TAIL: each with
+ * its label, decimals and shown unit); the other outputs have none (0). */
 size_t sim_report_run_fields(const sim_run_cfg *cfg, const sim_run_result *r, sim_field_out which,
                              sim_field *out);
 

@@ -1,9 +1,9 @@
 /* report_fields.c - the report module's field tables (declared in report.h): one row per serve
  * metric and per run result field (key, kind, CSV decimals, how its value is read, the serve
- * table's label) and, per output, the list of rows it writes in its order with its rule for a row
- * without a value. The writers in report.c and report_serve.c (the serve table included) and the
- * sweep rows in cli_sweep.c read the fields these return; no key or label of those outputs'
- * metrics is written anywhere else. */
+ * or run table's label) and, per output, the list of rows it writes in its order with its rule
+ * for a row without a value. The writers in report.c and report_serve.c (the serve and run tables
+ * included) and the sweep rows in cli_sweep.c read the fields these return; no key or label of
+ * those outputs' metrics is written anywhere else. */
 #include "report.h"
 
 #include <ctype.h>
@@ -556,14 +556,22 @@ typedef struct run_row_def {
     sim_field_kind kind;
     int decimals; /* in CSV */
     bool (*get)(const run_src *s, sim_field *f);
+    /* run's table: the label (its unit in it; NULL: not in the table), the decimals and how
+     * many of the value make one shown unit (GB: 1e9 bytes; 0: as it is) */
+    const char *label;
+    int table_decimals;
+    double per;
 } run_row_def;
 
 static const run_row_def run_rows[R_COUNT] = {
-#define ROW(id, name, kind, decimals) [id] = {#name, kind, decimals, rget_##name}
-    ROW(R_TTFT_MS, ttft_ms, SIM_FIELD_NUM, 6),
-    ROW(R_TPOT_MS, tpot_ms, SIM_FIELD_NUM, 6),
-    ROW(R_E2E_MS, e2e_ms, SIM_FIELD_NUM, 6),
-    ROW(R_OUTPUT_THROUGHPUT, output_throughput, SIM_FIELD_NUM, 3),
+#define ROW(id, name, kind, decimals) [id] = {#name, kind, decimals, rget_##name, NULL, 0, 0}
+#define ROWL(id, name, kind, decimals, label, tdec, per)                                           \
+    [id] = {#name, kind, decimals, rget_##name, label, tdec, per}
+    ROWL(R_TTFT_MS, ttft_ms, SIM_FIELD_NUM, 6, "TTFT (ms):", 3, 0),
+    ROWL(R_TPOT_MS, tpot_ms, SIM_FIELD_NUM, 6, "TPOT (ms):", 3, 0),
+    ROWL(R_E2E_MS, e2e_ms, SIM_FIELD_NUM, 6, "E2E latency (ms):", 3, 0),
+    ROWL(R_OUTPUT_THROUGHPUT, output_throughput, SIM_FIELD_NUM, 3, "Output throughput (tok/s):", 1,
+         0),
     ROW(R_OUTPUT_THROUGHPUT_PER_GPU, output_throughput_per_gpu, SIM_FIELD_NUM, 3),
     ROW(R_PREFILL_BOUND, prefill_bound, SIM_FIELD_TEXT, 0),
     ROW(R_DECODE_BOUND, decode_bound, SIM_FIELD_TEXT, 0),
@@ -573,15 +581,16 @@ static const run_row_def run_rows[R_COUNT] = {
     ROW(R_DECODE_T_UPPER_MS, decode_t_upper_ms, SIM_FIELD_NUM, 6),
     ROW(R_WEIGHT_BYTES_PER_GPU, weight_bytes_per_gpu, SIM_FIELD_NUM, 0),
     ROW(R_KV_BYTES_PER_GPU, kv_bytes_per_gpu, SIM_FIELD_NUM, 0),
-    ROW(R_HBM_BYTES_PER_GPU, hbm_bytes_per_gpu, SIM_FIELD_NUM, 0),
+    ROWL(R_HBM_BYTES_PER_GPU, hbm_bytes_per_gpu, SIM_FIELD_NUM, 0, "Memory per GPU (GB):", 2, 1e9),
     ROW(R_FITS, fits, SIM_FIELD_TEXT, 0),
-    ROW(R_MAX_BATCH, max_batch, SIM_FIELD_INT, 0),
+    ROWL(R_MAX_BATCH, max_batch, SIM_FIELD_INT, 0, "Largest batch that fits:", 0, 0),
     ROW(R_SPEC_SPEEDUP, spec_speedup, SIM_FIELD_NUM, 6),
     ROW(R_GPUS, gpus, SIM_FIELD_INT, 0),
     ROW(R_USD_PER_GPU_HOUR, usd_per_gpu_hour, SIM_FIELD_NUM, 6),
     ROW(R_USD_PER_HOUR, usd_per_hour, SIM_FIELD_NUM, 6),
     ROW(R_USD_PER_MILLION_OUTPUT_TOKENS, usd_per_million_output_tokens, SIM_FIELD_NUM, 6),
     ROW(R_USD_PER_MILLION_TOTAL_TOKENS, usd_per_million_total_tokens, SIM_FIELD_NUM, 6),
+#undef ROWL
 #undef ROW
 };
 
@@ -626,6 +635,10 @@ static const field_col run_sweep_cols[] = {ONE(R_GPUS),
                                            ONE(R_SPEC_SPEEDUP),
                                            NUL(R_USD_PER_HOUR),
                                            NUL(R_USD_PER_MILLION_OUTPUT_TOKENS)};
+/* run's table: the latencies, throughput and memory, then (after the memory's parts) the batch */
+static const field_col run_table_cols[] = {ONE(R_TTFT_MS), ONE(R_TPOT_MS), ONE(R_E2E_MS),
+                                           ONE(R_OUTPUT_THROUGHPUT), ONE(R_HBM_BYTES_PER_GPU)};
+static const field_col run_table_tail_cols[] = {ONE(R_MAX_BATCH)};
 #undef NUL
 #undef ONE
 
@@ -633,6 +646,8 @@ static const field_list run_outputs[SIM_FIELDS_OUT_COUNT] = {
     OUT(SIM_FIELDS_JSON, run_json_cols),
     OUT(SIM_FIELDS_CSV, run_csv_cols),
     OUT(SIM_FIELDS_SWEEP, run_sweep_cols),
+    OUT(SIM_FIELDS_TABLE, run_table_cols),
+    OUT(SIM_FIELDS_TABLE_TAIL, run_table_tail_cols),
 #undef OUT
 };
 
@@ -646,8 +661,15 @@ size_t sim_report_run_fields(const sim_run_cfg *cfg, const sim_run_result *r, si
         const field_col *c = &run_outputs[which].cols[i];
         const run_row_def *row = &run_rows[c->row];
         sim_field f = field_of(row->key, row->kind, row->decimals);
-        if (field_keep(row->get(&s, &f), c->miss, &f))
-            out[n++] = f;
+        if (!field_keep(row->get(&s, &f), c->miss, &f))
+            continue;
+        if (which == SIM_FIELDS_TABLE || which == SIM_FIELDS_TABLE_TAIL) {
+            snprintf(f.label, sizeof f.label, "%s", row->label);
+            f.decimals = row->table_decimals;
+            if (row->per > 0.0)
+                f.num /= row->per;
+        }
+        out[n++] = f;
     }
     return n;
 }

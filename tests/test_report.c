@@ -312,12 +312,45 @@ static void test_step_and_op_table_fields(void **state)
     free(s);
 }
 
+/* run's table rows: 24.5 ms to the first token (3 places), 17.4e9 bytes per GPU shown as
+ * 17.4 GB (2 places), then the largest batch, 218, as a count; every row has its label. */
+static void test_run_table_fields(void **state)
+{
+    (void)state;
+    sim_run_cfg cfg = {.step = {.tp = 1}};
+    sim_run_result r = {.ttft_ns = 24.5e6, .output_throughput = 172.8};
+    r.mem.need_bytes = 17.4e9;
+    r.mem.max_batch = 218;
+    sim_field f[SIM_FIELDS_MAX];
+    size_t n = sim_report_run_fields(&cfg, &r, SIM_FIELDS_TABLE, f);
+    assert_int_equal(n, 5); /* TTFT, TPOT, E2E, output throughput, memory */
+    for (size_t k = 0; k < n; k++)
+        assert_true(f[k].label[0] != '\0');
+    assert_string_equal(f[0].label, "TTFT (ms):");
+    assert_near(f[0].num, 24.5, 1e-12);
+    assert_int_equal(f[0].decimals, 3);
+    assert_int_equal(field(f, n, "output_throughput")->decimals, 1);
+    const sim_field *mem = field(f, n, "hbm_bytes_per_gpu");
+    assert_string_equal(mem->label, "Memory per GPU (GB):");
+    assert_near(mem->num, 17.4, 1e-12);
+    assert_int_equal(mem->decimals, 2);
+    n = sim_report_run_fields(&cfg, &r, SIM_FIELDS_TABLE_TAIL, f);
+    assert_int_equal(n, 1);
+    assert_string_equal(f[0].label, "Largest batch that fits:");
+    assert_int_equal(f[0].kind, SIM_FIELD_INT);
+    assert_near(f[0].num, 218.0, 0);
+    /* the CSV keeps the bytes */
+    n = sim_report_run_fields(&cfg, &r, SIM_FIELDS_CSV, f);
+    assert_near(field(f, n, "hbm_bytes_per_gpu")->num, 17.4e9, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_serve_outputs),      cmocka_unit_test(test_selected_percentiles),
         cmocka_unit_test(test_run_outputs),        cmocka_unit_test(test_serve_table_fields),
         cmocka_unit_test(test_step_and_op_fields), cmocka_unit_test(test_step_and_op_table_fields),
+        cmocka_unit_test(test_run_table_fields),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
