@@ -186,8 +186,7 @@ static void price_finish(const sim_step_cfg *cfg, const step_sums *base, sim_ste
     out->t_cpu_ns = cfg->iteration_overhead_ns +
                     cfg->request_overhead_ns * (double)out->graph.seqs + cfg->sync_overhead_ns;
     double gpu = out->busy_ns + out->t_launch_ns + out->t_net_ns - hidden;
-    finish(out, hidden,
-           exposed_host(out->t_cpu_ns, cfg->sync_overhead_ns, gpu, cfg->async_sched));
+    finish(out, hidden, exposed_host(out->t_cpu_ns, cfg->sync_overhead_ns, gpu, cfg->async_sched));
 }
 
 /* An engine that quantizes every GEMM input in kernels of its own instead of in the norm and

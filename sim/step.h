@@ -46,8 +46,7 @@ typedef struct sim_step_cfg {
     bool eager;                   /* kernels launched eagerly (else from a captured CUDA graph) */
     double iteration_overhead_ns; /* engine CPU time per iteration */
     double request_overhead_ns;   /* engine CPU time per request in the iteration */
-    double sync_overhead_ns; /* engine CPU time per iteration after a wait on the device: the GPU
-                                waits for it even with async scheduling */
+    double sync_overhead_ns;      /* CPU time per iteration after a device wait (exposed) */
     bool async_sched;             /* CPU work overlaps the GPU step (vLLM --async-scheduling) */
     sim_mem_rule mem_rule;        /* how the memory fraction is read (engine profile) */
     int64_t graph_max_bs; /* largest decode batch captured as a CUDA graph; 0 = every batch */
