@@ -142,8 +142,8 @@ sim_status cli_calibrate_cmd(const cli_opts *o, FILE *out, sim_err *err)
         st = sim_validate_fit(rows, n, name, &hw, &rep, err);
     /* the file first: a report on stdout means the file was written */
     if (!st)
-        st = write_calibrated(hw_path, o->out_file, data_name, &rep, out, err);
-    if (!st && o->out_file) /* with no --out, stdout holds the file alone (nothing on stderr) */
+        st = write_calibrated(hw_path, cli_opt_out_path(o->out_file), data_name, &rep, out, err);
+    if (!st && cli_opt_out_path(o->out_file)) /* with no --out, stdout holds the file alone (nothing on stderr) */
         fprintf(out,
                 "calibrate %s: %zu op-level rows of %s; median |error| %.1f%% -> %.1f%% "
                 "(leave-one-out %.1f%%)\n  %s\n",

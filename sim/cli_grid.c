@@ -24,7 +24,7 @@ typedef struct sweep_flag_def {
     }
 static const sweep_flag_def sweep_flags[] = {
     SO("--out", CLI_OPT_STR, out, 0, 0, "expected a file for the rows",
-       "write the rows here (.csv, or .jsonl/.json for JSON lines; default: stdout, CSV)"),
+       "write the rows here (.csv, or .jsonl/.json for JSON lines; - or default: stdout, CSV)"),
     SO("--slo", CLI_OPT_STR, slo, 0, 0, "expected ttft:MS,tpot:MS,e2el:MS",
        "SLOs a point must meet (--slo ttft:500,tpot:50); the summary names the best"),
     SO("--shard", CLI_OPT_STR, shard, 0, 0, "expected I/N",

@@ -137,6 +137,7 @@ sim_status cli_merge_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err *
     }
     sim_outfile o;
     FILE *f = out;
+    dest = cli_opt_out_path(dest);
     if (!st && dest && !(st = sim_outfile_open(&o, dest, "--out", err)))
         f = o.f;
     if (!st) {

@@ -233,7 +233,7 @@ const cli_opt_def cli_opt_table[] = {
     O("--max-e2e-median", CLI_OPT_NUM, max_e2e_median, 0, 1000, CLI_OPT_CMD_VALIDATE,
       "exit 1 if the end-to-end median |error| (%) is above this"),
     O("--out", CLI_OPT_STR, out_file, 0, 0, CLI_OPT_CMD_CALIBRATE,
-      "write the calibrated device file here (default: stdout)"),
+      "write the calibrated device file here (- or default: stdout)"),
     O("--op", CLI_OPT_STR, op, 0, 0, CLI_OPT_CMD_OP,
       "gemm|attention|allreduce|copy|grouped_gemm|alltoall"),
     O("--m", CLI_OPT_INT, m, 1, (double)(1LL << 40), CLI_OPT_CMD_OP, "GEMM rows (tokens)"),
@@ -479,4 +479,9 @@ char *cli_opt_cmdline(int argc, char **argv)
         n += (size_t)snprintf(s + n, len - n, quote ? " '%s'" : " %s", argv[i]);
     }
     return s;
+}
+
+const char *cli_opt_out_path(const char *path)
+{
+    return path && strcmp(path, "-") == 0 ? NULL : path;
 }

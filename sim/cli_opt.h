@@ -144,6 +144,10 @@ sim_status cli_opt_parse(int argc, char **argv, int first, const char *cmd, int 
  * --result-dir/--result-filename) on one file: one would silently replace the other. */
 sim_status cli_opt_check_outputs(const cli_opts *o, sim_err *err);
 
+/* An --out path as the commands use it: NULL (standard output, the default) when the path is
+ * absent or "-", as a Unix tool reads "-"; the path otherwise. */
+const char *cli_opt_out_path(const char *path);
+
 /* --num-prompts as a trace limit (0: the whole trace). */
 int64_t cli_opt_trace_limit(const cli_opts *o);
 

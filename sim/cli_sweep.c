@@ -430,6 +430,7 @@ sim_status cli_sweep_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err *
             st = sim_fail(err, SIM_EINPUT, "--objective: value '%s', expected throughput or cost",
                           so.objective);
     }
+    so.out = cli_opt_out_path(so.out);
     if (!st) {
         const char *flag[] = {"--out", "--html"}, *path[] = {so.out, so.html};
         st = sim_outfile_distinct(flag, path, 2, err);

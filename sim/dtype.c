@@ -7,7 +7,7 @@
 /* dequant_ops: an int4 weight is unpacked (shift, mask), converted and scaled: ~4 vector ops;
  * int8 and fp8 need a convert and a scale: ~2; e2m1 is unpacked, converted through a lookup and
  * scaled by its block scale: ~4. These price the in-kernel dequantization of mixed-input GEMMs
- * (DESIGN.md: "extra work per weight element and per M-tile").
+ * (sim/cost.c prices it: dequant_ops vector operations per weight, once per M-tile).
  * Block scales: NVFP4 one e4m3 per 16 values, MXFP4 one e8m0 per 32 (OCP Microscaling Formats
  * v1.0, https://www.opencompute.org/documents/ocp-microscaling-formats-mx-v1-0-spec-final-pdf;
  * NVIDIA, "Introducing NVFP4", https://developer.nvidia.com/blog/introducing-nvfp4-for-efficient-

@@ -287,34 +287,32 @@ sim_status sim_trace_serve_open(sim_trace_serve *ts, const char *path, sim_trace
     return SIM_OK;
 }
 
+/* Frees the per-request state (the trace writer is closed or aborted by the caller). */
+static void free_state(sim_trace_serve *ts)
+{
+    free(ts->phase);
+    free(ts->open);
+    free(ts->arrival_ns);
+    free(ts->mb);
+    free(ts->mb_step);
+    ts->phase = ts->open = NULL;
+    ts->arrival_ns = NULL;
+    ts->mb = NULL;
+    ts->mb_step = NULL;
+}
+
 sim_status sim_trace_serve_close(sim_trace_serve *ts, int64_t end_ns, sim_err *err)
 {
     advance(ts, end_ns);
     for (size_t i = 0; i < ts->n; i++)
         close_span(ts, (int64_t)i, end_ns);
     sim_status st = sim_trace_close(&ts->t, err);
-    free(ts->phase);
-    free(ts->open);
-    free(ts->arrival_ns);
-    free(ts->mb);
-    free(ts->mb_step);
-    ts->phase = ts->open = NULL;
-    ts->arrival_ns = NULL;
-    ts->mb = NULL;
-    ts->mb_step = NULL;
+    free_state(ts);
     return st;
 }
 
 void sim_trace_serve_abort(sim_trace_serve *ts)
 {
     sim_trace_abort(&ts->t);
-    free(ts->phase);
-    free(ts->open);
-    free(ts->arrival_ns);
-    free(ts->mb);
-    free(ts->mb_step);
-    ts->phase = ts->open = NULL;
-    ts->arrival_ns = NULL;
-    ts->mb = NULL;
-    ts->mb_step = NULL;
+    free_state(ts);
 }

@@ -877,6 +877,29 @@ static void test_sweep(void **state)
     remove(m);
 }
 
+/* `--out -` is standard output, as a Unix tool reads "-": sweep, merge and calibrate write their
+ * output there and create no file named "-". */
+static void test_out_dash_is_stdout(void **state)
+{
+    (void)state;
+    char shard[512];
+    run("sweep run --model llama-3.1-8b --hw h100-sxm --tp 1,2 --out -");
+    assert_int_equal(R.rc, 0);
+    assert_true(strncmp(R.out, "point,tp,", 9) == 0);
+    assert_non_null(strstr(R.out, "\n1,2,2,"));
+    assert_int_equal(access("-", F_OK), -1);
+    tu_snprintf(shard, sizeof shard, "%s/dash-shard.csv", tu_tmpdir());
+    runf("sweep run --model llama-3.1-8b --hw h100-sxm --tp 1,2 --shard 0/1 --out %s", shard);
+    assert_int_equal(R.rc, 0);
+    runf("merge %s --out -", shard);
+    assert_int_equal(R.rc, 0);
+    assert_true(strncmp(R.out, "point,tp,", 9) == 0);
+    run("calibrate --hw h100-sxm --out -");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "\"name\":"));
+    assert_int_equal(access("-", F_OK), -1);
+}
+
 static void test_sweep_slo_rows(void **state)
 {
     (void)state;
@@ -2231,6 +2254,7 @@ int main(void)
         cmocka_unit_test(test_html_reports),
         cmocka_unit_test(test_moe_models),
         cmocka_unit_test(test_sweep),
+        cmocka_unit_test(test_out_dash_is_stdout),
         cmocka_unit_test(test_sweep_slo_rows),
         cmocka_unit_test(test_sweep_grid_file),
         cmocka_unit_test(test_sweep_flag_given_twice),
