@@ -347,6 +347,7 @@ sim_step_cfg cli_load_engine_step(const sim_engprof *e, const sim_model *m)
                           .eager = !e->cuda_graphs,
                           .iteration_overhead_ns = (e->iteration_overhead_us + layers_us) * 1e3,
                           .request_overhead_ns = e->request_overhead_us * 1e3,
+                          .sync_overhead_ns = e->sync_overhead_us * 1e3,
                           .async_sched = e->async_scheduling,
                           .mem_rule = e->mem_rule,
                           .graph_max_bs = e->cuda_graph_max_bs,

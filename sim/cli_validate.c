@@ -32,6 +32,7 @@ static const struct {
     {"vLLM ~0.5/0.6", "vllm-v0"},
     {"vLLM 0.5", "vllm-v0"},
     {"vLLM 0.6", "vllm-v0"},
+    {"SGLang 0.4", "sglang-0.4"},
     {"SGLang", "sglang"},
     {"vLLM", "vllm"},
 };

@@ -171,6 +171,18 @@ static sim_status load_quantization(const cJSON *root, const char *path, sim_eng
     return st ? st : need_source(root, path, "quantization.act_quant_kernels", err);
 }
 
+/* The optional host.sync_overhead_us with its source; absent: 0 (nothing the CPU prepares for a
+ * step waits on the device). */
+static sim_status load_sync(const cJSON *root, const char *path, sim_engprof *p, sim_err *err)
+{
+    p->sync_overhead_us = 0.0;
+    if (!sim_jsonf_find(root, "host.sync_overhead_us"))
+        return SIM_OK;
+    sim_status st =
+        sim_jsonf_num(root, path, "host.sync_overhead_us", 0.0, 1e6, &p->sync_overhead_us, err);
+    return st ? st : need_source(root, path, "host.sync_overhead_us", err);
+}
+
 static sim_status load_fusions(const cJSON *root, const char *path, sim_engprof *p, sim_err *err)
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, "fusions");
@@ -505,6 +517,8 @@ sim_status sim_engprof_load(const char *path, sim_engprof *p, sim_err *err)
         st = load_attention(root, path, p, err);
     if (!st)
         st = load_quantization(root, path, p, err);
+    if (!st)
+        st = load_sync(root, path, p, err);
     if (!st)
         st = load_rules(root, path, p, err);
     if (!st)

@@ -15,7 +15,9 @@
  * (attention.decode_quant_kv), as dattn.h names them; absent, both are "split" (the context split
  * to fill the GPU: what current engines run), and (optional object "quantization") the kernels
  * that quantize each 8-bit GEMM input when the engine does not fuse that into the norm or
- * activation before it (quantization.act_quant_kernels; absent: 0, fused).
+ * activation before it (quantization.act_quant_kernels; absent: 0, fused), and (optional
+ * host.sync_overhead_us) the CPU time per iteration spent after a wait on the device, which the
+ * GPU waits for even with async scheduling (absent: 0; step.h).
  * Every other field is required; every field given must have an entry in "sources"; the command
  * line's flags override each one.
  *
@@ -81,6 +83,8 @@ typedef struct sim_engprof {
     bool lpm; /* admission order: longest cached prefix first (SGLang lpm), else FCFS */
     double ratio_init, ratio_min, ratio_decay; /* SGLang's new-token ratio (0 elsewhere) */
     double iteration_overhead_us, request_overhead_us, layer_overhead_us;
+    double sync_overhead_us; /* host.sync_overhead_us: CPU time per iteration after a wait on the
+                                device, exposed even with async scheduling (absent: 0) */
     bool async_scheduling;
     bool cuda_graphs;
     int64_t cuda_graph_max_bs; /* 0 = every batch captured */

@@ -203,7 +203,7 @@ double sim_spec_draft_ns(const sim_spec *s, const sim_step_cfg *target,
     /* draft model or head: its own steps, no second share of the engine's host overhead */
     sim_step_cfg d = *target;
     d.model = s->draft;
-    d.iteration_overhead_ns = d.request_overhead_ns = 0.0;
+    d.iteration_overhead_ns = d.request_overhead_ns = d.sync_overhead_ns = 0.0;
     double total = 0.0;
     sim_step_result fresh;
     for (int j = 0; j < s->k; j++) {

@@ -52,6 +52,10 @@ sim_status sim_step_check(const sim_step_cfg *cfg, sim_err *err)
                         "--iteration-overhead-us, --request-overhead-us: values %g, %g us, "
                         "expected each in [0, 1e7]",
                         cfg->iteration_overhead_ns / 1e3, cfg->request_overhead_ns / 1e3);
+    if (!(cfg->sync_overhead_ns >= 0.0 && cfg->sync_overhead_ns <= 1e9))
+        return sim_fail(err, SIM_EINPUT,
+                        "engine profile host.sync_overhead_us: value %g us, expected [0, 1e6]",
+                        cfg->sync_overhead_ns / 1e3);
     st = sim_coll_check(cfg->hw, cfg->allreduce, cfg->tp, "--allreduce", err);
     if (st)
         return st;
@@ -141,13 +145,15 @@ static void finish(sim_step_result *r, double hidden_ns, double host_ns)
     r->bound = largest(r);
 }
 
-/* Host time the GPU waits for: all of the CPU work in a synchronous engine, only what exceeds
- * the GPU's own step time when scheduling runs ahead asynchronously. */
-static double exposed_host(double cpu_ns, double gpu_ns, bool async_sched)
+/* Host time the GPU waits for: all of the CPU work in a synchronous engine; when scheduling
+ * runs ahead asynchronously, the part done after a wait on the device (sync_ns, within cpu_ns)
+ * plus what of the rest exceeds the GPU's own step time. */
+static double exposed_host(double cpu_ns, double sync_ns, double gpu_ns, bool async_sched)
 {
     if (!async_sched)
         return cpu_ns;
-    return cpu_ns > gpu_ns ? cpu_ns - gpu_ns : 0.0;
+    double ahead = cpu_ns - sync_ns;
+    return sync_ns + (ahead > gpu_ns ? ahead - gpu_ns : 0.0);
 }
 
 bool sim_step_eager(const sim_step_cfg *cfg, bool has_prefill) { return cfg->eager || has_prefill; }
@@ -177,9 +183,10 @@ static void price_finish(const sim_step_cfg *cfg, const step_sums *base, sim_ste
     double share = out->t_net_ns > 0.0 ? hidden / out->t_net_ns : 0.0;
     for (int i = 0; i < SIM_OP_COUNT; i++)
         out->hidden_ns[i] = out->cost[i].t_net_ns * share;
-    out->t_cpu_ns = cfg->iteration_overhead_ns + cfg->request_overhead_ns * (double)out->graph.seqs;
+    out->t_cpu_ns = cfg->iteration_overhead_ns +
+                    cfg->request_overhead_ns * (double)out->graph.seqs + cfg->sync_overhead_ns;
     double gpu = out->busy_ns + out->t_launch_ns + out->t_net_ns - hidden;
-    finish(out, hidden, exposed_host(out->t_cpu_ns, gpu, cfg->async_sched));
+    finish(out, hidden, exposed_host(out->t_cpu_ns, cfg->sync_overhead_ns, gpu, cfg->async_sched));
 }
 
 /* An engine that quantizes every GEMM input in kernels of its own instead of in the norm and

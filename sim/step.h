@@ -4,9 +4,12 @@
  *
  *   busy      = sum over ops of max(T_math, T_mem)
  *   launch    = sum over ops of the kernel launch overhead
- *   cpu       = iteration overhead + request overhead x sequences   the engine's CPU work
+ *   cpu       = iteration overhead + request overhead x sequences + sync overhead
+ *               the engine's CPU work
  *   host      = cpu for a synchronous engine (the GPU waits for it); with async scheduling
- *               only max(0, cpu - GPU time) (the CPU prepares step N+1 while the GPU runs N)
+ *               sync + max(0, cpu - sync - GPU time) (the CPU prepares step N+1 while the GPU
+ *               runs N, except the part it can only do after waiting on the device: SGLang
+ *               0.4's FlashInfer plan copies the KV index pointer to the host, a sync on step N)
  *   hidden    = min(overlap x sum T_net, busy)   network time hidden behind compute
  *   exposed   = sum T_net - hidden
  *   time      = busy + launch + host + exposed    the prediction
@@ -43,6 +46,7 @@ typedef struct sim_step_cfg {
     bool eager;                   /* kernels launched eagerly (else from a captured CUDA graph) */
     double iteration_overhead_ns; /* engine CPU time per iteration */
     double request_overhead_ns;   /* engine CPU time per request in the iteration */
+    double sync_overhead_ns;      /* CPU time per iteration after a device wait (exposed) */
     bool async_sched;             /* CPU work overlaps the GPU step (vLLM --async-scheduling) */
     sim_mem_rule mem_rule;        /* how the memory fraction is read (engine profile) */
     int64_t graph_max_bs; /* largest decode batch captured as a CUDA graph; 0 = every batch */

@@ -163,6 +163,36 @@ static void test_sglang_device_rules(void **state)
     assert_near(sim_engprof_reserve_fraction(&p, &hw, 1, 1), 0.683, 1e-12);
 }
 
+/* SGLang 0.4 (server_args.py of early 2025): the memory fraction by TP (0.88 at TP 1, 0.81 at
+ * TP 8), chunk 8192 and CUDA graphs to batch 160 from 25,000 MiB, 2048 / 8 below; no reserve
+ * rule; and 2 ms per iteration after the FlashInfer plan's wait on the device, which the current
+ * profile does not charge (the field is optional: absent reads 0). */
+static void test_sglang_04(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *hw;
+        int64_t tp, chunk, graph_bs;
+        double fraction;
+    } want[] = {
+        {"a100-sxm-80gb", 1, 8192, 160, 0.88},
+        {"h100-sxm", 8, 8192, 160, 0.81},
+        {"l4", 1, 2048, 8, 0.88},
+        {"l4", 4, 2048, 80, 0.85},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        sim_engprof p = on_device("sglang-0.4", want[i].hw, want[i].tp);
+        assert_int_equal(p.max_num_batched_tokens, want[i].chunk);
+        assert_int_equal(p.cuda_graph_max_bs, want[i].graph_bs);
+        assert_near(p.mem_fraction, want[i].fraction, 1e-12);
+        assert_false(p.reserve.on);
+    }
+    sim_engprof old = load("sglang-0.4"), cur = load("sglang");
+    assert_near(old.sync_overhead_us, 2000.0, 1e-12);
+    assert_true(old.async_scheduling);
+    assert_near(cur.sync_overhead_us, 0.0, 0);
+}
+
 static void expect_bad(const char *json, const char *needle)
 {
     const char *path = tu_write_tmp(json);
@@ -212,6 +242,10 @@ static void test_bad_profiles(void **state)
          "rules[3].set.scheduler.new_token_ratio_min"},
         {"\"source\": \"TPU v6e", "\"origin\": \"TPU v6e", "rules[0].source"},
         {"\"name_has\": \"v6e\"", "\"name_has\": \"\"", "rules[0].when.name_has"},
+        {"\"async_scheduling\": true", "\"sync_overhead_us\": -1, \"async_scheduling\": true",
+         "host.sync_overhead_us"},
+        {"\"async_scheduling\": true", "\"sync_overhead_us\": 5, \"async_scheduling\": true",
+         "sources.host.sync_overhead_us"},
     };
     for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
         static char bad[16384];
@@ -228,7 +262,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shipped_profiles),    cmocka_unit_test(test_collectives_and_limits),
         cmocka_unit_test(test_bad_profiles),        cmocka_unit_test(test_vllm_device_rules),
-        cmocka_unit_test(test_sglang_device_rules),
+        cmocka_unit_test(test_sglang_device_rules), cmocka_unit_test(test_sglang_04),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

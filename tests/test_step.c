@@ -165,7 +165,24 @@ static void test_host_overhead(void **state)
     cfg.iteration_overhead_ns = 50e6;
     sim_step_price(&cfg, &g, 1, &b);
     assert_near(b.t_ns, 50e6 + 8 * 20e3, 1e-12);
+    /* CPU work after a wait on the device (SGLang 0.4's FlashInfer plan): 2 ms of it is exposed
+     * even with async scheduling, the other 660 us still hide behind the ~6 ms GPU step:
+     * cpu = 500 + 8 x 20 + 2000 = 2660 us, host = 2000 + max(0, 660 us - GPU) = 2000 us */
+    cfg.iteration_overhead_ns = 500e3;
+    cfg.sync_overhead_ns = 2000e3;
+    sim_step_price(&cfg, &g, 1, &b);
+    assert_near(b.t_cpu_ns, 2660e3, 1e-12);
+    assert_near(b.t_host_ns, 2000e3, 1e-12);
+    assert_near(b.t_ns - a.t_ns, 2000e3, 1e-9);
+    /* a synchronous engine waits for all of it: 2660 us */
+    cfg.async_sched = false;
+    sim_step_price(&cfg, &g, 1, &b);
+    assert_near(b.t_host_ns, 2660e3, 1e-12);
     sim_err err = {{0}};
+    cfg.sync_overhead_ns = -1.0;
+    assert_int_equal(sim_step_check(&cfg, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "host.sync_overhead_us"));
+    cfg.sync_overhead_ns = 0.0;
     cfg.request_overhead_ns = -1.0;
     assert_int_equal(sim_step_check(&cfg, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "--request-overhead-us"));
