@@ -293,7 +293,7 @@ void sim_report_pp_line(FILE *f, const sim_step_cfg *s)
     fprintf(f, "; memory per GPU is the heaviest stage's, steps below the whole model's\n");
 }
 
-/* The run result's rows of run's table (report_fields.c's, SIM_FIELDS_TABLE), one a line. */
+/* The run result's rows of run's table (report_run_fields.c's, SIM_FIELDS_TABLE), one a line. */
 static void run_table_rows(FILE *f, const sim_field *v, size_t n)
 {
     for (size_t k = 0; k < n; k++) {

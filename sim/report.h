@@ -4,7 +4,8 @@
  *
  * The keys are a contract (added, never renamed): README.md's "Output contract" lists them, and
  * docs/ARCHITECTURE.md's "Outputs and their contract" says how the field tables below
- * (report_fields.c, report_step.c) keep each one written once. run has ttft_ms, tpot_ms, e2e_ms,
+ * (report_fields.c, report_run_fields.c, report_step.c) keep each one written once. run has
+ * ttft_ms, tpot_ms, e2e_ms,
  * output_throughput, prefill/decode {time_ms, t_lower_ms, t_upper_ms, flops, bytes, net_bytes,
  * bound, ...}, memory {weight_bytes_per_gpu, kv_bytes_per_gpu, hbm_bytes_per_gpu, fits, ...} and
  * ops [{name, phase, flops, bytes, net_bytes, intensity, bound, time_us, ...}]; roofline has hw,

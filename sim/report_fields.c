@@ -1,10 +1,11 @@
-/* report_fields.c - the report module's field tables (declared in report.h): one row per serve
- * metric and per run result field (key, kind, CSV decimals, how its value is read, the serve
- * or run table's label) and, per output, the list of rows it writes in its order with its rule
- * for a row without a value. The writers in report.c and report_serve.c (the serve and run tables
- * included) and the sweep rows in cli_sweep.c read the fields these return; no key or label of
- * those outputs' metrics is written anywhere else. */
+/* report_fields.c - the report module's field table of the serve metrics (declared in report.h):
+ * one row per metric (key, kind, how its value is read, the serve table's label) and, per output,
+ * the list of rows it writes in its order with its rule for a row without a value (the rules and
+ * lists' types: report_fields_internal.h, shared with report_run_fields.c's run result table).
+ * The writers in report_serve.c (the serve table included) and the sweep rows in cli_sweep.c read
+ * the fields it returns; no key or label of those outputs' metrics is written anywhere else. */
 #include "report.h"
+#include "report_fields_internal.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -215,16 +216,8 @@ static const struct {
  * --metric-percentiles selected (p90, p99 by default), and only the metrics it selected. */
 enum { LAT_MEAN = 1, LAT_MEDIAN = 2, LAT_STD = 4, LAT_P90 = 8, LAT_P99 = 16, LAT_SEL = 32 };
 
-/* How an output writes a row without a value. */
-typedef enum field_miss {
-    MISS_OMIT,  /* left out */
-    MISS_NULL,  /* null in JSON, empty in CSV */
-    MISS_ZERO,  /* 0 */
-    MISS_VALUE, /* the value the metric holds anyway (0 when its feature is off) */
-} field_miss;
-
 /* A row's field before its value is read. */
-static sim_field field_of(const char *key, sim_field_kind kind, int decimals)
+sim_field sim_report_field_of(const char *key, sim_field_kind kind, int decimals)
 {
     sim_field f = {.kind = kind, .decimals = decimals};
     snprintf(f.key, sizeof f.key, "%s", key);
@@ -232,34 +225,20 @@ static sim_field field_of(const char *key, sim_field_kind kind, int decimals)
 }
 
 /* Applies an output's rule to a row read with or without a value; false: leave it out. */
-static bool field_keep(bool present, field_miss miss, sim_field *f)
+bool sim_report_field_keep(bool present, sim_report_miss miss, sim_field *f)
 {
-    if (present || miss == MISS_VALUE) /* MISS_VALUE keeps what the row read */
+    if (present || miss == SIM_REPORT_MISS_VALUE) /* MISS_VALUE keeps what the row read */
         return true;
-    if (miss == MISS_NULL)
+    if (miss == SIM_REPORT_MISS_NULL)
         f->missing = true;
-    else if (miss == MISS_ZERO)
+    else if (miss == SIM_REPORT_MISS_ZERO)
         f->num = 0.0;
-    return miss != MISS_OMIT;
+    return miss != SIM_REPORT_MISS_OMIT;
 }
 
-typedef struct field_col {
-    int row; /* a serve_row or a run_row */
-    field_miss miss;
-    int lat;             /* F_LATENCY: LAT_* */
-    const char *section; /* the table: a heading before the row */
-} field_col;
-
-/* A column that leaves out a row without a value (ONE) or writes it as missing (NUL); the
- * run's lists use them too. */
-#define NUL(r)                                                                                     \
-    {                                                                                              \
-        .row = (r), .miss = MISS_NULL                                                              \
-    }
-#define ONE(r)                                                                                     \
-    {                                                                                              \
-        .row = (r), .miss = MISS_OMIT                                                              \
-    }
+/* the lists' columns (report_fields_internal.h) */
+#define NUL(r) SIM_REPORT_NUL(r)
+#define ONE(r) SIM_REPORT_ONE(r)
 #define PRICE_COLS                                                                                 \
     ONE(F_GPUS), NUL(F_USD_PER_GPU_HOUR), NUL(F_USD_PER_HOUR),                                     \
         NUL(F_USD_PER_MILLION_OUTPUT_TOKENS), NUL(F_USD_PER_MILLION_TOTAL_TOKENS)
@@ -274,34 +253,36 @@ typedef struct field_col {
         .row = F_LATENCY, .lat = LAT_MEAN | LAT_MEDIAN | LAT_STD | LAT_SEL                         \
     }
 
-static const field_col json_cols[] = {ONE(F_REQUEST_RATE),
-                                      {.row = F_MAX_CONCURRENCY, .miss = MISS_VALUE},
-                                      VLLM_HEAD,
-                                      ONE(F_REQUEST_GOODPUT),
-                                      VLLM_TAIL,
-                                      PRICE_COLS,
-                                      VLLM_LATENCY,
-                                      ONE(F_PREEMPTIONS),
-                                      ONE(F_MEAN_BATCH_SIZE),
-                                      ONE(F_KV_CACHE_PEAK_USAGE),
-                                      ONE(F_KV_CACHE_BLOCKS),
-                                      ONE(F_BLOCK_SIZE),
-                                      ONE(F_ITERATIONS)};
-static const field_col json_tail_cols[] = {{.row = F_PREFIX_CACHE_HIT_RATE, .miss = MISS_VALUE},
-                                           ONE(F_ENGINE),
-                                           ONE(F_ENGINE_VERSION),
-                                           ONE(F_ENGINE_FUSIONS),
-                                           ONE(F_MAX_NUM_SEQS),
-                                           ONE(F_MAX_NUM_BATCHED_TOKENS),
-                                           ONE(F_MEMORY_FRACTION),
-                                           ONE(F_CUDA_GRAPH_MAX_BS),
-                                           ONE(F_ENGINE_RULES),
-                                           ONE(F_SPEC_METHOD),
-                                           ONE(F_NUM_SPECULATIVE_TOKENS),
-                                           ONE(F_SPEC_ACCEPTANCE_RATE),
-                                           ONE(F_SPEC_ACCEPTANCE_LENGTH),
-                                           ONE(F_SPEC_DRAFT_TIME_FRACTION)};
-static const field_col csv_cols[] = {
+static const sim_report_col json_cols[] = {
+    ONE(F_REQUEST_RATE),
+    {.row = F_MAX_CONCURRENCY, .miss = SIM_REPORT_MISS_VALUE},
+    VLLM_HEAD,
+    ONE(F_REQUEST_GOODPUT),
+    VLLM_TAIL,
+    PRICE_COLS,
+    VLLM_LATENCY,
+    ONE(F_PREEMPTIONS),
+    ONE(F_MEAN_BATCH_SIZE),
+    ONE(F_KV_CACHE_PEAK_USAGE),
+    ONE(F_KV_CACHE_BLOCKS),
+    ONE(F_BLOCK_SIZE),
+    ONE(F_ITERATIONS)};
+static const sim_report_col json_tail_cols[] = {
+    {.row = F_PREFIX_CACHE_HIT_RATE, .miss = SIM_REPORT_MISS_VALUE},
+    ONE(F_ENGINE),
+    ONE(F_ENGINE_VERSION),
+    ONE(F_ENGINE_FUSIONS),
+    ONE(F_MAX_NUM_SEQS),
+    ONE(F_MAX_NUM_BATCHED_TOKENS),
+    ONE(F_MEMORY_FRACTION),
+    ONE(F_CUDA_GRAPH_MAX_BS),
+    ONE(F_ENGINE_RULES),
+    ONE(F_SPEC_METHOD),
+    ONE(F_NUM_SPECULATIVE_TOKENS),
+    ONE(F_SPEC_ACCEPTANCE_RATE),
+    ONE(F_SPEC_ACCEPTANCE_LENGTH),
+    ONE(F_SPEC_DRAFT_TIME_FRACTION)};
+static const sim_report_col csv_cols[] = {
     ONE(F_COMPLETED),
     ONE(F_DURATION),
     ONE(F_REQUEST_THROUGHPUT),
@@ -316,8 +297,9 @@ static const field_col csv_cols[] = {
     NUL(F_USD_PER_HOUR),
     NUL(F_USD_PER_MILLION_OUTPUT_TOKENS),
     NUL(F_USD_PER_MILLION_TOTAL_TOKENS)};
-static const field_col vllm_cols[] = {VLLM_HEAD, NUL(F_REQUEST_GOODPUT), VLLM_TAIL, VLLM_LATENCY};
-static const field_col sweep_cols[] = {
+static const sim_report_col vllm_cols[] = {VLLM_HEAD, NUL(F_REQUEST_GOODPUT), VLLM_TAIL,
+                                           VLLM_LATENCY};
+static const sim_report_col sweep_cols[] = {
     ONE(F_GPUS),
     ONE(F_COMPLETED),
     ONE(F_DURATION),
@@ -326,62 +308,61 @@ static const field_col sweep_cols[] = {
     ONE(F_OUTPUT_THROUGHPUT_PER_GPU),
     ONE(F_TOTAL_TOKEN_THROUGHPUT),
     {.row = F_LATENCY, .lat = LAT_MEAN | LAT_MEDIAN | LAT_P90 | LAT_P99},
-    {.row = F_REQUEST_GOODPUT, .miss = MISS_ZERO},
+    {.row = F_REQUEST_GOODPUT, .miss = SIM_REPORT_MISS_ZERO},
     ONE(F_PREEMPTIONS),
     ONE(F_MEAN_BATCH_SIZE),
     ONE(F_KV_CACHE_PEAK_USAGE),
-    {.row = F_SPEC_ACCEPTANCE_LENGTH, .miss = MISS_VALUE},
+    {.row = F_SPEC_ACCEPTANCE_LENGTH, .miss = SIM_REPORT_MISS_VALUE},
     NUL(F_USD_PER_HOUR),
     NUL(F_USD_PER_MILLION_OUTPUT_TOKENS)};
 /* vLLM's "Serving Benchmark Result" rows, then infersim's own */
-static const field_col table_cols[] = {ONE(F_COMPLETED),
-                                       ONE(F_FAILED),
-                                       ONE(F_MAX_CONCURRENCY),
-                                       ONE(F_REQUEST_RATE),
-                                       ONE(F_DURATION),
-                                       ONE(F_TOTAL_INPUT_TOKENS),
-                                       ONE(F_TOTAL_OUTPUT_TOKENS),
-                                       ONE(F_REQUEST_THROUGHPUT),
-                                       ONE(F_REQUEST_GOODPUT),
-                                       ONE(F_OUTPUT_THROUGHPUT),
-                                       ONE(F_MAX_OUTPUT_TOKENS_PER_S),
-                                       ONE(F_MAX_CONCURRENT_REQUESTS),
-                                       ONE(F_TOTAL_TOKEN_THROUGHPUT),
-                                       ONE(F_GPUS),
-                                       NUL(F_USD_PER_HOUR),
-                                       ONE(F_USD_PER_MILLION_OUTPUT_TOKENS),
-                                       ONE(F_USD_PER_MILLION_TOTAL_TOKENS),
-                                       {.row = F_LATENCY, .lat = LAT_MEAN | LAT_MEDIAN | LAT_SEL},
-                                       {.row = F_PREEMPTIONS, .section = "infersim"},
-                                       ONE(F_MEAN_BATCH_SIZE),
-                                       ONE(F_KV_CACHE_PEAK_USAGE),
-                                       ONE(F_KV_CACHE_BLOCKS),
-                                       ONE(F_ITERATIONS),
-                                       ONE(F_PREFIX_CACHE_HIT_RATE),
-                                       ONE(F_ENGINE),
-                                       ONE(F_MAX_NUM_SEQS),
-                                       ONE(F_MAX_NUM_BATCHED_TOKENS),
-                                       ONE(F_MEMORY_FRACTION),
-                                       ONE(F_CUDA_GRAPH_MAX_BS),
-                                       ONE(F_ENGINE_RULES),
-                                       ONE(F_SPEC_ACCEPTANCE_LENGTH),
-                                       ONE(F_SPEC_DRAFT_TIME_FRACTION)};
+static const sim_report_col table_cols[] = {
+    ONE(F_COMPLETED),
+    ONE(F_FAILED),
+    ONE(F_MAX_CONCURRENCY),
+    ONE(F_REQUEST_RATE),
+    ONE(F_DURATION),
+    ONE(F_TOTAL_INPUT_TOKENS),
+    ONE(F_TOTAL_OUTPUT_TOKENS),
+    ONE(F_REQUEST_THROUGHPUT),
+    ONE(F_REQUEST_GOODPUT),
+    ONE(F_OUTPUT_THROUGHPUT),
+    ONE(F_MAX_OUTPUT_TOKENS_PER_S),
+    ONE(F_MAX_CONCURRENT_REQUESTS),
+    ONE(F_TOTAL_TOKEN_THROUGHPUT),
+    ONE(F_GPUS),
+    NUL(F_USD_PER_HOUR),
+    ONE(F_USD_PER_MILLION_OUTPUT_TOKENS),
+    ONE(F_USD_PER_MILLION_TOTAL_TOKENS),
+    {.row = F_LATENCY, .lat = LAT_MEAN | LAT_MEDIAN | LAT_SEL},
+    {.row = F_PREEMPTIONS, .section = "infersim"},
+    ONE(F_MEAN_BATCH_SIZE),
+    ONE(F_KV_CACHE_PEAK_USAGE),
+    ONE(F_KV_CACHE_BLOCKS),
+    ONE(F_ITERATIONS),
+    ONE(F_PREFIX_CACHE_HIT_RATE),
+    ONE(F_ENGINE),
+    ONE(F_MAX_NUM_SEQS),
+    ONE(F_MAX_NUM_BATCHED_TOKENS),
+    ONE(F_MEMORY_FRACTION),
+    ONE(F_CUDA_GRAPH_MAX_BS),
+    ONE(F_ENGINE_RULES),
+    ONE(F_SPEC_ACCEPTANCE_LENGTH),
+    ONE(F_SPEC_DRAFT_TIME_FRACTION)};
 #undef PRICE_COLS
 #undef VLLM_HEAD
 #undef VLLM_TAIL
 #undef VLLM_LATENCY
+#undef NUL
+#undef ONE
 
-/* An output's columns, in order. */
-typedef struct field_list {
-    const field_col *cols;
-    size_t n;
-} field_list;
-#define OUT(id, a) [id] = {(a), sizeof(a) / sizeof((a)[0])}
-
-static const field_list serve_outputs[SIM_FIELDS_OUT_COUNT] = {
-    OUT(SIM_FIELDS_JSON, json_cols),   OUT(SIM_FIELDS_JSON_TAIL, json_tail_cols),
-    OUT(SIM_FIELDS_CSV, csv_cols),     OUT(SIM_FIELDS_VLLM, vllm_cols),
-    OUT(SIM_FIELDS_SWEEP, sweep_cols), OUT(SIM_FIELDS_TABLE, table_cols),
+static const sim_report_cols serve_outputs[SIM_FIELDS_OUT_COUNT] = {
+    SIM_REPORT_COLS(SIM_FIELDS_JSON, json_cols),
+    SIM_REPORT_COLS(SIM_FIELDS_JSON_TAIL, json_tail_cols),
+    SIM_REPORT_COLS(SIM_FIELDS_CSV, csv_cols),
+    SIM_REPORT_COLS(SIM_FIELDS_VLLM, vllm_cols),
+    SIM_REPORT_COLS(SIM_FIELDS_SWEEP, sweep_cols),
+    SIM_REPORT_COLS(SIM_FIELDS_TABLE, table_cols),
 };
 
 /* The table's heading of each metric's latency rows (vLLM's). */
@@ -458,13 +439,13 @@ size_t sim_report_serve_fields(const sim_serve_report *r, sim_field_out which, s
     const bool table = which == SIM_FIELDS_TABLE;
     size_t n = 0;
     for (size_t i = 0; i < serve_outputs[which].n; i++) {
-        const field_col *c = &serve_outputs[which].cols[i];
+        const sim_report_col *c = &serve_outputs[which].cols[i];
         if (c->row == F_LATENCY) {
             n += latency_fields(r, c->lat, table, out + n);
             continue;
         }
-        sim_field f = field_of(serve_rows[c->row].key, serve_rows[c->row].kind, 6);
-        if (!field_keep(serve_rows[c->row].get(&s, &f), c->miss, &f))
+        sim_field f = sim_report_field_of(serve_rows[c->row].key, serve_rows[c->row].kind, 6);
+        if (!sim_report_field_keep(serve_rows[c->row].get(&s, &f), c->miss, &f))
             continue;
         if (table) {
             const char *label = serve_rows[c->row].label;
@@ -476,198 +457,6 @@ size_t sim_report_serve_fields(const sim_serve_report *r, sim_field_out which, s
                 f.num = 100.0 * f.num;
             if (f.missing)
                 f.text = serve_rows[c->row].unknown;
-        }
-        out[n++] = f;
-    }
-    return n;
-}
-
-/* The run result's table: as the serve one, one row per field and a list of rows per output. */
-
-typedef struct run_src {
-    const sim_run_cfg *cfg;
-    const sim_run_result *r;
-    sim_price price;
-    bool known; /* the price */
-} run_src;
-
-#define RGET(name, present, field, expr)                                                           \
-    static bool rget_##name(const run_src *s, sim_field *f)                                        \
-    {                                                                                              \
-        const sim_run_result *r = s->r;                                                            \
-        (void)r;                                                                                   \
-        if (!(present))                                                                            \
-            return false;                                                                          \
-        f->field = (expr);                                                                         \
-        return true;                                                                               \
-    }
-RGET(ttft_ms, true, num, r->ttft_ns / 1e6)
-RGET(tpot_ms, true, num, r->tpot_ns / 1e6)
-RGET(e2e_ms, true, num, r->e2e_ns / 1e6)
-RGET(output_throughput, true, num, r->output_throughput)
-RGET(output_throughput_per_gpu, true, num, r->output_throughput / (double)s->price.gpus)
-RGET(prefill_bound, true, text, sim_bound_name(r->prefill.bound))
-RGET(decode_bound, true, text, r->decode_steps > 0 ? sim_bound_name(r->decode.bound) : "")
-RGET(prefill_t_lower_ms, true, num, r->prefill.t_lower_ns / 1e6)
-RGET(prefill_t_upper_ms, true, num, r->prefill.t_upper_ns / 1e6)
-RGET(decode_t_lower_ms, true, num, r->decode.t_lower_ns / 1e6)
-RGET(decode_t_upper_ms, true, num, r->decode.t_upper_ns / 1e6)
-RGET(weight_bytes_per_gpu, true, num, r->mem.weight_bytes)
-RGET(kv_bytes_per_gpu, true, num, r->mem.kv_bytes)
-RGET(hbm_bytes_per_gpu, true, num, r->mem.need_bytes)
-RGET(fits, true, text, r->mem.fits ? "true" : "false")
-RGET(max_batch, true, num, (double)r->mem.max_batch)
-RGET(spec_speedup, true, num, r->spec_speedup)
-RGET(gpus, true, num, (double)s->price.gpus)
-RGET(usd_per_gpu_hour, s->known, num, s->price.usd_per_gpu_hour)
-RGET(usd_per_hour, s->known, num, s->price.usd_per_hour)
-RGET(usd_per_million_output_tokens, s->known, num, s->price.usd_per_million_output_tokens)
-RGET(usd_per_million_total_tokens, s->known, num, s->price.usd_per_million_total_tokens)
-#undef RGET
-
-typedef enum run_row {
-    R_TTFT_MS,
-    R_TPOT_MS,
-    R_E2E_MS,
-    R_OUTPUT_THROUGHPUT,
-    R_OUTPUT_THROUGHPUT_PER_GPU,
-    R_PREFILL_BOUND,
-    R_DECODE_BOUND,
-    R_PREFILL_T_LOWER_MS,
-    R_PREFILL_T_UPPER_MS,
-    R_DECODE_T_LOWER_MS,
-    R_DECODE_T_UPPER_MS,
-    R_WEIGHT_BYTES_PER_GPU,
-    R_KV_BYTES_PER_GPU,
-    R_HBM_BYTES_PER_GPU,
-    R_FITS,
-    R_MAX_BATCH,
-    R_SPEC_SPEEDUP,
-    R_GPUS,
-    R_USD_PER_GPU_HOUR,
-    R_USD_PER_HOUR,
-    R_USD_PER_MILLION_OUTPUT_TOKENS,
-    R_USD_PER_MILLION_TOTAL_TOKENS,
-    R_COUNT
-} run_row;
-
-typedef struct run_row_def {
-    const char *key;
-    sim_field_kind kind;
-    int decimals; /* in CSV */
-    bool (*get)(const run_src *s, sim_field *f);
-    /* run's table: the label (its unit in it; NULL: not in the table), the decimals and how
-     * many of the value make one shown unit (GB: 1e9 bytes; 0: as it is) */
-    const char *label;
-    int table_decimals;
-    double per;
-} run_row_def;
-
-static const run_row_def run_rows[R_COUNT] = {
-#define ROW(id, name, kind, decimals) [id] = {#name, kind, decimals, rget_##name, NULL, 0, 0}
-#define ROWL(id, name, kind, decimals, label, tdec, per)                                           \
-    [id] = {#name, kind, decimals, rget_##name, label, tdec, per}
-    ROWL(R_TTFT_MS, ttft_ms, SIM_FIELD_NUM, 6, "TTFT (ms):", 3, 0),
-    ROWL(R_TPOT_MS, tpot_ms, SIM_FIELD_NUM, 6, "TPOT (ms):", 3, 0),
-    ROWL(R_E2E_MS, e2e_ms, SIM_FIELD_NUM, 6, "E2E latency (ms):", 3, 0),
-    ROWL(R_OUTPUT_THROUGHPUT, output_throughput, SIM_FIELD_NUM, 3, "Output throughput (tok/s):", 1,
-         0),
-    ROW(R_OUTPUT_THROUGHPUT_PER_GPU, output_throughput_per_gpu, SIM_FIELD_NUM, 3),
-    ROW(R_PREFILL_BOUND, prefill_bound, SIM_FIELD_TEXT, 0),
-    ROW(R_DECODE_BOUND, decode_bound, SIM_FIELD_TEXT, 0),
-    ROW(R_PREFILL_T_LOWER_MS, prefill_t_lower_ms, SIM_FIELD_NUM, 6),
-    ROW(R_PREFILL_T_UPPER_MS, prefill_t_upper_ms, SIM_FIELD_NUM, 6),
-    ROW(R_DECODE_T_LOWER_MS, decode_t_lower_ms, SIM_FIELD_NUM, 6),
-    ROW(R_DECODE_T_UPPER_MS, decode_t_upper_ms, SIM_FIELD_NUM, 6),
-    ROW(R_WEIGHT_BYTES_PER_GPU, weight_bytes_per_gpu, SIM_FIELD_NUM, 0),
-    ROW(R_KV_BYTES_PER_GPU, kv_bytes_per_gpu, SIM_FIELD_NUM, 0),
-    ROWL(R_HBM_BYTES_PER_GPU, hbm_bytes_per_gpu, SIM_FIELD_NUM, 0, "Memory per GPU (GB):", 2, 1e9),
-    ROW(R_FITS, fits, SIM_FIELD_TEXT, 0),
-    ROWL(R_MAX_BATCH, max_batch, SIM_FIELD_INT, 0, "Largest batch that fits:", 0, 0),
-    ROW(R_SPEC_SPEEDUP, spec_speedup, SIM_FIELD_NUM, 6),
-    ROW(R_GPUS, gpus, SIM_FIELD_INT, 0),
-    ROW(R_USD_PER_GPU_HOUR, usd_per_gpu_hour, SIM_FIELD_NUM, 6),
-    ROW(R_USD_PER_HOUR, usd_per_hour, SIM_FIELD_NUM, 6),
-    ROW(R_USD_PER_MILLION_OUTPUT_TOKENS, usd_per_million_output_tokens, SIM_FIELD_NUM, 6),
-    ROW(R_USD_PER_MILLION_TOTAL_TOKENS, usd_per_million_total_tokens, SIM_FIELD_NUM, 6),
-#undef ROWL
-#undef ROW
-};
-
-static const field_col run_json_cols[] = {ONE(R_TTFT_MS),
-                                          ONE(R_TPOT_MS),
-                                          ONE(R_E2E_MS),
-                                          ONE(R_OUTPUT_THROUGHPUT),
-                                          ONE(R_GPUS),
-                                          NUL(R_USD_PER_GPU_HOUR),
-                                          NUL(R_USD_PER_HOUR),
-                                          NUL(R_USD_PER_MILLION_OUTPUT_TOKENS),
-                                          NUL(R_USD_PER_MILLION_TOTAL_TOKENS)};
-static const field_col run_csv_cols[] = {ONE(R_TTFT_MS),
-                                         ONE(R_TPOT_MS),
-                                         ONE(R_E2E_MS),
-                                         ONE(R_OUTPUT_THROUGHPUT),
-                                         ONE(R_PREFILL_BOUND),
-                                         ONE(R_DECODE_BOUND),
-                                         ONE(R_PREFILL_T_LOWER_MS),
-                                         ONE(R_PREFILL_T_UPPER_MS),
-                                         ONE(R_DECODE_T_LOWER_MS),
-                                         ONE(R_DECODE_T_UPPER_MS),
-                                         ONE(R_WEIGHT_BYTES_PER_GPU),
-                                         ONE(R_KV_BYTES_PER_GPU),
-                                         ONE(R_HBM_BYTES_PER_GPU),
-                                         ONE(R_FITS),
-                                         ONE(R_MAX_BATCH),
-                                         ONE(R_GPUS),
-                                         NUL(R_USD_PER_HOUR),
-                                         NUL(R_USD_PER_MILLION_OUTPUT_TOKENS),
-                                         NUL(R_USD_PER_MILLION_TOTAL_TOKENS)};
-static const field_col run_sweep_cols[] = {ONE(R_GPUS),
-                                           ONE(R_TTFT_MS),
-                                           ONE(R_TPOT_MS),
-                                           ONE(R_E2E_MS),
-                                           ONE(R_OUTPUT_THROUGHPUT),
-                                           ONE(R_OUTPUT_THROUGHPUT_PER_GPU),
-                                           ONE(R_PREFILL_BOUND),
-                                           ONE(R_DECODE_BOUND),
-                                           ONE(R_HBM_BYTES_PER_GPU),
-                                           ONE(R_MAX_BATCH),
-                                           ONE(R_SPEC_SPEEDUP),
-                                           NUL(R_USD_PER_HOUR),
-                                           NUL(R_USD_PER_MILLION_OUTPUT_TOKENS)};
-/* run's table: the latencies, throughput and memory, then (after the memory's parts) the batch */
-static const field_col run_table_cols[] = {ONE(R_TTFT_MS), ONE(R_TPOT_MS), ONE(R_E2E_MS),
-                                           ONE(R_OUTPUT_THROUGHPUT), ONE(R_HBM_BYTES_PER_GPU)};
-static const field_col run_table_tail_cols[] = {ONE(R_MAX_BATCH)};
-#undef NUL
-#undef ONE
-
-static const field_list run_outputs[SIM_FIELDS_OUT_COUNT] = {
-    OUT(SIM_FIELDS_JSON, run_json_cols),
-    OUT(SIM_FIELDS_CSV, run_csv_cols),
-    OUT(SIM_FIELDS_SWEEP, run_sweep_cols),
-    OUT(SIM_FIELDS_TABLE, run_table_cols),
-    OUT(SIM_FIELDS_TABLE_TAIL, run_table_tail_cols),
-#undef OUT
-};
-
-size_t sim_report_run_fields(const sim_run_cfg *cfg, const sim_run_result *r, sim_field_out which,
-                             sim_field *out)
-{
-    run_src s = {.cfg = cfg, .r = r};
-    s.known = sim_report_run_price(cfg, r, &s.price);
-    size_t n = 0;
-    for (size_t i = 0; i < run_outputs[which].n; i++) {
-        const field_col *c = &run_outputs[which].cols[i];
-        const run_row_def *row = &run_rows[c->row];
-        sim_field f = field_of(row->key, row->kind, row->decimals);
-        if (!field_keep(row->get(&s, &f), c->miss, &f))
-            continue;
-        if (which == SIM_FIELDS_TABLE || which == SIM_FIELDS_TABLE_TAIL) {
-            snprintf(f.label, sizeof f.label, "%s", row->label);
-            f.decimals = row->table_decimals;
-            if (row->per > 0.0)
-                f.num /= row->per;
         }
         out[n++] = f;
     }

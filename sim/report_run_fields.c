@@ -1,0 +1,203 @@
+/* report_run_fields.c - the report module's field table of the run result (declared in
+ * report.h): one row per field (key, kind, CSV decimals, how its value is read and, when run's
+ * table shows it, its label, decimals and shown unit) and, per output (run JSON and CSV, sweep's
+ * run rows, run's table), the list of rows it writes in its order with its rule for a row without
+ * a value. The writers in report.c and the sweep rows in cli_sweep.c read the fields it returns;
+ * no key or label of those outputs' run results is written anywhere else. */
+#include "report.h"
+#include "report_fields_internal.h"
+
+#include <stdio.h>
+
+/* the lists' columns (report_fields_internal.h) */
+#define NUL(r) SIM_REPORT_NUL(r)
+#define ONE(r) SIM_REPORT_ONE(r)
+
+typedef struct run_src {
+    const sim_run_cfg *cfg;
+    const sim_run_result *r;
+    sim_price price;
+    bool known; /* the price */
+} run_src;
+
+#define RGET(name, present, field, expr)                                                           \
+    static bool rget_##name(const run_src *s, sim_field *f)                                        \
+    {                                                                                              \
+        const sim_run_result *r = s->r;                                                            \
+        (void)r;                                                                                   \
+        if (!(present))                                                                            \
+            return false;                                                                          \
+        f->field = (expr);                                                                         \
+        return true;                                                                               \
+    }
+RGET(ttft_ms, true, num, r->ttft_ns / 1e6)
+RGET(tpot_ms, true, num, r->tpot_ns / 1e6)
+RGET(e2e_ms, true, num, r->e2e_ns / 1e6)
+RGET(output_throughput, true, num, r->output_throughput)
+RGET(output_throughput_per_gpu, true, num, r->output_throughput / (double)s->price.gpus)
+RGET(prefill_bound, true, text, sim_bound_name(r->prefill.bound))
+RGET(decode_bound, true, text, r->decode_steps > 0 ? sim_bound_name(r->decode.bound) : "")
+RGET(prefill_t_lower_ms, true, num, r->prefill.t_lower_ns / 1e6)
+RGET(prefill_t_upper_ms, true, num, r->prefill.t_upper_ns / 1e6)
+RGET(decode_t_lower_ms, true, num, r->decode.t_lower_ns / 1e6)
+RGET(decode_t_upper_ms, true, num, r->decode.t_upper_ns / 1e6)
+RGET(weight_bytes_per_gpu, true, num, r->mem.weight_bytes)
+RGET(kv_bytes_per_gpu, true, num, r->mem.kv_bytes)
+RGET(hbm_bytes_per_gpu, true, num, r->mem.need_bytes)
+RGET(fits, true, text, r->mem.fits ? "true" : "false")
+RGET(max_batch, true, num, (double)r->mem.max_batch)
+RGET(spec_speedup, true, num, r->spec_speedup)
+RGET(gpus, true, num, (double)s->price.gpus)
+RGET(usd_per_gpu_hour, s->known, num, s->price.usd_per_gpu_hour)
+RGET(usd_per_hour, s->known, num, s->price.usd_per_hour)
+RGET(usd_per_million_output_tokens, s->known, num, s->price.usd_per_million_output_tokens)
+RGET(usd_per_million_total_tokens, s->known, num, s->price.usd_per_million_total_tokens)
+#undef RGET
+
+typedef enum run_row {
+    R_TTFT_MS,
+    R_TPOT_MS,
+    R_E2E_MS,
+    R_OUTPUT_THROUGHPUT,
+    R_OUTPUT_THROUGHPUT_PER_GPU,
+    R_PREFILL_BOUND,
+    R_DECODE_BOUND,
+    R_PREFILL_T_LOWER_MS,
+    R_PREFILL_T_UPPER_MS,
+    R_DECODE_T_LOWER_MS,
+    R_DECODE_T_UPPER_MS,
+    R_WEIGHT_BYTES_PER_GPU,
+    R_KV_BYTES_PER_GPU,
+    R_HBM_BYTES_PER_GPU,
+    R_FITS,
+    R_MAX_BATCH,
+    R_SPEC_SPEEDUP,
+    R_GPUS,
+    R_USD_PER_GPU_HOUR,
+    R_USD_PER_HOUR,
+    R_USD_PER_MILLION_OUTPUT_TOKENS,
+    R_USD_PER_MILLION_TOTAL_TOKENS,
+    R_COUNT
+} run_row;
+
+typedef struct run_row_def {
+    const char *key;
+    sim_field_kind kind;
+    int decimals; /* in CSV */
+    bool (*get)(const run_src *s, sim_field *f);
+    /* run's table: the label (its unit in it; NULL: not in the table), the decimals and how
+     * many of the value make one shown unit (GB: 1e9 bytes; 0: as it is) */
+    const char *label;
+    int table_decimals;
+    double per;
+} run_row_def;
+
+static const run_row_def run_rows[R_COUNT] = {
+#define ROW(id, name, kind, decimals) [id] = {#name, kind, decimals, rget_##name, NULL, 0, 0}
+#define ROWL(id, name, kind, decimals, label, tdec, per)                                           \
+    [id] = {#name, kind, decimals, rget_##name, label, tdec, per}
+    ROWL(R_TTFT_MS, ttft_ms, SIM_FIELD_NUM, 6, "TTFT (ms):", 3, 0),
+    ROWL(R_TPOT_MS, tpot_ms, SIM_FIELD_NUM, 6, "TPOT (ms):", 3, 0),
+    ROWL(R_E2E_MS, e2e_ms, SIM_FIELD_NUM, 6, "E2E latency (ms):", 3, 0),
+    ROWL(R_OUTPUT_THROUGHPUT, output_throughput, SIM_FIELD_NUM, 3, "Output throughput (tok/s):", 1,
+         0),
+    ROW(R_OUTPUT_THROUGHPUT_PER_GPU, output_throughput_per_gpu, SIM_FIELD_NUM, 3),
+    ROW(R_PREFILL_BOUND, prefill_bound, SIM_FIELD_TEXT, 0),
+    ROW(R_DECODE_BOUND, decode_bound, SIM_FIELD_TEXT, 0),
+    ROW(R_PREFILL_T_LOWER_MS, prefill_t_lower_ms, SIM_FIELD_NUM, 6),
+    ROW(R_PREFILL_T_UPPER_MS, prefill_t_upper_ms, SIM_FIELD_NUM, 6),
+    ROW(R_DECODE_T_LOWER_MS, decode_t_lower_ms, SIM_FIELD_NUM, 6),
+    ROW(R_DECODE_T_UPPER_MS, decode_t_upper_ms, SIM_FIELD_NUM, 6),
+    ROW(R_WEIGHT_BYTES_PER_GPU, weight_bytes_per_gpu, SIM_FIELD_NUM, 0),
+    ROW(R_KV_BYTES_PER_GPU, kv_bytes_per_gpu, SIM_FIELD_NUM, 0),
+    ROWL(R_HBM_BYTES_PER_GPU, hbm_bytes_per_gpu, SIM_FIELD_NUM, 0, "Memory per GPU (GB):", 2, 1e9),
+    ROW(R_FITS, fits, SIM_FIELD_TEXT, 0),
+    ROWL(R_MAX_BATCH, max_batch, SIM_FIELD_INT, 0, "Largest batch that fits:", 0, 0),
+    ROW(R_SPEC_SPEEDUP, spec_speedup, SIM_FIELD_NUM, 6),
+    ROW(R_GPUS, gpus, SIM_FIELD_INT, 0),
+    ROW(R_USD_PER_GPU_HOUR, usd_per_gpu_hour, SIM_FIELD_NUM, 6),
+    ROW(R_USD_PER_HOUR, usd_per_hour, SIM_FIELD_NUM, 6),
+    ROW(R_USD_PER_MILLION_OUTPUT_TOKENS, usd_per_million_output_tokens, SIM_FIELD_NUM, 6),
+    ROW(R_USD_PER_MILLION_TOTAL_TOKENS, usd_per_million_total_tokens, SIM_FIELD_NUM, 6),
+#undef ROWL
+#undef ROW
+};
+
+static const sim_report_col run_json_cols[] = {ONE(R_TTFT_MS),
+                                               ONE(R_TPOT_MS),
+                                               ONE(R_E2E_MS),
+                                               ONE(R_OUTPUT_THROUGHPUT),
+                                               ONE(R_GPUS),
+                                               NUL(R_USD_PER_GPU_HOUR),
+                                               NUL(R_USD_PER_HOUR),
+                                               NUL(R_USD_PER_MILLION_OUTPUT_TOKENS),
+                                               NUL(R_USD_PER_MILLION_TOTAL_TOKENS)};
+static const sim_report_col run_csv_cols[] = {ONE(R_TTFT_MS),
+                                              ONE(R_TPOT_MS),
+                                              ONE(R_E2E_MS),
+                                              ONE(R_OUTPUT_THROUGHPUT),
+                                              ONE(R_PREFILL_BOUND),
+                                              ONE(R_DECODE_BOUND),
+                                              ONE(R_PREFILL_T_LOWER_MS),
+                                              ONE(R_PREFILL_T_UPPER_MS),
+                                              ONE(R_DECODE_T_LOWER_MS),
+                                              ONE(R_DECODE_T_UPPER_MS),
+                                              ONE(R_WEIGHT_BYTES_PER_GPU),
+                                              ONE(R_KV_BYTES_PER_GPU),
+                                              ONE(R_HBM_BYTES_PER_GPU),
+                                              ONE(R_FITS),
+                                              ONE(R_MAX_BATCH),
+                                              ONE(R_GPUS),
+                                              NUL(R_USD_PER_HOUR),
+                                              NUL(R_USD_PER_MILLION_OUTPUT_TOKENS),
+                                              NUL(R_USD_PER_MILLION_TOTAL_TOKENS)};
+static const sim_report_col run_sweep_cols[] = {ONE(R_GPUS),
+                                                ONE(R_TTFT_MS),
+                                                ONE(R_TPOT_MS),
+                                                ONE(R_E2E_MS),
+                                                ONE(R_OUTPUT_THROUGHPUT),
+                                                ONE(R_OUTPUT_THROUGHPUT_PER_GPU),
+                                                ONE(R_PREFILL_BOUND),
+                                                ONE(R_DECODE_BOUND),
+                                                ONE(R_HBM_BYTES_PER_GPU),
+                                                ONE(R_MAX_BATCH),
+                                                ONE(R_SPEC_SPEEDUP),
+                                                NUL(R_USD_PER_HOUR),
+                                                NUL(R_USD_PER_MILLION_OUTPUT_TOKENS)};
+/* run's table: the latencies, throughput and memory, then (after the memory's parts) the batch */
+static const sim_report_col run_table_cols[] = {ONE(R_TTFT_MS), ONE(R_TPOT_MS), ONE(R_E2E_MS),
+                                                ONE(R_OUTPUT_THROUGHPUT), ONE(R_HBM_BYTES_PER_GPU)};
+static const sim_report_col run_table_tail_cols[] = {ONE(R_MAX_BATCH)};
+#undef NUL
+#undef ONE
+
+static const sim_report_cols run_outputs[SIM_FIELDS_OUT_COUNT] = {
+    SIM_REPORT_COLS(SIM_FIELDS_JSON, run_json_cols),
+    SIM_REPORT_COLS(SIM_FIELDS_CSV, run_csv_cols),
+    SIM_REPORT_COLS(SIM_FIELDS_SWEEP, run_sweep_cols),
+    SIM_REPORT_COLS(SIM_FIELDS_TABLE, run_table_cols),
+    SIM_REPORT_COLS(SIM_FIELDS_TABLE_TAIL, run_table_tail_cols),
+};
+
+size_t sim_report_run_fields(const sim_run_cfg *cfg, const sim_run_result *r, sim_field_out which,
+                             sim_field *out)
+{
+    run_src s = {.cfg = cfg, .r = r};
+    s.known = sim_report_run_price(cfg, r, &s.price);
+    size_t n = 0;
+    for (size_t i = 0; i < run_outputs[which].n; i++) {
+        const sim_report_col *c = &run_outputs[which].cols[i];
+        const run_row_def *row = &run_rows[c->row];
+        sim_field f = sim_report_field_of(row->key, row->kind, row->decimals);
+        if (!sim_report_field_keep(row->get(&s, &f), c->miss, &f))
+            continue;
+        if (which == SIM_FIELDS_TABLE || which == SIM_FIELDS_TABLE_TAIL) {
+            snprintf(f.label, sizeof f.label, "%s", row->label);
+            f.decimals = row->table_decimals;
+            if (row->per > 0.0)
+                f.num /= row->per;
+        }
+        out[n++] = f;
+    }
+    return n;
+}
