@@ -99,7 +99,7 @@ void sim_report_fields_csv(FILE *f, const sim_field *v, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (v[i].missing)
             fputc(',', f);
-        else if (v[i].kind == SIM_FIELD_TEXT)
+        else if (v[i].kind == SIM_FIELD_TEXT || v[i].kind == SIM_FIELD_BOOL)
             fprintf(f, ",%s", v[i].text);
         else if (v[i].kind == SIM_FIELD_INT)
             fprintf(f, ",%lld", (long long)v[i].num);
@@ -119,6 +119,8 @@ void sim_report_fields_json(cJSON *o, const sim_field *f, size_t n)
             cJSON_AddStringToObject(o, f[i].key, "inf");
         else if (f[i].kind == SIM_FIELD_TEXT)
             cJSON_AddStringToObject(o, f[i].key, f[i].text);
+        else if (f[i].kind == SIM_FIELD_BOOL)
+            cJSON_AddBoolToObject(o, f[i].key, f[i].num != 0.0);
         else
             add_num(o, f[i].key, f[i].num);
     }
@@ -187,28 +189,10 @@ static sim_status run_json(FILE *f, const sim_run_cfg *cfg, const sim_run_result
     cJSON *dec = step_json(&r->decode);
     add_num(dec, "steps", (double)r->decode_steps);
     cJSON_AddItemToObject(o, "decode", dec);
-    cJSON *mem = cJSON_CreateObject();
-    add_num(mem, "weight_bytes_per_gpu", r->mem.weight_bytes);
-    add_num(mem, "kv_bytes_per_gpu", r->mem.kv_bytes);
-    add_num(mem, "workspace_bytes_per_gpu", r->mem.workspace_bytes);
-    add_num(mem, "reserved_bytes_per_gpu", r->mem.reserved_bytes);
-    add_num(mem, "hbm_bytes_per_gpu", r->mem.need_bytes);
-    add_num(mem, "capacity_bytes_per_gpu", r->mem.capacity_bytes);
-    add_num(mem, "memory_fraction", cfg->mem_util); /* the engine's, after its device rules */
-    add_num(mem, "kv_bytes_per_token", r->mem.kv_bytes_per_token);
-    cJSON_AddBoolToObject(mem, "fits", r->mem.fits);
-    add_num(mem, "max_batch", (double)r->mem.max_batch);
-    cJSON_AddItemToObject(o, "memory", mem);
-    if (sim_spec_active(cfg->spec)) {
-        cJSON_AddStringToObject(o, "spec_method", sim_spec_method_name(cfg->spec->method));
-        add_num(o, "num_speculative_tokens", cfg->spec->k);
-        add_num(o, "spec_acceptance_rate", cfg->spec->alpha);
-        add_num(o, "spec_acceptance_length", r->spec_tau);
-        add_num(o, "spec_iterations", r->spec_iterations);
-        add_num(o, "spec_draft_ms", r->spec_draft_ns / 1e6);
-        add_num(o, "spec_verify_ms", r->spec_verify_ns / 1e6);
-        add_num(o, "spec_speedup", r->spec_speedup);
-    }
+    cJSON *mem = cJSON_AddObjectToObject(o, "memory");
+    sim_report_fields_json(mem, fields,
+                           sim_report_run_fields(cfg, r, SIM_FIELDS_JSON_MEMORY, fields));
+    sim_report_fields_json(o, fields, sim_report_run_fields(cfg, r, SIM_FIELDS_JSON_TAIL, fields));
     cJSON *ops = cJSON_AddArrayToObject(o, "ops");
     ops_json(ops, "prefill", &r->prefill, NULL);
     if (r->decode_steps > 0)

@@ -101,7 +101,8 @@ sim_status sim_report_serve(FILE *f, sim_format fmt, const sim_serve_report *r);
  * labels and sections); adding a metric is adding a row and naming it in the outputs' lists. */
 typedef enum sim_field_out {
     SIM_FIELDS_JSON,        /* serve --format json: the metrics before the replicas' keys */
-    SIM_FIELDS_JSON_TAIL,   /* serve --format json: the metrics after them */
+    SIM_FIELDS_JSON_TAIL,   /* serve --format json: the metrics after them; run --format json:
+                               the speculative-decoding keys after the memory object */
     SIM_FIELDS_CSV,         /* serve --format csv: the columns after the configuration's */
     SIM_FIELDS_VLLM,        /* --save-result: the keys after the benchmark's description */
     SIM_FIELDS_SWEEP,       /* sweep's serve rows: reads r->cfg, r->m and the price only */
@@ -117,6 +118,7 @@ typedef enum sim_field_out {
     SIM_FIELDS_TABLE_ROOF,  /* roofline --format table: an op's intensity and bound columns */
     SIM_FIELDS_TABLE_COLL,  /* run --format table: a collective's algorithm and protocol on the
                               "collectives:" line (none for an op that is not one) */
+    SIM_FIELDS_JSON_MEMORY, /* run --format json: the keys of its "memory" object */
     SIM_FIELDS_OUT_COUNT
 } sim_field_out;
 
@@ -124,6 +126,7 @@ typedef enum sim_field_kind {
     SIM_FIELD_NUM,  /* a double: `decimals` places in CSV */
     SIM_FIELD_INT,  /* a count: an integer in CSV */
     SIM_FIELD_TEXT, /* a string, as it is in CSV */
+    SIM_FIELD_BOOL, /* num 1 or 0 and text "true" or "false": a JSON bool, the text in CSV */
 } sim_field_kind;
 
 /* How the serve table sets a value after its 40-column label. */
@@ -176,8 +179,10 @@ size_t sim_report_step_fields(const sim_step_result *s, sim_field_out which, sim
 size_t sim_report_op_fields(const sim_step_result *s, int op, sim_field_out which, sim_field *out);
 
 /* The same for a static batch: its table's rows (ttft_ms, tpot_ms, e2e_ms, output_throughput,
- * bounds, lower and upper step times, memory, price, ...) as run --format json writes them at the
- * top level (SIM_FIELDS_JSON), run --format csv after its configuration columns (SIM_FIELDS_CSV),
+ * bounds, lower and upper step times, memory, price, speculative decoding, ...) as run --format
+ * json writes them at the top level (SIM_FIELDS_JSON; SIM_FIELDS_JSON_TAIL: the speculative-
+ * decoding keys, none without it) and in its "memory" object (SIM_FIELDS_JSON_MEMORY), run
+ * --format csv after its configuration columns (SIM_FIELDS_CSV),
  * sweep's run rows (SIM_FIELDS_SWEEP) and run's table (SIM_FIELDS_TABLE, _TABLE_TAIL: each with
  * its label, decimals and shown unit); the other outputs have none (0). */
 size_t sim_report_run_fields(const sim_run_cfg *cfg, const sim_run_result *r, sim_field_out which,

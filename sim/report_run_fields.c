@@ -43,10 +43,34 @@ RGET(decode_t_lower_ms, true, num, r->decode.t_lower_ns / 1e6)
 RGET(decode_t_upper_ms, true, num, r->decode.t_upper_ns / 1e6)
 RGET(weight_bytes_per_gpu, true, num, r->mem.weight_bytes)
 RGET(kv_bytes_per_gpu, true, num, r->mem.kv_bytes)
+RGET(workspace_bytes_per_gpu, true, num, r->mem.workspace_bytes)
+RGET(reserved_bytes_per_gpu, true, num, r->mem.reserved_bytes)
 RGET(hbm_bytes_per_gpu, true, num, r->mem.need_bytes)
-RGET(fits, true, text, r->mem.fits ? "true" : "false")
+RGET(capacity_bytes_per_gpu, true, num, r->mem.capacity_bytes)
+RGET(memory_fraction, true, num, s->cfg->mem_util) /* the engine's, after its device rules */
+RGET(kv_bytes_per_token, true, num, r->mem.kv_bytes_per_token)
+static bool rget_fits(const run_src *s, sim_field *f)
+{
+    f->num = s->r->mem.fits;
+    f->text = s->r->mem.fits ? "true" : "false";
+    return true;
+}
 RGET(max_batch, true, num, (double)r->mem.max_batch)
-RGET(spec_speedup, true, num, r->spec_speedup)
+#define SPEC_ON sim_spec_active(s->cfg->spec)
+RGET(spec_method, SPEC_ON, text, sim_spec_method_name(s->cfg->spec->method))
+RGET(num_speculative_tokens, SPEC_ON, num, s->cfg->spec->k)
+RGET(spec_acceptance_rate, SPEC_ON, num, s->cfg->spec->alpha)
+RGET(spec_acceptance_length, SPEC_ON, num, r->spec_tau)
+RGET(spec_iterations, SPEC_ON, num, r->spec_iterations)
+RGET(spec_draft_ms, SPEC_ON, num, r->spec_draft_ns / 1e6)
+RGET(spec_verify_ms, SPEC_ON, num, r->spec_verify_ns / 1e6)
+/* holds a value (0 when speculative decoding is off) that sweep's rows write anyway */
+static bool rget_spec_speedup(const run_src *s, sim_field *f)
+{
+    f->num = s->r->spec_speedup;
+    return SPEC_ON;
+}
+#undef SPEC_ON
 RGET(gpus, true, num, (double)s->price.gpus)
 RGET(usd_per_gpu_hour, s->known, num, s->price.usd_per_gpu_hour)
 RGET(usd_per_hour, s->known, num, s->price.usd_per_hour)
@@ -68,9 +92,21 @@ typedef enum run_row {
     R_DECODE_T_UPPER_MS,
     R_WEIGHT_BYTES_PER_GPU,
     R_KV_BYTES_PER_GPU,
+    R_WORKSPACE_BYTES_PER_GPU,
+    R_RESERVED_BYTES_PER_GPU,
     R_HBM_BYTES_PER_GPU,
+    R_CAPACITY_BYTES_PER_GPU,
+    R_MEMORY_FRACTION,
+    R_KV_BYTES_PER_TOKEN,
     R_FITS,
     R_MAX_BATCH,
+    R_SPEC_METHOD,
+    R_NUM_SPECULATIVE_TOKENS,
+    R_SPEC_ACCEPTANCE_RATE,
+    R_SPEC_ACCEPTANCE_LENGTH,
+    R_SPEC_ITERATIONS,
+    R_SPEC_DRAFT_MS,
+    R_SPEC_VERIFY_MS,
     R_SPEC_SPEEDUP,
     R_GPUS,
     R_USD_PER_GPU_HOUR,
@@ -110,9 +146,21 @@ static const run_row_def run_rows[R_COUNT] = {
     ROW(R_DECODE_T_UPPER_MS, decode_t_upper_ms, SIM_FIELD_NUM, 6),
     ROW(R_WEIGHT_BYTES_PER_GPU, weight_bytes_per_gpu, SIM_FIELD_NUM, 0),
     ROW(R_KV_BYTES_PER_GPU, kv_bytes_per_gpu, SIM_FIELD_NUM, 0),
+    ROW(R_WORKSPACE_BYTES_PER_GPU, workspace_bytes_per_gpu, SIM_FIELD_NUM, 0),
+    ROW(R_RESERVED_BYTES_PER_GPU, reserved_bytes_per_gpu, SIM_FIELD_NUM, 0),
     ROWL(R_HBM_BYTES_PER_GPU, hbm_bytes_per_gpu, SIM_FIELD_NUM, 0, "Memory per GPU (GB):", 2, 1e9),
-    ROW(R_FITS, fits, SIM_FIELD_TEXT, 0),
+    ROW(R_CAPACITY_BYTES_PER_GPU, capacity_bytes_per_gpu, SIM_FIELD_NUM, 0),
+    ROW(R_MEMORY_FRACTION, memory_fraction, SIM_FIELD_NUM, 3),
+    ROW(R_KV_BYTES_PER_TOKEN, kv_bytes_per_token, SIM_FIELD_NUM, 0),
+    ROW(R_FITS, fits, SIM_FIELD_BOOL, 0),
     ROWL(R_MAX_BATCH, max_batch, SIM_FIELD_INT, 0, "Largest batch that fits:", 0, 0),
+    ROW(R_SPEC_METHOD, spec_method, SIM_FIELD_TEXT, 0),
+    ROW(R_NUM_SPECULATIVE_TOKENS, num_speculative_tokens, SIM_FIELD_INT, 0),
+    ROW(R_SPEC_ACCEPTANCE_RATE, spec_acceptance_rate, SIM_FIELD_NUM, 6),
+    ROW(R_SPEC_ACCEPTANCE_LENGTH, spec_acceptance_length, SIM_FIELD_NUM, 6),
+    ROW(R_SPEC_ITERATIONS, spec_iterations, SIM_FIELD_NUM, 6),
+    ROW(R_SPEC_DRAFT_MS, spec_draft_ms, SIM_FIELD_NUM, 6),
+    ROW(R_SPEC_VERIFY_MS, spec_verify_ms, SIM_FIELD_NUM, 6),
     ROW(R_SPEC_SPEEDUP, spec_speedup, SIM_FIELD_NUM, 6),
     ROW(R_GPUS, gpus, SIM_FIELD_INT, 0),
     ROW(R_USD_PER_GPU_HOUR, usd_per_gpu_hour, SIM_FIELD_NUM, 6),
@@ -151,19 +199,37 @@ static const sim_report_col run_csv_cols[] = {ONE(R_TTFT_MS),
                                               NUL(R_USD_PER_HOUR),
                                               NUL(R_USD_PER_MILLION_OUTPUT_TOKENS),
                                               NUL(R_USD_PER_MILLION_TOTAL_TOKENS)};
-static const sim_report_col run_sweep_cols[] = {ONE(R_GPUS),
-                                                ONE(R_TTFT_MS),
-                                                ONE(R_TPOT_MS),
-                                                ONE(R_E2E_MS),
-                                                ONE(R_OUTPUT_THROUGHPUT),
-                                                ONE(R_OUTPUT_THROUGHPUT_PER_GPU),
-                                                ONE(R_PREFILL_BOUND),
-                                                ONE(R_DECODE_BOUND),
-                                                ONE(R_HBM_BYTES_PER_GPU),
-                                                ONE(R_MAX_BATCH),
-                                                ONE(R_SPEC_SPEEDUP),
-                                                NUL(R_USD_PER_HOUR),
-                                                NUL(R_USD_PER_MILLION_OUTPUT_TOKENS)};
+static const sim_report_col run_sweep_cols[] = {
+    ONE(R_GPUS),
+    ONE(R_TTFT_MS),
+    ONE(R_TPOT_MS),
+    ONE(R_E2E_MS),
+    ONE(R_OUTPUT_THROUGHPUT),
+    ONE(R_OUTPUT_THROUGHPUT_PER_GPU),
+    ONE(R_PREFILL_BOUND),
+    ONE(R_DECODE_BOUND),
+    ONE(R_HBM_BYTES_PER_GPU),
+    ONE(R_MAX_BATCH),
+    {.row = R_SPEC_SPEEDUP, .miss = SIM_REPORT_MISS_VALUE},
+    NUL(R_USD_PER_HOUR),
+    NUL(R_USD_PER_MILLION_OUTPUT_TOKENS)};
+/* run JSON's "memory" object */
+static const sim_report_col run_json_memory_cols[] = {ONE(R_WEIGHT_BYTES_PER_GPU),
+                                                      ONE(R_KV_BYTES_PER_GPU),
+                                                      ONE(R_WORKSPACE_BYTES_PER_GPU),
+                                                      ONE(R_RESERVED_BYTES_PER_GPU),
+                                                      ONE(R_HBM_BYTES_PER_GPU),
+                                                      ONE(R_CAPACITY_BYTES_PER_GPU),
+                                                      ONE(R_MEMORY_FRACTION),
+                                                      ONE(R_KV_BYTES_PER_TOKEN),
+                                                      ONE(R_FITS),
+                                                      ONE(R_MAX_BATCH)};
+/* run JSON's speculative-decoding keys (none without it), after the memory object */
+static const sim_report_col run_json_spec_cols[] = {
+    ONE(R_SPEC_METHOD),          ONE(R_NUM_SPECULATIVE_TOKENS),
+    ONE(R_SPEC_ACCEPTANCE_RATE), ONE(R_SPEC_ACCEPTANCE_LENGTH),
+    ONE(R_SPEC_ITERATIONS),      ONE(R_SPEC_DRAFT_MS),
+    ONE(R_SPEC_VERIFY_MS),       ONE(R_SPEC_SPEEDUP)};
 /* run's table: the latencies, throughput and memory, then (after the memory's parts) the batch */
 static const sim_report_col run_table_cols[] = {ONE(R_TTFT_MS), ONE(R_TPOT_MS), ONE(R_E2E_MS),
                                                 ONE(R_OUTPUT_THROUGHPUT), ONE(R_HBM_BYTES_PER_GPU)};
@@ -173,6 +239,8 @@ static const sim_report_col run_table_tail_cols[] = {ONE(R_MAX_BATCH)};
 
 static const sim_report_cols run_outputs[SIM_FIELDS_OUT_COUNT] = {
     SIM_REPORT_COLS(SIM_FIELDS_JSON, run_json_cols),
+    SIM_REPORT_COLS(SIM_FIELDS_JSON_TAIL, run_json_spec_cols),
+    SIM_REPORT_COLS(SIM_FIELDS_JSON_MEMORY, run_json_memory_cols),
     SIM_REPORT_COLS(SIM_FIELDS_CSV, run_csv_cols),
     SIM_REPORT_COLS(SIM_FIELDS_SWEEP, run_sweep_cols),
     SIM_REPORT_COLS(SIM_FIELDS_TABLE, run_table_cols),

@@ -344,13 +344,68 @@ static void test_run_table_fields(void **state)
     assert_near(field(f, n, "hbm_bytes_per_gpu")->num, 17.4e9, 0);
 }
 
+/* run JSON's "memory" object and speculative-decoding keys come from the run table: the memory
+ * keys in their order (fits a bool), the speculative keys only with speculative decoding; an
+ * eagle draft of 1.2 ms per iteration is spec_draft_ms 1.2, and sweep's spec_speedup is written
+ * anyway (0 without it). */
+static void test_run_json_memory_and_spec(void **state)
+{
+    (void)state;
+    sim_run_cfg cfg = {.step = {.tp = 1}, .mem_util = 0.9};
+    sim_run_result r = {.spec_draft_ns = 1.2e6, .spec_speedup = 1.8};
+    r.mem.weight_bytes = 16e9;
+    r.mem.capacity_bytes = 72e9;
+    r.mem.fits = true;
+    r.mem.max_batch = 12;
+    sim_field f[SIM_FIELDS_MAX];
+    size_t n = sim_report_run_fields(&cfg, &r, SIM_FIELDS_JSON_MEMORY, f);
+    static const char *const keys[] = {"weight_bytes_per_gpu",
+                                       "kv_bytes_per_gpu",
+                                       "workspace_bytes_per_gpu",
+                                       "reserved_bytes_per_gpu",
+                                       "hbm_bytes_per_gpu",
+                                       "capacity_bytes_per_gpu",
+                                       "memory_fraction",
+                                       "kv_bytes_per_token",
+                                       "fits",
+                                       "max_batch"};
+    assert_int_equal(n, sizeof keys / sizeof keys[0]);
+    for (size_t k = 0; k < n; k++)
+        assert_string_equal(f[k].key, keys[k]);
+    assert_near(f[0].num, 16e9, 0);
+    assert_near(field(f, n, "capacity_bytes_per_gpu")->num, 72e9, 0);
+    assert_near(field(f, n, "memory_fraction")->num, 0.9, 0);
+    assert_int_equal(field(f, n, "fits")->kind, SIM_FIELD_BOOL);
+    assert_near(field(f, n, "fits")->num, 1.0, 0);
+    assert_int_equal(field(f, n, "max_batch")->kind, SIM_FIELD_INT);
+    /* without speculative decoding: no spec keys in the JSON, spec_speedup still in sweep's */
+    assert_int_equal(sim_report_run_fields(&cfg, &r, SIM_FIELDS_JSON_TAIL, f), 0);
+    n = sim_report_run_fields(&cfg, &r, SIM_FIELDS_SWEEP, f);
+    assert_near(field(f, n, "spec_speedup")->num, 1.8, 0);
+    sim_spec spec = {.method = SIM_SPEC_EAGLE, .k = 3, .alpha = 0.7};
+    cfg.spec = &spec;
+    n = sim_report_run_fields(&cfg, &r, SIM_FIELDS_JSON_TAIL, f);
+    assert_int_equal(n, 8);
+    assert_string_equal(f[0].key, "spec_method");
+    assert_string_equal(f[0].text, "eagle");
+    assert_near(field(f, n, "num_speculative_tokens")->num, 3.0, 0);
+    assert_near(field(f, n, "spec_acceptance_rate")->num, 0.7, 0);
+    assert_near(field(f, n, "spec_draft_ms")->num, 1.2, 1e-12);
+    assert_string_equal(f[n - 1].key, "spec_speedup");
+    assert_near(f[n - 1].num, 1.8, 0);
+    /* the top level keeps its own keys: no memory key is written twice */
+    n = sim_report_run_fields(&cfg, &r, SIM_FIELDS_JSON, f);
+    assert_null(field(f, n, "max_batch"));
+    assert_null(field(f, n, "weight_bytes_per_gpu"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_serve_outputs),      cmocka_unit_test(test_selected_percentiles),
         cmocka_unit_test(test_run_outputs),        cmocka_unit_test(test_serve_table_fields),
         cmocka_unit_test(test_step_and_op_fields), cmocka_unit_test(test_step_and_op_table_fields),
-        cmocka_unit_test(test_run_table_fields),
+        cmocka_unit_test(test_run_table_fields),   cmocka_unit_test(test_run_json_memory_and_spec),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
