@@ -126,14 +126,13 @@ void sim_report_fields_json(cJSON *o, const sim_field *f, size_t n)
     }
 }
 
+/* The line under run's price row: what it is made of, or how to give it. */
 static void price_table(FILE *f, const sim_price *p, bool known)
 {
     if (!known) {
-        fprintf(f, "%-34s %12s\n", "Cost:", "unknown");
         fprintf(f, "  the device file has no usd_per_gpu_hour; give --usd-per-gpu-hour\n");
         return;
     }
-    fprintf(f, "%-34s %12.2f\n", "Cost (US$/hour):", p->usd_per_hour);
     fprintf(f,
             "  %lld GPU%s at $%.2f per GPU-hour; $%.4f per million output tokens, $%.4f per "
             "million total tokens\n",
@@ -281,7 +280,9 @@ void sim_report_pp_line(FILE *f, const sim_step_cfg *s)
 static void run_table_rows(FILE *f, const sim_field *v, size_t n)
 {
     for (size_t k = 0; k < n; k++) {
-        if (v[k].kind == SIM_FIELD_INT)
+        if (v[k].missing)
+            fprintf(f, "%-34s %12s\n", v[k].label, v[k].text);
+        else if (v[k].kind == SIM_FIELD_INT)
             fprintf(f, "%-34s %12lld\n", v[k].label, (long long)v[k].num);
         else
             fprintf(f, "%-34s %12.*f\n", v[k].label, v[k].decimals, v[k].num);
@@ -315,6 +316,7 @@ static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_resul
             r->mem.weight_bytes / 1e9, r->mem.kv_bytes / 1e9, r->mem.workspace_bytes / 1e9,
             r->mem.reserved_bytes / 1e9, r->mem.capacity_bytes / 1e9);
     run_table_rows(f, v, sim_report_run_fields(cfg, r, SIM_FIELDS_TABLE_TAIL, v));
+    run_table_rows(f, v, sim_report_run_fields(cfg, r, SIM_FIELDS_TABLE_PRICE, v));
     sim_price price;
     bool known = sim_report_run_price(cfg, r, &price);
     price_table(f, &price, known);

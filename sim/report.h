@@ -119,6 +119,7 @@ typedef enum sim_field_out {
     SIM_FIELDS_TABLE_COLL,  /* run --format table: a collective's algorithm and protocol on the
                               "collectives:" line (none for an op that is not one) */
     SIM_FIELDS_JSON_MEMORY, /* run --format json: the keys of its "memory" object */
+    SIM_FIELDS_TABLE_PRICE, /* run --format table: the price's row, before its detail line */
     SIM_FIELDS_OUT_COUNT
 } sim_field_out;
 
@@ -183,8 +184,8 @@ size_t sim_report_op_fields(const sim_step_result *s, int op, sim_field_out whic
  * json writes them at the top level (SIM_FIELDS_JSON; SIM_FIELDS_JSON_TAIL: the speculative-
  * decoding keys, none without it) and in its "memory" object (SIM_FIELDS_JSON_MEMORY), run
  * --format csv after its configuration columns (SIM_FIELDS_CSV),
- * sweep's run rows (SIM_FIELDS_SWEEP) and run's table (SIM_FIELDS_TABLE, _TABLE_TAIL: each with
- * its label, decimals and shown unit); the other outputs have none (0). */
+ * sweep's run rows (SIM_FIELDS_SWEEP) and run's table (SIM_FIELDS_TABLE, _TABLE_TAIL,
+ * _TABLE_PRICE: each with its label, decimals and shown unit; a missing one with its table text); the other outputs have none (0). */
 size_t sim_report_run_fields(const sim_run_cfg *cfg, const sim_run_result *r, sim_field_out which,
                              sim_field *out);
 

@@ -172,7 +172,7 @@ static const struct {
     [F_USD_PER_HOUR] = {.key = "usd_per_hour",
                         .kind = SIM_FIELD_NUM,
                         .get = get_usd_per_hour,
-                        .label = "Cost (US$/hour):",
+                        .label = SIM_REPORT_PRICE_LABEL,
                         .unknown = "unknown (--usd-per-gpu-hour)"},
     ROW(F_USD_PER_MILLION_OUTPUT_TOKENS, usd_per_million_output_tokens, SIM_FIELD_NUM,
         "Cost per million output tokens (US$):"),

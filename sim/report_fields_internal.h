@@ -42,6 +42,9 @@ typedef struct sim_report_cols {
         .row = (r), .miss = SIM_REPORT_MISS_OMIT                                                   \
     }
 
+/* The price's label in the serve table and run's: one text for both tables' usd_per_hour rows. */
+#define SIM_REPORT_PRICE_LABEL "Cost (US$/hour):"
+
 /* A row's field before its value is read. */
 sim_field sim_report_field_of(const char *key, sim_field_kind kind, int decimals);
 

@@ -126,6 +126,7 @@ typedef struct run_row_def {
     const char *label;
     int table_decimals;
     double per;
+    const char *unknown_label, *unknown; /* the table's label and text without a value */
 } run_row_def;
 
 static const run_row_def run_rows[R_COUNT] = {
@@ -164,7 +165,14 @@ static const run_row_def run_rows[R_COUNT] = {
     ROW(R_SPEC_SPEEDUP, spec_speedup, SIM_FIELD_NUM, 6),
     ROW(R_GPUS, gpus, SIM_FIELD_INT, 0),
     ROW(R_USD_PER_GPU_HOUR, usd_per_gpu_hour, SIM_FIELD_NUM, 6),
-    ROW(R_USD_PER_HOUR, usd_per_hour, SIM_FIELD_NUM, 6),
+    [R_USD_PER_HOUR] = {.key = "usd_per_hour",
+                        .kind = SIM_FIELD_NUM,
+                        .decimals = 6,
+                        .get = rget_usd_per_hour,
+                        .label = SIM_REPORT_PRICE_LABEL,
+                        .table_decimals = 2,
+                        .unknown_label = "Cost:",
+                        .unknown = "unknown"},
     ROW(R_USD_PER_MILLION_OUTPUT_TOKENS, usd_per_million_output_tokens, SIM_FIELD_NUM, 6),
     ROW(R_USD_PER_MILLION_TOTAL_TOKENS, usd_per_million_total_tokens, SIM_FIELD_NUM, 6),
 #undef ROWL
@@ -234,6 +242,7 @@ static const sim_report_col run_json_spec_cols[] = {
 static const sim_report_col run_table_cols[] = {ONE(R_TTFT_MS), ONE(R_TPOT_MS), ONE(R_E2E_MS),
                                                 ONE(R_OUTPUT_THROUGHPUT), ONE(R_HBM_BYTES_PER_GPU)};
 static const sim_report_col run_table_tail_cols[] = {ONE(R_MAX_BATCH)};
+static const sim_report_col run_table_price_cols[] = {NUL(R_USD_PER_HOUR)};
 #undef NUL
 #undef ONE
 
@@ -245,6 +254,7 @@ static const sim_report_cols run_outputs[SIM_FIELDS_OUT_COUNT] = {
     SIM_REPORT_COLS(SIM_FIELDS_SWEEP, run_sweep_cols),
     SIM_REPORT_COLS(SIM_FIELDS_TABLE, run_table_cols),
     SIM_REPORT_COLS(SIM_FIELDS_TABLE_TAIL, run_table_tail_cols),
+    SIM_REPORT_COLS(SIM_FIELDS_TABLE_PRICE, run_table_price_cols),
 };
 
 size_t sim_report_run_fields(const sim_run_cfg *cfg, const sim_run_result *r, sim_field_out which,
@@ -259,11 +269,14 @@ size_t sim_report_run_fields(const sim_run_cfg *cfg, const sim_run_result *r, si
         sim_field f = sim_report_field_of(row->key, row->kind, row->decimals);
         if (!sim_report_field_keep(row->get(&s, &f), c->miss, &f))
             continue;
-        if (which == SIM_FIELDS_TABLE || which == SIM_FIELDS_TABLE_TAIL) {
-            snprintf(f.label, sizeof f.label, "%s", row->label);
+        if (which == SIM_FIELDS_TABLE || which == SIM_FIELDS_TABLE_TAIL ||
+            which == SIM_FIELDS_TABLE_PRICE) {
+            snprintf(f.label, sizeof f.label, "%s", f.missing ? row->unknown_label : row->label);
             f.decimals = row->table_decimals;
             if (row->per > 0.0)
                 f.num /= row->per;
+            if (f.missing)
+                f.text = row->unknown;
         }
         out[n++] = f;
     }

@@ -399,6 +399,27 @@ static void test_run_json_memory_and_spec(void **state)
     assert_null(field(f, n, "weight_bytes_per_gpu"));
 }
 
+/* run's price row: 2 GPUs at $2.50 an hour is $5.00 an hour, labelled as serve's price row; at
+ * no price, "Cost:" and "unknown". */
+static void test_run_table_price(void **state)
+{
+    (void)state;
+    sim_run_cfg cfg = {.step = {.tp = 2}, .usd_per_gpu_hour = 2.5};
+    sim_run_result r = {.output_throughput = 100.0, .e2e_ns = 1e9};
+    sim_field f[SIM_FIELDS_MAX];
+    size_t n = sim_report_run_fields(&cfg, &r, SIM_FIELDS_TABLE_PRICE, f);
+    assert_int_equal(n, 1);
+    assert_string_equal(f[0].label, "Cost (US$/hour):");
+    assert_near(f[0].num, 5.0, 1e-12);
+    assert_int_equal(f[0].decimals, 2);
+    cfg.usd_per_gpu_hour = 0.0;
+    n = sim_report_run_fields(&cfg, &r, SIM_FIELDS_TABLE_PRICE, f);
+    assert_int_equal(n, 1);
+    assert_true(f[0].missing);
+    assert_string_equal(f[0].label, "Cost:");
+    assert_string_equal(f[0].text, "unknown");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -406,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_run_outputs),        cmocka_unit_test(test_serve_table_fields),
         cmocka_unit_test(test_step_and_op_fields), cmocka_unit_test(test_step_and_op_table_fields),
         cmocka_unit_test(test_run_table_fields),   cmocka_unit_test(test_run_json_memory_and_spec),
+        cmocka_unit_test(test_run_table_price),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
