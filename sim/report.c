@@ -312,9 +312,10 @@ static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_resul
     sim_field v[SIM_FIELDS_MAX];
     fputc('\n', f);
     run_table_rows(f, v, sim_report_run_fields(cfg, r, SIM_FIELDS_TABLE, v));
-    fprintf(f, "  weights %.2f, KV cache %.2f, activations %.2f, runtime %.2f; capacity %.2f GB\n",
-            r->mem.weight_bytes / 1e9, r->mem.kv_bytes / 1e9, r->mem.workspace_bytes / 1e9,
-            r->mem.reserved_bytes / 1e9, r->mem.capacity_bytes / 1e9);
+    size_t n = sim_report_run_fields(cfg, r, SIM_FIELDS_TABLE_MEM, v);
+    for (size_t k = 0; k < n; k++)
+        table_field(f, &v[k], false);
+    fputc('\n', f);
     run_table_rows(f, v, sim_report_run_fields(cfg, r, SIM_FIELDS_TABLE_TAIL, v));
     run_table_rows(f, v, sim_report_run_fields(cfg, r, SIM_FIELDS_TABLE_PRICE, v));
     sim_price price;

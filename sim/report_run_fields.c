@@ -127,12 +127,23 @@ typedef struct run_row_def {
     int table_decimals;
     double per;
     const char *unknown_label, *unknown; /* the table's label and text without a value */
+    const char *before, *after;          /* the memory line: the text around "label value" */
 } run_row_def;
 
 static const run_row_def run_rows[R_COUNT] = {
 #define ROW(id, name, kind, decimals) [id] = {#name, kind, decimals, rget_##name, NULL, 0, 0}
 #define ROWL(id, name, kind, decimals, label, tdec, per)                                           \
     [id] = {#name, kind, decimals, rget_##name, label, tdec, per}
+/* a part of the memory per GPU, in bytes: "weights 16.06" in GB on run's memory line */
+#define ROWM(id, name, text, before_text, after_text)                                              \
+    [id] = {.key = #name,                                                                          \
+            .kind = SIM_FIELD_NUM,                                                                 \
+            .get = rget_##name,                                                                    \
+            .label = (text),                                                                       \
+            .table_decimals = 2,                                                                   \
+            .per = 1e9,                                                                            \
+            .before = (before_text),                                                               \
+            .after = (after_text)}
     ROWL(R_TTFT_MS, ttft_ms, SIM_FIELD_NUM, 6, "TTFT (ms):", 3, 0),
     ROWL(R_TPOT_MS, tpot_ms, SIM_FIELD_NUM, 6, "TPOT (ms):", 3, 0),
     ROWL(R_E2E_MS, e2e_ms, SIM_FIELD_NUM, 6, "E2E latency (ms):", 3, 0),
@@ -145,12 +156,12 @@ static const run_row_def run_rows[R_COUNT] = {
     ROW(R_PREFILL_T_UPPER_MS, prefill_t_upper_ms, SIM_FIELD_NUM, 6),
     ROW(R_DECODE_T_LOWER_MS, decode_t_lower_ms, SIM_FIELD_NUM, 6),
     ROW(R_DECODE_T_UPPER_MS, decode_t_upper_ms, SIM_FIELD_NUM, 6),
-    ROW(R_WEIGHT_BYTES_PER_GPU, weight_bytes_per_gpu, SIM_FIELD_NUM, 0),
-    ROW(R_KV_BYTES_PER_GPU, kv_bytes_per_gpu, SIM_FIELD_NUM, 0),
-    ROW(R_WORKSPACE_BYTES_PER_GPU, workspace_bytes_per_gpu, SIM_FIELD_NUM, 0),
-    ROW(R_RESERVED_BYTES_PER_GPU, reserved_bytes_per_gpu, SIM_FIELD_NUM, 0),
+    ROWM(R_WEIGHT_BYTES_PER_GPU, weight_bytes_per_gpu, "weights", "  ", ""),
+    ROWM(R_KV_BYTES_PER_GPU, kv_bytes_per_gpu, "KV cache", ", ", ""),
+    ROWM(R_WORKSPACE_BYTES_PER_GPU, workspace_bytes_per_gpu, "activations", ", ", ""),
+    ROWM(R_RESERVED_BYTES_PER_GPU, reserved_bytes_per_gpu, "runtime", ", ", ""),
     ROWL(R_HBM_BYTES_PER_GPU, hbm_bytes_per_gpu, SIM_FIELD_NUM, 0, "Memory per GPU (GB):", 2, 1e9),
-    ROW(R_CAPACITY_BYTES_PER_GPU, capacity_bytes_per_gpu, SIM_FIELD_NUM, 0),
+    ROWM(R_CAPACITY_BYTES_PER_GPU, capacity_bytes_per_gpu, "capacity", "; ", " GB"),
     ROW(R_MEMORY_FRACTION, memory_fraction, SIM_FIELD_NUM, 3),
     ROW(R_KV_BYTES_PER_TOKEN, kv_bytes_per_token, SIM_FIELD_NUM, 0),
     ROW(R_FITS, fits, SIM_FIELD_BOOL, 0),
@@ -175,6 +186,7 @@ static const run_row_def run_rows[R_COUNT] = {
                         .unknown = "unknown"},
     ROW(R_USD_PER_MILLION_OUTPUT_TOKENS, usd_per_million_output_tokens, SIM_FIELD_NUM, 6),
     ROW(R_USD_PER_MILLION_TOTAL_TOKENS, usd_per_million_total_tokens, SIM_FIELD_NUM, 6),
+#undef ROWM
 #undef ROWL
 #undef ROW
 };
@@ -243,6 +255,10 @@ static const sim_report_col run_table_cols[] = {ONE(R_TTFT_MS), ONE(R_TPOT_MS), 
                                                 ONE(R_OUTPUT_THROUGHPUT), ONE(R_HBM_BYTES_PER_GPU)};
 static const sim_report_col run_table_tail_cols[] = {ONE(R_MAX_BATCH)};
 static const sim_report_col run_table_price_cols[] = {NUL(R_USD_PER_HOUR)};
+/* run's memory line, under its memory row: the parts of the memory per GPU and the capacity */
+static const sim_report_col run_table_mem_cols[] = {
+    ONE(R_WEIGHT_BYTES_PER_GPU), ONE(R_KV_BYTES_PER_GPU), ONE(R_WORKSPACE_BYTES_PER_GPU),
+    ONE(R_RESERVED_BYTES_PER_GPU), ONE(R_CAPACITY_BYTES_PER_GPU)};
 #undef NUL
 #undef ONE
 
@@ -255,6 +271,7 @@ static const sim_report_cols run_outputs[SIM_FIELDS_OUT_COUNT] = {
     SIM_REPORT_COLS(SIM_FIELDS_TABLE, run_table_cols),
     SIM_REPORT_COLS(SIM_FIELDS_TABLE_TAIL, run_table_tail_cols),
     SIM_REPORT_COLS(SIM_FIELDS_TABLE_PRICE, run_table_price_cols),
+    SIM_REPORT_COLS(SIM_FIELDS_TABLE_MEM, run_table_mem_cols),
 };
 
 size_t sim_report_run_fields(const sim_run_cfg *cfg, const sim_run_result *r, sim_field_out which,
@@ -270,13 +287,17 @@ size_t sim_report_run_fields(const sim_run_cfg *cfg, const sim_run_result *r, si
         if (!sim_report_field_keep(row->get(&s, &f), c->miss, &f))
             continue;
         if (which == SIM_FIELDS_TABLE || which == SIM_FIELDS_TABLE_TAIL ||
-            which == SIM_FIELDS_TABLE_PRICE) {
+            which == SIM_FIELDS_TABLE_PRICE || which == SIM_FIELDS_TABLE_MEM) {
             snprintf(f.label, sizeof f.label, "%s", f.missing ? row->unknown_label : row->label);
             f.decimals = row->table_decimals;
             if (row->per > 0.0)
                 f.num /= row->per;
             if (f.missing)
                 f.text = row->unknown;
+            if (which == SIM_FIELDS_TABLE_MEM) {
+                f.before = row->before;
+                f.after = row->after;
+            }
         }
         out[n++] = f;
     }

@@ -420,6 +420,32 @@ static void test_run_table_price(void **state)
     assert_string_equal(f[0].text, "unknown");
 }
 
+/* run's memory line: 16.06e9 bytes of weights is "weights 16.06" (GB, 2 places) after two
+ * spaces, and the line ends with the capacity, 76.9e9 bytes, as "; capacity 76.90 GB". */
+static void test_run_table_memory_line(void **state)
+{
+    (void)state;
+    sim_run_cfg cfg = {.step = {.tp = 1}};
+    sim_run_result r = {0};
+    r.mem.weight_bytes = 16.06e9;
+    r.mem.capacity_bytes = 76.9e9;
+    sim_field f[SIM_FIELDS_MAX];
+    size_t n = sim_report_run_fields(&cfg, &r, SIM_FIELDS_TABLE_MEM, f);
+    assert_int_equal(n, 5);
+    assert_string_equal(f[0].before, "  ");
+    assert_string_equal(f[0].label, "weights");
+    assert_near(f[0].num, 16.06, 1e-12);
+    assert_int_equal(f[0].decimals, 2);
+    assert_string_equal(f[1].label, "KV cache");
+    assert_string_equal(f[4].key, "capacity_bytes_per_gpu");
+    assert_string_equal(f[4].before, "; ");
+    assert_string_equal(f[4].after, " GB");
+    assert_near(f[4].num, 76.9, 1e-12);
+    /* JSON keeps the bytes */
+    n = sim_report_run_fields(&cfg, &r, SIM_FIELDS_JSON_MEMORY, f);
+    assert_near(f[0].num, 16.06e9, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -427,7 +453,7 @@ int main(void)
         cmocka_unit_test(test_run_outputs),        cmocka_unit_test(test_serve_table_fields),
         cmocka_unit_test(test_step_and_op_fields), cmocka_unit_test(test_step_and_op_table_fields),
         cmocka_unit_test(test_run_table_fields),   cmocka_unit_test(test_run_json_memory_and_spec),
-        cmocka_unit_test(test_run_table_price),
+        cmocka_unit_test(test_run_table_price),    cmocka_unit_test(test_run_table_memory_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
