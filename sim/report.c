@@ -321,19 +321,10 @@ static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_resul
     sim_price price;
     bool known = sim_report_run_price(cfg, r, &price);
     price_table(f, &price, known);
+    n = sim_report_run_fields(cfg, r, SIM_FIELDS_TABLE_SPEC, v); /* none without it */
+    for (size_t k = 0; k < n; k++)
+        table_field(f, &v[k], false);
     bool spec = sim_spec_active(cfg->spec);
-    if (spec) {
-        fprintf(f,
-                "Speculative decoding: %s, K = %d, acceptance rate %.3f -> %.3f tokens per "
-                "verify step\n",
-                sim_spec_method_name(cfg->spec->method), cfg->spec->k, cfg->spec->alpha,
-                r->spec_tau);
-        fprintf(f,
-                "  per iteration: draft %.3f ms + verify %.3f ms; %.1f iterations; "
-                "speed-up against plain decoding %.2fx\n",
-                r->spec_draft_ns / 1e6, r->spec_verify_ns / 1e6, r->spec_iterations,
-                r->spec_speedup);
-    }
     ops_table(f, "Prefill step", &r->prefill);
     if (r->decode_steps > 0)
         ops_table(f, spec ? "Mean verify step" : "Mean decode step", &r->decode);

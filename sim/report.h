@@ -122,6 +122,8 @@ typedef enum sim_field_out {
     SIM_FIELDS_TABLE_PRICE, /* run --format table: the price's row, before its detail line */
     SIM_FIELDS_TABLE_MEM,   /* run --format table: the memory line's parts ("weights 16.06"), each
                                with its label, decimals and the text around it (`before`) */
+    SIM_FIELDS_TABLE_SPEC,  /* run --format table: the speculative-decoding lines' fields (none
+                               without it), the same way */
     SIM_FIELDS_OUT_COUNT
 } sim_field_out;
 
@@ -154,7 +156,7 @@ typedef struct sim_field {
     const char *section;   /* a heading printed before this row, or NULL (static) */
     sim_field_style style; /* with `decimals`: 2 places but where the row says otherwise */
     /* A step's or an op's SIM_FIELDS_TABLE, _TABLE_ROOF, _TABLE_COLL (run's and roofline's
-     * tables) and run's SIM_FIELDS_TABLE_MEM: the value in `width` columns (0: as wide as it is; text left-aligned) with
+     * tables) and run's SIM_FIELDS_TABLE_MEM, _TABLE_SPEC: the value in `width` columns (0: as wide as it is; text left-aligned) with
      * `decimals` places, after `before` and the label (and a space) when there is one, followed
      * by `after` (static; NULL elsewhere). A column's label (width > 0) is its heading. */
     int width;
@@ -187,7 +189,7 @@ size_t sim_report_op_fields(const sim_step_result *s, int op, sim_field_out whic
  * decoding keys, none without it) and in its "memory" object (SIM_FIELDS_JSON_MEMORY), run
  * --format csv after its configuration columns (SIM_FIELDS_CSV),
  * sweep's run rows (SIM_FIELDS_SWEEP) and run's table (SIM_FIELDS_TABLE, _TABLE_TAIL,
- * _TABLE_PRICE, _TABLE_MEM: each with its label, decimals and shown unit; a missing one with its
+ * _TABLE_PRICE, _TABLE_MEM, _TABLE_SPEC: each with its label, decimals and shown unit; a missing one with its
  * table text); the other outputs have none (0). */
 size_t sim_report_run_fields(const sim_run_cfg *cfg, const sim_run_result *r, sim_field_out which,
                              sim_field *out);

@@ -127,14 +127,32 @@ typedef struct run_row_def {
     int table_decimals;
     double per;
     const char *unknown_label, *unknown; /* the table's label and text without a value */
-    const char *before, *after;          /* the memory line: the text around "label value" */
+    const char *before,
+        *after; /* the memory and speculative lines: the text around "label value" */
 } run_row_def;
 
 static const run_row_def run_rows[R_COUNT] = {
-#define ROW(id, name, kind, decimals) [id] = {#name, kind, decimals, rget_##name, NULL, 0, 0}
-#define ROWL(id, name, kind, decimals, label, tdec, per)                                           \
-    [id] = {#name, kind, decimals, rget_##name, label, tdec, per}
+#define ROW(id, name, k, csv_decimals)                                                             \
+    [id] = {.key = #name, .kind = (k), .decimals = (csv_decimals), .get = rget_##name}
+#define ROWL(id, name, k, csv_decimals, text, tdec, per_unit)                                      \
+    [id] = {.key = #name,                                                                          \
+            .kind = (k),                                                                           \
+            .decimals = (csv_decimals),                                                            \
+            .get = rget_##name,                                                                    \
+            .label = (text),                                                                       \
+            .table_decimals = (tdec),                                                              \
+            .per = (per_unit)}
 /* a part of the memory per GPU, in bytes: "weights 16.06" in GB on run's memory line */
+/* a speculative-decoding field: "K = 3" on run's speculative-decoding lines */
+#define ROWS(id, name, k, csv_decimals, text, tdec, before_text, after_text)                       \
+    [id] = {.key = #name,                                                                          \
+            .kind = (k),                                                                           \
+            .decimals = (csv_decimals),                                                            \
+            .get = rget_##name,                                                                    \
+            .label = (text),                                                                       \
+            .table_decimals = (tdec),                                                              \
+            .before = (before_text),                                                               \
+            .after = (after_text)}
 #define ROWM(id, name, text, before_text, after_text)                                              \
     [id] = {.key = #name,                                                                          \
             .kind = SIM_FIELD_NUM,                                                                 \
@@ -166,14 +184,17 @@ static const run_row_def run_rows[R_COUNT] = {
     ROW(R_KV_BYTES_PER_TOKEN, kv_bytes_per_token, SIM_FIELD_NUM, 0),
     ROW(R_FITS, fits, SIM_FIELD_BOOL, 0),
     ROWL(R_MAX_BATCH, max_batch, SIM_FIELD_INT, 0, "Largest batch that fits:", 0, 0),
-    ROW(R_SPEC_METHOD, spec_method, SIM_FIELD_TEXT, 0),
-    ROW(R_NUM_SPECULATIVE_TOKENS, num_speculative_tokens, SIM_FIELD_INT, 0),
-    ROW(R_SPEC_ACCEPTANCE_RATE, spec_acceptance_rate, SIM_FIELD_NUM, 6),
-    ROW(R_SPEC_ACCEPTANCE_LENGTH, spec_acceptance_length, SIM_FIELD_NUM, 6),
-    ROW(R_SPEC_ITERATIONS, spec_iterations, SIM_FIELD_NUM, 6),
-    ROW(R_SPEC_DRAFT_MS, spec_draft_ms, SIM_FIELD_NUM, 6),
-    ROW(R_SPEC_VERIFY_MS, spec_verify_ms, SIM_FIELD_NUM, 6),
-    ROW(R_SPEC_SPEEDUP, spec_speedup, SIM_FIELD_NUM, 6),
+    ROWS(R_SPEC_METHOD, spec_method, SIM_FIELD_TEXT, 0, "", 0, "Speculative decoding: ", ""),
+    ROWS(R_NUM_SPECULATIVE_TOKENS, num_speculative_tokens, SIM_FIELD_INT, 0, "K =", 0, ", ", ""),
+    ROWS(R_SPEC_ACCEPTANCE_RATE, spec_acceptance_rate, SIM_FIELD_NUM, 6, "acceptance rate", 3, ", ",
+         ""),
+    ROWS(R_SPEC_ACCEPTANCE_LENGTH, spec_acceptance_length, SIM_FIELD_NUM, 6, "", 3, " -> ",
+         " tokens per verify step\n"),
+    ROWS(R_SPEC_ITERATIONS, spec_iterations, SIM_FIELD_NUM, 6, "", 1, "; ", " iterations"),
+    ROWS(R_SPEC_DRAFT_MS, spec_draft_ms, SIM_FIELD_NUM, 6, "draft", 3, "  per iteration: ", " ms"),
+    ROWS(R_SPEC_VERIFY_MS, spec_verify_ms, SIM_FIELD_NUM, 6, "verify", 3, " + ", " ms"),
+    ROWS(R_SPEC_SPEEDUP, spec_speedup, SIM_FIELD_NUM, 6, "speed-up against plain decoding", 2, "; ",
+         "x\n"),
     ROW(R_GPUS, gpus, SIM_FIELD_INT, 0),
     ROW(R_USD_PER_GPU_HOUR, usd_per_gpu_hour, SIM_FIELD_NUM, 6),
     [R_USD_PER_HOUR] = {.key = "usd_per_hour",
@@ -187,6 +208,7 @@ static const run_row_def run_rows[R_COUNT] = {
     ROW(R_USD_PER_MILLION_OUTPUT_TOKENS, usd_per_million_output_tokens, SIM_FIELD_NUM, 6),
     ROW(R_USD_PER_MILLION_TOTAL_TOKENS, usd_per_million_total_tokens, SIM_FIELD_NUM, 6),
 #undef ROWM
+#undef ROWS
 #undef ROWL
 #undef ROW
 };
@@ -255,6 +277,13 @@ static const sim_report_col run_table_cols[] = {ONE(R_TTFT_MS), ONE(R_TPOT_MS), 
                                                 ONE(R_OUTPUT_THROUGHPUT), ONE(R_HBM_BYTES_PER_GPU)};
 static const sim_report_col run_table_tail_cols[] = {ONE(R_MAX_BATCH)};
 static const sim_report_col run_table_price_cols[] = {NUL(R_USD_PER_HOUR)};
+/* run's speculative-decoding lines (none without it): method, K and acceptance, then per
+ * iteration */
+static const sim_report_col run_table_spec_cols[] = {
+    ONE(R_SPEC_METHOD),          ONE(R_NUM_SPECULATIVE_TOKENS),
+    ONE(R_SPEC_ACCEPTANCE_RATE), ONE(R_SPEC_ACCEPTANCE_LENGTH),
+    ONE(R_SPEC_DRAFT_MS),        ONE(R_SPEC_VERIFY_MS),
+    ONE(R_SPEC_ITERATIONS),      ONE(R_SPEC_SPEEDUP)};
 /* run's memory line, under its memory row: the parts of the memory per GPU and the capacity */
 static const sim_report_col run_table_mem_cols[] = {
     ONE(R_WEIGHT_BYTES_PER_GPU), ONE(R_KV_BYTES_PER_GPU), ONE(R_WORKSPACE_BYTES_PER_GPU),
@@ -272,6 +301,7 @@ static const sim_report_cols run_outputs[SIM_FIELDS_OUT_COUNT] = {
     SIM_REPORT_COLS(SIM_FIELDS_TABLE_TAIL, run_table_tail_cols),
     SIM_REPORT_COLS(SIM_FIELDS_TABLE_PRICE, run_table_price_cols),
     SIM_REPORT_COLS(SIM_FIELDS_TABLE_MEM, run_table_mem_cols),
+    SIM_REPORT_COLS(SIM_FIELDS_TABLE_SPEC, run_table_spec_cols),
 };
 
 size_t sim_report_run_fields(const sim_run_cfg *cfg, const sim_run_result *r, sim_field_out which,
@@ -287,14 +317,15 @@ size_t sim_report_run_fields(const sim_run_cfg *cfg, const sim_run_result *r, si
         if (!sim_report_field_keep(row->get(&s, &f), c->miss, &f))
             continue;
         if (which == SIM_FIELDS_TABLE || which == SIM_FIELDS_TABLE_TAIL ||
-            which == SIM_FIELDS_TABLE_PRICE || which == SIM_FIELDS_TABLE_MEM) {
+            which == SIM_FIELDS_TABLE_PRICE || which == SIM_FIELDS_TABLE_MEM ||
+            which == SIM_FIELDS_TABLE_SPEC) {
             snprintf(f.label, sizeof f.label, "%s", f.missing ? row->unknown_label : row->label);
             f.decimals = row->table_decimals;
             if (row->per > 0.0)
                 f.num /= row->per;
             if (f.missing)
                 f.text = row->unknown;
-            if (which == SIM_FIELDS_TABLE_MEM) {
+            if (which == SIM_FIELDS_TABLE_MEM || which == SIM_FIELDS_TABLE_SPEC) {
                 f.before = row->before;
                 f.after = row->after;
             }

@@ -446,14 +446,46 @@ static void test_run_table_memory_line(void **state)
     assert_near(f[0].num, 16.06e9, 0);
 }
 
+/* run's speculative-decoding lines: none without it; with eagle, K = 3, "eagle" first and the
+ * speed-up of 1.8 last, shown as "1.80" before "x" and the line's end. */
+static void test_run_table_spec_lines(void **state)
+{
+    (void)state;
+    sim_run_cfg cfg = {.step = {.tp = 1}};
+    sim_run_result r = {.spec_speedup = 1.8, .spec_draft_ns = 1.2e6};
+    sim_field f[SIM_FIELDS_MAX];
+    assert_int_equal(sim_report_run_fields(&cfg, &r, SIM_FIELDS_TABLE_SPEC, f), 0);
+    sim_spec spec = {.method = SIM_SPEC_EAGLE, .k = 3, .alpha = 0.7};
+    cfg.spec = &spec;
+    size_t n = sim_report_run_fields(&cfg, &r, SIM_FIELDS_TABLE_SPEC, f);
+    assert_int_equal(n, 8);
+    assert_string_equal(f[0].before, "Speculative decoding: ");
+    assert_string_equal(f[0].text, "eagle");
+    assert_string_equal(f[1].label, "K =");
+    assert_near(f[1].num, 3.0, 0);
+    assert_int_equal(f[1].decimals, 0);
+    const sim_field *draft = field(f, n, "spec_draft_ms");
+    assert_near(draft->num, 1.2, 1e-12);
+    assert_int_equal(draft->decimals, 3);
+    assert_string_equal(f[n - 1].key, "spec_speedup");
+    assert_int_equal(f[n - 1].decimals, 2);
+    assert_string_equal(f[n - 1].after, "x\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_serve_outputs),      cmocka_unit_test(test_selected_percentiles),
-        cmocka_unit_test(test_run_outputs),        cmocka_unit_test(test_serve_table_fields),
-        cmocka_unit_test(test_step_and_op_fields), cmocka_unit_test(test_step_and_op_table_fields),
-        cmocka_unit_test(test_run_table_fields),   cmocka_unit_test(test_run_json_memory_and_spec),
-        cmocka_unit_test(test_run_table_price),    cmocka_unit_test(test_run_table_memory_line),
+        cmocka_unit_test(test_serve_outputs),
+        cmocka_unit_test(test_selected_percentiles),
+        cmocka_unit_test(test_run_outputs),
+        cmocka_unit_test(test_serve_table_fields),
+        cmocka_unit_test(test_step_and_op_fields),
+        cmocka_unit_test(test_step_and_op_table_fields),
+        cmocka_unit_test(test_run_table_fields),
+        cmocka_unit_test(test_run_json_memory_and_spec),
+        cmocka_unit_test(test_run_table_price),
+        cmocka_unit_test(test_run_table_memory_line),
+        cmocka_unit_test(test_run_table_spec_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
