@@ -276,6 +276,13 @@ void sim_report_pp_line(FILE *f, const sim_step_cfg *s)
     fprintf(f, "; memory per GPU is the heaviest stage's, steps below the whole model's\n");
 }
 
+/* Fields set inline, each after its text (run's memory and speculative-decoding lines). */
+static void run_table_inline(FILE *f, const sim_field *v, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        table_field(f, &v[k], false);
+}
+
 /* The run result's rows of run's table (report_run_fields.c's, SIM_FIELDS_TABLE), one a line. */
 static void run_table_rows(FILE *f, const sim_field *v, size_t n)
 {
@@ -312,18 +319,14 @@ static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_resul
     sim_field v[SIM_FIELDS_MAX];
     fputc('\n', f);
     run_table_rows(f, v, sim_report_run_fields(cfg, r, SIM_FIELDS_TABLE, v));
-    size_t n = sim_report_run_fields(cfg, r, SIM_FIELDS_TABLE_MEM, v);
-    for (size_t k = 0; k < n; k++)
-        table_field(f, &v[k], false);
+    run_table_inline(f, v, sim_report_run_fields(cfg, r, SIM_FIELDS_TABLE_MEM, v));
     fputc('\n', f);
     run_table_rows(f, v, sim_report_run_fields(cfg, r, SIM_FIELDS_TABLE_TAIL, v));
     run_table_rows(f, v, sim_report_run_fields(cfg, r, SIM_FIELDS_TABLE_PRICE, v));
     sim_price price;
     bool known = sim_report_run_price(cfg, r, &price);
     price_table(f, &price, known);
-    n = sim_report_run_fields(cfg, r, SIM_FIELDS_TABLE_SPEC, v); /* none without it */
-    for (size_t k = 0; k < n; k++)
-        table_field(f, &v[k], false);
+    run_table_inline(f, v, sim_report_run_fields(cfg, r, SIM_FIELDS_TABLE_SPEC, v)); /* or none */
     bool spec = sim_spec_active(cfg->spec);
     ops_table(f, "Prefill step", &r->prefill);
     if (r->decode_steps > 0)

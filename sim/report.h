@@ -5,12 +5,11 @@
  * The keys are a contract (added, never renamed): README.md's "Output contract" lists them, and
  * docs/ARCHITECTURE.md's "Outputs and their contract" says how the field tables below
  * (report_fields.c, report_run_fields.c, report_step.c) keep each one written once. run has
- * ttft_ms, tpot_ms, e2e_ms,
- * output_throughput, prefill/decode {time_ms, t_lower_ms, t_upper_ms, flops, bytes, net_bytes,
- * bound, ...}, memory {weight_bytes_per_gpu, kv_bytes_per_gpu, hbm_bytes_per_gpu, fits, ...} and
- * ops [{name, phase, flops, bytes, net_bytes, intensity, bound, time_us, ...}]; roofline has hw,
- * dtype, peak_flops, hbm_bytes_per_s, critical_intensity and, with a model, ops; serve has vLLM's
- * --save-result keys and infersim's own.
+ * ttft_ms, tpot_ms, e2e_ms, output_throughput, prefill/decode {time_ms, t_lower_ms, t_upper_ms,
+ * flops, bytes, net_bytes, bound, ...}, memory {weight_bytes_per_gpu, kv_bytes_per_gpu,
+ * hbm_bytes_per_gpu, fits, ...} and ops [{name, phase, flops, bytes, net_bytes, intensity, bound,
+ * time_us, ...}]; roofline has hw, dtype, peak_flops, hbm_bytes_per_s, critical_intensity and,
+ * with a model, ops; serve has vLLM's --save-result keys and infersim's own.
  */
 #ifndef SIM_REPORT_H
 #define SIM_REPORT_H
@@ -149,16 +148,17 @@ typedef struct sim_field {
     int decimals; /* SIM_FIELD_NUM in CSV */
     bool missing; /* no value: null in JSON, an empty CSV field, `text` in the table */
     double num;   /* JSON writes an infinite one as "inf"; the table leaves a non-finite one out */
-    const char *text; /* SIM_FIELD_TEXT, or a missing field's table text: owned by the report's
-                         inputs (or static) */
+    const char *text; /* SIM_FIELD_TEXT, _BOOL, or a missing field's table text: owned by the
+                         report's inputs (or static) */
     /* SIM_FIELDS_TABLE only: */
     char label[48];        /* "Benchmark duration (s):"; percentages are scaled to their "(%)" */
     const char *section;   /* a heading printed before this row, or NULL (static) */
     sim_field_style style; /* with `decimals`: 2 places but where the row says otherwise */
     /* A step's or an op's SIM_FIELDS_TABLE, _TABLE_ROOF, _TABLE_COLL (run's and roofline's
-     * tables) and run's SIM_FIELDS_TABLE_MEM, _TABLE_SPEC: the value in `width` columns (0: as wide as it is; text left-aligned) with
-     * `decimals` places, after `before` and the label (and a space) when there is one, followed
-     * by `after` (static; NULL elsewhere). A column's label (width > 0) is its heading. */
+     * tables) and run's SIM_FIELDS_TABLE_MEM, _TABLE_SPEC: the value in `width` columns (0: as
+     * wide as it is; text left-aligned) with `decimals` places, after `before` and the label (and
+     * a space) when there is one, followed by `after` (static; NULL elsewhere). A column's label
+     * (width > 0) is its heading. */
     int width;
     const char *before, *after;
 } sim_field;
@@ -187,10 +187,10 @@ size_t sim_report_op_fields(const sim_step_result *s, int op, sim_field_out whic
  * bounds, lower and upper step times, memory, price, speculative decoding, ...) as run --format
  * json writes them at the top level (SIM_FIELDS_JSON; SIM_FIELDS_JSON_TAIL: the speculative-
  * decoding keys, none without it) and in its "memory" object (SIM_FIELDS_JSON_MEMORY), run
- * --format csv after its configuration columns (SIM_FIELDS_CSV),
- * sweep's run rows (SIM_FIELDS_SWEEP) and run's table (SIM_FIELDS_TABLE, _TABLE_TAIL,
- * _TABLE_PRICE, _TABLE_MEM, _TABLE_SPEC: each with its label, decimals and shown unit; a missing one with its
- * table text); the other outputs have none (0). */
+ * --format csv after its configuration columns (SIM_FIELDS_CSV), sweep's run rows
+ * (SIM_FIELDS_SWEEP) and run's table (SIM_FIELDS_TABLE, _TABLE_TAIL, _TABLE_PRICE, _TABLE_MEM,
+ * _TABLE_SPEC: each with its label, decimals and shown unit; a missing one with its table text);
+ * the other outputs have none (0). */
 size_t sim_report_run_fields(const sim_run_cfg *cfg, const sim_run_result *r, sim_field_out which,
                              sim_field *out);
 

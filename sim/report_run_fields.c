@@ -127,8 +127,8 @@ typedef struct run_row_def {
     int table_decimals;
     double per;
     const char *unknown_label, *unknown; /* the table's label and text without a value */
-    const char *before,
-        *after; /* the memory and speculative lines: the text around "label value" */
+    /* run's memory and speculative-decoding lines: the text around "label value" */
+    const char *before, *after;
 } run_row_def;
 
 static const run_row_def run_rows[R_COUNT] = {
@@ -142,7 +142,6 @@ static const run_row_def run_rows[R_COUNT] = {
             .label = (text),                                                                       \
             .table_decimals = (tdec),                                                              \
             .per = (per_unit)}
-/* a part of the memory per GPU, in bytes: "weights 16.06" in GB on run's memory line */
 /* a speculative-decoding field: "K = 3" on run's speculative-decoding lines */
 #define ROWS(id, name, k, csv_decimals, text, tdec, before_text, after_text)                       \
     [id] = {.key = #name,                                                                          \
@@ -153,6 +152,7 @@ static const run_row_def run_rows[R_COUNT] = {
             .table_decimals = (tdec),                                                              \
             .before = (before_text),                                                               \
             .after = (after_text)}
+/* a part of the memory per GPU, in bytes: "weights 16.06" in GB on run's memory line */
 #define ROWM(id, name, text, before_text, after_text)                                              \
     [id] = {.key = #name,                                                                          \
             .kind = SIM_FIELD_NUM,                                                                 \
