@@ -325,6 +325,15 @@ double sim_graph_weight_elem_bytes(const sim_prec *prec, sim_dtype w);
 void sim_graph_act_quant(sim_op *op, double tokens, int64_t k, const sim_prec *prec,
                          double resid_bytes);
 
+/* For an engine that quantizes every GEMM input in kernels of its own (vLLM 0.5) instead of in
+ * the norm and the activation before them: `op` (the graph's act_quant) becomes the quantization
+ * of all four inputs of a dense GQA layer (qkv: K = hidden, o_proj: heads/tp x head_dim,
+ * gate_up: hidden, down: intermediate/tp), each sim_graph_act_quant's bytes and FLOPs, launched
+ * `kernels` times per input. MLA and MoE layers, and graphs without act_quant, are left as they
+ * are (no engine profile unfuses them). */
+void sim_graph_unfuse_act_quant(sim_op *op, const sim_model *m, int tp, const sim_prec *prec,
+                                int64_t tokens, int kernels);
+
 /* Weight bytes resident on each GPU (layers, embedding, LM head, norms). */
 double sim_graph_weight_bytes_per_gpu(const sim_model *m, int tp, const sim_prec *prec);
 

@@ -55,6 +55,24 @@ void sim_graph_act_quant(sim_op *op, double tokens, int64_t k, const sim_prec *p
                         : 0.0;
 }
 
+void sim_graph_unfuse_act_quant(sim_op *op, const sim_model *m, int tp, const sim_prec *prec,
+                                int64_t tokens, int kernels)
+{
+    if (kernels <= 0 || !op->present || m->mla || m->experts > 0)
+        return;
+    const double rb = sim_dtype_bytes(sim_graph_resid_dtype(m, prec));
+    const int64_t k[4] = {m->hidden, m->heads / tp * m->head_dim, m->hidden, m->intermediate / tp};
+    sim_op sum = *op, one;
+    sum.flops = sum.act_bytes = 0.0;
+    for (int i = 0; i < 4; i++) {
+        sim_graph_act_quant(&one, (double)tokens, k[i], prec, rb);
+        sum.flops += one.flops;
+        sum.act_bytes += one.act_bytes;
+    }
+    sum.kernels = 4 * kernels;
+    *op = sum;
+}
+
 /* An all-reduce of `msg` bytes over tp GPUs. net_bytes is its bus bytes (a ring's per-GPU send,
  * 2(N-1)/N of it in 2(N-1) steps) whatever algorithm collective.h prices it with. */
 static void allreduce(sim_op *op, double msg, int tp)

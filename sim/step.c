@@ -189,23 +189,6 @@ static void price_finish(const sim_step_cfg *cfg, const step_sums *base, sim_ste
     finish(out, hidden, exposed_host(out->t_cpu_ns, cfg->sync_overhead_ns, gpu, cfg->async_sched));
 }
 
-/* An engine that quantizes every GEMM input in kernels of its own instead of in the norm and
- * activation before them (cfg->act_quant_kernels > 0): the act_quant op, o_proj's input in the
- * graph, covers the four inputs of a dense GQA layer (qkv, o, gate_up, down: K = d, heads x hd,
- * d, f), each cfg->act_quant_kernels launches. */
-static void unfuse_act_quant(const sim_step_cfg *cfg, sim_graph *g)
-{
-    const sim_model *m = cfg->model;
-    sim_op *q = &g->ops[SIM_OP_ACT_QUANT];
-    if (cfg->act_quant_kernels <= 0 || !q->present || m->mla || m->experts > 0)
-        return;
-    const double k_o = (double)(m->heads / cfg->tp * m->head_dim);
-    const double k_all = k_o + 2.0 * (double)m->hidden + (double)(m->intermediate / cfg->tp);
-    q->flops *= k_all / k_o;
-    q->act_bytes *= k_all / k_o;
-    q->kernels = 4 * cfg->act_quant_kernels;
-}
-
 /* The decode attention kernel the engine runs over this run's KV cache format. */
 static sim_dattn_kernel decode_kernel(const sim_step_cfg *cfg)
 {
@@ -224,7 +207,8 @@ static step_sums price_shape(const sim_step_cfg *cfg, const sim_batch_shape *s,
         if (out->graph.ops[i].net_kind == SIM_COLL_ALLREDUCE)
             out->graph.ops[i].net_algo = cfg->allreduce;
     out->graph.ops[SIM_OP_ATTENTION].dattn = decode_kernel(cfg);
-    unfuse_act_quant(cfg, &out->graph);
+    sim_graph_unfuse_act_quant(&out->graph.ops[SIM_OP_ACT_QUANT], cfg->model, cfg->tp, &cfg->prec,
+                               out->graph.tokens, cfg->act_quant_kernels);
     double launch = sim_step_launch_ns(cfg);
     for (int i = 0; i < SIM_OP_COUNT; i++)
         out->cost[i] = sim_cost_op(cfg->hw, &out->graph.ops[i], launch);

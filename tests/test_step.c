@@ -321,7 +321,9 @@ static void test_engine_allreduce_choice(void **state)
 /* vLLM 0.5 quantizes each of a layer's four GEMM inputs in 3 kernels of its own. Llama-3.1-8B
  * at TP 1, fp8 weights and activations, one decode token: the graph's act_quant (o_proj's input,
  * K = 32 x 128 = 4096) becomes qkv + o + gate_up + down = 4096 + 4096 + 4096 + 14336 = 26624
- * values (6.5x the bytes) and 4 x 3 = 12 launches: 18 us at 1.5 us each inside a CUDA graph.
+ * values, each read in 16 bits and written in 8, plus one fp32 scale per token per input:
+ * 26624 x 3 + 4 x 4 = 79,888 bytes against o_proj's 4096 x 3 + 4 = 12,292 (6.4992x), and
+ * 4 x 3 = 12 launches: 18 us at 1.5 us each inside a CUDA graph.
  * Fused (the default), it is one launch. The decode attention kernel follows the KV format:
  * trtllm-0.11's masked MHA at batch 1 over an fp8 cache prices the attention op's CTA bound. */
 static void test_engine_kernels(void **state)
@@ -340,8 +342,8 @@ static void test_engine_kernels(void **state)
     sim_step_price(&cfg, &g, 1, own);
     assert_near(fused->cost[SIM_OP_ACT_QUANT].t_launch_ns, 1500.0, 1e-9);
     assert_near(own->cost[SIM_OP_ACT_QUANT].t_launch_ns, 18000.0, 1e-9);
-    assert_near(own->graph.ops[SIM_OP_ACT_QUANT].act_bytes,
-                6.5 * fused->graph.ops[SIM_OP_ACT_QUANT].act_bytes, 1e-6);
+    assert_near(fused->graph.ops[SIM_OP_ACT_QUANT].act_bytes, 12292.0, 1e-9);
+    assert_near(own->graph.ops[SIM_OP_ACT_QUANT].act_bytes, 79888.0, 1e-9);
     /* 32 CTAs of 1536 x 256 fp8 values, each converted: 786,432 B at the fixture's rate */
     assert_int_equal(own->graph.ops[SIM_OP_ATTENTION].dattn, SIM_DATTN_SPLIT);
     cfg.decode_attn_quant_kv = SIM_DATTN_TRTLLM_011;
