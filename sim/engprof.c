@@ -118,6 +118,11 @@ static sim_status load_enums(const cJSON *root, const char *path, sim_engprof *p
                       "%s: field 'version' is missing, expected the engine release the defaults "
                       "come from",
                       path);
+    if (!st && strlen(version) >= sizeof p->version)
+        st = sim_fail(err, SIM_EINPUT,
+                      "%s: field 'version' is %zu characters, expected at most %zu (the release; "
+                      "details go in 'sources')",
+                      path, strlen(version), sizeof p->version - 1);
     if (!st)
         snprintf(p->version, sizeof p->version, "%s", version);
     const char *ar = NULL;

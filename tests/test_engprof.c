@@ -205,6 +205,8 @@ static void expect_bad(const char *json, const char *needle)
     }
 }
 
+#define X50 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+
 static void test_bad_profiles(void **state)
 {
     (void)state;
@@ -246,6 +248,8 @@ static void test_bad_profiles(void **state)
          "host.sync_overhead_us"},
         {"\"async_scheduling\": true", "\"sync_overhead_us\": 5, \"async_scheduling\": true",
          "sources.host.sync_overhead_us"},
+        /* 200 more characters: a version too long for its 199 is refused, not cut */
+        {"\"version\": \"", "\"version\": \"" X50 X50 X50 X50, "field 'version' is"},
     };
     for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
         static char bad[16384];
