@@ -133,7 +133,7 @@ typedef struct sim_hw_prov {
                       * device's value was fitted on (0: not stated); else 0 */
     char device[48]; /* FITTED: this device (the rows' hw column); INHERITED: the source device;
                       * else "" */
-    char note[256];  /* FITTED: the data file; INHERITED: the rule; else "" */
+    char note[384];  /* FITTED: the data file; INHERITED: the rule; else "" */
 } sim_hw_prov;
 
 /* The efficiencies that carry a provenance, in order: efficiency.gemm.{bf16,fp16,fp8,int8,int4,
