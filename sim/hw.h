@@ -223,6 +223,10 @@ size_t sim_hw_n_fields(void);
 sim_hw_field_info sim_hw_field(const sim_hw *hw, size_t i);
 const char *sim_hw_origin_name(sim_hw_origin o);
 
+/* The compute formats the device has a tensor peak for, comma-separated in the dtype table's
+ * order ("bf16, fp16, fp8, int8"; mxfp4 with fp4, whose peak it runs at); "none" if none. */
+void sim_hw_formats(const sim_hw *hw, char *buf, size_t len);
+
 /* Ridge point (critical intensity) for a compute format: peak / bandwidth, FLOP per byte.
  * 0 if the device has no peak for that format. */
 double sim_hw_ridge(const sim_hw *hw, sim_dtype compute);
