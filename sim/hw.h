@@ -210,6 +210,10 @@ void sim_hw_prov_describe(const sim_hw_prov *p, char *buf, size_t len);
  * default or a number the file states without a measurement behind it here. */
 bool sim_hw_default_only(const sim_hw *hw);
 
+/* The device as a whole: "fitted" when any efficiency is fitted on its own rows, else
+ * "inherited" when any is inherited, else "default-only" (sweep rows' hw_efficiency). */
+const char *sim_hw_trust_name(const sim_hw *hw);
+
 /* One field of the device table, for `infersim hw FILE`. */
 typedef struct sim_hw_field_info {
     const char *json; /* "dense_tflops.fp8" */

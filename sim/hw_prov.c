@@ -105,6 +105,17 @@ bool sim_hw_default_only(const sim_hw *hw)
     return true;
 }
 
+const char *sim_hw_trust_name(const sim_hw *hw)
+{
+    bool inherited = false;
+    for (size_t i = 0; i < SIM_HW_N_EFF; i++) {
+        if (hw->prov[i].kind == SIM_HW_PROV_FITTED)
+            return "fitted";
+        inherited = inherited || hw->prov[i].kind == SIM_HW_PROV_INHERITED;
+    }
+    return inherited ? "inherited" : "default-only";
+}
+
 /* The file stem of a path: "hw/h100-sxm.json" -> "h100-sxm". */
 static void path_stem(const char *path, char *buf, size_t len)
 {

@@ -84,6 +84,8 @@ GET(num_speculative_tokens, SPEC_ON, num, s->r->cfg->spec->k)
 GET(spec_acceptance_rate, SPEC_ON, num, s->r->cfg->spec->alpha)
 GET_ANYWAY(spec_acceptance_length, SPEC_ON, s->r->m->spec_acceptance_length)
 GET(spec_draft_time_fraction, SPEC_ON, num, m->spec_draft_time_fraction)
+/* how far the device's efficiencies rest on measurements (hw.h); "" for the header's empty run */
+GET(hw_efficiency, true, text, s->r->cfg->step.hw ? sim_hw_trust_name(s->r->cfg->step.hw) : "")
 #undef SPEC_ON
 #undef GET_ANYWAY
 #undef GET
@@ -129,6 +131,7 @@ typedef enum serve_row {
     F_SPEC_ACCEPTANCE_RATE,
     F_SPEC_ACCEPTANCE_LENGTH,
     F_SPEC_DRAFT_TIME_FRACTION,
+    F_HW_EFFICIENCY,
     F_SCALARS,
     F_LATENCY = F_SCALARS, /* mean_, median_, std_, pP_ METRIC_ms: its `lat` says which */
 } serve_row;
@@ -208,6 +211,7 @@ static const struct {
     ROW(F_SPEC_ACCEPTANCE_LENGTH, spec_acceptance_length, SIM_FIELD_NUM,
         "Acceptance length (tokens/verify):"),
     PCT(F_SPEC_DRAFT_TIME_FRACTION, spec_draft_time_fraction, "Draft time (% of busy time):"),
+    ROW(F_HW_EFFICIENCY, hw_efficiency, SIM_FIELD_TEXT, NULL),
 #undef PCT
 #undef ROW
 };
@@ -314,7 +318,8 @@ static const sim_report_col sweep_cols[] = {
     ONE(F_KV_CACHE_PEAK_USAGE),
     {.row = F_SPEC_ACCEPTANCE_LENGTH, .miss = SIM_REPORT_MISS_VALUE},
     NUL(F_USD_PER_HOUR),
-    NUL(F_USD_PER_MILLION_OUTPUT_TOKENS)};
+    NUL(F_USD_PER_MILLION_OUTPUT_TOKENS),
+    ONE(F_HW_EFFICIENCY)};
 /* vLLM's "Serving Benchmark Result" rows, then infersim's own */
 static const sim_report_col table_cols[] = {
     ONE(F_COMPLETED),
