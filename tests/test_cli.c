@@ -1324,6 +1324,43 @@ static void test_hw_provenance(void **state)
     cJSON_Delete(j);
 }
 
+/* A sweep over devices marks the points on devices whose efficiencies are all defaults: the
+ * hw_efficiency column (CSV, JSONL), the summary's [default-only] marks and the chart's key. */
+static void test_sweep_marks_default_only(void **state)
+{
+    (void)state;
+    run("sweep run --model llama-3.1-8b --hw h100-sxm,l40s,b300 --batch 8 --output-len 16 "
+        "--threads 1");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, ",hw_efficiency,error\n"));
+    assert_non_null(strstr(R.out, "\n0,h100-sxm,"));
+    assert_non_null(strstr(R.out, ",fitted,\n"));
+    assert_non_null(strstr(R.out, ",default-only,\n")); /* l40s: estimates only */
+    assert_non_null(strstr(R.out, ",inherited,\n"));    /* b300: B200's fitted values */
+    assert_non_null(strstr(R.err, "1 points on devices with default-only efficiencies"));
+    char path[256];
+    tu_snprintf(path, sizeof path, "%s/infersim-sweep-mark-%d.jsonl", tu_tmpdir(), (int)getpid());
+    runf("sweep serve --model llama-3.1-8b --hw l40s --num-prompts 20 --threads 1 --out %s",
+         path);
+    assert_int_equal(R.rc, 0);
+    char *rows = slurp(path);
+    assert_non_null(rows);
+    assert_non_null(strstr(rows, "\"hw_efficiency\":\"default-only\""));
+    free(rows);
+    assert_non_null(strstr(R.out, "[default-only]")); /* the frontier's only point */
+    tu_snprintf(path, sizeof path, "%s/infersim-sweep-mark-%d.html", tu_tmpdir(), (int)getpid());
+    runf("sweep run --model llama-3.1-8b --hw h100-sxm,l40s --batch 8 --output-len 16 "
+         "--threads 1 --html %s",
+         path);
+    assert_int_equal(R.rc, 0);
+    char *page = slurp(path);
+    assert_non_null(page);
+    assert_non_null(strstr(page, "device default-only"));
+    assert_non_null(strstr(page, "device efficiencies default-only (unmeasured)"));
+    free(page);
+    remove(path);
+}
+
 /* Validation CSVs, traces and result files are read strictly: exit 2, one line naming the file,
  * the line or field, the value and what was expected. */
 static void test_strict_inputs(void **state)
@@ -2363,6 +2400,7 @@ int main(void)
         cmocka_unit_test(test_data_lookup_and_calibrate),
         cmocka_unit_test(test_device_formats),
         cmocka_unit_test(test_hw_provenance),
+        cmocka_unit_test(test_sweep_marks_default_only),
         cmocka_unit_test(test_cost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
