@@ -1361,6 +1361,35 @@ static void test_sweep_marks_default_only(void **state)
     remove(path);
 }
 
+/* calibrate fits a device file from the rows tools/microbench writes: the fixture is the
+ * script's rows_csv of synthetic timings (tests/data/microbench-measured.json, priced by
+ * `infersim op` on the H100 fixture with gemm.bf16 0.70, gemm.fp8 0.62, attention 0.45, memory
+ * 0.80; tests/python/test_microbench.py checks the script writes exactly these rows), and the
+ * fit recovers those four values from the fixture's 0.80, 0.71, 0.57 and 0.866. */
+static void test_calibrate_from_microbench_rows(void **state)
+{
+    (void)state;
+    char out[256];
+    tu_snprintf(out, sizeof out, "%s/infersim-mb-%d.json", tu_tmpdir(), (int)getpid());
+    runf("calibrate --hw %s --data %s/tests/data/microbench-rows.csv --out %s",
+         tu_path("tests/data", "h100-fixture"), tu_root(), out);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "24 op-level rows"));
+    sim_hw hw;
+    sim_err err = {{0}};
+    assert_int_equal(sim_hw_load(out, &hw, &err), SIM_OK);
+    assert_true(fabs(hw.eff_gemm[SIM_DT_BF16] - 0.70) < 0.005);
+    assert_true(fabs(hw.eff_gemm[SIM_DT_FP8] - 0.62) < 0.005);
+    assert_true(fabs(hw.eff_attention - 0.45) < 0.005);
+    assert_true(fabs(hw.eff_memory - 0.80) < 0.005);
+    const sim_hw_prov *p = sim_hw_provenance(&hw, "efficiency.gemm.fp8");
+    assert_int_equal(p->kind, SIM_HW_PROV_FITTED);
+    assert_int_equal(p->rows, 8); /* the 8 fp8 GEMM rows of its own group */
+    assert_non_null(strstr(p->note, "microbench-rows.csv"));
+    assert_int_equal(sim_hw_provenance(&hw, "efficiency.attention")->rows, 16);
+    remove(out);
+}
+
 /* Validation CSVs, traces and result files are read strictly: exit 2, one line naming the file,
  * the line or field, the value and what was expected. */
 static void test_strict_inputs(void **state)
@@ -2401,6 +2430,7 @@ int main(void)
         cmocka_unit_test(test_device_formats),
         cmocka_unit_test(test_hw_provenance),
         cmocka_unit_test(test_sweep_marks_default_only),
+        cmocka_unit_test(test_calibrate_from_microbench_rows),
         cmocka_unit_test(test_cost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
