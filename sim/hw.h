@@ -62,6 +62,9 @@
  *                                (absent: the cost outputs say the price is unknown)
  *   sources.FIELD                (optional, but every shipped file has one per field it gives)
  *                                where a number comes from
+ *   provenance.FIELD             (optional) how an efficiency was obtained: fitted on N rows
+ *                                (calibrate writes it) or inherited from a measured device by a
+ *                                rule; see sim_hw_prov below
  *   collectives                  (optional object; absent = NCCL's ring with the Simple protocol
  *                                only) the collective algorithms and their constants, priced by
  *                                collective.h:
