@@ -184,8 +184,8 @@ static void test_load(void **state)
      * 20 TensorRT-LLM, 15 of them skipped, and 20 vLLM), 20 TensorRT-LLM and 8 + 4 vLLM serve rows
      * (gpt-oss-20b, gpt-oss-120b at TP 2), 24 decode attention rows (ids 1300-1323), 13 SGLang
      * serve rows at a request rate (ids 1400-1412) and 3 skipped vLLM ones (DeepSeek-V3.2), and
-     * 107 op rows of issue 25's devices (ids 2800-2808, 2819-2916) */
-    assert_int_equal(n, 402);
+     * 161 op rows of issue 25's devices (ids 2800-2808, 2846-2916, 2917-2997) */
+    assert_int_equal(n, 456);
     int ops = 0, skipped = 0, low = 0, rated = 0, ranged = 0;
     for (size_t i = 0; i < n; i++) {
         rated += isfinite(rows[i].request_rate) != 0;
@@ -195,7 +195,7 @@ static void test_load(void **state)
         low += rows[i].low_trust;
         assert_true(rows[i].value > 0 && rows[i].source[0]);
     }
-    assert_int_equal(ops, 284);
+    assert_int_equal(ops, 338);
     assert_int_equal(rated, 16); /* the serve rows at a stated rate */
     assert_int_equal(ranged, 13); /* SGLang's random lengths, uniform from 1 */
     assert_int_equal(skipped, 34); /* with two serve rows of 20,000-token prompts, Mixtral's 15
