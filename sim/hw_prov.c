@@ -159,14 +159,16 @@ static sim_status entry_rows(const cJSON *e, const char *path, const char *key, 
     *out = 0;
     if (!v && lo == 0)
         return SIM_OK;
-    if (!cJSON_IsNumber(v) || v->valuedouble != (double)(int)v->valuedouble ||
-        v->valuedouble < lo || v->valuedouble > 1e6) {
+    bool number = v && cJSON_IsNumber(v);
+    double x = number ? v->valuedouble : -1.0;
+    /* the range first: only then is the cast to int defined */
+    if (!number || !(x >= lo && x <= 1e6) || x != (double)(int)x) {
         char what[96];
         snprintf(what, sizeof what, "has 'rows' %s, expected a whole number in [%d, 1000000]",
-                 cJSON_IsNumber(v) ? "out of range" : "missing or not a number", lo);
+                 number ? "out of range or not whole" : "missing or not a number", lo);
         return bad_entry(err, path, key, what);
     }
-    *out = (int)v->valuedouble;
+    *out = (int)x;
     return SIM_OK;
 }
 
