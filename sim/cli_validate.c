@@ -46,6 +46,13 @@ static const char *row_engine(const sim_vrow *r)
     return cli_opt_defaults.engine;
 }
 
+/* Whether a serve row's benchmark went through the engine's HTTP front end: not trtllm-bench,
+ * which feeds token ids to the executor in-process, nor an offline run. */
+static bool row_has_frontend(const sim_vrow *r)
+{
+    return !strstr(r->framework, "trtllm-bench") && !strstr(r->framework, "offline");
+}
+
 /* A row that measures quantized weights, activations or KV cache; `p`: an end-to-end row's
  * precision as it ran. */
 static bool vrow_quantized(const sim_vrow *r, const sim_prec *p)
@@ -196,6 +203,7 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
                 sim_engine_cfg tmpl = {.step = cli_load_engine_step(&eng, &m->model)};
                 cli_load_engine_cfg(&eng, &tmpl);
                 tmpl.max_input_len = 0; /* the benchmark built its engine for its own prompts */
+                tmpl.frontend.on = row_has_frontend(r);
                 rs = sim_validate_serve(r, &m->model, &h->hw, &tmpl, &pred, &rerr);
             } else if (e && !rs) {
                 const sim_step_cfg tmpl = cli_load_engine_step(&eng, &m->model);
