@@ -160,9 +160,10 @@ const cli_opt_def cli_opt_table[] = {
       "TensorRT-LLM's GUARANTEED_NO_EVICT|MAX_UTILIZATION (sets --scheduler-policy)"),
     O("--schedule-policy", CLI_OPT_STR, order, 0, 0, CLI_OPT_CMD_SERVE,
       "fcfs|lpm: admission order; lpm = longest cached prefix first, as SGLang (default: engine)"),
-    O("--frontend", CLI_OPT_STR, frontend, 0, 0, CLI_OPT_CMD_SERVE,
+    O("--frontend", CLI_OPT_STR, frontend, 0, 0, CLI_OPT_CMD_SERVE | CLI_OPT_CMD_VALIDATE,
       "profile|none: the API server / tokenizer and detokenizer / stream as the engine profile "
-      "prices them, or none (requests and tokens as the engine sees them) (default profile)"),
+      "prices them, or none (requests and tokens as the engine sees them) (default profile; "
+      "validate: the serve rows whose benchmark went through HTTP)"),
     O("--api-server-count", CLI_OPT_INT, fe_processes, 1, 1024, CLI_OPT_CMD_SERVE,
       "front-end processes (vLLM's --api-server-count) (default: engine, 1)"),
     O("--tokenizer-worker-num", CLI_OPT_INT, fe_processes, 1, 1024, CLI_OPT_CMD_SERVE,

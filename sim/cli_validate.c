@@ -141,6 +141,11 @@ static sim_status validate_summaries(const cli_opts *o, const char *path, double
 sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
 {
     char path[PATH_MAX];
+    if (strcmp(o->frontend, "profile") != 0 && strcmp(o->frontend, "none") != 0)
+        return sim_fail(err, SIM_EINPUT,
+                        "--frontend: value '%s', expected profile (the engine profile's front "
+                        "end) or none",
+                        o->frontend);
     cli_load_data_path(o, path, sizeof path);
     sim_vrow *rows;
     size_t n;
@@ -203,7 +208,7 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
                 sim_engine_cfg tmpl = {.step = cli_load_engine_step(&eng, &m->model)};
                 cli_load_engine_cfg(&eng, &tmpl);
                 tmpl.max_input_len = 0; /* the benchmark built its engine for its own prompts */
-                tmpl.frontend.on = row_has_frontend(r);
+                tmpl.frontend.on = row_has_frontend(r) && strcmp(o->frontend, "none") != 0;
                 rs = sim_validate_serve(r, &m->model, &h->hw, &tmpl, &pred, &rerr);
             } else if (e && !rs) {
                 const sim_step_cfg tmpl = cli_load_engine_step(&eng, &m->model);
