@@ -106,15 +106,16 @@ void sim_frontend_deliver(sim_frontend *f, int64_t id, int64_t send_ns)
 }
 
 int sim_frontend_stream(sim_frontend *f, const sim_frontend_cfg *c, int64_t now_ns,
-                        sim_seq *seqs, const sim_frontend_emit *e, size_t n, int64_t produced,
+                        sim_seq *seqs, sim_frontend_emit *e, size_t n, int64_t produced,
                         sim_hist *itl, int64_t *client_ns)
 {
     int64_t chunks = 0;
     for (size_t i = 0; i < n; i++) {
         if (e[i].before == 0)
             f->t_ns[e[i].id] = now_ns; /* the engine's first token */
-        chunks += sim_frontend_streams(c, e[i].before, f->streamed[e[i].id], e[i].after,
-                                       e[i].finished);
+        e[i].chunk = sim_frontend_streams(c, e[i].before, f->streamed[e[i].id], e[i].after,
+                                          e[i].finished);
+        chunks += e[i].chunk;
     }
     const int64_t t = sim_frontend_output(f, c, now_ns, produced, chunks);
     *client_ns = t;
@@ -122,9 +123,9 @@ int sim_frontend_stream(sim_frontend *f, const sim_frontend_cfg *c, int64_t now_
     int64_t same = 0;
     int ok = 1;
     for (size_t i = 0; i < n; i++) {
-        const int64_t id = e[i].id;
-        if (!sim_frontend_streams(c, e[i].before, f->streamed[id], e[i].after, e[i].finished))
+        if (!e[i].chunk)
             continue;
+        const int64_t id = e[i].id;
         sim_seq *r = &seqs[id];
         const int64_t m = e[i].after - f->streamed[id]; /* tokens in this chunk */
         if (f->streamed[id] == 0) {

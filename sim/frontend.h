@@ -91,6 +91,7 @@ typedef struct sim_frontend_emit {
     int64_t id;            /* index into the requests */
     int64_t before, after; /* its output tokens before and after the iteration (after > before) */
     bool finished;         /* it is done */
+    bool chunk;            /* set by sim_frontend_stream: it streams a chunk now */
 } sim_frontend_emit;
 
 /* Checks the numbers (each finite, in range; meaningful only when on). Errors name the profile
@@ -133,7 +134,7 @@ void sim_frontend_deliver(sim_frontend *f, int64_t id, int64_t send_ns);
  * chunk goes into itl (per chunk, or spread over its tokens with per_token_itl). *client_ns gets
  * when the chunks arrive. Returns 0 when out of memory, else 1. */
 int sim_frontend_stream(sim_frontend *f, const sim_frontend_cfg *c, int64_t now_ns,
-                        sim_seq *seqs, const sim_frontend_emit *e, size_t n, int64_t produced,
+                        sim_seq *seqs, sim_frontend_emit *e, size_t n, int64_t produced,
                         sim_hist *itl, int64_t *client_ns);
 
 /* Whether a request whose output went from `before` to `after` tokens in one iteration (after
