@@ -32,7 +32,12 @@ bool sim_frontend_init(sim_frontend *f, const sim_frontend_cfg *c, size_t reques
     *f = (sim_frontend){.n = c->on ? c->processes : 0};
     if (f->n == 0)
         return true;
-    f->free_ns = calloc((size_t)f->n, sizeof *f->free_ns);
+    f->free_ns = calloc(4 * (size_t)f->n, sizeof *f->free_ns);
+    if (f->free_ns) {
+        f->out_at_ns = f->free_ns + f->n;
+        f->out_ns = f->out_at_ns + f->n;
+        f->pre_free_ns = f->out_ns + f->n;
+    }
     if (requests) {
         f->t_ns = calloc(requests, sizeof *f->t_ns);
         f->streamed = calloc(requests, sizeof *f->streamed);
@@ -60,15 +65,29 @@ int64_t sim_frontend_output_ns(const sim_frontend_cfg *c, int64_t tokens, int64_
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
+/* When process i can start a job sent at t_ns: before its last output job if that was
+ * submitted after t_ns. */
+static int64_t free_for(const sim_frontend *f, int64_t i, int64_t t_ns)
+{
+    return t_ns < f->out_at_ns[i] ? f->pre_free_ns[i] : f->free_ns[i];
+}
+
 int64_t sim_frontend_request(sim_frontend *f, const sim_frontend_cfg *c, int64_t t_ns,
                              int64_t input_tokens)
 {
     int64_t k = 0;
     for (int64_t i = 1; i < f->n; i++)
-        if (f->free_ns[i] < f->free_ns[k])
+        if (free_for(f, i, t_ns) < free_for(f, k, t_ns))
             k = i;
-    f->free_ns[k] = max64(t_ns, f->free_ns[k]) + sim_frontend_request_ns(c, input_tokens);
-    return f->free_ns[k];
+    const int64_t done =
+        max64(t_ns, free_for(f, k, t_ns)) + sim_frontend_request_ns(c, input_tokens);
+    if (t_ns < f->out_at_ns[k]) { /* ahead of the output job, which then runs after it */
+        f->pre_free_ns[k] = done;
+        f->free_ns[k] = max64(done, f->out_at_ns[k]) + f->out_ns[k];
+    } else {
+        f->free_ns[k] = done;
+    }
+    return done;
 }
 
 int64_t sim_frontend_output(sim_frontend *f, const sim_frontend_cfg *c, int64_t t_ns,
@@ -81,7 +100,10 @@ int64_t sim_frontend_output(sim_frontend *f, const sim_frontend_cfg *c, int64_t 
     const int64_t share = job / f->n, extra = job % f->n;
     int64_t done = t_ns;
     for (int64_t i = 0; i < f->n; i++) {
-        f->free_ns[i] = max64(t_ns, f->free_ns[i]) + share + (i < extra ? 1 : 0);
+        f->pre_free_ns[i] = f->free_ns[i];
+        f->out_at_ns[i] = t_ns;
+        f->out_ns[i] = share + (i < extra ? 1 : 0);
+        f->free_ns[i] = max64(t_ns, f->free_ns[i]) + f->out_ns[i];
         done = max64(done, f->free_ns[i]);
     }
     return done;

@@ -72,7 +72,11 @@ typedef struct sim_frontend_cfg {
 
 /* Run state: when each process is next free, and per request where its stream stands. */
 typedef struct sim_frontend {
-    int64_t *free_ns; /* owned, cfg.processes entries */
+    int64_t *free_ns; /* owned, 4 x cfg.processes entries: when each process is free, and of its
+                         last output job when it was submitted, how long it takes and when the
+                         process was free before it (a request sent before that submission, told
+                         late by a caller that steps engines side by side, goes ahead of it) */
+    int64_t *out_at_ns, *out_ns, *pre_free_ns; /* into free_ns */
     int64_t n;
     /* per request (owned, `requests` entries; NULL when initialized for none): until the request
      * reaches the scheduler, when the front end is done with it; then when the engine emitted its
@@ -111,7 +115,10 @@ int64_t sim_frontend_request_ns(const sim_frontend_cfg *c, int64_t input_tokens)
 int64_t sim_frontend_output_ns(const sim_frontend_cfg *c, int64_t tokens, int64_t chunks);
 
 /* A request sent at t_ns: runs on the process that frees first (the lowest-numbered among
- * equals); returns when its job is done. Submissions come in time order. */
+ * equals); returns when its job is done. Submissions come in time order, except that a request
+ * sent before the last output job was submitted (an engine stepped past its arrival, cluster.h)
+ * goes ahead of that job, which then finishes later than sim_frontend_output said (the one
+ * approximation). */
 int64_t sim_frontend_request(sim_frontend *f, const sim_frontend_cfg *c, int64_t t_ns,
                              int64_t input_tokens);
 

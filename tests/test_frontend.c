@@ -3,6 +3,7 @@
  * chunk's decode steps, and a front end that costs nothing is the engine without one. */
 #include "testutil.h"
 
+#include "cluster.h"
 #include "engine.h"
 #include "frontend.h"
 #include "metrics.h"
@@ -64,6 +65,23 @@ static void test_processes_share_the_work(void **state)
      * 50000 on the second: done at 6050001 */
     c.chunk_ns = 40001;
     assert_int_equal(sim_frontend_output(&f, &c, 6000000, 3, 1), 6000000 + 50001);
+    sim_frontend_free(&f);
+}
+
+/* A request told late, sent before the last output job was submitted (an engine stepped past
+ * its arrival), goes ahead of that job: one process, an output job of 100 us submitted at 5 ms
+ * on an idle process; a request sent at 4.9 ms starts at 4.9 ms and is done at 4.9 + 2.128 =
+ * 7.028 ms, the output job after it (7.128 ms); a request sent at 6 ms queues behind both:
+ * 7.128 + 2.128 = 9.256 ms. */
+static void test_late_request_goes_first(void **state)
+{
+    (void)state;
+    sim_frontend_cfg c = cfg_of(1);
+    sim_frontend f;
+    assert_true(sim_frontend_init(&f, &c, 0));
+    assert_int_equal(sim_frontend_output(&f, &c, 5000000, 2, 2), 5100000);
+    assert_int_equal(sim_frontend_request(&f, &c, 4900000, 128), 7028000);
+    assert_int_equal(sim_frontend_request(&f, &c, 6000000, 128), 9256000);
     sim_frontend_free(&f);
 }
 
@@ -334,12 +352,45 @@ static void test_output_stage_delays_each_token(void **state)
     free(f);
 }
 
+/* Replicas behind a router each have their own front end, and the deployment's part is theirs
+ * added up: 40 requests at 2 per second over two replicas, each request job 5 ms + 512 x 10 us =
+ * 10.12 ms (nothing queues at that load but an output job or a request a few ms ahead: the
+ * front end's part of the mean TTFT is 10.12 ms and a fraction of a ms); the same with one
+ * engine. */
+static void test_replicas_have_their_own(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    f->cfg.frontend = (sim_frontend_cfg){
+        .on = true, .processes = 1, .request_ns = 5e6, .input_token_ns = 1e4,
+        .output_token_ns = 1e4, .chunk_ns = 1e4, .stream_interval = 1};
+    sim_workload w = tu_synth(40, 512, 32, 2.0, 0.0);
+    sim_cluster_cfg cc = {.engine = &f->cfg, .replicas = 2, .router = SIM_ROUTER_ROUND_ROBIN};
+    sim_engine_result all;
+    sim_cluster_result cr;
+    sim_err err = {{0}};
+    assert_int_equal(sim_cluster_check(&cc, &w, &err), SIM_OK);
+    assert_int_equal(sim_cluster_run(&cc, &w, &all, &cr, &err), SIM_OK);
+    sim_serve_metrics m = metrics_of(&all);
+    assert_true(m.has_frontend);
+    assert_between(m.mean_frontend_ttft_ms, 10.12, 10.12 + 0.5);
+    sim_engine_result one = simulate(&f->cfg, &w);
+    sim_serve_metrics o = metrics_of(&one);
+    assert_between(o.mean_frontend_ttft_ms, 10.12, 10.12 + 0.5);
+    sim_engine_result_free(&all);
+    sim_cluster_result_free(&cr);
+    sim_engine_result_free(&one);
+    sim_workload_free(&w);
+    free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_job_costs),
         cmocka_unit_test(test_one_process_is_a_fifo),
         cmocka_unit_test(test_processes_share_the_work),
+        cmocka_unit_test(test_late_request_goes_first),
         cmocka_unit_test(test_stream_rule),
         cmocka_unit_test(test_checks),
         cmocka_unit_test(test_burst_saturates_the_front_end),
@@ -347,6 +398,7 @@ int main(void)
         cmocka_unit_test(test_stream_interval_moves_ttft_by_the_chunk),
         cmocka_unit_test(test_free_front_end_is_none),
         cmocka_unit_test(test_output_stage_delays_each_token),
+        cmocka_unit_test(test_replicas_have_their_own),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
