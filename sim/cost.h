@@ -45,7 +45,12 @@ typedef struct sim_op_cost {
     sim_bound bound;
     sim_coll_algo coll_algo;   /* collectives: the algorithm priced */
     sim_coll_proto coll_proto; /* and its protocol (NONE for custom / multicast kernels) */
+    int moe_block_m;           /* grouped expert GEMMs: the M block their family picked */
+    double moe_padded_rows;    /* and the rows their experts pad to (expected) */
 } sim_op_cost;
+
+/* Whether `op` is a grouped expert GEMM priced by its kernel family (moe.h: M blocks set). */
+bool sim_cost_is_grouped(const sim_op *op);
 
 /* "compute", "memory", "network", "overhead". */
 const char *sim_bound_name(sim_bound b);

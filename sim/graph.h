@@ -69,6 +69,7 @@
 #include "dtype.h"
 #include "hw.h"
 #include "model.h"
+#include "moe.h"
 #include "status.h"
 
 typedef enum sim_op_id {
@@ -89,11 +90,14 @@ typedef enum sim_op_id {
     SIM_OP_GATE_UP_PROJ,
     SIM_OP_ACT,
     SIM_OP_DOWN_PROJ,
-    SIM_OP_ROUTER,          /* MoE: gate GEMM d -> E and top-k */
+    SIM_OP_ROUTER,          /* MoE: gate GEMM d -> E */
+    SIM_OP_MOE_TOPK,        /* MoE: top-k of the router's scores */
     SIM_OP_MOE_DISPATCH,    /* expert parallelism: all-to-all of the routed tokens */
+    SIM_OP_MOE_PERMUTE,     /* the routed rows sorted into each expert's segment */
     SIM_OP_EXPERTS_GATE_UP, /* grouped GEMM over the touched experts */
     SIM_OP_EXPERTS_ACT,
     SIM_OP_EXPERTS_DOWN,
+    SIM_OP_MOE_UNPERMUTE, /* each token's k expert outputs weighted and summed */
     SIM_OP_MOE_COMBINE, /* expert parallelism: all-to-all of the experts' outputs back */
     SIM_OP_SHARED_EXPERT,
     SIM_OP_MLP_ALLREDUCE,
@@ -163,6 +167,13 @@ typedef struct sim_op {
     bool weight_only;      /* mixed-input GEMM: dequantizes its weights to the compute format
                             * (W4A16, W8A16, W4A8) */
     double groups;         /* grouped GEMM: problems (experts), each padded to the tile; 0 = one */
+    /* grouped expert GEMMs (moe.h): the kernel family, its layout's phase, and the expected M
+     * blocks of each of sim_moe_block_rows(i) rows over the experts; all 0: priced as one GEMM
+     * padded to the tile (`groups` problems) */
+    sim_moe_kernel moe_kernel;
+    bool moe_decode;
+    double moe_blocks[SIM_MOE_BLOCKS];
+    double moe_mean_rows; /* a rank's mean routed rows (the busiest one's: m) */
     /* attention: its decode part and the kernel the engine runs it with (dattn.h; the step sets
      * the kernel, SPLIT by default) */
     sim_dattn_shape dec;
@@ -187,11 +198,16 @@ typedef struct sim_graph {
  *                 > 1: each GPU holds E/ep whole experts, tokens go to them by all-to-all
  *   dp_attention  attention runs data-parallel: ep/tp groups of tp GPUs, each with its own
  *                 sequences and their KV cache (DeepSeek-style; requires ep a multiple of tp)
- *   imbalance     the busiest EP rank's routed tokens over the mean (>= 1; 1 = uniform) */
+ *   imbalance     a fixed busiest EP rank's routed tokens over the mean (>= 1; 1 = even);
+ *                 0: the expected busiest rank of `routing` (moe.h) for each batch
+ *   routing       how tokens pick experts, and EPLB's redundant experts (moe.h)
+ *   moe_kernel    the grouped-GEMM kernel family of the experts (moe.h) */
 typedef struct sim_par {
     int tp, ep;
     bool dp_attention;
     double imbalance;
+    sim_moe_routing routing;
+    sim_moe_kernel moe_kernel;
 } sim_par;
 
 /* Tensor parallelism only: {tp, 1, false, 1}. */
@@ -201,7 +217,7 @@ sim_par sim_par_tp(int tp);
 int sim_par_dp(const sim_par *p);
 
 /* Expected experts touched when T tokens each pick k of E experts uniformly at random:
- * E (1 - (1 - k/E)^T). */
+ * E (1 - (1 - k/E)^T) (sim_moe_experts_touched, which the graph calls for the busiest rank). */
 double sim_graph_experts_touched(double experts, double k, double tokens);
 
 /* Name, kind, scope and kernel count of an op. */
