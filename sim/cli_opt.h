@@ -94,6 +94,8 @@ typedef struct cli_opts {
     int64_t ep;
     bool dp_attention;
     double expert_imbalance;
+    const char *expert_routing, *moe_kernel;
+    int64_t redundant_experts;
     bool given[128]; /* by index into cli_opt_table */
 } cli_opts;
 

@@ -17,7 +17,9 @@
  * that quantize each 8-bit GEMM input when the engine does not fuse that into the norm or
  * activation before it (quantization.act_quant_kernels; absent: 0, fused), and (optional
  * host.sync_overhead_us) the CPU time per iteration spent after a wait on the device, which the
- * GPU waits for even with async scheduling (absent: 0; step.h).
+ * GPU waits for even with async scheduling (absent: 0; step.h), and (optional moe.kernel) the
+ * grouped-GEMM kernel family it runs the MoE experts with, as moe.h names them (absent: triton,
+ * vLLM's and SGLang's fused_moe).
  * Every other field is required; every field given must have an entry in "sources"; the command
  * line's flags override each one.
  *
@@ -96,6 +98,7 @@ typedef struct sim_engprof {
     sim_dattn_kernel decode_attn;          /* attention.decode (absent: split) */
     sim_dattn_kernel decode_attn_quant_kv; /* attention.decode_quant_kv: over an 8-bit KV cache */
     int64_t act_quant_kernels; /* quantization.act_quant_kernels (absent: 0, fused) */
+    sim_moe_kernel moe_kernel; /* moe.kernel: the experts' grouped GEMMs (absent: triton) */
     char fusions[256]; /* comma-separated, as recorded */
     int n_rules;
     sim_engprof_rule rules[SIM_ENGPROF_MAX_RULES];

@@ -322,6 +322,13 @@ void sim_moe_load_compute(const sim_moe_routing *r, int64_t experts, int64_t k, 
             if (rank_q[q] > rank_q[busy])
                 busy = q;
         busy_mean = T * rank_q[busy];
+        /* another rank may touch more experts than the busiest one (fewer, colder experts) */
+        double touched_r[SIM_MOE_MAX_SLOTS] = {0};
+        for (int64_t s = 0; s < slots; s++)
+            touched_r[srank[s]] += sim_moe_experts_touched(1.0, sq[s], T);
+        for (int q = 0; q < ep; q++)
+            if (touched_r[q] > out->touched_other)
+                out->touched_other = touched_r[q];
         out->distinct = 0;
         for (int64_t s = 0; s < slots; s++)
             if (srank[s] == busy)
@@ -356,6 +363,8 @@ void sim_moe_load_compute(const sim_moe_routing *r, int64_t experts, int64_t k, 
         out->q[i] = fmin(1.0, out->q[i] * s);
         out->touched += sim_moe_experts_touched(reps, out->q[i], T);
     }
+    if (out->touched_other > out->touched)
+        out->touched = out->touched_other;
 }
 
 void sim_moe_row_blocks(const sim_moe_load *ld, double blocks[SIM_MOE_BLOCKS])

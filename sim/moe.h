@@ -17,7 +17,8 @@
  * (ranks independent), at least the largest mean and at most T min(k, m). At ep = 1 the one rank
  * gets exactly T k rows. The busiest rank is the one with the largest mean; its slot
  * probabilities scale by s = E[max] / its mean, so each of its experts gets n ~ Binomial(T, q s)
- * rows: it touches sum (1 - (1 - q s)^T) experts and pads them to sum E[ceil(n / B)] blocks of
+ * rows: it touches sum (1 - (1 - q s)^T) experts (or the most any rank touches at its mean,
+ * when more: the weights a memory-bound step reads) and pads them to sum E[ceil(n / B)] blocks of
  * B rows. `--expert-imbalance X` fixes s = X instead (rows T k X / ep).
  *
  * Kernel families (sim_moe_kernel), each as the named kernels run it:
@@ -102,7 +103,10 @@ typedef struct sim_moe_load {
     double rows;         /* its expected routed rows (token copies) */
     double mean_rows;    /* a rank's mean: T k / ep */
     double imbalance;    /* rows / mean_rows */
-    double touched;      /* its experts (slots) expected to get at least one row */
+    double touched;      /* its experts (slots) expected to get at least one row, or the most
+                          * any rank expects to touch when that is more (skewed routing: a rank
+                          * of colder experts touches more of them) */
+    double touched_other; /* that most of any rank at its mean load (skewed or redundant) */
     int slots;           /* its expert slots */
     double q[SIM_MOE_MAX_SLOTS]; /* per-token probability of each of them (scaled by s) */
     int distinct;        /* how many of q are listed: 1 when they are all equal */
