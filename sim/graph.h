@@ -299,6 +299,12 @@ void sim_graph_build_shape(const sim_model *m, int tp, const sim_prec *prec,
 void sim_graph_build_par(const sim_model *m, const sim_par *par, const sim_prec *prec,
                          const sim_batch_shape *s, sim_graph *out);
 
+/* Only the MoE block of one layer (router, top-k, dispatch, permute, the grouped expert GEMMs and
+ * their activation, unpermute, combine, shared expert) as sim_graph_build_par builds it; the
+ * other ops are absent. For the validation of fused MoE kernels. */
+void sim_graph_build_moe(const sim_model *m, const sim_par *par, const sim_prec *prec,
+                         const sim_batch_shape *s, sim_graph *out);
+
 /* Rebuilds only the ops that depend on the contexts (sim_op_info(id)->context: attention, and
  * MLA's up-projection of cached latents), so a step priced for the same tokens, sequences,
  * logits and decode tokens can reuse every other op. */

@@ -420,6 +420,29 @@ static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *pr
     }
 }
 
+void sim_graph_build_moe(const sim_model *m, const sim_par *par, const sim_prec *prec,
+                         const sim_batch_shape *s, sim_graph *out)
+{
+    memset(out, 0, sizeof *out);
+    const sim_dtype vec = sim_graph_resid_dtype(m, prec);
+    for (int i = 0; i < SIM_OP_COUNT; i++) {
+        out->ops[i].id = (sim_op_id)i;
+        out->ops[i].compute = vec;
+        out->ops[i].weight = vec;
+    }
+    static const sim_op_id ops[] = {SIM_OP_ROUTER,          SIM_OP_MOE_TOPK,
+                                    SIM_OP_MOE_DISPATCH,    SIM_OP_MOE_PERMUTE,
+                                    SIM_OP_EXPERTS_GATE_UP, SIM_OP_EXPERTS_ACT,
+                                    SIM_OP_EXPERTS_DOWN,    SIM_OP_MOE_UNPERMUTE,
+                                    SIM_OP_MOE_COMBINE,     SIM_OP_SHARED_EXPERT};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        out->ops[ops[i]].present = true;
+    const sim_batch_shape a = dp_share(s, sim_par_dp(par));
+    build_moe(m, par, prec, s, a.tokens, sim_dtype_bytes(vec),
+              sim_dtype_bytes(sim_graph_gemm_dtype(prec)), out);
+    out->layers = out->repeats[SIM_OP_EXPERTS_GATE_UP] = 1;
+}
+
 static void build_layer(const sim_model *m, const sim_par *par, const sim_prec *prec,
                         const sim_batch_shape *s, sim_graph *g)
 {

@@ -10,29 +10,39 @@
 
 static const int block_rows[SIM_MOE_BLOCKS] = {16, 32, 64, 128};
 
+static const int block_cols[] = {32, 64, 128, 256};
+enum { N_BLOCK_COLS = sizeof block_cols / sizeof block_cols[0] };
+
 /* Each family: its name, the M blocks it picks from (a mask over block_rows) in its prefill and
- * decode layouts, its N block, and its layouts' names. */
+ * decode layouts, the N blocks (a mask over block_cols), and its layouts' names. */
 static const struct {
     const char *name;
-    unsigned prefill_blocks, decode_blocks;
-    int block_n;
+    unsigned prefill_blocks, decode_blocks, n_blocks;
     const char *prefill_layout, *decode_layout;
 } families[SIM_MOE_KERNEL_COUNT] = {
-    /* vLLM fused_moe/configs: BLOCK_SIZE_M 16..128 by batch, BLOCK_SIZE_N mostly 128 */
-    [SIM_MOE_TRITON] = {"triton", 0xF, 0xF, 128, "sorted", "sorted"},
-    /* DeepGEMM: contiguous segments aligned to 128 rows; masked blocks of 64 or 128 */
-    [SIM_MOE_DEEPGEMM] = {"deepgemm", 0x8, 0xC, 128, "contiguous", "masked"},
-    /* CUTLASS grouped (TensorRT-LLM / FlashInfer): CTA tiles 64 or 128 x 128 */
-    [SIM_MOE_CUTLASS] = {"cutlass", 0xC, 0xC, 128, "grouped", "grouped"},
-    /* aiter / CK 2-stage fused MoE: block_m 32, 64, 128 */
-    [SIM_MOE_CK] = {"ck", 0xE, 0xE, 128, "grouped", "grouped"},
+    /* vLLM fused_moe/configs (E=..,N=..,device_name=..json): BLOCK_SIZE_M 16..128 and
+     * BLOCK_SIZE_N 32..128 by batch (small batches: narrow N blocks to fill the SMs) */
+    [SIM_MOE_TRITON] = {"triton", 0xF, 0xF, 0x7, "sorted", "sorted"},
+    /* DeepGEMM: contiguous segments aligned to 128 rows; masked blocks of 64 or 128; block_n
+     * chosen among many to fill the SMs (64..256 here) */
+    [SIM_MOE_DEEPGEMM] = {"deepgemm", 0x8, 0xC, 0xE, "contiguous", "masked"},
+    /* CUTLASS grouped (TensorRT-LLM / FlashInfer): CTA tiles 64 or 128 x 64..256 */
+    [SIM_MOE_CUTLASS] = {"cutlass", 0xC, 0xC, 0xE, "grouped", "grouped"},
+    /* aiter / CK 2-stage fused MoE: block_m 32, 64, 128 x 64..128 */
+    [SIM_MOE_CK] = {"ck", 0xE, 0xE, 0x6, "grouped", "grouped"},
 };
 
 /* The families' efficiency over the device's GEMM efficiency, per format class (16-bit, 8-bit,
  * 4-bit math), fitted on their op-level rows in tools/data/validation.csv (1: no public rows;
- * the device's dense GEMM efficiency stands). */
+ * the device's dense GEMM efficiency stands).
+ *   triton 16-bit 0.7: Mixtral-8x7B TP 2 on H100 with vLLM's tuned config (rows 2000-2014,
+ *     vLLM PR #24700): 0.65 leaves M = 1024 / 1536 at -0.5% / +10%, 0.75 at -13% / -4%; the
+ *     memory-bound rows (M <= 256) do not move. 8-bit: the only public rows found (Qwen3-30B-A3B
+ *     fp8_w8a8, rows 2015-2032) ran vLLM's untuned default config and are low trust, so 1.
+ *   deepgemm 8-bit 1: its ten README rows (100-109) sit at a median of 7% with the device's fp8
+ *     GEMM efficiency as it is. */
 static const double family_eff[SIM_MOE_KERNEL_COUNT][3] = {
-    [SIM_MOE_TRITON] = {1.0, 1.0, 1.0},
+    [SIM_MOE_TRITON] = {0.7, 1.0, 1.0},
     [SIM_MOE_DEEPGEMM] = {1.0, 1.0, 1.0},
     [SIM_MOE_CUTLASS] = {1.0, 1.0, 1.0},
     [SIM_MOE_CK] = {1.0, 1.0, 1.0},
@@ -385,30 +395,31 @@ sim_moe_gemm sim_moe_gemm_price(const sim_hw *hw, sim_moe_kernel kernel, bool de
     if (kernel < 0 || kernel >= SIM_MOE_KERNEL_COUNT)
         kernel = SIM_MOE_TRITON;
     unsigned mask = decode ? families[kernel].decode_blocks : families[kernel].prefill_blocks;
-    const int bn = families[kernel].block_n;
     const double eff = (weight_only ? hw->eff_gemm_weight_only : hw->eff_gemm[compute]) *
                        sim_moe_kernel_eff(kernel, compute);
     const double rate_per_cu = hw->peak_flops[compute] * eff / hw->compute_units;
     const double kh = sim_hw_gemm_k_half(hw, compute);
     const double kf = kh > 0.0 ? (double)k / ((double)k + kh) : 1.0;
-    const double n_blocks = ceil((double)n / bn);
     bool have = false;
-    for (int b = 0; b < SIM_MOE_BLOCKS; b++) {
-        if (!(mask & (1u << b)))
-            continue;
-        sim_moe_gemm g = {.block_m = block_rows[b], .block_n = bn, .row_blocks = blocks[b]};
-        g.padded_rows = g.row_blocks * g.block_m;
-        g.tiles = g.row_blocks * n_blocks;
-        g.waves = g.tiles > 0.0 ? ceil(g.tiles / hw->compute_units - 1e-9) : 0.0;
-        double tile_ns = 2.0 * g.block_m * bn * (double)k / (rate_per_cu * kf) * 1e9;
-        g.math_ns = g.waves * tile_ns;
-        if (weight_only)
-            g.math_ns += g.row_blocks * (double)n * (double)k * sim_dtype_get(weight)->dequant_ops /
-                         hw->vector_flops * 1e9;
-        if (!have || g.math_ns < best.math_ns) {
-            best = g;
-            have = true;
+    for (int b = 0; b < SIM_MOE_BLOCKS; b++)
+        for (int c = 0; c < N_BLOCK_COLS; c++) {
+            if (!(mask & (1u << b)) || !(families[kernel].n_blocks & (1u << c)))
+                continue;
+            const int bn = block_cols[c];
+            const double n_blocks = ceil((double)n / bn);
+            sim_moe_gemm g = {.block_m = block_rows[b], .block_n = bn, .row_blocks = blocks[b]};
+            g.padded_rows = g.row_blocks * g.block_m;
+            g.tiles = g.row_blocks * n_blocks;
+            g.waves = g.tiles > 0.0 ? ceil(g.tiles / hw->compute_units - 1e-9) : 0.0;
+            double tile_ns = 2.0 * g.block_m * bn * (double)k / (rate_per_cu * kf) * 1e9;
+            g.math_ns = g.waves * tile_ns;
+            if (weight_only)
+                g.math_ns += g.row_blocks * (double)n * (double)k *
+                             sim_dtype_get(weight)->dequant_ops / hw->vector_flops * 1e9;
+            if (!have || g.math_ns < best.math_ns) {
+                best = g;
+                have = true;
+            }
         }
-    }
     return best;
 }
