@@ -401,8 +401,9 @@ sim_moe_gemm sim_moe_gemm_price(const sim_hw *hw, sim_moe_kernel kernel, bool de
     const double kh = sim_hw_gemm_k_half(hw, compute);
     const double kf = kh > 0.0 ? (double)k / ((double)k + kh) : 1.0;
     bool have = false;
-    for (int b = 0; b < SIM_MOE_BLOCKS; b++)
-        for (int c = 0; c < N_BLOCK_COLS; c++) {
+    /* largest tiles first: a tie keeps the larger (what the tuned configs pick at large M) */
+    for (int b = SIM_MOE_BLOCKS - 1; b >= 0; b--)
+        for (int c = N_BLOCK_COLS - 1; c >= 0; c--) {
             if (!(mask & (1u << b)) || !(families[kernel].n_blocks & (1u << c)))
                 continue;
             const int bn = block_cols[c];
@@ -416,7 +417,7 @@ sim_moe_gemm sim_moe_gemm_price(const sim_hw *hw, sim_moe_kernel kernel, bool de
             if (weight_only)
                 g.math_ns += g.row_blocks * (double)n * (double)k *
                              sim_dtype_get(weight)->dequant_ops / hw->vector_flops * 1e9;
-            if (!have || g.math_ns < best.math_ns) {
+            if (!have || g.math_ns < best.math_ns * (1.0 - 1e-9)) {
                 best = g;
                 have = true;
             }

@@ -129,8 +129,9 @@ static void test_zipf(void **state)
  * 64, 128). M blocks: 400 / 200 / 100 / 56 (800/128 -> 7 per expert). With N block 128: tiles
  * x 32 = 12800 / 6400 / 3200 / 1792, waves of 132: 97 / 49 / 25 / 14, a tile of B x 128 x 4096
  * 2 B 128 4096 / 5.996e12 s = 2.798 / 5.596 / 11.19 / 22.38 us: 271.40 / 274.19 / 279.79 /
- * 313.36 us. 16 x 32 tiles: 51200 in 388 waves of 0.6996 us, 271.40 us too, and the first pair
- * of the least time is kept (16 x 32). DeepGEMM's contiguous layout has only the 128-row
+ * 313.36 us. 16 x 32, 16 x 64, 32 x 32, 32 x 64 and 64 x 32 tiles fill their waves as exactly
+ * (64 x 32: 12800 tiles in 97 waves of 2.798 us): 271.40 us, and of the tied the largest tile is
+ * kept (64 x 32). DeepGEMM's contiguous layout has only the 128-row
  * block: 313.36 us with any of its N blocks. */
 static void test_gemm_waves(void **state)
 {
@@ -139,11 +140,11 @@ static void test_gemm_waves(void **state)
     const double blocks[SIM_MOE_BLOCKS] = {400, 200, 100, 56};
     sim_moe_gemm t = sim_moe_gemm_price(&hw, SIM_MOE_TRITON, false, SIM_DT_BF16, SIM_DT_BF16,
                                         false, blocks, 4096, 4096);
-    assert_int_equal(t.block_m, 16);
+    assert_int_equal(t.block_m, 64);
     assert_int_equal(t.block_n, 32);
-    assert_near(t.waves, 388, 0);
+    assert_near(t.waves, 97, 0);
     assert_near(t.math_ns, 271396.14, 0.5);
-    assert_near(t.padded_rows, 6400, 1e-9);
+    assert_near(t.padded_rows, 6400, 1e-9); /* 100 blocks of 64 */
     sim_moe_gemm d = sim_moe_gemm_price(&hw, SIM_MOE_DEEPGEMM, false, SIM_DT_BF16, SIM_DT_BF16,
                                         false, blocks, 4096, 4096);
     assert_int_equal(d.block_m, 128);
