@@ -1125,7 +1125,7 @@ static void test_validation_commands(void **state)
     run(vcmd);
     assert_int_equal(R.rc, 1);
     assert_non_null(strstr(R.err, "op-level median"));
-    /* 312 rows less 31 serve ones (all but 1113): 31 skipped (29 in the file, 15 of them
+    /* the file's rows less its serve ones (all but 1113): 31 skipped (29 in the file, 15 of them
      * Mixtral's identical-prompt batches; an A100 40GB batch that does not fit, fp8 KV on A100),
      * 36 low-trust shown but not counted (18 of them untuned fused_moe rows) */
     assert_non_null(strstr(R.out, "\nvalidation: 213 points, median |error| "));

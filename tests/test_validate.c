@@ -186,8 +186,9 @@ static void test_load(void **state)
      * 20 TensorRT-LLM, 15 of them skipped, and 20 vLLM), 20 TensorRT-LLM and 8 + 4 vLLM serve rows
      * (gpt-oss-20b, gpt-oss-120b at TP 2), 24 decode attention rows (ids 1300-1323), 13 SGLang
      * serve rows at a request rate (ids 1400-1412) and 3 skipped vLLM ones (DeepSeek-V3.2) */
-    /* and 33 fused MoE layer rows (ids 2000-2032, 18 of them low trust: untuned configs) */
-    assert_int_equal(n, 328);
+    /* and 33 fused MoE layer rows (ids 2000-2032, 18 of them low trust: untuned configs), 14
+     * skipped Qwen3-30B-A3B serve rows whose GPUs are not stated (2033-2046) */
+    assert_int_equal(n, 342);
     int ops = 0, skipped = 0, low = 0, rated = 0, ranged = 0;
     for (size_t i = 0; i < n; i++) {
         rated += isfinite(rows[i].request_rate) != 0;
@@ -198,10 +199,10 @@ static void test_load(void **state)
         assert_true(rows[i].value > 0 && rows[i].source[0]);
     }
     assert_int_equal(ops, 210);
-    assert_int_equal(rated, 16); /* the serve rows at a stated rate */
+    assert_int_equal(rated, 30); /* the serve rows at a stated rate */
     assert_int_equal(ranged, 13); /* SGLang's random lengths, uniform from 1 */
-    assert_int_equal(skipped, 34); /* with two serve rows of 20,000-token prompts, Mixtral's 15
-                                    * and the 3 DeepSeek-V3.2 rows */
+    assert_int_equal(skipped, 48); /* with two serve rows of 20,000-token prompts, Mixtral's 15,
+                                    * the 3 DeepSeek-V3.2 rows and 14 Qwen3-30B-A3B ones */
     assert_int_equal(low, 39); /* with the three vLLM serve rows that generated half their tokens
                                 * and the 18 untuned fused_moe rows */
     free(rows);
