@@ -188,7 +188,7 @@ static void test_load(void **state)
      * serve rows at a request rate (ids 1400-1412) and 3 skipped vLLM ones (DeepSeek-V3.2) */
     /* and 33 fused MoE layer rows (ids 2000-2032, 18 of them low trust: untuned configs), 14
      * skipped Qwen3-30B-A3B serve rows whose GPUs are not stated (2033-2046) */
-    assert_int_equal(n, 342);
+    assert_int_equal(n, 355); /* + 13 tuned fp8 fused_moe rows on L40S (2047-2059) */
     int ops = 0, skipped = 0, low = 0, rated = 0, ranged = 0;
     for (size_t i = 0; i < n; i++) {
         rated += isfinite(rows[i].request_rate) != 0;
@@ -198,13 +198,13 @@ static void test_load(void **state)
         low += rows[i].low_trust;
         assert_true(rows[i].value > 0 && rows[i].source[0]);
     }
-    assert_int_equal(ops, 210);
+    assert_int_equal(ops, 223);
     assert_int_equal(rated, 30); /* the serve rows at a stated rate */
     assert_int_equal(ranged, 13); /* SGLang's random lengths, uniform from 1 */
     assert_int_equal(skipped, 48); /* with two serve rows of 20,000-token prompts, Mixtral's 15,
                                     * the 3 DeepSeek-V3.2 rows and 14 Qwen3-30B-A3B ones */
-    assert_int_equal(low, 39); /* with the three vLLM serve rows that generated half their tokens
-                                * and the 18 untuned fused_moe rows */
+    assert_int_equal(low, 40); /* with the three vLLM serve rows that generated half their tokens
+                                * and the 18 untuned fused_moe rows and an L2-resident one */
     free(rows);
     const char *hdr = "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
                       "input_len,output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,"
