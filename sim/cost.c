@@ -114,8 +114,8 @@ static double gemm_tiled_ns(const sim_hw *hw, const sim_op *op, int64_t m, doubl
 /* A grouped expert GEMM as its kernel family runs it (moe.h). */
 static sim_moe_gemm grouped_gemm(const sim_hw *hw, const sim_op *op)
 {
-    return sim_moe_gemm_price(hw, op->moe_kernel, op->moe_decode, op->compute, op->weight,
-                              op->weight_only, op->moe_blocks, op->n, op->k);
+    return sim_moe_gemm_price(hw, op->moe_kernel, op->moe_decode, op->moe_tokens, op->compute,
+                              op->weight, op->weight_only, op->moe_blocks, op->n, op->k);
 }
 
 bool sim_cost_is_grouped(const sim_op *op)

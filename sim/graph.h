@@ -174,6 +174,7 @@ typedef struct sim_op {
     bool moe_decode;
     double moe_blocks[SIM_MOE_BLOCKS];
     double moe_mean_rows; /* a rank's mean routed rows (the busiest one's: m) */
+    double moe_tokens;    /* the step's tokens, which Triton's configs key its M block on */
     /* attention: its decode part and the kernel the engine runs it with (dattn.h; the step sets
      * the kernel, SPLIT by default) */
     sim_dattn_shape dec;

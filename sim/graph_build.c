@@ -402,6 +402,7 @@ static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *pr
         op->moe_kernel = fam;
         op->moe_decode = low_latency;
         op->moe_mean_rows = ld.mean_rows;
+        op->moe_tokens = T;
         memcpy(op->moe_blocks, blocks, sizeof blocks);
     }
     op = &g->ops[SIM_OP_EXPERTS_ACT];

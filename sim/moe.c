@@ -35,16 +35,17 @@ static const struct {
 /* The families' efficiency over the device's GEMM efficiency, per format class (16-bit, 8-bit,
  * 4-bit math), fitted on their op-level rows in tools/data/validation.csv (1: no public rows;
  * the device's dense GEMM efficiency stands).
- *   triton 16-bit 0.7: Mixtral-8x7B TP 2 on H100 with vLLM's tuned config (rows 2000-2014,
- *     vLLM PR #24700): 0.65 leaves M = 1024 / 1536 at -0.5% / +10%, 0.75 at -13% / -4%; the
- *     memory-bound rows (M <= 256) do not move. 8-bit 0.5: the Qwen3-30B-A3B expert shape with
+ *   triton 16-bit 0.8: Mixtral-8x7B TP 2 on H100 with vLLM's tuned config (rows 2000-2014,
+ *     vLLM PR #24700), its M block by the tokens (sim_moe_triton_block_m): 0.8 leaves M = 1024 /
+ *     1536 at -1% / +3%, 0.9 at -11% / -8%, 0.7 at +12% / +17%; the memory-bound rows
+ *     (M <= 256) do not move. 8-bit 0.5: the Qwen3-30B-A3B expert shape with
  *     a tuned fp8_w8a8 config on L40S (rows 2048-2059, vLLM PR #53710): only M = 8192 is
- *     compute-bound in the model; 0.55 / 0.65 leave it at -10% / -17%, 0.5 at about -5%
+ *     compute-bound in the model; 0.5 leaves M = 4096 / 8192 at -2% / +3%
  *     (the H100 fp8 rows 2015-2032 ran vLLM's untuned default config: low trust, not fitted).
  *   deepgemm 8-bit 1: its ten README rows (100-109) sit at a median of 7% with the device's fp8
  *     GEMM efficiency as it is. */
 static const double family_eff[SIM_MOE_KERNEL_COUNT][3] = {
-    [SIM_MOE_TRITON] = {0.7, 0.5, 1.0},
+    [SIM_MOE_TRITON] = {0.8, 0.5, 1.0},
     [SIM_MOE_DEEPGEMM] = {1.0, 1.0, 1.0},
     [SIM_MOE_CUTLASS] = {1.0, 1.0, 1.0},
     [SIM_MOE_CK] = {1.0, 1.0, 1.0},
@@ -389,16 +390,31 @@ void sim_moe_row_blocks(const sim_moe_load *ld, double blocks[SIM_MOE_BLOCKS])
     }
 }
 
+int sim_moe_triton_block_m(double tokens)
+{
+    /* vLLM's tuned configs key on M, the step's tokens: E=8,N=3584 on A100 (vLLM PR #3389)
+     * gives BLOCK_SIZE_M 32 at M 64 and 96, 64 from 128 to 512, 128 from 1024; below 64 the
+     * files (and get_default_config for M <= E) take 16 */
+    return tokens < 64.0 ? 16 : tokens < 128.0 ? 32 : tokens < 1024.0 ? 64 : 128;
+}
+
 sim_moe_gemm sim_moe_gemm_price(const sim_hw *hw, sim_moe_kernel kernel, bool decode,
-                                sim_dtype compute, sim_dtype weight, bool weight_only,
-                                const double blocks[SIM_MOE_BLOCKS], int64_t n, int64_t k)
+                                double tokens, sim_dtype compute, sim_dtype weight,
+                                bool weight_only, const double blocks[SIM_MOE_BLOCKS], int64_t n,
+                                int64_t k)
 {
     sim_moe_gemm best = {0};
     if (kernel < 0 || kernel >= SIM_MOE_KERNEL_COUNT)
         kernel = SIM_MOE_TRITON;
     unsigned mask = decode ? families[kernel].decode_blocks : families[kernel].prefill_blocks;
-    const double eff = (weight_only ? hw->eff_gemm_weight_only : hw->eff_gemm[compute]) *
-                       sim_moe_kernel_eff(kernel, compute);
+    if (kernel == SIM_MOE_TRITON && tokens > 0.0) /* the tuned configs' M block for this batch */
+        for (int b = 0; b < SIM_MOE_BLOCKS; b++)
+            if (block_rows[b] == sim_moe_triton_block_m(tokens))
+                mask = 1u << b;
+    /* mixed-input experts run at the device's weight-only efficiency (the family's was fitted on
+     * plain 16- and 8-bit rows) */
+    const double eff = weight_only ? hw->eff_gemm_weight_only
+                                   : hw->eff_gemm[compute] * sim_moe_kernel_eff(kernel, compute);
     const double rate_per_cu = hw->peak_flops[compute] * eff / hw->compute_units;
     const double kh = sim_hw_gemm_k_half(hw, compute);
     const double kf = kh > 0.0 ? (double)k / ((double)k + kh) : 1.0;

@@ -24,8 +24,9 @@
  * Kernel families (sim_moe_kernel), each as the named kernels run it:
  *   triton    vLLM / SGLang fused_moe (Triton): tokens sorted by expert, each expert's rows
  *             padded to BLOCK_SIZE_M (moe_align_block_size); the tuned configs pick
- *             BLOCK_SIZE_M 16, 32, 64 or 128 by the batch (vLLM fused_moe/configs/E=...,N=....json;
- *             get_default_config: 16 when M <= E, else 64), BLOCK_SIZE_N 128
+ *             BLOCK_SIZE_M 16, 32, 64 or 128 by the step's tokens (vLLM fused_moe/configs/
+ *             E=...,N=....json; get_default_config: 16 when M <= E, else 64), BLOCK_SIZE_N
+ *             32..128
  *   deepgemm  DeepGEMM m-grouped GEMMs: contiguous layout for prefill (each expert's segment
  *             aligned to the 128-row M block, get_mk_alignment_for_contiguous_layout), masked
  *             layout for decode (each expert computes its valid rows in blocks of 64 or 128)
@@ -143,11 +144,18 @@ typedef struct sim_moe_gemm {
 } sim_moe_gemm;
 
 /* The grouped GEMM's math on `hw`: N x K per expert, `blocks` from sim_moe_row_blocks, math in
- * `compute` (weights in `weight`, dequantized when weight_only), the family's least-time M
- * block. All blocks 0: an empty GEMM (math 0). */
+ * `compute` (weights in `weight`, dequantized when weight_only), for a step of `tokens` tokens:
+ * Triton's M block as its tuned configs pick it for that many tokens (sim_moe_triton_block_m;
+ * tokens 0: the least-time one), the other families' least-time M block; every family's
+ * least-time N block. All blocks 0: an empty GEMM (math 0). */
 sim_moe_gemm sim_moe_gemm_price(const sim_hw *hw, sim_moe_kernel kernel, bool decode,
-                                sim_dtype compute, sim_dtype weight, bool weight_only,
-                                const double blocks[SIM_MOE_BLOCKS], int64_t n, int64_t k);
+                                double tokens, sim_dtype compute, sim_dtype weight,
+                                bool weight_only, const double blocks[SIM_MOE_BLOCKS], int64_t n,
+                                int64_t k);
+
+/* Triton fused_moe's BLOCK_SIZE_M for a step of `tokens` tokens, as vLLM's tuned configs key it
+ * on M: 16 below 64 tokens, 32 below 128, 64 below 1024, else 128. */
+int sim_moe_triton_block_m(double tokens);
 
 /* The family's efficiency on top of the device's GEMM efficiency for `compute` (fitted on its
  * op-level rows; 1 where no public rows were found). */

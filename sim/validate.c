@@ -132,6 +132,7 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
         /* every expert has exactly m rows: batch x ceil(m / B) blocks of each size */
         op.moe_kernel = r->moe_kernel;
         op.moe_decode = r->moe_decode;
+        op.moe_tokens = 0.0; /* a row's tokens are not given: the least-time M block */
         for (int b = 0; b < SIM_MOE_BLOCKS; b++)
             op.moe_blocks[b] = (double)r->batch * ceil((double)r->m / sim_moe_block_rows(b));
         ns = op_ns(hw, &op);

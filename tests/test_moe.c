@@ -138,20 +138,20 @@ static void test_gemm_waves(void **state)
     (void)state;
     sim_hw hw = tu_fixture_hw();
     const double blocks[SIM_MOE_BLOCKS] = {400, 200, 100, 56};
-    sim_moe_gemm t = sim_moe_gemm_price(&hw, SIM_MOE_TRITON, false, SIM_DT_BF16, SIM_DT_BF16,
+    sim_moe_gemm t = sim_moe_gemm_price(&hw, SIM_MOE_TRITON, false, 0.0, SIM_DT_BF16, SIM_DT_BF16,
                                         false, blocks, 4096, 4096);
     assert_int_equal(t.block_m, 64);
     assert_int_equal(t.block_n, 32);
     assert_near(t.waves, 97, 0);
     assert_near(t.math_ns, 271396.14, 0.5);
     assert_near(t.padded_rows, 6400, 1e-9); /* 100 blocks of 64 */
-    sim_moe_gemm d = sim_moe_gemm_price(&hw, SIM_MOE_DEEPGEMM, false, SIM_DT_BF16, SIM_DT_BF16,
+    sim_moe_gemm d = sim_moe_gemm_price(&hw, SIM_MOE_DEEPGEMM, false, 0.0, SIM_DT_BF16, SIM_DT_BF16,
                                         false, blocks, 4096, 4096);
     assert_int_equal(d.block_m, 128);
     assert_near(d.math_ns, 313364.62, 0.5);
     assert_near(d.padded_rows, 7168, 1e-9); /* 8 experts x 7 x 128 */
     const double none[SIM_MOE_BLOCKS] = {0};
-    assert_near(sim_moe_gemm_price(&hw, SIM_MOE_CK, true, SIM_DT_BF16, SIM_DT_BF16, false, none,
+    assert_near(sim_moe_gemm_price(&hw, SIM_MOE_CK, true, 0.0, SIM_DT_BF16, SIM_DT_BF16, false, none,
                                    4096, 4096)
                     .math_ns,
                 0.0, 0);
