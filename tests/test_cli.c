@@ -740,6 +740,48 @@ static void test_moe_models(void **state)
     expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --dp-attention", "--dp-attention");
     expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --expert-imbalance 0.5",
                "--expert-imbalance");
+    /* the routing, EPLB's redundant experts and the kernel family: bad values are exit 2 */
+    expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --expert-routing zipf:-1",
+               "--expert-routing");
+    expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --expert-routing skewed",
+               "--expert-routing");
+    expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --redundant-experts 3",
+               "--redundant-experts");
+    expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --redundant-experts 2",
+               "--redundant-experts");
+    expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --moe-kernel marlin", "--moe-kernel");
+    /* run JSON's grouped GEMMs name their family, M block, padding and the busiest rank; EPLB's
+     * 2 redundant experts put 5 on each of 2 GPUs (weights up by one expert per GPU) */
+    run("run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --batch 4 --input-len 64 --output-len 4 "
+        "--moe-kernel deepgemm --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    double w0 = num(cJSON_GetObjectItemCaseSensitive(j, "memory"), "weight_bytes_per_gpu");
+    cJSON_ArrayForEach(op, cJSON_GetObjectItemCaseSensitive(j, "ops"))
+    {
+        if (strcmp(cJSON_GetObjectItemCaseSensitive(op, "name")->valuestring, "experts_gate_up"))
+            continue;
+        bool dec =
+            strcmp(cJSON_GetObjectItemCaseSensitive(op, "phase")->valuestring, "decode") == 0;
+        assert_string_equal(cJSON_GetObjectItemCaseSensitive(op, "moe_kernel")->valuestring,
+                            "deepgemm");
+        assert_string_equal(cJSON_GetObjectItemCaseSensitive(op, "moe_layout")->valuestring,
+                            dec ? "masked" : "contiguous");
+        assert_true(num(op, "moe_block_m") == (dec ? 64 : 128) ||
+                    (dec && num(op, "moe_block_m") == 128));
+        assert_true(num(op, "moe_padded_rows") >= num(op, "moe_busiest_rank_rows"));
+        assert_true(num(op, "moe_rank_imbalance") >= 1.0);
+    }
+    cJSON_Delete(j);
+    run("run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --batch 4 --input-len 64 --output-len 4 "
+        "--redundant-experts 2 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    double w1 = num(cJSON_GetObjectItemCaseSensitive(j, "memory"), "weight_bytes_per_gpu");
+    /* one more expert per GPU in each of the 32 layers: 32 x 3 x 4096 x 14336 bf16 weights =
+     * 11,274,289,152 bytes */
+    assert_near(w1 - w0, 32.0 * 3.0 * 4096 * 14336 * 2, 1.0);
+    cJSON_Delete(j);
     /* the seven shipped configs under serve, and MTP for DeepSeek-V3 */
     static const char *const models[] = {"mixtral-8x7b",  "mixtral-8x22b",   "deepseek-v3",
                                          "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-20b",

@@ -44,6 +44,11 @@ static void test_shipped_profiles(void **state)
     assert_false(hf.cuda_graphs);
     assert_true(hf.layer_overhead_us > 0.0);
     assert_false(hf.prefix_caching);
+    /* the experts' kernel family: fused_moe (Triton) for vLLM and SGLang, CUTLASS's grouped GEMM
+     * for TensorRT-LLM */
+    assert_int_equal(v.moe_kernel, SIM_MOE_TRITON);
+    assert_int_equal(sg.moe_kernel, SIM_MOE_TRITON);
+    assert_int_equal(tr.moe_kernel, SIM_MOE_CUTLASS);
 }
 
 /* Each profile's all-reduce, all-reduce + RMSNorm fusion and length limits (the sources are in
@@ -248,6 +253,8 @@ static void test_bad_profiles(void **state)
          "host.sync_overhead_us"},
         {"\"async_scheduling\": true", "\"sync_overhead_us\": 5, \"async_scheduling\": true",
          "sources.host.sync_overhead_us"},
+        {"\"kernel\": \"triton\"", "\"kernel\": \"cublas\"", "moe.kernel"},
+        {"\"moe.kernel\": \"", "\"moe.kern\": \"", "sources.moe.kernel"},
         /* 200 more characters: a version too long for its 199 is refused, not cut */
         {"\"version\": \"", "\"version\": \"" X50 X50 X50 X50, "field 'version' is"},
     };
