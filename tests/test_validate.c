@@ -185,10 +185,11 @@ static void test_load(void **state)
     /* 159, 24 MoE op rows (ids 100-123), Argonne's 40 Mixtral-8x7B static batches (ids 124-163:
      * 20 TensorRT-LLM, 15 of them skipped, and 20 vLLM), 20 TensorRT-LLM and 8 + 4 vLLM serve rows
      * (gpt-oss-20b, gpt-oss-120b at TP 2), 24 decode attention rows (ids 1300-1323), 13 SGLang
-     * serve rows at a request rate (ids 1400-1412) and 3 skipped vLLM ones (DeepSeek-V3.2) */
-    /* and 33 fused MoE layer rows (ids 2000-2032, 18 of them low trust: untuned configs), 14
-     * skipped Qwen3-30B-A3B serve rows whose GPUs are not stated (2033-2046) */
-    assert_int_equal(n, 355); /* + 13 tuned fp8 fused_moe rows on L40S (2047-2059) */
+     * serve rows at a request rate (ids 1400-1412) and 3 skipped vLLM ones (DeepSeek-V3.2), 3 SGLang
+     * median E2E rows at a rate (ids 2400-2402), 33 fused MoE layer rows (ids 2000-2032, 18 of
+     * them low trust: untuned configs), 14 skipped Qwen3-30B-A3B serve rows whose GPUs are not
+     * stated (2033-2046) and 13 tuned fp8 fused_moe rows on L40S (2047-2059) */
+    assert_int_equal(n, 358);
     int ops = 0, skipped = 0, low = 0, rated = 0, ranged = 0;
     for (size_t i = 0; i < n; i++) {
         rated += isfinite(rows[i].request_rate) != 0;
@@ -199,12 +200,12 @@ static void test_load(void **state)
         assert_true(rows[i].value > 0 && rows[i].source[0]);
     }
     assert_int_equal(ops, 223);
-    assert_int_equal(rated, 30); /* the serve rows at a stated rate */
-    assert_int_equal(ranged, 13); /* SGLang's random lengths, uniform from 1 */
+    assert_int_equal(rated, 33); /* the serve rows at a stated rate */
+    assert_int_equal(ranged, 16); /* SGLang's random lengths, uniform from 1 */
     assert_int_equal(skipped, 48); /* with two serve rows of 20,000-token prompts, Mixtral's 15,
                                     * the 3 DeepSeek-V3.2 rows and 14 Qwen3-30B-A3B ones */
-    assert_int_equal(low, 40); /* with the three vLLM serve rows that generated half their tokens
-                                * and the 18 untuned fused_moe rows and an L2-resident one */
+    assert_int_equal(low, 40); /* with the three vLLM serve rows that generated half their tokens,
+                                * the 18 untuned fused_moe rows and an L2-resident one */
     free(rows);
     const char *hdr = "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
                       "input_len,output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,"
