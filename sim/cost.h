@@ -1,7 +1,8 @@
 /* cost.h - the roofline time of one operator on one device. Pure functions: no I/O, no state.
  *
  *   T_math = FLOPs / (peak[compute format] x efficiency)    GEMM M padded to the tile (a
- *            grouped GEMM pads each expert's rows: to 16 when an expert gets at most 16), and
+ *            grouped expert GEMM with M blocks is priced by its kernel family, moe.h:
+ *            sim_moe_gemm_price; one without pads each expert's rows to the tile), and
  *            GEMM efficiency = the format's peak efficiency x shape efficiency (wave
  *            quantization of the output tiles over the compute units, K-pipeline fill), the
  *            cheaper of plain tiling and split-K plus its reduction for small-M GEMMs;

@@ -24,10 +24,12 @@
  * Prefill attention is causal (about half the FLOPs of full attention).
  *
  *
- * Mixture of experts (per MoE layer): router (d -> E GEMM and top-k), experts_gate_up and
- * experts_down as grouped GEMMs over the experts the step's T tokens touch, E (1 - (1 - k/E)^T)
- * of them under uniform routing, each expert's tokens padded to the GEMM tile and each touched
- * expert's weights read once; shared_expert (a dense gated MLP) where the model has one. Under
+ * Mixture of experts (per MoE layer): router (d -> E GEMM), moe_topk, moe_permute, then
+ * experts_gate_up and experts_down as grouped GEMMs over the experts the step's T tokens touch on
+ * the busiest EP rank (moe.h: from the routing, E (1 - (1 - k/E)^T) of them under uniform routing
+ * at ep 1), each expert's rows in the M blocks of the engine's kernel family (moe_blocks, priced
+ * by cost.h through moe.h) and each touched expert's weights read once, moe_unpermute;
+ * shared_expert (a dense gated MLP) where the model has one. Under
  * expert parallelism moe_dispatch / moe_combine all-to-all the routed tokens (T k d values per
  * layer over the EP group; low-latency single-hop mode for decode-only steps, one hop per peer
  * otherwise).
