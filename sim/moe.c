@@ -187,9 +187,10 @@ double sim_moe_binomial_blocks(double trials, double p, int block)
     binom_init(&b, trials, p);
     if (b.p == 0.0 || trials <= 0.0)
         return 0.0;
-    double sum = floor(b.lo / block); /* P(n > jB) = 1 while jB < lo */
-    for (double j = floor(b.lo / block); j * block < b.hi; j += 1.0)
-        sum += 1.0 - binom_cdf_at(&b, j * block);
+    const int64_t j0 = (int64_t)floor(b.lo / block);
+    double sum = (double)j0; /* P(n > jB) = 1 while jB < lo */
+    for (int64_t j = j0; (double)j * block < b.hi; j++)
+        sum += 1.0 - binom_cdf_at(&b, (double)j * block);
     return sum;
 }
 
@@ -201,7 +202,7 @@ static void expert_probs(const sim_moe_routing *r, int64_t e, int64_t k, double 
             p[i] = (double)k / (double)e;
         return;
     }
-    double w[SIM_MOE_MAX_SLOTS];
+    double w[SIM_MOE_MAX_SLOTS] = {0};
     for (int64_t i = 0; i < e; i++)
         w[i] = pow((double)(i + 1), -r->zipf_s);
     /* the scale c with sum min(1, c w_i) = k, by bisection */
@@ -215,7 +216,7 @@ static void expert_probs(const sim_moe_routing *r, int64_t e, int64_t k, double 
         else
             hi = c;
     }
-    int64_t perm[SIM_MOE_MAX_SLOTS];
+    int64_t perm[SIM_MOE_MAX_SLOTS] = {0};
     for (int64_t i = 0; i < e; i++)
         perm[i] = i;
     sim_rng g;
@@ -241,7 +242,7 @@ static void place(const sim_moe_routing *r, int64_t e, int ep, const double *p, 
         }
         return;
     }
-    int reps[SIM_MOE_MAX_SLOTS];
+    int reps[SIM_MOE_MAX_SLOTS] = {0};
     for (int64_t i = 0; i < e; i++)
         reps[i] = 1;
     for (int n = 0; n < r->redundant; n++) {
@@ -287,10 +288,10 @@ static double expected_max(int n, const double *trials, const double *q, const i
     }
     /* 1 - prod F(x - 1) is 1 while x - 1 < the largest lo */
     double sum = start;
-    for (double x = start + 1.0; x <= end; x += 1.0) {
+    for (int64_t x = (int64_t)start + 1; (double)x <= end; x++) {
         double prod = 1.0;
         for (int g = 0; g < n; g++)
-            prod *= pow(binom_cdf_at(&b[g], x - 1.0), mult[g]);
+            prod *= pow(binom_cdf_at(&b[g], (double)(x - 1)), mult[g]);
         sum += 1.0 - prod;
     }
     return sum;
@@ -323,8 +324,8 @@ void sim_moe_load_compute(const sim_moe_routing *r, int64_t experts, int64_t k, 
             out->rows = expected_max(1, &trials, &q, &mult);
         }
     } else {
-        double p[SIM_MOE_MAX_SLOTS], sq[SIM_MOE_MAX_SLOTS];
-        int srank[SIM_MOE_MAX_SLOTS];
+        double p[SIM_MOE_MAX_SLOTS] = {0}, sq[SIM_MOE_MAX_SLOTS] = {0};
+        int srank[SIM_MOE_MAX_SLOTS] = {0};
         expert_probs(r, experts, k, p);
         place(r, experts, ep, p, sq, srank);
         double rank_q[SIM_MOE_MAX_SLOTS] = {0};
@@ -351,8 +352,8 @@ void sim_moe_load_compute(const sim_moe_routing *r, int64_t experts, int64_t k, 
         else if (ep == 1)
             out->rows = T * (double)k;
         else {
-            double trials[SIM_MOE_MAX_SLOTS], q[SIM_MOE_MAX_SLOTS];
-            int mult[SIM_MOE_MAX_SLOTS];
+            double trials[SIM_MOE_MAX_SLOTS] = {0}, q[SIM_MOE_MAX_SLOTS] = {0};
+            int mult[SIM_MOE_MAX_SLOTS] = {0};
             for (int g = 0; g < ep; g++) {
                 trials[g] = T * per;
                 q[g] = rank_q[g] / per;
