@@ -32,6 +32,8 @@ static const cli_command commands[] = {
      "peaks, bandwidth, ridge points, op intensities"},
     {"serve", CLI_OPT_CMD_SERVE, NULL, cli_serve_cmd, NULL, NULL,
      "request stream under continuous batching: vLLM's serving benchmark metrics"},
+    {"capacity", CLI_OPT_CMD_SERVE | CLI_OPT_CMD_CAPACITY, NULL, cli_capacity_cmd, NULL, NULL,
+     "the highest request rate whose serve run meets an SLO (--slo ttft:MS,tpot:MS)"},
     {"sweep", 0, NULL, NULL, cli_sweep_cmd, cli_sweep_help,
      "run|serve over a grid (any flag a comma-separated list), in parallel"},
     {"merge", 0, NULL, NULL, cli_merge_cmd, cli_merge_help,

@@ -19,6 +19,9 @@ sim_status cli_run_roofline(const cli_opts *o, FILE *out, sim_err *err);
 /* cli_serve.c: a request stream under continuous batching */
 sim_status cli_serve_cmd(const cli_opts *o, FILE *out, sim_err *err);
 
+/* cli_capacity.c: the highest request rate whose serving run meets an SLO */
+sim_status cli_capacity_cmd(const cli_opts *o, FILE *out, sim_err *err);
+
 /* cli_info.c: one op priced on a device; a device file's fields; a Chrome trace checked */
 sim_status cli_info_op(const cli_opts *o, FILE *out, sim_err *err);
 sim_status cli_info_hw(const cli_opts *o, FILE *out, sim_err *err);

@@ -207,6 +207,13 @@ const cli_opt_def cli_opt_table[] = {
       "generated tokens per request (default 128)"),
     O("--goodput", CLI_OPT_LIST, goodput, 0, 0, CLI_OPT_CMD_SERVE,
       "SLOs for request_goodput: ttft:MS tpot:MS e2el:MS"),
+    O("--slo", CLI_OPT_STR, slo, 0, 0, CLI_OPT_CMD_CAPACITY,
+      "ttft:MS,tpot:MS,e2el:MS: each metric's --slo-percentile must be at most MS (or give "
+      "--goodput: that share of requests must meet every SLO)"),
+    O("--slo-percentile", CLI_OPT_NUM, slo_percentile, 1, 100, CLI_OPT_CMD_CAPACITY,
+      "the percentile the SLO holds at, 1..100 (default 90)"),
+    O("--rate-tolerance", CLI_OPT_NUM, rate_tolerance, 0.001, 0.5, CLI_OPT_CMD_CAPACITY,
+      "stop when the missed rate is within this fraction above the met one (default 0.02)"),
     O("--save-requests", CLI_OPT_STR, save_requests, 0, 0, CLI_OPT_CMD_SERVE | CLI_OPT_PER_RUN,
       "write one CSV row per request to FILE"),
     O("--dataset-name", CLI_OPT_STR, dataset_name, 0, 0, CLI_OPT_CMD_SERVE,
@@ -287,7 +294,8 @@ const cli_opt_def cli_opt_table[] = {
 };
 #undef O
 const size_t cli_opt_count = sizeof cli_opt_table / sizeof cli_opt_table[0];
-_Static_assert(sizeof cli_opt_table / sizeof cli_opt_table[0] <= 128,
+_Static_assert(sizeof cli_opt_table / sizeof cli_opt_table[0] <=
+                   sizeof cli_opt_defaults.given / sizeof cli_opt_defaults.given[0],
                "cli_opts.given is too small");
 
 const cli_opt_def *cli_opt_find(const char *name, int mask)
@@ -473,6 +481,8 @@ const cli_opts cli_opt_defaults = {
     .rate = INFINITY,
     .burstiness = 1.0,
     .time_scale = 1.0,
+    .slo_percentile = 90.0,
+    .rate_tolerance = 0.02,
     .trace_max_mb = 512.0,
     .engine = "vllm",
     .frontend = "profile",

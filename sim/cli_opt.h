@@ -27,7 +27,8 @@ enum {
     CLI_OPT_CMD_CALIBRATE = 64,
     CLI_OPT_CMD_HW = 128,
     /* not a command: an output written once per run (sweep refuses it as a dimension) */
-    CLI_OPT_PER_RUN = 256
+    CLI_OPT_PER_RUN = 256,
+    CLI_OPT_CMD_CAPACITY = 512 /* capacity: its own flags (it also takes serve's) */
 };
 /* flags every model command takes; flags of the commands that run steps */
 #define CLI_OPT_CMD_MODEL (CLI_OPT_CMD_RUN | CLI_OPT_CMD_ROOFLINE | CLI_OPT_CMD_SERVE)
@@ -68,6 +69,9 @@ typedef struct cli_opts {
     double range_ratio, rate, burstiness, time_scale;
     bool no_chunked;
     char goodput[CLI_OPT_LIST_LEN];
+    /* capacity: the SLO, its percentile and the rate search's relative tolerance */
+    const char *slo;
+    double slo_percentile, rate_tolerance;
     /* validation */
     const char *data, *op, *out_file;
     int64_t m, n, k, heads, head_dim, seq, bytes, gpus;
