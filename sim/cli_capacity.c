@@ -27,6 +27,12 @@
 
 #include "report.h"
 
+/* A run reaches its steady state when its arrivals span several request lifetimes: with fewer,
+ * its latencies are those of the ramp-up (a batch that never fills), and the rate found is the
+ * burst's, not the deployment's (measured: 8B on an H100, p90 TPOT <= 50 ms, 500 requests give
+ * 25.8 req/s on one replica and 90.9 on two; 2,000 give 21.8 and 44.4, 4,000 21.0 and 42.3). */
+#define CAP_STEADY_LIFETIMES 5.0
+
 enum {
     CAP_MAX_PROBES = 96,
     CAP_MAX_STEPS = 40 /* doublings or halvings of the bracket: 2^40 either side of X */
@@ -34,7 +40,8 @@ enum {
 
 typedef struct cap_probe {
     double rate; /* req/s; INFINITY: every request at t = 0 */
-    bool met;
+    bool met;      /* the SLO holds and the deployment keeps up */
+    bool keeps_up; /* the queueing delay does not grow over the run (queue_grows) */
     double value_ms[SIM_M_COUNT]; /* each SLO metric at the percentile; 0 where none is set */
     double attainment;            /* share of requests meeting every SLO */
     double request_throughput;
@@ -84,6 +91,51 @@ static sim_status check_flags(const cli_opts *o, sim_err *err)
     return SIM_OK;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median queueing delay (first scheduled - sent) of requests [a, b) in arrival order, ns;
+ * scratch holds b - a values. */
+static int64_t median_delay(const sim_engine_result *res, size_t a, size_t b, int64_t *scratch)
+{
+    size_t n = 0;
+    for (size_t i = a; i < b; i++)
+        if (res->seqs[i].first_sched_ns >= 0)
+            scratch[n++] = res->seqs[i].first_sched_ns - res->seqs[i].send_ns;
+    if (!n)
+        return 0;
+    qsort(scratch, n, sizeof *scratch, cmp_i64);
+    return scratch[n / 2];
+}
+
+/* Whether a finite-rate run is overloaded: offered more than it serves, its queue grows all run
+ * long, so a request's wait grows with its arrival (by (rate / X - 1) of the time since the
+ * start at service rate X). A stable queue's wait is the same at every point of the run; the
+ * last quarter's median is compared with the second quarter's (the first is the ramp-up). A wait
+ * growing from 0 in proportion to the arrival time gives medians at 3/8 and 7/8 of the run, a
+ * ratio of 7/3; the bound, 1.5 times plus four mean iterations of slack for a stable queue's
+ * noise, sits between. A TPOT-only SLO is met under overload
+ * (the batch stays capped); this is what makes such a rate unsustainable. */
+static sim_status queue_grows(const sim_engine_result *res, bool *grows, sim_err *err)
+{
+    *grows = false;
+    if (res->n < 8 || res->iterations <= 0)
+        return SIM_OK;
+    int64_t *scratch = malloc(res->n * sizeof *scratch);
+    if (!scratch)
+        return sim_fail(err, SIM_EINTERNAL, "out of memory");
+    size_t q = res->n / 4;
+    double second = (double)median_delay(res, q, 2 * q, scratch);
+    double last = (double)median_delay(res, res->n - q, res->n, scratch);
+    double iter_ns = (double)res->duration_ns / (double)res->iterations;
+    *grows = last > 1.5 * second + 4.0 * iter_ns;
+    free(scratch);
+    return SIM_OK;
+}
+
 /* One serve run at `rate` into s (freed by the caller), judged against the SLO. */
 static sim_status probe(const cli_opts *o, double rate, cap_search *c, cli_load_result *L,
                         cli_point_serve_state *s, sim_err *err)
@@ -116,6 +168,11 @@ static sim_status probe(const cli_opts *o, double rate, cap_search *c, cli_load_
     /* the share is compared with the percentile as a fraction, to a part in 1e12 (an exact
      * 90 of 100 requests is 0.9 after two divisions) */
     p->met = c->goodput ? p->attainment >= c->pct / 100.0 - 1e-12 : met;
+    bool grows = false;
+    if ((st = queue_grows(&s->res, &grows, err)))
+        return st;
+    p->keeps_up = !grows;
+    p->met = p->met && p->keeps_up;
     return SIM_OK;
 }
 
@@ -215,6 +272,14 @@ static const char *summary(const cap_search *c, char *buf, size_t len)
     return buf;
 }
 
+/* Whether the best run's arrivals span CAP_STEADY_LIFETIMES mean E2E latencies. */
+static bool steady(const cap_search *c, const cap_run *r)
+{
+    const sim_serve_metrics *m = &r->s[0]->m;
+    double span_s = (double)r->s[0]->w->n / c->lo;
+    return span_s >= CAP_STEADY_LIFETIMES * m->dist[SIM_M_E2EL].mean / 1e3;
+}
+
 /* The serve report of the best run (its metrics, price and GPUs). */
 static sim_serve_report best_report(const cap_search *c, const cap_run *r)
 {
@@ -273,6 +338,8 @@ static cJSON *report_json(const cap_search *c, const cap_run *r)
     if (c->best >= 0) {
         sim_serve_report rep = best_report(c, r);
         cJSON_AddNumberToObject(j, "gpus", (double)sim_report_serve_gpus(&rep));
+        if (isfinite(c->lo))
+            cJSON_AddBoolToObject(j, "steady_state", steady(c, r));
         priced = sim_report_serve_price(&rep, &pr);
         cJSON *sj = serve_json(&rep);
         if (sj)
@@ -298,6 +365,7 @@ static cJSON *report_json(const cap_search *c, const cap_run *r)
         cJSON *pj = cJSON_CreateObject();
         cJSON_AddItemToObject(pj, "request_rate", rate_json(p->rate));
         cJSON_AddBoolToObject(pj, "met", p->met);
+        cJSON_AddBoolToObject(pj, "keeps_up", p->keeps_up);
         char key[64];
         for (int m = 0; m < SIM_M_COUNT; m++)
             if (c->slo.ms[m] > 0.0) {
@@ -357,7 +425,7 @@ static sim_status write_table(FILE *f, const cap_search *c, const cap_run *r)
             pct_key(c, m, key, sizeof key);
             fprintf(f, " %16s", key);
         }
-    fprintf(f, " %14s\n", "slo_attainment");
+    fprintf(f, " %14s %9s\n", "slo_attainment", "keeps_up");
     for (int i = 0; i < c->n; i++) {
         const cap_probe *p = &c->probes[i];
         rate_text(p->rate, rate, sizeof rate);
@@ -365,7 +433,7 @@ static sim_status write_table(FILE *f, const cap_search *c, const cap_run *r)
         for (int m = 0; m < SIM_M_COUNT; m++)
             if (c->slo.ms[m] > 0.0)
                 fprintf(f, " %16.2f", p->value_ms[m]);
-        fprintf(f, " %14.4f\n", p->attainment);
+        fprintf(f, " %14.4f %9s\n", p->attainment, p->keeps_up ? "yes" : "no");
     }
     if (c->best < 0)
         return SIM_OK;
@@ -385,7 +453,7 @@ static void write_csv(FILE *f, const cap_search *c)
             pct_key(c, m, key, sizeof key);
             fprintf(f, ",%s", key);
         }
-    fprintf(f, ",slo_attainment,request_throughput\n");
+    fprintf(f, ",slo_attainment,request_throughput,keeps_up\n");
     for (int i = 0; i < c->n; i++) {
         const cap_probe *p = &c->probes[i];
         if (isinf(p->rate))
@@ -396,7 +464,8 @@ static void write_csv(FILE *f, const cap_search *c)
         for (int m = 0; m < SIM_M_COUNT; m++)
             if (c->slo.ms[m] > 0.0)
                 fprintf(f, ",%.6f", p->value_ms[m]);
-        fprintf(f, ",%.6f,%.6f\n", p->attainment, p->request_throughput);
+        fprintf(f, ",%.6f,%.6f,%s\n", p->attainment, p->request_throughput,
+                p->keeps_up ? "true" : "false");
     }
 }
 
@@ -450,6 +519,13 @@ sim_status cli_capacity_cmd(const cli_opts *o, FILE *out, sim_err *err)
     }
     if (!st)
         st = search(o, c, &r, err);
+    if (!st && o->warn && c->best >= 0 && isfinite(c->lo) && !steady(c, &r))
+        fprintf(o->warn,
+                "infersim: warning: at %.6g req/s the %zu requests arrive over %.3g s, under %g "
+                "times a request's mean E2EL (%.3g s): the latencies are the ramp-up's, not the "
+                "steady state's; raise --num-prompts\n",
+                c->lo, r.s[0]->w->n, (double)r.s[0]->w->n / c->lo, CAP_STEADY_LIFETIMES,
+                r.s[0]->m.dist[SIM_M_E2EL].mean / 1e3);
     if (!st)
         st = write_report(o, out, c, &r, err);
     for (int i = 0; i < 2; i++) {

@@ -103,7 +103,7 @@ static void test_same_workload_at_every_rate(void **state)
 static void test_rate_where_the_slo_crosses(void **state)
 {
     (void)state;
-    cJSON *j = capacity("ttft:100", "--rate-tolerance 0.02");
+    cJSON *j = capacity("ttft:30", "--rate-tolerance 0.02");
     double rate = num(j, "max_request_rate"), missed = num(j, "missed_request_rate");
     double tol = num(j, "rate_tolerance");
     assert_true(cJSON_IsTrue(cJSON_GetObjectItem(j, "met")));
@@ -112,7 +112,7 @@ static void test_rate_where_the_slo_crosses(void **state)
     /* the metrics are serve's at that rate: its p90 TTFT is under the limit */
     const cJSON *m = cJSON_GetObjectItem(j, "metrics");
     assert_non_null(m);
-    assert_true(num(m, "p90_ttft_ms") <= 100.0);
+    assert_true(num(m, "p90_ttft_ms") <= 30.0);
     assert_true(num(j, "gpus") == 1);
     assert_true(num(j, "usd_per_million_output_tokens") > 0);
     /* the probes: the first every request at t = 0, which misses; the rates met are at most the
@@ -130,12 +130,13 @@ static void test_rate_where_the_slo_crosses(void **state)
             continue;
         bool met = cJSON_IsTrue(cJSON_GetObjectItem(p, "met"));
         assert_true(met ? r->valuedouble <= rate : r->valuedouble >= missed);
-        assert_true(met == (num(p, "p90_ttft_ms") <= 100.0));
+        assert_true(met == (num(p, "p90_ttft_ms") <= 30.0 &&
+                            cJSON_IsTrue(cJSON_GetObjectItem(p, "keeps_up"))));
     }
     cJSON_Delete(j);
-    assert_true(serve_p90(rate * (1 - tol), "p90_ttft_ms", "") <= 100.0);
-    assert_true(serve_p90(rate, "p90_ttft_ms", "") <= 100.0);
-    assert_true(serve_p90(rate * (1 + tol), "p90_ttft_ms", "") > 100.0);
+    assert_true(serve_p90(rate * (1 - tol), "p90_ttft_ms", "") <= 30.0);
+    assert_true(serve_p90(rate, "p90_ttft_ms", "") <= 30.0);
+    assert_true(serve_p90(rate * (1 + tol), "p90_ttft_ms", "") > 30.0);
 }
 
 /* A looser SLO never lowers the rate; two replicas about double it. Two replicas behind the
@@ -147,7 +148,7 @@ static void test_monotone_and_replicas(void **state)
 {
     (void)state;
     double prev = 0.0;
-    const char *slos[] = {"ttft:60", "ttft:100", "ttft:200", "ttft:400"};
+    const char *slos[] = {"ttft:10", "ttft:20", "ttft:30", "ttft:50", "ttft:100000"};
     for (size_t i = 0; i < sizeof slos / sizeof slos[0]; i++) {
         cJSON *j = capacity(slos[i], "");
         double r = num(j, "max_request_rate");
@@ -159,17 +160,43 @@ static void test_monotone_and_replicas(void **state)
     cJSON *two = capacity_on(BASE " --num-prompts 400", "tpot:3", "--replicas 2");
     double r1 = num(one, "max_request_rate"), r2 = num(two, "max_request_rate");
     assert_true(num(two, "gpus") == 2);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(one, "steady_state")));
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(two, "steady_state")));
     print_message("capacity: one replica %.3f req/s, two %.3f (x%.3f)\n", r1, r2, r2 / r1);
     assert_true(r2 / r1 > 2.0 * (1 - 0.02) && r2 / r1 < 2.3);
     cJSON_Delete(one);
     cJSON_Delete(two);
 }
 
+/* Past the service rate a TPOT SLO still holds (the batch stays capped) but the queue grows all
+ * run long: such a rate is missed (keeps_up false), so the rate found for a loose SLO is the
+ * deployment's saturated rate, about the request throughput with every request sent at once
+ * (measured: 159.5 req/s over 2,000 requests against 157.7 served). Too few requests for a
+ * steady state are said. */
+static void test_overload_and_ramp_up(void **state)
+{
+    (void)state;
+    cJSON *j = capacity_on(BASE " --num-prompts 1000", "tpot:1000", "");
+    double rate = num(j, "max_request_rate");
+    const cJSON *p0 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "probes"), 0);
+    double x = num(p0, "request_throughput");
+    print_message("capacity: loose SLO %.3f req/s, saturated throughput %.3f\n", rate, x);
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(p0, "keeps_up")));
+    assert_true(rate > 0.9 * x && rate < 1.15 * x);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(j, "steady_state")));
+    assert_string_equal(R.err, "");
+    cJSON_Delete(j);
+    j = capacity_on(BASE " --num-prompts 16", "ttft:30", "");
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(j, "steady_state")));
+    assert_non_null(strstr(R.err, "raise --num-prompts"));
+    cJSON_Delete(j);
+}
+
 /* vLLM's --goodput form: at least --slo-percentile % of the requests meet every SLO. */
 static void test_goodput_form(void **state)
 {
     (void)state;
-    runf("capacity " CASE " --goodput ttft:100 --slo-percentile 90 --format json");
+    runf("capacity " CASE " --goodput ttft:30 --slo-percentile 90 --format json");
     assert_int_equal(R.rc, 0);
     cJSON *j = cJSON_Parse(R.out);
     assert_non_null(j);
@@ -180,7 +207,7 @@ static void test_goodput_form(void **state)
      * between order statistics: the two forms agree within the tolerance */
     double g = num(j, "max_request_rate");
     cJSON_Delete(j);
-    cJSON *p = capacity("ttft:100", "");
+    cJSON *p = capacity("ttft:30", "");
     double q = num(p, "max_request_rate");
     cJSON_Delete(p);
     assert_true(fabs(g - q) <= 0.1 * q);
@@ -205,7 +232,7 @@ static void test_unmet_formats_and_errors(void **state)
     assert_non_null(strstr(R.out, "Serving Benchmark Result"));
     runf("capacity " CASE " --slo ttft:100 --slo-percentile 99 --format csv");
     assert_int_equal(R.rc, 0);
-    const char *head = "request_rate,met,chosen,p99_ttft_ms,slo_attainment,request_throughput\n";
+    const char *head = "request_rate,met,chosen,p99_ttft_ms,slo_attainment,request_throughput,keeps_up\n";
     assert_true(strncmp(R.out, head, strlen(head)) == 0);
     assert_non_null(strstr(R.out, ",true,true,"));
 
@@ -235,6 +262,7 @@ int main(void)
         cmocka_unit_test(test_same_workload_at_every_rate),
         cmocka_unit_test(test_rate_where_the_slo_crosses),
         cmocka_unit_test(test_monotone_and_replicas),
+        cmocka_unit_test(test_overload_and_ramp_up),
         cmocka_unit_test(test_goodput_form),
         cmocka_unit_test(test_unmet_formats_and_errors),
     };
