@@ -39,9 +39,9 @@ enum {
 };
 
 typedef struct cap_probe {
-    double rate; /* req/s; INFINITY: every request at t = 0 */
-    bool met;      /* the SLO holds and the deployment keeps up */
-    bool keeps_up; /* the queueing delay does not grow over the run (queue_grows) */
+    double rate;                  /* req/s; INFINITY: every request at t = 0 */
+    bool met;                     /* the SLO holds and the deployment keeps up */
+    bool keeps_up;                /* the queueing delay does not grow over the run (queue_grows) */
     double value_ms[SIM_M_COUNT]; /* each SLO metric at the percentile; 0 where none is set */
     double attainment;            /* share of requests meeting every SLO */
     double request_throughput;
@@ -63,11 +63,13 @@ typedef struct cap_search {
 /* Flags of serve that capacity does not take: its outputs are one run's, or the rate is searched. */
 static sim_status check_flags(const cli_opts *o, sim_err *err)
 {
-    static const char *const refused[] = {
-        "--request-rate",      "--trace",         "--time-scale",      "--html",
-        "--chrome-trace",      "--save-requests", "--save-result",     "--result-dir",
-        "--result-filename",   "--trace-detail",  "--trace-window",    "--trace-max-mb",
-        "--percentile-metrics", "--metric-percentiles"};
+    static const char *const refused[] = {"--request-rate",       "--trace",
+                                          "--time-scale",         "--html",
+                                          "--chrome-trace",       "--save-requests",
+                                          "--save-result",        "--result-dir",
+                                          "--result-filename",    "--trace-detail",
+                                          "--trace-window",       "--trace-max-mb",
+                                          "--percentile-metrics", "--metric-percentiles"};
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
         if (cli_opt_given(o, refused[i]))
             return sim_fail(err, SIM_EINPUT,
@@ -258,7 +260,8 @@ static cJSON *rate_json(double r)
 static const char *summary(const cap_search *c, char *buf, size_t len)
 {
     if (c->best >= 0 && isinf(c->lo))
-        snprintf(buf, len, "the SLO is met even with every request sent at t = 0: any rate meets it");
+        snprintf(buf, len,
+                 "the SLO is met even with every request sent at t = 0: any rate meets it");
     else if (c->best < 0)
         snprintf(buf, len,
                  "the SLO is missed at every rate probed, down to %.6g req/s: no request rate "
@@ -276,6 +279,8 @@ static const char *summary(const cap_search *c, char *buf, size_t len)
 static bool steady(const cap_search *c, const cap_run *r)
 {
     const sim_serve_metrics *m = &r->s[0]->m;
+    if (!r->s[0]->w)
+        return false;
     double span_s = (double)r->s[0]->w->n / c->lo;
     return span_s >= CAP_STEADY_LIFETIMES * m->dist[SIM_M_E2EL].mean / 1e3;
 }
@@ -352,7 +357,8 @@ static cJSON *report_json(const cap_search *c, const cap_run *r)
     }
     const char *pk[] = {"usd_per_hour", "usd_per_million_output_tokens",
                         "usd_per_million_total_tokens"};
-    const double pv[] = {priced ? pr.usd_per_hour : 0, priced ? pr.usd_per_million_output_tokens : 0,
+    const double pv[] = {priced ? pr.usd_per_hour : 0,
+                         priced ? pr.usd_per_million_output_tokens : 0,
                          priced ? pr.usd_per_million_total_tokens : 0};
     for (int i = 0; i < 3; i++)
         if (priced)
@@ -469,8 +475,8 @@ static void write_csv(FILE *f, const cap_search *c)
     }
 }
 
-static sim_status write_report(const cli_opts *o, FILE *out, const cap_search *c,
-                               const cap_run *r, sim_err *err)
+static sim_status write_report(const cli_opts *o, FILE *out, const cap_search *c, const cap_run *r,
+                               sim_err *err)
 {
     sim_format fmt = SIM_FMT_TABLE;
     if (o->format && !sim_format_parse(o->format, &fmt))
@@ -519,7 +525,7 @@ sim_status cli_capacity_cmd(const cli_opts *o, FILE *out, sim_err *err)
     }
     if (!st)
         st = search(o, c, &r, err);
-    if (!st && o->warn && c->best >= 0 && isfinite(c->lo) && !steady(c, &r))
+    if (!st && o->warn && c->best >= 0 && isfinite(c->lo) && r.s[0]->w && !steady(c, &r))
         fprintf(o->warn,
                 "infersim: warning: at %.6g req/s the %zu requests arrive over %.3g s, under %g "
                 "times a request's mean E2EL (%.3g s): the latencies are the ramp-up's, not the "

@@ -232,7 +232,8 @@ static void test_unmet_formats_and_errors(void **state)
     assert_non_null(strstr(R.out, "Serving Benchmark Result"));
     runf("capacity " CASE " --slo ttft:100 --slo-percentile 99 --format csv");
     assert_int_equal(R.rc, 0);
-    const char *head = "request_rate,met,chosen,p99_ttft_ms,slo_attainment,request_throughput,keeps_up\n";
+    const char *head =
+        "request_rate,met,chosen,p99_ttft_ms,slo_attainment,request_throughput,keeps_up\n";
     assert_true(strncmp(R.out, head, strlen(head)) == 0);
     assert_non_null(strstr(R.out, ",true,true,"));
 
