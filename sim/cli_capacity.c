@@ -32,6 +32,8 @@
  * burst's, not the deployment's (measured: 8B on an H100, p90 TPOT <= 50 ms, 500 requests give
  * 25.8 req/s on one replica and 90.9 on two; 2,000 give 21.8 and 44.4, 4,000 21.0 and 42.3). */
 #define CAP_STEADY_LIFETIMES 5.0
+/* The rate halving goes down to: arrivals 20 request lifetimes apart, each request alone. */
+#define CAP_ALONE_GAPS 20.0
 
 enum {
     CAP_MAX_PROBES = 96,
@@ -44,6 +46,7 @@ typedef struct cap_probe {
     bool keeps_up;                /* the queueing delay does not grow over the run (queue_grows) */
     double value_ms[SIM_M_COUNT]; /* each SLO metric at the percentile; 0 where none is set */
     double attainment;            /* share of requests meeting every SLO */
+    double mean_e2el_ms;
     double request_throughput;
 } cap_probe;
 
@@ -156,6 +159,7 @@ static sim_status probe(const cli_opts *o, double rate, cap_search *c, cli_load_
     memset(p, 0, sizeof *p);
     p->rate = rate;
     p->request_throughput = s->m.request_throughput;
+    p->mean_e2el_ms = s->m.dist[SIM_M_E2EL].mean;
     p->attainment = s->m.request_throughput > 0.0
                         ? fmin(1.0, s->m.request_goodput / s->m.request_throughput)
                         : 0.0;
@@ -225,7 +229,11 @@ static sim_status search(const cli_opts *o, cap_search *c, cap_run *r, sim_err *
     for (int k = 0; k < CAP_MAX_STEPS && met; k++)
         if ((st = step(o, rate *= 2.0, c, r, &met, err)))
             return st;
-    for (int k = 0; k < CAP_MAX_STEPS && c->best < 0 && rate / 2.0 >= floor_rate; k++)
+    /* halving stops where requests no longer overlap: a mean gap of CAP_ALONE_GAPS request
+     * lifetimes; a lower rate runs each request alone just the same */
+    for (int k = 0; k < CAP_MAX_STEPS && c->best < 0 && rate / 2.0 >= floor_rate &&
+                    1e3 / rate < CAP_ALONE_GAPS * c->probes[c->n - 1].mean_e2el_ms;
+         k++)
         if ((st = step(o, rate /= 2.0, c, r, &met, err)))
             return st;
     c->min_rate = c->best < 0 ? rate : c->lo;
