@@ -64,16 +64,29 @@ typedef struct cap_search {
 } cap_search;
 
 /* Flags of serve that capacity does not take: its outputs are one run's, or the rate is searched. */
+static const char *const refused[] = {"--request-rate",       "--trace",
+                                      "--time-scale",         "--html",
+                                      "--chrome-trace",       "--save-requests",
+                                      "--save-result",        "--result-dir",
+                                      "--result-filename",    "--trace-detail",
+                                      "--trace-window",       "--trace-max-mb",
+                                      "--percentile-metrics", "--metric-percentiles"};
+enum { N_REFUSED = sizeof refused / sizeof refused[0] };
+
+void cli_capacity_help(FILE *f, int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    cli_opt_usage(f, "capacity", CLI_OPT_CMD_SERVE | CLI_OPT_CMD_CAPACITY);
+    fprintf(f,
+            "serve's flags capacity refuses (it searches the rate and writes its own report):\n ");
+    for (size_t i = 0; i < N_REFUSED; i++)
+        fprintf(f, " %s", refused[i]);
+    fprintf(f, "\n");
+}
+
 static sim_status check_flags(const cli_opts *o, sim_err *err)
 {
-    static const char *const refused[] = {"--request-rate",       "--trace",
-                                          "--time-scale",         "--html",
-                                          "--chrome-trace",       "--save-requests",
-                                          "--save-result",        "--result-dir",
-                                          "--result-filename",    "--trace-detail",
-                                          "--trace-window",       "--trace-max-mb",
-                                          "--percentile-metrics", "--metric-percentiles"};
-    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+    for (size_t i = 0; i < N_REFUSED; i++)
         if (cli_opt_given(o, refused[i]))
             return sim_fail(err, SIM_EINPUT,
                             "%s: does not apply to capacity (it searches the request rate over "

@@ -21,6 +21,7 @@ sim_status cli_serve_cmd(const cli_opts *o, FILE *out, sim_err *err);
 
 /* cli_capacity.c: the highest request rate whose serving run meets an SLO */
 sim_status cli_capacity_cmd(const cli_opts *o, FILE *out, sim_err *err);
+void cli_capacity_help(FILE *f, int argc, char **argv); /* serve's flags, those it refuses */
 
 /* cli_info.c: one op priced on a device; a device file's fields; a Chrome trace checked */
 sim_status cli_info_op(const cli_opts *o, FILE *out, sim_err *err);

@@ -239,6 +239,13 @@ static void test_unmet_formats_and_errors(void **state)
     assert_true(strncmp(R.out, head, strlen(head)) == 0);
     assert_non_null(strstr(R.out, ",true,true,"));
 
+    runf("capacity --help");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "usage: infersim capacity"));
+    assert_non_null(strstr(R.out, "--slo-percentile"));
+    assert_non_null(strstr(R.out, "--rate-tolerance"));
+    assert_non_null(strstr(R.out, "refuses"));
+
     const char *bad[][2] = {
         {"--slo ttft:abc", "--slo: value 'ttft:abc'"},
         {"--slo foo:5", "--slo: value 'foo:5'"},
