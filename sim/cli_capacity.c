@@ -93,6 +93,11 @@ static sim_status check_flags(const cli_opts *o, sim_err *err)
                             "vLLM's synthetic datasets and writes its own report; run serve at "
                             "the rate it finds for that)",
                             refused[i]);
+    if (cli_opt_given(o, "--max-concurrency"))
+        return sim_fail(err, SIM_EINPUT,
+                        "--max-concurrency: does not apply to capacity (the client would hold "
+                        "back requests past the limit, out of every latency, so no rate would "
+                        "look overloaded)");
     if (o->dataset_name && strcmp(o->dataset_name, "random") != 0 &&
         strcmp(o->dataset_name, "prefix_repetition") != 0)
         return sim_fail(err, SIM_EINPUT,
@@ -135,8 +140,8 @@ static int64_t median_delay(const sim_engine_result *res, size_t a, size_t b, in
  * last quarter's median is compared with the second quarter's (the first is the ramp-up). A wait
  * growing from 0 in proportion to the arrival time gives medians at 3/8 and 7/8 of the run, a
  * ratio of 7/3; the bound, 1.5 times plus four mean iterations of slack for a stable queue's
- * noise, sits between. A TPOT-only SLO is met under overload
- * (the batch stays capped); this is what makes such a rate unsustainable. */
+ * noise, sits between. A TPOT-only SLO is met under overload (the batch stays capped); this is
+ * what makes such a rate unsustainable. */
 static sim_status queue_grows(const sim_engine_result *res, bool *grows, sim_err *err)
 {
     *grows = false;

@@ -254,6 +254,8 @@ static void test_unmet_formats_and_errors(void **state)
         {"--slo ttft:100 --goodput ttft:100", "--slo with --goodput"},
         {"--slo ttft:100 --request-rate 5", "--request-rate: does not apply to capacity"},
         {"--slo ttft:100 --rate-tolerance 0", "--rate-tolerance"},
+        {"--slo ttft:100 --max-concurrency 8", "--max-concurrency: does not apply"},
+        {"--slo ttft:100 --html /tmp/x.html", "--html: does not apply"},
         {"--slo ttft:100 --slo-percentile 101", "--slo-percentile"},
         {"--slo ttft:100 --format xml", "--format: value 'xml'"},
     };
