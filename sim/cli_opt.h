@@ -83,9 +83,10 @@ typedef struct cli_opts {
     const char *allreduce;
     bool fuse_ar_norm, no_fuse_ar_norm;
     /* speculative decoding */
-    const char *spec_method, *spec_model;
-    int64_t spec_k;
+    const char *spec_method, *spec_model, *spec_config, *spec_algorithm, *spec_data;
+    int64_t spec_k, spec_steps, spec_topk, spec_draft_tokens;
     double spec_alpha, spec_tau;
+    char spec_rates[CLI_OPT_LIST_LEN];
     /* vLLM bench serve's own flags: recorded in --save-result, or accepted without effect */
     const char *backend, *label, *tokenizer, *dataset_name, *result_dir, *result_filename;
     const char *percentile_metrics, *metric_percentiles, *vllm_noop;
@@ -94,7 +95,7 @@ typedef struct cli_opts {
     int64_t ep;
     bool dp_attention;
     double expert_imbalance;
-    bool given[128]; /* by index into cli_opt_table */
+    bool given[192]; /* by index into cli_opt_table */
 } cli_opts;
 
 typedef struct cli_opt_def {

@@ -205,6 +205,8 @@ static int add_totals(const replica *rep, int from, int to, bool streams, bool p
         all->draft_ns += x->draft_ns;
         all->spec_verifies += x->spec_verifies;
         all->spec_tokens += x->spec_tokens;
+        all->spec_off_iterations += x->spec_off_iterations;
+        all->verify_ns += x->verify_ns;
         if (prompts) {
             all->prefix_hit_tokens += x->prefix_hit_tokens;
             all->prefix_query_tokens += x->prefix_query_tokens;

@@ -84,6 +84,15 @@ GET(num_speculative_tokens, SPEC_ON, num, s->r->cfg->spec->k)
 GET(spec_acceptance_rate, SPEC_ON, num, s->r->cfg->spec->alpha)
 GET_ANYWAY(spec_acceptance_length, SPEC_ON, s->r->m->spec_acceptance_length)
 GET(spec_draft_time_fraction, SPEC_ON, num, m->spec_draft_time_fraction)
+GET(spec_verify_time_fraction, SPEC_ON && s->r->res && s->r->res->busy_ns > 0.0, num,
+    s->r->res->verify_ns / s->r->res->busy_ns)
+GET(spec_load_rule, SPEC_ON && s->r->cfg->spec->adapt.n > 0, text, s->r->cfg->spec->adapt.rule)
+GET(spec_off_iteration_fraction,
+    SPEC_ON && s->r->res && s->r->cfg->spec->adapt.n > 0 && m->iterations > 0,
+    num, (double)s->r->res->spec_off_iterations / (double)m->iterations)
+/* absent when speculation pays up to the engine's largest batch */
+GET(spec_break_even_batch, SPEC_ON && s->r->spec_break_even_batch > 0, num,
+    (double)s->r->spec_break_even_batch)
 #undef SPEC_ON
 #undef GET_ANYWAY
 #undef GET
@@ -129,6 +138,10 @@ typedef enum serve_row {
     F_SPEC_ACCEPTANCE_RATE,
     F_SPEC_ACCEPTANCE_LENGTH,
     F_SPEC_DRAFT_TIME_FRACTION,
+    F_SPEC_VERIFY_TIME_FRACTION,
+    F_SPEC_LOAD_RULE,
+    F_SPEC_OFF_ITERATION_FRACTION,
+    F_SPEC_BREAK_EVEN_BATCH,
     F_SCALARS,
     F_LATENCY = F_SCALARS, /* mean_, median_, std_, pP_ METRIC_ms: its `lat` says which */
 } serve_row;
@@ -208,6 +221,13 @@ static const struct {
     ROW(F_SPEC_ACCEPTANCE_LENGTH, spec_acceptance_length, SIM_FIELD_NUM,
         "Acceptance length (tokens/verify):"),
     PCT(F_SPEC_DRAFT_TIME_FRACTION, spec_draft_time_fraction, "Draft time (% of busy time):"),
+    PCT(F_SPEC_VERIFY_TIME_FRACTION, spec_verify_time_fraction,
+        "Verify time (% of busy time):"),
+    ROW(F_SPEC_LOAD_RULE, spec_load_rule, SIM_FIELD_TEXT, "Speculation load rule:"),
+    PCT(F_SPEC_OFF_ITERATION_FRACTION, spec_off_iteration_fraction,
+        "Iterations without speculation (%):"),
+    ROW(F_SPEC_BREAK_EVEN_BATCH, spec_break_even_batch, SIM_FIELD_INT,
+        "Speculation stops paying at batch:"),
 #undef PCT
 #undef ROW
 };
@@ -281,7 +301,11 @@ static const sim_report_col json_tail_cols[] = {
     ONE(F_NUM_SPECULATIVE_TOKENS),
     ONE(F_SPEC_ACCEPTANCE_RATE),
     ONE(F_SPEC_ACCEPTANCE_LENGTH),
-    ONE(F_SPEC_DRAFT_TIME_FRACTION)};
+    ONE(F_SPEC_DRAFT_TIME_FRACTION),
+    ONE(F_SPEC_VERIFY_TIME_FRACTION),
+    ONE(F_SPEC_LOAD_RULE),
+    ONE(F_SPEC_OFF_ITERATION_FRACTION),
+    ONE(F_SPEC_BREAK_EVEN_BATCH)};
 static const sim_report_col csv_cols[] = {
     ONE(F_COMPLETED),
     ONE(F_DURATION),
@@ -348,7 +372,11 @@ static const sim_report_col table_cols[] = {
     ONE(F_CUDA_GRAPH_MAX_BS),
     ONE(F_ENGINE_RULES),
     ONE(F_SPEC_ACCEPTANCE_LENGTH),
-    ONE(F_SPEC_DRAFT_TIME_FRACTION)};
+    ONE(F_SPEC_DRAFT_TIME_FRACTION),
+    ONE(F_SPEC_VERIFY_TIME_FRACTION),
+    ONE(F_SPEC_LOAD_RULE),
+    ONE(F_SPEC_OFF_ITERATION_FRACTION),
+    ONE(F_SPEC_BREAK_EVEN_BATCH)};
 #undef PRICE_COLS
 #undef VLLM_HEAD
 #undef VLLM_TAIL
