@@ -361,9 +361,18 @@ static sim_status load_spec(const cli_opts *o, cli_load_result *L, const cli_loa
     if (st)
         return st;
     L->spec.adapt = r.adapt;
+    const spec_family fam = engine_family(&L->eng);
+    if (fam == FAM_VLLM || fam == FAM_SGLANG) {
+        bool async_on = L->step.async_sched;
+        st = sim_spec_engine_async(&L->spec, fam == FAM_SGLANG,
+                                   cli_opt_given(o, "--async-scheduling"), &async_on, err);
+        if (st)
+            return st;
+        L->spec.sync_host = L->step.async_sched && !async_on;
+    }
     /* SGLang caps the running requests at 48 under speculation unless the flag sets them
      * (python/sglang/srt/server_args.py, _handle_speculative_decoding) */
-    if (engine_family(&L->eng) == FAM_SGLANG &&
+    if (fam == FAM_SGLANG &&
         !given_any(o, (const char *const[]){"--max-num-seqs", "--max-batch-size",
                                             "--max-running-requests", NULL}) &&
         L->eng.max_num_seqs > 48)

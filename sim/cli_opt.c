@@ -252,6 +252,8 @@ const cli_opt_def cli_opt_table[] = {
       "exit 1 if any op-level size bucket's median |error| (%) is above this"),
     O("--max-e2e-median", CLI_OPT_NUM, max_e2e_median, 0, 1000, CLI_OPT_CMD_VALIDATE,
       "exit 1 if the end-to-end median |error| (%) is above this"),
+    O("--max-spec-median", CLI_OPT_NUM, max_spec_median, 0, 1000, CLI_OPT_CMD_VALIDATE,
+      "exit 1 if the speculative-decoding rows' median |error| (%) is above this"),
     O("--out", CLI_OPT_STR, out_file, 0, 0, CLI_OPT_CMD_CALIBRATE,
       "write the calibrated device file here (- or default: stdout)"),
     O("--op", CLI_OPT_STR, op, 0, 0, CLI_OPT_CMD_OP,

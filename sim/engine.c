@@ -326,6 +326,8 @@ static int iterate(loop *L)
     }
     sim_step_cfg sc = L->cfg->step;
     sc.eager = sim_step_eager(&L->cfg->step, prefill);
+    if (L->cfg->sched.spec_tokens > 0 && L->cfg->spec->sync_host)
+        sc.async_sched = false; /* the engine schedules speculation synchronously (spec.h) */
     size_t n_groups = n;
     int64_t graph_seqs = 0;
     if (!sc.eager) {

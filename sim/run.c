@@ -98,6 +98,16 @@ double sim_run_spec_iterations(const sim_spec *s, int64_t tokens)
     return last;
 }
 
+/* The step configuration speculative iterations run with: without asynchronous scheduling where
+ * the engine turns it off under speculation (spec.h's sync_host). */
+static sim_step_cfg spec_step(const sim_run_cfg *cfg, const sim_spec *s)
+{
+    sim_step_cfg sc = cfg->step;
+    if (s->sync_host)
+        sc.async_sched = false;
+    return sc;
+}
+
 /* Speculative decoding in expected value: E verify iterations (sim_run_spec_iterations) of draft
  * + verify (+ a tree's mask and kernels), the context growing by the tokens per iteration, the
  * last, fractional part of E counted by its fraction (E >= 1 whole iteration). `s` is the spec
@@ -109,7 +119,8 @@ static double spec_decode(const sim_run_cfg *cfg, const sim_spec *s, sim_run_res
     const double per_iter = iters > 0.0 ? tokens / iters : 0.0;
     const int64_t full = (int64_t)floor(iters);
     double total = 0.0, draft = 0.0, verify = 0.0, weight_sum = 0.0;
-    const double tree = sim_spec_tree_ns(s, &cfg->step, (double)cfg->batch);
+    const sim_step_cfg sc = spec_step(cfg, s);
+    const double tree = sim_spec_tree_ns(s, &sc, (double)cfg->batch);
     sim_step_result step;
     sim_seq_group scratch;
     sim_step_memo memo = {0};
@@ -121,8 +132,8 @@ static double spec_decode(const sim_run_cfg *cfg, const sim_spec *s, sim_run_res
         int64_t c = cfg->input_len + (int64_t)llround((double)j * per_iter);
         sim_seq_group v = {.count = cfg->batch, .q = s->k + 1, .c = c, .logits = s->k + 1};
         sim_seq_group d = {.count = cfg->batch, .q = s->k + 1, .c = c, .logits = 1};
-        step = *sim_step_price_memo(&cfg->step, &v, 1, &memo);
-        double dn = sim_spec_draft_ns(s, &cfg->step, NULL, 0, &d, 1, &scratch, &draft_memo);
+        step = *sim_step_price_memo(&sc, &v, 1, &memo);
+        double dn = sim_spec_draft_ns(s, &sc, NULL, 0, &d, 1, &scratch, &draft_memo);
         total += w * (step.t_ns + tree + dn);
         draft += w * dn;
         verify += w * (step.t_ns + tree);
@@ -153,9 +164,10 @@ static double spec_cost_ratio(const sim_run_cfg *cfg, const sim_spec *s, int64_t
     sim_step_result r;
     sim_step_price(&cfg->step, &p, 1, &r);
     double plain = r.t_ns;
-    sim_step_price(&cfg->step, &v, 1, &r);
-    double spec = r.t_ns + sim_spec_tree_ns(s, &cfg->step, (double)batch) +
-                  sim_spec_draft_ns(s, &cfg->step, NULL, 0, &d, 1, &scratch, NULL);
+    const sim_step_cfg sc = spec_step(cfg, s);
+    sim_step_price(&sc, &v, 1, &r);
+    double spec = r.t_ns + sim_spec_tree_ns(s, &sc, (double)batch) +
+                  sim_spec_draft_ns(s, &sc, NULL, 0, &d, 1, &scratch, NULL);
     return spec / (plain * sim_spec_mean_tokens(s));
 }
 

@@ -352,15 +352,21 @@ double sim_spec_draft_ns(const sim_spec *s, const sim_step_cfg *target,
     if (s->adapt.n > 0 && n_decode > 0) /* a load rule may draft a shorter chain this iteration */
         levels = draft_levels(s, decode, n_decode);
     for (int j = 0; j < levels; j++) {
-        /* level j drafts width[j] tokens per sequence (the chain's one) */
+        /* level j > 0 drafts width[j] tokens per sequence (the chain's one); the first forward
+         * runs over the tokens the last verify accepted, padded to levels + 1 per sequence, and
+         * takes logits at the last (vLLM V1 vllm/v1/spec_decode/eagle.py propose: the first
+         * draft pass over the target's verified tokens; SGLang eagle_worker.py
+         * forward_draft_extend_after_decode, padded to speculative_num_steps + 1 under CUDA
+         * graphs) */
         int64_t w = s->tree.depth > 0 ? s->tree.width[j] : 1;
+        int64_t q = j == 0 ? levels + 1 : w, lg = j == 0 ? 1 : w;
         size_t n = 0;
         if (j == 0)
             for (size_t i = 0; i < n_prefill; i++)
                 scratch[n++] = prefill[i];
         for (size_t i = 0; i < n_decode; i++)
             scratch[n++] = (sim_seq_group){
-                .count = decode[i].count, .q = w, .c = decode[i].c + j, .logits = w};
+                .count = decode[i].count, .q = q, .c = decode[i].c + j, .logits = lg};
         if (n == 0)
             break;
         d.eager = sim_step_eager(target, j == 0 && n_prefill > 0);

@@ -89,6 +89,8 @@ typedef struct sim_spec {
     int n_reach;            /* 0: reach[i] = alpha^i */
     double reach[SIM_SPEC_MAX_DEPTH + 1];
     sim_spec_adapt adapt;
+    bool sync_host; /* the engine runs speculation without asynchronous scheduling (its CPU work
+                     * exposed every iteration: sim_spec_engine_async) */
 } sim_spec;
 
 /* Acceptance as given: exactly one of alpha (>= 0), tau (> 0) or n_rates > 0 (vLLM's per-position
@@ -183,6 +185,17 @@ sim_status sim_spec_parse_sglang(const char *algo, int64_t steps, int64_t topk, 
  * decoding_type Eagle | Eagle3 | MTP | Medusa | NGram | Draft_Target, max_draft_len,
  * num_nextn_predict_layers (MTP), speculative_model_dir, max_concurrency. */
 sim_status sim_spec_parse_trtllm(const char *json, sim_spec_req *r, sim_err *err);
+
+/* The host scheduling an engine runs speculation with: vLLM turns its asynchronous scheduling
+ * off under speculative decoding unless it is asked for (vllm/config/vllm.py, VllmConfig
+ * __post_init__: "Async scheduling is not yet supported with speculative decoding ... and will be
+ * disabled"; asked for, only EAGLE and MTP may keep it); SGLang disables its overlap scheduler
+ * for EAGLE-family speculation unless SGLANG_ENABLE_SPEC_V2 is set (python/sglang/srt/
+ * server_args.py, _handle_speculative_decoding). `sglang`: the SGLang family, else vLLM's;
+ * async_asked: --async-scheduling given. Returns whether the iteration's CPU work may overlap
+ * the GPU; SIM_EINPUT (async asked for a method vLLM refuses it with) through err. */
+sim_status sim_spec_engine_async(const sim_spec *s, bool sglang, bool async_asked, bool *async_on,
+                                 sim_err *err);
 
 /* The published acceptance of r's method on `target` (its model name) and `dataset`, from a CSV
  * of method,model,dataset,depth,topk,tokens,tau,rates,source rows (tools/data/spec_acceptance.csv):

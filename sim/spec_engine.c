@@ -457,3 +457,25 @@ sim_status sim_spec_acceptance_lookup(const char *path, const sim_spec_req *r,
     acc->alpha = sim_spec_alpha_for_tau(tau, depth);
     return SIM_OK;
 }
+
+sim_status sim_spec_engine_async(const sim_spec *s, bool sglang, bool async_asked, bool *async_on,
+                                 sim_err *err)
+{
+    if (!sim_spec_active(s))
+        return SIM_OK;
+    bool eagle_kind = s->method == SIM_SPEC_EAGLE || s->method == SIM_SPEC_MTP;
+    if (sglang) {
+        *async_on = false;
+        return SIM_OK;
+    }
+    if (!async_asked) {
+        *async_on = false;
+        return SIM_OK;
+    }
+    if (!eagle_kind)
+        return sim_fail(err, SIM_EINPUT,
+                        "--async-scheduling: vLLM runs it with EAGLE and MTP speculation only, "
+                        "not %s",
+                        sim_spec_method_name(s->method));
+    return SIM_OK;
+}

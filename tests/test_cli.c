@@ -1093,7 +1093,40 @@ static void validation_rows(const char *path, bool (*keep)(const char *row))
 static bool static_or_1113(const char *row)
 {
     const char *kind = strchr(row, ',');
+    if (kind && strncmp(kind, ",spec,", 6) == 0)
+        return false; /* speculative decoding's rows: test_validation_spec_rows */
     return !kind || strncmp(kind, ",serve,", 7) != 0 || strncmp(row, "1113,", 5) == 0;
+}
+
+static bool spec_only(const char *row)
+{
+    const char *kind = strchr(row, ',');
+    return !kind || strncmp(kind, ",spec,", 6) == 0; /* the header has no kind */
+}
+
+/* The speculative-decoding rows (ids 3200..3399): their own summary line and gate, out of the
+ * end-to-end figures; a gate with none of them refused. */
+static void test_validation_spec_rows(void **state)
+{
+    (void)state;
+    char subset[256], vcmd[512];
+    tu_snprintf(subset, sizeof subset, "%s/validation-spec.csv", tu_tmpdir());
+    validation_rows(subset, spec_only);
+    snprintf(vcmd, sizeof vcmd, "validate --data %s", subset);
+    run(vcmd);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "\n  speculative decoding: 31 points, median |error| "));
+    assert_non_null(strstr(R.out, "\n  end-to-end: 0 points"));
+    snprintf(vcmd, sizeof vcmd, "validate --data %s --max-spec-median 0.01", subset);
+    run(vcmd);
+    assert_int_equal(R.rc, 1);
+    assert_non_null(strstr(R.err, "speculative-decoding median"));
+    tu_snprintf(subset, sizeof subset, "%s/validation-subset.csv", tu_tmpdir());
+    validation_rows(subset, static_or_1113);
+    snprintf(vcmd, sizeof vcmd, "validate --data %s --max-spec-median 10", subset);
+    run(vcmd);
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "no spec row"));
 }
 
 /* A few H100 rows of each group: 16-bit GEMMs and a copy, fp8 GEMMs, Marlin int4. */
@@ -2271,6 +2304,7 @@ int main(void)
         cmocka_unit_test(test_engine_length_limits),
         cmocka_unit_test(test_compare_reads_the_result),
         cmocka_unit_test(test_help_everywhere),
+        cmocka_unit_test(test_validation_spec_rows),
         cmocka_unit_test(test_vllm_command_line),
         cmocka_unit_test(test_datasheet_device),
         cmocka_unit_test(test_data_lookup_and_calibrate),

@@ -322,7 +322,9 @@ static double draft_by_hand(const sim_spec *s, const sim_step_cfg *target, const
     double total = 0.0;
     sim_step_result r;
     for (int j = 0; j < s->k; j++) {
-        sim_seq_group g[2] = {*pre, {.count = dec->count, .q = 1, .c = dec->c + j, .logits = 1}};
+        /* the first pass runs over the K + 1 verified tokens (padded), logits at the last */
+        sim_seq_group g[2] = {
+            *pre, {.count = dec->count, .q = j == 0 ? s->k + 1 : 1, .c = dec->c + j, .logits = 1}};
         d.eager = eager[j];
         sim_step_price(&d, j == 0 ? g : g + 1, j == 0 ? 2 : 1, &r);
         total += r.t_ns;
