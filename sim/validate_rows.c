@@ -275,7 +275,7 @@ static sim_status parse_row(char **f, const char *path, int64_t line, sim_vrow *
         return sim_fail(err, SIM_EINPUT,
                         "%s:%lld: field 'kind' is '%s', expected gemm, attention, copy, "
                         "allreduce, allreduce_norm, fused_allreduce_norm, grouped_gemm, "
-                        "alltoall, decode_attention, e2e, ttft or serve",
+                        "alltoall, decode_attention, e2e, ttft, serve or spec",
                         path, (long long)line, f[1]);
     r->kind = (sim_vkind)kind;
     if (!*f[0])
