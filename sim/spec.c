@@ -370,6 +370,12 @@ double sim_spec_draft_ns(const sim_spec *s, const sim_step_cfg *target,
         if (n == 0)
             break;
         d.eager = sim_step_eager(target, j == 0 && n_prefill > 0);
+        /* the first pass plans its attention as a prefill over several tokens per sequence: an
+         * engine whose plan waits on the device (the target's sync_overhead_ns, SGLang 0.4's
+         * FlashInfer plan copying its index pointers to the host: hw/engines/sglang-0.4.json)
+         * pays that wait here too; the later draft steps plan on the host (SGLang's
+         * fast_decode_plan for the multi-step draft backend) */
+        d.sync_overhead_ns = j == 0 ? target->sync_overhead_ns : 0.0;
         const sim_step_result *r = &fresh;
         if (memo)
             r = sim_step_price_memo(&d, scratch, n, j == 0 ? &memo->first[d.eager] : &memo->rest);
