@@ -203,6 +203,29 @@ sim_status cli_load_hw(const cli_load_cache *c, const char *path, sim_hw *out, s
     return st;
 }
 
+bool cli_load_spec_draft_name(const cli_opts *o, char *buf, size_t len)
+{
+    sim_spec_req r;
+    sim_err err = {{0}};
+    const char *name = NULL;
+    if (o->spec_config) {
+        sim_status st = strstr(o->spec_config, "\"decoding_type\"")
+                            ? sim_spec_parse_trtllm(o->spec_config, &r, &err)
+                            : sim_spec_parse_vllm(o->spec_config, true, &r, &err);
+        if (!st && r.method == SIM_SPEC_DRAFT)
+            name = o->spec_model ? o->spec_model : r.draft_model;
+    } else if (o->spec_algorithm) {
+        if (strcmp(o->spec_algorithm, "STANDALONE") == 0)
+            name = o->spec_model;
+    } else if (o->spec_method && strcmp(o->spec_method, "draft") == 0) {
+        name = o->spec_model;
+    }
+    if (!name || !name[0])
+        return false;
+    snprintf(buf, len, "%s", name);
+    return true;
+}
+
 /* Per-position acceptance rates from --spec-acceptance-rates ("0.8,0.6,0.4"). */
 static sim_status parse_rates(const char *list, sim_spec_accept *acc, sim_err *err)
 {

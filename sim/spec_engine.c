@@ -3,6 +3,8 @@
  * each mapped onto a tree (spec.h), and the engines' load rules. */
 #include "spec.h"
 
+#include "jsonf.h"
+
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -100,6 +102,21 @@ static sim_status parse_object(const char *json, const char *flag, cJSON **out, 
         *out = NULL;
         return sim_fail(err, SIM_EINPUT, "%s: value '%.60s' is not a JSON object", flag, json);
     }
+    /* a key given twice: the engine's parser keeps one of them, silently */
+    sim_status st = sim_jsonf_unique_keys(*out, flag, err);
+    if (st) {
+        cJSON_Delete(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+/* A string field that is present but not a string: refused, naming it. */
+static sim_status string_type(const cJSON *o, const char *flag, const char *key, sim_err *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (v && !cJSON_IsString(v) && !cJSON_IsNull(v))
+        return sim_fail(err, SIM_EINPUT, "%s: field '%s' is not a string", flag, key);
     return SIM_OK;
 }
 
@@ -199,6 +216,10 @@ sim_status sim_spec_parse_vllm(const char *json, bool v0, sim_spec_req *r, sim_e
     if (st)
         return st;
     st = known_keys(o, flag, known, err);
+    if (!st)
+        st = string_type(o, flag, "method", err);
+    if (!st)
+        st = string_type(o, flag, "model", err);
     const char *m = string_field(o, "method");
     if (!st && !m && string_field(o, "model"))
         m = "draft_model"; /* vLLM: a model without a method is a draft model (or its config's) */
@@ -307,6 +328,10 @@ sim_status sim_spec_parse_trtllm(const char *json, sim_spec_req *r, sim_err *err
     if (st)
         return st;
     st = known_keys(o, flag, known, err);
+    if (!st)
+        st = string_type(o, flag, "decoding_type", err);
+    if (!st)
+        st = string_type(o, flag, "speculative_model_dir", err);
     const char *m = string_field(o, "decoding_type");
     char names[200];
     list_methods(trtllm_methods, names, sizeof names);

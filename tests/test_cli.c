@@ -497,6 +497,61 @@ static void test_spec_flags(void **state)
              "--num-speculative-tokens 4 --spec-acceptance-rate 0.5",
              base);
     expect_bad(a, "vocab_size");
+    /* the engines' own spellings: bad JSON, an unknown method or field, a key twice, each exit 2
+     * naming it; one engine's flags under another's refused */
+    snprintf(a, sizeof a, "%s --speculative-config {\"method\":\"eagle3\" --spec-acceptance-rate 0.5",
+             base);
+    expect_bad(a, "not a JSON object");
+    snprintf(a, sizeof a,
+             "%s --speculative-config {\"method\":\"eagle4\",\"num_speculative_tokens\":3} "
+             "--spec-acceptance-rate 0.5",
+             base);
+    expect_bad(a, "field 'method'");
+    snprintf(a, sizeof a,
+             "%s --speculative-config {\"method\":\"eagle\",\"num_speculative_tokens\":3,"
+             "\"tree\":1} --spec-acceptance-rate 0.5",
+             base);
+    expect_bad(a, "field 'tree'");
+    snprintf(a, sizeof a,
+             "%s --speculative-config {\"method\":\"eagle\",\"method\":\"ngram\","
+             "\"num_speculative_tokens\":3} --spec-acceptance-rate 0.5",
+             base);
+    expect_bad(a, "twice");
+    snprintf(a, sizeof a, "%s --speculative-algorithm EAGLE3 --spec-acceptance-rate 0.5", base);
+    expect_bad(a, "--speculative-algorithm");
+    snprintf(a, sizeof a,
+             "%s --engine sglang --speculative-algorithm EAGLE3 --speculative-num-steps 3 "
+             "--spec-acceptance-rate 0.5",
+             base);
+    expect_bad(a, "all three");
+    snprintf(a, sizeof a, "%s --engine trtllm --speculative-config {\"decoding_type\":\"Eagle9\"} "
+             "--spec-acceptance-rate 0.5", base);
+    expect_bad(a, "decoding_type");
+    snprintf(a, sizeof a,
+             "%s --speculative-config {\"method\":\"eagle\",\"num_speculative_tokens\":3} "
+             "--spec-acceptance-rates 0.8,0.9,0.5",
+             base);
+    expect_bad(a, "--spec-acceptance-rates");
+    /* the SGLang tree runs, and its cap of 48 running requests applies unless a flag sets it */
+    snprintf(a, sizeof a,
+             "%s --engine sglang --speculative-algorithm EAGLE3 --speculative-num-steps 6 "
+             "--speculative-eagle-topk 10 --speculative-num-draft-tokens 32 "
+             "--spec-acceptance-length 5 --format json",
+             base);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "\"num_speculative_tokens\":\t31"));
+    assert_non_null(strstr(R.out, "\"spec_depth\":\t6"));
+    run("serve --model llama-3.1-8b --hw h100-sxm --engine sglang --num-prompts 60 "
+        "--request-rate inf --random-input-len 64 --random-output-len 32 "
+        "--speculative-algorithm NEXTN --spec-acceptance-rate 0.7");
+    assert_int_equal(R.rc, 2); /* llama-3.1-8b has no MTP layers */
+    run("serve --model llama-3.1-8b --hw h100-sxm --engine sglang --num-prompts 60 "
+        "--request-rate inf --random-input-len 64 --random-output-len 32 "
+        "--speculative-algorithm EAGLE --spec-acceptance-rate 0.7 --format json");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "\"max_num_seqs\":\t48"));
+    assert_non_null(strstr(R.out, "\"max_concurrent_requests\":\t60"));
 }
 
 static void test_chrome_traces(void **state)
