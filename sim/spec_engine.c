@@ -6,6 +6,7 @@
 #include "jsonf.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -401,6 +402,24 @@ static int split_csv(char *line, char **f, int max)
     return n;
 }
 
+/* A whole number in 1..SIM_SPEC_MAX_TOKENS, all of s; 0 otherwise. */
+static int whole(const char *s)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    return errno || end == s || *end || v < 1 || v > SIM_SPEC_MAX_TOKENS ? 0 : (int)v;
+}
+
+/* A finite number, all of s; NAN otherwise. */
+static double number(const char *s)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    return errno || end == s || *end || !isfinite(v) ? NAN : v;
+}
+
 sim_status sim_spec_acceptance_lookup(const char *path, const sim_spec_req *r,
                                       const sim_model *target, const char *dataset,
                                       sim_spec_accept *acc, sim_err *err)
@@ -432,8 +451,8 @@ sim_status sim_spec_acceptance_lookup(const char *path, const sim_spec_req *r,
         if (strcmp(f[ACC_METHOD], r->method_name) != 0 || strcmp(f[ACC_MODEL], target->name) != 0 ||
             strcmp(f[ACC_DATASET], dataset) != 0)
             continue;
-        int d = atoi(f[ACC_DEPTH]), k = atoi(f[ACC_TOPK]), t = atoi(f[ACC_TOKENS]);
-        double v = atof(f[ACC_TAU]);
+        int d = whole(f[ACC_DEPTH]), k = whole(f[ACC_TOPK]), t = whole(f[ACC_TOKENS]);
+        double v = number(f[ACC_TAU]);
         if (d < 1 || d > SIM_SPEC_MAX_DEPTH || k < 1 || t < d + 1 || !(v >= 1.0 && v <= d + 1.0)) {
             st = sim_fail(err, SIM_EINPUT,
                           "%s:%lld: depth %s, topk %s, tokens %s, tau %s: expected depth 1..%d, "
@@ -454,8 +473,16 @@ sim_status sim_spec_acceptance_lookup(const char *path, const sim_spec_req *r,
         n_rates = 0;
         for (char *p = f[ACC_RATES]; *p && n_rates < SIM_SPEC_MAX_DEPTH;) {
             char *end;
-            rates[n_rates++] = strtod(p, &end);
-            p = *end == ';' ? end + 1 : end + strlen(end);
+            double rate = strtod(p, &end);
+            if (end == p || (*end && *end != ';') || !(rate >= 0.0 && rate <= 1.0)) {
+                st = sim_fail(err, SIM_EINPUT,
+                              "%s:%lld: field 'rates' is '%s', expected probabilities in [0, 1] "
+                              "separated by ';'",
+                              path, (long long)lineno, f[ACC_RATES]);
+                break;
+            }
+            rates[n_rates++] = rate;
+            p = *end == ';' ? end + 1 : end;
         }
     }
     fclose(fp);

@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "validate.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -296,13 +297,27 @@ sim_status sim_validate_e2e(const sim_vrow *r, const sim_model *model, const sim
 /* The speculation of a spec row's algo column: "METHOD DEPTH TOPK TOKENS TAU". */
 static sim_status row_spec(const sim_vrow *r, const sim_model *model, sim_spec *s, sim_err *err)
 {
-    char method[24];
-    int depth = 0, topk = 0, tokens = 0;
-    double tau = 0.0;
-    char extra;
-    if (sscanf(r->spec, "%23s %d %d %d %lf %c", method, &depth, &topk, &tokens, &tau, &extra) !=
-            5 ||
-        depth < 1 || depth > SIM_SPEC_MAX_DEPTH || topk < 1 || topk > SIM_SPEC_MAX_TOKENS)
+    char buf[sizeof r->spec], *save = NULL, *tok[6] = {0};
+    snprintf(buf, sizeof buf, "%s", r->spec);
+    int n = 0;
+    for (char *t = strtok_r(buf, " ", &save); t && n < 6; t = strtok_r(NULL, " ", &save))
+        tok[n++] = t;
+    long v[3] = {0};
+    bool ok = n == 5 && strlen(tok[0]) < 24;
+    for (int i = 0; ok && i < 3; i++) {
+        char *end;
+        errno = 0;
+        v[i] = strtol(tok[i + 1], &end, 10);
+        ok = !errno && end != tok[i + 1] && !*end;
+    }
+    char *end = NULL;
+    double tau = ok ? strtod(tok[4], &end) : 0.0;
+    ok = ok && end != tok[4] && !*end && isfinite(tau);
+    const char *method = ok ? tok[0] : "";
+    int depth = (int)(ok && v[0] > 0 && v[0] <= SIM_SPEC_MAX_DEPTH ? v[0] : 0);
+    int topk = (int)(ok && v[1] > 0 && v[1] <= SIM_SPEC_MAX_TOKENS ? v[1] : 0);
+    int tokens = (int)(ok && v[2] > 0 && v[2] <= SIM_SPEC_MAX_TOKENS ? v[2] : 0);
+    if (!ok || depth < 1 || topk < 1 || tokens < 1)
         return sim_fail(err, SIM_EINPUT,
                         "row %lld: field 'algo' is '%s', expected \"METHOD DEPTH TOPK TOKENS "
                         "TAU\" (depth 1..%d)",
