@@ -183,9 +183,9 @@ static void test_load(void **state)
     /* 159, 24 MoE op rows (ids 100-123), Argonne's 40 Mixtral-8x7B static batches (ids 124-163:
      * 20 TensorRT-LLM, 15 of them skipped, and 20 vLLM), 20 TensorRT-LLM and 8 + 4 vLLM serve rows
      * (gpt-oss-20b, gpt-oss-120b at TP 2), 24 decode attention rows (ids 1300-1323), 13 SGLang
-     * serve rows at a request rate (ids 1400-1412) and 3 skipped vLLM ones (DeepSeek-V3.2), and 31
-     * speculative-decoding rows (ids 3200-3230) */
-    assert_int_equal(n, 326);
+     * serve rows at a request rate (ids 1400-1412) and 3 skipped vLLM ones (DeepSeek-V3.2), and 33
+     * speculative-decoding rows (ids 3200-3232, the last two low-trust) */
+    assert_int_equal(n, 328);
     int ops = 0, skipped = 0, low = 0, rated = 0, ranged = 0, spec = 0;
     for (size_t i = 0; i < n; i++) {
         if (rows[i].kind == SIM_VK_SPEC) {
@@ -200,12 +200,13 @@ static void test_load(void **state)
         assert_true(rows[i].value > 0 && rows[i].source[0]);
     }
     assert_int_equal(ops, 177);
-    assert_int_equal(spec, 31);
+    assert_int_equal(spec, 33);
     assert_int_equal(rated, 16); /* the serve rows at a stated rate */
     assert_int_equal(ranged, 13); /* SGLang's random lengths, uniform from 1 */
     assert_int_equal(skipped, 34); /* with two serve rows of 20,000-token prompts, Mixtral's 15
                                     * and the 3 DeepSeek-V3.2 rows */
-    assert_int_equal(low, 21); /* with the three vLLM serve rows that generated half their tokens */
+    assert_int_equal(low, 23); /* with the three vLLM serve rows that generated half their tokens
+                                * and SGLang's two DeepSeek MTP claims */
     free(rows);
     const char *hdr = "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
                       "input_len,output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,"
