@@ -195,12 +195,6 @@ sim_status sim_spec_init_tree(sim_spec *s, sim_spec_method method, const sim_spe
                             t->width[j], SIM_SPEC_MAX_TOKENS);
         drafted += t->width[j];
     }
-    /* EAGLE-2's reranking keeps the best tokens - 1 of the drafted candidates (topk per level
-     * but the first's, topk^2 candidates per expansion; counted by width here) */
-    if (t->tokens - 1 > drafted * (t->width[t->depth - 1] > 1 ? t->width[t->depth - 1] : 1))
-        return sim_fail(err, SIM_EINPUT,
-                        "%s: %d tree tokens, but the draft proposes only %d candidates", flag,
-                        t->tokens, drafted * t->width[t->depth - 1]);
     s->tree = *t;
     s->k = t->tokens - 1;
     sim_status st = set_acceptance(s, acc, err);

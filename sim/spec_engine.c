@@ -305,10 +305,58 @@ sim_status sim_spec_parse_sglang(const char *algo, int64_t steps, int64_t topk, 
                         (long long)steps, SIM_SPEC_MAX_DEPTH);
     if (topk == 1)
         tokens = steps + 1; /* SGLang rewrites it (with a warning) */
+    /* EAGLE-2's reranking keeps the best tokens - 1 of the candidates: topk from the first step,
+     * topk^2 from each later one (SGLang's organize_draft_results takes the top tokens - 1) */
+    int64_t candidates = topk + (steps - 1) * topk * topk;
+    if (tokens - 1 > candidates)
+        return sim_fail(err, SIM_EINPUT,
+                        "--speculative-num-draft-tokens: value %lld, but steps %lld and topk %lld "
+                        "propose only %lld candidates (at most %lld)",
+                        (long long)tokens, (long long)steps, (long long)topk,
+                        (long long)candidates, (long long)candidates + 1);
     r->tree.depth = (int)steps;
     for (int j = 0; j < steps; j++)
         r->tree.width[j] = j == 0 ? 1 : (int)topk; /* the first forward drafts from one token */
     r->tree.tokens = (int)tokens;
+    return SIM_OK;
+}
+
+/* A static tree from TensorRT-LLM's medusa_choices / eagle_choices: each entry the path of one
+ * node from the root (child indices per level), so the depth is the longest path, the tree
+ * tokens are the paths plus the root, and draft forward j runs over the nodes at depth j (the
+ * root, then each level's nodes but the deepest's): tensorrt_llm/llmapi/llm_args.py
+ * MedusaDecodingConfig / EagleDecodingConfig. */
+static sim_status tree_from_choices(const cJSON *c, const char *flag, const char *key, int k,
+                                    sim_spec_tree *t, sim_err *err)
+{
+    int n = cJSON_IsArray(c) ? cJSON_GetArraySize(c) : -1;
+    if (n < 1 || n > SIM_SPEC_MAX_TOKENS - 1)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field '%s' must be a list of 1..%d paths (lists of child indices)",
+                        flag, key, SIM_SPEC_MAX_TOKENS - 1);
+    int at_depth[SIM_SPEC_MAX_DEPTH + 1] = {0}, depth = 0;
+    for (const cJSON *p = c->child; p; p = p->next) {
+        int len = cJSON_IsArray(p) ? cJSON_GetArraySize(p) : -1;
+        bool ok = len >= 1 && len <= SIM_SPEC_MAX_DEPTH;
+        for (const cJSON *x = ok ? p->child : NULL; x && ok; x = x->next)
+            ok = cJSON_IsNumber(x) && x->valuedouble >= 0 && x->valuedouble < 1024 &&
+                 x->valuedouble == floor(x->valuedouble);
+        if (!ok)
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: field '%s' holds a path that is not a list of 1..%d child "
+                            "indices",
+                            flag, key, SIM_SPEC_MAX_DEPTH);
+        at_depth[len]++;
+        if (len > depth)
+            depth = len;
+    }
+    if (k > 0 && depth > k)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field '%s' is %d deep, past max_draft_len %d", flag, key, depth, k);
+    *t = (sim_spec_tree){.depth = depth, .tokens = n + 1};
+    t->width[0] = 1;
+    for (int j = 1; j < depth; j++)
+        t->width[j] = at_depth[j] > 0 ? at_depth[j] : 1;
     return SIM_OK;
 }
 
@@ -322,7 +370,8 @@ sim_status sim_spec_parse_trtllm(const char *json, sim_spec_req *r, sim_err *err
                                         "speculative_model_dir",  "speculative_model",
                                         "num_nextn_predict_layers", "max_concurrency",
                                         "eagle3_one_model",       "max_matching_ngram_size",
-                                        NULL};
+                                        "medusa_choices",         "eagle_choices",
+                                        "num_medusa_heads",       NULL};
     memset(r, 0, sizeof *r);
     cJSON *o;
     sim_status st = parse_object(json, flag, &o, err);
@@ -343,18 +392,34 @@ sim_status sim_spec_parse_trtllm(const char *json, sim_spec_req *r, sim_err *err
         set_name(r, m);
     int64_t k = 0, nextn = 0, conc = 0;
     if (!st)
-        st = int_field(o, flag, "max_draft_len", 1, SIM_SPEC_MAX_DEPTH, &k, err);
+        st = int_field(o, flag, "max_draft_len", 1, SIM_SPEC_MAX_TOKENS - 1, &k, err);
     if (!st)
         st = int_field(o, flag, "num_nextn_predict_layers", 1, SIM_SPEC_MAX_DEPTH, &nextn, err);
     if (!st)
         st = int_field(o, flag, "max_concurrency", 1, 1 << 20, &conc, err);
     if (!st && r->method == SIM_SPEC_MTP && k == 0)
         k = nextn; /* MTPDecodingConfig: max_draft_len = num_nextn_predict_layers */
-    if (!st && k == 0)
+    if (!st && k == 0 &&
+        !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(o, "medusa_choices")) &&
+        !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(o, "eagle_choices")))
         st = sim_fail(err, SIM_EINPUT,
                       "%s: field 'max_draft_len' is missing, decoding_type %s needs it", flag, m);
+    const cJSON *choices = cJSON_GetObjectItemCaseSensitive(o, "medusa_choices");
+    const char *ckey = "medusa_choices";
+    if (!choices || cJSON_IsNull(choices)) {
+        choices = cJSON_GetObjectItemCaseSensitive(o, "eagle_choices");
+        ckey = "eagle_choices";
+    }
+    bool tree = choices && !cJSON_IsNull(choices);
+    if (!st && !tree && k > SIM_SPEC_MAX_DEPTH)
+        st = sim_fail(err, SIM_EINPUT,
+                      "%s: field 'max_draft_len' is %lld, expected 1..%d for a chain (a tree's "
+                      "comes with medusa_choices or eagle_choices)",
+                      flag, (long long)k, SIM_SPEC_MAX_DEPTH);
     if (!st) {
-        r->tree = sim_spec_chain((int)k);
+        r->tree = sim_spec_chain(k > 0 ? (int)k : 1);
+        if (tree)
+            st = tree_from_choices(choices, flag, ckey, (int)k, &r->tree, err);
         const char *d = string_field(o, "speculative_model_dir");
         copy_model(r, r->method == SIM_SPEC_DRAFT ? (d ? d : string_field(o, "speculative_model"))
                                                   : NULL);

@@ -556,10 +556,32 @@ static void test_tree_vs_chain(void **state)
     assert_non_null(strstr(err.msg, "all three"));
     assert_int_equal(sim_spec_parse_sglang("MEDUSA", 0, 0, 0, &tr, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "--speculative-algorithm"));
-    assert_int_equal(sim_spec_parse_sglang("EAGLE", 2, 2, 16, &tr, &err), SIM_OK);
-    assert_int_equal(sim_spec_init_tree(&tree, tr.method, &tr.tree, &acc, "--t", &t, NULL, &err),
+    assert_int_equal(sim_spec_parse_sglang("EAGLE", 2, 2, 16, &tr, &err),
                      SIM_EINPUT); /* 2 + 4 = 6 candidates for 15 draft tokens */
     assert_non_null(strstr(err.msg, "candidates"));
+    assert_int_equal(sim_spec_parse_sglang("EAGLE", 2, 2, 7, &tr, &err), SIM_OK);
+    /* TensorRT-LLM's static trees: paths from the root. Four paths [0] [1] [0,0] [0,1]: depth 2,
+     * 5 tree tokens, the draft's forwards over the root and the two depth-1 nodes */
+    assert_int_equal(sim_spec_parse_trtllm("{\"decoding_type\": \"Medusa\", \"max_draft_len\": 4, "
+                                           "\"medusa_choices\": [[0], [1], [0, 0], [0, 1]]}",
+                                           &tr, &err),
+                     SIM_OK);
+    assert_int_equal(tr.method, SIM_SPEC_MEDUSA);
+    assert_int_equal(tr.tree.depth, 2);
+    assert_int_equal(tr.tree.tokens, 5);
+    assert_int_equal(tr.tree.width[1], 2);
+    sim_spec_accept past = {.alpha = -1, .tau = 3.5};
+    assert_int_equal(sim_spec_init_tree(&tree, tr.method, &tr.tree, &past, "--t", &t, NULL, &err),
+                     SIM_EINPUT); /* tau 3.5 is past depth 2 + 1 */
+    sim_spec_accept two = {.alpha = -1, .tau = 2.2};
+    assert_int_equal(sim_spec_init_tree(&tree, tr.method, &tr.tree, &two, "--t", &t, NULL, &err),
+                     SIM_OK);
+    assert_true(sim_spec_tree_ns(&tree, &c, 1) > 0.0);
+    assert_int_equal(sim_spec_parse_trtllm("{\"decoding_type\": \"Medusa\", \"max_draft_len\": 1, "
+                                           "\"medusa_choices\": [[0], [0, 0]]}",
+                                           &tr, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "max_draft_len"));
 }
 
 /* DeepSeek-V3's MTP module as the draft: its one MoE layer, counted without the embedding and LM
