@@ -188,13 +188,10 @@ sim_status sim_spec_init_tree(sim_spec *s, sim_spec_method method, const sim_spe
                         "%s: %d tree tokens, expected %d..%d (the root and at least one token "
                         "per level)",
                         flag, t->tokens, t->depth + 1, SIM_SPEC_MAX_TOKENS);
-    int drafted = 0;
-    for (int j = 0; j < t->depth; j++) {
+    for (int j = 0; j < t->depth; j++)
         if (t->width[j] < 1 || t->width[j] > SIM_SPEC_MAX_TOKENS)
             return sim_fail(err, SIM_EINPUT, "%s: level %d width %d, expected 1..%d", flag, j,
                             t->width[j], SIM_SPEC_MAX_TOKENS);
-        drafted += t->width[j];
-    }
     s->tree = *t;
     s->k = t->tokens - 1;
     sim_status st = set_acceptance(s, acc, err);

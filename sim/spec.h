@@ -113,9 +113,9 @@ double sim_spec_reach(const sim_spec *s, int i);
 /* Mean tokens per verify step: sum of reach over 0 .. depth. */
 double sim_spec_mean_tokens(const sim_spec *s);
 
-/* Sets up a tree speculation: the tree checked (depth 1..16, widths 1..tokens, width[0] = 1 for
- * the draft forwards over one token, tokens - 1 <= sum of widths), acceptance from `acc`. Errors
- * name `flag` (the flag or config field that gave the tree). */
+/* Sets up a tree speculation: the tree checked (depth 1..16, each width 1..128, tokens from
+ * depth + 1 to 128; an engine's own bounds, such as SGLang's candidates, are its parser's),
+ * acceptance from `acc`. Errors name `flag` (the flag or config field that gave the tree). */
 sim_status sim_spec_init_tree(sim_spec *s, sim_spec_method method, const sim_spec_tree *tree,
                               const sim_spec_accept *acc, const char *flag,
                               const sim_model *target, const sim_model *draft_model,
