@@ -34,6 +34,9 @@ const cli_opt_def cli_opt_table[] = {
       "attention data-parallel over the EP group: ep/tp groups of --tp GPUs"),
     O("--expert-imbalance", CLI_OPT_NUM, expert_imbalance, 1, 1024, CLI_OPT_CMD_MODEL,
       "busiest EP rank's routed tokens over the mean, >= 1 (default 1: uniform routing)"),
+    O("--moe-a2a", CLI_OPT_STR, moe_a2a, 0, 0, CLI_OPT_CMD_MODEL,
+      "auto|normal|low-latency: the MoE dispatch / combine kernels under --ep, as DeepEP's "
+      "(default auto: normal on steps with prefill, low-latency on decode-only steps)"),
     O("--batch", CLI_OPT_INT, batch, 1, 1 << 20,
       CLI_OPT_CMD_RUN | CLI_OPT_CMD_ROOFLINE | CLI_OPT_CMD_OP, "sequences (default 1)"),
     O("--input-len", CLI_OPT_INT, input_len, 1, 1 << 26, CLI_OPT_CMD_RUN | CLI_OPT_CMD_ROOFLINE,

@@ -64,6 +64,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "a2a.h"
 #include "coll.h"
 #include "dattn.h"
 #include "dtype.h"
@@ -168,6 +169,11 @@ typedef struct sim_op {
     sim_dattn_shape dec;
     sim_dattn_kernel dattn;
     int kernels; /* launches when not the op table's (0: sim_op_info(id)->kernels) */
+    /* MoE dispatch / combine under expert parallelism (a2a.h): what each rank sends and the
+     * mode the step runs it in (the graph's: normal with prefill tokens, else low_latency; the
+     * step applies the run's --moe-a2a) */
+    sim_a2a_shape a2a;
+    sim_a2a_mode a2a_mode;
 } sim_op;
 
 typedef struct sim_graph {

@@ -322,10 +322,13 @@ static void build_mlp_dense(const sim_model *m, int tp, const sim_prec *prec, do
 }
 
 /* An all-to-all over `ranks` GPUs of `rows` rows of `row_bytes` on the busiest rank: it keeps
- * 1/ranks of them and sends (receives) the rest. Decode-only steps use the low-latency mode
- * (every peer written directly: one hop); others the normal mode (one hop per peer). */
-static void all_to_all(sim_op *op, double rows, double row_bytes, int ranks, bool low_latency)
+ * 1/ranks of them and sends (receives) the rest. `a2a` is what each rank sends as DeepEP's kernels
+ * count it (a2a.h, which prices it); decode-only steps run the low-latency mode, others the
+ * normal one (the step applies the run's --moe-a2a). */
+static void all_to_all(sim_op *op, double rows, double row_bytes, const sim_a2a_shape *a2a,
+                       bool low_latency)
 {
+    const int ranks = a2a->ranks;
     op->present = ranks > 1 && rows > 0.0;
     if (!op->present)
         return;
@@ -334,7 +337,13 @@ static void all_to_all(sim_op *op, double rows, double row_bytes, int ranks, boo
     op->net_kind = SIM_COLL_ALLTOALL;
     op->net_hops = low_latency ? 1 : ranks - 1;
     op->net_bytes = sim_coll_bus_bytes(SIM_COLL_ALLTOALL, rows * row_bytes, ranks);
+    op->a2a = *a2a;
+    op->a2a_mode = low_latency ? SIM_A2A_LOW_LATENCY : SIM_A2A_NORMAL;
 }
+
+/* Bytes of one token of `d` values sent in a format of `eb` bytes per value: 8-bit formats carry
+ * one fp32 scale per 128 values (DeepEP's fp8 dispatch, as DeepGEMM's block-scaled input). */
+static double token_bytes(double d, double eb) { return d * eb + (eb < 2.0 ? d / 128.0 * 4.0 : 0.0); }
 
 /* The MoE block of one layer on the busiest GPU. T global tokens (every DP rank's), t_attn the
  * attention-side tokens of this GPU. Tensor-parallel experts (ep 1): every GPU holds a 1/tp
@@ -367,8 +376,15 @@ static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *pr
         op->weight_bytes += e * rb;
 
     bool low_latency = s->dec_tokens >= s->tokens;
-    all_to_all(&g->ops[SIM_OP_MOE_DISPATCH], rows, d * ab, ep ? par->ep : 1, low_latency);
-    all_to_all(&g->ops[SIM_OP_MOE_COMBINE], rows, d * rb, ep ? par->ep : 1, low_latency);
+    sim_a2a_shape a2a = {.tokens = t_route,
+                         .topk = k,
+                         .experts = e,
+                         .token_bytes = token_bytes(d, ab),
+                         .ranks = ep ? par->ep : 1,
+                         .imbalance = par->imbalance};
+    all_to_all(&g->ops[SIM_OP_MOE_DISPATCH], rows, d * ab, &a2a, low_latency);
+    a2a.token_bytes = token_bytes(d, rb);
+    all_to_all(&g->ops[SIM_OP_MOE_COMBINE], rows, d * rb, &a2a, low_latency);
 
     /* grouped GEMMs: FLOPs of the routed rows, weights of the touched experts */
     op = &g->ops[SIM_OP_EXPERTS_GATE_UP];

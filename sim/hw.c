@@ -236,6 +236,18 @@ static const hw_field hw_fields[] = {
         "decode rows of tools/data/validation.csv), the others that value x their SM boost clock over A100's "
         "1410 MHz (hopper 1980, ada 2520, blackwell 1965, cdna3 2100 MHz; estimates); tpu and "
         "no arch: ampere's and hopper's (TPUs run no such kernel)"),
+    NUM("alltoall.low_latency.latency_us", 0.0, 1e4, 1e3, a2a.ll_latency_ns, HR_CONST, 0, NULL,
+        24, "24: DeepEP low-latency kernels on H800 + CX7 (fitted with the other alltoall.* "
+        "constants on the DeepEP rows of tools/data/validation.csv)"),
+    NUM("alltoall.low_latency.nvlink_bw_eff", 0.01, 1.0, 1.0, a2a.ll_nvlink_eff, HR_CONST, 0,
+        NULL, 0.70, "0.70: DeepEP low-latency kernels over H800 NVLink (fitted, as above)"),
+    NUM("alltoall.normal.latency_us", 0.0, 1e4, 1e3, a2a.normal_latency_ns, HR_CONST, 0, NULL,
+        24, "24: the low-latency kernels' (estimate: DeepEP's normal-mode rows are ms long and "
+        "do not identify it)"),
+    NUM("alltoall.normal.nvlink_bw_eff", 0.01, 1.0, 1.0, a2a.normal_nvlink_eff, HR_CONST, 0,
+        NULL, 0.66, "0.66: DeepEP normal kernels over H800 NVLink (fitted, as above)"),
+    NUM("alltoall.rdma_bw_eff", 0.01, 1.0, 1.0, a2a.rdma_eff, HR_CONST, 0, NULL, 0.86,
+        "0.86: DeepEP's RDMA writes over CX7 400 Gb/s InfiniBand (fitted, as above)"),
     NUM("usd_per_gpu_hour", 0.001, SIM_PRICE_MAX_USD_PER_GPU_HOUR, 1.0, usd_per_gpu_hour, HR_CONST,
         0, NULL, 0, "0: unknown (the cost outputs say the price is unknown)"),
 };

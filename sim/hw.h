@@ -58,6 +58,13 @@
  *                                weights are stored in that format and dequantized in the kernel
  *                                (the quant object is read after the field table; its defaults are
  *                                the 16-bit values, through the accessors below)
+ *   alltoall.low_latency.{latency_us,nvlink_bw_eff}  DeepEP-style low-latency MoE dispatch /
+ *                                combine (a2a.h): fixed cost and the fraction of scaleup
+ *                                bandwidth it reaches
+ *   alltoall.normal.{latency_us,nvlink_bw_eff}  the same for the normal (high-throughput,
+ *                                NVLink + RDMA forwarding) kernels
+ *   alltoall.rdma_bw_eff         fraction of scaleout (the NIC: InfiniBand / RoCE) bandwidth
+ *                                both modes' RDMA writes reach
  *   usd_per_gpu_hour             (optional) on-demand cloud price of one GPU for one hour, US$
  *                                (absent: the cost outputs say the price is unknown)
  *   sources.FIELD                (optional, but every shipped file has one per field it gives)
@@ -97,7 +104,7 @@ typedef struct sim_hw_coll {
 /* Where a field's value came from (`infersim hw FILE` prints it). */
 typedef enum sim_hw_origin { SIM_HW_FILE, SIM_HW_DEFAULT, SIM_HW_DERIVED } sim_hw_origin;
 
-#define SIM_HW_MAX_FIELDS 48
+#define SIM_HW_MAX_FIELDS 64
 
 typedef struct sim_hw {
     char name[96];                   /* display name */
@@ -130,6 +137,13 @@ typedef struct sim_hw {
     double eff_network;              /* of the link bandwidth */
     double decode_cta_bytes_per_s;   /* K/V one decode-attention thread block streams (dattn.h) */
     sim_hw_coll coll;                /* collective algorithms (collective.h) */
+    struct {                         /* MoE dispatch / combine kernels per mode (a2a.h) */
+        double ll_latency_ns;        /* low-latency mode's fixed cost */
+        double ll_nvlink_eff;        /* its fraction of scaleup bandwidth */
+        double normal_latency_ns;    /* normal (high-throughput) mode's fixed cost */
+        double normal_nvlink_eff;    /* its fraction of scaleup bandwidth */
+        double rdma_eff;             /* both modes' fraction of scaleout bandwidth (RDMA) */
+    } a2a;
     struct {                         /* 0 = not given: the 16-bit value (accessors below) */
         double gemm_k_half[SIM_DT_COUNT];        /* per compute format */
         double gemm_memory[SIM_DT_COUNT];        /* of hbm_bytes_per_s, per compute format */

@@ -129,6 +129,8 @@ OGET(net_exposed, true, num, c->t_net_ns - s->hidden_ns[i])
 OGET(experts_touched, op->groups > 0.0, num, op->groups)
 OGET(collective_algo, op->net_ranks > 1, text, sim_coll_algo_name(c->coll_algo))
 OGET(collective_protocol, op->net_ranks > 1, text, sim_coll_proto_name(c->coll_proto))
+/* MoE dispatch / combine: the kernels' mode (a2a.h) */
+OGET(alltoall_mode, op->net_ranks > 1 && op->a2a.ranks > 1, text, sim_a2a_mode_name(op->a2a_mode))
 /* its share (%) of the step's op time summed without overlap (busy + network + launch) */
 OGET(share, true, num,
      100.0 * sim_report_ratio(sim_step_op_repeats(s, (sim_op_id)i) * c->t_ns,
@@ -156,6 +158,7 @@ enum {
     O_EXPERTS_TOUCHED,
     O_COLLECTIVE_ALGO,
     O_COLLECTIVE_PROTOCOL,
+    O_ALLTOALL_MODE,
     O_SHARE,
     O_COUNT
 };
@@ -182,6 +185,7 @@ static const step_row op_rows[O_COUNT] = {
     ROW(O_EXPERTS_TOUCHED, experts_touched, SIM_FIELD_NUM, false, NULL, 0),
     ROW(O_COLLECTIVE_ALGO, collective_algo, SIM_FIELD_TEXT, false, NULL, 0),
     ROW(O_COLLECTIVE_PROTOCOL, collective_protocol, SIM_FIELD_TEXT, false, NULL, 0),
+    ROW(O_ALLTOALL_MODE, alltoall_mode, SIM_FIELD_TEXT, false, NULL, 0),
     ROW(O_SHARE, share, SIM_FIELD_NUM, false, "share", 0),
 };
 #undef ROW
@@ -228,7 +232,8 @@ static const unsigned char op_json[] = {
     O_REPEATS,       O_FLOPS,          O_BYTES,           O_WEIGHT_BYTES,    O_ACT_BYTES,
     O_KV_READ_BYTES, O_KV_WRITE_BYTES, O_NET_BYTES,       O_INTENSITY,       O_BOUND,
     O_TIME,          O_T_MATH,         O_T_MEM,           O_T_NET,           O_T_LAUNCH,
-    O_NET_HIDDEN,    O_NET_EXPOSED,    O_EXPERTS_TOUCHED, O_COLLECTIVE_ALGO, O_COLLECTIVE_PROTOCOL};
+    O_NET_HIDDEN,    O_NET_EXPOSED,    O_EXPERTS_TOUCHED, O_COLLECTIVE_ALGO, O_COLLECTIVE_PROTOCOL,
+    O_ALLTOALL_MODE};
 static const unsigned char op_trace[] = {O_FLOPS,
                                          O_BYTES,
                                          O_NET_BYTES,
@@ -241,14 +246,16 @@ static const unsigned char op_trace[] = {O_FLOPS,
                                          O_NET_HIDDEN,
                                          O_NET_EXPOSED,
                                          O_COLLECTIVE_ALGO,
-                                         O_COLLECTIVE_PROTOCOL};
+                                         O_COLLECTIVE_PROTOCOL,
+                                         O_ALLTOALL_MODE};
 static const unsigned char op_trace_net[] = {O_NET_HIDDEN, O_NET_EXPOSED};
 /* roofline's text table: an op's intensity and bound, around the device's ridge and roofline */
 static const unsigned char op_table_roof[] = {O_INTENSITY, O_BOUND};
 static const step_fmt op_table_roof_fmts[] = {{9, 1, " ", ""}, {8, 0, " ", ""}};
 /* run's text table: a collective on the "collectives:" line, "attn_allreduce ring ll128" */
-static const unsigned char op_table_coll[] = {O_COLLECTIVE_ALGO, O_COLLECTIVE_PROTOCOL};
-static const step_fmt op_table_coll_fmts[] = {{0, 0, " ", ""}, {0, 0, " ", ""}};
+static const unsigned char op_table_coll[] = {O_COLLECTIVE_ALGO, O_COLLECTIVE_PROTOCOL,
+                                              O_ALLTOALL_MODE};
+static const step_fmt op_table_coll_fmts[] = {{0, 0, " ", ""}, {0, 0, " ", ""}, {0, 0, " ", ""}};
 /* run's text table: the columns of an op's line after its name */
 static const unsigned char op_table[] = {O_REPEATS, O_FLOPS, O_BYTES, O_INTENSITY, O_BOUND,
                                          O_T_MATH,  O_T_MEM, O_T_NET, O_TIME,      O_SHARE};

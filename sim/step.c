@@ -29,6 +29,9 @@ void sim_step_par_text(const sim_step_cfg *cfg, char *buf, size_t len)
     if (n > 0 && (size_t)n < len && par.dp_attention)
         n += snprintf(buf + n, len - (size_t)n, ", DP attention %d", sim_par_dp(&par));
     if (n > 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n, ", all-to-all %s",
+                      sim_a2a_mode_name(cfg->moe_a2a));
+    if (n > 0 && (size_t)n < len)
         snprintf(buf + n, len - (size_t)n, ")");
 }
 
@@ -207,6 +210,10 @@ static step_sums price_shape(const sim_step_cfg *cfg, const sim_batch_shape *s,
         if (out->graph.ops[i].net_kind == SIM_COLL_ALLREDUCE)
             out->graph.ops[i].net_algo = cfg->allreduce;
     out->graph.ops[SIM_OP_ATTENTION].dattn = decode_kernel(cfg);
+    if (cfg->moe_a2a != SIM_A2A_AUTO) {
+        out->graph.ops[SIM_OP_MOE_DISPATCH].a2a_mode = cfg->moe_a2a;
+        out->graph.ops[SIM_OP_MOE_COMBINE].a2a_mode = cfg->moe_a2a;
+    }
     sim_graph_unfuse_act_quant(&out->graph.ops[SIM_OP_ACT_QUANT], cfg->model, cfg->tp, &cfg->prec,
                                out->graph.tokens, cfg->act_quant_kernels);
     double launch = sim_step_launch_ns(cfg);

@@ -53,6 +53,8 @@ typedef struct sim_step_cfg {
     int ep;                       /* expert-parallel degree (0 or 1: none) */
     bool dp_attention;            /* attention data-parallel over the EP group */
     double expert_imbalance;      /* busiest EP rank's routed tokens over the mean (0 or 1: even) */
+    sim_a2a_mode moe_a2a; /* MoE dispatch / combine kernels (a2a.h; AUTO: normal with prefill
+                             tokens, low_latency on decode-only steps) */
     sim_coll_algo allreduce;  /* the all-reduces' algorithm (AUTO: the cheapest, collective.h) */
     bool fuse_allreduce_norm; /* all-reduce + residual + RMSNorm in one kernel where the
                                      all-reduce runs as a custom or multicast kernel */

@@ -127,13 +127,28 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
         break;
     }
     case SIM_VK_ALLTOALL: {
-        /* each GPU keeps 1/N of its routed rows and sends the rest, all peers at once. The rows
-         * are DeepEP's first low-latency kernels, which sent every peer's share over RDMA even
-         * within a node: priced as if each GPU were a node of its own */
-        sim_hw rdma = *hw;
-        rdma.devices_per_node = 1;
-        ns = sim_coll_alltoall(&rdma, (double)r->bytes, (int)r->gpus, 1).t_ns;
-        work = (double)r->bytes;
+        /* DeepEP's dispatch or combine (a2a.h). The first low-latency kernels sent every
+         * peer's share over RDMA even within a node: `bytes` sent, as if each GPU were a node */
+        /* a row built by hand (the op command) without a mode reads as those */
+        const bool first = r->a2a_rdma_only || r->a2a == SIM_A2A_AUTO;
+        const sim_a2a_mode mode = first ? SIM_A2A_LOW_LATENCY : r->a2a;
+        sim_a2a_shape a = {.tokens = 1.0, .topk = 1.0, .experts = 1.0,
+                           .token_bytes = (double)r->bytes, .ranks = (int)r->gpus,
+                           .rdma_only = first};
+        if (!first) {
+            const double d = (double)r->n, eb = sim_dtype_bytes(r->dtype);
+            a.tokens = (double)r->m;
+            a.topk = (double)r->k;
+            a.experts = (double)r->batch;
+            a.token_bytes = d * eb + (eb < 2.0 ? d / 128.0 * 4.0 : 0.0);
+        }
+        if (mode == SIM_A2A_NORMAL && r->heads > 0) {
+            /* the test's routing groups are its nodes (ceil(gpus / devices_per_node)) */
+            a.route_groups = (int)ceil((double)r->gpus / hw->devices_per_node);
+            a.route_topk_groups = (int)r->heads;
+        }
+        ns = sim_a2a_price(hw, mode, &a).t_ns;
+        work = mode == SIM_A2A_NORMAL ? sim_a2a_normal_logical_bytes(hw, &a) : (double)r->bytes;
         break;
     }
     case SIM_VK_ATTENTION: {

@@ -33,9 +33,15 @@
  * mean_/median_ ttft_ms, tpot_ms, itl_ms, e2el_ms (serve: as `vllm bench serve` reports them,
  * metrics.h).
  * grouped_gemm: `batch` groups (experts) of m x n x k each, priced as the MoE layers' grouped
- * GEMM. alltoall: an MoE dispatch or combine over `gpus` ranks, `bytes` the routed data each GPU
- * holds (tokens x top-k x row bytes, its own share included), in the low-latency mode (one
- * hop). decode_attention: `batch` sequences each decoding one token over `seq` cached tokens,
+ * GEMM. alltoall: an MoE dispatch or combine over `gpus` ranks as DeepEP's kernels run it
+ * (a2a.h), `bytes` the routed data each GPU holds (tokens x top-k x row bytes, its own share
+ * included); `algo` the mode: low_latency (latency_ms of m tokens per rank of n values in
+ * `dtype`, fp8 with its scales, each to its k experts of `batch`), normal (busbw_gb_per_s as
+ * DeepEP's tests count it: the logical NVLink bytes within a node, the logical RDMA bytes
+ * across nodes, sim_a2a_normal_logical_bytes; `heads` routing groups a token may pick when the
+ * test limits it to that many nodes, empty: no limit), low_latency_rdma or empty (DeepEP's first
+ * low-latency kernels, every peer over RDMA even within a node: `bytes` sent, latency_ms).
+ * decode_attention: `batch` sequences each decoding one token over `seq` cached tokens,
  * `heads` query heads and n = KV heads of `head_dim`, the cache in `dtype`; `algo` names the
  * kernel as dattn.h does (split, fa2, vllm-paged, trtllm-0.11).
  *
@@ -88,6 +94,10 @@ typedef struct sim_vrow {
     bool act_quant;     /* gemm: the timing includes the dynamic quantization of the input */
     sim_coll_algo algo; /* allreduce rows: the algorithm measured; e2e: the engine's */
     sim_dattn_kernel dattn; /* decode_attention rows: the kernel measured (the algo column) */
+    /* alltoall rows: the DeepEP kernels measured (the algo column: normal, low_latency, or
+     * low_latency_rdma / empty for the first low-latency kernels, every peer over RDMA) */
+    sim_a2a_mode a2a;
+    bool a2a_rdma_only;
     bool low_trust;     /* shown, but out of the summaries, the gate and the fit */
     double request_rate; /* serve rows: Poisson arrivals per second; INFINITY: all at t = 0 */
     double range_ratio;  /* serve rows: lengths uniform in [L(1 - R), L(1 + R)]; 0: fixed */

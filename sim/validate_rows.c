@@ -332,7 +332,22 @@ static sim_status parse_row(char **f, const char *path, int64_t line, sim_vrow *
     snprintf(r->source, sizeof r->source, "%s", f[26]);
     r->algo = SIM_COLL_AUTO;
     const char *algo = f[col_index("algo")], *trust = f[col_index("trust")];
-    if (r->kind == SIM_VK_DECODE_ATTENTION) {
+    r->a2a = SIM_A2A_LOW_LATENCY;
+    r->a2a_rdma_only = false;
+    if (r->kind == SIM_VK_ALLTOALL) {
+        r->a2a_rdma_only = !*algo || strcmp(algo, "low_latency_rdma") == 0;
+        if (!r->a2a_rdma_only &&
+            (!sim_a2a_mode_parse(algo, &r->a2a) || r->a2a == SIM_A2A_AUTO))
+            return sim_fail(err, SIM_EINPUT,
+                            "%s:%lld: field 'algo' is '%s', expected normal, low_latency, "
+                            "low_latency_rdma or empty for an alltoall row",
+                            path, (long long)line, algo);
+        if (!r->a2a_rdma_only && (r->m < 1 || r->n < 1 || r->k < 1 || r->batch < r->k))
+            return sim_fail(err, SIM_EINPUT,
+                            "%s:%lld: an alltoall row in mode %s needs m (tokens per rank), n "
+                            "(hidden), k (top-k) and batch (experts, >= k) >= 1",
+                            path, (long long)line, algo);
+    } else if (r->kind == SIM_VK_DECODE_ATTENTION) {
         if (!sim_dattn_parse(algo, &r->dattn))
             return sim_fail(err, SIM_EINPUT, "%s:%lld: field 'algo' is '%s', expected %s", path,
                             (long long)line, algo, sim_dattn_names());

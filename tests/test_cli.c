@@ -764,9 +764,32 @@ static void test_moe_models(void **state)
     run("run --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 1 --ep 8 --dp-attention "
         "--batch 8 --input-len 128 --output-len 4");
     assert_int_equal(R.rc, 0);
-    assert_non_null(strstr(R.out, "on 8 x NVIDIA H200 SXM 141GB (TP 1, EP 8, DP attention 8)\n"));
+    assert_non_null(
+        strstr(R.out, "on 8 x NVIDIA H200 SXM 141GB (TP 1, EP 8, DP attention 8, all-to-all auto)\n"));
+    /* the all-to-all mode each step ran: normal with the prompt, low-latency decoding */
+    assert_non_null(strstr(R.out, "collectives: moe_dispatch direct normal, moe_combine direct normal\n"));
+    assert_non_null(strstr(
+        R.out, "collectives: moe_dispatch direct low_latency, moe_combine direct low_latency\n"));
+    run("run --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 1 --ep 8 --dp-attention "
+        "--batch 8 --input-len 128 --output-len 4 --moe-a2a low-latency --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    int modes = 0;
+    const cJSON *o;
+    cJSON_ArrayForEach(o, cJSON_GetObjectItem(j, "ops"))
+    {
+        const cJSON *m = cJSON_GetObjectItem(o, "alltoall_mode");
+        if (m) {
+            assert_string_equal(m->valuestring, "low_latency");
+            modes++;
+        }
+    }
+    assert_int_equal(modes, 4); /* dispatch and combine, prefill and decode */
+    cJSON_Delete(j);
+    expect_bad("run --model deepseek-v3 --hw h200 --tp 1 --ep 8 --dp-attention --moe-a2a fast",
+               "--moe-a2a: value 'fast', expected auto, normal or low-latency");
     expect_bad("run --model deepseek-v3 --hw h200 --tp 8 --ep 8 --weight-dtype bf16",
-               "--tp 8 (TP 8, EP 8)");
+               "--tp 8 (TP 8, EP 8, all-to-all auto)");
     /* 8 GPUs are priced: TP 1 x 8 data-parallel attention groups */
     run("run --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 1 --ep 8 --dp-attention "
         "--batch 8 --input-len 128 --output-len 4 --format json");
@@ -1128,12 +1151,12 @@ static void test_validation_commands(void **state)
     /* 279 rows less 31 serve ones (all but 1113): 31 skipped (29 in the file, 15 of them
      * Mixtral's identical-prompt batches; an A100 40GB batch that does not fit, fp8 KV on A100),
      * 18 low-trust shown but not counted */
-    assert_non_null(strstr(R.out, "\nvalidation: 198 points, median |error| "));
-    assert_non_null(strstr(R.out, "\n  op-level: 145 points"));
+    assert_non_null(strstr(R.out, "\nvalidation: 222 points, median |error| "));
+    assert_non_null(strstr(R.out, "\n  op-level: 169 points"));
     assert_non_null(strstr(R.out, "\n  op decode_attention: 24 points"));
     assert_non_null(strstr(R.out, "\n  end-to-end: 53 points")); /* 52 static, 1 serve */
     assert_non_null(strstr(R.out, "\n  quantized: op-level 28 points"));
-    assert_non_null(strstr(R.out, "\n  op alltoall: 10 points"));
+    assert_non_null(strstr(R.out, "\n  op alltoall: 34 points"));
     assert_non_null(strstr(R.out, "\n  op allreduce_norm: 3 points"));
     assert_non_null(strstr(R.out, "\n  op allreduce: 36 points"));
     assert_non_null(strstr(R.out, "\n  op size <= 64 KB: "));

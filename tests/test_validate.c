@@ -80,13 +80,13 @@ static void test_op_predictions(void **state)
     assert_near(p, 0.57 * 989.4, 0.01);
     /* DeepEP's low-latency dispatch over 16 GPUs (two nodes): 128 tokens x top-8 x 7168 B (fp8)
      * = 7,340,032 B per GPU, 15/16 of it sent, all over RDMA (its first kernels used no NVLink):
-     * 6,881,280 B / (50 GB/s x 0.85) = 161.91 us + 8 us fixed + one 5 us scale-out hop =
-     * 174.91 us (DeepEP measured 173 us) */
+     * 6,881,280 B / (50 GB/s x alltoall.rdma_bw_eff 0.86) = 160.03 us + the low-latency
+     * kernels' 24 us = 184.03 us (DeepEP measured 173 us) */
     sim_vrow e = op_row(SIM_VK_ALLTOALL, "latency_ms");
     e.gpus = 16;
     e.bytes = 7340032;
     assert_int_equal(sim_validate_op(&e, &hw, &p, &err), SIM_OK);
-    assert_near(p, 0.174912, 1e-5);
+    assert_near(p, 0.024 + 6881280.0 / 43e9 * 1e3, 1e-9);
     /* a grouped GEMM of 4 experts x 256 rows prices as the MoE layers' op: 4 x 256 rows, each
      * expert's weights read, every group padded to the 64-row tile (256 already is) */
     sim_vrow gg = op_row(SIM_VK_GROUPED_GEMM, "tflops");
@@ -183,8 +183,9 @@ static void test_load(void **state)
     /* 159, 24 MoE op rows (ids 100-123), Argonne's 40 Mixtral-8x7B static batches (ids 124-163:
      * 20 TensorRT-LLM, 15 of them skipped, and 20 vLLM), 20 TensorRT-LLM and 8 + 4 vLLM serve rows
      * (gpt-oss-20b, gpt-oss-120b at TP 2), 24 decode attention rows (ids 1300-1323), 13 SGLang
-     * serve rows at a request rate (ids 1400-1412) and 3 skipped vLLM ones (DeepSeek-V3.2) */
-    assert_int_equal(n, 295);
+     * serve rows at a request rate (ids 1400-1412), 3 skipped vLLM ones (DeepSeek-V3.2) and 24
+     * DeepEP all-to-all rows (ids 2200-2223) */
+    assert_int_equal(n, 319);
     int ops = 0, skipped = 0, low = 0, rated = 0, ranged = 0;
     for (size_t i = 0; i < n; i++) {
         rated += isfinite(rows[i].request_rate) != 0;
@@ -194,7 +195,7 @@ static void test_load(void **state)
         low += rows[i].low_trust;
         assert_true(rows[i].value > 0 && rows[i].source[0]);
     }
-    assert_int_equal(ops, 177);
+    assert_int_equal(ops, 201);
     assert_int_equal(rated, 16); /* the serve rows at a stated rate */
     assert_int_equal(ranged, 13); /* SGLang's random lengths, uniform from 1 */
     assert_int_equal(skipped, 34); /* with two serve rows of 20,000-token prompts, Mixtral's 15
@@ -211,6 +212,19 @@ static void test_load(void **state)
     snprintf(text, sizeof text, "%s1,gemm,h100-sxm,,,,,,,,,,,,,,,,,,,,tflops,fast,,,src,,\n", hdr);
     assert_int_equal(sim_validate_load(tu_write_tmp(text), &rows, &n, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "field 'value'"));
+    /* an alltoall row names DeepEP's mode, and a mode with a shape needs it */
+    const char *hdr2 = "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
+                       "input_len,output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,"
+                       "value,unit,skip,source,group_size,act_quant,algo\n";
+    snprintf(text, sizeof text, "%s1,alltoall,h800,,8,,,,,,,,,1000,,,,,,,,,latency_ms,1,,,src,,,fast\n",
+             hdr2);
+    assert_int_equal(sim_validate_load(tu_write_tmp(text), &rows, &n, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'algo' is 'fast', expected normal, low_latency"));
+    snprintf(text, sizeof text,
+             "%s1,alltoall,h800,fp8,8,128,,8,256,,,,,1000,,,,,,,,,latency_ms,1,,,src,,,low_latency\n",
+             hdr2);
+    assert_int_equal(sim_validate_load(tu_write_tmp(text), &rows, &n, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "needs m (tokens per rank), n (hidden)"));
     assert_int_equal(sim_validate_load(tu_write_tmp("a,b\n"), &rows, &n, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "header"));
 }
