@@ -37,6 +37,11 @@ const cli_opt_def cli_opt_table[] = {
     O("--moe-a2a", CLI_OPT_STR, moe_a2a, 0, 0, CLI_OPT_CMD_MODEL,
       "auto|normal|low-latency: the MoE dispatch / combine kernels under --ep, as DeepEP's "
       "(default auto: normal on steps with prefill, low-latency on decode-only steps)"),
+    O("--enable-two-batch-overlap", CLI_OPT_BOOL, tbo, 0, 0, CLI_OPT_CMD_MODEL,
+      "two-batch overlap under --ep: each MoE layer's compute of one half of the batch runs over "
+      "the other half's dispatch / combine (SGLang's flag)"),
+    O("--enable-dbo", CLI_OPT_BOOL, tbo, 0, 0, CLI_OPT_CMD_MODEL,
+      "vLLM's name for --enable-two-batch-overlap (dual-batch overlap)"),
     O("--batch", CLI_OPT_INT, batch, 1, 1 << 20,
       CLI_OPT_CMD_RUN | CLI_OPT_CMD_ROOFLINE | CLI_OPT_CMD_OP, "sequences (default 1)"),
     O("--input-len", CLI_OPT_INT, input_len, 1, 1 << 26, CLI_OPT_CMD_RUN | CLI_OPT_CMD_ROOFLINE,

@@ -95,6 +95,7 @@ typedef struct cli_opts {
     bool dp_attention;
     double expert_imbalance;
     const char *moe_a2a; /* --moe-a2a: auto|normal|low-latency (a2a.h) */
+    bool tbo;            /* --enable-two-batch-overlap, --enable-dbo (step.h) */
     bool given[128]; /* by index into cli_opt_table */
 } cli_opts;
 

@@ -2,6 +2,7 @@
 #include "step.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,6 +32,8 @@ void sim_step_par_text(const sim_step_cfg *cfg, char *buf, size_t len)
     if (n > 0 && (size_t)n < len)
         n += snprintf(buf + n, len - (size_t)n, ", all-to-all %s",
                       sim_a2a_mode_name(cfg->moe_a2a));
+    if (n > 0 && (size_t)n < len && cfg->tbo)
+        n += snprintf(buf + n, len - (size_t)n, ", TBO");
     if (n > 0 && (size_t)n < len)
         snprintf(buf + n, len - (size_t)n, ")");
 }
@@ -198,10 +201,8 @@ static sim_dattn_kernel decode_kernel(const sim_step_cfg *cfg)
     return sim_dtype_bytes(cfg->prec.kv) < 2.0 ? cfg->decode_attn_quant_kv : cfg->decode_attn;
 }
 
-/* Builds and prices every op of the shape; returns the sums over every op but attention (what a
- * memo keeps). */
-static step_sums price_shape(const sim_step_cfg *cfg, const sim_batch_shape *s,
-                             sim_step_result *out)
+/* Builds and prices every op of the shape (the graph, each op's cost, the fused norms). */
+static void build_cost(const sim_step_cfg *cfg, const sim_batch_shape *s, sim_step_result *out)
 {
     memset(out, 0, sizeof *out);
     sim_par par = sim_step_par(cfg);
@@ -231,16 +232,169 @@ static step_sums price_shape(const sim_step_cfg *cfg, const sim_batch_shape *s,
             out->cost[norms[i]] = sim_cost_op(cfg->hw, &out->graph.ops[norms[i]], launch);
         }
     }
+}
+
+/* Builds and prices every op of the shape; returns the sums over every op but attention (what a
+ * memo keeps). */
+static step_sums price_shape(const sim_step_cfg *cfg, const sim_batch_shape *s,
+                             sim_step_result *out)
+{
+    build_cost(cfg, s, out);
     step_sums base = sums_but_attention(out);
     price_finish(cfg, &base, out);
     return base;
+}
+
+/* ---- two-batch overlap (step.h) ---- */
+
+bool sim_step_tbo_applies(const sim_step_cfg *cfg, const sim_batch_shape *s)
+{
+    return cfg->tbo && cfg->ep > 1 && cfg->model->moe_layers > 0 &&
+           (s->seqs >= 2.0 || s->tokens >= 2.0);
+}
+
+double sim_step_tbo_makespan(const double a[4], const double b[4], int64_t layers)
+{
+    const double *mb[2] = {a, b};
+    double done[2] = {0.0, 0.0}; /* when each micro-batch's last segment ended */
+    double stream[2] = {0.0, 0.0}; /* when the compute (0) and communication (1) streams free */
+    for (int64_t l = 0; l < layers; l++)
+        for (int seg = 0; seg < 4; seg++) /* c0, x0, c1, x1: even compute, odd communication */
+            for (int m = 0; m < 2; m++) {
+                double *free_at = &stream[seg & 1];
+                double start = done[m] > *free_at ? done[m] : *free_at;
+                done[m] = *free_at = start + mb[m][seg];
+            }
+    return done[0] > done[1] ? done[0] : done[1];
+}
+
+/* The share of an op's instances that run in the MoE layers (the MoE ops: all; the dense MLP's:
+ * none; the others' spread evenly over the layers). */
+static double moe_share(const sim_graph *g, int i)
+{
+    if (!sim_op_info((sim_op_id)i)->per_layer || g->repeats[i] == 0 || g->layers == 0)
+        return 0.0;
+    if (i == SIM_OP_GATE_UP_PROJ || i == SIM_OP_ACT || i == SIM_OP_DOWN_PROJ)
+        return 0.0;
+    if (i >= SIM_OP_ROUTER && i <= SIM_OP_SHARED_EXPERT)
+        return 1.0;
+    return (double)(g->layers - g->dense_layers) / (double)g->layers;
+}
+
+/* One micro-batch's MoE layer as the schedule's four segments (c0, x0, c1, x1), each op's time
+ * per MoE layer (its instances there over the MoE layers); a collective's launch stays on the
+ * compute stream. */
+static void tbo_segments(const sim_step_result *h, double seg[4])
+{
+    const sim_graph *g = &h->graph;
+    const double moe_layers = (double)(g->layers - g->dense_layers);
+    seg[0] = seg[1] = seg[2] = seg[3] = 0.0;
+    for (int i = 0; i < SIM_OP_COUNT; i++) {
+        if (!g->ops[i].present || moe_share(g, i) == 0.0)
+            continue;
+        const sim_op_cost *c = &h->cost[i];
+        const double per = moe_share(g, i) * (double)g->repeats[i] / moe_layers;
+        const bool experts = i == SIM_OP_EXPERTS_GATE_UP || i == SIM_OP_EXPERTS_ACT ||
+                             i == SIM_OP_EXPERTS_DOWN;
+        if (i == SIM_OP_MOE_DISPATCH || i == SIM_OP_MOE_COMBINE) {
+            seg[i == SIM_OP_MOE_DISPATCH ? 1 : 3] += per * c->t_net_ns;
+            seg[i == SIM_OP_MOE_DISPATCH ? 0 : 2] += per * (c->t_ns - c->t_net_ns);
+        } else {
+            seg[experts ? 2 : 0] += per * c->t_ns;
+        }
+    }
+}
+
+/* The two micro-batches' shapes: A ceil(seqs / 2) sequences (one sequence: ceil(tokens / 2) of
+ * its tokens), B the rest; what is summed over sequences in proportion. */
+static void tbo_split(const sim_batch_shape *s, sim_batch_shape *a, sim_batch_shape *b)
+{
+    const bool by_seq = s->seqs >= 2.0;
+    const double fa = by_seq ? ceil(s->seqs / 2.0) / s->seqs : ceil(s->tokens / 2.0) / s->tokens;
+    *a = *s;
+    *b = *s;
+    a->tokens = ceil(s->tokens * fa);
+    b->tokens = s->tokens - a->tokens;
+    a->seqs = by_seq ? ceil(s->seqs / 2.0) : 1.0;
+    b->seqs = by_seq ? s->seqs - a->seqs : 1.0;
+    a->logits = ceil(s->logits * fa);
+    b->logits = s->logits - a->logits;
+    a->dec_seqs = ceil(s->dec_seqs * fa);
+    b->dec_seqs = s->dec_seqs - a->dec_seqs;
+    const double dec = s->tokens > 0.0 ? s->dec_tokens / s->tokens : 0.0;
+    a->dec_tokens = a->tokens * dec;
+    b->dec_tokens = b->tokens * dec;
+#define SPLIT(f)                                                                                       a->f = s->f * fa;                                                                                  b->f = s->f - a->f;
+    SPLIT(pairs) SPLIT(kv_tokens) SPLIT(swa_pairs) SPLIT(swa_kv_tokens) SPLIT(dec_pairs)
+    SPLIT(dec_kv_tokens)
+#undef SPLIT
+}
+
+/* Every additive double of an op and of a cost, listed once for accumulate, scale and TBO. */
+#define OP_FIELDS(X)                                                                               \
+    X(flops)                                                                                       \
+    X(weight_bytes) X(act_bytes) X(kv_read_bytes) X(kv_write_bytes) X(net_bytes) X(net_msg_bytes)
+#define COST_FIELDS(X) X(t_math_ns) X(t_mem_ns) X(t_net_ns) X(t_launch_ns) X(t_ns)
+
+/* The whole step under two-batch overlap (step.h): the full batch's ops outside the MoE layers,
+ * the two halves' inside, the schedule's makespan for the MoE layers. */
+static void price_tbo(const sim_step_cfg *cfg, const sim_batch_shape *s, sim_step_result *out)
+{
+    sim_batch_shape sa, sb;
+    tbo_split(s, &sa, &sb);
+    sim_step_result ha, hb;
+    build_cost(cfg, &sa, &ha);
+    build_cost(cfg, &sb, &hb);
+    build_cost(cfg, s, out);
+    double a[4], b[4];
+    tbo_segments(&ha, a);
+    tbo_segments(&hb, b);
+    const int64_t moe_layers = out->graph.layers - out->graph.dense_layers;
+    const double makespan = sim_step_tbo_makespan(a, b, moe_layers);
+    const double serial = (double)moe_layers * (a[0] + a[1] + a[2] + a[3] + b[0] + b[1] + b[2] + b[3]);
+    const double net_moe = (double)moe_layers * (a[1] + a[3] + b[1] + b[3]);
+    /* each op: its instances outside the MoE layers at the full batch, inside as A + B */
+    for (int i = 0; i < SIM_OP_COUNT; i++) {
+        const double share = moe_share(&out->graph, i);
+        if (share == 0.0 || !out->graph.ops[i].present)
+            continue;
+        sim_op *o = &out->graph.ops[i];
+        sim_op_cost *c = &out->cost[i];
+#define MIX(f) o->f = (1.0 - share) * o->f + share * (ha.graph.ops[i].f + hb.graph.ops[i].f);
+        OP_FIELDS(MIX)
+#undef MIX
+#define MIX(f) c->f = (1.0 - share) * c->f + share * (ha.cost[i].f + hb.cost[i].f);
+        COST_FIELDS(MIX)
+#undef MIX
+        c->bound = sim_cost_bound(c);
+    }
+    step_sums base = sums_but_attention(out);
+    totals(out, &base);
+    const double hidden_tbo = serial > makespan ? serial - makespan : 0.0;
+    const double net_rest = out->t_net_ns > net_moe ? out->t_net_ns - net_moe : 0.0;
+    double hidden = hidden_tbo + cfg->overlap * net_rest;
+    if (hidden > out->busy_ns)
+        hidden = out->busy_ns;
+    const double share_moe = net_moe > 0.0 ? hidden_tbo / net_moe : 0.0;
+    const double share_rest = net_rest > 0.0 ? (hidden - hidden_tbo) / net_rest : 0.0;
+    for (int i = 0; i < SIM_OP_COUNT; i++) {
+        bool moe_comm = i == SIM_OP_MOE_DISPATCH || i == SIM_OP_MOE_COMBINE;
+        out->hidden_ns[i] = out->cost[i].t_net_ns * (moe_comm ? share_moe : share_rest);
+    }
+    out->t_cpu_ns = cfg->iteration_overhead_ns +
+                    cfg->request_overhead_ns * (double)out->graph.seqs + cfg->sync_overhead_ns;
+    double gpu = out->busy_ns + out->t_launch_ns + out->t_net_ns - hidden;
+    finish(out, hidden, exposed_host(out->t_cpu_ns, cfg->sync_overhead_ns, gpu, cfg->async_sched));
 }
 
 void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t n_groups,
                     sim_step_result *out)
 {
     sim_batch_shape s = sim_graph_shape(cfg->model, groups, n_groups);
-    price_shape(cfg, &s, out);
+    if (sim_step_tbo_applies(cfg, &s))
+        price_tbo(cfg, &s, out);
+    else
+        price_shape(cfg, &s, out);
 }
 
 const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_seq_group *groups,
@@ -248,6 +402,11 @@ const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_se
 {
     sim_batch_shape s = sim_graph_shape(cfg->model, groups, n_groups);
     step_sums base;
+    if (sim_step_tbo_applies(cfg, &s)) { /* the halves' ops change with the split: no reuse */
+        price_tbo(cfg, &s, &memo->r);
+        memo->valid = false;
+        return &memo->r;
+    }
     if (!memo->valid || memo->tokens != s.tokens || memo->seqs != s.seqs ||
         memo->logits != s.logits || memo->dec_tokens != s.dec_tokens) {
         base = price_shape(cfg, &s, &memo->r);
@@ -271,11 +430,6 @@ const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_se
     return &memo->r;
 }
 
-/* Every additive double of an op and of a cost, listed once for accumulate and scale. */
-#define OP_FIELDS(X)                                                                               \
-    X(flops)                                                                                       \
-    X(weight_bytes) X(act_bytes) X(kv_read_bytes) X(kv_write_bytes) X(net_bytes) X(net_msg_bytes)
-#define COST_FIELDS(X) X(t_math_ns) X(t_mem_ns) X(t_net_ns) X(t_launch_ns) X(t_ns)
 
 void sim_step_accumulate(sim_step_result *sum, const sim_step_result *x)
 {

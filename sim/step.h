@@ -55,6 +55,8 @@ typedef struct sim_step_cfg {
     double expert_imbalance;      /* busiest EP rank's routed tokens over the mean (0 or 1: even) */
     sim_a2a_mode moe_a2a; /* MoE dispatch / combine kernels (a2a.h; AUTO: normal with prefill
                              tokens, low_latency on decode-only steps) */
+    bool tbo; /* two-batch overlap (SGLang --enable-two-batch-overlap, vLLM --enable-dbo):
+                 the MoE layers of a step run as two micro-batches, below */
     sim_coll_algo allreduce;  /* the all-reduces' algorithm (AUTO: the cheapest, collective.h) */
     bool fuse_allreduce_norm; /* all-reduce + residual + RMSNorm in one kernel where the
                                      all-reduce runs as a custom or multicast kernel */
@@ -108,6 +110,24 @@ int64_t sim_step_graph_seqs(const sim_step_cfg *cfg, int64_t seqs);
 
 /* The per-kernel launch overhead of a step under cfg: eager, or replayed from a CUDA graph. */
 double sim_step_launch_ns(const sim_step_cfg *cfg);
+
+/* Two-batch overlap. With cfg->tbo, under expert parallelism (ep > 1) and a step of at least
+ * two sequences (or, with one, two tokens), the MoE layers run as two micro-batches A and B of
+ * half the batch each (A: ceil(seqs / 2) sequences, B the rest, each priced as a step of its
+ * own: every weight read twice), the dense layers and the step's edges on the whole batch. Each
+ * MoE layer of a micro-batch is four segments: c0 compute (norms, attention, projections,
+ * router, shared expert; TP all-reduces on the stream), x0 the dispatch, c1 the experts'
+ * grouped GEMMs, x1 the combine. One compute stream runs A.c0, B.c0, A.c1, B.c1 in that order,
+ * one communication stream A.x0, B.x0, A.x1, B.x1; a segment starts when the one before it in
+ * its micro-batch has ended and its stream is free; layer l + 1's c0 follows layer l's x1. The
+ * MoE layers take the makespan of that schedule; their ops are reported as the two halves' sum,
+ * the network time the schedule hides as hidden (so time = busy + launch + host + exposed still
+ * holds). */
+bool sim_step_tbo_applies(const sim_step_cfg *cfg, const sim_batch_shape *s);
+
+/* The schedule's makespan for micro-batches whose MoE layer segments take a[4] and b[4] ns
+ * (c0, x0, c1, x1), over `layers` layers; both start at 0. */
+double sim_step_tbo_makespan(const double a[4], const double b[4], int64_t layers);
 
 /* Prices one step of the given batch. cfg must have passed sim_step_check. */
 void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t n_groups,
