@@ -32,6 +32,9 @@ const cli_opt_def cli_opt_table[] = {
       "expert-parallel GPUs: E/ep whole experts per GPU, tokens all-to-all'ed (default 1)"),
     O("--dp-attention", CLI_OPT_BOOL, dp_attention, 0, 0, CLI_OPT_CMD_MODEL,
       "attention data-parallel over the EP group: ep/tp groups of --tp GPUs"),
+    O("--dp", CLI_OPT_INT, dp, 1, 1024, CLI_OPT_CMD_MODEL,
+      "data-parallel attention groups with --dp-attention (default ep/tp); without --ep, the MoE "
+      "layers split by TP over the --dp GPUs (SGLang --tp N --dp N --enable-dp-attention)"),
     O("--expert-imbalance", CLI_OPT_NUM, expert_imbalance, 1, 1024, CLI_OPT_CMD_MODEL,
       "busiest EP rank's routed tokens over the mean, >= 1 (default 1: uniform routing)"),
     O("--moe-a2a", CLI_OPT_STR, moe_a2a, 0, 0, CLI_OPT_CMD_MODEL,

@@ -96,6 +96,7 @@ typedef struct cli_opts {
     double expert_imbalance;
     const char *moe_a2a; /* --moe-a2a: auto|normal|low-latency (a2a.h) */
     bool tbo;            /* --enable-two-batch-overlap, --enable-dbo (step.h) */
+    int64_t dp;          /* --dp: data-parallel attention groups (graph.h sim_par) */
     bool given[128]; /* by index into cli_opt_table */
 } cli_opts;
 

@@ -191,7 +191,7 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
     double cta = sim_dattn_cta_ns(hw, op->dattn, &op->dec);
     if (cta > c.t_mem_ns)
         c.t_mem_ns = cta;
-    if (op->net_ranks > 1 && sim_op_info(op->id)->all_to_all && op->a2a.ranks > 1) {
+    if (op->net_ranks > 1 && op->net_kind == SIM_COLL_ALLTOALL && op->a2a.ranks > 1) {
         /* MoE dispatch / combine: DeepEP's kernels in the op's mode (a2a.h) */
         c.t_net_ns = sim_a2a_price(hw, op->a2a_mode, &op->a2a).t_ns;
         c.coll_algo = SIM_COLL_DIRECT;
@@ -199,7 +199,7 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
     } else if (op->net_ranks > 1) {
         /* an all-to-all sends to its peers at once (low-latency kernels) or one peer per step */
         sim_coll_cost cc =
-            sim_op_info(op->id)->all_to_all
+            op->net_kind == SIM_COLL_ALLTOALL
                 ? sim_coll_alltoall(hw, op->net_msg_bytes, op->net_ranks, op->net_hops)
                 : sim_coll_price(hw, op->net_kind, op->net_msg_bytes, op->net_ranks,
                                  op->net_algo);

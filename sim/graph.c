@@ -116,7 +116,21 @@ static sim_status check_tp(const sim_model *m, int tp, const sim_prec *prec, sim
 
 sim_par sim_par_tp(int tp) { return (sim_par){.tp = tp, .ep = 1, .imbalance = 1.0}; }
 
-int sim_par_dp(const sim_par *p) { return p->dp_attention && p->tp > 0 ? p->ep / p->tp : 1; }
+int sim_par_dp(const sim_par *p)
+{
+    if (!p->dp_attention || p->tp <= 0)
+        return 1;
+    return p->dp > 0 ? p->dp : p->ep / p->tp;
+}
+
+bool sim_par_tp_moe(const sim_par *p) { return p->dp_attention && p->ep <= 1 && p->dp > 1; }
+
+int sim_par_moe_tp(const sim_par *p)
+{
+    if (p->ep > 1)
+        return 1;
+    return sim_par_tp_moe(p) ? p->tp * p->dp : p->tp;
+}
 
 double sim_graph_experts_touched(double experts, double k, double tokens)
 {
@@ -130,10 +144,32 @@ static sim_status check_moe(const sim_model *m, const sim_par *p, sim_err *err)
 {
     if (p->ep < 1)
         return sim_fail(err, SIM_EINPUT, "--ep: value %d, expected >= 1", p->ep);
-    if (p->dp_attention && p->ep == 1)
+    if (p->dp < 0 || (p->dp > 1 && !p->dp_attention))
         return sim_fail(err, SIM_EINPUT,
-                        "--dp-attention: needs expert parallelism (--ep > 1): attention runs "
-                        "data-parallel over the EP group");
+                        "--dp: value %d applies to data-parallel attention groups; pass "
+                        "--dp-attention (and a value >= 1)",
+                        p->dp);
+    if (p->dp_attention && p->ep == 1 && p->dp <= 1)
+        return sim_fail(err, SIM_EINPUT,
+                        "--dp-attention: needs expert parallelism (--ep > 1: attention runs "
+                        "data-parallel over the EP group) or --dp > 1 (the MoE layers split by TP "
+                        "over tp x dp GPUs)");
+    if (sim_par_tp_moe(p) && p->tp != 1)
+        return sim_fail(err, SIM_EINPUT,
+                        "--tp: value %d with --dp %d and --dp-attention but no --ep: the MoE "
+                        "layers split by TP over the DP groups take attention TP 1 (SGLang --tp "
+                        "N --dp N --enable-dp-attention); expected --tp 1",
+                        p->tp, p->dp);
+    if (sim_par_tp_moe(p) && m->experts == 0)
+        return sim_fail(err, SIM_EINPUT,
+                        "--dp-attention: %s has no experts (a dense model); data-parallel "
+                        "attention is priced for MoE models",
+                        m->path);
+    if (p->ep > 1 && p->dp > 0 && p->dp_attention && p->dp * p->tp != p->ep)
+        return sim_fail(err, SIM_EINPUT,
+                        "--dp: value %d with --ep %d and --tp %d, expected ep / tp = %d (or leave "
+                        "it out)",
+                        p->dp, p->ep, p->tp, p->tp > 0 ? p->ep / p->tp : 0);
     if (m->experts == 0 && p->ep > 1)
         return sim_fail(err, SIM_EINPUT,
                         "--ep: value %d, but %s has no experts (a dense model); expected 1", p->ep,
@@ -163,14 +199,15 @@ static sim_status check_moe(const sim_model *m, const sim_par *p, sim_err *err)
                         "--expert-imbalance: value %g, expected a number in [1, --ep %d] (the "
                         "busiest EP rank's routed tokens over the mean)",
                         p->imbalance, p->ep);
-    if (m->experts > 0 && p->ep == 1 && m->moe_intermediate % p->tp != 0)
+    const int mtp = sim_par_moe_tp(p), stp = sim_par_tp_moe(p) ? mtp : p->tp;
+    if (m->experts > 0 && p->ep == 1 && m->moe_intermediate % mtp != 0)
         return sim_fail(err, SIM_EINPUT,
-                        "--tp: value %d does not divide moe_intermediate_size %lld of %s "
+                        "--tp: %d GPUs do not divide moe_intermediate_size %lld of %s "
                         "(tensor-parallel experts); expected a divisor, or --ep",
-                        p->tp, (long long)m->moe_intermediate, m->path);
-    if (m->shared_intermediate % p->tp != 0)
+                        mtp, (long long)m->moe_intermediate, m->path);
+    if (m->shared_intermediate % stp != 0)
         return sim_fail(err, SIM_EINPUT,
-                        "--tp: value %d does not divide the shared expert width %lld of %s", p->tp,
+                        "--tp: %d GPUs do not divide the shared expert width %lld of %s", stp,
                         (long long)m->shared_intermediate, m->path);
     return SIM_OK;
 }
@@ -334,8 +371,9 @@ static double moe_core_params(const sim_model *m, const sim_par *par)
     const double d = (double)m->hidden;
     const bool ep = par->ep > 1;
     const double local = ep ? (double)m->experts / par->ep : (double)m->experts;
-    const double f = (double)(ep ? m->moe_intermediate : m->moe_intermediate / par->tp);
-    return local * 3.0 * d * f + 3.0 * d * (double)(m->shared_intermediate / par->tp);
+    const double f = (double)(m->moe_intermediate / sim_par_moe_tp(par));
+    const int stp = sim_par_tp_moe(par) ? sim_par_moe_tp(par) : par->tp;
+    return local * 3.0 * d * f + 3.0 * d * (double)(m->shared_intermediate / stp);
 }
 
 static double moe_extra_bytes(const sim_model *m, const sim_par *par, double rb)
@@ -343,7 +381,7 @@ static double moe_extra_bytes(const sim_model *m, const sim_par *par, double rb)
     const double d = (double)m->hidden, e = (double)m->experts;
     const bool ep = par->ep > 1;
     const double local = ep ? e / par->ep : e;
-    const double f = (double)(ep ? m->moe_intermediate : m->moe_intermediate / par->tp);
+    const double f = (double)(m->moe_intermediate / sim_par_moe_tp(par));
     double b = e * d * rb + (m->shared_expert_gate ? d * rb : 0.0);
     if (m->moe_bias)
         b += (local * (2.0 * f + d) + e) * rb;

@@ -187,24 +187,37 @@ typedef struct sim_graph {
     int64_t logit_tokens;          /* tokens that need logits */
 } sim_graph;
 
-/* Parallelism of a run. GPUs = tp x dp, dp = ep / tp with data-parallel attention, else 1.
+/* Parallelism of a run. GPUs = tp x dp, dp = the data-parallel attention groups (1 without).
  *   tp            attention (and dense MLPs, the shared expert, embedding, LM head) split tp ways
  *   ep            1: every GPU holds a 1/tp slice of every expert (tensor-parallel experts);
  *                 > 1: each GPU holds E/ep whole experts, tokens go to them by all-to-all
- *   dp_attention  attention runs data-parallel: ep/tp groups of tp GPUs, each with its own
- *                 sequences and their KV cache (DeepSeek-style; requires ep a multiple of tp)
+ *   dp_attention  attention runs data-parallel: dp groups of tp GPUs, each with its own
+ *                 sequences and their KV cache (DeepSeek-style)
+ *   dp            the groups: 0 reads as ep / tp (experts split by EP over the groups, which
+ *                 requires ep a multiple of tp); with ep 1 and dp > 1 the MoE layers are split by
+ *                 TP over all tp x dp GPUs instead (SGLang --tp N --dp N --enable-dp-attention
+ *                 without EP; attention tp 1): an all-gather of every group's tokens before each
+ *                 MoE layer (moe_dispatch), a reduce-scatter after it (moe_combine)
  *   imbalance     the busiest EP rank's routed tokens over the mean (>= 1; 1 = uniform) */
 typedef struct sim_par {
     int tp, ep;
     bool dp_attention;
     double imbalance;
+    int dp;
 } sim_par;
 
 /* Tensor parallelism only: {tp, 1, false, 1}. */
 sim_par sim_par_tp(int tp);
 
-/* Attention data-parallel degree: ep / tp with dp_attention, else 1. */
+/* Attention data-parallel degree: dp (or ep / tp) with dp_attention, else 1. */
 int sim_par_dp(const sim_par *p);
+
+/* The GPUs each expert's (and, in the MoE layers, the shared expert's) width is split over:
+ * 1 under EP, tp x dp in the DP-attention + TP-MoE layout, else tp. */
+int sim_par_moe_tp(const sim_par *p);
+
+/* Whether the MoE layers are split by TP under data-parallel attention (ep 1, dp > 1). */
+bool sim_par_tp_moe(const sim_par *p);
 
 /* Expected experts touched when T tokens each pick k of E experts uniformly at random:
  * E (1 - (1 - k/E)^T). */

@@ -356,9 +356,9 @@ static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *pr
     const double T = s->tokens, d = (double)m->hidden, e = (double)m->experts;
     const double k = (double)m->experts_per_tok;
     const double wb = sim_graph_weight_elem_bytes(prec, prec->weight);
-    const bool ep = par->ep > 1;
+    const bool ep = par->ep > 1, tp_moe = sim_par_tp_moe(par);
     const double local = ep ? e / par->ep : e;
-    const int64_t f = ep ? m->moe_intermediate : m->moe_intermediate / par->tp;
+    const int64_t f = m->moe_intermediate / sim_par_moe_tp(par);
     double rows = ep ? T * k / par->ep * par->imbalance : T * k;
     if (rows > T * fmin(k, local))
         rows = T * fmin(k, local);
@@ -368,7 +368,8 @@ static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *pr
 
     /* router: replicated d x E gate in 16 bits over this GPU's tokens, then a top-k kernel
      * reading the fp32 scores */
-    double t_route = ep ? ceil(T / par->ep) : t_attn;
+    /* DP attention with TP-split MoE: every GPU runs the MoE layer on all T tokens */
+    double t_route = ep ? ceil(T / par->ep) : tp_moe ? T : t_attn;
     sim_op *op = &g->ops[SIM_OP_ROUTER];
     gemm(op, t_route, m->experts, m->hidden, rdt, &p16, rb);
     op->act_bytes += t_route * e * FP32_BYTES;
@@ -385,6 +386,13 @@ static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *pr
     all_to_all(&g->ops[SIM_OP_MOE_DISPATCH], rows, d * ab, &a2a, low_latency);
     a2a.token_bytes = token_bytes(d, rb);
     all_to_all(&g->ops[SIM_OP_MOE_COMBINE], rows, d * rb, &a2a, low_latency);
+    if (tp_moe) { /* the groups' 16-bit hidden states gathered, the outputs reduce-scattered */
+        const int n = sim_par_moe_tp(par);
+        allgather(&g->ops[SIM_OP_MOE_DISPATCH], T * d * rb, n);
+        op = &g->ops[SIM_OP_MOE_COMBINE];
+        allgather(op, T * d * rb, n);
+        op->net_kind = SIM_COLL_REDUCE_SCATTER;
+    }
 
     /* grouped GEMMs: FLOPs of the routed rows, weights of the touched experts */
     op = &g->ops[SIM_OP_EXPERTS_GATE_UP];
@@ -403,11 +411,12 @@ static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *pr
     /* shared expert: a dense gated MLP split tp ways on the attention-side tokens (gate_up, act,
      * down: three kernels); priced as one GEMM of 3 f_s outputs with its intermediate traffic */
     op = &g->ops[SIM_OP_SHARED_EXPERT];
-    const int64_t fs = m->shared_intermediate / par->tp;
+    const int64_t fs = m->shared_intermediate / (tp_moe ? sim_par_moe_tp(par) : par->tp);
+    const double t_sh = tp_moe ? T : t_attn;
     op->present = fs > 0;
     if (op->present) {
-        gemm(op, t_attn, 3 * fs, m->hidden, prec->weight, prec, rb);
-        op->act_bytes = t_attn * (d * ab + 2.0 * (double)fs * rb + (double)fs * (rb + ab) +
+        gemm(op, t_sh, 3 * fs, m->hidden, prec->weight, prec, rb);
+        op->act_bytes = t_sh * (d * ab + 2.0 * (double)fs * rb + (double)fs * (rb + ab) +
                                   (double)fs * ab + d * rb);
     }
 }

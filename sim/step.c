@@ -11,6 +11,7 @@ sim_par sim_step_par(const sim_step_cfg *cfg)
     return (sim_par){.tp = cfg->tp,
                      .ep = cfg->ep > 0 ? cfg->ep : 1,
                      .dp_attention = cfg->dp_attention,
+                     .dp = cfg->dp,
                      .imbalance = cfg->expert_imbalance > 0.0 ? cfg->expert_imbalance : 1.0};
 }
 
@@ -24,6 +25,11 @@ void sim_step_par_text(const sim_step_cfg *cfg, char *buf, size_t len)
 {
     sim_par par = sim_step_par(cfg);
     buf[0] = '\0';
+    if (sim_par_tp_moe(&par)) {
+        snprintf(buf, len, " (TP %d, DP attention %d, MoE TP %d)", par.tp, sim_par_dp(&par),
+                 sim_par_moe_tp(&par));
+        return;
+    }
     if (par.ep <= 1)
         return;
     int n = snprintf(buf, len, " (TP %d, EP %d", par.tp, par.ep);

@@ -52,6 +52,8 @@ typedef struct sim_step_cfg {
     int64_t graph_max_bs; /* largest decode batch captured as a CUDA graph; 0 = every batch */
     int ep;                       /* expert-parallel degree (0 or 1: none) */
     bool dp_attention;            /* attention data-parallel over the EP group */
+    int dp; /* data-parallel attention groups (0: ep / tp; with ep 1: the MoE split by TP over
+               tp x dp GPUs, graph.h) */
     double expert_imbalance;      /* busiest EP rank's routed tokens over the mean (0 or 1: even) */
     sim_a2a_mode moe_a2a; /* MoE dispatch / combine kernels (a2a.h; AUTO: normal with prefill
                              tokens, low_latency on decode-only steps) */

@@ -786,6 +786,14 @@ static void test_moe_models(void **state)
     }
     assert_int_equal(modes, 4); /* dispatch and combine, prefill and decode */
     cJSON_Delete(j);
+    /* DP attention with the MoE split by TP, once refused: an all-gather and a reduce-scatter */
+    run("run --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 1 --dp 8 --dp-attention "
+        "--batch 8 --input-len 128 --output-len 4");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(
+        strstr(R.out, "on 8 x NVIDIA H200 SXM 141GB (TP 1, DP attention 8, MoE TP 8)\n"));
+    assert_non_null(strstr(R.out, "collectives: moe_dispatch ring"));
+    expect_bad("run --model deepseek-v3 --hw h200 --tp 2 --dp 4 --dp-attention", "expected --tp 1");
     expect_bad("run --model deepseek-v3 --hw h200 --tp 1 --ep 8 --dp-attention --moe-a2a fast",
                "--moe-a2a: value 'fast', expected auto, normal or low-latency");
     expect_bad("run --model deepseek-v3 --hw h200 --tp 8 --ep 8 --weight-dtype bf16",
