@@ -299,8 +299,11 @@ static int iterate(loop *L)
             prefill_tokens += q;
         bool samples = decode || r->computed + q == sim_seq_known(r);
         /* a verify step needs logits at every position; a prompt at its last only */
-        groups[i] = (sim_seq_group){
-            .count = 1, .q = q, .c = r->computed, .logits = samples ? (decode ? q : 1) : 0};
+        groups[i] = (sim_seq_group){.count = 1,
+                                    .q = q,
+                                    .c = r->computed,
+                                    .logits = samples ? (decode ? q : 1) : 0,
+                                    .rank = id}; /* round-robin DP attention groups */
         prefill |= !decode;
         if (k > 0 && decode)
             L->draft[n - 1 - n_dec++] = groups[i]; /* verifying sequences fill from the end */

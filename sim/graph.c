@@ -38,8 +38,9 @@ static const sim_op_meta op_table[SIM_OP_COUNT] = {
     [SIM_OP_LM_HEAD] = {"lm_head", SIM_OPK_GEMM, false, 1, false, false},
     [SIM_OP_LOGITS_GATHER] = {"logits_gather", SIM_OPK_COMM, false, 1, false, false},
     [SIM_OP_SAMPLING] = {"sampling", SIM_OPK_VECTOR, false, 4, false, false},
+    [SIM_OP_DP_SYNC] = {"dp_sync", SIM_OPK_COMM, false, 1, false, false},
 };
-static_assert(SIM_OP_COUNT == 29, "op_table must list every sim_op_id");
+static_assert(SIM_OP_COUNT == 30, "op_table must list every sim_op_id");
 
 #define SCALE_BYTES 2.0 /* a group scale of AWQ/GPTQ/W4A8 weights: fp16 */
 
@@ -315,6 +316,59 @@ sim_batch_shape sim_graph_shape(const sim_model *m, const sim_seq_group *g, size
     return s;
 }
 
+/* How many of a group's `count` sequences, dealt round-robin from group `first`, group r
+ * holds. */
+static int64_t dealt(int64_t count, int64_t first, int r, int dp)
+{
+    int64_t off = ((r - first) % dp + dp) % dp;
+    return count / dp + (off < count % dp ? 1 : 0);
+}
+
+bool sim_graph_shape_dp(const sim_model *m, const sim_seq_group *g, size_t n, int dp,
+                        const double w[3], sim_batch_shape *busiest)
+{
+    if (dp < 2 || dp > SIM_GRAPH_DP_MAX)
+        return false;
+    double work[SIM_GRAPH_DP_MAX] = {0};
+    bool held[SIM_GRAPH_DP_MAX] = {false};
+    for (size_t i = 0; i < n; i++) {
+        if (g[i].count <= 0)
+            continue;
+        const int64_t first = g[i].rank % dp;
+        sim_seq_group one = g[i];
+        one.count = 1;
+        const sim_batch_shape per = sim_graph_shape(m, &one, 1); /* one sequence's share */
+        const double cost = w[0] * per.tokens + w[1] * per.pairs + w[2] * per.kv_tokens;
+        const int ranks = g[i].count < dp ? (int)g[i].count : dp;
+        for (int j = 0; j < ranks; j++) {
+            const int r = (int)((first + j) % dp);
+            work[r] += cost * (double)dealt(g[i].count, first, r, dp);
+            held[r] = true;
+        }
+    }
+    int best = -1;
+    for (int r = 0; r < dp; r++)
+        if (held[r] && (best < 0 || work[r] > work[best]))
+            best = r;
+    if (best < 0)
+        return false;
+    *busiest = (sim_batch_shape){0};
+    for (size_t i = 0; i < n; i++) {
+        if (g[i].count <= 0)
+            continue;
+        sim_seq_group mine = g[i];
+        mine.count = dealt(g[i].count, g[i].rank % dp, best, dp);
+        if (mine.count == 0)
+            continue;
+        const sim_batch_shape part = sim_graph_shape(m, &mine, 1);
+#define ADD(f) busiest->f += part.f;
+        ADD(tokens) ADD(seqs) ADD(logits) ADD(pairs) ADD(kv_tokens) ADD(swa_pairs)
+        ADD(swa_kv_tokens) ADD(dec_tokens) ADD(dec_pairs) ADD(dec_kv_tokens) ADD(dec_seqs)
+#undef ADD
+    }
+    return true;
+}
+
 bool sim_graph_mixed_input(const sim_prec *prec, sim_dtype w)
 {
     return !sim_dtype_is_16bit(w) && w != prec->act;
@@ -387,6 +441,8 @@ static double moe_extra_bytes(const sim_model *m, const sim_par *par, double rb)
         b += (local * (2.0 * f + d) + e) * rb;
     return b;
 }
+
+double sim_graph_attn_params(const sim_model *m, int tp) { return attn_core_params(m, tp); }
 
 double sim_graph_weight_bytes_per_gpu(const sim_model *m, int tp, const sim_prec *prec)
 {

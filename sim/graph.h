@@ -102,6 +102,7 @@ typedef enum sim_op_id {
     SIM_OP_LM_HEAD,
     SIM_OP_LOGITS_GATHER,
     SIM_OP_SAMPLING,
+    SIM_OP_DP_SYNC, /* data-parallel attention: the step's all-gather of every group's batch */
     SIM_OP_COUNT
 } sim_op_id;
 
@@ -136,6 +137,9 @@ typedef struct sim_seq_group {
     int64_t q;      /* new tokens per sequence this step (>= 1) */
     int64_t c;      /* cached tokens per sequence before this step */
     int64_t logits; /* tokens per sequence that need logits (0..q) */
+    int64_t rank;   /* data-parallel attention: the group (mod dp) its first sequence lives in,
+                     * the others following round-robin (an engine passes the request's index:
+                     * SGLang's round-robin DP controller); 0 by default */
 } sim_seq_group;
 
 /* One operator instance on one GPU. */
@@ -280,6 +284,9 @@ typedef struct sim_batch_shape {
      * speculative verifies): MLA runs them in the absorbed form */
     double dec_tokens, dec_pairs, dec_kv_tokens;
     double dec_seqs; /* sequences of those groups */
+    /* data-parallel attention: the slowest group's own share (sim_graph_shape_dp), which the
+     * attention side of the step runs; NULL: the mean share, tokens and sequences rounded up */
+    const struct sim_batch_shape *busiest;
 } sim_batch_shape;
 
 /* Groups with at most this many new tokens per sequence run MLA's absorbed (decode) form: one
@@ -288,6 +295,18 @@ typedef struct sim_batch_shape {
 
 /* Sums the groups (those with count 0 are ignored). */
 sim_batch_shape sim_graph_shape(const sim_model *m, const sim_seq_group *groups, size_t n_groups);
+
+/* The most data-parallel attention groups a step is split over. */
+#define SIM_GRAPH_DP_MAX 1024
+
+/* Data-parallel attention over `dp` groups (2..SIM_GRAPH_DP_MAX): each group runs its own
+ * sequences (sim_seq_group.rank) and the step waits for the slowest at every MoE layer's
+ * all-to-all. Fills *busiest with the share of the group whose attention side costs most by the
+ * linear weights w_ns[3] (ns per new token, per query-key pair, per cached token read: the
+ * roofline terms that differ between groups; step.c derives them from the device) and returns
+ * whether one was found (false: no group holds a sequence). */
+bool sim_graph_shape_dp(const sim_model *m, const sim_seq_group *groups, size_t n_groups, int dp,
+                        const double w_ns[3], sim_batch_shape *busiest);
 
 /* Builds the op list for one step under tensor parallelism tp. Pure: no allocation. */
 void sim_graph_build(const sim_model *m, int tp, const sim_prec *prec, const sim_seq_group *groups,
@@ -352,6 +371,10 @@ void sim_graph_act_quant(sim_op *op, double tokens, int64_t k, const sim_prec *p
  * are (no engine profile unfuses them). */
 void sim_graph_unfuse_act_quant(sim_op *op, const sim_model *m, int tp, const sim_prec *prec,
                                 int64_t tokens, int kernels);
+
+/* Parameters of one layer's attention block on each GPU at tensor parallelism tp (the
+ * projections; MLA's replicated down-projections whole). */
+double sim_graph_attn_params(const sim_model *m, int tp);
 
 /* Weight bytes resident on each GPU (layers, embedding, LM head, norms). */
 double sim_graph_weight_bytes_per_gpu(const sim_model *m, int tp, const sim_prec *prec);

@@ -16,6 +16,7 @@
 #define SAMPLE_FLOPS 4.0
 #define QUANT_FLOPS 3.0 /* dynamic quantization: |x|, running max, scale and convert */
 #define FP32_BYTES 4.0
+#define DP_SYNC_BYTES 48.0 /* per rank: 6 int64 (tokens, logprob tokens, graph, extend, TBO, mode) */
 
 /* A GEMM of T x K by K x N with weights in `wdt`: reads its input in the activation format,
  * writes 16-bit. The math runs in the activation format: 16-bit for plain and weight-only GEMMs,
@@ -198,11 +199,14 @@ static void mla_kv_up(const sim_model *m, int tp, const sim_prec *prec, const si
     op->present = op->flops > 0.0;
 }
 
-/* The attention-side share of the busiest data-parallel rank: sequences spread evenly over dp. */
+/* The attention-side share of the busiest data-parallel rank: its own sequences when the shape
+ * names them, else the sequences spread evenly over dp. */
 static sim_batch_shape dp_share(const sim_batch_shape *s, int dp)
 {
     if (dp <= 1)
         return *s;
+    if (s->busiest) /* the slowest group's own sequences (sim_graph_shape_dp) */
+        return *s->busiest;
     sim_batch_shape r = *s;
     const double f = 1.0 / dp;
     r.tokens = ceil(s->tokens * f);
@@ -564,6 +568,14 @@ void sim_graph_build_par(const sim_model *m, const sim_par *par, const sim_prec 
     build_layer(m, par, prec, sp, out);
     const sim_batch_shape a = dp_share(sp, sim_par_dp(par));
     build_edges(m, par->tp, prec, &a, out);
+    /* data-parallel attention: before each step every group learns the others' batch (SGLang's
+     * prepare_mlp_sync_batch: an all-gather of 6 int64 per rank over all the GPUs), so the
+     * groups step together; the step then waits for the slowest group (sim_graph_shape_dp) */
+    sim_op *sync = &out->ops[SIM_OP_DP_SYNC];
+    const int dp = sim_par_dp(par), gpus = par->tp * dp;
+    sync->present = false;
+    if (dp > 1)
+        allgather(sync, DP_SYNC_BYTES * gpus, gpus);
     for (int i = 0; i < SIM_OP_COUNT; i++)
         if (out->repeats[i] == 0)
             out->ops[i].present = false;

@@ -346,8 +346,13 @@ static void tbo_split(const sim_batch_shape *s, sim_batch_shape *a, sim_batch_sh
  * the two halves' inside, the schedule's makespan for the MoE layers. */
 static void price_tbo(const sim_step_cfg *cfg, const sim_batch_shape *s, sim_step_result *out)
 {
-    sim_batch_shape sa, sb;
+    sim_batch_shape sa, sb, ra, rb;
     tbo_split(s, &sa, &sb);
+    if (s->busiest) { /* the slowest group's halves */
+        tbo_split(s->busiest, &ra, &rb);
+        sa.busiest = &ra;
+        sb.busiest = &rb;
+    }
     sim_step_result ha, hb;
     build_cost(cfg, &sa, &ha);
     build_cost(cfg, &sb, &hb);
@@ -393,10 +398,37 @@ static void price_tbo(const sim_step_cfg *cfg, const sim_batch_shape *s, sim_ste
     finish(out, hidden, exposed_host(out->t_cpu_ns, cfg->sync_overhead_ns, gpu, cfg->async_sched));
 }
 
+bool sim_step_dp_busiest(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t n_groups,
+                         sim_batch_shape *busiest)
+{
+    const sim_par par = sim_step_par(cfg);
+    const int dp = sim_par_dp(&par);
+    if (dp < 2)
+        return false;
+    const sim_model *m = cfg->model;
+    const sim_hw *hw = cfg->hw;
+    const sim_dtype c = sim_graph_gemm_dtype(&cfg->prec);
+    const double gemm = hw->peak_flops[c] * hw->eff_gemm[c];
+    const double attn = (hw->peak_flops[SIM_DT_BF16] > 0.0 ? hw->peak_flops[SIM_DT_BF16]
+                                                           : hw->peak_flops[SIM_DT_FP16]) *
+                        hw->eff_attention;
+    const double h = (double)(m->heads / cfg->tp);
+    const double pair = m->mla ? 2.0 * h * (2.0 * (double)m->kv_lora_rank + (double)m->qk_rope_dim)
+                               : 4.0 * h * (double)m->head_dim;
+    const double kv = sim_graph_kv_bytes_per_token(m, cfg->tp, &cfg->prec) / (double)m->layers;
+    const double w[3] = {
+        gemm > 0.0 ? 2.0 * sim_graph_attn_params(m, cfg->tp) / gemm * 1e9 : 0.0,
+        attn > 0.0 ? pair / attn * 1e9 : 0.0,
+        kv / (hw->hbm_bytes_per_s * hw->eff_attn_memory) * 1e9};
+    return sim_graph_shape_dp(m, groups, n_groups, dp, w, busiest);
+}
+
 void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t n_groups,
                     sim_step_result *out)
 {
-    sim_batch_shape s = sim_graph_shape(cfg->model, groups, n_groups);
+    sim_batch_shape s = sim_graph_shape(cfg->model, groups, n_groups), busy;
+    if (sim_step_dp_busiest(cfg, groups, n_groups, &busy))
+        s.busiest = &busy;
     if (sim_step_tbo_applies(cfg, &s))
         price_tbo(cfg, &s, out);
     else
@@ -406,7 +438,10 @@ void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t
 const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_seq_group *groups,
                                            size_t n_groups, sim_step_memo *memo)
 {
-    sim_batch_shape s = sim_graph_shape(cfg->model, groups, n_groups);
+    sim_batch_shape s = sim_graph_shape(cfg->model, groups, n_groups), busy = {0};
+    if (sim_step_dp_busiest(cfg, groups, n_groups, &busy))
+        s.busiest = &busy;
+    const double rank[4] = {busy.tokens, busy.seqs, busy.logits, busy.dec_tokens};
     step_sums base;
     if (sim_step_tbo_applies(cfg, &s)) { /* the halves' ops change with the split: no reuse */
         price_tbo(cfg, &s, &memo->r);
@@ -414,7 +449,8 @@ const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_se
         return &memo->r;
     }
     if (!memo->valid || memo->tokens != s.tokens || memo->seqs != s.seqs ||
-        memo->logits != s.logits || memo->dec_tokens != s.dec_tokens) {
+        memo->logits != s.logits || memo->dec_tokens != s.dec_tokens ||
+        memcmp(memo->rank, rank, sizeof rank) != 0) {
         base = price_shape(cfg, &s, &memo->r);
         memcpy(memo->base, &base, sizeof base);
         memo->valid = true;
@@ -422,6 +458,7 @@ const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_se
         memo->seqs = s.seqs;
         memo->logits = s.logits;
         memo->dec_tokens = s.dec_tokens;
+        memcpy(memo->rank, rank, sizeof rank);
         return &memo->r;
     }
     /* same tokens, sequences, logits and decode tokens: only the context-dependent ops changed */

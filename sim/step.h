@@ -131,6 +131,14 @@ bool sim_step_tbo_applies(const sim_step_cfg *cfg, const sim_batch_shape *s);
  * (c0, x0, c1, x1), over `layers` layers; both start at 0. */
 double sim_step_tbo_makespan(const double a[4], const double b[4], int64_t layers);
 
+/* Data-parallel attention (dp > 1): the step's attention side runs the slowest group's own
+ * sequences (sim_seq_group.rank says whose; graph.h sim_graph_shape_dp), picked by the roofline
+ * terms that differ between groups: per new token the attention projections' FLOPs at the GEMM
+ * peak, per query-key pair attention's FLOPs at the attention peak, per cached token its KV bytes
+ * at the paged-attention bandwidth. Fills *busiest and returns true when that applies. */
+bool sim_step_dp_busiest(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t n_groups,
+                         sim_batch_shape *busiest);
+
 /* Prices one step of the given batch. cfg must have passed sim_step_check. */
 void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t n_groups,
                     sim_step_result *out);
@@ -143,6 +151,8 @@ void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t
 typedef struct sim_step_memo {
     bool valid;
     double tokens, seqs, logits, dec_tokens;
+    double rank[4]; /* data-parallel attention: the slowest group's tokens, sequences, logits and
+                       decode tokens */
     double base[8]; /* private: the sums over every op that does not depend on the contexts */
     sim_step_result r;
 } sim_step_memo;

@@ -431,6 +431,42 @@ static void test_tbo_step(void **state)
     assert_true(on.t_ns == off.t_ns);
 }
 
+static void test_dp_attention_waits_for_slowest(void **state)
+{
+    (void)state;
+    /* DeepSeek-V3 at EP 8 with 8 DP attention groups, 8 decodes. Equal contexts: every group
+     * has one sequence at 4000. One request at 32000 instead: its group reads 8x the latent,
+     * and the whole step waits for it; the mean share would have spread it over all 8 */
+    sim_model m = tu_model("deepseek-v3");
+    sim_hw hw = tu_hw("h200");
+    const sim_prec fp8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false};
+    sim_step_cfg cfg = {.model = &m, .hw = &hw, .tp = 1, .prec = fp8, .ep = 8,
+                        .dp_attention = true};
+    sim_seq_group g[8];
+    for (int i = 0; i < 8; i++)
+        g[i] = (sim_seq_group){.count = 1, .q = 1, .c = 4000, .logits = 1, .rank = i};
+    sim_step_result even, skew;
+    sim_step_price(&cfg, g, 8, &even);
+    g[5].c = 32000;
+    sim_step_price(&cfg, g, 8, &skew);
+    /* the slowest group's attention reads 32001 latents of 576 values, 2 B each (bf16 KV) */
+    assert_near(skew.graph.ops[SIM_OP_ATTENTION].kv_read_bytes, 32001.0 * 576 * 2, 1e-12);
+    assert_near(even.graph.ops[SIM_OP_ATTENTION].kv_read_bytes, 4001.0 * 576 * 2, 1e-12);
+    assert_true(skew.t_ns > even.t_ns);
+    /* the barrier is priced once per step */
+    assert_true(skew.cost[SIM_OP_DP_SYNC].t_net_ns > 0.0);
+    assert_near(sim_step_op_repeats(&skew, SIM_OP_DP_SYNC), 1.0, 0);
+    /* the memo prices it the same, and notices the slowest group changing */
+    sim_step_memo *memo = calloc(1, sizeof *memo);
+    g[5].c = 4000;
+    const sim_step_result *r = sim_step_price_memo(&cfg, g, 8, memo);
+    assert_true(r->t_ns == even.t_ns);
+    g[5].c = 32000;
+    r = sim_step_price_memo(&cfg, g, 8, memo);
+    assert_true(r->t_ns == skew.t_ns);
+    free(memo);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -448,6 +484,7 @@ int main(void)
         cmocka_unit_test(test_memo_matches),
         cmocka_unit_test(test_tbo_schedule),
         cmocka_unit_test(test_tbo_step),
+        cmocka_unit_test(test_dp_attention_waits_for_slowest),
         cmocka_unit_test(test_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
