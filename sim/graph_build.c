@@ -234,6 +234,16 @@ void sim_graph_rebuild_context(const sim_model *m, const sim_par *par, const sim
         mla_attention(m, tp, prec, &a, &g->ops[SIM_OP_ATTENTION]);
         mla_kv_up(m, tp, &lp, &a, rb, &g->ops[SIM_OP_KV_UP]);
         g->ops[SIM_OP_KV_UP].present = g->repeats[SIM_OP_KV_UP] > 0 && g->ops[SIM_OP_KV_UP].present;
+        /* its absorbed decode part, as MLA decode kernels tile it (dattn.h) */
+        g->ops[SIM_OP_ATTENTION].dec = (sim_dattn_shape){
+            .seqs = a.dec_seqs,
+            .ctx = a.dec_seqs > 0.0 ? a.dec_kv_tokens / a.dec_seqs : 0.0,
+            .q_heads = m->heads / tp,
+            .kv_heads = 1,
+            .head_dim = m->kv_lora_rank + m->qk_rope_dim,
+            .kv_elem_bytes = sim_dtype_bytes(prec->kv),
+            .v_dim = m->kv_lora_rank,
+            .q_per_seq = a.dec_seqs > 0.0 ? a.dec_tokens / a.dec_seqs : 0.0};
         return;
     }
     gqa_attention(m, tp, prec, a.tokens, a.pairs, a.kv_tokens, &g->ops[SIM_OP_ATTENTION]);

@@ -236,6 +236,12 @@ static const hw_field hw_fields[] = {
         "decode rows of tools/data/validation.csv), the others that value x their SM boost clock over A100's "
         "1410 MHz (hopper 1980, ada 2520, blackwell 1965, cdna3 2100 MHz; estimates); tpu and "
         "no arch: ampere's and hopper's (TPUs run no such kernel)"),
+    NUM("mla_decode.compute_eff", 0.01, 1.0, 1.0, mla_compute_eff, HR_CONST, 0, NULL, 0.667,
+        "0.667: FlashMLA's 660 of H800's 989 TFLOP/s (deepseek-ai/FlashMLA README; the kernel "
+        "runs throttled near 1600 MHz, its deep-dive doc)"),
+    NUM("mla_decode.memory_eff", 0.01, 1.0, 1.0, mla_memory_eff, HR_CONST, 0, NULL, 0.84,
+        "0.84: FlashMLA on H100 SXM, 2809 of 3350 GB/s (b 128, 4096 cached tokens: "
+        "tools/data/validation.csv ids 2230-2234)"),
     NUM("alltoall.low_latency.latency_us", 0.0, 1e4, 1e3, a2a.ll_latency_ns, HR_CONST, 0, NULL,
         24, "24: DeepEP low-latency kernels on H800 + CX7 (fitted with the other alltoall.* "
         "constants on the DeepEP rows of tools/data/validation.csv)"),

@@ -58,6 +58,9 @@
  *                                weights are stored in that format and dequantized in the kernel
  *                                (the quant object is read after the field table; its defaults are
  *                                the 16-bit values, through the accessors below)
+ *   mla_decode.{compute_eff,memory_eff}  MLA decode kernels (FlashMLA and its kind, dattn.h):
+ *                                the fraction of the 16-bit peak their padded query tiles reach
+ *                                and the fraction of HBM bandwidth their latent reads reach
  *   alltoall.low_latency.{latency_us,nvlink_bw_eff}  DeepEP-style low-latency MoE dispatch /
  *                                combine (a2a.h): fixed cost and the fraction of scaleup
  *                                bandwidth it reaches
@@ -136,6 +139,8 @@ typedef struct sim_hw {
     double eff_attn_memory;          /* of hbm_bytes_per_s, attention over paged KV */
     double eff_network;              /* of the link bandwidth */
     double decode_cta_bytes_per_s;   /* K/V one decode-attention thread block streams (dattn.h) */
+    double mla_compute_eff;          /* MLA decode kernels: of the 16-bit peak (padded tiles) */
+    double mla_memory_eff;           /* MLA decode kernels: of hbm_bytes_per_s (latent reads) */
     sim_hw_coll coll;                /* collective algorithms (collective.h) */
     struct {                         /* MoE dispatch / combine kernels per mode (a2a.h) */
         double ll_latency_ns;        /* low-latency mode's fixed cost */

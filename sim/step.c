@@ -201,9 +201,12 @@ static void price_finish(const sim_step_cfg *cfg, const step_sums *base, sim_ste
     finish(out, hidden, exposed_host(out->t_cpu_ns, cfg->sync_overhead_ns, gpu, cfg->async_sched));
 }
 
-/* The decode attention kernel the engine runs over this run's KV cache format. */
+/* The decode attention kernel the engine runs over this run's KV cache format (MLA's decode
+ * kernels all split the context: dattn.h). */
 static sim_dattn_kernel decode_kernel(const sim_step_cfg *cfg)
 {
+    if (cfg->model->mla)
+        return SIM_DATTN_SPLIT;
     return sim_dtype_bytes(cfg->prec.kv) < 2.0 ? cfg->decode_attn_quant_kv : cfg->decode_attn;
 }
 

@@ -180,6 +180,19 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
                                    .head_dim = r->head_dim,
                                    .kv_elem_bytes = kvb};
         op.dattn = r->dattn;
+        if (r->k > 0) {
+            /* MLA's absorbed decode (FlashMLA's test): m query tokens per sequence over one
+             * latent of head_dim values (kv_lora_rank + rope) read once, values k wide;
+             * 2 (head_dim + k) FLOPs per query row and key, rows padded to the kernel's tile */
+            const double sq = r->m > 0 ? (double)r->m : 1.0, dv = (double)r->k;
+            op.flops = 2.0 * b * (double)r->heads * sq * s * (hd + dv);
+            op.kv_read_bytes = b * s * hd * kvb;
+            op.act_bytes = b * (double)r->heads * sq * (hd + dv) * 2.0;
+            op.dec.kv_heads = 1;
+            op.dec.v_dim = r->k;
+            op.dec.q_per_seq = sq;
+            op.dattn = SIM_DATTN_SPLIT;
+        }
         ns = op_ns(hw, &op);
         work = op.kv_read_bytes;
         break;

@@ -43,7 +43,9 @@
  * low-latency kernels, every peer over RDMA even within a node: `bytes` sent, latency_ms).
  * decode_attention: `batch` sequences each decoding one token over `seq` cached tokens,
  * `heads` query heads and n = KV heads of `head_dim`, the cache in `dtype`; `algo` names the
- * kernel as dattn.h does (split, fa2, vllm-paged, trtllm-0.11).
+ * kernel as dattn.h does (split, fa2, vllm-paged, trtllm-0.11); with k (the value width) given,
+ * MLA's absorbed decode as FlashMLA's test runs it: m query tokens per sequence (empty: 1), one
+ * latent of head_dim values per cached token, values k wide (dattn.h).
  *
  * Op-level predictions price ONE op as the step model would (the GEMM, the fused attention, a
  * device copy, an all-reduce by its algorithm, alone or followed by a norm), with the per-kernel

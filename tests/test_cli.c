@@ -1159,9 +1159,9 @@ static void test_validation_commands(void **state)
     /* 279 rows less 31 serve ones (all but 1113): 31 skipped (29 in the file, 15 of them
      * Mixtral's identical-prompt batches; an A100 40GB batch that does not fit, fp8 KV on A100),
      * 18 low-trust shown but not counted */
-    assert_non_null(strstr(R.out, "\nvalidation: 222 points, median |error| "));
-    assert_non_null(strstr(R.out, "\n  op-level: 169 points"));
-    assert_non_null(strstr(R.out, "\n  op decode_attention: 24 points"));
+    assert_non_null(strstr(R.out, "\nvalidation: 233 points, median |error| "));
+    assert_non_null(strstr(R.out, "\n  op-level: 180 points"));
+    assert_non_null(strstr(R.out, "\n  op decode_attention: 35 points"));
     assert_non_null(strstr(R.out, "\n  end-to-end: 53 points")); /* 52 static, 1 serve */
     assert_non_null(strstr(R.out, "\n  quantized: op-level 28 points"));
     assert_non_null(strstr(R.out, "\n  op alltoall: 34 points"));
