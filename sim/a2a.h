@@ -43,7 +43,10 @@
 #include "hw.h"
 
 typedef enum sim_a2a_mode {
-    SIM_A2A_AUTO,        /* normal on steps with prefill tokens, low_latency on decode-only ones */
+    /* normal on steps with prefill tokens, low_latency on decode-only ones, under data-parallel
+     * attention; without it (EP over the TP group) every rank already holds every token and the
+     * MLP all-reduce sums the experts' outputs: no all-to-all at all (step.c) */
+    SIM_A2A_AUTO,
     SIM_A2A_NORMAL,      /* high-throughput (NVLink + RDMA forwarding) */
     SIM_A2A_LOW_LATENCY, /* one hop per (token, expert) copy, fp8 dispatch */
     SIM_A2A_MODE_COUNT

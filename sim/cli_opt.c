@@ -39,7 +39,8 @@ const cli_opt_def cli_opt_table[] = {
       "busiest EP rank's routed tokens over the mean, >= 1 (default 1: uniform routing)"),
     O("--moe-a2a", CLI_OPT_STR, moe_a2a, 0, 0, CLI_OPT_CMD_MODEL,
       "auto|normal|low-latency: the MoE dispatch / combine kernels under --ep, as DeepEP's "
-      "(default auto: normal on steps with prefill, low-latency on decode-only steps)"),
+      "(default auto: with --dp-attention normal on steps with prefill, low-latency on "
+      "decode-only steps; without it none, the MLP all-reduce combines)"),
     O("--enable-two-batch-overlap", CLI_OPT_BOOL, tbo, 0, 0, CLI_OPT_CMD_MODEL,
       "two-batch overlap under --ep: each MoE layer's compute of one half of the batch runs over "
       "the other half's dispatch / combine (SGLang's flag)"),

@@ -223,6 +223,12 @@ static void build_cost(const sim_step_cfg *cfg, const sim_batch_shape *s, sim_st
     if (cfg->moe_a2a != SIM_A2A_AUTO) {
         out->graph.ops[SIM_OP_MOE_DISPATCH].a2a_mode = cfg->moe_a2a;
         out->graph.ops[SIM_OP_MOE_COMBINE].a2a_mode = cfg->moe_a2a;
+    } else if (!cfg->dp_attention) {
+        /* EP over the TP group: every rank already holds every token, runs its own experts on
+         * the ones routed to them and the MLP all-reduce sums the outputs (vLLM and SGLang
+         * without DeepEP, TensorRT-LLM without attention DP): no all-to-all (a2a.h) */
+        out->graph.ops[SIM_OP_MOE_DISPATCH].present = false;
+        out->graph.ops[SIM_OP_MOE_COMBINE].present = false;
     }
     sim_graph_unfuse_act_quant(&out->graph.ops[SIM_OP_ACT_QUANT], cfg->model, cfg->tp, &cfg->prec,
                                out->graph.tokens, cfg->act_quant_kernels);

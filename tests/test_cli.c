@@ -698,9 +698,16 @@ static void test_moe_models(void **state)
                 has_op(j, "kv_up"));
     assert_false(has_op(j, "moe_dispatch"));
     cJSON_Delete(j);
-    /* --ep 8 adds the all-to-alls */
+    /* --ep 8 over the TP group: every rank holds every token, the all-reduce combines the
+     * experts' outputs; DeepEP's kernels when asked for */
     run("run --model deepseek-v3 --hw h200 --tp 8 --ep 8 --weight-dtype fp8 --batch 4 "
         "--input-len 256 --output-len 8 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_false(has_op(j, "moe_dispatch") || has_op(j, "moe_combine"));
+    cJSON_Delete(j);
+    run("run --model deepseek-v3 --hw h200 --tp 8 --ep 8 --weight-dtype fp8 --batch 4 "
+        "--input-len 256 --output-len 8 --moe-a2a low-latency --format json");
     assert_int_equal(R.rc, 0);
     j = cJSON_Parse(R.out);
     assert_true(has_op(j, "moe_dispatch") && has_op(j, "moe_combine"));
@@ -829,13 +836,14 @@ static void test_moe_models(void **state)
     tu_snprintf(path, sizeof path, "%s/infersim-cli-moe-%d.json", tu_tmpdir(), (int)getpid());
     snprintf(a, sizeof a,
              "run --model qwen3-30b-a3b --hw h200 --tp 2 --ep 2 --batch 2 --input-len 64 "
-             "--output-len 4 --chrome-trace %s --format json",
+             "--output-len 4 --moe-a2a normal --chrome-trace %s --format json",
              path);
     run(a);
     assert_int_equal(R.rc, 0);
     char *t = slurp(path);
     assert_non_null(t);
     assert_non_null(strstr(t, "\"moe_dispatch\""));
+    assert_non_null(strstr(t, "\"alltoall_mode\":\"normal\""));
     assert_non_null(strstr(t, "\"experts_down\""));
     free(t);
     snprintf(a, sizeof a, "trace-check %s", path);
