@@ -186,7 +186,20 @@ double sim_step_launch_ns(const sim_step_cfg *cfg)
 }
 
 /* Totals, overlap, host time and bounds once every op is priced. */
-static void price_finish(const sim_step_cfg *cfg, const step_sums *base, sim_step_result *out)
+/* The sequences whose per-request CPU work the step waits for: with data-parallel attention each
+ * group's scheduler runs in its own process, so the slowest group's (its share: the busiest
+ * group's own, else the mean rounded up), else the step's. */
+static double host_seqs(const sim_step_cfg *cfg, const sim_batch_shape *s)
+{
+    const sim_par par = sim_step_par(cfg);
+    const int dp = sim_par_dp(&par);
+    if (dp <= 1)
+        return s->seqs;
+    return s->busiest ? s->busiest->seqs : ceil(s->seqs / dp);
+}
+
+static void price_finish(const sim_step_cfg *cfg, const step_sums *base, double seqs,
+                         sim_step_result *out)
 {
     totals(out, base);
     double hidden = cfg->overlap * out->t_net_ns;
@@ -195,8 +208,8 @@ static void price_finish(const sim_step_cfg *cfg, const step_sums *base, sim_ste
     double share = out->t_net_ns > 0.0 ? hidden / out->t_net_ns : 0.0;
     for (int i = 0; i < SIM_OP_COUNT; i++)
         out->hidden_ns[i] = out->cost[i].t_net_ns * share;
-    out->t_cpu_ns = cfg->iteration_overhead_ns +
-                    cfg->request_overhead_ns * (double)out->graph.seqs + cfg->sync_overhead_ns;
+    out->t_cpu_ns = cfg->iteration_overhead_ns + cfg->request_overhead_ns * seqs +
+                    cfg->sync_overhead_ns;
     double gpu = out->busy_ns + out->t_launch_ns + out->t_net_ns - hidden;
     finish(out, hidden, exposed_host(out->t_cpu_ns, cfg->sync_overhead_ns, gpu, cfg->async_sched));
 }
@@ -256,7 +269,7 @@ static step_sums price_shape(const sim_step_cfg *cfg, const sim_batch_shape *s,
 {
     build_cost(cfg, s, out);
     step_sums base = sums_but_attention(out);
-    price_finish(cfg, &base, out);
+    price_finish(cfg, &base, host_seqs(cfg, s), out);
     return base;
 }
 
@@ -401,8 +414,8 @@ static void price_tbo(const sim_step_cfg *cfg, const sim_batch_shape *s, sim_ste
         bool moe_comm = i == SIM_OP_MOE_DISPATCH || i == SIM_OP_MOE_COMBINE;
         out->hidden_ns[i] = out->cost[i].t_net_ns * (moe_comm ? share_moe : share_rest);
     }
-    out->t_cpu_ns = cfg->iteration_overhead_ns +
-                    cfg->request_overhead_ns * (double)out->graph.seqs + cfg->sync_overhead_ns;
+    out->t_cpu_ns = cfg->iteration_overhead_ns + cfg->request_overhead_ns * host_seqs(cfg, s) +
+                    cfg->sync_overhead_ns;
     double gpu = out->busy_ns + out->t_launch_ns + out->t_net_ns - hidden;
     finish(out, hidden, exposed_host(out->t_cpu_ns, cfg->sync_overhead_ns, gpu, cfg->async_sched));
 }
@@ -478,7 +491,7 @@ const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_se
         if (sim_op_info((sim_op_id)i)->context)
             memo->r.cost[i] = sim_cost_op(cfg->hw, &memo->r.graph.ops[i], sim_step_launch_ns(cfg));
     memcpy(&base, memo->base, sizeof base);
-    price_finish(cfg, &base, &memo->r);
+    price_finish(cfg, &base, host_seqs(cfg, &s), &memo->r);
     return &memo->r;
 }
 

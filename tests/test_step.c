@@ -453,6 +453,13 @@ static void test_dp_attention_waits_for_slowest(void **state)
     assert_near(skew.graph.ops[SIM_OP_ATTENTION].kv_read_bytes, 32001.0 * 576 * 2, 1e-12);
     assert_near(even.graph.ops[SIM_OP_ATTENTION].kv_read_bytes, 4001.0 * 576 * 2, 1e-12);
     assert_true(skew.t_ns > even.t_ns);
+    /* each group's scheduler runs apart: the CPU work per request is the slowest group's one
+     * sequence's, not the replica's eight */
+    cfg.request_overhead_ns = 1e4;
+    sim_step_result host;
+    sim_step_price(&cfg, g, 8, &host);
+    assert_near(host.t_cpu_ns, 1e4, 1e-12);
+    cfg.request_overhead_ns = 0.0;
     /* the barrier is priced once per step */
     assert_true(skew.cost[SIM_OP_DP_SYNC].t_net_ns > 0.0);
     assert_near(sim_step_op_repeats(&skew, SIM_OP_DP_SYNC), 1.0, 0);
