@@ -184,9 +184,9 @@ static void test_load(void **state)
      * 20 TensorRT-LLM, 15 of them skipped, and 20 vLLM), 20 TensorRT-LLM and 8 + 4 vLLM serve rows
      * (gpt-oss-20b, gpt-oss-120b at TP 2), 24 decode attention rows (ids 1300-1323), 13 SGLang
      * serve rows at a request rate (ids 1400-1412), 3 skipped vLLM ones (DeepSeek-V3.2) and 24
-     * DeepEP all-to-all rows (ids 2200-2223), 11 FlashMLA decode rows (ids 2230-2240) and 3
-     * low-trust vLLM DeepSeek-R1 serve rows (ids 2250-2252) */
-    assert_int_equal(n, 333);
+     * DeepEP all-to-all rows (ids 2200-2223), 11 FlashMLA decode rows (ids 2230-2240) and 17
+     * low-trust DeepSeek-R1 serve rows (ids 2250-2266: vLLM's recipe, SGLang on 16 H100) */
+    assert_int_equal(n, 347);
     int ops = 0, skipped = 0, low = 0, rated = 0, ranged = 0;
     for (size_t i = 0; i < n; i++) {
         rated += isfinite(rows[i].request_rate) != 0;
@@ -201,8 +201,8 @@ static void test_load(void **state)
     assert_int_equal(ranged, 13); /* SGLang's random lengths, uniform from 1 */
     assert_int_equal(skipped, 34); /* with two serve rows of 20,000-token prompts, Mixtral's 15
                                     * and the 3 DeepSeek-V3.2 rows */
-    assert_int_equal(low, 24); /* with the three vLLM serve rows that generated half their tokens
-                                * and the vLLM 0.10 DeepSeek-R1 recipe's three */
+    assert_int_equal(low, 38); /* with the three vLLM serve rows that generated half their tokens
+                                * and the 17 DeepSeek-R1 serve rows */
     free(rows);
     const char *hdr = "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
                       "input_len,output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,"
