@@ -97,7 +97,12 @@ typedef struct cli_opts {
     const char *moe_a2a; /* --moe-a2a: auto|normal|low-latency (a2a.h) */
     bool tbo;            /* --enable-two-batch-overlap, --enable-dbo (step.h) */
     int64_t dp;          /* --dp: data-parallel attention groups (graph.h sim_par) */
-    bool given[128]; /* by index into cli_opt_table */
+    /* the front end and the stream (frontend.h) */
+    const char *frontend;
+    int64_t fe_processes, stream_interval;
+    double fe_request_us, fe_input_token_us, fe_output_token_us, fe_chunk_us;
+    bool itl_per_token;
+    bool given[192]; /* by index into cli_opt_table */
 } cli_opts;
 
 typedef struct cli_opt_def {
