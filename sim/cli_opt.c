@@ -36,7 +36,8 @@ const cli_opt_def cli_opt_table[] = {
       "data-parallel attention groups with --dp-attention (default ep/tp); without --ep, the MoE "
       "layers split by TP over the --dp GPUs (SGLang --tp N --dp N --enable-dp-attention)"),
     O("--expert-imbalance", CLI_OPT_NUM, expert_imbalance, 1, 1024, CLI_OPT_CMD_MODEL,
-      "busiest EP rank's routed tokens over the mean, >= 1 (default 1: uniform routing)"),
+      "a fixed busiest EP rank's routed tokens over the mean, >= 1 (default: the routing's "
+      "expected busiest rank per batch)"),
     O("--moe-a2a", CLI_OPT_STR, moe_a2a, 0, 0, CLI_OPT_CMD_MODEL,
       "auto|normal|low-latency: the MoE dispatch / combine kernels under --ep, as DeepEP's "
       "(default auto: with --dp-attention normal on steps with prefill, low-latency on "
@@ -46,6 +47,15 @@ const cli_opt_def cli_opt_table[] = {
       "the other half's dispatch / combine (SGLang's flag)"),
     O("--enable-dbo", CLI_OPT_BOOL, tbo, 0, 0, CLI_OPT_CMD_MODEL,
       "vLLM's name for --enable-two-batch-overlap (dual-batch overlap)"),
+    O("--expert-routing", CLI_OPT_STR, expert_routing, 0, 0, CLI_OPT_CMD_MODEL,
+      "uniform|zipf:S: how tokens pick experts (zipf:S: the i-th most popular expert "
+      "picked with weight i^-S; default uniform)"),
+    O("--redundant-experts", CLI_OPT_INT, redundant_experts, 0, 4096, CLI_OPT_CMD_MODEL,
+      "EPLB's redundant experts: replicas of the hottest experts packed to balance the EP ranks, "
+      "each GPU holding (E + N)/ep (default 0)"),
+    O("--moe-kernel", CLI_OPT_STR, moe_kernel, 0, 0, CLI_OPT_CMD_MODEL,
+      "triton|deepgemm|cutlass|ck: the experts' grouped-GEMM kernel family (default: the "
+      "engine profile's moe.kernel)"),
     O("--batch", CLI_OPT_INT, batch, 1, 1 << 20,
       CLI_OPT_CMD_RUN | CLI_OPT_CMD_ROOFLINE | CLI_OPT_CMD_OP, "sequences (default 1)"),
     O("--input-len", CLI_OPT_INT, input_len, 1, 1 << 26, CLI_OPT_CMD_RUN | CLI_OPT_CMD_ROOFLINE,
@@ -289,7 +299,8 @@ const cli_opt_def cli_opt_table[] = {
 };
 #undef O
 const size_t cli_opt_count = sizeof cli_opt_table / sizeof cli_opt_table[0];
-_Static_assert(sizeof cli_opt_table / sizeof cli_opt_table[0] <= 128,
+_Static_assert(sizeof cli_opt_table / sizeof cli_opt_table[0] <=
+                   sizeof(((cli_opts *)0)->given) / sizeof(((cli_opts *)0)->given[0]),
                "cli_opts.given is too small");
 
 const cli_opt_def *cli_opt_find(const char *name, int mask)
@@ -461,7 +472,7 @@ const cli_opts cli_opt_defaults = {
     .pp = 1,
     .replicas = 1,
     .ep = 1,
-    .expert_imbalance = 1.0,
+    .expert_imbalance = 0.0, /* 0: from the routing */
     .batch = 1,
     .input_len = 1024,
     .output_len = 256,

@@ -97,6 +97,8 @@ typedef struct cli_opts {
     const char *moe_a2a; /* --moe-a2a: auto|normal|low-latency (a2a.h) */
     bool tbo;            /* --enable-two-batch-overlap, --enable-dbo (step.h) */
     int64_t dp;          /* --dp: data-parallel attention groups (graph.h sim_par) */
+    const char *expert_routing, *moe_kernel;
+    int64_t redundant_experts;
     /* the front end and the stream (frontend.h) */
     const char *frontend;
     int64_t fe_processes, stream_interval;

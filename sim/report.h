@@ -123,6 +123,9 @@ typedef enum sim_field_out {
                                with its label, decimals and the text around it (`before`) */
     SIM_FIELDS_TABLE_SPEC,  /* run --format table: the speculative-decoding lines' fields (none
                                without it), the same way */
+    SIM_FIELDS_TABLE_MOE,   /* run --format table: a grouped expert GEMM on the "moe:" line (its
+                               kernel family, layout, M block, padded rows, the busiest rank's
+                               rows and their imbalance; none for other ops) */
     SIM_FIELDS_OUT_COUNT
 } sim_field_out;
 
@@ -179,7 +182,7 @@ size_t sim_report_serve_fields(const sim_serve_report *r, sim_field_out which, s
  * MB). Each key's stem, label and time unit are written once, in report_step.c; the unit suffix
  * (_ms, _us) is the output's. Return their number (at most SIM_FIELDS_STEP_MAX; 0 for
  * the other outputs). */
-enum { SIM_FIELDS_STEP_MAX = 24, SIM_FIELDS_STAGE_MAX = 2 };
+enum { SIM_FIELDS_STEP_MAX = 32, SIM_FIELDS_STAGE_MAX = 2 };
 size_t sim_report_step_fields(const sim_step_result *s, sim_field_out which, sim_field *out);
 size_t sim_report_op_fields(const sim_step_result *s, int op, sim_field_out which, sim_field *out);
 

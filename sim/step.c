@@ -12,7 +12,9 @@ sim_par sim_step_par(const sim_step_cfg *cfg)
                      .ep = cfg->ep > 0 ? cfg->ep : 1,
                      .dp_attention = cfg->dp_attention,
                      .dp = cfg->dp,
-                     .imbalance = cfg->expert_imbalance > 0.0 ? cfg->expert_imbalance : 1.0};
+                     .imbalance = cfg->expert_imbalance > 0.0 ? cfg->expert_imbalance : 0.0,
+                     .routing = cfg->routing,
+                     .moe_kernel = cfg->moe_kernel};
 }
 
 int sim_step_gpus(const sim_step_cfg *cfg)
@@ -322,8 +324,9 @@ static void tbo_segments(const sim_step_result *h, double seg[4])
             continue;
         const sim_op_cost *c = &h->cost[i];
         const double per = moe_share(g, i) * (double)g->repeats[i] / moe_layers;
-        const bool experts = i == SIM_OP_EXPERTS_GATE_UP || i == SIM_OP_EXPERTS_ACT ||
-                             i == SIM_OP_EXPERTS_DOWN;
+        const bool experts = i == SIM_OP_MOE_PERMUTE || i == SIM_OP_EXPERTS_GATE_UP ||
+                             i == SIM_OP_EXPERTS_ACT || i == SIM_OP_EXPERTS_DOWN ||
+                             i == SIM_OP_MOE_UNPERMUTE;
         if (i == SIM_OP_MOE_DISPATCH || i == SIM_OP_MOE_COMBINE) {
             seg[i == SIM_OP_MOE_DISPATCH ? 1 : 3] += per * c->t_net_ns;
             seg[i == SIM_OP_MOE_DISPATCH ? 0 : 2] += per * (c->t_ns - c->t_net_ns);

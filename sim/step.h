@@ -54,7 +54,10 @@ typedef struct sim_step_cfg {
     bool dp_attention;            /* attention data-parallel over the EP group */
     int dp; /* data-parallel attention groups (0: ep / tp; with ep 1: the MoE split by TP over
                tp x dp GPUs, graph.h) */
-    double expert_imbalance;      /* busiest EP rank's routed tokens over the mean (0 or 1: even) */
+    double expert_imbalance;      /* a fixed busiest EP rank's routed tokens over the mean (>= 1);
+                                   * 0: the routing's expected busiest rank per batch (moe.h) */
+    sim_moe_routing routing;      /* how tokens pick experts; EPLB's redundant experts */
+    sim_moe_kernel moe_kernel;    /* the experts' grouped-GEMM kernel family (engine profile) */
     sim_a2a_mode moe_a2a; /* MoE dispatch / combine kernels (a2a.h; AUTO: normal with prefill
                              tokens, low_latency on decode-only steps) */
     bool tbo; /* two-batch overlap (SGLang --enable-two-batch-overlap, vLLM --enable-dbo):
@@ -69,7 +72,7 @@ typedef struct sim_step_cfg {
                               norms and activation, one before o_proj (the graph's) */
 } sim_step_cfg;
 
-/* The run's parallelism as the graph takes it (ep 0 and imbalance 0 read as 1). */
+/* The run's parallelism as the graph takes it (ep 0 reads as 1; imbalance 0: from routing). */
 sim_par sim_step_par(const sim_step_cfg *cfg);
 
 /* GPUs the run takes: tp x the data-parallel attention groups. */
@@ -119,7 +122,7 @@ double sim_step_launch_ns(const sim_step_cfg *cfg);
  * own: every weight read twice), the dense layers and the step's edges on the whole batch. Each
  * MoE layer of a micro-batch is four segments: c0 compute (norms, attention, projections,
  * router, shared expert; TP all-reduces on the stream), x0 the dispatch, c1 the experts'
- * grouped GEMMs, x1 the combine. One compute stream runs A.c0, B.c0, A.c1, B.c1 in that order,
+ * permute, grouped GEMMs and unpermute, x1 the combine. One compute stream runs A.c0, B.c0, A.c1, B.c1 in that order,
  * one communication stream A.x0, B.x0, A.x1, B.x1; a segment starts when the one before it in
  * its micro-batch has ended and its stream is free; layer l + 1's c0 follows layer l's x1. The
  * MoE layers take the makespan of that schedule; their ops are reported as the two halves' sum,
