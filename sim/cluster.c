@@ -205,6 +205,10 @@ static int add_totals(const replica *rep, int from, int to, bool streams, bool p
         all->draft_ns += x->draft_ns;
         all->spec_verifies += x->spec_verifies;
         all->spec_tokens += x->spec_tokens;
+        /* the power estimate: every engine's floor and energy (each pool its own GPUs) */
+        all->idle_w += x->idle_w;
+        all->active_j += x->active_j;
+        all->power_unknown |= x->power_unknown;
         /* each engine's front end adds its part (disaggregated: the prefill side takes the
          * request in, the decode side streams) */
         all->frontend_on |= x->frontend_on;

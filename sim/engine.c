@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "power.h"
 #include "pp.h"
 
 #define NS_PER_S 1000000000LL
@@ -360,6 +361,8 @@ static int iterate(loop *L)
     int64_t dt = (int64_t)llround(gpu_ns + draft_ns);
     if (dt < 1)
         dt = 1;
+    L->res->active_j +=
+        (double)sim_step_gpus(&L->cfg->step) * sim_power_step_active_j(L->cfg->step.hw, L->cfg->step.prec.act, step);
     int64_t start = L->now;
     const sim_engine_observer *obs = L->cfg->observer;
     if (obs && obs->iteration) {
@@ -483,6 +486,10 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
         return sim_fail(err, SIM_EINTERNAL, "out of memory for the scheduler queues");
     out->kv_blocks = kv.total_blocks;
     out->block_size = kv.block_size;
+    out->power_unknown = !sim_power_known(cfg->step.hw);
+    out->idle_w = out->power_unknown
+                      ? 0.0
+                      : cfg->step.hw->power.idle_w * (double)sim_pp_gpus(&cfg->step);
     return SIM_OK;
 }
 

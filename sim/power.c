@@ -11,9 +11,13 @@ static double frac(double part_ns, double t_ns)
 
 bool sim_power_known(const sim_hw *hw) { return hw->power.tdp_w > 0.0; }
 
-sim_power_busy sim_power_step_busy(const sim_step_result *r)
+sim_power_busy sim_power_step_busy(const sim_hw *hw, sim_dtype compute, const sim_step_result *r)
 {
-    return (sim_power_busy){.compute = frac(r->t_math_ns, r->t_ns),
+    double rate = hw->peak_flops[compute] * hw->eff_gemm[compute];
+    if (!(rate > 0.0))
+        rate = hw->peak_flops[SIM_DT_BF16] * hw->eff_gemm[SIM_DT_BF16];
+    const double math_ns = rate > 0.0 ? r->flops / rate * 1e9 : 0.0;
+    return (sim_power_busy){.compute = frac(math_ns, r->t_ns),
                             .memory = frac(r->t_mem_ns, r->t_ns),
                             .network = frac(r->t_net_ns, r->t_ns)};
 }
@@ -32,16 +36,16 @@ double sim_power_w(const sim_hw *hw, double activity)
     return hw->power.idle_w + (hw->power.tdp_w - hw->power.idle_w) * activity;
 }
 
-double sim_power_step_w(const sim_hw *hw, const sim_step_result *r)
+double sim_power_step_w(const sim_hw *hw, sim_dtype compute, const sim_step_result *r)
 {
-    return sim_power_w(hw, sim_power_activity(sim_power_step_busy(r)));
+    return sim_power_w(hw, sim_power_activity(sim_power_step_busy(hw, compute, r)));
 }
 
-double sim_power_step_active_j(const sim_hw *hw, const sim_step_result *r)
+double sim_power_step_active_j(const sim_hw *hw, sim_dtype compute, const sim_step_result *r)
 {
     if (!sim_power_known(hw) || !(r->t_ns > 0.0))
         return 0.0;
-    const double a = sim_power_activity(sim_power_step_busy(r));
+    const double a = sim_power_activity(sim_power_step_busy(hw, compute, r));
     return (hw->power.tdp_w - hw->power.idle_w) * a * r->t_ns * 1e-9;
 }
 

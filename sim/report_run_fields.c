@@ -76,6 +76,12 @@ RGET(usd_per_gpu_hour, s->known, num, s->price.usd_per_gpu_hour)
 RGET(usd_per_hour, s->known, num, s->price.usd_per_hour)
 RGET(usd_per_million_output_tokens, s->known, num, s->price.usd_per_million_output_tokens)
 RGET(usd_per_million_total_tokens, s->known, num, s->price.usd_per_million_total_tokens)
+/* the power estimate (power.h): without the device's power.tdp_w, no value */
+#define POWER_ON sim_power_known(s->cfg->step.hw)
+RGET(avg_power_w, POWER_ON, num, r->power.avg_power_w)
+RGET(joules_per_output_token, POWER_ON, num, r->power.joules_per_output_token)
+RGET(output_tokens_per_s_per_mw, POWER_ON, num, r->power.output_tokens_per_s_per_mw)
+#undef POWER_ON
 #undef RGET
 
 typedef enum run_row {
@@ -113,6 +119,9 @@ typedef enum run_row {
     R_USD_PER_HOUR,
     R_USD_PER_MILLION_OUTPUT_TOKENS,
     R_USD_PER_MILLION_TOTAL_TOKENS,
+    R_AVG_POWER_W,
+    R_JOULES_PER_OUTPUT_TOKEN,
+    R_OUTPUT_TOKENS_PER_S_PER_MW,
     R_COUNT
 } run_row;
 
@@ -207,6 +216,18 @@ static const run_row_def run_rows[R_COUNT] = {
                         .unknown = "unknown"},
     ROW(R_USD_PER_MILLION_OUTPUT_TOKENS, usd_per_million_output_tokens, SIM_FIELD_NUM, 6),
     ROW(R_USD_PER_MILLION_TOTAL_TOKENS, usd_per_million_total_tokens, SIM_FIELD_NUM, 6),
+    [R_AVG_POWER_W] = {.key = "avg_power_w",
+                       .kind = SIM_FIELD_NUM,
+                       .decimals = 3,
+                       .get = rget_avg_power_w,
+                       .label = "Avg power per GPU (W, estimate):",
+                       .table_decimals = 1,
+                       .unknown_label = "Power (estimate):",
+                       .unknown = "unknown"},
+    ROWL(R_JOULES_PER_OUTPUT_TOKEN, joules_per_output_token, SIM_FIELD_NUM, 6,
+         "Energy per output token (J):", 4, 0),
+    ROWL(R_OUTPUT_TOKENS_PER_S_PER_MW, output_tokens_per_s_per_mw, SIM_FIELD_NUM, 1,
+         "Output tok/s per MW:", 0, 0),
 #undef ROWM
 #undef ROWS
 #undef ROWL
@@ -221,7 +242,10 @@ static const sim_report_col run_json_cols[] = {ONE(R_TTFT_MS),
                                                NUL(R_USD_PER_GPU_HOUR),
                                                NUL(R_USD_PER_HOUR),
                                                NUL(R_USD_PER_MILLION_OUTPUT_TOKENS),
-                                               NUL(R_USD_PER_MILLION_TOTAL_TOKENS)};
+                                               NUL(R_USD_PER_MILLION_TOTAL_TOKENS),
+                                               NUL(R_AVG_POWER_W),
+                                               NUL(R_JOULES_PER_OUTPUT_TOKEN),
+                                               NUL(R_OUTPUT_TOKENS_PER_S_PER_MW)};
 static const sim_report_col run_csv_cols[] = {ONE(R_TTFT_MS),
                                               ONE(R_TPOT_MS),
                                               ONE(R_E2E_MS),
@@ -240,7 +264,10 @@ static const sim_report_col run_csv_cols[] = {ONE(R_TTFT_MS),
                                               ONE(R_GPUS),
                                               NUL(R_USD_PER_HOUR),
                                               NUL(R_USD_PER_MILLION_OUTPUT_TOKENS),
-                                              NUL(R_USD_PER_MILLION_TOTAL_TOKENS)};
+                                              NUL(R_USD_PER_MILLION_TOTAL_TOKENS),
+                                              NUL(R_AVG_POWER_W),
+                                              NUL(R_JOULES_PER_OUTPUT_TOKEN),
+                                              NUL(R_OUTPUT_TOKENS_PER_S_PER_MW)};
 static const sim_report_col run_sweep_cols[] = {
     ONE(R_GPUS),
     ONE(R_TTFT_MS),
@@ -254,7 +281,10 @@ static const sim_report_col run_sweep_cols[] = {
     ONE(R_MAX_BATCH),
     {.row = R_SPEC_SPEEDUP, .miss = SIM_REPORT_MISS_VALUE},
     NUL(R_USD_PER_HOUR),
-    NUL(R_USD_PER_MILLION_OUTPUT_TOKENS)};
+    NUL(R_USD_PER_MILLION_OUTPUT_TOKENS),
+    NUL(R_AVG_POWER_W),
+    NUL(R_JOULES_PER_OUTPUT_TOKEN),
+    NUL(R_OUTPUT_TOKENS_PER_S_PER_MW)};
 /* run JSON's "memory" object */
 static const sim_report_col run_json_memory_cols[] = {ONE(R_WEIGHT_BYTES_PER_GPU),
                                                       ONE(R_KV_BYTES_PER_GPU),
@@ -275,7 +305,10 @@ static const sim_report_col run_json_spec_cols[] = {
 /* run's table: the latencies, throughput and memory, then (after the memory's parts) the batch */
 static const sim_report_col run_table_cols[] = {ONE(R_TTFT_MS), ONE(R_TPOT_MS), ONE(R_E2E_MS),
                                                 ONE(R_OUTPUT_THROUGHPUT), ONE(R_HBM_BYTES_PER_GPU)};
-static const sim_report_col run_table_tail_cols[] = {ONE(R_MAX_BATCH)};
+/* ... the power estimate's rows (one "unknown" line without the device's power) */
+static const sim_report_col run_table_tail_cols[] = {ONE(R_MAX_BATCH), NUL(R_AVG_POWER_W),
+                                                     ONE(R_JOULES_PER_OUTPUT_TOKEN),
+                                                     ONE(R_OUTPUT_TOKENS_PER_S_PER_MW)};
 static const sim_report_col run_table_price_cols[] = {NUL(R_USD_PER_HOUR)};
 /* run's speculative-decoding lines (none without it): method, K and acceptance, then per
  * iteration */

@@ -11,6 +11,10 @@
  * context growing by tau each (the last, fractional iteration counted by its fraction). The
  * speed-up is the decode time without speculation over the decode time with it.
  *
+ * Energy (an estimate, power.h): E = P_idle x GPUs x E2E + GPUs of the TP group x (the prefill
+ * step's energy above the idle floor + decode steps x the mean decode step's), over the
+ * batch x output_len tokens.
+ *
  * Example (const sim_step_cfg *step, sim_err *err):
  *   sim_run_cfg cfg = {.step = *step, .batch = 8, .input_len = 1024, .output_len = 256,
  *                      .mem_util = 0.9};
@@ -26,6 +30,7 @@
 #include <stdint.h>
 
 #include "mem.h"
+#include "power.h"
 #include "spec.h"
 #include "step.h"
 
@@ -54,6 +59,10 @@ typedef struct sim_run_result {
     double spec_draft_ns;   /* mean draft time per iteration */
     double spec_verify_ns;  /* mean verify-step time per iteration */
     double spec_speedup;    /* decode time without speculation / with it */
+    /* the power estimate (power.h; zeros when the device file gives no power.tdp_w): every GPU
+     * at its idle floor for e2e, plus the prefill step's and each decode (verify) step's energy
+     * above it on each of the TP group's GPUs; a speculative draft's time counts at the floor */
+    sim_power_totals power;
 } sim_run_result;
 
 /* Validates everything a run needs: the step configuration, lengths against the model's

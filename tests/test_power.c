@@ -4,13 +4,18 @@
 
 #include "power.h"
 
-/* A 700 W device idling at 70 W (the H100 SXM's file values); the rest of sim_hw is unused. */
+/* A 700 W device idling at 70 W (the H100 SXM's file values) with a bf16 GEMM rate of
+ * 1000 TFLOP/s x 0.8 = 8e14 FLOP/s and fp8 twice that; the rest of sim_hw is unused. */
 static sim_hw device(void)
 {
     sim_hw hw;
     memset(&hw, 0, sizeof hw);
     hw.power.tdp_w = 700.0;
     hw.power.idle_w = 70.0;
+    hw.peak_flops[SIM_DT_BF16] = 1000e12;
+    hw.eff_gemm[SIM_DT_BF16] = 0.8;
+    hw.peak_flops[SIM_DT_FP8] = 2000e12;
+    hw.eff_gemm[SIM_DT_FP8] = 0.8;
     return hw;
 }
 
@@ -18,19 +23,38 @@ static void test_step_power_hand_worked(void **state)
 {
     (void)state;
     sim_hw hw = device();
-    /* a 10 ms step: 2 ms of math, 8 ms of memory traffic, 1 ms of network.
-     * busy: c = 0.2, m = 0.8, n = 0.1
+    /* a 10 ms step of 1.6e12 FLOPs (at 8e14 FLOP/s: 2 ms), 8 ms of memory traffic, 1 ms of
+     * network. busy: c = 0.2, m = 0.8, n = 0.1
      * activity = 1.0 x 0.2 + 0.40 x 0.8 + 0.10 x 0.1 = 0.2 + 0.32 + 0.01 = 0.53
      * power    = 70 + (700 - 70) x 0.53 = 70 + 333.9 = 403.9 W
      * energy above idle = 630 x 0.53 x 0.010 s = 3.339 J */
-    sim_step_result r = {.t_ns = 10e6, .t_math_ns = 2e6, .t_mem_ns = 8e6, .t_net_ns = 1e6};
-    sim_power_busy b = sim_power_step_busy(&r);
+    sim_step_result r = {
+        .t_ns = 10e6, .flops = 1.6e12, .t_math_ns = 2e6, .t_mem_ns = 8e6, .t_net_ns = 1e6};
+    sim_power_busy b = sim_power_step_busy(&hw, SIM_DT_BF16, &r);
     assert_near(b.compute, 0.2, 1e-12);
     assert_near(b.memory, 0.8, 1e-12);
     assert_near(b.network, 0.1, 1e-12);
     assert_near(sim_power_activity(b), 0.53, 1e-12);
-    assert_near(sim_power_step_w(&hw, &r), 403.9, 1e-9);
-    assert_near(sim_power_step_active_j(&hw, &r), 3.339, 1e-9);
+    assert_near(sim_power_step_w(&hw, SIM_DT_BF16, &r), 403.9, 1e-9);
+    assert_near(sim_power_step_active_j(&hw, SIM_DT_BF16, &r), 3.339, 1e-9);
+    /* the same FLOPs in fp8 (twice the rate): 1 ms, c = 0.1; activity 0.43, 70 + 630 x 0.43 =
+     * 340.9 W; a format without a peak (int4) counts at bf16's */
+    assert_near(sim_power_step_busy(&hw, SIM_DT_FP8, &r).compute, 0.1, 1e-12);
+    assert_near(sim_power_step_w(&hw, SIM_DT_FP8, &r), 340.9, 1e-9);
+    assert_near(sim_power_step_busy(&hw, SIM_DT_INT4, &r).compute, 0.2, 1e-12);
+}
+
+static void test_padded_math_is_not_compute(void **state)
+{
+    (void)state;
+    sim_hw hw = device();
+    /* a batch-1 decode step: 6 ms, 1.6e10 FLOPs (20 us at 8e14), 1.5 ms of math time priced
+     * for the GEMMs' M padded to the tile, 5.2 ms of memory time. Compute-busy counts the FLOPs
+     * done: c = 20e3 / 6e6 = 0.003333; m = 0.866667; activity = 0.003333 + 0.4 x 0.866667 =
+     * 0.35; P = 70 + 630 x 0.35 = 290.5 W (not 70 + 630 x (0.25 + 0.3467) = 446 W) */
+    sim_step_result r = {.t_ns = 6e6, .flops = 1.6e10, .t_math_ns = 1.5e6, .t_mem_ns = 5.2e6};
+    assert_near(sim_power_step_busy(&hw, SIM_DT_BF16, &r).compute, 1.0 / 300.0, 1e-12);
+    assert_near(sim_power_step_w(&hw, SIM_DT_BF16, &r), 290.5, 1e-9);
 }
 
 static void test_compute_bound_clamps_at_tdp(void **state)
@@ -39,17 +63,17 @@ static void test_compute_bound_clamps_at_tdp(void **state)
     sim_hw hw = device();
     /* a compute-bound prefill: math 9 of 10 ms, memory 4 ms: 0.9 + 0.4 x 0.4 = 1.06 -> 1, so the
      * board power, 700 W (never above it) */
-    sim_step_result r = {.t_ns = 10e6, .t_math_ns = 9e6, .t_mem_ns = 4e6};
-    assert_near(sim_power_activity(sim_power_step_busy(&r)), 1.0, 1e-12);
-    assert_near(sim_power_step_w(&hw, &r), 700.0, 1e-9);
+    sim_step_result r = {.t_ns = 10e6, .flops = 7.2e12, .t_math_ns = 9e6, .t_mem_ns = 4e6};
+    assert_near(sim_power_activity(sim_power_step_busy(&hw, SIM_DT_BF16, &r)), 1.0, 1e-12);
+    assert_near(sim_power_step_w(&hw, SIM_DT_BF16, &r), 700.0, 1e-9);
     /* a step of launch gaps and host time only: the idle floor */
     sim_step_result idle = {.t_ns = 1e6};
-    assert_near(sim_power_step_w(&hw, &idle), 70.0, 1e-12);
-    assert_near(sim_power_step_active_j(&hw, &idle), 0.0, 1e-15);
+    assert_near(sim_power_step_w(&hw, SIM_DT_BF16, &idle), 70.0, 1e-12);
+    assert_near(sim_power_step_active_j(&hw, SIM_DT_BF16, &idle), 0.0, 1e-15);
     /* a zero-time step: no fraction, no energy (no division by zero) */
     sim_step_result none = {0};
-    assert_near(sim_power_activity(sim_power_step_busy(&none)), 0.0, 0.0);
-    assert_near(sim_power_step_active_j(&hw, &none), 0.0, 0.0);
+    assert_near(sim_power_activity(sim_power_step_busy(&hw, SIM_DT_BF16, &none)), 0.0, 0.0);
+    assert_near(sim_power_step_active_j(&hw, SIM_DT_BF16, &none), 0.0, 0.0);
 }
 
 static void test_totals_hand_worked(void **state)
@@ -76,10 +100,10 @@ static void test_unknown_power(void **state)
     (void)state;
     sim_hw hw;
     memset(&hw, 0, sizeof hw);
-    sim_step_result r = {.t_ns = 10e6, .t_math_ns = 2e6};
+    sim_step_result r = {.t_ns = 10e6, .flops = 1e12, .t_math_ns = 2e6};
     assert_false(sim_power_known(&hw));
-    assert_near(sim_power_step_w(&hw, &r), 0.0, 0.0);
-    assert_near(sim_power_step_active_j(&hw, &r), 0.0, 0.0);
+    assert_near(sim_power_step_w(&hw, SIM_DT_BF16, &r), 0.0, 0.0);
+    assert_near(sim_power_step_active_j(&hw, SIM_DT_BF16, &r), 0.0, 0.0);
 }
 
 static void write_hw(const char *path, const char *power)
@@ -132,6 +156,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_step_power_hand_worked),
+        cmocka_unit_test(test_padded_math_is_not_compute),
         cmocka_unit_test(test_compute_bound_clamps_at_tdp),
         cmocka_unit_test(test_totals_hand_worked),
         cmocka_unit_test(test_unknown_power),
