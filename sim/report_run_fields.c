@@ -77,7 +77,7 @@ RGET(usd_per_hour, s->known, num, s->price.usd_per_hour)
 RGET(usd_per_million_output_tokens, s->known, num, s->price.usd_per_million_output_tokens)
 RGET(usd_per_million_total_tokens, s->known, num, s->price.usd_per_million_total_tokens)
 /* the power estimate (power.h): without the device's power.tdp_w, no value */
-#define POWER_ON sim_power_known(s->cfg->step.hw)
+#define POWER_ON (s->cfg->step.hw && sim_power_known(s->cfg->step.hw))
 RGET(avg_power_w, POWER_ON, num, r->power.avg_power_w)
 RGET(joules_per_output_token, POWER_ON, num, r->power.joules_per_output_token)
 RGET(output_tokens_per_s_per_mw, POWER_ON, num, r->power.output_tokens_per_s_per_mw)
