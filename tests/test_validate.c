@@ -184,8 +184,8 @@ static void test_load(void **state)
      * 20 TensorRT-LLM, 15 of them skipped, and 20 vLLM), 20 TensorRT-LLM and 8 + 4 vLLM serve rows
      * (gpt-oss-20b, gpt-oss-120b at TP 2), 24 decode attention rows (ids 1300-1323), 13 SGLang
      * serve rows at a request rate (ids 1400-1412) and 3 skipped vLLM ones (DeepSeek-V3.2), 3 SGLang
-     * median E2E rows at a rate (ids 2400-2402) */
-    assert_int_equal(n, 298);
+     * median E2E rows at a rate (ids 2400-2402), 7 energy rows (ids 3400-3406, 6 skipped) */
+    assert_int_equal(n, 305);
     int ops = 0, skipped = 0, low = 0, rated = 0, ranged = 0;
     for (size_t i = 0; i < n; i++) {
         rated += isfinite(rows[i].request_rate) != 0;
@@ -198,8 +198,8 @@ static void test_load(void **state)
     assert_int_equal(ops, 177);
     assert_int_equal(rated, 19); /* the serve rows at a stated rate */
     assert_int_equal(ranged, 16); /* SGLang's random lengths, uniform from 1 */
-    assert_int_equal(skipped, 34); /* with two serve rows of 20,000-token prompts, Mixtral's 15
-                                    * and the 3 DeepSeek-V3.2 rows */
+    assert_int_equal(skipped, 40); /* with two serve rows of 20,000-token prompts, Mixtral's 15,
+                                    * the 3 DeepSeek-V3.2 rows and 6 energy rows */
     assert_int_equal(low, 21); /* with the three vLLM serve rows that generated half their tokens */
     free(rows);
     const char *hdr = "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
@@ -394,7 +394,8 @@ static void test_serve_rows(void **state)
 {
     (void)state;
     expect_bad_row("1,serve,h100-sxm,,,,,,100,,,,,,llama-3.1-8b,1,128,128,fp8,,,x,e2e_s,1,s,,s,,",
-                   "field 'metric' is 'e2e_s', expected output_tps, duration_s or a mean_/median_ "
+                   "field 'metric' is 'e2e_s', expected output_tps, duration_s, avg_power_w, "
+                   "joules_per_output_token or a mean_/median_ "
                    "ttft_ms, tpot_ms, itl_ms or e2el_ms for serve rows");
     expect_bad_row("1,serve,h100-sxm,,,,,,0,,,,,,llama-3.1-8b,1,128,128,fp8,,,x,output_tps,1,,,s,,",
                    "field 'batch' is '0', expected >= 1 for serve rows");
@@ -584,6 +585,36 @@ static void test_serve_row_at_rate(void **state)
         /* the engine rounds each step to a nanosecond: 1e-4 ms */
         assert_near(pred, want[cases[i].which], 1e-3);
     }
+    /* energy: the three requests run alone, so the serving run's energy is the idle floor over
+     * its whole duration plus three times one request's energy above it (run: E = 70 W x e2e +
+     * active); J per output token = that over 3 x 64 tokens, average power = that over the
+     * duration (one GPU) */
+    one.kind = SIM_VK_E2E;
+    snprintf(one.metric, sizeof one.metric, "joules_per_output_token");
+    double one_jt, one_w;
+    assert_int_equal(sim_validate_e2e(&one, &m, &hw, &tmpl.step, &one_jt, &err), SIM_OK);
+    snprintf(one.metric, sizeof one.metric, "avg_power_w");
+    assert_int_equal(sim_validate_e2e(&one, &m, &hw, &tmpl.step, &one_w, &err), SIM_OK);
+    assert_near(one_jt * 64.0, one_w * e2e_s, 1e-9 * one_w * e2e_s); /* J = W x s */
+    const double active_j = one_w * e2e_s - hw.power.idle_w * e2e_s;
+    snprintf(r.metric, sizeof r.metric, "duration_s");
+    double dur_s, jt, w_avg;
+    assert_int_equal(sim_validate_serve(&r, &m, &hw, &tmpl, &dur_s, &err), SIM_OK);
+    snprintf(r.metric, sizeof r.metric, "joules_per_output_token");
+    assert_int_equal(sim_validate_serve(&r, &m, &hw, &tmpl, &jt, &err), SIM_OK);
+    snprintf(r.metric, sizeof r.metric, "avg_power_w");
+    assert_int_equal(sim_validate_serve(&r, &m, &hw, &tmpl, &w_avg, &err), SIM_OK);
+    const double energy_j = hw.power.idle_w * dur_s + 3.0 * active_j;
+    assert_near(jt, energy_j / (3.0 * 64.0), 1e-4 * jt);
+    assert_near(w_avg, energy_j / dur_s, 1e-4 * w_avg);
+    /* long idle gaps: the average sits near the idle floor, far below one request's */
+    assert_true(w_avg < 0.5 * one_w && w_avg > hw.power.idle_w);
+    /* a device file without power cannot predict an energy row */
+    sim_hw bare = hw;
+    bare.power.tdp_w = bare.power.idle_w = 0.0;
+    assert_int_equal(sim_validate_serve(&r, &m, &bare, &tmpl, &w_avg, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "power.tdp_w"));
+    assert_int_equal(sim_validate_e2e(&one, &m, &bare, &tmpl.step, &w_avg, &err), SIM_EINPUT);
     /* all three at once: the later ones wait behind the first prefill, so the mean TTFT is above
      * one request's */
     r.request_rate = INFINITY;
