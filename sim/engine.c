@@ -361,8 +361,10 @@ static int iterate(loop *L)
     int64_t dt = (int64_t)llround(gpu_ns + draft_ns);
     if (dt < 1)
         dt = 1;
+    /* the step's energy above the idle floor on each GPU of its TP group (power.h) */
+    const sim_step_cfg *pc = &L->cfg->step;
     L->res->active_j +=
-        (double)sim_step_gpus(&L->cfg->step) * sim_power_step_active_j(L->cfg->step.hw, L->cfg->step.prec.act, step);
+        (double)sim_step_gpus(pc) * sim_power_step_active_j(pc->hw, pc->prec.act, step);
     int64_t start = L->now;
     const sim_engine_observer *obs = L->cfg->observer;
     if (obs && obs->iteration) {

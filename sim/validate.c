@@ -299,7 +299,7 @@ sim_status sim_validate_e2e(const sim_vrow *r, const sim_model *model, const sim
     if (!res)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
     sim_run_simulate(&c, res);
-    *pred = r->kind == SIM_VK_TTFT           ? res->ttft_ns / 1e6
+    *pred = r->kind == SIM_VK_TTFT              ? res->ttft_ns / 1e6
             : sim_validate_is_energy(r->metric) ? energy_metric(r->metric, &res->power)
                                                 : res->e2e_ns / 1e9;
     free(res);
@@ -346,7 +346,8 @@ sim_status sim_validate_serve(const sim_vrow *r, const sim_model *model, const s
                                     (double)sim_pp_gpus(&c.step), (double)out_tokens);
             *pred = energy_metric(r->metric, &t);
             if (res.power_unknown)
-                st = sim_fail(err, SIM_EINPUT, "row %lld: %s has no power.tdp_w, expected one for %s",
+                st = sim_fail(err, SIM_EINPUT,
+                              "row %lld: %s has no power.tdp_w, expected one for %s",
                               (long long)r->id, hw->path, r->metric);
         } else if (lat < 0)
             *pred = strcmp(r->metric, "duration_s") == 0 ? dur_s : (double)out_tokens / dur_s;
