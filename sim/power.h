@@ -27,7 +27,7 @@
  *                   Illusion of Power Capping in LLM Decode", arXiv:2605.11999, 2026), so at the
  *                   top of that range, HBM near saturation (m ~ 0.85 in this model's decode
  *                   steps), (300 - 75) / (700 - 75) / 0.85 = 0.42; taken as 0.40 (estimate;
- *                   it puts an H100 batch-1 decode of Llama-3.1-8B at 299 W, where ML.ENERGY's v3.0
+ *                   it puts an H100 batch-1 run of Llama-3.1-8B at 304 W, where ML.ENERGY's v3.0
  *                   measurements read about 300 W, as the vLLM semantic-router fleet-sim power
  *                   model docs quote them)
  *   W_NETWORK 0.10  NVLink / NIC transfers at full link rate: estimate (the SerDes and copy
