@@ -76,6 +76,8 @@ RGET(usd_per_gpu_hour, s->known, num, s->price.usd_per_gpu_hour)
 RGET(usd_per_hour, s->known, num, s->price.usd_per_hour)
 RGET(usd_per_million_output_tokens, s->known, num, s->price.usd_per_million_output_tokens)
 RGET(usd_per_million_total_tokens, s->known, num, s->price.usd_per_million_total_tokens)
+/* how far the device's efficiencies rest on measurements (hw.h); "" for the header's empty run */
+RGET(hw_efficiency, true, text, s->cfg->step.hw ? sim_hw_trust_name(s->cfg->step.hw) : "")
 /* the power estimate (power.h): without the device's power.tdp_w, no value */
 #define POWER_ON (s->cfg->step.hw && sim_power_known(s->cfg->step.hw))
 RGET(avg_power_w, POWER_ON, num, r->power.avg_power_w)
@@ -119,6 +121,7 @@ typedef enum run_row {
     R_USD_PER_HOUR,
     R_USD_PER_MILLION_OUTPUT_TOKENS,
     R_USD_PER_MILLION_TOTAL_TOKENS,
+    R_HW_EFFICIENCY,
     R_AVG_POWER_W,
     R_JOULES_PER_OUTPUT_TOKEN,
     R_OUTPUT_TOKENS_PER_S_PER_MW,
@@ -216,6 +219,7 @@ static const run_row_def run_rows[R_COUNT] = {
                         .unknown = "unknown"},
     ROW(R_USD_PER_MILLION_OUTPUT_TOKENS, usd_per_million_output_tokens, SIM_FIELD_NUM, 6),
     ROW(R_USD_PER_MILLION_TOTAL_TOKENS, usd_per_million_total_tokens, SIM_FIELD_NUM, 6),
+    ROW(R_HW_EFFICIENCY, hw_efficiency, SIM_FIELD_TEXT, 0),
     [R_AVG_POWER_W] = {.key = "avg_power_w",
                        .kind = SIM_FIELD_NUM,
                        .decimals = 3,
@@ -284,7 +288,8 @@ static const sim_report_col run_sweep_cols[] = {
     NUL(R_USD_PER_MILLION_OUTPUT_TOKENS),
     NUL(R_AVG_POWER_W),
     NUL(R_JOULES_PER_OUTPUT_TOKEN),
-    NUL(R_OUTPUT_TOKENS_PER_S_PER_MW)};
+    NUL(R_OUTPUT_TOKENS_PER_S_PER_MW),
+    ONE(R_HW_EFFICIENCY)};
 /* run JSON's "memory" object */
 static const sim_report_col run_json_memory_cols[] = {ONE(R_WEIGHT_BYTES_PER_GPU),
                                                       ONE(R_KV_BYTES_PER_GPU),
