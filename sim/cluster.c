@@ -209,6 +209,8 @@ static int add_totals(const replica *rep, int from, int to, bool streams, bool p
         all->idle_w += x->idle_w;
         all->active_j += x->active_j;
         all->power_unknown |= x->power_unknown;
+        all->spec_off_iterations += x->spec_off_iterations;
+        all->verify_ns += x->verify_ns;
         /* each engine's front end adds its part (disaggregated: the prefill side takes the
          * request in, the decode side streams) */
         all->frontend_on |= x->frontend_on;
