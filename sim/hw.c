@@ -257,6 +257,10 @@ static const hw_field hw_fields[] = {
         "0.86: DeepEP's RDMA writes over CX7 400 Gb/s InfiniBand (fitted, as above)"),
     NUM("usd_per_gpu_hour", 0.001, SIM_PRICE_MAX_USD_PER_GPU_HOUR, 1.0, usd_per_gpu_hour, HR_CONST,
         0, NULL, 0, "0: unknown (the cost outputs say the price is unknown)"),
+    NUM("power.tdp_w", 1.0, SIM_HW_MAX_POWER_W, 1.0, power.tdp_w, HR_CONST, 0, NULL, 0,
+        "0: unknown (the energy outputs say the power is unknown)"),
+    NUM("power.idle_w", 0.0, SIM_HW_MAX_POWER_W, 1.0, power.idle_w, HR_CONST, 0, NULL, 0,
+        "0 W (give the idle floor with power.tdp_w)"),
 };
 #undef NUM
 #undef INT
@@ -527,6 +531,21 @@ static sim_status load_collectives(const cJSON *root, const char *path, sim_hw *
     return st;
 }
 
+/* power.idle_w below power.tdp_w; an idle floor without a board power is a file error. */
+static sim_status check_power(const sim_hw *hw, const char *path, sim_err *err)
+{
+    if (hw->power.tdp_w > 0.0 && hw->power.idle_w >= hw->power.tdp_w)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'power.idle_w' is %g, expected less than power.tdp_w %g", path,
+                        hw->power.idle_w, hw->power.tdp_w);
+    if (!(hw->power.tdp_w > 0.0) && hw->power.idle_w > 0.0)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'power.tdp_w' is missing, expected the board power in W with "
+                        "power.idle_w %g",
+                        path, hw->power.idle_w);
+    return SIM_OK;
+}
+
 sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err)
 {
     memset(hw, 0, sizeof *hw);
@@ -557,6 +576,8 @@ sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err)
                 err, SIM_EINPUT,
                 "%s: field 'runtime_reserved_gib' is %.2f, expected less than hbm_gib %.2f", path,
                 hw->runtime_reserved_bytes / GIB, hw->hbm_bytes / GIB);
+        else
+            st = check_power(hw, path, err);
     }
     cJSON_Delete(root);
     return st;

@@ -70,6 +70,10 @@
  *                                both modes' RDMA writes reach
  *   usd_per_gpu_hour             (optional) on-demand cloud price of one GPU for one hour, US$
  *                                (absent: the cost outputs say the price is unknown)
+ *   power.{tdp_w,idle_w}        (optional) board power limit (TDP) and idle floor of one
+ *                                device, W: the range power.h's estimate scales between
+ *                                (absent: the energy outputs say the power is unknown; idle_w
+ *                                must be below tdp_w)
  *   sources.FIELD                (optional, but every shipped file has one per field it gives)
  *                                where a number comes from
  *   provenance.FIELD             (optional) how an efficiency was obtained: fitted on N rows
@@ -161,6 +165,9 @@ typedef enum sim_hw_origin { SIM_HW_FILE, SIM_HW_DEFAULT, SIM_HW_DERIVED } sim_h
 
 #define SIM_HW_MAX_FIELDS 64
 
+/* The most board power (power.tdp_w, W) a device file may give. */
+#define SIM_HW_MAX_POWER_W 10000.0
+
 typedef struct sim_hw {
     char name[96];                   /* display name */
     char arch[16];                   /* "hopper", ...; "" when the file names none */
@@ -208,6 +215,9 @@ typedef struct sim_hw {
                                                   * of a mixed-input GEMM */
     } quant;
     double usd_per_gpu_hour;         /* on-demand price of one GPU-hour; 0 = unknown */
+    struct {                         /* board power (power.h); tdp_w 0 = unknown */
+        double tdp_w, idle_w;        /* W, per device */
+    } power;
     sim_hw_prov prov[SIM_HW_N_EFF];  /* per efficiency, in sim_hw_eff_name order */
 } sim_hw;
 

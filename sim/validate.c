@@ -12,6 +12,7 @@
 #include "cost.h"
 #include "graph.h"
 #include "metrics.h"
+#include "pp.h"
 #include "run.h"
 
 double sim_validate_size_bytes(const sim_vrow *r)
@@ -305,6 +306,17 @@ static int serve_latency_index(const char *m)
     return -1;
 }
 
+bool sim_validate_is_energy(const char *metric)
+{
+    return strcmp(metric, "avg_power_w") == 0 || strcmp(metric, "joules_per_output_token") == 0;
+}
+
+/* The energy metric `metric` of a run's or a serving run's power totals. */
+static double energy_metric(const char *metric, const sim_power_totals *t)
+{
+    return strcmp(metric, "avg_power_w") == 0 ? t->avg_power_w : t->joules_per_output_token;
+}
+
 bool sim_validate_is_serve_latency(const char *metric)
 {
     return serve_latency_index(metric) >= 0;
@@ -354,8 +366,13 @@ sim_status sim_validate_e2e(const sim_vrow *r, const sim_model *model, const sim
     if (!res)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
     sim_run_simulate(&c, res);
-    *pred = r->kind == SIM_VK_TTFT ? res->ttft_ns / 1e6 : res->e2e_ns / 1e9;
+    *pred = r->kind == SIM_VK_TTFT              ? res->ttft_ns / 1e6
+            : sim_validate_is_energy(r->metric) ? energy_metric(r->metric, &res->power)
+                                                : res->e2e_ns / 1e9;
     free(res);
+    if (sim_validate_is_energy(r->metric) && !sim_power_known(hw))
+        return sim_fail(err, SIM_EINPUT, "row %lld: %s has no power.tdp_w, expected one for %s",
+                        (long long)r->id, hw->path, r->metric);
     return SIM_OK;
 }
 
@@ -471,7 +488,16 @@ sim_status sim_validate_serve(const sim_vrow *r, const sim_model *model, const s
         int64_t out_tokens = 0; /* batch x output_len at fixed lengths */
         for (size_t i = 0; i < w.n; i++)
             out_tokens += w.reqs[i].output_tokens;
-        if (lat < 0)
+        if (sim_validate_is_energy(r->metric)) {
+            const sim_power_totals t =
+                sim_power_totals_of(res.idle_w, res.active_j, dur_s,
+                                    (double)sim_pp_gpus(&c.step), (double)out_tokens);
+            *pred = energy_metric(r->metric, &t);
+            if (res.power_unknown)
+                st = sim_fail(err, SIM_EINPUT,
+                              "row %lld: %s has no power.tdp_w, expected one for %s",
+                              (long long)r->id, hw->path, r->metric);
+        } else if (lat < 0)
             *pred = strcmp(r->metric, "duration_s") == 0 ? dur_s : (double)out_tokens / dur_s;
         else if (!(st = sim_metrics_compute(&res, &(sim_slo){{0}}, &sm))) {
             const sim_dist *d = &sm.dist[serve_latency[lat].metric];

@@ -31,6 +31,8 @@
  * duration in seconds, for benchmarks whose requests stopped early at an end-of-sequence token,
  * where output tokens per second would count tokens that were never generated), and
  * mean_/median_ ttft_ms, tpot_ms, itl_ms, e2el_ms (serve: as `vllm bench serve` reports them,
+ * metrics.h); avg_power_w and joules_per_output_token (e2e and serve rows: the power estimate,
+ * power.h, of the run; measured by nvidia-smi / NVML over the benchmark).
  * metrics.h).
  * spec: a static batch (model, batch, tp, input_len, output_len, formats as e2e rows) run with
  * speculative decoding against the same run without it; `algo` gives the speculation as
@@ -127,6 +129,11 @@ const char *sim_vkind_name(sim_vkind k);
 /* Whether `metric` is a serve row's latency metric: mean_ or median_ ttft_ms, tpot_ms, itl_ms or
  * e2el_ms, as `vllm bench serve` names them. */
 bool sim_validate_is_serve_latency(const char *metric);
+
+/* Whether `metric` is one of the power estimate's (power.h): avg_power_w (W per GPU) or
+ * joules_per_output_token (J, every GPU), which e2e and serve rows may measure. Their errors are
+ * summarized apart from the latency and throughput rows' and gated by none of the medians. */
+bool sim_validate_is_energy(const char *metric);
 
 /* True for the op-level kinds (gemm, attention, copy, allreduce, the all-reduce + norms,
  * grouped_gemm, alltoall, decode_attention, moe_layer). A moe_layer row is one MoE layer's

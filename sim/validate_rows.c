@@ -197,6 +197,7 @@ static bool metric_fits(sim_vkind k, const char *m)
         return strcmp(m, "tflops") == 0 || strcmp(m, "tb_per_s") == 0 ||
                strcmp(m, "busbw_gb_per_s") == 0 || strcmp(m, "latency_ms") == 0;
     return strcmp(m, e2e_metric[k]) == 0 ||
+           ((k == SIM_VK_E2E || k == SIM_VK_SERVE) && sim_validate_is_energy(m)) ||
            (k == SIM_VK_SPEC && strcmp(m, "throughput_ratio") == 0) ||
            (k == SIM_VK_SERVE &&
             (strcmp(m, "duration_s") == 0 || sim_validate_is_serve_latency(m)));
@@ -243,8 +244,10 @@ static sim_status check_kind(char **f, const sim_vrow *r, const char *path, int6
         return sim_fail(err, SIM_EINPUT, "%s:%lld: field 'metric' is '%s', expected %s for %s rows",
                         path, (long long)line, r->metric,
                         sim_vkind_is_op(r->kind)  ? "tflops, tb_per_s, busbw_gb_per_s or latency_ms"
-                        : r->kind == SIM_VK_SERVE ? "output_tps, duration_s or a mean_/median_ "
+                        : r->kind == SIM_VK_SERVE ? "output_tps, duration_s, avg_power_w, "
+                                                    "joules_per_output_token or a mean_/median_ "
                                                     "ttft_ms, tpot_ms, itl_ms or e2el_ms"
+                        : r->kind == SIM_VK_E2E   ? "e2e_s, avg_power_w or joules_per_output_token"
                                                   : e2e_metric[r->kind],
                         kn);
     return SIM_OK;

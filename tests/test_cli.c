@@ -2572,6 +2572,9 @@ static void test_cost(void **state)
     assert_int_equal(R.rc, 0);
     j = cJSON_Parse(R.out);
     assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j, "usd_per_hour")));
+    /* nor a power: the energy keys are null too */
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j, "avg_power_w")));
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j, "joules_per_output_token")));
     cJSON_Delete(j);
     snprintf(a, sizeof a, "run --model llama-3.2-1b --hw %s", hw);
     run(a);
@@ -2617,8 +2620,97 @@ static void test_cost(void **state)
     remove(out);
     remove(hw);
     expect_bad("sweep run --model llama-3.2-1b --hw h100-sxm --objective speed", "--objective");
+    /* sweep --objective energy: the least J per output token under the SLO is named, and a
+     * device file without power is an error row naming the field */
+    snprintf(a, sizeof a,
+             "sweep run --model llama-3.1-8b --hw h100-sxm,h200,a100-sxm-80gb --batch 1,16 "
+             "--input-len 512 --output-len 64 --slo tpot:20 --objective energy --out %s",
+             out);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    f = fopen(out, "r");
+    assert_non_null(f);
+    double least = INFINITY;
+    long least_point = -1;
+    while (fgets(line, sizeof line, f)) {
+        cJSON *r = cJSON_Parse(line);
+        assert_non_null(r);
+        double e = num(r, "joules_per_output_token");
+        assert_true(e > 0.0);
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "meets_slo")) && e < least) {
+            least = e;
+            least_point = (long)num(r, "point");
+        }
+        cJSON_Delete(r);
+    }
+    fclose(f);
+    snprintf(want, sizeof want, "least energy under the SLO: point %ld ", least_point);
+    assert_non_null(strstr(R.out, want));
+    snprintf(a, sizeof a,
+             "sweep run --model llama-3.2-1b --hw tpu-v5e,h100-sxm --objective energy --out %s",
+             out);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    rows = slurp(out);
+    assert_non_null(strstr(rows, "power.tdp_w"));
+    free(rows);
+    remove(out);
     expect_bad("run --model llama-3.2-1b --hw h100-sxm --usd-per-gpu-hour 0", "--usd-per-gpu-hour");
     expect_bad("run --model llama-3.2-1b --hw h100-sxm --usd-per-gpu-hour -1", "--usd-per-gpu-hour");
+}
+
+/* The power estimate's keys in run and serve JSON (power.h): the average per GPU between the
+ * device file's idle floor (70 W) and board power (700 W), and the identities that tie the
+ * three keys together: J/token x output tok/s = W per GPU x GPUs (the energy over the time), and
+ * tok/s per MW = 1e6 / (J/token). */
+static void check_energy_keys(const cJSON *j, double gpus)
+{
+    double w = num(j, "avg_power_w"), jt = num(j, "joules_per_output_token");
+    double tps = num(j, "output_throughput"), mw = num(j, "output_tokens_per_s_per_mw");
+    assert_true(w > 70.0 && w < 700.0);
+    assert_near(jt * tps, w * gpus, 1e-6 * w * gpus);
+    assert_near(mw, 1e6 / jt, 1e-6 * mw);
+}
+
+static void test_energy_outputs(void **state)
+{
+    (void)state;
+    run("run --model llama-3.1-8b --hw h100-sxm --tp 2 --batch 8 --input-len 256 --output-len 64 "
+        "--format json");
+    assert_int_equal(R.rc, 0);
+    cJSON *j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    check_energy_keys(j, 2.0);
+    cJSON_Delete(j);
+    run("run --model llama-3.1-8b --hw h100-sxm --batch 8 --input-len 256 --output-len 64");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "Avg power per GPU (W, estimate):"));
+    /* serve: the idle floor over the gaps between requests lowers the average; two replicas
+     * hold twice the GPUs */
+    run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 40 --request-rate 2 "
+        "--random-input-len 256 --random-output-len 64 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    check_energy_keys(j, 1.0);
+    double slow = num(j, "avg_power_w");
+    cJSON_Delete(j);
+    run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 40 --request-rate 40 "
+        "--random-input-len 256 --random-output-len 64 --format json");
+    j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    assert_true(num(j, "avg_power_w") > slow);
+    cJSON_Delete(j);
+    run("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --num-prompts 40 --request-rate 40 "
+        "--random-input-len 256 --random-output-len 64 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    check_energy_keys(j, 2.0);
+    cJSON_Delete(j);
+    run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 10 --request-rate 2 "
+        "--random-input-len 256 --random-output-len 64");
+    assert_non_null(strstr(R.out, "Energy per output token (J):"));
 }
 
 int main(void)
@@ -2665,6 +2757,7 @@ int main(void)
         cmocka_unit_test(test_sweep_marks_default_only),
         cmocka_unit_test(test_calibrate_from_microbench_rows),
         cmocka_unit_test(test_cost),
+        cmocka_unit_test(test_energy_outputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -192,8 +192,8 @@ static void test_load(void **state)
      * issue 25's devices (ids 2800-2808, 2846-2997), 33 speculative-decoding rows (ids
      * 3200-3232, the last two low-trust), 24 DeepEP all-to-all rows (ids 2200-2223), 11 FlashMLA
      * decode rows (ids 2230-2240) and 17 low-trust DeepSeek-R1 serve rows (ids 2250-2266: vLLM's
-     * recipe, SGLang on 16 H100) */
-    assert_int_equal(n, 604);
+     * recipe, SGLang on 16 H100) and 7 energy rows (ids 3400-3406, 3 skipped) */
+    assert_int_equal(n, 611);
     int ops = 0, skipped = 0, low = 0, rated = 0, ranged = 0, spec = 0;
     for (size_t i = 0; i < n; i++) {
         if (rows[i].kind == SIM_VK_SPEC) {
@@ -211,8 +211,9 @@ static void test_load(void **state)
     assert_int_equal(spec, 33);
     assert_int_equal(rated, 33); /* the serve rows at a stated rate */
     assert_int_equal(ranged, 16); /* SGLang's random lengths, uniform from 1 */
-    assert_int_equal(skipped, 48); /* with two serve rows of 20,000-token prompts, Mixtral's 15,
-                                    * the 3 DeepSeek-V3.2 rows and 14 Qwen3-30B-A3B ones */
+    assert_int_equal(skipped, 51); /* with two serve rows of 20,000-token prompts, Mixtral's 15,
+                                    * the 3 DeepSeek-V3.2 rows, 14 Qwen3-30B-A3B ones and 3
+                                    * energy rows */
     assert_int_equal(low, 59); /* with the three vLLM serve rows that generated half their tokens,
                                 * the 18 untuned fused_moe rows, an L2-resident one, SGLang's
                                 * two DeepSeek MTP claims and the 17 DeepSeek-R1 serve rows */
@@ -422,7 +423,8 @@ static void test_serve_rows(void **state)
 {
     (void)state;
     expect_bad_row("1,serve,h100-sxm,,,,,,100,,,,,,llama-3.1-8b,1,128,128,fp8,,,x,e2e_s,1,s,,s,,",
-                   "field 'metric' is 'e2e_s', expected output_tps, duration_s or a mean_/median_ "
+                   "field 'metric' is 'e2e_s', expected output_tps, duration_s, avg_power_w, "
+                   "joules_per_output_token or a mean_/median_ "
                    "ttft_ms, tpot_ms, itl_ms or e2el_ms for serve rows");
     expect_bad_row("1,serve,h100-sxm,,,,,,0,,,,,,llama-3.1-8b,1,128,128,fp8,,,x,output_tps,1,,,s,,",
                    "field 'batch' is '0', expected >= 1 for serve rows");
@@ -612,6 +614,36 @@ static void test_serve_row_at_rate(void **state)
         /* the engine rounds each step to a nanosecond: 1e-4 ms */
         assert_near(pred, want[cases[i].which], 1e-3);
     }
+    /* energy: the three requests run alone, so the serving run's energy is the idle floor over
+     * its whole duration plus three times one request's energy above it (run: E = 70 W x e2e +
+     * active); J per output token = that over 3 x 64 tokens, average power = that over the
+     * duration (one GPU) */
+    one.kind = SIM_VK_E2E;
+    snprintf(one.metric, sizeof one.metric, "joules_per_output_token");
+    double one_jt, one_w;
+    assert_int_equal(sim_validate_e2e(&one, &m, &hw, &tmpl.step, &one_jt, &err), SIM_OK);
+    snprintf(one.metric, sizeof one.metric, "avg_power_w");
+    assert_int_equal(sim_validate_e2e(&one, &m, &hw, &tmpl.step, &one_w, &err), SIM_OK);
+    assert_near(one_jt * 64.0, one_w * e2e_s, 1e-9 * one_w * e2e_s); /* J = W x s */
+    const double active_j = one_w * e2e_s - hw.power.idle_w * e2e_s;
+    snprintf(r.metric, sizeof r.metric, "duration_s");
+    double dur_s, jt, w_avg;
+    assert_int_equal(sim_validate_serve(&r, &m, &hw, &tmpl, &dur_s, &err), SIM_OK);
+    snprintf(r.metric, sizeof r.metric, "joules_per_output_token");
+    assert_int_equal(sim_validate_serve(&r, &m, &hw, &tmpl, &jt, &err), SIM_OK);
+    snprintf(r.metric, sizeof r.metric, "avg_power_w");
+    assert_int_equal(sim_validate_serve(&r, &m, &hw, &tmpl, &w_avg, &err), SIM_OK);
+    const double energy_j = hw.power.idle_w * dur_s + 3.0 * active_j;
+    assert_near(jt, energy_j / (3.0 * 64.0), 1e-4 * jt);
+    assert_near(w_avg, energy_j / dur_s, 1e-4 * w_avg);
+    /* long idle gaps: the average sits near the idle floor, far below one request's */
+    assert_true(w_avg < 0.5 * one_w && w_avg > hw.power.idle_w);
+    /* a device file without power cannot predict an energy row */
+    sim_hw bare = hw;
+    bare.power.tdp_w = bare.power.idle_w = 0.0;
+    assert_int_equal(sim_validate_serve(&r, &m, &bare, &tmpl, &w_avg, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "power.tdp_w"));
+    assert_int_equal(sim_validate_e2e(&one, &m, &bare, &tmpl.step, &w_avg, &err), SIM_EINPUT);
     /* all three at once: the later ones wait behind the first prefill, so the mean TTFT is above
      * one request's */
     r.request_rate = INFINITY;
