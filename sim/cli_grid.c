@@ -37,9 +37,9 @@ static const sweep_flag_def sweep_flags[] = {
        "worker threads (default: every core)"),
     SO("--slo-percentile", CLI_OPT_INT, pct, 50, 99, "50, 90 or 99",
        "the latency percentile --slo checks, 50, 90 or 99 (default 90)"),
-    SO("--objective", CLI_OPT_STR, objective, 0, 0, "throughput or cost",
-       "throughput|cost: what the summary's best point maximizes or minimizes (default "
-       "throughput)"),
+    SO("--objective", CLI_OPT_STR, objective, 0, 0, "throughput, cost or energy",
+       "throughput|cost|energy: what the summary's best point maximizes or minimizes (cost: US$ "
+       "per output token; energy: J per output token, an estimate; default throughput)"),
     SO("--format", CLI_OPT_STR, format, 0, 0, "expected csv or jsonl",
        "csv|jsonl: the rows' format (default: from --out's extension, else csv)"),
 };

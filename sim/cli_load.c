@@ -641,6 +641,11 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_load_result *
     L->step.ep = (int)o->ep;
     L->step.dp_attention = o->dp_attention;
     L->step.expert_imbalance = o->expert_imbalance;
+    L->step.tbo = o->tbo;
+    L->step.dp = cli_opt_given(o, "--dp") ? (int)o->dp : 0;
+    if (o->moe_a2a && !sim_a2a_mode_parse(o->moe_a2a, &L->step.moe_a2a))
+        return sim_fail(err, SIM_EINPUT,
+                        "--moe-a2a: value '%s', expected auto, normal or low-latency", o->moe_a2a);
     L->step.routing.redundant = (int)o->redundant_experts;
     if (o->expert_routing && !sim_moe_routing_parse(o->expert_routing, &L->step.routing))
         return sim_fail(err, SIM_EINPUT,

@@ -32,9 +32,21 @@ const cli_opt_def cli_opt_table[] = {
       "expert-parallel GPUs: E/ep whole experts per GPU, tokens all-to-all'ed (default 1)"),
     O("--dp-attention", CLI_OPT_BOOL, dp_attention, 0, 0, CLI_OPT_CMD_MODEL,
       "attention data-parallel over the EP group: ep/tp groups of --tp GPUs"),
+    O("--dp", CLI_OPT_INT, dp, 1, 1024, CLI_OPT_CMD_MODEL,
+      "data-parallel attention groups with --dp-attention (default ep/tp); without --ep, the MoE "
+      "layers split by TP over the --dp GPUs (SGLang --tp N --dp N --enable-dp-attention)"),
     O("--expert-imbalance", CLI_OPT_NUM, expert_imbalance, 1, 1024, CLI_OPT_CMD_MODEL,
       "a fixed busiest EP rank's routed tokens over the mean, >= 1 (default: the routing's "
       "expected busiest rank per batch)"),
+    O("--moe-a2a", CLI_OPT_STR, moe_a2a, 0, 0, CLI_OPT_CMD_MODEL,
+      "auto|normal|low-latency: the MoE dispatch / combine kernels under --ep, as DeepEP's "
+      "(default auto: with --dp-attention normal on steps with prefill, low-latency on "
+      "decode-only steps; without it none, the MLP all-reduce combines)"),
+    O("--enable-two-batch-overlap", CLI_OPT_BOOL, tbo, 0, 0, CLI_OPT_CMD_MODEL,
+      "two-batch overlap under --ep: each MoE layer's compute of one half of the batch runs over "
+      "the other half's dispatch / combine (SGLang's flag)"),
+    O("--enable-dbo", CLI_OPT_BOOL, tbo, 0, 0, CLI_OPT_CMD_MODEL,
+      "vLLM's name for --enable-two-batch-overlap (dual-batch overlap)"),
     O("--expert-routing", CLI_OPT_STR, expert_routing, 0, 0, CLI_OPT_CMD_MODEL,
       "uniform|zipf:S: how tokens pick experts (zipf:S: the i-th most popular expert "
       "picked with weight i^-S; default uniform)"),
@@ -316,7 +328,8 @@ const cli_opt_def cli_opt_table[] = {
 };
 #undef O
 const size_t cli_opt_count = sizeof cli_opt_table / sizeof cli_opt_table[0];
-_Static_assert(sizeof cli_opt_table / sizeof cli_opt_table[0] <= 192,
+_Static_assert(sizeof cli_opt_table / sizeof cli_opt_table[0] <=
+                   sizeof(((cli_opts *)0)->given) / sizeof(((cli_opts *)0)->given[0]),
                "cli_opts.given is too small");
 
 const cli_opt_def *cli_opt_find(const char *name, int mask)

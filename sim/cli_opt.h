@@ -99,6 +99,9 @@ typedef struct cli_opts {
     int64_t ep;
     bool dp_attention;
     double expert_imbalance;
+    const char *moe_a2a; /* --moe-a2a: auto|normal|low-latency (a2a.h) */
+    bool tbo;            /* --enable-two-batch-overlap, --enable-dbo (step.h) */
+    int64_t dp;          /* --dp: data-parallel attention groups (graph.h sim_par) */
     const char *expert_routing, *moe_kernel;
     int64_t redundant_experts;
     /* the front end and the stream (frontend.h) */

@@ -36,6 +36,7 @@ typedef struct sweep_ctx {
     sim_slo slo;
     int pct;       /* SLO percentile: 50, 90 or 99 */
     bool min_cost; /* --objective cost: the best point is the cheapest per output token */
+    bool min_energy; /* --objective energy: the least energy per output token (power.h) */
 } sweep_ctx;
 
 /* A point's flags: the command's defaults, then each dimension's value. */
@@ -207,6 +208,7 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
             sim_price p;
             if (sim_report_run_price(&cfg, r, &p))
                 row->usd_per_million_output_tokens = p.usd_per_million_output_tokens;
+            row->joules_per_output_token = r->power.joules_per_output_token;
         }
         free(r);
     } else if (!st) {
@@ -227,6 +229,12 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
             sim_serve_report rep = serve_report(s);
             if (sim_report_serve_price(&rep, &p))
                 row->usd_per_million_output_tokens = p.usd_per_million_output_tokens;
+            if (s->m.has_power)
+                row->joules_per_output_token =
+                    sim_power_totals_of(s->m.idle_w, s->m.active_j, s->m.duration_s,
+                                        (double)cli_point_serve_gpus(s),
+                                        (double)s->m.total_output_tokens)
+                        .joules_per_output_token;
         }
         if (s)
             cli_point_serve_free(s);
@@ -237,6 +245,10 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
         st = sim_fail(&err, SIM_EINPUT,
                       "--objective cost: no price for this point's device (its file has no "
                       "usd_per_gpu_hour); give --usd-per-gpu-hour");
+    if (!st && c->min_energy && row->joules_per_output_token <= 0.0)
+        st = sim_fail(&err, SIM_EINPUT,
+                      "--objective energy: no power for this point's device (its file has no "
+                      "power.tdp_w), expected a device file with power.tdp_w and power.idle_w");
     row->ok = st == SIM_OK;
     row->tpot_ms = tpot;
     row->meets_slo = row->ok && c->has_slo && meets_slo(c, ttft, tpot, e2el);
@@ -326,6 +338,19 @@ static void sweep_summary(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows
                     "per GPU, TPOT %.2f ms%s\n",
                     what, rows[b].point, label, rows[b].usd_per_million_output_tokens,
                     rows[b].tput_per_gpu, rows[b].tpot_ms, mark(&rows[b]));
+        } else {
+            fprintf(f, "%s: none%s\n", what, c->has_slo ? " meets it" : "");
+        }
+    } else if (c->min_energy) {
+        const char *what = c->has_slo ? "least energy under the SLO" : "least energy";
+        size_t b = sim_sweep_least_energy(rows, n, c->has_slo);
+        if (b < n) {
+            sim_grid_label(c->g, rows[b].point, label, sizeof label);
+            fprintf(f,
+                    "%s: point %zu (%s): %.4f J per output token (estimate), %.1f output tok/s "
+                    "per GPU, TPOT %.2f ms\n",
+                    what, rows[b].point, label, rows[b].joules_per_output_token,
+                    rows[b].tput_per_gpu, rows[b].tpot_ms);
         } else {
             fprintf(f, "%s: none%s\n", what, c->has_slo ? " meets it" : "");
         }
@@ -447,8 +472,10 @@ sim_status cli_sweep_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err *
     }
     if (!st && so.objective) {
         c.min_cost = strcmp(so.objective, "cost") == 0;
-        if (!c.min_cost && strcmp(so.objective, "throughput") != 0)
-            st = sim_fail(err, SIM_EINPUT, "--objective: value '%s', expected throughput or cost",
+        c.min_energy = strcmp(so.objective, "energy") == 0;
+        if (!c.min_cost && !c.min_energy && strcmp(so.objective, "throughput") != 0)
+            st = sim_fail(err, SIM_EINPUT,
+                          "--objective: value '%s', expected throughput, cost or energy",
                           so.objective);
     }
     so.out = cli_opt_out_path(so.out);

@@ -85,7 +85,8 @@ enum {
     G_SPEC, /* speculative decoding's speed-ups */
     G_KIND,
     G_BUCKET = G_KIND + SIM_VK_E2E,
-    N_GROUPS = G_BUCKET + SIM_VBUCKET_COUNT
+    G_ENERGY = G_BUCKET + SIM_VBUCKET_COUNT, /* the power estimate's rows: apart, ungated */
+    N_GROUPS
 };
 
 /* The op-level |errors| of each device, in the order the rows first name them: a device's
@@ -152,6 +153,8 @@ static sim_status validate_summaries(const cli_opts *o, const char *path, double
         snprintf(label, sizeof label, "  op size %s", sim_validate_bucket_name(b));
         summary_line(out, label, errs[G_BUCKET + b], cnt[G_BUCKET + b], &med[G_BUCKET + b]);
     }
+    summary_line(out, "  energy (estimate, not gated)", errs[G_ENERGY], cnt[G_ENERGY],
+                 &med[G_ENERGY]);
     if (low)
         fprintf(out, "  (%zu low-trust rows shown above, left out of these figures)\n", low);
     /* a gate over no points would pass whatever the model does */
@@ -289,6 +292,10 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
                 r->low_trust ? " (low trust)" : "");
         if (r->low_trust) {
             low++;
+            continue;
+        }
+        if (sim_validate_is_energy(r->metric)) { /* a model of its own: summarized apart */
+            errs[G_ENERGY][cnt[G_ENERGY]++] = fabs(e);
             continue;
         }
         bool op = sim_vkind_is_op(r->kind);

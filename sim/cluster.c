@@ -205,6 +205,10 @@ static int add_totals(const replica *rep, int from, int to, bool streams, bool p
         all->draft_ns += x->draft_ns;
         all->spec_verifies += x->spec_verifies;
         all->spec_tokens += x->spec_tokens;
+        /* the power estimate: every engine's floor and energy (each pool its own GPUs) */
+        all->idle_w += x->idle_w;
+        all->active_j += x->active_j;
+        all->power_unknown |= x->power_unknown;
         all->spec_off_iterations += x->spec_off_iterations;
         all->verify_ns += x->verify_ns;
         /* each engine's front end adds its part (disaggregated: the prefill side takes the

@@ -114,6 +114,29 @@ static double gemm_tiled_ns(const sim_hw *hw, const sim_op *op, int64_t m, doubl
     return splitk < plain ? splitk : plain;
 }
 
+/* MLA's absorbed decode part of an attention op (dattn.h): its useful FLOPs (the graph's:
+ * 2 rows (d_k + d_v) per cached key), the FLOPs of its query rows padded to the kernel's tiles,
+ * and the latent it reads. Zero for other attention. */
+typedef struct sim_mla_dec {
+    double flops, padded_flops, kv_bytes;
+} sim_mla_dec;
+
+static sim_mla_dec mla_dec(const sim_op *op)
+{
+    const sim_dattn_shape *d = &op->dec;
+    sim_mla_dec r = {0};
+    if (d->v_dim <= 0 || !(d->seqs > 0.0) || !(d->q_per_seq > 0.0))
+        return r;
+    const double rows = (double)d->q_heads * d->q_per_seq;
+    const double padded = ceil(rows / SIM_DATTN_MLA_TILE) * SIM_DATTN_MLA_TILE;
+    r.flops = 2.0 * d->seqs * rows * d->ctx * (double)(d->head_dim + d->v_dim);
+    if (r.flops > op->flops)
+        r.flops = op->flops;
+    r.padded_flops = r.flops * padded / rows;
+    r.kv_bytes = fmin(d->seqs * d->ctx * (double)d->head_dim * d->kv_elem_bytes, op->kv_read_bytes);
+    return r;
+}
+
 /* A grouped expert GEMM as its kernel family runs it (moe.h). */
 static sim_moe_gemm grouped_gemm(const sim_hw *hw, const sim_op *op)
 {
@@ -166,8 +189,12 @@ static double math_ns(const sim_hw *hw, const sim_op *op)
                              hw->peak_flops[op->compute] * hw->eff_gemm_weight_only) +
                deq / hw->vector_flops * 1e9;
     }
-    case SIM_OPK_ATTENTION:
-        return op->flops / (hw->peak_flops[op->compute] * hw->eff_attention) * 1e9;
+    case SIM_OPK_ATTENTION: {
+        /* MLA's absorbed decode part: its query rows padded to the kernel's tiles (dattn.h) */
+        const sim_mla_dec d = mla_dec(op);
+        return (op->flops - d.flops) / (hw->peak_flops[op->compute] * hw->eff_attention) * 1e9 +
+               d.padded_flops / (hw->peak_flops[op->compute] * hw->mla_compute_eff) * 1e9;
+    }
     case SIM_OPK_VECTOR:
         return op->flops / hw->vector_flops * 1e9;
     case SIM_OPK_COMM:
@@ -210,16 +237,23 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
     if (sim_op_info(op->id)->kind == SIM_OPK_GEMM)
         stream = op->weight_only ? sim_hw_mixed_input_memory(hw, op->weight)
                                  : sim_hw_gemm_memory(hw, op->compute);
-    c.t_mem_ns = ((sim_op_bytes(op) - paged) / stream + paged / hw->eff_attn_memory) /
+    const double mla_kv = sim_op_info(op->id)->kind == SIM_OPK_ATTENTION ? mla_dec(op).kv_bytes : 0.0;
+    c.t_mem_ns = ((sim_op_bytes(op) - paged) / stream + (paged - mla_kv) / hw->eff_attn_memory +
+                  mla_kv / hw->mla_memory_eff) /
                  hw->hbm_bytes_per_s * 1e9;
     /* a decode kernel with fewer CTAs than SMs streams no faster than its CTAs can (dattn.h) */
     double cta = sim_dattn_cta_ns(hw, op->dattn, &op->dec);
     if (cta > c.t_mem_ns)
         c.t_mem_ns = cta;
-    if (op->net_ranks > 1) {
+    if (op->net_ranks > 1 && op->net_kind == SIM_COLL_ALLTOALL && op->a2a.ranks > 1) {
+        /* MoE dispatch / combine: DeepEP's kernels in the op's mode (a2a.h) */
+        c.t_net_ns = sim_a2a_price(hw, op->a2a_mode, &op->a2a).t_ns;
+        c.coll_algo = SIM_COLL_DIRECT;
+        c.coll_proto = SIM_COLL_PROTO_NONE;
+    } else if (op->net_ranks > 1) {
         /* an all-to-all sends to its peers at once (low-latency kernels) or one peer per step */
         sim_coll_cost cc =
-            sim_op_info(op->id)->all_to_all
+            op->net_kind == SIM_COLL_ALLTOALL
                 ? sim_coll_alltoall(hw, op->net_msg_bytes, op->net_ranks, op->net_hops)
                 : sim_coll_price(hw, op->net_kind, op->net_msg_bytes, op->net_ranks,
                                  op->net_algo);

@@ -52,7 +52,20 @@ typedef struct sim_dattn_shape {
     double seqs, ctx;
     int64_t q_heads, kv_heads, head_dim; /* per GPU */
     double kv_elem_bytes;                /* bytes of one cached K or V value */
+    /* MLA (absorbed decode over the cached latent): the value width (kv_lora_rank; head_dim is
+     * the key's, kv_lora_rank + rope) and the query tokens per sequence (a speculative verify:
+     * more than 1); v_dim 0: not MLA. MLA decode kernels (FlashMLA, FlashInfer's and FA3's MLA
+     * paths) split the context across CTAs and pack a sequence's q_heads x q_per_seq query rows
+     * into tiles of SIM_DATTN_MLA_TILE rows: cost.c prices the padded tiles at
+     * mla_decode.compute_eff of the 16-bit peak and the latent reads at mla_decode.memory_eff
+     * of HBM. */
+    int64_t v_dim;
+    double q_per_seq;
 } sim_dattn_shape;
+
+/* Query rows per tile of an MLA decode kernel (FlashMLA's block of 64 rows of h_q x s_q: at
+ * h_q x s_q 80 its time doubles over 64, FlashMLA issue #30 on H20). */
+#define SIM_DATTN_MLA_TILE 64
 
 /* How the kernel launches: ctas 0 = it fills the GPU (no CTA bound). */
 typedef struct sim_dattn_launch {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "power.h"
 #include "pp.h"
 
 #define NS_PER_S 1000000000LL
@@ -346,8 +347,11 @@ static int iterate(loop *L)
             prefill_tokens += q;
         bool samples = decode || r->computed + q == sim_seq_known(r);
         /* a verify step needs logits at every position; a prompt at its last only */
-        groups[i] = (sim_seq_group){
-            .count = 1, .q = q, .c = r->computed, .logits = samples ? (decode ? q : 1) : 0};
+        groups[i] = (sim_seq_group){.count = 1,
+                                    .q = q,
+                                    .c = r->computed,
+                                    .logits = samples ? (decode ? q : 1) : 0,
+                                    .rank = id}; /* round-robin DP attention groups */
         prefill |= !decode;
         if (k > 0 && decode)
             L->draft[n - 1 - n_dec++] = groups[i]; /* verifying sequences fill from the end */
@@ -384,6 +388,10 @@ static int iterate(loop *L)
     int64_t dt = (int64_t)llround(gpu_ns + draft_ns);
     if (dt < 1)
         dt = 1;
+    /* the step's energy above the idle floor on each GPU of its TP group (power.h) */
+    const sim_step_cfg *pc = &L->cfg->step;
+    L->res->active_j +=
+        (double)sim_step_gpus(pc) * sim_power_step_active_j(pc->hw, pc->prec.act, step);
     int64_t start = L->now;
     const sim_engine_observer *obs = L->cfg->observer;
     if (obs && obs->iteration) {
@@ -507,6 +515,10 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
         return sim_fail(err, SIM_EINTERNAL, "out of memory for the scheduler queues");
     out->kv_blocks = kv.total_blocks;
     out->block_size = kv.block_size;
+    out->power_unknown = !sim_power_known(cfg->step.hw);
+    out->idle_w = out->power_unknown
+                      ? 0.0
+                      : cfg->step.hw->power.idle_w * (double)sim_pp_gpus(&cfg->step);
     return SIM_OK;
 }
 

@@ -133,6 +133,12 @@ typedef struct sim_engine_result {
      * last token to the client's last chunk (the output stage and the stream interval) */
     bool frontend_on;
     double frontend_ttft_ns, frontend_e2e_ns;
+    /* the power estimate (power.h): the idle floor of every GPU the engine holds (W, tp x pp x
+     * the DP attention groups; 0 without the device's power), and the energy above it of every
+     * target step, on each GPU of its TP group (J; a speculative draft's time and the gaps
+     * between iterations are at the floor). Several engines add theirs up. */
+    double idle_w, active_j;
+    bool power_unknown; /* the device file (of one engine) gives no power.tdp_w */
 } sim_engine_result;
 
 /* KV blocks the configuration leaves (<= 0: the model does not fit). */

@@ -41,8 +41,9 @@ static const sim_op_meta op_table[SIM_OP_COUNT] = {
     [SIM_OP_LM_HEAD] = {"lm_head", SIM_OPK_GEMM, false, 1, false, false},
     [SIM_OP_LOGITS_GATHER] = {"logits_gather", SIM_OPK_COMM, false, 1, false, false},
     [SIM_OP_SAMPLING] = {"sampling", SIM_OPK_VECTOR, false, 4, false, false},
+    [SIM_OP_DP_SYNC] = {"dp_sync", SIM_OPK_COMM, false, 1, false, false},
 };
-static_assert(SIM_OP_COUNT == 32, "op_table must list every sim_op_id");
+static_assert(SIM_OP_COUNT == 33, "op_table must list every sim_op_id");
 
 #define SCALE_BYTES 2.0 /* a group scale of AWQ/GPTQ/W4A8 weights: fp16 */
 
@@ -119,7 +120,21 @@ static sim_status check_tp(const sim_model *m, int tp, const sim_prec *prec, sim
 
 sim_par sim_par_tp(int tp) { return (sim_par){.tp = tp, .ep = 1, .imbalance = 1.0}; }
 
-int sim_par_dp(const sim_par *p) { return p->dp_attention && p->tp > 0 ? p->ep / p->tp : 1; }
+int sim_par_dp(const sim_par *p)
+{
+    if (!p->dp_attention || p->tp <= 0)
+        return 1;
+    return p->dp > 0 ? p->dp : p->ep / p->tp;
+}
+
+bool sim_par_tp_moe(const sim_par *p) { return p->dp_attention && p->ep <= 1 && p->dp > 1; }
+
+int sim_par_moe_tp(const sim_par *p)
+{
+    if (p->ep > 1)
+        return 1;
+    return sim_par_tp_moe(p) ? p->tp * p->dp : p->tp;
+}
 
 double sim_graph_experts_touched(double experts, double k, double tokens)
 {
@@ -133,10 +148,32 @@ static sim_status check_moe(const sim_model *m, const sim_par *p, sim_err *err)
 {
     if (p->ep < 1)
         return sim_fail(err, SIM_EINPUT, "--ep: value %d, expected >= 1", p->ep);
-    if (p->dp_attention && p->ep == 1)
+    if (p->dp < 0 || (p->dp > 1 && !p->dp_attention))
         return sim_fail(err, SIM_EINPUT,
-                        "--dp-attention: needs expert parallelism (--ep > 1): attention runs "
-                        "data-parallel over the EP group");
+                        "--dp: value %d applies to data-parallel attention groups; pass "
+                        "--dp-attention (and a value >= 1)",
+                        p->dp);
+    if (p->dp_attention && p->ep == 1 && p->dp <= 1)
+        return sim_fail(err, SIM_EINPUT,
+                        "--dp-attention: needs expert parallelism (--ep > 1: attention runs "
+                        "data-parallel over the EP group) or --dp > 1 (the MoE layers split by TP "
+                        "over tp x dp GPUs)");
+    if (sim_par_tp_moe(p) && p->tp != 1)
+        return sim_fail(err, SIM_EINPUT,
+                        "--tp: value %d with --dp %d and --dp-attention but no --ep: the MoE "
+                        "layers split by TP over the DP groups take attention TP 1 (SGLang --tp "
+                        "N --dp N --enable-dp-attention); expected --tp 1",
+                        p->tp, p->dp);
+    if (sim_par_tp_moe(p) && m->experts == 0)
+        return sim_fail(err, SIM_EINPUT,
+                        "--dp-attention: %s has no experts (a dense model); data-parallel "
+                        "attention is priced for MoE models",
+                        m->path);
+    if (p->ep > 1 && p->dp > 0 && p->dp_attention && p->dp * p->tp != p->ep)
+        return sim_fail(err, SIM_EINPUT,
+                        "--dp: value %d with --ep %d and --tp %d, expected ep / tp = %d (or leave "
+                        "it out)",
+                        p->dp, p->ep, p->tp, p->tp > 0 ? p->ep / p->tp : 0);
     if (m->experts == 0 && p->ep > 1)
         return sim_fail(err, SIM_EINPUT,
                         "--ep: value %d, but %s has no experts (a dense model); expected 1", p->ep,
@@ -172,14 +209,15 @@ static sim_status check_moe(const sim_model *m, const sim_par *p, sim_err *err)
         if (st)
             return st;
     }
-    if (m->experts > 0 && p->ep == 1 && m->moe_intermediate % p->tp != 0)
+    const int mtp = sim_par_moe_tp(p), stp = sim_par_tp_moe(p) ? mtp : p->tp;
+    if (m->experts > 0 && p->ep == 1 && m->moe_intermediate % mtp != 0)
         return sim_fail(err, SIM_EINPUT,
-                        "--tp: value %d does not divide moe_intermediate_size %lld of %s "
+                        "--tp: %d GPUs do not divide moe_intermediate_size %lld of %s "
                         "(tensor-parallel experts); expected a divisor, or --ep",
-                        p->tp, (long long)m->moe_intermediate, m->path);
-    if (m->shared_intermediate % p->tp != 0)
+                        mtp, (long long)m->moe_intermediate, m->path);
+    if (m->shared_intermediate % stp != 0)
         return sim_fail(err, SIM_EINPUT,
-                        "--tp: value %d does not divide the shared expert width %lld of %s", p->tp,
+                        "--tp: %d GPUs do not divide the shared expert width %lld of %s", stp,
                         (long long)m->shared_intermediate, m->path);
     return SIM_OK;
 }
@@ -287,6 +325,59 @@ sim_batch_shape sim_graph_shape(const sim_model *m, const sim_seq_group *g, size
     return s;
 }
 
+/* How many of a group's `count` sequences, dealt round-robin from group `first`, group r
+ * holds. */
+static int64_t dealt(int64_t count, int64_t first, int r, int dp)
+{
+    int64_t off = ((r - first) % dp + dp) % dp;
+    return count / dp + (off < count % dp ? 1 : 0);
+}
+
+bool sim_graph_shape_dp(const sim_model *m, const sim_seq_group *g, size_t n, int dp,
+                        const double w[3], sim_batch_shape *busiest)
+{
+    if (dp < 2 || dp > SIM_GRAPH_DP_MAX)
+        return false;
+    double work[SIM_GRAPH_DP_MAX] = {0};
+    bool held[SIM_GRAPH_DP_MAX] = {false};
+    for (size_t i = 0; i < n; i++) {
+        if (g[i].count <= 0)
+            continue;
+        const int64_t first = g[i].rank % dp;
+        sim_seq_group one = g[i];
+        one.count = 1;
+        const sim_batch_shape per = sim_graph_shape(m, &one, 1); /* one sequence's share */
+        const double cost = w[0] * per.tokens + w[1] * per.pairs + w[2] * per.kv_tokens;
+        const int ranks = g[i].count < dp ? (int)g[i].count : dp;
+        for (int j = 0; j < ranks; j++) {
+            const int r = (int)((first + j) % dp);
+            work[r] += cost * (double)dealt(g[i].count, first, r, dp);
+            held[r] = true;
+        }
+    }
+    int best = -1;
+    for (int r = 0; r < dp; r++)
+        if (held[r] && (best < 0 || work[r] > work[best]))
+            best = r;
+    if (best < 0)
+        return false;
+    *busiest = (sim_batch_shape){0};
+    for (size_t i = 0; i < n; i++) {
+        if (g[i].count <= 0)
+            continue;
+        sim_seq_group mine = g[i];
+        mine.count = dealt(g[i].count, g[i].rank % dp, best, dp);
+        if (mine.count == 0)
+            continue;
+        const sim_batch_shape part = sim_graph_shape(m, &mine, 1);
+#define ADD(f) busiest->f += part.f;
+        ADD(tokens) ADD(seqs) ADD(logits) ADD(pairs) ADD(kv_tokens) ADD(swa_pairs)
+        ADD(swa_kv_tokens) ADD(dec_tokens) ADD(dec_pairs) ADD(dec_kv_tokens) ADD(dec_seqs)
+#undef ADD
+    }
+    return true;
+}
+
 bool sim_graph_mixed_input(const sim_prec *prec, sim_dtype w)
 {
     return !sim_dtype_is_16bit(w) && w != prec->act;
@@ -345,8 +436,9 @@ static double moe_core_params(const sim_model *m, const sim_par *par)
     /* EPLB's redundant experts are whole copies on the ranks that hold them */
     const double local =
         ep ? (double)(m->experts + par->routing.redundant) / par->ep : (double)m->experts;
-    const double f = (double)(ep ? m->moe_intermediate : m->moe_intermediate / par->tp);
-    return local * 3.0 * d * f + 3.0 * d * (double)(m->shared_intermediate / par->tp);
+    const double f = (double)(m->moe_intermediate / sim_par_moe_tp(par));
+    const int stp = sim_par_tp_moe(par) ? sim_par_moe_tp(par) : par->tp;
+    return local * 3.0 * d * f + 3.0 * d * (double)(m->shared_intermediate / stp);
 }
 
 static double moe_extra_bytes(const sim_model *m, const sim_par *par, double rb)
@@ -354,12 +446,14 @@ static double moe_extra_bytes(const sim_model *m, const sim_par *par, double rb)
     const double d = (double)m->hidden, e = (double)m->experts;
     const bool ep = par->ep > 1;
     const double local = ep ? (e + par->routing.redundant) / par->ep : e;
-    const double f = (double)(ep ? m->moe_intermediate : m->moe_intermediate / par->tp);
+    const double f = (double)(m->moe_intermediate / sim_par_moe_tp(par));
     double b = e * d * rb + (m->shared_expert_gate ? d * rb : 0.0);
     if (m->moe_bias)
         b += (local * (2.0 * f + d) + e) * rb;
     return b;
 }
+
+double sim_graph_attn_params(const sim_model *m, int tp) { return attn_core_params(m, tp); }
 
 double sim_graph_weight_bytes_per_gpu(const sim_model *m, int tp, const sim_prec *prec)
 {

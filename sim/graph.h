@@ -66,6 +66,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "a2a.h"
 #include "coll.h"
 #include "dattn.h"
 #include "dtype.h"
@@ -107,6 +108,7 @@ typedef enum sim_op_id {
     SIM_OP_LM_HEAD,
     SIM_OP_LOGITS_GATHER,
     SIM_OP_SAMPLING,
+    SIM_OP_DP_SYNC, /* data-parallel attention: the step's all-gather of every group's batch */
     SIM_OP_COUNT
 } sim_op_id;
 
@@ -141,6 +143,9 @@ typedef struct sim_seq_group {
     int64_t q;      /* new tokens per sequence this step (>= 1) */
     int64_t c;      /* cached tokens per sequence before this step */
     int64_t logits; /* tokens per sequence that need logits (0..q) */
+    int64_t rank;   /* data-parallel attention: the group (mod dp) its first sequence lives in,
+                     * the others following round-robin (an engine passes the request's index:
+                     * SGLang's round-robin DP controller); 0 by default */
 } sim_seq_group;
 
 /* One operator instance on one GPU. */
@@ -182,6 +187,11 @@ typedef struct sim_op {
     sim_dattn_shape dec;
     sim_dattn_kernel dattn;
     int kernels; /* launches when not the op table's (0: sim_op_info(id)->kernels) */
+    /* MoE dispatch / combine under expert parallelism (a2a.h): what each rank sends and the
+     * mode the step runs it in (the graph's: normal with prefill tokens, else low_latency; the
+     * step applies the run's --moe-a2a) */
+    sim_a2a_shape a2a;
+    sim_a2a_mode a2a_mode;
 } sim_op;
 
 typedef struct sim_graph {
@@ -195,12 +205,17 @@ typedef struct sim_graph {
     int64_t logit_tokens;          /* tokens that need logits */
 } sim_graph;
 
-/* Parallelism of a run. GPUs = tp x dp, dp = ep / tp with data-parallel attention, else 1.
+/* Parallelism of a run. GPUs = tp x dp, dp = the data-parallel attention groups (1 without).
  *   tp            attention (and dense MLPs, the shared expert, embedding, LM head) split tp ways
  *   ep            1: every GPU holds a 1/tp slice of every expert (tensor-parallel experts);
  *                 > 1: each GPU holds E/ep whole experts, tokens go to them by all-to-all
- *   dp_attention  attention runs data-parallel: ep/tp groups of tp GPUs, each with its own
- *                 sequences and their KV cache (DeepSeek-style; requires ep a multiple of tp)
+ *   dp_attention  attention runs data-parallel: dp groups of tp GPUs, each with its own
+ *                 sequences and their KV cache (DeepSeek-style)
+ *   dp            the groups: 0 reads as ep / tp (experts split by EP over the groups, which
+ *                 requires ep a multiple of tp); with ep 1 and dp > 1 the MoE layers are split by
+ *                 TP over all tp x dp GPUs instead (SGLang --tp N --dp N --enable-dp-attention
+ *                 without EP; attention tp 1): an all-gather of every group's tokens before each
+ *                 MoE layer (moe_dispatch), a reduce-scatter after it (moe_combine)
  *   imbalance     a fixed busiest EP rank's routed tokens over the mean (>= 1; 1 = even);
  *                 0: the expected busiest rank of `routing` (moe.h) for each batch
  *   routing       how tokens pick experts, and EPLB's redundant experts (moe.h)
@@ -209,6 +224,7 @@ typedef struct sim_par {
     int tp, ep;
     bool dp_attention;
     double imbalance;
+    int dp;
     sim_moe_routing routing;
     sim_moe_kernel moe_kernel;
 } sim_par;
@@ -216,8 +232,15 @@ typedef struct sim_par {
 /* Tensor parallelism only: {tp, 1, false, 1}. */
 sim_par sim_par_tp(int tp);
 
-/* Attention data-parallel degree: ep / tp with dp_attention, else 1. */
+/* Attention data-parallel degree: dp (or ep / tp) with dp_attention, else 1. */
 int sim_par_dp(const sim_par *p);
+
+/* The GPUs each expert's (and, in the MoE layers, the shared expert's) width is split over:
+ * 1 under EP, tp x dp in the DP-attention + TP-MoE layout, else tp. */
+int sim_par_moe_tp(const sim_par *p);
+
+/* Whether the MoE layers are split by TP under data-parallel attention (ep 1, dp > 1). */
+bool sim_par_tp_moe(const sim_par *p);
 
 /* Expected experts touched when T tokens each pick k of E experts uniformly at random:
  * E (1 - (1 - k/E)^T) (sim_moe_experts_touched, which the graph calls for the busiest rank). */
@@ -280,6 +303,9 @@ typedef struct sim_batch_shape {
      * speculative verifies): MLA runs them in the absorbed form */
     double dec_tokens, dec_pairs, dec_kv_tokens;
     double dec_seqs; /* sequences of those groups */
+    /* data-parallel attention: the slowest group's own share (sim_graph_shape_dp), which the
+     * attention side of the step runs; NULL: the mean share, tokens and sequences rounded up */
+    const struct sim_batch_shape *busiest;
 } sim_batch_shape;
 
 /* Groups with at most this many new tokens per sequence run MLA's absorbed (decode) form: one
@@ -288,6 +314,18 @@ typedef struct sim_batch_shape {
 
 /* Sums the groups (those with count 0 are ignored). */
 sim_batch_shape sim_graph_shape(const sim_model *m, const sim_seq_group *groups, size_t n_groups);
+
+/* The most data-parallel attention groups a step is split over. */
+#define SIM_GRAPH_DP_MAX 1024
+
+/* Data-parallel attention over `dp` groups (2..SIM_GRAPH_DP_MAX): each group runs its own
+ * sequences (sim_seq_group.rank) and the step waits for the slowest at every MoE layer's
+ * all-to-all. Fills *busiest with the share of the group whose attention side costs most by the
+ * linear weights w_ns[3] (ns per new token, per query-key pair, per cached token read: the
+ * roofline terms that differ between groups; step.c derives them from the device) and returns
+ * whether one was found (false: no group holds a sequence). */
+bool sim_graph_shape_dp(const sim_model *m, const sim_seq_group *groups, size_t n_groups, int dp,
+                        const double w_ns[3], sim_batch_shape *busiest);
 
 /* Builds the op list for one step under tensor parallelism tp. Pure: no allocation. */
 void sim_graph_build(const sim_model *m, int tp, const sim_prec *prec, const sim_seq_group *groups,
@@ -358,6 +396,10 @@ void sim_graph_act_quant(sim_op *op, double tokens, int64_t k, const sim_prec *p
  * are (no engine profile unfuses them). */
 void sim_graph_unfuse_act_quant(sim_op *op, const sim_model *m, int tp, const sim_prec *prec,
                                 int64_t tokens, int kernels);
+
+/* Parameters of one layer's attention block on each GPU at tensor parallelism tp (the
+ * projections; MLA's replicated down-projections whole). */
+double sim_graph_attn_params(const sim_model *m, int tp);
 
 /* Weight bytes resident on each GPU (layers, embedding, LM head, norms). */
 double sim_graph_weight_bytes_per_gpu(const sim_model *m, int tp, const sim_prec *prec);

@@ -16,6 +16,7 @@
 #define SAMPLE_FLOPS 4.0
 #define QUANT_FLOPS 3.0 /* dynamic quantization: |x|, running max, scale and convert */
 #define FP32_BYTES 4.0
+#define DP_SYNC_BYTES 48.0 /* per rank: 6 int64 (tokens, logprob tokens, graph, extend, TBO, mode) */
 
 /* A GEMM of T x K by K x N with weights in `wdt`: reads its input in the activation format,
  * writes 16-bit. The math runs in the activation format: 16-bit for plain and weight-only GEMMs,
@@ -198,11 +199,14 @@ static void mla_kv_up(const sim_model *m, int tp, const sim_prec *prec, const si
     op->present = op->flops > 0.0;
 }
 
-/* The attention-side share of the busiest data-parallel rank: sequences spread evenly over dp. */
+/* The attention-side share of the busiest data-parallel rank: its own sequences when the shape
+ * names them, else the sequences spread evenly over dp. */
 static sim_batch_shape dp_share(const sim_batch_shape *s, int dp)
 {
     if (dp <= 1)
         return *s;
+    if (s->busiest) /* the slowest group's own sequences (sim_graph_shape_dp) */
+        return *s->busiest;
     sim_batch_shape r = *s;
     const double f = 1.0 / dp;
     r.tokens = ceil(s->tokens * f);
@@ -230,6 +234,16 @@ void sim_graph_rebuild_context(const sim_model *m, const sim_par *par, const sim
         mla_attention(m, tp, prec, &a, &g->ops[SIM_OP_ATTENTION]);
         mla_kv_up(m, tp, &lp, &a, rb, &g->ops[SIM_OP_KV_UP]);
         g->ops[SIM_OP_KV_UP].present = g->repeats[SIM_OP_KV_UP] > 0 && g->ops[SIM_OP_KV_UP].present;
+        /* its absorbed decode part, as MLA decode kernels tile it (dattn.h) */
+        g->ops[SIM_OP_ATTENTION].dec = (sim_dattn_shape){
+            .seqs = a.dec_seqs,
+            .ctx = a.dec_seqs > 0.0 ? a.dec_kv_tokens / a.dec_seqs : 0.0,
+            .q_heads = m->heads / tp,
+            .kv_heads = 1,
+            .head_dim = m->kv_lora_rank + m->qk_rope_dim,
+            .kv_elem_bytes = sim_dtype_bytes(prec->kv),
+            .v_dim = m->kv_lora_rank,
+            .q_per_seq = a.dec_seqs > 0.0 ? a.dec_tokens / a.dec_seqs : 0.0};
         return;
     }
     gqa_attention(m, tp, prec, a.tokens, a.pairs, a.kv_tokens, &g->ops[SIM_OP_ATTENTION]);
@@ -322,10 +336,13 @@ static void build_mlp_dense(const sim_model *m, int tp, const sim_prec *prec, do
 }
 
 /* An all-to-all over `ranks` GPUs of `rows` rows of `row_bytes` on the busiest rank: it keeps
- * 1/ranks of them and sends (receives) the rest. Decode-only steps use the low-latency mode
- * (every peer written directly: one hop); others the normal mode (one hop per peer). */
-static void all_to_all(sim_op *op, double rows, double row_bytes, int ranks, bool low_latency)
+ * 1/ranks of them and sends (receives) the rest. `a2a` is what each rank sends as DeepEP's kernels
+ * count it (a2a.h, which prices it); decode-only steps run the low-latency mode, others the
+ * normal one (the step applies the run's --moe-a2a). */
+static void all_to_all(sim_op *op, double rows, double row_bytes, const sim_a2a_shape *a2a,
+                       bool low_latency)
 {
+    const int ranks = a2a->ranks;
     op->present = ranks > 1 && rows > 0.0;
     if (!op->present)
         return;
@@ -334,7 +351,13 @@ static void all_to_all(sim_op *op, double rows, double row_bytes, int ranks, boo
     op->net_kind = SIM_COLL_ALLTOALL;
     op->net_hops = low_latency ? 1 : ranks - 1;
     op->net_bytes = sim_coll_bus_bytes(SIM_COLL_ALLTOALL, rows * row_bytes, ranks);
+    op->a2a = *a2a;
+    op->a2a_mode = low_latency ? SIM_A2A_LOW_LATENCY : SIM_A2A_NORMAL;
 }
+
+/* Bytes of one token of `d` values sent in a format of `eb` bytes per value: 8-bit formats carry
+ * one fp32 scale per 128 values (DeepEP's fp8 dispatch, as DeepGEMM's block-scaled input). */
+static double token_bytes(double d, double eb) { return d * eb + (eb < 2.0 ? d / 128.0 * 4.0 : 0.0); }
 
 /* The MoE block of one layer on the busiest GPU. T global tokens (every DP rank's), t_attn the
  * attention-side tokens of this GPU. Tensor-parallel experts (ep 1): every GPU holds a 1/tp
@@ -349,8 +372,8 @@ static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *pr
     const double T = s->tokens, d = (double)m->hidden, e = (double)m->experts;
     const double k = (double)m->experts_per_tok;
     const double wb = sim_graph_weight_elem_bytes(prec, prec->weight);
-    const bool ep = par->ep > 1;
-    const int64_t f = ep ? m->moe_intermediate : m->moe_intermediate / par->tp;
+    const bool ep = par->ep > 1, tp_moe = sim_par_tp_moe(par);
+    const int64_t f = m->moe_intermediate / sim_par_moe_tp(par);
     sim_moe_load ld;
     sim_moe_load_compute(&par->routing, m->experts, m->experts_per_tok, ep ? par->ep : 1, T,
                          ep ? par->imbalance : 0.0, &ld);
@@ -361,8 +384,9 @@ static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *pr
     const sim_moe_kernel fam = par->moe_kernel;
 
     /* router: replicated d x E gate in 16 bits over this GPU's tokens; then its top-k kernel
-     * reading the fp32 scores, writing k expert ids (int32) and weights (fp32) per token */
-    double t_route = ep ? ceil(T / par->ep) : t_attn;
+     * reading the fp32 scores, writing k expert ids (int32) and weights (fp32) per token. DP
+     * attention with TP-split MoE: every GPU runs the MoE layer on all T tokens */
+    double t_route = ep ? ceil(T / par->ep) : tp_moe ? T : t_attn;
     sim_op *op = &g->ops[SIM_OP_ROUTER];
     gemm(op, t_route, m->experts, m->hidden, rdt, &p16, rb);
     if (m->moe_bias)
@@ -371,8 +395,24 @@ static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *pr
     op->flops = t_route * e * SAMPLE_FLOPS;
     op->act_bytes = t_route * e * FP32_BYTES + t_route * k * 2.0 * FP32_BYTES;
 
-    all_to_all(&g->ops[SIM_OP_MOE_DISPATCH], rows, d * ab, ep ? par->ep : 1, low_latency);
-    all_to_all(&g->ops[SIM_OP_MOE_COMBINE], rows, d * rb, ep ? par->ep : 1, low_latency);
+    /* DeepEP's dispatch and combine (a2a.h): this rank's tokens, the busiest rank's load from
+     * the routing */
+    sim_a2a_shape a2a = {.tokens = t_route,
+                         .topk = k,
+                         .experts = e,
+                         .token_bytes = token_bytes(d, ab),
+                         .ranks = ep ? par->ep : 1,
+                         .imbalance = ep ? ld.imbalance : 1.0};
+    all_to_all(&g->ops[SIM_OP_MOE_DISPATCH], rows, d * ab, &a2a, low_latency);
+    a2a.token_bytes = token_bytes(d, rb);
+    all_to_all(&g->ops[SIM_OP_MOE_COMBINE], rows, d * rb, &a2a, low_latency);
+    if (tp_moe) { /* the groups' 16-bit hidden states gathered, the outputs reduce-scattered */
+        const int n = sim_par_moe_tp(par);
+        allgather(&g->ops[SIM_OP_MOE_DISPATCH], T * d * rb, n);
+        op = &g->ops[SIM_OP_MOE_COMBINE];
+        allgather(op, T * d * rb, n);
+        op->net_kind = SIM_COLL_REDUCE_SCATTER;
+    }
 
     /* permute: the rows sorted by expert. Triton's fused_moe only sorts the ids
      * (moe_align_block_size) and gathers rows inside the GEMM; DeepGEMM, CUTLASS and CK copy
@@ -412,11 +452,12 @@ static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *pr
     /* shared expert: a dense gated MLP split tp ways on the attention-side tokens (gate_up, act,
      * down: three kernels); priced as one GEMM of 3 f_s outputs with its intermediate traffic */
     op = &g->ops[SIM_OP_SHARED_EXPERT];
-    const int64_t fs = m->shared_intermediate / par->tp;
+    const int64_t fs = m->shared_intermediate / (tp_moe ? sim_par_moe_tp(par) : par->tp);
+    const double t_sh = tp_moe ? T : t_attn;
     op->present = fs > 0;
     if (op->present) {
-        gemm(op, t_attn, 3 * fs, m->hidden, prec->weight, prec, rb);
-        op->act_bytes = t_attn * (d * ab + 2.0 * (double)fs * rb + (double)fs * (rb + ab) +
+        gemm(op, t_sh, 3 * fs, m->hidden, prec->weight, prec, rb);
+        op->act_bytes = t_sh * (d * ab + 2.0 * (double)fs * rb + (double)fs * (rb + ab) +
                                   (double)fs * ab + d * rb);
     }
 }
@@ -591,6 +632,14 @@ void sim_graph_build_par(const sim_model *m, const sim_par *par, const sim_prec 
     build_layer(m, par, prec, sp, out);
     const sim_batch_shape a = dp_share(sp, sim_par_dp(par));
     build_edges(m, par->tp, prec, &a, out);
+    /* data-parallel attention: before each step every group learns the others' batch (SGLang's
+     * prepare_mlp_sync_batch: an all-gather of 6 int64 per rank over all the GPUs), so the
+     * groups step together; the step then waits for the slowest group (sim_graph_shape_dp) */
+    sim_op *sync = &out->ops[SIM_OP_DP_SYNC];
+    const int dp = sim_par_dp(par), gpus = par->tp * dp;
+    sync->present = false;
+    if (dp > 1)
+        allgather(sync, DP_SYNC_BYTES * gpus, gpus);
     for (int i = 0; i < SIM_OP_COUNT; i++)
         if (out->repeats[i] == 0)
             out->ops[i].present = false;

@@ -237,8 +237,30 @@ static const hw_field hw_fields[] = {
         "decode rows of tools/data/validation.csv), the others that value x their SM boost clock over A100's "
         "1410 MHz (hopper 1980, ada 2520, blackwell 1965, cdna3 2100 MHz; estimates); tpu and "
         "no arch: ampere's and hopper's (TPUs run no such kernel)"),
+    NUM("mla_decode.compute_eff", 0.01, 1.0, 1.0, mla_compute_eff, HR_CONST, 0, NULL, 0.667,
+        "0.667: FlashMLA's 660 of H800's 989 TFLOP/s (deepseek-ai/FlashMLA README; the kernel "
+        "runs throttled near 1600 MHz, its deep-dive doc)"),
+    NUM("mla_decode.memory_eff", 0.01, 1.0, 1.0, mla_memory_eff, HR_CONST, 0, NULL, 0.84,
+        "0.84: FlashMLA on H100 SXM, 2809 of 3350 GB/s (b 128, 4096 cached tokens: "
+        "tools/data/validation.csv ids 2230-2234)"),
+    NUM("alltoall.low_latency.latency_us", 0.0, 1e4, 1e3, a2a.ll_latency_ns, HR_CONST, 0, NULL,
+        24, "24: DeepEP low-latency kernels on H800 + CX7 (fitted with the other alltoall.* "
+        "constants on the DeepEP rows of tools/data/validation.csv)"),
+    NUM("alltoall.low_latency.nvlink_bw_eff", 0.01, 1.0, 1.0, a2a.ll_nvlink_eff, HR_CONST, 0,
+        NULL, 0.70, "0.70: DeepEP low-latency kernels over H800 NVLink (fitted, as above)"),
+    NUM("alltoall.normal.latency_us", 0.0, 1e4, 1e3, a2a.normal_latency_ns, HR_CONST, 0, NULL,
+        24, "24: the low-latency kernels' (estimate: DeepEP's normal-mode rows are ms long and "
+        "do not identify it)"),
+    NUM("alltoall.normal.nvlink_bw_eff", 0.01, 1.0, 1.0, a2a.normal_nvlink_eff, HR_CONST, 0,
+        NULL, 0.66, "0.66: DeepEP normal kernels over H800 NVLink (fitted, as above)"),
+    NUM("alltoall.rdma_bw_eff", 0.01, 1.0, 1.0, a2a.rdma_eff, HR_CONST, 0, NULL, 0.86,
+        "0.86: DeepEP's RDMA writes over CX7 400 Gb/s InfiniBand (fitted, as above)"),
     NUM("usd_per_gpu_hour", 0.001, SIM_PRICE_MAX_USD_PER_GPU_HOUR, 1.0, usd_per_gpu_hour, HR_CONST,
         0, NULL, 0, "0: unknown (the cost outputs say the price is unknown)"),
+    NUM("power.tdp_w", 1.0, SIM_HW_MAX_POWER_W, 1.0, power.tdp_w, HR_CONST, 0, NULL, 0,
+        "0: unknown (the energy outputs say the power is unknown)"),
+    NUM("power.idle_w", 0.0, SIM_HW_MAX_POWER_W, 1.0, power.idle_w, HR_CONST, 0, NULL, 0,
+        "0 W (give the idle floor with power.tdp_w)"),
 };
 #undef NUM
 #undef INT
@@ -509,6 +531,21 @@ static sim_status load_collectives(const cJSON *root, const char *path, sim_hw *
     return st;
 }
 
+/* power.idle_w below power.tdp_w; an idle floor without a board power is a file error. */
+static sim_status check_power(const sim_hw *hw, const char *path, sim_err *err)
+{
+    if (hw->power.tdp_w > 0.0 && hw->power.idle_w >= hw->power.tdp_w)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'power.idle_w' is %g, expected less than power.tdp_w %g", path,
+                        hw->power.idle_w, hw->power.tdp_w);
+    if (!(hw->power.tdp_w > 0.0) && hw->power.idle_w > 0.0)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'power.tdp_w' is missing, expected the board power in W with "
+                        "power.idle_w %g",
+                        path, hw->power.idle_w);
+    return SIM_OK;
+}
+
 sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err)
 {
     memset(hw, 0, sizeof *hw);
@@ -539,6 +576,8 @@ sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err)
                 err, SIM_EINPUT,
                 "%s: field 'runtime_reserved_gib' is %.2f, expected less than hbm_gib %.2f", path,
                 hw->runtime_reserved_bytes / GIB, hw->hbm_bytes / GIB);
+        else
+            st = check_power(hw, path, err);
     }
     cJSON_Delete(root);
     return st;

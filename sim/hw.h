@@ -58,8 +58,22 @@
  *                                weights are stored in that format and dequantized in the kernel
  *                                (the quant object is read after the field table; its defaults are
  *                                the 16-bit values, through the accessors below)
+ *   mla_decode.{compute_eff,memory_eff}  MLA decode kernels (FlashMLA and its kind, dattn.h):
+ *                                the fraction of the 16-bit peak their padded query tiles reach
+ *                                and the fraction of HBM bandwidth their latent reads reach
+ *   alltoall.low_latency.{latency_us,nvlink_bw_eff}  DeepEP-style low-latency MoE dispatch /
+ *                                combine (a2a.h): fixed cost and the fraction of scaleup
+ *                                bandwidth it reaches
+ *   alltoall.normal.{latency_us,nvlink_bw_eff}  the same for the normal (high-throughput,
+ *                                NVLink + RDMA forwarding) kernels
+ *   alltoall.rdma_bw_eff         fraction of scaleout (the NIC: InfiniBand / RoCE) bandwidth
+ *                                both modes' RDMA writes reach
  *   usd_per_gpu_hour             (optional) on-demand cloud price of one GPU for one hour, US$
  *                                (absent: the cost outputs say the price is unknown)
+ *   power.{tdp_w,idle_w}        (optional) board power limit (TDP) and idle floor of one
+ *                                device, W: the range power.h's estimate scales between
+ *                                (absent: the energy outputs say the power is unknown; idle_w
+ *                                must be below tdp_w)
  *   sources.FIELD                (optional, but every shipped file has one per field it gives)
  *                                where a number comes from
  *   provenance.FIELD             (optional) how an efficiency was obtained: fitted on N rows
@@ -149,7 +163,10 @@ typedef struct sim_hw_prov {
 /* Where a field's value came from (`infersim hw FILE` prints it). */
 typedef enum sim_hw_origin { SIM_HW_FILE, SIM_HW_DEFAULT, SIM_HW_DERIVED } sim_hw_origin;
 
-#define SIM_HW_MAX_FIELDS 48
+#define SIM_HW_MAX_FIELDS 64
+
+/* The most board power (power.tdp_w, W) a device file may give. */
+#define SIM_HW_MAX_POWER_W 10000.0
 
 typedef struct sim_hw {
     char name[96];                   /* display name */
@@ -181,7 +198,16 @@ typedef struct sim_hw {
     double eff_attn_memory;          /* of hbm_bytes_per_s, attention over paged KV */
     double eff_network;              /* of the link bandwidth */
     double decode_cta_bytes_per_s;   /* K/V one decode-attention thread block streams (dattn.h) */
+    double mla_compute_eff;          /* MLA decode kernels: of the 16-bit peak (padded tiles) */
+    double mla_memory_eff;           /* MLA decode kernels: of hbm_bytes_per_s (latent reads) */
     sim_hw_coll coll;                /* collective algorithms (collective.h) */
+    struct {                         /* MoE dispatch / combine kernels per mode (a2a.h) */
+        double ll_latency_ns;        /* low-latency mode's fixed cost */
+        double ll_nvlink_eff;        /* its fraction of scaleup bandwidth */
+        double normal_latency_ns;    /* normal (high-throughput) mode's fixed cost */
+        double normal_nvlink_eff;    /* its fraction of scaleup bandwidth */
+        double rdma_eff;             /* both modes' fraction of scaleout bandwidth (RDMA) */
+    } a2a;
     struct {                         /* 0 = not given: the 16-bit value (accessors below) */
         double gemm_k_half[SIM_DT_COUNT];        /* per compute format */
         double gemm_memory[SIM_DT_COUNT];        /* of hbm_bytes_per_s, per compute format */
@@ -189,6 +215,9 @@ typedef struct sim_hw {
                                                   * of a mixed-input GEMM */
     } quant;
     double usd_per_gpu_hour;         /* on-demand price of one GPU-hour; 0 = unknown */
+    struct {                         /* board power (power.h); tdp_w 0 = unknown */
+        double tdp_w, idle_w;        /* W, per device */
+    } power;
     sim_hw_prov prov[SIM_HW_N_EFF];  /* per efficiency, in sim_hw_eff_name order */
 } sim_hw;
 

@@ -103,7 +103,7 @@ void sim_mem_plan(const sim_step_cfg *cfg, double util, const sim_mem_extra *ext
 
 sim_status sim_mem_fail(const sim_mem_report *r, const sim_step_cfg *cfg, sim_err *err)
 {
-    char par[64];
+    char par[96];
     sim_step_par_text(cfg, par, sizeof par);
     return sim_fail(err, SIM_EINPUT,
                     "%s does not fit on %s at --tp %d%s: needs %.1f GB per GPU (weights %.1f, KV "

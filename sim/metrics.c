@@ -220,6 +220,9 @@ sim_status sim_metrics_compute(const sim_engine_result *res, const sim_slo *slo,
     out->spec_draft_time_fraction = res->busy_ns > 0.0 ? res->draft_ns / res->busy_ns : 0.0;
     out->peak_output_throughput = res->peak_output_tps;
     out->has_frontend = res->frontend_on;
+    out->has_power = !res->power_unknown;
+    out->idle_w = res->idle_w;
+    out->active_j = res->active_j;
     if (res->frontend_on && n > 0) {
         out->mean_frontend_ttft_ms = res->frontend_ttft_ns / (double)n / 1e6;
         out->mean_frontend_e2el_ms = res->frontend_e2e_ns / (double)n / 1e6;

@@ -56,6 +56,10 @@ typedef struct sim_serve_metrics {
     bool has_frontend;
     double mean_frontend_ttft_ms, mean_frontend_e2el_ms;
     double frontend_ttft_fraction, frontend_e2el_fraction;
+    /* the power estimate's parts (the engine result's, power.h): the idle floor of every GPU
+     * held (W) and the energy above it (J); has_power false when a device gives no power */
+    bool has_power;
+    double idle_w, active_j;
 } sim_serve_metrics;
 
 /* Summary of n samples in nanoseconds, reported in ms. Reorders `ns` (selection, O(n) each

@@ -308,7 +308,7 @@ static void run_table_rows(FILE *f, const sim_field *v, size_t n)
 static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_result *r)
 {
     const sim_step_cfg *s = &cfg->step;
-    char par[64];
+    char par[96];
     sim_step_par_text(s, par, sizeof par);
     fprintf(f, "infersim run: %s on %d x %s%s\n", s->model->name, (int)sim_pp_gpus(s), s->hw->name,
             par);

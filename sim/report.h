@@ -183,7 +183,7 @@ size_t sim_report_serve_fields(const sim_serve_report *r, sim_field_out which, s
  * MB). Each key's stem, label and time unit are written once, in report_step.c; the unit suffix
  * (_ms, _us) is the output's. Return their number (at most SIM_FIELDS_STEP_MAX; 0 for
  * the other outputs). */
-enum { SIM_FIELDS_STEP_MAX = 24, SIM_FIELDS_STAGE_MAX = 2 };
+enum { SIM_FIELDS_STEP_MAX = 32, SIM_FIELDS_STAGE_MAX = 2 };
 size_t sim_report_step_fields(const sim_step_result *s, sim_field_out which, sim_field *out);
 size_t sim_report_op_fields(const sim_step_result *s, int op, sim_field_out which, sim_field *out);
 

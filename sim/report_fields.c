@@ -20,6 +20,7 @@ typedef struct serve_src {
     const sim_serve_report *r;
     sim_price price;
     bool known; /* the price */
+    sim_power_totals power; /* the power estimate (power.h); zeros without the device's power */
 } serve_src;
 
 /* A row's value: sets f->num or f->text, returns whether there is one. */
@@ -122,6 +123,11 @@ GET(frontend_e2el_fraction, FE_ON, num, m->frontend_e2el_fraction)
 GET(api_server_count, FE_ON, num, (double)s->r->cfg->frontend.processes)
 GET(stream_interval, FE_ON, num, (double)s->r->cfg->frontend.stream_interval)
 #undef FE_ON
+#define POWER_ON m->has_power
+GET(avg_power_w, POWER_ON, num, s->power.avg_power_w)
+GET(joules_per_output_token, POWER_ON, num, s->power.joules_per_output_token)
+GET(output_tokens_per_s_per_mw, POWER_ON, num, s->power.output_tokens_per_s_per_mw)
+#undef POWER_ON
 #undef GET_ANYWAY
 #undef GET
 
@@ -179,6 +185,9 @@ typedef enum serve_row {
     F_API_SERVER_COUNT,
     F_STREAM_INTERVAL,
     F_HW_EFFICIENCY,
+    F_AVG_POWER_W,
+    F_JOULES_PER_OUTPUT_TOKEN,
+    F_OUTPUT_TOKENS_PER_S_PER_MW,
     F_SCALARS,
     F_LATENCY = F_SCALARS, /* mean_, median_, std_, pP_ METRIC_ms: its `lat` says which */
 } serve_row;
@@ -277,6 +286,20 @@ static const struct {
     ROW(F_API_SERVER_COUNT, api_server_count, SIM_FIELD_INT, "Front-end processes:"),
     ROW(F_STREAM_INTERVAL, stream_interval, SIM_FIELD_INT, "Stream interval (tokens):"),
     ROW(F_HW_EFFICIENCY, hw_efficiency, SIM_FIELD_TEXT, NULL),
+    [F_AVG_POWER_W] = {.key = "avg_power_w",
+                       .kind = SIM_FIELD_NUM,
+                       .get = get_avg_power_w,
+                       .label = "Avg power per GPU (W, estimate):",
+                       .unknown = "unknown (the device file has no power)"},
+    [F_JOULES_PER_OUTPUT_TOKEN] = {.key = "joules_per_output_token",
+                                   .kind = SIM_FIELD_NUM,
+                                   .get = get_joules_per_output_token,
+                                   .label = "Energy per output token (J):",
+                                   .decimals = 4},
+    [F_OUTPUT_TOKENS_PER_S_PER_MW] = {.key = "output_tokens_per_s_per_mw",
+                                      .kind = SIM_FIELD_NUM,
+                                      .get = get_output_tokens_per_s_per_mw,
+                                      .label = "Output tok/s per MW:"},
 #undef PCT
 #undef ROW
 };
@@ -362,7 +385,10 @@ static const sim_report_col json_tail_cols[] = {
     ONE(F_FRONTEND_TTFT_FRACTION),
     ONE(F_FRONTEND_E2EL_FRACTION),
     ONE(F_API_SERVER_COUNT),
-    ONE(F_STREAM_INTERVAL)};
+    ONE(F_STREAM_INTERVAL),
+    NUL(F_AVG_POWER_W),
+    NUL(F_JOULES_PER_OUTPUT_TOKEN),
+    NUL(F_OUTPUT_TOKENS_PER_S_PER_MW)};
 static const sim_report_col csv_cols[] = {
     ONE(F_COMPLETED),
     ONE(F_DURATION),
@@ -383,7 +409,10 @@ static const sim_report_col csv_cols[] = {
     ONE(F_FRONTEND_TTFT_FRACTION),
     ONE(F_FRONTEND_E2EL_FRACTION),
     ONE(F_API_SERVER_COUNT),
-    ONE(F_STREAM_INTERVAL)};
+    ONE(F_STREAM_INTERVAL),
+    NUL(F_AVG_POWER_W),
+    NUL(F_JOULES_PER_OUTPUT_TOKEN),
+    NUL(F_OUTPUT_TOKENS_PER_S_PER_MW)};
 static const sim_report_col vllm_cols[] = {VLLM_HEAD, NUL(F_REQUEST_GOODPUT), VLLM_TAIL,
                                            VLLM_LATENCY};
 static const sim_report_col sweep_cols[] = {
@@ -402,6 +431,9 @@ static const sim_report_col sweep_cols[] = {
     {.row = F_SPEC_ACCEPTANCE_LENGTH, .miss = SIM_REPORT_MISS_VALUE},
     NUL(F_USD_PER_HOUR),
     NUL(F_USD_PER_MILLION_OUTPUT_TOKENS),
+    NUL(F_AVG_POWER_W),
+    NUL(F_JOULES_PER_OUTPUT_TOKEN),
+    NUL(F_OUTPUT_TOKENS_PER_S_PER_MW),
     ONE(F_HW_EFFICIENCY)};
 /* vLLM's "Serving Benchmark Result" rows, then infersim's own */
 static const sim_report_col table_cols[] = {
@@ -448,7 +480,10 @@ static const sim_report_col table_cols[] = {
     ONE(F_FRONTEND_TTFT_FRACTION),
     ONE(F_FRONTEND_E2EL_FRACTION),
     ONE(F_API_SERVER_COUNT),
-    ONE(F_STREAM_INTERVAL)};
+    ONE(F_STREAM_INTERVAL),
+    NUL(F_AVG_POWER_W),
+    ONE(F_JOULES_PER_OUTPUT_TOKEN),
+    ONE(F_OUTPUT_TOKENS_PER_S_PER_MW)};
 #undef PRICE_COLS
 #undef VLLM_HEAD
 #undef VLLM_TAIL
@@ -536,6 +571,9 @@ size_t sim_report_serve_fields(const sim_serve_report *r, sim_field_out which, s
 {
     serve_src s = {.r = r};
     s.known = sim_report_serve_price(r, &s.price);
+    if (r->m->has_power)
+        s.power = sim_power_totals_of(r->m->idle_w, r->m->active_j, r->m->duration_s,
+                                      (double)s.price.gpus, (double)r->m->total_output_tokens);
     const bool table = which == SIM_FIELDS_TABLE;
     size_t n = 0;
     for (size_t i = 0; i < serve_outputs[which].n; i++) {

@@ -92,6 +92,12 @@ RGET(usd_per_million_output_tokens, s->known, num, s->price.usd_per_million_outp
 RGET(usd_per_million_total_tokens, s->known, num, s->price.usd_per_million_total_tokens)
 /* how far the device's efficiencies rest on measurements (hw.h); "" for the header's empty run */
 RGET(hw_efficiency, true, text, s->cfg->step.hw ? sim_hw_trust_name(s->cfg->step.hw) : "")
+/* the power estimate (power.h): without the device's power.tdp_w, no value */
+#define POWER_ON (s->cfg->step.hw && sim_power_known(s->cfg->step.hw))
+RGET(avg_power_w, POWER_ON, num, r->power.avg_power_w)
+RGET(joules_per_output_token, POWER_ON, num, r->power.joules_per_output_token)
+RGET(output_tokens_per_s_per_mw, POWER_ON, num, r->power.output_tokens_per_s_per_mw)
+#undef POWER_ON
 #undef RGET
 
 typedef enum run_row {
@@ -136,6 +142,9 @@ typedef enum run_row {
     R_USD_PER_MILLION_OUTPUT_TOKENS,
     R_USD_PER_MILLION_TOTAL_TOKENS,
     R_HW_EFFICIENCY,
+    R_AVG_POWER_W,
+    R_JOULES_PER_OUTPUT_TOKEN,
+    R_OUTPUT_TOKENS_PER_S_PER_MW,
     R_COUNT
 } run_row;
 
@@ -240,6 +249,18 @@ static const run_row_def run_rows[R_COUNT] = {
     ROW(R_USD_PER_MILLION_OUTPUT_TOKENS, usd_per_million_output_tokens, SIM_FIELD_NUM, 6),
     ROW(R_USD_PER_MILLION_TOTAL_TOKENS, usd_per_million_total_tokens, SIM_FIELD_NUM, 6),
     ROW(R_HW_EFFICIENCY, hw_efficiency, SIM_FIELD_TEXT, 0),
+    [R_AVG_POWER_W] = {.key = "avg_power_w",
+                       .kind = SIM_FIELD_NUM,
+                       .decimals = 3,
+                       .get = rget_avg_power_w,
+                       .label = "Avg power per GPU (W, estimate):",
+                       .table_decimals = 1,
+                       .unknown_label = "Power (estimate):",
+                       .unknown = "unknown"},
+    ROWL(R_JOULES_PER_OUTPUT_TOKEN, joules_per_output_token, SIM_FIELD_NUM, 6,
+         "Energy per output token (J):", 4, 0),
+    ROWL(R_OUTPUT_TOKENS_PER_S_PER_MW, output_tokens_per_s_per_mw, SIM_FIELD_NUM, 1,
+         "Output tok/s per MW:", 0, 0),
 #undef ROWM
 #undef ROWS
 #undef ROWL
@@ -254,7 +275,10 @@ static const sim_report_col run_json_cols[] = {ONE(R_TTFT_MS),
                                                NUL(R_USD_PER_GPU_HOUR),
                                                NUL(R_USD_PER_HOUR),
                                                NUL(R_USD_PER_MILLION_OUTPUT_TOKENS),
-                                               NUL(R_USD_PER_MILLION_TOTAL_TOKENS)};
+                                               NUL(R_USD_PER_MILLION_TOTAL_TOKENS),
+                                               NUL(R_AVG_POWER_W),
+                                               NUL(R_JOULES_PER_OUTPUT_TOKEN),
+                                               NUL(R_OUTPUT_TOKENS_PER_S_PER_MW)};
 static const sim_report_col run_csv_cols[] = {ONE(R_TTFT_MS),
                                               ONE(R_TPOT_MS),
                                               ONE(R_E2E_MS),
@@ -273,7 +297,10 @@ static const sim_report_col run_csv_cols[] = {ONE(R_TTFT_MS),
                                               ONE(R_GPUS),
                                               NUL(R_USD_PER_HOUR),
                                               NUL(R_USD_PER_MILLION_OUTPUT_TOKENS),
-                                              NUL(R_USD_PER_MILLION_TOTAL_TOKENS)};
+                                              NUL(R_USD_PER_MILLION_TOTAL_TOKENS),
+                                              NUL(R_AVG_POWER_W),
+                                              NUL(R_JOULES_PER_OUTPUT_TOKEN),
+                                              NUL(R_OUTPUT_TOKENS_PER_S_PER_MW)};
 static const sim_report_col run_sweep_cols[] = {
     ONE(R_GPUS),
     ONE(R_TTFT_MS),
@@ -288,6 +315,9 @@ static const sim_report_col run_sweep_cols[] = {
     {.row = R_SPEC_SPEEDUP, .miss = SIM_REPORT_MISS_VALUE},
     NUL(R_USD_PER_HOUR),
     NUL(R_USD_PER_MILLION_OUTPUT_TOKENS),
+    NUL(R_AVG_POWER_W),
+    NUL(R_JOULES_PER_OUTPUT_TOKEN),
+    NUL(R_OUTPUT_TOKENS_PER_S_PER_MW),
     ONE(R_HW_EFFICIENCY)};
 /* run JSON's "memory" object */
 static const sim_report_col run_json_memory_cols[] = {ONE(R_WEIGHT_BYTES_PER_GPU),
@@ -312,7 +342,10 @@ static const sim_report_col run_json_spec_cols[] = {
 /* run's table: the latencies, throughput and memory, then (after the memory's parts) the batch */
 static const sim_report_col run_table_cols[] = {ONE(R_TTFT_MS), ONE(R_TPOT_MS), ONE(R_E2E_MS),
                                                 ONE(R_OUTPUT_THROUGHPUT), ONE(R_HBM_BYTES_PER_GPU)};
-static const sim_report_col run_table_tail_cols[] = {ONE(R_MAX_BATCH)};
+/* ... the power estimate's rows (one "unknown" line without the device's power) */
+static const sim_report_col run_table_tail_cols[] = {ONE(R_MAX_BATCH), NUL(R_AVG_POWER_W),
+                                                     ONE(R_JOULES_PER_OUTPUT_TOKEN),
+                                                     ONE(R_OUTPUT_TOKENS_PER_S_PER_MW)};
 static const sim_report_col run_table_price_cols[] = {NUL(R_USD_PER_HOUR)};
 /* run's speculative-decoding lines (none without it): method, K and acceptance, then per
  * iteration */

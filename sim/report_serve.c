@@ -69,7 +69,7 @@ static void table_row(FILE *f, const sim_field *v)
 static sim_status serve_table(FILE *f, const sim_serve_report *r)
 {
     const sim_step_cfg *s = &r->cfg->step;
-    char par[64];
+    char par[96];
     sim_step_par_text(s, par, sizeof par);
     fprintf(f, "infersim serve: %s on %d x %s%s; weights %s, activations %s, KV %s; %s\n",
             s->model->name, sim_step_gpus(s), s->hw->name, par, sim_dtype_name(s->prec.weight),

@@ -140,6 +140,8 @@ OGET(moe_rank_imbalance, sim_cost_is_grouped(op), num,
          : 1.0)
 OGET(collective_algo, op->net_ranks > 1, text, sim_coll_algo_name(c->coll_algo))
 OGET(collective_protocol, op->net_ranks > 1, text, sim_coll_proto_name(c->coll_proto))
+/* MoE dispatch / combine: the kernels' mode (a2a.h) */
+OGET(alltoall_mode, op->net_ranks > 1 && op->a2a.ranks > 1, text, sim_a2a_mode_name(op->a2a_mode))
 /* its share (%) of the step's op time summed without overlap (busy + network + launch) */
 OGET(share, true, num,
      100.0 * sim_report_ratio(sim_step_op_repeats(s, (sim_op_id)i) * c->t_ns,
@@ -173,6 +175,7 @@ enum {
     O_MOE_RANK_IMBALANCE,
     O_COLLECTIVE_ALGO,
     O_COLLECTIVE_PROTOCOL,
+    O_ALLTOALL_MODE,
     O_SHARE,
     O_COUNT
 };
@@ -205,6 +208,7 @@ static const step_row op_rows[O_COUNT] = {
     ROW(O_MOE_RANK_IMBALANCE, moe_rank_imbalance, SIM_FIELD_NUM, false, NULL, 0),
     ROW(O_COLLECTIVE_ALGO, collective_algo, SIM_FIELD_TEXT, false, NULL, 0),
     ROW(O_COLLECTIVE_PROTOCOL, collective_protocol, SIM_FIELD_TEXT, false, NULL, 0),
+    ROW(O_ALLTOALL_MODE, alltoall_mode, SIM_FIELD_TEXT, false, NULL, 0),
     ROW(O_SHARE, share, SIM_FIELD_NUM, false, "share", 0),
 };
 #undef ROW
@@ -253,7 +257,7 @@ static const unsigned char op_json[] = {
     O_TIME,          O_T_MATH,         O_T_MEM,           O_T_NET,           O_T_LAUNCH,
     O_NET_HIDDEN,    O_NET_EXPOSED,    O_EXPERTS_TOUCHED, O_COLLECTIVE_ALGO, O_COLLECTIVE_PROTOCOL,
     O_MOE_KERNEL,    O_MOE_LAYOUT,     O_MOE_BLOCK_M,     O_MOE_PADDED_ROWS, O_MOE_BUSIEST_RANK_ROWS,
-    O_MOE_RANK_IMBALANCE};
+    O_MOE_RANK_IMBALANCE, O_ALLTOALL_MODE};
 static const unsigned char op_trace[] = {O_FLOPS,
                                          O_BYTES,
                                          O_NET_BYTES,
@@ -271,14 +275,16 @@ static const unsigned char op_trace[] = {O_FLOPS,
                                          O_MOE_KERNEL,
                                          O_MOE_BLOCK_M,
                                          O_MOE_PADDED_ROWS,
-                                         O_MOE_BUSIEST_RANK_ROWS};
+                                         O_MOE_BUSIEST_RANK_ROWS,
+                                         O_ALLTOALL_MODE};
 static const unsigned char op_trace_net[] = {O_NET_HIDDEN, O_NET_EXPOSED};
 /* roofline's text table: an op's intensity and bound, around the device's ridge and roofline */
 static const unsigned char op_table_roof[] = {O_INTENSITY, O_BOUND};
 static const step_fmt op_table_roof_fmts[] = {{9, 1, " ", ""}, {8, 0, " ", ""}};
 /* run's text table: a collective on the "collectives:" line, "attn_allreduce ring ll128" */
-static const unsigned char op_table_coll[] = {O_COLLECTIVE_ALGO, O_COLLECTIVE_PROTOCOL};
-static const step_fmt op_table_coll_fmts[] = {{0, 0, " ", ""}, {0, 0, " ", ""}};
+static const unsigned char op_table_coll[] = {O_COLLECTIVE_ALGO, O_COLLECTIVE_PROTOCOL,
+                                              O_ALLTOALL_MODE};
+static const step_fmt op_table_coll_fmts[] = {{0, 0, " ", ""}, {0, 0, " ", ""}, {0, 0, " ", ""}};
 /* run's text table: a grouped expert GEMM on the "moe:" line, "experts_gate_up triton sorted,
  * M block 16, 18.0 padded rows; busiest rank 1.13 rows (x2.25 the mean), 1.13 experts" */
 static const unsigned char op_table_moe[] = {O_MOE_KERNEL,      O_MOE_LAYOUT,
@@ -292,6 +298,11 @@ static const step_fmt op_table_moe_fmts[] = {
     {0, 2, ", ", " experts"}};
 _Static_assert(sizeof op_table_moe == sizeof op_table_moe_fmts / sizeof op_table_moe_fmts[0],
                "a format per field of the moe line");
+/* list_fields fills its output in place, one entry per row tried: every list fits */
+_Static_assert(sizeof op_json <= SIM_FIELDS_STEP_MAX && sizeof op_trace <= SIM_FIELDS_STEP_MAX &&
+                   sizeof step_json <= SIM_FIELDS_STEP_MAX &&
+                   sizeof step_trace <= SIM_FIELDS_STEP_MAX,
+               "SIM_FIELDS_STEP_MAX holds every step and op list");
 /* run's text table: the columns of an op's line after its name */
 static const unsigned char op_table[] = {O_REPEATS, O_FLOPS, O_BYTES, O_INTENSITY, O_BOUND,
                                          O_T_MATH,  O_T_MEM, O_T_NET, O_TIME,      O_SHARE};

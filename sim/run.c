@@ -153,6 +153,24 @@ static double spec_decode(const sim_run_cfg *cfg, const sim_spec *s, sim_run_res
     return total;
 }
 
+/* The power estimate of the run (power.h): the idle floor of every GPU held for the whole run,
+ * and each step's energy above it on every GPU of the TP group (a pipeline's stages split the
+ * step's work, so its energy is counted once per TP rank). */
+static void run_energy(const sim_run_cfg *cfg, sim_run_result *out)
+{
+    const sim_hw *hw = cfg->step.hw;
+    if (!sim_power_known(hw))
+        return;
+    const double steps =
+        sim_spec_active(cfg->spec) ? out->spec_iterations : (double)out->decode_steps;
+    const double active = (double)sim_step_gpus(&cfg->step) *
+                          (sim_power_step_active_j(hw, cfg->step.prec.act, &out->prefill) +
+                           steps * sim_power_step_active_j(hw, cfg->step.prec.act, &out->decode));
+    const double gpus = (double)sim_pp_gpus(&cfg->step);
+    out->power = sim_power_totals_of(hw->power.idle_w * gpus, active, out->e2e_ns * 1e-9, gpus,
+                                     (double)(cfg->batch * cfg->output_len));
+}
+
 /* Decode time per generated token with speculation over plain decoding's for `batch` sequences at
  * context c (one iteration of each; > 1: speculation slower). */
 static double spec_cost_ratio(const sim_run_cfg *cfg, const sim_spec *s, int64_t batch, int64_t c)
@@ -262,4 +280,5 @@ void sim_run_simulate(const sim_run_cfg *cfg, sim_run_result *out)
         out->tpot_ns = decode_ns / (double)(cfg->output_len - 1);
     out->e2e_ns = out->ttft_ns + decode_ns;
     out->output_throughput = (double)(cfg->batch * cfg->output_len) / (out->e2e_ns * 1e-9);
+    run_energy(cfg, out);
 }

@@ -16,6 +16,10 @@
  * plain decoding, one iteration of each at the mean context, ignoring the load rule, searched
  * up to the largest batch that fits in memory; 0 when it still pays there.
  *
+ * Energy (an estimate, power.h): E = P_idle x GPUs x E2E + GPUs of the TP group x (the prefill
+ * step's energy above the idle floor + decode steps x the mean decode step's), over the
+ * batch x output_len tokens.
+ *
  * Example (const sim_step_cfg *step, sim_err *err):
  *   sim_run_cfg cfg = {.step = *step, .batch = 8, .input_len = 1024, .output_len = 256,
  *                      .mem_util = 0.9};
@@ -31,6 +35,7 @@
 #include <stdint.h>
 
 #include "mem.h"
+#include "power.h"
 #include "spec.h"
 #include "step.h"
 
@@ -59,6 +64,10 @@ typedef struct sim_run_result {
     double spec_draft_ns;   /* mean draft time per iteration */
     double spec_verify_ns;  /* mean verify-step time per iteration */
     double spec_speedup;    /* decode time without speculation / with it */
+    /* the power estimate (power.h; zeros when the device file gives no power.tdp_w): every GPU
+     * at its idle floor for e2e, plus the prefill step's and each decode (verify) step's energy
+     * above it on each of the TP group's GPUs; a speculative draft's time counts at the floor */
+    sim_power_totals power;
     double spec_tokens_per_iteration; /* (output_len - 1) / spec_iterations */
     int spec_depth;                   /* drafted depth at this batch after the load rule */
     int64_t spec_break_even_batch;    /* smallest batch where it stops paying; 0: none */

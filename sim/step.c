@@ -2,6 +2,7 @@
 #include "step.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,6 +11,7 @@ sim_par sim_step_par(const sim_step_cfg *cfg)
     return (sim_par){.tp = cfg->tp,
                      .ep = cfg->ep > 0 ? cfg->ep : 1,
                      .dp_attention = cfg->dp_attention,
+                     .dp = cfg->dp,
                      .imbalance = cfg->expert_imbalance > 0.0 ? cfg->expert_imbalance : 0.0,
                      .routing = cfg->routing,
                      .moe_kernel = cfg->moe_kernel};
@@ -25,11 +27,21 @@ void sim_step_par_text(const sim_step_cfg *cfg, char *buf, size_t len)
 {
     sim_par par = sim_step_par(cfg);
     buf[0] = '\0';
+    if (sim_par_tp_moe(&par)) {
+        snprintf(buf, len, " (TP %d, DP attention %d, MoE TP %d)", par.tp, sim_par_dp(&par),
+                 sim_par_moe_tp(&par));
+        return;
+    }
     if (par.ep <= 1)
         return;
     int n = snprintf(buf, len, " (TP %d, EP %d", par.tp, par.ep);
     if (n > 0 && (size_t)n < len && par.dp_attention)
         n += snprintf(buf + n, len - (size_t)n, ", DP attention %d", sim_par_dp(&par));
+    if (n > 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n, ", all-to-all %s",
+                      sim_a2a_mode_name(cfg->moe_a2a));
+    if (n > 0 && (size_t)n < len && cfg->tbo)
+        n += snprintf(buf + n, len - (size_t)n, ", TBO");
     if (n > 0 && (size_t)n < len)
         snprintf(buf + n, len - (size_t)n, ")");
 }
@@ -176,7 +188,20 @@ double sim_step_launch_ns(const sim_step_cfg *cfg)
 }
 
 /* Totals, overlap, host time and bounds once every op is priced. */
-static void price_finish(const sim_step_cfg *cfg, const step_sums *base, sim_step_result *out)
+/* The sequences whose per-request CPU work the step waits for: with data-parallel attention each
+ * group's scheduler runs in its own process, so the slowest group's (its share: the busiest
+ * group's own, else the mean rounded up), else the step's. */
+static double host_seqs(const sim_step_cfg *cfg, const sim_batch_shape *s)
+{
+    const sim_par par = sim_step_par(cfg);
+    const int dp = sim_par_dp(&par);
+    if (dp <= 1)
+        return s->seqs;
+    return s->busiest ? s->busiest->seqs : ceil(s->seqs / dp);
+}
+
+static void price_finish(const sim_step_cfg *cfg, const step_sums *base, double seqs,
+                         sim_step_result *out)
 {
     totals(out, base);
     double hidden = cfg->overlap * out->t_net_ns;
@@ -185,22 +210,23 @@ static void price_finish(const sim_step_cfg *cfg, const step_sums *base, sim_ste
     double share = out->t_net_ns > 0.0 ? hidden / out->t_net_ns : 0.0;
     for (int i = 0; i < SIM_OP_COUNT; i++)
         out->hidden_ns[i] = out->cost[i].t_net_ns * share;
-    out->t_cpu_ns = cfg->iteration_overhead_ns +
-                    cfg->request_overhead_ns * (double)out->graph.seqs + cfg->sync_overhead_ns;
+    out->t_cpu_ns = cfg->iteration_overhead_ns + cfg->request_overhead_ns * seqs +
+                    cfg->sync_overhead_ns;
     double gpu = out->busy_ns + out->t_launch_ns + out->t_net_ns - hidden;
     finish(out, hidden, exposed_host(out->t_cpu_ns, cfg->sync_overhead_ns, gpu, cfg->async_sched));
 }
 
-/* The decode attention kernel the engine runs over this run's KV cache format. */
+/* The decode attention kernel the engine runs over this run's KV cache format (MLA's decode
+ * kernels all split the context: dattn.h). */
 static sim_dattn_kernel decode_kernel(const sim_step_cfg *cfg)
 {
+    if (cfg->model->mla)
+        return SIM_DATTN_SPLIT;
     return sim_dtype_bytes(cfg->prec.kv) < 2.0 ? cfg->decode_attn_quant_kv : cfg->decode_attn;
 }
 
-/* Builds and prices every op of the shape; returns the sums over every op but attention (what a
- * memo keeps). */
-static step_sums price_shape(const sim_step_cfg *cfg, const sim_batch_shape *s,
-                             sim_step_result *out)
+/* Builds and prices every op of the shape (the graph, each op's cost, the fused norms). */
+static void build_cost(const sim_step_cfg *cfg, const sim_batch_shape *s, sim_step_result *out)
 {
     memset(out, 0, sizeof *out);
     sim_par par = sim_step_par(cfg);
@@ -209,6 +235,16 @@ static step_sums price_shape(const sim_step_cfg *cfg, const sim_batch_shape *s,
         if (out->graph.ops[i].net_kind == SIM_COLL_ALLREDUCE)
             out->graph.ops[i].net_algo = cfg->allreduce;
     out->graph.ops[SIM_OP_ATTENTION].dattn = decode_kernel(cfg);
+    if (cfg->moe_a2a != SIM_A2A_AUTO) {
+        out->graph.ops[SIM_OP_MOE_DISPATCH].a2a_mode = cfg->moe_a2a;
+        out->graph.ops[SIM_OP_MOE_COMBINE].a2a_mode = cfg->moe_a2a;
+    } else if (!cfg->dp_attention) {
+        /* EP over the TP group: every rank already holds every token, runs its own experts on
+         * the ones routed to them and the MLP all-reduce sums the outputs (vLLM and SGLang
+         * without DeepEP, TensorRT-LLM without attention DP): no all-to-all (a2a.h) */
+        out->graph.ops[SIM_OP_MOE_DISPATCH].present = false;
+        out->graph.ops[SIM_OP_MOE_COMBINE].present = false;
+    }
     sim_graph_unfuse_act_quant(&out->graph.ops[SIM_OP_ACT_QUANT], cfg->model, cfg->tp, &cfg->prec,
                                out->graph.tokens, cfg->act_quant_kernels);
     double launch = sim_step_launch_ns(cfg);
@@ -226,25 +262,221 @@ static step_sums price_shape(const sim_step_cfg *cfg, const sim_batch_shape *s,
             out->cost[norms[i]] = sim_cost_op(cfg->hw, &out->graph.ops[norms[i]], launch);
         }
     }
+}
+
+/* Builds and prices every op of the shape; returns the sums over every op but attention (what a
+ * memo keeps). */
+static step_sums price_shape(const sim_step_cfg *cfg, const sim_batch_shape *s,
+                             sim_step_result *out)
+{
+    build_cost(cfg, s, out);
     step_sums base = sums_but_attention(out);
-    price_finish(cfg, &base, out);
+    price_finish(cfg, &base, host_seqs(cfg, s), out);
     return base;
+}
+
+/* ---- two-batch overlap (step.h) ---- */
+
+bool sim_step_tbo_applies(const sim_step_cfg *cfg, const sim_batch_shape *s)
+{
+    return cfg->tbo && cfg->ep > 1 && cfg->model->moe_layers > 0 &&
+           (s->seqs >= 2.0 || s->tokens >= 2.0);
+}
+
+double sim_step_tbo_makespan(const double a[4], const double b[4], int64_t layers)
+{
+    const double *mb[2] = {a, b};
+    double done[2] = {0.0, 0.0}; /* when each micro-batch's last segment ended */
+    double stream[2] = {0.0, 0.0}; /* when the compute (0) and communication (1) streams free */
+    for (int64_t l = 0; l < layers; l++)
+        for (int seg = 0; seg < 4; seg++) /* c0, x0, c1, x1: even compute, odd communication */
+            for (int m = 0; m < 2; m++) {
+                double *free_at = &stream[seg & 1];
+                double start = done[m] > *free_at ? done[m] : *free_at;
+                done[m] = *free_at = start + mb[m][seg];
+            }
+    return done[0] > done[1] ? done[0] : done[1];
+}
+
+/* The share of an op's instances that run in the MoE layers (the MoE ops: all; the dense MLP's:
+ * none; the others' spread evenly over the layers). */
+static double moe_share(const sim_graph *g, int i)
+{
+    if (!sim_op_info((sim_op_id)i)->per_layer || g->repeats[i] == 0 || g->layers == 0)
+        return 0.0;
+    if (i == SIM_OP_GATE_UP_PROJ || i == SIM_OP_ACT || i == SIM_OP_DOWN_PROJ)
+        return 0.0;
+    if (i >= SIM_OP_ROUTER && i <= SIM_OP_SHARED_EXPERT)
+        return 1.0;
+    return (double)(g->layers - g->dense_layers) / (double)g->layers;
+}
+
+/* One micro-batch's MoE layer as the schedule's four segments (c0, x0, c1, x1), each op's time
+ * per MoE layer (its instances there over the MoE layers); a collective's launch stays on the
+ * compute stream. */
+static void tbo_segments(const sim_step_result *h, double seg[4])
+{
+    const sim_graph *g = &h->graph;
+    const double moe_layers = (double)(g->layers - g->dense_layers);
+    seg[0] = seg[1] = seg[2] = seg[3] = 0.0;
+    for (int i = 0; i < SIM_OP_COUNT; i++) {
+        if (!g->ops[i].present || moe_share(g, i) == 0.0)
+            continue;
+        const sim_op_cost *c = &h->cost[i];
+        const double per = moe_share(g, i) * (double)g->repeats[i] / moe_layers;
+        const bool experts = i == SIM_OP_MOE_PERMUTE || i == SIM_OP_EXPERTS_GATE_UP ||
+                             i == SIM_OP_EXPERTS_ACT || i == SIM_OP_EXPERTS_DOWN ||
+                             i == SIM_OP_MOE_UNPERMUTE;
+        if (i == SIM_OP_MOE_DISPATCH || i == SIM_OP_MOE_COMBINE) {
+            seg[i == SIM_OP_MOE_DISPATCH ? 1 : 3] += per * c->t_net_ns;
+            seg[i == SIM_OP_MOE_DISPATCH ? 0 : 2] += per * (c->t_ns - c->t_net_ns);
+        } else {
+            seg[experts ? 2 : 0] += per * c->t_ns;
+        }
+    }
+}
+
+/* The two micro-batches' shapes: A ceil(seqs / 2) sequences (one sequence: ceil(tokens / 2) of
+ * its tokens), B the rest; what is summed over sequences in proportion. */
+static void tbo_split(const sim_batch_shape *s, sim_batch_shape *a, sim_batch_shape *b)
+{
+    const bool by_seq = s->seqs >= 2.0;
+    const double fa = by_seq ? ceil(s->seqs / 2.0) / s->seqs : ceil(s->tokens / 2.0) / s->tokens;
+    *a = *s;
+    *b = *s;
+    a->tokens = ceil(s->tokens * fa);
+    b->tokens = s->tokens - a->tokens;
+    a->seqs = by_seq ? ceil(s->seqs / 2.0) : 1.0;
+    b->seqs = by_seq ? s->seqs - a->seqs : 1.0;
+    a->logits = ceil(s->logits * fa);
+    b->logits = s->logits - a->logits;
+    a->dec_seqs = ceil(s->dec_seqs * fa);
+    b->dec_seqs = s->dec_seqs - a->dec_seqs;
+    const double dec = s->tokens > 0.0 ? s->dec_tokens / s->tokens : 0.0;
+    a->dec_tokens = a->tokens * dec;
+    b->dec_tokens = b->tokens * dec;
+#define SPLIT(f)                                                                                       a->f = s->f * fa;                                                                                  b->f = s->f - a->f;
+    SPLIT(pairs) SPLIT(kv_tokens) SPLIT(swa_pairs) SPLIT(swa_kv_tokens) SPLIT(dec_pairs)
+    SPLIT(dec_kv_tokens)
+#undef SPLIT
+}
+
+/* Every additive double of an op and of a cost, listed once for accumulate, scale and TBO. */
+#define OP_FIELDS(X)                                                                               \
+    X(flops)                                                                                       \
+    X(weight_bytes) X(act_bytes) X(kv_read_bytes) X(kv_write_bytes) X(net_bytes) X(net_msg_bytes)
+#define COST_FIELDS(X) X(t_math_ns) X(t_mem_ns) X(t_net_ns) X(t_launch_ns) X(t_ns)
+
+/* The whole step under two-batch overlap (step.h): the full batch's ops outside the MoE layers,
+ * the two halves' inside, the schedule's makespan for the MoE layers. */
+static void price_tbo(const sim_step_cfg *cfg, const sim_batch_shape *s, sim_step_result *out)
+{
+    sim_batch_shape sa, sb, ra, rb;
+    tbo_split(s, &sa, &sb);
+    if (s->busiest) { /* the slowest group's halves */
+        tbo_split(s->busiest, &ra, &rb);
+        sa.busiest = &ra;
+        sb.busiest = &rb;
+    }
+    sim_step_result ha, hb;
+    build_cost(cfg, &sa, &ha);
+    build_cost(cfg, &sb, &hb);
+    build_cost(cfg, s, out);
+    double a[4], b[4];
+    tbo_segments(&ha, a);
+    tbo_segments(&hb, b);
+    const int64_t moe_layers = out->graph.layers - out->graph.dense_layers;
+    const double makespan = sim_step_tbo_makespan(a, b, moe_layers);
+    const double serial = (double)moe_layers * (a[0] + a[1] + a[2] + a[3] + b[0] + b[1] + b[2] + b[3]);
+    const double net_moe = (double)moe_layers * (a[1] + a[3] + b[1] + b[3]);
+    /* each op: its instances outside the MoE layers at the full batch, inside as A + B */
+    for (int i = 0; i < SIM_OP_COUNT; i++) {
+        const double share = moe_share(&out->graph, i);
+        if (share == 0.0 || !out->graph.ops[i].present)
+            continue;
+        sim_op *o = &out->graph.ops[i];
+        sim_op_cost *c = &out->cost[i];
+#define MIX(f) o->f = (1.0 - share) * o->f + share * (ha.graph.ops[i].f + hb.graph.ops[i].f);
+        OP_FIELDS(MIX)
+#undef MIX
+#define MIX(f) c->f = (1.0 - share) * c->f + share * (ha.cost[i].f + hb.cost[i].f);
+        COST_FIELDS(MIX)
+#undef MIX
+        c->bound = sim_cost_bound(c);
+    }
+    step_sums base = sums_but_attention(out);
+    totals(out, &base);
+    const double hidden_tbo = serial > makespan ? serial - makespan : 0.0;
+    const double net_rest = out->t_net_ns > net_moe ? out->t_net_ns - net_moe : 0.0;
+    double hidden = hidden_tbo + cfg->overlap * net_rest;
+    if (hidden > out->busy_ns)
+        hidden = out->busy_ns;
+    const double share_moe = net_moe > 0.0 ? hidden_tbo / net_moe : 0.0;
+    const double share_rest = net_rest > 0.0 ? (hidden - hidden_tbo) / net_rest : 0.0;
+    for (int i = 0; i < SIM_OP_COUNT; i++) {
+        bool moe_comm = i == SIM_OP_MOE_DISPATCH || i == SIM_OP_MOE_COMBINE;
+        out->hidden_ns[i] = out->cost[i].t_net_ns * (moe_comm ? share_moe : share_rest);
+    }
+    out->t_cpu_ns = cfg->iteration_overhead_ns + cfg->request_overhead_ns * host_seqs(cfg, s) +
+                    cfg->sync_overhead_ns;
+    double gpu = out->busy_ns + out->t_launch_ns + out->t_net_ns - hidden;
+    finish(out, hidden, exposed_host(out->t_cpu_ns, cfg->sync_overhead_ns, gpu, cfg->async_sched));
+}
+
+bool sim_step_dp_busiest(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t n_groups,
+                         sim_batch_shape *busiest)
+{
+    const sim_par par = sim_step_par(cfg);
+    const int dp = sim_par_dp(&par);
+    if (dp < 2)
+        return false;
+    const sim_model *m = cfg->model;
+    const sim_hw *hw = cfg->hw;
+    const sim_dtype c = sim_graph_gemm_dtype(&cfg->prec);
+    const double gemm = hw->peak_flops[c] * hw->eff_gemm[c];
+    const double attn = (hw->peak_flops[SIM_DT_BF16] > 0.0 ? hw->peak_flops[SIM_DT_BF16]
+                                                           : hw->peak_flops[SIM_DT_FP16]) *
+                        hw->eff_attention;
+    const double h = (double)(m->heads / cfg->tp);
+    const double pair = m->mla ? 2.0 * h * (2.0 * (double)m->kv_lora_rank + (double)m->qk_rope_dim)
+                               : 4.0 * h * (double)m->head_dim;
+    const double kv = sim_graph_kv_bytes_per_token(m, cfg->tp, &cfg->prec) / (double)m->layers;
+    const double w[3] = {
+        gemm > 0.0 ? 2.0 * sim_graph_attn_params(m, cfg->tp) / gemm * 1e9 : 0.0,
+        attn > 0.0 ? pair / attn * 1e9 : 0.0,
+        kv / (hw->hbm_bytes_per_s * hw->eff_attn_memory) * 1e9};
+    return sim_graph_shape_dp(m, groups, n_groups, dp, w, busiest);
 }
 
 void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t n_groups,
                     sim_step_result *out)
 {
-    sim_batch_shape s = sim_graph_shape(cfg->model, groups, n_groups);
-    price_shape(cfg, &s, out);
+    sim_batch_shape s = sim_graph_shape(cfg->model, groups, n_groups), busy;
+    if (sim_step_dp_busiest(cfg, groups, n_groups, &busy))
+        s.busiest = &busy;
+    if (sim_step_tbo_applies(cfg, &s))
+        price_tbo(cfg, &s, out);
+    else
+        price_shape(cfg, &s, out);
 }
 
 const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_seq_group *groups,
                                            size_t n_groups, sim_step_memo *memo)
 {
-    sim_batch_shape s = sim_graph_shape(cfg->model, groups, n_groups);
+    sim_batch_shape s = sim_graph_shape(cfg->model, groups, n_groups), busy = {0};
+    if (sim_step_dp_busiest(cfg, groups, n_groups, &busy))
+        s.busiest = &busy;
+    const double rank[4] = {busy.tokens, busy.seqs, busy.logits, busy.dec_tokens};
     step_sums base;
+    if (sim_step_tbo_applies(cfg, &s)) { /* the halves' ops change with the split: no reuse */
+        price_tbo(cfg, &s, &memo->r);
+        memo->valid = false;
+        return &memo->r;
+    }
     if (!memo->valid || memo->tokens != s.tokens || memo->seqs != s.seqs ||
-        memo->logits != s.logits || memo->dec_tokens != s.dec_tokens) {
+        memo->logits != s.logits || memo->dec_tokens != s.dec_tokens ||
+        memo->rank[0] != rank[0] || memo->rank[1] != rank[1] || memo->rank[2] != rank[2] ||
+        memo->rank[3] != rank[3]) {
         base = price_shape(cfg, &s, &memo->r);
         memcpy(memo->base, &base, sizeof base);
         memo->valid = true;
@@ -252,6 +484,7 @@ const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_se
         memo->seqs = s.seqs;
         memo->logits = s.logits;
         memo->dec_tokens = s.dec_tokens;
+        memcpy(memo->rank, rank, sizeof rank);
         return &memo->r;
     }
     /* same tokens, sequences, logits and decode tokens: only the context-dependent ops changed */
@@ -262,15 +495,10 @@ const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_se
         if (sim_op_info((sim_op_id)i)->context)
             memo->r.cost[i] = sim_cost_op(cfg->hw, &memo->r.graph.ops[i], sim_step_launch_ns(cfg));
     memcpy(&base, memo->base, sizeof base);
-    price_finish(cfg, &base, &memo->r);
+    price_finish(cfg, &base, host_seqs(cfg, &s), &memo->r);
     return &memo->r;
 }
 
-/* Every additive double of an op and of a cost, listed once for accumulate and scale. */
-#define OP_FIELDS(X)                                                                               \
-    X(flops)                                                                                       \
-    X(weight_bytes) X(act_bytes) X(kv_read_bytes) X(kv_write_bytes) X(net_bytes) X(net_msg_bytes)
-#define COST_FIELDS(X) X(t_math_ns) X(t_mem_ns) X(t_net_ns) X(t_launch_ns) X(t_ns)
 
 void sim_step_accumulate(sim_step_result *sum, const sim_step_result *x)
 {

@@ -52,10 +52,16 @@ typedef struct sim_step_cfg {
     int64_t graph_max_bs; /* largest decode batch captured as a CUDA graph; 0 = every batch */
     int ep;                       /* expert-parallel degree (0 or 1: none) */
     bool dp_attention;            /* attention data-parallel over the EP group */
+    int dp; /* data-parallel attention groups (0: ep / tp; with ep 1: the MoE split by TP over
+               tp x dp GPUs, graph.h) */
     double expert_imbalance;      /* a fixed busiest EP rank's routed tokens over the mean (>= 1);
                                    * 0: the routing's expected busiest rank per batch (moe.h) */
     sim_moe_routing routing;      /* how tokens pick experts; EPLB's redundant experts */
     sim_moe_kernel moe_kernel;    /* the experts' grouped-GEMM kernel family (engine profile) */
+    sim_a2a_mode moe_a2a; /* MoE dispatch / combine kernels (a2a.h; AUTO: normal with prefill
+                             tokens, low_latency on decode-only steps) */
+    bool tbo; /* two-batch overlap (SGLang --enable-two-batch-overlap, vLLM --enable-dbo):
+                 the MoE layers of a step run as two micro-batches, below */
     sim_coll_algo allreduce;  /* the all-reduces' algorithm (AUTO: the cheapest, collective.h) */
     bool fuse_allreduce_norm; /* all-reduce + residual + RMSNorm in one kernel where the
                                      all-reduce runs as a custom or multicast kernel */
@@ -110,6 +116,32 @@ int64_t sim_step_graph_seqs(const sim_step_cfg *cfg, int64_t seqs);
 /* The per-kernel launch overhead of a step under cfg: eager, or replayed from a CUDA graph. */
 double sim_step_launch_ns(const sim_step_cfg *cfg);
 
+/* Two-batch overlap. With cfg->tbo, under expert parallelism (ep > 1) and a step of at least
+ * two sequences (or, with one, two tokens), the MoE layers run as two micro-batches A and B of
+ * half the batch each (A: ceil(seqs / 2) sequences, B the rest, each priced as a step of its
+ * own: every weight read twice), the dense layers and the step's edges on the whole batch. Each
+ * MoE layer of a micro-batch is four segments: c0 compute (norms, attention, projections,
+ * router, shared expert; TP all-reduces on the stream), x0 the dispatch, c1 the experts'
+ * permute, grouped GEMMs and unpermute, x1 the combine. One compute stream runs A.c0, B.c0, A.c1, B.c1 in that order,
+ * one communication stream A.x0, B.x0, A.x1, B.x1; a segment starts when the one before it in
+ * its micro-batch has ended and its stream is free; layer l + 1's c0 follows layer l's x1. The
+ * MoE layers take the makespan of that schedule; their ops are reported as the two halves' sum,
+ * the network time the schedule hides as hidden (so time = busy + launch + host + exposed still
+ * holds). */
+bool sim_step_tbo_applies(const sim_step_cfg *cfg, const sim_batch_shape *s);
+
+/* The schedule's makespan for micro-batches whose MoE layer segments take a[4] and b[4] ns
+ * (c0, x0, c1, x1), over `layers` layers; both start at 0. */
+double sim_step_tbo_makespan(const double a[4], const double b[4], int64_t layers);
+
+/* Data-parallel attention (dp > 1): the step's attention side runs the slowest group's own
+ * sequences (sim_seq_group.rank says whose; graph.h sim_graph_shape_dp), picked by the roofline
+ * terms that differ between groups: per new token the attention projections' FLOPs at the GEMM
+ * peak, per query-key pair attention's FLOPs at the attention peak, per cached token its KV bytes
+ * at the paged-attention bandwidth. Fills *busiest and returns true when that applies. */
+bool sim_step_dp_busiest(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t n_groups,
+                         sim_batch_shape *busiest);
+
 /* Prices one step of the given batch. cfg must have passed sim_step_check. */
 void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t n_groups,
                     sim_step_result *out);
@@ -122,6 +154,8 @@ void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t
 typedef struct sim_step_memo {
     bool valid;
     double tokens, seqs, logits, dec_tokens;
+    double rank[4]; /* data-parallel attention: the slowest group's tokens, sequences, logits and
+                       decode tokens */
     double base[8]; /* private: the sums over every op that does not depend on the contexts */
     sim_step_result r;
 } sim_step_memo;

@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "sweep.h"
 
+#include <stddef.h>
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,16 +270,28 @@ size_t sim_sweep_pareto(const sim_sweep_row *rows, size_t n, bool *on_frontier, 
     return count;
 }
 
-size_t sim_sweep_cheapest(const sim_sweep_row *rows, size_t n, bool need_slo)
+/* The ok row (meeting the SLO when need_slo) with the lowest positive value of the double at
+ * `offset` in sim_sweep_row (0: unknown), the first in grid order on a tie, or n. */
+static size_t least_known(const sim_sweep_row *rows, size_t n, bool need_slo, size_t offset)
 {
+#define AT(i) (*(const double *)((const char *)&rows[i] + offset))
     size_t best = n;
     for (size_t i = 0; i < n; i++)
-        if (rows[i].ok && (!need_slo || rows[i].meets_slo) &&
-            rows[i].usd_per_million_output_tokens > 0.0 &&
-            (best == n ||
-             rows[i].usd_per_million_output_tokens < rows[best].usd_per_million_output_tokens))
+        if (rows[i].ok && (!need_slo || rows[i].meets_slo) && AT(i) > 0.0 &&
+            (best == n || AT(i) < AT(best)))
             best = i;
     return best;
+#undef AT
+}
+
+size_t sim_sweep_cheapest(const sim_sweep_row *rows, size_t n, bool need_slo)
+{
+    return least_known(rows, n, need_slo, offsetof(sim_sweep_row, usd_per_million_output_tokens));
+}
+
+size_t sim_sweep_least_energy(const sim_sweep_row *rows, size_t n, bool need_slo)
+{
+    return least_known(rows, n, need_slo, offsetof(sim_sweep_row, joules_per_output_token));
 }
 
 size_t sim_sweep_best(const sim_sweep_row *rows, size_t n)

@@ -84,6 +84,7 @@ typedef struct sim_sweep_row {
     double tpot_ms;      /* at the SLO percentile */
     double ttft_ms;      /* at the SLO percentile */
     double usd_per_million_output_tokens; /* 0 = price unknown */
+    double joules_per_output_token;       /* the power estimate (power.h); 0 = power unknown */
     bool hw_default_only; /* its device has no fitted or inherited efficiency (hw.h): the
                            * summary, the rows' hw_efficiency column and the chart mark it */
 } sim_sweep_row;
@@ -111,6 +112,9 @@ size_t sim_sweep_best(const sim_sweep_row *rows, size_t n);
 /* Index of the ok row with a known price and the lowest cost per output token (among those
  * meeting the SLO when `need_slo`), the first in grid order on a tie, or n if none. */
 size_t sim_sweep_cheapest(const sim_sweep_row *rows, size_t n, bool need_slo);
+
+/* The same for the least energy per output token (rows with a known power). */
+size_t sim_sweep_least_energy(const sim_sweep_row *rows, size_t n, bool need_slo);
 
 /* The default thread count: every core OpenMP sees (1 without OpenMP). */
 int sim_sweep_max_threads(void);

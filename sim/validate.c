@@ -12,6 +12,7 @@
 #include "cost.h"
 #include "graph.h"
 #include "metrics.h"
+#include "pp.h"
 #include "run.h"
 
 double sim_validate_size_bytes(const sim_vrow *r)
@@ -166,13 +167,28 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
         break;
     }
     case SIM_VK_ALLTOALL: {
-        /* each GPU keeps 1/N of its routed rows and sends the rest, all peers at once. The rows
-         * are DeepEP's first low-latency kernels, which sent every peer's share over RDMA even
-         * within a node: priced as if each GPU were a node of its own */
-        sim_hw rdma = *hw;
-        rdma.devices_per_node = 1;
-        ns = sim_coll_alltoall(&rdma, (double)r->bytes, (int)r->gpus, 1).t_ns;
-        work = (double)r->bytes;
+        /* DeepEP's dispatch or combine (a2a.h). The first low-latency kernels sent every
+         * peer's share over RDMA even within a node: `bytes` sent, as if each GPU were a node */
+        /* a row built by hand (the op command) without a mode reads as those */
+        const bool first = r->a2a_rdma_only || r->a2a == SIM_A2A_AUTO;
+        const sim_a2a_mode mode = first ? SIM_A2A_LOW_LATENCY : r->a2a;
+        sim_a2a_shape a = {.tokens = 1.0, .topk = 1.0, .experts = 1.0,
+                           .token_bytes = (double)r->bytes, .ranks = (int)r->gpus,
+                           .rdma_only = first};
+        if (!first) {
+            const double d = (double)r->n, eb = sim_dtype_bytes(r->dtype);
+            a.tokens = (double)r->m;
+            a.topk = (double)r->k;
+            a.experts = (double)r->batch;
+            a.token_bytes = d * eb + (eb < 2.0 ? d / 128.0 * 4.0 : 0.0);
+        }
+        if (mode == SIM_A2A_NORMAL && r->heads > 0) {
+            /* the test's routing groups are its nodes (ceil(gpus / devices_per_node)) */
+            a.route_groups = (int)ceil((double)r->gpus / hw->devices_per_node);
+            a.route_topk_groups = (int)r->heads;
+        }
+        ns = sim_a2a_price(hw, mode, &a).t_ns;
+        work = mode == SIM_A2A_NORMAL ? sim_a2a_normal_logical_bytes(hw, &a) : (double)r->bytes;
         break;
     }
     case SIM_VK_ATTENTION: {
@@ -204,6 +220,19 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
                                    .head_dim = r->head_dim,
                                    .kv_elem_bytes = kvb};
         op.dattn = r->dattn;
+        if (r->k > 0) {
+            /* MLA's absorbed decode (FlashMLA's test): m query tokens per sequence over one
+             * latent of head_dim values (kv_lora_rank + rope) read once, values k wide;
+             * 2 (head_dim + k) FLOPs per query row and key, rows padded to the kernel's tile */
+            const double sq = r->m > 0 ? (double)r->m : 1.0, dv = (double)r->k;
+            op.flops = 2.0 * b * (double)r->heads * sq * s * (hd + dv);
+            op.kv_read_bytes = b * s * hd * kvb;
+            op.act_bytes = b * (double)r->heads * sq * (hd + dv) * 2.0;
+            op.dec.kv_heads = 1;
+            op.dec.v_dim = r->k;
+            op.dec.q_per_seq = sq;
+            op.dattn = SIM_DATTN_SPLIT;
+        }
         ns = op_ns(hw, &op);
         work = op.kv_read_bytes;
         break;
@@ -277,6 +306,17 @@ static int serve_latency_index(const char *m)
     return -1;
 }
 
+bool sim_validate_is_energy(const char *metric)
+{
+    return strcmp(metric, "avg_power_w") == 0 || strcmp(metric, "joules_per_output_token") == 0;
+}
+
+/* The energy metric `metric` of a run's or a serving run's power totals. */
+static double energy_metric(const char *metric, const sim_power_totals *t)
+{
+    return strcmp(metric, "avg_power_w") == 0 ? t->avg_power_w : t->joules_per_output_token;
+}
+
 bool sim_validate_is_serve_latency(const char *metric)
 {
     return serve_latency_index(metric) >= 0;
@@ -326,8 +366,13 @@ sim_status sim_validate_e2e(const sim_vrow *r, const sim_model *model, const sim
     if (!res)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
     sim_run_simulate(&c, res);
-    *pred = r->kind == SIM_VK_TTFT ? res->ttft_ns / 1e6 : res->e2e_ns / 1e9;
+    *pred = r->kind == SIM_VK_TTFT              ? res->ttft_ns / 1e6
+            : sim_validate_is_energy(r->metric) ? energy_metric(r->metric, &res->power)
+                                                : res->e2e_ns / 1e9;
     free(res);
+    if (sim_validate_is_energy(r->metric) && !sim_power_known(hw))
+        return sim_fail(err, SIM_EINPUT, "row %lld: %s has no power.tdp_w, expected one for %s",
+                        (long long)r->id, hw->path, r->metric);
     return SIM_OK;
 }
 
@@ -443,7 +488,16 @@ sim_status sim_validate_serve(const sim_vrow *r, const sim_model *model, const s
         int64_t out_tokens = 0; /* batch x output_len at fixed lengths */
         for (size_t i = 0; i < w.n; i++)
             out_tokens += w.reqs[i].output_tokens;
-        if (lat < 0)
+        if (sim_validate_is_energy(r->metric)) {
+            const sim_power_totals t =
+                sim_power_totals_of(res.idle_w, res.active_j, dur_s,
+                                    (double)sim_pp_gpus(&c.step), (double)out_tokens);
+            *pred = energy_metric(r->metric, &t);
+            if (res.power_unknown)
+                st = sim_fail(err, SIM_EINPUT,
+                              "row %lld: %s has no power.tdp_w, expected one for %s",
+                              (long long)r->id, hw->path, r->metric);
+        } else if (lat < 0)
             *pred = strcmp(r->metric, "duration_s") == 0 ? dur_s : (double)out_tokens / dur_s;
         else if (!(st = sim_metrics_compute(&res, &(sim_slo){{0}}, &sm))) {
             const sim_dist *d = &sm.dist[serve_latency[lat].metric];

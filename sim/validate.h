@@ -31,6 +31,8 @@
  * duration in seconds, for benchmarks whose requests stopped early at an end-of-sequence token,
  * where output tokens per second would count tokens that were never generated), and
  * mean_/median_ ttft_ms, tpot_ms, itl_ms, e2el_ms (serve: as `vllm bench serve` reports them,
+ * metrics.h); avg_power_w and joules_per_output_token (e2e and serve rows: the power estimate,
+ * power.h, of the run; measured by nvidia-smi / NVML over the benchmark).
  * metrics.h).
  * spec: a static batch (model, batch, tp, input_len, output_len, formats as e2e rows) run with
  * speculative decoding against the same run without it; `algo` gives the speculation as
@@ -40,11 +42,19 @@
  * speedup (plain decode time per token over speculative: TPOT's ratio) and throughput_ratio
  * (output tokens per second of the whole run, prefill included).
  * grouped_gemm: `batch` groups (experts) of m x n x k each, priced as the MoE layers' grouped
- * GEMM. alltoall: an MoE dispatch or combine over `gpus` ranks, `bytes` the routed data each GPU
- * holds (tokens x top-k x row bytes, its own share included), in the low-latency mode (one
- * hop). decode_attention: `batch` sequences each decoding one token over `seq` cached tokens,
+ * GEMM. alltoall: an MoE dispatch or combine over `gpus` ranks as DeepEP's kernels run it
+ * (a2a.h), `bytes` the routed data each GPU holds (tokens x top-k x row bytes, its own share
+ * included); `algo` the mode: low_latency (latency_ms of m tokens per rank of n values in
+ * `dtype`, fp8 with its scales, each to its k experts of `batch`), normal (busbw_gb_per_s as
+ * DeepEP's tests count it: the logical NVLink bytes within a node, the logical RDMA bytes
+ * across nodes, sim_a2a_normal_logical_bytes; `heads` routing groups a token may pick when the
+ * test limits it to that many nodes, empty: no limit), low_latency_rdma or empty (DeepEP's first
+ * low-latency kernels, every peer over RDMA even within a node: `bytes` sent, latency_ms).
+ * decode_attention: `batch` sequences each decoding one token over `seq` cached tokens,
  * `heads` query heads and n = KV heads of `head_dim`, the cache in `dtype`; `algo` names the
- * kernel as dattn.h does (split, fa2, vllm-paged, trtllm-0.11).
+ * kernel as dattn.h does (split, fa2, vllm-paged, trtllm-0.11); with k (the value width) given,
+ * MLA's absorbed decode as FlashMLA's test runs it: m query tokens per sequence (empty: 1), one
+ * latent of head_dim values per cached token, values k wide (dattn.h).
  *
  * Op-level predictions price ONE op as the step model would (the GEMM, the fused attention, a
  * device copy, an all-reduce by its algorithm, alone or followed by a norm), with the per-kernel
@@ -97,6 +107,10 @@ typedef struct sim_vrow {
     bool act_quant;     /* gemm: the timing includes the dynamic quantization of the input */
     sim_coll_algo algo; /* allreduce rows: the algorithm measured; e2e: the engine's */
     sim_dattn_kernel dattn; /* decode_attention rows: the kernel measured (the algo column) */
+    /* alltoall rows: the DeepEP kernels measured (the algo column: normal, low_latency, or
+     * low_latency_rdma / empty for the first low-latency kernels, every peer over RDMA) */
+    sim_a2a_mode a2a;
+    bool a2a_rdma_only;
     /* grouped_gemm and moe_layer rows: the kernel family and layout measured (the algo column:
      * triton, deepgemm-contiguous, deepgemm-masked, cutlass, ck; empty: triton) */
     sim_moe_kernel moe_kernel;
@@ -115,6 +129,11 @@ const char *sim_vkind_name(sim_vkind k);
 /* Whether `metric` is a serve row's latency metric: mean_ or median_ ttft_ms, tpot_ms, itl_ms or
  * e2el_ms, as `vllm bench serve` names them. */
 bool sim_validate_is_serve_latency(const char *metric);
+
+/* Whether `metric` is one of the power estimate's (power.h): avg_power_w (W per GPU) or
+ * joules_per_output_token (J, every GPU), which e2e and serve rows may measure. Their errors are
+ * summarized apart from the latency and throughput rows' and gated by none of the medians. */
+bool sim_validate_is_energy(const char *metric);
 
 /* True for the op-level kinds (gemm, attention, copy, allreduce, the all-reduce + norms,
  * grouped_gemm, alltoall, decode_attention, moe_layer). A moe_layer row is one MoE layer's

@@ -197,6 +197,7 @@ static bool metric_fits(sim_vkind k, const char *m)
         return strcmp(m, "tflops") == 0 || strcmp(m, "tb_per_s") == 0 ||
                strcmp(m, "busbw_gb_per_s") == 0 || strcmp(m, "latency_ms") == 0;
     return strcmp(m, e2e_metric[k]) == 0 ||
+           ((k == SIM_VK_E2E || k == SIM_VK_SERVE) && sim_validate_is_energy(m)) ||
            (k == SIM_VK_SPEC && strcmp(m, "throughput_ratio") == 0) ||
            (k == SIM_VK_SERVE &&
             (strcmp(m, "duration_s") == 0 || sim_validate_is_serve_latency(m)));
@@ -243,8 +244,10 @@ static sim_status check_kind(char **f, const sim_vrow *r, const char *path, int6
         return sim_fail(err, SIM_EINPUT, "%s:%lld: field 'metric' is '%s', expected %s for %s rows",
                         path, (long long)line, r->metric,
                         sim_vkind_is_op(r->kind)  ? "tflops, tb_per_s, busbw_gb_per_s or latency_ms"
-                        : r->kind == SIM_VK_SERVE ? "output_tps, duration_s or a mean_/median_ "
+                        : r->kind == SIM_VK_SERVE ? "output_tps, duration_s, avg_power_w, "
+                                                    "joules_per_output_token or a mean_/median_ "
                                                     "ttft_ms, tpot_ms, itl_ms or e2el_ms"
+                        : r->kind == SIM_VK_E2E   ? "e2e_s, avg_power_w or joules_per_output_token"
                                                   : e2e_metric[r->kind],
                         kn);
     return SIM_OK;
@@ -355,8 +358,23 @@ static sim_status parse_row(char **f, const char *path, int64_t line, sim_vrow *
     snprintf(r->source, sizeof r->source, "%s", f[26]);
     r->algo = SIM_COLL_AUTO;
     const char *algo = f[col_index("algo")], *trust = f[col_index("trust")];
+    r->a2a = SIM_A2A_LOW_LATENCY;
+    r->a2a_rdma_only = false;
     r->moe_kernel = SIM_MOE_TRITON;
-    if (r->kind == SIM_VK_SPEC) {
+    if (r->kind == SIM_VK_ALLTOALL) {
+        r->a2a_rdma_only = !*algo || strcmp(algo, "low_latency_rdma") == 0;
+        if (!r->a2a_rdma_only &&
+            (!sim_a2a_mode_parse(algo, &r->a2a) || r->a2a == SIM_A2A_AUTO))
+            return sim_fail(err, SIM_EINPUT,
+                            "%s:%lld: field 'algo' is '%s', expected normal, low_latency, "
+                            "low_latency_rdma or empty for an alltoall row",
+                            path, (long long)line, algo);
+        if (!r->a2a_rdma_only && (r->m < 1 || r->n < 1 || r->k < 1 || r->batch < r->k))
+            return sim_fail(err, SIM_EINPUT,
+                            "%s:%lld: an alltoall row in mode %s needs m (tokens per rank), n "
+                            "(hidden), k (top-k) and batch (experts, >= k) >= 1",
+                            path, (long long)line, algo);
+    } else if (r->kind == SIM_VK_SPEC) {
         if (!*algo || strlen(algo) >= sizeof r->spec)
             return sim_fail(err, SIM_EINPUT,
                             "%s:%lld: field 'algo' is '%.40s', expected the speculation as "

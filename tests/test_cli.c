@@ -753,9 +753,17 @@ static void test_moe_models(void **state)
                 has_op(j, "kv_up"));
     assert_false(has_op(j, "moe_dispatch"));
     cJSON_Delete(j);
-    /* --ep 8 adds the all-to-alls; --expert-imbalance 1 fixes the busiest rank at the mean */
+    /* --ep 8 over the TP group: every rank holds every token, the all-reduce combines the
+     * experts' outputs; DeepEP's kernels when asked for; --expert-imbalance 1 fixes the busiest
+     * rank at the mean */
     run("run --model deepseek-v3 --hw h200 --tp 8 --ep 8 --weight-dtype fp8 --batch 4 "
         "--input-len 256 --output-len 8 --expert-imbalance 1 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_false(has_op(j, "moe_dispatch") || has_op(j, "moe_combine"));
+    cJSON_Delete(j);
+    run("run --model deepseek-v3 --hw h200 --tp 8 --ep 8 --weight-dtype fp8 --batch 4 "
+        "--input-len 256 --output-len 8 --expert-imbalance 1 --moe-a2a low-latency --format json");
     assert_int_equal(R.rc, 0);
     j = cJSON_Parse(R.out);
     assert_true(has_op(j, "moe_dispatch") && has_op(j, "moe_combine"));
@@ -861,9 +869,40 @@ static void test_moe_models(void **state)
     run("run --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 1 --ep 8 --dp-attention "
         "--batch 8 --input-len 128 --output-len 4");
     assert_int_equal(R.rc, 0);
-    assert_non_null(strstr(R.out, "on 8 x NVIDIA H200 SXM 141GB (TP 1, EP 8, DP attention 8)\n"));
+    assert_non_null(
+        strstr(R.out, "on 8 x NVIDIA H200 SXM 141GB (TP 1, EP 8, DP attention 8, all-to-all auto)\n"));
+    /* the all-to-all mode each step ran: normal with the prompt, low-latency decoding */
+    assert_non_null(strstr(R.out, "collectives: moe_dispatch direct normal, moe_combine direct normal, "));
+    assert_non_null(strstr(
+        R.out, "collectives: moe_dispatch direct low_latency, moe_combine direct low_latency, "));
+    run("run --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 1 --ep 8 --dp-attention "
+        "--batch 8 --input-len 128 --output-len 4 --moe-a2a low-latency --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    int modes = 0;
+    const cJSON *o;
+    cJSON_ArrayForEach(o, cJSON_GetObjectItem(j, "ops"))
+    {
+        const cJSON *m = cJSON_GetObjectItem(o, "alltoall_mode");
+        if (m) {
+            assert_string_equal(m->valuestring, "low_latency");
+            modes++;
+        }
+    }
+    assert_int_equal(modes, 4); /* dispatch and combine, prefill and decode */
+    cJSON_Delete(j);
+    /* DP attention with the MoE split by TP, once refused: an all-gather and a reduce-scatter */
+    run("run --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 1 --dp 8 --dp-attention "
+        "--batch 8 --input-len 128 --output-len 4");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(
+        strstr(R.out, "on 8 x NVIDIA H200 SXM 141GB (TP 1, DP attention 8, MoE TP 8)\n"));
+    assert_non_null(strstr(R.out, "collectives: moe_dispatch ring"));
+    expect_bad("run --model deepseek-v3 --hw h200 --tp 2 --dp 4 --dp-attention", "expected --tp 1");
+    expect_bad("run --model deepseek-v3 --hw h200 --tp 1 --ep 8 --dp-attention --moe-a2a fast",
+               "--moe-a2a: value 'fast', expected auto, normal or low-latency");
     expect_bad("run --model deepseek-v3 --hw h200 --tp 8 --ep 8 --weight-dtype bf16",
-               "--tp 8 (TP 8, EP 8)");
+               "--tp 8 (TP 8, EP 8, all-to-all auto)");
     /* 8 GPUs are priced: TP 1 x 8 data-parallel attention groups */
     run("run --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 1 --ep 8 --dp-attention "
         "--batch 8 --input-len 128 --output-len 4 --format json");
@@ -895,13 +934,14 @@ static void test_moe_models(void **state)
     tu_snprintf(path, sizeof path, "%s/infersim-cli-moe-%d.json", tu_tmpdir(), (int)getpid());
     snprintf(a, sizeof a,
              "run --model qwen3-30b-a3b --hw h200 --tp 2 --ep 2 --batch 2 --input-len 64 "
-             "--output-len 4 --chrome-trace %s --format json",
+             "--output-len 4 --moe-a2a normal --chrome-trace %s --format json",
              path);
     run(a);
     assert_int_equal(R.rc, 0);
     char *t = slurp(path);
     assert_non_null(t);
     assert_non_null(strstr(t, "\"moe_dispatch\""));
+    assert_non_null(strstr(t, "\"alltoall_mode\":\"normal\""));
     assert_non_null(strstr(t, "\"experts_down\""));
     free(t);
     snprintf(a, sizeof a, "trace-check %s", path);
@@ -1259,13 +1299,13 @@ static void test_validation_commands(void **state)
      * Mixtral's identical-prompt batches; an A100 40GB batch that does not fit, fp8 KV on A100),
      * 37 low-trust shown but not counted (19 of them fused_moe rows: untuned, L2-resident); ids
      * 2800-2808 and 2846-2997 are 161 op rows of issue 25's devices */
-    assert_non_null(strstr(R.out, "\nvalidation: 386 points, median |error| "));
-    assert_non_null(strstr(R.out, "\n  op-level: 333 points"));
+    assert_non_null(strstr(R.out, "\nvalidation: 421 points, median |error| "));
+    assert_non_null(strstr(R.out, "\n  op-level: 368 points"));
     assert_non_null(strstr(R.out, "\n  op moe_layer: 27 points"));
-    assert_non_null(strstr(R.out, "\n  op decode_attention: 24 points"));
+    assert_non_null(strstr(R.out, "\n  op decode_attention: 35 points"));
     assert_non_null(strstr(R.out, "\n  end-to-end: 53 points")); /* 52 static, 1 serve */
     assert_non_null(strstr(R.out, "\n  quantized: op-level 135 points"));
-    assert_non_null(strstr(R.out, "\n  op alltoall: 10 points"));
+    assert_non_null(strstr(R.out, "\n  op alltoall: 34 points"));
     assert_non_null(strstr(R.out, "\n  op allreduce_norm: 3 points"));
     assert_non_null(strstr(R.out, "\n  op allreduce: 53 points"));
     assert_non_null(strstr(R.out, "\n  op size <= 64 KB: "));
@@ -2532,6 +2572,9 @@ static void test_cost(void **state)
     assert_int_equal(R.rc, 0);
     j = cJSON_Parse(R.out);
     assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j, "usd_per_hour")));
+    /* nor a power: the energy keys are null too */
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j, "avg_power_w")));
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j, "joules_per_output_token")));
     cJSON_Delete(j);
     snprintf(a, sizeof a, "run --model llama-3.2-1b --hw %s", hw);
     run(a);
@@ -2577,8 +2620,97 @@ static void test_cost(void **state)
     remove(out);
     remove(hw);
     expect_bad("sweep run --model llama-3.2-1b --hw h100-sxm --objective speed", "--objective");
+    /* sweep --objective energy: the least J per output token under the SLO is named, and a
+     * device file without power is an error row naming the field */
+    snprintf(a, sizeof a,
+             "sweep run --model llama-3.1-8b --hw h100-sxm,h200,a100-sxm-80gb --batch 1,16 "
+             "--input-len 512 --output-len 64 --slo tpot:20 --objective energy --out %s",
+             out);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    f = fopen(out, "r");
+    assert_non_null(f);
+    double least = INFINITY;
+    long least_point = -1;
+    while (fgets(line, sizeof line, f)) {
+        cJSON *r = cJSON_Parse(line);
+        assert_non_null(r);
+        double e = num(r, "joules_per_output_token");
+        assert_true(e > 0.0);
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "meets_slo")) && e < least) {
+            least = e;
+            least_point = (long)num(r, "point");
+        }
+        cJSON_Delete(r);
+    }
+    fclose(f);
+    snprintf(want, sizeof want, "least energy under the SLO: point %ld ", least_point);
+    assert_non_null(strstr(R.out, want));
+    snprintf(a, sizeof a,
+             "sweep run --model llama-3.2-1b --hw tpu-v5e,h100-sxm --objective energy --out %s",
+             out);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    rows = slurp(out);
+    assert_non_null(strstr(rows, "power.tdp_w"));
+    free(rows);
+    remove(out);
     expect_bad("run --model llama-3.2-1b --hw h100-sxm --usd-per-gpu-hour 0", "--usd-per-gpu-hour");
     expect_bad("run --model llama-3.2-1b --hw h100-sxm --usd-per-gpu-hour -1", "--usd-per-gpu-hour");
+}
+
+/* The power estimate's keys in run and serve JSON (power.h): the average per GPU between the
+ * device file's idle floor (70 W) and board power (700 W), and the identities that tie the
+ * three keys together: J/token x output tok/s = W per GPU x GPUs (the energy over the time), and
+ * tok/s per MW = 1e6 / (J/token). */
+static void check_energy_keys(const cJSON *j, double gpus)
+{
+    double w = num(j, "avg_power_w"), jt = num(j, "joules_per_output_token");
+    double tps = num(j, "output_throughput"), mw = num(j, "output_tokens_per_s_per_mw");
+    assert_true(w > 70.0 && w < 700.0);
+    assert_near(jt * tps, w * gpus, 1e-6 * w * gpus);
+    assert_near(mw, 1e6 / jt, 1e-6 * mw);
+}
+
+static void test_energy_outputs(void **state)
+{
+    (void)state;
+    run("run --model llama-3.1-8b --hw h100-sxm --tp 2 --batch 8 --input-len 256 --output-len 64 "
+        "--format json");
+    assert_int_equal(R.rc, 0);
+    cJSON *j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    check_energy_keys(j, 2.0);
+    cJSON_Delete(j);
+    run("run --model llama-3.1-8b --hw h100-sxm --batch 8 --input-len 256 --output-len 64");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "Avg power per GPU (W, estimate):"));
+    /* serve: the idle floor over the gaps between requests lowers the average; two replicas
+     * hold twice the GPUs */
+    run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 40 --request-rate 2 "
+        "--random-input-len 256 --random-output-len 64 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    check_energy_keys(j, 1.0);
+    double slow = num(j, "avg_power_w");
+    cJSON_Delete(j);
+    run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 40 --request-rate 40 "
+        "--random-input-len 256 --random-output-len 64 --format json");
+    j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    assert_true(num(j, "avg_power_w") > slow);
+    cJSON_Delete(j);
+    run("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --num-prompts 40 --request-rate 40 "
+        "--random-input-len 256 --random-output-len 64 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    check_energy_keys(j, 2.0);
+    cJSON_Delete(j);
+    run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 10 --request-rate 2 "
+        "--random-input-len 256 --random-output-len 64");
+    assert_non_null(strstr(R.out, "Energy per output token (J):"));
 }
 
 int main(void)
@@ -2625,6 +2757,7 @@ int main(void)
         cmocka_unit_test(test_sweep_marks_default_only),
         cmocka_unit_test(test_calibrate_from_microbench_rows),
         cmocka_unit_test(test_cost),
+        cmocka_unit_test(test_energy_outputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -293,10 +293,43 @@ static void test_quantized_gemm_streaming(void **state)
     assert_near(sim_cost_gemm_shape_eff_in(&hw, SIM_DT_BF16, 64, 1536, 4096, 11), 1.0, 1e-12);
 }
 
+static void test_mla_decode_tiles(void **state)
+{
+    (void)state;
+    /* MLA decode as FlashMLA runs it: 128 sequences over 4096 cached latents of 576 values
+     * (bf16), values 512 wide, h_q = 16 query heads x s_q query tokens. s_q = 1: 16 rows padded
+     * to one 64-row tile, 2 x 128 x 64 x 4096 x 1088 = 73,014,444,032 FLOPs at 989.4 TFLOP/s x
+     * 0.667 = 110.64 us; the latent 128 x 4096 x 576 x 2 = 603,979,776 B at 3.35 TB/s x 0.84 =
+     * 214.63 us: memory-bound. s_q = 5: 80 rows, two tiles: 221.3 us of math, now the larger */
+    sim_hw hw = tu_fixture_hw();
+    hw.peak_flops[SIM_DT_BF16] = 989.4e12;
+    hw.hbm_bytes_per_s = 3.35e12;
+    hw.mla_compute_eff = 0.667;
+    hw.mla_memory_eff = 0.84;
+    for (int sq = 1; sq <= 5; sq += 4) {
+        sim_op op = {.id = SIM_OP_ATTENTION, .present = true, .compute = SIM_DT_BF16};
+        op.flops = 2.0 * 128 * 16 * sq * 4096 * 1088;
+        op.kv_read_bytes = 128.0 * 4096 * 576 * 2;
+        op.dec = (sim_dattn_shape){.seqs = 128, .ctx = 4096, .q_heads = 16, .kv_heads = 1,
+                                   .head_dim = 576, .kv_elem_bytes = 2, .v_dim = 512,
+                                   .q_per_seq = sq};
+        sim_op_cost c = sim_cost_op(&hw, &op, 0.0);
+        const double tiles = sq == 1 ? 1.0 : 2.0;
+        assert_near(c.t_math_ns, tiles * 2.0 * 128 * 64 * 4096 * 1088 / (989.4e12 * 0.667) * 1e9,
+                    1e-12);
+        assert_near(c.t_mem_ns, 603979776.0 / (3.35e12 * 0.84) * 1e9, 1e-12);
+    }
+    /* a GQA decode (v_dim 0) keeps the attention efficiencies */
+    sim_op g = {.id = SIM_OP_ATTENTION, .present = true, .compute = SIM_DT_BF16, .flops = 1e9};
+    assert_near(sim_cost_op(&hw, &g, 0.0).t_math_ns, 1e9 / (989.4e12 * hw.eff_attention) * 1e9,
+                1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_seed_scheme_table),
+        cmocka_unit_test(test_mla_decode_tiles),
         cmocka_unit_test(test_quantized_gemm_streaming),
         cmocka_unit_test(test_ring_allreduce),
         cmocka_unit_test(test_gemm_padding_and_bounds),

@@ -455,9 +455,63 @@ static void test_parallel_checks(void **state)
     assert_int_equal(sim_graph_check_par(&m, &p, &BF16, &err), SIM_EINPUT);
     p = (sim_par){.tp = 8, .ep = 1, .imbalance = 2.0}; /* no EP: no EP ranks to skew */
     assert_int_equal(sim_graph_check_par(&m, &p, &BF16, &err), SIM_EINPUT);
+    /* DP attention with the MoE split by TP (SGLang --tp 8 --dp 8 --enable-dp-attention): 8
+     * groups of attention TP 1; attention TP 2 refused; --dp without --dp-attention refused; a
+     * dp that is not ep / tp refused */
+    p = (sim_par){.tp = 1, .ep = 1, .dp_attention = true, .imbalance = 1.0, .dp = 8};
+    assert_int_equal(sim_graph_check_par(&m, &p, &BF16, &err), SIM_OK);
+    p.tp = 2;
+    assert_int_equal(sim_graph_check_par(&m, &p, &BF16, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "expected --tp 1"));
+    p = (sim_par){.tp = 1, .ep = 1, .imbalance = 1.0, .dp = 8};
+    assert_int_equal(sim_graph_check_par(&m, &p, &BF16, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--dp: value 8"));
+    p = (sim_par){.tp = 1, .ep = 8, .dp_attention = true, .imbalance = 1.0, .dp = 4};
+    assert_int_equal(sim_graph_check_par(&m, &p, &BF16, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "expected ep / tp = 8"));
     m = tu_model("llama-3.1-8b");
     p = (sim_par){.tp = 2, .ep = 2, .imbalance = 1.0};
     assert_int_equal(sim_graph_check_par(&m, &p, &BF16, &err), SIM_EINPUT); /* no experts */
+}
+
+static void test_dp_attention_tp_moe(void **state)
+{
+    (void)state;
+    /* DeepSeek-V3, 8 GPUs: DP attention (8 groups of TP 1), every expert split 8 ways by TP.
+     * A decode step of 64 sequences: each GPU's attention runs its 8 sequences; before each MoE
+     * layer an all-gather of the 64 tokens' 16-bit hidden states (64 x 7168 x 2 = 917,504 B
+     * gathered over 8 GPUs), the MoE on all 64 tokens with 2048 / 8 = 256-wide expert slices
+     * (T k = 512 rows), a reduce-scatter of the same bytes back */
+    sim_model m = tu_model("deepseek-v3");
+    const sim_prec fp8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false};
+    sim_par p = {.tp = 1, .ep = 1, .dp_attention = true, .imbalance = 1.0, .dp = 8};
+    assert_int_equal(sim_par_dp(&p), 8);
+    assert_int_equal(sim_par_moe_tp(&p), 8);
+    sim_graph g = decode_par(&m, &p, &fp8, 64, 1000);
+    assert_int_equal(g.ops[SIM_OP_Q_UP].m, 8);
+    const sim_op *ag = &g.ops[SIM_OP_MOE_DISPATCH], *rs = &g.ops[SIM_OP_MOE_COMBINE];
+    assert_true(ag->present && ag->net_kind == SIM_COLL_ALLGATHER && ag->net_ranks == 8);
+    assert_near(ag->net_msg_bytes, 64.0 * 7168 * 2, 1e-12);
+    assert_near(ag->net_bytes, 7.0 / 8.0 * 64 * 7168 * 2, 1e-12);
+    assert_true(rs->present && rs->net_kind == SIM_COLL_REDUCE_SCATTER);
+    assert_near(rs->net_msg_bytes, 64.0 * 7168 * 2, 1e-12);
+    assert_int_equal(g.ops[SIM_OP_EXPERTS_GATE_UP].m, 512);
+    assert_int_equal(g.ops[SIM_OP_EXPERTS_GATE_UP].n, 2 * 256);
+    assert_int_equal(g.ops[SIM_OP_EXPERTS_DOWN].k, 256);
+    /* the router and the shared expert (2048 / 8 wide) on all 64 tokens */
+    assert_int_equal(g.ops[SIM_OP_ROUTER].m, 64);
+    assert_int_equal(g.ops[SIM_OP_SHARED_EXPERT].m, 64);
+    assert_int_equal(g.ops[SIM_OP_SHARED_EXPERT].n, 3 * 256);
+    /* no all-reduce at attention TP 1 */
+    assert_false(g.ops[SIM_OP_MLP_ALLREDUCE].present);
+    /* weights per GPU: attention, dense layers and tables whole; every routed and shared
+     * expert a 1/8 slice: the same expert bytes as EP 8 (whole experts, 32 of 256), the shared
+     * experts 1/8 instead of whole: 58 x 3 x 7168 x 2048 x 7/8 fewer parameters */
+    sim_par ep8 = {.tp = 1, .ep = 8, .dp_attention = true, .imbalance = 1.0};
+    assert_near(sim_graph_weight_bytes_par(&m, &ep8, &BF16) - sim_graph_weight_bytes_par(&m, &p, &BF16),
+                2.0 * 58 * 3 * 7168 * 2048 * 7.0 / 8.0, 1e-12);
+    /* the KV cache: a token's latent on one GPU, as with EP */
+    assert_near(sim_graph_kv_bytes_per_token_par(&m, &p, &BF16), 70272.0 / 8, 0);
 }
 
 static void test_scale_bytes(void **state)
@@ -513,6 +567,61 @@ static void test_act_quant_op(void **state)
     assert_false(decode(&m, 1, &BF16, 16, 100).ops[SIM_OP_ACT_QUANT].present);
 }
 
+static void test_dp_slowest_group(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("deepseek-v3");
+    /* four decodes of requests 0..3 over 2 groups, round-robin: group 0 holds requests 0 and 2
+     * (contexts 1000, 1000), group 1 requests 1 and 3 (1000, 9000). Weighting the cached tokens
+     * read only, group 1 is the slowest: 1001 + 9001 = 10002 keys, 2 tokens, 2 sequences */
+    sim_seq_group g[4];
+    const int64_t ctx[4] = {1000, 1000, 1000, 9000};
+    for (int i = 0; i < 4; i++)
+        g[i] = (sim_seq_group){.count = 1, .q = 1, .c = ctx[i], .logits = 1, .rank = i};
+    const double kv_only[3] = {0, 0, 1};
+    sim_batch_shape b;
+    assert_true(sim_graph_shape_dp(&m, g, 4, 2, kv_only, &b));
+    assert_near(b.kv_tokens, 10002.0, 1e-12);
+    assert_near(b.tokens, 2.0, 1e-12);
+    assert_near(b.seqs, 2.0, 1e-12);
+    assert_near(b.dec_kv_tokens, 10002.0, 1e-12);
+    /* a group of 5 identical sequences from group 1 over 2 groups: 1, 0, 1, 0, 1 -> group 1
+     * holds 3, group 0 holds 2; by tokens, group 1 */
+    sim_seq_group five = {.count = 5, .q = 1, .c = 100, .logits = 1, .rank = 1};
+    const double tok_only[3] = {1, 0, 0};
+    assert_true(sim_graph_shape_dp(&m, &five, 1, 2, tok_only, &b));
+    assert_near(b.seqs, 3.0, 1e-12);
+    assert_near(b.kv_tokens, 3.0 * 101, 1e-12);
+    /* a prefill on one group outweighs decodes on the others */
+    sim_seq_group mix[3] = {{.count = 1, .q = 1, .c = 5000, .logits = 1, .rank = 0},
+                            {.count = 1, .q = 2048, .c = 0, .logits = 1, .rank = 1},
+                            {.count = 1, .q = 1, .c = 5000, .logits = 1, .rank = 2}};
+    const double w[3] = {1.0, 0.01, 0.001};
+    assert_true(sim_graph_shape_dp(&m, mix, 3, 4, w, &b));
+    assert_near(b.tokens, 2048.0, 1e-12);
+    assert_near(b.dec_tokens, 0.0, 0);
+    /* the graph runs that group's attention side: q_up over its 2048 tokens, not 2050 / 4 */
+    sim_batch_shape s = sim_graph_shape(&m, mix, 3);
+    s.busiest = &b;
+    sim_par p = {.tp = 1, .ep = 4, .dp_attention = true, .imbalance = 1.0};
+    const sim_prec fp8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false};
+    sim_graph gr;
+    sim_graph_build_par(&m, &p, &fp8, &s, &gr);
+    assert_int_equal(gr.ops[SIM_OP_Q_UP].m, 2048);
+    /* the MoE side still routes all 2050 tokens: 2050 / 4 per EP rank, rounded up */
+    assert_int_equal(gr.ops[SIM_OP_ROUTER].m, 513);
+    /* the step's barrier: an all-gather of 6 int64 per GPU over the 4 GPUs */
+    const sim_op *sync = &gr.ops[SIM_OP_DP_SYNC];
+    assert_true(sync->present && sync->net_kind == SIM_COLL_ALLGATHER && sync->net_ranks == 4);
+    assert_near(sync->net_msg_bytes, 4 * 48.0, 1e-12);
+    /* no group holds a sequence, or one group: nothing to pick */
+    assert_false(sim_graph_shape_dp(&m, g, 0, 2, w, &b));
+    assert_false(sim_graph_shape_dp(&m, g, 4, 1, w, &b));
+    /* without data-parallel attention there is no barrier */
+    sim_graph_build_par(&m, &(sim_par){.tp = 8, .ep = 8, .imbalance = 1.0}, &fp8, &s, &gr);
+    assert_false(gr.ops[SIM_OP_DP_SYNC].present);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -536,6 +645,8 @@ int main(void)
         cmocka_unit_test(test_mla),
         cmocka_unit_test(test_sliding_and_full_layers),
         cmocka_unit_test(test_parallel_checks),
+        cmocka_unit_test(test_dp_attention_tp_moe),
+        cmocka_unit_test(test_dp_slowest_group),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -220,6 +220,12 @@ static void test_moe_param_counts(void **state)
         assert_near(sim_model_params(&m), cases[i].total, 1e-12);
         assert_near(sim_model_active_params(&m), cases[i].active, 1e-12);
     }
+    /* Qwen3-32B (dense, q/k norms): per layer q 5120*8192 + k, v 5120*1024 each + o 8192*5120 =
+     * 94,371,840, q/k norms 256, MLP 3*5120*25600 = 393,216,000, norms 2*5120: 487,598,336;
+     * x 64 = 31,206,293,504, + untied embedding and head 2*151936*5120 = 1,555,824,640 + the
+     * final norm 5120 = 32,762,123,264 (the card's 32.8B; 31.2B without the embeddings) */
+    sim_model q = tu_model("qwen3-32b");
+    assert_near(sim_model_params(&q), 32762123264.0, 1e-12);
     /* the model cards' rounded figures */
     sim_model m = tu_model("mixtral-8x7b");
     assert_near(sim_model_params(&m), 46.7e9, 0.001);
@@ -346,7 +352,8 @@ static void test_hugging_face_ids(void **state)
         "llama-3.1-70b",    "llama-3.1-405b", "llama-3.2-1b",       "mistral-7b",
         "qwen2.5-72b",      "deepseek-v3",    "gpt-oss-120b",       "gpt-oss-20b",
         "llama-3.1-70b-awq", "llama-3.1-8b-fp8", "llama-3.1-8b-nvfp4", "mixtral-8x22b",
-        "mixtral-8x7b",     "qwen3-235b-a22b", "qwen3-30b-a3b",     "llama-3.2-3b"};
+        "mixtral-8x7b",     "qwen3-235b-a22b", "qwen3-30b-a3b",     "llama-3.2-3b",
+        "qwen3-32b"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         cJSON *root;
         sim_err err = {{0}};

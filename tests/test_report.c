@@ -335,10 +335,28 @@ static void test_run_table_fields(void **state)
     assert_near(mem->num, 17.4, 1e-12);
     assert_int_equal(mem->decimals, 2);
     n = sim_report_run_fields(&cfg, &r, SIM_FIELDS_TABLE_TAIL, f);
-    assert_int_equal(n, 1);
+    assert_int_equal(n, 2); /* and, without a device power, one "unknown" power line */
     assert_string_equal(f[0].label, "Largest batch that fits:");
     assert_int_equal(f[0].kind, SIM_FIELD_INT);
     assert_near(f[0].num, 218.0, 0);
+    assert_true(f[1].missing);
+    assert_string_equal(f[1].label, "Power (estimate):");
+    assert_string_equal(f[1].text, "unknown");
+    /* with the device's power: its three rows, the run result's values */
+    sim_hw hw = {.power = {.tdp_w = 700.0, .idle_w = 70.0}};
+    cfg.step.hw = &hw;
+    r.power = (sim_power_totals){
+        .avg_power_w = 412.5, .joules_per_output_token = 0.25, .output_tokens_per_s_per_mw = 4e6};
+    n = sim_report_run_fields(&cfg, &r, SIM_FIELDS_TABLE_TAIL, f);
+    assert_int_equal(n, 4);
+    assert_string_equal(f[1].label, "Avg power per GPU (W, estimate):");
+    assert_near(f[1].num, 412.5, 0);
+    assert_string_equal(f[2].label, "Energy per output token (J):");
+    assert_near(f[2].num, 0.25, 0);
+    assert_string_equal(f[3].label, "Output tok/s per MW:");
+    n = sim_report_run_fields(&cfg, &r, SIM_FIELDS_JSON, f);
+    assert_near(field(f, n, "output_tokens_per_s_per_mw")->num, 4e6, 0);
+    cfg.step.hw = NULL;
     /* the CSV keeps the bytes */
     n = sim_report_run_fields(&cfg, &r, SIM_FIELDS_CSV, f);
     assert_near(field(f, n, "hbm_bytes_per_gpu")->num, 17.4e9, 0);

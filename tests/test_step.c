@@ -372,6 +372,108 @@ static void test_graph_padding(void **state)
     assert_int_equal(sim_step_graph_seqs(&c, 1), 0);
 }
 
+static void test_tbo_schedule(void **state)
+{
+    (void)state;
+    /* two micro-batches, each MoE layer c0 = 10, x0 = 6, c1 = 8, x1 = 4 (ns). Compute stream
+     * A.c0 0-10, B.c0 10-20; comm A.x0 10-16, B.x0 20-26; A.c1 max(16, 20) = 20-28, B.c1
+     * max(26, 28) = 28-36; A.x1 max(28, 26) = 28-32, B.x1 max(36, 32) = 36-40: 40 ns against
+     * 56 without overlap */
+    const double a[4] = {10, 6, 8, 4};
+    assert_near(sim_step_tbo_makespan(a, a, 1), 40.0, 1e-12);
+    /* layer 2: A.c0 max(32, 36) = 36-46, B.c0 46-56, A.x0 46-52, B.x0 56-62, A.c1
+     * max(52, 56) = 56-64, B.c1 max(62, 64) = 64-72, A.x1 64-68, B.x1 72-76 */
+    assert_near(sim_step_tbo_makespan(a, a, 2), 76.0, 1e-12);
+    /* communication-bound: c = 1, x = 10: the comm stream runs back to back after A.c0: 1 + 4 x
+     * 10 = 41 per layer... A.x0 1-11, B.x0 11-21, A.x1 max(A.c1 12, 21) = 21-31, B.x1 31-41 */
+    const double c[4] = {1, 10, 1, 10};
+    assert_near(sim_step_tbo_makespan(c, c, 1), 41.0, 1e-12);
+    /* nothing to overlap: one micro-batch empty runs the other serially */
+    const double z[4] = {0, 0, 0, 0};
+    assert_near(sim_step_tbo_makespan(a, z, 3), 3 * 28.0, 1e-12);
+}
+
+static void test_tbo_step(void **state)
+{
+    (void)state;
+    /* DeepSeek-V3 at EP 32 over H800 nodes, decode of 8192 sequences (256 per GPU): TBO hides
+     * network behind the other half's compute, the time identity holds, bounds bracket it */
+    sim_model m = tu_model("deepseek-v3");
+    sim_hw hw = tu_hw("h800");
+    const sim_prec fp8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false};
+    sim_step_cfg cfg = {.model = &m, .hw = &hw, .tp = 1, .prec = fp8, .ep = 32,
+                        .dp_attention = true};
+    sim_seq_group g = {.count = 8192, .q = 1, .c = 2000, .logits = 1};
+    sim_step_result off, on;
+    sim_step_price(&cfg, &g, 1, &off);
+    cfg.tbo = true;
+    sim_step_price(&cfg, &g, 1, &on);
+    assert_true(off.net_hidden_ns == 0.0);
+    assert_true(on.net_hidden_ns > 0.5 * on.t_net_ns);
+    assert_near(on.t_ns, on.busy_ns + on.t_launch_ns + on.t_host_ns + on.net_exposed_ns, 1e-12);
+    assert_true(on.t_lower_ns <= on.t_ns && on.t_ns <= on.t_upper_ns);
+    /* two halves of 4096 read every MoE-layer weight twice: more bytes than one batch */
+    assert_true(on.bytes > off.bytes);
+    /* at this batch the overlap wins */
+    assert_true(on.t_ns < off.t_ns);
+    /* through the memo: the same numbers */
+    sim_step_memo *memo = calloc(1, sizeof *memo);
+    const sim_step_result *mr = sim_step_price_memo(&cfg, &g, 1, memo);
+    assert_true(mr->t_ns == on.t_ns);
+    mr = sim_step_price_memo(&cfg, &g, 1, memo);
+    assert_true(mr->t_ns == on.t_ns);
+    free(memo);
+    /* one decode sequence cannot be split; no EP: no TBO */
+    g.count = 1;
+    sim_step_price(&cfg, &g, 1, &on);
+    cfg.tbo = false;
+    sim_step_price(&cfg, &g, 1, &off);
+    assert_true(on.t_ns == off.t_ns);
+}
+
+static void test_dp_attention_waits_for_slowest(void **state)
+{
+    (void)state;
+    /* DeepSeek-V3 at EP 8 with 8 DP attention groups, 8 decodes. Equal contexts: every group
+     * has one sequence at 4000. One request at 32000 instead: its group reads 8x the latent,
+     * and the whole step waits for it; the mean share would have spread it over all 8 */
+    sim_model m = tu_model("deepseek-v3");
+    sim_hw hw = tu_hw("h200");
+    const sim_prec fp8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false};
+    sim_step_cfg cfg = {.model = &m, .hw = &hw, .tp = 1, .prec = fp8, .ep = 8,
+                        .dp_attention = true};
+    sim_seq_group g[8];
+    for (int i = 0; i < 8; i++)
+        g[i] = (sim_seq_group){.count = 1, .q = 1, .c = 4000, .logits = 1, .rank = i};
+    sim_step_result even, skew;
+    sim_step_price(&cfg, g, 8, &even);
+    g[5].c = 32000;
+    sim_step_price(&cfg, g, 8, &skew);
+    /* the slowest group's attention reads 32001 latents of 576 values, 2 B each (bf16 KV) */
+    assert_near(skew.graph.ops[SIM_OP_ATTENTION].kv_read_bytes, 32001.0 * 576 * 2, 1e-12);
+    assert_near(even.graph.ops[SIM_OP_ATTENTION].kv_read_bytes, 4001.0 * 576 * 2, 1e-12);
+    assert_true(skew.t_ns > even.t_ns);
+    /* each group's scheduler runs apart: the CPU work per request is the slowest group's one
+     * sequence's, not the replica's eight */
+    cfg.request_overhead_ns = 1e4;
+    sim_step_result host;
+    sim_step_price(&cfg, g, 8, &host);
+    assert_near(host.t_cpu_ns, 1e4, 1e-12);
+    cfg.request_overhead_ns = 0.0;
+    /* the barrier is priced once per step */
+    assert_true(skew.cost[SIM_OP_DP_SYNC].t_net_ns > 0.0);
+    assert_near(sim_step_op_repeats(&skew, SIM_OP_DP_SYNC), 1.0, 0);
+    /* the memo prices it the same, and notices the slowest group changing */
+    sim_step_memo *memo = calloc(1, sizeof *memo);
+    g[5].c = 4000;
+    const sim_step_result *r = sim_step_price_memo(&cfg, g, 8, memo);
+    assert_true(r->t_ns == even.t_ns);
+    g[5].c = 32000;
+    r = sim_step_price_memo(&cfg, g, 8, memo);
+    assert_true(r->t_ns == skew.t_ns);
+    free(memo);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -387,6 +489,9 @@ int main(void)
         cmocka_unit_test(test_mean_of_steps),
         cmocka_unit_test(test_host_overhead),
         cmocka_unit_test(test_memo_matches),
+        cmocka_unit_test(test_tbo_schedule),
+        cmocka_unit_test(test_tbo_step),
+        cmocka_unit_test(test_dp_attention_waits_for_slowest),
         cmocka_unit_test(test_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

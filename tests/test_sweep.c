@@ -164,6 +164,32 @@ static void test_pareto_and_best(void **state)
     assert_int_equal(sim_sweep_best(r, 7), 7); /* none */
 }
 
+static void test_least_energy(void **state)
+{
+    (void)state;
+    /* J per output token (0: power unknown), worked by hand:
+     *   0: 0.30 meets      1: 0.12 misses the SLO      2: 0.20 meets
+     *   3: 0.20 meets (tie with 2: the first in grid order wins)
+     *   4: 0    meets, power unknown: never picked     5: 0.05 invalid: never picked
+     * under the SLO: 2; without it: 1; none known: n */
+    sim_sweep_row r[6] = {
+        {.point = 0, .ok = true, .meets_slo = true, .joules_per_output_token = 0.30},
+        {.point = 1, .ok = true, .meets_slo = false, .joules_per_output_token = 0.12},
+        {.point = 2, .ok = true, .meets_slo = true, .joules_per_output_token = 0.20},
+        {.point = 3, .ok = true, .meets_slo = true, .joules_per_output_token = 0.20},
+        {.point = 4, .ok = true, .meets_slo = true, .joules_per_output_token = 0.0},
+        {.point = 5, .ok = false, .meets_slo = false, .joules_per_output_token = 0.05},
+    };
+    assert_int_equal(sim_sweep_least_energy(r, 6, true), 2);
+    assert_int_equal(sim_sweep_least_energy(r, 6, false), 1);
+    for (int i = 0; i < 6; i++)
+        r[i].joules_per_output_token = 0.0;
+    assert_int_equal(sim_sweep_least_energy(r, 6, false), 6);
+    /* the cost objective reads its own column only */
+    r[0].usd_per_million_output_tokens = 1.0;
+    assert_int_equal(sim_sweep_cheapest(r, 6, false), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -172,6 +198,7 @@ int main(void)
         cmocka_unit_test(test_shards),
         cmocka_unit_test(test_threads_and_shards_do_not_change_rows),
         cmocka_unit_test(test_pareto_and_best),
+        cmocka_unit_test(test_least_energy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

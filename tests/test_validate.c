@@ -80,13 +80,13 @@ static void test_op_predictions(void **state)
     assert_near(p, 0.57 * 989.4, 0.01);
     /* DeepEP's low-latency dispatch over 16 GPUs (two nodes): 128 tokens x top-8 x 7168 B (fp8)
      * = 7,340,032 B per GPU, 15/16 of it sent, all over RDMA (its first kernels used no NVLink):
-     * 6,881,280 B / (50 GB/s x 0.85) = 161.91 us + 8 us fixed + one 5 us scale-out hop =
-     * 174.91 us (DeepEP measured 173 us) */
+     * 6,881,280 B / (50 GB/s x alltoall.rdma_bw_eff 0.86) = 160.03 us + the low-latency
+     * kernels' 24 us = 184.03 us (DeepEP measured 173 us) */
     sim_vrow e = op_row(SIM_VK_ALLTOALL, "latency_ms");
     e.gpus = 16;
     e.bytes = 7340032;
     assert_int_equal(sim_validate_op(&e, &hw, &p, &err), SIM_OK);
-    assert_near(p, 0.174912, 1e-5);
+    assert_near(p, 0.024 + 6881280.0 / 43e9 * 1e3, 1e-9);
     /* a grouped GEMM of 4 experts x 256 rows prices as the MoE layers' op: 4 x 256 rows, each
      * expert's weights read, its M blocks exactly 4 x 256 / B (no algo: the Triton family) */
     sim_vrow gg = op_row(SIM_VK_GROUPED_GEMM, "tflops");
@@ -189,9 +189,11 @@ static void test_load(void **state)
      * median E2E rows at a rate (ids 2400-2402), 33 fused MoE layer rows (ids 2000-2032, 18 of
      * them low trust: untuned configs), 14 skipped Qwen3-30B-A3B serve rows whose GPUs are not
      * stated (2033-2046), 13 tuned fp8 fused_moe rows on L40S (2047-2059), 161 op rows of
-     * issue 25's devices (ids 2800-2808, 2846-2997) and 33 speculative-decoding rows (ids
-     * 3200-3232, the last two low-trust) */
-    assert_int_equal(n, 552);
+     * issue 25's devices (ids 2800-2808, 2846-2997), 33 speculative-decoding rows (ids
+     * 3200-3232, the last two low-trust), 24 DeepEP all-to-all rows (ids 2200-2223), 11 FlashMLA
+     * decode rows (ids 2230-2240) and 17 low-trust DeepSeek-R1 serve rows (ids 2250-2266: vLLM's
+     * recipe, SGLang on 16 H100) and 7 energy rows (ids 3400-3406, 3 skipped) */
+    assert_int_equal(n, 611);
     int ops = 0, skipped = 0, low = 0, rated = 0, ranged = 0, spec = 0;
     for (size_t i = 0; i < n; i++) {
         if (rows[i].kind == SIM_VK_SPEC) {
@@ -205,15 +207,16 @@ static void test_load(void **state)
         low += rows[i].low_trust;
         assert_true(rows[i].value > 0 && rows[i].source[0]);
     }
-    assert_int_equal(ops, 384);
+    assert_int_equal(ops, 419);
     assert_int_equal(spec, 33);
     assert_int_equal(rated, 33); /* the serve rows at a stated rate */
     assert_int_equal(ranged, 16); /* SGLang's random lengths, uniform from 1 */
-    assert_int_equal(skipped, 48); /* with two serve rows of 20,000-token prompts, Mixtral's 15,
-                                    * the 3 DeepSeek-V3.2 rows and 14 Qwen3-30B-A3B ones */
-    assert_int_equal(low, 42); /* with the three vLLM serve rows that generated half their tokens,
-                                * the 18 untuned fused_moe rows, an L2-resident one and SGLang's
-                                * two DeepSeek MTP claims */
+    assert_int_equal(skipped, 51); /* with two serve rows of 20,000-token prompts, Mixtral's 15,
+                                    * the 3 DeepSeek-V3.2 rows, 14 Qwen3-30B-A3B ones and 3
+                                    * energy rows */
+    assert_int_equal(low, 59); /* with the three vLLM serve rows that generated half their tokens,
+                                * the 18 untuned fused_moe rows, an L2-resident one, SGLang's
+                                * two DeepSeek MTP claims and the 17 DeepSeek-R1 serve rows */
     free(rows);
     const char *hdr = "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
                       "input_len,output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,"
@@ -225,6 +228,19 @@ static void test_load(void **state)
     snprintf(text, sizeof text, "%s1,gemm,h100-sxm,,,,,,,,,,,,,,,,,,,,tflops,fast,,,src,,\n", hdr);
     assert_int_equal(sim_validate_load(tu_write_tmp(text), &rows, &n, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "field 'value'"));
+    /* an alltoall row names DeepEP's mode, and a mode with a shape needs it */
+    const char *hdr2 = "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
+                       "input_len,output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,"
+                       "value,unit,skip,source,group_size,act_quant,algo\n";
+    snprintf(text, sizeof text, "%s1,alltoall,h800,,8,,,,,,,,,1000,,,,,,,,,latency_ms,1,,,src,,,fast\n",
+             hdr2);
+    assert_int_equal(sim_validate_load(tu_write_tmp(text), &rows, &n, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'algo' is 'fast', expected normal, low_latency"));
+    snprintf(text, sizeof text,
+             "%s1,alltoall,h800,fp8,8,128,,8,256,,,,,1000,,,,,,,,,latency_ms,1,,,src,,,low_latency\n",
+             hdr2);
+    assert_int_equal(sim_validate_load(tu_write_tmp(text), &rows, &n, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "needs m (tokens per rank), n (hidden)"));
     assert_int_equal(sim_validate_load(tu_write_tmp("a,b\n"), &rows, &n, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "header"));
 }
@@ -407,7 +423,8 @@ static void test_serve_rows(void **state)
 {
     (void)state;
     expect_bad_row("1,serve,h100-sxm,,,,,,100,,,,,,llama-3.1-8b,1,128,128,fp8,,,x,e2e_s,1,s,,s,,",
-                   "field 'metric' is 'e2e_s', expected output_tps, duration_s or a mean_/median_ "
+                   "field 'metric' is 'e2e_s', expected output_tps, duration_s, avg_power_w, "
+                   "joules_per_output_token or a mean_/median_ "
                    "ttft_ms, tpot_ms, itl_ms or e2el_ms for serve rows");
     expect_bad_row("1,serve,h100-sxm,,,,,,0,,,,,,llama-3.1-8b,1,128,128,fp8,,,x,output_tps,1,,,s,,",
                    "field 'batch' is '0', expected >= 1 for serve rows");
@@ -597,6 +614,36 @@ static void test_serve_row_at_rate(void **state)
         /* the engine rounds each step to a nanosecond: 1e-4 ms */
         assert_near(pred, want[cases[i].which], 1e-3);
     }
+    /* energy: the three requests run alone, so the serving run's energy is the idle floor over
+     * its whole duration plus three times one request's energy above it (run: E = 70 W x e2e +
+     * active); J per output token = that over 3 x 64 tokens, average power = that over the
+     * duration (one GPU) */
+    one.kind = SIM_VK_E2E;
+    snprintf(one.metric, sizeof one.metric, "joules_per_output_token");
+    double one_jt, one_w;
+    assert_int_equal(sim_validate_e2e(&one, &m, &hw, &tmpl.step, &one_jt, &err), SIM_OK);
+    snprintf(one.metric, sizeof one.metric, "avg_power_w");
+    assert_int_equal(sim_validate_e2e(&one, &m, &hw, &tmpl.step, &one_w, &err), SIM_OK);
+    assert_near(one_jt * 64.0, one_w * e2e_s, 1e-9 * one_w * e2e_s); /* J = W x s */
+    const double active_j = one_w * e2e_s - hw.power.idle_w * e2e_s;
+    snprintf(r.metric, sizeof r.metric, "duration_s");
+    double dur_s, jt, w_avg;
+    assert_int_equal(sim_validate_serve(&r, &m, &hw, &tmpl, &dur_s, &err), SIM_OK);
+    snprintf(r.metric, sizeof r.metric, "joules_per_output_token");
+    assert_int_equal(sim_validate_serve(&r, &m, &hw, &tmpl, &jt, &err), SIM_OK);
+    snprintf(r.metric, sizeof r.metric, "avg_power_w");
+    assert_int_equal(sim_validate_serve(&r, &m, &hw, &tmpl, &w_avg, &err), SIM_OK);
+    const double energy_j = hw.power.idle_w * dur_s + 3.0 * active_j;
+    assert_near(jt, energy_j / (3.0 * 64.0), 1e-4 * jt);
+    assert_near(w_avg, energy_j / dur_s, 1e-4 * w_avg);
+    /* long idle gaps: the average sits near the idle floor, far below one request's */
+    assert_true(w_avg < 0.5 * one_w && w_avg > hw.power.idle_w);
+    /* a device file without power cannot predict an energy row */
+    sim_hw bare = hw;
+    bare.power.tdp_w = bare.power.idle_w = 0.0;
+    assert_int_equal(sim_validate_serve(&r, &m, &bare, &tmpl, &w_avg, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "power.tdp_w"));
+    assert_int_equal(sim_validate_e2e(&one, &m, &bare, &tmpl.step, &w_avg, &err), SIM_EINPUT);
     /* all three at once: the later ones wait behind the first prefill, so the mean TTFT is above
      * one request's */
     r.request_rate = INFINITY;
