@@ -46,8 +46,10 @@ sim_status cli_point_run(const cli_opts *o, cli_load_result *L, const cli_load_c
         cfg->step = L->step;
         st = sim_run_check(cfg, err);
     }
-    if (!st)
+    if (!st) {
         sim_run_simulate(cfg, r);
+        st = sim_run_check_result(r, err);
+    }
     return st;
 }
 

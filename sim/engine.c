@@ -177,6 +177,7 @@ typedef struct loop {
     window tokens;
     int64_t now;
     int64_t dt;        /* the current iteration's duration */
+    double bad_step_ns; /* a step time that was not finite and positive (iterate's -2) */
     int64_t same_gaps; /* its sequences whose gap equals dt (they streamed in the one before) */
     size_t next;       /* next request to send */
     int64_t inflight;
@@ -266,7 +267,8 @@ static int record_iteration(loop *L, int64_t n_seqs, double draft_ns, int64_t pr
     return ok;
 }
 
-/* Runs one iteration: schedule, price, advance time, apply. Returns 0 if nothing could run. */
+/* Runs one iteration: schedule, price, advance time, apply. Returns 0 if nothing could run, -1
+ * when out of memory, -2 when the step's time is not finite and positive. */
 static int iterate(loop *L)
 {
     sim_seq *seqs = L->res->seqs;
@@ -327,6 +329,13 @@ static int iterate(loop *L)
               : 0.0;
     /* with pipeline stages, a round of micro-batches (pp.h) */
     double gpu_ns = L->pp.m ? sim_pp_round_ns(&sc, L->groups, n, &L->pp, true) : step->t_ns;
+    /* a time that is not finite and positive is a bug (an op priced at a zero peak): an internal
+     * error, never a step of some made-up length. A positive step under half a nanosecond (a
+     * fantasy device) still advances the clock by its 1 ns resolution. */
+    if (!(isfinite(gpu_ns + draft_ns) && gpu_ns + draft_ns > 0.0)) {
+        L->bad_step_ns = gpu_ns + draft_ns;
+        return -2;
+    }
     int64_t dt = (int64_t)llround(gpu_ns + draft_ns);
     if (dt < 1)
         dt = 1;
@@ -475,6 +484,11 @@ static sim_status advance(loop *L, int64_t until, sim_err *err)
             continue;
         }
         int rc = iterate(L);
+        if (rc == -2)
+            return sim_fail(err, SIM_EINTERNAL,
+                            "a step's time is %g ns at t = %lld ns, not a finite positive number "
+                            "(a bug: every format it computes in was checked)",
+                            L->bad_step_ns, (long long)L->now);
         if (rc < 0)
             return sim_fail(err, SIM_EINTERNAL, "out of memory");
         if (rc == 0)

@@ -287,9 +287,10 @@ sim_status sim_validate_e2e(const sim_vrow *r, const sim_model *model, const sim
     if (!res)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
     sim_run_simulate(&c, res);
+    st = sim_run_check_result(res, err);
     *pred = r->kind == SIM_VK_TTFT ? res->ttft_ns / 1e6 : res->e2e_ns / 1e9;
     free(res);
-    return SIM_OK;
+    return st;
 }
 
 sim_status sim_validate_serve(const sim_vrow *r, const sim_model *model, const sim_hw *hw,

@@ -338,6 +338,39 @@ static void test_repeated_flag_refused(void **state)
     expect_input_error("--result: given twice, expected once");
 }
 
+/* Issue 33 D1: an fp16 checkpoint with fp8 weights and activations on Gaudi 3 printed TTFT inf
+ * with exit 0 (serve clamped the step to 1 ns, a sweep ranked it best): attention and the LM head
+ * compute in the checkpoint's fp16, which the device has no peak for. Every command refuses it. */
+static void test_unsupported_compute_format_refused(void **state)
+{
+    (void)state;
+    static const char *const cmds[] = {"run", "roofline", "serve --num-prompts 2"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        cli("%s --model %s/models/llama-2-7b.json --hw %s/hw/gaudi3.json --weight-dtype fp8 "
+            "--kv-cache-dtype fp8",
+            cmds[i], ROOT2);
+        expect_input_error("leaves attention and the LM head in fp16");
+    }
+    cli("run --model %s/models/llama-2-13b.json --hw %s/hw/tpu-v5e.json --weight-dtype int8 "
+        "--act-dtype int8 --kv-cache-dtype bf16",
+        ROOT2);
+    expect_input_error("hw/tpu-v5e.json has no dense_tflops.fp16");
+    /* a sweep reports the point as an error, never as a number */
+    cli("sweep run --model %s/models/llama-2-7b.json --hw %s/hw/gaudi3.json --weight-dtype fp8 "
+        "--kv-cache-dtype fp8 --batch 1,2 --format csv",
+        ROOT2);
+    assert_int_equal(R.rc, 0);
+    assert_null(strstr(R.out, "inf"));
+    assert_non_null(strstr(R.out, "leaves attention and the LM head in fp16"));
+    /* with 16-bit activations the device computes, the run is priced, finitely */
+    cli("run --model %s/models/llama-2-7b.json --hw %s/hw/gaudi3.json --weight-dtype fp8 "
+        "--act-dtype bf16 --kv-cache-dtype fp8 --format json",
+        ROOT2);
+    assert_int_equal(R.rc, 0);
+    assert_null(strstr(R.out, "inf"));
+    assert_null(strstr(R.out, "nan"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -355,6 +388,7 @@ int main(void)
         cmocka_unit_test(test_mooncake_strict),
         cmocka_unit_test(test_csv_bom_accepted),
         cmocka_unit_test(test_repeated_flag_refused),
+        cmocka_unit_test(test_unsupported_compute_format_refused),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     free(R.out);
