@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "cli_cmd.h"
+#include "outfile.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -131,6 +132,31 @@ sim_status sim_cli_run(int argc, char **argv, FILE *out, FILE *errf, sim_err *er
     if (st && !err->msg[0])
         sim_fail(err, st, "internal error");
     return st;
+}
+
+int sim_cli_main_fd(int argc, char **argv, int out_fd, FILE *errf)
+{
+    sim_outfile o;
+    sim_err werr = {{0}};
+    if (sim_outfile_fd(&o, out_fd, "standard output", &werr)) {
+        fprintf(errf, "infersim: %s\n", werr.msg);
+        return SIM_EINTERNAL;
+    }
+    sim_err err = {{0}};
+    sim_status st = SIM_EINPUT;
+    if (argc < 2)
+        top_usage(errf);
+    else
+        st = sim_cli_run(argc, argv, o.f, errf, &err);
+    /* a failed write to the output is the one failure worth telling: the command's own message
+     * is then "writing the result failed", without the reason the stream kept */
+    if (sim_outfile_commit(&o, &werr)) {
+        fprintf(errf, "infersim: %s\n", werr.msg);
+        return SIM_EINPUT;
+    }
+    if (st && err.msg[0])
+        fprintf(errf, "infersim: %s\n", err.msg);
+    return (int)st;
 }
 
 int sim_cli_main(int argc, char **argv, FILE *out, FILE *errf)

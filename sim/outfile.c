@@ -67,8 +67,9 @@ static int resolve_links(const char *path, char *buf, size_t len, struct stat *s
  * reports that a write failed (ferror) but not why, and a large fprintf that bypasses the buffer
  * leaves nothing for the commit's fflush to retry. */
 typedef struct sink {
-    int fd;
+    int fd;  /* -1: every write fails with EBADF (sim_outfile_fd of a closed descriptor) */
     int err; /* errno of the first failed write or close; 0 when none */
+    bool borrowed; /* not ours to close */
 } sink;
 
 static ssize_t sink_write(void *cookie, const char *buf, size_t n)
@@ -76,7 +77,7 @@ static ssize_t sink_write(void *cookie, const char *buf, size_t n)
     sink *k = cookie;
     size_t done = 0;
     while (done < n) {
-        ssize_t w = write(k->fd, buf + done, n - done);
+        ssize_t w = k->fd < 0 ? (errno = EBADF, -1) : write(k->fd, buf + done, n - done);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
@@ -92,6 +93,8 @@ static ssize_t sink_write(void *cookie, const char *buf, size_t n)
 static int sink_close(void *cookie)
 {
     sink *k = cookie;
+    if (k->borrowed)
+        return 0;
     int rc = close(k->fd);
     if (rc != 0 && !k->err)
         k->err = errno;
@@ -166,6 +169,35 @@ sim_status sim_outfile_open(sim_outfile *o, const char *path, const char *what, 
     return SIM_OK;
 }
 
+sim_status sim_outfile_fd(sim_outfile *o, int fd, const char *what, sim_err *err)
+{
+    memset(o, 0, sizeof *o);
+    o->what = what;
+    o->direct = o->borrowed = true;
+    snprintf(o->path, sizeof o->path, "%s", what);
+    if (!(o->sink = malloc(sizeof *o->sink)))
+        return sim_fail(err, SIM_EINTERNAL, "%s: out of memory", what);
+    *o->sink = (sink){.fd = fd, .borrowed = true};
+    if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+        /* closed: hold its number (an open returns the lowest free one) so that no output
+         * opened later lands there and is written to as if it were this stream */
+        int null = open("/dev/null", O_RDONLY);
+        if (null >= 0 && null != fd) {
+            (void)dup2(null, fd); /* failing, the number stays free; the writes fail all the same */
+            close(null);
+        }
+        o->sink->fd = -1;
+    }
+    o->f = fopencookie(o->sink, "w", (cookie_io_functions_t){.write = sink_write,
+                                                              .close = sink_close});
+    if (!o->f) {
+        free(o->sink);
+        o->sink = NULL;
+        return sim_fail(err, SIM_EINTERNAL, "%s: out of memory", what);
+    }
+    return SIM_OK;
+}
+
 sim_status sim_outfile_commit(sim_outfile *o, sim_err *err)
 {
     if (!o->f)
@@ -181,6 +213,9 @@ sim_status sim_outfile_commit(sim_outfile *o, sim_err *err)
     if (bad) {
         if (!o->direct)
             remove(o->tmp);
+        if (o->borrowed)
+            return sim_fail(err, SIM_EINPUT, "%s: writing failed%s%s", o->what, e ? ": " : "",
+                            e ? strerror(e) : "");
         return sim_fail(err, SIM_EINPUT, "%s: writing %s failed%s%s", o->what, name, e ? ": " : "",
                         e ? strerror(e) : "");
     }

@@ -39,6 +39,7 @@ typedef struct sim_outfile {
     struct sink *sink; /* under f: keeps the reason a write failed */
     const char *what;
     bool direct;     /* a device or FIFO written through (no temporary file) */
+    bool borrowed;   /* sim_outfile_fd's descriptor: written through, never closed */
     char path[1024]; /* the file written: the path given, or a symlink's target */
     char tmp[1100];  /* "<path>.tmp"; empty when direct */
 } sim_outfile;
@@ -46,6 +47,15 @@ typedef struct sim_outfile {
 /* Opens the output. SIM_EINPUT when the path is too long, a symlink cannot be resolved, the path
  * is a directory or other non-regular file, or the file cannot be created. */
 sim_status sim_outfile_open(sim_outfile *o, const char *path, const char *what, sim_err *err);
+
+/* A stream over the already open descriptor `fd` (a program's standard output), written through:
+ * it keeps the reason of its first failed write for sim_outfile_commit, which flushes it and
+ * checks it ("standard output: writing failed: No space left on device") and leaves fd open.
+ * A descriptor that is not open (a closed stdout) is held by /dev/null from here on, so no
+ * file opened later takes its number, and every write to the stream fails with EBADF: a result
+ * written there is an error, one never written (nothing to print) is not. SIM_EINTERNAL only
+ * when out of memory. */
+sim_status sim_outfile_fd(sim_outfile *o, int fd, const char *what, sim_err *err);
 
 /* Flushes and closes the stream and renames the temporary file to the path. Any write error on
  * the stream, a failed close or a failed rename: SIM_EINPUT with the system's reason, the

@@ -3,6 +3,7 @@
 #include "testutil.h"
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "cli.h"
 
@@ -371,6 +372,73 @@ static void test_unsupported_compute_format_refused(void **state)
     assert_null(strstr(R.out, "nan"));
 }
 
+/* Launches "$INFERSIM_BIN <args> <redirect>" through the shell (a process: main.c's standard
+ * output is what is tested) and keeps its exit status in R.rc and its stderr in R.err. */
+static void process(const char *args, const char *redirect)
+{
+    const char *bin = getenv("INFERSIM_BIN");
+    assert_non_null(bin);
+    char cmd[4096];
+    const char *errpath = tmpf("proc.err");
+    tu_snprintf(cmd, sizeof cmd, "'%s' %s %s 2>'%s'", bin, args, redirect, errpath);
+    int status = system(cmd);
+    R.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    free(R.err);
+    FILE *e = fopen(errpath, "r");
+    assert_non_null(e);
+    R.err = calloc(1, 1 << 16);
+    assert_non_null(R.err);
+    R.err_len = fread(R.err, 1, (1 << 16) - 1, e);
+    fclose(e);
+    remove(errpath);
+}
+
+/* Issue 33 D2: a result written to a full disk or a closed stdout exited 0 with nothing written
+ * (small results, left in stdio's buffer) or 1 without the reason (large ones). Each is exit 2
+ * with the system's reason, on one line. */
+static void test_failed_stdout_is_exit_2(void **state)
+{
+    (void)state;
+    if (!is_chr("/dev/full"))
+        skip();
+    char args[1024];
+    static const char *const cmds[] = {"run --format json", "run", "--help",
+                                       "serve --num-prompts 200 --format json"};
+    static const struct {
+        const char *redirect, *reason;
+    } outs[] = {{">/dev/full", "standard output: writing failed: No space left on device"},
+                {">&-", "standard output: writing failed: Bad file descriptor"}};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        for (size_t j = 0; j < sizeof outs / sizeof outs[0]; j++) {
+            tu_snprintf(args, sizeof args, "%s%s", cmds[i],
+                        strcmp(cmds[i], "--help") == 0 ? "" : " " MODEL_HW);
+            char full[1200];
+            tu_snprintf(full, sizeof full, args, ROOT2);
+            process(full, outs[j].redirect);
+            if (R.rc != 2 || !strstr(R.err, outs[j].reason) ||
+                strchr(R.err, '\n') != R.err + R.err_len - 1) {
+                print_error("%s %s: rc %d, stderr '%s'\n", full, outs[j].redirect, R.rc, R.err);
+                fail();
+            }
+        }
+    /* with stdout closed, the file a sweep opens for --out does not take stdout's number: the
+     * summary meant for stdout fails, and never lands in the rows' file */
+    char out[256], full[1200];
+    tu_snprintf(out, sizeof out, "%s", tmpf("closed.csv"));
+    tu_snprintf(full, sizeof full, "sweep run " MODEL_HW " --batch 1,2 --out %s", ROOT2, out);
+    process(full, ">&-");
+    assert_int_equal(R.rc, 2);
+    FILE *f = fopen(out, "r");
+    if (f) {
+        char buf[4096];
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        buf[n] = '\0';
+        fclose(f);
+        assert_null(strstr(buf, "Pareto"));
+        remove(out);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -389,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_csv_bom_accepted),
         cmocka_unit_test(test_repeated_flag_refused),
         cmocka_unit_test(test_unsupported_compute_format_refused),
+        cmocka_unit_test(test_failed_stdout_is_exit_2),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     free(R.out);
