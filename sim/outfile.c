@@ -7,7 +7,9 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Whether the symlink at `link` lives in /proc (after resolving its directory): /dev/stdout,
@@ -115,6 +117,41 @@ static FILE *sink_open(int fd, sink *k)
     return f;
 }
 
+/* Creates the temporary file of `path` under a name no file has: "<path>.XXXXXX.tmp", six
+ * letters or digits drawn afresh until an exclusive create succeeds (mkstemp's way, with the
+ * 0666 & ~umask mode of a plain create). A file of the user's named like a temporary is never
+ * opened, and two writers of one output (threads or processes) each get their own. Returns the
+ * descriptor, or -1 with errno set. */
+static int open_unique(const char *path, char *tmp, size_t len)
+{
+    static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t x = ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)tmp ^
+                 (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ULL ^ (uint64_t)ts.tv_sec;
+    for (int tries = 0; tries < 1000; tries++) {
+        /* splitmix64: a fresh draw per try */
+        x += 0x9e3779b97f4a7c15ULL;
+        uint64_t z = x;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        z ^= z >> 31;
+        char sfx[7];
+        for (int i = 0; i < 6; i++, z /= 62)
+            sfx[i] = digits[z % 62];
+        sfx[6] = '\0';
+        if (snprintf(tmp, len, "%s.%s.tmp", path, sfx) >= (int)len) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
 static const char *kind_name(mode_t m)
 {
     return S_ISDIR(m)    ? "a directory"
@@ -149,9 +186,7 @@ sim_status sim_outfile_open(sim_outfile *o, const char *path, const char *what, 
         o->direct = true;
         fd = open(o->path, O_WRONLY | O_NOCTTY | (S_ISREG(sb.st_mode) ? O_APPEND : 0));
     } else {
-        snprintf(o->tmp, sizeof o->tmp, "%s.tmp", o->path);
-        /* a leftover "<path>.tmp" is replaced, but never followed if it is a link */
-        fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0666);
+        fd = open_unique(o->path, o->tmp, sizeof o->tmp);
         if (fd >= 0 && found)
             (void)fchmod(fd, sb.st_mode & 07777); /* the replaced file's permissions */
     }
@@ -163,8 +198,8 @@ sim_status sim_outfile_open(sim_outfile *o, const char *path, const char *what, 
             remove(o->tmp);
         if (e == ENOMEM)
             return sim_fail(err, SIM_EINTERNAL, "%s: out of memory", what);
-        return sim_fail(err, SIM_EINPUT, "%s: cannot write %s: %s", what,
-                        o->direct ? o->path : o->tmp, strerror(e));
+        /* the path the user gave, not the temporary's made-up name */
+        return sim_fail(err, SIM_EINPUT, "%s: cannot write %s: %s", what, o->path, strerror(e));
     }
     return SIM_OK;
 }

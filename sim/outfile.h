@@ -1,9 +1,12 @@
 /* outfile.h - output files that appear whole or not at all, and never replace what they should not.
  *
  * Every file infersim writes (--out, --save-requests, --chrome-trace) goes through here:
- *   - a regular file (or a path that does not exist yet) is written to "<path>.tmp" and renamed to
- *     <path> only once every write succeeded, so a reader never sees half a file and a failed run
- *     leaves nothing behind; a file it replaces keeps its permission bits;
+ *   - a regular file (or a path that does not exist yet) is written to a temporary file of its
+ *     own next to it, "<path>.XXXXXX.tmp" (six random letters or digits, created exclusively, so
+ *     no existing file is ever opened: a user's "<path>.tmp" stays, and two writers of one path
+ *     never share a temporary), renamed to <path> only once every write succeeded, so a reader
+ *     never sees half a file and a failed run leaves nothing behind; a file it replaces keeps its
+ *     permission bits;
  *   - a symlink is followed (relative links, chains, a dangling link) and its target is the file
  *     replaced as above, next to the target: the link stays;
  *   - a character device or a FIFO (/dev/null, a named pipe) is written through, never replaced;
@@ -17,7 +20,7 @@
  *   sim_outfile o;
  *   sim_status st = sim_outfile_open(&o, path, "--out", err);
  *   if (st)
- *       return st;                      // "--out: cannot write x.tmp: No such file or directory"
+ *       return st;                      // "--out: cannot write x: No such file or directory"
  *   fprintf(o.f, "%d\n", 42);
  *   return sim_outfile_commit(&o, err); // flushes, checks the stream, closes, renames to <path>
  *
@@ -41,7 +44,7 @@ typedef struct sim_outfile {
     bool direct;     /* a device or FIFO written through (no temporary file) */
     bool borrowed;   /* sim_outfile_fd's descriptor: written through, never closed */
     char path[1024]; /* the file written: the path given, or a symlink's target */
-    char tmp[1100];  /* "<path>.tmp"; empty when direct */
+    char tmp[1100];  /* "<path>.XXXXXX.tmp"; empty when direct */
 } sim_outfile;
 
 /* Opens the output. SIM_EINPUT when the path is too long, a symlink cannot be resolved, the path
