@@ -168,11 +168,82 @@ static void test_infinite_step_is_an_internal_error(void **state)
     sim_workload_free(&w);
 }
 
+/* The token counts a monotonicity check steps through: every count to 320 (the GEMM tiles' and the
+ * weight-only tile's edges: 16, 64, 128 and their multiples), then every 13th to 4096. */
+static int64_t nth_tokens(int i)
+{
+    return i < 320 ? i + 1 : 320 + (int64_t)(i - 319) * 13;
+}
+#define N_TOKEN_STEPS (319 + (4096 - 320) / 13)
+
+/* The formats a device runs a model in, for the monotonicity check: bf16, and where the device
+ * computes them full fp8 and int4 weights with 16-bit math (a mixed-input GEMM). */
+static int precisions(const sim_hw *hw, sim_prec out[3])
+{
+    int n = 0;
+    out[n++] = (sim_prec){SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 128, false};
+    if (hw->peak_flops[SIM_DT_FP8] > 0.0)
+        out[n++] = (sim_prec){SIM_DT_FP8, SIM_DT_FP8, SIM_DT_FP8, 128, false};
+    out[n++] = (sim_prec){SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16, 128, false};
+    return n;
+}
+
+/* Issue 33 D4: a prompt's TTFT fell as it grew (up to 14 %: a loaded request could get its first
+ * token sooner than alone), because a GEMM's FLOPs were padded to one tile and its waves counted
+ * in another. A step's time never falls when it gains tokens: a prompt growing, and a decode
+ * batch growing, for every shipped model on every shipped device, in each format it runs. */
+static void test_step_time_non_decreasing_in_tokens(void **state)
+{
+    const shipped *s = *state;
+    for (size_t mi = 0; mi < s->n_models; mi++)
+        for (size_t hi = 0; hi < s->n_hws; hi++) {
+            sim_prec precs[3];
+            int np = precisions(&s->hws[hi], precs);
+            for (int pi = 0; pi < np; pi++) {
+                sim_step_cfg cfg = {
+                    .model = &s->models[mi], .hw = &s->hws[hi], .tp = 1, .prec = precs[pi]};
+                sim_err err = {{0}};
+                if (sim_step_check(&cfg, &err) != SIM_OK)
+                    continue;
+                for (int phase = 0; phase < 2; phase++) {
+                    double last = 0.0;
+                    int64_t last_t = 0;
+                    for (int i = 0; i < N_TOKEN_STEPS; i++) {
+                        int64_t t = nth_tokens(i);
+                        if (phase == 1 && t > 1024)
+                            break;
+                        /* phase 0: one prompt of t tokens; phase 1: t decoding sequences */
+                        sim_seq_group g = phase == 0
+                                              ? (sim_seq_group){.count = 1, .q = t, .logits = 1}
+                                              : (sim_seq_group){
+                                                    .count = t, .q = 1, .c = 1024, .logits = 1};
+                        sim_step_result r;
+                        sim_step_price(&cfg, &g, 1, &r);
+                        /* 1e-12 relative: sums in another order, not a physical fall */
+                        if (r.t_ns < last * (1.0 - 1e-12)) {
+                            print_error("%s on %s (weights %s, activations %s): %s %lld tokens "
+                                        "%.6g us, %lld tokens %.6g us\n",
+                                        s->models[mi].name, s->hws[hi].name,
+                                        sim_dtype_name(cfg.prec.weight),
+                                        sim_dtype_name(cfg.prec.act),
+                                        phase == 0 ? "prefill" : "decode", (long long)last_t,
+                                        last / 1e3, (long long)t, r.t_ns / 1e3);
+                            fail();
+                        }
+                        last = r.t_ns;
+                        last_t = t;
+                    }
+                }
+            }
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_accepted_precision_is_finite),
         cmocka_unit_test(test_infinite_step_is_an_internal_error),
+        cmocka_unit_test(test_step_time_non_decreasing_in_tokens),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
