@@ -72,6 +72,47 @@ static bool wants_help(int argc, char **argv, int first)
 }
 
 /* Runs argv[1] with its flags; a failure's message is left in err. */
+/* Runs an option-table command with its file outputs staged (outfile.h): every one of them
+ * appears once the command succeeded, none when it failed; `-` names standard output for each
+ * (--out's `-` its command handles), and then the command's own report goes to errf so that
+ * standard output holds that file alone. */
+static sim_status run_staged(const cli_command *c, cli_opts *o, FILE *out, FILE *errf,
+                             sim_err *err)
+{
+    const char **paths[] = {&o->out_file, &o->html, &o->chrome_trace, &o->save_requests};
+    static const char *const flags[] = {"--out", "--html", "--chrome-trace", "--save-requests"};
+    enum { N = sizeof paths / sizeof paths[0] };
+    sim_outfile_stage stage[N];
+    sim_status st = SIM_OK;
+    FILE *report = out;
+    size_t n = 0;
+    for (; n < N && !st; n++) {
+        const char *p = *paths[n];
+        bool self = n == 0 && p && strcmp(p, "-") == 0; /* --out -: the command writes out */
+        st = sim_outfile_stage_open(&stage[n], self ? NULL : p, flags[n], err);
+        if (!st && p && !self) {
+            *paths[n] = stage[n].staged;
+            if (stage[n].to_stream)
+                report = errf;
+        }
+    }
+    if (!st)
+        st = c->run(o, report, err);
+    /* standard output first: a result that could not be written there takes no file with it */
+    if (!st && fflush(out) != 0)
+        st = sim_fail(err, SIM_EINPUT, "writing the result failed");
+    for (size_t i = 0; i < n; i++)
+        if (st)
+            sim_outfile_stage_abort(&stage[i]);
+        else
+            st = sim_outfile_stage_publish(&stage[i], out, err);
+    for (size_t i = 0; i < n; i++)
+        sim_outfile_stage_abort(&stage[i]); /* after a failed publish, the rest */
+    if (!st && fflush(out) != 0)
+        st = sim_fail(err, SIM_EINPUT, "writing the result failed");
+    return st;
+}
+
 static sim_status dispatch(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
 {
     const char *name = argv[1];
@@ -99,7 +140,7 @@ static sim_status dispatch(int argc, char **argv, FILE *out, FILE *errf, sim_err
         if (!cmdline)
             return sim_fail(err, SIM_EINTERNAL, "out of memory");
         o.cmdline = cmdline;
-        st = c->run(&o, out, err);
+        st = run_staged(c, &o, out, errf, err);
         free(cmdline);
         return st;
     }

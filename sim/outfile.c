@@ -275,6 +275,111 @@ void sim_outfile_abort(sim_outfile *o)
     }
 }
 
+sim_status sim_outfile_stage_open(sim_outfile_stage *s, const char *path, const char *what,
+                                  sim_err *err)
+{
+    memset(s, 0, sizeof *s);
+    s->what = what;
+    if (!path)
+        return SIM_OK;
+    if (strcmp(path, "-") == 0) {
+        const char *dir = getenv("TMPDIR");
+        s->to_stream = true;
+        snprintf(s->path, sizeof s->path, "%s/infersim-stdout", dir && *dir ? dir : "/tmp");
+    } else {
+        size_t n = strlen(path);
+        if (n >= sizeof s->path)
+            return sim_fail(err, SIM_EINPUT, "%s: path is %zu characters, expected at most %zu",
+                            what, n, sizeof s->path - 1);
+        struct stat sb;
+        bool found = false, opened = false;
+        int e = resolve_links(path, s->path, sizeof s->path, &sb, &found, &opened);
+        if (e)
+            return sim_fail(err, SIM_EINPUT, "%s: cannot write %s: %s", what, path, strerror(e));
+        if (found && (opened || !S_ISREG(sb.st_mode))) {
+            /* a device, a FIFO, /dev/stdout (written through), or what sim_outfile_open refuses */
+            snprintf(s->staged, sizeof s->staged, "%s", path);
+            return SIM_OK;
+        }
+    }
+    int fd = open_unique(s->path, s->staged, sizeof s->staged);
+    if (fd < 0) {
+        int e = errno;
+        s->staged[0] = '\0';
+        return sim_fail(err, e == ENOMEM ? SIM_EINTERNAL : SIM_EINPUT, "%s: cannot write %s: %s",
+                        what, s->to_stream ? "a temporary file for standard output" : s->path,
+                        strerror(e));
+    }
+    struct stat pb;
+    s->ino = fstat(fd, &pb) == 0 ? (unsigned long long)pb.st_ino : 0;
+    close(fd);
+    s->active = true;
+    return SIM_OK;
+}
+
+/* Copies the file at `path` to `f`; 0 or an errno. */
+static int copy_to(const char *path, FILE *f)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    char buf[65536];
+    int e = 0;
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            e = errno;
+        if (n <= 0)
+            break;
+        if (fwrite(buf, 1, (size_t)n, f) != (size_t)n) {
+            e = EIO;
+            break;
+        }
+    }
+    close(fd);
+    return e;
+}
+
+sim_status sim_outfile_stage_publish(sim_outfile_stage *s, FILE *std, sim_err *err)
+{
+    if (!s->active)
+        return SIM_OK;
+    s->active = false;
+    int e = 0;
+    struct stat pb;
+    if (stat(s->staged, &pb) == 0 && (unsigned long long)pb.st_ino == s->ino) {
+        remove(s->staged); /* never written (an output the command did not produce) */
+        return SIM_OK;
+    }
+    if (s->to_stream) {
+        e = copy_to(s->staged, std);
+        remove(s->staged);
+        if (e)
+            return sim_fail(err, SIM_EINPUT, "%s: writing to standard output failed: %s", s->what,
+                            strerror(e));
+        return SIM_OK;
+    }
+    struct stat sb;
+    if (stat(s->path, &sb) == 0 && S_ISREG(sb.st_mode))
+        (void)chmod(s->staged, sb.st_mode & 07777); /* the replaced file's permissions */
+    if (rename(s->staged, s->path) != 0) {
+        e = errno;
+        remove(s->staged);
+        return sim_fail(err, SIM_EINPUT, "%s: cannot rename %s to %s: %s", s->what, s->staged,
+                        s->path, strerror(e));
+    }
+    return SIM_OK;
+}
+
+void sim_outfile_stage_abort(sim_outfile_stage *s)
+{
+    if (s->active)
+        remove(s->staged);
+    s->active = false;
+}
+
 /* The canonical name of an output path: realpath of the file after links, or of its directory
  * plus its name when the file does not exist yet. False when neither resolves. */
 static bool canonical(const char *path, char *out)

@@ -68,6 +68,47 @@ sim_status sim_outfile_commit(sim_outfile *o, sim_err *err);
 /* Closes and removes the temporary file; a no-op when already committed or aborted. */
 void sim_outfile_abort(sim_outfile *o);
 
+/* A command's outputs committed all or none, and `-` as standard output for any of them.
+ * Before the command runs, each output path is staged: a regular file or a path that does not
+ * exist yet gets an empty placeholder next to the file it lands in (after symlinks), created
+ * exclusively under a name of its own ("<path>.XXXXXX.tmp"), and the command writes the
+ * placeholder (through sim_outfile_open, as any output); `-` gets a placeholder in $TMPDIR (or
+ * /tmp); a device, a FIFO or a /proc link (/dev/stdout) is not staged (written through as it is
+ * written: it cannot be taken back). Once the command succeeded every placeholder is published:
+ * renamed over its file (which keeps its permission bits), or for `-` copied to the stream given
+ * and removed; when it failed, every placeholder is removed and no file is touched.
+ *
+ * Example (const char *html, FILE *out, sim_err *err):
+ *   sim_outfile_stage s;
+ *   sim_status st = sim_outfile_stage_open(&s, html, "--html", err);
+ *   if (st)
+ *       return st;
+ *   // ... the command writes its HTML to s.staged (sim_outfile_open) ...
+ *   return sim_outfile_stage_publish(&s, out, err); // or sim_outfile_stage_abort(&s) on failure
+ */
+typedef struct sim_outfile_stage {
+    const char *what;
+    bool active;      /* a placeholder exists */
+    bool to_stream;   /* the path was `-`: published by copying to a stream */
+    char path[1024];  /* the file it lands in (a symlink's target) */
+    char staged[1100]; /* the path the command writes: the placeholder, or the path itself */
+    unsigned long long ino; /* the placeholder's inode: unchanged at publish, nothing was written */
+} sim_outfile_stage;
+
+/* Stages `path` (NULL: nothing to stage, s->staged empty). SIM_EINPUT with the system's reason
+ * when no placeholder can be made (its directory does not exist or cannot be written). */
+sim_status sim_outfile_stage_open(sim_outfile_stage *s, const char *path, const char *what,
+                                  sim_err *err);
+
+/* Renames the placeholder over its file, or copies it to `std` for `-` and removes it; a no-op
+ * when nothing was staged. A placeholder the command never wrote (still the empty file staging
+ * made) is removed and the file left as it was. SIM_EINPUT with the system's reason when that
+ * fails. */
+sim_status sim_outfile_stage_publish(sim_outfile_stage *s, FILE *std, sim_err *err);
+
+/* Removes the placeholder; a no-op when nothing was staged or it was published. */
+void sim_outfile_stage_abort(sim_outfile_stage *s);
+
 /* SIM_EINPUT naming both flags when two of the n outputs (flag[i] writes path[i]; NULL: not
  * given) name one file (sim_outfile_same). */
 sim_status sim_outfile_distinct(const char *const *flag, const char *const *path, size_t n,

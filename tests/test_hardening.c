@@ -439,6 +439,82 @@ static void test_failed_stdout_is_exit_2(void **state)
     }
 }
 
+static bool exists(const char *path) { return access(path, F_OK) == 0; }
+
+/* Issue 33 D7: a command with several outputs that failed on a later one left the ones it had
+ * committed first. Outputs are staged and published together: none appear when any fails (here
+ * the last, written to a full device), and no temporary is left. */
+static void test_outputs_all_or_none(void **state)
+{
+    (void)state;
+    if (!is_chr("/dev/full"))
+        skip();
+    const char *req = tmpf("d7-requests.csv"), *trace = tmpf("d7-trace.json");
+    const char *rows = tmpf("d7-rows.csv");
+    cli("serve " MODEL_HW " --num-prompts 3 --save-requests %s --chrome-trace %s --html /dev/full",
+        ROOT2, req, trace);
+    expect_input_error("--html: writing /dev/full failed: No space left on device");
+    cli("run " MODEL_HW " --chrome-trace %s --html /dev/full", ROOT2, trace);
+    expect_input_error("--html: writing /dev/full failed");
+    cli("sweep run " MODEL_HW " --batch 1,2 --html %s --out /dev/full", ROOT2, rows);
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "--out: writing /dev/full failed"));
+    const char *all[] = {req, trace, rows};
+    for (size_t i = 0; i < 3; i++) {
+        assert_false(exists(all[i]));
+        assert_int_equal(tu_temporaries(all[i]), 0);
+    }
+    /* a file already there stays as it was */
+    write_file(req, "mine\n");
+    cli("serve " MODEL_HW " --num-prompts 3 --save-requests %s --html /dev/full", ROOT2, req);
+    assert_int_equal(R.rc, 2);
+    FILE *f = fopen(req, "r");
+    assert_non_null(f);
+    char line[16] = "";
+    assert_non_null(fgets(line, sizeof line, f));
+    fclose(f);
+    assert_string_equal(line, "mine\n");
+    assert_int_equal(tu_temporaries(req), 0);
+    /* and when every output is written, every one appears */
+    cli("serve " MODEL_HW " --num-prompts 3 --save-requests %s --chrome-trace %s", ROOT2, req,
+        trace);
+    assert_int_equal(R.rc, 0);
+    assert_true(exists(req) && exists(trace));
+    assert_int_equal(tu_temporaries(req) + tu_temporaries(trace), 0);
+    remove(req);
+    remove(trace);
+}
+
+/* Issue 33 D11: `-` was standard output for --out but a file named `-` for --html,
+ * --chrome-trace and --save-requests. It is standard output for each, which then holds that file
+ * alone (the command's report goes to stderr); no file named `-` appears. */
+static void test_dash_is_stdout_everywhere(void **state)
+{
+    (void)state;
+    cli("run " MODEL_HW " --html -", ROOT2);
+    assert_int_equal(R.rc, 0);
+    assert_true(strncmp(R.out, "<!DOCTYPE html>", 15) == 0);
+    assert_non_null(strstr(R.err, "TTFT"));
+    cli("run " MODEL_HW " --output-len 4 --chrome-trace -", ROOT2);
+    assert_int_equal(R.rc, 0);
+    assert_true(strncmp(R.out, "{\"displayTimeUnit\"", 18) == 0);
+    assert_null(strstr(R.out, "TTFT"));
+    cli("serve " MODEL_HW " --num-prompts 3 --save-requests - --format json", ROOT2);
+    assert_int_equal(R.rc, 0);
+    assert_true(strncmp(R.out, "request,trace_line,", 19) == 0);
+    assert_non_null(strstr(R.err, "\"completed\""));
+    cli("sweep run " MODEL_HW " --batch 1,2 --html - --out %s", ROOT2, tmpf("d11-rows.csv"));
+    assert_int_equal(R.rc, 0);
+    assert_true(strncmp(R.out, "<!DOCTYPE html>", 15) == 0);
+    remove(tmpf("d11-rows.csv"));
+    cli("sweep run " MODEL_HW " --batch 1,2 --html -", ROOT2);
+    expect_input_error("--html: '-' is standard output, which holds the rows without --out");
+    /* two outputs cannot both be standard output */
+    cli("run " MODEL_HW " --html - --chrome-trace -", ROOT2);
+    expect_input_error("both name -");
+    assert_false(exists("-"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -458,6 +534,8 @@ int main(void)
         cmocka_unit_test(test_repeated_flag_refused),
         cmocka_unit_test(test_unsupported_compute_format_refused),
         cmocka_unit_test(test_failed_stdout_is_exit_2),
+        cmocka_unit_test(test_outputs_all_or_none),
+        cmocka_unit_test(test_dash_is_stdout_everywhere),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     free(R.out);
