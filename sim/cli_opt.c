@@ -315,7 +315,8 @@ sim_status cli_opt_parse_value(const cli_opt_def *o, const char *v, void *out, s
         return SIM_OK;
     }
     case CLI_OPT_NUM: {
-        double x = strtod(v, &end);
+        /* decimal only: strtod also reads hexadecimal floats ("0x1p4" is 16) */
+        double x = strpbrk(v, "xX") ? NAN : strtod(v, &end);
         if (errno || end == v || *end || !isfinite(x) || x < o->min || x > o->max)
             return sim_fail(err, SIM_EINPUT, "%s: value '%s', expected a number in [%g, %g]",
                             o->name, v, o->min, o->max);
@@ -330,7 +331,7 @@ sim_status cli_opt_parse_value(const cli_opt_def *o, const char *v, void *out, s
             *(double *)dst = INFINITY;
             return SIM_OK;
         }
-        double x = strtod(v, &end);
+        double x = strpbrk(v, "xX") ? NAN : strtod(v, &end); /* decimal only, as above */
         if (errno || end == v || *end || !isfinite(x) || x <= 0 || x > o->max)
             return sim_fail(err, SIM_EINPUT, "%s: value '%s', expected a number in (0, %g] or inf",
                             o->name, v, o->max);

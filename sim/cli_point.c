@@ -138,7 +138,8 @@ static sim_status parse_window(const char *s, int64_t *w0, int64_t *w1, sim_err 
     char *end;
     errno = 0;
     double a = strtod(s, &end), b = -1.0;
-    bool ok = end != s && *end == ':' && !errno && isfinite(a) && a >= 0;
+    /* decimal only: strtod also reads hexadecimal floats */
+    bool ok = !strpbrk(s, "xX") && end != s && *end == ':' && !errno && isfinite(a) && a >= 0;
     if (ok && end[1]) {
         const char *p = end + 1;
         b = strtod(p, &end);

@@ -515,6 +515,49 @@ static void test_dash_is_stdout_everywhere(void **state)
     assert_false(exists("-"));
 }
 
+/* Issue 33 N3: strtod read hexadecimal floats, so --overlap-comm 0x0.8p0 ran at 0.5; a weight
+ * group size that does not divide a quantized GEMM's K was priced as if it did. Both are refused,
+ * naming the flag and the value. */
+static void test_hex_and_group_size_refused(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *flags, *want;
+    } hex[] = {
+        {"run --overlap-comm 0x0.8p0", "--overlap-comm: value '0x0.8p0'"},
+        {"run --usd-per-gpu-hour 0X2", "--usd-per-gpu-hour: value '0X2'"},
+        {"serve --num-prompts 2 --request-rate 0x10", "--request-rate: value '0x10'"},
+        {"serve --num-prompts 2 --goodput ttft:0x10", "--goodput: 'ttft:0x10'"},
+        {"serve --num-prompts 2 --metric-percentiles 50,0x10", "--metric-percentiles: value"},
+        {"run --batch 0x10", "--batch: value '0x10'"},
+    };
+    for (size_t i = 0; i < sizeof hex / sizeof hex[0]; i++) {
+        cli("%s --model %s/models/llama-3.2-1b.json --hw %s/hw/h100-sxm.json", hex[i].flags,
+            ROOT2);
+        expect_input_error(hex[i].want);
+    }
+    /* decimal spellings still parse */
+    cli("run " MODEL_HW " --overlap-comm 5e-1 --usd-per-gpu-hour 2.", ROOT2);
+    assert_int_equal(R.rc, 0);
+    /* AWQ/GPTQ groups: 96 does not divide hidden 2048; 128 does; Llama-2-7B's 11008 / 4 = 2752
+     * is not a whole number of 128-weight groups (vLLM refuses it at TP 4) */
+    cli("run " MODEL_HW " --weight-dtype int4 --weight-group-size 96", ROOT2);
+    expect_input_error("--weight-group-size: value 96 does not divide hidden_size");
+    cli("run " MODEL_HW " --weight-dtype int4 --weight-group-size 128", ROOT2);
+    assert_int_equal(R.rc, 0);
+    cli("run --model %s/models/llama-2-7b.json --hw %s/hw/h100-sxm.json --weight-dtype int4 --tp 4",
+        ROOT2);
+    expect_input_error("does not divide intermediate_size per GPU (down_proj's K), 2752");
+    /* per channel (0) and formats without groups take any shape */
+    cli("run --model %s/models/llama-2-7b.json --hw %s/hw/h100-sxm.json --weight-dtype int4 --tp 4 "
+        "--weight-group-size 0",
+        ROOT2);
+    assert_int_equal(R.rc, 0);
+    cli("run --model %s/models/llama-2-7b.json --hw %s/hw/h100-sxm.json --weight-dtype fp8 --tp 4",
+        ROOT2);
+    assert_int_equal(R.rc, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -536,6 +579,7 @@ int main(void)
         cmocka_unit_test(test_failed_stdout_is_exit_2),
         cmocka_unit_test(test_outputs_all_or_none),
         cmocka_unit_test(test_dash_is_stdout_everywhere),
+        cmocka_unit_test(test_hex_and_group_size_refused),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     free(R.out);
