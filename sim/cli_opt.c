@@ -384,7 +384,9 @@ sim_status cli_opt_parse(int argc, char **argv, int first, const char *cmd, int 
             if (v)
                 return sim_fail(err, SIM_EINPUT, "%s: takes no value, got '%s'", o->name, v);
         } else if (!v) {
-            if (i + 1 >= argc)
+            /* the next argument a flag ("--tp --batch 2"): this one's value is missing, not
+             * "--batch" */
+            if (i + 1 >= argc || (strncmp(argv[i + 1], "--", 2) == 0 && argv[i + 1][2]))
                 return sim_fail(err, SIM_EINPUT, "%s: missing value; %s", o->name, o->help);
             v = argv[++i];
         }

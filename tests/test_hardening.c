@@ -536,6 +536,11 @@ static void test_hex_and_group_size_refused(void **state)
             ROOT2);
         expect_input_error(hex[i].want);
     }
+    /* a value flag followed by another flag lacks its value (issue 33 D13's tp=True) */
+    cli("run " MODEL_HW " --tp --batch 2", ROOT2);
+    expect_input_error("--tp: missing value");
+    cli("sweep run " MODEL_HW " --tp --batch 2", ROOT2);
+    expect_input_error("--tp: missing value");
     /* decimal spellings still parse */
     cli("run " MODEL_HW " --overlap-comm 5e-1 --usd-per-gpu-hour 2.", ROOT2);
     assert_int_equal(R.rc, 0);
