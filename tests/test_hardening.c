@@ -563,6 +563,28 @@ static void test_hex_and_group_size_refused(void **state)
     assert_int_equal(R.rc, 0);
 }
 
+/* Issue 33 D12: run priced batches that serve refuses for the same engine (here TensorRT-LLM
+ * without chunked prefill cannot prefill a 30,000-token prompt in its 8192-token budget). run
+ * still prices the batch, and warns, naming the engine and serve's reason; an engine that admits
+ * the batch gets no warning. */
+static void test_run_warns_when_serve_refuses(void **state)
+{
+    (void)state;
+    cli("run --model %s/models/llama-3.1-8b.json --hw %s/hw/h100-sxm.json --engine trtllm "
+        "--input-len 30000 --output-len 16",
+        ROOT2);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "TTFT"));
+    assert_non_null(strstr(R.err, "warning: serve with --engine trtllm refuses 1 requests of "
+                                  "30000 + 16 tokens"));
+    assert_non_null(strstr(R.err, "--max-num-batched-tokens 8192"));
+    cli("run --model %s/models/llama-3.1-8b.json --hw %s/hw/h100-sxm.json --engine vllm "
+        "--input-len 30000 --output-len 16",
+        ROOT2);
+    assert_int_equal(R.rc, 0);
+    assert_int_equal(R.err_len, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -585,6 +607,7 @@ int main(void)
         cmocka_unit_test(test_outputs_all_or_none),
         cmocka_unit_test(test_dash_is_stdout_everywhere),
         cmocka_unit_test(test_hex_and_group_size_refused),
+        cmocka_unit_test(test_run_warns_when_serve_refuses),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     free(R.out);
