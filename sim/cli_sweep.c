@@ -445,6 +445,10 @@ sim_status cli_sweep_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err *
                 sim_fail(err, SIM_EINPUT, "--format: value '%s', expected csv or jsonl", so.format);
     }
     size_t n = st ? 0 : sim_shard_points(&c.shard, sim_grid_points(&g));
+    if (!st)
+        st = sim_sweep_check_points(&g, n, c.shard.count, err);
+    if (st)
+        n = 0;
     sim_sweep_row *rows = NULL;
     size_t n_rows = 0;
     if (!st) {

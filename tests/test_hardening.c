@@ -19,7 +19,7 @@ static result R;
 static void cli(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void cli(const char *fmt, ...)
 {
-    static char line[8192];
+    static char line[65536];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
@@ -585,6 +585,30 @@ static void test_run_warns_when_serve_refuses(void **state)
     assert_int_equal(R.err_len, 0);
 }
 
+/* Issue 33 D6: a sweep kept about 2 KB per point and serve about 160 bytes per request with no
+ * cap: 1e8 points or 2.7e8 prompts ended in "out of memory" (exit 1) or the OOM killer. Above the
+ * documented caps (SIM_SWEEP_MAX_POINTS per shard, SIM_WORKLOAD_MAX_REQUESTS) both are exit 2
+ * naming the product, before anything is allocated for it; a shard under the cap runs. */
+static void test_memory_caps(void **state)
+{
+    (void)state;
+    /* 2048 x 1025 = 2,099,200 points, 2^21 + 2048: over the cap by one row of the grid */
+    static char list_a[16384], list_b[8192];
+    size_t n = 0;
+    for (int i = 1; i <= 2048; i++)
+        n += (size_t)snprintf(list_a + n, sizeof list_a - n, "%s%d", i > 1 ? "," : "", i);
+    n = 0;
+    for (int i = 1; i <= 1025; i++)
+        n += (size_t)snprintf(list_b + n, sizeof list_b - n, "%s%d", i > 1 ? "," : "", i);
+    cli("sweep run " MODEL_HW " --batch %s --input-len %s", ROOT2, list_a, list_b);
+    expect_input_error("sweep: --batch 2048 x --input-len 1025 = 2099200 points");
+    assert_non_null(strstr(R.err, "above the 2097152 points"));
+    assert_non_null(strstr(R.err, "--shard I/N, N >= 2"));
+    cli("serve " MODEL_HW " --num-prompts 100000000", ROOT2);
+    expect_input_error("--num-prompts: value 100000000, expected 1..33554432");
+    assert_non_null(strstr(R.err, "about 16.0 GB"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -608,6 +632,7 @@ int main(void)
         cmocka_unit_test(test_dash_is_stdout_everywhere),
         cmocka_unit_test(test_hex_and_group_size_refused),
         cmocka_unit_test(test_run_warns_when_serve_refuses),
+        cmocka_unit_test(test_memory_caps),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     free(R.out);
