@@ -316,7 +316,7 @@ sim_status cli_opt_parse_value(const cli_opt_def *o, const char *v, void *out, s
     }
     case CLI_OPT_NUM: {
         /* decimal only: strtod also reads hexadecimal floats ("0x1p4" is 16) */
-        double x = strpbrk(v, "xX") ? NAN : strtod(v, &end);
+        double x = strpbrk(v, "xX") ? (end = (char *)v, NAN) : strtod(v, &end);
         if (errno || end == v || *end || !isfinite(x) || x < o->min || x > o->max)
             return sim_fail(err, SIM_EINPUT, "%s: value '%s', expected a number in [%g, %g]",
                             o->name, v, o->min, o->max);
@@ -331,7 +331,8 @@ sim_status cli_opt_parse_value(const cli_opt_def *o, const char *v, void *out, s
             *(double *)dst = INFINITY;
             return SIM_OK;
         }
-        double x = strpbrk(v, "xX") ? NAN : strtod(v, &end); /* decimal only, as above */
+        double x = strpbrk(v, "xX") ? (end = (char *)v, NAN) /* decimal only, as above */
+                                    : strtod(v, &end);
         if (errno || end == v || *end || !isfinite(x) || x <= 0 || x > o->max)
             return sim_fail(err, SIM_EINPUT, "%s: value '%s', expected a number in (0, %g] or inf",
                             o->name, v, o->max);
