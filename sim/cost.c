@@ -227,6 +227,9 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
     double busy = c.t_math_ns > c.t_mem_ns ? c.t_math_ns : c.t_mem_ns;
     c.t_ns = busy + c.t_net_ns + c.t_launch_ns;
     c.bound = sim_cost_bound(&c);
+    /* the op's bounds: max(math, memory, network) + launch <= time <= their sum */
+    SIM_ASSERT(c.t_ns >= (busy > c.t_net_ns ? busy : c.t_net_ns) + c.t_launch_ns &&
+               c.t_ns <= c.t_math_ns + c.t_mem_ns + c.t_net_ns + c.t_launch_ns);
     return c;
 }
 

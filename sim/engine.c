@@ -278,6 +278,7 @@ static int iterate(loop *L)
     const sim_sched_entry *const batch = L->batch;
     sim_seq_group *const groups = L->groups;
     size_t n = sim_sched_next(&L->sched, seqs, L->batch);
+    SIM_ASSERT(sim_sched_blocks_conserved(&L->sched, seqs));
     if (n == 0)
         return 0;
     const int64_t k = L->cfg->sched.spec_tokens;
@@ -550,6 +551,17 @@ sim_status sim_engine_finish(sim_engine *e, sim_err *err)
         (!sim_hist_add(L->tokens.closed, L->tokens.k, L->tokens.tokens) || !L->tokens.ok ||
          !sim_hist_finish(L->tokens.closed)))
         st = sim_fail(err, SIM_EINTERNAL, "out of memory recording tokens per second");
+#ifdef SIM_ASSERTS
+    if (!st) { /* tokens in = tokens out: each request generated its output, no more */
+        int64_t want = 0, got = 0;
+        for (size_t i = 0; i < n; i++) {
+            SIM_ASSERT(out->seqs[i].generated == out->seqs[i].output);
+            want += out->seqs[i].output;
+            got += out->seqs[i].generated;
+        }
+        SIM_ASSERT(want == got && (n == 0 || out->iterations > 0));
+    }
+#endif
     if (!st) {
         out->n = n;
         out->duration_ns = L->now;

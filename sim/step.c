@@ -167,6 +167,9 @@ static void finish(sim_step_result *r, double hidden_ns, double host_ns)
     r->t_lower_ns = serial + top;
     r->t_upper_ns = serial + r->t_math_ns + r->t_mem_ns + r->t_net_ns;
     r->bound = largest(r);
+    /* lower <= time <= upper (sums in another order may differ in their last bits) */
+    SIM_ASSERT(!(r->t_ns < r->t_lower_ns * (1.0 - 1e-9)) &&
+               !(r->t_ns > r->t_upper_ns * (1.0 + 1e-9)));
 }
 
 /* Host time the GPU waits for: all of the CPU work in a synchronous engine; when scheduling
