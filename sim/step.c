@@ -39,18 +39,19 @@ void sim_step_par_text(const sim_step_cfg *cfg, char *buf, size_t len)
  * (Gaudi 3, TPU v5e and v6e) would price those ops at a zero peak, an infinite time. It is
  * refused here, as the same checkpoint run with its own (fp16) weights is refused, rather than
  * cast to bf16 behind the user's back. */
-static sim_status check_compute_16bit(const sim_step_cfg *cfg, sim_err *err)
+sim_status sim_step_check_compute(const sim_model *m, const sim_hw *hw, const sim_prec *prec,
+                                  sim_err *err)
 {
-    sim_dtype dt = sim_graph_resid_dtype(cfg->model, &cfg->prec);
-    if (cfg->hw->peak_flops[dt] > 0.0)
+    sim_dtype dt = sim_graph_resid_dtype(m, prec);
+    if (hw->peak_flops[dt] > 0.0)
         return SIM_OK;
     return sim_fail(err, SIM_EINPUT,
                     "--act-dtype: value %s leaves attention and the LM head in %s (the torch_dtype "
                     "of %s), which %s does not compute (%s has no dense_tflops.%s); give 16-bit "
                     "activations the device computes (--act-dtype bf16) or weights in one "
                     "(--weight-dtype bf16)",
-                    sim_dtype_name(cfg->prec.act), sim_dtype_name(dt), cfg->model->name,
-                    cfg->hw->name, cfg->hw->path, sim_dtype_name(dt));
+                    sim_dtype_name(prec->act), sim_dtype_name(dt), m->name, hw->name, hw->path,
+                    sim_dtype_name(dt));
 }
 
 sim_status sim_step_check(const sim_step_cfg *cfg, sim_err *err)
@@ -83,7 +84,7 @@ sim_status sim_step_check(const sim_step_cfg *cfg, sim_err *err)
     st = sim_cost_check_support(cfg->hw, &cfg->prec, err);
     if (st)
         return st;
-    return check_compute_16bit(cfg, err);
+    return sim_step_check_compute(cfg->model, cfg->hw, &cfg->prec, err);
 }
 
 double sim_step_op_repeats(const sim_step_result *r, sim_op_id id)

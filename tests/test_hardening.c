@@ -356,6 +356,13 @@ static void test_unsupported_compute_format_refused(void **state)
         "--act-dtype int8 --kv-cache-dtype bf16",
         ROOT2);
     expect_input_error("hw/tpu-v5e.json has no dense_tflops.fp16");
+    /* a draft model's own 16-bit format too (mistral-7b is bf16, its llama-2-7b draft fp16) */
+    cli("run --model %s/models/mistral-7b.json --hw %s/hw/gaudi3.json --weight-dtype fp8 "
+        "--spec-method draft --spec-model %s/models/llama-2-7b.json --num-speculative-tokens 3 "
+        "--spec-acceptance-rate 0.7",
+        tu_root(), tu_root(), tu_root());
+    expect_input_error("--spec-model (runs at the target's --tp): --act-dtype: value fp8 leaves "
+                       "attention and the LM head in fp16");
     /* a sweep reports the point as an error, never as a number */
     cli("sweep run --model %s/models/llama-2-7b.json --hw %s/hw/gaudi3.json --weight-dtype fp8 "
         "--kv-cache-dtype fp8 --batch 1,2 --format csv",
