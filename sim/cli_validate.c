@@ -46,6 +46,13 @@ static const char *row_engine(const sim_vrow *r)
     return cli_opt_defaults.engine;
 }
 
+/* Whether a serve row's benchmark went through the engine's HTTP front end: not trtllm-bench,
+ * which feeds token ids to the executor in-process, nor an offline run. */
+static bool row_has_frontend(const sim_vrow *r)
+{
+    return !strstr(r->framework, "trtllm-bench") && !strstr(r->framework, "offline");
+}
+
 /* A row that measures quantized weights, activations or KV cache; `p`: an end-to-end row's
  * precision as it ran. */
 static bool vrow_quantized(const sim_vrow *r, const sim_prec *p)
@@ -134,6 +141,11 @@ static sim_status validate_summaries(const cli_opts *o, const char *path, double
 sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
 {
     char path[PATH_MAX];
+    if (strcmp(o->frontend, "profile") != 0 && strcmp(o->frontend, "none") != 0)
+        return sim_fail(err, SIM_EINPUT,
+                        "--frontend: value '%s', expected profile (the engine profile's front "
+                        "end) or none",
+                        o->frontend);
     cli_load_data_path(o, path, sizeof path);
     sim_vrow *rows;
     size_t n;
@@ -196,6 +208,7 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
                 sim_engine_cfg tmpl = {.step = cli_load_engine_step(&eng, &m->model)};
                 cli_load_engine_cfg(&eng, &tmpl);
                 tmpl.max_input_len = 0; /* the benchmark built its engine for its own prompts */
+                tmpl.frontend.on = row_has_frontend(r) && strcmp(o->frontend, "none") != 0;
                 rs = sim_validate_serve(r, &m->model, &h->hw, &tmpl, &pred, &rerr);
             } else if (e && !rs) {
                 const sim_step_cfg tmpl = cli_load_engine_step(&eng, &m->model);
