@@ -83,6 +83,9 @@ static sim_status run_staged(const cli_command *c, cli_opts *o, FILE *out, FILE 
     static const char *const flags[] = {"--out", "--html", "--chrome-trace", "--save-requests"};
     enum { N = sizeof paths / sizeof paths[0] };
     sim_outfile_stage stage[N];
+    const char *given[N]; /* the paths as given: o points at stage[] only while the command runs */
+    for (size_t i = 0; i < N; i++)
+        given[i] = *paths[i];
     sim_status st = SIM_OK;
     FILE *report = out;
     size_t n = 0;
@@ -108,6 +111,8 @@ static sim_status run_staged(const cli_command *c, cli_opts *o, FILE *out, FILE 
             st = sim_outfile_stage_publish(&stage[i], out, err);
     for (size_t i = 0; i < n; i++)
         sim_outfile_stage_abort(&stage[i]); /* after a failed publish, the rest */
+    for (size_t i = 0; i < N; i++)
+        *paths[i] = given[i];
     if (!st && fflush(out) != 0)
         st = sim_fail(err, SIM_EINPUT, "writing the result failed");
     return st;

@@ -191,7 +191,7 @@ static sim_status read_moe(const cJSON *cfg, const char *path, const char *type,
             moe_type |= strstr(type, moe_types[i]) != NULL;
         const cJSON *k = topk ? sim_jsonf_find(cfg, topk) : NULL;
         const char *why = moe_type ? "model_type"
-                          : cJSON_IsNumber(k) && k->valuedouble != 0.0 ? topk
+                          : k && cJSON_IsNumber(k) && k->valuedouble != 0.0 ? topk
                           : sim_jsonf_find(cfg, "moe_intermediate_size") ? "moe_intermediate_size"
                                                                           : NULL;
         if (why)

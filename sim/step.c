@@ -38,7 +38,9 @@ void sim_step_par_text(const sim_step_cfg *cfg, char *buf, size_t len)
  * sim_cost_check_support never sees it: an fp16 checkpoint on a device without an fp16 peak
  * (Gaudi 3, TPU v5e and v6e) would price those ops at a zero peak, an infinite time. It is
  * refused here, as the same checkpoint run with its own (fp16) weights is refused, rather than
- * cast to bf16 behind the user's back. */
+ * cast to bf16 behind the user's back (vLLM's TPU platform does cast an fp16 or fp32 model to
+ * bf16 with a warning: TpuPlatform.check_and_update_config, vllm/platforms/tpu.py; pricing that
+ * cast is a choice of the engine profile, not of this check). */
 sim_status sim_step_check_compute(const sim_model *m, const sim_hw *hw, const sim_prec *prec,
                                   sim_err *err)
 {
