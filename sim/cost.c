@@ -34,12 +34,15 @@ sim_status sim_cost_check_support(const sim_hw *hw, const sim_prec *prec, sim_er
          * need no math in their own format */
         if (uses[i].offset == offsetof(sim_prec, weight) && sim_graph_mixed_input(prec, dt))
             continue;
-        if (hw->peak_flops[dt] <= 0.0)
+        if (hw->peak_flops[dt] <= 0.0) {
+            char has[96];
+            sim_hw_formats(hw, has, sizeof has);
             return sim_fail(err, SIM_EINPUT,
                             "%s: value %s is not supported by %s (%s has no dense_tflops.%s); "
-                            "choose a format the device computes",
+                            "it computes %s: choose one of those",
                             uses[i].flag, sim_dtype_name(dt), hw->name, hw->path,
-                            sim_dtype_name(dt));
+                            sim_dtype_name(sim_dtype_get(dt)->peak_of), has);
+        }
     }
     return SIM_OK;
 }
@@ -131,10 +134,27 @@ static double gemm_tiled_ns(const sim_hw *hw, const sim_op *op, int64_t m, doubl
     return best;
 }
 
+/* A grouped expert GEMM as its kernel family runs it (moe.h). */
+static sim_moe_gemm grouped_gemm(const sim_hw *hw, const sim_op *op)
+{
+    return sim_moe_gemm_price(hw, op->moe_kernel, op->moe_decode, op->moe_tokens, op->compute,
+                              op->weight, op->weight_only, op->moe_blocks, op->n, op->k);
+}
+
+bool sim_cost_is_grouped(const sim_op *op)
+{
+    for (int i = 0; i < SIM_MOE_BLOCKS; i++)
+        if (op->moe_blocks[i] > 0.0)
+            return true;
+    return false;
+}
+
 static double math_ns(const sim_hw *hw, const sim_op *op)
 {
     switch (sim_op_info(op->id)->kind) {
     case SIM_OPK_GEMM: {
+        if (sim_cost_is_grouped(op))
+            return grouped_gemm(hw, op).math_ns;
         if (op->m <= 0)
             return 0.0;
         double nk = (double)op->n * (double)op->k;
@@ -197,6 +217,11 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
     if (!op->present)
         return c;
     c.t_math_ns = math_ns(hw, op);
+    if (sim_cost_is_grouped(op)) {
+        sim_moe_gemm g = grouped_gemm(hw, op);
+        c.moe_block_m = g.block_m;
+        c.moe_padded_rows = g.padded_rows;
+    }
     /* attention's KV-cache reads go through the paged-attention efficiency; quantized GEMMs
      * stream at their kernels' own fraction (skinny fp8 GEMMs and mixed-input kernels stay
      * below a plain copy); the rest streams */

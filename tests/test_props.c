@@ -195,12 +195,16 @@ static int precisions(const sim_hw *hw, sim_prec out[3])
 /* Issue 33 D4: a prompt's TTFT fell as it grew (up to 14 %: a loaded request could get its first
  * token sooner than alone), because a GEMM's FLOPs were padded to one tile and its waves counted
  * in another. A step's time never falls when it gains tokens: a prompt growing, and a decode
- * batch growing, for every shipped model on every shipped device, in each format it runs. */
+ * batch growing, for every shipped dense model on every shipped device, in each format it runs.
+ * Mixture-of-experts models are left out: vLLM's Triton fused-MoE kernel takes its BLOCK_SIZE_M
+ * from tuned configs keyed on the step's tokens (moe.c, sim_moe_triton_block_m), so its grouped
+ * GEMMs get a larger, cheaper block past a key (qwen3-30b-a3b int4 on Gaudi 3: 1012 tokens
+ * 23.69 ms, 1041 tokens 22.76 ms), as the engine's own lookup does. */
 static void test_step_time_non_decreasing_in_tokens(void **state)
 {
     const shipped *s = *state;
     for (size_t mi = 0; mi < s->n_models; mi++)
-        for (size_t hi = 0; hi < s->n_hws; hi++) {
+        for (size_t hi = 0; hi < s->n_hws && s->models[mi].experts == 0; hi++) {
             sim_prec precs[3];
             int np = precisions(&s->hws[hi], precs);
             for (int pi = 0; pi < np; pi++) {
@@ -306,8 +310,10 @@ static void test_random_configurations(void **state)
         sim_seq_group pre2 = pre, dec2 = dec;
         pre2.q += sim_rng_int(&rng, 1, 256);
         dec2.count += sim_rng_int(&rng, 1, 16);
-        assert_true(priced(&cfg, &pre2, a) >= tp0 * (1.0 - 1e-12));
-        assert_true(priced(&cfg, &dec2, a) >= td0 * (1.0 - 1e-12));
+        /* (not for MoE models' prompts: their Triton block size is keyed on the tokens, see
+         * test_step_time_non_decreasing_in_tokens) */
+        assert_true(priced(&cfg, &pre2, a) >= tp0 * (1.0 - 1e-12) || m->experts > 0);
+        assert_true(priced(&cfg, &dec2, a) >= td0 * (1.0 - 1e-12) || m->experts > 0);
         /* more HBM bandwidth: never slower */
         sim_hw fast = hw;
         fast.hbm_bytes_per_s *= 1.0 + sim_rng_uniform(&rng);
