@@ -132,7 +132,8 @@ sim_status cli_serve_cmd(const cli_opts *o, FILE *out, sim_err *err)
                             .gpus = s->gpus,
                             .cluster = &s->cluster,
                             .pct = &sel,
-                            .pct_ms = saved};
+                            .pct_ms = saved,
+                            .spec_break_even_batch = s->spec_break_even};
     /* the staged outputs first (cli.c publishes them once the command succeeded), vLLM's result
      * file, named only here, last: a failure before it leaves no file at all */
     sim_serve_report shown = rep;
