@@ -105,7 +105,8 @@ char *infersim_json(int argc, const char *const argv[], char *err, size_t err_le
     else if (formatted && !has_flag(argc, argv, "--help"))
         res = out, out = NULL;
     else if (!(res = rows ? points_json(out ? out : "") : text_json(out ? out : "")))
-        fail(err, err_len, "out of memory");
+        fail(err, err_len,
+             rows ? "the sweep's rows are not JSON lines, or out of memory" : "out of memory");
     free(out);
     return res;
 }

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "cli_cmd.h"
+#include "outfile.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -74,6 +75,52 @@ static bool wants_help(int argc, char **argv, int first)
 }
 
 /* Runs argv[1] with its flags; a failure's message is left in err. */
+/* Runs an option-table command with its file outputs staged (outfile.h): every one of them
+ * appears once the command succeeded, none when it failed; `-` names standard output for each
+ * (--out's `-` its command handles), and then the command's own report goes to errf so that
+ * standard output holds that file alone. */
+static sim_status run_staged(const cli_command *c, cli_opts *o, FILE *out, FILE *errf,
+                             sim_err *err)
+{
+    const char **paths[] = {&o->out_file, &o->html, &o->chrome_trace, &o->save_requests};
+    static const char *const flags[] = {"--out", "--html", "--chrome-trace", "--save-requests"};
+    enum { N = sizeof paths / sizeof paths[0] };
+    sim_outfile_stage stage[N];
+    const char *given[N]; /* the paths as given: o points at stage[] only while the command runs */
+    for (size_t i = 0; i < N; i++)
+        given[i] = *paths[i];
+    sim_status st = SIM_OK;
+    FILE *report = out;
+    size_t n = 0;
+    for (; n < N && !st; n++) {
+        const char *p = *paths[n];
+        bool self = n == 0 && p && strcmp(p, "-") == 0; /* --out -: the command writes out */
+        st = sim_outfile_stage_open(&stage[n], self ? NULL : p, flags[n], err);
+        if (!st && p && !self) {
+            *paths[n] = stage[n].staged;
+            if (stage[n].to_stream)
+                report = errf;
+        }
+    }
+    if (!st)
+        st = c->run(o, report, err);
+    /* standard output first: a result that could not be written there takes no file with it */
+    if (!st && fflush(out) != 0)
+        st = sim_fail(err, SIM_EINPUT, "writing the result failed");
+    for (size_t i = 0; i < n; i++)
+        if (st)
+            sim_outfile_stage_abort(&stage[i]);
+        else
+            st = sim_outfile_stage_publish(&stage[i], out, err);
+    for (size_t i = 0; i < n; i++)
+        sim_outfile_stage_abort(&stage[i]); /* after a failed publish, the rest */
+    for (size_t i = 0; i < N; i++)
+        *paths[i] = given[i];
+    if (!st && fflush(out) != 0)
+        st = sim_fail(err, SIM_EINPUT, "writing the result failed");
+    return st;
+}
+
 static sim_status dispatch(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
 {
     const char *name = argv[1];
@@ -101,7 +148,7 @@ static sim_status dispatch(int argc, char **argv, FILE *out, FILE *errf, sim_err
         if (!cmdline)
             return sim_fail(err, SIM_EINTERNAL, "out of memory");
         o.cmdline = cmdline;
-        st = c->run(&o, out, err);
+        st = run_staged(c, &o, out, errf, err);
         free(cmdline);
         return st;
     }
@@ -134,6 +181,31 @@ sim_status sim_cli_run(int argc, char **argv, FILE *out, FILE *errf, sim_err *er
     if (st && !err->msg[0])
         sim_fail(err, st, "internal error");
     return st;
+}
+
+int sim_cli_main_fd(int argc, char **argv, int out_fd, FILE *errf)
+{
+    sim_outfile o;
+    sim_err werr = {{0}};
+    if (sim_outfile_fd(&o, out_fd, "standard output", &werr)) {
+        fprintf(errf, "infersim: %s\n", werr.msg);
+        return SIM_EINTERNAL;
+    }
+    sim_err err = {{0}};
+    sim_status st = SIM_EINPUT;
+    if (argc < 2)
+        top_usage(errf);
+    else
+        st = sim_cli_run(argc, argv, o.f, errf, &err);
+    /* a failed write to the output is the one failure worth telling: the command's own message
+     * is then "writing the result failed", without the reason the stream kept */
+    if (sim_outfile_commit(&o, &werr)) {
+        fprintf(errf, "infersim: %s\n", werr.msg);
+        return SIM_EINPUT;
+    }
+    if (st && err.msg[0])
+        fprintf(errf, "infersim: %s\n", err.msg);
+    return (int)st;
 }
 
 int sim_cli_main(int argc, char **argv, FILE *out, FILE *errf)

@@ -38,6 +38,13 @@
 /* Runs one command line; results go to `out`, diagnostics to `err`. Returns the exit status. */
 int sim_cli_main(int argc, char **argv, FILE *out, FILE *err);
 
+/* sim_cli_main writing its results to the open descriptor out_fd (main.c's standard output)
+ * through a stream that keeps the reason of a failed write: once the command is done the stream
+ * is flushed and checked, and a write that failed (a full disk, a closed stdout, a reader gone)
+ * is exit 2 with one line naming the system's reason ("infersim: standard output: writing
+ * failed: No space left on device"), whatever the command returned, never exit 0. */
+int sim_cli_main_fd(int argc, char **argv, int out_fd, FILE *err);
+
 /* The same without printing the failure: it is left in *err (one line, no "infersim: " prefix).
  * Keeps no state between calls (the C API runs it from any thread). */
 sim_status sim_cli_run(int argc, char **argv, FILE *out, FILE *errf, sim_err *err);

@@ -274,7 +274,11 @@ sim_status cli_grid_parse(int argc, char **argv, int mask, sim_grid *g, cli_grid
             memcpy(name, arg, len);
             name[len] = '\0';
         }
-        const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[i + 1] : NULL);
+        /* the next argument a flag: this one's value is missing (as cli_opt_parse says) */
+        const char *v = eq                                                          ? eq + 1
+                        : i + 1 < argc && !(strncmp(argv[i + 1], "--", 2) == 0 && argv[i + 1][2])
+                            ? argv[i + 1]
+                            : NULL;
         if (len < sizeof name && sweep_flag(name, v, so, err, &st)) {
             i += !eq;
             continue;

@@ -388,7 +388,8 @@ sim_status cli_opt_parse_value(const cli_opt_def *o, const char *v, void *out, s
         return SIM_OK;
     }
     case CLI_OPT_NUM: {
-        double x = strtod(v, &end);
+        /* decimal only: strtod also reads hexadecimal floats ("0x1p4" is 16) */
+        double x = strpbrk(v, "xX") ? (end = (char *)v, NAN) : strtod(v, &end);
         if (errno || end == v || *end || !isfinite(x) || x < o->min || x > o->max)
             return sim_fail(err, SIM_EINPUT, "%s: value '%s', expected a number in [%g, %g]",
                             o->name, v, o->min, o->max);
@@ -403,7 +404,8 @@ sim_status cli_opt_parse_value(const cli_opt_def *o, const char *v, void *out, s
             *(double *)dst = INFINITY;
             return SIM_OK;
         }
-        double x = strtod(v, &end);
+        double x = strpbrk(v, "xX") ? (end = (char *)v, NAN) /* decimal only, as above */
+                                    : strtod(v, &end);
         if (errno || end == v || *end || !isfinite(x) || x <= 0 || x > o->max)
             return sim_fail(err, SIM_EINPUT, "%s: value '%s', expected a number in (0, %g] or inf",
                             o->name, v, o->max);
@@ -456,7 +458,9 @@ sim_status cli_opt_parse(int argc, char **argv, int first, const char *cmd, int 
             if (v)
                 return sim_fail(err, SIM_EINPUT, "%s: takes no value, got '%s'", o->name, v);
         } else if (!v) {
-            if (i + 1 >= argc)
+            /* the next argument a flag ("--tp --batch 2"): this one's value is missing, not
+             * "--batch" */
+            if (i + 1 >= argc || (strncmp(argv[i + 1], "--", 2) == 0 && argv[i + 1][2]))
                 return sim_fail(err, SIM_EINPUT, "%s: missing value; %s", o->name, o->help);
             v = argv[++i];
         }

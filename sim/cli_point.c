@@ -27,6 +27,36 @@ sim_status cli_point_check_trace_size(const cli_opts *o, double est_bytes, const
 }
 
 /* A static batch from the flags: loaded (from the cache when given), checked, simulated. */
+/* run prices a static batch; serve, for the same engine, checks what the engine admits (its KV
+ * cache in blocks, an unchunked prompt within the token budget, its limits). run keeps pricing a
+ * batch that serve refuses, and says so on the warning stream: the engine would not run it as
+ * given (issue 33 D12). */
+static void warn_if_serve_refuses(const cli_opts *o, const cli_load_result *L,
+                                  const sim_run_cfg *cfg)
+{
+    sim_engine_cfg ec = {0};
+    cli_load_engine_cfg(&L->eng, &ec);
+    ec.step = cfg->step;
+    ec.spec = cfg->spec;
+    ec.sched.spec_tokens = sim_spec_active(cfg->spec) ? cfg->spec->k : 0;
+    sim_synth_cfg sc = {.num_prompts = cfg->batch,
+                        .input_len = cfg->input_len,
+                        .output_len = cfg->output_len,
+                        .request_rate = INFINITY,
+                        .burstiness = 1.0};
+    sim_workload w;
+    sim_err e = {{0}};
+    if (sim_workload_synthetic(&sc, &w, &e))
+        return;
+    if (sim_engine_check(&ec, &w, &e) == SIM_EINPUT)
+        fprintf(o->warn,
+                "infersim: warning: serve with --engine %s refuses %lld requests of %lld + %lld "
+                "tokens (%s); run prices the batch as given\n",
+                L->eng.name, (long long)cfg->batch, (long long)cfg->input_len,
+                (long long)cfg->output_len, e.msg);
+    sim_workload_free(&w);
+}
+
 sim_status cli_point_run(const cli_opts *o, cli_load_result *L, const cli_load_cache *cache,
                          sim_run_cfg *cfg, sim_run_result *r, sim_err *err)
 {
@@ -46,8 +76,12 @@ sim_status cli_point_run(const cli_opts *o, cli_load_result *L, const cli_load_c
         cfg->step = L->step;
         st = sim_run_check(cfg, err);
     }
-    if (!st)
+    if (!st && o->warn)
+        warn_if_serve_refuses(o, L, cfg);
+    if (!st) {
         sim_run_simulate(cfg, r);
+        st = sim_run_check_result(r, err);
+    }
     return st;
 }
 
@@ -136,7 +170,8 @@ static sim_status parse_window(const char *s, int64_t *w0, int64_t *w1, sim_err 
     char *end;
     errno = 0;
     double a = strtod(s, &end), b = -1.0;
-    bool ok = end != s && *end == ':' && !errno && isfinite(a) && a >= 0;
+    /* decimal only: strtod also reads hexadecimal floats */
+    bool ok = !strpbrk(s, "xX") && end != s && *end == ':' && !errno && isfinite(a) && a >= 0;
     if (ok && end[1]) {
         const char *p = end + 1;
         b = strtod(p, &end);

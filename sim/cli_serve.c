@@ -134,15 +134,19 @@ sim_status cli_serve_cmd(const cli_opts *o, FILE *out, sim_err *err)
                             .pct = &sel,
                             .pct_ms = saved,
                             .spec_break_even_batch = s->spec_break_even};
+    /* the staged outputs first (cli.c publishes them once the command succeeded), vLLM's result
+     * file, named only here, last: a failure before it leaves no file at all */
+    sim_serve_report shown = rep;
+    if (!pick)
+        shown.pct = NULL, shown.pct_ms = NULL;
     if (!st && o->save_requests)
         st = sim_report_save_requests(o->save_requests, &rep, err);
+    if (!st && o->html)
+        st = sim_html_serve(o->html, o->cmdline ? o->cmdline : "infersim serve", &shown, &s->slo,
+                            s->series, err);
     if (!st && o->save_result)
         st = save_vllm_result(o, &rep, err);
-    if (!pick)
-        rep.pct = NULL, rep.pct_ms = NULL;
-    if (!st && o->html)
-        st = sim_html_serve(o->html, o->cmdline ? o->cmdline : "infersim serve", &rep, &s->slo,
-                            s->series, err);
+    rep = shown;
     if (!st && (st = sim_report_serve(out, L->fmt, &rep)))
         sim_fail(err, st, "writing the result failed");
     cli_point_serve_free(s);

@@ -493,6 +493,10 @@ sim_status cli_sweep_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err *
                 sim_fail(err, SIM_EINPUT, "--format: value '%s', expected csv or jsonl", so.format);
     }
     size_t n = st ? 0 : sim_shard_points(&c.shard, sim_grid_points(&g));
+    if (!st)
+        st = sim_sweep_check_points(&g, n, c.shard.count, err);
+    if (st)
+        n = 0;
     sim_sweep_row *rows = NULL;
     size_t n_rows = 0;
     if (!st) {
@@ -509,12 +513,30 @@ sim_status cli_sweep_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err *
         st = sim_sweep_run(&g, &c.shard, (int)so.threads, sweep_eval, &c, progress, &rows, &n_rows,
                            err);
     }
+    /* the page and the rows' file staged (outfile.h): both appear, or neither; `-` for --html is
+     * standard output, which then holds the page alone (the rows need --out FILE) */
+    bool html_std = so.html && strcmp(so.html, "-") == 0;
+    if (!st && html_std && !so.out)
+        st = sim_fail(err, SIM_EINPUT,
+                      "--html: '-' is standard output, which holds the rows without --out; give "
+                      "--out FILE for the rows");
+    sim_outfile_stage page = {0}, file = {0};
     if (!st)
-        st = so.html ? sweep_html(so.html, argc, argv, &c, rows, n_rows, err) : SIM_OK;
+        st = sim_outfile_stage_open(&page, so.html, "--html", err);
+    if (!st)
+        st = sim_outfile_stage_open(&file, so.out, "--out", err);
+    if (!st)
+        st = so.html ? sweep_html(page.staged, argc, argv, &c, rows, n_rows, err) : SIM_OK;
     if (!st) /* after the page: a page that cannot be written leaves no rows on stdout */
-        st = write_rows(so.out, so.out ? NULL : out, &c, rows, n_rows, err);
+        st = write_rows(so.out ? file.staged : NULL, so.out ? NULL : out, &c, rows, n_rows, err);
     if (!st)
-        sweep_summary(so.out ? out : errf, &c, rows, n_rows);
+        st = sim_outfile_stage_publish(&file, out, err);
+    if (!st)
+        st = sim_outfile_stage_publish(&page, out, err);
+    sim_outfile_stage_abort(&page);
+    sim_outfile_stage_abort(&file);
+    if (!st)
+        sweep_summary(so.out && !html_std ? out : errf, &c, rows, n_rows);
     sim_sweep_rows_free(rows, n_rows);
     free(c.opts);
     free(c.opt_st);

@@ -49,11 +49,34 @@ sim_status sim_cost_check_support(const sim_hw *hw, const sim_prec *prec, sim_er
 
 double sim_cost_padded_m(int64_t m, int tile) { return (double)((m + tile - 1) / tile * tile); }
 
-/* Output tiles of a GEMM's wave_tile x wave_tile grid. */
-static double gemm_tiles(const sim_hw *hw, int64_t m, int64_t n)
+/* Output tiles of a GEMM whose rows are padded to `rows` (a multiple of the kernel's row tile;
+ * a grouped GEMM's every expert padded, sim_cost_grouped_padded_m), in wave_tile x wave_tile
+ * units: waves are counted in the very rows the FLOPs are padded to. Counting them in whole
+ * wave_tile rows while padding the FLOPs to gemm_tile_m made a GEMM of 65..128 rows as fast as
+ * one of 64 (twice the tiles for twice the FLOPs) and one of 129..192 rows cheaper per row than
+ * 128, so a prompt's step could get faster as it grew (issue 33 D4). */
+static double gemm_tiles(const sim_hw *hw, double rows, int64_t n)
 {
-    double t = hw->wave_tile;
-    return ceil((double)m / t) * ceil((double)n / t);
+    return rows / hw->wave_tile * ceil((double)n / hw->wave_tile);
+}
+
+static int gemm_split_k(const sim_hw *hw, double rows, int64_t n)
+{
+    double tiles = gemm_tiles(hw, rows, n);
+    return tiles < hw->compute_units ? (int)(hw->compute_units / tiles) : 1;
+}
+
+static double gemm_shape_eff(const sim_hw *hw, sim_dtype compute, double rows, int64_t n,
+                             int64_t k, int split)
+{
+    /* wave quantization: the output tiles (times the K splits) run in waves of compute_units; a
+     * partial last wave leaves units idle */
+    double work = gemm_tiles(hw, rows, n) * (split > 1 ? split : 1);
+    double util = work / (ceil(work / hw->compute_units) * hw->compute_units);
+    /* a short K loop spends a larger share filling and draining the pipeline */
+    double kh = sim_hw_gemm_k_half(hw, compute);
+    double kf = kh > 0.0 ? (double)k / ((double)k + kh) : 1.0;
+    return util * kf;
 }
 
 double sim_cost_grouped_padded_m(double rows, double groups, int tile)
@@ -67,8 +90,7 @@ double sim_cost_grouped_padded_m(double rows, double groups, int tile)
 
 int sim_cost_gemm_split_k(const sim_hw *hw, int64_t m, int64_t n)
 {
-    double tiles = gemm_tiles(hw, m, n);
-    return tiles < hw->compute_units ? (int)(hw->compute_units / tiles) : 1;
+    return gemm_split_k(hw, sim_cost_padded_m(m, hw->gemm_tile_m), n);
 }
 
 double sim_cost_gemm_shape_eff(const sim_hw *hw, int64_t m, int64_t n, int64_t k, int split)
@@ -79,14 +101,7 @@ double sim_cost_gemm_shape_eff(const sim_hw *hw, int64_t m, int64_t n, int64_t k
 double sim_cost_gemm_shape_eff_in(const sim_hw *hw, sim_dtype compute, int64_t m, int64_t n,
                                   int64_t k, int split)
 {
-    /* wave quantization: the output tiles (times the K splits) run in waves of compute_units; a
-     * partial last wave leaves units idle */
-    double work = gemm_tiles(hw, m, n) * (split > 1 ? split : 1);
-    double util = work / (ceil(work / hw->compute_units) * hw->compute_units);
-    /* a short K loop spends a larger share filling and draining the pipeline */
-    double kh = sim_hw_gemm_k_half(hw, compute);
-    double kf = kh > 0.0 ? (double)k / ((double)k + kh) : 1.0;
-    return util * kf;
+    return gemm_shape_eff(hw, compute, sim_cost_padded_m(m, hw->gemm_tile_m), n, k, split);
 }
 
 double sim_cost_gemm_split_bytes(int64_t m, int64_t n, int split)
@@ -94,24 +109,29 @@ double sim_cost_gemm_split_bytes(int64_t m, int64_t n, int split)
     return split > 1 ? 2.0 * split * (double)m * (double)n * 4.0 : 0.0;
 }
 
-/* The math time of a GEMM doing `flops` (padded) at `rate` FLOP/s before shape effects: the
- * cheaper of plain tiling (wave-quantized) and split-K over the idle units plus the reduction of
- * its fp32 partial sums through HBM, as cuBLAS's heuristics choose. */
-static double gemm_tiled_ns(const sim_hw *hw, const sim_op *op, int64_t m, double flops,
-                            double rate)
+/* The math time of a GEMM of m rows padded to `rows`, doing `flops` at `rate` FLOP/s before
+ * shape effects: the cheapest of plain tiling (wave-quantized) and each split-K up to the one
+ * that fills the idle units, plus the reduction of its fp32 partial sums through HBM, as
+ * cuBLAS's heuristics choose. Every split is tried, not only the largest: the largest's
+ * reduction grows with M while its compute falls, so taking it alone let a GEMM of more rows
+ * (fewer tiles to split) cost less than one of fewer. The time of each split never falls as rows
+ * grow, so neither does the cheapest. */
+static double gemm_tiled_ns(const sim_hw *hw, const sim_op *op, int64_t m, double rows,
+                            double flops, double rate)
 {
-    double plain =
-        flops / (rate * sim_cost_gemm_shape_eff_in(hw, op->compute, m, op->n, op->k, 1)) * 1e9;
-    int split = sim_cost_gemm_split_k(hw, m, op->n);
-    if (split < 2)
-        return plain;
-    double red =
-        sim_cost_gemm_split_bytes(m, op->n, split) / (hw->hbm_bytes_per_s * hw->eff_memory) * 1e9;
-    double splitk =
-        flops / (rate * sim_cost_gemm_shape_eff_in(hw, op->compute, m, op->n, op->k, split)) *
-            1e9 +
-        red;
-    return splitk < plain ? splitk : plain;
+    double plain = flops / (rate * gemm_shape_eff(hw, op->compute, rows, op->n, op->k, 1)) * 1e9;
+    int most = gemm_split_k(hw, rows, op->n);
+    double best = plain;
+    for (int split = 2; split <= most; split++) {
+        double red = sim_cost_gemm_split_bytes(m, op->n, split) /
+                     (hw->hbm_bytes_per_s * hw->eff_memory) * 1e9;
+        double splitk =
+            flops / (rate * gemm_shape_eff(hw, op->compute, rows, op->n, op->k, split)) * 1e9 +
+            red;
+        if (splitk < best)
+            best = splitk;
+    }
+    return best;
 }
 
 /* MLA's absorbed decode part of an attention op (dattn.h): its useful FLOPs (the graph's:
@@ -174,7 +194,7 @@ static double math_ns(const sim_hw *hw, const sim_op *op)
         /* a grouped GEMM's tiles cover every expert's padded rows */
         int64_t m_eff = op->groups > 1.0 ? (int64_t)rows : op->m;
         if (!op->weight_only)
-            return gemm_tiled_ns(hw, op, m_eff, padded + extra,
+            return gemm_tiled_ns(hw, op, m_eff, rows, padded + extra,
                                  hw->peak_flops[op->compute] * hw->eff_gemm[op->compute]);
         /* Mixed-input (W4A16, W8A16, W4A8): math in the activation format (M padded to the
          * mixed-input MMA tile) at the mixed-input kernels' efficiency, plus dequantizing every
@@ -185,7 +205,7 @@ static double math_ns(const sim_hw *hw, const sim_op *op)
                             : sim_cost_padded_m(op->m, hw->gemm_tile_m)) /
                        hw->gemm_tile_m;
         double deq = tiles * nk * sim_dtype_get(op->weight)->dequant_ops;
-        return gemm_tiled_ns(hw, op, m_eff, padded + extra,
+        return gemm_tiled_ns(hw, op, m_eff, rows, padded + extra,
                              hw->peak_flops[op->compute] * hw->eff_gemm_weight_only) +
                deq / hw->vector_flops * 1e9;
     }
@@ -266,6 +286,9 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
     double busy = c.t_math_ns > c.t_mem_ns ? c.t_math_ns : c.t_mem_ns;
     c.t_ns = busy + c.t_net_ns + c.t_launch_ns;
     c.bound = sim_cost_bound(&c);
+    /* the op's bounds: max(math, memory, network) + launch <= time <= their sum */
+    SIM_ASSERT(c.t_ns >= (busy > c.t_net_ns ? busy : c.t_net_ns) + c.t_launch_ns &&
+               c.t_ns <= c.t_math_ns + c.t_mem_ns + c.t_net_ns + c.t_launch_ns);
     return c;
 }
 

@@ -65,14 +65,16 @@ sim_status sim_cost_check_support(const sim_hw *hw, const sim_prec *prec, sim_er
 sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns);
 
 /* The shape part of a bf16 GEMM's efficiency, in (0, 1], with its K split `split` ways (1:
- * none): tiles x split work units of wave_tile x wave_tile run in waves over the compute units (a
- * partial last wave idles the rest), times K / (K + k_half) for the pipeline's fill. */
+ * none): M padded to gemm_tile_m, counted in wave_tile x wave_tile tiles (64 padded rows are half
+ * a 128-row tile's work: the waves are counted in the rows the FLOPs are padded to), times split,
+ * run in waves over the compute units (a partial last wave idles the rest), times K / (K +
+ * k_half) for the pipeline's fill. */
 double sim_cost_gemm_shape_eff(const sim_hw *hw, int64_t m, int64_t n, int64_t k, int split);
 
-/* The split-K factor that fills the idle units of a GEMM with fewer output tiles than units:
- * floor(compute_units / tiles), or 1. A GEMM's math time is the cheaper of plain tiling and this
- * split plus the reduction of its partial sums (sim_cost_gemm_split_bytes through HBM), as
- * cuBLAS's heuristics choose between the two. */
+/* The largest split-K factor, the one that fills the idle units of a GEMM with fewer output
+ * tiles than units: floor(compute_units / tiles), or 1. A GEMM's math time is the cheapest of
+ * plain tiling and each split up to this one plus the reduction of its partial sums
+ * (sim_cost_gemm_split_bytes through HBM), as cuBLAS's heuristics choose among them. */
 int sim_cost_gemm_split_k(const sim_hw *hw, int64_t m, int64_t n);
 
 /* HBM bytes of a split-K reduction: each of `split` slices writes an fp32 M x N partial (the

@@ -81,8 +81,12 @@ sim_dattn_launch sim_dattn_plan(const sim_hw *hw, sim_dattn_kernel k, const sim_
             l.ctas = per_head;
             l.cta_bytes = head_bytes(s, s->ctx);
         } else {
+            /* every CTA but a sequence's last streams a whole 512-token partition, and a wave
+             * lasts as long as its longest CTA: the partition's size, never the mean share
+             * (ctx / parts, which made 9000 tokens 18 CTAs of 500) */
             l.ctas = per_head * parts;
-            l.cta_bytes = head_bytes(s, s->ctx / parts);
+            l.cta_bytes = head_bytes(s, s->ctx < VLLM_PARTITION_TOKENS ? s->ctx
+                                                                        : VLLM_PARTITION_TOKENS);
         }
         break;
     }

@@ -180,6 +180,7 @@ typedef struct loop {
     window tokens;
     int64_t now;
     int64_t dt;        /* the current iteration's duration */
+    double bad_step_ns; /* a step time that was not finite and positive (iterate's -2) */
     int64_t same_gaps; /* its sequences whose gap equals dt (they streamed in the one before) */
     size_t next;       /* next request to send */
     int64_t inflight;
@@ -313,7 +314,8 @@ static int64_t spec_tokens_now(loop *L)
     return now;
 }
 
-/* Runs one iteration: schedule, price, advance time, apply. Returns 0 if nothing could run. */
+/* Runs one iteration: schedule, price, advance time, apply. Returns 0 if nothing could run, -1
+ * when out of memory, -2 when the step's time is not finite and positive. */
 static int iterate(loop *L)
 {
     sim_seq *seqs = L->res->seqs;
@@ -325,6 +327,7 @@ static int iterate(loop *L)
     /* an engine's load rule drafts by the running batch (spec.h's adapt) */
     const int64_t k = spec_tokens_now(L);
     size_t n = sim_sched_next(&L->sched, seqs, L->batch);
+    SIM_ASSERT(sim_sched_blocks_conserved(&L->sched, seqs));
     if (n == 0)
         return 0;
     bool prefill = false;
@@ -385,6 +388,13 @@ static int iterate(loop *L)
         gpu_ns += sim_spec_tree_ns(L->cfg->spec, &sc, (double)n_dec);
     if (k > 0 && n_dec > 0)
         L->res->verify_ns += gpu_ns;
+    /* a time that is not finite and positive is a bug (an op priced at a zero peak): an internal
+     * error, never a step of some made-up length. A positive step under half a nanosecond (a
+     * fantasy device) still advances the clock by its 1 ns resolution. */
+    if (!(isfinite(gpu_ns + draft_ns) && gpu_ns + draft_ns > 0.0)) {
+        L->bad_step_ns = gpu_ns + draft_ns;
+        return -2;
+    }
     int64_t dt = (int64_t)llround(gpu_ns + draft_ns);
     if (dt < 1)
         dt = 1;
@@ -566,6 +576,11 @@ static sim_status advance(loop *L, int64_t until, sim_err *err)
             continue;
         }
         int rc = iterate(L);
+        if (rc == -2)
+            return sim_fail(err, SIM_EINTERNAL,
+                            "a step's time is %g ns at t = %lld ns, not a finite positive number "
+                            "(a bug: every format it computes in was checked)",
+                            L->bad_step_ns, (long long)L->now);
         if (rc < 0)
             return sim_fail(err, SIM_EINTERNAL, "out of memory");
         if (rc == 0)
@@ -627,6 +642,17 @@ sim_status sim_engine_finish(sim_engine *e, sim_err *err)
         (!sim_hist_add(L->tokens.closed, L->tokens.k, L->tokens.tokens) || !L->tokens.ok ||
          !sim_hist_finish(L->tokens.closed)))
         st = sim_fail(err, SIM_EINTERNAL, "out of memory recording tokens per second");
+#ifdef SIM_ASSERTS
+    if (!st) { /* tokens in = tokens out: each request generated its output, no more */
+        int64_t want = 0, got = 0;
+        for (size_t i = 0; i < n; i++) {
+            SIM_ASSERT(out->seqs[i].generated == out->seqs[i].output);
+            want += out->seqs[i].output;
+            got += out->seqs[i].generated;
+        }
+        SIM_ASSERT(want == got && (n == 0 || out->iterations > 0));
+    }
+#endif
     if (!st) {
         out->n = n;
         out->duration_ns = L->now > L->fe.last_ns ? L->now : L->fe.last_ns;

@@ -363,6 +363,13 @@ static sim_status load_rules(const cJSON *root, const char *path, sim_engprof *p
     int k = 0;
     for (const cJSON *it = a->child; it; it = it->next, k++) {
         sim_engprof_rule *r = &p->rules[k];
+        for (const cJSON *c = cJSON_IsObject(it) ? it->child : NULL; c; c = c->next)
+            if (strcmp(c->string, "when") != 0 && strcmp(c->string, "set") != 0 &&
+                strcmp(c->string, "source") != 0)
+                return sim_fail(err, SIM_EINPUT,
+                                "%s: field 'rules[%d].%s' is unknown, expected 'rules[%d].when', "
+                                "'rules[%d].set' and 'rules[%d].source'",
+                                path, k, c->string, k, k, k);
         const cJSON *src = cJSON_GetObjectItemCaseSensitive(it, "source");
         sim_status st = load_when(cJSON_GetObjectItemCaseSensitive(it, "when"), path, k, r, err);
         if (!st)
@@ -510,6 +517,32 @@ double sim_engprof_reserve_fraction(const sim_engprof *p, const sim_hw *hw, int6
 
 /* ------------------------------------------------------------------------------------------ */
 
+/* Every field an engine profile may hold (outside "sources"), as the loaders above read them;
+ * "name" names the engine for a reader (the file's name is the one used), "fusions" and
+ * "rules" are read whole (each rule's own keys checked there). */
+static bool prof_known(const char *field, const cJSON *v)
+{
+    (void)v;
+    static const char *const fixed[] = {
+        "name", "version", "memory.rule", "scheduler.policy", "scheduler.order",
+        "collectives.allreduce", "attention.decode", "attention.decode_quant_kv",
+        "quantization.act_quant_kernels", "host.sync_overhead_us", "moe.kernel", "fusions", "rules",
+        "memory.reserve_mib.base", "memory.reserve_mib.per_prefill_token",
+        "memory.reserve_mib.min_prefill_tokens", "memory.reserve_mib.per_graph_batch",
+        "memory.reserve_mib.per_gpu", "memory.reserve_mib.floor",
+        "memory.reserve_mib.floor_above_hbm_gib"};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (strcmp(field, fixed[i]) == 0)
+            return true;
+    for (size_t i = 0; i < sizeof prof_fields / sizeof prof_fields[0]; i++)
+        if (strcmp(field, prof_fields[i].json) == 0)
+            return true;
+    for (size_t i = 0; i < sizeof prof_flags / sizeof prof_flags[0]; i++)
+        if (strcmp(field, prof_flags[i].json) == 0)
+            return true;
+    return false;
+}
+
 sim_status sim_engprof_load(const char *path, sim_engprof *p, sim_err *err)
 {
     memset(p, 0, sizeof *p);
@@ -517,6 +550,8 @@ sim_status sim_engprof_load(const char *path, sim_engprof *p, sim_err *err)
     sim_status st = sim_jsonf_load(path, &root, err);
     if (st)
         return st;
+    st = sim_jsonf_known_keys(root, path, prof_known,
+                              "an engine-profile field (README: \"Engine profiles\")", err);
     for (size_t i = 0; !st && i < sizeof prof_fields / sizeof prof_fields[0]; i++) {
         const prof_field *f = &prof_fields[i];
         void *dst = (char *)p + f->offset;

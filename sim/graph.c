@@ -222,11 +222,54 @@ static sim_status check_moe(const sim_model *m, const sim_par *p, sim_err *err)
     return SIM_OK;
 }
 
+/* Group-scaled weights (AWQ, GPTQ, W4A8: int4 or int8 weights a mixed-input kernel dequantizes,
+ * one scale per group_size weights along K) need every quantized GEMM's K on this GPU to be a
+ * whole number of groups; vLLM refuses the rest at load ("The input size is not aligned with the
+ * quantized weight shape": GPTQLinearMethod.create_weights, vllm/model_executor/layers/
+ * quantization/gptq.py, and AWQ's likewise). */
+static sim_status check_groups(const sim_model *m, const sim_par *par, const sim_prec *prec,
+                               sim_err *err)
+{
+    const int64_t g = prec->group_size;
+    if (g <= 0)
+        return SIM_OK;
+    const sim_prec lp = sim_graph_linear_prec(m, prec);
+    const bool dense = sim_dtype_get(lp.weight)->group_scaled && sim_graph_mixed_input(&lp, lp.weight);
+    const bool experts = m->experts > 0 && sim_dtype_get(prec->weight)->group_scaled &&
+                         sim_graph_mixed_input(prec, prec->weight);
+    const int tp = par->tp;
+    const int64_t attn_out = m->heads / tp * (m->mla ? m->v_head_dim : m->head_dim);
+    const struct {
+        const char *what;
+        int64_t k;
+        bool on;
+    } ks[] = {
+        {"hidden_size (the QKV and gate/up projections' K)", m->hidden, dense || experts},
+        {"the attention output per GPU (o_proj's K)", attn_out, dense},
+        {"intermediate_size per GPU (down_proj's K)", m->intermediate / tp,
+         dense && m->moe_layers < m->layers},
+        {"moe_intermediate_size per GPU (the experts' down K)",
+         par->ep > 1 ? m->moe_intermediate : m->moe_intermediate / tp, experts},
+        {"q_lora_rank (q_up's K)", m->q_lora_rank, dense && m->mla && m->q_lora_rank > 0},
+        {"kv_lora_rank (kv_up's K)", m->kv_lora_rank, dense && m->mla},
+    };
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
+        if (ks[i].on && ks[i].k % g != 0)
+            return sim_fail(err, SIM_EINPUT,
+                            "--weight-group-size: value %lld does not divide %s, %lld, of %s at "
+                            "--tp %d; expected a divisor (vLLM refuses the checkpoint: its "
+                            "groups would straddle GPUs)",
+                            (long long)g, ks[i].what, (long long)ks[i].k, m->path, tp);
+    return SIM_OK;
+}
+
 sim_status sim_graph_check_par(const sim_model *m, const sim_par *par, const sim_prec *prec,
                                sim_err *err)
 {
     sim_status st = check_tp(m, par->tp, prec, err);
-    return st ? st : check_moe(m, par, err);
+    if (!st)
+        st = check_moe(m, par, err);
+    return st ? st : check_groups(m, par, prec, err);
 }
 
 sim_status sim_graph_check(const sim_model *m, int tp, const sim_prec *prec, sim_err *err)

@@ -406,25 +406,35 @@ static void share_peaks(sim_hw *hw)
 
 /* The quant object: per-format K-pipeline terms and streaming fractions of quantized GEMMs.
  * An absent entry stays 0, which the accessors below read as "the 16-bit value". */
+static const struct {
+    const char *key;
+    size_t offset;
+    double min, max;
+    bool compute; /* keyed by compute format (else by stored weight format) */
+} quant_tables[] = {
+    {"gemm_k_half", offsetof(sim_hw, quant.gemm_k_half), 1.0, 1e6, true},
+    {"gemm_memory", offsetof(sim_hw, quant.gemm_memory), 0.01, 1.0, true},
+    {"mixed_input_memory", offsetof(sim_hw, quant.mixed_input_memory), 0.01, 1.0, false},
+};
+#define N_QUANT_TABLES (sizeof quant_tables / sizeof quant_tables[0])
+
+/* Whether quant_tables[t] has an entry for format dt. */
+static bool quant_keyed(size_t t, int dt)
+{
+    const sim_dtype_info *info = sim_dtype_get((sim_dtype)dt);
+    return !sim_dtype_is_16bit((sim_dtype)dt) &&
+           !(quant_tables[t].compute && (info->weights_only || info->peak_of != (sim_dtype)dt));
+}
+
 static sim_status load_quant(const cJSON *root, const char *path, sim_hw *hw, sim_err *err)
 {
-    static const struct {
-        const char *key;
-        size_t offset;
-        double min, max;
-        bool compute; /* keyed by compute format (else by stored weight format) */
-    } tables[] = {
-        {"gemm_k_half", offsetof(sim_hw, quant.gemm_k_half), 1.0, 1e6, true},
-        {"gemm_memory", offsetof(sim_hw, quant.gemm_memory), 0.01, 1.0, true},
-        {"mixed_input_memory", offsetof(sim_hw, quant.mixed_input_memory), 0.01, 1.0, false},
-    };
+#define tables quant_tables
     char field[64];
-    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
+    for (size_t t = 0; t < N_QUANT_TABLES; t++) {
         double *arr = (double *)((char *)hw + tables[t].offset);
         for (int dt = 0; dt < SIM_DT_COUNT; dt++) {
             const sim_dtype_info *info = sim_dtype_get((sim_dtype)dt);
-            if (sim_dtype_is_16bit((sim_dtype)dt) ||
-                (tables[t].compute && (info->weights_only || info->peak_of != (sim_dtype)dt)))
+            if (!quant_keyed(t, dt))
                 continue;
             snprintf(field, sizeof field, "quant.%s.%s", tables[t].key, info->name);
             sim_status st = sim_jsonf_num_opt(root, path, field, tables[t].min, tables[t].max, 0.0,
@@ -437,6 +447,7 @@ static sim_status load_quant(const cJSON *root, const char *path, sim_hw *hw, si
                 arr[dt] = arr[sim_dtype_get((sim_dtype)dt)->peak_of];
     }
     return SIM_OK;
+#undef tables
 }
 
 /* NCCL protocol constants: "collectives.<proto>.<field>", the destination array, range, scale. */
@@ -531,19 +542,49 @@ static sim_status load_collectives(const cJSON *root, const char *path, sim_hw *
     return st;
 }
 
-/* power.idle_w below power.tdp_w; an idle floor without a board power is a file error. */
-static sim_status check_power(const sim_hw *hw, const char *path, sim_err *err)
+/* Every field a device file may hold (outside "sources"), as the loaders above read them:
+ * the field table's, "dense_tflops" as a number (the bf16 peak), "quant" per format,
+ * "collectives" per protocol and kernel, "provenance" (hw_prov.c), and calibrate's own
+ * "calibration" record. */
+static bool hw_known(const char *field, const cJSON *v)
 {
-    if (hw->power.tdp_w > 0.0 && hw->power.idle_w >= hw->power.tdp_w)
-        return sim_fail(err, SIM_EINPUT,
-                        "%s: field 'power.idle_w' is %g, expected less than power.tdp_w %g", path,
-                        hw->power.idle_w, hw->power.tdp_w);
-    if (!(hw->power.tdp_w > 0.0) && hw->power.idle_w > 0.0)
-        return sim_fail(err, SIM_EINPUT,
-                        "%s: field 'power.tdp_w' is missing, expected the board power in W with "
-                        "power.idle_w %g",
-                        path, hw->power.idle_w);
-    return SIM_OK;
+    /* "provenance" is read whole by hw_prov.c, which checks its entries */
+    static const char *const fixed[] = {
+        "name", "arch", "calibration", "provenance", "collectives.algorithms",
+        "collectives.custom_max_bytes", "collectives.simple.base_us"};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (strcmp(field, fixed[i]) == 0)
+            return true;
+    if (strcmp(field, "dense_tflops") == 0) /* a number; load_field refuses what is not one */
+        return !cJSON_IsObject(v);
+    for (size_t i = 0; i < N_FIELDS; i++)
+        if (strcmp(field, hw_fields[i].json) == 0)
+            return true;
+    char name[96];
+    for (size_t t = 0; t < N_QUANT_TABLES; t++)
+        for (int dt = 0; dt < SIM_DT_COUNT; dt++) {
+            snprintf(name, sizeof name, "quant.%s.%s", quant_tables[t].key,
+                     sim_dtype_name((sim_dtype)dt));
+            if (quant_keyed(t, dt) && strcmp(field, name) == 0)
+                return true;
+        }
+    static const char *const protos[] = {"ll", "ll128"};
+    for (size_t p = 0; p < 2; p++)
+        for (size_t f = 0; f < sizeof coll_proto_fields / sizeof coll_proto_fields[0]; f++) {
+            snprintf(name, sizeof name, "collectives.%s.%s", protos[p], coll_proto_fields[f].field);
+            if (strcmp(field, name) == 0)
+                return true;
+        }
+    static const sim_coll_algo kernels[] = {SIM_COLL_ONESHOT, SIM_COLL_TWOSHOT, SIM_COLL_NVLS};
+    static const char *const kernel_fields[] = {"latency_us", "bw_eff"};
+    for (size_t k = 0; k < 3; k++)
+        for (size_t f = 0; f < 2; f++) {
+            snprintf(name, sizeof name, "collectives.%s.%s", sim_coll_algo_name(kernels[k]),
+                     kernel_fields[f]);
+            if (strcmp(field, name) == 0)
+                return true;
+        }
+    return false;
 }
 
 sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err)
@@ -555,7 +596,11 @@ sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err)
         return st;
     const char *name = NULL;
     const hw_arch *a = NULL;
-    if (!(st = sim_jsonf_str_opt(root, path, "name", &name, err)))
+    st = sim_jsonf_known_keys(root, path, hw_known,
+                              "a device field (README: \"Devices from a datasheet\"; infersim hw "
+                              "FILE lists them)",
+                              err);
+    if (!st && !(st = sim_jsonf_str_opt(root, path, "name", &name, err)))
         st = read_arch(root, path, &a, err);
     for (size_t i = 0; !st && i < N_FIELDS; i++)
         st = load_field(root, path, &hw_fields[i], a, hw, err);
@@ -577,7 +622,7 @@ sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err)
                 "%s: field 'runtime_reserved_gib' is %.2f, expected less than hbm_gib %.2f", path,
                 hw->runtime_reserved_bytes / GIB, hw->hbm_bytes / GIB);
         else
-            st = check_power(hw, path, err);
+            st = sim_hw_check_power(hw, path, err);
     }
     cJSON_Delete(root);
     return st;

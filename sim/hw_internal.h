@@ -14,4 +14,8 @@ sim_status sim_hw_prov_load(const cJSON *root, const char *path, sim_hw *hw, sim
  * file gave that field), or NULL when `json` is no field-table row or was not copied. */
 const char *sim_hw_copied_from(const sim_hw *hw, const char *json);
 
+/* power.idle_w below power.tdp_w, and no idle floor without a board power: a file error naming
+ * the field (kept here, beside the other checks of what a file states, to keep hw.c short). */
+sim_status sim_hw_check_power(const sim_hw *hw, const char *path, sim_err *err);
+
 #endif

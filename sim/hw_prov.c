@@ -244,3 +244,18 @@ sim_status sim_hw_prov_load(const cJSON *root, const char *path, sim_hw *hw, sim
             hw->prov[i] = hw->prov[follows[i]];
     return SIM_OK;
 }
+
+/* power.idle_w below power.tdp_w; an idle floor without a board power is a file error. */
+sim_status sim_hw_check_power(const sim_hw *hw, const char *path, sim_err *err)
+{
+    if (hw->power.tdp_w > 0.0 && hw->power.idle_w >= hw->power.tdp_w)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'power.idle_w' is %g, expected less than power.tdp_w %g", path,
+                        hw->power.idle_w, hw->power.tdp_w);
+    if (!(hw->power.tdp_w > 0.0) && hw->power.idle_w > 0.0)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'power.tdp_w' is missing, expected the board power in W with "
+                        "power.idle_w %g",
+                        path, hw->power.idle_w);
+    return SIM_OK;
+}

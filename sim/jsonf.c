@@ -117,6 +117,42 @@ sim_status sim_jsonf_unique_keys(const cJSON *node, const char *path, sim_err *e
     return SIM_OK;
 }
 
+static sim_status known_in(const cJSON *obj, char *field, size_t len, const char *path,
+                           sim_jsonf_known_fn known, const char *expected, sim_err *err)
+{
+    size_t at = strlen(field);
+    for (const cJSON *c = obj->child; c; c = c->next) {
+        if (strcmp(c->string, "sources") == 0)
+            continue;
+        int w = snprintf(field + at, len - at, "%s%s", at ? "." : "", c->string);
+        if (w < 0 || (size_t)w >= len - at)
+            return sim_fail(err, SIM_EINPUT, "%s: field '%.*s...' is nested too deep, expected %s",
+                            path, (int)(at < 200 ? at : 200), field, expected);
+        sim_status st = SIM_OK;
+        if (known(field, c))
+            ;
+        else if (cJSON_IsObject(c))
+            st = known_in(c, field, len, path, known, expected, err);
+        else
+            st = sim_fail(err, SIM_EINPUT,
+                          "%s: field '%s' is unknown (infersim reads no such field), expected %s; "
+                          "notes go under \"sources\"",
+                          path, field, expected);
+        field[at] = '\0';
+        if (st)
+            return st;
+    }
+    return SIM_OK;
+}
+
+sim_status sim_jsonf_known_keys(const cJSON *root, const char *path, sim_jsonf_known_fn known,
+                                const char *expected, sim_err *err)
+{
+    char field[512] = "";
+    return cJSON_IsObject(root) ? known_in(root, field, sizeof field, path, known, expected, err)
+                                : SIM_OK;
+}
+
 const cJSON *sim_jsonf_find(const cJSON *root, const char *field)
 {
     char part[128];

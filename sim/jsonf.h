@@ -37,6 +37,18 @@ sim_status sim_jsonf_load_max(const char *path, long max_bytes, cJSON **out, sim
 /* SIM_EINPUT naming the key when an object anywhere in the tree holds a key twice. */
 sim_status sim_jsonf_unique_keys(const cJSON *node, const char *path, sim_err *err);
 
+/* Whether a loader reads the field at the dotted path `field` (its value `v`): a value it reads,
+ * or an object or array it reads whole. */
+typedef bool (*sim_jsonf_known_fn)(const char *field, const cJSON *v);
+
+/* SIM_EINPUT naming the first field of `root`, in file order, that no loader reads: a value that
+ * `known` does not accept, inside objects it does not accept whole. An object named "sources" at
+ * any depth holds notes and is never looked into. `expected` ends the message ("a device field:
+ * infersim hw FILE lists them"). A field that is read nowhere is a typo or a value silently
+ * ignored, so it is refused. */
+sim_status sim_jsonf_known_keys(const cJSON *root, const char *path, sim_jsonf_known_fn known,
+                                const char *expected, sim_err *err);
+
 /* The item at a dotted path, or NULL if any part is missing or JSON null. */
 const cJSON *sim_jsonf_find(const cJSON *root, const char *field);
 

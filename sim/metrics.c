@@ -254,7 +254,7 @@ sim_status sim_slo_parse(const char *s, sim_slo *slo, sim_err *err)
             char *end = NULL;
             double v = colon ? strtod(colon + 1, &end) : NAN;
             if (len >= sizeof tok || m < 0 || !end || end == colon + 1 || *end || !(v > 0.0) ||
-                !isfinite(v))
+                !isfinite(v) || strpbrk(colon + 1, "xX")) /* decimal only, not hexadecimal */
                 return sim_fail(err, SIM_EINPUT,
                                 "--goodput: '%s' is not KEY:MS, expected ttft:MS, tpot:MS or "
                                 "e2el:MS with MS > 0 (e.g. --goodput ttft:500,tpot:50)",
@@ -294,7 +294,8 @@ sim_status sim_pct_sel_parse(const char *metrics, const char *percentiles, sim_p
         char *end = NULL;
         double v = strtod(p, &end);
         if (end == p || (*end && *end != ',') || (*end == ',' && !end[1]) ||
-            !(v >= 0.0 && v <= 100.0) || out->n == SIM_MAX_PCTS)
+            !(v >= 0.0 && v <= 100.0) || out->n == SIM_MAX_PCTS ||
+            memchr(p, 'x', (size_t)(end - p)) || memchr(p, 'X', (size_t)(end - p)))
             return sim_fail(err, SIM_EINPUT,
                             "--metric-percentiles: value '%s', expected up to %d comma-separated "
                             "numbers in [0, 100] (e.g. 50,90,99)",

@@ -178,9 +178,29 @@ static sim_status read_moe(const cJSON *cfg, const char *path, const char *type,
     sim_status st;
     if (!count)
         return SIM_OK;
-    if ((st = sim_jsonf_int(cfg, path, count, 0, 1 << 16, &m->experts, err)) || m->experts == 0)
-        return st; /* num_experts: 0 is a dense model */
+    if ((st = sim_jsonf_int(cfg, path, count, 0, 1 << 16, &m->experts, err)))
+        return st;
     const char *topk = first_given(cfg, topk_fields, 2);
+    if (m->experts == 0) {
+        /* a dense config may say num_experts: 0; a mixture-of-experts one (experts per token,
+         * an expert width, or a MoE model_type) with no experts is broken, not dense */
+        static const char *const moe_types[] = {"moe", "mixtral", "deepseek_v2", "deepseek_v3",
+                                                "gpt_oss"};
+        bool moe_type = false;
+        for (size_t i = 0; type && i < sizeof moe_types / sizeof moe_types[0]; i++)
+            moe_type |= strstr(type, moe_types[i]) != NULL;
+        const cJSON *k = topk ? sim_jsonf_find(cfg, topk) : NULL;
+        const char *why = moe_type ? "model_type"
+                          : k && cJSON_IsNumber(k) && k->valuedouble != 0.0 ? topk
+                          : sim_jsonf_find(cfg, "moe_intermediate_size") ? "moe_intermediate_size"
+                                                                          : NULL;
+        if (why)
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: field '%s' is 0 in a mixture-of-experts config (its %s says "
+                            "so), expected the number of routed experts (1 or more)",
+                            path, count, why);
+        return SIM_OK; /* num_experts: 0 in a dense config */
+    }
     if (!topk)
         return sim_fail(err, SIM_EINPUT,
                         "%s: field 'num_experts_per_tok' is missing; a mixture-of-experts config "

@@ -7,7 +7,9 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Whether the symlink at `link` lives in /proc (after resolving its directory): /dev/stdout,
@@ -67,8 +69,9 @@ static int resolve_links(const char *path, char *buf, size_t len, struct stat *s
  * reports that a write failed (ferror) but not why, and a large fprintf that bypasses the buffer
  * leaves nothing for the commit's fflush to retry. */
 typedef struct sink {
-    int fd;
+    int fd;  /* -1: every write fails with EBADF (sim_outfile_fd of a closed descriptor) */
     int err; /* errno of the first failed write or close; 0 when none */
+    bool borrowed; /* not ours to close */
 } sink;
 
 static ssize_t sink_write(void *cookie, const char *buf, size_t n)
@@ -76,7 +79,7 @@ static ssize_t sink_write(void *cookie, const char *buf, size_t n)
     sink *k = cookie;
     size_t done = 0;
     while (done < n) {
-        ssize_t w = write(k->fd, buf + done, n - done);
+        ssize_t w = k->fd < 0 ? (errno = EBADF, -1) : write(k->fd, buf + done, n - done);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
@@ -92,6 +95,8 @@ static ssize_t sink_write(void *cookie, const char *buf, size_t n)
 static int sink_close(void *cookie)
 {
     sink *k = cookie;
+    if (k->borrowed)
+        return 0;
     int rc = close(k->fd);
     if (rc != 0 && !k->err)
         k->err = errno;
@@ -110,6 +115,41 @@ static FILE *sink_open(int fd, sink *k)
         errno = e;
     }
     return f;
+}
+
+/* Creates the temporary file of `path` under a name no file has: "<path>.XXXXXX.tmp", six
+ * letters or digits drawn afresh until an exclusive create succeeds (mkstemp's way, with the
+ * 0666 & ~umask mode of a plain create). A file of the user's named like a temporary is never
+ * opened, and two writers of one output (threads or processes) each get their own. Returns the
+ * descriptor, or -1 with errno set. */
+static int open_unique(const char *path, char *tmp, size_t len)
+{
+    static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t x = ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)tmp ^
+                 (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ULL ^ (uint64_t)ts.tv_sec;
+    for (int tries = 0; tries < 1000; tries++) {
+        /* splitmix64: a fresh draw per try */
+        x += 0x9e3779b97f4a7c15ULL;
+        uint64_t z = x;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        z ^= z >> 31;
+        char sfx[7];
+        for (int i = 0; i < 6; i++, z /= 62)
+            sfx[i] = digits[z % 62];
+        sfx[6] = '\0';
+        if (snprintf(tmp, len, "%s.%s.tmp", path, sfx) >= (int)len) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    errno = EEXIST;
+    return -1;
 }
 
 static const char *kind_name(mode_t m)
@@ -146,9 +186,7 @@ sim_status sim_outfile_open(sim_outfile *o, const char *path, const char *what, 
         o->direct = true;
         fd = open(o->path, O_WRONLY | O_NOCTTY | (S_ISREG(sb.st_mode) ? O_APPEND : 0));
     } else {
-        snprintf(o->tmp, sizeof o->tmp, "%s.tmp", o->path);
-        /* a leftover "<path>.tmp" is replaced, but never followed if it is a link */
-        fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0666);
+        fd = open_unique(o->path, o->tmp, sizeof o->tmp);
         if (fd >= 0 && found)
             (void)fchmod(fd, sb.st_mode & 07777); /* the replaced file's permissions */
     }
@@ -160,8 +198,37 @@ sim_status sim_outfile_open(sim_outfile *o, const char *path, const char *what, 
             remove(o->tmp);
         if (e == ENOMEM)
             return sim_fail(err, SIM_EINTERNAL, "%s: out of memory", what);
-        return sim_fail(err, SIM_EINPUT, "%s: cannot write %s: %s", what,
-                        o->direct ? o->path : o->tmp, strerror(e));
+        /* the path the user gave, not the temporary's made-up name */
+        return sim_fail(err, SIM_EINPUT, "%s: cannot write %s: %s", what, o->path, strerror(e));
+    }
+    return SIM_OK;
+}
+
+sim_status sim_outfile_fd(sim_outfile *o, int fd, const char *what, sim_err *err)
+{
+    memset(o, 0, sizeof *o);
+    o->what = what;
+    o->direct = o->borrowed = true;
+    snprintf(o->path, sizeof o->path, "%s", what);
+    if (!(o->sink = malloc(sizeof *o->sink)))
+        return sim_fail(err, SIM_EINTERNAL, "%s: out of memory", what);
+    *o->sink = (sink){.fd = fd, .borrowed = true};
+    if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+        /* closed: hold its number (an open returns the lowest free one) so that no output
+         * opened later lands there and is written to as if it were this stream */
+        int null = open("/dev/null", O_RDONLY);
+        if (null >= 0 && null != fd) {
+            (void)dup2(null, fd); /* failing, the number stays free; the writes fail all the same */
+            close(null);
+        }
+        o->sink->fd = -1;
+    }
+    o->f = fopencookie(o->sink, "w", (cookie_io_functions_t){.write = sink_write,
+                                                              .close = sink_close});
+    if (!o->f) {
+        free(o->sink);
+        o->sink = NULL;
+        return sim_fail(err, SIM_EINTERNAL, "%s: out of memory", what);
     }
     return SIM_OK;
 }
@@ -181,6 +248,9 @@ sim_status sim_outfile_commit(sim_outfile *o, sim_err *err)
     if (bad) {
         if (!o->direct)
             remove(o->tmp);
+        if (o->borrowed)
+            return sim_fail(err, SIM_EINPUT, "%s: writing failed%s%s", o->what, e ? ": " : "",
+                            e ? strerror(e) : "");
         return sim_fail(err, SIM_EINPUT, "%s: writing %s failed%s%s", o->what, name, e ? ": " : "",
                         e ? strerror(e) : "");
     }
@@ -203,6 +273,111 @@ void sim_outfile_abort(sim_outfile *o)
         if (!o->direct)
             remove(o->tmp);
     }
+}
+
+sim_status sim_outfile_stage_open(sim_outfile_stage *s, const char *path, const char *what,
+                                  sim_err *err)
+{
+    memset(s, 0, sizeof *s);
+    s->what = what;
+    if (!path)
+        return SIM_OK;
+    if (strcmp(path, "-") == 0) {
+        const char *dir = getenv("TMPDIR");
+        s->to_stream = true;
+        snprintf(s->path, sizeof s->path, "%s/infersim-stdout", dir && *dir ? dir : "/tmp");
+    } else {
+        size_t n = strlen(path);
+        if (n >= sizeof s->path)
+            return sim_fail(err, SIM_EINPUT, "%s: path is %zu characters, expected at most %zu",
+                            what, n, sizeof s->path - 1);
+        struct stat sb;
+        bool found = false, opened = false;
+        int e = resolve_links(path, s->path, sizeof s->path, &sb, &found, &opened);
+        if (e)
+            return sim_fail(err, SIM_EINPUT, "%s: cannot write %s: %s", what, path, strerror(e));
+        if (found && (opened || !S_ISREG(sb.st_mode))) {
+            /* a device, a FIFO, /dev/stdout (written through), or what sim_outfile_open refuses */
+            snprintf(s->staged, sizeof s->staged, "%s", path);
+            return SIM_OK;
+        }
+    }
+    int fd = open_unique(s->path, s->staged, sizeof s->staged);
+    if (fd < 0) {
+        int e = errno;
+        s->staged[0] = '\0';
+        return sim_fail(err, e == ENOMEM ? SIM_EINTERNAL : SIM_EINPUT, "%s: cannot write %s: %s",
+                        what, s->to_stream ? "a temporary file for standard output" : s->path,
+                        strerror(e));
+    }
+    struct stat pb;
+    s->ino = fstat(fd, &pb) == 0 ? (unsigned long long)pb.st_ino : 0;
+    close(fd);
+    s->active = true;
+    return SIM_OK;
+}
+
+/* Copies the file at `path` to `f`; 0 or an errno. */
+static int copy_to(const char *path, FILE *f)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    char buf[65536];
+    int e = 0;
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            e = errno;
+        if (n <= 0)
+            break;
+        if (fwrite(buf, 1, (size_t)n, f) != (size_t)n) {
+            e = EIO;
+            break;
+        }
+    }
+    close(fd);
+    return e;
+}
+
+sim_status sim_outfile_stage_publish(sim_outfile_stage *s, FILE *std, sim_err *err)
+{
+    if (!s->active)
+        return SIM_OK;
+    s->active = false;
+    int e = 0;
+    struct stat pb;
+    if (stat(s->staged, &pb) == 0 && (unsigned long long)pb.st_ino == s->ino) {
+        remove(s->staged); /* never written (an output the command did not produce) */
+        return SIM_OK;
+    }
+    if (s->to_stream) {
+        e = copy_to(s->staged, std);
+        remove(s->staged);
+        if (e)
+            return sim_fail(err, SIM_EINPUT, "%s: writing to standard output failed: %s", s->what,
+                            strerror(e));
+        return SIM_OK;
+    }
+    struct stat sb;
+    if (stat(s->path, &sb) == 0 && S_ISREG(sb.st_mode))
+        (void)chmod(s->staged, sb.st_mode & 07777); /* the replaced file's permissions */
+    if (rename(s->staged, s->path) != 0) {
+        e = errno;
+        remove(s->staged);
+        return sim_fail(err, SIM_EINPUT, "%s: cannot rename %s to %s: %s", s->what, s->staged,
+                        s->path, strerror(e));
+    }
+    return SIM_OK;
+}
+
+void sim_outfile_stage_abort(sim_outfile_stage *s)
+{
+    if (s->active)
+        remove(s->staged);
+    s->active = false;
 }
 
 /* The canonical name of an output path: realpath of the file after links, or of its directory

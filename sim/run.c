@@ -282,3 +282,22 @@ void sim_run_simulate(const sim_run_cfg *cfg, sim_run_result *out)
     out->output_throughput = (double)(cfg->batch * cfg->output_len) / (out->e2e_ns * 1e-9);
     run_energy(cfg, out);
 }
+
+sim_status sim_run_check_result(const sim_run_result *r, sim_err *err)
+{
+    const struct {
+        const char *name;
+        double v;
+        bool zero_ok;
+    } q[] = {{"TTFT", r->ttft_ns, false},
+             {"TPOT", r->tpot_ns, true},
+             {"E2E latency", r->e2e_ns, false},
+             {"output throughput", r->output_throughput, false}};
+    for (size_t i = 0; i < sizeof q / sizeof q[0]; i++)
+        if (!(isfinite(q[i].v) && (q[i].v > 0.0 || (q[i].zero_ok && q[i].v == 0.0))))
+            return sim_fail(err, SIM_EINTERNAL,
+                            "run's %s is %g, not a finite %s number (a bug: every format the "
+                            "steps compute in was checked)",
+                            q[i].name, q[i].v, q[i].zero_ok ? "non-negative" : "positive");
+    return SIM_OK;
+}

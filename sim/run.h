@@ -28,6 +28,8 @@
  *       return st;
  *   sim_run_result r;
  *   sim_run_simulate(&cfg, &r);
+ *   if ((st = sim_run_check_result(&r, err))) // a bug: never reported as a number
+ *       return st;
  */
 #ifndef SIM_RUN_H
 #define SIM_RUN_H
@@ -87,5 +89,11 @@ sim_status sim_run_check(const sim_run_cfg *cfg, sim_err *err);
 
 /* Simulates the batch. cfg must have passed sim_run_check. O(output_len x ops). */
 void sim_run_simulate(const sim_run_cfg *cfg, sim_run_result *out);
+
+/* SIM_EINTERNAL, naming the quantity, when a simulated run's TTFT, E2E latency or throughput is
+ * not finite and positive or its TPOT not finite and non-negative: a result that must never be
+ * reported (an op priced at a zero peak is a bug of the checks, not a number). Every caller of
+ * sim_run_simulate that reports its result calls it. */
+sim_status sim_run_check_result(const sim_run_result *r, sim_err *err);
 
 #endif

@@ -372,6 +372,29 @@ void sim_sched_cache_prompt(sim_sched *s, sim_seq *seqs, int64_t id)
     s->kv.evictable = s->prefix.evictable_blocks;
 }
 
+bool sim_sched_blocks_conserved(const sim_sched *s, const sim_seq *seqs)
+{
+    const sim_kvcache *kv = &s->kv;
+    if (kv->free_blocks < 0 || kv->evictable < 0 || kv->free_blocks > kv->total_blocks)
+        return false;
+    const int64_t per = caching(s) ? s->prefix.kv_blocks : 0;
+    int64_t held = kv->free_blocks;
+    for (size_t i = 0; i < s->r_len; i++) {
+        const sim_seq *r = &seqs[s->running[i]];
+        if (r->blocks < 0 || r->blocks < r->n_ref * per)
+            return false;
+        held += r->blocks - r->n_ref * per;
+    }
+    if (caching(s)) {
+        if (kv->evictable != s->prefix.evictable_blocks)
+            return false;
+        held += (int64_t)(s->prefix.cap - s->prefix.n_free) * per;
+    } else if (kv->evictable != 0) {
+        return false;
+    }
+    return held == kv->total_blocks;
+}
+
 void sim_sched_finish(sim_sched *s, sim_seq *seqs, int64_t id)
 {
     sim_seq *r = &seqs[id];

@@ -150,6 +150,12 @@ sim_status sim_sched_init(sim_sched *s, const sim_sched_cfg *cfg, const sim_kvca
 
 void sim_sched_free(sim_sched *s);
 
+/* Whether the KV cache's blocks are all accounted for: free + each running request's own blocks
+ * (those it holds minus its uses of prefix-cache entries) + every cache entry's blocks = total,
+ * none negative, and the cache's evictable count the prefix cache's. O(running requests): for
+ * SIM_ASSERT after each scheduling step. */
+bool sim_sched_blocks_conserved(const sim_sched *s, const sim_seq *seqs);
+
 /* Drafted tokens each decode verifies from the next iteration on (clamped to 0..spec_tokens). */
 void sim_sched_set_spec_tokens(sim_sched *s, int64_t k);
 

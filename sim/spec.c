@@ -237,6 +237,8 @@ sim_status sim_spec_check(const sim_spec *s, const sim_step_cfg *target, sim_err
                         s->draft->path, (long long)s->draft->vocab, target->model->path,
                         (long long)target->model->vocab);
     sim_status st = sim_graph_check(s->draft, target->tp, &target->prec, err);
+    if (!st)
+        st = sim_step_check_compute(s->draft, target->hw, &target->prec, err);
     if (st) {
         char msg[SIM_ERR_LEN];
         snprintf(msg, sizeof msg, "%s", err->msg);

@@ -53,4 +53,21 @@ static inline sim_status sim_fail_ret(sim_status st, int formatted)
  * sim_fail escapes every message this way. */
 void sim_escape(const char *in, char *out, size_t len);
 
+/* SIM_ASSERT(cond): an invariant of the simulation itself (never of its input: bad input is
+ * SIM_EINPUT), checked where it must hold in the sanitizer, fuzz and Debug builds (CMake defines
+ * SIM_ASSERTS there) and compiled out elsewhere, so the checks may cost (a pass over the running
+ * requests per iteration). A failure aborts through assert(), naming the condition, the file and
+ * the line. The invariants checked: the KV cache's blocks are conserved after each scheduling
+ * step (sim_sched_blocks_conserved) and its evictable count is the prefix cache's; each op's
+ * time lies within its bounds (max of math, memory and network plus launch .. their sum), and a
+ * step's within its lower and upper bound; at the end of a serving run every request generated
+ * exactly its output tokens and their sum is the tokens emitted. */
+#ifdef SIM_ASSERTS
+#undef NDEBUG
+#include <assert.h>
+#define SIM_ASSERT(cond) assert(cond)
+#else
+#define SIM_ASSERT(cond) ((void)sizeof(!(cond)))
+#endif
+
 #endif

@@ -101,6 +101,13 @@ typedef struct sim_step_result {
  * computes the formats, overlap in [0, 1], the device has the forced all-reduce algorithm). */
 sim_status sim_step_check(const sim_step_cfg *cfg, sim_err *err);
 
+/* SIM_EINPUT when the 16-bit format that model m's attention, LM head and residual stream compute
+ * in under prec (sim_graph_resid_dtype: the activations' when 16-bit, else the checkpoint's
+ * torch_dtype) has no peak on hw: an fp16 checkpoint with 8-bit GEMMs on Gaudi 3 or a TPU.
+ * sim_step_check runs it for the target; speculative decoding for its draft model. */
+sim_status sim_step_check_compute(const sim_model *m, const sim_hw *hw, const sim_prec *prec,
+                                  sim_err *err);
+
 /* Whether a step launches its kernels eagerly: engines capture CUDA graphs for decode-only
  * batches, so a step that carries prefill tokens runs eagerly, and a decode-only step replays a
  * graph unless cfg->eager (--enforce-eager) says otherwise. The one statement of that rule: the

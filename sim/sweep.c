@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -82,11 +83,38 @@ sim_status sim_grid_add(sim_grid *g, const char *name, const char *csv, sim_err 
     return st;
 }
 
+sim_status sim_sweep_check_points(const sim_grid *g, size_t points, size_t shards, sim_err *err)
+{
+    if (points <= SIM_SWEEP_MAX_POINTS)
+        return SIM_OK;
+    char product[512] = "";
+    size_t len = 0;
+    for (size_t d = 0; d < g->n_dims && len < sizeof product; d++) {
+        if (g->dims[d].n < 2)
+            continue; /* one value: a factor of 1 */
+        int w = snprintf(product + len, sizeof product - len, "%s%s %zu", len ? " x " : "",
+                         g->dims[d].name, g->dims[d].n);
+        len += w > 0 ? (size_t)w : 0;
+    }
+    size_t total = sim_grid_points(g);
+    size_t need = (total + SIM_SWEEP_MAX_POINTS - 1) / SIM_SWEEP_MAX_POINTS;
+    if (total == SIZE_MAX)
+        return sim_fail(err, SIM_EINPUT,
+                        "sweep: %s is more points than a number holds, above the %zu points a "
+                        "sweep holds in memory (about 2 KB each); expected a smaller grid",
+                        product, (size_t)SIM_SWEEP_MAX_POINTS);
+    return sim_fail(err, SIM_EINPUT,
+                    "sweep: %s = %zu points, %zu in this shard (of %zu), above the %zu points a "
+                    "sweep holds in memory (about 2 KB each); split the grid with --shard I/N, "
+                    "N >= %zu, and join the shards with infersim merge",
+                    product, total, points, shards, (size_t)SIM_SWEEP_MAX_POINTS, need);
+}
+
 size_t sim_grid_points(const sim_grid *g)
 {
     size_t n = 1;
-    for (size_t d = 0; d < g->n_dims; d++)
-        n *= g->dims[d].n;
+    for (size_t d = 0; d < g->n_dims; d++) /* saturates: a product past SIZE_MAX is refused */
+        n = g->dims[d].n && n > SIZE_MAX / g->dims[d].n ? SIZE_MAX : n * g->dims[d].n;
     return n;
 }
 

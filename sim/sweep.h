@@ -53,6 +53,17 @@ sim_status sim_grid_add_values(sim_grid *g, const char *name, const char *const 
 /* Number of points: the product of the dimensions' sizes (1 for no dimension). */
 size_t sim_grid_points(const sim_grid *g);
 
+/* The most points one sweep evaluates (its shard's share of the grid): each keeps its options
+ * and its row until the rows are written in grid order, about 2 KB a point, so 2^21 = 2,097,152
+ * points take about 4 GB. A larger shard is exit 2 naming the grid's product and the --shard
+ * that splits it (sim_sweep_check_points), never an out-of-memory failure. */
+#define SIM_SWEEP_MAX_POINTS ((size_t)1 << 21)
+
+/* SIM_EINPUT when `points` (this shard's) exceed SIM_SWEEP_MAX_POINTS: the message names each
+ * dimension's size ("--batch 4096 x --tp 4 x --input-len 200 = 3276800 points") and the number
+ * of shards that brings each under the cap. */
+sim_status sim_sweep_check_points(const sim_grid *g, size_t points, size_t shards, sim_err *err);
+
 /* The values of point `index` (mixed radix, the last dimension fastest): out[d] for dim d. */
 void sim_grid_point(const sim_grid *g, size_t index, const char **out);
 

@@ -366,14 +366,15 @@ sim_status sim_validate_e2e(const sim_vrow *r, const sim_model *model, const sim
     if (!res)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
     sim_run_simulate(&c, res);
+    st = sim_run_check_result(res, err);
     *pred = r->kind == SIM_VK_TTFT              ? res->ttft_ns / 1e6
             : sim_validate_is_energy(r->metric) ? energy_metric(r->metric, &res->power)
                                                 : res->e2e_ns / 1e9;
     free(res);
-    if (sim_validate_is_energy(r->metric) && !sim_power_known(hw))
+    if (st == SIM_OK && sim_validate_is_energy(r->metric) && !sim_power_known(hw))
         return sim_fail(err, SIM_EINPUT, "row %lld: %s has no power.tdp_w, expected one for %s",
                         (long long)r->id, hw->path, r->metric);
-    return SIM_OK;
+    return st;
 }
 
 /* The speculation of a spec row's algo column: "METHOD DEPTH TOPK TOKENS TAU". */

@@ -92,9 +92,12 @@ static sim_status prefix_repetition(const sim_synth_cfg *c, sim_rng *rng, sim_wo
 sim_status sim_workload_synthetic(const sim_synth_cfg *c, sim_workload *out, sim_err *err)
 {
     memset(out, 0, sizeof *out);
-    if (c->num_prompts < 1 || c->num_prompts > ((int64_t)1 << 28))
-        return sim_fail(err, SIM_EINPUT, "--num-prompts: value %lld, expected 1..268435456",
-                        (long long)c->num_prompts);
+    if (c->num_prompts < 1 || c->num_prompts > SIM_WORKLOAD_MAX_REQUESTS)
+        return sim_fail(err, SIM_EINPUT,
+                        "--num-prompts: value %lld, expected 1..%lld (the requests a serving run "
+                        "holds in memory, about 160 bytes each: %lld is about %.1f GB)",
+                        (long long)c->num_prompts, (long long)SIM_WORKLOAD_MAX_REQUESTS,
+                        (long long)c->num_prompts, (double)c->num_prompts * 160.0 / 1e9);
     if (c->input_len < 1 || c->output_len < 1)
         return sim_fail(err, SIM_EINPUT,
                         "--random-input-len, --random-output-len: values %lld, %lld, expected >= 1",
@@ -460,6 +463,14 @@ static sim_status read_lines(sim_lines *lr, trace_reader *tr, int64_t limit, sim
         }
         if (limit > 0 && (int64_t)w->n >= limit)
             break;
+        if ((int64_t)w->n >= SIM_WORKLOAD_MAX_REQUESTS) {
+            st = sim_fail(err, SIM_EINPUT,
+                          "%s: line %lld: more than %lld requests, the most a serving run holds "
+                          "in memory (about 160 bytes each); pass --num-prompts N to take the "
+                          "first N",
+                          tr->path, (long long)lineno, (long long)SIM_WORKLOAD_MAX_REQUESTS);
+            break;
+        }
         if ((st = grow(tr, w, err)))
             break;
         sim_request *r = &w->reqs[w->n];

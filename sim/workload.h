@@ -80,6 +80,12 @@ typedef struct sim_synth_cfg {
  * stream's N / rate): 1e9 s (about 32 years) keeps arrival_ns far inside int64_t (9.2e9 s). */
 #define SIM_ARRIVAL_MAX_S 1e9
 
+/* The most requests one workload holds: a serving run keeps every request's state (its request,
+ * its sequence, its timeline: about 160 bytes), so 2^25 = 33,554,432 requests take about 5 GB.
+ * More (--num-prompts, or a trace's lines without --num-prompts) is exit 2 naming the count and
+ * the cap, never an out-of-memory failure halfway. */
+#define SIM_WORKLOAD_MAX_REQUESTS ((int64_t)1 << 25)
+
 /* Generates a synthetic stream. Errors name the flag; N / rate above SIM_ARRIVAL_MAX_S is one. */
 sim_status sim_workload_synthetic(const sim_synth_cfg *cfg, sim_workload *out, sim_err *err);
 

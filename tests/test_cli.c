@@ -415,9 +415,7 @@ static void test_serve_save_requests(void **state)
     assert_non_null(csv);
     assert_int_equal(count_lines(csv), 26); /* header + 25 requests */
     free(csv);
-    char tmp[300];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    assert_int_not_equal(access(tmp, F_OK), 0); /* renamed, nothing half-written left */
+    assert_int_equal(tu_temporaries(path), 0); /* renamed, nothing half-written left */
     remove(path);
 }
 

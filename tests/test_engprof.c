@@ -284,10 +284,40 @@ static void test_bad_profiles(void **state)
     }
 }
 
+/* Issue 33 D10: an engine profile's keys that nothing reads were accepted silently. Every key
+ * outside "sources" must be one the loader reads, and a rule holds only when, set and source;
+ * every shipped profile still loads. */
+static void test_unknown_profile_keys_refused(void **state)
+{
+    (void)state;
+    char path[512];
+    tu_snprintf(path, sizeof path, "%s/hw/engines/vllm.json", tu_root());
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    /* the shipped profile with one more key: a typo of a field, and an object nothing reads */
+    char *brace = strchr(text, '{');
+    assert_non_null(brace);
+    static char edited[sizeof text + 64];
+    snprintf(edited, sizeof edited, "{\"prefix_cashing\": false, %s", brace + 1);
+    expect_bad(edited, "field 'prefix_cashing' is unknown");
+    snprintf(edited, sizeof edited, "{\"limits_\": {\"max_model_len\": 4}, %s", brace + 1);
+    expect_bad(edited, "field 'limits_.max_model_len' is unknown");
+    /* every shipped profile loads */
+    static const char *const names[] = {"vllm", "vllm-v0", "sglang", "sglang-0.4",
+                                        "trtllm", "trtllm-0.11", "hf"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        (void)load(names[i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_shipped_profiles),    cmocka_unit_test(test_collectives_and_limits),
+        cmocka_unit_test(test_shipped_profiles),
+        cmocka_unit_test(test_unknown_profile_keys_refused),    cmocka_unit_test(test_collectives_and_limits),
         cmocka_unit_test(test_bad_profiles),        cmocka_unit_test(test_vllm_device_rules),
         cmocka_unit_test(test_sglang_device_rules), cmocka_unit_test(test_sglang_04),
     };

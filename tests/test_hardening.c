@@ -3,6 +3,7 @@
 #include "testutil.h"
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "cli.h"
 
@@ -18,7 +19,7 @@ static result R;
 static void cli(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void cli(const char *fmt, ...)
 {
-    static char line[8192];
+    static char line[65536];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
@@ -338,6 +339,283 @@ static void test_repeated_flag_refused(void **state)
     expect_input_error("--result: given twice, expected once");
 }
 
+/* Issue 33 D1: an fp16 checkpoint with fp8 weights and activations on Gaudi 3 printed TTFT inf
+ * with exit 0 (serve clamped the step to 1 ns, a sweep ranked it best): attention and the LM head
+ * compute in the checkpoint's fp16, which the device has no peak for. Every command refuses it. */
+static void test_unsupported_compute_format_refused(void **state)
+{
+    (void)state;
+    static const char *const cmds[] = {"run", "roofline", "serve --num-prompts 2"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        cli("%s --model %s/models/llama-2-7b.json --hw %s/hw/gaudi3.json --weight-dtype fp8 "
+            "--kv-cache-dtype fp8",
+            cmds[i], ROOT2);
+        expect_input_error("leaves attention and the LM head in fp16");
+    }
+    cli("run --model %s/models/llama-2-13b.json --hw %s/hw/tpu-v5e.json --weight-dtype int8 "
+        "--act-dtype int8 --kv-cache-dtype bf16",
+        ROOT2);
+    expect_input_error("hw/tpu-v5e.json has no dense_tflops.fp16");
+    /* a draft model's own 16-bit format too (mistral-7b is bf16, its llama-2-7b draft fp16) */
+    cli("run --model %s/models/mistral-7b.json --hw %s/hw/gaudi3.json --weight-dtype fp8 "
+        "--spec-method draft --spec-model %s/models/llama-2-7b.json --num-speculative-tokens 3 "
+        "--spec-acceptance-rate 0.7",
+        tu_root(), tu_root(), tu_root());
+    expect_input_error("--spec-model (runs at the target's --tp): --act-dtype: value fp8 leaves "
+                       "attention and the LM head in fp16");
+    /* a sweep reports the point as an error, never as a number */
+    cli("sweep run --model %s/models/llama-2-7b.json --hw %s/hw/gaudi3.json --weight-dtype fp8 "
+        "--kv-cache-dtype fp8 --batch 1,2 --format csv",
+        ROOT2);
+    assert_int_equal(R.rc, 0);
+    assert_null(strstr(R.out, "inf"));
+    assert_non_null(strstr(R.out, "leaves attention and the LM head in fp16"));
+    /* with 16-bit activations the device computes, the run is priced, finitely */
+    cli("run --model %s/models/llama-2-7b.json --hw %s/hw/gaudi3.json --weight-dtype fp8 "
+        "--act-dtype bf16 --kv-cache-dtype fp8 --format json",
+        ROOT2);
+    assert_int_equal(R.rc, 0);
+    assert_null(strstr(R.out, "inf"));
+    assert_null(strstr(R.out, "nan"));
+}
+
+/* Launches "$INFERSIM_BIN <args> <redirect>" through the shell (a process: main.c's standard
+ * output is what is tested) and keeps its exit status in R.rc and its stderr in R.err. */
+static void process(const char *args, const char *redirect)
+{
+    const char *bin = getenv("INFERSIM_BIN");
+    assert_non_null(bin);
+    char cmd[4096];
+    const char *errpath = tmpf("proc.err");
+    tu_snprintf(cmd, sizeof cmd, "'%s' %s %s 2>'%s'", bin, args, redirect, errpath);
+    int status = system(cmd);
+    R.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    free(R.err);
+    FILE *e = fopen(errpath, "r");
+    assert_non_null(e);
+    R.err = calloc(1, 1 << 16);
+    assert_non_null(R.err);
+    R.err_len = fread(R.err, 1, (1 << 16) - 1, e);
+    fclose(e);
+    remove(errpath);
+}
+
+/* Issue 33 D2: a result written to a full disk or a closed stdout exited 0 with nothing written
+ * (small results, left in stdio's buffer) or 1 without the reason (large ones). Each is exit 2
+ * with the system's reason, on one line. */
+static void test_failed_stdout_is_exit_2(void **state)
+{
+    (void)state;
+    if (!is_chr("/dev/full"))
+        skip();
+    char args[1024];
+    static const char *const cmds[] = {"run --format json", "run", "--help",
+                                       "serve --num-prompts 200 --format json"};
+    static const struct {
+        const char *redirect, *reason;
+    } outs[] = {{">/dev/full", "standard output: writing failed: No space left on device"},
+                {">&-", "standard output: writing failed: Bad file descriptor"}};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        for (size_t j = 0; j < sizeof outs / sizeof outs[0]; j++) {
+            tu_snprintf(args, sizeof args, "%s%s", cmds[i],
+                        strcmp(cmds[i], "--help") == 0 ? "" : " " MODEL_HW);
+            char full[1200];
+            tu_snprintf(full, sizeof full, args, ROOT2);
+            process(full, outs[j].redirect);
+            if (R.rc != 2 || !strstr(R.err, outs[j].reason) ||
+                strchr(R.err, '\n') != R.err + R.err_len - 1) {
+                print_error("%s %s: rc %d, stderr '%s'\n", full, outs[j].redirect, R.rc, R.err);
+                fail();
+            }
+        }
+    /* with stdout closed, the file a sweep opens for --out does not take stdout's number: the
+     * summary meant for stdout fails, and never lands in the rows' file */
+    char out[256], full[1200];
+    tu_snprintf(out, sizeof out, "%s", tmpf("closed.csv"));
+    tu_snprintf(full, sizeof full, "sweep run " MODEL_HW " --batch 1,2 --out %s", ROOT2, out);
+    process(full, ">&-");
+    assert_int_equal(R.rc, 2);
+    FILE *f = fopen(out, "r");
+    if (f) {
+        char buf[4096];
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        buf[n] = '\0';
+        fclose(f);
+        assert_null(strstr(buf, "Pareto"));
+        remove(out);
+    }
+}
+
+static bool exists(const char *path) { return access(path, F_OK) == 0; }
+
+/* Issue 33 D7: a command with several outputs that failed on a later one left the ones it had
+ * committed first. Outputs are staged and published together: none appear when any fails (here
+ * the last, written to a full device), and no temporary is left. */
+static void test_outputs_all_or_none(void **state)
+{
+    (void)state;
+    if (!is_chr("/dev/full"))
+        skip();
+    const char *req = tmpf("d7-requests.csv"), *trace = tmpf("d7-trace.json");
+    const char *rows = tmpf("d7-rows.csv");
+    cli("serve " MODEL_HW " --num-prompts 3 --save-requests %s --chrome-trace %s --html /dev/full",
+        ROOT2, req, trace);
+    expect_input_error("--html: writing /dev/full failed: No space left on device");
+    cli("run " MODEL_HW " --chrome-trace %s --html /dev/full", ROOT2, trace);
+    expect_input_error("--html: writing /dev/full failed");
+    cli("sweep run " MODEL_HW " --batch 1,2 --html %s --out /dev/full", ROOT2, rows);
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "--out: writing /dev/full failed"));
+    const char *all[] = {req, trace, rows};
+    for (size_t i = 0; i < 3; i++) {
+        assert_false(exists(all[i]));
+        assert_int_equal(tu_temporaries(all[i]), 0);
+    }
+    /* a file already there stays as it was */
+    write_file(req, "mine\n");
+    cli("serve " MODEL_HW " --num-prompts 3 --save-requests %s --html /dev/full", ROOT2, req);
+    assert_int_equal(R.rc, 2);
+    FILE *f = fopen(req, "r");
+    assert_non_null(f);
+    char line[16] = "";
+    assert_non_null(fgets(line, sizeof line, f));
+    fclose(f);
+    assert_string_equal(line, "mine\n");
+    assert_int_equal(tu_temporaries(req), 0);
+    /* and when every output is written, every one appears */
+    cli("serve " MODEL_HW " --num-prompts 3 --save-requests %s --chrome-trace %s", ROOT2, req,
+        trace);
+    assert_int_equal(R.rc, 0);
+    assert_true(exists(req) && exists(trace));
+    assert_int_equal(tu_temporaries(req) + tu_temporaries(trace), 0);
+    remove(req);
+    remove(trace);
+}
+
+/* Issue 33 D11: `-` was standard output for --out but a file named `-` for --html,
+ * --chrome-trace and --save-requests. It is standard output for each, which then holds that file
+ * alone (the command's report goes to stderr); no file named `-` appears. */
+static void test_dash_is_stdout_everywhere(void **state)
+{
+    (void)state;
+    cli("run " MODEL_HW " --html -", ROOT2);
+    assert_int_equal(R.rc, 0);
+    assert_true(strncmp(R.out, "<!DOCTYPE html>", 15) == 0);
+    assert_non_null(strstr(R.err, "TTFT"));
+    cli("run " MODEL_HW " --output-len 4 --chrome-trace -", ROOT2);
+    assert_int_equal(R.rc, 0);
+    assert_true(strncmp(R.out, "{\"displayTimeUnit\"", 18) == 0);
+    assert_null(strstr(R.out, "TTFT"));
+    cli("serve " MODEL_HW " --num-prompts 3 --save-requests - --format json", ROOT2);
+    assert_int_equal(R.rc, 0);
+    assert_true(strncmp(R.out, "request,trace_line,", 19) == 0);
+    assert_non_null(strstr(R.err, "\"completed\""));
+    cli("sweep run " MODEL_HW " --batch 1,2 --html - --out %s", ROOT2, tmpf("d11-rows.csv"));
+    assert_int_equal(R.rc, 0);
+    assert_true(strncmp(R.out, "<!DOCTYPE html>", 15) == 0);
+    remove(tmpf("d11-rows.csv"));
+    cli("sweep run " MODEL_HW " --batch 1,2 --html -", ROOT2);
+    expect_input_error("--html: '-' is standard output, which holds the rows without --out");
+    /* two outputs cannot both be standard output */
+    cli("run " MODEL_HW " --html - --chrome-trace -", ROOT2);
+    expect_input_error("both name -");
+    assert_false(exists("-"));
+}
+
+/* Issue 33 N3: strtod read hexadecimal floats, so --overlap-comm 0x0.8p0 ran at 0.5; a weight
+ * group size that does not divide a quantized GEMM's K was priced as if it did. Both are refused,
+ * naming the flag and the value. */
+static void test_hex_and_group_size_refused(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *flags, *want;
+    } hex[] = {
+        {"run --overlap-comm 0x0.8p0", "--overlap-comm: value '0x0.8p0'"},
+        {"run --usd-per-gpu-hour 0X2", "--usd-per-gpu-hour: value '0X2'"},
+        {"serve --num-prompts 2 --request-rate 0x10", "--request-rate: value '0x10'"},
+        {"serve --num-prompts 2 --goodput ttft:0x10", "--goodput: 'ttft:0x10'"},
+        {"serve --num-prompts 2 --metric-percentiles 50,0x10", "--metric-percentiles: value"},
+        {"run --batch 0x10", "--batch: value '0x10'"},
+    };
+    for (size_t i = 0; i < sizeof hex / sizeof hex[0]; i++) {
+        cli("%s --model %s/models/llama-3.2-1b.json --hw %s/hw/h100-sxm.json", hex[i].flags,
+            ROOT2);
+        expect_input_error(hex[i].want);
+    }
+    /* a value flag followed by another flag lacks its value (issue 33 D13's tp=True) */
+    cli("run " MODEL_HW " --tp --batch 2", ROOT2);
+    expect_input_error("--tp: missing value");
+    cli("sweep run " MODEL_HW " --tp --batch 2", ROOT2);
+    expect_input_error("--tp: missing value");
+    /* decimal spellings still parse */
+    cli("run " MODEL_HW " --overlap-comm 5e-1 --usd-per-gpu-hour 2.", ROOT2);
+    assert_int_equal(R.rc, 0);
+    /* AWQ/GPTQ groups: 96 does not divide hidden 2048; 128 does; Llama-2-7B's 11008 / 4 = 2752
+     * is not a whole number of 128-weight groups (vLLM refuses it at TP 4) */
+    cli("run " MODEL_HW " --weight-dtype int4 --weight-group-size 96", ROOT2);
+    expect_input_error("--weight-group-size: value 96 does not divide hidden_size");
+    cli("run " MODEL_HW " --weight-dtype int4 --weight-group-size 128", ROOT2);
+    assert_int_equal(R.rc, 0);
+    cli("run --model %s/models/llama-2-7b.json --hw %s/hw/h100-sxm.json --weight-dtype int4 --tp 4",
+        ROOT2);
+    expect_input_error("does not divide intermediate_size per GPU (down_proj's K), 2752");
+    /* per channel (0) and formats without groups take any shape */
+    cli("run --model %s/models/llama-2-7b.json --hw %s/hw/h100-sxm.json --weight-dtype int4 --tp 4 "
+        "--weight-group-size 0",
+        ROOT2);
+    assert_int_equal(R.rc, 0);
+    cli("run --model %s/models/llama-2-7b.json --hw %s/hw/h100-sxm.json --weight-dtype fp8 --tp 4",
+        ROOT2);
+    assert_int_equal(R.rc, 0);
+}
+
+/* Issue 33 D12: run priced batches that serve refuses for the same engine (here TensorRT-LLM
+ * without chunked prefill cannot prefill a 30,000-token prompt in its 8192-token budget). run
+ * still prices the batch, and warns, naming the engine and serve's reason; an engine that admits
+ * the batch gets no warning. */
+static void test_run_warns_when_serve_refuses(void **state)
+{
+    (void)state;
+    cli("run --model %s/models/llama-3.1-8b.json --hw %s/hw/h100-sxm.json --engine trtllm "
+        "--input-len 30000 --output-len 16",
+        ROOT2);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "TTFT"));
+    assert_non_null(strstr(R.err, "warning: serve with --engine trtllm refuses 1 requests of "
+                                  "30000 + 16 tokens"));
+    assert_non_null(strstr(R.err, "--max-num-batched-tokens 8192"));
+    cli("run --model %s/models/llama-3.1-8b.json --hw %s/hw/h100-sxm.json --engine vllm "
+        "--input-len 30000 --output-len 16",
+        ROOT2);
+    assert_int_equal(R.rc, 0);
+    assert_int_equal(R.err_len, 0);
+}
+
+/* Issue 33 D6: a sweep kept about 2 KB per point and serve about 160 bytes per request with no
+ * cap: 1e8 points or 2.7e8 prompts ended in "out of memory" (exit 1) or the OOM killer. Above the
+ * documented caps (SIM_SWEEP_MAX_POINTS per shard, SIM_WORKLOAD_MAX_REQUESTS) both are exit 2
+ * naming the product, before anything is allocated for it; a shard under the cap runs. */
+static void test_memory_caps(void **state)
+{
+    (void)state;
+    /* 2048 x 1025 = 2,099,200 points, 2^21 + 2048: over the cap by one row of the grid */
+    static char list_a[16384], list_b[8192];
+    size_t n = 0;
+    for (int i = 1; i <= 2048; i++)
+        n += (size_t)snprintf(list_a + n, sizeof list_a - n, "%s%d", i > 1 ? "," : "", i);
+    n = 0;
+    for (int i = 1; i <= 1025; i++)
+        n += (size_t)snprintf(list_b + n, sizeof list_b - n, "%s%d", i > 1 ? "," : "", i);
+    cli("sweep run " MODEL_HW " --batch %s --input-len %s", ROOT2, list_a, list_b);
+    expect_input_error("sweep: --batch 2048 x --input-len 1025 = 2099200 points");
+    assert_non_null(strstr(R.err, "above the 2097152 points"));
+    assert_non_null(strstr(R.err, "--shard I/N, N >= 2"));
+    cli("serve " MODEL_HW " --num-prompts 100000000", ROOT2);
+    expect_input_error("--num-prompts: value 100000000, expected 1..33554432");
+    assert_non_null(strstr(R.err, "about 16.0 GB"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -355,6 +633,13 @@ int main(void)
         cmocka_unit_test(test_mooncake_strict),
         cmocka_unit_test(test_csv_bom_accepted),
         cmocka_unit_test(test_repeated_flag_refused),
+        cmocka_unit_test(test_unsupported_compute_format_refused),
+        cmocka_unit_test(test_failed_stdout_is_exit_2),
+        cmocka_unit_test(test_outputs_all_or_none),
+        cmocka_unit_test(test_dash_is_stdout_everywhere),
+        cmocka_unit_test(test_hex_and_group_size_refused),
+        cmocka_unit_test(test_run_warns_when_serve_refuses),
+        cmocka_unit_test(test_memory_caps),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     free(R.out);

@@ -506,6 +506,48 @@ static void test_header_lists_every_field(void **state)
     assert_false(hw_doc_lists(doc, "dense_tflops.fp64"));
 }
 
+/* Issue 33 D10: a device file's keys that nothing reads were accepted silently (a typo such as
+ * "hbm_gb" left the field at its default or missing). Every key outside "sources" must be one a
+ * loader reads; notes under "sources" at any depth, and calibrate's "calibration" record, are
+ * kept; every shipped device file still loads (test_props loads each one). */
+static void test_unknown_keys_refused(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *extra, *field;
+    } bad[] = {
+        {"\"hbm_gb\": 80", "'hbm_gb'"},
+        {"\"efficiency\": {\"gemm\": {\"bf17\": 0.8}}", "'efficiency.gemm.bf17'"},
+        {"\"collectives\": {\"algorithms\": [\"ring\"], \"simple\": {\"base_us\": 8, "
+         "\"hop_us\": 1}}",
+         "'collectives.simple.hop_us'"},
+        {"\"quant\": {\"gemm_k_half\": {\"int4\": 100}}", "'quant.gemm_k_half.int4'"},
+        {"\"note\": \"a datasheet\"", "'note'"},
+    };
+    const char *base = "\"dense_tflops\": 148, \"hbm_gib\": 96, \"hbm_tb_per_s\": 4, "
+                       "\"scaleup_gb_per_s_per_dir\": 450, \"compute_units\": 78";
+    char text[1024];
+    sim_hw hw;
+    sim_err err = {{0}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text, "{%s, %s}", base, bad[i].extra);
+        const char *p = tu_write_tmp(text);
+        assert_int_equal(sim_hw_load(p, &hw, &err), SIM_EINPUT);
+        if (!strstr(err.msg, bad[i].field) || !strstr(err.msg, "is unknown") ||
+            !strstr(err.msg, p)) {
+            print_error("'%s': message '%s'\n", bad[i].extra, err.msg);
+            fail();
+        }
+    }
+    /* notes anywhere under "sources", and calibrate's record, load */
+    snprintf(text, sizeof text,
+             "{%s, \"collectives\": {\"algorithms\": [\"ring\"], \"simple\": {\"base_us\": 8}, "
+             "\"sources\": {\"anything\": {\"at\": 1}}}, \"calibration\": {\"rows\": 3}, "
+             "\"sources\": {\"hbm_gib\": \"datasheet\", \"deep\": {\"x\": [1]}}}",
+             base);
+    assert_int_equal(sim_hw_load(tu_write_tmp(text), &hw, &err), SIM_OK);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -519,6 +561,7 @@ int main(void)
         cmocka_unit_test(test_provenance),
         cmocka_unit_test(test_quant_constants),
         cmocka_unit_test(test_header_lists_every_field),
+        cmocka_unit_test(test_unknown_keys_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -136,6 +136,27 @@ static void test_moe_configs(void **state)
     /* a dense config with num_experts: 0 is still dense */
     assert_int_equal(load_text("{" DENSE_FIELDS ", \"num_experts\": 0}", &m, &err), SIM_OK);
     assert_int_equal(m.experts, 0);
+    /* issue 33 N2: a mixture-of-experts config with no experts ran as a dense model; its top-k,
+     * its expert width or its model_type say it is one, so 0 experts is refused */
+    static const struct {
+        const char *extra, *why;
+    } moe0[] = {
+        {"\"num_experts\": 0, \"num_experts_per_tok\": 8, \"moe_intermediate_size\": 768",
+         "its num_experts_per_tok says so"},
+        {"\"n_routed_experts\": 0, \"moe_intermediate_size\": 2048",
+         "its moe_intermediate_size says so"},
+        {"\"model_type\": \"qwen3_moe\", \"num_experts\": 0", "its model_type says so"},
+        {"\"model_type\": \"mixtral\", \"num_local_experts\": 0", "its model_type says so"},
+    };
+    for (size_t i = 0; i < sizeof moe0 / sizeof moe0[0]; i++) {
+        char text[1024];
+        snprintf(text, sizeof text, "{" DENSE_FIELDS ", %s}", moe0[i].extra);
+        assert_int_equal(load_text(text, &m, &err), SIM_EINPUT);
+        if (!strstr(err.msg, moe0[i].why) || !strstr(err.msg, "is 0 in a mixture-of-experts")) {
+            print_error("'%s': message '%s'\n", moe0[i].extra, err.msg);
+            fail();
+        }
+    }
 }
 
 static void test_mla_and_layer_types(void **state)

@@ -21,9 +21,11 @@ static void test_commit_renames_complete_file(void **state)
     sim_outfile o;
     sim_err err = {{0}};
     assert_int_equal(sim_outfile_open(&o, path, "--out", &err), SIM_OK);
-    char want_tmp[300];
-    snprintf(want_tmp, sizeof want_tmp, "%s.tmp", path);
-    assert_string_equal(o.tmp, want_tmp);
+    /* "<path>.XXXXXX.tmp" */
+    assert_int_equal(strlen(o.tmp), strlen(path) + 11);
+    assert_memory_equal(o.tmp, path, strlen(path));
+    assert_int_equal(o.tmp[strlen(path)], '.');
+    assert_string_equal(o.tmp + strlen(path) + 7, ".tmp");
     fputs("a,b\n1,2\n", o.f);
     assert_false(exists(path)); /* nothing at the final path while writing */
     assert_true(exists(o.tmp));
@@ -64,7 +66,7 @@ static void test_failures_name_flag_and_path(void **state)
     /* the directory does not exist */
     assert_int_equal(sim_outfile_open(&o, "/nonexistent-dir/x.csv", "--save-requests", &err),
                      SIM_EINPUT);
-    assert_string_equal(err.msg, "--save-requests: cannot write /nonexistent-dir/x.csv.tmp: "
+    assert_string_equal(err.msg, "--save-requests: cannot write /nonexistent-dir/x.csv: "
                                  "No such file or directory");
     assert_null(o.f);
 
@@ -85,9 +87,76 @@ static void test_failures_name_flag_and_path(void **state)
     assert_true(ferror(o.f));
     assert_int_equal(sim_outfile_commit(&o, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "--out: writing "));
-    assert_non_null(strstr(err.msg, "stream-error.csv.tmp failed"));
+    assert_non_null(strstr(err.msg, "stream-error.csv."));
+    assert_non_null(strstr(err.msg, ".tmp failed"));
     assert_false(exists(path));
     assert_false(exists(o.tmp));
+}
+
+/* Issue 33 D3: the temporary was the fixed "<path>.tmp", opened with truncation: a user's file of
+ * that name was destroyed, and two writers of one output shared one temporary (an interleaved
+ * file, one of them exiting 0). Each output now gets a temporary of its own, created
+ * exclusively. */
+static void test_temporary_is_unique(void **state)
+{
+    (void)state;
+    char path[256], user[300];
+    tmp_path(path, sizeof path, "unique.csv");
+    tu_snprintf(user, sizeof user, "%s.tmp", path);
+    FILE *f = fopen(user, "w");
+    assert_non_null(f);
+    fputs("the user's own\n", f);
+    fclose(f);
+    sim_outfile a, b;
+    sim_err err = {{0}};
+    assert_int_equal(sim_outfile_open(&a, path, "--out", &err), SIM_OK);
+    assert_int_equal(sim_outfile_open(&b, path, "--html", &err), SIM_OK);
+    assert_string_not_equal(a.tmp, b.tmp);
+    assert_string_not_equal(a.tmp, user);
+    assert_string_not_equal(b.tmp, user);
+    for (int i = 0; i < 5000; i++) { /* past the stdio buffer: the writes interleave */
+        fputs("aaaaaaaa\n", a.f);
+        fputs("bbbbbbbb\n", b.f);
+    }
+    assert_int_equal(sim_outfile_commit(&a, &err), SIM_OK);
+    assert_int_equal(sim_outfile_commit(&b, &err), SIM_OK);
+    /* the last commit wins, whole: every line is b's */
+    f = fopen(path, "r");
+    assert_non_null(f);
+    char line[64];
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        assert_string_equal(line, "bbbbbbbb\n");
+        n++;
+    }
+    fclose(f);
+    assert_int_equal(n, 5000);
+    /* the user's file named like the old temporary is untouched (and the only .tmp left) */
+    f = fopen(user, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(line, sizeof line, f));
+    fclose(f);
+    assert_string_equal(line, "the user's own\n");
+    assert_int_equal(tu_temporaries(path), 1);
+    /* an output named like another's old temporary (--out X --html X.tmp): both appear whole */
+    assert_int_equal(sim_outfile_open(&a, path, "--out", &err), SIM_OK);
+    assert_int_equal(sim_outfile_open(&b, user, "--html", &err), SIM_OK);
+    fputs("out\n", a.f);
+    fputs("html\n", b.f);
+    assert_int_equal(sim_outfile_commit(&b, &err), SIM_OK);
+    assert_int_equal(sim_outfile_commit(&a, &err), SIM_OK);
+    static const char *const want[2] = {"out\n", "html\n"};
+    const char *const at[2] = {path, user};
+    for (int i = 0; i < 2; i++) {
+        f = fopen(at[i], "r");
+        assert_non_null(f);
+        assert_non_null(fgets(line, sizeof line, f));
+        fclose(f);
+        assert_string_equal(line, want[i]);
+    }
+    assert_int_equal(tu_temporaries(path), 1); /* the --html file itself */
+    remove(user);
+    remove(path);
 }
 
 /* A character device is written through, never replaced: /dev/null swallows the output and stays
@@ -304,9 +373,7 @@ static void test_directory_is_refused(void **state)
              dir);
     assert_string_equal(err.msg, want);
     assert_null(o.f);
-    char tmp[300];
-    snprintf(tmp, sizeof tmp, "%s.tmp", dir);
-    assert_false(exists(tmp));
+    assert_int_equal(tu_temporaries(dir), 0);
     rmdir(dir);
 }
 
@@ -338,6 +405,7 @@ static void test_same_file(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_temporary_is_unique),
         cmocka_unit_test(test_commit_renames_complete_file),
         cmocka_unit_test(test_abort_leaves_nothing),
         cmocka_unit_test(test_failures_name_flag_and_path),

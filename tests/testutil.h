@@ -138,6 +138,28 @@ static inline const char *tu_tmpdir(void)
     return tu_tmpdir_buf;
 }
 
+/* How many temporaries of the output `path` (outfile.h: "<path>.XXXXXX.tmp", or the old fixed
+ * "<path>.tmp") its directory holds: 0 once an output is committed or abandoned. */
+static inline int tu_temporaries(const char *path)
+{
+    char dir[512];
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    const char *base = slash ? slash + 1 : path;
+    size_t bl = strlen(base);
+    DIR *d = opendir(dir[0] ? dir : "/");
+    if (!d)
+        return 0;
+    int n = 0;
+    for (struct dirent *e = readdir(d); e; e = readdir(d)) {
+        size_t len = strlen(e->d_name);
+        n += len >= bl + 4 && strncmp(e->d_name, base, bl) == 0 && e->d_name[bl] == '.' &&
+             strcmp(e->d_name + len - 4, ".tmp") == 0;
+    }
+    closedir(d);
+    return n;
+}
+
 /* Writes `text` to a new file in tu_tmpdir(); returns its path (a static buffer: one at a time). */
 static inline const char *tu_write_tmp(const char *text)
 {

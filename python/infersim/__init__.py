@@ -12,7 +12,8 @@ only. Every function takes the command's flags as keywords and returns the parse
 A keyword is the flag with '-' written as '_' (num_prompts=... is --num-prompts); True passes a
 flag that takes no value (enforce_eager=True), False and None leave a flag out, and a list or
 tuple becomes a comma-separated list (sweep: tp=[1, 2, 4]). Bad input raises ValueError with
-infersim's one-line message; calls are thread-safe.
+infersim's one-line message (an argument holding a NUL or a lone surrogate, which no C string can
+carry, too); True for a flag that takes a value (tp=True) raises TypeError; calls are thread-safe.
 """
 
 import ctypes
@@ -61,9 +62,22 @@ def _flags(kwargs):
     return args
 
 
+def _arg(i, a):
+    """One argument as the C library takes it: UTF-8 bytes without NUL, or ValueError saying why."""
+    s = str(a)
+    if "\0" in s:
+        raise ValueError("infersim: argument %d (%r) holds a NUL character, which ends a C string: "
+                         "the library would read only %r" % (i, s, s.split("\0")[0]))
+    try:
+        return s.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise ValueError("infersim: argument %d (%r) is not valid Unicode text: %s at position %d "
+                         "(a lone surrogate has no UTF-8 form)" % (i, s, e.reason, e.start)) from None
+
+
 def command(*argv):
     """Runs one command line (argv[0] is the command) and returns its JSON as Python values."""
-    args = [str(a).encode() for a in argv]
+    args = [_arg(i, a) for i, a in enumerate(argv)]
     arr = (ctypes.c_char_p * len(args))(*args)
     err = ctypes.create_string_buffer(1024)
     ptr = _lib.infersim_json(len(args), arr, err, len(err))
@@ -75,24 +89,38 @@ def command(*argv):
         _libc.free(ptr)
 
 
+def _call(name, flags, *head):
+    """command(name, *head, *flags); a keyword given True for a flag that takes a value (tp=True)
+    raises TypeError saying so, rather than the flag's missing value."""
+    try:
+        return command(name, *head, *_flags(flags))
+    except ValueError as e:
+        for key, value in flags.items():
+            flag = "--" + key.replace("_", "-")
+            if value is True and str(e).startswith("infersim: %s: missing value" % flag):
+                raise TypeError("infersim: %s=True: %s takes a value, not True (True passes only "
+                                "a flag that takes none); %s" % (key, flag, e)) from None
+        raise
+
+
 def run(**flags):
     """infersim run: a static batch (TTFT, TPOT, E2E, throughput, per-op breakdown)."""
-    return command("run", *_flags(flags))
+    return _call("run", flags)
 
 
 def serve(**flags):
     """infersim serve: a request stream under continuous batching (vLLM's benchmark metrics)."""
-    return command("serve", *_flags(flags))
+    return _call("serve", flags)
 
 
 def sweep(cmd="run", **flags):
     """infersim sweep run|serve: {"points": [one dict per grid point]}."""
-    return command("sweep", cmd, *_flags(flags))
+    return _call("sweep", flags, cmd)
 
 
 def roofline(**flags):
     """infersim roofline: peaks, ridge points and, with a model, op intensities."""
-    return command("roofline", *_flags(flags))
+    return _call("roofline", flags)
 
 
 def hw(device):

@@ -34,4 +34,36 @@ static inline const char *fuzz_file(const uint8_t *data, size_t size, const char
     return path;
 }
 
+/* The same for targets that write several files: file `k` (0..3) of this process, named with
+ * `suffix` on its first use (each path fixed from then on, removed at exit). */
+static char fuzz_paths[4][128];
+
+static inline void fuzz_files_remove(void)
+{
+    for (int k = 0; k < 4; k++)
+        if (fuzz_paths[k][0])
+            remove(fuzz_paths[k]);
+}
+
+static inline const char *fuzz_file_k(int k, const uint8_t *data, size_t size, const char *suffix)
+{
+    char *path = fuzz_paths[k];
+    if (!path[0]) {
+        static int registered;
+        const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+        snprintf(path, sizeof fuzz_paths[k], "%s/infersim-fuzz-%d-%d%s", dir, (int)getpid(), k,
+                 suffix);
+        if (!registered++)
+            atexit(fuzz_files_remove);
+    }
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        abort();
+    if (size && fwrite(data, 1, size, f) != size)
+        abort();
+    if (fclose(f) != 0)
+        abort();
+    return path;
+}
+
 #endif

@@ -62,6 +62,28 @@ class TestInfersim(unittest.TestCase):
         for g in got:
             self.assertEqual(g, alone)
 
+    def test_unrepresentable_arguments_refused(self):
+        # issue 33 D13: an embedded NUL was cut (the C string ends there: "llama-3.1-8b\0x" ran
+        # llama-3.1-8b), a lone surrogate raised a bare UnicodeEncodeError, and tp=True passed
+        # --tp without its value; each is a Python exception that says why
+        with self.assertRaises(ValueError) as cm:
+            infersim.run(model="llama-3.1-8b\0x", hw="h100-sxm")
+        self.assertIn("NUL character", str(cm.exception))
+        with self.assertRaises(ValueError) as cm:
+            infersim.run(model="llama-3.1-8b", hw="h100\udc80")
+        self.assertIn("lone surrogate", str(cm.exception))
+        self.assertNotIsInstance(cm.exception, UnicodeError)
+        for call in (lambda: infersim.run(model="llama-3.1-8b", hw="h100-sxm", tp=True),
+                     lambda: infersim.run(model="llama-3.1-8b", hw="h100-sxm", tp=True,
+                                          enforce_eager=True),
+                     lambda: infersim.sweep("run", model="llama-3.1-8b", hw="h100-sxm", tp=True)):
+            with self.assertRaises(TypeError) as cm:
+                call()
+            self.assertIn("tp=True: --tp takes a value", str(cm.exception))
+        # a flag that takes no value still takes True
+        self.assertEqual(infersim.run(model="llama-3.1-8b", hw="h100-sxm",
+                                      enforce_eager=True)["tp"], 1)
+
 
 if __name__ == "__main__":
     unittest.main()
