@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli_load.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +168,96 @@ void cli_load_cache_free(cli_load_cache *c)
     free(c->e);
     c->e = NULL;
     c->n = c->cap = 0;
+    cli_load_catalog_free(&c->catalog);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The catalogue of engine profiles and what --engine names */
+
+static int json_file(const struct dirent *d)
+{
+    size_t l = strlen(d->d_name);
+    return l > 5 && strcmp(d->d_name + l - 5, ".json") == 0;
+}
+
+sim_status cli_load_catalog_load(cli_load_catalog *c)
+{
+    if (c->loaded)
+        return SIM_OK;
+    c->loaded = true;
+    char dir[PATH_MAX];
+    if (!sim_find_file(cli_load_dir(CLI_LOAD_ENGINE), ".", dir, sizeof dir)) {
+        c->st = sim_fail(&c->err, SIM_EINPUT,
+                         "%s/: not found in the working directory, $INFERSIM_DATA, next to the "
+                         "binary or in share/infersim; expected the engine profiles",
+                         cli_load_dir(CLI_LOAD_ENGINE));
+        return SIM_OK;
+    }
+    size_t dl = strlen(dir); /* sim_find_file's "DIR/." */
+    if (dl > 2 && strcmp(dir + dl - 2, "/.") == 0)
+        dir[dl - 2] = '\0';
+    struct dirent **names = NULL;
+    int n = scandir(dir, &names, json_file, alphasort);
+    if (n > 0 && !(c->p = calloc((size_t)n, sizeof *c->p))) {
+        for (int i = 0; i < n; i++)
+            free(names[i]);
+        free(names);
+        return SIM_EINTERNAL;
+    }
+    for (int i = 0; i < n; i++) {
+        char path[PATH_MAX + 256];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]->d_name);
+        if (!c->st && (c->st = sim_engprof_load(path, &c->p[c->n], &c->err)) == SIM_OK)
+            c->n++;
+        free(names[i]);
+    }
+    free(names);
+    return SIM_OK;
+}
+
+void cli_load_catalog_free(cli_load_catalog *c)
+{
+    free(c->p);
+    *c = (cli_load_catalog){0};
+}
+
+/* Whether some profile of the catalogue is of engine `name` for platform `on`. */
+static bool catalog_has(const cli_load_catalog *c, const char *name, sim_engprof_platform on)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (strcmp(c->p[i].engine, name) == 0 && c->p[i].platform == on)
+            return true;
+    return false;
+}
+
+sim_status cli_load_engine_spec_path(const char *spec, const char *what, const cli_load_cache *cache,
+                                     const sim_hw *hw, char *buf, size_t len, sim_err *err)
+{
+    cli_load_resolve(CLI_LOAD_ENGINE, spec, buf, len);
+    const bool at = strchr(spec, '@') != NULL;
+    const sim_engprof_platform on = sim_engprof_device_platform(hw);
+    const bool file = access(buf, F_OK) == 0;
+    if (access(spec, F_OK) == 0 || strchr(spec, '/') || (!at && file && on == SIM_ENGPROF_CUDA))
+        return SIM_OK;
+    cli_load_catalog own = {0};
+    const cli_load_catalog *c = cache && cache->catalog.loaded ? &cache->catalog : &own;
+    if (c == &own && cli_load_catalog_load(&own))
+        return sim_fail(err, SIM_EINTERNAL, "out of memory");
+    sim_status st = c->st;
+    if (st && err)
+        *err = c->err;
+    size_t k = 0;
+    /* a bare name on ROCm: the engine's ROCm profile when it has one, else the file */
+    if (!st && !at && file && !catalog_has(c, spec, SIM_ENGPROF_ROCM)) {
+        cli_load_catalog_free(&own);
+        return SIM_OK;
+    }
+    if (!st)
+        st = sim_engprof_pick(c->p, c->n, spec, on, what, &k, err);
+    if (!st)
+        snprintf(buf, len, "%s", c->p[k].path);
+    cli_load_catalog_free(&own);
+    return st;
 }
 
 /* A cached entry, or its load error; SIM_EINTERNAL if the sweep forgot to load it. */
@@ -258,9 +349,10 @@ static sim_status on_off(const cli_opts *o, const char *on, const char *off, boo
     return SIM_OK;
 }
 
-void cli_load_engine_path(const cli_opts *o, char *buf, size_t len)
+sim_status cli_load_engine_path(const cli_opts *o, const cli_load_cache *cache, const sim_hw *hw,
+                                char *buf, size_t len, sim_err *err)
 {
-    cli_load_resolve(CLI_LOAD_ENGINE, o->engine, buf, len);
+    return cli_load_engine_spec_path(o->engine, "--engine", cache, hw, buf, len, err);
 }
 
 /* The engine profile for this device and TP (its rules), with every flag that overrides one of
@@ -269,8 +361,9 @@ static sim_status load_engine(const cli_opts *o, const cli_load_cache *cache, co
                               sim_engprof *e, sim_err *err)
 {
     char path[PATH_MAX];
-    cli_load_engine_path(o, path, sizeof path);
-    sim_status st;
+    sim_status st = cli_load_engine_path(o, cache, hw, path, sizeof path, err);
+    if (st)
+        return st;
     if (cache) {
         const cli_load_entry *c = cli_load_cache_get(cache, CLI_LOAD_ENGINE, path, 0, 0, err, &st);
         if (c)

@@ -3,6 +3,7 @@
 #include "cli_cmd.h"
 #include "cli_load.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,28 +23,33 @@ static const cli_load_entry *row_file(cli_load_cache *c, cli_load_kind kind, con
     return cli_load_cache_get(c, kind, path, 0, 0, err, st);
 }
 
-/* The engine profile that scores an end-to-end row: the engine (and version) that measured it,
- * from the row's framework column; rows of an engine not listed use the default profile. */
-static const struct {
-    const char *framework_prefix, *profile;
-} row_engines[] = {
-    {"TensorRT-LLM 0.11", "trtllm-0.11"},
-    {"TensorRT-LLM", "trtllm"},
-    {"vLLM ~0.5/0.6", "vllm-v0"},
-    {"vLLM 0.5", "vllm-v0"},
-    {"vLLM 0.6", "vllm-v0"},
-    {"SGLang 0.4", "sglang-0.4"},
-    {"SGLang", "sglang"},
-    {"vLLM", "vllm"},
-};
-
-static const char *row_engine(const sim_vrow *r)
+/* The engine profile that scores an end-to-end row: the engine and release that measured it, from
+ * the row's framework column ("vLLM 0.10.2 (...)": vllm@0.10.2, sim_engprof_spec_of) on the row's
+ * device (a ROCm profile on an AMD one); rows that name no engine use the default profile. */
+static sim_status row_engine(const sim_vrow *r, const cli_load_cache *c, const sim_hw *hw,
+                             char *path, size_t len, sim_err *err)
 {
-    for (size_t i = 0; i < sizeof row_engines / sizeof row_engines[0]; i++)
-        if (strncmp(r->framework, row_engines[i].framework_prefix,
-                    strlen(row_engines[i].framework_prefix)) == 0)
-            return row_engines[i].profile;
-    return cli_opt_defaults.engine;
+    char spec[64], what[96];
+    if (!sim_engprof_spec_of(r->framework, NULL, spec, sizeof spec))
+        snprintf(spec, sizeof spec, "%s", cli_opt_defaults.engine);
+    snprintf(what, sizeof what, "row %lld: framework", (long long)r->id);
+    return cli_load_engine_spec_path(spec, what, c, hw, path, len, err);
+}
+
+/* Engine flags a row's framework column records ("vLLM 0.11 (--async-scheduling, ...)"): the
+ * profile's default as the benchmark overrode it. */
+static void row_engine_flags(const sim_vrow *r, sim_engprof *e)
+{
+    static const struct {
+        const char *flag;
+        bool async;
+    } flags[] = {{"--async-scheduling", true}, {"--no-async-scheduling", false}};
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+        const char *at = strstr(r->framework, flags[i].flag);
+        size_t l = strlen(flags[i].flag);
+        if (at && !isalnum((unsigned char)at[l]) && at[l] != '-')
+            e->async_scheduling = flags[i].async;
+    }
 }
 
 /* A row that measures quantized weights, activations or KV cache; `p`: an end-to-end row's
@@ -177,8 +183,15 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
             rs = sim_validate_op(r, &h->hw, &pred, &rerr);
         } else if (h) {
             const cli_load_entry *m = row_file(&cache, CLI_LOAD_MODEL, r->model, &rerr, &rs);
+            char epath[PATH_MAX];
+            if (m) /* loading the model may have moved the device's entry */
+                h = row_file(&cache, CLI_LOAD_HW, r->hw, &rerr, &rs);
+            if (m && cli_load_catalog_load(&cache.catalog))
+                rs = sim_fail(&rerr, SIM_EINTERNAL, "out of memory");
+            else if (m)
+                rs = row_engine(r, &cache, &h->hw, epath, sizeof epath, &rerr);
             const cli_load_entry *e =
-                m ? row_file(&cache, CLI_LOAD_ENGINE, row_engine(r), &rerr, &rs) : NULL;
+                m && !rs ? row_file(&cache, CLI_LOAD_ENGINE, epath, &rerr, &rs) : NULL;
             /* loading a file may move the cache's entries: look the earlier ones up again (they
              * are cached now, so this adds nothing and moves nothing) */
             if (e) {
@@ -188,6 +201,7 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
             sim_engprof eng; /* the profile as the engine chose it on the row's device */
             if (e) {
                 eng = e->eng;
+                row_engine_flags(r, &eng);
                 sim_engprof_for_device(&eng, &h->hw, r->tp);
                 sim_engprof_apply_reserve(&eng, &h->hw, r->tp, 1);
                 rs = sim_validate_row_prec(r, &m->model, &h->hw, &prec, &rerr);
