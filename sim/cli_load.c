@@ -230,8 +230,9 @@ static bool catalog_has(const cli_load_catalog *c, const char *name, sim_engprof
     return false;
 }
 
-sim_status cli_load_engine_spec_path(const char *spec, const char *what, const cli_load_cache *cache,
-                                     const sim_hw *hw, char *buf, size_t len, sim_err *err)
+sim_status cli_load_engine_spec_path(const char *spec, const char *what,
+                                     const cli_load_cache *cache, const sim_hw *hw, char *buf,
+                                     size_t len, sim_err *err)
 {
     cli_load_resolve(CLI_LOAD_ENGINE, spec, buf, len);
     const bool at = strchr(spec, '@') != NULL;

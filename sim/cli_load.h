@@ -103,8 +103,9 @@ void cli_load_catalog_free(cli_load_catalog *c);
  *     NAME.json.
  * The catalogue comes from cache when it has one loaded, else from disk. An unknown version is
  * SIM_EINPUT naming `what`, the value and the known ranges. */
-sim_status cli_load_engine_spec_path(const char *spec, const char *what, const cli_load_cache *cache,
-                                     const sim_hw *hw, char *buf, size_t len, sim_err *err);
+sim_status cli_load_engine_spec_path(const char *spec, const char *what,
+                                     const cli_load_cache *cache, const sim_hw *hw, char *buf,
+                                     size_t len, sim_err *err);
 
 /* The engine profile --engine names on device hw (cli_load_engine_spec_path). */
 sim_status cli_load_engine_path(const cli_opts *o, const cli_load_cache *cache, const sim_hw *hw,

@@ -132,8 +132,8 @@ typedef struct sim_engprof {
     int64_t max_input_len;    /* longest prompt the engine takes; 0 = only the context limit */
     sim_dattn_kernel decode_attn;          /* attention.decode (absent: split) */
     sim_dattn_kernel decode_attn_quant_kv; /* attention.decode_quant_kv: over an 8-bit KV cache */
-    int64_t act_quant_kernels; /* quantization.act_quant_kernels (absent: 0, fused) */
-    char fusions[256]; /* comma-separated, as recorded */
+    int64_t act_quant_kernels;             /* quantization.act_quant_kernels (absent: 0, fused) */
+    char fusions[256];                     /* comma-separated, as recorded */
     int n_rules;
     sim_engprof_rule rules[SIM_ENGPROF_MAX_RULES];
     sim_engprof_reserve reserve;

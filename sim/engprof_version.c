@@ -136,18 +136,31 @@ static sim_engprof_version lower_bound(const sim_engprof_range *r)
     return lo;
 }
 
-/* Appends "name versions (platform)" of every profile of `engine` to buf. */
+/* Appends "name versions (platform)" of every profile of `engine` to buf, oldest range first. */
 static void list_ranges(const sim_engprof *p, size_t n, const char *engine, char *buf, size_t len)
 {
     size_t used = 0;
     buf[0] = '\0';
-    for (size_t i = 0; i < n; i++) {
-        if (strcmp(p[i].engine, engine) != 0)
-            continue;
-        int w = snprintf(buf + used, len - used, "%s%s %s%s%s%s", used ? "; " : "", p[i].name,
-                         p[i].versions, p[i].platform ? " (" : "",
-                         p[i].platform ? sim_engprof_platform_name(p[i].platform) : "",
-                         p[i].platform ? ")" : "");
+    bool done[64] = {false};
+    for (size_t round = 0; round < n && round < 64; round++) {
+        size_t k = n;
+        for (size_t i = 0; i < n && i < 64; i++) {
+            if (done[i] || strcmp(p[i].engine, engine) != 0)
+                continue;
+            sim_engprof_version a = lower_bound(&p[i].range), b;
+            if (k < n)
+                b = lower_bound(&p[k].range);
+            if (k == n || sim_engprof_version_cmp(&a, &b) < 0 ||
+                (sim_engprof_version_cmp(&a, &b) == 0 && p[i].platform < p[k].platform))
+                k = i;
+        }
+        if (k == n)
+            return;
+        done[k] = true;
+        int w = snprintf(buf + used, len - used, "%s%s %s%s%s%s", used ? "; " : "", p[k].name,
+                         p[k].versions, p[k].platform ? " (" : "",
+                         p[k].platform ? sim_engprof_platform_name(p[k].platform) : "",
+                         p[k].platform ? ")" : "");
         if (w < 0 || (size_t)w >= len - used)
             return;
         used += (size_t)w;
@@ -207,8 +220,10 @@ sim_status sim_engprof_pick(const sim_engprof *profiles, size_t n, const char *s
     char known[768];
     if (len == 0 || len >= sizeof engine) {
         list_engines(profiles, n, known, sizeof known);
-        return sim_fail(err, SIM_EINPUT, "%s: value '%s', expected NAME or NAME@VERSION with NAME "
-                        "one of: %s", what, spec, known);
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: value '%s', expected NAME or NAME@VERSION with NAME "
+                        "one of: %s",
+                        what, spec, known);
     }
     memcpy(engine, spec, len);
     engine[len] = '\0';
@@ -228,14 +243,16 @@ sim_status sim_engprof_pick(const sim_engprof *profiles, size_t n, const char *s
     list_ranges(profiles, n, engine, known, sizeof known);
     if (!known[0]) {
         list_engines(profiles, n, known, sizeof known);
-        return sim_fail(err, SIM_EINPUT, "%s: value '%s': no profile of engine '%s', expected one "
-                        "of: %s", what, spec, engine, known);
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: value '%s': no profile of engine '%s', expected one "
+                        "of: %s",
+                        what, spec, engine, known);
     }
     return sim_fail(err, SIM_EINPUT,
                     "%s: value '%s': no %s profile covers release %s on %s, expected one of the "
                     "known ranges: %s",
-                    what, spec, engine, at ? at + 1 : "(newest)",
-                    sim_engprof_platform_name(on), known);
+                    what, spec, engine, at ? at + 1 : "(newest)", sim_engprof_platform_name(on),
+                    known);
 }
 
 /* How engines are written in benchmark results and measurement tables, and the --engine NAME
@@ -243,8 +260,8 @@ sim_status sim_engprof_pick(const sim_engprof *profiles, size_t n, const char *s
 static const struct {
     const char *written, *engine;
 } engine_names[] = {
-    {"TensorRT-LLM", "trtllm"}, {"TRT-LLM", "trtllm"},      {"trtllm", "trtllm"},
-    {"trt", "trtllm"},          {"SGLang", "sglang"},       {"vLLM", "vllm"},
+    {"TensorRT-LLM", "trtllm"}, {"TRT-LLM", "trtllm"},  {"trtllm", "trtllm"},
+    {"trt", "trtllm"},          {"SGLang", "sglang"},   {"vLLM", "vllm"},
     {"Hugging Face", "hf"},     {"transformers", "hf"},
 };
 

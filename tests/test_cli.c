@@ -1532,6 +1532,80 @@ static void test_engine_profiles(void **state)
     }
 }
 
+/* --engine NAME@VERSION: the profile whose range holds the release (the choices are worked out in
+ * test_engprof.c), the device's platform deciding between a CUDA and a ROCm build; an unknown
+ * release exits 2 naming the known ranges; a sweep over releases; compare takes the engine and
+ * release from a result file's backend and version. */
+static void test_engine_versions(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *flags, *profile;
+    } want[] = {
+        {"--hw h100-sxm --engine vllm@0.10.2", "vllm-0.10"},
+        {"--hw h100-sxm --engine vllm@0.6.3", "vllm-v0"},
+        {"--hw h100-sxm --engine vllm", "vllm"},
+        {"--hw mi300x --engine vllm@0.10.2", "vllm-rocm"},
+        {"--hw mi300x --engine vllm", "vllm-rocm"},
+        {"--hw mi300x --engine sglang@0.5.4", "sglang-rocm"},
+        {"--hw h100-sxm --engine trtllm@0.17", "trtllm-0.14"},
+        {"--hw h100-sxm --engine trtllm-0.11", "trtllm-0.11"}, /* a profile by its file name */
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char a[512], key[96];
+        snprintf(a, sizeof a, "serve --model llama-3.1-8b --num-prompts 5 --format json %s",
+                 want[i].flags);
+        run(a);
+        assert_int_equal(R.rc, 0);
+        snprintf(key, sizeof key, "\"engine\":\t\"%s\"", want[i].profile);
+        if (!strstr(R.out, key)) {
+            print_error("%s: no %s in the output\n", want[i].flags, key);
+            fail();
+        }
+    }
+    /* the version decides: vLLM 0.10 runs its scheduler on the GPU's time, 0.12 ahead of it */
+    run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 20 --request-rate 4 --format json "
+        "--engine vllm@0.10.2");
+    assert_int_equal(R.rc, 0);
+    double tpot_010 = out_num("mean_tpot_ms");
+    run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 20 --request-rate 4 --format json "
+        "--engine vllm@0.12");
+    assert_int_equal(R.rc, 0);
+    assert_true(out_num("mean_tpot_ms") < tpot_010);
+    /* refusals: exit 2, one line with the value and the known ranges */
+    run("serve --model llama-3.1-8b --hw h100-sxm --engine vllm@0.3");
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "'vllm@0.3'"));
+    assert_non_null(strstr(R.err, "vllm-v0 >=0.5,<0.8"));
+    assert_non_null(strstr(R.err, "vllm >=0.12"));
+    run("serve --model llama-3.1-8b --hw h100-sxm --engine nosuch@1.0");
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "sglang, trtllm"));
+    /* a sweep over releases: each point its profile (preloaded once) */
+    run("sweep serve --model llama-3.1-8b --hw h100-sxm --engine vllm@0.6,vllm@0.10,vllm@0.3 "
+        "--num-prompts 10 --threads 2");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, ",vllm@0.6,"));
+    assert_non_null(strstr(R.out, "no vllm profile covers release 0.3"));
+    /* compare: the result file's backend and version pick the profile; a flag wins */
+    const char *res = tu_write_tmp(
+        "{\"backend\": \"vllm\", \"version\": \"0.6.3\", \"num_prompts\": 10, \"request_rate\": 4, "
+        "\"completed\": 10, \"total_input_tokens\": 5120, \"total_output_tokens\": 640, "
+        "\"mean_ttft_ms\": 40}");
+    char a[512];
+    snprintf(a, sizeof a, "compare --result %s --model llama-3.1-8b --hw h100-sxm --format json",
+             res);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "\"engine\":\t\"vllm-v0\""));
+    snprintf(a, sizeof a, "compare --result %s --model llama-3.1-8b --hw h100-sxm --engine sglang",
+             res);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "(engine profile sglang)"));
+    assert_non_null(strstr(R.err, "contradicts"));
+}
+
 /* The profiles' device and TP rules reach the output (JSON and text),
  * and the flags win (the numbers are worked out by hand in test_engprof.c). */
 static void test_engine_device_rules(void **state)
@@ -2265,6 +2339,7 @@ int main(void)
         cmocka_unit_test(test_deployment_flags),
         cmocka_unit_test(test_engine_profiles),
         cmocka_unit_test(test_engine_device_rules),
+        cmocka_unit_test(test_engine_versions),
         cmocka_unit_test(test_long_context_no_evict),
         cmocka_unit_test(test_prefix_repetition_and_model_len),
         cmocka_unit_test(test_engine_picks_allreduce),
