@@ -137,6 +137,34 @@ static sim_status validate_summaries(const cli_opts *o, const char *path, double
     return SIM_OK;
 }
 
+/* The end-to-end rows' |errors| by the engine that measured them (the profile's "engine", with
+ * " rocm" for a ROCm build): one summary line each. */
+#define FAMILIES 16
+typedef struct families {
+    int n;
+    char name[FAMILIES][40];
+    double *e[FAMILIES];
+    size_t cnt[FAMILIES];
+} families;
+
+static sim_status family_add(families *f, const sim_engprof *p, double e, size_t rows)
+{
+    char name[40];
+    snprintf(name, sizeof name, "%s%s", p->engine, p->platform == SIM_ENGPROF_ROCM ? " rocm" : "");
+    int k = 0;
+    while (k < f->n && strcmp(f->name[k], name) != 0)
+        k++;
+    if (k == FAMILIES)
+        return SIM_OK; /* more engines than lines: the overall figures still count the row */
+    if (k == f->n) {
+        if (!(f->e[k] = malloc((rows ? rows : 1) * sizeof(double))))
+            return SIM_EINTERNAL;
+        snprintf(f->name[f->n++], sizeof f->name[0], "%s", name);
+    }
+    f->e[k][f->cnt[k]++] = fabs(e);
+    return SIM_OK;
+}
+
 sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
 {
     char path[PATH_MAX];
@@ -147,6 +175,7 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
     if (st)
         return st;
     cli_load_cache cache = {0};
+    families fam = {0};
     double *errs[N_GROUPS];
     size_t cnt[N_GROUPS] = {0}, low = 0;
     for (int g = 0; g < N_GROUPS; g++)
@@ -177,7 +206,8 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
         sim_err rerr = {{0}};
         sim_status rs;
         double pred = 0.0;
-        sim_prec prec = {0}; /* end-to-end rows: the formats they ran in */
+        const sim_engprof *row_prof = NULL; /* end-to-end rows: the profile that scored it */
+        sim_prec prec = {0};                /* end-to-end rows: the formats they ran in */
         const cli_load_entry *h = row_file(&cache, CLI_LOAD_HW, r->hw, &rerr, &rs);
         if (h && sim_vkind_is_op(r->kind)) {
             rs = sim_validate_op(r, &h->hw, &pred, &rerr);
@@ -201,6 +231,7 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
             sim_engprof eng; /* the profile as the engine chose it on the row's device */
             if (e) {
                 eng = e->eng;
+                row_prof = &e->eng;
                 row_engine_flags(r, &eng);
                 sim_engprof_for_device(&eng, &h->hw, r->tp);
                 sim_engprof_apply_reserve(&eng, &h->hw, r->tp, 1);
@@ -242,9 +273,19 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
         for (int g = 0; g < 5; g++)
             if (groups[g] >= 0)
                 errs[groups[g]][cnt[groups[g]]++] = fabs(e);
+        if (!op && row_prof && family_add(&fam, row_prof, e, n))
+            st = sim_fail(err, SIM_EINTERNAL, "out of memory");
     }
     if (!st)
         st = validate_summaries(o, path, errs, cnt, low, out, err);
+    for (int k = 0; k < fam.n; k++) {
+        char label[64];
+        double med;
+        snprintf(label, sizeof label, "  end-to-end, engine %s", fam.name[k]);
+        if (!st || st == SIM_EINTERNAL)
+            summary_line(out, label, fam.e[k], fam.cnt[k], &med);
+        free(fam.e[k]);
+    }
     for (int g = 0; g < N_GROUPS; g++)
         free(errs[g]);
     free(rows);
