@@ -1132,6 +1132,9 @@ static void test_validation_commands(void **state)
     assert_non_null(strstr(R.out, "\n  op-level: 145 points"));
     assert_non_null(strstr(R.out, "\n  op decode_attention: 24 points"));
     assert_non_null(strstr(R.out, "\n  end-to-end: 53 points")); /* 52 static, 1 serve */
+    /* by the engine that measured them: TensorRT-LLM 0.11's static rows and 1.0's 1113, vLLM's */
+    assert_non_null(strstr(R.out, "\n  end-to-end, engine trtllm: "));
+    assert_non_null(strstr(R.out, "\n  end-to-end, engine vllm: "));
     assert_non_null(strstr(R.out, "\n  quantized: op-level 28 points"));
     assert_non_null(strstr(R.out, "\n  op alltoall: 10 points"));
     assert_non_null(strstr(R.out, "\n  op allreduce_norm: 3 points"));
