@@ -182,9 +182,10 @@ static sim_status result_engine(const cJSON *root, const char *file, cli_opts *o
     return SIM_OK;
 }
 
-/* Fills the serve flags the command line left out from a vLLM --save-result file: model_id,
- * the engine (backend and version), num_prompts, request_rate, burstiness, max_concurrency, and the lengths (replayed exactly from
- * --save-detailed's input_lens / output_lens, else the means of total_*_tokens / completed). */
+/* Fills the serve flags the command line left out from a vLLM --save-result file: model_id, the
+ * engine (backend and version), num_prompts, request_rate, burstiness, max_concurrency, and the
+ * lengths (replayed exactly from --save-detailed's input_lens / output_lens, else the means of
+ * total_*_tokens / completed). */
 static sim_status result_workload(const cJSON *root, const char *file, cli_opts *o, result_run *rr,
                                   sim_err *err)
 {

@@ -325,9 +325,9 @@ static void test_shipped_versions(void **state)
 {
     (void)state;
     static const char *const names[] = {
-        "vllm-v0",     "vllm-0.8", "vllm-0.10",     "vllm",        "vllm-rocm",
-        "sglang-0.4",  "sglang",   "sglang-rocm",   "trtllm-0.11", "trtllm-0.13",
-        "trtllm-0.14", "trtllm",   "trtllm-triton", "hf"};
+        "vllm-v0",     "vllm-v0-rocm", "vllm-0.8", "vllm-0.10",     "vllm",
+        "vllm-rocm",   "sglang-0.4",   "sglang",   "sglang-rocm",   "trtllm-0.11",
+        "trtllm-0.13", "trtllm-0.14",  "trtllm",   "trtllm-triton", "hf"};
     enum { N = sizeof names / sizeof names[0] };
     sim_engprof p[N];
     for (size_t i = 0; i < N; i++)
@@ -335,7 +335,7 @@ static void test_shipped_versions(void **state)
     static const struct {
         const char *spec, *cuda, *rocm;
     } want[] = {
-        {"vllm@0.6.3", "vllm-v0", "vllm-v0"},
+        {"vllm@0.6.3", "vllm-v0", "vllm-v0-rocm"},
         {"vllm@0.8.5", "vllm-0.8", "vllm-0.8"},
         {"vllm@0.9.2", "vllm-0.8", "vllm-0.8"},
         {"vllm@0.10.2", "vllm-0.10", "vllm-rocm"},
