@@ -56,8 +56,9 @@ const cli_opt_def cli_opt_table[] = {
     O("--overlap-comm", CLI_OPT_NUM, overlap, 0, 1, CLI_OPT_CMD_MODEL,
       "fraction of network time hidden behind compute, 0..1 (default 0)"),
     O("--engine", CLI_OPT_STR, engine, 0, 0, CLI_OPT_CMD_MODEL,
-      "vllm|vllm-v0|sglang|sglang-0.4|trtllm|trtllm-0.11|hf or a profile file: its "
-      "defaults (default vllm)"),
+      "vllm|sglang|trtllm|trtllm-triton|hf, NAME@VERSION (vllm@0.10.2: the profile whose "
+      "range holds it), a profile's name (vllm-v0, trtllm-0.11, ...) or file: its defaults "
+      "(default vllm)"),
     O("--gpu-memory-utilization", CLI_OPT_NUM, util, 0.01, 1, CLI_OPT_CMD_ENGINE,
       "KV-cache memory fraction (of all HBM; TensorRT-LLM: of what is free) (default: engine)"),
     O("--mem-fraction-static", CLI_OPT_NUM, util, 0.01, 1, CLI_OPT_CMD_ENGINE,

@@ -285,11 +285,9 @@ bool sim_engprof_spec_of(const char *text, const char *version, char *spec, size
     }
     sim_engprof_version v;
     char num[64] = "";
-    if (version && sim_engprof_version_parse(version, &v)) {
-        const char *end;
-        parse_parts(version, &v, &end);
+    const char *end = version;
+    if (version && parse_parts(version, &v, &end))
         snprintf(num, sizeof num, "@%.*s", (int)(end - version), version);
-    }
     int w = snprintf(spec, len, "%s%s%s", engine_names[i].engine, triton ? "-triton" : "", num);
     return w > 0 && (size_t)w < len;
 }
