@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -356,6 +357,36 @@ sim_status cli_load_engine_path(const cli_opts *o, const cli_load_cache *cache, 
     return cli_load_engine_spec_path(o->engine, "--engine", cache, hw, buf, len, err);
 }
 
+/* --cudagraph-mode as vLLM names its CUDAGraphMode (case-insensitive): PIECEWISE graphs between
+ * the attention ops; FULL, FULL_AND_PIECEWISE, FULL_DECODE_ONLY a whole graph for a decode step
+ * (what infersim replays; prefill runs eagerly either way); NONE no graphs. */
+static sim_status cudagraph_mode(const char *v, bool eager, sim_engprof *e, sim_err *err)
+{
+    static const struct {
+        const char *name;
+        bool graphs, piecewise;
+    } modes[] = {{"piecewise", true, true},
+                 {"full", true, false},
+                 {"full_and_piecewise", true, false},
+                 {"full_decode_only", true, false},
+                 {"none", false, false}};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+        if (strcasecmp(v, modes[i].name) == 0) {
+            if (eager && modes[i].graphs)
+                return sim_fail(err, SIM_EINPUT,
+                                "--enforce-eager and --cudagraph-mode %s: contradict each other, "
+                                "expected one",
+                                v);
+            e->cuda_graphs = modes[i].graphs;
+            e->piecewise_graphs = modes[i].piecewise;
+            return SIM_OK;
+        }
+    return sim_fail(err, SIM_EINPUT,
+                    "--cudagraph-mode: value '%s', expected piecewise, full, full_and_piecewise, "
+                    "full_decode_only or none",
+                    v);
+}
+
 /* The engine profile for this device and TP (its rules), with every flag that overrides one of
  * its fields applied, then its memory reserve (unless a flag gives the fraction). */
 static sim_status load_engine(const cli_opts *o, const cli_load_cache *cache, const sim_hw *hw,
@@ -406,6 +437,9 @@ static sim_status load_engine(const cli_opts *o, const cli_load_cache *cache, co
         e->layer_overhead_us = o->layer_us;
     if (cli_opt_given(o, "--enforce-eager"))
         e->cuda_graphs = false;
+    if (o->cudagraph_mode &&
+        (st = cudagraph_mode(o->cudagraph_mode, cli_opt_given(o, "--enforce-eager"), e, err)))
+        return st;
     if (cli_opt_given(o, "--cuda-graph-max-bs"))
         e->cuda_graph_max_bs = o->graph_max_bs;
     if (o->allreduce && (st = cli_opt_parse_allreduce(o, &e->allreduce, err)))
@@ -439,6 +473,7 @@ sim_step_cfg cli_load_engine_step(const sim_engprof *e, const sim_model *m)
     double layers_us = e->layer_overhead_us * (double)m->layers;
     return (sim_step_cfg){.model = m,
                           .eager = !e->cuda_graphs,
+                          .piecewise_graphs = e->piecewise_graphs,
                           .iteration_overhead_ns = (e->iteration_overhead_us + layers_us) * 1e3,
                           .request_overhead_ns = e->request_overhead_us * 1e3,
                           .sync_overhead_ns = e->sync_overhead_us * 1e3,

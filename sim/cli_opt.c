@@ -80,6 +80,10 @@ const cli_opt_def cli_opt_table[] = {
       "a synchronous engine loop: the GPU waits for the CPU's work"),
     O("--enforce-eager", CLI_OPT_BOOL, enforce_eager, 0, 0, CLI_OPT_CMD_MODEL,
       "launch decode kernels eagerly instead of from CUDA graphs"),
+    O("--cudagraph-mode", CLI_OPT_STR, cudagraph_mode, 0, 0, CLI_OPT_CMD_MODEL,
+      "piecewise|full|full_and_piecewise|full_decode_only|none: vLLM's CUDA-graph mode; "
+      "piecewise launches each layer's attention eagerly between graphs, none is "
+      "--enforce-eager (default: engine)"),
     O("--allreduce", CLI_OPT_STR, allreduce, 0, 0, CLI_OPT_CMD_MODEL | CLI_OPT_CMD_OP,
       "auto|ring|tree|oneshot|twoshot|nvls|nccl: all-reduce algorithm (default: engine; auto "
       "is the cheapest the device has, nccl NCCL's own)"),

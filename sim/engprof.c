@@ -235,6 +235,21 @@ static sim_status load_sync(const cJSON *root, const char *path, sim_engprof *p,
     return st ? st : need_source(root, path, "host.sync_overhead_us", err);
 }
 
+/* The optional cuda_graphs.piecewise with its source; absent: false (whole-step graphs). */
+static sim_status load_piecewise(const cJSON *root, const char *path, sim_engprof *p, sim_err *err)
+{
+    p->piecewise_graphs = false;
+    const cJSON *b = sim_jsonf_find(root, "cuda_graphs.piecewise");
+    if (!b)
+        return SIM_OK;
+    if (!cJSON_IsBool(b))
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'cuda_graphs.piecewise' is not a boolean, expected true or false",
+                        path);
+    p->piecewise_graphs = cJSON_IsTrue(b);
+    return need_source(root, path, "cuda_graphs.piecewise", err);
+}
+
 static sim_status load_fusions(const cJSON *root, const char *path, sim_engprof *p, sim_err *err)
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, "fusions");
@@ -573,6 +588,8 @@ sim_status sim_engprof_load(const char *path, sim_engprof *p, sim_err *err)
         st = load_quantization(root, path, p, err);
     if (!st)
         st = load_sync(root, path, p, err);
+    if (!st)
+        st = load_piecewise(root, path, p, err);
     if (!st)
         st = load_rules(root, path, p, err);
     if (!st)

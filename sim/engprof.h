@@ -17,7 +17,9 @@
  * that quantize each 8-bit GEMM input when the engine does not fuse that into the norm or
  * activation before it (quantization.act_quant_kernels; absent: 0, fused), and (optional
  * host.sync_overhead_us) the CPU time per iteration spent after a wait on the device, which the
- * GPU waits for even with async scheduling (absent: 0; step.h).
+ * GPU waits for even with async scheduling (absent: 0; step.h), and (optional
+ * cuda_graphs.piecewise) whether the captured graphs stop at every attention op, which then runs
+ * eagerly between them (vLLM V1 before 0.11; absent: false; step.h sim_step_cost_op).
  * Every other field is required; every field given must have an entry in "sources"; the command
  * line's flags override each one.
  *
@@ -125,6 +127,8 @@ typedef struct sim_engprof {
     bool async_scheduling;
     bool cuda_graphs;
     int64_t cuda_graph_max_bs; /* 0 = every batch captured */
+    bool piecewise_graphs;     /* cuda_graphs.piecewise: graphs between the attention ops (vLLM
+                                  V1's PIECEWISE mode; absent: false, whole-step graphs) */
     bool prefix_caching;
     sim_coll_algo allreduce;  /* the all-reduce the runtime picks: AUTO or NCCL (or one forced) */
     bool fuse_allreduce_norm; /* all-reduce + residual + RMSNorm in one kernel */

@@ -1548,7 +1548,8 @@ static void test_engine_versions(void **state)
         {"--hw h100-sxm --engine vllm@0.10.2", "vllm-0.10"},
         {"--hw h100-sxm --engine vllm@0.6.3", "vllm-v0"},
         {"--hw h100-sxm --engine vllm", "vllm"},
-        {"--hw mi300x --engine vllm@0.10.2", "vllm-rocm"},
+        {"--hw mi300x --engine vllm@0.10.2", "vllm-rocm-0.10"},
+        {"--hw mi300x --engine vllm@0.6", "vllm-v0-rocm"},
         {"--hw mi300x --engine vllm", "vllm-rocm"},
         {"--hw mi300x --engine sglang@0.5.4", "sglang-rocm"},
         {"--hw h100-sxm --engine trtllm@0.17", "trtllm-0.14"},
@@ -1575,6 +1576,19 @@ static void test_engine_versions(void **state)
         "--engine vllm@0.12");
     assert_int_equal(R.rc, 0);
     assert_true(out_num("mean_tpot_ms") < tpot_010);
+    /* --cudagraph-mode as vLLM spells it: piecewise slows a decode step, none is eager */
+    run("run --model llama-3.1-8b --hw h100-sxm --format json --cudagraph-mode FULL_AND_PIECEWISE");
+    assert_int_equal(R.rc, 0);
+    double tpot_full = out_num("tpot_ms");
+    run("run --model llama-3.1-8b --hw h100-sxm --format json --cudagraph-mode piecewise");
+    assert_int_equal(R.rc, 0);
+    assert_true(out_num("tpot_ms") > tpot_full);
+    run("run --model llama-3.1-8b --hw h100-sxm --cudagraph-mode full --enforce-eager");
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "contradict"));
+    run("run --model llama-3.1-8b --hw h100-sxm --cudagraph-mode half");
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "--cudagraph-mode: value 'half'"));
     /* refusals: exit 2, one line with the value and the known ranges */
     run("serve --model llama-3.1-8b --hw h100-sxm --engine vllm@0.3");
     assert_int_equal(R.rc, 2);

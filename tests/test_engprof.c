@@ -191,6 +191,13 @@ static void test_sglang_04(void **state)
     assert_near(old.sync_overhead_us, 2000.0, 1e-12);
     assert_true(old.async_scheduling);
     assert_near(cur.sync_overhead_us, 0.0, 0);
+    /* vLLM's V1 graphs: piecewise through 0.10, whole decode steps from 0.11 (PR #25444), whole in
+     * V0; the others' absent field reads false */
+    assert_true(load("vllm-0.8").piecewise_graphs && load("vllm-0.10").piecewise_graphs &&
+                load("vllm-rocm-0.10").piecewise_graphs);
+    assert_false(load("vllm-0.11").piecewise_graphs || load("vllm").piecewise_graphs ||
+                 load("vllm-v0").piecewise_graphs || load("sglang").piecewise_graphs ||
+                 load("trtllm").piecewise_graphs);
 }
 
 /* Releases: the numbers, missing parts 0, what follows ignored (0.4.6.post2 is 0.4.6, 1.2.0rc4 is
@@ -325,7 +332,7 @@ static void test_shipped_versions(void **state)
 {
     (void)state;
     static const char *const names[] = {
-        "vllm-v0",     "vllm-v0-rocm", "vllm-0.8", "vllm-0.10",     "vllm",
+        "vllm-v0",     "vllm-v0-rocm", "vllm-0.8", "vllm-0.11", "vllm-rocm-0.10", "vllm-0.10",     "vllm",
         "vllm-rocm",   "sglang-0.4",   "sglang",   "sglang-rocm",   "trtllm-0.11",
         "trtllm-0.13", "trtllm-0.14",  "trtllm",   "trtllm-triton", "hf"};
     enum { N = sizeof names / sizeof names[0] };
@@ -338,8 +345,8 @@ static void test_shipped_versions(void **state)
         {"vllm@0.6.3", "vllm-v0", "vllm-v0-rocm"},
         {"vllm@0.8.5", "vllm-0.8", "vllm-0.8"},
         {"vllm@0.9.2", "vllm-0.8", "vllm-0.8"},
-        {"vllm@0.10.2", "vllm-0.10", "vllm-rocm"},
-        {"vllm@0.11.0", "vllm-0.10", "vllm-rocm"},
+        {"vllm@0.10.2", "vllm-0.10", "vllm-rocm-0.10"},
+        {"vllm@0.11.0", "vllm-0.11", "vllm-rocm"},
         {"vllm@0.12.0", "vllm", "vllm"},
         {"sglang@0.4.6.post2", "sglang-0.4", "sglang-0.4"},
         {"sglang@0.5.4", "sglang", "sglang-rocm"},
@@ -476,6 +483,8 @@ static void test_bad_profiles(void **state)
         {"\"engine\": \"vllm\"", "\"engine\": \"vLLM\"", "field 'engine'"},
         {"\"engine\": \"vllm\"", "\"engine_x\": \"vllm\"", "field 'engine' is missing"},
         {"\"platform\": \"cuda\"", "\"platform\": \"metal\"", "field 'platform'"},
+        {"\"piecewise\": false", "\"piecewise\": 0", "cuda_graphs.piecewise"},
+        {"\"cuda_graphs.piecewise\": \"", "\"cuda_graphs.pw\": \"", "sources.cuda_graphs.piecewise"},
         {"\"versions\": \"vllm-project", "\"versions_x\": \"vllm-project", "sources.versions"},
     };
     for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
