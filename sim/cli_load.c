@@ -239,7 +239,10 @@ sim_status cli_load_engine_spec_path(const char *spec, const char *what,
     const bool at = strchr(spec, '@') != NULL;
     const sim_engprof_platform on = sim_engprof_device_platform(hw);
     const bool file = access(buf, F_OK) == 0;
-    if (access(spec, F_OK) == 0 || strchr(spec, '/') || (!at && file && on == SIM_ENGPROF_CUDA))
+    const size_t l = strlen(spec);
+    const bool json = l > 5 && strcmp(spec + l - 5, ".json") == 0; /* a file, found or not */
+    if (access(spec, F_OK) == 0 || strchr(spec, '/') || json ||
+        (!at && file && on == SIM_ENGPROF_CUDA))
         return SIM_OK;
     cli_load_catalog own = {0};
     const cli_load_catalog *c = cache && cache->catalog.loaded ? &cache->catalog : &own;
