@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -390,6 +391,39 @@ static sim_status cudagraph_mode(const char *v, bool eager, sim_engprof *e, sim_
                     v);
 }
 
+/* The front end's flags over the profile's frontend fields (frontend.h). */
+static sim_status load_frontend(const cli_opts *o, sim_engprof *e, sim_err *err)
+{
+    if (strcmp(o->frontend, "profile") != 0 && strcmp(o->frontend, "none") != 0)
+        return sim_fail(err, SIM_EINPUT,
+                        "--frontend: value '%s', expected profile (the engine profile's front "
+                        "end) or none",
+                        o->frontend);
+    e->fe_on = strcmp(o->frontend, "profile") == 0;
+    if (given_any(o, (const char *const[]){"--api-server-count", "--tokenizer-worker-num", NULL}))
+        e->fe_processes = o->fe_processes;
+    if (cli_opt_given(o, "--stream-interval"))
+        e->fe_stream_interval = o->stream_interval;
+    static const struct {
+        const char *flag;
+        size_t opt, prof;
+    } costs[] = {
+        {"--frontend-request-us", offsetof(cli_opts, fe_request_us),
+         offsetof(sim_engprof, fe_request_us)},
+        {"--frontend-input-token-us", offsetof(cli_opts, fe_input_token_us),
+         offsetof(sim_engprof, fe_input_token_us)},
+        {"--frontend-output-token-us", offsetof(cli_opts, fe_output_token_us),
+         offsetof(sim_engprof, fe_output_token_us)},
+        {"--frontend-chunk-us", offsetof(cli_opts, fe_chunk_us),
+         offsetof(sim_engprof, fe_chunk_us)},
+    };
+    for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++)
+        if (cli_opt_given(o, costs[i].flag))
+            *(double *)((char *)e + costs[i].prof) = *(const double *)((const char *)o + costs[i].opt);
+    e->per_token_itl = o->itl_per_token;
+    return SIM_OK;
+}
+
 /* The engine profile for this device and TP (its rules), with every flag that overrides one of
  * its fields applied, then its memory reserve (unless a flag gives the fraction). */
 static sim_status load_engine(const cli_opts *o, const cli_load_cache *cache, const sim_hw *hw,
@@ -464,6 +498,8 @@ static sim_status load_engine(const cli_opts *o, const cli_load_cache *cache, co
         (st = on_off(o, "--fuse-allreduce-norm", "--no-fuse-allreduce-norm",
                      &e->fuse_allreduce_norm, err)))
         return st;
+    if ((st = load_frontend(o, e, err)))
+        return st;
     if (!util_given)
         sim_engprof_apply_reserve(e, hw, o->tp, o->pp);
     return on_off(o, "--enable-prefix-caching", "--no-enable-prefix-caching", &e->prefix_caching,
@@ -504,6 +540,15 @@ void cli_load_engine_cfg(const sim_engprof *e, sim_engine_cfg *cfg)
     cfg->mem_util = e->mem_fraction;
     cfg->prefix_caching = e->prefix_caching;
     cfg->max_input_len = e->max_input_len;
+    cfg->frontend = (sim_frontend_cfg){.on = e->fe_on,
+                                       .processes = e->fe_processes,
+                                       .request_ns = e->fe_request_us * 1e3,
+                                       .input_token_ns = e->fe_input_token_us * 1e3,
+                                       .output_token_ns = e->fe_output_token_us * 1e3,
+                                       .chunk_ns = e->fe_chunk_us * 1e3,
+                                       .stream_interval = e->fe_stream_interval,
+                                       .first_token_alone = e->fe_first_token_alone,
+                                       .per_token_itl = e->per_token_itl};
 }
 
 /* The engine's context limit (--max-model-len, else the profile's limits.max_model_len; 0 keeps

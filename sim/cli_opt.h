@@ -95,7 +95,12 @@ typedef struct cli_opts {
     int64_t ep;
     bool dp_attention;
     double expert_imbalance;
-    bool given[128]; /* by index into cli_opt_table */
+    /* the front end and the stream (frontend.h) */
+    const char *frontend;
+    int64_t fe_processes, stream_interval;
+    double fe_request_us, fe_input_token_us, fe_output_token_us, fe_chunk_us;
+    bool itl_per_token;
+    bool given[192]; /* by index into cli_opt_table */
 } cli_opts;
 
 typedef struct cli_opt_def {

@@ -52,6 +52,13 @@ static void row_engine_flags(const sim_vrow *r, sim_engprof *e)
     }
 }
 
+/* Whether a serve row's benchmark went through the engine's HTTP front end: not trtllm-bench,
+ * which feeds token ids to the executor in-process, nor an offline run. */
+static bool row_has_frontend(const sim_vrow *r)
+{
+    return !strstr(r->framework, "trtllm-bench") && !strstr(r->framework, "offline");
+}
+
 /* A row that measures quantized weights, activations or KV cache; `p`: an end-to-end row's
  * precision as it ran. */
 static bool vrow_quantized(const sim_vrow *r, const sim_prec *p)
@@ -168,6 +175,11 @@ static sim_status family_add(families *f, const sim_engprof *p, double e, size_t
 sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
 {
     char path[PATH_MAX];
+    if (strcmp(o->frontend, "profile") != 0 && strcmp(o->frontend, "none") != 0)
+        return sim_fail(err, SIM_EINPUT,
+                        "--frontend: value '%s', expected profile (the engine profile's front "
+                        "end) or none",
+                        o->frontend);
     cli_load_data_path(o, path, sizeof path);
     sim_vrow *rows;
     size_t n;
@@ -241,6 +253,7 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
                 sim_engine_cfg tmpl = {.step = cli_load_engine_step(&eng, &m->model)};
                 cli_load_engine_cfg(&eng, &tmpl);
                 tmpl.max_input_len = 0; /* the benchmark built its engine for its own prompts */
+                tmpl.frontend.on = row_has_frontend(r) && strcmp(o->frontend, "none") != 0;
                 rs = sim_validate_serve(r, &m->model, &h->hw, &tmpl, &pred, &rerr);
             } else if (e && !rs) {
                 const sim_step_cfg tmpl = cli_load_engine_step(&eng, &m->model);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "frontend.h"
 #include "jsonf.h"
 
 static const char *const policy_names[] = {
@@ -56,6 +57,12 @@ static const prof_field prof_fields[] = {
     PF("cuda_graphs.max_batch_size", 0, 1 << 20, true, cuda_graph_max_bs),
     PF("limits.max_model_len", 0, 1 << 26, true, max_model_len),
     PF("limits.max_input_len", 0, 1 << 26, true, max_input_len),
+    PF("frontend.processes", 1, SIM_FRONTEND_MAX_PROCESSES, true, fe_processes),
+    PF("frontend.request_us", 0.0, 1e7, false, fe_request_us),
+    PF("frontend.input_token_us", 0.0, 1e7, false, fe_input_token_us),
+    PF("frontend.output_token_us", 0.0, 1e7, false, fe_output_token_us),
+    PF("frontend.chunk_us", 0.0, 1e7, false, fe_chunk_us),
+    PF("frontend.stream_interval", 1, 1 << 20, true, fe_stream_interval),
 };
 #undef PF
 
@@ -70,6 +77,7 @@ static const prof_flag prof_flags[] = {
     {"cuda_graphs.enabled", offsetof(sim_engprof, cuda_graphs)},
     {"prefix_caching", offsetof(sim_engprof, prefix_caching)},
     {"collectives.fuse_allreduce_norm", offsetof(sim_engprof, fuse_allreduce_norm)},
+    {"frontend.first_token_alone", offsetof(sim_engprof, fe_first_token_alone)},
 };
 
 /* Every field needs a string in "sources" saying where its value comes from. */
@@ -600,6 +608,7 @@ sim_status sim_engprof_load(const char *path, sim_engprof *p, sim_err *err)
                       "new_token_ratio_init %g",
                       path, p->ratio_min, p->ratio_init);
     if (!st) {
+        p->fe_on = true;
         const char *b = strrchr(path, '/');
         snprintf(p->name, sizeof p->name, "%s", b ? b + 1 : path);
         char *dot = strrchr(p->name, '.');

@@ -85,6 +85,14 @@ GET(spec_acceptance_rate, SPEC_ON, num, s->r->cfg->spec->alpha)
 GET_ANYWAY(spec_acceptance_length, SPEC_ON, s->r->m->spec_acceptance_length)
 GET(spec_draft_time_fraction, SPEC_ON, num, m->spec_draft_time_fraction)
 #undef SPEC_ON
+#define FE_ON m->has_frontend
+GET(mean_frontend_ttft_ms, FE_ON, num, m->mean_frontend_ttft_ms)
+GET(mean_frontend_e2el_ms, FE_ON, num, m->mean_frontend_e2el_ms)
+GET(frontend_ttft_fraction, FE_ON, num, m->frontend_ttft_fraction)
+GET(frontend_e2el_fraction, FE_ON, num, m->frontend_e2el_fraction)
+GET(api_server_count, FE_ON, num, (double)s->r->cfg->frontend.processes)
+GET(stream_interval, FE_ON, num, (double)s->r->cfg->frontend.stream_interval)
+#undef FE_ON
 #undef GET_ANYWAY
 #undef GET
 
@@ -129,6 +137,12 @@ typedef enum serve_row {
     F_SPEC_ACCEPTANCE_RATE,
     F_SPEC_ACCEPTANCE_LENGTH,
     F_SPEC_DRAFT_TIME_FRACTION,
+    F_MEAN_FRONTEND_TTFT_MS,
+    F_MEAN_FRONTEND_E2EL_MS,
+    F_FRONTEND_TTFT_FRACTION,
+    F_FRONTEND_E2EL_FRACTION,
+    F_API_SERVER_COUNT,
+    F_STREAM_INTERVAL,
     F_SCALARS,
     F_LATENCY = F_SCALARS, /* mean_, median_, std_, pP_ METRIC_ms: its `lat` says which */
 } serve_row;
@@ -208,6 +222,14 @@ static const struct {
     ROW(F_SPEC_ACCEPTANCE_LENGTH, spec_acceptance_length, SIM_FIELD_NUM,
         "Acceptance length (tokens/verify):"),
     PCT(F_SPEC_DRAFT_TIME_FRACTION, spec_draft_time_fraction, "Draft time (% of busy time):"),
+    ROW(F_MEAN_FRONTEND_TTFT_MS, mean_frontend_ttft_ms, SIM_FIELD_NUM,
+        "Mean front-end part of TTFT (ms):"),
+    ROW(F_MEAN_FRONTEND_E2EL_MS, mean_frontend_e2el_ms, SIM_FIELD_NUM,
+        "Mean front-end part of E2EL (ms):"),
+    PCT(F_FRONTEND_TTFT_FRACTION, frontend_ttft_fraction, "Front end's share of mean TTFT (%):"),
+    PCT(F_FRONTEND_E2EL_FRACTION, frontend_e2el_fraction, "Front end's share of mean E2EL (%):"),
+    ROW(F_API_SERVER_COUNT, api_server_count, SIM_FIELD_INT, "Front-end processes:"),
+    ROW(F_STREAM_INTERVAL, stream_interval, SIM_FIELD_INT, "Stream interval (tokens):"),
 #undef PCT
 #undef ROW
 };
@@ -281,7 +303,13 @@ static const sim_report_col json_tail_cols[] = {
     ONE(F_NUM_SPECULATIVE_TOKENS),
     ONE(F_SPEC_ACCEPTANCE_RATE),
     ONE(F_SPEC_ACCEPTANCE_LENGTH),
-    ONE(F_SPEC_DRAFT_TIME_FRACTION)};
+    ONE(F_SPEC_DRAFT_TIME_FRACTION),
+    ONE(F_MEAN_FRONTEND_TTFT_MS),
+    ONE(F_MEAN_FRONTEND_E2EL_MS),
+    ONE(F_FRONTEND_TTFT_FRACTION),
+    ONE(F_FRONTEND_E2EL_FRACTION),
+    ONE(F_API_SERVER_COUNT),
+    ONE(F_STREAM_INTERVAL)};
 static const sim_report_col csv_cols[] = {
     ONE(F_COMPLETED),
     ONE(F_DURATION),
@@ -296,7 +324,13 @@ static const sim_report_col csv_cols[] = {
     ONE(F_GPUS),
     NUL(F_USD_PER_HOUR),
     NUL(F_USD_PER_MILLION_OUTPUT_TOKENS),
-    NUL(F_USD_PER_MILLION_TOTAL_TOKENS)};
+    NUL(F_USD_PER_MILLION_TOTAL_TOKENS),
+    ONE(F_MEAN_FRONTEND_TTFT_MS),
+    ONE(F_MEAN_FRONTEND_E2EL_MS),
+    ONE(F_FRONTEND_TTFT_FRACTION),
+    ONE(F_FRONTEND_E2EL_FRACTION),
+    ONE(F_API_SERVER_COUNT),
+    ONE(F_STREAM_INTERVAL)};
 static const sim_report_col vllm_cols[] = {VLLM_HEAD, NUL(F_REQUEST_GOODPUT), VLLM_TAIL,
                                            VLLM_LATENCY};
 static const sim_report_col sweep_cols[] = {
@@ -348,7 +382,13 @@ static const sim_report_col table_cols[] = {
     ONE(F_CUDA_GRAPH_MAX_BS),
     ONE(F_ENGINE_RULES),
     ONE(F_SPEC_ACCEPTANCE_LENGTH),
-    ONE(F_SPEC_DRAFT_TIME_FRACTION)};
+    ONE(F_SPEC_DRAFT_TIME_FRACTION),
+    ONE(F_MEAN_FRONTEND_TTFT_MS),
+    ONE(F_MEAN_FRONTEND_E2EL_MS),
+    ONE(F_FRONTEND_TTFT_FRACTION),
+    ONE(F_FRONTEND_E2EL_FRACTION),
+    ONE(F_API_SERVER_COUNT),
+    ONE(F_STREAM_INTERVAL)};
 #undef PRICE_COLS
 #undef VLLM_HEAD
 #undef VLLM_TAIL

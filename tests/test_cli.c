@@ -1658,6 +1658,65 @@ static void test_engine_device_rules(void **state)
     assert_non_null(strstr(R.out, "CUDA graph max batch:                    256"));
 }
 
+/* The front end from the command line: on by default with the profile's costs, its share of
+ * TTFT and E2E in the JSON (and the flags that set it), gone with --frontend none; a burst of
+ * short prompts queues in it (its mean share grows with the burst); bad values exit 2. */
+static void test_frontend_flags(void **state)
+{
+    (void)state;
+    const char *w = "serve --model llama-3.1-8b --hw h100-sxm --random-input-len 128 "
+                    "--random-output-len 4 --format json";
+    char a[512];
+    snprintf(a, sizeof a, "%s --num-prompts 100", w);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    const double share100 = out_num("mean_frontend_ttft_ms");
+    assert_true(share100 > 0.0 && share100 <= out_num("mean_ttft_ms"));
+    assert_near(out_num("frontend_ttft_fraction"), share100 / out_num("mean_ttft_ms"), 1e-9);
+    assert_near(out_num("api_server_count"), 1, 0);
+    assert_near(out_num("stream_interval"), 1, 0);
+    assert_non_null(strstr(R.out, "mean_frontend_e2el_ms"));
+    /* vLLM's 3 ms + 128 x 1 us per request on one API server: 400 requests queue 4 times longer */
+    snprintf(a, sizeof a, "%s --num-prompts 400", w);
+    run(a);
+    assert_true(out_num("mean_frontend_ttft_ms") > 3.0 * share100);
+    /* two API servers take the burst in half the time */
+    snprintf(a, sizeof a, "%s --num-prompts 400 --api-server-count 2", w);
+    run(a);
+    assert_near(out_num("api_server_count"), 2, 0);
+    const double two = out_num("mean_frontend_ttft_ms");
+    snprintf(a, sizeof a, "%s --num-prompts 400 --tokenizer-worker-num 2", w);
+    run(a);
+    assert_near(out_num("mean_frontend_ttft_ms"), two, 0);
+    snprintf(a, sizeof a, "%s --num-prompts 100 --frontend none", w);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_null(strstr(R.out, "frontend"));
+    assert_null(strstr(R.out, "stream_interval"));
+    /* SGLang's interval: the first token comes with the 4th, the last */
+    snprintf(a, sizeof a, "%s --num-prompts 1 --engine sglang --stream-interval 4", w);
+    run(a);
+    const double ttft4 = out_num("mean_ttft_ms");
+    assert_near(out_num("stream_interval"), 4, 0);
+    assert_near(out_num("mean_ttft_ms"), out_num("mean_e2el_ms"), 0);
+    snprintf(a, sizeof a, "%s --num-prompts 1 --engine sglang", w);
+    run(a);
+    assert_true(out_num("mean_ttft_ms") < ttft4);
+    /* the table shows the share */
+    run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 20 --random-output-len 4");
+    assert_non_null(strstr(R.out, "Front end's share of mean TTFT (%):"));
+    snprintf(a, sizeof a, "%s --num-prompts 10 --frontend fast", w);
+    run(a);
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "--frontend"));
+    snprintf(a, sizeof a, "%s --num-prompts 10 --stream-interval 0", w);
+    run(a);
+    assert_int_equal(R.rc, 2);
+    snprintf(a, sizeof a, "%s --num-prompts 10 --frontend-request-us -1", w);
+    run(a);
+    assert_int_equal(R.rc, 2);
+}
+
 static void test_long_context_no_evict(void **state)
 {
     (void)state;
@@ -2357,6 +2416,7 @@ int main(void)
         cmocka_unit_test(test_engine_profiles),
         cmocka_unit_test(test_engine_device_rules),
         cmocka_unit_test(test_engine_versions),
+        cmocka_unit_test(test_frontend_flags),
         cmocka_unit_test(test_long_context_no_evict),
         cmocka_unit_test(test_prefix_repetition_and_model_len),
         cmocka_unit_test(test_engine_picks_allreduce),

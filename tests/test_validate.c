@@ -183,9 +183,10 @@ static void test_load(void **state)
     /* 159, 24 MoE op rows (ids 100-123), Argonne's 40 Mixtral-8x7B static batches (ids 124-163:
      * 20 TensorRT-LLM, 15 of them skipped, and 20 vLLM), 20 TensorRT-LLM and 8 + 4 vLLM serve rows
      * (gpt-oss-20b, gpt-oss-120b at TP 2), 24 decode attention rows (ids 1300-1323), 13 SGLang
-     * serve rows at a request rate (ids 1400-1412), 3 skipped vLLM ones (DeepSeek-V3.2) and 9
-     * low-trust MI300X static batches of vLLM's ROCm build (ids 2600-2608) */
-    assert_int_equal(n, 304);
+     * serve rows at a request rate (ids 1400-1412), 3 skipped vLLM ones (DeepSeek-V3.2), 3 SGLang
+     * median E2E rows at a rate (ids 2400-2402) and 9 low-trust MI300X static batches of vLLM's
+     * ROCm build (ids 2600-2608) */
+    assert_int_equal(n, 307);
     int ops = 0, skipped = 0, low = 0, rated = 0, ranged = 0;
     for (size_t i = 0; i < n; i++) {
         rated += isfinite(rows[i].request_rate) != 0;
@@ -196,8 +197,8 @@ static void test_load(void **state)
         assert_true(rows[i].value > 0 && rows[i].source[0]);
     }
     assert_int_equal(ops, 177);
-    assert_int_equal(rated, 16); /* the serve rows at a stated rate */
-    assert_int_equal(ranged, 13); /* SGLang's random lengths, uniform from 1 */
+    assert_int_equal(rated, 19); /* the serve rows at a stated rate */
+    assert_int_equal(ranged, 16); /* SGLang's random lengths, uniform from 1 */
     assert_int_equal(skipped, 34); /* with two serve rows of 20,000-token prompts, Mixtral's 15
                                     * and the 3 DeepSeek-V3.2 rows */
     assert_int_equal(low, 30); /* with the three vLLM serve rows that generated half their tokens
