@@ -345,7 +345,8 @@ static void test_shipped_versions(void **state)
     static const char *const names[] = {
         "vllm-v0",     "vllm-v0-rocm", "vllm-0.8", "vllm-0.11", "vllm-rocm-0.10", "vllm-0.10",     "vllm",
         "vllm-rocm",   "sglang-0.4",   "sglang",   "sglang-rocm",   "trtllm-0.11",
-        "trtllm-0.13", "trtllm-0.14",  "trtllm",   "trtllm-triton", "hf"};
+        "trtllm-0.13", "trtllm-0.14",  "trtllm",   "trtllm-triton", "hf", "trtllm-triton-0.11",
+        "trtllm-triton-0.13"};
     enum { N = sizeof names / sizeof names[0] };
     sim_engprof p[N];
     for (size_t i = 0; i < N; i++)
@@ -369,6 +370,8 @@ static void test_shipped_versions(void **state)
         {"trtllm@1.0", "trtllm", "trtllm"},
         {"trtllm@1.2.0rc4", "trtllm", "trtllm"},
         {"trtllm-triton@0.17", "trtllm-triton", "trtllm-triton"},
+        {"trtllm-triton@0.11", "trtllm-triton-0.11", "trtllm-triton-0.11"},
+        {"trtllm-triton@0.13.0", "trtllm-triton-0.13", "trtllm-triton-0.13"},
         {"vllm", "vllm", "vllm-rocm"},
         {"sglang", "sglang", "sglang-rocm"},
         {"trtllm", "trtllm", "trtllm"},
