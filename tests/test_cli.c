@@ -1108,6 +1108,36 @@ static bool calibration_sample(const char *row)
     return false;
 }
 
+/* validate picks each end-to-end row's profile from its framework column on its device: a vLLM 0.6
+ * row on MI300X is the ROCm V0 build's, a TensorRT-LLM 0.17 row with Triton trtllm-triton's, and a
+ * release no profile covers skips the row with the ranges there are. */
+static void test_validate_row_versions(void **state)
+{
+    (void)state;
+    const char *hdr = "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
+                      "input_len,output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,value,"
+                      "unit,skip,source,group_size,act_quant,algo,trust,request_rate,range_ratio\n";
+    char csv[2048];
+    snprintf(csv, sizeof csv,
+             "%s"
+             "1,e2e,mi300x,,,,,,1,,,,,,llama-3.1-8b,1,128,128,bf16,bf16,bf16,\"vLLM 0.6.3 ROCm\","
+             "e2e_s,1.0,s,,test,,,,,,\n"
+             "2,e2e,h100-sxm,,,,,,1,,,,,,llama-3.1-8b,1,128,128,bf16,bf16,bf16,\"TensorRT-LLM 0.17 "
+             "with Triton\",e2e_s,1.0,s,,test,,,,,,\n"
+             "3,e2e,h100-sxm,,,,,,1,,,,,,llama-3.1-8b,1,128,128,bf16,bf16,bf16,\"vLLM 0.3\","
+             "e2e_s,1.0,s,,test,,,,,,\n",
+             hdr);
+    const char *path = tu_write_tmp(csv);
+    char a[512];
+    snprintf(a, sizeof a, "validate --data %s", path);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "\n  end-to-end, engine vllm rocm: 1 points"));
+    assert_non_null(strstr(R.out, "\n  end-to-end, engine trtllm-triton: 1 points"));
+    assert_non_null(strstr(R.out, "   3 skipped: row 3: framework: value 'vllm@0.3'"));
+    assert_non_null(strstr(R.out, "vllm-v0 >=0.5,<0.8"));
+}
+
 static void test_validation_commands(void **state)
 {
     (void)state;
@@ -2416,6 +2446,7 @@ int main(void)
         cmocka_unit_test(test_engine_profiles),
         cmocka_unit_test(test_engine_device_rules),
         cmocka_unit_test(test_engine_versions),
+        cmocka_unit_test(test_validate_row_versions),
         cmocka_unit_test(test_frontend_flags),
         cmocka_unit_test(test_long_context_no_evict),
         cmocka_unit_test(test_prefix_repetition_and_model_len),
