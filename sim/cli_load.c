@@ -479,6 +479,9 @@ static sim_status load_engine(const cli_opts *o, const cli_load_cache *cache, co
         return st;
     if (cli_opt_given(o, "--cuda-graph-max-bs"))
         e->cuda_graph_max_bs = o->graph_max_bs;
+    if (o->moe_kernel && !sim_moe_kernel_parse(o->moe_kernel, &e->moe_kernel))
+        return sim_fail(err, SIM_EINPUT, "--moe-kernel: value '%s', expected %s", o->moe_kernel,
+                        sim_moe_kernel_names());
     if (o->allreduce && (st = cli_opt_parse_allreduce(o, &e->allreduce, err)))
         return st;
     if (cli_opt_given(o, "--max-model-len"))
@@ -523,7 +526,8 @@ sim_step_cfg cli_load_engine_step(const sim_engprof *e, const sim_model *m)
                           .fuse_allreduce_norm = e->fuse_allreduce_norm,
                           .decode_attn = e->decode_attn,
                           .decode_attn_quant_kv = e->decode_attn_quant_kv,
-                          .act_quant_kernels = (int)e->act_quant_kernels};
+                          .act_quant_kernels = (int)e->act_quant_kernels,
+                          .moe_kernel = e->moe_kernel};
 }
 
 void cli_load_engine_cfg(const sim_engprof *e, sim_engine_cfg *cfg)
@@ -605,6 +609,12 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_load_result *
     L->step.ep = (int)o->ep;
     L->step.dp_attention = o->dp_attention;
     L->step.expert_imbalance = o->expert_imbalance;
+    L->step.routing.redundant = (int)o->redundant_experts;
+    if (o->expert_routing && !sim_moe_routing_parse(o->expert_routing, &L->step.routing))
+        return sim_fail(err, SIM_EINPUT,
+                        "--expert-routing: value '%s', expected uniform or zipf:S with S a "
+                        "decimal number in (0, 8]",
+                        o->expert_routing);
     if (!o->model)
         return SIM_OK;
     if ((st = resolve_prec(o, &L->model, &L->hw, &L->step.prec, err)) ||

@@ -33,7 +33,17 @@ const cli_opt_def cli_opt_table[] = {
     O("--dp-attention", CLI_OPT_BOOL, dp_attention, 0, 0, CLI_OPT_CMD_MODEL,
       "attention data-parallel over the EP group: ep/tp groups of --tp GPUs"),
     O("--expert-imbalance", CLI_OPT_NUM, expert_imbalance, 1, 1024, CLI_OPT_CMD_MODEL,
-      "busiest EP rank's routed tokens over the mean, >= 1 (default 1: uniform routing)"),
+      "a fixed busiest EP rank's routed tokens over the mean, >= 1 (default: the routing's "
+      "expected busiest rank per batch)"),
+    O("--expert-routing", CLI_OPT_STR, expert_routing, 0, 0, CLI_OPT_CMD_MODEL,
+      "uniform|zipf:S: how tokens pick experts (zipf:S: the i-th most popular expert "
+      "picked with weight i^-S; default uniform)"),
+    O("--redundant-experts", CLI_OPT_INT, redundant_experts, 0, 4096, CLI_OPT_CMD_MODEL,
+      "EPLB's redundant experts: replicas of the hottest experts packed to balance the EP ranks, "
+      "each GPU holding (E + N)/ep (default 0)"),
+    O("--moe-kernel", CLI_OPT_STR, moe_kernel, 0, 0, CLI_OPT_CMD_MODEL,
+      "triton|deepgemm|cutlass|ck: the experts' grouped-GEMM kernel family (default: the "
+      "engine profile's moe.kernel)"),
     O("--batch", CLI_OPT_INT, batch, 1, 1 << 20,
       CLI_OPT_CMD_RUN | CLI_OPT_CMD_ROOFLINE | CLI_OPT_CMD_OP, "sequences (default 1)"),
     O("--input-len", CLI_OPT_INT, input_len, 1, 1 << 26, CLI_OPT_CMD_RUN | CLI_OPT_CMD_ROOFLINE,
@@ -454,7 +464,7 @@ const cli_opts cli_opt_defaults = {
     .pp = 1,
     .replicas = 1,
     .ep = 1,
-    .expert_imbalance = 1.0,
+    .expert_imbalance = 0.0, /* 0: from the routing */
     .batch = 1,
     .input_len = 1024,
     .output_len = 256,

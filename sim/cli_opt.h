@@ -95,6 +95,8 @@ typedef struct cli_opts {
     int64_t ep;
     bool dp_attention;
     double expert_imbalance;
+    const char *expert_routing, *moe_kernel;
+    int64_t redundant_experts;
     /* the front end and the stream (frontend.h) */
     const char *frontend;
     int64_t fe_processes, stream_interval;

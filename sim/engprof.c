@@ -219,6 +219,20 @@ static sim_status load_attention(const cJSON *root, const char *path, sim_engpro
     return SIM_OK;
 }
 
+/* The optional moe.kernel with its source; absent: triton. */
+static sim_status load_moe(const cJSON *root, const char *path, sim_engprof *p, sim_err *err)
+{
+    p->moe_kernel = SIM_MOE_TRITON;
+    if (!sim_jsonf_find(root, "moe.kernel"))
+        return SIM_OK;
+    const char *v = NULL;
+    sim_status st = sim_jsonf_str_opt(root, path, "moe.kernel", &v, err);
+    if (!st && (!v || !sim_moe_kernel_parse(v, &p->moe_kernel)))
+        st = sim_fail(err, SIM_EINPUT, "%s: field 'moe.kernel' is %s, expected %s", path,
+                      v ? v : "missing", sim_moe_kernel_names());
+    return st ? st : need_source(root, path, "moe.kernel", err);
+}
+
 /* The optional "quantization" object: act_quant_kernels with its source; absent: 0. */
 static sim_status load_quantization(const cJSON *root, const char *path, sim_engprof *p,
                                     sim_err *err)
@@ -594,6 +608,8 @@ sim_status sim_engprof_load(const char *path, sim_engprof *p, sim_err *err)
         st = load_attention(root, path, p, err);
     if (!st)
         st = load_quantization(root, path, p, err);
+    if (!st)
+        st = load_moe(root, path, p, err);
     if (!st)
         st = load_sync(root, path, p, err);
     if (!st)

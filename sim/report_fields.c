@@ -79,6 +79,24 @@ GET(memory_fraction, s->r->engine, num, s->r->cfg->mem_util)
 GET(cuda_graph_max_bs, s->r->engine && !s->r->cfg->step.eager, num,
     (double)s->r->cfg->step.graph_max_bs)
 GET(engine_rules, s->r->engine_rules && s->r->engine_rules[0], text, s->r->engine_rules)
+/* MoE: the experts' kernel family, and the busiest EP rank's expected load over the mean at the
+ * run's mean step (its new tokens: every input and output token over the iterations) */
+#define MOE_ON (s->r->cfg->step.model && s->r->cfg->step.model->experts > 0)
+#define MOE_EP (MOE_ON && s->r->cfg->step.ep > 1)
+GET(moe_kernel, MOE_ON, text, sim_moe_kernel_name(s->r->cfg->step.moe_kernel))
+static double mean_step_imbalance(const serve_src *s)
+{
+    const sim_step_cfg *c = &s->r->cfg->step;
+    const sim_serve_metrics *m = s->r->m;
+    double t = m->iterations > 0 ? (double)(m->total_input_tokens + m->total_output_tokens) /
+                                       (double)m->iterations
+                                 : 0.0;
+    sim_moe_load ld;
+    sim_moe_load_compute(&c->routing, c->model->experts, c->model->experts_per_tok, c->ep, t,
+                         c->expert_imbalance, &ld);
+    return t > 0.0 ? ld.imbalance : 1.0;
+}
+GET(moe_busiest_rank_imbalance, MOE_EP, num, mean_step_imbalance(s))
 GET(spec_method, SPEC_ON, text, sim_spec_method_name(s->r->cfg->spec->method))
 GET(num_speculative_tokens, SPEC_ON, num, s->r->cfg->spec->k)
 GET(spec_acceptance_rate, SPEC_ON, num, s->r->cfg->spec->alpha)
@@ -132,6 +150,8 @@ typedef enum serve_row {
     F_MEMORY_FRACTION,
     F_CUDA_GRAPH_MAX_BS,
     F_ENGINE_RULES,
+    F_MOE_KERNEL,
+    F_MOE_BUSIEST_RANK_IMBALANCE,
     F_SPEC_METHOD,
     F_NUM_SPECULATIVE_TOKENS,
     F_SPEC_ACCEPTANCE_RATE,
@@ -216,6 +236,9 @@ static const struct {
                            .decimals = 3},
     ROW(F_CUDA_GRAPH_MAX_BS, cuda_graph_max_bs, SIM_FIELD_INT, "CUDA graph max batch:"),
     ROW(F_ENGINE_RULES, engine_rules, SIM_FIELD_TEXT, "Chosen by device rules:"),
+    ROW(F_MOE_KERNEL, moe_kernel, SIM_FIELD_TEXT, "MoE kernel:"),
+    ROW(F_MOE_BUSIEST_RANK_IMBALANCE, moe_busiest_rank_imbalance, SIM_FIELD_NUM,
+        "Busiest EP rank load (x mean, mean step):"),
     ROW(F_SPEC_METHOD, spec_method, SIM_FIELD_TEXT, NULL),
     ROW(F_NUM_SPECULATIVE_TOKENS, num_speculative_tokens, SIM_FIELD_NUM, NULL),
     ROW(F_SPEC_ACCEPTANCE_RATE, spec_acceptance_rate, SIM_FIELD_NUM, NULL),
@@ -299,6 +322,8 @@ static const sim_report_col json_tail_cols[] = {
     ONE(F_MEMORY_FRACTION),
     ONE(F_CUDA_GRAPH_MAX_BS),
     ONE(F_ENGINE_RULES),
+    ONE(F_MOE_KERNEL),
+    ONE(F_MOE_BUSIEST_RANK_IMBALANCE),
     ONE(F_SPEC_METHOD),
     ONE(F_NUM_SPECULATIVE_TOKENS),
     ONE(F_SPEC_ACCEPTANCE_RATE),
@@ -381,6 +406,8 @@ static const sim_report_col table_cols[] = {
     ONE(F_MEMORY_FRACTION),
     ONE(F_CUDA_GRAPH_MAX_BS),
     ONE(F_ENGINE_RULES),
+    ONE(F_MOE_KERNEL),
+    ONE(F_MOE_BUSIEST_RANK_IMBALANCE),
     ONE(F_SPEC_ACCEPTANCE_LENGTH),
     ONE(F_SPEC_DRAFT_TIME_FRACTION),
     ONE(F_MEAN_FRONTEND_TTFT_MS),

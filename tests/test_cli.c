@@ -698,9 +698,9 @@ static void test_moe_models(void **state)
                 has_op(j, "kv_up"));
     assert_false(has_op(j, "moe_dispatch"));
     cJSON_Delete(j);
-    /* --ep 8 adds the all-to-alls */
+    /* --ep 8 adds the all-to-alls; --expert-imbalance 1 fixes the busiest rank at the mean */
     run("run --model deepseek-v3 --hw h200 --tp 8 --ep 8 --weight-dtype fp8 --batch 4 "
-        "--input-len 256 --output-len 8 --format json");
+        "--input-len 256 --output-len 8 --expert-imbalance 1 --format json");
     assert_int_equal(R.rc, 0);
     j = cJSON_Parse(R.out);
     assert_true(has_op(j, "moe_dispatch") && has_op(j, "moe_combine"));
@@ -740,6 +740,48 @@ static void test_moe_models(void **state)
     expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --dp-attention", "--dp-attention");
     expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --expert-imbalance 0.5",
                "--expert-imbalance");
+    /* the routing, EPLB's redundant experts and the kernel family: bad values are exit 2 */
+    expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --expert-routing zipf:-1",
+               "--expert-routing");
+    expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --expert-routing skewed",
+               "--expert-routing");
+    expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --redundant-experts 3",
+               "--redundant-experts");
+    expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --redundant-experts 2",
+               "--redundant-experts");
+    expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --moe-kernel marlin", "--moe-kernel");
+    /* run JSON's grouped GEMMs name their family, M block, padding and the busiest rank; EPLB's
+     * 2 redundant experts put 5 on each of 2 GPUs (weights up by one expert per GPU) */
+    run("run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --batch 4 --input-len 64 --output-len 4 "
+        "--moe-kernel deepgemm --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    double w0 = num(cJSON_GetObjectItemCaseSensitive(j, "memory"), "weight_bytes_per_gpu");
+    cJSON_ArrayForEach(op, cJSON_GetObjectItemCaseSensitive(j, "ops"))
+    {
+        if (strcmp(cJSON_GetObjectItemCaseSensitive(op, "name")->valuestring, "experts_gate_up"))
+            continue;
+        bool dec =
+            strcmp(cJSON_GetObjectItemCaseSensitive(op, "phase")->valuestring, "decode") == 0;
+        assert_string_equal(cJSON_GetObjectItemCaseSensitive(op, "moe_kernel")->valuestring,
+                            "deepgemm");
+        assert_string_equal(cJSON_GetObjectItemCaseSensitive(op, "moe_layout")->valuestring,
+                            dec ? "masked" : "contiguous");
+        assert_true(num(op, "moe_block_m") == (dec ? 64 : 128) ||
+                    (dec && num(op, "moe_block_m") == 128));
+        assert_true(num(op, "moe_padded_rows") >= num(op, "moe_busiest_rank_rows"));
+        assert_true(num(op, "moe_rank_imbalance") >= 1.0);
+    }
+    cJSON_Delete(j);
+    run("run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --batch 4 --input-len 64 --output-len 4 "
+        "--redundant-experts 2 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    double w1 = num(cJSON_GetObjectItemCaseSensitive(j, "memory"), "weight_bytes_per_gpu");
+    /* one more expert per GPU in each of the 32 layers: 32 x 3 x 4096 x 14336 bf16 weights =
+     * 11,274,289,152 bytes */
+    assert_near(w1 - w0, 32.0 * 3.0 * 4096 * 14336 * 2, 1.0);
+    cJSON_Delete(j);
     /* the seven shipped configs under serve, and MTP for DeepSeek-V3 */
     static const char *const models[] = {"mixtral-8x7b",  "mixtral-8x22b",   "deepseek-v3",
                                          "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-20b",
@@ -1155,11 +1197,13 @@ static void test_validation_commands(void **state)
     run(vcmd);
     assert_int_equal(R.rc, 1);
     assert_non_null(strstr(R.err, "op-level median"));
-    /* 279 rows less 31 serve ones (all but 1113): 31 skipped (29 in the file, 15 of them
+    /* the file's rows less its serve ones (all but 1113): 31 skipped (29 in the file, 15 of them
      * Mixtral's identical-prompt batches; an A100 40GB batch that does not fit, fp8 KV on A100),
-     * 27 low-trust shown but not counted (9 of them MI300X rows, ids 2600-2608) */
-    assert_non_null(strstr(R.out, "\nvalidation: 198 points, median |error| "));
-    assert_non_null(strstr(R.out, "\n  op-level: 145 points"));
+     * 46 low-trust shown but not counted (19 of them fused_moe rows: untuned, L2-resident; 9
+     * MI300X rows, ids 2600-2608) */
+    assert_non_null(strstr(R.out, "\nvalidation: 225 points, median |error| "));
+    assert_non_null(strstr(R.out, "\n  op-level: 172 points"));
+    assert_non_null(strstr(R.out, "\n  op moe_layer: 27 points"));
     assert_non_null(strstr(R.out, "\n  op decode_attention: 24 points"));
     assert_non_null(strstr(R.out, "\n  end-to-end: 53 points")); /* 52 static, 1 serve */
     /* by the engine that measured them: TensorRT-LLM 0.11's static rows and 1.0's 1113, vLLM's */
@@ -1172,7 +1216,7 @@ static void test_validation_commands(void **state)
     assert_non_null(strstr(R.out, "\n  op size <= 64 KB: "));
     assert_non_null(strstr(R.out, "\n  op size <= 4 MB: "));
     assert_non_null(strstr(R.out, "\n  op size > 4 MB: "));
-    assert_non_null(strstr(R.out, "(27 low-trust rows shown above")); /* 9 MI300X ones */
+    assert_non_null(strstr(R.out, "(46 low-trust rows shown above"));
     assert_non_null(strstr(R.out, "% (low trust)\n"));
     assert_non_null(strstr(R.out, "1113 serve     h100-sxm       output_tps     2048/128 x3000"));
     assert_non_null(strstr(R.out, "  41 skipped: GB200"));
@@ -1235,7 +1279,7 @@ static void test_validation_commands(void **state)
         strstr(cJSON_GetObjectItemCaseSensitive(cal, "fitted_on")->valuestring, "validation.csv"));
     cJSON_Delete(j);
     remove(path);
-    expect_bad("calibrate --hw l40s", "no op-level rows");
+    expect_bad("calibrate --hw l40", "no op-level rows");
     /* a calibration of a calibrated file changes nothing, and its notes do not stack: fitted
      * on H100, then again on the output */
     char dir[256], first[300], second[300];

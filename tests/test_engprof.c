@@ -44,6 +44,11 @@ static void test_shipped_profiles(void **state)
     assert_false(hf.cuda_graphs);
     assert_true(hf.layer_overhead_us > 0.0);
     assert_false(hf.prefix_caching);
+    /* the experts' kernel family: fused_moe (Triton) for vLLM and SGLang, CUTLASS's grouped GEMM
+     * for TensorRT-LLM */
+    assert_int_equal(v.moe_kernel, SIM_MOE_TRITON);
+    assert_int_equal(sg.moe_kernel, SIM_MOE_TRITON);
+    assert_int_equal(tr.moe_kernel, SIM_MOE_CUTLASS);
     /* the front end: one API server at 3 ms + 1 us a prompt token, 15 + 25 us a streamed token;
      * SGLang streams its first token with the first chunk, vLLM alone; none for offline hf */
     assert_int_equal(v.fe_processes, 1);
@@ -490,6 +495,8 @@ static void test_bad_profiles(void **state)
          "host.sync_overhead_us"},
         {"\"async_scheduling\": true", "\"sync_overhead_us\": 5, \"async_scheduling\": true",
          "sources.host.sync_overhead_us"},
+        {"\"kernel\": \"triton\"", "\"kernel\": \"cublas\"", "moe.kernel"},
+        {"\"moe.kernel\": \"", "\"moe.kern\": \"", "sources.moe.kernel"},
         {"\"processes\": 1", "\"processes\": 0", "frontend.processes"},
         {"\"stream_interval\": 1", "\"stream_interval\": 1.5", "frontend.stream_interval"},
         {"\"chunk_us\": 25", "\"chunk_us\": -25", "frontend.chunk_us"},
