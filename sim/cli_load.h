@@ -111,6 +111,13 @@ sim_status cli_load_engine_spec_path(const char *spec, const char *what,
 sim_status cli_load_engine_path(const cli_opts *o, const cli_load_cache *cache, const sim_hw *hw,
                                 char *buf, size_t len, sim_err *err);
 
+/* The draft model's config a speculative configuration names (--spec-method draft with
+ * --spec-model, SGLang's STANDALONE with --speculative-draft-model-path, vLLM's draft_model or
+ * TensorRT-LLM's Draft_Target in --speculative-config), copied to buf; false when it names none
+ * (EAGLE heads and MTP layers are priced from the target's shape) or the config does not parse
+ * (loading reports that). */
+bool cli_load_spec_draft_name(const cli_opts *o, char *buf, size_t len);
+
 /* ------------------------------------------------------------------------------------------ */
 /* What the model commands load from their flags (run, roofline, serve, sweep's points, compare) */
 
