@@ -115,6 +115,7 @@ static sim_status result_lens(const cJSON *root, const char *file, const char *f
 
 typedef struct result_run {
     char model[PATH_MAX];
+    char engine[64];   /* --engine from the file's backend and version */
     int64_t *in, *out; /* replayed lengths (owned) */
 } result_run;
 
@@ -149,13 +150,48 @@ static sim_status result_model(const cJSON *root, const char *file, cli_opts *o,
     return SIM_OK;
 }
 
-/* Fills the serve flags the command line left out from a vLLM --save-result file: model_id,
- * num_prompts, request_rate, burstiness, max_concurrency, and the lengths (replayed exactly from
- * --save-detailed's input_lens / output_lens, else the means of total_*_tokens / completed). */
+/* The engine and release a result file names: its "backend" (vllm, sglang, sglang-oai, trt, ...:
+ * the engine the benchmark talked to) and the first of "engine_version", "<engine>_version"
+ * ("vllm_version", "sglang_version") and "version" that is a string (vllm bench serve
+ * --metadata version=0.10.2 writes one). --engine wins, with a warning when it differs. */
+static sim_status result_engine(const cJSON *root, const char *file, cli_opts *o, result_run *rr)
+{
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(root, "backend");
+    char base[64];
+    if (!cJSON_IsString(b) || !sim_engprof_spec_of(b->valuestring, NULL, base, sizeof base))
+        return SIM_OK; /* "openai" and the like: any server */
+    char key[80];
+    snprintf(key, sizeof key, "%.*s_version", (int)strcspn(base, "@-"), base);
+    const char *keys[] = {"engine_version", key, "version"}, *version = NULL;
+    for (size_t i = 0; i < 3 && !version; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, keys[i]);
+        version = cJSON_IsString(v) ? v->valuestring : NULL;
+    }
+    if (!sim_engprof_spec_of(b->valuestring, version, rr->engine, sizeof rr->engine))
+        return SIM_OK;
+    if (cli_opt_given(o, "--engine")) {
+        if (o->warn && strcmp(o->engine, rr->engine) != 0)
+            fprintf(o->warn,
+                    "infersim: warning: --engine %s contradicts %s's engine %s; using the "
+                    "flag\n",
+                    o->engine, file, rr->engine);
+        return SIM_OK;
+    }
+    o->engine = rr->engine;
+    set_given(o, "--engine");
+    return SIM_OK;
+}
+
+/* Fills the serve flags the command line left out from a vLLM --save-result file: model_id, the
+ * engine (backend and version), num_prompts, request_rate, burstiness, max_concurrency, and the
+ * lengths (replayed exactly from --save-detailed's input_lens / output_lens, else the means of
+ * total_*_tokens / completed). */
 static sim_status result_workload(const cJSON *root, const char *file, cli_opts *o, result_run *rr,
                                   sim_err *err)
 {
     sim_status st = result_model(root, file, o, rr, err);
+    if (!st)
+        st = result_engine(root, file, o, rr);
     if (st || o->trace)
         return st; /* a trace gives arrivals and lengths itself */
     static const struct {
@@ -223,7 +259,7 @@ static sim_status result_workload(const cJSON *root, const char *file, cli_opts 
 }
 
 /* The comparison, as a table or JSON. */
-static sim_status print_compare(FILE *out, sim_format fmt, const char *file,
+static sim_status print_compare(FILE *out, sim_format fmt, const char *file, const char *engine,
                                 const char *const *keys, const double *meas, const double *pred,
                                 size_t nk)
 {
@@ -266,11 +302,14 @@ static sim_status print_compare(FILE *out, sim_format fmt, const char *file,
     double med, p90;
     sim_validate_summary(abs_err, m, &med, &p90);
     if (!root) {
-        fprintf(out, "compare: %zu metrics, median |error| %.1f%%, worst within p90 %.1f%%\n", m,
-                med, p90);
+        fprintf(out,
+                "compare: %zu metrics, median |error| %.1f%%, worst within p90 %.1f%% (engine "
+                "profile %s)\n",
+                m, med, p90, engine);
         return SIM_OK;
     }
     cJSON_AddStringToObject(root, "result", file);
+    cJSON_AddStringToObject(root, "engine", engine);
     cJSON_AddNumberToObject(root, "metrics_compared", (double)m);
     cJSON_AddNumberToObject(root, "median_abs_error_pct", med);
     cJSON_AddNumberToObject(root, "p90_abs_error_pct", p90);
@@ -399,7 +438,8 @@ sim_status cli_compare_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err
                      : sim_fail(err, SIM_EINTERNAL, "out of memory");
         free(cmdline);
     }
-    if (!st && print_compare(out, L->fmt, result, serve ? serve_keys : run_keys, meas, pred, nk))
+    if (!st && print_compare(out, L->fmt, result, L->eng.name, serve ? serve_keys : run_keys, meas,
+                             pred, nk))
         st = sim_fail(err, SIM_EINTERNAL, "out of memory writing the comparison");
     if (s)
         cli_point_serve_free(s);

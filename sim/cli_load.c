@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -168,6 +169,7 @@ void cli_load_cache_free(cli_load_cache *c)
     free(c->e);
     c->e = NULL;
     c->n = c->cap = 0;
+    cli_load_catalog_free(&c->catalog);
 }
 
 /* A cached entry, or its load error; SIM_EINTERNAL if the sweep forgot to load it. */
@@ -423,9 +425,34 @@ static sim_status on_off(const cli_opts *o, const char *on, const char *off, boo
     return SIM_OK;
 }
 
-void cli_load_engine_path(const cli_opts *o, char *buf, size_t len)
+/* --cudagraph-mode as vLLM names its CUDAGraphMode (case-insensitive): PIECEWISE graphs between
+ * the attention ops; FULL, FULL_AND_PIECEWISE, FULL_DECODE_ONLY a whole graph for a decode step
+ * (what infersim replays; prefill runs eagerly either way); NONE no graphs. */
+static sim_status cudagraph_mode(const char *v, bool eager, sim_engprof *e, sim_err *err)
 {
-    cli_load_resolve(CLI_LOAD_ENGINE, o->engine, buf, len);
+    static const struct {
+        const char *name;
+        bool graphs, piecewise;
+    } modes[] = {{"piecewise", true, true},
+                 {"full", true, false},
+                 {"full_and_piecewise", true, false},
+                 {"full_decode_only", true, false},
+                 {"none", false, false}};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+        if (strcasecmp(v, modes[i].name) == 0) {
+            if (eager && modes[i].graphs)
+                return sim_fail(err, SIM_EINPUT,
+                                "--enforce-eager and --cudagraph-mode %s: contradict each other, "
+                                "expected one",
+                                v);
+            e->cuda_graphs = modes[i].graphs;
+            e->piecewise_graphs = modes[i].piecewise;
+            return SIM_OK;
+        }
+    return sim_fail(err, SIM_EINPUT,
+                    "--cudagraph-mode: value '%s', expected piecewise, full, full_and_piecewise, "
+                    "full_decode_only or none",
+                    v);
 }
 
 /* The front end's flags over the profile's frontend fields (frontend.h). */
@@ -467,8 +494,9 @@ static sim_status load_engine(const cli_opts *o, const cli_load_cache *cache, co
                               sim_engprof *e, sim_err *err)
 {
     char path[PATH_MAX];
-    cli_load_engine_path(o, path, sizeof path);
-    sim_status st;
+    sim_status st = cli_load_engine_path(o, cache, hw, path, sizeof path, err);
+    if (st)
+        return st;
     if (cache) {
         const cli_load_entry *c = cli_load_cache_get(cache, CLI_LOAD_ENGINE, path, 0, 0, err, &st);
         if (c)
@@ -510,6 +538,9 @@ static sim_status load_engine(const cli_opts *o, const cli_load_cache *cache, co
         e->layer_overhead_us = o->layer_us;
     if (cli_opt_given(o, "--enforce-eager"))
         e->cuda_graphs = false;
+    if (o->cudagraph_mode &&
+        (st = cudagraph_mode(o->cudagraph_mode, cli_opt_given(o, "--enforce-eager"), e, err)))
+        return st;
     if (cli_opt_given(o, "--cuda-graph-max-bs"))
         e->cuda_graph_max_bs = o->graph_max_bs;
     if (o->moe_kernel && !sim_moe_kernel_parse(o->moe_kernel, &e->moe_kernel))
@@ -540,51 +571,6 @@ static sim_status load_engine(const cli_opts *o, const cli_load_cache *cache, co
         sim_engprof_apply_reserve(e, hw, o->tp, o->pp);
     return on_off(o, "--enable-prefix-caching", "--no-enable-prefix-caching", &e->prefix_caching,
                   err);
-}
-
-sim_step_cfg cli_load_engine_step(const sim_engprof *e, const sim_model *m)
-{
-    /* eager Python runs every layer's modules on the CPU each iteration */
-    double layers_us = e->layer_overhead_us * (double)m->layers;
-    return (sim_step_cfg){.model = m,
-                          .eager = !e->cuda_graphs,
-                          .iteration_overhead_ns = (e->iteration_overhead_us + layers_us) * 1e3,
-                          .request_overhead_ns = e->request_overhead_us * 1e3,
-                          .sync_overhead_ns = e->sync_overhead_us * 1e3,
-                          .async_sched = e->async_scheduling,
-                          .mem_rule = e->mem_rule,
-                          .graph_max_bs = e->cuda_graph_max_bs,
-                          .allreduce = e->allreduce,
-                          .fuse_allreduce_norm = e->fuse_allreduce_norm,
-                          .decode_attn = e->decode_attn,
-                          .decode_attn_quant_kv = e->decode_attn_quant_kv,
-                          .act_quant_kernels = (int)e->act_quant_kernels,
-                          .moe_kernel = e->moe_kernel};
-}
-
-void cli_load_engine_cfg(const sim_engprof *e, sim_engine_cfg *cfg)
-{
-    cfg->sched = (sim_sched_cfg){.max_num_seqs = e->max_num_seqs,
-                                 .max_num_batched_tokens = e->max_num_batched_tokens,
-                                 .chunked_prefill = e->chunked_prefill,
-                                 .policy = e->policy,
-                                 .ratio_init = e->ratio_init,
-                                 .ratio_min = e->ratio_min,
-                                 .ratio_decay = e->ratio_decay,
-                                 .lpm = e->lpm};
-    cfg->block_size = e->block_size;
-    cfg->mem_util = e->mem_fraction;
-    cfg->prefix_caching = e->prefix_caching;
-    cfg->max_input_len = e->max_input_len;
-    cfg->frontend = (sim_frontend_cfg){.on = e->fe_on,
-                                       .processes = e->fe_processes,
-                                       .request_ns = e->fe_request_us * 1e3,
-                                       .input_token_ns = e->fe_input_token_us * 1e3,
-                                       .output_token_ns = e->fe_output_token_us * 1e3,
-                                       .chunk_ns = e->fe_chunk_us * 1e3,
-                                       .stream_interval = e->fe_stream_interval,
-                                       .first_token_alone = e->fe_first_token_alone,
-                                       .per_token_itl = e->per_token_itl};
 }
 
 /* The engine's context limit (--max-model-len, else the profile's limits.max_model_len; 0 keeps

@@ -53,9 +53,20 @@ typedef struct cli_load_entry {
     sim_engprof eng;
 } cli_load_entry;
 
+/* Every profile of hw/engines (in the first data root that has it), for --engine NAME@VERSION:
+ * loaded once (cli_load_catalog_load), on failure its error kept. */
+typedef struct cli_load_catalog {
+    bool loaded;
+    sim_status st;
+    sim_err err;
+    sim_engprof *p;
+    size_t n;
+} cli_load_catalog;
+
 typedef struct cli_load_cache {
     cli_load_entry *e;
     size_t n, cap;
+    cli_load_catalog catalog; /* the engine profiles, once a NAME@VERSION needed them */
 } cli_load_cache;
 
 const cli_load_entry *cli_load_cache_find(const cli_load_cache *c, cli_load_kind kind,
@@ -77,8 +88,28 @@ const cli_load_entry *cli_load_cache_get(const cli_load_cache *c, cli_load_kind 
 sim_status cli_load_model(const cli_load_cache *c, const char *path, sim_model *out, sim_err *err);
 sim_status cli_load_hw(const cli_load_cache *c, const char *path, sim_hw *out, sim_err *err);
 
-/* The engine profile --engine names (hw/engines/NAME.json), resolved like models and devices. */
-void cli_load_engine_path(const cli_opts *o, char *buf, size_t len);
+/* Loads the catalogue of engine profiles unless it is loaded (a failure is kept in c->st and
+ * c->err). Returns SIM_EINTERNAL only when out of memory. */
+sim_status cli_load_catalog_load(cli_load_catalog *c);
+void cli_load_catalog_free(cli_load_catalog *c);
+
+/* The engine profile file `spec` (--engine, a validation row's engine) names on device hw:
+ *   a path that exists: as given;
+ *   NAME@VERSION: the profile of engine NAME whose "versions" hold VERSION (engprof.h: a rocm
+ *     one first on an AMD device);
+ *   a bare NAME: hw/engines/NAME.json on a CUDA device (vllm, sglang, trtllm are their engines'
+ *     newest; vllm-v0, trtllm-0.11, ... name one profile), the newest ROCm profile of engine
+ *     NAME on an AMD device that has one, and the newest profile of engine NAME when there is no
+ *     NAME.json.
+ * The catalogue comes from cache when it has one loaded, else from disk. An unknown version is
+ * SIM_EINPUT naming `what`, the value and the known ranges. */
+sim_status cli_load_engine_spec_path(const char *spec, const char *what,
+                                     const cli_load_cache *cache, const sim_hw *hw, char *buf,
+                                     size_t len, sim_err *err);
+
+/* The engine profile --engine names on device hw (cli_load_engine_spec_path). */
+sim_status cli_load_engine_path(const cli_opts *o, const cli_load_cache *cache, const sim_hw *hw,
+                                char *buf, size_t len, sim_err *err);
 
 /* The draft model's config a speculative configuration names (--spec-method draft with
  * --spec-model, SGLang's STANDALONE with --speculative-draft-model-path, vLLM's draft_model or

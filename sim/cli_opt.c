@@ -78,8 +78,9 @@ const cli_opt_def cli_opt_table[] = {
     O("--overlap-comm", CLI_OPT_NUM, overlap, 0, 1, CLI_OPT_CMD_MODEL,
       "fraction of network time hidden behind compute, 0..1 (default 0)"),
     O("--engine", CLI_OPT_STR, engine, 0, 0, CLI_OPT_CMD_MODEL,
-      "vllm|vllm-v0|sglang|sglang-0.4|trtllm|trtllm-0.11|hf or a profile file: its "
-      "defaults (default vllm)"),
+      "vllm|sglang|trtllm|trtllm-triton|hf, NAME@VERSION (vllm@0.10.2: the profile whose "
+      "range holds it), a profile's name (vllm-v0, trtllm-0.11, ...) or file: its defaults "
+      "(default vllm)"),
     O("--gpu-memory-utilization", CLI_OPT_NUM, util, 0.01, 1, CLI_OPT_CMD_ENGINE,
       "KV-cache memory fraction (of all HBM; TensorRT-LLM: of what is free) (default: engine)"),
     O("--mem-fraction-static", CLI_OPT_NUM, util, 0.01, 1, CLI_OPT_CMD_ENGINE,
@@ -101,6 +102,10 @@ const cli_opt_def cli_opt_table[] = {
       "a synchronous engine loop: the GPU waits for the CPU's work"),
     O("--enforce-eager", CLI_OPT_BOOL, enforce_eager, 0, 0, CLI_OPT_CMD_MODEL,
       "launch decode kernels eagerly instead of from CUDA graphs"),
+    O("--cudagraph-mode", CLI_OPT_STR, cudagraph_mode, 0, 0, CLI_OPT_CMD_MODEL,
+      "piecewise|full|full_and_piecewise|full_decode_only|none: vLLM's CUDA-graph mode; "
+      "piecewise launches each layer's attention eagerly between graphs, none is "
+      "--enforce-eager (default: engine)"),
     O("--allreduce", CLI_OPT_STR, allreduce, 0, 0, CLI_OPT_CMD_MODEL | CLI_OPT_CMD_OP,
       "auto|ring|tree|oneshot|twoshot|nvls|nccl: all-reduce algorithm (default: engine; auto "
       "is the cheapest the device has, nccl NCCL's own)"),

@@ -85,6 +85,7 @@ typedef struct cli_opts {
     const char *cmdline; /* the command as typed, for reports (set by sim_cli_main) */
     /* collectives */
     const char *allreduce;
+    const char *cudagraph_mode; /* --cudagraph-mode: vLLM's CUDAGraphMode names */
     bool fuse_ar_norm, no_fuse_ar_norm;
     /* speculative decoding */
     const char *spec_method, *spec_model, *spec_config, *spec_algorithm, *spec_data;

@@ -288,8 +288,17 @@ static sim_status sweep_prepare(sweep_ctx *c, size_t n, sim_err *err)
             cli_load_resolve(CLI_LOAD_MODEL, o->spec_model, path, sizeof path);
             st |= cli_load_cache_add(&c->cache, CLI_LOAD_MODEL, path, 0, 0);
         }
-        cli_load_engine_path(o, path, sizeof path);
-        st |= cli_load_cache_add(&c->cache, CLI_LOAD_ENGINE, path, 0, 0);
+        /* the profile --engine names on the point's device (a NAME@VERSION reads the catalogue,
+         * loaded here once); a device or version that fails is the point's error, later */
+        const cli_load_entry *hw = NULL;
+        if (o->hw) {
+            cli_load_resolve(CLI_LOAD_HW, o->hw, path, sizeof path);
+            hw = cli_load_cache_find(&c->cache, CLI_LOAD_HW, path, 0, 0);
+        }
+        st |= cli_load_catalog_load(&c->cache.catalog);
+        sim_err eerr;
+        if (hw && !hw->st && !cli_load_engine_path(o, &c->cache, &hw->hw, path, sizeof path, &eerr))
+            st |= cli_load_cache_add(&c->cache, CLI_LOAD_ENGINE, path, 0, 0);
         if (o->trace && c->mask == CLI_OPT_CMD_SERVE) {
             cli_load_resolve(CLI_LOAD_TRACE, o->trace, path, sizeof path);
             st |= cli_load_cache_add(&c->cache, CLI_LOAD_TRACE, path, o->time_scale,

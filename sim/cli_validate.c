@@ -3,6 +3,7 @@
 #include "cli_cmd.h"
 #include "cli_load.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,28 +23,33 @@ static const cli_load_entry *row_file(cli_load_cache *c, cli_load_kind kind, con
     return cli_load_cache_get(c, kind, path, 0, 0, err, st);
 }
 
-/* The engine profile that scores an end-to-end row: the engine (and version) that measured it,
- * from the row's framework column; rows of an engine not listed use the default profile. */
-static const struct {
-    const char *framework_prefix, *profile;
-} row_engines[] = {
-    {"TensorRT-LLM 0.11", "trtllm-0.11"},
-    {"TensorRT-LLM", "trtllm"},
-    {"vLLM ~0.5/0.6", "vllm-v0"},
-    {"vLLM 0.5", "vllm-v0"},
-    {"vLLM 0.6", "vllm-v0"},
-    {"SGLang 0.4", "sglang-0.4"},
-    {"SGLang", "sglang"},
-    {"vLLM", "vllm"},
-};
-
-static const char *row_engine(const sim_vrow *r)
+/* The engine profile that scores an end-to-end row: the engine and release that measured it, from
+ * the row's framework column ("vLLM 0.10.2 (...)": vllm@0.10.2, sim_engprof_spec_of) on the row's
+ * device (a ROCm profile on an AMD one); rows that name no engine use the default profile. */
+static sim_status row_engine(const sim_vrow *r, const cli_load_cache *c, const sim_hw *hw,
+                             char *path, size_t len, sim_err *err)
 {
-    for (size_t i = 0; i < sizeof row_engines / sizeof row_engines[0]; i++)
-        if (strncmp(r->framework, row_engines[i].framework_prefix,
-                    strlen(row_engines[i].framework_prefix)) == 0)
-            return row_engines[i].profile;
-    return cli_opt_defaults.engine;
+    char spec[64], what[96];
+    if (!sim_engprof_spec_of(r->framework, NULL, spec, sizeof spec))
+        snprintf(spec, sizeof spec, "%s", cli_opt_defaults.engine);
+    snprintf(what, sizeof what, "row %lld: framework", (long long)r->id);
+    return cli_load_engine_spec_path(spec, what, c, hw, path, len, err);
+}
+
+/* Engine flags a row's framework column records ("vLLM 0.11 (--async-scheduling, ...)"): the
+ * profile's default as the benchmark overrode it. */
+static void row_engine_flags(const sim_vrow *r, sim_engprof *e)
+{
+    static const struct {
+        const char *flag;
+        bool async;
+    } flags[] = {{"--async-scheduling", true}, {"--no-async-scheduling", false}};
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+        const char *at = strstr(r->framework, flags[i].flag);
+        size_t l = strlen(flags[i].flag);
+        if (at && !isalnum((unsigned char)at[l]) && at[l] != '-')
+            e->async_scheduling = flags[i].async;
+    }
 }
 
 /* Whether a serve row's benchmark went through the engine's HTTP front end: not trtllm-bench,
@@ -192,6 +198,34 @@ static sim_status validate_summaries(const cli_opts *o, const char *path, double
     return SIM_OK;
 }
 
+/* The end-to-end rows' |errors| by the engine that measured them (the profile's "engine", with
+ * " rocm" for a ROCm build): one summary line each. */
+#define FAMILIES 16
+typedef struct families {
+    int n;
+    char name[FAMILIES][40];
+    double *e[FAMILIES];
+    size_t cnt[FAMILIES];
+} families;
+
+static sim_status family_add(families *f, const sim_engprof *p, double e, size_t rows)
+{
+    char name[40];
+    snprintf(name, sizeof name, "%s%s", p->engine, p->platform == SIM_ENGPROF_ROCM ? " rocm" : "");
+    int k = 0;
+    while (k < f->n && strcmp(f->name[k], name) != 0)
+        k++;
+    if (k == FAMILIES)
+        return SIM_OK; /* more engines than lines: the overall figures still count the row */
+    if (k == f->n) {
+        if (!(f->e[k] = malloc((rows ? rows : 1) * sizeof(double))))
+            return SIM_EINTERNAL;
+        snprintf(f->name[f->n++], sizeof f->name[0], "%s", name);
+    }
+    f->e[k][f->cnt[k]++] = fabs(e);
+    return SIM_OK;
+}
+
 sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
 {
     char path[PATH_MAX];
@@ -207,6 +241,7 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
     if (st)
         return st;
     cli_load_cache cache = {0};
+    families fam = {0};
     dev_errs devs = {0};
     double *errs[N_GROUPS];
     size_t cnt[N_GROUPS] = {0}, low = 0;
@@ -238,14 +273,22 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
         sim_err rerr = {{0}};
         sim_status rs;
         double pred = 0.0;
-        sim_prec prec = {0}; /* end-to-end rows: the formats they ran in */
+        const sim_engprof *row_prof = NULL; /* end-to-end rows: the profile that scored it */
+        sim_prec prec = {0};                /* end-to-end rows: the formats they ran in */
         const cli_load_entry *h = row_file(&cache, CLI_LOAD_HW, r->hw, &rerr, &rs);
         if (h && sim_vkind_is_op(r->kind)) {
             rs = sim_validate_op(r, &h->hw, &pred, &rerr);
         } else if (h) {
             const cli_load_entry *m = row_file(&cache, CLI_LOAD_MODEL, r->model, &rerr, &rs);
+            char epath[PATH_MAX];
+            if (m) /* loading the model may have moved the device's entry */
+                h = row_file(&cache, CLI_LOAD_HW, r->hw, &rerr, &rs);
+            if (m && cli_load_catalog_load(&cache.catalog))
+                rs = sim_fail(&rerr, SIM_EINTERNAL, "out of memory");
+            else if (m)
+                rs = row_engine(r, &cache, &h->hw, epath, sizeof epath, &rerr);
             const cli_load_entry *e =
-                m ? row_file(&cache, CLI_LOAD_ENGINE, row_engine(r), &rerr, &rs) : NULL;
+                m && !rs ? row_file(&cache, CLI_LOAD_ENGINE, epath, &rerr, &rs) : NULL;
             /* loading a file may move the cache's entries: look the earlier ones up again (they
              * are cached now, so this adds nothing and moves nothing) */
             if (e) {
@@ -255,6 +298,8 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
             sim_engprof eng; /* the profile as the engine chose it on the row's device */
             if (e) {
                 eng = e->eng;
+                row_prof = &e->eng;
+                row_engine_flags(r, &eng);
                 sim_engprof_for_device(&eng, &h->hw, r->tp);
                 sim_engprof_apply_reserve(&eng, &h->hw, r->tp, 1);
                 rs = sim_validate_row_prec(r, &m->model, &h->hw, &prec, &rerr);
@@ -312,7 +357,9 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
         for (int g = 0; g < 5; g++)
             if (groups[g] >= 0)
                 errs[groups[g]][cnt[groups[g]]++] = fabs(e);
-        if (op)
+        if (!op && row_prof && family_add(&fam, row_prof, e, n))
+            st = sim_fail(err, SIM_EINTERNAL, "out of memory");
+        if (op && !st)
             st = dev_add(&devs, r->hw, fabs(e), n, err);
     }
     if (!st)
@@ -321,6 +368,14 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
         dev_summaries(&devs, out);
     for (size_t i = 0; i < devs.n; i++)
         free(devs.e[i]);
+    for (int k = 0; k < fam.n; k++) {
+        char label[64];
+        double med;
+        snprintf(label, sizeof label, "  end-to-end, engine %s", fam.name[k]);
+        if (!st || st == SIM_EINTERNAL)
+            summary_line(out, label, fam.e[k], fam.cnt[k], &med);
+        free(fam.e[k]);
+    }
     for (int g = 0; g < N_GROUPS; g++)
         free(errs[g]);
     free(rows);

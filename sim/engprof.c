@@ -150,6 +150,53 @@ static sim_status load_enums(const cJSON *root, const char *path, sim_engprof *p
     return st;
 }
 
+/* "engine" (the NAME of --engine NAME@VERSION), "versions" (the releases it covers) and the
+ * optional "platform", each with its source but the name. */
+static sim_status load_versions(const cJSON *root, const char *path, sim_engprof *p, sim_err *err)
+{
+    const char *eng = NULL, *ver = NULL, *plat = NULL;
+    sim_status st = sim_jsonf_str_opt(root, path, "engine", &eng, err);
+    bool name_ok = eng && eng[0] && strlen(eng) < sizeof p->engine;
+    for (const char *c = eng; name_ok && *c; c++)
+        name_ok = (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '-' || *c == '_';
+    if (!st && !name_ok)
+        st = sim_fail(err, SIM_EINPUT,
+                      "%s: field 'engine' is %s, expected the engine's name as --engine takes it "
+                      "(1 to %zu of a-z, 0-9, - and _: vllm, sglang, trtllm)",
+                      path, eng ? eng : "missing", sizeof p->engine - 1);
+    if (!st)
+        snprintf(p->engine, sizeof p->engine, "%s", eng);
+    if (!st)
+        st = sim_jsonf_str_opt(root, path, "versions", &ver, err);
+    if (!st && (!ver || strlen(ver) >= sizeof p->versions))
+        st = sim_fail(err, SIM_EINPUT,
+                      "%s: field 'versions' is %s, expected the releases the defaults hold for, "
+                      "at most %zu characters (\">=0.10,<0.12\")",
+                      path, ver ? "too long" : "missing", sizeof p->versions - 1);
+    if (!st)
+        st = sim_engprof_range_parse(ver, path, &p->range, err);
+    if (!st) {
+        snprintf(p->versions, sizeof p->versions, "%s", ver);
+        st = need_source(root, path, "versions", err);
+    }
+    if (!st)
+        st = sim_jsonf_str_opt(root, path, "platform", &plat, err);
+    static const char *const plats[] = {"any", "cuda", "rocm"};
+    p->platform = SIM_ENGPROF_ANY;
+    if (!st && plat) {
+        size_t i = 0;
+        while (i < 3 && strcmp(plat, plats[i]) != 0)
+            i++;
+        st = i < 3 ? need_source(root, path, "platform", err)
+                   : sim_fail(err, SIM_EINPUT,
+                              "%s: field 'platform' is \"%s\", expected cuda, rocm or any (the "
+                              "build whose defaults these are)",
+                              path, plat);
+        p->platform = (sim_engprof_platform)(i < 3 ? i : 0);
+    }
+    return st;
+}
+
 /* The optional "attention" object: both kernels, each with its source; absent: split. */
 static sim_status load_attention(const cJSON *root, const char *path, sim_engprof *p, sim_err *err)
 {
@@ -208,6 +255,21 @@ static sim_status load_sync(const cJSON *root, const char *path, sim_engprof *p,
     sim_status st =
         sim_jsonf_num(root, path, "host.sync_overhead_us", 0.0, 1e6, &p->sync_overhead_us, err);
     return st ? st : need_source(root, path, "host.sync_overhead_us", err);
+}
+
+/* The optional cuda_graphs.piecewise with its source; absent: false (whole-step graphs). */
+static sim_status load_piecewise(const cJSON *root, const char *path, sim_engprof *p, sim_err *err)
+{
+    p->piecewise_graphs = false;
+    const cJSON *b = sim_jsonf_find(root, "cuda_graphs.piecewise");
+    if (!b)
+        return SIM_OK;
+    if (!cJSON_IsBool(b))
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'cuda_graphs.piecewise' is not a boolean, expected true or false",
+                        path);
+    p->piecewise_graphs = cJSON_IsTrue(b);
+    return need_source(root, path, "cuda_graphs.piecewise", err);
 }
 
 static sim_status load_fusions(const cJSON *root, const char *path, sim_engprof *p, sim_err *err)
@@ -524,7 +586,7 @@ static bool prof_known(const char *field, const cJSON *v)
 {
     (void)v;
     static const char *const fixed[] = {
-        "name", "version", "memory.rule", "scheduler.policy", "scheduler.order",
+        "name", "version", "engine", "versions", "platform", "cuda_graphs.piecewise", "memory.rule", "scheduler.policy", "scheduler.order",
         "collectives.allreduce", "attention.decode", "attention.decode_quant_kv",
         "quantization.act_quant_kernels", "host.sync_overhead_us", "moe.kernel", "fusions", "rules",
         "memory.reserve_mib.base", "memory.reserve_mib.per_prefill_token",
@@ -574,6 +636,8 @@ sim_status sim_engprof_load(const char *path, sim_engprof *p, sim_err *err)
     if (!st)
         st = load_enums(root, path, p, err);
     if (!st)
+        st = load_versions(root, path, p, err);
+    if (!st)
         st = load_fusions(root, path, p, err);
     if (!st)
         st = load_attention(root, path, p, err);
@@ -583,6 +647,8 @@ sim_status sim_engprof_load(const char *path, sim_engprof *p, sim_err *err)
         st = load_moe(root, path, p, err);
     if (!st)
         st = load_sync(root, path, p, err);
+    if (!st)
+        st = load_piecewise(root, path, p, err);
     if (!st)
         st = load_rules(root, path, p, err);
     if (!st)

@@ -17,13 +17,15 @@
  * that quantize each 8-bit GEMM input when the engine does not fuse that into the norm or
  * activation before it (quantization.act_quant_kernels; absent: 0, fused), and (optional
  * host.sync_overhead_us) the CPU time per iteration spent after a wait on the device, which the
- * GPU waits for even with async scheduling (absent: 0; step.h), and (object "frontend") its
- * front end as frontend.h models it: frontend.processes (API-server / tokenizer processes),
- * frontend.request_us, frontend.input_token_us, frontend.output_token_us, frontend.chunk_us (CPU
- * per request, prompt token, output token, streamed chunk), frontend.stream_interval (output
- * tokens per streamed chunk) and frontend.first_token_alone (the first token is streamed at once), and (optional moe.kernel) the
- * grouped-GEMM kernel family it runs the MoE experts with, as moe.h names them (absent: triton,
- * vLLM's and SGLang's fused_moe).
+ * GPU waits for even with async scheduling (absent: 0; step.h), (optional
+ * cuda_graphs.piecewise) whether the captured graphs stop at every attention op, which then runs
+ * eagerly between them (vLLM V1 before 0.11; absent: false; step.h sim_step_cost_op), (object
+ * "frontend") its front end as frontend.h models it: frontend.processes (API-server / tokenizer
+ * processes), frontend.request_us, frontend.input_token_us, frontend.output_token_us,
+ * frontend.chunk_us (CPU per request, prompt token, output token, streamed chunk),
+ * frontend.stream_interval (output tokens per streamed chunk) and frontend.first_token_alone (the
+ * first token is streamed at once), and (optional moe.kernel) the grouped-GEMM kernel family it
+ * runs the MoE experts with, as moe.h names them (absent: triton, vLLM's and SGLang's fused_moe).
  * Every other field is required; every field given must have an entry in "sources"; the command
  * line's flags override each one.
  *
@@ -42,6 +44,18 @@
  * sim_engprof_for_device applies both once, when a run's configuration is built: the rules
  * before the command line's flags, the reserve after them (so an explicit chunk size or graph
  * size counts, and an explicit memory fraction wins).
+ *
+ * Versions. Each profile names its engine ("engine": "vllm", the NAME of --engine NAME@VERSION)
+ * and the releases whose defaults it carries ("versions": ">=0.10,<0.12"): comparators joined by
+ * commas, each one of >=, >, <=, <, == and a release of 1 to 4 dot-separated whole numbers; a
+ * release holds when every comparator does. Releases compare part by part, a missing part counting
+ * 0 (0.10 is 0.10.0, and >=0.10,<0.12 holds 0.10.0 to 0.11.x); what follows the numbers of an
+ * asked-for release (".post2", "rc1", "+rocm", "-dev") is ignored, so 0.4.6.post2 is 0.4.6.
+ * "platform" (optional: cuda, rocm or any; absent any) is the build the defaults are those of:
+ * on an AMD device (sim_engprof_device_platform) a rocm profile covering the release wins, else
+ * the engine's cuda or any one; a rocm profile is never picked for another device.
+ * sim_engprof_pick chooses among loaded profiles: NAME@VERSION the one whose range holds VERSION,
+ * a bare NAME the newest (the greatest lower bound).
  */
 #ifndef SIM_ENGPROF_H
 #define SIM_ENGPROF_H
@@ -76,8 +90,33 @@ typedef struct sim_engprof_reserve {
     double floor_mib, floor_above_hbm_gib;
 } sim_engprof_reserve;
 
+/* An engine release: up to 4 whole-number parts, missing ones 0. */
+typedef struct sim_engprof_version {
+    int64_t part[4];
+} sim_engprof_version;
+
+#define SIM_ENGPROF_MAX_BOUNDS 4
+
+/* A profile's "versions": every comparator must hold. op is one of ">=", ">", "<=", "<", "==". */
+typedef struct sim_engprof_range {
+    int n;
+    char op[SIM_ENGPROF_MAX_BOUNDS][3];
+    sim_engprof_version v[SIM_ENGPROF_MAX_BOUNDS];
+} sim_engprof_range;
+
+/* The build a profile's defaults are those of; a device's platform is CUDA or ROCm. */
+typedef enum sim_engprof_platform {
+    SIM_ENGPROF_ANY,
+    SIM_ENGPROF_CUDA,
+    SIM_ENGPROF_ROCM
+} sim_engprof_platform;
+
 typedef struct sim_engprof {
     char name[32];     /* file stem: "vllm" */
+    char engine[32];   /* "engine": the NAME of --engine NAME@VERSION ("vllm") */
+    char versions[64]; /* "versions" as written: ">=0.10,<0.12" */
+    sim_engprof_range range;
+    sim_engprof_platform platform;
     char path[256];    /* file it was loaded from */
     char version[200]; /* the engine release its defaults come from */
     sim_mem_rule mem_rule;
@@ -94,6 +133,8 @@ typedef struct sim_engprof {
     bool async_scheduling;
     bool cuda_graphs;
     int64_t cuda_graph_max_bs; /* 0 = every batch captured */
+    bool piecewise_graphs;     /* cuda_graphs.piecewise: graphs between the attention ops (vLLM
+                                  V1's PIECEWISE mode; absent: false, whole-step graphs) */
     bool prefix_caching;
     sim_coll_algo allreduce;  /* the all-reduce the runtime picks: AUTO or NCCL (or one forced) */
     bool fuse_allreduce_norm; /* all-reduce + residual + RMSNorm in one kernel */
@@ -133,6 +174,51 @@ double sim_engprof_reserve_fraction(const sim_engprof *p, const sim_hw *hw, int6
 /* Sets p->mem_fraction from p->reserve (when the profile has one) and records it in p->chosen:
  * call it after the flags that set the chunk and graph sizes, unless a flag gives the fraction. */
 void sim_engprof_apply_reserve(sim_engprof *p, const sim_hw *hw, int64_t tp, int64_t pp);
+
+/* Parses a release ("0.10.2", "0.17", "0.4.6.post2": the numbers, then anything not a digit
+ * ignored). False when it does not start with a digit or a part exceeds 999999. */
+bool sim_engprof_version_parse(const char *s, sim_engprof_version *v);
+
+/* <0, 0, >0 as a is older than, the same as, newer than b. */
+int sim_engprof_version_cmp(const sim_engprof_version *a, const sim_engprof_version *b);
+
+/* Parses a "versions" range (header comment); errors name `path`, the field and the value. */
+sim_status sim_engprof_range_parse(const char *s, const char *path, sim_engprof_range *r,
+                                   sim_err *err);
+
+/* Whether every comparator of r holds for v. */
+bool sim_engprof_range_holds(const sim_engprof_range *r, const sim_engprof_version *v);
+
+/* ROCm for an AMD device (arch cdna*, or "AMD" / "Instinct" in its name), else CUDA. */
+sim_engprof_platform sim_engprof_device_platform(const sim_hw *hw);
+
+/* "any", "cuda", "rocm". */
+const char *sim_engprof_platform_name(sim_engprof_platform p);
+
+/* The profile `spec` names among the n loaded profiles: "NAME" (the newest of engine NAME) or
+ * "NAME@VERSION" (the one whose range holds VERSION), for a device of platform `on` (header
+ * comment: a rocm profile first on ROCm, never elsewhere). Its index in *pick. A name no profile
+ * has, a bad version or one no range holds is SIM_EINPUT naming `what` (the flag or row), the
+ * value and the engines or ranges there are.
+ * Example (const sim_engprof *profiles, size_t n, sim_err *err):
+ *   size_t k;
+ *   sim_status st =
+ *       sim_engprof_pick(profiles, n, "vllm@0.10.2", SIM_ENGPROF_CUDA, "--engine", &k, err);
+ *   ... profiles[k] is the profile whose versions hold 0.10.2
+ *   return st;
+ */
+sim_status sim_engprof_pick(const sim_engprof *profiles, size_t n, const char *spec,
+                            sim_engprof_platform on, const char *what, size_t *pick, sim_err *err);
+
+/* The --engine spec a benchmark's own name for its engine stands for: "vLLM 0.10.2 (...)" is
+ * vllm@0.10.2, "SGLang 0.4.6.post2" sglang@0.4.6, "TensorRT-LLM 0.17 with Triton" trtllm-triton@0.17,
+ * "vLLM nightly" vllm (the newest), a result file's backend "sglang-oai" sglang. `version`, when
+ * not NULL, is the release (a result file's version field) instead of the one after the name.
+ * False when the text names no engine infersim has profiles for, or spec is too short.
+ * Example (char spec[64]):
+ *   sim_engprof_spec_of("TensorRT-LLM 0.13 (C++ runtime)", NULL, spec, 64); // "trtllm@0.13"
+ */
+bool sim_engprof_spec_of(const char *text, const char *version, char *spec, size_t len);
 
 /* "vllm", "sglang", "guaranteed_no_evict", "max_utilization", "static". */
 const char *sim_engprof_policy_name(sim_sched_policy p);

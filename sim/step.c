@@ -217,6 +217,19 @@ double sim_step_launch_ns(const sim_step_cfg *cfg)
     return cfg->eager ? cfg->hw->launch_ns : cfg->hw->graph_launch_ns;
 }
 
+sim_op_cost sim_step_cost_op(const sim_step_cfg *cfg, const sim_op *op, double launch_ns)
+{
+    const bool between_pieces = cfg->piecewise_graphs && !cfg->eager && op->present &&
+                                !op->fused && sim_op_info(op->id)->kind == SIM_OPK_ATTENTION;
+    if (!between_pieces)
+        return sim_cost_op(cfg->hw, op, launch_ns);
+    sim_op_cost c = sim_cost_op(cfg->hw, op, cfg->hw->launch_ns);
+    c.t_launch_ns += cfg->hw->launch_ns; /* the next graph piece */
+    c.t_ns += cfg->hw->launch_ns;
+    c.bound = sim_cost_bound(&c);
+    return c;
+}
+
 /* Totals, overlap, host time and bounds once every op is priced. */
 /* The sequences whose per-request CPU work the step waits for: with data-parallel attention each
  * group's scheduler runs in its own process, so the slowest group's (its share: the busiest
@@ -279,7 +292,7 @@ static void build_cost(const sim_step_cfg *cfg, const sim_batch_shape *s, sim_st
                                out->graph.tokens, cfg->act_quant_kernels);
     double launch = sim_step_launch_ns(cfg);
     for (int i = 0; i < SIM_OP_COUNT; i++)
-        out->cost[i] = sim_cost_op(cfg->hw, &out->graph.ops[i], launch);
+        out->cost[i] = sim_step_cost_op(cfg, &out->graph.ops[i], launch);
     /* every all-reduce of a step has the same T x d message, so one algorithm: where it runs as
      * a kernel of the engine (not NCCL's), the norm after it can be fused into it */
     sim_coll_algo ar = out->cost[SIM_OP_ATTN_ALLREDUCE].coll_algo;
@@ -289,7 +302,7 @@ static void build_cost(const sim_step_cfg *cfg, const sim_batch_shape *s, sim_st
         for (size_t i = 0; i < sizeof norms / sizeof norms[0]; i++) {
             sim_graph_fuse_norm(&out->graph.ops[norms[i]],
                                 sim_dtype_bytes(sim_graph_resid_dtype(cfg->model, &cfg->prec)));
-            out->cost[norms[i]] = sim_cost_op(cfg->hw, &out->graph.ops[norms[i]], launch);
+            out->cost[norms[i]] = sim_step_cost_op(cfg, &out->graph.ops[norms[i]], launch);
         }
     }
 }
@@ -523,7 +536,7 @@ const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_se
     memo->r.graph.ops[SIM_OP_ATTENTION].dattn = decode_kernel(cfg);
     for (int i = 0; i < SIM_OP_COUNT; i++)
         if (sim_op_info((sim_op_id)i)->context)
-            memo->r.cost[i] = sim_cost_op(cfg->hw, &memo->r.graph.ops[i], sim_step_launch_ns(cfg));
+            memo->r.cost[i] = sim_step_cost_op(cfg, &memo->r.graph.ops[i], sim_step_launch_ns(cfg));
     memcpy(&base, memo->base, sizeof base);
     price_finish(cfg, &base, host_seqs(cfg, &s), &memo->r);
     return &memo->r;

@@ -44,6 +44,9 @@ typedef struct sim_step_cfg {
     sim_prec prec;
     double overlap;               /* 0..1: fraction of network time that may hide behind compute */
     bool eager;                   /* kernels launched eagerly (else from a captured CUDA graph) */
+    bool piecewise_graphs; /* graphs captured between the attention ops (vLLM V1's PIECEWISE
+                              mode): a replayed step launches each layer's attention kernels
+                              eagerly and relaunches the next piece (sim_step_op_launch_ns) */
     double iteration_overhead_ns; /* engine CPU time per iteration */
     double request_overhead_ns;   /* engine CPU time per request in the iteration */
     double sync_overhead_ns;      /* CPU time per iteration after a device wait (exposed) */
@@ -119,6 +122,18 @@ bool sim_step_eager(const sim_step_cfg *cfg, bool has_prefill);
  * the batch with dummy sequences), or 0 when it runs eagerly (cfg->eager, or seqs above
  * graph_max_bs). With graph_max_bs 0 every batch has its own graph: returns seqs. */
 int64_t sim_step_graph_seqs(const sim_step_cfg *cfg, int64_t seqs);
+
+/* The cost of op in a step under cfg: sim_cost_op at launch_ns per kernel (sim_step_launch_ns),
+ * except that with piecewise graphs (cfg->piecewise_graphs) in a replayed step an attention op's
+ * kernels run eagerly between the pieces, hw->launch_ns each, and the graph piece after it is
+ * launched anew, one more hw->launch_ns. Per layer, on an H100 at 4 us eager and 1.5 us in a
+ * graph, the attention's 2 kernels (KV write, attention) cost 2 x 4 + 4 = 12 us of launches
+ * instead of 2 x 1.5 = 3 us.
+ * Example (const sim_step_cfg *cfg, const sim_op *op):
+ *   sim_op_cost c = sim_step_cost_op(cfg, op, sim_step_launch_ns(cfg));
+ *   ... c.t_launch_ns is what the op's kernels cost to launch, per layer
+ */
+sim_op_cost sim_step_cost_op(const sim_step_cfg *cfg, const sim_op *op, double launch_ns);
 
 /* The per-kernel launch overhead of a step under cfg: eager, or replayed from a CUDA graph. */
 double sim_step_launch_ns(const sim_step_cfg *cfg);

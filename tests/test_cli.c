@@ -1276,6 +1276,36 @@ static bool calibration_sample(const char *row)
     return false;
 }
 
+/* validate picks each end-to-end row's profile from its framework column on its device: a vLLM 0.6
+ * row on MI300X is the ROCm V0 build's, a TensorRT-LLM 0.17 row with Triton trtllm-triton's, and a
+ * release no profile covers skips the row with the ranges there are. */
+static void test_validate_row_versions(void **state)
+{
+    (void)state;
+    const char *hdr = "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
+                      "input_len,output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,value,"
+                      "unit,skip,source,group_size,act_quant,algo,trust,request_rate,range_ratio\n";
+    char csv[2048];
+    snprintf(csv, sizeof csv,
+             "%s"
+             "1,e2e,mi300x,,,,,,1,,,,,,llama-3.1-8b,1,128,128,bf16,bf16,bf16,\"vLLM 0.6.3 ROCm\","
+             "e2e_s,1.0,s,,test,,,,,,\n"
+             "2,e2e,h100-sxm,,,,,,1,,,,,,llama-3.1-8b,1,128,128,bf16,bf16,bf16,\"TensorRT-LLM 0.17 "
+             "with Triton\",e2e_s,1.0,s,,test,,,,,,\n"
+             "3,e2e,h100-sxm,,,,,,1,,,,,,llama-3.1-8b,1,128,128,bf16,bf16,bf16,\"vLLM 0.3\","
+             "e2e_s,1.0,s,,test,,,,,,\n",
+             hdr);
+    const char *path = tu_write_tmp(csv);
+    char a[512];
+    snprintf(a, sizeof a, "validate --data %s", path);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "\n  end-to-end, engine vllm rocm: 1 points"));
+    assert_non_null(strstr(R.out, "\n  end-to-end, engine trtllm-triton: 1 points"));
+    assert_non_null(strstr(R.out, "   3 skipped: row 3: framework: value 'vllm@0.3'"));
+    assert_non_null(strstr(R.out, "vllm-v0 >=0.5,<0.8"));
+}
+
 static void test_validation_commands(void **state)
 {
     (void)state;
@@ -1295,13 +1325,17 @@ static void test_validation_commands(void **state)
     assert_non_null(strstr(R.err, "op-level median"));
     /* the file's rows less its serve ones (all but 1113): 31 skipped (29 in the file, 15 of them
      * Mixtral's identical-prompt batches; an A100 40GB batch that does not fit, fp8 KV on A100),
-     * 37 low-trust shown but not counted (19 of them fused_moe rows: untuned, L2-resident); ids
+     * 46 low-trust shown but not counted (19 of them fused_moe rows: untuned, L2-resident; 9
+     * MI300X rows, ids 2600-2608); ids
      * 2800-2808 and 2846-2997 are 161 op rows of issue 25's devices */
     assert_non_null(strstr(R.out, "\nvalidation: 421 points, median |error| "));
     assert_non_null(strstr(R.out, "\n  op-level: 368 points"));
     assert_non_null(strstr(R.out, "\n  op moe_layer: 27 points"));
     assert_non_null(strstr(R.out, "\n  op decode_attention: 35 points"));
     assert_non_null(strstr(R.out, "\n  end-to-end: 53 points")); /* 52 static, 1 serve */
+    /* by the engine that measured them: TensorRT-LLM 0.11's static rows and 1.0's 1113, vLLM's */
+    assert_non_null(strstr(R.out, "\n  end-to-end, engine trtllm: "));
+    assert_non_null(strstr(R.out, "\n  end-to-end, engine vllm: "));
     assert_non_null(strstr(R.out, "\n  quantized: op-level 135 points"));
     assert_non_null(strstr(R.out, "\n  op alltoall: 34 points"));
     assert_non_null(strstr(R.out, "\n  op allreduce_norm: 3 points"));
@@ -1309,7 +1343,7 @@ static void test_validation_commands(void **state)
     assert_non_null(strstr(R.out, "\n  op size <= 64 KB: "));
     assert_non_null(strstr(R.out, "\n  op size <= 4 MB: "));
     assert_non_null(strstr(R.out, "\n  op size > 4 MB: "));
-    assert_non_null(strstr(R.out, "(37 low-trust rows shown above"));
+    assert_non_null(strstr(R.out, "(46 low-trust rows shown above"));
     assert_non_null(strstr(R.out, "% (low trust)\n"));
     assert_non_null(strstr(R.out, "1113 serve     h100-sxm       output_tps     2048/128 x3000"));
     assert_non_null(strstr(R.out, "  41 skipped: GB200"));
@@ -1853,6 +1887,94 @@ static void test_engine_profiles(void **state)
         snprintf(row, sizeof row, "\n%d,%s,", i, engines[i]);
         assert_non_null(strstr(R.out, row));
     }
+}
+
+/* --engine NAME@VERSION: the profile whose range holds the release (the choices are worked out in
+ * test_engprof.c), the device's platform deciding between a CUDA and a ROCm build; an unknown
+ * release exits 2 naming the known ranges; a sweep over releases; compare takes the engine and
+ * release from a result file's backend and version. */
+static void test_engine_versions(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *flags, *profile;
+    } want[] = {
+        {"--hw h100-sxm --engine vllm@0.10.2", "vllm-0.10"},
+        {"--hw h100-sxm --engine vllm@0.6.3", "vllm-v0"},
+        {"--hw h100-sxm --engine vllm", "vllm"},
+        {"--hw mi300x --engine vllm@0.10.2", "vllm-rocm-0.10"},
+        {"--hw mi300x --engine vllm@0.6", "vllm-v0-rocm"},
+        {"--hw mi300x --engine vllm", "vllm-rocm"},
+        {"--hw mi300x --engine sglang@0.5.4", "sglang-rocm"},
+        {"--hw h100-sxm --engine trtllm@0.17", "trtllm-0.14"},
+        {"--hw h100-sxm --engine trtllm-0.11", "trtllm-0.11"}, /* a profile by its file name */
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char a[512], key[96];
+        snprintf(a, sizeof a, "serve --model llama-3.1-8b --num-prompts 5 --format json %s",
+                 want[i].flags);
+        run(a);
+        assert_int_equal(R.rc, 0);
+        snprintf(key, sizeof key, "\"engine\":\t\"%s\"", want[i].profile);
+        if (!strstr(R.out, key)) {
+            print_error("%s: no %s in the output\n", want[i].flags, key);
+            fail();
+        }
+    }
+    /* the version decides: vLLM 0.10 runs its scheduler on the GPU's time, 0.12 ahead of it */
+    run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 20 --request-rate 4 --format json "
+        "--engine vllm@0.10.2");
+    assert_int_equal(R.rc, 0);
+    double tpot_010 = out_num("mean_tpot_ms");
+    run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 20 --request-rate 4 --format json "
+        "--engine vllm@0.12");
+    assert_int_equal(R.rc, 0);
+    assert_true(out_num("mean_tpot_ms") < tpot_010);
+    /* --cudagraph-mode as vLLM spells it: piecewise slows a decode step, none is eager */
+    run("run --model llama-3.1-8b --hw h100-sxm --format json --cudagraph-mode FULL_AND_PIECEWISE");
+    assert_int_equal(R.rc, 0);
+    double tpot_full = out_num("tpot_ms");
+    run("run --model llama-3.1-8b --hw h100-sxm --format json --cudagraph-mode piecewise");
+    assert_int_equal(R.rc, 0);
+    assert_true(out_num("tpot_ms") > tpot_full);
+    run("run --model llama-3.1-8b --hw h100-sxm --cudagraph-mode full --enforce-eager");
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "contradict"));
+    run("run --model llama-3.1-8b --hw h100-sxm --cudagraph-mode half");
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "--cudagraph-mode: value 'half'"));
+    /* refusals: exit 2, one line with the value and the known ranges */
+    run("serve --model llama-3.1-8b --hw h100-sxm --engine vllm@0.3");
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "'vllm@0.3'"));
+    assert_non_null(strstr(R.err, "vllm-v0 >=0.5,<0.8"));
+    assert_non_null(strstr(R.err, "vllm >=0.12"));
+    run("serve --model llama-3.1-8b --hw h100-sxm --engine nosuch@1.0");
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "sglang, trtllm"));
+    /* a sweep over releases: each point its profile (preloaded once) */
+    run("sweep serve --model llama-3.1-8b --hw h100-sxm --engine vllm@0.6,vllm@0.10,vllm@0.3 "
+        "--num-prompts 10 --threads 2");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, ",vllm@0.6,"));
+    assert_non_null(strstr(R.out, "no vllm profile covers release 0.3"));
+    /* compare: the result file's backend and version pick the profile; a flag wins */
+    const char *res = tu_write_tmp(
+        "{\"backend\": \"vllm\", \"version\": \"0.6.3\", \"num_prompts\": 10, \"request_rate\": 4, "
+        "\"completed\": 10, \"total_input_tokens\": 5120, \"total_output_tokens\": 640, "
+        "\"mean_ttft_ms\": 40}");
+    char a[512];
+    snprintf(a, sizeof a, "compare --result %s --model llama-3.1-8b --hw h100-sxm --format json",
+             res);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "\"engine\":\t\"vllm-v0\""));
+    snprintf(a, sizeof a, "compare --result %s --model llama-3.1-8b --hw h100-sxm --engine sglang",
+             res);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "(engine profile sglang)"));
+    assert_non_null(strstr(R.err, "contradicts"));
 }
 
 /* The profiles' device and TP rules reach the output (JSON and text),
@@ -2739,6 +2861,8 @@ int main(void)
         cmocka_unit_test(test_deployment_flags),
         cmocka_unit_test(test_engine_profiles),
         cmocka_unit_test(test_engine_device_rules),
+        cmocka_unit_test(test_engine_versions),
+        cmocka_unit_test(test_validate_row_versions),
         cmocka_unit_test(test_frontend_flags),
         cmocka_unit_test(test_long_context_no_evict),
         cmocka_unit_test(test_prefix_repetition_and_model_len),

@@ -207,6 +207,237 @@ static void test_sglang_04(void **state)
     assert_near(old.sync_overhead_us, 2000.0, 1e-12);
     assert_true(old.async_scheduling);
     assert_near(cur.sync_overhead_us, 0.0, 0);
+    /* vLLM's V1 graphs: piecewise through 0.10, whole decode steps from 0.11 (PR #25444), whole in
+     * V0; the others' absent field reads false */
+    assert_true(load("vllm-0.8").piecewise_graphs && load("vllm-0.10").piecewise_graphs &&
+                load("vllm-rocm-0.10").piecewise_graphs);
+    assert_false(load("vllm-0.11").piecewise_graphs || load("vllm").piecewise_graphs ||
+                 load("vllm-v0").piecewise_graphs || load("sglang").piecewise_graphs ||
+                 load("trtllm").piecewise_graphs);
+}
+
+/* Releases: the numbers, missing parts 0, what follows ignored (0.4.6.post2 is 0.4.6, 1.2.0rc4 is
+ * 1.2.0); 0.9 is older than 0.10 (parts compare as numbers, not text). */
+static void test_versions(void **state)
+{
+    (void)state;
+    sim_engprof_version v, w;
+    assert_true(sim_engprof_version_parse("0.10.2", &v));
+    assert_true(v.part[0] == 0 && v.part[1] == 10 && v.part[2] == 2 && v.part[3] == 0);
+    assert_true(sim_engprof_version_parse("0.4.6.post2", &v));
+    assert_true(v.part[1] == 4 && v.part[2] == 6 && v.part[3] == 0);
+    assert_true(sim_engprof_version_parse("1.2.0rc4", &v));
+    assert_true(v.part[0] == 1 && v.part[1] == 2 && v.part[2] == 0);
+    assert_true(sim_engprof_version_parse("0.10", &v) && sim_engprof_version_parse("0.10.0", &w));
+    assert_int_equal(sim_engprof_version_cmp(&v, &w), 0);
+    assert_true(sim_engprof_version_parse("0.9.2", &w));
+    assert_true(sim_engprof_version_cmp(&w, &v) < 0 && sim_engprof_version_cmp(&v, &w) > 0);
+    assert_false(sim_engprof_version_parse("x1", &v));
+    assert_false(sim_engprof_version_parse("", &v));
+    assert_false(sim_engprof_version_parse(".1", &v));
+    assert_false(sim_engprof_version_parse("1234567", &v)); /* a part past 999999 */
+}
+
+static bool holds(const char *range, const char *version)
+{
+    sim_engprof_range r;
+    sim_engprof_version v;
+    sim_err err = {{0}};
+    assert_int_equal(sim_engprof_range_parse(range, "p.json", &r, &err), SIM_OK);
+    assert_true(sim_engprof_version_parse(version, &v));
+    return sim_engprof_range_holds(&r, &v);
+}
+
+/* Ranges: every comparator must hold; the bounds as written (>= holds its release, < does not). */
+static void test_ranges(void **state)
+{
+    (void)state;
+    assert_true(holds(">=0.10,<0.12", "0.10"));
+    assert_true(holds(">=0.10,<0.12", "0.11.9"));
+    assert_false(holds(">=0.10,<0.12", "0.12"));
+    assert_false(holds(">=0.10,<0.12", "0.9.9"));
+    assert_true(holds(">= 0.13 , < 0.14", "0.13.0"));
+    assert_true(holds("==0.13", "0.13.0.post1"));
+    assert_false(holds("==0.13", "0.13.1"));
+    assert_true(holds(">0.5,<=0.6", "0.6"));
+    assert_false(holds(">0.5,<=0.6", "0.5"));
+    assert_true(holds(">=0.12", "7.0"));
+    static const char *const bad[] = {
+        "", ">0.1,", "~0.1", ">=a", "0.1", ">=0.1;<0.2", ">=0.1,<0.2,<0.3,<0.4,<0.5", ">=0.1rc1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sim_engprof_range r;
+        sim_err err = {{0}};
+        assert_int_equal(sim_engprof_range_parse(bad[i], "p.json", &r, &err), SIM_EINPUT);
+        assert_non_null(strstr(err.msg, "p.json: field 'versions'"));
+    }
+}
+
+/* Profiles built by hand: one engine with three CUDA ranges and a ROCm one, another with one
+ * profile for any platform. */
+static sim_engprof fake(const char *name, const char *engine, const char *versions,
+                        sim_engprof_platform plat)
+{
+    sim_engprof p;
+    memset(&p, 0, sizeof p);
+    sim_err err = {{0}};
+    snprintf(p.name, sizeof p.name, "%s", name);
+    snprintf(p.engine, sizeof p.engine, "%s", engine);
+    snprintf(p.versions, sizeof p.versions, "%s", versions);
+    assert_int_equal(sim_engprof_range_parse(versions, name, &p.range, &err), SIM_OK);
+    p.platform = plat;
+    return p;
+}
+
+static const char *pick(const sim_engprof *p, size_t n, const char *spec, sim_engprof_platform on)
+{
+    size_t k = n;
+    sim_err err = {{0}};
+    sim_status st = sim_engprof_pick(p, n, spec, on, "--engine", &k, &err);
+    return st ? NULL : p[k].name;
+}
+
+/* By hand: e@0.9 holds only in e-old (>=0.5,<1.0); e@1.5 in e-mid; e@2.3 in e-new (>=2); on ROCm
+ * e@1.5 takes e-rocm (>=1,<2, the device's own build) and e@0.9 falls back to the CUDA e-old; a
+ * bare e is the greatest lower bound, e-new on CUDA, e-rocm on ROCm; a rocm profile is never
+ * picked for a CUDA device; 'any' serves both. */
+static void test_pick(void **state)
+{
+    (void)state;
+    const sim_engprof p[] = {
+        fake("e-new", "e", ">=2", SIM_ENGPROF_CUDA),
+        fake("e-old", "e", ">=0.5,<1.0", SIM_ENGPROF_CUDA),
+        fake("e-mid", "e", ">=1.0,<2", SIM_ENGPROF_CUDA),
+        fake("e-rocm", "e", ">=1,<2", SIM_ENGPROF_ROCM),
+        fake("f", "f", ">=3", SIM_ENGPROF_ANY),
+    };
+    const size_t n = sizeof p / sizeof p[0];
+    assert_string_equal(pick(p, n, "e@0.9", SIM_ENGPROF_CUDA), "e-old");
+    assert_string_equal(pick(p, n, "e@1.5", SIM_ENGPROF_CUDA), "e-mid");
+    assert_string_equal(pick(p, n, "e@2.3", SIM_ENGPROF_CUDA), "e-new");
+    assert_string_equal(pick(p, n, "e@1.5", SIM_ENGPROF_ROCM), "e-rocm");
+    assert_string_equal(pick(p, n, "e@0.9", SIM_ENGPROF_ROCM), "e-old");
+    assert_string_equal(pick(p, n, "e", SIM_ENGPROF_CUDA), "e-new");
+    assert_string_equal(pick(p, n, "e", SIM_ENGPROF_ROCM), "e-rocm");
+    assert_string_equal(pick(p, n, "f@3.1", SIM_ENGPROF_ROCM), "f");
+    assert_string_equal(pick(p, n, "f", SIM_ENGPROF_CUDA), "f");
+    /* refusals: the release, the version text, the engine; each names the known ranges */
+    size_t k;
+    sim_err err = {{0}};
+    assert_int_equal(sim_engprof_pick(p, n, "e@0.3", SIM_ENGPROF_CUDA, "--engine", &k, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--engine: value 'e@0.3'"));
+    assert_non_null(strstr(err.msg, "e-old >=0.5,<1.0 (cuda)"));
+    assert_non_null(strstr(err.msg, "e-rocm >=1,<2 (rocm)"));
+    assert_int_equal(sim_engprof_pick(p, n, "f@2", SIM_ENGPROF_CUDA, "--engine", &k, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "f >=3"));
+    assert_int_equal(sim_engprof_pick(p, n, "e@next", SIM_ENGPROF_CUDA, "--engine", &k, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "version 'next'"));
+    assert_int_equal(sim_engprof_pick(p, n, "g@1", SIM_ENGPROF_CUDA, "--engine", &k, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "expected one of: e, f"));
+    assert_int_equal(sim_engprof_pick(p, n, "@1", SIM_ENGPROF_CUDA, "--engine", &k, &err),
+                     SIM_EINPUT);
+}
+
+/* The shipped profiles: every release the issue names goes to the profile of its generation
+ * (both platforms); no two profiles of one engine and platform share a release (each one's
+ * lower bound holds in it alone); the bare name's file is its engine's newest CUDA profile. */
+static void test_shipped_versions(void **state)
+{
+    (void)state;
+    static const char *const names[] = {
+        "vllm-v0",     "vllm-v0-rocm", "vllm-0.8", "vllm-0.11", "vllm-rocm-0.10", "vllm-0.10",     "vllm",
+        "vllm-rocm",   "sglang-0.4",   "sglang",   "sglang-rocm",   "trtllm-0.11",
+        "trtllm-0.13", "trtllm-0.14",  "trtllm",   "trtllm-triton", "hf", "trtllm-triton-0.11",
+        "trtllm-triton-0.13"};
+    enum { N = sizeof names / sizeof names[0] };
+    sim_engprof p[N];
+    for (size_t i = 0; i < N; i++)
+        p[i] = load(names[i]);
+    static const struct {
+        const char *spec, *cuda, *rocm;
+    } want[] = {
+        {"vllm@0.6.3", "vllm-v0", "vllm-v0-rocm"},
+        {"vllm@0.8.5", "vllm-0.8", "vllm-0.8"},
+        {"vllm@0.9.2", "vllm-0.8", "vllm-0.8"},
+        {"vllm@0.10.2", "vllm-0.10", "vllm-rocm-0.10"},
+        {"vllm@0.11.0", "vllm-0.11", "vllm-rocm"},
+        {"vllm@0.12.0", "vllm", "vllm"},
+        {"sglang@0.4.6.post2", "sglang-0.4", "sglang-0.4"},
+        {"sglang@0.5.4", "sglang", "sglang-rocm"},
+        {"trtllm@0.11", "trtllm-0.11", "trtllm-0.11"},
+        {"trtllm@0.12.0", "trtllm-0.11", "trtllm-0.11"},
+        {"trtllm@0.13", "trtllm-0.13", "trtllm-0.13"},
+        {"trtllm@0.14", "trtllm-0.14", "trtllm-0.14"},
+        {"trtllm@0.17", "trtllm-0.14", "trtllm-0.14"},
+        {"trtllm@1.0", "trtllm", "trtllm"},
+        {"trtllm@1.2.0rc4", "trtllm", "trtllm"},
+        {"trtllm-triton@0.17", "trtllm-triton", "trtllm-triton"},
+        {"trtllm-triton@0.11", "trtllm-triton-0.11", "trtllm-triton-0.11"},
+        {"trtllm-triton@0.13.0", "trtllm-triton-0.13", "trtllm-triton-0.13"},
+        {"vllm", "vllm", "vllm-rocm"},
+        {"sglang", "sglang", "sglang-rocm"},
+        {"trtllm", "trtllm", "trtllm"},
+        {"hf@4.45", "hf", "hf"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const char *c = pick(p, N, want[i].spec, SIM_ENGPROF_CUDA);
+        const char *r = pick(p, N, want[i].spec, SIM_ENGPROF_ROCM);
+        if (!c || !r || strcmp(c, want[i].cuda) != 0 || strcmp(r, want[i].rocm) != 0) {
+            print_error("%s: %s / %s, expected %s / %s\n", want[i].spec, c ? c : "-", r ? r : "-",
+                        want[i].cuda, want[i].rocm);
+            fail();
+        }
+    }
+    for (size_t i = 0; i < N; i++)
+        for (size_t j = 0; j < N; j++) {
+            sim_engprof_version lo = p[i].range.v[0]; /* each file's first comparator is >= */
+            assert_string_equal(p[i].range.op[0], ">=");
+            assert_true(sim_engprof_range_holds(&p[i].range, &lo));
+            if (i != j && strcmp(p[i].engine, p[j].engine) == 0 && p[i].platform == p[j].platform &&
+                sim_engprof_range_holds(&p[j].range, &lo)) {
+                print_error("%s and %s both hold %s\n", p[i].name, p[j].name, p[i].versions);
+                fail();
+            }
+        }
+    /* a CUDA device never gets a ROCm profile: vllm@0.10.2 is vllm-0.10 there (above) */
+    sim_hw h100 = tu_hw("h100-sxm"), mi300 = tu_hw("mi300x");
+    assert_int_equal(sim_engprof_device_platform(&h100), SIM_ENGPROF_CUDA);
+    assert_int_equal(sim_engprof_device_platform(&mi300), SIM_ENGPROF_ROCM);
+}
+
+/* A benchmark's own name for its engine as a spec: the framework column of validation rows and
+ * a result file's backend. */
+static void test_spec_of(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text, *version, *spec;
+    } want[] = {
+        {"vLLM 0.10.2 (--async-scheduling -tp 2, vllm bench serve random, rate inf)", NULL,
+         "vllm@0.10.2"},
+        {"vLLM ~0.5/0.6 (benchmark_latency/throughput, offline)", NULL, "vllm@0.5"},
+        {"vLLM nightly as of the recipe", NULL, "vllm"},
+        {"SGLang 0.4.6.post2 (bench_serving)", NULL, "sglang@0.4.6"},
+        {"TensorRT-LLM 0.11 (static batch, run.py)", NULL, "trtllm@0.11"},
+        {"TensorRT-LLM 0.17 with Triton (tensorrtllm_backend)", NULL, "trtllm-triton@0.17"},
+        {"TensorRT-LLM v1.0 (PyTorch backend)", NULL, "trtllm@1.0"},
+        {"sglang-oai", "0.5.4", "sglang@0.5.4"},
+        {"vllm", "0.11.0+rocm", "vllm@0.11.0"},
+        {"vllm", NULL, "vllm"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char spec[64];
+        assert_true(sim_engprof_spec_of(want[i].text, want[i].version, spec, sizeof spec));
+        assert_string_equal(spec, want[i].spec);
+    }
+    char spec[64];
+    assert_false(sim_engprof_spec_of("nccl-tests all_reduce_perf", NULL, spec, sizeof spec));
+    assert_false(sim_engprof_spec_of("vllmx 1.0", NULL, spec, sizeof spec));
+    assert_false(sim_engprof_spec_of("openai", "0.10", spec, sizeof spec));
+    assert_false(sim_engprof_spec_of("vLLM 0.10.2", NULL, spec, 8)); /* too short */
 }
 
 static void expect_bad(const char *json, const char *needle)
@@ -273,6 +504,14 @@ static void test_bad_profiles(void **state)
         {"\"frontend.request_us\": \"", "\"frontend.request\": \"", "sources.frontend.request_us"},
         /* 200 more characters: a version too long for its 199 is refused, not cut */
         {"\"version\": \"", "\"version\": \"" X50 X50 X50 X50, "field 'version' is"},
+        {"\"versions\": \">=0.12\"", "\"versions\": \"0.12+\"", "field 'versions'"},
+        {"\"versions\": \">=0.12\",", "", "field 'versions' is missing"},
+        {"\"engine\": \"vllm\"", "\"engine\": \"vLLM\"", "field 'engine'"},
+        {"\"engine\": \"vllm\",", "", "field 'engine' is missing"},
+        {"\"platform\": \"cuda\"", "\"platform\": \"metal\"", "field 'platform'"},
+        {"\"piecewise\": false", "\"piecewise\": 0", "cuda_graphs.piecewise"},
+        {"\"cuda_graphs.piecewise\": \"", "\"cuda_graphs.pw\": \"", "sources.cuda_graphs.piecewise"},
+        {"\"versions\": \"vllm-project", "\"versions_x\": \"vllm-project", "sources.versions"},
     };
     for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
         static char bad[16384];
@@ -320,6 +559,11 @@ int main(void)
         cmocka_unit_test(test_unknown_profile_keys_refused),    cmocka_unit_test(test_collectives_and_limits),
         cmocka_unit_test(test_bad_profiles),        cmocka_unit_test(test_vllm_device_rules),
         cmocka_unit_test(test_sglang_device_rules), cmocka_unit_test(test_sglang_04),
+        cmocka_unit_test(test_versions),
+        cmocka_unit_test(test_ranges),
+        cmocka_unit_test(test_pick),
+        cmocka_unit_test(test_shipped_versions),
+        cmocka_unit_test(test_spec_of),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -355,6 +355,46 @@ static void test_engine_kernels(void **state)
     free(own);
 }
 
+/* Piecewise graphs (vLLM V1 before 0.11): a replayed decode step launches each layer's attention
+ * kernels eagerly and relaunches the next graph piece. On the fixture H100 (4 us eager, 1.5 us in
+ * a graph) the attention op's 2 kernels cost 2 x 4 + 4 = 12 us of launches per layer instead of
+ * 2 x 1.5 = 3 us, so Llama-3.1-8B's 32 layers take 32 x 9 = 288 us more; nothing else moves, and an
+ * eager step (prefill, --enforce-eager) is the same either way. */
+static void test_piecewise_graphs(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_fixture_hw();
+    sim_step_cfg cfg = {.model = &m, .hw = &hw, .tp = 1, .prec = BF16};
+    sim_seq_group g = {.count = 4, .q = 1, .c = 1000, .logits = 4};
+    sim_step_result *full = calloc(1, sizeof *full), *pw = calloc(1, sizeof *pw);
+    assert_non_null(full);
+    assert_non_null(pw);
+    sim_step_price(&cfg, &g, 1, full);
+    cfg.piecewise_graphs = true;
+    sim_step_price(&cfg, &g, 1, pw);
+    assert_near(full->cost[SIM_OP_ATTENTION].t_launch_ns, 3000.0, 1e-9);
+    assert_near(pw->cost[SIM_OP_ATTENTION].t_launch_ns, 12000.0, 1e-9);
+    assert_near(pw->cost[SIM_OP_QKV_PROJ].t_launch_ns, full->cost[SIM_OP_QKV_PROJ].t_launch_ns, 0);
+    assert_near(pw->t_launch_ns - full->t_launch_ns, 288000.0, 1e-6);
+    assert_near(pw->t_ns - full->t_ns, 288000.0, 1e-6);
+    /* the memo reprices attention (context-dependent) the same way */
+    sim_step_memo memo = {0};
+    const sim_step_result *a = sim_step_price_memo(&cfg, &g, 1, &memo);
+    g.c = 1001;
+    const sim_step_result *b = sim_step_price_memo(&cfg, &g, 1, &memo);
+    assert_true(a == b);
+    assert_near(b->cost[SIM_OP_ATTENTION].t_launch_ns, 12000.0, 1e-9);
+    /* eager steps do not change */
+    cfg.eager = true;
+    sim_step_price(&cfg, &g, 1, pw);
+    cfg.piecewise_graphs = false;
+    sim_step_price(&cfg, &g, 1, full);
+    assert_near(pw->t_ns, full->t_ns, 0);
+    free(full);
+    free(pw);
+}
+
 static void test_graph_padding(void **state)
 {
     (void)state;
@@ -493,6 +533,7 @@ int main(void)
         cmocka_unit_test(test_tbo_step),
         cmocka_unit_test(test_dp_attention_waits_for_slowest),
         cmocka_unit_test(test_check),
+        cmocka_unit_test(test_piecewise_graphs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
