@@ -249,11 +249,115 @@ static sim_status read_layer_types(const cJSON *cfg, const char *path, sim_model
             sliding++;
         else if (strcmp(s, "full_attention") != 0)
             return sim_fail(err, SIM_EINPUT,
-                            "%s: field 'layer_types' holds \"%s\", expected \"sliding_attention\" "
-                            "or \"full_attention\"",
+                            "%s: field 'layer_types' holds \"%s\", a layer kind infersim does "
+                            "not price; expected \"sliding_attention\" or \"full_attention\"",
                             path, s);
     }
     m->sliding_layers = m->sliding_window > 0 ? sliding : 0;
+    return SIM_OK;
+}
+
+/* The families infersim prices (README "Model families"): a config's model_type and each of its
+ * architectures must be one of these, and a multimodal wrapper's outer model_type one of the
+ * wrappers, whose text_config is read (the vision tower is not priced). Anything else is refused
+ * by name rather than approximated as a Llama. */
+static const struct {
+    const char *model_type, *architecture;
+} priced_families[] = {
+    {"llama", "LlamaForCausalLM"},          {"mistral", "MistralForCausalLM"},
+    {"mixtral", "MixtralForCausalLM"},      {"qwen2", "Qwen2ForCausalLM"},
+    {"qwen2_moe", "Qwen2MoeForCausalLM"},   {"qwen3", "Qwen3ForCausalLM"},
+    {"qwen3_moe", "Qwen3MoeForCausalLM"},   {"deepseek_v2", "DeepseekV2ForCausalLM"},
+    {"deepseek_v3", "DeepseekV3ForCausalLM"}, {"gpt_oss", "GptOssForCausalLM"},
+};
+static const struct {
+    const char *model_type, *architecture;
+} priced_wrappers[] = {
+    {"llava", "LlavaForConditionalGeneration"},
+    {"mistral3", "Mistral3ForConditionalGeneration"},
+};
+
+/* Fields that announce a layer kind or mechanism infersim does not price, whatever model_type
+ * says: a config that has one is refused naming it. */
+static const struct {
+    const char *field, *what;
+} unpriced_fields[] = {
+    {"hybrid_override_pattern", "Mamba-2 / attention hybrid layers (Nemotron-H)"},
+    {"layers_block_type", "Mamba / attention hybrid layers (Jamba, Granite 4)"},
+    {"ssm_cfg", "state-space (Mamba) layers"},
+    {"mamba_d_state", "state-space (Mamba) layers"},
+    {"linear_num_value_heads", "linear-attention (Gated DeltaNet) layers"},
+    {"index_topk", "sparse attention with a lightning indexer (DeepSeek-V3.2 DSA)"},
+    {"cross_attention_layers", "cross-attention layers (Llama 3.2 Vision)"},
+    {"attention_chunk_size", "chunked attention (Llama 4 iRoPE)"},
+    {"interleave_moe_layer_step", "interleaved MoE and dense layers (Llama 4)"},
+    {"sliding_window_pattern", "a sliding-window layer pattern (Gemma 2/3)"},
+};
+
+static bool in_table(const char *s, size_t n, const char *(*get)(size_t))
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(s, get(i)) == 0)
+            return true;
+    return false;
+}
+static const char *family_type(size_t i) { return priced_families[i].model_type; }
+static const char *family_arch(size_t i) { return priced_families[i].architecture; }
+static const char *wrapper_type(size_t i) { return priced_wrappers[i].model_type; }
+static const char *wrapper_arch(size_t i) { return priced_wrappers[i].architecture; }
+#define N_FAMILIES (sizeof priced_families / sizeof priced_families[0])
+#define N_WRAPPERS (sizeof priced_wrappers / sizeof priced_wrappers[0])
+
+/* Refuses, by field and value, a config (root; cfg is the language model inside it, root itself
+ * when not wrapped) of a family infersim does not price. Absent model_type / architectures are
+ * taken as a plain decoder (hand-written configs). */
+static sim_status check_family(const cJSON *root, const cJSON *cfg, const char *path, sim_err *err)
+{
+    const char *type = NULL;
+    sim_status st;
+    if (root != cfg) {
+        if ((st = sim_jsonf_str_opt(root, path, "model_type", &type, err)))
+            return st;
+        if (type && !in_table(type, N_WRAPPERS, wrapper_type))
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: field 'model_type' is \"%s\", a multimodal family infersim "
+                            "does not price; expected a wrapper of a priced language model "
+                            "(README \"Model families\")",
+                            path, type);
+    }
+    if ((st = sim_jsonf_str_opt(cfg, path, "model_type", &type, err)))
+        return st;
+    if (type && !in_table(type, N_FAMILIES, family_type))
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'model_type' is \"%s\", a family infersim does not price; "
+                        "expected one of llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, "
+                        "qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss (README \"Model families\")",
+                        path, type);
+    const cJSON *archs = sim_jsonf_find(root, "architectures");
+    if (archs && !cJSON_IsArray(archs))
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'architectures' is not a list, expected a list of class names",
+                        path);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, archs)
+    {
+        const char *a = cJSON_IsString(it) ? it->valuestring : "(not a string)";
+        bool ok = in_table(a, N_FAMILIES, family_arch) ||
+                  (root != cfg && in_table(a, N_WRAPPERS, wrapper_arch));
+        if (!ok)
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: field 'architectures' holds \"%s\", an architecture infersim "
+                            "does not price; expected a priced family's class, e.g. "
+                            "LlamaForCausalLM (README \"Model families\")",
+                            path, a);
+    }
+    for (size_t i = 0; i < sizeof unpriced_fields / sizeof unpriced_fields[0]; i++)
+        if (sim_jsonf_find(cfg, unpriced_fields[i].field) ||
+            sim_jsonf_find(root, unpriced_fields[i].field))
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: field '%s' is given: %s, which infersim does not price; "
+                            "expected a config without it (README \"Model families\")",
+                            path, unpriced_fields[i].field, unpriced_fields[i].what);
     return SIM_OK;
 }
 
@@ -284,7 +388,7 @@ sim_status sim_model_load(const char *path, sim_model *m, sim_err *err)
     const cJSON *text = sim_jsonf_find(root, "text_config");
     if (!sim_jsonf_find(root, "hidden_size") && cJSON_IsObject(text))
         cfg = text;
-    if (!(st = read_shape(cfg, path, m, err)) &&
+    if (!(st = check_family(root, cfg, path, err)) && !(st = read_shape(cfg, path, m, err)) &&
         !(st = read_attention_options(cfg, path, m, err)) &&
         !(st = read_architecture(cfg, path, m, err)) && !(st = read_dtype(cfg, path, m, err)) &&
         !(st = sim_quant_read(sim_jsonf_find(root, "quantization_config") ? root : cfg, path,

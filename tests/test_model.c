@@ -264,7 +264,7 @@ static void test_defaults_and_wrappers(void **state)
     assert_int_equal(m.dtype, SIM_DT_BF16); /* float32 checkpoints are served in bf16 */
     /* multimodal wrapper: the language model sits under text_config */
     assert_int_equal(
-        load_text("{\"model_type\": \"mllama\", \"text_config\": {" DENSE_FIELDS "}}", &m, &err),
+        load_text("{\"model_type\": \"llava\", \"text_config\": {" DENSE_FIELDS "}}", &m, &err),
         SIM_OK);
     assert_int_equal(m.intermediate, 14336);
     /* no torch_dtype: loads, but says so (the command line then asks for --weight-dtype) */
@@ -325,6 +325,69 @@ static void test_bad_fields(void **state)
     }
 }
 
+/* A family, wrapper, architecture or layer kind infersim does not price is refused naming the
+ * field and its value, before any shape field is asked for (a Mamba config has no
+ * num_attention_heads; it must not fail on that). A priced family missing a field names it. */
+static void test_unpriced_families(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        const char *field, *value;
+    } cases[] = {
+        /* state-spaces/mamba-2.8b-hf's config: d_model-less hidden_size, no attention fields */
+        {"{\"model_type\": \"mamba\", \"architectures\": [\"MambaForCausalLM\"], "
+         "\"hidden_size\": 2560, \"num_hidden_layers\": 64, \"state_size\": 16}",
+         "model_type", "mamba"},
+        {"{" DENSE_FIELDS ", \"architectures\": [\"Qwen3NextForCausalLM\"]}", "architectures",
+         "Qwen3NextForCausalLM"},
+        {"{" DENSE_FIELDS ", \"model_type\": \"qwen3_next\"}", "model_type", "qwen3_next"},
+        {"{" DENSE_FIELDS ", \"linear_num_value_heads\": 32}", "linear_num_value_heads",
+         "DeltaNet"},
+        {"{" DENSE_FIELDS ", \"hybrid_override_pattern\": \"M-M*\"}", "hybrid_override_pattern",
+         "Mamba"},
+        {"{" DENSE_FIELDS ", \"model_type\": \"deepseek_v32\"}", "model_type", "deepseek_v32"},
+        {"{" DENSE_FIELDS ", \"index_topk\": 2048}", "index_topk", "DSA"},
+        {"{\"model_type\": \"mllama\", \"text_config\": {" DENSE_FIELDS "}}", "model_type",
+         "mllama"},
+        {"{\"model_type\": \"llava\", \"text_config\": {" DENSE_FIELDS
+         ", \"model_type\": \"gemma3_text\"}}",
+         "model_type", "gemma3_text"},
+        {"{" DENSE_FIELDS ", \"attention_chunk_size\": 8192}", "attention_chunk_size", "chunked"},
+        {"{" DENSE_FIELDS ", \"architectures\": \"LlamaForCausalLM\"}", "architectures",
+         "not a list"},
+        {"{\"hidden_size\": 64, \"intermediate_size\": 128, \"num_hidden_layers\": 2, "
+         "\"num_attention_heads\": 4, \"vocab_size\": 10, \"max_position_embeddings\": 4096, "
+         "\"sliding_window\": 128, \"layer_types\": [\"full_attention\", \"linear_attention\"]}",
+         "layer_types", "linear_attention"},
+        /* a priced family (gpt_oss) without a field it needs */
+        {"{\"model_type\": \"gpt_oss\", \"hidden_size\": 2880, \"intermediate_size\": 2880, "
+         "\"num_hidden_layers\": 36, \"vocab_size\": 201088, \"max_position_embeddings\": 131072}",
+         "num_attention_heads", "missing"},
+        {"{" DENSE_FIELDS ", \"model_type\": \"qwen3_moe\", \"num_experts\": 128, "
+         "\"num_experts_per_tok\": 8}",
+         "moe_intermediate_size", "missing"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sim_model m;
+        sim_err err = {{0}};
+        assert_int_equal(load_text(cases[i].text, &m, &err), SIM_EINPUT);
+        if (!strstr(err.msg, cases[i].field) || !strstr(err.msg, cases[i].value) ||
+            !strstr(err.msg, tu_tmpdir())) {
+            print_error("case %zu: '%s' does not name %s, %s and the file\n", i, err.msg,
+                        cases[i].field, cases[i].value);
+            fail();
+        }
+    }
+    /* every shipped family still loads: a priced model_type with its architecture */
+    sim_model m;
+    sim_err err = {{0}};
+    assert_int_equal(load_text("{" DENSE_FIELDS ", \"model_type\": \"llama\", "
+                               "\"architectures\": [\"LlamaForCausalLM\"]}",
+                               &m, &err),
+                     SIM_OK);
+}
+
 /* --model meta-llama/Llama-3.1-8B-Instruct: the shipped file that lists the id (CTest sets
  * INFERSIM_DATA to the source tree, one of the roots searched). */
 static void test_hugging_face_ids(void **state)
@@ -368,7 +431,7 @@ int main(void)
         cmocka_unit_test(test_kv_bytes_per_token),    cmocka_unit_test(test_moe_configs),
         cmocka_unit_test(test_mla_and_layer_types),   cmocka_unit_test(test_moe_param_counts),
         cmocka_unit_test(test_defaults_and_wrappers), cmocka_unit_test(test_bad_fields),
-        cmocka_unit_test(test_hugging_face_ids),
+        cmocka_unit_test(test_hugging_face_ids),      cmocka_unit_test(test_unpriced_families),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
