@@ -374,6 +374,8 @@ static sim_status load_engine(const cli_opts *o, const cli_load_cache *cache, co
         return st;
     if (!util_given)
         sim_engprof_apply_reserve(e, hw, o->tp, o->pp);
+    if (cli_opt_given(o, "--disable-hybrid-kv-cache-manager"))
+        e->no_hybrid_kv = true;
     return on_off(o, "--enable-prefix-caching", "--no-enable-prefix-caching", &e->prefix_caching,
                   err);
 }
@@ -411,6 +413,7 @@ void cli_load_engine_cfg(const sim_engprof *e, sim_engine_cfg *cfg)
     cfg->block_size = e->block_size;
     cfg->mem_util = e->mem_fraction;
     cfg->prefix_caching = e->prefix_caching;
+    cfg->no_hybrid_kv = e->no_hybrid_kv;
     cfg->max_input_len = e->max_input_len;
     cfg->frontend = (sim_frontend_cfg){.on = e->fe_on,
                                        .processes = e->fe_processes,

@@ -17,10 +17,39 @@ static double kv_capacity_bytes(const sim_engine_cfg *cfg)
                                      sim_spec_mem_extra(cfg->spec, &cfg->step).weight_bytes);
 }
 
+sim_engine_kv_groups sim_engine_kv_groups_of(const sim_engine_cfg *cfg)
+{
+    const sim_model *m = cfg->step.model;
+    sim_engine_kv_groups g = {.full = 1, .swa = 0, .layers_per_block = m->layers, .window = 0};
+    const int64_t ns = m->sliding_layers, nf = m->layers - m->sliding_layers;
+    /* vLLM v1 (chunked prefill) only, one pipeline stage, no draft model's KV: the other
+     * engines and those layouts still size every layer at full length (README "Model
+     * families") */
+    const bool vllm_v1 = cfg->sched.policy == SIM_POLICY_VLLM && cfg->sched.chunked_prefill;
+    if (!vllm_v1 || cfg->no_hybrid_kv || ns == 0 || nf == 0 || m->sliding_window <= 0 ||
+        sim_pp_stages(&cfg->step) > 1 || sim_spec_active(cfg->spec))
+        return g;
+    /* vllm/v1/core/kv_cache_utils.py, _get_kv_cache_groups_uniform_page_size: the group size is
+     * the fewest layers of any attention type, or the most when max < 1.5 x min; each type is
+     * cut into cdiv(count, size) groups (the last padded); get_kv_cache_config_from_groups
+     * gives each block page_size x group size bytes. gpt-oss (18 + 18): one full and one
+     * sliding group of 18 layers; 10 full + 52 sliding: groups of 10, 1 full and 6 sliding. */
+    int64_t lo = nf < ns ? nf : ns, hi = nf < ns ? ns : nf;
+    int64_t size = 2 * hi < 3 * lo ? hi : lo;
+    g.full = (nf + size - 1) / size;
+    g.swa = (ns + size - 1) / size;
+    g.layers_per_block = size;
+    g.window = m->sliding_window;
+    return g;
+}
+
 int64_t sim_engine_kv_blocks(const sim_engine_cfg *cfg)
 {
-    /* a block holds block_size tokens of the target's KV and of the draft's */
-    double per_token = sim_mem_kv_bytes_per_token(&cfg->step) +
+    /* a block holds block_size tokens of the target's KV and of the draft's, in
+     * layers_per_block of the model's layers (all of them unless vLLM groups them) */
+    const sim_engine_kv_groups g = sim_engine_kv_groups_of(cfg);
+    double per_token = sim_mem_kv_bytes_per_token(&cfg->step) * (double)g.layers_per_block /
+                           (double)cfg->step.model->layers +
                        sim_spec_mem_extra(cfg->spec, &cfg->step).kv_bytes_per_token;
     double bytes = kv_capacity_bytes(cfg);
     return bytes > 0.0 ? (int64_t)floor(bytes / ((double)cfg->block_size * per_token)) : 0;
@@ -82,13 +111,22 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
                         "the %s workload; prefix caching needs it to (or pass "
                         "--no-enable-prefix-caching)",
                         (long long)cfg->block_size, (long long)hash, w->source);
-    const int64_t cache_tokens = blocks * cfg->block_size;
+    /* the longest sequence the pool holds: its blocks over all block tables */
+    const sim_engine_kv_groups g = sim_engine_kv_groups_of(cfg);
+    sim_kvcache probe;
+    sim_kvcache_init(&probe, blocks, cfg->block_size);
+    sim_kvcache_set_groups(&probe, g.full, g.swa, g.window > 0 ? g.window : 1);
     const int64_t context = cfg->step.model->max_positions;
     char at[320];
     for (size_t i = 0; i < w->n; i++) {
         const sim_request *q = &w->reqs[i];
         int64_t total = q->input_tokens + q->output_tokens;
-        if (total + sc->spec_tokens > cache_tokens) {
+        int64_t slots = total + sc->spec_tokens;
+        /* at its largest: the last prompt chunk in flight (sliding tables hold the chunk and
+         * the window before it) */
+        int64_t before = slots - sc->max_num_batched_tokens;
+        if (sim_kvcache_blocks_held(&probe, before > 0 ? before : 0, slots) > blocks) {
+            const int64_t cache_tokens = blocks / (g.full + g.swa) * cfg->block_size;
             where(w, i, at, sizeof at);
             return sim_fail(err, SIM_EINPUT,
                             "%s: %lld input + %lld output tokens%s do not fit the whole KV cache "
@@ -475,6 +513,8 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
     }
     sim_kvcache kv;
     sim_kvcache_init(&kv, sim_engine_kv_blocks(cfg), cfg->block_size);
+    const sim_engine_kv_groups g = sim_engine_kv_groups_of(cfg);
+    sim_kvcache_set_groups(&kv, g.full, g.swa, g.window > 0 ? g.window : 1);
     sim_sched_cfg sc = cfg->sched;
     if (sc.max_num_seqs > (int64_t)n)
         sc.max_num_seqs = (int64_t)n; /* never more running than requests */

@@ -95,6 +95,7 @@ typedef struct sim_engprof {
     bool cuda_graphs;
     int64_t cuda_graph_max_bs; /* 0 = every batch captured */
     bool prefix_caching;
+    bool no_hybrid_kv; /* --disable-hybrid-kv-cache-manager (vLLM v1) */
     sim_coll_algo allreduce;  /* the all-reduce the runtime picks: AUTO or NCCL (or one forced) */
     bool fuse_allreduce_norm; /* all-reduce + residual + RMSNorm in one kernel */
     int64_t max_model_len;    /* context limit in tokens; 0 = the model config's */
