@@ -40,6 +40,7 @@ sim_engine_kv_groups sim_engine_kv_groups_of(const sim_engine_cfg *cfg)
     g.swa = (ns + size - 1) / size;
     g.layers_per_block = size;
     g.window = m->sliding_window;
+    g.chunked = m->chunked_attn;
     return g;
 }
 
@@ -116,6 +117,7 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
     sim_kvcache probe;
     sim_kvcache_init(&probe, blocks, cfg->block_size);
     sim_kvcache_set_groups(&probe, g.full, g.swa, g.window > 0 ? g.window : 1);
+    sim_kvcache_set_chunked(&probe, g.chunked);
     const int64_t context = cfg->step.model->max_positions;
     char at[320];
     for (size_t i = 0; i < w->n; i++) {
@@ -515,6 +517,7 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
     sim_kvcache_init(&kv, sim_engine_kv_blocks(cfg), cfg->block_size);
     const sim_engine_kv_groups g = sim_engine_kv_groups_of(cfg);
     sim_kvcache_set_groups(&kv, g.full, g.swa, g.window > 0 ? g.window : 1);
+    sim_kvcache_set_chunked(&kv, g.chunked);
     sim_sched_cfg sc = cfg->sched;
     if (sc.max_num_seqs > (int64_t)n)
         sc.max_num_seqs = (int64_t)n; /* never more running than requests */

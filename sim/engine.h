@@ -141,7 +141,8 @@ typedef struct sim_engine_result {
 typedef struct sim_engine_kv_groups {
     int64_t full, swa;
     int64_t layers_per_block;
-    int64_t window; /* the sliding window (tokens), 0 with swa 0 */
+    int64_t window; /* the sliding window or chunk (tokens), 0 with swa 0 */
+    bool chunked;   /* the swa tables are chunked local attention (Llama 4) */
 } sim_engine_kv_groups;
 sim_engine_kv_groups sim_engine_kv_groups_of(const sim_engine_cfg *cfg);
 

@@ -13,6 +13,7 @@ void sim_kvcache_init(sim_kvcache *kv, int64_t blocks, int64_t block_size)
     kv->full_groups = 1;
     kv->swa_groups = 0;
     kv->window = 0;
+    kv->chunked = false;
     kv->total_blocks = blocks;
     kv->free_blocks = blocks;
     kv->evictable = 0;
@@ -32,3 +33,5 @@ void sim_kvcache_set_groups(sim_kvcache *kv, int64_t full_groups, int64_t swa_gr
     kv->swa_groups = swa_groups;
     kv->window = window;
 }
+
+void sim_kvcache_set_chunked(sim_kvcache *kv, bool chunked) { kv->chunked = chunked; }

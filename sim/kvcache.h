@@ -20,6 +20,7 @@ typedef struct sim_kvcache {
      * one full table (full_groups 1, swa_groups 0). */
     int64_t full_groups, swa_groups;
     int64_t window; /* sliding window in tokens (with swa_groups > 0) */
+    bool chunked;   /* the swa tables are chunked local attention of `window`-token chunks */
     int block_shift;    /* log2(block_size) when it is a power of two, else -1 */
     int64_t total_blocks;
     int64_t free_blocks;
@@ -34,6 +35,9 @@ void sim_kvcache_init(sim_kvcache *kv, int64_t blocks, int64_t block_size);
  * tokens), as sim_kvcache_blocks_held counts them. full_groups + swa_groups >= 1, window >= 1. */
 void sim_kvcache_set_groups(sim_kvcache *kv, int64_t full_groups, int64_t swa_groups,
                             int64_t window);
+
+/* Makes the swa tables chunked local attention (aligned chunks of `window` tokens). */
+void sim_kvcache_set_chunked(sim_kvcache *kv, bool chunked);
 
 /* Blocks needed to hold `tokens` (>= 0) tokens: ceil(tokens / block_size). Inline, with a shift
  * for the usual power-of-two block sizes: the scheduler asks once per running request per
@@ -57,7 +61,10 @@ static inline int64_t sim_kvcache_blocks_held(const sim_kvcache *kv, int64_t com
     int64_t b = sim_kvcache_blocks_for(kv, tokens);
     if (kv->swa_groups == 0)
         return kv->full_groups * b;
-    int64_t first_useful = computed - kv->window + 1;
+    /* chunked local attention (ChunkedLocalAttentionManager.get_num_skipped_tokens): the
+     * tokens before the current chunk, (computed / chunk) x chunk */
+    int64_t first_useful =
+        kv->chunked ? computed / kv->window * kv->window : computed - kv->window + 1;
     int64_t skipped = first_useful > 0 ? first_useful / kv->block_size : 0;
     return kv->full_groups * b + kv->swa_groups * (b - skipped);
 }

@@ -30,7 +30,8 @@ double sim_mem_kv_bytes_per_seq(const sim_step_cfg *cfg, double tokens)
     const double per_token = sim_mem_kv_bytes_per_token(cfg);
     if (m->sliding_layers == 0 || m->sliding_window <= 0)
         return tokens * per_token;
-    /* the sliding layers keep their window's tokens, the others all of them */
+    /* the sliding layers keep their window's tokens, the others all of them; chunked layers
+     * (Llama 4) at most a chunk's, the peak a sequence reaches once it is that long */
     const double share = (double)m->sliding_layers / (double)m->layers;
     const double w = (double)m->sliding_window;
     return per_token * ((1.0 - share) * tokens + share * (tokens < w ? tokens : w));

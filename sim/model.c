@@ -269,12 +269,14 @@ static const struct {
     {"qwen2_moe", "Qwen2MoeForCausalLM"},   {"qwen3", "Qwen3ForCausalLM"},
     {"qwen3_moe", "Qwen3MoeForCausalLM"},   {"deepseek_v2", "DeepseekV2ForCausalLM"},
     {"deepseek_v3", "DeepseekV3ForCausalLM"}, {"gpt_oss", "GptOssForCausalLM"},
+    {"llama4_text", "Llama4ForCausalLM"},
 };
 static const struct {
     const char *model_type, *architecture;
 } priced_wrappers[] = {
     {"llava", "LlavaForConditionalGeneration"},
     {"mistral3", "Mistral3ForConditionalGeneration"},
+    {"llama4", "Llama4ForConditionalGeneration"},
 };
 
 /* Fields that announce a layer kind or mechanism infersim does not price, whatever model_type
@@ -289,8 +291,6 @@ static const struct {
     {"linear_num_value_heads", "linear-attention (Gated DeltaNet) layers"},
     {"index_topk", "sparse attention with a lightning indexer (DeepSeek-V3.2 DSA)"},
     {"cross_attention_layers", "cross-attention layers (Llama 3.2 Vision)"},
-    {"attention_chunk_size", "chunked attention (Llama 4 iRoPE)"},
-    {"interleave_moe_layer_step", "interleaved MoE and dense layers (Llama 4)"},
     {"sliding_window_pattern", "a sliding-window layer pattern (Gemma 2/3)"},
 };
 
@@ -331,7 +331,8 @@ static sim_status check_family(const cJSON *root, const cJSON *cfg, const char *
         return sim_fail(err, SIM_EINPUT,
                         "%s: field 'model_type' is \"%s\", a family infersim does not price; "
                         "expected one of llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, "
-                        "qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss (README \"Model families\")",
+                        "qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss, llama4_text (README \"Model "
+                        "families\")",
                         path, type);
     const cJSON *archs = sim_jsonf_find(root, "architectures");
     if (archs && !cJSON_IsArray(archs))
@@ -361,6 +362,123 @@ static sim_status check_family(const cJSON *root, const cJSON *cfg, const char *
     return SIM_OK;
 }
 
+/* Llama 4 (model_type llama4_text; transformers' Llama4TextConfig and modeling_llama4.py):
+ * - MoE layers: moe_layers when given, else every interleave_moe_layer_step-th layer
+ *   (range(step - 1, L, step)); their routed experts and the one always-on shared expert are
+ *   intermediate_size wide, the dense layers' MLP intermediate_size_mlp wide.
+ * - iRoPE: the RoPE layers (no_rope_layers[i] == 1; by default every layer but each
+ *   no_rope_layer_interval-th, interval 4) attend within aligned chunks of attention_chunk_size
+ *   tokens, the NoPE layers to the whole context.
+ * - use_qk_norm: a weightless L2 norm of q and k (Llama4TextL2Norm): no parameters, and its
+ *   elementwise cost is not priced. */
+static sim_status read_llama4(const cJSON *cfg, const char *path, sim_model *m, sim_err *err)
+{
+    int64_t step = 1, dense_width = 0, chunk = 0, interval = 4;
+    sim_status st;
+    if ((st = sim_jsonf_int_opt(cfg, path, "interleave_moe_layer_step", 1, m->layers, 1, &step,
+                                err)) ||
+        (st = sim_jsonf_int(cfg, path, "intermediate_size_mlp", 1, (int64_t)1 << 23, &dense_width,
+                            err)) ||
+        (st = sim_jsonf_int_opt(cfg, path, "attention_chunk_size", 1, (int64_t)1 << 32, 0, &chunk,
+                                err)) ||
+        (st = sim_jsonf_int_opt(cfg, path, "no_rope_layer_interval", 1, m->layers, 4, &interval,
+                                err)))
+        return st;
+    if (m->experts == 0)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'num_local_experts' is missing; a llama4_text config needs "
+                        "its routed experts",
+                        path);
+    m->moe_intermediate = m->intermediate;
+    m->shared_intermediate = m->intermediate;
+    m->intermediate = dense_width;
+    const cJSON *moe = sim_jsonf_find(cfg, "moe_layers");
+    if (moe) {
+        if (!cJSON_IsArray(moe))
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: field 'moe_layers' is not a list, expected layer indices", path);
+        m->moe_layers = 0;
+        const cJSON *it;
+        cJSON_ArrayForEach(it, moe)
+        {
+            if (!cJSON_IsNumber(it) || !(it->valuedouble >= 0 && it->valuedouble < (double)m->layers))
+                return sim_fail(err, SIM_EINPUT,
+                                "%s: field 'moe_layers' holds a value that is not a layer index "
+                                "in [0, %lld)",
+                                path, (long long)m->layers);
+            m->moe_layers++;
+        }
+    } else {
+        m->moe_layers = (m->layers - (step - 1) + step - 1) / step;
+    }
+    /* the chunked (RoPE) layers */
+    int64_t rope = 0;
+    const cJSON *nr = sim_jsonf_find(cfg, "no_rope_layers");
+    if (cJSON_IsArray(nr) && cJSON_GetArraySize(nr) > 0) {
+        if (cJSON_GetArraySize(nr) != m->layers)
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: field 'no_rope_layers' has %d entries, expected one 0 or 1 per "
+                            "layer (%lld)",
+                            path, cJSON_GetArraySize(nr), (long long)m->layers);
+        const cJSON *it;
+        cJSON_ArrayForEach(it, nr)
+        {
+            if (!cJSON_IsNumber(it) || (it->valuedouble != 0.0 && it->valuedouble != 1.0))
+                return sim_fail(err, SIM_EINPUT,
+                                "%s: field 'no_rope_layers' holds a value other than 0 or 1", path);
+            rope += it->valuedouble == 1.0;
+        }
+    } else {
+        for (int64_t i = 0; i < m->layers; i++)
+            rope += (i + 1) % interval != 0;
+    }
+    if (chunk > 0 && chunk < m->max_positions && rope > 0) {
+        m->sliding_window = chunk;
+        m->sliding_layers = rope;
+        m->chunked_attn = true;
+    }
+    return SIM_OK;
+}
+
+/* Llama 4's vision tower (vision_config, a ViT) and its projector: parameters only, held in GPU
+ * memory by an engine that serves the checkpoint; images are not priced. Per the checkpoint's
+ * tensors (Llama-4-Scout-17B-16E): class embedding h, positions ((image / patch)^2 + 1) x h,
+ * patch projection 3 x patch^2 x h, pre and post LayerNorms 4h; per layer q, k, v, o with
+ * biases 4h^2 + 4h, fc1 h x f + f, fc2 f x h + h, two LayerNorms 4h; the pixel-shuffle adapter
+ * f x p_in and p_in x p_out (f = h / ratio^2), the projector vision_output_dim x hidden. */
+static sim_status read_llama4_vision(const cJSON *root, const char *path, sim_model *m,
+                                     sim_err *err)
+{
+    const cJSON *v = sim_jsonf_find(root, "vision_config");
+    if (!v)
+        return SIM_OK;
+    int64_t h, f, layers, image, patch, p_in, p_out, out_dim;
+    const int64_t big = (int64_t)1 << 20;
+    sim_status st;
+    if ((st = sim_jsonf_int(v, path, "hidden_size", 1, big, &h, err)) ||
+        (st = sim_jsonf_int(v, path, "intermediate_size", 1, 8 * big, &f, err)) ||
+        (st = sim_jsonf_int(v, path, "num_hidden_layers", 1, 1000, &layers, err)) ||
+        (st = sim_jsonf_int(v, path, "image_size", 1, big, &image, err)) ||
+        (st = sim_jsonf_int(v, path, "patch_size", 1, big, &patch, err)) ||
+        (st = sim_jsonf_int(v, path, "projector_input_dim", 1, big, &p_in, err)) ||
+        (st = sim_jsonf_int(v, path, "projector_output_dim", 1, big, &p_out, err)) ||
+        (st = sim_jsonf_int(v, path, "vision_output_dim", 1, big, &out_dim, err)))
+        return st;
+    const double H = (double)h, F = (double)f, side = (double)(image / patch);
+    double p = H + (side * side + 1.0) * H + 3.0 * (double)(patch * patch) * H + 4.0 * H;
+    p += (double)layers * (4.0 * H * H + 4.0 * H + 2.0 * H * F + F + H + 4.0 * H);
+    p += F * (double)p_in + (double)p_in * (double)p_out;
+    p += (double)out_dim * (double)m->hidden;
+    m->vision_params = p;
+    return SIM_OK;
+}
+
+static bool is_llama4(const cJSON *root)
+{
+    const cJSON *t = sim_jsonf_find(root, "model_type");
+    return cJSON_IsString(t) && strcmp(t->valuestring, "llama4") == 0;
+}
+
 /* The family-specific parts: MoE, MLA, per-layer attention, gpt-oss and Qwen3 extras. */
 static sim_status read_architecture(const cJSON *cfg, const char *path, sim_model *m, sim_err *err)
 {
@@ -374,6 +492,8 @@ static sim_status read_architecture(const cJSON *cfg, const char *path, sim_mode
     m->attn_sinks = gpt_oss;
     m->o_bias = gpt_oss && m->qkv_bias;
     m->qk_norm = type && (strcmp(type, "qwen3") == 0 || strcmp(type, "qwen3_moe") == 0);
+    if (type && strcmp(type, "llama4_text") == 0)
+        return read_llama4(cfg, path, m, err);
     return SIM_OK;
 }
 
@@ -391,6 +511,7 @@ sim_status sim_model_load(const char *path, sim_model *m, sim_err *err)
     if (!(st = check_family(root, cfg, path, err)) && !(st = read_shape(cfg, path, m, err)) &&
         !(st = read_attention_options(cfg, path, m, err)) &&
         !(st = read_architecture(cfg, path, m, err)) && !(st = read_dtype(cfg, path, m, err)) &&
+        !(st = root != cfg && is_llama4(root) ? read_llama4_vision(root, path, m, err) : SIM_OK) &&
         !(st = sim_quant_read(sim_jsonf_find(root, "quantization_config") ? root : cfg, path,
                               &m->quant, err))) {
         snprintf(m->path, sizeof m->path, "%s", path);
@@ -465,7 +586,7 @@ double sim_model_embedding_params(const sim_model *m)
 double sim_model_params(const sim_model *m)
 {
     double embed = sim_model_embedding_params(m) * (m->tied_embeddings ? 1.0 : 2.0);
-    return layers_params(m, (double)m->experts) + embed + (double)m->hidden;
+    return layers_params(m, (double)m->experts) + embed + (double)m->hidden + m->vision_params;
 }
 
 double sim_model_active_params(const sim_model *m)

@@ -422,6 +422,16 @@ static void test_hybrid_kv_sliding_window(void **state)
      * default prefix caching (serve's path) the preempted prompts' blocks are hit again: 40
      * such requests on the CLI, 240 preemptions and TPOT 30.6 ms against 4121 and 173.8 ms. */
     assert_true(m_hyb.preemptions < m_uni.preemptions);
+    /* Llama 4 Scout: 12 full + 36 chunked layers: groups of 12 (36 >= 1.5 x 12), 1 full and 3
+     * chunked tables */
+    sim_model l4 = tu_model("llama-4-scout");
+    f->cfg.step.model = &l4;
+    g = sim_engine_kv_groups_of(&f->cfg);
+    assert_int_equal(g.full, 1);
+    assert_int_equal(g.swa, 3);
+    assert_int_equal(g.layers_per_block, 12);
+    assert_true(g.chunked);
+    f->cfg.step.model = &f->m;
     /* other engines (SGLang's policy here) still size every layer at full length */
     f->cfg.sched.policy = SIM_POLICY_SGLANG;
     assert_int_equal(sim_engine_kv_groups_of(&f->cfg).swa, 0);

@@ -59,12 +59,31 @@ static void test_sliding_window_tables(void **state)
     assert_int_equal(sim_kvcache_blocks_held(&kv, 131071, 131072), 8192 + 6 * 64);
 }
 
+/* Llama 4's chunked layers under vLLM (ChunkedLocalAttentionManager): the blocks before the
+ * current chunk of 8192 are freed. 12 full + 36 chunked layers: groups of 12, 1 full and 3
+ * chunked tables. Decoding token 100,001 (100,000 computed): full ceil(100001 / 16) = 6251;
+ * chunked skips 100000 / 8192 x 8192 = 98,304 tokens = 6144 blocks, keeps 107: 6251 + 3 x 107 =
+ * 6572 blocks; at a chunk's start (98,304 computed) each chunked table keeps 1 block. */
+static void test_chunked_tables(void **state)
+{
+    (void)state;
+    sim_kvcache kv;
+    sim_kvcache_init(&kv, 100000, 16);
+    sim_kvcache_set_groups(&kv, 1, 3, 8192);
+    sim_kvcache_set_chunked(&kv, true);
+    assert_int_equal(sim_kvcache_blocks_held(&kv, 100000, 100001), 6251 + 3 * 107);
+    assert_int_equal(sim_kvcache_blocks_held(&kv, 98304, 98305), 6145 + 3 * 1);
+    /* inside the first chunk nothing is freed */
+    assert_int_equal(sim_kvcache_blocks_held(&kv, 8191, 8192), 4 * 512);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_blocks),
         cmocka_unit_test(test_evictable_blocks_are_not_used),
         cmocka_unit_test(test_sliding_window_tables),
+        cmocka_unit_test(test_chunked_tables),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

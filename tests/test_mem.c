@@ -53,6 +53,14 @@ static void test_kv_bytes_per_seq_sliding(void **state)
     c = cfg_for(&mi, &hw, 1, SIM_DT_BF16);
     assert_near(sim_mem_kv_bytes_per_seq(&c, 4096.0), 536870912.0, 0);
     assert_near(sim_mem_kv_bytes_per_seq(&c, 32768.0), 536870912.0, 0);
+    /* Llama 4 Scout (2 x 8 x 128 x 2 = 4096 B per token per layer, 12 full + 36 chunked layers
+     * of 8192): 4K, inside one chunk, 48 x 4096 x 4096 = 805,306,368 B; 128K: 12 x 4096 x 131072
+     * + 36 x 4096 x 8192 = 6,442,450,944 + 1,207,959,552 = 7,650,410,496 B (25,769,803,776 at
+     * full length) */
+    sim_model l4 = tu_model("llama-4-scout");
+    c = cfg_for(&l4, &hw, 1, SIM_DT_BF16);
+    assert_near(sim_mem_kv_bytes_per_seq(&c, 4096.0), 805306368.0, 0);
+    assert_near(sim_mem_kv_bytes_per_seq(&c, 131072.0), 7650410496.0, 0);
     /* a uniform model: tokens x per token */
     sim_model l = tu_model("llama-3.1-8b");
     c = cfg_for(&l, &hw, 1, SIM_DT_BF16);

@@ -325,6 +325,51 @@ static void test_bad_fields(void **state)
     }
 }
 
+/* Llama 4 by hand, d = 5120, V = 202048, 48 layers. Attention per layer: q and o 5120 x 5120,
+ * k and v 5120 x 1024: 62,914,560, plus two norms 10,240. One expert (routed or the shared one)
+ * 3 x 5120 x 8192 = 125,829,120; a dense MLP 3 x 5120 x 16384 = 251,658,240; router 5120 x E.
+ * Embedding and LM head 1,034,485,760 each; final norm 5120. Vision tower (34 layers of h 1408,
+ * f 5632): 34 x (4h^2 + 4h + 2hf + f + h + 4h) = 809,467,648, class 1408, positions 577 x 1408
+ * = 812,416, patches 588 x 1408 = 827,904, pre/post norms 5632, adapter 5632 x 4096 + 4096^2 =
+ * 39,845,888, projector 4096 x 5120 = 20,971,520: 871,932,416.
+ * Scout (16 experts, every layer MoE): 48 x (62,924,800 + 17 x 125,829,120 + 81,920) +
+ * 2,068,971,520 + 5120 + 871,932,416 = 108,641,793,536 (card: 109B, -0.33 %). Active, the
+ * embedding counted as the card does: 48 x (62,924,800 + 2 x 125,829,120 + 81,920) + 5120 +
+ * 2 x 1,034,485,760 = 17,172,894,720 (card: 17B, +1.02 %: the card rounds).
+ * Maverick (128 experts, MoE every 2nd layer: 24 MoE, 24 dense): 24 x (62,924,800 + 129 x
+ * 125,829,120 + 655,360) + 24 x (62,924,800 + 251,658,240) + 2,068,971,520 + 5120 + 871,932,416
+ * = 401,583,781,376 (card: 400B, +0.40 %); active 24 x (62,924,800 + 2 x 125,829,120 + 655,360)
+ * + 24 x 314,583,040 + 5120 + 2,068,971,520 = 17,184,691,200 (card 17B, +1.09 %). */
+static void test_llama4(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("llama-4-scout");
+    assert_int_equal(m.moe_layers, 48);
+    assert_int_equal(m.experts, 16);
+    assert_int_equal(m.experts_per_tok, 1);
+    assert_int_equal(m.intermediate, 16384);
+    assert_int_equal(m.moe_intermediate, 8192);
+    assert_int_equal(m.shared_intermediate, 8192);
+    assert_false(m.shared_expert_gate);
+    assert_true(m.chunked_attn);
+    assert_int_equal(m.sliding_layers, 36); /* no_rope_layers: 1, 1, 1, 0 repeated */
+    assert_int_equal(m.sliding_window, 8192);
+    assert_false(m.qk_norm); /* weightless L2 norm */
+    assert_near(m.vision_params, 871932416.0, 0);
+    assert_near(sim_model_params(&m), 108641793536.0, 0);
+    assert_near(sim_model_active_params(&m) + sim_model_embedding_params(&m), 17172894720.0, 0);
+    assert_near(sim_model_params(&m), 109e9, 0.01);
+    assert_near(sim_model_active_params(&m) + sim_model_embedding_params(&m), 17e9, 0.011);
+    m = tu_model("llama-4-maverick");
+    assert_int_equal(m.moe_layers, 24);
+    assert_int_equal(m.experts, 128);
+    assert_int_equal(m.sliding_layers, 36); /* no list: every 4th layer NoPE (interval 4) */
+    assert_near(sim_model_params(&m), 401583781376.0, 0);
+    assert_near(sim_model_active_params(&m) + sim_model_embedding_params(&m), 17184691200.0, 0);
+    assert_near(sim_model_params(&m), 400e9, 0.01);
+    assert_near(sim_model_active_params(&m) + sim_model_embedding_params(&m), 17e9, 0.011);
+}
+
 /* A family, wrapper, architecture or layer kind infersim does not price is refused naming the
  * field and its value, before any shape field is asked for (a Mamba config has no
  * num_attention_heads; it must not fail on that). A priced family missing a field names it. */
@@ -353,7 +398,11 @@ static void test_unpriced_families(void **state)
         {"{\"model_type\": \"llava\", \"text_config\": {" DENSE_FIELDS
          ", \"model_type\": \"gemma3_text\"}}",
          "model_type", "gemma3_text"},
-        {"{" DENSE_FIELDS ", \"attention_chunk_size\": 8192}", "attention_chunk_size", "chunked"},
+        {"{" DENSE_FIELDS ", \"sliding_window_pattern\": 6}", "sliding_window_pattern", "Gemma"},
+        /* a priced family missing a field it needs: Llama 4 without its dense MLP width */
+        {"{\"model_type\": \"llama4_text\", " DENSE_FIELDS ", \"num_local_experts\": 16, "
+         "\"num_experts_per_tok\": 1}",
+         "intermediate_size_mlp", "missing"},
         {"{" DENSE_FIELDS ", \"architectures\": \"LlamaForCausalLM\"}", "architectures",
          "not a list"},
         {"{\"hidden_size\": 64, \"intermediate_size\": 128, \"num_hidden_layers\": 2, "
@@ -432,6 +481,7 @@ int main(void)
         cmocka_unit_test(test_mla_and_layer_types),   cmocka_unit_test(test_moe_param_counts),
         cmocka_unit_test(test_defaults_and_wrappers), cmocka_unit_test(test_bad_fields),
         cmocka_unit_test(test_hugging_face_ids),      cmocka_unit_test(test_unpriced_families),
+        cmocka_unit_test(test_llama4),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
