@@ -401,8 +401,9 @@ double sim_graph_weight_bytes_par(const sim_model *m, const sim_par *par, const 
     const double f = (double)(m->intermediate / tp);
     const double core = attn_core_params(m, tp), extra = attn_extra_bytes(m, tp, rb);
     /* a layer: weights, its two RMSNorms, its 16-bit extras */
-    const double dense = (core + 3.0 * d * f) * lb + 2.0 * d * rb + extra;
-    const double moe = core * lb + moe_core_params(m, par) * wb + 2.0 * d * rb + extra +
+    const double nd = (double)(2 + m->extra_norms) * d * rb;
+    const double dense = (core + 3.0 * d * f) * lb + nd + extra;
+    const double moe = core * lb + moe_core_params(m, par) * wb + nd + extra +
                        moe_extra_bytes(m, par, rb);
     const double layers = (double)(m->layers - m->moe_layers) * dense + (double)m->moe_layers * moe;
     const double v_gpu = (double)((m->vocab + tp - 1) / tp);

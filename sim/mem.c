@@ -32,9 +32,10 @@ double sim_mem_kv_bytes_per_seq(const sim_step_cfg *cfg, double tokens)
         return tokens * per_token;
     /* the sliding layers keep their window's tokens, the others all of them; chunked layers
      * (Llama 4) at most a chunk's, the peak a sequence reaches once it is that long */
-    const double share = (double)m->sliding_layers / (double)m->layers;
-    const double w = (double)m->sliding_window;
-    return per_token * ((1.0 - share) * tokens + share * (tokens < w ? tokens : w));
+    const double per_layer = per_token / (double)m->layers;
+    const double w = (double)m->sliding_window, local = tokens < w ? tokens : w;
+    return per_layer * ((double)(m->layers - m->sliding_layers) * tokens +
+                        (double)m->sliding_layers * local);
 }
 
 double sim_mem_workspace_bytes(const sim_step_cfg *cfg, double tokens, double logit_tokens)

@@ -57,21 +57,35 @@ static void stem(const char *path, char *out, size_t len)
     }
 }
 
+/* Gemma 3's published configs leave out what transformers' Gemma3TextConfig defaults:
+ * vocab_size 262,208, max_position_embeddings 131,072, tied embeddings. */
+static bool is_gemma3(const cJSON *cfg)
+{
+    const cJSON *t = sim_jsonf_find(cfg, "model_type");
+    return cJSON_IsString(t) && strcmp(t->valuestring, "gemma3_text") == 0;
+}
+
 static sim_status read_shape(const cJSON *cfg, const char *path, sim_model *m, sim_err *err)
 {
     const int64_t big = (int64_t)1 << 20;
     sim_status st;
+    if (is_gemma3(cfg) &&
+        ((st = sim_jsonf_int_opt(cfg, path, "vocab_size", 1, 64 * big, 262208, &m->vocab, err)) ||
+         (st = sim_jsonf_int_opt(cfg, path, "max_position_embeddings", 1, 64 * big, 131072,
+                                 &m->max_positions, err))))
+        return st;
     if ((st = sim_jsonf_int(cfg, path, "hidden_size", 1, big, &m->hidden, err)) ||
         (st = sim_jsonf_int(cfg, path, "intermediate_size", 1, 8 * big, &m->intermediate, err)) ||
         (st = sim_jsonf_int(cfg, path, "num_hidden_layers", 1, 10000, &m->layers, err)) ||
         (st = sim_jsonf_int(cfg, path, "num_attention_heads", 1, 65536, &m->heads, err)) ||
         (st = sim_jsonf_int_opt(cfg, path, "num_key_value_heads", 1, m->heads, m->heads,
                                 &m->kv_heads, err)) ||
-        (st = sim_jsonf_int(cfg, path, "vocab_size", 1, 64 * big, &m->vocab, err)) ||
-        (st = sim_jsonf_int(cfg, path, "max_position_embeddings", 1, 64 * big, &m->max_positions,
-                            err)) ||
-        (st =
-             sim_jsonf_bool_opt(cfg, path, "tie_word_embeddings", false, &m->tied_embeddings, err)))
+        (!is_gemma3(cfg) &&
+         ((st = sim_jsonf_int(cfg, path, "vocab_size", 1, 64 * big, &m->vocab, err)) ||
+          (st = sim_jsonf_int(cfg, path, "max_position_embeddings", 1, 64 * big,
+                              &m->max_positions, err)))) ||
+        (st = sim_jsonf_bool_opt(cfg, path, "tie_word_embeddings", is_gemma3(cfg),
+                                 &m->tied_embeddings, err)))
         return st;
     if (m->heads % m->kv_heads != 0)
         return sim_fail(err, SIM_EINPUT,
@@ -269,7 +283,7 @@ static const struct {
     {"qwen2_moe", "Qwen2MoeForCausalLM"},   {"qwen3", "Qwen3ForCausalLM"},
     {"qwen3_moe", "Qwen3MoeForCausalLM"},   {"deepseek_v2", "DeepseekV2ForCausalLM"},
     {"deepseek_v3", "DeepseekV3ForCausalLM"}, {"gpt_oss", "GptOssForCausalLM"},
-    {"llama4_text", "Llama4ForCausalLM"},
+    {"llama4_text", "Llama4ForCausalLM"},   {"gemma3_text", "Gemma3ForCausalLM"},
 };
 static const struct {
     const char *model_type, *architecture;
@@ -277,6 +291,7 @@ static const struct {
     {"llava", "LlavaForConditionalGeneration"},
     {"mistral3", "Mistral3ForConditionalGeneration"},
     {"llama4", "Llama4ForConditionalGeneration"},
+    {"gemma3", "Gemma3ForConditionalGeneration"},
 };
 
 /* Fields that announce a layer kind or mechanism infersim does not price, whatever model_type
@@ -291,7 +306,6 @@ static const struct {
     {"linear_num_value_heads", "linear-attention (Gated DeltaNet) layers"},
     {"index_topk", "sparse attention with a lightning indexer (DeepSeek-V3.2 DSA)"},
     {"cross_attention_layers", "cross-attention layers (Llama 3.2 Vision)"},
-    {"sliding_window_pattern", "a sliding-window layer pattern (Gemma 2/3)"},
 };
 
 static bool in_table(const char *s, size_t n, const char *(*get)(size_t))
@@ -331,7 +345,8 @@ static sim_status check_family(const cJSON *root, const cJSON *cfg, const char *
         return sim_fail(err, SIM_EINPUT,
                         "%s: field 'model_type' is \"%s\", a family infersim does not price; "
                         "expected one of llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, "
-                        "qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss, llama4_text (README \"Model "
+                        "qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss, llama4_text, gemma3_text (README "
+                        "\"Model "
                         "families\")",
                         path, type);
     const cJSON *archs = sim_jsonf_find(root, "architectures");
@@ -473,6 +488,29 @@ static sim_status read_llama4_vision(const cJSON *root, const char *path, sim_mo
     return SIM_OK;
 }
 
+/* Gemma 3 (gemma3_text; transformers' Gemma3TextConfig and modeling_gemma3.py): every
+ * sliding_window_pattern-th layer (default 6: layers 5, 11, ...) attends to everything, the others
+ * within sliding_window, unless layer_types lists them; four RMSNorms a layer (before and after
+ * attention and the MLP) and per-head q/k RMSNorms; the GeGLU MLP has the gated MLP's three
+ * matrices. The SigLIP vision tower of the gemma3 wrapper is not priced (nor its ~0.4 B weights
+ * counted). */
+static sim_status read_gemma3(const cJSON *cfg, const char *path, sim_model *m, sim_err *err)
+{
+    int64_t pattern = 6;
+    sim_status st = sim_jsonf_int_opt(cfg, path, "sliding_window_pattern", 1, m->layers, 6,
+                                      &pattern, err);
+    if (st)
+        return st;
+    m->extra_norms = 2;
+    m->qk_norm = true;
+    if (!sim_jsonf_find(cfg, "layer_types") && m->sliding_window > 0) {
+        m->sliding_layers = 0;
+        for (int64_t i = 0; i < m->layers; i++)
+            m->sliding_layers += (i + 1) % pattern != 0;
+    }
+    return SIM_OK;
+}
+
 static bool is_llama4(const cJSON *root)
 {
     const cJSON *t = sim_jsonf_find(root, "model_type");
@@ -494,6 +532,8 @@ static sim_status read_architecture(const cJSON *cfg, const char *path, sim_mode
     m->qk_norm = type && (strcmp(type, "qwen3") == 0 || strcmp(type, "qwen3_moe") == 0);
     if (type && strcmp(type, "llama4_text") == 0)
         return read_llama4(cfg, path, m, err);
+    if (type && strcmp(type, "gemma3_text") == 0)
+        return read_gemma3(cfg, path, m, err);
     return SIM_OK;
 }
 
@@ -511,6 +551,8 @@ sim_status sim_model_load(const char *path, sim_model *m, sim_err *err)
     if (!(st = check_family(root, cfg, path, err)) && !(st = read_shape(cfg, path, m, err)) &&
         !(st = read_attention_options(cfg, path, m, err)) &&
         !(st = read_architecture(cfg, path, m, err)) && !(st = read_dtype(cfg, path, m, err)) &&
+        /* a wrapper's text_config may leave the dtype to the wrapper (Gemma 3) */
+        !(st = !m->dtype_known && root != cfg ? read_dtype(root, path, m, err) : SIM_OK) &&
         !(st = root != cfg && is_llama4(root) ? read_llama4_vision(root, path, m, err) : SIM_OK) &&
         !(st = sim_quant_read(sim_jsonf_find(root, "quantization_config") ? root : cfg, path,
                               &m->quant, err))) {
@@ -568,7 +610,7 @@ static double layers_params(const sim_model *m, double experts)
 {
     double d = (double)m->hidden, f = (double)m->intermediate;
     double dense_layers = (double)(m->layers - m->moe_layers);
-    double per_layer = sim_model_attn_params(m) + 2.0 * d; /* two RMSNorm weight vectors */
+    double per_layer = sim_model_attn_params(m) + (double)(2 + m->extra_norms) * d; /* RMSNorms */
     return (double)m->layers * per_layer + dense_layers * 3.0 * d * f +
            (double)m->moe_layers * moe_mlp_params(m, experts);
 }

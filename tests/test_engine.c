@@ -431,6 +431,16 @@ static void test_hybrid_kv_sliding_window(void **state)
     assert_int_equal(g.swa, 3);
     assert_int_equal(g.layers_per_block, 12);
     assert_true(g.chunked);
+    /* Gemma 3 27B: 10 full + 52 sliding: groups of 10, 1 full and 6 sliding tables (the last
+     * padded), each block 10 layers */
+    sim_model g3 = tu_model("gemma-3-27b");
+    f->cfg.step.model = &g3;
+    g = sim_engine_kv_groups_of(&f->cfg);
+    assert_int_equal(g.full, 1);
+    assert_int_equal(g.swa, 6);
+    assert_int_equal(g.layers_per_block, 10);
+    assert_int_equal(g.window, 1024);
+    assert_false(g.chunked);
     f->cfg.step.model = &f->m;
     /* other engines (SGLang's policy here) still size every layer at full length */
     f->cfg.sched.policy = SIM_POLICY_SGLANG;

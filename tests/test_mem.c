@@ -61,6 +61,13 @@ static void test_kv_bytes_per_seq_sliding(void **state)
     c = cfg_for(&l4, &hw, 1, SIM_DT_BF16);
     assert_near(sim_mem_kv_bytes_per_seq(&c, 4096.0), 805306368.0, 0);
     assert_near(sim_mem_kv_bytes_per_seq(&c, 131072.0), 7650410496.0, 0);
+    /* Gemma 3 27B (2 x 16 x 128 x 2 = 8192 B per token per layer, 10 full + 52 sliding of 1024):
+     * 4K: 10 x 8192 x 4096 + 52 x 8192 x 1024 = 335,544,320 + 436,207,616 = 771,751,936 B; 128K:
+     * 10 x 8192 x 131072 + 436,207,616 = 11,173,625,856 B (66,571,993,088 at full length) */
+    sim_model g3 = tu_model("gemma-3-27b");
+    c = cfg_for(&g3, &hw, 1, SIM_DT_BF16);
+    assert_near(sim_mem_kv_bytes_per_seq(&c, 4096.0), 771751936.0, 0);
+    assert_near(sim_mem_kv_bytes_per_seq(&c, 131072.0), 11173625856.0, 0);
     /* a uniform model: tokens x per token */
     sim_model l = tu_model("llama-3.1-8b");
     c = cfg_for(&l, &hw, 1, SIM_DT_BF16);

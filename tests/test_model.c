@@ -370,6 +370,26 @@ static void test_llama4(void **state)
     assert_near(sim_model_active_params(&m) + sim_model_embedding_params(&m), 17e9, 0.011);
 }
 
+/* Gemma 3 27B by hand (d 5376, 32 heads and 16 KV heads of 128, f 21504, 62 layers, V 262208
+ * tied): a layer 2 x 5376 x 4096 + 2 x 5376 x 2048 = 66,060,288 (attention) + 256 (q/k norms)
+ * + 3 x 5376 x 21504 = 346,816,512 + 4 x 5376 = 21,504 (norms) = 412,898,560; x 62 +
+ * 1,409,630,208 + 5376 = 27,009,346,304 (card: 27B, +0.03 %; the SigLIP tower is not counted).
+ * Layers 5, 11, ..., 59 attend to everything: 10 full, 52 sliding of 1024. */
+static void test_gemma3(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("gemma-3-27b");
+    assert_int_equal(m.vocab, 262208);
+    assert_int_equal(m.max_positions, 131072);
+    assert_true(m.tied_embeddings);
+    assert_true(m.dtype_known); /* the wrapper's torch_dtype */
+    assert_int_equal(m.sliding_layers, 52);
+    assert_int_equal(m.sliding_window, 1024);
+    assert_int_equal(m.extra_norms, 2);
+    assert_near(sim_model_params(&m), 27009346304.0, 0);
+    assert_near(sim_model_params(&m), 27e9, 0.01);
+}
+
 /* A family, wrapper, architecture or layer kind infersim does not price is refused naming the
  * field and its value, before any shape field is asked for (a Mamba config has no
  * num_attention_heads; it must not fail on that). A priced family missing a field names it. */
@@ -396,9 +416,9 @@ static void test_unpriced_families(void **state)
         {"{\"model_type\": \"mllama\", \"text_config\": {" DENSE_FIELDS "}}", "model_type",
          "mllama"},
         {"{\"model_type\": \"llava\", \"text_config\": {" DENSE_FIELDS
-         ", \"model_type\": \"gemma3_text\"}}",
-         "model_type", "gemma3_text"},
-        {"{" DENSE_FIELDS ", \"sliding_window_pattern\": 6}", "sliding_window_pattern", "Gemma"},
+         ", \"model_type\": \"gemma2\"}}",
+         "model_type", "gemma2"},
+        {"{" DENSE_FIELDS ", \"mamba_d_state\": 128}", "mamba_d_state", "Mamba"},
         /* a priced family missing a field it needs: Llama 4 without its dense MLP width */
         {"{\"model_type\": \"llama4_text\", " DENSE_FIELDS ", \"num_local_experts\": 16, "
          "\"num_experts_per_tok\": 1}",
@@ -482,6 +502,7 @@ int main(void)
         cmocka_unit_test(test_defaults_and_wrappers), cmocka_unit_test(test_bad_fields),
         cmocka_unit_test(test_hugging_face_ids),      cmocka_unit_test(test_unpriced_families),
         cmocka_unit_test(test_llama4),
+        cmocka_unit_test(test_gemma3),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
