@@ -419,6 +419,19 @@ static void test_unpriced_families(void **state)
          ", \"model_type\": \"gemma2\"}}",
          "model_type", "gemma2"},
         {"{" DENSE_FIELDS ", \"mamba_d_state\": 128}", "mamba_d_state", "Mamba"},
+        /* Llama 4's own fields, malformed */
+        {"{\"model_type\": \"llama4_text\", " DENSE_FIELDS ", \"num_local_experts\": 16, "
+         "\"num_experts_per_tok\": 1, \"intermediate_size_mlp\": 16384, \"moe_layers\": \"all\"}",
+         "moe_layers", "not a list"},
+        {"{\"model_type\": \"llama4_text\", " DENSE_FIELDS ", \"num_local_experts\": 16, "
+         "\"num_experts_per_tok\": 1, \"intermediate_size_mlp\": 16384, \"moe_layers\": [99]}",
+         "moe_layers", "layer index"},
+        {"{\"model_type\": \"llama4_text\", " DENSE_FIELDS ", \"num_local_experts\": 16, "
+         "\"num_experts_per_tok\": 1, \"intermediate_size_mlp\": 16384, "
+         "\"no_rope_layers\": [1, 0]}",
+         "no_rope_layers", "2 entries"},
+        {"{\"model_type\": \"llama4_text\", " DENSE_FIELDS ", \"intermediate_size_mlp\": 16384}",
+         "num_local_experts", "missing"},
         /* a priced family missing a field it needs: Llama 4 without its dense MLP width */
         {"{\"model_type\": \"llama4_text\", " DENSE_FIELDS ", \"num_local_experts\": 16, "
          "\"num_experts_per_tok\": 1}",
