@@ -203,6 +203,7 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
             e2el = r->e2e_ns / 1e6;
             row->tput_per_gpu = r->output_throughput / (double)sim_pp_gpus(&cfg.step);
             row->ttft_ms = ttft;
+            row->hw_default_only = sim_hw_default_only(cfg.step.hw);
             sim_price p;
             if (sim_report_run_price(&cfg, r, &p))
                 row->usd_per_million_output_tokens = p.usd_per_million_output_tokens;
@@ -221,6 +222,7 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
             e2el = at_pct(&s->m.dist[SIM_M_E2EL], c->pct);
             row->tput_per_gpu = s->m.output_throughput / (double)cli_point_serve_gpus(s);
             row->ttft_ms = ttft;
+            row->hw_default_only = sim_hw_default_only(s->cfg.step.hw);
             sim_price p;
             sim_serve_report rep = serve_report(s);
             if (sim_report_serve_price(&rep, &p))
@@ -283,6 +285,12 @@ static sim_status sweep_prepare(sweep_ctx *c, size_t n, sim_err *err)
     return SIM_OK;
 }
 
+/* " [default-only]" after a point whose device has no measured efficiency */
+static const char *mark(const sim_sweep_row *r)
+{
+    return r->hw_default_only ? " [default-only]" : "";
+}
+
 static void sweep_summary(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows, size_t n)
 {
     size_t ok = 0, meet = 0;
@@ -295,6 +303,14 @@ static void sweep_summary(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows
     if (c->has_slo)
         fprintf(f, ", %zu meet the SLO (p%d)", meet, c->pct);
     fputc('\n', f);
+    size_t guessed = 0;
+    for (size_t i = 0; i < n; i++)
+        guessed += rows[i].ok && rows[i].hw_default_only;
+    if (guessed)
+        fprintf(f,
+                "%zu points on devices with default-only efficiencies (hw_efficiency "
+                "default-only, marked [default-only]): architecture guesses, no measurement\n",
+                guessed);
     char label[1024];
     if (c->min_cost) {
         const char *what = c->has_slo ? "cheapest under the SLO" : "cheapest";
@@ -303,9 +319,9 @@ static void sweep_summary(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows
             sim_grid_label(c->g, rows[b].point, label, sizeof label);
             fprintf(f,
                     "%s: point %zu (%s): $%.4f per million output tokens, %.1f output tok/s "
-                    "per GPU, TPOT %.2f ms\n",
+                    "per GPU, TPOT %.2f ms%s\n",
                     what, rows[b].point, label, rows[b].usd_per_million_output_tokens,
-                    rows[b].tput_per_gpu, rows[b].tpot_ms);
+                    rows[b].tput_per_gpu, rows[b].tpot_ms, mark(&rows[b]));
         } else {
             fprintf(f, "%s: none%s\n", what, c->has_slo ? " meets it" : "");
         }
@@ -315,8 +331,8 @@ static void sweep_summary(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows
             sim_grid_label(c->g, rows[b].point, label, sizeof label);
             fprintf(f,
                     "best under the SLO: point %zu (%s): %.1f output tok/s per GPU, TPOT %.2f "
-                    "ms\n",
-                    rows[b].point, label, rows[b].tput_per_gpu, rows[b].tpot_ms);
+                    "ms%s\n",
+                    rows[b].point, label, rows[b].tput_per_gpu, rows[b].tpot_ms, mark(&rows[b]));
         } else {
             fprintf(f, "best under the SLO: none meets it\n");
         }
@@ -334,9 +350,10 @@ static void sweep_summary(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows
     for (size_t k = 0; k < nf; k++) {
         size_t i = order[k];
         sim_grid_label(c->g, rows[i].point, label, sizeof label);
-        fprintf(f, "  point %zu: TPOT %.2f ms, %.1f tok/s per GPU%s  %s\n", rows[i].point,
+        fprintf(f, "  point %zu: TPOT %.2f ms, %.1f tok/s per GPU%s%s  %s\n", rows[i].point,
                 rows[i].tpot_ms, rows[i].tput_per_gpu,
-                c->has_slo ? (rows[i].meets_slo ? " (meets SLO)" : "") : "", label);
+                c->has_slo ? (rows[i].meets_slo ? " (meets SLO)" : "") : "", mark(&rows[i]),
+                label);
     }
     free(front);
     free(order);

@@ -87,6 +87,43 @@ enum {
     N_GROUPS = G_BUCKET + SIM_VBUCKET_COUNT
 };
 
+/* The op-level |errors| of each device, in the order the rows first name them: a device's
+ * calibration is judged on its own rows (`op hw NAME` lines). */
+enum { MAX_DEVICES = 64 };
+typedef struct dev_errs {
+    size_t n;
+    char name[MAX_DEVICES][48];
+    double *e[MAX_DEVICES];
+    size_t cnt[MAX_DEVICES];
+} dev_errs;
+
+static sim_status dev_add(dev_errs *d, const char *name, double e, size_t rows, sim_err *err)
+{
+    size_t i = 0;
+    while (i < d->n && strcmp(d->name[i], name) != 0)
+        i++;
+    if (i == d->n) {
+        if (d->n == MAX_DEVICES)
+            return SIM_OK; /* more devices than lines: the summaries above still count them */
+        snprintf(d->name[i], sizeof d->name[i], "%s", name);
+        if (!(d->e[i] = malloc((rows ? rows : 1) * sizeof(double))))
+            return sim_fail(err, SIM_EINTERNAL, "out of memory");
+        d->n++;
+    }
+    d->e[i][d->cnt[i]++] = e;
+    return SIM_OK;
+}
+
+static void dev_summaries(const dev_errs *d, FILE *out)
+{
+    char label[80];
+    double med;
+    for (size_t i = 0; i < d->n; i++) {
+        snprintf(label, sizeof label, "  op hw %s", d->name[i]);
+        summary_line(out, label, d->e[i], d->cnt[i], &med);
+    }
+}
+
 static sim_status validate_summaries(const cli_opts *o, const char *path, double *const *errs,
                                      const size_t *cnt, size_t low, FILE *out, sim_err *err)
 {
@@ -153,6 +190,7 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
     if (st)
         return st;
     cli_load_cache cache = {0};
+    dev_errs devs = {0};
     double *errs[N_GROUPS];
     size_t cnt[N_GROUPS] = {0}, low = 0;
     for (int g = 0; g < N_GROUPS; g++)
@@ -241,9 +279,15 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
         for (int g = 0; g < 5; g++)
             if (groups[g] >= 0)
                 errs[groups[g]][cnt[groups[g]]++] = fabs(e);
+        if (op)
+            st = dev_add(&devs, r->hw, fabs(e), n, err);
     }
     if (!st)
         st = validate_summaries(o, path, errs, cnt, low, out, err);
+    if (!st)
+        dev_summaries(&devs, out);
+    for (size_t i = 0; i < devs.n; i++)
+        free(devs.e[i]);
     for (int g = 0; g < N_GROUPS; g++)
         free(errs[g]);
     free(rows);

@@ -102,6 +102,8 @@ GET(num_speculative_tokens, SPEC_ON, num, s->r->cfg->spec->k)
 GET(spec_acceptance_rate, SPEC_ON, num, s->r->cfg->spec->alpha)
 GET_ANYWAY(spec_acceptance_length, SPEC_ON, s->r->m->spec_acceptance_length)
 GET(spec_draft_time_fraction, SPEC_ON, num, m->spec_draft_time_fraction)
+/* how far the device's efficiencies rest on measurements (hw.h); "" for the header's empty run */
+GET(hw_efficiency, true, text, s->r->cfg->step.hw ? sim_hw_trust_name(s->r->cfg->step.hw) : "")
 #undef SPEC_ON
 #define FE_ON m->has_frontend
 GET(mean_frontend_ttft_ms, FE_ON, num, m->mean_frontend_ttft_ms)
@@ -163,6 +165,7 @@ typedef enum serve_row {
     F_FRONTEND_E2EL_FRACTION,
     F_API_SERVER_COUNT,
     F_STREAM_INTERVAL,
+    F_HW_EFFICIENCY,
     F_SCALARS,
     F_LATENCY = F_SCALARS, /* mean_, median_, std_, pP_ METRIC_ms: its `lat` says which */
 } serve_row;
@@ -253,6 +256,7 @@ static const struct {
     PCT(F_FRONTEND_E2EL_FRACTION, frontend_e2el_fraction, "Front end's share of mean E2EL (%):"),
     ROW(F_API_SERVER_COUNT, api_server_count, SIM_FIELD_INT, "Front-end processes:"),
     ROW(F_STREAM_INTERVAL, stream_interval, SIM_FIELD_INT, "Stream interval (tokens):"),
+    ROW(F_HW_EFFICIENCY, hw_efficiency, SIM_FIELD_TEXT, NULL),
 #undef PCT
 #undef ROW
 };
@@ -373,7 +377,8 @@ static const sim_report_col sweep_cols[] = {
     ONE(F_KV_CACHE_PEAK_USAGE),
     {.row = F_SPEC_ACCEPTANCE_LENGTH, .miss = SIM_REPORT_MISS_VALUE},
     NUL(F_USD_PER_HOUR),
-    NUL(F_USD_PER_MILLION_OUTPUT_TOKENS)};
+    NUL(F_USD_PER_MILLION_OUTPUT_TOKENS),
+    ONE(F_HW_EFFICIENCY)};
 /* vLLM's "Serving Benchmark Result" rows, then infersim's own */
 static const sim_report_col table_cols[] = {
     ONE(F_COMPLETED),

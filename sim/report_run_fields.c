@@ -76,6 +76,8 @@ RGET(usd_per_gpu_hour, s->known, num, s->price.usd_per_gpu_hour)
 RGET(usd_per_hour, s->known, num, s->price.usd_per_hour)
 RGET(usd_per_million_output_tokens, s->known, num, s->price.usd_per_million_output_tokens)
 RGET(usd_per_million_total_tokens, s->known, num, s->price.usd_per_million_total_tokens)
+/* how far the device's efficiencies rest on measurements (hw.h); "" for the header's empty run */
+RGET(hw_efficiency, true, text, s->cfg->step.hw ? sim_hw_trust_name(s->cfg->step.hw) : "")
 #undef RGET
 
 typedef enum run_row {
@@ -113,6 +115,7 @@ typedef enum run_row {
     R_USD_PER_HOUR,
     R_USD_PER_MILLION_OUTPUT_TOKENS,
     R_USD_PER_MILLION_TOTAL_TOKENS,
+    R_HW_EFFICIENCY,
     R_COUNT
 } run_row;
 
@@ -207,6 +210,7 @@ static const run_row_def run_rows[R_COUNT] = {
                         .unknown = "unknown"},
     ROW(R_USD_PER_MILLION_OUTPUT_TOKENS, usd_per_million_output_tokens, SIM_FIELD_NUM, 6),
     ROW(R_USD_PER_MILLION_TOTAL_TOKENS, usd_per_million_total_tokens, SIM_FIELD_NUM, 6),
+    ROW(R_HW_EFFICIENCY, hw_efficiency, SIM_FIELD_TEXT, 0),
 #undef ROWM
 #undef ROWS
 #undef ROWL
@@ -254,7 +258,8 @@ static const sim_report_col run_sweep_cols[] = {
     ONE(R_MAX_BATCH),
     {.row = R_SPEC_SPEEDUP, .miss = SIM_REPORT_MISS_VALUE},
     NUL(R_USD_PER_HOUR),
-    NUL(R_USD_PER_MILLION_OUTPUT_TOKENS)};
+    NUL(R_USD_PER_MILLION_OUTPUT_TOKENS),
+    ONE(R_HW_EFFICIENCY)};
 /* run JSON's "memory" object */
 static const sim_report_col run_json_memory_cols[] = {ONE(R_WEIGHT_BYTES_PER_GPU),
                                                       ONE(R_KV_BYTES_PER_GPU),

@@ -84,6 +84,8 @@ typedef struct sim_sweep_row {
     double tpot_ms;      /* at the SLO percentile */
     double ttft_ms;      /* at the SLO percentile */
     double usd_per_million_output_tokens; /* 0 = price unknown */
+    bool hw_default_only; /* its device has no fitted or inherited efficiency (hw.h): the
+                           * summary, the rows' hw_efficiency column and the chart mark it */
 } sim_sweep_row;
 
 /* Evaluates point `point` into *row (text malloc'd). Runs on any thread. */

@@ -181,6 +181,10 @@ typedef struct sim_fit_report {
     size_t n_params;                    /* parameters that moved */
     sim_fit_param params[SIM_FIT_MAX_PARAMS];
     char fitted[2048]; /* "efficiency.gemm.bf16 0.80 -> 0.74, ..." */
+    size_t n_held;     /* parameters the rows constrain that kept their value (already fitted,
+                        * or a fit that did not lower its group's loss): fitted on those rows
+                        * all the same (the provenance calibrate writes) */
+    sim_fit_param held[SIM_FIT_MAX_PARAMS];
 } sim_fit_report;
 
 /* Fits hw's efficiencies to the op-level rows whose `hw` column is `name`, minimizing the sum of

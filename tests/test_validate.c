@@ -188,8 +188,8 @@ static void test_load(void **state)
      * serve rows at a request rate (ids 1400-1412) and 3 skipped vLLM ones (DeepSeek-V3.2), 3 SGLang
      * median E2E rows at a rate (ids 2400-2402), 33 fused MoE layer rows (ids 2000-2032, 18 of
      * them low trust: untuned configs), 14 skipped Qwen3-30B-A3B serve rows whose GPUs are not
-     * stated (2033-2046) and 13 tuned fp8 fused_moe rows on L40S (2047-2059) */
-    assert_int_equal(n, 358);
+     * stated (2033-2046) and 13 tuned fp8 fused_moe rows on L40S (2047-2059), and 161 op rows of issue 25's devices (ids 2800-2808, 2846-2997) */
+    assert_int_equal(n, 519);
     int ops = 0, skipped = 0, low = 0, rated = 0, ranged = 0;
     for (size_t i = 0; i < n; i++) {
         rated += isfinite(rows[i].request_rate) != 0;
@@ -199,7 +199,7 @@ static void test_load(void **state)
         low += rows[i].low_trust;
         assert_true(rows[i].value > 0 && rows[i].source[0]);
     }
-    assert_int_equal(ops, 223);
+    assert_int_equal(ops, 384);
     assert_int_equal(rated, 33); /* the serve rows at a stated rate */
     assert_int_equal(ranged, 16); /* SGLang's random lengths, uniform from 1 */
     assert_int_equal(skipped, 48); /* with two serve rows of 20,000-token prompts, Mixtral's 15,
