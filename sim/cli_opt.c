@@ -112,8 +112,28 @@ const cli_opt_def cli_opt_table[] = {
       "the draft model's config.json or name (--spec-method draft)"),
     O("--spec-acceptance-rate", CLI_OPT_NUM, spec_alpha, 0, 1, CLI_OPT_CMD_ENGINE,
       "per-token probability that a drafted token is accepted"),
-    O("--spec-acceptance-length", CLI_OPT_NUM, spec_tau, 1, 17, CLI_OPT_CMD_ENGINE,
-      "or: mean tokens per verify step, 1..K+1"),
+    O("--spec-acceptance-length", CLI_OPT_NUM, spec_tau, 1, 129, CLI_OPT_CMD_ENGINE,
+      "or: mean tokens per verify step, 1..depth+1"),
+    O("--spec-acceptance-rates", CLI_OPT_LIST, spec_rates, 0, 0, CLI_OPT_CMD_ENGINE,
+      "or: per-position acceptance rates as vLLM reports them (P(token i accepted)), one per "
+      "draft depth"),
+    O("--spec-acceptance-data", CLI_OPT_STR, spec_data, 0, 0, CLI_OPT_CMD_ENGINE,
+      "or: a dataset of tools/data/spec_acceptance.csv (mt-bench, ...): the published "
+      "acceptance of this method and model"),
+    O("--speculative-config", CLI_OPT_STR, spec_config, 0, 0, CLI_OPT_CMD_ENGINE,
+      "speculative decoding as the engine takes it: vLLM's JSON ({\"method\": \"eagle3\", "
+      "\"num_speculative_tokens\": 3}) or TensorRT-LLM's speculative_config as JSON "
+      "({\"decoding_type\": \"MTP\", ...}), by --engine"),
+    O("--speculative-algorithm", CLI_OPT_STR, spec_algorithm, 0, 0, CLI_OPT_CMD_ENGINE,
+      "SGLang: EAGLE|EAGLE3|NEXTN|STANDALONE|NGRAM (--engine sglang)"),
+    O("--speculative-num-steps", CLI_OPT_INT, spec_steps, 1, 16, CLI_OPT_CMD_ENGINE,
+      "SGLang: draft depth (with --speculative-eagle-topk and --speculative-num-draft-tokens)"),
+    O("--speculative-eagle-topk", CLI_OPT_INT, spec_topk, 1, 64, CLI_OPT_CMD_ENGINE,
+      "SGLang: tokens each draft level expands per branch (1: a chain)"),
+    O("--speculative-num-draft-tokens", CLI_OPT_INT, spec_draft_tokens, 2, 128,
+      CLI_OPT_CMD_ENGINE, "SGLang: tree tokens the target verifies per sequence, root included"),
+    O("--speculative-draft-model-path", CLI_OPT_STR, spec_model, 0, 0, CLI_OPT_CMD_ENGINE,
+      "SGLang's name for --spec-model"),
     O("--dtype", CLI_OPT_STR, dtype, 0, 0, CLI_OPT_CMD_ROOFLINE | CLI_OPT_CMD_OP,
       "compute format (roofline: of the ridge; default the GEMM format, bf16 without a model)"),
     O("--num-prompts", CLI_OPT_INT, num_prompts, 1, 1 << 28, CLI_OPT_CMD_SERVE,
@@ -266,6 +286,8 @@ const cli_opt_def cli_opt_table[] = {
       "exit 1 if any op-level size bucket's median |error| (%) is above this"),
     O("--max-e2e-median", CLI_OPT_NUM, max_e2e_median, 0, 1000, CLI_OPT_CMD_VALIDATE,
       "exit 1 if the end-to-end median |error| (%) is above this"),
+    O("--max-spec-median", CLI_OPT_NUM, max_spec_median, 0, 1000, CLI_OPT_CMD_VALIDATE,
+      "exit 1 if the speculative-decoding rows' median |error| (%) is above this"),
     O("--out", CLI_OPT_STR, out_file, 0, 0, CLI_OPT_CMD_CALIBRATE,
       "write the calibrated device file here (- or default: stdout)"),
     O("--op", CLI_OPT_STR, op, 0, 0, CLI_OPT_CMD_OP,
@@ -290,7 +312,7 @@ const cli_opt_def cli_opt_table[] = {
 };
 #undef O
 const size_t cli_opt_count = sizeof cli_opt_table / sizeof cli_opt_table[0];
-_Static_assert(sizeof cli_opt_table / sizeof cli_opt_table[0] <= 128,
+_Static_assert(sizeof cli_opt_table / sizeof cli_opt_table[0] <= 192,
                "cli_opts.given is too small");
 
 const cli_opt_def *cli_opt_find(const char *name, int mask)

@@ -132,7 +132,8 @@ sim_status cli_serve_cmd(const cli_opts *o, FILE *out, sim_err *err)
                             .gpus = s->gpus,
                             .cluster = &s->cluster,
                             .pct = &sel,
-                            .pct_ms = saved};
+                            .pct_ms = saved,
+                            .spec_break_even_batch = s->spec_break_even};
     if (!st && o->save_requests)
         st = sim_report_save_requests(o->save_requests, &rep, err);
     if (!st && o->save_result)

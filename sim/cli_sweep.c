@@ -268,7 +268,11 @@ static sim_status sweep_prepare(sweep_ctx *c, size_t n, sim_err *err)
             cli_load_resolve(CLI_LOAD_MODEL, o->model, path, sizeof path);
             st |= cli_load_cache_add(&c->cache, CLI_LOAD_MODEL, path, 0, 0);
         }
-        if (o->spec_model) {
+        char draft[PATH_MAX];
+        if (cli_load_spec_draft_name(o, draft, sizeof draft)) {
+            cli_load_resolve(CLI_LOAD_MODEL, draft, path, sizeof path);
+            st |= cli_load_cache_add(&c->cache, CLI_LOAD_MODEL, path, 0, 0);
+        } else if (o->spec_model && o->spec_method) { /* loading it says why it does not apply */
             cli_load_resolve(CLI_LOAD_MODEL, o->spec_model, path, sizeof path);
             st |= cli_load_cache_add(&c->cache, CLI_LOAD_MODEL, path, 0, 0);
         }

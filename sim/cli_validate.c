@@ -82,6 +82,7 @@ enum {
     G_QOP,
     G_QE2E,
     G_E2E16,
+    G_SPEC, /* speculative decoding's speed-ups */
     G_KIND,
     G_BUCKET = G_KIND + SIM_VK_E2E,
     N_GROUPS = G_BUCKET + SIM_VBUCKET_COUNT
@@ -139,6 +140,10 @@ static sim_status validate_summaries(const cli_opts *o, const char *path, double
             "  quantized: op-level %zu points, median |error| %.1f%%; end-to-end %zu points, "
             "median %.1f%% (16-bit end-to-end: %zu points, median %.1f%%)\n",
             cnt[G_QOP], med[G_QOP], cnt[G_QE2E], med[G_QE2E], cnt[G_E2E16], med[G_E2E16]);
+    if (cnt[G_SPEC])
+        summary_line(out, "  speculative decoding", errs[G_SPEC], cnt[G_SPEC], &med[G_SPEC]);
+    else
+        med[G_SPEC] = 0.0;
     for (int k = 0; k < SIM_VK_E2E; k++) {
         snprintf(label, sizeof label, "  op %s", sim_vkind_name((sim_vkind)k));
         summary_line(out, label, errs[G_KIND + k], cnt[G_KIND + k], &med[G_KIND + k]);
@@ -169,6 +174,15 @@ static sim_status validate_summaries(const cli_opts *o, const char *path, double
             return sim_fail(err, SIM_EINTERNAL,
                             "validation: op-level median %.1f%% of size %s is above %.1f%%",
                             med[G_BUCKET + b], sim_validate_bucket_name(b), o->max_bucket_median);
+    if (cli_opt_given(o, "--max-spec-median") && !cnt[G_SPEC])
+        return sim_fail(err, SIM_EINPUT,
+                        "--max-spec-median: %s has no spec row that could be priced, expected at "
+                        "least one",
+                        path);
+    if (cli_opt_given(o, "--max-spec-median") && med[G_SPEC] > o->max_spec_median)
+        return sim_fail(err, SIM_EINTERNAL,
+                        "validation: speculative-decoding median %.1f%% is above %.1f%%",
+                        med[G_SPEC], o->max_spec_median);
     if (cli_opt_given(o, "--max-e2e-median") && med[G_E2E] > o->max_e2e_median)
         return sim_fail(err, SIM_EINTERNAL, "validation: end-to-end median %.1f%% is above %.1f%%",
                         med[G_E2E], o->max_e2e_median);
@@ -248,6 +262,13 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
                 tmpl.max_input_len = 0; /* the benchmark built its engine for its own prompts */
                 tmpl.frontend.on = row_has_frontend(r) && strcmp(o->frontend, "none") != 0;
                 rs = sim_validate_serve(r, &m->model, &h->hw, &tmpl, &pred, &rerr);
+            } else if (e && !rs && r->kind == SIM_VK_SPEC) {
+                /* the speculative run's host scheduling as the engine runs it (spec.h); the
+                 * plain run keeps the profile's */
+                const sim_step_cfg tmpl = cli_load_engine_step(&eng, &m->model);
+                bool spec_async = eng.async_scheduling && eng.policy != SIM_POLICY_SGLANG &&
+                                  strncmp(eng.name, "vllm", 4) != 0;
+                rs = sim_validate_spec(r, &m->model, &h->hw, &tmpl, spec_async, &pred, &rerr);
             } else if (e && !rs) {
                 const sim_step_cfg tmpl = cli_load_engine_step(&eng, &m->model);
                 rs = sim_validate_e2e(r, &m->model, &h->hw, &tmpl, &pred, &rerr);
@@ -271,6 +292,11 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
             continue;
         }
         bool op = sim_vkind_is_op(r->kind);
+        if (r->kind == SIM_VK_SPEC) { /* a ratio of two runs: its own group and gate */
+            errs[G_SPEC][cnt[G_SPEC]++] = fabs(e);
+            errs[G_ALL][cnt[G_ALL]++] = fabs(e);
+            continue;
+        }
         int groups[5] = {op ? G_OP : G_E2E, G_ALL, op ? G_KIND + (int)r->kind : -1,
                          op ? G_BUCKET + sim_validate_bucket(r) : -1,
                          vrow_quantized(r, &prec) ? (op ? G_QOP : G_QE2E)

@@ -61,6 +61,7 @@ typedef struct sim_serve_report {
      * metric, p90 and p99); else only the selected metrics, with these percentiles */
     const sim_pct_sel *pct;
     const sim_pct_values *pct_ms;
+    int64_t spec_break_even_batch; /* speculation: the batch it stops paying at (run.h; 0 none) */
 } sim_serve_report;
 
 /* Prompt tokens served from the prefix cache / prompt tokens (first admissions); 0 without

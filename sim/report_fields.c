@@ -104,6 +104,15 @@ GET_ANYWAY(spec_acceptance_length, SPEC_ON, s->r->m->spec_acceptance_length)
 GET(spec_draft_time_fraction, SPEC_ON, num, m->spec_draft_time_fraction)
 /* how far the device's efficiencies rest on measurements (hw.h); "" for the header's empty run */
 GET(hw_efficiency, true, text, s->r->cfg->step.hw ? sim_hw_trust_name(s->r->cfg->step.hw) : "")
+GET(spec_verify_time_fraction, SPEC_ON && s->r->res && s->r->res->busy_ns > 0.0, num,
+    s->r->res->verify_ns / s->r->res->busy_ns)
+GET(spec_load_rule, SPEC_ON && s->r->cfg->spec->adapt.n > 0, text, s->r->cfg->spec->adapt.rule)
+GET(spec_off_iteration_fraction,
+    SPEC_ON && s->r->res && s->r->cfg->spec->adapt.n > 0 && m->iterations > 0,
+    num, (double)s->r->res->spec_off_iterations / (double)m->iterations)
+/* absent when speculation pays up to the engine's largest batch */
+GET(spec_break_even_batch, SPEC_ON && s->r->spec_break_even_batch > 0, num,
+    (double)s->r->spec_break_even_batch)
 #undef SPEC_ON
 #define FE_ON m->has_frontend
 GET(mean_frontend_ttft_ms, FE_ON, num, m->mean_frontend_ttft_ms)
@@ -159,6 +168,10 @@ typedef enum serve_row {
     F_SPEC_ACCEPTANCE_RATE,
     F_SPEC_ACCEPTANCE_LENGTH,
     F_SPEC_DRAFT_TIME_FRACTION,
+    F_SPEC_VERIFY_TIME_FRACTION,
+    F_SPEC_LOAD_RULE,
+    F_SPEC_OFF_ITERATION_FRACTION,
+    F_SPEC_BREAK_EVEN_BATCH,
     F_MEAN_FRONTEND_TTFT_MS,
     F_MEAN_FRONTEND_E2EL_MS,
     F_FRONTEND_TTFT_FRACTION,
@@ -248,6 +261,13 @@ static const struct {
     ROW(F_SPEC_ACCEPTANCE_LENGTH, spec_acceptance_length, SIM_FIELD_NUM,
         "Acceptance length (tokens/verify):"),
     PCT(F_SPEC_DRAFT_TIME_FRACTION, spec_draft_time_fraction, "Draft time (% of busy time):"),
+    PCT(F_SPEC_VERIFY_TIME_FRACTION, spec_verify_time_fraction,
+        "Verify time (% of busy time):"),
+    ROW(F_SPEC_LOAD_RULE, spec_load_rule, SIM_FIELD_TEXT, "Speculation load rule:"),
+    PCT(F_SPEC_OFF_ITERATION_FRACTION, spec_off_iteration_fraction,
+        "Iterations without speculation (%):"),
+    ROW(F_SPEC_BREAK_EVEN_BATCH, spec_break_even_batch, SIM_FIELD_INT,
+        "Speculation stops paying at batch:"),
     ROW(F_MEAN_FRONTEND_TTFT_MS, mean_frontend_ttft_ms, SIM_FIELD_NUM,
         "Mean front-end part of TTFT (ms):"),
     ROW(F_MEAN_FRONTEND_E2EL_MS, mean_frontend_e2el_ms, SIM_FIELD_NUM,
@@ -333,6 +353,10 @@ static const sim_report_col json_tail_cols[] = {
     ONE(F_SPEC_ACCEPTANCE_RATE),
     ONE(F_SPEC_ACCEPTANCE_LENGTH),
     ONE(F_SPEC_DRAFT_TIME_FRACTION),
+    ONE(F_SPEC_VERIFY_TIME_FRACTION),
+    ONE(F_SPEC_LOAD_RULE),
+    ONE(F_SPEC_OFF_ITERATION_FRACTION),
+    ONE(F_SPEC_BREAK_EVEN_BATCH),
     ONE(F_MEAN_FRONTEND_TTFT_MS),
     ONE(F_MEAN_FRONTEND_E2EL_MS),
     ONE(F_FRONTEND_TTFT_FRACTION),
@@ -415,6 +439,10 @@ static const sim_report_col table_cols[] = {
     ONE(F_MOE_BUSIEST_RANK_IMBALANCE),
     ONE(F_SPEC_ACCEPTANCE_LENGTH),
     ONE(F_SPEC_DRAFT_TIME_FRACTION),
+    ONE(F_SPEC_VERIFY_TIME_FRACTION),
+    ONE(F_SPEC_LOAD_RULE),
+    ONE(F_SPEC_OFF_ITERATION_FRACTION),
+    ONE(F_SPEC_BREAK_EVEN_BATCH),
     ONE(F_MEAN_FRONTEND_TTFT_MS),
     ONE(F_MEAN_FRONTEND_E2EL_MS),
     ONE(F_FRONTEND_TTFT_FRACTION),

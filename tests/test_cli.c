@@ -497,6 +497,61 @@ static void test_spec_flags(void **state)
              "--num-speculative-tokens 4 --spec-acceptance-rate 0.5",
              base);
     expect_bad(a, "vocab_size");
+    /* the engines' own spellings: bad JSON, an unknown method or field, a key twice, each exit 2
+     * naming it; one engine's flags under another's refused */
+    snprintf(a, sizeof a, "%s --speculative-config {\"method\":\"eagle3\" --spec-acceptance-rate 0.5",
+             base);
+    expect_bad(a, "not a JSON object");
+    snprintf(a, sizeof a,
+             "%s --speculative-config {\"method\":\"eagle4\",\"num_speculative_tokens\":3} "
+             "--spec-acceptance-rate 0.5",
+             base);
+    expect_bad(a, "field 'method'");
+    snprintf(a, sizeof a,
+             "%s --speculative-config {\"method\":\"eagle\",\"num_speculative_tokens\":3,"
+             "\"tree\":1} --spec-acceptance-rate 0.5",
+             base);
+    expect_bad(a, "field 'tree'");
+    snprintf(a, sizeof a,
+             "%s --speculative-config {\"method\":\"eagle\",\"method\":\"ngram\","
+             "\"num_speculative_tokens\":3} --spec-acceptance-rate 0.5",
+             base);
+    expect_bad(a, "twice");
+    snprintf(a, sizeof a, "%s --speculative-algorithm EAGLE3 --spec-acceptance-rate 0.5", base);
+    expect_bad(a, "--speculative-algorithm");
+    snprintf(a, sizeof a,
+             "%s --engine sglang --speculative-algorithm EAGLE3 --speculative-num-steps 3 "
+             "--spec-acceptance-rate 0.5",
+             base);
+    expect_bad(a, "all three");
+    snprintf(a, sizeof a, "%s --engine trtllm --speculative-config {\"decoding_type\":\"Eagle9\"} "
+             "--spec-acceptance-rate 0.5", base);
+    expect_bad(a, "decoding_type");
+    snprintf(a, sizeof a,
+             "%s --speculative-config {\"method\":\"eagle\",\"num_speculative_tokens\":3} "
+             "--spec-acceptance-rates 0.8,0.9,0.5",
+             base);
+    expect_bad(a, "--spec-acceptance-rates");
+    /* the SGLang tree runs, and its cap of 48 running requests applies unless a flag sets it */
+    snprintf(a, sizeof a,
+             "%s --engine sglang --speculative-algorithm EAGLE3 --speculative-num-steps 6 "
+             "--speculative-eagle-topk 10 --speculative-num-draft-tokens 32 "
+             "--spec-acceptance-length 5 --format json",
+             base);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "\"num_speculative_tokens\":\t31"));
+    assert_non_null(strstr(R.out, "\"spec_depth\":\t6"));
+    run("serve --model llama-3.1-8b --hw h100-sxm --engine sglang --num-prompts 60 "
+        "--request-rate inf --random-input-len 64 --random-output-len 32 "
+        "--speculative-algorithm NEXTN --spec-acceptance-rate 0.7");
+    assert_int_equal(R.rc, 2); /* llama-3.1-8b has no MTP layers */
+    run("serve --model llama-3.1-8b --hw h100-sxm --engine sglang --num-prompts 60 "
+        "--request-rate inf --random-input-len 64 --random-output-len 32 "
+        "--speculative-algorithm EAGLE --spec-acceptance-rate 0.7 --format json");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "\"max_num_seqs\":\t48"));
+    assert_non_null(strstr(R.out, "\"max_concurrent_requests\":\t60"));
 }
 
 static void test_chrome_traces(void **state)
@@ -1135,7 +1190,40 @@ static void validation_rows(const char *path, bool (*keep)(const char *row))
 static bool static_or_1113(const char *row)
 {
     const char *kind = strchr(row, ',');
+    if (kind && strncmp(kind, ",spec,", 6) == 0)
+        return false; /* speculative decoding's rows: test_validation_spec_rows */
     return !kind || strncmp(kind, ",serve,", 7) != 0 || strncmp(row, "1113,", 5) == 0;
+}
+
+static bool spec_only(const char *row)
+{
+    const char *kind = strchr(row, ',');
+    return !kind || strncmp(kind, ",spec,", 6) == 0; /* the header has no kind */
+}
+
+/* The speculative-decoding rows (ids 3200..3399): their own summary line and gate, out of the
+ * end-to-end figures; a gate with none of them refused. */
+static void test_validation_spec_rows(void **state)
+{
+    (void)state;
+    char subset[256], vcmd[512];
+    tu_snprintf(subset, sizeof subset, "%s/validation-spec.csv", tu_tmpdir());
+    validation_rows(subset, spec_only);
+    snprintf(vcmd, sizeof vcmd, "validate --data %s", subset);
+    run(vcmd);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "\n  speculative decoding: 31 points, median |error| "));
+    assert_non_null(strstr(R.out, "\n  end-to-end: 0 points"));
+    snprintf(vcmd, sizeof vcmd, "validate --data %s --max-spec-median 0.01", subset);
+    run(vcmd);
+    assert_int_equal(R.rc, 1);
+    assert_non_null(strstr(R.err, "speculative-decoding median"));
+    tu_snprintf(subset, sizeof subset, "%s/validation-subset.csv", tu_tmpdir());
+    validation_rows(subset, static_or_1113);
+    snprintf(vcmd, sizeof vcmd, "validate --data %s --max-spec-median 10", subset);
+    run(vcmd);
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "no spec row"));
 }
 
 /* A few H100 rows of each group: 16-bit GEMMs and a copy, fp8 GEMMs, Marlin int4. */
@@ -2562,6 +2650,7 @@ int main(void)
         cmocka_unit_test(test_compare_reads_the_result),
         cmocka_unit_test(test_help_everywhere),
         cmocka_unit_test(test_every_shipped_model_runs),
+        cmocka_unit_test(test_validation_spec_rows),
         cmocka_unit_test(test_vllm_command_line),
         cmocka_unit_test(test_datasheet_device),
         cmocka_unit_test(test_data_lookup_and_calibrate),
