@@ -569,6 +569,8 @@ static sim_status load_engine(const cli_opts *o, const cli_load_cache *cache, co
         return st;
     if (!util_given)
         sim_engprof_apply_reserve(e, hw, o->tp, o->pp);
+    if (cli_opt_given(o, "--disable-hybrid-kv-cache-manager"))
+        e->no_hybrid_kv = true;
     return on_off(o, "--enable-prefix-caching", "--no-enable-prefix-caching", &e->prefix_caching,
                   err);
 }

@@ -144,6 +144,7 @@ void cli_load_engine_cfg(const sim_engprof *e, sim_engine_cfg *cfg)
     cfg->block_size = e->block_size;
     cfg->mem_util = e->mem_fraction;
     cfg->prefix_caching = e->prefix_caching;
+    cfg->no_hybrid_kv = e->no_hybrid_kv;
     cfg->max_input_len = e->max_input_len;
     cfg->frontend = (sim_frontend_cfg){.on = e->fe_on,
                                        .processes = e->fe_processes,

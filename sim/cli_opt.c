@@ -234,6 +234,9 @@ const cli_opt_def cli_opt_table[] = {
       "reuse cached prompt prefixes (default: engine; on for vllm, sglang, trtllm)"),
     O("--no-enable-prefix-caching", CLI_OPT_BOOL, no_prefix_caching, 0, 0, CLI_OPT_CMD_SERVE,
       "turn prefix caching off"),
+    O("--disable-hybrid-kv-cache-manager", CLI_OPT_BOOL, no_hybrid_kv, 0, 0, CLI_OPT_CMD_SERVE,
+      "vLLM: size sliding-window layers' KV at full length, as vLLM's flag of that name does "
+      "(default: a model mixing full and sliding layers keeps only the window's blocks)"),
     O("--prefix-repetition-prefix-len", CLI_OPT_INT, prefix_len, 0, 1 << 26, CLI_OPT_CMD_SERVE,
       "shared prefix tokens per prompt (default 256)"),
     O("--prefix-repetition-suffix-len", CLI_OPT_INT, suffix_len, 0, 1 << 26, CLI_OPT_CMD_SERVE,

@@ -56,7 +56,7 @@ typedef struct cli_opts {
     const char *engine, *sched_policy, *order;
     double layer_us, conservativeness;
     int64_t graph_max_bs, max_model_len, max_input_len;
-    bool no_async_sched, prefix_caching, no_prefix_caching, chunked;
+    bool no_async_sched, prefix_caching, no_prefix_caching, chunked, no_hybrid_kv;
     /* the prefix_repetition dataset (--dataset-name prefix_repetition) */
     int64_t prefix_len, suffix_len, num_prefixes, prefix_out;
     FILE *warn; /* where warnings go (NULL: nowhere); set by the command, not a flag */

@@ -11,22 +11,6 @@
 
 #define NS_PER_S 1000000000LL
 
-static double kv_capacity_bytes(const sim_engine_cfg *cfg)
-{
-    return sim_mem_kv_capacity_bytes(&cfg->step, cfg->mem_util, cfg->sched.max_num_batched_tokens,
-                                     cfg->sched.max_num_seqs,
-                                     sim_spec_mem_extra(cfg->spec, &cfg->step).weight_bytes);
-}
-
-int64_t sim_engine_kv_blocks(const sim_engine_cfg *cfg)
-{
-    /* a block holds block_size tokens of the target's KV and of the draft's */
-    double per_token = sim_mem_kv_bytes_per_token(&cfg->step) +
-                       sim_spec_mem_extra(cfg->spec, &cfg->step).kv_bytes_per_token;
-    double bytes = kv_capacity_bytes(cfg);
-    return bytes > 0.0 ? (int64_t)floor(bytes / ((double)cfg->block_size * per_token)) : 0;
-}
-
 /* "traces/x.csv:17" or "request 17 (--random-... flags)" for messages about one request. */
 static void where(const sim_workload *w, size_t i, char *buf, size_t len)
 {
@@ -70,7 +54,7 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
                         "--gpu-memory-utilization %g (weights %.1f GB); expected room for at least "
                         "one block of %lld tokens",
                         cfg->step.model->name, sim_step_gpus(&cfg->step), cfg->step.hw->name,
-                        kv_capacity_bytes(cfg) / 1e9, cfg->mem_util,
+                        sim_engine_kv_capacity_bytes(cfg) / 1e9, cfg->mem_util,
                         (sim_mem_weight_bytes(&cfg->step) +
                          sim_spec_mem_extra(cfg->spec, &cfg->step).weight_bytes) /
                             1e9,
@@ -83,13 +67,23 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
                         "the %s workload; prefix caching needs it to (or pass "
                         "--no-enable-prefix-caching)",
                         (long long)cfg->block_size, (long long)hash, w->source);
-    const int64_t cache_tokens = blocks * cfg->block_size;
+    /* the longest sequence the pool holds: its blocks over all block tables */
+    const sim_engine_kv_groups g = sim_engine_kv_groups_of(cfg);
+    sim_kvcache probe;
+    sim_kvcache_init(&probe, blocks, cfg->block_size);
+    sim_kvcache_set_groups(&probe, g.full, g.swa, g.window > 0 ? g.window : 1);
+    sim_kvcache_set_chunked(&probe, g.chunked);
     const int64_t context = cfg->step.model->max_positions;
     char at[320];
     for (size_t i = 0; i < w->n; i++) {
         const sim_request *q = &w->reqs[i];
         int64_t total = q->input_tokens + q->output_tokens;
-        if (total + sc->spec_tokens > cache_tokens) {
+        int64_t slots = total + sc->spec_tokens;
+        /* at its largest: the last prompt chunk in flight (sliding tables hold the chunk and
+         * the window before it) */
+        int64_t before = slots - sc->max_num_batched_tokens;
+        if (sim_kvcache_blocks_held(&probe, before > 0 ? before : 0, slots) > blocks) {
+            const int64_t cache_tokens = blocks / (g.full + g.swa) * cfg->block_size;
             where(w, i, at, sizeof at);
             return sim_fail(err, SIM_EINPUT,
                             "%s: %lld input + %lld output tokens%s do not fit the whole KV cache "
@@ -517,6 +511,9 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
     }
     sim_kvcache kv;
     sim_kvcache_init(&kv, sim_engine_kv_blocks(cfg), cfg->block_size);
+    const sim_engine_kv_groups g = sim_engine_kv_groups_of(cfg);
+    sim_kvcache_set_groups(&kv, g.full, g.swa, g.window > 0 ? g.window : 1);
+    sim_kvcache_set_chunked(&kv, g.chunked);
     sim_sched_cfg sc = cfg->sched;
     if (sc.max_num_seqs > (int64_t)n)
         sc.max_num_seqs = (int64_t)n; /* never more running than requests */

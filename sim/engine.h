@@ -93,6 +93,7 @@ typedef struct sim_engine_cfg {
     int64_t max_concurrency; /* client-side cap on requests in flight; 0 = none */
     const sim_spec *spec;    /* speculative decoding; NULL or method none: plain decoding */
     bool prefix_caching;     /* share prompt prefixes the workload's hash ids name */
+    bool no_hybrid_kv;       /* vLLM's --disable-hybrid-kv-cache-manager: one full block table */
     int64_t max_input_len;   /* longest prompt the engine takes; 0 = only the context limit */
     uint64_t seed;           /* seeds the acceptance draws */
     const sim_engine_observer *observer; /* NULL: nobody watches */
@@ -141,8 +142,25 @@ typedef struct sim_engine_result {
     bool power_unknown; /* the device file (of one engine) gives no power.tdp_w */
 } sim_engine_result;
 
-/* KV blocks the configuration leaves (<= 0: the model does not fit). */
+/* The block tables of vLLM v1's hybrid KV cache manager for a model that mixes full and
+ * sliding-window layers (kvcache.h): `full` and `swa` tables per request, each block
+ * layers_per_block layers' KV of block_size tokens. Any other model, engine or layout: one full
+ * table over all layers. */
+typedef struct sim_engine_kv_groups {
+    int64_t full, swa;
+    int64_t layers_per_block;
+    int64_t window; /* the sliding window or chunk (tokens), 0 with swa 0 */
+    bool chunked;   /* the swa tables are chunked local attention (Llama 4) */
+} sim_engine_kv_groups;
+sim_engine_kv_groups sim_engine_kv_groups_of(const sim_engine_cfg *cfg);
+
+/* KV blocks the configuration leaves (<= 0: the model does not fit). A block is
+ * layers_per_block layers' KV (sim_engine_kv_groups_of). */
 int64_t sim_engine_kv_blocks(const sim_engine_cfg *cfg);
+
+/* The bytes of KV cache the engine cuts its blocks from: sim_mem_kv_capacity_bytes of its memory
+ * fraction, budgets and a draft model's weights. */
+double sim_engine_kv_capacity_bytes(const sim_engine_cfg *cfg);
 
 /* Validates the configuration against the workload: the step, the limits, that the KV cache
  * holds at least one block, and that every request fits the model's context, the whole KV cache

@@ -136,6 +136,7 @@ typedef struct sim_engprof {
     bool piecewise_graphs;     /* cuda_graphs.piecewise: graphs between the attention ops (vLLM
                                   V1's PIECEWISE mode; absent: false, whole-step graphs) */
     bool prefix_caching;
+    bool no_hybrid_kv; /* --disable-hybrid-kv-cache-manager (vLLM v1) */
     sim_coll_algo allreduce;  /* the all-reduce the runtime picks: AUTO or NCCL (or one forced) */
     bool fuse_allreduce_norm; /* all-reduce + residual + RMSNorm in one kernel */
     int64_t max_model_len;    /* context limit in tokens; 0 = the model config's */

@@ -300,11 +300,30 @@ double sim_graph_attn_pairs(int64_t q, int64_t c, int64_t window)
     return attn_pairs(q, c, window);
 }
 
+double sim_graph_chunk_pairs(int64_t q, int64_t c, int64_t chunk)
+{
+    /* token p sees the (p mod chunk) + 1 keys of its chunk; walk the chunks q spans */
+    double pairs = 0.0;
+    for (int64_t p = c, end = c + q; p < end;) {
+        int64_t start = p / chunk * chunk, stop = start + chunk < end ? start + chunk : end;
+        double a = (double)(p - start) + 1.0, n = (double)(stop - p);
+        pairs += n * a + n * (n - 1.0) / 2.0;
+        p = stop;
+    }
+    return pairs;
+}
+
+/* Keys the chunked layers read for c + q tokens: from the chunk of the first new token on. */
+static double chunk_seen(int64_t c, int64_t q, int64_t chunk)
+{
+    return (double)(c + q - c / chunk * chunk);
+}
+
 /* The window of the `attention` op: the model's when every layer slides, else none (a mixed
  * model's sliding layers are attention_sliding). */
 static int64_t main_window(const sim_model *m)
 {
-    return m->sliding_layers == m->layers ? m->sliding_window : 0;
+    return m->sliding_layers == m->layers && !m->chunked_attn ? m->sliding_window : 0;
 }
 
 /* Keys a sequence of c + q tokens attends to, capped at the window. */
@@ -338,7 +357,8 @@ sim_batch_shape sim_graph_shape(const sim_model *m, const sim_seq_group *g, size
 {
     sim_batch_shape s = {0};
     const int64_t win = main_window(m);
-    const bool mixed = m->sliding_layers > 0 && m->sliding_layers < m->layers;
+    const bool mixed =
+        m->sliding_layers > 0 && (m->sliding_layers < m->layers || m->chunked_attn);
     for (size_t i = 0; i < n; i++) {
         if (g[i].count == 1 && win <= 0 && !mixed) {
             shape_add_one(&s, &g[i]);
@@ -354,7 +374,10 @@ sim_batch_shape sim_graph_shape(const sim_model *m, const sim_seq_group *g, size
         s.logits += cnt * (double)g[i].logits;
         s.pairs += pairs;
         s.kv_tokens += kv;
-        if (mixed) {
+        if (mixed && m->chunked_attn) {
+            s.swa_pairs += cnt * sim_graph_chunk_pairs(g[i].q, g[i].c, m->sliding_window);
+            s.swa_kv_tokens += cnt * chunk_seen(g[i].c, g[i].q, m->sliding_window);
+        } else if (mixed) {
             s.swa_pairs += cnt * attn_pairs(g[i].q, g[i].c, m->sliding_window);
             s.swa_kv_tokens += cnt * seen_tokens(g[i].c, g[i].q, m->sliding_window);
         }
@@ -515,13 +538,16 @@ double sim_graph_weight_bytes_par(const sim_model *m, const sim_par *par, const 
     const double f = (double)(m->intermediate / tp);
     const double core = attn_core_params(m, tp), extra = attn_extra_bytes(m, tp, rb);
     /* a layer: weights, its two RMSNorms, its 16-bit extras */
-    const double dense = (core + 3.0 * d * f) * lb + 2.0 * d * rb + extra;
-    const double moe = core * lb + moe_core_params(m, par) * wb + 2.0 * d * rb + extra +
+    const double nd = (double)(2 + m->extra_norms) * d * rb;
+    const double dense = (core + 3.0 * d * f) * lb + nd + extra;
+    const double moe = core * lb + moe_core_params(m, par) * wb + nd + extra +
                        moe_extra_bytes(m, par, rb);
     const double layers = (double)(m->layers - m->moe_layers) * dense + (double)m->moe_layers * moe;
     const double v_gpu = (double)((m->vocab + tp - 1) / tp);
     const double tables = v_gpu * d * rb * (m->tied_embeddings ? 1.0 : 2.0);
-    return layers + tables + d * rb;
+    /* a multimodal checkpoint's vision tower (Llama 4): 16-bit, split over the TP ranks as
+     * vLLM's Llama4VisionModel splits its linear layers */
+    return layers + tables + d * rb + m->vision_params * rb / (double)tp;
 }
 
 double sim_graph_kv_bytes_per_token(const sim_model *m, int tp, const sim_prec *prec)

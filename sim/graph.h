@@ -423,4 +423,9 @@ int64_t sim_graph_kv_heads_per_gpu(const sim_model *m, int tp);
  * optional sliding window (0 = none): sum over j < q of min(c + j + 1, window). */
 double sim_graph_attn_pairs(int64_t q, int64_t c, int64_t window);
 
+/* The same for chunked local attention (Llama 4's iRoPE layers): token p attends to the
+ * (p mod chunk) + 1 keys of its aligned chunk of `chunk` (>= 1) tokens. Example: q 4, c 6,
+ * chunk 8: tokens 6, 7 see 7 and 8 keys, tokens 8, 9 see 1 and 2: 18 pairs. */
+double sim_graph_chunk_pairs(int64_t q, int64_t c, int64_t chunk);
+
 #endif

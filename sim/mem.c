@@ -24,6 +24,20 @@ double sim_mem_kv_bytes_per_token(const sim_step_cfg *cfg)
     return sim_pp_stages(cfg) > 1 ? kv * sim_pp_layer_share(cfg) : kv;
 }
 
+double sim_mem_kv_bytes_per_seq(const sim_step_cfg *cfg, double tokens)
+{
+    const sim_model *m = cfg->model;
+    const double per_token = sim_mem_kv_bytes_per_token(cfg);
+    if (m->sliding_layers == 0 || m->sliding_window <= 0)
+        return tokens * per_token;
+    /* the sliding layers keep their window's tokens, the others all of them; chunked layers
+     * (Llama 4) at most a chunk's, the peak a sequence reaches once it is that long */
+    const double per_layer = per_token / (double)m->layers;
+    const double w = (double)m->sliding_window, local = tokens < w ? tokens : w;
+    return per_layer * ((double)(m->layers - m->sliding_layers) * tokens +
+                        (double)m->sliding_layers * local);
+}
+
 double sim_mem_workspace_bytes(const sim_step_cfg *cfg, double tokens, double logit_tokens)
 {
     const sim_model *m = cfg->model;
@@ -75,14 +89,14 @@ void sim_mem_plan(const sim_step_cfg *cfg, double util, const sim_mem_extra *ext
     const double seq_len = (double)(input_len + output_len + extra->kv_slots_per_seq);
     out->weight_bytes = sim_mem_weight_bytes(cfg) + extra->weight_bytes;
     out->kv_bytes_per_token = sim_mem_kv_bytes_per_token(cfg) + extra->kv_bytes_per_token;
-    out->kv_bytes = (double)batch * seq_len * out->kv_bytes_per_token;
+    const double kv_seq = sim_mem_kv_bytes_per_seq(cfg, seq_len) + seq_len * extra->kv_bytes_per_token;
+    out->kv_bytes = (double)batch * kv_seq;
     out->workspace_bytes =
         sim_mem_workspace_bytes(cfg, (double)batch * (double)input_len, (double)batch);
     out->reserved_bytes = cfg->hw->runtime_reserved_bytes;
     out->need_bytes =
         out->weight_bytes + out->kv_bytes + out->workspace_bytes + out->reserved_bytes;
     const double hbm = cfg->hw->hbm_bytes, fixed = out->weight_bytes + out->reserved_bytes;
-    const double kv_seq = seq_len * out->kv_bytes_per_token;
     const double ws_seq = sim_mem_workspace_bytes(cfg, (double)input_len, 1.0);
     double per_seq, room;
     if (cfg->mem_rule == SIM_MEM_OF_FREE) {

@@ -2,15 +2,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "model.h"
 
-#include <dirent.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-#include "find.h"
 #include "jsonf.h"
 
 static sim_status read_dtype(const cJSON *cfg, const char *path, sim_model *m, sim_err *err)
@@ -57,21 +53,35 @@ static void stem(const char *path, char *out, size_t len)
     }
 }
 
+/* Gemma 3's published configs leave out what transformers' Gemma3TextConfig defaults:
+ * vocab_size 262,208, max_position_embeddings 131,072, tied embeddings. */
+static bool is_gemma3(const cJSON *cfg)
+{
+    const cJSON *t = sim_jsonf_find(cfg, "model_type");
+    return cJSON_IsString(t) && strcmp(t->valuestring, "gemma3_text") == 0;
+}
+
 static sim_status read_shape(const cJSON *cfg, const char *path, sim_model *m, sim_err *err)
 {
     const int64_t big = (int64_t)1 << 20;
     sim_status st;
+    if (is_gemma3(cfg) &&
+        ((st = sim_jsonf_int_opt(cfg, path, "vocab_size", 1, 64 * big, 262208, &m->vocab, err)) ||
+         (st = sim_jsonf_int_opt(cfg, path, "max_position_embeddings", 1, 64 * big, 131072,
+                                 &m->max_positions, err))))
+        return st;
     if ((st = sim_jsonf_int(cfg, path, "hidden_size", 1, big, &m->hidden, err)) ||
         (st = sim_jsonf_int(cfg, path, "intermediate_size", 1, 8 * big, &m->intermediate, err)) ||
         (st = sim_jsonf_int(cfg, path, "num_hidden_layers", 1, 10000, &m->layers, err)) ||
         (st = sim_jsonf_int(cfg, path, "num_attention_heads", 1, 65536, &m->heads, err)) ||
         (st = sim_jsonf_int_opt(cfg, path, "num_key_value_heads", 1, m->heads, m->heads,
                                 &m->kv_heads, err)) ||
-        (st = sim_jsonf_int(cfg, path, "vocab_size", 1, 64 * big, &m->vocab, err)) ||
-        (st = sim_jsonf_int(cfg, path, "max_position_embeddings", 1, 64 * big, &m->max_positions,
-                            err)) ||
-        (st =
-             sim_jsonf_bool_opt(cfg, path, "tie_word_embeddings", false, &m->tied_embeddings, err)))
+        (!is_gemma3(cfg) &&
+         ((st = sim_jsonf_int(cfg, path, "vocab_size", 1, 64 * big, &m->vocab, err)) ||
+          (st = sim_jsonf_int(cfg, path, "max_position_embeddings", 1, 64 * big,
+                              &m->max_positions, err)))) ||
+        (st = sim_jsonf_bool_opt(cfg, path, "tie_word_embeddings", is_gemma3(cfg),
+                                 &m->tied_embeddings, err)))
         return st;
     if (m->heads % m->kv_heads != 0)
         return sim_fail(err, SIM_EINPUT,
@@ -269,12 +279,258 @@ static sim_status read_layer_types(const cJSON *cfg, const char *path, sim_model
             sliding++;
         else if (strcmp(s, "full_attention") != 0)
             return sim_fail(err, SIM_EINPUT,
-                            "%s: field 'layer_types' holds \"%s\", expected \"sliding_attention\" "
-                            "or \"full_attention\"",
+                            "%s: field 'layer_types' holds \"%s\", a layer kind infersim does "
+                            "not price; expected \"sliding_attention\" or \"full_attention\"",
                             path, s);
     }
     m->sliding_layers = m->sliding_window > 0 ? sliding : 0;
     return SIM_OK;
+}
+
+/* The families infersim prices (README "Model families"): a config's model_type and each of its
+ * architectures must be one of these, and a multimodal wrapper's outer model_type one of the
+ * wrappers, whose text_config is read (the vision tower is not priced). Anything else is refused
+ * by name rather than approximated as a Llama. */
+static const struct {
+    const char *model_type, *architecture;
+} priced_families[] = {
+    {"llama", "LlamaForCausalLM"},          {"mistral", "MistralForCausalLM"},
+    {"mixtral", "MixtralForCausalLM"},      {"qwen2", "Qwen2ForCausalLM"},
+    {"qwen2_moe", "Qwen2MoeForCausalLM"},   {"qwen3", "Qwen3ForCausalLM"},
+    {"qwen3_moe", "Qwen3MoeForCausalLM"},   {"deepseek_v2", "DeepseekV2ForCausalLM"},
+    {"deepseek_v3", "DeepseekV3ForCausalLM"}, {"gpt_oss", "GptOssForCausalLM"},
+    {"llama4_text", "Llama4ForCausalLM"},   {"gemma3_text", "Gemma3ForCausalLM"},
+};
+static const struct {
+    const char *model_type, *architecture;
+} priced_wrappers[] = {
+    {"llava", "LlavaForConditionalGeneration"},
+    {"mistral3", "Mistral3ForConditionalGeneration"},
+    {"llama4", "Llama4ForConditionalGeneration"},
+    {"gemma3", "Gemma3ForConditionalGeneration"},
+};
+
+/* Fields that announce a layer kind or mechanism infersim does not price, whatever model_type
+ * says: a config that has one is refused naming it. */
+static const struct {
+    const char *field, *what;
+} unpriced_fields[] = {
+    {"hybrid_override_pattern", "Mamba-2 / attention hybrid layers (Nemotron-H)"},
+    {"layers_block_type", "Mamba / attention hybrid layers (Jamba, Granite 4)"},
+    {"ssm_cfg", "state-space (Mamba) layers"},
+    {"mamba_d_state", "state-space (Mamba) layers"},
+    {"linear_num_value_heads", "linear-attention (Gated DeltaNet) layers"},
+    {"index_topk", "sparse attention with a lightning indexer (DeepSeek-V3.2 DSA)"},
+    {"cross_attention_layers", "cross-attention layers (Llama 3.2 Vision)"},
+};
+
+static bool in_table(const char *s, size_t n, const char *(*get)(size_t))
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(s, get(i)) == 0)
+            return true;
+    return false;
+}
+static const char *family_type(size_t i) { return priced_families[i].model_type; }
+static const char *family_arch(size_t i) { return priced_families[i].architecture; }
+static const char *wrapper_type(size_t i) { return priced_wrappers[i].model_type; }
+static const char *wrapper_arch(size_t i) { return priced_wrappers[i].architecture; }
+#define N_FAMILIES (sizeof priced_families / sizeof priced_families[0])
+#define N_WRAPPERS (sizeof priced_wrappers / sizeof priced_wrappers[0])
+
+/* Refuses, by field and value, a config (root; cfg is the language model inside it, root itself
+ * when not wrapped) of a family infersim does not price. Absent model_type / architectures are
+ * taken as a plain decoder (hand-written configs). */
+static sim_status check_family(const cJSON *root, const cJSON *cfg, const char *path, sim_err *err)
+{
+    const char *type = NULL;
+    sim_status st;
+    if (root != cfg) {
+        if ((st = sim_jsonf_str_opt(root, path, "model_type", &type, err)))
+            return st;
+        if (type && !in_table(type, N_WRAPPERS, wrapper_type))
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: field 'model_type' is \"%s\", a multimodal family infersim "
+                            "does not price; expected a wrapper of a priced language model "
+                            "(README \"Model families\")",
+                            path, type);
+    }
+    if ((st = sim_jsonf_str_opt(cfg, path, "model_type", &type, err)))
+        return st;
+    if (type && !in_table(type, N_FAMILIES, family_type))
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'model_type' is \"%s\", a family infersim does not price; "
+                        "expected one of llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, "
+                        "qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss, llama4_text, gemma3_text (README "
+                        "\"Model "
+                        "families\")",
+                        path, type);
+    const cJSON *archs = sim_jsonf_find(root, "architectures");
+    if (archs && !cJSON_IsArray(archs))
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'architectures' is not a list, expected a list of class names",
+                        path);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, archs)
+    {
+        const char *a = cJSON_IsString(it) ? it->valuestring : "(not a string)";
+        bool ok = in_table(a, N_FAMILIES, family_arch) ||
+                  (root != cfg && in_table(a, N_WRAPPERS, wrapper_arch));
+        if (!ok)
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: field 'architectures' holds \"%s\", an architecture infersim "
+                            "does not price; expected a priced family's class, e.g. "
+                            "LlamaForCausalLM (README \"Model families\")",
+                            path, a);
+    }
+    for (size_t i = 0; i < sizeof unpriced_fields / sizeof unpriced_fields[0]; i++)
+        if (sim_jsonf_find(cfg, unpriced_fields[i].field) ||
+            sim_jsonf_find(root, unpriced_fields[i].field))
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: field '%s' is given: %s, which infersim does not price; "
+                            "expected a config without it (README \"Model families\")",
+                            path, unpriced_fields[i].field, unpriced_fields[i].what);
+    return SIM_OK;
+}
+
+/* Llama 4 (model_type llama4_text; transformers' Llama4TextConfig and modeling_llama4.py):
+ * - MoE layers: moe_layers when given, else every interleave_moe_layer_step-th layer
+ *   (range(step - 1, L, step)); their routed experts and the one always-on shared expert are
+ *   intermediate_size wide, the dense layers' MLP intermediate_size_mlp wide.
+ * - iRoPE: the RoPE layers (no_rope_layers[i] == 1; by default every layer but each
+ *   no_rope_layer_interval-th, interval 4) attend within aligned chunks of attention_chunk_size
+ *   tokens, the NoPE layers to the whole context.
+ * - use_qk_norm: a weightless L2 norm of q and k (Llama4TextL2Norm): no parameters, and its
+ *   elementwise cost is not priced. */
+static sim_status read_llama4(const cJSON *cfg, const char *path, sim_model *m, sim_err *err)
+{
+    int64_t step = 1, dense_width = 0, chunk = 0, interval = 4;
+    sim_status st;
+    if ((st = sim_jsonf_int_opt(cfg, path, "interleave_moe_layer_step", 1, m->layers, 1, &step,
+                                err)) ||
+        (st = sim_jsonf_int(cfg, path, "intermediate_size_mlp", 1, (int64_t)1 << 23, &dense_width,
+                            err)) ||
+        (st = sim_jsonf_int_opt(cfg, path, "attention_chunk_size", 1, (int64_t)1 << 32, 0, &chunk,
+                                err)) ||
+        (st = sim_jsonf_int_opt(cfg, path, "no_rope_layer_interval", 1, m->layers, 4, &interval,
+                                err)))
+        return st;
+    if (m->experts == 0)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'num_local_experts' is missing; a llama4_text config needs "
+                        "its routed experts",
+                        path);
+    m->moe_intermediate = m->intermediate;
+    m->shared_intermediate = m->intermediate;
+    m->intermediate = dense_width;
+    const cJSON *moe = sim_jsonf_find(cfg, "moe_layers");
+    if (moe) {
+        if (!cJSON_IsArray(moe))
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: field 'moe_layers' is not a list, expected layer indices", path);
+        m->moe_layers = 0;
+        const cJSON *it;
+        cJSON_ArrayForEach(it, moe)
+        {
+            if (!cJSON_IsNumber(it) || !(it->valuedouble >= 0 && it->valuedouble < (double)m->layers))
+                return sim_fail(err, SIM_EINPUT,
+                                "%s: field 'moe_layers' holds a value that is not a layer index "
+                                "in [0, %lld)",
+                                path, (long long)m->layers);
+            m->moe_layers++;
+        }
+    } else {
+        m->moe_layers = (m->layers - (step - 1) + step - 1) / step;
+    }
+    /* the chunked (RoPE) layers */
+    int64_t rope = 0;
+    const cJSON *nr = sim_jsonf_find(cfg, "no_rope_layers");
+    if (cJSON_IsArray(nr) && cJSON_GetArraySize(nr) > 0) {
+        if (cJSON_GetArraySize(nr) != m->layers)
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: field 'no_rope_layers' has %d entries, expected one 0 or 1 per "
+                            "layer (%lld)",
+                            path, cJSON_GetArraySize(nr), (long long)m->layers);
+        const cJSON *it;
+        cJSON_ArrayForEach(it, nr)
+        {
+            if (!cJSON_IsNumber(it) || (it->valuedouble != 0.0 && it->valuedouble != 1.0))
+                return sim_fail(err, SIM_EINPUT,
+                                "%s: field 'no_rope_layers' holds a value other than 0 or 1", path);
+            rope += it->valuedouble == 1.0;
+        }
+    } else {
+        for (int64_t i = 0; i < m->layers; i++)
+            rope += (i + 1) % interval != 0;
+    }
+    if (chunk > 0 && chunk < m->max_positions && rope > 0) {
+        m->sliding_window = chunk;
+        m->sliding_layers = rope;
+        m->chunked_attn = true;
+    }
+    return SIM_OK;
+}
+
+/* Llama 4's vision tower (vision_config, a ViT) and its projector: parameters only, held in GPU
+ * memory by an engine that serves the checkpoint; images are not priced. Per the checkpoint's
+ * tensors (Llama-4-Scout-17B-16E): class embedding h, positions ((image / patch)^2 + 1) x h,
+ * patch projection 3 x patch^2 x h, pre and post LayerNorms 4h; per layer q, k, v, o with
+ * biases 4h^2 + 4h, fc1 h x f + f, fc2 f x h + h, two LayerNorms 4h; the pixel-shuffle adapter
+ * f x p_in and p_in x p_out (f = h / ratio^2), the projector vision_output_dim x hidden. */
+static sim_status read_llama4_vision(const cJSON *root, const char *path, sim_model *m,
+                                     sim_err *err)
+{
+    const cJSON *v = sim_jsonf_find(root, "vision_config");
+    if (!v)
+        return SIM_OK;
+    int64_t h, f, layers, image, patch, p_in, p_out, out_dim;
+    const int64_t big = (int64_t)1 << 20;
+    sim_status st;
+    if ((st = sim_jsonf_int(v, path, "hidden_size", 1, big, &h, err)) ||
+        (st = sim_jsonf_int(v, path, "intermediate_size", 1, 8 * big, &f, err)) ||
+        (st = sim_jsonf_int(v, path, "num_hidden_layers", 1, 1000, &layers, err)) ||
+        (st = sim_jsonf_int(v, path, "image_size", 1, big, &image, err)) ||
+        (st = sim_jsonf_int(v, path, "patch_size", 1, big, &patch, err)) ||
+        (st = sim_jsonf_int(v, path, "projector_input_dim", 1, big, &p_in, err)) ||
+        (st = sim_jsonf_int(v, path, "projector_output_dim", 1, big, &p_out, err)) ||
+        (st = sim_jsonf_int(v, path, "vision_output_dim", 1, big, &out_dim, err)))
+        return st;
+    const double H = (double)h, F = (double)f, side = (double)(image / patch);
+    double p = H + (side * side + 1.0) * H + 3.0 * (double)(patch * patch) * H + 4.0 * H;
+    p += (double)layers * (4.0 * H * H + 4.0 * H + 2.0 * H * F + F + H + 4.0 * H);
+    p += F * (double)p_in + (double)p_in * (double)p_out;
+    p += (double)out_dim * (double)m->hidden;
+    m->vision_params = p;
+    return SIM_OK;
+}
+
+/* Gemma 3 (gemma3_text; transformers' Gemma3TextConfig and modeling_gemma3.py): every
+ * sliding_window_pattern-th layer (default 6: layers 5, 11, ...) attends to everything, the others
+ * within sliding_window, unless layer_types lists them; four RMSNorms a layer (before and after
+ * attention and the MLP) and per-head q/k RMSNorms; the GeGLU MLP has the gated MLP's three
+ * matrices. The SigLIP vision tower of the gemma3 wrapper is not priced (nor its ~0.4 B weights
+ * counted). */
+static sim_status read_gemma3(const cJSON *cfg, const char *path, sim_model *m, sim_err *err)
+{
+    int64_t pattern = 6;
+    sim_status st = sim_jsonf_int_opt(cfg, path, "sliding_window_pattern", 1, m->layers, 6,
+                                      &pattern, err);
+    if (st)
+        return st;
+    m->extra_norms = 2;
+    m->qk_norm = true;
+    if (!sim_jsonf_find(cfg, "layer_types") && m->sliding_window > 0) {
+        m->sliding_layers = 0;
+        for (int64_t i = 0; i < m->layers; i++)
+            m->sliding_layers += (i + 1) % pattern != 0;
+    }
+    return SIM_OK;
+}
+
+static bool is_llama4(const cJSON *root)
+{
+    const cJSON *t = sim_jsonf_find(root, "model_type");
+    return cJSON_IsString(t) && strcmp(t->valuestring, "llama4") == 0;
 }
 
 /* The family-specific parts: MoE, MLA, per-layer attention, gpt-oss and Qwen3 extras. */
@@ -290,6 +546,10 @@ static sim_status read_architecture(const cJSON *cfg, const char *path, sim_mode
     m->attn_sinks = gpt_oss;
     m->o_bias = gpt_oss && m->qkv_bias;
     m->qk_norm = type && (strcmp(type, "qwen3") == 0 || strcmp(type, "qwen3_moe") == 0);
+    if (type && strcmp(type, "llama4_text") == 0)
+        return read_llama4(cfg, path, m, err);
+    if (type && strcmp(type, "gemma3_text") == 0)
+        return read_gemma3(cfg, path, m, err);
     return SIM_OK;
 }
 
@@ -304,9 +564,12 @@ sim_status sim_model_load(const char *path, sim_model *m, sim_err *err)
     const cJSON *text = sim_jsonf_find(root, "text_config");
     if (!sim_jsonf_find(root, "hidden_size") && cJSON_IsObject(text))
         cfg = text;
-    if (!(st = read_shape(cfg, path, m, err)) &&
+    if (!(st = check_family(root, cfg, path, err)) && !(st = read_shape(cfg, path, m, err)) &&
         !(st = read_attention_options(cfg, path, m, err)) &&
         !(st = read_architecture(cfg, path, m, err)) && !(st = read_dtype(cfg, path, m, err)) &&
+        /* a wrapper's text_config may leave the dtype to the wrapper (Gemma 3) */
+        !(st = !m->dtype_known && root != cfg ? read_dtype(root, path, m, err) : SIM_OK) &&
+        !(st = root != cfg && is_llama4(root) ? read_llama4_vision(root, path, m, err) : SIM_OK) &&
         !(st = sim_quant_read(sim_jsonf_find(root, "quantization_config") ? root : cfg, path,
                               &m->quant, err))) {
         snprintf(m->path, sizeof m->path, "%s", path);
@@ -363,7 +626,7 @@ static double layers_params(const sim_model *m, double experts)
 {
     double d = (double)m->hidden, f = (double)m->intermediate;
     double dense_layers = (double)(m->layers - m->moe_layers);
-    double per_layer = sim_model_attn_params(m) + 2.0 * d; /* two RMSNorm weight vectors */
+    double per_layer = sim_model_attn_params(m) + (double)(2 + m->extra_norms) * d; /* RMSNorms */
     return (double)m->layers * per_layer + dense_layers * 3.0 * d * f +
            (double)m->moe_layers * moe_mlp_params(m, experts);
 }
@@ -381,61 +644,11 @@ double sim_model_embedding_params(const sim_model *m)
 double sim_model_params(const sim_model *m)
 {
     double embed = sim_model_embedding_params(m) * (m->tied_embeddings ? 1.0 : 2.0);
-    return layers_params(m, (double)m->experts) + embed + (double)m->hidden;
+    return layers_params(m, (double)m->experts) + embed + (double)m->hidden + m->vision_params;
 }
 
 double sim_model_active_params(const sim_model *m)
 {
     return layers_params(m, (double)m->experts_per_tok) + sim_model_embedding_params(m) +
            (double)m->hidden;
-}
-
-/* Whether the JSON file at path lists `id` in its infersim_hf_ids. */
-static bool lists_hf_id(const char *path, const char *id)
-{
-    cJSON *root;
-    if (sim_jsonf_load(path, &root, NULL))
-        return false;
-    const cJSON *ids = sim_jsonf_find(root, "infersim_hf_ids");
-    bool hit = false;
-    const cJSON *it;
-    cJSON_ArrayForEach(it, ids) hit |= cJSON_IsString(it) && strcasecmp(it->valuestring, id) == 0;
-    cJSON_Delete(root);
-    return hit;
-}
-
-/* The first file of DIR (in name order, so the answer never depends on the file system) that
- * lists id. */
-static bool find_hf_in(const char *dir, const char *id, char *out, size_t len)
-{
-    struct dirent **names = NULL;
-    int n = scandir(dir, &names, NULL, alphasort);
-    bool found = false;
-    for (int i = 0; i < n; i++) {
-        const char *nm = names[i]->d_name;
-        size_t l = strlen(nm);
-        char path[PATH_MAX + 256];
-        if (!found && l > 5 && strcmp(nm + l - 5, ".json") == 0 &&
-            snprintf(path, sizeof path, "%s/%s", dir, nm) < (int)len && lists_hf_id(path, id)) {
-            snprintf(out, len, "%s", path);
-            found = true;
-        }
-        free(names[i]);
-    }
-    free(names);
-    return found;
-}
-
-bool sim_model_find_hf(const char *id, char *out, size_t len)
-{
-    char buf[SIM_FIND_MAX_ROOTS * PATH_MAX];
-    const char *roots[SIM_FIND_MAX_ROOTS];
-    size_t n = sim_find_roots(buf, PATH_MAX, roots);
-    for (size_t i = 0; i < n; i++) {
-        char dir[PATH_MAX + 16];
-        snprintf(dir, sizeof dir, "%s/models", roots[i]);
-        if (find_hf_in(strcmp(roots[i], ".") == 0 ? "models" : dir, id, out, len))
-            return true;
-    }
-    return false;
 }

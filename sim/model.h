@@ -65,6 +65,11 @@ typedef struct sim_model {
     bool attn_sinks;        /* a learned sink logit per head (gpt-oss) */
     bool o_bias;            /* o_proj carries a bias (gpt-oss) */
     bool qk_norm;           /* per-head RMSNorm of q and k (Qwen3) */
+    int64_t extra_norms;    /* RMSNorm weight vectors a layer has beyond the usual two (Gemma 3: 2) */
+    bool chunked_attn;      /* the sliding_layers attend within aligned chunks of sliding_window
+                               tokens (Llama 4's iRoPE), not a sliding window */
+    double vision_params;   /* a multimodal checkpoint's vision tower and projector (Llama 4);
+                               held in memory, images not priced */
     /* mixture of experts: experts == 0 is a dense model */
     int64_t experts;             /* E: routed experts per MoE layer */
     int64_t experts_per_tok;     /* k: experts each token is routed to */

@@ -27,7 +27,9 @@ sim_status sim_sched_init(sim_sched *s, const sim_sched_cfg *cfg, const sim_kvca
                         ? SIM_EINTERNAL
                         : SIM_OK;
     if (!st && cfg->prefix_block_tokens > 0) {
-        int64_t per = cfg->prefix_block_tokens / kv->block_size;
+        /* a cached hash block holds its tokens' blocks in every full block table; sliding
+         * tables keep only their window, allocated per request (extra_blocks) */
+        int64_t per = cfg->prefix_block_tokens / kv->block_size * kv->full_groups;
         st = sim_prefix_init(&s->prefix, cfg->prefix_block_tokens, per,
                              (size_t)(kv->total_blocks / per + 1));
     }
@@ -127,10 +129,16 @@ static int64_t held_tokens(const sim_sched *s, const sim_seq *r, int64_t tokens)
     return tokens;
 }
 
-/* Blocks a request needs beyond those it holds to cache `tokens` tokens. */
-static int64_t extra_blocks(const sim_sched *s, const sim_seq *r, int64_t tokens)
+/* Blocks a request needs beyond those it holds to cache `tokens` tokens. Sliding-window block
+ * tables (kvcache.h) first give back the blocks the window has left behind. */
+static int64_t extra_blocks(sim_sched *s, sim_seq *r, int64_t tokens)
 {
-    int64_t need = sim_kvcache_blocks_for(&s->kv, held_tokens(s, r, tokens)) - r->blocks;
+    int64_t need = sim_kvcache_blocks_held(&s->kv, r->computed, held_tokens(s, r, tokens)) -
+                   r->blocks;
+    if (need < 0 && s->kv.swa_groups > 0) {
+        sim_kvcache_release(&s->kv, -need);
+        r->blocks += (int32_t)need;
+    }
     return need > 0 ? need : 0;
 }
 

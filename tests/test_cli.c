@@ -2326,6 +2326,39 @@ static int files_named(const char *dir, const char *prefix, const char *suffix)
     return n;
 }
 
+/* Every shipped file in models/ runs `run`, `serve` and `sweep` (on 8 H200s, which hold the
+ * largest of them): exit 0, output, no warning (sweep prints its summary on stderr). */
+static void test_every_shipped_model_runs(void **state)
+{
+    (void)state;
+    char dir[512], a[1024];
+    snprintf(dir, sizeof dir, "%s/models", tu_root());
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    static const char *const cmds[] = {
+        "run --batch 4 --input-len 512 --output-len 64",
+        "serve --num-prompts 20 --random-input-len 512 --random-output-len 64",
+        "sweep serve --num-prompts 10 --random-input-len 256,512 --random-output-len 32 "
+        "--threads 1"};
+    int models = 0;
+    for (struct dirent *e = readdir(d); e; e = readdir(d)) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
+            continue;
+        models++;
+        for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+            snprintf(a, sizeof a, "%s --model %s/%s --hw h200 --tp 8", cmds[i], dir, e->d_name);
+            run(a);
+            if (R.rc != 0 || !R.out[0] || strstr(R.err, "warning")) {
+                print_error("'%s': rc %d, stderr '%s'\n", a, R.rc, R.err);
+                fail();
+            }
+        }
+    }
+    closedir(d);
+    assert_true(models >= 20);
+}
+
 /* Every command, and sweep's subcommands, answer --help on stdout with exit 0. */
 static void test_help_everywhere(void **state)
 {
@@ -2870,6 +2903,7 @@ int main(void)
         cmocka_unit_test(test_engine_length_limits),
         cmocka_unit_test(test_compare_reads_the_result),
         cmocka_unit_test(test_help_everywhere),
+        cmocka_unit_test(test_every_shipped_model_runs),
         cmocka_unit_test(test_validation_spec_rows),
         cmocka_unit_test(test_vllm_command_line),
         cmocka_unit_test(test_datasheet_device),

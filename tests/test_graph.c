@@ -94,6 +94,12 @@ static void test_attention_pairs(void **state)
     assert_near(sim_graph_attn_pairs(10, 0, 4), 34.0, 0);
     /* decode far past a window sees the window only */
     assert_near(sim_graph_attn_pairs(1, 9999, 4096), 4096.0, 0);
+    /* chunked local attention (Llama 4): tokens 6, 7 see 7, 8 keys; 8, 9 (the next chunk) 1, 2 */
+    assert_near(sim_graph_chunk_pairs(4, 6, 8), 18.0, 0);
+    /* a decode at position 10,000, chunks of 8192: 10000 - 8192 + 1 = 1809 keys */
+    assert_near(sim_graph_chunk_pairs(1, 10000, 8192), 1809.0, 0);
+    /* a 16,384-token prefill: two whole chunks, 2 x 8192 x 8193 / 2 */
+    assert_near(sim_graph_chunk_pairs(16384, 0, 8192), 67117056.0, 0);
 }
 
 static void test_kv_heads_replicated(void **state)

@@ -33,6 +33,47 @@ static void test_plan_numbers(void **state)
     assert_int_equal(r.max_batch, 159);
 }
 
+/* KV bytes per sequence with sliding-window layers: gpt-oss-120b, bf16 KV, TP 1: 2 (K, V) x 8
+ * heads x 64 x 2 B = 2048 B per token per layer; 18 full layers keep every token, 18 sliding
+ * ones their last 128. 4K: 18 x 2048 x 4096 + 18 x 2048 x 128 = 150,994,944 + 4,718,592 =
+ * 155,713,536 B (all 36 at full length: 301,989,888). 128K: 18 x 2048 x 131072 + 4,718,592 =
+ * 4,836,556,800 B (9,663,676,416). Mistral-7B (every layer sliding, window 4096, 32 x 2 x 8 x
+ * 128 x 2 = 131,072 B per token): 4096 x 131,072 = 536,870,912 B at 4K and at its 32K alike. */
+static void test_kv_bytes_per_seq_sliding(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("gpt-oss-120b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_step_cfg c = cfg_for(&m, &hw, 1, SIM_DT_BF16);
+    assert_near(sim_mem_kv_bytes_per_token(&c), 73728.0, 0);
+    assert_near(sim_mem_kv_bytes_per_seq(&c, 4096.0), 155713536.0, 0);
+    assert_near(sim_mem_kv_bytes_per_seq(&c, 131072.0), 4836556800.0, 0);
+    assert_near(sim_mem_kv_bytes_per_seq(&c, 100.0), 100.0 * 73728.0, 0); /* inside the window */
+    sim_model mi = tu_model("mistral-7b");
+    c = cfg_for(&mi, &hw, 1, SIM_DT_BF16);
+    assert_near(sim_mem_kv_bytes_per_seq(&c, 4096.0), 536870912.0, 0);
+    assert_near(sim_mem_kv_bytes_per_seq(&c, 32768.0), 536870912.0, 0);
+    /* Llama 4 Scout (2 x 8 x 128 x 2 = 4096 B per token per layer, 12 full + 36 chunked layers
+     * of 8192): 4K, inside one chunk, 48 x 4096 x 4096 = 805,306,368 B; 128K: 12 x 4096 x 131072
+     * + 36 x 4096 x 8192 = 6,442,450,944 + 1,207,959,552 = 7,650,410,496 B (25,769,803,776 at
+     * full length) */
+    sim_model l4 = tu_model("llama-4-scout");
+    c = cfg_for(&l4, &hw, 1, SIM_DT_BF16);
+    assert_near(sim_mem_kv_bytes_per_seq(&c, 4096.0), 805306368.0, 0);
+    assert_near(sim_mem_kv_bytes_per_seq(&c, 131072.0), 7650410496.0, 0);
+    /* Gemma 3 27B (2 x 16 x 128 x 2 = 8192 B per token per layer, 10 full + 52 sliding of 1024):
+     * 4K: 10 x 8192 x 4096 + 52 x 8192 x 1024 = 335,544,320 + 436,207,616 = 771,751,936 B; 128K:
+     * 10 x 8192 x 131072 + 436,207,616 = 11,173,625,856 B (66,571,993,088 at full length) */
+    sim_model g3 = tu_model("gemma-3-27b");
+    c = cfg_for(&g3, &hw, 1, SIM_DT_BF16);
+    assert_near(sim_mem_kv_bytes_per_seq(&c, 4096.0), 771751936.0, 0);
+    assert_near(sim_mem_kv_bytes_per_seq(&c, 131072.0), 11173625856.0, 0);
+    /* a uniform model: tokens x per token */
+    sim_model l = tu_model("llama-3.1-8b");
+    c = cfg_for(&l, &hw, 1, SIM_DT_BF16);
+    assert_near(sim_mem_kv_bytes_per_seq(&c, 4096.0), 4096.0 * 131072.0, 0);
+}
+
 static void test_plan_of_free_memory(void **state)
 {
     (void)state;
@@ -138,6 +179,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plan_numbers),
+        cmocka_unit_test(test_kv_bytes_per_seq_sliding),
         cmocka_unit_test(test_kv_capacity),
         cmocka_unit_test(test_kv_capacity_of_free_memory),
         cmocka_unit_test(test_plan_of_free_memory),

@@ -291,7 +291,7 @@ static void test_defaults_and_wrappers(void **state)
     assert_int_equal(m.dtype, SIM_DT_BF16); /* float32 checkpoints are served in bf16 */
     /* multimodal wrapper: the language model sits under text_config */
     assert_int_equal(
-        load_text("{\"model_type\": \"mllama\", \"text_config\": {" DENSE_FIELDS "}}", &m, &err),
+        load_text("{\"model_type\": \"llava\", \"text_config\": {" DENSE_FIELDS "}}", &m, &err),
         SIM_OK);
     assert_int_equal(m.intermediate, 14336);
     /* no torch_dtype: loads, but says so (the command line then asks for --weight-dtype) */
@@ -352,6 +352,151 @@ static void test_bad_fields(void **state)
     }
 }
 
+/* Llama 4 by hand, d = 5120, V = 202048, 48 layers. Attention per layer: q and o 5120 x 5120,
+ * k and v 5120 x 1024: 62,914,560, plus two norms 10,240. One expert (routed or the shared one)
+ * 3 x 5120 x 8192 = 125,829,120; a dense MLP 3 x 5120 x 16384 = 251,658,240; router 5120 x E.
+ * Embedding and LM head 1,034,485,760 each; final norm 5120. Vision tower (34 layers of h 1408,
+ * f 5632): 34 x (4h^2 + 4h + 2hf + f + h + 4h) = 809,467,648, class 1408, positions 577 x 1408
+ * = 812,416, patches 588 x 1408 = 827,904, pre/post norms 5632, adapter 5632 x 4096 + 4096^2 =
+ * 39,845,888, projector 4096 x 5120 = 20,971,520: 871,932,416.
+ * Scout (16 experts, every layer MoE): 48 x (62,924,800 + 17 x 125,829,120 + 81,920) +
+ * 2,068,971,520 + 5120 + 871,932,416 = 108,641,793,536 (card: 109B, -0.33 %). Active, the
+ * embedding counted as the card does: 48 x (62,924,800 + 2 x 125,829,120 + 81,920) + 5120 +
+ * 2 x 1,034,485,760 = 17,172,894,720 (card: 17B, +1.02 %: the card rounds).
+ * Maverick (128 experts, MoE every 2nd layer: 24 MoE, 24 dense): 24 x (62,924,800 + 129 x
+ * 125,829,120 + 655,360) + 24 x (62,924,800 + 251,658,240) + 2,068,971,520 + 5120 + 871,932,416
+ * = 401,583,781,376 (card: 400B, +0.40 %); active 24 x (62,924,800 + 2 x 125,829,120 + 655,360)
+ * + 24 x 314,583,040 + 5120 + 2,068,971,520 = 17,184,691,200 (card 17B, +1.09 %). */
+static void test_llama4(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("llama-4-scout");
+    assert_int_equal(m.moe_layers, 48);
+    assert_int_equal(m.experts, 16);
+    assert_int_equal(m.experts_per_tok, 1);
+    assert_int_equal(m.intermediate, 16384);
+    assert_int_equal(m.moe_intermediate, 8192);
+    assert_int_equal(m.shared_intermediate, 8192);
+    assert_false(m.shared_expert_gate);
+    assert_true(m.chunked_attn);
+    assert_int_equal(m.sliding_layers, 36); /* no_rope_layers: 1, 1, 1, 0 repeated */
+    assert_int_equal(m.sliding_window, 8192);
+    assert_false(m.qk_norm); /* weightless L2 norm */
+    assert_near(m.vision_params, 871932416.0, 0);
+    assert_near(sim_model_params(&m), 108641793536.0, 0);
+    assert_near(sim_model_active_params(&m) + sim_model_embedding_params(&m), 17172894720.0, 0);
+    assert_near(sim_model_params(&m), 109e9, 0.01);
+    assert_near(sim_model_active_params(&m) + sim_model_embedding_params(&m), 17e9, 0.011);
+    m = tu_model("llama-4-maverick");
+    assert_int_equal(m.moe_layers, 24);
+    assert_int_equal(m.experts, 128);
+    assert_int_equal(m.sliding_layers, 36); /* no list: every 4th layer NoPE (interval 4) */
+    assert_near(sim_model_params(&m), 401583781376.0, 0);
+    assert_near(sim_model_active_params(&m) + sim_model_embedding_params(&m), 17184691200.0, 0);
+    assert_near(sim_model_params(&m), 400e9, 0.01);
+    assert_near(sim_model_active_params(&m) + sim_model_embedding_params(&m), 17e9, 0.011);
+}
+
+/* Gemma 3 27B by hand (d 5376, 32 heads and 16 KV heads of 128, f 21504, 62 layers, V 262208
+ * tied): a layer 2 x 5376 x 4096 + 2 x 5376 x 2048 = 66,060,288 (attention) + 256 (q/k norms)
+ * + 3 x 5376 x 21504 = 346,816,512 + 4 x 5376 = 21,504 (norms) = 412,898,560; x 62 +
+ * 1,409,630,208 + 5376 = 27,009,346,304 (card: 27B, +0.03 %; the SigLIP tower is not counted).
+ * Layers 5, 11, ..., 59 attend to everything: 10 full, 52 sliding of 1024. */
+static void test_gemma3(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("gemma-3-27b");
+    assert_int_equal(m.vocab, 262208);
+    assert_int_equal(m.max_positions, 131072);
+    assert_true(m.tied_embeddings);
+    assert_true(m.dtype_known); /* the wrapper's torch_dtype */
+    assert_int_equal(m.sliding_layers, 52);
+    assert_int_equal(m.sliding_window, 1024);
+    assert_int_equal(m.extra_norms, 2);
+    assert_near(sim_model_params(&m), 27009346304.0, 0);
+    assert_near(sim_model_params(&m), 27e9, 0.01);
+}
+
+/* A family, wrapper, architecture or layer kind infersim does not price is refused naming the
+ * field and its value, before any shape field is asked for (a Mamba config has no
+ * num_attention_heads; it must not fail on that). A priced family missing a field names it. */
+static void test_unpriced_families(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        const char *field, *value;
+    } cases[] = {
+        /* state-spaces/mamba-2.8b-hf's config: d_model-less hidden_size, no attention fields */
+        {"{\"model_type\": \"mamba\", \"architectures\": [\"MambaForCausalLM\"], "
+         "\"hidden_size\": 2560, \"num_hidden_layers\": 64, \"state_size\": 16}",
+         "model_type", "mamba"},
+        {"{" DENSE_FIELDS ", \"architectures\": [\"Qwen3NextForCausalLM\"]}", "architectures",
+         "Qwen3NextForCausalLM"},
+        {"{" DENSE_FIELDS ", \"model_type\": \"qwen3_next\"}", "model_type", "qwen3_next"},
+        {"{" DENSE_FIELDS ", \"linear_num_value_heads\": 32}", "linear_num_value_heads",
+         "DeltaNet"},
+        {"{" DENSE_FIELDS ", \"hybrid_override_pattern\": \"M-M*\"}", "hybrid_override_pattern",
+         "Mamba"},
+        {"{" DENSE_FIELDS ", \"model_type\": \"deepseek_v32\"}", "model_type", "deepseek_v32"},
+        {"{" DENSE_FIELDS ", \"index_topk\": 2048}", "index_topk", "DSA"},
+        {"{\"model_type\": \"mllama\", \"text_config\": {" DENSE_FIELDS "}}", "model_type",
+         "mllama"},
+        {"{\"model_type\": \"llava\", \"text_config\": {" DENSE_FIELDS
+         ", \"model_type\": \"gemma2\"}}",
+         "model_type", "gemma2"},
+        {"{" DENSE_FIELDS ", \"mamba_d_state\": 128}", "mamba_d_state", "Mamba"},
+        /* Llama 4's own fields, malformed */
+        {"{\"model_type\": \"llama4_text\", " DENSE_FIELDS ", \"num_local_experts\": 16, "
+         "\"num_experts_per_tok\": 1, \"intermediate_size_mlp\": 16384, \"moe_layers\": \"all\"}",
+         "moe_layers", "not a list"},
+        {"{\"model_type\": \"llama4_text\", " DENSE_FIELDS ", \"num_local_experts\": 16, "
+         "\"num_experts_per_tok\": 1, \"intermediate_size_mlp\": 16384, \"moe_layers\": [99]}",
+         "moe_layers", "layer index"},
+        {"{\"model_type\": \"llama4_text\", " DENSE_FIELDS ", \"num_local_experts\": 16, "
+         "\"num_experts_per_tok\": 1, \"intermediate_size_mlp\": 16384, "
+         "\"no_rope_layers\": [1, 0]}",
+         "no_rope_layers", "2 entries"},
+        {"{\"model_type\": \"llama4_text\", " DENSE_FIELDS ", \"intermediate_size_mlp\": 16384}",
+         "num_local_experts", "missing"},
+        /* a priced family missing a field it needs: Llama 4 without its dense MLP width */
+        {"{\"model_type\": \"llama4_text\", " DENSE_FIELDS ", \"num_local_experts\": 16, "
+         "\"num_experts_per_tok\": 1}",
+         "intermediate_size_mlp", "missing"},
+        {"{" DENSE_FIELDS ", \"architectures\": \"LlamaForCausalLM\"}", "architectures",
+         "not a list"},
+        {"{\"hidden_size\": 64, \"intermediate_size\": 128, \"num_hidden_layers\": 2, "
+         "\"num_attention_heads\": 4, \"vocab_size\": 10, \"max_position_embeddings\": 4096, "
+         "\"sliding_window\": 128, \"layer_types\": [\"full_attention\", \"linear_attention\"]}",
+         "layer_types", "linear_attention"},
+        /* a priced family (gpt_oss) without a field it needs */
+        {"{\"model_type\": \"gpt_oss\", \"hidden_size\": 2880, \"intermediate_size\": 2880, "
+         "\"num_hidden_layers\": 36, \"vocab_size\": 201088, \"max_position_embeddings\": 131072}",
+         "num_attention_heads", "missing"},
+        {"{" DENSE_FIELDS ", \"model_type\": \"qwen3_moe\", \"num_experts\": 128, "
+         "\"num_experts_per_tok\": 8}",
+         "moe_intermediate_size", "missing"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sim_model m;
+        sim_err err = {{0}};
+        assert_int_equal(load_text(cases[i].text, &m, &err), SIM_EINPUT);
+        if (!strstr(err.msg, cases[i].field) || !strstr(err.msg, cases[i].value) ||
+            !strstr(err.msg, tu_tmpdir())) {
+            print_error("case %zu: '%s' does not name %s, %s and the file\n", i, err.msg,
+                        cases[i].field, cases[i].value);
+            fail();
+        }
+    }
+    /* every shipped family still loads: a priced model_type with its architecture */
+    sim_model m;
+    sim_err err = {{0}};
+    assert_int_equal(load_text("{" DENSE_FIELDS ", \"model_type\": \"llama\", "
+                               "\"architectures\": [\"LlamaForCausalLM\"]}",
+                               &m, &err),
+                     SIM_OK);
+}
+
 /* --model meta-llama/Llama-3.1-8B-Instruct: the shipped file that lists the id (CTest sets
  * INFERSIM_DATA to the source tree, one of the roots searched). */
 static void test_hugging_face_ids(void **state)
@@ -396,7 +541,9 @@ int main(void)
         cmocka_unit_test(test_kv_bytes_per_token),    cmocka_unit_test(test_moe_configs),
         cmocka_unit_test(test_mla_and_layer_types),   cmocka_unit_test(test_moe_param_counts),
         cmocka_unit_test(test_defaults_and_wrappers), cmocka_unit_test(test_bad_fields),
-        cmocka_unit_test(test_hugging_face_ids),
+        cmocka_unit_test(test_hugging_face_ids),      cmocka_unit_test(test_unpriced_families),
+        cmocka_unit_test(test_llama4),
+        cmocka_unit_test(test_gemma3),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

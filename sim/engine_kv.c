@@ -1,0 +1,53 @@
+/* engine_kv.c - the KV cache an engine cuts its blocks from: the capacity, vLLM's hybrid KV cache
+ * groups (sliding and chunked layers), and the blocks that follow (declared in engine.h). */
+#include "engine.h"
+
+#include <math.h>
+
+#include "pp.h"
+
+double sim_engine_kv_capacity_bytes(const sim_engine_cfg *cfg)
+{
+    return sim_mem_kv_capacity_bytes(&cfg->step, cfg->mem_util, cfg->sched.max_num_batched_tokens,
+                                     cfg->sched.max_num_seqs,
+                                     sim_spec_mem_extra(cfg->spec, &cfg->step).weight_bytes);
+}
+
+sim_engine_kv_groups sim_engine_kv_groups_of(const sim_engine_cfg *cfg)
+{
+    const sim_model *m = cfg->step.model;
+    sim_engine_kv_groups g = {.full = 1, .swa = 0, .layers_per_block = m->layers, .window = 0};
+    const int64_t ns = m->sliding_layers, nf = m->layers - m->sliding_layers;
+    /* vLLM v1 (chunked prefill) only, one pipeline stage, no draft model's KV: the other
+     * engines and those layouts still size every layer at full length (README "Model
+     * families") */
+    const bool vllm_v1 = cfg->sched.policy == SIM_POLICY_VLLM && cfg->sched.chunked_prefill;
+    if (!vllm_v1 || cfg->no_hybrid_kv || ns == 0 || nf == 0 || m->sliding_window <= 0 ||
+        sim_pp_stages(&cfg->step) > 1 || sim_spec_active(cfg->spec))
+        return g;
+    /* vllm/v1/core/kv_cache_utils.py, _get_kv_cache_groups_uniform_page_size: the group size is
+     * the fewest layers of any attention type, or the most when max < 1.5 x min; each type is
+     * cut into cdiv(count, size) groups (the last padded); get_kv_cache_config_from_groups
+     * gives each block page_size x group size bytes. gpt-oss (18 + 18): one full and one
+     * sliding group of 18 layers; 10 full + 52 sliding: groups of 10, 1 full and 6 sliding. */
+    int64_t lo = nf < ns ? nf : ns, hi = nf < ns ? ns : nf;
+    int64_t size = 2 * hi < 3 * lo ? hi : lo;
+    g.full = (nf + size - 1) / size;
+    g.swa = (ns + size - 1) / size;
+    g.layers_per_block = size;
+    g.window = m->sliding_window;
+    g.chunked = m->chunked_attn;
+    return g;
+}
+
+int64_t sim_engine_kv_blocks(const sim_engine_cfg *cfg)
+{
+    /* a block holds block_size tokens of the target's KV and of the draft's, in
+     * layers_per_block of the model's layers (all of them unless vLLM groups them) */
+    const sim_engine_kv_groups g = sim_engine_kv_groups_of(cfg);
+    double per_token = sim_mem_kv_bytes_per_token(&cfg->step) * (double)g.layers_per_block /
+                           (double)cfg->step.model->layers +
+                       sim_spec_mem_extra(cfg->spec, &cfg->step).kv_bytes_per_token;
+    double bytes = sim_engine_kv_capacity_bytes(cfg);
+    return bytes > 0.0 ? (int64_t)floor(bytes / ((double)cfg->block_size * per_token)) : 0;
+}
