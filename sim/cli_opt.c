@@ -232,6 +232,24 @@ const cli_opt_def cli_opt_table[] = {
       "exit 1 if any op-level size bucket's median |error| (%) is above this"),
     O("--max-e2e-median", CLI_OPT_NUM, max_e2e_median, 0, 1000, CLI_OPT_CMD_VALIDATE,
       "exit 1 if the end-to-end median |error| (%) is above this"),
+    O("--uncertainty", CLI_OPT_INT, uncertainty, 0, 1000, CLI_OPT_CMD_ENGINE,
+      "N parameter draws for the 80 % bands, 0: off (default: run 16; serve 8, each on the "
+      "first tenth of the requests)"),
+    O("--uncertainty-table", CLI_OPT_STR, unc_table, 0, 0,
+      CLI_OPT_CMD_ENGINE | CLI_OPT_CMD_VALIDATE,
+      "the error table the draws read (default tools/data/uncertainty.csv)"),
+    O("--uncertainty-out", CLI_OPT_STR, unc_out, 0, 0, CLI_OPT_CMD_VALIDATE,
+      "write the error table built from the rows to FILE (- : stdout)"),
+    O("--coverage-draws", CLI_OPT_INT, coverage_draws, 0, 1000, CLI_OPT_CMD_VALIDATE,
+      "draws per end-to-end row for the bands' coverage, 0: none (default 20)"),
+    O("--min-coverage", CLI_OPT_NUM, min_coverage, 0, 100, CLI_OPT_CMD_VALIDATE,
+      "exit 1 if the 80 % bands hold fewer end-to-end rows (%) than this"),
+    O("--max-coverage", CLI_OPT_NUM, max_coverage, 0, 100, CLI_OPT_CMD_VALIDATE,
+      "exit 1 if they hold more (%) than this"),
+    O("--min-group-coverage", CLI_OPT_NUM, min_group_coverage, 0, 100, CLI_OPT_CMD_VALIDATE,
+      "the same for each group of rows (static, serve, MoE, quantized, device family)"),
+    O("--max-group-coverage", CLI_OPT_NUM, max_group_coverage, 0, 100, CLI_OPT_CMD_VALIDATE,
+      "the same, upper limit, for each group"),
     O("--out", CLI_OPT_STR, out_file, 0, 0, CLI_OPT_CMD_CALIBRATE,
       "write the calibrated device file here (- or default: stdout)"),
     O("--op", CLI_OPT_STR, op, 0, 0, CLI_OPT_CMD_OP,
@@ -256,7 +274,7 @@ const cli_opt_def cli_opt_table[] = {
 };
 #undef O
 const size_t cli_opt_count = sizeof cli_opt_table / sizeof cli_opt_table[0];
-_Static_assert(sizeof cli_opt_table / sizeof cli_opt_table[0] <= 128,
+_Static_assert(sizeof cli_opt_table / sizeof cli_opt_table[0] <= 160,
                "cli_opts.given is too small");
 
 const cli_opt_def *cli_opt_find(const char *name, int mask)
@@ -445,6 +463,8 @@ const cli_opts cli_opt_defaults = {
     .trace_max_mb = 512.0,
     .engine = "vllm",
     .conservativeness = 1.0,
+    .uncertainty = -1,
+    .coverage_draws = 20,
     /* vLLM's prefix_repetition dataset defaults (vllm/benchmarks/datasets.py) */
     .prefix_len = 256,
     .suffix_len = 256,

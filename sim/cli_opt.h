@@ -94,7 +94,11 @@ typedef struct cli_opts {
     int64_t ep;
     bool dp_attention;
     double expert_imbalance;
-    bool given[128]; /* by index into cli_opt_table */
+    /* uncertainty bands (unc.h): draws (-1: the command's default), the table, validate's */
+    int64_t uncertainty, coverage_draws;
+    const char *unc_table, *unc_out;
+    double min_coverage, max_coverage, min_group_coverage, max_group_coverage;
+    bool given[160]; /* by index into cli_opt_table */
 } cli_opts;
 
 typedef struct cli_opt_def {

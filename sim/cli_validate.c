@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "validate.h"
+#include "cli_validate_internal.h"
 
 /* Loads the device or model a validation row names (cached across rows). */
-static const cli_load_entry *row_file(cli_load_cache *c, cli_load_kind kind, const char *name,
+const cli_load_entry *cli_validate_row_file(cli_load_cache *c, cli_load_kind kind, const char *name,
                                       sim_err *err, sim_status *st)
 {
     char path[PATH_MAX];
@@ -37,7 +37,7 @@ static const struct {
     {"vLLM", "vllm"},
 };
 
-static const char *row_engine(const sim_vrow *r)
+const char *cli_validate_row_engine(const sim_vrow *r)
 {
     for (size_t i = 0; i < sizeof row_engines / sizeof row_engines[0]; i++)
         if (strncmp(r->framework, row_engines[i].framework_prefix,
@@ -48,7 +48,7 @@ static const char *row_engine(const sim_vrow *r)
 
 /* A row that measures quantized weights, activations or KV cache; `p`: an end-to-end row's
  * precision as it ran. */
-static bool vrow_quantized(const sim_vrow *r, const sim_prec *p)
+bool cli_validate_row_quantized(const sim_vrow *r, const sim_prec *p)
 {
     if (r->kind == SIM_VK_GEMM)
         return !sim_dtype_is_16bit(r->dtype) || r->weight != r->dtype;
@@ -131,6 +131,53 @@ static sim_status validate_summaries(const cli_opts *o, const char *path, double
     return SIM_OK;
 }
 
+/* Predicts row r. An op row runs on `variant` when given (the device with other efficiencies),
+ * else on its device; an end-to-end row under draw d when given (unc.h: its device and its
+ * engine's overheads moved), else as the files give them. */
+sim_status cli_validate_predict(cli_load_cache *cache, const sim_vrow *r, const sim_hw *variant,
+                                const sim_unc_draw *d, double *pred, sim_prec *prec, sim_err *rerr)
+{
+    sim_status rs;
+    const cli_load_entry *h = cli_validate_row_file(cache, CLI_LOAD_HW, r->hw, rerr, &rs);
+    if (h && sim_vkind_is_op(r->kind))
+        return sim_validate_op(r, variant ? variant : &h->hw, pred, rerr);
+    if (!h)
+        return rs;
+    const cli_load_entry *m = cli_validate_row_file(cache, CLI_LOAD_MODEL, r->model, rerr, &rs);
+    const cli_load_entry *e = m ? cli_validate_row_file(cache, CLI_LOAD_ENGINE, cli_validate_row_engine(r), rerr, &rs) : NULL;
+    /* loading a file may move the cache's entries: look the earlier ones up again (they are
+     * cached now, so this adds nothing and moves nothing) */
+    if (!e)
+        return rs;
+    h = cli_validate_row_file(cache, CLI_LOAD_HW, r->hw, rerr, &rs);
+    m = cli_validate_row_file(cache, CLI_LOAD_MODEL, r->model, rerr, &rs);
+    sim_engprof eng = e->eng; /* the profile as the engine chose it on the row's device */
+    sim_engprof_for_device(&eng, &h->hw, r->tp);
+    sim_engprof_apply_reserve(&eng, &h->hw, r->tp, 1);
+    if ((rs = sim_validate_row_prec(r, &m->model, &h->hw, prec, rerr)))
+        return rs;
+    sim_step_cfg step = cli_load_engine_step(&eng, &m->model);
+    sim_hw *moved = d ? malloc(sizeof *moved) : NULL;
+    if (d && !moved)
+        return sim_fail(rerr, SIM_EINTERNAL, "out of memory");
+    const sim_hw *hw = &h->hw;
+    if (d) {
+        step.hw = &h->hw;
+        step = sim_unc_apply(&step, d, moved);
+        hw = moved;
+    }
+    if (r->kind == SIM_VK_SERVE) {
+        sim_engine_cfg tmpl = {.step = step};
+        cli_load_engine_cfg(&eng, &tmpl);
+        tmpl.max_input_len = 0; /* the benchmark built its engine for its own prompts */
+        rs = sim_validate_serve(r, &m->model, hw, &tmpl, pred, rerr);
+    } else {
+        rs = sim_validate_e2e(r, &m->model, hw, &step, pred, rerr);
+    }
+    free(moved);
+    return rs;
+}
+
 sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
 {
     char path[PATH_MAX];
@@ -146,6 +193,11 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
     for (int g = 0; g < N_GROUPS; g++)
         if (!(errs[g] = malloc((n ? n : 1) * sizeof(double))))
             st = sim_fail(err, SIM_EINTERNAL, "out of memory");
+    double *preds = malloc((n ? n : 1) * sizeof *preds); /* NAN: not in the summaries */
+    if (!preds)
+        st = sim_fail(err, SIM_EINTERNAL, "out of memory");
+    for (size_t i = 0; preds && i < n; i++)
+        preds[i] = NAN;
     fprintf(out, "%4s %-9s %-14s %-14s %-15s %12s %12s %8s\n", "id", "kind", "hw", "metric",
             "detail", "measured", "predicted", "error");
     for (size_t i = 0; i < n && !st; i++) {
@@ -169,39 +221,9 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
             continue;
         }
         sim_err rerr = {{0}};
-        sim_status rs;
         double pred = 0.0;
         sim_prec prec = {0}; /* end-to-end rows: the formats they ran in */
-        const cli_load_entry *h = row_file(&cache, CLI_LOAD_HW, r->hw, &rerr, &rs);
-        if (h && sim_vkind_is_op(r->kind)) {
-            rs = sim_validate_op(r, &h->hw, &pred, &rerr);
-        } else if (h) {
-            const cli_load_entry *m = row_file(&cache, CLI_LOAD_MODEL, r->model, &rerr, &rs);
-            const cli_load_entry *e =
-                m ? row_file(&cache, CLI_LOAD_ENGINE, row_engine(r), &rerr, &rs) : NULL;
-            /* loading a file may move the cache's entries: look the earlier ones up again (they
-             * are cached now, so this adds nothing and moves nothing) */
-            if (e) {
-                h = row_file(&cache, CLI_LOAD_HW, r->hw, &rerr, &rs);
-                m = row_file(&cache, CLI_LOAD_MODEL, r->model, &rerr, &rs);
-            }
-            sim_engprof eng; /* the profile as the engine chose it on the row's device */
-            if (e) {
-                eng = e->eng;
-                sim_engprof_for_device(&eng, &h->hw, r->tp);
-                sim_engprof_apply_reserve(&eng, &h->hw, r->tp, 1);
-                rs = sim_validate_row_prec(r, &m->model, &h->hw, &prec, &rerr);
-            }
-            if (e && !rs && r->kind == SIM_VK_SERVE) {
-                sim_engine_cfg tmpl = {.step = cli_load_engine_step(&eng, &m->model)};
-                cli_load_engine_cfg(&eng, &tmpl);
-                tmpl.max_input_len = 0; /* the benchmark built its engine for its own prompts */
-                rs = sim_validate_serve(r, &m->model, &h->hw, &tmpl, &pred, &rerr);
-            } else if (e && !rs) {
-                const sim_step_cfg tmpl = cli_load_engine_step(&eng, &m->model);
-                rs = sim_validate_e2e(r, &m->model, &h->hw, &tmpl, &pred, &rerr);
-            }
-        }
+        sim_status rs = cli_validate_predict(&cache, r, NULL, NULL, &pred, &prec, &rerr);
         if (rs == SIM_EINTERNAL) {
             *err = rerr;
             st = rs;
@@ -219,10 +241,11 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
             low++;
             continue;
         }
+        preds[i] = pred;
         bool op = sim_vkind_is_op(r->kind);
         int groups[5] = {op ? G_OP : G_E2E, G_ALL, op ? G_KIND + (int)r->kind : -1,
                          op ? G_BUCKET + sim_validate_bucket(r) : -1,
-                         vrow_quantized(r, &prec) ? (op ? G_QOP : G_QE2E)
+                         cli_validate_row_quantized(r, &prec) ? (op ? G_QOP : G_QE2E)
                          : op                     ? -1
                                                   : G_E2E16};
         for (int g = 0; g < 5; g++)
@@ -231,6 +254,9 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
     }
     if (!st)
         st = validate_summaries(o, path, errs, cnt, low, out, err);
+    if (!st)
+        st = cli_validate_bands(o, &cache, rows, n, preds, out, err);
+    free(preds);
     for (int g = 0; g < N_GROUPS; g++)
         free(errs[g]);
     free(rows);

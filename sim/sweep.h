@@ -84,6 +84,10 @@ typedef struct sim_sweep_row {
     double tpot_ms;      /* at the SLO percentile */
     double ttft_ms;      /* at the SLO percentile */
     double usd_per_million_output_tokens; /* 0 = price unknown */
+    /* --uncertainty: the objective (cost per million output tokens, or output tokens/s per
+     * GPU) under each parameter draw, the same draws at every point (owned; NULL: none) */
+    double *draws;
+    int n_draws;
 } sim_sweep_row;
 
 /* Evaluates point `point` into *row (text malloc'd). Runs on any thread. */
@@ -109,6 +113,11 @@ size_t sim_sweep_best(const sim_sweep_row *rows, size_t n);
 /* Index of the ok row with a known price and the lowest cost per output token (among those
  * meeting the SLO when `need_slo`), the first in grid order on a tie, or n if none. */
 size_t sim_sweep_cheapest(const sim_sweep_row *rows, size_t n, bool need_slo);
+
+/* The ok row that comes second by the same rule as `winner` (sim_sweep_cheapest when `cheapest`,
+ * else sim_sweep_best), or n if none. */
+size_t sim_sweep_runner_up(const sim_sweep_row *rows, size_t n, size_t winner, bool cheapest,
+                           bool need_slo);
 
 /* The default thread count: every core OpenMP sees (1 without OpenMP). */
 int sim_sweep_max_threads(void);
