@@ -235,8 +235,7 @@ const cli_opt_def cli_opt_table[] = {
     O("--uncertainty", CLI_OPT_INT, uncertainty, 0, 1000, CLI_OPT_CMD_ENGINE,
       "N parameter draws for the 80 % bands, 0: off (default: run 16; serve 8, each on the "
       "first tenth of the requests)"),
-    O("--uncertainty-table", CLI_OPT_STR, unc_table, 0, 0,
-      CLI_OPT_CMD_ENGINE | CLI_OPT_CMD_VALIDATE,
+    O("--uncertainty-table", CLI_OPT_STR, unc_table, 0, 0, CLI_OPT_CMD_ENGINE,
       "the error table the draws read (default tools/data/uncertainty.csv)"),
     O("--uncertainty-out", CLI_OPT_STR, unc_out, 0, 0, CLI_OPT_CMD_VALIDATE,
       "write the error table built from the rows to FILE (- : stdout)"),

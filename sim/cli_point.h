@@ -66,7 +66,10 @@ bool cli_point_band_key(bool serve, const char *key);
 int cli_point_draw_count(const cli_opts *o, bool serve);
 
 /* Re-runs the static batch under each draw (the table from --uncertainty-table or the data
- * roots) and points cfg->band at d's band. Nothing with --uncertainty 0. */
+ * roots) and points cfg->band at d's band. Nothing with --uncertainty 0. With the default count
+ * a run of more than 65 decode steps draws its prefill as it is and 64 decode steps around the
+ * same mean context (TPOT by their ratio to the nominal ones; E2E, throughput and cost from
+ * them as run.c computes them). */
 sim_status cli_point_run_band(const cli_opts *o, const cli_load_result *L, sim_run_cfg *cfg,
                               cli_point_draws *d, sim_err *err);
 

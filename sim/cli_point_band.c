@@ -129,6 +129,40 @@ static sim_status finish_band(cli_point_draws *d, sim_err *err)
     return SIM_OK;
 }
 
+/* With the default count, a run of more than this many decode steps draws on a short one: its
+ * prefill as it is, and THIN_STEPS decode steps around the same mean context. */
+enum { THIN_STEPS = 64 };
+
+/* Draw i's run keys from a prefill-only run (TTFT as the full run's) and a short decode around
+ * the full run's mean context: TPOT is the nominal one times the short decode's ratio to its
+ * nominal (tpot0), and E2E, throughput and cost follow as run.c computes them (E2E = TTFT + TPOT
+ * x (O - 1); throughput and cost per token scale with 1 / E2E). */
+static void record_thin(cli_point_draws *d, int i, const sim_run_cfg *cfg, const double *nominal,
+                        double ttft_ms, double tpot_ratio)
+{
+    double tpot0 = 0.0, e2e0 = 0.0;
+    for (size_t k = 0; k < d->n_keys; k++) {
+        tpot0 = strcmp(d->keys[k], "tpot_ms") == 0 ? nominal[k] : tpot0;
+        e2e0 = strcmp(d->keys[k], "e2e_ms") == 0 ? nominal[k] : e2e0;
+    }
+    const double tpot = tpot0 * tpot_ratio, e2e = ttft_ms + tpot * (double)(cfg->output_len - 1);
+    for (size_t k = 0; k < d->n_keys; k++) {
+        const char *key = d->keys[k];
+        double v = nominal[k];
+        if (strcmp(key, "ttft_ms") == 0)
+            v = ttft_ms;
+        else if (strcmp(key, "tpot_ms") == 0)
+            v = tpot;
+        else if (strcmp(key, "e2e_ms") == 0)
+            v = e2e;
+        else if (strcmp(key, "output_throughput") == 0 && e2e > 0.0)
+            v = nominal[k] * e2e0 / e2e;
+        else if (e2e0 > 0.0) /* the costs per token */
+            v = nominal[k] * e2e / e2e0;
+        d->v[k * (size_t)d->n + (size_t)i] = v;
+    }
+}
+
 sim_status cli_point_run_band(const cli_opts *o, const cli_load_result *L, sim_run_cfg *cfg,
                               cli_point_draws *d, sim_err *err)
 {
@@ -149,15 +183,35 @@ sim_status cli_point_run_band(const cli_opts *o, const cli_load_result *L, sim_r
         size_t nf = sim_report_run_fields(cfg, r, SIM_FIELDS_JSON, f);
         st = start_draws(d, n, run_keys, N_RUN_KEYS, f, nf, nominal, err);
     }
+    /* the short runs: the prefill alone, and THIN_STEPS decode steps around the mean context */
+    const bool thin = o->uncertainty < 0 && cfg->output_len > THIN_STEPS + 1;
+    sim_run_cfg pre = *cfg, dec = *cfg;
+    pre.output_len = 1;
+    dec.output_len = THIN_STEPS + 1;
+    dec.input_len = cfg->input_len + (cfg->output_len - dec.output_len) / 2;
+    pre.band = dec.band = NULL;
+    double tpot0 = 1.0;
+    if (!st && thin) {
+        sim_run_simulate(&dec, r);
+        tpot0 = r->tpot_ns;
+    }
     for (int i = 0; !st && i < n; i++) {
         sim_unc_draw dr;
         sim_unc_draw_make(t, cfg->step.hw, scope, 0, i, &dr);
         sim_hw hw;
-        sim_run_cfg c = *cfg;
+        sim_run_cfg c = thin ? pre : *cfg;
         c.band = NULL;
         c.step = sim_unc_apply(&cfg->step, &dr, &hw);
         sim_run_simulate(&c, r);
-        record(d, i, f, sim_report_run_fields(&c, r, SIM_FIELDS_JSON, f), nominal, NULL);
+        if (!thin) {
+            record(d, i, f, sim_report_run_fields(&c, r, SIM_FIELDS_JSON, f), nominal, NULL);
+            continue;
+        }
+        const double ttft_ms = r->ttft_ns / 1e6;
+        c = dec;
+        c.step = sim_unc_apply(&cfg->step, &dr, &hw);
+        sim_run_simulate(&c, r);
+        record_thin(d, i, cfg, nominal, ttft_ms, tpot0 > 0.0 ? r->tpot_ns / tpot0 : 1.0);
     }
     if (!st)
         st = finish_band(d, err);

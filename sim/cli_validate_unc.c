@@ -14,7 +14,7 @@
 #include "outfile.h"
 
 /* Draws of the op families alone per end-to-end row: the variance the kernels explain. */
-enum { OP_DRAWS = 6, MAX_DEVICES = 64 };
+enum { OP_DRAWS = 8, MAX_DEVICES = 64 };
 
 /* A device of the rows with its two variants: its efficiencies from the architecture's default
  * rules (the file without efficiency, quant and decode_cta_gb_per_s), and those of a sibling of
@@ -142,7 +142,22 @@ static void add_ev(sim_unc_evidence *ev, size_t *n, bool e2e, sim_unc_family f, 
     snprintf(e->source, sizeof e->source, "%s", source);
 }
 
-/* The op rows' evidence: each row as priced, on its default variant and on its sibling's. */
+/* Whether the architecture's default of family f was measured on the device file at `path` (its
+ * arch row's source names the file): then its rows would vouch for themselves as defaults. */
+static bool vouches(const sim_hw *def, sim_unc_family f, const char *path)
+{
+    const char *field = sim_unc_family_field(f), *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    for (size_t i = 0; field && i < sim_hw_n_fields(); i++) {
+        sim_hw_field_info fi = sim_hw_field(def, i);
+        if (strcmp(fi.json, field) == 0)
+            return fi.arch_source && strstr(fi.arch_source, base);
+    }
+    return false;
+}
+
+/* The op rows' evidence: each row as priced, on its default variant (unless the default was
+ * measured on that device) and on its sibling's. */
 static void op_evidence(cli_load_cache *cache, const sim_vrow *rows, size_t n,
                         const double *preds, const variant *v, size_t nv, sim_unc_evidence *ev,
                         size_t *ne)
@@ -167,7 +182,8 @@ static void op_evidence(cli_load_cache *cache, const sim_vrow *rows, size_t n,
             continue;
         double pred;
         sim_prec prec;
-        if (v[j].has_default && !cli_validate_predict(cache, r, &v[j].def, NULL, &pred, &prec, &e))
+        if (v[j].has_default && !vouches(&v[j].def, f, h->hw.path) &&
+            !cli_validate_predict(cache, r, &v[j].def, NULL, &pred, &prec, &e))
             add_ev(ev, ne, false, f, SIM_UNC_DEFAULT, arch, r->source, pred, r->value);
         if (v[j].has_sibling &&
             !cli_validate_predict(cache, r, &v[j].sibling, NULL, &pred, &prec, &e))

@@ -31,6 +31,7 @@ static const char *const prov_names[SIM_UNC_PROV_COUNT] = {
 
 const char *sim_unc_family_name(sim_unc_family f) { return families[f].name; }
 const char *sim_unc_prov_name(sim_unc_prov p) { return prov_names[p]; }
+const char *sim_unc_family_field(sim_unc_family f) { return families[f].field; }
 
 sim_unc_prov sim_unc_provenance(const sim_hw *hw, sim_unc_family f)
 {
@@ -289,35 +290,43 @@ void sim_unc_apply_hw(const sim_hw *hw, const sim_unc_draw *d, sim_hw *o)
     static const sim_dtype g16[] = {SIM_DT_BF16, SIM_DT_FP16}, g8[] = {SIM_DT_FP8, SIM_DT_INT8},
                            g4[] = {SIM_DT_FP4, SIM_DT_INT4};
     for (size_t i = 0; i < 2; i++) {
-        eff(&o->eff_gemm[g16[i]], f[SIM_UNC_GEMM16] * fe);
-        eff(&o->eff_gemm[g8[i]], f[SIM_UNC_GEMM8] * fe);
-        eff(&o->quant.gemm_memory[g8[i]], f[SIM_UNC_GEMM8] * fe);
-        eff(&o->eff_gemm[g4[i]], f[SIM_UNC_GEMM4] * fe);
+        eff(&o->eff_gemm[g16[i]], f[SIM_UNC_GEMM16]);
+        eff(&o->eff_gemm[g8[i]], f[SIM_UNC_GEMM8]);
+        eff(&o->quant.gemm_memory[g8[i]], f[SIM_UNC_GEMM8]);
+        eff(&o->eff_gemm[g4[i]], f[SIM_UNC_GEMM4]);
     }
-    eff(&o->quant.gemm_memory[SIM_DT_FP4], f[SIM_UNC_GEMM4] * fe);
-    eff(&o->eff_gemm_weight_only, f[SIM_UNC_MIXED] * fe);
+    eff(&o->quant.gemm_memory[SIM_DT_FP4], f[SIM_UNC_GEMM4]);
+    eff(&o->eff_gemm_weight_only, f[SIM_UNC_MIXED]);
     for (int t = 0; t < SIM_DT_COUNT; t++)
-        eff(&o->quant.mixed_input_memory[t], f[SIM_UNC_MIXED] * fe);
-    eff(&o->eff_attention, f[SIM_UNC_ATTENTION] * fe);
-    eff(&o->eff_attn_memory, f[SIM_UNC_DECODE_ATTENTION] * fe);
+        eff(&o->quant.mixed_input_memory[t], f[SIM_UNC_MIXED]);
+    eff(&o->eff_attention, f[SIM_UNC_ATTENTION]);
+    eff(&o->eff_attn_memory, f[SIM_UNC_DECODE_ATTENTION]);
     o->decode_cta_bytes_per_s /= f[SIM_UNC_DECODE_ATTENTION] * fe;
-    eff(&o->eff_memory, f[SIM_UNC_MEMORY] * fe);
+    eff(&o->eff_memory, f[SIM_UNC_MEMORY]);
     const double fn = f[SIM_UNC_NETWORK];
     eff(&o->eff_network, fn);
-    o->collective_ns *= fn;
-    o->scaleup_latency_ns *= fn;
-    o->scaleout_latency_ns *= fn;
+    o->collective_ns *= fn * fe;
+    o->scaleup_latency_ns *= fn * fe;
+    o->scaleout_latency_ns *= fn * fe;
     for (int p = 0; p < 3; p++) {
         eff(&o->coll.proto_bw_eff[p], fn);
-        o->coll.proto_base_ns[p] *= fn;
-        o->coll.proto_hop_ns[p] *= fn;
+        o->coll.proto_base_ns[p] *= fn * fe;
+        o->coll.proto_hop_ns[p] *= fn * fe;
     }
     for (int a = 0; a < 8; a++) {
         eff(&o->coll.algo_bw_eff[a], fn);
-        o->coll.algo_latency_ns[a] *= fn;
+        o->coll.algo_latency_ns[a] *= fn * fe;
     }
     o->launch_ns *= f[SIM_UNC_LAUNCH] * fe;
     o->graph_launch_ns *= f[SIM_UNC_LAUNCH] * fe;
+    /* the engine's factor scales every rate of the step (no efficiency cap: it stands for the
+     * engine version's kernels and overheads as a whole, not for one kernel's share of a peak) */
+    for (int t = 0; t < SIM_DT_COUNT; t++)
+        o->peak_flops[t] /= fe;
+    o->vector_flops /= fe;
+    o->hbm_bytes_per_s /= fe;
+    o->scaleup_bytes_per_s /= fe;
+    o->scaleout_bytes_per_s /= fe;
 }
 
 sim_step_cfg sim_unc_apply(const sim_step_cfg *cfg, const sim_unc_draw *d, sim_hw *hw_out)

@@ -18,7 +18,8 @@
  *   network           efficiency.network, the collective latencies and the collectives' bw_eff
  *   launch            kernel_launch_us, graph_kernel_launch_us
  *   engine            the engine's policy as a whole: its CPU overheads and, as one common
- *                     factor, every kernel efficiency (the kernels the engine version picks)
+ *                     factor, every rate of the step (the peaks, bandwidths and fixed times:
+ *                     the kernels the engine version picks), uncapped
  *
  * The table (tools/data/uncertainty.csv, written by `infersim validate --uncertainty-out`):
  *   family,scope,provenance,sigma,rows
@@ -73,6 +74,10 @@ typedef enum sim_unc_prov {
 /* "gemm16", ...; "fitted", ... */
 const char *sim_unc_family_name(sim_unc_family f);
 const char *sim_unc_prov_name(sim_unc_prov p);
+
+/* The device-file field whose origin is family f's provenance ("efficiency.memory"; NULL for the
+ * engine). */
+const char *sim_unc_family_field(sim_unc_family f);
 
 /* Where the device's value of family f came from. The one place provenance is read: today the
  * device file's origin of the family's first field (file: fitted, derived: inherited, default
