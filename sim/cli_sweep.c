@@ -346,8 +346,8 @@ static bool tied(const sim_sweep_row *w, const sim_sweep_row *r)
     return lo <= 1.0 && hi >= 1.0;
 }
 
-/* How sure the decision is: the winner against the runner-up over the draws. */
-static void decision_line(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows, size_t n)
+/* How sure the decision is: the winner against the runner-up over the draws ("" without). */
+static void decision_text(const sweep_ctx *c, const sim_sweep_row *rows, size_t n, sim_strbuf *b)
 {
     if (!c->bands || c->winner >= n || c->runner >= n)
         return;
@@ -357,15 +357,25 @@ static void decision_line(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows
         return;
     const double x = c->min_cost ? r->usd_per_million_output_tokens : r->tput_per_gpu;
     if (tied(w, r))
-        fprintf(f,
-                "  a tie with point %zu (%s%.4g%s): the 80 %% band of their ratio holds 1; the "
-                "winner is ahead in %.0f%% of %d parameter draws\n",
-                r->point, c->min_cost ? "$" : "", x, c->min_cost ? "" : " tok/s per GPU",
-                100.0 * p, w->n_draws);
+        sim_strbuf_printf(b,
+                          "a tie with point %zu (%s%.4g%s): the 80 %% band of their ratio holds "
+                          "1; the winner is ahead in %.0f%% of %d parameter draws",
+                          r->point, c->min_cost ? "$" : "", x,
+                          c->min_cost ? "" : " tok/s per GPU", 100.0 * p, w->n_draws);
     else
-        fprintf(f, "  beats the runner-up, point %zu (%s%.4g%s), in %.0f%% of %d parameter draws\n",
-                r->point, c->min_cost ? "$" : "", x, c->min_cost ? "" : " tok/s per GPU",
-                100.0 * p, w->n_draws);
+        sim_strbuf_printf(b, "beats the runner-up, point %zu (%s%.4g%s), in %.0f%% of %d "
+                             "parameter draws",
+                          r->point, c->min_cost ? "$" : "", x,
+                          c->min_cost ? "" : " tok/s per GPU", 100.0 * p, w->n_draws);
+}
+
+static void decision_line(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows, size_t n)
+{
+    sim_strbuf b = {0};
+    decision_text(c, rows, n, &b);
+    if (b.s && !b.oom)
+        fprintf(f, "  %s\n", b.s);
+    sim_strbuf_free(&b);
 }
 
 static void sweep_summary(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows, size_t n)
@@ -474,10 +484,18 @@ static sim_status sweep_html(const char *path, int argc, char **argv, const swee
     char *cmdline = cli_opt_cmdline(argc, argv);
     if (!cmdline)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
-    sim_chart_sweep sw = {
-        .rows = rows, .n = n, .grid = c->g, .has_slo = c->has_slo, .pct = c->pct, .flags = cmdline};
+    sim_strbuf decision = {0};
+    decision_text(c, rows, n, &decision);
+    sim_chart_sweep sw = {.rows = rows,
+                          .n = n,
+                          .grid = c->g,
+                          .has_slo = c->has_slo,
+                          .pct = c->pct,
+                          .flags = cmdline,
+                          .decision = decision.oom ? NULL : decision.s};
     memcpy(sw.slo_ms, c->slo.ms, sizeof sw.slo_ms);
     sim_status st = sim_html_sweep(path, cmdline, &sw, err);
+    sim_strbuf_free(&decision);
     free(cmdline);
     return st;
 }

@@ -326,6 +326,8 @@ sim_status sim_html_sweep(const char *path, const char *cmdline, const sim_chart
             row(&p, "Best under the SLO", "none meets it");
         }
     }
+    if (sw->decision && sw->decision[0])
+        row(&p, "How sure (parameter draws)", "%s", sw->decision);
     table_end(&p);
     sim_svg c = {0};
     section(&p, "Throughput against latency");
