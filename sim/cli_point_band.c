@@ -313,7 +313,7 @@ sim_status cli_point_serve_band(const cli_opts *o, const cli_load_result *L,
     char scope[64];
     sim_unc_engine_scope(L->eng.name, &L->model, scope, sizeof scope);
     sim_unc_table *t = malloc(sizeof *t);
-    sim_field *f = malloc(2 * SIM_FIELDS_MAX * sizeof *f);
+    sim_field *f = malloc((size_t)2 * SIM_FIELDS_MAX * sizeof *f);
     double nominal[SIM_UNC_BAND_MAX], scale[SIM_UNC_BAND_MAX];
     sim_status st = t && f ? load_table(o, t, err)
                            : sim_fail(err, SIM_EINTERNAL, "out of memory");

@@ -338,7 +338,7 @@ sim_status cli_validate_bands(const cli_opts *o, cli_load_cache *cache, const si
     variant *v = calloc(MAX_DEVICES, sizeof *v);
     sim_unc_evidence *ev = calloc(3 * n + 1, sizeof *ev);
     sim_unc_table *t = malloc(sizeof *t);
-    double *d = malloc(OP_DRAWS * sizeof *d);
+    double *d = calloc(OP_DRAWS, sizeof *d);
     coverage *c = calloc(1, sizeof *c);
     sim_status st = v && ev && t && d && c ? SIM_OK : sim_fail(err, SIM_EINTERNAL, "out of memory");
     size_t ne = 0;
