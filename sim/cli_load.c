@@ -4,6 +4,7 @@
 #include "cli_load.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -263,6 +264,39 @@ void cli_load_engine_path(const cli_opts *o, char *buf, size_t len)
     cli_load_resolve(CLI_LOAD_ENGINE, o->engine, buf, len);
 }
 
+/* The front end's flags over the profile's frontend fields (frontend.h). */
+static sim_status load_frontend(const cli_opts *o, sim_engprof *e, sim_err *err)
+{
+    if (strcmp(o->frontend, "profile") != 0 && strcmp(o->frontend, "none") != 0)
+        return sim_fail(err, SIM_EINPUT,
+                        "--frontend: value '%s', expected profile (the engine profile's front "
+                        "end) or none",
+                        o->frontend);
+    e->fe_on = strcmp(o->frontend, "profile") == 0;
+    if (given_any(o, (const char *const[]){"--api-server-count", "--tokenizer-worker-num", NULL}))
+        e->fe_processes = o->fe_processes;
+    if (cli_opt_given(o, "--stream-interval"))
+        e->fe_stream_interval = o->stream_interval;
+    static const struct {
+        const char *flag;
+        size_t opt, prof;
+    } costs[] = {
+        {"--frontend-request-us", offsetof(cli_opts, fe_request_us),
+         offsetof(sim_engprof, fe_request_us)},
+        {"--frontend-input-token-us", offsetof(cli_opts, fe_input_token_us),
+         offsetof(sim_engprof, fe_input_token_us)},
+        {"--frontend-output-token-us", offsetof(cli_opts, fe_output_token_us),
+         offsetof(sim_engprof, fe_output_token_us)},
+        {"--frontend-chunk-us", offsetof(cli_opts, fe_chunk_us),
+         offsetof(sim_engprof, fe_chunk_us)},
+    };
+    for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++)
+        if (cli_opt_given(o, costs[i].flag))
+            *(double *)((char *)e + costs[i].prof) = *(const double *)((const char *)o + costs[i].opt);
+    e->per_token_itl = o->itl_per_token;
+    return SIM_OK;
+}
+
 /* The engine profile for this device and TP (its rules), with every flag that overrides one of
  * its fields applied, then its memory reserve (unless a flag gives the fraction). */
 static sim_status load_engine(const cli_opts *o, const cli_load_cache *cache, const sim_hw *hw,
@@ -314,6 +348,9 @@ static sim_status load_engine(const cli_opts *o, const cli_load_cache *cache, co
         e->cuda_graphs = false;
     if (cli_opt_given(o, "--cuda-graph-max-bs"))
         e->cuda_graph_max_bs = o->graph_max_bs;
+    if (o->moe_kernel && !sim_moe_kernel_parse(o->moe_kernel, &e->moe_kernel))
+        return sim_fail(err, SIM_EINPUT, "--moe-kernel: value '%s', expected %s", o->moe_kernel,
+                        sim_moe_kernel_names());
     if (o->allreduce && (st = cli_opt_parse_allreduce(o, &e->allreduce, err)))
         return st;
     if (cli_opt_given(o, "--max-model-len"))
@@ -332,6 +369,8 @@ static sim_status load_engine(const cli_opts *o, const cli_load_cache *cache, co
              on_off(o, "--async-scheduling", "--no-async-scheduling", &e->async_scheduling, err)) ||
         (st = on_off(o, "--fuse-allreduce-norm", "--no-fuse-allreduce-norm",
                      &e->fuse_allreduce_norm, err)))
+        return st;
+    if ((st = load_frontend(o, e, err)))
         return st;
     if (!util_given)
         sim_engprof_apply_reserve(e, hw, o->tp, o->pp);
@@ -355,7 +394,8 @@ sim_step_cfg cli_load_engine_step(const sim_engprof *e, const sim_model *m)
                           .fuse_allreduce_norm = e->fuse_allreduce_norm,
                           .decode_attn = e->decode_attn,
                           .decode_attn_quant_kv = e->decode_attn_quant_kv,
-                          .act_quant_kernels = (int)e->act_quant_kernels};
+                          .act_quant_kernels = (int)e->act_quant_kernels,
+                          .moe_kernel = e->moe_kernel};
 }
 
 void cli_load_engine_cfg(const sim_engprof *e, sim_engine_cfg *cfg)
@@ -372,6 +412,15 @@ void cli_load_engine_cfg(const sim_engprof *e, sim_engine_cfg *cfg)
     cfg->mem_util = e->mem_fraction;
     cfg->prefix_caching = e->prefix_caching;
     cfg->max_input_len = e->max_input_len;
+    cfg->frontend = (sim_frontend_cfg){.on = e->fe_on,
+                                       .processes = e->fe_processes,
+                                       .request_ns = e->fe_request_us * 1e3,
+                                       .input_token_ns = e->fe_input_token_us * 1e3,
+                                       .output_token_ns = e->fe_output_token_us * 1e3,
+                                       .chunk_ns = e->fe_chunk_us * 1e3,
+                                       .stream_interval = e->fe_stream_interval,
+                                       .first_token_alone = e->fe_first_token_alone,
+                                       .per_token_itl = e->per_token_itl};
 }
 
 /* The engine's context limit (--max-model-len, else the profile's limits.max_model_len; 0 keeps
@@ -428,6 +477,12 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_load_result *
     L->step.ep = (int)o->ep;
     L->step.dp_attention = o->dp_attention;
     L->step.expert_imbalance = o->expert_imbalance;
+    L->step.routing.redundant = (int)o->redundant_experts;
+    if (o->expert_routing && !sim_moe_routing_parse(o->expert_routing, &L->step.routing))
+        return sim_fail(err, SIM_EINPUT,
+                        "--expert-routing: value '%s', expected uniform or zipf:S with S a "
+                        "decimal number in (0, 8]",
+                        o->expert_routing);
     if (!o->model)
         return SIM_OK;
     if ((st = resolve_prec(o, &L->model, &L->hw, &L->step.prec, err)) ||

@@ -33,7 +33,17 @@ const cli_opt_def cli_opt_table[] = {
     O("--dp-attention", CLI_OPT_BOOL, dp_attention, 0, 0, CLI_OPT_CMD_MODEL,
       "attention data-parallel over the EP group: ep/tp groups of --tp GPUs"),
     O("--expert-imbalance", CLI_OPT_NUM, expert_imbalance, 1, 1024, CLI_OPT_CMD_MODEL,
-      "busiest EP rank's routed tokens over the mean, >= 1 (default 1: uniform routing)"),
+      "a fixed busiest EP rank's routed tokens over the mean, >= 1 (default: the routing's "
+      "expected busiest rank per batch)"),
+    O("--expert-routing", CLI_OPT_STR, expert_routing, 0, 0, CLI_OPT_CMD_MODEL,
+      "uniform|zipf:S: how tokens pick experts (zipf:S: the i-th most popular expert "
+      "picked with weight i^-S; default uniform)"),
+    O("--redundant-experts", CLI_OPT_INT, redundant_experts, 0, 4096, CLI_OPT_CMD_MODEL,
+      "EPLB's redundant experts: replicas of the hottest experts packed to balance the EP ranks, "
+      "each GPU holding (E + N)/ep (default 0)"),
+    O("--moe-kernel", CLI_OPT_STR, moe_kernel, 0, 0, CLI_OPT_CMD_MODEL,
+      "triton|deepgemm|cutlass|ck: the experts' grouped-GEMM kernel family (default: the "
+      "engine profile's moe.kernel)"),
     O("--batch", CLI_OPT_INT, batch, 1, 1 << 20,
       CLI_OPT_CMD_RUN | CLI_OPT_CMD_ROOFLINE | CLI_OPT_CMD_OP, "sequences (default 1)"),
     O("--input-len", CLI_OPT_INT, input_len, 1, 1 << 26, CLI_OPT_CMD_RUN | CLI_OPT_CMD_ROOFLINE,
@@ -160,6 +170,27 @@ const cli_opt_def cli_opt_table[] = {
       "TensorRT-LLM's GUARANTEED_NO_EVICT|MAX_UTILIZATION (sets --scheduler-policy)"),
     O("--schedule-policy", CLI_OPT_STR, order, 0, 0, CLI_OPT_CMD_SERVE,
       "fcfs|lpm: admission order; lpm = longest cached prefix first, as SGLang (default: engine)"),
+    O("--frontend", CLI_OPT_STR, frontend, 0, 0, CLI_OPT_CMD_SERVE | CLI_OPT_CMD_VALIDATE,
+      "profile|none: the API server / tokenizer and detokenizer / stream as the engine profile "
+      "prices them, or none (requests and tokens as the engine sees them) (default profile; "
+      "validate: the serve rows whose benchmark went through HTTP)"),
+    O("--api-server-count", CLI_OPT_INT, fe_processes, 1, 1024, CLI_OPT_CMD_SERVE,
+      "front-end processes (vLLM's --api-server-count) (default: engine, 1)"),
+    O("--tokenizer-worker-num", CLI_OPT_INT, fe_processes, 1, 1024, CLI_OPT_CMD_SERVE,
+      "SGLang's name for --api-server-count"),
+    O("--stream-interval", CLI_OPT_INT, stream_interval, 1, 1 << 20, CLI_OPT_CMD_SERVE,
+      "output tokens per streamed chunk (vLLM, SGLang, TensorRT-LLM) (default: engine, 1)"),
+    O("--frontend-request-us", CLI_OPT_NUM, fe_request_us, 0, 1e7, CLI_OPT_CMD_SERVE,
+      "front-end CPU per request taken in (default: engine)"),
+    O("--frontend-input-token-us", CLI_OPT_NUM, fe_input_token_us, 0, 1e7, CLI_OPT_CMD_SERVE,
+      "front-end CPU per prompt token, tokenization (default: engine)"),
+    O("--frontend-output-token-us", CLI_OPT_NUM, fe_output_token_us, 0, 1e7, CLI_OPT_CMD_SERVE,
+      "front-end CPU per output token, detokenization (default: engine)"),
+    O("--frontend-chunk-us", CLI_OPT_NUM, fe_chunk_us, 0, 1e7, CLI_OPT_CMD_SERVE,
+      "front-end CPU per streamed chunk, response and SSE write (default: engine)"),
+    O("--itl-per-token", CLI_OPT_BOOL, itl_per_token, 0, 0, CLI_OPT_CMD_SERVE,
+      "a chunk's gap counts once per token it holds (gap / tokens), as SGLang's bench_serving "
+      "with its native backend; default: one ITL sample per chunk, as vllm bench serve"),
     O("--schedule-conservativeness", CLI_OPT_NUM, conservativeness, 0.01, 100, CLI_OPT_CMD_SERVE,
       "SGLang: scales the new-token ratio it reserves for running requests (default 1)"),
     O("--enable-prefix-caching", CLI_OPT_BOOL, prefix_caching, 0, 0, CLI_OPT_CMD_SERVE,
@@ -273,7 +304,7 @@ const cli_opt_def cli_opt_table[] = {
 };
 #undef O
 const size_t cli_opt_count = sizeof cli_opt_table / sizeof cli_opt_table[0];
-_Static_assert(sizeof cli_opt_table / sizeof cli_opt_table[0] <= 160,
+_Static_assert(sizeof cli_opt_table / sizeof cli_opt_table[0] <= 192,
                "cli_opts.given is too small");
 
 const cli_opt_def *cli_opt_find(const char *name, int mask)
@@ -445,7 +476,7 @@ const cli_opts cli_opt_defaults = {
     .pp = 1,
     .replicas = 1,
     .ep = 1,
-    .expert_imbalance = 1.0,
+    .expert_imbalance = 0.0, /* 0: from the routing */
     .batch = 1,
     .input_len = 1024,
     .output_len = 256,
@@ -461,6 +492,7 @@ const cli_opts cli_opt_defaults = {
     .time_scale = 1.0,
     .trace_max_mb = 512.0,
     .engine = "vllm",
+    .frontend = "profile",
     .conservativeness = 1.0,
     .uncertainty = -1,
     .coverage_draws = 20,

@@ -338,6 +338,10 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
     if (!st && dc.n_prefill > 0) {
         s->prefill = s->cfg;
         s->prefill.step.tp = cli_opt_given(o, "--prefill-tp") ? (int)o->prefill_tp : s->cfg.step.tp;
+        /* one front end for the client: the prefill side takes the request in, its token is not
+         * streamed; the decode side takes the hand-over without it and streams every token */
+        s->prefill.frontend.output_token_ns = s->prefill.frontend.chunk_ns = 0.0;
+        s->cfg.frontend.request_ns = s->cfg.frontend.input_token_ns = 0.0;
         s->gpus =
             dc.n_prefill * sim_pp_gpus(&s->prefill.step) + dc.n_decode * sim_pp_gpus(&s->cfg.step);
         if (!(st = sim_disagg_check(&dc, s->w, err)))

@@ -249,8 +249,11 @@ static sim_status serve_draw(const cli_opts *o, const cli_point_serve_state *s,
     cfg.observer = pre.observer = NULL;
     if (dr) {
         cfg.step = sim_unc_apply(&s->cfg.step, dr, &hw);
-        if (s->cluster.prefill > 0)
+        sim_unc_apply_frontend(&cfg.frontend, dr);
+        if (s->cluster.prefill > 0) {
             pre.step = sim_unc_apply(&s->prefill.step, dr, &hw_pre);
+            sim_unc_apply_frontend(&pre.frontend, dr);
+        }
     }
     sim_engine_result res = {0};
     sim_cluster_result cl = {0};

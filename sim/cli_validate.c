@@ -46,6 +46,13 @@ const char *cli_validate_row_engine(const sim_vrow *r)
     return cli_opt_defaults.engine;
 }
 
+/* Whether a serve row's benchmark went through the engine's HTTP front end: not trtllm-bench,
+ * which feeds token ids to the executor in-process, nor an offline run. */
+static bool row_has_frontend(const sim_vrow *r)
+{
+    return !strstr(r->framework, "trtllm-bench") && !strstr(r->framework, "offline");
+}
+
 /* A row that measures quantized weights, activations or KV cache; `p`: an end-to-end row's
  * precision as it ran. */
 bool cli_validate_row_quantized(const sim_vrow *r, const sim_prec *p)
@@ -134,8 +141,9 @@ static sim_status validate_summaries(const cli_opts *o, const char *path, double
 /* Predicts row r. An op row runs on `variant` when given (the device with other efficiencies),
  * else on its device; an end-to-end row under draw d when given (unc.h: its device and its
  * engine's overheads moved), else as the files give them. */
-sim_status cli_validate_predict(cli_load_cache *cache, const sim_vrow *r, const sim_hw *variant,
-                                const sim_unc_draw *d, double *pred, sim_prec *prec, sim_err *rerr)
+sim_status cli_validate_predict(const cli_opts *o, cli_load_cache *cache, const sim_vrow *r,
+                                const sim_hw *variant, const sim_unc_draw *d, double *pred,
+                                sim_prec *prec, sim_err *rerr)
 {
     sim_status rs;
     const cli_load_entry *h = cli_validate_row_file(cache, CLI_LOAD_HW, r->hw, rerr, &rs);
@@ -170,6 +178,9 @@ sim_status cli_validate_predict(cli_load_cache *cache, const sim_vrow *r, const 
         sim_engine_cfg tmpl = {.step = step};
         cli_load_engine_cfg(&eng, &tmpl);
         tmpl.max_input_len = 0; /* the benchmark built its engine for its own prompts */
+        tmpl.frontend.on = row_has_frontend(r) && strcmp(o->frontend, "none") != 0;
+        if (d) /* the front end's costs are the engine's: its factor */
+            sim_unc_apply_frontend(&tmpl.frontend, d);
         rs = sim_validate_serve(r, &m->model, hw, &tmpl, pred, rerr);
     } else {
         rs = sim_validate_e2e(r, &m->model, hw, &step, pred, rerr);
@@ -181,6 +192,11 @@ sim_status cli_validate_predict(cli_load_cache *cache, const sim_vrow *r, const 
 sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
 {
     char path[PATH_MAX];
+    if (strcmp(o->frontend, "profile") != 0 && strcmp(o->frontend, "none") != 0)
+        return sim_fail(err, SIM_EINPUT,
+                        "--frontend: value '%s', expected profile (the engine profile's front "
+                        "end) or none",
+                        o->frontend);
     cli_load_data_path(o, path, sizeof path);
     sim_vrow *rows;
     size_t n;
@@ -223,7 +239,7 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
         sim_err rerr = {{0}};
         double pred = 0.0;
         sim_prec prec = {0}; /* end-to-end rows: the formats they ran in */
-        sim_status rs = cli_validate_predict(&cache, r, NULL, NULL, &pred, &prec, &rerr);
+        sim_status rs = cli_validate_predict(o, &cache, r, NULL, NULL, &pred, &prec, &rerr);
         if (rs == SIM_EINTERNAL) {
             *err = rerr;
             st = rs;

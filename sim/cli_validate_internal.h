@@ -21,9 +21,9 @@ bool cli_validate_row_quantized(const sim_vrow *r, const sim_prec *p);
 
 /* Predicts row r: an op row on `variant` when given, else on its device; an end-to-end row under
  * draw d when given. */
-sim_status cli_validate_predict(cli_load_cache *cache, const sim_vrow *r, const sim_hw *variant,
-                                const sim_unc_draw *d, double *pred, sim_prec *prec,
-                                sim_err *rerr);
+sim_status cli_validate_predict(const cli_opts *o, cli_load_cache *cache, const sim_vrow *r,
+                                const sim_hw *variant, const sim_unc_draw *d, double *pred,
+                                sim_prec *prec, sim_err *rerr);
 
 /* The bands: the evidence of every counted row (preds[i], NAN for a row not counted), the table
  * (--uncertainty-out), the coverage of the end-to-end rows by their 80 % bands with leave-one-

@@ -158,7 +158,7 @@ static bool vouches(const sim_hw *def, sim_unc_family f, const char *path)
 
 /* The op rows' evidence: each row as priced, on its default variant (unless the default was
  * measured on that device) and on its sibling's. */
-static void op_evidence(cli_load_cache *cache, const sim_vrow *rows, size_t n,
+static void op_evidence(const cli_opts *o, cli_load_cache *cache, const sim_vrow *rows, size_t n,
                         const double *preds, const variant *v, size_t nv, sim_unc_evidence *ev,
                         size_t *ne)
 {
@@ -183,10 +183,10 @@ static void op_evidence(cli_load_cache *cache, const sim_vrow *rows, size_t n,
         double pred;
         sim_prec prec;
         if (v[j].has_default && !vouches(&v[j].def, f, h->hw.path) &&
-            !cli_validate_predict(cache, r, &v[j].def, NULL, &pred, &prec, &e))
+            !cli_validate_predict(o, cache, r, &v[j].def, NULL, &pred, &prec, &e))
             add_ev(ev, ne, false, f, SIM_UNC_DEFAULT, arch, r->source, pred, r->value);
         if (v[j].has_sibling &&
-            !cli_validate_predict(cache, r, &v[j].sibling, NULL, &pred, &prec, &e))
+            !cli_validate_predict(o, cache, r, &v[j].sibling, NULL, &pred, &prec, &e))
             add_ev(ev, ne, false, f, SIM_UNC_INHERITED, arch, r->source, pred, r->value);
     }
 }
@@ -201,7 +201,7 @@ static void row_scope(cli_load_cache *cache, const sim_vrow *r, char *buf, size_
 }
 
 /* Row r's predictions under draws 0 .. nd-1 of table t (families: unc.h's mask, 0 all). */
-static sim_status draws_of(cli_load_cache *cache, const sim_vrow *r, const sim_unc_table *t,
+static sim_status draws_of(const cli_opts *o, cli_load_cache *cache, const sim_vrow *r, const sim_unc_table *t,
                            unsigned families, int nd, double *out, sim_err *err)
 {
     sim_status st;
@@ -215,7 +215,7 @@ static sim_status draws_of(cli_load_cache *cache, const sim_vrow *r, const sim_u
         sim_unc_draw dr;
         sim_unc_draw_make_only(t, &hw, scope, 0, d, families, &dr);
         sim_prec prec;
-        if ((st = cli_validate_predict(cache, r, NULL, &dr, &out[d], &prec, err)))
+        if ((st = cli_validate_predict(o, cache, r, NULL, &dr, &out[d], &prec, err)))
             return st;
     }
     return SIM_OK;
@@ -289,7 +289,7 @@ static sim_status coverage_report(const cli_opts *o, const coverage *c, int nd, 
 }
 
 /* The band of each end-to-end row from a table without its source; counted by group. */
-static sim_status measure_coverage(cli_load_cache *cache, const sim_vrow *rows, size_t n,
+static sim_status measure_coverage(const cli_opts *o, cli_load_cache *cache, const sim_vrow *rows, size_t n,
                                    const double *preds, const sim_unc_evidence *ev, size_t ne,
                                    int nd, coverage *c, sim_err *err)
 {
@@ -302,7 +302,7 @@ static sim_status measure_coverage(cli_load_cache *cache, const sim_vrow *rows, 
             continue;
         if (!sim_validate_unc_table(ev, ne, r->source, t))
             st = sim_fail(err, SIM_EINTERNAL, "the uncertainty table is full");
-        if (!st && (st = draws_of(cache, r, t, 0, nd, v, err)) == SIM_EINPUT)
+        if (!st && (st = draws_of(o, cache, r, t, 0, nd, v, err)) == SIM_EINPUT)
             st = SIM_OK; /* the row was priced once: a draw cannot make it unpriceable */
         if (st)
             break;
@@ -344,7 +344,7 @@ sim_status cli_validate_bands(const cli_opts *o, cli_load_cache *cache, const si
     size_t ne = 0;
     if (!st) {
         size_t nv = build_variants(cache, rows, n, preds, v);
-        op_evidence(cache, rows, n, preds, v, nv, ev, &ne);
+        op_evidence(o, cache, rows, n, preds, v, nv, ev, &ne);
         if (!sim_validate_unc_table(ev, ne, NULL, t)) /* the op families' alone, for op_var */
             st = sim_fail(err, SIM_EINTERNAL, "the uncertainty table is full");
     }
@@ -354,7 +354,7 @@ sim_status cli_validate_bands(const cli_opts *o, cli_load_cache *cache, const si
         if (isnan(preds[i]) || sim_vkind_is_op(r->kind))
             continue;
         const unsigned op_families = ((1u << SIM_UNC_FAMILY_COUNT) - 1) & ~(1u << SIM_UNC_ENGINE);
-        st = draws_of(cache, r, t, op_families, OP_DRAWS, d, err);
+        st = draws_of(o, cache, r, t, op_families, OP_DRAWS, d, err);
         if (st == SIM_EINPUT) {
             st = SIM_OK;
             continue;
@@ -388,7 +388,7 @@ sim_status cli_validate_bands(const cli_opts *o, cli_load_cache *cache, const si
         sim_strbuf_free(&b);
     }
     if (!st && o->coverage_draws > 0)
-        st = measure_coverage(cache, rows, n, preds, ev, ne, (int)o->coverage_draws, c, err);
+        st = measure_coverage(o, cache, rows, n, preds, ev, ne, (int)o->coverage_draws, c, err);
     if (!st && o->coverage_draws > 0)
         st = coverage_report(o, c, (int)o->coverage_draws, out, err);
     free(v);

@@ -205,6 +205,11 @@ static int add_totals(const replica *rep, int from, int to, bool streams, bool p
         all->draft_ns += x->draft_ns;
         all->spec_verifies += x->spec_verifies;
         all->spec_tokens += x->spec_tokens;
+        /* each engine's front end adds its part (disaggregated: the prefill side takes the
+         * request in, the decode side streams) */
+        all->frontend_on |= x->frontend_on;
+        all->frontend_ttft_ns += x->frontend_ttft_ns;
+        all->frontend_e2e_ns += x->frontend_e2e_ns;
         if (prompts) {
             all->prefix_hit_tokens += x->prefix_hit_tokens;
             all->prefix_query_tokens += x->prefix_query_tokens;

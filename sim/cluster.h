@@ -47,7 +47,9 @@
  * (RDMA). With layer-wise streaming (kv_stream) each layer's KV leaves as soon as it is computed:
  * only what outlasts the prefill stays exposed, max(t_kv / layers, t_kv - prefill time).
  * The prefill instance's blocks are freed when its token is sampled (not held until the decode
- * side has pulled them). Not modelled: speculative decoding.
+ * side has pulled them). Not modelled: speculative decoding. With a front end (engine.h) each
+ * engine has its own; the command line gives the prefill instances the request stage and the
+ * decode instances the output stage, and the result sums their parts.
  */
 #ifndef SIM_CLUSTER_H
 #define SIM_CLUSTER_H

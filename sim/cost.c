@@ -111,10 +111,27 @@ static double gemm_tiled_ns(const sim_hw *hw, const sim_op *op, int64_t m, doubl
     return splitk < plain ? splitk : plain;
 }
 
+/* A grouped expert GEMM as its kernel family runs it (moe.h). */
+static sim_moe_gemm grouped_gemm(const sim_hw *hw, const sim_op *op)
+{
+    return sim_moe_gemm_price(hw, op->moe_kernel, op->moe_decode, op->moe_tokens, op->compute,
+                              op->weight, op->weight_only, op->moe_blocks, op->n, op->k);
+}
+
+bool sim_cost_is_grouped(const sim_op *op)
+{
+    for (int i = 0; i < SIM_MOE_BLOCKS; i++)
+        if (op->moe_blocks[i] > 0.0)
+            return true;
+    return false;
+}
+
 static double math_ns(const sim_hw *hw, const sim_op *op)
 {
     switch (sim_op_info(op->id)->kind) {
     case SIM_OPK_GEMM: {
+        if (sim_cost_is_grouped(op))
+            return grouped_gemm(hw, op).math_ns;
         if (op->m <= 0)
             return 0.0;
         double nk = (double)op->n * (double)op->k;
@@ -177,6 +194,11 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
     if (!op->present)
         return c;
     c.t_math_ns = math_ns(hw, op);
+    if (sim_cost_is_grouped(op)) {
+        sim_moe_gemm g = grouped_gemm(hw, op);
+        c.moe_block_m = g.block_m;
+        c.moe_padded_rows = g.padded_rows;
+    }
     /* attention's KV-cache reads go through the paged-attention efficiency; quantized GEMMs
      * stream at their kernels' own fraction (skinny fp8 GEMMs and mixed-input kernels stay
      * below a plain copy); the rest streams */

@@ -1,7 +1,8 @@
 /* cost.h - the roofline time of one operator on one device. Pure functions: no I/O, no state.
  *
  *   T_math = FLOPs / (peak[compute format] x efficiency)    GEMM M padded to the tile (a
- *            grouped GEMM pads each expert's rows: to 16 when an expert gets at most 16), and
+ *            grouped expert GEMM with M blocks is priced by its kernel family, moe.h:
+ *            sim_moe_gemm_price; one without pads each expert's rows to the tile), and
  *            GEMM efficiency = the format's peak efficiency x shape efficiency (wave
  *            quantization of the output tiles over the compute units, K-pipeline fill), the
  *            cheaper of plain tiling and split-K plus its reduction for small-M GEMMs;
@@ -45,7 +46,12 @@ typedef struct sim_op_cost {
     sim_bound bound;
     sim_coll_algo coll_algo;   /* collectives: the algorithm priced */
     sim_coll_proto coll_proto; /* and its protocol (NONE for custom / multicast kernels) */
+    int moe_block_m;           /* grouped expert GEMMs: the M block their family picked */
+    double moe_padded_rows;    /* and the rows their experts pad to (expected) */
 } sim_op_cost;
+
+/* Whether `op` is a grouped expert GEMM priced by its kernel family (moe.h: M blocks set). */
+bool sim_cost_is_grouped(const sim_op *op);
 
 /* "compute", "memory", "network", "overhead". */
 const char *sim_bound_name(sim_bound b);

@@ -38,6 +38,8 @@ static void where(const sim_workload *w, size_t i, char *buf, size_t len)
 sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, sim_err *err)
 {
     sim_status st = sim_step_check(&cfg->step, err);
+    if (!st)
+        st = sim_frontend_check(&cfg->frontend, err);
     if (!st && sim_spec_active(cfg->spec))
         st = sim_spec_check(cfg->spec, &cfg->step, err);
     if (!st && sim_pp_stages(&cfg->step) > 1 && sim_spec_active(cfg->spec))
@@ -184,6 +186,14 @@ typedef struct loop {
     size_t done;
     size_t cap;         /* requests the per-request arrays hold (w->n may grow up to it) */
     size_t done_at_now; /* of `done`, those that finished at `now` (the last iteration's end) */
+    /* with a front end: its queue and streams, the next sent request to reach the scheduler, and
+     * the last iteration's tokens as emitted (room for max_num_seqs) */
+    bool fe_on;
+    sim_frontend fe;
+    size_t next_ready;
+    bool fe_slot_freed; /* a request that held a slot of --max-concurrency finished */
+    sim_frontend_emit *emit;
+    size_t n_emit;
 } loop;
 
 /* The engine a caller steps (engine.h): the loop itself. */
@@ -216,7 +226,10 @@ static void send_arrivals(loop *L)
         }
         int64_t arrival = L->w->reqs[L->next].arrival_ns;
         r->send_ns = arrival > L->free_since ? arrival : L->free_since;
-        sim_sched_enqueue(&L->sched, L->res->seqs, (int64_t)L->next);
+        if (L->fe_on) /* the front end takes it in first (deliver) */
+            sim_frontend_take(&L->fe, &L->cfg->frontend, (int64_t)L->next, r->send_ns, r->input);
+        else
+            sim_sched_enqueue(&L->sched, L->res->seqs, (int64_t)L->next);
         L->tl[L->next] = TL_QUEUED;
         notify(L, (int64_t)L->next, SIM_EV_ARRIVED, r->send_ns);
         L->next++;
@@ -226,27 +239,44 @@ static void send_arrivals(loop *L)
     }
 }
 
-/* `ntok` tokens of request id came out at `now`, streamed as one chunk. Returns 0 when out of
- * memory. */
+/* Sent requests the front end is done with reach the scheduler, in send order. */
+static void deliver(loop *L)
+{
+    while (L->next_ready < L->next && L->fe.t_ns[L->next_ready] <= L->now) {
+        const int64_t id = (int64_t)L->next_ready++;
+        sim_frontend_deliver(&L->fe, id, L->res->seqs[id].send_ns);
+        sim_sched_enqueue(&L->sched, L->res->seqs, id);
+    }
+}
+
+/* `ntok` tokens of request id came out at `now`, streamed as one chunk (with a front end: noted
+ * for it, which streams them, frontend.h). Returns 0 when out of memory. */
 static int emit_tokens(loop *L, int64_t id, int64_t ntok)
 {
     sim_seq *r = &L->res->seqs[id];
-    if (r->generated == 0)
+    if (L->fe_on)
+        L->emit[L->n_emit++] = (sim_frontend_emit){
+            .id = id, .before = r->generated, .after = r->generated + ntok,
+            .finished = r->generated + ntok == r->output};
+    else if (r->generated == 0)
         r->first_token_ns = L->now;
     else if (L->now - r->last_token_ns == L->dt)
         L->same_gaps++; /* counted, added as one run by record_iteration */
     else if (!sim_hist_add(&L->res->itl, L->now - r->last_token_ns, 1))
         return 0;
     r->generated += ntok;
-    r->last_token_ns = L->now;
+    if (!L->fe_on)
+        r->last_token_ns = L->now;
     if (r->generated == r->output) {
-        r->finish_ns = L->now;
+        r->finish_ns = L->now; /* the client's, from the front end's stream when there is one */
         L->done_at_now++;
         notify(L, id, SIM_EV_FINISHED, L->now);
         sim_sched_finish(&L->sched, L->res->seqs, id);
         L->done++;
-        if (L->cfg->max_concurrency > 0 && L->inflight == L->cfg->max_concurrency)
+        if (L->cfg->max_concurrency > 0 && L->inflight == L->cfg->max_concurrency) {
             L->free_since = L->now;
+            L->fe_slot_freed = L->fe_on;
+        }
         L->inflight--;
     }
     return 1;
@@ -354,6 +384,9 @@ static int iterate(loop *L)
     L->now += dt;
     L->dt = dt;
     L->done_at_now = 0;
+    L->n_emit = 0;
+    if (L->fe_on) /* what arrived during the iteration is ahead of its output in the front end */
+        send_arrivals(L);
     int64_t produced = 0;
     int ok = 1;
     for (size_t i = 0; i < n; i++) {
@@ -390,6 +423,14 @@ static int iterate(loop *L)
             produced += ntok;
         }
     }
+    if (L->fe_on && L->n_emit) {
+        int64_t client;
+        ok &= sim_frontend_stream(&L->fe, &L->cfg->frontend, L->now, seqs, L->emit, L->n_emit,
+                                  produced, &L->res->itl, &client);
+        if (L->fe_slot_freed) /* a client's slot frees when it has its last chunk */
+            L->free_since = client;
+        L->fe_slot_freed = false;
+    }
     sim_sched_compact(&L->sched, seqs);
     ok &= record_iteration(L, (int64_t)n, draft_ns, produced);
     return ok ? 1 : -1;
@@ -418,9 +459,14 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
     L->draft = malloc(m * sizeof *L->draft);
     L->scratch = malloc(m * sizeof *L->scratch);
     L->tl = calloc(n, sizeof *L->tl);
+    L->fe_on = cfg->frontend.on;
+    bool fe_ok = sim_frontend_init(&L->fe, &cfg->frontend, L->fe_on ? n : 0);
+    L->emit = L->fe_on ? malloc(m * sizeof *L->emit) : NULL;
+    fe_ok = fe_ok && (!L->fe_on || L->emit);
     sim_rng_seed(&L->rng, cfg->seed);
     bool pp_ok = sim_pp_stages(&cfg->step) == 1 || sim_pp_memo_init(&L->pp, &cfg->step, m);
-    if (!out->seqs || !L->batch || !L->groups || !L->draft || !L->scratch || !L->tl || !pp_ok)
+    if (!out->seqs || !L->batch || !L->groups || !L->draft || !L->scratch || !L->tl || !pp_ok ||
+        !fe_ok)
         return sim_fail(err, SIM_EINTERNAL, "out of memory for %zu requests", n);
     for (size_t i = 0; i < n; i++) { /* lengths and ids are filled in when it is sent */
         sim_seq *r = &out->seqs[i];
@@ -448,6 +494,8 @@ static void teardown(loop *L)
     free(L->draft);
     free(L->scratch);
     free(L->tl);
+    free(L->emit);
+    sim_frontend_free(&L->fe);
     sim_pp_memo_free(&L->pp);
 }
 
@@ -458,11 +506,18 @@ static sim_status advance(loop *L, int64_t until, sim_err *err)
     const sim_workload *w = L->w;
     while (L->done < w->n && L->now < until) {
         send_arrivals(L);
+        if (L->fe_on)
+            deliver(L);
         if (sim_sched_idle(&L->sched)) {
-            if (L->next >= w->n)
+            const bool taking = L->fe_on && L->next_ready < L->next; /* in the front end */
+            if (L->next >= w->n && !taking)
                 return SIM_OK; /* waits for more requests (or finish says it is stuck) */
-            /* nothing to run: jump to the next arrival, not past `until` */
-            int64_t a = w->reqs[L->next].arrival_ns;
+            /* nothing to run: jump to the next arrival or delivery, not past `until` */
+            const int64_t cap = L->cfg->max_concurrency;
+            const bool sends = L->next < w->n && (!taking || cap == 0 || L->inflight < cap);
+            int64_t a = sends ? w->reqs[L->next].arrival_ns : INT64_MAX;
+            if (taking && L->fe.t_ns[L->next_ready] < a)
+                a = L->fe.t_ns[L->next_ready];
             if (a >= until && until > L->now) {
                 L->now = until;
                 L->done_at_now = 0;
@@ -538,7 +593,10 @@ sim_status sim_engine_finish(sim_engine *e, sim_err *err)
         st = sim_fail(err, SIM_EINTERNAL, "out of memory recording tokens per second");
     if (!st) {
         out->n = n;
-        out->duration_ns = L->now;
+        out->duration_ns = L->now > L->fe.last_ns ? L->now : L->fe.last_ns;
+        out->frontend_on = L->fe_on;
+        out->frontend_ttft_ns = L->fe.in_ns + L->fe.first_ns;
+        out->frontend_e2e_ns = L->fe.in_ns + L->fe.finish_ns;
         out->preemptions = L->sched.preemptions;
         out->kv_peak_blocks = L->sched.kv.peak_used;
         out->prefix_hit_tokens = L->sched.prefix_hit_tokens;

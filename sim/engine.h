@@ -25,6 +25,13 @@
  * several iterations, after a preemption or a skipped turn, are added one by one), and the
  * busiest 1-second window of output is tracked as time advances.
  *
+ * With a front end (cfg.frontend, frontend.h), a request reaches the scheduler when the front end
+ * has taken it in, and each iteration's tokens reach the client when the front end has streamed
+ * them: seqs[i].first_token_ns, last_token_ns, finish_ns and the ITL gaps are the client's (per
+ * streamed chunk), TTFT and E2E include the front end's queueing and work, and the duration runs
+ * to the last chunk the client receives. Without one (frontend.on false) the engine is exactly as
+ * it was: requests enter at their send time and every token is seen when it is emitted.
+ *
  * With speculative decoding, an iteration costs the draft's proposals plus the target's verify
  * step; each verifying sequence draws how many drafts are accepted (a in 0..K, from the spec's
  * acceptance model and the seed) and streams a + 1 tokens at once: as in vLLM's benchmark, an
@@ -35,6 +42,7 @@
 
 #include <stdint.h>
 
+#include "frontend.h"
 #include "hist.h"
 #include "sched.h"
 #include "spec.h"
@@ -89,6 +97,8 @@ typedef struct sim_engine_cfg {
     uint64_t seed;           /* seeds the acceptance draws */
     const sim_engine_observer *observer; /* NULL: nobody watches */
     bool record_seconds; /* keep the output tokens of every 1-second window (res.out_seconds) */
+    sim_frontend_cfg frontend; /* the API server / tokenizer and the stream (frontend.h); zero:
+                                  none, every request and token as the engine sees it */
 } sim_engine_cfg;
 
 typedef struct sim_engine_result {
@@ -115,6 +125,12 @@ typedef struct sim_engine_result {
     /* with cfg.record_seconds: (k, output tokens in [k, k+1) s) runs, finished (owned), so
      * several engines' streams can be added up (replicas behind a router) */
     sim_hist out_seconds;
+    /* with cfg.frontend.on: the front end's part of the requests' latencies, summed over the
+     * requests (ns): the input stage's wait and work (send to scheduler) plus, for TTFT, the time
+     * from the engine's first token to the client's first chunk, and for E2E, from the engine's
+     * last token to the client's last chunk (the output stage and the stream interval) */
+    bool frontend_on;
+    double frontend_ttft_ns, frontend_e2e_ns;
 } sim_engine_result;
 
 /* KV blocks the configuration leaves (<= 0: the model does not fit). */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "frontend.h"
 #include "jsonf.h"
 
 static const char *const policy_names[] = {
@@ -56,6 +57,12 @@ static const prof_field prof_fields[] = {
     PF("cuda_graphs.max_batch_size", 0, 1 << 20, true, cuda_graph_max_bs),
     PF("limits.max_model_len", 0, 1 << 26, true, max_model_len),
     PF("limits.max_input_len", 0, 1 << 26, true, max_input_len),
+    PF("frontend.processes", 1, SIM_FRONTEND_MAX_PROCESSES, true, fe_processes),
+    PF("frontend.request_us", 0.0, 1e7, false, fe_request_us),
+    PF("frontend.input_token_us", 0.0, 1e7, false, fe_input_token_us),
+    PF("frontend.output_token_us", 0.0, 1e7, false, fe_output_token_us),
+    PF("frontend.chunk_us", 0.0, 1e7, false, fe_chunk_us),
+    PF("frontend.stream_interval", 1, 1 << 20, true, fe_stream_interval),
 };
 #undef PF
 
@@ -70,6 +77,7 @@ static const prof_flag prof_flags[] = {
     {"cuda_graphs.enabled", offsetof(sim_engprof, cuda_graphs)},
     {"prefix_caching", offsetof(sim_engprof, prefix_caching)},
     {"collectives.fuse_allreduce_norm", offsetof(sim_engprof, fuse_allreduce_norm)},
+    {"frontend.first_token_alone", offsetof(sim_engprof, fe_first_token_alone)},
 };
 
 /* Every field needs a string in "sources" saying where its value comes from. */
@@ -162,6 +170,20 @@ static sim_status load_attention(const cJSON *root, const char *path, sim_engpro
             return st;
     }
     return SIM_OK;
+}
+
+/* The optional moe.kernel with its source; absent: triton. */
+static sim_status load_moe(const cJSON *root, const char *path, sim_engprof *p, sim_err *err)
+{
+    p->moe_kernel = SIM_MOE_TRITON;
+    if (!sim_jsonf_find(root, "moe.kernel"))
+        return SIM_OK;
+    const char *v = NULL;
+    sim_status st = sim_jsonf_str_opt(root, path, "moe.kernel", &v, err);
+    if (!st && (!v || !sim_moe_kernel_parse(v, &p->moe_kernel)))
+        st = sim_fail(err, SIM_EINPUT, "%s: field 'moe.kernel' is %s, expected %s", path,
+                      v ? v : "missing", sim_moe_kernel_names());
+    return st ? st : need_source(root, path, "moe.kernel", err);
 }
 
 /* The optional "quantization" object: act_quant_kernels with its source; absent: 0. */
@@ -523,6 +545,8 @@ sim_status sim_engprof_load(const char *path, sim_engprof *p, sim_err *err)
     if (!st)
         st = load_quantization(root, path, p, err);
     if (!st)
+        st = load_moe(root, path, p, err);
+    if (!st)
         st = load_sync(root, path, p, err);
     if (!st)
         st = load_rules(root, path, p, err);
@@ -534,6 +558,7 @@ sim_status sim_engprof_load(const char *path, sim_engprof *p, sim_err *err)
                       "new_token_ratio_init %g",
                       path, p->ratio_min, p->ratio_init);
     if (!st) {
+        p->fe_on = true;
         const char *b = strrchr(path, '/');
         snprintf(p->name, sizeof p->name, "%s", b ? b + 1 : path);
         char *dot = strrchr(p->name, '.');

@@ -17,7 +17,13 @@
  * that quantize each 8-bit GEMM input when the engine does not fuse that into the norm or
  * activation before it (quantization.act_quant_kernels; absent: 0, fused), and (optional
  * host.sync_overhead_us) the CPU time per iteration spent after a wait on the device, which the
- * GPU waits for even with async scheduling (absent: 0; step.h).
+ * GPU waits for even with async scheduling (absent: 0; step.h), and (object "frontend") its
+ * front end as frontend.h models it: frontend.processes (API-server / tokenizer processes),
+ * frontend.request_us, frontend.input_token_us, frontend.output_token_us, frontend.chunk_us (CPU
+ * per request, prompt token, output token, streamed chunk), frontend.stream_interval (output
+ * tokens per streamed chunk) and frontend.first_token_alone (the first token is streamed at once), and (optional moe.kernel) the
+ * grouped-GEMM kernel family it runs the MoE experts with, as moe.h names them (absent: triton,
+ * vLLM's and SGLang's fused_moe).
  * Every other field is required; every field given must have an entry in "sources"; the command
  * line's flags override each one.
  *
@@ -96,6 +102,15 @@ typedef struct sim_engprof {
     sim_dattn_kernel decode_attn;          /* attention.decode (absent: split) */
     sim_dattn_kernel decode_attn_quant_kv; /* attention.decode_quant_kv: over an 8-bit KV cache */
     int64_t act_quant_kernels; /* quantization.act_quant_kernels (absent: 0, fused) */
+    sim_moe_kernel moe_kernel; /* moe.kernel: the experts' grouped GEMMs (absent: triton) */
+    /* the front end (frontend.h): processes, CPU per request, prompt token, output token and
+     * streamed chunk, tokens per chunk, whether the first token goes alone */
+    int64_t fe_processes;
+    double fe_request_us, fe_input_token_us, fe_output_token_us, fe_chunk_us;
+    int64_t fe_stream_interval;
+    bool fe_first_token_alone;
+    bool fe_on;          /* not a file field: true at load; --frontend none turns it off */
+    bool per_token_itl;  /* not a file field: the client's ITL (--itl-per-token) */
     char fusions[256]; /* comma-separated, as recorded */
     int n_rules;
     sim_engprof_rule rules[SIM_ENGPROF_MAX_RULES];

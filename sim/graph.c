@@ -26,11 +26,14 @@ static const sim_op_meta op_table[SIM_OP_COUNT] = {
     [SIM_OP_GATE_UP_PROJ] = {"gate_up_proj", SIM_OPK_GEMM, true, 1, false, false},
     [SIM_OP_ACT] = {"act", SIM_OPK_VECTOR, true, 1, false, false},
     [SIM_OP_DOWN_PROJ] = {"down_proj", SIM_OPK_GEMM, true, 1, false, false},
-    [SIM_OP_ROUTER] = {"router", SIM_OPK_GEMM, true, 2, false, false},
+    [SIM_OP_ROUTER] = {"router", SIM_OPK_GEMM, true, 1, false, false},
+    [SIM_OP_MOE_TOPK] = {"moe_topk", SIM_OPK_VECTOR, true, 1, false, false},
     [SIM_OP_MOE_DISPATCH] = {"moe_dispatch", SIM_OPK_COMM, true, 1, false, true},
+    [SIM_OP_MOE_PERMUTE] = {"moe_permute", SIM_OPK_VECTOR, true, 1, false, false},
     [SIM_OP_EXPERTS_GATE_UP] = {"experts_gate_up", SIM_OPK_GEMM, true, 1, false, false},
     [SIM_OP_EXPERTS_ACT] = {"experts_act", SIM_OPK_VECTOR, true, 1, false, false},
     [SIM_OP_EXPERTS_DOWN] = {"experts_down", SIM_OPK_GEMM, true, 1, false, false},
+    [SIM_OP_MOE_UNPERMUTE] = {"moe_unpermute", SIM_OPK_VECTOR, true, 1, false, false},
     [SIM_OP_MOE_COMBINE] = {"moe_combine", SIM_OPK_COMM, true, 1, false, true},
     [SIM_OP_SHARED_EXPERT] = {"shared_expert", SIM_OPK_GEMM, true, 3, false, false},
     [SIM_OP_MLP_ALLREDUCE] = {"mlp_allreduce", SIM_OPK_COMM, true, 1, false, false},
@@ -39,7 +42,7 @@ static const sim_op_meta op_table[SIM_OP_COUNT] = {
     [SIM_OP_LOGITS_GATHER] = {"logits_gather", SIM_OPK_COMM, false, 1, false, false},
     [SIM_OP_SAMPLING] = {"sampling", SIM_OPK_VECTOR, false, 4, false, false},
 };
-static_assert(SIM_OP_COUNT == 29, "op_table must list every sim_op_id");
+static_assert(SIM_OP_COUNT == 32, "op_table must list every sim_op_id");
 
 #define SCALE_BYTES 2.0 /* a group scale of AWQ/GPTQ/W4A8 weights: fp16 */
 
@@ -120,9 +123,9 @@ int sim_par_dp(const sim_par *p) { return p->dp_attention && p->tp > 0 ? p->ep /
 
 double sim_graph_experts_touched(double experts, double k, double tokens)
 {
-    if (experts <= 0.0 || tokens <= 0.0)
+    if (experts <= 0.0)
         return 0.0;
-    return experts * (1.0 - pow(1.0 - k / experts, tokens));
+    return sim_moe_experts_touched(experts, k / experts, tokens);
 }
 
 /* The MoE-specific checks: EP against the experts and TP, the expert widths against TP. */
@@ -154,15 +157,21 @@ static sim_status check_moe(const sim_model *m, const sim_par *p, sim_err *err)
                         "--ep: value %d is not a multiple of --tp %d; with --dp-attention the EP "
                         "group is ep/tp data-parallel attention groups of tp GPUs (TP x DP = EP)",
                         p->ep, p->tp);
-    if (p->ep == 1 && p->imbalance != 1.0)
+    if (p->ep == 1 && p->imbalance != 1.0 && p->imbalance != 0.0)
         return sim_fail(err, SIM_EINPUT,
                         "--expert-imbalance: value %g applies to expert parallelism; pass --ep",
                         p->imbalance);
-    if (!(p->imbalance >= 1.0 && p->imbalance <= (double)p->ep))
+    if (p->imbalance != 0.0 && !(p->imbalance >= 1.0 && p->imbalance <= (double)p->ep))
         return sim_fail(err, SIM_EINPUT,
                         "--expert-imbalance: value %g, expected a number in [1, --ep %d] (the "
                         "busiest EP rank's routed tokens over the mean)",
                         p->imbalance, p->ep);
+    if (m->experts > 0) {
+        sim_status st = sim_moe_routing_check(&p->routing, m->experts, m->experts_per_tok,
+                                              p->ep, err);
+        if (st)
+            return st;
+    }
     if (m->experts > 0 && p->ep == 1 && m->moe_intermediate % p->tp != 0)
         return sim_fail(err, SIM_EINPUT,
                         "--tp: value %d does not divide moe_intermediate_size %lld of %s "
@@ -333,7 +342,9 @@ static double moe_core_params(const sim_model *m, const sim_par *par)
 {
     const double d = (double)m->hidden;
     const bool ep = par->ep > 1;
-    const double local = ep ? (double)m->experts / par->ep : (double)m->experts;
+    /* EPLB's redundant experts are whole copies on the ranks that hold them */
+    const double local =
+        ep ? (double)(m->experts + par->routing.redundant) / par->ep : (double)m->experts;
     const double f = (double)(ep ? m->moe_intermediate : m->moe_intermediate / par->tp);
     return local * 3.0 * d * f + 3.0 * d * (double)(m->shared_intermediate / par->tp);
 }
@@ -342,7 +353,7 @@ static double moe_extra_bytes(const sim_model *m, const sim_par *par, double rb)
 {
     const double d = (double)m->hidden, e = (double)m->experts;
     const bool ep = par->ep > 1;
-    const double local = ep ? e / par->ep : e;
+    const double local = ep ? (e + par->routing.redundant) / par->ep : e;
     const double f = (double)(ep ? m->moe_intermediate : m->moe_intermediate / par->tp);
     double b = e * d * rb + (m->shared_expert_gate ? d * rb : 0.0);
     if (m->moe_bias)

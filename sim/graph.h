@@ -24,10 +24,12 @@
  * Prefill attention is causal (about half the FLOPs of full attention).
  *
  *
- * Mixture of experts (per MoE layer): router (d -> E GEMM and top-k), experts_gate_up and
- * experts_down as grouped GEMMs over the experts the step's T tokens touch, E (1 - (1 - k/E)^T)
- * of them under uniform routing, each expert's tokens padded to the GEMM tile and each touched
- * expert's weights read once; shared_expert (a dense gated MLP) where the model has one. Under
+ * Mixture of experts (per MoE layer): router (d -> E GEMM), moe_topk, moe_permute, then
+ * experts_gate_up and experts_down as grouped GEMMs over the experts the step's T tokens touch on
+ * the busiest EP rank (moe.h: from the routing, E (1 - (1 - k/E)^T) of them under uniform routing
+ * at ep 1), each expert's rows in the M blocks of the engine's kernel family (moe_blocks, priced
+ * by cost.h through moe.h) and each touched expert's weights read once, moe_unpermute;
+ * shared_expert (a dense gated MLP) where the model has one. Under
  * expert parallelism moe_dispatch / moe_combine all-to-all the routed tokens (T k d values per
  * layer over the EP group; low-latency single-hop mode for decode-only steps, one hop per peer
  * otherwise).
@@ -69,6 +71,7 @@
 #include "dtype.h"
 #include "hw.h"
 #include "model.h"
+#include "moe.h"
 #include "status.h"
 
 typedef enum sim_op_id {
@@ -89,11 +92,14 @@ typedef enum sim_op_id {
     SIM_OP_GATE_UP_PROJ,
     SIM_OP_ACT,
     SIM_OP_DOWN_PROJ,
-    SIM_OP_ROUTER,          /* MoE: gate GEMM d -> E and top-k */
+    SIM_OP_ROUTER,          /* MoE: gate GEMM d -> E */
+    SIM_OP_MOE_TOPK,        /* MoE: top-k of the router's scores */
     SIM_OP_MOE_DISPATCH,    /* expert parallelism: all-to-all of the routed tokens */
+    SIM_OP_MOE_PERMUTE,     /* the routed rows sorted into each expert's segment */
     SIM_OP_EXPERTS_GATE_UP, /* grouped GEMM over the touched experts */
     SIM_OP_EXPERTS_ACT,
     SIM_OP_EXPERTS_DOWN,
+    SIM_OP_MOE_UNPERMUTE, /* each token's k expert outputs weighted and summed */
     SIM_OP_MOE_COMBINE, /* expert parallelism: all-to-all of the experts' outputs back */
     SIM_OP_SHARED_EXPERT,
     SIM_OP_MLP_ALLREDUCE,
@@ -163,6 +169,14 @@ typedef struct sim_op {
     bool weight_only;      /* mixed-input GEMM: dequantizes its weights to the compute format
                             * (W4A16, W8A16, W4A8) */
     double groups;         /* grouped GEMM: problems (experts), each padded to the tile; 0 = one */
+    /* grouped expert GEMMs (moe.h): the kernel family, its layout's phase, and the expected M
+     * blocks of each of sim_moe_block_rows(i) rows over the experts; all 0: priced as one GEMM
+     * padded to the tile (`groups` problems) */
+    sim_moe_kernel moe_kernel;
+    bool moe_decode;
+    double moe_blocks[SIM_MOE_BLOCKS];
+    double moe_mean_rows; /* a rank's mean routed rows (the busiest one's: m) */
+    double moe_tokens;    /* the step's tokens, which Triton's configs key its M block on */
     /* attention: its decode part and the kernel the engine runs it with (dattn.h; the step sets
      * the kernel, SPLIT by default) */
     sim_dattn_shape dec;
@@ -187,11 +201,16 @@ typedef struct sim_graph {
  *                 > 1: each GPU holds E/ep whole experts, tokens go to them by all-to-all
  *   dp_attention  attention runs data-parallel: ep/tp groups of tp GPUs, each with its own
  *                 sequences and their KV cache (DeepSeek-style; requires ep a multiple of tp)
- *   imbalance     the busiest EP rank's routed tokens over the mean (>= 1; 1 = uniform) */
+ *   imbalance     a fixed busiest EP rank's routed tokens over the mean (>= 1; 1 = even);
+ *                 0: the expected busiest rank of `routing` (moe.h) for each batch
+ *   routing       how tokens pick experts, and EPLB's redundant experts (moe.h)
+ *   moe_kernel    the grouped-GEMM kernel family of the experts (moe.h) */
 typedef struct sim_par {
     int tp, ep;
     bool dp_attention;
     double imbalance;
+    sim_moe_routing routing;
+    sim_moe_kernel moe_kernel;
 } sim_par;
 
 /* Tensor parallelism only: {tp, 1, false, 1}. */
@@ -201,7 +220,7 @@ sim_par sim_par_tp(int tp);
 int sim_par_dp(const sim_par *p);
 
 /* Expected experts touched when T tokens each pick k of E experts uniformly at random:
- * E (1 - (1 - k/E)^T). */
+ * E (1 - (1 - k/E)^T) (sim_moe_experts_touched, which the graph calls for the busiest rank). */
 double sim_graph_experts_touched(double experts, double k, double tokens);
 
 /* Name, kind, scope and kernel count of an op. */
@@ -281,6 +300,12 @@ void sim_graph_build_shape(const sim_model *m, int tp, const sim_prec *prec,
 /* The same under any parallelism: the step's batch is the whole replica's (all DP ranks); ops
  * are those of the busiest GPU. */
 void sim_graph_build_par(const sim_model *m, const sim_par *par, const sim_prec *prec,
+                         const sim_batch_shape *s, sim_graph *out);
+
+/* Only the MoE block of one layer (router, top-k, dispatch, permute, the grouped expert GEMMs and
+ * their activation, unpermute, combine, shared expert) as sim_graph_build_par builds it; the
+ * other ops are absent. For the validation of fused MoE kernels. */
+void sim_graph_build_moe(const sim_model *m, const sim_par *par, const sim_prec *prec,
                          const sim_batch_shape *s, sim_graph *out);
 
 /* Rebuilds only the ops that depend on the contexts (sim_op_info(id)->context: attention, and

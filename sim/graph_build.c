@@ -338,9 +338,11 @@ static void all_to_all(sim_op *op, double rows, double row_bytes, int ranks, boo
 
 /* The MoE block of one layer on the busiest GPU. T global tokens (every DP rank's), t_attn the
  * attention-side tokens of this GPU. Tensor-parallel experts (ep 1): every GPU holds a 1/tp
- * slice of all E experts and runs all T k routed rows. Expert parallelism: E/ep whole experts
- * per GPU, T k / ep routed rows times the imbalance (at most T per local expert), their tokens
- * all-to-all'ed in (fp8 under W8A8, as DeepEP dispatches) and the outputs back in 16 bits. */
+ * slice of all E experts and runs all T k routed rows. Expert parallelism: (E + redundant)/ep
+ * whole experts per GPU; the busiest rank's rows, experts touched and M blocks come from the
+ * routing (moe.h: sim_moe_load_compute; a fixed --expert-imbalance scales the mean instead);
+ * their tokens all-to-all'ed in (fp8 under W8A8, as DeepEP dispatches) and the outputs back in
+ * 16 bits. */
 static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *prec,
                       const sim_batch_shape *s, double t_attn, double rb, double ab, sim_graph *g)
 {
@@ -348,41 +350,64 @@ static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *pr
     const double k = (double)m->experts_per_tok;
     const double wb = sim_graph_weight_elem_bytes(prec, prec->weight);
     const bool ep = par->ep > 1;
-    const double local = ep ? e / par->ep : e;
     const int64_t f = ep ? m->moe_intermediate : m->moe_intermediate / par->tp;
-    double rows = ep ? T * k / par->ep * par->imbalance : T * k;
-    if (rows > T * fmin(k, local))
-        rows = T * fmin(k, local);
-    const double touched = local * (1.0 - pow(1.0 - k / e, T));
+    sim_moe_load ld;
+    sim_moe_load_compute(&par->routing, m->experts, m->experts_per_tok, ep ? par->ep : 1, T,
+                         ep ? par->imbalance : 0.0, &ld);
+    const double rows = ld.rows, touched = ld.touched;
     const sim_dtype rdt = sim_graph_resid_dtype(m, prec);
     const sim_prec p16 = {.weight = rdt, .act = rdt, .kv = prec->kv};
+    const bool low_latency = s->dec_tokens >= s->tokens;
+    const sim_moe_kernel fam = par->moe_kernel;
 
-    /* router: replicated d x E gate in 16 bits over this GPU's tokens, then a top-k kernel
-     * reading the fp32 scores */
+    /* router: replicated d x E gate in 16 bits over this GPU's tokens; then its top-k kernel
+     * reading the fp32 scores, writing k expert ids (int32) and weights (fp32) per token */
     double t_route = ep ? ceil(T / par->ep) : t_attn;
     sim_op *op = &g->ops[SIM_OP_ROUTER];
     gemm(op, t_route, m->experts, m->hidden, rdt, &p16, rb);
-    op->act_bytes += t_route * e * FP32_BYTES;
     if (m->moe_bias)
         op->weight_bytes += e * rb;
+    op = &g->ops[SIM_OP_MOE_TOPK];
+    op->flops = t_route * e * SAMPLE_FLOPS;
+    op->act_bytes = t_route * e * FP32_BYTES + t_route * k * 2.0 * FP32_BYTES;
 
-    bool low_latency = s->dec_tokens >= s->tokens;
     all_to_all(&g->ops[SIM_OP_MOE_DISPATCH], rows, d * ab, ep ? par->ep : 1, low_latency);
     all_to_all(&g->ops[SIM_OP_MOE_COMBINE], rows, d * rb, ep ? par->ep : 1, low_latency);
 
-    /* grouped GEMMs: FLOPs of the routed rows, weights of the touched experts */
-    op = &g->ops[SIM_OP_EXPERTS_GATE_UP];
-    gemm(op, rows, 2 * f, m->hidden, prec->weight, prec, rb);
-    op->groups = touched;
-    op->weight_bytes =
-        touched * 2.0 * (double)f * d * wb + (m->moe_bias ? touched * 2.0 * f * rb : 0);
+    /* permute: the rows sorted by expert. Triton's fused_moe only sorts the ids
+     * (moe_align_block_size) and gathers rows inside the GEMM; DeepGEMM, CUTLASS and CK copy
+     * the rows into each expert's segment first. Unpermute: each token's k outputs weighted and
+     * summed (moe_sum, finalizeMoeRouting). */
+    op = &g->ops[SIM_OP_MOE_PERMUTE];
+    op->act_bytes = rows * 2.0 * FP32_BYTES;
+    if (fam != SIM_MOE_TRITON)
+        op->act_bytes += 2.0 * rows * d * ab;
+    op = &g->ops[SIM_OP_MOE_UNPERMUTE];
+    op->flops = 2.0 * rows * d;
+    op->act_bytes = rows * d * rb + rows / k * d * rb;
+
+    /* grouped GEMMs: FLOPs of the routed rows, weights of the touched experts, the M blocks
+     * each kernel family pads the experts' rows to */
+    double blocks[SIM_MOE_BLOCKS];
+    sim_moe_row_blocks(&ld, blocks);
+    static const sim_op_id grouped[2] = {SIM_OP_EXPERTS_GATE_UP, SIM_OP_EXPERTS_DOWN};
+    for (int i = 0; i < 2; i++) {
+        op = &g->ops[grouped[i]];
+        bool up = grouped[i] == SIM_OP_EXPERTS_GATE_UP;
+        gemm(op, rows, up ? 2 * f : m->hidden, up ? m->hidden : f, prec->weight, prec, rb);
+        op->m = (int64_t)ceil(rows - 1e-9);
+        op->groups = touched;
+        op->weight_bytes = touched * (up ? 2.0 : 1.0) * (double)f * d * wb +
+                           (m->moe_bias ? touched * (up ? 2.0 * (double)f : d) * rb : 0.0);
+        op->moe_kernel = fam;
+        op->moe_decode = low_latency;
+        op->moe_mean_rows = ld.mean_rows;
+        op->moe_tokens = T;
+        memcpy(op->moe_blocks, blocks, sizeof blocks);
+    }
     op = &g->ops[SIM_OP_EXPERTS_ACT];
     op->flops = ACT_FLOPS * rows * (double)f;
     op->act_bytes = rows * 2.0 * (double)f * rb + rows * (double)f * ab;
-    op = &g->ops[SIM_OP_EXPERTS_DOWN];
-    gemm(op, rows, m->hidden, f, prec->weight, prec, rb);
-    op->groups = touched;
-    op->weight_bytes = touched * (double)f * d * wb + (m->moe_bias ? touched * d * rb : 0.0);
 
     /* shared expert: a dense gated MLP split tp ways on the attention-side tokens (gate_up, act,
      * down: three kernels); priced as one GEMM of 3 f_s outputs with its intermediate traffic */
@@ -394,6 +419,29 @@ static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *pr
         op->act_bytes = t_attn * (d * ab + 2.0 * (double)fs * rb + (double)fs * (rb + ab) +
                                   (double)fs * ab + d * rb);
     }
+}
+
+void sim_graph_build_moe(const sim_model *m, const sim_par *par, const sim_prec *prec,
+                         const sim_batch_shape *s, sim_graph *out)
+{
+    memset(out, 0, sizeof *out);
+    const sim_dtype vec = sim_graph_resid_dtype(m, prec);
+    for (int i = 0; i < SIM_OP_COUNT; i++) {
+        out->ops[i].id = (sim_op_id)i;
+        out->ops[i].compute = vec;
+        out->ops[i].weight = vec;
+    }
+    static const sim_op_id ops[] = {SIM_OP_ROUTER,          SIM_OP_MOE_TOPK,
+                                    SIM_OP_MOE_DISPATCH,    SIM_OP_MOE_PERMUTE,
+                                    SIM_OP_EXPERTS_GATE_UP, SIM_OP_EXPERTS_ACT,
+                                    SIM_OP_EXPERTS_DOWN,    SIM_OP_MOE_UNPERMUTE,
+                                    SIM_OP_MOE_COMBINE,     SIM_OP_SHARED_EXPERT};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        out->ops[ops[i]].present = true;
+    const sim_batch_shape a = dp_share(s, sim_par_dp(par));
+    build_moe(m, par, prec, s, a.tokens, sim_dtype_bytes(vec),
+              sim_dtype_bytes(sim_graph_gemm_dtype(prec)), out);
+    out->layers = out->repeats[SIM_OP_EXPERTS_GATE_UP] = 1;
 }
 
 static void build_layer(const sim_model *m, const sim_par *par, const sim_prec *prec,
@@ -428,8 +476,9 @@ static void set_repeats(const sim_model *m, sim_graph *g)
 {
     static const sim_op_id dense_ops[] = {SIM_OP_GATE_UP_PROJ, SIM_OP_ACT, SIM_OP_DOWN_PROJ};
     static const sim_op_id moe_ops[] = {
-        SIM_OP_ROUTER,       SIM_OP_MOE_DISPATCH, SIM_OP_EXPERTS_GATE_UP, SIM_OP_EXPERTS_ACT,
-        SIM_OP_EXPERTS_DOWN, SIM_OP_MOE_COMBINE,  SIM_OP_SHARED_EXPERT};
+        SIM_OP_ROUTER,       SIM_OP_MOE_TOPK,    SIM_OP_MOE_DISPATCH, SIM_OP_MOE_PERMUTE,
+        SIM_OP_EXPERTS_GATE_UP, SIM_OP_EXPERTS_ACT, SIM_OP_EXPERTS_DOWN, SIM_OP_MOE_UNPERMUTE,
+        SIM_OP_MOE_COMBINE,  SIM_OP_SHARED_EXPERT};
     static const sim_op_id gqa_ops[] = {SIM_OP_QKV_PROJ};
     static const sim_op_id mla_ops[] = {SIM_OP_Q_DOWN, SIM_OP_Q_UP, SIM_OP_KV_DOWN, SIM_OP_KV_UP};
     const bool mixed = m->sliding_layers > 0 && m->sliding_layers < m->layers;
@@ -463,6 +512,9 @@ bool sim_graph_op_in_layer(const sim_graph *g, sim_op_id id, int64_t layer)
     case SIM_OP_DOWN_PROJ:
         return layer < g->dense_layers;
     case SIM_OP_ROUTER:
+    case SIM_OP_MOE_TOPK:
+    case SIM_OP_MOE_PERMUTE:
+    case SIM_OP_MOE_UNPERMUTE:
     case SIM_OP_MOE_DISPATCH:
     case SIM_OP_EXPERTS_GATE_UP:
     case SIM_OP_EXPERTS_ACT:

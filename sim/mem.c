@@ -43,7 +43,9 @@ double sim_mem_workspace_bytes(const sim_step_cfg *cfg, double tokens, double lo
          * their gate/up output and activation */
         const bool ep = par.ep > 1;
         double fe = (double)(ep ? m->moe_intermediate : m->moe_intermediate / tp);
-        double copies = (double)m->experts_per_tok * (ep ? par.imbalance / par.ep : 1.0);
+        /* (a routing-derived imbalance, 0, sizes the workspace at the mean) */
+        double imb = par.imbalance > 0.0 ? par.imbalance : 1.0;
+        double copies = (double)m->experts_per_tok * (ep ? imb / par.ep : 1.0);
         double moe = copies * ((double)m->hidden * ab + 2.0 * fe * rb + fe * ab);
         if (moe > mlp)
             mlp = moe;

@@ -219,6 +219,14 @@ sim_status sim_metrics_compute(const sim_engine_result *res, const sim_slo *slo,
         out->has_spec ? (double)res->spec_tokens / (double)res->spec_verifies : 0.0;
     out->spec_draft_time_fraction = res->busy_ns > 0.0 ? res->draft_ns / res->busy_ns : 0.0;
     out->peak_output_throughput = res->peak_output_tps;
+    out->has_frontend = res->frontend_on;
+    if (res->frontend_on && n > 0) {
+        out->mean_frontend_ttft_ms = res->frontend_ttft_ns / (double)n / 1e6;
+        out->mean_frontend_e2el_ms = res->frontend_e2e_ns / (double)n / 1e6;
+        const double ttft = out->dist[SIM_M_TTFT].mean, e2el = out->dist[SIM_M_E2EL].mean;
+        out->frontend_ttft_fraction = ttft > 0.0 ? out->mean_frontend_ttft_ms / ttft : 0.0;
+        out->frontend_e2el_fraction = e2el > 0.0 ? out->mean_frontend_e2el_ms / e2el : 0.0;
+    }
     return SIM_OK;
 }
 

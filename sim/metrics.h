@@ -51,6 +51,11 @@ typedef struct sim_serve_metrics {
     bool has_spec;
     double spec_acceptance_length;   /* measured tokens per verify step (accepted + 1) */
     double spec_draft_time_fraction; /* of the busy time, spent drafting */
+    /* with a front end (engine.h): its mean part of each request's TTFT and E2EL, and those as
+     * fractions of the mean TTFT and E2EL */
+    bool has_frontend;
+    double mean_frontend_ttft_ms, mean_frontend_e2el_ms;
+    double frontend_ttft_fraction, frontend_e2el_fraction;
 } sim_serve_metrics;
 
 /* Summary of n samples in nanoseconds, reported in ms. Reorders `ns` (selection, O(n) each

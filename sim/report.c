@@ -260,6 +260,15 @@ static void ops_table(FILE *f, const char *title, const sim_step_result *s)
     if (sep[0] == ',')
         fprintf(f, "%s\n",
                 s->graph.ops[SIM_OP_ATTN_NORM].fused ? "; norms fused into the all-reduce" : "");
+    /* each grouped expert GEMM: its kernel family, padding and the busiest rank's load (moe.h) */
+    for (int i = 0; i < SIM_OP_COUNT; i++) {
+        if (!s->graph.ops[i].present || !(n = sim_report_op_fields(s, i, SIM_FIELDS_TABLE_MOE, v)))
+            continue;
+        fprintf(f, "moe: %s", sim_op_info((sim_op_id)i)->name);
+        for (size_t k = 0; k < n; k++)
+            table_field(f, &v[k], false);
+        fputc('\n', f);
+    }
 }
 
 /* "pipeline: 2 stages of 4 GPUs, layers 40/40 ..." when there are stages. */

@@ -131,6 +131,9 @@ typedef enum sim_field_out {
                                with its label, decimals and the text around it (`before`) */
     SIM_FIELDS_TABLE_SPEC,  /* run --format table: the speculative-decoding lines' fields (none
                                without it), the same way */
+    SIM_FIELDS_TABLE_MOE,   /* run --format table: a grouped expert GEMM on the "moe:" line (its
+                               kernel family, layout, M block, padded rows, the busiest rank's
+                               rows and their imbalance; none for other ops) */
     SIM_FIELDS_OUT_COUNT
 } sim_field_out;
 

@@ -79,12 +79,38 @@ GET(memory_fraction, s->r->engine, num, s->r->cfg->mem_util)
 GET(cuda_graph_max_bs, s->r->engine && !s->r->cfg->step.eager, num,
     (double)s->r->cfg->step.graph_max_bs)
 GET(engine_rules, s->r->engine_rules && s->r->engine_rules[0], text, s->r->engine_rules)
+/* MoE: the experts' kernel family, and the busiest EP rank's expected load over the mean at the
+ * run's mean step (its new tokens: every input and output token over the iterations) */
+#define MOE_ON (s->r->cfg->step.model && s->r->cfg->step.model->experts > 0)
+#define MOE_EP (MOE_ON && s->r->cfg->step.ep > 1)
+GET(moe_kernel, MOE_ON, text, sim_moe_kernel_name(s->r->cfg->step.moe_kernel))
+static double mean_step_imbalance(const serve_src *s)
+{
+    const sim_step_cfg *c = &s->r->cfg->step;
+    const sim_serve_metrics *m = s->r->m;
+    double t = m->iterations > 0 ? (double)(m->total_input_tokens + m->total_output_tokens) /
+                                       (double)m->iterations
+                                 : 0.0;
+    sim_moe_load ld;
+    sim_moe_load_compute(&c->routing, c->model->experts, c->model->experts_per_tok, c->ep, t,
+                         c->expert_imbalance, &ld);
+    return t > 0.0 ? ld.imbalance : 1.0;
+}
+GET(moe_busiest_rank_imbalance, MOE_EP, num, mean_step_imbalance(s))
 GET(spec_method, SPEC_ON, text, sim_spec_method_name(s->r->cfg->spec->method))
 GET(num_speculative_tokens, SPEC_ON, num, s->r->cfg->spec->k)
 GET(spec_acceptance_rate, SPEC_ON, num, s->r->cfg->spec->alpha)
 GET_ANYWAY(spec_acceptance_length, SPEC_ON, s->r->m->spec_acceptance_length)
 GET(spec_draft_time_fraction, SPEC_ON, num, m->spec_draft_time_fraction)
 #undef SPEC_ON
+#define FE_ON m->has_frontend
+GET(mean_frontend_ttft_ms, FE_ON, num, m->mean_frontend_ttft_ms)
+GET(mean_frontend_e2el_ms, FE_ON, num, m->mean_frontend_e2el_ms)
+GET(frontend_ttft_fraction, FE_ON, num, m->frontend_ttft_fraction)
+GET(frontend_e2el_fraction, FE_ON, num, m->frontend_e2el_fraction)
+GET(api_server_count, FE_ON, num, (double)s->r->cfg->frontend.processes)
+GET(stream_interval, FE_ON, num, (double)s->r->cfg->frontend.stream_interval)
+#undef FE_ON
 #undef GET_ANYWAY
 #undef GET
 
@@ -124,11 +150,19 @@ typedef enum serve_row {
     F_MEMORY_FRACTION,
     F_CUDA_GRAPH_MAX_BS,
     F_ENGINE_RULES,
+    F_MOE_KERNEL,
+    F_MOE_BUSIEST_RANK_IMBALANCE,
     F_SPEC_METHOD,
     F_NUM_SPECULATIVE_TOKENS,
     F_SPEC_ACCEPTANCE_RATE,
     F_SPEC_ACCEPTANCE_LENGTH,
     F_SPEC_DRAFT_TIME_FRACTION,
+    F_MEAN_FRONTEND_TTFT_MS,
+    F_MEAN_FRONTEND_E2EL_MS,
+    F_FRONTEND_TTFT_FRACTION,
+    F_FRONTEND_E2EL_FRACTION,
+    F_API_SERVER_COUNT,
+    F_STREAM_INTERVAL,
     F_SCALARS,
     F_LATENCY = F_SCALARS, /* mean_, median_, std_, pP_ METRIC_ms: its `lat` says which */
 } serve_row;
@@ -202,12 +236,23 @@ static const struct {
                            .decimals = 3},
     ROW(F_CUDA_GRAPH_MAX_BS, cuda_graph_max_bs, SIM_FIELD_INT, "CUDA graph max batch:"),
     ROW(F_ENGINE_RULES, engine_rules, SIM_FIELD_TEXT, "Chosen by device rules:"),
+    ROW(F_MOE_KERNEL, moe_kernel, SIM_FIELD_TEXT, "MoE kernel:"),
+    ROW(F_MOE_BUSIEST_RANK_IMBALANCE, moe_busiest_rank_imbalance, SIM_FIELD_NUM,
+        "Busiest EP rank load (x mean, mean step):"),
     ROW(F_SPEC_METHOD, spec_method, SIM_FIELD_TEXT, NULL),
     ROW(F_NUM_SPECULATIVE_TOKENS, num_speculative_tokens, SIM_FIELD_NUM, NULL),
     ROW(F_SPEC_ACCEPTANCE_RATE, spec_acceptance_rate, SIM_FIELD_NUM, NULL),
     ROW(F_SPEC_ACCEPTANCE_LENGTH, spec_acceptance_length, SIM_FIELD_NUM,
         "Acceptance length (tokens/verify):"),
     PCT(F_SPEC_DRAFT_TIME_FRACTION, spec_draft_time_fraction, "Draft time (% of busy time):"),
+    ROW(F_MEAN_FRONTEND_TTFT_MS, mean_frontend_ttft_ms, SIM_FIELD_NUM,
+        "Mean front-end part of TTFT (ms):"),
+    ROW(F_MEAN_FRONTEND_E2EL_MS, mean_frontend_e2el_ms, SIM_FIELD_NUM,
+        "Mean front-end part of E2EL (ms):"),
+    PCT(F_FRONTEND_TTFT_FRACTION, frontend_ttft_fraction, "Front end's share of mean TTFT (%):"),
+    PCT(F_FRONTEND_E2EL_FRACTION, frontend_e2el_fraction, "Front end's share of mean E2EL (%):"),
+    ROW(F_API_SERVER_COUNT, api_server_count, SIM_FIELD_INT, "Front-end processes:"),
+    ROW(F_STREAM_INTERVAL, stream_interval, SIM_FIELD_INT, "Stream interval (tokens):"),
 #undef PCT
 #undef ROW
 };
@@ -319,11 +364,19 @@ static const sim_report_col json_tail_cols[] = {
     ONE(F_MEMORY_FRACTION),
     ONE(F_CUDA_GRAPH_MAX_BS),
     ONE(F_ENGINE_RULES),
+    ONE(F_MOE_KERNEL),
+    ONE(F_MOE_BUSIEST_RANK_IMBALANCE),
     ONE(F_SPEC_METHOD),
     ONE(F_NUM_SPECULATIVE_TOKENS),
     ONE(F_SPEC_ACCEPTANCE_RATE),
     ONE(F_SPEC_ACCEPTANCE_LENGTH),
-    ONE(F_SPEC_DRAFT_TIME_FRACTION)};
+    ONE(F_SPEC_DRAFT_TIME_FRACTION),
+    ONE(F_MEAN_FRONTEND_TTFT_MS),
+    ONE(F_MEAN_FRONTEND_E2EL_MS),
+    ONE(F_FRONTEND_TTFT_FRACTION),
+    ONE(F_FRONTEND_E2EL_FRACTION),
+    ONE(F_API_SERVER_COUNT),
+    ONE(F_STREAM_INTERVAL)};
 static const sim_report_col csv_cols[] = {
     ONE(F_COMPLETED),
     ONE(F_DURATION),
@@ -338,7 +391,13 @@ static const sim_report_col csv_cols[] = {
     ONE(F_GPUS),
     NUL(F_USD_PER_HOUR),
     NUL(F_USD_PER_MILLION_OUTPUT_TOKENS),
-    NUL(F_USD_PER_MILLION_TOTAL_TOKENS)};
+    NUL(F_USD_PER_MILLION_TOTAL_TOKENS),
+    ONE(F_MEAN_FRONTEND_TTFT_MS),
+    ONE(F_MEAN_FRONTEND_E2EL_MS),
+    ONE(F_FRONTEND_TTFT_FRACTION),
+    ONE(F_FRONTEND_E2EL_FRACTION),
+    ONE(F_API_SERVER_COUNT),
+    ONE(F_STREAM_INTERVAL)};
 static const sim_report_col vllm_cols[] = {VLLM_HEAD, NUL(F_REQUEST_GOODPUT), VLLM_TAIL,
                                            VLLM_LATENCY};
 static const sim_report_col sweep_cols[] = {
@@ -389,8 +448,16 @@ static const sim_report_col table_cols[] = {
     ONE(F_MEMORY_FRACTION),
     ONE(F_CUDA_GRAPH_MAX_BS),
     ONE(F_ENGINE_RULES),
+    ONE(F_MOE_KERNEL),
+    ONE(F_MOE_BUSIEST_RANK_IMBALANCE),
     ONE(F_SPEC_ACCEPTANCE_LENGTH),
-    ONE(F_SPEC_DRAFT_TIME_FRACTION)};
+    ONE(F_SPEC_DRAFT_TIME_FRACTION),
+    ONE(F_MEAN_FRONTEND_TTFT_MS),
+    ONE(F_MEAN_FRONTEND_E2EL_MS),
+    ONE(F_FRONTEND_TTFT_FRACTION),
+    ONE(F_FRONTEND_E2EL_FRACTION),
+    ONE(F_API_SERVER_COUNT),
+    ONE(F_STREAM_INTERVAL)};
 #undef PRICE_COLS
 #undef VLLM_HEAD
 #undef VLLM_TAIL

@@ -127,6 +127,17 @@ OGET(t_launch, true, num, c->t_launch_ns)
 OGET(net_hidden, true, num, s->hidden_ns[i])
 OGET(net_exposed, true, num, c->t_net_ns - s->hidden_ns[i])
 OGET(experts_touched, op->groups > 0.0, num, op->groups)
+OGET(moe_kernel, sim_cost_is_grouped(op), text, sim_moe_kernel_name(op->moe_kernel))
+OGET(moe_layout, sim_cost_is_grouped(op), text, sim_moe_layout(op->moe_kernel, op->moe_decode))
+OGET(moe_block_m, sim_cost_is_grouped(op), num, (double)c->moe_block_m)
+OGET(moe_padded_rows, sim_cost_is_grouped(op), num, c->moe_padded_rows)
+/* the busiest EP rank's expected routed rows (the FLOPs' rows) and their ratio to the mean */
+OGET(moe_busiest_rank_rows, sim_cost_is_grouped(op), num,
+     op->n > 0 && op->k > 0 ? op->flops / (2.0 * (double)op->n * (double)op->k) : 0.0)
+OGET(moe_rank_imbalance, sim_cost_is_grouped(op), num,
+     op->moe_mean_rows > 0.0 && op->n > 0 && op->k > 0
+         ? op->flops / (2.0 * (double)op->n * (double)op->k) / op->moe_mean_rows
+         : 1.0)
 OGET(collective_algo, op->net_ranks > 1, text, sim_coll_algo_name(c->coll_algo))
 OGET(collective_protocol, op->net_ranks > 1, text, sim_coll_proto_name(c->coll_proto))
 /* its share (%) of the step's op time summed without overlap (busy + network + launch) */
@@ -154,6 +165,12 @@ enum {
     O_NET_HIDDEN,
     O_NET_EXPOSED,
     O_EXPERTS_TOUCHED,
+    O_MOE_KERNEL,
+    O_MOE_LAYOUT,
+    O_MOE_BLOCK_M,
+    O_MOE_PADDED_ROWS,
+    O_MOE_BUSIEST_RANK_ROWS,
+    O_MOE_RANK_IMBALANCE,
     O_COLLECTIVE_ALGO,
     O_COLLECTIVE_PROTOCOL,
     O_SHARE,
@@ -180,6 +197,12 @@ static const step_row op_rows[O_COUNT] = {
     ROW(O_NET_HIDDEN, net_hidden, SIM_FIELD_NUM, true, "hidden", 0),
     ROW(O_NET_EXPOSED, net_exposed, SIM_FIELD_NUM, true, "exposed", 0),
     ROW(O_EXPERTS_TOUCHED, experts_touched, SIM_FIELD_NUM, false, NULL, 0),
+    ROW(O_MOE_KERNEL, moe_kernel, SIM_FIELD_TEXT, false, NULL, 0),
+    ROW(O_MOE_LAYOUT, moe_layout, SIM_FIELD_TEXT, false, NULL, 0),
+    ROW(O_MOE_BLOCK_M, moe_block_m, SIM_FIELD_NUM, false, NULL, 0),
+    ROW(O_MOE_PADDED_ROWS, moe_padded_rows, SIM_FIELD_NUM, false, NULL, 0),
+    ROW(O_MOE_BUSIEST_RANK_ROWS, moe_busiest_rank_rows, SIM_FIELD_NUM, false, NULL, 0),
+    ROW(O_MOE_RANK_IMBALANCE, moe_rank_imbalance, SIM_FIELD_NUM, false, NULL, 0),
     ROW(O_COLLECTIVE_ALGO, collective_algo, SIM_FIELD_TEXT, false, NULL, 0),
     ROW(O_COLLECTIVE_PROTOCOL, collective_protocol, SIM_FIELD_TEXT, false, NULL, 0),
     ROW(O_SHARE, share, SIM_FIELD_NUM, false, "share", 0),
@@ -228,7 +251,9 @@ static const unsigned char op_json[] = {
     O_REPEATS,       O_FLOPS,          O_BYTES,           O_WEIGHT_BYTES,    O_ACT_BYTES,
     O_KV_READ_BYTES, O_KV_WRITE_BYTES, O_NET_BYTES,       O_INTENSITY,       O_BOUND,
     O_TIME,          O_T_MATH,         O_T_MEM,           O_T_NET,           O_T_LAUNCH,
-    O_NET_HIDDEN,    O_NET_EXPOSED,    O_EXPERTS_TOUCHED, O_COLLECTIVE_ALGO, O_COLLECTIVE_PROTOCOL};
+    O_NET_HIDDEN,    O_NET_EXPOSED,    O_EXPERTS_TOUCHED, O_COLLECTIVE_ALGO, O_COLLECTIVE_PROTOCOL,
+    O_MOE_KERNEL,    O_MOE_LAYOUT,     O_MOE_BLOCK_M,     O_MOE_PADDED_ROWS, O_MOE_BUSIEST_RANK_ROWS,
+    O_MOE_RANK_IMBALANCE};
 static const unsigned char op_trace[] = {O_FLOPS,
                                          O_BYTES,
                                          O_NET_BYTES,
@@ -241,7 +266,12 @@ static const unsigned char op_trace[] = {O_FLOPS,
                                          O_NET_HIDDEN,
                                          O_NET_EXPOSED,
                                          O_COLLECTIVE_ALGO,
-                                         O_COLLECTIVE_PROTOCOL};
+                                         O_COLLECTIVE_PROTOCOL,
+                                         O_EXPERTS_TOUCHED,
+                                         O_MOE_KERNEL,
+                                         O_MOE_BLOCK_M,
+                                         O_MOE_PADDED_ROWS,
+                                         O_MOE_BUSIEST_RANK_ROWS};
 static const unsigned char op_trace_net[] = {O_NET_HIDDEN, O_NET_EXPOSED};
 /* roofline's text table: an op's intensity and bound, around the device's ridge and roofline */
 static const unsigned char op_table_roof[] = {O_INTENSITY, O_BOUND};
@@ -249,6 +279,19 @@ static const step_fmt op_table_roof_fmts[] = {{9, 1, " ", ""}, {8, 0, " ", ""}};
 /* run's text table: a collective on the "collectives:" line, "attn_allreduce ring ll128" */
 static const unsigned char op_table_coll[] = {O_COLLECTIVE_ALGO, O_COLLECTIVE_PROTOCOL};
 static const step_fmt op_table_coll_fmts[] = {{0, 0, " ", ""}, {0, 0, " ", ""}};
+/* run's text table: a grouped expert GEMM on the "moe:" line, "experts_gate_up triton sorted,
+ * M block 16, 18.0 padded rows; busiest rank 1.13 rows (x2.25 the mean), 1.13 experts" */
+static const unsigned char op_table_moe[] = {O_MOE_KERNEL,      O_MOE_LAYOUT,
+                                             O_MOE_BLOCK_M,     O_MOE_PADDED_ROWS,
+                                             O_MOE_BUSIEST_RANK_ROWS, O_MOE_RANK_IMBALANCE,
+                                             O_EXPERTS_TOUCHED};
+static const step_fmt op_table_moe_fmts[] = {
+    {0, 0, " ", ""},           {0, 0, " ", ""},
+    {0, 0, ", M block ", ""},  {0, 1, ", ", " padded rows"},
+    {0, 2, "; busiest rank ", " rows"}, {0, 2, " (x", " the mean)"},
+    {0, 2, ", ", " experts"}};
+_Static_assert(sizeof op_table_moe == sizeof op_table_moe_fmts / sizeof op_table_moe_fmts[0],
+               "a format per field of the moe line");
 /* run's text table: the columns of an op's line after its name */
 static const unsigned char op_table[] = {O_REPEATS, O_FLOPS, O_BYTES, O_INTENSITY, O_BOUND,
                                          O_T_MATH,  O_T_MEM, O_T_NET, O_TIME,      O_SHARE};
@@ -281,6 +324,7 @@ static const step_list op_outputs[SIM_FIELDS_OUT_COUNT] = {
     [SIM_FIELDS_TABLE] = LIST(op_table, "_us", 1e3, op_table_fmts),
     [SIM_FIELDS_TABLE_ROOF] = LIST(op_table_roof, "", 1, op_table_roof_fmts),
     [SIM_FIELDS_TABLE_COLL] = LIST(op_table_coll, "", 1, op_table_coll_fmts),
+    [SIM_FIELDS_TABLE_MOE] = LIST(op_table_moe, "", 1, op_table_moe_fmts),
 };
 #undef LIST
 

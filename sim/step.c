@@ -10,7 +10,9 @@ sim_par sim_step_par(const sim_step_cfg *cfg)
     return (sim_par){.tp = cfg->tp,
                      .ep = cfg->ep > 0 ? cfg->ep : 1,
                      .dp_attention = cfg->dp_attention,
-                     .imbalance = cfg->expert_imbalance > 0.0 ? cfg->expert_imbalance : 1.0};
+                     .imbalance = cfg->expert_imbalance > 0.0 ? cfg->expert_imbalance : 0.0,
+                     .routing = cfg->routing,
+                     .moe_kernel = cfg->moe_kernel};
 }
 
 int sim_step_gpus(const sim_step_cfg *cfg)

@@ -52,7 +52,10 @@ typedef struct sim_step_cfg {
     int64_t graph_max_bs; /* largest decode batch captured as a CUDA graph; 0 = every batch */
     int ep;                       /* expert-parallel degree (0 or 1: none) */
     bool dp_attention;            /* attention data-parallel over the EP group */
-    double expert_imbalance;      /* busiest EP rank's routed tokens over the mean (0 or 1: even) */
+    double expert_imbalance;      /* a fixed busiest EP rank's routed tokens over the mean (>= 1);
+                                   * 0: the routing's expected busiest rank per batch (moe.h) */
+    sim_moe_routing routing;      /* how tokens pick experts; EPLB's redundant experts */
+    sim_moe_kernel moe_kernel;    /* the experts' grouped-GEMM kernel family (engine profile) */
     sim_coll_algo allreduce;  /* the all-reduces' algorithm (AUTO: the cheapest, collective.h) */
     bool fuse_allreduce_norm; /* all-reduce + residual + RMSNorm in one kernel where the
                                      all-reduce runs as a custom or multicast kernel */
@@ -63,7 +66,7 @@ typedef struct sim_step_cfg {
                               norms and activation, one before o_proj (the graph's) */
 } sim_step_cfg;
 
-/* The run's parallelism as the graph takes it (ep 0 and imbalance 0 read as 1). */
+/* The run's parallelism as the graph takes it (ep 0 reads as 1; imbalance 0: from routing). */
 sim_par sim_step_par(const sim_step_cfg *cfg);
 
 /* GPUs the run takes: tp x the data-parallel attention groups. */

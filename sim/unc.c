@@ -341,6 +341,15 @@ sim_step_cfg sim_unc_apply(const sim_step_cfg *cfg, const sim_unc_draw *d, sim_h
     return c;
 }
 
+void sim_unc_apply_frontend(sim_frontend_cfg *fe, const sim_unc_draw *d)
+{
+    const double f = d->factor[SIM_UNC_ENGINE];
+    fe->request_ns *= f;
+    fe->input_token_ns *= f;
+    fe->output_token_ns *= f;
+    fe->chunk_ns *= f;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

@@ -44,6 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "frontend.h"
 #include "hw.h"
 #include "model.h"
 #include "status.h"
@@ -152,6 +153,10 @@ void sim_unc_apply_hw(const sim_hw *hw, const sim_unc_draw *d, sim_hw *out);
 /* A step configuration under d: *hw_out receives the moved device and the returned copy of cfg
  * points at it, its engine overheads moved by the engine factor. */
 sim_step_cfg sim_unc_apply(const sim_step_cfg *cfg, const sim_unc_draw *d, sim_hw *hw_out);
+
+/* A serving engine's front end under d: its CPU costs (per request, prompt token, output token,
+ * chunk) moved by the engine's factor (the front end is the engine version's). */
+void sim_unc_apply_frontend(sim_frontend_cfg *fe, const sim_unc_draw *d);
 
 /* The band of one headline metric: its 10th and 90th percentiles over the draws. */
 enum { SIM_UNC_BAND_MAX = 48, SIM_UNC_MAX_DRAWS = 1000 };

@@ -23,6 +23,8 @@ double sim_validate_size_bytes(const sim_vrow *r)
     case SIM_VK_ATTENTION:
         return 4.0 * (double)r->batch * (double)r->seq * (double)r->heads * (double)r->head_dim *
                eb;
+    case SIM_VK_MOE_LAYER: /* every expert's weights */
+        return 3.0 * (double)r->batch * (double)r->n * (double)r->k * eb;
     case SIM_VK_DECODE_ATTENTION: /* the KV cache it reads */
         return 2.0 * (double)r->batch * (double)r->seq * (double)r->n * (double)r->head_dim * eb;
     default:
@@ -75,6 +77,10 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
                                                        {"n", r->n, 1},
                                                        {"k", r->k, 1}},
                               [SIM_VK_ALLTOALL] = {{"gpus", r->gpus, 2}, {"bytes", r->bytes, 1}},
+                              [SIM_VK_MOE_LAYER] = {{"m", r->m, 1},
+                                                    {"n", r->n, 1},
+                                                    {"k", r->k, 1},
+                                                    {"heads", r->heads, 1}},
                               [SIM_VK_DECODE_ATTENTION] = {{"batch", r->batch, 1},
                                                            {"seq", r->seq, 1},
                                                            {"heads", r->heads, 1},
@@ -92,7 +98,8 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
                 (long long)r->id, shape[r->kind][i].name, (long long)shape[r->kind][i].v,
                 (long long)shape[r->kind][i].min, sim_vkind_name(r->kind));
     /* the kinds that compute need the device to compute in the format */
-    if ((r->kind == SIM_VK_GEMM || r->kind == SIM_VK_ATTENTION || r->kind == SIM_VK_GROUPED_GEMM) &&
+    if ((r->kind == SIM_VK_GEMM || r->kind == SIM_VK_ATTENTION || r->kind == SIM_VK_GROUPED_GEMM ||
+         r->kind == SIM_VK_MOE_LAYER) &&
         !(hw->peak_flops[r->dtype] > 0.0))
         return sim_fail(err, SIM_EINPUT,
                         "%s: field 'dense_tflops.%s' is missing, expected a peak to price %s in %s",
@@ -122,8 +129,38 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
         sim_graph_gemm(&op, SIM_OP_EXPERTS_GATE_UP, rows, r->n, r->k, r->dtype, &p, rb);
         op.groups = (double)r->batch;
         op.weight_bytes *= (double)r->batch; /* each expert's own weights */
+        /* every expert has exactly m rows: batch x ceil(m / B) blocks of each size */
+        op.moe_kernel = r->moe_kernel;
+        op.moe_decode = r->moe_decode;
+        op.moe_tokens = 0.0; /* a row's tokens are not given: the least-time M block */
+        for (int b = 0; b < SIM_MOE_BLOCKS; b++)
+            op.moe_blocks[b] = (double)r->batch * ceil((double)r->m / sim_moe_block_rows(b));
         ns = op_ns(hw, &op);
         work = op.flops;
+        break;
+    }
+    case SIM_VK_MOE_LAYER: {
+        /* one MoE layer on one GPU (every expert local), routed uniformly, as the graph builds it;
+         * benchmark_moe.py times fused_moe from the router's logits: the router GEMM is not in it */
+        if (r->heads > r->batch)
+            return sim_fail(err, SIM_EINPUT, "row %lld: field 'heads' (top-k) is %lld, expected "
+                            "at most the %lld experts", (long long)r->id, (long long)r->heads,
+                            (long long)r->batch);
+        sim_model mm = {.hidden = r->k, .experts = r->batch, .experts_per_tok = r->heads,
+                        .moe_intermediate = r->n, .layers = 1, .moe_layers = 1,
+                        .dtype = SIM_DT_BF16, .dtype_known = true};
+        sim_prec p = {.weight = r->dtype, .act = r->dtype, .kv = SIM_DT_BF16};
+        sim_par par = {.tp = 1, .ep = 1, .moe_kernel = r->moe_kernel};
+        sim_batch_shape s = {.tokens = (double)r->m, .seqs = (double)r->m,
+                             .dec_tokens = r->moe_decode ? (double)r->m : 0.0};
+        sim_graph g;
+        sim_graph_build_moe(&mm, &par, &p, &s, &g);
+        static const sim_op_id ops[] = {SIM_OP_MOE_TOPK,    SIM_OP_MOE_PERMUTE,
+                                        SIM_OP_EXPERTS_GATE_UP, SIM_OP_EXPERTS_ACT,
+                                        SIM_OP_EXPERTS_DOWN, SIM_OP_MOE_UNPERMUTE};
+        for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+            ns += op_ns(hw, &g.ops[ops[i]]);
+        work = g.ops[SIM_OP_EXPERTS_GATE_UP].flops + g.ops[SIM_OP_EXPERTS_DOWN].flops;
         break;
     }
     case SIM_VK_ALLTOALL: {

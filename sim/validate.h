@@ -69,6 +69,7 @@ typedef enum sim_vkind {
     SIM_VK_GROUPED_GEMM,
     SIM_VK_ALLTOALL,
     SIM_VK_DECODE_ATTENTION, /* one decode token per sequence over a KV cache (dattn.h) */
+    SIM_VK_MOE_LAYER, /* a fused MoE layer as vLLM's benchmark_moe times it (moe.h) */
     SIM_VK_E2E,
     SIM_VK_TTFT,
     SIM_VK_SERVE,
@@ -89,6 +90,10 @@ typedef struct sim_vrow {
     bool act_quant;     /* gemm: the timing includes the dynamic quantization of the input */
     sim_coll_algo algo; /* allreduce rows: the algorithm measured; e2e: the engine's */
     sim_dattn_kernel dattn; /* decode_attention rows: the kernel measured (the algo column) */
+    /* grouped_gemm and moe_layer rows: the kernel family and layout measured (the algo column:
+     * triton, deepgemm-contiguous, deepgemm-masked, cutlass, ck; empty: triton) */
+    sim_moe_kernel moe_kernel;
+    bool moe_decode;
     bool low_trust;     /* shown, but out of the summaries, the gate and the fit */
     double request_rate; /* serve rows: Poisson arrivals per second; INFINITY: all at t = 0 */
     double range_ratio;  /* serve rows: lengths uniform in [L(1 - R), L(1 + R)]; 0: fixed */
@@ -104,7 +109,11 @@ const char *sim_vkind_name(sim_vkind k);
 bool sim_validate_is_serve_latency(const char *metric);
 
 /* True for the op-level kinds (gemm, attention, copy, allreduce, the all-reduce + norms,
- * grouped_gemm, alltoall). */
+ * grouped_gemm, alltoall, decode_attention, moe_layer). A moe_layer row is one MoE layer's
+ * experts as benchmark_moe.py runs fused_moe on precomputed router logits (top-k, permute, the
+ * two grouped GEMMs, the activation, unpermute) under uniform routing on one GPU: m tokens,
+ * batch experts, heads = top-k, k = hidden, n = each expert's width on the GPU (the N of vLLM's
+ * tuned config files, E=..,N=..). */
 bool sim_vkind_is_op(sim_vkind k);
 
 /* Reads the CSV. *rows is owned by the caller (free). Errors name the file and line. */
@@ -200,7 +209,8 @@ typedef struct sim_unc_evidence {
 } sim_unc_evidence;
 
 /* The family an op-level row's prediction reads (unc.h): a GEMM by its formats (a memory-bound
- * 16-bit one: memory), attention, decode attention, a copy (memory), collectives (network). */
+ * 16-bit one: memory), a grouped GEMM or a fused MoE layer by its formats, attention, decode
+ * attention, a copy (memory), collectives (network). */
 sim_unc_family sim_validate_row_family(const sim_vrow *r, const sim_hw *hw);
 
 /* The least rows behind a sigma of its own: fewer, and the pooled sigma of the provenance (every

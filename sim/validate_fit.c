@@ -63,8 +63,10 @@ static double loss(const sim_vrow *rows, size_t n, const char *name, const sim_h
         const sim_vrow *r = &rows[i];
         /* the fused kernels (FlashInfer's) test --fuse-allreduce-norm; they fit nothing. Nor do
          * the decode rows of split and FlashAttention-2 kernels: they test the launch model
-         * (dattn.h) with constants fitted on their own kinds' rows */
-        if (!sim_vkind_is_op(r->kind) || r->kind == SIM_VK_FUSED_ALLREDUCE_NORM || r->skip[0] ||
+         * (dattn.h) with constants fitted on their own kinds' rows; nor the fused MoE layers,
+         * which fit their kernel family's efficiency (moe.c), not the device's */
+        if (!sim_vkind_is_op(r->kind) || r->kind == SIM_VK_FUSED_ALLREDUCE_NORM ||
+            r->kind == SIM_VK_MOE_LAYER || r->skip[0] ||
             (r->kind == SIM_VK_DECODE_ATTENTION && !unsplit_cuda_core(r)) ||
             r->low_trust || strcmp(r->hw, name) != 0 || i == skip ||
             (group >= 0 && row_group(r) != group))

@@ -21,6 +21,7 @@ static const char *const kind_names[SIM_VK_COUNT] = {[SIM_VK_GEMM] = "gemm",
                                                      [SIM_VK_ALLTOALL] = "alltoall",
                                                      [SIM_VK_DECODE_ATTENTION] =
                                                          "decode_attention",
+                                                     [SIM_VK_MOE_LAYER] = "moe_layer",
                                                      [SIM_VK_E2E] = "e2e",
                                                      [SIM_VK_TTFT] = "ttft",
                                                      [SIM_VK_SERVE] = "serve"};
@@ -127,6 +128,21 @@ static int col_index(const char *name)
     return -1;
 }
 
+/* A grouped GEMM's kernel family and layout from the algo column: FAMILY, or deepgemm with
+ * -contiguous (prefill) or -masked (decode). */
+static bool parse_moe_algo(const char *algo, sim_vrow *r)
+{
+    r->moe_decode = false;
+    if (!*algo)
+        return true;
+    if (strcmp(algo, "deepgemm-contiguous") == 0 || strcmp(algo, "deepgemm-masked") == 0) {
+        r->moe_kernel = SIM_MOE_DEEPGEMM;
+        r->moe_decode = strcmp(algo, "deepgemm-masked") == 0;
+        return true;
+    }
+    return strcmp(algo, "deepgemm") != 0 && sim_moe_kernel_parse(algo, &r->moe_kernel);
+}
+
 /* The columns each kind uses, with their least value; a used column cannot be empty. */
 typedef struct need {
     const char *col;
@@ -141,6 +157,8 @@ static const need needs_allreduce[] = {{"gpus", 2}, {"bytes", 1}, {NULL, 0}};
 static const need needs_ar_norm[] = {{"gpus", 2}, {"bytes", 1}, {"n", 1}, {NULL, 0}};
 static const need needs_grouped[] = {{"dtype", 0}, {"batch", 1}, {"m", 1},
                                      {"n", 1},     {"k", 1},     {NULL, 0}};
+static const need needs_moe_layer[] = {{"dtype", 0}, {"m", 1},     {"n", 1},
+                                       {"k", 1},     {"batch", 1}, {"heads", 1}, {NULL, 0}};
 static const need needs_decode_attention[] = {{"dtype", 0},    {"batch", 1}, {"seq", 1},
                                               {"heads", 1},    {"n", 1},     {"head_dim", 1},
                                               {NULL, 0}};
@@ -157,6 +175,7 @@ static const need *const kind_needs[SIM_VK_COUNT] = {[SIM_VK_GEMM] = needs_gemm,
                                                      [SIM_VK_ALLTOALL] = needs_allreduce,
                                                      [SIM_VK_DECODE_ATTENTION] =
                                                          needs_decode_attention,
+                                                     [SIM_VK_MOE_LAYER] = needs_moe_layer,
                                                      [SIM_VK_E2E] = needs_e2e,
                                                      [SIM_VK_TTFT] = needs_e2e,
                                                      [SIM_VK_SERVE] =
@@ -332,7 +351,14 @@ static sim_status parse_row(char **f, const char *path, int64_t line, sim_vrow *
     snprintf(r->source, sizeof r->source, "%s", f[26]);
     r->algo = SIM_COLL_AUTO;
     const char *algo = f[col_index("algo")], *trust = f[col_index("trust")];
-    if (r->kind == SIM_VK_DECODE_ATTENTION) {
+    r->moe_kernel = SIM_MOE_TRITON;
+    if (r->kind == SIM_VK_GROUPED_GEMM || r->kind == SIM_VK_MOE_LAYER) {
+        if (!parse_moe_algo(algo, r))
+            return sim_fail(err, SIM_EINPUT,
+                            "%s:%lld: field 'algo' is '%s', expected triton, "
+                            "deepgemm-contiguous, deepgemm-masked, cutlass, ck or empty",
+                            path, (long long)line, algo);
+    } else if (r->kind == SIM_VK_DECODE_ATTENTION) {
         if (!sim_dattn_parse(algo, &r->dattn))
             return sim_fail(err, SIM_EINPUT, "%s:%lld: field 'algo' is '%s', expected %s", path,
                             (long long)line, algo, sim_dattn_names());

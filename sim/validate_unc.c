@@ -20,6 +20,8 @@ sim_unc_family sim_validate_row_family(const sim_vrow *r, const sim_hw *hw)
         const double flops = 2.0 * m * nn * k, bytes = sim_validate_size_bytes(r);
         return bytes > 0.0 && flops / bytes < sim_hw_ridge(hw, r->dtype) ? SIM_UNC_MEMORY : f;
     }
+    case SIM_VK_MOE_LAYER: /* a fused MoE layer: its grouped GEMMs, by their formats */
+        return sim_unc_gemm_family(r->dtype, r->weight);
     case SIM_VK_ATTENTION:
         return SIM_UNC_ATTENTION;
     case SIM_VK_DECODE_ATTENTION:

@@ -698,9 +698,9 @@ static void test_moe_models(void **state)
                 has_op(j, "kv_up"));
     assert_false(has_op(j, "moe_dispatch"));
     cJSON_Delete(j);
-    /* --ep 8 adds the all-to-alls */
+    /* --ep 8 adds the all-to-alls; --expert-imbalance 1 fixes the busiest rank at the mean */
     run("run --model deepseek-v3 --hw h200 --tp 8 --ep 8 --weight-dtype fp8 --batch 4 "
-        "--input-len 256 --output-len 8 --format json");
+        "--input-len 256 --output-len 8 --expert-imbalance 1 --format json");
     assert_int_equal(R.rc, 0);
     j = cJSON_Parse(R.out);
     assert_true(has_op(j, "moe_dispatch") && has_op(j, "moe_combine"));
@@ -740,6 +740,48 @@ static void test_moe_models(void **state)
     expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --dp-attention", "--dp-attention");
     expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --expert-imbalance 0.5",
                "--expert-imbalance");
+    /* the routing, EPLB's redundant experts and the kernel family: bad values are exit 2 */
+    expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --expert-routing zipf:-1",
+               "--expert-routing");
+    expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --expert-routing skewed",
+               "--expert-routing");
+    expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --redundant-experts 3",
+               "--redundant-experts");
+    expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --redundant-experts 2",
+               "--redundant-experts");
+    expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --moe-kernel marlin", "--moe-kernel");
+    /* run JSON's grouped GEMMs name their family, M block, padding and the busiest rank; EPLB's
+     * 2 redundant experts put 5 on each of 2 GPUs (weights up by one expert per GPU) */
+    run("run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --batch 4 --input-len 64 --output-len 4 "
+        "--moe-kernel deepgemm --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    double w0 = num(cJSON_GetObjectItemCaseSensitive(j, "memory"), "weight_bytes_per_gpu");
+    cJSON_ArrayForEach(op, cJSON_GetObjectItemCaseSensitive(j, "ops"))
+    {
+        if (strcmp(cJSON_GetObjectItemCaseSensitive(op, "name")->valuestring, "experts_gate_up"))
+            continue;
+        bool dec =
+            strcmp(cJSON_GetObjectItemCaseSensitive(op, "phase")->valuestring, "decode") == 0;
+        assert_string_equal(cJSON_GetObjectItemCaseSensitive(op, "moe_kernel")->valuestring,
+                            "deepgemm");
+        assert_string_equal(cJSON_GetObjectItemCaseSensitive(op, "moe_layout")->valuestring,
+                            dec ? "masked" : "contiguous");
+        assert_true(num(op, "moe_block_m") == (dec ? 64 : 128) ||
+                    (dec && num(op, "moe_block_m") == 128));
+        assert_true(num(op, "moe_padded_rows") >= num(op, "moe_busiest_rank_rows"));
+        assert_true(num(op, "moe_rank_imbalance") >= 1.0);
+    }
+    cJSON_Delete(j);
+    run("run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --batch 4 --input-len 64 --output-len 4 "
+        "--redundant-experts 2 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    double w1 = num(cJSON_GetObjectItemCaseSensitive(j, "memory"), "weight_bytes_per_gpu");
+    /* one more expert per GPU in each of the 32 layers: 32 x 3 x 4096 x 14336 bf16 weights =
+     * 11,274,289,152 bytes */
+    assert_near(w1 - w0, 32.0 * 3.0 * 4096 * 14336 * 2, 1.0);
+    cJSON_Delete(j);
     /* the seven shipped configs under serve, and MTP for DeepSeek-V3 */
     static const char *const models[] = {"mixtral-8x7b",  "mixtral-8x22b",   "deepseek-v3",
                                          "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-20b",
@@ -1125,11 +1167,12 @@ static void test_validation_commands(void **state)
     run(vcmd);
     assert_int_equal(R.rc, 1);
     assert_non_null(strstr(R.err, "op-level median"));
-    /* 279 rows less 31 serve ones (all but 1113): 31 skipped (29 in the file, 15 of them
+    /* the file's rows less its serve ones (all but 1113): 31 skipped (29 in the file, 15 of them
      * Mixtral's identical-prompt batches; an A100 40GB batch that does not fit, fp8 KV on A100),
-     * 18 low-trust shown but not counted */
-    assert_non_null(strstr(R.out, "\nvalidation: 198 points, median |error| "));
-    assert_non_null(strstr(R.out, "\n  op-level: 145 points"));
+     * 37 low-trust shown but not counted (19 of them fused_moe rows: untuned, L2-resident) */
+    assert_non_null(strstr(R.out, "\nvalidation: 225 points, median |error| "));
+    assert_non_null(strstr(R.out, "\n  op-level: 172 points"));
+    assert_non_null(strstr(R.out, "\n  op moe_layer: 27 points"));
     assert_non_null(strstr(R.out, "\n  op decode_attention: 24 points"));
     assert_non_null(strstr(R.out, "\n  end-to-end: 53 points")); /* 52 static, 1 serve */
     assert_non_null(strstr(R.out, "\n  quantized: op-level 28 points"));
@@ -1139,7 +1182,7 @@ static void test_validation_commands(void **state)
     assert_non_null(strstr(R.out, "\n  op size <= 64 KB: "));
     assert_non_null(strstr(R.out, "\n  op size <= 4 MB: "));
     assert_non_null(strstr(R.out, "\n  op size > 4 MB: "));
-    assert_non_null(strstr(R.out, "(18 low-trust rows shown above"));
+    assert_non_null(strstr(R.out, "(37 low-trust rows shown above"));
     assert_non_null(strstr(R.out, "% (low trust)\n"));
     assert_non_null(strstr(R.out, "1113 serve     h100-sxm       output_tps     2048/128 x3000"));
     assert_non_null(strstr(R.out, "  41 skipped: GB200"));
@@ -1202,7 +1245,7 @@ static void test_validation_commands(void **state)
         strstr(cJSON_GetObjectItemCaseSensitive(cal, "fitted_on")->valuestring, "validation.csv"));
     cJSON_Delete(j);
     remove(path);
-    expect_bad("calibrate --hw l40s", "no op-level rows");
+    expect_bad("calibrate --hw l40", "no op-level rows");
     /* a calibration of a calibrated file changes nothing, and its notes do not stack: fitted
      * on H100, then again on the output */
     char dir[256], first[300], second[300];
@@ -1565,6 +1608,65 @@ static void test_engine_device_rules(void **state)
     run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 10 --engine sglang");
     assert_non_null(strstr(R.out, "Memory fraction:                         0.835"));
     assert_non_null(strstr(R.out, "CUDA graph max batch:                    256"));
+}
+
+/* The front end from the command line: on by default with the profile's costs, its share of
+ * TTFT and E2E in the JSON (and the flags that set it), gone with --frontend none; a burst of
+ * short prompts queues in it (its mean share grows with the burst); bad values exit 2. */
+static void test_frontend_flags(void **state)
+{
+    (void)state;
+    const char *w = "serve --model llama-3.1-8b --hw h100-sxm --random-input-len 128 "
+                    "--random-output-len 4 --format json";
+    char a[512];
+    snprintf(a, sizeof a, "%s --num-prompts 100", w);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    const double share100 = out_num("mean_frontend_ttft_ms");
+    assert_true(share100 > 0.0 && share100 <= out_num("mean_ttft_ms"));
+    assert_near(out_num("frontend_ttft_fraction"), share100 / out_num("mean_ttft_ms"), 1e-9);
+    assert_near(out_num("api_server_count"), 1, 0);
+    assert_near(out_num("stream_interval"), 1, 0);
+    assert_non_null(strstr(R.out, "mean_frontend_e2el_ms"));
+    /* vLLM's 3 ms + 128 x 1 us per request on one API server: 400 requests queue 4 times longer */
+    snprintf(a, sizeof a, "%s --num-prompts 400", w);
+    run(a);
+    assert_true(out_num("mean_frontend_ttft_ms") > 3.0 * share100);
+    /* two API servers take the burst in half the time */
+    snprintf(a, sizeof a, "%s --num-prompts 400 --api-server-count 2", w);
+    run(a);
+    assert_near(out_num("api_server_count"), 2, 0);
+    const double two = out_num("mean_frontend_ttft_ms");
+    snprintf(a, sizeof a, "%s --num-prompts 400 --tokenizer-worker-num 2", w);
+    run(a);
+    assert_near(out_num("mean_frontend_ttft_ms"), two, 0);
+    snprintf(a, sizeof a, "%s --num-prompts 100 --frontend none", w);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_null(strstr(R.out, "frontend"));
+    assert_null(strstr(R.out, "stream_interval"));
+    /* SGLang's interval: the first token comes with the 4th, the last */
+    snprintf(a, sizeof a, "%s --num-prompts 1 --engine sglang --stream-interval 4", w);
+    run(a);
+    const double ttft4 = out_num("mean_ttft_ms");
+    assert_near(out_num("stream_interval"), 4, 0);
+    assert_near(out_num("mean_ttft_ms"), out_num("mean_e2el_ms"), 0);
+    snprintf(a, sizeof a, "%s --num-prompts 1 --engine sglang", w);
+    run(a);
+    assert_true(out_num("mean_ttft_ms") < ttft4);
+    /* the table shows the share */
+    run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 20 --random-output-len 4");
+    assert_non_null(strstr(R.out, "Front end's share of mean TTFT (%):"));
+    snprintf(a, sizeof a, "%s --num-prompts 10 --frontend fast", w);
+    run(a);
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "--frontend"));
+    snprintf(a, sizeof a, "%s --num-prompts 10 --stream-interval 0", w);
+    run(a);
+    assert_int_equal(R.rc, 2);
+    snprintf(a, sizeof a, "%s --num-prompts 10 --frontend-request-us -1", w);
+    run(a);
+    assert_int_equal(R.rc, 2);
 }
 
 static void test_long_context_no_evict(void **state)
@@ -2265,6 +2367,7 @@ int main(void)
         cmocka_unit_test(test_deployment_flags),
         cmocka_unit_test(test_engine_profiles),
         cmocka_unit_test(test_engine_device_rules),
+        cmocka_unit_test(test_frontend_flags),
         cmocka_unit_test(test_long_context_no_evict),
         cmocka_unit_test(test_prefix_repetition_and_model_len),
         cmocka_unit_test(test_engine_picks_allreduce),

@@ -44,6 +44,22 @@ static void test_shipped_profiles(void **state)
     assert_false(hf.cuda_graphs);
     assert_true(hf.layer_overhead_us > 0.0);
     assert_false(hf.prefix_caching);
+    /* the experts' kernel family: fused_moe (Triton) for vLLM and SGLang, CUTLASS's grouped GEMM
+     * for TensorRT-LLM */
+    assert_int_equal(v.moe_kernel, SIM_MOE_TRITON);
+    assert_int_equal(sg.moe_kernel, SIM_MOE_TRITON);
+    assert_int_equal(tr.moe_kernel, SIM_MOE_CUTLASS);
+    /* the front end: one API server at 3 ms + 1 us a prompt token, 15 + 25 us a streamed token;
+     * SGLang streams its first token with the first chunk, vLLM alone; none for offline hf */
+    assert_int_equal(v.fe_processes, 1);
+    assert_near(v.fe_request_us, 3000.0, 0);
+    assert_near(v.fe_input_token_us, 1.0, 0);
+    assert_near(v.fe_output_token_us + v.fe_chunk_us, 40.0, 0);
+    assert_int_equal(v.fe_stream_interval, 1);
+    assert_true(v.fe_first_token_alone && v.fe_on);
+    assert_false(sg.fe_first_token_alone);
+    assert_near(v0.fe_output_token_us, 0.0, 0); /* V0 detokenizes in the engine's step */
+    assert_near(hf.fe_request_us + hf.fe_output_token_us + hf.fe_chunk_us, 0.0, 0);
 }
 
 /* Each profile's all-reduce, all-reduce + RMSNorm fusion and length limits (the sources are in
@@ -248,6 +264,13 @@ static void test_bad_profiles(void **state)
          "host.sync_overhead_us"},
         {"\"async_scheduling\": true", "\"sync_overhead_us\": 5, \"async_scheduling\": true",
          "sources.host.sync_overhead_us"},
+        {"\"kernel\": \"triton\"", "\"kernel\": \"cublas\"", "moe.kernel"},
+        {"\"moe.kernel\": \"", "\"moe.kern\": \"", "sources.moe.kernel"},
+        {"\"processes\": 1", "\"processes\": 0", "frontend.processes"},
+        {"\"stream_interval\": 1", "\"stream_interval\": 1.5", "frontend.stream_interval"},
+        {"\"chunk_us\": 25", "\"chunk_us\": -25", "frontend.chunk_us"},
+        {"\"first_token_alone\": true", "\"first_token_alone\": 1", "frontend.first_token_alone"},
+        {"\"frontend.request_us\": \"", "\"frontend.request\": \"", "sources.frontend.request_us"},
         /* 200 more characters: a version too long for its 199 is refused, not cut */
         {"\"version\": \"", "\"version\": \"" X50 X50 X50 X50, "field 'version' is"},
     };

@@ -88,7 +88,7 @@ static void test_op_predictions(void **state)
     assert_int_equal(sim_validate_op(&e, &hw, &p, &err), SIM_OK);
     assert_near(p, 0.174912, 1e-5);
     /* a grouped GEMM of 4 experts x 256 rows prices as the MoE layers' op: 4 x 256 rows, each
-     * expert's weights read, every group padded to the 64-row tile (256 already is) */
+     * expert's weights read, its M blocks exactly 4 x 256 / B (no algo: the Triton family) */
     sim_vrow gg = op_row(SIM_VK_GROUPED_GEMM, "tflops");
     gg.batch = 4;
     gg.m = 256;
@@ -102,7 +102,9 @@ static void test_op_predictions(void **state)
                  .k = 7168,
                  .compute = SIM_DT_BF16,
                  .weight = SIM_DT_BF16,
-                 .groups = 4};
+                 .groups = 4,
+                 .moe_kernel = SIM_MOE_TRITON,
+                 .moe_blocks = {64, 32, 16, 8}};
     op.flops = 2.0 * 1024 * 4096 * 7168;
     op.weight_bytes = 4.0 * 4096 * 7168 * 2;
     op.act_bytes = 1024.0 * 7168 * 2 + 1024.0 * 4096 * 2;
@@ -183,8 +185,11 @@ static void test_load(void **state)
     /* 159, 24 MoE op rows (ids 100-123), Argonne's 40 Mixtral-8x7B static batches (ids 124-163:
      * 20 TensorRT-LLM, 15 of them skipped, and 20 vLLM), 20 TensorRT-LLM and 8 + 4 vLLM serve rows
      * (gpt-oss-20b, gpt-oss-120b at TP 2), 24 decode attention rows (ids 1300-1323), 13 SGLang
-     * serve rows at a request rate (ids 1400-1412) and 3 skipped vLLM ones (DeepSeek-V3.2) */
-    assert_int_equal(n, 295);
+     * serve rows at a request rate (ids 1400-1412) and 3 skipped vLLM ones (DeepSeek-V3.2), 3 SGLang
+     * median E2E rows at a rate (ids 2400-2402), 33 fused MoE layer rows (ids 2000-2032, 18 of
+     * them low trust: untuned configs), 14 skipped Qwen3-30B-A3B serve rows whose GPUs are not
+     * stated (2033-2046) and 13 tuned fp8 fused_moe rows on L40S (2047-2059) */
+    assert_int_equal(n, 358);
     int ops = 0, skipped = 0, low = 0, rated = 0, ranged = 0;
     for (size_t i = 0; i < n; i++) {
         rated += isfinite(rows[i].request_rate) != 0;
@@ -194,12 +199,13 @@ static void test_load(void **state)
         low += rows[i].low_trust;
         assert_true(rows[i].value > 0 && rows[i].source[0]);
     }
-    assert_int_equal(ops, 177);
-    assert_int_equal(rated, 16); /* the serve rows at a stated rate */
-    assert_int_equal(ranged, 13); /* SGLang's random lengths, uniform from 1 */
-    assert_int_equal(skipped, 34); /* with two serve rows of 20,000-token prompts, Mixtral's 15
-                                    * and the 3 DeepSeek-V3.2 rows */
-    assert_int_equal(low, 21); /* with the three vLLM serve rows that generated half their tokens */
+    assert_int_equal(ops, 223);
+    assert_int_equal(rated, 33); /* the serve rows at a stated rate */
+    assert_int_equal(ranged, 16); /* SGLang's random lengths, uniform from 1 */
+    assert_int_equal(skipped, 48); /* with two serve rows of 20,000-token prompts, Mixtral's 15,
+                                    * the 3 DeepSeek-V3.2 rows and 14 Qwen3-30B-A3B ones */
+    assert_int_equal(low, 40); /* with the three vLLM serve rows that generated half their tokens,
+                                * the 18 untuned fused_moe rows and an L2-resident one */
     free(rows);
     const char *hdr = "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
                       "input_len,output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,"

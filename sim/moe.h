@@ -1,0 +1,164 @@
+/* moe.h - mixture-of-experts kernels and expert load: which grouped-GEMM kernel family an engine
+ * runs the experts with (its M blocks, N block and layout), how many rows the busiest
+ * expert-parallel rank expects from the routing, how its experts' rows pad to the kernel's block,
+ * and the math time of the tiles of all active experts packed into waves of SMs.
+ *
+ * Expert load (sim_moe_load_compute). Each of T tokens picks k of E experts. Routing gives
+ * every expert a per-token probability p_e (sum k): uniform p_e = k/E, or Zipf-skewed
+ * p_(i) ∝ i^-s for the i-th most popular expert (scaled to sum k, none above 1; the popularity
+ * order is a fixed shuffle of the expert ids, so hot experts are not all on one rank). Experts
+ * sit on the EP ranks contiguously by id (E/ep each), or, with R redundant experts (EPLB), the
+ * R replicas go one at a time to the expert of the highest load per replica and the E + R slots
+ * are packed onto the ranks heaviest first, each to the lightest rank with a free slot
+ * (DeepSeek's eplb.py: replicate_experts, balanced_packing); a replica takes p_e / replicas.
+ *   A rank with m slots of mean probability q receives L ~ Binomial(T m, q) rows (each (token,
+ * slot) pair independent: exact in the mean, the variance ignores that a token's k picks are
+ * distinct). The busiest rank expects E[max_r L_r] = sum_{x >= 1} (1 - prod_r F_r(x - 1)) rows
+ * (ranks independent), at least the largest mean and at most T min(k, m). At ep = 1 the one rank
+ * gets exactly T k rows. The busiest rank is the one with the largest mean; its slot
+ * probabilities scale by s = E[max] / its mean, so each of its experts gets n ~ Binomial(T, q s)
+ * rows: it touches sum (1 - (1 - q s)^T) experts (or the most any rank touches at its mean,
+ * when more: the weights a memory-bound step reads) and pads them to sum E[ceil(n / B)] blocks of
+ * B rows. `--expert-imbalance X` fixes s = X instead (rows T k X / ep).
+ *
+ * Kernel families (sim_moe_kernel), each as the named kernels run it:
+ *   triton    vLLM / SGLang fused_moe (Triton): tokens sorted by expert, each expert's rows
+ *             padded to BLOCK_SIZE_M (moe_align_block_size); the tuned configs pick
+ *             BLOCK_SIZE_M 16, 32, 64 or 128 by the step's tokens (vLLM fused_moe/configs/
+ *             E=...,N=....json; get_default_config: 16 when M <= E, else 64), BLOCK_SIZE_N
+ *             32..128
+ *   deepgemm  DeepGEMM m-grouped GEMMs: contiguous layout for prefill (each expert's segment
+ *             aligned to the 128-row M block, get_mk_alignment_for_contiguous_layout), masked
+ *             layout for decode (each expert computes its valid rows in blocks of 64 or 128)
+ *   cutlass   CUTLASS grouped GEMM (TensorRT-LLM's MoE runner, FlashInfer cutlass_fused_moe):
+ *             one problem per expert, CTA tiles 64 or 128 rows x 128
+ *   ck        ROCm aiter / Composable Kernel fused MoE (2-stage): M blocks 32, 64 or 128 x 128
+ * The tiles of all active experts are packed into waves of compute_units; a tile of B x Nb
+ * outputs over K takes 2 B Nb K / (peak x eff_gemm x family efficiency / compute_units) / kf,
+ * with kf = K / (K + gemm_k_half of the format) (the K pipeline of bf16, fp8 block-scaled,
+ * fp4/mxfp4, int8). Mixed-input experts (int4 / mxfp4 weights under 16-bit math) run at the
+ * weight-only efficiency and dequantize each weight once per M block. The family picks the M
+ * block of the least time among those it has (as its autotuned configs do).
+ *
+ * Example:
+ *   sim_moe_routing r = {.kind = SIM_MOE_ROUTE_UNIFORM};
+ *   sim_moe_load ld;
+ *   sim_moe_load_compute(&r, 8, 2, 4, 1.0, 0.0, &ld); // Mixtral, EP 4, one token
+ *   double rows = ld.rows;                            // 1.127: the busiest rank's expectation
+ *   double blocks[SIM_MOE_BLOCKS];
+ *   sim_moe_row_blocks(&ld, blocks);                  // expected 16-, 32-, 64-, 128-row blocks
+ */
+#ifndef SIM_MOE_H
+#define SIM_MOE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dtype.h"
+#include "hw.h"
+#include "status.h"
+
+typedef enum sim_moe_kernel {
+    SIM_MOE_TRITON,
+    SIM_MOE_DEEPGEMM,
+    SIM_MOE_CUTLASS,
+    SIM_MOE_CK,
+    SIM_MOE_KERNEL_COUNT
+} sim_moe_kernel;
+
+/* "triton", "deepgemm", "cutlass", "ck". */
+const char *sim_moe_kernel_name(sim_moe_kernel k);
+
+/* The family named `s`; false when none is. */
+bool sim_moe_kernel_parse(const char *s, sim_moe_kernel *out);
+
+/* "triton, deepgemm, cutlass or ck" (for messages). */
+const char *sim_moe_kernel_names(void);
+
+/* The M blocks any family may pick: 16, 32, 64, 128 rows. */
+enum { SIM_MOE_BLOCKS = 4 };
+int sim_moe_block_rows(int i);
+
+/* The layout a family runs: "sorted" (Triton), "contiguous" / "masked" (DeepGEMM prefill /
+ * decode), "grouped" (CUTLASS, CK). */
+const char *sim_moe_layout(sim_moe_kernel k, bool decode);
+
+typedef enum sim_moe_route_kind { SIM_MOE_ROUTE_UNIFORM, SIM_MOE_ROUTE_ZIPF } sim_moe_route_kind;
+
+/* How tokens pick experts, and the redundant experts EPLB adds. */
+typedef struct sim_moe_routing {
+    sim_moe_route_kind kind;
+    double zipf_s; /* ZIPF: exponent s > 0 of p_(i) ∝ i^-s */
+    int redundant; /* EPLB's redundant experts (0: none, experts contiguous by id) */
+} sim_moe_routing;
+
+/* Expert slots a skewed or redundant routing handles (uniform routing has no limit). */
+#define SIM_MOE_MAX_SLOTS 1024
+
+/* Parses "uniform" or "zipf:S" (S in (0, 8]). */
+bool sim_moe_routing_parse(const char *s, sim_moe_routing *out);
+
+/* The busiest EP rank's expected load for one step. */
+typedef struct sim_moe_load {
+    double tokens;       /* T */
+    double rows;         /* its expected routed rows (token copies) */
+    double mean_rows;    /* a rank's mean: T k / ep */
+    double imbalance;    /* rows / mean_rows */
+    double touched;      /* its experts (slots) expected to get at least one row, or the most
+                          * any rank expects to touch when that is more (skewed routing: a rank
+                          * of colder experts touches more of them) */
+    double touched_other; /* that most of any rank at its mean load (skewed or redundant) */
+    int slots;           /* its expert slots */
+    double q[SIM_MOE_MAX_SLOTS]; /* per-token probability of each of them (scaled by s) */
+    int distinct;        /* how many of q are listed: 1 when they are all equal */
+} sim_moe_load;
+
+/* Checks E, k, ep and the routing: ep divides E + redundant, at most SIM_MOE_MAX_SLOTS slots
+ * when skewed or redundant. Errors name the flag. */
+sim_status sim_moe_routing_check(const sim_moe_routing *r, int64_t experts, int64_t k, int ep,
+                                 sim_err *err);
+
+/* The busiest rank's load for T tokens (see above); fixed_imbalance > 0 fixes s instead. The
+ * routing must have passed sim_moe_routing_check. */
+void sim_moe_load_compute(const sim_moe_routing *r, int64_t experts, int64_t k, int ep,
+                          double tokens, double fixed_imbalance, sim_moe_load *out);
+
+/* Expected experts touched on a rank of `slots` experts each picked per token with probability
+ * q: slots (1 - (1 - q)^T). With q = k/E and all E slots: E (1 - (1 - k/E)^T). */
+double sim_moe_experts_touched(double slots, double q, double tokens);
+
+/* Expected M blocks of each of sim_moe_block_rows(i) rows the busiest rank's experts pad to:
+ * sum over its slots of E[ceil(n / B)], n ~ Binomial(T, q). */
+void sim_moe_row_blocks(const sim_moe_load *ld, double blocks[SIM_MOE_BLOCKS]);
+
+/* E[ceil(n / B)] for n ~ Binomial(trials, p). */
+double sim_moe_binomial_blocks(double trials, double p, int block);
+
+/* One grouped GEMM of the experts as priced. */
+typedef struct sim_moe_gemm {
+    int block_m, block_n; /* the tile chosen */
+    double row_blocks;    /* expected M blocks over the active experts */
+    double padded_rows;   /* row_blocks x block_m */
+    double tiles, waves;  /* row_blocks x ceil(N / block_n); ceil(tiles / compute_units) */
+    double math_ns;       /* waves x one tile's time (+ dequantization) */
+} sim_moe_gemm;
+
+/* The grouped GEMM's math on `hw`: N x K per expert, `blocks` from sim_moe_row_blocks, math in
+ * `compute` (weights in `weight`, dequantized when weight_only), for a step of `tokens` tokens:
+ * Triton's M block as its tuned configs pick it for that many tokens (sim_moe_triton_block_m;
+ * tokens 0: the least-time one), the other families' least-time M block; every family's
+ * least-time N block. All blocks 0: an empty GEMM (math 0). */
+sim_moe_gemm sim_moe_gemm_price(const sim_hw *hw, sim_moe_kernel kernel, bool decode,
+                                double tokens, sim_dtype compute, sim_dtype weight,
+                                bool weight_only, const double blocks[SIM_MOE_BLOCKS], int64_t n,
+                                int64_t k);
+
+/* Triton fused_moe's BLOCK_SIZE_M for a step of `tokens` tokens, as vLLM's tuned configs key it
+ * on M: 16 below 64 tokens, 32 below 128, 64 below 1024, else 128. */
+int sim_moe_triton_block_m(double tokens);
+
+/* The family's efficiency on top of the device's GEMM efficiency for `compute` (fitted on its
+ * op-level rows; 1 where no public rows were found). */
+double sim_moe_kernel_eff(sim_moe_kernel kernel, sim_dtype compute);
+
+#endif

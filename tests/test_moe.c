@@ -1,0 +1,246 @@
+/* test_moe.c - expert load from routing and grouped-GEMM kernel families, by hand. */
+#include "testutil.h"
+
+#include <math.h>
+
+#include "graph.h"
+#include "moe.h"
+#include "step.h"
+
+static sim_moe_load load(int64_t e, int64_t k, int ep, double t, const sim_moe_routing *r)
+{
+    sim_moe_load ld;
+    sim_moe_load_compute(r, e, k, ep, t, 0.0, &ld);
+    return ld;
+}
+
+/* Mixtral (E = 8, top-2) under uniform routing at EP 1, 2, 4, 8. A rank of m = 8/ep experts gets
+ * L ~ Binomial(T m, 1/4) rows; the busiest of ep expects sum_x (1 - F(x-1)^ep). One token:
+ *   ep 1: the one rank gets both rows, T k = 2; touched 8 (1 - 6/8) = 2 (the graph's function)
+ *   ep 2: Bin(4, .25): F = .31641, .73828, .94922, .99609, 1; terms 1 - F^2 = .89989, .45494,
+ *         .09898, .00780: 1.46161 rows
+ *   ep 4: Bin(2, .25): F = .5625, .9375; 1 - F^4 = .89989 + .22752 = 1.12741
+ *   ep 8: Bin(1, .25): 1 - .75^8 = .89989 (below the cap T min(k, 1) = 1)
+ * With one token the rows a rank gets are the experts it touches there: touched = rows. Two
+ * tokens at ep 4: Bin(4, .25) over 4 ranks: .98998 + .70290 + .18822 + .01553 = 1.89659 rows;
+ * s = 1.89659 (mean 1), each local expert picked with q = .25 s = .47415 per token: touched
+ * 2 (1 - .52585^2) = 1.44696. */
+static void test_uniform_busiest_rank(void **state)
+{
+    (void)state;
+    sim_moe_routing u = {.kind = SIM_MOE_ROUTE_UNIFORM};
+    static const struct {
+        int ep;
+        double t, rows, touched;
+    } cases[] = {{1, 1, 2.0, 2.0},           {2, 1, 1.461609, 1.461609}, {4, 1, 1.127411, 1.127411},
+                 {8, 1, 0.899887, 0.899887}, {4, 2, 1.896591, 1.446959}, {2, 4, 4.964342, 3.094741}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sim_moe_load ld = load(8, 2, cases[i].ep, cases[i].t, &u);
+        assert_near(ld.rows, cases[i].rows, 1e-5);
+        assert_near(ld.touched, cases[i].touched, 1e-5);
+        assert_near(ld.mean_rows, cases[i].t * 2.0 / cases[i].ep, 1e-12);
+    }
+    /* ep 1 is the tested formula: E (1 - (1 - k/E)^T) for any T */
+    for (double t = 1; t <= 64; t *= 2)
+        assert_near(load(8, 2, 1, t, &u).touched, sim_graph_experts_touched(8, 2, t), 1e-9);
+    assert_near(load(256, 8, 1, 8, &u).touched, 57.4208, 1e-4);
+}
+
+/* Many tokens: the busiest rank's excess over the mean shrinks as sqrt(T) grows slower than T;
+ * it never falls below the mean and never exceeds T min(k, E/ep). */
+static void test_uniform_bounds(void **state)
+{
+    (void)state;
+    sim_moe_routing u = {.kind = SIM_MOE_ROUTE_UNIFORM};
+    double prev = 0.0;
+    for (double t = 1; t <= 16384; t *= 2) {
+        sim_moe_load ld = load(256, 8, 8, t, &u);
+        assert_true(ld.rows >= ld.mean_rows - 1e-9);
+        assert_true(ld.rows <= t * 8.0 + 1e-9);
+        assert_true(ld.rows >= prev); /* more tokens, more rows */
+        prev = ld.rows;
+    }
+    sim_moe_load big = load(256, 8, 8, 16384, &u);
+    assert_true(big.imbalance > 1.0 && big.imbalance < 1.05);
+    /* a fixed --expert-imbalance: rows = T k / ep x X */
+    sim_moe_load fx;
+    sim_moe_load_compute(&u, 8, 2, 4, 10, 1.5, &fx);
+    assert_near(fx.rows, 10 * 2 / 4.0 * 1.5, 1e-12);
+}
+
+/* E[ceil(n / B)] for n ~ Binomial: Bin(2, .5) in blocks of 16 is P(n > 0) = .75; Bin(40, 1) is
+ * exactly ceil(40 / 16) = 3; p = 0 is no block. */
+static void test_binomial_blocks(void **state)
+{
+    (void)state;
+    assert_near(sim_moe_binomial_blocks(2, 0.5, 16), 0.75, 1e-12);
+    assert_near(sim_moe_binomial_blocks(40, 1.0, 16), 3.0, 1e-12);
+    assert_near(sim_moe_binomial_blocks(40, 0.0, 16), 0.0, 0);
+    /* Bin(20, .5) in blocks of 8: P(n > 0) + P(n > 8) + P(n > 16) = (1 - 2^-20) + .74828 +
+     * .00129 */
+    assert_near(sim_moe_binomial_blocks(20, 0.5, 8), 1.0 - pow(2, -20) + 0.748278 + 0.001288,
+                1e-5);
+}
+
+/* EPLB on 4 uniform experts, top-1, EP 2, 2 redundant: the replicas go to experts 0 and 1
+ * (ties: the lowest id), slots .25 (e2), .25 (e3), .125 x 4 packed heaviest first to the lighter
+ * rank: .5 per rank, 3 slots each. The busiest rank then expects Binomial(3T, 1/6) rows, and
+ * each GPU holds 3 experts' weights. */
+static void test_redundant_experts(void **state)
+{
+    (void)state;
+    sim_moe_routing r = {.kind = SIM_MOE_ROUTE_UNIFORM, .redundant = 2};
+    sim_err err = {{0}};
+    assert_int_equal(sim_moe_routing_check(&r, 4, 1, 2, &err), SIM_OK);
+    sim_moe_load ld = load(4, 1, 2, 1, &r);
+    assert_int_equal(ld.slots, 3);
+    /* one token, Bin(3, 1/6) per rank: F = .57870, .92593, .99537; terms 1 - F^2 = .66510,
+     * .14266, .00925: .81701 rows (the ranks taken as independent; the one row lands on one
+     * rank, so the exact value is 1: the approximation's worst case, one top-1 token) */
+    const double f0 = pow(5.0 / 6.0, 3), f1 = f0 + 3.0 / 6.0 * pow(5.0 / 6.0, 2),
+                 f2 = f1 + 3.0 / 36.0 * 5.0 / 6.0;
+    assert_near(ld.rows, (1 - f0 * f0) + (1 - f1 * f1) + (1 - f2 * f2), 1e-9);
+    r.redundant = 3; /* 7 slots over 2 ranks */
+    assert_int_equal(sim_moe_routing_check(&r, 4, 1, 2, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--redundant-experts"));
+}
+
+/* Zipf routing: probabilities sum to k, the busiest rank is above the uniform one's, and EPLB's
+ * redundant experts bring it back down. */
+static void test_zipf(void **state)
+{
+    (void)state;
+    sim_moe_routing u = {.kind = SIM_MOE_ROUTE_UNIFORM};
+    sim_moe_routing z = {.kind = SIM_MOE_ROUTE_ZIPF, .zipf_s = 1.0};
+    assert_true(sim_moe_routing_parse("zipf:1.2", &z) && z.zipf_s == 1.2);
+    assert_false(sim_moe_routing_parse("zipf:0", &z));
+    assert_false(sim_moe_routing_parse("zipf:1e0", &z));
+    assert_false(sim_moe_routing_parse("zipf:", &z));
+    assert_true(sim_moe_routing_parse("zipf:1", &z));
+    sim_moe_load lu = load(64, 4, 8, 4096, &u), lz = load(64, 4, 8, 4096, &z);
+    assert_true(lz.rows > 1.2 * lu.rows);
+    z.redundant = 16;
+    sim_moe_load le = load(64, 4, 8, 4096, &z);
+    assert_true(le.rows < lz.rows);
+}
+
+/* Grouped GEMM on the fixture H100 (989.4 TFLOP/s bf16 x 0.8 over 132 SMs = 5.996 TFLOP/s per
+ * SM, no K term): 8 experts of 800 rows, N = K = 4096, Triton (M blocks 16..128, N blocks 32,
+ * 64, 128). M blocks: 400 / 200 / 100 / 56 (800/128 -> 7 per expert). With N block 128: tiles
+ * x 32 = 12800 / 6400 / 3200 / 1792, waves of 132: 97 / 49 / 25 / 14, a tile of B x 128 x 4096
+ * 2 B 128 4096 / 5.996e12 s = 2.798 / 5.596 / 11.19 / 22.38 us: 271.40 / 274.19 / 279.79 /
+ * 313.36 us. 16 x 32, 16 x 64, 32 x 32, 32 x 64 and 64 x 32 tiles fill their waves as exactly
+ * (64 x 32: 12800 tiles in 97 waves of 2.798 us): 271.40 us, and of the tied the largest tile is
+ * kept (64 x 32). DeepGEMM's contiguous layout has only the 128-row
+ * block: 313.36 us with any of its N blocks. */
+static void test_gemm_waves(void **state)
+{
+    (void)state;
+    sim_hw hw = tu_fixture_hw();
+    const double blocks[SIM_MOE_BLOCKS] = {400, 200, 100, 56};
+    sim_moe_gemm t = sim_moe_gemm_price(&hw, SIM_MOE_TRITON, false, 0.0, SIM_DT_BF16, SIM_DT_BF16,
+                                        false, blocks, 4096, 4096);
+    assert_int_equal(t.block_m, 64);
+    assert_int_equal(t.block_n, 32);
+    assert_near(t.waves, 97, 0);
+    assert_near(t.math_ns, 271396.14, 0.5);
+    assert_near(t.padded_rows, 6400, 1e-9); /* 100 blocks of 64 */
+    sim_moe_gemm d = sim_moe_gemm_price(&hw, SIM_MOE_DEEPGEMM, false, 0.0, SIM_DT_BF16, SIM_DT_BF16,
+                                        false, blocks, 4096, 4096);
+    assert_int_equal(d.block_m, 128);
+    assert_near(d.math_ns, 313364.62, 0.5);
+    assert_near(d.padded_rows, 7168, 1e-9); /* 8 experts x 7 x 128 */
+    const double none[SIM_MOE_BLOCKS] = {0};
+    assert_near(sim_moe_gemm_price(&hw, SIM_MOE_CK, true, 0.0, SIM_DT_BF16, SIM_DT_BF16, false, none,
+                                   4096, 4096)
+                    .math_ns,
+                0.0, 0);
+    sim_moe_kernel k;
+    assert_true(sim_moe_kernel_parse("deepgemm", &k) && k == SIM_MOE_DEEPGEMM);
+    assert_false(sim_moe_kernel_parse("cublas", &k));
+    assert_string_equal(sim_moe_layout(SIM_MOE_DEEPGEMM, true), "masked");
+    assert_string_equal(sim_moe_layout(SIM_MOE_DEEPGEMM, false), "contiguous");
+}
+
+/* The regression of issue 23: Mixtral on H20 at TP 4 / EP 4 gave decode steps of 4.6 / 9.7 /
+ * 6.8 ms at batch 1 / 2 / 3 (a busiest rank expecting <= 1 expert priced as a GEMM padded to a
+ * 64-row tile, or as nothing when its rows truncated to 0). The steps must not shrink. */
+static double decode_ns(const sim_step_cfg *cfg, int64_t batch)
+{
+    sim_seq_group g = {.count = batch, .q = 1, .c = 1024, .logits = 1};
+    sim_step_result r;
+    sim_step_price(cfg, &g, 1, &r);
+    return r.t_ns;
+}
+
+static sim_step_cfg moe_cfg(const sim_model *m, const sim_hw *hw, int ep)
+{
+    sim_prec prec = {0};
+    sim_prec_given given = {0};
+    if (!sim_graph_prec_defaults(m, hw, &given, &prec))
+        fail();
+    return (sim_step_cfg){.model = m, .hw = hw, .tp = ep, .prec = prec, .ep = ep};
+}
+
+static void test_small_batch_ep(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("mixtral-8x7b");
+    sim_hw hw = tu_hw("h20");
+    sim_step_cfg cfg = moe_cfg(&m, &hw, 4);
+    sim_err err = {{0}};
+    assert_int_equal(sim_step_check(&cfg, &err), SIM_OK);
+    double t1 = decode_ns(&cfg, 1), t2 = decode_ns(&cfg, 2), t3 = decode_ns(&cfg, 3);
+    assert_true(t1 <= t2 && t2 <= t3);
+}
+
+/* Decode step time non-decreasing in batch for every shipped MoE model and device at EP 1, 2,
+ * 4, 8 (TP = EP; configurations the model or device refuses are skipped). */
+static void test_decode_monotone_grid(void **state)
+{
+    (void)state;
+    static const char *const models[] = {"mixtral-8x7b", "mixtral-8x22b", "qwen3-30b-a3b",
+                                         "qwen3-235b-a22b", "gpt-oss-20b", "gpt-oss-120b",
+                                         "deepseek-v3"};
+    static const char *const hws[] = {"a100-sxm-40gb", "a100-sxm-80gb", "a10g", "b200", "b300",
+                                      "gaudi3", "gb200", "h100-pcie", "h100-sxm", "h20", "h200",
+                                      "l4", "l40", "l40s", "mi300x", "mi325x", "mi355x",
+                                      "rtx-4090", "rtx-pro-6000-blackwell", "tpu-v5e", "tpu-v6e"};
+    static const int64_t batches[] = {1, 2, 3, 4, 5, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 256};
+    int checked = 0;
+    for (size_t a = 0; a < sizeof models / sizeof models[0]; a++) {
+        sim_model m = tu_model(models[a]);
+        for (size_t b = 0; b < sizeof hws / sizeof hws[0]; b++) {
+            sim_hw hw = tu_hw(hws[b]);
+            for (int ep = 1; ep <= 8; ep *= 2) {
+                sim_step_cfg cfg = moe_cfg(&m, &hw, ep);
+                sim_err err = {{0}};
+                if (sim_step_check(&cfg, &err) != SIM_OK)
+                    continue;
+                double prev = 0.0;
+                for (size_t i = 0; i < sizeof batches / sizeof batches[0]; i++) {
+                    double t = decode_ns(&cfg, batches[i]);
+                    if (t < prev * (1.0 - 1e-9))
+                        print_error("%s on %s, EP %d: batch %lld %.1f us < %.1f us\n",
+                                    models[a], hws[b], ep, (long long)batches[i], t / 1e3,
+                                    prev / 1e3);
+                    assert_true(t >= prev * (1.0 - 1e-9));
+                    prev = t;
+                }
+                checked++;
+            }
+        }
+    }
+    assert_true(checked > 50);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_uniform_busiest_rank), cmocka_unit_test(test_uniform_bounds),
+        cmocka_unit_test(test_binomial_blocks),      cmocka_unit_test(test_redundant_experts),
+        cmocka_unit_test(test_zipf),                 cmocka_unit_test(test_gemm_waves),
+        cmocka_unit_test(test_small_batch_ep),       cmocka_unit_test(test_decode_monotone_grid),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
