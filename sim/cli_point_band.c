@@ -9,6 +9,7 @@
 
 #include "capacity.h"
 #include "find.h"
+#include "pp.h"
 #include "report.h"
 
 /* The headline metrics that get a band, as the JSON names them. */
@@ -129,9 +130,28 @@ static sim_status finish_band(cli_point_draws *d, sim_err *err)
     return SIM_OK;
 }
 
-/* With the default count, a run of more than this many decode steps draws on a short one: its
- * prefill as it is, and THIN_STEPS decode steps around the same mean context. */
+/* With the default count, a run of more than this many decode steps (plain decoding) draws on a
+ * short one: its prefill as it is, and THIN_STEPS decode steps around the same mean context. */
 enum { THIN_STEPS = 64 };
+
+/* The mean decode step of `steps` plain decode steps of cfg's batch from context `ctx` on, as
+ * run.c's plain decoding prices them (through a memo; a round of micro-batches over pipeline
+ * stages). */
+static double mean_decode_ns(const sim_run_cfg *cfg, int64_t ctx, int64_t steps)
+{
+    sim_step_memo *memo = calloc(1, sizeof *memo);
+    if (!memo)
+        return 0.0;
+    double total = 0.0;
+    for (int64_t j = 0; j < steps; j++) {
+        sim_seq_group g = {.count = cfg->batch, .q = 1, .c = ctx + j, .logits = 1};
+        const sim_step_result *r = sim_step_price_memo(&cfg->step, &g, 1, memo);
+        total += sim_pp_stages(&cfg->step) > 1 ? sim_pp_round_ns(&cfg->step, &g, 1, NULL, true)
+                                               : r->t_ns;
+    }
+    free(memo);
+    return total / (double)steps;
+}
 
 /* Draw i's run keys from a prefill-only run (TTFT as the full run's) and a short decode around
  * the full run's mean context: TPOT is the nominal one times the short decode's ratio to its
@@ -184,17 +204,15 @@ sim_status cli_point_run_band(const cli_opts *o, const cli_load_result *L, sim_r
         st = start_draws(d, n, run_keys, N_RUN_KEYS, f, nf, nominal, err);
     }
     /* the short runs: the prefill alone, and THIN_STEPS decode steps around the mean context */
-    const bool thin = o->uncertainty < 0 && cfg->output_len > THIN_STEPS + 1;
-    sim_run_cfg pre = *cfg, dec = *cfg;
+    const bool thin = o->uncertainty < 0 && cfg->output_len > THIN_STEPS + 1 &&
+                      !sim_spec_active(cfg->spec);
+    sim_run_cfg pre = *cfg;
     pre.output_len = 1;
-    dec.output_len = THIN_STEPS + 1;
-    dec.input_len = cfg->input_len + (cfg->output_len - dec.output_len) / 2;
-    pre.band = dec.band = NULL;
+    pre.band = NULL;
+    const int64_t ctx = cfg->input_len + (cfg->output_len - THIN_STEPS - 1) / 2;
     double tpot0 = 1.0;
-    if (!st && thin) {
-        sim_run_simulate(&dec, r);
-        tpot0 = r->tpot_ns;
-    }
+    if (!st && thin)
+        tpot0 = mean_decode_ns(cfg, ctx, THIN_STEPS);
     for (int i = 0; !st && i < n; i++) {
         sim_unc_draw dr;
         sim_unc_draw_make(t, cfg->step.hw, scope, 0, i, &dr);
@@ -207,11 +225,8 @@ sim_status cli_point_run_band(const cli_opts *o, const cli_load_result *L, sim_r
             record(d, i, f, sim_report_run_fields(&c, r, SIM_FIELDS_JSON, f), nominal, NULL);
             continue;
         }
-        const double ttft_ms = r->ttft_ns / 1e6;
-        c = dec;
-        c.step = sim_unc_apply(&cfg->step, &dr, &hw);
-        sim_run_simulate(&c, r);
-        record_thin(d, i, cfg, nominal, ttft_ms, tpot0 > 0.0 ? r->tpot_ns / tpot0 : 1.0);
+        const double tpot = mean_decode_ns(&c, ctx, THIN_STEPS);
+        record_thin(d, i, cfg, nominal, r->ttft_ns / 1e6, tpot0 > 0.0 ? tpot / tpot0 : 1.0);
     }
     if (!st)
         st = finish_band(d, err);
