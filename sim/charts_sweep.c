@@ -65,15 +65,22 @@ void sim_chart_pareto(sim_svg *s, const sim_chart_sweep *sw, bool by_ttft)
         sim_svg_polyline(s, fx, fy, nf, "#333333", 1.8, NULL, "front");
     free(fx);
     free(fy);
-    char label[512], tip[640];
+    char label[512], tip[720];
+    size_t guessed = 0;
     for (size_t i = 0; i < sw->n; i++) {
         if (!rows[i].ok)
             continue;
         sim_grid_label(sw->grid, rows[i].point, label, sizeof label);
-        snprintf(tip, sizeof tip, "point %zu (%s): %s %.4g ms, %.4g tok/s per GPU%s%s",
+        snprintf(tip, sizeof tip, "point %zu (%s): %s %.4g ms, %.4g tok/s per GPU%s%s%s",
                  rows[i].point, label, metric, rows[i].tpot_ms, rows[i].tput_per_gpu,
-                 front[i] ? ", on the front" : "", rows[i].meets_slo ? ", meets the SLO" : "");
-        const char *fill = sw->has_slo && rows[i].meets_slo ? "#2ca02c" : "#9d9d9d";
+                 front[i] ? ", on the front" : "", rows[i].meets_slo ? ", meets the SLO" : "",
+                 rows[i].hw_default_only ? ", device efficiencies default-only (unmeasured)"
+                                         : "");
+        /* a point whose device has no measured efficiency is drawn in orange */
+        const char *fill = rows[i].hw_default_only          ? "#ff7f0e"
+                           : sw->has_slo && rows[i].meets_slo ? "#2ca02c"
+                                                              : "#9d9d9d";
+        guessed += rows[i].hw_default_only;
         double cx = sim_scale_map(&x, rows[i].tpot_ms),
                cy = sim_scale_map(&y, rows[i].tput_per_gpu);
         sim_svg_circle(s, cx, cy, front[i] ? 5.5 : 4, fill, "pt", tip);
@@ -95,7 +102,7 @@ void sim_chart_pareto(sim_svg *s, const sim_chart_sweep *sw, bool by_ttft)
         sim_svg_text(s, cx + (left ? -12 : 12), cy + 9, left ? SIM_SVG_END : SIM_SVG_START, 10,
                      false, 0, label);
     }
-    sim_svg_key keys[4];
+    sim_svg_key keys[5];
     size_t nk = 0;
     keys[nk++] = (sim_svg_key){"Pareto front", "#333333", true};
     if (sw->has_slo) {
@@ -105,6 +112,8 @@ void sim_chart_pareto(sim_svg *s, const sim_chart_sweep *sw, bool by_ttft)
     } else {
         keys[nk++] = (sim_svg_key){"point", "#9d9d9d", false};
     }
+    if (guessed)
+        keys[nk++] = (sim_svg_key){"device default-only", "#ff7f0e", false};
     sim_svg_legend(s, fr.x1 + 14, fr.y0 + 10, keys, nk);
     snprintf(tip, sizeof tip, "%zu points on the front", nf);
     sim_svg_text(s, fr.x1 + 14, fr.y0 + 10 + 18.0 * (double)nk + 6, SIM_SVG_START, 10, false, 0,

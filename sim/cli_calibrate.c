@@ -95,6 +95,30 @@ static sim_status write_calibrated(const char *src, const char *dest, const char
         cJSON_DeleteItemFromObjectCaseSensitive(sources, p->name);
         ok = ok && cJSON_AddStringToObject(sources, p->name, note);
     }
+    /* every parameter the rows constrain is fitted on them now, moved or not: its provenance
+     * says so (hw.h); the entries of the fields no row constrains stay as they were */
+    cJSON *prov = cJSON_GetObjectItemCaseSensitive(root, "provenance");
+    if ((rep->n_params > 0 || rep->n_held > 0) && !cJSON_IsObject(prov)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(root, "provenance");
+        prov = cJSON_AddObjectToObject(root, "provenance");
+        ok = ok && prov;
+    }
+    for (size_t i = 0; ok && i < rep->n_params + rep->n_held; i++) {
+        const sim_fit_param *p =
+            i < rep->n_params ? &rep->params[i] : &rep->held[i - rep->n_params];
+        cJSON *e = cJSON_CreateObject();
+        ok = e && cJSON_AddStringToObject(e, "kind", "fitted") &&
+             cJSON_AddNumberToObject(e, "rows", (double)p->rows) &&
+             cJSON_AddStringToObject(e, "data", data);
+        if (!ok) {
+            cJSON_Delete(e);
+            break;
+        }
+        if (cJSON_GetObjectItemCaseSensitive(prov, p->name))
+            ok = cJSON_ReplaceItemInObjectCaseSensitive(prov, p->name, e);
+        else
+            ok = cJSON_AddItemToObject(prov, p->name, e);
+    }
     if (rep->n_params > 0) { /* a refit that moves nothing leaves the file as it was */
         cJSON *cal = cJSON_CreateObject();
         cJSON_AddStringToObject(cal, "fitted_on", data);

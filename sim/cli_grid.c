@@ -295,9 +295,10 @@ sim_status cli_grid_parse(int argc, char **argv, int mask, sim_grid *g, cli_grid
         if (!v)
             return sim_fail(err, SIM_EINPUT, "%s: missing value", name);
         i += !eq;
-        /* a list flag's value holds commas of its own: never a dimension */
-        st = def->kind == CLI_OPT_LIST ? sim_grid_add_values(g, name, &v, 1, err)
-                                       : sim_grid_add(g, name, v, err);
+        /* a list flag's value holds commas of its own, and so does a JSON object
+         * (--speculative-config): never a dimension */
+        st = def->kind == CLI_OPT_LIST || v[0] == '{' ? sim_grid_add_values(g, name, &v, 1, err)
+                                                      : sim_grid_add(g, name, v, err);
     }
     return st;
 }

@@ -155,7 +155,36 @@ sim_status cli_info_hw(const cli_opts *o, FILE *out, sim_err *err)
         cJSON_AddStringToObject(row, "rule", f.rule);
         cJSON_AddItemToArray(fields, row);
     }
+    /* the provenance of each efficiency: the field-table ones always, the quantized and
+     * collective ones where they are not a default */
+    cJSON *provs = json ? cJSON_AddArrayToObject(root, "provenance") : NULL;
+    if (!json)
+        fprintf(out, "provenance of the efficiencies (%s):\n",
+                sim_hw_default_only(&hw) ? "default-only: none is fitted or inherited"
+                                         : "fitted, inherited, stated or default");
+    for (size_t i = 0; i < SIM_HW_N_EFF; i++) {
+        const char *name = sim_hw_eff_name(i);
+        const sim_hw_prov *p = sim_hw_provenance(&hw, name);
+        if (!json) {
+            if (p->kind == SIM_HW_PROV_DEFAULT && strncmp(name, "quant.", 6) == 0)
+                continue;
+            if (p->kind == SIM_HW_PROV_DEFAULT && strncmp(name, "collectives.", 12) == 0)
+                continue;
+            char line[400];
+            sim_hw_prov_describe(p, line, sizeof line);
+            fprintf(out, "  %-30s %-9s %s\n", name, sim_hw_prov_kind_name(p->kind), line);
+            continue;
+        }
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddStringToObject(row, "field", name);
+        cJSON_AddStringToObject(row, "kind", sim_hw_prov_kind_name(p->kind));
+        cJSON_AddNumberToObject(row, "rows", p->rows);
+        cJSON_AddStringToObject(row, "device", p->device);
+        cJSON_AddStringToObject(row, "note", p->note);
+        cJSON_AddItemToArray(provs, row);
+    }
     if (json) {
+        cJSON_AddBoolToObject(root, "default_only", sim_hw_default_only(&hw));
         cJSON_AddStringToObject(root, "arch_source", arch_source ? arch_source : "");
         char *txt = cJSON_Print(root);
         cJSON_Delete(root);

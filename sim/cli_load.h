@@ -80,6 +80,13 @@ sim_status cli_load_hw(const cli_load_cache *c, const char *path, sim_hw *out, s
 /* The engine profile --engine names (hw/engines/NAME.json), resolved like models and devices. */
 void cli_load_engine_path(const cli_opts *o, char *buf, size_t len);
 
+/* The draft model's config a speculative configuration names (--spec-method draft with
+ * --spec-model, SGLang's STANDALONE with --speculative-draft-model-path, vLLM's draft_model or
+ * TensorRT-LLM's Draft_Target in --speculative-config), copied to buf; false when it names none
+ * (EAGLE heads and MTP layers are priced from the target's shape) or the config does not parse
+ * (loading reports that). */
+bool cli_load_spec_draft_name(const cli_opts *o, char *buf, size_t len);
+
 /* ------------------------------------------------------------------------------------------ */
 /* What the model commands load from their flags (run, roofline, serve, sweep's points, compare) */
 

@@ -72,7 +72,7 @@ typedef struct cli_opts {
     const char *data, *op, *out_file;
     int64_t m, n, k, heads, head_dim, seq, bytes, gpus;
     bool causal;
-    double max_op_median, max_e2e_median, max_bucket_median;
+    double max_op_median, max_e2e_median, max_bucket_median, max_spec_median;
     /* timelines */
     const char *chrome_trace, *trace_detail, *trace_window, *trace_ranks;
     double trace_max_mb;
@@ -83,9 +83,10 @@ typedef struct cli_opts {
     const char *allreduce;
     bool fuse_ar_norm, no_fuse_ar_norm;
     /* speculative decoding */
-    const char *spec_method, *spec_model;
-    int64_t spec_k;
+    const char *spec_method, *spec_model, *spec_config, *spec_algorithm, *spec_data;
+    int64_t spec_k, spec_steps, spec_topk, spec_draft_tokens;
     double spec_alpha, spec_tau;
+    char spec_rates[CLI_OPT_LIST_LEN];
     /* vLLM bench serve's own flags: recorded in --save-result, or accepted without effect */
     const char *backend, *label, *tokenizer, *dataset_name, *result_dir, *result_filename;
     const char *percentile_metrics, *metric_percentiles, *vllm_noop;

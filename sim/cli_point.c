@@ -372,5 +372,23 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
     }
     if (!st && sim_metrics_compute(&s->res, &s->slo, &s->m))
         st = sim_fail(err, SIM_EINTERNAL, "out of memory computing metrics");
+    if (!st && sim_spec_active(s->cfg.spec) && s->w->n > 0) {
+        /* where speculation stops paying for this workload's mean request (run.h) */
+        double in = 0.0, out = 0.0;
+        for (size_t i = 0; i < s->w->n; i++) {
+            in += (double)s->w->reqs[i].input_tokens;
+            out += (double)s->w->reqs[i].output_tokens;
+        }
+        sim_run_cfg rc = {.step = s->cfg.step,
+                          .batch = 1,
+                          .input_len = (int64_t)llround(in / (double)s->w->n),
+                          .output_len = (int64_t)llround(out / (double)s->w->n),
+                          .spec = s->cfg.spec};
+        if (rc.input_len < 1)
+            rc.input_len = 1;
+        if (rc.output_len < 2)
+            rc.output_len = 2;
+        s->spec_break_even = sim_run_spec_break_even(&rc, s->cfg.sched.max_num_seqs);
+    }
     return st;
 }

@@ -36,6 +36,8 @@ typedef struct cli_point_serve_state {
     int64_t gpus;               /* every GPU the deployment holds */
     sim_cluster_result cluster; /* per-instance load with --replicas > 1 or --disagg */
     sim_engine_cfg prefill;     /* --disagg: the prefill instances' configuration */
+    int64_t spec_break_even;    /* speculation: the batch it stops paying at, for the workload's
+                                 * mean lengths (run.h; 0: none) */
 } cli_point_serve_state;
 
 /* GPUs of a serving point: s->gpus when set, else tp x pp. */

@@ -142,7 +142,9 @@ sim_status cli_serve_cmd(const cli_opts *o, FILE *out, sim_err *err)
                             .capacity_rps = draws.capacity_rps,
                             .capacity_lo = draws.capacity_lo,
                             .capacity_hi = draws.capacity_hi,
-                            .offered_rps = draws.offered_rps};
+                            .offered_rps = draws.offered_rps,
+
+                            .spec_break_even_batch = s->spec_break_even};
     if (!st && o->save_requests)
         st = sim_report_save_requests(o->save_requests, &rep, err);
     if (!st && o->save_result) { /* vLLM's file: its keys only */

@@ -105,6 +105,16 @@ static size_t metric_names(int mask, sim_field *m)
 /* A dimension shows as a column when it has more than one value. */
 static bool shown(const sim_grid_dim *d) { return d->n > 1; }
 
+/* Where the band columns go among the metrics: before the device's hw_efficiency (which ends
+ * the metrics, before error), else after the last metric. */
+static size_t band_at(const sim_field *m, size_t nm)
+{
+    size_t k = 0;
+    while (k < nm && strcmp(m[k].key, "hw_efficiency") != 0)
+        k++;
+    return k;
+}
+
 /* The band columns of a headline metric: its 10th and 90th percentiles, or empty. */
 static void band_cols(const sweep_ctx *c, const sim_field *m, size_t nm, const sim_unc_band *band,
                       const char *error, sim_strbuf *b)
@@ -143,7 +153,12 @@ static void row_text(const sweep_ctx *c, size_t point, const sim_field *m, size_
             else
                 sim_strbuf_json_str(b, vals[d]);
         }
-        for (size_t k = 0; k < nm && !error; k++) {
+        const size_t at = band_at(m, nm);
+        for (size_t k = 0; k <= nm; k++) {
+            if (k == at)
+                band_cols(c, m, nm, band, error, b);
+            if (k == nm || error)
+                continue;
             sim_strbuf_printf(b, ",\"%s\":", m[k].key);
             if (m[k].missing)
                 sim_strbuf_printf(b, "null");
@@ -152,7 +167,6 @@ static void row_text(const sweep_ctx *c, size_t point, const sim_field *m, size_
             else
                 sim_strbuf_printf(b, "%.10g", isfinite(m[k].num) ? m[k].num : 0.0);
         }
-        band_cols(c, m, nm, band, error, b);
         if (c->has_slo)
             sim_strbuf_printf(b, ",\"meets_slo\":%s", meets ? "true" : "false");
         sim_strbuf_printf(b, ",\"error\":");
@@ -170,7 +184,12 @@ static void row_text(const sweep_ctx *c, size_t point, const sim_field *m, size_
         sim_strbuf_printf(b, ",");
         sim_strbuf_csv(b, vals[d], false);
     }
-    for (size_t k = 0; k < nm; k++) {
+    const size_t at = band_at(m, nm);
+    for (size_t k = 0; k <= nm; k++) {
+        if (k == at)
+            band_cols(c, m, nm, band, error, b);
+        if (k == nm)
+            break;
         if (error || m[k].missing)
             sim_strbuf_printf(b, ",");
         else if (m[k].kind == SIM_FIELD_TEXT)
@@ -178,7 +197,6 @@ static void row_text(const sweep_ctx *c, size_t point, const sim_field *m, size_
         else
             sim_strbuf_printf(b, ",%.10g", isfinite(m[k].num) ? m[k].num : 0.0);
     }
-    band_cols(c, m, nm, band, error, b);
     if (c->has_slo)
         sim_strbuf_printf(b, ",%s", error ? "" : meets ? "true" : "false");
     sim_strbuf_printf(b, ",");
@@ -232,6 +250,7 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
             e2el = r->e2e_ns / 1e6;
             row->tput_per_gpu = r->output_throughput / (double)sim_pp_gpus(&cfg.step);
             row->ttft_ms = ttft;
+            row->hw_default_only = sim_hw_default_only(cfg.step.hw);
             sim_price p;
             if (sim_report_run_price(&cfg, r, &p))
                 row->usd_per_million_output_tokens = p.usd_per_million_output_tokens;
@@ -251,6 +270,7 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
             e2el = at_pct(&s->m.dist[SIM_M_E2EL], c->pct);
             row->tput_per_gpu = s->m.output_throughput / (double)cli_point_serve_gpus(s);
             row->ttft_ms = ttft;
+            row->hw_default_only = sim_hw_default_only(s->cfg.step.hw);
             sim_price p;
             sim_serve_report rep = serve_report(s);
             if (sim_report_serve_price(&rep, &p))
@@ -305,7 +325,11 @@ static sim_status sweep_prepare(sweep_ctx *c, size_t n, sim_err *err)
             cli_load_resolve(CLI_LOAD_MODEL, o->model, path, sizeof path);
             st |= cli_load_cache_add(&c->cache, CLI_LOAD_MODEL, path, 0, 0);
         }
-        if (o->spec_model) {
+        char draft[PATH_MAX];
+        if (cli_load_spec_draft_name(o, draft, sizeof draft)) {
+            cli_load_resolve(CLI_LOAD_MODEL, draft, path, sizeof path);
+            st |= cli_load_cache_add(&c->cache, CLI_LOAD_MODEL, path, 0, 0);
+        } else if (o->spec_model && o->spec_method) { /* loading it says why it does not apply */
             cli_load_resolve(CLI_LOAD_MODEL, o->spec_model, path, sizeof path);
             st |= cli_load_cache_add(&c->cache, CLI_LOAD_MODEL, path, 0, 0);
         }
@@ -378,6 +402,12 @@ static void decision_line(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows
     sim_strbuf_free(&b);
 }
 
+/* " [default-only]" after a point whose device has no measured efficiency */
+static const char *mark(const sim_sweep_row *r)
+{
+    return r->hw_default_only ? " [default-only]" : "";
+}
+
 static void sweep_summary(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows, size_t n)
 {
     size_t ok = 0, meet = 0;
@@ -390,6 +420,14 @@ static void sweep_summary(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows
     if (c->has_slo)
         fprintf(f, ", %zu meet the SLO (p%d)", meet, c->pct);
     fputc('\n', f);
+    size_t guessed = 0;
+    for (size_t i = 0; i < n; i++)
+        guessed += rows[i].ok && rows[i].hw_default_only;
+    if (guessed)
+        fprintf(f,
+                "%zu points on devices with default-only efficiencies (hw_efficiency "
+                "default-only, marked [default-only]): architecture guesses, no measurement\n",
+                guessed);
     char label[1024];
     if (c->min_cost) {
         const char *what = c->has_slo ? "cheapest under the SLO" : "cheapest";
@@ -398,9 +436,9 @@ static void sweep_summary(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows
             sim_grid_label(c->g, rows[b].point, label, sizeof label);
             fprintf(f,
                     "%s: point %zu (%s): $%.4f per million output tokens, %.1f output tok/s "
-                    "per GPU, TPOT %.2f ms\n",
+                    "per GPU, TPOT %.2f ms%s\n",
                     what, rows[b].point, label, rows[b].usd_per_million_output_tokens,
-                    rows[b].tput_per_gpu, rows[b].tpot_ms);
+                    rows[b].tput_per_gpu, rows[b].tpot_ms, mark(&rows[b]));
         } else {
             fprintf(f, "%s: none%s\n", what, c->has_slo ? " meets it" : "");
         }
@@ -410,8 +448,8 @@ static void sweep_summary(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows
             sim_grid_label(c->g, rows[b].point, label, sizeof label);
             fprintf(f,
                     "best under the SLO: point %zu (%s): %.1f output tok/s per GPU, TPOT %.2f "
-                    "ms\n",
-                    rows[b].point, label, rows[b].tput_per_gpu, rows[b].tpot_ms);
+                    "ms%s\n",
+                    rows[b].point, label, rows[b].tput_per_gpu, rows[b].tpot_ms, mark(&rows[b]));
         } else {
             fprintf(f, "best under the SLO: none meets it\n");
         }
@@ -430,9 +468,10 @@ static void sweep_summary(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows
     for (size_t k = 0; k < nf; k++) {
         size_t i = order[k];
         sim_grid_label(c->g, rows[i].point, label, sizeof label);
-        fprintf(f, "  point %zu: TPOT %.2f ms, %.1f tok/s per GPU%s  %s\n", rows[i].point,
+        fprintf(f, "  point %zu: TPOT %.2f ms, %.1f tok/s per GPU%s%s  %s\n", rows[i].point,
                 rows[i].tpot_ms, rows[i].tput_per_gpu,
-                c->has_slo ? (rows[i].meets_slo ? " (meets SLO)" : "") : "", label);
+                c->has_slo ? (rows[i].meets_slo ? " (meets SLO)" : "") : "", mark(&rows[i]),
+                label);
     }
     free(front);
     free(order);
@@ -448,11 +487,14 @@ static void sweep_header(FILE *f, const sweep_ctx *c)
     for (size_t d = 0; d < c->g->n_dims; d++)
         if (shown(&c->g->dims[d]))
             fprintf(f, ",%s", c->g->dims[d].name + 2);
-    for (size_t k = 0; k < nm; k++)
-        fprintf(f, ",%s", m[k].key);
-    for (size_t k = 0; c->bands && k < nm; k++)
-        if (cli_point_band_key(c->mask == CLI_OPT_CMD_SERVE, m[k].key))
-            fprintf(f, ",%s_lo,%s_hi", m[k].key, m[k].key);
+    const size_t at = band_at(m, nm);
+    for (size_t k = 0; k <= nm; k++) {
+        for (size_t j = 0; k == at && c->bands && j < nm; j++)
+            if (cli_point_band_key(c->mask == CLI_OPT_CMD_SERVE, m[j].key))
+                fprintf(f, ",%s_lo,%s_hi", m[j].key, m[j].key);
+        if (k < nm)
+            fprintf(f, ",%s", m[k].key);
+    }
     if (c->has_slo)
         fprintf(f, ",meets_slo");
     fprintf(f, ",error\n");

@@ -82,10 +82,48 @@ enum {
     G_QOP,
     G_QE2E,
     G_E2E16,
+    G_SPEC, /* speculative decoding's speed-ups */
     G_KIND,
     G_BUCKET = G_KIND + SIM_VK_E2E,
     N_GROUPS = G_BUCKET + SIM_VBUCKET_COUNT
 };
+
+/* The op-level |errors| of each device, in the order the rows first name them: a device's
+ * calibration is judged on its own rows (`op hw NAME` lines). */
+enum { MAX_DEVICES = 64 };
+typedef struct dev_errs {
+    size_t n;
+    char name[MAX_DEVICES][48];
+    double *e[MAX_DEVICES];
+    size_t cnt[MAX_DEVICES];
+} dev_errs;
+
+static sim_status dev_add(dev_errs *d, const char *name, double e, size_t rows, sim_err *err)
+{
+    size_t i = 0;
+    while (i < d->n && strcmp(d->name[i], name) != 0)
+        i++;
+    if (i == d->n) {
+        if (d->n == MAX_DEVICES)
+            return SIM_OK; /* more devices than lines: the summaries above still count them */
+        snprintf(d->name[i], sizeof d->name[i], "%s", name);
+        if (!(d->e[i] = malloc((rows ? rows : 1) * sizeof(double))))
+            return sim_fail(err, SIM_EINTERNAL, "out of memory");
+        d->n++;
+    }
+    d->e[i][d->cnt[i]++] = e;
+    return SIM_OK;
+}
+
+static void dev_summaries(const dev_errs *d, FILE *out)
+{
+    char label[80];
+    double med;
+    for (size_t i = 0; i < d->n; i++) {
+        snprintf(label, sizeof label, "  op hw %s", d->name[i]);
+        summary_line(out, label, d->e[i], d->cnt[i], &med);
+    }
+}
 
 static sim_status validate_summaries(const cli_opts *o, const char *path, double *const *errs,
                                      const size_t *cnt, size_t low, FILE *out, sim_err *err)
@@ -102,6 +140,10 @@ static sim_status validate_summaries(const cli_opts *o, const char *path, double
             "  quantized: op-level %zu points, median |error| %.1f%%; end-to-end %zu points, "
             "median %.1f%% (16-bit end-to-end: %zu points, median %.1f%%)\n",
             cnt[G_QOP], med[G_QOP], cnt[G_QE2E], med[G_QE2E], cnt[G_E2E16], med[G_E2E16]);
+    if (cnt[G_SPEC])
+        summary_line(out, "  speculative decoding", errs[G_SPEC], cnt[G_SPEC], &med[G_SPEC]);
+    else
+        med[G_SPEC] = 0.0;
     for (int k = 0; k < SIM_VK_E2E; k++) {
         snprintf(label, sizeof label, "  op %s", sim_vkind_name((sim_vkind)k));
         summary_line(out, label, errs[G_KIND + k], cnt[G_KIND + k], &med[G_KIND + k]);
@@ -132,6 +174,15 @@ static sim_status validate_summaries(const cli_opts *o, const char *path, double
             return sim_fail(err, SIM_EINTERNAL,
                             "validation: op-level median %.1f%% of size %s is above %.1f%%",
                             med[G_BUCKET + b], sim_validate_bucket_name(b), o->max_bucket_median);
+    if (cli_opt_given(o, "--max-spec-median") && !cnt[G_SPEC])
+        return sim_fail(err, SIM_EINPUT,
+                        "--max-spec-median: %s has no spec row that could be priced, expected at "
+                        "least one",
+                        path);
+    if (cli_opt_given(o, "--max-spec-median") && med[G_SPEC] > o->max_spec_median)
+        return sim_fail(err, SIM_EINTERNAL,
+                        "validation: speculative-decoding median %.1f%% is above %.1f%%",
+                        med[G_SPEC], o->max_spec_median);
     if (cli_opt_given(o, "--max-e2e-median") && med[G_E2E] > o->max_e2e_median)
         return sim_fail(err, SIM_EINTERNAL, "validation: end-to-end median %.1f%% is above %.1f%%",
                         med[G_E2E], o->max_e2e_median);
@@ -182,6 +233,12 @@ sim_status cli_validate_predict(const cli_opts *o, cli_load_cache *cache, const 
         if (d) /* the front end's costs are the engine's: its factor */
             sim_unc_apply_frontend(&tmpl.frontend, d);
         rs = sim_validate_serve(r, &m->model, hw, &tmpl, pred, rerr);
+    } else if (r->kind == SIM_VK_SPEC) {
+        /* the speculative run's host scheduling as the engine runs it (spec.h); the plain run
+         * keeps the profile's */
+        bool spec_async = eng.async_scheduling && eng.policy != SIM_POLICY_SGLANG &&
+                          strncmp(eng.name, "vllm", 4) != 0;
+        rs = sim_validate_spec(r, &m->model, hw, &step, spec_async, pred, rerr);
     } else {
         rs = sim_validate_e2e(r, &m->model, hw, &step, pred, rerr);
     }
@@ -204,6 +261,7 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
     if (st)
         return st;
     cli_load_cache cache = {0};
+    dev_errs devs = {0};
     double *errs[N_GROUPS];
     size_t cnt[N_GROUPS] = {0}, low = 0;
     for (int g = 0; g < N_GROUPS; g++)
@@ -259,6 +317,11 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
         }
         preds[i] = pred;
         bool op = sim_vkind_is_op(r->kind);
+        if (r->kind == SIM_VK_SPEC) { /* a ratio of two runs: its own group and gate */
+            errs[G_SPEC][cnt[G_SPEC]++] = fabs(e);
+            errs[G_ALL][cnt[G_ALL]++] = fabs(e);
+            continue;
+        }
         int groups[5] = {op ? G_OP : G_E2E, G_ALL, op ? G_KIND + (int)r->kind : -1,
                          op ? G_BUCKET + sim_validate_bucket(r) : -1,
                          cli_validate_row_quantized(r, &prec) ? (op ? G_QOP : G_QE2E)
@@ -267,12 +330,18 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
         for (int g = 0; g < 5; g++)
             if (groups[g] >= 0)
                 errs[groups[g]][cnt[groups[g]]++] = fabs(e);
+        if (op)
+            st = dev_add(&devs, r->hw, fabs(e), n, err);
     }
     if (!st)
         st = validate_summaries(o, path, errs, cnt, low, out, err);
     if (!st)
+        dev_summaries(&devs, out);
+    if (!st)
         st = cli_validate_bands(o, &cache, rows, n, preds, out, err);
     free(preds);
+    for (size_t i = 0; i < devs.n; i++)
+        free(devs.e[i]);
     for (int g = 0; g < N_GROUPS; g++)
         free(errs[g]);
     free(rows);

@@ -298,7 +298,7 @@ static sim_status measure_coverage(const cli_opts *o, cli_load_cache *cache, con
     sim_status st = t && v ? SIM_OK : sim_fail(err, SIM_EINTERNAL, "out of memory");
     for (size_t i = 0; !st && i < n; i++) {
         const sim_vrow *r = &rows[i];
-        if (isnan(preds[i]) || sim_vkind_is_op(r->kind))
+        if (isnan(preds[i]) || sim_vkind_is_op(r->kind) || r->kind == SIM_VK_SPEC)
             continue;
         if (!sim_validate_unc_table(ev, ne, r->source, t))
             st = sim_fail(err, SIM_EINTERNAL, "the uncertainty table is full");
@@ -351,7 +351,7 @@ sim_status cli_validate_bands(const cli_opts *o, cli_load_cache *cache, const si
     /* the end-to-end rows: their residuals and what the op families' draws explain of them */
     for (size_t i = 0; !st && i < n; i++) {
         const sim_vrow *r = &rows[i];
-        if (isnan(preds[i]) || sim_vkind_is_op(r->kind))
+        if (isnan(preds[i]) || sim_vkind_is_op(r->kind) || r->kind == SIM_VK_SPEC)
             continue;
         const unsigned op_families = ((1u << SIM_UNC_FAMILY_COUNT) - 1) & ~(1u << SIM_UNC_ENGINE);
         st = draws_of(o, cache, r, t, op_families, OP_DRAWS, d, err);

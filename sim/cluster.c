@@ -205,6 +205,8 @@ static int add_totals(const replica *rep, int from, int to, bool streams, bool p
         all->draft_ns += x->draft_ns;
         all->spec_verifies += x->spec_verifies;
         all->spec_tokens += x->spec_tokens;
+        all->spec_off_iterations += x->spec_off_iterations;
+        all->verify_ns += x->verify_ns;
         /* each engine's front end adds its part (disaggregated: the prefill side takes the
          * request in, the decode side streams) */
         all->frontend_on |= x->frontend_on;

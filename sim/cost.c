@@ -34,12 +34,15 @@ sim_status sim_cost_check_support(const sim_hw *hw, const sim_prec *prec, sim_er
          * need no math in their own format */
         if (uses[i].offset == offsetof(sim_prec, weight) && sim_graph_mixed_input(prec, dt))
             continue;
-        if (hw->peak_flops[dt] <= 0.0)
+        if (hw->peak_flops[dt] <= 0.0) {
+            char has[96];
+            sim_hw_formats(hw, has, sizeof has);
             return sim_fail(err, SIM_EINPUT,
                             "%s: value %s is not supported by %s (%s has no dense_tflops.%s); "
-                            "choose a format the device computes",
+                            "it computes %s: choose one of those",
                             uses[i].flag, sim_dtype_name(dt), hw->name, hw->path,
-                            sim_dtype_name(dt));
+                            sim_dtype_name(sim_dtype_get(dt)->peak_of), has);
+        }
     }
     return SIM_OK;
 }

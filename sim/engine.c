@@ -296,6 +296,22 @@ static int record_iteration(loop *L, int64_t n_seqs, double draft_ns, int64_t pr
     return ok;
 }
 
+/* Drafted tokens per decode this iteration under the spec's load rule, told to the scheduler:
+ * the rule reads the requests running before the iteration is scheduled (vLLM V0's
+ * running_queue_size, TensorRT-LLM's active requests; V1 looks up the batch it scheduled last). */
+static int64_t spec_tokens_now(loop *L)
+{
+    const int64_t k = L->cfg->sched.spec_tokens;
+    if (k == 0 || L->cfg->spec->adapt.n == 0)
+        return k;
+    int d = sim_spec_adapt_depth(L->cfg->spec, (int64_t)L->sched.r_len);
+    int64_t now = d == sim_spec_depth(L->cfg->spec) ? k : d; /* a shorter chain, or off */
+    sim_sched_set_spec_tokens(&L->sched, now);
+    if (now < k)
+        L->res->spec_off_iterations += now == 0;
+    return now;
+}
+
 /* Runs one iteration: schedule, price, advance time, apply. Returns 0 if nothing could run. */
 static int iterate(loop *L)
 {
@@ -305,10 +321,11 @@ static int iterate(loop *L)
     unsigned char *const tl = L->tl;
     const sim_sched_entry *const batch = L->batch;
     sim_seq_group *const groups = L->groups;
+    /* an engine's load rule drafts by the running batch (spec.h's adapt) */
+    const int64_t k = spec_tokens_now(L);
     size_t n = sim_sched_next(&L->sched, seqs, L->batch);
     if (n == 0)
         return 0;
-    const int64_t k = L->cfg->sched.spec_tokens;
     bool prefill = false;
     size_t n_pre = 0, n_dec = 0;
     int64_t prefill_tokens = 0;
@@ -339,6 +356,8 @@ static int iterate(loop *L)
     }
     sim_step_cfg sc = L->cfg->step;
     sc.eager = sim_step_eager(&L->cfg->step, prefill);
+    if (L->cfg->sched.spec_tokens > 0 && L->cfg->spec->sync_host)
+        sc.async_sched = false; /* the engine schedules speculation synchronously (spec.h) */
     size_t n_groups = n;
     int64_t graph_seqs = 0;
     if (!sc.eager) {
@@ -357,6 +376,11 @@ static int iterate(loop *L)
               : 0.0;
     /* with pipeline stages, a round of micro-batches (pp.h) */
     double gpu_ns = L->pp.m ? sim_pp_round_ns(&sc, L->groups, n, &L->pp, true) : step->t_ns;
+    /* a tree's mask and kernels (spec.h; none for a chain) */
+    if (k > 0 && n_dec > 0 && k == L->cfg->sched.spec_tokens)
+        gpu_ns += sim_spec_tree_ns(L->cfg->spec, &sc, (double)n_dec);
+    if (k > 0 && n_dec > 0)
+        L->res->verify_ns += gpu_ns;
     int64_t dt = (int64_t)llround(gpu_ns + draft_ns);
     if (dt < 1)
         dt = 1;

@@ -120,6 +120,8 @@ typedef struct sim_engine_result {
     double draft_ns;          /* of which speculative drafting */
     int64_t spec_verifies;    /* verify steps of a sequence */
     int64_t spec_tokens;      /* tokens those verify steps yielded (accepted + 1 each) */
+    int64_t spec_off_iterations; /* iterations a load rule ran without speculation */
+    double verify_ns;            /* target time of the iterations that verified drafts */
     int64_t prefix_hit_tokens;   /* prompt tokens served from the prefix cache (first admissions) */
     int64_t prefix_query_tokens; /* prompt tokens of those admissions; 0 without prefix caching */
     /* with cfg.record_seconds: (k, output tokens in [k, k+1) s) runs, finished (owned), so

@@ -2,6 +2,7 @@
  * documented default rule (an architecture's constant, or a value derived from the datasheet
  * fields). */
 #include "hw.h"
+#include "hw_internal.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -527,6 +528,8 @@ sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err)
     }
     if (!st)
         st = load_collectives(root, path, hw, err);
+    if (!st)
+        st = sim_hw_prov_load(root, path, hw, err);
     if (!st) {
         snprintf(hw->name, sizeof hw->name, "%s", name ? name : path);
         snprintf(hw->path, sizeof hw->path, "%s", path);
@@ -541,12 +544,33 @@ sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err)
     return st;
 }
 
+void sim_hw_formats(const sim_hw *hw, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int dt = 0; dt < SIM_DT_COUNT && n < len; dt++)
+        if (hw->peak_flops[dt] > 0.0 && !sim_dtype_get((sim_dtype)dt)->weights_only)
+            n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+                                  sim_dtype_name((sim_dtype)dt));
+    if (!n)
+        snprintf(buf, len, "none");
+}
+
 double sim_hw_ridge(const sim_hw *hw, sim_dtype compute)
 {
     return hw->peak_flops[compute] / hw->hbm_bytes_per_s;
 }
 
 size_t sim_hw_n_fields(void) { return N_FIELDS; }
+
+const char *sim_hw_copied_from(const sim_hw *hw, const char *json)
+{
+    size_t i = field_index(json);
+    if (i == N_FIELDS || hw->origin[i] != SIM_HW_DERIVED)
+        return NULL;
+    const hw_field *f = &hw_fields[i];
+    return f->rule == HR_COPY || f->rule == HR_COPY_FILE ? f->from : NULL;
+}
 
 sim_hw_field_info sim_hw_field(const sim_hw *hw, size_t i)
 {

@@ -62,6 +62,9 @@
  *                                (absent: the cost outputs say the price is unknown)
  *   sources.FIELD                (optional, but every shipped file has one per field it gives)
  *                                where a number comes from
+ *   provenance.FIELD             (optional) how an efficiency was obtained: fitted on N rows
+ *                                (calibrate writes it) or inherited from a measured device by a
+ *                                rule; see sim_hw_prov below
  *   collectives                  (optional object; absent = NCCL's ring with the Simple protocol
  *                                only) the collective algorithms and their constants, priced by
  *                                collective.h:
@@ -79,6 +82,9 @@
 #ifndef SIM_HW_H
 #define SIM_HW_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "dtype.h"
 #include "status.h"
 
@@ -93,6 +99,52 @@ typedef struct sim_hw_coll {
     double algo_bw_eff[8];     /* oneshot, twoshot, nvls: fraction of the scale-up bandwidth */
     double custom_max_bytes;   /* largest all-reduce the custom kernels take */
 } sim_hw_coll;
+
+/* Provenance of an efficiency: how far its value rests on measurements (`infersim hw FILE`
+ * prints it; the error bands read it). The device file's optional `provenance` object has one
+ * entry per efficiency it vouches for, keyed by the dotted field name:
+ *   "efficiency.gemm.bf16": {"kind": "fitted", "rows": 12, "data": "tools/data/validation.csv"}
+ *       fitted by `infersim calibrate` on `rows` op-level rows whose hw column is this file's
+ *       stem (calibrate writes these entries itself)
+ *   "efficiency.attention": {"kind": "inherited", "from": "mi300x", "rows": 9, "rule": "..."}
+ *       the value of the measured device `from` (fitted there on `rows` rows; 0 or absent:
+ *       unknown), carried over by the stated `rule` (same die, a scaling law, ...)
+ * An efficiency with no entry is "stated" when the file gives its value (its `sources` note
+ * says where from: an estimate, a ratio), "default" when the architecture's constant or the
+ * field table's rule fills it; a value copied from another efficiency (gemm.fp16 from
+ * gemm.bf16, quant.gemm_memory.fp8 from efficiency.memory when absent) has that one's
+ * provenance. A device is "default-only" when none of its efficiencies is fitted or inherited
+ * (sim_hw_default_only): the sweep marks its points.
+ *
+ * Example (const sim_hw *hw):
+ *   const sim_hw_prov *p = sim_hw_provenance(hw, "efficiency.gemm.bf16");
+ *   if (p && p->kind == SIM_HW_PROV_FITTED && p->rows < 5) {
+ *       ... a wide error band: few rows back this value
+ *   }
+ */
+typedef enum sim_hw_prov_kind {
+    SIM_HW_PROV_DEFAULT,   /* an architecture constant or a rule of the field table */
+    SIM_HW_PROV_STATED,    /* given in the file with only a `sources` note (not fitted here) */
+    SIM_HW_PROV_INHERITED, /* a measured device's value carried over by a stated rule */
+    SIM_HW_PROV_FITTED,    /* fitted by `infersim calibrate` on this device's op-level rows */
+    SIM_HW_PROV_KIND_COUNT
+} sim_hw_prov_kind;
+
+typedef struct sim_hw_prov {
+    sim_hw_prov_kind kind;
+    int rows;        /* FITTED: the op-level rows of its fit group; INHERITED: the rows the source
+                      * device's value was fitted on (0: not stated); else 0 */
+    char device[48]; /* FITTED: this device (the rows' hw column); INHERITED: the source device;
+                      * else "" */
+    char note[384];  /* FITTED: the data file; INHERITED: the rule; else "" */
+} sim_hw_prov;
+
+/* The efficiencies that carry a provenance, in order: efficiency.gemm.{bf16,fp16,fp8,int8,int4,
+ * fp4}, efficiency.gemm_k_half, gemm_weight_only, attention, memory, attention_memory, network,
+ * decode_cta_gb_per_s, collective_latency_us, scaleup_latency_us, quant.gemm_k_half.{fp8,int8,
+ * fp4}, quant.gemm_memory.{fp8,int8,fp4}, quant.mixed_input_memory.{fp8,int8,int4,fp4,mxfp4},
+ * collectives.{ll,ll128}.bw_eff, collectives.{oneshot,twoshot,nvls}.{latency_us,bw_eff}. */
+#define SIM_HW_N_EFF 34
 
 /* Where a field's value came from (`infersim hw FILE` prints it). */
 typedef enum sim_hw_origin { SIM_HW_FILE, SIM_HW_DEFAULT, SIM_HW_DERIVED } sim_hw_origin;
@@ -137,10 +189,33 @@ typedef struct sim_hw {
                                                   * of a mixed-input GEMM */
     } quant;
     double usd_per_gpu_hour;         /* on-demand price of one GPU-hour; 0 = unknown */
+    sim_hw_prov prov[SIM_HW_N_EFF];  /* per efficiency, in sim_hw_eff_name order */
 } sim_hw;
 
 /* Loads and validates a device file. On error *hw is unspecified and err names file and field. */
 sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err);
+
+/* The name of efficiency i (0 .. SIM_HW_N_EFF - 1) in the list above. */
+const char *sim_hw_eff_name(size_t i);
+
+/* The provenance of efficiency `field` ("efficiency.attention"), or NULL when `field` is not one
+ * of the list above. */
+const sim_hw_prov *sim_hw_provenance(const sim_hw *hw, const char *field);
+
+/* "default", "stated", "inherited", "fitted". */
+const char *sim_hw_prov_kind_name(sim_hw_prov_kind k);
+
+/* One line: "fitted on 12 rows (tools/data/validation.csv)", "inherited from mi300x (rule)",
+ * "stated in the file (see sources)", "default (architecture constant or rule)". */
+void sim_hw_prov_describe(const sim_hw_prov *p, char *buf, size_t len);
+
+/* True when no efficiency of the device is fitted or inherited: every one is an architecture
+ * default or a number the file states without a measurement behind it here. */
+bool sim_hw_default_only(const sim_hw *hw);
+
+/* The device as a whole: "fitted" when any efficiency is fitted on its own rows, else
+ * "inherited" when any is inherited, else "default-only" (sweep rows' hw_efficiency). */
+const char *sim_hw_trust_name(const sim_hw *hw);
 
 /* One field of the device table, for `infersim hw FILE`. */
 typedef struct sim_hw_field_info {
@@ -154,6 +229,10 @@ typedef struct sim_hw_field_info {
 size_t sim_hw_n_fields(void);
 sim_hw_field_info sim_hw_field(const sim_hw *hw, size_t i);
 const char *sim_hw_origin_name(sim_hw_origin o);
+
+/* The compute formats the device has a tensor peak for, comma-separated in the dtype table's
+ * order ("bf16, fp16, fp8, int8"; mxfp4 with fp4, whose peak it runs at); "none" if none. */
+void sim_hw_formats(const sim_hw *hw, char *buf, size_t len);
 
 /* Ridge point (critical intensity) for a compute format: peak / bandwidth, FLOP per byte.
  * 0 if the device has no peak for that format. */

@@ -69,6 +69,7 @@ typedef struct sim_serve_report {
     /* with a band: the engine's capacity (requests/s its steady state completes, unc.h's
      * capacity rule) and its band, and the offered load (requests/s; 0: unbounded) */
     double capacity_rps, capacity_lo, capacity_hi, offered_rps;
+    int64_t spec_break_even_batch; /* speculation: the batch it stops paying at (run.h; 0 none) */
 } sim_serve_report;
 
 /* Prompt tokens served from the prefix cache / prompt tokens (first admissions); 0 without

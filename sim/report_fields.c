@@ -102,6 +102,17 @@ GET(num_speculative_tokens, SPEC_ON, num, s->r->cfg->spec->k)
 GET(spec_acceptance_rate, SPEC_ON, num, s->r->cfg->spec->alpha)
 GET_ANYWAY(spec_acceptance_length, SPEC_ON, s->r->m->spec_acceptance_length)
 GET(spec_draft_time_fraction, SPEC_ON, num, m->spec_draft_time_fraction)
+/* how far the device's efficiencies rest on measurements (hw.h); "" for the header's empty run */
+GET(hw_efficiency, true, text, s->r->cfg->step.hw ? sim_hw_trust_name(s->r->cfg->step.hw) : "")
+GET(spec_verify_time_fraction, SPEC_ON && s->r->res && s->r->res->busy_ns > 0.0, num,
+    s->r->res->verify_ns / s->r->res->busy_ns)
+GET(spec_load_rule, SPEC_ON && s->r->cfg->spec->adapt.n > 0, text, s->r->cfg->spec->adapt.rule)
+GET(spec_off_iteration_fraction,
+    SPEC_ON && s->r->res && s->r->cfg->spec->adapt.n > 0 && m->iterations > 0,
+    num, (double)s->r->res->spec_off_iterations / (double)m->iterations)
+/* absent when speculation pays up to the engine's largest batch */
+GET(spec_break_even_batch, SPEC_ON && s->r->spec_break_even_batch > 0, num,
+    (double)s->r->spec_break_even_batch)
 #undef SPEC_ON
 #define FE_ON m->has_frontend
 GET(mean_frontend_ttft_ms, FE_ON, num, m->mean_frontend_ttft_ms)
@@ -157,12 +168,17 @@ typedef enum serve_row {
     F_SPEC_ACCEPTANCE_RATE,
     F_SPEC_ACCEPTANCE_LENGTH,
     F_SPEC_DRAFT_TIME_FRACTION,
+    F_SPEC_VERIFY_TIME_FRACTION,
+    F_SPEC_LOAD_RULE,
+    F_SPEC_OFF_ITERATION_FRACTION,
+    F_SPEC_BREAK_EVEN_BATCH,
     F_MEAN_FRONTEND_TTFT_MS,
     F_MEAN_FRONTEND_E2EL_MS,
     F_FRONTEND_TTFT_FRACTION,
     F_FRONTEND_E2EL_FRACTION,
     F_API_SERVER_COUNT,
     F_STREAM_INTERVAL,
+    F_HW_EFFICIENCY,
     F_SCALARS,
     F_LATENCY = F_SCALARS, /* mean_, median_, std_, pP_ METRIC_ms: its `lat` says which */
 } serve_row;
@@ -245,6 +261,13 @@ static const struct {
     ROW(F_SPEC_ACCEPTANCE_LENGTH, spec_acceptance_length, SIM_FIELD_NUM,
         "Acceptance length (tokens/verify):"),
     PCT(F_SPEC_DRAFT_TIME_FRACTION, spec_draft_time_fraction, "Draft time (% of busy time):"),
+    PCT(F_SPEC_VERIFY_TIME_FRACTION, spec_verify_time_fraction,
+        "Verify time (% of busy time):"),
+    ROW(F_SPEC_LOAD_RULE, spec_load_rule, SIM_FIELD_TEXT, "Speculation load rule:"),
+    PCT(F_SPEC_OFF_ITERATION_FRACTION, spec_off_iteration_fraction,
+        "Iterations without speculation (%):"),
+    ROW(F_SPEC_BREAK_EVEN_BATCH, spec_break_even_batch, SIM_FIELD_INT,
+        "Speculation stops paying at batch:"),
     ROW(F_MEAN_FRONTEND_TTFT_MS, mean_frontend_ttft_ms, SIM_FIELD_NUM,
         "Mean front-end part of TTFT (ms):"),
     ROW(F_MEAN_FRONTEND_E2EL_MS, mean_frontend_e2el_ms, SIM_FIELD_NUM,
@@ -253,6 +276,7 @@ static const struct {
     PCT(F_FRONTEND_E2EL_FRACTION, frontend_e2el_fraction, "Front end's share of mean E2EL (%):"),
     ROW(F_API_SERVER_COUNT, api_server_count, SIM_FIELD_INT, "Front-end processes:"),
     ROW(F_STREAM_INTERVAL, stream_interval, SIM_FIELD_INT, "Stream interval (tokens):"),
+    ROW(F_HW_EFFICIENCY, hw_efficiency, SIM_FIELD_TEXT, NULL),
 #undef PCT
 #undef ROW
 };
@@ -371,6 +395,10 @@ static const sim_report_col json_tail_cols[] = {
     ONE(F_SPEC_ACCEPTANCE_RATE),
     ONE(F_SPEC_ACCEPTANCE_LENGTH),
     ONE(F_SPEC_DRAFT_TIME_FRACTION),
+    ONE(F_SPEC_VERIFY_TIME_FRACTION),
+    ONE(F_SPEC_LOAD_RULE),
+    ONE(F_SPEC_OFF_ITERATION_FRACTION),
+    ONE(F_SPEC_BREAK_EVEN_BATCH),
     ONE(F_MEAN_FRONTEND_TTFT_MS),
     ONE(F_MEAN_FRONTEND_E2EL_MS),
     ONE(F_FRONTEND_TTFT_FRACTION),
@@ -415,7 +443,8 @@ static const sim_report_col sweep_cols[] = {
     ONE(F_KV_CACHE_PEAK_USAGE),
     {.row = F_SPEC_ACCEPTANCE_LENGTH, .miss = SIM_REPORT_MISS_VALUE},
     NUL(F_USD_PER_HOUR),
-    NUL(F_USD_PER_MILLION_OUTPUT_TOKENS)};
+    NUL(F_USD_PER_MILLION_OUTPUT_TOKENS),
+    ONE(F_HW_EFFICIENCY)};
 /* vLLM's "Serving Benchmark Result" rows, then infersim's own */
 static const sim_report_col table_cols[] = {
     ONE(F_COMPLETED),
@@ -452,6 +481,10 @@ static const sim_report_col table_cols[] = {
     ONE(F_MOE_BUSIEST_RANK_IMBALANCE),
     ONE(F_SPEC_ACCEPTANCE_LENGTH),
     ONE(F_SPEC_DRAFT_TIME_FRACTION),
+    ONE(F_SPEC_VERIFY_TIME_FRACTION),
+    ONE(F_SPEC_LOAD_RULE),
+    ONE(F_SPEC_OFF_ITERATION_FRACTION),
+    ONE(F_SPEC_BREAK_EVEN_BATCH),
     ONE(F_MEAN_FRONTEND_TTFT_MS),
     ONE(F_MEAN_FRONTEND_E2EL_MS),
     ONE(F_FRONTEND_TTFT_FRACTION),

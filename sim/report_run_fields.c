@@ -70,12 +70,28 @@ static bool rget_spec_speedup(const run_src *s, sim_field *f)
     f->num = s->r->spec_speedup;
     return SPEC_ON;
 }
+static double spec_iteration_ns(const sim_run_result *r)
+{
+    return r->spec_draft_ns + r->spec_verify_ns;
+}
+RGET(spec_tokens_per_iteration, SPEC_ON, num, r->spec_tokens_per_iteration)
+RGET(spec_draft_share, SPEC_ON && spec_iteration_ns(r) > 0.0, num,
+     r->spec_draft_ns / spec_iteration_ns(r))
+RGET(spec_verify_share, SPEC_ON && spec_iteration_ns(r) > 0.0, num,
+     r->spec_verify_ns / spec_iteration_ns(r))
+RGET(spec_depth, SPEC_ON, num, (double)r->spec_depth)
+RGET(spec_load_rule, SPEC_ON && s->cfg->spec->adapt.n > 0, text, s->cfg->spec->adapt.rule)
+/* absent when speculation pays up to the largest batch that fits */
+RGET(spec_break_even_batch, SPEC_ON && r->spec_break_even_batch > 0, num,
+     (double)r->spec_break_even_batch)
 #undef SPEC_ON
 RGET(gpus, true, num, (double)s->price.gpus)
 RGET(usd_per_gpu_hour, s->known, num, s->price.usd_per_gpu_hour)
 RGET(usd_per_hour, s->known, num, s->price.usd_per_hour)
 RGET(usd_per_million_output_tokens, s->known, num, s->price.usd_per_million_output_tokens)
 RGET(usd_per_million_total_tokens, s->known, num, s->price.usd_per_million_total_tokens)
+/* how far the device's efficiencies rest on measurements (hw.h); "" for the header's empty run */
+RGET(hw_efficiency, true, text, s->cfg->step.hw ? sim_hw_trust_name(s->cfg->step.hw) : "")
 #undef RGET
 
 typedef enum run_row {
@@ -108,11 +124,18 @@ typedef enum run_row {
     R_SPEC_DRAFT_MS,
     R_SPEC_VERIFY_MS,
     R_SPEC_SPEEDUP,
+    R_SPEC_TOKENS_PER_ITERATION,
+    R_SPEC_DRAFT_SHARE,
+    R_SPEC_VERIFY_SHARE,
+    R_SPEC_BREAK_EVEN_BATCH,
+    R_SPEC_LOAD_RULE,
+    R_SPEC_DEPTH,
     R_GPUS,
     R_USD_PER_GPU_HOUR,
     R_USD_PER_HOUR,
     R_USD_PER_MILLION_OUTPUT_TOKENS,
     R_USD_PER_MILLION_TOTAL_TOKENS,
+    R_HW_EFFICIENCY,
     R_COUNT
 } run_row;
 
@@ -195,6 +218,15 @@ static const run_row_def run_rows[R_COUNT] = {
     ROWS(R_SPEC_VERIFY_MS, spec_verify_ms, SIM_FIELD_NUM, 6, "verify", 3, " + ", " ms"),
     ROWS(R_SPEC_SPEEDUP, spec_speedup, SIM_FIELD_NUM, 6, "speed-up against plain decoding", 2, "; ",
          "x\n"),
+    ROWS(R_SPEC_TOKENS_PER_ITERATION, spec_tokens_per_iteration, SIM_FIELD_NUM, 6,
+         "tokens per iteration", 3, "  ", ""),
+    ROWS(R_SPEC_DRAFT_SHARE, spec_draft_share, SIM_FIELD_NUM, 6, "draft share", 3, ", ", ""),
+    ROWS(R_SPEC_VERIFY_SHARE, spec_verify_share, SIM_FIELD_NUM, 6, "verify share", 3, ", ", ""),
+    ROWS(R_SPEC_BREAK_EVEN_BATCH, spec_break_even_batch, SIM_FIELD_INT, 0,
+         "stops paying at batch", 0, "; ", ""),
+    ROWS(R_SPEC_LOAD_RULE, spec_load_rule, SIM_FIELD_TEXT, 0, "load rule", 0, "; ", ""),
+    ROWS(R_SPEC_DEPTH, spec_depth, SIM_FIELD_INT, 0, "drafted depth at this batch", 0, "; ",
+         "\n"),
     ROW(R_GPUS, gpus, SIM_FIELD_INT, 0),
     ROW(R_USD_PER_GPU_HOUR, usd_per_gpu_hour, SIM_FIELD_NUM, 6),
     [R_USD_PER_HOUR] = {.key = "usd_per_hour",
@@ -207,6 +239,7 @@ static const run_row_def run_rows[R_COUNT] = {
                         .unknown = "unknown"},
     ROW(R_USD_PER_MILLION_OUTPUT_TOKENS, usd_per_million_output_tokens, SIM_FIELD_NUM, 6),
     ROW(R_USD_PER_MILLION_TOTAL_TOKENS, usd_per_million_total_tokens, SIM_FIELD_NUM, 6),
+    ROW(R_HW_EFFICIENCY, hw_efficiency, SIM_FIELD_TEXT, 0),
 #undef ROWM
 #undef ROWS
 #undef ROWL
@@ -254,7 +287,8 @@ static const sim_report_col run_sweep_cols[] = {
     ONE(R_MAX_BATCH),
     {.row = R_SPEC_SPEEDUP, .miss = SIM_REPORT_MISS_VALUE},
     NUL(R_USD_PER_HOUR),
-    NUL(R_USD_PER_MILLION_OUTPUT_TOKENS)};
+    NUL(R_USD_PER_MILLION_OUTPUT_TOKENS),
+    ONE(R_HW_EFFICIENCY)};
 /* run JSON's "memory" object */
 static const sim_report_col run_json_memory_cols[] = {ONE(R_WEIGHT_BYTES_PER_GPU),
                                                       ONE(R_KV_BYTES_PER_GPU),
@@ -271,7 +305,10 @@ static const sim_report_col run_json_spec_cols[] = {
     ONE(R_SPEC_METHOD),          ONE(R_NUM_SPECULATIVE_TOKENS),
     ONE(R_SPEC_ACCEPTANCE_RATE), ONE(R_SPEC_ACCEPTANCE_LENGTH),
     ONE(R_SPEC_ITERATIONS),      ONE(R_SPEC_DRAFT_MS),
-    ONE(R_SPEC_VERIFY_MS),       ONE(R_SPEC_SPEEDUP)};
+    ONE(R_SPEC_VERIFY_MS),       ONE(R_SPEC_SPEEDUP),
+    ONE(R_SPEC_TOKENS_PER_ITERATION), ONE(R_SPEC_DRAFT_SHARE),
+    ONE(R_SPEC_VERIFY_SHARE),    ONE(R_SPEC_BREAK_EVEN_BATCH),
+    ONE(R_SPEC_LOAD_RULE),       ONE(R_SPEC_DEPTH)};
 /* run's table: the latencies, throughput and memory, then (after the memory's parts) the batch */
 static const sim_report_col run_table_cols[] = {ONE(R_TTFT_MS), ONE(R_TPOT_MS), ONE(R_E2E_MS),
                                                 ONE(R_OUTPUT_THROUGHPUT), ONE(R_HBM_BYTES_PER_GPU)};
@@ -283,7 +320,10 @@ static const sim_report_col run_table_spec_cols[] = {
     ONE(R_SPEC_METHOD),          ONE(R_NUM_SPECULATIVE_TOKENS),
     ONE(R_SPEC_ACCEPTANCE_RATE), ONE(R_SPEC_ACCEPTANCE_LENGTH),
     ONE(R_SPEC_DRAFT_MS),        ONE(R_SPEC_VERIFY_MS),
-    ONE(R_SPEC_ITERATIONS),      ONE(R_SPEC_SPEEDUP)};
+    ONE(R_SPEC_ITERATIONS),      ONE(R_SPEC_SPEEDUP),
+    ONE(R_SPEC_TOKENS_PER_ITERATION), ONE(R_SPEC_DRAFT_SHARE),
+    ONE(R_SPEC_VERIFY_SHARE),    ONE(R_SPEC_BREAK_EVEN_BATCH),
+    ONE(R_SPEC_LOAD_RULE),       ONE(R_SPEC_DEPTH)};
 /* run's memory line, under its memory row: the parts of the memory per GPU and the capacity */
 static const sim_report_col run_table_mem_cols[] = {
     ONE(R_WEIGHT_BYTES_PER_GPU), ONE(R_KV_BYTES_PER_GPU), ONE(R_WORKSPACE_BYTES_PER_GPU),

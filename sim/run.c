@@ -63,15 +63,64 @@ static double plain_decode(const sim_run_cfg *cfg, sim_step_result *mean)
     return total;
 }
 
-/* Speculative decoding in expected value: (O-1)/tau iterations of draft + verify, the context
- * growing by tau per iteration. */
-static double spec_decode(const sim_run_cfg *cfg, sim_run_result *out)
+/* Expected verify iterations to generate `tokens` tokens when each yields a + 1 (a accepted, the
+ * target's own token) but never more than are left: E(r) = 1 + sum_a P(a) E(r - min(a + 1, r)),
+ * E(0) = 0. Each output has whole iterations, so E(r) >= 1 for r >= 1: a short output cannot
+ * take a fraction of a verify step (issue 33 D8). O(tokens x depth); the sum over r beyond
+ * depth + 1 of an increment that has settled (E(r) - E(r - 1) constant to 1e-13) is closed. */
+double sim_run_spec_iterations(const sim_spec *s, int64_t tokens)
 {
-    const sim_spec *s = cfg->spec;
-    const double tau = sim_spec_tau(s->alpha, s->k);
-    const double iters = (double)(cfg->output_len - 1) / tau;
+    if (tokens <= 0)
+        return 0.0;
+    const int d = sim_spec_depth(s);
+    double p[SIM_SPEC_MAX_DEPTH + 1]; /* P(a accepted) */
+    for (int a = 0; a <= d; a++)
+        p[a] = sim_spec_reach(s, a) - (a < d ? sim_spec_reach(s, a + 1) : 0.0);
+    double e[SIM_SPEC_MAX_DEPTH + 2] = {0}; /* a ring of the last d + 2 values, e[r % (d + 2)] */
+    const int ring = d + 2;
+    double last = 0.0, step = 0.0;
+    int settled = 0;
+    for (int64_t r = 1; r <= tokens; r++) {
+        double v = 1.0;
+        for (int a = 0; a <= d; a++) {
+            int64_t left = r - (a + 1);
+            if (left > 0)
+                v += p[a] * e[left % ring];
+        }
+        double inc = v - last;
+        settled = r > ring && fabs(inc - step) < 1e-13 ? settled + 1 : 0;
+        step = inc;
+        e[r % ring] = v;
+        last = v;
+        if (settled > ring) /* the increment is the renewal rate from here on */
+            return v + (double)(tokens - r) * step;
+    }
+    return last;
+}
+
+/* The step configuration speculative iterations run with: without asynchronous scheduling where
+ * the engine turns it off under speculation (spec.h's sync_host). */
+static sim_step_cfg spec_step(const sim_run_cfg *cfg, const sim_spec *s)
+{
+    sim_step_cfg sc = cfg->step;
+    if (s->sync_host)
+        sc.async_sched = false;
+    return sc;
+}
+
+/* Speculative decoding in expected value: E verify iterations (sim_run_spec_iterations) of draft
+ * + verify (+ a tree's mask and kernels), the context growing by the tokens per iteration, the
+ * last, fractional part of E counted by its fraction (E >= 1 whole iteration). `s` is the spec
+ * the batch runs (after a load rule). */
+static double spec_decode(const sim_run_cfg *cfg, const sim_spec *s, sim_run_result *out)
+{
+    const double tokens = (double)(cfg->output_len - 1);
+    const double iters = sim_run_spec_iterations(s, cfg->output_len - 1);
+    const double per_iter = iters > 0.0 ? tokens / iters : 0.0;
     const int64_t full = (int64_t)floor(iters);
     double total = 0.0, draft = 0.0, verify = 0.0, weight_sum = 0.0;
+    const sim_step_cfg sc = spec_step(cfg, s);
+    const double tree = sim_spec_tree_ns(s, &sc, (double)cfg->batch);
     sim_step_result step;
     sim_seq_group scratch;
     sim_step_memo memo = {0};
@@ -80,14 +129,14 @@ static double spec_decode(const sim_run_cfg *cfg, sim_run_result *out)
         double w = j < full ? 1.0 : iters - (double)full; /* the last one by its fraction */
         if (w <= 0.0)
             break;
-        int64_t c = cfg->input_len + (int64_t)llround((double)j * tau);
+        int64_t c = cfg->input_len + (int64_t)llround((double)j * per_iter);
         sim_seq_group v = {.count = cfg->batch, .q = s->k + 1, .c = c, .logits = s->k + 1};
-        sim_seq_group d = {.count = cfg->batch, .q = 1, .c = c, .logits = 1};
-        step = *sim_step_price_memo(&cfg->step, &v, 1, &memo);
-        double dn = sim_spec_draft_ns(s, &cfg->step, NULL, 0, &d, 1, &scratch, &draft_memo);
-        total += w * (step.t_ns + dn);
+        sim_seq_group d = {.count = cfg->batch, .q = s->k + 1, .c = c, .logits = 1};
+        step = *sim_step_price_memo(&sc, &v, 1, &memo);
+        double dn = sim_spec_draft_ns(s, &sc, NULL, 0, &d, 1, &scratch, &draft_memo);
+        total += w * (step.t_ns + tree + dn);
         draft += w * dn;
-        verify += w * step.t_ns;
+        verify += w * (step.t_ns + tree);
         weight_sum += w;
         sim_step_scale(&step, w);
         sim_step_accumulate(&out->decode, &step);
@@ -97,10 +146,64 @@ static double spec_decode(const sim_run_cfg *cfg, sim_run_result *out)
         out->spec_draft_ns = draft / weight_sum;
         out->spec_verify_ns = verify / weight_sum;
     }
-    out->spec_tau = tau;
+    out->spec_tau = sim_spec_mean_tokens(s);
     out->spec_iterations = iters;
+    out->spec_tokens_per_iteration = per_iter;
     out->decode_steps = (int64_t)ceil(iters);
     return total;
+}
+
+/* Decode time per generated token with speculation over plain decoding's for `batch` sequences at
+ * context c (one iteration of each; > 1: speculation slower). */
+static double spec_cost_ratio(const sim_run_cfg *cfg, const sim_spec *s, int64_t batch, int64_t c)
+{
+    sim_seq_group p = {.count = batch, .q = 1, .c = c, .logits = 1};
+    sim_seq_group v = {.count = batch, .q = s->k + 1, .c = c, .logits = s->k + 1};
+    sim_seq_group d = {.count = batch, .q = s->k + 1, .c = c, .logits = 1};
+    sim_seq_group scratch;
+    sim_step_result r;
+    sim_step_price(&cfg->step, &p, 1, &r);
+    double plain = r.t_ns;
+    const sim_step_cfg sc = spec_step(cfg, s);
+    sim_step_price(&sc, &v, 1, &r);
+    double spec = r.t_ns + sim_spec_tree_ns(s, &sc, (double)batch) +
+                  sim_spec_draft_ns(s, &sc, NULL, 0, &d, 1, &scratch, NULL);
+    return spec / (plain * sim_spec_mean_tokens(s));
+}
+
+int64_t sim_run_spec_break_even(const sim_run_cfg *cfg, int64_t max_batch)
+{
+    const sim_spec *s = cfg->spec;
+    if (!sim_spec_active(s))
+        return 0;
+    const int64_t c = cfg->input_len + (cfg->output_len - 1) / 2;
+    if (spec_cost_ratio(cfg, s, 1, c) >= 1.0)
+        return 1;
+    int64_t lo = 1, hi = 2; /* pays at lo; find the first hi where it does not */
+    while (hi <= max_batch && spec_cost_ratio(cfg, s, hi, c) < 1.0) {
+        lo = hi;
+        hi *= 2;
+    }
+    if (hi > max_batch) {
+        if (lo == max_batch || spec_cost_ratio(cfg, s, max_batch, c) < 1.0)
+            return 0;
+        hi = max_batch;
+    }
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (spec_cost_ratio(cfg, s, mid, c) < 1.0)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return hi;
+}
+
+/* The break-even search stops at the largest batch that fits (at least 1). */
+static int64_t break_even_cap(const sim_run_result *out)
+{
+    int64_t m = out->mem.max_batch;
+    return m < 1 ? 1 : m > SIM_RUN_BREAK_EVEN_MAX ? SIM_RUN_BREAK_EVEN_MAX : m;
 }
 
 void sim_run_simulate(const sim_run_cfg *cfg, sim_run_result *out)
@@ -123,11 +226,34 @@ void sim_run_simulate(const sim_run_cfg *cfg, sim_run_result *out)
         out->ttft_ns += sim_spec_draft_ns(cfg->spec, &cfg->step, &g, 1, NULL, 0, &scratch, NULL);
     }
 
+    /* a load rule drafts this batch a shorter chain, or nothing (spec.h) */
+    sim_spec now;
+    const sim_spec *s = cfg->spec;
+    if (sim_spec_active(s)) {
+        out->spec_depth = sim_spec_adapt_depth(s, cfg->batch);
+        if (out->spec_depth != sim_spec_depth(s)) {
+            now = *s;
+            if (s->draft == &s->head)
+                now.draft = &now.head;
+            now.tree = sim_spec_chain(out->spec_depth);
+            now.k = out->spec_depth;
+            now.adapt.n = 0;
+            s = &now;
+        }
+    }
     double decode_ns;
-    if (sim_spec_active(cfg->spec)) {
-        decode_ns = spec_decode(cfg, out);
+    if (sim_spec_active(s) && out->spec_depth > 0) {
+        decode_ns = spec_decode(cfg, s, out);
         double plain = plain_decode(cfg, NULL);
         out->spec_speedup = decode_ns > 0.0 ? plain / decode_ns : 1.0;
+        out->spec_break_even_batch = sim_run_spec_break_even(cfg, break_even_cap(out));
+    } else if (sim_spec_active(s)) { /* switched off at this batch */
+        decode_ns = plain_decode(cfg, &out->decode);
+        out->decode_steps = cfg->output_len - 1;
+        out->spec_speedup = 1.0;
+        out->spec_tau = out->spec_tokens_per_iteration = 1.0;
+        out->spec_iterations = (double)(cfg->output_len - 1);
+        out->spec_break_even_batch = sim_run_spec_break_even(cfg, break_even_cap(out));
     } else {
         decode_ns = plain_decode(cfg, &out->decode);
         out->decode_steps = cfg->output_len - 1;

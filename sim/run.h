@@ -7,9 +7,14 @@
  *
  * With speculative decoding (spec, expected-value mode): the prefill also runs the draft over the
  * prompt; each decode iteration is the draft's proposals plus one verify step of K+1 tokens per
- * sequence and yields tau tokens per sequence, so (output_len - 1) / tau iterations run, the
- * context growing by tau each (the last, fractional iteration counted by its fraction). The
- * speed-up is the decode time without speculation over the decode time with it.
+ * sequence (a tree's mask and kernels added, spec.h) and yields a + 1 tokens, but never more than
+ * are left, so E = sim_run_spec_iterations(output_len - 1) iterations run in expectation (>= 1
+ * whole one: never a fraction of a verify step), the context growing by (output_len - 1) / E
+ * each. The speed-up is the decode time without speculation over the decode time with it. A load
+ * rule (spec.h's adapt) drafts the batch a shorter chain or turns speculation off (speed-up 1).
+ * The break-even batch is the smallest batch whose speculative decode costs as much per token as
+ * plain decoding, one iteration of each at the mean context, ignoring the load rule, searched
+ * up to the largest batch that fits in memory; 0 when it still pays there.
  *
  * Example (const sim_step_cfg *step, sim_err *err):
  *   sim_run_cfg cfg = {.step = *step, .batch = 8, .input_len = 1024, .output_len = 256,
@@ -57,7 +62,18 @@ typedef struct sim_run_result {
     double spec_draft_ns;   /* mean draft time per iteration */
     double spec_verify_ns;  /* mean verify-step time per iteration */
     double spec_speedup;    /* decode time without speculation / with it */
+    double spec_tokens_per_iteration; /* (output_len - 1) / spec_iterations */
+    int spec_depth;                   /* drafted depth at this batch after the load rule */
+    int64_t spec_break_even_batch;    /* smallest batch where it stops paying; 0: none */
 } sim_run_result;
+
+#define SIM_RUN_BREAK_EVEN_MAX 65536
+
+/* Expected verify iterations for `tokens` output tokens (see above). */
+double sim_run_spec_iterations(const sim_spec *s, int64_t tokens);
+
+/* The break-even batch (see above), searched up to max_batch. cfg->spec active. */
+int64_t sim_run_spec_break_even(const sim_run_cfg *cfg, int64_t max_batch);
 
 /* Validates everything a run needs: the step configuration, lengths against the model's
  * context, the memory utilization and that the batch fits. */

@@ -15,6 +15,7 @@ sim_status sim_sched_init(sim_sched *s, const sim_sched_cfg *cfg, const sim_kvca
 {
     memset(s, 0, sizeof *s);
     s->cfg = *cfg;
+    s->spec_now = cfg->spec_tokens;
     s->kv = *kv;
     s->cap = n;
     s->ratio = cfg->ratio_init;
@@ -110,6 +111,11 @@ static int64_t preempt_last(sim_sched *s, sim_seq *seqs)
     return id;
 }
 
+void sim_sched_set_spec_tokens(sim_sched *s, int64_t k)
+{
+    s->spec_now = k < 0 ? 0 : k > s->cfg.spec_tokens ? s->cfg.spec_tokens : k;
+}
+
 /* Tokens whose KV a request must hold blocks for once it has computed `tokens`: those, or its
  * whole sequence under the policies that reserve everything at admission. */
 static int64_t held_tokens(const sim_sched *s, const sim_seq *r, int64_t tokens)
@@ -151,7 +157,7 @@ static bool schedule_running(sim_sched *s, sim_seq *seqs, sim_sched_entry *out, 
      * for every running request cost more than the rest of the loop */
     size_t k = *n;
     int64_t left = *budget;
-    const int64_t spec = s->cfg.spec_tokens;
+    const int64_t spec = s->spec_now;
     for (size_t i = 0; i < s->r_len && left > 0; i++) {
         int64_t id = s->running[i];
         sim_seq *r = &seqs[id];
@@ -308,7 +314,7 @@ static size_t next_sglang(sim_sched *s, sim_seq *seqs, sim_sched_entry *out)
     admit_waiting(s, seqs, out, &n, &budget);
     if (n > 0)
         return n;
-    budget = s->cfg.max_num_batched_tokens + s->cfg.max_num_seqs * (1 + s->cfg.spec_tokens);
+    budget = s->cfg.max_num_batched_tokens + s->cfg.max_num_seqs * (1 + s->spec_now);
     if (!schedule_running(s, seqs, out, &n, &budget, true, false)) {
         /* retracted: expect the requests left to decode a while yet */
         double gen = 0.0, outs = 0.0;

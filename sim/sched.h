@@ -16,7 +16,9 @@
  * With chunked prefill off (vLLM v0 style): if waiting requests can be admitted whole, the
  * iteration is prefill-only (as many as fit); otherwise it decodes every running request.
  * With speculative decoding (spec_tokens = K > 0) a decoding request is fed K + 1 tokens (its
- * last token and K drafts to verify) and reserves KV slots for all of them.
+ * last token and K drafts to verify) and reserves KV slots for all of them. An engine's load rule
+ * may draft fewer (sim_sched_set_spec_tokens: K' in 0..K for the next iteration; the policies
+ * that reserve whole outputs still reserve for K).
  *
  * Other engines' policies (cfg.policy):
  *   SIM_POLICY_MAX_UTIL (TensorRT-LLM MAX_UTILIZATION): steps 1 and 2 above whether or not prefill
@@ -120,6 +122,8 @@ typedef struct sim_sched_entry {
 
 typedef struct sim_sched {
     sim_sched_cfg cfg;
+    int64_t spec_now; /* drafted tokens a decode verifies this iteration (cfg.spec_tokens or
+                       * fewer, sim_sched_set_spec_tokens) */
     sim_kvcache kv;
     int64_t *waiting;          /* ring buffer of request indices */
     size_t w_head, w_len, cap; /* cap = number of requests */
@@ -145,6 +149,9 @@ static inline int64_t sim_seq_known(const sim_seq *r) { return (int64_t)r->input
 sim_status sim_sched_init(sim_sched *s, const sim_sched_cfg *cfg, const sim_kvcache *kv, size_t n);
 
 void sim_sched_free(sim_sched *s);
+
+/* Drafted tokens each decode verifies from the next iteration on (clamped to 0..spec_tokens). */
+void sim_sched_set_spec_tokens(sim_sched *s, int64_t k);
 
 /* Queues a request that just arrived at the engine. */
 void sim_sched_enqueue(sim_sched *s, sim_seq *seqs, int64_t id);

@@ -51,36 +51,99 @@ double sim_spec_alpha_for_tau(double tau, int k)
     return 0.5 * (lo + hi);
 }
 
-sim_status sim_spec_init(sim_spec *s, sim_spec_method method, int k, double alpha, double tau,
-                         const sim_model *target, const sim_model *draft_model, sim_err *err)
+sim_spec_tree sim_spec_chain(int k)
 {
-    memset(s, 0, sizeof *s);
-    s->method = method;
-    if (method == SIM_SPEC_NONE)
-        return SIM_OK;
-    if (k < 1 || k > 16)
-        return sim_fail(err, SIM_EINPUT, "--num-speculative-tokens: value %d, expected 1..16", k);
-    s->k = k;
-    if ((alpha >= 0.0) == (tau > 0.0))
+    sim_spec_tree t = {.depth = k, .tokens = k + 1};
+    for (int j = 0; j < k && j < SIM_SPEC_MAX_DEPTH; j++)
+        t.width[j] = 1;
+    return t;
+}
+
+int sim_spec_depth(const sim_spec *s) { return s->tree.depth > 0 ? s->tree.depth : s->k; }
+
+double sim_spec_reach(const sim_spec *s, int i)
+{
+    if (i <= 0)
+        return 1.0;
+    if (i > sim_spec_depth(s))
+        return 0.0;
+    if (s->n_reach > 0)
+        return s->reach[i];
+    return pow(s->alpha, i);
+}
+
+double sim_spec_mean_tokens(const sim_spec *s)
+{
+    double t = 0.0;
+    for (int i = 0; i <= sim_spec_depth(s); i++)
+        t += sim_spec_reach(s, i);
+    return t;
+}
+
+/* True when the tree is a chain: one token per level, root + depth tokens. */
+static bool tree_is_chain(const sim_spec_tree *t)
+{
+    if (t->tokens != t->depth + 1)
+        return false;
+    for (int j = 0; j < t->depth; j++)
+        if (t->width[j] != 1)
+            return false;
+    return true;
+}
+
+/* Acceptance from `acc` onto s (s->tree set). */
+static sim_status set_acceptance(sim_spec *s, const sim_spec_accept *acc, sim_err *err)
+{
+    const int d = s->tree.depth;
+    int given = (acc->alpha >= 0.0) + (acc->tau > 0.0) + (acc->n_rates > 0);
+    if (given != 1)
         return sim_fail(err, SIM_EINPUT,
-                        "--spec-acceptance-rate, --spec-acceptance-length: give exactly one "
-                        "(per-token probability in [0, 1], or mean tokens per verify step in "
-                        "[1, %d])",
-                        k + 1);
-    if (alpha >= 0.0) {
-        if (alpha > 1.0)
+                        "--spec-acceptance-rate, --spec-acceptance-length, "
+                        "--spec-acceptance-rates: give exactly one (per-depth probability in "
+                        "[0, 1], mean tokens per verify step in [1, %d], or %d per-position "
+                        "rates)",
+                        d + 1, d);
+    if (acc->alpha >= 0.0) {
+        if (acc->alpha > 1.0)
             return sim_fail(err, SIM_EINPUT,
                             "--spec-acceptance-rate: value %g, expected a probability in [0, 1]",
-                            alpha);
-        s->alpha = alpha;
-    } else {
-        if (tau < 1.0 || tau > k + 1.0)
-            return sim_fail(err, SIM_EINPUT,
-                            "--spec-acceptance-length: value %g, expected 1..%d (K + 1 with "
-                            "--num-speculative-tokens %d)",
-                            tau, k + 1, k);
-        s->alpha = sim_spec_alpha_for_tau(tau, k);
+                            acc->alpha);
+        s->alpha = acc->alpha;
+        return SIM_OK;
     }
+    if (acc->tau > 0.0) {
+        if (acc->tau < 1.0 || acc->tau > d + 1.0)
+            return sim_fail(err, SIM_EINPUT,
+                            "--spec-acceptance-length: value %g, expected 1..%d (the tree's "
+                            "depth %d + 1)",
+                            acc->tau, d + 1, d);
+        s->alpha = sim_spec_alpha_for_tau(acc->tau, d);
+        return SIM_OK;
+    }
+    if (acc->n_rates != d)
+        return sim_fail(err, SIM_EINPUT,
+                        "--spec-acceptance-rates: %d values, expected %d (one per draft depth)",
+                        acc->n_rates, d);
+    s->n_reach = d;
+    s->reach[0] = 1.0;
+    for (int i = 1; i <= d; i++) {
+        double r = acc->rates[i - 1];
+        if (!(r >= 0.0 && r <= s->reach[i - 1]))
+            return sim_fail(err, SIM_EINPUT,
+                            "--spec-acceptance-rates: value %g at position %d, expected a "
+                            "probability in [0, %g] (no more than the one before: a token is "
+                            "accepted only after every token before it)",
+                            r, i - 1, s->reach[i - 1]);
+        s->reach[i] = r;
+    }
+    s->alpha = s->reach[1];
+    return SIM_OK;
+}
+
+/* The draft heads' model (eagle, mtp) or the draft model; none for medusa and ngram. */
+static sim_status set_draft(sim_spec *s, sim_spec_method method, const sim_model *target,
+                            const sim_model *draft_model, sim_err *err)
+{
     if ((method == SIM_SPEC_DRAFT) != (draft_model != NULL))
         return sim_fail(err, SIM_EINPUT,
                         method == SIM_SPEC_DRAFT
@@ -105,6 +168,62 @@ sim_status sim_spec_init(sim_spec *s, sim_spec_method method, int k, double alph
         s->draft = &s->head;
     }
     return SIM_OK;
+}
+
+sim_status sim_spec_init_tree(sim_spec *s, sim_spec_method method, const sim_spec_tree *tree,
+                              const sim_spec_accept *acc, const char *flag,
+                              const sim_model *target, const sim_model *draft_model,
+                              sim_err *err)
+{
+    memset(s, 0, sizeof *s);
+    s->method = method;
+    if (method == SIM_SPEC_NONE)
+        return SIM_OK;
+    const sim_spec_tree *t = tree;
+    if (t->depth < 1 || t->depth > SIM_SPEC_MAX_DEPTH)
+        return sim_fail(err, SIM_EINPUT, "%s: depth %d, expected 1..%d draft levels", flag,
+                        t->depth, SIM_SPEC_MAX_DEPTH);
+    if (t->tokens < t->depth + 1 || t->tokens > SIM_SPEC_MAX_TOKENS)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: %d tree tokens, expected %d..%d (the root and at least one token "
+                        "per level)",
+                        flag, t->tokens, t->depth + 1, SIM_SPEC_MAX_TOKENS);
+    for (int j = 0; j < t->depth; j++)
+        if (t->width[j] < 1 || t->width[j] > SIM_SPEC_MAX_TOKENS)
+            return sim_fail(err, SIM_EINPUT, "%s: level %d width %d, expected 1..%d", flag, j,
+                            t->width[j], SIM_SPEC_MAX_TOKENS);
+    s->tree = *t;
+    s->k = t->tokens - 1;
+    sim_status st = set_acceptance(s, acc, err);
+    if (!st)
+        st = set_draft(s, method, target, draft_model, err);
+    return st;
+}
+
+sim_status sim_spec_init(sim_spec *s, sim_spec_method method, int k, double alpha, double tau,
+                         const sim_model *target, const sim_model *draft_model, sim_err *err)
+{
+    memset(s, 0, sizeof *s);
+    s->method = method;
+    if (method == SIM_SPEC_NONE)
+        return SIM_OK;
+    if (k < 1 || k > 16)
+        return sim_fail(err, SIM_EINPUT, "--num-speculative-tokens: value %d, expected 1..16", k);
+    if ((alpha >= 0.0) == (tau > 0.0))
+        return sim_fail(err, SIM_EINPUT,
+                        "--spec-acceptance-rate, --spec-acceptance-length: give exactly one "
+                        "(per-token probability in [0, 1], or mean tokens per verify step in "
+                        "[1, %d])",
+                        k + 1);
+    if (tau > 0.0 && (tau < 1.0 || tau > k + 1.0))
+        return sim_fail(err, SIM_EINPUT,
+                        "--spec-acceptance-length: value %g, expected 1..%d (K + 1 with "
+                        "--num-speculative-tokens %d)",
+                        tau, k + 1, k);
+    sim_spec_tree chain = sim_spec_chain(k);
+    sim_spec_accept acc = {.alpha = alpha, .tau = tau};
+    return sim_spec_init_tree(s, method, &chain, &acc, "--num-speculative-tokens", target,
+                              draft_model, err);
 }
 
 sim_status sim_spec_check(const sim_spec *s, const sim_step_cfg *target, sim_err *err)
@@ -159,7 +278,7 @@ sim_mem_extra sim_spec_mem_extra(const sim_spec *s, const sim_step_cfg *t)
         break;
     }
     case SIM_SPEC_MEDUSA:
-        x.weight_bytes = s->k * medusa_head_bytes(t);
+        x.weight_bytes = sim_spec_depth(s) * medusa_head_bytes(t);
         break;
     default:
         break;
@@ -167,7 +286,7 @@ sim_mem_extra sim_spec_mem_extra(const sim_spec *s, const sim_step_cfg *t)
     return x;
 }
 
-/* K Medusa heads over B sequences: per head a B x d x d GEMM and a B x d x V/N GEMM. t's launch
+/* The Medusa heads (one per tree level) over B sequences: per head a B x d x d GEMM and a B x d x V/N GEMM. t's launch
  * mode is the iteration's. */
 static double medusa_ns(const sim_spec *s, const sim_step_cfg *t, double seqs)
 {
@@ -182,7 +301,21 @@ static double medusa_ns(const sim_spec *s, const sim_step_cfg *t, double seqs)
                    &p16, rb);
     double per_head =
         sim_cost_op(t->hw, &res, launch).t_ns + sim_cost_op(t->hw, &head, launch).t_ns;
-    return s->k * per_head;
+    return sim_spec_depth(s) * per_head;
+}
+
+/* Draft levels an iteration under a load rule runs: the verifying sequences' q - 1 for a chain
+ * (the rule's depth), the tree's depth for a tree (a rule turns a tree on or off, whole). */
+static int draft_levels(const sim_spec *s, const sim_seq_group *decode, size_t n_decode)
+{
+    int64_t q = 1;
+    for (size_t i = 0; i < n_decode; i++)
+        if (decode[i].q > q)
+            q = decode[i].q;
+    if (q <= 1)
+        return 0;
+    int d = sim_spec_depth(s);
+    return q - 1 < d ? (int)(q - 1) : d;
 }
 
 double sim_spec_draft_ns(const sim_spec *s, const sim_step_cfg *target,
@@ -206,17 +339,34 @@ double sim_spec_draft_ns(const sim_spec *s, const sim_step_cfg *target,
     d.iteration_overhead_ns = d.request_overhead_ns = d.sync_overhead_ns = 0.0;
     double total = 0.0;
     sim_step_result fresh;
-    for (int j = 0; j < s->k; j++) {
+    int levels = sim_spec_depth(s);
+    if (s->adapt.n > 0 && n_decode > 0) /* a load rule may draft a shorter chain this iteration */
+        levels = draft_levels(s, decode, n_decode);
+    for (int j = 0; j < levels; j++) {
+        /* level j > 0 drafts width[j] tokens per sequence (the chain's one); the first forward
+         * runs over the tokens the last verify accepted, padded to levels + 1 per sequence, and
+         * takes logits at the last (vLLM V1 vllm/v1/spec_decode/eagle.py propose: the first
+         * draft pass over the target's verified tokens; SGLang eagle_worker.py
+         * forward_draft_extend_after_decode, padded to speculative_num_steps + 1 under CUDA
+         * graphs) */
+        int64_t w = s->tree.depth > 0 ? s->tree.width[j] : 1;
+        int64_t q = j == 0 ? levels + 1 : w, lg = j == 0 ? 1 : w;
         size_t n = 0;
         if (j == 0)
             for (size_t i = 0; i < n_prefill; i++)
                 scratch[n++] = prefill[i];
         for (size_t i = 0; i < n_decode; i++)
             scratch[n++] = (sim_seq_group){
-                .count = decode[i].count, .q = 1, .c = decode[i].c + j, .logits = 1};
+                .count = decode[i].count, .q = q, .c = decode[i].c + j, .logits = lg};
         if (n == 0)
             break;
         d.eager = sim_step_eager(target, j == 0 && n_prefill > 0);
+        /* the first pass plans its attention as a prefill over several tokens per sequence: an
+         * engine whose plan waits on the device (the target's sync_overhead_ns, SGLang 0.4's
+         * FlashInfer plan copying its index pointers to the host: hw/engines/sglang-0.4.json)
+         * pays that wait here too; the later draft steps plan on the host (SGLang's
+         * fast_decode_plan for the multi-step draft backend) */
+        d.sync_overhead_ns = j == 0 ? target->sync_overhead_ns : 0.0;
         const sim_step_result *r = &fresh;
         if (memo)
             r = sim_step_price_memo(&d, scratch, n, j == 0 ? &memo->first[d.eager] : &memo->rest);
@@ -229,8 +379,55 @@ double sim_spec_draft_ns(const sim_spec *s, const sim_step_cfg *target,
 
 int sim_spec_draw(const sim_spec *s, sim_rng *rng, int drafted)
 {
+    /* at most the tree's depth along its accepted path */
+    int most = sim_spec_depth(s) < drafted ? sim_spec_depth(s) : drafted;
     int a = 0;
-    while (a < drafted && sim_rng_uniform(rng) < s->alpha)
+    if (s->n_reach == 0) {
+        while (a < most && sim_rng_uniform(rng) < s->alpha)
+            a++;
+        return a;
+    }
+    /* depth a + 1 is accepted given depth a was with reach[a + 1] / reach[a] */
+    while (a < most && s->reach[a] > 0.0 &&
+           sim_rng_uniform(rng) < s->reach[a + 1] / s->reach[a])
         a++;
     return a;
+}
+
+int sim_spec_adapt_depth(const sim_spec *s, int64_t batch)
+{
+    int d = sim_spec_depth(s);
+    for (int i = 0; i < s->adapt.n; i++)
+        if (s->adapt.batch_min[i] <= batch)
+            d = s->adapt.depth[i];
+    return d;
+}
+
+/* The tree kernels of one iteration (SGLang eagle_worker.py: a top-k selection after every draft
+ * forward but the last, build_tree_kernel_efficient, verify_tree_greedy or
+ * tree_speculative_sampling_target_only), each a launch. */
+static int tree_kernels(const sim_spec_tree *t) { return (t->depth - 1) + 2; }
+
+double sim_spec_tree_ns(const sim_spec *s, const sim_step_cfg *target, double seqs)
+{
+    if (!sim_spec_active(s) || s->tree.depth == 0 || tree_is_chain(&s->tree) || seqs <= 0.0)
+        return 0.0;
+    const sim_model *m = target->model;
+    const double n = (double)s->tree.tokens;
+    /* the dense n x n block among the tree tokens that a causal mask would halve: n (n - 1) / 2
+     * extra query-key pairs per sequence, over this GPU's query heads, in every attention layer */
+    sim_par par = sim_step_par(target);
+    double heads = (double)m->heads / (double)par.tp;
+    /* per pair and head: 2 (QK^T) x the key dimension + 2 (PV) x the value dimension; MLA's
+     * absorbed decode attention over the latent: kv_lora_rank + rope, and kv_lora_rank */
+    double dk = m->mla ? (double)(m->kv_lora_rank + m->qk_rope_dim) : (double)m->head_dim;
+    double dv = m->mla ? (double)m->kv_lora_rank : (double)m->head_dim;
+    sim_op op = {.id = SIM_OP_ATTENTION, .present = true};
+    op.flops = seqs * n * (n - 1.0) / 2.0 * 2.0 * (dk + dv) * heads;
+    op.act_bytes = seqs * n * n / 8.0 * heads; /* the packed mask, read per head */
+    op.compute = sim_graph_resid_dtype(m, &target->prec);
+    op.kernels = 1;
+    double per_layer = sim_cost_op(target->hw, &op, 0.0).t_ns; /* inside the attention kernel */
+    double launch = sim_step_launch_ns(target);
+    return per_layer * (double)m->layers + tree_kernels(&s->tree) * launch;
 }

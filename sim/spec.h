@@ -17,6 +17,26 @@
  *   ngram   no draft compute (prompt lookup on the CPU).
  * Memory: draft weights and their KV per token (draft model; eagle/mtp: their layers' KV), and the
  * K extra KV slots each sequence holds during verification.
+ *
+ * Trees (EAGLE-2/3's dynamic trees as SGLang runs them, Medusa's static tree). A speculation is a
+ * tree of `depth` levels: draft forward j (j = 0 .. depth-1) runs width[j] tokens per sequence
+ * over its context + j, and the verify step runs all `tokens` tree tokens per sequence (the last
+ * accepted token, the root, included: K = tokens - 1 drafted tokens) in one forward under a tree
+ * mask. A chain is the tree of width 1 everywhere and tokens = depth + 1. The engines build the
+ * tree mask on the device (SGLang's build_tree_kernel_efficient and verify_tree_greedy kernels,
+ * sgl-project/sglang python/sglang/srt/speculative/eagle_utils.py), and the mask kernels
+ * (FlashInfer's custom-mask prefill, TensorRT-LLM's spec-dec XQA) compute the dense
+ * tokens x tokens block among the new tokens, not its causal triangle: sim_spec_tree_ns prices the
+ * tokens (tokens - 1) / 2 extra query-key pairs per sequence and layer, the packed mask they read
+ * (tokens^2 bits per sequence, per layer), and the engine's per-iteration tree kernels (one top-k
+ * selection per draft level past the first, the tree build and the acceptance walk: a launch
+ * each, latency-bound). A chain pays none of it (its mask is the causal one).
+ *
+ * Acceptance along the tree: reach[i] = P(at least i drafted tokens accepted), i = 0 .. depth
+ * (reach[0] = 1, non-increasing; vLLM's "acceptance rate at token i" is reach[i + 1]); the mean
+ * tokens per verify step is tau = sum_i reach[i]. From a per-depth rate alpha: reach[i] =
+ * alpha^i; from a published acceptance length tau at this depth: the constant alpha whose
+ * reach sums to tau.
  */
 #ifndef SIM_SPEC_H
 #define SIM_SPEC_H
@@ -38,13 +58,77 @@ typedef enum sim_spec_method {
     SIM_SPEC_COUNT
 } sim_spec_method;
 
+#define SIM_SPEC_MAX_DEPTH 16
+#define SIM_SPEC_MAX_TOKENS 128 /* vLLM's MAX_SPEC_LEN; SGLang caps draft tokens lower */
+
+/* The shape of one speculation (a chain when every width is 1 and tokens = depth + 1). */
+typedef struct sim_spec_tree {
+    int depth;                     /* draft forwards per iteration (tree levels), 1..16 */
+    int width[SIM_SPEC_MAX_DEPTH]; /* tokens per sequence draft forward j runs */
+    int tokens;                    /* tree tokens verified per sequence, the root included */
+} sim_spec_tree;
+
+/* Load-adaptive speculation: the drafted depth as a step function of the batch, the rule of the
+ * engine's source (sim_spec_adapt_* in spec_engine.c). n = 0: always on. For batch b the depth
+ * is depth[i] of the last i with batch_min[i] <= b (0: speculation off for that iteration). */
+#define SIM_SPEC_ADAPT_MAX 16
+typedef struct sim_spec_adapt {
+    int n;
+    int64_t batch_min[SIM_SPEC_ADAPT_MAX];
+    int depth[SIM_SPEC_ADAPT_MAX];
+    char rule[96]; /* "vLLM V0 disable_by_batch_size 32", ... for reports */
+} sim_spec_adapt;
+
 typedef struct sim_spec {
     sim_spec_method method;
-    int k;                  /* drafted tokens per verify step, 1..16 */
-    double alpha;           /* per-token acceptance probability, 0..1 */
+    int k;                  /* drafted tokens per verify step (tree tokens - 1), 1..127 */
+    double alpha;           /* per-depth acceptance probability, 0..1 */
     const sim_model *draft; /* draft: the draft model (caller-owned); eagle/mtp: &head */
     sim_model head;         /* eagle/mtp: the target's shape with the head's layer count */
+    sim_spec_tree tree;     /* depth 0: the chain of k (tests may leave it) */
+    int n_reach;            /* 0: reach[i] = alpha^i */
+    double reach[SIM_SPEC_MAX_DEPTH + 1];
+    sim_spec_adapt adapt;
+    bool sync_host; /* the engine runs speculation without asynchronous scheduling (its CPU work
+                     * exposed every iteration: sim_spec_engine_async) */
 } sim_spec;
+
+/* Acceptance as given: exactly one of alpha (>= 0), tau (> 0) or n_rates > 0 (vLLM's per-position
+ * acceptance rates, reach[1..n]; n = the depth). */
+typedef struct sim_spec_accept {
+    double alpha, tau;
+    int n_rates;
+    double rates[SIM_SPEC_MAX_DEPTH];
+} sim_spec_accept;
+
+/* A chain of k drafted tokens. */
+sim_spec_tree sim_spec_chain(int k);
+
+/* The tree's depth (k for a spec without one). */
+int sim_spec_depth(const sim_spec *s);
+
+/* P(at least i drafts accepted), i = 0 .. depth. */
+double sim_spec_reach(const sim_spec *s, int i);
+
+/* Mean tokens per verify step: sum of reach over 0 .. depth. */
+double sim_spec_mean_tokens(const sim_spec *s);
+
+/* Sets up a tree speculation: the tree checked (depth 1..16, each width 1..128, tokens from
+ * depth + 1 to 128; an engine's own bounds, such as SGLang's candidates, are its parser's),
+ * acceptance from `acc`. Errors name `flag` (the flag or config field that gave the tree). */
+sim_status sim_spec_init_tree(sim_spec *s, sim_spec_method method, const sim_spec_tree *tree,
+                              const sim_spec_accept *acc, const char *flag,
+                              const sim_model *target, const sim_model *draft_model,
+                              sim_err *err);
+
+/* Extra time of a tree over a chain of the same tokens in one verify step of `seqs` sequences
+ * (target's launch mode as given): the mask's dense block and its bytes in every layer's
+ * attention, and the engine's tree kernels. 0 for a chain. */
+double sim_spec_tree_ns(const sim_spec *s, const sim_step_cfg *target, double seqs);
+
+/* Drafted depth for an iteration of `batch` sequences under the spec's load rule (the full depth
+ * without one; 0: no speculation this iteration). */
+int sim_spec_adapt_depth(const sim_spec *s, int64_t batch);
 
 /* True when s is given and speculates (method other than none). */
 bool sim_spec_active(const sim_spec *s);
@@ -65,6 +149,61 @@ double sim_spec_alpha_for_tau(double tau, int k);
  * of alpha (>= 0) and tau (> 0) is given, the other negative. Errors name the flag. */
 sim_status sim_spec_init(sim_spec *s, sim_spec_method method, int k, double alpha, double tau,
                          const sim_model *target, const sim_model *draft_model, sim_err *err);
+
+/* A speculative configuration as an engine spells it, before the models are known (spec_engine.c).
+ * tree.depth 0: the engine's default depth for the model (MTP: its num_nextn_predict_layers). */
+typedef struct sim_spec_req {
+    sim_spec_method method;
+    char method_name[16];  /* as the acceptance data names it: eagle, eagle3, medusa, mtp, ... */
+    sim_spec_tree tree;
+    char draft_model[512]; /* the draft's config.json or name (draft models only) */
+    sim_spec_adapt adapt;
+} sim_spec_req;
+
+/* vLLM's --speculative-config JSON (vllm/config/speculative.py): method eagle | eagle3 | medusa |
+ * mtp | deepseek_mtp | qwen3_next_mtp | ngram | draft_model, num_speculative_tokens (a chain: V1
+ * drafts chains), model (draft_model), disable_by_batch_size (V0 only: v0 true),
+ * num_speculative_tokens_per_batch_size (V1's dynamic K). Unknown fields, bad JSON or an unknown
+ * method: SIM_EINPUT naming the field.
+ * Example:
+ *   sim_spec_req r;
+ *   sim_err err = {{0}};
+ *   sim_status st = sim_spec_parse_vllm("{\"method\": \"eagle3\", \"num_speculative_tokens\": 3}",
+ *                                       false, &r, &err);
+ *   // st == SIM_OK, r.method == SIM_SPEC_EAGLE, r.tree.depth == 3, r.tree.tokens == 4
+ */
+sim_status sim_spec_parse_vllm(const char *json, bool v0, sim_spec_req *r, sim_err *err);
+
+/* SGLang's --speculative-algorithm EAGLE | EAGLE3 | NEXTN | STANDALONE | NGRAM with
+ * --speculative-num-steps (depth), --speculative-eagle-topk (width of every level past the
+ * first), --speculative-num-draft-tokens (tree tokens verified, the root included; SGLang sets
+ * it to steps + 1 when topk is 1); all three 0: SGLang's default (3, 1, 4). */
+sim_status sim_spec_parse_sglang(const char *algo, int64_t steps, int64_t topk, int64_t tokens,
+                                 sim_spec_req *r, sim_err *err);
+
+/* TensorRT-LLM's speculative_config (the extra-llm-api-options YAML's object, as JSON):
+ * decoding_type Eagle | Eagle3 | MTP | Medusa | NGram | Draft_Target, max_draft_len,
+ * num_nextn_predict_layers (MTP), speculative_model_dir, max_concurrency. */
+sim_status sim_spec_parse_trtllm(const char *json, sim_spec_req *r, sim_err *err);
+
+/* The host scheduling an engine runs speculation with: vLLM turns its asynchronous scheduling
+ * off under speculative decoding unless it is asked for (vllm/config/vllm.py, VllmConfig
+ * __post_init__: "Async scheduling is not yet supported with speculative decoding ... and will be
+ * disabled"; asked for, only EAGLE and MTP may keep it); SGLang disables its overlap scheduler
+ * for EAGLE-family speculation unless SGLANG_ENABLE_SPEC_V2 is set (python/sglang/srt/
+ * server_args.py, _handle_speculative_decoding). `sglang`: the SGLang family, else vLLM's;
+ * async_asked: --async-scheduling given. Returns whether the iteration's CPU work may overlap
+ * the GPU; SIM_EINPUT (async asked for a method vLLM refuses it with) through err. */
+sim_status sim_spec_engine_async(const sim_spec *s, bool sglang, bool async_asked, bool *async_on,
+                                 sim_err *err);
+
+/* The published acceptance of r's method on `target` (its model name) and `dataset`, from a CSV
+ * of method,model,dataset,depth,topk,tokens,tau,rates,source rows (tools/data/spec_acceptance.csv):
+ * the row of r's tree shape, else (r a chain) a chain row (its per-position rates, or the constant per-depth
+ * rate of its tau at its depth, carried to r's depth). Errors name the file and what it holds. */
+sim_status sim_spec_acceptance_lookup(const char *path, const sim_spec_req *r,
+                                      const sim_model *target, const char *dataset,
+                                      sim_spec_accept *acc, sim_err *err);
 
 /* Checks the draft against the target's configuration (the draft model under the same TP). */
 sim_status sim_spec_check(const sim_spec *s, const sim_step_cfg *target, sim_err *err);

@@ -88,6 +88,8 @@ typedef struct sim_sweep_row {
      * GPU) under each parameter draw, the same draws at every point (owned; NULL: none) */
     double *draws;
     int n_draws;
+    bool hw_default_only; /* its device has no fitted or inherited efficiency (hw.h): the
+                           * summary, the rows' hw_efficiency column and the chart mark it */
 } sim_sweep_row;
 
 /* Evaluates point `point` into *row (text malloc'd). Runs on any thread. */

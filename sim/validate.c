@@ -3,7 +3,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "validate.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -327,6 +329,87 @@ sim_status sim_validate_e2e(const sim_vrow *r, const sim_model *model, const sim
     *pred = r->kind == SIM_VK_TTFT ? res->ttft_ns / 1e6 : res->e2e_ns / 1e9;
     free(res);
     return SIM_OK;
+}
+
+/* The speculation of a spec row's algo column: "METHOD DEPTH TOPK TOKENS TAU". */
+static sim_status row_spec(const sim_vrow *r, const sim_model *model, sim_spec *s, sim_err *err)
+{
+    char buf[sizeof r->spec], *save = NULL, *tok[6] = {0};
+    snprintf(buf, sizeof buf, "%s", r->spec);
+    int n = 0;
+    for (char *t = strtok_r(buf, " ", &save); t && n < 6; t = strtok_r(NULL, " ", &save))
+        tok[n++] = t;
+    long v[3] = {0};
+    bool ok = n == 5 && strlen(tok[0]) < 24;
+    for (int i = 0; ok && i < 3; i++) {
+        char *end;
+        errno = 0;
+        v[i] = strtol(tok[i + 1], &end, 10);
+        ok = !errno && end != tok[i + 1] && !*end;
+    }
+    char *end = NULL;
+    double tau = ok ? strtod(tok[4], &end) : 0.0;
+    ok = ok && end != tok[4] && !*end && isfinite(tau);
+    const char *method = ok ? tok[0] : "";
+    int depth = (int)(ok && v[0] > 0 && v[0] <= SIM_SPEC_MAX_DEPTH ? v[0] : 0);
+    int topk = (int)(ok && v[1] > 0 && v[1] <= SIM_SPEC_MAX_TOKENS ? v[1] : 0);
+    int tokens = (int)(ok && v[2] > 0 && v[2] <= SIM_SPEC_MAX_TOKENS ? v[2] : 0);
+    if (!ok || depth < 1 || topk < 1 || tokens < 1)
+        return sim_fail(err, SIM_EINPUT,
+                        "row %lld: field 'algo' is '%s', expected \"METHOD DEPTH TOPK TOKENS "
+                        "TAU\" (depth 1..%d)",
+                        (long long)r->id, r->spec, SIM_SPEC_MAX_DEPTH);
+    sim_spec_method m;
+    if (strcmp(method, "eagle3") == 0)
+        m = SIM_SPEC_EAGLE;
+    else if (!sim_spec_method_parse(method, &m) || m == SIM_SPEC_DRAFT)
+        return sim_fail(err, SIM_EINPUT,
+                        "row %lld: field 'algo' method '%s', expected eagle, eagle3, medusa, mtp "
+                        "or ngram",
+                        (long long)r->id, method);
+    sim_spec_tree t = {.depth = depth, .tokens = tokens};
+    for (int j = 0; j < depth; j++)
+        t.width[j] = j == 0 ? 1 : topk;
+    sim_spec_accept acc = {.alpha = -1.0, .tau = tau};
+    return sim_spec_init_tree(s, m, &t, &acc, "algo", model, NULL, err);
+}
+
+sim_status sim_validate_spec(const sim_vrow *r, const sim_model *model, const sim_hw *hw,
+                             const sim_step_cfg *tmpl, bool spec_async, double *pred,
+                             sim_err *err)
+{
+    sim_spec *s = calloc(1, sizeof *s);
+    sim_run_result *on = calloc(1, sizeof *on), *off = calloc(1, sizeof *off);
+    sim_status st = s && on && off ? SIM_OK : sim_fail(err, SIM_EINTERNAL, "out of memory");
+    sim_run_cfg c = {.step = *tmpl,
+                     .batch = r->batch,
+                     .input_len = r->input_len,
+                     .output_len = r->output_len,
+                     .mem_util = 0.9};
+    c.step.model = model;
+    c.step.hw = hw;
+    c.step.tp = (int)r->tp;
+    c.step.allreduce = row_allreduce(r, tmpl->allreduce);
+    if (!st)
+        st = sim_validate_row_prec(r, model, hw, &c.step.prec, err);
+    if (!st)
+        st = row_spec(r, model, s, err);
+    c.spec = s;
+    if (!st)
+        st = sim_run_check(&c, err);
+    if (!st) {
+        s->sync_host = c.step.async_sched && !spec_async;
+        sim_run_simulate(&c, on);
+        c.spec = NULL;
+        sim_run_simulate(&c, off);
+        /* speedup: TPOT's ratio, each run as its engine schedules it */
+        *pred = strcmp(r->metric, "speedup") == 0 ? (on->tpot_ns > 0.0 ? off->tpot_ns / on->tpot_ns : 1.0)
+                                                  : off->e2e_ns / on->e2e_ns;
+    }
+    free(s);
+    free(on);
+    free(off);
+    return st;
 }
 
 sim_status sim_validate_serve(const sim_vrow *r, const sim_model *model, const sim_hw *hw,

@@ -32,6 +32,13 @@
  * where output tokens per second would count tokens that were never generated), and
  * mean_/median_ ttft_ms, tpot_ms, itl_ms, e2el_ms (serve: as `vllm bench serve` reports them,
  * metrics.h).
+ * spec: a static batch (model, batch, tp, input_len, output_len, formats as e2e rows) run with
+ * speculative decoding against the same run without it; `algo` gives the speculation as
+ * "METHOD DEPTH TOPK TOKENS TAU": the method (eagle, eagle3, medusa, mtp, ngram), the draft depth,
+ * the width of every level past the first (1: a chain), the tree tokens verified (the root
+ * included) and the acceptance length the measurement reported (its source says where). Metrics:
+ * speedup (plain decode time per token over speculative: TPOT's ratio) and throughput_ratio
+ * (output tokens per second of the whole run, prefill included).
  * grouped_gemm: `batch` groups (experts) of m x n x k each, priced as the MoE layers' grouped
  * GEMM. alltoall: an MoE dispatch or combine over `gpus` ranks, `bytes` the routed data each GPU
  * holds (tokens x top-k x row bytes, its own share included), in the low-latency mode (one
@@ -73,6 +80,7 @@ typedef enum sim_vkind {
     SIM_VK_E2E,
     SIM_VK_TTFT,
     SIM_VK_SERVE,
+    SIM_VK_SPEC, /* speculative decoding: a speed-up over the same run without it */
     SIM_VK_COUNT
 } sim_vkind;
 
@@ -97,6 +105,7 @@ typedef struct sim_vrow {
     bool low_trust;     /* shown, but out of the summaries, the gate and the fit */
     double request_rate; /* serve rows: Poisson arrivals per second; INFINITY: all at t = 0 */
     double range_ratio;  /* serve rows: lengths uniform in [L(1 - R), L(1 + R)]; 0: fixed */
+    char spec[96];      /* spec rows: the algo column, "METHOD DEPTH TOPK TOKENS TAU" */
     double value;       /* measured, in `metric`'s unit */
     int64_t line;       /* in the CSV */
 } sim_vrow;
@@ -158,6 +167,13 @@ const char *sim_validate_bucket_name(int bucket);
 sim_status sim_validate_serve(const sim_vrow *row, const sim_model *model, const sim_hw *hw,
                               const sim_engine_cfg *tmpl, double *predicted, sim_err *err);
 
+/* A spec row's prediction (speedup or throughput_ratio). tmpl as for sim_validate_e2e, the
+ * plain run's; the speculative run's CPU work overlaps the GPU only with spec_async (the engine's
+ * rule, sim_spec_engine_async). */
+sim_status sim_validate_spec(const sim_vrow *r, const sim_model *model, const sim_hw *hw,
+                             const sim_step_cfg *tmpl, bool spec_async, double *pred,
+                             sim_err *err);
+
 /* Signed relative error in percent. */
 double sim_validate_error_pct(double predicted, double measured);
 
@@ -182,6 +198,10 @@ typedef struct sim_fit_report {
     size_t n_params;                    /* parameters that moved */
     sim_fit_param params[SIM_FIT_MAX_PARAMS];
     char fitted[2048]; /* "efficiency.gemm.bf16 0.80 -> 0.74, ..." */
+    size_t n_held;     /* parameters the rows constrain that kept their value (already fitted,
+                        * or a fit that did not lower its group's loss): fitted on those rows
+                        * all the same (the provenance calibrate writes) */
+    sim_fit_param held[SIM_FIT_MAX_PARAMS];
 } sim_fit_report;
 
 /* Fits hw's efficiencies to the op-level rows whose `hw` column is `name`, minimizing the sum of

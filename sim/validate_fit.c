@@ -315,6 +315,7 @@ sim_status sim_validate_fit(const sim_vrow *rows, size_t n, const char *name, si
     size_t np = fit_params(hw, rows, n, name, params);
     bool active[MAX_FIT_PARAMS] = {0}; /* all set below; zeroed for -Wmaybe-uninitialized */
     double before[MAX_FIT_PARAMS];
+    bool constr[MAX_FIT_PARAMS] = {0};
     for (size_t i = 0; i < np; i++) {
         active[i] = constrained(rows, n, name, hw, &params[i]);
         before[i] = *params[i].value;
@@ -322,6 +323,7 @@ sim_status sim_validate_fit(const sim_vrow *rows, size_t n, const char *name, si
          * number, and the fit keeps their split */
         if (params[i].value == &hw->scaleup_latency_ns)
             active[i] = active[i] && allreduce_sizes(rows, n, name) > 1;
+        constr[i] = active[i];
     }
     if (hw->peak_flops[SIM_DT_FP16] > 0.0) /* fp16 and bf16 run at one rate: fit them as one */
         hw->eff_gemm[SIM_DT_FP16] = hw->eff_gemm[SIM_DT_BF16];
@@ -374,6 +376,13 @@ sim_status sim_validate_fit(const sim_vrow *rows, size_t n, const char *name, si
     rep->after_median = median_of(abs_err, rep->rows);
     size_t len = 0;
     for (size_t i = 0; i < np; i++) {
+        if (!active[i] && constr[i] && rep->n_held < SIM_FIT_MAX_PARAMS) {
+            sim_fit_param *hp = &rep->held[rep->n_held++];
+            memcpy(hp->name, params[i].name, sizeof hp->name);
+            snprintf(hp->group, sizeof hp->group, "%s", group_name(params[i].group));
+            hp->before = hp->value = before[i] / params[i].scale;
+            loss(rows, n, name, hw, params[i].group, SIZE_MAX, &hp->rows, NULL);
+        }
         if (!active[i]) { /* as it was loaded (a quantized format's 0 stays "inherited") */
             *params[i].value =
                 *(const double *)((const char *)&start_hw + ((char *)params[i].value - (char *)hw));

@@ -24,7 +24,8 @@ static const char *const kind_names[SIM_VK_COUNT] = {[SIM_VK_GEMM] = "gemm",
                                                      [SIM_VK_MOE_LAYER] = "moe_layer",
                                                      [SIM_VK_E2E] = "e2e",
                                                      [SIM_VK_TTFT] = "ttft",
-                                                     [SIM_VK_SERVE] = "serve"};
+                                                     [SIM_VK_SERVE] = "serve",
+                                                     [SIM_VK_SPEC] = "spec"};
 
 const char *sim_vkind_name(sim_vkind k) { return kind_names[k]; }
 
@@ -179,11 +180,13 @@ static const need *const kind_needs[SIM_VK_COUNT] = {[SIM_VK_GEMM] = needs_gemm,
                                                      [SIM_VK_E2E] = needs_e2e,
                                                      [SIM_VK_TTFT] = needs_e2e,
                                                      [SIM_VK_SERVE] =
-                                                         needs_e2e}; /* batch: requests */
+                                                         needs_e2e, /* batch: requests */
+                                                     [SIM_VK_SPEC] = needs_e2e};
 
 /* The metric of each end-to-end kind. */
 static const char *const e2e_metric[SIM_VK_COUNT] = {
-    [SIM_VK_E2E] = "e2e_s", [SIM_VK_TTFT] = "ttft_ms", [SIM_VK_SERVE] = "output_tps"};
+    [SIM_VK_E2E] = "e2e_s", [SIM_VK_TTFT] = "ttft_ms", [SIM_VK_SERVE] = "output_tps",
+    [SIM_VK_SPEC] = "speedup"};
 
 /* The metrics each kind can be measured in (a serve row also in duration_s: the benchmark's
  * duration, for runs whose outputs stopped before output_len so their token count is not
@@ -194,6 +197,7 @@ static bool metric_fits(sim_vkind k, const char *m)
         return strcmp(m, "tflops") == 0 || strcmp(m, "tb_per_s") == 0 ||
                strcmp(m, "busbw_gb_per_s") == 0 || strcmp(m, "latency_ms") == 0;
     return strcmp(m, e2e_metric[k]) == 0 ||
+           (k == SIM_VK_SPEC && strcmp(m, "throughput_ratio") == 0) ||
            (k == SIM_VK_SERVE &&
             (strcmp(m, "duration_s") == 0 || sim_validate_is_serve_latency(m)));
 }
@@ -290,7 +294,7 @@ static sim_status parse_row(char **f, const char *path, int64_t line, sim_vrow *
         return sim_fail(err, SIM_EINPUT,
                         "%s:%lld: field 'kind' is '%s', expected gemm, attention, copy, "
                         "allreduce, allreduce_norm, fused_allreduce_norm, grouped_gemm, "
-                        "alltoall, decode_attention, e2e, ttft or serve",
+                        "alltoall, decode_attention, moe_layer, e2e, ttft, serve or spec",
                         path, (long long)line, f[1]);
     r->kind = (sim_vkind)kind;
     if (!*f[0])
@@ -352,7 +356,14 @@ static sim_status parse_row(char **f, const char *path, int64_t line, sim_vrow *
     r->algo = SIM_COLL_AUTO;
     const char *algo = f[col_index("algo")], *trust = f[col_index("trust")];
     r->moe_kernel = SIM_MOE_TRITON;
-    if (r->kind == SIM_VK_GROUPED_GEMM || r->kind == SIM_VK_MOE_LAYER) {
+    if (r->kind == SIM_VK_SPEC) {
+        if (!*algo || strlen(algo) >= sizeof r->spec)
+            return sim_fail(err, SIM_EINPUT,
+                            "%s:%lld: field 'algo' is '%.40s', expected the speculation as "
+                            "\"METHOD DEPTH TOPK TOKENS TAU\"",
+                            path, (long long)line, algo);
+        snprintf(r->spec, sizeof r->spec, "%s", algo);
+    } else if (r->kind == SIM_VK_GROUPED_GEMM || r->kind == SIM_VK_MOE_LAYER) {
         if (!parse_moe_algo(algo, r))
             return sim_fail(err, SIM_EINPUT,
                             "%s:%lld: field 'algo' is '%s', expected triton, "

@@ -497,6 +497,61 @@ static void test_spec_flags(void **state)
              "--num-speculative-tokens 4 --spec-acceptance-rate 0.5",
              base);
     expect_bad(a, "vocab_size");
+    /* the engines' own spellings: bad JSON, an unknown method or field, a key twice, each exit 2
+     * naming it; one engine's flags under another's refused */
+    snprintf(a, sizeof a, "%s --speculative-config {\"method\":\"eagle3\" --spec-acceptance-rate 0.5",
+             base);
+    expect_bad(a, "not a JSON object");
+    snprintf(a, sizeof a,
+             "%s --speculative-config {\"method\":\"eagle4\",\"num_speculative_tokens\":3} "
+             "--spec-acceptance-rate 0.5",
+             base);
+    expect_bad(a, "field 'method'");
+    snprintf(a, sizeof a,
+             "%s --speculative-config {\"method\":\"eagle\",\"num_speculative_tokens\":3,"
+             "\"tree\":1} --spec-acceptance-rate 0.5",
+             base);
+    expect_bad(a, "field 'tree'");
+    snprintf(a, sizeof a,
+             "%s --speculative-config {\"method\":\"eagle\",\"method\":\"ngram\","
+             "\"num_speculative_tokens\":3} --spec-acceptance-rate 0.5",
+             base);
+    expect_bad(a, "twice");
+    snprintf(a, sizeof a, "%s --speculative-algorithm EAGLE3 --spec-acceptance-rate 0.5", base);
+    expect_bad(a, "--speculative-algorithm");
+    snprintf(a, sizeof a,
+             "%s --engine sglang --speculative-algorithm EAGLE3 --speculative-num-steps 3 "
+             "--spec-acceptance-rate 0.5",
+             base);
+    expect_bad(a, "all three");
+    snprintf(a, sizeof a, "%s --engine trtllm --speculative-config {\"decoding_type\":\"Eagle9\"} "
+             "--spec-acceptance-rate 0.5", base);
+    expect_bad(a, "decoding_type");
+    snprintf(a, sizeof a,
+             "%s --speculative-config {\"method\":\"eagle\",\"num_speculative_tokens\":3} "
+             "--spec-acceptance-rates 0.8,0.9,0.5",
+             base);
+    expect_bad(a, "--spec-acceptance-rates");
+    /* the SGLang tree runs, and its cap of 48 running requests applies unless a flag sets it */
+    snprintf(a, sizeof a,
+             "%s --engine sglang --speculative-algorithm EAGLE3 --speculative-num-steps 6 "
+             "--speculative-eagle-topk 10 --speculative-num-draft-tokens 32 "
+             "--spec-acceptance-length 5 --format json",
+             base);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "\"num_speculative_tokens\":\t31"));
+    assert_non_null(strstr(R.out, "\"spec_depth\":\t6"));
+    run("serve --model llama-3.1-8b --hw h100-sxm --engine sglang --num-prompts 60 "
+        "--request-rate inf --random-input-len 64 --random-output-len 32 "
+        "--speculative-algorithm NEXTN --spec-acceptance-rate 0.7");
+    assert_int_equal(R.rc, 2); /* llama-3.1-8b has no MTP layers */
+    run("serve --model llama-3.1-8b --hw h100-sxm --engine sglang --num-prompts 60 "
+        "--request-rate inf --random-input-len 64 --random-output-len 32 "
+        "--speculative-algorithm EAGLE --spec-acceptance-rate 0.7 --format json");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "\"max_num_seqs\":\t48"));
+    assert_non_null(strstr(R.out, "\"max_concurrent_requests\":\t60"));
 }
 
 static void test_chrome_traces(void **state)
@@ -1135,7 +1190,40 @@ static void validation_rows(const char *path, bool (*keep)(const char *row))
 static bool static_or_1113(const char *row)
 {
     const char *kind = strchr(row, ',');
+    if (kind && strncmp(kind, ",spec,", 6) == 0)
+        return false; /* speculative decoding's rows: test_validation_spec_rows */
     return !kind || strncmp(kind, ",serve,", 7) != 0 || strncmp(row, "1113,", 5) == 0;
+}
+
+static bool spec_only(const char *row)
+{
+    const char *kind = strchr(row, ',');
+    return !kind || strncmp(kind, ",spec,", 6) == 0; /* the header has no kind */
+}
+
+/* The speculative-decoding rows (ids 3200..3399): their own summary line and gate, out of the
+ * end-to-end figures; a gate with none of them refused. */
+static void test_validation_spec_rows(void **state)
+{
+    (void)state;
+    char subset[256], vcmd[512];
+    tu_snprintf(subset, sizeof subset, "%s/validation-spec.csv", tu_tmpdir());
+    validation_rows(subset, spec_only);
+    snprintf(vcmd, sizeof vcmd, "validate --data %s", subset);
+    run(vcmd);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "\n  speculative decoding: 31 points, median |error| "));
+    assert_non_null(strstr(R.out, "\n  end-to-end: 0 points"));
+    snprintf(vcmd, sizeof vcmd, "validate --data %s --max-spec-median 0.01", subset);
+    run(vcmd);
+    assert_int_equal(R.rc, 1);
+    assert_non_null(strstr(R.err, "speculative-decoding median"));
+    tu_snprintf(subset, sizeof subset, "%s/validation-subset.csv", tu_tmpdir());
+    validation_rows(subset, static_or_1113);
+    snprintf(vcmd, sizeof vcmd, "validate --data %s --max-spec-median 10", subset);
+    run(vcmd);
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "no spec row"));
 }
 
 /* A few H100 rows of each group: 16-bit GEMMs and a copy, fp8 GEMMs, Marlin int4. */
@@ -1169,16 +1257,17 @@ static void test_validation_commands(void **state)
     assert_non_null(strstr(R.err, "op-level median"));
     /* the file's rows less its serve ones (all but 1113): 31 skipped (29 in the file, 15 of them
      * Mixtral's identical-prompt batches; an A100 40GB batch that does not fit, fp8 KV on A100),
-     * 37 low-trust shown but not counted (19 of them fused_moe rows: untuned, L2-resident) */
-    assert_non_null(strstr(R.out, "\nvalidation: 225 points, median |error| "));
-    assert_non_null(strstr(R.out, "\n  op-level: 172 points"));
+     * 37 low-trust shown but not counted (19 of them fused_moe rows: untuned, L2-resident); ids
+     * 2800-2808 and 2846-2997 are 161 op rows of issue 25's devices */
+    assert_non_null(strstr(R.out, "\nvalidation: 386 points, median |error| "));
+    assert_non_null(strstr(R.out, "\n  op-level: 333 points"));
     assert_non_null(strstr(R.out, "\n  op moe_layer: 27 points"));
     assert_non_null(strstr(R.out, "\n  op decode_attention: 24 points"));
     assert_non_null(strstr(R.out, "\n  end-to-end: 53 points")); /* 52 static, 1 serve */
-    assert_non_null(strstr(R.out, "\n  quantized: op-level 28 points"));
+    assert_non_null(strstr(R.out, "\n  quantized: op-level 135 points"));
     assert_non_null(strstr(R.out, "\n  op alltoall: 10 points"));
     assert_non_null(strstr(R.out, "\n  op allreduce_norm: 3 points"));
-    assert_non_null(strstr(R.out, "\n  op allreduce: 36 points"));
+    assert_non_null(strstr(R.out, "\n  op allreduce: 53 points"));
     assert_non_null(strstr(R.out, "\n  op size <= 64 KB: "));
     assert_non_null(strstr(R.out, "\n  op size <= 4 MB: "));
     assert_non_null(strstr(R.out, "\n  op size > 4 MB: "));
@@ -1275,9 +1364,162 @@ static void test_validation_commands(void **state)
     const char *next = strstr(strstr(note, "fitted by") + 9, "fitted by infersim calibrate");
     const char *eol = strchr(note, '\n');
     assert_true(!next || next > eol); /* one provenance per source */
+    /* every parameter the rows constrain is recorded as fitted on them (hw.h) */
+    const char *prov = strstr(t1, "\"provenance\":");
+    assert_non_null(prov);
+    assert_non_null(strstr(prov, "\"kind\":\t\"fitted\""));
     free(t1);
     free(t2);
     tu_rm_r(dir);
+}
+
+/* Every shipped device refuses a compute format it has no tensor peak for, naming the ones it
+ * has (a test per lacking format); Blackwell Ultra computes fp4 and MI355X fp8 and mxfp4. */
+static void test_device_formats(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *hw, *fmt, *has;
+    } lacking[] = {
+        {"b300", "int8", "it computes bf16, fp16, fp8, fp4, mxfp4"},
+        {"gb300", "int8", "it computes bf16, fp16, fp8, fp4, mxfp4"},
+        {"mi300x", "fp4", "it computes bf16, fp16, fp8, int8:"},
+        {"mi300x", "mxfp4", "it computes bf16, fp16, fp8, int8:"},
+        {"mi325x", "fp4", "it computes bf16, fp16, fp8, int8:"},
+        {"h100-sxm", "fp4", "it computes bf16, fp16, fp8, int8:"},
+        {"h200", "mxfp4", "it computes bf16, fp16, fp8, int8:"},
+        {"h20", "fp4", "it computes bf16, fp16, fp8, int8:"},
+        {"a100-sxm-80gb", "fp8", "it computes bf16, fp16, int8:"},
+        {"gaudi3", "int8", "it computes bf16, fp8:"},
+        {"gaudi3", "fp4", "it computes bf16, fp8:"},
+        {"tpu-v5e", "fp8", "it computes bf16, int8:"},
+        {"tpu-v6e", "fp16", "it computes bf16, int8:"},
+    };
+    char a[256];
+    for (size_t i = 0; i < sizeof lacking / sizeof lacking[0]; i++) {
+        snprintf(a, sizeof a, "run --model llama-3.1-8b --hw %s --weight-dtype %s --act-dtype %s",
+                 lacking[i].hw, lacking[i].fmt, lacking[i].fmt);
+        expect_bad(a, lacking[i].has);
+        snprintf(a, sizeof a, "has no dense_tflops.%s",
+                 strcmp(lacking[i].fmt, "mxfp4") == 0 ? "fp4" : lacking[i].fmt);
+        assert_non_null(strstr(R.err, a));
+    }
+    static const struct {
+        const char *model, *hw, *act;
+    } runs[] = {
+        {"llama-3.1-8b-nvfp4", "b300", "fp4"},  {"llama-3.1-8b-nvfp4", "gb300", "fp4"},
+        {"llama-3.1-8b-fp8", "mi355x", "fp8"},  {"gpt-oss-120b", "mi355x", "mxfp4"},
+        {"llama-3.1-8b-fp8", "b300", "fp8"},
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        runf("run --model %s --hw %s --batch 64 --format json", runs[i].model, runs[i].hw);
+        assert_int_equal(R.rc, 0);
+        cJSON *j = cJSON_Parse(R.out);
+        assert_non_null(j);
+        assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "act_dtype")->valuestring,
+                            runs[i].act);
+        cJSON_Delete(j);
+    }
+}
+
+/* `infersim hw` shows each efficiency's provenance: fitted on N rows of the device, inherited
+ * from a measured part with its rule, or default; JSON carries the same. */
+static void test_hw_provenance(void **state)
+{
+    (void)state;
+    run("hw b300");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "efficiency.gemm.bf16           inherited inherited from b200"));
+    run("hw l40s");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "default-only"));
+    run("hw mi355x --format json");
+    assert_int_equal(R.rc, 0);
+    cJSON *j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    assert_false(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "default_only")));
+    const cJSON *p;
+    int fitted = 0;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(j, "provenance"))
+    {
+        const char *f = cJSON_GetObjectItemCaseSensitive(p, "field")->valuestring;
+        const char *k = cJSON_GetObjectItemCaseSensitive(p, "kind")->valuestring;
+        if (strcmp(f, "efficiency.gemm.fp8") == 0) {
+            assert_string_equal(k, "fitted");
+            assert_true(num(p, "rows") >= 8);
+            assert_string_equal(cJSON_GetObjectItemCaseSensitive(p, "device")->valuestring,
+                                "mi355x");
+        }
+        fitted += strcmp(k, "fitted") == 0;
+    }
+    assert_true(fitted >= 4);
+    cJSON_Delete(j);
+}
+
+/* A sweep over devices marks the points on devices whose efficiencies are all defaults: the
+ * hw_efficiency column (CSV, JSONL), the summary's [default-only] marks and the chart's key. */
+static void test_sweep_marks_default_only(void **state)
+{
+    (void)state;
+    run("sweep run --model llama-3.1-8b --hw h100-sxm,l40s,b300 --batch 8 --output-len 16 "
+        "--threads 1");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, ",hw_efficiency,error\n"));
+    assert_non_null(strstr(R.out, "\n0,h100-sxm,"));
+    assert_non_null(strstr(R.out, ",fitted,\n"));
+    assert_non_null(strstr(R.out, ",default-only,\n")); /* l40s: estimates only */
+    assert_non_null(strstr(R.out, ",inherited,\n"));    /* b300: B200's fitted values */
+    assert_non_null(strstr(R.err, "1 points on devices with default-only efficiencies"));
+    char path[256];
+    tu_snprintf(path, sizeof path, "%s/infersim-sweep-mark-%d.jsonl", tu_tmpdir(), (int)getpid());
+    runf("sweep serve --model llama-3.1-8b --hw l40s --num-prompts 20 --threads 1 --out %s",
+         path);
+    assert_int_equal(R.rc, 0);
+    char *rows = slurp(path);
+    assert_non_null(rows);
+    assert_non_null(strstr(rows, "\"hw_efficiency\":\"default-only\""));
+    free(rows);
+    assert_non_null(strstr(R.out, "[default-only]")); /* the frontier's only point */
+    tu_snprintf(path, sizeof path, "%s/infersim-sweep-mark-%d.html", tu_tmpdir(), (int)getpid());
+    runf("sweep run --model llama-3.1-8b --hw h100-sxm,l40s --batch 8 --output-len 16 "
+         "--threads 1 --html %s",
+         path);
+    assert_int_equal(R.rc, 0);
+    char *page = slurp(path);
+    assert_non_null(page);
+    assert_non_null(strstr(page, "device default-only"));
+    assert_non_null(strstr(page, "device efficiencies default-only (unmeasured)"));
+    free(page);
+    remove(path);
+}
+
+/* calibrate fits a device file from the rows tools/microbench writes: the fixture is the
+ * script's rows_csv of synthetic timings (tests/data/microbench-measured.json, priced by
+ * `infersim op` on the H100 fixture with gemm.bf16 0.70, gemm.fp8 0.62, attention 0.45, memory
+ * 0.80; tests/python/test_microbench.py checks the script writes exactly these rows), and the
+ * fit recovers those four values from the fixture's 0.80, 0.71, 0.57 and 0.866. */
+static void test_calibrate_from_microbench_rows(void **state)
+{
+    (void)state;
+    char out[256];
+    tu_snprintf(out, sizeof out, "%s/infersim-mb-%d.json", tu_tmpdir(), (int)getpid());
+    runf("calibrate --hw %s --data %s/tests/data/microbench-rows.csv --out %s",
+         tu_path("tests/data", "h100-fixture"), tu_root(), out);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "24 op-level rows"));
+    sim_hw hw;
+    sim_err err = {{0}};
+    assert_int_equal(sim_hw_load(out, &hw, &err), SIM_OK);
+    assert_true(fabs(hw.eff_gemm[SIM_DT_BF16] - 0.70) < 0.005);
+    assert_true(fabs(hw.eff_gemm[SIM_DT_FP8] - 0.62) < 0.005);
+    assert_true(fabs(hw.eff_attention - 0.45) < 0.005);
+    assert_true(fabs(hw.eff_memory - 0.80) < 0.005);
+    const sim_hw_prov *p = sim_hw_provenance(&hw, "efficiency.gemm.fp8");
+    assert_int_equal(p->kind, SIM_HW_PROV_FITTED);
+    assert_int_equal(p->rows, 8); /* the 8 fp8 GEMM rows of its own group */
+    assert_non_null(strstr(p->note, "microbench-rows.csv"));
+    assert_int_equal(sim_hw_provenance(&hw, "efficiency.attention")->rows, 16);
+    remove(out);
 }
 
 /* Validation CSVs, traces and result files are read strictly: exit 2, one line naming the file,
@@ -2374,9 +2616,14 @@ int main(void)
         cmocka_unit_test(test_engine_length_limits),
         cmocka_unit_test(test_compare_reads_the_result),
         cmocka_unit_test(test_help_everywhere),
+        cmocka_unit_test(test_validation_spec_rows),
         cmocka_unit_test(test_vllm_command_line),
         cmocka_unit_test(test_datasheet_device),
         cmocka_unit_test(test_data_lookup_and_calibrate),
+        cmocka_unit_test(test_device_formats),
+        cmocka_unit_test(test_hw_provenance),
+        cmocka_unit_test(test_sweep_marks_default_only),
+        cmocka_unit_test(test_calibrate_from_microbench_rows),
         cmocka_unit_test(test_cost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

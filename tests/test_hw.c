@@ -312,13 +312,90 @@ static void test_datasheet_fields_required(void **state)
     assert_non_null(strstr(err.msg, "field 'dense_tflops' is not a number or an object"));
 }
 
+/* The provenance of each efficiency (hw.h): fitted and inherited entries from the file, stated
+ * for a number given without one, default for the architecture's; copies follow their source;
+ * a bad entry is refused with the file and the entry. */
+static void test_provenance(void **state)
+{
+    (void)state;
+    static const char *base =
+        "{\"name\": \"X\", \"arch\": \"hopper\", \"dense_tflops\": 148, \"hbm_gib\": 96, "
+        "\"hbm_tb_per_s\": 4.0, \"scaleup_gb_per_s_per_dir\": 450, \"compute_units\": 78";
+    char text[2048];
+    sim_hw hw;
+    sim_err err = {{0}};
+    tu_snprintf(text, sizeof text, "%s}", base);
+    assert_int_equal(sim_hw_load(tu_write_tmp(text), &hw, &err), SIM_OK);
+    assert_true(sim_hw_default_only(&hw));
+    assert_string_equal(sim_hw_trust_name(&hw), "default-only");
+    assert_int_equal(sim_hw_provenance(&hw, "efficiency.attention")->kind, SIM_HW_PROV_DEFAULT);
+    assert_null(sim_hw_provenance(&hw, "hbm_gib")); /* a datasheet number, not an efficiency */
+    tu_snprintf(text, sizeof text,
+                "%s, \"efficiency\": {\"gemm\": {\"bf16\": 0.7}, \"memory\": 0.8}, "
+                "\"provenance\": {\"efficiency.gemm.bf16\": {\"kind\": \"fitted\", \"rows\": 12, "
+                "\"data\": \"rows.csv\"}, \"efficiency.attention\": {\"kind\": \"inherited\", "
+                "\"from\": \"h100-sxm\", \"rows\": 5, \"rule\": \"same SM\"}}}",
+                base);
+    const char *p = tu_write_tmp(text);
+    assert_int_equal(sim_hw_load(p, &hw, &err), SIM_OK);
+    const sim_hw_prov *g = sim_hw_provenance(&hw, "efficiency.gemm.bf16");
+    assert_int_equal(g->kind, SIM_HW_PROV_FITTED);
+    assert_int_equal(g->rows, 12);
+    assert_string_equal(g->note, "rows.csv");
+    /* the rows are the file's own: its stem is the device the rows name */
+    char stem[256];
+    const char *b = strrchr(p, '/');
+    tu_snprintf(stem, sizeof stem, "%s", b ? b + 1 : p);
+    *strrchr(stem, '.') = '\0';
+    assert_string_equal(g->device, stem);
+    /* gemm.fp16 copies gemm.bf16 (and the file's bf16 gives fp8 its value): both fitted */
+    assert_int_equal(sim_hw_provenance(&hw, "efficiency.gemm.fp16")->kind, SIM_HW_PROV_FITTED);
+    assert_int_equal(sim_hw_provenance(&hw, "efficiency.gemm.fp8")->kind, SIM_HW_PROV_FITTED);
+    const sim_hw_prov *a = sim_hw_provenance(&hw, "efficiency.attention");
+    assert_int_equal(a->kind, SIM_HW_PROV_INHERITED);
+    assert_string_equal(a->device, "h100-sxm");
+    assert_int_equal(a->rows, 5);
+    /* stated: the file's number with no entry; quant.gemm_memory.fp8 follows efficiency.memory */
+    assert_int_equal(sim_hw_provenance(&hw, "efficiency.memory")->kind, SIM_HW_PROV_STATED);
+    assert_int_equal(sim_hw_provenance(&hw, "quant.gemm_memory.fp8")->kind, SIM_HW_PROV_STATED);
+    assert_false(sim_hw_default_only(&hw));
+    assert_string_equal(sim_hw_trust_name(&hw), "fitted");
+    char line[512];
+    sim_hw_prov_describe(a, line, sizeof line);
+    assert_string_equal(line, "inherited from h100-sxm (fitted there on 5 rows): same SM");
+    static const struct {
+        const char *prov, *msg;
+    } bad[] = {
+        {"[]", "field 'provenance' is not an object"},
+        {"{\"hbm_gib\": {\"kind\": \"fitted\"}}", "an entry 'hbm_gib', expected an efficiency"},
+        {"{\"efficiency.memory\": 3}", "'provenance.efficiency.memory' is not an object"},
+        {"{\"efficiency.memory\": {\"kind\": \"guessed\"}}", "kind 'guessed', expected"},
+        {"{\"efficiency.memory\": {\"kind\": \"fitted\", \"data\": \"x\"}}", "'rows'"},
+        {"{\"efficiency.memory\": {\"kind\": \"fitted\", \"rows\": 0, \"data\": \"x\"}}",
+         "'rows' out of range"},
+        {"{\"efficiency.memory\": {\"kind\": \"fitted\", \"rows\": 3}}", "no 'data'"},
+        {"{\"efficiency.memory\": {\"kind\": \"inherited\", \"rule\": \"r\"}}", "no 'from'"},
+        {"{\"efficiency.memory\": {\"kind\": \"inherited\", \"from\": \"h100-sxm\"}}",
+         "no 'rule'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        tu_snprintf(text, sizeof text, "%s, \"provenance\": %s}", base, bad[i].prov);
+        p = tu_write_tmp(text);
+        assert_int_equal(sim_hw_load(p, &hw, &err), SIM_EINPUT);
+        if (!strstr(err.msg, bad[i].msg) || !strstr(err.msg, p)) {
+            print_error("provenance %s: '%s', expected '%s'\n", bad[i].prov, err.msg, bad[i].msg);
+            fail();
+        }
+    }
+}
+
 /* The devices added from datasheets load, and cite a source for every number they give. */
 static void test_datasheet_devices(void **state)
 {
     (void)state;
     static const char *const added[] = {
         "h20",   "l4",   "l40",    "a10g",   "rtx-4090", "rtx-pro-6000-blackwell",
-        "gb200", "b300", "mi325x", "mi355x", "gaudi3"};
+        "gb200", "b300", "gb300", "mi325x", "mi355x", "gaudi3"};
     for (size_t d = 0; d < sizeof added / sizeof added[0]; d++) {
         sim_hw hw = tu_hw(added[d]);
         assert_true(hw.peak_flops[SIM_DT_BF16] > 0.0 && hw.hbm_bytes_per_s > 0.0);
@@ -330,8 +407,36 @@ static void test_datasheet_devices(void **state)
         cJSON_ArrayForEach(it, root)
         {
             if (strcmp(it->string, "sources") == 0 || strcmp(it->string, "name") == 0 ||
-                strcmp(it->string, "arch") == 0)
+                strcmp(it->string, "arch") == 0 || strcmp(it->string, "provenance") == 0 ||
+                strcmp(it->string, "calibration") == 0)
                 continue;
+            /* the collectives carry their own sources; efficiency and quant one per number */
+            if (strcmp(it->string, "collectives") == 0) {
+                assert_true(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(it, "sources")));
+                continue;
+            }
+            if (strcmp(it->string, "efficiency") == 0 || strcmp(it->string, "quant") == 0) {
+                const cJSON *a, *b;
+                char key[96];
+                cJSON_ArrayForEach(a, it)
+                {
+                    if (!cJSON_IsObject(a)) {
+                        tu_snprintf(key, sizeof key, "%s.%s", it->string, a->string);
+                        assert_non_null(cJSON_GetObjectItemCaseSensitive(src, key));
+                        continue;
+                    }
+                    cJSON_ArrayForEach(b, a)
+                    {
+                        tu_snprintf(key, sizeof key, "%s.%s.%s", it->string, a->string,
+                                    b->string);
+                        if (!cJSON_GetObjectItemCaseSensitive(src, key)) {
+                            print_error("hw/%s.json: sources.%s missing\n", added[d], key);
+                            fail();
+                        }
+                    }
+                }
+                continue;
+            }
             const cJSON *s = cJSON_GetObjectItemCaseSensitive(src, it->string);
             if (!cJSON_IsString(s) || strlen(s->valuestring) < 10) {
                 print_error("hw/%s.json: sources.%s missing\n", added[d], it->string);
@@ -411,6 +516,7 @@ int main(void)
         cmocka_unit_test(test_six_field_device),
         cmocka_unit_test(test_datasheet_fields_required),
         cmocka_unit_test(test_datasheet_devices),
+        cmocka_unit_test(test_provenance),
         cmocka_unit_test(test_quant_constants),
         cmocka_unit_test(test_header_lists_every_field),
     };

@@ -385,14 +385,25 @@ static void test_run_json_memory_and_spec(void **state)
     sim_spec spec = {.method = SIM_SPEC_EAGLE, .k = 3, .alpha = 0.7};
     cfg.spec = &spec;
     n = sim_report_run_fields(&cfg, &r, SIM_FIELDS_JSON_TAIL, f);
-    assert_int_equal(n, 8);
+    /* the eight keys, then tokens per iteration, the draft's and the verify's shares and the
+     * drafted depth (no load rule, no break-even batch: both absent) */
+    assert_int_equal(n, 12);
     assert_string_equal(f[0].key, "spec_method");
     assert_string_equal(f[0].text, "eagle");
     assert_near(field(f, n, "num_speculative_tokens")->num, 3.0, 0);
     assert_near(field(f, n, "spec_acceptance_rate")->num, 0.7, 0);
     assert_near(field(f, n, "spec_draft_ms")->num, 1.2, 1e-12);
-    assert_string_equal(f[n - 1].key, "spec_speedup");
-    assert_near(f[n - 1].num, 1.8, 0);
+    assert_string_equal(f[7].key, "spec_speedup");
+    assert_near(f[7].num, 1.8, 0);
+    /* all of the 1.2 ms iteration is the draft's (no verify time set) */
+    assert_near(field(f, n, "spec_draft_share")->num, 1.0, 0);
+    assert_null(field(f, n, "spec_break_even_batch"));
+    assert_null(field(f, n, "spec_load_rule"));
+    r.spec_break_even_batch = 96;
+    n = sim_report_run_fields(&cfg, &r, SIM_FIELDS_JSON_TAIL, f);
+    assert_near(field(f, n, "spec_break_even_batch")->num, 96.0, 0);
+    assert_string_equal(f[n - 1].key, "spec_depth");
+    r.spec_break_even_batch = 0;
     /* the top level keeps its own keys: no memory key is written twice */
     n = sim_report_run_fields(&cfg, &r, SIM_FIELDS_JSON, f);
     assert_null(field(f, n, "max_batch"));
@@ -458,7 +469,7 @@ static void test_run_table_spec_lines(void **state)
     sim_spec spec = {.method = SIM_SPEC_EAGLE, .k = 3, .alpha = 0.7};
     cfg.spec = &spec;
     size_t n = sim_report_run_fields(&cfg, &r, SIM_FIELDS_TABLE_SPEC, f);
-    assert_int_equal(n, 8);
+    assert_int_equal(n, 12); /* and the third line: tokens per iteration ... drafted depth */
     assert_string_equal(f[0].before, "Speculative decoding: ");
     assert_string_equal(f[0].text, "eagle");
     assert_string_equal(f[1].label, "K =");
@@ -467,9 +478,11 @@ static void test_run_table_spec_lines(void **state)
     const sim_field *draft = field(f, n, "spec_draft_ms");
     assert_near(draft->num, 1.2, 1e-12);
     assert_int_equal(draft->decimals, 3);
-    assert_string_equal(f[n - 1].key, "spec_speedup");
-    assert_int_equal(f[n - 1].decimals, 2);
-    assert_string_equal(f[n - 1].after, "x\n");
+    assert_string_equal(f[7].key, "spec_speedup");
+    assert_int_equal(f[7].decimals, 2);
+    assert_string_equal(f[7].after, "x\n");
+    assert_string_equal(f[n - 1].key, "spec_depth");
+    assert_string_equal(f[n - 1].after, "\n");
 }
 
 int main(void)

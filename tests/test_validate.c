@@ -188,10 +188,16 @@ static void test_load(void **state)
      * serve rows at a request rate (ids 1400-1412) and 3 skipped vLLM ones (DeepSeek-V3.2), 3 SGLang
      * median E2E rows at a rate (ids 2400-2402), 33 fused MoE layer rows (ids 2000-2032, 18 of
      * them low trust: untuned configs), 14 skipped Qwen3-30B-A3B serve rows whose GPUs are not
-     * stated (2033-2046) and 13 tuned fp8 fused_moe rows on L40S (2047-2059) */
-    assert_int_equal(n, 358);
-    int ops = 0, skipped = 0, low = 0, rated = 0, ranged = 0;
+     * stated (2033-2046), 13 tuned fp8 fused_moe rows on L40S (2047-2059), 161 op rows of
+     * issue 25's devices (ids 2800-2808, 2846-2997) and 33 speculative-decoding rows (ids
+     * 3200-3232, the last two low-trust) */
+    assert_int_equal(n, 552);
+    int ops = 0, skipped = 0, low = 0, rated = 0, ranged = 0, spec = 0;
     for (size_t i = 0; i < n; i++) {
+        if (rows[i].kind == SIM_VK_SPEC) {
+            spec++;
+            assert_true(rows[i].spec[0] != '\0'); /* the speculation, from the algo column */
+        }
         rated += isfinite(rows[i].request_rate) != 0;
         ranged += rows[i].range_ratio > 0.0;
         ops += sim_vkind_is_op(rows[i].kind);
@@ -199,13 +205,15 @@ static void test_load(void **state)
         low += rows[i].low_trust;
         assert_true(rows[i].value > 0 && rows[i].source[0]);
     }
-    assert_int_equal(ops, 223);
+    assert_int_equal(ops, 384);
+    assert_int_equal(spec, 33);
     assert_int_equal(rated, 33); /* the serve rows at a stated rate */
     assert_int_equal(ranged, 16); /* SGLang's random lengths, uniform from 1 */
     assert_int_equal(skipped, 48); /* with two serve rows of 20,000-token prompts, Mixtral's 15,
                                     * the 3 DeepSeek-V3.2 rows and 14 Qwen3-30B-A3B ones */
-    assert_int_equal(low, 40); /* with the three vLLM serve rows that generated half their tokens,
-                                * the 18 untuned fused_moe rows and an L2-resident one */
+    assert_int_equal(low, 42); /* with the three vLLM serve rows that generated half their tokens,
+                                * the 18 untuned fused_moe rows, an L2-resident one and SGLang's
+                                * two DeepSeek MTP claims */
     free(rows);
     const char *hdr = "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
                       "input_len,output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,"

@@ -35,11 +35,15 @@ class TestInfersim(unittest.TestCase):
         self.assertGreater(r["critical_intensity"], 0)
 
     def test_hw_fields_and_origins(self):
-        d = infersim.hw("h20")
+        d = infersim.hw("l4")  # a datasheet device: its bf16 peak alone, fp8 from the arch
         fields = {f["field"]: f for f in d["fields"]}
-        self.assertEqual(d["arch"], "hopper")
+        self.assertEqual(d["arch"], "ada")
         self.assertEqual(fields["dense_tflops.fp8"]["from"], "derived")
-        self.assertEqual(fields["dense_tflops.fp8"]["value"], 296)
+        self.assertEqual(fields["dense_tflops.fp8"]["value"], 242)
+        provs = {p["field"]: p for p in d["provenance"]}
+        self.assertEqual(provs["efficiency.gemm.bf16"]["kind"], "default")
+        self.assertTrue(d["default_only"])
+        self.assertEqual(infersim.hw("h20")["provenance"][0]["kind"], "inherited")
         self.assertEqual(fields["hbm_tb_per_s"]["from"], "file")
 
     def test_threads_agree(self):
