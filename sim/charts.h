@@ -72,6 +72,8 @@ typedef struct sim_chart_sweep {
     double slo_ms[SIM_M_COUNT]; /* the SLO (0: not given) */
     int pct;                    /* percentile the latencies are at */
     const char *flags;
+    const char *decision; /* --uncertainty: how sure the best or cheapest point is (the sweep
+                           * summary's line), or NULL */
 } sim_chart_sweep;
 
 /* Output throughput per GPU against TPOT (or TTFT) at the SLO percentile: every point, the

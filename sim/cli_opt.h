@@ -110,6 +110,10 @@ typedef struct cli_opts {
     int64_t fe_processes, stream_interval;
     double fe_request_us, fe_input_token_us, fe_output_token_us, fe_chunk_us;
     bool itl_per_token;
+    /* uncertainty bands (unc.h): draws (-1: the command's default), the table, validate's */
+    int64_t uncertainty, coverage_draws;
+    const char *unc_table, *unc_out;
+    double min_coverage, max_coverage, min_group_coverage, max_group_coverage;
     bool given[192]; /* by index into cli_opt_table */
 } cli_opts;
 

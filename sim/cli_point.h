@@ -13,6 +13,7 @@
 #include "metrics.h"
 #include "run.h"
 #include "series.h"
+#include "unc.h"
 
 /* A static batch: loaded, checked, simulated. */
 sim_status cli_point_run(const cli_opts *o, cli_load_result *L, const cli_load_cache *cache,
@@ -47,5 +48,45 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
                            uint64_t seed, cli_point_serve_state *s, sim_err *err);
 
 void cli_point_serve_free(cli_point_serve_state *s);
+
+/* The draws of a point (--uncertainty N): every headline metric's value under each draw (the
+ * same draws for every point of a sweep: paired), their bands, and a serving point's capacity. */
+typedef struct cli_point_draws {
+    int n; /* draws; 0: none */
+    size_t n_keys;
+    char keys[SIM_UNC_BAND_MAX][40];
+    double *v;         /* v[k * n + d]: key k under draw d (owned) */
+    sim_unc_band band; /* their 10th and 90th percentiles */
+    double capacity_rps, capacity_lo, capacity_hi; /* serve: capacity.h, nominal and band */
+    double offered_rps;                            /* serve: requests/s offered; 0: unbounded */
+} cli_point_draws;
+
+/* Whether `key` is a headline metric of run (serve false) or serve that gets a band. */
+bool cli_point_band_key(bool serve, const char *key);
+
+/* The draws --uncertainty asks for (its default: run 16, serve 8; 0: none). */
+int cli_point_draw_count(const cli_opts *o, bool serve);
+
+/* Re-runs the static batch under each draw (the table from --uncertainty-table or the data
+ * roots) and points cfg->band at d's band. Nothing with --uncertainty 0. With the default count
+ * a run of more than 65 decode steps draws its prefill as it is and 64 decode steps around the
+ * same mean context (TPOT by their ratio to the nominal ones; E2E, throughput and cost from
+ * them as run.c computes them). */
+sim_status cli_point_run_band(const cli_opts *o, const cli_load_result *L, sim_run_cfg *cfg,
+                              cli_point_draws *d, sim_err *err);
+
+/* Re-runs the serving point under each draw with the same workload (with the default count, the
+ * draws serve the first tenth of the requests, at least 64, and a metric's band is the nominal
+ * value times the draws' spread around the nominal run of that prefix), and its capacity. */
+sim_status cli_point_serve_band(const cli_opts *o, const cli_load_result *L,
+                                const cli_point_serve_state *s, cli_point_draws *d, sim_err *err);
+
+/* The n values of `key` under the draws, or NULL. */
+const double *cli_point_draws_of(const cli_point_draws *d, const char *key);
+
+/* A warning when the offered load is past the capacity or its band straddles 1 (to `warn`). */
+void cli_point_warn_capacity(const cli_point_draws *d, FILE *warn);
+
+void cli_point_draws_free(cli_point_draws *d);
 
 #endif

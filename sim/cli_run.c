@@ -70,7 +70,10 @@ sim_status cli_run_cmd(const cli_opts *o, FILE *out, sim_err *err)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
     }
     sim_run_cfg cfg;
+    cli_point_draws draws = {0};
     sim_status st = cli_point_run(o, L, NULL, &cfg, r, err);
+    if (!st)
+        st = cli_point_run_band(o, L, &cfg, &draws, err);
     if (!st && !o->chrome_trace && (o->trace_ranks || cli_opt_given(o, "--trace-max-mb")))
         st = sim_fail(err, SIM_EINPUT, "%s: needs --chrome-trace FILE",
                       o->trace_ranks ? "--trace-ranks" : "--trace-max-mb");
@@ -80,6 +83,7 @@ sim_status cli_run_cmd(const cli_opts *o, FILE *out, sim_err *err)
         st = sim_html_run(o->html, o->cmdline ? o->cmdline : "infersim run", &cfg, r, err);
     if (!st && (st = sim_report_run(out, L->fmt, &cfg, r)))
         sim_fail(err, st, "writing the result failed");
+    cli_point_draws_free(&draws);
     free(r);
     free(L);
     return st;

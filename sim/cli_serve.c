@@ -115,8 +115,13 @@ sim_status cli_serve_cmd(const cli_opts *o, FILE *out, sim_err *err)
     sim_status st = check_vllm_flags(o, err);
     if (!st)
         st = sim_pct_sel_parse(o->percentile_metrics, o->metric_percentiles, &sel, err);
+    cli_point_draws draws = {0};
     if (!st)
         st = cli_point_serve(o, L, NULL, (uint64_t)o->seed, s, err);
+    if (!st)
+        st = cli_point_serve_band(o, L, s, &draws, err);
+    if (!st)
+        cli_point_warn_capacity(&draws, o->warn);
     if (!st && (pick || o->save_result) && sim_metrics_selected(&s->res, &sel, saved))
         st = sim_fail(err, SIM_EINTERNAL, "out of memory computing percentiles");
     sim_serve_report rep = {.cfg = &s->cfg,
@@ -133,6 +138,12 @@ sim_status cli_serve_cmd(const cli_opts *o, FILE *out, sim_err *err)
                             .cluster = &s->cluster,
                             .pct = &sel,
                             .pct_ms = saved,
+                            .band = &draws.band,
+                            .capacity_rps = draws.capacity_rps,
+                            .capacity_lo = draws.capacity_lo,
+                            .capacity_hi = draws.capacity_hi,
+                            .offered_rps = draws.offered_rps,
+
                             .spec_break_even_batch = s->spec_break_even};
     /* the staged outputs first (cli.c publishes them once the command succeeded), vLLM's result
      * file, named only here, last: a failure before it leaves no file at all */
@@ -144,11 +155,15 @@ sim_status cli_serve_cmd(const cli_opts *o, FILE *out, sim_err *err)
     if (!st && o->html)
         st = sim_html_serve(o->html, o->cmdline ? o->cmdline : "infersim serve", &shown, &s->slo,
                             s->series, err);
-    if (!st && o->save_result)
-        st = save_vllm_result(o, &rep, err);
+    if (!st && o->save_result) { /* vLLM's file: its keys only */
+        sim_serve_report plain = rep;
+        plain.band = NULL;
+        st = save_vllm_result(o, &plain, err);
+    }
     rep = shown;
     if (!st && (st = sim_report_serve(out, L->fmt, &rep)))
         sim_fail(err, st, "writing the result failed");
+    cli_point_draws_free(&draws);
     cli_point_serve_free(s);
     free(s);
     free(L);

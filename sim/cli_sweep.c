@@ -37,6 +37,8 @@ typedef struct sweep_ctx {
     int pct;       /* SLO percentile: 50, 90 or 99 */
     bool min_cost; /* --objective cost: the best point is the cheapest per output token */
     bool min_energy; /* --objective energy: the least energy per output token (power.h) */
+    bool bands;    /* --uncertainty on (its first point's): KEY_lo and KEY_hi columns */
+    size_t winner, runner; /* the best or cheapest row and the one after it (n: none) */
 } sweep_ctx;
 
 /* A point's flags: the command's defaults, then each dimension's value. */
@@ -104,8 +106,38 @@ static size_t metric_names(int mask, sim_field *m)
 /* A dimension shows as a column when it has more than one value. */
 static bool shown(const sim_grid_dim *d) { return d->n > 1; }
 
+/* Where the band columns go among the metrics: before the device's hw_efficiency (which ends
+ * the metrics, before error), else after the last metric. */
+static size_t band_at(const sim_field *m, size_t nm)
+{
+    size_t k = 0;
+    while (k < nm && strcmp(m[k].key, "hw_efficiency") != 0)
+        k++;
+    return k;
+}
+
+/* The band columns of a headline metric: its 10th and 90th percentiles, or empty. */
+static void band_cols(const sweep_ctx *c, const sim_field *m, size_t nm, const sim_unc_band *band,
+                      const char *error, sim_strbuf *b)
+{
+    for (size_t k = 0; c->bands && k < nm; k++) {
+        if (!cli_point_band_key(c->mask == CLI_OPT_CMD_SERVE, m[k].key))
+            continue;
+        double hi;
+        const double *lo = error ? NULL : sim_unc_band_get(band, m[k].key, &hi);
+        if (c->jsonl && lo)
+            sim_strbuf_printf(b, ",\"%s_lo\":%.10g,\"%s_hi\":%.10g", m[k].key, *lo, m[k].key, hi);
+        else if (c->jsonl)
+            sim_strbuf_printf(b, ",\"%s_lo\":null,\"%s_hi\":null", m[k].key, m[k].key);
+        else if (lo)
+            sim_strbuf_printf(b, ",%.10g,%.10g", *lo, hi);
+        else
+            sim_strbuf_printf(b, ",,");
+    }
+}
+
 static void row_text(const sweep_ctx *c, size_t point, const sim_field *m, size_t nm, bool meets,
-                     const char *error, sim_strbuf *b)
+                     const char *error, const sim_unc_band *band, sim_strbuf *b)
 {
     const char *vals[CLI_GRID_MAX_DIMS];
     sim_grid_point(c->g, point, vals);
@@ -122,7 +154,12 @@ static void row_text(const sweep_ctx *c, size_t point, const sim_field *m, size_
             else
                 sim_strbuf_json_str(b, vals[d]);
         }
-        for (size_t k = 0; k < nm && !error; k++) {
+        const size_t at = band_at(m, nm);
+        for (size_t k = 0; k <= nm; k++) {
+            if (k == at)
+                band_cols(c, m, nm, band, error, b);
+            if (k == nm || error)
+                continue;
             sim_strbuf_printf(b, ",\"%s\":", m[k].key);
             if (m[k].missing)
                 sim_strbuf_printf(b, "null");
@@ -148,7 +185,12 @@ static void row_text(const sweep_ctx *c, size_t point, const sim_field *m, size_
         sim_strbuf_printf(b, ",");
         sim_strbuf_csv(b, vals[d], false);
     }
-    for (size_t k = 0; k < nm; k++) {
+    const size_t at = band_at(m, nm);
+    for (size_t k = 0; k <= nm; k++) {
+        if (k == at)
+            band_cols(c, m, nm, band, error, b);
+        if (k == nm)
+            break;
         if (error || m[k].missing)
             sim_strbuf_printf(b, ",");
         else if (m[k].kind == SIM_FIELD_TEXT)
@@ -193,11 +235,16 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
     if (!L)
         return;
     double ttft = 0, tpot = 0, e2el = 0;
+    cli_point_draws d = {0};
+    double gpus = 1.0;
     if (!st && c->mask == CLI_OPT_CMD_RUN) {
         sim_run_result *r = calloc(1, sizeof *r);
         sim_run_cfg cfg;
         st = r ? cli_point_run(o, L, &c->cache, &cfg, r, &err) : SIM_EINTERNAL;
+        if (!st)
+            st = cli_point_run_band(o, L, &cfg, &d, &err);
         if (!st) {
+            gpus = (double)sim_pp_gpus(&cfg.step);
             nm = run_metrics(&cfg, r, m);
             ttft = r->ttft_ns / 1e6;
             tpot = r->tpot_ns / 1e6;
@@ -213,11 +260,12 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
         free(r);
     } else if (!st) {
         cli_point_serve_state *s = calloc(1, sizeof *s);
-        /* each point's own seed, from the global seed and its grid index */
-        sim_rng rng;
-        sim_rng_seed(&rng, (uint64_t)o->seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(point + 1)));
-        st = s ? cli_point_serve(o, L, &c->cache, sim_rng_next(&rng), s, &err) : SIM_EINTERNAL;
+        /* every point serves the same arrivals and lengths (common random numbers): --seed's */
+        st = s ? cli_point_serve(o, L, &c->cache, (uint64_t)o->seed, s, &err) : SIM_EINTERNAL;
+        if (!st)
+            st = cli_point_serve_band(o, L, s, &d, &err);
         if (!st) {
+            gpus = (double)cli_point_serve_gpus(s);
             nm = serve_metrics(s, m);
             ttft = at_pct(&s->m.dist[SIM_M_TTFT], c->pct);
             tpot = at_pct(&s->m.dist[SIM_M_TPOT], c->pct);
@@ -241,6 +289,14 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
         free(s);
     }
     free(L);
+    /* the objective under each draw, for the decision's probability */
+    const double *obj = cli_point_draws_of(&d, c->min_cost ? "usd_per_million_output_tokens"
+                                                           : "output_throughput");
+    if (!st && obj && (row->draws = malloc((size_t)d.n * sizeof *row->draws))) {
+        row->n_draws = d.n;
+        for (int i = 0; i < d.n; i++)
+            row->draws[i] = c->min_cost ? obj[i] : obj[i] / gpus;
+    }
     if (!st && c->min_cost && row->usd_per_million_output_tokens <= 0.0)
         st = sim_fail(&err, SIM_EINPUT,
                       "--objective cost: no price for this point's device (its file has no "
@@ -253,7 +309,8 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
     row->tpot_ms = tpot;
     row->meets_slo = row->ok && c->has_slo && meets_slo(c, ttft, tpot, e2el);
     row_text(c, point, m, nm, row->meets_slo, st ? (err.msg[0] ? err.msg : "internal error") : NULL,
-             &b);
+             &d.band, &b);
+    cli_point_draws_free(&d);
     if (b.oom) {
         free(b.s);
         b.s = NULL;
@@ -308,6 +365,62 @@ static sim_status sweep_prepare(sweep_ctx *c, size_t n, sim_err *err)
             return sim_fail(err, SIM_EINTERNAL, "out of memory loading the sweep's files");
     }
     return SIM_OK;
+}
+
+/* The probability over the paired draws that row a beats row b (NAN without draws). */
+static double beat(const sweep_ctx *c, const sim_sweep_row *a, const sim_sweep_row *b)
+{
+    if (!a->draws || !b->draws || a->n_draws != b->n_draws)
+        return NAN;
+    return sim_unc_beat_prob(a->draws, b->draws, (size_t)a->n_draws, c->min_cost);
+}
+
+/* A tie: the 80 % band of the paired ratio winner / runner-up over the draws (sim_unc_band_of)
+ * holds 1, so the draws do not say which is ahead. */
+static bool tied(const sim_sweep_row *w, const sim_sweep_row *r)
+{
+    if (!w->draws || !r->draws || w->n_draws != r->n_draws || w->n_draws < 1)
+        return false;
+    double *v = malloc((size_t)w->n_draws * sizeof *v), lo, hi;
+    if (!v)
+        return false;
+    for (int i = 0; i < w->n_draws; i++)
+        v[i] = r->draws[i] > 0.0 ? w->draws[i] / r->draws[i] : 0.0;
+    sim_unc_band_of(v, (size_t)w->n_draws, &lo, &hi);
+    free(v);
+    return lo <= 1.0 && hi >= 1.0;
+}
+
+/* How sure the decision is: the winner against the runner-up over the draws ("" without). */
+static void decision_text(const sweep_ctx *c, const sim_sweep_row *rows, size_t n, sim_strbuf *b)
+{
+    if (!c->bands || c->winner >= n || c->runner >= n)
+        return;
+    const sim_sweep_row *w = &rows[c->winner], *r = &rows[c->runner];
+    const double p = beat(c, w, r);
+    if (isnan(p))
+        return;
+    const double x = c->min_cost ? r->usd_per_million_output_tokens : r->tput_per_gpu;
+    if (tied(w, r))
+        sim_strbuf_printf(b,
+                          "a tie with point %zu (%s%.4g%s): the 80 %% band of their ratio holds "
+                          "1; the winner is ahead in %.0f%% of %d parameter draws",
+                          r->point, c->min_cost ? "$" : "", x,
+                          c->min_cost ? "" : " tok/s per GPU", 100.0 * p, w->n_draws);
+    else
+        sim_strbuf_printf(b, "beats the runner-up, point %zu (%s%.4g%s), in %.0f%% of %d "
+                             "parameter draws",
+                          r->point, c->min_cost ? "$" : "", x,
+                          c->min_cost ? "" : " tok/s per GPU", 100.0 * p, w->n_draws);
+}
+
+static void decision_line(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows, size_t n)
+{
+    sim_strbuf b = {0};
+    decision_text(c, rows, n, &b);
+    if (b.s && !b.oom)
+        fprintf(f, "  %s\n", b.s);
+    sim_strbuf_free(&b);
 }
 
 /* " [default-only]" after a point whose device has no measured efficiency */
@@ -375,6 +488,7 @@ static void sweep_summary(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows
             fprintf(f, "best under the SLO: none meets it\n");
         }
     }
+    decision_line(f, c, rows, n);
     bool *front = calloc(n ? n : 1, sizeof *front);
     size_t *order = calloc(n ? n : 1, sizeof *order);
     if (!front || !order) {
@@ -407,8 +521,14 @@ static void sweep_header(FILE *f, const sweep_ctx *c)
     for (size_t d = 0; d < c->g->n_dims; d++)
         if (shown(&c->g->dims[d]))
             fprintf(f, ",%s", c->g->dims[d].name + 2);
-    for (size_t k = 0; k < nm; k++)
-        fprintf(f, ",%s", m[k].key);
+    const size_t at = band_at(m, nm);
+    for (size_t k = 0; k <= nm; k++) {
+        for (size_t j = 0; k == at && c->bands && j < nm; j++)
+            if (cli_point_band_key(c->mask == CLI_OPT_CMD_SERVE, m[j].key))
+                fprintf(f, ",%s_lo,%s_hi", m[j].key, m[j].key);
+        if (k < nm)
+            fprintf(f, ",%s", m[k].key);
+    }
     if (c->has_slo)
         fprintf(f, ",meets_slo");
     fprintf(f, ",error\n");
@@ -440,10 +560,18 @@ static sim_status sweep_html(const char *path, int argc, char **argv, const swee
     char *cmdline = cli_opt_cmdline(argc, argv);
     if (!cmdline)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
-    sim_chart_sweep sw = {
-        .rows = rows, .n = n, .grid = c->g, .has_slo = c->has_slo, .pct = c->pct, .flags = cmdline};
+    sim_strbuf decision = {0};
+    decision_text(c, rows, n, &decision);
+    sim_chart_sweep sw = {.rows = rows,
+                          .n = n,
+                          .grid = c->g,
+                          .has_slo = c->has_slo,
+                          .pct = c->pct,
+                          .flags = cmdline,
+                          .decision = decision.oom ? NULL : decision.s};
     memcpy(sw.slo_ms, c->slo.ms, sizeof sw.slo_ms);
     sim_status st = sim_html_sweep(path, cmdline, &sw, err);
+    sim_strbuf_free(&decision);
     free(cmdline);
     return st;
 }
@@ -517,6 +645,8 @@ sim_status cli_sweep_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err *
     }
     if (!st)
         st = sweep_prepare(&c, n, err);
+    c.bands = !st && n > 0 && !c.opt_st[0] &&
+              cli_point_draw_count(&c.opts[0], c.mask == CLI_OPT_CMD_SERVE) > 0;
     if (!st) {
         FILE *progress = isatty(fileno(errf)) ? errf : NULL;
         st = sim_sweep_run(&g, &c.shard, (int)so.threads, sweep_eval, &c, progress, &rows, &n_rows,
@@ -530,6 +660,17 @@ sim_status cli_sweep_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err *
                       "--html: '-' is standard output, which holds the rows without --out; give "
                       "--out FILE for the rows");
     sim_outfile_stage page = {0}, file = {0};
+    if (!st) {
+        c.winner = c.min_cost     ? sim_sweep_cheapest(rows, n_rows, c.has_slo)
+                   : c.min_energy ? sim_sweep_least_energy(rows, n_rows, c.has_slo)
+                   : c.has_slo    ? sim_sweep_best(rows, n_rows)
+                                  : n_rows;
+        /* the draws hold cost or throughput per GPU, not energy: no runner-up decision for
+         * --objective energy (the README says so) */
+        c.runner = c.winner < n_rows && !c.min_energy
+                       ? sim_sweep_runner_up(rows, n_rows, c.winner, c.min_cost, c.has_slo)
+                       : n_rows;
+    }
     if (!st)
         st = sim_outfile_stage_open(&page, so.html, "--html", err);
     if (!st)

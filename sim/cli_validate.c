@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "validate.h"
+#include "cli_validate_internal.h"
 
 /* Loads the device or model a validation row names (cached across rows). */
-static const cli_load_entry *row_file(cli_load_cache *c, cli_load_kind kind, const char *name,
+const cli_load_entry *cli_validate_row_file(cli_load_cache *c, cli_load_kind kind, const char *name,
                                       sim_err *err, sim_status *st)
 {
     char path[PATH_MAX];
@@ -36,6 +36,30 @@ static sim_status row_engine(const sim_vrow *r, const cli_load_cache *c, const s
     return cli_load_engine_spec_path(spec, what, c, hw, path, len, err);
 }
 
+/* The engine scope of a row for the uncertainty table (unc.h): the engine family that measured
+ * it, by the prefix of its framework column, as the shipped table was built. */
+static const struct {
+    const char *framework_prefix, *profile;
+} row_engines[] = {
+    {"TensorRT-LLM 0.11", "trtllm-0.11"},
+    {"TensorRT-LLM", "trtllm"},
+    {"vLLM ~0.5/0.6", "vllm-v0"},
+    {"vLLM 0.5", "vllm-v0"},
+    {"vLLM 0.6", "vllm-v0"},
+    {"SGLang 0.4", "sglang-0.4"},
+    {"SGLang", "sglang"},
+    {"vLLM", "vllm"},
+};
+
+const char *cli_validate_row_engine(const sim_vrow *r)
+{
+    for (size_t i = 0; i < sizeof row_engines / sizeof row_engines[0]; i++)
+        if (strncmp(r->framework, row_engines[i].framework_prefix,
+                    strlen(row_engines[i].framework_prefix)) == 0)
+            return row_engines[i].profile;
+    return cli_opt_defaults.engine;
+}
+
 /* Engine flags a row's framework column records ("vLLM 0.11 (--async-scheduling, ...)"): the
  * profile's default as the benchmark overrode it. */
 static void row_engine_flags(const sim_vrow *r, sim_engprof *e)
@@ -52,6 +76,27 @@ static void row_engine_flags(const sim_vrow *r, sim_engprof *e)
     }
 }
 
+/* The engine profile entry that scores end-to-end row r on its device (row_engine), loaded into
+ * the cache with the row's model and device; NULL with *st and err set when a file fails. */
+static const cli_load_entry *row_profile(cli_load_cache *cache, const sim_vrow *r, sim_status *st,
+                                         sim_err *err)
+{
+    const cli_load_entry *h = cli_validate_row_file(cache, CLI_LOAD_HW, r->hw, err, st);
+    const cli_load_entry *m = h ? cli_validate_row_file(cache, CLI_LOAD_MODEL, r->model, err, st)
+                                : NULL;
+    if (!m)
+        return NULL;
+    h = cli_validate_row_file(cache, CLI_LOAD_HW, r->hw, err, st); /* the model's load may move it */
+    if (cli_load_catalog_load(&cache->catalog)) {
+        *st = sim_fail(err, SIM_EINTERNAL, "out of memory");
+        return NULL;
+    }
+    char epath[PATH_MAX];
+    if ((*st = row_engine(r, cache, &h->hw, epath, sizeof epath, err)))
+        return NULL;
+    return cli_validate_row_file(cache, CLI_LOAD_ENGINE, epath, err, st);
+}
+
 /* Whether a serve row's benchmark went through the engine's HTTP front end: not trtllm-bench,
  * which feeds token ids to the executor in-process, nor an offline run. */
 static bool row_has_frontend(const sim_vrow *r)
@@ -61,7 +106,7 @@ static bool row_has_frontend(const sim_vrow *r)
 
 /* A row that measures quantized weights, activations or KV cache; `p`: an end-to-end row's
  * precision as it ran. */
-static bool vrow_quantized(const sim_vrow *r, const sim_prec *p)
+bool cli_validate_row_quantized(const sim_vrow *r, const sim_prec *p)
 {
     if (r->kind == SIM_VK_GEMM)
         return !sim_dtype_is_16bit(r->dtype) || r->weight != r->dtype;
@@ -226,6 +271,64 @@ static sim_status family_add(families *f, const sim_engprof *p, double e, size_t
     return SIM_OK;
 }
 
+/* Predicts row r. An op row runs on `variant` when given (the device with other efficiencies),
+ * else on its device; an end-to-end row under draw d when given (unc.h: its device and its
+ * engine's overheads moved), else as the files give them. */
+sim_status cli_validate_predict(const cli_opts *o, cli_load_cache *cache, const sim_vrow *r,
+                                const sim_hw *variant, const sim_unc_draw *d, double *pred,
+                                sim_prec *prec, sim_err *rerr)
+{
+    sim_status rs;
+    const cli_load_entry *h = cli_validate_row_file(cache, CLI_LOAD_HW, r->hw, rerr, &rs);
+    if (h && sim_vkind_is_op(r->kind))
+        return sim_validate_op(r, variant ? variant : &h->hw, pred, rerr);
+    if (!h)
+        return rs;
+    const cli_load_entry *m = NULL;
+    const cli_load_entry *e = row_profile(cache, r, &rs, rerr);
+    /* loading a file may move the cache's entries: look the earlier ones up again (they are
+     * cached now, so this adds nothing and moves nothing) */
+    if (!e)
+        return rs;
+    h = cli_validate_row_file(cache, CLI_LOAD_HW, r->hw, rerr, &rs);
+    m = cli_validate_row_file(cache, CLI_LOAD_MODEL, r->model, rerr, &rs);
+    sim_engprof eng = e->eng; /* the profile as the engine chose it on the row's device */
+    row_engine_flags(r, &eng);
+    sim_engprof_for_device(&eng, &h->hw, r->tp);
+    sim_engprof_apply_reserve(&eng, &h->hw, r->tp, 1);
+    if ((rs = sim_validate_row_prec(r, &m->model, &h->hw, prec, rerr)))
+        return rs;
+    sim_step_cfg step = cli_load_engine_step(&eng, &m->model);
+    sim_hw *moved = d ? malloc(sizeof *moved) : NULL;
+    if (d && !moved)
+        return sim_fail(rerr, SIM_EINTERNAL, "out of memory");
+    const sim_hw *hw = &h->hw;
+    if (d) {
+        step.hw = &h->hw;
+        step = sim_unc_apply(&step, d, moved);
+        hw = moved;
+    }
+    if (r->kind == SIM_VK_SERVE) {
+        sim_engine_cfg tmpl = {.step = step};
+        cli_load_engine_cfg(&eng, &tmpl);
+        tmpl.max_input_len = 0; /* the benchmark built its engine for its own prompts */
+        tmpl.frontend.on = row_has_frontend(r) && strcmp(o->frontend, "none") != 0;
+        if (d) /* the front end's costs are the engine's: its factor */
+            sim_unc_apply_frontend(&tmpl.frontend, d);
+        rs = sim_validate_serve(r, &m->model, hw, &tmpl, pred, rerr);
+    } else if (r->kind == SIM_VK_SPEC) {
+        /* the speculative run's host scheduling as the engine runs it (spec.h); the plain run
+         * keeps the profile's */
+        bool spec_async = eng.async_scheduling && eng.policy != SIM_POLICY_SGLANG &&
+                          strncmp(eng.name, "vllm", 4) != 0;
+        rs = sim_validate_spec(r, &m->model, hw, &step, spec_async, pred, rerr);
+    } else {
+        rs = sim_validate_e2e(r, &m->model, hw, &step, pred, rerr);
+    }
+    free(moved);
+    return rs;
+}
+
 sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
 {
     char path[PATH_MAX];
@@ -248,6 +351,11 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
     for (int g = 0; g < N_GROUPS; g++)
         if (!(errs[g] = malloc((n ? n : 1) * sizeof(double))))
             st = sim_fail(err, SIM_EINTERNAL, "out of memory");
+    double *preds = malloc((n ? n : 1) * sizeof *preds); /* NAN: not in the summaries */
+    if (!preds)
+        st = sim_fail(err, SIM_EINTERNAL, "out of memory");
+    for (size_t i = 0; preds && i < n; i++)
+        preds[i] = NAN;
     fprintf(out, "%4s %-9s %-14s %-14s %-15s %12s %12s %8s\n", "id", "kind", "hw", "metric",
             "detail", "measured", "predicted", "error");
     for (size_t i = 0; i < n && !st; i++) {
@@ -271,56 +379,14 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
             continue;
         }
         sim_err rerr = {{0}};
-        sim_status rs;
         double pred = 0.0;
+        sim_prec prec = {0}; /* end-to-end rows: the formats they ran in */
+        sim_status rs = cli_validate_predict(o, &cache, r, NULL, NULL, &pred, &prec, &rerr);
         const sim_engprof *row_prof = NULL; /* end-to-end rows: the profile that scored it */
-        sim_prec prec = {0};                /* end-to-end rows: the formats they ran in */
-        const cli_load_entry *h = row_file(&cache, CLI_LOAD_HW, r->hw, &rerr, &rs);
-        if (h && sim_vkind_is_op(r->kind)) {
-            rs = sim_validate_op(r, &h->hw, &pred, &rerr);
-        } else if (h) {
-            const cli_load_entry *m = row_file(&cache, CLI_LOAD_MODEL, r->model, &rerr, &rs);
-            char epath[PATH_MAX];
-            if (m) /* loading the model may have moved the device's entry */
-                h = row_file(&cache, CLI_LOAD_HW, r->hw, &rerr, &rs);
-            if (m && cli_load_catalog_load(&cache.catalog))
-                rs = sim_fail(&rerr, SIM_EINTERNAL, "out of memory");
-            else if (m)
-                rs = row_engine(r, &cache, &h->hw, epath, sizeof epath, &rerr);
-            const cli_load_entry *e =
-                m && !rs ? row_file(&cache, CLI_LOAD_ENGINE, epath, &rerr, &rs) : NULL;
-            /* loading a file may move the cache's entries: look the earlier ones up again (they
-             * are cached now, so this adds nothing and moves nothing) */
-            if (e) {
-                h = row_file(&cache, CLI_LOAD_HW, r->hw, &rerr, &rs);
-                m = row_file(&cache, CLI_LOAD_MODEL, r->model, &rerr, &rs);
-            }
-            sim_engprof eng; /* the profile as the engine chose it on the row's device */
-            if (e) {
-                eng = e->eng;
-                row_prof = &e->eng;
-                row_engine_flags(r, &eng);
-                sim_engprof_for_device(&eng, &h->hw, r->tp);
-                sim_engprof_apply_reserve(&eng, &h->hw, r->tp, 1);
-                rs = sim_validate_row_prec(r, &m->model, &h->hw, &prec, &rerr);
-            }
-            if (e && !rs && r->kind == SIM_VK_SERVE) {
-                sim_engine_cfg tmpl = {.step = cli_load_engine_step(&eng, &m->model)};
-                cli_load_engine_cfg(&eng, &tmpl);
-                tmpl.max_input_len = 0; /* the benchmark built its engine for its own prompts */
-                tmpl.frontend.on = row_has_frontend(r) && strcmp(o->frontend, "none") != 0;
-                rs = sim_validate_serve(r, &m->model, &h->hw, &tmpl, &pred, &rerr);
-            } else if (e && !rs && r->kind == SIM_VK_SPEC) {
-                /* the speculative run's host scheduling as the engine runs it (spec.h); the
-                 * plain run keeps the profile's */
-                const sim_step_cfg tmpl = cli_load_engine_step(&eng, &m->model);
-                bool spec_async = eng.async_scheduling && eng.policy != SIM_POLICY_SGLANG &&
-                                  strncmp(eng.name, "vllm", 4) != 0;
-                rs = sim_validate_spec(r, &m->model, &h->hw, &tmpl, spec_async, &pred, &rerr);
-            } else if (e && !rs) {
-                const sim_step_cfg tmpl = cli_load_engine_step(&eng, &m->model);
-                rs = sim_validate_e2e(r, &m->model, &h->hw, &tmpl, &pred, &rerr);
-            }
+        if (!rs && !sim_vkind_is_op(r->kind)) {
+            sim_status ps;
+            const cli_load_entry *pe = row_profile(&cache, r, &ps, &rerr);
+            row_prof = pe ? &pe->eng : NULL;
         }
         if (rs == SIM_EINTERNAL) {
             *err = rerr;
@@ -343,6 +409,7 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
             errs[G_ENERGY][cnt[G_ENERGY]++] = fabs(e);
             continue;
         }
+        preds[i] = pred;
         bool op = sim_vkind_is_op(r->kind);
         if (r->kind == SIM_VK_SPEC) { /* a ratio of two runs: its own group and gate */
             errs[G_SPEC][cnt[G_SPEC]++] = fabs(e);
@@ -351,7 +418,7 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
         }
         int groups[5] = {op ? G_OP : G_E2E, G_ALL, op ? G_KIND + (int)r->kind : -1,
                          op ? G_BUCKET + sim_validate_bucket(r) : -1,
-                         vrow_quantized(r, &prec) ? (op ? G_QOP : G_QE2E)
+                         cli_validate_row_quantized(r, &prec) ? (op ? G_QOP : G_QE2E)
                          : op                     ? -1
                                                   : G_E2E16};
         for (int g = 0; g < 5; g++)
@@ -366,6 +433,9 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
         st = validate_summaries(o, path, errs, cnt, low, out, err);
     if (!st)
         dev_summaries(&devs, out);
+    if (!st)
+        st = cli_validate_bands(o, &cache, rows, n, preds, out, err);
+    free(preds);
     for (size_t i = 0; i < devs.n; i++)
         free(devs.e[i]);
     for (int k = 0; k < fam.n; k++) {

@@ -108,6 +108,27 @@ static sim_status page_write(page *p, const char *path, sim_err *err)
     return st;
 }
 
+/* --uncertainty: every banded metric with its 80 % band (the parameter draws' 10th and 90th
+ * percentiles). */
+static void band_section(page *p, const sim_unc_band *b)
+{
+    if (!b || !b->n)
+        return;
+    section(p, "How sure: 80 % bands");
+    table_begin(p);
+    for (size_t i = 0; i < b->n; i++)
+        row(p, b->key[i], "%.4g - %.4g", b->lo[i], b->hi[i]);
+    table_end(p);
+    sim_svg_raw(p, "<p style=\"font-size:12.5px;color:#444\">");
+    char text[160];
+    snprintf(text, sizeof text,
+             "The run repeated under %d draws of the step model's efficiencies and overheads "
+             "(tools/data/uncertainty.csv, docs/VALIDATION.md).",
+             b->draws);
+    sim_svg_escaped(p, text);
+    sim_svg_raw(p, "</p>\n");
+}
+
 /* ------------------------------------------------------------------------------------------ */
 
 sim_status sim_html_run(const char *path, const char *cmdline, const sim_run_cfg *cfg,
@@ -148,6 +169,7 @@ sim_status sim_html_run(const char *path, const char *cmdline, const sim_run_cfg
         row(&p, "Decode speed-up", "%.2fx", r->spec_speedup);
     }
     table_end(&p);
+    band_section(&p, cfg->band);
 
     const sim_step_result *dec = cfg->output_len > 1 ? &r->decode : NULL;
     sim_svg c = {0};
@@ -223,7 +245,16 @@ sim_status sim_html_serve(const char *path, const char *cmdline, const sim_serve
     if (sim_report_serve_price(rep, &price))
         row(&p, "Cost (US$ per million output tokens)", "%.4f (%lld GPUs at %.4g $/h)",
             price.usd_per_million_output_tokens, (long long)price.gpus, price.usd_per_gpu_hour);
+    if (rep->band && rep->band->n && rep->capacity_rps > 0.0) {
+        row(&p, "Capacity (req/s)", "%.2f (80 %%: %.2f - %.2f)", rep->capacity_rps,
+            rep->capacity_lo, rep->capacity_hi);
+        if (rep->offered_rps > 0.0)
+            row(&p, "Offered load / capacity", "%.2f (80 %%: %.2f - %.2f)",
+                rep->offered_rps / rep->capacity_rps, rep->offered_rps / rep->capacity_hi,
+                rep->offered_rps / rep->capacity_lo);
+    }
     table_end(&p);
+    band_section(&p, rep->band);
 
     sim_svg c = {0};
     section(&p, "Latency distributions");
@@ -295,6 +326,8 @@ sim_status sim_html_sweep(const char *path, const char *cmdline, const sim_chart
             row(&p, "Best under the SLO", "none meets it");
         }
     }
+    if (sw->decision && sw->decision[0])
+        row(&p, "How sure (parameter draws)", "%s", sw->decision);
     table_end(&p);
     sim_svg c = {0};
     section(&p, "Throughput against latency");

@@ -297,11 +297,14 @@ static void run_table_rows(FILE *f, const sim_field *v, size_t n)
 {
     for (size_t k = 0; k < n; k++) {
         if (v[k].missing)
-            fprintf(f, "%-34s %12s\n", v[k].label, v[k].text);
+            fprintf(f, "%-34s %12s", v[k].label, v[k].text);
         else if (v[k].kind == SIM_FIELD_INT)
-            fprintf(f, "%-34s %12lld\n", v[k].label, (long long)v[k].num);
+            fprintf(f, "%-34s %12lld", v[k].label, (long long)v[k].num);
         else
-            fprintf(f, "%-34s %12.*f\n", v[k].label, v[k].decimals, v[k].num);
+            fprintf(f, "%-34s %12.*f", v[k].label, v[k].decimals, v[k].num);
+        if (v[k].banded)
+            fprintf(f, "  (80 %%: %.*f-%.*f)", v[k].decimals, v[k].lo, v[k].decimals, v[k].hi);
+        fputc('\n', f);
     }
 }
 

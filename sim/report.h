@@ -21,6 +21,7 @@
 #include "metrics.h"
 #include "price.h"
 #include "run.h"
+#include "unc.h"
 
 typedef enum sim_format { SIM_FMT_TABLE, SIM_FMT_JSON, SIM_FMT_CSV, SIM_FMT_COUNT } sim_format;
 
@@ -61,6 +62,13 @@ typedef struct sim_serve_report {
      * metric, p90 and p99); else only the selected metrics, with these percentiles */
     const sim_pct_sel *pct;
     const sim_pct_values *pct_ms;
+    /* --uncertainty: the 10th / 90th percentiles of the headline metrics over the parameter
+     * draws (NULL or no draws: none); JSON and CSV add KEY_lo and KEY_hi after each banded KEY,
+     * the table "(80 %: lo-hi)" after its value. vLLM's --save-result file never has them. */
+    const sim_unc_band *band;
+    /* with a band: the engine's capacity (requests/s its steady state completes, unc.h's
+     * capacity rule) and its band, and the offered load (requests/s; 0: unbounded) */
+    double capacity_rps, capacity_lo, capacity_hi, offered_rps;
     int64_t spec_break_even_batch; /* speculation: the batch it stops paying at (run.h; 0 none) */
 } sim_serve_report;
 
@@ -165,11 +173,15 @@ typedef struct sim_field {
      * (width > 0) is its heading. */
     int width;
     const char *before, *after;
+    /* a table's field with a band (--uncertainty): its 10th and 90th percentiles, in the
+     * table's unit */
+    bool banded;
+    double lo, hi;
 } sim_field;
 
 /* The most fields one output has: every scalar row, and mean, median, std and every selectable
  * percentile of each metric. */
-enum { SIM_FIELDS_MAX = 40 + SIM_M_COUNT * (3 + SIM_MAX_PCTS) };
+enum { SIM_FIELDS_MAX = 40 + SIM_M_COUNT * (3 + SIM_MAX_PCTS) + 2 * SIM_UNC_BAND_MAX };
 
 /* Fills `out` (SIM_FIELDS_MAX entries) with output `which`'s fields of r, in order; returns
  * their number. */

@@ -316,6 +316,48 @@ sim_field sim_report_field_of(const char *key, sim_field_kind kind, int decimals
     return f;
 }
 
+void sim_report_band_mark(const sim_unc_band *b, sim_field *f, double scale)
+{
+    double hi;
+    const double *lo = f->missing ? NULL : sim_unc_band_get(b, f->key, &hi);
+    if (!lo)
+        return;
+    f->banded = true;
+    f->lo = *lo * scale;
+    f->hi = hi * scale;
+}
+
+size_t sim_report_band_expand(const sim_unc_band *b, sim_field_out which, sim_field *out,
+                              size_t n)
+{
+    if (!b || !b->n ||
+        !(which == SIM_FIELDS_JSON || which == SIM_FIELDS_JSON_TAIL || which == SIM_FIELDS_CSV))
+        return n;
+    /* from the end, so each banded field's two new ones land right after it */
+    size_t extra = 0;
+    for (size_t i = 0; i < n; i++)
+        extra += !out[i].missing && sim_unc_band_get(b, out[i].key, NULL) ? 2 : 0;
+    if (n + extra > SIM_FIELDS_MAX)
+        return n;
+    size_t w = n + extra;
+    for (size_t i = n; i-- > 0;) {
+        double hi;
+        const double *lo = out[i].missing ? NULL : sim_unc_band_get(b, out[i].key, &hi);
+        if (lo) {
+            sim_field h = out[i], l = out[i];
+            l.kind = h.kind = SIM_FIELD_NUM;
+            snprintf(l.key, sizeof l.key, "%.36s_lo", out[i].key);
+            snprintf(h.key, sizeof h.key, "%.36s_hi", out[i].key);
+            l.num = *lo;
+            h.num = hi;
+            out[--w] = h;
+            out[--w] = l;
+        }
+        out[--w] = out[i];
+    }
+    return n + extra;
+}
+
 /* Applies an output's rule to a row read with or without a value; false: leave it out. */
 bool sim_report_field_keep(bool present, sim_report_miss miss, sim_field *f)
 {
@@ -579,7 +621,10 @@ size_t sim_report_serve_fields(const sim_serve_report *r, sim_field_out which, s
     for (size_t i = 0; i < serve_outputs[which].n; i++) {
         const sim_report_col *c = &serve_outputs[which].cols[i];
         if (c->row == F_LATENCY) {
-            n += latency_fields(r, c->lat, table, out + n);
+            size_t k = latency_fields(r, c->lat, table, out + n);
+            for (size_t j = n; table && j < n + k; j++)
+                sim_report_band_mark(r->band, &out[j], 1.0);
+            n += k;
             continue;
         }
         sim_field f = sim_report_field_of(serve_rows[c->row].key, serve_rows[c->row].kind, 6);
@@ -595,8 +640,9 @@ size_t sim_report_serve_fields(const sim_serve_report *r, sim_field_out which, s
                 f.num = 100.0 * f.num;
             if (f.missing)
                 f.text = serve_rows[c->row].unknown;
+            sim_report_band_mark(r->band, &f, serve_rows[c->row].pct ? 100.0 : 1.0);
         }
         out[n++] = f;
     }
-    return n;
+    return sim_report_band_expand(r->band, which, out, n);
 }

@@ -48,6 +48,15 @@ typedef struct sim_report_cols {
 /* A row's field before its value is read. */
 sim_field sim_report_field_of(const char *key, sim_field_kind kind, int decimals);
 
+/* A table's field `f` with its band from b (scaled as the table scales the value; nothing when b
+ * has no band of its key). */
+void sim_report_band_mark(const sim_unc_band *b, sim_field *f, double scale);
+
+/* JSON and CSV outputs (sweep rows add their own columns): KEY_lo and KEY_hi inserted after each field b has a band of
+ * (out has room for SIM_FIELDS_MAX); returns the new count. Other outputs: n. */
+size_t sim_report_band_expand(const sim_unc_band *b, sim_field_out which, sim_field *out,
+                              size_t n);
+
 /* Applies an output's rule to a row read with or without a value; false: leave it out. */
 bool sim_report_field_keep(bool present, sim_report_miss miss, sim_field *f);
 

@@ -398,6 +398,7 @@ size_t sim_report_run_fields(const sim_run_cfg *cfg, const sim_run_result *r, si
                 f.num /= row->per;
             if (f.missing)
                 f.text = row->unknown;
+            sim_report_band_mark(cfg->band, &f, row->per > 0.0 ? 1.0 / row->per : 1.0);
             if (which == SIM_FIELDS_TABLE_MEM || which == SIM_FIELDS_TABLE_SPEC) {
                 f.before = row->before;
                 f.after = row->after;
@@ -405,5 +406,5 @@ size_t sim_report_run_fields(const sim_run_cfg *cfg, const sim_run_result *r, si
         }
         out[n++] = f;
     }
-    return n;
+    return sim_report_band_expand(cfg->band, which, out, n);
 }

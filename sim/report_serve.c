@@ -60,10 +60,26 @@ static void table_row(FILE *f, const sim_field *v)
         fprintf(f, v->style == SIM_STYLE_TIGHT ? "%-40s%s\n" : "%-40s %s\n", v->label, v->text);
     else if (v->kind == SIM_FIELD_INT)
         fprintf(f, "%-40s %-10lld\n", v->label, (long long)v->num);
+    else if (v->banded)
+        fprintf(f, "%-40s %-10.*f (80 %%: %.*f-%.*f)\n", v->label, v->decimals, v->num,
+                v->decimals, v->lo, v->decimals, v->hi);
     else if (v->style == SIM_STYLE_BARE)
         fprintf(f, "%-40s %.*f\n", v->label, v->decimals, v->num);
     else
         fprintf(f, "%-40s %-10.*f\n", v->label, v->decimals, v->num);
+}
+
+/* With a band: the engine's capacity and the offered load over it, each with its band. */
+static void capacity_table(FILE *f, const sim_serve_report *r)
+{
+    if (!r->band || !r->band->n || !(r->capacity_rps > 0.0))
+        return;
+    fprintf(f, "%-40s %-10.2f (80 %%: %.2f-%.2f)\n", "Capacity (req/s):", r->capacity_rps,
+            r->capacity_lo, r->capacity_hi);
+    if (r->offered_rps > 0.0)
+        fprintf(f, "%-40s %-10.2f (80 %%: %.2f-%.2f)\n", "Offered load / capacity:",
+                r->offered_rps / r->capacity_rps, r->offered_rps / r->capacity_hi,
+                r->offered_rps / r->capacity_lo);
 }
 
 static sim_status serve_table(FILE *f, const sim_serve_report *r)
@@ -96,6 +112,7 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
     size_t n = sim_report_serve_fields(r, SIM_FIELDS_TABLE, fields);
     for (size_t i = 0; i < n; i++)
         table_row(f, &fields[i]);
+    capacity_table(f, r);
     banner(f, "", '=');
     return ferror(f) ? SIM_EINTERNAL : SIM_OK;
 }
@@ -170,6 +187,18 @@ static sim_status serve_json(FILE *f, const sim_serve_report *r)
     sim_report_fields_json(o, fields, sim_report_serve_fields(r, SIM_FIELDS_JSON, fields));
     cluster_json(o, r);
     sim_report_fields_json(o, fields, sim_report_serve_fields(r, SIM_FIELDS_JSON_TAIL, fields));
+    if (r->band && r->band->n && r->capacity_rps > 0.0) {
+        add_num(o, "capacity_requests_per_s", r->capacity_rps);
+        add_num(o, "capacity_requests_per_s_lo", r->capacity_lo);
+        add_num(o, "capacity_requests_per_s_hi", r->capacity_hi);
+        if (r->offered_rps > 0.0) {
+            add_num(o, "offered_load_over_capacity", r->offered_rps / r->capacity_rps);
+            add_num(o, "offered_load_over_capacity_lo", r->offered_rps / r->capacity_hi);
+            add_num(o, "offered_load_over_capacity_hi", r->offered_rps / r->capacity_lo);
+        } else {
+            cJSON_AddNullToObject(o, "offered_load_over_capacity");
+        }
+    }
     return sim_report_print_json(f, o);
 }
 

@@ -49,6 +49,9 @@ typedef struct sim_run_cfg {
     double mem_util;      /* --gpu-memory-utilization, (0, 1] */
     const sim_spec *spec; /* speculative decoding; NULL (or method none) for plain decoding */
     double usd_per_gpu_hour; /* price of a GPU-hour for the report (0 unknown); not simulated */
+    /* --uncertainty: the headline metrics' bands for the report (unc.h; NULL: none); not
+     * simulated */
+    const struct sim_unc_band *band;
 } sim_run_cfg;
 
 typedef struct sim_run_result {

@@ -249,8 +249,10 @@ void sim_sweep_rows_free(sim_sweep_row *rows, size_t n)
 {
     if (!rows)
         return;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         free(rows[i].text);
+        free(rows[i].draws);
+    }
     free(rows);
 }
 
@@ -329,5 +331,24 @@ size_t sim_sweep_best(const sim_sweep_row *rows, size_t n)
         if (rows[i].ok && rows[i].meets_slo &&
             (best == n || rows[i].tput_per_gpu > rows[best].tput_per_gpu))
             best = i;
+    return best;
+}
+
+size_t sim_sweep_runner_up(const sim_sweep_row *rows, size_t n, size_t winner, bool cheapest,
+                           bool need_slo)
+{
+    size_t best = n;
+    for (size_t i = 0; i < n; i++) {
+        if (i == winner || !rows[i].ok)
+            continue;
+        if (cheapest ? (need_slo && !rows[i].meets_slo) || !(rows[i].usd_per_million_output_tokens > 0.0)
+                     : !rows[i].meets_slo)
+            continue;
+        if (best == n ||
+            (cheapest ? rows[i].usd_per_million_output_tokens <
+                            rows[best].usd_per_million_output_tokens
+                      : rows[i].tput_per_gpu > rows[best].tput_per_gpu))
+            best = i;
+    }
     return best;
 }

@@ -96,6 +96,10 @@ typedef struct sim_sweep_row {
     double ttft_ms;      /* at the SLO percentile */
     double usd_per_million_output_tokens; /* 0 = price unknown */
     double joules_per_output_token;       /* the power estimate (power.h); 0 = power unknown */
+    /* --uncertainty: the objective (cost per million output tokens, or output tokens/s per
+     * GPU) under each parameter draw, the same draws at every point (owned; NULL: none) */
+    double *draws;
+    int n_draws;
     bool hw_default_only; /* its device has no fitted or inherited efficiency (hw.h): the
                            * summary, the rows' hw_efficiency column and the chart mark it */
 } sim_sweep_row;
@@ -126,6 +130,10 @@ size_t sim_sweep_cheapest(const sim_sweep_row *rows, size_t n, bool need_slo);
 
 /* The same for the least energy per output token (rows with a known power). */
 size_t sim_sweep_least_energy(const sim_sweep_row *rows, size_t n, bool need_slo);
+/* The ok row that comes second by the same rule as `winner` (sim_sweep_cheapest when `cheapest`,
+ * else sim_sweep_best), or n if none. */
+size_t sim_sweep_runner_up(const sim_sweep_row *rows, size_t n, size_t winner, bool cheapest,
+                           bool need_slo);
 
 /* The default thread count: every core OpenMP sees (1 without OpenMP). */
 int sim_sweep_max_threads(void);

@@ -74,6 +74,7 @@
 #include "model.h"
 #include "engine.h"
 #include "step.h"
+#include "unc.h"
 
 typedef enum sim_vkind {
     SIM_VK_GEMM,
@@ -233,5 +234,43 @@ typedef struct sim_fit_report {
  * Parameters no row constrains stay. The report adds each row's leave-one-out error. */
 sim_status sim_validate_fit(const sim_vrow *rows, size_t n, const char *name, sim_hw *hw,
                             sim_fit_report *report, sim_err *err);
+
+/* One piece of evidence for the uncertainty table (unc.h): a row's residual. */
+typedef struct sim_unc_evidence {
+    bool e2e;              /* an end-to-end row (engine evidence), else an op-level one */
+    sim_unc_family family; /* op rows: the family whose parameters priced it */
+    sim_unc_prov prov;     /* op rows: the provenance of those parameters when it was priced */
+    char scope[32];        /* op rows: the device's arch; e2e rows: the engine profile */
+    char source[200];      /* the row's source (leave-one-source-out) */
+    double log_err;        /* log(predicted / measured) */
+    double op_var;         /* e2e rows: the variance of log(prediction) over draws of the op
+                            * families alone (what the kernels' own error explains) */
+} sim_unc_evidence;
+
+/* The family an op-level row's prediction reads (unc.h): a GEMM by its formats (a memory-bound
+ * 16-bit one: memory), a grouped GEMM or a fused MoE layer by its formats, attention, decode
+ * attention, a copy (memory), collectives (network). */
+sim_unc_family sim_validate_row_family(const sim_vrow *r, const sim_hw *hw);
+
+/* The least rows behind a sigma of its own: fewer, and the pooled sigma of the provenance (every
+ * family's rows) stands in. */
+#define SIM_UNC_MIN_ROWS 3
+
+/* Builds the table from the evidence, leaving out every row whose source is `exclude` (NULL:
+ * none), so a row never vouches for itself:
+ *   op families: sigma = RMS of log_err over the family's rows of that provenance (per arch
+ *     with SIM_UNC_MIN_ROWS rows, and over all devices as "*"); a family or provenance with fewer
+ *     rows takes the pooled RMS of every family's rows of that provenance; a weaker provenance
+ *     never narrows the band (inherited >= fitted, default >= inherited);
+ *   engine: per engine profile with SIM_UNC_MIN_ROWS end-to-end rows, the variance the op
+ *     families do not explain: each row needs (log_err / z90)^2 - op_var (>= 0, z90 = 1.2816)
+ *     for its measurement to sit inside an 80 % band around its prediction; sigma is the root
+ *     of the 80th percentile of that need over the engine's rows ("fitted"; the scope of a MoE
+ *     model's rows is "NAME:moe", unc.h). "*" default (an engine version without end-to-end
+ *     rows): the same over all dense rows plus the variance between the engines' mean log
+ *     errors; "*:moe" the same over the MoE rows.
+ * Returns false when the table is full. */
+bool sim_validate_unc_table(const sim_unc_evidence *ev, size_t n, const char *exclude,
+                            sim_unc_table *out);
 
 #endif

@@ -1,0 +1,357 @@
+/* test_unc.c - the uncertainty bands (unc.h): the draws' arithmetic by hand, the table's checks,
+ * and the bands end to end through the command line (cliutil.h): a default-only device is less
+ * certain than a fitted one, a load near capacity less certain than a light one, identical sweep
+ * points identical, a point against itself a coin toss. */
+#include "cliutil.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+
+#include "capacity.h"
+#include "unc.h"
+
+typedef struct result {
+    int rc;
+    char out[1 << 17];
+    char err[1 << 16];
+} result;
+
+static result R;
+
+static void runf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void runf(const char *fmt, ...)
+{
+    char args[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    assert_true(n >= 0 && n < (int)sizeof args);
+    R.rc = tu_cli(args, R.out, sizeof R.out, R.err, sizeof R.err);
+}
+
+static double num(const cJSON *o, const char *k)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
+    if (!cJSON_IsNumber(it)) {
+        print_error("key '%s' missing or not a number\n", k);
+        fail();
+    }
+    return it->valuedouble;
+}
+
+/* A table of every family at sigma s (fitted), 2s (inherited), 4s (default), engine e. */
+static void flat_table(sim_unc_table *t, double s, double e)
+{
+    memset(t, 0, sizeof *t);
+    for (int f = 0; f < SIM_UNC_ENGINE; f++)
+        for (int p = 0; p < SIM_UNC_PROV_COUNT; p++)
+            assert_true(sim_unc_set(t, (sim_unc_family)f, "*", (sim_unc_prov)p,
+                                    s * (double)(1 << p), 1));
+    assert_true(sim_unc_set(t, SIM_UNC_ENGINE, "*", SIM_UNC_DEFAULT, e, 1));
+}
+
+static void test_percentile_and_band(void **state)
+{
+    (void)state;
+    /* numpy.percentile([1..5], 10): position 0.1 x 4 = 0.4 -> 1 + 0.4 x (2 - 1) = 1.4 */
+    double v[] = {5, 3, 1, 4, 2};
+    assert_float_equal(sim_unc_percentile(v, 5, 10.0), 1.4, 1e-12);
+    assert_float_equal(sim_unc_percentile(v, 5, 90.0), 4.6, 1e-12);
+    /* log-normal band of {e^-1, e^1}: logs -1 and 1, mean 0, sd sqrt(((-1)^2 + 1^2) / 1) =
+     * 1.414214; 10th and 90th percentiles exp(-/+ 1.281552 x 1.414214) = exp(-/+ 1.812388):
+     * 0.163264 and 6.125054 */
+    double w[] = {exp(-1.0), exp(1.0)}, lo, hi;
+    sim_unc_band_of(w, 2, &lo, &hi);
+    assert_float_equal(lo, 0.163264, 1e-6);
+    assert_float_equal(hi, 6.125054, 1e-6);
+    /* a zero value: the draws' own percentiles (0, 10 -> 1 and 9) */
+    double z[] = {0.0, 10.0};
+    sim_unc_band_of(z, 2, &lo, &hi);
+    assert_float_equal(lo, 1.0, 1e-12);
+    assert_float_equal(hi, 9.0, 1e-12);
+    sim_unc_band b = {0};
+    double x[] = {2.0, 2.0, 2.0};
+    assert_true(sim_unc_band_add(&b, "tpot_ms", x, 3));
+    assert_non_null(sim_unc_band_get(&b, "tpot_ms", &hi));
+    assert_float_equal(hi, 2.0, 1e-12); /* no spread: no band */
+    assert_null(sim_unc_band_get(&b, "ttft_ms", NULL));
+}
+
+static void test_beat_probability(void **state)
+{
+    (void)state;
+    const double a[] = {1.0, 2.0, 3.0, 4.0}, b[] = {2.0, 1.0, 4.0, 4.0};
+    /* a point against itself: every draw a tie, one half each */
+    assert_float_equal(sim_unc_beat_prob(a, a, 4, true), 0.5, 1e-12);
+    assert_float_equal(sim_unc_beat_prob(a, a, 4, false), 0.5, 1e-12);
+    /* lower is better: a wins draws 0 and 2, loses 1, ties 3: (1 + 0 + 1 + 0.5) / 4 */
+    assert_float_equal(sim_unc_beat_prob(a, b, 4, true), 0.625, 1e-12);
+    assert_float_equal(sim_unc_beat_prob(a, b, 4, false), 0.375, 1e-12);
+    assert_float_equal(sim_unc_beat_prob(a, b, 0, true), 0.5, 1e-12);
+}
+
+static void test_apply_and_draws(void **state)
+{
+    (void)state;
+    sim_hw hw;
+    sim_err err;
+    char path[512];
+    tu_snprintf(path, sizeof path, "%s/tests/data/h100-fixture.json", tu_root());
+    assert_int_equal(sim_hw_load(path, &hw, &err), SIM_OK);
+    sim_unc_draw d = {0};
+    for (int f = 0; f < SIM_UNC_FAMILY_COUNT; f++)
+        d.factor[f] = 1.0;
+    d.factor[SIM_UNC_MEMORY] = 1.25;
+    d.factor[SIM_UNC_GEMM16] = 0.5;
+    d.factor[SIM_UNC_LAUNCH] = 2.0;
+    sim_hw o;
+    sim_unc_apply_hw(&hw, &d, &o);
+    /* an efficiency divided by its time factor: memory / 1.25; bf16 GEMM 0.8 / 0.5 = 1.6 is
+     * capped at the peak, 1; a launch multiplied: 4 us x 2 */
+    assert_float_equal(o.eff_memory, hw.eff_memory / 1.25, 1e-12);
+    assert_float_equal(o.eff_gemm[SIM_DT_BF16], 1.0, 1e-12);
+    assert_float_equal(o.eff_gemm[SIM_DT_FP8], hw.eff_gemm[SIM_DT_FP8], 1e-12);
+    assert_float_equal(o.launch_ns, 8000.0, 1e-9);
+    /* the engine factor: every kernel efficiency and the CPU overheads together */
+    d.factor[SIM_UNC_ENGINE] = 1.1;
+    sim_step_cfg c = {.hw = &hw, .iteration_overhead_ns = 1000.0}, m;
+    m = sim_unc_apply(&c, &d, &o);
+    assert_ptr_equal(m.hw, &o);
+    assert_float_equal(m.iteration_overhead_ns, 1100.0, 1e-9);
+    assert_float_equal(o.eff_attention, hw.eff_attention, 1e-12);
+    assert_float_equal(o.hbm_bytes_per_s, hw.hbm_bytes_per_s / 1.1, 1e-3);
+    assert_float_equal(o.peak_flops[SIM_DT_BF16], hw.peak_flops[SIM_DT_BF16] / 1.1, 1.0);
+    assert_float_equal(o.launch_ns, 8000.0 * 1.1, 1e-9);
+    /* draws: deterministic, antithetic in pairs, and a zero sigma moves nothing */
+    sim_unc_table t;
+    flat_table(&t, 0.1, 0.2);
+    sim_unc_draw d0, d1, again;
+    sim_unc_draw_make(&t, &hw, "vllm", 0, 0, &d0);
+    sim_unc_draw_make(&t, &hw, "vllm", 0, 1, &d1);
+    sim_unc_draw_make(&t, &hw, "vllm", 0, 0, &again);
+    for (int f = 0; f < SIM_UNC_FAMILY_COUNT; f++) {
+        assert_float_equal(d0.factor[f], again.factor[f], 0.0);
+        assert_float_equal(log(d0.factor[f]), -log(d1.factor[f]), 1e-12);
+    }
+    assert_true(fabs(log(d0.factor[SIM_UNC_MEMORY])) > 0.0);
+    flat_table(&t, 0.0, 0.0);
+    sim_unc_draw_make(&t, &hw, "vllm", 0, 5, &d0);
+    for (int f = 0; f < SIM_UNC_FAMILY_COUNT; f++)
+        assert_float_equal(d0.factor[f], 1.0, 0.0);
+    /* the fixture gives its efficiencies: fitted; fp4's is copied from its bf16: inherited */
+    assert_int_equal(sim_unc_provenance(&hw, SIM_UNC_GEMM16), SIM_UNC_FITTED);
+    assert_int_equal(sim_unc_provenance(&hw, SIM_UNC_GEMM4), SIM_UNC_INHERITED);
+    assert_string_equal(sim_unc_device_family(&hw), "hopper");
+    char scope[64];
+    sim_unc_engine_scope("vllm", NULL, scope, sizeof scope);
+    assert_string_equal(scope, "vllm");
+}
+
+static void test_table_file(void **state)
+{
+    (void)state;
+    sim_unc_table t;
+    sim_err err;
+    char path[512];
+    /* the shipped table loads and every lookup finds a value */
+    tu_snprintf(path, sizeof path, "%s/tools/data/uncertainty.csv", tu_root());
+    assert_int_equal(sim_unc_load(path, &t, &err), SIM_OK);
+    assert_true(sim_unc_sigma(&t, SIM_UNC_MEMORY, "nowhere", SIM_UNC_DEFAULT) > 0.0);
+    /* a weaker provenance never narrows the band */
+    for (int f = 0; f < SIM_UNC_ENGINE; f++)
+        assert_true(sim_unc_sigma(&t, (sim_unc_family)f, "*", SIM_UNC_DEFAULT) >=
+                    sim_unc_sigma(&t, (sim_unc_family)f, "*", SIM_UNC_FITTED));
+    /* bad files: one message naming the file, line and field */
+    static const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {"family,scope\n", "header is"},
+        {"family,scope,provenance,sigma,rows\nfoo,*,fitted,0.1,1\n", "field 'family' is 'foo'"},
+        {"family,scope,provenance,sigma,rows\nmemory,*,guess,0.1,1\n", "field 'provenance'"},
+        {"family,scope,provenance,sigma,rows\nmemory,*,fitted,nan,1\n", "field 'sigma' is 'nan'"},
+        {"family,scope,provenance,sigma,rows\nmemory,*,fitted,-1,1\n", "field 'sigma'"},
+        {"family,scope,provenance,sigma,rows\nmemory,*,fitted,0.1\n", "expected 5 fields"},
+        {"family,scope,provenance,sigma,rows\nmemory,*,fitted,0.1,1\n", "is missing"},
+        {"family,scope,provenance,sigma,rows\nmemory,*,fitted,0.1,1\nmemory,*,fitted,0.1,1\n",
+         "given twice"},
+    };
+    tu_snprintf(path, sizeof path, "%s/unc-bad.csv", tu_tmpdir());
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(bad[i].text, f);
+        fclose(f);
+        assert_int_equal(sim_unc_load(path, &t, &err), SIM_EINPUT);
+        if (!strstr(err.msg, bad[i].msg)) {
+            print_error("case %zu: '%s' lacks '%s'\n", i, err.msg, bad[i].msg);
+            fail();
+        }
+    }
+    runf("run --model llama-3.1-8b --hw h100-sxm --uncertainty-table %s", path);
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "given twice"));
+}
+
+/* hi / lo of a key in a JSON object */
+static double width(const cJSON *j, const char *key)
+{
+    char lo[64], hi[64];
+    snprintf(lo, sizeof lo, "%s_lo", key);
+    snprintf(hi, sizeof hi, "%s_hi", key);
+    return num(j, hi) / num(j, lo);
+}
+
+/* The same static batch on the MI300X as shipped and on a copy of it with its efficiencies taken
+ * out (every one from the architecture's default rule): the copy's band is wider (the copy keeps
+ * the device's name, so both see the same z of every family: only the sigmas differ). */
+static void test_default_device_wider(void **state)
+{
+    (void)state;
+    char src[512], dst[512];
+    tu_snprintf(src, sizeof src, "%s/hw/mi300x.json", tu_root());
+    tu_snprintf(dst, sizeof dst, "%s/mi300x-default.json", tu_tmpdir());
+    char *text = NULL;
+    FILE *f = fopen(src, "rb");
+    assert_non_null(f);
+    text = calloc(1, 1 << 20);
+    assert_non_null(text);
+    size_t n = fread(text, 1, (1 << 20) - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    assert_non_null(root);
+    cJSON_DeleteItemFromObjectCaseSensitive(root, "efficiency");
+    cJSON_DeleteItemFromObjectCaseSensitive(root, "quant");
+    cJSON_DeleteItemFromObjectCaseSensitive(root, "decode_cta_gb_per_s");
+    char *out = cJSON_Print(root);
+    cJSON_Delete(root);
+    f = fopen(dst, "w");
+    assert_non_null(f);
+    fputs(out, f);
+    fclose(f);
+    free(out);
+    const char *args = "--model llama-3.1-8b --batch 8 --input-len 1024 --output-len 128 "
+                       "--format json --uncertainty 16";
+    runf("run --hw mi300x %s", args);
+    assert_int_equal(R.rc, 0);
+    cJSON *fit = cJSON_Parse(R.out);
+    runf("run --hw %s %s", dst, args);
+    assert_int_equal(R.rc, 0);
+    cJSON *def = cJSON_Parse(R.out);
+    assert_non_null(fit);
+    assert_non_null(def);
+    static const char *const keys[] = {"ttft_ms", "tpot_ms", "e2e_ms", "output_throughput"};
+    for (size_t k = 0; k < 4; k++) {
+        assert_true(width(fit, keys[k]) > 1.0);
+        if (!(width(def, keys[k]) > width(fit, keys[k]))) {
+            print_error("%s: default-only x%.3f, fitted x%.3f\n", keys[k], width(def, keys[k]),
+                        width(fit, keys[k]));
+            fail();
+        }
+    }
+    cJSON_Delete(fit);
+    cJSON_Delete(def);
+    /* --uncertainty 0: no band keys at all */
+    runf("run --hw h100-sxm --model llama-3.1-8b --format json --uncertainty 0");
+    assert_int_equal(R.rc, 0);
+    assert_null(strstr(R.out, "_lo\""));
+    /* the table shows the band */
+    runf("run --hw h100-sxm --model llama-3.1-8b --uncertainty 4");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "(80 %: "));
+}
+
+/* A serving load at 95 % of the engine's capacity and one at 50 %: near saturation a small error
+ * in the step's time is a large one in the queue, so the TTFT band is wider. */
+static void test_saturation_wider(void **state)
+{
+    (void)state;
+    const char *base = "serve --model llama-3.1-8b --hw h100-sxm --random-input-len 512 "
+                       "--random-output-len 64 --format json";
+    char args[512];
+    snprintf(args, sizeof args, "%s --num-prompts 400", base);
+    runf("%s --request-rate 1 --uncertainty 2", args);
+    assert_int_equal(R.rc, 0);
+    cJSON *j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    const double cap = num(j, "capacity_requests_per_s");
+    assert_true(num(j, "capacity_requests_per_s_lo") <= cap * 1.5);
+    assert_true(num(j, "offered_load_over_capacity") < 0.5);
+    cJSON_Delete(j);
+    double w[2];
+    const double load[2] = {0.5, 0.95};
+    for (int i = 0; i < 2; i++) {
+        runf("%s --request-rate %.4f --uncertainty 8", args, load[i] * cap);
+        assert_int_equal(R.rc, 0);
+        j = cJSON_Parse(R.out);
+        assert_non_null(j);
+        assert_float_equal(num(j, "offered_load_over_capacity"), load[i], 1e-3);
+        w[i] = width(j, "mean_ttft_ms");
+        cJSON_Delete(j);
+    }
+    if (!(w[1] > w[0])) {
+        print_error("mean TTFT band at 95 %%: x%.3f, at 50 %%: x%.3f\n", w[1], w[0]);
+        fail();
+    }
+    /* past capacity: a warning on stderr naming it */
+    runf("%s --request-rate %.4f --uncertainty 4", args, 1.5 * cap);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.err, "warning: the offered load is"));
+    /* the capacity rule against the simulation: all requests at t = 0 (saturated), the request
+     * throughput within 25 % of the steady state's (the run drains its last batch alone) */
+    runf("%s --num-prompts 2000 --uncertainty 2", base);
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    const double sat = num(j, "request_throughput");
+    if (fabs(sat / cap - 1.0) > 0.25) {
+        print_error("saturated throughput %.3f req/s, capacity %.3f\n", sat, cap);
+        fail();
+    }
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j, "offered_load_over_capacity")));
+    cJSON_Delete(j);
+}
+
+/* A sweep with the same point twice: the same rows (but the point's index), a tie, and the
+ * winner ahead in half the draws. */
+static void test_sweep_identical_points(void **state)
+{
+    (void)state;
+    for (int serve = 0; serve < 2; serve++) {
+        if (serve)
+            runf("sweep serve --model llama-3.1-8b --hw h100-sxm,h100-sxm --num-prompts 60 "
+                 "--request-rate 8 --objective cost --threads 2");
+        else
+            runf("sweep run --model llama-3.1-8b --hw h100-sxm,h100-sxm --batch 4 "
+                 "--objective cost --threads 2");
+        assert_int_equal(R.rc, 0);
+        char *l1 = strchr(R.out, '\n');
+        assert_non_null(l1);
+        char *l2 = strchr(l1 + 1, '\n');
+        assert_non_null(l2);
+        char *l3 = strchr(l2 + 1, '\n');
+        assert_non_null(l3);
+        /* rows "0,..." and "1,...": equal after the index */
+        assert_true(l3 - l2 == l2 - l1);
+        assert_memory_equal(strchr(l1 + 1, ','), strchr(l2 + 1, ','), (size_t)(l2 - l1) - 2);
+        assert_non_null(strstr(R.out, "_lo,"));
+        assert_non_null(strstr(R.err, "a tie with point 1"));
+        assert_non_null(strstr(R.err, "ahead in 50%"));
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_percentile_and_band),
+        cmocka_unit_test(test_beat_probability),
+        cmocka_unit_test(test_apply_and_draws),
+        cmocka_unit_test(test_table_file),
+        cmocka_unit_test(test_default_device_wider),
+        cmocka_unit_test(test_saturation_wider),
+        cmocka_unit_test(test_sweep_identical_points),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
