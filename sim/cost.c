@@ -284,11 +284,15 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
     int kernels = op->kernels > 0 ? op->kernels : sim_op_info(op->id)->kernels;
     c.t_launch_ns = op->fused ? 0.0 : kernels * launch_ns;
     double busy = c.t_math_ns > c.t_mem_ns ? c.t_math_ns : c.t_mem_ns;
+    if (isnan(c.t_math_ns) || isnan(c.t_mem_ns))
+        busy = NAN; /* the max must not swallow a NaN: the step's check reports it (run.h) */
     c.t_ns = busy + c.t_net_ns + c.t_launch_ns;
     c.bound = sim_cost_bound(&c);
-    /* the op's bounds: max(math, memory, network) + launch <= time <= their sum */
-    SIM_ASSERT(c.t_ns >= (busy > c.t_net_ns ? busy : c.t_net_ns) + c.t_launch_ns &&
-               c.t_ns <= c.t_math_ns + c.t_mem_ns + c.t_net_ns + c.t_launch_ns);
+    /* the op's bounds: max(math, memory, network) + launch <= time <= their sum; a time that
+     * is not finite is the step's internal error (sim_run_check_result), not an op's */
+    SIM_ASSERT(!isfinite(c.t_ns) ||
+               (c.t_ns >= (busy > c.t_net_ns ? busy : c.t_net_ns) + c.t_launch_ns &&
+                c.t_ns <= c.t_math_ns + c.t_mem_ns + c.t_net_ns + c.t_launch_ns));
     return c;
 }
 
