@@ -345,8 +345,10 @@ sim_status sim_validate_row_prec(const sim_vrow *r, const sim_model *model, cons
                     (long long)r->id, model->path);
 }
 
-sim_status sim_validate_e2e(const sim_vrow *r, const sim_model *model, const sim_hw *hw,
-                            const sim_step_cfg *tmpl, double *pred, sim_err *err)
+/* The static batch an end-to-end or speculative row measured, on the engine's step template:
+ * its model, device, TP and all-reduce, its batch and lengths (precision set by the caller). */
+static sim_run_cfg row_run_cfg(const sim_vrow *r, const sim_model *model, const sim_hw *hw,
+                               const sim_step_cfg *tmpl)
 {
     sim_run_cfg c = {.step = *tmpl,
                      .batch = r->batch,
@@ -357,6 +359,13 @@ sim_status sim_validate_e2e(const sim_vrow *r, const sim_model *model, const sim
     c.step.hw = hw;
     c.step.tp = (int)r->tp;
     c.step.allreduce = row_allreduce(r, tmpl->allreduce);
+    return c;
+}
+
+sim_status sim_validate_e2e(const sim_vrow *r, const sim_model *model, const sim_hw *hw,
+                            const sim_step_cfg *tmpl, double *pred, sim_err *err)
+{
+    sim_run_cfg c = row_run_cfg(r, model, hw, tmpl);
     sim_status st = sim_validate_row_prec(r, model, hw, &c.step.prec, err);
     if (!st)
         st = sim_run_check(&c, err);
@@ -427,15 +436,7 @@ sim_status sim_validate_spec(const sim_vrow *r, const sim_model *model, const si
     sim_spec *s = calloc(1, sizeof *s);
     sim_run_result *on = calloc(1, sizeof *on), *off = calloc(1, sizeof *off);
     sim_status st = s && on && off ? SIM_OK : sim_fail(err, SIM_EINTERNAL, "out of memory");
-    sim_run_cfg c = {.step = *tmpl,
-                     .batch = r->batch,
-                     .input_len = r->input_len,
-                     .output_len = r->output_len,
-                     .mem_util = 0.9};
-    c.step.model = model;
-    c.step.hw = hw;
-    c.step.tp = (int)r->tp;
-    c.step.allreduce = row_allreduce(r, tmpl->allreduce);
+    sim_run_cfg c = row_run_cfg(r, model, hw, tmpl);
     if (!st)
         st = sim_validate_row_prec(r, model, hw, &c.step.prec, err);
     if (!st)
