@@ -148,6 +148,121 @@ static void test_apply_and_draws(void **state)
     assert_string_equal(scope, "vllm");
 }
 
+static void test_stratified_draws(void **state)
+{
+    (void)state;
+    /* the normal's quantiles (tables): Phi^-1(0.975) = 1.959964, Phi^-1(0.1) = -1.281552,
+     * Phi^-1(0.5) = 0, Phi^-1(0.01) = -2.326348 (a tail of Acklam's approximation) */
+    assert_float_equal(sim_unc_normal_quantile(0.975), 1.959964, 1e-6);
+    assert_float_equal(sim_unc_normal_quantile(0.1), -1.281552, 1e-6);
+    assert_float_equal(sim_unc_normal_quantile(0.5), 0.0, 1e-12);
+    assert_float_equal(sim_unc_normal_quantile(0.01), -2.326348, 1e-6);
+    sim_hw hw;
+    sim_err err;
+    char path[512];
+    tu_snprintf(path, sizeof path, "%s/tests/data/h100-fixture.json", tu_root());
+    assert_int_equal(sim_hw_load(path, &hw, &err), SIM_OK);
+    sim_unc_table t;
+    flat_table(&t, 0.1, 0.2);
+    sim_unc_engine_ref eng;
+    sim_unc_engine_ref_of("vllm-0.11", "vllm", NULL, &eng);
+    /* n = 10 draws of a Latin hypercube: each family's log factors are sigma x the ten strata
+     * Phi^-1(0.05), ..., Phi^-1(0.95) scaled to a standard deviation of 1: their mean is 0 and
+     * their sample standard deviation sigma exactly (memory, fitted: 0.1; the engine: 0.2) */
+    for (int f = SIM_UNC_MEMORY; f <= SIM_UNC_ENGINE; f += SIM_UNC_ENGINE - SIM_UNC_MEMORY) {
+        double sum = 0.0, ss = 0.0, z_max = 0.0;
+        for (int i = 0; i < 10; i++) {
+            sim_unc_draw d;
+            sim_unc_draw_make_n(&t, &hw, &eng, 0, i, 10, 0, &d);
+            sum += log(d.factor[f]);
+            ss += log(d.factor[f]) * log(d.factor[f]);
+            z_max = fmax(z_max, log(d.factor[f]));
+        }
+        const double sigma = f == SIM_UNC_ENGINE ? 0.2 : 0.1;
+        assert_float_equal(sum / 10.0, 0.0, 1e-12);
+        assert_float_equal(sqrt(ss / 9.0), sigma, 1e-12);
+        /* the top stratum: Phi^-1(0.95) = 1.644854 over the strata's RMS, sqrt(sum q^2 / 9) =
+         * 0.988 (2 x (0.1257^2 + 0.3853^2 + 0.6745^2 + 1.0364^2 + 1.6449^2) / 9 = 0.9762) */
+        assert_float_equal(z_max / sigma, 1.644854 / sqrt(0.9762), 2e-3);
+    }
+    /* the same index is the same draw; n <= 1 moves nothing */
+    sim_unc_draw a, b;
+    sim_unc_draw_make_n(&t, &hw, &eng, 0, 3, 10, 0, &a);
+    sim_unc_draw_make_n(&t, &hw, &eng, 0, 3, 10, 0, &b);
+    assert_memory_equal(&a, &b, sizeof a);
+    sim_unc_draw_make_n(&t, &hw, &eng, 0, 0, 1, 0, &a);
+    for (int f = 0; f < SIM_UNC_FAMILY_COUNT; f++)
+        assert_float_equal(a.factor[f], 1.0, 0.0);
+}
+
+static void test_engine_levels(void **state)
+{
+    (void)state;
+    sim_unc_table t;
+    flat_table(&t, 0.1, 0.3);
+    assert_true(sim_unc_set_sources(&t, SIM_UNC_ENGINE, "vllm-0.11", SIM_UNC_FITTED, 0.05, 9, 2));
+    assert_true(sim_unc_set_sources(&t, SIM_UNC_ENGINE, "vllm@*", SIM_UNC_FITTED, 0.15, 20, 3));
+    assert_true(sim_unc_set_sources(&t, SIM_UNC_ENGINE, "*:moe", SIM_UNC_DEFAULT, 0.4, 30, 4));
+    sim_unc_engine_ref r;
+    sim_unc_basis b;
+    /* the version's own rows */
+    sim_unc_engine_ref_of("vllm-0.11", "vllm", NULL, &r);
+    assert_string_equal(r.profile, "vllm-0.11");
+    assert_string_equal(r.family, "vllm@*");
+    assert_float_equal(sim_unc_engine_sigma(&t, &r, &b), 0.05, 0.0);
+    assert_int_equal(b.level, SIM_UNC_LEVEL_VERSION);
+    assert_int_equal(b.rows, 9);
+    assert_int_equal(b.sources, 2);
+    /* a version without rows: its engine's other versions */
+    sim_unc_engine_ref_of("vllm", "vllm", NULL, &r);
+    assert_float_equal(sim_unc_engine_sigma(&t, &r, &b), 0.15, 0.0);
+    assert_int_equal(b.level, SIM_UNC_LEVEL_ENGINE);
+    assert_string_equal(b.scope, "vllm@*");
+    /* an engine without rows: the pooled default */
+    sim_unc_engine_ref_of("sglang", "sglang", NULL, &r);
+    assert_float_equal(sim_unc_engine_sigma(&t, &r, &b), 0.3, 0.0);
+    assert_int_equal(b.level, SIM_UNC_LEVEL_DEFAULT);
+    /* a MoE model of an engine without MoE rows: the MoE default, not the dense version's */
+    sim_model m = {.experts = 8};
+    sim_unc_engine_ref_of("vllm-0.11", "vllm", &m, &r);
+    assert_string_equal(r.profile, "vllm-0.11:moe");
+    assert_float_equal(sim_unc_engine_sigma(&t, &r, &b), 0.4, 0.0);
+    assert_string_equal(b.scope, "*:moe");
+    assert_string_equal(sim_unc_level_name(SIM_UNC_LEVEL_DEFAULT), "no validation of this engine");
+}
+
+static void test_table_sources(void **state)
+{
+    (void)state;
+    sim_unc_table t;
+    flat_table(&t, 0.1, 0.2);
+    assert_true(sim_unc_set_sources(&t, SIM_UNC_ENGINE, "trtllm@*", SIM_UNC_FITTED, 0.12, 18, 3));
+    sim_strbuf b = {0};
+    sim_unc_format(&t, &b);
+    assert_non_null(strstr(b.s, "family,scope,provenance,sigma,rows,sources\n"));
+    assert_non_null(strstr(b.s, "engine,trtllm@*,fitted,0.1200,18,3\n"));
+    char path[512];
+    tu_snprintf(path, sizeof path, "%s/table.csv", tu_tmpdir());
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(b.s, f);
+    fclose(f);
+    sim_unc_table back;
+    sim_err err;
+    assert_int_equal(sim_unc_load(path, &back, &err), SIM_OK);
+    const sim_unc_entry *e = sim_unc_find(&back, SIM_UNC_ENGINE, "trtllm@*", SIM_UNC_FITTED);
+    assert_non_null(e);
+    assert_int_equal(e->sources, 3);
+    sim_strbuf_free(&b);
+    /* a bad count of sources names the field */
+    f = fopen(path, "a");
+    assert_non_null(f);
+    fputs("engine,x,fitted,0.1,3,many\n", f);
+    fclose(f);
+    assert_int_equal(sim_unc_load(path, &back, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'sources' is 'many'"));
+}
+
 static void test_table_file(void **state)
 {
     (void)state;
@@ -348,6 +463,9 @@ int main(void)
         cmocka_unit_test(test_percentile_and_band),
         cmocka_unit_test(test_beat_probability),
         cmocka_unit_test(test_apply_and_draws),
+        cmocka_unit_test(test_stratified_draws),
+        cmocka_unit_test(test_engine_levels),
+        cmocka_unit_test(test_table_sources),
         cmocka_unit_test(test_table_file),
         cmocka_unit_test(test_default_device_wider),
         cmocka_unit_test(test_saturation_wider),
