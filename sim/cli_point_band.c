@@ -190,8 +190,8 @@ sim_status cli_point_run_band(const cli_opts *o, const cli_load_result *L, sim_r
     const int n = cli_point_draw_count(o, false);
     if (n == 0)
         return SIM_OK;
-    char scope[64];
-    sim_unc_engine_scope(L->eng.name, &L->model, scope, sizeof scope);
+    sim_unc_engine_ref eng;
+    sim_unc_engine_ref_of(L->eng.name, L->eng.engine, &L->model, &eng);
     sim_unc_table *t = malloc(sizeof *t);
     sim_run_result *r = malloc(sizeof *r);
     sim_field *f = malloc(SIM_FIELDS_MAX * sizeof *f);
@@ -215,7 +215,7 @@ sim_status cli_point_run_band(const cli_opts *o, const cli_load_result *L, sim_r
         tpot0 = mean_decode_ns(cfg, ctx, THIN_STEPS);
     for (int i = 0; !st && i < n; i++) {
         sim_unc_draw dr;
-        sim_unc_draw_make(t, cfg->step.hw, scope, 0, i, &dr);
+        sim_unc_draw_make_n(t, cfg->step.hw, &eng, 0, i, n, 0, &dr);
         sim_hw hw;
         sim_run_cfg c = thin ? pre : *cfg;
         c.band = NULL;
@@ -328,8 +328,8 @@ sim_status cli_point_serve_band(const cli_opts *o, const cli_load_result *L,
     const int n = cli_point_draw_count(o, true);
     if (n == 0)
         return SIM_OK;
-    char scope[64];
-    sim_unc_engine_scope(L->eng.name, &L->model, scope, sizeof scope);
+    sim_unc_engine_ref eng;
+    sim_unc_engine_ref_of(L->eng.name, L->eng.engine, &L->model, &eng);
     sim_unc_table *t = malloc(sizeof *t);
     sim_field *f = malloc((size_t)2 * SIM_FIELDS_MAX * sizeof *f);
     double nominal[SIM_UNC_BAND_MAX], scale[SIM_UNC_BAND_MAX];
@@ -373,7 +373,7 @@ sim_status cli_point_serve_band(const cli_opts *o, const cli_load_result *L,
         st = sim_fail(err, SIM_EINTERNAL, "out of memory");
     for (int i = 0; !st && i < n; i++) {
         sim_unc_draw dr;
-        sim_unc_draw_make(t, s->cfg.step.hw, scope, 0, i, &dr);
+        sim_unc_draw_make_n(t, s->cfg.step.hw, &eng, 0, i, n, 0, &dr);
         if (!(st = serve_draw(o, s, &dr, &part, f, &nf, &cap[i], err)))
             record(d, i, f, nf, nominal, prefix ? scale : NULL);
     }

@@ -12,6 +12,27 @@ static sim_vrow op_row(sim_vkind kind, const char *metric)
     return r;
 }
 
+static void test_source_key(void **state)
+{
+    (void)state;
+    /* one document, whatever its notes: the text before " @", " (" or ";" */
+    char k[200];
+    sim_validate_source_key("ovg-project/kvcached bench/README.md @f533 ('without', rate 8)", k,
+                            sizeof k);
+    assert_string_equal(k, "ovg-project/kvcached bench/README.md");
+    sim_validate_source_key("blogs.example.com/post (2024-10-10; OCI)", k, sizeof k);
+    assert_string_equal(k, "blogs.example.com/post");
+    sim_validate_source_key("a/b#340; notes", k, sizeof k);
+    assert_string_equal(k, "a/b#340");
+    sim_validate_source_key("estimate", k, sizeof k);
+    assert_string_equal(k, "estimate");
+    sim_unc_evidence ev[3] = {{.source = "x"}, {.source = "y"}, {.source = "x"}};
+    sim_validate_source_ids(ev, 3);
+    assert_int_equal(ev[0].source_id, 0);
+    assert_int_equal(ev[1].source_id, 1);
+    assert_int_equal(ev[2].source_id, 0);
+}
+
 static void test_quantized_gemm_rows(void **state)
 {
     (void)state;
@@ -717,6 +738,7 @@ static void test_summary_small(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_source_key),
         cmocka_unit_test(test_quantized_gemm_rows),
         cmocka_unit_test(test_op_predictions),
         cmocka_unit_test(test_summary),
