@@ -24,6 +24,7 @@ static const struct {
     [SIM_UNC_NETWORK] = {"network", "efficiency.network"},
     [SIM_UNC_LAUNCH] = {"launch", "kernel_launch_us"},
     [SIM_UNC_ENGINE] = {"engine", NULL},
+    [SIM_UNC_POWER] = {"power", NULL},
 };
 
 static const char *const prov_names[SIM_UNC_PROV_COUNT] = {
@@ -161,8 +162,8 @@ static sim_status parse_row(const char *path, int64_t line, char **f, sim_unc_ta
     if (fam < 0)
         return sim_fail(err, SIM_EINPUT,
                         "%s:%lld: field 'family' is '%s', expected gemm16, gemm8, gemm4, "
-                        "mixed_input, attention, decode_attention, memory, network, launch or "
-                        "engine",
+                        "mixed_input, attention, decode_attention, memory, network, launch, "
+                        "engine or power",
                         path, (long long)line, f[0]);
     if (prov < 0)
         return sim_fail(err, SIM_EINPUT,
@@ -236,7 +237,7 @@ sim_status sim_unc_load(const char *path, sim_unc_table *t, sim_err *err)
     sim_lines_close(&r);
     for (int f = 0; !st && f < SIM_UNC_FAMILY_COUNT; f++)
         for (int p = 0; !st && p < SIM_UNC_PROV_COUNT; p++) {
-            if (f == SIM_UNC_ENGINE && p != SIM_UNC_DEFAULT)
+            if ((f == SIM_UNC_ENGINE || f == SIM_UNC_POWER) && p != SIM_UNC_DEFAULT)
                 continue;
             if (!sim_unc_find(t, (sim_unc_family)f, "*", (sim_unc_prov)p))
                 st = sim_fail(err, SIM_EINPUT, "%s: row %s,*,%s is missing, expected one", path,

@@ -20,6 +20,9 @@
  *   engine            the engine's policy as a whole: its CPU overheads and, as one common
  *                     factor, every rate of the step (the peaks, bandwidths and fixed times:
  *                     the kernels the engine version picks), uncapped
+ *   power             the power estimate (power.h): a factor on a run's energy (joules per
+ *                     output token), one per device, from the validation's energy rows (few:
+ *                     the band is as wide as their error, and the table says how few)
  *
  * The table (tools/data/uncertainty.csv, written by `infersim validate --uncertainty-out`):
  *   family,scope,provenance,sigma,rows,sources
@@ -67,6 +70,7 @@ typedef enum sim_unc_family {
     SIM_UNC_NETWORK,
     SIM_UNC_LAUNCH,
     SIM_UNC_ENGINE,
+    SIM_UNC_POWER,
     SIM_UNC_FAMILY_COUNT
 } sim_unc_family;
 
@@ -227,6 +231,10 @@ enum { SIM_UNC_BAND_MAX = 48, SIM_UNC_MAX_DRAWS = 1000 };
 
 typedef struct sim_unc_band {
     int draws; /* 0: no band */
+    /* what the band rests on, one line: the engine's evidence (its level, rows and sources:
+     * sim_unc_basis), the device's (its family's rows, its efficiencies' provenance) and, for
+     * energy, the power estimate's; "" when not told */
+    char basis[384];
     size_t n;
     char key[SIM_UNC_BAND_MAX][40];
     double lo[SIM_UNC_BAND_MAX], hi[SIM_UNC_BAND_MAX];
