@@ -191,6 +191,30 @@ static void op_evidence(const cli_opts *o, cli_load_cache *cache, const sim_vrow
     }
 }
 
+/* The energy rows' evidence (the power family): each row that counts, as predicted. */
+static void energy_evidence(const cli_opts *o, cli_load_cache *cache, const sim_vrow *rows,
+                            size_t n, sim_unc_evidence *ev, size_t *ne)
+{
+    for (size_t i = 0; i < n; i++) {
+        const sim_vrow *r = &rows[i];
+        if (r->skip[0] || r->low_trust || !sim_validate_is_energy(r->metric))
+            continue;
+        sim_err e;
+        sim_status st;
+        double pred;
+        sim_prec prec;
+        const cli_load_entry *h = cli_validate_row_file(cache, CLI_LOAD_HW, r->hw, &e, &st);
+        if (!h)
+            continue;
+        char arch[32];
+        snprintf(arch, sizeof arch, "%s", sim_unc_device_family(&h->hw));
+        if (cli_validate_predict(o, cache, r, NULL, NULL, &pred, &prec, &e) || !(pred > 0.0) ||
+            !(r->value > 0.0))
+            continue;
+        add_ev(ev, ne, false, SIM_UNC_POWER, SIM_UNC_DEFAULT, arch, r->source, pred, r->value);
+    }
+}
+
 /* An end-to-end row's engine (unc.h): the version-exact profile that scores it (its framework
  * column resolved as --engine NAME@VERSION is) and that profile's engine, ":moe" for a MoE
  * model. */
@@ -355,6 +379,7 @@ sim_status cli_validate_bands(const cli_opts *o, cli_load_cache *cache, const si
     if (!st) {
         size_t nv = build_variants(cache, rows, n, preds, v);
         op_evidence(o, cache, rows, n, preds, v, nv, ev, &ne);
+        energy_evidence(o, cache, rows, n, ev, &ne);
         sim_validate_source_ids(ev, ne);
         if (!sim_validate_unc_table(ev, ne, NULL, t)) /* the op families' alone, for op_var */
             st = sim_fail(err, SIM_EINTERNAL, "the uncertainty table is full");

@@ -286,7 +286,9 @@ void sim_validate_source_ids(sim_unc_evidence *ev, size_t n);
  *     engine without end-to-end rows): the same over all dense rows, "*:moe" over the MoE rows.
  *     (Each row's need is measured from its prediction, so it already holds its engine's mean
  *     error: the spread between engines is in the pooled rows once.) Each entry counts the
- *     sources (documents) behind its rows.
+ *     sources (documents) behind its rows;
+ *   power: the RMS log error of the energy rows (family SIM_UNC_POWER, provenance default: the
+ *     whole energy estimate's error, its step times' part included), "*" only.
  * Returns false when the table is full. */
 bool sim_validate_unc_table(const sim_unc_evidence *ev, size_t n, const char *exclude,
                             sim_unc_table *out);

@@ -62,7 +62,8 @@ static double op_rms(const sim_unc_evidence *ev, size_t n, const char *exclude, 
     for (size_t i = 0; i < n; i++) {
         const sim_unc_evidence *e = &ev[i];
         if (e->e2e || !keep(e, exclude) || e->prov != p ||
-            (family >= 0 && e->family != (sim_unc_family)family) ||
+            (family >= 0 ? e->family != (sim_unc_family)family
+                         : e->family == SIM_UNC_POWER) || /* energy rows pool apart */
             (scope && strcmp(e->scope, scope) != 0))
             continue;
         ss += e->log_err * e->log_err;
@@ -168,6 +169,11 @@ bool sim_validate_unc_table(const sim_unc_evidence *ev, size_t n, const char *ex
                         ra, sra);
             }
         }
+    }
+    { /* the power estimate: the energy rows' RMS log error, however few (none: 0) */
+        int64_t rows, src;
+        const double s = op_rms(ev, n, exclude, SIM_UNC_POWER, SIM_UNC_DEFAULT, NULL, &rows, &src);
+        ok &= sim_unc_set_sources(t, SIM_UNC_POWER, "*", SIM_UNC_DEFAULT, s, rows, src);
     }
     double *need = malloc((n ? n : 1) * sizeof *need);
     if (!need)

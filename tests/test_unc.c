@@ -49,6 +49,7 @@ static void flat_table(sim_unc_table *t, double s, double e)
             assert_true(sim_unc_set(t, (sim_unc_family)f, "*", (sim_unc_prov)p,
                                     s * (double)(1 << p), 1));
     assert_true(sim_unc_set(t, SIM_UNC_ENGINE, "*", SIM_UNC_DEFAULT, e, 1));
+    assert_true(sim_unc_set(t, SIM_UNC_POWER, "*", SIM_UNC_DEFAULT, e, 1));
 }
 
 static void test_percentile_and_band(void **state)
@@ -448,9 +449,19 @@ static void test_sweep_identical_points(void **state)
         assert_non_null(l2);
         char *l3 = strchr(l2 + 1, '\n');
         assert_non_null(l3);
-        /* rows "0,..." and "1,...": equal after the index */
-        assert_true(l3 - l2 == l2 - l1);
-        assert_memory_equal(strchr(l1 + 1, ','), strchr(l2 + 1, ','), (size_t)(l2 - l1) - 2);
+        /* rows "0,..." and "1,...": equal after the index but for their decision's columns
+         * (the last four: winner and runner-up, each against the other) */
+        const char *cut1 = l2, *cut2 = l3;
+        for (int k = 0; k < 4; k++) {
+            while (*--cut1 != ',')
+                ;
+            while (*--cut2 != ',')
+                ;
+        }
+        assert_true(cut2 - l2 == cut1 - l1);
+        assert_memory_equal(strchr(l1 + 1, ','), strchr(l2 + 1, ','), (size_t)(cut1 - l1) - 2);
+        assert_non_null(strstr(l1, ",winner,0.5,true,1\n"));
+        assert_non_null(strstr(l2, ",runner_up,0.5,true,0\n"));
         assert_non_null(strstr(R.out, "_lo,"));
         assert_non_null(strstr(R.err, "a tie with point 1"));
         assert_non_null(strstr(R.err, "ahead in 50%"));
