@@ -103,16 +103,19 @@ static sim_status basis_text(const sim_unc_table *t, const sim_hw *hw,
     const char *arch = sim_unc_device_family(hw);
     const sim_unc_prov p = sim_unc_provenance(hw, SIM_UNC_GEMM16);
     const sim_unc_entry *e = sim_unc_find(t, SIM_UNC_GEMM16, arch, p);
-    sim_strbuf_printf(&s, "device %s (%s): efficiencies %s%s", hw->name, arch,
-                      sim_unc_prov_name(p),
-                      sim_hw_default_only(hw) ? " (default-only: no measurement on this device)"
-                                              : "");
+    if (sim_hw_default_only(hw)) /* estimates in the file: no measurement behind them */
+        sim_strbuf_printf(&s, "device %s (%s): default-only efficiencies (no measurement on this "
+                              "device; drawn as %s)",
+                          hw->name, arch, sim_unc_prov_name(p));
+    else
+        sim_strbuf_printf(&s, "device %s (%s): efficiencies %s", hw->name, arch,
+                          sim_unc_prov_name(p));
     if (e)
-        sim_strbuf_printf(&s, " - %s GEMM rows %lld from %lld sources", arch, (long long)e->rows,
-                          (long long)e->sources);
+        sim_strbuf_printf(&s, " - %s 16-bit GEMM rows %lld from %lld sources", arch,
+                          (long long)e->rows, (long long)e->sources);
     else if ((e = sim_unc_find(t, SIM_UNC_GEMM16, "*", p)))
-        sim_strbuf_printf(&s, " - no validation rows of %s devices so every device's rows (%lld "
-                              "from %lld sources)",
+        sim_strbuf_printf(&s, " - no 16-bit GEMM validation rows of %s devices so every "
+                              "device's rows (%lld from %lld sources)",
                           arch, (long long)e->rows, (long long)e->sources);
     if (energy && (e = sim_unc_find(t, SIM_UNC_POWER, "*", SIM_UNC_DEFAULT)))
         sim_strbuf_printf(&s, "; power estimate: %lld energy rows from %lld sources - sigma %.2f "

@@ -432,6 +432,72 @@ static void test_saturation_wider(void **state)
 
 /* A sweep with the same point twice: the same rows (but the point's index), a tie, and the
  * winner ahead in half the draws. */
+/* Every band says what it rests on, and an engine or a device family without validation rows
+ * says so; --objective energy decides with a runner-up over the energy draws, in the rows too. */
+static void test_basis_and_energy_decision(void **state)
+{
+    (void)state;
+    /* hf has no end-to-end rows (the default of every engine); L40S's file has estimates only */
+    runf("run --model llama-3.1-8b --hw l40s --batch 4 --output-len 16 --engine hf "
+         "--format json");
+    assert_int_equal(R.rc, 0);
+    cJSON *j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(j, "band_basis");
+    assert_true(cJSON_IsString(b));
+    assert_non_null(strstr(b->valuestring, "engine hf: no validation of this engine"));
+    assert_non_null(strstr(b->valuestring, "default-only efficiencies"));
+    assert_non_null(strstr(b->valuestring, "no 16-bit GEMM validation rows of ada devices"));
+    assert_non_null(strstr(b->valuestring, "power estimate: "));
+    assert_null(strchr(b->valuestring, ',')); /* one CSV field, unquoted */
+    assert_true(width(j, "joules_per_output_token") > 1.5); /* the power estimate's error */
+    cJSON_Delete(j);
+    /* vllm@0.11 has rows of its own (its MoE path); the newest vllm takes its other versions */
+    runf("run --model gpt-oss-20b --hw h100-sxm --batch 4 --output-len 16 --engine vllm@0.11 "
+         "--format json");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "engine vllm-0.11:moe: its own end-to-end rows"));
+    runf("run --model llama-3.1-8b --hw h100-sxm --batch 4 --output-len 16");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "Bands (80 %) rest on: engine vllm: no end-to-end rows of "
+                                  "this version so its engine's other versions (vllm@*)"));
+    /* two identical points under --objective energy: a tie at one half, in the rows too */
+    runf("sweep run --model llama-3.1-8b --hw h100-sxm,h100-sxm --batch 4 --output-len 16 "
+         "--objective energy --threads 2");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.err, "a tie with point 1"));
+    assert_non_null(strstr(R.err, "power estimate's error"));
+    assert_non_null(strstr(R.out, ",decision,beat_probability,decision_tie,"
+                                  "decision_versus_point\n"));
+    assert_non_null(strstr(R.out, ",winner,0.5,true,1\n"));
+    assert_non_null(strstr(R.out, ",runner_up,0.5,true,0\n"));
+    char path[256];
+    tu_snprintf(path, sizeof path, "%s/energy.jsonl", tu_tmpdir());
+    runf("sweep run --model llama-3.1-8b --hw h100-sxm,h200 --batch 4 --output-len 16 "
+         "--objective energy --threads 1 --out %s",
+         path);
+    assert_int_equal(R.rc, 0);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[1 << 14];
+    int decided = 0;
+    while (fgets(line, sizeof line, f)) {
+        cJSON *row = cJSON_Parse(line);
+        assert_non_null(row);
+        const cJSON *d = cJSON_GetObjectItemCaseSensitive(row, "decision");
+        if (cJSON_IsString(d)) {
+            decided++;
+            const double p = num(row, "beat_probability");
+            assert_true(p >= 0.0 && p <= 1.0);
+        } else {
+            assert_true(cJSON_IsNull(d));
+        }
+        cJSON_Delete(row);
+    }
+    fclose(f);
+    assert_int_equal(decided, 2); /* the winner and the runner-up */
+}
+
 static void test_sweep_identical_points(void **state)
 {
     (void)state;
@@ -481,6 +547,7 @@ int main(void)
         cmocka_unit_test(test_default_device_wider),
         cmocka_unit_test(test_saturation_wider),
         cmocka_unit_test(test_sweep_identical_points),
+        cmocka_unit_test(test_basis_and_energy_decision),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
