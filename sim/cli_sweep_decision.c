@@ -1,5 +1,6 @@
 /* cli_sweep_decision.c - how sure a sweep's decision is: the winner against the runner-up over
  * the paired parameter draws (cli_sweep_internal.h). */
+#define _POSIX_C_SOURCE 200809L
 #include "cli_sweep_internal.h"
 
 #include <math.h>
