@@ -526,5 +526,15 @@ double sim_spec_tree_ns(const sim_spec *s, const sim_step_cfg *target, double se
     op.kernels = 1;
     double per_layer = sim_cost_op(target->hw, &op, 0.0).t_ns; /* inside the attention kernel */
     double launch = sim_step_launch_ns(target);
-    return per_layer * (double)m->layers + tree_kernels(&s->tree) * launch;
+    double compact = 0.0;
+    if (s->prop.kv_compaction) {
+        /* one kernel over every layer's K and V of the accepted drafts: each token's KV read from
+         * its tree slot and written to its sequence position */
+        sim_op mv = {.id = SIM_OP_SAMPLING, .present = true, .kernels = 1};
+        mv.act_bytes = 2.0 * seqs * (sim_spec_mean_tokens(s) - 1.0) *
+                       sim_graph_kv_bytes_per_token_par(m, &par, &target->prec);
+        mv.compute = op.compute;
+        compact = sim_cost_op(target->hw, &mv, launch).t_ns;
+    }
+    return per_layer * (double)m->layers + tree_kernels(&s->tree) * launch + compact;
 }

@@ -89,6 +89,9 @@ typedef struct sim_spec_proposer {
     int step_host_kernels;  /* eager kernels each later pass's input update launches */
     bool full_vocab_logits; /* a reduced-vocabulary head's logits are scattered back to the full
                              * vocabulary every pass (4 eager kernels) and argmax runs over it */
+    bool kv_compaction;     /* after a tree verify, the accepted tokens' KV is moved to their
+                             * sequence positions, every layer (TensorRT-LLM's
+                             * updateKVCacheDraftTokenLocation) */
     char name[24];          /* the row's name, for reports */
 } sim_spec_proposer;
 
@@ -162,7 +165,8 @@ sim_status sim_spec_init_tree(sim_spec *s, sim_spec_method method, const sim_spe
 
 /* Extra time of a tree over a chain of the same tokens in one verify step of `seqs` sequences
  * (target's launch mode as given): the mask's dense block and its bytes in every layer's
- * attention, and the engine's tree kernels. 0 for a chain. */
+ * attention, the engine's tree kernels and, with the proposer's kv_compaction, the move of the
+ * accepted drafts' KV (mean tau - 1 per sequence, read and written). 0 for a chain. */
 double sim_spec_tree_ns(const sim_spec *s, const sim_step_cfg *target, double seqs);
 
 /* Drafted depth for an iteration of `batch` sequences under the spec's load rule (the full depth

@@ -622,7 +622,12 @@ sim_status sim_spec_engine_async(const sim_spec *s, bool sglang, bool async_aske
  * states, req_pool_indices) and the extend's create_extend_after_decode_spec_info with its 3
  * index updates: 12. The reduced vocabulary maps through hot_token_id inside the graph.
  * SGLang >= 0.4.7: the draft extend replays a graph too (PR #6606).
- * vLLM V0's speculative worker (vllm/spec_decode/) is not counted: a zeroed row. */
+ * vLLM V0's speculative worker (vllm/spec_decode/) is not counted: a zeroed row.
+ * TensorRT-LLM: after a tree's verify, updateKVCacheDraftTokenLocation
+ * (cpp/tensorrt_llm/kernels/speculativeDecoding/kvCacheUpdateKernels.cu: per layer, KV heads and
+ * head size, the accepted draft tokens' offsets) moves the accepted tokens' KV into place; its
+ * proposer's host work is not counted. SGLang (page size 1) frees the rejected slots and keeps
+ * the accepted ones where they are (eagle_utils.py verify), vLLM drafts chains: no move. */
 static const sim_spec_proposer proposers[] = {
     {.name = "vllm", .first_host_kernels = 21, .step_host_kernels = 15, .full_vocab_logits = true},
     {.name = "vllm-0.8",
@@ -634,6 +639,7 @@ static const sim_spec_proposer proposers[] = {
     {.name = "vllm-v0"},
     {.name = "sglang", .first_host_kernels = 12},
     {.name = "sglang-0.4", .first_eager = true, .first_host_kernels = 12},
+    {.name = "trtllm", .kv_compaction = true},
 };
 
 sim_spec_proposer sim_spec_proposer_for(const char *profile)

@@ -1250,7 +1250,7 @@ static void test_validation_spec_rows(void **state)
     snprintf(vcmd, sizeof vcmd, "validate --data %s", subset);
     run(vcmd);
     assert_int_equal(R.rc, 0);
-    assert_non_null(strstr(R.out, "\n  speculative decoding: 31 points, median |error| "));
+    assert_non_null(strstr(R.out, "\n  speculative decoding: 35 points, median |error| "));
     assert_non_null(strstr(R.out, "\n  end-to-end: 0 points"));
     snprintf(vcmd, sizeof vcmd, "validate --data %s --max-spec-median 0.01", subset);
     run(vcmd);

@@ -916,6 +916,19 @@ static void test_eagle3_and_proposers(void **state)
     e1.prop = sim_spec_proposer_for("vllm");
     double prop = sim_spec_draft_ns(&e1, &c, NULL, 0, &dec, 1, scratch, NULL);
     assert_near(prop - plain, 204000.0, 1e-6);
+    /* TensorRT-LLM's KV move after a tree verify: a tree of depth 3 (widths 1, 4, 4; 10
+     * tokens) accepting tau = 2.5, 1.5 drafts per sequence; 4 sequences x 1.5 x 131,072 KV
+     * bytes per token (32 layers x 8 heads x 128 x 2 x 2), read and written: 1,572,864 bytes
+     * (469.5 ns at 3.35 TB/s) behind one graph launch of 1.5 us */
+    sim_spec tr;
+    sim_spec_tree tree = {.depth = 3, .width = {1, 4, 4}, .tokens = 10};
+    sim_spec_accept acc = {.alpha = -1.0, .tau = 2.5};
+    assert_int_equal(sim_spec_init_tree(&tr, SIM_SPEC_EAGLE, &tree, &acc, "--t", &t, NULL, &err),
+                     SIM_OK);
+    double no_move = sim_spec_tree_ns(&tr, &c, 4.0);
+    tr.prop = sim_spec_proposer_for("trtllm");
+    double move = sim_spec_tree_ns(&tr, &c, 4.0) - no_move;
+    assert_true(move >= 1500.0 + 469.5 && move <= 1500.0 + 469.5 / 0.5);
     /* SGLang 0.4 runs the draft extend (the first pass) eagerly: dearer than SGLang's graph */
     e1.prop = sim_spec_proposer_for("sglang");
     double graph = sim_spec_draft_ns(&e1, &c, NULL, 0, &dec, 1, scratch, NULL);
