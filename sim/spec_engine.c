@@ -606,7 +606,7 @@ sim_status sim_spec_engine_async(const sim_spec *s, bool sglang, bool async_aske
  * and positions' gathers, and prepare_inputs' two subtractions, cumsum, the zero store,
  * cu_num_tokens[-1].item() and prepare_input_kernel), each later pass 7 (positions += 1,
  * seq_lens += 1, the slot mapping's //, gather, *, % and +).
- * vLLM >= 0.9 (the same file as of v0.9.2 / v0.10: the first pass and the loop replay the
+ * vLLM >= 0.9 (profiles vllm-0.9 and later; the same file as of v0.9.2 / v0.10: the first pass and the loop replay the
  * head's piecewise graphs): the first pass 21 (as above with the seq_lens int cast, the buffer
  * copies of positions and hidden states, the gathers of the last positions and hidden states, and
  * prepare_inputs' zeros_like, cumsum and prepare_eagle_input_kernel), each later pass 15 (the int
