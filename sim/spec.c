@@ -466,10 +466,13 @@ double sim_spec_draft_ns(const sim_spec *s, const sim_step_cfg *target,
             rows += (double)scratch[i].count * (double)scratch[i].logits;
         }
         /* the proposer's own input preparation: eager kernels launched one after another
-         * (counted from the engine's source: sim_spec_proposer_for) */
+         * (counted from the engine's source: sim_spec_proposer_for), each the device's eager
+         * launch or, when the engine's Python dispatch of a kernel takes longer, that CPU time
+         * (the profile's eager_kernel_cpu_us: step.h) */
         const int host = j == 0 ? s->prop.first_host_kernels : s->prop.step_host_kernels;
+        const double per_kernel = fmax(target->hw->launch_ns, target->eager_kernel_cpu_ns);
         total += r->t_ns + sim_spec_head_extra_ns(s, &d, tokens, rows, j == 0) +
-                 (double)host * target->hw->launch_ns;
+                 (double)host * per_kernel;
     }
     return total;
 }
