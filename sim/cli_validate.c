@@ -295,7 +295,8 @@ sim_status cli_validate_predict(const cli_opts *o, cli_load_cache *cache, const 
          * keeps the profile's */
         bool spec_async = eng.async_scheduling && eng.policy != SIM_POLICY_SGLANG &&
                           strncmp(eng.name, "vllm", 4) != 0;
-        rs = sim_validate_spec(r, &m->model, hw, &step, spec_async, pred, rerr);
+        const sim_spec_proposer prop = sim_spec_proposer_for(eng.name);
+        rs = sim_validate_spec(r, &m->model, hw, &step, spec_async, &prop, pred, rerr);
     } else {
         rs = sim_validate_e2e(r, &m->model, hw, &step, pred, rerr);
     }

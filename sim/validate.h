@@ -188,10 +188,12 @@ sim_status sim_validate_serve(const sim_vrow *row, const sim_model *model, const
 
 /* A spec row's prediction (speedup or throughput_ratio). tmpl as for sim_validate_e2e, the
  * plain run's; the speculative run's CPU work overlaps the GPU only with spec_async (the engine's
- * rule, sim_spec_engine_async). */
+ * rule, sim_spec_engine_async); prop is the engine's proposer (sim_spec_proposer_for; NULL: a
+ * zeroed one). The algo column is "METHOD DEPTH TOPK TOKENS TAU" with, for eagle3, an optional
+ * sixth "dv=N": the head's draft_vocab_size. */
 sim_status sim_validate_spec(const sim_vrow *r, const sim_model *model, const sim_hw *hw,
-                             const sim_step_cfg *tmpl, bool spec_async, double *pred,
-                             sim_err *err);
+                             const sim_step_cfg *tmpl, bool spec_async,
+                             const sim_spec_proposer *prop, double *pred, sim_err *err);
 
 /* Signed relative error in percent. */
 double sim_validate_error_pct(double predicted, double measured);

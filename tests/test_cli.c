@@ -495,6 +495,32 @@ static void test_spec_flags(void **state)
              "--num-speculative-tokens 4 --spec-acceptance-rate 0.5",
              base);
     expect_bad(a, "vocab_size");
+    /* an EAGLE-3 head's draft vocabulary: its own smaller LM head drafts faster and weighs
+     * less; refused for another method and past the target's vocabulary */
+    run("run --model llama-3.1-8b --hw h100-sxm --speculative-config "
+        "{\"method\":\"eagle3\",\"num_speculative_tokens\":3} --spec-acceptance-length 2.8 "
+        "--format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    double full = num(j, "spec_draft_ms");
+    cJSON_Delete(j);
+    run("run --model llama-3.1-8b --hw h100-sxm --speculative-config "
+        "{\"method\":\"eagle3\",\"num_speculative_tokens\":3} --spec-acceptance-length 2.8 "
+        "--spec-draft-vocab 32000 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_true(num(j, "spec_draft_ms") < full);
+    cJSON_Delete(j);
+    snprintf(a, sizeof a,
+             "%s --speculative-config {\"method\":\"eagle\",\"num_speculative_tokens\":3} "
+             "--spec-acceptance-rate 0.5 --spec-draft-vocab 32000",
+             base);
+    expect_bad(a, "--spec-draft-vocab");
+    snprintf(a, sizeof a,
+             "%s --speculative-config {\"method\":\"eagle3\",\"num_speculative_tokens\":3} "
+             "--spec-acceptance-rate 0.5 --spec-draft-vocab 200000",
+             base);
+    expect_bad(a, "128256");
     /* the engines' own spellings: bad JSON, an unknown method or field, a key twice, each exit 2
      * naming it; one engine's flags under another's refused */
     snprintf(a, sizeof a, "%s --speculative-config {\"method\":\"eagle3\" --spec-acceptance-rate 0.5",
@@ -1280,7 +1306,7 @@ static void test_validation_spec_rows(void **state)
     snprintf(vcmd, sizeof vcmd, "validate --data %s", subset);
     run(vcmd);
     assert_int_equal(R.rc, 0);
-    assert_non_null(strstr(R.out, "\n  speculative decoding: 31 points, median |error| "));
+    assert_non_null(strstr(R.out, "\n  speculative decoding: 35 points, median |error| "));
     assert_non_null(strstr(R.out, "\n  end-to-end: 0 points"));
     snprintf(vcmd, sizeof vcmd, "validate --data %s --max-spec-median 0.01", subset);
     run(vcmd);

@@ -214,8 +214,9 @@ static void test_load(void **state)
      * 3200-3232, the last two low-trust), 24 DeepEP all-to-all rows (ids 2200-2223), 11 FlashMLA
      * decode rows (ids 2230-2240) and 17 low-trust DeepSeek-R1 serve rows (ids 2250-2266: vLLM's
      * recipe, SGLang on 16 H100) and 7 energy rows (ids 3400-3406, 3 skipped) and 9 low-trust
-     * MI300X static batches of vLLM's ROCm build (ids 2600-2608) */
-    assert_int_equal(n, 620);
+     * MI300X static batches of vLLM's ROCm build (ids 2600-2608) and 4 speculative-decoding
+     * rows of vLLM 0.8 (ids 3900-3903) */
+    assert_int_equal(n, 624);
     int ops = 0, skipped = 0, low = 0, rated = 0, ranged = 0, spec = 0;
     for (size_t i = 0; i < n; i++) {
         if (rows[i].kind == SIM_VK_SPEC) {
@@ -230,7 +231,7 @@ static void test_load(void **state)
         assert_true(rows[i].value > 0 && rows[i].source[0]);
     }
     assert_int_equal(ops, 419);
-    assert_int_equal(spec, 33);
+    assert_int_equal(spec, 37);
     assert_int_equal(rated, 33); /* the serve rows at a stated rate */
     assert_int_equal(ranged, 16); /* SGLang's random lengths, uniform from 1 */
     assert_int_equal(skipped, 51); /* with two serve rows of 20,000-token prompts, Mixtral's 15,
