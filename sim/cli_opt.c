@@ -93,9 +93,10 @@ const cli_opt_def cli_opt_table[] = {
       "engine CPU time per request in the iteration (default: engine; vllm 10)"),
     O("--layer-overhead-us", CLI_OPT_NUM, layer_us, 0, 1e6, CLI_OPT_CMD_ENGINE,
       "engine CPU time per model layer per iteration (eager Python; default: engine, hf 100)"),
-    O("--usd-per-gpu-hour", CLI_OPT_NUM, usd_per_gpu_hour, 0.001, SIM_PRICE_MAX_USD_PER_GPU_HOUR,
-      CLI_OPT_CMD_ENGINE,
-      "price of one GPU-hour in US$ (default: the device file's usd_per_gpu_hour)"),
+    O("--usd-per-gpu-hour", CLI_OPT_STR, usd_prices, 0, 0, CLI_OPT_CMD_ENGINE,
+      "price of one GPU-hour in US$: a number for every device, or DEVICE=USD pairs "
+      "(h100-sxm=2.49,b300=7.5) for the devices named (default: the device file's "
+      "usd_per_gpu_hour)"),
     O("--async-scheduling", CLI_OPT_BOOL, async_sched, 0, 0, CLI_OPT_CMD_ENGINE,
       "the CPU prepares the next iteration while the GPU runs (default: engine)"),
     O("--no-async-scheduling", CLI_OPT_BOOL, no_async_sched, 0, 0, CLI_OPT_CMD_ENGINE,

@@ -50,7 +50,8 @@ typedef enum cli_opt_kind {
 typedef struct cli_opts {
     const char *model, *hw, *format, *weight_dtype, *act_dtype, *kv_dtype, *dtype;
     int64_t tp, pp, batch, input_len, output_len, group_size;
-    double overlap, util, iter_us, req_us, usd_per_gpu_hour;
+    double overlap, util, iter_us, req_us;
+    const char *usd_prices; /* --usd-per-gpu-hour as given (price.h sim_price_list) */
     bool enforce_eager, async_sched, help;
     /* engine profile and its overrides */
     const char *engine, *sched_policy, *order;

@@ -268,6 +268,18 @@ static void test_unmet_formats_and_errors(void **state)
     }
 }
 
+/* The price follows the device in --usd-per-gpu-hour's pairs: $/hour is GPUs x that price. */
+static void test_per_device_price(void **state)
+{
+    (void)state;
+    cJSON *j = capacity("tpot:20", "--usd-per-gpu-hour b300=9,h100-sxm=1.5");
+    assert_near(num(j, "usd_per_hour"), num(j, "gpus") * 1.5, 1e-9);
+    cJSON_Delete(j);
+    runf("capacity " CASE " --slo tpot:20 --usd-per-gpu-hour h100-sxm=1.5,nosuch=2");
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "'nosuch'"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -277,6 +289,7 @@ int main(void)
         cmocka_unit_test(test_overload_and_ramp_up),
         cmocka_unit_test(test_goodput_form),
         cmocka_unit_test(test_unmet_formats_and_errors),
+        cmocka_unit_test(test_per_device_price),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

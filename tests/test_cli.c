@@ -2812,6 +2812,54 @@ static void test_cost(void **state)
     expect_bad("run --model llama-3.2-1b --hw h100-sxm --usd-per-gpu-hour -1", "--usd-per-gpu-hour");
 }
 
+/* Per-device prices (--usd-per-gpu-hour DEVICE=USD,...): each device its own price in one
+ * sweep (not crossed with --hw), the device file's where the list does not name it, a bare
+ * number every device's; a malformed list or an unknown device is exit 2 naming the value. */
+static void test_per_device_prices(void **state)
+{
+    (void)state;
+    char out[256], a[768];
+    tu_snprintf(out, sizeof out, "%s/infersim-prices-%d.jsonl", tu_tmpdir(), (int)getpid());
+    snprintf(a, sizeof a,
+             "sweep run --model llama-3.2-1b --hw h100-sxm,b300,h200 --tp 1,2 --batch 4 "
+             "--input-len 128 --output-len 16 --usd-per-gpu-hour h100-sxm=2.49,b300=7.5 --out %s",
+             out);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    FILE *f = fopen(out, "r");
+    assert_non_null(f);
+    char line[4096];
+    int rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        cJSON *r = cJSON_Parse(line);
+        assert_non_null(r);
+        const char *hw = cJSON_GetObjectItemCaseSensitive(r, "hw")->valuestring;
+        /* by hand: GPUs x the device's price: 2.49, 7.5 given, the H200 file's 3.59 */
+        double want = strcmp(hw, "h100-sxm") == 0 ? 2.49 : strcmp(hw, "b300") == 0 ? 7.5 : 3.59;
+        assert_near(num(r, "usd_per_hour"), num(r, "gpus") * want, 1e-9);
+        cJSON_Delete(r);
+        rows++;
+    }
+    fclose(f);
+    assert_int_equal(rows, 6); /* 3 devices x 2 TP sizes: the list is one value */
+    remove(out);
+    run("run --model llama-3.2-1b --hw h200 --usd-per-gpu-hour 2.5 --format json");
+    assert_int_equal(R.rc, 0);
+    cJSON *j = cJSON_Parse(R.out);
+    assert_near(num(j, "usd_per_gpu_hour"), 2.5, 1e-12);
+    cJSON_Delete(j);
+    run("run --model llama-3.2-1b --hw h200 --usd-per-gpu-hour h200=1.25,l4=0.3 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_near(num(j, "usd_per_gpu_hour"), 1.25, 1e-12);
+    cJSON_Delete(j);
+    expect_bad("run --model llama-3.2-1b --hw h200 --usd-per-gpu-hour h2oo=1", "'h2oo'");
+    expect_bad("run --model llama-3.2-1b --hw h200 --usd-per-gpu-hour h200=x", "'h200=x'");
+    expect_bad("sweep run --model llama-3.2-1b --hw h200 --usd-per-gpu-hour 1,0", "value '0'");
+    expect_bad("sweep run --model llama-3.2-1b --hw h200 --usd-per-gpu-hour h200=1,b300",
+               "item 'b300'");
+}
+
 /* The power estimate's keys in run and serve JSON (power.h): the average per GPU between the
  * device file's idle floor (70 W) and board power (700 W), and the identities that tie the
  * three keys together: J/token x output tok/s = W per GPU x GPUs (the energy over the time), and
@@ -2913,6 +2961,7 @@ int main(void)
         cmocka_unit_test(test_sweep_marks_default_only),
         cmocka_unit_test(test_calibrate_from_microbench_rows),
         cmocka_unit_test(test_cost),
+        cmocka_unit_test(test_per_device_prices),
         cmocka_unit_test(test_energy_outputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
