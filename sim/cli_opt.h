@@ -28,7 +28,8 @@ enum {
     CLI_OPT_CMD_HW = 128,
     /* not a command: an output written once per run (sweep refuses it as a dimension) */
     CLI_OPT_PER_RUN = 256,
-    CLI_OPT_CMD_CAPACITY = 512 /* capacity: its own flags (it also takes serve's) */
+    CLI_OPT_CMD_CAPACITY = 512, /* capacity: its own flags (it also takes serve's) */
+    CLI_OPT_CMD_PLAN = 1024     /* plan: its own flags (it also takes serve's and capacity's) */
 };
 /* flags every model command takes; flags of the commands that run steps */
 #define CLI_OPT_CMD_MODEL (CLI_OPT_CMD_RUN | CLI_OPT_CMD_ROOFLINE | CLI_OPT_CMD_SERVE)
@@ -73,6 +74,9 @@ typedef struct cli_opts {
     /* capacity: the SLO, its percentile and the rate search's relative tolerance */
     const char *slo;
     double slo_percentile, rate_tolerance;
+    /* plan: the objective, rows per device, shards, threads, rows read back, the search's limits */
+    const char *objective, *shard, *from, *engines, *precisions;
+    int64_t top, threads, max_gpus;
     /* validation */
     const char *data, *op, *out_file;
     int64_t m, n, k, heads, head_dim, seq, bytes, gpus;
