@@ -74,7 +74,19 @@ typedef struct sim_chart_sweep {
     const char *flags;
     const char *decision; /* --uncertainty: how sure the best or cheapest point is (the sweep
                            * summary's line), or NULL */
+    /* the point the command line names (--objective's winner: rows[best], n for none); with
+     * best_given false the highest throughput per GPU under the SLO */
+    size_t best;
+    bool best_given;
+    const char *objective; /* "throughput", "cost" or "energy" (NULL: throughput) */
 } sim_chart_sweep;
+
+/* The row the pictures highlight: sw->best when given, else the best under the SLO (n: none). */
+size_t sim_chart_sweep_best(const sim_chart_sweep *sw);
+
+/* Cost per million output tokens against TPOT (or TTFT) at the SLO percentile: the points with a
+ * price, the SLO, the objective's point labelled. */
+void sim_chart_sweep_cost(sim_svg *s, const sim_chart_sweep *sw, bool by_ttft);
 
 /* Output throughput per GPU against TPOT (or TTFT) at the SLO percentile: every point, the
  * Pareto frontier, the points meeting the SLO, the best one labelled. */

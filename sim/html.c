@@ -316,15 +316,25 @@ sim_status sim_html_sweep(const char *path, const char *cmdline, const sim_chart
                                       sim_metric_name(k), sw->slo_ms[k]);
         row(&p, "SLO", "%s at p%d", n ? slo : "none", sw->pct);
         row(&p, "Points meeting the SLO", "%zu", meet);
-        size_t b = sim_sweep_best(sw->rows, sw->n);
-        char label[512];
-        if (b < sw->n) {
-            sim_grid_label(sw->grid, sw->rows[b].point, label, sizeof label);
-            row(&p, "Best under the SLO", "point %zu (%s): %.1f tok/s per GPU", sw->rows[b].point,
-                label, sw->rows[b].tput_per_gpu);
-        } else {
-            row(&p, "Best under the SLO", "none meets it");
-        }
+    }
+    const char *obj = sw->objective ? sw->objective : "throughput";
+    size_t b = sim_chart_sweep_best(sw);
+    char label[512], what[96];
+    snprintf(what, sizeof what, "Best by %s%s", obj, sw->has_slo ? " under the SLO" : "");
+    if (b < sw->n) {
+        const sim_sweep_row *r = &sw->rows[b];
+        sim_grid_label(sw->grid, r->point, label, sizeof label);
+        if (strcmp(obj, "cost") == 0)
+            row(&p, what, "point %zu (%s): $%.4f per million output tokens, %.1f tok/s per GPU",
+                r->point, label, r->usd_per_million_output_tokens, r->tput_per_gpu);
+        else if (strcmp(obj, "energy") == 0)
+            row(&p, what, "point %zu (%s): %.4f J per output token, %.1f tok/s per GPU", r->point,
+                label, r->joules_per_output_token, r->tput_per_gpu);
+        else
+            row(&p, what, "point %zu (%s): %.1f tok/s per GPU", r->point, label,
+                r->tput_per_gpu);
+    } else if (sw->has_slo || sw->best_given) {
+        row(&p, what, "none%s", sw->has_slo ? " meets it" : "");
     }
     if (sw->decision && sw->decision[0])
         row(&p, "How sure (parameter draws)", "%s", sw->decision);
@@ -337,6 +347,18 @@ sim_status sim_html_sweep(const char *path, const char *cmdline, const sim_chart
            "other point is both faster per token and higher in throughput per GPU).");
     sim_chart_pareto(&c, sw, true);
     figure(&p, &c, "The same points against time to first token, with that front.");
+    size_t priced = 0;
+    for (size_t i = 0; i < sw->n; i++)
+        priced += sw->rows[i].ok && sw->rows[i].usd_per_million_output_tokens > 0.0;
+    if (priced) {
+        section(&p, "Cost against latency");
+        sim_chart_sweep_cost(&c, sw, false);
+        figure(&p, &c,
+               "Each priced point's US$ per million output tokens against TPOT: the cheapest "
+               "points under the SLO sit low and left of its line.");
+        sim_chart_sweep_cost(&c, sw, true);
+        figure(&p, &c, "The same against time to first token.");
+    }
     size_t shown = 0;
     for (size_t d = 0; d < sw->grid->n_dims; d++)
         shown += sw->grid->dims[d].n > 1;

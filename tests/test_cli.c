@@ -2860,6 +2860,49 @@ static void test_per_device_prices(void **state)
                "item 'b300'");
 }
 
+/* A sweep page follows --objective: its summary's best point and the charts' highlighted one
+ * are the point the command line names, for every objective; the cost view is on the page. */
+static void test_sweep_page_objective(void **state)
+{
+    (void)state;
+    const char *objs[][2] = {{"throughput", "best under the SLO: point "},
+                             {"cost", "cheapest under the SLO: point "},
+                             {"energy", "least energy under the SLO: point "}};
+    char page[256], rows[256], a[1024];
+    tu_snprintf(page, sizeof page, "%s/infersim-objpage-%d.html", tu_tmpdir(), (int)getpid());
+    tu_snprintf(rows, sizeof rows, "%s/infersim-objpage-%d.csv", tu_tmpdir(), (int)getpid());
+    long points[3];
+    for (int k = 0; k < 3; k++) {
+        snprintf(a, sizeof a,
+                 "sweep run --model llama-3.1-8b --hw h100-sxm,h200,a100-sxm-80gb,l40s --batch "
+                 "1,16,64 --input-len 512 --output-len 64 --slo tpot:30 --objective %s --html %s "
+                 "--out %s",
+                 objs[k][0], page, rows);
+        run(a);
+        assert_int_equal(R.rc, 0);
+        const char *p = strstr(R.out, objs[k][1]);
+        assert_non_null(p);
+        points[k] = strtol(p + strlen(objs[k][1]), NULL, 10);
+        char *html = slurp(page);
+        assert_non_null(html);
+        char want[128];
+        snprintf(want, sizeof want, "Best by %s under the SLO</td><td class=\"v\">point %ld (",
+                 objs[k][0], points[k]);
+        assert_non_null(strstr(html, want));
+        if (k == 0)
+            snprintf(want, sizeof want, "best: point %ld,", points[k]);
+        else
+            snprintf(want, sizeof want, "best by %s: point %ld,", objs[k][0], points[k]);
+        assert_non_null(strstr(html, want)); /* the charts' label */
+        assert_non_null(strstr(html, "Cost per million output tokens against TPOT"));
+        free(html);
+    }
+    /* the objectives pick different points here, so the page cannot be right by accident */
+    assert_true(points[0] != points[1] || points[1] != points[2]);
+    remove(page);
+    remove(rows);
+}
+
 /* The power estimate's keys in run and serve JSON (power.h): the average per GPU between the
  * device file's idle floor (70 W) and board power (700 W), and the identities that tie the
  * three keys together: J/token x output tok/s = W per GPU x GPUs (the energy over the time), and
@@ -2962,6 +3005,7 @@ int main(void)
         cmocka_unit_test(test_calibrate_from_microbench_rows),
         cmocka_unit_test(test_cost),
         cmocka_unit_test(test_per_device_prices),
+        cmocka_unit_test(test_sweep_page_objective),
         cmocka_unit_test(test_energy_outputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
