@@ -14,11 +14,12 @@
 
 #include <cjson/cJSON.h>
 
+#include "html.h"
 #include "report.h"
 
 /* Flags of serve that capacity does not take: its outputs are one run's, or the rate is searched. */
 static const char *const refused[] = {"--request-rate",       "--trace",
-                                      "--time-scale",         "--html",
+                                      "--time-scale",
                                       "--chrome-trace",       "--save-requests",
                                       "--save-result",        "--result-dir",
                                       "--result-filename",    "--trace-detail",
@@ -330,6 +331,41 @@ static sim_status write_report(const cli_opts *o, FILE *out, const cli_rate_sear
     return ferror(out) ? sim_fail(err, SIM_EINTERNAL, "writing the result failed") : SIM_OK;
 }
 
+/* --html: the probes' charts and the summary. */
+static sim_status write_html(const cli_opts *o, const cli_rate_search *c, const cli_rate_run *r,
+                             sim_err *err)
+{
+    double rate[CLI_RATE_MAX_PROBES], val[SIM_M_COUNT][CLI_RATE_MAX_PROBES];
+    bool met[CLI_RATE_MAX_PROBES];
+    sim_chart_capacity ch = {.rate = rate, .met = met, .n = (size_t)c->n, .pct = c->pct,
+                             .max_rate = c->best >= 0 ? c->lo : 0.0, .flags = o->cmdline};
+    for (int i = 0; i < c->n; i++) {
+        rate[i] = c->probes[i].rate;
+        met[i] = c->probes[i].met;
+        for (int m = 0; m < SIM_M_COUNT; m++)
+            val[m][i] = c->probes[i].value_ms[m];
+    }
+    for (int m = 0; m < SIM_M_COUNT; m++) {
+        ch.slo_ms[m] = c->slo.ms[m];
+        ch.value[m] = c->slo.ms[m] > 0.0 ? val[m] : NULL;
+    }
+    char msg[256], rs[32], gpus[32] = "-", usd[64] = "unknown (no usd_per_gpu_hour)";
+    summary(c, msg, sizeof msg);
+    rate_text(c->best >= 0 ? c->lo : 0.0, rs, sizeof rs);
+    if (c->best >= 0) {
+        sim_serve_report rep = best_report(c, r);
+        sim_price pr;
+        snprintf(gpus, sizeof gpus, "%lld", (long long)sim_report_serve_gpus(&rep));
+        if (sim_report_serve_price(&rep, &pr))
+            snprintf(usd, sizeof usd, "$%.2f per hour, $%.4f per Mtok output", pr.usd_per_hour,
+                     pr.usd_per_million_output_tokens);
+    }
+    const char *lines[] = {"Max request rate (req/s)", rs, "Result", msg, "GPUs", gpus, "Cost",
+                           usd};
+    return sim_html_capacity(o->html, o->cmdline ? o->cmdline : "infersim capacity", &ch, lines,
+                             sizeof lines / sizeof lines[0], err);
+}
+
 sim_status cli_capacity_cmd(const cli_opts *o, FILE *out, sim_err *err)
 {
     sim_status st = check_flags(o, err);
@@ -351,6 +387,8 @@ sim_status cli_capacity_cmd(const cli_opts *o, FILE *out, sim_err *err)
                 r.s[0]->m.dist[SIM_M_E2EL].mean / 1e3);
     if (!st)
         st = write_report(o, out, c, &r, err);
+    if (!st && o->html)
+        st = write_html(o, c, &r, err);
     cli_rate_run_free(&r);
     free(c);
     return st;

@@ -37,6 +37,7 @@
 #include <cjson/cJSON.h>
 
 #include "engprof.h"
+#include "html.h"
 #include "jsonf.h"
 #include "lines.h"
 #include "outfile.h"
@@ -56,7 +57,7 @@ static const char *const refused[] = {
     "--engine",       "--weight-dtype", "--act-dtype",   "--dtype",
     "--trace",        "--time-scale",   "--chrome-trace", "--save-requests",
     "--save-result",  "--result-dir",   "--result-filename", "--max-concurrency",
-    "--html",         "--trace-detail", "--trace-window"};
+    "--trace-detail", "--trace-window"};
 enum { N_REFUSED = sizeof refused / sizeof refused[0] };
 
 /* ------------------------------------------------------------------------------------------ */
@@ -458,6 +459,67 @@ static sim_status write_rows(const char *path, const sim_sweep_row *rows, size_t
     return st;
 }
 
+/* --html: the charts of the deployments that serve the rate, and the table report. */
+static sim_status write_html(const cli_opts *o, const cli_plan_report *rep, sim_err *err)
+{
+    cli_plan_report tab = *rep;
+    tab.json = false;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return sim_fail(err, SIM_EINTERNAL, "out of memory");
+    sim_status st = cli_plan_report_write(f, &tab, err);
+    fclose(f);
+    sim_chart_plan_point *pts = calloc(rep->n ? rep->n : 1, sizeof *pts);
+    char(*groups)[288] = calloc(rep->n ? rep->n : 1, sizeof *groups);
+    if (!st && (!pts || !groups))
+        st = sim_fail(err, SIM_EINTERNAL, "out of memory");
+    sim_chart_plan ch = {.pts = pts, .pct = o->slo_percentile, .flags = o->cmdline};
+    memcpy(ch.slo_ms, rep->slo.ms, sizeof ch.slo_ms);
+    size_t win = rep->n, ok = 0;
+    for (size_t i = 0; i < rep->n; i++)
+        if (cli_plan_rankable(&rep->rows[i], rep->objective) &&
+            (win == rep->n || cli_plan_better(&rep->rows[i], &rep->rows[win], rep->objective)))
+            win = i;
+    ch.winner = 0;
+    for (size_t i = 0; !st && i < rep->n; i++) {
+        const cli_plan_row *r = &rep->rows[i];
+        if (r->status != CLI_PLAN_OK)
+            continue;
+        ok++;
+        snprintf(groups[ch.n], sizeof groups[ch.n], "%s on %s", r->model, r->hw);
+        sim_chart_plan_point *q = &pts[ch.n];
+        q->group = groups[ch.n];
+        char lay[64];
+        cli_plan_layout(r, lay, sizeof lay);
+        snprintf(q->label, sizeof q->label, "%s %s %s", r->engine, r->precision, lay);
+        q->gpus = (double)r->gpus;
+        q->usd_per_hour = r->usd_per_hour;
+        q->ttft_ms = r->p_ms[SIM_M_TTFT];
+        q->tpot_ms = r->p_ms[SIM_M_TPOT];
+        if (i == win)
+            ch.winner = ch.n;
+        ch.n++;
+    }
+    if (win == rep->n)
+        ch.winner = ch.n;
+    char cands[64], oks[64], rate[64];
+    snprintf(cands, sizeof cands, "%zu", rep->n);
+    snprintf(oks, sizeof oks, "%zu", ok);
+    snprintf(rate, sizeof rate, "%g req/s", rep->rate);
+    const char *lines[] = {"Target rate", rate,     "SLO", rep->slo_text, "Objective",
+                           cli_plan_objective_name(rep->objective), "Candidates", cands,
+                           "Serve the rate under the SLO", oks};
+    if (!st)
+        st = sim_html_plan(o->html, o->cmdline ? o->cmdline : "infersim plan", &ch, lines,
+                           sizeof lines / sizeof lines[0], text, err);
+    free(text);
+    free(pts);
+    free(groups);
+    return st;
+}
+
 sim_status cli_plan_cmd(const cli_opts *o, FILE *out, sim_err *err)
 {
     plan_ctx c = {.o = o, .objective = CLI_PLAN_COST};
@@ -551,6 +613,8 @@ sim_status cli_plan_cmd(const cli_opts *o, FILE *out, sim_err *err)
                           o->format);
         if (!st && !(o->out_file && strcmp(o->out_file, "-") == 0))
             st = cli_plan_report_write(out, &rep, err);
+        if (!st && o->html)
+            st = write_html(o, &rep, err);
     }
     sim_sweep_rows_free(srows, n_srows);
     sim_grid_free(&g);

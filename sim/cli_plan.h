@@ -129,4 +129,7 @@ typedef struct cli_plan_report {
 
 sim_status cli_plan_report_write(FILE *f, const cli_plan_report *rep, sim_err *err);
 
+/* "3 x TP 4", "TP 8 x PP 2", "DP-attn 8 x EP 8", "2P:3D x TP 4": a row's layout in words. */
+void cli_plan_layout(const cli_plan_row *r, char *buf, size_t len);
+
 #endif

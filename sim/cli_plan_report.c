@@ -10,7 +10,7 @@
 #include <cjson/cJSON.h>
 
 /* "3 x TP 4", "TP 8 x PP 2", "DP-attention 8 x EP 8", "2P:3D x TP 4". */
-static void layout(const cli_plan_row *r, char *buf, size_t len)
+void cli_plan_layout(const cli_plan_row *r, char *buf, size_t len)
 {
     char par[64];
     if (r->dp_attention && r->dp > 1)
@@ -123,7 +123,7 @@ static cJSON *row_json(const cli_plan_row *r, const cli_plan_bench *bench)
     if (!j)
         return NULL;
     char lay[128];
-    layout(r, lay, sizeof lay);
+    cli_plan_layout(r, lay, sizeof lay);
     cJSON_AddStringToObject(j, "layout", lay);
     cJSON_AddItemToObject(j, "launch", launch_json(r, bench));
     return j;
@@ -188,7 +188,7 @@ static sim_status write_json(FILE *f, const cli_plan_report *rep, size_t *idx, s
 static void print_row(FILE *f, size_t rank, const cli_plan_row *r)
 {
     char lay[128], usd[32], mtok[32];
-    layout(r, lay, sizeof lay);
+    cli_plan_layout(r, lay, sizeof lay);
     snprintf(usd, sizeof usd, r->usd_per_hour > 0 ? "%.2f" : "-", r->usd_per_hour);
     snprintf(mtok, sizeof mtok, r->usd_per_hour > 0 ? "%.3f" : "-",
              r->usd_per_million_output_tokens);
@@ -234,7 +234,7 @@ static void write_table(FILE *f, const cli_plan_report *rep, size_t *idx, size_t
     }
     const cli_plan_row *r = &rep->rows[idx[0]];
     char lay[128];
-    layout(r, lay, sizeof lay);
+    cli_plan_layout(r, lay, sizeof lay);
     fprintf(f, "\nWinner: %s on %s, %s (%s precision), %s: %lld GPUs", r->model, r->hw,
             r->engine, r->precision, lay, (long long)r->gpus);
     if (r->usd_per_hour > 0)

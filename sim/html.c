@@ -403,3 +403,72 @@ sim_status sim_html_compare(const char *path, const char *cmdline, const char *r
            "15% end-to-end (median).");
     return page_write(&p, path, err);
 }
+
+sim_status sim_html_capacity(const char *path, const char *cmdline, const sim_chart_capacity *c,
+                             const char *const *lines, size_t n_lines, sim_err *err)
+{
+    page p = {0};
+    char sub[128];
+    snprintf(sub, sizeof sub, "%zu probes of the same workload", c->n);
+    page_begin(&p, "infersim capacity: the highest rate meeting the SLO", sub, cmdline);
+    section(&p, "Summary");
+    table_begin(&p);
+    for (size_t i = 0; i + 1 < n_lines; i += 2)
+        row(&p, lines[i], "%s", lines[i + 1]);
+    table_end(&p);
+    section(&p, "The SLO's metrics against the request rate");
+    sim_svg ch = {0};
+    for (int m = 0; m < SIM_M_COUNT; m++)
+        if (c->slo_ms[m] > 0.0 && c->value[m]) {
+            sim_chart_capacity_metric(&ch, c, (sim_metric)m);
+            figure(&p, &ch,
+                   "Each circle is a serving run of the same requests at one rate (green: the "
+                   "SLO held and the queue kept up); the dashed red line is the SLO, the green "
+                   "one the rate found. A value past 4 x the SLO is drawn at the top (^).");
+        }
+    section(&p, "Probes");
+    table_begin(&p);
+    for (size_t i = 0; i < c->n; i++) {
+        char r[32], v[160];
+        size_t n = 0;
+        snprintf(r, sizeof r, isinf(c->rate[i]) ? "inf req/s" : "%.4g req/s", c->rate[i]);
+        for (int m = 0; m < SIM_M_COUNT; m++)
+            if (c->slo_ms[m] > 0.0 && c->value[m])
+                n += (size_t)snprintf(v + n, sizeof v - n, "%s %.4g ms, ", sim_metric_name(m),
+                                      c->value[m][i]);
+        row(&p, r, "%s%s", v, c->met[i] ? "met" : "missed");
+    }
+    table_end(&p);
+    return page_write(&p, path, err);
+}
+
+sim_status sim_html_plan(const char *path, const char *cmdline, const sim_chart_plan *pl,
+                         const char *const *lines, size_t n_lines, const char *text, sim_err *err)
+{
+    page p = {0};
+    char sub[128];
+    snprintf(sub, sizeof sub, "%zu deployments serve the rate under the SLO", pl->n);
+    page_begin(&p, "infersim plan: which GPUs, configured how", sub, cmdline);
+    section(&p, "Summary");
+    table_begin(&p);
+    for (size_t i = 0; i + 1 < n_lines; i += 2)
+        row(&p, lines[i], "%s", lines[i + 1]);
+    table_end(&p);
+    if (pl->n) {
+        sim_svg ch = {0};
+        section(&p, "Cost of each deployment");
+        sim_chart_plan_groups(&ch, pl);
+        figure(&p, &ch, "The cheapest deployment that serves the rate, per model and device.");
+        sim_chart_plan_cost(&ch, pl, false);
+        figure(&p, &ch,
+               "Every deployment that serves the rate under the SLO: its fleet's US$ per hour "
+               "against its TPOT at the percentile; the winner circled.");
+        sim_chart_plan_cost(&ch, pl, true);
+        figure(&p, &ch, "The same against time to first token.");
+    }
+    section(&p, "The ranking, the winner and its command lines");
+    sim_svg_raw(&p, "<pre class=\"cmd\">");
+    sim_svg_escaped(&p, text ? text : "");
+    sim_svg_raw(&p, "</pre>\n");
+    return page_write(&p, path, err);
+}

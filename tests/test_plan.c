@@ -66,7 +66,9 @@ static bool flag_on(const cJSON *o, const char *k)
 static void test_readme_example(void **state)
 {
     (void)state;
-    runf(EXAMPLE " --format json");
+    char rows[256];
+    tu_snprintf(rows, sizeof rows, "%s/infersim-plan-example-%d.jsonl", tu_tmpdir(), (int)getpid());
+    runf(EXAMPLE " --format json --out %s", rows);
     assert_int_equal(R.rc, 0);
     cJSON *j = cJSON_Parse(R.out);
     assert_non_null(j);
@@ -82,15 +84,17 @@ static void test_readme_example(void **state)
     /* one instance's capacity says 3: ceil(20 / r1) with r1 between 20/3 and 10 */
     assert_true(num(w, "instance_max_rate") >= 20.0 / 3.0 && num(w, "instance_max_rate") < 10.0);
     /* the objective gpus never takes more GPUs than cost's winner */
-    runf(EXAMPLE " --format json --objective gpus");
+    /* (the rows again, ranked by another objective: --from reports without re-running) */
+    runf(EXAMPLE " --format json --objective gpus --from %s", rows);
     assert_int_equal(R.rc, 0);
     cJSON *g = cJSON_Parse(R.out);
     assert_true(num(cJSON_GetObjectItemCaseSensitive(g, "winner"), "gpus") <= num(w, "gpus"));
     cJSON_Delete(g);
     cJSON_Delete(j);
     /* the table names the winner and the lines to launch and measure it */
-    runf(EXAMPLE);
+    runf(EXAMPLE " --from %s", rows);
     assert_int_equal(R.rc, 0);
+    remove(rows);
     assert_non_null(strstr(R.out, "Winner: llama-3.1-70b on h100-sxm, vllm"));
     assert_non_null(strstr(R.out, "3 x TP 4: 12 GPUs, $32.28/hour"));
     assert_non_null(strstr(R.out, "vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 4"));
@@ -338,6 +342,31 @@ static void test_bad_input(void **state)
     assert_non_null(strstr(R.err, "--slo"));
 }
 
+/* --html: the page holds the charts, the ranking and the winner's launch lines. */
+static void test_html(void **state)
+{
+    (void)state;
+    char page[256];
+    tu_snprintf(page, sizeof page, "%s/infersim-plan-%d.html", tu_tmpdir(), (int)getpid());
+    runf("plan --model llama-3.2-1b --hw h100-sxm,l4 --request-rate 30 --num-prompts 300 "
+         "--random-input-len 512 --random-output-len 64 --slo ttft:300,tpot:30 --html %s",
+         page);
+    assert_int_equal(R.rc, 0);
+    FILE *f = fopen(page, "r");
+    assert_non_null(f);
+    static char html[1 << 21];
+    size_t n = fread(html, 1, sizeof html - 1, f);
+    html[n] = '\0';
+    fclose(f);
+    assert_non_null(strstr(html, "The cheapest deployment of each model on each device"));
+    assert_non_null(strstr(html, "US$ per hour against TPOT"));
+    assert_non_null(strstr(html, "class=\"best\""));
+    assert_non_null(strstr(html, "Winner: llama-3.2-1b on"));
+    assert_non_null(strstr(html, "vllm bench serve"));
+    assert_null(strstr(html, "<script"));
+    remove(page);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -345,6 +374,7 @@ int main(void)
         cmocka_unit_test(test_launch_lines),
         cmocka_unit_test(test_threads_and_shards),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_html),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
