@@ -571,9 +571,7 @@ static sim_status sweep_html(const char *path, int argc, char **argv, const swee
                           .decision = decision.oom ? NULL : decision.s,
                           .best = c->winner,
                           .best_given = true,
-                          .objective = c->min_cost     ? "cost"
-                                       : c->min_energy ? "energy"
-                                                       : "throughput"};
+                          .objective = c->min_cost ? "cost" : c->min_energy ? "energy" : NULL};
     memcpy(sw.slo_ms, c->slo.ms, sizeof sw.slo_ms);
     sim_status st = sim_html_sweep(path, cmdline, &sw, err);
     sim_strbuf_free(&decision);
