@@ -53,6 +53,8 @@ static const cli_command commands[] = {
      "predictions against the public measurements, with the error summary"},
     {"calibrate", CLI_OPT_CMD_CALIBRATE, NULL, cli_calibrate_cmd, NULL, NULL,
      "fit a device's efficiencies to its op-level measurements"},
+    {"workload", CLI_OPT_CMD_WORKLOAD, "--dataset-name", cli_info_workload, NULL, NULL,
+     "a public dataset's token lengths: the published statistics, the fit, its percentiles"},
     {"hw", CLI_OPT_CMD_HW, "--hw", cli_info_hw, NULL, NULL,
      "a device file's every field, and whether it came from the file, a default or is derived"},
 };

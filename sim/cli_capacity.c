@@ -52,11 +52,12 @@ static sim_status check_flags(const cli_opts *o, sim_err *err)
                         "--max-concurrency: does not apply to capacity (the client would hold "
                         "back requests past the limit, out of every latency, so no rate would "
                         "look overloaded)");
-    if (o->dataset_name && strcmp(o->dataset_name, "random") != 0 &&
-        strcmp(o->dataset_name, "prefix_repetition") != 0)
-        return sim_fail(err, SIM_EINPUT,
-                        "--dataset-name: value '%s', expected random or prefix_repetition",
-                        o->dataset_name);
+    sim_dataset ds; /* a public dataset's lengths: its name checked before any probe */
+    if (cli_point_public_dataset(o)) {
+        sim_status st = cli_point_dataset(o, &ds, err);
+        if (st)
+            return st;
+    }
     if (o->slo && o->goodput[0])
         return sim_fail(err, SIM_EINPUT,
                         "--slo with --goodput: expected one of them (--slo: each metric's "

@@ -31,6 +31,7 @@ void cli_plan_help(FILE *f, int argc, char **argv);
 sim_status cli_info_op(const cli_opts *o, FILE *out, sim_err *err);
 sim_status cli_info_hw(const cli_opts *o, FILE *out, sim_err *err);
 sim_status cli_info_trace_check(const cli_opts *o, FILE *out, sim_err *err);
+sim_status cli_info_workload(const cli_opts *o, FILE *out, sim_err *err); /* a dataset's fit */
 
 /* cli_validate.c, cli_calibrate.c: the measurements table */
 sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err);

@@ -274,8 +274,10 @@ const cli_opt_def cli_opt_table[] = {
       "the most GPUs one deployment may take (default 64)"),
     O("--save-requests", CLI_OPT_STR, save_requests, 0, 0, CLI_OPT_CMD_SERVE | CLI_OPT_PER_RUN,
       "write one CSV row per request to FILE"),
-    O("--dataset-name", CLI_OPT_STR, dataset_name, 0, 0, CLI_OPT_CMD_SERVE,
-      "random|prefix_repetition (vLLM's synthetic datasets; recorded traffic: --trace)"),
+    O("--dataset-name", CLI_OPT_STR, dataset_name, 0, 0, CLI_OPT_CMD_SERVE | CLI_OPT_CMD_WORKLOAD,
+      "random|prefix_repetition (vLLM's synthetic datasets), sharegpt|lmsys-chat|"
+      "arxiv-summarization|code|reasoning (their lengths, fitted to published statistics: "
+      "infersim workload --dataset-name NAME); recorded traffic: --trace"),
     O("--percentile-metrics", CLI_OPT_STR, percentile_metrics, 0, 0,
       CLI_OPT_CMD_SERVE | CLI_OPT_PER_RUN,
       "metrics whose percentiles are printed and saved: ttft,tpot,itl,e2el (vLLM's flag)"),
@@ -363,11 +365,12 @@ const cli_opt_def cli_opt_table[] = {
       "copy / all-reduce message size"),
     O("--gpus", CLI_OPT_INT, gpus, 2, 65536, CLI_OPT_CMD_OP, "all-reduce participants"),
     O("--format", CLI_OPT_STR, format, 0, 0,
-      CLI_OPT_CMD_MODEL | CLI_OPT_CMD_CHECK | CLI_OPT_CMD_HW | CLI_OPT_PER_RUN,
+      CLI_OPT_CMD_MODEL | CLI_OPT_CMD_CHECK | CLI_OPT_CMD_HW | CLI_OPT_CMD_WORKLOAD |
+          CLI_OPT_PER_RUN,
       "table|json|csv (default table; hw: table|json)"),
     O("--help", CLI_OPT_BOOL, help, 0, 0,
       CLI_OPT_CMD_MODEL | CLI_OPT_CMD_CHECK | CLI_OPT_CMD_VALIDATE | CLI_OPT_CMD_OP |
-          CLI_OPT_CMD_CALIBRATE | CLI_OPT_CMD_HW | CLI_OPT_PER_RUN,
+          CLI_OPT_CMD_CALIBRATE | CLI_OPT_CMD_HW | CLI_OPT_CMD_WORKLOAD | CLI_OPT_PER_RUN,
       "this text"),
 };
 #undef O

@@ -29,7 +29,8 @@ enum {
     /* not a command: an output written once per run (sweep refuses it as a dimension) */
     CLI_OPT_PER_RUN = 256,
     CLI_OPT_CMD_CAPACITY = 512, /* capacity: its own flags (it also takes serve's) */
-    CLI_OPT_CMD_PLAN = 1024     /* plan: its own flags (it also takes serve's and capacity's) */
+    CLI_OPT_CMD_PLAN = 1024,    /* plan: its own flags (it also takes serve's and capacity's) */
+    CLI_OPT_CMD_WORKLOAD = 2048 /* workload: a dataset's length fit */
 };
 /* flags every model command takes; flags of the commands that run steps */
 #define CLI_OPT_CMD_MODEL (CLI_OPT_CMD_RUN | CLI_OPT_CMD_ROOFLINE | CLI_OPT_CMD_SERVE)

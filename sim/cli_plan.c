@@ -115,12 +115,17 @@ static sim_status alone(const cli_opts *q, const plan_cand *k, const cli_load_ca
     *misses = false;
     cli_opts r = *q;
     r.batch = k->dp;
-    r.input_len = q->dataset_name && strcmp(q->dataset_name, "prefix_repetition") == 0
-                      ? q->prefix_len + q->suffix_len
-                      : q->rand_in;
-    r.output_len = q->dataset_name && strcmp(q->dataset_name, "prefix_repetition") == 0
-                       ? q->prefix_out
-                       : q->rand_out;
+    bool rep = q->dataset_name && strcmp(q->dataset_name, "prefix_repetition") == 0;
+    r.input_len = rep ? q->prefix_len + q->suffix_len : q->rand_in;
+    r.output_len = rep ? q->prefix_out : q->rand_out;
+    sim_dataset ds; /* a public dataset: a median request (below every percentile from p50 up) */
+    if (cli_point_public_dataset(q)) {
+        sim_status st = cli_point_dataset(q, &ds, err);
+        if (st)
+            return st;
+        r.input_len = (int64_t)llround(sim_dataset_quantile(&ds.in, 0.5));
+        r.output_len = (int64_t)llround(sim_dataset_quantile(&ds.out, 0.5));
+    }
     cli_load_result *L = calloc(1, sizeof *L);
     sim_run_result *res = calloc(1, sizeof *res);
     sim_run_cfg cfg;
@@ -364,11 +369,12 @@ static sim_status check_flags(const cli_opts *o, cli_plan_objective *obj, sim_er
     if (!o->slo && !o->goodput[0])
         return sim_fail(err, SIM_EINPUT,
                         "plan: needs --slo ttft:MS,tpot:MS (or --goodput ttft:MS tpot:MS)");
-    if (o->dataset_name && strcmp(o->dataset_name, "random") != 0 &&
-        strcmp(o->dataset_name, "prefix_repetition") != 0)
-        return sim_fail(err, SIM_EINPUT,
-                        "--dataset-name: value '%s', expected random or prefix_repetition",
-                        o->dataset_name);
+    sim_dataset ds; /* a public dataset's lengths: its name checked before any candidate */
+    if (cli_point_public_dataset(o)) {
+        sim_status st = cli_point_dataset(o, &ds, err);
+        if (st)
+            return st;
+    }
     if (o->objective && !cli_plan_objective_parse(o->objective, obj))
         return sim_fail(err, SIM_EINPUT, "--objective: value '%s', expected cost, gpus, energy "
                                          "or ttft",
@@ -545,6 +551,9 @@ sim_status cli_plan_cmd(const cli_opts *o, FILE *out, sim_err *err)
     if (!st && !c.n)
         st = sim_fail(err, SIM_EINPUT, "plan: no candidate within --max-gpus %lld",
                       (long long)o->max_gpus);
+    sim_dataset plan_ds = {0}; /* --dataset-name's fit, for the bench line */
+    if (!st && cli_point_public_dataset(o))
+        st = cli_point_dataset(o, &plan_ds, err);
     sim_shard shard = {0, 1};
     if (!st && o->shard)
         st = sim_shard_parse(o->shard, &shard, err);
@@ -606,7 +615,10 @@ sim_status cli_plan_cmd(const cli_opts *o, FILE *out, sim_err *err)
                       .suffix_len = o->suffix_len,
                       .num_prefixes = o->num_prefixes,
                       .prefix_out = o->prefix_out,
-                      .slo = slo->slo},
+                      .slo = slo->slo,
+                      .in_mean = cli_point_public_dataset(o) ? sim_dataset_mean(&plan_ds.in) : 0,
+                      .out_mean =
+                          cli_point_public_dataset(o) ? sim_dataset_mean(&plan_ds.out) : 0},
             .json = o->format && strcmp(o->format, "json") == 0};
         if (o->format && strcmp(o->format, "json") != 0 && strcmp(o->format, "table") != 0)
             st = sim_fail(err, SIM_EINPUT, "--format: value '%s', expected table or json",

@@ -99,6 +99,7 @@ typedef struct cli_plan_bench {
     double range_ratio, rate, burstiness, pct;
     int64_t prefix_len, suffix_len, num_prefixes, prefix_out;
     sim_slo slo;
+    double in_mean, out_mean; /* a public dataset's fitted mean lengths (dataset.h) */
 } cli_plan_bench;
 
 /* The command that starts instance `which` of r's deployment (0: the instance, or with disagg the

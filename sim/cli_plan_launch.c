@@ -159,6 +159,14 @@ void cli_plan_launch_bench(const cli_plan_row *r, const cli_plan_bench *b, sim_s
                           "%lld --prefix-repetition-output-len %lld",
                           (long long)b->prefix_len, (long long)b->suffix_len,
                           (long long)b->num_prefixes, (long long)b->prefix_out);
+    else if (strcmp(b->dataset, "sharegpt") == 0) /* vLLM's own ShareGPT sampler */
+        sim_strbuf_printf(out, " --dataset-name sharegpt --dataset-path "
+                               "ShareGPT_V3_unfiltered_cleaned_split.json");
+    else if (strcmp(b->dataset, "random") != 0) /* a fit vLLM has no loader for: its means */
+        sim_strbuf_printf(out,
+                          " --dataset-name random --random-input-len %lld --random-output-len %lld "
+                          "--random-range-ratio 0",
+                          (long long)llround(b->in_mean), (long long)llround(b->out_mean));
     else
         sim_strbuf_printf(out,
                           " --dataset-name random --random-input-len %lld --random-output-len %lld "
