@@ -391,7 +391,9 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
     else if (!st && o->chrome_trace)
         st = open_serve_trace(o, &s->cfg, s->w, &ts, err);
     cc.observer = dc.observer = ct ? &ct->observer : NULL;
-    if (!st && o->html) { /* the run over time, recorded before the timeline sees it */
+    /* the run over time, recorded before the timeline sees it; several engines' pages show
+     * each instance's load instead (one series cannot hold interleaved engines) */
+    if (!st && o->html && instances == 1) {
         if (!(s->series = malloc(sizeof *s->series)))
             st = sim_fail(err, SIM_EINTERNAL, "out of memory");
         else

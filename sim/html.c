@@ -207,6 +207,54 @@ sim_status sim_html_run(const char *path, const char *cmdline, const sim_run_cfg
     return page_write(&p, path, err);
 }
 
+/* Several engines (--replicas, --disagg): each instance's share of the requests and tokens, its
+ * busy time, iterations, preemptions and KV peak, per replica or per pool. */
+static void instances_section(page *p, const sim_serve_report *rep)
+{
+    const sim_cluster_result *c = rep->cluster;
+    if (!c || c->replicas <= 1 || !c->load)
+        return;
+    bool dis = c->prefill > 0;
+    section(p, dis ? "Per pool and per instance" : "Per replica");
+    table_begin(p);
+    double dur = (double)rep->res->duration_ns;
+    if (dis)
+        for (int pool = 0; pool < 2; pool++) {
+            int a = pool ? c->prefill : 0, b = pool ? c->replicas : c->prefill;
+            int64_t req = 0, in = 0, out = 0;
+            double busy = 0;
+            for (int i = a; i < b; i++)
+                req += c->load[i].requests, in += c->load[i].input_tokens,
+                    out += c->load[i].output_tokens, busy += c->load[i].busy_ns;
+            char label[64];
+            snprintf(label, sizeof label, "%s pool (%d instances)", pool ? "Decode" : "Prefill",
+                     b - a);
+            row(p, label, "%lld requests, %lld prompt and %lld output tokens, busy %.1f%%",
+                (long long)req, (long long)in, (long long)out,
+                dur > 0 && b > a ? 100.0 * busy / (dur * (b - a)) : 0.0);
+        }
+    for (int i = 0; i < c->replicas; i++) {
+        const sim_replica_load *l = &c->load[i];
+        char label[64];
+        if (dis)
+            snprintf(label, sizeof label, "%s instance %d", i < c->prefill ? "Prefill" : "Decode",
+                     i < c->prefill ? i : i - c->prefill);
+        else
+            snprintf(label, sizeof label, "Replica %d", i);
+        row(p, label,
+            "%lld requests, %lld + %lld tokens, busy %.1f%%, %lld iterations, %lld preemptions, "
+            "KV peak %lld blocks",
+            (long long)l->requests, (long long)l->input_tokens, (long long)l->output_tokens,
+            dur > 0 ? 100.0 * l->busy_ns / dur : 0.0, (long long)l->iterations,
+            (long long)l->preemptions, (long long)l->kv_peak_blocks);
+    }
+    table_end(p);
+    sim_svg_raw(p, "<p style=\"font-size:12.5px;color:#444\">");
+    sim_svg_escaped(p, "Several engines' runs over time are not charted (one series per engine is "
+                       "not recorded yet); the latency CDFs above pool every instance's requests.");
+    sim_svg_raw(p, "</p>\n");
+}
+
 sim_status sim_html_serve(const char *path, const char *cmdline, const sim_serve_report *rep,
                           const sim_slo *slo, const sim_series *series, sim_err *err)
 {
@@ -270,6 +318,15 @@ sim_status sim_html_serve(const char *path, const char *cmdline, const sim_serve
                         "between streamed chunks); p50, p90 and p99 marked; red: the --goodput "
                         "SLO.");
     sim_svg_raw(&p, "</p>\n");
+    if (!series) {
+        instances_section(&p, rep);
+        section(&p, "Requests");
+        sim_chart_gantt(&c, rep->res, 40, cmdline);
+        figure(&p, &c,
+               "From send to first scheduled (queued), to the first token (prefill, "
+               "including any recompute), to the last token (decode).");
+        return page_write(&p, path, err);
+    }
     section(&p, "Over simulated time");
     static const char *const captions[SIM_VIEW_COUNT] = {
         ("Requests holding KV blocks (running) and queued (waiting), averaged over the "

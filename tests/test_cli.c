@@ -1685,8 +1685,29 @@ static void test_deployment_flags(void **state)
         strstr(R.out, "2 replicas, router least-outstanding; requests per replica: 5 5"));
     expect_bad("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --router random",
                "--router: value 'random'");
-    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --html /tmp/x.html",
-               "--html with --replicas 2");
+    /* --html of several engines: per replica, and per pool and instance with --disagg */
+    char hpath[256], hcmd[512];
+    tu_snprintf(hpath, sizeof hpath, "%s/infersim-deploy-%d.html", tu_tmpdir(), (int)getpid());
+    snprintf(hcmd, sizeof hcmd,
+             "serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --num-prompts 10 --html %s",
+             hpath);
+    run(hcmd);
+    assert_int_equal(R.rc, 0);
+    char *page = slurp(hpath);
+    assert_non_null(page);
+    assert_non_null(strstr(page, "Replica 1</td><td class=\"v\">5 requests"));
+    free(page);
+    snprintf(hcmd, sizeof hcmd,
+             "serve --model llama-3.1-8b --hw h100-sxm --disagg 1:2 --num-prompts 10 --html %s",
+             hpath);
+    run(hcmd);
+    assert_int_equal(R.rc, 0);
+    page = slurp(hpath);
+    assert_non_null(page);
+    assert_non_null(strstr(page, "Prefill pool (1 instances)</td><td class=\"v\">10 requests"));
+    assert_non_null(strstr(page, "Decode instance 1"));
+    free(page);
+    remove(hpath);
     expect_bad("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --chrome-trace /tmp/x.json "
                "--trace-detail op",
                "--trace-detail: applies to one engine's timeline");
