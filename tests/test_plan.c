@@ -224,7 +224,7 @@ static void check_launch(const cJSON *r)
     assert_true(strncmp(b, "vllm bench serve --backend ", 27) == 0);
     expect_int(b, "--random-input-len", 512);
     expect_int(b, "--random-output-len", 64);
-    expect_int(b, "--num-prompts", 300);
+    expect_int(b, "--num-prompts", 100);
     expect_num(b, "--request-rate", 6.0);
     expect_int(b, "--metric-percentiles", 90);
     assert_non_null(strstr(b, "--goodput ttft:1000 tpot:60"));
@@ -235,9 +235,9 @@ static void check_launch(const cJSON *r)
 static void test_launch_lines(void **state)
 {
     (void)state;
-    runf("plan --model qwen3-30b-a3b --hw h100-sxm,mi300x --request-rate 6 --num-prompts 300 "
+    runf("plan --model qwen3-30b-a3b --hw h100-sxm,mi300x --request-rate 6 --num-prompts 100 "
          "--random-input-len 512 --random-output-len 64 --slo ttft:1000,tpot:60 --top 1000 "
-         "--format json");
+         "--max-gpus 8 --format json");
     assert_int_equal(R.rc, 0);
     cJSON *j = cJSON_Parse(R.out);
     assert_non_null(j);
@@ -273,8 +273,9 @@ static void test_threads_and_shards(void **state)
 {
     (void)state;
 #define SMALL                                                                                      \
-    "plan --model llama-3.2-1b,llama-3.1-8b --hw h100-sxm,l4 --request-rate 30 --num-prompts 300 " \
-    "--random-input-len 512 --random-output-len 64 --slo ttft:300,tpot:30 --precisions default"
+    "plan --model llama-3.2-1b,llama-3.1-8b --hw h100-sxm,l4 --request-rate 30 --num-prompts 150 " \
+    "--random-input-len 512 --random-output-len 64 --slo ttft:300,tpot:30 --precisions default "  \
+    "--engines vllm,sglang"
     static char one[1 << 21];
     runf(SMALL " --threads 1 --format json");
     assert_int_equal(R.rc, 0);
@@ -304,8 +305,8 @@ static void test_threads_and_shards(void **state)
     assert_non_null(strstr(R.err, "a shard missing"));
     /* rows of another plan: refused */
     runf("merge --out %s %s %s %s", merged, files[0], files[1], files[2]);
-    runf("plan --model llama-3.2-1b --hw h100-sxm,l4 --request-rate 30 --num-prompts 300 "
-         "--slo ttft:300,tpot:30 --precisions default --from %s",
+    runf("plan --model llama-3.2-1b --hw h100-sxm,l4 --request-rate 30 --num-prompts 150 "
+         "--slo ttft:300,tpot:30 --precisions default --engines vllm,sglang --from %s",
          merged);
     assert_int_equal(R.rc, 2);
     for (int i = 0; i < 3; i++)
@@ -348,8 +349,9 @@ static void test_html(void **state)
     (void)state;
     char page[256];
     tu_snprintf(page, sizeof page, "%s/infersim-plan-%d.html", tu_tmpdir(), (int)getpid());
-    runf("plan --model llama-3.2-1b --hw h100-sxm,l4 --request-rate 30 --num-prompts 300 "
-         "--random-input-len 512 --random-output-len 64 --slo ttft:300,tpot:30 --html %s",
+    runf("plan --model llama-3.2-1b --hw h100-sxm,l4 --request-rate 30 --num-prompts 150 "
+         "--random-input-len 512 --random-output-len 64 --slo ttft:300,tpot:30 --engines vllm "
+         "--html %s",
          page);
     assert_int_equal(R.rc, 0);
     FILE *f = fopen(page, "r");
