@@ -271,7 +271,7 @@ static sim_status eval_cand(const plan_ctx *c, const plan_cand *k, cli_plan_row 
             r->status = CLI_PLAN_MISSED;
             snprintf(r->reason, sizeof r->reason,
                      "%lld to %lld replicas miss the SLO at the target rate", (long long)first,
-                     (long long)(first + PLAN_EXTRA_REPLICAS));
+                     (long long)first + PLAN_EXTRA_REPLICAS);
             for (; n <= first + PLAN_EXTRA_REPLICAS && !st && !met; n++) {
                 if (n * per > c->o->max_gpus || n > SIM_CLUSTER_MAX_REPLICAS) {
                     r->status = CLI_PLAN_TOO_BIG;
@@ -428,10 +428,10 @@ static sim_status read_rows(const plan_ctx *c, const char *path, cli_plan_row *r
             st = sim_fail(err, SIM_EINPUT, "%s: point %lld, expected 0..%zu (the plan's "
                                            "candidates)",
                           where, (long long)r.point, c->n - 1);
-        else if (cand_row(c, (size_t)r.point, &want), strcmp(want.model, r.model) ||
-                 strcmp(want.hw, r.hw) || strcmp(want.engine, r.engine) ||
-                 strcmp(want.precision, r.precision) || want.tp != r.tp || want.pp != r.pp ||
-                 want.ep != r.ep || want.dp != r.dp || want.disagg != r.disagg)
+        else if (cand_row(c, (size_t)r.point, &want), strcmp(want.model, r.model) != 0 ||
+                 strcmp(want.hw, r.hw) != 0 || strcmp(want.engine, r.engine) != 0 ||
+                 strcmp(want.precision, r.precision) != 0 || want.tp != r.tp ||
+                 want.pp != r.pp || want.ep != r.ep || want.dp != r.dp || want.disagg != r.disagg)
             st = sim_fail(err, SIM_EINPUT,
                           "%s: point %lld is not this plan's candidate %lld (another plan's "
                           "rows? give the same --model, --hw, --engines and --precisions)",

@@ -62,7 +62,7 @@ static void sglang_line(const cli_plan_row *r, int which, sim_strbuf *b)
 {
     bool dpa = r->dp_attention && r->dp > 1;
     sim_strbuf_printf(b, "python -m sglang.launch_server --model-path %s --tp %lld", r->hf_id,
-                      (long long)(r->tp * (dpa ? r->dp : 1)));
+                      (long long)r->tp * (dpa ? r->dp : 1));
     if (dpa)
         sim_strbuf_printf(b, " --dp %lld --enable-dp-attention", (long long)r->dp);
     if (r->ep > 1)
@@ -90,7 +90,7 @@ static void trtllm_line(const cli_plan_row *r, int which, sim_strbuf *b)
 {
     bool dpa = r->dp_attention && r->dp > 1;
     sim_strbuf_printf(b, "trtllm-serve %s --backend pytorch --tp_size %lld", r->hf_id,
-                      (long long)(r->tp * (dpa ? r->dp : 1)));
+                      (long long)r->tp * (dpa ? r->dp : 1));
     if (r->pp > 1)
         sim_strbuf_printf(b, " --pp_size %lld", (long long)r->pp);
     if (r->ep > 1)

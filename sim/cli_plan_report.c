@@ -36,10 +36,12 @@ static size_t ranked(const cli_plan_report *rep, const char *model, const char *
     size_t n = 0;
     for (size_t i = 0; i < rep->n; i++) {
         const cli_plan_row *r = &rep->rows[i];
-        if ((model && strcmp(r->model, model)) || (hw && strcmp(r->hw, hw)) ||
+        if ((model && strcmp(r->model, model) != 0) || (hw && strcmp(r->hw, hw) != 0) ||
             !cli_plan_rankable(r, rep->objective))
             continue;
-        /* insertion into the best `top` */
+        /* insertion into the best `top` (idx[0..n) filled) */
+        if (!top)
+            break;
         size_t k = n < top ? n++ : top;
         if (k == top && !cli_plan_better(r, &rep->rows[idx[top - 1]], rep->objective))
             continue;
@@ -262,8 +264,8 @@ static void write_table(FILE *f, const cli_plan_report *rep, size_t *idx, size_t
 
 sim_status cli_plan_report_write(FILE *f, const cli_plan_report *rep, sim_err *err)
 {
-    size_t *idx = malloc(((size_t)rep->top + 1) * sizeof *idx);
-    size_t *first = malloc((rep->n + 1) * sizeof *first);
+    size_t *idx = calloc((size_t)rep->top + 1, sizeof *idx);
+    size_t *first = calloc(rep->n + 1, sizeof *first);
     sim_status st = idx && first ? SIM_OK : sim_fail(err, SIM_EINTERNAL, "out of memory");
     if (!st) {
         size_t np = pairs_of(rep, first);
