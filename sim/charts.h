@@ -74,7 +74,19 @@ typedef struct sim_chart_sweep {
     const char *flags;
     const char *decision; /* --uncertainty: how sure the best or cheapest point is (the sweep
                            * summary's line), or NULL */
+    /* the point the command line names (--objective's winner: rows[best], n for none); with
+     * best_given false the highest throughput per GPU under the SLO */
+    size_t best;
+    bool best_given;
+    const char *objective; /* "throughput", "cost" or "energy" (NULL: throughput) */
 } sim_chart_sweep;
+
+/* The row the pictures highlight: sw->best when given, else the best under the SLO (n: none). */
+size_t sim_chart_sweep_best(const sim_chart_sweep *sw);
+
+/* Cost per million output tokens against TPOT (or TTFT) at the SLO percentile: the points with a
+ * price, the SLO, the objective's point labelled. */
+void sim_chart_sweep_cost(sim_svg *s, const sim_chart_sweep *sw, bool by_ttft);
 
 /* Output throughput per GPU against TPOT (or TTFT) at the SLO percentile: every point, the
  * Pareto frontier, the points meeting the SLO, the best one labelled. */
@@ -88,5 +100,44 @@ void sim_chart_sweep_dim(sim_svg *s, const sim_chart_sweep *sw, size_t dim);
  * not measured (measured < 0) get a row with no bar. */
 void sim_chart_compare(sim_svg *s, const char *const *names, const double *measured,
                        const double *predicted, size_t n, const char *flags);
+
+/* A rate search's probes (capacity): each probe's rate, whether it met the SLO, and each SLO
+ * metric at the percentile. Only finite rates are charted. */
+typedef struct sim_chart_capacity {
+    const double *rate;               /* req/s */
+    const bool *met;                  /* the SLO held and the deployment kept up */
+    const double *value[SIM_M_COUNT]; /* value[m][i]: metric m at probe i (NULL: not an SLO's) */
+    size_t n;
+    double slo_ms[SIM_M_COUNT];
+    double pct;
+    double max_rate; /* the rate found (0: none met; inf: every rate) */
+    const char *flags;
+} sim_chart_capacity;
+
+/* Metric m at the SLO percentile against the request rate (log axis when the rates span more
+ * than 30x): every probe, met or missed, the SLO's line and the rate found. */
+void sim_chart_capacity_metric(sim_svg *s, const sim_chart_capacity *c, sim_metric m);
+
+/* A plan's deployments that serve the rate, for the charts. */
+typedef struct sim_chart_plan_point {
+    const char *group; /* "llama-3.1-70b on h100-sxm": one colour each */
+    char label[160];   /* "vllm fp8 3 x TP 4" */
+    double gpus, usd_per_hour, ttft_ms, tpot_ms;
+} sim_chart_plan_point;
+
+typedef struct sim_chart_plan {
+    const sim_chart_plan_point *pts;
+    size_t n;
+    size_t winner; /* index into pts (n: none) */
+    double slo_ms[SIM_M_COUNT];
+    double pct;
+    const char *flags;
+} sim_chart_plan;
+
+/* US$ per hour against TPOT (or TTFT) at the percentile, a colour per group, the winner circled. */
+void sim_chart_plan_cost(sim_svg *s, const sim_chart_plan *p, bool by_ttft);
+
+/* The cheapest US$ per hour of each group, one bar each, with its GPUs. */
+void sim_chart_plan_groups(sim_svg *s, const sim_chart_plan *p);
 
 #endif

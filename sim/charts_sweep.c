@@ -12,6 +12,49 @@
 /* ------------------------------------------------------------------------------------------ */
 /* Sweeps */
 
+size_t sim_chart_sweep_best(const sim_chart_sweep *sw)
+{
+    if (sw->best_given)
+        return sw->best < sw->n ? sw->best : sw->n;
+    size_t b = sim_sweep_best(sw->rows, sw->n);
+    return sw->has_slo ? b : sw->n;
+}
+
+/* The latency axis: linear from 0, or logarithmic when the points span more than LOG_SPAN (so
+ * that the points under a tight SLO are not squeezed into one pixel column by a slow one). */
+enum { LOG_SPAN = 30 };
+static sim_scale latency_axis(const double *v, const bool *use, size_t n, double slo,
+                              const sim_svg_frame *fr, bool *log_axis)
+{
+    double lo = INFINITY, hi = 0.0;
+    for (size_t i = 0; i < n; i++)
+        if (use[i] && v[i] > 0.0) {
+            lo = fmin(lo, v[i]);
+            hi = fmax(hi, v[i]);
+        }
+    hi = fmax(hi, slo);
+    if (slo > 0.0)
+        lo = fmin(lo, slo);
+    *log_axis = isfinite(lo) && lo > 0.0 && hi / lo > LOG_SPAN;
+    if (*log_axis)
+        return sim_scale_log(lo / 1.25, hi * 1.25, fr->x0, fr->x1);
+    return sim_scale_linear(0.0, (hi > 0.0 ? hi : 1.0) * 1.05, fr->x0, fr->x1);
+}
+
+/* The label of the highlighted point: "best by cost: point 8, $1.825/Mtok". */
+static void best_tip(const sim_chart_sweep *sw, const sim_sweep_row *r, char *buf, size_t len)
+{
+    const char *o = sw->objective ? sw->objective : "throughput";
+    if (strcmp(o, "cost") == 0)
+        snprintf(buf, len, "best by cost: point %zu, $%.4g per Mtok", r->point,
+                 r->usd_per_million_output_tokens);
+    else if (strcmp(o, "energy") == 0)
+        snprintf(buf, len, "best by energy: point %zu, %.4g J per token", r->point,
+                 r->joules_per_output_token);
+    else
+        snprintf(buf, len, "best: point %zu, %.4g tok/s/GPU", r->point, r->tput_per_gpu);
+}
+
 void sim_chart_pareto(sim_svg *s, const sim_chart_sweep *sw, bool by_ttft)
 {
     const char *metric = by_ttft ? "TTFT" : "TPOT";
@@ -44,7 +87,17 @@ void sim_chart_pareto(sim_svg *s, const sim_chart_sweep *sw, bool by_ttft)
         }
     }
     double slo = sw->has_slo ? sw->slo_ms[by_ttft ? SIM_M_TTFT : SIM_M_TPOT] : 0.0;
-    sim_scale x = sim_scale_linear(0.0, max2(xmax, slo) * 1.05, fr.x0, fr.x1);
+    double *lat = malloc((sw->n ? sw->n : 1) * sizeof *lat);
+    bool *use = calloc(sw->n ? sw->n : 1, sizeof *use);
+    for (size_t i = 0; lat && use && i < sw->n; i++)
+        lat[i] = rows[i].tpot_ms, use[i] = rows[i].ok;
+    bool log_axis = false;
+    sim_scale x = lat && use ? latency_axis(lat, use, sw->n, slo, &fr, &log_axis)
+                             : sim_scale_linear(0.0, max2(xmax, slo) * 1.05, fr.x0, fr.x1);
+    free(lat);
+    free(use);
+    if (log_axis)
+        snprintf(xl, sizeof xl, "%s at p%d (ms, log scale)", metric, sw->pct);
     sim_scale y = sim_scale_linear(0.0, ymax * 1.08, fr.y1, fr.y0);
     sim_svg_axes(s, &fr, &x, &y, xl, "output throughput (tok/s per GPU)");
     if (slo > 0.0) {
@@ -85,8 +138,8 @@ void sim_chart_pareto(sim_svg *s, const sim_chart_sweep *sw, bool by_ttft)
                cy = sim_scale_map(&y, rows[i].tput_per_gpu);
         sim_svg_circle(s, cx, cy, front[i] ? 5.5 : 4, fill, "pt", tip);
     }
-    size_t best = sim_sweep_best(rows, sw->n);
-    if (sw->has_slo && best < sw->n) {
+    size_t best = sim_chart_sweep_best(sw);
+    if (best < sw->n) {
         double cx = sim_scale_map(&x, rows[best].tpot_ms);
         double cy = sim_scale_map(&y, rows[best].tput_per_gpu);
         sim_svg_raw(s,
@@ -94,8 +147,7 @@ void sim_chart_pareto(sim_svg *s, const sim_chart_sweep *sw, bool by_ttft)
                     "stroke-width=\"2\" class=\"best\"/>",
                     cx, cy);
         sim_grid_label(sw->grid, rows[best].point, label, sizeof label);
-        snprintf(tip, sizeof tip, "best: point %zu, %.4g tok/s/GPU", rows[best].point,
-                 rows[best].tput_per_gpu);
+        best_tip(sw, &rows[best], tip, sizeof tip);
         bool left = cx > (fr.x0 + fr.x1) / 2;
         sim_svg_text(s, cx + (left ? -12 : 12), cy - 4, left ? SIM_SVG_END : SIM_SVG_START, 11,
                      true, 0, tip);
@@ -121,6 +173,90 @@ void sim_chart_pareto(sim_svg *s, const sim_chart_sweep *sw, bool by_ttft)
     free(rows);
     free(front);
     free(order);
+    sim_svg_end(s);
+}
+
+void sim_chart_sweep_cost(sim_svg *s, const sim_chart_sweep *sw, bool by_ttft)
+{
+    const char *metric = by_ttft ? "TTFT" : "TPOT";
+    char title[128], xl[64], tip[720], label[512];
+    snprintf(title, sizeof title, "Cost per million output tokens against %s", metric);
+    snprintf(xl, sizeof xl, "%s at p%d (ms)", metric, sw->pct);
+    sim_svg_begin(s, W, H, title);
+    sim_svg_title(s, W, title, sw->flags);
+    sim_svg_frame fr = sim_svg_plot_area(W, H);
+    size_t n = sw->n;
+    double *lat = malloc((n ? n : 1) * sizeof *lat);
+    bool *use = calloc(n ? n : 1, sizeof *use);
+    if (!lat || !use) {
+        free(lat);
+        free(use);
+        sim_svg_end(s);
+        return;
+    }
+    double ymax = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        const sim_sweep_row *r = &sw->rows[i];
+        lat[i] = by_ttft ? r->ttft_ms : r->tpot_ms;
+        use[i] = r->ok && r->usd_per_million_output_tokens > 0.0;
+        if (use[i])
+            ymax = max2(ymax, r->usd_per_million_output_tokens);
+    }
+    double slo = sw->has_slo ? sw->slo_ms[by_ttft ? SIM_M_TTFT : SIM_M_TPOT] : 0.0;
+    bool log_axis = false;
+    sim_scale x = latency_axis(lat, use, n, slo, &fr, &log_axis);
+    if (log_axis)
+        snprintf(xl, sizeof xl, "%s at p%d (ms, log scale)", metric, sw->pct);
+    sim_scale y = sim_scale_linear(0.0, (ymax > 0 ? ymax : 1.0) * 1.08, fr.y1, fr.y0);
+    sim_svg_axes(s, &fr, &x, &y, xl, "US$ per million output tokens");
+    if (slo > 0.0) {
+        double sx = sim_scale_map(&x, slo);
+        sim_svg_rect(s, sx, fr.y0, fr.x1 - sx, fr.y1 - fr.y0, "#fbe3e3", NULL, NULL);
+        sim_svg_line(s, sx, fr.y0, sx, fr.y1, SLO_COLOUR, 2, "6 3");
+        char t[48];
+        snprintf(t, sizeof t, "SLO %.4g ms", slo);
+        sim_svg_text(s, sx + 4, fr.y0 + 12, SIM_SVG_START, 10.5, false, 0, t);
+    }
+    size_t priced = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!use[i])
+            continue;
+        const sim_sweep_row *r = &sw->rows[i];
+        priced++;
+        sim_grid_label(sw->grid, r->point, label, sizeof label);
+        snprintf(tip, sizeof tip, "point %zu (%s): %s %.4g ms, $%.4g per Mtok%s", r->point, label,
+                 metric, lat[i], r->usd_per_million_output_tokens,
+                 r->meets_slo ? ", meets the SLO" : "");
+        const char *fill = sw->has_slo && r->meets_slo ? "#2ca02c" : "#9d9d9d";
+        sim_svg_circle(s, sim_scale_map(&x, lat[i]),
+                       sim_scale_map(&y, r->usd_per_million_output_tokens), 4, fill, "pt", tip);
+    }
+    size_t best = sim_chart_sweep_best(sw);
+    if (best < n && use[best]) {
+        const sim_sweep_row *r = &sw->rows[best];
+        double cx = sim_scale_map(&x, lat[best]);
+        double cy = sim_scale_map(&y, r->usd_per_million_output_tokens);
+        sim_svg_raw(s,
+                    "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"9\" fill=\"none\" stroke=\"#2ca02c\" "
+                    "stroke-width=\"2\" class=\"best\"/>",
+                    cx, cy);
+        best_tip(sw, r, tip, sizeof tip);
+        sim_grid_label(sw->grid, r->point, label, sizeof label);
+        bool left = cx > (fr.x0 + fr.x1) / 2;
+        sim_svg_text(s, cx + (left ? -12 : 12), cy - 4, left ? SIM_SVG_END : SIM_SVG_START, 11,
+                     true, 0, tip);
+        sim_svg_text(s, cx + (left ? -12 : 12), cy + 9, left ? SIM_SVG_END : SIM_SVG_START, 10,
+                     false, 0, label);
+    }
+    if (!priced)
+        sim_svg_text(s, (fr.x0 + fr.x1) / 2, (fr.y0 + fr.y1) / 2, SIM_SVG_MIDDLE, 12, false, 0,
+                     "no point has a price (usd_per_gpu_hour or --usd-per-gpu-hour)");
+    sim_svg_key keys[3] = {{"meets the SLO", "#2ca02c", false},
+                           {"misses it", "#9d9d9d", false},
+                           {"SLO", SLO_COLOUR, true}};
+    sim_svg_legend(s, fr.x1 + 14, fr.y0 + 10, keys, sw->has_slo ? 3 : 0);
+    free(lat);
+    free(use);
     sim_svg_end(s);
 }
 

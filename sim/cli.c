@@ -36,6 +36,9 @@ static const cli_command commands[] = {
     {"capacity", CLI_OPT_CMD_SERVE | CLI_OPT_CMD_CAPACITY, NULL, cli_capacity_cmd, NULL,
      cli_capacity_help,
      "the highest request rate whose serve run meets an SLO (--slo ttft:MS,tpot:MS)"},
+    {"plan", CLI_OPT_CMD_SERVE | CLI_OPT_CMD_CAPACITY | CLI_OPT_CMD_PLAN, NULL, cli_plan_cmd, NULL,
+     cli_plan_help,
+     "deployments (device, layout, engine, precision, replicas, P:D) for a rate under an SLO"},
     {"sweep", 0, NULL, NULL, cli_sweep_cmd, cli_sweep_help,
      "run|serve over a grid (any flag a comma-separated list), in parallel"},
     {"merge", 0, NULL, NULL, cli_merge_cmd, cli_merge_help,
@@ -50,6 +53,8 @@ static const cli_command commands[] = {
      "predictions against the public measurements, with the error summary"},
     {"calibrate", CLI_OPT_CMD_CALIBRATE, NULL, cli_calibrate_cmd, NULL, NULL,
      "fit a device's efficiencies to its op-level measurements"},
+    {"workload", CLI_OPT_CMD_WORKLOAD, "--dataset-name", cli_info_workload, NULL, NULL,
+     "a public dataset's token lengths: the published statistics, the fit, its percentiles"},
     {"hw", CLI_OPT_CMD_HW, "--hw", cli_info_hw, NULL, NULL,
      "a device file's every field, and whether it came from the file, a default or is derived"},
 };

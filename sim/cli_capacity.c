@@ -1,23 +1,12 @@
 /* cli_capacity.c - the capacity command: the highest request rate whose serving run meets an SLO.
  *
- * Every probe is one serve run (cli_point_serve) of the SAME workload: the same seed draws the
- * same prompts and lengths first and then the same gamma variates for the arrival gaps, whose
- * scale is 1 / rate (workload.c), so a probe at rate r has the arrivals of a probe at rate r0
- * times r0 / r (common random numbers; the search compares rates, not draws).
- *
- * The search: a probe with every request at t = 0 (rate inf) first: if it meets the SLO, every
- * rate does. Else its request throughput X (the deployment's saturated rate) is the first finite
- * probe; from there the rate doubles while met (or halves while missed) until one probe meets and
- * one misses, then bisection until the missed rate is within --rate-tolerance of the met one:
- * hi <= lo (1 + tol). The reported max_request_rate is lo, a rate that was run and met.
- *
- * A criterion: --slo ttft:MS,tpot:MS,e2el:MS holds when each named metric's --slo-percentile
- * over the run's requests is at most MS; --goodput (vLLM's form) holds when at least
- * --slo-percentile % of the requests meet every SLO (request_goodput / request_throughput).
+ * The search over rates and its SLO criterion are cli_rate.h's; this file takes serve's flags
+ * (less those that do not apply), runs it and writes its report (JSON, table, CSV).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli_cmd.h"
 #include "cli_point.h"
+#include "cli_rate.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -25,47 +14,12 @@
 
 #include <cjson/cJSON.h>
 
+#include "html.h"
 #include "report.h"
-
-/* A run reaches its steady state when its arrivals span several request lifetimes: with fewer,
- * its latencies are those of the ramp-up (a batch that never fills), and the rate found is the
- * burst's, not the deployment's (measured: 8B on an H100, p90 TPOT <= 50 ms, 500 requests give
- * 25.8 req/s on one replica and 90.9 on two; 2,000 give 21.8 and 44.4, 4,000 21.0 and 42.3). */
-#define CAP_STEADY_LIFETIMES 5.0
-/* The rate halving goes down to: arrivals 20 request lifetimes apart, each request alone. */
-#define CAP_ALONE_GAPS 20.0
-
-enum {
-    CAP_MAX_PROBES = 96,
-    CAP_MAX_STEPS = 40 /* doublings or halvings of the bracket: 2^40 either side of X */
-};
-
-typedef struct cap_probe {
-    double rate;                  /* req/s; INFINITY: every request at t = 0 */
-    bool met;                     /* the SLO holds and the deployment keeps up */
-    bool keeps_up;                /* the queueing delay does not grow over the run (queue_grows) */
-    double value_ms[SIM_M_COUNT]; /* each SLO metric at the percentile; 0 where none is set */
-    double attainment;            /* share of requests meeting every SLO */
-    double mean_e2el_ms;
-    double request_throughput;
-} cap_probe;
-
-typedef struct cap_search {
-    sim_slo slo;
-    bool goodput; /* vLLM's --goodput form: attainment >= percentile / 100 */
-    double pct;   /* --slo-percentile */
-    double tol;   /* --rate-tolerance */
-    cap_probe probes[CAP_MAX_PROBES];
-    int n;
-    double lo, hi;   /* met at lo (0: none met), missed at hi (0: none missed) */
-    int best;        /* the probe at lo, or -1 */
-    bool converged;  /* hi <= lo (1 + tol), or every rate met */
-    double min_rate; /* the lowest rate the halving went down to */
-} cap_search;
 
 /* Flags of serve that capacity does not take: its outputs are one run's, or the rate is searched. */
 static const char *const refused[] = {"--request-rate",       "--trace",
-                                      "--time-scale",         "--html",
+                                      "--time-scale",
                                       "--chrome-trace",       "--save-requests",
                                       "--save-result",        "--result-dir",
                                       "--result-filename",    "--trace-detail",
@@ -98,11 +52,12 @@ static sim_status check_flags(const cli_opts *o, sim_err *err)
                         "--max-concurrency: does not apply to capacity (the client would hold "
                         "back requests past the limit, out of every latency, so no rate would "
                         "look overloaded)");
-    if (o->dataset_name && strcmp(o->dataset_name, "random") != 0 &&
-        strcmp(o->dataset_name, "prefix_repetition") != 0)
-        return sim_fail(err, SIM_EINPUT,
-                        "--dataset-name: value '%s', expected random or prefix_repetition",
-                        o->dataset_name);
+    sim_dataset ds; /* a public dataset's lengths: its name checked before any probe */
+    if (cli_point_public_dataset(o)) {
+        sim_status st = cli_point_dataset(o, &ds, err);
+        if (st)
+            return st;
+    }
     if (o->slo && o->goodput[0])
         return sim_fail(err, SIM_EINPUT,
                         "--slo with --goodput: expected one of them (--slo: each metric's "
@@ -114,163 +69,13 @@ static sim_status check_flags(const cli_opts *o, sim_err *err)
     return SIM_OK;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* The median queueing delay (first scheduled - sent) of requests [a, b) in arrival order, ns;
- * scratch holds b - a values. */
-static int64_t median_delay(const sim_engine_result *res, size_t a, size_t b, int64_t *scratch)
-{
-    size_t n = 0;
-    for (size_t i = a; i < b; i++)
-        if (res->seqs[i].first_sched_ns >= 0)
-            scratch[n++] = res->seqs[i].first_sched_ns - res->seqs[i].send_ns;
-    if (!n)
-        return 0;
-    qsort(scratch, n, sizeof *scratch, cmp_i64);
-    return scratch[n / 2];
-}
-
-/* Whether a finite-rate run is overloaded: offered more than it serves, its queue grows all run
- * long, so a request's wait grows with its arrival (by (rate / X - 1) of the time since the
- * start at service rate X). A stable queue's wait is the same at every point of the run; the
- * last quarter's median is compared with the second quarter's (the first is the ramp-up). A wait
- * growing from 0 in proportion to the arrival time gives medians at 3/8 and 7/8 of the run, a
- * ratio of 7/3; the bound, 1.5 times plus four mean iterations of slack for a stable queue's
- * noise, sits between. A TPOT-only SLO is met under overload (the batch stays capped); this is
- * what makes such a rate unsustainable. */
-static sim_status queue_grows(const sim_engine_result *res, bool *grows, sim_err *err)
-{
-    *grows = false;
-    if (res->n < 8 || res->iterations <= 0)
-        return SIM_OK;
-    int64_t *scratch = malloc(res->n * sizeof *scratch);
-    if (!scratch)
-        return sim_fail(err, SIM_EINTERNAL, "out of memory");
-    size_t q = res->n / 4;
-    double second = (double)median_delay(res, q, 2 * q, scratch);
-    double last = (double)median_delay(res, res->n - q, res->n, scratch);
-    double iter_ns = (double)res->duration_ns / (double)res->iterations;
-    *grows = last > 1.5 * second + 4.0 * iter_ns;
-    free(scratch);
-    return SIM_OK;
-}
-
-/* One serve run at `rate` into s (freed by the caller), judged against the SLO. */
-static sim_status probe(const cli_opts *o, double rate, cap_search *c, cli_load_result *L,
-                        cli_point_serve_state *s, sim_err *err)
-{
-    if (c->n >= CAP_MAX_PROBES)
-        return sim_fail(err, SIM_EINTERNAL, "capacity: more than %d probes", CAP_MAX_PROBES);
-    cli_opts q = *o;
-    q.rate = rate;
-    if (o->slo) /* goodput under the same limits, for the attainment and the metrics */
-        snprintf(q.goodput, sizeof q.goodput, "%s", o->slo);
-    memset(L, 0, sizeof *L);
-    sim_status st = cli_point_serve(&q, L, NULL, (uint64_t)o->seed, s, err);
-    if (st)
-        return st;
-    cap_probe *p = &c->probes[c->n++];
-    memset(p, 0, sizeof *p);
-    p->rate = rate;
-    p->request_throughput = s->m.request_throughput;
-    p->mean_e2el_ms = s->m.dist[SIM_M_E2EL].mean;
-    p->attainment = s->m.request_throughput > 0.0
-                        ? fmin(1.0, s->m.request_goodput / s->m.request_throughput)
-                        : 0.0;
-    bool met = true;
-    for (int m = 0; m < SIM_M_COUNT; m++) {
-        if (!(c->slo.ms[m] > 0.0))
-            continue;
-        if (sim_metrics_percentiles(&s->res, (sim_metric)m, &c->pct, 1, &p->value_ms[m]))
-            return sim_fail(err, SIM_EINTERNAL, "out of memory computing percentiles");
-        met = met && p->value_ms[m] <= c->slo.ms[m];
-    }
-    /* the share is compared with the percentile as a fraction, to a part in 1e12 (an exact
-     * 90 of 100 requests is 0.9 after two divisions) */
-    p->met = c->goodput ? p->attainment >= c->pct / 100.0 - 1e-12 : met;
-    bool grows = false;
-    if ((st = queue_grows(&s->res, &grows, err)))
-        return st;
-    p->keeps_up = !grows;
-    p->met = p->met && p->keeps_up;
-    return SIM_OK;
-}
-
-typedef struct cap_run {
-    cli_load_result *L[2];
-    cli_point_serve_state *s[2]; /* [0]: the best met probe's run, [1]: scratch */
-} cap_run;
-
-/* Probes `rate`; a met probe at a higher rate than the best so far becomes the best. */
-static sim_status step(const cli_opts *o, double rate, cap_search *c, cap_run *r, bool *met,
-                       sim_err *err)
-{
-    cli_point_serve_free(r->s[1]);
-    sim_status st = probe(o, rate, c, r->L[1], r->s[1], err);
-    if (st)
-        return st;
-    *met = c->probes[c->n - 1].met;
-    if (*met && (c->best < 0 || rate > c->lo)) {
-        c->lo = rate;
-        c->best = c->n - 1;
-        cli_load_result *L = r->L[0];
-        cli_point_serve_state *s = r->s[0];
-        r->L[0] = r->L[1], r->s[0] = r->s[1];
-        r->L[1] = L, r->s[1] = s;
-    } else if (!*met && (c->hi == 0.0 || rate < c->hi)) {
-        c->hi = rate;
-    }
-    return SIM_OK;
-}
-
-static sim_status search(const cli_opts *o, cap_search *c, cap_run *r, sim_err *err)
-{
-    bool met;
-    sim_status st = step(o, INFINITY, c, r, &met, err);
-    if (st || met) {
-        c->converged = true;
-        return st;
-    }
-    c->hi = 0.0; /* a missed inf bounds nothing finite */
-    double x = c->probes[0].request_throughput;
-    if (!(x > 0.0) || !isfinite(x))
-        return sim_fail(err, SIM_EINTERNAL, "capacity: the saturated run completed nothing");
-    /* the lowest rate a workload of N requests may have (workload.h), with room */
-    double floor_rate = 2.0 * (double)o->num_prompts / SIM_ARRIVAL_MAX_S;
-    double rate = x;
-    if ((st = step(o, rate, c, r, &met, err)))
-        return st;
-    for (int k = 0; k < CAP_MAX_STEPS && met; k++)
-        if ((st = step(o, rate *= 2.0, c, r, &met, err)))
-            return st;
-    /* halving stops where requests no longer overlap: a mean gap of CAP_ALONE_GAPS request
-     * lifetimes; a lower rate runs each request alone just the same */
-    for (int k = 0; k < CAP_MAX_STEPS && c->best < 0 && rate / 2.0 >= floor_rate &&
-                    1e3 / rate < CAP_ALONE_GAPS * c->probes[c->n - 1].mean_e2el_ms;
-         k++)
-        if ((st = step(o, rate /= 2.0, c, r, &met, err)))
-            return st;
-    c->min_rate = c->best < 0 ? rate : c->lo;
-    if (c->best < 0 || c->hi == 0.0)
-        return SIM_OK; /* no rate met, or every finite rate tried did */
-    while (c->hi > c->lo * (1.0 + c->tol))
-        if ((st = step(o, 0.5 * (c->lo + c->hi), c, r, &met, err)))
-            return st;
-    c->converged = true;
-    return SIM_OK;
-}
-
 /* ------------------------------------------------------------------------------------------ */
 /* The report */
 
 static const char *const slo_keys[SIM_M_COUNT] = {"ttft_ms", "tpot_ms", "itl_ms", "e2el_ms"};
 
 /* "p90_ttft_ms": vLLM's key of a metric's percentile. */
-static void pct_key(const cap_search *c, int m, char *buf, size_t len)
+static void pct_key(const cli_rate_search *c, int m, char *buf, size_t len)
 {
     char w[32];
     sim_pct_word(c->pct, w, sizeof w);
@@ -283,7 +88,7 @@ static cJSON *rate_json(double r)
     return isinf(r) ? cJSON_CreateString("inf") : cJSON_CreateNumber(r);
 }
 
-static const char *summary(const cap_search *c, char *buf, size_t len)
+static const char *summary(const cli_rate_search *c, char *buf, size_t len)
 {
     if (c->best >= 0 && isinf(c->lo))
         snprintf(buf, len,
@@ -301,18 +106,18 @@ static const char *summary(const cap_search *c, char *buf, size_t len)
     return buf;
 }
 
-/* Whether the best run's arrivals span CAP_STEADY_LIFETIMES mean E2E latencies. */
-static bool steady(const cap_search *c, const cap_run *r)
+/* Whether the best run's arrivals span CLI_RATE_STEADY_LIFETIMES mean E2E latencies. */
+static bool steady(const cli_rate_search *c, const cli_rate_run *r)
 {
     const sim_serve_metrics *m = &r->s[0]->m;
     if (!r->s[0]->w)
         return false;
     double span_s = (double)r->s[0]->w->n / c->lo;
-    return span_s >= CAP_STEADY_LIFETIMES * m->dist[SIM_M_E2EL].mean / 1e3;
+    return span_s >= CLI_RATE_STEADY_LIFETIMES * m->dist[SIM_M_E2EL].mean / 1e3;
 }
 
 /* The serve report of the best run (its metrics, price and GPUs). */
-static sim_serve_report best_report(const cap_search *c, const cap_run *r)
+static sim_serve_report best_report(const cli_rate_search *c, const cli_rate_run *r)
 {
     const cli_point_serve_state *s = r->s[0];
     const cli_load_result *L = r->L[0];
@@ -345,7 +150,7 @@ static cJSON *serve_json(const sim_serve_report *rep)
     return j;
 }
 
-static cJSON *report_json(const cap_search *c, const cap_run *r)
+static cJSON *report_json(const cli_rate_search *c, const cli_rate_run *r)
 {
     char msg[256];
     cJSON *j = cJSON_CreateObject();
@@ -393,7 +198,7 @@ static cJSON *report_json(const cap_search *c, const cap_run *r)
             cJSON_AddNullToObject(j, pk[i]);
     cJSON *probes = cJSON_AddArrayToObject(j, "probes");
     for (int i = 0; i < c->n; i++) {
-        const cap_probe *p = &c->probes[i];
+        const cli_rate_probe *p = &c->probes[i];
         cJSON *pj = cJSON_CreateObject();
         cJSON_AddItemToObject(pj, "request_rate", rate_json(p->rate));
         cJSON_AddBoolToObject(pj, "met", p->met);
@@ -419,7 +224,7 @@ static void rate_text(double r, char *buf, size_t len)
         snprintf(buf, len, "%.4f", r);
 }
 
-static sim_status write_table(FILE *f, const cap_search *c, const cap_run *r)
+static sim_status write_table(FILE *f, const cli_rate_search *c, const cli_rate_run *r)
 {
     char msg[256], rate[32], key[64];
     fprintf(f, "============ Capacity: the highest rate meeting the SLO ============\n");
@@ -459,7 +264,7 @@ static sim_status write_table(FILE *f, const cap_search *c, const cap_run *r)
         }
     fprintf(f, " %14s %9s\n", "slo_attainment", "keeps_up");
     for (int i = 0; i < c->n; i++) {
-        const cap_probe *p = &c->probes[i];
+        const cli_rate_probe *p = &c->probes[i];
         rate_text(p->rate, rate, sizeof rate);
         fprintf(f, "%14s %5s", rate, p->met ? "yes" : "no");
         for (int m = 0; m < SIM_M_COUNT; m++)
@@ -476,7 +281,7 @@ static sim_status write_table(FILE *f, const cap_search *c, const cap_run *r)
 }
 
 /* One CSV row per probe; `chosen` marks the max_request_rate's. */
-static void write_csv(FILE *f, const cap_search *c)
+static void write_csv(FILE *f, const cli_rate_search *c)
 {
     char key[64], rate[32];
     fprintf(f, "request_rate,met,chosen");
@@ -487,7 +292,7 @@ static void write_csv(FILE *f, const cap_search *c)
         }
     fprintf(f, ",slo_attainment,request_throughput,keeps_up\n");
     for (int i = 0; i < c->n; i++) {
-        const cap_probe *p = &c->probes[i];
+        const cli_rate_probe *p = &c->probes[i];
         if (isinf(p->rate))
             snprintf(rate, sizeof rate, "inf");
         else
@@ -501,7 +306,7 @@ static void write_csv(FILE *f, const cap_search *c)
     }
 }
 
-static sim_status write_report(const cli_opts *o, FILE *out, const cap_search *c, const cap_run *r,
+static sim_status write_report(const cli_opts *o, FILE *out, const cli_rate_search *c, const cli_rate_run *r,
                                sim_err *err)
 {
     sim_format fmt = SIM_FMT_TABLE;
@@ -527,45 +332,65 @@ static sim_status write_report(const cli_opts *o, FILE *out, const cap_search *c
     return ferror(out) ? sim_fail(err, SIM_EINTERNAL, "writing the result failed") : SIM_OK;
 }
 
+/* --html: the probes' charts and the summary. */
+static sim_status write_html(const cli_opts *o, const cli_rate_search *c, const cli_rate_run *r,
+                             sim_err *err)
+{
+    double rate[CLI_RATE_MAX_PROBES], val[SIM_M_COUNT][CLI_RATE_MAX_PROBES];
+    bool met[CLI_RATE_MAX_PROBES];
+    sim_chart_capacity ch = {.rate = rate, .met = met, .n = (size_t)c->n, .pct = c->pct,
+                             .max_rate = c->best >= 0 ? c->lo : 0.0, .flags = o->cmdline};
+    for (int i = 0; i < c->n; i++) {
+        rate[i] = c->probes[i].rate;
+        met[i] = c->probes[i].met;
+        for (int m = 0; m < SIM_M_COUNT; m++)
+            val[m][i] = c->probes[i].value_ms[m];
+    }
+    for (int m = 0; m < SIM_M_COUNT; m++) {
+        ch.slo_ms[m] = c->slo.ms[m];
+        ch.value[m] = c->slo.ms[m] > 0.0 ? val[m] : NULL;
+    }
+    char msg[256], rs[32], gpus[32] = "-", usd[64] = "unknown (no usd_per_gpu_hour)";
+    summary(c, msg, sizeof msg);
+    rate_text(c->best >= 0 ? c->lo : 0.0, rs, sizeof rs);
+    if (c->best >= 0) {
+        sim_serve_report rep = best_report(c, r);
+        sim_price pr;
+        snprintf(gpus, sizeof gpus, "%lld", (long long)sim_report_serve_gpus(&rep));
+        if (sim_report_serve_price(&rep, &pr))
+            snprintf(usd, sizeof usd, "$%.2f per hour, $%.4f per Mtok output", pr.usd_per_hour,
+                     pr.usd_per_million_output_tokens);
+    }
+    const char *lines[] = {"Max request rate (req/s)", rs, "Result", msg, "GPUs", gpus, "Cost",
+                           usd};
+    return sim_html_capacity(o->html, o->cmdline ? o->cmdline : "infersim capacity", &ch, lines,
+                             sizeof lines / sizeof lines[0], err);
+}
+
 sim_status cli_capacity_cmd(const cli_opts *o, FILE *out, sim_err *err)
 {
     sim_status st = check_flags(o, err);
     if (st)
         return st;
-    cap_search *c = calloc(1, sizeof *c);
-    cap_run r = {{calloc(1, sizeof *r.L[0]), calloc(1, sizeof *r.L[1])},
-                 {calloc(1, sizeof *r.s[0]), calloc(1, sizeof *r.s[1])}};
-    if (!c || !r.L[0] || !r.L[1] || !r.s[0] || !r.s[1])
-        st = sim_fail(err, SIM_EINTERNAL, "out of memory");
-    if (!st) {
-        c->best = -1;
-        c->pct = o->slo_percentile;
-        c->tol = o->rate_tolerance;
-        c->goodput = !o->slo;
-        const char *text = o->slo ? o->slo : o->goodput;
-        if (sim_slo_parse(text, &c->slo, err))
-            st = sim_fail(err, SIM_EINPUT,
-                          "%s: value '%s', expected ttft:MS, tpot:MS or e2el:MS with MS > 0, "
-                          "comma-separated (e.g. %s ttft:500,tpot:50)",
-                          o->slo ? "--slo" : "--goodput", text, o->slo ? "--slo" : "--goodput");
-    }
+    cli_rate_search *c = calloc(1, sizeof *c);
+    cli_rate_run r = {{NULL, NULL}, {NULL, NULL}};
+    st = c ? cli_rate_init(o, c, err) : sim_fail(err, SIM_EINTERNAL, "out of memory");
     if (!st)
-        st = search(o, c, &r, err);
+        st = cli_rate_run_alloc(&r, err);
+    if (!st)
+        st = cli_rate_search_max(o, NULL, c, &r, err);
     if (!st && o->warn && c->best >= 0 && isfinite(c->lo) && r.s[0]->w && !steady(c, &r))
         fprintf(o->warn,
                 "infersim: warning: at %.6g req/s the %zu requests arrive over %.3g s, under %g "
                 "times a request's mean E2EL (%.3g s): the latencies are the ramp-up's, not the "
                 "steady state's; raise --num-prompts\n",
-                c->lo, r.s[0]->w->n, (double)r.s[0]->w->n / c->lo, CAP_STEADY_LIFETIMES,
+                c->lo, r.s[0]->w->n, (double)r.s[0]->w->n / c->lo, CLI_RATE_STEADY_LIFETIMES,
                 r.s[0]->m.dist[SIM_M_E2EL].mean / 1e3);
     if (!st)
         st = write_report(o, out, c, &r, err);
-    for (int i = 0; i < 2; i++) {
-        if (r.s[i])
-            cli_point_serve_free(r.s[i]);
-        free(r.s[i]);
-        free(r.L[i]);
-    }
+    if (!st && o->html)
+        st = write_html(o, c, &r, err);
+    cli_rate_run_free(&r);
     free(c);
     return st;
 }

@@ -23,10 +23,15 @@ sim_status cli_serve_cmd(const cli_opts *o, FILE *out, sim_err *err);
 sim_status cli_capacity_cmd(const cli_opts *o, FILE *out, sim_err *err);
 void cli_capacity_help(FILE *f, int argc, char **argv); /* serve's flags, those it refuses */
 
+/* cli_plan.c: the deployments that serve a target rate under an SLO, ranked, with launch lines */
+sim_status cli_plan_cmd(const cli_opts *o, FILE *out, sim_err *err);
+void cli_plan_help(FILE *f, int argc, char **argv);
+
 /* cli_info.c: one op priced on a device; a device file's fields; a Chrome trace checked */
 sim_status cli_info_op(const cli_opts *o, FILE *out, sim_err *err);
 sim_status cli_info_hw(const cli_opts *o, FILE *out, sim_err *err);
 sim_status cli_info_trace_check(const cli_opts *o, FILE *out, sim_err *err);
+sim_status cli_info_workload(const cli_opts *o, FILE *out, sim_err *err); /* a dataset's fit */
 
 /* cli_validate.c, cli_calibrate.c: the measurements table */
 sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err);

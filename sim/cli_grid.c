@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "jsonf.h"
+#include "price.h"
 
 /* The sweep's own flags: the option row (its help is the tail of a value's error) and the line
  * of `infersim sweep --help`. */
@@ -154,6 +155,15 @@ static sim_status add_dim(sim_grid *g, const cli_opt_def *def, const char *const
         if (strcmp(vals[i], "true") != 0 && strcmp(vals[i], "false") != 0)
             return sim_fail(err, SIM_EINPUT, "%s%s: value '%s', expected true or false", at,
                             def->name, vals[i]);
+    /* a price list is checked whole (its devices are checked when a point loads) */
+    sim_price_list pl;
+    for (size_t i = 0; i < n && strcmp(def->name, "--usd-per-gpu-hour") == 0; i++) {
+        sim_status pst = sim_price_list_parse(def->name, vals[i], &pl, err);
+        if (pst) {
+            sim_err e = *err;
+            return sim_fail(err, pst, "%s%s", at, e.msg);
+        }
+    }
     sim_status st = sim_grid_add_values(g, def->name, vals, n, err);
     if (st == SIM_EINPUT && *at) {
         sim_err e = *err;
@@ -301,6 +311,18 @@ sim_status cli_grid_parse(int argc, char **argv, int mask, sim_grid *g, cli_grid
         i += !eq;
         /* a list flag's value holds commas of its own, and so does a JSON object
          * (--speculative-config): never a dimension */
+        if (strcmp(def->name, "--usd-per-gpu-hour") == 0) {
+            /* DEVICE=USD pairs are one value (one price per device, never a dimension); bare
+             * numbers are a dimension as any flag's */
+            sim_grid one = {0};
+            st = strchr(v, '=') ? sim_grid_add_values(&one, name, &v, 1, err)
+                                : sim_grid_add(&one, name, v, err);
+            if (!st)
+                st = add_dim(g, def, (const char *const *)one.dims[0].values, one.dims[0].n, &src,
+                             err);
+            sim_grid_free(&one);
+            continue;
+        }
         st = def->kind == CLI_OPT_LIST || v[0] == '{' ? sim_grid_add_values(g, name, &v, 1, err)
                                                       : sim_grid_add(g, name, v, err);
     }

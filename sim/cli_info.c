@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli_cmd.h"
 #include "cli_load.h"
+#include "cli_point.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -195,5 +196,96 @@ sim_status cli_info_hw(const cli_opts *o, FILE *out, sim_err *err)
     } else if (arch_source) {
         fprintf(out, "architecture constants: %s\n", arch_source);
     }
+    return ferror(out) ? sim_fail(err, SIM_EINTERNAL, "writing the result failed") : SIM_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* workload: a public dataset's token lengths */
+
+static const char *const side_names[2] = {"input", "output"};
+
+static cJSON *side_json(const sim_length_dist *d)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON *pub = cJSON_AddObjectToObject(j, "published");
+    const char *pk[] = {"mean", "median", "p90", "sigma"};
+    const double pv[] = {d->mean, d->median, d->p90, d->sigma_given};
+    for (int i = 0; i < 4; i++)
+        if (pv[i] > 0.0)
+            cJSON_AddNumberToObject(pub, pk[i], pv[i]);
+    cJSON_AddStringToObject(j, "fit", d->fit);
+    cJSON_AddNumberToObject(j, "mu", d->mu);
+    cJSON_AddNumberToObject(j, "sigma", d->sigma);
+    cJSON_AddNumberToObject(j, "min", (double)d->min);
+    cJSON_AddNumberToObject(j, "max", (double)d->max);
+    cJSON_AddNumberToObject(j, "fitted_mean", sim_dataset_mean(d));
+    cJSON_AddNumberToObject(j, "fitted_median", sim_dataset_quantile(d, 0.5));
+    cJSON_AddNumberToObject(j, "fitted_p90", sim_dataset_quantile(d, 0.9));
+    cJSON_AddNumberToObject(j, "fitted_p99", sim_dataset_quantile(d, 0.99));
+    cJSON_AddStringToObject(j, "source", d->source);
+    return j;
+}
+
+sim_status cli_info_workload(const cli_opts *o, FILE *out, sim_err *err)
+{
+    if (!o->dataset_name)
+        return sim_fail(err, SIM_EINPUT,
+                        "--dataset-name: missing, expected sharegpt, lmsys-chat, "
+                        "arxiv-summarization, code or reasoning");
+    if (!cli_point_public_dataset(o))
+        return sim_fail(err, SIM_EINPUT,
+                        "--dataset-name: value '%s' is vLLM's synthetic dataset, drawn from its "
+                        "flags (see infersim serve --help); expected a public dataset's name",
+                        o->dataset_name);
+    sim_dataset ds;
+    sim_status st = cli_point_dataset(o, &ds, err);
+    if (st)
+        return st;
+    const sim_length_dist *d[2] = {&ds.in, &ds.out};
+    if (o->format && strcmp(o->format, "json") == 0) {
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddStringToObject(j, "dataset", ds.name);
+        cJSON_AddStringToObject(j, "description", ds.description);
+        for (int k = 0; k < 2; k++)
+            cJSON_AddItemToObject(j, side_names[k], side_json(d[k]));
+        char *t = cJSON_Print(j);
+        cJSON_Delete(j);
+        if (!t)
+            return sim_fail(err, SIM_EINTERNAL, "out of memory");
+        fprintf(out, "%s\n", t);
+        free(t);
+        return SIM_OK;
+    }
+    if (o->format && strcmp(o->format, "table") != 0)
+        return sim_fail(err, SIM_EINPUT, "--format: value '%s', expected table or json",
+                        o->format);
+    fprintf(out, "Dataset %s: %s\n", ds.name, ds.description);
+    fprintf(out, "Token lengths: a log-normal per side, fitted to the published statistics, "
+                 "clipped to [min, max]\n\n");
+    fprintf(out, "%-7s %-28s %7s %6s %8s %8s %8s %8s %13s\n", "side", "fit", "mu", "sigma",
+            "median", "mean", "p90", "p99", "clip");
+    for (int k = 0; k < 2; k++) {
+        char clip[32];
+        snprintf(clip, sizeof clip, "[%lld, %lld]", (long long)d[k]->min, (long long)d[k]->max);
+        fprintf(out, "%-7s %-28s %7.4f %6.3f %8.1f %8.1f %8.1f %8.1f %13s\n", side_names[k],
+                d[k]->fit, d[k]->mu, d[k]->sigma, sim_dataset_quantile(d[k], 0.5),
+                sim_dataset_mean(d[k]), sim_dataset_quantile(d[k], 0.9),
+                sim_dataset_quantile(d[k], 0.99), clip);
+    }
+    for (int k = 0; k < 2; k++) {
+        fprintf(out, "\n%s, published:", side_names[k]);
+        if (d[k]->mean > 0)
+            fprintf(out, " mean %g", d[k]->mean);
+        if (d[k]->median > 0)
+            fprintf(out, " median %g", d[k]->median);
+        if (d[k]->p90 > 0)
+            fprintf(out, " p90 %g", d[k]->p90);
+        if (d[k]->sigma_given > 0)
+            fprintf(out, " (sigma %g stated: an estimate)", d[k]->sigma_given);
+        fprintf(out, "\n  source: %s\n", d[k]->source);
+    }
+    fprintf(out, "\n(the fitted mean and percentiles are the unclipped log-normal's, then clipped; "
+                 "use it with serve, capacity, plan: --dataset-name %s)\n",
+            ds.name);
     return ferror(out) ? sim_fail(err, SIM_EINTERNAL, "writing the result failed") : SIM_OK;
 }

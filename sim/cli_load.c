@@ -623,8 +623,8 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_load_result *
     if ((st = cli_load_hw(cache, path, &L->hw, err)) ||
         (st = load_engine(o, cache, &L->hw, &L->eng, err)))
         return st;
-    L->usd_per_gpu_hour =
-        cli_opt_given(o, "--usd-per-gpu-hour") ? o->usd_per_gpu_hour : L->hw.usd_per_gpu_hour;
+    if ((st = cli_load_price(o, path, &L->hw, &L->usd_per_gpu_hour, err)))
+        return st;
     if (o->model) {
         cli_load_resolve(CLI_LOAD_MODEL, o->model, path, sizeof path);
         if ((st = cli_load_model(cache, path, &L->model, err)))

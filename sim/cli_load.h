@@ -154,4 +154,10 @@ void cli_load_data_path(const cli_opts *o, char *buf, size_t len);
 /* Whether an output or shard file holds JSON lines, by its name (.jsonl or .json); else CSV. */
 bool cli_load_is_jsonl(const char *path);
 
+/* The price of a GPU-hour of the device at hw_path: --usd-per-gpu-hour's (a bare number, or the
+ * pair naming the device as --hw does or by its file's stem), else the device file's (0:
+ * unknown). SIM_EINPUT for a malformed list or a pair naming no device file. */
+sim_status cli_load_price(const cli_opts *o, const char *hw_path, const sim_hw *hw, double *usd,
+                          sim_err *err);
+
 #endif

@@ -28,7 +28,9 @@ enum {
     CLI_OPT_CMD_HW = 128,
     /* not a command: an output written once per run (sweep refuses it as a dimension) */
     CLI_OPT_PER_RUN = 256,
-    CLI_OPT_CMD_CAPACITY = 512 /* capacity: its own flags (it also takes serve's) */
+    CLI_OPT_CMD_CAPACITY = 512, /* capacity: its own flags (it also takes serve's) */
+    CLI_OPT_CMD_PLAN = 1024,    /* plan: its own flags (it also takes serve's and capacity's) */
+    CLI_OPT_CMD_WORKLOAD = 2048 /* workload: a dataset's length fit */
 };
 /* flags every model command takes; flags of the commands that run steps */
 #define CLI_OPT_CMD_MODEL (CLI_OPT_CMD_RUN | CLI_OPT_CMD_ROOFLINE | CLI_OPT_CMD_SERVE)
@@ -50,7 +52,8 @@ typedef enum cli_opt_kind {
 typedef struct cli_opts {
     const char *model, *hw, *format, *weight_dtype, *act_dtype, *kv_dtype, *dtype;
     int64_t tp, pp, batch, input_len, output_len, group_size;
-    double overlap, util, iter_us, req_us, usd_per_gpu_hour;
+    double overlap, util, iter_us, req_us;
+    const char *usd_prices; /* --usd-per-gpu-hour as given (price.h sim_price_list) */
     bool enforce_eager, async_sched, help;
     /* engine profile and its overrides */
     const char *engine, *sched_policy, *order;
@@ -72,6 +75,9 @@ typedef struct cli_opts {
     /* capacity: the SLO, its percentile and the rate search's relative tolerance */
     const char *slo;
     double slo_percentile, rate_tolerance;
+    /* plan: the objective, rows per device, shards, threads, rows read back, the search's limits */
+    const char *objective, *shard, *from, *engines, *precisions;
+    int64_t top, threads, max_gpus;
     /* validation */
     const char *data, *op, *out_file;
     int64_t m, n, k, heads, head_dim, seq, bytes, gpus;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cluster_trace.h"
+#include "find.h"
 #include "pp.h"
 #include "trace_serve.h"
 
@@ -85,6 +86,20 @@ sim_status cli_point_run(const cli_opts *o, cli_load_result *L, const cli_load_c
     return st;
 }
 
+bool cli_point_public_dataset(const cli_opts *o)
+{
+    return o->dataset_name && strcmp(o->dataset_name, "random") != 0 &&
+           strcmp(o->dataset_name, "prefix_repetition") != 0;
+}
+
+sim_status cli_point_dataset(const cli_opts *o, sim_dataset *ds, sim_err *err)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "tools/data/datasets.json");
+    sim_find_file("tools/data", "datasets.json", path, sizeof path);
+    return sim_dataset_load(path, o->dataset_name, ds, err);
+}
+
 /* The workload of a serve command: a trace, or vLLM's random or prefix_repetition dataset. */
 static sim_status check_workload_flags(const cli_opts *o, sim_err *err)
 {
@@ -94,6 +109,13 @@ static sim_status check_workload_flags(const cli_opts *o, sim_err *err)
     static const char *const random_only[] = {"--random-input-len", "--random-output-len",
                                               "--random-range-ratio"};
     bool rep = o->dataset_name && strcmp(o->dataset_name, "prefix_repetition") == 0;
+    if (cli_point_public_dataset(o))
+        for (size_t i = 0; i < sizeof random_only / sizeof random_only[0]; i++)
+            if (cli_opt_given(o, random_only[i]))
+                return sim_fail(err, SIM_EINPUT,
+                                "%s: does not apply to --dataset-name %s (its lengths come from "
+                                "the dataset's fit: infersim workload --dataset-name %s)",
+                                random_only[i], o->dataset_name, o->dataset_name);
     for (size_t i = 0; i < sizeof repetition / sizeof repetition[0]; i++)
         if (!rep && cli_opt_given(o, repetition[i]))
             return sim_fail(err, SIM_EINPUT, "%s: needs --dataset-name prefix_repetition",
@@ -154,6 +176,13 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
                        .seed = seed,
                        .input_lens = o->replay_in,
                        .output_lens = o->replay_out};
+    sim_dataset ds;
+    if (cli_point_public_dataset(o)) {
+        if ((st = cli_point_dataset(o, &ds, err)))
+            return st;
+        s.input_dist = &ds.in;
+        s.output_dist = &ds.out;
+    }
     if (o->dataset_name && strcmp(o->dataset_name, "prefix_repetition") == 0) {
         s.num_prefixes = o->num_prefixes;
         s.prefix_len = o->prefix_len;
@@ -362,7 +391,9 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
     else if (!st && o->chrome_trace)
         st = open_serve_trace(o, &s->cfg, s->w, &ts, err);
     cc.observer = dc.observer = ct ? &ct->observer : NULL;
-    if (!st && o->html) { /* the run over time, recorded before the timeline sees it */
+    /* the run over time, recorded before the timeline sees it; several engines' pages show
+     * each instance's load instead (one series cannot hold interleaved engines) */
+    if (!st && o->html && instances == 1) {
         if (!(s->series = malloc(sizeof *s->series)))
             st = sim_fail(err, SIM_EINTERNAL, "out of memory");
         else

@@ -9,6 +9,7 @@
 
 #include "cli_load.h"
 #include "cluster.h"
+#include "dataset.h"
 #include "engine.h"
 #include "metrics.h"
 #include "run.h"
@@ -92,5 +93,10 @@ const double *cli_point_draws_of(const cli_point_draws *d, const char *key);
 void cli_point_warn_capacity(const cli_point_draws *d, FILE *warn);
 
 void cli_point_draws_free(cli_point_draws *d);
+
+/* Whether --dataset-name names a public dataset's lengths (not vLLM's random or
+ * prefix_repetition), and that dataset's fit from tools/data/datasets.json in the data roots. */
+bool cli_point_public_dataset(const cli_opts *o);
+sim_status cli_point_dataset(const cli_opts *o, sim_dataset *ds, sim_err *err);
 
 #endif

@@ -83,14 +83,8 @@ static sim_status save_vllm_result(const cli_opts *o, const sim_serve_report *re
 /* vLLM's flags that only make sense together, and its datasets. */
 static sim_status check_vllm_flags(const cli_opts *o, sim_err *err)
 {
-    if (o->dataset_name && strcmp(o->dataset_name, "random") != 0 &&
-        strcmp(o->dataset_name, "prefix_repetition") != 0)
-        return sim_fail(err, SIM_EINPUT,
-                        "--dataset-name: value '%s', expected random or prefix_repetition "
-                        "(infersim draws vLLM's synthetic datasets from their flags; to replay "
-                        "recorded traffic use --trace FILE: Azure CSV, Mooncake JSONL or a CSV of "
-                        "arrival_s,input_tokens,output_tokens)",
-                        o->dataset_name);
+    /* --dataset-name: the workload checks it (cli_point.c: vLLM's synthetic ones, or a public
+     * dataset's lengths from tools/data/datasets.json) */
     if (!o->save_result && (o->result_dir || o->result_filename))
         return sim_fail(err, SIM_EINPUT, "%s: needs --save-result",
                         o->result_dir ? "--result-dir" : "--result-filename");

@@ -531,7 +531,10 @@ static sim_status sweep_html(const char *path, int argc, char **argv, const swee
                           .has_slo = c->has_slo,
                           .pct = c->pct,
                           .flags = cmdline,
-                          .decision = decision.oom ? NULL : decision.s};
+                          .decision = decision.oom ? NULL : decision.s,
+                          .best = c->winner,
+                          .best_given = true,
+                          .objective = c->min_cost ? "cost" : c->min_energy ? "energy" : NULL};
     memcpy(sw.slo_ms, c->slo.ms, sizeof sw.slo_ms);
     sim_status st = sim_html_sweep(path, cmdline, &sw, err);
     sim_strbuf_free(&decision);

@@ -212,6 +212,54 @@ sim_status sim_html_run(const char *path, const char *cmdline, const sim_run_cfg
     return page_write(&p, path, err);
 }
 
+/* Several engines (--replicas, --disagg): each instance's share of the requests and tokens, its
+ * busy time, iterations, preemptions and KV peak, per replica or per pool. */
+static void instances_section(page *p, const sim_serve_report *rep)
+{
+    const sim_cluster_result *c = rep->cluster;
+    if (!c || c->replicas <= 1 || !c->load)
+        return;
+    bool dis = c->prefill > 0;
+    section(p, dis ? "Per pool and per instance" : "Per replica");
+    table_begin(p);
+    double dur = (double)rep->res->duration_ns;
+    if (dis)
+        for (int pool = 0; pool < 2; pool++) {
+            int a = pool ? c->prefill : 0, b = pool ? c->replicas : c->prefill;
+            int64_t req = 0, in = 0, out = 0;
+            double busy = 0;
+            for (int i = a; i < b; i++)
+                req += c->load[i].requests, in += c->load[i].input_tokens,
+                    out += c->load[i].output_tokens, busy += c->load[i].busy_ns;
+            char label[64];
+            snprintf(label, sizeof label, "%s pool (%d instances)", pool ? "Decode" : "Prefill",
+                     b - a);
+            row(p, label, "%lld requests, %lld prompt and %lld output tokens, busy %.1f%%",
+                (long long)req, (long long)in, (long long)out,
+                dur > 0 && b > a ? 100.0 * busy / (dur * (b - a)) : 0.0);
+        }
+    for (int i = 0; i < c->replicas; i++) {
+        const sim_replica_load *l = &c->load[i];
+        char label[64];
+        if (dis)
+            snprintf(label, sizeof label, "%s instance %d", i < c->prefill ? "Prefill" : "Decode",
+                     i < c->prefill ? i : i - c->prefill);
+        else
+            snprintf(label, sizeof label, "Replica %d", i);
+        row(p, label,
+            "%lld requests, %lld + %lld tokens, busy %.1f%%, %lld iterations, %lld preemptions, "
+            "KV peak %lld blocks",
+            (long long)l->requests, (long long)l->input_tokens, (long long)l->output_tokens,
+            dur > 0 ? 100.0 * l->busy_ns / dur : 0.0, (long long)l->iterations,
+            (long long)l->preemptions, (long long)l->kv_peak_blocks);
+    }
+    table_end(p);
+    sim_svg_raw(p, "<p style=\"font-size:12.5px;color:#444\">");
+    sim_svg_escaped(p, "Several engines' runs over time are not charted (one series per engine is "
+                       "not recorded yet); the latency CDFs above pool every instance's requests.");
+    sim_svg_raw(p, "</p>\n");
+}
+
 sim_status sim_html_serve(const char *path, const char *cmdline, const sim_serve_report *rep,
                           const sim_slo *slo, const sim_series *series, sim_err *err)
 {
@@ -275,6 +323,15 @@ sim_status sim_html_serve(const char *path, const char *cmdline, const sim_serve
                         "between streamed chunks); p50, p90 and p99 marked; red: the --goodput "
                         "SLO.");
     sim_svg_raw(&p, "</p>\n");
+    if (!series) {
+        instances_section(&p, rep);
+        section(&p, "Requests");
+        sim_chart_gantt(&c, rep->res, 40, cmdline);
+        figure(&p, &c,
+               "From send to first scheduled (queued), to the first token (prefill, "
+               "including any recompute), to the last token (decode).");
+        return page_write(&p, path, err);
+    }
     section(&p, "Over simulated time");
     static const char *const captions[SIM_VIEW_COUNT] = {
         ("Requests holding KV blocks (running) and queued (waiting), averaged over the "
@@ -321,15 +378,25 @@ sim_status sim_html_sweep(const char *path, const char *cmdline, const sim_chart
                                       sim_metric_name(k), sw->slo_ms[k]);
         row(&p, "SLO", "%s at p%d", n ? slo : "none", sw->pct);
         row(&p, "Points meeting the SLO", "%zu", meet);
-        size_t b = sim_sweep_best(sw->rows, sw->n);
-        char label[512];
-        if (b < sw->n) {
-            sim_grid_label(sw->grid, sw->rows[b].point, label, sizeof label);
-            row(&p, "Best under the SLO", "point %zu (%s): %.1f tok/s per GPU", sw->rows[b].point,
-                label, sw->rows[b].tput_per_gpu);
-        } else {
-            row(&p, "Best under the SLO", "none meets it");
-        }
+    }
+    const char *obj = sw->objective ? sw->objective : "throughput";
+    size_t b = sim_chart_sweep_best(sw);
+    char label[512], what[96];
+    snprintf(what, sizeof what, "Best by %s%s", obj, sw->has_slo ? " under the SLO" : "");
+    if (b < sw->n) {
+        const sim_sweep_row *r = &sw->rows[b];
+        sim_grid_label(sw->grid, r->point, label, sizeof label);
+        if (strcmp(obj, "cost") == 0)
+            row(&p, what, "point %zu (%s): $%.4f per million output tokens, %.1f tok/s per GPU",
+                r->point, label, r->usd_per_million_output_tokens, r->tput_per_gpu);
+        else if (strcmp(obj, "energy") == 0)
+            row(&p, what, "point %zu (%s): %.4f J per output token, %.1f tok/s per GPU", r->point,
+                label, r->joules_per_output_token, r->tput_per_gpu);
+        else
+            row(&p, what, "point %zu (%s): %.1f tok/s per GPU", r->point, label,
+                r->tput_per_gpu);
+    } else if (sw->has_slo || sw->best_given) {
+        row(&p, what, "none%s", sw->has_slo ? " meets it" : "");
     }
     if (sw->decision && sw->decision[0])
         row(&p, "How sure (parameter draws)", "%s", sw->decision);
@@ -342,6 +409,18 @@ sim_status sim_html_sweep(const char *path, const char *cmdline, const sim_chart
            "other point is both faster per token and higher in throughput per GPU).");
     sim_chart_pareto(&c, sw, true);
     figure(&p, &c, "The same points against time to first token, with that front.");
+    size_t priced = 0;
+    for (size_t i = 0; i < sw->n; i++)
+        priced += sw->rows[i].ok && sw->rows[i].usd_per_million_output_tokens > 0.0;
+    if (priced) {
+        section(&p, "Cost against latency");
+        sim_chart_sweep_cost(&c, sw, false);
+        figure(&p, &c,
+               "Each priced point's US$ per million output tokens against TPOT: the cheapest "
+               "points under the SLO sit low and left of its line.");
+        sim_chart_sweep_cost(&c, sw, true);
+        figure(&p, &c, "The same against time to first token.");
+    }
     size_t shown = 0;
     for (size_t d = 0; d < sw->grid->n_dims; d++)
         shown += sw->grid->dims[d].n > 1;
@@ -384,5 +463,74 @@ sim_status sim_html_compare(const char *path, const char *cmdline, const char *r
     figure(&p, &c,
            "Signed error of each prediction; the project's targets are 10% op-level and "
            "15% end-to-end (median).");
+    return page_write(&p, path, err);
+}
+
+sim_status sim_html_capacity(const char *path, const char *cmdline, const sim_chart_capacity *c,
+                             const char *const *lines, size_t n_lines, sim_err *err)
+{
+    page p = {0};
+    char sub[128];
+    snprintf(sub, sizeof sub, "%zu probes of the same workload", c->n);
+    page_begin(&p, "infersim capacity: the highest rate meeting the SLO", sub, cmdline);
+    section(&p, "Summary");
+    table_begin(&p);
+    for (size_t i = 0; i + 1 < n_lines; i += 2)
+        row(&p, lines[i], "%s", lines[i + 1]);
+    table_end(&p);
+    section(&p, "The SLO's metrics against the request rate");
+    sim_svg ch = {0};
+    for (int m = 0; m < SIM_M_COUNT; m++)
+        if (c->slo_ms[m] > 0.0 && c->value[m]) {
+            sim_chart_capacity_metric(&ch, c, (sim_metric)m);
+            figure(&p, &ch,
+                   "Each circle is a serving run of the same requests at one rate (green: the "
+                   "SLO held and the queue kept up); the dashed red line is the SLO, the green "
+                   "one the rate found. A value past 4 x the SLO is drawn at the top (^).");
+        }
+    section(&p, "Probes");
+    table_begin(&p);
+    for (size_t i = 0; i < c->n; i++) {
+        char r[32], v[160];
+        size_t n = 0;
+        snprintf(r, sizeof r, isinf(c->rate[i]) ? "inf req/s" : "%.4g req/s", c->rate[i]);
+        for (int m = 0; m < SIM_M_COUNT; m++)
+            if (c->slo_ms[m] > 0.0 && c->value[m])
+                n += (size_t)snprintf(v + n, sizeof v - n, "%s %.4g ms, ", sim_metric_name(m),
+                                      c->value[m][i]);
+        row(&p, r, "%s%s", v, c->met[i] ? "met" : "missed");
+    }
+    table_end(&p);
+    return page_write(&p, path, err);
+}
+
+sim_status sim_html_plan(const char *path, const char *cmdline, const sim_chart_plan *pl,
+                         const char *const *lines, size_t n_lines, const char *text, sim_err *err)
+{
+    page p = {0};
+    char sub[128];
+    snprintf(sub, sizeof sub, "%zu deployments serve the rate under the SLO", pl->n);
+    page_begin(&p, "infersim plan: which GPUs, configured how", sub, cmdline);
+    section(&p, "Summary");
+    table_begin(&p);
+    for (size_t i = 0; i + 1 < n_lines; i += 2)
+        row(&p, lines[i], "%s", lines[i + 1]);
+    table_end(&p);
+    if (pl->n) {
+        sim_svg ch = {0};
+        section(&p, "Cost of each deployment");
+        sim_chart_plan_groups(&ch, pl);
+        figure(&p, &ch, "The cheapest deployment that serves the rate, per model and device.");
+        sim_chart_plan_cost(&ch, pl, false);
+        figure(&p, &ch,
+               "Every deployment that serves the rate under the SLO: its fleet's US$ per hour "
+               "against its TPOT at the percentile; the winner circled.");
+        sim_chart_plan_cost(&ch, pl, true);
+        figure(&p, &ch, "The same against time to first token.");
+    }
+    section(&p, "The ranking, the winner and its command lines");
+    sim_svg_raw(&p, "<pre class=\"cmd\">");
+    sim_svg_escaped(&p, text ? text : "");
+    sim_svg_raw(&p, "</pre>\n");
     return page_write(&p, path, err);
 }

@@ -39,4 +39,14 @@ sim_status sim_html_compare(const char *path, const char *cmdline, const char *r
 sim_status sim_html_sweep(const char *path, const char *cmdline, const sim_chart_sweep *sw,
                           sim_err *err);
 
+/* `capacity`: the search's probes and charts (one per SLO metric); `lines` (n_lines of them) are
+ * the summary's label/value pairs as the table writes them (lines[2k] the label, [2k+1] the value). */
+sim_status sim_html_capacity(const char *path, const char *cmdline, const sim_chart_capacity *c,
+                             const char *const *lines, size_t n_lines, sim_err *err);
+
+/* `plan`: the summary pairs as above, the deployments' charts, and `text` (the report as the table
+ * writes it: every device's top deployments, the winner and its launch lines) preformatted. */
+sim_status sim_html_plan(const char *path, const char *cmdline, const sim_chart_plan *p,
+                         const char *const *lines, size_t n_lines, const char *text, sim_err *err);
+
 #endif

@@ -148,6 +148,11 @@ sim_status sim_workload_synthetic(const sim_synth_cfg *c, sim_workload *out, sim
             sim_workload_free(out);
             return st;
         }
+    } else if (c->input_dist && c->output_dist) {
+        for (size_t i = 0; i < n; i++) {
+            out->reqs[i].input_tokens = sim_dataset_draw(c->input_dist, &rng);
+            out->reqs[i].output_tokens = sim_dataset_draw(c->output_dist, &rng);
+        }
     } else {
         for (size_t i = 0; i < n; i++) {
             out->reqs[i].input_tokens = sim_rng_int(&rng, in_lo, in_hi);

@@ -33,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dataset.h"
 #include "status.h"
 
 /* One request of the workload, as the client sends it (its run state in the engine is a sim_seq,
@@ -74,6 +75,9 @@ typedef struct sim_synth_cfg {
     /* Exact lengths to replay (a vLLM --save-detailed result's input_lens and output_lens):
      * request i gets input_lens[i] and output_lens[i], each >= 1 (NULL: drawn as above). */
     const int64_t *input_lens, *output_lens;
+    /* A public dataset's lengths (dataset.h, --dataset-name sharegpt, ...): each request's prompt
+     * and output drawn from these fits instead of the uniform range (NULL: the range). */
+    const sim_length_dist *input_dist, *output_dist;
 } sim_synth_cfg;
 
 /* The latest an arrival may come after the earliest (a trace's after --time-scale, a synthetic

@@ -255,7 +255,6 @@ static void test_unmet_formats_and_errors(void **state)
         {"--slo ttft:100 --request-rate 5", "--request-rate: does not apply to capacity"},
         {"--slo ttft:100 --rate-tolerance 0", "--rate-tolerance"},
         {"--slo ttft:100 --max-concurrency 8", "--max-concurrency: does not apply"},
-        {"--slo ttft:100 --html /tmp/x.html", "--html: does not apply"},
         {"--slo ttft:100 --slo-percentile 101", "--slo-percentile"},
         {"--slo ttft:100 --format xml", "--format: value 'xml'"},
     };
@@ -268,6 +267,39 @@ static void test_unmet_formats_and_errors(void **state)
     }
 }
 
+/* The price follows the device in --usd-per-gpu-hour's pairs: $/hour is GPUs x that price. */
+static void test_per_device_price(void **state)
+{
+    (void)state;
+    cJSON *j = capacity("tpot:20", "--usd-per-gpu-hour b300=9,h100-sxm=1.5");
+    assert_near(num(j, "usd_per_hour"), num(j, "gpus") * 1.5, 1e-9);
+    cJSON_Delete(j);
+    runf("capacity " CASE " --slo tpot:20 --usd-per-gpu-hour h100-sxm=1.5,nosuch=2");
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "'nosuch'"));
+}
+
+/* --html: one chart per SLO metric against the rate, the SLO's line and the rate found. */
+static void test_html(void **state)
+{
+    (void)state;
+    char page[256];
+    tu_snprintf(page, sizeof page, "%s/infersim-capacity-%d.html", tu_tmpdir(), (int)getpid());
+    runf("capacity " CASE " --slo ttft:200,tpot:20 --html %s", page);
+    assert_int_equal(R.rc, 0);
+    FILE *f = fopen(page, "r");
+    assert_non_null(f);
+    static char html[1 << 20];
+    size_t n = fread(html, 1, sizeof html - 1, f);
+    html[n] = '\0';
+    fclose(f);
+    assert_non_null(strstr(html, "p90 ttft against the request rate"));
+    assert_non_null(strstr(html, "p90 tpot against the request rate"));
+    assert_non_null(strstr(html, "SLO 20 ms"));
+    assert_non_null(strstr(html, "max rate "));
+    remove(page);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -277,6 +309,8 @@ int main(void)
         cmocka_unit_test(test_overload_and_ramp_up),
         cmocka_unit_test(test_goodput_form),
         cmocka_unit_test(test_unmet_formats_and_errors),
+        cmocka_unit_test(test_per_device_price),
+        cmocka_unit_test(test_html),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

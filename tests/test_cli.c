@@ -1741,8 +1741,29 @@ static void test_deployment_flags(void **state)
         strstr(R.out, "2 replicas, router least-outstanding; requests per replica: 5 5"));
     expect_bad("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --router random",
                "--router: value 'random'");
-    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --html /tmp/x.html",
-               "--html with --replicas 2");
+    /* --html of several engines: per replica, and per pool and instance with --disagg */
+    char hpath[256], hcmd[512];
+    tu_snprintf(hpath, sizeof hpath, "%s/infersim-deploy-%d.html", tu_tmpdir(), (int)getpid());
+    snprintf(hcmd, sizeof hcmd,
+             "serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --num-prompts 10 --html %s",
+             hpath);
+    run(hcmd);
+    assert_int_equal(R.rc, 0);
+    char *page = slurp(hpath);
+    assert_non_null(page);
+    assert_non_null(strstr(page, "Replica 1</td><td class=\"v\">5 requests"));
+    free(page);
+    snprintf(hcmd, sizeof hcmd,
+             "serve --model llama-3.1-8b --hw h100-sxm --disagg 1:2 --num-prompts 10 --html %s",
+             hpath);
+    run(hcmd);
+    assert_int_equal(R.rc, 0);
+    page = slurp(hpath);
+    assert_non_null(page);
+    assert_non_null(strstr(page, "Prefill pool (1 instances)</td><td class=\"v\">10 requests"));
+    assert_non_null(strstr(page, "Decode instance 1"));
+    free(page);
+    remove(hpath);
     expect_bad("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --chrome-trace /tmp/x.json "
                "--trace-detail op",
                "--trace-detail: applies to one engine's timeline");
@@ -2517,8 +2538,8 @@ static void test_vllm_command_line(void **state)
     assert_int_equal(R.rc, 0);
     assert_int_equal(files_named(dir, "openai-infqps-Llama-3.1-8B-2", ".json"), 1);
     tu_rm_r(dir);
-    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --dataset-name sharegpt",
-               "--dataset-name: value 'sharegpt', expected random");
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --dataset-name sonnet",
+               "--dataset-name: value 'sonnet', expected random, prefix_repetition or one of");
     expect_bad("serve --model llama-3.1-8b --hw h100-sxm --result-dir x",
                "--result-dir: needs --save-result");
     expect_bad("serve --model llama-3.1-8b --hw h100-sxm --metric-percentiles 50,101",
@@ -2868,6 +2889,129 @@ static void test_cost(void **state)
     expect_bad("run --model llama-3.2-1b --hw h100-sxm --usd-per-gpu-hour -1", "--usd-per-gpu-hour");
 }
 
+/* Per-device prices (--usd-per-gpu-hour DEVICE=USD,...): each device its own price in one
+ * sweep (not crossed with --hw), the device file's where the list does not name it, a bare
+ * number every device's; a malformed list or an unknown device is exit 2 naming the value. */
+static void test_per_device_prices(void **state)
+{
+    (void)state;
+    char out[256], a[768];
+    tu_snprintf(out, sizeof out, "%s/infersim-prices-%d.jsonl", tu_tmpdir(), (int)getpid());
+    snprintf(a, sizeof a,
+             "sweep run --model llama-3.2-1b --hw h100-sxm,b300,h200 --tp 1,2 --batch 4 "
+             "--input-len 128 --output-len 16 --usd-per-gpu-hour h100-sxm=2.49,b300=7.5 --out %s",
+             out);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    FILE *f = fopen(out, "r");
+    assert_non_null(f);
+    char line[4096];
+    int rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        cJSON *r = cJSON_Parse(line);
+        assert_non_null(r);
+        const char *hw = cJSON_GetObjectItemCaseSensitive(r, "hw")->valuestring;
+        /* by hand: GPUs x the device's price: 2.49, 7.5 given, the H200 file's 3.59 */
+        double want = strcmp(hw, "h100-sxm") == 0 ? 2.49 : strcmp(hw, "b300") == 0 ? 7.5 : 3.59;
+        assert_near(num(r, "usd_per_hour"), num(r, "gpus") * want, 1e-9);
+        cJSON_Delete(r);
+        rows++;
+    }
+    fclose(f);
+    assert_int_equal(rows, 6); /* 3 devices x 2 TP sizes: the list is one value */
+    remove(out);
+    run("run --model llama-3.2-1b --hw h200 --usd-per-gpu-hour 2.5 --format json");
+    assert_int_equal(R.rc, 0);
+    cJSON *j = cJSON_Parse(R.out);
+    assert_near(num(j, "usd_per_gpu_hour"), 2.5, 1e-12);
+    cJSON_Delete(j);
+    run("run --model llama-3.2-1b --hw h200 --usd-per-gpu-hour h200=1.25,l4=0.3 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_near(num(j, "usd_per_gpu_hour"), 1.25, 1e-12);
+    cJSON_Delete(j);
+    expect_bad("run --model llama-3.2-1b --hw h200 --usd-per-gpu-hour h2oo=1", "'h2oo'");
+    expect_bad("run --model llama-3.2-1b --hw h200 --usd-per-gpu-hour h200=x", "'h200=x'");
+    expect_bad("sweep run --model llama-3.2-1b --hw h200 --usd-per-gpu-hour 1,0", "value '0'");
+    expect_bad("sweep run --model llama-3.2-1b --hw h200 --usd-per-gpu-hour h200=1,b300",
+               "item 'b300'");
+}
+
+/* A sweep page follows --objective: its summary's best point and the charts' highlighted one
+ * are the point the command line names, for every objective; the cost view is on the page. */
+static void test_sweep_page_objective(void **state)
+{
+    (void)state;
+    const char *objs[][2] = {{"throughput", "best under the SLO: point "},
+                             {"cost", "cheapest under the SLO: point "},
+                             {"energy", "least energy under the SLO: point "}};
+    char page[256], rows[256], a[1024];
+    tu_snprintf(page, sizeof page, "%s/infersim-objpage-%d.html", tu_tmpdir(), (int)getpid());
+    tu_snprintf(rows, sizeof rows, "%s/infersim-objpage-%d.csv", tu_tmpdir(), (int)getpid());
+    long points[3];
+    for (int k = 0; k < 3; k++) {
+        snprintf(a, sizeof a,
+                 "sweep run --model llama-3.1-8b --hw h100-sxm,h200,a100-sxm-80gb,l40s --batch "
+                 "1,16,64 --input-len 512 --output-len 64 --slo tpot:30 --objective %s --html %s "
+                 "--out %s",
+                 objs[k][0], page, rows);
+        run(a);
+        assert_int_equal(R.rc, 0);
+        const char *p = strstr(R.out, objs[k][1]);
+        assert_non_null(p);
+        points[k] = strtol(p + strlen(objs[k][1]), NULL, 10);
+        char *html = slurp(page);
+        assert_non_null(html);
+        char want[128];
+        snprintf(want, sizeof want, "Best by %s under the SLO</td><td class=\"v\">point %ld (",
+                 objs[k][0], points[k]);
+        assert_non_null(strstr(html, want));
+        if (k == 0)
+            snprintf(want, sizeof want, "best: point %ld,", points[k]);
+        else
+            snprintf(want, sizeof want, "best by %s: point %ld,", objs[k][0], points[k]);
+        assert_non_null(strstr(html, want)); /* the charts' label */
+        assert_non_null(strstr(html, "Cost per million output tokens against TPOT"));
+        free(html);
+    }
+    /* the objectives pick different points here, so the page cannot be right by accident */
+    assert_true(points[0] != points[1] || points[1] != points[2]);
+    remove(page);
+    remove(rows);
+}
+
+/* --dataset-name with a public dataset: `workload` shows its fit and sources; serve draws its
+ * lengths (ShareGPT's published means 161.31 and 337.99 within 8 % over 800 requests); the
+ * random dataset's length flags and unknown names are refused. */
+static void test_public_datasets(void **state)
+{
+    (void)state;
+    run("workload --dataset-name sharegpt");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "mean and sigma (estimate)"));
+    assert_non_null(strstr(R.out, "Kwon et al."));
+    run("workload --dataset-name code --format json");
+    assert_int_equal(R.rc, 0);
+    cJSON *j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    assert_near(num(cJSON_GetObjectItemCaseSensitive(j, "input"), "fitted_median"), 1500, 1e-9);
+    cJSON_Delete(j);
+    run("serve --model llama-3.2-1b --hw h100-sxm --dataset-name sharegpt --num-prompts 800 "
+        "--request-rate 20 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_near(num(j, "total_input_tokens") / 800.0, 161.31, 0.08 * 161.31);
+    assert_near(num(j, "total_output_tokens") / 800.0, 337.99, 0.08 * 337.99);
+    cJSON_Delete(j);
+    expect_bad("workload --dataset-name alpaca", "'alpaca'");
+    expect_bad("workload --dataset-name random", "vLLM's synthetic dataset");
+    expect_bad("serve --model llama-3.2-1b --hw h100-sxm --dataset-name lmsys-chat "
+               "--random-input-len 100",
+               "--random-input-len: does not apply to --dataset-name lmsys-chat");
+    expect_bad("capacity --model llama-3.2-1b --hw h100-sxm --dataset-name nosuch --slo tpot:50",
+               "'nosuch'");
+}
+
 /* The power estimate's keys in run and serve JSON (power.h): the average per GPU between the
  * device file's idle floor (70 W) and board power (700 W), and the identities that tie the
  * three keys together: J/token x output tok/s = W per GPU x GPUs (the energy over the time), and
@@ -2969,6 +3113,9 @@ int main(void)
         cmocka_unit_test(test_sweep_marks_default_only),
         cmocka_unit_test(test_calibrate_from_microbench_rows),
         cmocka_unit_test(test_cost),
+        cmocka_unit_test(test_per_device_prices),
+        cmocka_unit_test(test_sweep_page_objective),
+        cmocka_unit_test(test_public_datasets),
         cmocka_unit_test(test_energy_outputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -45,12 +45,49 @@ static void test_unknown_and_idle(void **state)
     assert_true(p.usd_per_million_total_tokens == 0.0);
 }
 
+/* --usd-per-gpu-hour's values: a bare number prices every device; DEVICE=USD pairs price those
+ * named and leave the rest to their files (0); malformed items are refused by name. */
+static void test_price_list(void **state)
+{
+    (void)state;
+    sim_price_list l;
+    sim_err e;
+    assert_int_equal(sim_price_list_parse("--usd-per-gpu-hour", "2.49", &l, &e), SIM_OK);
+    assert_near(sim_price_list_find(&l, "h100-sxm"), 2.49, 1e-15);
+    assert_near(sim_price_list_find(&l, "anything"), 2.49, 1e-15);
+    assert_int_equal(sim_price_list_parse("--usd-per-gpu-hour", "h100-sxm=2.49,b300=7.5", &l, &e),
+                     SIM_OK);
+    assert_int_equal((int)l.n, 2);
+    assert_near(sim_price_list_find(&l, "h100-sxm"), 2.49, 1e-15);
+    assert_near(sim_price_list_find(&l, "b300"), 7.5, 1e-15);
+    assert_true(sim_price_list_find(&l, "h200") == 0.0);
+    const char *bad[][2] = {
+        {"0", "value '0'"},
+        {"0x2", "value '0x2'"},
+        {"inf", "value 'inf'"},
+        {"h100-sxm=2,", "item '' of"},
+        {"=2", "item '=2'"},
+        {"h100-sxm=", "item 'h100-sxm='"},
+        {"h100-sxm=nan", "item 'h100-sxm=nan'"},
+        {"h100-sxm=2,b300", "item 'b300'"},
+        {"h100-sxm=20000", "item 'h100-sxm=20000'"},
+        {"b300=2,b300=3", "device 'b300' priced twice"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(sim_price_list_parse("--usd-per-gpu-hour", bad[i][0], &l, &e),
+                         SIM_EINPUT);
+        assert_non_null(strstr(e.msg, "--usd-per-gpu-hour"));
+        assert_non_null(strstr(e.msg, bad[i][1]));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_worked),
         cmocka_unit_test(test_doubling_price_doubles_cost),
         cmocka_unit_test(test_unknown_and_idle),
+        cmocka_unit_test(test_price_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

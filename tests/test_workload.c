@@ -1,6 +1,8 @@
 /* test_workload.c - synthetic request streams and the three trace formats. */
 #include "testutil.h"
 
+#include <stdlib.h>
+
 #include "workload.h"
 
 static sim_synth_cfg synth(double rate)
@@ -354,6 +356,69 @@ static void test_prefix_repetition(void **state)
     sim_workload_free(&w);
 }
 
+/* The public datasets' fits (dataset.h), by hand:
+ *   mean 161.31, sigma 1: mu = ln 161.31 - 1/2 = 5.08337 - 0.5 = 4.58337, median e^mu = 97.85,
+ *     p90 e^(mu + 1.28155) = 97.85 x 3.6022 = 352.5;
+ *   median 1500, p90 4500: sigma = ln 3 / 1.28155 = 0.85725;
+ *   median 100, mean 150: sigma = sqrt(2 ln 1.5) = sqrt(0.81093) = 0.90052.
+ * 20,000 draws of the first average 161.31 within 3 % (the clip at 4096 is 3.7 sigma out). */
+static void test_dataset_fit(void **state)
+{
+    (void)state;
+    sim_length_dist d;
+    sim_err e;
+    assert_int_equal(sim_dataset_fit(161.31, 0, 0, 1.0, 4, 4096, &d, &e), SIM_OK);
+    assert_near(d.mu, 4.58337, 1e-4);
+    assert_near(sim_dataset_quantile(&d, 0.5), 97.85, 0.01);
+    assert_near(sim_dataset_quantile(&d, 0.9), 352.5, 0.1);
+    assert_near(sim_dataset_mean(&d), 161.31, 1e-9);
+    sim_rng r;
+    sim_rng_seed(&r, 7);
+    double sum = 0;
+    for (int i = 0; i < 20000; i++) {
+        int64_t x = sim_dataset_draw(&d, &r);
+        assert_true(x >= 4 && x <= 4096);
+        sum += (double)x;
+    }
+    assert_near(sum / 20000.0, 161.31, 0.03 * 161.31);
+    assert_int_equal(sim_dataset_fit(0, 1500, 4500, 0, 16, 16384, &d, &e), SIM_OK);
+    assert_near(d.sigma, 0.85725, 1e-5);
+    assert_string_equal(d.fit, "median and p90");
+    assert_int_equal(sim_dataset_fit(150, 100, 0, 0, 1, 1000, &d, &e), SIM_OK);
+    assert_near(d.sigma, 0.90052, 1e-5);
+    /* what does not determine a log-normal */
+    assert_int_equal(sim_dataset_fit(150, 0, 0, 0, 1, 1000, &d, &e), SIM_EINPUT);
+    assert_int_equal(sim_dataset_fit(90, 100, 0, 0, 1, 1000, &d, &e), SIM_EINPUT);
+    assert_int_equal(sim_dataset_fit(150, 0, 0, 1, 0, 1000, &d, &e), SIM_EINPUT);
+    /* every shipped dataset loads from the data file, each side with its source */
+    const char *names[] = {"sharegpt", "lmsys-chat", "arxiv-summarization", "code", "reasoning"};
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tools/data/datasets.json", getenv("INFERSIM_ROOT"));
+    for (size_t i = 0; i < 5; i++) {
+        sim_dataset ds;
+        assert_int_equal(sim_dataset_load(path, names[i], &ds, &e), SIM_OK);
+        assert_true(sim_dataset_is_shipped(names[i]));
+        assert_true(ds.in.source[0] && ds.out.source[0]);
+        assert_true(ds.in.sigma > 0 && ds.out.sigma > 0);
+    }
+    sim_dataset ds;
+    assert_int_equal(sim_dataset_load(path, "alpaca", &ds, &e), SIM_EINPUT);
+    assert_non_null(strstr(e.msg, "sharegpt"));
+    /* a synthetic stream draws its lengths from the fits */
+    assert_int_equal(sim_dataset_load(path, "sharegpt", &ds, &e), SIM_OK);
+    sim_synth_cfg c = {.num_prompts = 4000, .request_rate = 10, .burstiness = 1.0, .seed = 3,
+                       .input_dist = &ds.in, .output_dist = &ds.out, .input_len = 1,
+                       .output_len = 1};
+    sim_workload w;
+    assert_int_equal(sim_workload_synthetic(&c, &w, &e), SIM_OK);
+    double in = 0, out = 0;
+    for (size_t i = 0; i < w.n; i++)
+        in += (double)w.reqs[i].input_tokens, out += (double)w.reqs[i].output_tokens;
+    assert_near(in / (double)w.n, 161.31, 0.06 * 161.31);
+    assert_near(out / (double)w.n, 337.99, 0.06 * 337.99);
+    sim_workload_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -368,6 +433,7 @@ int main(void)
         cmocka_unit_test(test_shipped_traces),
         cmocka_unit_test(test_bad_traces),
         cmocka_unit_test(test_trace_offset_bound),
+        cmocka_unit_test(test_dataset_fit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,136 @@
+/* cli_plan.h - the plan command's pieces (private to sim/cli_plan*.c): one evaluated candidate
+ * deployment as a row (what the shards write and merge joins), the ranking, the report and the
+ * launch command lines.
+ *
+ * A candidate is one model on one device with an engine, a precision and a parallel layout (TP,
+ * PP, EP, data-parallel attention), aggregated (replicas of one instance) or disaggregated (P
+ * prefill and D decode instances). Its row says whether it serves the target rate under the SLO,
+ * with how many GPUs, at what price, and the metrics of the serving run that showed it.
+ *
+ * Example (const cli_plan_row *r, const cli_plan_bench *b):
+ *   sim_strbuf s = {0};
+ *   cli_plan_launch_serve(r, 0, &s); // "vllm serve meta-llama/... --tensor-parallel-size 4 ..."
+ *   sim_strbuf_free(&s);
+ *   cli_plan_launch_bench(r, b, &s); // "vllm bench serve --backend vllm ..."
+ *   sim_strbuf_free(&s);
+ */
+#ifndef SIM_CLI_PLAN_H
+#define SIM_CLI_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "metrics.h"
+#include "status.h"
+#include "strbuf.h"
+
+/* What a row's search concluded. */
+typedef enum cli_plan_status {
+    CLI_PLAN_OK,      /* serves the target rate under the SLO */
+    CLI_PLAN_UNFIT,   /* does not load or fit (weights, KV, layout): reason says why */
+    CLI_PLAN_ALONE,   /* one request alone misses the SLO: no replica count helps */
+    CLI_PLAN_MISSED,  /* no rate (or no P:D) meets the SLO within the search */
+    CLI_PLAN_TOO_BIG, /* it would take more than --max-gpus GPUs */
+    CLI_PLAN_STATUS_COUNT
+} cli_plan_status;
+
+const char *cli_plan_status_name(cli_plan_status s);
+bool cli_plan_status_parse(const char *s, cli_plan_status *out);
+
+typedef struct cli_plan_row {
+    int64_t point; /* the candidate's index in the plan's order */
+    /* the candidate */
+    char model[128], hw[128], engine[32];
+    char precision[16]; /* "default" (the checkpoint's formats) or "fp8" (W8A8 fp8 weights) */
+    bool disagg;        /* P prefill + D decode instances instead of replicas */
+    int64_t tp, pp, ep, dp;
+    bool dp_attention;
+    /* the result */
+    cli_plan_status status;
+    char reason[560];
+    double instance_max_rate; /* the highest rate one instance meets the SLO at (INFINITY: every
+                               * rate; 0: not searched) */
+    int64_t replicas, prefill, decode, gpus;
+    double usd_per_gpu_hour, usd_per_hour, usd_per_million_output_tokens; /* 0: unknown */
+    double request_throughput, output_throughput;
+    double p_ms[SIM_M_COUNT];   /* each metric at the SLO percentile */
+    double headroom;            /* min over the SLO's metrics of 1 - value / limit */
+    double attainment;          /* share of requests meeting every SLO */
+    double joules_per_output_token; /* 0: the device gives no power */
+    /* what the engine ran with (its profile and the flags), for the launch lines */
+    char engine_version[208];
+    int64_t max_num_seqs, max_num_batched_tokens, block_size;
+    double gpu_memory_utilization;
+    char weight_dtype[16], act_dtype[16], kv_dtype[16];
+    char hf_id[160]; /* the checkpoint's Hugging Face id (the model file's first), else --model */
+} cli_plan_row;
+
+/* The row as one JSON line (malloc'd, no newline; NULL when out of memory). Numbers round-trip
+ * exactly, so a row read back ranks and reports as the one written. */
+char *cli_plan_row_json(const cli_plan_row *r);
+
+/* Reads a line written by cli_plan_row_json; SIM_EINPUT names `where` and the bad field. */
+sim_status cli_plan_row_parse(const char *line, const char *where, cli_plan_row *r, sim_err *err);
+
+/* What to rank by (--objective). */
+typedef enum cli_plan_objective {
+    CLI_PLAN_COST,   /* least US$ per hour (the same rate served: the least per token) */
+    CLI_PLAN_GPUS,   /* fewest GPUs, then the least US$ per hour */
+    CLI_PLAN_ENERGY, /* least energy per output token */
+    CLI_PLAN_TTFT    /* lowest TTFT at the SLO percentile */
+} cli_plan_objective;
+
+bool cli_plan_objective_parse(const char *s, cli_plan_objective *out);
+const char *cli_plan_objective_name(cli_plan_objective o);
+
+/* Whether a ranks before b (both OK; ties broken by point, so any order of evaluation ranks the
+ * same). A row the objective cannot rank (no price for cost, no power for energy) comes last. */
+bool cli_plan_better(const cli_plan_row *a, const cli_plan_row *b, cli_plan_objective obj);
+
+/* Whether the objective can rank r (cost needs a price, energy a power). */
+bool cli_plan_rankable(const cli_plan_row *r, cli_plan_objective obj);
+
+/* The workload and SLO the bench line replays (vLLM's bench serve flags). */
+typedef struct cli_plan_bench {
+    const char *dataset; /* "random" or "prefix_repetition" */
+    int64_t num_prompts, rand_in, rand_out, seed;
+    double range_ratio, rate, burstiness, pct;
+    int64_t prefix_len, suffix_len, num_prefixes, prefix_out;
+    sim_slo slo;
+    double in_mean, out_mean; /* a public dataset's fitted mean lengths (dataset.h) */
+} cli_plan_bench;
+
+/* The command that starts instance `which` of r's deployment (0: the instance, or with disagg the
+ * prefill one; 1: disagg's decode one), realising its layout, batch limits, memory fraction,
+ * KV-cache format and quantization in its engine's spelling, into *out (appended). */
+void cli_plan_launch_serve(const cli_plan_row *r, int which, sim_strbuf *out);
+
+/* What the serve lines leave to the operator (replicas behind a router, the P:D proxy, a
+ * TensorRT-LLM options file), one note per line, into *out. */
+void cli_plan_launch_notes(const cli_plan_row *r, sim_strbuf *out);
+
+/* `vllm bench serve` against r's server with the plan's workload, rate and SLO. */
+void cli_plan_launch_bench(const cli_plan_row *r, const cli_plan_bench *b, sim_strbuf *out);
+
+/* The report over the rows (all candidates, in point order). */
+typedef struct cli_plan_report {
+    const cli_plan_row *rows;
+    size_t n;
+    cli_plan_objective objective;
+    int64_t top;
+    double rate;
+    const char *slo_text; /* --slo / --goodput as given */
+    bool goodput;
+    sim_slo slo;
+    cli_plan_bench bench;
+    bool json;
+} cli_plan_report;
+
+sim_status cli_plan_report_write(FILE *f, const cli_plan_report *rep, sim_err *err);
+
+/* "3 x TP 4", "TP 8 x PP 2", "DP-attn 8 x EP 8", "2P:3D x TP 4": a row's layout in words. */
+void cli_plan_layout(const cli_plan_row *r, char *buf, size_t len);
+
+#endif

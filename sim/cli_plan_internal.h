@@ -1,0 +1,40 @@
+/* cli_plan_internal.h - what the plan command's files share (private to sim/cli_plan*.c): the
+ * candidates of the search and how they are enumerated (cli_plan_space.c). */
+#ifndef SIM_CLI_PLAN_INTERNAL_H
+#define SIM_CLI_PLAN_INTERNAL_H
+
+#include "cli_load.h"
+#include "cli_plan.h"
+
+enum { PLAN_MAX_NAMES = 32, PLAN_EXTRA_REPLICAS = 3 };
+
+typedef struct plan_cand {
+    int model, hw; /* indices into the plan's names */
+    const char *engine;
+    bool fp8, disagg, dp_attention;
+    int64_t tp, pp, ep, dp;
+} plan_cand;
+
+typedef struct plan_ctx {
+    const cli_opts *o;
+    char *names; /* the --model and --hw lists, split in place (owned) */
+    const char *models[PLAN_MAX_NAMES], *hws[PLAN_MAX_NAMES];
+    char hf[PLAN_MAX_NAMES][160]; /* per model */
+    int n_models, n_hws;
+    plan_cand *c;
+    size_t n, cap;
+    cli_load_cache cache;
+    cli_plan_objective objective;
+} plan_ctx;
+
+/* Splits a comma-separated list in place into out (at most PLAN_MAX_NAMES). */
+sim_status cli_plan_split(char *s, const char **out, int *n, const char *flag, sim_err *err);
+
+/* The checkpoint's Hugging Face id for the launch lines: the model file's first
+ * infersim_hf_ids entry, else the name as given. */
+void cli_plan_hf_id(const char *model, char *buf, size_t len);
+
+/* Appends every candidate of model m on device h to c, loading each file once into c's cache. */
+sim_status cli_plan_enumerate(plan_ctx *c, int m, int h, sim_err *err);
+
+#endif

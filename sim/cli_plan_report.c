@@ -1,0 +1,284 @@
+/* cli_plan_report.c - the plan's report: the top deployments of each model on each device by the
+ * objective, the overall winner and its launch lines, as a table or JSON (cli_plan.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "cli_plan.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+/* "3 x TP 4", "TP 8 x PP 2", "DP-attention 8 x EP 8", "2P:3D x TP 4". */
+void cli_plan_layout(const cli_plan_row *r, char *buf, size_t len)
+{
+    char par[64];
+    if (r->dp_attention && r->dp > 1)
+        snprintf(par, sizeof par, "DP-attn %lld x EP %lld", (long long)r->dp, (long long)r->ep);
+    else if (r->ep > 1)
+        snprintf(par, sizeof par, "TP %lld + EP %lld", (long long)r->tp, (long long)r->ep);
+    else
+        snprintf(par, sizeof par, "TP %lld", (long long)r->tp);
+    if (r->pp > 1)
+        snprintf(par + strlen(par), sizeof par - strlen(par), " x PP %lld", (long long)r->pp);
+    if (r->disagg)
+        snprintf(buf, len, "%lldP:%lldD x %s", (long long)r->prefill, (long long)r->decode, par);
+    else if (r->replicas > 1)
+        snprintf(buf, len, "%lld x %s", (long long)r->replicas, par);
+    else
+        snprintf(buf, len, "%s", par);
+}
+
+/* The indices of the rankable rows of (model, hw) best first (at most `top`); returns how many. */
+static size_t ranked(const cli_plan_report *rep, const char *model, const char *hw, size_t *idx,
+                     size_t top)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < rep->n; i++) {
+        const cli_plan_row *r = &rep->rows[i];
+        if ((model && strcmp(r->model, model) != 0) || (hw && strcmp(r->hw, hw) != 0) ||
+            !cli_plan_rankable(r, rep->objective))
+            continue;
+        /* insertion into the best `top` (idx[0..n) filled) */
+        if (!top)
+            break;
+        size_t k = n < top ? n++ : top;
+        if (k == top && !cli_plan_better(r, &rep->rows[idx[top - 1]], rep->objective))
+            continue;
+        if (k == top)
+            k = top - 1;
+        while (k > 0 && cli_plan_better(r, &rep->rows[idx[k - 1]], rep->objective)) {
+            idx[k] = idx[k - 1];
+            k--;
+        }
+        idx[k] = i;
+    }
+    return n;
+}
+
+/* The distinct (model, hw) pairs in row order: first indices into pairs. */
+static size_t pairs_of(const cli_plan_report *rep, size_t *first)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < rep->n; i++) {
+        bool seen = false;
+        for (size_t k = 0; k < n && !seen; k++)
+            seen = !strcmp(rep->rows[first[k]].model, rep->rows[i].model) &&
+                   !strcmp(rep->rows[first[k]].hw, rep->rows[i].hw);
+        if (!seen)
+            first[n++] = i;
+    }
+    return n;
+}
+
+static void count(const cli_plan_report *rep, const char *model, const char *hw,
+                  size_t by[CLI_PLAN_STATUS_COUNT])
+{
+    memset(by, 0, CLI_PLAN_STATUS_COUNT * sizeof *by);
+    for (size_t i = 0; i < rep->n; i++)
+        if ((!model || !strcmp(rep->rows[i].model, model)) && (!hw || !strcmp(rep->rows[i].hw, hw)))
+            by[rep->rows[i].status]++;
+}
+
+static char *text_of(sim_strbuf *b)
+{
+    char *s = b->oom ? NULL : b->s;
+    if (!s)
+        sim_strbuf_free(b);
+    return s ? s : NULL;
+}
+
+static cJSON *launch_json(const cli_plan_row *r, const cli_plan_bench *bench)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON *serve = cJSON_AddArrayToObject(j, "serve");
+    for (int w = 0; w < (r->disagg ? 2 : 1); w++) {
+        sim_strbuf b = {0};
+        cli_plan_launch_serve(r, w, &b);
+        char *s = text_of(&b);
+        cJSON_AddItemToArray(serve, cJSON_CreateString(s ? s : ""));
+        free(s);
+    }
+    sim_strbuf b = {0};
+    cli_plan_launch_notes(r, &b);
+    cJSON *notes = cJSON_AddArrayToObject(j, "notes");
+    for (char *p = b.s, *e; p && *p; p = e + 1) {
+        e = strchr(p, '\n');
+        if (!e)
+            break;
+        *e = '\0';
+        cJSON_AddItemToArray(notes, cJSON_CreateString(p));
+    }
+    sim_strbuf_free(&b);
+    cli_plan_launch_bench(r, bench, &b);
+    char *s = text_of(&b);
+    cJSON_AddStringToObject(j, "bench", s ? s : "");
+    free(s);
+    return j;
+}
+
+static cJSON *row_json(const cli_plan_row *r, const cli_plan_bench *bench)
+{
+    char *t = cli_plan_row_json(r);
+    cJSON *j = t ? cJSON_Parse(t) : NULL;
+    free(t);
+    if (!j)
+        return NULL;
+    char lay[128];
+    cli_plan_layout(r, lay, sizeof lay);
+    cJSON_AddStringToObject(j, "layout", lay);
+    cJSON_AddItemToObject(j, "launch", launch_json(r, bench));
+    return j;
+}
+
+static sim_status write_json(FILE *f, const cli_plan_report *rep, size_t *idx, size_t *first,
+                             size_t np)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddNumberToObject(j, "request_rate", rep->rate);
+    cJSON_AddStringToObject(j, "objective", cli_plan_objective_name(rep->objective));
+    cJSON_AddStringToObject(j, "slo_form", rep->goodput ? "goodput" : "percentile");
+    cJSON_AddNumberToObject(j, "slo_percentile", rep->bench.pct);
+    cJSON *slo = cJSON_AddObjectToObject(j, "slo");
+    for (int m = 0; m < SIM_M_COUNT; m++)
+        if (rep->slo.ms[m] > 0.0) {
+            char k[32];
+            snprintf(k, sizeof k, "%s_ms", sim_metric_name((sim_metric)m));
+            cJSON_AddNumberToObject(slo, k, rep->slo.ms[m]);
+        }
+    size_t by[CLI_PLAN_STATUS_COUNT];
+    count(rep, NULL, NULL, by);
+    cJSON_AddNumberToObject(j, "candidates", (double)rep->n);
+    cJSON *cj = cJSON_AddObjectToObject(j, "by_status");
+    for (int s = 0; s < CLI_PLAN_STATUS_COUNT; s++)
+        cJSON_AddNumberToObject(cj, cli_plan_status_name((cli_plan_status)s), (double)by[s]);
+    cJSON *devs = cJSON_AddArrayToObject(j, "devices");
+    for (size_t p = 0; p < np; p++) {
+        const cli_plan_row *r0 = &rep->rows[first[p]];
+        cJSON *d = cJSON_CreateObject();
+        cJSON_AddStringToObject(d, "model", r0->model);
+        cJSON_AddStringToObject(d, "hw", r0->hw);
+        count(rep, r0->model, r0->hw, by);
+        cJSON_AddNumberToObject(d, "candidates", (double)(by[0] + by[1] + by[2] + by[3] + by[4]));
+        cJSON_AddNumberToObject(d, "ok", (double)by[CLI_PLAN_OK]);
+        cJSON *top = cJSON_AddArrayToObject(d, "top");
+        size_t n = ranked(rep, r0->model, r0->hw, idx, (size_t)rep->top);
+        for (size_t k = 0; k < n; k++)
+            cJSON_AddItemToArray(top, row_json(&rep->rows[idx[k]], &rep->bench));
+        cJSON_AddItemToArray(devs, d);
+    }
+    size_t n = ranked(rep, NULL, NULL, idx, 1);
+    if (n)
+        cJSON_AddItemToObject(j, "winner", row_json(&rep->rows[idx[0]], &rep->bench));
+    else
+        cJSON_AddNullToObject(j, "winner");
+    cJSON *rows = cJSON_AddArrayToObject(j, "rows");
+    for (size_t i = 0; i < rep->n; i++) {
+        char *t = cli_plan_row_json(&rep->rows[i]);
+        cJSON_AddItemToArray(rows, t ? cJSON_Parse(t) : cJSON_CreateNull());
+        free(t);
+    }
+    char *text = cJSON_Print(j);
+    cJSON_Delete(j);
+    if (!text)
+        return SIM_EINTERNAL;
+    fprintf(f, "%s\n", text);
+    free(text);
+    return SIM_OK;
+}
+
+static void print_row(FILE *f, size_t rank, const cli_plan_row *r)
+{
+    char lay[128], usd[32], mtok[32];
+    cli_plan_layout(r, lay, sizeof lay);
+    snprintf(usd, sizeof usd, r->usd_per_hour > 0 ? "%.2f" : "-", r->usd_per_hour);
+    snprintf(mtok, sizeof mtok, r->usd_per_hour > 0 ? "%.3f" : "-",
+             r->usd_per_million_output_tokens);
+    fprintf(f, "%3zu %-7s %-7s %-24s %5lld %8s %8s %7.2f %9.1f %9.2f %8.0f%%\n", rank, r->engine,
+            r->precision, lay, (long long)r->gpus, usd, mtok, r->request_throughput,
+            r->p_ms[SIM_M_TTFT], r->p_ms[SIM_M_TPOT], 100.0 * r->headroom);
+}
+
+static void write_table(FILE *f, const cli_plan_report *rep, size_t *idx, size_t *first, size_t np)
+{
+    char w[32];
+    sim_pct_word(rep->bench.pct, w, sizeof w);
+    fprintf(f, "============ Plan: %g req/s, SLO %s (%s p%s), objective %s ============\n", rep->rate,
+            rep->slo_text, rep->goodput ? "goodput" : "each metric at", w,
+            cli_plan_objective_name(rep->objective));
+    size_t by[CLI_PLAN_STATUS_COUNT];
+    count(rep, NULL, NULL, by);
+    fprintf(f,
+            "%zu candidates: %zu serve the rate under the SLO, %zu do not fit or load, %zu miss "
+            "it with one request alone, %zu miss it at every replica count or P:D tried, %zu "
+            "would exceed --max-gpus\n",
+            rep->n, by[CLI_PLAN_OK], by[CLI_PLAN_UNFIT], by[CLI_PLAN_ALONE], by[CLI_PLAN_MISSED],
+            by[CLI_PLAN_TOO_BIG]);
+    for (size_t p = 0; p < np; p++) {
+        const cli_plan_row *r0 = &rep->rows[first[p]];
+        size_t n = ranked(rep, r0->model, r0->hw, idx, (size_t)rep->top);
+        fprintf(f, "\n--- %s on %s: top %zu by %s ---\n", r0->model, r0->hw, n,
+                cli_plan_objective_name(rep->objective));
+        if (!n) {
+            fprintf(f, "  no deployment serves %g req/s under the SLO\n", rep->rate);
+            continue;
+        }
+        fprintf(f, "%3s %-7s %-7s %-24s %5s %8s %8s %7s %9s %9s %9s\n", "#", "engine", "prec",
+                "layout", "GPUs", "$/hour", "$/Mtok", "req/s", "TTFT ms", "TPOT ms", "headroom");
+        for (size_t k = 0; k < n; k++)
+            print_row(f, k + 1, &rep->rows[idx[k]]);
+    }
+    size_t n = ranked(rep, NULL, NULL, idx, 1);
+    if (!n) {
+        fprintf(f, "\nNo deployment serves %g req/s under the SLO%s.\n", rep->rate,
+                rep->objective == CLI_PLAN_COST ? " with a known price" : "");
+        return;
+    }
+    const cli_plan_row *r = &rep->rows[idx[0]];
+    char lay[128];
+    cli_plan_layout(r, lay, sizeof lay);
+    fprintf(f, "\nWinner: %s on %s, %s (%s precision), %s: %lld GPUs", r->model, r->hw,
+            r->engine, r->precision, lay, (long long)r->gpus);
+    if (r->usd_per_hour > 0)
+        fprintf(f, ", $%.2f/hour, $%.3f per million output tokens", r->usd_per_hour,
+                r->usd_per_million_output_tokens);
+    fprintf(f, "; p%s TTFT %.1f ms, TPOT %.2f ms (%.0f%% headroom)\n", w, r->p_ms[SIM_M_TTFT],
+            r->p_ms[SIM_M_TPOT], 100.0 * r->headroom);
+    fprintf(f, "\nLaunch it:\n");
+    for (int k = 0; k < (r->disagg ? 2 : 1); k++) {
+        sim_strbuf b = {0};
+        cli_plan_launch_serve(r, k, &b);
+        fprintf(f, "  %s\n", b.s ? b.s : "");
+        sim_strbuf_free(&b);
+    }
+    sim_strbuf b = {0};
+    cli_plan_launch_notes(r, &b);
+    for (char *p = b.s, *e; p && *p && (e = strchr(p, '\n')); p = e + 1)
+        fprintf(f, "  # %.*s\n", (int)(e - p), p);
+    sim_strbuf_free(&b);
+    fprintf(f, "Measure it:\n");
+    cli_plan_launch_bench(r, &rep->bench, &b);
+    fprintf(f, "  %s\n", b.s ? b.s : "");
+    sim_strbuf_free(&b);
+}
+
+sim_status cli_plan_report_write(FILE *f, const cli_plan_report *rep, sim_err *err)
+{
+    size_t *idx = calloc((size_t)rep->top + 1, sizeof *idx);
+    size_t *first = calloc(rep->n + 1, sizeof *first);
+    sim_status st = idx && first ? SIM_OK : sim_fail(err, SIM_EINTERNAL, "out of memory");
+    if (!st) {
+        size_t np = pairs_of(rep, first);
+        if (rep->json)
+            st = write_json(f, rep, idx, first, np);
+        else
+            write_table(f, rep, idx, first, np);
+        if (st)
+            st = sim_fail(err, SIM_EINTERNAL, "out of memory writing the plan");
+    }
+    free(idx);
+    free(first);
+    if (!st && ferror(f))
+        st = sim_fail(err, SIM_EINTERNAL, "writing the plan failed");
+    return st;
+}

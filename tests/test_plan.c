@@ -1,0 +1,382 @@
+/* test_plan.c - `infersim plan`: the README's worked example reproduced, the launch lines'
+ * flags against the configuration each came from, the same report for any thread count and
+ * shard split, and bad input refused by name. */
+#include "cliutil.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdarg.h>
+#include <unistd.h>
+
+typedef struct result {
+    int rc;
+    char out[1 << 21];
+    char err[1 << 14];
+} result;
+
+static result R; /* big: keep it off the stack */
+
+static void runf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void runf(const char *fmt, ...)
+{
+    char args[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    assert_true(n >= 0 && n < (int)sizeof args);
+    R.rc = tu_cli(args, R.out, sizeof R.out, R.err, sizeof R.err);
+    if (R.rc != 0)
+        print_message("%s\n", R.err);
+}
+
+static double num(const cJSON *o, const char *k)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
+    if (!cJSON_IsNumber(it)) {
+        print_error("key '%s' missing or not a number\n", k);
+        fail();
+    }
+    return it->valuedouble;
+}
+
+static const char *str(const cJSON *o, const char *k)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
+    if (!cJSON_IsString(it)) {
+        print_error("key '%s' missing or not a string\n", k);
+        fail();
+    }
+    return it->valuestring;
+}
+
+static bool flag_on(const cJSON *o, const char *k)
+{
+    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, k));
+}
+
+/* The README's worked example: Llama-3.1-70B at 20 req/s, 1024 + 256 tokens, p90 TTFT 500 ms and
+ * TPOT 50 ms, vLLM in bf16 on H100 SXM and H200. The sweep there found 3 x TP 4 on 12 H100s the
+ * cheapest ($32.28/hour at $2.69: 12 x 2.69); plan finds the same deployment without a grid. */
+#define EXAMPLE                                                                                    \
+    "plan --model llama-3.1-70b --hw h100-sxm,h200 --request-rate 20 --num-prompts 2000 "          \
+    "--random-input-len 1024 --random-output-len 256 --slo ttft:500,tpot:50 --engines vllm "       \
+    "--precisions default"
+
+static void test_readme_example(void **state)
+{
+    (void)state;
+    char rows[256];
+    tu_snprintf(rows, sizeof rows, "%s/infersim-plan-example-%d.jsonl", tu_tmpdir(), (int)getpid());
+    runf(EXAMPLE " --format json --out %s", rows);
+    assert_int_equal(R.rc, 0);
+    cJSON *j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(j, "winner");
+    assert_true(cJSON_IsObject(w));
+    assert_string_equal(str(w, "hw"), "h100-sxm");
+    assert_int_equal((int)num(w, "tp"), 4);
+    assert_int_equal((int)num(w, "replicas"), 3);
+    assert_false(flag_on(w, "disagg"));
+    assert_int_equal((int)num(w, "gpus"), 12);
+    assert_near(num(w, "usd_per_hour"), 12 * 2.69, 1e-9);
+    assert_true(num(w, "p_ttft_ms") <= 500.0 && num(w, "p_tpot_ms") <= 50.0);
+    /* one instance's capacity says 3: ceil(20 / r1) with r1 between 20/3 and 10 */
+    assert_true(num(w, "instance_max_rate") >= 20.0 / 3.0 && num(w, "instance_max_rate") < 10.0);
+    /* the objective gpus never takes more GPUs than cost's winner */
+    /* (the rows again, ranked by another objective: --from reports without re-running) */
+    runf(EXAMPLE " --format json --objective gpus --from %s", rows);
+    assert_int_equal(R.rc, 0);
+    cJSON *g = cJSON_Parse(R.out);
+    assert_true(num(cJSON_GetObjectItemCaseSensitive(g, "winner"), "gpus") <= num(w, "gpus"));
+    cJSON_Delete(g);
+    cJSON_Delete(j);
+    /* the table names the winner and the lines to launch and measure it */
+    runf(EXAMPLE " --from %s", rows);
+    assert_int_equal(R.rc, 0);
+    remove(rows);
+    assert_non_null(strstr(R.out, "Winner: llama-3.1-70b on h100-sxm, vllm"));
+    assert_non_null(strstr(R.out, "3 x TP 4: 12 GPUs, $32.28/hour"));
+    assert_non_null(strstr(R.out, "vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 4"));
+    assert_non_null(strstr(R.out, "vllm bench serve --backend vllm"));
+}
+
+/* The value after `flag` in `line` ("--tp 4" -> "4"); NULL when absent. */
+static const char *value_of(const char *line, const char *flag, char *buf, size_t len)
+{
+    size_t fl = strlen(flag);
+    for (const char *p = strstr(line, flag); p; p = strstr(p + 1, flag))
+        if ((p == line || p[-1] == ' ') && (p[fl] == ' ' || p[fl] == '\0')) {
+            const char *v = p + fl + (p[fl] == ' ');
+            size_t n = strcspn(v, " ");
+            snprintf(buf, len, "%.*s", (int)n, v);
+            return buf;
+        }
+    return NULL;
+}
+
+static void expect_int(const char *line, const char *flag, long long want)
+{
+    char buf[64];
+    const char *v = value_of(line, flag, buf, sizeof buf);
+    if (!v || atoll(v) != want) {
+        print_error("%s: %s is %s, expected %lld\n", line, flag, v ? v : "absent", want);
+        fail();
+    }
+}
+
+static void expect_absent(const char *line, const char *flag)
+{
+    char buf[64];
+    if (value_of(line, flag, buf, sizeof buf)) {
+        print_error("%s: %s present, expected absent\n", line, flag);
+        fail();
+    }
+}
+
+static void expect_num(const char *line, const char *flag, double want)
+{
+    char buf[64];
+    const char *v = value_of(line, flag, buf, sizeof buf);
+    if (!v || fabs(atof(v) - want) > 5e-4 * want) {
+        print_error("%s: %s is %s, expected %.2f\n", line, flag, v ? v : "absent", want);
+        fail();
+    }
+}
+
+/* Each flag of the engine's line against the row's configuration. */
+static void check_launch(const cJSON *r)
+{
+    const char *eng = str(r, "engine");
+    const cJSON *launch = cJSON_GetObjectItemCaseSensitive(r, "launch");
+    const cJSON *serve = cJSON_GetObjectItemCaseSensitive(launch, "serve");
+    assert_int_equal(cJSON_GetArraySize(serve), flag_on(r, "disagg") ? 2 : 1);
+    long long tp = (long long)num(r, "tp"), pp = (long long)num(r, "pp");
+    long long ep = (long long)num(r, "ep"), dp = (long long)num(r, "dp");
+    bool dpa = flag_on(r, "dp_attention");
+    bool fp8 = strcmp(str(r, "precision"), "fp8") == 0;
+    bool kv8 = strncmp(str(r, "kv_dtype"), "fp8", 3) == 0;
+    long long seqs = (long long)num(r, "max_num_seqs");
+    long long toks = (long long)num(r, "max_num_batched_tokens");
+    double util = num(r, "gpu_memory_utilization");
+    const cJSON *line_j;
+    cJSON_ArrayForEach(line_j, serve)
+    {
+        const char *l = line_j->valuestring;
+        assert_non_null(strstr(l, str(r, "hf_id")));
+        if (strcmp(eng, "vllm") == 0) {
+            assert_true(strncmp(l, "vllm serve ", 11) == 0);
+            expect_int(l, "--tensor-parallel-size", tp);
+            pp > 1 ? expect_int(l, "--pipeline-parallel-size", pp)
+                   : expect_absent(l, "--pipeline-parallel-size");
+            dpa ? expect_int(l, "--data-parallel-size", dp) : expect_absent(l, "--data-parallel-size");
+            assert_true((strstr(l, "--enable-expert-parallel") != NULL) == (ep > 1));
+            expect_int(l, "--max-num-seqs", seqs);
+            expect_int(l, "--max-num-batched-tokens", toks);
+            expect_num(l, "--gpu-memory-utilization", util);
+            assert_true((strstr(l, "--kv-cache-dtype fp8") != NULL) == kv8);
+            assert_true((strstr(l, "--quantization fp8") != NULL) == fp8);
+            assert_true((strstr(l, "--kv-transfer-config") != NULL) == flag_on(r, "disagg"));
+        } else if (strcmp(eng, "sglang") == 0) {
+            assert_true(strncmp(l, "python -m sglang.launch_server --model-path ", 44) == 0);
+            expect_int(l, "--tp", tp * (dpa ? dp : 1)); /* SGLang's --tp: every GPU */
+            dpa ? expect_int(l, "--dp", dp) : expect_absent(l, "--dp");
+            assert_true((strstr(l, "--enable-dp-attention") != NULL) == dpa);
+            ep > 1 ? expect_int(l, "--ep-size", ep) : expect_absent(l, "--ep-size");
+            pp > 1 ? expect_int(l, "--pp-size", pp) : expect_absent(l, "--pp-size");
+            expect_int(l, "--max-running-requests", seqs);
+            expect_int(l, "--chunked-prefill-size", toks);
+            expect_num(l, "--mem-fraction-static", util);
+            assert_true((strstr(l, "--kv-cache-dtype fp8_e4m3") != NULL) == kv8);
+            assert_true((strstr(l, "--quantization fp8") != NULL) == fp8);
+            assert_true((strstr(l, "--disaggregation-mode") != NULL) == flag_on(r, "disagg"));
+        } else {
+            assert_string_equal(eng, "trtllm");
+            assert_true(strncmp(l, "trtllm-serve ", 13) == 0);
+            assert_non_null(strstr(l, "--backend pytorch"));
+            expect_int(l, "--tp_size", tp * (dpa ? dp : 1));
+            pp > 1 ? expect_int(l, "--pp_size", pp) : expect_absent(l, "--pp_size");
+            ep > 1 ? expect_int(l, "--ep_size", ep) : expect_absent(l, "--ep_size");
+            expect_int(l, "--max_batch_size", seqs);
+            expect_int(l, "--max_num_tokens", toks);
+            expect_num(l, "--kv_cache_free_gpu_memory_fraction", util);
+            assert_true((strstr(l, "--extra_llm_api_options") != NULL) ==
+                        (dpa || kv8 || flag_on(r, "disagg")));
+        }
+    }
+    /* the notes: replicas and the P:D split as the row has them */
+    const cJSON *notes = cJSON_GetObjectItemCaseSensitive(launch, "notes");
+    char want[64];
+    if (flag_on(r, "disagg"))
+        snprintf(want, sizeof want, "%lld prefill instance", (long long)num(r, "prefill"));
+    else if (num(r, "replicas") > 1)
+        snprintf(want, sizeof want, "%lld replicas", (long long)num(r, "replicas"));
+    else
+        want[0] = '\0';
+    if (want[0]) {
+        bool found = false;
+        const cJSON *n;
+        cJSON_ArrayForEach(n, notes) found = found || strstr(n->valuestring, want) != NULL;
+        assert_true(found);
+    }
+    /* the bench line replays the plan's workload, rate and SLO */
+    const char *b = str(launch, "bench");
+    assert_true(strncmp(b, "vllm bench serve --backend ", 27) == 0);
+    expect_int(b, "--random-input-len", 512);
+    expect_int(b, "--random-output-len", 64);
+    expect_int(b, "--num-prompts", 100);
+    expect_num(b, "--request-rate", 6.0);
+    expect_int(b, "--metric-percentiles", 90);
+    assert_non_null(strstr(b, "--goodput ttft:1000 tpot:60"));
+}
+
+/* Every engine's lines on a MoE model (EP, data-parallel attention, fp8, disaggregation): each
+ * listed deployment's flags are those of its row. */
+static void test_launch_lines(void **state)
+{
+    (void)state;
+    runf("plan --model qwen3-30b-a3b --hw h100-sxm,mi300x --request-rate 6 --num-prompts 100 "
+         "--random-input-len 512 --random-output-len 64 --slo ttft:1000,tpot:60 --top 1000 "
+         "--max-gpus 8 --format json");
+    assert_int_equal(R.rc, 0);
+    cJSON *j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    const cJSON *d, *r;
+    int checked = 0, dpa = 0, ep = 0, fp8 = 0, dis = 0, eng[3] = {0};
+    cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(j, "devices"))
+    {
+        cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(d, "top"))
+        {
+            check_launch(r);
+            checked++;
+            dpa += flag_on(r, "dp_attention");
+            ep += num(r, "ep") > 1;
+            fp8 += strcmp(str(r, "precision"), "fp8") == 0;
+            dis += flag_on(r, "disagg");
+            eng[strcmp(str(r, "engine"), "vllm") == 0   ? 0
+                : strcmp(str(r, "engine"), "sglang") == 0 ? 1
+                                                          : 2]++;
+            /* no TensorRT-LLM on an AMD device */
+            assert_false(strcmp(str(d, "hw"), "mi300x") == 0 &&
+                         strcmp(str(r, "engine"), "trtllm") == 0);
+        }
+    }
+    /* the search spanned every kind of layout the lines spell */
+    assert_true(checked > 20 && dpa > 0 && ep > 0 && fp8 > 0 && dis > 0);
+    assert_true(eng[0] > 0 && eng[1] > 0 && eng[2] > 0);
+    check_launch(cJSON_GetObjectItemCaseSensitive(j, "winner"));
+    cJSON_Delete(j);
+}
+
+/* The same report for 1 and 2 threads, and from three shards joined by merge. */
+static void test_threads_and_shards(void **state)
+{
+    (void)state;
+#define SMALL                                                                                      \
+    "plan --model llama-3.2-1b,llama-3.1-8b --hw h100-sxm,l4 --request-rate 30 --num-prompts 150 " \
+    "--random-input-len 512 --random-output-len 64 --slo ttft:300,tpot:30 --precisions default "  \
+    "--engines vllm,sglang"
+    static char one[1 << 21];
+    runf(SMALL " --threads 1 --format json");
+    assert_int_equal(R.rc, 0);
+    snprintf(one, sizeof one, "%s", R.out);
+    runf(SMALL " --threads 2 --format json");
+    assert_int_equal(R.rc, 0);
+    assert_string_equal(R.out, one);
+    char files[3][256], merged[256];
+    for (int i = 0; i < 3; i++) {
+        tu_snprintf(files[i], sizeof files[i], "%s/infersim-plan-%d-%d.jsonl", tu_tmpdir(),
+                    (int)getpid(), i);
+        runf(SMALL " --threads %d --shard %d/3 --out %s", 1 + i % 2, i, files[i]);
+        assert_int_equal(R.rc, 0);
+        assert_non_null(strstr(R.out, "plan: shard"));
+    }
+    tu_snprintf(merged, sizeof merged, "%s/infersim-plan-%d.jsonl", tu_tmpdir(), (int)getpid());
+    runf("merge --out %s %s %s %s", merged, files[2], files[0], files[1]);
+    assert_int_equal(R.rc, 0);
+    runf(SMALL " --from %s --format json", merged);
+    assert_int_equal(R.rc, 0);
+    assert_string_equal(R.out, one);
+    /* a shard missing: refused, naming the count */
+    runf("merge --out %s %s %s", merged, files[0], files[1]);
+    assert_int_equal(R.rc, 0);
+    runf(SMALL " --from %s", merged);
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "a shard missing"));
+    /* rows of another plan: refused */
+    runf("merge --out %s %s %s %s", merged, files[0], files[1], files[2]);
+    runf("plan --model llama-3.2-1b --hw h100-sxm,l4 --request-rate 30 --num-prompts 150 "
+         "--slo ttft:300,tpot:30 --precisions default --engines vllm,sglang --from %s",
+         merged);
+    assert_int_equal(R.rc, 2);
+    for (int i = 0; i < 3; i++)
+        remove(files[i]);
+    remove(merged);
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    const char *base = "plan --model llama-3.2-1b --hw h100-sxm --request-rate 5 --slo tpot:50";
+    const char *cases[][2] = {
+        {" --objective speed", "--objective: value 'speed'"},
+        {" --engines vllm,tgi", "--engines: item 'tgi'"},
+        {" --precisions int4", "--precisions: item 'int4'"},
+        {" --tp 2", "--tp: does not apply to plan"},
+        {" --replicas 2", "--replicas: does not apply"},
+        {" --shard 0/2", "--shard: needs --out"},
+        {" --usd-per-gpu-hour h100=2", "'h100'"},
+        {" --slo-percentile 0", "--slo-percentile"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        runf("%s%s", base, cases[i][0]);
+        assert_int_equal(R.rc, 2);
+        assert_non_null(strstr(R.err, cases[i][1]));
+    }
+    runf("plan --model llama-3.2-1b --hw h100-sxm --slo tpot:50");
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "--request-rate: missing"));
+    runf("plan --model llama-3.2-1b --hw h100-sxm --request-rate inf --slo tpot:50");
+    assert_int_equal(R.rc, 2);
+    runf("plan --model llama-3.2-1b --hw h100-sxm --request-rate 5");
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "--slo"));
+}
+
+/* --html: the page holds the charts, the ranking and the winner's launch lines. */
+static void test_html(void **state)
+{
+    (void)state;
+    char page[256];
+    tu_snprintf(page, sizeof page, "%s/infersim-plan-%d.html", tu_tmpdir(), (int)getpid());
+    runf("plan --model llama-3.2-1b --hw h100-sxm,l4 --request-rate 30 --num-prompts 150 "
+         "--random-input-len 512 --random-output-len 64 --slo ttft:300,tpot:30 --engines vllm "
+         "--html %s",
+         page);
+    assert_int_equal(R.rc, 0);
+    FILE *f = fopen(page, "r");
+    assert_non_null(f);
+    static char html[1 << 21];
+    size_t n = fread(html, 1, sizeof html - 1, f);
+    html[n] = '\0';
+    fclose(f);
+    assert_non_null(strstr(html, "The cheapest deployment of each model on each device"));
+    assert_non_null(strstr(html, "US$ per hour against TPOT"));
+    assert_non_null(strstr(html, "class=\"best\""));
+    assert_non_null(strstr(html, "Winner: llama-3.2-1b on"));
+    assert_non_null(strstr(html, "vllm bench serve"));
+    assert_null(strstr(html, "<script"));
+    remove(page);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_readme_example),
+        cmocka_unit_test(test_launch_lines),
+        cmocka_unit_test(test_threads_and_shards),
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_html),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
