@@ -219,7 +219,8 @@ typedef struct sim_graph {
  *   imbalance     a fixed busiest EP rank's routed tokens over the mean (>= 1; 1 = even);
  *                 0: the expected busiest rank of `routing` (moe.h) for each batch
  *   routing       how tokens pick experts, and EPLB's redundant experts (moe.h)
- *   moe_kernel    the grouped-GEMM kernel family of the experts (moe.h) */
+ *   moe_kernel    the grouped-GEMM kernel family of the experts (moe.h)
+ *   moe_cache     caller-owned memo of the busiest rank's load per batch (NULL: computed) */
 typedef struct sim_par {
     int tp, ep;
     bool dp_attention;
@@ -227,6 +228,7 @@ typedef struct sim_par {
     int dp;
     sim_moe_routing routing;
     sim_moe_kernel moe_kernel;
+    sim_moe_cache *moe_cache; /* the MoE load per batch (moe.h: sim_moe_step_load_of); NULL: none */
 } sim_par;
 
 /* Tensor parallelism only: {tp, 1, false, 1}. */

@@ -14,7 +14,8 @@ sim_par sim_step_par(const sim_step_cfg *cfg)
                      .dp = cfg->dp,
                      .imbalance = cfg->expert_imbalance > 0.0 ? cfg->expert_imbalance : 0.0,
                      .routing = cfg->routing,
-                     .moe_kernel = cfg->moe_kernel};
+                     .moe_kernel = cfg->moe_kernel,
+                     .moe_cache = cfg->moe_cache};
 }
 
 int sim_step_gpus(const sim_step_cfg *cfg)
