@@ -135,6 +135,8 @@ typedef struct sim_prec {
     sim_dtype kv;       /* KV cache */
     int64_t group_size; /* weights per scale of dequantized integer weights (0: per channel) */
     bool zero_point;    /* those groups carry a zero point too (AWQ, asymmetric GPTQ) */
+    bool block_scaled;  /* fp8 weights with block scales (quantization_config weight_block_size:
+                         * DeepSeek-V3's 128 x 128 blocks, 1 x 128 activation groups) */
 } sim_prec;
 
 /* A group of identical sequences in one step. */
@@ -171,6 +173,8 @@ typedef struct sim_op {
     int64_t m, n, k;       /* GEMM shape (m = tokens); 0 if not a GEMM */
     sim_dtype compute;     /* format whose peak prices the math */
     sim_dtype weight;      /* stored weight format (GEMMs) */
+    bool block_scaled;     /* an fp8 GEMM of block-scaled weights (sim_prec.block_scaled; cost.h:
+                            * its thread blocks' weight stream at small M) */
     bool weight_only;      /* mixed-input GEMM: dequantizes its weights to the compute format
                             * (W4A16, W8A16, W4A8) */
     double groups;         /* grouped GEMM: problems (experts), each padded to the tile; 0 = one */

@@ -33,6 +33,7 @@ static void gemm(sim_op *op, double t, int64_t n, int64_t k, sim_dtype wdt, cons
     op->weight = wdt;
     op->compute = prec->act;
     op->weight_only = sim_graph_mixed_input(prec, wdt);
+    op->block_scaled = prec->block_scaled && wdt == SIM_DT_FP8 && prec->act == SIM_DT_FP8;
 }
 
 void sim_graph_gemm(sim_op *op, sim_op_id id, double tokens, int64_t n, int64_t k, sim_dtype weight,

@@ -64,6 +64,9 @@ typedef struct sim_step_cfg {
                                    * (moe.h), shared by copies of this configuration (their
                                    * routing is the same); NULL: computed each step */
     sim_moe_kernel moe_kernel;    /* the experts' grouped-GEMM kernel family (engine profile) */
+    bool block_fp8_triton; /* dense block-scaled fp8 GEMMs launch one thread block per 128
+                            * weight columns, no split-K (vLLM's Triton kernel; cost.h), else
+                            * SM-filling (DeepGEMM, SGLang) */
     sim_a2a_mode moe_a2a; /* MoE dispatch / combine kernels (a2a.h; AUTO: normal with prefill
                              tokens, low_latency on decode-only steps) */
     bool tbo; /* two-batch overlap (SGLang --enable-two-batch-overlap, vLLM --enable-dbo):

@@ -3,7 +3,7 @@
 
 #include "step.h"
 
-static const sim_prec BF16 = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 0, false};
+static const sim_prec BF16 = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 0, false, false};
 
 static sim_step_result price(const sim_model *m, const sim_hw *hw, int tp, double overlap,
                              int64_t batch, int64_t q, int64_t c)
@@ -440,7 +440,7 @@ static void test_tbo_step(void **state)
      * network behind the other half's compute, the time identity holds, bounds bracket it */
     sim_model m = tu_model("deepseek-v3");
     sim_hw hw = tu_hw("h800");
-    const sim_prec fp8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false};
+    const sim_prec fp8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false, false};
     sim_step_cfg cfg = {.model = &m, .hw = &hw, .tp = 1, .prec = fp8, .ep = 32,
                         .dp_attention = true};
     sim_seq_group g = {.count = 8192, .q = 1, .c = 2000, .logits = 1};
@@ -479,7 +479,7 @@ static void test_dp_attention_waits_for_slowest(void **state)
      * and the whole step waits for it; the mean share would have spread it over all 8 */
     sim_model m = tu_model("deepseek-v3");
     sim_hw hw = tu_hw("h200");
-    const sim_prec fp8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false};
+    const sim_prec fp8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false, false};
     sim_step_cfg cfg = {.model = &m, .hw = &hw, .tp = 1, .prec = fp8, .ep = 8,
                         .dp_attention = true};
     sim_seq_group g[8];
