@@ -27,10 +27,7 @@ typedef struct hw_arch {
     double launch_us, graph_launch_us, collective_us, hop_us;
     double scaleout_gb, scaleout_us, reserved_gib;
     double eff_bf16, eff_fp8, eff_int8, eff_wo, eff_attn, eff_mem, eff_attn_mem, eff_net;
-    double decode_cta_gb; /* K/V one decode-attention CTA streams per second (dattn.h) */
-    double block_fp8_cta_gb; /* weights one block-scaled fp8 GEMM CTA streams per second (cost.h;
-                              * 0: not measured, no bound) */
-    double block_fp8_math_eff; /* its tiles' fraction of an SM's fp8 peak (0: no bound) */
+    double decode_cta_gb, block_fp8_cta_gb, block_fp8_math_eff; /* dattn.h, cost.h; 0: none */
     const char *source;
 } hw_arch;
 
@@ -241,17 +238,9 @@ static const hw_field hw_fields[] = {
         "1410 MHz (hopper 1980, ada 2520, blackwell 1965, cdna3 2100 MHz; estimates); tpu and "
         "no arch: ampere's and hopper's (TPUs run no such kernel)"),
     NUM("block_fp8_cta_gb_per_s", 0.0, 1e4, 1e9, block_fp8_cta_bytes_per_s, HR_ARCH,
-        AR(block_fp8_cta_gb), NULL, 0,
-        "architecture constant: hopper 42.0 (fitted by hand on vLLM's Triton "
-        "w8a8_block_fp8_matmul at M 1 and 16, N 2112, K 7168 on H100: 23.3 us less the 1.5 us "
-        "launch for 918 KB per thread block; tools/data/validation.csv rows 3600-3601); 0 "
-        "elsewhere (not measured: no bound)"),
+        AR(block_fp8_cta_gb), NULL, 0, "arch constant: hopper 42 (rows 3600-3601), else 0"),
     NUM("block_fp8_math_eff", 0.0, 1.0, 1.0, block_fp8_math_eff, HR_ARCH, AR(block_fp8_math_eff),
-        NULL, 0,
-        "architecture constant: hopper 0.230 (fitted by hand on vLLM's Triton "
-        "w8a8_block_fp8_matmul at M 4096, N 2112, K 7168 on H100: 403 TFLOP/s, 1088 tiles of "
-        "64 x 128 in 9 waves of 132 SMs; tools/data/validation.csv row 3606); 0 elsewhere (not "
-        "measured: no bound)"),
+        NULL, 0, "arch constant: hopper 0.230 (row 3606), else 0"),
     NUM("mla_decode.compute_eff", 0.01, 1.0, 1.0, mla_compute_eff, HR_CONST, 0, NULL, 0.667,
         "0.667: FlashMLA's 660 of H800's 989 TFLOP/s (deepseek-ai/FlashMLA README; the kernel "
         "runs throttled near 1600 MHz, its deep-dive doc)"),
