@@ -810,6 +810,31 @@ static void test_moe_models(void **state)
                "--redundant-experts");
     expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --redundant-experts 2",
                "--redundant-experts");
+    /* --expert-load: a histogram of the wrong shape, a missing file, a dense model, and with
+     * --expert-routing: exit 2 naming the file and field; a good one runs */
+    {
+        const char *bad = tu_write_tmp("{\"logical_count\": [[1, 2, 3]]}");
+        snprintf(a, sizeof a, "run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --expert-load %s",
+                 bad);
+        expect_bad(a, "logical_count[0]: 3 values");
+        expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --expert-load /nonexistent.json",
+                   "/nonexistent.json");
+        const char *good = tu_write_tmp("{\"logical_count\": [[4, 1, 1, 1, 1, 1, 1, 2]]}");
+        snprintf(a, sizeof a, "run --model llama-3.1-8b --hw h200 --expert-load %s", good);
+        expect_bad(a, "no routed experts");
+        snprintf(a, sizeof a,
+                 "run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --expert-load %s "
+                 "--expert-routing zipf:1",
+                 good);
+        expect_bad(a, "--expert-routing");
+        snprintf(a, sizeof a,
+                 "run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --expert-load %s "
+                 "--uncertainty 0 --format json",
+                 good);
+        run(a);
+        assert_int_equal(R.rc, 0);
+        assert_non_null(strstr(R.out, "\"tpot_ms\""));
+    }
     expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --moe-kernel marlin", "--moe-kernel");
     /* run JSON's grouped GEMMs name their family, M block, padding and the busiest rank; EPLB's
      * 2 redundant experts put 5 on each of 2 GPUs (weights up by one expert per GPU) */
