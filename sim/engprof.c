@@ -278,6 +278,19 @@ static sim_status load_sync(const cJSON *root, const char *path, sim_engprof *p,
     return st ? st : need_source(root, path, "host.sync_overhead_us", err);
 }
 
+/* The optional host.eager_kernel_cpu_us with its source; absent: 0 (an eager step's launches
+ * never bound it). */
+static sim_status load_eager_cpu(const cJSON *root, const char *path, sim_engprof *p,
+                                 sim_err *err)
+{
+    p->eager_kernel_cpu_us = 0.0;
+    if (!sim_jsonf_find(root, "host.eager_kernel_cpu_us"))
+        return SIM_OK;
+    sim_status st = sim_jsonf_num(root, path, "host.eager_kernel_cpu_us", 0.0, 1e4,
+                                  &p->eager_kernel_cpu_us, err);
+    return st ? st : need_source(root, path, "host.eager_kernel_cpu_us", err);
+}
+
 /* The optional cuda_graphs.piecewise with its source; absent: false (whole-step graphs). */
 static sim_status load_piecewise(const cJSON *root, const char *path, sim_engprof *p, sim_err *err)
 {
@@ -609,7 +622,8 @@ static bool prof_known(const char *field, const cJSON *v)
     static const char *const fixed[] = {
         "name", "version", "engine", "versions", "platform", "cuda_graphs.piecewise", "memory.rule", "scheduler.policy", "scheduler.order",
         "collectives.allreduce", "attention.decode", "attention.decode_quant_kv",
-        "quantization.act_quant_kernels", "host.sync_overhead_us", "moe.kernel", "gemm.block_fp8", "fusions", "rules",
+        "quantization.act_quant_kernels", "host.sync_overhead_us", "host.eager_kernel_cpu_us",
+        "moe.kernel", "gemm.block_fp8", "fusions", "rules",
         "memory.reserve_mib.base", "memory.reserve_mib.per_prefill_token",
         "memory.reserve_mib.min_prefill_tokens", "memory.reserve_mib.per_graph_batch",
         "memory.reserve_mib.per_gpu", "memory.reserve_mib.floor",
@@ -654,28 +668,12 @@ sim_status sim_engprof_load(const char *path, sim_engprof *p, sim_err *err)
         if (!st)
             st = need_source(root, path, prof_flags[i].json, err);
     }
-    if (!st)
-        st = load_enums(root, path, p, err);
-    if (!st)
-        st = load_versions(root, path, p, err);
-    if (!st)
-        st = load_fusions(root, path, p, err);
-    if (!st)
-        st = load_attention(root, path, p, err);
-    if (!st)
-        st = load_quantization(root, path, p, err);
-    if (!st)
-        st = load_moe(root, path, p, err);
-    if (!st)
-        st = load_block_fp8(root, path, p, err);
-    if (!st)
-        st = load_sync(root, path, p, err);
-    if (!st)
-        st = load_piecewise(root, path, p, err);
-    if (!st)
-        st = load_rules(root, path, p, err);
-    if (!st)
-        st = load_reserve(root, path, p, err);
+    /* the objects read by loaders of their own, in this order */
+    static sim_status (*const loaders[])(const cJSON *, const char *, sim_engprof *, sim_err *) = {
+        load_enums, load_versions, load_fusions,   load_attention, load_quantization, load_moe,
+        load_block_fp8, load_sync, load_eager_cpu, load_piecewise, load_rules, load_reserve};
+    for (size_t i = 0; !st && i < sizeof loaders / sizeof loaders[0]; i++)
+        st = loaders[i](root, path, p, err);
     if (!st && p->ratio_min > p->ratio_init)
         st = sim_fail(err, SIM_EINPUT,
                       "%s: field 'scheduler.new_token_ratio_min' is %g, expected at most "
