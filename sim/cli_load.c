@@ -633,6 +633,7 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_load_result *
     }
     L->step = cli_load_engine_step(&L->eng, &L->model);
     L->step.hw = &L->hw;
+    L->step.moe_cache = &L->moe_cache;
     L->step.tp = (int)o->tp;
     L->step.pp = (int)o->pp;
     L->step.overlap = o->overlap;
@@ -652,6 +653,21 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_load_result *
                         o->expert_routing);
     if (!o->model)
         return SIM_OK;
+    if (o->expert_load) { /* the measured histogram is the routing */
+        if (o->expert_routing)
+            return sim_fail(err, SIM_EINPUT,
+                            "--expert-load: %s gives the routing; drop --expert-routing '%s'",
+                            o->expert_load, o->expert_routing);
+        if (L->model.experts <= 0)
+            return sim_fail(err, SIM_EINPUT,
+                            "--expert-load: %s: the model %s has no routed experts",
+                            o->expert_load, o->model);
+        if ((st = sim_moe_hist_load(o->expert_load, L->model.experts, L->model.experts_per_tok,
+                                    L->model.moe_layers, &L->moe_hist, err)))
+            return st;
+        L->step.routing.kind = SIM_MOE_ROUTE_FILE;
+        L->step.routing.hist = &L->moe_hist;
+    }
     if ((st = resolve_prec(o, &L->model, &L->hw, &L->step.prec, err)) ||
         (st = load_spec(o, L, cache, err)))
         return st;

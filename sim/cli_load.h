@@ -130,6 +130,8 @@ typedef struct cli_load_result {
     sim_spec spec;           /* method none without --spec-method */
     sim_engprof eng;         /* --engine's profile with the flags that override it applied */
     double usd_per_gpu_hour; /* --usd-per-gpu-hour, else the device file's; 0 = unknown */
+    sim_moe_hist moe_hist;   /* --expert-load's histogram (step.routing points here) */
+    sim_moe_cache moe_cache; /* the MoE load per batch, shared by step's copies (run state) */
 } cli_load_result;
 
 /* A profile's step settings for model m (launch mode, host costs, memory rule, CUDA graphs);

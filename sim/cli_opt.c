@@ -50,6 +50,10 @@ const cli_opt_def cli_opt_table[] = {
     O("--expert-routing", CLI_OPT_STR, expert_routing, 0, 0, CLI_OPT_CMD_MODEL,
       "uniform|zipf:S: how tokens pick experts (zipf:S: the i-th most popular expert "
       "picked with weight i^-S; default uniform)"),
+    O("--expert-load", CLI_OPT_STR, expert_load, 0, 0, CLI_OPT_CMD_MODEL,
+      "a measured per-layer expert load (JSON {\"logical_count\": [[count per expert], ...]} "
+      "per MoE layer, as SGLang's expert distribution recorder counts it): the routing instead "
+      "of --expert-routing"),
     O("--redundant-experts", CLI_OPT_INT, redundant_experts, 0, 4096, CLI_OPT_CMD_MODEL,
       "EPLB's redundant experts: replicas of the hottest experts packed to balance the EP ranks, "
       "each GPU holding (E + N)/ep (default 0)"),

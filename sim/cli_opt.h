@@ -110,6 +110,7 @@ typedef struct cli_opts {
     bool tbo;            /* --enable-two-batch-overlap, --enable-dbo (step.h) */
     int64_t dp;          /* --dp: data-parallel attention groups (graph.h sim_par) */
     const char *expert_routing, *moe_kernel;
+    const char *expert_load; /* --expert-load FILE */
     int64_t redundant_experts;
     /* the front end and the stream (frontend.h) */
     const char *frontend;

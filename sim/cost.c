@@ -172,6 +172,40 @@ bool sim_cost_is_grouped(const sim_op *op)
     return false;
 }
 
+/* The M block of the block-fp8 kernel's tuned configs: 16 rows up to 16, 32 up to 32, else
+ * SIM_COST_BLOCK_FP8_M (the MMA computes a whole block whatever the rows) */
+static int block_fp8_m(int64_t m)
+{
+    return m <= 16 ? 16 : m <= 32 ? 32 : SIM_COST_BLOCK_FP8_M;
+}
+
+double sim_cost_block_fp8_cta_ns(const sim_hw *hw, const sim_op *op)
+{
+    if (!op->present || !op->block_scaled || op->m <= 0 || sim_cost_is_grouped(op) ||
+        !(hw->block_fp8_cta_bytes_per_s > 0.0) || sim_op_info(op->id)->kind != SIM_OPK_GEMM)
+        return 0.0;
+    const double ctas = ceil((double)op->m / block_fp8_m(op->m)) *
+                        ceil((double)op->n / SIM_COST_BLOCK_FP8_N);
+    const double waves = ceil(ctas / hw->compute_units);
+    /* its 128 columns of K fp8 weights and their K/128 fp32 block scales */
+    const double bytes = (double)op->k * SIM_COST_BLOCK_FP8_N * sim_dtype_bytes(op->weight) +
+                         ceil((double)op->k / 128.0) * 4.0;
+    return waves * bytes / hw->block_fp8_cta_bytes_per_s * 1e9;
+}
+
+double sim_cost_block_fp8_math_ns(const sim_hw *hw, const sim_op *op)
+{
+    if (!op->present || !op->block_scaled || op->m <= 0 || sim_cost_is_grouped(op) ||
+        !(hw->block_fp8_math_eff > 0.0) || sim_op_info(op->id)->kind != SIM_OPK_GEMM)
+        return 0.0;
+    const int bm = block_fp8_m(op->m);
+    const double ctas = ceil((double)op->m / bm) * ceil((double)op->n / SIM_COST_BLOCK_FP8_N);
+    const double waves = ceil(ctas / hw->compute_units);
+    const double tile_flops = 2.0 * bm * SIM_COST_BLOCK_FP8_N * (double)op->k;
+    const double sm_rate = hw->peak_flops[op->compute] * hw->block_fp8_math_eff / hw->compute_units;
+    return waves * tile_flops / sm_rate * 1e9;
+}
+
 static double math_ns(const sim_hw *hw, const sim_op *op)
 {
     switch (sim_op_info(op->id)->kind) {
@@ -244,6 +278,10 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
     if (!op->present)
         return c;
     c.t_math_ns = math_ns(hw, op);
+    /* a block-scaled fp8 GEMM's tiles in waves at their own rate (cost.h) */
+    const double bmath = sim_cost_block_fp8_math_ns(hw, op);
+    if (bmath > c.t_math_ns)
+        c.t_math_ns = bmath;
     if (sim_cost_is_grouped(op)) {
         sim_moe_gemm g = grouped_gemm(hw, op);
         c.moe_block_m = g.block_m;
@@ -265,6 +303,10 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
     double cta = sim_dattn_cta_ns(hw, op->dattn, &op->dec);
     if (cta > c.t_mem_ns)
         c.t_mem_ns = cta;
+    /* a block-scaled fp8 GEMM with fewer thread blocks than SMs streams no faster than they do */
+    const double bcta = sim_cost_block_fp8_cta_ns(hw, op);
+    if (bcta > c.t_mem_ns)
+        c.t_mem_ns = bcta;
     if (op->net_ranks > 1 && op->net_kind == SIM_COLL_ALLTOALL && op->a2a.ranks > 1) {
         /* MoE dispatch / combine: DeepEP's kernels in the op's mode (a2a.h) */
         c.t_net_ns = sim_a2a_price(hw, op->a2a_mode, &op->a2a).t_ns;

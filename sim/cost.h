@@ -53,6 +53,26 @@ typedef struct sim_op_cost {
 /* Whether `op` is a grouped expert GEMM priced by its kernel family (moe.h: M blocks set). */
 bool sim_cost_is_grouped(const sim_op *op);
 
+/* A block-scaled fp8 GEMM (sim_op.block_scaled: DeepSeek-V3's 128 x 128 weight blocks) as
+ * vLLM launches it (Triton w8a8_block_fp8_matmul: one thread block per BLOCK_SIZE_M 64 rows x
+ * BLOCK_SIZE_N 128 columns, the scale block's width; no split-K): each thread block streams its
+ * K x 128 weights and K/128 scales at block_fp8_cta_gb_per_s, the blocks in waves of the
+ * SMs. At small M a projection has fewer blocks than SMs (DeepSeek-V3's q_a, N 1536: 12 of
+ * 132), so its time is the one block's, not the weights over HBM bandwidth: N 2112, K 7168 at
+ * M 1 takes 23.3 us on H100 (vLLM PR #23280) where its 15 MB stream in 5 us. The memory-side
+ * floor of the op (0 when it does not apply or the device has no measured rate). An engine
+ * running DeepGEMM's fp8 GEMM instead (SGLang: its block_n heuristic fills the SMs) clears the
+ * flag (step.c). Example:
+ *   ... 918 KB per block / 42 GB/s: one wave of 17 blocks, 21.8 us */
+enum { SIM_COST_BLOCK_FP8_M = 64, SIM_COST_BLOCK_FP8_N = 128 };
+double sim_cost_block_fp8_cta_ns(const sim_hw *hw, const sim_op *op);
+
+/* Its math floor: the BLOCK_SIZE_M x 128 tiles over K in waves of the SMs, each at block_fp8_math_eff of
+ * an SM's fp8 peak (the block scales applied in the main loop): N 2112, K 7168 at M 4096 is
+ * 1088 tiles in 9 waves, 9 x 117.4 MFLOP / (1979 / 132 TFLOP/s x 0.230) = 306 us on H100
+ * (403 TFLOP/s measured). 0 when it does not apply. */
+double sim_cost_block_fp8_math_ns(const sim_hw *hw, const sim_op *op);
+
 /* "compute", "memory", "network", "overhead". */
 const char *sim_bound_name(sim_bound b);
 

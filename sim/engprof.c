@@ -233,6 +233,27 @@ static sim_status load_moe(const cJSON *root, const char *path, sim_engprof *p, 
     return st ? st : need_source(root, path, "moe.kernel", err);
 }
 
+/* The optional gemm.block_fp8 with its source: the kernel of the dense block-scaled fp8 GEMMs
+ * ("triton": one thread block per 128-column weight block, no split-K, as vLLM's
+ * w8a8_block_fp8_matmul launches them; "deepgemm": DeepGEMM's fp8 GEMM, whose block_n
+ * heuristic fills the SMs); absent: deepgemm's pricing (no thread-block bound: nothing is
+ * claimed for an engine whose kernel was not read). */
+static sim_status load_block_fp8(const cJSON *root, const char *path, sim_engprof *p,
+                                 sim_err *err)
+{
+    p->block_fp8_triton = false;
+    if (!sim_jsonf_find(root, "gemm.block_fp8"))
+        return SIM_OK;
+    const char *v = NULL;
+    sim_status st = sim_jsonf_str_opt(root, path, "gemm.block_fp8", &v, err);
+    if (!st && (!v || (strcmp(v, "triton") != 0 && strcmp(v, "deepgemm") != 0)))
+        st = sim_fail(err, SIM_EINPUT, "%s: field 'gemm.block_fp8' is %s, expected triton or "
+                      "deepgemm", path, v ? v : "missing");
+    if (!st)
+        p->block_fp8_triton = strcmp(v, "triton") == 0;
+    return st ? st : need_source(root, path, "gemm.block_fp8", err);
+}
+
 /* The optional "quantization" object: act_quant_kernels with its source; absent: 0. */
 static sim_status load_quantization(const cJSON *root, const char *path, sim_engprof *p,
                                     sim_err *err)
@@ -602,7 +623,7 @@ static bool prof_known(const char *field, const cJSON *v)
         "name", "version", "engine", "versions", "platform", "cuda_graphs.piecewise", "memory.rule", "scheduler.policy", "scheduler.order",
         "collectives.allreduce", "attention.decode", "attention.decode_quant_kv",
         "quantization.act_quant_kernels", "host.sync_overhead_us", "host.eager_kernel_cpu_us",
-        "moe.kernel", "fusions", "rules",
+        "moe.kernel", "gemm.block_fp8", "fusions", "rules",
         "memory.reserve_mib.base", "memory.reserve_mib.per_prefill_token",
         "memory.reserve_mib.min_prefill_tokens", "memory.reserve_mib.per_graph_batch",
         "memory.reserve_mib.per_gpu", "memory.reserve_mib.floor",
@@ -647,28 +668,12 @@ sim_status sim_engprof_load(const char *path, sim_engprof *p, sim_err *err)
         if (!st)
             st = need_source(root, path, prof_flags[i].json, err);
     }
-    if (!st)
-        st = load_enums(root, path, p, err);
-    if (!st)
-        st = load_versions(root, path, p, err);
-    if (!st)
-        st = load_fusions(root, path, p, err);
-    if (!st)
-        st = load_attention(root, path, p, err);
-    if (!st)
-        st = load_quantization(root, path, p, err);
-    if (!st)
-        st = load_moe(root, path, p, err);
-    if (!st)
-        st = load_sync(root, path, p, err);
-    if (!st)
-        st = load_eager_cpu(root, path, p, err);
-    if (!st)
-        st = load_piecewise(root, path, p, err);
-    if (!st)
-        st = load_rules(root, path, p, err);
-    if (!st)
-        st = load_reserve(root, path, p, err);
+    /* the objects read by loaders of their own, in this order */
+    static sim_status (*const loaders[])(const cJSON *, const char *, sim_engprof *, sim_err *) = {
+        load_enums, load_versions, load_fusions,   load_attention, load_quantization, load_moe,
+        load_block_fp8, load_sync, load_eager_cpu, load_piecewise, load_rules, load_reserve};
+    for (size_t i = 0; !st && i < sizeof loaders / sizeof loaders[0]; i++)
+        st = loaders[i](root, path, p, err);
     if (!st && p->ratio_min > p->ratio_init)
         st = sim_fail(err, SIM_EINPUT,
                       "%s: field 'scheduler.new_token_ratio_min' is %g, expected at most "

@@ -150,6 +150,9 @@ typedef struct sim_engprof {
     sim_dattn_kernel decode_attn_quant_kv; /* attention.decode_quant_kv: over an 8-bit KV cache */
     int64_t act_quant_kernels; /* quantization.act_quant_kernels (absent: 0, fused) */
     sim_moe_kernel moe_kernel; /* moe.kernel: the experts' grouped GEMMs (absent: triton) */
+    bool block_fp8_triton;     /* gemm.block_fp8 "triton": dense block-scaled fp8 GEMMs launch
+                                * one thread block per 128 weight columns, no split-K (vLLM);
+                                * "deepgemm" or absent: SM-filling, no such bound (cost.h) */
     /* the front end (frontend.h): processes, CPU per request, prompt token, output token and
      * streamed chunk, tokens per chunk, whether the first token goes alone */
     int64_t fe_processes;

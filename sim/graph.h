@@ -135,6 +135,8 @@ typedef struct sim_prec {
     sim_dtype kv;       /* KV cache */
     int64_t group_size; /* weights per scale of dequantized integer weights (0: per channel) */
     bool zero_point;    /* those groups carry a zero point too (AWQ, asymmetric GPTQ) */
+    bool block_scaled;  /* fp8 weights with block scales (quantization_config weight_block_size:
+                         * DeepSeek-V3's 128 x 128 blocks, 1 x 128 activation groups) */
 } sim_prec;
 
 /* A group of identical sequences in one step. */
@@ -171,6 +173,8 @@ typedef struct sim_op {
     int64_t m, n, k;       /* GEMM shape (m = tokens); 0 if not a GEMM */
     sim_dtype compute;     /* format whose peak prices the math */
     sim_dtype weight;      /* stored weight format (GEMMs) */
+    bool block_scaled;     /* an fp8 GEMM of block-scaled weights (sim_prec.block_scaled; cost.h:
+                            * its thread blocks' weight stream at small M) */
     bool weight_only;      /* mixed-input GEMM: dequantizes its weights to the compute format
                             * (W4A16, W8A16, W4A8) */
     double groups;         /* grouped GEMM: problems (experts), each padded to the tile; 0 = one */
@@ -219,7 +223,8 @@ typedef struct sim_graph {
  *   imbalance     a fixed busiest EP rank's routed tokens over the mean (>= 1; 1 = even);
  *                 0: the expected busiest rank of `routing` (moe.h) for each batch
  *   routing       how tokens pick experts, and EPLB's redundant experts (moe.h)
- *   moe_kernel    the grouped-GEMM kernel family of the experts (moe.h) */
+ *   moe_kernel    the grouped-GEMM kernel family of the experts (moe.h)
+ *   moe_cache     caller-owned memo of the busiest rank's load per batch (NULL: computed) */
 typedef struct sim_par {
     int tp, ep;
     bool dp_attention;
@@ -227,6 +232,7 @@ typedef struct sim_par {
     int dp;
     sim_moe_routing routing;
     sim_moe_kernel moe_kernel;
+    sim_moe_cache *moe_cache; /* the MoE load per batch (moe.h: sim_moe_step_load_of); NULL: none */
 } sim_par;
 
 /* Tensor parallelism only: {tp, 1, false, 1}. */

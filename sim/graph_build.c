@@ -33,6 +33,7 @@ static void gemm(sim_op *op, double t, int64_t n, int64_t k, sim_dtype wdt, cons
     op->weight = wdt;
     op->compute = prec->act;
     op->weight_only = sim_graph_mixed_input(prec, wdt);
+    op->block_scaled = prec->block_scaled && wdt == SIM_DT_FP8 && prec->act == SIM_DT_FP8;
 }
 
 void sim_graph_gemm(sim_op *op, sim_op_id id, double tokens, int64_t n, int64_t k, sim_dtype weight,
@@ -374,9 +375,9 @@ static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *pr
     const double wb = sim_graph_weight_elem_bytes(prec, prec->weight);
     const bool ep = par->ep > 1, tp_moe = sim_par_tp_moe(par);
     const int64_t f = m->moe_intermediate / sim_par_moe_tp(par);
-    sim_moe_load ld;
-    sim_moe_load_compute(&par->routing, m->experts, m->experts_per_tok, ep ? par->ep : 1, T,
-                         ep ? par->imbalance : 0.0, &ld);
+    sim_moe_step_load ld;
+    sim_moe_step_load_of(&par->routing, m->experts, m->experts_per_tok, ep ? par->ep : 1, T,
+                         ep ? par->imbalance : 0.0, par->moe_cache, &ld);
     const double rows = ld.rows, touched = ld.touched;
     const sim_dtype rdt = sim_graph_resid_dtype(m, prec);
     const sim_prec p16 = {.weight = rdt, .act = rdt, .kv = prec->kv};
@@ -428,8 +429,7 @@ static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *pr
 
     /* grouped GEMMs: FLOPs of the routed rows, weights of the touched experts, the M blocks
      * each kernel family pads the experts' rows to */
-    double blocks[SIM_MOE_BLOCKS];
-    sim_moe_row_blocks(&ld, blocks);
+    const double *blocks = ld.blocks;
     static const sim_op_id grouped[2] = {SIM_OP_EXPERTS_GATE_UP, SIM_OP_EXPERTS_DOWN};
     for (int i = 0; i < 2; i++) {
         op = &g->ops[grouped[i]];
@@ -443,7 +443,7 @@ static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *pr
         op->moe_decode = low_latency;
         op->moe_mean_rows = ld.mean_rows;
         op->moe_tokens = T;
-        memcpy(op->moe_blocks, blocks, sizeof blocks);
+        memcpy(op->moe_blocks, blocks, sizeof ld.blocks);
     }
     op = &g->ops[SIM_OP_EXPERTS_ACT];
     op->flops = ACT_FLOPS * rows * (double)f;

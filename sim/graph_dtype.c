@@ -26,6 +26,8 @@ bool sim_graph_prec_defaults(const sim_model *m, const sim_hw *hw, const sim_pre
     if (!given->group_size)
         p.group_size = q->present ? q->group_size : 128;
     p.zero_point = q->present && q->zero_point;
+    /* the checkpoint's block scales stand while its fp8 weights do */
+    p.block_scaled = q->block_n > 0 && p.weight == SIM_DT_FP8 && q->weight == SIM_DT_FP8;
     if (!given->kv)
         p.kv = q->kv_set ? q->kv : sim_dtype_is_16bit(p.act) ? p.act : base;
     *out = p;

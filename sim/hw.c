@@ -27,7 +27,7 @@ typedef struct hw_arch {
     double launch_us, graph_launch_us, collective_us, hop_us;
     double scaleout_gb, scaleout_us, reserved_gib;
     double eff_bf16, eff_fp8, eff_int8, eff_wo, eff_attn, eff_mem, eff_attn_mem, eff_net;
-    double decode_cta_gb; /* K/V one decode-attention CTA streams per second (dattn.h) */
+    double decode_cta_gb, block_fp8_cta_gb, block_fp8_math_eff; /* dattn.h, cost.h; 0: none */
     const char *source;
 } hw_arch;
 
@@ -41,7 +41,7 @@ static const hw_arch hw_archs[] = {
      .scaleout_gb = 50, .scaleout_us = 5, .reserved_gib = 1,
      .eff_bf16 = 0.8, .eff_fp8 = 0.71, .eff_int8 = 0.71, .eff_wo = 0.6, .eff_attn = 0.57,
      .eff_mem = 0.866, .eff_attn_mem = 0.72, .eff_net = 0.85,
-     .decode_cta_gb = 19.2,
+     .decode_cta_gb = 19.2, .block_fp8_cta_gb = 42.0, .block_fp8_math_eff = 0.230,
      .source = "hw/h100-pcie.json (H100 micro-benchmark ratios from tools/data/calibration.csv: "
                "mamf-finder bf16/fp8 matmul, FlashAttention-3, STREAM copy, paged attention, "
                "NCCL all-reduce; NVLink hop and launch costs estimated)"},
@@ -237,6 +237,10 @@ static const hw_field hw_fields[] = {
         "decode rows of tools/data/validation.csv), the others that value x their SM boost clock over A100's "
         "1410 MHz (hopper 1980, ada 2520, blackwell 1965, cdna3 2100 MHz; estimates); tpu and "
         "no arch: ampere's and hopper's (TPUs run no such kernel)"),
+    NUM("block_fp8_cta_gb_per_s", 0.0, 1e4, 1e9, block_fp8_cta_bytes_per_s, HR_ARCH,
+        AR(block_fp8_cta_gb), NULL, 0, "arch constant: hopper 42 (rows 3600-3601), else 0"),
+    NUM("block_fp8_math_eff", 0.0, 1.0, 1.0, block_fp8_math_eff, HR_ARCH, AR(block_fp8_math_eff),
+        NULL, 0, "arch constant: hopper 0.230 (row 3606), else 0"),
     NUM("mla_decode.compute_eff", 0.01, 1.0, 1.0, mla_compute_eff, HR_CONST, 0, NULL, 0.667,
         "0.667: FlashMLA's 660 of H800's 989 TFLOP/s (deepseek-ai/FlashMLA README; the kernel "
         "runs throttled near 1600 MHz, its deep-dive doc)"),

@@ -45,6 +45,13 @@
  *   efficiency.attention_memory  fraction of hbm bandwidth reached by attention reading a paged KV
  *                                cache (scattered blocks: below a streaming copy)
  *   efficiency.network           fraction of link bandwidth reached by NCCL's Simple protocol
+ *   block_fp8_cta_gb_per_s (optional, default per architecture: hopper 42, else 0 = no
+ *                                bound) weight bytes per second ONE thread block of a
+ *                                block-scaled fp8 GEMM streams (one per 64 rows x 128 columns,
+ *                                no split-K: vLLM's Triton w8a8_block_fp8_matmul)
+ *   block_fp8_math_eff           (optional, default per architecture: hopper 0.230, else 0)
+ *                                the fraction of one SM's fp8 peak a tile of that kernel
+ *                                computes at (its scales applied in the main loop)
  *   decode_cta_gb_per_s          K/V bytes per second ONE decode-attention thread block (one
  *                                sequence's head, not split) streams: what an unsplit decode
  *                                kernel reaches when it has fewer blocks than SMs (dattn.h)
@@ -198,6 +205,9 @@ typedef struct sim_hw {
     double eff_attn_memory;          /* of hbm_bytes_per_s, attention over paged KV */
     double eff_network;              /* of the link bandwidth */
     double decode_cta_bytes_per_s;   /* K/V one decode-attention thread block streams (dattn.h) */
+    double block_fp8_cta_bytes_per_s; /* weights one block-scaled fp8 GEMM thread block streams
+                                       * (cost.h sim_cost_block_fp8_cta_ns); 0: no bound */
+    double block_fp8_math_eff; /* its 64 x 128 tiles' fraction of an SM's fp8 peak; 0: none */
     double mla_compute_eff;          /* MLA decode kernels: of the 16-bit peak (padded tiles) */
     double mla_memory_eff;           /* MLA decode kernels: of hbm_bytes_per_s (latent reads) */
     sim_hw_coll coll;                /* collective algorithms (collective.h) */

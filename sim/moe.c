@@ -93,6 +93,7 @@ bool sim_moe_routing_parse(const char *s, sim_moe_routing *out)
         out->zipf_s = 0.0;
         return true;
     }
+    /* "file" is set by --expert-load, never spelled by --expert-routing */
     if (strncmp(s, "zipf:", 5) != 0 || !s[5])
         return false;
     char *end = NULL;
@@ -124,6 +125,12 @@ sim_status sim_moe_routing_check(const sim_moe_routing *r, int64_t experts, int6
         return sim_fail(err, SIM_EINPUT,
                         "--redundant-experts: value %d applies to expert parallelism; pass --ep",
                         r->redundant);
+    if (r->kind == SIM_MOE_ROUTE_FILE && (!r->hist || r->hist->experts != experts))
+        return sim_fail(err, SIM_EINPUT,
+                        "--expert-load: %s: logical_count: %d experts per layer, expected the "
+                        "model's %lld routed experts",
+                        r->hist ? r->hist->path : "?", r->hist ? r->hist->experts : 0,
+                        (long long)experts);
     if ((r->kind != SIM_MOE_ROUTE_UNIFORM || r->redundant > 0) && slots > SIM_MOE_MAX_SLOTS)
         return sim_fail(err, SIM_EINPUT,
                         "--expert-routing: %lld expert slots, expected at most %d for skewed "
@@ -200,6 +207,12 @@ static void expert_probs(const sim_moe_routing *r, int64_t e, int64_t k, double 
     if (r->kind == SIM_MOE_ROUTE_UNIFORM) {
         for (int64_t i = 0; i < e; i++)
             p[i] = (double)k / (double)e;
+        return;
+    }
+    if (r->kind == SIM_MOE_ROUTE_FILE) { /* the measured shares, on the experts' own ids */
+        const int layer = r->layer >= 0 && r->layer < r->hist->layers ? r->layer : 0;
+        for (int64_t i = 0; i < e; i++)
+            p[i] = fmin(1.0, (double)k * r->hist->share[(int64_t)layer * e + i]);
         return;
     }
     double w[SIM_MOE_MAX_SLOTS] = {0};
@@ -389,6 +402,85 @@ void sim_moe_row_blocks(const sim_moe_load *ld, double blocks[SIM_MOE_BLOCKS])
         for (int i = 0; i < ld->distinct; i++)
             blocks[b] += reps * sim_moe_binomial_blocks(ld->tokens, ld->q[i], block_rows[b]);
     }
+}
+
+/* One layer's step load (sim_moe_load_compute, then its M blocks). */
+static void step_load_layer(const sim_moe_routing *r, int64_t experts, int64_t k, int ep,
+                            double tokens, double fixed, sim_moe_step_load *out)
+{
+    sim_moe_load ld;
+    sim_moe_load_compute(r, experts, k, ep, tokens, fixed, &ld);
+    *out = (sim_moe_step_load){.tokens = ld.tokens,
+                               .rows = ld.rows,
+                               .mean_rows = ld.mean_rows,
+                               .imbalance = ld.imbalance,
+                               .touched = ld.touched};
+    sim_moe_row_blocks(&ld, out->blocks);
+}
+
+static void step_load(const sim_moe_routing *r, int64_t experts, int64_t k, int ep,
+                      double tokens, double fixed, sim_moe_step_load *out)
+{
+    if (r->kind != SIM_MOE_ROUTE_FILE || !r->hist || r->hist->layers <= 1) {
+        step_load_layer(r, experts, k, ep, tokens, fixed, out);
+        return;
+    }
+    /* the layers' mean: each layer's busiest rank, experts touched and blocks */
+    sim_moe_routing lr = *r;
+    sim_moe_step_load sum = {0}, one;
+    const int n = r->hist->layers;
+    for (int l = 0; l < n; l++) {
+        lr.layer = l;
+        step_load_layer(&lr, experts, k, ep, tokens, fixed, &one);
+        sum.rows += one.rows;
+        sum.touched += one.touched;
+        for (int b = 0; b < SIM_MOE_BLOCKS; b++)
+            sum.blocks[b] += one.blocks[b];
+        sum.tokens = one.tokens;
+        sum.mean_rows = one.mean_rows;
+    }
+    sum.rows /= n;
+    sum.touched /= n;
+    for (int b = 0; b < SIM_MOE_BLOCKS; b++)
+        sum.blocks[b] /= n;
+    sum.imbalance = sum.mean_rows > 0.0 ? sum.rows / sum.mean_rows : 1.0;
+    *out = sum;
+}
+
+static bool same_routing(const sim_moe_routing *a, const sim_moe_routing *b)
+{
+    return a->kind == b->kind && a->zipf_s == b->zipf_s && a->redundant == b->redundant &&
+           a->hist == b->hist && (a->kind != SIM_MOE_ROUTE_FILE || a->layer == b->layer);
+}
+
+void sim_moe_step_load_of(const sim_moe_routing *r, int64_t experts, int64_t k, int ep,
+                          double tokens, double fixed_imbalance, sim_moe_cache *cache,
+                          sim_moe_step_load *out)
+{
+    if (!cache) {
+        step_load(r, experts, k, ep, tokens, fixed_imbalance, out);
+        return;
+    }
+    /* direct-mapped on the token count (the key that varies within a run) */
+    const double t = tokens > 0.0 && tokens < 1e15 ? floor(tokens) : 0.0;
+    const size_t slot = (size_t)((uint64_t)t % SIM_MOE_CACHE_SLOTS);
+    sim_moe_cache_entry *e = &cache->e[slot];
+    if (e->used && e->tokens == tokens && e->experts == experts && e->k == k && e->ep == ep &&
+        e->fixed == fixed_imbalance && same_routing(&e->r, r)) {
+        cache->hits++;
+        *out = e->v;
+        return;
+    }
+    cache->misses++;
+    step_load(r, experts, k, ep, tokens, fixed_imbalance, out);
+    e->used = true;
+    e->r = *r;
+    e->experts = experts;
+    e->k = k;
+    e->ep = ep;
+    e->tokens = tokens;
+    e->fixed = fixed_imbalance;
+    e->v = *out;
 }
 
 int sim_moe_triton_block_m(double tokens)

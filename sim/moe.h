@@ -83,17 +83,36 @@ int sim_moe_block_rows(int i);
  * decode), "grouped" (CUTLASS, CK). */
 const char *sim_moe_layout(sim_moe_kernel k, bool decode);
 
-typedef enum sim_moe_route_kind { SIM_MOE_ROUTE_UNIFORM, SIM_MOE_ROUTE_ZIPF } sim_moe_route_kind;
+typedef enum sim_moe_route_kind {
+    SIM_MOE_ROUTE_UNIFORM,
+    SIM_MOE_ROUTE_ZIPF,
+    SIM_MOE_ROUTE_FILE /* a measured per-layer expert histogram (sim_moe_hist) */
+} sim_moe_route_kind;
+
+/* Expert slots a skewed or redundant routing handles (uniform routing has no limit). */
+#define SIM_MOE_MAX_SLOTS 1024
+
+/* Layers x experts values an expert-load histogram holds (DeepSeek-V3: 58 x 256). */
+#define SIM_MOE_HIST_MAX 65536
+
+/* A measured expert load (--expert-load FILE, read by sim_moe_hist_load): for each MoE layer,
+ * each expert's share of the layer's routed rows (token copies), summing to 1 per layer. A
+ * token picks expert e of that layer with probability k x share (k the model's top-k). One
+ * layer stands for every MoE layer. */
+typedef struct sim_moe_hist {
+    char path[512];               /* the file, for messages */
+    int layers, experts;
+    double share[SIM_MOE_HIST_MAX]; /* [layer * experts + expert] */
+} sim_moe_hist;
 
 /* How tokens pick experts, and the redundant experts EPLB adds. */
 typedef struct sim_moe_routing {
     sim_moe_route_kind kind;
     double zipf_s; /* ZIPF: exponent s > 0 of p_(i) ∝ i^-s */
     int redundant; /* EPLB's redundant experts (0: none, experts contiguous by id) */
+    const sim_moe_hist *hist; /* FILE: the histogram (not owned) */
+    int layer;                /* FILE: the histogram's layer sim_moe_load_compute prices */
 } sim_moe_routing;
-
-/* Expert slots a skewed or redundant routing handles (uniform routing has no limit). */
-#define SIM_MOE_MAX_SLOTS 1024
 
 /* Parses "uniform" or "zipf:S" (S in (0, 8]). */
 bool sim_moe_routing_parse(const char *s, sim_moe_routing *out);
@@ -130,6 +149,60 @@ double sim_moe_experts_touched(double slots, double q, double tokens);
 /* Expected M blocks of each of sim_moe_block_rows(i) rows the busiest rank's experts pad to:
  * sum over its slots of E[ceil(n / B)], n ~ Binomial(T, q). */
 void sim_moe_row_blocks(const sim_moe_load *ld, double blocks[SIM_MOE_BLOCKS]);
+
+/* What a step's MoE ops take of the busiest rank's load: sim_moe_load's scalars and the M
+ * blocks of sim_moe_row_blocks. Under a FILE routing, the mean over the histogram's layers of
+ * each layer's (the step prices one MoE layer times the MoE layers, and its grouped GEMMs' time
+ * is near-linear in rows, experts touched and blocks). */
+typedef struct sim_moe_step_load {
+    double tokens, rows, mean_rows, imbalance, touched;
+    double blocks[SIM_MOE_BLOCKS];
+} sim_moe_step_load;
+
+/* A memo of step loads, keyed by every input (routing, E, k, ep, tokens, fixed imbalance): the
+ * load is a pure function of them, and a run's decode steps, its uncertainty draws and a
+ * serving run's iterations ask for the same few token counts again and again. Caller-owned run
+ * state (zero it to start; one per thread); a slot reused by another key is recomputed, so the
+ * results are those of sim_moe_step_load_of without it, bit for bit. */
+enum { SIM_MOE_CACHE_SLOTS = 128 };
+typedef struct sim_moe_cache_entry {
+    bool used;
+    sim_moe_routing r;
+    int64_t experts, k;
+    int ep;
+    double tokens, fixed;
+    sim_moe_step_load v;
+} sim_moe_cache_entry;
+typedef struct sim_moe_cache {
+    sim_moe_cache_entry e[SIM_MOE_CACHE_SLOTS];
+    uint64_t hits, misses; /* for tests and benchmarks */
+} sim_moe_cache;
+
+/* The step load (above) through `cache` (NULL: computed each time). */
+void sim_moe_step_load_of(const sim_moe_routing *r, int64_t experts, int64_t k, int ep,
+                          double tokens, double fixed_imbalance, sim_moe_cache *cache,
+                          sim_moe_step_load *out);
+
+/* Reads an expert-load histogram for a model of `experts` routed experts, top-k `k`, and
+ * `moe_layers` MoE layers. The file is JSON:
+ *   {"logical_count": [[c_0, c_1, ..., c_(E-1)],   one array per MoE layer, in layer order
+ *                      ...]}
+ * each c a count of rows (token copies) routed to that expert or a fraction (any non-negative
+ * scale: each layer is normalised to shares summing to 1), as SGLang's expert distribution
+ * recorder counts them per layer and logical expert (`logical_count`, [layers, experts]) and as
+ * DeepSeek's eplb.py takes its `weight` input; one layer's array stands for every layer. A
+ * wrong count of layers or experts, a negative or non-finite count, an all-zero layer, or an
+ * expert above 1/k of a layer's rows (each token picks k distinct experts) is SIM_EINPUT naming
+ * the file, the field, the value and what was expected.
+ * Example (sim_err *err):
+ *   static sim_moe_hist h;                      // 512 KiB: static or on the heap
+ *   sim_status st = sim_moe_hist_load("load.json", 256, 8, 58, &h, err); // DeepSeek-V3
+ *   sim_moe_routing r = {.kind = SIM_MOE_ROUTE_FILE, .hist = &h};
+ *   (void)r;
+ *   return st;
+ */
+sim_status sim_moe_hist_load(const char *path, int64_t experts, int64_t k, int64_t moe_layers,
+                             sim_moe_hist *out, sim_err *err);
 
 /* E[ceil(n / B)] for n ~ Binomial(trials, p). */
 double sim_moe_binomial_blocks(double trials, double p, int block);

@@ -1,6 +1,7 @@
 /* quant.c - quantization_config reader. */
 #include "quant.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -176,6 +177,23 @@ static sim_status read_fp8(const cJSON *cfg, const char *path, sim_quant *q, sim
                       path, scheme);
     q->weight = q->act = SIM_DT_FP8;
     q->act_set = true;
+    const cJSON *bs = sim_jsonf_find(cfg, QC ".weight_block_size");
+    if (!st && bs && !cJSON_IsNull(bs)) {
+        const cJSON *n = cJSON_GetArrayItem(bs, 0), *k = cJSON_GetArrayItem(bs, 1);
+        bool ok = cJSON_IsArray(bs) && cJSON_GetArraySize(bs) == 2 && cJSON_IsNumber(n) &&
+                  cJSON_IsNumber(k) && n->valuedouble >= 1 && n->valuedouble <= 4096 &&
+                  k->valuedouble >= 1 && k->valuedouble <= 4096 &&
+                  n->valuedouble == floor(n->valuedouble) && k->valuedouble == floor(k->valuedouble);
+        if (!ok)
+            st = sim_fail(err, SIM_EINPUT,
+                          "%s: field '" QC ".weight_block_size' is not two integers in [1, "
+                          "4096], expected the weight scale block [n, k] (e.g. [128, 128])",
+                          path);
+        else {
+            q->block_n = (int64_t)n->valuedouble;
+            q->block_k = (int64_t)k->valuedouble;
+        }
+    }
     return st;
 }
 

@@ -7,6 +7,9 @@
  *   quant_method          weights                         activations         group / zeros
  *   fp8, fbgemm_fp8       fp8                             fp8 (activation_scheme dynamic or
  *                                                         static: both quantize before GEMMs)
+ *                         weight_block_size [n, k]: block-scaled (one scale per n x k weights,
+ *                         per 1 x k activations: DeepSeek-V3's [128, 128]); two integers in
+ *                         [1, 4096]
  *   awq                   int4 (bits must be 4)           16-bit              group_size,
  *                                                                             zero_point (true)
  *   gptq                  int4 or int8 (bits)             16-bit              group_size,
@@ -56,6 +59,8 @@ typedef struct sim_quant {
     int64_t group_size; /* weights per group scale; 0 = per channel / per tensor */
     bool zero_point;    /* groups carry zero points */
     bool experts_only;  /* only MoE expert weights take `weight`; other GEMMs run 16-bit (mxfp4) */
+    int64_t block_n, block_k; /* fp8 weight_block_size [n, k]: one scale per n x k weights
+                               * and per 1 x k activations (DeepSeek-V3: 128 x 128); 0: none */
 } sim_quant;
 
 /* Reads cfg's quantization_config (absent: q->present = false). Errors name `path` and the

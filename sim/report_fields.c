@@ -92,9 +92,9 @@ static double mean_step_imbalance(const serve_src *s)
     double t = m->iterations > 0 ? (double)(m->total_input_tokens + m->total_output_tokens) /
                                        (double)m->iterations
                                  : 0.0;
-    sim_moe_load ld;
-    sim_moe_load_compute(&c->routing, c->model->experts, c->model->experts_per_tok, c->ep, t,
-                         c->expert_imbalance, &ld);
+    sim_moe_step_load ld;
+    sim_moe_step_load_of(&c->routing, c->model->experts, c->model->experts_per_tok, c->ep, t,
+                         c->expert_imbalance, NULL, &ld);
     return t > 0.0 ? ld.imbalance : 1.0;
 }
 GET(moe_busiest_rank_imbalance, MOE_EP, num, mean_step_imbalance(s))

@@ -14,7 +14,8 @@ sim_par sim_step_par(const sim_step_cfg *cfg)
                      .dp = cfg->dp,
                      .imbalance = cfg->expert_imbalance > 0.0 ? cfg->expert_imbalance : 0.0,
                      .routing = cfg->routing,
-                     .moe_kernel = cfg->moe_kernel};
+                     .moe_kernel = cfg->moe_kernel,
+                     .moe_cache = cfg->moe_cache};
 }
 
 int sim_step_gpus(const sim_step_cfg *cfg)
@@ -232,6 +233,11 @@ sim_op_cost sim_step_cost_op(const sim_step_cfg *cfg, const sim_op *op, double l
 {
     const bool between_pieces = cfg->piecewise_graphs && !cfg->eager && op->present &&
                                 !op->fused && sim_op_info(op->id)->kind == SIM_OPK_ATTENTION;
+    if (op->block_scaled && !cfg->block_fp8_triton) { /* no thread-block bound (cost.h) */
+        sim_op o = *op;
+        o.block_scaled = false;
+        return sim_step_cost_op(cfg, &o, launch_ns);
+    }
     if (!between_pieces)
         return sim_cost_op(cfg->hw, op, launch_ns);
     sim_op_cost c = sim_cost_op(cfg->hw, op, cfg->hw->launch_ns);

@@ -64,7 +64,13 @@ typedef struct sim_step_cfg {
     double expert_imbalance;      /* a fixed busiest EP rank's routed tokens over the mean (>= 1);
                                    * 0: the routing's expected busiest rank per batch (moe.h) */
     sim_moe_routing routing;      /* how tokens pick experts; EPLB's redundant experts */
+    sim_moe_cache *moe_cache;     /* run state, not configuration: the MoE load per batch
+                                   * (moe.h), shared by copies of this configuration (their
+                                   * routing is the same); NULL: computed each step */
     sim_moe_kernel moe_kernel;    /* the experts' grouped-GEMM kernel family (engine profile) */
+    bool block_fp8_triton; /* dense block-scaled fp8 GEMMs launch one thread block per 128
+                            * weight columns, no split-K (vLLM's Triton kernel; cost.h), else
+                            * SM-filling (DeepGEMM, SGLang) */
     sim_a2a_mode moe_a2a; /* MoE dispatch / combine kernels (a2a.h; AUTO: normal with prefill
                              tokens, low_latency on decode-only steps) */
     bool tbo; /* two-batch overlap (SGLang --enable-two-batch-overlap, vLLM --enable-dbo):

@@ -112,9 +112,13 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
     case SIM_VK_GEMM: {
         /* math in dtype, weights stored as weight_dtype (a mixed-input kernel when they
          * differ), 16-bit output; with act_quant, the dynamic quantization of the input first */
-        sim_prec p = {
-            .weight = r->weight, .act = r->dtype, .kv = r->dtype, .group_size = r->group_size};
+        sim_prec p = {.weight = r->weight,
+                      .act = r->dtype,
+                      .kv = r->dtype,
+                      .group_size = r->group_size,
+                      .block_scaled = r->block_fp8 > 0};
         sim_graph_gemm(&op, SIM_OP_GATE_UP_PROJ, (double)r->m, r->n, r->k, r->weight, &p, 2.0);
+        op.block_scaled = r->block_fp8 == 1; /* DeepGEMM's fills the SMs (step.c) */
         ns = op_ns(hw, &op);
         work = op.flops;
         if (r->act_quant) {

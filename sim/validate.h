@@ -115,6 +115,7 @@ typedef struct sim_vrow {
     /* grouped_gemm and moe_layer rows: the kernel family and layout measured (the algo column:
      * triton, deepgemm-contiguous, deepgemm-masked, cutlass, ck; empty: triton) */
     sim_moe_kernel moe_kernel;
+    int block_fp8;      /* gemm: block-scaled fp8 (algo block-fp8-triton 1, block-fp8-deepgemm 2) */
     bool moe_decode;
     bool low_trust;     /* shown, but out of the summaries, the gate and the fit */
     double request_rate; /* serve rows: Poisson arrivals per second; INFINITY: all at t = 0 */

@@ -387,6 +387,15 @@ static sim_status parse_row(char **f, const char *path, int64_t line, sim_vrow *
                             "%s:%lld: field 'algo' is '%s', expected triton, "
                             "deepgemm-contiguous, deepgemm-masked, cutlass, ck or empty",
                             path, (long long)line, algo);
+    } else if (r->kind == SIM_VK_GEMM && strncmp(algo, "block-fp8", 9) == 0) {
+        r->block_fp8 = strcmp(algo, "block-fp8-triton") == 0     ? 1
+                       : strcmp(algo, "block-fp8-deepgemm") == 0 ? 2
+                                                                 : 0;
+        if (!r->block_fp8 || r->dtype != SIM_DT_FP8)
+            return sim_fail(err, SIM_EINPUT,
+                            "%s:%lld: field 'algo' is '%s', expected block-fp8-triton or "
+                            "block-fp8-deepgemm on an fp8 gemm row",
+                            path, (long long)line, algo);
     } else if (r->kind == SIM_VK_DECODE_ATTENTION) {
         if (!sim_dattn_parse(algo, &r->dattn))
             return sim_fail(err, SIM_EINPUT, "%s:%lld: field 'algo' is '%s', expected %s", path,

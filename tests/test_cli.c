@@ -836,6 +836,31 @@ static void test_moe_models(void **state)
                "--redundant-experts");
     expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --redundant-experts 2",
                "--redundant-experts");
+    /* --expert-load: a histogram of the wrong shape, a missing file, a dense model, and with
+     * --expert-routing: exit 2 naming the file and field; a good one runs */
+    {
+        const char *bad = tu_write_tmp("{\"logical_count\": [[1, 2, 3]]}");
+        snprintf(a, sizeof a, "run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --expert-load %s",
+                 bad);
+        expect_bad(a, "logical_count[0]: 3 values");
+        expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --expert-load /nonexistent.json",
+                   "/nonexistent.json");
+        const char *good = tu_write_tmp("{\"logical_count\": [[4, 1, 1, 1, 1, 1, 1, 2]]}");
+        snprintf(a, sizeof a, "run --model llama-3.1-8b --hw h200 --expert-load %s", good);
+        expect_bad(a, "no routed experts");
+        snprintf(a, sizeof a,
+                 "run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --expert-load %s "
+                 "--expert-routing zipf:1",
+                 good);
+        expect_bad(a, "--expert-routing");
+        snprintf(a, sizeof a,
+                 "run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --expert-load %s "
+                 "--uncertainty 0 --format json",
+                 good);
+        run(a);
+        assert_int_equal(R.rc, 0);
+        assert_non_null(strstr(R.out, "\"tpot_ms\""));
+    }
     expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --moe-kernel marlin", "--moe-kernel");
     /* run JSON's grouped GEMMs name their family, M block, padding and the busiest rank; EPLB's
      * 2 redundant experts put 5 on each of 2 GPUs (weights up by one expert per GPU) */
@@ -1381,25 +1406,25 @@ static void test_validation_commands(void **state)
     assert_non_null(strstr(R.err, "op-level median"));
     /* the file's rows less its serve ones (all but 1113): 31 skipped (29 in the file, 15 of them
      * Mixtral's identical-prompt batches; an A100 40GB batch that does not fit, fp8 KV on A100),
-     * 46 low-trust shown but not counted (19 of them fused_moe rows: untuned, L2-resident; 9
+     * 53 low-trust shown but not counted (26 of them fused_moe rows: untuned, L2-resident; 9
      * MI300X rows, ids 2600-2608); ids
      * 2800-2808 and 2846-2997 are 161 op rows of issue 25's devices */
-    assert_non_null(strstr(R.out, "\nvalidation: 421 points, median |error| "));
-    assert_non_null(strstr(R.out, "\n  op-level: 368 points"));
+    assert_non_null(strstr(R.out, "\nvalidation: 428 points, median |error| "));
+    assert_non_null(strstr(R.out, "\n  op-level: 375 points")); /* 7 block-fp8 rows 3600-3606 */
     assert_non_null(strstr(R.out, "\n  op moe_layer: 27 points"));
     assert_non_null(strstr(R.out, "\n  op decode_attention: 35 points"));
     assert_non_null(strstr(R.out, "\n  end-to-end: 53 points")); /* 52 static, 1 serve */
     /* by the engine that measured them: TensorRT-LLM 0.11's static rows and 1.0's 1113, vLLM's */
     assert_non_null(strstr(R.out, "\n  end-to-end, engine trtllm: "));
     assert_non_null(strstr(R.out, "\n  end-to-end, engine vllm: "));
-    assert_non_null(strstr(R.out, "\n  quantized: op-level 135 points"));
+    assert_non_null(strstr(R.out, "\n  quantized: op-level 142 points"));
     assert_non_null(strstr(R.out, "\n  op alltoall: 34 points"));
     assert_non_null(strstr(R.out, "\n  op allreduce_norm: 3 points"));
     assert_non_null(strstr(R.out, "\n  op allreduce: 53 points"));
     assert_non_null(strstr(R.out, "\n  op size <= 64 KB: "));
     assert_non_null(strstr(R.out, "\n  op size <= 4 MB: "));
     assert_non_null(strstr(R.out, "\n  op size > 4 MB: "));
-    assert_non_null(strstr(R.out, "(46 low-trust rows shown above"));
+    assert_non_null(strstr(R.out, "(53 low-trust rows shown above"));
     assert_non_null(strstr(R.out, "% (low trust)\n"));
     assert_non_null(strstr(R.out, "1113 serve     h100-sxm       output_tps     2048/128 x3000"));
     assert_non_null(strstr(R.out, "  41 skipped: GB200"));

@@ -231,18 +231,18 @@ static void test_device_support(void **state)
     (void)state;
     sim_hw a100 = tu_hw("a100-sxm-80gb");
     sim_err err = {{0}};
-    sim_prec p = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false};
+    sim_prec p = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false, false};
     assert_int_equal(sim_cost_check_support(&a100, &p, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "--weight-dtype"));
     assert_non_null(strstr(err.msg, "fp8"));
     assert_non_null(strstr(err.msg, "A100"));
-    p = (sim_prec){SIM_DT_BF16, SIM_DT_BF16, SIM_DT_FP8, 0, false};
+    p = (sim_prec){SIM_DT_BF16, SIM_DT_BF16, SIM_DT_FP8, 0, false, false};
     assert_int_equal(sim_cost_check_support(&a100, &p, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "--kv-cache-dtype"));
-    p = (sim_prec){SIM_DT_INT4, SIM_DT_BF16, SIM_DT_INT8, 0, false}; /* int4 is never computed */
+    p = (sim_prec){SIM_DT_INT4, SIM_DT_BF16, SIM_DT_INT8, 0, false, false}; /* int4 is never computed */
     assert_int_equal(sim_cost_check_support(&a100, &p, &err), SIM_OK);
     sim_hw tpu = tu_hw("tpu-v5e");
-    p = (sim_prec){SIM_DT_FP16, SIM_DT_FP16, SIM_DT_FP16, 0, false};
+    p = (sim_prec){SIM_DT_FP16, SIM_DT_FP16, SIM_DT_FP16, 0, false, false};
     assert_int_equal(sim_cost_check_support(&tpu, &p, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "fp16"));
 }
@@ -292,12 +292,12 @@ static void test_quantized_gemm_streaming(void **state)
     sim_hw hw = tu_fixture_hw();
     hw.quant.gemm_memory[SIM_DT_FP8] = 0.75;
     hw.quant.mixed_input_memory[SIM_DT_INT4] = 0.4;
-    sim_prec f8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false};
+    sim_prec f8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false, false};
     sim_op op;
     sim_graph_gemm(&op, SIM_OP_O_PROJ, 1.0, 12288, 5376, SIM_DT_FP8, &f8, 2.0);
     double bytes = 66060288.0 + 5376.0 + 24576.0;
     assert_near(sim_cost_op(&hw, &op, 0.0).t_mem_ns, bytes / (0.75 * 3.35e12) * 1e9, 1e-12);
-    sim_prec w4 = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16, 0, false};
+    sim_prec w4 = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16, 0, false, false};
     sim_graph_gemm(&op, SIM_OP_O_PROJ, 1.0, 12288, 5376, SIM_DT_INT4, &w4, 2.0);
     bytes = 33030144.0 + 10752.0 + 24576.0;
     assert_near(sim_cost_op(&hw, &op, 0.0).t_mem_ns, bytes / (0.4 * 3.35e12) * 1e9, 1e-12);
@@ -342,6 +342,37 @@ static void test_mla_decode_tiles(void **state)
                 1e-12);
 }
 
+/* A block-scaled fp8 GEMM as vLLM's Triton kernel launches it (cost.h), on H100 SXM (132 SMs,
+ * fp8 peak 1979 TFLOP/s, block_fp8_cta_gb_per_s 42, block_fp8_math_eff 0.230). DeepSeek-V3's
+ * fused q_a / kv_a shape N 2112, K 7168:
+ *   M 1: BLOCK_SIZE_M 16, ceil(2112 / 128) = 17 blocks, one wave; each streams 7168 x 128
+ *        bytes + 56 scales x 4 = 917,728 B / 42e9 B/s = 21.851 us (its 15 MB over HBM: ~5 us);
+ *        its tile 2 x 16 x 128 x 7168 = 29.36 MFLOP / (1979e12 x 0.230 / 132) = 8.51 us
+ *   M 4096: 64-row blocks, 64 x 17 = 1088 in ceil(1088 / 132) = 9 waves of 117.4 MFLOP tiles:
+ *        9 x 117.44e6 / 3.4483e12 = 306.5 us
+ * Without the flag (DeepGEMM, or per-tensor fp8) neither bound applies. */
+static void test_block_fp8(void **state)
+{
+    (void)state;
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_prec p = {.weight = SIM_DT_FP8, .act = SIM_DT_FP8, .kv = SIM_DT_BF16, .block_scaled = true};
+    sim_op op;
+    sim_graph_gemm(&op, SIM_OP_Q_DOWN, 1.0, 2112, 7168, SIM_DT_FP8, &p, 2.0);
+    assert_true(op.block_scaled);
+    assert_near(sim_cost_block_fp8_cta_ns(&hw, &op), 917728.0 / 42e9 * 1e9, 1e-9);
+    assert_near(sim_cost_block_fp8_math_ns(&hw, &op), 29.360128e6 / (1979e12 * 0.230 / 132) * 1e9,
+                1e-3);
+    sim_op_cost c = sim_cost_op(&hw, &op, 0.0);
+    assert_near(c.t_mem_ns, 21851.0, 1e-3);
+    sim_graph_gemm(&op, SIM_OP_Q_DOWN, 4096.0, 2112, 7168, SIM_DT_FP8, &p, 2.0);
+    assert_near(sim_cost_block_fp8_math_ns(&hw, &op), 306.5e3, 2e-3);
+    assert_true(sim_cost_op(&hw, &op, 0.0).t_math_ns >= 306.5e3 * 0.998);
+    p.block_scaled = false;
+    sim_graph_gemm(&op, SIM_OP_Q_DOWN, 1.0, 2112, 7168, SIM_DT_FP8, &p, 2.0);
+    assert_true(sim_cost_block_fp8_cta_ns(&hw, &op) == 0.0);
+    assert_true(sim_cost_op(&hw, &op, 0.0).t_mem_ns < 8000.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -355,6 +386,7 @@ int main(void)
         cmocka_unit_test(test_grouped_gemm_and_all_to_all),
         cmocka_unit_test(test_other_kinds),
         cmocka_unit_test(test_device_support),
+        cmocka_unit_test(test_block_fp8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,7 @@
 #include "graph.h"
 #include "hw.h"
 
-static const sim_prec BF16 = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 0, false};
+static const sim_prec BF16 = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 0, false, false};
 
 static double intensity(const sim_op *op) { return op->flops / sim_op_bytes(op); }
 
@@ -61,7 +61,7 @@ static void test_attention_intensity_does_not_grow_with_batch(void **state)
     /* ...while the weight matmuls' intensity grows with the batch (~64) */
     assert_near(intensity(&g64.ops[SIM_OP_O_PROJ]), 64.0, 0.03);
     /* fp8 KV halves the KV bytes: 134217728 / (8388608 + 36864 + 2048) = 15.93 ~ 16 */
-    sim_prec fp8kv = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_FP8, 0, false};
+    sim_prec fp8kv = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_FP8, 0, false, false};
     sim_graph g8 = decode(&m, 1, &fp8kv, 64, 4095);
     assert_near(intensity(&g8.ops[SIM_OP_ATTENTION]), 15.93, 0.002);
 }
@@ -139,28 +139,28 @@ static void test_precision_checks(void **state)
     sim_model m = tu_model("llama-3.1-8b");
     sim_err err = {{0}};
     sim_prec p = {SIM_DT_BF16, SIM_DT_FP8, SIM_DT_BF16, 0,
-                  false}; /* fp8 activations, bf16 weights */
+                  false, false}; /* fp8 activations, bf16 weights */
     assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "--act-dtype"));
-    p = (sim_prec){SIM_DT_INT4, SIM_DT_INT4, SIM_DT_BF16, 0, false};
+    p = (sim_prec){SIM_DT_INT4, SIM_DT_INT4, SIM_DT_BF16, 0, false, false};
     assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "weights only"));
-    p = (sim_prec){SIM_DT_BF16, SIM_DT_BF16, SIM_DT_INT4, 0, false};
+    p = (sim_prec){SIM_DT_BF16, SIM_DT_BF16, SIM_DT_INT4, 0, false, false};
     assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "--kv-cache-dtype"));
-    p = (sim_prec){SIM_DT_INT4, SIM_DT_BF16, SIM_DT_FP8, 0, false};
+    p = (sim_prec){SIM_DT_INT4, SIM_DT_BF16, SIM_DT_FP8, 0, false, false};
     assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_OK);
     /* W4A8: int4 weights dequantized to fp8 (or int8, QServe) math; fp8 weights under int8
      * math, or wider weights than the math, are not */
-    p = (sim_prec){SIM_DT_INT4, SIM_DT_FP8, SIM_DT_BF16, 128, false};
+    p = (sim_prec){SIM_DT_INT4, SIM_DT_FP8, SIM_DT_BF16, 128, false, false};
     assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_OK);
-    p = (sim_prec){SIM_DT_INT4, SIM_DT_INT8, SIM_DT_BF16, 128, false};
+    p = (sim_prec){SIM_DT_INT4, SIM_DT_INT8, SIM_DT_BF16, 128, false, false};
     assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_OK);
-    p = (sim_prec){SIM_DT_FP8, SIM_DT_INT8, SIM_DT_BF16, 128, false};
+    p = (sim_prec){SIM_DT_FP8, SIM_DT_INT8, SIM_DT_BF16, 128, false, false};
     assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_EINPUT);
-    p = (sim_prec){SIM_DT_FP8, SIM_DT_FP4, SIM_DT_BF16, 128, false};
+    p = (sim_prec){SIM_DT_FP8, SIM_DT_FP4, SIM_DT_BF16, 128, false, false};
     assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_EINPUT);
-    p = (sim_prec){SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, -1, false};
+    p = (sim_prec){SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, -1, false, false};
     assert_int_equal(sim_graph_check(&m, 1, &p, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "--weight-group-size"));
 }
@@ -189,9 +189,9 @@ static void test_quantization_moves_the_critical_batch(void **state)
      * so 309, 155, 78 and 321: weight-only quantization halves and quarters the critical batch. */
     sim_model m = tu_model("llama-3.1-70b");
     sim_hw hw = tu_hw("h100-sxm");
-    sim_prec w8 = {SIM_DT_INT8, SIM_DT_BF16, SIM_DT_BF16, 0, false};
-    sim_prec w4 = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16, 0, false};
-    sim_prec f8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false};
+    sim_prec w8 = {SIM_DT_INT8, SIM_DT_BF16, SIM_DT_BF16, 0, false, false};
+    sim_prec w4 = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16, 0, false, false};
+    sim_prec f8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false, false};
     double bf16 = (double)critical_tokens(&m, &hw, &BF16);
     assert_near(bf16, 308.0, 0.005);
     assert_near(bf16, 295.0, 0.05);
@@ -232,7 +232,7 @@ static void test_weight_bytes(void **state)
      * 2 x 16032 x 8192 x 2 = 525,336,576; final norm 16,384: 17,640,734,720 */
     assert_near(sim_graph_weight_bytes_per_gpu(&m, 8, &BF16), 17640734720.0, 1e-12);
     /* int4 weight-only quarters the layer weights, not the embeddings */
-    sim_prec w4 = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16, 0, false};
+    sim_prec w4 = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16, 0, false, false};
     double layers16 = 17115381760.0 - 80 * 2 * 8192 * 2;
     double expect = layers16 / 4 + 80 * 2 * 8192 * 2 + 525336576.0 + 16384;
     assert_near(sim_graph_weight_bytes_per_gpu(&m, 8, &w4), expect, 1e-12);
@@ -303,7 +303,7 @@ static void test_expert_parallel_all_to_all(void **state)
      * receives T k / ep = 64 x 8 / 8 = 64 rows, 7/8 of them to or from peers:
      * dispatch 64 x 7168 x 1 B (fp8) x 7/8 = 401,408 B, combine in bf16 802,816 B. */
     sim_model m = tu_model("deepseek-v3");
-    const sim_prec fp8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false};
+    const sim_prec fp8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false, false};
     sim_par tp8 = sim_par_tp(8), ep8 = {.tp = 8, .ep = 8, .imbalance = 1.0};
     sim_graph g = decode_par(&m, &tp8, &fp8, 64, 1000);
     assert_false(g.ops[SIM_OP_MOE_DISPATCH].present);
@@ -421,7 +421,7 @@ static void test_mxfp4_quantizes_only_the_experts(void **state)
      * 5120 x 2880 x 2 B + bias 5120 x 2 B = 29,501,440 B; o_proj 2880 x 4096 x 2 B + bias
      * 2880 x 2 B = 23,598,720 B, both 16-bit GEMMs; gate_up stays mxfp4 (0.53125 B). */
     sim_model m = tu_model("gpt-oss-20b");
-    const sim_prec mx = {SIM_DT_MXFP4, SIM_DT_BF16, SIM_DT_BF16, 32, false};
+    const sim_prec mx = {SIM_DT_MXFP4, SIM_DT_BF16, SIM_DT_BF16, 32, false, false};
     sim_graph g = decode(&m, 1, &mx, 1, 100);
     assert_near(g.ops[SIM_OP_QKV_PROJ].weight_bytes, 29501440.0, 0);
     assert_int_equal(g.ops[SIM_OP_QKV_PROJ].weight, SIM_DT_BF16);
@@ -437,7 +437,7 @@ static void test_mxfp4_quantizes_only_the_experts(void **state)
                     sim_graph_weight_bytes_per_gpu(&m, 1, &mx),
                 28068249600.0, 1e-12);
     /* an explicit format the checkpoint does not use quantizes every layer GEMM */
-    const sim_prec nv = {SIM_DT_FP4, SIM_DT_BF16, SIM_DT_BF16, 16, false};
+    const sim_prec nv = {SIM_DT_FP4, SIM_DT_BF16, SIM_DT_BF16, 16, false, false};
     assert_int_equal(decode(&m, 1, &nv, 1, 100).ops[SIM_OP_QKV_PROJ].weight, SIM_DT_FP4);
 }
 
@@ -489,7 +489,7 @@ static void test_dp_attention_tp_moe(void **state)
      * gathered over 8 GPUs), the MoE on all 64 tokens with 2048 / 8 = 256-wide expert slices
      * (T k = 512 rows), a reduce-scatter of the same bytes back */
     sim_model m = tu_model("deepseek-v3");
-    const sim_prec fp8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false};
+    const sim_prec fp8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false, false};
     sim_par p = {.tp = 1, .ep = 1, .dp_attention = true, .imbalance = 1.0, .dp = 8};
     assert_int_equal(sim_par_dp(&p), 8);
     assert_int_equal(sim_par_moe_tp(&p), 8);
@@ -530,18 +530,18 @@ static void test_scale_bytes(void **state)
      * not counted): 1 B. W4A8 (int4 weights, fp8 math) keeps its group scales: 0.515625 B. */
     sim_model m = tu_model("llama-3.1-8b");
     const double w = 28672.0 * 4096.0;
-    sim_prec awq = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16, 128, true};
+    sim_prec awq = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16, 128, true, false};
     assert_near(decode(&m, 1, &awq, 1, 0).ops[SIM_OP_GATE_UP_PROJ].weight_bytes, 61014016.0, 0);
     assert_near(w * 0.51953125, 61014016.0, 0);
-    sim_prec ch = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16, 0, false};
+    sim_prec ch = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16, 0, false, false};
     assert_near(decode(&m, 1, &ch, 1, 0).ops[SIM_OP_GATE_UP_PROJ].weight_bytes, 58720256.0, 0);
-    sim_prec nv = {SIM_DT_FP4, SIM_DT_FP4, SIM_DT_BF16, 128, false};
+    sim_prec nv = {SIM_DT_FP4, SIM_DT_FP4, SIM_DT_BF16, 128, false, false};
     assert_near(decode(&m, 1, &nv, 1, 0).ops[SIM_OP_GATE_UP_PROJ].weight_bytes, 66060288.0, 0);
-    sim_prec mx = {SIM_DT_MXFP4, SIM_DT_BF16, SIM_DT_BF16, 128, false};
+    sim_prec mx = {SIM_DT_MXFP4, SIM_DT_BF16, SIM_DT_BF16, 128, false, false};
     assert_near(decode(&m, 1, &mx, 1, 0).ops[SIM_OP_GATE_UP_PROJ].weight_bytes, 62390272.0, 0);
-    sim_prec i8 = {SIM_DT_INT8, SIM_DT_INT8, SIM_DT_BF16, 128, false};
+    sim_prec i8 = {SIM_DT_INT8, SIM_DT_INT8, SIM_DT_BF16, 128, false, false};
     assert_near(decode(&m, 1, &i8, 1, 0).ops[SIM_OP_GATE_UP_PROJ].weight_bytes, w, 0);
-    sim_prec w4a8 = {SIM_DT_INT4, SIM_DT_FP8, SIM_DT_BF16, 128, false};
+    sim_prec w4a8 = {SIM_DT_INT4, SIM_DT_FP8, SIM_DT_BF16, 128, false, false};
     sim_graph g = decode(&m, 1, &w4a8, 1, 0);
     assert_near(g.ops[SIM_OP_GATE_UP_PROJ].weight_bytes, w * 0.515625, 0);
     assert_true(g.ops[SIM_OP_GATE_UP_PROJ].weight_only); /* mixed-input kernel */
@@ -553,7 +553,7 @@ static void test_scale_bytes(void **state)
     assert_near(sim_graph_weight_bytes_per_gpu(&m, 1, &awq), rest + 32.0 * layer * 0.51953125,
                 1e-12);
     /* an fp4 KV cache carries its block scales: 0.5625 B per element */
-    sim_prec kv4 = {SIM_DT_FP4, SIM_DT_FP4, SIM_DT_FP4, 0, false};
+    sim_prec kv4 = {SIM_DT_FP4, SIM_DT_FP4, SIM_DT_FP4, 0, false, false};
     assert_near(sim_graph_kv_bytes_per_token(&m, 1, &kv4), 2.0 * 32 * 8 * 128 * 0.5625, 0);
 }
 
@@ -564,7 +564,7 @@ static void test_act_quant_op(void **state)
      * 65,536 elements) is read in bf16, written in fp8, plus one fp32 scale per token:
      * 65,536 x 3 + 16 x 4 = 196,672 B; 3 FLOPs per element = 196,608. bf16: no such op. */
     sim_model m = tu_model("llama-3.1-8b");
-    sim_prec f8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 128, false};
+    sim_prec f8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 128, false, false};
     const sim_op *q = &decode(&m, 1, &f8, 16, 100).ops[SIM_OP_ACT_QUANT];
     assert_true(q->present);
     assert_near(q->act_bytes, 196672.0, 0);
@@ -610,7 +610,7 @@ static void test_dp_slowest_group(void **state)
     sim_batch_shape s = sim_graph_shape(&m, mix, 3);
     s.busiest = &b;
     sim_par p = {.tp = 1, .ep = 4, .dp_attention = true, .imbalance = 1.0};
-    const sim_prec fp8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false};
+    const sim_prec fp8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false, false};
     sim_graph gr;
     sim_graph_build_par(&m, &p, &fp8, &s, &gr);
     assert_int_equal(gr.ops[SIM_OP_Q_UP].m, 2048);

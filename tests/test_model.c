@@ -58,7 +58,7 @@ static void test_kv_bytes_per_token(void **state)
     (void)state;
     /* 2 (K,V) x layers x kv_heads x head_dim x 2 bytes:
      * 8B: 2*32*8*128*2 = 131072; 70B: 2*80*8*128*2 = 327680; 405B: 2*126*8*128*2 = 516096 */
-    sim_prec p = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 0, false};
+    sim_prec p = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 0, false, false};
     sim_model m = tu_model("llama-3.1-8b");
     assert_near(sim_graph_kv_bytes_per_token(&m, 1, &p), 131072.0, 0);
     m = tu_model("llama-3.1-70b");

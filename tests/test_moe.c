@@ -234,6 +234,68 @@ static void test_decode_monotone_grid(void **state)
     assert_true(checked > 50);
 }
 
+/* A measured histogram (--expert-load), Mixtral's E = 8, top-2, EP 4, two layers, one token.
+ * Layer 0 counts 3,1,1,1,1,1,1,1 (shares .3, .1 x 7; p = k share = .6, .2 x 7): rank 0 holds
+ * experts 0-1 (q .8, two slots of mean .4), ranks 1-3 q .4 (slots of .2). L_r ~ Bin(2, q/2):
+ *   x = 1: F_0(0) = .6^2 = .36, F_r(0) = .8^2 = .64: 1 - .36 x .64^3 = .9056282
+ *   x = 2: F_0(1) = 1 - .4^2 = .84, F_r(1) = 1 - .2^2 = .96: 1 - .84 x .96^3 = .2568218
+ *   rows 1.1624500 (above the busiest mean .8, below the cap 2)
+ * Layer 1 counts all 2 (shares 1/8): the uniform case, 1.1274109 rows (test_uniform_busiest_rank).
+ * The step load is the layers' mean: 1.1449305 rows, over the mean T k / ep = .5: x2.289861. */
+static void test_expert_load_file(void **state)
+{
+    (void)state;
+    static sim_moe_hist h;
+    sim_err err;
+    const char *p = tu_write_tmp("{\"logical_count\": [[3, 1, 1, 1, 1, 1, 1, 1], [2, 2, 2, 2, 2, 2, 2, 2]]}");
+    assert_int_equal(sim_moe_hist_load(p, 8, 2, 2, &h, &err), SIM_OK);
+    assert_int_equal(h.layers, 2);
+    assert_near(h.share[0], 0.3, 1e-12);
+    sim_moe_routing r = {.kind = SIM_MOE_ROUTE_FILE, .hist = &h};
+    assert_int_equal(sim_moe_routing_check(&r, 8, 2, 4, &err), SIM_OK);
+    sim_moe_load ld = load(8, 2, 4, 1.0, &r);
+    assert_near(ld.rows, 1.1624500, 1e-6);
+    sim_moe_step_load sl;
+    sim_moe_step_load_of(&r, 8, 2, 4, 1.0, 0.0, NULL, &sl);
+    assert_near(sl.rows, 1.1449305, 1e-6);
+    assert_near(sl.imbalance, 2.289861, 1e-6);
+    /* the memo: the same numbers bit for bit, the second time a hit */
+    static sim_moe_cache c;
+    sim_moe_step_load a, b;
+    sim_moe_step_load_of(&r, 8, 2, 4, 1.0, 0.0, &c, &a);
+    sim_moe_step_load_of(&r, 8, 2, 4, 1.0, 0.0, &c, &b);
+    assert_memory_equal(&a, &sl, sizeof a);
+    assert_memory_equal(&b, &sl, sizeof b);
+    assert_int_equal(c.hits, 1);
+    assert_int_equal(c.misses, 1);
+    /* another key in the same slot (1 + 128 tokens) is recomputed, then the first again */
+    sim_moe_step_load_of(&r, 8, 2, 4, 1.0 + SIM_MOE_CACHE_SLOTS, 0.0, &c, &a);
+    sim_moe_step_load_of(&r, 8, 2, 4, 1.0, 0.0, &c, &b);
+    assert_memory_equal(&b, &sl, sizeof b);
+    assert_int_equal(c.misses, 3);
+    /* one layer stands for all; bad files are SIM_EINPUT naming the field */
+    p = tu_write_tmp("{\"logical_count\": [[1, 1, 1, 1, 1, 1, 1, 1]]}");
+    assert_int_equal(sim_moe_hist_load(p, 8, 2, 32, &h, &err), SIM_OK);
+    static const struct {
+        const char *text, *needle;
+    } bad[] = {
+        {"{\"logical_count\": [[1, 1, 1]]}", "logical_count[0]: 3 values"},
+        {"{\"logical_count\": [[1, 1, 1, 1, 1, 1, 1, -1]]}", "logical_count[0][7]"},
+        {"{\"logical_count\": [[0, 0, 0, 0, 0, 0, 0, 0]]}", "sum to 0"},
+        {"{\"logical_count\": [[9, 1, 0, 0, 0, 0, 0, 0]]}", "logical_count[0][0]: 0.9"},
+        {"{\"logical_count\": [[1, 1, 1, 1, 1, 1, 1, 1], [1, 1, 1, 1, 1, 1, 1, 1]]}", "2 layers"},
+        {"{\"logical_count\": 3}", "not an array"},
+        {"{\"counts\": []}", "logical_count: missing"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        p = tu_write_tmp(bad[i].text);
+        assert_int_equal(sim_moe_hist_load(p, 8, 2, 32, &h, &err), SIM_EINPUT);
+        if (!strstr(err.msg, bad[i].needle))
+            fail_msg("case %zu: '%s' lacks '%s'", i, err.msg, bad[i].needle);
+        assert_non_null(strstr(err.msg, p));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -241,6 +303,7 @@ int main(void)
         cmocka_unit_test(test_binomial_blocks),      cmocka_unit_test(test_redundant_experts),
         cmocka_unit_test(test_zipf),                 cmocka_unit_test(test_gemm_waves),
         cmocka_unit_test(test_small_batch_ep),       cmocka_unit_test(test_decode_monotone_grid),
+        cmocka_unit_test(test_expert_load_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

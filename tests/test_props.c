@@ -185,10 +185,10 @@ static int64_t nth_tokens(int i)
 static int precisions(const sim_hw *hw, sim_prec out[3])
 {
     int n = 0;
-    out[n++] = (sim_prec){SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 128, false};
+    out[n++] = (sim_prec){SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 128, false, false};
     if (hw->peak_flops[SIM_DT_FP8] > 0.0)
-        out[n++] = (sim_prec){SIM_DT_FP8, SIM_DT_FP8, SIM_DT_FP8, 128, false};
-    out[n++] = (sim_prec){SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16, 128, false};
+        out[n++] = (sim_prec){SIM_DT_FP8, SIM_DT_FP8, SIM_DT_FP8, 128, false, false};
+    out[n++] = (sim_prec){SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16, 128, false, false};
     return n;
 }
 

@@ -67,6 +67,11 @@ static void test_methods(void **state)
     sim_quant q = quant_of("{\"quant_method\": \"fp8\", \"activation_scheme\": \"dynamic\"}");
     assert_int_equal(q.weight, SIM_DT_FP8);
     assert_int_equal(q.act, SIM_DT_FP8);
+    assert_int_equal(q.block_n, 0);
+    /* DeepSeek-V3's block scales */
+    q = quant_of("{\"quant_method\": \"fp8\", \"weight_block_size\": [128, 128]}");
+    assert_int_equal(q.block_n, 128);
+    assert_int_equal(q.block_k, 128);
     /* GPTQ: 8 bits, per channel (-1), asymmetric */
     q = quant_of("{\"quant_method\": \"gptq\", \"bits\": 8, \"group_size\": -1, \"sym\": false}");
     assert_int_equal(q.weight, SIM_DT_INT8);
@@ -127,6 +132,10 @@ static void test_rejects(void **state)
     expect_bad("{\"quant_method\": \"compressed-tensors\"}", "config_groups' is missing");
     expect_bad("{\"quant_method\": \"fp8\", \"activation_scheme\": \"lazy\"}",
                "'quantization_config.activation_scheme' is \"lazy\"");
+    expect_bad("{\"quant_method\": \"fp8\", \"weight_block_size\": [128]}",
+               "'quantization_config.weight_block_size' is not two integers");
+    expect_bad("{\"quant_method\": \"fp8\", \"weight_block_size\": [128, 0.5]}",
+               "'quantization_config.weight_block_size' is not two integers");
 }
 
 int main(void)

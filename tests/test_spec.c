@@ -11,7 +11,7 @@
 #include "run.h"
 #include "spec.h"
 
-static const sim_prec BF16 = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 0, false};
+static const sim_prec BF16 = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 0, false, false};
 
 static void test_acceptance_length(void **state)
 {
@@ -617,7 +617,7 @@ static void test_mtp_deepseek(void **state)
     assert_int_equal(one.depth, 1);
     sim_spec_accept acc = {.alpha = -1, .tau = -1, .n_rates = 1, .rates = {0.85}};
     assert_int_equal(sim_spec_init_tree(&s, r.method, &one, &acc, "--t", &t, NULL, &err), SIM_OK);
-    sim_prec p = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false};
+    sim_prec p = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false, false};
     sim_step_cfg c = {.model = &t, .hw = &hw, .tp = 8, .prec = p};
     sim_mem_extra x = sim_spec_mem_extra(&s, &c);
     /* the layer's 1,455,128,576 bytes and eh_proj, a bf16 14336 x 7168 linear unsharded

@@ -3,7 +3,7 @@
 
 #include "step.h"
 
-static const sim_prec BF16 = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 0, false};
+static const sim_prec BF16 = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 0, false, false};
 
 static sim_step_result price(const sim_model *m, const sim_hw *hw, int tp, double overlap,
                              int64_t batch, int64_t q, int64_t c)
@@ -488,7 +488,7 @@ static void test_tbo_step(void **state)
      * network behind the other half's compute, the time identity holds, bounds bracket it */
     sim_model m = tu_model("deepseek-v3");
     sim_hw hw = tu_hw("h800");
-    const sim_prec fp8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false};
+    const sim_prec fp8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false, false};
     sim_step_cfg cfg = {.model = &m, .hw = &hw, .tp = 1, .prec = fp8, .ep = 32,
                         .dp_attention = true};
     sim_seq_group g = {.count = 8192, .q = 1, .c = 2000, .logits = 1};
@@ -527,7 +527,7 @@ static void test_dp_attention_waits_for_slowest(void **state)
      * and the whole step waits for it; the mean share would have spread it over all 8 */
     sim_model m = tu_model("deepseek-v3");
     sim_hw hw = tu_hw("h200");
-    const sim_prec fp8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false};
+    const sim_prec fp8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false, false};
     sim_step_cfg cfg = {.model = &m, .hw = &hw, .tp = 1, .prec = fp8, .ep = 8,
                         .dp_attention = true};
     sim_seq_group g[8];
@@ -562,6 +562,33 @@ static void test_dp_attention_waits_for_slowest(void **state)
     free(memo);
 }
 
+/* DeepSeek-V3 (fp8, 128 x 128 weight blocks) at TP 8 on H200, one decode token: q_down is
+ * N 1536 x K 7168, 12 thread blocks of the Triton kernel in one wave of 132 SMs, each streaming
+ * 7168 x 128 + 56 x 4 = 917,728 B at 42 GB/s: 21.851 us (its 11 MB over HBM: ~3 us). An engine
+ * running DeepGEMM (block_fp8_triton false, SGLang) does not take that bound. */
+static void test_block_fp8_engine(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("deepseek-v3");
+    sim_hw hw = tu_hw("h200");
+    sim_prec_given g = {0};
+    sim_prec p;
+    assert_true(sim_graph_prec_defaults(&m, &hw, &g, &p));
+    assert_true(p.block_scaled);
+    sim_step_cfg cfg = {.model = &m, .hw = &hw, .tp = 8, .prec = p, .block_fp8_triton = true};
+    sim_seq_group gr = {.count = 1, .q = 1, .c = 1024, .logits = 1};
+    sim_step_result *r = malloc(sizeof *r);
+    assert_non_null(r);
+    sim_step_price(&cfg, &gr, 1, r);
+    assert_near(r->cost[SIM_OP_Q_DOWN].t_mem_ns, 917728.0 / 42e9 * 1e9, 1e-6);
+    const double triton_ns = r->t_ns;
+    cfg.block_fp8_triton = false;
+    sim_step_price(&cfg, &gr, 1, r);
+    assert_true(r->cost[SIM_OP_Q_DOWN].t_mem_ns < 5000.0);
+    assert_true(r->t_ns < triton_ns - 2e6); /* more than 2 ms of the step is that bound */
+    free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -582,6 +609,7 @@ int main(void)
         cmocka_unit_test(test_dp_attention_waits_for_slowest),
         cmocka_unit_test(test_check),
         cmocka_unit_test(test_piecewise_graphs),
+        cmocka_unit_test(test_block_fp8_engine),
         cmocka_unit_test(test_eager_dispatch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

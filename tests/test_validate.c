@@ -214,9 +214,11 @@ static void test_load(void **state)
      * 3200-3232, the last two low-trust), 24 DeepEP all-to-all rows (ids 2200-2223), 11 FlashMLA
      * decode rows (ids 2230-2240) and 17 low-trust DeepSeek-R1 serve rows (ids 2250-2266: vLLM's
      * recipe, SGLang on 16 H100) and 7 energy rows (ids 3400-3406, 3 skipped) and 9 low-trust
-     * MI300X static batches of vLLM's ROCm build (ids 2600-2608) and 4 speculative-decoding
-     * rows of vLLM 0.8 (ids 3900-3903) */
-    assert_int_equal(n, 624);
+     * MI300X static batches of vLLM's ROCm build (ids 2600-2608), 4 speculative-decoding
+     * rows of vLLM 0.8 (ids 3900-3903), 10 block-scaled fp8 GEMM rows (ids 3600-3609, 3 CUTLASS
+     * ones skipped) and 7 low-trust H200 fp8 fused_moe rows (untuned default config, ids
+     * 3610-3616) */
+    assert_int_equal(n, 641);
     int ops = 0, skipped = 0, low = 0, rated = 0, ranged = 0, spec = 0;
     for (size_t i = 0; i < n; i++) {
         if (rows[i].kind == SIM_VK_SPEC) {
@@ -230,14 +232,14 @@ static void test_load(void **state)
         low += rows[i].low_trust;
         assert_true(rows[i].value > 0 && rows[i].source[0]);
     }
-    assert_int_equal(ops, 419);
+    assert_int_equal(ops, 436); /* with the 10 block-fp8 GEMM rows 3600-3609, 7 fused_moe 3610-3616 */
     assert_int_equal(spec, 37);
     assert_int_equal(rated, 33); /* the serve rows at a stated rate */
     assert_int_equal(ranged, 16); /* SGLang's random lengths, uniform from 1 */
-    assert_int_equal(skipped, 51); /* with two serve rows of 20,000-token prompts, Mixtral's 15,
+    assert_int_equal(skipped, 54); /* with the 3 CUTLASS block-fp8 rows, two serve rows of 20,000-token prompts, Mixtral's 15,
                                     * the 3 DeepSeek-V3.2 rows, 14 Qwen3-30B-A3B ones and 3
                                     * energy rows */
-    assert_int_equal(low, 68); /* with the three vLLM serve rows that generated half their tokens,
+    assert_int_equal(low, 75); /* with 7 untuned H200 fp8 fused_moe rows (3610-3616), the three vLLM serve rows that generated half their tokens,
                                 * the 18 untuned fused_moe rows, an L2-resident one, SGLang's
                                 * two DeepSeek MTP claims and the 17 DeepSeek-R1 serve rows and
                                 * the 9 MI300X rows whose vLLM release is not stated */
