@@ -21,6 +21,11 @@ static const sim_op_meta op_table[SIM_OP_COUNT] = {
     [SIM_OP_ATTENTION_SLIDING] = {"attention_sliding", SIM_OPK_ATTENTION, true, 2, true, false},
     [SIM_OP_ACT_QUANT] = {"act_quant", SIM_OPK_VECTOR, true, 1, false, false},
     [SIM_OP_O_PROJ] = {"o_proj", SIM_OPK_GEMM, true, 1, false, false},
+    [SIM_OP_LINEAR_IN_PROJ] = {"linear_in_proj", SIM_OPK_GEMM, true, 1, false, false},
+    [SIM_OP_LINEAR_CONV] = {"linear_conv", SIM_OPK_VECTOR, true, 1, true, false},
+    [SIM_OP_LINEAR_SCAN] = {"linear_scan", SIM_OPK_ATTENTION, true, 1, true, false},
+    [SIM_OP_LINEAR_NORM] = {"linear_norm", SIM_OPK_VECTOR, true, 1, false, false},
+    [SIM_OP_LINEAR_OUT_PROJ] = {"linear_out_proj", SIM_OPK_GEMM, true, 1, false, false},
     [SIM_OP_ATTN_ALLREDUCE] = {"attn_allreduce", SIM_OPK_COMM, true, 1, false, false},
     [SIM_OP_MLP_NORM] = {"mlp_norm", SIM_OPK_VECTOR, true, 1, false, false},
     [SIM_OP_GATE_UP_PROJ] = {"gate_up_proj", SIM_OPK_GEMM, true, 1, false, false},
@@ -43,7 +48,7 @@ static const sim_op_meta op_table[SIM_OP_COUNT] = {
     [SIM_OP_SAMPLING] = {"sampling", SIM_OPK_VECTOR, false, 4, false, false},
     [SIM_OP_DP_SYNC] = {"dp_sync", SIM_OPK_COMM, false, 1, false, false},
 };
-static_assert(SIM_OP_COUNT == 33, "op_table must list every sim_op_id");
+static_assert(SIM_OP_COUNT == 38, "op_table must list every sim_op_id");
 
 #define SCALE_BYTES 2.0 /* a group scale of AWQ/GPTQ/W4A8 weights: fp16 */
 
@@ -87,6 +92,11 @@ static sim_status check_tp(const sim_model *m, int tp, const sim_prec *prec, sim
                         "--tp: value %d neither divides nor is a multiple of num_key_value_heads "
                         "%lld of %s",
                         tp, (long long)m->kv_heads, m->path);
+    if (m->linear_layers > 0 && (m->lin_k_heads % tp != 0 || m->lin_v_heads % tp != 0))
+        return sim_fail(err, SIM_EINPUT,
+                        "--tp: value %d does not divide the linear layers' %lld key heads (or "
+                        "groups) and %lld value heads of %s; expected a divisor of both",
+                        tp, (long long)m->lin_k_heads, (long long)m->lin_v_heads, m->path);
     if (m->intermediate % tp != 0)
         return sim_fail(err, SIM_EINPUT,
                         "--tp: value %d does not divide intermediate_size %lld of %s", tp,
@@ -323,7 +333,8 @@ static double chunk_seen(int64_t c, int64_t q, int64_t chunk)
  * model's sliding layers are attention_sliding). */
 static int64_t main_window(const sim_model *m)
 {
-    return m->sliding_layers == m->layers && !m->chunked_attn ? m->sliding_window : 0;
+    return m->sliding_layers == sim_model_attn_layers(m) && !m->chunked_attn ? m->sliding_window
+                                                                              : 0;
 }
 
 /* Keys a sequence of c + q tokens attends to, capped at the window. */
@@ -358,7 +369,7 @@ sim_batch_shape sim_graph_shape(const sim_model *m, const sim_seq_group *g, size
     sim_batch_shape s = {0};
     const int64_t win = main_window(m);
     const bool mixed =
-        m->sliding_layers > 0 && (m->sliding_layers < m->layers || m->chunked_attn);
+        m->sliding_layers > 0 && (m->sliding_layers < sim_model_attn_layers(m) || m->chunked_attn);
     for (size_t i = 0; i < n; i++) {
         if (g[i].count == 1 && win <= 0 && !mixed) {
             shape_add_one(&s, &g[i]);
@@ -472,7 +483,7 @@ static double attn_core_params(const sim_model *m, int tp)
         return q + kv + h * (double)m->v_head_dim * d;
     }
     const double hd = (double)m->head_dim, hkv = (double)sim_graph_kv_heads_per_gpu(m, tp);
-    const double qkv_n = (h + 2.0 * hkv) * hd;
+    const double qkv_n = ((m->attn_out_gate ? 2.0 : 1.0) * h + 2.0 * hkv) * hd;
     return d * qkv_n + h * hd * d;
 }
 
@@ -542,7 +553,19 @@ double sim_graph_weight_bytes_par(const sim_model *m, const sim_par *par, const 
     const double dense = (core + 3.0 * d * f) * lb + nd + extra;
     const double moe = core * lb + moe_core_params(m, par) * wb + nd + extra +
                        moe_extra_bytes(m, par, rb);
-    const double layers = (double)(m->layers - m->moe_layers) * dense + (double)m->moe_layers * moe;
+    double layers = (double)(m->layers - m->moe_layers) * dense + (double)m->moe_layers * moe;
+    if (m->linear_layers > 0 || m->no_mixer_layers > 0 || m->no_mlp_layers > 0) {
+        /* a hybrid plan: each mixer (attention or linear) and each MLP with its norm */
+        const int64_t attn = sim_model_attn_layers(m), mlp = sim_model_mlp_layers(m);
+        const double norms =
+            (double)(attn + m->linear_layers + mlp + m->layers * m->extra_norms) * d * rb;
+        layers = (double)attn * (core * lb + extra) +
+                 (double)m->linear_layers * (sim_graph_linear_core_params(m, tp) * lb +
+                                             sim_graph_linear_extra_bytes(m, tp, rb)) +
+                 (double)(mlp - m->moe_layers) * (m->mlp_ungated ? 2.0 : 3.0) * d * f * lb +
+                 (double)m->moe_layers * (moe_core_params(m, par) * wb + moe_extra_bytes(m, par, rb)) +
+                 norms;
+    }
     const double v_gpu = (double)((m->vocab + tp - 1) / tp);
     const double tables = v_gpu * d * rb * (m->tied_embeddings ? 1.0 : 2.0);
     /* a multimodal checkpoint's vision tower (Llama 4): 16-bit, split over the TP ranks as
@@ -559,7 +582,7 @@ double sim_graph_kv_bytes_per_token(const sim_model *m, int tp, const sim_prec *
 double sim_graph_kv_bytes_per_token_par(const sim_model *m, const sim_par *par,
                                         const sim_prec *prec)
 {
-    const double kb = sim_dtype_bytes(prec->kv), L = (double)m->layers;
+    const double kb = sim_dtype_bytes(prec->kv), L = (double)sim_model_attn_layers(m);
     double per_token = m->mla ? L * (double)(m->kv_lora_rank + m->qk_rope_dim) * kb
                               : L * 2.0 * (double)sim_graph_kv_heads_per_gpu(m, par->tp) *
                                     (double)m->head_dim * kb;

@@ -43,6 +43,13 @@
 #include "quant.h"
 #include "status.h"
 
+/* The token mixer of a model's linear layers. */
+typedef enum sim_linear_kind {
+    SIM_LINEAR_NONE,
+    SIM_LINEAR_GDN,    /* Gated DeltaNet (Qwen3-Next): gated delta rule, FLA's chunked kernels */
+    SIM_LINEAR_MAMBA2, /* Mamba-2 SSD (Nemotron-H): mamba_chunk_scan_combined, selective update */
+} sim_linear_kind;
+
 typedef struct sim_model {
     char name[96];          /* file stem, e.g. "llama-3.1-8b" */
     char path[256];         /* file it was loaded from */
@@ -70,6 +77,28 @@ typedef struct sim_model {
                                tokens (Llama 4's iRoPE), not a sliding window */
     double vision_params;   /* a multimodal checkpoint's vision tower and projector (Llama 4);
                                held in memory, images not priced */
+    /* hybrid layer plans (model_linear.c; 0 for a plain decoder, whose every layer has
+     * attention and an MLP): layers whose token mixer is a linear-attention / state-space
+     * layer (no per-token KV: a constant state per sequence), layers with no token mixer
+     * (Nemotron-H's MLP blocks), layers with no MLP (Nemotron-H's Mamba and attention blocks).
+     * sim_model_attn_layers and sim_model_mlp_layers give the others. */
+    int64_t linear_layers, no_mixer_layers, no_mlp_layers;
+    sim_linear_kind linear_kind;
+    /* the linear mixer's shape, one name for both kinds (heads are split by TP):
+     *   Gated DeltaNet  lin_k_heads q/k heads (linear_num_key_heads) of lin_k_dim, lin_v_heads
+     *                   v heads (linear_num_value_heads) of lin_v_dim; state per v head
+     *                   lin_k_dim x lin_v_dim
+     *   Mamba-2         lin_k_heads = n_groups (B and C, each of lin_k_dim = ssm_state_size),
+     *                   lin_v_heads = mamba_num_heads of lin_v_dim = mamba_head_dim; state per
+     *                   head lin_k_dim x lin_v_dim
+     * conv_dim = 2 lin_k_heads lin_k_dim + lin_v_heads lin_v_dim channels in both. */
+    int64_t lin_k_heads, lin_v_heads, lin_k_dim, lin_v_dim;
+    int64_t lin_conv_kernel; /* causal depthwise conv taps (linear_conv_kernel_dim, conv_kernel) */
+    int64_t lin_chunk;       /* prefill scan chunk (GDN 64 as FLA runs it; Mamba-2 chunk_size) */
+    bool lin_conv_bias;      /* the conv carries a bias (Mamba-2's use_conv_bias) */
+    bool mlp_ungated;        /* the dense MLP is up -> act -> down (Nemotron-H's relu2), no gate */
+    bool attn_out_gate;      /* q_proj also yields a sigmoid gate on the attention output
+                                (Qwen3-Next's gated attention: heads x head_dim more outputs) */
     /* mixture of experts: experts == 0 is a dense model */
     int64_t experts;             /* E: routed experts per MoE layer */
     int64_t experts_per_tok;     /* k: experts each token is routed to */
@@ -118,6 +147,22 @@ double sim_model_layer_params(const sim_model *m);
 /* Parameters of one layer's attention block (projections, biases, sinks, q/k norms; MLA's down
  * and up projections and their norms). */
 double sim_model_attn_params(const sim_model *m);
+
+/* Layers with an attention mixer (full, sliding or chunked): those neither linear nor mixer-free. */
+static inline int64_t sim_model_attn_layers(const sim_model *m)
+{
+    return m->layers - m->linear_layers - m->no_mixer_layers;
+}
+
+/* Layers with an MLP (dense or MoE). */
+static inline int64_t sim_model_mlp_layers(const sim_model *m) { return m->layers - m->no_mlp_layers; }
+
+/* Parameters of one linear-attention / state-space layer's mixer (model_linear.c): Gated
+ * DeltaNet: in_proj_qkvz d x (2 hk dk + 2 hv dv), in_proj_ba d x 2 hv, conv1d conv_dim x K,
+ * dt_bias and A_log (hv each), the gated norm (dv), out_proj hv dv x d. Mamba-2: in_proj
+ * d x (2 hv dv + 2 G N + hv) (z, x, B, C, dt), conv1d conv_dim x K (+ conv_dim bias), dt_bias,
+ * A_log, D (hv each), the gated norm (hv dv), out_proj hv dv x d. 0 without linear layers. */
+double sim_model_linear_params(const sim_model *m);
 
 /* Parameters of one routed expert (gate, up, down and their biases). */
 double sim_model_expert_params(const sim_model *m);
