@@ -20,43 +20,6 @@ static void where(const sim_workload *w, size_t i, char *buf, size_t len)
         snprintf(buf, len, "request %zu of the %s workload", i, w->source);
 }
 
-/* vLLM v1 disables prefix caching for hybrid and Mamba models (model_executor/models/config.py,
- * MambaModelConfig: "prefix caching is not yet supported"), so a linear model's prompts never
- * share cached blocks. */
-static bool prefix_on(const sim_engine_cfg *cfg)
-{
-    return cfg->prefix_caching && cfg->step.model->linear_layers == 0;
-}
-
-/* A model with linear-attention / state-space layers is priced as vLLM v1 allocates its state
- * (sim_engine_kv_groups_of); the layouts that allocation does not cover are refused. */
-static sim_status check_linear(const sim_engine_cfg *cfg, sim_err *err)
-{
-    const sim_model *m = cfg->step.model;
-    if (m->linear_layers == 0)
-        return SIM_OK;
-    if (cfg->sched.policy != SIM_POLICY_VLLM || !cfg->sched.chunked_prefill)
-        return sim_fail(err, SIM_EINPUT,
-                        "--engine: %s has linear-attention / state-space layers, whose state per "
-                        "sequence infersim prices as vLLM v1's hybrid KV cache manager allocates "
-                        "it; this engine's state pool (SGLang's MambaPool, TensorRT-LLM's) is not "
-                        "priced; expected a vLLM v1 engine (--engine vllm)",
-                        m->path);
-    if (cfg->no_hybrid_kv)
-        return sim_fail(err, SIM_EINPUT,
-                        "--disable-hybrid-kv-cache-manager: %s has linear-attention / state-space "
-                        "layers, which vLLM serves only through the hybrid KV cache manager; "
-                        "expected the flag left out",
-                        m->path);
-    if (sim_pp_stages(&cfg->step) > 1 || sim_spec_active(cfg->spec))
-        return sim_fail(err, SIM_EINPUT,
-                        "--pp / --spec-method: %s has linear-attention / state-space layers, whose "
-                        "state infersim prices for one pipeline stage without speculative decoding; "
-                        "expected neither",
-                        m->path);
-    return SIM_OK;
-}
-
 sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, sim_err *err)
 {
     sim_status st = sim_step_check(&cfg->step, err);
@@ -84,7 +47,7 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
         return sim_fail(err, SIM_EINPUT,
                         "--gpu-memory-utilization: value %g, expected a number in (0, 1]",
                         cfg->mem_util);
-    if ((st = check_linear(cfg, err)))
+    if ((st = sim_engine_check_state(cfg, err)))
         return st;
     int64_t blocks = sim_engine_kv_blocks(cfg);
     if (blocks < 1) {
@@ -100,7 +63,7 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
                         (long long)cfg->block_size);
     }
     const int64_t hash = w->hash_block_tokens;
-    if (prefix_on(cfg) && hash > 0 && hash % cfg->block_size != 0)
+    if (sim_engine_prefix_caching(cfg) && hash > 0 && hash % cfg->block_size != 0)
         return sim_fail(err, SIM_EINPUT,
                         "--block-size: value %lld does not divide the %lld-token hash blocks of "
                         "the %s workload; prefix caching needs it to (or pass "
@@ -254,7 +217,7 @@ static void send_arrivals(loop *L)
         r->input = L->w->reqs[L->next].input_tokens;
         r->output = L->w->reqs[L->next].output_tokens;
         r->computed = L->w->reqs[L->next].kv_ready; /* its first chunk needs the KV blocks */
-        if (prefix_on(L->cfg) && L->w->hash_block_tokens > 0) {
+        if (sim_engine_prefix_caching(L->cfg) && L->w->hash_block_tokens > 0) {
             const sim_request *q = &L->w->reqs[L->next];
             int64_t full = r->input / L->w->hash_block_tokens; /* whole blocks of the prompt */
             r->hash = L->w->hash_ids + q->hash_off;
@@ -558,7 +521,7 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
     sim_sched_cfg sc = cfg->sched;
     if (sc.max_num_seqs > (int64_t)n)
         sc.max_num_seqs = (int64_t)n; /* never more running than requests */
-    sc.prefix_block_tokens = prefix_on(cfg) ? w->hash_block_tokens : 0;
+    sc.prefix_block_tokens = sim_engine_prefix_caching(cfg) ? w->hash_block_tokens : 0;
     if (sim_sched_init(&L->sched, &sc, &kv, n))
         return sim_fail(err, SIM_EINTERNAL, "out of memory for the scheduler queues");
     out->kv_blocks = kv.total_blocks;

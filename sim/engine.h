@@ -164,6 +164,17 @@ typedef struct sim_engine_kv_groups {
 } sim_engine_kv_groups;
 sim_engine_kv_groups sim_engine_kv_groups_of(const sim_engine_cfg *cfg);
 
+/* Whether the engine caches prompt prefixes: its prefix_caching, except for a model with
+ * linear-attention / state-space layers, for which vLLM v1 turns it off (MambaModelConfig in
+ * vllm/model_executor/models/config.py @0144dd5b: "prefix caching is not yet supported"). */
+bool sim_engine_prefix_caching(const sim_engine_cfg *cfg);
+
+/* For a model with linear-attention / state-space layers: that the engine is vLLM v1 (chunked
+ * prefill) with its hybrid KV cache manager, one pipeline stage and no speculative decoding, the
+ * layout whose state allocation infersim prices (sim_engine_kv_groups_of); other engines' state
+ * pools (SGLang's MambaPool, TensorRT-LLM's) are refused naming --engine. SIM_OK otherwise. */
+sim_status sim_engine_check_state(const sim_engine_cfg *cfg, sim_err *err);
+
 /* KV blocks the configuration leaves (<= 0: the model does not fit). A block is
  * layers_per_block layers' KV (sim_engine_kv_groups_of). */
 int64_t sim_engine_kv_blocks(const sim_engine_cfg *cfg);

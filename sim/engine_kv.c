@@ -84,3 +84,40 @@ int64_t sim_engine_kv_blocks(const sim_engine_cfg *cfg)
     double bytes = sim_engine_kv_capacity_bytes(cfg);
     return bytes > 0.0 ? (int64_t)floor(bytes / ((double)g.block_size * per_token)) : 0;
 }
+
+/* vLLM v1 disables prefix caching for hybrid and Mamba models (model_executor/models/config.py,
+ * MambaModelConfig: "prefix caching is not yet supported"), so a linear model's prompts never
+ * share cached blocks. */
+bool sim_engine_prefix_caching(const sim_engine_cfg *cfg)
+{
+    return cfg->prefix_caching && cfg->step.model->linear_layers == 0;
+}
+
+/* A model with linear-attention / state-space layers is priced as vLLM v1 allocates its state
+ * (sim_engine_kv_groups_of); the layouts that allocation does not cover are refused. */
+sim_status sim_engine_check_state(const sim_engine_cfg *cfg, sim_err *err)
+{
+    const sim_model *m = cfg->step.model;
+    if (m->linear_layers == 0)
+        return SIM_OK;
+    if (cfg->sched.policy != SIM_POLICY_VLLM || !cfg->sched.chunked_prefill)
+        return sim_fail(err, SIM_EINPUT,
+                        "--engine: %s has linear-attention / state-space layers, whose state per "
+                        "sequence infersim prices as vLLM v1's hybrid KV cache manager allocates "
+                        "it; this engine's state pool (SGLang's MambaPool, TensorRT-LLM's) is not "
+                        "priced; expected a vLLM v1 engine (--engine vllm)",
+                        m->path);
+    if (cfg->no_hybrid_kv)
+        return sim_fail(err, SIM_EINPUT,
+                        "--disable-hybrid-kv-cache-manager: %s has linear-attention / state-space "
+                        "layers, which vLLM serves only through the hybrid KV cache manager; "
+                        "expected the flag left out",
+                        m->path);
+    if (sim_pp_stages(&cfg->step) > 1 || sim_spec_active(cfg->spec))
+        return sim_fail(err, SIM_EINPUT,
+                        "--pp / --spec-method: %s has linear-attention / state-space layers, whose "
+                        "state infersim prices for one pipeline stage without speculative decoding; "
+                        "expected neither",
+                        m->path);
+    return SIM_OK;
+}
