@@ -17,6 +17,8 @@ static const sim_op_meta op_table[SIM_OP_COUNT] = {
     [SIM_OP_KV_DOWN] = {"kv_down", SIM_OPK_GEMM, true, 2, false, false},
     [SIM_OP_KV_UP] = {"kv_up", SIM_OPK_GEMM, true, 2, true, false},
     [SIM_OP_ROPE] = {"rope", SIM_OPK_VECTOR, true, 1, false, false},
+    [SIM_OP_INDEXER_PROJ] = {"indexer_proj", SIM_OPK_GEMM, true, 2, false, false},
+    [SIM_OP_INDEXER] = {"indexer", SIM_OPK_ATTENTION, true, 3, true, false},
     [SIM_OP_ATTENTION] = {"attention", SIM_OPK_ATTENTION, true, 2, true, false},
     [SIM_OP_ATTENTION_SLIDING] = {"attention_sliding", SIM_OPK_ATTENTION, true, 2, true, false},
     [SIM_OP_ACT_QUANT] = {"act_quant", SIM_OPK_VECTOR, true, 1, false, false},
@@ -48,7 +50,7 @@ static const sim_op_meta op_table[SIM_OP_COUNT] = {
     [SIM_OP_SAMPLING] = {"sampling", SIM_OPK_VECTOR, false, 4, false, false},
     [SIM_OP_DP_SYNC] = {"dp_sync", SIM_OPK_COMM, false, 1, false, false},
 };
-static_assert(SIM_OP_COUNT == 38, "op_table must list every sim_op_id");
+static_assert(SIM_OP_COUNT == 40, "op_table must list every sim_op_id");
 
 #define SCALE_BYTES 2.0 /* a group scale of AWQ/GPTQ/W4A8 weights: fp16 */
 
@@ -333,6 +335,8 @@ static double chunk_seen(int64_t c, int64_t q, int64_t chunk)
  * model's sliding layers are attention_sliding). */
 static int64_t main_window(const sim_model *m)
 {
+    if (m->index_topk > 0) /* DSA: each query attends to its top-k keys */
+        return m->index_topk;
     return m->sliding_layers == sim_model_attn_layers(m) && !m->chunked_attn ? m->sliding_window
                                                                               : 0;
 }
@@ -391,6 +395,9 @@ sim_batch_shape sim_graph_shape(const sim_model *m, const sim_seq_group *g, size
         } else if (mixed) {
             s.swa_pairs += cnt * attn_pairs(g[i].q, g[i].c, m->sliding_window);
             s.swa_kv_tokens += cnt * seen_tokens(g[i].c, g[i].q, m->sliding_window);
+        } else if (m->index_topk > 0) { /* the indexer scores the whole causal context */
+            s.swa_pairs += cnt * attn_pairs(g[i].q, g[i].c, 0);
+            s.swa_kv_tokens += cnt * (double)(g[i].c + g[i].q);
         }
         if (g[i].q <= SIM_GRAPH_ABSORB_MAX_Q) {
             s.dec_tokens += cnt * (double)g[i].q;
@@ -480,7 +487,9 @@ static double attn_core_params(const sim_model *m, int tp)
         double q = ql > 0.0 ? d * ql + ql * h * qk : d * h * qk;
         double kv =
             d * (kvl + (double)m->qk_rope_dim) + kvl * h * (double)(m->qk_nope_dim + m->v_head_dim);
-        return q + kv + h * (double)m->v_head_dim * d;
+        /* the indexer's wq_b, replicated on every rank */
+        const double idx = (double)(m->q_lora_rank * m->index_heads * m->index_head_dim);
+        return q + kv + h * (double)m->v_head_dim * d + idx;
     }
     const double hd = (double)m->head_dim, hkv = (double)sim_graph_kv_heads_per_gpu(m, tp);
     const double qkv_n = ((m->attn_out_gate ? 2.0 : 1.0) * h + 2.0 * hkv) * hd;
@@ -491,8 +500,12 @@ static double attn_core_params(const sim_model *m, int tp)
 static double attn_extra_bytes(const sim_model *m, int tp, double rb)
 {
     const double h = (double)(m->heads / tp), hd = (double)m->head_dim;
-    if (m->mla)
-        return ((double)m->q_lora_rank + (double)m->kv_lora_rank) * rb;
+    if (m->mla) /* the latents' norms; the indexer's 16-bit wk + weights_proj and k_norm */
+        return ((double)m->q_lora_rank + (double)m->kv_lora_rank +
+                (m->index_topk > 0 ? (double)(m->hidden * (m->index_head_dim + m->index_heads) +
+                                              2 * m->index_head_dim)
+                                   : 0.0)) *
+               rb;
     double b = m->qkv_bias ? (h + 2.0 * (double)sim_graph_kv_heads_per_gpu(m, tp)) * hd * rb : 0.0;
     if (m->o_bias)
         b += (double)m->hidden * rb;
@@ -583,7 +596,8 @@ double sim_graph_kv_bytes_per_token_par(const sim_model *m, const sim_par *par,
                                         const sim_prec *prec)
 {
     const double kb = sim_dtype_bytes(prec->kv), L = (double)sim_model_attn_layers(m);
-    double per_token = m->mla ? L * (double)(m->kv_lora_rank + m->qk_rope_dim) * kb
+    double per_token = m->mla ? L * ((double)(m->kv_lora_rank + m->qk_rope_dim) * kb +
+                                     sim_graph_indexer_key_bytes(m))
                               : L * 2.0 * (double)sim_graph_kv_heads_per_gpu(m, par->tp) *
                                     (double)m->head_dim * kb;
     return per_token / sim_par_dp(par);

@@ -84,6 +84,8 @@ typedef enum sim_op_id {
     SIM_OP_KV_DOWN, /* MLA: d -> kv_lora_rank + rope (the cached latent) */
     SIM_OP_KV_UP,   /* MLA: the latent's up-projection (expanded in prefill, absorbed in decode) */
     SIM_OP_ROPE,
+    SIM_OP_INDEXER_PROJ, /* DSA: the lightning indexer's q (wq_b) and k + weights projections */
+    SIM_OP_INDEXER,      /* DSA: indexer scores over every cached key, their top-k */
     SIM_OP_ATTENTION,
     SIM_OP_ATTENTION_SLIDING, /* the sliding-window layers of a model that mixes both kinds */
     SIM_OP_ACT_QUANT,
@@ -306,7 +308,9 @@ typedef struct sim_batch_shape {
     double tokens, seqs, logits;     /* new tokens, sequences, tokens needing logits */
     double pairs;                    /* query-key pairs attention computes */
     double kv_tokens;                /* cached + new tokens whose K and V attention reads */
-    double swa_pairs, swa_kv_tokens; /* the same in the sliding layers of a mixed model */
+    double swa_pairs, swa_kv_tokens; /* the same in the sliding layers of a mixed model; in a DSA
+                                      * model (whose pairs and kv_tokens count at most index_topk
+                                      * keys a query) the full causal ones the indexer scores */
     /* the part of the above in groups of at most SIM_GRAPH_ABSORB_MAX_Q new tokens (decodes and
      * speculative verifies): MLA runs them in the absorbed form */
     double dec_tokens, dec_pairs, dec_kv_tokens;
@@ -443,6 +447,19 @@ double sim_graph_linear_state_bytes(const sim_model *m, int tp, const sim_prec *
  * scalars, the gated norm), in bytes of rb. */
 double sim_graph_linear_core_params(const sim_model *m, int tp);
 double sim_graph_linear_extra_bytes(const sim_model *m, int tp, double rb);
+
+/* graph_dsa.c: DeepSeek Sparse Attention's lightning indexer for the step's shape s (this GPU's
+ * share): indexer_proj (wq_b over the query latent in the weight format, the 16-bit wk +
+ * weights_proj over the hidden state, replicated on every TP rank as vLLM's Indexer is) and
+ * indexer (the scores of every query against every cached key, 2 heads x dim FLOPs a pair, in
+ * fp8 when the step's GEMMs are, the fp8 key cache read, the fp32 logits written and read by the
+ * top-k, the new keys written). Absent without DSA. */
+void sim_graph_build_indexer(const sim_model *m, const sim_prec *prec, const sim_batch_shape *s,
+                             double rb, sim_graph *g);
+
+/* Bytes one token's indexer key takes in one layer's cache: index_head_dim fp8 values and an
+ * fp32 scale per 128 (vLLM's DeepseekV32IndexerCache: 128 + 4 = 132); 0 without DSA. */
+double sim_graph_indexer_key_bytes(const sim_model *m);
 
 /* KV heads each GPU holds: ceil(kv_heads / tp). */
 int64_t sim_graph_kv_heads_per_gpu(const sim_model *m, int tp);

@@ -235,19 +235,29 @@ void sim_graph_rebuild_context(const sim_model *m, const sim_par *par, const sim
     }
     if (m->mla) {
         const sim_prec lp = sim_graph_linear_prec(m, prec);
-        mla_attention(m, tp, prec, &a, &g->ops[SIM_OP_ATTENTION]);
-        mla_kv_up(m, tp, &lp, &a, rb, &g->ops[SIM_OP_KV_UP]);
+        sim_batch_shape sa = a;
+        if (m->index_topk > 0) {
+            /* DSA: vLLM's sparse MLA kernels (FlashMLA sparse) run prefill too in the absorbed
+             * form, over each query's top-k keys (pairs and kv_tokens already capped) */
+            sa.dec_tokens = sa.tokens;
+            sa.dec_pairs = sa.pairs;
+            sa.dec_kv_tokens = sa.kv_tokens;
+            sa.dec_seqs = sa.seqs;
+            sim_graph_build_indexer(m, &lp, &a, rb, g);
+        }
+        mla_attention(m, tp, prec, &sa, &g->ops[SIM_OP_ATTENTION]);
+        mla_kv_up(m, tp, &lp, &sa, rb, &g->ops[SIM_OP_KV_UP]);
         g->ops[SIM_OP_KV_UP].present = g->repeats[SIM_OP_KV_UP] > 0 && g->ops[SIM_OP_KV_UP].present;
         /* its absorbed decode part, as MLA decode kernels tile it (dattn.h) */
         g->ops[SIM_OP_ATTENTION].dec = (sim_dattn_shape){
-            .seqs = a.dec_seqs,
-            .ctx = a.dec_seqs > 0.0 ? a.dec_kv_tokens / a.dec_seqs : 0.0,
+            .seqs = sa.dec_seqs,
+            .ctx = sa.dec_seqs > 0.0 ? sa.dec_kv_tokens / sa.dec_seqs : 0.0,
             .q_heads = m->heads / tp,
             .kv_heads = 1,
             .head_dim = m->kv_lora_rank + m->qk_rope_dim,
             .kv_elem_bytes = sim_dtype_bytes(prec->kv),
             .v_dim = m->kv_lora_rank,
-            .q_per_seq = a.dec_seqs > 0.0 ? a.dec_tokens / a.dec_seqs : 0.0};
+            .q_per_seq = sa.dec_seqs > 0.0 ? sa.dec_tokens / sa.dec_seqs : 0.0};
         return;
     }
     gqa_attention(m, tp, prec, a.tokens, a.pairs, a.kv_tokens, &g->ops[SIM_OP_ATTENTION]);
@@ -554,6 +564,7 @@ static void set_repeats(const sim_model *m, sim_graph *g)
         g->repeats[mla_ops[i]] = m->mla ? m->layers : 0;
     if (m->q_lora_rank == 0)
         g->repeats[SIM_OP_Q_DOWN] = 0;
+    g->repeats[SIM_OP_INDEXER_PROJ] = g->repeats[SIM_OP_INDEXER] = m->index_topk > 0 ? m->layers : 0;
     g->repeats[SIM_OP_ATTENTION_SLIDING] = g->sliding_layers;
     g->repeats[SIM_OP_ATTENTION] = attn - g->sliding_layers;
     static const sim_op_id linear_ops[] = {SIM_OP_LINEAR_IN_PROJ, SIM_OP_LINEAR_CONV,

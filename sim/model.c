@@ -307,6 +307,7 @@ static const struct {
     {"deepseek_v3", "DeepseekV3ForCausalLM"}, {"gpt_oss", "GptOssForCausalLM"},
     {"llama4_text", "Llama4ForCausalLM"},   {"gemma3_text", "Gemma3ForCausalLM"},
     {"qwen3_next", "Qwen3NextForCausalLM"}, {"nemotron_h", "NemotronHForCausalLM"},
+    {"deepseek_v32", "DeepseekV32ForCausalLM"},
 };
 static const struct {
     const char *model_type, *architecture;
@@ -327,7 +328,7 @@ static const struct {
     {"ssm_cfg", "state-space (Mamba) layers", NULL},
     {"mamba_d_state", "state-space (Mamba) layers", NULL},
     {"linear_num_value_heads", "linear-attention (Gated DeltaNet) layers", "qwen3_next"},
-    {"index_topk", "sparse attention with a lightning indexer (DeepSeek-V3.2 DSA)", NULL},
+    {"index_topk", "sparse attention with a lightning indexer (DSA)", "deepseek_v32"},
     {"cross_attention_layers", "cross-attention layers (Llama 3.2 Vision)", NULL},
 };
 
@@ -369,7 +370,7 @@ static sim_status check_family(const cJSON *root, const cJSON *cfg, const char *
                         "%s: field 'model_type' is \"%s\", a family infersim does not price; "
                         "expected one of llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, "
                         "qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss, llama4_text, gemma3_text, "
-                        "qwen3_next, nemotron_h (README \"Model families\")",
+                        "qwen3_next, nemotron_h, deepseek_v32 (README \"Model families\")",
                         path, type);
     const cJSON *archs = sim_jsonf_find(root, "architectures");
     if (archs && !cJSON_IsArray(archs))
@@ -559,6 +560,8 @@ static sim_status read_architecture(const cJSON *cfg, const char *path, sim_mode
         return read_gemma3(cfg, path, m, err);
     if (type && strcmp(type, "qwen3_next") == 0)
         return sim_model_read_qwen3_next(cfg, path, m, err);
+    if (type && strcmp(type, "deepseek_v32") == 0)
+        return sim_model_read_dsa(cfg, path, m, err);
     if (type && strcmp(type, "nemotron_h") == 0)
         return sim_model_read_nemotron_h(cfg, path, m, err);
     return SIM_OK;
@@ -601,7 +604,7 @@ double sim_model_attn_params(const sim_model *m)
         double q = ql > 0.0 ? d * ql + ql + ql * h * qk : d * h * qk;
         double kv = d * (kvl + (double)m->qk_rope_dim) + kvl +
                     kvl * h * (double)(m->qk_nope_dim + m->v_head_dim);
-        return q + kv + h * (double)m->v_head_dim * d;
+        return q + kv + h * (double)m->v_head_dim * d + sim_model_indexer_params(m);
     }
     double q = (double)(m->heads * m->head_dim), kv = (double)(m->kv_heads * m->head_dim);
     double p = d * q * (m->attn_out_gate ? 2.0 : 1.0) + 2.0 * d * kv + q * d;

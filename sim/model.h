@@ -112,6 +112,10 @@ typedef struct sim_model {
     int64_t q_lora_rank;  /* 0: queries are a plain d -> heads x (nope + rope) projection */
     int64_t kv_lora_rank; /* the compressed latent cached per token */
     int64_t qk_nope_dim, qk_rope_dim, v_head_dim;
+    /* DeepSeek Sparse Attention (deepseek_v32; 0: dense MLA): each query attends to the
+     * index_topk cached tokens the lightning indexer scores highest (index_heads heads of
+     * index_head_dim over its own fp8 key cache; graph_dsa.c) */
+    int64_t index_topk, index_heads, index_head_dim;
     sim_quant quant; /* quantization_config (quant.present false without one) */
 } sim_model;
 
@@ -156,6 +160,12 @@ static inline int64_t sim_model_attn_layers(const sim_model *m)
 
 /* Layers with an MLP (dense or MoE). */
 static inline int64_t sim_model_mlp_layers(const sim_model *m) { return m->layers - m->no_mlp_layers; }
+
+/* Parameters of one layer's lightning indexer (DeepSeek-V3.2: wq_b q_lora x heads x dim, wk
+ * d x dim, weights_proj d x heads, k_norm's LayerNorm 2 x dim; vLLM's Indexer in
+ * model_executor/models/deepseek_v2.py); 0 without DSA. 1536 x 8192 + 7168 x 128 + 7168 x 64 +
+ * 256 = 13,959,424. */
+double sim_model_indexer_params(const sim_model *m);
 
 /* Parameters of one linear-attention / state-space layer's mixer (model_linear.c): Gated
  * DeltaNet: in_proj_qkvz d x (2 hk dk + 2 hv dv), in_proj_ba d x 2 hv, conv1d conv_dim x K,

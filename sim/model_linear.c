@@ -1,5 +1,6 @@
-/* model_linear.c - the hybrid layer plans of linear-attention and state-space models: Qwen3-Next's
- * Gated DeltaNet layers and Nemotron-H's Mamba-2 / attention / MLP blocks (declared in model.h
+/* model_linear.c - the layer kinds beyond dense attention: the hybrid layer plans of
+ * linear-attention and state-space models (Qwen3-Next's Gated DeltaNet layers, Nemotron-H's
+ * Mamba-2 / attention / MLP blocks) and DeepSeek-V3.2's lightning indexer (declared in model.h
  * and model_internal.h). */
 #include "model_internal.h"
 
@@ -150,4 +151,33 @@ double sim_model_linear_params(const sim_model *m)
     const double scalars = (gdn ? 2.0 : 3.0) * hv; /* dt_bias, A_log (+ D) */
     const double gnorm = gdn ? (double)m->lin_v_dim : vdim;
     return in + conv_w + scalars + gnorm + vdim * d;
+}
+
+sim_status sim_model_read_dsa(const cJSON *cfg, const char *path, sim_model *m, sim_err *err)
+{
+    const int64_t big = (int64_t)1 << 16;
+    sim_status st;
+    if (!m->mla)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'kv_lora_rank' is missing; a deepseek_v32 config's sparse "
+                        "attention runs over MLA's latent cache",
+                        path);
+    if ((st = sim_jsonf_int(cfg, path, "index_topk", 1, (int64_t)1 << 32, &m->index_topk, err)) ||
+        (st = sim_jsonf_int(cfg, path, "index_n_heads", 1, big, &m->index_heads, err)) ||
+        (st = sim_jsonf_int(cfg, path, "index_head_dim", 1, big, &m->index_head_dim, err)))
+        return st;
+    if (m->q_lora_rank == 0)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'q_lora_rank' is missing; the lightning indexer's queries come "
+                        "from the query latent",
+                        path);
+    return SIM_OK;
+}
+
+double sim_model_indexer_params(const sim_model *m)
+{
+    if (m->index_topk == 0)
+        return 0.0;
+    const double hi = (double)m->index_heads, di = (double)m->index_head_dim;
+    return (double)m->q_lora_rank * hi * di + (double)m->hidden * (di + hi) + 2.0 * di;
 }

@@ -715,6 +715,43 @@ static void test_linear_mixer(void **state)
     assert_near(sim_graph_linear_state_bytes(&n, 1, &BF16), 2695168.0, 0);
 }
 
+/* DeepSeek Sparse Attention, TP 8, bf16 KV (graph_dsa.c, graph_build.c): a decode attends to
+ * min(context, 2048) latents, so the sparse MLA's FLOPs and bytes are flat past 2048: 2 x 16
+ * heads x (2 x 512 + 64) x 2048 = 71,303,168 FLOPs and 2048 x 576 x 2 = 2,359,296 B read at 8K
+ * and at 128K alike (dense MLA at 128K reads 131,072 x 576 x 2 = 150,994,944 B). The indexer
+ * scores every key: at 128K, 131,072 x (2 x 64 x 128 + 2 x 64) = 2,164,260,864 FLOPs and
+ * 131,072 x 132 = 17,301,504 B of keys; 16x at 128K what it is at 8K. KV per token per GPU:
+ * 61 x (576 x 2 + 132) = 78,324 B. */
+static void test_dsa_flat_past_topk(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("deepseek-v3.2");
+    sim_graph g8 = decode(&m, 8, &BF16, 1, 8191), g128 = decode(&m, 8, &BF16, 1, 131071);
+    assert_near(g8.ops[SIM_OP_ATTENTION].flops, 71303168.0, 1e-12);
+    assert_near(g128.ops[SIM_OP_ATTENTION].flops, 71303168.0, 1e-12);
+    assert_near(g8.ops[SIM_OP_ATTENTION].kv_read_bytes, 2359296.0, 1e-12);
+    assert_near(g128.ops[SIM_OP_ATTENTION].kv_read_bytes, 2359296.0, 1e-12);
+    assert_near(g128.ops[SIM_OP_INDEXER].flops, 2164260864.0, 1e-12);
+    assert_near(g128.ops[SIM_OP_INDEXER].kv_read_bytes, 17301504.0, 1e-12);
+    assert_near(g128.ops[SIM_OP_INDEXER].kv_read_bytes / g8.ops[SIM_OP_INDEXER].kv_read_bytes,
+                16.0, 1e-12);
+    assert_int_equal(g128.repeats[SIM_OP_INDEXER], 61);
+    assert_near(sim_graph_kv_bytes_per_token(&m, 8, &BF16), 78324.0, 0);
+    /* dense MLA (DeepSeek-V3) grows with the context; it has no indexer */
+    sim_model v3 = tu_model("deepseek-v3");
+    sim_graph d128 = decode(&v3, 8, &BF16, 1, 131071);
+    assert_near(d128.ops[SIM_OP_ATTENTION].kv_read_bytes, 150994944.0, 1e-12);
+    assert_int_equal(d128.repeats[SIM_OP_INDEXER], 0);
+    assert_false(d128.ops[SIM_OP_INDEXER].present);
+    /* a prefill chunk runs absorbed over capped pairs too: 4096 new tokens see 1..2048 keys
+     * (2048 x 2049 / 2 + 2048 x 2048 = 6,292,480 pairs), the indexer all 4096 x 4097 / 2 */
+    sim_seq_group pre = {.count = 1, .q = 4096, .c = 0, .logits = 1};
+    sim_graph p;
+    sim_graph_build(&m, 8, &BF16, &pre, 1, &p);
+    assert_near(p.ops[SIM_OP_ATTENTION].flops, 2.0 * 16.0 * 1088.0 * 6292480.0, 1e-12);
+    assert_near(p.ops[SIM_OP_INDEXER].flops, 4096.0 * 4097.0 / 2.0 * 16512.0, 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -741,6 +778,7 @@ int main(void)
         cmocka_unit_test(test_dp_attention_tp_moe),
         cmocka_unit_test(test_dp_slowest_group),
         cmocka_unit_test(test_linear_mixer),
+        cmocka_unit_test(test_dsa_flat_past_topk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

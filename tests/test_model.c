@@ -442,6 +442,18 @@ static void test_gemma3(void **state)
 static void test_hybrid_linear(void **state)
 {
     (void)state;
+    /* DeepSeek-V3.2: DeepSeek-V3's parameters and 61 indexers of 1536 x 8192 + 7168 x (128 + 64)
+     * + 2 x 128 = 13,959,424: + 851,524,864 (671.9 B; the card's 685 B adds the 14 B MTP layer
+     * as V3's does); the indexer runs for every token, so the active count grows by as much */
+    sim_model v3 = tu_model("deepseek-v3"), v32 = tu_model("deepseek-v3.2");
+    assert_int_equal(v32.index_topk, 2048);
+    assert_int_equal(v32.index_heads, 64);
+    assert_int_equal(v32.index_head_dim, 128);
+    assert_near(sim_model_indexer_params(&v32), 13959424.0, 0);
+    assert_near(sim_model_indexer_params(&v3), 0.0, 0);
+    assert_near(sim_model_params(&v32) - sim_model_params(&v3), 61.0 * 13959424.0, 1e-9);
+    assert_near(sim_model_active_params(&v32) - sim_model_active_params(&v3), 61.0 * 13959424.0,
+                1e-9);
     sim_model q = tu_model("qwen3-next-80b-a3b");
     assert_int_equal(q.linear_kind, SIM_LINEAR_GDN);
     assert_int_equal(q.linear_layers, 36);
@@ -501,7 +513,13 @@ static void test_unpriced_families(void **state)
          "DeltaNet"},
         {"{" DENSE_FIELDS ", \"hybrid_override_pattern\": \"M-M*\"}", "hybrid_override_pattern",
          "Mamba"},
-        {"{" DENSE_FIELDS ", \"model_type\": \"deepseek_v32\"}", "model_type", "deepseek_v32"},
+        {"{" DENSE_FIELDS ", \"model_type\": \"deepseek_v33\"}", "model_type", "deepseek_v33"},
+        /* DeepSeek-V3.2 without its MLA or its indexer's fields */
+        {"{" DENSE_FIELDS ", \"model_type\": \"deepseek_v32\"}", "kv_lora_rank", "missing"},
+        {"{" DENSE_FIELDS ", \"model_type\": \"deepseek_v32\", \"kv_lora_rank\": 512, "
+         "\"q_lora_rank\": 1536, \"qk_nope_head_dim\": 128, \"qk_rope_head_dim\": 64, "
+         "\"v_head_dim\": 128, \"index_topk\": 2048, \"index_head_dim\": 128}",
+         "index_n_heads", "missing"},
         {"{" DENSE_FIELDS ", \"index_topk\": 2048}", "index_topk", "DSA"},
         {"{\"model_type\": \"mllama\", \"text_config\": {" DENSE_FIELDS "}}", "model_type",
          "mllama"},
