@@ -31,6 +31,13 @@
  * gpt-oss (model_type gpt_oss) also has attention sinks (one learned logit per head), biases on
  * the o projection, the router and the experts. Qwen3 (model_type qwen3, qwen3_moe) normalizes q
  * and k per head (q_norm, k_norm).
+ * Hybrid layer plans (model_linear.c): Qwen3-Next (qwen3_next: layer_types' linear_attention or
+ * full_attention_interval; linear_num_key_heads, linear_num_value_heads, linear_key_head_dim,
+ * linear_value_head_dim, linear_conv_kernel_dim, all required; attn_output_gate, default true) and
+ * Nemotron-H (nemotron_h: hybrid_override_pattern of M, *, - blocks; mamba_num_heads,
+ * mamba_head_dim, ssm_state_size, n_groups, conv_kernel required; chunk_size (256),
+ * use_conv_bias (true), mlp_hidden_act relu2). DeepSeek-V3.2 (deepseek_v32): MLA with
+ * index_topk, index_n_heads, index_head_dim (required).
  */
 #ifndef SIM_MODEL_H
 #define SIM_MODEL_H
