@@ -29,8 +29,12 @@ double sim_mem_state_bytes_per_seq(const sim_step_cfg *cfg)
     const sim_model *m = cfg->model;
     if (m->linear_layers == 0)
         return 0.0;
-    const double layers = (double)m->linear_layers * (sim_pp_stages(cfg) > 1 ? sim_pp_layer_share(cfg) : 1.0);
-    return layers * sim_graph_linear_state_bytes(m, cfg->tp, &cfg->prec);
+    /* the heaviest stage's share of the layers; with data-parallel attention a sequence's state
+     * lives in one group, the mean per GPU its 1/dp (as sim_graph_kv_bytes_per_token_par) */
+    const double share = sim_pp_stages(cfg) > 1 ? sim_pp_layer_share(cfg) : 1.0;
+    const sim_par par = sim_step_par(cfg);
+    return (double)m->linear_layers * share *
+           sim_graph_linear_state_bytes(m, cfg->tp, &cfg->prec) / (double)sim_par_dp(&par);
 }
 
 double sim_mem_kv_bytes_per_seq(const sim_step_cfg *cfg, double tokens)
