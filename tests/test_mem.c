@@ -96,6 +96,12 @@ static void test_state_bytes_per_seq(void **state)
     assert_near(sim_mem_state_bytes_per_seq(&c), 72769536.0, 0);
     assert_near(sim_mem_kv_bytes_per_seq(&c, 4096.0), 139878400.0, 0);
     assert_near(sim_mem_kv_bytes_per_seq(&c, 131072.0), 2220253184.0, 0);
+    /* two pipeline stages of 28 blocks: the mean block (17,776,454,656 B of weights less the two
+     * tables and the final norm, 2,348,819,200, over 56) x 28 = 7,713,817,728 B, the last stage
+     * with the LM head and the final norm, 1,174,414,080: 8,888,231,808 B */
+    c.pp = 2;
+    assert_near(sim_mem_weight_bytes(&c), 8888231808.0, 1e-12);
+    c.pp = 1;
     /* a model without linear layers keeps none */
     sim_model l = tu_model("llama-3.1-8b");
     c = cfg_for(&l, &hw, 1, SIM_DT_BF16);
