@@ -47,6 +47,8 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
         return sim_fail(err, SIM_EINPUT,
                         "--gpu-memory-utilization: value %g, expected a number in (0, 1]",
                         cfg->mem_util);
+    if ((st = sim_engine_check_state(cfg, err)))
+        return st;
     int64_t blocks = sim_engine_kv_blocks(cfg);
     if (blocks < 1) {
         return sim_fail(err, SIM_EINPUT,
@@ -61,7 +63,7 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
                         (long long)cfg->block_size);
     }
     const int64_t hash = w->hash_block_tokens;
-    if (cfg->prefix_caching && hash > 0 && hash % cfg->block_size != 0)
+    if (sim_engine_prefix_caching(cfg) && hash > 0 && hash % cfg->block_size != 0)
         return sim_fail(err, SIM_EINPUT,
                         "--block-size: value %lld does not divide the %lld-token hash blocks of "
                         "the %s workload; prefix caching needs it to (or pass "
@@ -70,9 +72,10 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
     /* the longest sequence the pool holds: its blocks over all block tables */
     const sim_engine_kv_groups g = sim_engine_kv_groups_of(cfg);
     sim_kvcache probe;
-    sim_kvcache_init(&probe, blocks, cfg->block_size);
+    sim_kvcache_init(&probe, blocks, g.block_size);
     sim_kvcache_set_groups(&probe, g.full, g.swa, g.window > 0 ? g.window : 1);
     sim_kvcache_set_chunked(&probe, g.chunked);
+    sim_kvcache_set_state_groups(&probe, g.state);
     const int64_t context = cfg->step.model->max_positions;
     char at[320];
     for (size_t i = 0; i < w->n; i++) {
@@ -83,14 +86,14 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
          * the window before it) */
         int64_t before = slots - sc->max_num_batched_tokens;
         if (sim_kvcache_blocks_held(&probe, before > 0 ? before : 0, slots) > blocks) {
-            const int64_t cache_tokens = blocks / (g.full + g.swa) * cfg->block_size;
+            const int64_t cache_tokens = blocks / (g.full + g.swa) * g.block_size;
             where(w, i, at, sizeof at);
             return sim_fail(err, SIM_EINPUT,
                             "%s: %lld input + %lld output tokens%s do not fit the whole KV cache "
                             "(%lld blocks of %lld = %lld tokens)",
                             at, (long long)q->input_tokens, (long long)q->output_tokens,
                             sc->spec_tokens ? " + the speculative slots" : "", (long long)blocks,
-                            (long long)cfg->block_size, (long long)cache_tokens);
+                            (long long)g.block_size, (long long)cache_tokens);
         }
         if (cfg->max_input_len > 0 && q->input_tokens > cfg->max_input_len) {
             where(w, i, at, sizeof at);
@@ -214,7 +217,7 @@ static void send_arrivals(loop *L)
         r->input = L->w->reqs[L->next].input_tokens;
         r->output = L->w->reqs[L->next].output_tokens;
         r->computed = L->w->reqs[L->next].kv_ready; /* its first chunk needs the KV blocks */
-        if (L->cfg->prefix_caching && L->w->hash_block_tokens > 0) {
+        if (sim_engine_prefix_caching(L->cfg) && L->w->hash_block_tokens > 0) {
             const sim_request *q = &L->w->reqs[L->next];
             int64_t full = r->input / L->w->hash_block_tokens; /* whole blocks of the prompt */
             r->hash = L->w->hash_ids + q->hash_off;
@@ -510,14 +513,15 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
         r->phase = SIM_SEQ_PENDING;
     }
     sim_kvcache kv;
-    sim_kvcache_init(&kv, sim_engine_kv_blocks(cfg), cfg->block_size);
     const sim_engine_kv_groups g = sim_engine_kv_groups_of(cfg);
+    sim_kvcache_init(&kv, sim_engine_kv_blocks(cfg), g.block_size);
     sim_kvcache_set_groups(&kv, g.full, g.swa, g.window > 0 ? g.window : 1);
     sim_kvcache_set_chunked(&kv, g.chunked);
+    sim_kvcache_set_state_groups(&kv, g.state);
     sim_sched_cfg sc = cfg->sched;
     if (sc.max_num_seqs > (int64_t)n)
         sc.max_num_seqs = (int64_t)n; /* never more running than requests */
-    sc.prefix_block_tokens = cfg->prefix_caching ? w->hash_block_tokens : 0;
+    sc.prefix_block_tokens = sim_engine_prefix_caching(cfg) ? w->hash_block_tokens : 0;
     if (sim_sched_init(&L->sched, &sc, &kv, n))
         return sim_fail(err, SIM_EINTERNAL, "out of memory for the scheduler queues");
     out->kv_blocks = kv.total_blocks;

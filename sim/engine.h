@@ -145,14 +145,35 @@ typedef struct sim_engine_result {
 /* The block tables of vLLM v1's hybrid KV cache manager for a model that mixes full and
  * sliding-window layers (kvcache.h): `full` and `swa` tables per request, each block
  * layers_per_block layers' KV of block_size tokens. Any other model, engine or layout: one full
- * table over all layers. */
+ * table over all layers.
+ * A model with linear-attention / state-space layers (vLLM v1 only; sim_engine_check refuses
+ * the rest): `full` tables of its attention layers and `state` tables of its linear layers, the
+ * group size by the same rule; vLLM (model_executor/models/config.py,
+ * HybridAttentionMambaModelConfig) raises the block size to 16 ceil(state page / (16 x attention
+ * page of one token)) so that one attention page holds one layer's state, and pads the state
+ * page to it. Qwen3-Next-80B at TP 1: state page 1,097,728 B, attention 2,048 B a token:
+ * block 16 x 34 = 544 tokens; 12 full + 36 linear layers: groups of 12, 1 full and 3 state. */
 typedef struct sim_engine_kv_groups {
     int64_t full, swa;
+    int64_t state;      /* hybrid linear / state-space models: state groups (one block each) */
+    int64_t block_size; /* tokens per block: the engine's, or the size vLLM raises it to so that
+                         * an attention page holds a state page (sim_engine_kv_groups_of) */
     int64_t layers_per_block;
     int64_t window; /* the sliding window or chunk (tokens), 0 with swa 0 */
     bool chunked;   /* the swa tables are chunked local attention (Llama 4) */
 } sim_engine_kv_groups;
 sim_engine_kv_groups sim_engine_kv_groups_of(const sim_engine_cfg *cfg);
+
+/* Whether the engine caches prompt prefixes: its prefix_caching, except for a model with
+ * linear-attention / state-space layers, for which vLLM v1 turns it off (MambaModelConfig in
+ * vllm/model_executor/models/config.py @0144dd5b: "prefix caching is not yet supported"). */
+bool sim_engine_prefix_caching(const sim_engine_cfg *cfg);
+
+/* For a model with linear-attention / state-space layers: that the engine is vLLM v1 (chunked
+ * prefill) with its hybrid KV cache manager, one pipeline stage and no speculative decoding, the
+ * layout whose state allocation infersim prices (sim_engine_kv_groups_of); other engines' state
+ * pools (SGLang's MambaPool, TensorRT-LLM's) are refused naming --engine. SIM_OK otherwise. */
+sim_status sim_engine_check_state(const sim_engine_cfg *cfg, sim_err *err);
 
 /* KV blocks the configuration leaves (<= 0: the model does not fit). A block is
  * layers_per_block layers' KV (sim_engine_kv_groups_of). */

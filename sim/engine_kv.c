@@ -6,6 +6,33 @@
 
 #include "pp.h"
 
+/* The group size vLLM's _get_kv_cache_groups_uniform_page_size gives two layer types of
+ * nf and ns layers: the fewest, or the most when max < 1.5 x min. */
+static int64_t group_size(int64_t nf, int64_t ns)
+{
+    int64_t lo = nf < ns ? nf : ns, hi = nf < ns ? ns : nf;
+    return 2 * hi < 3 * lo ? hi : lo;
+}
+
+/* A hybrid linear / state-space model's groups under vLLM v1 (engine.h): `attn` full-attention
+ * layers, the linear ones in state groups, the block raised to hold a state page. */
+static sim_engine_kv_groups state_groups(const sim_engine_cfg *cfg, int64_t attn,
+                                         sim_engine_kv_groups g)
+{
+    const sim_model *m = cfg->step.model;
+    const int64_t size = group_size(attn, m->linear_layers);
+    g.full = (attn + size - 1) / size;
+    g.state = (m->linear_layers + size - 1) / size;
+    g.layers_per_block = size;
+    const double page_1 = sim_graph_kv_bytes_per_token(m, cfg->step.tp, &cfg->step.prec) /
+                          (double)attn; /* one attention layer's page of one token */
+    const double state = sim_graph_linear_state_bytes(m, cfg->step.tp, &cfg->step.prec);
+    const int64_t need = 16 * (int64_t)ceil(state / (16.0 * page_1));
+    if (g.block_size < need)
+        g.block_size = need;
+    return g;
+}
+
 double sim_engine_kv_capacity_bytes(const sim_engine_cfg *cfg)
 {
     return sim_mem_kv_capacity_bytes(&cfg->step, cfg->mem_util, cfg->sched.max_num_batched_tokens,
@@ -16,12 +43,19 @@ double sim_engine_kv_capacity_bytes(const sim_engine_cfg *cfg)
 sim_engine_kv_groups sim_engine_kv_groups_of(const sim_engine_cfg *cfg)
 {
     const sim_model *m = cfg->step.model;
-    sim_engine_kv_groups g = {.full = 1, .swa = 0, .layers_per_block = m->layers, .window = 0};
-    const int64_t ns = m->sliding_layers, nf = m->layers - m->sliding_layers;
+    const int64_t attn = sim_model_attn_layers(m);
+    sim_engine_kv_groups g = {.full = 1,
+                              .swa = 0,
+                              .block_size = cfg->block_size,
+                              .layers_per_block = attn,
+                              .window = 0};
+    const int64_t ns = m->sliding_layers, nf = attn - m->sliding_layers;
     /* vLLM v1 (chunked prefill) only, one pipeline stage, no draft model's KV: the other
      * engines and those layouts still size every layer at full length (README "Model
      * families") */
     const bool vllm_v1 = cfg->sched.policy == SIM_POLICY_VLLM && cfg->sched.chunked_prefill;
+    if (m->linear_layers > 0)
+        return state_groups(cfg, attn, g);
     if (!vllm_v1 || cfg->no_hybrid_kv || ns == 0 || nf == 0 || m->sliding_window <= 0 ||
         sim_pp_stages(&cfg->step) > 1 || sim_spec_active(cfg->spec))
         return g;
@@ -30,8 +64,7 @@ sim_engine_kv_groups sim_engine_kv_groups_of(const sim_engine_cfg *cfg)
      * cut into cdiv(count, size) groups (the last padded); get_kv_cache_config_from_groups
      * gives each block page_size x group size bytes. gpt-oss (18 + 18): one full and one
      * sliding group of 18 layers; 10 full + 52 sliding: groups of 10, 1 full and 6 sliding. */
-    int64_t lo = nf < ns ? nf : ns, hi = nf < ns ? ns : nf;
-    int64_t size = 2 * hi < 3 * lo ? hi : lo;
+    int64_t size = group_size(nf, ns);
     g.full = (nf + size - 1) / size;
     g.swa = (ns + size - 1) / size;
     g.layers_per_block = size;
@@ -46,8 +79,45 @@ int64_t sim_engine_kv_blocks(const sim_engine_cfg *cfg)
      * layers_per_block of the model's layers (all of them unless vLLM groups them) */
     const sim_engine_kv_groups g = sim_engine_kv_groups_of(cfg);
     double per_token = sim_mem_kv_bytes_per_token(&cfg->step) * (double)g.layers_per_block /
-                           (double)cfg->step.model->layers +
+                           (double)sim_model_attn_layers(cfg->step.model) +
                        sim_spec_mem_extra(cfg->spec, &cfg->step).kv_bytes_per_token;
     double bytes = sim_engine_kv_capacity_bytes(cfg);
-    return bytes > 0.0 ? (int64_t)floor(bytes / ((double)cfg->block_size * per_token)) : 0;
+    return bytes > 0.0 ? (int64_t)floor(bytes / ((double)g.block_size * per_token)) : 0;
+}
+
+/* vLLM v1 disables prefix caching for hybrid and Mamba models (model_executor/models/config.py,
+ * MambaModelConfig: "prefix caching is not yet supported"), so a linear model's prompts never
+ * share cached blocks. */
+bool sim_engine_prefix_caching(const sim_engine_cfg *cfg)
+{
+    return cfg->prefix_caching && cfg->step.model->linear_layers == 0;
+}
+
+/* A model with linear-attention / state-space layers is priced as vLLM v1 allocates its state
+ * (sim_engine_kv_groups_of); the layouts that allocation does not cover are refused. */
+sim_status sim_engine_check_state(const sim_engine_cfg *cfg, sim_err *err)
+{
+    const sim_model *m = cfg->step.model;
+    if (m->linear_layers == 0)
+        return SIM_OK;
+    if (cfg->sched.policy != SIM_POLICY_VLLM || !cfg->sched.chunked_prefill)
+        return sim_fail(err, SIM_EINPUT,
+                        "--engine: %s has linear-attention / state-space layers, whose state per "
+                        "sequence infersim prices as vLLM v1's hybrid KV cache manager allocates "
+                        "it; this engine's state pool (SGLang's MambaPool, TensorRT-LLM's) is not "
+                        "priced; expected a vLLM v1 engine (--engine vllm)",
+                        m->path);
+    if (cfg->no_hybrid_kv)
+        return sim_fail(err, SIM_EINPUT,
+                        "--disable-hybrid-kv-cache-manager: %s has linear-attention / state-space "
+                        "layers, which vLLM serves only through the hybrid KV cache manager; "
+                        "expected the flag left out",
+                        m->path);
+    if (sim_pp_stages(&cfg->step) > 1 || sim_spec_active(cfg->spec))
+        return sim_fail(err, SIM_EINPUT,
+                        "--pp / --spec-method: %s has linear-attention / state-space layers, whose "
+                        "state infersim prices for one pipeline stage without speculative decoding; "
+                        "expected neither",
+                        m->path);
+    return SIM_OK;
 }

@@ -17,10 +17,17 @@ static const sim_op_meta op_table[SIM_OP_COUNT] = {
     [SIM_OP_KV_DOWN] = {"kv_down", SIM_OPK_GEMM, true, 2, false, false},
     [SIM_OP_KV_UP] = {"kv_up", SIM_OPK_GEMM, true, 2, true, false},
     [SIM_OP_ROPE] = {"rope", SIM_OPK_VECTOR, true, 1, false, false},
+    [SIM_OP_INDEXER_PROJ] = {"indexer_proj", SIM_OPK_GEMM, true, 2, false, false},
+    [SIM_OP_INDEXER] = {"indexer", SIM_OPK_ATTENTION, true, 3, true, false},
     [SIM_OP_ATTENTION] = {"attention", SIM_OPK_ATTENTION, true, 2, true, false},
     [SIM_OP_ATTENTION_SLIDING] = {"attention_sliding", SIM_OPK_ATTENTION, true, 2, true, false},
     [SIM_OP_ACT_QUANT] = {"act_quant", SIM_OPK_VECTOR, true, 1, false, false},
     [SIM_OP_O_PROJ] = {"o_proj", SIM_OPK_GEMM, true, 1, false, false},
+    [SIM_OP_LINEAR_IN_PROJ] = {"linear_in_proj", SIM_OPK_GEMM, true, 1, false, false},
+    [SIM_OP_LINEAR_CONV] = {"linear_conv", SIM_OPK_VECTOR, true, 1, true, false},
+    [SIM_OP_LINEAR_SCAN] = {"linear_scan", SIM_OPK_ATTENTION, true, 1, true, false},
+    [SIM_OP_LINEAR_NORM] = {"linear_norm", SIM_OPK_VECTOR, true, 1, false, false},
+    [SIM_OP_LINEAR_OUT_PROJ] = {"linear_out_proj", SIM_OPK_GEMM, true, 1, false, false},
     [SIM_OP_ATTN_ALLREDUCE] = {"attn_allreduce", SIM_OPK_COMM, true, 1, false, false},
     [SIM_OP_MLP_NORM] = {"mlp_norm", SIM_OPK_VECTOR, true, 1, false, false},
     [SIM_OP_GATE_UP_PROJ] = {"gate_up_proj", SIM_OPK_GEMM, true, 1, false, false},
@@ -43,7 +50,7 @@ static const sim_op_meta op_table[SIM_OP_COUNT] = {
     [SIM_OP_SAMPLING] = {"sampling", SIM_OPK_VECTOR, false, 4, false, false},
     [SIM_OP_DP_SYNC] = {"dp_sync", SIM_OPK_COMM, false, 1, false, false},
 };
-static_assert(SIM_OP_COUNT == 33, "op_table must list every sim_op_id");
+static_assert(SIM_OP_COUNT == 40, "op_table must list every sim_op_id");
 
 #define SCALE_BYTES 2.0 /* a group scale of AWQ/GPTQ/W4A8 weights: fp16 */
 
@@ -87,6 +94,11 @@ static sim_status check_tp(const sim_model *m, int tp, const sim_prec *prec, sim
                         "--tp: value %d neither divides nor is a multiple of num_key_value_heads "
                         "%lld of %s",
                         tp, (long long)m->kv_heads, m->path);
+    if (m->linear_layers > 0 && (m->lin_k_heads % tp != 0 || m->lin_v_heads % tp != 0))
+        return sim_fail(err, SIM_EINPUT,
+                        "--tp: value %d does not divide the linear layers' %lld key heads (or "
+                        "groups) and %lld value heads of %s; expected a divisor of both",
+                        tp, (long long)m->lin_k_heads, (long long)m->lin_v_heads, m->path);
     if (m->intermediate % tp != 0)
         return sim_fail(err, SIM_EINPUT,
                         "--tp: value %d does not divide intermediate_size %lld of %s", tp,
@@ -323,7 +335,10 @@ static double chunk_seen(int64_t c, int64_t q, int64_t chunk)
  * model's sliding layers are attention_sliding). */
 static int64_t main_window(const sim_model *m)
 {
-    return m->sliding_layers == m->layers && !m->chunked_attn ? m->sliding_window : 0;
+    if (m->index_topk > 0) /* DSA: each query attends to its top-k keys */
+        return m->index_topk;
+    return m->sliding_layers == sim_model_attn_layers(m) && !m->chunked_attn ? m->sliding_window
+                                                                              : 0;
 }
 
 /* Keys a sequence of c + q tokens attends to, capped at the window. */
@@ -358,7 +373,7 @@ sim_batch_shape sim_graph_shape(const sim_model *m, const sim_seq_group *g, size
     sim_batch_shape s = {0};
     const int64_t win = main_window(m);
     const bool mixed =
-        m->sliding_layers > 0 && (m->sliding_layers < m->layers || m->chunked_attn);
+        m->sliding_layers > 0 && (m->sliding_layers < sim_model_attn_layers(m) || m->chunked_attn);
     for (size_t i = 0; i < n; i++) {
         if (g[i].count == 1 && win <= 0 && !mixed) {
             shape_add_one(&s, &g[i]);
@@ -380,6 +395,9 @@ sim_batch_shape sim_graph_shape(const sim_model *m, const sim_seq_group *g, size
         } else if (mixed) {
             s.swa_pairs += cnt * attn_pairs(g[i].q, g[i].c, m->sliding_window);
             s.swa_kv_tokens += cnt * seen_tokens(g[i].c, g[i].q, m->sliding_window);
+        } else if (m->index_topk > 0) { /* the indexer scores the whole causal context */
+            s.swa_pairs += cnt * attn_pairs(g[i].q, g[i].c, 0);
+            s.swa_kv_tokens += cnt * (double)(g[i].c + g[i].q);
         }
         if (g[i].q <= SIM_GRAPH_ABSORB_MAX_Q) {
             s.dec_tokens += cnt * (double)g[i].q;
@@ -469,10 +487,12 @@ static double attn_core_params(const sim_model *m, int tp)
         double q = ql > 0.0 ? d * ql + ql * h * qk : d * h * qk;
         double kv =
             d * (kvl + (double)m->qk_rope_dim) + kvl * h * (double)(m->qk_nope_dim + m->v_head_dim);
-        return q + kv + h * (double)m->v_head_dim * d;
+        /* the indexer's wq_b, replicated on every rank */
+        const double idx = (double)(m->q_lora_rank * m->index_heads * m->index_head_dim);
+        return q + kv + h * (double)m->v_head_dim * d + idx;
     }
     const double hd = (double)m->head_dim, hkv = (double)sim_graph_kv_heads_per_gpu(m, tp);
-    const double qkv_n = (h + 2.0 * hkv) * hd;
+    const double qkv_n = ((m->attn_out_gate ? 2.0 : 1.0) * h + 2.0 * hkv) * hd;
     return d * qkv_n + h * hd * d;
 }
 
@@ -480,8 +500,12 @@ static double attn_core_params(const sim_model *m, int tp)
 static double attn_extra_bytes(const sim_model *m, int tp, double rb)
 {
     const double h = (double)(m->heads / tp), hd = (double)m->head_dim;
-    if (m->mla)
-        return ((double)m->q_lora_rank + (double)m->kv_lora_rank) * rb;
+    if (m->mla) /* the latents' norms; the indexer's 16-bit wk + weights_proj and k_norm */
+        return ((double)m->q_lora_rank + (double)m->kv_lora_rank +
+                (m->index_topk > 0 ? (double)(m->hidden * (m->index_head_dim + m->index_heads) +
+                                              2 * m->index_head_dim)
+                                   : 0.0)) *
+               rb;
     double b = m->qkv_bias ? (h + 2.0 * (double)sim_graph_kv_heads_per_gpu(m, tp)) * hd * rb : 0.0;
     if (m->o_bias)
         b += (double)m->hidden * rb;
@@ -542,7 +566,19 @@ double sim_graph_weight_bytes_par(const sim_model *m, const sim_par *par, const 
     const double dense = (core + 3.0 * d * f) * lb + nd + extra;
     const double moe = core * lb + moe_core_params(m, par) * wb + nd + extra +
                        moe_extra_bytes(m, par, rb);
-    const double layers = (double)(m->layers - m->moe_layers) * dense + (double)m->moe_layers * moe;
+    double layers = (double)(m->layers - m->moe_layers) * dense + (double)m->moe_layers * moe;
+    if (m->linear_layers > 0 || m->no_mixer_layers > 0 || m->no_mlp_layers > 0) {
+        /* a hybrid plan: each mixer (attention or linear) and each MLP with its norm */
+        const int64_t attn = sim_model_attn_layers(m), mlp = sim_model_mlp_layers(m);
+        const double norms =
+            (double)(attn + m->linear_layers + mlp + m->layers * m->extra_norms) * d * rb;
+        layers = (double)attn * (core * lb + extra) +
+                 (double)m->linear_layers * (sim_graph_linear_core_params(m, tp) * lb +
+                                             sim_graph_linear_extra_bytes(m, tp, rb)) +
+                 (double)(mlp - m->moe_layers) * (m->mlp_ungated ? 2.0 : 3.0) * d * f * lb +
+                 (double)m->moe_layers * (moe_core_params(m, par) * wb + moe_extra_bytes(m, par, rb)) +
+                 norms;
+    }
     const double v_gpu = (double)((m->vocab + tp - 1) / tp);
     const double tables = v_gpu * d * rb * (m->tied_embeddings ? 1.0 : 2.0);
     /* a multimodal checkpoint's vision tower (Llama 4): 16-bit, split over the TP ranks as
@@ -559,8 +595,9 @@ double sim_graph_kv_bytes_per_token(const sim_model *m, int tp, const sim_prec *
 double sim_graph_kv_bytes_per_token_par(const sim_model *m, const sim_par *par,
                                         const sim_prec *prec)
 {
-    const double kb = sim_dtype_bytes(prec->kv), L = (double)m->layers;
-    double per_token = m->mla ? L * (double)(m->kv_lora_rank + m->qk_rope_dim) * kb
+    const double kb = sim_dtype_bytes(prec->kv), L = (double)sim_model_attn_layers(m);
+    double per_token = m->mla ? L * ((double)(m->kv_lora_rank + m->qk_rope_dim) * kb +
+                                     sim_graph_indexer_key_bytes(m))
                               : L * 2.0 * (double)sim_graph_kv_heads_per_gpu(m, par->tp) *
                                     (double)m->head_dim * kb;
     return per_token / sim_par_dp(par);

@@ -84,10 +84,18 @@ typedef enum sim_op_id {
     SIM_OP_KV_DOWN, /* MLA: d -> kv_lora_rank + rope (the cached latent) */
     SIM_OP_KV_UP,   /* MLA: the latent's up-projection (expanded in prefill, absorbed in decode) */
     SIM_OP_ROPE,
+    SIM_OP_INDEXER_PROJ, /* DSA: the lightning indexer's q (wq_b) and k + weights projections */
+    SIM_OP_INDEXER,      /* DSA: indexer scores over every cached key, their top-k */
     SIM_OP_ATTENTION,
     SIM_OP_ATTENTION_SLIDING, /* the sliding-window layers of a model that mixes both kinds */
     SIM_OP_ACT_QUANT,
     SIM_OP_O_PROJ,
+    /* the linear-attention / state-space mixer of a hybrid model's linear layers (graph_linear.c) */
+    SIM_OP_LINEAR_IN_PROJ,  /* d -> q k v z (GDN) / z x B C dt (Mamba-2) */
+    SIM_OP_LINEAR_CONV,     /* causal depthwise conv1d + SiLU over the conv channels, its state */
+    SIM_OP_LINEAR_SCAN,     /* chunked scan (prefill) / recurrent state update (decode) */
+    SIM_OP_LINEAR_NORM,     /* gated RMSNorm: norm(o) x SiLU(z) */
+    SIM_OP_LINEAR_OUT_PROJ, /* heads x v dim -> d */
     SIM_OP_ATTN_ALLREDUCE,
     SIM_OP_MLP_NORM,
     SIM_OP_GATE_UP_PROJ,
@@ -204,6 +212,8 @@ typedef struct sim_graph {
     int64_t layers;                /* transformer layers */
     int64_t dense_layers;          /* the first ones, with a dense MLP (all of a dense model) */
     int64_t sliding_layers;        /* layers priced with attention_sliding (mixed models only) */
+    bool hybrid;                   /* linear or mixer-free or MLP-free layers: each per-layer op
+                                    * runs in repeats[id] layers spread evenly (op_in_layer) */
     int64_t tokens;                /* T: new tokens in the step */
     int64_t seqs;                  /* sequences in the step */
     int64_t logit_tokens;          /* tokens that need logits */
@@ -304,7 +314,9 @@ typedef struct sim_batch_shape {
     double tokens, seqs, logits;     /* new tokens, sequences, tokens needing logits */
     double pairs;                    /* query-key pairs attention computes */
     double kv_tokens;                /* cached + new tokens whose K and V attention reads */
-    double swa_pairs, swa_kv_tokens; /* the same in the sliding layers of a mixed model */
+    double swa_pairs, swa_kv_tokens; /* the same in the sliding layers of a mixed model; in a DSA
+                                      * model (whose pairs and kv_tokens count at most index_topk
+                                      * keys a query) the full causal ones the indexer scores */
     /* the part of the above in groups of at most SIM_GRAPH_ABSORB_MAX_Q new tokens (decodes and
      * speculative verifies): MLA runs them in the absorbed form */
     double dec_tokens, dec_pairs, dec_kv_tokens;
@@ -421,6 +433,39 @@ double sim_graph_kv_bytes_per_token(const sim_model *m, int tp, const sim_prec *
  * group, so the mean per GPU is the TP figure / dp. */
 double sim_graph_kv_bytes_per_token_par(const sim_model *m, const sim_par *par,
                                         const sim_prec *prec);
+
+/* graph_linear.c: the ops of a linear layer's mixer (linear_in_proj, linear_conv, linear_scan,
+ * linear_norm, linear_out_proj) for the step's shape s (this GPU's share) under tensor
+ * parallelism tp (heads split tp ways), activations of rb bytes, GEMM inputs of ab. The scan's
+ * and the conv's state reads and writes are their kv_read_bytes and kv_write_bytes. */
+void sim_graph_build_linear(const sim_model *m, int tp, const sim_prec *prec,
+                            const sim_batch_shape *s, double rb, double ab, sim_graph *g);
+
+/* Bytes of one sequence's state in one linear layer on each GPU: the conv state (K - 1) x
+ * conv_dim / tp and the recurrent state lin_v_heads / tp x lin_k_dim x lin_v_dim, in the model's
+ * 16-bit format (vLLM's mamba_cache_dtype and mamba_ssm_cache_dtype "auto"; vllm
+ * model_executor/layers/mamba/mamba_utils.py, MambaStateShapeCalculator). Qwen3-Next at TP 1:
+ * (3 x 8192 + 32 x 128 x 128) x 2 = 1,097,728 B. */
+double sim_graph_linear_state_bytes(const sim_model *m, int tp, const sim_prec *prec);
+
+/* Parameters of one linear layer's mixer on each GPU stored in the weight format (in_proj and
+ * out_proj split by heads), and its 16-bit extras per GPU (conv weights and bias, per-head
+ * scalars, the gated norm), in bytes of rb. */
+double sim_graph_linear_core_params(const sim_model *m, int tp);
+double sim_graph_linear_extra_bytes(const sim_model *m, int tp, double rb);
+
+/* graph_dsa.c: DeepSeek Sparse Attention's lightning indexer for the step's shape s (this GPU's
+ * share): indexer_proj (wq_b over the query latent in the weight format, the 16-bit wk +
+ * weights_proj over the hidden state, replicated on every TP rank as vLLM's Indexer is) and
+ * indexer (the scores of every query against every cached key, 2 heads x dim FLOPs a pair, in
+ * fp8 when the step's GEMMs are, the fp8 key cache read, the fp32 logits written and read by the
+ * top-k, the new keys written). Absent without DSA. */
+void sim_graph_build_indexer(const sim_model *m, const sim_prec *prec, const sim_batch_shape *s,
+                             double rb, sim_graph *g);
+
+/* Bytes one token's indexer key takes in one layer's cache: index_head_dim fp8 values and an
+ * fp32 scale per 128 (vLLM's DeepseekV32IndexerCache: 128 + 4 = 132); 0 without DSA. */
+double sim_graph_indexer_key_bytes(const sim_model *m);
 
 /* KV heads each GPU holds: ceil(kv_heads / tp). */
 int64_t sim_graph_kv_heads_per_gpu(const sim_model *m, int tp);

@@ -230,21 +230,35 @@ void sim_graph_rebuild_context(const sim_model *m, const sim_par *par, const sim
     const sim_batch_shape a = dp_share(s, sim_par_dp(par));
     const double rb = sim_dtype_bytes(sim_graph_resid_dtype(m, prec));
     const int tp = par->tp;
+    if (m->linear_layers > 0) { /* the linear layers' mixer: its conv and scan follow the mix */
+        const sim_prec lp = sim_graph_linear_prec(m, prec);
+        sim_graph_build_linear(m, tp, &lp, &a, rb, sim_dtype_bytes(sim_graph_gemm_dtype(&lp)), g);
+    }
     if (m->mla) {
         const sim_prec lp = sim_graph_linear_prec(m, prec);
-        mla_attention(m, tp, prec, &a, &g->ops[SIM_OP_ATTENTION]);
-        mla_kv_up(m, tp, &lp, &a, rb, &g->ops[SIM_OP_KV_UP]);
+        sim_batch_shape sa = a;
+        if (m->index_topk > 0) {
+            /* DSA: vLLM's sparse MLA kernels (FlashMLA sparse) run prefill too in the absorbed
+             * form, over each query's top-k keys (pairs and kv_tokens already capped) */
+            sa.dec_tokens = sa.tokens;
+            sa.dec_pairs = sa.pairs;
+            sa.dec_kv_tokens = sa.kv_tokens;
+            sa.dec_seqs = sa.seqs;
+            sim_graph_build_indexer(m, &lp, &a, rb, g);
+        }
+        mla_attention(m, tp, prec, &sa, &g->ops[SIM_OP_ATTENTION]);
+        mla_kv_up(m, tp, &lp, &sa, rb, &g->ops[SIM_OP_KV_UP]);
         g->ops[SIM_OP_KV_UP].present = g->repeats[SIM_OP_KV_UP] > 0 && g->ops[SIM_OP_KV_UP].present;
         /* its absorbed decode part, as MLA decode kernels tile it (dattn.h) */
         g->ops[SIM_OP_ATTENTION].dec = (sim_dattn_shape){
-            .seqs = a.dec_seqs,
-            .ctx = a.dec_seqs > 0.0 ? a.dec_kv_tokens / a.dec_seqs : 0.0,
+            .seqs = sa.dec_seqs,
+            .ctx = sa.dec_seqs > 0.0 ? sa.dec_kv_tokens / sa.dec_seqs : 0.0,
             .q_heads = m->heads / tp,
             .kv_heads = 1,
             .head_dim = m->kv_lora_rank + m->qk_rope_dim,
             .kv_elem_bytes = sim_dtype_bytes(prec->kv),
             .v_dim = m->kv_lora_rank,
-            .q_per_seq = a.dec_seqs > 0.0 ? a.dec_tokens / a.dec_seqs : 0.0};
+            .q_per_seq = sa.dec_seqs > 0.0 ? sa.dec_tokens / sa.dec_seqs : 0.0};
         return;
     }
     gqa_attention(m, tp, prec, a.tokens, a.pairs, a.kv_tokens, &g->ops[SIM_OP_ATTENTION]);
@@ -268,7 +282,9 @@ static void build_attn_gqa(const sim_model *m, int tp, const sim_prec *prec,
 {
     const double t = s->tokens, d = (double)m->hidden, hd = (double)m->head_dim;
     const int64_t hq = m->heads / tp, hkv = sim_graph_kv_heads_per_gpu(m, tp);
-    const int64_t qkv_n = (hq + 2 * hkv) * m->head_dim;
+    /* a gated attention's q_proj also yields the output gate (its sigmoid-and-multiply on the
+     * attention output is left out: one pass over hq x hd values) */
+    const int64_t qkv_n = ((m->attn_out_gate ? 2 : 1) * hq + 2 * hkv) * m->head_dim;
 
     sim_op *op = &g->ops[SIM_OP_QKV_PROJ];
     gemm(op, t, qkv_n, m->hidden, prec->weight, prec, rb);
@@ -329,6 +345,14 @@ static void build_mlp_dense(const sim_model *m, int tp, const sim_prec *prec, do
                             double ab, sim_graph *g)
 {
     const int64_t f = m->intermediate / tp;
+    if (m->mlp_ungated) { /* up -> relu2 (max and square: 2 FLOPs) -> down (Nemotron-H) */
+        gemm(&g->ops[SIM_OP_GATE_UP_PROJ], t, f, m->hidden, prec->weight, prec, rb);
+        sim_op *act = &g->ops[SIM_OP_ACT];
+        act->flops = 2.0 * t * (double)f;
+        act->act_bytes = t * (double)f * rb + t * (double)f * ab;
+        gemm(&g->ops[SIM_OP_DOWN_PROJ], t, m->hidden, f, prec->weight, prec, rb);
+        return;
+    }
     gemm(&g->ops[SIM_OP_GATE_UP_PROJ], t, 2 * f, m->hidden, prec->weight, prec, rb);
     sim_op *op = &g->ops[SIM_OP_ACT];
     op->flops = ACT_FLOPS * t * (double)f;
@@ -522,9 +546,11 @@ static void set_repeats(const sim_model *m, sim_graph *g)
         SIM_OP_MOE_COMBINE,  SIM_OP_SHARED_EXPERT};
     static const sim_op_id gqa_ops[] = {SIM_OP_QKV_PROJ};
     static const sim_op_id mla_ops[] = {SIM_OP_Q_DOWN, SIM_OP_Q_UP, SIM_OP_KV_DOWN, SIM_OP_KV_UP};
-    const bool mixed = m->sliding_layers > 0 && m->sliding_layers < m->layers;
+    const int64_t attn = sim_model_attn_layers(m);
+    const bool mixed = m->sliding_layers > 0 && m->sliding_layers < attn;
     g->layers = m->layers;
-    g->dense_layers = m->layers - m->moe_layers;
+    g->dense_layers = sim_model_mlp_layers(m) - m->moe_layers;
+    g->hybrid = m->linear_layers > 0 || m->no_mixer_layers > 0 || m->no_mlp_layers > 0;
     g->sliding_layers = mixed ? m->sliding_layers : 0;
     for (int i = 0; i < SIM_OP_COUNT; i++)
         g->repeats[i] = sim_op_info((sim_op_id)i)->per_layer ? m->layers : 1;
@@ -538,8 +564,24 @@ static void set_repeats(const sim_model *m, sim_graph *g)
         g->repeats[mla_ops[i]] = m->mla ? m->layers : 0;
     if (m->q_lora_rank == 0)
         g->repeats[SIM_OP_Q_DOWN] = 0;
+    g->repeats[SIM_OP_INDEXER_PROJ] = g->repeats[SIM_OP_INDEXER] = m->index_topk > 0 ? m->layers : 0;
     g->repeats[SIM_OP_ATTENTION_SLIDING] = g->sliding_layers;
-    g->repeats[SIM_OP_ATTENTION] = m->layers - g->sliding_layers;
+    g->repeats[SIM_OP_ATTENTION] = attn - g->sliding_layers;
+    static const sim_op_id linear_ops[] = {SIM_OP_LINEAR_IN_PROJ, SIM_OP_LINEAR_CONV,
+                                           SIM_OP_LINEAR_SCAN, SIM_OP_LINEAR_NORM,
+                                           SIM_OP_LINEAR_OUT_PROJ};
+    for (size_t i = 0; i < sizeof linear_ops / sizeof linear_ops[0]; i++)
+        g->repeats[linear_ops[i]] = m->linear_layers;
+    if (!g->hybrid)
+        return;
+    /* a hybrid plan: the attention block in the attention layers, a norm and an all-reduce
+     * behind every mixer (attention or linear) and every MLP */
+    static const sim_op_id attn_ops[] = {SIM_OP_ROPE, SIM_OP_ACT_QUANT, SIM_OP_O_PROJ};
+    for (size_t i = 0; i < sizeof attn_ops / sizeof attn_ops[0]; i++)
+        g->repeats[attn_ops[i]] = attn;
+    g->repeats[SIM_OP_QKV_PROJ] = m->mla ? 0 : attn;
+    g->repeats[SIM_OP_ATTN_NORM] = g->repeats[SIM_OP_ATTN_ALLREDUCE] = attn + m->linear_layers;
+    g->repeats[SIM_OP_MLP_NORM] = g->repeats[SIM_OP_MLP_ALLREDUCE] = sim_model_mlp_layers(m);
 }
 
 /* Layer `l` is one of n spread evenly over L layers. */
@@ -547,6 +589,8 @@ static bool spread(int64_t l, int64_t n, int64_t L) { return (l + 1) * n / L > l
 
 bool sim_graph_op_in_layer(const sim_graph *g, sim_op_id id, int64_t layer)
 {
+    if (g->hybrid && sim_op_info(id)->per_layer) /* each op's layers spread evenly */
+        return spread(layer, g->repeats[id], g->layers);
     switch (id) {
     case SIM_OP_GATE_UP_PROJ:
     case SIM_OP_ACT:

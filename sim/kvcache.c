@@ -12,6 +12,7 @@ void sim_kvcache_init(sim_kvcache *kv, int64_t blocks, int64_t block_size)
             kv->block_shift = b;
     kv->full_groups = 1;
     kv->swa_groups = 0;
+    kv->state_groups = 0;
     kv->window = 0;
     kv->chunked = false;
     kv->total_blocks = blocks;
@@ -35,3 +36,8 @@ void sim_kvcache_set_groups(sim_kvcache *kv, int64_t full_groups, int64_t swa_gr
 }
 
 void sim_kvcache_set_chunked(sim_kvcache *kv, bool chunked) { kv->chunked = chunked; }
+
+void sim_kvcache_set_state_groups(sim_kvcache *kv, int64_t state_groups)
+{
+    kv->state_groups = state_groups > 0 ? state_groups : 0;
+}

@@ -19,6 +19,9 @@ typedef struct sim_kvcache {
      * swa_groups that keep only the blocks the sliding window still reaches. A uniform model has
      * one full table (full_groups 1, swa_groups 0). */
     int64_t full_groups, swa_groups;
+    /* block tables of a hybrid model's state layers (vLLM's MambaSpec groups): one block per
+     * request each, whatever its length, while it holds any token (0 for other models) */
+    int64_t state_groups;
     int64_t window; /* sliding window in tokens (with swa_groups > 0) */
     bool chunked;   /* the swa tables are chunked local attention of `window`-token chunks */
     int block_shift;    /* log2(block_size) when it is a power of two, else -1 */
@@ -35,6 +38,9 @@ void sim_kvcache_init(sim_kvcache *kv, int64_t blocks, int64_t block_size);
  * tokens), as sim_kvcache_blocks_held counts them. full_groups + swa_groups >= 1, window >= 1. */
 void sim_kvcache_set_groups(sim_kvcache *kv, int64_t full_groups, int64_t swa_groups,
                             int64_t window);
+
+/* Gives each request `state_groups` (>= 0) constant-size state tables of one block each. */
+void sim_kvcache_set_state_groups(sim_kvcache *kv, int64_t state_groups);
 
 /* Makes the swa tables chunked local attention (aligned chunks of `window` tokens). */
 void sim_kvcache_set_chunked(sim_kvcache *kv, bool chunked);
@@ -54,19 +60,22 @@ static inline int64_t sim_kvcache_blocks_for(const sim_kvcache *kv, int64_t toke
  * lie before the window of the next token: vLLM v1's SlidingWindowManager.remove_skipped_blocks
  * (vllm/v1/core/single_type_kv_cache_manager.py) frees blocks [0, (computed - window + 1) /
  * block_size) before it allocates for the step. Example: window 128, block 16, computed 33000,
- * tokens 33001: 2063 blocks per full table, 2063 - floor(32873 / 16) = 9 per sliding table. */
+ * tokens 33001: 2063 blocks per full table, 2063 - floor(32873 / 16) = 9 per sliding table.
+ * A state table holds one block while the request holds any token (vLLM v1's MambaManager with
+ * MambaSpec's block_size = max_model_len: cdiv(tokens, max_model_len) = 1). */
 static inline int64_t sim_kvcache_blocks_held(const sim_kvcache *kv, int64_t computed,
                                               int64_t tokens)
 {
     int64_t b = sim_kvcache_blocks_for(kv, tokens);
     if (kv->swa_groups == 0)
-        return kv->full_groups * b;
+        return kv->full_groups * b + (tokens > 0 ? kv->state_groups : 0);
     /* chunked local attention (ChunkedLocalAttentionManager.get_num_skipped_tokens): the
      * tokens before the current chunk, (computed / chunk) x chunk */
     int64_t first_useful =
         kv->chunked ? computed / kv->window * kv->window : computed - kv->window + 1;
     int64_t skipped = first_useful > 0 ? first_useful / kv->block_size : 0;
-    return kv->full_groups * b + kv->swa_groups * (b - skipped);
+    return kv->full_groups * b + kv->swa_groups * (b - skipped) +
+           (tokens > 0 ? kv->state_groups : 0);
 }
 
 /* Blocks in use by requests now (the prefix cache's evictable blocks not counted). */

@@ -24,18 +24,34 @@ double sim_mem_kv_bytes_per_token(const sim_step_cfg *cfg)
     return sim_pp_stages(cfg) > 1 ? kv * sim_pp_layer_share(cfg) : kv;
 }
 
+double sim_mem_state_bytes_per_seq(const sim_step_cfg *cfg)
+{
+    const sim_model *m = cfg->model;
+    if (m->linear_layers == 0)
+        return 0.0;
+    /* the heaviest stage's share of the layers; with data-parallel attention a sequence's state
+     * lives in one group, the mean per GPU its 1/dp (as sim_graph_kv_bytes_per_token_par) */
+    const double share = sim_pp_stages(cfg) > 1 ? sim_pp_layer_share(cfg) : 1.0;
+    const sim_par par = sim_step_par(cfg);
+    return (double)m->linear_layers * share *
+           sim_graph_linear_state_bytes(m, cfg->tp, &cfg->prec) / (double)sim_par_dp(&par);
+}
+
 double sim_mem_kv_bytes_per_seq(const sim_step_cfg *cfg, double tokens)
 {
     const sim_model *m = cfg->model;
     const double per_token = sim_mem_kv_bytes_per_token(cfg);
+    const double state = sim_mem_state_bytes_per_seq(cfg);
     if (m->sliding_layers == 0 || m->sliding_window <= 0)
-        return tokens * per_token;
+        return tokens * per_token + state;
     /* the sliding layers keep their window's tokens, the others all of them; chunked layers
      * (Llama 4) at most a chunk's, the peak a sequence reaches once it is that long */
-    const double per_layer = per_token / (double)m->layers;
+    const int64_t attn = sim_model_attn_layers(m);
+    const double per_layer = per_token / (double)attn;
     const double w = (double)m->sliding_window, local = tokens < w ? tokens : w;
-    return per_layer * ((double)(m->layers - m->sliding_layers) * tokens +
-                        (double)m->sliding_layers * local);
+    return per_layer * ((double)(attn - m->sliding_layers) * tokens +
+                        (double)m->sliding_layers * local) +
+           state;
 }
 
 double sim_mem_workspace_bytes(const sim_step_cfg *cfg, double tokens, double logit_tokens)
@@ -51,7 +67,14 @@ double sim_mem_workspace_bytes(const sim_step_cfg *cfg, double tokens, double lo
     /* MLA prefill expands the latent into per-head K (nope + rope) and V */
     double attn = m->mla ? hq * (2.0 * hd + 2.0 * (double)m->v_head_dim) * rb
                          : (hq + 2.0 * hkv) * hd * rb + hq * hd * rb;
-    double mlp = 2.0 * f * rb + f * ab;
+    double mlp = (m->mlp_ungated ? f * rb : 2.0 * f * rb) + f * ab;
+    if (m->linear_layers > 0) { /* a linear mixer's in_proj output and its gated-norm output */
+        const double hv = (double)(m->lin_v_heads / tp), vd = hv * (double)m->lin_v_dim;
+        const double conv = 2.0 * (double)(m->lin_k_heads / tp * m->lin_k_dim) + vd;
+        const double lin = (conv + 2.0 * vd + 2.0 * hv) * rb;
+        if (lin > attn)
+            attn = lin;
+    }
     if (m->experts > 0) {
         /* each token's k routed copies (1/ep of them per GPU under EP, times the imbalance) with
          * their gate/up output and activation */

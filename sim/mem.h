@@ -53,10 +53,16 @@ double sim_mem_kv_bytes_per_token(const sim_step_cfg *cfg);
 
 /* KV bytes one sequence of `tokens` tokens keeps per GPU: every full-attention layer all of
  * them, a sliding-window layer only its last sliding_window (what a cache that frees the blocks
- * a window has left keeps; model.h's layer_types). gpt-oss-120b, bf16 KV, TP 1 (2048 B per
+ * a window has left keeps; model.h's layer_types), a linear layer its constant state
+ * (sim_mem_state_bytes_per_seq). gpt-oss-120b, bf16 KV, TP 1 (2048 B per
  * token per layer, 18 + 18 layers, window 128) at 4096 tokens: 18 x 2048 x (4096 + 128) =
  * 155,713,536 B. Uniform models: tokens x sim_mem_kv_bytes_per_token. */
 double sim_mem_kv_bytes_per_seq(const sim_step_cfg *cfg, double tokens);
+
+/* The constant state one sequence keeps per GPU in a hybrid model's linear layers (conv and
+ * recurrent state, sim_graph_linear_state_bytes x the linear layers; the heaviest pipeline
+ * stage's share); 0 for other models. Qwen3-Next-80B at TP 1: 36 x 1,097,728 = 39,518,208 B. */
+double sim_mem_state_bytes_per_seq(const sim_step_cfg *cfg);
 
 /* Activation workspace of a step with `tokens` new tokens and `logit_tokens` needing logits. */
 double sim_mem_workspace_bytes(const sim_step_cfg *cfg, double tokens, double logit_tokens);

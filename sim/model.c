@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "jsonf.h"
+#include "model_internal.h"
 
 static sim_status read_dtype(const cJSON *cfg, const char *path, sim_model *m, sim_err *err)
 {
@@ -258,8 +259,10 @@ static sim_status read_mla(const cJSON *cfg, const char *path, sim_model *m, sim
     return SIM_OK;
 }
 
-/* layer_types (gpt-oss): how many layers use the sliding window. */
-static sim_status read_layer_types(const cJSON *cfg, const char *path, sim_model *m, sim_err *err)
+/* layer_types (gpt-oss, Gemma 3, Qwen3-Next): how many layers use the sliding window, and
+ * (Qwen3-Next only: `linear` true) how many are linear attention. */
+static sim_status read_layer_types(const cJSON *cfg, const char *path, bool linear, sim_model *m,
+                                   sim_err *err)
 {
     const cJSON *a = sim_jsonf_find(cfg, "layer_types");
     m->sliding_layers = m->sliding_window > 0 ? m->layers : 0;
@@ -277,11 +280,14 @@ static sim_status read_layer_types(const cJSON *cfg, const char *path, sim_model
         const char *s = cJSON_IsString(it) ? it->valuestring : "";
         if (strcmp(s, "sliding_attention") == 0)
             sliding++;
+        else if (linear && strcmp(s, "linear_attention") == 0)
+            m->linear_layers++;
         else if (strcmp(s, "full_attention") != 0)
             return sim_fail(err, SIM_EINPUT,
                             "%s: field 'layer_types' holds \"%s\", a layer kind infersim does "
-                            "not price; expected \"sliding_attention\" or \"full_attention\"",
-                            path, s);
+                            "not price here; expected \"sliding_attention\" or "
+                            "\"full_attention\"%s",
+                            path, s, linear ? " or \"linear_attention\"" : "");
     }
     m->sliding_layers = m->sliding_window > 0 ? sliding : 0;
     return SIM_OK;
@@ -300,6 +306,8 @@ static const struct {
     {"qwen3_moe", "Qwen3MoeForCausalLM"},   {"deepseek_v2", "DeepseekV2ForCausalLM"},
     {"deepseek_v3", "DeepseekV3ForCausalLM"}, {"gpt_oss", "GptOssForCausalLM"},
     {"llama4_text", "Llama4ForCausalLM"},   {"gemma3_text", "Gemma3ForCausalLM"},
+    {"qwen3_next", "Qwen3NextForCausalLM"}, {"nemotron_h", "NemotronHForCausalLM"},
+    {"deepseek_v32", "DeepseekV32ForCausalLM"},
 };
 static const struct {
     const char *model_type, *architecture;
@@ -310,18 +318,18 @@ static const struct {
     {"gemma3", "Gemma3ForConditionalGeneration"},
 };
 
-/* Fields that announce a layer kind or mechanism infersim does not price, whatever model_type
- * says: a config that has one is refused naming it. */
+/* Fields that announce a layer kind or mechanism infersim does not price, unless model_type is
+ * the family that reads it (`family`): a config that has one is refused naming it. */
 static const struct {
-    const char *field, *what;
+    const char *field, *what, *family;
 } unpriced_fields[] = {
-    {"hybrid_override_pattern", "Mamba-2 / attention hybrid layers (Nemotron-H)"},
-    {"layers_block_type", "Mamba / attention hybrid layers (Jamba, Granite 4)"},
-    {"ssm_cfg", "state-space (Mamba) layers"},
-    {"mamba_d_state", "state-space (Mamba) layers"},
-    {"linear_num_value_heads", "linear-attention (Gated DeltaNet) layers"},
-    {"index_topk", "sparse attention with a lightning indexer (DeepSeek-V3.2 DSA)"},
-    {"cross_attention_layers", "cross-attention layers (Llama 3.2 Vision)"},
+    {"hybrid_override_pattern", "Mamba-2 / attention hybrid layers", "nemotron_h"},
+    {"layers_block_type", "Mamba / attention hybrid layers (Jamba, Granite 4)", NULL},
+    {"ssm_cfg", "state-space (Mamba) layers", NULL},
+    {"mamba_d_state", "state-space (Mamba) layers", NULL},
+    {"linear_num_value_heads", "linear-attention (Gated DeltaNet) layers", "qwen3_next"},
+    {"index_topk", "sparse attention with a lightning indexer (DSA)", "deepseek_v32"},
+    {"cross_attention_layers", "cross-attention layers (Llama 3.2 Vision)", NULL},
 };
 
 static bool in_table(const char *s, size_t n, const char *(*get)(size_t))
@@ -361,9 +369,8 @@ static sim_status check_family(const cJSON *root, const cJSON *cfg, const char *
         return sim_fail(err, SIM_EINPUT,
                         "%s: field 'model_type' is \"%s\", a family infersim does not price; "
                         "expected one of llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, "
-                        "qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss, llama4_text, gemma3_text (README "
-                        "\"Model "
-                        "families\")",
+                        "qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss, llama4_text, gemma3_text, "
+                        "qwen3_next, nemotron_h, deepseek_v32 (README \"Model families\")",
                         path, type);
     const cJSON *archs = sim_jsonf_find(root, "architectures");
     if (archs && !cJSON_IsArray(archs))
@@ -384,8 +391,9 @@ static sim_status check_family(const cJSON *root, const cJSON *cfg, const char *
                             path, a);
     }
     for (size_t i = 0; i < sizeof unpriced_fields / sizeof unpriced_fields[0]; i++)
-        if (sim_jsonf_find(cfg, unpriced_fields[i].field) ||
-            sim_jsonf_find(root, unpriced_fields[i].field))
+        if ((sim_jsonf_find(cfg, unpriced_fields[i].field) ||
+             sim_jsonf_find(root, unpriced_fields[i].field)) &&
+            !(type && unpriced_fields[i].family && strcmp(type, unpriced_fields[i].family) == 0))
             return sim_fail(err, SIM_EINPUT,
                             "%s: field '%s' is given: %s, which infersim does not price; "
                             "expected a config without it (README \"Model families\")",
@@ -540,7 +548,7 @@ static sim_status read_architecture(const cJSON *cfg, const char *path, sim_mode
     sim_status st;
     if ((st = sim_jsonf_str_opt(cfg, path, "model_type", &type, err)) ||
         (st = read_moe(cfg, path, type, m, err)) || (st = read_mla(cfg, path, m, err)) ||
-        (st = read_layer_types(cfg, path, m, err)))
+        (st = read_layer_types(cfg, path, type && strcmp(type, "qwen3_next") == 0, m, err)))
         return st;
     bool gpt_oss = type && strcmp(type, "gpt_oss") == 0;
     m->attn_sinks = gpt_oss;
@@ -550,6 +558,12 @@ static sim_status read_architecture(const cJSON *cfg, const char *path, sim_mode
         return read_llama4(cfg, path, m, err);
     if (type && strcmp(type, "gemma3_text") == 0)
         return read_gemma3(cfg, path, m, err);
+    if (type && strcmp(type, "qwen3_next") == 0)
+        return sim_model_read_qwen3_next(cfg, path, m, err);
+    if (type && strcmp(type, "deepseek_v32") == 0)
+        return sim_model_read_dsa(cfg, path, m, err);
+    if (type && strcmp(type, "nemotron_h") == 0)
+        return sim_model_read_nemotron_h(cfg, path, m, err);
     return SIM_OK;
 }
 
@@ -590,10 +604,10 @@ double sim_model_attn_params(const sim_model *m)
         double q = ql > 0.0 ? d * ql + ql + ql * h * qk : d * h * qk;
         double kv = d * (kvl + (double)m->qk_rope_dim) + kvl +
                     kvl * h * (double)(m->qk_nope_dim + m->v_head_dim);
-        return q + kv + h * (double)m->v_head_dim * d;
+        return q + kv + h * (double)m->v_head_dim * d + sim_model_indexer_params(m);
     }
     double q = (double)(m->heads * m->head_dim), kv = (double)(m->kv_heads * m->head_dim);
-    double p = d * q + 2.0 * d * kv + q * d;
+    double p = d * q * (m->attn_out_gate ? 2.0 : 1.0) + 2.0 * d * kv + q * d;
     if (m->qkv_bias)
         p += q + 2.0 * kv;
     if (m->o_bias)
@@ -621,13 +635,24 @@ static double moe_mlp_params(const sim_model *m, double experts)
     return experts * sim_model_expert_params(m) + router + shared;
 }
 
-/* The layers with `experts` routed experts counted in each MoE layer. */
+/* The layers with `experts` routed experts counted in each MoE layer: each mixer (attention or
+ * linear) and each MLP with the RMSNorm before it, a layer's extra norms (Gemma 3), the dense
+ * MLPs (gate, up, down; up and down when ungated) and the MoE blocks. */
 static double layers_params(const sim_model *m, double experts)
 {
     double d = (double)m->hidden, f = (double)m->intermediate;
-    double dense_layers = (double)(m->layers - m->moe_layers);
-    double per_layer = sim_model_attn_params(m) + (double)(2 + m->extra_norms) * d; /* RMSNorms */
-    return (double)m->layers * per_layer + dense_layers * 3.0 * d * f +
+    if (m->linear_layers == 0 && m->no_mixer_layers == 0 && m->no_mlp_layers == 0) {
+        double per_layer = sim_model_attn_params(m) + (double)(2 + m->extra_norms) * d;
+        return (double)m->layers * per_layer + (double)(m->layers - m->moe_layers) * 3.0 * d * f +
+               (double)m->moe_layers * moe_mlp_params(m, experts);
+    }
+    const int64_t mlp = sim_model_mlp_layers(m);
+    double dense_layers = (double)(mlp - m->moe_layers);
+    double norms = (double)(sim_model_attn_layers(m) + m->linear_layers + mlp) +
+                   (double)(m->layers * m->extra_norms);
+    return (double)sim_model_attn_layers(m) * sim_model_attn_params(m) +
+           (double)m->linear_layers * sim_model_linear_params(m) + norms * d +
+           dense_layers * (m->mlp_ungated ? 2.0 : 3.0) * d * f +
            (double)m->moe_layers * moe_mlp_params(m, experts);
 }
 

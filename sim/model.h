@@ -31,6 +31,13 @@
  * gpt-oss (model_type gpt_oss) also has attention sinks (one learned logit per head), biases on
  * the o projection, the router and the experts. Qwen3 (model_type qwen3, qwen3_moe) normalizes q
  * and k per head (q_norm, k_norm).
+ * Hybrid layer plans (model_linear.c): Qwen3-Next (qwen3_next: layer_types' linear_attention or
+ * full_attention_interval; linear_num_key_heads, linear_num_value_heads, linear_key_head_dim,
+ * linear_value_head_dim, linear_conv_kernel_dim, all required; attn_output_gate, default true) and
+ * Nemotron-H (nemotron_h: hybrid_override_pattern of M, *, - blocks; mamba_num_heads,
+ * mamba_head_dim, ssm_state_size, n_groups, conv_kernel required; chunk_size (256),
+ * use_conv_bias (true), mlp_hidden_act relu2). DeepSeek-V3.2 (deepseek_v32): MLA with
+ * index_topk, index_n_heads, index_head_dim (required).
  */
 #ifndef SIM_MODEL_H
 #define SIM_MODEL_H
@@ -42,6 +49,13 @@
 #include "dtype.h"
 #include "quant.h"
 #include "status.h"
+
+/* The token mixer of a model's linear layers. */
+typedef enum sim_linear_kind {
+    SIM_LINEAR_NONE,
+    SIM_LINEAR_GDN,    /* Gated DeltaNet (Qwen3-Next): gated delta rule, FLA's chunked kernels */
+    SIM_LINEAR_MAMBA2, /* Mamba-2 SSD (Nemotron-H): mamba_chunk_scan_combined, selective update */
+} sim_linear_kind;
 
 typedef struct sim_model {
     char name[96];          /* file stem, e.g. "llama-3.1-8b" */
@@ -70,6 +84,28 @@ typedef struct sim_model {
                                tokens (Llama 4's iRoPE), not a sliding window */
     double vision_params;   /* a multimodal checkpoint's vision tower and projector (Llama 4);
                                held in memory, images not priced */
+    /* hybrid layer plans (model_linear.c; 0 for a plain decoder, whose every layer has
+     * attention and an MLP): layers whose token mixer is a linear-attention / state-space
+     * layer (no per-token KV: a constant state per sequence), layers with no token mixer
+     * (Nemotron-H's MLP blocks), layers with no MLP (Nemotron-H's Mamba and attention blocks).
+     * sim_model_attn_layers and sim_model_mlp_layers give the others. */
+    int64_t linear_layers, no_mixer_layers, no_mlp_layers;
+    sim_linear_kind linear_kind;
+    /* the linear mixer's shape, one name for both kinds (heads are split by TP):
+     *   Gated DeltaNet  lin_k_heads q/k heads (linear_num_key_heads) of lin_k_dim, lin_v_heads
+     *                   v heads (linear_num_value_heads) of lin_v_dim; state per v head
+     *                   lin_k_dim x lin_v_dim
+     *   Mamba-2         lin_k_heads = n_groups (B and C, each of lin_k_dim = ssm_state_size),
+     *                   lin_v_heads = mamba_num_heads of lin_v_dim = mamba_head_dim; state per
+     *                   head lin_k_dim x lin_v_dim
+     * conv_dim = 2 lin_k_heads lin_k_dim + lin_v_heads lin_v_dim channels in both. */
+    int64_t lin_k_heads, lin_v_heads, lin_k_dim, lin_v_dim;
+    int64_t lin_conv_kernel; /* causal depthwise conv taps (linear_conv_kernel_dim, conv_kernel) */
+    int64_t lin_chunk;       /* prefill scan chunk (GDN 64 as FLA runs it; Mamba-2 chunk_size) */
+    bool lin_conv_bias;      /* the conv carries a bias (Mamba-2's use_conv_bias) */
+    bool mlp_ungated;        /* the dense MLP is up -> act -> down (Nemotron-H's relu2), no gate */
+    bool attn_out_gate;      /* q_proj also yields a sigmoid gate on the attention output
+                                (Qwen3-Next's gated attention: heads x head_dim more outputs) */
     /* mixture of experts: experts == 0 is a dense model */
     int64_t experts;             /* E: routed experts per MoE layer */
     int64_t experts_per_tok;     /* k: experts each token is routed to */
@@ -83,6 +119,10 @@ typedef struct sim_model {
     int64_t q_lora_rank;  /* 0: queries are a plain d -> heads x (nope + rope) projection */
     int64_t kv_lora_rank; /* the compressed latent cached per token */
     int64_t qk_nope_dim, qk_rope_dim, v_head_dim;
+    /* DeepSeek Sparse Attention (deepseek_v32; 0: dense MLA): each query attends to the
+     * index_topk cached tokens the lightning indexer scores highest (index_heads heads of
+     * index_head_dim over its own fp8 key cache; graph_dsa.c) */
+    int64_t index_topk, index_heads, index_head_dim;
     sim_quant quant; /* quantization_config (quant.present false without one) */
 } sim_model;
 
@@ -118,6 +158,28 @@ double sim_model_layer_params(const sim_model *m);
 /* Parameters of one layer's attention block (projections, biases, sinks, q/k norms; MLA's down
  * and up projections and their norms). */
 double sim_model_attn_params(const sim_model *m);
+
+/* Layers with an attention mixer (full, sliding or chunked): those neither linear nor mixer-free. */
+static inline int64_t sim_model_attn_layers(const sim_model *m)
+{
+    return m->layers - m->linear_layers - m->no_mixer_layers;
+}
+
+/* Layers with an MLP (dense or MoE). */
+static inline int64_t sim_model_mlp_layers(const sim_model *m) { return m->layers - m->no_mlp_layers; }
+
+/* Parameters of one layer's lightning indexer (DeepSeek-V3.2: wq_b q_lora x heads x dim, wk
+ * d x dim, weights_proj d x heads, k_norm's LayerNorm 2 x dim; vLLM's Indexer in
+ * model_executor/models/deepseek_v2.py); 0 without DSA. 1536 x 8192 + 7168 x 128 + 7168 x 64 +
+ * 256 = 13,959,424. */
+double sim_model_indexer_params(const sim_model *m);
+
+/* Parameters of one linear-attention / state-space layer's mixer (model_linear.c): Gated
+ * DeltaNet: in_proj_qkvz d x (2 hk dk + 2 hv dv), in_proj_ba d x 2 hv, conv1d conv_dim x K,
+ * dt_bias and A_log (hv each), the gated norm (dv), out_proj hv dv x d. Mamba-2: in_proj
+ * d x (2 hv dv + 2 G N + hv) (z, x, B, C, dt), conv1d conv_dim x K (+ conv_dim bias), dt_bias,
+ * A_log, D (hv each), the gated norm (hv dv), out_proj hv dv x d. 0 without linear layers. */
+double sim_model_linear_params(const sim_model *m);
 
 /* Parameters of one routed expert (gate, up, down and their biases). */
 double sim_model_expert_params(const sim_model *m);

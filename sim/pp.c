@@ -56,6 +56,7 @@ double sim_pp_weight_bytes(const sim_step_cfg *cfg)
         return all;
     sim_model bare = *m; /* the tables, the final norm (and MTP layers: on the last stage) */
     bare.layers = bare.moe_layers = bare.sliding_layers = 0;
+    bare.linear_layers = bare.no_mixer_layers = bare.no_mlp_layers = 0;
     const double edges = sim_graph_weight_bytes_par(&bare, &par, &cfg->prec);
     const double per_layer = (all - edges) / (double)m->layers; /* the mean layer */
     /* one vocabulary table: the embedding on the first stage; the last keeps the LM head (its

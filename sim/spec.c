@@ -159,6 +159,9 @@ static sim_status set_draft(sim_spec *s, sim_spec_method method, const sim_model
          * full attention unless every layer slides */
         s->head.moe_layers = target->moe_layers > 0 ? s->head.layers : 0;
         s->head.sliding_layers = target->sliding_layers == target->layers ? s->head.layers : 0;
+        /* an attention layer with an MLP, whatever the target's hybrid plan (Qwen3-Next's MTP
+         * layer is full attention; a Mamba hybrid's EAGLE head a plain decoder layer) */
+        s->head.linear_layers = s->head.no_mixer_layers = s->head.no_mlp_layers = 0;
         if (s->head.layers < 1)
             return sim_fail(err, SIM_EINPUT,
                             "--spec-method: value mtp needs MTP layers, but %s has no "
@@ -312,6 +315,7 @@ sim_mem_extra sim_spec_mem_extra(const sim_spec *s, const sim_step_cfg *t)
         /* only the head's layers: it shares the target's embedding and LM head */
         sim_model none = s->head;
         none.layers = none.moe_layers = none.sliding_layers = 0;
+        none.linear_layers = none.no_mixer_layers = none.no_mlp_layers = 0;
         sim_par par = sim_step_par(t);
         x.weight_bytes = sim_graph_weight_bytes_par(&s->head, &par, &t->prec) -
                          sim_graph_weight_bytes_par(&none, &par, &t->prec) +

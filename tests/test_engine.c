@@ -451,6 +451,69 @@ static void test_hybrid_kv_sliding_window(void **state)
     free(f);
 }
 
+/* A hybrid linear model under vLLM v1 (engine.h, config.py's HybridAttentionMambaModelConfig):
+ * Qwen3-Next-80B at TP 4 on H100: one attention layer's page of one token 2 x ceil(2 / 4) x 256 x
+ * 2 B = 1024 B; a GDN layer's state (3 x 8192 / 4 + 32 / 4 x 128 x 128) x 2 = 274,432 B: the
+ * block is raised to 16 x ceil(274,432 / 16,384) = 16 x 17 = 272 tokens (544 at TP 1: 1,097,728
+ * / 32,768 -> 34); 12 attention + 36 GDN layers: groups of 12, 1 full and 3 state tables; a
+ * block is 272 x 12 x 1024 = 3,342,336 B. A 1000-token request holds ceil(1000 / 272) = 4 full
+ * blocks and one per state table: 7. Nemotron-Nano-9B-v2 at TP 1: 4 attention + 27 Mamba-2
+ * layers: groups of 4, 1 full and 7 state tables (the last padded); page 2 x 8 x 128 x 2 = 4096
+ * B, state 2,695,168 B: block 16 x ceil(41.125) = 672 tokens. */
+static void test_hybrid_state_groups(void **state)
+{
+    (void)state;
+    fixture *f = fx_new("qwen3-next-80b-a3b", "h100-sxm", 4);
+    f->cfg.sched.policy = SIM_POLICY_VLLM;
+    sim_engine_kv_groups g = sim_engine_kv_groups_of(&f->cfg);
+    assert_int_equal(g.full, 1);
+    assert_int_equal(g.state, 3);
+    assert_int_equal(g.swa, 0);
+    assert_int_equal(g.layers_per_block, 12);
+    assert_int_equal(g.block_size, 272);
+    const double cap = sim_mem_kv_capacity_bytes(&f->cfg.step, f->cfg.mem_util, 8192, 256, 0.0);
+    assert_int_equal(sim_engine_kv_blocks(&f->cfg), (int64_t)floor(cap / 3342336.0));
+    sim_kvcache kv;
+    sim_kvcache_init(&kv, 100, g.block_size);
+    sim_kvcache_set_groups(&kv, g.full, g.swa, 1);
+    sim_kvcache_set_state_groups(&kv, g.state);
+    assert_int_equal(sim_kvcache_blocks_held(&kv, 0, 1000), 7);
+    assert_int_equal(sim_kvcache_blocks_held(&kv, 0, 0), 0);
+    f->cfg.step.tp = 1;
+    assert_int_equal(sim_engine_kv_groups_of(&f->cfg).block_size, 544);
+    f->cfg.step.tp = 4;
+    /* vLLM turns prefix caching off for these models */
+    f->cfg.prefix_caching = true;
+    assert_false(sim_engine_prefix_caching(&f->cfg));
+    /* served: every request completes, the reported block size is vLLM's */
+    sim_workload w = tu_synth(20, 1000, 100, INFINITY, 0.0);
+    sim_engine_result r = simulate(f, &w);
+    assert_int_equal(metrics(&r).completed, 20);
+    assert_int_equal(r.block_size, 272);
+    assert_int_equal(r.prefix_query_tokens, 0);
+    sim_engine_result_free(&r);
+    /* other engines' state pools, vLLM without the hybrid manager: refused by flag */
+    sim_err err = {{0}};
+    f->cfg.sched.policy = SIM_POLICY_SGLANG;
+    assert_int_equal(sim_engine_check(&f->cfg, &w, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--engine"));
+    f->cfg.sched.policy = SIM_POLICY_VLLM;
+    f->cfg.no_hybrid_kv = true;
+    assert_int_equal(sim_engine_check(&f->cfg, &w, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--disable-hybrid-kv-cache-manager"));
+    sim_workload_free(&w);
+    free(f);
+
+    f = fx_new("nemotron-nano-9b-v2", "h100-sxm", 1);
+    f->cfg.sched.policy = SIM_POLICY_VLLM;
+    g = sim_engine_kv_groups_of(&f->cfg);
+    assert_int_equal(g.full, 1);
+    assert_int_equal(g.state, 7);
+    assert_int_equal(g.layers_per_block, 4);
+    assert_int_equal(g.block_size, 672);
+    free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -467,6 +530,7 @@ int main(void)
         cmocka_unit_test(test_far_apart_requests),
         cmocka_unit_test(test_checks),
         cmocka_unit_test(test_hybrid_kv_sliding_window),
+        cmocka_unit_test(test_hybrid_state_groups),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -628,6 +628,130 @@ static void test_dp_slowest_group(void **state)
     assert_false(gr.ops[SIM_OP_DP_SYNC].present);
 }
 
+/* The linear mixer's ops, by hand (graph_linear.c's formulas), bf16, TP 1.
+ * Qwen3-Next (GDN: 16 q/k heads, 32 v heads, 128 x 128 state per v head, conv channels 8192,
+ * kernel 4, chunk 64), one decode at context 4096:
+ *   in_proj n = 8192 + 4096 (z) + 64 (beta, a) = 12,352: 2 x 12,352 x 2048 = 50,593,792 FLOPs
+ *   conv 8192 x (2 x 4 + 4) = 98,304 FLOPs, its state 3 x 8192 x 2 B = 49,152 B read and written
+ *   scan 32 x 7 x 128 x 128 = 3,670,016 FLOPs; the state 32 x 128 x 128 x 2 = 1,048,576 B read
+ *   and written; inputs and output 12,352 x 2 = 24,704 B; kernels: recurrent + gating = 2
+ * One prefill of 1000 tokens: 182,954.67 FLOPs per token and head (6 x 16,384 + 64 x (6 x 128 +
+ *   4 x 128) + 2 x 64^2 / 3): 1000 x 32 x that = 5,854,549,333 FLOPs; bytes 1000 x 12,352 x 2
+ *   (inputs, output) + 2 x 1000 x 32 x 64 x 2 (A) + (1000 / 64 + 1) x 524,288 x 2 x 2 (chunk
+ *   states) + 2 x 1000 x 32 x 256 x 2 (w, u) = 24,704,000 + 8,192,000 + 34,865,152 + 32,768,000
+ *   = 100,529,152; kernels 6 + gating = 7.
+ * Nemotron-Nano-9B-v2 (Mamba-2: 8 groups, 128 heads of 80, state 128, chunk 128), one prefill of
+ *   1024: per token and head 4 x 128 x 80 + 2 x 128 x 80 + 2 x 128 x 128 x 8 / 128 + 2 x 128 x
+ *   80 / 128 = 40,960 + 20,480 + 2,048 + 160 = 63,648; x 128 x 1024 = 8,342,470,656 FLOPs; bytes
+ *   1024 x (12,288 + 128 + 10,240) x 2 + 2 x 1024 x 8 x 128 x 2 + (8 + 1) chunks x 1,310,720 x
+ *   4 fp32 passes x 4 B = 46,399,488 + 4,194,304 + 188,743,680 = 239,337,472; one decode:
+ *   128 x 5 x 128 x 80 = 6,553,600 FLOPs, state 1,310,720 x 2 = 2,621,440 B. */
+static void test_linear_mixer(void **state)
+{
+    (void)state;
+    sim_model q = tu_model("qwen3-next-80b-a3b");
+    sim_graph g = decode(&q, 1, &BF16, 1, 4096);
+    assert_int_equal(g.repeats[SIM_OP_LINEAR_SCAN], 36);
+    assert_int_equal(g.repeats[SIM_OP_ATTENTION], 12);
+    assert_int_equal(g.repeats[SIM_OP_QKV_PROJ], 12);
+    assert_int_equal(g.repeats[SIM_OP_ATTN_NORM], 48);
+    assert_int_equal(g.repeats[SIM_OP_MLP_NORM], 48);
+    assert_int_equal(g.ops[SIM_OP_QKV_PROJ].n, (2 * 16 + 2 * 2) * 256); /* query and gate */
+    assert_near(g.ops[SIM_OP_LINEAR_IN_PROJ].flops, 50593792.0, 1e-12);
+    assert_near(g.ops[SIM_OP_LINEAR_CONV].flops, 98304.0, 1e-12);
+    assert_near(g.ops[SIM_OP_LINEAR_CONV].kv_read_bytes, 49152.0, 1e-12);
+    const sim_op *scan = &g.ops[SIM_OP_LINEAR_SCAN];
+    assert_near(scan->flops, 3670016.0, 1e-12);
+    assert_near(scan->kv_read_bytes, 1048576.0, 1e-12);
+    assert_near(scan->kv_write_bytes, 1048576.0, 1e-12);
+    assert_near(scan->act_bytes, 24704.0, 1e-12);
+    assert_int_equal(scan->kernels, 2);
+    /* the state does not grow with the context: a decode at 128K moves the same bytes */
+    sim_graph far = decode(&q, 1, &BF16, 1, 131072);
+    assert_near(far.ops[SIM_OP_LINEAR_SCAN].kv_read_bytes, scan->kv_read_bytes, 0);
+    assert_true(far.ops[SIM_OP_ATTENTION].kv_read_bytes > 30.0 * g.ops[SIM_OP_ATTENTION].kv_read_bytes);
+
+    sim_seq_group pre = {.count = 1, .q = 1000, .c = 0, .logits = 1};
+    sim_graph_build(&q, 1, &BF16, &pre, 1, &g);
+    assert_near(g.ops[SIM_OP_LINEAR_SCAN].flops, 1000.0 * 32.0 * (6.0 * 16384.0 + 64.0 * 1280.0 +
+                                                                   2.0 * 4096.0 / 3.0),
+                1e-12);
+    assert_near(g.ops[SIM_OP_LINEAR_SCAN].act_bytes, 100529152.0, 1e-12);
+    assert_int_equal(g.ops[SIM_OP_LINEAR_SCAN].kernels, 7);
+
+    sim_model n = tu_model("nemotron-nano-9b-v2");
+    pre.q = 1024;
+    sim_graph_build(&n, 1, &BF16, &pre, 1, &g);
+    assert_near(g.ops[SIM_OP_LINEAR_SCAN].flops, 8342470656.0, 1e-12);
+    assert_near(g.ops[SIM_OP_LINEAR_SCAN].act_bytes, 239337472.0, 1e-12);
+    assert_int_equal(g.repeats[SIM_OP_LINEAR_SCAN], 27);
+    assert_int_equal(g.repeats[SIM_OP_ATTENTION], 4);
+    assert_int_equal(g.repeats[SIM_OP_GATE_UP_PROJ], 25);
+    assert_int_equal(g.repeats[SIM_OP_ATTN_NORM], 31);
+    assert_int_equal(g.repeats[SIM_OP_MLP_NORM], 25);
+    assert_int_equal(g.ops[SIM_OP_GATE_UP_PROJ].n, 15680); /* up only: relu2, no gate */
+    g = decode(&n, 1, &BF16, 1, 4096);
+    assert_near(g.ops[SIM_OP_LINEAR_SCAN].flops, 6553600.0, 1e-12);
+    assert_near(g.ops[SIM_OP_LINEAR_SCAN].kv_read_bytes, 2621440.0, 1e-12);
+    /* every layer's ops sum to the repeats in the timeline's layer placement */
+    for (int i = 0; i < SIM_OP_COUNT; i++) {
+        if (!sim_op_info((sim_op_id)i)->per_layer)
+            continue;
+        int64_t in = 0;
+        for (int64_t l = 0; l < g.layers; l++)
+            in += sim_graph_op_in_layer(&g, (sim_op_id)i, l);
+        assert_int_equal(in, g.repeats[i]);
+    }
+    /* TP must divide the heads and groups of the linear layers */
+    sim_err err = {{0}};
+    assert_int_equal(sim_graph_check(&n, 16, &BF16, &err), SIM_EINPUT);
+    /* weights per GPU: the parameter count at 2 bytes (no vision tower) */
+    assert_near(sim_graph_weight_bytes_per_gpu(&n, 1, &BF16), 2.0 * sim_model_params(&n), 1e-12);
+    assert_near(sim_graph_weight_bytes_per_gpu(&q, 1, &BF16), 2.0 * sim_model_params(&q), 1e-12);
+    /* KV per token: the attention layers only, 12 x 2 x 2 x 256 x 2 and 4 x 2 x 8 x 128 x 2 */
+    assert_near(sim_graph_kv_bytes_per_token(&q, 1, &BF16), 24576.0, 0);
+    assert_near(sim_graph_kv_bytes_per_token(&n, 1, &BF16), 16384.0, 0);
+    assert_near(sim_graph_linear_state_bytes(&q, 1, &BF16), 1097728.0, 0);
+    assert_near(sim_graph_linear_state_bytes(&n, 1, &BF16), 2695168.0, 0);
+}
+
+/* DeepSeek Sparse Attention, TP 8, bf16 KV (graph_dsa.c, graph_build.c): a decode attends to
+ * min(context, 2048) latents, so the sparse MLA's FLOPs and bytes are flat past 2048: 2 x 16
+ * heads x (2 x 512 + 64) x 2048 = 71,303,168 FLOPs and 2048 x 576 x 2 = 2,359,296 B read at 8K
+ * and at 128K alike (dense MLA at 128K reads 131,072 x 576 x 2 = 150,994,944 B). The indexer
+ * scores every key: at 128K, 131,072 x (2 x 64 x 128 + 2 x 64) = 2,164,260,864 FLOPs and
+ * 131,072 x 132 = 17,301,504 B of keys; 16x at 128K what it is at 8K. KV per token per GPU:
+ * 61 x (576 x 2 + 132) = 78,324 B. */
+static void test_dsa_flat_past_topk(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("deepseek-v3.2");
+    sim_graph g8 = decode(&m, 8, &BF16, 1, 8191), g128 = decode(&m, 8, &BF16, 1, 131071);
+    assert_near(g8.ops[SIM_OP_ATTENTION].flops, 71303168.0, 1e-12);
+    assert_near(g128.ops[SIM_OP_ATTENTION].flops, 71303168.0, 1e-12);
+    assert_near(g8.ops[SIM_OP_ATTENTION].kv_read_bytes, 2359296.0, 1e-12);
+    assert_near(g128.ops[SIM_OP_ATTENTION].kv_read_bytes, 2359296.0, 1e-12);
+    assert_near(g128.ops[SIM_OP_INDEXER].flops, 2164260864.0, 1e-12);
+    assert_near(g128.ops[SIM_OP_INDEXER].kv_read_bytes, 17301504.0, 1e-12);
+    assert_near(g128.ops[SIM_OP_INDEXER].kv_read_bytes / g8.ops[SIM_OP_INDEXER].kv_read_bytes,
+                16.0, 1e-12);
+    assert_int_equal(g128.repeats[SIM_OP_INDEXER], 61);
+    assert_near(sim_graph_kv_bytes_per_token(&m, 8, &BF16), 78324.0, 0);
+    /* dense MLA (DeepSeek-V3) grows with the context; it has no indexer */
+    sim_model v3 = tu_model("deepseek-v3");
+    sim_graph d128 = decode(&v3, 8, &BF16, 1, 131071);
+    assert_near(d128.ops[SIM_OP_ATTENTION].kv_read_bytes, 150994944.0, 1e-12);
+    assert_int_equal(d128.repeats[SIM_OP_INDEXER], 0);
+    assert_false(d128.ops[SIM_OP_INDEXER].present);
+    /* a prefill chunk runs absorbed over capped pairs too: 4096 new tokens see 1..2048 keys
+     * (2048 x 2049 / 2 + 2048 x 2048 = 6,292,480 pairs), the indexer all 4096 x 4097 / 2 */
+    sim_seq_group pre = {.count = 1, .q = 4096, .c = 0, .logits = 1};
+    sim_graph p;
+    sim_graph_build(&m, 8, &BF16, &pre, 1, &p);
+    assert_near(p.ops[SIM_OP_ATTENTION].flops, 2.0 * 16.0 * 1088.0 * 6292480.0, 1e-12);
+    assert_near(p.ops[SIM_OP_INDEXER].flops, 4096.0 * 4097.0 / 2.0 * 16512.0, 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -653,6 +777,8 @@ int main(void)
         cmocka_unit_test(test_parallel_checks),
         cmocka_unit_test(test_dp_attention_tp_moe),
         cmocka_unit_test(test_dp_slowest_group),
+        cmocka_unit_test(test_linear_mixer),
+        cmocka_unit_test(test_dsa_flat_past_topk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

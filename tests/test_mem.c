@@ -74,6 +74,40 @@ static void test_kv_bytes_per_seq_sliding(void **state)
     assert_near(sim_mem_kv_bytes_per_seq(&c, 4096.0), 4096.0 * 131072.0, 0);
 }
 
+/* Hybrid linear models keep a constant state per sequence beside the attention layers' KV
+ * (graph.h's sim_graph_linear_state_bytes). Qwen3-Next-80B, TP 1: 12 x 2 x 2 x 256 x 2 = 24,576
+ * B per token, 36 x 1,097,728 = 39,518,208 B of state: 4K 100,663,296 + 39,518,208 =
+ * 140,181,504 B; 128K 3,221,225,472 + 39,518,208 = 3,260,743,680 B (all 48 layers as attention
+ * at 128K: 12,884,901,888). Nemotron-Nano-9B-v2, TP 1: 4 x 2 x 8 x 128 x 2 = 16,384 B per token,
+ * 27 x 2,695,168 = 72,769,536 B of state: 4K 67,108,864 + 72,769,536 = 139,878,400 B; 128K
+ * 2,147,483,648 + 72,769,536 = 2,220,253,184 B. */
+static void test_state_bytes_per_seq(void **state)
+{
+    (void)state;
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_model q = tu_model("qwen3-next-80b-a3b");
+    sim_step_cfg c = cfg_for(&q, &hw, 1, SIM_DT_BF16);
+    assert_near(sim_mem_kv_bytes_per_token(&c), 24576.0, 0);
+    assert_near(sim_mem_state_bytes_per_seq(&c), 39518208.0, 0);
+    assert_near(sim_mem_kv_bytes_per_seq(&c, 4096.0), 140181504.0, 0);
+    assert_near(sim_mem_kv_bytes_per_seq(&c, 131072.0), 3260743680.0, 0);
+    sim_model n = tu_model("nemotron-nano-9b-v2");
+    c = cfg_for(&n, &hw, 1, SIM_DT_BF16);
+    assert_near(sim_mem_state_bytes_per_seq(&c), 72769536.0, 0);
+    assert_near(sim_mem_kv_bytes_per_seq(&c, 4096.0), 139878400.0, 0);
+    assert_near(sim_mem_kv_bytes_per_seq(&c, 131072.0), 2220253184.0, 0);
+    /* two pipeline stages of 28 blocks: the mean block (17,776,454,656 B of weights less the two
+     * tables and the final norm, 2,348,819,200, over 56) x 28 = 7,713,817,728 B, the last stage
+     * with the LM head and the final norm, 1,174,414,080: 8,888,231,808 B */
+    c.pp = 2;
+    assert_near(sim_mem_weight_bytes(&c), 8888231808.0, 1e-12);
+    c.pp = 1;
+    /* a model without linear layers keeps none */
+    sim_model l = tu_model("llama-3.1-8b");
+    c = cfg_for(&l, &hw, 1, SIM_DT_BF16);
+    assert_near(sim_mem_state_bytes_per_seq(&c), 0.0, 0);
+}
+
 static void test_plan_of_free_memory(void **state)
 {
     (void)state;
@@ -180,6 +214,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plan_numbers),
         cmocka_unit_test(test_kv_bytes_per_seq_sliding),
+        cmocka_unit_test(test_state_bytes_per_seq),
         cmocka_unit_test(test_kv_capacity),
         cmocka_unit_test(test_kv_capacity_of_free_memory),
         cmocka_unit_test(test_plan_of_free_memory),

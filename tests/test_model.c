@@ -417,6 +417,68 @@ static void test_gemma3(void **state)
     assert_near(sim_model_params(&m), 27e9, 0.01);
 }
 
+/* Qwen3-Next-80B-A3B: 12 gated-attention and 36 Gated DeltaNet layers, each with a MoE block.
+ * By hand (d 2048):
+ *   attention: q_proj 2048 x 16 x 256 x 2 (query and gate) 16,777,216 + k, v 2 x 2048 x 512
+ *     2,097,152 + o 4096 x 2048 8,388,608 + q/k norms 512 = 27,263,488
+ *   Gated DeltaNet: conv channels 2 x 16 x 128 + 32 x 128 = 8192, in_proj 2048 x (8192 + 4096 +
+ *     64) 25,296,896 + conv 8192 x 4 32,768 + dt_bias, A_log 64 + norm 128 + out_proj 4096 x 2048
+ *     8,388,608 = 33,718,464
+ *   MoE: 512 x 3 x 2048 x 512 1,610,612,736 + router 1,048,576 + shared 3,145,728 + its gate
+ *     2048 = 1,614,809,088; active: 10 experts 31,457,280 + 4,196,352 = 35,653,632
+ *   norms 96 x 2048 = 196,608; embedding and LM head 2 x 151,936 x 2048 = 622,329,856; final
+ *     norm 2048
+ *   total 12 x 27,263,488 + 36 x 33,718,464 + 196,608 + 48 x 1,614,809,088 + 622,329,856 + 2048
+ *     = 79,674,391,296 (the card's 80B, -0.4 %; the checkpoint's MTP layer is not counted)
+ *   active 327,161,856 + 1,213,864,704 + 196,608 + 48 x 35,653,632 + 311,164,928 + 2048
+ *     = 3,563,764,480 (the card's "3B activated" is the name's rounding: A3B; 3.25 B without
+ *     the LM head)
+ * Nemotron-Nano-9B-v2 (d 4480): Mamba-2 conv channels 2 x 8 x 128 + 128 x 80 = 12,288, in_proj
+ * 4480 x (12,288 + 10,240 + 128) 101,498,880 + conv 12,288 x 4 + 12,288 bias 61,440 + dt_bias,
+ * A_log, D 384 + norm 10,240 + out_proj 10,240 x 4480 45,875,200 = 147,446,144; attention
+ * 22,937,600 + 9,175,040 + 22,937,600 = 55,050,240; relu2 MLP 2 x 4480 x 15,680 = 140,492,800;
+ * 56 norms 250,880: 27 x 147,446,144 + 4 x 55,050,240 + 25 x 140,492,800 + 250,880 =
+ * 7,713,817,728; + 2 x 587,202,560 + 4480 = 8,888,227,328 (the checkpoint's 8.89 B). */
+static void test_hybrid_linear(void **state)
+{
+    (void)state;
+    /* DeepSeek-V3.2: DeepSeek-V3's parameters and 61 indexers of 1536 x 8192 + 7168 x (128 + 64)
+     * + 2 x 128 = 13,959,424: + 851,524,864 (671.9 B; the card's 685 B adds the 14 B MTP layer
+     * as V3's does); the indexer runs for every token, so the active count grows by as much */
+    sim_model v3 = tu_model("deepseek-v3"), v32 = tu_model("deepseek-v3.2");
+    assert_int_equal(v32.index_topk, 2048);
+    assert_int_equal(v32.index_heads, 64);
+    assert_int_equal(v32.index_head_dim, 128);
+    assert_near(sim_model_indexer_params(&v32), 13959424.0, 0);
+    assert_near(sim_model_indexer_params(&v3), 0.0, 0);
+    assert_near(sim_model_params(&v32) - sim_model_params(&v3), 61.0 * 13959424.0, 1e-9);
+    assert_near(sim_model_active_params(&v32) - sim_model_active_params(&v3), 61.0 * 13959424.0,
+                1e-9);
+    sim_model q = tu_model("qwen3-next-80b-a3b");
+    assert_int_equal(q.linear_kind, SIM_LINEAR_GDN);
+    assert_int_equal(q.linear_layers, 36);
+    assert_int_equal(sim_model_attn_layers(&q), 12);
+    assert_int_equal(sim_model_mlp_layers(&q), 48);
+    assert_int_equal(q.moe_layers, 48);
+    assert_true(q.attn_out_gate);
+    assert_near(sim_model_attn_params(&q), 27263488.0, 0);
+    assert_near(sim_model_linear_params(&q), 33718464.0, 0);
+    assert_near(sim_model_params(&q), 79674391296.0, 0);
+    assert_near(sim_model_params(&q), 80e9, 0.01);
+    assert_near(sim_model_active_params(&q), 3563764480.0, 0);
+
+    sim_model n = tu_model("nemotron-nano-9b-v2");
+    assert_int_equal(n.linear_kind, SIM_LINEAR_MAMBA2);
+    assert_int_equal(n.linear_layers, 27);
+    assert_int_equal(sim_model_attn_layers(&n), 4);
+    assert_int_equal(sim_model_mlp_layers(&n), 25);
+    assert_true(n.mlp_ungated);
+    assert_near(sim_model_linear_params(&n), 147446144.0, 0);
+    assert_near(sim_model_params(&n), 8888227328.0, 0);
+    assert_near(sim_model_params(&n), 8.89e9, 0.01);
+    assert_near(sim_model_active_params(&n), 7713817728.0 + 587202560.0 + 4480.0, 0);
+}
+
 /* A family, wrapper, architecture or layer kind infersim does not price is refused naming the
  * field and its value, before any shape field is asked for (a Mamba config has no
  * num_attention_heads; it must not fail on that). A priced family missing a field names it. */
@@ -431,14 +493,33 @@ static void test_unpriced_families(void **state)
         {"{\"model_type\": \"mamba\", \"architectures\": [\"MambaForCausalLM\"], "
          "\"hidden_size\": 2560, \"num_hidden_layers\": 64, \"state_size\": 16}",
          "model_type", "mamba"},
-        {"{" DENSE_FIELDS ", \"architectures\": [\"Qwen3NextForCausalLM\"]}", "architectures",
-         "Qwen3NextForCausalLM"},
-        {"{" DENSE_FIELDS ", \"model_type\": \"qwen3_next\"}", "model_type", "qwen3_next"},
+        {"{" DENSE_FIELDS ", \"architectures\": [\"Qwen3_5MoeForCausalLM\"]}", "architectures",
+         "Qwen3_5MoeForCausalLM"},
+        {"{" DENSE_FIELDS ", \"model_type\": \"qwen3_5_moe\"}", "model_type", "qwen3_5_moe"},
+        /* priced hybrid families missing a field they need, or with an unpriced block kind */
+        {"{" DENSE_FIELDS ", \"model_type\": \"qwen3_next\"}", "linear_num_key_heads",
+         "missing"},
+        {"{" DENSE_FIELDS ", \"model_type\": \"nemotron_h\"}", "hybrid_override_pattern",
+         "missing"},
+        {"{\"hidden_size\": 64, \"intermediate_size\": 128, \"num_hidden_layers\": 4, "
+         "\"num_attention_heads\": 4, \"vocab_size\": 10, \"max_position_embeddings\": 4096, "
+         "\"model_type\": \"nemotron_h\", \"hybrid_override_pattern\": \"ME*-\"}",
+         "hybrid_override_pattern", "'E'"},
+        {"{\"hidden_size\": 64, \"intermediate_size\": 128, \"num_hidden_layers\": 4, "
+         "\"num_attention_heads\": 4, \"vocab_size\": 10, \"max_position_embeddings\": 4096, "
+         "\"model_type\": \"nemotron_h\", \"hybrid_override_pattern\": \"M-*-\"}",
+         "mamba_num_heads", "missing"},
         {"{" DENSE_FIELDS ", \"linear_num_value_heads\": 32}", "linear_num_value_heads",
          "DeltaNet"},
         {"{" DENSE_FIELDS ", \"hybrid_override_pattern\": \"M-M*\"}", "hybrid_override_pattern",
          "Mamba"},
-        {"{" DENSE_FIELDS ", \"model_type\": \"deepseek_v32\"}", "model_type", "deepseek_v32"},
+        {"{" DENSE_FIELDS ", \"model_type\": \"deepseek_v33\"}", "model_type", "deepseek_v33"},
+        /* DeepSeek-V3.2 without its MLA or its indexer's fields */
+        {"{" DENSE_FIELDS ", \"model_type\": \"deepseek_v32\"}", "kv_lora_rank", "missing"},
+        {"{" DENSE_FIELDS ", \"model_type\": \"deepseek_v32\", \"kv_lora_rank\": 512, "
+         "\"q_lora_rank\": 1536, \"qk_nope_head_dim\": 128, \"qk_rope_head_dim\": 64, "
+         "\"v_head_dim\": 128, \"index_topk\": 2048, \"index_head_dim\": 128}",
+         "index_n_heads", "missing"},
         {"{" DENSE_FIELDS ", \"index_topk\": 2048}", "index_topk", "DSA"},
         {"{\"model_type\": \"mllama\", \"text_config\": {" DENSE_FIELDS "}}", "model_type",
          "mllama"},
@@ -544,6 +625,7 @@ int main(void)
         cmocka_unit_test(test_hugging_face_ids),      cmocka_unit_test(test_unpriced_families),
         cmocka_unit_test(test_llama4),
         cmocka_unit_test(test_gemma3),
+        cmocka_unit_test(test_hybrid_linear),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -216,9 +216,9 @@ static void test_load(void **state)
      * recipe, SGLang on 16 H100) and 7 energy rows (ids 3400-3406, 3 skipped) and 9 low-trust
      * MI300X static batches of vLLM's ROCm build (ids 2600-2608), 4 speculative-decoding
      * rows of vLLM 0.8 (ids 3900-3903), 10 block-scaled fp8 GEMM rows (ids 3600-3609, 3 CUTLASS
-     * ones skipped) and 7 low-trust H200 fp8 fused_moe rows (untuned default config, ids
-     * 3610-3616) */
-    assert_int_equal(n, 641);
+     * ones skipped), 7 low-trust H200 fp8 fused_moe rows (untuned default config, ids
+     * 3610-3616) and a Nemotron-Nano-9B-v2 vLLM serve row (id 4000: Mamba-2 hybrid) */
+    assert_int_equal(n, 642);
     int ops = 0, skipped = 0, low = 0, rated = 0, ranged = 0, spec = 0;
     for (size_t i = 0; i < n; i++) {
         if (rows[i].kind == SIM_VK_SPEC) {
