@@ -193,8 +193,9 @@ static void test_load(void **state)
      * 3200-3232, the last two low-trust), 24 DeepEP all-to-all rows (ids 2200-2223), 11 FlashMLA
      * decode rows (ids 2230-2240) and 17 low-trust DeepSeek-R1 serve rows (ids 2250-2266: vLLM's
      * recipe, SGLang on 16 H100) and 7 energy rows (ids 3400-3406, 3 skipped) and 9 low-trust
-     * MI300X static batches of vLLM's ROCm build (ids 2600-2608) */
-    assert_int_equal(n, 620);
+     * MI300X static batches of vLLM's ROCm build (ids 2600-2608) and 13 ML.ENERGY H100 energy
+     * rows (ids 3800-3812) */
+    assert_int_equal(n, 633);
     int ops = 0, skipped = 0, low = 0, rated = 0, ranged = 0, spec = 0;
     for (size_t i = 0; i < n; i++) {
         if (rows[i].kind == SIM_VK_SPEC) {
