@@ -123,6 +123,37 @@ static void test_summary(void **state)
     assert_near(sim_validate_error_pct(90, 100), -10.0, 1e-12);
 }
 
+static void test_fit_recovers_gemm_fixed_time(void **state)
+{
+    (void)state;
+    /* fp8 GEMMs measured on a device whose fp8 kernels take a fixed 5 us and stream at 0.70 of
+     * HBM: four memory-bound decode GEMMs (M = 1, 2 to 134 MB of weights: the fixed time is
+     * most of the smallest, the stream most of the largest) and two compute-bound ones pin
+     * both; a fit from no fixed time and the fixture's 0.866 finds them again */
+    sim_hw truth = tu_fixture_hw();
+    truth.quant.gemm_fixed_ns[SIM_DT_FP8] = 5000.0;
+    truth.quant.gemm_memory[SIM_DT_FP8] = 0.70;
+    const int64_t shapes[6][3] = {{1, 1024, 2048},    {1, 4096, 4096},     {1, 8192, 8192},
+                                  {1, 16384, 8192},   {4096, 4096, 4096},  {8192, 8192, 8192}};
+    sim_vrow rows[6];
+    sim_err err = {{0}};
+    for (int i = 0; i < 6; i++) {
+        rows[i] = op_row(SIM_VK_GEMM, "latency_ms");
+        rows[i].dtype = rows[i].weight = SIM_DT_FP8;
+        rows[i].m = shapes[i][0];
+        rows[i].n = shapes[i][1];
+        rows[i].k = shapes[i][2];
+        assert_int_equal(sim_validate_op(&rows[i], &truth, &rows[i].value, &err), SIM_OK);
+    }
+    sim_hw hw = tu_fixture_hw();
+    sim_fit_report rep;
+    assert_int_equal(sim_validate_fit(rows, 6, "fixture", &hw, &rep, &err), SIM_OK);
+    assert_near(sim_hw_gemm_fixed_ns(&hw, SIM_DT_FP8), 5000.0, 300.0);
+    assert_near(sim_hw_gemm_memory(&hw, SIM_DT_FP8), 0.70, 0.02);
+    assert_true(rep.after_median < 1.0);
+    assert_non_null(strstr(rep.fitted, "quant.gemm_fixed_us.fp8"));
+}
+
 static void test_fit_recovers_known_efficiencies(void **state)
 {
     (void)state;
@@ -722,6 +753,7 @@ int main(void)
         cmocka_unit_test(test_op_predictions),
         cmocka_unit_test(test_summary),
         cmocka_unit_test(test_fit_recovers_known_efficiencies),
+        cmocka_unit_test(test_fit_recovers_gemm_fixed_time),
         cmocka_unit_test(test_load),
         cmocka_unit_test(test_load_strict),
         cmocka_unit_test(test_load_algo_trust),
