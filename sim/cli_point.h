@@ -92,6 +92,10 @@ const double *cli_point_draws_of(const cli_point_draws *d, const char *key);
 /* A warning when the offered load is past the capacity or its band straddles 1 (to `warn`). */
 void cli_point_warn_capacity(const cli_point_draws *d, FILE *warn);
 
+/* A note when the point has bands and its device has no measured efficiency (default-only: none
+ * fitted on its rows nor inherited from a measured part; sim_hw_default_only), to `warn`. */
+void cli_point_warn_provenance(const cli_point_draws *d, const sim_hw *hw, FILE *warn);
+
 void cli_point_draws_free(cli_point_draws *d);
 
 /* Whether --dataset-name names a public dataset's lengths (not vLLM's random or

@@ -493,3 +493,14 @@ void cli_point_warn_capacity(const cli_point_draws *d, FILE *warn)
                 "is a large latency error\n",
                 x, lo, hi);
 }
+
+void cli_point_warn_provenance(const cli_point_draws *d, const sim_hw *hw, FILE *warn)
+{
+    if (!warn || !hw || d->band.draws <= 0 || !sim_hw_default_only(hw))
+        return;
+    fprintf(warn,
+            "infersim: note: %s (%s) has no measured efficiency (default-only: none fitted on "
+            "its rows or inherited from a measured part); its bands are the uncertainty table's "
+            "default-provenance spread, an architecture guess\n",
+            hw->name, hw->path[0] ? hw->path : "device file");
+}

@@ -74,6 +74,8 @@ sim_status cli_run_cmd(const cli_opts *o, FILE *out, sim_err *err)
     sim_status st = cli_point_run(o, L, NULL, &cfg, r, err);
     if (!st)
         st = cli_point_run_band(o, L, &cfg, &draws, err);
+    if (!st)
+        cli_point_warn_provenance(&draws, cfg.step.hw, o->warn);
     if (!st && !o->chrome_trace && (o->trace_ranks || cli_opt_given(o, "--trace-max-mb")))
         st = sim_fail(err, SIM_EINPUT, "%s: needs --chrome-trace FILE",
                       o->trace_ranks ? "--trace-ranks" : "--trace-max-mb");

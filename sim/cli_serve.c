@@ -114,8 +114,10 @@ sim_status cli_serve_cmd(const cli_opts *o, FILE *out, sim_err *err)
         st = cli_point_serve(o, L, NULL, (uint64_t)o->seed, s, err);
     if (!st)
         st = cli_point_serve_band(o, L, s, &draws, err);
-    if (!st)
+    if (!st) {
         cli_point_warn_capacity(&draws, o->warn);
+        cli_point_warn_provenance(&draws, s->cfg.step.hw, o->warn);
+    }
     if (!st && (pick || o->save_result) && sim_metrics_selected(&s->res, &sel, saved))
         st = sim_fail(err, SIM_EINTERNAL, "out of memory computing percentiles");
     sim_serve_report rep = {.cfg = &s->cfg,

@@ -299,6 +299,15 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
     c.t_mem_ns = ((sim_op_bytes(op) - paged) / stream + (paged - mla_kv) / hw->eff_attn_memory +
                   mla_kv / hw->mla_memory_eff) /
                  hw->hbm_bytes_per_s * 1e9;
+    /* a dense GEMM kernel's fixed time (hw.h: efficiency.gemm_fixed_us): prologue, epilogue and
+     * split-K clean-up, paid on top of whichever of math and memory bounds it, so added to both
+     * (grouped expert GEMMs are priced by their kernel family, mixed-input ones by theirs) */
+    if (sim_op_info(op->id)->kind == SIM_OPK_GEMM && !op->weight_only &&
+        !sim_cost_is_grouped(op) && op->groups <= 1.0 && op->m > 0) {
+        const double fixed = sim_hw_gemm_fixed_ns(hw, op->compute);
+        c.t_math_ns += fixed;
+        c.t_mem_ns += fixed;
+    }
     /* a decode kernel with fewer CTAs than SMs streams no faster than its CTAs can (dattn.h) */
     double cta = sim_dattn_cta_ns(hw, op->dattn, &op->dec);
     if (cta > c.t_mem_ns)

@@ -221,6 +221,8 @@ static const hw_field hw_fields[] = {
         "= the file's efficiency.gemm.bf16, else the architecture's fp8 constant"),
     NUM("efficiency.gemm_k_half", 0.0, 1e6, 1.0, gemm_k_half, HR_CONST, 0, NULL, 0,
         "0: no K term until calibrate fits one"),
+    NUM("efficiency.gemm_fixed_us", 0.0, 1e3, 1e3, gemm_fixed_ns, HR_CONST, 0, NULL, 0,
+        "0: no fixed GEMM kernel time until calibrate fits one"),
     NUM("efficiency.gemm_weight_only", 0.01, 1.0, 1.0, eff_gemm_weight_only, HR_ARCH, AR(eff_wo),
         NULL, 0, "architecture constant (estimate)"),
     NUM("efficiency.attention", 0.01, 1.0, 1.0, eff_attention, HR_ARCH, AR(eff_attn), NULL, 0,
@@ -413,12 +415,14 @@ static void share_peaks(sim_hw *hw)
 static const struct {
     const char *key;
     size_t offset;
-    double min, max;
-    bool compute; /* keyed by compute format (else by stored weight format) */
+    double min, max; /* in file units */
+    double scale;    /* stored = file value x scale */
+    bool compute;    /* keyed by compute format (else by stored weight format) */
 } quant_tables[] = {
-    {"gemm_k_half", offsetof(sim_hw, quant.gemm_k_half), 1.0, 1e6, true},
-    {"gemm_memory", offsetof(sim_hw, quant.gemm_memory), 0.01, 1.0, true},
-    {"mixed_input_memory", offsetof(sim_hw, quant.mixed_input_memory), 0.01, 1.0, false},
+    {"gemm_k_half", offsetof(sim_hw, quant.gemm_k_half), 1.0, 1e6, 1.0, true},
+    {"gemm_memory", offsetof(sim_hw, quant.gemm_memory), 0.01, 1.0, 1.0, true},
+    {"gemm_fixed_us", offsetof(sim_hw, quant.gemm_fixed_ns), 0.001, 1e3, 1e3, true},
+    {"mixed_input_memory", offsetof(sim_hw, quant.mixed_input_memory), 0.01, 1.0, 1.0, false},
 };
 #define N_QUANT_TABLES (sizeof quant_tables / sizeof quant_tables[0])
 
@@ -445,6 +449,7 @@ static sim_status load_quant(const cJSON *root, const char *path, sim_hw *hw, si
                                               &arr[dt], err);
             if (st)
                 return st;
+            arr[dt] *= tables[t].scale;
         }
         if (tables[t].compute)
             for (int dt = 0; dt < SIM_DT_COUNT; dt++)
@@ -679,22 +684,4 @@ const char *sim_hw_origin_name(sim_hw_origin o)
     static const char *const names[] = {
         [SIM_HW_FILE] = "file", [SIM_HW_DEFAULT] = "default", [SIM_HW_DERIVED] = "derived"};
     return names[o];
-}
-
-double sim_hw_gemm_k_half(const sim_hw *hw, sim_dtype compute)
-{
-    double q = hw->quant.gemm_k_half[compute];
-    return q > 0.0 ? q : hw->gemm_k_half;
-}
-
-double sim_hw_gemm_memory(const sim_hw *hw, sim_dtype compute)
-{
-    double q = hw->quant.gemm_memory[compute];
-    return q > 0.0 ? q : hw->eff_memory;
-}
-
-double sim_hw_mixed_input_memory(const sim_hw *hw, sim_dtype weight)
-{
-    double q = hw->quant.mixed_input_memory[weight];
-    return q > 0.0 ? q : hw->eff_memory;
 }

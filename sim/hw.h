@@ -60,6 +60,15 @@
  *   quant.gemm_memory.{fp8,int8,fp4}  (optional, default efficiency.memory) fraction of HBM
  *                                bandwidth a skinny (memory-bound) GEMM computing in that format
  *                                reaches: 8- and 4-bit kernels stream below a plain copy
+ *   efficiency.gemm_fixed_us     (optional, >= 0, default 0) the fixed time, in us, of a dense
+ *                                (not grouped, not mixed-input) GEMM kernel on top of
+ *                                max(math, memory): its prologue (tensor-map / scale-factor
+ *                                setup, the pipeline's first loads), its epilogue and a split-K
+ *                                kernel's clean-up, which the kernel pays however small the
+ *                                GEMM (AITER's tuned MI355X GEMMs: ~5-10 us at M = 1 whatever
+ *                                the bytes); fitted by calibrate on the device's small GEMMs
+ *   quant.gemm_fixed_us.{fp8,int8,fp4}  (optional, default efficiency.gemm_fixed_us) the same
+ *                                for GEMMs computing in that format
  *   quant.mixed_input_memory.{fp8,int8,int4,fp4,mxfp4}  (optional, default efficiency.memory)
  *                                the same for mixed-input GEMMs (Marlin, Machete, AWQ, W4A8) whose
  *                                weights are stored in that format and dequantized in the kernel
@@ -164,8 +173,9 @@ typedef struct sim_hw_prov {
  * fp4}, efficiency.gemm_k_half, gemm_weight_only, attention, memory, attention_memory, network,
  * decode_cta_gb_per_s, collective_latency_us, scaleup_latency_us, quant.gemm_k_half.{fp8,int8,
  * fp4}, quant.gemm_memory.{fp8,int8,fp4}, quant.mixed_input_memory.{fp8,int8,int4,fp4,mxfp4},
- * collectives.{ll,ll128}.bw_eff, collectives.{oneshot,twoshot,nvls}.{latency_us,bw_eff}. */
-#define SIM_HW_N_EFF 34
+ * collectives.{ll,ll128}.bw_eff, collectives.{oneshot,twoshot,nvls}.{latency_us,bw_eff},
+ * efficiency.gemm_fixed_us, quant.gemm_fixed_us.{fp8,int8,fp4}. */
+#define SIM_HW_N_EFF 38
 
 /* Where a field's value came from (`infersim hw FILE` prints it). */
 typedef enum sim_hw_origin { SIM_HW_FILE, SIM_HW_DEFAULT, SIM_HW_DERIVED } sim_hw_origin;
@@ -197,6 +207,7 @@ typedef struct sim_hw {
     int compute_units;               /* SMs / CUs / MXUs */
     int wave_tile;                   /* GEMM output tile edge for wave quantization */
     double gemm_k_half;              /* K at half the GEMM pipeline's efficiency */
+    double gemm_fixed_ns;            /* a dense GEMM kernel's fixed time (16-bit), 0 = none */
     double runtime_reserved_bytes;   /* memory the runtime keeps */
     double eff_gemm[SIM_DT_COUNT];   /* achievable fraction of peak_flops per format */
     double eff_gemm_weight_only;     /* of the 16-bit peak, for weight-only GEMMs */
@@ -221,6 +232,7 @@ typedef struct sim_hw {
     struct {                         /* 0 = not given: the 16-bit value (accessors below) */
         double gemm_k_half[SIM_DT_COUNT];        /* per compute format */
         double gemm_memory[SIM_DT_COUNT];        /* of hbm_bytes_per_s, per compute format */
+        double gemm_fixed_ns[SIM_DT_COUNT];      /* ns, per compute format */
         double mixed_input_memory[SIM_DT_COUNT]; /* of hbm_bytes_per_s, per stored weight format
                                                   * of a mixed-input GEMM */
     } quant;
@@ -284,6 +296,10 @@ double sim_hw_gemm_k_half(const sim_hw *hw, sim_dtype compute);
 /* Fraction of HBM bandwidth a GEMM computing in `compute` streams at (quant.gemm_memory, else
  * eff_memory). */
 double sim_hw_gemm_memory(const sim_hw *hw, sim_dtype compute);
+
+/* The fixed time in ns of a dense GEMM kernel computing in `compute` (quant.gemm_fixed_us, else
+ * efficiency.gemm_fixed_us; 0 when the file gives neither). */
+double sim_hw_gemm_fixed_ns(const sim_hw *hw, sim_dtype compute);
 
 /* The same for a mixed-input GEMM with weights stored as `weight`. */
 double sim_hw_mixed_input_memory(const sim_hw *hw, sim_dtype weight);

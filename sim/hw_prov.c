@@ -47,6 +47,10 @@ static const struct {
     {"collectives.twoshot.bw_eff", NULL},
     {"collectives.nvls.latency_us", NULL},
     {"collectives.nvls.bw_eff", NULL},
+    {"efficiency.gemm_fixed_us", NULL},
+    {"quant.gemm_fixed_us.fp8", "efficiency.gemm_fixed_us"},
+    {"quant.gemm_fixed_us.int8", "efficiency.gemm_fixed_us"},
+    {"quant.gemm_fixed_us.fp4", "efficiency.gemm_fixed_us"},
 };
 
 static size_t eff_index(const char *name)

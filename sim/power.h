@@ -1,6 +1,9 @@
 /* power.h - an ESTIMATE of a GPU's average power and energy from the utilization the step model
  * already computes. Nothing here is measured: the device file gives the board power (TDP) and an
- * idle floor, and the step's busy fractions scale the range between them.
+ * idle floor, and the step's busy fractions scale the range between them. The idle floor is what
+ * a GPU an engine holds draws with no kernel running (context loaded, clocks at boost: H100 117 W
+ * against 70 W parked, hw/h100-sxm.json), since a serving engine's GPUs never park between
+ * kernels or iterations.
  *
  * For one step of time t on one GPU, with its FLOPs F, and the sums over its ops of memory time
  * T_mem (bytes at the achievable bandwidth) and network time T_net (step.h):

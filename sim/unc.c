@@ -38,6 +38,16 @@ sim_unc_prov sim_unc_provenance(const sim_hw *hw, sim_unc_family f)
 {
     if (!families[f].field)
         return SIM_UNC_FITTED;
+    /* the device's own record (hw_prov.c): fitted on its rows, inherited from a measured part by
+     * a stated rule, or a default; a value the file states with only a sources note keeps the
+     * file-origin rule below (most were fitted before provenance was recorded) */
+    const sim_hw_prov *p = sim_hw_provenance(hw, families[f].field);
+    if (p && p->kind == SIM_HW_PROV_FITTED)
+        return SIM_UNC_FITTED;
+    if (p && p->kind == SIM_HW_PROV_INHERITED)
+        return SIM_UNC_INHERITED;
+    if (p && p->kind == SIM_HW_PROV_DEFAULT)
+        return SIM_UNC_DEFAULT;
     for (size_t i = 0; i < sim_hw_n_fields(); i++) {
         sim_hw_field_info fi = sim_hw_field(hw, i);
         if (strcmp(fi.json, families[f].field) == 0)

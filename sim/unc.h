@@ -89,9 +89,11 @@ const char *sim_unc_prov_name(sim_unc_prov p);
  * engine). */
 const char *sim_unc_family_field(sim_unc_family f);
 
-/* Where the device's value of family f came from. The one place provenance is read: today the
- * device file's origin of the family's first field (file: fitted, derived: inherited, default
- * rule: default); the engine family is not a device's (SIM_UNC_FITTED). */
+/* Where the device's value of family f came from. The one place provenance is read: the
+ * device's provenance of the family's field (hw.h, sim_hw_provenance: fitted, inherited,
+ * default); a value stated in the file without a fit record, and a field with no provenance
+ * (kernel_launch_us), by its origin (file: fitted, derived: inherited, default rule: default);
+ * the engine family is not a device's (SIM_UNC_FITTED). */
 sim_unc_prov sim_unc_provenance(const sim_hw *hw, sim_unc_family f);
 
 /* The device family a table's scope names: the file's arch, else one read from the display name

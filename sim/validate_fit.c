@@ -135,7 +135,7 @@ static double file_round(const fit_param *p, double v)
     return round(v / p->scale * 1e4) / 1e4 * p->scale;
 }
 
-#define MAX_FIT_PARAMS 40
+#define MAX_FIT_PARAMS 48
 
 static fit_param param(const char *prefix, const char *suffix, double *value, double *twin,
                        double lo, double hi, double scale, int group)
@@ -229,6 +229,8 @@ static size_t fit_params(sim_hw *hw, const sim_vrow *rows, size_t n, const char 
                          &hw->eff_gemm[SIM_DT_FP16], 0.05, 1.0, 1.0, FG_BASE);
     ps[np++] =
         param("efficiency.gemm_k_half", "", &hw->gemm_k_half, NULL, 0.0, 4096.0, 1.0, FG_BASE);
+    ps[np++] =
+        param("efficiency.gemm_fixed_us", "", &hw->gemm_fixed_ns, NULL, 0.0, 30e3, 1e3, FG_BASE);
     ps[np++] = param("efficiency.attention", "", &hw->eff_attention, NULL, 0.05, 1.0, 1.0, FG_BASE);
     ps[np++] = param("efficiency.memory", "", &hw->eff_memory, NULL, 0.3, 1.0, 1.0, FG_BASE);
     if (unsplit_decode_rows(rows, n, name) >= MIN_KERNEL_ROWS)
@@ -261,6 +263,10 @@ static size_t fit_params(sim_hw *hw, const sim_vrow *rows, size_t n, const char 
                          4096.0, 1.0, FG_FORMAT + dt);
         ps[np++] = param("quant.gemm_memory.", info->name, &hw->quant.gemm_memory[dt], twin_m, 0.05,
                          1.0, 1.0, FG_FORMAT + dt);
+        double *twin_f = dt == SIM_DT_FP4 ? &hw->quant.gemm_fixed_ns[SIM_DT_MXFP4] : NULL;
+        hw->quant.gemm_fixed_ns[dt] = sim_hw_gemm_fixed_ns(hw, (sim_dtype)dt);
+        ps[np++] = param("quant.gemm_fixed_us.", info->name, &hw->quant.gemm_fixed_ns[dt], twin_f,
+                         1.0, 30e3, 1e3, FG_FORMAT + dt);
     }
     ps[np++] = param("efficiency.gemm_weight_only", "", &hw->eff_gemm_weight_only, NULL, 0.05, 1.0,
                      1.0, FG_MIXED);
@@ -271,6 +277,7 @@ static size_t fit_params(sim_hw *hw, const sim_vrow *rows, size_t n, const char 
         ps[np++] = param("quant.mixed_input_memory.", sim_dtype_name((sim_dtype)dt),
                          &hw->quant.mixed_input_memory[dt], NULL, 0.05, 1.0, 1.0, FG_MIXED);
     }
+    assert(np <= MAX_FIT_PARAMS);
     return np;
 }
 

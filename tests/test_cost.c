@@ -373,12 +373,44 @@ static void test_block_fp8(void **state)
     assert_true(sim_cost_op(&hw, &op, 0.0).t_mem_ns < 8000.0);
 }
 
+static void test_gemm_fixed_time(void **state)
+{
+    (void)state;
+    /* The same decode GEMM (M = 1, N = 12288, K = 5376, fp8) with quant.gemm_fixed_us.fp8 = 6:
+     * memory 66,090,240 B / (0.75 x 3.35 TB/s) = 26,304.57 ns, math 2 x 12288 x 5376 FLOP at
+     * a few TFLOP/s far below it; the kernel's fixed 6,000 ns adds to both bounds, so the op
+     * takes 26,304.57 + 6,000 = 32,304.57 ns (no launch). A 16-bit GEMM takes
+     * efficiency.gemm_fixed_us (2 us here) and a mixed-input (W4A16) GEMM none: its kernel
+     * family is priced by quant.mixed_input_memory alone. */
+    sim_hw hw = tu_fixture_hw();
+    hw.quant.gemm_memory[SIM_DT_FP8] = 0.75;
+    sim_prec f8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false, false};
+    sim_op op;
+    sim_graph_gemm(&op, SIM_OP_O_PROJ, 1.0, 12288, 5376, SIM_DT_FP8, &f8, 2.0);
+    double mem = (66060288.0 + 5376.0 + 24576.0) / (0.75 * 3.35e12) * 1e9;
+    sim_op_cost before = sim_cost_op(&hw, &op, 0.0);
+    assert_near(before.t_ns, mem, 1e-6);
+    hw.quant.gemm_fixed_ns[SIM_DT_FP8] = 6000.0;
+    hw.gemm_fixed_ns = 2000.0;
+    sim_op_cost c = sim_cost_op(&hw, &op, 0.0);
+    assert_near(c.t_mem_ns, mem + 6000.0, 1e-6);
+    assert_near(c.t_math_ns, before.t_math_ns + 6000.0, 1e-6);
+    assert_near(c.t_ns, 32304.57, 0.01);
+    assert_near(sim_hw_gemm_fixed_ns(&hw, SIM_DT_BF16), 2000.0, 1e-12);
+    sim_prec w4 = {SIM_DT_INT4, SIM_DT_BF16, SIM_DT_BF16, 0, false, false};
+    sim_graph_gemm(&op, SIM_OP_O_PROJ, 1.0, 12288, 5376, SIM_DT_INT4, &w4, 2.0);
+    sim_op_cost mixed = sim_cost_op(&hw, &op, 0.0);
+    hw.gemm_fixed_ns = 0.0;
+    assert_near(sim_cost_op(&hw, &op, 0.0).t_ns, mixed.t_ns, 1e-9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_seed_scheme_table),
         cmocka_unit_test(test_mla_decode_tiles),
         cmocka_unit_test(test_quantized_gemm_streaming),
+        cmocka_unit_test(test_gemm_fixed_time),
         cmocka_unit_test(test_ring_allreduce),
         cmocka_unit_test(test_gemm_padding_and_bounds),
         cmocka_unit_test(test_gemm_small_m_split_k),

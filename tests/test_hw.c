@@ -173,7 +173,7 @@ static void test_quant_constants(void **state)
     snprintf(text, sizeof text,
              "%.*s, \"quant\": {\"gemm_memory\": {\"fp8\": 0.75, \"fp4\": "
              "0.7}, \"gemm_k_half\": {\"fp8\": 900}, \"mixed_input_memory\": {\"int4\": "
-             "0.4}}}",
+             "0.4}, \"gemm_fixed_us\": {\"fp4\": 5.5}}}",
              (int)strlen(good_hw) - 1, good_hw);
     sim_hw hw;
     sim_err err = {{0}};
@@ -186,6 +186,11 @@ static void test_quant_constants(void **state)
     assert_near(sim_hw_gemm_k_half(&hw, SIM_DT_BF16), 0.0, 0);
     assert_near(sim_hw_mixed_input_memory(&hw, SIM_DT_INT4), 0.4, 0);
     assert_near(sim_hw_mixed_input_memory(&hw, SIM_DT_INT8), 0.8, 0);
+    /* the fixed GEMM time is given in us and kept in ns; mxfp4 shares fp4's, bf16 takes
+     * efficiency.gemm_fixed_us (absent: 0) */
+    assert_near(sim_hw_gemm_fixed_ns(&hw, SIM_DT_FP4), 5500.0, 1e-9);
+    assert_near(sim_hw_gemm_fixed_ns(&hw, SIM_DT_MXFP4), 5500.0, 1e-9);
+    assert_near(sim_hw_gemm_fixed_ns(&hw, SIM_DT_BF16), 0.0, 0);
 }
 
 /* A device from its datasheet alone: six fields (and an arch) load, and every other field takes

@@ -124,10 +124,10 @@ static void test_device_file_fields(void **state)
     tu_snprintf(path, sizeof path, "%s/p.json", tu_tmpdir());
     sim_hw hw;
     sim_err err;
-    /* the shipped H100 SXM: 700 W board power, 70 W idle floor */
+    /* the shipped H100 SXM: 700 W board power, 117 W floor of a held GPU */
     hw = tu_hw("h100-sxm");
     assert_near(hw.power.tdp_w, 700.0, 0.0);
-    assert_near(hw.power.idle_w, 70.0, 0.0);
+    assert_near(hw.power.idle_w, 117.0, 0.0);
     /* absent: unknown */
     write_hw(path, "");
     assert_int_equal(sim_hw_load(path, &hw, &err), SIM_OK);

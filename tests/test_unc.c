@@ -341,6 +341,7 @@ static void test_default_device_wider(void **state)
     cJSON_DeleteItemFromObjectCaseSensitive(root, "efficiency");
     cJSON_DeleteItemFromObjectCaseSensitive(root, "quant");
     cJSON_DeleteItemFromObjectCaseSensitive(root, "decode_cta_gb_per_s");
+    cJSON_DeleteItemFromObjectCaseSensitive(root, "provenance"); /* its fit records with them */
     char *out = cJSON_Print(root);
     cJSON_Delete(root);
     f = fopen(dst, "w");
@@ -534,11 +535,44 @@ static void test_sweep_identical_points(void **state)
     }
 }
 
+/* The bands read the device's recorded provenance: B300's efficiencies are inherited from B200
+ * by a stated rule (its file gives them, but they were not fitted on its rows), the RTX PRO 6000's
+ * are architecture defaults, H100 SXM's are fitted on its rows; a run with bands on the
+ * default-only device says so on the warning stream, one on a fitted device does not. */
+static void test_device_provenance(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file;
+        sim_unc_prov gemm16;
+    } cases[] = {{"b300", SIM_UNC_INHERITED},
+                 {"rtx-pro-6000-blackwell", SIM_UNC_DEFAULT},
+                 {"h100-sxm", SIM_UNC_FITTED}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[512];
+        tu_snprintf(path, sizeof path, "%s/hw/%s.json", tu_root(), cases[i].file);
+        sim_hw hw;
+        sim_err err = {{0}};
+        assert_int_equal(sim_hw_load(path, &hw, &err), SIM_OK);
+        assert_int_equal(sim_unc_provenance(&hw, SIM_UNC_GEMM16), cases[i].gemm16);
+    }
+    runf("run --hw rtx-pro-6000-blackwell --model llama-3.1-8b --batch 8 --uncertainty 4");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.err, "has no measured efficiency (default-only"));
+    runf("run --hw rtx-pro-6000-blackwell --model llama-3.1-8b --batch 8 --uncertainty 0");
+    assert_int_equal(R.rc, 0);
+    assert_null(strstr(R.err, "default-only"));
+    runf("run --hw h100-sxm --model llama-3.1-8b --batch 8 --uncertainty 4");
+    assert_int_equal(R.rc, 0);
+    assert_null(strstr(R.err, "default-only"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_percentile_and_band),
         cmocka_unit_test(test_beat_probability),
+        cmocka_unit_test(test_device_provenance),
         cmocka_unit_test(test_apply_and_draws),
         cmocka_unit_test(test_stratified_draws),
         cmocka_unit_test(test_engine_levels),

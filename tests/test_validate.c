@@ -144,6 +144,37 @@ static void test_summary(void **state)
     assert_near(sim_validate_error_pct(90, 100), -10.0, 1e-12);
 }
 
+static void test_fit_recovers_gemm_fixed_time(void **state)
+{
+    (void)state;
+    /* fp8 GEMMs measured on a device whose fp8 kernels take a fixed 5 us and stream at 0.70 of
+     * HBM: four memory-bound decode GEMMs (M = 1, 2 to 134 MB of weights: the fixed time is
+     * most of the smallest, the stream most of the largest) and two compute-bound ones pin
+     * both; a fit from no fixed time and the fixture's 0.866 finds them again */
+    sim_hw truth = tu_fixture_hw();
+    truth.quant.gemm_fixed_ns[SIM_DT_FP8] = 5000.0;
+    truth.quant.gemm_memory[SIM_DT_FP8] = 0.70;
+    const int64_t shapes[6][3] = {{1, 1024, 2048},    {1, 4096, 4096},     {1, 8192, 8192},
+                                  {1, 16384, 8192},   {4096, 4096, 4096},  {8192, 8192, 8192}};
+    sim_vrow rows[6];
+    sim_err err = {{0}};
+    for (int i = 0; i < 6; i++) {
+        rows[i] = op_row(SIM_VK_GEMM, "latency_ms");
+        rows[i].dtype = rows[i].weight = SIM_DT_FP8;
+        rows[i].m = shapes[i][0];
+        rows[i].n = shapes[i][1];
+        rows[i].k = shapes[i][2];
+        assert_int_equal(sim_validate_op(&rows[i], &truth, &rows[i].value, &err), SIM_OK);
+    }
+    sim_hw hw = tu_fixture_hw();
+    sim_fit_report rep;
+    assert_int_equal(sim_validate_fit(rows, 6, "fixture", &hw, &rep, &err), SIM_OK);
+    assert_near(sim_hw_gemm_fixed_ns(&hw, SIM_DT_FP8), 5000.0, 300.0);
+    assert_near(sim_hw_gemm_memory(&hw, SIM_DT_FP8), 0.70, 0.02);
+    assert_true(rep.after_median < 1.0);
+    assert_non_null(strstr(rep.fitted, "quant.gemm_fixed_us.fp8"));
+}
+
 static void test_fit_recovers_known_efficiencies(void **state)
 {
     (void)state;
@@ -217,8 +248,9 @@ static void test_load(void **state)
      * MI300X static batches of vLLM's ROCm build (ids 2600-2608), 4 speculative-decoding
      * rows of vLLM 0.8 (ids 3900-3903), 10 block-scaled fp8 GEMM rows (ids 3600-3609, 3 CUTLASS
      * ones skipped), 7 low-trust H200 fp8 fused_moe rows (untuned default config, ids
-     * 3610-3616) and a Nemotron-Nano-9B-v2 vLLM serve row (id 4000: Mamba-2 hybrid) */
-    assert_int_equal(n, 642);
+     * 3610-3616), a Nemotron-Nano-9B-v2 vLLM serve row (id 4000: Mamba-2 hybrid) and 13
+     * ML.ENERGY H100 energy rows (ids 3800-3812) */
+    assert_int_equal(n, 655);
     int ops = 0, skipped = 0, low = 0, rated = 0, ranged = 0, spec = 0;
     for (size_t i = 0; i < n; i++) {
         if (rows[i].kind == SIM_VK_SPEC) {
@@ -746,6 +778,7 @@ int main(void)
         cmocka_unit_test(test_op_predictions),
         cmocka_unit_test(test_summary),
         cmocka_unit_test(test_fit_recovers_known_efficiencies),
+        cmocka_unit_test(test_fit_recovers_gemm_fixed_time),
         cmocka_unit_test(test_load),
         cmocka_unit_test(test_load_strict),
         cmocka_unit_test(test_load_algo_trust),
