@@ -107,13 +107,13 @@ static sim_status run_staged(const cli_command *c, cli_opts *o, FILE *out, FILE 
     /* standard output first: a result that could not be written there takes no file with it */
     if (!st && fflush(out) != 0)
         st = sim_fail(err, SIM_EINPUT, "writing the result failed");
+    sim_outfile_stage *all[N];
     for (size_t i = 0; i < n; i++)
-        if (st)
-            sim_outfile_stage_abort(&stage[i]);
-        else
-            st = sim_outfile_stage_publish(&stage[i], out, err);
+        all[i] = &stage[i];
+    if (!st)
+        st = sim_outfile_stage_publish(all, n, out, err); /* all or none */
     for (size_t i = 0; i < n; i++)
-        sim_outfile_stage_abort(&stage[i]); /* after a failed publish, the rest */
+        sim_outfile_stage_abort(&stage[i]);
     for (size_t i = 0; i < N; i++)
         *paths[i] = given[i];
     if (!st && fflush(out) != 0)

@@ -679,10 +679,9 @@ sim_status cli_sweep_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err *
         st = so.html ? sweep_html(page.staged, argc, argv, &c, rows, n_rows, err) : SIM_OK;
     if (!st) /* after the page: a page that cannot be written leaves no rows on stdout */
         st = write_rows(so.out ? file.staged : NULL, so.out ? NULL : out, &c, rows, n_rows, err);
+    sim_outfile_stage *both[] = {&file, &page};
     if (!st)
-        st = sim_outfile_stage_publish(&file, out, err);
-    if (!st)
-        st = sim_outfile_stage_publish(&page, out, err);
+        st = sim_outfile_stage_publish(both, 2, out, err); /* both or neither */
     sim_outfile_stage_abort(&page);
     sim_outfile_stage_abort(&file);
     if (!st)
