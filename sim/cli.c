@@ -102,18 +102,22 @@ static sim_status run_staged(const cli_command *c, cli_opts *o, FILE *out, FILE 
                 report = errf;
         }
     }
+    sim_outfile_stage late = {0}; /* the one an output named only by the command takes */
+    o->late_stage = &late;
     if (!st)
         st = c->run(o, report, err);
+    o->late_stage = NULL;
     /* standard output first: a result that could not be written there takes no file with it */
     if (!st && fflush(out) != 0)
         st = sim_fail(err, SIM_EINPUT, "writing the result failed");
-    sim_outfile_stage *all[N];
+    sim_outfile_stage *all[N + 1];
     for (size_t i = 0; i < n; i++)
         all[i] = &stage[i];
+    all[n] = &late;
     if (!st)
-        st = sim_outfile_stage_publish(all, n, out, err); /* all or none */
-    for (size_t i = 0; i < n; i++)
-        sim_outfile_stage_abort(&stage[i]);
+        st = sim_outfile_stage_publish(all, n + 1, out, err); /* all or none */
+    for (size_t i = 0; i <= n; i++)
+        sim_outfile_stage_abort(all[i]);
     for (size_t i = 0; i < N; i++)
         *paths[i] = given[i];
     if (!st && fflush(out) != 0)

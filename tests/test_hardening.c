@@ -482,6 +482,27 @@ static void test_outputs_all_or_none(void **state)
     fclose(f);
     assert_string_equal(line, "mine\n");
     assert_int_equal(tu_temporaries(req), 0);
+    /* vLLM's --save-result file, named only while serve runs, was committed inside the command:
+     * a standard output that then failed left it alone published. It is staged with the others:
+     * a failed stdout leaves neither (a process: stdout is /dev/full) */
+    char res[256], reqs[256], full[1200]; /* copies: process() takes a tmpf buffer of its own */
+    tu_snprintf(res, sizeof res, "%s", tmpf("d7-result.json"));
+    tu_snprintf(reqs, sizeof reqs, "%s", req);
+    req = reqs;
+    tu_snprintf(full, sizeof full,
+                "serve " MODEL_HW " --num-prompts 3 --save-requests %s --save-result "
+                "--result-filename %s",
+                ROOT2, req, res);
+    remove(req);
+    process(full, ">/dev/full");
+    assert_int_equal(R.rc, 2);
+    assert_false(exists(req) || exists(res));
+    assert_int_equal(tu_temporaries(req) + tu_temporaries(res), 0);
+    process(full, ">/dev/null");
+    assert_int_equal(R.rc, 0);
+    assert_true(exists(req) && exists(res));
+    assert_int_equal(tu_temporaries(res), 0);
+    remove(res);
     /* and when every output is written, every one appears */
     cli("serve " MODEL_HW " --num-prompts 3 --save-requests %s --chrome-trace %s", ROOT2, req,
         trace);
