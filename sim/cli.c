@@ -82,8 +82,11 @@ static bool wants_help(int argc, char **argv, int first)
 static sim_status run_staged(const cli_command *c, cli_opts *o, FILE *out, FILE *errf,
                              sim_err *err)
 {
-    const char **paths[] = {&o->out_file, &o->html, &o->chrome_trace, &o->save_requests};
-    static const char *const flags[] = {"--out", "--html", "--chrome-trace", "--save-requests"};
+    const char **paths[] = {&o->out_file, &o->html, &o->chrome_trace, &o->save_requests,
+                            &o->unc_out};
+    static const char *const flags[] = {"--out", "--html", "--chrome-trace", "--save-requests",
+                                        "--uncertainty-out"};
+    static const bool own_dash[] = {true, false, false, false, true}; /* `-`: the command's */
     enum { N = sizeof paths / sizeof paths[0] };
     sim_outfile_stage stage[N];
     const char *given[N]; /* the paths as given: o points at stage[] only while the command runs */
@@ -94,7 +97,7 @@ static sim_status run_staged(const cli_command *c, cli_opts *o, FILE *out, FILE 
     size_t n = 0;
     for (; n < N && !st; n++) {
         const char *p = *paths[n];
-        bool self = n == 0 && p && strcmp(p, "-") == 0; /* --out -: the command writes out */
+        bool self = own_dash[n] && p && strcmp(p, "-") == 0; /* --out -: the command writes out */
         st = sim_outfile_stage_open(&stage[n], self ? NULL : p, flags[n], err);
         if (!st && p && !self) {
             *paths[n] = stage[n].staged;

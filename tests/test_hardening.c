@@ -503,6 +503,20 @@ static void test_outputs_all_or_none(void **state)
     assert_true(exists(req) && exists(res));
     assert_int_equal(tu_temporaries(res), 0);
     remove(res);
+    /* validate's --uncertainty-out was committed inside the command too: a failed standard
+     * output left it published */
+    char unc[256], data[1200];
+    tu_snprintf(unc, sizeof unc, "%s", tmpf("d7-unc.csv"));
+    tu_snprintf(data, sizeof data, "validate --data %s/tests/fuzz/seeds/validation/ops.csv "
+                "--coverage-draws 0 --uncertainty-out %s", tu_root(), unc);
+    process(data, ">/dev/full");
+    assert_int_equal(R.rc, 2);
+    assert_false(exists(unc));
+    assert_int_equal(tu_temporaries(unc), 0);
+    process(data, ">/dev/null");
+    assert_int_equal(R.rc, 0);
+    assert_true(exists(unc));
+    remove(unc);
     /* and when every output is written, every one appears */
     cli("serve " MODEL_HW " --num-prompts 3 --save-requests %s --chrome-trace %s", ROOT2, req,
         trace);
