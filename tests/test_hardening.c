@@ -517,6 +517,16 @@ static void test_outputs_all_or_none(void **state)
     assert_int_equal(R.rc, 0);
     assert_true(exists(unc));
     remove(unc);
+    /* a sweep printed its summary after publishing its rows: a standard output that could not
+     * take it left the rows' file */
+    char swp[256], sweep[1200];
+    tu_snprintf(swp, sizeof swp, "%s", tmpf("d7-sweep.csv"));
+    tu_snprintf(sweep, sizeof sweep, "sweep run --model %s/models/llama-3.2-1b.json --hw "
+                "%s/hw/h100-sxm.json --batch 1,2 --out %s", tu_root(), tu_root(), swp);
+    process(sweep, ">/dev/full");
+    assert_int_equal(R.rc, 2);
+    assert_false(exists(swp));
+    assert_int_equal(tu_temporaries(swp), 0);
     /* and when every output is written, every one appears */
     cli("serve " MODEL_HW " --num-prompts 3 --save-requests %s --chrome-trace %s", ROOT2, req,
         trace);
