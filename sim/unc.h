@@ -72,9 +72,6 @@ typedef enum sim_unc_prov {
     SIM_UNC_PROV_COUNT
 } sim_unc_prov;
 
-/* "gemm16", ...; "fitted", ... */
-const char *sim_unc_family_name(sim_unc_family f);
-const char *sim_unc_prov_name(sim_unc_prov p);
 
 /* The device-file field whose origin is family f's provenance ("efficiency.memory"; NULL for the
  * engine). */
