@@ -178,6 +178,28 @@ static void test_merge_and_check_of_nothing(void **state)
     cli("merge --out %s %s %s", out, hdr, hdr);
     expect_input_error("merge: the shards hold no rows");
     assert_int_equal(access(out, F_OK), -1);
+    /* merge copied a shard's NaN or inf into its output with exit 0 (found by the audit of the
+     * README's output promises); a grid column's `inf` (an unbounded request rate) stays */
+    static const char *const bad[] = {"0,1,nan\n", "0,1,1e999\n", "0,1,-inf\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[64];
+        snprintf(text, sizeof text, "point,request-rate,ttft_ms\n%s", bad[i]);
+        write_file(hdr, text);
+        cli("merge --out %s %s", out, hdr);
+        expect_input_error("is not a finite number, expected sweep output");
+        assert_int_equal(access(out, F_OK), -1);
+    }
+    write_file(hdr, "point,request-rate,ttft_ms\n0,inf,2.5\n");
+    cli("merge --out %s %s", out, hdr);
+    assert_int_equal(R.rc, 0);
+    remove(out);
+    write_file(hdr, "{\"point\":0,\"request-rate\":\"inf\",\"ttft_ms\":NaN}\n");
+    char jl[256];
+    tu_snprintf(jl, sizeof jl, "%s.jsonl", hdr);
+    assert_int_equal(rename(hdr, jl), 0);
+    cli("merge %s", jl);
+    expect_input_error("value 'NaN' is not a finite number");
+    remove(jl);
     char *tr = tmpf("noslices.json");
     write_file(tr, "{\"traceEvents\": [{\"ph\": \"M\", \"pid\": 1, \"name\": \"process_name\", "
                    "\"args\": {\"name\": \"p\"}}]}");
