@@ -223,7 +223,11 @@ static void test_step_time_non_decreasing_in_tokens(void **state)
                 for (int phase = 0; phase < 2; phase++) {
                     double last = 0.0;
                     int64_t last_t = 0;
-                    for (int i = 0; i < N_TOKEN_STEPS; i++) {
+                    /* the families other than Triton (engine profiles' choice) at every 5th
+                     * count: each takes the cheapest of a fixed set of tiles, so the check stays
+                     * fast (CI, the sanitizers) */
+                    const int stride = cfg.moe_kernel == SIM_MOE_TRITON ? 1 : 5;
+                    for (int i = 0; i < N_TOKEN_STEPS; i += stride) {
                         int64_t t = nth_tokens(i);
                         if (phase == 1 && t > 512)
                             break;
