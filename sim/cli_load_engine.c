@@ -120,6 +120,7 @@ sim_step_cfg cli_load_engine_step(const sim_engprof *e, const sim_model *m)
                           .iteration_overhead_ns = (e->iteration_overhead_us + layers_us) * 1e3,
                           .request_overhead_ns = e->request_overhead_us * 1e3,
                           .sync_overhead_ns = e->sync_overhead_us * 1e3,
+                          .eager_kernel_cpu_ns = e->eager_kernel_cpu_us * 1e3,
                           .async_sched = e->async_scheduling,
                           .mem_rule = e->mem_rule,
                           .graph_max_bs = e->cuda_graph_max_bs,

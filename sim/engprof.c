@@ -256,6 +256,19 @@ static sim_status load_sync(const cJSON *root, const char *path, sim_engprof *p,
     return st ? st : need_source(root, path, "host.sync_overhead_us", err);
 }
 
+/* The optional host.eager_kernel_cpu_us with its source; absent: 0 (an eager step's launches
+ * never bound it). */
+static sim_status load_eager_cpu(const cJSON *root, const char *path, sim_engprof *p,
+                                 sim_err *err)
+{
+    p->eager_kernel_cpu_us = 0.0;
+    if (!sim_jsonf_find(root, "host.eager_kernel_cpu_us"))
+        return SIM_OK;
+    sim_status st = sim_jsonf_num(root, path, "host.eager_kernel_cpu_us", 0.0, 1e4,
+                                  &p->eager_kernel_cpu_us, err);
+    return st ? st : need_source(root, path, "host.eager_kernel_cpu_us", err);
+}
+
 /* The optional cuda_graphs.piecewise with its source; absent: false (whole-step graphs). */
 static sim_status load_piecewise(const cJSON *root, const char *path, sim_engprof *p, sim_err *err)
 {
@@ -587,7 +600,8 @@ static bool prof_known(const char *field, const cJSON *v)
     static const char *const fixed[] = {
         "name", "version", "engine", "versions", "platform", "cuda_graphs.piecewise", "memory.rule", "scheduler.policy", "scheduler.order",
         "collectives.allreduce", "attention.decode", "attention.decode_quant_kv",
-        "quantization.act_quant_kernels", "host.sync_overhead_us", "moe.kernel", "fusions", "rules",
+        "quantization.act_quant_kernels", "host.sync_overhead_us", "host.eager_kernel_cpu_us",
+        "moe.kernel", "fusions", "rules",
         "memory.reserve_mib.base", "memory.reserve_mib.per_prefill_token",
         "memory.reserve_mib.min_prefill_tokens", "memory.reserve_mib.per_graph_batch",
         "memory.reserve_mib.per_gpu", "memory.reserve_mib.floor",
@@ -646,6 +660,8 @@ sim_status sim_engprof_load(const char *path, sim_engprof *p, sim_err *err)
         st = load_moe(root, path, p, err);
     if (!st)
         st = load_sync(root, path, p, err);
+    if (!st)
+        st = load_eager_cpu(root, path, p, err);
     if (!st)
         st = load_piecewise(root, path, p, err);
     if (!st)

@@ -18,6 +18,9 @@
  * activation before it (quantization.act_quant_kernels; absent: 0, fused), and (optional
  * host.sync_overhead_us) the CPU time per iteration spent after a wait on the device, which the
  * GPU waits for even with async scheduling (absent: 0; step.h), (optional
+ * host.eager_kernel_cpu_us) the CPU time the engine spends dispatching one kernel of a step it
+ * runs eagerly (its prefill steps, decode batches above the largest graph), which bounds that
+ * step when the GPU's work is shorter (absent: 0; step.h sim_step_host_ns), (optional
  * cuda_graphs.piecewise) whether the captured graphs stop at every attention op, which then runs
  * eagerly between them (vLLM V1 before 0.11; absent: false; step.h sim_step_cost_op), (object
  * "frontend") its front end as frontend.h models it: frontend.processes (API-server / tokenizer
@@ -130,6 +133,8 @@ typedef struct sim_engprof {
     double iteration_overhead_us, request_overhead_us, layer_overhead_us;
     double sync_overhead_us; /* host.sync_overhead_us: CPU time per iteration after a wait on the
                                 device, exposed even with async scheduling (absent: 0) */
+    double eager_kernel_cpu_us; /* host.eager_kernel_cpu_us: CPU time to dispatch one kernel of an
+                                   eager step, Python and framework (absent: 0; step.h) */
     bool async_scheduling;
     bool cuda_graphs;
     int64_t cuda_graph_max_bs; /* 0 = every batch captured */

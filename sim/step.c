@@ -94,6 +94,10 @@ sim_status sim_step_check(const sim_step_cfg *cfg, sim_err *err)
         return sim_fail(err, SIM_EINPUT,
                         "engine profile host.sync_overhead_us: value %g us, expected [0, 1e6]",
                         cfg->sync_overhead_ns / 1e3);
+    if (!(cfg->eager_kernel_cpu_ns >= 0.0 && cfg->eager_kernel_cpu_ns <= 1e7))
+        return sim_fail(err, SIM_EINPUT,
+                        "engine profile host.eager_kernel_cpu_us: value %g us, expected [0, 1e4]",
+                        cfg->eager_kernel_cpu_ns / 1e3);
     st = sim_coll_check(cfg->hw, cfg->allreduce, cfg->tp, "--allreduce", err);
     if (st)
         return st;
@@ -119,7 +123,7 @@ static sim_bound largest(const sim_step_result *r)
 
 /* Sums over a step's ops (per-layer ops counted `layers` times). */
 typedef struct step_sums {
-    double flops, bytes, net_bytes, math, mem, net, launch, busy;
+    double flops, bytes, net_bytes, math, mem, net, launch, busy, kernels;
 } step_sums;
 static_assert(sizeof(step_sums) == sizeof(((sim_step_memo *)0)->base),
               "sim_step_memo.base must hold a step_sums");
@@ -136,6 +140,7 @@ static void add_op(step_sums *s, const sim_step_result *r, int i)
     s->mem += n * c->t_mem_ns;
     s->net += n * c->t_net_ns;
     s->launch += n * c->t_launch_ns;
+    s->kernels += op->fused ? 0.0 : n * (op->kernels > 0 ? op->kernels : sim_op_info(op->id)->kernels);
     s->busy += n * (c->t_math_ns > c->t_mem_ns ? c->t_math_ns : c->t_mem_ns);
 }
 
@@ -165,6 +170,7 @@ static void totals(sim_step_result *r, const step_sums *base)
     r->t_net_ns = s.net;
     r->t_launch_ns = s.launch;
     r->busy_ns = s.busy;
+    r->kernels = s.kernels;
 }
 
 /* The prediction, its bounds and its bound label, once the hidden network time and the exposed
@@ -189,15 +195,20 @@ static void finish(sim_step_result *r, double hidden_ns, double host_ns)
                !(r->t_ns > r->t_upper_ns * (1.0 + 1e-9)));
 }
 
-/* Host time the GPU waits for: all of the CPU work in a synchronous engine; when scheduling
- * runs ahead asynchronously, the part done after a wait on the device (sync_ns, within cpu_ns)
- * plus what of the rest exceeds the GPU's own step time. */
-static double exposed_host(double cpu_ns, double sync_ns, double gpu_ns, bool async_sched)
+double sim_step_host_ns(double cpu_ns, double sync_ns, double dispatch_ns, double gpu_ns,
+                        bool async_sched)
 {
     if (!async_sched)
-        return cpu_ns;
-    double ahead = cpu_ns - sync_ns;
+        return cpu_ns + (dispatch_ns > gpu_ns ? dispatch_ns - gpu_ns : 0.0);
+    double ahead = cpu_ns - sync_ns + dispatch_ns;
     return sync_ns + (ahead > gpu_ns ? ahead - gpu_ns : 0.0);
+}
+
+/* The CPU time of an eager step's launches (kernels x the engine's dispatch cost per kernel);
+ * a step replayed from a graph dispatches one launch, priced in the iteration's overhead. */
+static double dispatch_ns(const sim_step_cfg *cfg, const sim_step_result *r)
+{
+    return cfg->eager ? r->kernels * cfg->eager_kernel_cpu_ns : 0.0;
 }
 
 bool sim_step_eager(const sim_step_cfg *cfg, bool has_prefill) { return cfg->eager || has_prefill; }
@@ -230,6 +241,19 @@ sim_op_cost sim_step_cost_op(const sim_step_cfg *cfg, const sim_op *op, double l
     return c;
 }
 
+/* The engine's CPU work of the step (its iteration, its requests, its eager launches), the part
+ * of it the GPU waits for, and the step's time and bounds. */
+static void finish_host(const sim_step_cfg *cfg, double seqs, double hidden, sim_step_result *out)
+{
+    const double sched = cfg->iteration_overhead_ns + cfg->request_overhead_ns * seqs +
+                         cfg->sync_overhead_ns;
+    const double launch_cpu = dispatch_ns(cfg, out);
+    const double gpu = out->busy_ns + out->t_launch_ns + out->t_net_ns - hidden;
+    out->t_cpu_ns = sched + launch_cpu;
+    finish(out, hidden,
+           sim_step_host_ns(sched, cfg->sync_overhead_ns, launch_cpu, gpu, cfg->async_sched));
+}
+
 /* Totals, overlap, host time and bounds once every op is priced. */
 /* The sequences whose per-request CPU work the step waits for: with data-parallel attention each
  * group's scheduler runs in its own process, so the slowest group's (its share: the busiest
@@ -253,10 +277,7 @@ static void price_finish(const sim_step_cfg *cfg, const step_sums *base, double 
     double share = out->t_net_ns > 0.0 ? hidden / out->t_net_ns : 0.0;
     for (int i = 0; i < SIM_OP_COUNT; i++)
         out->hidden_ns[i] = out->cost[i].t_net_ns * share;
-    out->t_cpu_ns = cfg->iteration_overhead_ns + cfg->request_overhead_ns * seqs +
-                    cfg->sync_overhead_ns;
-    double gpu = out->busy_ns + out->t_launch_ns + out->t_net_ns - hidden;
-    finish(out, hidden, exposed_host(out->t_cpu_ns, cfg->sync_overhead_ns, gpu, cfg->async_sched));
+    finish_host(cfg, seqs, hidden, out);
 }
 
 /* The decode attention kernel the engine runs over this run's KV cache format (MLA's decode
@@ -460,10 +481,7 @@ static void price_tbo(const sim_step_cfg *cfg, const sim_batch_shape *s, sim_ste
         bool moe_comm = i == SIM_OP_MOE_DISPATCH || i == SIM_OP_MOE_COMBINE;
         out->hidden_ns[i] = out->cost[i].t_net_ns * (moe_comm ? share_moe : share_rest);
     }
-    out->t_cpu_ns = cfg->iteration_overhead_ns + cfg->request_overhead_ns * host_seqs(cfg, s) +
-                    cfg->sync_overhead_ns;
-    double gpu = out->busy_ns + out->t_launch_ns + out->t_net_ns - hidden;
-    finish(out, hidden, exposed_host(out->t_cpu_ns, cfg->sync_overhead_ns, gpu, cfg->async_sched));
+    finish_host(cfg, host_seqs(cfg, s), hidden, out);
 }
 
 bool sim_step_dp_busiest(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t n_groups,

@@ -50,6 +50,10 @@ typedef struct sim_step_cfg {
     double iteration_overhead_ns; /* engine CPU time per iteration */
     double request_overhead_ns;   /* engine CPU time per request in the iteration */
     double sync_overhead_ns;      /* CPU time per iteration after a device wait (exposed) */
+    double eager_kernel_cpu_ns;   /* CPU time to dispatch one kernel launched eagerly (Python and
+                                     the framework's dispatch): an eager step's launches take
+                                     kernels x this on the CPU, and the GPU waits for what of it
+                                     exceeds its own work (sim_step_host_ns); 0: never the bound */
     bool async_sched;             /* CPU work overlaps the GPU step (vLLM --async-scheduling) */
     sim_mem_rule mem_rule;        /* how the memory fraction is read (engine profile) */
     int64_t graph_max_bs; /* largest decode batch captured as a CUDA graph; 0 = every batch */
@@ -94,6 +98,8 @@ typedef struct sim_step_result {
     double t_cpu_ns;                                   /* engine CPU work of the iteration */
     double t_host_ns;                                  /* the part of it the GPU waits for */
     double busy_ns;                                    /* sum of max(T_math, T_mem) */
+    double kernels; /* kernels the step launches (fused ops none; a replayed graph counts its
+                       nodes) */
     double net_hidden_ns, net_exposed_ns;
     double t_lower_ns, t_upper_ns;
     double t_ns;     /* the prediction */
@@ -110,6 +116,20 @@ sim_status sim_step_check(const sim_step_cfg *cfg, sim_err *err);
  * sim_step_check runs it for the target; speculative decoding for its draft model. */
 sim_status sim_step_check_compute(const sim_model *m, const sim_hw *hw, const sim_prec *prec,
                                   sim_err *err);
+
+/* The host time a step's GPU waits for (ns). cpu_ns is the engine's scheduling work of the
+ * iteration (sync_ns of it done after a wait on the device), dispatch_ns the CPU time of the
+ * step's own eager launches (kernels x eager_kernel_cpu_ns; 0 for a replayed graph), gpu_ns the
+ * GPU's work. The launches cannot run ahead of their step: the GPU waits for what of them exceeds
+ * its work, dispatch_ns - gpu_ns when positive. A synchronous engine adds its scheduling whole;
+ * an asynchronous one schedules the next step while this one runs, so one CPU thread's work per
+ * step (scheduling after sync_ns, and the launches) is exposed where it exceeds the GPU's:
+ * sync_ns + max(0, cpu_ns - sync_ns + dispatch_ns - gpu_ns).
+ * Example: a 40 us GPU step whose 100 kernels cost 25 us each on the CPU waits 2.46 ms:
+ *     double host = sim_step_host_ns(1e6, 0.0, 100 * 25e3, 40e3, false); // 1e6 + 2.46e6
+ */
+double sim_step_host_ns(double cpu_ns, double sync_ns, double dispatch_ns, double gpu_ns,
+                        bool async_sched);
 
 /* Whether a step launches its kernels eagerly: engines capture CUDA graphs for decode-only
  * batches, so a step that carries prefill tokens runs eagerly, and a decode-only step replays a
@@ -178,7 +198,7 @@ typedef struct sim_step_memo {
     double tokens, seqs, logits, dec_tokens;
     double rank[4]; /* data-parallel attention: the slowest group's tokens, sequences, logits and
                        decode tokens */
-    double base[8]; /* private: the sums over every op that does not depend on the contexts */
+    double base[9]; /* private: the sums over every op that does not depend on the contexts */
     sim_step_result r;
 } sim_step_memo;
 

@@ -336,6 +336,7 @@ sim_step_cfg sim_unc_apply(const sim_step_cfg *cfg, const sim_unc_draw *d, sim_h
     c.iteration_overhead_ns *= fe;
     c.request_overhead_ns *= fe;
     c.sync_overhead_ns *= fe;
+    c.eager_kernel_cpu_ns *= fe;
     return c;
 }
 

@@ -207,6 +207,11 @@ static void test_sglang_04(void **state)
     assert_near(old.sync_overhead_us, 2000.0, 1e-12);
     assert_true(old.async_scheduling);
     assert_near(cur.sync_overhead_us, 0.0, 0);
+    /* SGLang dispatches an eager step's kernels from Python, 25 us each (the profiles' source);
+     * a profile without the field (TensorRT-LLM's C++ runtime) reads 0 */
+    assert_near(old.eager_kernel_cpu_us, 25.0, 1e-12);
+    assert_near(cur.eager_kernel_cpu_us, 25.0, 1e-12);
+    assert_near(load("trtllm").eager_kernel_cpu_us, 0.0, 0);
     /* vLLM's V1 graphs: piecewise through 0.10, whole decode steps from 0.11 (PR #25444), whole in
      * V0; the others' absent field reads false */
     assert_true(load("vllm-0.8").piecewise_graphs && load("vllm-0.10").piecewise_graphs &&
@@ -495,6 +500,10 @@ static void test_bad_profiles(void **state)
          "host.sync_overhead_us"},
         {"\"async_scheduling\": true", "\"sync_overhead_us\": 5, \"async_scheduling\": true",
          "sources.host.sync_overhead_us"},
+        {"\"async_scheduling\": true", "\"eager_kernel_cpu_us\": -1, \"async_scheduling\": true",
+         "host.eager_kernel_cpu_us"},
+        {"\"async_scheduling\": true", "\"eager_kernel_cpu_us\": 5, \"async_scheduling\": true",
+         "sources.host.eager_kernel_cpu_us"},
         {"\"kernel\": \"triton\"", "\"kernel\": \"cublas\"", "moe.kernel"},
         {"\"moe.kernel\": \"", "\"moe.kern\": \"", "sources.moe.kernel"},
         {"\"processes\": 1", "\"processes\": 0", "frontend.processes"},

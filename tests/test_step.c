@@ -188,6 +188,54 @@ static void test_host_overhead(void **state)
     assert_non_null(strstr(err.msg, "--request-overhead-us"));
 }
 
+static void test_eager_dispatch(void **state)
+{
+    (void)state;
+    /* The host rule (step.h): 100 kernels at 25 us of CPU each = 2.5 ms of launches; a 40 us GPU
+     * step waits 2.5 - 0.04 = 2.46 ms for them. Synchronous: + 1 ms of scheduling = 3.46 ms;
+     * asynchronous: the scheduling runs on the same CPU thread, 1 + 2.5 - 0.04 = 3.46 ms too;
+     * a 5 ms GPU step hides both (async: 3.5 < 5 -> 0) but a synchronous engine still waits
+     * for its 1 ms of scheduling. */
+    assert_near(sim_step_host_ns(1e6, 0.0, 100 * 25e3, 40e3, false), 3.46e6, 1e-6);
+    assert_near(sim_step_host_ns(1e6, 0.0, 100 * 25e3, 40e3, true), 3.46e6, 1e-6);
+    assert_near(sim_step_host_ns(1e6, 0.0, 100 * 25e3, 5e6, true), 0.0, 0);
+    assert_near(sim_step_host_ns(1e6, 0.0, 100 * 25e3, 5e6, false), 1e6, 1e-6);
+    /* 3 ms of scheduling, 2 ms of it after a device wait (async): the 2 ms are exposed, and the
+     * other 1 ms with the launches exceed the GPU by 1 + 2.5 - 0.04 = 3.46 ms: 5.46 ms */
+    assert_near(sim_step_host_ns(3e6, 2e6, 100 * 25e3, 40e3, true), 5.46e6, 1e-6);
+
+    /* In a step: a prefill of 16 tokens of Llama-3.1-8B launches every op's kernels once per
+     * layer; with 25 us per kernel the CPU takes kernels x 25 us, and the step lasts that long
+     * when the GPU's own work is shorter (a synchronous engine with no other CPU work: t = GPU
+     * time + max(0, dispatch - GPU time) = dispatch). A graph-replayed decode step dispatches
+     * nothing. */
+    sim_model m = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_fixture_hw();
+    sim_step_cfg cfg = {.model = &m, .hw = &hw, .tp = 1, .prec = BF16, .eager = true};
+    sim_seq_group g = {.count = 1, .q = 16, .c = 0, .logits = 1};
+    sim_step_result a, b;
+    sim_step_price(&cfg, &g, 1, &a);
+    assert_true(a.kernels > 32.0 * 8.0); /* at least 8 kernels a layer over 32 layers */
+    cfg.eager_kernel_cpu_ns = 25e3;
+    sim_step_price(&cfg, &g, 1, &b);
+    const double dispatch = a.kernels * 25e3;
+    assert_true(dispatch > a.t_ns); /* the CPU bounds this step */
+    assert_near(b.kernels, a.kernels, 0);
+    assert_near(b.t_cpu_ns, dispatch, 1e-6);
+    assert_near(b.t_ns, dispatch, 1e-6 * dispatch);
+    assert_true(b.t_lower_ns <= b.t_ns && b.t_ns <= b.t_upper_ns);
+    /* the same step replayed from a graph: no eager launches, nothing waits */
+    cfg.eager = false;
+    g = (sim_seq_group){.count = 1, .q = 1, .c = 16, .logits = 1};
+    sim_step_price(&cfg, &g, 1, &b);
+    assert_near(b.t_cpu_ns, 0.0, 0);
+    assert_near(b.t_host_ns, 0.0, 0);
+    sim_err err = {{0}};
+    cfg.eager_kernel_cpu_ns = -1.0;
+    assert_int_equal(sim_step_check(&cfg, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "host.eager_kernel_cpu_us"));
+}
+
 static void test_memo_matches(void **state)
 {
     (void)state;
@@ -534,6 +582,7 @@ int main(void)
         cmocka_unit_test(test_dp_attention_waits_for_slowest),
         cmocka_unit_test(test_check),
         cmocka_unit_test(test_piecewise_graphs),
+        cmocka_unit_test(test_eager_dispatch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
