@@ -387,6 +387,16 @@ static sim_status load_spec(const cli_opts *o, cli_load_result *L, const cli_loa
     if (st)
         return st;
     L->spec.adapt = r.adapt;
+    /* the draft as the engine's proposer runs it; an EAGLE-3 head's own shape */
+    L->spec.prop = sim_spec_proposer_for(L->eng.name);
+    if (strcmp(r.method_name, "eagle3") == 0)
+        st = sim_spec_set_eagle3(&L->spec, o->spec_draft_vocab, err);
+    else if (cli_opt_given(o, "--spec-draft-vocab"))
+        st = sim_fail(err, SIM_EINPUT,
+                      "--spec-draft-vocab: applies to EAGLE-3 heads (method eagle3), not %s",
+                      r.method_name);
+    if (st)
+        return st;
     const spec_family fam = engine_family(&L->eng);
     if (fam == FAM_VLLM || fam == FAM_SGLANG) {
         bool async_on = L->step.async_sched;

@@ -127,6 +127,8 @@ const cli_opt_def cli_opt_table[] = {
       "K tokens drafted per verify step (required with --spec-method)"),
     O("--spec-model", CLI_OPT_STR, spec_model, 0, 0, CLI_OPT_CMD_ENGINE,
       "the draft model's config.json or name (--spec-method draft)"),
+    O("--spec-draft-vocab", CLI_OPT_INT, spec_draft_vocab, 1, 100000000, CLI_OPT_CMD_ENGINE,
+      "EAGLE-3: the head's draft_vocab_size (its own LM head; default: the target's vocab)"),
     O("--spec-acceptance-rate", CLI_OPT_NUM, spec_alpha, 0, 1, CLI_OPT_CMD_ENGINE,
       "per-token probability that a drafted token is accepted"),
     O("--spec-acceptance-length", CLI_OPT_NUM, spec_tau, 1, 129, CLI_OPT_CMD_ENGINE,

@@ -92,7 +92,7 @@ typedef struct cli_opts {
     bool fuse_ar_norm, no_fuse_ar_norm;
     /* speculative decoding */
     const char *spec_method, *spec_model, *spec_config, *spec_algorithm, *spec_data;
-    int64_t spec_k, spec_steps, spec_topk, spec_draft_tokens;
+    int64_t spec_k, spec_steps, spec_topk, spec_draft_tokens, spec_draft_vocab;
     double spec_alpha, spec_tau;
     char spec_rates[CLI_OPT_LIST_LEN];
     /* vLLM bench serve's own flags: recorded in --save-result, or accepted without effect */

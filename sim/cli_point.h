@@ -64,6 +64,10 @@ typedef struct cli_point_draws {
 /* Whether `key` is a headline metric of run (serve false) or serve that gets a band. */
 bool cli_point_band_key(bool serve, const char *key);
 
+/* The power estimate's sigma in the uncertainty table the point reads (--uncertainty-table or
+ * the shipped one): how uncertain an energy decision is. */
+sim_status cli_point_power_sigma(const cli_opts *o, double *sigma, sim_err *err);
+
 /* The draws --uncertainty asks for (its default: run 16, serve 8; 0: none). */
 int cli_point_draw_count(const cli_opts *o, bool serve);
 

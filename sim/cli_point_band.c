@@ -18,14 +18,16 @@ static const char *const run_keys[] = {"ttft_ms",
                                        "e2e_ms",
                                        "output_throughput",
                                        "usd_per_million_output_tokens",
-                                       "usd_per_million_total_tokens"};
+                                       "usd_per_million_total_tokens",
+                                       "joules_per_output_token"};
 static const char *const serve_keys[] = {
     "duration",       "request_throughput", "output_throughput", "total_token_throughput",
     "request_goodput", "mean_ttft_ms",      "median_ttft_ms",    "p90_ttft_ms",
     "p99_ttft_ms",    "mean_tpot_ms",       "median_tpot_ms",    "p90_tpot_ms",
     "p99_tpot_ms",    "mean_itl_ms",        "median_itl_ms",     "p90_itl_ms",
     "p99_itl_ms",     "mean_e2el_ms",       "median_e2el_ms",    "p90_e2el_ms",
-    "p99_e2el_ms",    "usd_per_million_output_tokens", "usd_per_million_total_tokens"};
+    "p99_e2el_ms",    "usd_per_million_output_tokens", "usd_per_million_total_tokens",
+    "joules_per_output_token"};
 enum {
     N_RUN_KEYS = sizeof run_keys / sizeof run_keys[0],
     N_SERVE_KEYS = sizeof serve_keys / sizeof serve_keys[0],
@@ -75,6 +77,57 @@ static sim_status load_table(const cli_opts *o, sim_unc_table *t, sim_err *err)
     return sim_unc_load(path, t, err);
 }
 
+/* The band's basis (unc.h's sim_unc_band.basis): the engine's evidence, the device's, the power
+ * estimate's. A device family without rows of its own and an engine without end-to-end rows say
+ * so. */
+static sim_status basis_text(const sim_unc_table *t, const sim_hw *hw,
+                             const sim_unc_engine_ref *eng, bool energy, char *buf, size_t len,
+                             sim_err *err)
+{
+    /* no commas: the line is one CSV field, and naive readers split on them */
+    sim_unc_basis b;
+    sim_unc_engine_sigma(t, eng, &b);
+    sim_strbuf s = {0};
+    sim_strbuf_printf(&s, "engine %s: ", eng->profile);
+    if (b.level == SIM_UNC_LEVEL_VERSION)
+        sim_strbuf_printf(&s, "its own end-to-end rows");
+    else if (b.level == SIM_UNC_LEVEL_ENGINE)
+        sim_strbuf_printf(&s, "no end-to-end rows of this version so its engine's other "
+                              "versions (%s)",
+                          b.scope);
+    else
+        sim_strbuf_printf(&s, "no validation of this engine so the default of every engine (%s)",
+                          b.scope);
+    sim_strbuf_printf(&s, " - %lld rows from %lld sources - sigma %.2f; ", (long long)b.rows,
+                      (long long)b.sources, b.sigma);
+    const char *arch = sim_unc_device_family(hw);
+    const sim_unc_prov p = sim_unc_provenance(hw, SIM_UNC_GEMM16);
+    const sim_unc_entry *e = sim_unc_find(t, SIM_UNC_GEMM16, arch, p);
+    if (sim_hw_default_only(hw)) /* estimates in the file: no measurement behind them */
+        sim_strbuf_printf(&s, "device %s (%s): default-only efficiencies (no measurement on this "
+                              "device; drawn as %s)",
+                          hw->name, arch, sim_unc_prov_name(p));
+    else
+        sim_strbuf_printf(&s, "device %s (%s): efficiencies %s", hw->name, arch,
+                          sim_unc_prov_name(p));
+    if (e)
+        sim_strbuf_printf(&s, " - %s 16-bit GEMM rows %lld from %lld sources", arch,
+                          (long long)e->rows, (long long)e->sources);
+    else if ((e = sim_unc_find(t, SIM_UNC_GEMM16, "*", p)))
+        sim_strbuf_printf(&s, " - no 16-bit GEMM validation rows of %s devices so every "
+                              "device's rows (%lld from %lld sources)",
+                          arch, (long long)e->rows, (long long)e->sources);
+    if (energy && (e = sim_unc_find(t, SIM_UNC_POWER, "*", SIM_UNC_DEFAULT)))
+        sim_strbuf_printf(&s, "; power estimate: %lld energy rows from %lld sources - sigma %.2f "
+                              "(wide: few rows)",
+                          (long long)e->rows, (long long)e->sources, e->sigma);
+    const bool oom = s.oom || !s.s;
+    if (!oom)
+        snprintf(buf, len, "%s", s.s);
+    sim_strbuf_free(&s);
+    return oom ? sim_fail(err, SIM_EINTERNAL, "out of memory") : SIM_OK;
+}
+
 static bool field_num(const sim_field *f, size_t n, const char *key, double *v)
 {
     for (size_t i = 0; i < n; i++)
@@ -102,6 +155,26 @@ static sim_status start_draws(cli_point_draws *d, int n, const char *const *keys
     }
     d->v = calloc(d->n_keys * (size_t)n + 1, sizeof *d->v);
     return d->v ? SIM_OK : sim_fail(err, SIM_EINTERNAL, "out of memory");
+}
+
+sim_status cli_point_power_sigma(const cli_opts *o, double *sigma, sim_err *err)
+{
+    sim_unc_table *t = malloc(sizeof *t);
+    sim_status st = t ? load_table(o, t, err) : sim_fail(err, SIM_EINTERNAL, "out of memory");
+    *sigma = st ? 0.0 : sim_unc_sigma(t, SIM_UNC_POWER, "*", SIM_UNC_DEFAULT);
+    free(t);
+    return st;
+}
+
+/* The energy keys: moved by the draw's power factor as well (the power estimate's own error,
+ * unc.h), on top of what the draw's step times do to them. */
+static bool energy_key(const char *key) { return strcmp(key, "joules_per_output_token") == 0; }
+
+static void power_factor(cli_point_draws *d, int i, const sim_unc_draw *dr)
+{
+    for (size_t k = 0; k < d->n_keys; k++)
+        if (energy_key(d->keys[k]))
+            d->v[k * (size_t)d->n + (size_t)i] *= dr->factor[SIM_UNC_POWER];
 }
 
 /* Draw i's value of every key from its fields (a key it lacks keeps the nominal value). */
@@ -177,7 +250,7 @@ static void record_thin(cli_point_draws *d, int i, const sim_run_cfg *cfg, const
             v = e2e;
         else if (strcmp(key, "output_throughput") == 0 && e2e > 0.0)
             v = nominal[k] * e2e0 / e2e;
-        else if (e2e0 > 0.0) /* the costs per token */
+        else if (e2e0 > 0.0) /* the costs and the energy per token (at the same power) */
             v = nominal[k] * e2e / e2e0;
         d->v[k * (size_t)d->n + (size_t)i] = v;
     }
@@ -190,8 +263,8 @@ sim_status cli_point_run_band(const cli_opts *o, const cli_load_result *L, sim_r
     const int n = cli_point_draw_count(o, false);
     if (n == 0)
         return SIM_OK;
-    char scope[64];
-    sim_unc_engine_scope(L->eng.name, &L->model, scope, sizeof scope);
+    sim_unc_engine_ref eng;
+    sim_unc_engine_ref_of(L->eng.name, L->eng.engine, &L->model, &eng);
     sim_unc_table *t = malloc(sizeof *t);
     sim_run_result *r = malloc(sizeof *r);
     sim_field *f = malloc(SIM_FIELDS_MAX * sizeof *f);
@@ -215,7 +288,7 @@ sim_status cli_point_run_band(const cli_opts *o, const cli_load_result *L, sim_r
         tpot0 = mean_decode_ns(cfg, ctx, THIN_STEPS);
     for (int i = 0; !st && i < n; i++) {
         sim_unc_draw dr;
-        sim_unc_draw_make(t, cfg->step.hw, scope, 0, i, &dr);
+        sim_unc_draw_make_n(t, cfg->step.hw, &eng, 0, i, n, 0, &dr);
         sim_hw hw;
         sim_run_cfg c = thin ? pre : *cfg;
         c.band = NULL;
@@ -223,13 +296,18 @@ sim_status cli_point_run_band(const cli_opts *o, const cli_load_result *L, sim_r
         sim_run_simulate(&c, r);
         if (!thin) {
             record(d, i, f, sim_report_run_fields(&c, r, SIM_FIELDS_JSON, f), nominal, NULL);
-            continue;
+        } else {
+            const double tpot = mean_decode_ns(&c, ctx, THIN_STEPS);
+            record_thin(d, i, cfg, nominal, r->ttft_ns / 1e6, tpot0 > 0.0 ? tpot / tpot0 : 1.0);
         }
-        const double tpot = mean_decode_ns(&c, ctx, THIN_STEPS);
-        record_thin(d, i, cfg, nominal, r->ttft_ns / 1e6, tpot0 > 0.0 ? tpot / tpot0 : 1.0);
+        power_factor(d, i, &dr);
     }
     if (!st)
         st = finish_band(d, err);
+    if (!st)
+        st = basis_text(t, cfg->step.hw, &eng,
+                        cli_point_draws_of(d, "joules_per_output_token") != NULL, d->band.basis,
+                        sizeof d->band.basis, err);
     if (!st)
         cfg->band = &d->band;
     free(t);
@@ -328,8 +406,8 @@ sim_status cli_point_serve_band(const cli_opts *o, const cli_load_result *L,
     const int n = cli_point_draw_count(o, true);
     if (n == 0)
         return SIM_OK;
-    char scope[64];
-    sim_unc_engine_scope(L->eng.name, &L->model, scope, sizeof scope);
+    sim_unc_engine_ref eng;
+    sim_unc_engine_ref_of(L->eng.name, L->eng.engine, &L->model, &eng);
     sim_unc_table *t = malloc(sizeof *t);
     sim_field *f = malloc((size_t)2 * SIM_FIELDS_MAX * sizeof *f);
     double nominal[SIM_UNC_BAND_MAX], scale[SIM_UNC_BAND_MAX];
@@ -373,12 +451,18 @@ sim_status cli_point_serve_band(const cli_opts *o, const cli_load_result *L,
         st = sim_fail(err, SIM_EINTERNAL, "out of memory");
     for (int i = 0; !st && i < n; i++) {
         sim_unc_draw dr;
-        sim_unc_draw_make(t, s->cfg.step.hw, scope, 0, i, &dr);
-        if (!(st = serve_draw(o, s, &dr, &part, f, &nf, &cap[i], err)))
+        sim_unc_draw_make_n(t, s->cfg.step.hw, &eng, 0, i, n, 0, &dr);
+        if (!(st = serve_draw(o, s, &dr, &part, f, &nf, &cap[i], err))) {
             record(d, i, f, nf, nominal, prefix ? scale : NULL);
+            power_factor(d, i, &dr);
+        }
     }
     if (!st)
         st = finish_band(d, err);
+    if (!st)
+        st = basis_text(t, s->cfg.step.hw, &eng,
+                        cli_point_draws_of(d, "joules_per_output_token") != NULL, d->band.basis,
+                        sizeof d->band.basis, err);
     if (!st) {
         d->capacity_rps = capacity_of(o, s, &s->cfg);
         d->offered_rps = offered_rps(o, s->w);

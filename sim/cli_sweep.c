@@ -3,6 +3,7 @@
 #include "cli_cmd.h"
 #include "cli_grid.h"
 #include "cli_point.h"
+#include "cli_sweep_internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -23,23 +24,6 @@
 /* ------------------------------------------------------------------------------------------ */
 /* sweep: the run or serve command over a grid of flag values, points in parallel */
 
-typedef struct sweep_ctx {
-    int mask; /* CLI_OPT_CMD_RUN or CLI_OPT_CMD_SERVE */
-    const sim_grid *g;
-    sim_shard shard;
-    cli_opts *opts;     /* per shard point */
-    sim_status *opt_st; /* per shard point: building its options */
-    sim_err *opt_err;
-    cli_load_cache cache;
-    bool jsonl;
-    bool has_slo;
-    sim_slo slo;
-    int pct;       /* SLO percentile: 50, 90 or 99 */
-    bool min_cost; /* --objective cost: the best point is the cheapest per output token */
-    bool min_energy; /* --objective energy: the least energy per output token (power.h) */
-    bool bands;    /* --uncertainty on (its first point's): KEY_lo and KEY_hi columns */
-    size_t winner, runner; /* the best or cheapest row and the one after it (n: none) */
-} sweep_ctx;
 
 /* A point's flags: the command's defaults, then each dimension's value. */
 static sim_status point_opts(const sweep_ctx *c, size_t point, cli_opts *o, sim_err *err)
@@ -175,6 +159,13 @@ static void row_text(const sweep_ctx *c, size_t point, const sim_field *m, size_
             sim_strbuf_json_str(b, error);
         else
             sim_strbuf_printf(b, "null");
+        if (c->bands) {
+            sim_strbuf_printf(b, ",\"band_basis\":");
+            if (!error && band && band->basis[0])
+                sim_strbuf_json_str(b, band->basis);
+            else
+                sim_strbuf_printf(b, "null");
+        }
         sim_strbuf_printf(b, "}\n");
         return;
     }
@@ -203,6 +194,11 @@ static void row_text(const sweep_ctx *c, size_t point, const sim_field *m, size_
     sim_strbuf_printf(b, ",");
     if (error)
         sim_strbuf_csv(b, error, false);
+    if (c->bands) {
+        sim_strbuf_printf(b, ",");
+        if (!error && band && band->basis[0])
+            sim_strbuf_csv(b, band->basis, false);
+    }
     sim_strbuf_printf(b, "\n");
 }
 
@@ -290,12 +286,13 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
     }
     free(L);
     /* the objective under each draw, for the decision's probability */
-    const double *obj = cli_point_draws_of(&d, c->min_cost ? "usd_per_million_output_tokens"
-                                                           : "output_throughput");
+    const double *obj = cli_point_draws_of(&d, c->min_cost     ? "usd_per_million_output_tokens"
+                                               : c->min_energy ? "joules_per_output_token"
+                                                               : "output_throughput");
     if (!st && obj && (row->draws = malloc((size_t)d.n * sizeof *row->draws))) {
         row->n_draws = d.n;
         for (int i = 0; i < d.n; i++)
-            row->draws[i] = c->min_cost ? obj[i] : obj[i] / gpus;
+            row->draws[i] = c->min_cost || c->min_energy ? obj[i] : obj[i] / gpus;
     }
     if (!st && c->min_cost && row->usd_per_million_output_tokens <= 0.0)
         st = sim_fail(&err, SIM_EINPUT,
@@ -367,62 +364,6 @@ static sim_status sweep_prepare(sweep_ctx *c, size_t n, sim_err *err)
     return SIM_OK;
 }
 
-/* The probability over the paired draws that row a beats row b (NAN without draws). */
-static double beat(const sweep_ctx *c, const sim_sweep_row *a, const sim_sweep_row *b)
-{
-    if (!a->draws || !b->draws || a->n_draws != b->n_draws)
-        return NAN;
-    return sim_unc_beat_prob(a->draws, b->draws, (size_t)a->n_draws, c->min_cost);
-}
-
-/* A tie: the 80 % band of the paired ratio winner / runner-up over the draws (sim_unc_band_of)
- * holds 1, so the draws do not say which is ahead. */
-static bool tied(const sim_sweep_row *w, const sim_sweep_row *r)
-{
-    if (!w->draws || !r->draws || w->n_draws != r->n_draws || w->n_draws < 1)
-        return false;
-    double *v = malloc((size_t)w->n_draws * sizeof *v), lo, hi;
-    if (!v)
-        return false;
-    for (int i = 0; i < w->n_draws; i++)
-        v[i] = r->draws[i] > 0.0 ? w->draws[i] / r->draws[i] : 0.0;
-    sim_unc_band_of(v, (size_t)w->n_draws, &lo, &hi);
-    free(v);
-    return lo <= 1.0 && hi >= 1.0;
-}
-
-/* How sure the decision is: the winner against the runner-up over the draws ("" without). */
-static void decision_text(const sweep_ctx *c, const sim_sweep_row *rows, size_t n, sim_strbuf *b)
-{
-    if (!c->bands || c->winner >= n || c->runner >= n)
-        return;
-    const sim_sweep_row *w = &rows[c->winner], *r = &rows[c->runner];
-    const double p = beat(c, w, r);
-    if (isnan(p))
-        return;
-    const double x = c->min_cost ? r->usd_per_million_output_tokens : r->tput_per_gpu;
-    if (tied(w, r))
-        sim_strbuf_printf(b,
-                          "a tie with point %zu (%s%.4g%s): the 80 %% band of their ratio holds "
-                          "1; the winner is ahead in %.0f%% of %d parameter draws",
-                          r->point, c->min_cost ? "$" : "", x,
-                          c->min_cost ? "" : " tok/s per GPU", 100.0 * p, w->n_draws);
-    else
-        sim_strbuf_printf(b, "beats the runner-up, point %zu (%s%.4g%s), in %.0f%% of %d "
-                             "parameter draws",
-                          r->point, c->min_cost ? "$" : "", x,
-                          c->min_cost ? "" : " tok/s per GPU", 100.0 * p, w->n_draws);
-}
-
-static void decision_line(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows, size_t n)
-{
-    sim_strbuf b = {0};
-    decision_text(c, rows, n, &b);
-    if (b.s && !b.oom)
-        fprintf(f, "  %s\n", b.s);
-    sim_strbuf_free(&b);
-}
-
 /* " [default-only]" after a point whose device has no measured efficiency */
 static const char *mark(const sim_sweep_row *r)
 {
@@ -488,7 +429,7 @@ static void sweep_summary(FILE *f, const sweep_ctx *c, const sim_sweep_row *rows
             fprintf(f, "best under the SLO: none meets it\n");
         }
     }
-    decision_line(f, c, rows, n);
+    cli_sweep_decision_line(f, c, rows, n);
     bool *front = calloc(n ? n : 1, sizeof *front);
     size_t *order = calloc(n ? n : 1, sizeof *order);
     if (!front || !order) {
@@ -531,7 +472,9 @@ static void sweep_header(FILE *f, const sweep_ctx *c)
     }
     if (c->has_slo)
         fprintf(f, ",meets_slo");
-    fprintf(f, ",error\n");
+    fprintf(f, ",error%s\n", c->bands ? ",band_basis,decision,beat_probability,decision_tie,"
+                                        "decision_versus_point"
+                                      : "");
 }
 
 /* Writes rows in order to `path` through a temporary file (or to `f` when path is NULL). */
@@ -546,8 +489,28 @@ static sim_status write_rows(const char *path, FILE *f, const sweep_ctx *c,
         f = o.f;
     }
     sweep_header(f, c);
-    for (size_t i = 0; i < n; i++)
-        fputs(rows[i].text, f);
+    for (size_t i = 0; i < n; i++) {
+        if (!c->bands) {
+            fputs(rows[i].text, f);
+            continue;
+        }
+        /* the decision's columns after the row's own (its newline, and a JSONL row's brace, go
+         * after them) */
+        const char *t = rows[i].text;
+        size_t len = strlen(t);
+        len -= len && t[len - 1] == '\n';
+        len -= c->jsonl && len && t[len - 1] == '}';
+        sim_strbuf b = {0};
+        cli_sweep_decision_cols(c, rows, n, i, &b);
+        if (b.oom || !b.s) {
+            sim_strbuf_free(&b);
+            if (path)
+                sim_outfile_abort(&o);
+            return sim_fail(err, SIM_EINTERNAL, "out of memory");
+        }
+        fprintf(f, "%.*s%s%s\n", (int)len, t, b.s, c->jsonl ? "}" : "");
+        sim_strbuf_free(&b);
+    }
     if (path)
         return sim_outfile_commit(&o, err);
     return ferror(f) ? sim_fail(err, SIM_EINTERNAL, "writing the rows failed") : SIM_OK;
@@ -561,7 +524,7 @@ static sim_status sweep_html(const char *path, int argc, char **argv, const swee
     if (!cmdline)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
     sim_strbuf decision = {0};
-    decision_text(c, rows, n, &decision);
+    cli_sweep_decision_text(c, rows, n, &decision);
     sim_chart_sweep sw = {.rows = rows,
                           .n = n,
                           .grid = c->g,
@@ -665,11 +628,14 @@ sim_status cli_sweep_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err *
                    : c.min_energy ? sim_sweep_least_energy(rows, n_rows, c.has_slo)
                    : c.has_slo    ? sim_sweep_best(rows, n_rows)
                                   : n_rows;
-        /* the draws hold cost or throughput per GPU, not energy: no runner-up decision for
-         * --objective energy (the README says so) */
-        c.runner = c.winner < n_rows && !c.min_energy
-                       ? sim_sweep_runner_up(rows, n_rows, c.winner, c.min_cost, c.has_slo)
-                       : n_rows;
+        /* the draws hold the objective: cost, energy (with the power estimate's error) or
+         * throughput per GPU */
+        c.runner =
+            c.winner >= n_rows ? n_rows
+            : c.min_energy     ? sim_sweep_runner_up_energy(rows, n_rows, c.winner, c.has_slo)
+                               : sim_sweep_runner_up(rows, n_rows, c.winner, c.min_cost, c.has_slo);
+        if (c.min_energy && c.bands)
+            st = cli_point_power_sigma(&c.opts[0], &c.power_sigma, err);
     }
     if (!st)
         st = sim_outfile_stage_open(&page, so.html, "--html", err);

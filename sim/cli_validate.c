@@ -36,30 +36,6 @@ static sim_status row_engine(const sim_vrow *r, const cli_load_cache *c, const s
     return cli_load_engine_spec_path(spec, what, c, hw, path, len, err);
 }
 
-/* The engine scope of a row for the uncertainty table (unc.h): the engine family that measured
- * it, by the prefix of its framework column, as the shipped table was built. */
-static const struct {
-    const char *framework_prefix, *profile;
-} row_engines[] = {
-    {"TensorRT-LLM 0.11", "trtllm-0.11"},
-    {"TensorRT-LLM", "trtllm"},
-    {"vLLM ~0.5/0.6", "vllm-v0"},
-    {"vLLM 0.5", "vllm-v0"},
-    {"vLLM 0.6", "vllm-v0"},
-    {"SGLang 0.4", "sglang-0.4"},
-    {"SGLang", "sglang"},
-    {"vLLM", "vllm"},
-};
-
-const char *cli_validate_row_engine(const sim_vrow *r)
-{
-    for (size_t i = 0; i < sizeof row_engines / sizeof row_engines[0]; i++)
-        if (strncmp(r->framework, row_engines[i].framework_prefix,
-                    strlen(row_engines[i].framework_prefix)) == 0)
-            return row_engines[i].profile;
-    return cli_opt_defaults.engine;
-}
-
 /* Engine flags a row's framework column records ("vLLM 0.11 (--async-scheduling, ...)"): the
  * profile's default as the benchmark overrode it. */
 static void row_engine_flags(const sim_vrow *r, sim_engprof *e)
@@ -76,10 +52,8 @@ static void row_engine_flags(const sim_vrow *r, sim_engprof *e)
     }
 }
 
-/* The engine profile entry that scores end-to-end row r on its device (row_engine), loaded into
- * the cache with the row's model and device; NULL with *st and err set when a file fails. */
-static const cli_load_entry *row_profile(cli_load_cache *cache, const sim_vrow *r, sim_status *st,
-                                         sim_err *err)
+const cli_load_entry *cli_validate_row_profile(cli_load_cache *cache, const sim_vrow *r,
+                                              sim_status *st, sim_err *err)
 {
     const cli_load_entry *h = cli_validate_row_file(cache, CLI_LOAD_HW, r->hw, err, st);
     const cli_load_entry *m = h ? cli_validate_row_file(cache, CLI_LOAD_MODEL, r->model, err, st)
@@ -285,7 +259,7 @@ sim_status cli_validate_predict(const cli_opts *o, cli_load_cache *cache, const 
     if (!h)
         return rs;
     const cli_load_entry *m = NULL;
-    const cli_load_entry *e = row_profile(cache, r, &rs, rerr);
+    const cli_load_entry *e = cli_validate_row_profile(cache, r, &rs, rerr);
     /* loading a file may move the cache's entries: look the earlier ones up again (they are
      * cached now, so this adds nothing and moves nothing) */
     if (!e)
@@ -321,7 +295,8 @@ sim_status cli_validate_predict(const cli_opts *o, cli_load_cache *cache, const 
          * keeps the profile's */
         bool spec_async = eng.async_scheduling && eng.policy != SIM_POLICY_SGLANG &&
                           strncmp(eng.name, "vllm", 4) != 0;
-        rs = sim_validate_spec(r, &m->model, hw, &step, spec_async, pred, rerr);
+        const sim_spec_proposer prop = sim_spec_proposer_for(eng.name);
+        rs = sim_validate_spec(r, &m->model, hw, &step, spec_async, &prop, pred, rerr);
     } else {
         rs = sim_validate_e2e(r, &m->model, hw, &step, pred, rerr);
     }
@@ -385,7 +360,7 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
         const sim_engprof *row_prof = NULL; /* end-to-end rows: the profile that scored it */
         if (!rs && !sim_vkind_is_op(r->kind)) {
             sim_status ps;
-            const cli_load_entry *pe = row_profile(&cache, r, &ps, &rerr);
+            const cli_load_entry *pe = cli_validate_row_profile(&cache, r, &ps, &rerr);
             row_prof = pe ? &pe->eng : NULL;
         }
         if (rs == SIM_EINTERNAL) {

@@ -12,8 +12,11 @@
 const cli_load_entry *cli_validate_row_file(cli_load_cache *c, cli_load_kind kind,
                                             const char *name, sim_err *err, sim_status *st);
 
-/* The engine profile that scores an end-to-end row (from its framework column). */
-const char *cli_validate_row_engine(const sim_vrow *r);
+/* The engine profile entry that scores end-to-end row r on its device: the version-exact
+ * profile its framework column names (sim_engprof_spec_of, sim_engprof_pick), loaded into the
+ * cache with the row's model and device; NULL with *st and err set when a file fails. */
+const cli_load_entry *cli_validate_row_profile(cli_load_cache *cache, const sim_vrow *r,
+                                              sim_status *st, sim_err *err);
 
 /* Whether a row measures quantized weights, activations or KV cache (p: an end-to-end row's
  * precision). */

@@ -139,7 +139,7 @@ static void add_ev(sim_unc_evidence *ev, size_t *n, bool e2e, sim_unc_family f, 
     sim_unc_evidence *e = &ev[(*n)++];
     *e = (sim_unc_evidence){.e2e = e2e, .family = f, .prov = p, .log_err = log(pred / measured)};
     snprintf(e->scope, sizeof e->scope, "%.31s", scope);
-    snprintf(e->source, sizeof e->source, "%s", source);
+    sim_validate_source_key(source, e->source, sizeof e->source);
 }
 
 /* Whether the architecture's default of family f was measured on the device file at `path` (its
@@ -191,13 +191,45 @@ static void op_evidence(const cli_opts *o, cli_load_cache *cache, const sim_vrow
     }
 }
 
-/* An end-to-end row's engine scope (unc.h): its engine profile, ":moe" for a MoE model. */
-static void row_scope(cli_load_cache *cache, const sim_vrow *r, char *buf, size_t len)
+/* The energy rows' evidence (the power family): each row that counts, as predicted. */
+static void energy_evidence(const cli_opts *o, cli_load_cache *cache, const sim_vrow *rows,
+                            size_t n, sim_unc_evidence *ev, size_t *ne)
+{
+    for (size_t i = 0; i < n; i++) {
+        const sim_vrow *r = &rows[i];
+        if (r->skip[0] || r->low_trust || !sim_validate_is_energy(r->metric))
+            continue;
+        sim_err e;
+        sim_status st;
+        double pred;
+        sim_prec prec;
+        const cli_load_entry *h = cli_validate_row_file(cache, CLI_LOAD_HW, r->hw, &e, &st);
+        if (!h)
+            continue;
+        char arch[32];
+        snprintf(arch, sizeof arch, "%s", sim_unc_device_family(&h->hw));
+        if (cli_validate_predict(o, cache, r, NULL, NULL, &pred, &prec, &e) || !(pred > 0.0) ||
+            !(r->value > 0.0))
+            continue;
+        add_ev(ev, ne, false, SIM_UNC_POWER, SIM_UNC_DEFAULT, arch, r->source, pred, r->value);
+    }
+}
+
+/* An end-to-end row's engine (unc.h): the version-exact profile that scores it (its framework
+ * column resolved as --engine NAME@VERSION is) and that profile's engine, ":moe" for a MoE
+ * model. */
+static void row_ref(cli_load_cache *cache, const sim_vrow *r, sim_unc_engine_ref *ref)
 {
     sim_err e;
     sim_status st;
+    const cli_load_entry *p = cli_validate_row_profile(cache, r, &st, &e);
+    char name[32] = "*", engine[32] = "";
+    if (p) {
+        snprintf(name, sizeof name, "%s", p->eng.name);
+        snprintf(engine, sizeof engine, "%s", p->eng.engine);
+    }
     const cli_load_entry *m = cli_validate_row_file(cache, CLI_LOAD_MODEL, r->model, &e, &st);
-    sim_unc_engine_scope(cli_validate_row_engine(r), m ? &m->model : NULL, buf, len);
+    sim_unc_engine_ref_of(name, engine, m ? &m->model : NULL, ref);
 }
 
 /* Row r's predictions under draws 0 .. nd-1 of table t (families: unc.h's mask, 0 all). */
@@ -209,11 +241,11 @@ static sim_status draws_of(const cli_opts *o, cli_load_cache *cache, const sim_v
     if (!h)
         return st;
     sim_hw hw = h->hw; /* the entry may move while the row's files load */
-    char scope[64];
-    row_scope(cache, r, scope, sizeof scope);
+    sim_unc_engine_ref ref;
+    row_ref(cache, r, &ref);
     for (int d = 0; d < nd; d++) {
         sim_unc_draw dr;
-        sim_unc_draw_make_only(t, &hw, scope, 0, d, families, &dr);
+        sim_unc_draw_make_n(t, &hw, &ref, 0, d, nd, families, &dr);
         sim_prec prec;
         if ((st = cli_validate_predict(o, cache, r, NULL, &dr, &out[d], &prec, err)))
             return st;
@@ -300,7 +332,9 @@ static sim_status measure_coverage(const cli_opts *o, cli_load_cache *cache, con
         const sim_vrow *r = &rows[i];
         if (isnan(preds[i]) || sim_vkind_is_op(r->kind) || r->kind == SIM_VK_SPEC)
             continue;
-        if (!sim_validate_unc_table(ev, ne, r->source, t))
+        char source[200];
+        sim_validate_source_key(r->source, source, sizeof source);
+        if (!sim_validate_unc_table(ev, ne, source, t))
             st = sim_fail(err, SIM_EINTERNAL, "the uncertainty table is full");
         if (!st && (st = draws_of(o, cache, r, t, 0, nd, v, err)) == SIM_EINPUT)
             st = SIM_OK; /* the row was priced once: a draw cannot make it unpriceable */
@@ -345,6 +379,8 @@ sim_status cli_validate_bands(const cli_opts *o, cli_load_cache *cache, const si
     if (!st) {
         size_t nv = build_variants(cache, rows, n, preds, v);
         op_evidence(o, cache, rows, n, preds, v, nv, ev, &ne);
+        energy_evidence(o, cache, rows, n, ev, &ne);
+        sim_validate_source_ids(ev, ne);
         if (!sim_validate_unc_table(ev, ne, NULL, t)) /* the op families' alone, for op_var */
             st = sim_fail(err, SIM_EINTERNAL, "the uncertainty table is full");
     }
@@ -364,12 +400,14 @@ sim_status cli_validate_bands(const cli_opts *o, cli_load_cache *cache, const si
             mean += log(d[k]) / OP_DRAWS;
         for (int k = 0; k < OP_DRAWS; k++)
             var += (log(d[k]) - mean) * (log(d[k]) - mean) / (OP_DRAWS - 1);
-        char scope[32];
-        row_scope(cache, r, scope, sizeof scope);
-        add_ev(ev, &ne, true, SIM_UNC_ENGINE, SIM_UNC_FITTED, scope, r->source, preds[i],
+        sim_unc_engine_ref ref;
+        row_ref(cache, r, &ref);
+        add_ev(ev, &ne, true, SIM_UNC_ENGINE, SIM_UNC_FITTED, ref.profile, r->source, preds[i],
                r->value);
+        snprintf(ev[ne - 1].engine_scope, sizeof ev[ne - 1].engine_scope, "%.31s", ref.family);
         ev[ne - 1].op_var = var;
     }
+    sim_validate_source_ids(ev, ne);
     if (!st && !sim_validate_unc_table(ev, ne, NULL, t))
         st = sim_fail(err, SIM_EINTERNAL, "the uncertainty table is full");
     if (!st && o->unc_out) {

@@ -126,6 +126,11 @@ static void band_section(page *p, const sim_unc_band *b)
              "(tools/data/uncertainty.csv, docs/VALIDATION.md).",
              b->draws);
     sim_svg_escaped(p, text);
+    if (b->basis[0]) { /* what the bands rest on: the engine's and the device's evidence */
+        sim_svg_escaped(p, " They rest on: ");
+        sim_svg_escaped(p, b->basis);
+        sim_svg_escaped(p, ".");
+    }
     sim_svg_raw(p, "</p>\n");
 }
 

@@ -339,6 +339,8 @@ static sim_status run_table(FILE *f, const sim_run_cfg *cfg, const sim_run_resul
     bool known = sim_report_run_price(cfg, r, &price);
     price_table(f, &price, known);
     run_table_inline(f, v, sim_report_run_fields(cfg, r, SIM_FIELDS_TABLE_SPEC, v)); /* or none */
+    if (cfg->band && cfg->band->n && cfg->band->basis[0])
+        fprintf(f, "Bands (80 %%) rest on: %s\n", cfg->band->basis);
     bool spec = sim_spec_active(cfg->spec);
     ops_table(f, "Prefill step", &r->prefill);
     if (r->decode_steps > 0)

@@ -337,8 +337,14 @@ size_t sim_report_band_expand(const sim_unc_band *b, sim_field_out which, sim_fi
     size_t extra = 0;
     for (size_t i = 0; i < n; i++)
         extra += !out[i].missing && sim_unc_band_get(b, out[i].key, NULL) ? 2 : 0;
-    if (n + extra > SIM_FIELDS_MAX)
+    /* what the bands rest on, once, at the end of the JSON's tail and of the CSV row */
+    const bool basis = b->basis[0] && (which == SIM_FIELDS_JSON_TAIL || which == SIM_FIELDS_CSV);
+    if (n + extra + basis > SIM_FIELDS_MAX)
         return n;
+    if (basis) {
+        out[n + extra] = sim_report_field_of("band_basis", SIM_FIELD_TEXT, 0);
+        out[n + extra].text = b->basis;
+    }
     size_t w = n + extra;
     for (size_t i = n; i-- > 0;) {
         double hi;
@@ -355,7 +361,7 @@ size_t sim_report_band_expand(const sim_unc_band *b, sim_field_out which, sim_fi
         }
         out[--w] = out[i];
     }
-    return n + extra;
+    return n + extra + basis;
 }
 
 /* Applies an output's rule to a row read with or without a value; false: leave it out. */

@@ -53,7 +53,8 @@ sim_field sim_report_field_of(const char *key, sim_field_kind kind, int decimals
 void sim_report_band_mark(const sim_unc_band *b, sim_field *f, double scale);
 
 /* JSON and CSV outputs (sweep rows add their own columns): KEY_lo and KEY_hi inserted after each field b has a band of
- * (out has room for SIM_FIELDS_MAX); returns the new count. Other outputs: n. */
+ * (out has room for SIM_FIELDS_MAX), and, at the end of the JSON's tail and of the CSV, the text
+ * field band_basis when b tells what it rests on; returns the new count. Other outputs: n. */
 size_t sim_report_band_expand(const sim_unc_band *b, sim_field_out which, sim_field *out,
                               size_t n);
 

@@ -82,6 +82,13 @@ static void capacity_table(FILE *f, const sim_serve_report *r)
                 r->offered_rps / r->capacity_lo);
 }
 
+/* With a band: what it rests on (unc.h), one line. */
+static void basis_line(FILE *f, const sim_unc_band *b)
+{
+    if (b && b->n && b->basis[0])
+        fprintf(f, "Bands (80 %%) rest on: %s\n", b->basis);
+}
+
 static sim_status serve_table(FILE *f, const sim_serve_report *r)
 {
     const sim_step_cfg *s = &r->cfg->step;
@@ -113,6 +120,7 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
     for (size_t i = 0; i < n; i++)
         table_row(f, &fields[i]);
     capacity_table(f, r);
+    basis_line(f, r->band);
     banner(f, "", '=');
     return ferror(f) ? SIM_EINTERNAL : SIM_OK;
 }

@@ -200,6 +200,24 @@ sim_status sim_spec_init_tree(sim_spec *s, sim_spec_method method, const sim_spe
     return st;
 }
 
+sim_status sim_spec_set_eagle3(sim_spec *s, int64_t draft_vocab, sim_err *err)
+{
+    if (s->method != SIM_SPEC_EAGLE)
+        return sim_fail(err, SIM_EINPUT,
+                        "--spec-draft-vocab: applies to EAGLE-3 heads, not --spec-method %s",
+                        method_names[s->method]);
+    const int64_t v = s->head.vocab;
+    if (draft_vocab < 0 || draft_vocab > v)
+        return sim_fail(err, SIM_EINPUT,
+                        "--spec-draft-vocab: value %lld, expected 1..%lld (the target's vocab_size)",
+                        (long long)draft_vocab, (long long)v);
+    s->eagle3 = true;
+    s->target_vocab = v;
+    s->draft_vocab = draft_vocab > 0 ? draft_vocab : v;
+    s->head.vocab = s->draft_vocab; /* its own LM head (and the argmax over it) */
+    return SIM_OK;
+}
+
 sim_status sim_spec_init(sim_spec *s, sim_spec_method method, int k, double alpha, double tau,
                          const sim_model *target, const sim_model *draft_model, sim_err *err)
 {
@@ -247,6 +265,27 @@ sim_status sim_spec_check(const sim_spec *s, const sim_step_cfg *target, sim_err
     return SIM_OK;
 }
 
+/* The head's own weights beyond its decoder layers, per GPU, 16-bit: EAGLE-1's and MTP's 2d x d
+ * input projection (vLLM llama_eagle.py fc, deepseek_mtp.py eh_proj: unsharded linears),
+ * EAGLE-3's 3d x d fusion fc (unsharded), the embedding half of its QKV projection (sharded) and
+ * its own LM head (draft_vocab rows, vocab-parallel: vLLM shares the target's LM head with EAGLE-1
+ * only, vllm/v1/spec_decode/eagle.py load_model). */
+static double head_own_bytes(const sim_spec *s, const sim_step_cfg *t)
+{
+    const sim_model *m = t->model;
+    const double rb = sim_dtype_bytes(sim_graph_resid_dtype(m, &t->prec));
+    const double d = (double)m->hidden;
+    if (s->method == SIM_SPEC_MTP)
+        return 2.0 * d * d * rb * (double)s->head.layers;
+    if (s->method != SIM_SPEC_EAGLE)
+        return 0.0;
+    if (!s->eagle3)
+        return 2.0 * d * d * rb;
+    const double qkv = (double)(m->heads + 2 * m->kv_heads) * (double)m->head_dim / t->tp;
+    const double lm = (double)((s->draft_vocab + t->tp - 1) / t->tp) * d;
+    return (3.0 * d * d + qkv * d + lm) * rb;
+}
+
 /* Weights of a Medusa head per GPU: a d x d residual block and a d x V LM head, 16-bit, both
  * split across the TP group. */
 static double medusa_head_bytes(const sim_step_cfg *t)
@@ -275,7 +314,8 @@ sim_mem_extra sim_spec_mem_extra(const sim_spec *s, const sim_step_cfg *t)
         none.layers = none.moe_layers = none.sliding_layers = 0;
         sim_par par = sim_step_par(t);
         x.weight_bytes = sim_graph_weight_bytes_par(&s->head, &par, &t->prec) -
-                         sim_graph_weight_bytes_par(&none, &par, &t->prec);
+                         sim_graph_weight_bytes_par(&none, &par, &t->prec) +
+                         head_own_bytes(s, t);
         x.kv_bytes_per_token = sim_graph_kv_bytes_per_token_par(&s->head, &par, &t->prec);
         break;
     }
@@ -304,6 +344,49 @@ static double medusa_ns(const sim_spec *s, const sim_step_cfg *t, double seqs)
     double per_head =
         sim_cost_op(t->hw, &res, launch).t_ns + sim_cost_op(t->hw, &head, launch).t_ns;
     return sim_spec_depth(s) * per_head;
+}
+
+/* One GEMM of m tokens x n outputs x k inputs, 16-bit, at d's launch mode. */
+static double head_gemm_ns(const sim_step_cfg *d, double m, double n, double k)
+{
+    sim_dtype rdt = sim_graph_resid_dtype(d->model, &d->prec);
+    sim_prec p16 = {.weight = rdt, .act = rdt, .kv = d->prec.kv};
+    sim_op op;
+    sim_graph_gemm(&op, SIM_OP_DOWN_PROJ, m, (int64_t)n, (int64_t)k, rdt, &p16,
+                   sim_dtype_bytes(rdt));
+    return sim_step_cost_op(d, &op, sim_step_launch_ns(d)).t_ns;
+}
+
+double sim_spec_head_extra_ns(const sim_spec *s, const sim_step_cfg *d, double tokens,
+                              double rows, bool first)
+{
+    if (!sim_spec_active(s) || tokens <= 0.0 ||
+        (s->method != SIM_SPEC_EAGLE && s->method != SIM_SPEC_MTP))
+        return 0.0;
+    const sim_model *m = d->model;
+    const double h = (double)m->hidden;
+    if (s->method == SIM_SPEC_MTP) /* eh_proj over cat(enorm(embed), hnorm(hidden)), per layer */
+        return (double)s->head.layers * head_gemm_ns(d, tokens, h, 2.0 * h);
+    if (!s->eagle3) /* EAGLE-1: fc over cat(embed, hidden) before the layer */
+        return head_gemm_ns(d, tokens, h, 2.0 * h);
+    /* EAGLE-3: the QKV projection's embedding half (the step prices the d-wide one) */
+    const double qkv = (double)(m->heads + 2 * m->kv_heads) * (double)m->head_dim / d->tp;
+    double t = head_gemm_ns(d, tokens, qkv, h);
+    if (first) /* combine_hidden_states: fc over the target's three hidden states */
+        t += head_gemm_ns(d, tokens, h, 3.0 * h);
+    const double v = (double)s->draft_vocab;
+    if (s->prop.full_vocab_logits && rows > 0.0 && s->draft_vocab < s->target_vocab) {
+        /* vLLM Eagle3LlamaForCausalLM.compute_logits, outside the graph: arange, add, new_full of
+         * rows x V at -inf (written), index_put of the rows x Vd logits (read and written), then
+         * argmax over V instead of Vd (read V - Vd more) */
+        const double V = (double)s->target_vocab;
+        const double rb = sim_dtype_bytes(sim_graph_resid_dtype(m, &d->prec));
+        sim_op op = {.id = SIM_OP_SAMPLING, .present = true, .kernels = 4};
+        op.act_bytes = rows * (V + 2.0 * v + (V - v)) * rb;
+        op.compute = sim_graph_resid_dtype(m, &d->prec);
+        t += sim_cost_op(d->hw, &op, d->hw->launch_ns).t_ns;
+    }
+    return t;
 }
 
 /* Draft levels an iteration under a load rule runs: the verifying sequences' q - 1 for a chain
@@ -362,7 +445,10 @@ double sim_spec_draft_ns(const sim_spec *s, const sim_step_cfg *target,
                 .count = decode[i].count, .q = q, .c = decode[i].c + j, .logits = lg};
         if (n == 0)
             break;
-        d.eager = sim_step_eager(target, j == 0 && n_prefill > 0);
+        /* the engine's proposer may run a pass eagerly where the target replays graphs (vLLM
+         * before its EAGLE graphs, SGLang 0.4's draft extend: sim_spec_proposer_for) */
+        d.eager = sim_step_eager(target, j == 0 && n_prefill > 0) ||
+                  (j == 0 ? s->prop.first_eager : s->prop.steps_eager);
         /* the first pass plans its attention as a prefill over several tokens per sequence: an
          * engine whose plan waits on the device (the target's sync_overhead_ns, SGLang 0.4's
          * FlashInfer plan copying its index pointers to the host: hw/engines/sglang-0.4.json)
@@ -374,7 +460,19 @@ double sim_spec_draft_ns(const sim_spec *s, const sim_step_cfg *target,
             r = sim_step_price_memo(&d, scratch, n, j == 0 ? &memo->first[d.eager] : &memo->rest);
         else
             sim_step_price(&d, scratch, n, &fresh);
-        total += r->t_ns;
+        double tokens = 0.0, rows = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            tokens += (double)scratch[i].count * (double)scratch[i].q;
+            rows += (double)scratch[i].count * (double)scratch[i].logits;
+        }
+        /* the proposer's own input preparation: eager kernels launched one after another
+         * (counted from the engine's source: sim_spec_proposer_for), each the device's eager
+         * launch or, when the engine's Python dispatch of a kernel takes longer, that CPU time
+         * (the profile's eager_kernel_cpu_us: step.h) */
+        const int host = j == 0 ? s->prop.first_host_kernels : s->prop.step_host_kernels;
+        const double per_kernel = fmax(target->hw->launch_ns, target->eager_kernel_cpu_ns);
+        total += r->t_ns + sim_spec_head_extra_ns(s, &d, tokens, rows, j == 0) +
+                 (double)host * per_kernel;
     }
     return total;
 }
@@ -431,5 +529,15 @@ double sim_spec_tree_ns(const sim_spec *s, const sim_step_cfg *target, double se
     op.kernels = 1;
     double per_layer = sim_cost_op(target->hw, &op, 0.0).t_ns; /* inside the attention kernel */
     double launch = sim_step_launch_ns(target);
-    return per_layer * (double)m->layers + tree_kernels(&s->tree) * launch;
+    double compact = 0.0;
+    if (s->prop.kv_compaction) {
+        /* one kernel over every layer's K and V of the accepted drafts: each token's KV read from
+         * its tree slot and written to its sequence position */
+        sim_op mv = {.id = SIM_OP_SAMPLING, .present = true, .kernels = 1};
+        mv.act_bytes = 2.0 * seqs * (sim_spec_mean_tokens(s) - 1.0) *
+                       sim_graph_kv_bytes_per_token_par(m, &par, &target->prec);
+        mv.compute = op.compute;
+        compact = sim_cost_op(target->hw, &mv, launch).t_ns;
+    }
+    return per_layer * (double)m->layers + tree_kernels(&s->tree) * launch + compact;
 }

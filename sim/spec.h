@@ -79,6 +79,22 @@ typedef struct sim_spec_adapt {
     char rule[96]; /* "vLLM V0 disable_by_batch_size 32", ... for reports */
 } sim_spec_adapt;
 
+/* The engine's proposer as its source runs the draft (sim_spec_proposer_for, spec_engine.c): a
+ * zeroed one follows the target's launch rule and launches nothing outside the draft's forwards. */
+typedef struct sim_spec_proposer {
+    bool first_eager;       /* the first draft pass (over the verified tokens) runs eagerly */
+    bool steps_eager;       /* draft passes 2..depth run eagerly */
+    int first_host_kernels; /* eager kernels (device-to-host copies included) the first pass's
+                             * input preparation launches outside any graph */
+    int step_host_kernels;  /* eager kernels each later pass's input update launches */
+    bool full_vocab_logits; /* a reduced-vocabulary head's logits are scattered back to the full
+                             * vocabulary every pass (4 eager kernels) and argmax runs over it */
+    bool kv_compaction;     /* after a tree verify, the accepted tokens' KV is moved to their
+                             * sequence positions, every layer (TensorRT-LLM's
+                             * updateKVCacheDraftTokenLocation) */
+    char name[24];          /* the row's name, for reports */
+} sim_spec_proposer;
+
 typedef struct sim_spec {
     sim_spec_method method;
     int k;                  /* drafted tokens per verify step (tree tokens - 1), 1..127 */
@@ -91,6 +107,10 @@ typedef struct sim_spec {
     sim_spec_adapt adapt;
     bool sync_host; /* the engine runs speculation without asynchronous scheduling (its CPU work
                      * exposed every iteration: sim_spec_engine_async) */
+    bool eagle3;         /* an EAGLE-3 head (sim_spec_set_eagle3) */
+    int64_t draft_vocab;  /* EAGLE-3: its LM head's rows (draft_vocab_size) */
+    int64_t target_vocab; /* EAGLE-3: the target's vocabulary its logits map back onto */
+    sim_spec_proposer prop;
 } sim_spec;
 
 /* Acceptance as given: exactly one of alpha (>= 0), tau (> 0) or n_rates > 0 (vLLM's per-position
@@ -100,6 +120,28 @@ typedef struct sim_spec_accept {
     int n_rates;
     double rates[SIM_SPEC_MAX_DEPTH];
 } sim_spec_accept;
+
+/* Makes s's EAGLE head an EAGLE-3 head (vLLM vllm/model_executor/models/llama_eagle3.py, SGLang
+ * python/sglang/srt/models/llama_eagle3.py): its layer's QKV projection reads the token embedding
+ * and the hidden state concatenated (2d inputs), its first pass fuses the target's three hidden
+ * states through a 3d -> d fc (combine_hidden_states), and it has an LM head of its own over
+ * draft_vocab rows (draft_vocab_size of the head's config.json; 0: the target's vocabulary).
+ * SIM_EINPUT when s is not an EAGLE speculation or draft_vocab is outside 1..the target's
+ * vocabulary. Without it an EAGLE head is EAGLE-1's (a 2d -> d fc before the layer every pass,
+ * the target's LM head shared). */
+sim_status sim_spec_set_eagle3(sim_spec *s, int64_t draft_vocab, sim_err *err);
+
+/* The proposer of the engine profile named `profile` ("vllm-0.8", "vllm", "sglang-0.4", ...):
+ * the row of the table in spec_engine.c whose name is the longest prefix of it (each row cites
+ * the source its counts come from); engines without a row get a zeroed one. */
+sim_spec_proposer sim_spec_proposer_for(const char *profile);
+
+/* Extra time of an EAGLE or MTP head's pass beyond the decoder layer and LM head the step model
+ * prices, over `tokens` tokens and `rows` logits rows, with d's launch mode: EAGLE-1's and MTP's
+ * 2d -> d input projection, EAGLE-3's wider QKV input and (first pass) its 3d -> d fusion, and
+ * the proposer's full-vocabulary logits scatter (spec.c). 0 for other methods. */
+double sim_spec_head_extra_ns(const sim_spec *s, const sim_step_cfg *d, double tokens,
+                              double rows, bool first);
 
 /* A chain of k drafted tokens. */
 sim_spec_tree sim_spec_chain(int k);
@@ -123,7 +165,8 @@ sim_status sim_spec_init_tree(sim_spec *s, sim_spec_method method, const sim_spe
 
 /* Extra time of a tree over a chain of the same tokens in one verify step of `seqs` sequences
  * (target's launch mode as given): the mask's dense block and its bytes in every layer's
- * attention, and the engine's tree kernels. 0 for a chain. */
+ * attention, the engine's tree kernels and, with the proposer's kv_compaction, the move of the
+ * accepted drafts' KV (mean tau - 1 per sequence, read and written). 0 for a chain. */
 double sim_spec_tree_ns(const sim_spec *s, const sim_step_cfg *target, double seqs);
 
 /* Drafted depth for an iteration of `batch` sequences under the spec's load rule (the full depth

@@ -596,3 +596,62 @@ sim_status sim_spec_engine_async(const sim_spec *s, bool sglang, bool async_aske
                         sim_spec_method_name(s->method));
     return SIM_OK;
 }
+
+/* The engines' proposers, counted from their source; a profile takes the row whose name is the
+ * longest prefix of the profile's name.
+ * vLLM 0.8 (vllm/v1/spec_decode/eagle.py as of April 2025, before PRs #17211 and #17504 captured
+ * the EAGLE heads in CUDA graphs for 0.9): every draft pass eager; the first pass's preparation
+ * 18 kernels (last_token_indices, the shifted input ids and their index_put, seq_lens' gather and
+ * add, two max().item() each with its device-to-host copy and a subtraction, the sample rows'
+ * and positions' gathers, and prepare_inputs' two subtractions, cumsum, the zero store,
+ * cu_num_tokens[-1].item() and prepare_input_kernel), each later pass 7 (positions += 1,
+ * seq_lens += 1, the slot mapping's //, gather, *, % and +).
+ * vLLM >= 0.9 (profiles vllm-0.9 and later; the same file as of v0.9.2 / v0.10: the first pass and the loop replay the
+ * head's piecewise graphs): the first pass 21 (as above with the seq_lens int cast, the buffer
+ * copies of positions and hidden states, the gathers of the last positions and hidden states, and
+ * prepare_inputs' zeros_like, cumsum and prepare_eagle_input_kernel), each later pass 15 (the int
+ * cast of the last draft, positions += 1, the max-model-length compare and where, seq_lens += 1
+ * and masked_fill_, the slot mapping's //, gather, *, %, + and masked_fill_, three copies into
+ * the graph's input buffers); EAGLE-3's compute_logits maps the draft vocabulary back to the
+ * full one every pass (vllm/model_executor/models/llama_eagle3.py).
+ * SGLang 0.4 (python/sglang/srt/speculative/eagle_worker.py, March 2025): the multi-step draft
+ * replays one CUDA graph (EAGLEDraftCudaGraphRunner: the top-k selection and cache locations of
+ * every step inside it); forward_draft_extend_after_decode runs eagerly (its CUDA graph came with
+ * sgl-project/sglang PR #6606, 2025-05-26); the host launches assign_draft_cache_locs, the graph
+ * runner's 7 input copies (seq_lens, out_cache_loc, positions, topk_p, topk_index, hidden
+ * states, req_pool_indices) and the extend's create_extend_after_decode_spec_info with its 3
+ * index updates: 12. The reduced vocabulary maps through hot_token_id inside the graph.
+ * SGLang >= 0.4.7: the draft extend replays a graph too (PR #6606).
+ * vLLM V0's speculative worker (vllm/spec_decode/) is not counted: a zeroed row.
+ * TensorRT-LLM: after a tree's verify, updateKVCacheDraftTokenLocation
+ * (cpp/tensorrt_llm/kernels/speculativeDecoding/kvCacheUpdateKernels.cu: per layer, KV heads and
+ * head size, the accepted draft tokens' offsets) moves the accepted tokens' KV into place; its
+ * proposer's host work is not counted. SGLang (page size 1) frees the rejected slots and keeps
+ * the accepted ones where they are (eagle_utils.py verify), vLLM drafts chains: no move. */
+static const sim_spec_proposer proposers[] = {
+    {.name = "vllm", .first_host_kernels = 21, .step_host_kernels = 15, .full_vocab_logits = true},
+    {.name = "vllm-0.8",
+     .first_eager = true,
+     .steps_eager = true,
+     .first_host_kernels = 18,
+     .step_host_kernels = 7,
+     .full_vocab_logits = true},
+    {.name = "vllm-v0"},
+    {.name = "sglang", .first_host_kernels = 12},
+    {.name = "sglang-0.4", .first_eager = true, .first_host_kernels = 12},
+    {.name = "trtllm", .kv_compaction = true},
+};
+
+sim_spec_proposer sim_spec_proposer_for(const char *profile)
+{
+    sim_spec_proposer best = {0};
+    size_t best_len = 0;
+    for (size_t i = 0; profile && i < sizeof proposers / sizeof proposers[0]; i++) {
+        size_t n = strlen(proposers[i].name);
+        if (n > best_len && strncmp(profile, proposers[i].name, n) == 0) {
+            best = proposers[i];
+            best_len = n;
+        }
+    }
+    return best;
+}

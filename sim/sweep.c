@@ -304,12 +304,13 @@ size_t sim_sweep_pareto(const sim_sweep_row *rows, size_t n, bool *on_frontier, 
 
 /* The ok row (meeting the SLO when need_slo) with the lowest positive value of the double at
  * `offset` in sim_sweep_row (0: unknown), the first in grid order on a tie, or n. */
-static size_t least_known(const sim_sweep_row *rows, size_t n, bool need_slo, size_t offset)
+static size_t least_known(const sim_sweep_row *rows, size_t n, bool need_slo, size_t offset,
+                          size_t except)
 {
 #define AT(i) (*(const double *)((const char *)&rows[i] + offset))
     size_t best = n;
     for (size_t i = 0; i < n; i++)
-        if (rows[i].ok && (!need_slo || rows[i].meets_slo) && AT(i) > 0.0 &&
+        if (i != except && rows[i].ok && (!need_slo || rows[i].meets_slo) && AT(i) > 0.0 &&
             (best == n || AT(i) < AT(best)))
             best = i;
     return best;
@@ -318,12 +319,20 @@ static size_t least_known(const sim_sweep_row *rows, size_t n, bool need_slo, si
 
 size_t sim_sweep_cheapest(const sim_sweep_row *rows, size_t n, bool need_slo)
 {
-    return least_known(rows, n, need_slo, offsetof(sim_sweep_row, usd_per_million_output_tokens));
+    return least_known(rows, n, need_slo, offsetof(sim_sweep_row, usd_per_million_output_tokens),
+                       n);
 }
 
 size_t sim_sweep_least_energy(const sim_sweep_row *rows, size_t n, bool need_slo)
 {
-    return least_known(rows, n, need_slo, offsetof(sim_sweep_row, joules_per_output_token));
+    return least_known(rows, n, need_slo, offsetof(sim_sweep_row, joules_per_output_token), n);
+}
+
+size_t sim_sweep_runner_up_energy(const sim_sweep_row *rows, size_t n, size_t winner,
+                                  bool need_slo)
+{
+    return least_known(rows, n, need_slo, offsetof(sim_sweep_row, joules_per_output_token),
+                       winner);
 }
 
 size_t sim_sweep_best(const sim_sweep_row *rows, size_t n)

@@ -130,6 +130,10 @@ size_t sim_sweep_cheapest(const sim_sweep_row *rows, size_t n, bool need_slo);
 
 /* The same for the least energy per output token (rows with a known power). */
 size_t sim_sweep_least_energy(const sim_sweep_row *rows, size_t n, bool need_slo);
+
+/* The row that comes second by sim_sweep_least_energy's rule (winner left out), or n. */
+size_t sim_sweep_runner_up_energy(const sim_sweep_row *rows, size_t n, size_t winner,
+                                  bool need_slo);
 /* The ok row that comes second by the same rule as `winner` (sim_sweep_cheapest when `cheapest`,
  * else sim_sweep_best), or n if none. */
 size_t sim_sweep_runner_up(const sim_sweep_row *rows, size_t n, size_t winner, bool cheapest,

@@ -24,6 +24,7 @@ static const struct {
     [SIM_UNC_NETWORK] = {"network", "efficiency.network"},
     [SIM_UNC_LAUNCH] = {"launch", "kernel_launch_us"},
     [SIM_UNC_ENGINE] = {"engine", NULL},
+    [SIM_UNC_POWER] = {"power", NULL},
 };
 
 static const char *const prov_names[SIM_UNC_PROV_COUNT] = {
@@ -76,25 +77,32 @@ sim_unc_family sim_unc_gemm_family(sim_dtype compute, sim_dtype weight)
     return sim_dtype_bytes(compute) >= 1.0 ? SIM_UNC_GEMM8 : SIM_UNC_GEMM4;
 }
 
-bool sim_unc_set(sim_unc_table *t, sim_unc_family f, const char *scope, sim_unc_prov p,
-                 double sigma, int64_t rows)
+bool sim_unc_set_sources(sim_unc_table *t, sim_unc_family f, const char *scope, sim_unc_prov p,
+                         double sigma, int64_t rows, int64_t sources)
 {
     for (size_t i = 0; i < t->n; i++)
         if (t->e[i].family == f && t->e[i].prov == p && strcmp(t->e[i].scope, scope) == 0) {
             t->e[i].sigma = sigma;
             t->e[i].rows = rows;
+            t->e[i].sources = sources;
             return true;
         }
     if (t->n >= SIM_UNC_MAX_ENTRIES)
         return false;
     sim_unc_entry *e = &t->e[t->n++];
-    *e = (sim_unc_entry){.family = f, .prov = p, .sigma = sigma, .rows = rows};
+    *e = (sim_unc_entry){.family = f, .prov = p, .sigma = sigma, .rows = rows, .sources = sources};
     snprintf(e->scope, sizeof e->scope, "%s", scope);
     return true;
 }
 
-static const sim_unc_entry *find(const sim_unc_table *t, sim_unc_family f, const char *scope,
-                                 sim_unc_prov p)
+bool sim_unc_set(sim_unc_table *t, sim_unc_family f, const char *scope, sim_unc_prov p,
+                 double sigma, int64_t rows)
+{
+    return sim_unc_set_sources(t, f, scope, p, sigma, rows, 0);
+}
+
+const sim_unc_entry *sim_unc_find(const sim_unc_table *t, sim_unc_family f, const char *scope,
+                                  sim_unc_prov p)
 {
     for (size_t i = 0; i < t->n; i++)
         if (t->e[i].family == f && t->e[i].prov == p && strcmp(t->e[i].scope, scope) == 0)
@@ -105,21 +113,21 @@ static const sim_unc_entry *find(const sim_unc_table *t, sim_unc_family f, const
 double sim_unc_sigma(const sim_unc_table *t, sim_unc_family f, const char *scope,
                      sim_unc_prov p)
 {
-    const sim_unc_entry *e = find(t, f, scope ? scope : "*", p);
+    const sim_unc_entry *e = sim_unc_find(t, f, scope ? scope : "*", p);
     if (!e)
-        e = find(t, f, "*", p);
+        e = sim_unc_find(t, f, "*", p);
     if (!e)
-        e = find(t, f, "*", SIM_UNC_DEFAULT);
+        e = sim_unc_find(t, f, "*", SIM_UNC_DEFAULT);
     return e ? e->sigma : 0.0;
 }
 
 void sim_unc_format(const sim_unc_table *t, sim_strbuf *b)
 {
-    sim_strbuf_printf(b, "family,scope,provenance,sigma,rows\n");
+    sim_strbuf_printf(b, "family,scope,provenance,sigma,rows,sources\n");
     for (size_t i = 0; i < t->n; i++)
-        sim_strbuf_printf(b, "%s,%s,%s,%.4f,%lld\n", families[t->e[i].family].name,
+        sim_strbuf_printf(b, "%s,%s,%s,%.4f,%lld,%lld\n", families[t->e[i].family].name,
                           t->e[i].scope, prov_names[t->e[i].prov], t->e[i].sigma,
-                          (long long)t->e[i].rows);
+                          (long long)t->e[i].rows, (long long)t->e[i].sources);
 }
 
 /* Splits a CSV line of plain fields (the table quotes nothing) into at most n fields. */
@@ -152,8 +160,8 @@ static sim_status parse_row(const char *path, int64_t line, char **f, sim_unc_ta
     if (fam < 0)
         return sim_fail(err, SIM_EINPUT,
                         "%s:%lld: field 'family' is '%s', expected gemm16, gemm8, gemm4, "
-                        "mixed_input, attention, decode_attention, memory, network, launch or "
-                        "engine",
+                        "mixed_input, attention, decode_attention, memory, network, launch, "
+                        "engine or power",
                         path, (long long)line, f[0]);
     if (prov < 0)
         return sim_fail(err, SIM_EINPUT,
@@ -176,10 +184,20 @@ static sim_status parse_row(const char *path, int64_t line, char **f, sim_unc_ta
     if (end == f[4] || *end || errno || rows < 0)
         return sim_fail(err, SIM_EINPUT, "%s:%lld: field 'rows' is '%s', expected a count >= 0",
                         path, (long long)line, f[4]);
-    if (find(t, (sim_unc_family)fam, f[1], (sim_unc_prov)prov))
+    long long sources = 0;
+    if (f[5]) {
+        errno = 0;
+        sources = strtoll(f[5], &end, 10);
+        if (end == f[5] || *end || errno || sources < 0)
+            return sim_fail(err, SIM_EINPUT,
+                            "%s:%lld: field 'sources' is '%s', expected a count >= 0", path,
+                            (long long)line, f[5]);
+    }
+    if (sim_unc_find(t, (sim_unc_family)fam, f[1], (sim_unc_prov)prov))
         return sim_fail(err, SIM_EINPUT, "%s:%lld: row %s,%s,%s is given twice, expected once",
                         path, (long long)line, f[0], f[1], f[2]);
-    if (!sim_unc_set(t, (sim_unc_family)fam, f[1], (sim_unc_prov)prov, sigma, rows))
+    if (!sim_unc_set_sources(t, (sim_unc_family)fam, f[1], (sim_unc_prov)prov, sigma, rows,
+                             sources))
         return sim_fail(err, SIM_EINPUT, "%s:%lld: more than %d rows", path, (long long)line,
                         SIM_UNC_MAX_ENTRIES);
     return SIM_OK;
@@ -193,29 +211,33 @@ sim_status sim_unc_load(const char *path, sim_unc_table *t, sim_err *err)
     if (st)
         return st;
     char *line;
+    size_t fields = 6; /* the header's: 5 in a table without sources */
     while (!st && !(st = sim_lines_next(&r, &line, err)) && line) {
         if (r.lineno == 1) {
-            if (strcmp(line, "family,scope,provenance,sigma,rows") != 0)
+            if (strcmp(line, "family,scope,provenance,sigma,rows") == 0)
+                fields = 5;
+            else if (strcmp(line, "family,scope,provenance,sigma,rows,sources") != 0)
                 st = sim_fail(err, SIM_EINPUT,
-                              "%s:1: header is '%s', expected family,scope,provenance,sigma,rows",
+                              "%s:1: header is '%s', expected "
+                              "family,scope,provenance,sigma,rows,sources",
                               path, line);
             continue;
         }
         if (!line[0])
             continue;
-        char *f[6];
-        if (split(line, f, 6) != 5)
-            st = sim_fail(err, SIM_EINPUT, "%s:%lld: expected 5 fields", path,
-                          (long long)r.lineno);
+        char *f[7] = {0};
+        if (split(line, f, 7) != fields)
+            st = sim_fail(err, SIM_EINPUT, "%s:%lld: expected %zu fields", path,
+                          (long long)r.lineno, fields);
         else
             st = parse_row(path, r.lineno, f, t, err);
     }
     sim_lines_close(&r);
     for (int f = 0; !st && f < SIM_UNC_FAMILY_COUNT; f++)
         for (int p = 0; !st && p < SIM_UNC_PROV_COUNT; p++) {
-            if (f == SIM_UNC_ENGINE && p != SIM_UNC_DEFAULT)
+            if ((f == SIM_UNC_ENGINE || f == SIM_UNC_POWER) && p != SIM_UNC_DEFAULT)
                 continue;
-            if (!find(t, (sim_unc_family)f, "*", (sim_unc_prov)p))
+            if (!sim_unc_find(t, (sim_unc_family)f, "*", (sim_unc_prov)p))
                 st = sim_fail(err, SIM_EINPUT, "%s: row %s,*,%s is missing, expected one", path,
                               families[f].name, prov_names[p]);
         }
@@ -236,32 +258,162 @@ void sim_unc_engine_scope(const char *engine, const sim_model *m, char *buf, siz
     snprintf(buf, len, "%s%s", engine ? engine : "*", m && m->experts > 0 ? ":moe" : "");
 }
 
-/* The engine's own sigma when the table has it, else the default of its kind (MoE or dense). */
-static double engine_sigma(const sim_unc_table *t, const char *scope)
+void sim_unc_engine_ref_of(const char *profile, const char *engine, const sim_model *m,
+                           sim_unc_engine_ref *r)
 {
-    const sim_unc_entry *e = find(t, SIM_UNC_ENGINE, scope ? scope : "*", SIM_UNC_FITTED);
-    const char *colon = scope ? strrchr(scope, ':') : NULL;
-    if (!e && colon && strcmp(colon, ":moe") == 0)
-        e = find(t, SIM_UNC_ENGINE, "*:moe", SIM_UNC_DEFAULT);
-    if (!e)
-        e = find(t, SIM_UNC_ENGINE, "*", SIM_UNC_DEFAULT);
+    const char *moe = m && m->experts > 0 ? ":moe" : "";
+    snprintf(r->profile, sizeof r->profile, "%.40s%s", profile && profile[0] ? profile : "*", moe);
+    if (engine && engine[0])
+        snprintf(r->family, sizeof r->family, "%.38s@*%s", engine, moe);
+    else
+        r->family[0] = '\0';
+}
+
+static bool has_moe_suffix(const char *scope)
+{
+    const char *colon = strrchr(scope, ':');
+    return colon && strcmp(colon, ":moe") == 0;
+}
+
+const char *sim_unc_level_name(sim_unc_level l)
+{
+    static const char *const names[] = {"engine version", "engine, other versions",
+                                        "no validation of this engine"};
+    return names[l];
+}
+
+double sim_unc_engine_sigma(const sim_unc_table *t, const sim_unc_engine_ref *r,
+                            sim_unc_basis *basis)
+{
+    const sim_unc_entry *e = sim_unc_find(t, SIM_UNC_ENGINE, r->profile, SIM_UNC_FITTED);
+    sim_unc_level level = SIM_UNC_LEVEL_VERSION;
+    if (!e && r->family[0]) {
+        e = sim_unc_find(t, SIM_UNC_ENGINE, r->family, SIM_UNC_FITTED);
+        level = SIM_UNC_LEVEL_ENGINE;
+    }
+    if (!e) {
+        level = SIM_UNC_LEVEL_DEFAULT;
+        if (has_moe_suffix(r->profile))
+            e = sim_unc_find(t, SIM_UNC_ENGINE, "*:moe", SIM_UNC_DEFAULT);
+        if (!e)
+            e = sim_unc_find(t, SIM_UNC_ENGINE, "*", SIM_UNC_DEFAULT);
+    }
+    if (basis) {
+        *basis = (sim_unc_basis){.level = level};
+        if (e) {
+            snprintf(basis->scope, sizeof basis->scope, "%s", e->scope);
+            basis->sigma = e->sigma;
+            basis->rows = e->rows;
+            basis->sources = e->sources;
+        }
+    }
     return e ? e->sigma : 0.0;
+}
+
+/* The seed of one family's draws of a device (the engine's: of the engine scope). */
+static uint64_t family_seed(const sim_hw *hw, const char *engine, uint64_t seed, int f)
+{
+    return name_hash(f == SIM_UNC_ENGINE ? engine : hw->name) ^
+           (seed * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)f << 48);
+}
+
+double sim_unc_normal_quantile(double p)
+{
+    /* P. J. Acklam, "An algorithm for computing the inverse normal cumulative distribution
+     * function" (2003): rational approximations in a central region and two tails */
+    static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,
+                               -2.759285104469687e+02, 1.383577518672690e+02,
+                               -3.066479806614716e+01, 2.506628277459239e+00},
+                        b[] = {-5.447609879822406e+01, 1.615858368580409e+02,
+                               -1.556989798598866e+02, 6.680131188771972e+01,
+                               -1.328068155288572e+01},
+                        c[] = {-7.784894002430293e-03, -3.223964580411365e-01,
+                               -2.400758277161838e+00, -2.549732539343734e+00,
+                               4.374664141464968e+00,  2.938163982698783e+00},
+                        dd[] = {7.784695709041462e-03, 3.224671290700398e-01,
+                                2.445134137142996e+00, 3.754408661907416e+00};
+    const double plow = 0.02425;
+    if (!(p > 0.0 && p < 1.0))
+        return p <= 0.0 ? -INFINITY : INFINITY;
+    if (p < plow || p > 1.0 - plow) {
+        const double q = sqrt(-2.0 * log(p < plow ? p : 1.0 - p));
+        const double x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+                         ((((dd[0] * q + dd[1]) * q + dd[2]) * q + dd[3]) * q + 1.0);
+        return p < plow ? x : -x;
+    }
+    const double q = p - 0.5, r = q * q;
+    return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+           (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1.0);
+}
+
+/* The z of stratum k of n: Phi^-1((k + 0.5) / n) over the root mean square of the n strata's
+ * (their mean is 0 by symmetry), so n of them have a standard deviation (n - 1 in the
+ * denominator) of exactly 1. */
+static double stratum_z(int k, int n)
+{
+    double ss = 0.0;
+    for (int j = 0; j < n; j++) {
+        const double q = sim_unc_normal_quantile(((double)j + 0.5) / (double)n);
+        ss += q * q;
+    }
+    const double sd = sqrt(ss / (double)(n - 1));
+    return sim_unc_normal_quantile(((double)k + 0.5) / (double)n) / sd;
+}
+
+/* The stratum draw `index` of n takes: a Fisher-Yates shuffle of 0 .. n-1 by the seed. */
+static int stratum_of(uint64_t seed, int index, int n)
+{
+    int perm[SIM_UNC_MAX_DRAWS];
+    for (int i = 0; i < n; i++)
+        perm[i] = i;
+    sim_rng r;
+    sim_rng_seed(&r, seed);
+    for (int i = n - 1; i > 0; i--) {
+        const int j = (int)sim_rng_int(&r, 0, i);
+        const int x = perm[i];
+        perm[i] = perm[j];
+        perm[j] = x;
+    }
+    return perm[index];
+}
+
+void sim_unc_draw_make_n(const sim_unc_table *t, const sim_hw *hw, const sim_unc_engine_ref *eng,
+                         uint64_t seed, int index, int n, unsigned families_mask,
+                         sim_unc_draw *d)
+{
+    if (n > SIM_UNC_MAX_DRAWS)
+        n = SIM_UNC_MAX_DRAWS;
+    for (int f = 0; f < SIM_UNC_FAMILY_COUNT; f++) {
+        d->factor[f] = 1.0;
+        if ((families_mask && !(families_mask & (1u << f))) || n <= 1 || index < 0 ||
+            index >= n)
+            continue;
+        const bool e = f == SIM_UNC_ENGINE;
+        const double z =
+            stratum_z(stratum_of(family_seed(hw, eng->profile, seed, f), index, n), n);
+        const double sigma = e ? sim_unc_engine_sigma(t, eng, NULL)
+                               : sim_unc_sigma(t, (sim_unc_family)f, sim_unc_device_family(hw),
+                                               sim_unc_provenance(hw, (sim_unc_family)f));
+        d->factor[f] = exp(sigma * z);
+    }
 }
 
 void sim_unc_draw_make_only(const sim_unc_table *t, const sim_hw *hw, const char *engine,
                             uint64_t seed, int index, unsigned families_mask, sim_unc_draw *d)
 {
+    sim_unc_engine_ref ref;
+    snprintf(ref.profile, sizeof ref.profile, "%s", engine ? engine : "*");
+    ref.family[0] = '\0';
     for (int f = 0; f < SIM_UNC_FAMILY_COUNT; f++) {
         d->factor[f] = 1.0;
         if (families_mask && !(families_mask & (1u << f)))
             continue;
         const bool eng = f == SIM_UNC_ENGINE;
         sim_rng r;
-        sim_rng_seed(&r, name_hash(eng ? engine : hw->name) ^ (seed * 0x9e3779b97f4a7c15ull) ^
-                             ((uint64_t)f << 48) ^ (uint64_t)(unsigned)(index / 2));
+        sim_rng_seed(&r, family_seed(hw, engine, seed, f) ^ (uint64_t)(unsigned)(index / 2));
         /* antithetic pairs: draw 2k + 1 mirrors draw 2k, so a few draws stay centred */
         double z = index % 2 ? -sim_rng_normal(&r) : sim_rng_normal(&r);
-        double sigma = eng ? engine_sigma(t, engine)
+        double sigma = eng ? sim_unc_engine_sigma(t, &ref, NULL)
                            : sim_unc_sigma(t, (sim_unc_family)f, sim_unc_device_family(hw),
                                            sim_unc_provenance(hw, (sim_unc_family)f));
         d->factor[f] = exp(sigma * z);

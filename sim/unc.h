@@ -20,20 +20,28 @@
  *   engine            the engine's policy as a whole: its CPU overheads and, as one common
  *                     factor, every rate of the step (the peaks, bandwidths and fixed times:
  *                     the kernels the engine version picks), uncapped
+ *   power             the power estimate (power.h): a factor on a run's energy (joules per
+ *                     output token), one per device, from the validation's energy rows (few:
+ *                     the band is as wide as their error, and the table says how few)
  *
  * The table (tools/data/uncertainty.csv, written by `infersim validate --uncertainty-out`):
- *   family,scope,provenance,sigma,rows
+ *   family,scope,provenance,sigma,rows,sources
  * one row per family, scope and provenance: scope is a device family (an arch name: hopper, ...)
- * or "*" (every device), and for the engine family an engine profile's name or "*"; provenance
- * is fitted, inherited or default (for the engine: fitted when the engine version has end-to-end
- * rows, default when it has none; a scope "NAME:moe" is the engine's MoE rows, "*:moe" the
- * default of MoE models); sigma is the standard deviation of log(measured / predicted)
- * (>= 0, < 3); rows the evidence behind it. Every family has a "*" row of each provenance (the
- * engine family: its "*" default row), so every lookup finds a value.
+ * or "*" (every device), and for the engine family the version-exact engine profile's name
+ * ("vllm-0.11", as --engine NAME@VERSION resolves it), "ENGINE@*" (every version of an engine:
+ * "vllm@*") or "*"; a suffix ":moe" is the MoE rows of that scope, "*:moe" the default of MoE
+ * models; provenance is fitted, inherited or default (for the engine: fitted when the scope has
+ * end-to-end rows, default for "*" and "*:moe"); sigma is the standard deviation of
+ * log(measured / predicted) (>= 0, < 3); rows and sources the evidence behind it (sources: the
+ * cited documents; a table of five fields, without sources, still loads with sources 0). Every
+ * family has a "*" row of each provenance (the engine family: its "*" default row), so every
+ * lookup finds a value.
  *
  * Example (const sim_unc_table *t, const sim_hw *hw, const sim_step_cfg *cfg):
+ *   sim_unc_engine_ref eng;
+ *   sim_unc_engine_ref_of("vllm-0.11", "vllm", NULL, &eng); // --engine vllm@0.11, a dense model
  *   sim_unc_draw d;
- *   sim_unc_draw_make(t, hw, "vllm", 0, 3, &d); // draw 3 of the table's distributions
+ *   sim_unc_draw_make_n(t, hw, &eng, 0, 3, 10, 0, &d); // draw 3 of 10 of the table's distributions
  *   sim_hw drawn_hw;
  *   sim_step_cfg drawn = sim_unc_apply(cfg, &d, &drawn_hw); // drawn.hw == &drawn_hw
  */
@@ -62,6 +70,7 @@ typedef enum sim_unc_family {
     SIM_UNC_NETWORK,
     SIM_UNC_LAUNCH,
     SIM_UNC_ENGINE,
+    SIM_UNC_POWER,
     SIM_UNC_FAMILY_COUNT
 } sim_unc_family;
 
@@ -99,6 +108,7 @@ typedef struct sim_unc_entry {
     sim_unc_prov prov;
     double sigma;   /* std of log(measured / predicted) */
     int64_t rows;
+    int64_t sources; /* the cited documents behind the rows (0: not recorded) */
 } sim_unc_entry;
 
 typedef struct sim_unc_table {
@@ -110,9 +120,17 @@ typedef struct sim_unc_table {
  * missing a family's "*" rows is refused. */
 sim_status sim_unc_load(const char *path, sim_unc_table *t, sim_err *err);
 
-/* Adds (or replaces) one entry; false when the table is full. */
+/* Adds (or replaces) one entry (its sources 0); false when the table is full. */
 bool sim_unc_set(sim_unc_table *t, sim_unc_family f, const char *scope, sim_unc_prov p,
                  double sigma, int64_t rows);
+
+/* The same with the number of sources behind the rows. */
+bool sim_unc_set_sources(sim_unc_table *t, sim_unc_family f, const char *scope, sim_unc_prov p,
+                         double sigma, int64_t rows, int64_t sources);
+
+/* The entry of family f for exactly this scope and provenance, or NULL. */
+const sim_unc_entry *sim_unc_find(const sim_unc_table *t, sim_unc_family f, const char *scope,
+                                  sim_unc_prov p);
 
 /* The CSV text of a table (header and rows, in the table's order, sigma to 4 decimals). */
 void sim_unc_format(const sim_unc_table *t, sim_strbuf *b);
@@ -133,6 +151,42 @@ typedef struct sim_unc_draw {
  * the default of its kind ("*:moe" for MoE, else "*"). */
 void sim_unc_engine_scope(const char *engine, const sim_model *m, char *buf, size_t len);
 
+/* The engine a run's band draws from: the version-exact profile ("vllm-0.11", with ":moe" for a
+ * MoE model: the scope the draws of the engine factor are seeded by) and every version of its
+ * engine ("vllm@*", ":moe"; "" when the engine is not known). */
+typedef struct sim_unc_engine_ref {
+    char profile[48];
+    char family[48];
+} sim_unc_engine_ref;
+
+/* The reference of profile `profile` (its file stem, sim_engprof.name) of engine `engine`
+ * (sim_engprof.engine; NULL or "": none) for model m (NULL: dense). */
+void sim_unc_engine_ref_of(const char *profile, const char *engine, const sim_model *m,
+                           sim_unc_engine_ref *r);
+
+/* What an engine sigma rests on: the level of the evidence, the table's scope it came from, its
+ * rows and sources, and why a closer level was not used. */
+typedef enum sim_unc_level {
+    SIM_UNC_LEVEL_VERSION, /* end-to-end rows of this engine version */
+    SIM_UNC_LEVEL_ENGINE,  /* none of this version: the engine's other versions' rows */
+    SIM_UNC_LEVEL_DEFAULT, /* none of this engine: the pooled rows of every engine */
+} sim_unc_level;
+
+typedef struct sim_unc_basis {
+    sim_unc_level level;
+    char scope[32];  /* the table's scope: "vllm-0.11:moe", "vllm@*:moe", "*:moe", "*" */
+    double sigma;
+    int64_t rows, sources;
+} sim_unc_basis;
+
+/* The engine sigma of a run: the version's own scope, else the engine's "ENGINE@*", else the
+ * default of its kind ("*:moe", else "*"); basis (may be NULL) receives which. */
+double sim_unc_engine_sigma(const sim_unc_table *t, const sim_unc_engine_ref *e,
+                            sim_unc_basis *basis);
+
+/* "engine version", "engine, other versions", "no validation of this engine". */
+const char *sim_unc_level_name(sim_unc_level l);
+
 /* Draw `index` (0, 1, ...) for a device and an engine scope (sim_unc_engine_scope): each family's z is seeded by the
  * device's name (the engine family by the engine's name), the family, `seed` and index, so the
  * same device gets the same draw in every run and every point of a sweep (paired comparisons),
@@ -143,6 +197,20 @@ void sim_unc_draw_make(const sim_unc_table *t, const sim_hw *hw, const char *eng
                        uint64_t seed, int index, sim_unc_draw *d);
 void sim_unc_draw_make_only(const sim_unc_table *t, const sim_hw *hw, const char *engine,
                             uint64_t seed, int index, unsigned families, sim_unc_draw *d);
+
+/* Draw `index` of n (0 <= index < n) as a Latin hypercube: each family's n draws are the n
+ * strata of the normal, z_k = Phi^-1((k + 0.5) / n) scaled so their mean is 0 and their standard
+ * deviation 1 exactly, in an order shuffled by the device's (the engine's) name, the family and
+ * `seed`. So a band from n draws has each family's spread exactly, not the spread of n random
+ * numbers (which differ by +-20 % at n = 10, and alike for every run of one device and engine),
+ * while the families stay independent of each other. The engine factor's sigma is
+ * sim_unc_engine_sigma's. n <= 1: every factor 1. */
+void sim_unc_draw_make_n(const sim_unc_table *t, const sim_hw *hw, const sim_unc_engine_ref *eng,
+                         uint64_t seed, int index, int n, unsigned families, sim_unc_draw *d);
+
+/* The standard normal's quantile function Phi^-1(p), 0 < p < 1 (Acklam's rational approximation,
+ * relative error below 1.2e-9). */
+double sim_unc_normal_quantile(double p);
 
 /* The device with its parameters moved by d (pure: *out is a copy). */
 void sim_unc_apply_hw(const sim_hw *hw, const sim_unc_draw *d, sim_hw *out);
@@ -160,6 +228,10 @@ enum { SIM_UNC_BAND_MAX = 48, SIM_UNC_MAX_DRAWS = 1000 };
 
 typedef struct sim_unc_band {
     int draws; /* 0: no band */
+    /* what the band rests on, one line: the engine's evidence (its level, rows and sources:
+     * sim_unc_basis), the device's (its family's rows, its efficiencies' provenance) and, for
+     * energy, the power estimate's; "" when not told */
+    char basis[384];
     size_t n;
     char key[SIM_UNC_BAND_MAX][40];
     double lo[SIM_UNC_BAND_MAX], hi[SIM_UNC_BAND_MAX];

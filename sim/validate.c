@@ -395,7 +395,14 @@ static sim_status row_spec(const sim_vrow *r, const sim_model *model, sim_spec *
     for (char *t = strtok_r(buf, " ", &save); t && n < 6; t = strtok_r(NULL, " ", &save))
         tok[n++] = t;
     long v[3] = {0};
-    bool ok = n == 5 && strlen(tok[0]) < 24;
+    long dv = 0; /* eagle3's draft vocabulary: "dv=N" */
+    bool ok = (n == 5 || n == 6) && strlen(tok[0]) < 24;
+    if (ok && n == 6) {
+        char *e;
+        errno = 0;
+        dv = strncmp(tok[5], "dv=", 3) == 0 ? strtol(tok[5] + 3, &e, 10) : 0;
+        ok = dv > 0 && !errno && !*e && strcmp(tok[0], "eagle3") == 0;
+    }
     for (int i = 0; ok && i < 3; i++) {
         char *end;
         errno = 0;
@@ -412,7 +419,7 @@ static sim_status row_spec(const sim_vrow *r, const sim_model *model, sim_spec *
     if (!ok || depth < 1 || topk < 1 || tokens < 1)
         return sim_fail(err, SIM_EINPUT,
                         "row %lld: field 'algo' is '%s', expected \"METHOD DEPTH TOPK TOKENS "
-                        "TAU\" (depth 1..%d)",
+                        "TAU\" (depth 1..%d; eagle3 may add \"dv=N\", its draft vocabulary)",
                         (long long)r->id, r->spec, SIM_SPEC_MAX_DEPTH);
     sim_spec_method m;
     if (strcmp(method, "eagle3") == 0)
@@ -426,12 +433,15 @@ static sim_status row_spec(const sim_vrow *r, const sim_model *model, sim_spec *
     for (int j = 0; j < depth; j++)
         t.width[j] = j == 0 ? 1 : topk;
     sim_spec_accept acc = {.alpha = -1.0, .tau = tau};
-    return sim_spec_init_tree(s, m, &t, &acc, "algo", model, NULL, err);
+    sim_status st = sim_spec_init_tree(s, m, &t, &acc, "algo", model, NULL, err);
+    if (!st && strcmp(method, "eagle3") == 0)
+        st = sim_spec_set_eagle3(s, dv, err);
+    return st;
 }
 
 sim_status sim_validate_spec(const sim_vrow *r, const sim_model *model, const sim_hw *hw,
-                             const sim_step_cfg *tmpl, bool spec_async, double *pred,
-                             sim_err *err)
+                             const sim_step_cfg *tmpl, bool spec_async,
+                             const sim_spec_proposer *prop, double *pred, sim_err *err)
 {
     sim_spec *s = calloc(1, sizeof *s);
     sim_run_result *on = calloc(1, sizeof *on), *off = calloc(1, sizeof *off);
@@ -441,6 +451,8 @@ sim_status sim_validate_spec(const sim_vrow *r, const sim_model *model, const si
         st = sim_validate_row_prec(r, model, hw, &c.step.prec, err);
     if (!st)
         st = row_spec(r, model, s, err);
+    if (prop)
+        s->prop = *prop;
     c.spec = s;
     if (!st)
         st = sim_run_check(&c, err);

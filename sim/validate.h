@@ -188,10 +188,12 @@ sim_status sim_validate_serve(const sim_vrow *row, const sim_model *model, const
 
 /* A spec row's prediction (speedup or throughput_ratio). tmpl as for sim_validate_e2e, the
  * plain run's; the speculative run's CPU work overlaps the GPU only with spec_async (the engine's
- * rule, sim_spec_engine_async). */
+ * rule, sim_spec_engine_async); prop is the engine's proposer (sim_spec_proposer_for; NULL: a
+ * zeroed one). The algo column is "METHOD DEPTH TOPK TOKENS TAU" with, for eagle3, an optional
+ * sixth "dv=N": the head's draft_vocab_size. */
 sim_status sim_validate_spec(const sim_vrow *r, const sim_model *model, const sim_hw *hw,
-                             const sim_step_cfg *tmpl, bool spec_async, double *pred,
-                             sim_err *err);
+                             const sim_step_cfg *tmpl, bool spec_async,
+                             const sim_spec_proposer *prop, double *pred, sim_err *err);
 
 /* Signed relative error in percent. */
 double sim_validate_error_pct(double predicted, double measured);
@@ -240,8 +242,12 @@ typedef struct sim_unc_evidence {
     bool e2e;              /* an end-to-end row (engine evidence), else an op-level one */
     sim_unc_family family; /* op rows: the family whose parameters priced it */
     sim_unc_prov prov;     /* op rows: the provenance of those parameters when it was priced */
-    char scope[32];        /* op rows: the device's arch; e2e rows: the engine profile */
-    char source[200];      /* the row's source (leave-one-source-out) */
+    char scope[32];        /* op rows: the device's arch; e2e rows: the version-exact engine
+                            * profile ("vllm-0.11", ":moe" for a MoE model) */
+    char engine_scope[32]; /* e2e rows: every version of its engine ("vllm@*", ":moe") */
+    char source[200];      /* the row's source document (sim_validate_source_key) */
+    int source_id;         /* the same as a number: rows of one document share it (0 ..
+                            * SIM_UNC_MAX_SOURCES - 1; sim_validate_source_ids) */
     double log_err;        /* log(predicted / measured) */
     double op_var;         /* e2e rows: the variance of log(prediction) over draws of the op
                             * families alone (what the kernels' own error explains) */
@@ -251,6 +257,17 @@ typedef struct sim_unc_evidence {
  * 16-bit one: memory), a grouped GEMM or a fused MoE layer by its formats, attention, decode
  * attention, a copy (memory), collectives (network). */
 sim_unc_family sim_validate_row_family(const sim_vrow *r, const sim_hw *hw);
+
+/* The document a row's source cites, the unit leave-one-source-out leaves out: the text before
+ * the first " @" (a commit), " (" or ";" (notes on the rows), so the rows one README or one
+ * results file gives, whatever their notes say, are one source ("ovg-project/kvcached
+ * benchmarks/bench_kvcached_overhead/README.md"). */
+void sim_validate_source_key(const char *source, char *buf, size_t len);
+
+/* Numbers the evidence's sources, in the order first met (one number per distinct document;
+ * past SIM_UNC_MAX_SOURCES - 1 documents the last number is shared). */
+enum { SIM_UNC_MAX_SOURCES = 4096 };
+void sim_validate_source_ids(sim_unc_evidence *ev, size_t n);
 
 /* The least rows behind a sigma of its own: fewer, and the pooled sigma of the provenance (every
  * family's rows) stands in. */
@@ -262,13 +279,18 @@ sim_unc_family sim_validate_row_family(const sim_vrow *r, const sim_hw *hw);
  *     with SIM_UNC_MIN_ROWS rows, and over all devices as "*"); a family or provenance with fewer
  *     rows takes the pooled RMS of every family's rows of that provenance; a weaker provenance
  *     never narrows the band (inherited >= fitted, default >= inherited);
- *   engine: per engine profile with SIM_UNC_MIN_ROWS end-to-end rows, the variance the op
- *     families do not explain: each row needs (log_err / z90)^2 - op_var (>= 0, z90 = 1.2816)
- *     for its measurement to sit inside an 80 % band around its prediction; sigma is the root
- *     of the 80th percentile of that need over the engine's rows ("fitted"; the scope of a MoE
- *     model's rows is "NAME:moe", unc.h). "*" default (an engine version without end-to-end
- *     rows): the same over all dense rows plus the variance between the engines' mean log
- *     errors; "*:moe" the same over the MoE rows.
+ *   engine: per version-exact engine profile with SIM_UNC_MIN_ROWS end-to-end rows, the
+ *     variance the op families do not explain: each row needs (log_err / z90)^2 - op_var
+ *     (>= 0, z90 = 1.2816) for its measurement to sit inside an 80 % band around its
+ *     prediction; sigma is the root of the 80th percentile of that need over the profile's rows
+ *     ("fitted"; the scope of a MoE model's rows is "NAME:moe", unc.h); the same per engine over
+ *     all its versions ("ENGINE@*", for a version without rows of its own); "*" default (an
+ *     engine without end-to-end rows): the same over all dense rows, "*:moe" over the MoE rows.
+ *     (Each row's need is measured from its prediction, so it already holds its engine's mean
+ *     error: the spread between engines is in the pooled rows once.) Each entry counts the
+ *     sources (documents) behind its rows;
+ *   power: the RMS log error of the energy rows (family SIM_UNC_POWER, provenance default: the
+ *     whole energy estimate's error, its step times' part included), "*" only.
  * Returns false when the table is full. */
 bool sim_validate_unc_table(const sim_unc_evidence *ev, size_t n, const char *exclude,
                             sim_unc_table *out);

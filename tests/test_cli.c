@@ -495,6 +495,32 @@ static void test_spec_flags(void **state)
              "--num-speculative-tokens 4 --spec-acceptance-rate 0.5",
              base);
     expect_bad(a, "vocab_size");
+    /* an EAGLE-3 head's draft vocabulary: its own smaller LM head drafts faster and weighs
+     * less; refused for another method and past the target's vocabulary */
+    run("run --model llama-3.1-8b --hw h100-sxm --speculative-config "
+        "{\"method\":\"eagle3\",\"num_speculative_tokens\":3} --spec-acceptance-length 2.8 "
+        "--format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    double full = num(j, "spec_draft_ms");
+    cJSON_Delete(j);
+    run("run --model llama-3.1-8b --hw h100-sxm --speculative-config "
+        "{\"method\":\"eagle3\",\"num_speculative_tokens\":3} --spec-acceptance-length 2.8 "
+        "--spec-draft-vocab 32000 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_true(num(j, "spec_draft_ms") < full);
+    cJSON_Delete(j);
+    snprintf(a, sizeof a,
+             "%s --speculative-config {\"method\":\"eagle\",\"num_speculative_tokens\":3} "
+             "--spec-acceptance-rate 0.5 --spec-draft-vocab 32000",
+             base);
+    expect_bad(a, "--spec-draft-vocab");
+    snprintf(a, sizeof a,
+             "%s --speculative-config {\"method\":\"eagle3\",\"num_speculative_tokens\":3} "
+             "--spec-acceptance-rate 0.5 --spec-draft-vocab 200000",
+             base);
+    expect_bad(a, "128256");
     /* the engines' own spellings: bad JSON, an unknown method or field, a key twice, each exit 2
      * naming it; one engine's flags under another's refused */
     snprintf(a, sizeof a, "%s --speculative-config {\"method\":\"eagle3\" --spec-acceptance-rate 0.5",
@@ -948,6 +974,29 @@ static void test_moe_models(void **state)
     remove(path);
 }
 
+/* Removes the last k comma-separated fields of every line of text (fields without commas). */
+static void cut_last_fields(char *text, int k)
+{
+    char *w = text;
+    for (char *l = text; *l;) {
+        size_t len = strcspn(l, "\n");
+        const bool nl = l[len] == '\n';
+        size_t keep = len;
+        for (int j = 0; j < k && keep > 0; j++) {
+            while (keep > 0 && l[keep - 1] != ',')
+                keep--;
+            if (keep > 0)
+                keep--;
+        }
+        memmove(w, l, keep);
+        w += keep;
+        if (nl)
+            *w++ = '\n';
+        l += len + nl;
+    }
+    *w = '\0';
+}
+
 static void test_sweep(void **state)
 {
     (void)state;
@@ -977,7 +1026,8 @@ static void test_sweep(void **state)
     assert_string_equal(one, two); /* byte-identical whatever the thread count */
     assert_int_equal(count_lines(one), 13);
     assert_non_null(strstr(one, "point,model,tp,request-rate,gpus,"));
-    assert_non_null(strstr(one, ",meets_slo,error\n"));
+    assert_non_null(strstr(one, ",meets_slo,error,band_basis,decision,beat_probability,"
+                                "decision_tie,decision_versus_point\n"));
     int errors = 0;
     for (char *l = strchr(one, '\n') + 1; *l; l = strchr(l, '\n') + 1) {
         char row[2048];
@@ -998,6 +1048,12 @@ static void test_sweep(void **state)
     run(a);
     assert_int_equal(R.rc, 0);
     char *merged = slurp(m);
+    /* the same file but for the decision's last four columns, which only the whole sweep fills
+     * (a shard sees part of the grid): empty in the merged rows */
+    assert_non_null(strstr(one, ",winner,"));
+    assert_null(strstr(merged, ",winner,"));
+    cut_last_fields(one, 4);
+    cut_last_fields(merged, 4);
     assert_string_equal(merged, one);
     /* a shard merged twice is an error */
     snprintf(a, sizeof a, "merge --out %s %s %s", m, s1, s1);
@@ -1250,7 +1306,7 @@ static void test_validation_spec_rows(void **state)
     snprintf(vcmd, sizeof vcmd, "validate --data %s", subset);
     run(vcmd);
     assert_int_equal(R.rc, 0);
-    assert_non_null(strstr(R.out, "\n  speculative decoding: 31 points, median |error| "));
+    assert_non_null(strstr(R.out, "\n  speculative decoding: 35 points, median |error| "));
     assert_non_null(strstr(R.out, "\n  end-to-end: 0 points"));
     snprintf(vcmd, sizeof vcmd, "validate --data %s --max-spec-median 0.01", subset);
     run(vcmd);
@@ -1536,11 +1592,11 @@ static void test_sweep_marks_default_only(void **state)
     run("sweep run --model llama-3.1-8b --hw h100-sxm,l40s,b300 --batch 8 --output-len 16 "
         "--threads 1");
     assert_int_equal(R.rc, 0);
-    assert_non_null(strstr(R.out, ",hw_efficiency,error\n"));
+    assert_non_null(strstr(R.out, ",hw_efficiency,error,band_basis,"));
     assert_non_null(strstr(R.out, "\n0,h100-sxm,"));
-    assert_non_null(strstr(R.out, ",fitted,\n"));
-    assert_non_null(strstr(R.out, ",default-only,\n")); /* l40s: estimates only */
-    assert_non_null(strstr(R.out, ",inherited,\n"));    /* b300: B200's fitted values */
+    assert_non_null(strstr(R.out, ",fitted,,engine "));
+    assert_non_null(strstr(R.out, ",default-only,,engine ")); /* l40s: estimates only */
+    assert_non_null(strstr(R.out, ",inherited,,engine "));    /* b300: B200 fitted values */
     assert_non_null(strstr(R.err, "1 points on devices with default-only efficiencies"));
     char path[256];
     tu_snprintf(path, sizeof path, "%s/infersim-sweep-mark-%d.jsonl", tu_tmpdir(), (int)getpid());

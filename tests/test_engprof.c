@@ -353,7 +353,7 @@ static void test_shipped_versions(void **state)
 {
     (void)state;
     static const char *const names[] = {
-        "vllm-v0",     "vllm-v0-rocm", "vllm-0.8", "vllm-0.11", "vllm-rocm-0.10", "vllm-0.10",     "vllm",
+        "vllm-v0",     "vllm-v0-rocm", "vllm-0.8", "vllm-0.9", "vllm-0.11", "vllm-rocm-0.10", "vllm-0.10",     "vllm",
         "vllm-rocm",   "sglang-0.4",   "sglang",   "sglang-rocm",   "trtllm-0.11",
         "trtllm-0.13", "trtllm-0.14",  "trtllm",   "trtllm-triton", "hf", "trtllm-triton-0.11",
         "trtllm-triton-0.13"};
@@ -366,7 +366,7 @@ static void test_shipped_versions(void **state)
     } want[] = {
         {"vllm@0.6.3", "vllm-v0", "vllm-v0-rocm"},
         {"vllm@0.8.5", "vllm-0.8", "vllm-0.8"},
-        {"vllm@0.9.2", "vllm-0.8", "vllm-0.8"},
+        {"vllm@0.9.2", "vllm-0.9", "vllm-0.9"},
         {"vllm@0.10.2", "vllm-0.10", "vllm-rocm-0.10"},
         {"vllm@0.11.0", "vllm-0.11", "vllm-rocm"},
         {"vllm@0.12.0", "vllm", "vllm"},

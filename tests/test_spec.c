@@ -81,10 +81,11 @@ static void test_memory(void **state)
     assert_near(x.weight_bytes, 2.0 * 1235814400.0, 1e-12);
     assert_near(x.kv_bytes_per_token, 32768.0, 0);
     assert_int_equal(x.kv_slots_per_seq, 4);
-    /* eagle: one layer of the 8B (218,112,000 parameters) and its KV, 2 x 8 x 128 x 2 */
+    /* eagle: one layer of the 8B (218,112,000 parameters) and its KV, 2 x 8 x 128 x 2, and
+     * EAGLE-1's 8192 x 4096 fc (33,554,432 parameters, vLLM llama_eagle.py) */
     assert_int_equal(sim_spec_init(&s, SIM_SPEC_EAGLE, 4, 0.7, -1, &t, NULL, &err), SIM_OK);
     x = sim_spec_mem_extra(&s, &c);
-    assert_near(x.weight_bytes, 2.0 * 218112000.0, 1e-12);
+    assert_near(x.weight_bytes, 2.0 * (218112000.0 + 33554432.0), 1e-12);
     assert_near(x.kv_bytes_per_token, 4096.0, 0);
     /* medusa, 4 heads of (4096^2 + 128256 x 4096) bf16 parameters, no KV */
     assert_int_equal(sim_spec_init(&s, SIM_SPEC_MEDUSA, 4, 0.7, -1, &t, NULL, &err), SIM_OK);
@@ -327,7 +328,14 @@ static double draft_by_hand(const sim_spec *s, const sim_step_cfg *target, const
             *pre, {.count = dec->count, .q = j == 0 ? s->k + 1 : 1, .c = dec->c + j, .logits = 1}};
         d.eager = eager[j];
         sim_step_price(&d, j == 0 ? g : g + 1, j == 0 ? 2 : 1, &r);
-        total += r.t_ns;
+        /* plus the head's own input projection over the pass's tokens (the prompt chunk's, with
+         * its logits row, included in the first) */
+        double tokens = (double)g[1].count * (double)g[1].q, rows = (double)g[1].count;
+        if (j == 0) {
+            tokens += (double)pre->count * (double)pre->q;
+            rows += (double)pre->count * (double)pre->logits;
+        }
+        total += r.t_ns + sim_spec_head_extra_ns(s, &d, tokens, rows, j == 0);
     }
     return total;
 }
@@ -612,7 +620,9 @@ static void test_mtp_deepseek(void **state)
     sim_prec p = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false};
     sim_step_cfg c = {.model = &t, .hw = &hw, .tp = 8, .prec = p};
     sim_mem_extra x = sim_spec_mem_extra(&s, &c);
-    assert_near(x.weight_bytes, 1455128576.0, 0);
+    /* the layer's 1,455,128,576 bytes and eh_proj, a bf16 14336 x 7168 linear unsharded
+     * (vLLM deepseek_mtp.py): 2 x 7168^2 x 2 = 205,520,896 */
+    assert_near(x.weight_bytes, 1455128576.0 + 205520896.0, 0);
     assert_near(x.kv_bytes_per_token, 1152.0, 0);
     assert_int_equal(x.kv_slots_per_seq, 1);
     /* acceptance per position: one MTP token accepted 85 % of the time, tau 1.85 */
@@ -837,6 +847,96 @@ static void test_acceptance_data(void **state)
     unlink(path);
 }
 
+/* EAGLE-3's head and the engines' proposers, as their sources run them. */
+static void test_eagle3_and_proposers(void **state)
+{
+    (void)state;
+    /* the table: the longest prefix of the profile's name */
+    sim_spec_proposer p = sim_spec_proposer_for("vllm-0.10");
+    assert_string_equal(p.name, "vllm");
+    assert_int_equal(p.first_host_kernels, 21);
+    assert_int_equal(p.step_host_kernels, 15);
+    assert_false(p.first_eager || p.steps_eager);
+    assert_true(p.full_vocab_logits);
+    p = sim_spec_proposer_for("vllm-0.8");
+    assert_true(p.first_eager && p.steps_eager);
+    assert_int_equal(p.step_host_kernels, 7);
+    assert_int_equal(sim_spec_proposer_for("vllm-v0").first_host_kernels, 0);
+    p = sim_spec_proposer_for("sglang-0.4");
+    assert_true(p.first_eager && !p.steps_eager && !p.full_vocab_logits);
+    assert_false(sim_spec_proposer_for("sglang").first_eager);
+    assert_int_equal(sim_spec_proposer_for("trtllm").first_host_kernels, 0);
+    assert_int_equal(sim_spec_proposer_for(NULL).step_host_kernels, 0);
+
+    sim_model t = tu_model("llama-3.1-8b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_step_cfg c = {.model = &t, .hw = &hw, .tp = 1, .prec = BF16};
+    sim_err err = {{0}};
+    sim_spec e1, e3;
+    assert_int_equal(sim_spec_init(&e1, SIM_SPEC_EAGLE, 3, 0.7, -1, &t, NULL, &err), SIM_OK);
+    assert_int_equal(sim_spec_init(&e3, SIM_SPEC_EAGLE, 3, 0.7, -1, &t, NULL, &err), SIM_OK);
+    assert_int_equal(sim_spec_set_eagle3(&e3, 32000, &err), SIM_OK);
+    assert_int_equal(e3.head.vocab, 32000);
+    /* memory: EAGLE-3 holds a 12288 x 4096 fc (50,331,648), the embedding half of its QKV
+     * (6144 x 4096 = 25,165,824) and its own 32000 x 4096 LM head (131,072,000): 206,569,472
+     * bf16 parameters = 413,138,944 bytes, against EAGLE-1's fc 2 x 4096^2 x 2 = 67,108,864;
+     * the decoder layer is the same */
+    double d3 = sim_spec_mem_extra(&e3, &c).weight_bytes, d1 = sim_spec_mem_extra(&e1, &c).weight_bytes;
+    assert_near(d3 - d1, 413138944.0 - 67108864.0, 1e-3);
+    /* bad input: a draft vocabulary past the target's, or EAGLE-3 on another method */
+    sim_spec bad = e1;
+    assert_int_equal(sim_spec_set_eagle3(&bad, 128257, &err), SIM_EINPUT);
+    sim_spec ng;
+    assert_int_equal(sim_spec_init(&ng, SIM_SPEC_NGRAM, 3, 0.7, -1, &t, NULL, &err), SIM_OK);
+    assert_int_equal(sim_spec_set_eagle3(&ng, 32000, &err), SIM_EINPUT);
+
+    /* EAGLE-1's fc over one token: a 1 x 4096 x 8192 bf16 GEMM, weight-bound: its 67,108,864
+     * bytes at 3.35 TB/s are 20.03 us, plus a graph launch of 1.5 us; no streaming efficiency
+     * below 0.7 */
+    sim_step_cfg d = c;
+    d.model = e1.draft;
+    double fc = sim_spec_head_extra_ns(&e1, &d, 1.0, 1.0, false);
+    assert_true(fc >= 20032.0 + 1500.0 && fc <= 20032.0 / 0.7 + 1500.0 + 100.0);
+    /* vLLM's full-vocabulary scatter of an EAGLE-3 pass, one logits row: new_full writes
+     * 128256, index_put reads and writes 32000 each, argmax reads 96256 more: 577,024 bf16
+     * bytes (172 ns at 3.35 TB/s) behind 4 eager launches of 4 us */
+    d.model = e3.draft;
+    double no_map = sim_spec_head_extra_ns(&e3, &d, 1.0, 1.0, false);
+    e3.prop.full_vocab_logits = true;
+    double map = sim_spec_head_extra_ns(&e3, &d, 1.0, 1.0, false) - no_map;
+    assert_true(map >= 16000.0 + 172.2 && map <= 16000.0 + 172.2 / 0.5);
+    /* the first pass adds the 3 x 4096 -> 4096 fusion: at least its 100,663,296 bytes' 30.05 us */
+    assert_true(sim_spec_head_extra_ns(&e3, &d, 1.0, 1.0, true) -
+                    sim_spec_head_extra_ns(&e3, &d, 1.0, 1.0, false) >=
+                30048.0);
+    /* the proposer's host kernels: vLLM's 21 before the first pass and 15 before each of the
+     * other two of a chain of 3, eager launches of 4 us each: 51 x 4 = 204 us more */
+    sim_seq_group dec = {.count = 1, .q = 4, .c = 500};
+    sim_seq_group scratch[1];
+    double plain = sim_spec_draft_ns(&e1, &c, NULL, 0, &dec, 1, scratch, NULL);
+    e1.prop = sim_spec_proposer_for("vllm");
+    double prop = sim_spec_draft_ns(&e1, &c, NULL, 0, &dec, 1, scratch, NULL);
+    assert_near(prop - plain, 204000.0, 1e-6);
+    /* TensorRT-LLM's KV move after a tree verify: a tree of depth 3 (widths 1, 4, 4; 10
+     * tokens) accepting tau = 2.5, 1.5 drafts per sequence; 4 sequences x 1.5 x 131,072 KV
+     * bytes per token (32 layers x 8 heads x 128 x 2 x 2), read and written: 1,572,864 bytes
+     * (469.5 ns at 3.35 TB/s) behind one graph launch of 1.5 us */
+    sim_spec tr;
+    sim_spec_tree tree = {.depth = 3, .width = {1, 4, 4}, .tokens = 10};
+    sim_spec_accept acc = {.alpha = -1.0, .tau = 2.5};
+    assert_int_equal(sim_spec_init_tree(&tr, SIM_SPEC_EAGLE, &tree, &acc, "--t", &t, NULL, &err),
+                     SIM_OK);
+    double no_move = sim_spec_tree_ns(&tr, &c, 4.0);
+    tr.prop = sim_spec_proposer_for("trtllm");
+    double move = sim_spec_tree_ns(&tr, &c, 4.0) - no_move;
+    assert_true(move >= 1500.0 + 469.5 && move <= 1500.0 + 469.5 / 0.5);
+    /* SGLang 0.4 runs the draft extend (the first pass) eagerly: dearer than SGLang's graph */
+    e1.prop = sim_spec_proposer_for("sglang");
+    double graph = sim_spec_draft_ns(&e1, &c, NULL, 0, &dec, 1, scratch, NULL);
+    e1.prop = sim_spec_proposer_for("sglang-0.4");
+    assert_true(sim_spec_draft_ns(&e1, &c, NULL, 0, &dec, 1, scratch, NULL) > graph);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -859,6 +959,7 @@ int main(void)
         cmocka_unit_test(test_serve_load_rule),
         cmocka_unit_test(test_engine_spellings),
         cmocka_unit_test(test_acceptance_data),
+        cmocka_unit_test(test_eagle3_and_proposers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -49,6 +49,7 @@ static void flat_table(sim_unc_table *t, double s, double e)
             assert_true(sim_unc_set(t, (sim_unc_family)f, "*", (sim_unc_prov)p,
                                     s * (double)(1 << p), 1));
     assert_true(sim_unc_set(t, SIM_UNC_ENGINE, "*", SIM_UNC_DEFAULT, e, 1));
+    assert_true(sim_unc_set(t, SIM_UNC_POWER, "*", SIM_UNC_DEFAULT, e, 1));
 }
 
 static void test_percentile_and_band(void **state)
@@ -146,6 +147,121 @@ static void test_apply_and_draws(void **state)
     char scope[64];
     sim_unc_engine_scope("vllm", NULL, scope, sizeof scope);
     assert_string_equal(scope, "vllm");
+}
+
+static void test_stratified_draws(void **state)
+{
+    (void)state;
+    /* the normal's quantiles (tables): Phi^-1(0.975) = 1.959964, Phi^-1(0.1) = -1.281552,
+     * Phi^-1(0.5) = 0, Phi^-1(0.01) = -2.326348 (a tail of Acklam's approximation) */
+    assert_float_equal(sim_unc_normal_quantile(0.975), 1.959964, 1e-6);
+    assert_float_equal(sim_unc_normal_quantile(0.1), -1.281552, 1e-6);
+    assert_float_equal(sim_unc_normal_quantile(0.5), 0.0, 1e-12);
+    assert_float_equal(sim_unc_normal_quantile(0.01), -2.326348, 1e-6);
+    sim_hw hw;
+    sim_err err;
+    char path[512];
+    tu_snprintf(path, sizeof path, "%s/tests/data/h100-fixture.json", tu_root());
+    assert_int_equal(sim_hw_load(path, &hw, &err), SIM_OK);
+    sim_unc_table t;
+    flat_table(&t, 0.1, 0.2);
+    sim_unc_engine_ref eng;
+    sim_unc_engine_ref_of("vllm-0.11", "vllm", NULL, &eng);
+    /* n = 10 draws of a Latin hypercube: each family's log factors are sigma x the ten strata
+     * Phi^-1(0.05), ..., Phi^-1(0.95) scaled to a standard deviation of 1: their mean is 0 and
+     * their sample standard deviation sigma exactly (memory, fitted: 0.1; the engine: 0.2) */
+    for (int f = SIM_UNC_MEMORY; f <= SIM_UNC_ENGINE; f += SIM_UNC_ENGINE - SIM_UNC_MEMORY) {
+        double sum = 0.0, ss = 0.0, z_max = 0.0;
+        for (int i = 0; i < 10; i++) {
+            sim_unc_draw d;
+            sim_unc_draw_make_n(&t, &hw, &eng, 0, i, 10, 0, &d);
+            sum += log(d.factor[f]);
+            ss += log(d.factor[f]) * log(d.factor[f]);
+            z_max = fmax(z_max, log(d.factor[f]));
+        }
+        const double sigma = f == SIM_UNC_ENGINE ? 0.2 : 0.1;
+        assert_float_equal(sum / 10.0, 0.0, 1e-12);
+        assert_float_equal(sqrt(ss / 9.0), sigma, 1e-12);
+        /* the top stratum: Phi^-1(0.95) = 1.644854 over the strata's RMS, sqrt(sum q^2 / 9) =
+         * 0.988 (2 x (0.1257^2 + 0.3853^2 + 0.6745^2 + 1.0364^2 + 1.6449^2) / 9 = 0.9762) */
+        assert_float_equal(z_max / sigma, 1.644854 / sqrt(0.9762), 2e-3);
+    }
+    /* the same index is the same draw; n <= 1 moves nothing */
+    sim_unc_draw a, b;
+    sim_unc_draw_make_n(&t, &hw, &eng, 0, 3, 10, 0, &a);
+    sim_unc_draw_make_n(&t, &hw, &eng, 0, 3, 10, 0, &b);
+    assert_memory_equal(&a, &b, sizeof a);
+    sim_unc_draw_make_n(&t, &hw, &eng, 0, 0, 1, 0, &a);
+    for (int f = 0; f < SIM_UNC_FAMILY_COUNT; f++)
+        assert_float_equal(a.factor[f], 1.0, 0.0);
+}
+
+static void test_engine_levels(void **state)
+{
+    (void)state;
+    sim_unc_table t;
+    flat_table(&t, 0.1, 0.3);
+    assert_true(sim_unc_set_sources(&t, SIM_UNC_ENGINE, "vllm-0.11", SIM_UNC_FITTED, 0.05, 9, 2));
+    assert_true(sim_unc_set_sources(&t, SIM_UNC_ENGINE, "vllm@*", SIM_UNC_FITTED, 0.15, 20, 3));
+    assert_true(sim_unc_set_sources(&t, SIM_UNC_ENGINE, "*:moe", SIM_UNC_DEFAULT, 0.4, 30, 4));
+    sim_unc_engine_ref r;
+    sim_unc_basis b;
+    /* the version's own rows */
+    sim_unc_engine_ref_of("vllm-0.11", "vllm", NULL, &r);
+    assert_string_equal(r.profile, "vllm-0.11");
+    assert_string_equal(r.family, "vllm@*");
+    assert_float_equal(sim_unc_engine_sigma(&t, &r, &b), 0.05, 0.0);
+    assert_int_equal(b.level, SIM_UNC_LEVEL_VERSION);
+    assert_int_equal(b.rows, 9);
+    assert_int_equal(b.sources, 2);
+    /* a version without rows: its engine's other versions */
+    sim_unc_engine_ref_of("vllm", "vllm", NULL, &r);
+    assert_float_equal(sim_unc_engine_sigma(&t, &r, &b), 0.15, 0.0);
+    assert_int_equal(b.level, SIM_UNC_LEVEL_ENGINE);
+    assert_string_equal(b.scope, "vllm@*");
+    /* an engine without rows: the pooled default */
+    sim_unc_engine_ref_of("sglang", "sglang", NULL, &r);
+    assert_float_equal(sim_unc_engine_sigma(&t, &r, &b), 0.3, 0.0);
+    assert_int_equal(b.level, SIM_UNC_LEVEL_DEFAULT);
+    /* a MoE model of an engine without MoE rows: the MoE default, not the dense version's */
+    sim_model m = {.experts = 8};
+    sim_unc_engine_ref_of("vllm-0.11", "vllm", &m, &r);
+    assert_string_equal(r.profile, "vllm-0.11:moe");
+    assert_float_equal(sim_unc_engine_sigma(&t, &r, &b), 0.4, 0.0);
+    assert_string_equal(b.scope, "*:moe");
+    assert_string_equal(sim_unc_level_name(SIM_UNC_LEVEL_DEFAULT), "no validation of this engine");
+}
+
+static void test_table_sources(void **state)
+{
+    (void)state;
+    sim_unc_table t;
+    flat_table(&t, 0.1, 0.2);
+    assert_true(sim_unc_set_sources(&t, SIM_UNC_ENGINE, "trtllm@*", SIM_UNC_FITTED, 0.12, 18, 3));
+    sim_strbuf b = {0};
+    sim_unc_format(&t, &b);
+    assert_non_null(strstr(b.s, "family,scope,provenance,sigma,rows,sources\n"));
+    assert_non_null(strstr(b.s, "engine,trtllm@*,fitted,0.1200,18,3\n"));
+    char path[512];
+    tu_snprintf(path, sizeof path, "%s/table.csv", tu_tmpdir());
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(b.s, f);
+    fclose(f);
+    sim_unc_table back;
+    sim_err err;
+    assert_int_equal(sim_unc_load(path, &back, &err), SIM_OK);
+    const sim_unc_entry *e = sim_unc_find(&back, SIM_UNC_ENGINE, "trtllm@*", SIM_UNC_FITTED);
+    assert_non_null(e);
+    assert_int_equal(e->sources, 3);
+    sim_strbuf_free(&b);
+    /* a bad count of sources names the field */
+    f = fopen(path, "a");
+    assert_non_null(f);
+    fputs("engine,x,fitted,0.1,3,many\n", f);
+    fclose(f);
+    assert_int_equal(sim_unc_load(path, &back, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'sources' is 'many'"));
 }
 
 static void test_table_file(void **state)
@@ -316,6 +432,72 @@ static void test_saturation_wider(void **state)
 
 /* A sweep with the same point twice: the same rows (but the point's index), a tie, and the
  * winner ahead in half the draws. */
+/* Every band says what it rests on, and an engine or a device family without validation rows
+ * says so; --objective energy decides with a runner-up over the energy draws, in the rows too. */
+static void test_basis_and_energy_decision(void **state)
+{
+    (void)state;
+    /* hf has no end-to-end rows (the default of every engine); L40S's file has estimates only */
+    runf("run --model llama-3.1-8b --hw l40s --batch 4 --output-len 16 --engine hf "
+         "--format json");
+    assert_int_equal(R.rc, 0);
+    cJSON *j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(j, "band_basis");
+    assert_true(cJSON_IsString(b));
+    assert_non_null(strstr(b->valuestring, "engine hf: no validation of this engine"));
+    assert_non_null(strstr(b->valuestring, "default-only efficiencies"));
+    assert_non_null(strstr(b->valuestring, "no 16-bit GEMM validation rows of ada devices"));
+    assert_non_null(strstr(b->valuestring, "power estimate: "));
+    assert_null(strchr(b->valuestring, ',')); /* one CSV field, unquoted */
+    assert_true(width(j, "joules_per_output_token") > 1.5); /* the power estimate's error */
+    cJSON_Delete(j);
+    /* vllm@0.11 has rows of its own (its MoE path); the newest vllm takes its other versions */
+    runf("run --model gpt-oss-20b --hw h100-sxm --batch 4 --output-len 16 --engine vllm@0.11 "
+         "--format json");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "engine vllm-0.11:moe: its own end-to-end rows"));
+    runf("run --model llama-3.1-8b --hw h100-sxm --batch 4 --output-len 16");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "Bands (80 %) rest on: engine vllm: no end-to-end rows of "
+                                  "this version so its engine's other versions (vllm@*)"));
+    /* two identical points under --objective energy: a tie at one half, in the rows too */
+    runf("sweep run --model llama-3.1-8b --hw h100-sxm,h100-sxm --batch 4 --output-len 16 "
+         "--objective energy --threads 2");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.err, "a tie with point 1"));
+    assert_non_null(strstr(R.err, "power estimate's error"));
+    assert_non_null(strstr(R.out, ",decision,beat_probability,decision_tie,"
+                                  "decision_versus_point\n"));
+    assert_non_null(strstr(R.out, ",winner,0.5,true,1\n"));
+    assert_non_null(strstr(R.out, ",runner_up,0.5,true,0\n"));
+    char path[256];
+    tu_snprintf(path, sizeof path, "%s/energy.jsonl", tu_tmpdir());
+    runf("sweep run --model llama-3.1-8b --hw h100-sxm,h200 --batch 4 --output-len 16 "
+         "--objective energy --threads 1 --out %s",
+         path);
+    assert_int_equal(R.rc, 0);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[1 << 14];
+    int decided = 0;
+    while (fgets(line, sizeof line, f)) {
+        cJSON *row = cJSON_Parse(line);
+        assert_non_null(row);
+        const cJSON *d = cJSON_GetObjectItemCaseSensitive(row, "decision");
+        if (cJSON_IsString(d)) {
+            decided++;
+            const double p = num(row, "beat_probability");
+            assert_true(p >= 0.0 && p <= 1.0);
+        } else {
+            assert_true(cJSON_IsNull(d));
+        }
+        cJSON_Delete(row);
+    }
+    fclose(f);
+    assert_int_equal(decided, 2); /* the winner and the runner-up */
+}
+
 static void test_sweep_identical_points(void **state)
 {
     (void)state;
@@ -333,9 +515,19 @@ static void test_sweep_identical_points(void **state)
         assert_non_null(l2);
         char *l3 = strchr(l2 + 1, '\n');
         assert_non_null(l3);
-        /* rows "0,..." and "1,...": equal after the index */
-        assert_true(l3 - l2 == l2 - l1);
-        assert_memory_equal(strchr(l1 + 1, ','), strchr(l2 + 1, ','), (size_t)(l2 - l1) - 2);
+        /* rows "0,..." and "1,...": equal after the index but for their decision's columns
+         * (the last four: winner and runner-up, each against the other) */
+        const char *cut1 = l2, *cut2 = l3;
+        for (int k = 0; k < 4; k++) {
+            while (*--cut1 != ',')
+                ;
+            while (*--cut2 != ',')
+                ;
+        }
+        assert_true(cut2 - l2 == cut1 - l1);
+        assert_memory_equal(strchr(l1 + 1, ','), strchr(l2 + 1, ','), (size_t)(cut1 - l1) - 2);
+        assert_non_null(strstr(l1, ",winner,0.5,true,1\n"));
+        assert_non_null(strstr(l2, ",runner_up,0.5,true,0\n"));
         assert_non_null(strstr(R.out, "_lo,"));
         assert_non_null(strstr(R.err, "a tie with point 1"));
         assert_non_null(strstr(R.err, "ahead in 50%"));
@@ -348,10 +540,14 @@ int main(void)
         cmocka_unit_test(test_percentile_and_band),
         cmocka_unit_test(test_beat_probability),
         cmocka_unit_test(test_apply_and_draws),
+        cmocka_unit_test(test_stratified_draws),
+        cmocka_unit_test(test_engine_levels),
+        cmocka_unit_test(test_table_sources),
         cmocka_unit_test(test_table_file),
         cmocka_unit_test(test_default_device_wider),
         cmocka_unit_test(test_saturation_wider),
         cmocka_unit_test(test_sweep_identical_points),
+        cmocka_unit_test(test_basis_and_energy_decision),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,27 @@ static sim_vrow op_row(sim_vkind kind, const char *metric)
     return r;
 }
 
+static void test_source_key(void **state)
+{
+    (void)state;
+    /* one document, whatever its notes: the text before " @", " (" or ";" */
+    char k[200];
+    sim_validate_source_key("ovg-project/kvcached bench/README.md @f533 ('without', rate 8)", k,
+                            sizeof k);
+    assert_string_equal(k, "ovg-project/kvcached bench/README.md");
+    sim_validate_source_key("blogs.example.com/post (2024-10-10; OCI)", k, sizeof k);
+    assert_string_equal(k, "blogs.example.com/post");
+    sim_validate_source_key("a/b#340; notes", k, sizeof k);
+    assert_string_equal(k, "a/b#340");
+    sim_validate_source_key("estimate", k, sizeof k);
+    assert_string_equal(k, "estimate");
+    sim_unc_evidence ev[3] = {{.source = "x"}, {.source = "y"}, {.source = "x"}};
+    sim_validate_source_ids(ev, 3);
+    assert_int_equal(ev[0].source_id, 0);
+    assert_int_equal(ev[1].source_id, 1);
+    assert_int_equal(ev[2].source_id, 0);
+}
+
 static void test_quantized_gemm_rows(void **state)
 {
     (void)state;
@@ -193,8 +214,9 @@ static void test_load(void **state)
      * 3200-3232, the last two low-trust), 24 DeepEP all-to-all rows (ids 2200-2223), 11 FlashMLA
      * decode rows (ids 2230-2240) and 17 low-trust DeepSeek-R1 serve rows (ids 2250-2266: vLLM's
      * recipe, SGLang on 16 H100) and 7 energy rows (ids 3400-3406, 3 skipped) and 9 low-trust
-     * MI300X static batches of vLLM's ROCm build (ids 2600-2608) */
-    assert_int_equal(n, 620);
+     * MI300X static batches of vLLM's ROCm build (ids 2600-2608) and 4 speculative-decoding
+     * rows of vLLM 0.8 (ids 3900-3903) */
+    assert_int_equal(n, 624);
     int ops = 0, skipped = 0, low = 0, rated = 0, ranged = 0, spec = 0;
     for (size_t i = 0; i < n; i++) {
         if (rows[i].kind == SIM_VK_SPEC) {
@@ -209,7 +231,7 @@ static void test_load(void **state)
         assert_true(rows[i].value > 0 && rows[i].source[0]);
     }
     assert_int_equal(ops, 419);
-    assert_int_equal(spec, 33);
+    assert_int_equal(spec, 37);
     assert_int_equal(rated, 33); /* the serve rows at a stated rate */
     assert_int_equal(ranged, 16); /* SGLang's random lengths, uniform from 1 */
     assert_int_equal(skipped, 51); /* with two serve rows of 20,000-token prompts, Mixtral's 15,
@@ -722,6 +744,7 @@ static void test_summary_small(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_source_key),
         cmocka_unit_test(test_quantized_gemm_rows),
         cmocka_unit_test(test_op_predictions),
         cmocka_unit_test(test_summary),
