@@ -84,6 +84,8 @@ typedef enum sim_unc_prov {
 
 /* The device-file field whose origin is family f's provenance ("efficiency.memory"; NULL for the
  * engine). */
+/* "fitted", "inherited", "default". */
+const char *sim_unc_prov_name(sim_unc_prov p);
 const char *sim_unc_family_field(sim_unc_family f);
 
 /* Where the device's value of family f came from. The one place provenance is read: today the
