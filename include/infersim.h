@@ -27,6 +27,14 @@
 
 #include <stddef.h>
 
+/* What the shared library exports: these declarations alone (it is built with hidden visibility,
+ * and a test fails on any other exported symbol). */
+#if defined(__GNUC__) || defined(__clang__)
+#define INFERSIM_API __attribute__((visibility("default")))
+#else
+#define INFERSIM_API
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -43,10 +51,10 @@ extern "C" {
  * does not fit) returns NULL and writes the one-line message the command line would print,
  * "infersim: ...", into err (truncated to err_len - 1 bytes; err may be NULL when err_len is 0).
  * An internal failure (out of memory) also returns NULL, with its message. */
-char *infersim_json(int argc, const char *const argv[], char *err, size_t err_len);
+INFERSIM_API char *infersim_json(int argc, const char *const argv[], char *err, size_t err_len);
 
 /* The library's version, "MAJOR.MINOR.PATCH" (a static string). */
-const char *infersim_version(void);
+INFERSIM_API const char *infersim_version(void);
 
 #ifdef __cplusplus
 }

@@ -87,8 +87,11 @@ static bool wants_help(int argc, char **argv, int first)
 static sim_status run_staged(const cli_command *c, cli_opts *o, FILE *out, FILE *errf,
                              sim_err *err)
 {
-    const char **paths[] = {&o->out_file, &o->html, &o->chrome_trace, &o->save_requests};
-    static const char *const flags[] = {"--out", "--html", "--chrome-trace", "--save-requests"};
+    const char **paths[] = {&o->out_file, &o->html, &o->chrome_trace, &o->save_requests,
+                            &o->unc_out};
+    static const char *const flags[] = {"--out", "--html", "--chrome-trace", "--save-requests",
+                                        "--uncertainty-out"};
+    static const bool own_dash[] = {true, false, false, false, true}; /* `-`: the command's */
     enum { N = sizeof paths / sizeof paths[0] };
     sim_outfile_stage stage[N];
     const char *given[N]; /* the paths as given: o points at stage[] only while the command runs */
@@ -99,7 +102,7 @@ static sim_status run_staged(const cli_command *c, cli_opts *o, FILE *out, FILE 
     size_t n = 0;
     for (; n < N && !st; n++) {
         const char *p = *paths[n];
-        bool self = n == 0 && p && strcmp(p, "-") == 0; /* --out -: the command writes out */
+        bool self = own_dash[n] && p && strcmp(p, "-") == 0; /* --out -: the command writes out */
         st = sim_outfile_stage_open(&stage[n], self ? NULL : p, flags[n], err);
         if (!st && p && !self) {
             *paths[n] = stage[n].staged;
@@ -107,18 +110,22 @@ static sim_status run_staged(const cli_command *c, cli_opts *o, FILE *out, FILE 
                 report = errf;
         }
     }
+    sim_outfile_stage late = {0}; /* the one an output named only by the command takes */
+    o->late_stage = &late;
     if (!st)
         st = c->run(o, report, err);
+    o->late_stage = NULL;
     /* standard output first: a result that could not be written there takes no file with it */
     if (!st && fflush(out) != 0)
         st = sim_fail(err, SIM_EINPUT, "writing the result failed");
+    sim_outfile_stage *all[N + 1];
     for (size_t i = 0; i < n; i++)
-        if (st)
-            sim_outfile_stage_abort(&stage[i]);
-        else
-            st = sim_outfile_stage_publish(&stage[i], out, err);
-    for (size_t i = 0; i < n; i++)
-        sim_outfile_stage_abort(&stage[i]); /* after a failed publish, the rest */
+        all[i] = &stage[i];
+    all[n] = &late;
+    if (!st)
+        st = sim_outfile_stage_publish(all, n + 1, out, err); /* all or none */
+    for (size_t i = 0; i <= n; i++)
+        sim_outfile_stage_abort(all[i]);
     for (size_t i = 0; i < N; i++)
         *paths[i] = given[i];
     if (!st && fflush(out) != 0)

@@ -4,6 +4,8 @@
 #include "cli_load.h"
 
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +40,57 @@ static bool row_point(const char *line, bool jsonl, long long *out)
     errno = 0;
     *out = strtoll(p, &end, 10);
     return !errno && end != p && (*end == ',' || *end == '}') && *out >= 0;
+}
+
+/* Whether the bare token [p, end) reads as a number that is not finite (nan, inf, 1e999, NaN,
+ * Infinity: strtod's spellings); `inf_ok`: the text "inf" itself is allowed (a CSV shard's grid
+ * column holds the unbounded request rate as `inf`, as sweep writes it). */
+static bool token_not_finite(const char *p, const char *end, bool inf_ok)
+{
+    char tok[64];
+    size_t n = (size_t)(end - p);
+    if (n == 0 || n >= sizeof tok)
+        return false;
+    memcpy(tok, p, n);
+    tok[n] = '\0';
+    if (inf_ok && strcmp(tok, "inf") == 0)
+        return false;
+    char *stop;
+    double v = strtod(tok, &stop);
+    return *stop == '\0' && !isfinite(v);
+}
+
+/* The first field of a row (a CSV field outside quotes, a JSON value outside strings) that is a
+ * number but not finite, copied into bad; false when there is none. A merge copies rows as they
+ * are, and no output holds NaN or inf: a shard that does (edited by hand, or damaged) is refused. */
+static bool row_not_finite(const char *line, bool jsonl, char *bad, size_t len)
+{
+    const char *p = line;
+    bool in_str = false;
+    while (*p) {
+        if (in_str) {
+            if (*p == '\\' && p[1])
+                p++;
+            else if (*p == '"')
+                in_str = false;
+            p++;
+            continue;
+        }
+        if (*p == '"') {
+            in_str = true;
+            p++;
+            continue;
+        }
+        const char *stops = jsonl ? ",}] \t:" : ",";
+        const char *end = p + strcspn(p, stops);
+        if (end > p && (!jsonl || (p > line && strchr(":[, \t", p[-1]))) &&
+            token_not_finite(p, end, !jsonl)) {
+            snprintf(bad, len, "%.*s", (int)(end - p), p);
+            return true;
+        }
+        p = *end ? end + 1 : end;
+    }
+    return false;
 }
 
 void cli_merge_help(FILE *f, int argc, char **argv)
@@ -102,6 +155,14 @@ sim_status cli_merge_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err *
             long long point;
             if (!row_point(buf, jsonl, &point)) {
                 st = sim_fail(err, SIM_EINPUT, "%s:%ld: no point index", argv[i], lineno);
+                break;
+            }
+            char bad[64];
+            if (row_not_finite(buf, jsonl, bad, sizeof bad)) {
+                st = sim_fail(err, SIM_EINPUT,
+                              "%s:%ld: value '%s' is not a finite number, expected sweep output "
+                              "(no output holds NaN or inf)",
+                              argv[i], lineno, bad);
                 break;
             }
             if (n == cap) {

@@ -89,6 +89,9 @@ typedef struct cli_opts {
     /* pictures */
     const char *html;
     const char *cmdline; /* the command as typed, for reports (set by sim_cli_main) */
+    /* set by sim_cli_main while a command runs: an output whose path is known only then (serve's
+     * --save-result file) is staged here (outfile.h) and published with the others */
+    struct sim_outfile_stage *late_stage;
     /* collectives */
     const char *allreduce;
     const char *cudagraph_mode; /* --cudagraph-mode: vLLM's CUDAGraphMode names */

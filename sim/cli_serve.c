@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "html.h"
+#include "outfile.h"
 
 /* Python's str() of a float, as vLLM's file name holds the request rate: "inf", "10.0", "2.5". */
 static void py_float(double v, char *buf, size_t len)
@@ -66,8 +67,9 @@ static sim_status save_vllm_result(const cli_opts *o, const sim_serve_report *re
     sim_status st = o->result_dir ? make_dirs(o->result_dir, err) : SIM_OK;
     if (st)
         return st;
+    /* "-" is a file of that name here, as in vLLM, not standard output */
     snprintf(path, sizeof path, "%s%s%s", o->result_dir ? o->result_dir : "",
-             o->result_dir ? "/" : "", name);
+             o->result_dir ? "/" : strcmp(name, "-") == 0 ? "./" : "", name);
     sim_vllm_meta meta = {.backend = backend,
                           .model_id = o->model,
                           .tokenizer_id = o->tokenizer ? o->tokenizer : o->model,
@@ -77,7 +79,10 @@ static sim_status save_vllm_result(const cli_opts *o, const sim_serve_report *re
                           .burstiness = o->burstiness,
                           .max_concurrency =
                               cli_opt_given(o, "--max-concurrency") ? o->max_concurrency : 0};
-    return sim_report_vllm_result(path, rep, &meta, err);
+    /* staged with the command's other outputs (cli.c): published with them, or none */
+    if (o->late_stage && (st = sim_outfile_stage_open(o->late_stage, path, "--save-result", err)))
+        return st;
+    return sim_report_vllm_result(o->late_stage ? o->late_stage->staged : path, rep, &meta, err);
 }
 
 /* vLLM's flags that only make sense together, and its datasets. */

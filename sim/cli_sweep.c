@@ -648,14 +648,17 @@ sim_status cli_sweep_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err *
         st = so.html ? sweep_html(page.staged, argc, argv, &c, rows, n_rows, err) : SIM_OK;
     if (!st) /* after the page: a page that cannot be written leaves no rows on stdout */
         st = write_rows(so.out ? file.staged : NULL, so.out ? NULL : out, &c, rows, n_rows, err);
+    /* the summary before the files: a standard output that cannot take it takes no file */
+    FILE *summary = so.out && !html_std ? out : errf;
     if (!st)
-        st = sim_outfile_stage_publish(&file, out, err);
+        sweep_summary(summary, &c, rows, n_rows);
+    if (!st && summary == out && fflush(out) != 0)
+        st = sim_fail(err, SIM_EINPUT, "writing the result failed");
+    sim_outfile_stage *both[] = {&file, &page};
     if (!st)
-        st = sim_outfile_stage_publish(&page, out, err);
+        st = sim_outfile_stage_publish(both, 2, out, err); /* both or neither */
     sim_outfile_stage_abort(&page);
     sim_outfile_stage_abort(&file);
-    if (!st)
-        sweep_summary(so.out && !html_std ? out : errf, &c, rows, n_rows);
     sim_sweep_rows_free(rows, n_rows);
     free(c.opts);
     free(c.opt_st);

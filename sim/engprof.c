@@ -18,7 +18,6 @@ static const char *const policy_names[] = {
 };
 #define N_POLICIES (sizeof policy_names / sizeof policy_names[0])
 
-const char *sim_engprof_policy_name(sim_sched_policy p) { return policy_names[p]; }
 
 bool sim_engprof_policy_parse(const char *s, sim_sched_policy *out)
 {

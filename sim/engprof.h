@@ -229,8 +229,6 @@ sim_status sim_engprof_pick(const sim_engprof *profiles, size_t n, const char *s
  */
 bool sim_engprof_spec_of(const char *text, const char *version, char *spec, size_t len);
 
-/* "vllm", "sglang", "guaranteed_no_evict", "max_utilization", "static". */
-const char *sim_engprof_policy_name(sim_sched_policy p);
 
 /* Parses a policy name as above (TensorRT-LLM's upper-case spellings accepted). */
 bool sim_engprof_policy_parse(const char *s, sim_sched_policy *out);

@@ -656,11 +656,6 @@ static double layers_params(const sim_model *m, double experts)
            (double)m->moe_layers * moe_mlp_params(m, experts);
 }
 
-double sim_model_layer_params(const sim_model *m)
-{
-    return layers_params(m, (double)m->experts) / (double)m->layers;
-}
-
 double sim_model_embedding_params(const sim_model *m)
 {
     return (double)m->vocab * (double)m->hidden;

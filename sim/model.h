@@ -151,9 +151,6 @@ double sim_model_active_params(const sim_model *m);
 /* The input embedding table: V x d. */
 double sim_model_embedding_params(const sim_model *m);
 
-/* Parameters of one transformer layer (a dense one for a dense model; for a MoE model the
- * average over its dense and MoE layers). */
-double sim_model_layer_params(const sim_model *m);
 
 /* Parameters of one layer's attention block (projections, biases, sinks, q/k norms; MLA's down
  * and up projections and their norms). */

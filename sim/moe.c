@@ -500,10 +500,20 @@ sim_moe_gemm sim_moe_gemm_price(const sim_hw *hw, sim_moe_kernel kernel, bool de
     if (kernel < 0 || kernel >= SIM_MOE_KERNEL_COUNT)
         kernel = SIM_MOE_TRITON;
     unsigned mask = decode ? families[kernel].decode_blocks : families[kernel].prefill_blocks;
-    if (kernel == SIM_MOE_TRITON && tokens > 0.0) /* the tuned configs' M block for this batch */
+    /* Triton: the tuned configs' M block for this batch, or a larger one that the configs use at
+     * more tokens when it is cheaper here. vLLM (fused_moe.py, try_get_optimal_moe_config) takes
+     * the config of the key nearest M, and each key's config is the fastest one measured at that
+     * M (benchmarks/kernels/benchmark_moe.py --tune); the model's block switch then made a step
+     * faster with more tokens (qwen3-30b-a3b on Gaudi 3: 1012 tokens 23.69 ms, 1041 22.76 ms, the
+     * 128-row block past 1024). A config usable at more tokens is usable at fewer, and an engine
+     * tuned for speed never runs a slower one: the cheapest of them is priced, so a step never
+     * gets faster with more tokens (each block's time grows with the rows). */
+    if (kernel == SIM_MOE_TRITON && tokens > 0.0) {
+        const int tuned = sim_moe_triton_block_m(tokens);
         for (int b = 0; b < SIM_MOE_BLOCKS; b++)
-            if (block_rows[b] == sim_moe_triton_block_m(tokens))
-                mask = 1u << b;
+            if (block_rows[b] < tuned)
+                mask &= ~(1u << b);
+    }
     /* mixed-input experts run at the device's weight-only efficiency (the family's was fitted on
      * plain 16- and 8-bit rows) */
     const double eff = weight_only ? hw->eff_gemm_weight_only

@@ -218,9 +218,10 @@ typedef struct sim_moe_gemm {
 
 /* The grouped GEMM's math on `hw`: N x K per expert, `blocks` from sim_moe_row_blocks, math in
  * `compute` (weights in `weight`, dequantized when weight_only), for a step of `tokens` tokens:
- * Triton's M block as its tuned configs pick it for that many tokens (sim_moe_triton_block_m;
- * tokens 0: the least-time one), the other families' least-time M block; every family's
- * least-time N block. All blocks 0: an empty GEMM (math 0). */
+ * Triton's least-time M block among the one its tuned configs pick for that many tokens
+ * (sim_moe_triton_block_m) and the larger ones they pick at more tokens (so the time never
+ * falls as tokens grow; tokens 0: the least-time one), the other families' least-time M block;
+ * every family's least-time N block. All blocks 0: an empty GEMM (math 0). */
 sim_moe_gemm sim_moe_gemm_price(const sim_hw *hw, sim_moe_kernel kernel, bool decode,
                                 double tokens, sim_dtype compute, sim_dtype weight,
                                 bool weight_only, const double blocks[SIM_MOE_BLOCKS], int64_t n,

@@ -117,12 +117,19 @@ static FILE *sink_open(int fd, sink *k)
     return f;
 }
 
-/* Creates the temporary file of `path` under a name no file has: "<path>.XXXXXX.tmp", six
- * letters or digits drawn afresh until an exclusive create succeeds (mkstemp's way, with the
- * 0666 & ~umask mode of a plain create). A file of the user's named like a temporary is never
- * opened, and two writers of one output (threads or processes) each get their own. Returns the
- * descriptor, or -1 with errno set. */
-static int open_unique(const char *path, char *tmp, size_t len)
+static int open_excl(const char *name, const char *arg)
+{
+    (void)arg;
+    return open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+}
+
+/* A second name of the file `arg` (a hard link): 0, or -1 with errno set. */
+static int link_to(const char *name, const char *arg) { return link(arg, name); }
+
+/* Draws "<path>.XXXXXX.tmp" names until make(name, arg) succeeds or fails other than EEXIST;
+ * make's result (>= 0), or -1 with errno set. */
+static int make_unique(const char *path, char *tmp, size_t len,
+                       int (*make)(const char *name, const char *arg), const char *arg)
 {
     static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     struct timespec ts;
@@ -144,12 +151,22 @@ static int open_unique(const char *path, char *tmp, size_t len)
             errno = ENAMETOOLONG;
             return -1;
         }
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-        if (fd >= 0 || errno != EEXIST)
-            return fd;
+        int r = make(tmp, arg);
+        if (r >= 0 || errno != EEXIST)
+            return r;
     }
     errno = EEXIST;
     return -1;
+}
+
+/* Creates the temporary file of `path` under a name no file has: "<path>.XXXXXX.tmp", six
+ * letters or digits drawn afresh until an exclusive create succeeds (mkstemp's way, with the
+ * 0666 & ~umask mode of a plain create). A file of the user's named like a temporary is never
+ * opened, and two writers of one output (threads or processes) each get their own. Returns the
+ * descriptor, or -1 with errno set. */
+static int open_unique(const char *path, char *tmp, size_t len)
+{
+    return make_unique(path, tmp, len, open_excl, NULL);
 }
 
 static const char *kind_name(mode_t m)
@@ -342,35 +359,97 @@ static int copy_to(const char *path, FILE *f)
     return e;
 }
 
-sim_status sim_outfile_stage_publish(sim_outfile_stage *s, FILE *std, sim_err *err)
+/* Renames the placeholder over its file. A file it replaces is first given a second name (a hard
+ * link "<path>.XXXXXX.tmp", s->backup), so that it can be put back; on a file system without hard
+ * links it is renamed to that name instead (the path is then briefly absent). */
+static sim_status publish_file(sim_outfile_stage *s, sim_err *err)
 {
-    if (!s->active)
-        return SIM_OK;
-    s->active = false;
-    int e = 0;
-    struct stat pb;
-    if (stat(s->staged, &pb) == 0 && (unsigned long long)pb.st_ino == s->ino) {
-        remove(s->staged); /* never written (an output the command did not produce) */
-        return SIM_OK;
-    }
-    if (s->to_stream) {
-        e = copy_to(s->staged, std);
-        remove(s->staged);
-        if (e)
-            return sim_fail(err, SIM_EINPUT, "%s: writing to standard output failed: %s", s->what,
-                            strerror(e));
-        return SIM_OK;
-    }
     struct stat sb;
-    if (stat(s->path, &sb) == 0 && S_ISREG(sb.st_mode))
+    s->backup[0] = '\0';
+    /* only a regular file is kept: rename refuses a directory, and a link() of one would fail */
+    if (lstat(s->path, &sb) == 0 && S_ISREG(sb.st_mode)) {
         (void)chmod(s->staged, sb.st_mode & 07777); /* the replaced file's permissions */
+        if (make_unique(s->path, s->backup, sizeof s->backup, link_to, s->path) != 0) {
+            int e = errno;
+            bool no_links = e == EPERM || e == EMLINK || e == ENOTSUP;
+            int fd = no_links ? open_unique(s->path, s->backup, sizeof s->backup) : -1;
+            if (fd >= 0)
+                close(fd);
+            if (fd < 0 || rename(s->path, s->backup) != 0) {
+                e = fd < 0 && !no_links ? e : errno;
+                if (fd >= 0)
+                    remove(s->backup);
+                s->backup[0] = '\0';
+                return sim_fail(err, SIM_EINPUT, "%s: cannot replace %s: %s", s->what, s->path,
+                                strerror(e));
+            }
+        }
+    }
     if (rename(s->staged, s->path) != 0) {
-        e = errno;
-        remove(s->staged);
+        int e = errno;
+        if (s->backup[0] && access(s->path, F_OK) != 0) /* the fallback moved it away */
+            (void)rename(s->backup, s->path);
+        else if (s->backup[0])
+            remove(s->backup);
+        s->backup[0] = '\0';
         return sim_fail(err, SIM_EINPUT, "%s: cannot rename %s to %s: %s", s->what, s->staged,
                         s->path, strerror(e));
     }
+    s->published = true;
     return SIM_OK;
+}
+
+/* Takes a published file back: its old content renamed over it, or it removed when it was new. */
+static bool unpublish(sim_outfile_stage *s)
+{
+    bool ok = s->backup[0] ? rename(s->backup, s->path) == 0 : remove(s->path) == 0;
+    s->published = false;
+    s->backup[0] = '\0';
+    return ok;
+}
+
+sim_status sim_outfile_stage_publish(sim_outfile_stage *const *s, size_t n, FILE *std,
+                                     sim_err *err)
+{
+    sim_status st = SIM_OK;
+    for (size_t i = 0; i < n; i++) {
+        s[i]->published = false;
+        s[i]->backup[0] = '\0';
+        struct stat pb;
+        if (s[i]->active && stat(s[i]->staged, &pb) == 0 &&
+            (unsigned long long)pb.st_ino == s[i]->ino) {
+            remove(s[i]->staged); /* never written (an output the command did not produce) */
+            s[i]->active = false;
+        }
+    }
+    /* the files first, each old file kept under a second name until every one is in place */
+    for (size_t i = 0; i < n && !st; i++)
+        if (s[i]->active && !s[i]->to_stream) {
+            st = publish_file(s[i], err);
+            if (!s[i]->published)
+                remove(s[i]->staged);
+            s[i]->active = false;
+        }
+    /* then standard output, which cannot be taken back */
+    for (size_t i = 0; i < n && !st; i++)
+        if (s[i]->active && s[i]->to_stream) {
+            int e = copy_to(s[i]->staged, std);
+            if (e)
+                st = sim_fail(err, SIM_EINPUT, "%s: writing to standard output failed: %s",
+                              s[i]->what, strerror(e));
+        }
+    for (size_t i = 0; i < n; i++) {
+        sim_outfile_stage_abort(s[i]);
+        if (st && s[i]->published && !unpublish(s[i]) && err) {
+            char first[SIM_ERR_LEN];
+            snprintf(first, sizeof first, "%s", err->msg);
+            sim_failf(err, "%s; %s: cannot restore %s: %s", first, s[i]->what, s[i]->path,
+                      strerror(errno));
+        }
+        else if (!st && s[i]->backup[0])
+            remove(s[i]->backup);
+    }
+    return st;
 }
 
 void sim_outfile_stage_abort(sim_outfile_stage *s)

@@ -84,7 +84,8 @@ void sim_outfile_abort(sim_outfile *o);
  *   if (st)
  *       return st;
  *   // ... the command writes its HTML to s.staged (sim_outfile_open) ...
- *   return sim_outfile_stage_publish(&s, out, err); // or sim_outfile_stage_abort(&s) on failure
+ *   sim_outfile_stage *all[] = {&s};
+ *   return sim_outfile_stage_publish(all, 1, out, err); // or sim_outfile_stage_abort(&s)
  */
 typedef struct sim_outfile_stage {
     const char *what;
@@ -93,6 +94,8 @@ typedef struct sim_outfile_stage {
     char path[1024];  /* the file it lands in (a symlink's target) */
     char staged[1100]; /* the path the command writes: the placeholder, or the path itself */
     unsigned long long ino; /* the placeholder's inode: unchanged at publish, nothing was written */
+    char backup[1100]; /* while publishing: the replaced file's second name ("" when new) */
+    bool published;    /* while publishing: renamed over its file, may still be taken back */
 } sim_outfile_stage;
 
 /* Stages `path` (NULL: nothing to stage, s->staged empty). SIM_EINPUT with the system's reason
@@ -100,11 +103,20 @@ typedef struct sim_outfile_stage {
 sim_status sim_outfile_stage_open(sim_outfile_stage *s, const char *path, const char *what,
                                   sim_err *err);
 
-/* Renames the placeholder over its file, or copies it to `std` for `-` and removes it; a no-op
- * when nothing was staged. A placeholder the command never wrote (still the empty file staging
- * made) is removed and the file left as it was. SIM_EINPUT with the system's reason when that
- * fails. */
-sim_status sim_outfile_stage_publish(sim_outfile_stage *s, FILE *std, sim_err *err);
+/* Publishes the n stages together, all or none: the placeholders are renamed over their files
+ * (each file replaced is first kept under a second name, a hard link "<path>.XXXXXX.tmp"), then
+ * the `-` ones copied to `std` and removed; a placeholder the command never wrote (still the
+ * empty file staging made) is removed and its file left as it was. When a rename or the copy
+ * fails, every file already renamed is taken back (the old one renamed over it, or a new one
+ * removed) and SIM_EINPUT carries the system's reason; on success the second names are removed.
+ * What POSIX leaves open (there is no rename of several files at once): between the first
+ * rename and a rollback a reader can see the new file, and a process killed in that window
+ * leaves the files published so far, and the old ones under their second names; on a file
+ * system without hard links a replaced file is renamed away instead, so its path is briefly
+ * absent. Bytes copied to `std` before a failed copy cannot be taken back (files are renamed
+ * first so that only standard output's own failure reaches it). */
+sim_status sim_outfile_stage_publish(sim_outfile_stage *const *s, size_t n, FILE *std,
+                                     sim_err *err);
 
 /* Removes the placeholder; a no-op when nothing was staged or it was published. */
 void sim_outfile_stage_abort(sim_outfile_stage *s);

@@ -234,7 +234,9 @@ sim_status sim_sweep_run(const sim_grid *g, const sim_shard *shard, int threads,
         r->point = sim_shard_point(shard, (size_t)k);
         eval(ctx, r->point, r);
         if (progress) {
-#pragma omp critical(sim_sweep_progress)
+            /* unnamed: a named critical is a global symbol (.gomp_critical_user_NAME) that a
+             * shared library exports whatever its visibility (tests/exports-check) */
+#pragma omp critical
             draw_progress(progress, ++done, n, t0, &last);
         }
     }

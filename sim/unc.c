@@ -30,7 +30,6 @@ static const struct {
 static const char *const prov_names[SIM_UNC_PROV_COUNT] = {
     [SIM_UNC_FITTED] = "fitted", [SIM_UNC_INHERITED] = "inherited", [SIM_UNC_DEFAULT] = "default"};
 
-const char *sim_unc_family_name(sim_unc_family f) { return families[f].name; }
 const char *sim_unc_prov_name(sim_unc_prov p) { return prov_names[p]; }
 const char *sim_unc_family_field(sim_unc_family f) { return families[f].field; }
 

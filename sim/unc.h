@@ -81,12 +81,11 @@ typedef enum sim_unc_prov {
     SIM_UNC_PROV_COUNT
 } sim_unc_prov;
 
-/* "gemm16", ...; "fitted", ... */
-const char *sim_unc_family_name(sim_unc_family f);
-const char *sim_unc_prov_name(sim_unc_prov p);
 
 /* The device-file field whose origin is family f's provenance ("efficiency.memory"; NULL for the
  * engine). */
+/* "fitted", "inherited", "default". */
+const char *sim_unc_prov_name(sim_unc_prov p);
 const char *sim_unc_family_field(sim_unc_family f);
 
 /* Where the device's value of family f came from. The one place provenance is read: the

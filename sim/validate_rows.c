@@ -35,15 +35,17 @@ bool sim_vkind_is_op(sim_vkind k) { return k < SIM_VK_E2E; }
 /* CSV */
 
 #define MAX_FIELDS 40
+enum { SPLIT_TOO_MANY = -1, SPLIT_OPEN_QUOTE = -2 }; /* split's failures */
 
-/* Splits one CSV line in place (RFC 4180 quotes, no line breaks inside fields). */
+/* Splits one CSV line in place (RFC 4180 quotes, no line breaks inside fields): the number of
+ * fields, or SPLIT_TOO_MANY / SPLIT_OPEN_QUOTE. */
 static int split(char *line, char **f)
 {
     int n = 0;
     char *p = line;
     for (;;) {
         if (n == MAX_FIELDS)
-            return -1;
+            return SPLIT_TOO_MANY;
         if (*p == '"') {
             char *out = ++p;
             f[n++] = out;
@@ -53,7 +55,7 @@ static int split(char *line, char **f)
                 *out++ = *p++;
             }
             if (*p != '"')
-                return -1;
+                return SPLIT_OPEN_QUOTE;
             *out = '\0';
             p++;
         } else {
@@ -460,6 +462,16 @@ sim_status sim_validate_load(const char *path, sim_vrow **rows, size_t *n, sim_e
         int64_t lineno = lr.lineno;
         char *f[MAX_FIELDS];
         int nf = split(line, f);
+        if (nf < 0) {
+            if (nf == SPLIT_OPEN_QUOTE)
+                st = sim_fail(err, SIM_EINPUT,
+                              "%s:%lld: a quoted field without its closing '\"', expected \"...\"",
+                              path, (long long)lr.lineno);
+            else
+                st = sim_fail(err, SIM_EINPUT, "%s:%lld: more than %d fields, expected %d at most",
+                              path, (long long)lr.lineno, MAX_FIELDS, (int)N_COLUMNS);
+            break;
+        }
         if (!header) { /* line 1 */
             ncols = nf;
             st = header_positions(f, nf, path, pos, err);

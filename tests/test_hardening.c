@@ -178,6 +178,28 @@ static void test_merge_and_check_of_nothing(void **state)
     cli("merge --out %s %s %s", out, hdr, hdr);
     expect_input_error("merge: the shards hold no rows");
     assert_int_equal(access(out, F_OK), -1);
+    /* merge copied a shard's NaN or inf into its output with exit 0 (found by the audit of the
+     * README's output promises); a grid column's `inf` (an unbounded request rate) stays */
+    static const char *const bad[] = {"0,1,nan\n", "0,1,1e999\n", "0,1,-inf\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[64];
+        snprintf(text, sizeof text, "point,request-rate,ttft_ms\n%s", bad[i]);
+        write_file(hdr, text);
+        cli("merge --out %s %s", out, hdr);
+        expect_input_error("is not a finite number, expected sweep output");
+        assert_int_equal(access(out, F_OK), -1);
+    }
+    write_file(hdr, "point,request-rate,ttft_ms\n0,inf,2.5\n");
+    cli("merge --out %s %s", out, hdr);
+    assert_int_equal(R.rc, 0);
+    remove(out);
+    write_file(hdr, "{\"point\":0,\"request-rate\":\"inf\",\"ttft_ms\":NaN}\n");
+    char jl[256];
+    tu_snprintf(jl, sizeof jl, "%s.jsonl", hdr);
+    assert_int_equal(rename(hdr, jl), 0);
+    cli("merge %s", jl);
+    expect_input_error("value 'NaN' is not a finite number");
+    remove(jl);
     char *tr = tmpf("noslices.json");
     write_file(tr, "{\"traceEvents\": [{\"ph\": \"M\", \"pid\": 1, \"name\": \"process_name\", "
                    "\"args\": {\"name\": \"p\"}}]}");
@@ -482,6 +504,51 @@ static void test_outputs_all_or_none(void **state)
     fclose(f);
     assert_string_equal(line, "mine\n");
     assert_int_equal(tu_temporaries(req), 0);
+    /* vLLM's --save-result file, named only while serve runs, was committed inside the command:
+     * a standard output that then failed left it alone published. It is staged with the others:
+     * a failed stdout leaves neither (a process: stdout is /dev/full) */
+    char res[256], reqs[256], full[1200]; /* copies: process() takes a tmpf buffer of its own */
+    tu_snprintf(res, sizeof res, "%s", tmpf("d7-result.json"));
+    tu_snprintf(reqs, sizeof reqs, "%s", req);
+    req = reqs;
+    tu_snprintf(full, sizeof full,
+                "serve " MODEL_HW " --num-prompts 3 --save-requests %s --save-result "
+                "--result-filename %s",
+                ROOT2, req, res);
+    remove(req);
+    process(full, ">/dev/full");
+    assert_int_equal(R.rc, 2);
+    assert_false(exists(req) || exists(res));
+    assert_int_equal(tu_temporaries(req) + tu_temporaries(res), 0);
+    process(full, ">/dev/null");
+    assert_int_equal(R.rc, 0);
+    assert_true(exists(req) && exists(res));
+    assert_int_equal(tu_temporaries(res), 0);
+    remove(res);
+    /* validate's --uncertainty-out was committed inside the command too: a failed standard
+     * output left it published */
+    char unc[256], data[1200];
+    tu_snprintf(unc, sizeof unc, "%s", tmpf("d7-unc.csv"));
+    tu_snprintf(data, sizeof data, "validate --data %s/tests/fuzz/seeds/validation/ops.csv "
+                "--coverage-draws 0 --uncertainty-out %s", tu_root(), unc);
+    process(data, ">/dev/full");
+    assert_int_equal(R.rc, 2);
+    assert_false(exists(unc));
+    assert_int_equal(tu_temporaries(unc), 0);
+    process(data, ">/dev/null");
+    assert_int_equal(R.rc, 0);
+    assert_true(exists(unc));
+    remove(unc);
+    /* a sweep printed its summary after publishing its rows: a standard output that could not
+     * take it left the rows' file */
+    char swp[256], sweep[1200];
+    tu_snprintf(swp, sizeof swp, "%s", tmpf("d7-sweep.csv"));
+    tu_snprintf(sweep, sizeof sweep, "sweep run --model %s/models/llama-3.2-1b.json --hw "
+                "%s/hw/h100-sxm.json --batch 1,2 --out %s", tu_root(), tu_root(), swp);
+    process(sweep, ">/dev/full");
+    assert_int_equal(R.rc, 2);
+    assert_false(exists(swp));
+    assert_int_equal(tu_temporaries(swp), 0);
     /* and when every output is written, every one appears */
     cli("serve " MODEL_HW " --num-prompts 3 --save-requests %s --chrome-trace %s", ROOT2, req,
         trace);

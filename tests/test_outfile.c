@@ -402,6 +402,90 @@ static void test_same_file(void **state)
     rmdir(dir);
 }
 
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+static void read_text(const char *path, char *buf, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t got = fread(buf, 1, n - 1, f);
+    buf[got] = '\0';
+    fclose(f);
+}
+
+/* The command writes a stage's placeholder as any output. */
+static void write_staged(const sim_outfile_stage *s, const char *text)
+{
+    sim_outfile o;
+    sim_err err = {{0}};
+    assert_int_equal(sim_outfile_open(&o, s->staged, s->what, &err), SIM_OK);
+    fputs(text, o.f);
+    assert_int_equal(sim_outfile_commit(&o, &err), SIM_OK);
+}
+
+/* Issue 33: two outputs published together, the second's rename failing (its path became a
+ * directory after staging): the first is taken back, whether it replaced a file (the old bytes
+ * return) or was new (it is removed), and no temporary or second name is left. Before, the first
+ * stayed published. When both succeed, both appear and no second name remains. */
+static void test_publish_all_or_none(void **state)
+{
+    (void)state;
+    char a[256], b[256], inner[300];
+    tmp_path(a, sizeof a, "pub-a.json");
+    tmp_path(b, sizeof b, "pub-b.html");
+    tu_snprintf(inner, sizeof inner, "%s/keep", b);
+    for (int old = 0; old < 2; old++) {
+        if (old)
+            write_text(a, "old a\n");
+        sim_outfile_stage sa, sb;
+        sim_err err = {{0}};
+        assert_int_equal(sim_outfile_stage_open(&sa, a, "--out", &err), SIM_OK);
+        assert_int_equal(sim_outfile_stage_open(&sb, b, "--html", &err), SIM_OK);
+        write_staged(&sa, "new a\n");
+        write_staged(&sb, "new b\n");
+        assert_int_equal(mkdir(b, 0700), 0); /* a non-empty directory: the rename fails */
+        write_text(inner, "x");
+        sim_outfile_stage *both[] = {&sa, &sb};
+        assert_int_equal(sim_outfile_stage_publish(both, 2, stdout, &err), SIM_EINPUT);
+        assert_non_null(strstr(err.msg, "--html: cannot rename"));
+        if (old) {
+            char got[32];
+            read_text(a, got, sizeof got);
+            assert_string_equal(got, "old a\n");
+        } else {
+            assert_false(exists(a));
+        }
+        assert_int_equal(tu_temporaries(a) + tu_temporaries(b), 0);
+        remove(inner);
+        assert_int_equal(rmdir(b), 0);
+        sim_outfile_stage_abort(&sa);
+        sim_outfile_stage_abort(&sb);
+    }
+    /* both succeed: both appear, the replaced file's second name is gone */
+    sim_outfile_stage sa, sb;
+    sim_err err = {{0}};
+    assert_int_equal(sim_outfile_stage_open(&sa, a, "--out", &err), SIM_OK);
+    assert_int_equal(sim_outfile_stage_open(&sb, b, "--html", &err), SIM_OK);
+    write_staged(&sa, "new a\n");
+    write_staged(&sb, "new b\n");
+    sim_outfile_stage *both[] = {&sa, &sb};
+    assert_int_equal(sim_outfile_stage_publish(both, 2, stdout, &err), SIM_OK);
+    char got[32];
+    read_text(a, got, sizeof got);
+    assert_string_equal(got, "new a\n");
+    read_text(b, got, sizeof got);
+    assert_string_equal(got, "new b\n");
+    assert_int_equal(tu_temporaries(a) + tu_temporaries(b), 0);
+    remove(a);
+    remove(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -415,6 +499,7 @@ int main(void)
         cmocka_unit_test(test_dev_stdout_is_written_through),
         cmocka_unit_test(test_directory_is_refused),
         cmocka_unit_test(test_same_file),
+        cmocka_unit_test(test_publish_all_or_none),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -807,7 +807,8 @@ static void test_engine_spellings(void **state)
 static void test_acceptance_data(void **state)
 {
     (void)state;
-    char path[] = "/tmp/infersim-acc-XXXXXX";
+    char path[256];
+    tu_snprintf(path, sizeof path, "%s/infersim-acc-XXXXXX", tu_tmpdir());
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     FILE *f = fdopen(fd, "w");

@@ -346,6 +346,11 @@ static void test_load_algo_trust(void **state)
          ":2: field 'n' is empty, expected a value for allreduce_norm rows"},
         {"1,allreduce,h100-sxm,,8,,,,,,,,,1024,,,,,,,,x,latency_ms,0.01,ms,,s",
          ":2: 27 fields, expected 29"},
+        /* an unterminated quote and a line of too many fields named as such (they were "-1
+         * fields", found by fuzz_validation's seeds) */
+        {"1,allreduce,h100-sxm,,8,,,,,,,,,1024,,,,,,,,\"x,latency_ms,0.01,ms,,s,,",
+         ":2: a quoted field without its closing '\"'"},
+        {"1,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,", ":2: more than 40 fields, expected 33"},
     };
     char text[2048];
     sim_vrow *rows;
