@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "find.h"
+#include "suggest.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Model and device names */
@@ -26,6 +27,8 @@ const char *cli_load_dir(cli_load_kind kind)
     };
     return dirs[kind];
 }
+
+static void suggest_add(void *s, const char *name) { sim_suggest_add(s, name); }
 
 /* A bare name ("h100-sxm") is looked up as DIR/NAME.json in the data roots (find.h); for models, a
  * folder stands for its config.json (a checkpoint, as vLLM's --model takes it) and a Hugging Face
@@ -52,8 +55,16 @@ void cli_load_resolve(cli_load_kind kind, const char *arg, char *buf, size_t len
         return;
     }
     char file[NAME_MAX + 8]; /* traces are named with their extension, models and devices not */
-    if (snprintf(file, sizeof file, "%s%s", arg, kind == CLI_LOAD_TRACE ? "" : ".json") <
-        (int)sizeof file)
+    if (snprintf(file, sizeof file, "%s%s", arg, kind == CLI_LOAD_TRACE ? "" : ".json") >=
+            (int)sizeof file ||
+        sim_find_file(dir, file, buf, len) || kind == CLI_LOAD_TRACE)
+        return;
+    /* "H100-SXM": the one data name equal up to case (suggest.h) */
+    sim_suggest s;
+    sim_suggest_init(&s, arg);
+    sim_find_each(dir, suggest_add, &s);
+    const char *ci = sim_suggest_case_match(&s);
+    if (ci && snprintf(file, sizeof file, "%s.json", ci) < (int)sizeof file)
         sim_find_file(dir, file, buf, len);
 }
 
@@ -118,11 +129,17 @@ static sim_status explain_missing(cli_load_kind kind, const char *name, sim_stat
                               "id in its infersim_hf_ids; expected a config.json path, a model "
                               "name (%s) or a listed id",
                               name, known);
+    sim_suggest s; /* a near miss: "did you mean" (suggest.h) */
+    sim_suggest_init(&s, name);
+    sim_find_each(dir, suggest_add, &s);
+    char mean[4 * SIM_SUGGEST_NAME_MAX + 16], near[sizeof mean + 32] = "";
+    if (sim_suggest_text(&s, mean, sizeof mean))
+        snprintf(near, sizeof near, "; did you mean %s?", mean);
     return sim_fail(err, SIM_EINPUT,
                     "%s: no such file, and no %s/%s.json in the working directory, "
-                    "$INFERSIM_DATA, next to the binary or in share/infersim; expected a path or "
-                    "one of: %s",
-                    name, dir, name, known);
+                    "$INFERSIM_DATA, next to the binary or in share/infersim%s%s expected a path "
+                    "or one of: %s",
+                    name, dir, name, near, near[0] ? "" : ";", known);
 }
 
 static sim_status load_model(const char *path, sim_model *m, sim_err *err)

@@ -293,6 +293,57 @@ static void bad_flag(const char *base, const char *extra, const char *mention)
     expect_bad(a, mention);
 }
 
+/* Names that forgive (suggest.h): a data name equal up to case is taken when it is the only one;
+ * a near miss of a data name or a flag exits 2 with one line naming it and what was meant. */
+static void test_names_forgive(void **state)
+{
+    (void)state;
+    const char *sv = "serve --num-prompts 20 --random-input-len 200 --random-output-len 50 "
+                     "--format json";
+    char a[512];
+    static char want[sizeof R.out];
+    /* device and model names up to case: the same prediction as the lower-case names */
+    snprintf(a, sizeof a, "%s --model llama-3.1-8b --hw h100-sxm --engine vllm", sv);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    snprintf(want, sizeof want, "%s", R.out);
+    snprintf(a, sizeof a, "%s --model Llama-3.1-8B --hw H100-SXM --engine vLLM", sv);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_string_equal(R.out, want);
+    /* a dtype up to case */
+    run("run --model llama-3.1-8b --hw h100-sxm --kv-cache-dtype fp8 --format json");
+    assert_int_equal(R.rc, 0);
+    snprintf(want, sizeof want, "%s", R.out);
+    run("run --model llama-3.1-8b --hw h100-sxm --kv-cache-dtype FP8 --format json");
+    assert_int_equal(R.rc, 0);
+    assert_string_equal(R.out, want);
+    /* near misses: one line, exit 2, the value and the suggestion */
+    expect_bad("run --model llama-3.1-8b --hw h100",
+               "h100: no such file, and no hw/h100.json");
+    expect_bad("run --model llama-3.1-8b --hw h100", "did you mean h100-pcie or h100-sxm?");
+    expect_bad("run --model llama-3.1-8b --hw h100-sx", "did you mean h100-sxm?");
+    expect_bad("run --model lama-3.1-8b --hw h100-sxm", "lama-3.1-8b: no such file");
+    expect_bad("run --model lama-3.1-8b --hw h100-sxm", "did you mean llama-3.1-8b?");
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --engine vlm",
+               "--engine: value 'vlm': no profile of engine 'vlm'; did you mean vllm?");
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --engine sgalng", "did you mean sglang?");
+    expect_bad("run --model llama-3.1-8b --hw h100-sxm --weight-dtype bf61",
+               "--weight-dtype: value 'bf61'; did you mean bf16?");
+    /* flags: a near miss, even one only of case, is never taken */
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --num-prompt 10",
+               "serve: unknown flag '--num-prompt'; did you mean --num-prompts?");
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --Num-Prompts 10",
+               "unknown flag '--Num-Prompts'; did you mean --num-prompts?");
+    expect_bad("run --model llama-3.1-8b --hw h100-sxm --bacth 2", "did you mean --batch?");
+    /* nothing near: the old message, no guess */
+    expect_bad("run --model llama-3.1-8b --hw h100-sxm --bogus-flag 2",
+               "run: unknown flag '--bogus-flag'; see 'infersim run --help'");
+    expect_bad("run --model llama-3.1-8b --hw zz9", "expected a path or one of:");
+    run("run --model llama-3.1-8b --hw zz9");
+    assert_null(strstr(R.err, "did you mean"));
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -2914,6 +2965,7 @@ int main(void)
         cmocka_unit_test(test_calibrate_from_microbench_rows),
         cmocka_unit_test(test_cost),
         cmocka_unit_test(test_energy_outputs),
+        cmocka_unit_test(test_names_forgive),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
