@@ -311,6 +311,15 @@ static void test_names_forgive(void **state)
     run(a);
     assert_int_equal(R.rc, 0);
     assert_string_equal(R.out, want);
+    /* on ROCm, "vLLM" is still vllm's ROCm profile (not the CUDA file found up to case) */
+    snprintf(a, sizeof a, "%s --model llama-3.1-8b --hw mi300x --engine vllm", sv);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    snprintf(want, sizeof want, "%s", R.out);
+    snprintf(a, sizeof a, "%s --model llama-3.1-8b --hw mi300x --engine vLLM", sv);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_string_equal(R.out, want);
     /* a dtype up to case */
     run("run --model llama-3.1-8b --hw h100-sxm --kv-cache-dtype fp8 --format json");
     assert_int_equal(R.rc, 0);
