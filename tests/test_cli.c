@@ -2328,6 +2328,15 @@ static void test_compare_reads_the_result(void **state)
     assert_int_equal(R.rc, 0);
     assert_non_null(strstr(R.out, "compare: 14 metrics, median |error| 0.0%"));
     assert_int_equal(R.err[0], '\0');
+    /* the workload it simulated, and what of it the file gave, before the table */
+    assert_non_null(strstr(R.out, "workload: model "));
+    assert_non_null(strstr(R.out, "models/llama-3.1-8b.json, engine vllm, 40 "
+                                  "prompts, input 500, output 50 tokens, request rate 4/s, "
+                                  "burstiness 1, "));
+    assert_non_null(strstr(R.out, "workload taken from "));
+    assert_non_null(strstr(R.out, ": --model, --num-prompts, --random-input-len, "
+                                  "--random-output-len, --request-rate, --burstiness"));
+    assert_true(strstr(R.out, "workload:") < strstr(R.out, "metric "));
     /* --save-detailed lengths are replayed exactly: 40 x 500 / 50 is the same workload */
     char lens[2][4096] = {"", ""};
     for (int i = 0; i < 40; i++) {
@@ -2343,6 +2352,14 @@ static void test_compare_reads_the_result(void **state)
     run(a);
     assert_int_equal(R.rc, 0);
     assert_near(out_num("median_abs_error_pct"), 0, 0);
+    assert_null(strstr(R.out, "workload")); /* JSON: no new text, only its keys */
+    snprintf(a, sizeof a, "compare --result %s --hw h100-sxm --model llama-3.1-8b", res);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "workload: model llama-3.1-8b, engine vllm, 40 prompts, lengths "
+                                  "per request from input_lens / output_lens (mean input 500.0, "
+                                  "output 50.0 tokens)"));
+    assert_non_null(strstr(R.out, "--burstiness, input_lens / output_lens\n"));
     /* a flag that contradicts the file wins, with a warning */
     snprintf(a, sizeof a, "compare --result %s --hw h100-sxm --request-rate 8", res);
     run(a);
