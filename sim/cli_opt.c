@@ -366,6 +366,19 @@ const cli_opt_def *cli_opt_find(const char *name, int mask)
     return NULL;
 }
 
+bool cli_opt_suggest(const char *name, int mask, char *out, size_t len)
+{
+    sim_suggest s;
+    sim_suggest_init(&s, name);
+    for (size_t j = 0; j < cli_opt_count; j++)
+        if (cli_opt_table[j].cmds & mask)
+            sim_suggest_add(&s, cli_opt_table[j].name);
+    char near[4 * SIM_SUGGEST_NAME_MAX + 16];
+    bool any = sim_suggest_text(&s, near, sizeof near);
+    snprintf(out, len, "%s%s%s", any ? "; did you mean " : "", any ? near : "", any ? "?" : "");
+    return any;
+}
+
 /* Whether the command line named flag `name`. */
 bool cli_opt_given(const cli_opts *o, const char *name)
 {
@@ -473,19 +486,10 @@ sim_status cli_opt_parse(int argc, char **argv, int first, const char *cmd, int 
             *pos_value = arg; /* hw FILE, trace-check FILE */
             continue;
         }
-        if (!o && arg[0] == '-' && len < sizeof name) {
-            /* a near miss is still refused, but names the flag meant (suggest.h) */
-            sim_suggest s;
-            sim_suggest_init(&s, name);
-            for (size_t j = 0; j < cli_opt_count; j++)
-                if (cli_opt_table[j].cmds & mask)
-                    sim_suggest_add(&s, cli_opt_table[j].name);
-            char near[4 * SIM_SUGGEST_NAME_MAX + 16];
-            if (sim_suggest_text(&s, near, sizeof near))
-                return sim_fail(err, SIM_EINPUT,
-                                "%s: unknown flag '%s'; did you mean %s? see 'infersim %s --help'",
-                                cmd, arg, near, cmd);
-        }
+        char near[4 * SIM_SUGGEST_NAME_MAX + 32];
+        if (!o && arg[0] == '-' && len < sizeof name && cli_opt_suggest(name, mask, near, sizeof near))
+            return sim_fail(err, SIM_EINPUT, "%s: unknown flag '%s'%s see 'infersim %s --help'",
+                            cmd, arg, near, cmd); /* a near miss is refused, naming the flag meant */
         if (!o)
             return sim_fail(err, SIM_EINPUT, "%s: unknown %s '%s'; see 'infersim %s --help'", cmd,
                             arg[0] == '-' ? "flag" : "argument", arg, cmd);

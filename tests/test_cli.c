@@ -345,6 +345,8 @@ static void test_names_forgive(void **state)
     expect_bad("serve --model llama-3.1-8b --hw h100-sxm --Num-Prompts 10",
                "unknown flag '--Num-Prompts'; did you mean --num-prompts?");
     expect_bad("run --model llama-3.1-8b --hw h100-sxm --bacth 2", "did you mean --batch?");
+    expect_bad("sweep run --model llama-3.1-8b --hw h100-sxm --bacth 1,2",
+               "sweep run: unknown flag '--bacth'; did you mean --batch? see 'infersim sweep run");
     /* nothing near: the old message, no guess */
     expect_bad("run --model llama-3.1-8b --hw h100-sxm --bogus-flag 2",
                "run: unknown flag '--bogus-flag'; see 'infersim run --help'");
@@ -1186,6 +1188,8 @@ static void test_sweep_grid_file_checks(void **state)
     bad_grid("{\"grid\": {\"--fromat\": [\"csv\"]}}", "",
              "field 'grid.--fromat': unknown flag '--fromat', expected a flag of 'infersim run'");
     bad_grid("{\"grid\": {\"batchh\": [1]}}", "", "unknown flag '--batchh'");
+    bad_grid("{\"grid\": {\"--fromat\": [\"json\"]}}", "",
+             "expected a flag of 'infersim run'; did you mean --format? (see");
     bad_grid("{\"grid\": {\"--request-rate\": [1]}}", "", "unknown flag '--request-rate'");
     /* per-run outputs, as on the command line */
     bad_grid("{\"grid\": {\"format\": [\"csv\"]}}", "",
