@@ -261,8 +261,8 @@ static sim_status result_workload(const cJSON *root, const char *file, cli_opts 
 
 /* The workload compare simulated, in two lines before its table: what it ran, and which flags it
  * took from the result file (the rest were the command line's or the defaults). */
-static void describe_workload(const cli_opts *o, const bool *given,
-                              const char *file, const char *engine, sim_strbuf *b)
+static void describe_workload(const cli_opts *o, const bool *given, const char *file,
+                              const char *engine, sim_strbuf *b)
 {
     sim_strbuf_printf(b, "workload: model %s, engine %s, %lld prompts, ", o->model ? o->model : "-",
                       engine, (long long)o->num_prompts);

@@ -134,8 +134,9 @@ static const cli_opt_def *sweep_dim_flag(const char *name, int mask, const dim_s
                      at, strncmp(src->key, "--", 2) ? "--" : "", src->key, src->cmd, near,
                      src->cmd);
         else
-            sim_fail(err, SIM_EINPUT, "sweep %s: unknown flag '%s'%s see 'infersim sweep %s --help'",
-                     src->cmd, src->key, near[0] ? near : ";", src->cmd);
+            sim_fail(err, SIM_EINPUT,
+                     "sweep %s: unknown flag '%s'%s see 'infersim sweep %s --help'", src->cmd,
+                     src->key, near[0] ? near : ";", src->cmd);
         return NULL;
     }
     if (def->cmds & CLI_OPT_PER_RUN) {

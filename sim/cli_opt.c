@@ -487,9 +487,11 @@ sim_status cli_opt_parse(int argc, char **argv, int first, const char *cmd, int 
             continue;
         }
         char near[4 * SIM_SUGGEST_NAME_MAX + 32];
-        if (!o && arg[0] == '-' && len < sizeof name && cli_opt_suggest(name, mask, near, sizeof near))
+        /* a near miss is refused, naming the flag meant */
+        if (!o && arg[0] == '-' && len < sizeof name &&
+            cli_opt_suggest(name, mask, near, sizeof near))
             return sim_fail(err, SIM_EINPUT, "%s: unknown flag '%s'%s see 'infersim %s --help'",
-                            cmd, arg, near, cmd); /* a near miss is refused, naming the flag meant */
+                            cmd, arg, near, cmd);
         if (!o)
             return sim_fail(err, SIM_EINPUT, "%s: unknown %s '%s'; see 'infersim %s --help'", cmd,
                             arg[0] == '-' ? "flag" : "argument", arg, cmd);

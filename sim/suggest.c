@@ -106,7 +106,9 @@ bool sim_suggest_text(const sim_suggest *s, char *out, size_t len)
         return false;
     size_t used = 0;
     for (size_t i = 0; i < s->n_keep && used < len; i++) {
-        const char *sep = i == 0 ? "" : (i + 1 == s->n_keep && s->n_tied == s->n_keep) ? " or " : ", ";
+        const char *sep = i == 0                                           ? ""
+                          : (i + 1 == s->n_keep && s->n_tied == s->n_keep) ? " or "
+                                                                           : ", ";
         int w = snprintf(out + used, len - used, "%s%s", sep, s->keep[i]);
         used += w > 0 ? (size_t)w : 0;
     }

@@ -39,14 +39,14 @@ size_t sim_suggest_distance(const char *a, const char *b);
 size_t sim_suggest_limit(const char *name);
 
 typedef struct {
-    const char *name;     /* what was given (not copied: keep it alive) */
+    const char *name;              /* what was given (not copied: keep it alive) */
     char ci[SIM_SUGGEST_NAME_MAX]; /* the candidate equal to name up to case, if exactly one */
-    size_t n_ci;          /* how many candidates equal name up to case */
-    bool prefix;          /* the kept candidates are prefix matches */
-    size_t best;          /* their distance (prefix: 0 equal up to case, else 1) */
+    size_t n_ci;                   /* how many candidates equal name up to case */
+    bool prefix;                   /* the kept candidates are prefix matches */
+    size_t best;                   /* their distance (prefix: 0 equal up to case, else 1) */
     char keep[SIM_SUGGEST_KEEP][SIM_SUGGEST_NAME_MAX];
-    size_t n_keep;        /* tied candidates kept (at most SIM_SUGGEST_KEEP) */
-    size_t n_tied;        /* tied candidates seen */
+    size_t n_keep; /* tied candidates kept (at most SIM_SUGGEST_KEEP) */
+    size_t n_tied; /* tied candidates seen */
 } sim_suggest;
 
 void sim_suggest_init(sim_suggest *s, const char *name);

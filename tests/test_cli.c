@@ -328,8 +328,7 @@ static void test_names_forgive(void **state)
     assert_int_equal(R.rc, 0);
     assert_string_equal(R.out, want);
     /* near misses: one line, exit 2, the value and the suggestion */
-    expect_bad("run --model llama-3.1-8b --hw h100",
-               "h100: no such file, and no hw/h100.json");
+    expect_bad("run --model llama-3.1-8b --hw h100", "h100: no such file, and no hw/h100.json");
     expect_bad("run --model llama-3.1-8b --hw h100", "did you mean h100-pcie or h100-sxm?");
     expect_bad("run --model llama-3.1-8b --hw h100-sx", "did you mean h100-sxm?");
     expect_bad("run --model lama-3.1-8b --hw h100-sxm", "lama-3.1-8b: no such file");
