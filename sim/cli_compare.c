@@ -13,6 +13,7 @@
 
 #include "html.h"
 #include "jsonf.h"
+#include "strbuf.h"
 #include "validate.h"
 
 /* ------------------------------------------------------------------------------------------ */
@@ -258,10 +259,52 @@ static sim_status result_workload(const cJSON *root, const char *file, cli_opts 
     return SIM_OK;
 }
 
+/* The workload compare simulated, in two lines before its table: what it ran, and which flags it
+ * took from the result file (the rest were the command line's or the defaults). */
+static void describe_workload(const cli_opts *o, const bool *given, const char *file,
+                              const char *engine, sim_strbuf *b)
+{
+    sim_strbuf_printf(b, "workload: model %s, engine %s, %lld prompts, ", o->model ? o->model : "-",
+                      engine, (long long)o->num_prompts);
+    if (o->trace)
+        sim_strbuf_printf(b, "arrivals and lengths from trace %s", o->trace);
+    else if (o->replay_in) {
+        double in = 0, outl = 0;
+        for (int64_t i = 0; i < o->num_prompts; i++)
+            in += (double)o->replay_in[i], outl += (double)o->replay_out[i];
+        sim_strbuf_printf(b,
+                          "lengths per request from input_lens / output_lens (mean input %.1f, "
+                          "output %.1f tokens)",
+                          in / (double)o->num_prompts, outl / (double)o->num_prompts);
+    } else
+        sim_strbuf_printf(b, "input %lld, output %lld tokens", (long long)o->rand_in,
+                          (long long)o->rand_out);
+    if (!o->trace) {
+        if (isinf(o->rate))
+            sim_strbuf_printf(b, ", request rate inf");
+        else
+            sim_strbuf_printf(b, ", request rate %g/s", o->rate);
+        sim_strbuf_printf(b, ", burstiness %g", o->burstiness);
+    }
+    if (o->max_concurrency > 0)
+        sim_strbuf_printf(b, ", max concurrency %lld", (long long)o->max_concurrency);
+    else
+        sim_strbuf_printf(b, ", no max concurrency");
+    sim_strbuf_printf(b, "\nworkload taken from %s:", file);
+    size_t k = 0;
+    for (size_t i = 0; i < cli_opt_count && i < sizeof o->given / sizeof o->given[0]; i++)
+        if (o->given[i] && !given[i])
+            sim_strbuf_printf(b, "%s %s", k++ ? "," : "", cli_opt_table[i].name);
+    if (o->replay_in)
+        sim_strbuf_printf(b, "%s input_lens / output_lens", k++ ? "," : "");
+    if (!k)
+        sim_strbuf_printf(b, " nothing (all from the command line and the defaults)");
+}
+
 /* The comparison, as a table or JSON. */
 static sim_status print_compare(FILE *out, sim_format fmt, const char *file, const char *engine,
-                                const char *const *keys, const double *meas, const double *pred,
-                                size_t nk)
+                                const char *workload, const char *const *keys, const double *meas,
+                                const double *pred, size_t nk)
 {
     double abs_err[16];
     size_t m = 0;
@@ -271,6 +314,8 @@ static sim_status print_compare(FILE *out, sim_format fmt, const char *file, con
         cJSON_Delete(root);
         return SIM_EINTERNAL;
     }
+    if (!root && workload)
+        fprintf(out, "%s\n", workload);
     if (!root)
         fprintf(out, "%-22s %14s %14s %9s\n", "metric", "measured", "predicted", "error");
     for (size_t k = 0; k < nk; k++) {
@@ -402,6 +447,8 @@ sim_status cli_compare_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err
                            serve ? CLI_OPT_CMD_SERVE : CLI_OPT_CMD_RUN, NULL, &o, err);
     if (!st)
         st = cli_opt_check_outputs(&o, err);
+    bool given[sizeof o.given / sizeof o.given[0]]; /* the flags the command line gave */
+    memcpy(given, o.given, sizeof given);
     if (!st && serve)
         st = result_workload(root, result, &o, &rr, err);
     cli_load_result *L = calloc(1, sizeof *L);
@@ -438,8 +485,11 @@ sim_status cli_compare_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err
                      : sim_fail(err, SIM_EINTERNAL, "out of memory");
         free(cmdline);
     }
-    if (!st && print_compare(out, L->fmt, result, L->eng.name, serve ? serve_keys : run_keys, meas,
-                             pred, nk))
+    sim_strbuf wl = {0};
+    if (!st && serve)
+        describe_workload(&o, given, result, L->eng.name, &wl);
+    if (!st && (wl.oom || print_compare(out, L->fmt, result, L->eng.name, wl.s,
+                                        serve ? serve_keys : run_keys, meas, pred, nk)))
         st = sim_fail(err, SIM_EINTERNAL, "out of memory writing the comparison");
     if (s)
         cli_point_serve_free(s);
@@ -448,6 +498,7 @@ sim_status cli_compare_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err
     free(L);
     free(rr.in);
     free(rr.out);
+    sim_strbuf_free(&wl);
     cJSON_Delete(root);
     free(rest);
     return st;

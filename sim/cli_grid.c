@@ -125,14 +125,19 @@ static const cli_opt_def *sweep_dim_flag(const char *name, int mask, const dim_s
         return NULL;
     }
     if (!def) {
+        char near[320] = ""; /* "; did you mean --format?" */
+        if (name)
+            cli_opt_suggest(name, mask, near, sizeof near);
         if (src->file)
             sim_fail(err, SIM_EINPUT,
-                     "%sunknown flag '%s%s', expected a flag of 'infersim %s' (see 'infersim %s "
+                     "%sunknown flag '%s%s', expected a flag of 'infersim %s'%s (see 'infersim %s "
                      "--help')",
-                     at, strncmp(src->key, "--", 2) ? "--" : "", src->key, src->cmd, src->cmd);
+                     at, strncmp(src->key, "--", 2) ? "--" : "", src->key, src->cmd, near,
+                     src->cmd);
         else
-            sim_fail(err, SIM_EINPUT, "sweep %s: unknown flag '%s'; see 'infersim sweep %s --help'",
-                     src->cmd, src->key, src->cmd);
+            sim_fail(err, SIM_EINPUT,
+                     "sweep %s: unknown flag '%s'%s see 'infersim sweep %s --help'", src->cmd,
+                     src->key, near[0] ? near : ";", src->cmd);
         return NULL;
     }
     if (def->cmds & CLI_OPT_PER_RUN) {

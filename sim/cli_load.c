@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "find.h"
+#include "suggest.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Model and device names */
@@ -26,6 +27,8 @@ const char *cli_load_dir(cli_load_kind kind)
     };
     return dirs[kind];
 }
+
+static void suggest_add(void *s, const char *name) { sim_suggest_add(s, name); }
 
 /* A bare name ("h100-sxm") is looked up as DIR/NAME.json in the data roots (find.h); for models, a
  * folder stands for its config.json (a checkpoint, as vLLM's --model takes it) and a Hugging Face
@@ -52,8 +55,16 @@ void cli_load_resolve(cli_load_kind kind, const char *arg, char *buf, size_t len
         return;
     }
     char file[NAME_MAX + 8]; /* traces are named with their extension, models and devices not */
-    if (snprintf(file, sizeof file, "%s%s", arg, kind == CLI_LOAD_TRACE ? "" : ".json") <
-        (int)sizeof file)
+    if (snprintf(file, sizeof file, "%s%s", arg, kind == CLI_LOAD_TRACE ? "" : ".json") >=
+            (int)sizeof file ||
+        sim_find_file(dir, file, buf, len) || kind == CLI_LOAD_TRACE)
+        return;
+    /* "H100-SXM": the one data name equal up to case (suggest.h) */
+    sim_suggest s;
+    sim_suggest_init(&s, arg);
+    sim_find_each(dir, suggest_add, &s);
+    const char *ci = sim_suggest_case_match(&s);
+    if (ci && snprintf(file, sizeof file, "%s.json", ci) < (int)sizeof file)
         sim_find_file(dir, file, buf, len);
 }
 
@@ -118,11 +129,17 @@ static sim_status explain_missing(cli_load_kind kind, const char *name, sim_stat
                               "id in its infersim_hf_ids; expected a config.json path, a model "
                               "name (%s) or a listed id",
                               name, known);
+    sim_suggest s; /* a near miss: "did you mean" (suggest.h) */
+    sim_suggest_init(&s, name);
+    sim_find_each(dir, suggest_add, &s);
+    char mean[4 * SIM_SUGGEST_NAME_MAX + 16], near[sizeof mean + 32] = "";
+    if (sim_suggest_text(&s, mean, sizeof mean))
+        snprintf(near, sizeof near, "; did you mean %s?", mean);
     return sim_fail(err, SIM_EINPUT,
                     "%s: no such file, and no %s/%s.json in the working directory, "
-                    "$INFERSIM_DATA, next to the binary or in share/infersim; expected a path or "
-                    "one of: %s",
-                    name, dir, name, known);
+                    "$INFERSIM_DATA, next to the binary or in share/infersim%s%s expected a path "
+                    "or one of: %s",
+                    name, dir, name, near, near[0] ? "" : ";", known);
 }
 
 static sim_status load_model(const char *path, sim_model *m, sim_err *err)
@@ -206,218 +223,8 @@ sim_status cli_load_hw(const cli_load_cache *c, const char *path, sim_hw *out, s
     return st;
 }
 
-bool cli_load_spec_draft_name(const cli_opts *o, char *buf, size_t len)
-{
-    sim_spec_req r;
-    sim_err err = {{0}};
-    const char *name = NULL;
-    if (o->spec_config) {
-        sim_status st = strstr(o->spec_config, "\"decoding_type\"")
-                            ? sim_spec_parse_trtllm(o->spec_config, &r, &err)
-                            : sim_spec_parse_vllm(o->spec_config, true, &r, &err);
-        if (!st && r.method == SIM_SPEC_DRAFT)
-            name = o->spec_model ? o->spec_model : r.draft_model;
-    } else if (o->spec_algorithm) {
-        if (strcmp(o->spec_algorithm, "STANDALONE") == 0)
-            name = o->spec_model;
-    } else if (o->spec_method && strcmp(o->spec_method, "draft") == 0) {
-        name = o->spec_model;
-    }
-    if (!name || !name[0])
-        return false;
-    snprintf(buf, len, "%s", name);
-    return true;
-}
-
-/* Per-position acceptance rates from --spec-acceptance-rates ("0.8,0.6,0.4"). */
-static sim_status parse_rates(const char *list, sim_spec_accept *acc, sim_err *err)
-{
-    const char *p = list;
-    while (*p) {
-        char *end;
-        double v = strtod(p, &end);
-        if (end == p || (*end && *end != ',') || !(v >= 0.0 && v <= 1.0) ||
-            acc->n_rates >= SIM_SPEC_MAX_DEPTH)
-            return sim_fail(err, SIM_EINPUT,
-                            "--spec-acceptance-rates: value '%s', expected up to %d "
-                            "probabilities in [0, 1]",
-                            list, SIM_SPEC_MAX_DEPTH);
-        acc->rates[acc->n_rates++] = v;
-        p = *end ? end + 1 : end;
-    }
-    return SIM_OK;
-}
-
-static bool given_any(const cli_opts *o, const char *const *names);
-
-/* The engine family whose spelling of speculative decoding the flags use. */
-typedef enum spec_family { FAM_VLLM, FAM_VLLM_V0, FAM_SGLANG, FAM_TRTLLM } spec_family;
-
-static spec_family engine_family(const sim_engprof *e)
-{
-    if (e->policy == SIM_POLICY_SGLANG)
-        return FAM_SGLANG;
-    if (e->policy == SIM_POLICY_MAX_UTIL || e->policy == SIM_POLICY_NO_EVICT)
-        return FAM_TRTLLM;
-    return strncmp(e->name, "vllm-v0", 7) == 0 ? FAM_VLLM_V0 : FAM_VLLM;
-}
-
-/* The speculation as an engine's own flags give it (--speculative-config, SGLang's
- * --speculative-*), or as --spec-method and --num-speculative-tokens give it. */
-static sim_status spec_request(const cli_opts *o, const sim_engprof *e, sim_spec_req *r,
-                               sim_err *err)
-{
-    const spec_family fam = engine_family(e);
-    const bool sgl_sized = given_any(o, (const char *const[]){"--speculative-num-steps",
-                                                              "--speculative-eagle-topk",
-                                                              "--speculative-num-draft-tokens",
-                                                              NULL});
-    int ways = (o->spec_method != NULL) + (o->spec_config != NULL) + (o->spec_algorithm != NULL);
-    if (ways > 1)
-        return sim_fail(err, SIM_EINPUT,
-                        "--spec-method, --speculative-config, --speculative-algorithm: give one "
-                        "of them");
-    if (sgl_sized && !o->spec_algorithm)
-        return sim_fail(err, SIM_EINPUT,
-                        "--speculative-num-steps, --speculative-eagle-topk, "
-                        "--speculative-num-draft-tokens: need --speculative-algorithm");
-    memset(r, 0, sizeof *r);
-    if (o->spec_config) {
-        if (fam == FAM_SGLANG)
-            return sim_fail(err, SIM_EINPUT,
-                            "--speculative-config: SGLang takes --speculative-algorithm and its "
-                            "--speculative-* flags, not a JSON config (--engine %s)",
-                            e->name);
-        if (cli_opt_given(o, "--num-speculative-tokens"))
-            return sim_fail(err, SIM_EINPUT,
-                            "--num-speculative-tokens: with --speculative-config, give "
-                            "num_speculative_tokens (vLLM) or max_draft_len (TensorRT-LLM) in "
-                            "the JSON");
-        return fam == FAM_TRTLLM ? sim_spec_parse_trtllm(o->spec_config, r, err)
-                                 : sim_spec_parse_vllm(o->spec_config, fam == FAM_VLLM_V0, r, err);
-    }
-    if (o->spec_algorithm) {
-        if (fam != FAM_SGLANG)
-            return sim_fail(err, SIM_EINPUT,
-                            "--speculative-algorithm: SGLang's flag; --engine %s takes "
-                            "--speculative-config (or --spec-method)",
-                            e->name);
-        return sim_spec_parse_sglang(o->spec_algorithm, o->spec_steps, o->spec_topk,
-                                     o->spec_draft_tokens, r, err);
-    }
-    if (!sim_spec_method_parse(o->spec_method, &r->method))
-        return sim_fail(err, SIM_EINPUT,
-                        "--spec-method: value '%s', expected draft, eagle, medusa, mtp or ngram",
-                        o->spec_method);
-    if (!cli_opt_given(o, "--num-speculative-tokens"))
-        return sim_fail(err, SIM_EINPUT,
-                        "--num-speculative-tokens: missing, --spec-method %s "
-                        "needs K (tokens drafted per verify step)",
-                        o->spec_method);
-    r->tree = sim_spec_chain((int)o->spec_k);
-    snprintf(r->method_name, sizeof r->method_name, "%s", o->spec_method);
-    return SIM_OK;
-}
-
-/* Speculative decoding from the flags (after the target model and the engine are loaded). */
-static sim_status load_spec(const cli_opts *o, cli_load_result *L, const cli_load_cache *cache,
-                            sim_err *err)
-{
-    static const char *const spec_flags[] = {
-        "--num-speculative-tokens", "--spec-model",          "--speculative-draft-model-path",
-        "--spec-acceptance-rate",   "--spec-acceptance-length", "--spec-acceptance-rates",
-        "--spec-acceptance-data",   "--speculative-num-steps",  "--speculative-eagle-topk",
-        "--speculative-num-draft-tokens"};
-    if (!o->spec_method && !o->spec_config && !o->spec_algorithm) {
-        for (size_t i = 0; i < sizeof spec_flags / sizeof spec_flags[0]; i++)
-            if (cli_opt_given(o, spec_flags[i]))
-                return sim_fail(err, SIM_EINPUT,
-                                "%s: needs --spec-method, --speculative-config or "
-                                "--speculative-algorithm",
-                                spec_flags[i]);
-        return sim_spec_init(&L->spec, SIM_SPEC_NONE, 0, -1, -1, &L->model, NULL, err);
-    }
-    sim_spec_req r;
-    sim_status st = spec_request(o, &L->eng, &r, err);
-    if (st)
-        return st;
-    if (r.tree.depth == 0) { /* MTP at the model's own depth */
-        if (L->model.mtp_layers < 1 || L->model.mtp_layers > SIM_SPEC_MAX_DEPTH)
-            return sim_fail(err, SIM_EINPUT,
-                            "--speculative-config: method %s without num_speculative_tokens "
-                            "takes the model's num_nextn_predict_layers, but %s has %lld",
-                            sim_spec_method_name(r.method), L->model.path,
-                            (long long)L->model.mtp_layers);
-        r.tree = sim_spec_chain((int)L->model.mtp_layers);
-    }
-    const char *draft_name = o->spec_model ? o->spec_model : r.draft_model[0] ? r.draft_model : NULL;
-    const sim_model *draft = NULL;
-    if (draft_name && r.method == SIM_SPEC_DRAFT) {
-        char path[PATH_MAX];
-        cli_load_resolve(CLI_LOAD_MODEL, draft_name, path, sizeof path);
-        st = cli_load_model(cache, path, &L->draft, err);
-        if (st)
-            return st;
-        draft = &L->draft;
-    } else if (o->spec_model && o->spec_method) {
-        return sim_fail(err, SIM_EINPUT, "--spec-model: applies only to --spec-method draft");
-    } /* else: the EAGLE heads and MTP layers are priced from the target's shape; a path given for
-       * them names the checkpoint the engine loads, which infersim does not read */
-    sim_spec_accept acc = {
-        .alpha = cli_opt_given(o, "--spec-acceptance-rate") ? o->spec_alpha : -1.0,
-        .tau = cli_opt_given(o, "--spec-acceptance-length") ? o->spec_tau : -1.0};
-    if (o->spec_rates[0] && (st = parse_rates(o->spec_rates, &acc, err)))
-        return st;
-    if (o->spec_data) {
-        if (acc.alpha >= 0.0 || acc.tau > 0.0 || acc.n_rates > 0)
-            return sim_fail(err, SIM_EINPUT,
-                            "--spec-acceptance-data: give it or an acceptance rate, length or "
-                            "rates, not both");
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "tools/data/spec_acceptance.csv");
-        sim_find_file("tools/data", "spec_acceptance.csv", path, sizeof path);
-        if ((st = sim_spec_acceptance_lookup(path, &r, &L->model, o->spec_data, &acc, err)))
-            return st;
-    }
-    st = sim_spec_init_tree(&L->spec, r.method, &r.tree, &acc,
-                            o->spec_config      ? "--speculative-config"
-                            : o->spec_algorithm ? "--speculative-num-draft-tokens"
-                                                : "--num-speculative-tokens",
-                            &L->model, draft, err);
-    if (st)
-        return st;
-    L->spec.adapt = r.adapt;
-    /* the draft as the engine's proposer runs it; an EAGLE-3 head's own shape */
-    L->spec.prop = sim_spec_proposer_for(L->eng.name);
-    if (strcmp(r.method_name, "eagle3") == 0)
-        st = sim_spec_set_eagle3(&L->spec, o->spec_draft_vocab, err);
-    else if (cli_opt_given(o, "--spec-draft-vocab"))
-        st = sim_fail(err, SIM_EINPUT,
-                      "--spec-draft-vocab: applies to EAGLE-3 heads (method eagle3), not %s",
-                      r.method_name);
-    if (st)
-        return st;
-    const spec_family fam = engine_family(&L->eng);
-    if (fam == FAM_VLLM || fam == FAM_SGLANG) {
-        bool async_on = L->step.async_sched;
-        st = sim_spec_engine_async(&L->spec, fam == FAM_SGLANG,
-                                   cli_opt_given(o, "--async-scheduling"), &async_on, err);
-        if (st)
-            return st;
-        L->spec.sync_host = L->step.async_sched && !async_on;
-    }
-    /* SGLang caps the running requests at 48 under speculation unless the flag sets them
-     * (python/sglang/srt/server_args.py, _handle_speculative_decoding) */
-    if (fam == FAM_SGLANG &&
-        !given_any(o, (const char *const[]){"--max-num-seqs", "--max-batch-size",
-                                            "--max-running-requests", NULL}) &&
-        L->eng.max_num_seqs > 48)
-        L->eng.max_num_seqs = 48;
-    return SIM_OK;
-}
-
 /* Whether any of the spellings of one setting was given (they share a field). */
-static bool given_any(const cli_opts *o, const char *const *names)
+bool cli_load_given_any(const cli_opts *o, const char *const *names)
 {
     for (; *names; names++)
         if (cli_opt_given(o, *names))
@@ -474,7 +281,8 @@ static sim_status load_frontend(const cli_opts *o, sim_engprof *e, sim_err *err)
                         "end) or none",
                         o->frontend);
     e->fe_on = strcmp(o->frontend, "profile") == 0;
-    if (given_any(o, (const char *const[]){"--api-server-count", "--tokenizer-worker-num", NULL}))
+    if (cli_load_given_any(
+            o, (const char *const[]){"--api-server-count", "--tokenizer-worker-num", NULL}))
         e->fe_processes = o->fe_processes;
     if (cli_opt_given(o, "--stream-interval"))
         e->fe_stream_interval = o->stream_interval;
@@ -493,7 +301,8 @@ static sim_status load_frontend(const cli_opts *o, sim_engprof *e, sim_err *err)
     };
     for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++)
         if (cli_opt_given(o, costs[i].flag))
-            *(double *)((char *)e + costs[i].prof) = *(const double *)((const char *)o + costs[i].opt);
+            *(double *)((char *)e + costs[i].prof) =
+                *(const double *)((const char *)o + costs[i].opt);
     e->per_token_itl = o->itl_per_token;
     return SIM_OK;
 }
@@ -517,18 +326,18 @@ static sim_status load_engine(const cli_opts *o, const cli_load_cache *cache, co
     if (st)
         return st;
     sim_engprof_for_device(e, hw, o->tp);
-    const bool util_given =
-        given_any(o, (const char *const[]){"--gpu-memory-utilization", "--mem-fraction-static",
-                                           "--kv-cache-free-gpu-mem-fraction", NULL});
+    const bool util_given = cli_load_given_any(
+        o, (const char *const[]){"--gpu-memory-utilization", "--mem-fraction-static",
+                                 "--kv-cache-free-gpu-mem-fraction", NULL});
     if (util_given)
         e->mem_fraction = o->util;
     if (cli_opt_given(o, "--block-size"))
         e->block_size = o->block_size;
-    if (given_any(o, (const char *const[]){"--max-num-seqs", "--max-batch-size",
-                                           "--max-running-requests", NULL}))
+    if (cli_load_given_any(o, (const char *const[]){"--max-num-seqs", "--max-batch-size",
+                                                    "--max-running-requests", NULL}))
         e->max_num_seqs = o->max_seqs;
-    if (given_any(o, (const char *const[]){"--max-num-batched-tokens", "--max-num-tokens",
-                                           "--chunked-prefill-size", NULL}))
+    if (cli_load_given_any(o, (const char *const[]){"--max-num-batched-tokens", "--max-num-tokens",
+                                                    "--chunked-prefill-size", NULL}))
         e->max_num_batched_tokens = o->max_tokens;
     if (o->sched_policy && !sim_engprof_policy_parse(o->sched_policy, &e->policy))
         return sim_fail(err, SIM_EINPUT,
@@ -660,8 +469,8 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_load_result *
                             o->expert_load, o->expert_routing);
         if (L->model.experts <= 0)
             return sim_fail(err, SIM_EINPUT,
-                            "--expert-load: %s: the model %s has no routed experts",
-                            o->expert_load, o->model);
+                            "--expert-load: %s: the model %s has no routed experts", o->expert_load,
+                            o->model);
         if ((st = sim_moe_hist_load(o->expert_load, L->model.experts, L->model.experts_per_tok,
                                     L->model.moe_layers, &L->moe_hist, err)))
             return st;
@@ -669,7 +478,7 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_load_result *
         L->step.routing.hist = &L->moe_hist;
     }
     if ((st = resolve_prec(o, &L->model, &L->hw, &L->step.prec, err)) ||
-        (st = load_spec(o, L, cache, err)))
+        (st = cli_load_spec(o, L, cache, err)))
         return st;
     return sim_step_check(&L->step, err);
 }

@@ -118,6 +118,10 @@ sim_status cli_load_engine_path(const cli_opts *o, const cli_load_cache *cache, 
  * (loading reports that). */
 bool cli_load_spec_draft_name(const cli_opts *o, char *buf, size_t len);
 
+/* Whether any of the spellings in the NULL-ended list names (one setting, several engines' flags
+ * sharing a field) was given. */
+bool cli_load_given_any(const cli_opts *o, const char *const *names);
+
 /* ------------------------------------------------------------------------------------------ */
 /* What the model commands load from their flags (run, roofline, serve, sweep's points, compare) */
 
@@ -133,6 +137,11 @@ typedef struct cli_load_result {
     sim_moe_hist moe_hist;   /* --expert-load's histogram (step.routing points here) */
     sim_moe_cache moe_cache; /* the MoE load per batch, shared by step's copies (run state) */
 } cli_load_result;
+
+/* Speculative decoding from the flags into L->step (cli_load_spec.c), after the target model and
+ * the engine are loaded: the engine family's spelling, the draft, the acceptance rates. */
+sim_status cli_load_spec(const cli_opts *o, cli_load_result *L, const cli_load_cache *cache,
+                         sim_err *err);
 
 /* A profile's step settings for model m (launch mode, host costs, memory rule, CUDA graphs);
  * the caller sets device, TP, precision and overlap. */

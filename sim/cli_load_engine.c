@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "find.h"
@@ -61,11 +62,12 @@ void cli_load_catalog_free(cli_load_catalog *c)
     *c = (cli_load_catalog){0};
 }
 
-/* Whether some profile of the catalogue is of engine `name` for platform `on`. */
+/* Whether some profile of the catalogue is of engine `name` for platform `on` (up to case, as
+ * cli_load_resolve found "vLLM" as engines/vllm.json: its ROCm profile is still wanted). */
 static bool catalog_has(const cli_load_catalog *c, const char *name, sim_engprof_platform on)
 {
     for (size_t i = 0; i < c->n; i++)
-        if (strcmp(c->p[i].engine, name) == 0 && c->p[i].platform == on)
+        if (strcasecmp(c->p[i].engine, name) == 0 && c->p[i].platform == on)
             return true;
     return false;
 }

@@ -11,6 +11,7 @@
 #include "cluster.h"
 #include "outfile.h"
 #include "price.h"
+#include "suggest.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Options: one table drives parsing, validation and --help. */
@@ -393,6 +394,19 @@ const cli_opt_def *cli_opt_find(const char *name, int mask)
     return NULL;
 }
 
+bool cli_opt_suggest(const char *name, int mask, char *out, size_t len)
+{
+    sim_suggest s;
+    sim_suggest_init(&s, name);
+    for (size_t j = 0; j < cli_opt_count; j++)
+        if (cli_opt_table[j].cmds & mask)
+            sim_suggest_add(&s, cli_opt_table[j].name);
+    char near[4 * SIM_SUGGEST_NAME_MAX + 16];
+    bool any = sim_suggest_text(&s, near, sizeof near);
+    snprintf(out, len, "%s%s%s", any ? "; did you mean " : "", any ? near : "", any ? "?" : "");
+    return any;
+}
+
 /* Whether the command line named flag `name`. */
 bool cli_opt_given(const cli_opts *o, const char *name)
 {
@@ -500,6 +514,12 @@ sim_status cli_opt_parse(int argc, char **argv, int first, const char *cmd, int 
             *pos_value = arg; /* hw FILE, trace-check FILE */
             continue;
         }
+        char near[4 * SIM_SUGGEST_NAME_MAX + 32];
+        /* a near miss is refused, naming the flag meant */
+        if (!o && arg[0] == '-' && len < sizeof name &&
+            cli_opt_suggest(name, mask, near, sizeof near))
+            return sim_fail(err, SIM_EINPUT, "%s: unknown flag '%s'%s see 'infersim %s --help'",
+                            cmd, arg, near, cmd);
         if (!o)
             return sim_fail(err, SIM_EINPUT, "%s: unknown %s '%s'; see 'infersim %s --help'", cmd,
                             arg[0] == '-' ? "flag" : "argument", arg, cmd);
@@ -530,10 +550,22 @@ sim_status cli_opt_parse(int argc, char **argv, int first, const char *cmd, int 
 
 sim_status cli_opt_parse_dtype(const char *flag, const char *v, sim_dtype *out, sim_err *err)
 {
-    if (!sim_dtype_parse(v, out))
-        return sim_fail(err, SIM_EINPUT, "%s: value '%s', expected one of %s", flag, v,
-                        sim_dtype_names());
-    return SIM_OK;
+    if (sim_dtype_parse(v, out))
+        return SIM_OK;
+    /* "BF16" is bf16 (case aside); "bf61" gets a suggestion */
+    sim_suggest s;
+    sim_suggest_init(&s, v);
+    for (int i = 0; i < SIM_DT_COUNT; i++)
+        sim_suggest_add(&s, sim_dtype_name((sim_dtype)i));
+    const char *ci = sim_suggest_case_match(&s);
+    if (ci && sim_dtype_parse(ci, out))
+        return SIM_OK;
+    char near[4 * SIM_SUGGEST_NAME_MAX + 16];
+    if (sim_suggest_text(&s, near, sizeof near))
+        return sim_fail(err, SIM_EINPUT, "%s: value '%s'; did you mean %s? expected one of %s",
+                        flag, v, near, sim_dtype_names());
+    return sim_fail(err, SIM_EINPUT, "%s: value '%s', expected one of %s", flag, v,
+                    sim_dtype_names());
 }
 
 sim_status cli_opt_parse_allreduce(const cli_opts *o, sim_coll_algo *out, sim_err *err)

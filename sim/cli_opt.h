@@ -144,6 +144,10 @@ extern const cli_opts cli_opt_defaults;
 /* The option named `name` ("--tp") that a command in `mask` takes, or NULL. */
 const cli_opt_def *cli_opt_find(const char *name, int mask);
 
+/* The flags of commands `mask` near `name` ("--num-prompt": "--num-prompts"; suggest.h) as
+ * "; did you mean X?" into out; empty (false) when none is near. A near miss is never taken. */
+bool cli_opt_suggest(const char *name, int mask, char *out, size_t len);
+
 /* Whether the command line named flag `name`. */
 bool cli_opt_given(const cli_opts *o, const char *name);
 

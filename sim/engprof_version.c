@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "suggest.h"
+
 #define PART_MAX 999999
 
 /* The numbers of a release at s; *end after the last one. False when s does not start with a
@@ -233,6 +235,17 @@ sim_status sim_engprof_pick(const sim_engprof *profiles, size_t n, const char *s
                         "%s: value '%s': version '%s' is not a release, expected whole numbers "
                         "joined by dots (vllm@0.10.2, trtllm@0.17)",
                         what, spec, at + 1);
+    /* "vLLM" is vllm when no engine is spelled so and one is up to case; a near miss ("vlm") is
+     * named in the message below (suggest.h) */
+    sim_suggest near;
+    sim_suggest_init(&near, engine);
+    bool exact = false;
+    for (size_t i = 0; i < n; i++) {
+        exact |= strcmp(profiles[i].engine, engine) == 0;
+        sim_suggest_add(&near, profiles[i].engine);
+    }
+    if (!exact && sim_suggest_case_match(&near))
+        snprintf(engine, sizeof engine, "%s", sim_suggest_case_match(&near));
     size_t k = pick_pass(profiles, n, engine, at ? &v : NULL, on, true);
     if (k == n)
         k = pick_pass(profiles, n, engine, at ? &v : NULL, on, false);
@@ -243,6 +256,12 @@ sim_status sim_engprof_pick(const sim_engprof *profiles, size_t n, const char *s
     list_ranges(profiles, n, engine, known, sizeof known);
     if (!known[0]) {
         list_engines(profiles, n, known, sizeof known);
+        char mean[4 * SIM_SUGGEST_NAME_MAX + 16];
+        if (sim_suggest_text(&near, mean, sizeof mean))
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: value '%s': no profile of engine '%s'; did you mean %s? "
+                            "expected one of: %s",
+                            what, spec, engine, mean, known);
         return sim_fail(err, SIM_EINPUT,
                         "%s: value '%s': no profile of engine '%s', expected one "
                         "of: %s",

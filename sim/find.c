@@ -123,3 +123,25 @@ void sim_find_names(const char *dir, char *out, size_t len)
     }
     free(names);
 }
+
+size_t sim_find_each(const char *dir, void (*fn)(void *ctx, const char *name), void *ctx)
+{
+    char path[PATH_MAX];
+    if (!sim_find_file(dir, ".", path, sizeof path))
+        return 0;
+    struct dirent **names = NULL;
+    int n = scandir(path, &names, NULL, alphasort);
+    size_t k = 0;
+    for (int i = 0; i < n; i++) {
+        char *nm = names[i]->d_name;
+        size_t l = strlen(nm);
+        if (l > 5 && strcmp(nm + l - 5, ".json") == 0) {
+            nm[l - 5] = '\0';
+            fn(ctx, nm);
+            k++;
+        }
+        free(names[i]);
+    }
+    free(names);
+    return k;
+}

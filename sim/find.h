@@ -33,4 +33,8 @@ bool sim_find_file(const char *dir, const char *file, char *out, size_t len);
  * into out (cut short with "..." when they do not fit). Empty when no root has DIR. */
 void sim_find_names(const char *dir, char *out, size_t len);
 
+/* Calls fn(ctx, NAME) for each DIR/NAME.json in the first root that has DIR, in sorted order (the
+ * names a "did you mean" is chosen from). Returns how many. */
+size_t sim_find_each(const char *dir, void (*fn)(void *ctx, const char *name), void *ctx);
+
 #endif

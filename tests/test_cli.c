@@ -296,6 +296,67 @@ static void bad_flag(const char *base, const char *extra, const char *mention)
     expect_bad(a, mention);
 }
 
+/* Names that forgive (suggest.h): a data name equal up to case is taken when it is the only one;
+ * a near miss of a data name or a flag exits 2 with one line naming it and what was meant. */
+static void test_names_forgive(void **state)
+{
+    (void)state;
+    const char *sv = "serve --num-prompts 20 --random-input-len 200 --random-output-len 50 "
+                     "--format json";
+    char a[512];
+    static char want[sizeof R.out];
+    /* device and model names up to case: the same prediction as the lower-case names */
+    snprintf(a, sizeof a, "%s --model llama-3.1-8b --hw h100-sxm --engine vllm", sv);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    snprintf(want, sizeof want, "%s", R.out);
+    snprintf(a, sizeof a, "%s --model Llama-3.1-8B --hw H100-SXM --engine vLLM", sv);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_string_equal(R.out, want);
+    /* on ROCm, "vLLM" is still vllm's ROCm profile (not the CUDA file found up to case) */
+    snprintf(a, sizeof a, "%s --model llama-3.1-8b --hw mi300x --engine vllm", sv);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    snprintf(want, sizeof want, "%s", R.out);
+    snprintf(a, sizeof a, "%s --model llama-3.1-8b --hw mi300x --engine vLLM", sv);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_string_equal(R.out, want);
+    /* a dtype up to case */
+    run("run --model llama-3.1-8b --hw h100-sxm --kv-cache-dtype fp8 --format json");
+    assert_int_equal(R.rc, 0);
+    snprintf(want, sizeof want, "%s", R.out);
+    run("run --model llama-3.1-8b --hw h100-sxm --kv-cache-dtype FP8 --format json");
+    assert_int_equal(R.rc, 0);
+    assert_string_equal(R.out, want);
+    /* near misses: one line, exit 2, the value and the suggestion */
+    expect_bad("run --model llama-3.1-8b --hw h100", "h100: no such file, and no hw/h100.json");
+    expect_bad("run --model llama-3.1-8b --hw h100", "did you mean h100-pcie or h100-sxm?");
+    expect_bad("run --model llama-3.1-8b --hw h100-sx", "did you mean h100-sxm?");
+    expect_bad("run --model lama-3.1-8b --hw h100-sxm", "lama-3.1-8b: no such file");
+    expect_bad("run --model lama-3.1-8b --hw h100-sxm", "did you mean llama-3.1-8b?");
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --engine vlm",
+               "--engine: value 'vlm': no profile of engine 'vlm'; did you mean vllm?");
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --engine sgalng", "did you mean sglang?");
+    expect_bad("run --model llama-3.1-8b --hw h100-sxm --weight-dtype bf61",
+               "--weight-dtype: value 'bf61'; did you mean bf16?");
+    /* flags: a near miss, even one only of case, is never taken */
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --num-prompt 10",
+               "serve: unknown flag '--num-prompt'; did you mean --num-prompts?");
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --Num-Prompts 10",
+               "unknown flag '--Num-Prompts'; did you mean --num-prompts?");
+    expect_bad("run --model llama-3.1-8b --hw h100-sxm --bacth 2", "did you mean --batch?");
+    expect_bad("sweep run --model llama-3.1-8b --hw h100-sxm --bacth 1,2",
+               "sweep run: unknown flag '--bacth'; did you mean --batch? see 'infersim sweep run");
+    /* nothing near: the old message, no guess */
+    expect_bad("run --model llama-3.1-8b --hw h100-sxm --bogus-flag 2",
+               "run: unknown flag '--bogus-flag'; see 'infersim run --help'");
+    expect_bad("run --model llama-3.1-8b --hw zz9", "expected a path or one of:");
+    run("run --model llama-3.1-8b --hw zz9");
+    assert_null(strstr(R.err, "did you mean"));
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -1210,6 +1271,8 @@ static void test_sweep_grid_file_checks(void **state)
     bad_grid("{\"grid\": {\"--fromat\": [\"csv\"]}}", "",
              "field 'grid.--fromat': unknown flag '--fromat', expected a flag of 'infersim run'");
     bad_grid("{\"grid\": {\"batchh\": [1]}}", "", "unknown flag '--batchh'");
+    bad_grid("{\"grid\": {\"--fromat\": [\"json\"]}}", "",
+             "expected a flag of 'infersim run'; did you mean --format? (see");
     bad_grid("{\"grid\": {\"--request-rate\": [1]}}", "", "unknown flag '--request-rate'");
     /* per-run outputs, as on the command line */
     bad_grid("{\"grid\": {\"format\": [\"csv\"]}}", "",
@@ -2373,6 +2436,15 @@ static void test_compare_reads_the_result(void **state)
     assert_int_equal(R.rc, 0);
     assert_non_null(strstr(R.out, "compare: 14 metrics, median |error| 0.0%"));
     assert_int_equal(R.err[0], '\0');
+    /* the workload it simulated, and what of it the file gave, before the table */
+    assert_non_null(strstr(R.out, "workload: model "));
+    assert_non_null(strstr(R.out, "models/llama-3.1-8b.json, engine vllm, 40 "
+                                  "prompts, input 500, output 50 tokens, request rate 4/s, "
+                                  "burstiness 1, "));
+    assert_non_null(strstr(R.out, "workload taken from "));
+    assert_non_null(strstr(R.out, ": --model, --num-prompts, --random-input-len, "
+                                  "--random-output-len, --request-rate, --burstiness"));
+    assert_true(strstr(R.out, "workload:") < strstr(R.out, "metric "));
     /* --save-detailed lengths are replayed exactly: 40 x 500 / 50 is the same workload */
     char lens[2][4096] = {"", ""};
     for (int i = 0; i < 40; i++) {
@@ -2388,6 +2460,14 @@ static void test_compare_reads_the_result(void **state)
     run(a);
     assert_int_equal(R.rc, 0);
     assert_near(out_num("median_abs_error_pct"), 0, 0);
+    assert_null(strstr(R.out, "workload")); /* JSON: no new text, only its keys */
+    snprintf(a, sizeof a, "compare --result %s --hw h100-sxm --model llama-3.1-8b", res);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "workload: model llama-3.1-8b, engine vllm, 40 prompts, lengths "
+                                  "per request from input_lens / output_lens (mean input 500.0, "
+                                  "output 50.0 tokens)"));
+    assert_non_null(strstr(R.out, "--burstiness, input_lens / output_lens\n"));
     /* a flag that contradicts the file wins, with a warning */
     snprintf(a, sizeof a, "compare --result %s --hw h100-sxm --request-rate 8", res);
     run(a);
@@ -3192,6 +3272,7 @@ int main(void)
         cmocka_unit_test(test_public_datasets),
         cmocka_unit_test(test_energy_outputs),
         cmocka_unit_test(test_families_2026),
+        cmocka_unit_test(test_names_forgive),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
