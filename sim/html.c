@@ -466,6 +466,16 @@ sim_status sim_html_compare(const char *path, const char *cmdline, const char *r
     return page_write(&p, path, err);
 }
 
+/* The "Summary" section of a page: a table of (label, value) pairs, lines[2i] and lines[2i+1]. */
+static void summary_pairs(page *p, const char *const *lines, size_t n_lines)
+{
+    section(p, "Summary");
+    table_begin(p);
+    for (size_t i = 0; i + 1 < n_lines; i += 2)
+        row(p, lines[i], "%s", lines[i + 1]);
+    table_end(p);
+}
+
 sim_status sim_html_capacity(const char *path, const char *cmdline, const sim_chart_capacity *c,
                              const char *const *lines, size_t n_lines, sim_err *err)
 {
@@ -473,11 +483,7 @@ sim_status sim_html_capacity(const char *path, const char *cmdline, const sim_ch
     char sub[128];
     snprintf(sub, sizeof sub, "%zu probes of the same workload", c->n);
     page_begin(&p, "infersim capacity: the highest rate meeting the SLO", sub, cmdline);
-    section(&p, "Summary");
-    table_begin(&p);
-    for (size_t i = 0; i + 1 < n_lines; i += 2)
-        row(&p, lines[i], "%s", lines[i + 1]);
-    table_end(&p);
+    summary_pairs(&p, lines, n_lines);
     section(&p, "The SLO's metrics against the request rate");
     sim_svg ch = {0};
     for (int m = 0; m < SIM_M_COUNT; m++)
@@ -511,11 +517,7 @@ sim_status sim_html_plan(const char *path, const char *cmdline, const sim_chart_
     char sub[128];
     snprintf(sub, sizeof sub, "%zu deployments serve the rate under the SLO", pl->n);
     page_begin(&p, "infersim plan: which GPUs, configured how", sub, cmdline);
-    section(&p, "Summary");
-    table_begin(&p);
-    for (size_t i = 0; i + 1 < n_lines; i += 2)
-        row(&p, lines[i], "%s", lines[i + 1]);
-    table_end(&p);
+    summary_pairs(&p, lines, n_lines);
     if (pl->n) {
         sim_svg ch = {0};
         section(&p, "Cost of each deployment");
