@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rng.h"
+#include "status.h"
 
 static const int block_rows[SIM_MOE_BLOCKS] = {16, 32, 64, 128};
 
@@ -204,7 +205,10 @@ double sim_moe_binomial_blocks(double trials, double p, int block)
 /* Per-token probability of each expert (sum k): uniform, or Zipf over a fixed shuffle. */
 static void expert_probs(const sim_moe_routing *r, int64_t e, int64_t k, double *p)
 {
-    if (r->kind == SIM_MOE_ROUTE_UNIFORM) {
+    /* a file routing always carries its histogram (the loader sets both); asserted, and
+     * uniform rather than a null dereference if a caller ever broke that */
+    SIM_ASSERT(r->kind != SIM_MOE_ROUTE_FILE || r->hist);
+    if (r->kind == SIM_MOE_ROUTE_UNIFORM || (r->kind == SIM_MOE_ROUTE_FILE && !r->hist)) {
         for (int64_t i = 0; i < e; i++)
             p[i] = (double)k / (double)e;
         return;

@@ -455,7 +455,7 @@ sim_status sim_validate_spec(const sim_vrow *r, const sim_model *model, const si
         st = sim_validate_row_prec(r, model, hw, &c.step.prec, err);
     if (!st)
         st = row_spec(r, model, s, err);
-    if (prop)
+    if (!st && prop)
         s->prop = *prop;
     c.spec = s;
     if (!st)
