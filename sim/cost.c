@@ -378,6 +378,12 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
     double cta = sim_dattn_cta_ns(hw, op->dattn, &op->dec);
     if (cta > c.t_mem_ns)
         c.t_mem_ns = cta;
+    /* a split decode's merge pass: its own launch and its partial results read once (dattn.h) */
+    if (sim_op_info(op->id)->kind == SIM_OPK_ATTENTION) {
+        c.extra_kernels = sim_dattn_extra_kernels(hw, op->dattn, &op->dec);
+        c.t_mem_ns += sim_dattn_merge_bytes(hw, op->dattn, &op->dec) /
+                      (hw->hbm_bytes_per_s * hw->eff_memory) * 1e9;
+    }
     /* a block-scaled fp8 GEMM with fewer thread blocks than SMs streams no faster than they do */
     const double bcta = sim_cost_block_fp8_cta_ns(hw, op);
     if (bcta > c.t_mem_ns)
@@ -398,7 +404,7 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
         c.coll_algo = cc.algo;
         c.coll_proto = cc.proto;
     }
-    int kernels = op->kernels > 0 ? op->kernels : sim_op_info(op->id)->kernels;
+    int kernels = (op->kernels > 0 ? op->kernels : sim_op_info(op->id)->kernels) + c.extra_kernels;
     c.t_launch_ns = op->fused ? 0.0 : kernels * launch_ns;
     double busy = c.t_math_ns > c.t_mem_ns ? c.t_math_ns : c.t_mem_ns;
     if (isnan(c.t_math_ns) || isnan(c.t_mem_ns))

@@ -48,6 +48,7 @@ typedef struct sim_op_cost {
     sim_coll_proto coll_proto; /* and its protocol (NONE for custom / multicast kernels) */
     int moe_block_m;           /* grouped expert GEMMs: the M block their family picked */
     double moe_padded_rows;    /* and the rows their experts pad to (expected) */
+    int extra_kernels;         /* decode attention's merge pass (dattn.h): 1, else 0 */
 } sim_op_cost;
 
 /* Whether `op` is a grouped expert GEMM priced by its kernel family (moe.h: M blocks set). */

@@ -446,6 +446,34 @@ static void test_gemm_operand_feed(void **state)
                 1e-3);
 }
 
+/* FlashAttention-2's softmax exponentials (cost.h): a device that states its special-function
+ * rate adds one exp per score beside the MMAs. A100 row 59's shape: 2 x 32 heads of 64 over
+ * 8192 x 8192 keys, non-causal: 4 x 2 x 32 x 64 x 8192^2 = 1.09951e12 FLOPs and 4.29497e9
+ * scores; at 2.4365e12 exps per s 1762.76 us; the MMAs at 312e12 x 0.8083: 4359.86 us; their
+ * sum 6122.62 us, 179.58 TFLOP/s (measured 179.5). Without the rate: the MMAs alone. MLA
+ * (dec.v_dim set) and GEMMs never take the term. */
+static void test_attention_exp(void **state)
+{
+    (void)state;
+    sim_hw hw = tu_fixture_hw();
+    hw.peak_flops[SIM_DT_BF16] = 312e12;
+    hw.eff_attention = 0.8083;
+    const double flops = 4.0 * 2 * 32 * 64 * 8192.0 * 8192.0;
+    sim_op a = {.id = SIM_OP_ATTENTION, .present = true, .flops = flops, .compute = SIM_DT_BF16};
+    a.dec.head_dim = 64;
+    const double mma = flops / (312e12 * 0.8083) * 1e9;
+    assert_near(sim_cost_op(&hw, &a, 0).t_math_ns, mma, 1e-6);
+    hw.attn_exp_per_s = 2.4365e12;
+    assert_near(sim_cost_attention_exp_ns(&hw, &a), 1762761.0, 1.0);
+    assert_near(sim_cost_op(&hw, &a, 0).t_math_ns, mma + flops / 256.0 / 2.4365e12 * 1e9, 1e-6);
+    assert_near(flops / (sim_cost_op(&hw, &a, 0).t_math_ns * 1e-9) / 1e12, 179.58, 0.01);
+    a.dec.v_dim = 512;
+    assert_near(sim_cost_attention_exp_ns(&hw, &a), 0.0, 0);
+    sim_op g = gemm_op(64, 64, 64, SIM_DT_BF16, SIM_DT_BF16);
+    g.dec.head_dim = 64;
+    assert_near(sim_cost_attention_exp_ns(&hw, &g), 0.0, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -457,6 +485,7 @@ int main(void)
         cmocka_unit_test(test_gemm_padding_and_bounds),
         cmocka_unit_test(test_gemm_small_m_split_k),
         cmocka_unit_test(test_gemm_operand_feed),
+        cmocka_unit_test(test_attention_exp),
         cmocka_unit_test(test_weight_only_dequantization),
         cmocka_unit_test(test_grouped_gemm_and_all_to_all),
         cmocka_unit_test(test_other_kinds),
