@@ -122,53 +122,11 @@ double sim_dattn_cta_ns(const sim_hw *hw, sim_dattn_kernel k, const sim_dattn_sh
     return waves * cta_ns;
 }
 
-/* FlashAttention's split-KV limits (flash_api.cpp: set_params_splitkv, num_splits_heuristic) */
-#define FA_MAX_SPLITS 128
-#define FA_FILL_FRACTION 0.8f
-#define FA_EFFICIENCY_FRACTION 0.85f
-
-static int ceil_div(int a, int b) { return (a + b - 1) / b; }
-
-int sim_dattn_fa_splits(const sim_hw *hw, const sim_dattn_shape *s)
-{
-    if (!(s->seqs > 0.0) || !(s->ctx > 0.0) || s->kv_heads < 1 || s->head_dim < 1)
-        return 0;
-    const double blocks = ceil(s->seqs) * (double)s->kv_heads; /* one m block each */
-    const int sms = hw->compute_units;
-    if (blocks >= FA_FILL_FRACTION * sms)
-        return 1;
-    const int block_n = s->head_dim <= 64 ? 256 : s->head_dim <= 128 ? 128 : 64;
-    const double nb = ceil(s->ctx / block_n);
-    const int n_blocks = nb > 1e6 ? 1000000 : (int)nb;
-    int most = FA_MAX_SPLITS < sms ? FA_MAX_SPLITS : sms;
-    if (n_blocks < most)
-        most = n_blocks;
-    float eff[FA_MAX_SPLITS + 1] = {0};
-    float best = 0.0f;
-    for (int n = 1; n <= most; n++) {
-        /* a split count that leaves the blocks per split unchanged is the previous one */
-        if (n > 1 && ceil_div(n_blocks, n) == ceil_div(n_blocks, n - 1))
-            continue;
-        float waves = (float)(blocks * n) / (float)sms;
-        eff[n] = waves / ceilf(waves);
-        if (eff[n] > best)
-            best = eff[n];
-    }
-    for (int n = 1; n <= most; n++)
-        if (eff[n] > 0.0f && eff[n] >= FA_EFFICIENCY_FRACTION * best)
-            return n;
-    return 1;
-}
-
 /* The splits (partitions) whose partial results a merge pass reads: 0 when there is none. */
 static double merged_parts(const sim_hw *hw, sim_dattn_kernel k, const sim_dattn_shape *s)
 {
     if (!(s->seqs > 0.0) || !(s->ctx > 0.0) || s->v_dim > 0)
         return 0.0;
-    if (k == SIM_DATTN_SPLIT) {
-        int n = sim_dattn_fa_splits(hw, s);
-        return n > 1 ? (double)n : 0.0;
-    }
     sim_dattn_launch l = sim_dattn_plan(hw, k, s);
     /* PagedAttention V2 (partitions of 512 tokens) always launches its reduce kernel */
     bool v2 = (k == SIM_DATTN_VLLM_PAGED_V2 || k == SIM_DATTN_VLLM_PAGED) &&

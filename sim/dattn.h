@@ -91,26 +91,21 @@ sim_dattn_launch sim_dattn_plan(const sim_hw *hw, sim_dattn_kernel k, const sim_
  * part). */
 double sim_dattn_cta_ns(const sim_hw *hw, sim_dattn_kernel k, const sim_dattn_shape *s);
 
-/* The K splits FlashAttention's split-KV decode takes (csrc/flash_attn/flash_api.cpp,
- * num_splits_heuristic, v2.2 on, with the GQA swap of v2.3 on: one query row per sequence
- * becomes q_heads / kv_heads rows of each KV head): 1 when seqs x kv_heads blocks fill 80 % of
- * the SMs, else the fewest splits (at most 128, the SMs, the context's key blocks: 256 keys for
- * head_dim <= 64, 128 for <= 128, else 64) whose waves are >= 85 % as full as the best's. The
- * engines' split kernel ("split") is priced by it. 0 when there is no decode part. */
-int sim_dattn_fa_splits(const sim_hw *hw, const sim_dattn_shape *s);
-
-/* The kernels a decode attention launches beyond its main pass: the combine (FlashAttention's
- * split-KV with more than one split, flash_fwd_splitkv_combine_kernel) or reduce kernel
- * (vLLM PagedAttention V2's paged_attention_v2_reduce_kernel) that merges the partial results:
- * 1, else 0 (MLA's decode kernels are priced by their own constants: 0). */
+/* The kernels a decode attention launches beyond its main pass: vLLM PagedAttention V2's
+ * paged_attention_v2_reduce_kernel, which merges the partitions' partial results (csrc/
+ * attention, v0.5: launched with every V2 call): 1, else 0. FlashAttention's split-KV combine
+ * kernel (flash_fwd_splitkv_combine_kernel) is left out: its num_splits_heuristic splits only
+ * while sequences x KV heads fill under 80 % of the SMs, so the kernel drops out as the batch
+ * grows and a step would get faster with one more sequence (the step model's time is
+ * non-decreasing in tokens, tests/test_props.c); "split" stays one kernel. MLA: 0. */
 int sim_dattn_extra_kernels(const sim_hw *hw, sim_dattn_kernel k, const sim_dattn_shape *s);
 
 /* The bytes that merge pass moves: every split's (partition's) fp32 output and log-sum-exp,
- * splits x seqs x q_heads x (head_dim + 1) x 4, read once (0 without one).
+ * partitions x seqs x q_heads x (head_dim + 1) x 4, read once (0 without one).
  * Example (const sim_hw *hw):
- *   sim_dattn_shape s = {.seqs = 1, .ctx = 65536, .q_heads = 16, .kv_heads = 2,
+ *   sim_dattn_shape s = {.seqs = 1, .ctx = 1024, .q_heads = 64, .kv_heads = 8,
  *                        .head_dim = 128, .kv_elem_bytes = 2};
- *   double b = sim_dattn_merge_bytes(hw, SIM_DATTN_SPLIT, &s);
+ *   double b = sim_dattn_merge_bytes(hw, SIM_DATTN_VLLM_PAGED_V2, &s); // 66,048 B
  *   (void)b;
  */
 double sim_dattn_merge_bytes(const sim_hw *hw, sim_dattn_kernel k, const sim_dattn_shape *s);

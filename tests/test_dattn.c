@@ -153,10 +153,7 @@ static void test_vllm_forced_versions(void **state)
 
 /* The op's memory time is the larger of the HBM bound and the CTA bound: a batch-1 decode over
  * 1536 tokens reads 1536 x 8 heads x 2 x 128 x 2 B = 6,291,456 B, at 3.35e12 x 0.72 = 2.6085 us;
- * under trtllm-0.11 the 32 CTAs take 39.3216 us. The split kernel adds its combine pass: 8
- * blocks on 132 SMs, 12 key blocks of 128: every eligible split count's waves are partial (best
- * 12: 96 / 132), and only 12 reaches 85 % of it, so 12 x 32 x 129 x 4 = 198,144 B at
- * 3.35e12 x 0.866: 68.30 ns more. */
+ * under trtllm-0.11 the 32 CTAs take 39.3216 us. */
 static void test_cost_takes_the_bound(void **state)
 {
     (void)state;
@@ -165,9 +162,7 @@ static void test_cost_takes_the_bound(void **state)
     sim_op op = {.id = SIM_OP_ATTENTION, .present = true, .compute = SIM_DT_BF16};
     op.kv_read_bytes = 6291456.0;
     op.dec = llama8b(1, 1, 1536, 2);
-    assert_int_equal(sim_dattn_fa_splits(&hw, &op.dec), 12);
-    assert_near(sim_cost_op(&hw, &op, 0).t_mem_ns,
-                6291456.0 / (3.35e12 * 0.72) * 1e9 + 198144.0 / (3.35e12 * 0.866) * 1e9, 1e-9);
+    assert_near(sim_cost_op(&hw, &op, 0).t_mem_ns, 6291456.0 / (3.35e12 * 0.72) * 1e9, 1e-9);
     op.dattn = SIM_DATTN_TRTLLM_011;
     assert_near(sim_cost_op(&hw, &op, 0).t_mem_ns, 39321.6, 1e-9);
 }
@@ -220,29 +215,14 @@ static void test_engine_profiles(void **state)
     free(text);
 }
 
-/* The merge pass of a split decode (dattn.h). FlashAttention's heuristic on A100's 108 SMs, one
- * sequence of 65,536 tokens, 2 KV heads of 128 (GQA swap: 2 blocks, < 0.8 x 108): 512 key
- * blocks of 128, at most min(128, 108, 512) = 108 splits; the best waves are full (54 splits:
- * 108 blocks), and the fewest splits >= 85 % of that need 2n / 108 >= 0.85, n >= 46; 46 keeps
- * 45's 12 blocks per split (ineligible), so 47 (11 blocks; 94 / 108 = 0.870): a combine kernel
- * that reads 47 x 1 x 16 x (128 + 1) x 4 = 388,032 B. 64 sequences (128 blocks) fill the SMs:
- * one split, no merge. vLLM's V2 over 1024 tokens (2 partitions of 512) always reduces:
- * 2 x 1 x 64 x 129 x 4 = 66,048 B; V1 never. */
+/* The merge pass of a split decode (dattn.h): vLLM's V2 over 1024 tokens (2 partitions of 512)
+ * always reduces: 2 x 1 x 64 x (128 + 1) x 4 = 66,048 B read, one more launch; V1, the split
+ * kernel and no decode part never. */
 static void test_split_merge(void **state)
 {
     (void)state;
     sim_hw hw = tu_fixture_hw();
     hw.compute_units = 108;
-    sim_dattn_shape s = {
-        .seqs = 1, .ctx = 65536, .q_heads = 16, .kv_heads = 2, .head_dim = 128, .kv_elem_bytes = 2};
-    assert_int_equal(sim_dattn_fa_splits(&hw, &s), 47);
-    assert_int_equal(sim_dattn_extra_kernels(&hw, SIM_DATTN_SPLIT, &s), 1);
-    assert_near(sim_dattn_merge_bytes(&hw, SIM_DATTN_SPLIT, &s), 388032.0, 0);
-    s.seqs = 64;
-    s.ctx = 1024;
-    assert_int_equal(sim_dattn_fa_splits(&hw, &s), 1);
-    assert_int_equal(sim_dattn_extra_kernels(&hw, SIM_DATTN_SPLIT, &s), 0);
-    assert_near(sim_dattn_merge_bytes(&hw, SIM_DATTN_SPLIT, &s), 0.0, 0);
     sim_dattn_shape v = {
         .seqs = 1, .ctx = 1024, .q_heads = 64, .kv_heads = 8, .head_dim = 128, .kv_elem_bytes = 2};
     assert_int_equal(sim_dattn_extra_kernels(&hw, SIM_DATTN_VLLM_PAGED_V2, &v), 1);
@@ -255,9 +235,11 @@ static void test_split_merge(void **state)
     assert_int_equal(c.extra_kernels, 1);
     op.dattn = SIM_DATTN_VLLM_PAGED_V1;
     assert_near(c.t_launch_ns - sim_cost_op(&hw, &op, 1000.0).t_launch_ns, 1000.0, 0);
+    assert_int_equal(sim_dattn_extra_kernels(&hw, SIM_DATTN_SPLIT, &v), 0);
+    assert_near(sim_dattn_merge_bytes(&hw, SIM_DATTN_SPLIT, &v), 0.0, 0);
     /* no decode part: nothing to merge */
-    s.seqs = 0;
-    assert_int_equal(sim_dattn_fa_splits(&hw, &s), 0);
+    v.seqs = 0;
+    assert_int_equal(sim_dattn_extra_kernels(&hw, SIM_DATTN_VLLM_PAGED_V2, &v), 0);
 }
 
 int main(void)
