@@ -1,5 +1,6 @@
 /* engine_kv.c - the KV cache an engine cuts its blocks from: the capacity, vLLM's hybrid KV cache
- * groups (sliding and chunked layers), and the blocks that follow (declared in engine.h). */
+ * groups (sliding and chunked layers), and the blocks that follow; the prompt a request's images
+ * add to (declared in engine.h). */
 #include "engine.h"
 
 #include <math.h>
@@ -120,4 +121,26 @@ sim_status sim_engine_check_state(const sim_engine_cfg *cfg, sim_err *err)
                         "expected neither",
                         m->path);
     return SIM_OK;
+}
+
+int64_t sim_engine_prompt_tokens(const sim_engine_cfg *cfg, const sim_request *q)
+{
+    sim_vision_image im;
+    if (q->images <= 0 ||
+        !sim_model_vision_image(cfg->step.model, cfg->image_w, cfg->image_h, &im))
+        return q->input_tokens;
+    return q->input_tokens + q->images * im.tokens;
+}
+
+sim_status sim_engine_check_images(const sim_engine_cfg *cfg, const sim_request *q,
+                                   const char *at, sim_err *err)
+{
+    sim_vision_image im;
+    if (q->images <= 0 || sim_model_vision_image(cfg->step.model, cfg->image_w, cfg->image_h, &im))
+        return SIM_OK;
+    return sim_fail(err, SIM_EINPUT, "%s: %lld images, but %s%s", at, (long long)q->images,
+                    cfg->step.model->path,
+                    cfg->step.model->vision.kind == SIM_VISION_NONE
+                        ? " has no vision encoder infersim prices"
+                        : ": the engine's image size is not set (image_w, image_h)");
 }
