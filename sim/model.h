@@ -6,7 +6,8 @@
  * vocab_size, tie_word_embeddings (default false), max_position_embeddings, torch_dtype (or
  * dtype), sliding_window / use_sliding_window, attention_bias (default: true for qwen2),
  * num_nextn_predict_layers (MTP layers, default 0), text_config (multimodal wrappers: the
- * language model inside is read), and quantization_config (quant.h: the defaults of the dtype
+ * language model inside is read), vision_config (Qwen2.5-VL, Gemma 3, Llama 4: the vision
+ * encoder, model_vision.c), and quantization_config (quant.h: the defaults of the dtype
  * flags for a quantized checkpoint).
  *
  * infersim_hf_ids (optional) lists the Hugging Face ids a shipped file stands for, so that
