@@ -250,6 +250,9 @@ const cli_opt_def cli_opt_table[] = {
       "reuse cached prompt prefixes (default: engine; on for vllm, sglang, trtllm)"),
     O("--no-enable-prefix-caching", CLI_OPT_BOOL, no_prefix_caching, 0, 0, CLI_OPT_CMD_SERVE,
       "turn prefix caching off"),
+    O("--swa-full-tokens-ratio", CLI_OPT_NUM, swa_full_tokens_ratio, 0.01, 1, CLI_OPT_CMD_SERVE,
+      "SGLang: its sliding-window layers' token pool over the full layers' (default 0.8, "
+      "SGLang's)"),
     O("--disable-hybrid-kv-cache-manager", CLI_OPT_BOOL, no_hybrid_kv, 0, 0, CLI_OPT_CMD_SERVE,
       "vLLM: size sliding-window layers' KV at full length, as vLLM's flag of that name does "
       "(default: a model mixing full and sliding layers keeps only the window's blocks)"),

@@ -74,6 +74,7 @@ typedef struct cli_opts {
     /* images (a multimodal model's vision encoder): per request, and their size "WxH" */
     int64_t images;
     const char *image_size;
+    double swa_full_tokens_ratio; /* SGLang's SWA pool over its full pool */
     char goodput[CLI_OPT_LIST_LEN];
     /* capacity: the SLO, its percentile and the rate search's relative tolerance */
     const char *slo;

@@ -394,6 +394,7 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
     s->cfg.seed = seed;
     if (!st && o->goodput[0])
         st = sim_slo_parse(o->goodput, &s->slo, err);
+    s->cfg.swa_full_tokens_ratio = o->swa_full_tokens_ratio;
     if (!st)
         st = images_of(o, &L->model, &s->cfg.image_w, &s->cfg.image_h, err);
     if (!st)

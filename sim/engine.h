@@ -101,6 +101,8 @@ typedef struct sim_engine_cfg {
     sim_frontend_cfg frontend; /* the API server / tokenizer and the stream (frontend.h); zero:
                                   none, every request and token as the engine sees it */
     int64_t image_w, image_h;  /* the pixels of every request's images (--image-size) */
+    double swa_full_tokens_ratio; /* SGLang's --swa-full-tokens-ratio: its SWA pool's tokens over
+                                   * the full pool's (0: its default, 0.8) */
 } sim_engine_cfg;
 
 /* The prompt the engine prefills for request q: its input_tokens plus, for each of its images,

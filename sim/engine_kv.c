@@ -74,6 +74,30 @@ sim_engine_kv_groups sim_engine_kv_groups_of(const sim_engine_cfg *cfg)
     return g;
 }
 
+/* SGLang's default --swa-full-tokens-ratio (python/sglang/srt/server_args.py). */
+#define SGLANG_SWA_FULL_TOKENS_RATIO 0.8
+
+/* SGLang's hybrid SWA memory (model_runner_kv_cache_mixin.py, set_num_tokens_hybrid_swa, at
+ * sgl-project/sglang@001ccef; the 0.5 releases' token form is the same when every layer's
+ * token costs the same bytes): the profiled tokens T (memory / every layer's bytes per token)
+ * are re-cut into a full pool of T (nf + ns) / (nf + r ns) tokens for the nf full layers and an
+ * SWA pool of r times that for the ns sliding ones, r = --swa-full-tokens-ratio; the scheduler's
+ * token budget (max_total_num_tokens) is the full pool. 0 when the rule does not apply (another
+ * engine, no sliding layers, every layer sliding, Llama 4's chunks, a draft model's KV). */
+static int64_t sglang_full_pool_tokens(const sim_engine_cfg *cfg, double bytes, double per_token)
+{
+    const sim_model *m = cfg->step.model;
+    const int64_t attn = sim_model_attn_layers(m), ns = m->sliding_layers, nf = attn - ns;
+    if (cfg->sched.policy != SIM_POLICY_SGLANG || ns == 0 || nf == 0 || m->sliding_window <= 0 ||
+        m->chunked_attn || sim_spec_active(cfg->spec) || !(bytes > 0.0))
+        return 0;
+    const double r =
+        cfg->swa_full_tokens_ratio > 0.0 ? cfg->swa_full_tokens_ratio : SGLANG_SWA_FULL_TOKENS_RATIO;
+    const double tokens = floor(bytes / per_token);
+    const int64_t full = (int64_t)(tokens * (double)attn / ((double)nf + r * (double)ns));
+    return full / cfg->block_size * cfg->block_size; /* aligned to the page */
+}
+
 int64_t sim_engine_kv_blocks(const sim_engine_cfg *cfg)
 {
     /* a block holds block_size tokens of the target's KV and of the draft's, in
@@ -83,6 +107,9 @@ int64_t sim_engine_kv_blocks(const sim_engine_cfg *cfg)
                            (double)sim_model_attn_layers(cfg->step.model) +
                        sim_spec_mem_extra(cfg->spec, &cfg->step).kv_bytes_per_token;
     double bytes = sim_engine_kv_capacity_bytes(cfg);
+    const int64_t sglang = sglang_full_pool_tokens(cfg, bytes, per_token);
+    if (sglang > 0)
+        return sglang / g.block_size;
     return bytes > 0.0 ? (int64_t)floor(bytes / ((double)g.block_size * per_token)) : 0;
 }
 

@@ -514,6 +514,45 @@ static void test_hybrid_state_groups(void **state)
     free(f);
 }
 
+/* SGLang's hybrid SWA memory (set_num_tokens_hybrid_swa): the profiled tokens T (the memory
+ * over every layer's bytes per token) are re-cut into a full pool of T (nf + ns) / (nf + r ns)
+ * tokens, r = --swa-full-tokens-ratio (0.8): gpt-oss-120b (18 full, 18 sliding layers) gets
+ * T x 36 / 32.4 = 1.111 T full-pool tokens, Gemma 3 27B (10 full, 52 sliding) T x 62 / 51.6 =
+ * 1.2016 T; r 1 leaves T; vLLM's groups are not SGLang's business. */
+static void test_sglang_swa_pool(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *model;
+        int tp;
+        double ratio, factor;
+    } cases[] = {{"gpt-oss-120b", 1, 0.8, 36.0 / 32.4},
+                 {"gpt-oss-120b", 1, 1.0, 1.0},
+                 {"gpt-oss-120b", 1, 0.5, 36.0 / 27.0},
+                 {"gemma-3-27b", 2, 0.8, 62.0 / 51.6}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        fixture *f = fx_new(cases[k].model, "h100-sxm", cases[k].tp);
+        if (f->m.quant.present) /* gpt-oss: its MXFP4 experts */
+            f->cfg.step.prec.weight = SIM_DT_MXFP4;
+        f->cfg.sched.policy = SIM_POLICY_SGLANG;
+        f->cfg.block_size = 1;
+        f->cfg.swa_full_tokens_ratio = cases[k].ratio;
+        const double bytes = sim_engine_kv_capacity_bytes(&f->cfg);
+        const double t = floor(bytes / sim_mem_kv_bytes_per_token(&f->cfg.step));
+        assert_true(t > 1000.0);
+        assert_int_equal(sim_engine_kv_blocks(&f->cfg), (int64_t)(t * cases[k].factor));
+        free(f);
+    }
+    /* gpt-oss's 36 layers of 2 x 8 KV heads x 64 x 2 B = 73,728 B a token */
+    fixture *f = fx_new("gpt-oss-120b", "h100-sxm", 1);
+    f->cfg.step.prec.weight = SIM_DT_MXFP4;
+    f->cfg.sched.policy = SIM_POLICY_SGLANG;
+    f->cfg.block_size = 1;
+    const double t = floor(sim_engine_kv_capacity_bytes(&f->cfg) / 73728.0);
+    assert_int_equal(sim_engine_kv_blocks(&f->cfg), (int64_t)(t * 36.0 / 32.4));
+    free(f);
+}
+
 /* Images in serve: one request of 100 text tokens and one 1280 x 720 image on Qwen2.5-VL-72B
  * (1196 placeholder tokens: a 1296-token prompt). Its first iteration is the language model's
  * prefill of the 1296 tokens plus the encoder, so its TTFT exceeds a 1296-token text request's
@@ -580,6 +619,7 @@ int main(void)
         cmocka_unit_test(test_hybrid_kv_sliding_window),
         cmocka_unit_test(test_hybrid_state_groups),
         cmocka_unit_test(test_images),
+        cmocka_unit_test(test_sglang_swa_pool),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
