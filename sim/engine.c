@@ -364,8 +364,10 @@ static int iterate(loop *L)
         prefill |= !decode;
         if (k > 0 && decode)
             L->draft[n - 1 - n_dec++] = groups[i]; /* verifying sequences fill from the end */
-        else if (k > 0)
-            L->draft[n_pre++] = groups[i];
+        else if (k > 0) { /* the draft has no vision encoder: the target encodes the images */
+            L->draft[n_pre] = groups[i];
+            L->draft[n_pre++].images = 0;
+        }
     }
     sim_step_cfg sc = L->cfg->step;
     sc.eager = sim_step_eager(&L->cfg->step, prefill);
