@@ -395,6 +395,11 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
     if (!st && o->goodput[0])
         st = sim_slo_parse(o->goodput, &s->slo, err);
     s->cfg.swa_full_tokens_ratio = o->swa_full_tokens_ratio;
+    if (!st && cli_opt_given(o, "--swa-full-tokens-ratio") && s->cfg.sched.policy != SIM_POLICY_SGLANG)
+        st = sim_fail(err, SIM_EINPUT,
+                      "--swa-full-tokens-ratio: SGLang's flag, but --engine %s is not SGLang; "
+                      "expected it only with --engine sglang",
+                      L->eng.name);
     if (!st)
         st = images_of(o, &L->model, &s->cfg.image_w, &s->cfg.image_h, err);
     if (!st)

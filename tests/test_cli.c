@@ -504,6 +504,7 @@ static void test_serve_bad_input(void **state)
              "--images-per-request 1 --image-size 1280x", "--image-size");
     bad_flag("run --model qwen2.5-vl-72b --hw h100-sxm --tp 4", "--image-size 0x720",
              "--image-size");
+    bad_flag(base, "--swa-full-tokens-ratio 0.5", "--swa-full-tokens-ratio");
     bad_flag(base, "--save-requests /nonexistent/dir/r.csv", "--save-requests");
     bad_flag(base, "--batch 4", "--batch");
     const char *p = tu_write_tmp("when,in,out\n1,2,3\n");
