@@ -165,6 +165,14 @@ const cli_opt_def cli_opt_table[] = {
       "requests (default 1000; with --trace: the first N of the trace)"),
     O("--random-input-len", CLI_OPT_INT, rand_in, 1, 1 << 26, CLI_OPT_CMD_SERVE,
       "prompt tokens per request (default 1024)"),
+    O("--images-per-request", CLI_OPT_INT, images, 0, 1024, CLI_OPT_CMD_RUN | CLI_OPT_CMD_SERVE,
+      "images each request carries: a multimodal model's vision encoder runs them in the "
+      "request's first prefill step, their placeholder tokens on top of the prompt (default 0)"),
+    O("--random-images-per-request", CLI_OPT_INT, images, 0, 1024, CLI_OPT_CMD_SERVE,
+      "serve's name for --images-per-request (the random dataset's images)"),
+    O("--image-size", CLI_OPT_STR, image_size, 0, 0, CLI_OPT_CMD_RUN | CLI_OPT_CMD_SERVE,
+      "WxH: every image's width and height in pixels, as the client sends it (default "
+      "1280x720)"),
     O("--random-output-len", CLI_OPT_INT, rand_out, 1, 1 << 26, CLI_OPT_CMD_SERVE,
       "generated tokens per request (default 128)"),
     O("--random-range-ratio", CLI_OPT_NUM, range_ratio, 0, 0.999999, CLI_OPT_CMD_SERVE,
@@ -242,6 +250,9 @@ const cli_opt_def cli_opt_table[] = {
       "reuse cached prompt prefixes (default: engine; on for vllm, sglang, trtllm)"),
     O("--no-enable-prefix-caching", CLI_OPT_BOOL, no_prefix_caching, 0, 0, CLI_OPT_CMD_SERVE,
       "turn prefix caching off"),
+    O("--swa-full-tokens-ratio", CLI_OPT_NUM, swa_full_tokens_ratio, 0.01, 1, CLI_OPT_CMD_SERVE,
+      "SGLang: its sliding-window layers' token pool over the full layers' (default 0.8, "
+      "SGLang's)"),
     O("--disable-hybrid-kv-cache-manager", CLI_OPT_BOOL, no_hybrid_kv, 0, 0, CLI_OPT_CMD_SERVE,
       "vLLM: size sliding-window layers' KV at full length, as vLLM's flag of that name does "
       "(default: a model mixing full and sliding layers keeps only the window's blocks)"),

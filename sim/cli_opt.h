@@ -71,6 +71,10 @@ typedef struct cli_opts {
     int64_t num_prompts, rand_in, rand_out, max_concurrency, seed, block_size, max_seqs, max_tokens;
     double range_ratio, rate, burstiness, time_scale;
     bool no_chunked;
+    /* images (a multimodal model's vision encoder): per request, and their size "WxH" */
+    int64_t images;
+    const char *image_size;
+    double swa_full_tokens_ratio; /* SGLang's SWA pool over its full pool */
     char goodput[CLI_OPT_LIST_LEN];
     /* capacity: the SLO, its percentile and the rate search's relative tolerance */
     const char *slo;

@@ -58,6 +58,35 @@ static void warn_if_serve_refuses(const cli_opts *o, const cli_load_result *L,
     sim_workload_free(&w);
 }
 
+/* --images-per-request and --image-size: the pixels of every image (1280 x 720 unless given;
+ * each side 1 to 65536), and a model that has a priced vision encoder when images are asked. */
+static sim_status images_of(const cli_opts *o, const sim_model *m, int64_t *w, int64_t *h,
+                            sim_err *err)
+{
+    *w = 1280;
+    *h = 720;
+    if (o->image_size) {
+        long long a = 0, b = 0;
+        int n = 0;
+        // NOLINTNEXTLINE(cert-err34-c): the ranges are checked below, the rest by %n
+        if (sscanf(o->image_size, "%7lldx%7lld%n", &a, &b, &n) != 2 ||
+            o->image_size[n] != '\0' || a < 1 || b < 1 || a > 65536 || b > 65536)
+            return sim_fail(err, SIM_EINPUT,
+                            "--image-size: value '%s', expected WxH pixels, each 1 to 65536 "
+                            "(e.g. 1280x720)",
+                            o->image_size);
+        *w = a;
+        *h = b;
+    }
+    if (o->images > 0 && m->vision.kind == SIM_VISION_NONE)
+        return sim_fail(err, SIM_EINPUT,
+                        "--images-per-request: value %lld, but %s has no vision encoder "
+                        "infersim prices (Qwen2.5-VL, Gemma 3, Llama 4; README \"Model "
+                        "families\")",
+                        (long long)o->images, m->path);
+    return SIM_OK;
+}
+
 sim_status cli_point_run(const cli_opts *o, cli_load_result *L, const cli_load_cache *cache,
                          sim_run_cfg *cfg, sim_run_result *r, sim_err *err)
 {
@@ -68,6 +97,12 @@ sim_status cli_point_run(const cli_opts *o, cli_load_result *L, const cli_load_c
                          .mem_util = L->eng.mem_fraction,
                          .spec = &L->spec,
                          .usd_per_gpu_hour = L->usd_per_gpu_hour};
+    sim_vision_image im;
+    if (!st && !(st = images_of(o, &L->model, &cfg->image_w, &cfg->image_h, err)) &&
+        o->images > 0 && sim_model_vision_image(&L->model, cfg->image_w, cfg->image_h, &im)) {
+        cfg->images = o->images;
+        cfg->input_len += o->images * im.tokens; /* the prompt the engine prefills */
+    }
     if (!st && L->eng.max_input_len > 0 && o->input_len > L->eng.max_input_len)
         st = sim_fail(err, SIM_EINPUT,
                       "--input-len: value %lld is past the engine's max_input_len %lld (%s; "
@@ -175,7 +210,8 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
                        .burstiness = o->burstiness,
                        .seed = seed,
                        .input_lens = o->replay_in,
-                       .output_lens = o->replay_out};
+                       .output_lens = o->replay_out,
+                       .images_per_request = o->images};
     sim_dataset ds;
     if (cli_point_public_dataset(o)) {
         if ((st = cli_point_dataset(o, &ds, err)))
@@ -358,6 +394,14 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
     s->cfg.seed = seed;
     if (!st && o->goodput[0])
         st = sim_slo_parse(o->goodput, &s->slo, err);
+    s->cfg.swa_full_tokens_ratio = o->swa_full_tokens_ratio;
+    if (!st && cli_opt_given(o, "--swa-full-tokens-ratio") && s->cfg.sched.policy != SIM_POLICY_SGLANG)
+        st = sim_fail(err, SIM_EINPUT,
+                      "--swa-full-tokens-ratio: SGLang's flag, but --engine %s is not SGLang; "
+                      "expected it only with --engine sglang",
+                      L->eng.name);
+    if (!st)
+        st = images_of(o, &L->model, &s->cfg.image_w, &s->cfg.image_h, err);
     if (!st)
         st = serve_workload(o, cache, seed, L->eng.block_size, &s->own, &s->w, err);
     sim_cluster_cfg cc = {

@@ -556,7 +556,8 @@ static sim_status disagg_loop(pools *P, sim_err *err)
                 break;
             sim_request q = w->reqs[x.i];
             q.arrival_ns = x.t;
-            q.kv_ready = q.input_tokens - 1; /* the last prompt token is computed to sample */
+            /* the last prompt token is computed to sample; the images came encoded */
+            q.kv_ready = sim_engine_prompt_tokens(c->prefill, &q) - 1;
             int to = least_outstanding(dec, c->n_decode, x.t);
             if (c->observer && c->observer->kv_transfer)
                 c->observer->kv_transfer(c->observer->ctx, (int64_t)x.i, x.from, c->n_prefill + to,

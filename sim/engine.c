@@ -80,7 +80,10 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
     char at[320];
     for (size_t i = 0; i < w->n; i++) {
         const sim_request *q = &w->reqs[i];
-        int64_t total = q->input_tokens + q->output_tokens;
+        if (q->images > 0 && (where(w, i, at, sizeof at), sim_engine_check_images(cfg, q, at, err)))
+            return SIM_EINPUT;
+        const int64_t prompt = sim_engine_prompt_tokens(cfg, q);
+        int64_t total = prompt + q->output_tokens;
         int64_t slots = total + sc->spec_tokens;
         /* at its largest: the last prompt chunk in flight (sliding tables hold the chunk and
          * the window before it) */
@@ -91,23 +94,23 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
             return sim_fail(err, SIM_EINPUT,
                             "%s: %lld input + %lld output tokens%s do not fit the whole KV cache "
                             "(%lld blocks of %lld = %lld tokens)",
-                            at, (long long)q->input_tokens, (long long)q->output_tokens,
+                            at, (long long)prompt, (long long)q->output_tokens,
                             sc->spec_tokens ? " + the speculative slots" : "", (long long)blocks,
                             (long long)g.block_size, (long long)cache_tokens);
         }
-        if (cfg->max_input_len > 0 && q->input_tokens > cfg->max_input_len) {
+        if (cfg->max_input_len > 0 && prompt > cfg->max_input_len) {
             where(w, i, at, sizeof at);
             return sim_fail(err, SIM_EINPUT,
                             "%s: %lld prompt tokens are past the engine's max_input_len %lld "
                             "(pass --max-input-len to build for longer prompts)",
-                            at, (long long)q->input_tokens, (long long)cfg->max_input_len);
+                            at, (long long)prompt, (long long)cfg->max_input_len);
         }
         if (total > context) {
             where(w, i, at, sizeof at);
             return sim_fail(err, SIM_EINPUT,
                             "%s: %lld input + %lld output tokens is past the context of %s "
                             "(max_position_embeddings %lld)",
-                            at, (long long)q->input_tokens, (long long)q->output_tokens,
+                            at, (long long)prompt, (long long)q->output_tokens,
                             cfg->step.model->path, (long long)context);
         }
         /* unchunked, a request recomputed after preemption re-prefills all it knows */
@@ -214,7 +217,7 @@ static void send_arrivals(loop *L)
     while (L->next < L->w->n && L->w->reqs[L->next].arrival_ns <= L->now &&
            (cap == 0 || L->inflight < cap)) {
         sim_seq *r = &L->res->seqs[L->next];
-        r->input = L->w->reqs[L->next].input_tokens;
+        r->input = sim_engine_prompt_tokens(L->cfg, &L->w->reqs[L->next]);
         r->output = L->w->reqs[L->next].output_tokens;
         r->computed = L->w->reqs[L->next].kv_ready; /* its first chunk needs the KV blocks */
         if (sim_engine_prefix_caching(L->cfg) && L->w->hash_block_tokens > 0) {
@@ -346,17 +349,25 @@ static int iterate(loop *L)
         if (!decode)
             prefill_tokens += q;
         bool samples = decode || r->computed + q == sim_seq_known(r);
+        /* the vision encoder runs a request's images in the step of its first prompt chunk
+         * (again after a preemption, which drops their encoder output with the blocks) */
+        const int64_t images = !decode && r->computed == 0 ? L->w->reqs[id].images : 0;
         /* a verify step needs logits at every position; a prompt at its last only */
         groups[i] = (sim_seq_group){.count = 1,
                                     .q = q,
                                     .c = r->computed,
                                     .logits = samples ? (decode ? q : 1) : 0,
+                                    .images = images,
+                                    .image_w = L->cfg->image_w,
+                                    .image_h = L->cfg->image_h,
                                     .rank = id}; /* round-robin DP attention groups */
         prefill |= !decode;
         if (k > 0 && decode)
             L->draft[n - 1 - n_dec++] = groups[i]; /* verifying sequences fill from the end */
-        else if (k > 0)
-            L->draft[n_pre++] = groups[i];
+        else if (k > 0) { /* the draft has no vision encoder: the target encodes the images */
+            L->draft[n_pre] = groups[i];
+            L->draft[n_pre++].images = 0;
+        }
     }
     sim_step_cfg sc = L->cfg->step;
     sc.eager = sim_step_eager(&L->cfg->step, prefill);

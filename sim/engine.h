@@ -100,7 +100,20 @@ typedef struct sim_engine_cfg {
     bool record_seconds; /* keep the output tokens of every 1-second window (res.out_seconds) */
     sim_frontend_cfg frontend; /* the API server / tokenizer and the stream (frontend.h); zero:
                                   none, every request and token as the engine sees it */
+    int64_t image_w, image_h;  /* the pixels of every request's images (--image-size) */
+    double swa_full_tokens_ratio; /* SGLang's --swa-full-tokens-ratio: its SWA pool's tokens over
+                                   * the full pool's (0: its default, 0.8) */
 } sim_engine_cfg;
+
+/* The prompt the engine prefills for request q: its input_tokens plus, for each of its images,
+ * the placeholder tokens the model's vision encoder writes for an image_w x image_h image
+ * (sim_model_vision_image). Equal to input_tokens for a text-only request. */
+int64_t sim_engine_prompt_tokens(const sim_engine_cfg *cfg, const sim_request *q);
+
+/* SIM_EINPUT naming `at` (the request's place in the workload) when q carries images the
+ * engine cannot encode: the model has no priced vision encoder, or the image size is unset. */
+sim_status sim_engine_check_images(const sim_engine_cfg *cfg, const sim_request *q,
+                                   const char *at, sim_err *err);
 
 typedef struct sim_engine_result {
     sim_seq *seqs; /* per request, in workload order (owned) */

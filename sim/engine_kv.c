@@ -1,5 +1,6 @@
 /* engine_kv.c - the KV cache an engine cuts its blocks from: the capacity, vLLM's hybrid KV cache
- * groups (sliding and chunked layers), and the blocks that follow (declared in engine.h). */
+ * groups (sliding and chunked layers), and the blocks that follow; the prompt a request's images
+ * add to (declared in engine.h). */
 #include "engine.h"
 
 #include <math.h>
@@ -73,6 +74,30 @@ sim_engine_kv_groups sim_engine_kv_groups_of(const sim_engine_cfg *cfg)
     return g;
 }
 
+/* SGLang's default --swa-full-tokens-ratio (python/sglang/srt/server_args.py). */
+#define SGLANG_SWA_FULL_TOKENS_RATIO 0.8
+
+/* SGLang's hybrid SWA memory (model_runner_kv_cache_mixin.py, set_num_tokens_hybrid_swa, at
+ * sgl-project/sglang@001ccef; the 0.5 releases' token form is the same when every layer's
+ * token costs the same bytes): the profiled tokens T (memory / every layer's bytes per token)
+ * are re-cut into a full pool of T (nf + ns) / (nf + r ns) tokens for the nf full layers and an
+ * SWA pool of r times that for the ns sliding ones, r = --swa-full-tokens-ratio; the scheduler's
+ * token budget (max_total_num_tokens) is the full pool. 0 when the rule does not apply (another
+ * engine, no sliding layers, every layer sliding, Llama 4's chunks, a draft model's KV). */
+static int64_t sglang_full_pool_tokens(const sim_engine_cfg *cfg, double bytes, double per_token)
+{
+    const sim_model *m = cfg->step.model;
+    const int64_t attn = sim_model_attn_layers(m), ns = m->sliding_layers, nf = attn - ns;
+    if (cfg->sched.policy != SIM_POLICY_SGLANG || ns == 0 || nf == 0 || m->sliding_window <= 0 ||
+        m->chunked_attn || sim_spec_active(cfg->spec) || !(bytes > 0.0))
+        return 0;
+    const double r =
+        cfg->swa_full_tokens_ratio > 0.0 ? cfg->swa_full_tokens_ratio : SGLANG_SWA_FULL_TOKENS_RATIO;
+    const double tokens = floor(bytes / per_token);
+    const int64_t full = (int64_t)(tokens * (double)attn / ((double)nf + r * (double)ns));
+    return full / cfg->block_size * cfg->block_size; /* aligned to the page */
+}
+
 int64_t sim_engine_kv_blocks(const sim_engine_cfg *cfg)
 {
     /* a block holds block_size tokens of the target's KV and of the draft's, in
@@ -82,6 +107,9 @@ int64_t sim_engine_kv_blocks(const sim_engine_cfg *cfg)
                            (double)sim_model_attn_layers(cfg->step.model) +
                        sim_spec_mem_extra(cfg->spec, &cfg->step).kv_bytes_per_token;
     double bytes = sim_engine_kv_capacity_bytes(cfg);
+    const int64_t sglang = sglang_full_pool_tokens(cfg, bytes, per_token);
+    if (sglang > 0)
+        return sglang / g.block_size;
     return bytes > 0.0 ? (int64_t)floor(bytes / ((double)g.block_size * per_token)) : 0;
 }
 
@@ -120,4 +148,26 @@ sim_status sim_engine_check_state(const sim_engine_cfg *cfg, sim_err *err)
                         "expected neither",
                         m->path);
     return SIM_OK;
+}
+
+int64_t sim_engine_prompt_tokens(const sim_engine_cfg *cfg, const sim_request *q)
+{
+    sim_vision_image im;
+    if (q->images <= 0 ||
+        !sim_model_vision_image(cfg->step.model, cfg->image_w, cfg->image_h, &im))
+        return q->input_tokens;
+    return q->input_tokens + q->images * im.tokens;
+}
+
+sim_status sim_engine_check_images(const sim_engine_cfg *cfg, const sim_request *q,
+                                   const char *at, sim_err *err)
+{
+    sim_vision_image im;
+    if (q->images <= 0 || sim_model_vision_image(cfg->step.model, cfg->image_w, cfg->image_h, &im))
+        return SIM_OK;
+    return sim_fail(err, SIM_EINPUT, "%s: %lld images, but %s%s", at, (long long)q->images,
+                    cfg->step.model->path,
+                    cfg->step.model->vision.kind == SIM_VISION_NONE
+                        ? " has no vision encoder infersim prices"
+                        : ": the engine's image size is not set (image_w, image_h)");
 }

@@ -11,6 +11,20 @@
  * q_down and kv_down = the GEMM + the RMSNorm of the latent; kv_up = W_UK and W_UV (decode);
  * qk_norm = q_norm and k_norm, two RMSNorm launches (vLLM's and SGLang's Qwen3Attention). */
 static const sim_op_meta op_table[SIM_OP_COUNT] = {
+    [SIM_OP_VISION_PATCH_EMBED] = {"vision_patch_embed", SIM_OPK_GEMM, false, 1, false, false},
+    [SIM_OP_VISION_NORM] = {"vision_norm", SIM_OPK_VECTOR, false, 1, false, false},
+    [SIM_OP_VISION_QKV] = {"vision_qkv", SIM_OPK_GEMM, false, 1, false, false},
+    [SIM_OP_VISION_ATTENTION] = {"vision_attention", SIM_OPK_ATTENTION, false, 1, false, false},
+    [SIM_OP_VISION_ATTENTION_WINDOW] = {"vision_attention_window", SIM_OPK_ATTENTION, false, 1,
+                                        false, false},
+    [SIM_OP_VISION_O_PROJ] = {"vision_o_proj", SIM_OPK_GEMM, false, 1, false, false},
+    [SIM_OP_VISION_MLP_UP] = {"vision_mlp_up", SIM_OPK_GEMM, false, 1, false, false},
+    [SIM_OP_VISION_MLP_ACT] = {"vision_mlp_act", SIM_OPK_VECTOR, false, 1, false, false},
+    [SIM_OP_VISION_MLP_DOWN] = {"vision_mlp_down", SIM_OPK_GEMM, false, 1, false, false},
+    [SIM_OP_VISION_ALLREDUCE] = {"vision_allreduce", SIM_OPK_COMM, false, 1, false, false},
+    [SIM_OP_VISION_MERGER_FC1] = {"vision_merger_fc1", SIM_OPK_GEMM, false, 1, false, false},
+    [SIM_OP_VISION_MERGER_FC2] = {"vision_merger_fc2", SIM_OPK_GEMM, false, 1, false, false},
+    [SIM_OP_VISION_PROJ] = {"vision_proj", SIM_OPK_GEMM, false, 1, false, false},
     [SIM_OP_EMBED] = {"embed", SIM_OPK_VECTOR, false, 1, false, false},
     [SIM_OP_ATTN_NORM] = {"attn_norm", SIM_OPK_VECTOR, true, 1, false, false},
     [SIM_OP_QKV_PROJ] = {"qkv_proj", SIM_OPK_GEMM, true, 1, false, false},
@@ -53,7 +67,7 @@ static const sim_op_meta op_table[SIM_OP_COUNT] = {
     [SIM_OP_SAMPLING] = {"sampling", SIM_OPK_VECTOR, false, 4, false, false},
     [SIM_OP_DP_SYNC] = {"dp_sync", SIM_OPK_COMM, false, 1, false, false},
 };
-static_assert(SIM_OP_COUNT == 41, "op_table must list every sim_op_id");
+static_assert(SIM_OP_COUNT == 54, "op_table must list every sim_op_id");
 
 /* Layer `l` is one of n spread evenly over L layers. */
 static bool spread(int64_t l, int64_t n, int64_t L) { return (l + 1) * n / L > l * n / L; }
@@ -410,6 +424,17 @@ sim_batch_shape sim_graph_shape(const sim_model *m, const sim_seq_group *g, size
     const bool mixed =
         m->sliding_layers > 0 && (m->sliding_layers < sim_model_attn_layers(m) || m->chunked_attn);
     for (size_t i = 0; i < n; i++) {
+        sim_vision_image im;
+        if (g[i].count > 0 && g[i].images > 0 &&
+            sim_model_vision_image(m, g[i].image_w, g[i].image_h, &im)) {
+            const double k = (double)(g[i].count * g[i].images);
+            s.vis_images += k;
+            s.vis_tiles += k * (double)im.tiles;
+            s.vis_patches += k * (double)im.patches;
+            s.vis_merged += k * (double)im.merged;
+            s.vis_full_pairs += k * im.full_pairs;
+            s.vis_window_pairs += k * im.window_pairs;
+        }
         if (g[i].count == 1 && win <= 0 && !mixed) {
             shape_add_one(&s, &g[i]);
             continue;

@@ -76,6 +76,21 @@
 #include "status.h"
 
 typedef enum sim_op_id {
+    /* a multimodal model's vision encoder over the step's images (graph_vision.c): once per
+     * step, each repeated over the encoder's layers (repeats) */
+    SIM_OP_VISION_PATCH_EMBED, /* the patch embedding: patches x (channels x frames x p^2) -> h */
+    SIM_OP_VISION_NORM,        /* the ViT's norms: two a layer, and the merger's / final one */
+    SIM_OP_VISION_QKV,         /* h -> 3h / tp */
+    SIM_OP_VISION_ATTENTION,   /* non-causal attention over each image's (tile's) patches */
+    SIM_OP_VISION_ATTENTION_WINDOW, /* the windowed layers (Qwen2.5-VL) */
+    SIM_OP_VISION_O_PROJ,
+    SIM_OP_VISION_MLP_UP,   /* h -> f / tp (SwiGLU: gate and up, 2f / tp) */
+    SIM_OP_VISION_MLP_ACT,
+    SIM_OP_VISION_MLP_DOWN,
+    SIM_OP_VISION_ALLREDUCE, /* after the attention and the MLP at tp > 1 */
+    SIM_OP_VISION_MERGER_FC1, /* the merger / adapter MLP's first layer (Qwen2.5-VL, Llama 4) */
+    SIM_OP_VISION_MERGER_FC2, /* its second */
+    SIM_OP_VISION_PROJ,      /* the projection into the language model's width (Gemma 3, Llama 4) */
     SIM_OP_EMBED,
     SIM_OP_ATTN_NORM,
     SIM_OP_QKV_PROJ,
@@ -154,6 +169,9 @@ typedef struct sim_seq_group {
     int64_t q;      /* new tokens per sequence this step (>= 1) */
     int64_t c;      /* cached tokens per sequence before this step */
     int64_t logits; /* tokens per sequence that need logits (0..q) */
+    int64_t images;           /* images per sequence the vision encoder runs this step (their
+                               * placeholder tokens are part of q) */
+    int64_t image_w, image_h; /* their size in pixels */
     int64_t rank;   /* data-parallel attention: the group (mod dp) its first sequence lives in,
                      * the others following round-robin (an engine passes the request's index:
                      * SGLang's round-robin DP controller); 0 by default */
@@ -322,6 +340,8 @@ typedef struct sim_batch_shape {
      * speculative verifies): MLA runs them in the absorbed form */
     double dec_tokens, dec_pairs, dec_kv_tokens;
     double dec_seqs; /* sequences of those groups */
+    /* the vision encoder's work (sim_model_vision_image summed over the step's images) */
+    double vis_images, vis_tiles, vis_patches, vis_merged, vis_full_pairs, vis_window_pairs;
     /* data-parallel attention: the slowest group's own share (sim_graph_shape_dp), which the
      * attention side of the step runs; NULL: the mean share, tokens and sequences rounded up */
     const struct sim_batch_shape *busiest;
@@ -476,6 +496,13 @@ void sim_graph_build_indexer(const sim_model *m, const sim_prec *prec, const sim
 /* Bytes one token's indexer key takes in one layer's cache: index_head_dim fp8 values and an
  * fp32 scale per 128 (vLLM's DeepseekV32IndexerCache: 128 + 4 = 132); 0 without DSA. */
 double sim_graph_indexer_key_bytes(const sim_model *m);
+
+/* graph_vision.c: the vision encoder's ops for the step's images (s->vis_*) under tensor
+ * parallelism tp (heads, the MLP and the merger's first layer split tp ways, the patch embedding
+ * replicated, two all-reduces a layer), every GEMM 16-bit in the residual format rb (engines keep
+ * the tower unquantized), and their repeats. Absent without images. */
+void sim_graph_build_vision(const sim_model *m, int tp, const sim_batch_shape *s, sim_dtype rdt,
+                            sim_graph *g);
 
 /* KV heads each GPU holds: ceil(kv_heads / tp). */
 int64_t sim_graph_kv_heads_per_gpu(const sim_model *m, int tp);

@@ -681,6 +681,7 @@ void sim_graph_build_par(const sim_model *m, const sim_par *par, const sim_prec 
     build_layer(m, par, prec, sp, out);
     const sim_batch_shape a = dp_share(sp, sim_par_dp(par));
     build_edges(m, par->tp, prec, &a, out);
+    sim_graph_build_vision(m, par->tp, sp, vec, out);
     /* data-parallel attention: before each step every group learns the others' batch (SGLang's
      * prepare_mlp_sync_batch: an all-gather of 6 int64 per rank over all the GPUs), so the
      * groups step together; the step then waits for the slowest group (sim_graph_shape_dp) */

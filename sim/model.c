@@ -111,7 +111,7 @@ static sim_status read_attention_options(const cJSON *cfg, const char *path, sim
         return st;
     if (!use_window || m->sliding_window >= m->max_positions)
         m->sliding_window = 0;
-    bool qwen2 = type && strcmp(type, "qwen2") == 0;
+    bool qwen2 = type && (strcmp(type, "qwen2") == 0 || strcmp(type, "qwen2_5_vl") == 0);
     if ((st = sim_jsonf_int_opt(cfg, path, "num_nextn_predict_layers", 0, 64, 0, &m->mtp_layers,
                                 err)))
         return st;
@@ -308,6 +308,7 @@ static const struct {
     {"llama4_text", "Llama4ForCausalLM"},   {"gemma3_text", "Gemma3ForCausalLM"},
     {"qwen3_next", "Qwen3NextForCausalLM"}, {"nemotron_h", "NemotronHForCausalLM"},
     {"deepseek_v32", "DeepseekV32ForCausalLM"},
+    {"qwen2_5_vl", "Qwen2_5_VLForConditionalGeneration"},
 };
 static const struct {
     const char *model_type, *architecture;
@@ -370,7 +371,7 @@ static sim_status check_family(const cJSON *root, const cJSON *cfg, const char *
                         "%s: field 'model_type' is \"%s\", a family infersim does not price; "
                         "expected one of llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, "
                         "qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss, llama4_text, gemma3_text, "
-                        "qwen3_next, nemotron_h, deepseek_v32 (README \"Model families\")",
+                        "qwen3_next, nemotron_h, deepseek_v32, qwen2_5_vl (README \"Model families\")",
                         path, type);
     const cJSON *archs = sim_jsonf_find(root, "architectures");
     if (archs && !cJSON_IsArray(archs))
@@ -479,39 +480,6 @@ static sim_status read_llama4(const cJSON *cfg, const char *path, sim_model *m, 
     return SIM_OK;
 }
 
-/* Llama 4's vision tower (vision_config, a ViT) and its projector: parameters only, held in GPU
- * memory by an engine that serves the checkpoint; images are not priced. Per the checkpoint's
- * tensors (Llama-4-Scout-17B-16E): class embedding h, positions ((image / patch)^2 + 1) x h,
- * patch projection 3 x patch^2 x h, pre and post LayerNorms 4h; per layer q, k, v, o with
- * biases 4h^2 + 4h, fc1 h x f + f, fc2 f x h + h, two LayerNorms 4h; the pixel-shuffle adapter
- * f x p_in and p_in x p_out (f = h / ratio^2), the projector vision_output_dim x hidden. */
-static sim_status read_llama4_vision(const cJSON *root, const char *path, sim_model *m,
-                                     sim_err *err)
-{
-    const cJSON *v = sim_jsonf_find(root, "vision_config");
-    if (!v)
-        return SIM_OK;
-    int64_t h, f, layers, image, patch, p_in, p_out, out_dim;
-    const int64_t big = (int64_t)1 << 20;
-    sim_status st;
-    if ((st = sim_jsonf_int(v, path, "hidden_size", 1, big, &h, err)) ||
-        (st = sim_jsonf_int(v, path, "intermediate_size", 1, 8 * big, &f, err)) ||
-        (st = sim_jsonf_int(v, path, "num_hidden_layers", 1, 1000, &layers, err)) ||
-        (st = sim_jsonf_int(v, path, "image_size", 1, big, &image, err)) ||
-        (st = sim_jsonf_int(v, path, "patch_size", 1, big, &patch, err)) ||
-        (st = sim_jsonf_int(v, path, "projector_input_dim", 1, big, &p_in, err)) ||
-        (st = sim_jsonf_int(v, path, "projector_output_dim", 1, big, &p_out, err)) ||
-        (st = sim_jsonf_int(v, path, "vision_output_dim", 1, big, &out_dim, err)))
-        return st;
-    const double H = (double)h, F = (double)f, side = (double)(image / patch);
-    double p = H + (side * side + 1.0) * H + 3.0 * (double)(patch * patch) * H + 4.0 * H;
-    p += (double)layers * (4.0 * H * H + 4.0 * H + 2.0 * H * F + F + H + 4.0 * H);
-    p += F * (double)p_in + (double)p_in * (double)p_out;
-    p += (double)out_dim * (double)m->hidden;
-    m->vision_params = p;
-    return SIM_OK;
-}
-
 /* Gemma 3 (gemma3_text; transformers' Gemma3TextConfig and modeling_gemma3.py): every
  * sliding_window_pattern-th layer (default 6: layers 5, 11, ...) attends to everything, the others
  * within sliding_window, unless layer_types lists them; four RMSNorms a layer (before and after
@@ -533,12 +501,6 @@ static sim_status read_gemma3(const cJSON *cfg, const char *path, sim_model *m, 
             m->sliding_layers += (i + 1) % pattern != 0;
     }
     return SIM_OK;
-}
-
-static bool is_llama4(const cJSON *root)
-{
-    const cJSON *t = sim_jsonf_find(root, "model_type");
-    return cJSON_IsString(t) && strcmp(t->valuestring, "llama4") == 0;
 }
 
 /* The family-specific parts: MoE, MLA, per-layer attention, gpt-oss and Qwen3 extras. */
@@ -583,7 +545,7 @@ sim_status sim_model_load(const char *path, sim_model *m, sim_err *err)
         !(st = read_architecture(cfg, path, m, err)) && !(st = read_dtype(cfg, path, m, err)) &&
         /* a wrapper's text_config may leave the dtype to the wrapper (Gemma 3) */
         !(st = !m->dtype_known && root != cfg ? read_dtype(root, path, m, err) : SIM_OK) &&
-        !(st = root != cfg && is_llama4(root) ? read_llama4_vision(root, path, m, err) : SIM_OK) &&
+        !(st = sim_model_read_vision(root, cfg, path, m, err)) &&
         !(st = sim_quant_read(sim_jsonf_find(root, "quantization_config") ? root : cfg, path,
                               &m->quant, err))) {
         snprintf(m->path, sizeof m->path, "%s", path);

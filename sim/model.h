@@ -6,7 +6,8 @@
  * vocab_size, tie_word_embeddings (default false), max_position_embeddings, torch_dtype (or
  * dtype), sliding_window / use_sliding_window, attention_bias (default: true for qwen2),
  * num_nextn_predict_layers (MTP layers, default 0), text_config (multimodal wrappers: the
- * language model inside is read), and quantization_config (quant.h: the defaults of the dtype
+ * language model inside is read), vision_config (Qwen2.5-VL, Gemma 3, Llama 4: the vision
+ * encoder, model_vision.c), and quantization_config (quant.h: the defaults of the dtype
  * flags for a quantized checkpoint).
  *
  * infersim_hf_ids (optional) lists the Hugging Face ids a shipped file stands for, so that
@@ -57,6 +58,50 @@ typedef enum sim_linear_kind {
     SIM_LINEAR_MAMBA2, /* Mamba-2 SSD (Nemotron-H): mamba_chunk_scan_combined, selective update */
 } sim_linear_kind;
 
+/* A multimodal checkpoint's vision encoder (model_vision.c): a ViT over an image's patches, then
+ * the merger / projector that writes the language model's image tokens. */
+typedef enum sim_vision_kind {
+    SIM_VISION_NONE,
+    SIM_VISION_QWEN25, /* Qwen2.5-VL: dynamic resolution, 2x2 spatial merge, window attention */
+    SIM_VISION_SIGLIP, /* Gemma 3: SigLIP at a fixed 896 x 896, pooled to mm_tokens_per_image */
+    SIM_VISION_LLAMA4, /* Llama 4: 336 x 336 tiles (+ a global one), pixel shuffle 0.5 */
+} sim_vision_kind;
+
+typedef struct sim_vision {
+    sim_vision_kind kind;
+    int64_t depth, hidden, intermediate, heads; /* the ViT's layers and widths */
+    int64_t patch;          /* patch side in pixels */
+    int64_t in_patch;       /* values of one patch into the patch embedding (channels x frames x
+                               patch^2) */
+    int64_t merge;          /* patches merged per LM token along each side (Qwen: spatial_merge_size;
+                               Gemma 3: the 4 x 4 average pool; Llama 4: 1 / pixel_shuffle_ratio) */
+    int64_t window;         /* Qwen2.5-VL: window side in merged tokens (window_size / merge /
+                               patch); 0: every layer full */
+    int64_t full_layers;    /* layers with full attention (the others windowed) */
+    int64_t image_size;     /* fixed input side (SigLIP 896, a Llama 4 tile 336); 0: dynamic */
+    int64_t min_pixels, max_pixels; /* Qwen's smart_resize bounds */
+    int64_t fixed_tokens;   /* LM tokens per image when fixed (Gemma 3's mm_tokens_per_image) */
+    int64_t max_tiles;      /* Llama 4: local tiles at most */
+    int64_t merger_in, merger_mid, merger_out; /* the merger / adapter MLP in -> mid -> out
+                                                  (0: none) */
+    int64_t out_hidden;     /* the language model width the projection writes */
+    int64_t proj_in;        /* a last projection's input width into out_hidden (0: none) */
+    bool gated_mlp;         /* SwiGLU MLP (Qwen2.5-VL), else fc1 -> GELU -> fc2 */
+    bool class_token;       /* a class token per tile (Llama 4) */
+} sim_vision;
+
+/* One image as the encoder sees it (sim_model_vision_image). */
+typedef struct sim_vision_image {
+    int64_t tiles;       /* encoder sequences (Llama 4's tiles; 1 otherwise) */
+    int64_t patches;     /* encoder tokens over all tiles */
+    int64_t merged;      /* rows into the merger / projector */
+    int64_t tokens;      /* the language model's placeholder tokens for it */
+    double full_pairs;   /* query-key pairs of one full-attention layer (non-causal) */
+    double window_pairs; /* of one windowed layer (Qwen2.5-VL); 0 without windows */
+    int64_t resized_w, resized_h; /* the pixels it is resized to (Qwen's smart_resize; the tile
+                                     canvas of Llama 4; SigLIP's fixed square) */
+} sim_vision_image;
+
 typedef struct sim_model {
     char name[96];          /* file stem, e.g. "llama-3.1-8b" */
     char path[256];         /* file it was loaded from */
@@ -82,8 +127,9 @@ typedef struct sim_model {
     int64_t extra_norms;    /* RMSNorm weight vectors a layer has beyond the usual two (Gemma 3: 2) */
     bool chunked_attn;      /* the sliding_layers attend within aligned chunks of sliding_window
                                tokens (Llama 4's iRoPE), not a sliding window */
-    double vision_params;   /* a multimodal checkpoint's vision tower and projector (Llama 4);
-                               held in memory, images not priced */
+    double vision_params;   /* a multimodal checkpoint's vision tower and projector: held in
+                               memory (Llama 4, Gemma 3, Qwen2.5-VL) */
+    sim_vision vision;      /* its encoder, priced per image (kind NONE: none) */
     /* hybrid layer plans (model_linear.c; 0 for a plain decoder, whose every layer has
      * attention and an MLP): layers whose token mixer is a linear-attention / state-space
      * layer (no per-token KV: a constant state per sequence), layers with no token mixer
@@ -177,6 +223,25 @@ double sim_model_indexer_params(const sim_model *m);
  * d x (2 hv dv + 2 G N + hv) (z, x, B, C, dt), conv1d conv_dim x K (+ conv_dim bias), dt_bias,
  * A_log, D (hv each), the gated norm (hv dv), out_proj hv dv x d. 0 without linear layers. */
 double sim_model_linear_params(const sim_model *m);
+
+/* model_vision.c: one image of width x height pixels (each >= 1) as the model's vision encoder
+ * takes it. Qwen2.5-VL: resized to multiples of patch x merge (28) within [min_pixels,
+ * max_pixels] (smart_resize), patches (h/14)(w/14), tokens a quarter of them, windows of
+ * 8 x 8 patches; Gemma 3: 4096 patches, 256 tokens whatever the size; Llama 4: the tile canvas
+ * get_best_fit picks (rows x cols <= max_tiles, the least upscale, else the least downscale),
+ * plus a global tile when more than one, 577 patches and 144 tokens each. False when the model
+ * has no vision encoder.
+ * A 1280 x 720 image on Qwen2.5-VL resizes to 1288 x 728: 92 x 52 = 4784 patches, 1196 tokens.
+ * Example (const sim_model *m):
+ *     sim_vision_image im;
+ *     bool has_encoder = sim_model_vision_image(m, 1280, 720, &im);
+ *     ... im.tokens: the image's placeholder tokens in the prompt
+ */
+bool sim_model_vision_image(const sim_model *m, int64_t width, int64_t height,
+                            sim_vision_image *out);
+
+/* Parameters of the vision encoder and its projector (0 without one). */
+double sim_model_vision_params(const sim_vision *v);
 
 /* Parameters of one routed expert (gate, up, down and their biases). */
 double sim_model_expert_params(const sim_model *m);

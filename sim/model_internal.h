@@ -21,4 +21,10 @@ sim_status sim_model_read_dsa(const cJSON *cfg, const char *path, sim_model *m, 
 sim_status sim_model_read_nemotron_h(const cJSON *cfg, const char *path, sim_model *m,
                                      sim_err *err);
 
+/* The vision encoder of a multimodal checkpoint (model_vision.c): Qwen2.5-VL's (model_type
+ * qwen2_5_vl), Gemma 3's SigLIP (a gemma3 wrapper), Llama 4's (a llama4 wrapper), from root's
+ * vision_config; its parameters into m->vision_params. Other wrappers' towers are not priced. */
+sim_status sim_model_read_vision(const cJSON *root, const cJSON *cfg, const char *path,
+                                 sim_model *m, sim_err *err);
+
 #endif

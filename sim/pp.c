@@ -106,7 +106,8 @@ double sim_pp_stage_ns(const sim_step_cfg *cfg, const sim_step_result *r, int s)
         if (g->repeats[i] == 0)
             continue;
         if (!sim_op_info((sim_op_id)i)->per_layer)
-            n = i == SIM_OP_EMBED ? s == 0 : s == pp - 1;
+            /* the vision encoder and the embedding on the first stage, the head on the last */
+            n = (double)g->repeats[i] * (i <= SIM_OP_EMBED ? s == 0 : s == pp - 1);
         else if (g->repeats[i] == g->layers)
             n = (double)lay[s];
         else /* the dense or MoE, sliding or full layers that fall in this stage */

@@ -234,7 +234,13 @@ void sim_run_simulate(const sim_run_cfg *cfg, sim_run_result *out)
     /* Prefill runs eagerly: engines capture CUDA graphs for decode batches only. */
     sim_step_cfg pre = cfg->step;
     pre.eager = sim_step_eager(&cfg->step, true);
-    sim_seq_group g = {.count = cfg->batch, .q = cfg->input_len, .c = 0, .logits = 1};
+    sim_seq_group g = {.count = cfg->batch,
+                       .q = cfg->input_len,
+                       .c = 0,
+                       .logits = 1,
+                       .images = cfg->images,
+                       .image_w = cfg->image_w,
+                       .image_h = cfg->image_h};
     sim_step_price(&pre, &g, 1, &out->prefill);
     /* over pipeline stages, the one-shot makespan of the prompt's micro-batches */
     out->ttft_ns = sim_pp_stages(&cfg->step) > 1 ? sim_pp_round_ns(&pre, &g, 1, NULL, false)

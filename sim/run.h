@@ -44,7 +44,9 @@
 typedef struct sim_run_cfg {
     sim_step_cfg step;    /* step.eager: decode kernels launched eagerly (--enforce-eager) */
     int64_t batch;        /* sequences */
-    int64_t input_len;    /* prompt tokens per sequence */
+    int64_t input_len;    /* prompt tokens per sequence (its images' placeholder tokens included) */
+    int64_t images;       /* images per sequence the prefill encodes (a vision encoder's) */
+    int64_t image_w, image_h; /* their pixels */
     int64_t output_len;   /* generated tokens per sequence (>= 1) */
     double mem_util;      /* --gpu-memory-utilization, (0, 1] */
     const sim_spec *spec; /* speculative decoding; NULL (or method none) for plain decoding */

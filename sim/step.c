@@ -546,6 +546,7 @@ const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_se
     }
     if (!memo->valid || memo->tokens != s.tokens || memo->seqs != s.seqs ||
         memo->logits != s.logits || memo->dec_tokens != s.dec_tokens ||
+        memo->vis_patches != s.vis_patches || memo->vis_window_pairs != s.vis_window_pairs ||
         memo->rank[0] != rank[0] || memo->rank[1] != rank[1] || memo->rank[2] != rank[2] ||
         memo->rank[3] != rank[3]) {
         base = price_shape(cfg, &s, &memo->r);
@@ -555,6 +556,8 @@ const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_se
         memo->seqs = s.seqs;
         memo->logits = s.logits;
         memo->dec_tokens = s.dec_tokens;
+        memo->vis_patches = s.vis_patches;
+        memo->vis_window_pairs = s.vis_window_pairs;
         memcpy(memo->rank, rank, sizeof rank);
         return &memo->r;
     }

@@ -208,6 +208,7 @@ void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t
 typedef struct sim_step_memo {
     bool valid;
     double tokens, seqs, logits, dec_tokens;
+    double vis_patches, vis_window_pairs; /* the images the step encodes (graph_vision.c) */
     double rank[4]; /* data-parallel attention: the slowest group's tokens, sequences, logits and
                        decode tokens */
     double base[9]; /* private: the sums over every op that does not depend on the contexts */

@@ -159,6 +159,8 @@ sim_status sim_workload_synthetic(const sim_synth_cfg *c, sim_workload *out, sim
             out->reqs[i].output_tokens = sim_rng_int(&rng, out_lo, out_hi);
         }
     }
+    for (size_t i = 0; i < n; i++)
+        out->reqs[i].images = c->images_per_request;
     if (gaps) {
         /* gamma(shape B, scale 1 / (rate B)) has mean 1 / rate; rescale to exactly N / rate */
         double total = 0.0;
@@ -185,6 +187,7 @@ typedef struct trace_reader {
     const char *path;
     trace_fmt fmt;
     int col_time, col_in, col_out; /* CSV columns */
+    int col_images;                /* the plain format's optional images column; -1: none */
     double *t_s;                   /* raw arrival per request, seconds (any origin) */
     size_t cap;
     size_t hash_cap; /* room in the workload's hash_ids */
@@ -300,6 +303,10 @@ static sim_status csv_header(trace_reader *tr, char *line, sim_err *err)
             tr->col_time = cols[0];
             tr->col_in = cols[1];
             tr->col_out = cols[2];
+            tr->col_images = -1;
+            for (int i = 0; pass && i < n; i++)
+                if (strcmp(f[i], "images") == 0)
+                    tr->col_images = i;
             return SIM_OK;
         }
     }
@@ -312,6 +319,23 @@ static sim_status csv_header(trace_reader *tr, char *line, sim_err *err)
         tr->path, f[0]);
 }
 
+/* Images per request (a trace's optional images column or field): a whole number in [0, 1024]. */
+#define MAX_IMAGES 1024
+static sim_status parse_images(const trace_reader *tr, int64_t line, const char *s, int64_t *out,
+                               sim_err *err)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || v != floor(v) || v < 0 || v > MAX_IMAGES)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s:%lld: field 'images' is '%s', expected a whole number of images in "
+                        "[0, %d]",
+                        tr->path, (long long)line, s, MAX_IMAGES);
+    *out = (int64_t)v;
+    return SIM_OK;
+}
+
 static sim_status csv_row(trace_reader *tr, char *line, int64_t lineno, sim_request *r, double *t,
                           sim_err *err)
 {
@@ -320,6 +344,8 @@ static sim_status csv_row(trace_reader *tr, char *line, int64_t lineno, sim_requ
     int need = tr->col_time > tr->col_in ? tr->col_time : tr->col_in;
     if (tr->col_out > need)
         need = tr->col_out;
+    if (tr->col_images > need)
+        need = tr->col_images;
     if (n <= need)
         return sim_fail(err, SIM_EINPUT, "%s:%lld: %d fields, expected at least %d", tr->path,
                         (long long)lineno, n, need + 1);
@@ -344,6 +370,8 @@ static sim_status csv_row(trace_reader *tr, char *line, int64_t lineno, sim_requ
     sim_status st = parse_tokens(tr, lineno, in_name, f[tr->col_in], &r->input_tokens, err);
     if (!st)
         st = parse_tokens(tr, lineno, out_name, f[tr->col_out], &r->output_tokens, err);
+    if (!st && tr->col_images >= 0)
+        st = parse_images(tr, lineno, f[tr->col_images], &r->images, err);
     return st;
 }
 
@@ -434,6 +462,12 @@ static sim_status jsonl_row(trace_reader *tr, const char *line, int64_t lineno, 
         st = json_int_field(tr, lineno, o, "output_length", &r->output_tokens, err);
     if (!st)
         st = hash_ids_field(tr, lineno, o, r, w, err);
+    const cJSON *im = cJSON_GetObjectItemCaseSensitive(o, "images");
+    if (!st && im) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%.17g", cJSON_IsNumber(im) ? im->valuedouble : -1.0);
+        st = parse_images(tr, lineno, cJSON_IsNumber(im) ? buf : "not a number", &r->images, err);
+    }
     cJSON_Delete(o);
     return st;
 }

@@ -47,6 +47,9 @@ typedef struct sim_request {
     int64_t n_hash;        /* 0: shares nothing */
     int64_t kv_ready;      /* prompt tokens whose KV comes with it (a disaggregated decode
                             * instance's requests: the prefill instance sent it); 0 otherwise */
+    int64_t images;        /* images it carries (a multimodal model's vision encoder runs them;
+                            * their placeholder tokens come on top of input_tokens: the engine's
+                            * sim_engine_prompt_tokens); 0: text only */
 } sim_request;
 
 typedef struct sim_workload {
@@ -72,6 +75,7 @@ typedef struct sim_synth_cfg {
      * are output_len (input_len and range_ratio are not used). Ids name its hash blocks of
      * hash_block_tokens tokens: shared while a block lies wholly inside the prefix. */
     int64_t num_prefixes, prefix_len, suffix_len, hash_block_tokens;
+    int64_t images_per_request; /* images each request carries (--random-images-per-request) */
     /* Exact lengths to replay (a vLLM --save-detailed result's input_lens and output_lens):
      * request i gets input_lens[i] and output_lens[i], each >= 1 (NULL: drawn as above). */
     const int64_t *input_lens, *output_lens;

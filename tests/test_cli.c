@@ -498,6 +498,13 @@ static void test_serve_bad_input(void **state)
     bad_flag(base, "--trace azure-conv-sample.csv --random-input-len 5", "--random-input-len");
     bad_flag(base, "--trace /nonexistent/trace.csv", "/nonexistent/trace.csv");
     bad_flag(base, "--random-input-len 200000", "max_position_embeddings");
+    /* images: a model without a vision encoder, a malformed size */
+    bad_flag(base, "--random-images-per-request 1", "--images-per-request");
+    bad_flag("serve --model qwen2.5-vl-72b --hw h100-sxm --tp 4 --num-prompts 5",
+             "--images-per-request 1 --image-size 1280x", "--image-size");
+    bad_flag("run --model qwen2.5-vl-72b --hw h100-sxm --tp 4", "--image-size 0x720",
+             "--image-size");
+    bad_flag(base, "--swa-full-tokens-ratio 0.5", "--swa-full-tokens-ratio");
     bad_flag(base, "--save-requests /nonexistent/dir/r.csv", "--save-requests");
     bad_flag(base, "--batch 4", "--batch");
     const char *p = tu_write_tmp("when,in,out\n1,2,3\n");

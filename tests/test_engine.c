@@ -514,6 +514,93 @@ static void test_hybrid_state_groups(void **state)
     free(f);
 }
 
+/* SGLang's hybrid SWA memory (set_num_tokens_hybrid_swa): the profiled tokens T (the memory
+ * over every layer's bytes per token) are re-cut into a full pool of T (nf + ns) / (nf + r ns)
+ * tokens, r = --swa-full-tokens-ratio (0.8): gpt-oss-120b (18 full, 18 sliding layers) gets
+ * T x 36 / 32.4 = 1.111 T full-pool tokens, Gemma 3 27B (10 full, 52 sliding) T x 62 / 51.6 =
+ * 1.2016 T; r 1 leaves T; vLLM's groups are not SGLang's business. */
+static void test_sglang_swa_pool(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *model;
+        int tp;
+        double ratio, factor;
+    } cases[] = {{"gpt-oss-120b", 1, 0.8, 36.0 / 32.4},
+                 {"gpt-oss-120b", 1, 1.0, 1.0},
+                 {"gpt-oss-120b", 1, 0.5, 36.0 / 27.0},
+                 {"gemma-3-27b", 2, 0.8, 62.0 / 51.6}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        fixture *f = fx_new(cases[k].model, "h100-sxm", cases[k].tp);
+        if (f->m.quant.present) /* gpt-oss: its MXFP4 experts */
+            f->cfg.step.prec.weight = SIM_DT_MXFP4;
+        f->cfg.sched.policy = SIM_POLICY_SGLANG;
+        f->cfg.block_size = 1;
+        f->cfg.swa_full_tokens_ratio = cases[k].ratio;
+        const double bytes = sim_engine_kv_capacity_bytes(&f->cfg);
+        const double t = floor(bytes / sim_mem_kv_bytes_per_token(&f->cfg.step));
+        assert_true(t > 1000.0);
+        assert_int_equal(sim_engine_kv_blocks(&f->cfg), (int64_t)(t * cases[k].factor));
+        free(f);
+    }
+    /* gpt-oss's 36 layers of 2 x 8 KV heads x 64 x 2 B = 73,728 B a token */
+    fixture *f = fx_new("gpt-oss-120b", "h100-sxm", 1);
+    f->cfg.step.prec.weight = SIM_DT_MXFP4;
+    f->cfg.sched.policy = SIM_POLICY_SGLANG;
+    f->cfg.block_size = 1;
+    const double t = floor(sim_engine_kv_capacity_bytes(&f->cfg) / 73728.0);
+    assert_int_equal(sim_engine_kv_blocks(&f->cfg), (int64_t)(t * 36.0 / 32.4));
+    free(f);
+}
+
+/* Images in serve: one request of 100 text tokens and one 1280 x 720 image on Qwen2.5-VL-72B
+ * (1196 placeholder tokens: a 1296-token prompt). Its first iteration is the language model's
+ * prefill of the 1296 tokens plus the encoder, so its TTFT exceeds a 1296-token text request's
+ * by the encoder's time (the vision ops of that step), and only once when the prompt is chunked
+ * (512-token budget: the encoder runs with the first chunk). */
+static void test_images(void **state)
+{
+    (void)state;
+    fixture *f = fx_new("qwen2.5-vl-72b", "h100-sxm", 8);
+    f->cfg.image_w = 1280;
+    f->cfg.image_h = 720;
+    sim_workload w = tu_synth(1, 100, 4, INFINITY, 0.0);
+    w.reqs[0].images = 1;
+    assert_int_equal(sim_engine_prompt_tokens(&f->cfg, &w.reqs[0]), 1296);
+    sim_workload t = tu_synth(1, 1296, 4, INFINITY, 0.0);
+    for (int budget = 8192; budget >= 512; budget /= 16) {
+        f->cfg.sched.max_num_batched_tokens = budget;
+        sim_engine_result a = simulate(f, &w), b = simulate(f, &t);
+        assert_int_equal(a.seqs[0].input, 1296);
+        sim_step_cfg sc = f->cfg.step;
+        sc.eager = true;
+        const int64_t q = budget < 1296 ? budget : 1296;
+        sim_seq_group g = {.count = 1, .q = q, .c = 0, .logits = q == 1296, .images = 1,
+                           .image_w = 1280, .image_h = 720};
+        sim_step_result s;
+        sim_step_price(&sc, &g, 1, &s);
+        double vision_ns = 0.0;
+        for (int i = SIM_OP_VISION_PATCH_EMBED; i <= SIM_OP_VISION_PROJ; i++)
+            vision_ns += s.cost[i].t_ns * (double)s.graph.repeats[i];
+        assert_true(vision_ns > 1e6);
+        const double dt = (double)(a.seqs[0].first_token_ns - b.seqs[0].first_token_ns);
+        assert_true(fabs(dt - vision_ns) <= 2.0); /* whole nanoseconds */
+        sim_engine_result_free(&a);
+        sim_engine_result_free(&b);
+    }
+    /* images for a model without a vision encoder: refused naming the request */
+    fixture *g = fx_new("llama-3.1-8b", "h100-sxm", 1);
+    g->cfg.image_w = 1280;
+    g->cfg.image_h = 720;
+    sim_err err = {{0}};
+    assert_int_equal(sim_engine_check(&g->cfg, &w, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "no vision encoder"));
+    sim_workload_free(&w);
+    sim_workload_free(&t);
+    free(g);
+    free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -531,6 +618,8 @@ int main(void)
         cmocka_unit_test(test_checks),
         cmocka_unit_test(test_hybrid_kv_sliding_window),
         cmocka_unit_test(test_hybrid_state_groups),
+        cmocka_unit_test(test_images),
+        cmocka_unit_test(test_sglang_swa_pool),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -795,6 +795,52 @@ static void test_dsa_flat_past_topk(void **state)
     assert_near(p.ops[SIM_OP_INDEXER].flops, 4096.0 * 4097.0 / 2.0 * 16512.0, 1e-12);
 }
 
+/* The vision encoder's FLOPs for one 1280 x 720 image on Qwen2.5-VL-72B at TP 1 (4784 patches,
+ * 1196 merged tokens; test_model.c's hand count of the grid):
+ *   patch embedding 2 x 4784 x 1176 x 1280 = 14,402,519,040
+ *   a layer's GEMMs 2 x 4784 x 1280 x (3840 + 1280 + 6912) + 2 x 4784 x 3456 x 1280
+ *     = 147,356,385,280 + 42,325,770,240 = 189,682,155,520, x 32
+ *   attention 4 x 16 heads x 80 x pairs: full 5120 x 22,886,656 in 4 layers, windowed
+ *     5120 x 288,000 in 28
+ *   merger 2 x 1196 x 5120 x 5120 + 2 x 1196 x 5120 x 8192
+ *   norms 4 FLOPs x 4784 x 1280 x 65, the SwiGLU 5 x 4784 x 3456 x 32
+ * = 6,761,507,962,880 in all; and at TP 4 the heads and the MLP split four ways, the patch
+ * embedding replicated, 64 all-reduces of 4784 x 1280 x 2 B. Without images: no vision op. */
+static void test_vision_encoder(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("qwen2.5-vl-72b");
+    const double P = 4784.0, M = 1196.0;
+    const double layer = 2 * P * 1280 * (3840 + 1280 + 6912) + 2 * P * 3456 * 1280;
+    const double want = 2 * P * 1176 * 1280 + 32 * layer + 4 * 5120 * P * P + 28 * 5120 * 288000.0 +
+                        2 * M * 5120 * 5120 + 2 * M * 5120 * 8192 + 4 * P * 1280 * 65 +
+                        5 * P * 3456 * 32;
+    assert_near(want, 6761507962880.0, 1e-15);
+    sim_seq_group g = {.count = 1, .q = 1296, .c = 0, .logits = 1, .images = 1,
+                       .image_w = 1280, .image_h = 720};
+    sim_graph gr;
+    sim_graph_build(&m, 1, &BF16, &g, 1, &gr);
+    double flops = 0.0;
+    for (int i = SIM_OP_VISION_PATCH_EMBED; i <= SIM_OP_VISION_PROJ; i++)
+        if (gr.ops[i].present)
+            flops += gr.ops[i].flops * (double)gr.repeats[i];
+    assert_near(flops, 6761507962880.0, 1e-12);
+    assert_false(gr.ops[SIM_OP_VISION_ALLREDUCE].present);
+    assert_false(gr.ops[SIM_OP_VISION_PROJ].present);
+    assert_int_equal(gr.repeats[SIM_OP_VISION_ATTENTION], 4);
+    assert_int_equal(gr.repeats[SIM_OP_VISION_ATTENTION_WINDOW], 28);
+    sim_graph_build(&m, 4, &BF16, &g, 1, &gr);
+    assert_near(gr.ops[SIM_OP_VISION_QKV].flops, 2 * P * 1280 * 960, 1e-12);
+    assert_near(gr.ops[SIM_OP_VISION_PATCH_EMBED].flops, 2 * P * 1176 * 1280, 1e-12);
+    assert_true(gr.ops[SIM_OP_VISION_ALLREDUCE].present);
+    assert_int_equal(gr.repeats[SIM_OP_VISION_ALLREDUCE], 64);
+    assert_near(gr.ops[SIM_OP_VISION_ALLREDUCE].net_msg_bytes, P * 1280 * 2, 1e-12);
+    g.images = 0;
+    sim_graph_build(&m, 4, &BF16, &g, 1, &gr);
+    for (int i = SIM_OP_VISION_PATCH_EMBED; i <= SIM_OP_VISION_PROJ; i++)
+        assert_false(gr.ops[i].present);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -823,6 +869,7 @@ int main(void)
         cmocka_unit_test(test_dp_slowest_group),
         cmocka_unit_test(test_linear_mixer),
         cmocka_unit_test(test_dsa_flat_past_topk),
+        cmocka_unit_test(test_vision_encoder),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -400,7 +400,12 @@ static void test_llama4(void **state)
 /* Gemma 3 27B by hand (d 5376, 32 heads and 16 KV heads of 128, f 21504, 62 layers, V 262208
  * tied): a layer 2 x 5376 x 4096 + 2 x 5376 x 2048 = 66,060,288 (attention) + 256 (q/k norms)
  * + 3 x 5376 x 21504 = 346,816,512 + 4 x 5376 = 21,504 (norms) = 412,898,560; x 62 +
- * 1,409,630,208 + 5376 = 27,009,346,304 (card: 27B, +0.03 %; the SigLIP tower is not counted).
+ * 1,409,630,208 + 5376 = 27,009,346,304 for the language model; the SigLIP tower (h 1152,
+ * f 4304, 27 layers, 4096 patches of 588 values): patch embedding 588 x 1152 + 1152 = 678,528,
+ * positions 4096 x 1152 = 4,718,592, a layer 4 x 1152^2 + 4 x 1152 (q, k, v, o) + 2 x 1152 x
+ * 4304 + 4304 + 1152 (fc1, fc2) + 4 x 1152 (two LayerNorms) = 15,239,504, x 27 = 411,466,608,
+ * post LayerNorm 2304, the projector's RMSNorm 1152 and 1152 x 5376 = 6,193,152: 423,060,336;
+ * all 27,432,406,640 (the checkpoint's 27.4 B, +0.1 %).
  * Layers 5, 11, ..., 59 attend to everything: 10 full, 52 sliding of 1024. */
 static void test_gemma3(void **state)
 {
@@ -413,8 +418,76 @@ static void test_gemma3(void **state)
     assert_int_equal(m.sliding_layers, 52);
     assert_int_equal(m.sliding_window, 1024);
     assert_int_equal(m.extra_norms, 2);
-    assert_near(sim_model_params(&m), 27009346304.0, 0);
-    assert_near(sim_model_params(&m), 27e9, 0.01);
+    assert_near(m.vision_params, 423060336.0, 0);
+    assert_near(sim_model_params(&m), 27432406640.0, 0);
+    assert_near(sim_model_params(&m), 27.4e9, 0.01);
+}
+
+/* Vision encoders and what an image becomes.
+ * Qwen2.5-VL-72B's tower (h 1280, f 3456 SwiGLU, 32 layers, 16 heads, patch 14 x 14 x 2 frames x
+ * 3 channels = 1176 values): patch embedding 1176 x 1280 = 1,505,280; a layer q, k, v, o with
+ * biases 4 x 1280^2 + 4 x 1280 = 6,558,720, gate, up, down with biases 3 x 1280 x 3456 + 2 x
+ * 3456 + 1280 = 13,279,232, two RMSNorms 2560: 19,840,512, x 32 = 634,896,384; the merger's
+ * RMSNorm 1280, fc1 5120^2 + 5120 = 26,219,520, fc2 5120 x 8192 + 8192 = 41,951,232: 704,573,696.
+ * The language model (Qwen2.5-72B): a layer 8192 x 8192 x 2 + 2 x 8192 x 1024 + qkv biases
+ * 10,240 = 151,005,184 + 3 x 8192 x 29568 + 2 x 8192 = 877,684,736, x 80 + 2 x 152,064 x 8192 +
+ * 8192 = 72,706,203,648; all 73,410,777,344 (the checkpoint's 73.4 B, +0.01 %).
+ * A 1280 x 720 image (smart_resize, factor 28): 720 / 28 = 25.7 -> 26 x 28 = 728, 1280 / 28 =
+ * 45.7 -> 46 x 28 = 1288; 26 x 46 = 1196 tokens, 52 x 92 = 4784 patches; a full layer
+ * 4784^2 = 22,886,656 pairs; windows of 4 x 4 merged tokens: rows 6 x 4 + 2 (sum of squares
+ * 6 x 16 + 4 = 100), columns 11 x 4 + 2 (180): 16 x 100 x 180 = 288,000 pairs.
+ * 20 x 20 rounds to 28 x 28 = 784 < min_pixels 3136: beta = sqrt(3136 / 400) = 2.8, 56 x 56:
+ * 4 tokens. 5000 x 3000 rounds to 5012 x 2996 = 15,015,952 > max_pixels 12,845,056: beta =
+ * sqrt(15e6 / 12,845,056) = 1.08065, 4626.9 -> 165 x 28, 2776.1 -> 99 x 28: 16,335 tokens.
+ * Gemma 3: 896 x 896 whatever the size, 64^2 = 4096 patches, 256 tokens.
+ * Llama 4 Scout, 1280 x 720 on 336 tiles: the canvases that upscale need >= 4 columns (1344 /
+ * 1280 = 1.05) and >= 3 rows (1008 / 720 = 1.4); the least upscale is 1.05, on 3 x 4 (12 tiles)
+ * and 4 x 4 (16): 3 x 4, plus the global tile: 13 tiles of 577 = 7501 patches, 13 x 144 = 1872
+ * tokens; 336 x 336 is one tile: 577 patches, 144 tokens. */
+static void test_vision(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("qwen2.5-vl-72b");
+    assert_int_equal(m.vision.kind, SIM_VISION_QWEN25);
+    assert_int_equal(m.vision.full_layers, 4);
+    assert_int_equal(m.vision.window, 4);
+    assert_true(m.qkv_bias);
+    assert_near(m.vision_params, 704573696.0, 0);
+    assert_near(sim_model_params(&m), 73410777344.0, 0);
+    assert_near(sim_model_params(&m), 73.4e9, 0.01);
+    sim_vision_image im;
+    assert_true(sim_model_vision_image(&m, 1280, 720, &im));
+    assert_int_equal(im.resized_w, 1288);
+    assert_int_equal(im.resized_h, 728);
+    assert_int_equal(im.tokens, 1196);
+    assert_int_equal(im.patches, 4784);
+    assert_near(im.full_pairs, 22886656.0, 0);
+    assert_near(im.window_pairs, 288000.0, 0);
+    assert_true(sim_model_vision_image(&m, 20, 20, &im));
+    assert_int_equal(im.tokens, 4);
+    assert_true(sim_model_vision_image(&m, 5000, 3000, &im));
+    assert_int_equal(im.resized_w, 4620);
+    assert_int_equal(im.resized_h, 2772);
+    assert_int_equal(im.tokens, 16335);
+    assert_false(sim_model_vision_image(&m, 0, 720, &im));
+    m = tu_model("gemma-3-27b");
+    assert_int_equal(m.vision.kind, SIM_VISION_SIGLIP);
+    assert_true(sim_model_vision_image(&m, 1280, 720, &im));
+    assert_int_equal(im.patches, 4096);
+    assert_int_equal(im.tokens, 256);
+    assert_near(im.window_pairs, 0.0, 0);
+    m = tu_model("llama-4-scout");
+    assert_int_equal(m.vision.kind, SIM_VISION_LLAMA4);
+    assert_true(sim_model_vision_image(&m, 1280, 720, &im));
+    assert_int_equal(im.tiles, 13);
+    assert_int_equal(im.patches, 7501);
+    assert_int_equal(im.tokens, 1872);
+    assert_near(im.full_pairs, 13.0 * 577 * 577, 0);
+    assert_true(sim_model_vision_image(&m, 336, 336, &im));
+    assert_int_equal(im.tiles, 1);
+    assert_int_equal(im.tokens, 144);
+    m = tu_model("llama-3.1-8b");
+    assert_false(sim_model_vision_image(&m, 1280, 720, &im));
 }
 
 /* Qwen3-Next-80B-A3B: 12 gated-attention and 36 Gated DeltaNet layers, each with a MoE block.
@@ -625,6 +698,7 @@ int main(void)
         cmocka_unit_test(test_hugging_face_ids),      cmocka_unit_test(test_unpriced_families),
         cmocka_unit_test(test_llama4),
         cmocka_unit_test(test_gemma3),
+        cmocka_unit_test(test_vision),
         cmocka_unit_test(test_hybrid_linear),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -188,6 +188,17 @@ static void test_trace_formats(void **state)
              &err);
     assert_int_equal(w.n, 2);
     assert_int_equal(w.reqs[1].arrival_ns, 750000000);
+    assert_int_equal(w.reqs[1].images, 0);
+    sim_workload_free(&w);
+    /* an images column (plain CSV) and field (JSONL): images per request */
+    w = load("arrival_s,input_tokens,output_tokens,images\n0,10,20,2\n1,30,40,0\n", 1.0, SIM_OK,
+             &err);
+    assert_int_equal(w.reqs[0].images, 2);
+    assert_int_equal(w.reqs[1].images, 0);
+    sim_workload_free(&w);
+    w = load("{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 3, \"images\": 3}\n",
+             1.0, SIM_OK, &err);
+    assert_int_equal(w.reqs[0].images, 3);
     sim_workload_free(&w);
 }
 
@@ -229,6 +240,10 @@ static void test_bad_traces(void **state)
         {"arrival_s,input_tokens,output_tokens\n0,5.5,3\n", ":2: field 'input_tokens'"},
         {"arrival_s,input_tokens,output_tokens\n-1,5,3\n", ":2: field 'arrival_s'"},
         {"arrival_s,input_tokens,output_tokens\n0,5\n", ":2: 2 fields"},
+        {"arrival_s,input_tokens,output_tokens,images\n0,5,3,-1\n", ":2: field 'images'"},
+        {"arrival_s,input_tokens,output_tokens,images\n0,5,3,1.5\n", ":2: field 'images'"},
+        {"{\"timestamp\": 1, \"input_length\": 5, \"output_length\": 3, \"images\": \"a\"}\n",
+         ":1: field 'images'"},
         {"TIMESTAMP,ContextTokens,GeneratedTokens\nyesterday,5,3\n", ":2: field 'TIMESTAMP'"},
         {"{\"timestamp\": 1, \"input_length\": 5, \"output_length\": 3}\n{\"timestamp\": 2,\n",
          ":2: malformed JSON"},
