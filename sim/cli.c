@@ -143,6 +143,8 @@ static sim_status dispatch(int argc, char **argv, FILE *out, FILE *errf, sim_err
  * the infersim line it became shown, then run as that line. */
 static sim_status run_dropin(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
 {
+    if (cli_dropin_is_prepare(argc, argv))
+        return cli_dropin_prepare(argc, argv, out, err);
     const cli_dropin_tool *tool = cli_dropin_find_tool(argc, argv);
     if (tool && wants_help(argc, argv, 2)) {
         cli_dropin_help(out, tool);

@@ -145,6 +145,12 @@ sim_status cli_dropin_pair(int argc, char **argv, cli_dropin_line *t, sim_err *e
 sim_status cli_dropin_split(const char *s, const char *what, char ***words, int *n,
                             sim_err *err);
 
+/* TensorRT-LLM's synthetic dataset (cli_dropin_prep.c): `python benchmarks/cpp/prepare_dataset.py
+ * ... token-norm-dist|token-unif-dist ...` and `trtllm-bench ... prepare-dataset ...` write
+ * trtllm-bench's JSON lines to `out`. */
+bool cli_dropin_is_prepare(int argc, char **argv);
+sim_status cli_dropin_prepare(int argc, char **argv, FILE *out, sim_err *err);
+
 /* The README's drop-in section: every tool's flags by what they do, as Markdown. */
 void cli_dropin_markdown(FILE *f);
 
