@@ -155,6 +155,7 @@ bool cli_dropin_is_tool(int argc, char **argv)
         return false;
     const char *w = argv[1];
     return strcmp(w, "vllm") == 0 || strcmp(w, "trtllm-bench") == 0 ||
+           strcmp(w, "trtllm-serve") == 0 ||
            word_is(w, "python3", 7);
 }
 
