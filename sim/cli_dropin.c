@@ -448,21 +448,26 @@ void cli_dropin_markdown(FILE *f)
 {
     for (size_t i = 0; i < cli_dropin_tool_count; i++) {
         const cli_dropin_tool *tool = &cli_dropin_tools[i];
+        int mask = strcmp(tool->cmd, "run") == 0 ? CLI_OPT_CMD_RUN : CLI_OPT_CMD_SERVE;
         fprintf(f, "\n**`infersim %s%s%s`** → `infersim %s` (flags from %s):\n\n", tool->words,
                 tool->sub ? " " : "", tool->sub ? tool->sub : "", tool->cmd, tool->source);
-        static const cli_dropin_act order[] = {CLI_DROPIN_MAP, CLI_DROPIN_NONE,
-                                               CLI_DROPIN_REFUSE};
-        static const char *const what[] = {"mapped", "accepted, no effect on the prediction",
-                                           "refused (timing not modelled)"};
-        for (size_t o = 0; o < 3; o++) {
+        static const char *const what[] = {"mapped onto infersim's flags",
+                                           "accepted, no effect on the prediction",
+                                           "refused: they change the timing, not modelled"};
+        for (int o = 0; o < 3; o++) {
             int n = 0;
             for (int k = 0; k < CLI_DROPIN_MAX_TABLES && tool->tables[k]; k++)
                 for (const cli_dropin_flag *r = tool->tables[k]; r->name; r++) {
-                    bool mapped = r->act == CLI_DROPIN_MAP || r->act == CLI_DROPIN_CALL;
-                    if (order[o] == CLI_DROPIN_MAP ? !mapped : r->act != order[o])
+                    /* a limit the command does not take (a static batch's scheduler) has no
+                     * effect there */
+                    bool takes = r->act != CLI_DROPIN_MAP || cli_opt_find(r->to, mask);
+                    int kind = r->act == CLI_DROPIN_REFUSE                             ? 2
+                               : r->act == CLI_DROPIN_NONE || !takes                   ? 1
+                                                                                       : 0;
+                    if (kind != o)
                         continue;
-                    fprintf(f, "%s`%s`", n++ ? ", " : (o ? "- " : "- "), r->name);
-                    if (mapped)
+                    fprintf(f, "%s`%s`", n++ ? ", " : "- ", r->name);
+                    if (kind == 0)
                         fprintf(f, " → `%s`", r->to);
                 }
             if (n)
