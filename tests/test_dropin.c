@@ -402,6 +402,10 @@ static void test_readme(void **state)
     a += strlen(open);
     *b = '\0';
     if (strcmp(a, R.out) != 0) {
+        size_t i = 0;
+        while (a[i] && a[i] == R.out[i])
+            i++;
+        print_error("at byte %zu: README '%.40s', drop-in '%.40s'\n", i, a + i, R.out + i);
         print_error("README.md's drop-in flags block is stale: replace it with the output of "
                     "'infersim drop-in --markdown' (tools/readme-dropin)\n");
         fail();
