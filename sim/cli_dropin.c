@@ -303,8 +303,14 @@ static sim_status apply_row(cli_dropin_line *t, const cli_dropin_flag *r, const 
     case CLI_DROPIN_REFUSE:
         return sim_fail(err, SIM_EINPUT, "%s: %s changes the timing and is not modelled (%s)",
                         t->tool->words, typed, r->note);
-    case CLI_DROPIN_CALL:
-        return r->call(t, typed, value, err);
+    case CLI_DROPIN_CALL: {
+        /* a list's values, space-joined for the handler ("1 2 4") */
+        char joined[1024] = "";
+        for (int i = 0; i < n_values; i++)
+            snprintf(joined + strlen(joined), sizeof joined - strlen(joined), "%s%s",
+                     i ? " " : "", values[i]);
+        return r->call(t, typed, n_values > 1 ? joined : value, err);
+    }
     case CLI_DROPIN_MAP: {
         /* a flag the command does not take (a scheduler limit for a static batch) */
         int mask = strcmp(t->tool->cmd, "run") == 0 ? CLI_OPT_CMD_RUN : CLI_OPT_CMD_SERVE;
@@ -335,9 +341,16 @@ sim_status cli_dropin_translate(int argc, char **argv, cli_dropin_line *t, sim_e
             snprintf(have + strlen(have), sizeof have - strlen(have), "%s'%s%s%s'",
                      i ? ", " : "", cli_dropin_tools[i].words, cli_dropin_tools[i].sub ? " " : "",
                      cli_dropin_tools[i].sub ? cli_dropin_tools[i].sub : "");
+        char typed[256] = ""; /* the words before the first flag */
+        for (int i = 1; i < argc && argv[i][0] != '-' && i < 4; i++)
+            snprintf(typed + strlen(typed), sizeof typed - strlen(typed), "%s%s", i > 1 ? " " : "",
+                     argv[i]);
         return sim_fail(err, SIM_EINPUT,
-                        "'%s%s%s': not an engine command line infersim reads; expected %s",
-                        argv[1], argc > 2 ? " " : "", argc > 2 ? argv[2] : "", have);
+                        "'%s': not an engine command line infersim reads%s; expected %s", typed,
+                        strcmp(argv[1], "trtllm-bench") == 0
+                            ? " (trtllm-bench needs its command: throughput or latency)"
+                            : "",
+                        have);
     }
     t->tool = tool;
     int first = match_words(tool, argc, argv), sub = find_sub(tool, argc, argv, first);

@@ -75,6 +75,11 @@ static sim_status single(cli_dropin_line *t, const char *f, const char *v, const
 {
     if (!v)
         return sim_fail(err, SIM_EINPUT, "%s: missing value", f);
+    if (strchr(v, ' '))
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: '%s': one value here (several are a grid: infersim sweep run %s "
+                        "A,B,C)",
+                        f, v, to);
     return cli_dropin_push(t, to, v, err);
 }
 static sim_status batch(cli_dropin_line *t, const char *f, const char *v, sim_err *err)
@@ -223,9 +228,9 @@ const cli_dropin_flag cli_dropin_sglang_serving[] = {
 /* bench_one_batch.py BenchArgs */
 const cli_dropin_flag cli_dropin_sglang_one_batch[] = {
     NONE("--run-name", VALUE, "the run's name"),
-    CALL("--batch-size", NULL, VALUE, batch, "--batch", "sequences (one value)"),
-    CALL("--input-len", NULL, VALUE, in_len, "--input-len", "prompt tokens (one value)"),
-    CALL("--output-len", NULL, VALUE, out_len, "--output-len", "output tokens (one value)"),
+    CALL("--batch-size", NULL, LIST, batch, "--batch", "sequences (one value)"),
+    CALL("--input-len", NULL, LIST, in_len, "--input-len", "prompt tokens (one value)"),
+    CALL("--output-len", NULL, LIST, out_len, "--output-len", "output tokens (one value)"),
     NONE("--result-filename", VALUE, "the result file"),
     REFUSE("--correctness-test", FLAG, "a correctness run, not a timed one"),
     NONE("--cut-len", VALUE, "the correctness test's cut"),
