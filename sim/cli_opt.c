@@ -313,7 +313,8 @@ const cli_opt_def cli_opt_table[] = {
     O("--result-filename", CLI_OPT_STR, result_filename, 0, 0, CLI_OPT_CMD_SERVE | CLI_OPT_PER_RUN,
       "name of the --save-result file"),
     O("--backend", CLI_OPT_STR, backend, 0, 0, CLI_OPT_CMD_SERVE,
-      "recorded in the --save-result file (no effect on the prediction; default openai)"),
+      "the benchmark's backend, recorded in --save-result; one naming an engine (sglang, "
+      "tensorrt-llm, ...) picks its profile unless --engine is given (default openai)"),
     O("--label", CLI_OPT_STR, label, 0, 0, CLI_OPT_CMD_SERVE,
       "names the --save-result file instead of --backend (no effect on the prediction)"),
     O("--tokenizer", CLI_OPT_STR, tokenizer, 0, 0, CLI_OPT_CMD_SERVE,

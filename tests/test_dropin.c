@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "cli_dropin.h"
+#include "cli_opt.h"
 
 static struct {
     int rc;
@@ -106,6 +107,42 @@ static void test_spelling(void **state)
     assert_true(holds(&t, "--prefix-repetition-num-prefixes", "4"));
     assert_true(holds(&t, "--prefix-repetition-prefix-len", "2048"));
     cli_dropin_line_free(&t);
+}
+
+/* Every row's target is a flag of the option table, every row says what it is, and no tool
+ * names a flag twice (the second would never be reached). */
+static void test_tables(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < cli_dropin_tool_count; i++) {
+        const cli_dropin_tool *tool = &cli_dropin_tools[i];
+        for (int k = 0; k < CLI_DROPIN_MAX_TABLES && tool->tables[k]; k++)
+            for (const cli_dropin_flag *r = tool->tables[k]; r->name; r++) {
+                if (!r->note || !r->note[0] || (r->act == CLI_DROPIN_CALL && !r->call)) {
+                    print_error("%s: %s has no note or handler\n", tool->words, r->name);
+                    fail();
+                }
+                if (r->act == CLI_DROPIN_MAP || r->act == CLI_DROPIN_CALL) {
+                    /* "--a, --b" or "--allreduce nccl": each flag named */
+                    char buf[256];
+                    snprintf(buf, sizeof buf, "%s", r->to ? r->to : "");
+                    for (char *save = NULL, *w = strtok_r(buf, ", ", &save); w;
+                         w = strtok_r(NULL, ", ", &save))
+                        if (w[0] == '-' && w[1] == '-' &&
+                            !cli_opt_find(w, CLI_OPT_CMD_SERVE | CLI_OPT_CMD_RUN)) {
+                            print_error("%s: %s maps onto %s, not an option-table flag\n",
+                                        tool->words, r->name, w);
+                            fail();
+                        }
+                }
+                for (int k2 = 0; k2 <= k; k2++)
+                    for (const cli_dropin_flag *q = tool->tables[k2]; q->name && q != r; q++)
+                        if (strcmp(q->name, r->name) == 0) {
+                            print_error("%s: %s twice\n", tool->words, r->name);
+                            fail();
+                        }
+            }
+    }
 }
 
 static void test_split(void **state)
@@ -375,6 +412,15 @@ static void test_pair(void **state)
                      0);
     assert_non_null(strstr(R.err, "--engine trtllm"));
     assert_non_null(strstr(R.err, "--max-batch-size 16"));
+    /* infersim serve's own --backend (vLLM's bench flag) picks the engine it names */
+    assert_int_equal(run("serve --model llama-3.1-8b --hw h100-sxm --backend sglang "
+                         "--num-prompts 5 --uncertainty 0 --format json"),
+                     0);
+    assert_non_null(strstr(R.out, "\"engine\":\t\"sglang\""));
+    assert_int_equal(run("serve --model llama-3.1-8b --hw h100-sxm --backend sglang --engine vllm "
+                         "--num-prompts 5 --uncertainty 0 --format json"),
+                     0);
+    assert_non_null(strstr(R.out, "\"engine\":\t\"vllm\""));
     /* a benchmark line given as the server's */
     assert_int_equal(run("serve --server 'vllm bench serve --model m' --hw h100-sxm"), 2);
     assert_non_null(strstr(R.err, "is not a server's launch line"));
@@ -415,7 +461,7 @@ static void test_readme(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_spelling),  cmocka_unit_test(test_split),
+        cmocka_unit_test(test_spelling), cmocka_unit_test(test_tables),  cmocka_unit_test(test_split),
         cmocka_unit_test(test_no_effect), cmocka_unit_test(test_families),
         cmocka_unit_test(test_trtllm),    cmocka_unit_test(test_pair),
         cmocka_unit_test(test_readme),
