@@ -3,7 +3,8 @@
  *   infersim python benchmarks/cpp/prepare_dataset.py --stdout --tokenizer M token-norm-dist
  *       --num-requests N --input-mean I --output-mean O [--input-stdev S --output-stdev S]
  *   infersim trtllm-bench --model M prepare-dataset --output FILE token-norm-dist ...
- *   (token-unif-dist: --input-min, --input-max, --output-min, --output-max)
+ *   (token-unif-dist: --input-min, --input-max, --output-min, --output-max; the docs' reference
+ *   page spells them token_norm_dist, token_unif_dist)
  *
  * One JSON object a line, {"task_id": i, "input_ids": [...], "output_tokens": n}, the shape
  * benchmarks/cpp/prepare_dataset.py writes (its utils/prepare_synthetic_data.py: lengths drawn
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "outfile.h"
 #include "rng.h"
 
 typedef struct prep_args {
@@ -69,9 +71,9 @@ static sim_status parse(int argc, char **argv, prep_args *a, sim_err *err)
         bool taken = true;
         if (!strcmp(f, "prepare-dataset"))
             taken = false;
-        else if (!strcmp(f, "token-norm-dist"))
+        else if (!strcmp(f, "token-norm-dist") || !strcmp(f, "token_norm_dist"))
             a->norm = true, taken = false;
-        else if (!strcmp(f, "token-unif-dist"))
+        else if (!strcmp(f, "token-unif-dist") || !strcmp(f, "token_unif_dist"))
             a->unif = true, taken = false;
         else if (!strcmp(f, "dataset"))
             return sim_fail(err, SIM_EINPUT,
@@ -144,26 +146,35 @@ static int64_t draw(const prep_args *a, sim_rng *r, double mean, double sd, doub
     return x < 1 ? 1 : (int64_t)x;
 }
 
+/* The dataset's lines to f. */
+static void write_lines(const prep_args *a, FILE *f)
+{
+    sim_rng r;
+    sim_rng_seed(&r, (uint64_t)a->seed);
+    for (int64_t i = 0; i < a->n; i++) {
+        int64_t in = draw(a, &r, a->in_mean, a->in_sd, a->in_min, a->in_max);
+        int64_t o = draw(a, &r, a->out_mean, a->out_sd, a->out_min, a->out_max);
+        fprintf(f, "{\"task_id\":%lld,\"input_ids\":[", (long long)i);
+        for (int64_t k = 0; k < in; k++)
+            fprintf(f, "%s%lld", k ? "," : "", (long long)sim_rng_int(&r, 0, 999));
+        fprintf(f, "],\"output_tokens\":%lld}\n", (long long)o);
+    }
+}
+
 sim_status cli_dropin_prepare(int argc, char **argv, FILE *out, sim_err *err)
 {
     prep_args a = {.seed = 420};
     sim_status st = parse(argc, argv, &a, err);
     if (st)
         return st;
-    if (a.output && strcmp(a.output, "-") != 0)
-        return sim_fail(err, SIM_EINPUT,
-                        "prepare-dataset --output %s: infersim writes the dataset to standard "
-                        "output (redirect it: > %s)",
-                        a.output, a.output);
-    sim_rng r;
-    sim_rng_seed(&r, (uint64_t)a.seed);
-    for (int64_t i = 0; i < a.n; i++) {
-        int64_t in = draw(&a, &r, a.in_mean, a.in_sd, a.in_min, a.in_max);
-        int64_t o = draw(&a, &r, a.out_mean, a.out_sd, a.out_min, a.out_max);
-        fprintf(out, "{\"task_id\":%lld,\"input_ids\":[", (long long)i);
-        for (int64_t k = 0; k < in; k++)
-            fprintf(out, "%s%lld", k ? "," : "", (long long)sim_rng_int(&r, 0, 999));
-        fprintf(out, "],\"output_tokens\":%lld}\n", (long long)o);
+    if (!a.output || strcmp(a.output, "-") == 0) {
+        write_lines(&a, out);
+        return SIM_OK;
     }
-    return SIM_OK;
+    /* trtllm-bench prepare-dataset --output FILE: the file whole or not at all (outfile.h) */
+    sim_outfile f;
+    if ((st = sim_outfile_open(&f, a.output, "--output", err)))
+        return st;
+    write_lines(&a, f.f);
+    return sim_outfile_commit(&f, err);
 }

@@ -360,6 +360,24 @@ static void test_trtllm(void **state)
     snprintf(line, sizeof line, TRT "throughput --dataset %s --max_batch_size 4", path[0]);
     assert_int_equal(run(line), 0);
     assert_true(key("duration") > dur);
+    /* TensorRT-LLM's dataset script: stdev 0 gives every request the mean's lengths */
+    snprintf(line, sizeof line,
+             "trtllm-bench --model llama-3.1-8b prepare-dataset --output %s/p.txt token-norm-dist "
+             "--input-mean 128 --output-mean 16 --input-stdev 0 --output-stdev 0 --num-requests 20",
+             tu_tmpdir());
+    assert_int_equal(run(line), 0);
+    snprintf(line, sizeof line, TRT "throughput --dataset %s/p.txt", tu_tmpdir());
+    assert_int_equal(run(line), 0);
+    assert_near(key("total_input_tokens"), 20 * 128, 1e-12);
+    assert_near(key("total_output_tokens"), 20 * 16, 1e-12);
+    snprintf(line, sizeof line,
+             "python benchmarks/cpp/prepare_dataset.py --stdout --tokenizer m token-unif-dist "
+             "--num-requests 50 --input-min 100 --input-max 200 --output-min 5 --output-max 9 ");
+    assert_int_equal(run(line), 0);
+    assert_int_equal((int)strlen(R.out) > 0, 1);
+    for (const char *q = strstr(R.out, "\"output_tokens\":"); q;
+         q = strstr(q + 1, "\"output_tokens\":"))
+        assert_between(strtod(q + 16, NULL), 5, 9);
     /* a prompt given as text needs a tokenizer: refused, naming the line */
     snprintf(line, sizeof line, "%s/text.txt", tu_tmpdir());
     FILE *f = fopen(line, "w");
