@@ -153,6 +153,7 @@ const cli_dropin_flag cli_dropin_trtllm_serve[] = {
     REFUSE("--extra_llm_api_options", VALUE,
            "a YAML file of LLM API settings, not read: give its settings as flags"),
     NONE("--reasoning_parser", VALUE, "reasoning output"),
+    NONE("--tool_parser", VALUE, "tool calls"),
     MAP("--num_postprocess_workers", NULL, VALUE, "--api-server-count",
         "processes that detokenize and stream (the front end's)"),
     NONE("--fail_fast_on_attention_window_too_large", FLAG, "a start-up check"),
