@@ -331,9 +331,19 @@ static bool is_flag(const char *a)
     return a[0] == '-' && a[1] && !(a[1] >= '0' && a[1] <= '9') && a[1] != '.';
 }
 
+static sim_status translate(int argc, char **argv, cli_dropin_line *t, sim_err *err);
+
 sim_status cli_dropin_translate(int argc, char **argv, cli_dropin_line *t, sim_err *err)
 {
     memset(t, 0, sizeof *t);
+    sim_status st = translate(argc, argv, t, err);
+    if (st) /* the words pushed before the failure */
+        cli_dropin_line_free(t);
+    return st;
+}
+
+static sim_status translate(int argc, char **argv, cli_dropin_line *t, sim_err *err)
+{
     const cli_dropin_tool *tool = cli_dropin_find_tool(argc, argv);
     if (!tool) {
         char have[512] = "";
@@ -418,8 +428,6 @@ sim_status cli_dropin_translate(int argc, char **argv, cli_dropin_line *t, sim_e
             st = cli_dropin_push(t, d[0], d[1], err);
     if (!st && !cli_dropin_has(t, "--engine"))
         st = cli_dropin_push(t, "--engine", tool->engine, err);
-    if (st)
-        cli_dropin_line_free(t);
     return st;
 }
 
