@@ -12,20 +12,20 @@
 
 /* the infersim flags every tool's line may need beyond its rows: --hw, and infersim's own
  * output and report flags, taken as they are */
-static const char *const passthrough[] = {"--hw", "--format", "--uncertainty", "--html",
-                                          "--chrome-trace", "--engine"};
+static const char *const passthrough[] = {"--hw",   "--format",       "--uncertainty",
+                                          "--html", "--chrome-trace", "--engine"};
 
 static const char *const vllm_defaults_serve[] = {NULL};
 static const char *const vllm_defaults_throughput[] = {"--dataset-name", "random", NULL};
-static const char *const vllm_defaults_latency[] = {"--batch", "8", "--input-len", "32",
-                                                     "--output-len", "128", NULL};
+static const char *const vllm_defaults_latency[] = {"--batch",      "8",   "--input-len", "32",
+                                                    "--output-len", "128", NULL};
 /* SGLang bench_serving's defaults that differ from vLLM's (python/sglang/bench_serving.py):
  * --dataset-name sharegpt, --random-output-len 1024, --seed 1, --random-range-ratio 0.0 in its
  * own meaning (lengths uniform in [1, L]) */
 static const char *const sglang_defaults_serving[] = {"--seed", "1", NULL};
 /* bench_one_batch: --batch-size 1, --input-len 1024, --output-len 16
  * (python/sglang/bench_one_batch.py BenchArgs) */
-static const char *const sglang_defaults_one_batch[] = {"--batch", "1", "--input-len", "1024",
+static const char *const sglang_defaults_one_batch[] = {"--batch",      "1",  "--input-len", "1024",
                                                         "--output-len", "16", NULL};
 /* trtllm-bench throughput: --kv_cache_free_gpu_mem_fraction 0.90, --enable_chunked_context
  * (throughput.py's options) */
@@ -40,43 +40,79 @@ static const char *const trtllm_defaults_latency[] = {
     "--max-concurrency", "1", "--kv-cache-free-gpu-mem-fraction", "0.90", NULL};
 
 const cli_dropin_tool cli_dropin_tools[] = {
-    {"vllm bench serve", NULL, NULL, false, "serve", "vllm",
+    {"vllm bench serve",
+     NULL,
+     NULL,
+     false,
+     "serve",
+     "vllm",
      "vllm-project/vllm vllm/benchmarks/serve.py, vllm/benchmarks/datasets.py",
      CLI_DROPIN_ABBREV | CLI_DROPIN_UNDERSCORE,
      {cli_dropin_vllm_serve, cli_dropin_vllm_dataset},
      vllm_defaults_serve,
      cli_dropin_vllm_finish},
-    {"vllm bench throughput", NULL, NULL, false, "serve", "vllm",
+    {"vllm bench throughput",
+     NULL,
+     NULL,
+     false,
+     "serve",
+     "vllm",
      "vllm-project/vllm vllm/benchmarks/throughput.py, vllm/engine/arg_utils.py",
      CLI_DROPIN_ABBREV | CLI_DROPIN_UNDERSCORE,
      {cli_dropin_vllm_throughput, cli_dropin_vllm_engine},
      vllm_defaults_throughput,
      cli_dropin_vllm_finish},
-    {"vllm bench latency", NULL, NULL, false, "run", "vllm",
+    {"vllm bench latency",
+     NULL,
+     NULL,
+     false,
+     "run",
+     "vllm",
      "vllm-project/vllm vllm/benchmarks/latency.py, vllm/engine/arg_utils.py",
      CLI_DROPIN_ABBREV | CLI_DROPIN_UNDERSCORE,
      {cli_dropin_vllm_latency, cli_dropin_vllm_engine},
      vllm_defaults_latency,
      cli_dropin_vllm_finish},
-    {"python3 -m sglang.bench_serving", NULL, NULL, false, "serve", "sglang",
-     "sgl-project/sglang python/sglang/bench_serving.py", CLI_DROPIN_ABBREV,
+    {"python3 -m sglang.bench_serving",
+     NULL,
+     NULL,
+     false,
+     "serve",
+     "sglang",
+     "sgl-project/sglang python/sglang/bench_serving.py",
+     CLI_DROPIN_ABBREV,
      {cli_dropin_sglang_serving},
      sglang_defaults_serving,
      cli_dropin_sglang_finish},
-    {"python3 -m sglang.bench_one_batch", NULL, NULL, false, "run", "sglang",
+    {"python3 -m sglang.bench_one_batch",
+     NULL,
+     NULL,
+     false,
+     "run",
+     "sglang",
      "sgl-project/sglang python/sglang/bench_one_batch.py, python/sglang/srt/server_args.py",
      CLI_DROPIN_ABBREV,
      {cli_dropin_sglang_one_batch, cli_dropin_sglang_server},
      sglang_defaults_one_batch,
      cli_dropin_sglang_finish},
-    {"trtllm-bench", "throughput", NULL, false, "serve", "trtllm",
+    {"trtllm-bench",
+     "throughput",
+     NULL,
+     false,
+     "serve",
+     "trtllm",
      "NVIDIA/TensorRT-LLM tensorrt_llm/bench/benchmark/throughput.py, "
      "tensorrt_llm/commands/bench.py",
      CLI_DROPIN_UNDERSCORE,
      {cli_dropin_trtllm_bench},
      trtllm_defaults,
      cli_dropin_trtllm_finish},
-    {"trtllm-bench", "latency", NULL, false, "serve", "trtllm",
+    {"trtllm-bench",
+     "latency",
+     NULL,
+     false,
+     "serve",
+     "trtllm",
      "NVIDIA/TensorRT-LLM tensorrt_llm/bench/benchmark/low_latency.py, "
      "tensorrt_llm/commands/bench.py",
      CLI_DROPIN_UNDERSCORE,
@@ -84,19 +120,36 @@ const cli_dropin_tool cli_dropin_tools[] = {
      trtllm_defaults_latency,
      cli_dropin_trtllm_finish},
     /* the servers: their launch line alone serves infersim's default workload */
-    {"vllm serve", NULL, "--model", true, "serve", "vllm",
+    {"vllm serve",
+     NULL,
+     "--model",
+     true,
+     "serve",
+     "vllm",
      "vllm-project/vllm vllm/entrypoints/openai/cli_args.py, vllm/engine/arg_utils.py",
      CLI_DROPIN_ABBREV | CLI_DROPIN_UNDERSCORE,
      {cli_dropin_vllm_server, cli_dropin_vllm_engine},
      vllm_defaults_serve,
      cli_dropin_vllm_finish},
-    {"python3 -m sglang.launch_server", NULL, NULL, true, "serve", "sglang",
-     "sgl-project/sglang python/sglang/srt/server_args.py", CLI_DROPIN_ABBREV,
+    {"python3 -m sglang.launch_server",
+     NULL,
+     NULL,
+     true,
+     "serve",
+     "sglang",
+     "sgl-project/sglang python/sglang/srt/server_args.py",
+     CLI_DROPIN_ABBREV,
      {cli_dropin_sglang_launch, cli_dropin_sglang_server},
      vllm_defaults_serve,
      cli_dropin_sglang_finish},
-    {"trtllm-serve", NULL, "--model", true, "serve", "trtllm",
-     "NVIDIA/TensorRT-LLM tensorrt_llm/commands/serve.py", CLI_DROPIN_UNDERSCORE,
+    {"trtllm-serve",
+     NULL,
+     "--model",
+     true,
+     "serve",
+     "trtllm",
+     "NVIDIA/TensorRT-LLM tensorrt_llm/commands/serve.py",
+     CLI_DROPIN_UNDERSCORE,
      {cli_dropin_trtllm_serve},
      trtllm_serve_defaults,
      NULL},
@@ -155,18 +208,16 @@ bool cli_dropin_is_tool(int argc, char **argv)
         return false;
     const char *w = argv[1];
     return strcmp(w, "vllm") == 0 || strcmp(w, "trtllm-bench") == 0 ||
-           strcmp(w, "trtllm-serve") == 0 ||
-           word_is(w, "python3", 7);
+           strcmp(w, "trtllm-serve") == 0 || word_is(w, "python3", 7);
 }
 
-sim_status cli_dropin_push(cli_dropin_line *t, const char *flag, const char *value,
-                           sim_err *err)
+sim_status cli_dropin_push(cli_dropin_line *t, const char *flag, const char *value, sim_err *err)
 {
     const char *v[2] = {flag, value};
     for (int i = 0; i < 2 && v[i]; i++) {
         if (t->argc >= CLI_DROPIN_MAX_ARGS)
-            return sim_fail(err, SIM_EINPUT, "%s: too many arguments (at most %d)",
-                            t->tool->words, CLI_DROPIN_MAX_ARGS);
+            return sim_fail(err, SIM_EINPUT, "%s: too many arguments (at most %d)", t->tool->words,
+                            CLI_DROPIN_MAX_ARGS);
         if (!(t->argv[t->argc] = strdup(v[i])))
             return sim_fail(err, SIM_EINTERNAL, "out of memory");
         t->argc++;
@@ -307,8 +358,8 @@ static sim_status apply_row(cli_dropin_line *t, const cli_dropin_flag *r, const 
         /* a list's values, space-joined for the handler ("1 2 4") */
         char joined[1024] = "";
         for (int i = 0; i < n_values; i++)
-            snprintf(joined + strlen(joined), sizeof joined - strlen(joined), "%s%s",
-                     i ? " " : "", values[i]);
+            snprintf(joined + strlen(joined), sizeof joined - strlen(joined), "%s%s", i ? " " : "",
+                     values[i]);
         return r->call(t, typed, n_values > 1 ? joined : value, err);
     }
     case CLI_DROPIN_MAP: {
@@ -348,8 +399,8 @@ static sim_status translate(int argc, char **argv, cli_dropin_line *t, sim_err *
     if (!tool) {
         char have[512] = "";
         for (size_t i = 0; i < cli_dropin_tool_count; i++)
-            snprintf(have + strlen(have), sizeof have - strlen(have), "%s'%s%s%s'",
-                     i ? ", " : "", cli_dropin_tools[i].words, cli_dropin_tools[i].sub ? " " : "",
+            snprintf(have + strlen(have), sizeof have - strlen(have), "%s'%s%s%s'", i ? ", " : "",
+                     cli_dropin_tools[i].words, cli_dropin_tools[i].sub ? " " : "",
                      cli_dropin_tools[i].sub ? cli_dropin_tools[i].sub : "");
         char typed[256] = ""; /* the words before the first flag */
         for (int i = 1; i < argc && argv[i][0] != '-' && i < 4; i++)
@@ -423,8 +474,8 @@ static sim_status translate(int argc, char **argv, cli_dropin_line *t, sim_err *
         st = tool->finish(t, err);
     /* pairs; a flag without a value is followed by NULL, then the next pair */
     for (const char *const *d = tool->defaults; !st && d[0]; d += 2)
-        if (!cli_dropin_has(t, d[0]) &&
-            !(strcmp(d[0], "--enable-chunked-prefill") == 0 && cli_dropin_has(t, "--no-chunked-prefill")))
+        if (!cli_dropin_has(t, d[0]) && !(strcmp(d[0], "--enable-chunked-prefill") == 0 &&
+                                          cli_dropin_has(t, "--no-chunked-prefill")))
             st = cli_dropin_push(t, d[0], d[1], err);
     if (!st && !cli_dropin_has(t, "--engine"))
         st = cli_dropin_push(t, "--engine", tool->engine, err);
@@ -454,8 +505,8 @@ void cli_dropin_help(FILE *f, const cli_dropin_tool *tool)
             "usage: infersim %s%s%s [its flags] --hw H\n"
             "  %s's flags as %s reads them (%s), translated into 'infersim %s' flags;\n"
             "  also --hw, --format, --uncertainty, --html, --chrome-trace, --engine\n",
-            tool->words, tool->sub ? " " : "", tool->sub ? tool->sub : "", tool->words,
-            tool->words, tool->source, tool->cmd);
+            tool->words, tool->sub ? " " : "", tool->sub ? tool->sub : "", tool->words, tool->words,
+            tool->source, tool->cmd);
     for (int k = 0; k < CLI_DROPIN_MAX_TABLES && tool->tables[k]; k++)
         for (const cli_dropin_flag *r = tool->tables[k]; r->name; r++) {
             char buf[160], name[96];
@@ -482,9 +533,9 @@ void cli_dropin_markdown(FILE *f)
                     /* a limit the command does not take (a static batch's scheduler) has no
                      * effect there */
                     bool takes = r->act != CLI_DROPIN_MAP || cli_opt_find(r->to, mask);
-                    int kind = r->act == CLI_DROPIN_REFUSE                             ? 2
-                               : r->act == CLI_DROPIN_NONE || !takes                   ? 1
-                                                                                       : 0;
+                    int kind = r->act == CLI_DROPIN_REFUSE           ? 2
+                               : r->act == CLI_DROPIN_NONE || !takes ? 1
+                                                                     : 0;
                     if (kind != o)
                         continue;
                     fprintf(f, "%s`%s`", n++ ? ", " : "- ", r->name);

@@ -36,7 +36,11 @@
 
 /* How a row reads its value: one argument (or --flag=V), none, or every argument up to the next
  * flag (argparse's nargs="+", "*"). */
-typedef enum cli_dropin_arity { CLI_DROPIN_VALUE, CLI_DROPIN_FLAG, CLI_DROPIN_LIST } cli_dropin_arity;
+typedef enum cli_dropin_arity {
+    CLI_DROPIN_VALUE,
+    CLI_DROPIN_FLAG,
+    CLI_DROPIN_LIST
+} cli_dropin_arity;
 
 /* What a row does. */
 typedef enum cli_dropin_act {
@@ -71,14 +75,14 @@ enum {
 #define CLI_DROPIN_MAX_TABLES 4
 
 typedef struct cli_dropin_tool {
-    const char *words;   /* the words after infersim: "vllm bench serve" */
-    const char *sub;     /* a subcommand word anywhere on the line ("throughput"), or NULL */
+    const char *words;      /* the words after infersim: "vllm bench serve" */
+    const char *sub;        /* a subcommand word anywhere on the line ("throughput"), or NULL */
     const char *positional; /* the infersim flag a bare argument sets (vllm serve MODEL) */
     bool server;            /* a server's launch line (the deployment), not a benchmark's */
-    const char *cmd;     /* the infersim command it becomes: "serve" or "run" */
-    const char *engine;  /* its engine profile unless --backend names another */
-    const char *source;  /* where its flags were read */
-    int style;           /* CLI_DROPIN_ bits */
+    const char *cmd;        /* the infersim command it becomes: "serve" or "run" */
+    const char *engine;     /* its engine profile unless --backend names another */
+    const char *source;     /* where its flags were read */
+    int style;              /* CLI_DROPIN_ bits */
     const cli_dropin_flag *tables[CLI_DROPIN_MAX_TABLES]; /* each ends with a NULL name */
     const char *const *defaults; /* infersim flag, value pairs unless the line set the flag */
     sim_status (*finish)(cli_dropin_line *t, sim_err *err); /* flags that depend on others */
@@ -113,8 +117,7 @@ sim_status cli_dropin_translate(int argc, char **argv, cli_dropin_line *t, sim_e
 void cli_dropin_line_free(cli_dropin_line *t);
 
 /* Appends infersim flag `flag` (and `value` unless NULL) to the line; a copy is kept. */
-sim_status cli_dropin_push(cli_dropin_line *t, const char *flag, const char *value,
-                           sim_err *err);
+sim_status cli_dropin_push(cli_dropin_line *t, const char *flag, const char *value, sim_err *err);
 
 /* Takes infersim flag `flag` and its value off the line; whether it was there. */
 bool cli_dropin_drop(cli_dropin_line *t, const char *flag);
@@ -142,8 +145,7 @@ sim_status cli_dropin_pair(int argc, char **argv, cli_dropin_line *t, sim_err *e
 /* Splits `s` into words as sh does without expanding anything: *words (malloc'd, n of them,
  * each pointing into one malloc'd block, freed with free(*words) and free((*words)[0]) when
  * n > 0). Errors name `what` ("--server") and the unmatched quote. */
-sim_status cli_dropin_split(const char *s, const char *what, char ***words, int *n,
-                            sim_err *err);
+sim_status cli_dropin_split(const char *s, const char *what, char ***words, int *n, sim_err *err);
 
 /* TensorRT-LLM's synthetic dataset (cli_dropin_prep.c): `python benchmarks/cpp/prepare_dataset.py
  * ... token-norm-dist|token-unif-dist ...` and `trtllm-bench ... prepare-dataset ...` write

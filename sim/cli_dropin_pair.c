@@ -10,8 +10,7 @@
 /* ------------------------------------------------------------------------------------------ */
 /* Words as sh splits them (POSIX Shell Command Language 2.2 Quoting), never expanded. */
 
-sim_status cli_dropin_split(const char *s, const char *what, char ***words, int *n,
-                            sim_err *err)
+sim_status cli_dropin_split(const char *s, const char *what, char ***words, int *n, sim_err *err)
 {
     *words = NULL;
     *n = 0;
@@ -133,8 +132,7 @@ static sim_status one_line(const char *flag, const char *line, bool server, cli_
     memcpy(argv + 1, w, (size_t)n * sizeof *w);
     const cli_dropin_tool *tool = cli_dropin_find_tool(n + 1, argv);
     if (!tool || tool->server != server)
-        st = sim_fail(err, SIM_EINPUT,
-                      "%s: '%s' is not %s; expected %s", flag, w[0],
+        st = sim_fail(err, SIM_EINPUT, "%s: '%s' is not %s; expected %s", flag, w[0],
                       server ? "a server's launch line" : "a benchmark's line",
                       server ? "vllm serve MODEL ..., python3 -m sglang.launch_server ... or "
                                "trtllm-serve MODEL ..."
@@ -180,8 +178,10 @@ sim_status cli_dropin_pair(int argc, char **argv, cli_dropin_line *t, sim_err *e
         if (line[k])
             return sim_fail(err, SIM_EINPUT, "%s: given twice, expected once", name[k]);
         if (!eq && i + 1 >= argc)
-            return sim_fail(err, SIM_EINPUT, "%s: missing value, expected a command line in "
-                            "quotes", name[k]);
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: missing value, expected a command line in "
+                            "quotes",
+                            name[k]);
         line[k] = eq ? eq + 1 : argv[++i];
     }
     cli_dropin_line *part = calloc(2, sizeof *part);

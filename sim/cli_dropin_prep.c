@@ -34,7 +34,7 @@ typedef struct prep_args {
 static sim_status number(const char *flag, const char *v, double lo, double hi, double *out,
                          sim_err *err)
 {
-    char *end = NULL;
+    char *end = (char *)v;
     errno = 0;
     double x = v && !strpbrk(v, "xX") ? strtod(v, &end) : NAN;
     if (!v || errno || end == v || *end || !isfinite(x) || x < lo || x > hi)
@@ -58,9 +58,9 @@ bool cli_dropin_is_prepare(int argc, char **argv)
 static sim_status parse(int argc, char **argv, prep_args *a, sim_err *err)
 {
     /* trtllm-bench's own flags before prepare-dataset: --model, -m, --model_path, --workspace */
-    static const char *const skip_value[] = {"--model", "-m", "--model_path", "--workspace", "-w",
-                                             "--tokenizer", "--log-level", "--log_level",
-                                             "--task-id", "--lora-dir", "--revision", NULL};
+    static const char *const skip_value[] = {
+        "--model",     "-m",          "--model_path", "--workspace", "-w",         "--tokenizer",
+        "--log-level", "--log_level", "--task-id",    "--lora-dir",  "--revision", NULL};
     static const char *const skip_flag[] = {"--std-out", NULL};
     int first = strcmp(argv[1], "trtllm-bench") == 0 ? 2 : 3;
     for (int i = first; i < argc; i++) {
@@ -130,8 +130,8 @@ static sim_status parse(int argc, char **argv, prep_args *a, sim_err *err)
     if (a->norm && (a->in_mean < 1 || a->out_mean < 1))
         return sim_fail(err, SIM_EINPUT,
                         "token-norm-dist: --input-mean and --output-mean are required");
-    if (a->unif && (a->in_min < 1 || a->in_max < a->in_min || a->out_min < 1 ||
-                    a->out_max < a->out_min))
+    if (a->unif &&
+        (a->in_min < 1 || a->in_max < a->in_min || a->out_min < 1 || a->out_max < a->out_min))
         return sim_fail(err, SIM_EINPUT,
                         "token-unif-dist: expected 1 <= --input-min <= --input-max and 1 <= "
                         "--output-min <= --output-max");

@@ -9,8 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static sim_status keep(cli_dropin_line *t, const char *f, const char *v, int64_t *out,
-                       sim_err *err)
+static sim_status keep(cli_dropin_line *t, const char *f, const char *v, int64_t *out, sim_err *err)
 {
     (void)t;
     return cli_dropin_count(f, v, out, err);
@@ -38,8 +37,8 @@ static sim_status dataset(cli_dropin_line *t, const char *f, const char *v, sim_
 {
     /* random-ids draws random token ids with random's lengths; generated-shared-prefix is
      * groups of prompts sharing a system prompt: vLLM's prefix_repetition shape */
-    if (strcmp(v, "sharegpt") && strcmp(v, "random") && strcmp(v, "random-ids") &&
-        strcmp(v, "generated-shared-prefix"))
+    if (strcmp(v, "sharegpt") != 0 && strcmp(v, "random") != 0 && strcmp(v, "random-ids") != 0 &&
+        strcmp(v, "generated-shared-prefix") != 0)
         return sim_fail(err, SIM_EINPUT,
                         "%s: %s %s changes the timing and is not modelled (infersim simulates "
                         "sharegpt's fitted lengths, random, random-ids and "
@@ -112,9 +111,10 @@ static sim_status kv_dtype(cli_dropin_line *t, const char *f, const char *v, sim
  * checkpoint's own method from its quantization_config */
 static sim_status quant(cli_dropin_line *t, const char *f, const char *v, sim_err *err)
 {
-    static const char *const names[] = {"fp8",         "w8a8_fp8", "awq",       "gptq",
-                                        "awq_marlin",  "gptq_marlin", "modelopt_fp4", "mxfp4",
-                                        "compressed-tensors", "modelopt", NULL};
+    static const char *const names[] = {"fp8",          "w8a8_fp8",   "awq",
+                                        "gptq",         "awq_marlin", "gptq_marlin",
+                                        "modelopt_fp4", "mxfp4",      "compressed-tensors",
+                                        "modelopt",     NULL};
     static const char *const to[] = {"fp8",  "fp8", "int4",  "int4", "int4",
                                      "int4", "fp4", "mxfp4", NULL,   NULL};
     for (int i = 0; names[i]; i++)
@@ -130,8 +130,7 @@ static sim_status quant(cli_dropin_line *t, const char *f, const char *v, sim_er
 
 static sim_status dtype(cli_dropin_line *t, const char *f, const char *v, sim_err *err)
 {
-    if (!strcmp(v, "auto") || !strcmp(v, "bfloat16") || !strcmp(v, "float16") ||
-        !strcmp(v, "half"))
+    if (!strcmp(v, "auto") || !strcmp(v, "bfloat16") || !strcmp(v, "float16") || !strcmp(v, "half"))
         return cli_dropin_no_effect(t, f); /* the 16-bit formats run alike */
     return sim_fail(err, SIM_EINPUT,
                     "%s: %s %s changes the timing and is not modelled (16-bit formats only)",
@@ -141,10 +140,10 @@ static sim_status dtype(cli_dropin_line *t, const char *f, const char *v, sim_er
 /* --deepep-mode auto|normal|low_latency: DeepEP's kernels (infersim --moe-a2a) */
 static sim_status deepep_mode(cli_dropin_line *t, const char *f, const char *v, sim_err *err)
 {
-    if (strcmp(v, "auto") && strcmp(v, "normal") && strcmp(v, "low_latency"))
+    if (strcmp(v, "auto") != 0 && strcmp(v, "normal") != 0 && strcmp(v, "low_latency") != 0)
         return sim_fail(err, SIM_EINPUT, "%s: %s %s: expected auto, normal or low_latency",
                         t->tool->words, f, v);
-    return cli_dropin_push(t, "--moe-a2a", strcmp(v, "low_latency") ? v : "low-latency", err);
+    return cli_dropin_push(t, "--moe-a2a", strcmp(v, "low_latency") != 0 ? v : "low-latency", err);
 }
 
 static sim_status flag_to(cli_dropin_line *t, const char *to, sim_err *err)
@@ -167,11 +166,26 @@ static sim_status no_overlap(cli_dropin_line *t, const char *f, const char *v, s
     return flag_to(t, "--no-async-scheduling", err);
 }
 
-#define MAP(n, a, ar, to, note) {n, a, CLI_DROPIN_##ar, CLI_DROPIN_MAP, to, NULL, note}
-#define CALL(n, a, ar, fn, to, note) {n, a, CLI_DROPIN_##ar, CLI_DROPIN_CALL, to, fn, note}
-#define NONE(n, ar, note) {n, NULL, CLI_DROPIN_##ar, CLI_DROPIN_NONE, NULL, NULL, note}
-#define REFUSE(n, ar, note) {n, NULL, CLI_DROPIN_##ar, CLI_DROPIN_REFUSE, NULL, NULL, note}
-#define END {NULL, NULL, CLI_DROPIN_FLAG, CLI_DROPIN_NONE, NULL, NULL, NULL}
+#define MAP(n, a, ar, to, note)                                                                    \
+    {                                                                                              \
+        n, a, CLI_DROPIN_##ar, CLI_DROPIN_MAP, to, NULL, note                                      \
+    }
+#define CALL(n, a, ar, fn, to, note)                                                               \
+    {                                                                                              \
+        n, a, CLI_DROPIN_##ar, CLI_DROPIN_CALL, to, fn, note                                       \
+    }
+#define NONE(n, ar, note)                                                                          \
+    {                                                                                              \
+        n, NULL, CLI_DROPIN_##ar, CLI_DROPIN_NONE, NULL, NULL, note                                \
+    }
+#define REFUSE(n, ar, note)                                                                        \
+    {                                                                                              \
+        n, NULL, CLI_DROPIN_##ar, CLI_DROPIN_REFUSE, NULL, NULL, note                              \
+    }
+#define END                                                                                        \
+    {                                                                                              \
+        NULL, NULL, CLI_DROPIN_FLAG, CLI_DROPIN_NONE, NULL, NULL, NULL                             \
+    }
 
 /* bench_serving.py: --backend sglang, --dataset-name sharegpt, --num-prompts 1000,
  * --random-input-len 1024, --random-output-len 1024, --random-range-ratio 0.0, --seed 1 */
@@ -264,8 +278,7 @@ const cli_dropin_flag cli_dropin_sglang_server[] = {
     CALL("--enable-dp-attention", NULL, FLAG, dp_attention, "--dp-attention",
          "attention data-parallel"),
     MAP("--mem-fraction-static", NULL, VALUE, "--mem-fraction-static", "the memory fraction"),
-    MAP("--max-running-requests", NULL, VALUE, "--max-running-requests",
-        "requests per iteration"),
+    MAP("--max-running-requests", NULL, VALUE, "--max-running-requests", "requests per iteration"),
     MAP("--chunked-prefill-size", NULL, VALUE, "--chunked-prefill-size", "the prefill budget"),
     REFUSE("--max-prefill-tokens", VALUE, "a prefill budget apart from the chunk size"),
     REFUSE("--max-total-tokens", VALUE, "a KV pool sized in tokens"),
@@ -361,8 +374,10 @@ sim_status cli_dropin_sglang_finish(cli_dropin_line *t, sim_err *err)
     for (int i = 0; i < 5; i++)
         gsp_given |= t->gsp[i] != NULL;
     if (gsp_given && strcmp(ds, "generated-shared-prefix") != 0)
-        return sim_fail(err, SIM_EINPUT, "%s: --gsp-*: needs --dataset-name "
-                        "generated-shared-prefix", t->tool->words);
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: --gsp-*: needs --dataset-name "
+                        "generated-shared-prefix",
+                        t->tool->words);
     if (strcmp(ds, "generated-shared-prefix") == 0) {
         /* bench_serving.py sample_generated_shared_prefix_requests: groups x prompts per group
          * requests, each a group's system prompt then its own question (defaults 64, 16, 2048,

@@ -64,25 +64,37 @@ static sim_status concurrency(cli_dropin_line *t, const char *f, const char *v, 
 static sim_status chunked(cli_dropin_line *t, const char *f, const char *v, sim_err *err)
 {
     (void)v;
-    return cli_dropin_push(t, strstr(f, "disable") ? "--no-chunked-prefill"
-                                                  : "--enable-chunked-prefill",
-                           NULL, err);
+    return cli_dropin_push(
+        t, strstr(f, "disable") ? "--no-chunked-prefill" : "--enable-chunked-prefill", NULL, err);
 }
 
-#define MAP(n, a, ar, to, note) {n, a, CLI_DROPIN_##ar, CLI_DROPIN_MAP, to, NULL, note}
-#define CALL(n, a, ar, fn, to, note) {n, a, CLI_DROPIN_##ar, CLI_DROPIN_CALL, to, fn, note}
-#define NONE(n, ar, note) {n, NULL, CLI_DROPIN_##ar, CLI_DROPIN_NONE, NULL, NULL, note}
-#define REFUSE(n, ar, note) {n, NULL, CLI_DROPIN_##ar, CLI_DROPIN_REFUSE, NULL, NULL, note}
-#define END {NULL, NULL, CLI_DROPIN_FLAG, CLI_DROPIN_NONE, NULL, NULL, NULL}
+#define MAP(n, a, ar, to, note)                                                                    \
+    {                                                                                              \
+        n, a, CLI_DROPIN_##ar, CLI_DROPIN_MAP, to, NULL, note                                      \
+    }
+#define CALL(n, a, ar, fn, to, note)                                                               \
+    {                                                                                              \
+        n, a, CLI_DROPIN_##ar, CLI_DROPIN_CALL, to, fn, note                                       \
+    }
+#define NONE(n, ar, note)                                                                          \
+    {                                                                                              \
+        n, NULL, CLI_DROPIN_##ar, CLI_DROPIN_NONE, NULL, NULL, note                                \
+    }
+#define REFUSE(n, ar, note)                                                                        \
+    {                                                                                              \
+        n, NULL, CLI_DROPIN_##ar, CLI_DROPIN_REFUSE, NULL, NULL, note                              \
+    }
+#define END                                                                                        \
+    {                                                                                              \
+        NULL, NULL, CLI_DROPIN_FLAG, CLI_DROPIN_NONE, NULL, NULL, NULL                             \
+    }
 
 const cli_dropin_flag cli_dropin_trtllm_bench[] = {
     /* the command group's */
     MAP("--model", "-m", VALUE, "--model", "the model (its Hugging Face name)"),
     NONE("--model_path", VALUE, "where the checkpoint is (the config comes from --model)"),
-    NONE("--workspace", VALUE, "the working folder"),
-    NONE("-w", VALUE, "the working folder"),
-    NONE("--log_level", VALUE, "logging"),
-    NONE("--revision", VALUE, "the checkpoint's revision"),
+    NONE("--workspace", VALUE, "the working folder"), NONE("-w", VALUE, "the working folder"),
+    NONE("--log_level", VALUE, "logging"), NONE("--revision", VALUE, "the checkpoint's revision"),
     /* throughput's and latency's */
     NONE("--engine_dir", VALUE, "a built engine (its limits are the flags below)"),
     CALL("--backend", NULL, VALUE, backend, "--engine",
@@ -116,18 +128,14 @@ const cli_dropin_flag cli_dropin_trtllm_bench[] = {
     CALL("--concurrency", NULL, VALUE, concurrency, "--max-concurrency",
          "requests in flight (throughput: <= 0 no limit; latency: default 1)"),
     NONE("--streaming", FLAG, "streamed responses (the simulation reports TTFT either way)"),
-    NONE("--report_json", VALUE, "a result file"),
-    NONE("--iteration_log", VALUE, "a log file"),
-    NONE("--output_json", VALUE, "a result file"),
-    NONE("--request_json", VALUE, "a result file"),
+    NONE("--report_json", VALUE, "a result file"), NONE("--iteration_log", VALUE, "a log file"),
+    NONE("--output_json", VALUE, "a result file"), NONE("--request_json", VALUE, "a result file"),
     CALL("--enable_chunked_context", NULL, FLAG, chunked, "--enable-chunked-prefill",
          "chunked prefill (the default)"),
-    CALL("--disable_chunked_context", NULL, FLAG, chunked, "--no-chunked-prefill",
-         "whole prompts"),
+    CALL("--disable_chunked_context", NULL, FLAG, chunked, "--no-chunked-prefill", "whole prompts"),
     MAP("--scheduler_policy", NULL, VALUE, "--scheduler-policy",
         "guaranteed_no_evict or max_utilization"),
-    REFUSE("--medusa_choices", VALUE, "Medusa's tree (latency)"),
-    END};
+    REFUSE("--medusa_choices", VALUE, "Medusa's tree (latency)"), END};
 
 /* trtllm-serve MODEL's options (tensorrt_llm/commands/serve.py; its gRPC entry lists the same:
  * --max_batch_size, --max_num_tokens, --max_seq_len, --tp_size, --pp_size, --ep_size,

@@ -31,13 +31,13 @@ const char *cli_dropin_backend_engine(const char *b)
      * vllm-chat, trt: Triton's TensorRT-LLM ensemble endpoint), vllm bench throughput's (vllm,
      * vllm-chat, hf), trtllm-bench's (pytorch, _autodeploy, tensorrt: TensorRT-LLM's own
      * runtime) */
-    static const char *const names[] = {"openai",        "openai-chat", "vllm",   "vllm-chat",
-                                        "openai-audio",  "sglang",      "sglang-native",
-                                        "sglang-oai",    "sglang-oai-chat",      "tensorrt-llm",
-                                        "trt",           "pytorch",     "_autodeploy",
-                                        "tensorrt",      "hf",          NULL};
-    static const char *const engine[] = {"vllm",   "vllm",   "vllm",          "vllm",   "vllm",
-                                         "sglang", "sglang", "sglang",        "sglang", "trtllm",
+    static const char *const names[] = {
+        "openai", "openai-chat",   "vllm",        "vllm-chat",       "openai-audio",
+        "sglang", "sglang-native", "sglang-oai",  "sglang-oai-chat", "tensorrt-llm",
+        "trt",    "pytorch",       "_autodeploy", "tensorrt",        "hf",
+        NULL};
+    static const char *const engine[] = {"vllm",          "vllm",   "vllm",   "vllm",   "vllm",
+                                         "sglang",        "sglang", "sglang", "sglang", "trtllm",
                                          "trtllm-triton", "trtllm", "trtllm", "trtllm", "hf"};
     int i = pick(b, names);
     return i < 0 ? NULL : engine[i];
@@ -57,7 +57,9 @@ sim_status cli_dropin_backend(cli_dropin_line *t, const char *flag, const char *
                             strcmp(t->tool->words, "trtllm-bench") != 0
                         ? cli_dropin_push(t, "--backend", v, err)
                         : SIM_OK;
-    return st ? st : cli_dropin_has(t, "--engine") ? SIM_OK : cli_dropin_push(t, "--engine", e, err);
+    return st                              ? st
+           : cli_dropin_has(t, "--engine") ? SIM_OK
+                                           : cli_dropin_push(t, "--engine", e, err);
 }
 
 static sim_status keep_int(const char *flag, const char *v, int64_t *out, sim_err *err)
@@ -125,8 +127,7 @@ static sim_status one(cli_dropin_line *t, const char *f, const char *v, sim_err 
 /* --dtype: the 16-bit formats run alike; the checkpoint's quantization keeps its own */
 static sim_status dtype(cli_dropin_line *t, const char *f, const char *v, sim_err *err)
 {
-    static const char *const same[] = {"auto", "bfloat16", "float16", "half", "bf16", "fp16",
-                                       NULL};
+    static const char *const same[] = {"auto", "bfloat16", "float16", "half", "bf16", "fp16", NULL};
     if (pick(v, same) >= 0)
         return add_none(t, f);
     return sim_fail(err, SIM_EINPUT,
@@ -139,11 +140,19 @@ static sim_status dtype(cli_dropin_line *t, const char *f, const char *v, sim_er
  * (compressed-tensors, modelopt, ...) is its quantization_config, read from the model file */
 static sim_status quant(cli_dropin_line *t, const char *f, const char *v, sim_err *err)
 {
-    static const char *const names[] = {"fp8",        "awq",        "gptq",         "awq_marlin",
-                                        "gptq_marlin", "mxfp4",     "modelopt_fp4", "compressed-tensors",
-                                        "modelopt",    "fbgemm_fp8", NULL};
-    static const char *const to[] = {"fp8",  "int4", "int4", "int4", "int4", "mxfp4",
-                                     "fp4",  NULL,   NULL,   "fp8"};
+    static const char *const names[] = {"fp8",
+                                        "awq",
+                                        "gptq",
+                                        "awq_marlin",
+                                        "gptq_marlin",
+                                        "mxfp4",
+                                        "modelopt_fp4",
+                                        "compressed-tensors",
+                                        "modelopt",
+                                        "fbgemm_fp8",
+                                        NULL};
+    static const char *const to[] = {"fp8",   "int4", "int4", "int4", "int4",
+                                     "mxfp4", "fp4",  NULL,   NULL,   "fp8"};
     int i = pick(v, names);
     if (i < 0)
         return sim_fail(err, SIM_EINPUT,
@@ -164,8 +173,10 @@ static sim_status kv_dtype(cli_dropin_line *t, const char *f, const char *v, sim
         return cli_dropin_push(t, "--kv-cache-dtype", "fp8", err);
     if (strcmp(v, "bfloat16") == 0 || strcmp(v, "float16") == 0 || strcmp(v, "half") == 0)
         return cli_dropin_push(t, "--kv-cache-dtype", v[0] == 'b' ? "bf16" : "fp16", err);
-    return sim_fail(err, SIM_EINPUT, "%s: %s %s: expected auto, fp8, fp8_e4m3, fp8_e5m2 or "
-                    "bfloat16", t->tool->words, f, v);
+    return sim_fail(err, SIM_EINPUT,
+                    "%s: %s %s: expected auto, fp8, fp8_e4m3, fp8_e5m2 or "
+                    "bfloat16",
+                    t->tool->words, f, v);
 }
 
 /* --disable-custom-all-reduce: NCCL's all-reduce instead of vLLM's custom kernel */
@@ -175,11 +186,26 @@ static sim_status no_custom_ar(cli_dropin_line *t, const char *f, const char *v,
     return cli_dropin_push(t, "--allreduce", "nccl", err);
 }
 
-#define MAP(n, a, ar, to, note) {n, a, CLI_DROPIN_##ar, CLI_DROPIN_MAP, to, NULL, note}
-#define CALL(n, a, ar, fn, to, note) {n, a, CLI_DROPIN_##ar, CLI_DROPIN_CALL, to, fn, note}
-#define NONE(n, ar, note) {n, NULL, CLI_DROPIN_##ar, CLI_DROPIN_NONE, NULL, NULL, note}
-#define REFUSE(n, ar, note) {n, NULL, CLI_DROPIN_##ar, CLI_DROPIN_REFUSE, NULL, NULL, note}
-#define END {NULL, NULL, CLI_DROPIN_FLAG, CLI_DROPIN_NONE, NULL, NULL, NULL}
+#define MAP(n, a, ar, to, note)                                                                    \
+    {                                                                                              \
+        n, a, CLI_DROPIN_##ar, CLI_DROPIN_MAP, to, NULL, note                                      \
+    }
+#define CALL(n, a, ar, fn, to, note)                                                               \
+    {                                                                                              \
+        n, a, CLI_DROPIN_##ar, CLI_DROPIN_CALL, to, fn, note                                       \
+    }
+#define NONE(n, ar, note)                                                                          \
+    {                                                                                              \
+        n, NULL, CLI_DROPIN_##ar, CLI_DROPIN_NONE, NULL, NULL, note                                \
+    }
+#define REFUSE(n, ar, note)                                                                        \
+    {                                                                                              \
+        n, NULL, CLI_DROPIN_##ar, CLI_DROPIN_REFUSE, NULL, NULL, note                              \
+    }
+#define END                                                                                        \
+    {                                                                                              \
+        NULL, NULL, CLI_DROPIN_FLAG, CLI_DROPIN_NONE, NULL, NULL, NULL                             \
+    }
 
 /* the client's flags: vllm bench serve (serve.py add_cli_args) */
 const cli_dropin_flag cli_dropin_vllm_serve[] = {
@@ -295,8 +321,7 @@ const cli_dropin_flag cli_dropin_vllm_engine[] = {
          "fp8 (W8A8), awq / gptq (int4), mxfp4, modelopt_fp4"),
     CALL("--kv-cache-dtype", NULL, VALUE, kv_dtype, "--kv-cache-dtype", "auto, fp8, bfloat16"),
     MAP("--max-model-len", NULL, VALUE, "--max-model-len", "the context limit"),
-    MAP("--gpu-memory-utilization", NULL, VALUE, "--gpu-memory-utilization",
-        "the memory fraction"),
+    MAP("--gpu-memory-utilization", NULL, VALUE, "--gpu-memory-utilization", "the memory fraction"),
     MAP("--max-num-seqs", NULL, VALUE, "--max-num-seqs", "requests per iteration"),
     MAP("--max-num-batched-tokens", NULL, VALUE, "--max-num-batched-tokens",
         "tokens per iteration"),
@@ -450,7 +475,7 @@ sim_status cli_dropin_vllm_finish(cli_dropin_line *t, sim_err *err)
     /* vLLM's expert parallelism: the experts over TP x DP GPUs, attention data-parallel over the
      * DP ranks (docs/serving/expert_parallel_deployment.md); without it, DP ranks are engines */
     if (!st && t->expert_parallel) {
-        snprintf(buf, sizeof buf, "%lld", (long long)(tpn * dpn));
+        snprintf(buf, sizeof buf, "%lld", (long long)tpn * (long long)dpn);
         st = cli_dropin_push(t, "--ep", buf, err);
         if (!st && dpn > 1) {
             snprintf(buf, sizeof buf, "%lld", (long long)dpn);

@@ -40,8 +40,8 @@ static sim_status parse_line(const cJSON *o, const char *path, int64_t line, int
         int n = cJSON_IsArray(ids) ? cJSON_GetArraySize(ids) : -1;
         if (n < 1)
             return sim_fail(err, SIM_EINPUT,
-                            "%s:%lld: \"input_ids\": expected a non-empty list of token ids",
-                            path, (long long)line);
+                            "%s:%lld: \"input_ids\": expected a non-empty list of token ids", path,
+                            (long long)line);
         *in = n;
     } else {
         *in = count_field(o, "input_len", path, line, err);

@@ -479,10 +479,10 @@ static void test_readme(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_spelling), cmocka_unit_test(test_tables),  cmocka_unit_test(test_split),
-        cmocka_unit_test(test_no_effect), cmocka_unit_test(test_families),
-        cmocka_unit_test(test_trtllm),    cmocka_unit_test(test_pair),
-        cmocka_unit_test(test_readme),
+        cmocka_unit_test(test_spelling), cmocka_unit_test(test_tables),
+        cmocka_unit_test(test_split),    cmocka_unit_test(test_no_effect),
+        cmocka_unit_test(test_families), cmocka_unit_test(test_trtllm),
+        cmocka_unit_test(test_pair),     cmocka_unit_test(test_readme),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
