@@ -429,6 +429,8 @@ static sim_status translate(int argc, char **argv, cli_dropin_line *t, sim_err *
         if (pass) { /* infersim's own flag: --hw h100-sxm */
             if (!eq && i + 1 >= argc)
                 return sim_fail(err, SIM_EINPUT, "%.*s: missing value", (int)len, a);
+            if (len == 8 && strncmp(a, "--engine", 8) == 0)
+                cli_dropin_drop(t, "--engine"); /* --engine wins over a --backend's engine */
             st = cli_dropin_push(t, a, eq ? NULL : argv[++i], err);
             continue;
         }
