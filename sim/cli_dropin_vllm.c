@@ -1,7 +1,8 @@
 /* cli_dropin_vllm.c - vLLM's benchmark flags (`vllm bench serve|throughput|latency`), read from
  * vllm-project/vllm: vllm/benchmarks/serve.py (add_cli_args, commit def9ce85),
  * vllm/benchmarks/datasets.py (add_dataset_parser, add_random_dataset_base_args),
- * vllm/benchmarks/throughput.py (add_cli_args, commit 1a91bc2d), vllm/benchmarks/latency.py and
+ * vllm/benchmarks/throughput.py (add_cli_args, commit 1a91bc2d), vllm/benchmarks/latency.py (commit
+ * 7142f6ae: --input-len 32, --output-len 128, --batch-size 8, prefix caching off) and
  * the engine arguments of vllm/engine/arg_utils.py (EngineArgs.add_cli_args). vLLM's
  * FlexibleArgumentParser takes '_' for '-' in a flag's name; argparse takes a unique prefix. */
 #define _POSIX_C_SOURCE 200809L
