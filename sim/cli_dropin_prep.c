@@ -135,6 +135,13 @@ static sim_status parse(int argc, char **argv, prep_args *a, sim_err *err)
         return sim_fail(err, SIM_EINPUT,
                         "token-unif-dist: expected 1 <= --input-min <= --input-max and 1 <= "
                         "--output-min <= --output-max");
+    /* a bound on the text written: 2^32 prompt tokens (about 17 GB of ids) */
+    double longest = a->norm ? a->in_mean + 6.0 * a->in_sd : a->in_max;
+    if ((double)a->n * longest > 4294967296.0)
+        return sim_fail(err, SIM_EINPUT,
+                        "prepare_dataset: %lld requests of up to %.0f prompt tokens, expected at "
+                        "most 2^32 tokens in all",
+                        (long long)a->n, longest);
     return SIM_OK;
 }
 
