@@ -145,6 +145,53 @@ static void test_tables(void **state)
     }
 }
 
+/* Every row of every tool once: a no-effect row is listed, a refused row refused by name, a
+ * mapped row lands on its target; every tool answers --help with its rows. */
+static void test_every_row(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < cli_dropin_tool_count; i++) {
+        const cli_dropin_tool *tool = &cli_dropin_tools[i];
+        char line[512];
+        snprintf(line, sizeof line, "%s%s%s --help", tool->words, tool->sub ? " " : "",
+                 tool->sub ? tool->sub : "");
+        assert_int_equal(run(line), 0);
+        assert_non_null(strstr(R.out, "usage: infersim "));
+        for (int k = 0; k < CLI_DROPIN_MAX_TABLES && tool->tables[k]; k++)
+            for (const cli_dropin_flag *r = tool->tables[k]; r->name; r++) {
+                /* a value every numeric row takes; a dataset for trtllm-bench */
+                snprintf(line, sizeof line, "%s%s%s%s %s%s", tool->words, tool->sub ? " " : "",
+                         tool->sub ? tool->sub : "", tool->positional ? " m" : " --model m",
+                         r->name, r->arity == CLI_DROPIN_FLAG ? "" : " 1");
+                if (strcmp(tool->words, "trtllm-bench") == 0)
+                    snprintf(line, sizeof line, "trtllm-bench --model m %s %s%s --dataset d",
+                             tool->sub, r->name, r->arity == CLI_DROPIN_FLAG ? "" : " 1");
+                cli_dropin_line t;
+                sim_err err = {{0}};
+                sim_status st = translate(line, &t, &err);
+                if (r->act == CLI_DROPIN_REFUSE) {
+                    if (st != SIM_EINPUT || !strstr(err.msg, "changes the timing")) {
+                        print_error("'%s' was not refused (%s)\n", line, err.msg);
+                        fail();
+                    }
+                    continue;
+                }
+                if (r->act == CLI_DROPIN_NONE) {
+                    if (st != SIM_OK || !strstr(t.no_effect, r->name)) {
+                        print_error("'%s' was not listed as no effect (%s)\n", line, err.msg);
+                        fail();
+                    }
+                } else if (r->act == CLI_DROPIN_MAP && st == SIM_OK && !holds(&t, r->to, NULL) &&
+                           !strstr(t.no_effect, r->name)) {
+                    print_error("'%s' did not reach %s\n", line, r->to);
+                    fail();
+                }
+                if (st == SIM_OK)
+                    cli_dropin_line_free(&t);
+            }
+    }
+}
+
 static void test_split(void **state)
 {
     (void)state;
@@ -479,10 +526,11 @@ static void test_readme(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_spelling), cmocka_unit_test(test_tables),
-        cmocka_unit_test(test_split),    cmocka_unit_test(test_no_effect),
-        cmocka_unit_test(test_families), cmocka_unit_test(test_trtllm),
-        cmocka_unit_test(test_pair),     cmocka_unit_test(test_readme),
+        cmocka_unit_test(test_spelling),  cmocka_unit_test(test_tables),
+        cmocka_unit_test(test_every_row), cmocka_unit_test(test_split),
+        cmocka_unit_test(test_no_effect), cmocka_unit_test(test_families),
+        cmocka_unit_test(test_trtllm),    cmocka_unit_test(test_pair),
+        cmocka_unit_test(test_readme),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
