@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "cli_cmd.h"
+#include "cli_dropin.h"
 #include "outfile.h"
 
 #include <stdbool.h>
@@ -68,6 +69,9 @@ static void top_usage(FILE *f)
             INFERSIM_VERSION);
     for (size_t i = 0; i < N_COMMANDS; i++)
         fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "  %-11s %s\n", "drop-in",
+            "the engines' benchmark lines infersim reads: infersim vllm bench serve ..., "
+            "python3 -m sglang.bench_serving ..., trtllm-bench ...");
 }
 
 /* Whether argv[first..] asks for help. */
@@ -133,6 +137,40 @@ static sim_status run_staged(const cli_command *c, cli_opts *o, FILE *out, FILE 
     return st;
 }
 
+static sim_status dispatch(int argc, char **argv, FILE *out, FILE *errf, sim_err *err);
+
+/* An engine's own benchmark line (cli_dropin.h): translated, its no-effect flags listed once,
+ * the infersim line it became shown, then run as that line. */
+static sim_status run_dropin(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
+{
+    if (cli_dropin_is_prepare(argc, argv))
+        return cli_dropin_prepare(argc, argv, out, err);
+    const cli_dropin_tool *tool = cli_dropin_find_tool(argc, argv);
+    if (tool && wants_help(argc, argv, 2)) {
+        cli_dropin_help(out, tool);
+        return SIM_OK;
+    }
+    cli_dropin_line *t = malloc(sizeof *t);
+    if (!t)
+        return sim_fail(err, SIM_EINTERNAL, "out of memory");
+    sim_status st = cli_dropin_is_pair(argc, argv) ? cli_dropin_pair(argc, argv, t, err)
+                                                   : cli_dropin_translate(argc, argv, t, err);
+    if (st) {
+        free(t);
+        return st;
+    }
+    if (t->no_effect[0])
+        fprintf(errf, "infersim: no effect on the prediction: %s\n", t->no_effect);
+    char *line = cli_opt_cmdline(t->argc, t->argv);
+    if (line)
+        fprintf(errf, "infersim: simulating %s\n", line);
+    free(line);
+    st = dispatch(t->argc, t->argv, out, errf, err);
+    cli_dropin_line_free(t);
+    free(t);
+    return st;
+}
+
 static sim_status dispatch(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
 {
     const char *name = argv[1];
@@ -189,7 +227,20 @@ sim_status sim_cli_run(int argc, char **argv, FILE *out, FILE *errf, sim_err *er
         fprintf(out, "infersim %s\n", INFERSIM_VERSION);
         return SIM_OK;
     }
-    sim_status st = dispatch(argc, argv, out, errf, err);
+    if (strcmp(name, "drop-in") == 0) { /* the README's list of the engines' flags */
+        if (argc > 2 && strcmp(argv[2], "--markdown") == 0)
+            cli_dropin_markdown(out);
+        else
+            for (size_t i = 0; i < cli_dropin_tool_count; i++)
+                fprintf(out, "infersim %s%s%s ...   (infersim %s)\n", cli_dropin_tools[i].words,
+                        cli_dropin_tools[i].sub ? " " : "",
+                        cli_dropin_tools[i].sub ? cli_dropin_tools[i].sub : "",
+                        cli_dropin_tools[i].cmd);
+        return SIM_OK;
+    }
+    bool dropin = cli_dropin_is_tool(argc, argv) || cli_dropin_is_pair(argc, argv);
+    sim_status st = dropin ? run_dropin(argc, argv, out, errf, err)
+                           : dispatch(argc, argv, out, errf, err);
     if (st && !err->msg[0])
         sim_fail(err, st, "internal error");
     return st;

@@ -20,6 +20,10 @@
  *       a device's efficiencies fitted to its op-level rows
  *   infersim hw FILE|NAME [--format table|json]  a device file's fields and where each came from
  *   infersim trace-check FILE                    a Chrome trace's consistency
+ *   infersim vllm bench serve ... --hw H, infersim python3 -m sglang.bench_serving ... --hw H,
+ *   infersim trtllm-bench --model M throughput ... --hw H (and the servers' launch lines, and
+ *   serve --server "LINE" --bench "LINE"): the engines' own command lines, translated into an
+ *   infersim serve or run line (cli_dropin.h); infersim drop-in [--markdown] lists them
  *
  * `infersim --help` lists the commands, `infersim COMMAND --help` a command's flags (both from
  * cli.c's command table and cli_opt.c's option table).

@@ -3,6 +3,7 @@
  * and engine settings (cli_load.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "cli_load.h"
+#include "cli_dropin.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -109,7 +110,13 @@ sim_status cli_load_engine_spec_path(const char *spec, const char *what,
 sim_status cli_load_engine_path(const cli_opts *o, const cli_load_cache *cache, const sim_hw *hw,
                                 char *buf, size_t len, sim_err *err)
 {
-    return cli_load_engine_spec_path(o->engine, "--engine", cache, hw, buf, len, err);
+    /* vllm bench serve's --backend names the engine it measures (sglang, tensorrt-llm, ...):
+     * its profile unless --engine says otherwise; openai and unknown names keep --engine's */
+    const char *e = cli_opt_given(o, "--engine") || !o->backend
+                        ? NULL
+                        : cli_dropin_backend_engine(o->backend);
+    return cli_load_engine_spec_path(e ? e : o->engine, e ? "--backend" : "--engine", cache, hw,
+                                     buf, len, err);
 }
 
 sim_step_cfg cli_load_engine_step(const sim_engprof *e, const sim_model *m)

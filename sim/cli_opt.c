@@ -177,6 +177,21 @@ const cli_opt_def cli_opt_table[] = {
       "generated tokens per request (default 128)"),
     O("--random-range-ratio", CLI_OPT_NUM, range_ratio, 0, 0.999999, CLI_OPT_CMD_SERVE,
       "lengths uniform in [L(1-R), L(1+R)], R in [0, 1) (default 0: fixed)"),
+    O("--random-range-floor", CLI_OPT_NUM, range_floor, 0, 1, CLI_OPT_CMD_SERVE,
+      "lengths uniform in [max(1, floor(L R)), L] instead, R in [0, 1]: SGLang bench_serving's "
+      "--random-range-ratio (infersim python3 -m sglang.bench_serving sets it)"),
+    O("--server", CLI_OPT_STR, server_line, 0, 0, CLI_OPT_CMD_SERVE,
+      "a server's launch line in quotes (vllm serve M ..., python3 -m sglang.launch_server ..., "
+      "trtllm-serve M ...): its deployment flags, translated (infersim drop-in)"),
+    O("--bench", CLI_OPT_STR, bench_line, 0, 0, CLI_OPT_CMD_SERVE,
+      "a benchmark's line in quotes (vllm bench serve ..., python3 -m sglang.bench_serving ..., "
+      "trtllm-bench ...): its workload flags, translated"),
+    O("--sharegpt-output-len", CLI_OPT_INT, sharegpt_out, 1, 1 << 26, CLI_OPT_CMD_SERVE,
+      "every request generates N tokens, its prompt still drawn from --dataset-name's lengths "
+      "(vLLM's and SGLang's flag of that name)"),
+    O("--lengths-file", CLI_OPT_STR, lengths_file, 0, 0, CLI_OPT_CMD_SERVE,
+      "request lengths from a JSON-lines file: trtllm-bench's --dataset (input_ids or input_len, "
+      "output_tokens per line); --num-prompts keeps the first N"),
     O("--request-rate", CLI_OPT_RATE, rate, 0, 1e9, CLI_OPT_CMD_SERVE,
       "requests/s, or inf to send all at t = 0 (default inf)"),
     O("--burstiness", CLI_OPT_NUM, burstiness, 1e-3, 1e3, CLI_OPT_CMD_SERVE,
@@ -309,7 +324,8 @@ const cli_opt_def cli_opt_table[] = {
     O("--result-filename", CLI_OPT_STR, result_filename, 0, 0, CLI_OPT_CMD_SERVE | CLI_OPT_PER_RUN,
       "name of the --save-result file"),
     O("--backend", CLI_OPT_STR, backend, 0, 0, CLI_OPT_CMD_SERVE,
-      "recorded in the --save-result file (no effect on the prediction; default openai)"),
+      "the benchmark's backend, recorded in --save-result; one naming an engine (sglang, "
+      "tensorrt-llm, ...) picks its profile unless --engine is given (default openai)"),
     O("--label", CLI_OPT_STR, label, 0, 0, CLI_OPT_CMD_SERVE,
       "names the --save-result file instead of --backend (no effect on the prediction)"),
     O("--tokenizer", CLI_OPT_STR, tokenizer, 0, 0, CLI_OPT_CMD_SERVE,

@@ -70,6 +70,10 @@ typedef struct cli_opts {
     bool kv_stream;
     int64_t num_prompts, rand_in, rand_out, max_concurrency, seed, block_size, max_seqs, max_tokens;
     double range_ratio, rate, burstiness, time_scale;
+    double range_floor;       /* --random-range-floor: SGLang's random lengths */
+    const char *lengths_file; /* --lengths-file: trtllm-bench's dataset file (lenfile.h) */
+    int64_t sharegpt_out;
+    const char *server_line, *bench_line; /* --server, --bench: expanded by cli.c (cli_dropin.h) */     /* --sharegpt-output-len: fixed outputs over a dataset's prompts */
     bool no_chunked;
     /* images (a multimodal model's vision encoder): per request, and their size "WxH" */
     int64_t images;

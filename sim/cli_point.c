@@ -11,6 +11,7 @@
 #include "find.h"
 #include "pp.h"
 #include "trace_serve.h"
+#include "lenfile.h"
 
 /* Refuses a timeline estimated past --trace-max-mb, before a byte of it is written. */
 sim_status cli_point_check_trace_size(const cli_opts *o, double est_bytes, const char *what,
@@ -161,6 +162,24 @@ static sim_status check_workload_flags(const cli_opts *o, sim_err *err)
                             "%s: does not apply to --dataset-name prefix_repetition (use "
                             "--prefix-repetition-* for its lengths)",
                             random_only[i]);
+    if (cli_opt_given(o, "--random-range-floor") && cli_opt_given(o, "--random-range-ratio"))
+        return sim_fail(err, SIM_EINPUT,
+                        "--random-range-floor: expected it or --random-range-ratio, not both");
+    if (cli_opt_given(o, "--sharegpt-output-len") && !cli_point_public_dataset(o))
+        return sim_fail(err, SIM_EINPUT,
+                        "--sharegpt-output-len: needs a public dataset's --dataset-name "
+                        "(sharegpt, ...); with random use --random-output-len");
+    if (o->lengths_file) {
+        static const char *const other[] = {"--trace", "--dataset-name", "--random-input-len",
+                                            "--random-output-len", "--random-range-ratio",
+                                            "--random-range-floor"};
+        for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
+            if (cli_opt_given(o, other[i]))
+                return sim_fail(err, SIM_EINPUT,
+                                "%s: does not apply to --lengths-file (the file gives every "
+                                "request's lengths)",
+                                other[i]);
+    }
     static const char *const synthetic_only[] = {"--random-input-len",   "--random-output-len",
                                                  "--random-range-ratio", "--request-rate",
                                                  "--burstiness",         "--seed",
@@ -212,10 +231,34 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
                        .input_lens = o->replay_in,
                        .output_lens = o->replay_out,
                        .images_per_request = o->images};
+    if (cli_opt_given(o, "--random-range-floor"))
+        s.range_floor_on = true, s.range_floor = o->range_floor;
+    if (o->lengths_file) {
+        /* every request's lengths from the file, the arrivals as a synthetic stream's */
+        cli_load_resolve(CLI_LOAD_TRACE, o->lengths_file, path, sizeof path);
+        sim_lenfile f;
+        sim_status lst = sim_lenfile_load(path, cli_opt_trace_limit(o), &f, err);
+        if (lst)
+            return lst;
+        s.num_prompts = (int64_t)f.n;
+        s.input_lens = f.input_len;
+        s.output_lens = f.output_len;
+        lst = sim_workload_synthetic(&s, own, err);
+        if (!lst) { /* the file's name for messages, cut to fit */
+            size_t n = strnlen(path, sizeof own->source - 1);
+            memcpy(own->source, path, n);
+            own->source[n] = '\0';
+        }
+        sim_lenfile_free(&f);
+        return lst;
+    }
     sim_dataset ds;
     if (cli_point_public_dataset(o)) {
         if ((st = cli_point_dataset(o, &ds, err)))
             return st;
+        /* --sharegpt-output-len N: every output N tokens (the fit clipped to [N, N]) */
+        if (cli_opt_given(o, "--sharegpt-output-len"))
+            ds.out.min = ds.out.max = o->sharegpt_out;
         s.input_dist = &ds.in;
         s.output_dist = &ds.out;
     }

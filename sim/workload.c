@@ -43,6 +43,17 @@ static void length_range(int64_t len, double ratio, int64_t *lo, int64_t *hi)
         *hi = *lo;
 }
 
+/* SGLang's random lengths: numpy's randint(int(len R), len + 1), [floor(len R), len], with the
+ * floor at 1 token (sglang/bench_serving.py, sample_random_requests). len 100, R 0.8: [80, 100];
+ * R 0 (SGLang's default): [1, 100]. */
+static void length_floor_range(int64_t len, double ratio, int64_t *lo, int64_t *hi)
+{
+    *lo = (int64_t)floor((double)len * ratio);
+    *hi = len;
+    if (*lo < 1)
+        *lo = 1;
+}
+
 /* vLLM's prefix_repetition dataset: prefix p of request i is shuffled; its ids are
  * (p + 1) << 32 | k for the hash blocks inside the prefix and unique per request after. */
 static sim_status prefix_repetition(const sim_synth_cfg *c, sim_rng *rng, sim_workload *w,
@@ -105,6 +116,9 @@ sim_status sim_workload_synthetic(const sim_synth_cfg *c, sim_workload *out, sim
     if (!(c->range_ratio >= 0.0 && c->range_ratio < 1.0))
         return sim_fail(err, SIM_EINPUT, "--random-range-ratio: value %g, expected [0, 1)",
                         c->range_ratio);
+    if (c->range_floor_on && !(c->range_floor >= 0.0 && c->range_floor <= 1.0))
+        return sim_fail(err, SIM_EINPUT, "--random-range-floor: value %g, expected [0, 1]",
+                        c->range_floor);
     if (!(c->request_rate > 0.0))
         return sim_fail(err, SIM_EINPUT, "--request-rate: value %g, expected > 0 or inf",
                         c->request_rate);
@@ -132,6 +146,10 @@ sim_status sim_workload_synthetic(const sim_synth_cfg *c, sim_workload *out, sim
     int64_t in_lo, in_hi, out_lo, out_hi;
     length_range(c->input_len, c->range_ratio, &in_lo, &in_hi);
     length_range(c->output_len, c->range_ratio, &out_lo, &out_hi);
+    if (c->range_floor_on) {
+        length_floor_range(c->input_len, c->range_floor, &in_lo, &in_hi);
+        length_floor_range(c->output_len, c->range_floor, &out_lo, &out_hi);
+    }
     if (c->input_lens) {
         /* the random lengths are still drawn (and replaced), so the arrivals that follow are
          * those of the same stream: replaying a synthetic run's own lengths reproduces it */

@@ -30,6 +30,7 @@
 #ifndef SIM_WORKLOAD_H
 #define SIM_WORKLOAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -66,6 +67,11 @@ typedef struct sim_synth_cfg {
     int64_t input_len;   /* mean prompt length */
     int64_t output_len;  /* mean output length */
     double range_ratio;  /* [0, 1): 0 = fixed lengths */
+    /* SGLang's random lengths instead (range_floor_on): uniform in [max(1, floor(L R)), L] for
+     * R = range_floor in [0, 1] (sglang/bench_serving.py sample_random_requests; range_ratio
+     * must then be 0) */
+    bool range_floor_on;
+    double range_floor;
     double request_rate; /* requests/s; INFINITY = all at t = 0 */
     double burstiness;   /* gamma shape > 0; 1 = Poisson */
     uint64_t seed;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "workload.h"
+#include "lenfile.h"
 
 static sim_synth_cfg synth(double rate)
 {
@@ -32,6 +33,102 @@ static void test_fixed_lengths_and_infinite_rate(void **state)
         assert_int_equal(w.reqs[i].line, 0);
     }
     sim_workload_free(&w);
+}
+
+static void test_range_floor(void **state)
+{
+    (void)state;
+    /* SGLang's random lengths (bench_serving.py sample_random_requests): R = 0.8 around 512 is
+     * uniform in [floor(409.6), 512] = [409, 512], mean (409 + 512) / 2 = 460.5; around 128:
+     * [102, 128], mean 115. R = 0 (SGLang's default) is [1, 512], mean 256.5. */
+    sim_synth_cfg c = synth(INFINITY);
+    c.range_floor_on = true;
+    c.range_floor = 0.8;
+    sim_workload w;
+    sim_err err = {{0}};
+    assert_int_equal(sim_workload_synthetic(&c, &w, &err), SIM_OK);
+    int64_t lo = 1 << 30, hi = 0;
+    double sum = 0, out = 0;
+    for (size_t i = 0; i < w.n; i++) {
+        int64_t x = w.reqs[i].input_tokens;
+        lo = x < lo ? x : lo;
+        hi = x > hi ? x : hi;
+        sum += (double)x;
+        out += (double)w.reqs[i].output_tokens;
+        assert_between((double)w.reqs[i].output_tokens, 102, 128);
+    }
+    assert_between((double)lo, 409, 412);
+    assert_between((double)hi, 509, 512);
+    assert_near(sum / (double)w.n, 460.5, 0.01);
+    assert_near(out / (double)w.n, 115.0, 0.01);
+    sim_workload_free(&w);
+    c.range_floor = 0.0;
+    assert_int_equal(sim_workload_synthetic(&c, &w, &err), SIM_OK);
+    sum = 0;
+    for (size_t i = 0; i < w.n; i++) {
+        assert_between((double)w.reqs[i].input_tokens, 1, 512);
+        sum += (double)w.reqs[i].input_tokens;
+    }
+    assert_near(sum / (double)w.n, 256.5, 0.03);
+    sim_workload_free(&w);
+    c.range_floor = 1.5;
+    assert_int_equal(sim_workload_synthetic(&c, &w, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--random-range-floor: value 1.5, expected [0, 1]"));
+}
+
+/* Writes `text` to a file under the test's directory; its path. */
+static const char *lenfile_text(const char *name, const char *text)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", tu_tmpdir(), name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static void test_lenfile(void **state)
+{
+    (void)state;
+    sim_lenfile f;
+    sim_err err = {{0}};
+    /* trtllm-bench's lines (3 ids: 3 tokens), the counted spellings, a blank line skipped */
+    const char *p = lenfile_text("ok.jsonl",
+                                 "{\"task_id\":0,\"input_ids\":[5,6,7],\"output_tokens\":4}\n"
+                                 "\n"
+                                 "{\"input_len\":10,\"output_len\":2}\n"
+                                 "{\"prompt_len\":7,\"output_tokens\":1,\"logits\":[]}\n");
+    assert_int_equal(sim_lenfile_load(p, 0, &f, &err), SIM_OK);
+    assert_int_equal(f.n, 3);
+    assert_int_equal(f.input_len[0], 3);
+    assert_int_equal(f.output_len[0], 4);
+    assert_int_equal(f.input_len[1], 10);
+    assert_int_equal(f.output_len[1], 2);
+    assert_int_equal(f.input_len[2], 7);
+    sim_lenfile_free(&f);
+    assert_int_equal(sim_lenfile_load(p, 2, &f, &err), SIM_OK); /* the first 2 */
+    assert_int_equal(f.n, 2);
+    sim_lenfile_free(&f);
+    static const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {"{\"prompt\":\"hi\",\"output_tokens\":3}\n", ":1: expected \"input_ids\""},
+        {"{\"input_ids\":[1],\"output_tokens\":0}\n", ":1: \"output_tokens\": expected a whole"},
+        {"{\"input_ids\":[],\"output_tokens\":2}\n", ":1: \"input_ids\": expected a non-empty"},
+        {"{\"input_len\":2.5,\"output_tokens\":2}\n", ":1: \"input_len\": expected a whole"},
+        {"{\"input_ids\":[1]}\n", ":1: expected \"output_tokens\""},
+        {"{\"input_ids\":[1],\"output_tokens\":2}\nnot json\n", ":2: not JSON"},
+        {"\n\n", "no requests"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        p = lenfile_text("bad.jsonl", bad[i].text);
+        assert_int_equal(sim_lenfile_load(p, 0, &f, &err), SIM_EINPUT);
+        if (!strstr(err.msg, bad[i].msg)) {
+            print_error("'%s': got '%s', expected '%s'\n", bad[i].text, err.msg, bad[i].msg);
+            fail();
+        }
+    }
 }
 
 static void test_range_ratio(void **state)
@@ -441,6 +538,8 @@ int main(void)
         cmocka_unit_test(test_prefix_repetition),
         cmocka_unit_test(test_fixed_lengths_and_infinite_rate),
         cmocka_unit_test(test_range_ratio),
+        cmocka_unit_test(test_range_floor),
+        cmocka_unit_test(test_lenfile),
         cmocka_unit_test(test_poisson_arrivals),
         cmocka_unit_test(test_seed_determinism),
         cmocka_unit_test(test_synthetic_bad_flags),

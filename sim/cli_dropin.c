@@ -1,0 +1,551 @@
+/* cli_dropin.c - the engines' benchmark command lines read under their own spelling and
+ * translated into infersim's (the tables are in cli_dropin_vllm.c, _sglang.c, _trtllm.c). */
+#define _POSIX_C_SOURCE 200809L
+#include "cli_dropin.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_opt.h"
+#include "suggest.h"
+
+/* the infersim flags every tool's line may need beyond its rows: --hw, and infersim's own
+ * output and report flags, taken as they are */
+static const char *const passthrough[] = {"--hw",   "--format",       "--uncertainty",
+                                          "--html", "--chrome-trace", "--engine"};
+
+static const char *const vllm_defaults_serve[] = {NULL};
+static const char *const vllm_defaults_throughput[] = {"--dataset-name", "random", NULL};
+static const char *const vllm_defaults_latency[] = {"--batch",      "8",   "--input-len", "32",
+                                                    "--output-len", "128", NULL};
+/* SGLang bench_serving's defaults that differ from vLLM's (python/sglang/bench_serving.py):
+ * --dataset-name sharegpt, --random-output-len 1024, --seed 1, --random-range-ratio 0.0 in its
+ * own meaning (lengths uniform in [1, L]) */
+static const char *const sglang_defaults_serving[] = {"--seed", "1", NULL};
+/* bench_one_batch: --batch-size 1, --input-len 1024, --output-len 16
+ * (python/sglang/bench_one_batch.py BenchArgs) */
+static const char *const sglang_defaults_one_batch[] = {"--batch",      "1",  "--input-len", "1024",
+                                                        "--output-len", "16", NULL};
+/* trtllm-bench throughput: --kv_cache_free_gpu_mem_fraction 0.90, --enable_chunked_context
+ * (throughput.py's options) */
+static const char *const trtllm_defaults[] = {"--kv-cache-free-gpu-mem-fraction", "0.90",
+                                              "--enable-chunked-prefill", NULL, NULL};
+/* trtllm-serve: --kv_cache_free_gpu_memory_fraction 0.9 (tensorrt_llm/commands/serve.py) */
+static const char *const trtllm_serve_defaults[] = {"--kv-cache-free-gpu-mem-fraction", "0.9",
+                                                    NULL};
+/* trtllm-bench latency: --concurrency 1, --kv_cache_free_gpu_mem_fraction 0.90
+ * (tensorrt_llm/bench/benchmark/low_latency.py) */
+static const char *const trtllm_defaults_latency[] = {
+    "--max-concurrency", "1", "--kv-cache-free-gpu-mem-fraction", "0.90", NULL};
+
+const cli_dropin_tool cli_dropin_tools[] = {
+    {"vllm bench serve",
+     NULL,
+     NULL,
+     false,
+     "serve",
+     "vllm",
+     "vllm-project/vllm vllm/benchmarks/serve.py, vllm/benchmarks/datasets.py",
+     CLI_DROPIN_ABBREV | CLI_DROPIN_UNDERSCORE,
+     {cli_dropin_vllm_serve, cli_dropin_vllm_dataset},
+     vllm_defaults_serve,
+     cli_dropin_vllm_finish},
+    {"vllm bench throughput",
+     NULL,
+     NULL,
+     false,
+     "serve",
+     "vllm",
+     "vllm-project/vllm vllm/benchmarks/throughput.py, vllm/engine/arg_utils.py",
+     CLI_DROPIN_ABBREV | CLI_DROPIN_UNDERSCORE,
+     {cli_dropin_vllm_throughput, cli_dropin_vllm_engine},
+     vllm_defaults_throughput,
+     cli_dropin_vllm_finish},
+    {"vllm bench latency",
+     NULL,
+     NULL,
+     false,
+     "run",
+     "vllm",
+     "vllm-project/vllm vllm/benchmarks/latency.py, vllm/engine/arg_utils.py",
+     CLI_DROPIN_ABBREV | CLI_DROPIN_UNDERSCORE,
+     {cli_dropin_vllm_latency, cli_dropin_vllm_engine},
+     vllm_defaults_latency,
+     cli_dropin_vllm_finish},
+    {"python3 -m sglang.bench_serving",
+     NULL,
+     NULL,
+     false,
+     "serve",
+     "sglang",
+     "sgl-project/sglang python/sglang/bench_serving.py",
+     CLI_DROPIN_ABBREV,
+     {cli_dropin_sglang_serving},
+     sglang_defaults_serving,
+     cli_dropin_sglang_finish},
+    {"python3 -m sglang.bench_one_batch",
+     NULL,
+     NULL,
+     false,
+     "run",
+     "sglang",
+     "sgl-project/sglang python/sglang/bench_one_batch.py, python/sglang/srt/server_args.py",
+     CLI_DROPIN_ABBREV,
+     {cli_dropin_sglang_one_batch, cli_dropin_sglang_server},
+     sglang_defaults_one_batch,
+     cli_dropin_sglang_finish},
+    {"trtllm-bench",
+     "throughput",
+     NULL,
+     false,
+     "serve",
+     "trtllm",
+     "NVIDIA/TensorRT-LLM tensorrt_llm/bench/benchmark/throughput.py, "
+     "tensorrt_llm/commands/bench.py",
+     CLI_DROPIN_UNDERSCORE,
+     {cli_dropin_trtllm_bench},
+     trtllm_defaults,
+     cli_dropin_trtllm_finish},
+    {"trtllm-bench",
+     "latency",
+     NULL,
+     false,
+     "serve",
+     "trtllm",
+     "NVIDIA/TensorRT-LLM tensorrt_llm/bench/benchmark/low_latency.py, "
+     "tensorrt_llm/commands/bench.py",
+     CLI_DROPIN_UNDERSCORE,
+     {cli_dropin_trtllm_bench},
+     trtllm_defaults_latency,
+     cli_dropin_trtllm_finish},
+    /* the servers: their launch line alone serves infersim's default workload */
+    {"vllm serve",
+     NULL,
+     "--model",
+     true,
+     "serve",
+     "vllm",
+     "vllm-project/vllm vllm/entrypoints/openai/cli_args.py, vllm/engine/arg_utils.py",
+     CLI_DROPIN_ABBREV | CLI_DROPIN_UNDERSCORE,
+     {cli_dropin_vllm_server, cli_dropin_vllm_engine},
+     vllm_defaults_serve,
+     cli_dropin_vllm_finish},
+    {"python3 -m sglang.launch_server",
+     NULL,
+     NULL,
+     true,
+     "serve",
+     "sglang",
+     "sgl-project/sglang python/sglang/srt/server_args.py",
+     CLI_DROPIN_ABBREV,
+     {cli_dropin_sglang_launch, cli_dropin_sglang_server},
+     vllm_defaults_serve,
+     cli_dropin_sglang_finish},
+    {"trtllm-serve",
+     NULL,
+     "--model",
+     true,
+     "serve",
+     "trtllm",
+     "NVIDIA/TensorRT-LLM tensorrt_llm/commands/serve.py",
+     CLI_DROPIN_UNDERSCORE,
+     {cli_dropin_trtllm_serve},
+     trtllm_serve_defaults,
+     NULL},
+};
+const size_t cli_dropin_tool_count = sizeof cli_dropin_tools / sizeof cli_dropin_tools[0];
+
+/* Whether word `w` of the line is `want` ("python3" is also python, python3.12). */
+static bool word_is(const char *w, const char *want, size_t len)
+{
+    if (len == 7 && strncmp(want, "python3", 7) == 0)
+        return strncmp(w, "python", 6) == 0 && strspn(w + 6, "0123456789.") == strlen(w + 6);
+    return strlen(w) == len && strncmp(w, want, len) == 0;
+}
+
+/* The number of leading words of argv[1..] that match tool->words, or 0. */
+static int match_words(const cli_dropin_tool *tool, int argc, char **argv)
+{
+    const char *p = tool->words;
+    int i = 1;
+    while (*p) {
+        size_t len = strcspn(p, " ");
+        if (i >= argc || !word_is(argv[i], p, len))
+            return 0;
+        i++;
+        p += len;
+        p += strspn(p, " ");
+    }
+    return i;
+}
+
+/* The index of the tool's subcommand word in argv, or 0 (none needed: -1 when missing). */
+static int find_sub(const cli_dropin_tool *tool, int argc, char **argv, int first)
+{
+    if (!tool->sub)
+        return 0;
+    for (int i = first; i < argc; i++)
+        if (strcmp(argv[i], tool->sub) == 0)
+            return i;
+    return -1;
+}
+
+const cli_dropin_tool *cli_dropin_find_tool(int argc, char **argv)
+{
+    for (size_t i = 0; i < cli_dropin_tool_count; i++) {
+        const cli_dropin_tool *t = &cli_dropin_tools[i];
+        int first = match_words(t, argc, argv);
+        if (first && find_sub(t, argc, argv, first) >= 0)
+            return t;
+    }
+    return NULL;
+}
+
+bool cli_dropin_is_tool(int argc, char **argv)
+{
+    if (argc < 2)
+        return false;
+    const char *w = argv[1];
+    return strcmp(w, "vllm") == 0 || strcmp(w, "trtllm-bench") == 0 ||
+           strcmp(w, "trtllm-serve") == 0 || word_is(w, "python3", 7);
+}
+
+sim_status cli_dropin_push(cli_dropin_line *t, const char *flag, const char *value, sim_err *err)
+{
+    const char *v[2] = {flag, value};
+    for (int i = 0; i < 2 && v[i]; i++) {
+        if (t->argc >= CLI_DROPIN_MAX_ARGS)
+            return sim_fail(err, SIM_EINPUT, "%s: too many arguments (at most %d)", t->tool->words,
+                            CLI_DROPIN_MAX_ARGS);
+        if (!(t->argv[t->argc] = strdup(v[i])))
+            return sim_fail(err, SIM_EINTERNAL, "out of memory");
+        t->argc++;
+    }
+    return SIM_OK;
+}
+
+bool cli_dropin_has(const cli_dropin_line *t, const char *flag)
+{
+    for (int i = 2; i < t->argc; i++)
+        if (strcmp(t->argv[i], flag) == 0)
+            return true;
+    return false;
+}
+
+bool cli_dropin_drop(cli_dropin_line *t, const char *flag)
+{
+    for (int k = 2; k + 1 < t->argc; k++)
+        if (strcmp(t->argv[k], flag) == 0) {
+            free(t->argv[k]);
+            free(t->argv[k + 1]);
+            memmove(&t->argv[k], &t->argv[k + 2], (size_t)(t->argc - k - 2) * sizeof t->argv[0]);
+            t->argc -= 2;
+            return true;
+        }
+    return false;
+}
+
+sim_status cli_dropin_count(const char *flag, const char *value, int64_t *out, sim_err *err)
+{
+    char *end = NULL;
+    errno = 0;
+    long long x = strtoll(value, &end, 10);
+    if (errno || end == value || *end || x < 1 || x > (1LL << 30))
+        return sim_fail(err, SIM_EINPUT, "%s: value '%s', expected a whole number >= 1", flag,
+                        value);
+    *out = x;
+    return SIM_OK;
+}
+
+sim_status cli_dropin_no_effect(cli_dropin_line *t, const char *flag)
+{
+    size_t len = strlen(t->no_effect), n = strlen(flag);
+    for (const char *p = t->no_effect; (p = strstr(p, flag)); p += n)
+        if ((p == t->no_effect || p[-1] == ' ') && (p[n] == ',' || !p[n]))
+            return SIM_OK; /* listed once */
+    snprintf(t->no_effect + len, sizeof t->no_effect - len, "%s%s", len ? ", " : "", flag);
+    return SIM_OK;
+}
+
+void cli_dropin_line_free(cli_dropin_line *t)
+{
+    for (int i = 0; i < t->argc; i++)
+        free(t->argv[i]);
+    t->argc = 0;
+}
+
+/* Whether engine spelling `name` (as typed, `len` bytes) is row name `row` under the tool's
+ * rules; *prefix is set when it is only a prefix of it. */
+static bool name_matches(const char *name, size_t len, const char *row, int style, bool *prefix)
+{
+    size_t rl = strlen(row);
+    if (len > rl)
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        char a = name[i], b = row[i];
+        if ((style & CLI_DROPIN_UNDERSCORE) && i >= 2) {
+            a = a == '_' ? '-' : a;
+            b = b == '_' ? '-' : b;
+        }
+        if (a != b)
+            return false;
+    }
+    *prefix = len < rl;
+    return !*prefix || ((style & CLI_DROPIN_ABBREV) && len > 2 && name[1] == '-');
+}
+
+/* The row named `name` ("--random-input" under argparse's abbreviations), or NULL with the
+ * error set when it is ambiguous or unknown. */
+static const cli_dropin_flag *find_row(const cli_dropin_tool *tool, const char *name, size_t len,
+                                       sim_err *err)
+{
+    const cli_dropin_flag *exact = NULL, *pre = NULL;
+    char several[512] = "";
+    int n_pre = 0;
+    for (int k = 0; k < CLI_DROPIN_MAX_TABLES && tool->tables[k]; k++)
+        for (const cli_dropin_flag *r = tool->tables[k]; r->name; r++) {
+            const char *spell[2] = {r->name, r->alias};
+            for (int s = 0; s < 2 && spell[s]; s++) {
+                bool prefix = false;
+                if (!name_matches(name, len, spell[s], tool->style, &prefix))
+                    continue;
+                if (!prefix && !exact)
+                    exact = r;
+                else if (prefix && pre != r) {
+                    pre = r;
+                    n_pre++;
+                    snprintf(several + strlen(several), sizeof several - strlen(several), "%s%s",
+                             n_pre > 1 ? ", " : "", spell[s]);
+                }
+            }
+        }
+    if (exact)
+        return exact;
+    if (n_pre == 1)
+        return pre;
+    if (n_pre > 1) {
+        sim_fail(err, SIM_EINPUT, "%s: ambiguous option: %.*s could match %s", tool->words,
+                 (int)len, name, several);
+        return NULL;
+    }
+    sim_suggest s;
+    char want[128];
+    snprintf(want, sizeof want, "%.*s", (int)len, name);
+    sim_suggest_init(&s, want);
+    for (int k = 0; k < CLI_DROPIN_MAX_TABLES && tool->tables[k]; k++)
+        for (const cli_dropin_flag *r = tool->tables[k]; r->name; r++)
+            sim_suggest_add(&s, r->name);
+    char near[4 * SIM_SUGGEST_NAME_MAX + 16];
+    bool any = sim_suggest_text(&s, near, sizeof near);
+    sim_fail(err, SIM_EINPUT, "%s: unknown flag '%s'%s%s%s (its flags: 'infersim %s%s%s --help')",
+             tool->words, want, any ? "; did you mean " : "", any ? near : "", any ? "?" : "",
+             tool->words, tool->sub ? " " : "", tool->sub ? tool->sub : "");
+    return NULL;
+}
+
+/* One row with its value (NULL for a flag; a list's values joined by spaces in `list`). */
+static sim_status apply_row(cli_dropin_line *t, const cli_dropin_flag *r, const char *typed,
+                            const char *value, char **values, int n_values, sim_err *err)
+{
+    switch (r->act) {
+    case CLI_DROPIN_NONE:
+        return cli_dropin_no_effect(t, typed);
+    case CLI_DROPIN_REFUSE:
+        return sim_fail(err, SIM_EINPUT, "%s: %s changes the timing and is not modelled (%s)",
+                        t->tool->words, typed, r->note);
+    case CLI_DROPIN_CALL: {
+        /* a list's values, space-joined for the handler ("1 2 4") */
+        char joined[1024] = "";
+        for (int i = 0; i < n_values; i++)
+            snprintf(joined + strlen(joined), sizeof joined - strlen(joined), "%s%s", i ? " " : "",
+                     values[i]);
+        return r->call(t, typed, n_values > 1 ? joined : value, err);
+    }
+    case CLI_DROPIN_MAP: {
+        /* a flag the command does not take (a scheduler limit for a static batch) */
+        int mask = strcmp(t->tool->cmd, "run") == 0 ? CLI_OPT_CMD_RUN : CLI_OPT_CMD_SERVE;
+        if (!cli_opt_find(r->to, mask))
+            return cli_dropin_no_effect(t, typed);
+        sim_status st = cli_dropin_push(t, r->to, r->arity == CLI_DROPIN_FLAG ? NULL : value, err);
+        for (int i = 1; !st && i < n_values; i++)
+            st = cli_dropin_push(t, values[i], NULL, err);
+        return st;
+    }
+    }
+    return SIM_EINTERNAL;
+}
+
+/* Whether argv[i] starts a new flag (argparse: "-x" but not a negative number). */
+static bool is_flag(const char *a)
+{
+    return a[0] == '-' && a[1] && !(a[1] >= '0' && a[1] <= '9') && a[1] != '.';
+}
+
+static sim_status translate(int argc, char **argv, cli_dropin_line *t, sim_err *err);
+
+sim_status cli_dropin_translate(int argc, char **argv, cli_dropin_line *t, sim_err *err)
+{
+    memset(t, 0, sizeof *t);
+    sim_status st = translate(argc, argv, t, err);
+    if (st) /* the words pushed before the failure */
+        cli_dropin_line_free(t);
+    return st;
+}
+
+static sim_status translate(int argc, char **argv, cli_dropin_line *t, sim_err *err)
+{
+    const cli_dropin_tool *tool = cli_dropin_find_tool(argc, argv);
+    if (!tool) {
+        char have[512] = "";
+        for (size_t i = 0; i < cli_dropin_tool_count; i++)
+            snprintf(have + strlen(have), sizeof have - strlen(have), "%s'%s%s%s'", i ? ", " : "",
+                     cli_dropin_tools[i].words, cli_dropin_tools[i].sub ? " " : "",
+                     cli_dropin_tools[i].sub ? cli_dropin_tools[i].sub : "");
+        char typed[256] = ""; /* the words before the first flag */
+        for (int i = 1; i < argc && argv[i][0] != '-' && i < 4; i++)
+            snprintf(typed + strlen(typed), sizeof typed - strlen(typed), "%s%s", i > 1 ? " " : "",
+                     argv[i]);
+        return sim_fail(err, SIM_EINPUT,
+                        "'%s': not an engine command line infersim reads%s; expected %s", typed,
+                        strcmp(argv[1], "trtllm-bench") == 0
+                            ? " (trtllm-bench needs its command: throughput or latency)"
+                            : "",
+                        have);
+    }
+    t->tool = tool;
+    int first = match_words(tool, argc, argv), sub = find_sub(tool, argc, argv, first);
+    sim_status st = cli_dropin_push(t, "infersim", tool->cmd, err);
+    for (int i = first; !st && i < argc; i++) {
+        const char *a = argv[i];
+        if (i == sub)
+            continue;
+        const char *eq = a[0] == '-' ? strchr(a, '=') : NULL;
+        size_t len = eq ? (size_t)(eq - a) : strlen(a);
+        bool pass = false;
+        for (size_t p = 0; p < sizeof passthrough / sizeof passthrough[0]; p++)
+            if (strlen(passthrough[p]) == len && strncmp(a, passthrough[p], len) == 0)
+                pass = true;
+        if (pass) { /* infersim's own flag: --hw h100-sxm */
+            if (!eq && i + 1 >= argc)
+                return sim_fail(err, SIM_EINPUT, "%.*s: missing value", (int)len, a);
+            if (len == 8 && strncmp(a, "--engine", 8) == 0)
+                cli_dropin_drop(t, "--engine"); /* --engine wins over a --backend's engine */
+            st = cli_dropin_push(t, a, eq ? NULL : argv[++i], err);
+            continue;
+        }
+        if (!is_flag(a) && tool->positional && !cli_dropin_has(t, tool->positional)) {
+            /* trtllm-serve's click group also takes `trtllm-serve serve MODEL` */
+            if (strcmp(a, "serve") == 0 && strcmp(tool->words, "trtllm-serve") == 0 &&
+                i + 1 < argc && !is_flag(argv[i + 1]))
+                continue;
+            st = cli_dropin_push(t, tool->positional, a, err);
+            continue;
+        }
+        if (!is_flag(a))
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: unexpected argument '%s' (every value follows its flag)",
+                            tool->words, a);
+        const cli_dropin_flag *r = find_row(tool, a, len, err);
+        if (!r)
+            return SIM_EINPUT;
+        char typed[128];
+        snprintf(typed, sizeof typed, "%.*s", (int)len, a);
+        const char *value = eq ? eq + 1 : NULL;
+        char **values = NULL;
+        int n_values = 0;
+        if (r->arity == CLI_DROPIN_FLAG && value)
+            return sim_fail(err, SIM_EINPUT, "%s: takes no value, got '%s'", typed, value);
+        if (r->arity == CLI_DROPIN_VALUE && !value) {
+            if (i + 1 >= argc || is_flag(argv[i + 1]))
+                return sim_fail(err, SIM_EINPUT, "%s: missing value", typed);
+            value = argv[++i];
+        }
+        if (r->arity == CLI_DROPIN_LIST) {
+            values = &argv[i + 1];
+            while (!value && i + 1 < argc && !is_flag(argv[i + 1]) && i + 1 != sub)
+                i++, n_values++;
+            if (value)
+                values = NULL;
+            else if (n_values)
+                value = values[0];
+        }
+        st = apply_row(t, r, typed, value, values, n_values, err);
+    }
+    if (!st && tool->finish)
+        st = tool->finish(t, err);
+    /* pairs; a flag without a value is followed by NULL, then the next pair */
+    for (const char *const *d = tool->defaults; !st && d[0]; d += 2)
+        if (!cli_dropin_has(t, d[0]) && !(strcmp(d[0], "--enable-chunked-prefill") == 0 &&
+                                          cli_dropin_has(t, "--no-chunked-prefill")))
+            st = cli_dropin_push(t, d[0], d[1], err);
+    if (!st && !cli_dropin_has(t, "--engine"))
+        st = cli_dropin_push(t, "--engine", tool->engine, err);
+    return st;
+}
+
+static const char *act_text(const cli_dropin_flag *r, char *buf, size_t len)
+{
+    switch (r->act) {
+    case CLI_DROPIN_MAP:
+    case CLI_DROPIN_CALL:
+        snprintf(buf, len, "%s", r->to);
+        break;
+    case CLI_DROPIN_NONE:
+        snprintf(buf, len, "no effect");
+        break;
+    case CLI_DROPIN_REFUSE:
+        snprintf(buf, len, "refused");
+        break;
+    }
+    return buf;
+}
+
+void cli_dropin_help(FILE *f, const cli_dropin_tool *tool)
+{
+    fprintf(f,
+            "usage: infersim %s%s%s [its flags] --hw H\n"
+            "  %s's flags as %s reads them (%s), translated into 'infersim %s' flags;\n"
+            "  also --hw, --format, --uncertainty, --html, --chrome-trace, --engine\n",
+            tool->words, tool->sub ? " " : "", tool->sub ? tool->sub : "", tool->words, tool->words,
+            tool->source, tool->cmd);
+    for (int k = 0; k < CLI_DROPIN_MAX_TABLES && tool->tables[k]; k++)
+        for (const cli_dropin_flag *r = tool->tables[k]; r->name; r++) {
+            char buf[160], name[96];
+            snprintf(name, sizeof name, "%s%s%s", r->name, r->alias ? ", " : "",
+                     r->alias ? r->alias : "");
+            fprintf(f, "  %-34s %s: %s\n", name, act_text(r, buf, sizeof buf), r->note);
+        }
+}
+
+void cli_dropin_markdown(FILE *f)
+{
+    for (size_t i = 0; i < cli_dropin_tool_count; i++) {
+        const cli_dropin_tool *tool = &cli_dropin_tools[i];
+        int mask = strcmp(tool->cmd, "run") == 0 ? CLI_OPT_CMD_RUN : CLI_OPT_CMD_SERVE;
+        fprintf(f, "\n**`infersim %s%s%s`** → `infersim %s` (flags from %s):\n\n", tool->words,
+                tool->sub ? " " : "", tool->sub ? tool->sub : "", tool->cmd, tool->source);
+        static const char *const what[] = {"mapped onto infersim's flags",
+                                           "accepted, no effect on the prediction",
+                                           "refused: they change the timing, not modelled"};
+        for (int o = 0; o < 3; o++) {
+            int n = 0;
+            for (int k = 0; k < CLI_DROPIN_MAX_TABLES && tool->tables[k]; k++)
+                for (const cli_dropin_flag *r = tool->tables[k]; r->name; r++) {
+                    /* a limit the command does not take (a static batch's scheduler) has no
+                     * effect there */
+                    bool takes = r->act != CLI_DROPIN_MAP || cli_opt_find(r->to, mask);
+                    int kind = r->act == CLI_DROPIN_REFUSE           ? 2
+                               : r->act == CLI_DROPIN_NONE || !takes ? 1
+                                                                     : 0;
+                    if (kind != o)
+                        continue;
+                    fprintf(f, "%s`%s`", n++ ? ", " : "- ", r->name);
+                    if (kind == 0)
+                        fprintf(f, " → `%s`", r->to);
+                }
+            if (n)
+                fprintf(f, " (%s)\n", what[o]);
+        }
+    }
+}
