@@ -249,9 +249,9 @@ static void test_load(void **state)
      * rows of vLLM 0.8 (ids 3900-3903), 10 block-scaled fp8 GEMM rows (ids 3600-3609, 3 CUTLASS
      * ones skipped), 7 low-trust H200 fp8 fused_moe rows (untuned default config, ids
      * 3610-3616), a Nemotron-Nano-9B-v2 vLLM serve row (id 4000: Mamba-2 hybrid) and 13
-     * ML.ENERGY H100 energy rows (ids 3800-3812), 20 MI355X AITER bf16 GEMM rows at M 256,
-     * 1024, 2048, 8192 (ids 3580-3599) and 20 MI300X fp8 GEMM rows (ids 3540-3559, AITER's
-     * tuned CK kernels) */
+     * ML.ENERGY H100 energy rows (ids 3800-3812) and 20 MI355X AITER bf16 GEMM rows at M 256,
+     * 1024, 2048, 8192 (ids 3580-3599) and 20 MI300X fp8 GEMM rows (ids 3540-3559, AITER's tuned CK
+     * kernels) */
     assert_int_equal(n, 695);
     int ops = 0, skipped = 0, low = 0, rated = 0, ranged = 0, spec = 0;
     for (size_t i = 0; i < n; i++) {
