@@ -907,12 +907,21 @@ static void test_eagle3_and_proposers(void **state)
 {
     (void)state;
     /* the table: the longest prefix of the profile's name */
-    sim_spec_proposer p = sim_spec_proposer_for("vllm-0.10");
+    sim_spec_proposer p = sim_spec_proposer_for("vllm-0.11");
     assert_string_equal(p.name, "vllm");
     assert_int_equal(p.first_host_kernels, 21);
     assert_int_equal(p.step_host_kernels, 15);
     assert_false(p.first_eager || p.steps_eager);
     assert_true(p.full_vocab_logits);
+    /* vLLM 0.10.2: the same proposer, its head's passes without CUDA graphs (PR #20059
+     * until PR #25109) */
+    p = sim_spec_proposer_for("vllm-0.10");
+    assert_string_equal(p.name, "vllm-0.10");
+    assert_true(p.first_eager && p.steps_eager);
+    assert_int_equal(p.first_host_kernels, 21);
+    assert_int_equal(p.step_host_kernels, 15);
+    assert_true(p.full_vocab_logits);
+    assert_string_equal(sim_spec_proposer_for("vllm-0.9").name, "vllm");
     p = sim_spec_proposer_for("vllm-0.8");
     assert_true(p.first_eager && p.steps_eager);
     assert_int_equal(p.step_host_kernels, 7);
@@ -985,6 +994,11 @@ static void test_eagle3_and_proposers(void **state)
     tr.prop = sim_spec_proposer_for("trtllm");
     double move = sim_spec_tree_ns(&tr, &c, 4.0) - no_move;
     assert_true(move >= 1500.0 + 469.5 && move <= 1500.0 + 469.5 / 0.5);
+    /* vLLM 0.10.2's eager head passes: dearer than 0.11's graphed ones, the host kernels alike */
+    e1.prop = sim_spec_proposer_for("vllm-0.11");
+    double graphed = sim_spec_draft_ns(&e1, &c, NULL, 0, &dec, 1, scratch, NULL);
+    e1.prop = sim_spec_proposer_for("vllm-0.10");
+    assert_true(sim_spec_draft_ns(&e1, &c, NULL, 0, &dec, 1, scratch, NULL) > graphed);
     /* SGLang 0.4 runs the draft extend (the first pass) eagerly: dearer than SGLang's graph */
     e1.prop = sim_spec_proposer_for("sglang");
     double graph = sim_spec_draft_ns(&e1, &c, NULL, 0, &dec, 1, scratch, NULL);
