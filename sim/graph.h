@@ -321,6 +321,9 @@ typedef struct sim_batch_shape {
      * speculative verifies): MLA runs them in the absorbed form */
     double dec_tokens, dec_pairs, dec_kv_tokens;
     double dec_seqs; /* sequences of those groups */
+    /* a speculative verify's tokens past each sequence's first (groups with context whose every
+     * token takes logits: q - 1 each), whose recurrent state a linear layer keeps per token */
+    double verify_extra;
     /* data-parallel attention: the slowest group's own share (sim_graph_shape_dp), which the
      * attention side of the step runs; NULL: the mean share, tokens and sequences rounded up */
     const struct sim_batch_shape *busiest;
