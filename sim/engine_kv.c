@@ -24,6 +24,12 @@ static sim_engine_kv_groups state_groups(const sim_engine_cfg *cfg, int64_t attn
     const int64_t size = group_size(attn, m->linear_layers);
     g.full = (attn + size - 1) / size;
     g.state = (m->linear_layers + size - 1) / size;
+    /* speculation: a state page per group for each speculative token too, where the verify's
+     * recurrent kernel keeps the state after every token until the acceptance is known
+     * (vllm/model_executor/layers/mamba/abstract.py get_kv_cache_spec: MambaSpec's
+     * num_speculative_blocks = num_speculative_tokens; the manager holds 1 + that per request) */
+    if (sim_spec_active(cfg->spec))
+        g.state *= 1 + (int64_t)cfg->spec->k;
     g.layers_per_block = size;
     const double page_1 = sim_graph_kv_bytes_per_token(m, cfg->step.tp, &cfg->step.prec) /
                           (double)attn; /* one attention layer's page of one token */
@@ -141,11 +147,10 @@ sim_status sim_engine_check_state(const sim_engine_cfg *cfg, sim_err *err)
                         "layers, which vLLM serves only through the hybrid KV cache manager; "
                         "expected the flag left out",
                         m->path);
-    if (sim_pp_stages(&cfg->step) > 1 || sim_spec_active(cfg->spec))
+    if (sim_pp_stages(&cfg->step) > 1)
         return sim_fail(err, SIM_EINPUT,
-                        "--pp / --spec-method: %s has linear-attention / state-space layers, whose "
-                        "state infersim prices for one pipeline stage without speculative decoding; "
-                        "expected neither",
+                        "--pp: %s has linear-attention / state-space layers, whose state infersim "
+                        "prices for one pipeline stage; expected --pp 1",
                         m->path);
     return SIM_OK;
 }

@@ -409,6 +409,8 @@ static void shape_add_one(sim_batch_shape *s, const sim_seq_group *g)
     s->logits += (double)g->logits;
     s->pairs += pairs;
     s->kv_tokens += kv;
+    if (g->q > 1 && g->c > 0 && g->logits == g->q)
+        s->verify_extra += (double)(g->q - 1);
     if (g->q <= SIM_GRAPH_ABSORB_MAX_Q) {
         s->dec_tokens += (double)g->q;
         s->dec_pairs += pairs;
@@ -449,6 +451,8 @@ sim_batch_shape sim_graph_shape(const sim_model *m, const sim_seq_group *g, size
         s.logits += cnt * (double)g[i].logits;
         s.pairs += pairs;
         s.kv_tokens += kv;
+        if (g[i].q > 1 && g[i].c > 0 && g[i].logits == g[i].q)
+            s.verify_extra += cnt * (double)(g[i].q - 1);
         if (mixed && m->chunked_attn) {
             s.swa_pairs += cnt * sim_graph_chunk_pairs(g[i].q, g[i].c, m->sliding_window);
             s.swa_kv_tokens += cnt * chunk_seen(g[i].c, g[i].q, m->sliding_window);
@@ -517,6 +521,7 @@ bool sim_graph_shape_dp(const sim_model *m, const sim_seq_group *g, size_t n, in
 #define ADD(f) busiest->f += part.f;
         ADD(tokens) ADD(seqs) ADD(logits) ADD(pairs) ADD(kv_tokens) ADD(swa_pairs)
         ADD(swa_kv_tokens) ADD(dec_tokens) ADD(dec_pairs) ADD(dec_kv_tokens) ADD(dec_seqs)
+        ADD(verify_extra)
 #undef ADD
     }
     return true;

@@ -342,6 +342,9 @@ typedef struct sim_batch_shape {
     double dec_seqs; /* sequences of those groups */
     /* the vision encoder's work (sim_model_vision_image summed over the step's images) */
     double vis_images, vis_tiles, vis_patches, vis_merged, vis_full_pairs, vis_window_pairs;
+    /* a speculative verify's tokens past each sequence's first (groups with context whose every
+     * token takes logits: q - 1 each), whose recurrent state a linear layer keeps per token */
+    double verify_extra;
     /* data-parallel attention: the slowest group's own share (sim_graph_shape_dp), which the
      * attention side of the step runs; NULL: the mean share, tokens and sequences rounded up */
     const struct sim_batch_shape *busiest;

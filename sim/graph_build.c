@@ -241,6 +241,7 @@ static sim_batch_shape dp_share(const sim_batch_shape *s, int dp)
     r.dec_pairs *= f;
     r.dec_kv_tokens *= f;
     r.dec_seqs = ceil(s->dec_seqs * f);
+    r.verify_extra *= f;
     return r;
 }
 

@@ -138,6 +138,11 @@ static void build_scan(const lin_dims *x, const sim_batch_shape *s, double rb, d
     }
     op->kv_read_bytes = s->seqs * state * sb;
     op->kv_write_bytes = s->seqs * state * sb;
+    /* a speculative verify: GDN's recurrent kernel stores the state after every token, into the
+     * token's own slot, until the acceptance picks one (vLLM fla/ops/fused_recurrent.py, "keep
+     * the states for multi-query tokens"; the next step reads slot num_accepted_tokens - 1) */
+    if (x->gdn)
+        op->kv_write_bytes += s->verify_extra * state * sb;
     op->kernels = (pre_t > 0.0 ? (x->gdn ? GDN_PREFILL_KERNELS : MAMBA_PREFILL_KERNELS) : 0) +
                   (dec_t > 0.0 ? 1 : 0) + (x->gdn ? 1 : 0);
 }

@@ -114,7 +114,10 @@ void sim_mem_plan(const sim_step_cfg *cfg, double util, const sim_mem_extra *ext
     const double seq_len = (double)(input_len + output_len + extra->kv_slots_per_seq);
     out->weight_bytes = sim_mem_weight_bytes(cfg) + extra->weight_bytes;
     out->kv_bytes_per_token = sim_mem_kv_bytes_per_token(cfg) + extra->kv_bytes_per_token;
-    const double kv_seq = sim_mem_kv_bytes_per_seq(cfg, seq_len) + seq_len * extra->kv_bytes_per_token;
+    /* a linear / state-space layer's state once per speculative token more (vLLM's MambaSpec
+     * num_speculative_blocks: the verify keeps the state after every token, engine_kv.c) */
+    const double kv_seq = sim_mem_kv_bytes_per_seq(cfg, seq_len) + seq_len * extra->kv_bytes_per_token +
+                          (double)extra->kv_slots_per_seq * sim_mem_state_bytes_per_seq(cfg);
     out->kv_bytes = (double)batch * kv_seq;
     out->workspace_bytes =
         sim_mem_workspace_bytes(cfg, (double)batch * (double)input_len, (double)batch);

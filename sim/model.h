@@ -115,6 +115,8 @@ typedef struct sim_model {
     int64_t max_positions;  /* longest context the model accepts */
     int64_t sliding_window; /* attention window in tokens; 0 = full attention */
     int64_t mtp_layers;     /* multi-token-prediction layers (num_nextn_predict_layers) */
+    bool mtp_shared_fc;     /* one TP-sharded 2d -> d fc for all MTP layers (Qwen3-Next), not
+                               one unsharded eh_proj per layer (DeepSeek) */
     bool tied_embeddings;   /* lm_head shares the embedding matrix */
     bool qkv_bias;          /* q, k, v projections carry a bias (Qwen2) */
     bool dtype_known;       /* torch_dtype was given */

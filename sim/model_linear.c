@@ -55,6 +55,13 @@ sim_status sim_model_read_qwen3_next(const cJSON *cfg, const char *path, sim_mod
     m->linear_kind = SIM_LINEAR_GDN;
     m->lin_chunk = GDN_CHUNK;
     m->qk_norm = true;
+    /* its MTP module (the checkpoint's mtp.* weights): vLLM's Qwen3NextMultiTokenPredictor reads
+     * num_nextn_predict_layers with a default of 1, which the released config.json does not
+     * give; one 2d -> d fc (ColumnParallelLinear, sharded) before its layers, not one per layer
+     * as DeepSeek's eh_proj (vllm/model_executor/models/qwen3_next_mtp.py) */
+    if (!sim_jsonf_find(cfg, "num_nextn_predict_layers"))
+        m->mtp_layers = 1;
+    m->mtp_shared_fc = true;
     return SIM_OK;
 }
 

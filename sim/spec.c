@@ -269,7 +269,8 @@ sim_status sim_spec_check(const sim_spec *s, const sim_step_cfg *target, sim_err
 }
 
 /* The head's own weights beyond its decoder layers, per GPU, 16-bit: EAGLE-1's and MTP's 2d x d
- * input projection (vLLM llama_eagle.py fc, deepseek_mtp.py eh_proj: unsharded linears),
+ * input projection (vLLM llama_eagle.py fc, deepseek_mtp.py eh_proj: unsharded linears, one per
+ * MTP layer; Qwen3-Next's one fc for all its MTP layers is column-parallel, qwen3_next_mtp.py),
  * EAGLE-3's 3d x d fusion fc (unsharded), the embedding half of its QKV projection (sharded) and
  * its own LM head (draft_vocab rows, vocab-parallel: vLLM shares the target's LM head with EAGLE-1
  * only, vllm/v1/spec_decode/eagle.py load_model). */
@@ -278,6 +279,8 @@ static double head_own_bytes(const sim_spec *s, const sim_step_cfg *t)
     const sim_model *m = t->model;
     const double rb = sim_dtype_bytes(sim_graph_resid_dtype(m, &t->prec));
     const double d = (double)m->hidden;
+    if (s->method == SIM_SPEC_MTP && m->mtp_shared_fc) /* Qwen3-Next: one fc, column-parallel */
+        return 2.0 * d * (double)((m->hidden + t->tp - 1) / t->tp) * rb;
     if (s->method == SIM_SPEC_MTP)
         return 2.0 * d * d * rb * (double)s->head.layers;
     if (s->method != SIM_SPEC_EAGLE)
@@ -369,6 +372,10 @@ double sim_spec_head_extra_ns(const sim_spec *s, const sim_step_cfg *d, double t
         return 0.0;
     const sim_model *m = d->model;
     const double h = (double)m->hidden;
+    if (s->method == SIM_SPEC_MTP && m->mtp_shared_fc)
+        /* Qwen3-Next: one fc over cat(norm(embed), norm(hidden)), its d outputs split by TP
+         * (ColumnParallelLinear; the gather of its tokens x d outputs is not priced) */
+        return head_gemm_ns(d, tokens, (double)((m->hidden + d->tp - 1) / d->tp), 2.0 * h);
     if (s->method == SIM_SPEC_MTP) /* eh_proj over cat(enorm(embed), hnorm(hidden)), per layer */
         return (double)s->head.layers * head_gemm_ns(d, tokens, h, 2.0 * h);
     if (!s->eagle3) /* EAGLE-1: fc over cat(embed, hidden) before the layer */

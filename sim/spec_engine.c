@@ -614,6 +614,14 @@ sim_status sim_spec_engine_async(const sim_spec *s, bool sglang, bool async_aske
  * and masked_fill_, the slot mapping's //, gather, *, %, + and masked_fill_, three copies into
  * the graph's input buffers); EAGLE-3's compute_logits maps the draft vocabulary back to the
  * full one every pass (vllm/model_executor/models/llama_eagle3.py).
+ * vLLM 0.10.2 (profile vllm-0.10): the same kernels, but the head's passes ran without CUDA
+ * graphs: vllm-project/vllm PR #20059 (commit 74f441f, 2025-08-15; in 0.10.2, 2025-09-13; whether
+ * 0.10.1, released 2025-08-18, carries it is not verified here) made graph replay
+ * something the runner's CUDA-graph dispatcher asks for, which the proposer never did ("the
+ * cudagraph ability of the EAGLE(3) model in V1 has been broken for a while since the launch of
+ * #20059", PR #23679), until PR #25109 (2025-09-17, in 0.11) dispatched piecewise graphs for the
+ * head again. 0.10.0 (2025-07) still replayed them; the profile covers the line, priced as its
+ * last release runs.
  * SGLang 0.4 (python/sglang/srt/speculative/eagle_worker.py, March 2025): the multi-step draft
  * replays one CUDA graph (EAGLEDraftCudaGraphRunner: the top-k selection and cache locations of
  * every step inside it); forward_draft_extend_after_decode runs eagerly (its CUDA graph came with
@@ -630,6 +638,12 @@ sim_status sim_spec_engine_async(const sim_spec *s, bool sglang, bool async_aske
  * the accepted ones where they are (eagle_utils.py verify), vLLM drafts chains: no move. */
 static const sim_spec_proposer proposers[] = {
     {.name = "vllm", .first_host_kernels = 21, .step_host_kernels = 15, .full_vocab_logits = true},
+    {.name = "vllm-0.10",
+     .first_eager = true,
+     .steps_eager = true,
+     .first_host_kernels = 21,
+     .step_host_kernels = 15,
+     .full_vocab_logits = true},
     {.name = "vllm-0.8",
      .first_eager = true,
      .steps_eager = true,

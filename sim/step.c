@@ -431,7 +431,7 @@ static void tbo_split(const sim_batch_shape *s, sim_batch_shape *a, sim_batch_sh
     b->dec_tokens = b->tokens * dec;
 #define SPLIT(f)                                                                                       a->f = s->f * fa;                                                                                  b->f = s->f - a->f;
     SPLIT(pairs) SPLIT(kv_tokens) SPLIT(swa_pairs) SPLIT(swa_kv_tokens) SPLIT(dec_pairs)
-    SPLIT(dec_kv_tokens)
+    SPLIT(dec_kv_tokens) SPLIT(verify_extra)
 #undef SPLIT
 }
 

@@ -501,6 +501,28 @@ static void test_hybrid_state_groups(void **state)
     f->cfg.no_hybrid_kv = true;
     assert_int_equal(sim_engine_check(&f->cfg, &w, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "--disable-hybrid-kv-cache-manager"));
+    f->cfg.no_hybrid_kv = false;
+    /* speculation (its own MTP layer, 2 tokens): each state table holds 1 + 2 pages per request
+     * (vLLM's MambaSpec num_speculative_blocks = num_speculative_tokens), 3 x 3 = 9; a 1000-token
+     * request with its 2 speculative slots: ceil(1002 / 272) = 4 full blocks + 9 = 13 */
+    sim_spec sp;
+    const sim_spec_tree two = sim_spec_chain(2);
+    const sim_spec_accept acc = {.alpha = -1.0, .tau = -1.0, .n_rates = 2, .rates = {0.85, 0.65}};
+    assert_int_equal(sim_spec_init_tree(&sp, SIM_SPEC_MTP, &two, &acc, "--t", &f->m, NULL, &err),
+                     SIM_OK);
+    f->cfg.spec = &sp;
+    f->cfg.sched.spec_tokens = 2; /* as the CLI sets it from the spec */
+    g = sim_engine_kv_groups_of(&f->cfg);
+    assert_int_equal(g.state, 9);
+    assert_int_equal(g.full, 1);
+    sim_kvcache_set_state_groups(&kv, g.state);
+    assert_int_equal(sim_kvcache_blocks_held(&kv, 0, 1002), 13);
+    assert_int_equal(sim_engine_check(&f->cfg, &w, &err), SIM_OK);
+    r = simulate(f, &w);
+    assert_int_equal(metrics(&r).completed, 20);
+    sim_engine_result_free(&r);
+    f->cfg.spec = NULL;
+    f->cfg.sched.spec_tokens = 0;
     sim_workload_free(&w);
     free(f);
 

@@ -714,6 +714,17 @@ static void test_linear_mixer(void **state)
     assert_near(far.ops[SIM_OP_LINEAR_SCAN].kv_read_bytes, scan->kv_read_bytes, 0);
     assert_true(far.ops[SIM_OP_ATTENTION].kv_read_bytes > 30.0 * g.ops[SIM_OP_ATTENTION].kv_read_bytes);
 
+    /* a speculative verify of 3 tokens (logits at each) at context 4096: the recurrent kernel
+     * stores the state after each token (vLLM fused_recurrent.py), 3 x 1,048,576 B written and
+     * one read; a 3-token prompt chunk (one logit) still writes one */
+    sim_seq_group ver = {.count = 1, .q = 3, .c = 4096, .logits = 3};
+    sim_graph_build(&q, 1, &BF16, &ver, 1, &g);
+    assert_near(g.ops[SIM_OP_LINEAR_SCAN].kv_write_bytes, 3.0 * 1048576.0, 1e-12);
+    assert_near(g.ops[SIM_OP_LINEAR_SCAN].kv_read_bytes, 1048576.0, 1e-12);
+    ver.logits = 1;
+    sim_graph_build(&q, 1, &BF16, &ver, 1, &g);
+    assert_near(g.ops[SIM_OP_LINEAR_SCAN].kv_write_bytes, 1048576.0, 1e-12);
+
     sim_seq_group pre = {.count = 1, .q = 1000, .c = 0, .logits = 1};
     sim_graph_build(&q, 1, &BF16, &pre, 1, &g);
     assert_near(g.ops[SIM_OP_LINEAR_SCAN].flops, 1000.0 * 32.0 * (6.0 * 16384.0 + 64.0 * 1280.0 +

@@ -93,6 +93,13 @@ static void test_state_bytes_per_seq(void **state)
     assert_near(sim_mem_state_bytes_per_seq(&c), 39518208.0, 0);
     assert_near(sim_mem_kv_bytes_per_seq(&c, 4096.0), 140181504.0, 0);
     assert_near(sim_mem_kv_bytes_per_seq(&c, 131072.0), 3260743680.0, 0);
+    /* speculation with 2 tokens (vLLM's MambaSpec num_speculative_blocks): each sequence holds
+     * its state twice more and two more tokens of KV: 2 x 39,518,208 + 2 x 24,576 = 79,085,568 B */
+    sim_mem_report r0, r2;
+    const sim_mem_extra two = {.kv_slots_per_seq = 2};
+    sim_mem_plan(&c, 0.9, NULL, 1, 1024, 1024, &r0);
+    sim_mem_plan(&c, 0.9, &two, 1, 1024, 1024, &r2);
+    assert_near(r2.kv_bytes - r0.kv_bytes, 79085568.0, 1e-6);
     sim_model n = tu_model("nemotron-nano-9b-v2");
     c = cfg_for(&n, &hw, 1, SIM_DT_BF16);
     assert_near(sim_mem_state_bytes_per_seq(&c), 72769536.0, 0);

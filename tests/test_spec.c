@@ -629,6 +629,61 @@ static void test_mtp_deepseek(void **state)
     assert_near(sim_spec_mean_tokens(&s), 1.85, 1e-12);
 }
 
+/* Qwen3-Next's MTP module as the draft (vLLM qwen3_next_mtp.py): num_nextn_predict_layers absent
+ * from the released config, so vLLM's default of one layer, of the target's full-attention kind
+ * (gated attention and the sparse MoE block), sharing the embedding and LM head; one fc of 2d -> d
+ * for the module, column-parallel. bf16 at TP 4, per GPU (d 2048, 16 heads and 2 KV heads of 256,
+ * 512 experts of 512, a shared expert of 512):
+ *   attention: q_proj with its gate 2048 x 8192 / 4 = 4,194,304; k and v, 2 KV heads over 4 GPUs,
+ *     one head each: 2 x 2048 x 256 = 1,048,576; o_proj 4096 x 2048 / 4 = 2,097,152;
+ *   experts 512 x 3 x 2048 x 512 / 4 = 402,653,184; the shared expert 3 x 2048 x 512 / 4 =
+ *     786,432; its gate 2048 and the router 2048 x 512 = 1,048,576 (replicated);
+ *   norms: 2 x 2048 and q/k norms 2 x 256;
+ *   411,834,880 parameters x 2 bytes = 823,669,760, and the fc 2 x 2048 x 512 x 2 = 4,194,304:
+ *   827,864,064 bytes. Its KV per token: one full-attention layer's one KV head per GPU,
+ *   2 x 256 x 2 bytes = 1024 (2048 at TP 1, where the fc is 2 x 2048 x 2048 x 2 = 16,777,216 and
+ *   the layer 3,284,153,344: 3,300,930,560 bytes). */
+static void test_mtp_qwen3_next(void **state)
+{
+    (void)state;
+    sim_model t = tu_model("qwen3-next-80b-a3b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_err err = {{0}};
+    assert_int_equal(t.mtp_layers, 1);
+    assert_true(t.mtp_shared_fc);
+    sim_spec_req r;
+    assert_int_equal(sim_spec_parse_vllm("{\"method\": \"qwen3_next_mtp\", "
+                                         "\"num_speculative_tokens\": 2}",
+                                         false, &r, &err),
+                     SIM_OK);
+    assert_int_equal(r.method, SIM_SPEC_MTP);
+    assert_int_equal(r.tree.depth, 2);
+    sim_spec s;
+    sim_spec_accept acc = {.alpha = -1, .tau = -1, .n_rates = 2, .rates = {0.85, 0.65}};
+    assert_int_equal(sim_spec_init_tree(&s, r.method, &r.tree, &acc, "--t", &t, NULL, &err),
+                     SIM_OK);
+    assert_int_equal(s.head.layers, 1);
+    assert_int_equal(s.head.linear_layers, 0); /* full attention, no Gated DeltaNet state */
+    sim_prec p = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 0, false, false};
+    sim_step_cfg c4 = {.model = &t, .hw = &hw, .tp = 4, .prec = p};
+    sim_mem_extra x = sim_spec_mem_extra(&s, &c4);
+    assert_near(x.weight_bytes, 827864064.0, 0);
+    assert_near(x.kv_bytes_per_token, 1024.0, 0);
+    assert_int_equal(x.kv_slots_per_seq, 2);
+    sim_step_cfg c1 = {.model = &t, .hw = &hw, .tp = 1, .prec = p};
+    x = sim_spec_mem_extra(&s, &c1);
+    assert_near(x.weight_bytes, 3300930560.0, 0);
+    assert_near(x.kv_bytes_per_token, 2048.0, 0);
+    /* tau = 1 + 0.85 + 0.65 */
+    assert_near(sim_spec_mean_tokens(&s), 2.5, 1e-12);
+    /* the fc's sharding shows in its pass: at TP 4 a quarter of the outputs of TP 1's, the same
+     * 2d inputs (one decode token: weight-read bound, so cheaper) */
+    sim_step_cfg d4 = c4, d1 = c1;
+    d4.model = d1.model = &s.head;
+    assert_true(sim_spec_head_extra_ns(&s, &d4, 1.0, 1.0, true) <
+                sim_spec_head_extra_ns(&s, &d1, 1.0, 1.0, true));
+}
+
 /* The engines' load rules, at the batches their sources name:
  *   vLLM V0 disable_by_batch_size 32: off when running_queue_size >= 32 (spec_decode_worker.py);
  *   TensorRT-LLM max_concurrency 16: on while the active requests are <= 16 (drafter.py);
@@ -852,12 +907,21 @@ static void test_eagle3_and_proposers(void **state)
 {
     (void)state;
     /* the table: the longest prefix of the profile's name */
-    sim_spec_proposer p = sim_spec_proposer_for("vllm-0.10");
+    sim_spec_proposer p = sim_spec_proposer_for("vllm-0.11");
     assert_string_equal(p.name, "vllm");
     assert_int_equal(p.first_host_kernels, 21);
     assert_int_equal(p.step_host_kernels, 15);
     assert_false(p.first_eager || p.steps_eager);
     assert_true(p.full_vocab_logits);
+    /* vLLM 0.10.2: the same proposer, its head's passes without CUDA graphs (PR #20059
+     * until PR #25109) */
+    p = sim_spec_proposer_for("vllm-0.10");
+    assert_string_equal(p.name, "vllm-0.10");
+    assert_true(p.first_eager && p.steps_eager);
+    assert_int_equal(p.first_host_kernels, 21);
+    assert_int_equal(p.step_host_kernels, 15);
+    assert_true(p.full_vocab_logits);
+    assert_string_equal(sim_spec_proposer_for("vllm-0.9").name, "vllm");
     p = sim_spec_proposer_for("vllm-0.8");
     assert_true(p.first_eager && p.steps_eager);
     assert_int_equal(p.step_host_kernels, 7);
@@ -930,6 +994,11 @@ static void test_eagle3_and_proposers(void **state)
     tr.prop = sim_spec_proposer_for("trtllm");
     double move = sim_spec_tree_ns(&tr, &c, 4.0) - no_move;
     assert_true(move >= 1500.0 + 469.5 && move <= 1500.0 + 469.5 / 0.5);
+    /* vLLM 0.10.2's eager head passes: dearer than 0.11's graphed ones, the host kernels alike */
+    e1.prop = sim_spec_proposer_for("vllm-0.11");
+    double graphed = sim_spec_draft_ns(&e1, &c, NULL, 0, &dec, 1, scratch, NULL);
+    e1.prop = sim_spec_proposer_for("vllm-0.10");
+    assert_true(sim_spec_draft_ns(&e1, &c, NULL, 0, &dec, 1, scratch, NULL) > graphed);
     /* SGLang 0.4 runs the draft extend (the first pass) eagerly: dearer than SGLang's graph */
     e1.prop = sim_spec_proposer_for("sglang");
     double graph = sim_spec_draft_ns(&e1, &c, NULL, 0, &dec, 1, scratch, NULL);
@@ -955,6 +1024,7 @@ int main(void)
         cmocka_unit_test(test_per_position_rates),
         cmocka_unit_test(test_tree_vs_chain),
         cmocka_unit_test(test_mtp_deepseek),
+        cmocka_unit_test(test_mtp_qwen3_next),
         cmocka_unit_test(test_load_rules),
         cmocka_unit_test(test_serve_load_rule),
         cmocka_unit_test(test_engine_spellings),
