@@ -205,6 +205,8 @@ static sim_status serve_at(const cli_opts *q, const plan_ctx *c, cli_rate_run *r
     *met = !st && cs.probes[0].met;
     if (*met)
         st = record(&cs, rr->L[1], rr->s[1], r, err);
+    if (*met && !st) /* the met deployment under the parameter draws */
+        st = cli_plan_band(q, rr->L[1], rr->s[1], &cs, r, err);
     return st;
 }
 
@@ -397,6 +399,11 @@ static sim_status check_flags(const cli_opts *o, cli_plan_objective *obj, sim_er
                                 l ? "default or fp8" : "vllm, sglang or trtllm");
             p = e ? e + 1 : NULL;
         }
+    if (o->uncertainty > CLI_PLAN_MAX_DRAWS)
+        return sim_fail(err, SIM_EINPUT,
+                        "--uncertainty: value %lld, expected 0..%d for plan (the draws each row "
+                        "keeps for the decision)",
+                        (long long)o->uncertainty, CLI_PLAN_MAX_DRAWS);
     if (o->shard && !o->out_file)
         return sim_fail(err, SIM_EINPUT,
                         "--shard: needs --out FILE.jsonl (the shard's rows, joined by 'infersim "
@@ -470,6 +477,7 @@ static sim_status write_html(const cli_opts *o, const cli_plan_report *rep, sim_
 {
     cli_plan_report tab = *rep;
     tab.json = false;
+    tab.csv = false;
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -514,12 +522,17 @@ static sim_status write_html(const cli_opts *o, const cli_plan_report *rep, sim_
     snprintf(cands, sizeof cands, "%zu", rep->n);
     snprintf(oks, sizeof oks, "%zu", ok);
     snprintf(rate, sizeof rate, "%g req/s", rep->rate);
+    sim_strbuf dec = {0};
+    const bool has_dec = cli_plan_report_decision(rep, &dec) && dec.s && !dec.oom;
     const char *lines[] = {"Target rate", rate,     "SLO", rep->slo_text, "Objective",
                            cli_plan_objective_name(rep->objective), "Candidates", cands,
-                           "Serve the rate under the SLO", oks};
+                           "Serve the rate under the SLO", oks, "Decision (80 % bands)",
+                           has_dec ? dec.s : ""};
+    const size_t n_lines = sizeof lines / sizeof lines[0] - (has_dec ? 0 : 2);
     if (!st)
         st = sim_html_plan(o->html, o->cmdline ? o->cmdline : "infersim plan", &ch, lines,
-                           sizeof lines / sizeof lines[0], text, err);
+                           n_lines, text, err);
+    sim_strbuf_free(&dec);
     free(text);
     free(pts);
     free(groups);
@@ -619,9 +632,11 @@ sim_status cli_plan_cmd(const cli_opts *o, FILE *out, sim_err *err)
                       .in_mean = cli_point_public_dataset(o) ? sim_dataset_mean(&plan_ds.in) : 0,
                       .out_mean =
                           cli_point_public_dataset(o) ? sim_dataset_mean(&plan_ds.out) : 0},
-            .json = o->format && strcmp(o->format, "json") == 0};
-        if (o->format && strcmp(o->format, "json") != 0 && strcmp(o->format, "table") != 0)
-            st = sim_fail(err, SIM_EINPUT, "--format: value '%s', expected table or json",
+            .json = o->format && strcmp(o->format, "json") == 0,
+            .csv = o->format && strcmp(o->format, "csv") == 0};
+        if (o->format && strcmp(o->format, "json") != 0 && strcmp(o->format, "table") != 0 &&
+            strcmp(o->format, "csv") != 0)
+            st = sim_fail(err, SIM_EINPUT, "--format: value '%s', expected table, json or csv",
                           o->format);
         if (!st && !(o->out_file && strcmp(o->out_file, "-") == 0))
             st = cli_plan_report_write(out, &rep, err);

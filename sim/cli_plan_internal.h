@@ -5,6 +5,7 @@
 
 #include "cli_load.h"
 #include "cli_plan.h"
+#include "cli_rate.h"
 
 enum { PLAN_MAX_NAMES = 32, PLAN_EXTRA_REPLICAS = 3 };
 
@@ -36,5 +37,12 @@ void cli_plan_hf_id(const char *model, char *buf, size_t len);
 
 /* Appends every candidate of model m on device h to c, loading each file once into c's cache. */
 sim_status cli_plan_enumerate(plan_ctx *c, int m, int h, sim_err *err);
+
+/* The row's bands (--uncertainty on; nothing with 0): the met serving run s of deployment q at
+ * the target rate (L its files, cs the search that judged it) repeated under each parameter draw
+ * with the same workload (cli_point_serve_band), each draw judged against the same SLO. */
+sim_status cli_plan_band(const cli_opts *q, const cli_load_result *L,
+                         const cli_point_serve_state *s, const cli_rate_search *cs,
+                         cli_plan_row *r, sim_err *err);
 
 #endif
