@@ -70,6 +70,7 @@ typedef struct cli_opts {
     bool kv_stream;
     int64_t num_prompts, rand_in, rand_out, max_concurrency, seed, block_size, max_seqs, max_tokens;
     double range_ratio, rate, burstiness, time_scale;
+    double rate_low; /* --request-rate LO:HI (plan only): LO, and rate is HI; 0: no range */
     bool no_chunked;
     char goodput[CLI_OPT_LIST_LEN];
     /* capacity: the SLO, its percentile and the rate search's relative tolerance */

@@ -81,6 +81,12 @@ typedef struct cli_plan_row {
     double draw_ttft_ms[CLI_PLAN_MAX_DRAWS];  /* TTFT at the percentile under draw i */
     double draw_joules[CLI_PLAN_MAX_DRAWS];   /* J per output token under draw i (0: no power) */
     char band_basis[384];                     /* what the bands rest on (unc.h) */
+    /* --request-rate LO:HI (cli_plan_range.c; gpus_at_rate_low 0: no range, and none of these
+     * keys in the row's JSON): the fewest instances of the row's kind that serve LO under the
+     * SLO, and the highest rate the deployment sized for HI meets it at (INFINITY: every rate;
+     * 0: none found) */
+    int64_t replicas_at_rate_low, prefill_at_rate_low, decode_at_rate_low, gpus_at_rate_low;
+    double max_request_rate;
 } cli_plan_row;
 
 /* The row as one JSON line (malloc'd, no newline; NULL when out of memory). Numbers round-trip
@@ -156,6 +162,7 @@ typedef struct cli_plan_report {
     cli_plan_objective objective;
     int64_t top;
     double rate;
+    double rate_low;      /* --request-rate LO:HI: LO (rate is HI); 0: one rate */
     const char *slo_text; /* --slo / --goodput as given */
     bool goodput;
     sim_slo slo;

@@ -170,6 +170,8 @@ static sim_status write_json(FILE *f, const cli_plan_report *rep, size_t *idx, s
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddNumberToObject(j, "request_rate", rep->rate);
+    if (rep->rate_low > 0.0)
+        cJSON_AddNumberToObject(j, "request_rate_low", rep->rate_low);
     cJSON_AddStringToObject(j, "objective", cli_plan_objective_name(rep->objective));
     cJSON_AddStringToObject(j, "slo_form", rep->goodput ? "goodput" : "percentile");
     cJSON_AddNumberToObject(j, "slo_percentile", rep->bench.pct);
@@ -235,7 +237,18 @@ static sim_status write_json(FILE *f, const cli_plan_report *rep, size_t *idx, s
     return SIM_OK;
 }
 
-static void print_row(FILE *f, size_t rank, const cli_plan_row *r, bool bands)
+/* A rate range's columns: GPUs at the range's bottom, the highest rate the fleet meets. */
+static void print_range(FILE *f, const cli_plan_row *r)
+{
+    char mx[32];
+    if (isinf(r->max_request_rate))
+        snprintf(mx, sizeof mx, "inf");
+    else
+        snprintf(mx, sizeof mx, "%.2f", r->max_request_rate);
+    fprintf(f, " %9lld %9s", (long long)r->gpus_at_rate_low, mx);
+}
+
+static void print_row(FILE *f, size_t rank, const cli_plan_row *r, bool bands, bool range)
 {
     char lay[128], usd[32], mtok[32];
     cli_plan_layout(r, lay, sizeof lay);
@@ -251,6 +264,8 @@ static void print_row(FILE *f, size_t rank, const cli_plan_row *r, bool bands)
         snprintf(p, sizeof p, "%.1f-%.1f", r->p_lo[SIM_M_TPOT], r->p_hi[SIM_M_TPOT]);
         fprintf(f, " %13s %11s %7.0f%%", t, p, 100.0 * r->slo_met_probability);
     }
+    if (range && r->gpus_at_rate_low > 0)
+        print_range(f, r);
     fprintf(f, "\n");
 }
 
@@ -267,10 +282,15 @@ static void write_table(FILE *f, const cli_plan_report *rep, size_t *idx, size_t
 {
     char w[32];
     sim_pct_word(rep->bench.pct, w, sizeof w);
-    fprintf(f, "============ Plan: %g req/s, SLO %s (%s p%s), objective %s ============\n", rep->rate,
+    char rt[96];
+    if (rep->rate_low > 0.0)
+        snprintf(rt, sizeof rt, "%g-%g req/s (sized for %g)", rep->rate_low, rep->rate, rep->rate);
+    else
+        snprintf(rt, sizeof rt, "%g req/s", rep->rate);
+    fprintf(f, "============ Plan: %s, SLO %s (%s p%s), objective %s ============\n", rt,
             rep->slo_text, rep->goodput ? "goodput" : "each metric at", w,
             cli_plan_objective_name(rep->objective));
-    const bool bands = any_bands(rep);
+    const bool bands = any_bands(rep), range = rep->rate_low > 0.0;
     size_t by[CLI_PLAN_STATUS_COUNT];
     count(rep, NULL, NULL, by);
     fprintf(f,
@@ -285,20 +305,25 @@ static void write_table(FILE *f, const cli_plan_report *rep, size_t *idx, size_t
         fprintf(f, "\n--- %s on %s: top %zu by %s ---\n", r0->model, r0->hw, n,
                 cli_plan_objective_name(rep->objective));
         if (!n) {
-            fprintf(f, "  no deployment serves %g req/s under the SLO\n", rep->rate);
+            fprintf(f, "  no deployment serves %s under the SLO\n", rt);
             continue;
         }
         fprintf(f, "%3s %-7s %-7s %-24s %5s %8s %8s %7s %9s %9s %9s", "#", "engine", "prec",
                 "layout", "GPUs", "$/hour", "$/Mtok", "req/s", "TTFT ms", "TPOT ms", "headroom");
         if (bands)
             fprintf(f, " %13s %11s %8s", "TTFT 80 %", "TPOT 80 %", "SLO held");
+        if (range) {
+            char h[32];
+            snprintf(h, sizeof h, "GPUs@%g", rep->rate_low);
+            fprintf(f, " %9s %9s", h, "max req/s");
+        }
         fprintf(f, "\n");
         for (size_t k = 0; k < n; k++)
-            print_row(f, k + 1, &rep->rows[idx[k]], bands);
+            print_row(f, k + 1, &rep->rows[idx[k]], bands, range);
     }
     size_t n, two[2];
     if (!top_two(rep, two, &n)) {
-        fprintf(f, "\nNo deployment serves %g req/s under the SLO%s.\n", rep->rate,
+        fprintf(f, "\nNo deployment serves %s under the SLO%s.\n", rt,
                 rep->objective == CLI_PLAN_COST ? " with a known price" : "");
         return;
     }
@@ -312,6 +337,20 @@ static void write_table(FILE *f, const cli_plan_report *rep, size_t *idx, size_t
                 r->usd_per_million_output_tokens);
     fprintf(f, "; p%s TTFT %.1f ms, TPOT %.2f ms (%.0f%% headroom)\n", w, r->p_ms[SIM_M_TTFT],
             r->p_ms[SIM_M_TPOT], 100.0 * r->headroom);
+    if (range && r->gpus_at_rate_low > 0) {
+        char lo[128];
+        cli_plan_row low = *r;
+        low.replicas = r->replicas_at_rate_low;
+        low.prefill = r->prefill_at_rate_low;
+        low.decode = r->decode_at_rate_low;
+        cli_plan_layout(&low, lo, sizeof lo);
+        fprintf(f, "  At %g req/s: %s, %lld GPUs; the %lld GPUs meet the SLO up to ", rep->rate_low,
+                lo, (long long)r->gpus_at_rate_low, (long long)r->gpus);
+        if (isinf(r->max_request_rate))
+            fprintf(f, "any rate\n");
+        else
+            fprintf(f, "%.2f req/s\n", r->max_request_rate);
+    }
     if (r->band_draws > 0) {
         fprintf(f, "  80 %%: TTFT %.1f-%.1f ms, TPOT %.2f-%.2f ms", r->p_lo[SIM_M_TTFT],
                 r->p_hi[SIM_M_TTFT], r->p_lo[SIM_M_TPOT], r->p_hi[SIM_M_TPOT]);

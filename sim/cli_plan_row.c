@@ -93,6 +93,14 @@ static const rfield band_fields[] = {
 #undef P
 enum { N_BAND_FIELDS = sizeof band_fields / sizeof band_fields[0] };
 
+/* A rate range's fields (cli_plan_range.c), written when the row has them (gpus_at_rate_low). */
+#define I(k) {#k, F_INT, offsetof(cli_plan_row, k), 0}
+static const rfield range_fields[] = {
+    I(gpus_at_rate_low), I(replicas_at_rate_low), I(prefill_at_rate_low), I(decode_at_rate_low),
+    {"max_request_rate", F_RATE, offsetof(cli_plan_row, max_request_rate), 0}};
+#undef I
+enum { N_RANGE_FIELDS = sizeof range_fields / sizeof range_fields[0] };
+
 static void put(cJSON *j, const rfield *f, const cli_plan_row *r)
 {
     const void *p = (const char *)r + f->off;
@@ -130,6 +138,8 @@ char *cli_plan_row_json(const cli_plan_row *r)
             cJSON_AddStringToObject(j, "status", cli_plan_status_name(r->status));
         put(j, &fields[i], r);
     }
+    for (size_t i = 0; r->gpus_at_rate_low > 0 && i < N_RANGE_FIELDS; i++)
+        put(j, &range_fields[i], r);
     const int n = r->band_draws > 0 && r->band_draws <= CLI_PLAN_MAX_DRAWS ? (int)r->band_draws : 0;
     if (n) {
         cJSON_AddNumberToObject(j, "band_draws", (double)n);
@@ -249,6 +259,11 @@ sim_status cli_plan_row_parse(const char *line, const char *where, cli_plan_row 
         if (!get(j, &fields[i], r))
             st = sim_fail(err, SIM_EINPUT, "%s: field '%s' missing or of the wrong type", where,
                           fields[i].key);
+    if (!st && cJSON_GetObjectItemCaseSensitive(j, "gpus_at_rate_low"))
+        for (size_t i = 0; i < N_RANGE_FIELDS && !st; i++)
+            if (!get(j, &range_fields[i], r))
+                st = sim_fail(err, SIM_EINPUT, "%s: field '%s' missing or of the wrong type",
+                              where, range_fields[i].key);
     if (!st)
         st = get_bands(j, where, r, err);
     cJSON_Delete(j);

@@ -439,6 +439,78 @@ static void test_bands_twins(void **state)
     assert_non_null(strstr(R.err, "--uncertainty: value 65"));
 }
 
+/* --request-rate LO:HI: every row sized for HI says the fewest replicas of its kind that serve LO
+ * (a plan at LO alone finds the same for an aggregated row: the same search from ceil(LO / r1))
+ * and the highest rate the fleet sized for HI meets the SLO at, which is capacity's answer for
+ * that deployment (the same search, the same workload). */
+#define RANGE_LOAD                                                                                 \
+    "--model llama-3.2-1b --hw l4 --num-prompts 300 --random-input-len 512 "                      \
+    "--random-output-len 64 --slo ttft:300,tpot:30 --uncertainty 0 "
+#define RANGE_BASE RANGE_LOAD "--engines vllm --precisions default "
+
+static void test_rate_range(void **state)
+{
+    (void)state;
+    runf("plan " RANGE_BASE "--request-rate 5:80 --format json");
+    assert_int_equal(R.rc, 0);
+    cJSON *j = cJSON_Parse(R.out);
+    assert_float_equal(num(j, "request_rate"), 80.0, 0.0);
+    assert_float_equal(num(j, "request_rate_low"), 5.0, 0.0);
+    runf("plan " RANGE_BASE "--request-rate 5 --format json");
+    assert_int_equal(R.rc, 0);
+    cJSON *at_lo = cJSON_Parse(R.out);
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(j, "rows"),
+                *lo_rows = cJSON_GetObjectItemCaseSensitive(at_lo, "rows");
+    int checked = 0, scaled = 0;
+    for (int i = 0; i < cJSON_GetArraySize(rows); i++) {
+        const cJSON *r = cJSON_GetArrayItem(rows, i), *l = cJSON_GetArrayItem(lo_rows, i);
+        if (strcmp(str(r, "status"), "ok") != 0)
+            continue;
+        assert_true(num(r, "gpus_at_rate_low") >= 1 && num(r, "gpus_at_rate_low") <= num(r, "gpus"));
+        const cJSON *mx = cJSON_GetObjectItemCaseSensitive(r, "max_request_rate");
+        assert_true(cJSON_IsString(mx) || mx->valuedouble >= 80.0 / 1.02);
+        if (flag_on(r, "disagg") || strcmp(str(l, "status"), "ok") != 0)
+            continue;
+        assert_int_equal((int)num(r, "replicas_at_rate_low"), (int)num(l, "replicas"));
+        checked++;
+        scaled += num(r, "replicas") > num(r, "replicas_at_rate_low");
+    }
+    assert_true(checked > 0 && scaled > 0); /* some fleet does shrink at the bottom */
+    /* the winner's headroom in req/s is capacity's for its deployment */
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(j, "winner");
+    assert_false(flag_on(w, "disagg"));
+    const double mx = num(w, "max_request_rate");
+    char rep[32] = "";
+    if (num(w, "replicas") > 1)
+        snprintf(rep, sizeof rep, "--replicas %d", (int)num(w, "replicas"));
+    runf("capacity " RANGE_LOAD "--engine vllm --tp %d %s --format json", (int)num(w, "tp"), rep);
+    assert_int_equal(R.rc, 0);
+    cJSON *cap = cJSON_Parse(R.out);
+    assert_float_equal(num(cap, "max_request_rate"), mx, 0.0);
+    cJSON_Delete(cap);
+    cJSON_Delete(at_lo);
+    cJSON_Delete(j);
+    /* the table says both ends */
+    runf("plan " RANGE_BASE "--request-rate 5:80");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "Plan: 5-80 req/s (sized for 80)"));
+    assert_non_null(strstr(R.out, "GPUs@5"));
+    assert_non_null(strstr(R.out, "At 5 req/s: "));
+    /* a range is plan's; a bad one is refused by value */
+    static const char *const bad[] = {"80:5", "5:", ":5", "a:b", "5:5", "0:5", "5:inf"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        runf("plan " RANGE_BASE "--request-rate %s", bad[i]);
+        assert_int_equal(R.rc, 2);
+        assert_non_null(strstr(R.err, "expected a range LO:HI"));
+    }
+    runf("serve --model llama-3.2-1b --hw l4 --request-rate 5:20");
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "a range LO:HI is plan's"));
+    runf("sweep serve --model llama-3.2-1b --hw l4 --num-prompts 10 --request-rate 5:20,30");
+    assert_int_equal(R.rc, 0); /* a sweep's bad point is an invalid row, the others run */
+    assert_non_null(strstr(R.out, "a range LO:HI is plan's"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -448,6 +520,7 @@ int main(void)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_html),
         cmocka_unit_test(test_bands_twins),
+        cmocka_unit_test(test_rate_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
