@@ -268,7 +268,7 @@ double sim_unc_beat_prob(const double *a, const double *b, size_t n, bool lower_
 /* Whether a and b tie over paired draws: the 80 % band (sim_unc_band_of) of their ratio a / b
  * holds 1, so the draws do not say which is ahead. A draw's ratio is 1 where a == b (two
  * infinities included: a draw in which neither meets a requirement), 0 where b <= 0 or b is
- * infinite and a is not. False for n == 0. Example: identical a and b tie (every ratio 1). */
+ * infinite and a is not. False for n == 0; identical a and b tie (every ratio 1). */
 bool sim_unc_tie(const double *a, const double *b, size_t n);
 
 /* The decision's sentence (appended to *out): "beats the runner-up, OTHER, in P% of N parameter
