@@ -11,24 +11,20 @@
 #include "rng.h"
 
 /* One row per family: its name and the device-file field whose origin is its provenance. */
-/* `seed`: the family's number in its draws' seeds, fixed when a family is added (mla_decode came
- * after power), so the other families keep their draws. */
 static const struct {
     const char *name, *field;
-    int seed;
 } families[SIM_UNC_FAMILY_COUNT] = {
-    [SIM_UNC_GEMM16] = {"gemm16", "efficiency.gemm.bf16", 0},
-    [SIM_UNC_GEMM8] = {"gemm8", "efficiency.gemm.fp8", 1},
-    [SIM_UNC_GEMM4] = {"gemm4", "efficiency.gemm.fp4", 2},
-    [SIM_UNC_MIXED] = {"mixed_input", "efficiency.gemm_weight_only", 3},
-    [SIM_UNC_ATTENTION] = {"attention", "efficiency.attention", 4},
-    [SIM_UNC_DECODE_ATTENTION] = {"decode_attention", "efficiency.attention_memory", 5},
-    [SIM_UNC_MEMORY] = {"memory", "efficiency.memory", 6},
-    [SIM_UNC_NETWORK] = {"network", "efficiency.network", 7},
-    [SIM_UNC_LAUNCH] = {"launch", "kernel_launch_us", 8},
-    [SIM_UNC_MLA_DECODE] = {"mla_decode", "mla_decode.memory_eff", 11},
-    [SIM_UNC_ENGINE] = {"engine", NULL, 9},
-    [SIM_UNC_POWER] = {"power", NULL, 10},
+    [SIM_UNC_GEMM16] = {"gemm16", "efficiency.gemm.bf16"},
+    [SIM_UNC_GEMM8] = {"gemm8", "efficiency.gemm.fp8"},
+    [SIM_UNC_GEMM4] = {"gemm4", "efficiency.gemm.fp4"},
+    [SIM_UNC_MIXED] = {"mixed_input", "efficiency.gemm_weight_only"},
+    [SIM_UNC_ATTENTION] = {"attention", "efficiency.attention"},
+    [SIM_UNC_DECODE_ATTENTION] = {"decode_attention", "efficiency.attention_memory"},
+    [SIM_UNC_MEMORY] = {"memory", "efficiency.memory"},
+    [SIM_UNC_NETWORK] = {"network", "efficiency.network"},
+    [SIM_UNC_LAUNCH] = {"launch", "kernel_launch_us"},
+    [SIM_UNC_ENGINE] = {"engine", NULL},
+    [SIM_UNC_POWER] = {"power", NULL},
 };
 
 static const char *const prov_names[SIM_UNC_PROV_COUNT] = {
@@ -329,7 +325,7 @@ double sim_unc_engine_sigma(const sim_unc_table *t, const sim_unc_engine_ref *r,
 static uint64_t family_seed(const sim_hw *hw, const char *engine, uint64_t seed, int f)
 {
     return name_hash(f == SIM_UNC_ENGINE ? engine : hw->name) ^
-           (seed * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)families[f].seed << 48);
+           (seed * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)f << 48);
 }
 
 double sim_unc_normal_quantile(double p)
@@ -467,8 +463,6 @@ void sim_unc_apply_hw(const sim_hw *hw, const sim_unc_draw *d, sim_hw *o)
     eff(&o->eff_attention, f[SIM_UNC_ATTENTION]);
     eff(&o->eff_attn_memory, f[SIM_UNC_DECODE_ATTENTION]);
     o->decode_cta_bytes_per_s /= f[SIM_UNC_DECODE_ATTENTION] * fe;
-    eff(&o->mla_compute_eff, f[SIM_UNC_MLA_DECODE]);
-    eff(&o->mla_memory_eff, f[SIM_UNC_MLA_DECODE]);
     eff(&o->eff_memory, f[SIM_UNC_MEMORY]);
     const double fn = f[SIM_UNC_NETWORK];
     eff(&o->eff_network, fn);

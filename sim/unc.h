@@ -17,9 +17,6 @@
  *   memory            efficiency.memory (streaming kernels and memory-bound 16-bit GEMMs)
  *   network           efficiency.network, the collective latencies and the collectives' bw_eff
  *   launch            kernel_launch_us, graph_kernel_launch_us
- *   mla_decode        mla_decode.compute_eff, mla_decode.memory_eff (MLA's absorbed decode,
- *                     FlashMLA's kernel: its own parameters, so its rows are evidence for it
- *                     and not for the paged MHA / GQA decode of decode_attention)
  *   engine            the engine's policy as a whole: its CPU overheads and, as one common
  *                     factor, every rate of the step (the peaks, bandwidths and fixed times:
  *                     the kernels the engine version picks), uncapped
@@ -72,7 +69,6 @@ typedef enum sim_unc_family {
     SIM_UNC_MEMORY,
     SIM_UNC_NETWORK,
     SIM_UNC_LAUNCH,
-    SIM_UNC_MLA_DECODE,
     SIM_UNC_ENGINE,
     SIM_UNC_POWER,
     SIM_UNC_FAMILY_COUNT

@@ -25,8 +25,8 @@ sim_unc_family sim_validate_row_family(const sim_vrow *r, const sim_hw *hw)
         return sim_unc_gemm_family(r->dtype, r->weight);
     case SIM_VK_ATTENTION:
         return SIM_UNC_ATTENTION;
-    case SIM_VK_DECODE_ATTENTION: /* MLA's absorbed decode (k: the values' width) has its own */
-        return r->k > 0 ? SIM_UNC_MLA_DECODE : SIM_UNC_DECODE_ATTENTION;
+    case SIM_VK_DECODE_ATTENTION:
+        return SIM_UNC_DECODE_ATTENTION;
     case SIM_VK_COPY:
         return SIM_UNC_MEMORY;
     default:
@@ -148,28 +148,15 @@ bool sim_validate_unc_table(const sim_unc_evidence *ev, size_t n, const char *ex
     const char *arch[32];
     const size_t n_arch = scopes(ev, n, false, false, arch, 32);
     for (int f = 0; f < SIM_UNC_ENGINE; f++) {
-        /* a weaker provenance never narrows a band: each provenance at least the stronger ones'
-         * of this family's own rows, and one without rows of its own (the pooled RMS of every
-         * family, no evidence about this one) at most the weaker ones' (MLA decode has rows only
-         * at its default constants: being fitted would not make it worse) */
-        double sp[SIM_UNC_PROV_COUNT], prev = 0.0, prev_own = 0.0;
-        int64_t rows[SIM_UNC_PROV_COUNT], src[SIM_UNC_PROV_COUNT];
-        bool own[SIM_UNC_PROV_COUNT];
+        double prev = 0.0;
         for (int p = 0; p < SIM_UNC_PROV_COUNT; p++) {
-            sp[p] = op_rms(ev, n, exclude, f, (sim_unc_prov)p, NULL, &rows[p], &src[p]);
-            own[p] = rows[p] >= SIM_UNC_MIN_ROWS;
-            if (!own[p])
-                sp[p] = op_rms(ev, n, exclude, -1, (sim_unc_prov)p, NULL, &rows[p], &src[p]);
-            sp[p] = fmax(sp[p], own[p] ? prev_own : prev);
-            prev = sp[p];
-            prev_own = own[p] ? sp[p] : prev_own;
-        }
-        for (int p = SIM_UNC_PROV_COUNT - 2; p >= 0; p--)
-            if (!own[p] && sp[p + 1] < sp[p]) /* the weaker one's value and evidence */
-                sp[p] = sp[p + 1], rows[p] = rows[p + 1], src[p] = src[p + 1];
-        for (int p = 0; p < SIM_UNC_PROV_COUNT; p++) {
-            ok &= sim_unc_set_sources(t, (sim_unc_family)f, "*", (sim_unc_prov)p, sp[p], rows[p],
-                                      src[p]);
+            int64_t rows, src;
+            double s = op_rms(ev, n, exclude, f, (sim_unc_prov)p, NULL, &rows, &src);
+            if (rows < SIM_UNC_MIN_ROWS)
+                s = op_rms(ev, n, exclude, -1, (sim_unc_prov)p, NULL, &rows, &src);
+            s = fmax(s, prev);
+            prev = s;
+            ok &= sim_unc_set_sources(t, (sim_unc_family)f, "*", (sim_unc_prov)p, s, rows, src);
             for (size_t a = 0; a < n_arch; a++) {
                 int64_t ra, sra;
                 double sa = op_rms(ev, n, exclude, f, (sim_unc_prov)p, arch[a], &ra, &sra);
