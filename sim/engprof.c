@@ -96,13 +96,17 @@ static sim_status load_enums(const cJSON *root, const char *path, sim_engprof *p
 {
     const char *rule = NULL, *policy = NULL, *version = NULL;
     sim_status st = sim_jsonf_str_opt(root, path, "memory.rule", &rule, err);
-    if (!st && (!rule || (strcmp(rule, "total") != 0 && strcmp(rule, "free") != 0)))
+    if (!st && (!rule || (strcmp(rule, "total") != 0 && strcmp(rule, "free") != 0 &&
+                          strcmp(rule, "static") != 0)))
         st = sim_fail(err, SIM_EINPUT,
-                      "%s: field 'memory.rule' is %s, expected \"total\" (a fraction of all HBM) "
-                      "or \"free\" (of what weights and activations leave)",
+                      "%s: field 'memory.rule' is %s, expected \"total\" (a fraction of all HBM), "
+                      "\"free\" (of what weights and activations leave) or \"static\" (of all "
+                      "HBM for weights and the KV pool, activations outside)",
                       path, rule ? rule : "missing");
     if (!st)
-        p->mem_rule = strcmp(rule, "free") == 0 ? SIM_MEM_OF_FREE : SIM_MEM_OF_TOTAL;
+        p->mem_rule = strcmp(rule, "free") == 0     ? SIM_MEM_OF_FREE
+                      : strcmp(rule, "static") == 0 ? SIM_MEM_STATIC
+                                                    : SIM_MEM_OF_TOTAL;
     if (!st)
         st = sim_jsonf_str_opt(root, path, "scheduler.policy", &policy, err);
     if (!st && (!policy || !sim_engprof_policy_parse(policy, &p->policy)))

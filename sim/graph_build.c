@@ -471,6 +471,16 @@ static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *pr
         op->moe_mean_rows = ld.mean_rows;
         op->moe_tokens = T;
         memcpy(op->moe_blocks, blocks, sizeof ld.blocks);
+        /* Triton's fused_moe with 8-bit activations quantizes each GEMM's input in a kernel of
+         * its own before the GEMM (vLLM fused_experts_impl: moe_kernel_quantize_input, i.e.
+         * scaled_fp8_quant or per_token_group_quant_fp8; SGLang's fused_experts_impl the same):
+         * the tokens' hidden states before the first (gathered inside the GEMM), the routed rows'
+         * activations before the second; 16-bit in, 8-bit and one fp32 scale per row out */
+        if (fam == SIM_MOE_TRITON && !sim_dtype_is_16bit(prec->act) && !op->weight_only) {
+            const double in_rows = up ? rows / k : rows, width = up ? d : (double)f;
+            op->kernels = 2;
+            op->act_bytes += in_rows * (width * (rb + ab) + FP32_BYTES);
+        }
     }
     op = &g->ops[SIM_OP_EXPERTS_ACT];
     op->flops = ACT_FLOPS * rows * (double)f;

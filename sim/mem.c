@@ -100,6 +100,8 @@ double sim_mem_kv_capacity_bytes(const sim_step_cfg *cfg, double util, int64_t m
     double others = weights + work + cfg->hw->runtime_reserved_bytes;
     if (cfg->mem_rule == SIM_MEM_OF_FREE) /* a share of what the others leave */
         return util * (cfg->hw->hbm_bytes - others);
+    if (cfg->mem_rule == SIM_MEM_STATIC) /* the activations live outside the fraction */
+        return cfg->hw->hbm_bytes * util - (others - work);
     return cfg->hw->hbm_bytes * util - others;
 }
 
@@ -129,6 +131,15 @@ void sim_mem_plan(const sim_step_cfg *cfg, double util, const sim_mem_extra *ext
         out->capacity_bytes = fixed + out->workspace_bytes + util * (rest > 0.0 ? rest : 0.0);
         per_seq = kv_seq + util * ws_seq; /* B kv_seq <= util (HBM - fixed - B ws_seq) */
         room = util * (hbm - fixed);
+    } else if (cfg->mem_rule == SIM_MEM_STATIC) {
+        /* weights, reserve and KV within HBM x util; the activations in the rest, as much of it
+         * as there is: need <= HBM util + min(ws, HBM (1 - util)) */
+        const double outside = hbm * (1.0 - util);
+        out->capacity_bytes = hbm * util + fmin(out->workspace_bytes, outside);
+        per_seq = kv_seq; /* the KV pool alone grows into the fraction */
+        room = hbm * util - fixed;
+        if (out->workspace_bytes > outside) /* activations spilling into the fraction */
+            room -= out->workspace_bytes - outside;
     } else {
         out->capacity_bytes = hbm * util;
         per_seq = kv_seq + ws_seq; /* everything but weights and reserve grows with the batch */

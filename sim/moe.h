@@ -25,8 +25,13 @@
  *   triton    vLLM / SGLang fused_moe (Triton): tokens sorted by expert, each expert's rows
  *             padded to BLOCK_SIZE_M (moe_align_block_size); the tuned configs pick
  *             BLOCK_SIZE_M 16, 32, 64 or 128 by the step's tokens (vLLM fused_moe/configs/
- *             E=...,N=....json; get_default_config: 16 when M <= E, else 64), BLOCK_SIZE_N
- *             32..128
+ *             E=...,N=....json), BLOCK_SIZE_N 32..128. Without a tuned file the engines run
+ *             get_default_config, which this does not model: vLLM (@13cb3e44, fused_moe.py)
+ *             16 x 32 x 64 (M, N, K blocks) when M <= E, else 64 x 64 x 32; block-scaled fp8
+ *             64 x 128 x 128 at every M. SGLang (@083d6013, fused_moe_triton_config.py): the
+ *             same 16 / 64 for 16-bit, per-tensor fp8 64 x 128 x 128 when M <= E, else
+ *             128 x 256 x 128, block-scaled fp8 64 x 128 x 128. Each quantizes an 8-bit
+ *             GEMM's input in a kernel of its own (priced: graph_build.c build_moe)
  *   deepgemm  DeepGEMM m-grouped GEMMs: contiguous layout for prefill (each expert's segment
  *             aligned to the 128-row M block, get_mk_alignment_for_contiguous_layout), masked
  *             layout for decode (each expert computes its valid rows in blocks of 64 or 128)
@@ -232,7 +237,10 @@ sim_moe_gemm sim_moe_gemm_price(const sim_hw *hw, sim_moe_kernel kernel, bool de
                                 int64_t k);
 
 /* Triton fused_moe's BLOCK_SIZE_M for a step of `tokens` tokens, as vLLM's tuned configs key it
- * on M: 16 below 64 tokens, 32 below 128, 64 below 1024, else 128. */
+ * on M: 16 below 64 tokens, 32 below 128, 64 below 1024, else 128 (E=8,N=3584 on A100, vLLM
+ * PR #3389; other tuned files were not checked). Not the
+ * untuned default (get_default_config, above), which keys on M <= E instead and never takes
+ * 128 rows for 16-bit weights; the two differ only in the padding of the M blocks. */
 int sim_moe_triton_block_m(double tokens);
 
 /* The family's efficiency on top of the device's GEMM efficiency for `compute` (fitted on its

@@ -29,12 +29,17 @@
 #include "model.h"
 
 /* How an engine sizes its KV cache (the memory every other use leaves is the same):
- *   SIM_MEM_OF_TOTAL: HBM x fraction - weights - workspace - reserve (vLLM
- *                     --gpu-memory-utilization, SGLang --mem-fraction-static);
- *   SIM_MEM_OF_FREE:  (HBM - weights - workspace - reserve) x fraction (TensorRT-LLM
- *                     kv_cache_free_gpu_mem_fraction: a share of what is free once the weights
- *                     and activations are in). */
-typedef enum sim_mem_rule { SIM_MEM_OF_TOTAL, SIM_MEM_OF_FREE } sim_mem_rule;
+ *   SIM_MEM_OF_TOTAL:  HBM x fraction - weights - workspace - reserve (vLLM
+ *                      --gpu-memory-utilization: its profile run's activation peak is inside);
+ *   SIM_MEM_OF_FREE:   (HBM - weights - workspace - reserve) x fraction (TensorRT-LLM
+ *                      kv_cache_free_gpu_mem_fraction: a share of what is free once the weights
+ *                      and activations are in);
+ *   SIM_MEM_STATIC:    HBM x fraction - weights - reserve, the activations outside the fraction
+ *                      (SGLang --mem-fraction-static: "model weights and KV cache memory pool";
+ *                      model_runner sizes the pool as the free memory after loading less
+ *                      HBM x (1 - fraction), and server_args' reserve for a chunk's
+ *                      activations and the CUDA graphs is that 1 - fraction). */
+typedef enum sim_mem_rule { SIM_MEM_OF_TOTAL, SIM_MEM_OF_FREE, SIM_MEM_STATIC } sim_mem_rule;
 
 typedef struct sim_step_cfg {
     const sim_model *model;

@@ -146,7 +146,9 @@ static void test_vllm_device_rules(void **state)
  *   B200 (179 GiB = 183296 MiB) TP 1: 16384 / 512; 512 + 24576 + 1024 + 128 = 26240;
  *     157056 / 183296 = 0.85684 -> 0.857
  *   H200 (140.4 GiB = 143769.6 MiB) TP 1: 8192 / 256; 13440; 130329.6 / 143769.6 = 0.90652 ->
- *     0.907 */
+ *     0.907
+ *   H20 (95.58 GiB = 97873.92 MiB) TP 8: 8192 / 512; 14848; 83025.92 / 97873.92 = 0.84830 ->
+ *     0.848 */
 static void test_sglang_device_rules(void **state)
 {
     (void)state;
@@ -162,6 +164,7 @@ static void test_sglang_device_rules(void **state)
         {"l4", 1, 2048, 24, 0.836},
         {"b200", 1, 16384, 512, 0.857},
         {"h200", 1, 8192, 256, 0.907},
+        {"h20", 8, 8192, 512, 0.848},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         sim_engprof p = on_device("sglang", want[i].hw, want[i].tp);

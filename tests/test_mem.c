@@ -1,6 +1,8 @@
 /* test_mem.c - what fits in a GPU. */
 #include "testutil.h"
 
+#include <math.h>
+
 #include "mem.h"
 
 static sim_step_cfg cfg_for(const sim_model *m, const sim_hw *hw, int tp, sim_dtype kv)
@@ -149,6 +151,47 @@ static void test_does_not_fit(void **state)
     assert_true(r.fits);
 }
 
+/* DeepSeek-V3 (fp8) at TP 8 on 8 x H20 under SGLang's --mem-fraction-static, which holds the
+ * weights and the KV pool only (SIM_MEM_STATIC): its default on H20 at TP 8 is 0.848
+ * (test_engprof: reserve 14848 MiB of 97873.9). By hand:
+ *   HBM 95.58 GiB = 102,628,243,537.92 B; x 0.848 = 87,028,750,520.2 B
+ *   less the weights W (85.12 GB: vLLM on 8 Gaudi 2 reports 79.41 GiB = 85.27 GB for the same
+ *   checkpoint, HabanaAI/vllm-fork#809) and the 1 GiB runtime reserve: the KV pool
+ *   KV per token: 61 layers x (512 latent + 64 rope) x 2 B = 70,272 B (MLA, replicated per rank)
+ *   1024 + 256 tokens a sequence: 89,948,160 B; the pool / that = the largest batch.
+ * Under the "total" rule a serving step's activations (SGLang's 8192-token chunk, 2048 sequences'
+ * logits: 0.95 GB) were charged inside the fraction as well (they sit in SGLang's 1 - 0.848)
+ * and the pool came out negative: serve refused every request. */
+static void test_static_fraction_deepseek_h20(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("deepseek-v3");
+    sim_hw hw = tu_hw("h20");
+    assert_near(hw.hbm_bytes, 102628243537.92, 1e-12);
+    sim_prec_given given = {0};
+    sim_step_cfg c = {.model = &m, .hw = &hw, .tp = 8, .mem_rule = SIM_MEM_STATIC};
+    assert_true(sim_graph_prec_defaults(&m, &hw, &given, &c.prec));
+    assert_int_equal(c.prec.weight, SIM_DT_FP8);
+    const double w = sim_mem_weight_bytes(&c);
+    assert_near(w, 85.12e9, 1e-3);
+    assert_near(sim_mem_kv_bytes_per_token(&c), 70272.0, 1e-12);
+    const double pool = 87028750520.2 - w - 1073741824.0;
+    /* a serving step of SGLang's 8192-token chunk and 2048 sequences' logits */
+    assert_near(sim_mem_kv_capacity_bytes(&c, 0.848, 8192, 2048, 0.0), pool, 1e-9);
+    sim_mem_report r;
+    sim_mem_plan(&c, 0.848, NULL, 1, 1024, 256, &r);
+    assert_true(r.fits);
+    assert_int_equal(r.max_batch, (int64_t)floor(pool / 89948160.0));
+    assert_true(r.max_batch >= 9);
+    /* the activations are outside the fraction: the capacity shown is HBM x 0.848 plus them */
+    assert_near(r.capacity_bytes, 87028750520.2 + r.workspace_bytes, 1e-9);
+    /* vLLM's reading of the same fraction charges the chunk's activations inside it */
+    c.mem_rule = SIM_MEM_OF_TOTAL;
+    assert_near(sim_mem_kv_capacity_bytes(&c, 0.848, 8192, 2048, 0.0),
+                pool - sim_mem_workspace_bytes(&c, 8192.0, 2048.0), 1e-6);
+    assert_true(sim_mem_kv_capacity_bytes(&c, 0.848, 8192, 2048, 0.0) < 0.0);
+}
+
 static void test_kv_precision_raises_capacity(void **state)
 {
     (void)state;
@@ -220,6 +263,7 @@ int main(void)
         cmocka_unit_test(test_plan_of_free_memory),
         cmocka_unit_test(test_does_not_fit),
         cmocka_unit_test(test_kv_precision_raises_capacity),
+        cmocka_unit_test(test_static_fraction_deepseek_h20),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
