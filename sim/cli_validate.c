@@ -52,6 +52,24 @@ static void row_engine_flags(const sim_vrow *r, sim_engprof *e)
     }
 }
 
+/* The client's cap on requests in flight a serve row's framework column records ("(vllm bench
+ * serve, --max-concurrency 32)": a closed loop that sends the next request when one finishes);
+ * 0 when it records none. */
+static int64_t row_max_concurrency(const sim_vrow *r)
+{
+    static const char flag[] = "--max-concurrency";
+    const char *at = strstr(r->framework, flag);
+    if (!at)
+        return 0;
+    at += sizeof flag - 1;
+    while (*at == ' ' || *at == '=')
+        at++;
+    long long n = 0;
+    while (isdigit((unsigned char)*at) && n < (1LL << 28))
+        n = n * 10 + (*at++ - '0');
+    return (int64_t)n;
+}
+
 const cli_load_entry *cli_validate_row_profile(cli_load_cache *cache, const sim_vrow *r,
                                               sim_status *st, sim_err *err)
 {
@@ -286,6 +304,7 @@ sim_status cli_validate_predict(const cli_opts *o, cli_load_cache *cache, const 
         sim_engine_cfg tmpl = {.step = step};
         cli_load_engine_cfg(&eng, &tmpl);
         tmpl.max_input_len = 0; /* the benchmark built its engine for its own prompts */
+        tmpl.max_concurrency = row_max_concurrency(r);
         tmpl.frontend.on = row_has_frontend(r) && strcmp(o->frontend, "none") != 0;
         if (d) /* the front end's costs are the engine's: its factor */
             sim_unc_apply_frontend(&tmpl.frontend, d);

@@ -1,5 +1,6 @@
 /* engprof.c - engine profile loader. */
 #include "engprof.h"
+#include "engprof_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -80,7 +81,8 @@ static const prof_flag prof_flags[] = {
 };
 
 /* Every field needs a string in "sources" saying where its value comes from. */
-static sim_status need_source(const cJSON *root, const char *path, const char *field, sim_err *err)
+sim_status sim_engprof_need_source(const cJSON *root, const char *path, const char *field,
+                                   sim_err *err)
 {
     const cJSON *src =
         cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "sources"), field);
@@ -149,54 +151,7 @@ static sim_status load_enums(const cJSON *root, const char *path, sim_engprof *p
              (const char *const[]){"memory.rule", "scheduler.policy", "scheduler.order",
                                    "collectives.allreduce", NULL};
          !st && *f; f++)
-        st = need_source(root, path, *f, err);
-    return st;
-}
-
-/* "engine" (the NAME of --engine NAME@VERSION), "versions" (the releases it covers) and the
- * optional "platform", each with its source but the name. */
-static sim_status load_versions(const cJSON *root, const char *path, sim_engprof *p, sim_err *err)
-{
-    const char *eng = NULL, *ver = NULL, *plat = NULL;
-    sim_status st = sim_jsonf_str_opt(root, path, "engine", &eng, err);
-    bool name_ok = eng && eng[0] && strlen(eng) < sizeof p->engine;
-    for (const char *c = eng; name_ok && *c; c++)
-        name_ok = (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '-' || *c == '_';
-    if (!st && !name_ok)
-        st = sim_fail(err, SIM_EINPUT,
-                      "%s: field 'engine' is %s, expected the engine's name as --engine takes it "
-                      "(1 to %zu of a-z, 0-9, - and _: vllm, sglang, trtllm)",
-                      path, eng ? eng : "missing", sizeof p->engine - 1);
-    if (!st)
-        snprintf(p->engine, sizeof p->engine, "%s", eng);
-    if (!st)
-        st = sim_jsonf_str_opt(root, path, "versions", &ver, err);
-    if (!st && (!ver || strlen(ver) >= sizeof p->versions))
-        st = sim_fail(err, SIM_EINPUT,
-                      "%s: field 'versions' is %s, expected the releases the defaults hold for, "
-                      "at most %zu characters (\">=0.10,<0.12\")",
-                      path, ver ? "too long" : "missing", sizeof p->versions - 1);
-    if (!st)
-        st = sim_engprof_range_parse(ver, path, &p->range, err);
-    if (!st) {
-        snprintf(p->versions, sizeof p->versions, "%s", ver);
-        st = need_source(root, path, "versions", err);
-    }
-    if (!st)
-        st = sim_jsonf_str_opt(root, path, "platform", &plat, err);
-    static const char *const plats[] = {"any", "cuda", "rocm"};
-    p->platform = SIM_ENGPROF_ANY;
-    if (!st && plat) {
-        size_t i = 0;
-        while (i < 3 && strcmp(plat, plats[i]) != 0)
-            i++;
-        st = i < 3 ? need_source(root, path, "platform", err)
-                   : sim_fail(err, SIM_EINPUT,
-                              "%s: field 'platform' is \"%s\", expected cuda, rocm or any (the "
-                              "build whose defaults these are)",
-                              path, plat);
-        p->platform = (sim_engprof_platform)(i < 3 ? i : 0);
-    }
+        st = sim_engprof_need_source(root, path, *f, err);
     return st;
 }
 
@@ -215,7 +170,7 @@ static sim_status load_attention(const cJSON *root, const char *path, sim_engpro
             st = sim_fail(err, SIM_EINPUT, "%s: field '%s' is %s, expected %s", path, fields[i],
                           v ? v : "missing", sim_dattn_names());
         if (!st)
-            st = need_source(root, path, fields[i], err);
+            st = sim_engprof_need_source(root, path, fields[i], err);
         if (st)
             return st;
     }
@@ -233,7 +188,7 @@ static sim_status load_moe(const cJSON *root, const char *path, sim_engprof *p, 
     if (!st && (!v || !sim_moe_kernel_parse(v, &p->moe_kernel)))
         st = sim_fail(err, SIM_EINPUT, "%s: field 'moe.kernel' is %s, expected %s", path,
                       v ? v : "missing", sim_moe_kernel_names());
-    return st ? st : need_source(root, path, "moe.kernel", err);
+    return st ? st : sim_engprof_need_source(root, path, "moe.kernel", err);
 }
 
 /* The optional gemm.block_fp8 with its source: the kernel of the dense block-scaled fp8 GEMMs
@@ -254,7 +209,7 @@ static sim_status load_block_fp8(const cJSON *root, const char *path, sim_engpro
                       "deepgemm", path, v ? v : "missing");
     if (!st)
         p->block_fp8_triton = strcmp(v, "triton") == 0;
-    return st ? st : need_source(root, path, "gemm.block_fp8", err);
+    return st ? st : sim_engprof_need_source(root, path, "gemm.block_fp8", err);
 }
 
 /* The optional "quantization" object: act_quant_kernels with its source; absent: 0. */
@@ -266,7 +221,7 @@ static sim_status load_quantization(const cJSON *root, const char *path, sim_eng
         return SIM_OK;
     sim_status st = sim_jsonf_int(root, path, "quantization.act_quant_kernels", 0, 16,
                                   &p->act_quant_kernels, err);
-    return st ? st : need_source(root, path, "quantization.act_quant_kernels", err);
+    return st ? st : sim_engprof_need_source(root, path, "quantization.act_quant_kernels", err);
 }
 
 /* The optional host.sync_overhead_us with its source; absent: 0 (nothing the CPU prepares for a
@@ -278,7 +233,7 @@ static sim_status load_sync(const cJSON *root, const char *path, sim_engprof *p,
         return SIM_OK;
     sim_status st =
         sim_jsonf_num(root, path, "host.sync_overhead_us", 0.0, 1e6, &p->sync_overhead_us, err);
-    return st ? st : need_source(root, path, "host.sync_overhead_us", err);
+    return st ? st : sim_engprof_need_source(root, path, "host.sync_overhead_us", err);
 }
 
 /* The optional host.eager_kernel_cpu_us with its source; absent: 0 (an eager step's launches
@@ -291,22 +246,35 @@ static sim_status load_eager_cpu(const cJSON *root, const char *path, sim_engpro
         return SIM_OK;
     sim_status st = sim_jsonf_num(root, path, "host.eager_kernel_cpu_us", 0.0, 1e4,
                                   &p->eager_kernel_cpu_us, err);
-    return st ? st : need_source(root, path, "host.eager_kernel_cpu_us", err);
+    return st ? st : sim_engprof_need_source(root, path, "host.eager_kernel_cpu_us", err);
 }
 
-/* The optional cuda_graphs.piecewise with its source; absent: false (whole-step graphs). */
-static sim_status load_piecewise(const cJSON *root, const char *path, sim_engprof *p, sim_err *err)
+/* The optional booleans, each with its source; absent: false. cuda_graphs.piecewise: graphs stop
+ * at every attention op (absent: whole-step graphs); fusion.qk_norm_rope: q/k norm and RoPE in one
+ * kernel (absent: separate). */
+static const prof_flag prof_opt_flags[] = {
+    {"cuda_graphs.piecewise", offsetof(sim_engprof, piecewise_graphs)},
+    {"fusion.qk_norm_rope", offsetof(sim_engprof, fuse_qk_norm_rope)},
+};
+
+static sim_status load_opt_flags(const cJSON *root, const char *path, sim_engprof *p,
+                                 sim_err *err)
 {
-    p->piecewise_graphs = false;
-    const cJSON *b = sim_jsonf_find(root, "cuda_graphs.piecewise");
-    if (!b)
-        return SIM_OK;
-    if (!cJSON_IsBool(b))
-        return sim_fail(err, SIM_EINPUT,
-                        "%s: field 'cuda_graphs.piecewise' is not a boolean, expected true or false",
-                        path);
-    p->piecewise_graphs = cJSON_IsTrue(b);
-    return need_source(root, path, "cuda_graphs.piecewise", err);
+    sim_status st = SIM_OK;
+    for (size_t i = 0; !st && i < sizeof prof_opt_flags / sizeof prof_opt_flags[0]; i++) {
+        bool *dst = (bool *)((char *)p + prof_opt_flags[i].offset);
+        const cJSON *b = sim_jsonf_find(root, prof_opt_flags[i].json);
+        *dst = false;
+        if (!b)
+            continue;
+        if (!cJSON_IsBool(b))
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: field '%s' is not a boolean, expected true or false", path,
+                            prof_opt_flags[i].json);
+        *dst = cJSON_IsTrue(b);
+        st = sim_engprof_need_source(root, path, prof_opt_flags[i].json, err);
+    }
+    return st;
 }
 
 static sim_status load_fusions(const cJSON *root, const char *path, sim_engprof *p, sim_err *err)
@@ -326,7 +294,7 @@ static sim_status load_fusions(const cJSON *root, const char *path, sim_engprof 
             return sim_fail(err, SIM_EINPUT, "%s: field 'fusions' is too long", path);
         len += (size_t)w;
     }
-    return need_source(root, path, "fusions", err);
+    return sim_engprof_need_source(root, path, "fusions", err);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -506,7 +474,7 @@ static sim_status load_reserve(const cJSON *root, const char *path, sim_engprof 
     };
     if (!sim_jsonf_find(root, "memory.reserve_mib"))
         return SIM_OK;
-    sim_status st = need_source(root, path, "memory.reserve_mib", err);
+    sim_status st = sim_engprof_need_source(root, path, "memory.reserve_mib", err);
     for (size_t i = 0; !st && i < sizeof parts / sizeof parts[0]; i++)
         st = sim_jsonf_num(root, path, parts[i].json, 0.0, parts[i].max,
                            (double *)((char *)&p->reserve + parts[i].offset), err);
@@ -623,7 +591,7 @@ static bool prof_known(const char *field, const cJSON *v)
 {
     (void)v;
     static const char *const fixed[] = {
-        "name", "version", "engine", "versions", "platform", "cuda_graphs.piecewise", "memory.rule", "scheduler.policy", "scheduler.order",
+        "name", "version", "engine", "versions", "platform", "memory.rule", "scheduler.policy", "scheduler.order",
         "collectives.allreduce", "attention.decode", "attention.decode_quant_kv",
         "quantization.act_quant_kernels", "host.sync_overhead_us", "host.eager_kernel_cpu_us",
         "moe.kernel", "gemm.block_fp8", "fusions", "rules",
@@ -639,6 +607,9 @@ static bool prof_known(const char *field, const cJSON *v)
             return true;
     for (size_t i = 0; i < sizeof prof_flags / sizeof prof_flags[0]; i++)
         if (strcmp(field, prof_flags[i].json) == 0)
+            return true;
+    for (size_t i = 0; i < sizeof prof_opt_flags / sizeof prof_opt_flags[0]; i++)
+        if (strcmp(field, prof_opt_flags[i].json) == 0)
             return true;
     return false;
 }
@@ -659,7 +630,7 @@ sim_status sim_engprof_load(const char *path, sim_engprof *p, sim_err *err)
                                        (int64_t *)dst, err)
                        : sim_jsonf_num(root, path, f->json, f->min, f->max, (double *)dst, err);
         if (!st)
-            st = need_source(root, path, f->json, err);
+            st = sim_engprof_need_source(root, path, f->json, err);
     }
     for (size_t i = 0; !st && i < sizeof prof_flags / sizeof prof_flags[0]; i++) {
         const cJSON *b = sim_jsonf_find(root, prof_flags[i].json);
@@ -669,12 +640,13 @@ sim_status sim_engprof_load(const char *path, sim_engprof *p, sim_err *err)
         else
             *(bool *)((char *)p + prof_flags[i].offset) = cJSON_IsTrue(b);
         if (!st)
-            st = need_source(root, path, prof_flags[i].json, err);
+            st = sim_engprof_need_source(root, path, prof_flags[i].json, err);
     }
     /* the objects read by loaders of their own, in this order */
     static sim_status (*const loaders[])(const cJSON *, const char *, sim_engprof *, sim_err *) = {
-        load_enums, load_versions, load_fusions,   load_attention, load_quantization, load_moe,
-        load_block_fp8, load_sync, load_eager_cpu, load_piecewise, load_rules, load_reserve};
+        load_enums,     sim_engprof_load_versions, load_fusions,   load_attention,
+        load_quantization, load_moe, load_block_fp8, load_sync,   load_eager_cpu,
+        load_opt_flags, load_rules,                load_reserve};
     for (size_t i = 0; !st && i < sizeof loaders / sizeof loaders[0]; i++)
         st = loaders[i](root, path, p, err);
     if (!st && p->ratio_min > p->ratio_init)

@@ -22,7 +22,9 @@
  * runs eagerly (its prefill steps, decode batches above the largest graph), which bounds that
  * step when the GPU's work is shorter (absent: 0; step.h sim_step_host_ns), (optional
  * cuda_graphs.piecewise) whether the captured graphs stop at every attention op, which then runs
- * eagerly between them (vLLM V1 before 0.11; absent: false; step.h sim_step_cost_op), (object
+ * eagerly between them (vLLM V1 before 0.11; absent: false; step.h sim_step_cost_op), (optional
+ * fusion.qk_norm_rope) whether a model's per-head q/k RMSNorm and RoPE run as one kernel
+ * (TensorRT-LLM's QKNormRoPEAttention; absent: false; graph.h sim_graph_fuse_qk_norm_rope), (object
  * "frontend") its front end as frontend.h models it: frontend.processes (API-server / tokenizer
  * processes), frontend.request_us, frontend.input_token_us, frontend.output_token_us,
  * frontend.chunk_us (CPU per request, prompt token, output token, streamed chunk),
@@ -140,6 +142,8 @@ typedef struct sim_engprof {
     int64_t cuda_graph_max_bs; /* 0 = every batch captured */
     bool piecewise_graphs;     /* cuda_graphs.piecewise: graphs between the attention ops (vLLM
                                   V1's PIECEWISE mode; absent: false, whole-step graphs) */
+    bool fuse_qk_norm_rope;    /* fusion.qk_norm_rope: q/k norm and RoPE in one kernel (absent:
+                                  false, two norm launches and the rotary one) */
     bool prefix_caching;
     bool no_hybrid_kv; /* --disable-hybrid-kv-cache-manager (vLLM v1) */
     sim_coll_algo allreduce;  /* the all-reduce the runtime picks: AUTO or NCCL (or one forced) */

@@ -1,12 +1,14 @@
 /* engprof_version.c - engine releases and profiles' version ranges: parsing, comparing, and the
  * choice of the profile that --engine NAME@VERSION names (engprof.h). */
 #include "engprof.h"
+#include "engprof_internal.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
+#include "jsonf.h"
 #include "suggest.h"
 
 #define PART_MAX 999999
@@ -309,4 +311,52 @@ bool sim_engprof_spec_of(const char *text, const char *version, char *spec, size
         snprintf(num, sizeof num, "@%.*s", (int)(end - version), version);
     int w = snprintf(spec, len, "%s%s%s", engine_names[i].engine, triton ? "-triton" : "", num);
     return w > 0 && (size_t)w < len;
+}
+
+/* "engine" (the NAME of --engine NAME@VERSION), "versions" (the releases it covers) and the
+ * optional "platform", each with its source but the name. */
+sim_status sim_engprof_load_versions(const cJSON *root, const char *path, sim_engprof *p,
+                                     sim_err *err)
+{
+    const char *eng = NULL, *ver = NULL, *plat = NULL;
+    sim_status st = sim_jsonf_str_opt(root, path, "engine", &eng, err);
+    bool name_ok = eng && eng[0] && strlen(eng) < sizeof p->engine;
+    for (const char *c = eng; name_ok && *c; c++)
+        name_ok = (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '-' || *c == '_';
+    if (!st && !name_ok)
+        st = sim_fail(err, SIM_EINPUT,
+                      "%s: field 'engine' is %s, expected the engine's name as --engine takes it "
+                      "(1 to %zu of a-z, 0-9, - and _: vllm, sglang, trtllm)",
+                      path, eng ? eng : "missing", sizeof p->engine - 1);
+    if (!st)
+        snprintf(p->engine, sizeof p->engine, "%s", eng);
+    if (!st)
+        st = sim_jsonf_str_opt(root, path, "versions", &ver, err);
+    if (!st && (!ver || strlen(ver) >= sizeof p->versions))
+        st = sim_fail(err, SIM_EINPUT,
+                      "%s: field 'versions' is %s, expected the releases the defaults hold for, "
+                      "at most %zu characters (\">=0.10,<0.12\")",
+                      path, ver ? "too long" : "missing", sizeof p->versions - 1);
+    if (!st)
+        st = sim_engprof_range_parse(ver, path, &p->range, err);
+    if (!st) {
+        snprintf(p->versions, sizeof p->versions, "%s", ver);
+        st = sim_engprof_need_source(root, path, "versions", err);
+    }
+    if (!st)
+        st = sim_jsonf_str_opt(root, path, "platform", &plat, err);
+    static const char *const plats[] = {"any", "cuda", "rocm"};
+    p->platform = SIM_ENGPROF_ANY;
+    if (!st && plat) {
+        size_t i = 0;
+        while (i < 3 && strcmp(plat, plats[i]) != 0)
+            i++;
+        st = i < 3 ? sim_engprof_need_source(root, path, "platform", err)
+                   : sim_fail(err, SIM_EINPUT,
+                              "%s: field 'platform' is \"%s\", expected cuda, rocm or any (the "
+                              "build whose defaults these are)",
+                              path, plat);
+        p->platform = (sim_engprof_platform)(i < 3 ? i : 0);
+    }
+    return st;
 }

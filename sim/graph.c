@@ -1,5 +1,6 @@
-/* graph.c - the operator table, the model against the parallelism (checks), the shape of a
- * batch, and the weight and KV bytes each GPU holds (the operators of a step: graph_build.c). */
+/* graph.c - the operator table (and the layers each op runs in), the model against the
+ * parallelism (checks), the shape of a batch, and the weight and KV bytes each GPU holds (the
+ * operators of a step: graph_build.c). */
 #include "graph.h"
 
 #include <assert.h>
@@ -7,7 +8,8 @@
 
 /* Kernel counts: attention = KV-cache write + attention kernel; sampling = logits to fp32,
  * softmax/temperature, the draw, and the token gather (vLLM's sampler, greedy or random); MLA's
- * q_down and kv_down = the GEMM + the RMSNorm of the latent; kv_up = W_UK and W_UV (decode). */
+ * q_down and kv_down = the GEMM + the RMSNorm of the latent; kv_up = W_UK and W_UV (decode);
+ * qk_norm = q_norm and k_norm, two RMSNorm launches (vLLM's and SGLang's Qwen3Attention). */
 static const sim_op_meta op_table[SIM_OP_COUNT] = {
     [SIM_OP_EMBED] = {"embed", SIM_OPK_VECTOR, false, 1, false, false},
     [SIM_OP_ATTN_NORM] = {"attn_norm", SIM_OPK_VECTOR, true, 1, false, false},
@@ -16,6 +18,7 @@ static const sim_op_meta op_table[SIM_OP_COUNT] = {
     [SIM_OP_Q_UP] = {"q_up", SIM_OPK_GEMM, true, 1, false, false},
     [SIM_OP_KV_DOWN] = {"kv_down", SIM_OPK_GEMM, true, 2, false, false},
     [SIM_OP_KV_UP] = {"kv_up", SIM_OPK_GEMM, true, 2, true, false},
+    [SIM_OP_QK_NORM] = {"qk_norm", SIM_OPK_VECTOR, true, 2, false, false},
     [SIM_OP_ROPE] = {"rope", SIM_OPK_VECTOR, true, 1, false, false},
     [SIM_OP_INDEXER_PROJ] = {"indexer_proj", SIM_OPK_GEMM, true, 2, false, false},
     [SIM_OP_INDEXER] = {"indexer", SIM_OPK_ATTENTION, true, 3, true, false},
@@ -50,7 +53,39 @@ static const sim_op_meta op_table[SIM_OP_COUNT] = {
     [SIM_OP_SAMPLING] = {"sampling", SIM_OPK_VECTOR, false, 4, false, false},
     [SIM_OP_DP_SYNC] = {"dp_sync", SIM_OPK_COMM, false, 1, false, false},
 };
-static_assert(SIM_OP_COUNT == 40, "op_table must list every sim_op_id");
+static_assert(SIM_OP_COUNT == 41, "op_table must list every sim_op_id");
+
+/* Layer `l` is one of n spread evenly over L layers. */
+static bool spread(int64_t l, int64_t n, int64_t L) { return (l + 1) * n / L > l * n / L; }
+
+bool sim_graph_op_in_layer(const sim_graph *g, sim_op_id id, int64_t layer)
+{
+    if (g->hybrid && sim_op_info(id)->per_layer) /* each op's layers spread evenly */
+        return spread(layer, g->repeats[id], g->layers);
+    switch (id) {
+    case SIM_OP_GATE_UP_PROJ:
+    case SIM_OP_ACT:
+    case SIM_OP_DOWN_PROJ:
+        return layer < g->dense_layers;
+    case SIM_OP_ROUTER:
+    case SIM_OP_MOE_TOPK:
+    case SIM_OP_MOE_PERMUTE:
+    case SIM_OP_MOE_UNPERMUTE:
+    case SIM_OP_MOE_DISPATCH:
+    case SIM_OP_EXPERTS_GATE_UP:
+    case SIM_OP_EXPERTS_ACT:
+    case SIM_OP_EXPERTS_DOWN:
+    case SIM_OP_MOE_COMBINE:
+    case SIM_OP_SHARED_EXPERT:
+        return layer >= g->dense_layers;
+    case SIM_OP_ATTENTION_SLIDING:
+        return spread(layer, g->sliding_layers, g->layers);
+    case SIM_OP_ATTENTION:
+        return !spread(layer, g->sliding_layers, g->layers);
+    default:
+        return g->repeats[id] > 0;
+    }
+}
 
 #define SCALE_BYTES 2.0 /* a group scale of AWQ/GPTQ/W4A8 weights: fp16 */
 

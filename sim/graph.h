@@ -83,6 +83,7 @@ typedef enum sim_op_id {
     SIM_OP_Q_UP,    /* MLA: q_lora_rank -> heads x (nope + rope) */
     SIM_OP_KV_DOWN, /* MLA: d -> kv_lora_rank + rope (the cached latent) */
     SIM_OP_KV_UP,   /* MLA: the latent's up-projection (expanded in prefill, absorbed in decode) */
+    SIM_OP_QK_NORM, /* per-head RMSNorm of q and k (Qwen3's q_norm / k_norm, Gemma 3) */
     SIM_OP_ROPE,
     SIM_OP_INDEXER_PROJ, /* DSA: the lightning indexer's q (wq_b) and k + weights projections */
     SIM_OP_INDEXER,      /* DSA: indexer scores over every cached key, their top-k */
@@ -380,6 +381,15 @@ bool sim_graph_op_in_layer(const sim_graph *g, sim_op_id id, int64_t layer);
  * not part of the layer graph (speculative-decoding heads). */
 void sim_graph_gemm(sim_op *op, sim_op_id id, double tokens, int64_t n, int64_t k, sim_dtype weight,
                     const sim_prec *prec, double resid_bytes);
+
+/* Folds the rotary embedding into the q/k norm before it (TensorRT-LLM's fusedQKNormRope, vLLM's
+ * opt-in enable_qk_norm_rope_fusion): one kernel reads q and k, normalizes each head, rotates
+ * it and writes it back, so rope has no launch and no pass over memory of its own; a graph
+ * without qk_norm is unchanged.
+ * Example (sim_graph *g):
+ *     sim_graph_fuse_qk_norm_rope(g); // g->ops[SIM_OP_ROPE].fused: no launch, no bytes
+ */
+void sim_graph_fuse_qk_norm_rope(sim_graph *g);
 
 /* Fuses a norm into the all-reduce before it (--fuse-allreduce-norm): the fused kernel adds the
  * residual and normalizes the reduced sum in registers, so the norm has no launch of its own and

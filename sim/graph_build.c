@@ -111,6 +111,26 @@ static void norm(sim_op *op, double t, double d, double rb, double ab)
     op->act_bytes = 2.0 * t * d * rb + t * d * rb + t * d * ab;
 }
 
+/* Per-head RMSNorm of q and k (Qwen3's q_norm / k_norm): `heads` (q + kv) vectors of hd values per
+ * token, read and written in place once, and the two hd-wide weights. */
+static void qk_norm(sim_op *op, double t, double heads, double hd, double rb)
+{
+    op->flops = NORM_FLOPS * t * heads * hd;
+    op->weight_bytes = 2.0 * hd * rb;
+    op->act_bytes = 2.0 * t * heads * hd * rb;
+}
+
+void sim_graph_fuse_qk_norm_rope(sim_graph *g)
+{
+    sim_op *qk = &g->ops[SIM_OP_QK_NORM], *rope = &g->ops[SIM_OP_ROPE];
+    if (!qk->present || !rope->present || rope->fused)
+        return;
+    qk->flops += rope->flops;
+    qk->kernels = 1;
+    rope->flops = rope->act_bytes = 0.0;
+    rope->fused = true;
+}
+
 void sim_graph_fuse_norm(sim_op *op, double resid_bytes)
 {
     if (op->fused)
@@ -295,6 +315,8 @@ static void build_attn_gqa(const sim_model *m, int tp, const sim_prec *prec,
         op->weight_bytes += (double)qkv_n * rb;
         op->flops += t * (double)qkv_n;
     }
+    if (m->qk_norm) /* q_norm and k_norm: one head_dim-wide RMSNorm per head (no residual) */
+        qk_norm(&g->ops[SIM_OP_QK_NORM], t, (double)(hq + hkv), hd, rb);
     op = &g->ops[SIM_OP_ROPE];
     op->flops = ROPE_FLOPS * t * (double)(hq + hkv) * hd;
     op->act_bytes = 2.0 * t * (double)(hq + hkv) * hd * rb;
@@ -577,6 +599,7 @@ static void set_repeats(const sim_model *m, sim_graph *g)
         g->repeats[mla_ops[i]] = m->mla ? m->layers : 0;
     if (m->q_lora_rank == 0)
         g->repeats[SIM_OP_Q_DOWN] = 0;
+    g->repeats[SIM_OP_QK_NORM] = m->qk_norm && !m->mla ? m->layers : 0;
     g->repeats[SIM_OP_INDEXER_PROJ] = g->repeats[SIM_OP_INDEXER] = m->index_topk > 0 ? m->layers : 0;
     g->repeats[SIM_OP_ATTENTION_SLIDING] = g->sliding_layers;
     g->repeats[SIM_OP_ATTENTION] = attn - g->sliding_layers;
@@ -592,41 +615,10 @@ static void set_repeats(const sim_model *m, sim_graph *g)
     static const sim_op_id attn_ops[] = {SIM_OP_ROPE, SIM_OP_ACT_QUANT, SIM_OP_O_PROJ};
     for (size_t i = 0; i < sizeof attn_ops / sizeof attn_ops[0]; i++)
         g->repeats[attn_ops[i]] = attn;
+    g->repeats[SIM_OP_QK_NORM] = m->qk_norm && !m->mla ? attn : 0;
     g->repeats[SIM_OP_QKV_PROJ] = m->mla ? 0 : attn;
     g->repeats[SIM_OP_ATTN_NORM] = g->repeats[SIM_OP_ATTN_ALLREDUCE] = attn + m->linear_layers;
     g->repeats[SIM_OP_MLP_NORM] = g->repeats[SIM_OP_MLP_ALLREDUCE] = sim_model_mlp_layers(m);
-}
-
-/* Layer `l` is one of n spread evenly over L layers. */
-static bool spread(int64_t l, int64_t n, int64_t L) { return (l + 1) * n / L > l * n / L; }
-
-bool sim_graph_op_in_layer(const sim_graph *g, sim_op_id id, int64_t layer)
-{
-    if (g->hybrid && sim_op_info(id)->per_layer) /* each op's layers spread evenly */
-        return spread(layer, g->repeats[id], g->layers);
-    switch (id) {
-    case SIM_OP_GATE_UP_PROJ:
-    case SIM_OP_ACT:
-    case SIM_OP_DOWN_PROJ:
-        return layer < g->dense_layers;
-    case SIM_OP_ROUTER:
-    case SIM_OP_MOE_TOPK:
-    case SIM_OP_MOE_PERMUTE:
-    case SIM_OP_MOE_UNPERMUTE:
-    case SIM_OP_MOE_DISPATCH:
-    case SIM_OP_EXPERTS_GATE_UP:
-    case SIM_OP_EXPERTS_ACT:
-    case SIM_OP_EXPERTS_DOWN:
-    case SIM_OP_MOE_COMBINE:
-    case SIM_OP_SHARED_EXPERT:
-        return layer >= g->dense_layers;
-    case SIM_OP_ATTENTION_SLIDING:
-        return spread(layer, g->sliding_layers, g->layers);
-    case SIM_OP_ATTENTION:
-        return !spread(layer, g->sliding_layers, g->layers);
-    default:
-        return g->repeats[id] > 0;
-    }
 }
 
 static void build_edges(const sim_model *m, int tp, const sim_prec *prec, const sim_batch_shape *s,

@@ -317,6 +317,8 @@ static void build_cost(const sim_step_cfg *cfg, const sim_batch_shape *s, sim_st
         out->graph.ops[SIM_OP_MOE_DISPATCH].present = false;
         out->graph.ops[SIM_OP_MOE_COMBINE].present = false;
     }
+    if (cfg->fuse_qk_norm_rope)
+        sim_graph_fuse_qk_norm_rope(&out->graph);
     sim_graph_unfuse_act_quant(&out->graph.ops[SIM_OP_ACT_QUANT], cfg->model, cfg->tp, &cfg->prec,
                                out->graph.tokens, cfg->act_quant_kernels);
     double launch = sim_step_launch_ns(cfg);

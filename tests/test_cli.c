@@ -1453,6 +1453,48 @@ static void test_validate_row_versions(void **state)
     assert_non_null(strstr(R.out, "vllm-v0 >=0.5,<0.8"));
 }
 
+/* A serve row whose framework records the client's --max-concurrency runs that closed loop: 4
+ * requests of 64 / 8 tokens one at a time each reach their first token as one request alone
+ * (the median TTFT `serve --max-concurrency 1` prints), sooner than 4 sent at once. */
+static void test_validate_row_max_concurrency(void **state)
+{
+    (void)state;
+    const char *hdr = "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
+                      "input_len,output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,value,"
+                      "unit,skip,source,group_size,act_quant,algo,trust,request_rate,range_ratio\n";
+    char csv[1024];
+    snprintf(csv, sizeof csv,
+             "%s"
+             "1,serve,h100-sxm,,,,,,4,,,,,,llama-3.1-8b,1,64,8,bf16,bf16,bf16,\"SGLang 0.5.6 "
+             "(bench_serving)\",median_ttft_ms,10,ms,,test,,,,,,\n"
+             "2,serve,h100-sxm,,,,,,4,,,,,,llama-3.1-8b,1,64,8,bf16,bf16,bf16,\"SGLang 0.5.6 "
+             "(bench_serving, --max-concurrency 1)\",median_ttft_ms,10,ms,,test,,,,,,\n",
+             hdr);
+    const char *path = tu_write_tmp(csv);
+    char a[512];
+    snprintf(a, sizeof a, "validate --data %s", path);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    double pred[2] = {0.0, 0.0};
+    for (int i = 0; i < 2; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "\n   %d serve ", i + 1);
+        const char *line = strstr(R.out, key);
+        assert_non_null(line);
+        double measured = 0.0;
+        assert_int_equal(sscanf(strstr(line, "x4") + 2, "%lf %lf", &measured, &pred[i]), 2);
+    }
+    run("serve --model llama-3.1-8b --hw h100-sxm --engine sglang@0.5.6 --num-prompts 4 "
+        "--random-input-len 64 --random-output-len 8 --max-concurrency 1 --format json");
+    assert_int_equal(R.rc, 0);
+    cJSON *j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    const double alone = num(j, "median_ttft_ms");
+    cJSON_Delete(j);
+    assert_near(pred[1], alone, 1e-3); /* validate prints 4 significant digits */
+    assert_true(pred[0] > 1.5 * pred[1]);
+}
+
 static void test_validation_commands(void **state)
 {
     (void)state;
@@ -1474,16 +1516,17 @@ static void test_validation_commands(void **state)
      * Mixtral's identical-prompt batches; an A100 40GB batch that does not fit, fp8 KV on A100),
      * 53 low-trust shown but not counted (26 of them fused_moe rows: untuned, L2-resident; 9
      * MI300X rows, ids 2600-2608); ids
-     * 2800-2808, 2846-2997 and 3580-3599 are 181 op rows of issue 25's devices */
-    assert_non_null(strstr(R.out, "\nvalidation: 448 points, median |error| "));
-    assert_non_null(strstr(R.out, "\n  op-level: 395 points")); /* 7 block-fp8 rows 3600-3606 */
+     * 2800-2808, 2846-2997 and 3580-3599 are 181 op rows of issue 25's devices, 3540-3559 20
+     * MI300X fp8 GEMMs (issue 24) */
+    assert_non_null(strstr(R.out, "\nvalidation: 468 points, median |error| "));
+    assert_non_null(strstr(R.out, "\n  op-level: 415 points")); /* 7 block-fp8 rows 3600-3606 */
     assert_non_null(strstr(R.out, "\n  op moe_layer: 27 points"));
     assert_non_null(strstr(R.out, "\n  op decode_attention: 35 points"));
     assert_non_null(strstr(R.out, "\n  end-to-end: 53 points")); /* 52 static, 1 serve */
     /* by the engine that measured them: TensorRT-LLM 0.11's static rows and 1.0's 1113, vLLM's */
     assert_non_null(strstr(R.out, "\n  end-to-end, engine trtllm: "));
     assert_non_null(strstr(R.out, "\n  end-to-end, engine vllm: "));
-    assert_non_null(strstr(R.out, "\n  quantized: op-level 142 points"));
+    assert_non_null(strstr(R.out, "\n  quantized: op-level 162 points")); /* 20 MI300X fp8 */
     assert_non_null(strstr(R.out, "\n  op alltoall: 34 points"));
     assert_non_null(strstr(R.out, "\n  op allreduce_norm: 3 points"));
     assert_non_null(strstr(R.out, "\n  op allreduce: 53 points"));
@@ -3263,6 +3306,7 @@ int main(void)
         cmocka_unit_test(test_engine_device_rules),
         cmocka_unit_test(test_engine_versions),
         cmocka_unit_test(test_validate_row_versions),
+        cmocka_unit_test(test_validate_row_max_concurrency),
         cmocka_unit_test(test_frontend_flags),
         cmocka_unit_test(test_long_context_no_evict),
         cmocka_unit_test(test_prefix_repetition_and_model_len),

@@ -222,6 +222,12 @@ static void test_sglang_04(void **state)
     assert_false(load("vllm-0.11").piecewise_graphs || load("vllm").piecewise_graphs ||
                  load("vllm-v0").piecewise_graphs || load("sglang").piecewise_graphs ||
                  load("trtllm").piecewise_graphs);
+    /* q/k norm + RoPE in one kernel: TensorRT-LLM 1.x's QKNormRoPEAttention (fuse_qk_norm_rope
+     * True); vLLM's pass (enable_qk_norm_rope_fusion) is off by default, SGLang 0.5 and the older
+     * TensorRT-LLM runtimes read false */
+    assert_true(load("trtllm").fuse_qk_norm_rope);
+    assert_false(load("vllm").fuse_qk_norm_rope || load("sglang").fuse_qk_norm_rope ||
+                 load("trtllm-0.14").fuse_qk_norm_rope);
 }
 
 /* Releases: the numbers, missing parts 0, what follows ignored (0.4.6.post2 is 0.4.6, 1.2.0rc4 is
@@ -557,6 +563,8 @@ static void test_unknown_profile_keys_refused(void **state)
     expect_bad(edited, "field 'prefix_cashing' is unknown");
     snprintf(edited, sizeof edited, "{\"limits_\": {\"max_model_len\": 4}, %s", brace + 1);
     expect_bad(edited, "field 'limits_.max_model_len' is unknown");
+    snprintf(edited, sizeof edited, "{\"fusion\": {\"qk_norm_rope\": 1}, %s", brace + 1);
+    expect_bad(edited, "field 'fusion.qk_norm_rope' is not a boolean");
     /* every shipped profile loads */
     static const char *const names[] = {"vllm", "vllm-v0", "sglang", "sglang-0.4",
                                         "trtllm", "trtllm-0.11", "hf"};

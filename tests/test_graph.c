@@ -441,6 +441,49 @@ static void test_mxfp4_quantizes_only_the_experts(void **state)
     assert_int_equal(decode(&m, 1, &nv, 1, 100).ops[SIM_OP_QKV_PROJ].weight, SIM_DT_FP4);
 }
 
+static void test_qk_norm(void **state)
+{
+    (void)state;
+    /* Qwen3-32B (64 query heads, 8 KV heads, head_dim 128) at TP 2, 16 decodes: 32 + 4 heads a
+     * GPU, 36 x 128 = 4608 values a token, 16 x 4608 = 73,728 values; RMSNorm at 4 FLOPs a
+     * value: 294,912 FLOPs; each value read and written once in bf16: 2 x 73,728 x 2 B =
+     * 294,912 B; the q_norm and k_norm weights 2 x 128 x 2 B = 512 B; two launches; every one of
+     * the 64 layers. */
+    sim_model m = tu_model("qwen3-32b");
+    sim_graph g = decode(&m, 2, &BF16, 16, 1000);
+    const sim_op *qk = &g.ops[SIM_OP_QK_NORM];
+    assert_true(qk->present);
+    assert_int_equal(g.repeats[SIM_OP_QK_NORM], 64);
+    assert_near(qk->flops, 294912.0, 1e-12);
+    assert_near(qk->act_bytes, 294912.0, 1e-12);
+    assert_near(qk->weight_bytes, 512.0, 1e-12);
+    assert_int_equal(sim_op_info(SIM_OP_QK_NORM)->kernels, 2);
+    /* fused with RoPE (TensorRT-LLM): one launch, RoPE's 3 FLOPs a value join it (221,184), and
+     * RoPE itself moves nothing and launches nothing */
+    sim_graph_fuse_qk_norm_rope(&g);
+    assert_near(qk->flops, 294912.0 + 221184.0, 1e-12);
+    assert_near(qk->act_bytes, 294912.0, 1e-12);
+    assert_int_equal(qk->kernels, 1);
+    assert_true(g.ops[SIM_OP_ROPE].fused);
+    assert_near(g.ops[SIM_OP_ROPE].act_bytes, 0.0, 0);
+    assert_near(g.ops[SIM_OP_ROPE].flops, 0.0, 0);
+    /* a model without q/k norms has no such op, and the fusion leaves it alone */
+    sim_model l = tu_model("llama-3.1-8b");
+    sim_graph lg = decode(&l, 1, &BF16, 16, 1000);
+    assert_false(lg.ops[SIM_OP_QK_NORM].present);
+    assert_int_equal(lg.repeats[SIM_OP_QK_NORM], 0);
+    const double rope = lg.ops[SIM_OP_ROPE].act_bytes;
+    sim_graph_fuse_qk_norm_rope(&lg);
+    assert_false(lg.ops[SIM_OP_ROPE].fused);
+    assert_near(lg.ops[SIM_OP_ROPE].act_bytes, rope, 0);
+    /* Qwen3-Next: only its 12 full-attention layers normalize q and k (2 x 16 gated query
+     * heads count once: the norm runs on the 16 query and 2 KV heads of 256 values) */
+    sim_model n = tu_model("qwen3-next-80b-a3b");
+    sim_graph ng = decode(&n, 1, &BF16, 1, 4096);
+    assert_int_equal(ng.repeats[SIM_OP_QK_NORM], 12);
+    assert_near(ng.ops[SIM_OP_QK_NORM].flops, 4.0 * 18.0 * 256.0, 1e-12);
+}
+
 static void test_parallel_checks(void **state)
 {
     (void)state;
@@ -769,6 +812,7 @@ int main(void)
         cmocka_unit_test(test_allreduce_bytes),
         cmocka_unit_test(test_weight_bytes),
         cmocka_unit_test(test_mxfp4_quantizes_only_the_experts),
+        cmocka_unit_test(test_qk_norm),
         cmocka_unit_test(test_experts_touched),
         cmocka_unit_test(test_moe_decode_weights_grow_with_batch),
         cmocka_unit_test(test_expert_parallel_all_to_all),

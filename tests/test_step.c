@@ -319,6 +319,33 @@ static void test_fuse_allreduce_norm(void **state)
     assert_near(fused.t_ns, plain.t_ns, 0);
 }
 
+/* The q/k norm folded into RoPE (TensorRT-LLM 1.x): Qwen3-32B at batch 1 on one H100 launches
+ * 2 kernels fewer per layer (q_norm + k_norm + rope become one), 64 x 2 graph launches, and
+ * drops RoPE's own read and write of q and k (2 x (64 + 8 heads) x 128 values x 2 B = 36,864 B
+ * a layer); Llama, without q/k norms, is unchanged. */
+static void test_fuse_qk_norm_rope(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("qwen3-32b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_step_cfg cfg = {.model = &m, .hw = &hw, .tp = 1, .prec = BF16};
+    sim_seq_group g = {.count = 1, .q = 1, .c = 1024, .logits = 1};
+    sim_step_result plain, fused;
+    sim_step_price(&cfg, &g, 1, &plain);
+    cfg.fuse_qk_norm_rope = true;
+    sim_step_price(&cfg, &g, 1, &fused);
+    assert_near(plain.kernels - fused.kernels, 2.0 * 64, 1e-12);
+    assert_near(plain.t_launch_ns - fused.t_launch_ns, 2.0 * 64 * hw.graph_launch_ns, 1e-9);
+    assert_near(plain.bytes - fused.bytes, 64.0 * 36864.0, 1e-9);
+    assert_true(fused.t_ns < plain.t_ns);
+    sim_model l = tu_model("llama-3.1-8b");
+    cfg.model = &l;
+    sim_step_price(&cfg, &g, 1, &fused);
+    cfg.fuse_qk_norm_rope = false;
+    sim_step_price(&cfg, &g, 1, &plain);
+    assert_near(fused.t_ns, plain.t_ns, 0);
+}
+
 /* The all-reduce an engine profile picks (collectives.allreduce of the files in hw/engines) on a TP 8
  * decode step of llama-3.1-8b on H100 SXM: 1 token x 4096 x 2 B = M = 8192 B per all-reduce.
  * vLLM, SGLang and TensorRT-LLM (auto) run their custom one-shot kernel:
@@ -596,6 +623,7 @@ int main(void)
         cmocka_unit_test(test_engine_kernels),
         cmocka_unit_test(test_weight_streaming_floor),
         cmocka_unit_test(test_fuse_allreduce_norm),
+        cmocka_unit_test(test_fuse_qk_norm_rope),
         cmocka_unit_test(test_engine_allreduce_choice),
         cmocka_unit_test(test_layers_multiply),
         cmocka_unit_test(test_bounds_bracket_the_prediction),

@@ -1,0 +1,20 @@
+/* engprof_internal.h - what the profile loader (engprof.c) shares with its version part
+ * (engprof_version.c). */
+#ifndef SIM_ENGPROF_INTERNAL_H
+#define SIM_ENGPROF_INTERNAL_H
+
+#include <cjson/cJSON.h>
+
+#include "engprof.h"
+
+/* SIM_OK when "sources" holds a non-empty string for `field`, else a file error naming it. */
+sim_status sim_engprof_need_source(const cJSON *root, const char *path, const char *field,
+                                   sim_err *err);
+
+/* Reads "engine" (the NAME of --engine NAME@VERSION), "versions" (the releases the profile
+ * covers) and the optional "platform" into p, each with its source but the name; errors name
+ * the file and the field. */
+sim_status sim_engprof_load_versions(const cJSON *root, const char *path, sim_engprof *p,
+                                     sim_err *err);
+
+#endif
