@@ -193,7 +193,8 @@ const cli_opt_def cli_opt_table[] = {
       "request lengths from a JSON-lines file: trtllm-bench's --dataset (input_ids or input_len, "
       "output_tokens per line); --num-prompts keeps the first N"),
     O("--request-rate", CLI_OPT_RATE, rate, 0, 1e9, CLI_OPT_CMD_SERVE,
-      "requests/s, or inf to send all at t = 0 (default inf)"),
+      "requests/s, or inf to send all at t = 0 (default inf); plan: the target, or a range "
+      "LO:HI"),
     O("--burstiness", CLI_OPT_NUM, burstiness, 1e-3, 1e3, CLI_OPT_CMD_SERVE,
       "gamma shape of the arrival gaps; 1 = Poisson (default 1)"),
     O("--replicas", CLI_OPT_INT, replicas, 1, SIM_CLUSTER_MAX_REPLICAS, CLI_OPT_CMD_SERVE,
@@ -494,6 +495,28 @@ sim_status cli_opt_parse_value(const cli_opt_def *o, const char *v, void *out, s
         *(bool *)dst = true;
         return SIM_OK;
     case CLI_OPT_RATE: {
+        const char *colon = strchr(v, ':');
+        if (colon && o->offset == offsetof(cli_opts, rate)) { /* a range LO:HI (plan's) */
+            char lo_s[64];
+            double lo = NAN, hi = NAN;
+            char *e2 = NULL;
+            if ((size_t)(colon - v) < sizeof lo_s && !strpbrk(v, "xX")) {
+                memcpy(lo_s, v, (size_t)(colon - v));
+                lo_s[colon - v] = '\0';
+                lo = strtod(lo_s, &end);
+                lo = end == lo_s || *end ? NAN : lo;
+                hi = strtod(colon + 1, &e2);
+                hi = e2 == colon + 1 || *e2 ? NAN : hi;
+            }
+            if (errno || !isfinite(lo) || !isfinite(hi) || lo <= 0 || hi <= lo || hi > o->max)
+                return sim_fail(err, SIM_EINPUT,
+                                "%s: value '%s', expected a range LO:HI with 0 < LO < HI <= %g "
+                                "(req/s)",
+                                o->name, v, o->max);
+            ((cli_opts *)out)->rate_low = lo;
+            *(double *)dst = hi;
+            return SIM_OK;
+        }
         if (strcmp(v, "inf") == 0) {
             *(double *)dst = INFINITY;
             return SIM_OK;
@@ -572,6 +595,11 @@ sim_status cli_opt_parse(int argc, char **argv, int first, const char *cmd, int 
         if (st)
             return st;
     }
+    if (out->rate_low > 0.0 && !(mask & CLI_OPT_CMD_PLAN))
+        return sim_fail(err, SIM_EINPUT,
+                        "--request-rate: value '%g:%g', a range LO:HI is plan's; expected a "
+                        "number > 0 or inf (a sweep takes a list: 5,10,20)",
+                        out->rate_low, out->rate);
     return SIM_OK;
 }
 

@@ -72,8 +72,9 @@ typedef struct cli_opts {
     double range_ratio, rate, burstiness, time_scale;
     double range_floor;       /* --random-range-floor: SGLang's random lengths */
     const char *lengths_file; /* --lengths-file: trtllm-bench's dataset file (lenfile.h) */
-    int64_t sharegpt_out;
-    const char *server_line, *bench_line; /* --server, --bench: expanded by cli.c (cli_dropin.h) */     /* --sharegpt-output-len: fixed outputs over a dataset's prompts */
+    int64_t sharegpt_out;     /* --sharegpt-output-len: fixed outputs over a dataset's prompts */
+    const char *server_line, *bench_line; /* --server, --bench: expanded by cli.c (cli_dropin.h) */
+    double rate_low; /* --request-rate LO:HI (plan only): LO, and rate is HI; 0: no range */
     bool no_chunked;
     /* images (a multimodal model's vision encoder): per request, and their size "WxH" */
     int64_t images;

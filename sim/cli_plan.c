@@ -46,9 +46,8 @@
 #include "sweep.h"
 
 /* P:D of a disaggregated candidate, in the order tried. */
-static const int64_t pd[][2] = {{1, 1}, {1, 2}, {2, 1}, {2, 2}, {1, 3}, {3, 1}, {2, 3},
+const int64_t cli_plan_pd[CLI_PLAN_N_PD][2] = {{1, 1}, {1, 2}, {2, 1}, {2, 2}, {1, 3}, {3, 1}, {2, 3},
                                 {3, 2}, {3, 3}, {2, 4}, {4, 2}, {3, 4}, {4, 3}, {4, 4}};
-enum { N_PD = sizeof pd / sizeof pd[0] };
 
 /* Flags plan searches or does not take (its output is its own report). */
 static const char *const refused[] = {
@@ -63,8 +62,7 @@ enum { N_REFUSED = sizeof refused / sizeof refused[0] };
 /* ------------------------------------------------------------------------------------------ */
 /* One candidate */
 
-/* Sets flag `name` to `v` in q as the command line would (v must outlive q). */
-static sim_status set_flag(cli_opts *q, const char *name, const char *v, sim_err *err)
+sim_status cli_plan_set_flag(cli_opts *q, const char *name, const char *v, sim_err *err)
 {
     const cli_opt_def *d = cli_opt_find(name, ~0);
     if (!d)
@@ -90,20 +88,20 @@ static sim_status cand_opts(const plan_ctx *c, const plan_cand *k, cand_flags *f
     snprintf(f->pp, sizeof f->pp, "%lld", (long long)k->pp);
     snprintf(f->ep, sizeof f->ep, "%lld", (long long)k->ep);
     snprintf(f->dp, sizeof f->dp, "%lld", (long long)k->dp);
-    sim_status st = set_flag(q, "--engine", k->engine, err);
+    sim_status st = cli_plan_set_flag(q, "--engine", k->engine, err);
     if (!st)
-        st = set_flag(q, "--tp", f->tp, err);
+        st = cli_plan_set_flag(q, "--tp", f->tp, err);
     if (!st && k->pp > 1)
-        st = set_flag(q, "--pp", f->pp, err);
+        st = cli_plan_set_flag(q, "--pp", f->pp, err);
     if (!st && k->ep > 1)
-        st = set_flag(q, "--ep", f->ep, err);
+        st = cli_plan_set_flag(q, "--ep", f->ep, err);
     if (!st && k->dp_attention) {
-        st = set_flag(q, "--dp-attention", "", err);
+        st = cli_plan_set_flag(q, "--dp-attention", "", err);
         if (!st)
-            st = set_flag(q, "--dp", f->dp, err);
+            st = cli_plan_set_flag(q, "--dp", f->dp, err);
     }
     if (!st && k->fp8)
-        st = set_flag(q, "--weight-dtype", "fp8", err);
+        st = cli_plan_set_flag(q, "--weight-dtype", "fp8", err);
     return st;
 }
 
@@ -205,6 +203,8 @@ static sim_status serve_at(const cli_opts *q, const plan_ctx *c, cli_rate_run *r
     *met = !st && cs.probes[0].met;
     if (*met)
         st = record(&cs, rr->L[1], rr->s[1], r, err);
+    if (*met && !st) /* the met deployment under the parameter draws */
+        st = cli_plan_band(q, rr->L[1], rr->s[1], &cs, r, err);
     return st;
 }
 
@@ -246,16 +246,16 @@ static sim_status eval_cand(const plan_ctx *c, const plan_cand *k, cli_plan_row 
     if (!st && k->disagg) {
         r->status = CLI_PLAN_MISSED;
         snprintf(r->reason, sizeof r->reason, "no P:D up to 4:4 within --max-gpus meets the SLO");
-        for (int i = 0; i < N_PD && !st && !met; i++) {
-            if ((pd[i][0] + pd[i][1]) * per > c->o->max_gpus)
+        for (int i = 0; i < CLI_PLAN_N_PD && !st && !met; i++) {
+            if ((cli_plan_pd[i][0] + cli_plan_pd[i][1]) * per > c->o->max_gpus)
                 continue;
             cli_opts d = q;
-            snprintf(f.disagg, sizeof f.disagg, "%lld:%lld", (long long)pd[i][0],
-                     (long long)pd[i][1]);
-            if (!(st = set_flag(&d, "--disagg", f.disagg, err)))
+            snprintf(f.disagg, sizeof f.disagg, "%lld:%lld", (long long)cli_plan_pd[i][0],
+                     (long long)cli_plan_pd[i][1]);
+            if (!(st = cli_plan_set_flag(&d, "--disagg", f.disagg, err)))
                 st = serve_at(&d, c, &rr, r, &met, err);
             if (met)
-                r->prefill = pd[i][0], r->decode = pd[i][1], r->reason[0] = '\0';
+                r->prefill = cli_plan_pd[i][0], r->decode = cli_plan_pd[i][1], r->reason[0] = '\0';
         }
     } else if (!st) {
         st = cli_rate_search_max(&q, &c->cache, cs, &rr, err);
@@ -284,7 +284,7 @@ static sim_status eval_cand(const plan_ctx *c, const plan_cand *k, cli_plan_row 
                 cli_opts d = q;
                 snprintf(f.replicas, sizeof f.replicas, "%lld", (long long)n);
                 if (n > 1)
-                    st = set_flag(&d, "--replicas", f.replicas, err);
+                    st = cli_plan_set_flag(&d, "--replicas", f.replicas, err);
                 if (!st)
                     st = serve_at(&d, c, &rr, r, &met, err);
                 if (met)
@@ -292,6 +292,8 @@ static sim_status eval_cand(const plan_ctx *c, const plan_cand *k, cli_plan_row 
             }
         }
     }
+    if (!st && r->status == CLI_PLAN_OK && c->o->rate_low > 0.0) /* --request-rate LO:HI */
+        st = cli_plan_range(c, &q, &rr, r, err);
     cli_rate_run_free(&rr);
     free(cs);
     if (st == SIM_EINPUT) { /* a serving run the engine refuses: the candidate is unfit */
@@ -397,6 +399,11 @@ static sim_status check_flags(const cli_opts *o, cli_plan_objective *obj, sim_er
                                 l ? "default or fp8" : "vllm, sglang or trtllm");
             p = e ? e + 1 : NULL;
         }
+    if (o->uncertainty > CLI_PLAN_MAX_DRAWS)
+        return sim_fail(err, SIM_EINPUT,
+                        "--uncertainty: value %lld, expected 0..%d for plan (the draws each row "
+                        "keeps for the decision)",
+                        (long long)o->uncertainty, CLI_PLAN_MAX_DRAWS);
     if (o->shard && !o->out_file)
         return sim_fail(err, SIM_EINPUT,
                         "--shard: needs --out FILE.jsonl (the shard's rows, joined by 'infersim "
@@ -470,6 +477,7 @@ static sim_status write_html(const cli_opts *o, const cli_plan_report *rep, sim_
 {
     cli_plan_report tab = *rep;
     tab.json = false;
+    tab.csv = false;
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -510,16 +518,25 @@ static sim_status write_html(const cli_opts *o, const cli_plan_report *rep, sim_
     }
     if (win == rep->n)
         ch.winner = ch.n;
-    char cands[64], oks[64], rate[64];
+    char cands[64], oks[64], rate[96];
     snprintf(cands, sizeof cands, "%zu", rep->n);
     snprintf(oks, sizeof oks, "%zu", ok);
-    snprintf(rate, sizeof rate, "%g req/s", rep->rate);
+    if (rep->rate_low > 0.0)
+        snprintf(rate, sizeof rate, "%g-%g req/s (sized for %g)", rep->rate_low, rep->rate,
+                 rep->rate);
+    else
+        snprintf(rate, sizeof rate, "%g req/s", rep->rate);
+    sim_strbuf dec = {0};
+    const bool has_dec = cli_plan_report_decision(rep, &dec) && dec.s && !dec.oom;
     const char *lines[] = {"Target rate", rate,     "SLO", rep->slo_text, "Objective",
                            cli_plan_objective_name(rep->objective), "Candidates", cands,
-                           "Serve the rate under the SLO", oks};
+                           "Serve the rate under the SLO", oks, "Decision (80 % bands)",
+                           has_dec ? dec.s : ""};
+    const size_t n_lines = sizeof lines / sizeof lines[0] - (has_dec ? 0 : 2);
     if (!st)
         st = sim_html_plan(o->html, o->cmdline ? o->cmdline : "infersim plan", &ch, lines,
-                           sizeof lines / sizeof lines[0], text, err);
+                           n_lines, text, err);
+    sim_strbuf_free(&dec);
     free(text);
     free(pts);
     free(groups);
@@ -599,6 +616,7 @@ sim_status cli_plan_cmd(const cli_opts *o, FILE *out, sim_err *err)
             .objective = c.objective,
             .top = o->top,
             .rate = o->rate,
+            .rate_low = o->rate_low,
             .slo_text = o->slo ? o->slo : o->goodput,
             .goodput = !o->slo,
             .slo = slo->slo,
@@ -619,9 +637,11 @@ sim_status cli_plan_cmd(const cli_opts *o, FILE *out, sim_err *err)
                       .in_mean = cli_point_public_dataset(o) ? sim_dataset_mean(&plan_ds.in) : 0,
                       .out_mean =
                           cli_point_public_dataset(o) ? sim_dataset_mean(&plan_ds.out) : 0},
-            .json = o->format && strcmp(o->format, "json") == 0};
-        if (o->format && strcmp(o->format, "json") != 0 && strcmp(o->format, "table") != 0)
-            st = sim_fail(err, SIM_EINPUT, "--format: value '%s', expected table or json",
+            .json = o->format && strcmp(o->format, "json") == 0,
+            .csv = o->format && strcmp(o->format, "csv") == 0};
+        if (o->format && strcmp(o->format, "json") != 0 && strcmp(o->format, "table") != 0 &&
+            strcmp(o->format, "csv") != 0)
+            st = sim_fail(err, SIM_EINPUT, "--format: value '%s', expected table, json or csv",
                           o->format);
         if (!st && !(o->out_file && strcmp(o->out_file, "-") == 0))
             st = cli_plan_report_write(out, &rep, err);

@@ -26,6 +26,9 @@
 #include "status.h"
 #include "strbuf.h"
 
+/* The most parameter draws a plan row keeps (--uncertainty N, N <= this). */
+enum { CLI_PLAN_MAX_DRAWS = 64 };
+
 /* What a row's search concluded. */
 typedef enum cli_plan_status {
     CLI_PLAN_OK,      /* serves the target rate under the SLO */
@@ -65,6 +68,25 @@ typedef struct cli_plan_row {
     double gpu_memory_utilization;
     char weight_dtype[16], act_dtype[16], kv_dtype[16];
     char hf_id[160]; /* the checkpoint's Hugging Face id (the model file's first), else --model */
+    /* --uncertainty (bands on, cli_plan_band.c): the deployment served at the target rate under
+     * each parameter draw, with the workload of its nominal run (the same draws for every row:
+     * paired); band_draws 0: no bands (and none of these keys in the row's JSON) */
+    int64_t band_draws;
+    double slo_met_probability;          /* share of the draws whose run meets the SLO */
+    double p_lo[SIM_M_COUNT], p_hi[SIM_M_COUNT]; /* each metric at the percentile: 10th, 90th */
+    double usd_per_million_output_tokens_lo, usd_per_million_output_tokens_hi;
+    double output_throughput_lo, output_throughput_hi;
+    double joules_per_output_token_lo, joules_per_output_token_hi;
+    bool draw_met[CLI_PLAN_MAX_DRAWS];        /* whether draw i meets the SLO at the rate */
+    double draw_ttft_ms[CLI_PLAN_MAX_DRAWS];  /* TTFT at the percentile under draw i */
+    double draw_joules[CLI_PLAN_MAX_DRAWS];   /* J per output token under draw i (0: no power) */
+    char band_basis[384];                     /* what the bands rest on (unc.h) */
+    /* --request-rate LO:HI (cli_plan_range.c; gpus_at_rate_low 0: no range, and none of these
+     * keys in the row's JSON): the fewest instances of the row's kind that serve LO under the
+     * SLO, and the highest rate the deployment sized for HI meets it at (INFINITY: every rate;
+     * 0: none found) */
+    int64_t replicas_at_rate_low, prefill_at_rate_low, decode_at_rate_low, gpus_at_rate_low;
+    double max_request_rate;
 } cli_plan_row;
 
 /* The row as one JSON line (malloc'd, no newline; NULL when out of memory). Numbers round-trip
@@ -91,6 +113,25 @@ bool cli_plan_better(const cli_plan_row *a, const cli_plan_row *b, cli_plan_obje
 
 /* Whether the objective can rank r (cost needs a price, energy a power). */
 bool cli_plan_rankable(const cli_plan_row *r, cli_plan_objective obj);
+
+/* The objective of r under each of its draws into out (room for CLI_PLAN_MAX_DRAWS), lower
+ * better: cost its US$ per hour, gpus its GPUs, energy its J per output token, ttft its TTFT at
+ * the percentile; INFINITY in a draw whose run misses the SLO (the deployment does not serve the
+ * rate there). Returns r->band_draws (0: no bands). */
+size_t cli_plan_objective_draws(const cli_plan_row *r, cli_plan_objective obj, double *out);
+
+/* The objective's 80 % band over r's draws (sim_unc_band_of; hi INFINITY when more than a tenth
+ * of the draws miss the SLO); false without bands. */
+bool cli_plan_objective_band(const cli_plan_row *r, cli_plan_objective obj, double *lo,
+                             double *hi);
+
+/* How sure the ranking is that w beats u (the runner-up): the share of paired draws in which w's
+ * objective is lower (sim_unc_beat_prob: a draw in which w serves the rate under the SLO and u
+ * does not counts for w, one in which neither does counts one half) and whether the two tie
+ * (sim_unc_tie: the 80 % band of the ratio holds 1). False when either has no bands or their
+ * draw counts differ. */
+bool cli_plan_decision(const cli_plan_row *w, const cli_plan_row *u, cli_plan_objective obj,
+                       double *beat, bool *tie);
 
 /* The workload and SLO the bench line replays (vLLM's bench serve flags). */
 typedef struct cli_plan_bench {
@@ -121,14 +162,21 @@ typedef struct cli_plan_report {
     cli_plan_objective objective;
     int64_t top;
     double rate;
+    double rate_low;      /* --request-rate LO:HI: LO (rate is HI); 0: one rate */
     const char *slo_text; /* --slo / --goodput as given */
     bool goodput;
     sim_slo slo;
     cli_plan_bench bench;
     bool json;
+    bool csv; /* --format csv: a line per candidate (json false) */
 } cli_plan_report;
 
 sim_status cli_plan_report_write(FILE *f, const cli_plan_report *rep, sim_err *err);
+
+/* The winner against the runner-up over the draws, the decision's sentence (unc.h's
+ * sim_unc_decision_text) into *out; false when there is none to say (no bands, fewer than two
+ * rankable rows). */
+bool cli_plan_report_decision(const cli_plan_report *rep, sim_strbuf *out);
 
 /* "3 x TP 4", "TP 8 x PP 2", "DP-attn 8 x EP 8", "2P:3D x TP 4": a row's layout in words. */
 void cli_plan_layout(const cli_plan_row *r, char *buf, size_t len);

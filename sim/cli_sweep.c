@@ -45,6 +45,11 @@ static sim_status point_opts(const sweep_ctx *c, size_t point, cli_opts *o, sim_
         }
         o->given[def - cli_opt_table] = true;
         sim_status st = cli_opt_parse_value(def, def->kind == CLI_OPT_BOOL ? "" : vals[d], o, err);
+        if (!st && o->rate_low > 0.0)
+            st = sim_fail(err, SIM_EINPUT,
+                          "%s: value '%s', a range LO:HI is plan's; expected a number > 0 or inf "
+                          "(a sweep takes a list: 5,10,20)",
+                          name, vals[d]);
         if (st)
             return st;
     }

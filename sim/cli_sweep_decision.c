@@ -4,6 +4,7 @@
 #include "cli_sweep_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "unc.h"
@@ -30,20 +31,13 @@ static double objective_of(const sweep_ctx *c, const sim_sweep_row *r, const cha
                            : r->tput_per_gpu;
 }
 
-/* A tie: the 80 % band of the paired ratio winner / runner-up over the draws (sim_unc_band_of)
- * holds 1, so the draws do not say which is ahead. */
+/* A tie: the 80 % band of the paired ratio winner / runner-up over the draws holds 1
+ * (sim_unc_tie), so the draws do not say which is ahead. */
 static bool tied(const sim_sweep_row *w, const sim_sweep_row *r)
 {
     if (!w->draws || !r->draws || w->n_draws != r->n_draws || w->n_draws < 1)
         return false;
-    double *v = malloc((size_t)w->n_draws * sizeof *v), lo, hi;
-    if (!v)
-        return false;
-    for (int i = 0; i < w->n_draws; i++)
-        v[i] = r->draws[i] > 0.0 ? w->draws[i] / r->draws[i] : 0.0;
-    sim_unc_band_of(v, (size_t)w->n_draws, &lo, &hi);
-    free(v);
-    return lo <= 1.0 && hi >= 1.0;
+    return sim_unc_tie(w->draws, r->draws, (size_t)w->n_draws);
 }
 
 /* How sure the decision is: the winner against the runner-up over the draws ("" without). */
@@ -58,15 +52,9 @@ void cli_sweep_decision_text(const sweep_ctx *c, const sim_sweep_row *rows, size
         return;
     const char *pre, *post;
     const double x = objective_of(c, r, &pre, &post);
-    if (tied(w, r))
-        sim_strbuf_printf(b,
-                          "a tie with point %zu (%s%.4g%s): the 80 %% band of their ratio holds "
-                          "1; the winner is ahead in %.0f%% of %d parameter draws",
-                          r->point, pre, x, post, 100.0 * p, w->n_draws);
-    else
-        sim_strbuf_printf(b, "beats the runner-up, point %zu (%s%.4g%s), in %.0f%% of %d "
-                             "parameter draws",
-                          r->point, pre, x, post, 100.0 * p, w->n_draws);
+    char other[160];
+    snprintf(other, sizeof other, "point %zu (%s%.4g%s)", r->point, pre, x, post);
+    sim_unc_decision_text(p, tied(w, r), w->n_draws, other, b);
     if (c->min_energy) /* the power estimate's error is in the draws, and it is large */
         sim_strbuf_printf(b, " (the energy draws carry the power estimate's error, sigma %.2f "
                              "from few measured rows: tools/data/uncertainty.csv)",

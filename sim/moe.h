@@ -183,6 +183,10 @@ typedef struct sim_moe_cache {
     uint64_t hits, misses; /* for tests and benchmarks */
 } sim_moe_cache;
 
+/* The cache's slot of a token count: a multiplicative hash of floor(tokens), so the powers of
+ * two a run's prefill and decode ask for (256 x 2048 and 256) do not share one. */
+size_t sim_moe_cache_slot(double tokens);
+
 /* The step load (above) through `cache` (NULL: computed each time). */
 void sim_moe_step_load_of(const sim_moe_routing *r, int64_t experts, int64_t k, int ep,
                           double tokens, double fixed_imbalance, sim_moe_cache *cache,

@@ -525,6 +525,8 @@ double sim_unc_percentile(double *v, size_t n, double p)
     size_t i = (size_t)pos;
     if (i + 1 >= n)
         return v[n - 1];
+    if (v[i] == v[i + 1]) /* equal neighbours (two infinities too): no interpolation */
+        return v[i];
     return v[i] + (pos - (double)i) * (v[i + 1] - v[i]);
 }
 
@@ -581,4 +583,30 @@ double sim_unc_beat_prob(const double *a, const double *b, size_t n, bool lower_
     for (size_t i = 0; i < n; i++)
         wins += a[i] == b[i] ? 0.5 : (a[i] < b[i]) == lower_better ? 1.0 : 0.0;
     return wins / (double)n;
+}
+
+bool sim_unc_tie(const double *a, const double *b, size_t n)
+{
+    if (n == 0)
+        return false;
+    double *v = malloc(n * sizeof *v), lo, hi;
+    if (!v)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        v[i] = a[i] == b[i] ? 1.0 : b[i] > 0.0 && !isinf(b[i]) ? a[i] / b[i] : 0.0;
+    sim_unc_band_of(v, n, &lo, &hi);
+    free(v);
+    return lo <= 1.0 && hi >= 1.0;
+}
+
+void sim_unc_decision_text(double p, bool tie, int n, const char *other, sim_strbuf *out)
+{
+    if (tie)
+        sim_strbuf_printf(out,
+                          "a tie with %s: the 80 %% band of their ratio holds 1; the winner is "
+                          "ahead in %.0f%% of %d parameter draws",
+                          other, 100.0 * p, n);
+    else
+        sim_strbuf_printf(out, "beats the runner-up, %s, in %.0f%% of %d parameter draws", other,
+                          100.0 * p, n);
 }

@@ -261,4 +261,15 @@ const double *sim_unc_band_get(const sim_unc_band *b, const char *key, double *h
  * b's (lower_better) or above it, a tie counting one half. 0.5 for n == 0. */
 double sim_unc_beat_prob(const double *a, const double *b, size_t n, bool lower_better);
 
+/* Whether a and b tie over paired draws: the 80 % band (sim_unc_band_of) of their ratio a / b
+ * holds 1, so the draws do not say which is ahead. A draw's ratio is 1 where a == b (two
+ * infinities included: a draw in which neither meets a requirement), 0 where b <= 0 or b is
+ * infinite and a is not. False for n == 0; identical a and b tie (every ratio 1). */
+bool sim_unc_tie(const double *a, const double *b, size_t n);
+
+/* The decision's sentence (appended to *out): "beats the runner-up, OTHER, in P% of N parameter
+ * draws", or for a tie "a tie with OTHER: the 80 % band of their ratio holds 1; the winner is
+ * ahead in P% of N parameter draws" (p: sim_unc_beat_prob, OTHER: how the runner-up is named). */
+void sim_unc_decision_text(double p, bool tie, int n, const char *other, sim_strbuf *out);
+
 #endif

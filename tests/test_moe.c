@@ -299,11 +299,18 @@ static void test_expert_load_file(void **state)
     assert_memory_equal(&b, &sl, sizeof b);
     assert_int_equal(c.hits, 1);
     assert_int_equal(c.misses, 1);
-    /* another key in the same slot (1 + 128 tokens) is recomputed, then the first again */
-    sim_moe_step_load_of(&r, 8, 2, 4, 1.0 + SIM_MOE_CACHE_SLOTS, 0.0, &c, &a);
+    /* another key in the same slot is recomputed, then the first again */
+    double other = 2.0;
+    while (sim_moe_cache_slot(other) != sim_moe_cache_slot(1.0))
+        other += 1.0;
+    sim_moe_step_load_of(&r, 8, 2, 4, other, 0.0, &c, &a);
     sim_moe_step_load_of(&r, 8, 2, 4, 1.0, 0.0, &c, &b);
     assert_memory_equal(&b, &sl, sizeof b);
     assert_int_equal(c.misses, 3);
+    /* a prefill of 256 x 2048 tokens and its decode of 256 keep their own slots (the count modulo
+     * the slots put both in slot 0, and a run's draws evicted them in turn) */
+    assert_true(sim_moe_cache_slot(256.0 * 2048.0) != sim_moe_cache_slot(256.0));
+    assert_true(sim_moe_cache_slot(128.0) != sim_moe_cache_slot(256.0));
     /* one layer stands for all; bad files are SIM_EINPUT naming the field */
     p = tu_write_tmp("{\"logical_count\": [[1, 1, 1, 1, 1, 1, 1, 1]]}");
     assert_int_equal(sim_moe_hist_load(p, 8, 2, 32, &h, &err), SIM_OK);

@@ -369,6 +369,148 @@ static void test_html(void **state)
     remove(page);
 }
 
+/* Bands: the same device twice gives twin deployments, whose paired draws are identical: the
+ * winner beats its twin with probability 0.5, and the two tie (every ratio 1). */
+#define TWINS                                                                                      \
+    "plan --model llama-3.2-1b --hw h100-sxm,h100-sxm --request-rate 30 --num-prompts 150 "        \
+    "--random-input-len 512 --random-output-len 64 --engines vllm --precisions default "
+
+static void test_bands_twins(void **state)
+{
+    (void)state;
+    runf(TWINS "--slo ttft:300,tpot:30 --format json");
+    assert_int_equal(R.rc, 0);
+    cJSON *j = cJSON_Parse(R.out);
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(j, "winner");
+    assert_true(cJSON_IsObject(w));
+    assert_string_equal(str(w, "decision"), "winner");
+    assert_float_equal(num(w, "beat_probability"), 0.5, 1e-12);
+    assert_true(flag_on(w, "decision_tie"));
+    /* the runner-up is the same candidate on the second h100-sxm: half the points further on */
+    const int twin = (int)num(w, "decision_versus_point");
+    const int n = (int)num(j, "candidates");
+    assert_int_equal(twin, (int)num(w, "point") + n / 2);
+    assert_non_null(strstr(str(w, "decision_text"), "a tie with point"));
+    /* bands around the nominal values: lo <= value <= hi */
+    assert_true(num(w, "band_draws") >= 2);
+    static const char *const m[] = {"p_ttft_ms", "p_tpot_ms", "usd_per_million_output_tokens"};
+    for (int i = 0; i < 3; i++) {
+        char lo[64], hi[64];
+        snprintf(lo, sizeof lo, "%s_lo", m[i]);
+        snprintf(hi, sizeof hi, "%s_hi", m[i]);
+        assert_true(num(w, lo) <= num(w, m[i]) && num(w, m[i]) <= num(w, hi));
+        assert_true(num(w, lo) < num(w, hi));
+    }
+    /* a loose SLO holds under every draw: the cost band is the fleet's price itself */
+    assert_float_equal(num(w, "slo_met_probability"), 1.0, 1e-12);
+    assert_float_equal(num(w, "objective_lo"), num(w, "usd_per_hour"), 1e-9);
+    assert_float_equal(num(w, "objective_hi"), num(w, "usd_per_hour"), 1e-9);
+    /* a TPOT limit halfway between the winner's p90 TPOT and its band's top: the nominal run
+     * meets it, the draws above it do not, so the SLO holds in some draws and not in others */
+    char slo[64];
+    snprintf(slo, sizeof slo, "ttft:300,tpot:%.4f",
+             0.5 * (num(w, "p_tpot_ms") + num(w, "p_tpot_ms_hi")));
+    cJSON_Delete(j);
+    runf(TWINS "--max-gpus 1 --slo %s --format json", slo);
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    w = cJSON_GetObjectItemCaseSensitive(j, "winner");
+    assert_true(cJSON_IsObject(w));
+    const double held = num(w, "slo_met_probability");
+    assert_true(held > 0.0 && held < 1.0);
+    cJSON_Delete(j);
+    /* the table and the CSV say the same; --uncertainty 0 has no band anywhere */
+    runf(TWINS "--slo ttft:300,tpot:30");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "SLO held"));
+    assert_non_null(strstr(R.out, "Decision (cost): a tie with point"));
+    runf(TWINS "--slo ttft:300,tpot:30 --format csv");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, ",objective_lo,objective_hi,decision,beat_probability,"
+                                  "decision_tie,decision_versus_point\n"));
+    assert_non_null(strstr(R.out, ",winner,0.5,true,"));
+    assert_non_null(strstr(R.out, ",runner_up,0.5,true,"));
+    runf(TWINS "--slo ttft:300,tpot:30 --uncertainty 0 --format json");
+    assert_int_equal(R.rc, 0);
+    assert_null(strstr(R.out, "band_draws"));
+    assert_null(strstr(R.out, "beat_probability"));
+    runf(TWINS "--slo ttft:300,tpot:30 --uncertainty 65");
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "--uncertainty: value 65"));
+}
+
+/* --request-rate LO:HI: every row sized for HI says the fewest replicas of its kind that serve LO
+ * (a plan at LO alone finds the same for an aggregated row: the same search from ceil(LO / r1))
+ * and the highest rate the fleet sized for HI meets the SLO at, which is capacity's answer for
+ * that deployment (the same search, the same workload). */
+#define RANGE_LOAD                                                                                 \
+    "--model llama-3.2-1b --hw l4 --num-prompts 300 --random-input-len 512 "                      \
+    "--random-output-len 64 --slo ttft:300,tpot:30 --uncertainty 0 "
+#define RANGE_BASE RANGE_LOAD "--engines vllm --precisions default "
+
+static void test_rate_range(void **state)
+{
+    (void)state;
+    runf("plan " RANGE_BASE "--request-rate 5:80 --format json");
+    assert_int_equal(R.rc, 0);
+    cJSON *j = cJSON_Parse(R.out);
+    assert_float_equal(num(j, "request_rate"), 80.0, 0.0);
+    assert_float_equal(num(j, "request_rate_low"), 5.0, 0.0);
+    runf("plan " RANGE_BASE "--request-rate 5 --format json");
+    assert_int_equal(R.rc, 0);
+    cJSON *at_lo = cJSON_Parse(R.out);
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(j, "rows"),
+                *lo_rows = cJSON_GetObjectItemCaseSensitive(at_lo, "rows");
+    int checked = 0, scaled = 0;
+    for (int i = 0; i < cJSON_GetArraySize(rows); i++) {
+        const cJSON *r = cJSON_GetArrayItem(rows, i), *l = cJSON_GetArrayItem(lo_rows, i);
+        if (strcmp(str(r, "status"), "ok") != 0)
+            continue;
+        assert_true(num(r, "gpus_at_rate_low") >= 1 && num(r, "gpus_at_rate_low") <= num(r, "gpus"));
+        const cJSON *mx = cJSON_GetObjectItemCaseSensitive(r, "max_request_rate");
+        assert_true(cJSON_IsString(mx) || mx->valuedouble >= 80.0 / 1.02);
+        if (flag_on(r, "disagg") || strcmp(str(l, "status"), "ok") != 0)
+            continue;
+        assert_int_equal((int)num(r, "replicas_at_rate_low"), (int)num(l, "replicas"));
+        checked++;
+        scaled += num(r, "replicas") > num(r, "replicas_at_rate_low");
+    }
+    assert_true(checked > 0 && scaled > 0); /* some fleet does shrink at the bottom */
+    /* the winner's headroom in req/s is capacity's for its deployment */
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(j, "winner");
+    assert_false(flag_on(w, "disagg"));
+    const double mx = num(w, "max_request_rate");
+    char rep[32] = "";
+    if (num(w, "replicas") > 1)
+        snprintf(rep, sizeof rep, "--replicas %d", (int)num(w, "replicas"));
+    runf("capacity " RANGE_LOAD "--engine vllm --tp %d %s --format json", (int)num(w, "tp"), rep);
+    assert_int_equal(R.rc, 0);
+    cJSON *cap = cJSON_Parse(R.out);
+    assert_float_equal(num(cap, "max_request_rate"), mx, 0.0);
+    cJSON_Delete(cap);
+    cJSON_Delete(at_lo);
+    cJSON_Delete(j);
+    /* the table says both ends */
+    runf("plan " RANGE_BASE "--request-rate 5:80");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "Plan: 5-80 req/s (sized for 80)"));
+    assert_non_null(strstr(R.out, "GPUs@5"));
+    assert_non_null(strstr(R.out, "At 5 req/s: "));
+    /* a range is plan's; a bad one is refused by value */
+    static const char *const bad[] = {"80:5", "5:", ":5", "a:b", "5:5", "0:5", "5:inf"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        runf("plan " RANGE_BASE "--request-rate %s", bad[i]);
+        assert_int_equal(R.rc, 2);
+        assert_non_null(strstr(R.err, "expected a range LO:HI"));
+    }
+    runf("serve --model llama-3.2-1b --hw l4 --request-rate 5:20");
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "a range LO:HI is plan's"));
+    runf("sweep serve --model llama-3.2-1b --hw l4 --num-prompts 10 --request-rate 5:20,30");
+    assert_int_equal(R.rc, 0); /* a sweep's bad point is an invalid row, the others run */
+    assert_non_null(strstr(R.out, "a range LO:HI is plan's"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -377,6 +519,8 @@ int main(void)
         cmocka_unit_test(test_threads_and_shards),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_html),
+        cmocka_unit_test(test_bands_twins),
+        cmocka_unit_test(test_rate_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -92,6 +92,39 @@ static void test_beat_probability(void **state)
     assert_float_equal(sim_unc_beat_prob(a, b, 0, true), 0.5, 1e-12);
 }
 
+/* The tie test by hand: the 80 % band of the paired ratio holding 1. */
+static void test_tie(void **state)
+{
+    (void)state;
+    const double a[] = {1.0, 2.0, 3.0, 4.0}, twice[] = {2.0, 4.0, 6.0, 8.0};
+    assert_true(sim_unc_tie(a, a, 4));      /* every ratio 1: a tie */
+    assert_false(sim_unc_tie(a, twice, 4)); /* every ratio 1/2: the band is [0.5, 0.5] */
+    assert_false(sim_unc_tie(a, a, 0));
+    /* ratios 0.9, 1.1, 0.9, 1.1: log-normal band exp(0 -+ 1.2816 x 0.1155) = [0.862, 1.16] */
+    const double b[] = {1.0, 2.0, 3.0, 4.0}, c[] = {1.0 / 0.9, 2.0 / 1.1, 3.0 / 0.9, 4.0 / 1.1};
+    assert_true(sim_unc_tie(b, c, 4));
+    /* a plan's draw that misses its SLO is infinite: two that both miss tie there (ratio 1), one
+     * that serves against one that misses wins it (ratio 0) */
+    const double inf = INFINITY, all[] = {inf, inf, inf, inf}, half[] = {1.0, inf, 1.0, inf};
+    assert_true(sim_unc_tie(all, all, 4));
+    assert_float_equal(sim_unc_beat_prob(all, all, 4, true), 0.5, 1e-12);
+    assert_false(sim_unc_tie(a, all, 4)); /* ratios 0, 0, 0, 0 */
+    assert_float_equal(sim_unc_beat_prob(a, all, 4, true), 1.0, 1e-12);
+    /* ratios 1, 0, 1, 0: the draws' own 10th and 90th percentiles, 0 and 1: holds 1 */
+    const double ones[] = {1.0, 1.0, 1.0, 1.0};
+    assert_true(sim_unc_tie(ones, half, 4));
+    assert_float_equal(sim_unc_beat_prob(ones, half, 4, true), 0.75, 1e-12);
+    assert_float_equal(sim_unc_beat_prob(half, all, 4, true), 0.75, 1e-12);
+    sim_strbuf t = {0};
+    sim_unc_decision_text(0.5, true, 6, "point 3", &t);
+    assert_string_equal(t.s, "a tie with point 3: the 80 % band of their ratio holds 1; the "
+                             "winner is ahead in 50% of 6 parameter draws");
+    sim_strbuf_free(&t);
+    sim_unc_decision_text(0.9, false, 10, "point 1", &t);
+    assert_string_equal(t.s, "beats the runner-up, point 1, in 90% of 10 parameter draws");
+    sim_strbuf_free(&t);
+}
+
 static void test_apply_and_draws(void **state)
 {
     (void)state;
@@ -572,6 +605,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_percentile_and_band),
         cmocka_unit_test(test_beat_probability),
+        cmocka_unit_test(test_tie),
         cmocka_unit_test(test_device_provenance),
         cmocka_unit_test(test_apply_and_draws),
         cmocka_unit_test(test_stratified_draws),
