@@ -184,6 +184,22 @@ const cli_opt_def cli_opt_table[] = {
       "tensor-parallel GPUs of each prefill instance with --disagg (default --tp)"),
     O("--kv-stream", CLI_OPT_BOOL, kv_stream, 0, 0, CLI_OPT_CMD_SERVE,
       "with --disagg: send the KV layer by layer during the prefill (overlap the transfer)"),
+    O("--kv-offload", CLI_OPT_STR, kv_offload, 0, 0, CLI_OPT_CMD_SERVE,
+      "cpu:GB[,disk:GB]: lower KV tiers per replica (host DRAM, local disk) that keep the "
+      "prefix cache's blocks; a prefix hit there is loaded over the device file's host_link "
+      "instead of recomputed (default: HBM only)"),
+    O("--kv-offload-write", CLI_OPT_STR, kv_offload_write, 0, 0, CLI_OPT_CMD_SERVE,
+      "through|evict: write every cached block to the lower tiers (LMCache, vLLM's "
+      "OffloadingConnector, SGLang HiCache write_through) or only what HBM evicts (HiCache "
+      "write_back) (default through)"),
+    O("--sessions", CLI_OPT_INT, sessions, 1, 1 << 24, CLI_OPT_CMD_SERVE,
+      "multi-turn sessions arriving at --request-rate: each turn's prompt is the previous "
+      "turn's prompt and output plus --random-input-len new tokens (default: single requests)"),
+    O("--turns-per-session", CLI_OPT_INT, turns, 1, 1 << 16, CLI_OPT_CMD_SERVE,
+      "turns of each --sessions session (default 2)"),
+    O("--think-time-s", CLI_OPT_STR, think_time, 0, 0, CLI_OPT_CMD_SERVE,
+      "S|exp:MEAN|uniform:LO:HI: seconds from a turn's last token to the next turn's send "
+      "(default 0)"),
     O("--max-concurrency", CLI_OPT_INT, max_concurrency, 1, 1 << 28, CLI_OPT_CMD_SERVE,
       "at most C requests in flight (closed loop; default: no limit)"),
     O("--seed", CLI_OPT_INT, seed, 0, 9e18, CLI_OPT_CMD_SERVE, "random seed (default 0)"),
@@ -619,6 +635,7 @@ const cli_opts cli_opt_defaults = {
     .suffix_len = 256,
     .num_prefixes = 10,
     .prefix_out = 128,
+    .turns = 2,
 };
 
 sim_status cli_opt_check_outputs(const cli_opts *o, sim_err *err)

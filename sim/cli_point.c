@@ -340,6 +340,57 @@ static sim_status disagg_flags(const cli_opts *o, sim_disagg_cfg *dc, sim_err *e
     return SIM_OK;
 }
 
+/* --kv-offload cpu:GB[,disk:GB] and --kv-offload-write into the engine's lower KV tiers, read
+ * at the device file's host link (engine.h sim_engine_offload): DRAM at host_link x its
+ * efficiency, disk at the slower of the drive and that link, each with its latency. */
+static sim_status offload_flags(const cli_opts *o, const sim_hw *hw, sim_engine_offload *off,
+                                sim_err *err)
+{
+    memset(off, 0, sizeof *off);
+    off->write_through = true;
+    if (o->kv_offload_write) {
+        if (strcmp(o->kv_offload_write, "evict") == 0)
+            off->write_through = false;
+        else if (strcmp(o->kv_offload_write, "through") != 0)
+            return sim_fail(err, SIM_EINPUT,
+                            "--kv-offload-write: value '%s', expected through or evict",
+                            o->kv_offload_write);
+        if (!o->kv_offload)
+            return sim_fail(err, SIM_EINPUT, "--kv-offload-write: applies only with --kv-offload");
+    }
+    if (!o->kv_offload)
+        return SIM_OK;
+    static const char *const names[SIM_KVTIER_LOWER] = {"cpu", "disk"};
+    const char *p = o->kv_offload;
+    bool seen[SIM_KVTIER_LOWER] = {false};
+    while (*p) {
+        int t = strncmp(p, "cpu:", 4) == 0 ? 0 : strncmp(p, "disk:", 5) == 0 ? 1 : -1;
+        char *end = NULL;
+        double gb = -1.0;
+        if (t >= 0) {
+            errno = 0;
+            const char *num = p + strlen(names[t]) + 1;
+            gb = strtod(num, &end);
+            if (end == num || errno || strpbrk(num, "xX") || (*end && *end != ','))
+                gb = -1.0;
+        }
+        if (t < 0 || !(gb > 0.0 && gb <= 1e6) || seen[t])
+            return sim_fail(err, SIM_EINPUT,
+                            "--kv-offload: value '%s', expected cpu:GB[,disk:GB] (each tier once, "
+                            "0 < GB <= 1e6)",
+                            o->kv_offload);
+        seen[t] = true;
+        off->bytes[t] = gb * 1e9;
+        p = *end ? end + 1 : end;
+    }
+    const double link = hw->host_link_bytes_per_s * hw->eff_host_link;
+    off->read_bytes_per_s[0] = link;
+    off->latency_ns[0] = hw->host_link_latency_ns;
+    off->read_bytes_per_s[1] = hw->host_disk_bytes_per_s < link ? hw->host_disk_bytes_per_s : link;
+    off->latency_ns[1] = hw->host_disk_latency_ns + hw->host_link_latency_ns;
+    return SIM_OK;
+}
+
 /* Loads, checks and simulates; a --chrome-trace timeline is written alongside. */
 sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load_cache *cache,
                            uint64_t seed, cli_point_serve_state *s, sim_err *err)
@@ -378,7 +429,9 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
         s->cfg.spec = &L->spec;
         s->cfg.sched.spec_tokens = sim_spec_active(&L->spec) ? L->spec.k : 0;
         s->gpus = sim_pp_gpus(&s->cfg.step) * cc.replicas;
-        st = sim_engine_check(&s->cfg, s->w, err);
+        st = offload_flags(o, s->cfg.step.hw, &s->cfg.offload, err);
+        if (!st)
+            st = sim_engine_check(&s->cfg, s->w, err);
     }
     sim_disagg_cfg dc = {.prefill = &s->prefill, .decode = &s->cfg, .kv_stream = o->kv_stream};
     if (!st)

@@ -220,6 +220,13 @@ static int add_totals(const replica *rep, int from, int to, bool streams, bool p
             all->prefix_hit_tokens += x->prefix_hit_tokens;
             all->prefix_query_tokens += x->prefix_query_tokens;
         }
+        all->offload_on |= x->offload_on; /* every engine's lower KV tiers */
+        all->offload_load_ns += x->offload_load_ns;
+        for (int t = 0; t < SIM_KVTIER_LOWER; t++) {
+            all->offload_hit_tokens[t] += x->offload_hit_tokens[t];
+            all->offload_read_bytes[t] += x->offload_read_bytes[t];
+            all->offload_write_bytes[t] += x->offload_write_bytes[t];
+        }
         if (!streams)
             continue;
         all->kv_blocks += x->kv_blocks;

@@ -11,120 +11,6 @@
 
 #define NS_PER_S 1000000000LL
 
-/* "traces/x.csv:17" or "request 17 (--random-... flags)" for messages about one request. */
-static void where(const sim_workload *w, size_t i, char *buf, size_t len)
-{
-    if (w->reqs[i].line > 0)
-        snprintf(buf, len, "%s:%lld", w->source, (long long)w->reqs[i].line);
-    else
-        snprintf(buf, len, "request %zu of the %s workload", i, w->source);
-}
-
-sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, sim_err *err)
-{
-    sim_status st = sim_step_check(&cfg->step, err);
-    if (!st)
-        st = sim_frontend_check(&cfg->frontend, err);
-    if (!st && sim_spec_active(cfg->spec))
-        st = sim_spec_check(cfg->spec, &cfg->step, err);
-    if (!st && sim_pp_stages(&cfg->step) > 1 && sim_spec_active(cfg->spec))
-        st = sim_fail(err, SIM_EINPUT,
-                      "--pp with --spec-method: speculative decoding over "
-                      "pipeline stages is not modeled; expected one of them");
-    if (st)
-        return st;
-    const sim_sched_cfg *sc = &cfg->sched;
-    if (sc->spec_tokens != (sim_spec_active(cfg->spec) ? cfg->spec->k : 0))
-        return sim_fail(err, SIM_EINTERNAL, "scheduler spec_tokens %lld disagrees with the spec",
-                        (long long)sc->spec_tokens);
-    if (sc->max_num_seqs < 1 || sc->max_num_batched_tokens < 1 || cfg->block_size < 1)
-        return sim_fail(err, SIM_EINPUT,
-                        "--max-num-seqs, --max-num-batched-tokens, --block-size: values %lld, "
-                        "%lld, %lld, expected each >= 1",
-                        (long long)sc->max_num_seqs, (long long)sc->max_num_batched_tokens,
-                        (long long)cfg->block_size);
-    if (!(cfg->mem_util > 0.0 && cfg->mem_util <= 1.0))
-        return sim_fail(err, SIM_EINPUT,
-                        "--gpu-memory-utilization: value %g, expected a number in (0, 1]",
-                        cfg->mem_util);
-    if ((st = sim_engine_check_state(cfg, err)))
-        return st;
-    int64_t blocks = sim_engine_kv_blocks(cfg);
-    if (blocks < 1) {
-        return sim_fail(err, SIM_EINPUT,
-                        "%s on %d x %s leaves %.2f GB per GPU for the KV cache at "
-                        "--gpu-memory-utilization %g (weights %.1f GB); expected room for at least "
-                        "one block of %lld tokens",
-                        cfg->step.model->name, sim_step_gpus(&cfg->step), cfg->step.hw->name,
-                        sim_engine_kv_capacity_bytes(cfg) / 1e9, cfg->mem_util,
-                        (sim_mem_weight_bytes(&cfg->step) +
-                         sim_spec_mem_extra(cfg->spec, &cfg->step).weight_bytes) /
-                            1e9,
-                        (long long)cfg->block_size);
-    }
-    const int64_t hash = w->hash_block_tokens;
-    if (sim_engine_prefix_caching(cfg) && hash > 0 && hash % cfg->block_size != 0)
-        return sim_fail(err, SIM_EINPUT,
-                        "--block-size: value %lld does not divide the %lld-token hash blocks of "
-                        "the %s workload; prefix caching needs it to (or pass "
-                        "--no-enable-prefix-caching)",
-                        (long long)cfg->block_size, (long long)hash, w->source);
-    /* the longest sequence the pool holds: its blocks over all block tables */
-    const sim_engine_kv_groups g = sim_engine_kv_groups_of(cfg);
-    sim_kvcache probe;
-    sim_kvcache_init(&probe, blocks, g.block_size);
-    sim_kvcache_set_groups(&probe, g.full, g.swa, g.window > 0 ? g.window : 1);
-    sim_kvcache_set_chunked(&probe, g.chunked);
-    sim_kvcache_set_state_groups(&probe, g.state);
-    const int64_t context = cfg->step.model->max_positions;
-    char at[320];
-    for (size_t i = 0; i < w->n; i++) {
-        const sim_request *q = &w->reqs[i];
-        int64_t total = q->input_tokens + q->output_tokens;
-        int64_t slots = total + sc->spec_tokens;
-        /* at its largest: the last prompt chunk in flight (sliding tables hold the chunk and
-         * the window before it) */
-        int64_t before = slots - sc->max_num_batched_tokens;
-        if (sim_kvcache_blocks_held(&probe, before > 0 ? before : 0, slots) > blocks) {
-            const int64_t cache_tokens = blocks / (g.full + g.swa) * g.block_size;
-            where(w, i, at, sizeof at);
-            return sim_fail(err, SIM_EINPUT,
-                            "%s: %lld input + %lld output tokens%s do not fit the whole KV cache "
-                            "(%lld blocks of %lld = %lld tokens)",
-                            at, (long long)q->input_tokens, (long long)q->output_tokens,
-                            sc->spec_tokens ? " + the speculative slots" : "", (long long)blocks,
-                            (long long)g.block_size, (long long)cache_tokens);
-        }
-        if (cfg->max_input_len > 0 && q->input_tokens > cfg->max_input_len) {
-            where(w, i, at, sizeof at);
-            return sim_fail(err, SIM_EINPUT,
-                            "%s: %lld prompt tokens are past the engine's max_input_len %lld "
-                            "(pass --max-input-len to build for longer prompts)",
-                            at, (long long)q->input_tokens, (long long)cfg->max_input_len);
-        }
-        if (total > context) {
-            where(w, i, at, sizeof at);
-            return sim_fail(err, SIM_EINPUT,
-                            "%s: %lld input + %lld output tokens is past the context of %s "
-                            "(max_position_embeddings %lld)",
-                            at, (long long)q->input_tokens, (long long)q->output_tokens,
-                            cfg->step.model->path, (long long)context);
-        }
-        /* unchunked, a request recomputed after preemption re-prefills all it knows */
-        if (!sc->chunked_prefill && sc->policy != SIM_POLICY_SGLANG &&
-            total - 1 > sc->max_num_batched_tokens) {
-            where(w, i, at, sizeof at);
-            return sim_fail(err, SIM_EINPUT,
-                            "%s: %lld tokens cannot be prefilled in one iteration with "
-                            "--no-chunked-prefill and --max-num-batched-tokens %lld; expected a "
-                            "budget of at least %lld",
-                            at, (long long)(total - 1), (long long)sc->max_num_batched_tokens,
-                            (long long)(total - 1));
-        }
-    }
-    return SIM_OK;
-}
-
 void sim_engine_result_free(sim_engine_result *r)
 {
     free(r->seqs);
@@ -380,6 +266,13 @@ static int iterate(loop *L)
               : 0.0;
     /* with pipeline stages, a round of micro-batches (pp.h) */
     double gpu_ns = L->pp.m ? sim_pp_round_ns(&sc, L->groups, n, &L->pp, true) : step->t_ns;
+    /* prefixes loaded from lower KV tiers: the iteration waits for them (engine.h) */
+    if (L->sched.loaded_reqs[0] + L->sched.loaded_reqs[1] > 0) {
+        const double load_ns =
+            sim_engine_offload_load_ns(L->cfg, L->sched.loaded_tokens, L->sched.loaded_reqs);
+        gpu_ns += load_ns;
+        L->res->offload_load_ns += load_ns;
+    }
     /* a tree's mask and kernels (spec.h; none for a chain) */
     if (k > 0 && n_dec > 0 && k == L->cfg->sched.spec_tokens)
         gpu_ns += sim_spec_tree_ns(L->cfg->spec, &sc, (double)n_dec);
@@ -522,6 +415,11 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
     if (sc.max_num_seqs > (int64_t)n)
         sc.max_num_seqs = (int64_t)n; /* never more running than requests */
     sc.prefix_block_tokens = sim_engine_prefix_caching(cfg) ? w->hash_block_tokens : 0;
+    sc.offload = (sim_kvtier_cfg){.write_through = cfg->offload.write_through};
+    if (sc.prefix_block_tokens > 0)
+        for (int t = 0; t < SIM_KVTIER_LOWER; t++)
+            sc.offload.entries[t] = sim_engine_offload_entries(cfg, t, sc.prefix_block_tokens);
+    out->offload_on = cfg->offload.bytes[0] > 0.0 || cfg->offload.bytes[1] > 0.0;
     if (sim_sched_init(&L->sched, &sc, &kv, n))
         return sim_fail(err, SIM_EINTERNAL, "out of memory for the scheduler queues");
     out->kv_blocks = kv.total_blocks;
@@ -664,6 +562,16 @@ sim_status sim_engine_finish(sim_engine *e, sim_err *err)
         out->kv_peak_blocks = L->sched.kv.peak_used;
         out->prefix_hit_tokens = L->sched.prefix_hit_tokens;
         out->prefix_query_tokens = L->sched.prefix_query_tokens;
+        const double block_bytes = (double)L->sched.cfg.prefix_block_tokens *
+                                   sim_mem_kv_bytes_per_token(&L->cfg->step) *
+                                   (double)sim_step_gpus(&L->cfg->step);
+        for (int t = 0; t < SIM_KVTIER_LOWER; t++) {
+            const int64_t hit = L->sched.tier_hit_tokens[t];
+            out->offload_hit_tokens[t] = hit;
+            out->offload_read_bytes[t] = (double)hit * sim_mem_kv_bytes_per_token(&L->cfg->step) *
+                                         (double)sim_step_gpus(&L->cfg->step);
+            out->offload_write_bytes[t] = (double)L->sched.tier.written[t] * block_bytes;
+        }
         out->peak_output_tps = (double)L->tokens.peak;
     }
     teardown(L);
