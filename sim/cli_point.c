@@ -144,6 +144,32 @@ static sim_status check_workload_flags(const cli_opts *o, sim_err *err)
     return SIM_OK;
 }
 
+/* --sessions N --turns-per-session D --think-time-s DIST (workload.h sim_workload_sessions):
+ * its hash ids name blocks of the engine's block size, at least 16 tokens, as
+ * prefix_repetition's. */
+static sim_status session_workload(const cli_opts *o, uint64_t seed, int64_t block_size,
+                                   sim_workload *own, sim_err *err)
+{
+    static const char *const single[] = {"--trace", "--dataset-name", "--num-prompts"};
+    for (size_t i = 0; i < sizeof single / sizeof single[0]; i++)
+        if (cli_opt_given(o, single[i]))
+            return sim_fail(err, SIM_EINPUT,
+                            "%s with --sessions: expected one workload (--sessions N makes N x "
+                            "--turns-per-session requests)",
+                            single[i]);
+    sim_session_cfg c = {.sessions = o->sessions,
+                         .turns = o->turns,
+                         .input_len = o->rand_in,
+                         .output_len = o->rand_out,
+                         .range_ratio = o->range_ratio,
+                         .request_rate = o->rate,
+                         .burstiness = o->burstiness,
+                         .seed = seed,
+                         .hash_block_tokens = block_size >= 16 || 16 % block_size ? block_size : 16};
+    sim_status st = o->think_time ? sim_workload_think_parse(o->think_time, &c.think, err) : SIM_OK;
+    return st ? st : sim_workload_sessions(&c, own, err);
+}
+
 /* The workload of a serve command: a trace (from the cache when given), or vLLM's random or
  * prefix_repetition dataset drawn with `seed` (its prefix-cache ids name blocks of the engine's
  * block size, at least 16 tokens). *w points at `own` or at the cached trace. */
@@ -155,6 +181,10 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
     *w = own;
     if (st)
         return st;
+    if (!cli_opt_given(o, "--sessions") &&
+        (cli_opt_given(o, "--turns-per-session") || o->think_time))
+        return sim_fail(err, SIM_EINPUT, "%s: applies only with --sessions N",
+                        o->think_time ? "--think-time-s" : "--turns-per-session");
     char path[PATH_MAX];
     if (o->trace)
         cli_load_resolve(CLI_LOAD_TRACE, o->trace, path, sizeof path);
@@ -167,6 +197,8 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
     }
     if (o->trace)
         return sim_workload_load_trace(path, o->time_scale, cli_opt_trace_limit(o), own, err);
+    if (cli_opt_given(o, "--sessions"))
+        return session_workload(o, seed, block_size, own, err);
     sim_synth_cfg s = {.num_prompts = o->num_prompts,
                        .input_len = o->rand_in,
                        .output_len = o->rand_out,
@@ -436,6 +468,11 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
     sim_disagg_cfg dc = {.prefill = &s->prefill, .decode = &s->cfg, .kv_stream = o->kv_stream};
     if (!st)
         st = disagg_flags(o, &dc, err);
+    if (!st && s->w->links && (cc.replicas > 1 || dc.n_prefill > 0))
+        st = sim_fail(err, SIM_EINPUT,
+                      "--sessions with %s: sessions are simulated on one engine; routing a "
+                      "session's turns over replicas or pools is not modeled yet",
+                      dc.n_prefill > 0 ? "--disagg" : "--replicas");
     sim_trace_serve *ts = NULL;
     sim_cluster_trace *ct = NULL; /* several engines: their own timeline */
     const int instances = dc.n_prefill > 0 ? dc.n_prefill + dc.n_decode : cc.replicas;

@@ -42,6 +42,11 @@ static void window_add(window *w, int64_t t_ns, int64_t tokens)
         w->peak = w->tokens;
 }
 
+/* A session's turn released to be sent at t (the engine's heap of them). */
+typedef struct turn_at {
+    int64_t t, id;
+} turn_at;
+
 /* Where a request's timeline stands, for the observer's events: queued (not yet or again, after
  * a preemption) -> SCHEDULED -> prefill or recompute -> DECODING -> decode. */
 typedef enum tl_phase { TL_QUEUED, TL_PREFILL, TL_DECODE } tl_phase;
@@ -79,6 +84,10 @@ typedef struct loop {
     bool fe_slot_freed; /* a request that held a slot of --max-concurrency finished */
     sim_frontend_emit *emit;
     size_t n_emit;
+    /* sessions (w->links): the turns released and not yet sent, and the send order */
+    turn_at *heap;
+    size_t heap_n;
+    int64_t *order;
 } loop;
 
 /* The engine a caller steps (engine.h): the loop itself. */
@@ -93,30 +102,92 @@ static void notify(const loop *L, int64_t id, sim_request_event ev, int64_t t)
         o->request(o->ctx, id, ev, t);
 }
 
+/* The next request to send and when it arrives: the workload's next in order, or with sessions
+ * the earliest of the turns released so far (a heap by time, then index). False: none yet. */
+static bool next_send(const loop *L, int64_t *id, int64_t *arrival)
+{
+    if (L->w->links) {
+        if (L->heap_n == 0)
+            return false;
+        *id = L->heap[0].id;
+        *arrival = L->heap[0].t;
+        return true;
+    }
+    if (L->next >= L->w->n)
+        return false;
+    *id = (int64_t)L->next;
+    *arrival = L->w->reqs[L->next].arrival_ns;
+    return true;
+}
+
+static bool heap_less(const turn_at *a, const turn_at *b)
+{
+    return a->t < b->t || (a->t == b->t && a->id < b->id);
+}
+
+static void heap_push(loop *L, int64_t t, int64_t id)
+{
+    size_t i = L->heap_n++;
+    L->heap[i] = (turn_at){t, id};
+    while (i > 0 && heap_less(&L->heap[i], &L->heap[(i - 1) / 2])) {
+        turn_at x = L->heap[i];
+        L->heap[i] = L->heap[(i - 1) / 2];
+        L->heap[(i - 1) / 2] = x;
+        i = (i - 1) / 2;
+    }
+}
+
+static void heap_pop(loop *L)
+{
+    L->heap[0] = L->heap[--L->heap_n];
+    for (size_t i = 0;;) {
+        size_t m = i, a = 2 * i + 1, b = a + 1;
+        if (a < L->heap_n && heap_less(&L->heap[a], &L->heap[m]))
+            m = a;
+        if (b < L->heap_n && heap_less(&L->heap[b], &L->heap[m]))
+            m = b;
+        if (m == i)
+            return;
+        turn_at x = L->heap[i];
+        L->heap[i] = L->heap[m];
+        L->heap[m] = x;
+        i = m;
+    }
+}
+
+/* The k-th request sent (send order: the workload's, or the heap's with sessions). */
+static int64_t sent_id(const loop *L, size_t k) { return L->order ? L->order[k] : (int64_t)k; }
+
 /* Sends every request that has arrived by `now` and may be in flight. */
 static void send_arrivals(loop *L)
 {
     const int64_t cap = L->cfg->max_concurrency;
-    while (L->next < L->w->n && L->w->reqs[L->next].arrival_ns <= L->now &&
-           (cap == 0 || L->inflight < cap)) {
-        sim_seq *r = &L->res->seqs[L->next];
-        r->input = L->w->reqs[L->next].input_tokens;
-        r->output = L->w->reqs[L->next].output_tokens;
-        r->computed = L->w->reqs[L->next].kv_ready; /* its first chunk needs the KV blocks */
+    int64_t id, arrival;
+    while ((cap == 0 || L->inflight < cap) && next_send(L, &id, &arrival) && arrival <= L->now) {
+        if (L->order) {
+            heap_pop(L);
+            L->order[L->next] = id;
+        }
+        const sim_request *q = &L->w->reqs[id];
+        sim_seq *r = &L->res->seqs[id];
+        r->input = q->input_tokens;
+        r->output = q->output_tokens;
+        r->computed = q->kv_ready; /* its first chunk needs the KV blocks */
         if (sim_engine_prefix_caching(L->cfg) && L->w->hash_block_tokens > 0) {
-            const sim_request *q = &L->w->reqs[L->next];
-            int64_t full = r->input / L->w->hash_block_tokens; /* whole blocks of the prompt */
+            /* whole blocks of the prompt (and of the output, when the ids name them: all but
+             * the last token's KV is computed) */
+            int64_t full = (L->w->hash_covers_output ? r->input + r->output - 1 : r->input) /
+                           L->w->hash_block_tokens;
             r->hash = L->w->hash_ids + q->hash_off;
             r->n_hash = q->n_hash < full ? q->n_hash : full;
         }
-        int64_t arrival = L->w->reqs[L->next].arrival_ns;
         r->send_ns = arrival > L->free_since ? arrival : L->free_since;
         if (L->fe_on) /* the front end takes it in first (deliver) */
-            sim_frontend_take(&L->fe, &L->cfg->frontend, (int64_t)L->next, r->send_ns, r->input);
+            sim_frontend_take(&L->fe, &L->cfg->frontend, id, r->send_ns, r->input);
         else
-            sim_sched_enqueue(&L->sched, L->res->seqs, (int64_t)L->next);
-        L->tl[L->next] = TL_QUEUED;
-        notify(L, (int64_t)L->next, SIM_EV_ARRIVED, r->send_ns);
+            sim_sched_enqueue(&L->sched, L->res->seqs, id);
+        L->tl[id] = TL_QUEUED;
+        notify(L, id, SIM_EV_ARRIVED, r->send_ns);
         L->next++;
         L->inflight++;
         if (L->inflight > L->res->peak_concurrency)
@@ -127,8 +198,8 @@ static void send_arrivals(loop *L)
 /* Sent requests the front end is done with reach the scheduler, in send order. */
 static void deliver(loop *L)
 {
-    while (L->next_ready < L->next && L->fe.t_ns[L->next_ready] <= L->now) {
-        const int64_t id = (int64_t)L->next_ready++;
+    while (L->next_ready < L->next && L->fe.t_ns[sent_id(L, L->next_ready)] <= L->now) {
+        const int64_t id = sent_id(L, L->next_ready++);
         sim_frontend_deliver(&L->fe, id, L->res->seqs[id].send_ns);
         sim_sched_enqueue(&L->sched, L->res->seqs, id);
     }
@@ -338,6 +409,8 @@ static int iterate(loop *L)
             }
             ntok = yield < r->output - r->generated ? yield : r->output - r->generated;
             r->computed += ntok;
+            if (r->n_ref < r->n_hash) /* output blocks the ids name (sessions) are cached too */
+                sim_sched_cache_prompt(&L->sched, seqs, id);
         } else {
             r->computed += q;
             sim_sched_cache_prompt(&L->sched, seqs, id);
@@ -363,6 +436,13 @@ static int iterate(loop *L)
             L->free_since = client;
         L->fe_slot_freed = false;
     }
+    if (L->order) /* a finished turn releases its session's next, think_ns after its last chunk */
+        for (size_t i = 0; i < n; i++) {
+            const int64_t id = batch[i].req;
+            const sim_session_link *lk = &L->w->links[id];
+            if (seqs[id].phase == SIM_SEQ_DONE && lk->follow > 0)
+                heap_push(L, seqs[id].finish_ns + lk->think_ns, lk->follow);
+        }
     sim_sched_compact(&L->sched, seqs);
     ok &= record_iteration(L, (int64_t)n, draft_ns, produced);
     return ok ? 1 : -1;
@@ -397,6 +477,14 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
     fe_ok = fe_ok && (!L->fe_on || L->emit);
     sim_rng_seed(&L->rng, cfg->seed);
     bool pp_ok = sim_pp_stages(&cfg->step) == 1 || sim_pp_memo_init(&L->pp, &cfg->step, m);
+    if (w->links) { /* sessions: every first turn released at its arrival */
+        L->heap = malloc(n * sizeof *L->heap);
+        L->order = malloc(n * sizeof *L->order);
+        pp_ok = pp_ok && L->heap && L->order;
+        for (size_t i = 0; pp_ok && i < w->n; i++)
+            if (!w->links[i].follows)
+                heap_push(L, w->reqs[i].arrival_ns, (int64_t)i);
+    }
     if (!out->seqs || !L->batch || !L->groups || !L->draft || !L->scratch || !L->tl || !pp_ok ||
         !fe_ok)
         return sim_fail(err, SIM_EINTERNAL, "out of memory for %zu requests", n);
@@ -440,6 +528,8 @@ static void teardown(loop *L)
     free(L->scratch);
     free(L->tl);
     free(L->emit);
+    free(L->heap);
+    free(L->order);
     sim_frontend_free(&L->fe);
     sim_pp_memo_free(&L->pp);
 }
@@ -459,10 +549,13 @@ static sim_status advance(loop *L, int64_t until, sim_err *err)
                 return SIM_OK; /* waits for more requests (or finish says it is stuck) */
             /* nothing to run: jump to the next arrival or delivery, not past `until` */
             const int64_t cap = L->cfg->max_concurrency;
-            const bool sends = L->next < w->n && (!taking || cap == 0 || L->inflight < cap);
-            int64_t a = sends ? w->reqs[L->next].arrival_ns : INT64_MAX;
-            if (taking && L->fe.t_ns[L->next_ready] < a)
-                a = L->fe.t_ns[L->next_ready];
+            int64_t nid, a;
+            const bool sends =
+                (!taking || cap == 0 || L->inflight < cap) && next_send(L, &nid, &a);
+            if (!sends)
+                a = INT64_MAX;
+            if (taking && L->fe.t_ns[sent_id(L, L->next_ready)] < a)
+                a = L->fe.t_ns[sent_id(L, L->next_ready)];
             if (a >= until && until > L->now) {
                 L->now = until;
                 L->done_at_now = 0;

@@ -235,6 +235,89 @@ static void test_prefix_hit_per_tier(void **state)
     free(f);
 }
 
+/* A two-turn session (A, then B think 10 s after A's last token) and, with `filler`, a request
+ * at 5 s that needs every KV block. A: 8192 tokens, 17 out: its KV covers 8192 + 16 = 8208
+ * tokens, 513 whole blocks (ids 1..513; the last completed by its 16th output token, cached as it
+ * is decoded). B: A's context (8192 + 17) + 495 new = 8704 tokens, ids 1..544. */
+typedef struct session_wl {
+    sim_request reqs[3];
+    sim_session_link links[3];
+    uint64_t ids[3][70000];
+    sim_workload w;
+} session_wl;
+
+static session_wl *two_turns(int64_t blocks, bool filler)
+{
+    session_wl *x = calloc(1, sizeof *x);
+    x->w = (sim_workload){.reqs = x->reqs,
+                          .hash_ids = x->ids[0],
+                          .hash_block_tokens = 16,
+                          .links = x->links,
+                          .sessions = filler ? 2 : 1,
+                          .hash_covers_output = true,
+                          .n = 3,
+                          .n_hash_ids = 3 * 70000};
+    snprintf(x->w.source, sizeof x->w.source, "test");
+    const int64_t in[3] = {8192, filler ? 16 * blocks - 1 : 16, 8704};
+    const int64_t out[3] = {17, 1, 1};
+    for (int i = 0; i < 3; i++) {
+        int64_t n = (in[i] + out[i] - 1) / 16;
+        for (int64_t k = 0; k < n; k++)
+            x->ids[i][k] = i == 1 ? 1000000 + (uint64_t)k : 1 + (uint64_t)k;
+        x->reqs[i] = (sim_request){.arrival_ns = i == 1 ? 5000000000LL : 0,
+                                   .input_tokens = in[i],
+                                   .output_tokens = out[i],
+                                   .hash_off = (size_t)i * 70000,
+                                   .n_hash = n};
+    }
+    /* without the filler, request 1 is a short request at 5 s that evicts nothing */
+    x->links[0] = (sim_session_link){.session = 1, .follow = 2, .think_ns = 10000000000LL};
+    x->links[1] = (sim_session_link){.session = 2};
+    x->links[2] = (sim_session_link){.session = 1, .turn = 1, .follows = true};
+    return x;
+}
+
+static void test_two_turn_session(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    const int64_t blocks = sim_engine_kv_blocks(&f->cfg);
+    f->cfg.offload.bytes[0] = 1e12;
+    /* HBM: B is sent 10 s after A's last token and finds A's 513 blocks (8208 tokens, its
+     * output's first 16 included) cached: it computes 496 tokens over 8208 */
+    session_wl *x = two_turns(blocks, false);
+    sim_engine_result hbm = simulate(f, &x->w);
+    assert_int_equal(hbm.seqs[2].send_ns, hbm.seqs[0].finish_ns + 10000000000LL);
+    assert_int_equal(hbm.seqs[2].cached, 8208);
+    free(x);
+    /* the filler evicted A's blocks from HBM; with DRAM (write-through) B loads the 8208 tokens:
+     * 8208 x 131,072 = 1,075,838,976 B / 50 GB/s = 21,516,779.52 ns + 10 us = 21,526,779.52 ns
+     * and then computes the same 496 tokens: TTFT = the HBM one's + 21.53 ms */
+    x = two_turns(blocks, true);
+    sim_engine_result dram = simulate(f, &x->w);
+    assert_int_equal(dram.seqs[2].send_ns, dram.seqs[0].finish_ns + 10000000000LL);
+    assert_int_equal(dram.seqs[2].cached, 0);
+    assert_int_equal(dram.offload_hit_tokens[0], 8208);
+    assert_true(fabs(dram.offload_load_ns - 21526779.52) < 1e-3);
+    assert_true(llabs(ttft(&dram, 2) - ttft(&hbm, 2) - 21526780) <= 1);
+    /* without offload B recomputes its 8704 tokens: B alone on a fresh engine */
+    f->cfg.offload.bytes[0] = 0.0;
+    sim_engine_result miss = simulate(f, &x->w);
+    sim_workload alone = {.reqs = &x->reqs[2], .n = 1, .hash_block_tokens = 16,
+                          .hash_ids = x->ids[0], .n_hash_ids = 70000};
+    snprintf(alone.source, sizeof alone.source, "alone");
+    x->reqs[2].hash_off = 0;
+    sim_engine_result fresh = simulate(f, &alone);
+    assert_int_equal(ttft(&miss, 2), ttft(&fresh, 0));
+    assert_true(ttft(&miss, 2) > ttft(&dram, 2));
+    sim_engine_result_free(&hbm);
+    sim_engine_result_free(&dram);
+    sim_engine_result_free(&miss);
+    sim_engine_result_free(&fresh);
+    free(x);
+    free(f);
+}
+
 static void test_offload_checks(void **state)
 {
     (void)state;
@@ -262,6 +345,7 @@ int main(void)
         cmocka_unit_test(test_write_on_eviction_cascades),
         cmocka_unit_test(test_write_through_copies_every_tier),
         cmocka_unit_test(test_prefix_hit_per_tier),
+        cmocka_unit_test(test_two_turn_session),
         cmocka_unit_test(test_offload_checks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
