@@ -112,7 +112,9 @@ typedef struct sim_think {
  * the range of range_ratio, as sim_synth_cfg draws them); turn t's is turn t - 1's prompt plus
  * its output plus new tokens drawn the same way; each output is drawn from output_len. Request
  * s x turns + t is session s's turn t. Hash ids name hash_block_tokens-token blocks of each
- * session's token stream (prompt and output: the next turn shares both), (s + 1) << 32 | k.
+ * session's token stream (prompt and output: the next turn shares both), (s + 1) << 32 | k,
+ * held once per session (every turn's ids lead its last turn's). A context past 2^26 tokens
+ * (the longest any model takes) is an error.
  * Think times are drawn per turn (the last turn's is not used).
  * Example (sim_err *err):
  *   sim_session_cfg c = {.sessions = 100, .turns = 4, .input_len = 256, .output_len = 128,

@@ -116,18 +116,18 @@ sim_status sim_workload_sessions(const sim_session_cfg *c, sim_workload *out, si
             q->input_tokens = context + draw_len(&rng, c->input_len, c->range_ratio);
             q->output_tokens = draw_len(&rng, c->output_len, c->range_ratio);
             context = q->input_tokens + q->output_tokens;
-            if (context > ((int64_t)1 << 30)) {
+            if (context > ((int64_t)1 << 26)) {
                 free(start);
                 sim_workload_free(out);
                 return sim_fail(err, SIM_EINPUT,
-                                "--turns-per-session: session %zu's context passes 2^30 tokens "
+                                "--turns-per-session: session %zu's context passes 2^26 tokens "
                                 "by turn %zu; expected fewer turns or shorter ones",
                                 s + 1, t + 1);
             }
             /* the blocks of its prompt and output whose KV is computed (all but the last token) */
             q->n_hash = (context - 1) / c->hash_block_tokens;
-            ids += (size_t)q->n_hash;
         }
+        ids += (size_t)out->reqs[s * D + D - 1].n_hash; /* every turn's ids lead the last's */
     }
     out->hash_ids = malloc((ids ? ids : 1) * sizeof *out->hash_ids);
     if (!out->hash_ids) {
@@ -136,13 +136,13 @@ sim_status sim_workload_sessions(const sim_session_cfg *c, sim_workload *out, si
         return sim_fail(err, SIM_EINTERNAL, "out of memory for %zu prefix-cache ids", ids);
     }
     size_t off = 0;
-    for (size_t s = 0; s < S; s++)
+    for (size_t s = 0; s < S; s++) {
+        const size_t base = off;
+        for (int64_t k = 0; k < out->reqs[s * D + D - 1].n_hash; k++)
+            out->hash_ids[off++] = ((uint64_t)(s + 1) << 32) | (uint64_t)k;
         for (size_t t = 0; t < D; t++) {
             const size_t i = s * D + t;
-            sim_request *q = &out->reqs[i];
-            q->hash_off = off;
-            for (int64_t k = 0; k < q->n_hash; k++)
-                out->hash_ids[off++] = ((uint64_t)(s + 1) << 32) | (uint64_t)k;
+            out->reqs[i].hash_off = base;
             sim_session_link *l = &out->links[i];
             l->session = (int64_t)s + 1;
             l->turn = (int64_t)t;
@@ -150,6 +150,7 @@ sim_status sim_workload_sessions(const sim_session_cfg *c, sim_workload *out, si
             l->follow = t + 1 < D ? (int64_t)(i + 1) : 0;
             l->think_ns = (int64_t)llround(think_draw(&c->think, &rng) * NS_PER_S);
         }
+    }
     out->n_hash_ids = off;
     if (isfinite(c->request_rate)) {
         double total = 0.0;
