@@ -176,8 +176,12 @@ const cli_opt_def cli_opt_table[] = {
     O("--replicas", CLI_OPT_INT, replicas, 1, SIM_CLUSTER_MAX_REPLICAS, CLI_OPT_CMD_SERVE,
       "independent engines behind a router, each --tp x --pp GPUs (default 1)"),
     O("--router", CLI_OPT_STR, router, 0, 0, CLI_OPT_CMD_SERVE,
-      "round-robin|least-outstanding|prefix-aware: how --replicas share the requests "
+      "round-robin|least-outstanding|prefix-aware|kv-aware: how --replicas share the requests; "
+      "kv-aware: Dynamo's KV router, the lowest weight x prefill blocks + active blocks "
       "(default least-outstanding)"),
+    O("--kv-overlap-score-weight", CLI_OPT_NUM, kv_overlap_weight, 0, 1e6, CLI_OPT_CMD_SERVE,
+      "--router kv-aware: the weight of the prefill blocks against the active ones (Dynamo's "
+      "flag; default 1)"),
     O("--disagg", CLI_OPT_STR, disagg, 0, 0, CLI_OPT_CMD_SERVE,
       "P:D prefill and decode instances (prefill/decode disaggregation; default off)"),
     O("--prefill-tp", CLI_OPT_INT, prefill_tp, 1, 1024, CLI_OPT_CMD_SERVE,
@@ -636,6 +640,7 @@ const cli_opts cli_opt_defaults = {
     .num_prefixes = 10,
     .prefix_out = 128,
     .turns = 2,
+    .kv_overlap_weight = 1.0,
 };
 
 sim_status cli_opt_check_outputs(const cli_opts *o, sim_err *err)

@@ -444,11 +444,12 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
     if (!st)
         st = serve_workload(o, cache, seed, L->eng.block_size, &s->own, &s->w, err);
     sim_cluster_cfg cc = {
-        .engine = &s->cfg, .replicas = (int)o->replicas, .router = SIM_ROUTER_LEAST_OUTSTANDING};
+        .engine = &s->cfg, .replicas = (int)o->replicas, .router = SIM_ROUTER_LEAST_OUTSTANDING,
+        .kv_overlap_weight = o->kv_overlap_weight};
     if (!st && o->router && !sim_router_parse(o->router, &cc.router))
         st = sim_fail(err, SIM_EINPUT,
-                      "--router: value '%s', expected round-robin, least-outstanding or "
-                      "prefix-aware",
+                      "--router: value '%s', expected round-robin, least-outstanding, "
+                      "prefix-aware or kv-aware",
                       o->router);
     if (!st) {
         s->usd_per_gpu_hour = L->usd_per_gpu_hour;
@@ -468,6 +469,9 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
     sim_disagg_cfg dc = {.prefill = &s->prefill, .decode = &s->cfg, .kv_stream = o->kv_stream};
     if (!st)
         st = disagg_flags(o, &dc, err);
+    if (!st && cli_opt_given(o, "--kv-overlap-score-weight") && cc.router != SIM_ROUTER_KV_AWARE)
+        st = sim_fail(err, SIM_EINPUT,
+                      "--kv-overlap-score-weight: applies only with --router kv-aware");
     if (!st && s->w->links && (cc.replicas > 1 || dc.n_prefill > 0))
         st = sim_fail(err, SIM_EINPUT,
                       "--sessions with %s: sessions are simulated on one engine; routing a "

@@ -13,6 +13,7 @@ static const char *const router_names[SIM_ROUTER_COUNT] = {
     [SIM_ROUTER_ROUND_ROBIN] = "round-robin",
     [SIM_ROUTER_LEAST_OUTSTANDING] = "least-outstanding",
     [SIM_ROUTER_PREFIX_AWARE] = "prefix-aware",
+    [SIM_ROUTER_KV_AWARE] = "kv-aware",
 };
 
 bool sim_router_parse(const char *s, sim_router *out)
@@ -137,6 +138,32 @@ static int64_t prefix_match(const replica *r, const sim_workload *w, const sim_r
     return k;
 }
 
+/* Dynamo's KV router cost (cluster.h): the replica with the lowest
+ * weight x prefill blocks + active blocks; *matched: its cached leading hash blocks. */
+static int kv_aware(const sim_cluster_cfg *cfg, replica *rep, const sim_workload *w,
+                    const sim_request *q, int64_t *matched)
+{
+    const double bs = (double)cfg->engine->block_size;
+    const double add = ceil((double)q->input_tokens / bs);
+    const int64_t h = w->hash_block_tokens;
+    const int64_t usable = h > 0 ? (q->input_tokens - 1) / h : 0; /* as the scheduler takes */
+    int best = 0;
+    double low = INFINITY;
+    for (int r = 0; r < cfg->replicas; r++) {
+        int64_t k = usable > 0 ? sim_engine_cached_prefix(rep[r].e, w->hash_ids + q->hash_off,
+                                                          q->n_hash < usable ? q->n_hash : usable)
+                               : 0;
+        double cost = cfg->kv_overlap_weight * (double)(q->input_tokens - k * h) / bs +
+                      (double)sim_engine_kv_used_blocks(rep[r].e) + add;
+        if (cost < low) {
+            low = cost;
+            best = r;
+            *matched = k;
+        }
+    }
+    return best;
+}
+
 static int route(const sim_cluster_cfg *cfg, replica *rep, const sim_workload *w, size_t i,
                  int64_t *matched)
 {
@@ -144,6 +171,8 @@ static int route(const sim_cluster_cfg *cfg, replica *rep, const sim_workload *w
     *matched = 0;
     if (cfg->router == SIM_ROUTER_ROUND_ROBIN)
         return (int)(i % (size_t)cfg->replicas);
+    if (cfg->router == SIM_ROUTER_KV_AWARE)
+        return kv_aware(cfg, rep, w, q, matched);
     if (cfg->router == SIM_ROUTER_PREFIX_AWARE) {
         int best = -1;
         for (int r = 0; r < cfg->replicas; r++) {

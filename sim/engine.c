@@ -620,6 +620,14 @@ int64_t sim_engine_outstanding(const sim_engine *e, int64_t t_ns)
     return (int64_t)(L->w->n - done);
 }
 
+int64_t sim_engine_kv_used_blocks(const sim_engine *e) { return sim_kvcache_used(&e->L.sched.kv); }
+
+int64_t sim_engine_cached_prefix(const sim_engine *e, const uint64_t *ids, int64_t n)
+{
+    const sim_sched *s = &e->L.sched;
+    return s->cfg.prefix_block_tokens > 0 ? sim_prefix_match(&s->prefix, ids, n) : 0;
+}
+
 sim_status sim_engine_finish(sim_engine *e, sim_err *err)
 {
     loop *L = &e->L;

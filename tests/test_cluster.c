@@ -223,6 +223,63 @@ static void test_prefix_aware_hits(void **state)
     free(f);
 }
 
+/* --router kv-aware (Dynamo's cost, cluster.h) by hand, 16-token blocks and hash blocks:
+ *   A at 0 s, 8192 tokens (ids 1..512): both replicas empty, cost 1 x 8192 / 16 + 0 + 512 = 1024
+ *     each: replica 0 (lowest index);
+ *   D at 9.9 s, 16 tokens (id 5000), 3000 out: A is done (its 512 blocks cached, not active);
+ *     no overlap, cost 1 + 0 + 1 = 2 on both: replica 0;
+ *   B at 10 s, 8704 tokens (ids 1..512, then 32 of its own): replica 0 holds 512 of them, cost
+ *     (8704 - 8192) / 16 + D's few blocks (16 + its ~20 tokens so far: 3) + 544 = about 579;
+ *     replica 1: 544 + 0 + 544 = 1088: replica 0, where 8192 tokens are cached.
+ * Least-outstanding sends B to replica 1 (replica 0 has D): B recomputes everything. With weight
+ * 0 (load only) replica 0 costs 3 + 544 = 547 against 544: replica 1 too. */
+static void test_kv_aware_by_hand(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    f->cfg.prefix_caching = true;
+    static uint64_t ids[3][544];
+    for (int k = 0; k < 544; k++) {
+        ids[0][k] = k < 512 ? 1 + (uint64_t)k : 0;
+        ids[2][k] = k < 512 ? 1 + (uint64_t)k : 6001 + (uint64_t)k;
+    }
+    ids[1][0] = 5000;
+    sim_request reqs[3] = {
+        {.arrival_ns = 0, .input_tokens = 8192, .output_tokens = 1, .hash_off = 0, .n_hash = 512},
+        {.arrival_ns = 9900000000LL, .input_tokens = 16, .output_tokens = 3000, .hash_off = 544,
+         .n_hash = 1},
+        {.arrival_ns = 10000000000LL, .input_tokens = 8704, .output_tokens = 1, .hash_off = 1088,
+         .n_hash = 544}};
+    sim_workload w = {.reqs = reqs, .n = 3, .hash_ids = ids[0], .n_hash_ids = 3 * 544,
+                      .hash_block_tokens = 16};
+    snprintf(w.source, sizeof w.source, "test");
+    const double weights[] = {1.0, 0.0};
+    const int64_t on_zero[] = {3, 2};
+    for (int i = 0; i < 2; i++) {
+        sim_cluster_cfg c = {.engine = &f->cfg, .replicas = 2, .router = SIM_ROUTER_KV_AWARE,
+                             .kv_overlap_weight = weights[i]};
+        sim_engine_result all;
+        sim_cluster_result per;
+        sim_err err = {{0}};
+        assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_OK);
+        assert_int_equal(sim_cluster_run(&c, &w, &all, &per, &err), SIM_OK);
+        assert_int_equal(per.load[0].requests, on_zero[i]);
+        assert_int_equal(all.seqs[2].cached, i == 0 ? 8192 : 0);
+        sim_engine_result_free(&all);
+        sim_cluster_result_free(&per);
+    }
+    sim_engine_result all;
+    sim_cluster_result per;
+    run_cluster(f, 2, SIM_ROUTER_LEAST_OUTSTANDING, &w, &all, &per);
+    assert_int_equal(per.load[1].requests, 1);
+    assert_int_equal(all.seqs[2].cached, 0);
+    sim_engine_result_free(&all);
+    sim_cluster_result_free(&per);
+    sim_router r;
+    assert_true(sim_router_parse("kv-aware", &r) && r == SIM_ROUTER_KV_AWARE);
+    free(f);
+}
+
 static void test_checks(void **state)
 {
     (void)state;
@@ -365,6 +422,7 @@ int main(void)
         cmocka_unit_test(test_each_router),
         cmocka_unit_test(test_routing_by_hand),
         cmocka_unit_test(test_checks),
+        cmocka_unit_test(test_kv_aware_by_hand),
         cmocka_unit_test(test_prefix_aware_hits),
         cmocka_unit_test(test_disagg_one_request),
         cmocka_unit_test(test_disagg_stream),
