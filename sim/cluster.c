@@ -1,5 +1,6 @@
 /* cluster.c - engines stepped side by side: replicas behind a router, prefill/decode pools. */
 #include "cluster.h"
+#include "cluster_internal.h"
 
 #include "mem.h"
 #include "pp.h"
@@ -55,10 +56,6 @@ void sim_cluster_result_free(sim_cluster_result *r)
 /* ------------------------------------------------------------------------------------------ */
 /* The prefix-aware router's record: per replica, the set of block ids it was sent. */
 
-typedef struct idset {
-    uint64_t *slot; /* open addressing; EMPTY = free */
-    size_t cap, len;
-} idset;
 
 #define EMPTY UINT64_MAX
 
@@ -103,19 +100,8 @@ static int idset_add(idset *s, uint64_t id)
 
 /* ------------------------------------------------------------------------------------------ */
 
-typedef struct replica {
-    sim_engine_cfg cfg; /* its configuration (outlives the engine) */
-    int index;          /* in the deployment (the result's load) */
-    const sim_cluster_observer *obs;
-    sim_engine_observer eo; /* forwards to obs with the instance and the workload's ids */
-    sim_workload w;         /* its share of the stream, growing */
-    size_t *global;         /* its request j is the workload's request global[j] */
-    sim_engine *e;
-    sim_engine_result res;
-    idset seen;
-} replica;
 
-static int least_outstanding(replica *rep, int n, int64_t t)
+int sim_cluster_least_outstanding(replica *rep, int n, int64_t t)
 {
     int best = 0;
     int64_t low = INT64_MAX;
@@ -186,7 +172,7 @@ static int route(const sim_cluster_cfg *cfg, replica *rep, const sim_workload *w
             return best;
     }
     /* least-outstanding, and prefix-aware when no replica holds a prefix */
-    return least_outstanding(rep, cfg->replicas, q->arrival_ns);
+    return sim_cluster_least_outstanding(rep, cfg->replicas, q->arrival_ns);
 }
 
 /* Requests in flight at once over the whole deployment: sends +1, finishes -1, a finish before a
@@ -207,7 +193,7 @@ static int by_time(const void *a, const void *b)
 /* Adds instances [from, to) into the merged totals and their loads; `streams`: their tokens are
  * the ones the client sees (gaps, busiest second, KV pool); `prompts`: they compute the prompts
  * (their prefix-cache hits count). Returns 0 when out of memory. */
-static int add_totals(const replica *rep, int from, int to, bool streams, bool prompts,
+int sim_cluster_add_totals(const replica *rep, int from, int to, bool streams, bool prompts,
                       sim_engine_result *all, sim_hist *secs, sim_replica_load *load)
 {
     int ok = 1;
@@ -270,7 +256,7 @@ static int add_totals(const replica *rep, int from, int to, bool streams, bool p
 
 /* The deployment-wide statistics once every request's timeline is in `all`: gaps sorted, the
  * busiest second, the peak concurrency. Frees secs. Returns 0 when out of memory. */
-static int finish_totals(sim_engine_result *all, sim_hist *secs)
+int sim_cluster_finish_totals(sim_engine_result *all, sim_hist *secs)
 {
     int ok = sim_hist_finish(&all->itl) && sim_hist_finish(secs);
     for (size_t k = 0; ok && k < secs->len; k++)
@@ -313,7 +299,7 @@ static void fwd_request(void *ctx, int64_t id, sim_request_event ev, int64_t t)
 
 /* Starts n engines (deployment indices first, first + 1, ...) on empty streams with room for
  * every request of w. Returns how many started in *started. */
-static sim_status start_all(replica *rep, int n, int first, const sim_engine_cfg *cfg,
+sim_status sim_cluster_start_all(replica *rep, int n, int first, const sim_engine_cfg *cfg,
                             const sim_workload *w, const sim_cluster_observer *obs, int *started,
                             sim_err *err)
 {
@@ -346,7 +332,7 @@ static sim_status start_all(replica *rep, int n, int first, const sim_engine_cfg
 }
 
 /* Finishes every started engine (aborting them after an error), frees the replicas. */
-static sim_status end_all(replica *rep, int started, sim_status st, sim_err *err)
+sim_status sim_cluster_end_all(replica *rep, int started, sim_status st, sim_err *err)
 {
     for (int r = 0; r < started; r++) {
         if (st)
@@ -357,7 +343,7 @@ static sim_status end_all(replica *rep, int started, sim_status st, sim_err *err
     return st;
 }
 
-static void free_all(replica *rep, int n)
+void sim_cluster_free_all(replica *rep, int n)
 {
     for (int r = 0; rep && r < n; r++) {
         sim_engine_result_free(&rep[r].res);
@@ -369,7 +355,7 @@ static void free_all(replica *rep, int n)
 }
 
 /* Appends request q (global index i) to replica R's stream. */
-static void give(replica *R, const sim_request *q, size_t i)
+void sim_cluster_give(replica *R, const sim_request *q, size_t i)
 {
     R->global[R->w.n] = i;
     R->w.reqs[R->w.n++] = *q;
@@ -387,7 +373,7 @@ sim_status sim_cluster_run(const sim_cluster_cfg *cfg, const sim_workload *w,
     replica *rep = calloc((size_t)n, sizeof *rep);
     int started = 0;
     sim_status st = out->load && rep
-                        ? start_all(rep, n, 0, cfg->engine, w, cfg->observer, &started, err)
+                        ? sim_cluster_start_all(rep, n, 0, cfg->engine, w, cfg->observer, &started, err)
                         : sim_fail(err, SIM_EINTERNAL, "out of memory for replicas");
     for (size_t i = 0; !st && i < w->n; i++) {
         const sim_request *q = &w->reqs[i];
@@ -397,7 +383,7 @@ sim_status sim_cluster_run(const sim_cluster_cfg *cfg, const sim_workload *w,
             break;
         int64_t matched;
         int r = route(cfg, rep, w, i, &matched);
-        give(&rep[r], q, i);
+        sim_cluster_give(&rep[r], q, i);
         out->load[r].prefix_blocks += matched;
         out->prefix_blocks += matched;
         out->blocks += q->n_hash;
@@ -405,7 +391,7 @@ sim_status sim_cluster_run(const sim_cluster_cfg *cfg, const sim_workload *w,
             if (!idset_add(&rep[r].seen, w->hash_ids[q->hash_off + (size_t)k]))
                 st = sim_fail(err, SIM_EINTERNAL, "out of memory for the router's record");
     }
-    st = end_all(rep, started, st, err);
+    st = sim_cluster_end_all(rep, started, st, err);
     sim_hist secs = {0};
     if (!st) {
         all->n = w->n;
@@ -414,12 +400,12 @@ sim_status sim_cluster_run(const sim_cluster_cfg *cfg, const sim_workload *w,
         for (int r = 0; all->seqs && rep && r < n; r++) /* (rep is set when st is 0) */
             for (size_t j = 0; j < rep[r].res.n; j++)
                 all->seqs[rep[r].global[j]] = rep[r].res.seqs[j];
-        if (!all->seqs || !add_totals(rep, 0, n, true, true, all, &secs, out->load) ||
-            !finish_totals(all, &secs))
+        if (!all->seqs || !sim_cluster_add_totals(rep, 0, n, true, true, all, &secs, out->load) ||
+            !sim_cluster_finish_totals(all, &secs))
             st = sim_fail(err, SIM_EINTERNAL, "out of memory merging %d replicas", n);
     }
     sim_hist_free(&secs);
-    free_all(rep, n);
+    sim_cluster_free_all(rep, n);
     if (st) {
         sim_engine_result_free(all);
         sim_cluster_result_free(out);
@@ -427,258 +413,3 @@ sim_status sim_cluster_run(const sim_cluster_cfg *cfg, const sim_workload *w,
     return st;
 }
 
-/* ------------------------------------------------------------------------------------------ */
-/* Prefill/decode disaggregation */
-
-static int instance_gpus(const sim_engine_cfg *c) { return (int)sim_pp_gpus(&c->step); }
-
-bool sim_disagg_scaleout(const sim_disagg_cfg *cfg)
-{
-    int64_t gpus = (int64_t)cfg->n_prefill * instance_gpus(cfg->prefill) +
-                   (int64_t)cfg->n_decode * instance_gpus(cfg->decode);
-    return gpus > cfg->decode->step.hw->devices_per_node;
-}
-
-double sim_disagg_kv_bytes(const sim_disagg_cfg *cfg, int64_t input)
-{
-    double p = sim_mem_kv_bytes_per_token(&cfg->prefill->step);
-    double d = sim_mem_kv_bytes_per_token(&cfg->decode->step);
-    return (double)input * (p > d ? p : d);
-}
-
-double sim_disagg_kv_ns(const sim_disagg_cfg *cfg, int64_t input)
-{
-    const sim_hw *hw = cfg->decode->step.hw;
-    const bool out = sim_disagg_scaleout(cfg);
-    const double bw = (out ? hw->scaleout_bytes_per_s : hw->scaleup_bytes_per_s) * hw->eff_network;
-    const double lat = out ? hw->scaleout_latency_ns : hw->scaleup_latency_ns;
-    return sim_disagg_kv_bytes(cfg, input) / bw * 1e9 + lat;
-}
-
-sim_status sim_disagg_check(const sim_disagg_cfg *cfg, const sim_workload *w, sim_err *err)
-{
-    if (cfg->n_prefill < 1 || cfg->n_decode < 1 ||
-        cfg->n_prefill + cfg->n_decode > SIM_CLUSTER_MAX_REPLICAS)
-        return sim_fail(err, SIM_EINPUT,
-                        "--disagg: value %d:%d, expected P:D with P, D >= 1 and "
-                        "P + D <= %d",
-                        cfg->n_prefill, cfg->n_decode, SIM_CLUSTER_MAX_REPLICAS);
-    const sim_engine_cfg *e = cfg->decode;
-    if (e->max_concurrency > 0 || e->observer || sim_spec_active(e->spec))
-        return sim_fail(err, SIM_EINPUT,
-                        "%s with --disagg: not modelled for disaggregated pools; expected one of "
-                        "them",
-                        e->max_concurrency > 0 ? "--max-concurrency"
-                        : e->observer          ? "--html"
-                                               : "--spec-method");
-    sim_status st = sim_engine_check(cfg->prefill, w, err);
-    if (st) { /* say which pool */
-        sim_err why = *err;
-        return sim_fail(err, st, "prefill instances (--prefill-tp %d): %s", cfg->prefill->step.tp,
-                        why.msg);
-    }
-    return sim_engine_check(cfg->decode, w, err);
-}
-
-/* A pending decode arrival: request i's KV, sent by prefill instance `from` at `sent`, is at
- * the decode side at t. */
-typedef struct ready {
-    int64_t t;
-    size_t i;
-    int from;
-    int64_t sent;
-} ready;
-
-/* Min-heap on (t, i). */
-static bool ready_before(const ready *a, const ready *b)
-{
-    return a->t != b->t ? a->t < b->t : a->i < b->i;
-}
-
-static void heap_push(ready *h, size_t *n, ready x)
-{
-    size_t k = (*n)++;
-    while (k > 0 && ready_before(&x, &h[(k - 1) / 2])) {
-        h[k] = h[(k - 1) / 2];
-        k = (k - 1) / 2;
-    }
-    h[k] = x;
-}
-
-static ready heap_pop(ready *h, size_t *n)
-{
-    ready top = h[0], last = h[--(*n)];
-    size_t k = 0;
-    for (;;) {
-        size_t c = 2 * k + 1;
-        if (c >= *n)
-            break;
-        if (c + 1 < *n && ready_before(&h[c + 1], &h[c]))
-            c++;
-        if (!ready_before(&h[c], &last))
-            break;
-        h[k] = h[c];
-        k = c;
-    }
-    if (*n > 0)
-        h[k] = last;
-    return top;
-}
-
-typedef struct pools {
-    const sim_disagg_cfg *cfg;
-    const sim_workload *w;
-    replica *rep;             /* prefill instances, then decode instances */
-    size_t *scan;             /* per prefill instance: its requests before this one are collected */
-    unsigned char *collected; /* per request: its prefill finish is known */
-    ready *heap;
-    size_t heap_n;
-    double kv_ns, kv_bytes;
-} pools;
-
-/* Advances the prefill pool to t and queues the decode arrival of every prompt finished by then
- * (every finish before t is known once each prefill instance has run the iterations starting
- * before t). */
-static sim_status prefill_to(pools *P, int64_t t, sim_err *err)
-{
-    const sim_disagg_cfg *c = P->cfg;
-    const int64_t layers = c->prefill->step.model->layers;
-    for (int r = 0; r < c->n_prefill; r++) {
-        replica *R = &P->rep[r];
-        sim_status st = sim_engine_advance(R->e, t, err);
-        if (st)
-            return st;
-        for (size_t j = P->scan[r]; j < R->w.n; j++) {
-            const sim_seq *x = &R->res.seqs[j];
-            size_t i = R->global[j];
-            if (x->finish_ns < 0 || P->collected[i])
-                continue;
-            P->collected[i] = 1;
-            double kv = sim_disagg_kv_ns(c, x->input);
-            if (c->kv_stream) {
-                /* layer by layer during the prefill: only what outlasts it, at least one layer */
-                double hidden = (double)(x->finish_ns - x->first_sched_ns);
-                kv = kv - hidden > kv / (double)layers ? kv - hidden : kv / (double)layers;
-            }
-            P->kv_ns += kv;
-            P->kv_bytes += sim_disagg_kv_bytes(c, x->input);
-            heap_push(P->heap, &P->heap_n,
-                      (ready){x->finish_ns + (int64_t)llround(kv), i, r, x->finish_ns});
-        }
-        while (P->scan[r] < R->w.n && P->collected[R->global[P->scan[r]]])
-            P->scan[r]++;
-    }
-    return SIM_OK;
-}
-
-static sim_status disagg_loop(pools *P, sim_err *err)
-{
-    const sim_disagg_cfg *c = P->cfg;
-    const sim_workload *w = P->w;
-    replica *dec = P->rep + c->n_prefill;
-    size_t next = 0, sent = 0;
-    sim_status st = SIM_OK;
-    while (!st && sent < w->n) {
-        bool client = next < w->n;
-        int64_t t = client ? w->reqs[next].arrival_ns : INT64_MAX;
-        if ((st = prefill_to(P, t, err)))
-            break;
-        if (P->heap_n > 0 && P->heap[0].t < t) {
-            /* a prompt's KV is at the decode side first */
-            ready x = heap_pop(P->heap, &P->heap_n);
-            for (int r = 0; !st && r < c->n_decode; r++)
-                st = sim_engine_advance(dec[r].e, x.t, err);
-            if (st)
-                break;
-            sim_request q = w->reqs[x.i];
-            q.arrival_ns = x.t;
-            q.kv_ready = q.input_tokens - 1; /* the last prompt token is computed to sample */
-            int to = least_outstanding(dec, c->n_decode, x.t);
-            if (c->observer && c->observer->kv_transfer)
-                c->observer->kv_transfer(c->observer->ctx, (int64_t)x.i, x.from, c->n_prefill + to,
-                                         x.sent, x.t);
-            give(&dec[to], &q, x.i);
-            sent++;
-        } else if (client) {
-            sim_request q = w->reqs[next];
-            q.output_tokens = 1; /* the prefill instance samples one token */
-            give(&P->rep[least_outstanding(P->rep, c->n_prefill, t)], &q, next);
-            next++;
-        } else if (P->heap_n == 0) {
-            st = sim_fail(err, SIM_EINTERNAL,
-                          "disaggregation stalled with %zu of %zu requests "
-                          "sent to decode",
-                          sent, w->n);
-        }
-    }
-    return st;
-}
-
-sim_status sim_disagg_run(const sim_disagg_cfg *cfg, const sim_workload *w, sim_engine_result *all,
-                          sim_cluster_result *out, sim_err *err)
-{
-    const int n = cfg->n_prefill + cfg->n_decode;
-    memset(out, 0, sizeof *out);
-    memset(all, 0, sizeof *all);
-    out->replicas = n;
-    out->router = SIM_ROUTER_LEAST_OUTSTANDING;
-    out->prefill = cfg->n_prefill;
-    out->decode = cfg->n_decode;
-    out->kv_scaleout = sim_disagg_scaleout(cfg);
-    out->load = calloc((size_t)n, sizeof *out->load);
-    pools P = {.cfg = cfg, .w = w};
-    P.rep = calloc((size_t)n, sizeof *P.rep);
-    P.scan = calloc((size_t)cfg->n_prefill, sizeof *P.scan);
-    P.collected = calloc(w->n ? w->n : 1, 1);
-    P.heap = malloc((w->n ? w->n : 1) * sizeof *P.heap);
-    int started = 0;
-    sim_status st = SIM_OK;
-    if (!out->load || !P.rep || !P.scan || !P.collected || !P.heap)
-        st = sim_fail(err, SIM_EINTERNAL, "out of memory for %d engines", n);
-    if (!st)
-        st = start_all(P.rep, cfg->n_prefill, 0, cfg->prefill, w, cfg->observer, &started, err);
-    int started_dec = 0;
-    if (!st)
-        st = start_all(P.rep + cfg->n_prefill, cfg->n_decode, cfg->n_prefill, cfg->decode, w,
-                       cfg->observer, &started_dec, err);
-    if (!st)
-        st = disagg_loop(&P, err);
-    st = end_all(P.rep, started, st, err);
-    st = end_all(P.rep + cfg->n_prefill, started_dec, st, err);
-    sim_hist secs = {0};
-    if (!st) {
-        all->n = w->n;
-        all->seqs = malloc((w->n ? w->n : 1) * sizeof *all->seqs);
-        all->block_size = cfg->decode->block_size;
-        /* the client's view: sent and first scheduled at the prefill side, tokens from the
-         * decode side */
-        for (int r = cfg->n_prefill; all->seqs && r < n; r++)
-            for (size_t j = 0; j < P.rep[r].res.n; j++)
-                all->seqs[P.rep[r].global[j]] = P.rep[r].res.seqs[j];
-        for (int r = 0; all->seqs && r < cfg->n_prefill; r++)
-            for (size_t j = 0; j < P.rep[r].res.n; j++) {
-                const sim_seq *p = &P.rep[r].res.seqs[j];
-                sim_seq *x = &all->seqs[P.rep[r].global[j]];
-                x->send_ns = p->send_ns;
-                x->first_sched_ns = p->first_sched_ns;
-                x->preemptions += p->preemptions;
-            }
-        if (!all->seqs ||
-            !add_totals(P.rep, 0, cfg->n_prefill, false, true, all, &secs, out->load) ||
-            !add_totals(P.rep, cfg->n_prefill, n, true, false, all, &secs, out->load) ||
-            !finish_totals(all, &secs))
-            st = sim_fail(err, SIM_EINTERNAL, "out of memory merging the pools");
-        out->kv_transfer_ns = P.kv_ns;
-        out->kv_transfer_bytes = P.kv_bytes;
-    }
-    sim_hist_free(&secs);
-    free_all(P.rep, n);
-    free(P.scan);
-    free(P.collected);
-    free(P.heap);
-    if (st) {
-        sim_engine_result_free(all);
-        sim_cluster_result_free(out);
-    }
-    return st;
-}
