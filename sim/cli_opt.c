@@ -179,6 +179,9 @@ const cli_opt_def cli_opt_table[] = {
       "round-robin|least-outstanding|prefix-aware|kv-aware: how --replicas share the requests; "
       "kv-aware: Dynamo's KV router, the lowest weight x prefill blocks + active blocks "
       "(default least-outstanding)"),
+    O("--session-affinity", CLI_OPT_BOOL, session_affinity, 0, 0, CLI_OPT_CMD_SERVE,
+      "with --sessions and --replicas: a session's later turn goes to the replica that ran its "
+      "previous turn (llm-d's session-affinity scorer); default: the router decides"),
     O("--kv-overlap-score-weight", CLI_OPT_NUM, kv_overlap_weight, 0, 1e6, CLI_OPT_CMD_SERVE,
       "--router kv-aware: the weight of the prefill blocks against the active ones (Dynamo's "
       "flag; default 1)"),

@@ -472,11 +472,14 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
     if (!st && cli_opt_given(o, "--kv-overlap-score-weight") && cc.router != SIM_ROUTER_KV_AWARE)
         st = sim_fail(err, SIM_EINPUT,
                       "--kv-overlap-score-weight: applies only with --router kv-aware");
-    if (!st && s->w->links && (cc.replicas > 1 || dc.n_prefill > 0))
+    cc.session_affinity = o->session_affinity;
+    if (!st && o->session_affinity && (!s->w->links || cc.replicas < 2))
         st = sim_fail(err, SIM_EINPUT,
-                      "--sessions with %s: sessions are simulated on one engine; routing a "
-                      "session's turns over replicas or pools is not modeled yet",
-                      dc.n_prefill > 0 ? "--disagg" : "--replicas");
+                      "--session-affinity: applies only with --sessions and --replicas N > 1");
+    if (!st && s->w->links && dc.n_prefill > 0)
+        st = sim_fail(err, SIM_EINPUT,
+                      "--sessions with --disagg: a session's turns over prefill and decode pools "
+                      "are not modeled yet; expected one of them");
     sim_trace_serve *ts = NULL;
     sim_cluster_trace *ct = NULL; /* several engines: their own timeline */
     const int instances = dc.n_prefill > 0 ? dc.n_prefill + dc.n_decode : cc.replicas;

@@ -124,6 +124,22 @@ static int64_t prefix_match(const replica *r, const sim_workload *w, const sim_r
     return k;
 }
 
+/* The router's count of a replica's active blocks (Dynamo tracks them itself: added when it
+ * routes a request, grown as it generates, dropped when it finishes): every request it was given
+ * and that is not finished, ceil((prompt + generated) / block size) blocks each. */
+static double active_blocks(replica *R, double bs)
+{
+    while (R->first_open < R->w.n && R->res.seqs[R->first_open].phase == SIM_SEQ_DONE)
+        R->first_open++;
+    double b = 0.0;
+    for (size_t j = R->first_open; j < R->w.n; j++) {
+        const sim_seq *x = &R->res.seqs[j];
+        if (x->phase != SIM_SEQ_DONE)
+            b += ceil((double)(R->w.reqs[j].input_tokens + x->generated) / bs);
+    }
+    return b;
+}
+
 /* Dynamo's KV router cost (cluster.h): the replica with the lowest
  * weight x prefill blocks + active blocks; *matched: its cached leading hash blocks. */
 static int kv_aware(const sim_cluster_cfg *cfg, replica *rep, const sim_workload *w,
@@ -140,7 +156,7 @@ static int kv_aware(const sim_cluster_cfg *cfg, replica *rep, const sim_workload
                                                           q->n_hash < usable ? q->n_hash : usable)
                                : 0;
         double cost = cfg->kv_overlap_weight * (double)(q->input_tokens - k * h) / bs +
-                      (double)sim_engine_kv_used_blocks(rep[r].e) + add;
+                      active_blocks(&rep[r], bs) + add;
         if (cost < low) {
             low = cost;
             best = r;
@@ -150,10 +166,9 @@ static int kv_aware(const sim_cluster_cfg *cfg, replica *rep, const sim_workload
     return best;
 }
 
-static int route(const sim_cluster_cfg *cfg, replica *rep, const sim_workload *w, size_t i,
-                 int64_t *matched)
+static int route(const sim_cluster_cfg *cfg, replica *rep, const sim_workload *w,
+                 const sim_request *q, size_t i, int64_t *matched)
 {
-    const sim_request *q = &w->reqs[i];
     *matched = 0;
     if (cfg->router == SIM_ROUTER_ROUND_ROBIN)
         return (int)(i % (size_t)cfg->replicas);
@@ -313,6 +328,7 @@ sim_status sim_cluster_start_all(replica *rep, int n, int first, const sim_engin
         rep[r].w.hash_ids = w->hash_ids; /* borrowed: the requests keep their offsets */
         rep[r].w.n_hash_ids = w->n_hash_ids;
         rep[r].w.hash_block_tokens = w->hash_block_tokens;
+        rep[r].w.hash_covers_output = w->hash_covers_output; /* sessions: outputs cached */
         snprintf(rep[r].w.source, sizeof rep[r].w.source, "%s", w->source);
         if (!rep[r].w.reqs || !rep[r].global)
             return sim_fail(err, SIM_EINTERNAL, "out of memory for %d engines", n);
@@ -361,6 +377,141 @@ void sim_cluster_give(replica *R, const sim_request *q, size_t i)
     R->w.reqs[R->w.n++] = *q;
 }
 
+/* Routes request i (q: as sent, its arrival the send time) and gives it to the replica (*chosen);
+ * `to` >= 0 names the replica (session affinity). */
+static sim_status route_one(const sim_cluster_cfg *cfg, replica *rep, const sim_workload *w,
+                            const sim_request *q, size_t i, int to, sim_cluster_result *out,
+                            int *chosen, sim_err *err)
+{
+    int64_t matched = 0;
+    int r = to >= 0 ? to : route(cfg, rep, w, q, i, &matched);
+    *chosen = r;
+    sim_cluster_give(&rep[r], q, i);
+    out->load[r].prefix_blocks += matched;
+    out->prefix_blocks += matched;
+    out->blocks += q->n_hash;
+    for (int64_t k = 0; k < q->n_hash && cfg->router == SIM_ROUTER_PREFIX_AWARE; k++)
+        if (!idset_add(&rep[r].seen, w->hash_ids[q->hash_off + (size_t)k]))
+            return sim_fail(err, SIM_EINTERNAL, "out of memory for the router's record");
+    return SIM_OK;
+}
+
+/* A session's turn to send at t (a later turn: after its previous one, run on replica `prev`). */
+typedef struct turn_at {
+    int64_t t;
+    size_t id;
+    int prev;
+} turn_at;
+
+static bool turn_before(const turn_at *a, const turn_at *b)
+{
+    return a->t != b->t ? a->t < b->t : a->id < b->id;
+}
+
+static void turn_push(turn_at *h, size_t *n, turn_at x)
+{
+    size_t k = (*n)++;
+    h[k] = x;
+    for (; k > 0 && turn_before(&h[k], &h[(k - 1) / 2]); k = (k - 1) / 2) {
+        turn_at y = h[k];
+        h[k] = h[(k - 1) / 2];
+        h[(k - 1) / 2] = y;
+    }
+}
+
+static turn_at turn_pop(turn_at *h, size_t *n)
+{
+    turn_at top = h[0];
+    h[0] = h[--*n];
+    for (size_t k = 0;;) {
+        size_t m = k, a = 2 * k + 1, b = a + 1;
+        if (a < *n && turn_before(&h[a], &h[m]))
+            m = a;
+        if (b < *n && turn_before(&h[b], &h[m]))
+            m = b;
+        if (m == k)
+            return top;
+        turn_at y = h[k];
+        h[k] = h[m];
+        h[m] = y;
+        k = m;
+    }
+}
+
+/* Sessions over replicas (cluster.h): the replicas advance in steps no longer than the shortest
+ * think time (at least SESSION_STEP_NS), so a turn released by a finish in one step is sent no
+ * earlier than where the replicas stand; each step's releases and due arrivals are routed. */
+#define SESSION_STEP_NS 1000000LL
+
+static sim_status session_loop(const sim_cluster_cfg *cfg, replica *rep, const sim_workload *w,
+                               sim_cluster_result *out, sim_err *err)
+{
+    const int n = cfg->replicas;
+    const size_t N = w->n;
+    turn_at *heap = malloc((N ? N : 1) * sizeof *heap);
+    size_t *open = malloc((N ? N : 1) * sizeof *open); /* given, their next turn not released */
+    size_t *loc = malloc((N ? N : 1) * sizeof *loc);   /* its index in its replica's stream */
+    int *at = malloc((N ? N : 1) * sizeof *at);        /* its replica */
+    size_t hn = 0, n_open = 0, given = 0, seen_done = 0;
+    int64_t step = INT64_MAX, until = 0;
+    sim_status st = heap && open && loc && at ? SIM_OK
+                                              : sim_fail(err, SIM_EINTERNAL, "out of memory");
+    for (size_t i = 0; !st && i < N; i++) {
+        if (!w->links[i].follows)
+            turn_push(heap, &hn, (turn_at){w->reqs[i].arrival_ns, i, -1});
+        if (w->links[i].follow > 0 && w->links[i].think_ns < step)
+            step = w->links[i].think_ns;
+    }
+    if (step < SESSION_STEP_NS)
+        step = SESSION_STEP_NS;
+    while (!st && given < N) {
+        int64_t t = hn > 0 ? heap[0].t : INT64_MAX;
+        if (n_open > 0 && until <= INT64_MAX - step && until + step < t)
+            t = until + step;
+        if (t == INT64_MAX) {
+            st = sim_fail(err, SIM_EINTERNAL, "sessions stalled with %zu of %zu turns sent",
+                          given, N);
+            break;
+        }
+        for (int r = 0; !st && r < n; r++)
+            st = sim_engine_advance(rep[r].e, t, err);
+        until = t;
+        size_t done = 0;
+        for (int r = 0; r < n; r++)
+            done += sim_engine_done(rep[r].e);
+        for (size_t k = 0; !st && done != seen_done && k < n_open;) {
+            const size_t id = open[k];
+            const sim_seq *x = &rep[at[id]].res.seqs[loc[id]];
+            if (x->phase != SIM_SEQ_DONE) {
+                k++;
+                continue;
+            }
+            const sim_session_link *lk = &w->links[id];
+            int64_t rel = x->finish_ns + lk->think_ns;
+            turn_push(heap, &hn, (turn_at){rel > until ? rel : until, (size_t)lk->follow, at[id]});
+            open[k] = open[--n_open];
+        }
+        seen_done = done;
+        while (!st && hn > 0 && heap[0].t <= until) {
+            turn_at x = turn_pop(heap, &hn);
+            sim_request q = w->reqs[x.id];
+            q.arrival_ns = x.t;
+            const int to = cfg->session_affinity && x.prev >= 0 ? x.prev : -1;
+            if ((st = route_one(cfg, rep, w, &q, x.id, to, out, &at[x.id], err)))
+                break;
+            loc[x.id] = rep[at[x.id]].w.n - 1;
+            if (w->links[x.id].follow > 0)
+                open[n_open++] = x.id;
+            given++;
+        }
+    }
+    free(heap);
+    free(open);
+    free(loc);
+    free(at);
+    return st;
+}
+
 sim_status sim_cluster_run(const sim_cluster_cfg *cfg, const sim_workload *w,
                            sim_engine_result *all, sim_cluster_result *out, sim_err *err)
 {
@@ -375,21 +526,15 @@ sim_status sim_cluster_run(const sim_cluster_cfg *cfg, const sim_workload *w,
     sim_status st = out->load && rep
                         ? sim_cluster_start_all(rep, n, 0, cfg->engine, w, cfg->observer, &started, err)
                         : sim_fail(err, SIM_EINTERNAL, "out of memory for replicas");
-    for (size_t i = 0; !st && i < w->n; i++) {
+    if (!st && w->links)
+        st = session_loop(cfg, rep, w, out, err);
+    for (size_t i = 0; !st && !w->links && i < w->n; i++) {
         const sim_request *q = &w->reqs[i];
         for (int r = 0; !st && r < n; r++)
             st = sim_engine_advance(rep[r].e, q->arrival_ns, err);
-        if (st)
-            break;
-        int64_t matched;
-        int r = route(cfg, rep, w, i, &matched);
-        sim_cluster_give(&rep[r], q, i);
-        out->load[r].prefix_blocks += matched;
-        out->prefix_blocks += matched;
-        out->blocks += q->n_hash;
-        for (int64_t k = 0; k < q->n_hash && cfg->router == SIM_ROUTER_PREFIX_AWARE; k++)
-            if (!idset_add(&rep[r].seen, w->hash_ids[q->hash_off + (size_t)k]))
-                st = sim_fail(err, SIM_EINTERNAL, "out of memory for the router's record");
+        int chosen;
+        if (!st)
+            st = route_one(cfg, rep, w, q, i, -1, out, &chosen, err);
     }
     st = sim_cluster_end_all(rep, started, st, err);
     sim_hist secs = {0};

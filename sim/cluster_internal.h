@@ -22,6 +22,7 @@ typedef struct replica {
     sim_engine *e;
     sim_engine_result res;
     idset seen;
+    size_t first_open; /* kv-aware: its requests before this one are all finished */
 } replica;
 
 /* The instance with the fewest requests given and not finished at t (lowest index on ties). */

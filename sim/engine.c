@@ -620,7 +620,7 @@ int64_t sim_engine_outstanding(const sim_engine *e, int64_t t_ns)
     return (int64_t)(L->w->n - done);
 }
 
-int64_t sim_engine_kv_used_blocks(const sim_engine *e) { return sim_kvcache_used(&e->L.sched.kv); }
+size_t sim_engine_done(const sim_engine *e) { return e->L.done; }
 
 int64_t sim_engine_cached_prefix(const sim_engine *e, const uint64_t *ids, int64_t n)
 {

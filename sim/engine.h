@@ -268,10 +268,10 @@ int64_t sim_engine_now(const sim_engine *e);
  * advanced to). */
 int64_t sim_engine_outstanding(const sim_engine *e, int64_t t_ns);
 
-/* What a KV-aware router reads (cluster.h), as of the engine's last iteration: the KV blocks
- * its running requests hold, and how many of the leading `n` hash ids `ids` its HBM prefix cache
- * holds (0 without prefix caching). */
-int64_t sim_engine_kv_used_blocks(const sim_engine *e);
+/* What a KV-aware router reads (cluster.h), as of the engine's last iteration: how many of the
+ * leading `n` hash ids `ids` its HBM prefix cache holds (0 without prefix caching); and the
+ * requests finished so far. */
+size_t sim_engine_done(const sim_engine *e);
 int64_t sim_engine_cached_prefix(const sim_engine *e, const uint64_t *ids, int64_t n);
 
 /* Runs to the end, completes the result and frees the engine (also on error, when the result is

@@ -2288,7 +2288,8 @@ static void test_kv_offload_and_sessions(void **state)
     bad_flag(base, "--turns-per-session 3", "--sessions");
     bad_flag(base, "--sessions 4 --think-time-s uniform:3:1", "--think-time-s");
     bad_flag(base, "--sessions 4 --num-prompts 10", "--num-prompts");
-    bad_flag(base, "--sessions 4 --replicas 2", "--replicas");
+    bad_flag(base, "--sessions 4 --disagg 1:1", "--disagg");
+    bad_flag(base, "--session-affinity", "--session-affinity");
     bad_flag(base, "--replicas 2 --kv-overlap-score-weight 2", "--router kv-aware");
     run("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --router kv-aware "
         "--kv-overlap-score-weight 2 --dataset-name prefix_repetition --num-prompts 100 "
