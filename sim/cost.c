@@ -116,9 +116,63 @@ double sim_cost_gemm_split_bytes(int64_t m, int64_t n, int split)
  * reduction grows with M while its compute falls, so taking it alone let a GEMM of more rows
  * (fewer tiles to split) cost less than one of fewer. The time of each split never falls as rows
  * grow, so neither does the cheapest. */
+/* The output tiles (rows x columns) a tuned ROCm GEMM library keeps kernels of and picks the
+ * fastest of per shape: the tiles of the kernels ROCm/aiter's tuner chose for gfx950
+ * (aiter/configs/bf16_tuned_gemm.csv, a8w8_bpreshuffle_tuned_gemm.csv,
+ * a4w4_blockscale_tuned_gemm.csv @e4048607a535ace3a2b51ded31b1c8c2d45c0879: 32x64, 64x64,
+ * 96x64, 128x128, 128x192, 128x256, 256x128, 192x256, 256x256, 128x384, 128x512, ...). */
+static const struct {
+    int rows, cols;
+} feed_tiles[] = {
+    {32, 64},   {64, 64},   {96, 64},   {64, 128},  {128, 128}, {128, 192},
+    {192, 128}, {128, 256}, {256, 128}, {192, 256}, {256, 256}, {128, 384},
+};
+
+/* The math time of a GEMM of m rows (K `k`, N `n`) on a device whose compute units' operand
+ * feed is stated: the fastest tile and K split of feed_tiles. A wave of tiles lasts as long as
+ * one tile's MMAs at a unit's share of `rate` (K-pipeline term included) or its operands at
+ * the unit's feed, whichever is longer; the waves are the tiles times the split over the
+ * units; a split adds its fp32 partials' reduction through HBM. */
+static double gemm_feed_ns(const sim_hw *hw, const sim_op *op, int64_t m, double rate)
+{
+    const double kh = sim_hw_gemm_k_half(hw, op->compute);
+    const double kf = kh > 0.0 ? (double)op->k / ((double)op->k + kh) : 1.0;
+    const double unit_rate = rate * kf / hw->compute_units;
+    const double elem = sim_dtype_bytes(op->compute);
+    double best = INFINITY;
+    for (size_t i = 0; i < sizeof feed_tiles / sizeof feed_tiles[0]; i++) {
+        const double mt = feed_tiles[i].rows, nt = feed_tiles[i].cols;
+        const double tiles = ceil((double)m / mt) * ceil((double)op->n / nt);
+        const int most = tiles < hw->compute_units ? (int)(hw->compute_units / tiles) : 1;
+        for (int split = 1; split <= most; split++) {
+            const double kk = (double)op->k / split;
+            const double math = 2.0 * mt * nt * kk / unit_rate;
+            const double feed = (mt + nt) * kk * elem / hw->gemm_cu_feed_bytes_per_s;
+            const double waves = ceil(tiles * split / hw->compute_units);
+            double t = waves * (math > feed ? math : feed) * 1e9;
+            if (split > 1)
+                t += sim_cost_gemm_split_bytes(m, op->n, split) /
+                     (hw->hbm_bytes_per_s * hw->eff_memory) * 1e9;
+            if (t < best)
+                best = t;
+        }
+    }
+    return best;
+}
+
+/* The math time of a GEMM of m rows padded to `rows`, doing `flops` at `rate` FLOP/s before
+ * shape effects: the cheapest of plain tiling (wave-quantized) and each split-K up to the one
+ * that fills the idle units, plus the reduction of its fp32 partial sums through HBM, as
+ * cuBLAS's heuristics choose. Every split is tried, not only the largest: the largest's
+ * reduction grows with M while its compute falls, so taking it alone let a GEMM of more rows
+ * (fewer tiles to split) cost less than one of fewer. The time of each split never falls as rows
+ * grow, so neither does the cheapest. On a device whose compute units' operand feed is stated
+ * (gemm_cu_feed_gb_per_s, hw.h) the tuned library's tiles are priced instead (gemm_feed_ns). */
 static double gemm_tiled_ns(const sim_hw *hw, const sim_op *op, int64_t m, double rows,
                             double flops, double rate)
 {
+    if (hw->gemm_cu_feed_bytes_per_s > 0.0 && !op->weight_only && op->groups <= 1.0)
+        return gemm_feed_ns(hw, op, m, rate);
     double plain = flops / (rate * gemm_shape_eff(hw, op->compute, rows, op->n, op->k, 1)) * 1e9;
     int most = gemm_split_k(hw, rows, op->n);
     double best = plain;
@@ -206,6 +260,17 @@ double sim_cost_block_fp8_math_ns(const sim_hw *hw, const sim_op *op)
     return waves * tile_flops / sm_rate * 1e9;
 }
 
+double sim_cost_attention_exp_ns(const sim_hw *hw, const sim_op *op)
+{
+    /* GQA / MHA attention: 4 x head_dim FLOPs per (query, key) score (graph_build.c); MLA's
+     * (v_dim set) are left to its own kernels' constants */
+    const double hd = (double)op->dec.head_dim;
+    if (!(hw->attn_exp_per_s > 0.0) || !(hd > 0.0) || op->dec.v_dim > 0 ||
+        sim_op_info(op->id)->kind != SIM_OPK_ATTENTION)
+        return 0.0;
+    return op->flops / (4.0 * hd) / hw->attn_exp_per_s * 1e9;
+}
+
 static double math_ns(const sim_hw *hw, const sim_op *op)
 {
     switch (sim_op_info(op->id)->kind) {
@@ -247,7 +312,8 @@ static double math_ns(const sim_hw *hw, const sim_op *op)
         /* MLA's absorbed decode part: its query rows padded to the kernel's tiles (dattn.h) */
         const sim_mla_dec d = mla_dec(op);
         return (op->flops - d.flops) / (hw->peak_flops[op->compute] * hw->eff_attention) * 1e9 +
-               d.padded_flops / (hw->peak_flops[op->compute] * hw->mla_compute_eff) * 1e9;
+               d.padded_flops / (hw->peak_flops[op->compute] * hw->mla_compute_eff) * 1e9 +
+               sim_cost_attention_exp_ns(hw, op);
     }
     case SIM_OPK_VECTOR:
         return op->flops / hw->vector_flops * 1e9;
@@ -312,6 +378,12 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
     double cta = sim_dattn_cta_ns(hw, op->dattn, &op->dec);
     if (cta > c.t_mem_ns)
         c.t_mem_ns = cta;
+    /* a split decode's merge pass: its own launch and its partial results read once (dattn.h) */
+    if (sim_op_info(op->id)->kind == SIM_OPK_ATTENTION) {
+        c.extra_kernels = sim_dattn_extra_kernels(hw, op->dattn, &op->dec);
+        c.t_mem_ns += sim_dattn_merge_bytes(hw, op->dattn, &op->dec) /
+                      (hw->hbm_bytes_per_s * hw->eff_memory) * 1e9;
+    }
     /* a block-scaled fp8 GEMM with fewer thread blocks than SMs streams no faster than they do */
     const double bcta = sim_cost_block_fp8_cta_ns(hw, op);
     if (bcta > c.t_mem_ns)
@@ -332,7 +404,7 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
         c.coll_algo = cc.algo;
         c.coll_proto = cc.proto;
     }
-    int kernels = op->kernels > 0 ? op->kernels : sim_op_info(op->id)->kernels;
+    int kernels = (op->kernels > 0 ? op->kernels : sim_op_info(op->id)->kernels) + c.extra_kernels;
     c.t_launch_ns = op->fused ? 0.0 : kernels * launch_ns;
     double busy = c.t_math_ns > c.t_mem_ns ? c.t_math_ns : c.t_mem_ns;
     if (isnan(c.t_math_ns) || isnan(c.t_mem_ns))

@@ -48,6 +48,7 @@ typedef struct sim_op_cost {
     sim_coll_proto coll_proto; /* and its protocol (NONE for custom / multicast kernels) */
     int moe_block_m;           /* grouped expert GEMMs: the M block their family picked */
     double moe_padded_rows;    /* and the rows their experts pad to (expected) */
+    int extra_kernels;         /* decode attention's merge pass (dattn.h): 1, else 0 */
 } sim_op_cost;
 
 /* Whether `op` is a grouped expert GEMM priced by its kernel family (moe.h: M blocks set). */
@@ -104,6 +105,20 @@ double sim_cost_gemm_split_bytes(int64_t m, int64_t n, int split);
 /* The same for a GEMM computing in `compute`: its own K-pipeline term (sim_hw_gemm_k_half). */
 double sim_cost_gemm_shape_eff_in(const sim_hw *hw, sim_dtype compute, int64_t m, int64_t n,
                                   int64_t k, int split);
+
+/* The softmax exponentials of an attention op on a device that states its special-function
+ * rate (hw.h attention_exp_tera_per_s): FlashAttention-2 computes one exp per (query, key)
+ * score on the SFUs between its two MMAs, not overlapped with them (FlashAttention-3 on Hopper
+ * overlaps them; the FA3 paper, arXiv:2407.08608, counts H100 SXM5's 3.9 TFLOPS of special
+ * functions against 989 TFLOPS of matmul): scores = flops / (4 head_dim) at that rate, added
+ * to the op's math time. 0 when the device states no rate, for MLA (dec.v_dim > 0) and for
+ * ops that are not attention.
+ * Example:
+ *   sim_hw hw = {.attn_exp_per_s = 2.4365e12};
+ *   sim_op op = {.id = SIM_OP_ATTENTION, .flops = 4.0 * 64 * 1e9, .dec = {.head_dim = 64}};
+ *   double ns = sim_cost_attention_exp_ns(&hw, &op); // 1e9 scores: 410,425 ns
+ */
+double sim_cost_attention_exp_ns(const sim_hw *hw, const sim_op *op);
 
 /* The largest of an op's math, memory, network and launch times (ties go to the first). */
 sim_bound sim_cost_bound(const sim_op_cost *c);

@@ -113,6 +113,36 @@ double sim_dattn_cta_ns(const sim_hw *hw, sim_dattn_kernel k, const sim_dattn_sh
     double cta_ns = l.cta_flops > 0.0
                         ? l.cta_flops / sm_flops * 1e9
                         : l.cta_bytes * cuda_core_widen(s) / hw->decode_cta_bytes_per_s * 1e9;
+    /* a tensor-core CTA's softmax: one exp per score of its padded tile at its SM's share of
+     * the special-function rate (cost.h, sim_cost_attention_exp_ns) */
+    if (l.cta_flops > 0.0 && hw->attn_exp_per_s > 0.0 && s->head_dim > 0)
+        cta_ns += l.cta_flops / (4.0 * (double)s->head_dim) /
+                  (hw->attn_exp_per_s / hw->compute_units) * 1e9;
     double waves = ceil(l.ctas / ((double)hw->compute_units * l.resident));
     return waves * cta_ns;
+}
+
+/* The splits (partitions) whose partial results a merge pass reads: 0 when there is none. */
+static double merged_parts(const sim_hw *hw, sim_dattn_kernel k, const sim_dattn_shape *s)
+{
+    if (!(s->seqs > 0.0) || !(s->ctx > 0.0) || s->v_dim > 0)
+        return 0.0;
+    sim_dattn_launch l = sim_dattn_plan(hw, k, s);
+    /* PagedAttention V2 (partitions of 512 tokens) always launches its reduce kernel */
+    bool v2 = (k == SIM_DATTN_VLLM_PAGED_V2 || k == SIM_DATTN_VLLM_PAGED) &&
+              l.ctas > s->seqs * (double)s->q_heads;
+    if (k == SIM_DATTN_VLLM_PAGED_V2)
+        v2 = true;
+    return v2 ? ceil(s->ctx / VLLM_PARTITION_TOKENS) : 0.0;
+}
+
+int sim_dattn_extra_kernels(const sim_hw *hw, sim_dattn_kernel k, const sim_dattn_shape *s)
+{
+    return merged_parts(hw, k, s) > 0.0 ? 1 : 0;
+}
+
+double sim_dattn_merge_bytes(const sim_hw *hw, sim_dattn_kernel k, const sim_dattn_shape *s)
+{
+    const double parts = merged_parts(hw, k, s);
+    return parts * ceil(s->seqs) * (double)s->q_heads * ((double)s->head_dim + 1.0) * 4.0;
 }

@@ -91,4 +91,23 @@ sim_dattn_launch sim_dattn_plan(const sim_hw *hw, sim_dattn_kernel k, const sim_
  * part). */
 double sim_dattn_cta_ns(const sim_hw *hw, sim_dattn_kernel k, const sim_dattn_shape *s);
 
+/* The kernels a decode attention launches beyond its main pass: vLLM PagedAttention V2's
+ * paged_attention_v2_reduce_kernel, which merges the partitions' partial results (csrc/
+ * attention, v0.5: launched with every V2 call): 1, else 0. FlashAttention's split-KV combine
+ * kernel (flash_fwd_splitkv_combine_kernel) is left out: its num_splits_heuristic splits only
+ * while sequences x KV heads fill under 80 % of the SMs, so the kernel drops out as the batch
+ * grows and a step would get faster with one more sequence (the step model's time is
+ * non-decreasing in tokens, tests/test_props.c); "split" stays one kernel. MLA: 0. */
+int sim_dattn_extra_kernels(const sim_hw *hw, sim_dattn_kernel k, const sim_dattn_shape *s);
+
+/* The bytes that merge pass moves: every split's (partition's) fp32 output and log-sum-exp,
+ * partitions x seqs x q_heads x (head_dim + 1) x 4, read once (0 without one).
+ * Example (const sim_hw *hw):
+ *   sim_dattn_shape s = {.seqs = 1, .ctx = 1024, .q_heads = 64, .kv_heads = 8,
+ *                        .head_dim = 128, .kv_elem_bytes = 2};
+ *   double b = sim_dattn_merge_bytes(hw, SIM_DATTN_VLLM_PAGED_V2, &s); // 66,048 B
+ *   (void)b;
+ */
+double sim_dattn_merge_bytes(const sim_hw *hw, sim_dattn_kernel k, const sim_dattn_shape *s);
+
 #endif

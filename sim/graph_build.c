@@ -270,9 +270,12 @@ void sim_graph_rebuild_context(const sim_model *m, const sim_par *par, const sim
         .kv_heads = sim_graph_kv_heads_per_gpu(m, tp),
         .head_dim = m->head_dim,
         .kv_elem_bytes = sim_dtype_bytes(prec->kv)};
-    if (g->repeats[SIM_OP_ATTENTION_SLIDING] > 0)
+    if (g->repeats[SIM_OP_ATTENTION_SLIDING] > 0) {
         gqa_attention(m, tp, prec, a.tokens, a.swa_pairs, a.swa_kv_tokens,
                       &g->ops[SIM_OP_ATTENTION_SLIDING]);
+        /* its scores' softmax (cost.h); no decode CTA bound (seqs 0) */
+        g->ops[SIM_OP_ATTENTION_SLIDING].dec.head_dim = m->head_dim;
+    }
 }
 
 /* Attention block of a GQA/MHA layer: norm, fused qkv, rope, attention (and the sliding one of a

@@ -202,6 +202,12 @@ static const hw_field hw_fields[] = {
         "architecture constant: 16, the m16n8k16 MMA (128 on tpu)"),
     INT("gemm_wave_tile", 1, 4096, wave_tile, HR_ARCH, AR(wave_tile),
         "architecture constant: 128 x 128 output tiles"),
+    NUM("gemm_cu_feed_gb_per_s", 0.0, 1e4, 1e9, gemm_cu_feed_bytes_per_s, HR_CONST, 0, NULL, 0,
+        "0: no operand-feed bound and one tile edge until the file states (or calibrate fits) "
+        "one"),
+    NUM("attention_exp_tera_per_s", 0.0, 1e4, 1e12, attn_exp_per_s, HR_CONST, 0, NULL, 0,
+        "0: softmax exponentials not priced apart (stated where FlashAttention-2 runs: SMs x 16 "
+        "exp2 per clock x boost clock, the CUDA guide's throughput table)"),
     NUM("runtime_reserved_gib", 0.0, 1e3, GIB, runtime_reserved_bytes, HR_ARCH, AR(reserved_gib),
         NULL, 0, "architecture constant: 1 GiB (0.5 on tpu; estimate)"),
     NUM("efficiency.gemm.bf16", 0.01, 1.0, 1.0, eff_gemm[SIM_DT_BF16], HR_ARCH, AR(eff_bf16), NULL,

@@ -35,6 +35,13 @@
  *   gemm_weight_only_tile_m      the same for weight-only (mixed-input) GEMM kernels
  *   compute_units                streaming multiprocessors (CUs, MXUs) a GEMM's tiles spread over
  *   gemm_wave_tile               output tile edge of large GEMMs (tiles per wave: compute_units)
+ *   gemm_cu_feed_gb_per_s        (optional, default 0: not bound) GEMM operand bytes one compute
+ *                                unit's caches feed its matrix cores per second; when stated, a
+ *                                GEMM also picks tiles of twice and half gemm_wave_tile, each
+ *                                running at most at the rate its operand feed allows
+ *   attention_exp_tera_per_s     (optional, default 0: not priced) exponentials per second the
+ *                                special-function units compute: FlashAttention-2's softmax
+ *                                takes one per score beside its MMAs (cost.h)
  *   runtime_reserved_gib         memory the runtime keeps (CUDA context, library workspaces)
  *   efficiency.gemm.{bf16,...}   achievable fraction of the dense peak for GEMMs
  *   efficiency.gemm_k_half       K at which a GEMM's pipeline reaches half its efficiency
@@ -180,8 +187,8 @@ typedef struct sim_hw_prov {
  * decode_cta_gb_per_s, collective_latency_us, scaleup_latency_us, quant.gemm_k_half.{fp8,int8,
  * fp4}, quant.gemm_memory.{fp8,int8,fp4}, quant.mixed_input_memory.{fp8,int8,int4,fp4,mxfp4},
  * collectives.{ll,ll128}.bw_eff, collectives.{oneshot,twoshot,nvls}.{latency_us,bw_eff},
- * efficiency.gemm_fixed_us, quant.gemm_fixed_us.{fp8,int8,fp4}. */
-#define SIM_HW_N_EFF 38
+ * efficiency.gemm_fixed_us, quant.gemm_fixed_us.{fp8,int8,fp4}, gemm_cu_feed_gb_per_s. */
+#define SIM_HW_N_EFF 39
 
 /* Where a field's value came from (`infersim hw FILE` prints it). */
 typedef enum sim_hw_origin { SIM_HW_FILE, SIM_HW_DEFAULT, SIM_HW_DERIVED } sim_hw_origin;
@@ -212,6 +219,8 @@ typedef struct sim_hw {
     int wo_tile_m;                   /* weight-only GEMM M padding */
     int compute_units;               /* SMs / CUs / MXUs */
     int wave_tile;                   /* GEMM output tile edge for wave quantization */
+    double gemm_cu_feed_bytes_per_s; /* GEMM operands fed per compute unit, 0 = not bound */
+    double attn_exp_per_s;           /* softmax exps per second (SFU), 0 = not priced */
     double gemm_k_half;              /* K at half the GEMM pipeline's efficiency */
     double gemm_fixed_ns;            /* a dense GEMM kernel's fixed time (16-bit), 0 = none */
     double runtime_reserved_bytes;   /* memory the runtime keeps */

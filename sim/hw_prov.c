@@ -51,6 +51,7 @@ static const struct {
     {"quant.gemm_fixed_us.fp8", "efficiency.gemm_fixed_us"},
     {"quant.gemm_fixed_us.int8", "efficiency.gemm_fixed_us"},
     {"quant.gemm_fixed_us.fp4", "efficiency.gemm_fixed_us"},
+    {"gemm_cu_feed_gb_per_s", NULL},
 };
 
 static size_t eff_index(const char *name)

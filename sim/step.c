@@ -141,7 +141,9 @@ static void add_op(step_sums *s, const sim_step_result *r, int i)
     s->mem += n * c->t_mem_ns;
     s->net += n * c->t_net_ns;
     s->launch += n * c->t_launch_ns;
-    s->kernels += op->fused ? 0.0 : n * (op->kernels > 0 ? op->kernels : sim_op_info(op->id)->kernels);
+    s->kernels += op->fused ? 0.0
+                            : n * ((op->kernels > 0 ? op->kernels : sim_op_info(op->id)->kernels) +
+                                   c->extra_kernels);
     s->busy += n * (c->t_math_ns > c->t_mem_ns ? c->t_math_ns : c->t_mem_ns);
 }
 

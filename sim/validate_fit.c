@@ -231,6 +231,11 @@ static size_t fit_params(sim_hw *hw, const sim_vrow *rows, size_t n, const char 
         param("efficiency.gemm_k_half", "", &hw->gemm_k_half, NULL, 0.0, 4096.0, 1.0, FG_BASE);
     ps[np++] =
         param("efficiency.gemm_fixed_us", "", &hw->gemm_fixed_ns, NULL, 0.0, 30e3, 1e3, FG_BASE);
+    /* a device whose GEMM operand feed is stated (hw.h) has it fitted with the 16-bit rows: it
+     * bounds every format's tiles alike (cost.c, gemm_feed_ns) */
+    if (hw->gemm_cu_feed_bytes_per_s > 0.0)
+        ps[np++] = param("gemm_cu_feed_gb_per_s", "", &hw->gemm_cu_feed_bytes_per_s, NULL, 1e9,
+                         1e12, 1e9, FG_BASE);
     ps[np++] = param("efficiency.attention", "", &hw->eff_attention, NULL, 0.05, 1.0, 1.0, FG_BASE);
     ps[np++] = param("efficiency.memory", "", &hw->eff_memory, NULL, 0.3, 1.0, 1.0, FG_BASE);
     if (unsplit_decode_rows(rows, n, name) >= MIN_KERNEL_ROWS)

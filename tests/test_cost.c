@@ -404,6 +404,76 @@ static void test_gemm_fixed_time(void **state)
     assert_near(sim_cost_op(&hw, &op, 0.0).t_ns, mixed.t_ns, 1e-9);
 }
 
+/* A device whose compute units' operand feed is stated prices a GEMM as the tuned library's
+ * tiles run it (cost.c, feed_tiles): the fastest tile and K split, each wave as long as one
+ * tile's MMAs or its operands at the unit's feed. Fixture changed to 1 TFLOP/s of bf16
+ * (efficiency 1, no K term, no fixed time), HBM fast enough that a split's reduction costs
+ * nothing measurable.
+ * - 256 x 256 x 1024 on ONE unit, feed 1 GB/s: one 256 x 256 tile moves (256 + 256) x 1024 x
+ *   2 B = 1,048,576 B (1048.576 us) for 2 x 256^2 x 1024 FLOP (134.2 us at 1 TFLOP/s): feed-
+ *   bound, and every other tile moves more in all (2 x 128 x 256: 1,572,864 B; 2 x 192 x 256:
+ *   1,835,008 B; 4 x 128 x 128: 2,097,152 B). With 1 TB/s of feed the MMAs bound it:
+ *   134.218 us.
+ * - 64 x 256 x 1024 on 4 units (0.25 TFLOP/s each), feed 1 GB/s: two 64 x 128 tiles split 2
+ *   ways over K fill the 4 units in one wave, each moving (64 + 128) x 512 x 2 B = 196,608 B:
+ *   196.608 us (its MMAs, 2 x 64 x 128 x 512 FLOP, take 33.6 us); four 64 x 64 tiles move
+ *   262,144 B each: 262.144 us; one padded 128 x 256 tile split 4 ways ties at 196,608 B.
+ * - Without a feed the one-tile model stands: 64 padded rows are one 128 x 128 tile's half of
+ *   2 tiles, split 4 ways: 2 x 64 x 256 x 1024 FLOP at 1 TFLOP/s = 33.554 us. */
+static void test_gemm_operand_feed(void **state)
+{
+    (void)state;
+    sim_hw hw = tu_fixture_hw();
+    hw.compute_units = 1;
+    hw.peak_flops[SIM_DT_BF16] = 1e12;
+    hw.eff_gemm[SIM_DT_BF16] = 1.0;
+    hw.gemm_k_half = 0.0;
+    hw.quant.gemm_k_half[SIM_DT_BF16] = 0.0;
+    hw.gemm_fixed_ns = 0.0;
+    hw.hbm_bytes_per_s = 1e21;
+    hw.gemm_cu_feed_bytes_per_s = 1e9;
+    sim_op big = gemm_op(256, 256, 1024, SIM_DT_BF16, SIM_DT_BF16);
+    assert_near(sim_cost_op(&hw, &big, 0).t_math_ns, 1048576.0, 1e-9);
+    hw.gemm_cu_feed_bytes_per_s = 1e12;
+    assert_near(sim_cost_op(&hw, &big, 0).t_math_ns, 2.0 * 256 * 256 * 1024 / 1e12 * 1e9, 1e-9);
+    hw.compute_units = 4;
+    hw.gemm_cu_feed_bytes_per_s = 1e9;
+    sim_op small = gemm_op(64, 256, 1024, SIM_DT_BF16, SIM_DT_BF16);
+    assert_near(sim_cost_op(&hw, &small, 0).t_math_ns, 196608.0, 1e-6);
+    hw.gemm_cu_feed_bytes_per_s = 0.0;
+    assert_int_equal(hw.wave_tile, 128);
+    assert_near(sim_cost_op(&hw, &small, 0).t_math_ns, 2.0 * 64 * 256 * 1024 / 1e12 * 1e9,
+                1e-3);
+}
+
+/* FlashAttention-2's softmax exponentials (cost.h): a device that states its special-function
+ * rate adds one exp per score beside the MMAs. A100 row 59's shape: 2 x 32 heads of 64 over
+ * 8192 x 8192 keys, non-causal: 4 x 2 x 32 x 64 x 8192^2 = 1.09951e12 FLOPs and 4.29497e9
+ * scores; at 2.4365e12 exps per s 1762.76 us; the MMAs at 312e12 x 0.8083: 4359.86 us; their
+ * sum 6122.62 us, 179.58 TFLOP/s (measured 179.5). Without the rate: the MMAs alone. MLA
+ * (dec.v_dim set) and GEMMs never take the term. */
+static void test_attention_exp(void **state)
+{
+    (void)state;
+    sim_hw hw = tu_fixture_hw();
+    hw.peak_flops[SIM_DT_BF16] = 312e12;
+    hw.eff_attention = 0.8083;
+    const double flops = 4.0 * 2 * 32 * 64 * 8192.0 * 8192.0;
+    sim_op a = {.id = SIM_OP_ATTENTION, .present = true, .flops = flops, .compute = SIM_DT_BF16};
+    a.dec.head_dim = 64;
+    const double mma = flops / (312e12 * 0.8083) * 1e9;
+    assert_near(sim_cost_op(&hw, &a, 0).t_math_ns, mma, 1e-6);
+    hw.attn_exp_per_s = 2.4365e12;
+    assert_near(sim_cost_attention_exp_ns(&hw, &a), 1762761.0, 1.0);
+    assert_near(sim_cost_op(&hw, &a, 0).t_math_ns, mma + flops / 256.0 / 2.4365e12 * 1e9, 1e-6);
+    assert_near(flops / (sim_cost_op(&hw, &a, 0).t_math_ns * 1e-9) / 1e12, 179.58, 0.01);
+    a.dec.v_dim = 512;
+    assert_near(sim_cost_attention_exp_ns(&hw, &a), 0.0, 0);
+    sim_op g = gemm_op(64, 64, 64, SIM_DT_BF16, SIM_DT_BF16);
+    g.dec.head_dim = 64;
+    assert_near(sim_cost_attention_exp_ns(&hw, &g), 0.0, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -414,6 +484,8 @@ int main(void)
         cmocka_unit_test(test_ring_allreduce),
         cmocka_unit_test(test_gemm_padding_and_bounds),
         cmocka_unit_test(test_gemm_small_m_split_k),
+        cmocka_unit_test(test_gemm_operand_feed),
+        cmocka_unit_test(test_attention_exp),
         cmocka_unit_test(test_weight_only_dequantization),
         cmocka_unit_test(test_grouped_gemm_and_all_to_all),
         cmocka_unit_test(test_other_kinds),

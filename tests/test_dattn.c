@@ -119,6 +119,19 @@ static void test_fa2(void **state)
     s.seqs = 16;
     s.ctx = 4096;
     assert_near(sim_dattn_cta_ns(&hw, SIM_DATTN_FA2, &s), 3.0 * 268435456.0 / sm * 1e9, 1e-9);
+    /* with A100's softmax exponentials priced apart (2.4365e12 per s: 108 SMs x 16 per clock x
+     * 1410 MHz, 22.560 G per SM) and the MMAs at 0.8083: batch 1 over 65,536 tokens, one CTA's
+     * 128 x 65,536 = 8,388,608 scores take 371.83 us beside 4,294,967,296 FLOPs at
+     * 312e12 x 0.8083 / 108 = 2.335089 TFLOP/s per SM, 1839.31 us: 2211.15 us, one wave
+     * (measured 2300.6 us; 2582.90 above without the term) */
+    hw.attn_exp_per_s = 2.4365e12;
+    hw.eff_attention = 0.8083;
+    s.seqs = 1;
+    s.ctx = 65536;
+    const double sm8 = 312e12 * 0.8083 / 108.0;
+    assert_near(sim_dattn_cta_ns(&hw, SIM_DATTN_FA2, &s),
+                (4294967296.0 / sm8 + 8388608.0 / (2.4365e12 / 108.0)) * 1e9, 1e-9);
+    assert_near(sim_dattn_cta_ns(&hw, SIM_DATTN_FA2, &s), 2211149.0, 2.0);
 }
 
 /* vLLM's benchmark forces a version: V1 at batch 1 over 1024 tokens runs 64 CTAs of the whole
@@ -202,12 +215,40 @@ static void test_engine_profiles(void **state)
     free(text);
 }
 
+/* The merge pass of a split decode (dattn.h): vLLM's V2 over 1024 tokens (2 partitions of 512)
+ * always reduces: 2 x 1 x 64 x (128 + 1) x 4 = 66,048 B read, one more launch; V1, the split
+ * kernel and no decode part never. */
+static void test_split_merge(void **state)
+{
+    (void)state;
+    sim_hw hw = tu_fixture_hw();
+    hw.compute_units = 108;
+    sim_dattn_shape v = {
+        .seqs = 1, .ctx = 1024, .q_heads = 64, .kv_heads = 8, .head_dim = 128, .kv_elem_bytes = 2};
+    assert_int_equal(sim_dattn_extra_kernels(&hw, SIM_DATTN_VLLM_PAGED_V2, &v), 1);
+    assert_near(sim_dattn_merge_bytes(&hw, SIM_DATTN_VLLM_PAGED_V2, &v), 66048.0, 0);
+    assert_int_equal(sim_dattn_extra_kernels(&hw, SIM_DATTN_VLLM_PAGED_V1, &v), 0);
+    /* the op: one more launch, and the merge's bytes at the streaming efficiency */
+    sim_op op = {.id = SIM_OP_ATTENTION, .present = true, .compute = SIM_DT_BF16,
+                 .kv_read_bytes = 1e6, .dec = v, .dattn = SIM_DATTN_VLLM_PAGED_V2};
+    sim_op_cost c = sim_cost_op(&hw, &op, 1000.0);
+    assert_int_equal(c.extra_kernels, 1);
+    op.dattn = SIM_DATTN_VLLM_PAGED_V1;
+    assert_near(c.t_launch_ns - sim_cost_op(&hw, &op, 1000.0).t_launch_ns, 1000.0, 0);
+    assert_int_equal(sim_dattn_extra_kernels(&hw, SIM_DATTN_SPLIT, &v), 0);
+    assert_near(sim_dattn_merge_bytes(&hw, SIM_DATTN_SPLIT, &v), 0.0, 0);
+    /* no decode part: nothing to merge */
+    v.seqs = 0;
+    assert_int_equal(sim_dattn_extra_kernels(&hw, SIM_DATTN_VLLM_PAGED_V2, &v), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_trtllm_011),
         cmocka_unit_test(test_vllm_paged),
         cmocka_unit_test(test_fa2),
+        cmocka_unit_test(test_split_merge),
         cmocka_unit_test(test_vllm_forced_versions),
         cmocka_unit_test(test_cost_takes_the_bound),
         cmocka_unit_test(test_names),

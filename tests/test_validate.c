@@ -249,8 +249,9 @@ static void test_load(void **state)
      * rows of vLLM 0.8 (ids 3900-3903), 10 block-scaled fp8 GEMM rows (ids 3600-3609, 3 CUTLASS
      * ones skipped), 7 low-trust H200 fp8 fused_moe rows (untuned default config, ids
      * 3610-3616), a Nemotron-Nano-9B-v2 vLLM serve row (id 4000: Mamba-2 hybrid) and 13
-     * ML.ENERGY H100 energy rows (ids 3800-3812) */
-    assert_int_equal(n, 655);
+     * ML.ENERGY H100 energy rows (ids 3800-3812) and 20 MI355X AITER bf16 GEMM rows at M 256,
+     * 1024, 2048, 8192 (ids 3580-3599) */
+    assert_int_equal(n, 675);
     int ops = 0, skipped = 0, low = 0, rated = 0, ranged = 0, spec = 0;
     for (size_t i = 0; i < n; i++) {
         if (rows[i].kind == SIM_VK_SPEC) {
@@ -264,7 +265,8 @@ static void test_load(void **state)
         low += rows[i].low_trust;
         assert_true(rows[i].value > 0 && rows[i].source[0]);
     }
-    assert_int_equal(ops, 436); /* with the 10 block-fp8 GEMM rows 3600-3609, 7 fused_moe 3610-3616 */
+    assert_int_equal(ops, 456); /* with the 10 block-fp8 GEMM rows 3600-3609, 7 fused_moe 3610-3616,
+                                 * 20 MI355X GEMMs 3580-3599 */
     assert_int_equal(spec, 37);
     assert_int_equal(rated, 33); /* the serve rows at a stated rate */
     assert_int_equal(ranged, 16); /* SGLang's random lengths, uniform from 1 */
