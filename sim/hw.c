@@ -655,23 +655,6 @@ sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err)
     return st;
 }
 
-void sim_hw_formats(const sim_hw *hw, char *buf, size_t len)
-{
-    size_t n = 0;
-    buf[0] = '\0';
-    for (int dt = 0; dt < SIM_DT_COUNT && n < len; dt++)
-        if (hw->peak_flops[dt] > 0.0 && !sim_dtype_get((sim_dtype)dt)->weights_only)
-            n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
-                                  sim_dtype_name((sim_dtype)dt));
-    if (!n)
-        snprintf(buf, len, "none");
-}
-
-double sim_hw_ridge(const sim_hw *hw, sim_dtype compute)
-{
-    return hw->peak_flops[compute] / hw->hbm_bytes_per_s;
-}
-
 size_t sim_hw_n_fields(void) { return N_FIELDS; }
 
 const char *sim_hw_copied_from(const sim_hw *hw, const char *json)
