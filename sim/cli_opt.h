@@ -67,6 +67,11 @@ typedef struct cli_opts {
     /* serve */
     const char *trace, *save_requests, *router, *disagg;
     int64_t replicas, prefill_tp;
+    const char *kv_offload, *kv_offload_write; /* lower KV tiers (engine.h sim_engine_offload) */
+    int64_t sessions, turns;                    /* multi-turn sessions (workload.h) */
+    const char *think_time;
+    double kv_overlap_weight; /* --router kv-aware's prefill weight (cluster.h) */
+    bool session_affinity;    /* --session-affinity (cluster.h) */
     bool kv_stream;
     int64_t num_prompts, rand_in, rand_out, max_concurrency, seed, block_size, max_seqs, max_tokens;
     double range_ratio, rate, burstiness, time_scale;

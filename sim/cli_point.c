@@ -198,6 +198,32 @@ static sim_status check_workload_flags(const cli_opts *o, sim_err *err)
     return SIM_OK;
 }
 
+/* --sessions N --turns-per-session D --think-time-s DIST (workload.h sim_workload_sessions):
+ * its hash ids name blocks of the engine's block size, at least 16 tokens, as
+ * prefix_repetition's. */
+static sim_status session_workload(const cli_opts *o, uint64_t seed, int64_t block_size,
+                                   sim_workload *own, sim_err *err)
+{
+    static const char *const single[] = {"--trace", "--dataset-name", "--num-prompts"};
+    for (size_t i = 0; i < sizeof single / sizeof single[0]; i++)
+        if (cli_opt_given(o, single[i]))
+            return sim_fail(err, SIM_EINPUT,
+                            "%s with --sessions: expected one workload (--sessions N makes N x "
+                            "--turns-per-session requests)",
+                            single[i]);
+    sim_session_cfg c = {.sessions = o->sessions,
+                         .turns = o->turns,
+                         .input_len = o->rand_in,
+                         .output_len = o->rand_out,
+                         .range_ratio = o->range_ratio,
+                         .request_rate = o->rate,
+                         .burstiness = o->burstiness,
+                         .seed = seed,
+                         .hash_block_tokens = block_size >= 16 || 16 % block_size ? block_size : 16};
+    sim_status st = o->think_time ? sim_workload_think_parse(o->think_time, &c.think, err) : SIM_OK;
+    return st ? st : sim_workload_sessions(&c, own, err);
+}
+
 /* The workload of a serve command: a trace (from the cache when given), or vLLM's random or
  * prefix_repetition dataset drawn with `seed` (its prefix-cache ids name blocks of the engine's
  * block size, at least 16 tokens). *w points at `own` or at the cached trace. */
@@ -209,6 +235,10 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
     *w = own;
     if (st)
         return st;
+    if (!cli_opt_given(o, "--sessions") &&
+        (cli_opt_given(o, "--turns-per-session") || o->think_time))
+        return sim_fail(err, SIM_EINPUT, "%s: applies only with --sessions N",
+                        o->think_time ? "--think-time-s" : "--turns-per-session");
     char path[PATH_MAX];
     if (o->trace)
         cli_load_resolve(CLI_LOAD_TRACE, o->trace, path, sizeof path);
@@ -221,6 +251,8 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
     }
     if (o->trace)
         return sim_workload_load_trace(path, o->time_scale, cli_opt_trace_limit(o), own, err);
+    if (cli_opt_given(o, "--sessions"))
+        return session_workload(o, seed, block_size, own, err);
     sim_synth_cfg s = {.num_prompts = o->num_prompts,
                        .input_len = o->rand_in,
                        .output_len = o->rand_out,
@@ -419,6 +451,57 @@ static sim_status disagg_flags(const cli_opts *o, sim_disagg_cfg *dc, sim_err *e
     return SIM_OK;
 }
 
+/* --kv-offload cpu:GB[,disk:GB] and --kv-offload-write into the engine's lower KV tiers, read
+ * at the device file's host link (engine.h sim_engine_offload): DRAM at host_link x its
+ * efficiency, disk at the slower of the drive and that link, each with its latency. */
+static sim_status offload_flags(const cli_opts *o, const sim_hw *hw, sim_engine_offload *off,
+                                sim_err *err)
+{
+    memset(off, 0, sizeof *off);
+    off->write_through = true;
+    if (o->kv_offload_write) {
+        if (strcmp(o->kv_offload_write, "evict") == 0)
+            off->write_through = false;
+        else if (strcmp(o->kv_offload_write, "through") != 0)
+            return sim_fail(err, SIM_EINPUT,
+                            "--kv-offload-write: value '%s', expected through or evict",
+                            o->kv_offload_write);
+        if (!o->kv_offload)
+            return sim_fail(err, SIM_EINPUT, "--kv-offload-write: applies only with --kv-offload");
+    }
+    if (!o->kv_offload)
+        return SIM_OK;
+    static const char *const names[SIM_KVTIER_LOWER] = {"cpu", "disk"};
+    const char *p = o->kv_offload;
+    bool seen[SIM_KVTIER_LOWER] = {false};
+    while (*p) {
+        int t = strncmp(p, "cpu:", 4) == 0 ? 0 : strncmp(p, "disk:", 5) == 0 ? 1 : -1;
+        char *end = NULL;
+        double gb = -1.0;
+        if (t >= 0) {
+            errno = 0;
+            const char *num = p + strlen(names[t]) + 1;
+            gb = strtod(num, &end);
+            if (end == num || errno || strpbrk(num, "xX") || (*end && *end != ','))
+                gb = -1.0;
+        }
+        if (t < 0 || !(gb > 0.0 && gb <= 1e6) || seen[t])
+            return sim_fail(err, SIM_EINPUT,
+                            "--kv-offload: value '%s', expected cpu:GB[,disk:GB] (each tier once, "
+                            "0 < GB <= 1e6)",
+                            o->kv_offload);
+        seen[t] = true;
+        off->bytes[t] = gb * 1e9;
+        p = *end ? end + 1 : end;
+    }
+    const double link = hw->host_link_bytes_per_s * hw->eff_host_link;
+    off->read_bytes_per_s[0] = link;
+    off->latency_ns[0] = hw->host_link_latency_ns;
+    off->read_bytes_per_s[1] = hw->host_disk_bytes_per_s < link ? hw->host_disk_bytes_per_s : link;
+    off->latency_ns[1] = hw->host_disk_latency_ns + hw->host_link_latency_ns;
+    return SIM_OK;
+}
+
 /* Loads, checks and simulates; a --chrome-trace timeline is written alongside. */
 sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load_cache *cache,
                            uint64_t seed, cli_point_serve_state *s, sim_err *err)
@@ -448,11 +531,12 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
     if (!st)
         st = serve_workload(o, cache, seed, L->eng.block_size, &s->own, &s->w, err);
     sim_cluster_cfg cc = {
-        .engine = &s->cfg, .replicas = (int)o->replicas, .router = SIM_ROUTER_LEAST_OUTSTANDING};
+        .engine = &s->cfg, .replicas = (int)o->replicas, .router = SIM_ROUTER_LEAST_OUTSTANDING,
+        .kv_overlap_weight = o->kv_overlap_weight};
     if (!st && o->router && !sim_router_parse(o->router, &cc.router))
         st = sim_fail(err, SIM_EINPUT,
-                      "--router: value '%s', expected round-robin, least-outstanding or "
-                      "prefix-aware",
+                      "--router: value '%s', expected round-robin, least-outstanding, "
+                      "prefix-aware or kv-aware",
                       o->router);
     if (!st) {
         s->usd_per_gpu_hour = L->usd_per_gpu_hour;
@@ -465,11 +549,24 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
         s->cfg.spec = &L->spec;
         s->cfg.sched.spec_tokens = sim_spec_active(&L->spec) ? L->spec.k : 0;
         s->gpus = sim_pp_gpus(&s->cfg.step) * cc.replicas;
-        st = sim_engine_check(&s->cfg, s->w, err);
+        st = offload_flags(o, s->cfg.step.hw, &s->cfg.offload, err);
+        if (!st)
+            st = sim_engine_check(&s->cfg, s->w, err);
     }
     sim_disagg_cfg dc = {.prefill = &s->prefill, .decode = &s->cfg, .kv_stream = o->kv_stream};
     if (!st)
         st = disagg_flags(o, &dc, err);
+    if (!st && cli_opt_given(o, "--kv-overlap-score-weight") && cc.router != SIM_ROUTER_KV_AWARE)
+        st = sim_fail(err, SIM_EINPUT,
+                      "--kv-overlap-score-weight: applies only with --router kv-aware");
+    cc.session_affinity = o->session_affinity;
+    if (!st && o->session_affinity && (!s->w->links || cc.replicas < 2))
+        st = sim_fail(err, SIM_EINPUT,
+                      "--session-affinity: applies only with --sessions and --replicas N > 1");
+    if (!st && s->w->links && dc.n_prefill > 0)
+        st = sim_fail(err, SIM_EINPUT,
+                      "--sessions with --disagg: a session's turns over prefill and decode pools "
+                      "are not modeled yet; expected one of them");
     sim_trace_serve *ts = NULL;
     sim_cluster_trace *ct = NULL; /* several engines: their own timeline */
     const int instances = dc.n_prefill > 0 ? dc.n_prefill + dc.n_decode : cc.replicas;

@@ -1,5 +1,6 @@
 /* cluster.c - engines stepped side by side: replicas behind a router, prefill/decode pools. */
 #include "cluster.h"
+#include "cluster_internal.h"
 
 #include "mem.h"
 #include "pp.h"
@@ -13,6 +14,7 @@ static const char *const router_names[SIM_ROUTER_COUNT] = {
     [SIM_ROUTER_ROUND_ROBIN] = "round-robin",
     [SIM_ROUTER_LEAST_OUTSTANDING] = "least-outstanding",
     [SIM_ROUTER_PREFIX_AWARE] = "prefix-aware",
+    [SIM_ROUTER_KV_AWARE] = "kv-aware",
 };
 
 bool sim_router_parse(const char *s, sim_router *out)
@@ -53,11 +55,6 @@ void sim_cluster_result_free(sim_cluster_result *r)
 
 /* ------------------------------------------------------------------------------------------ */
 /* The prefix-aware router's record: per replica, the set of block ids it was sent. */
-
-typedef struct idset {
-    uint64_t *slot; /* open addressing; EMPTY = free */
-    size_t cap, len;
-} idset;
 
 #define EMPTY UINT64_MAX
 
@@ -102,19 +99,7 @@ static int idset_add(idset *s, uint64_t id)
 
 /* ------------------------------------------------------------------------------------------ */
 
-typedef struct replica {
-    sim_engine_cfg cfg; /* its configuration (outlives the engine) */
-    int index;          /* in the deployment (the result's load) */
-    const sim_cluster_observer *obs;
-    sim_engine_observer eo; /* forwards to obs with the instance and the workload's ids */
-    sim_workload w;         /* its share of the stream, growing */
-    size_t *global;         /* its request j is the workload's request global[j] */
-    sim_engine *e;
-    sim_engine_result res;
-    idset seen;
-} replica;
-
-static int least_outstanding(replica *rep, int n, int64_t t)
+int sim_cluster_least_outstanding(replica *rep, int n, int64_t t)
 {
     int best = 0;
     int64_t low = INT64_MAX;
@@ -137,13 +122,56 @@ static int64_t prefix_match(const replica *r, const sim_workload *w, const sim_r
     return k;
 }
 
-static int route(const sim_cluster_cfg *cfg, replica *rep, const sim_workload *w, size_t i,
-                 int64_t *matched)
+/* The router's count of a replica's active blocks (Dynamo tracks them itself: added when it
+ * routes a request, grown as it generates, dropped when it finishes): every request it was given
+ * and that is not finished, ceil((prompt + generated) / block size) blocks each. */
+static double active_blocks(replica *R, double bs)
 {
-    const sim_request *q = &w->reqs[i];
+    while (R->first_open < R->w.n && R->res.seqs[R->first_open].phase == SIM_SEQ_DONE)
+        R->first_open++;
+    double b = 0.0;
+    for (size_t j = R->first_open; j < R->w.n; j++) {
+        const sim_seq *x = &R->res.seqs[j];
+        if (x->phase != SIM_SEQ_DONE)
+            b += ceil((double)(R->w.reqs[j].input_tokens + x->generated) / bs);
+    }
+    return b;
+}
+
+/* Dynamo's KV router cost (cluster.h): the replica with the lowest
+ * weight x prefill blocks + active blocks; *matched: its cached leading hash blocks. */
+static int kv_aware(const sim_cluster_cfg *cfg, replica *rep, const sim_workload *w,
+                    const sim_request *q, int64_t *matched)
+{
+    const double bs = (double)cfg->engine->block_size;
+    const double add = ceil((double)q->input_tokens / bs);
+    const int64_t h = w->hash_block_tokens;
+    const int64_t usable = h > 0 ? (q->input_tokens - 1) / h : 0; /* as the scheduler takes */
+    int best = 0;
+    double low = INFINITY;
+    for (int r = 0; r < cfg->replicas; r++) {
+        int64_t k = usable > 0 ? sim_engine_cached_prefix(rep[r].e, w->hash_ids + q->hash_off,
+                                                          q->n_hash < usable ? q->n_hash : usable)
+                               : 0;
+        double cost = cfg->kv_overlap_weight * (double)(q->input_tokens - k * h) / bs +
+                      active_blocks(&rep[r], bs) + add;
+        if (cost < low) {
+            low = cost;
+            best = r;
+            *matched = k;
+        }
+    }
+    return best;
+}
+
+static int route(const sim_cluster_cfg *cfg, replica *rep, const sim_workload *w,
+                 const sim_request *q, size_t i, int64_t *matched)
+{
     *matched = 0;
     if (cfg->router == SIM_ROUTER_ROUND_ROBIN)
         return (int)(i % (size_t)cfg->replicas);
+    if (cfg->router == SIM_ROUTER_KV_AWARE)
+        return kv_aware(cfg, rep, w, q, matched);
     if (cfg->router == SIM_ROUTER_PREFIX_AWARE) {
         int best = -1;
         for (int r = 0; r < cfg->replicas; r++) {
@@ -157,7 +185,7 @@ static int route(const sim_cluster_cfg *cfg, replica *rep, const sim_workload *w
             return best;
     }
     /* least-outstanding, and prefix-aware when no replica holds a prefix */
-    return least_outstanding(rep, cfg->replicas, q->arrival_ns);
+    return sim_cluster_least_outstanding(rep, cfg->replicas, q->arrival_ns);
 }
 
 /* Requests in flight at once over the whole deployment: sends +1, finishes -1, a finish before a
@@ -178,8 +206,8 @@ static int by_time(const void *a, const void *b)
 /* Adds instances [from, to) into the merged totals and their loads; `streams`: their tokens are
  * the ones the client sees (gaps, busiest second, KV pool); `prompts`: they compute the prompts
  * (their prefix-cache hits count). Returns 0 when out of memory. */
-static int add_totals(const replica *rep, int from, int to, bool streams, bool prompts,
-                      sim_engine_result *all, sim_hist *secs, sim_replica_load *load)
+int sim_cluster_add_totals(const replica *rep, int from, int to, bool streams, bool prompts,
+                           sim_engine_result *all, sim_hist *secs, sim_replica_load *load)
 {
     int ok = 1;
     for (int r = from; ok && r < to; r++) {
@@ -220,6 +248,13 @@ static int add_totals(const replica *rep, int from, int to, bool streams, bool p
             all->prefix_hit_tokens += x->prefix_hit_tokens;
             all->prefix_query_tokens += x->prefix_query_tokens;
         }
+        all->offload_on |= x->offload_on; /* every engine's lower KV tiers */
+        all->offload_load_ns += x->offload_load_ns;
+        for (int t = 0; t < SIM_KVTIER_LOWER; t++) {
+            all->offload_hit_tokens[t] += x->offload_hit_tokens[t];
+            all->offload_read_bytes[t] += x->offload_read_bytes[t];
+            all->offload_write_bytes[t] += x->offload_write_bytes[t];
+        }
         if (!streams)
             continue;
         all->kv_blocks += x->kv_blocks;
@@ -234,7 +269,7 @@ static int add_totals(const replica *rep, int from, int to, bool streams, bool p
 
 /* The deployment-wide statistics once every request's timeline is in `all`: gaps sorted, the
  * busiest second, the peak concurrency. Frees secs. Returns 0 when out of memory. */
-static int finish_totals(sim_engine_result *all, sim_hist *secs)
+int sim_cluster_finish_totals(sim_engine_result *all, sim_hist *secs)
 {
     int ok = sim_hist_finish(&all->itl) && sim_hist_finish(secs);
     for (size_t k = 0; ok && k < secs->len; k++)
@@ -277,9 +312,9 @@ static void fwd_request(void *ctx, int64_t id, sim_request_event ev, int64_t t)
 
 /* Starts n engines (deployment indices first, first + 1, ...) on empty streams with room for
  * every request of w. Returns how many started in *started. */
-static sim_status start_all(replica *rep, int n, int first, const sim_engine_cfg *cfg,
-                            const sim_workload *w, const sim_cluster_observer *obs, int *started,
-                            sim_err *err)
+sim_status sim_cluster_start_all(replica *rep, int n, int first, const sim_engine_cfg *cfg,
+                                 const sim_workload *w, const sim_cluster_observer *obs,
+                                 int *started, sim_err *err)
 {
     sim_engine_cfg ec = *cfg;
     ec.record_seconds = true;
@@ -291,6 +326,7 @@ static sim_status start_all(replica *rep, int n, int first, const sim_engine_cfg
         rep[r].w.hash_ids = w->hash_ids; /* borrowed: the requests keep their offsets */
         rep[r].w.n_hash_ids = w->n_hash_ids;
         rep[r].w.hash_block_tokens = w->hash_block_tokens;
+        rep[r].w.hash_covers_output = w->hash_covers_output; /* sessions: outputs cached */
         snprintf(rep[r].w.source, sizeof rep[r].w.source, "%s", w->source);
         if (!rep[r].w.reqs || !rep[r].global)
             return sim_fail(err, SIM_EINTERNAL, "out of memory for %d engines", n);
@@ -310,7 +346,7 @@ static sim_status start_all(replica *rep, int n, int first, const sim_engine_cfg
 }
 
 /* Finishes every started engine (aborting them after an error), frees the replicas. */
-static sim_status end_all(replica *rep, int started, sim_status st, sim_err *err)
+sim_status sim_cluster_end_all(replica *rep, int started, sim_status st, sim_err *err)
 {
     for (int r = 0; r < started; r++) {
         if (st)
@@ -321,7 +357,7 @@ static sim_status end_all(replica *rep, int started, sim_status st, sim_err *err
     return st;
 }
 
-static void free_all(replica *rep, int n)
+void sim_cluster_free_all(replica *rep, int n)
 {
     for (int r = 0; rep && r < n; r++) {
         sim_engine_result_free(&rep[r].res);
@@ -333,10 +369,106 @@ static void free_all(replica *rep, int n)
 }
 
 /* Appends request q (global index i) to replica R's stream. */
-static void give(replica *R, const sim_request *q, size_t i)
+void sim_cluster_give(replica *R, const sim_request *q, size_t i)
 {
     R->global[R->w.n] = i;
     R->w.reqs[R->w.n++] = *q;
+}
+
+/* Routes request i (q: as sent, its arrival the send time) and gives it to the replica (*chosen);
+ * `to` >= 0 names the replica (session affinity). */
+static sim_status route_one(const sim_cluster_cfg *cfg, replica *rep, const sim_workload *w,
+                            const sim_request *q, size_t i, int to, sim_cluster_result *out,
+                            int *chosen, sim_err *err)
+{
+    int64_t matched = 0;
+    int r = to >= 0 ? to : route(cfg, rep, w, q, i, &matched);
+    *chosen = r;
+    sim_cluster_give(&rep[r], q, i);
+    out->load[r].prefix_blocks += matched;
+    out->prefix_blocks += matched;
+    out->blocks += q->n_hash;
+    for (int64_t k = 0; k < q->n_hash && cfg->router == SIM_ROUTER_PREFIX_AWARE; k++)
+        if (!idset_add(&rep[r].seen, w->hash_ids[q->hash_off + (size_t)k]))
+            return sim_fail(err, SIM_EINTERNAL, "out of memory for the router's record");
+    return SIM_OK;
+}
+
+/* Sessions over replicas (cluster.h): the replicas advance in steps no longer than the shortest
+ * think time (at least SESSION_STEP_NS), so a turn released by a finish in one step is sent no
+ * earlier than where the replicas stand; each step's releases and due arrivals are routed. */
+#define SESSION_STEP_NS 1000000LL
+
+static sim_status session_loop(const sim_cluster_cfg *cfg, replica *rep, const sim_workload *w,
+                               sim_cluster_result *out, sim_err *err)
+{
+    const int n = cfg->replicas;
+    const size_t N = w->n;
+    sim_session_turn *heap = malloc((N ? N : 1) * sizeof *heap);
+    size_t *open = malloc((N ? N : 1) * sizeof *open); /* given, their next turn not released */
+    size_t *loc = malloc((N ? N : 1) * sizeof *loc);   /* its index in its replica's stream */
+    int *at = malloc((N ? N : 1) * sizeof *at);        /* its replica */
+    size_t hn = 0, n_open = 0, given = 0, seen_done = 0;
+    int64_t step = INT64_MAX, until = 0;
+    sim_status st =
+        heap && open && loc && at ? SIM_OK : sim_fail(err, SIM_EINTERNAL, "out of memory");
+    for (size_t i = 0; !st && i < N; i++) {
+        if (!w->links[i].follows)
+            sim_workload_turn_push(heap, &hn,
+                                   (sim_session_turn){w->reqs[i].arrival_ns, (int64_t)i, -1});
+        if (w->links[i].follow > 0 && w->links[i].think_ns < step)
+            step = w->links[i].think_ns;
+    }
+    if (step < SESSION_STEP_NS)
+        step = SESSION_STEP_NS;
+    while (!st && given < N) {
+        int64_t t = hn > 0 ? heap[0].t_ns : INT64_MAX;
+        if (n_open > 0 && until <= INT64_MAX - step && until + step < t)
+            t = until + step;
+        if (t == INT64_MAX) {
+            st = sim_fail(err, SIM_EINTERNAL, "sessions stalled with %zu of %zu turns sent", given,
+                          N);
+            break;
+        }
+        for (int r = 0; !st && r < n; r++)
+            st = sim_engine_advance(rep[r].e, t, err);
+        until = t;
+        size_t done = 0;
+        for (int r = 0; r < n; r++)
+            done += sim_engine_done(rep[r].e);
+        for (size_t k = 0; !st && done != seen_done && k < n_open;) {
+            const size_t id = open[k];
+            const sim_seq *x = &rep[at[id]].res.seqs[loc[id]];
+            if (x->phase != SIM_SEQ_DONE) {
+                k++;
+                continue;
+            }
+            const sim_session_link *lk = &w->links[id];
+            int64_t rel = x->finish_ns + lk->think_ns;
+            sim_workload_turn_push(
+                heap, &hn, (sim_session_turn){rel > until ? rel : until, lk->follow, at[id]});
+            open[k] = open[--n_open];
+        }
+        seen_done = done;
+        while (!st && hn > 0 && heap[0].t_ns <= until) {
+            const sim_session_turn x = sim_workload_turn_pop(heap, &hn);
+            const size_t id = (size_t)x.id;
+            sim_request q = w->reqs[id];
+            q.arrival_ns = x.t_ns;
+            const int to = cfg->session_affinity && x.prev >= 0 ? x.prev : -1;
+            if ((st = route_one(cfg, rep, w, &q, id, to, out, &at[id], err)))
+                break;
+            loc[id] = rep[at[id]].w.n - 1;
+            if (w->links[id].follow > 0)
+                open[n_open++] = id;
+            given++;
+        }
+    }
+    free(heap);
+    free(open);
+    free(loc);
+    free(at);
+    return st;
 }
 
 sim_status sim_cluster_run(const sim_cluster_cfg *cfg, const sim_workload *w,
@@ -350,26 +482,20 @@ sim_status sim_cluster_run(const sim_cluster_cfg *cfg, const sim_workload *w,
     out->load = calloc((size_t)n, sizeof *out->load);
     replica *rep = calloc((size_t)n, sizeof *rep);
     int started = 0;
-    sim_status st = out->load && rep
-                        ? start_all(rep, n, 0, cfg->engine, w, cfg->observer, &started, err)
-                        : sim_fail(err, SIM_EINTERNAL, "out of memory for replicas");
-    for (size_t i = 0; !st && i < w->n; i++) {
+    sim_status st = out->load && rep ? sim_cluster_start_all(rep, n, 0, cfg->engine, w,
+                                                             cfg->observer, &started, err)
+                                     : sim_fail(err, SIM_EINTERNAL, "out of memory for replicas");
+    if (!st && w->links)
+        st = session_loop(cfg, rep, w, out, err);
+    for (size_t i = 0; !st && !w->links && i < w->n; i++) {
         const sim_request *q = &w->reqs[i];
         for (int r = 0; !st && r < n; r++)
             st = sim_engine_advance(rep[r].e, q->arrival_ns, err);
-        if (st)
-            break;
-        int64_t matched;
-        int r = route(cfg, rep, w, i, &matched);
-        give(&rep[r], q, i);
-        out->load[r].prefix_blocks += matched;
-        out->prefix_blocks += matched;
-        out->blocks += q->n_hash;
-        for (int64_t k = 0; k < q->n_hash && cfg->router == SIM_ROUTER_PREFIX_AWARE; k++)
-            if (!idset_add(&rep[r].seen, w->hash_ids[q->hash_off + (size_t)k]))
-                st = sim_fail(err, SIM_EINTERNAL, "out of memory for the router's record");
+        int chosen;
+        if (!st)
+            st = route_one(cfg, rep, w, q, i, -1, out, &chosen, err);
     }
-    st = end_all(rep, started, st, err);
+    st = sim_cluster_end_all(rep, started, st, err);
     sim_hist secs = {0};
     if (!st) {
         all->n = w->n;
@@ -378,269 +504,12 @@ sim_status sim_cluster_run(const sim_cluster_cfg *cfg, const sim_workload *w,
         for (int r = 0; all->seqs && rep && r < n; r++) /* (rep is set when st is 0) */
             for (size_t j = 0; j < rep[r].res.n; j++)
                 all->seqs[rep[r].global[j]] = rep[r].res.seqs[j];
-        if (!all->seqs || !add_totals(rep, 0, n, true, true, all, &secs, out->load) ||
-            !finish_totals(all, &secs))
+        if (!all->seqs || !sim_cluster_add_totals(rep, 0, n, true, true, all, &secs, out->load) ||
+            !sim_cluster_finish_totals(all, &secs))
             st = sim_fail(err, SIM_EINTERNAL, "out of memory merging %d replicas", n);
     }
     sim_hist_free(&secs);
-    free_all(rep, n);
-    if (st) {
-        sim_engine_result_free(all);
-        sim_cluster_result_free(out);
-    }
-    return st;
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* Prefill/decode disaggregation */
-
-static int instance_gpus(const sim_engine_cfg *c) { return (int)sim_pp_gpus(&c->step); }
-
-bool sim_disagg_scaleout(const sim_disagg_cfg *cfg)
-{
-    int64_t gpus = (int64_t)cfg->n_prefill * instance_gpus(cfg->prefill) +
-                   (int64_t)cfg->n_decode * instance_gpus(cfg->decode);
-    return gpus > cfg->decode->step.hw->devices_per_node;
-}
-
-double sim_disagg_kv_bytes(const sim_disagg_cfg *cfg, int64_t input)
-{
-    double p = sim_mem_kv_bytes_per_token(&cfg->prefill->step);
-    double d = sim_mem_kv_bytes_per_token(&cfg->decode->step);
-    return (double)input * (p > d ? p : d);
-}
-
-double sim_disagg_kv_ns(const sim_disagg_cfg *cfg, int64_t input)
-{
-    const sim_hw *hw = cfg->decode->step.hw;
-    const bool out = sim_disagg_scaleout(cfg);
-    const double bw = (out ? hw->scaleout_bytes_per_s : hw->scaleup_bytes_per_s) * hw->eff_network;
-    const double lat = out ? hw->scaleout_latency_ns : hw->scaleup_latency_ns;
-    return sim_disagg_kv_bytes(cfg, input) / bw * 1e9 + lat;
-}
-
-sim_status sim_disagg_check(const sim_disagg_cfg *cfg, const sim_workload *w, sim_err *err)
-{
-    if (cfg->n_prefill < 1 || cfg->n_decode < 1 ||
-        cfg->n_prefill + cfg->n_decode > SIM_CLUSTER_MAX_REPLICAS)
-        return sim_fail(err, SIM_EINPUT,
-                        "--disagg: value %d:%d, expected P:D with P, D >= 1 and "
-                        "P + D <= %d",
-                        cfg->n_prefill, cfg->n_decode, SIM_CLUSTER_MAX_REPLICAS);
-    const sim_engine_cfg *e = cfg->decode;
-    if (e->max_concurrency > 0 || e->observer || sim_spec_active(e->spec))
-        return sim_fail(err, SIM_EINPUT,
-                        "%s with --disagg: not modelled for disaggregated pools; expected one of "
-                        "them",
-                        e->max_concurrency > 0 ? "--max-concurrency"
-                        : e->observer          ? "--html"
-                                               : "--spec-method");
-    sim_status st = sim_engine_check(cfg->prefill, w, err);
-    if (st) { /* say which pool */
-        sim_err why = *err;
-        return sim_fail(err, st, "prefill instances (--prefill-tp %d): %s", cfg->prefill->step.tp,
-                        why.msg);
-    }
-    return sim_engine_check(cfg->decode, w, err);
-}
-
-/* A pending decode arrival: request i's KV, sent by prefill instance `from` at `sent`, is at
- * the decode side at t. */
-typedef struct ready {
-    int64_t t;
-    size_t i;
-    int from;
-    int64_t sent;
-} ready;
-
-/* Min-heap on (t, i). */
-static bool ready_before(const ready *a, const ready *b)
-{
-    return a->t != b->t ? a->t < b->t : a->i < b->i;
-}
-
-static void heap_push(ready *h, size_t *n, ready x)
-{
-    size_t k = (*n)++;
-    while (k > 0 && ready_before(&x, &h[(k - 1) / 2])) {
-        h[k] = h[(k - 1) / 2];
-        k = (k - 1) / 2;
-    }
-    h[k] = x;
-}
-
-static ready heap_pop(ready *h, size_t *n)
-{
-    ready top = h[0], last = h[--(*n)];
-    size_t k = 0;
-    for (;;) {
-        size_t c = 2 * k + 1;
-        if (c >= *n)
-            break;
-        if (c + 1 < *n && ready_before(&h[c + 1], &h[c]))
-            c++;
-        if (!ready_before(&h[c], &last))
-            break;
-        h[k] = h[c];
-        k = c;
-    }
-    if (*n > 0)
-        h[k] = last;
-    return top;
-}
-
-typedef struct pools {
-    const sim_disagg_cfg *cfg;
-    const sim_workload *w;
-    replica *rep;             /* prefill instances, then decode instances */
-    size_t *scan;             /* per prefill instance: its requests before this one are collected */
-    unsigned char *collected; /* per request: its prefill finish is known */
-    ready *heap;
-    size_t heap_n;
-    double kv_ns, kv_bytes;
-} pools;
-
-/* Advances the prefill pool to t and queues the decode arrival of every prompt finished by then
- * (every finish before t is known once each prefill instance has run the iterations starting
- * before t). */
-static sim_status prefill_to(pools *P, int64_t t, sim_err *err)
-{
-    const sim_disagg_cfg *c = P->cfg;
-    const int64_t layers = c->prefill->step.model->layers;
-    for (int r = 0; r < c->n_prefill; r++) {
-        replica *R = &P->rep[r];
-        sim_status st = sim_engine_advance(R->e, t, err);
-        if (st)
-            return st;
-        for (size_t j = P->scan[r]; j < R->w.n; j++) {
-            const sim_seq *x = &R->res.seqs[j];
-            size_t i = R->global[j];
-            if (x->finish_ns < 0 || P->collected[i])
-                continue;
-            P->collected[i] = 1;
-            double kv = sim_disagg_kv_ns(c, x->input);
-            if (c->kv_stream) {
-                /* layer by layer during the prefill: only what outlasts it, at least one layer */
-                double hidden = (double)(x->finish_ns - x->first_sched_ns);
-                kv = kv - hidden > kv / (double)layers ? kv - hidden : kv / (double)layers;
-            }
-            P->kv_ns += kv;
-            P->kv_bytes += sim_disagg_kv_bytes(c, x->input);
-            heap_push(P->heap, &P->heap_n,
-                      (ready){x->finish_ns + (int64_t)llround(kv), i, r, x->finish_ns});
-        }
-        while (P->scan[r] < R->w.n && P->collected[R->global[P->scan[r]]])
-            P->scan[r]++;
-    }
-    return SIM_OK;
-}
-
-static sim_status disagg_loop(pools *P, sim_err *err)
-{
-    const sim_disagg_cfg *c = P->cfg;
-    const sim_workload *w = P->w;
-    replica *dec = P->rep + c->n_prefill;
-    size_t next = 0, sent = 0;
-    sim_status st = SIM_OK;
-    while (!st && sent < w->n) {
-        bool client = next < w->n;
-        int64_t t = client ? w->reqs[next].arrival_ns : INT64_MAX;
-        if ((st = prefill_to(P, t, err)))
-            break;
-        if (P->heap_n > 0 && P->heap[0].t < t) {
-            /* a prompt's KV is at the decode side first */
-            ready x = heap_pop(P->heap, &P->heap_n);
-            for (int r = 0; !st && r < c->n_decode; r++)
-                st = sim_engine_advance(dec[r].e, x.t, err);
-            if (st)
-                break;
-            sim_request q = w->reqs[x.i];
-            q.arrival_ns = x.t;
-            /* the last prompt token is computed to sample; the images came encoded */
-            q.kv_ready = sim_engine_prompt_tokens(c->prefill, &q) - 1;
-            int to = least_outstanding(dec, c->n_decode, x.t);
-            if (c->observer && c->observer->kv_transfer)
-                c->observer->kv_transfer(c->observer->ctx, (int64_t)x.i, x.from, c->n_prefill + to,
-                                         x.sent, x.t);
-            give(&dec[to], &q, x.i);
-            sent++;
-        } else if (client) {
-            sim_request q = w->reqs[next];
-            q.output_tokens = 1; /* the prefill instance samples one token */
-            give(&P->rep[least_outstanding(P->rep, c->n_prefill, t)], &q, next);
-            next++;
-        } else if (P->heap_n == 0) {
-            st = sim_fail(err, SIM_EINTERNAL,
-                          "disaggregation stalled with %zu of %zu requests "
-                          "sent to decode",
-                          sent, w->n);
-        }
-    }
-    return st;
-}
-
-sim_status sim_disagg_run(const sim_disagg_cfg *cfg, const sim_workload *w, sim_engine_result *all,
-                          sim_cluster_result *out, sim_err *err)
-{
-    const int n = cfg->n_prefill + cfg->n_decode;
-    memset(out, 0, sizeof *out);
-    memset(all, 0, sizeof *all);
-    out->replicas = n;
-    out->router = SIM_ROUTER_LEAST_OUTSTANDING;
-    out->prefill = cfg->n_prefill;
-    out->decode = cfg->n_decode;
-    out->kv_scaleout = sim_disagg_scaleout(cfg);
-    out->load = calloc((size_t)n, sizeof *out->load);
-    pools P = {.cfg = cfg, .w = w};
-    P.rep = calloc((size_t)n, sizeof *P.rep);
-    P.scan = calloc((size_t)cfg->n_prefill, sizeof *P.scan);
-    P.collected = calloc(w->n ? w->n : 1, 1);
-    P.heap = malloc((w->n ? w->n : 1) * sizeof *P.heap);
-    int started = 0;
-    sim_status st = SIM_OK;
-    if (!out->load || !P.rep || !P.scan || !P.collected || !P.heap)
-        st = sim_fail(err, SIM_EINTERNAL, "out of memory for %d engines", n);
-    if (!st)
-        st = start_all(P.rep, cfg->n_prefill, 0, cfg->prefill, w, cfg->observer, &started, err);
-    int started_dec = 0;
-    if (!st)
-        st = start_all(P.rep + cfg->n_prefill, cfg->n_decode, cfg->n_prefill, cfg->decode, w,
-                       cfg->observer, &started_dec, err);
-    if (!st)
-        st = disagg_loop(&P, err);
-    st = end_all(P.rep, started, st, err);
-    st = end_all(P.rep + cfg->n_prefill, started_dec, st, err);
-    sim_hist secs = {0};
-    if (!st) {
-        all->n = w->n;
-        all->seqs = malloc((w->n ? w->n : 1) * sizeof *all->seqs);
-        all->block_size = cfg->decode->block_size;
-        /* the client's view: sent and first scheduled at the prefill side, tokens from the
-         * decode side */
-        for (int r = cfg->n_prefill; all->seqs && r < n; r++)
-            for (size_t j = 0; j < P.rep[r].res.n; j++)
-                all->seqs[P.rep[r].global[j]] = P.rep[r].res.seqs[j];
-        for (int r = 0; all->seqs && r < cfg->n_prefill; r++)
-            for (size_t j = 0; j < P.rep[r].res.n; j++) {
-                const sim_seq *p = &P.rep[r].res.seqs[j];
-                sim_seq *x = &all->seqs[P.rep[r].global[j]];
-                x->send_ns = p->send_ns;
-                x->first_sched_ns = p->first_sched_ns;
-                x->preemptions += p->preemptions;
-            }
-        if (!all->seqs ||
-            !add_totals(P.rep, 0, cfg->n_prefill, false, true, all, &secs, out->load) ||
-            !add_totals(P.rep, cfg->n_prefill, n, true, false, all, &secs, out->load) ||
-            !finish_totals(all, &secs))
-            st = sim_fail(err, SIM_EINTERNAL, "out of memory merging the pools");
-        out->kv_transfer_ns = P.kv_ns;
-        out->kv_transfer_bytes = P.kv_bytes;
-    }
-    sim_hist_free(&secs);
-    free_all(P.rep, n);
-    free(P.scan);
-    free(P.collected);
-    free(P.heap);
+    sim_cluster_free_all(rep, n);
     if (st) {
         sim_engine_result_free(all);
         sim_cluster_result_free(out);

@@ -24,7 +24,23 @@
  *                       The record is the router's own: which replica was sent which block,
  *                       never evicted (the engines do not cache prefixes; a replica's real cache
  *                       would evict under pressure), so it measures where prefixes would be
- *                       reusable, as a KV-aware router's index does.
+ *                       reusable, as a KV-aware router's index does;
+ *   kv-aware            Dynamo's KV router (docs.nvidia.com/dynamo, router design: the cost
+ *                       function): each replica's cost = kv_overlap_weight x its potential
+ *                       prefill blocks + its potential active blocks, the lowest cost wins
+ *                       (lowest index on ties, temperature 0). Prefill blocks: (input - the
+ *                       tokens of the leading hash blocks its HBM prefix cache holds) / block
+ *                       size; active blocks: the router's own count (Dynamo's: from routing to
+ *                       completion) of the blocks of every request it gave the replica and that
+ *                       is not finished, ceil((prompt + generated) / block size) each, plus the
+ *                       request's ceil(input / block size). The prefix caches are read as of the
+ *                       replicas' last iteration before the arrival (KV events without lag: the
+ *                       staleness of a real router's view is not modelled).
+ * Sessions (a workload with links, workload.h): a later turn is released when its previous turn's
+ * last chunk reached the client, think_ns later, and routed then (with session_affinity to the
+ * replica of its previous turn, as llm-d's session-affinity scorer does; else by the router).
+ * The replicas advance in steps no longer than the shortest think time, at least 1 ms, so a turn
+ * whose think time is under 1 ms may be sent up to 1 ms late.
  * The merged result: each request's timeline; the inter-token gaps of all replicas; duration the
  * last replica's end; iterations, scheduled sequences, preemptions, busy time summed; KV blocks and
  * each replica's peak summed (kv_cache_peak_usage is then the mean replica's); peak concurrency and
@@ -65,6 +81,7 @@ typedef enum sim_router {
     SIM_ROUTER_ROUND_ROBIN,
     SIM_ROUTER_LEAST_OUTSTANDING,
     SIM_ROUTER_PREFIX_AWARE,
+    SIM_ROUTER_KV_AWARE,
     SIM_ROUTER_COUNT
 } sim_router;
 
@@ -88,6 +105,8 @@ typedef struct sim_cluster_cfg {
     const sim_engine_cfg *engine; /* every replica's configuration (its observer NULL) */
     int replicas;                 /* >= 1 */
     sim_router router;
+    double kv_overlap_weight; /* kv-aware: Dynamo's --kv-overlap-score-weight (its default 1) */
+    bool session_affinity;    /* a session's later turn goes where its previous turn ran */
     const sim_cluster_observer *observer; /* NULL: nobody watches */
 } sim_cluster_cfg;
 

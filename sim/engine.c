@@ -11,123 +11,6 @@
 
 #define NS_PER_S 1000000000LL
 
-/* "traces/x.csv:17" or "request 17 (--random-... flags)" for messages about one request. */
-static void where(const sim_workload *w, size_t i, char *buf, size_t len)
-{
-    if (w->reqs[i].line > 0)
-        snprintf(buf, len, "%s:%lld", w->source, (long long)w->reqs[i].line);
-    else
-        snprintf(buf, len, "request %zu of the %s workload", i, w->source);
-}
-
-sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, sim_err *err)
-{
-    sim_status st = sim_step_check(&cfg->step, err);
-    if (!st)
-        st = sim_frontend_check(&cfg->frontend, err);
-    if (!st && sim_spec_active(cfg->spec))
-        st = sim_spec_check(cfg->spec, &cfg->step, err);
-    if (!st && sim_pp_stages(&cfg->step) > 1 && sim_spec_active(cfg->spec))
-        st = sim_fail(err, SIM_EINPUT,
-                      "--pp with --spec-method: speculative decoding over "
-                      "pipeline stages is not modeled; expected one of them");
-    if (st)
-        return st;
-    const sim_sched_cfg *sc = &cfg->sched;
-    if (sc->spec_tokens != (sim_spec_active(cfg->spec) ? cfg->spec->k : 0))
-        return sim_fail(err, SIM_EINTERNAL, "scheduler spec_tokens %lld disagrees with the spec",
-                        (long long)sc->spec_tokens);
-    if (sc->max_num_seqs < 1 || sc->max_num_batched_tokens < 1 || cfg->block_size < 1)
-        return sim_fail(err, SIM_EINPUT,
-                        "--max-num-seqs, --max-num-batched-tokens, --block-size: values %lld, "
-                        "%lld, %lld, expected each >= 1",
-                        (long long)sc->max_num_seqs, (long long)sc->max_num_batched_tokens,
-                        (long long)cfg->block_size);
-    if (!(cfg->mem_util > 0.0 && cfg->mem_util <= 1.0))
-        return sim_fail(err, SIM_EINPUT,
-                        "--gpu-memory-utilization: value %g, expected a number in (0, 1]",
-                        cfg->mem_util);
-    if ((st = sim_engine_check_state(cfg, err)))
-        return st;
-    int64_t blocks = sim_engine_kv_blocks(cfg);
-    if (blocks < 1) {
-        return sim_fail(err, SIM_EINPUT,
-                        "%s on %d x %s leaves %.2f GB per GPU for the KV cache at "
-                        "--gpu-memory-utilization %g (weights %.1f GB); expected room for at least "
-                        "one block of %lld tokens",
-                        cfg->step.model->name, sim_step_gpus(&cfg->step), cfg->step.hw->name,
-                        sim_engine_kv_capacity_bytes(cfg) / 1e9, cfg->mem_util,
-                        (sim_mem_weight_bytes(&cfg->step) +
-                         sim_spec_mem_extra(cfg->spec, &cfg->step).weight_bytes) /
-                            1e9,
-                        (long long)cfg->block_size);
-    }
-    const int64_t hash = w->hash_block_tokens;
-    if (sim_engine_prefix_caching(cfg) && hash > 0 && hash % cfg->block_size != 0)
-        return sim_fail(err, SIM_EINPUT,
-                        "--block-size: value %lld does not divide the %lld-token hash blocks of "
-                        "the %s workload; prefix caching needs it to (or pass "
-                        "--no-enable-prefix-caching)",
-                        (long long)cfg->block_size, (long long)hash, w->source);
-    /* the longest sequence the pool holds: its blocks over all block tables */
-    const sim_engine_kv_groups g = sim_engine_kv_groups_of(cfg);
-    sim_kvcache probe;
-    sim_kvcache_init(&probe, blocks, g.block_size);
-    sim_kvcache_set_groups(&probe, g.full, g.swa, g.window > 0 ? g.window : 1);
-    sim_kvcache_set_chunked(&probe, g.chunked);
-    sim_kvcache_set_state_groups(&probe, g.state);
-    const int64_t context = cfg->step.model->max_positions;
-    char at[320];
-    for (size_t i = 0; i < w->n; i++) {
-        const sim_request *q = &w->reqs[i];
-        if (q->images > 0 && (where(w, i, at, sizeof at), sim_engine_check_images(cfg, q, at, err)))
-            return SIM_EINPUT;
-        const int64_t prompt = sim_engine_prompt_tokens(cfg, q);
-        int64_t total = prompt + q->output_tokens;
-        int64_t slots = total + sc->spec_tokens;
-        /* at its largest: the last prompt chunk in flight (sliding tables hold the chunk and
-         * the window before it) */
-        int64_t before = slots - sc->max_num_batched_tokens;
-        if (sim_kvcache_blocks_held(&probe, before > 0 ? before : 0, slots) > blocks) {
-            const int64_t cache_tokens = blocks / (g.full + g.swa) * g.block_size;
-            where(w, i, at, sizeof at);
-            return sim_fail(err, SIM_EINPUT,
-                            "%s: %lld input + %lld output tokens%s do not fit the whole KV cache "
-                            "(%lld blocks of %lld = %lld tokens)",
-                            at, (long long)prompt, (long long)q->output_tokens,
-                            sc->spec_tokens ? " + the speculative slots" : "", (long long)blocks,
-                            (long long)g.block_size, (long long)cache_tokens);
-        }
-        if (cfg->max_input_len > 0 && prompt > cfg->max_input_len) {
-            where(w, i, at, sizeof at);
-            return sim_fail(err, SIM_EINPUT,
-                            "%s: %lld prompt tokens are past the engine's max_input_len %lld "
-                            "(pass --max-input-len to build for longer prompts)",
-                            at, (long long)prompt, (long long)cfg->max_input_len);
-        }
-        if (total > context) {
-            where(w, i, at, sizeof at);
-            return sim_fail(err, SIM_EINPUT,
-                            "%s: %lld input + %lld output tokens is past the context of %s "
-                            "(max_position_embeddings %lld)",
-                            at, (long long)prompt, (long long)q->output_tokens,
-                            cfg->step.model->path, (long long)context);
-        }
-        /* unchunked, a request recomputed after preemption re-prefills all it knows */
-        if (!sc->chunked_prefill && sc->policy != SIM_POLICY_SGLANG &&
-            total - 1 > sc->max_num_batched_tokens) {
-            where(w, i, at, sizeof at);
-            return sim_fail(err, SIM_EINPUT,
-                            "%s: %lld tokens cannot be prefilled in one iteration with "
-                            "--no-chunked-prefill and --max-num-batched-tokens %lld; expected a "
-                            "budget of at least %lld",
-                            at, (long long)(total - 1), (long long)sc->max_num_batched_tokens,
-                            (long long)(total - 1));
-        }
-    }
-    return SIM_OK;
-}
-
 void sim_engine_result_free(sim_engine_result *r)
 {
     free(r->seqs);
@@ -179,10 +62,10 @@ typedef struct loop {
     sim_pp_memo pp; /* pipeline stages' micro-batches (unused without --pp) */
     window tokens;
     int64_t now;
-    int64_t dt;        /* the current iteration's duration */
+    int64_t dt;         /* the current iteration's duration */
     double bad_step_ns; /* a step time that was not finite and positive (iterate's -2) */
-    int64_t same_gaps; /* its sequences whose gap equals dt (they streamed in the one before) */
-    size_t next;       /* next request to send */
+    int64_t same_gaps;  /* its sequences whose gap equals dt (they streamed in the one before) */
+    size_t next;        /* next request to send */
     int64_t inflight;
     int64_t free_since; /* when a concurrency slot last became free */
     size_t done;
@@ -196,6 +79,10 @@ typedef struct loop {
     bool fe_slot_freed; /* a request that held a slot of --max-concurrency finished */
     sim_frontend_emit *emit;
     size_t n_emit;
+    /* sessions (w->links): the turns released and not yet sent, and the send order */
+    sim_session_turn *heap;
+    size_t heap_n;
+    int64_t *order;
 } loop;
 
 /* The engine a caller steps (engine.h): the loop itself. */
@@ -210,30 +97,57 @@ static void notify(const loop *L, int64_t id, sim_request_event ev, int64_t t)
         o->request(o->ctx, id, ev, t);
 }
 
+/* The next request to send and when it arrives: the workload's next in order, or with sessions
+ * the earliest of the turns released so far (a heap by time, then index). False: none yet. */
+static bool next_send(const loop *L, int64_t *id, int64_t *arrival)
+{
+    if (L->w->links) {
+        if (L->heap_n == 0)
+            return false;
+        *id = L->heap[0].id;
+        *arrival = L->heap[0].t_ns;
+        return true;
+    }
+    if (L->next >= L->w->n)
+        return false;
+    *id = (int64_t)L->next;
+    *arrival = L->w->reqs[L->next].arrival_ns;
+    return true;
+}
+
+/* The k-th request sent (send order: the workload's, or the heap's with sessions). */
+static int64_t sent_id(const loop *L, size_t k) { return L->order ? L->order[k] : (int64_t)k; }
+
 /* Sends every request that has arrived by `now` and may be in flight. */
 static void send_arrivals(loop *L)
 {
     const int64_t cap = L->cfg->max_concurrency;
-    while (L->next < L->w->n && L->w->reqs[L->next].arrival_ns <= L->now &&
-           (cap == 0 || L->inflight < cap)) {
-        sim_seq *r = &L->res->seqs[L->next];
-        r->input = sim_engine_prompt_tokens(L->cfg, &L->w->reqs[L->next]);
-        r->output = L->w->reqs[L->next].output_tokens;
-        r->computed = L->w->reqs[L->next].kv_ready; /* its first chunk needs the KV blocks */
+    int64_t id, arrival;
+    while ((cap == 0 || L->inflight < cap) && next_send(L, &id, &arrival) && arrival <= L->now) {
+        if (L->order) {
+            (void)sim_workload_turn_pop(L->heap, &L->heap_n);
+            L->order[L->next] = id;
+        }
+        const sim_request *q = &L->w->reqs[id];
+        sim_seq *r = &L->res->seqs[id];
+        r->input = sim_engine_prompt_tokens(L->cfg, q);
+        r->output = q->output_tokens;
+        r->computed = q->kv_ready; /* its first chunk needs the KV blocks */
         if (sim_engine_prefix_caching(L->cfg) && L->w->hash_block_tokens > 0) {
-            const sim_request *q = &L->w->reqs[L->next];
-            int64_t full = r->input / L->w->hash_block_tokens; /* whole blocks of the prompt */
+            /* whole blocks of the prompt (and of the output, when the ids name them: all but
+             * the last token's KV is computed) */
+            int64_t full = (L->w->hash_covers_output ? r->input + r->output - 1 : r->input) /
+                           L->w->hash_block_tokens;
             r->hash = L->w->hash_ids + q->hash_off;
             r->n_hash = q->n_hash < full ? q->n_hash : full;
         }
-        int64_t arrival = L->w->reqs[L->next].arrival_ns;
         r->send_ns = arrival > L->free_since ? arrival : L->free_since;
         if (L->fe_on) /* the front end takes it in first (deliver) */
-            sim_frontend_take(&L->fe, &L->cfg->frontend, (int64_t)L->next, r->send_ns, r->input);
+            sim_frontend_take(&L->fe, &L->cfg->frontend, id, r->send_ns, r->input);
         else
-            sim_sched_enqueue(&L->sched, L->res->seqs, (int64_t)L->next);
-        L->tl[L->next] = TL_QUEUED;
-        notify(L, (int64_t)L->next, SIM_EV_ARRIVED, r->send_ns);
+            sim_sched_enqueue(&L->sched, L->res->seqs, id);
+        L->tl[id] = TL_QUEUED;
+        notify(L, id, SIM_EV_ARRIVED, r->send_ns);
         L->next++;
         L->inflight++;
         if (L->inflight > L->res->peak_concurrency)
@@ -244,8 +158,8 @@ static void send_arrivals(loop *L)
 /* Sent requests the front end is done with reach the scheduler, in send order. */
 static void deliver(loop *L)
 {
-    while (L->next_ready < L->next && L->fe.t_ns[L->next_ready] <= L->now) {
-        const int64_t id = (int64_t)L->next_ready++;
+    while (L->next_ready < L->next && L->fe.t_ns[sent_id(L, L->next_ready)] <= L->now) {
+        const int64_t id = sent_id(L, L->next_ready++);
         sim_frontend_deliver(&L->fe, id, L->res->seqs[id].send_ns);
         sim_sched_enqueue(&L->sched, L->res->seqs, id);
     }
@@ -257,9 +171,10 @@ static int emit_tokens(loop *L, int64_t id, int64_t ntok)
 {
     sim_seq *r = &L->res->seqs[id];
     if (L->fe_on)
-        L->emit[L->n_emit++] = (sim_frontend_emit){
-            .id = id, .before = r->generated, .after = r->generated + ntok,
-            .finished = r->generated + ntok == r->output};
+        L->emit[L->n_emit++] = (sim_frontend_emit){.id = id,
+                                                   .before = r->generated,
+                                                   .after = r->generated + ntok,
+                                                   .finished = r->generated + ntok == r->output};
     else if (r->generated == 0)
         r->first_token_ns = L->now;
     else if (L->now - r->last_token_ns == L->dt)
@@ -391,6 +306,13 @@ static int iterate(loop *L)
               : 0.0;
     /* with pipeline stages, a round of micro-batches (pp.h) */
     double gpu_ns = L->pp.m ? sim_pp_round_ns(&sc, L->groups, n, &L->pp, true) : step->t_ns;
+    /* prefixes loaded from lower KV tiers: the iteration waits for them (engine.h) */
+    if (L->sched.loaded_reqs[0] + L->sched.loaded_reqs[1] > 0) {
+        const double load_ns =
+            sim_engine_offload_load_ns(L->cfg, L->sched.loaded_tokens, L->sched.loaded_reqs);
+        gpu_ns += load_ns;
+        L->res->offload_load_ns += load_ns;
+    }
     /* a tree's mask and kernels (spec.h; none for a chain) */
     if (k > 0 && n_dec > 0 && k == L->cfg->sched.spec_tokens)
         gpu_ns += sim_spec_tree_ns(L->cfg->spec, &sc, (double)n_dec);
@@ -456,6 +378,8 @@ static int iterate(loop *L)
             }
             ntok = yield < r->output - r->generated ? yield : r->output - r->generated;
             r->computed += ntok;
+            if (r->n_ref < r->n_hash) /* output blocks the ids name (sessions) are cached too */
+                sim_sched_cache_prompt(&L->sched, seqs, id);
         } else {
             r->computed += q;
             sim_sched_cache_prompt(&L->sched, seqs, id);
@@ -481,6 +405,15 @@ static int iterate(loop *L)
             L->free_since = client;
         L->fe_slot_freed = false;
     }
+    if (L->order) /* a finished turn releases its session's next, think_ns after its last chunk */
+        for (size_t i = 0; i < n; i++) {
+            const int64_t id = batch[i].req;
+            const sim_session_link *lk = &L->w->links[id];
+            if (seqs[id].phase == SIM_SEQ_DONE && lk->follow > 0)
+                sim_workload_turn_push(
+                    L->heap, &L->heap_n,
+                    (sim_session_turn){seqs[id].finish_ns + lk->think_ns, lk->follow, -1});
+        }
     sim_sched_compact(&L->sched, seqs);
     ok &= record_iteration(L, (int64_t)n, draft_ns, produced);
     return ok ? 1 : -1;
@@ -515,6 +448,15 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
     fe_ok = fe_ok && (!L->fe_on || L->emit);
     sim_rng_seed(&L->rng, cfg->seed);
     bool pp_ok = sim_pp_stages(&cfg->step) == 1 || sim_pp_memo_init(&L->pp, &cfg->step, m);
+    if (w->links) { /* sessions: every first turn released at its arrival */
+        L->heap = malloc(n * sizeof *L->heap);
+        L->order = malloc(n * sizeof *L->order);
+        pp_ok = pp_ok && L->heap && L->order;
+        for (size_t i = 0; pp_ok && i < w->n; i++)
+            if (!w->links[i].follows)
+                sim_workload_turn_push(L->heap, &L->heap_n,
+                                       (sim_session_turn){w->reqs[i].arrival_ns, (int64_t)i, -1});
+    }
     if (!out->seqs || !L->batch || !L->groups || !L->draft || !L->scratch || !L->tl || !pp_ok ||
         !fe_ok)
         return sim_fail(err, SIM_EINTERNAL, "out of memory for %zu requests", n);
@@ -533,14 +475,18 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
     if (sc.max_num_seqs > (int64_t)n)
         sc.max_num_seqs = (int64_t)n; /* never more running than requests */
     sc.prefix_block_tokens = sim_engine_prefix_caching(cfg) ? w->hash_block_tokens : 0;
+    sc.offload = (sim_kvtier_cfg){.write_through = cfg->offload.write_through};
+    if (sc.prefix_block_tokens > 0)
+        for (int t = 0; t < SIM_KVTIER_LOWER; t++)
+            sc.offload.entries[t] = sim_engine_offload_entries(cfg, t, sc.prefix_block_tokens);
+    out->offload_on = cfg->offload.bytes[0] > 0.0 || cfg->offload.bytes[1] > 0.0;
     if (sim_sched_init(&L->sched, &sc, &kv, n))
         return sim_fail(err, SIM_EINTERNAL, "out of memory for the scheduler queues");
     out->kv_blocks = kv.total_blocks;
     out->block_size = kv.block_size;
     out->power_unknown = !sim_power_known(cfg->step.hw);
-    out->idle_w = out->power_unknown
-                      ? 0.0
-                      : cfg->step.hw->power.idle_w * (double)sim_pp_gpus(&cfg->step);
+    out->idle_w =
+        out->power_unknown ? 0.0 : cfg->step.hw->power.idle_w * (double)sim_pp_gpus(&cfg->step);
     return SIM_OK;
 }
 
@@ -553,6 +499,8 @@ static void teardown(loop *L)
     free(L->scratch);
     free(L->tl);
     free(L->emit);
+    free(L->heap);
+    free(L->order);
     sim_frontend_free(&L->fe);
     sim_pp_memo_free(&L->pp);
 }
@@ -572,10 +520,12 @@ static sim_status advance(loop *L, int64_t until, sim_err *err)
                 return SIM_OK; /* waits for more requests (or finish says it is stuck) */
             /* nothing to run: jump to the next arrival or delivery, not past `until` */
             const int64_t cap = L->cfg->max_concurrency;
-            const bool sends = L->next < w->n && (!taking || cap == 0 || L->inflight < cap);
-            int64_t a = sends ? w->reqs[L->next].arrival_ns : INT64_MAX;
-            if (taking && L->fe.t_ns[L->next_ready] < a)
-                a = L->fe.t_ns[L->next_ready];
+            int64_t nid, a;
+            const bool sends = (!taking || cap == 0 || L->inflight < cap) && next_send(L, &nid, &a);
+            if (!sends)
+                a = INT64_MAX;
+            if (taking && L->fe.t_ns[sent_id(L, L->next_ready)] < a)
+                a = L->fe.t_ns[sent_id(L, L->next_ready)];
             if (a >= until && until > L->now) {
                 L->now = until;
                 L->done_at_now = 0;
@@ -640,6 +590,14 @@ int64_t sim_engine_outstanding(const sim_engine *e, int64_t t_ns)
     return (int64_t)(L->w->n - done);
 }
 
+size_t sim_engine_done(const sim_engine *e) { return e->L.done; }
+
+int64_t sim_engine_cached_prefix(const sim_engine *e, const uint64_t *ids, int64_t n)
+{
+    const sim_sched *s = &e->L.sched;
+    return s->cfg.prefix_block_tokens > 0 ? sim_prefix_match(&s->prefix, ids, n) : 0;
+}
+
 sim_status sim_engine_finish(sim_engine *e, sim_err *err)
 {
     loop *L = &e->L;
@@ -675,6 +633,14 @@ sim_status sim_engine_finish(sim_engine *e, sim_err *err)
         out->kv_peak_blocks = L->sched.kv.peak_used;
         out->prefix_hit_tokens = L->sched.prefix_hit_tokens;
         out->prefix_query_tokens = L->sched.prefix_query_tokens;
+        const double token_bytes =
+            sim_mem_kv_bytes_per_token(&L->cfg->step) * (double)sim_step_gpus(&L->cfg->step);
+        for (int t = 0; t < SIM_KVTIER_LOWER; t++) {
+            out->offload_hit_tokens[t] = L->sched.tier_hit_tokens[t];
+            out->offload_read_bytes[t] = (double)L->sched.tier_hit_tokens[t] * token_bytes;
+            out->offload_write_bytes[t] = (double)L->sched.tier.written[t] *
+                                          (double)L->sched.cfg.prefix_block_tokens * token_bytes;
+        }
         out->peak_output_tps = (double)L->tokens.peak;
     }
     teardown(L);

@@ -85,6 +85,19 @@ typedef struct sim_engine_observer {
     void (*request)(void *ctx, int64_t id, sim_request_event ev, int64_t t_ns);
 } sim_engine_observer;
 
+/* Lower KV tiers below HBM (kvtier.h): host DRAM (tier 1) and local disk (tier 2). A prompt's
+ * prefix found in a lower tier is loaded instead of recomputed: the iteration that admits it
+ * waits for the transfer, per tier bytes / read_bytes_per_s + latency_ns per request loaded
+ * (bytes: the loaded tokens x the KV bytes per token per GPU; each GPU loads its own share over
+ * its own link, in parallel), as a blocking load before the forward (LMCache's retrieve in
+ * vLLM's start_load_kv). Writes are asynchronous (off the critical path) and only counted. */
+typedef struct sim_engine_offload {
+    double bytes[SIM_KVTIER_LOWER];            /* capacity, the engine's GPUs together; 0 = none */
+    double read_bytes_per_s[SIM_KVTIER_LOWER]; /* into one GPU's HBM (disk: over the host link) */
+    double latency_ns[SIM_KVTIER_LOWER];       /* per request's load from the tier */
+    bool write_through;                        /* else write on eviction (kvtier.h) */
+} sim_engine_offload;
+
 typedef struct sim_engine_cfg {
     sim_step_cfg step;       /* model, device, TP, precision, overheads */
     sim_sched_cfg sched;     /* batch limits and chunked prefill */
@@ -103,6 +116,7 @@ typedef struct sim_engine_cfg {
     int64_t image_w, image_h;  /* the pixels of every request's images (--image-size) */
     double swa_full_tokens_ratio; /* SGLang's --swa-full-tokens-ratio: its SWA pool's tokens over
                                    * the full pool's (0: its default, 0.8) */
+    sim_engine_offload offload; /* lower KV tiers (needs prefix caching); zero: HBM only */
 } sim_engine_cfg;
 
 /* The prompt the engine prefills for request q: its input_tokens plus, for each of its images,
@@ -138,6 +152,13 @@ typedef struct sim_engine_result {
     double verify_ns;            /* target time of the iterations that verified drafts */
     int64_t prefix_hit_tokens;   /* prompt tokens served from the prefix cache (first admissions) */
     int64_t prefix_query_tokens; /* prompt tokens of those admissions; 0 without prefix caching */
+    /* lower KV tiers (cfg.offload): per tier (DRAM, disk), prompt tokens loaded from it (every
+     * admission, recomputes after preemption too), the bytes those loads moved and the bytes
+     * written into it (summed over the engine's GPUs), and the time iterations waited for loads */
+    bool offload_on;
+    int64_t offload_hit_tokens[SIM_KVTIER_LOWER];
+    double offload_read_bytes[SIM_KVTIER_LOWER], offload_write_bytes[SIM_KVTIER_LOWER];
+    double offload_load_ns;
     /* with cfg.record_seconds: (k, output tokens in [k, k+1) s) runs, finished (owned), so
      * several engines' streams can be added up (replicas behind a router) */
     sim_hist out_seconds;
@@ -196,6 +217,20 @@ int64_t sim_engine_kv_blocks(const sim_engine_cfg *cfg);
  * fraction, budgets and a draft model's weights. */
 double sim_engine_kv_capacity_bytes(const sim_engine_cfg *cfg);
 
+/* Hash blocks each lower tier holds: floor(bytes / (hash block tokens x KV bytes per token over
+ * the engine's GPUs)); 0 without the tier. Llama-3.1-8B (131,072 B a token at TP 1), 16-token
+ * blocks, 100 GB of DRAM: floor(1e11 / 2,097,152) = 47,683. */
+int64_t sim_engine_offload_entries(const sim_engine_cfg *cfg, int tier, int64_t hash_tokens);
+
+/* Nanoseconds an iteration waits to load tokens[t] from lower tier t + 1 for reqs[t] requests:
+ * sum of tokens x KV bytes per token per GPU / read_bytes_per_s + reqs x latency_ns. */
+double sim_engine_offload_load_ns(const sim_engine_cfg *cfg, const int64_t tokens[],
+                                  const int64_t reqs[]);
+
+/* The lower KV tiers: sizes >= 0, a bandwidth > 0 and a latency >= 0 for each tier given, and
+ * prefix caching on when any is (sim_engine_prefix_caching). SIM_EINPUT naming --kv-offload. */
+sim_status sim_engine_check_offload(const sim_engine_cfg *cfg, sim_err *err);
+
 /* Validates the configuration against the workload: the step, the limits, that the KV cache
  * holds at least one block, and that every request fits the model's context, the whole KV cache
  * and (without chunked prefill) the token budget. Errors name the file and line of a traced
@@ -245,6 +280,12 @@ int64_t sim_engine_now(const sim_engine *e);
 /* Requests given to the engine and not finished by t_ns (t_ns at or after the time it was last
  * advanced to). */
 int64_t sim_engine_outstanding(const sim_engine *e, int64_t t_ns);
+
+/* What a KV-aware router reads (cluster.h), as of the engine's last iteration: how many of the
+ * leading `n` hash ids `ids` its HBM prefix cache holds (0 without prefix caching); and the
+ * requests finished so far. */
+size_t sim_engine_done(const sim_engine *e);
+int64_t sim_engine_cached_prefix(const sim_engine *e, const uint64_t *ids, int64_t n);
 
 /* Runs to the end, completes the result and frees the engine (also on error, when the result is
  * freed too). */

@@ -176,3 +176,53 @@ sim_status sim_engine_check_images(const sim_engine_cfg *cfg, const sim_request 
                         ? " has no vision encoder infersim prices"
                         : ": the engine's image size is not set (image_w, image_h)");
 }
+
+int64_t sim_engine_offload_entries(const sim_engine_cfg *cfg, int tier, int64_t hash_tokens)
+{
+    const double per_block = (double)hash_tokens * sim_mem_kv_bytes_per_token(&cfg->step) *
+                             (double)sim_step_gpus(&cfg->step);
+    const double b = cfg->offload.bytes[tier];
+    return b > 0.0 && per_block > 0.0 ? (int64_t)floor(b / per_block) : 0;
+}
+
+double sim_engine_offload_load_ns(const sim_engine_cfg *cfg, const int64_t tokens[],
+                                  const int64_t reqs[])
+{
+    const double per_token = sim_mem_kv_bytes_per_token(&cfg->step);
+    double ns = 0.0;
+    for (int t = 0; t < SIM_KVTIER_LOWER; t++)
+        if (tokens[t] > 0)
+            ns += (double)tokens[t] * per_token / cfg->offload.read_bytes_per_s[t] * 1e9 +
+                  (double)reqs[t] * cfg->offload.latency_ns[t];
+    return ns;
+}
+
+/* Lower KV tiers need prefix caching and the workload's hash ids, and each tier a bandwidth. */
+sim_status sim_engine_check_offload(const sim_engine_cfg *cfg, sim_err *err)
+{
+    const sim_engine_offload *o = &cfg->offload;
+    static const char *const names[SIM_KVTIER_LOWER] = {"cpu", "disk"};
+    bool any = false;
+    for (int t = 0; t < SIM_KVTIER_LOWER; t++) {
+        if (!(o->bytes[t] >= 0.0 && isfinite(o->bytes[t])))
+            return sim_fail(err, SIM_EINPUT, "--kv-offload: %s size %g bytes, expected >= 0",
+                            names[t], o->bytes[t]);
+        if (o->bytes[t] == 0.0)
+            continue;
+        any = true;
+        if (!(o->read_bytes_per_s[t] > 0.0 && isfinite(o->read_bytes_per_s[t]) &&
+              o->latency_ns[t] >= 0.0 && isfinite(o->latency_ns[t])))
+            return sim_fail(err, SIM_EINPUT,
+                            "--kv-offload: the %s tier's read bandwidth %g B/s and latency %g ns, "
+                            "expected a bandwidth > 0 and a latency >= 0 (the device file's "
+                            "host_link / host_disk fields)",
+                            names[t], o->read_bytes_per_s[t], o->latency_ns[t]);
+    }
+    if (any && !sim_engine_prefix_caching(cfg))
+        return sim_fail(err, SIM_EINPUT,
+                        "--kv-offload: the lower KV tiers hold prefix-cache blocks, and prefix "
+                        "caching is off (--no-enable-prefix-caching, or a model vLLM caches no "
+                        "prefixes for); expected prefix caching on");
+    return SIM_OK;
+}
+

@@ -26,6 +26,7 @@ typedef struct hw_arch {
     double tile_m, wo_tile_m, wave_tile, devices_per_node;
     double launch_us, graph_launch_us, collective_us, hop_us;
     double scaleout_gb, scaleout_us, reserved_gib;
+    double host_link_gb; /* the GPU's host link per direction (PCIe x16 of its generation) */
     double eff_bf16, eff_fp8, eff_int8, eff_wo, eff_attn, eff_mem, eff_attn_mem, eff_net;
     double decode_cta_gb, block_fp8_cta_gb, block_fp8_math_eff; /* dattn.h, cost.h; 0: none */
     const char *source;
@@ -38,7 +39,7 @@ static const hw_arch hw_archs[] = {
      .fp16 = 1, .fp8 = 2, .int8 = 2, .int4 = 0, .fp4 = 0, .vector_ratio = 67.0 / 989.4,
      .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
      .launch_us = 4, .graph_launch_us = 1.5, .collective_us = 8, .hop_us = 1.5,
-     .scaleout_gb = 50, .scaleout_us = 5, .reserved_gib = 1,
+     .scaleout_gb = 50, .scaleout_us = 5, .host_link_gb = 63.0, .reserved_gib = 1,
      .eff_bf16 = 0.8, .eff_fp8 = 0.71, .eff_int8 = 0.71, .eff_wo = 0.6, .eff_attn = 0.57,
      .eff_mem = 0.866, .eff_attn_mem = 0.72, .eff_net = 0.85,
      .decode_cta_gb = 19.2, .block_fp8_cta_gb = 42.0, .block_fp8_math_eff = 0.230,
@@ -49,7 +50,7 @@ static const hw_arch hw_archs[] = {
      .fp16 = 1, .fp8 = 0, .int8 = 2, .int4 = 4, .fp4 = 0, .vector_ratio = 19.5 / 312.0,
      .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
      .launch_us = 4, .graph_launch_us = 1.5, .collective_us = 12, .hop_us = 3,
-     .scaleout_gb = 25, .scaleout_us = 5, .reserved_gib = 1,
+     .scaleout_gb = 25, .scaleout_us = 5, .host_link_gb = 31.5, .reserved_gib = 1,
      .eff_bf16 = 0.81, .eff_fp8 = 0.81, .eff_int8 = 0.81, .eff_wo = 0.6, .eff_attn = 0.575,
      .eff_mem = 0.79, .eff_attn_mem = 0.657, .eff_net = 0.6,
      .decode_cta_gb = 13.67,
@@ -59,7 +60,7 @@ static const hw_arch hw_archs[] = {
      .fp16 = 1, .fp8 = 2, .int8 = 2, .int4 = 0, .fp4 = 0, .vector_ratio = 91.6 / 362.05,
      .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
      .launch_us = 4, .graph_launch_us = 1.5, .collective_us = 10, .hop_us = 5,
-     .scaleout_gb = 25, .scaleout_us = 5, .reserved_gib = 1,
+     .scaleout_gb = 25, .scaleout_us = 5, .host_link_gb = 31.5, .reserved_gib = 1,
      .eff_bf16 = 0.75, .eff_fp8 = 0.75, .eff_int8 = 0.75, .eff_wo = 0.6, .eff_attn = 0.5,
      .eff_mem = 0.85, .eff_attn_mem = 0.707, .eff_net = 0.7,
      .decode_cta_gb = 24.4,
@@ -68,7 +69,7 @@ static const hw_arch hw_archs[] = {
      .fp16 = 1, .fp8 = 2, .int8 = 2, .int4 = 0, .fp4 = 4, .vector_ratio = 75.0 / 2250.0,
      .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
      .launch_us = 4, .graph_launch_us = 1.5, .collective_us = 8, .hop_us = 1.5,
-     .scaleout_gb = 50, .scaleout_us = 5, .reserved_gib = 1,
+     .scaleout_gb = 50, .scaleout_us = 5, .host_link_gb = 63.0, .reserved_gib = 1,
      .eff_bf16 = 0.7925, .eff_fp8 = 0.7747, .eff_int8 = 0.76, .eff_wo = 0.6, .eff_attn = 0.5,
      .eff_mem = 0.85, .eff_attn_mem = 0.707, .eff_net = 0.755,
      .decode_cta_gb = 19.1,
@@ -77,7 +78,7 @@ static const hw_arch hw_archs[] = {
      .fp16 = 1, .fp8 = 2, .int8 = 2, .int4 = 0, .fp4 = 0, .vector_ratio = 163.4 / 1307.4,
      .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
      .launch_us = 6, .graph_launch_us = 2, .collective_us = 10, .hop_us = 3,
-     .scaleout_gb = 50, .scaleout_us = 5, .reserved_gib = 1,
+     .scaleout_gb = 50, .scaleout_us = 5, .host_link_gb = 63.0, .reserved_gib = 1,
      .eff_bf16 = 0.6, .eff_fp8 = 0.6, .eff_int8 = 0.6, .eff_wo = 0.5, .eff_attn = 0.4,
      .eff_mem = 0.8, .eff_attn_mem = 0.665, .eff_net = 0.7,
      .decode_cta_gb = 20.4,
@@ -86,7 +87,7 @@ static const hw_arch hw_archs[] = {
      .fp16 = 0, .fp8 = 0, .int8 = 2, .int4 = 0, .fp4 = 0, .vector_ratio = 6.0 / 197.0,
      .tile_m = 128, .wo_tile_m = 128, .wave_tile = 128, .devices_per_node = 256,
      .launch_us = 0.5, .graph_launch_us = 0.5, .collective_us = 2, .hop_us = 1,
-     .scaleout_gb = 25, .scaleout_us = 10, .reserved_gib = 0.5,
+     .scaleout_gb = 25, .scaleout_us = 10, .host_link_gb = 31.5, .reserved_gib = 0.5,
      .eff_bf16 = 0.75, .eff_fp8 = 0.75, .eff_int8 = 0.75, .eff_wo = 0.6, .eff_attn = 0.5,
      .eff_mem = 0.85, .eff_attn_mem = 0.707, .eff_net = 0.7,
      .decode_cta_gb = 13.67,
@@ -96,7 +97,7 @@ static const hw_arch hw_archs[] = {
      .fp16 = 1, .fp8 = 0, .int8 = 0, .int4 = 0, .fp4 = 0, .vector_ratio = 67.0 / 989.4,
      .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
      .launch_us = 4, .graph_launch_us = 1.5, .collective_us = 8, .hop_us = 1.5,
-     .scaleout_gb = 50, .scaleout_us = 5, .reserved_gib = 1,
+     .scaleout_gb = 50, .scaleout_us = 5, .host_link_gb = 63.0, .reserved_gib = 1,
      .eff_bf16 = 0.8, .eff_fp8 = 0.71, .eff_int8 = 0.71, .eff_wo = 0.6, .eff_attn = 0.57,
      .eff_mem = 0.866, .eff_attn_mem = 0.72, .eff_net = 0.85,
      .decode_cta_gb = 19.2,
@@ -267,6 +268,17 @@ static const hw_field hw_fields[] = {
         NULL, 0.66, "0.66: DeepEP normal kernels over H800 NVLink (fitted, as above)"),
     NUM("alltoall.rdma_bw_eff", 0.01, 1.0, 1.0, a2a.rdma_eff, HR_CONST, 0, NULL, 0.86,
         "0.86: DeepEP's RDMA writes over CX7 400 Gb/s InfiniBand (fitted, as above)"),
+    NUM("host_link_gb_per_s_per_dir", 0.1, 1e5, 1e9, host_link_bytes_per_s, HR_ARCH,
+        AR(host_link_gb), NULL, 0, "arch constant: PCIe x16 Gen5 63.0 (hopper, blackwell, cdna3), "
+        "Gen4 31.5 (ampere, ada, tpu); NVLink-C2C (GH200, GB200, GB300): 450 in the file"),
+    NUM("host_link_latency_us", 0.0, 1e5, 1e3, host_link_latency_ns, HR_CONST, 0, NULL, 10,
+        "10: estimate: a KV load's fixed cost (launch, first bytes), per request"),
+    NUM("efficiency.host_link", 0.01, 1.0, 1.0, eff_host_link, HR_CONST, 0, NULL, 0.88,
+        "0.88: nvbandwidth host_to_device_memcpy_ce 55.63 of Gen5's 63.0 GB/s (estimate)"),
+    NUM("host_disk_gb_per_s", 0.01, 1e4, 1e9, host_disk_bytes_per_s, HR_CONST, 0, NULL, 6.0,
+        "6: estimate: local NVMe per GPU (a PCIe Gen4 x4 drive reads ~7 GB/s)"),
+    NUM("host_disk_latency_us", 0.0, 1e6, 1e3, host_disk_latency_ns, HR_CONST, 0, NULL, 100,
+        "100: estimate: an NVMe read and the file system, per request"),
     NUM("usd_per_gpu_hour", 0.001, SIM_PRICE_MAX_USD_PER_GPU_HOUR, 1.0, usd_per_gpu_hour, HR_CONST,
         0, NULL, 0, "0: unknown (the cost outputs say the price is unknown)"),
     NUM("power.tdp_w", 1.0, SIM_HW_MAX_POWER_W, 1.0, power.tdp_w, HR_CONST, 0, NULL, 0,
@@ -641,23 +653,6 @@ sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err)
     }
     cJSON_Delete(root);
     return st;
-}
-
-void sim_hw_formats(const sim_hw *hw, char *buf, size_t len)
-{
-    size_t n = 0;
-    buf[0] = '\0';
-    for (int dt = 0; dt < SIM_DT_COUNT && n < len; dt++)
-        if (hw->peak_flops[dt] > 0.0 && !sim_dtype_get((sim_dtype)dt)->weights_only)
-            n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
-                                  sim_dtype_name((sim_dtype)dt));
-    if (!n)
-        snprintf(buf, len, "none");
-}
-
-double sim_hw_ridge(const sim_hw *hw, sim_dtype compute)
-{
-    return hw->peak_flops[compute] / hw->hbm_bytes_per_s;
 }
 
 size_t sim_hw_n_fields(void) { return N_FIELDS; }

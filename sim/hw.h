@@ -52,6 +52,12 @@
  *   efficiency.attention_memory  fraction of hbm bandwidth reached by attention reading a paged KV
  *                                cache (scattered blocks: below a streaming copy)
  *   efficiency.network           fraction of link bandwidth reached by NCCL's Simple protocol
+ *   host_link_gb_per_s_per_dir   the GPU's link to host DRAM per direction (PCIe x16 of its
+ *                                generation; NVLink-C2C on GH200 / GB200): KV offload's loads
+ *   host_link_latency_us         a KV load's fixed cost over it, per request
+ *   efficiency.host_link         fraction of host_link a host-to-device copy reaches
+ *   host_disk_gb_per_s           local NVMe read bandwidth per GPU (a KV disk tier)
+ *   host_disk_latency_us         a disk read's fixed cost, per request
  *   block_fp8_cta_gb_per_s (optional, default per architecture: hopper 42, else 0 = no
  *                                bound) weight bytes per second ONE thread block of a
  *                                block-scaled fp8 GEMM streams (one per 64 rows x 128 columns,
@@ -245,6 +251,11 @@ typedef struct sim_hw {
         double mixed_input_memory[SIM_DT_COUNT]; /* of hbm_bytes_per_s, per stored weight format
                                                   * of a mixed-input GEMM */
     } quant;
+    double host_link_bytes_per_s;    /* GPU to host memory, per direction (PCIe, NVLink-C2C) */
+    double host_link_latency_ns;     /* a KV load's fixed cost over it */
+    double eff_host_link;            /* of host_link_bytes_per_s, a copy reaches */
+    double host_disk_bytes_per_s;    /* local NVMe read per GPU (a KV disk tier) */
+    double host_disk_latency_ns;     /* a disk read's fixed cost */
     double usd_per_gpu_hour;         /* on-demand price of one GPU-hour; 0 = unknown */
     struct {                         /* board power (power.h); tdp_w 0 = unknown */
         double tdp_w, idle_w;        /* W, per device */

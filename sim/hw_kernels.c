@@ -1,6 +1,9 @@
 /* hw_kernels.c - the per-format constants of a device's GEMM kernels (hw.h): a quantized
- * format's own value from the `quant` object, else the 16-bit one. */
+ * format's own value from the `quant` object, else the 16-bit one; the formats it computes and
+ * each one's ridge. */
 #include "hw.h"
+
+#include <stdio.h>
 
 double sim_hw_gemm_k_half(const sim_hw *hw, sim_dtype compute)
 {
@@ -24,4 +27,21 @@ double sim_hw_mixed_input_memory(const sim_hw *hw, sim_dtype weight)
 {
     double q = hw->quant.mixed_input_memory[weight];
     return q > 0.0 ? q : hw->eff_memory;
+}
+
+void sim_hw_formats(const sim_hw *hw, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int dt = 0; dt < SIM_DT_COUNT && n < len; dt++)
+        if (hw->peak_flops[dt] > 0.0 && !sim_dtype_get((sim_dtype)dt)->weights_only)
+            n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+                                  sim_dtype_name((sim_dtype)dt));
+    if (!n)
+        snprintf(buf, len, "none");
+}
+
+double sim_hw_ridge(const sim_hw *hw, sim_dtype compute)
+{
+    return hw->peak_flops[compute] / hw->hbm_bytes_per_s;
 }

@@ -157,14 +157,25 @@ bool sim_prefix_insert(sim_prefix *p, uint64_t id)
     return true;
 }
 
+bool sim_prefix_evict_one(sim_prefix *p, uint64_t *id)
+{
+    if (p->lru_head < 0)
+        return false;
+    int32_t i = p->lru_head;
+    lru_remove(p, i);
+    map_delete(p, find(p, p->e[i].id));
+    p->free_list[p->n_free++] = i;
+    *id = p->e[i].id;
+    return true;
+}
+
 int64_t sim_prefix_evict(sim_prefix *p, int64_t blocks)
 {
     int64_t freed = 0;
-    while (freed < blocks && p->lru_head >= 0) {
-        int32_t i = p->lru_head;
-        lru_remove(p, i);
-        map_delete(p, find(p, p->e[i].id));
-        p->free_list[p->n_free++] = i;
+    uint64_t id;
+    while (freed < blocks && sim_prefix_evict_one(p, &id)) {
+        if (p->on_evict)
+            p->on_evict(p->on_evict_ctx, id);
         freed += p->kv_blocks;
     }
     return freed;

@@ -43,6 +43,10 @@ typedef struct sim_prefix {
     size_t mask;   /* slots - 1 (a power of two) */
     int32_t lru_head, lru_tail;
     int64_t evictable_blocks; /* KV blocks held by entries nobody uses */
+    /* called with each id sim_prefix_evict evicts (a lower KV tier takes it, kvtier.h); NULL:
+     * nobody (set after sim_prefix_init, which clears it) */
+    void (*on_evict)(void *ctx, uint64_t id);
+    void *on_evict_ctx;
 } sim_prefix;
 
 /* Room for `max_entries` entries of `kv_blocks` KV blocks of `block_tokens` tokens each.
@@ -68,8 +72,16 @@ void sim_prefix_unref(sim_prefix *p, const uint64_t *ids, int64_t n);
  * free. */
 bool sim_prefix_insert(sim_prefix *p, uint64_t id);
 
+/* Whether every entry is in use or cached (the next sim_prefix_insert of a new id needs an
+ * eviction first). */
+static inline bool sim_prefix_full(const sim_prefix *p) { return p->n_free == 0; }
+
+/* Evicts the least recently used unused entry into *id (true), or finds none (false). Not
+ * reported to on_evict. */
+bool sim_prefix_evict_one(sim_prefix *p, uint64_t *id);
+
 /* Evicts least recently used entries until `blocks` KV blocks are freed or none is evictable;
- * returns the KV blocks freed. */
+ * returns the KV blocks freed. Each evicted id goes to on_evict when one is set. */
 int64_t sim_prefix_evict(sim_prefix *p, int64_t blocks);
 
 #endif

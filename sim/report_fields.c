@@ -123,6 +123,18 @@ GET(frontend_e2el_fraction, FE_ON, num, m->frontend_e2el_fraction)
 GET(api_server_count, FE_ON, num, (double)s->r->cfg->frontend.processes)
 GET(stream_interval, FE_ON, num, (double)s->r->cfg->frontend.stream_interval)
 #undef FE_ON
+/* lower KV tiers (engine.h sim_engine_offload): per tier its loads and writes, and the wait */
+#define OFF_ON (s->r->res && s->r->res->offload_on)
+#define OFF_T(t, x) ((double)s->r->res->offload_##x[t])
+GET(kv_offload_cpu_hit_tokens, OFF_ON, num, OFF_T(0, hit_tokens))
+GET(kv_offload_cpu_read_bytes, OFF_ON, num, OFF_T(0, read_bytes))
+GET(kv_offload_cpu_write_bytes, OFF_ON, num, OFF_T(0, write_bytes))
+GET(kv_offload_disk_hit_tokens, OFF_ON, num, OFF_T(1, hit_tokens))
+GET(kv_offload_disk_read_bytes, OFF_ON, num, OFF_T(1, read_bytes))
+GET(kv_offload_disk_write_bytes, OFF_ON, num, OFF_T(1, write_bytes))
+GET(kv_offload_load_ms, OFF_ON, num, s->r->res->offload_load_ns / 1e6)
+#undef OFF_T
+#undef OFF_ON
 #define POWER_ON m->has_power
 GET(avg_power_w, POWER_ON, num, s->power.avg_power_w)
 GET(joules_per_output_token, POWER_ON, num, s->power.joules_per_output_token)
@@ -185,6 +197,13 @@ typedef enum serve_row {
     F_API_SERVER_COUNT,
     F_STREAM_INTERVAL,
     F_HW_EFFICIENCY,
+    F_KV_OFFLOAD_CPU_HIT_TOKENS,
+    F_KV_OFFLOAD_CPU_READ_BYTES,
+    F_KV_OFFLOAD_CPU_WRITE_BYTES,
+    F_KV_OFFLOAD_DISK_HIT_TOKENS,
+    F_KV_OFFLOAD_DISK_READ_BYTES,
+    F_KV_OFFLOAD_DISK_WRITE_BYTES,
+    F_KV_OFFLOAD_LOAD_MS,
     F_AVG_POWER_W,
     F_JOULES_PER_OUTPUT_TOKEN,
     F_OUTPUT_TOKENS_PER_S_PER_MW,
@@ -286,6 +305,20 @@ static const struct {
     ROW(F_API_SERVER_COUNT, api_server_count, SIM_FIELD_INT, "Front-end processes:"),
     ROW(F_STREAM_INTERVAL, stream_interval, SIM_FIELD_INT, "Stream interval (tokens):"),
     ROW(F_HW_EFFICIENCY, hw_efficiency, SIM_FIELD_TEXT, NULL),
+    ROW(F_KV_OFFLOAD_CPU_HIT_TOKENS, kv_offload_cpu_hit_tokens, SIM_FIELD_INT,
+        "KV loaded from DRAM (tokens):"),
+    ROW(F_KV_OFFLOAD_CPU_READ_BYTES, kv_offload_cpu_read_bytes, SIM_FIELD_INT,
+        "KV read from DRAM (bytes):"),
+    ROW(F_KV_OFFLOAD_CPU_WRITE_BYTES, kv_offload_cpu_write_bytes, SIM_FIELD_INT,
+        "KV written to DRAM (bytes):"),
+    ROW(F_KV_OFFLOAD_DISK_HIT_TOKENS, kv_offload_disk_hit_tokens, SIM_FIELD_INT,
+        "KV loaded from disk (tokens):"),
+    ROW(F_KV_OFFLOAD_DISK_READ_BYTES, kv_offload_disk_read_bytes, SIM_FIELD_INT,
+        "KV read from disk (bytes):"),
+    ROW(F_KV_OFFLOAD_DISK_WRITE_BYTES, kv_offload_disk_write_bytes, SIM_FIELD_INT,
+        "KV written to disk (bytes):"),
+    ROW(F_KV_OFFLOAD_LOAD_MS, kv_offload_load_ms, SIM_FIELD_NUM,
+        "Iterations waiting for KV loads (ms):"),
     [F_AVG_POWER_W] = {.key = "avg_power_w",
                        .kind = SIM_FIELD_NUM,
                        .get = get_avg_power_w,
@@ -388,6 +421,11 @@ bool sim_report_field_keep(bool present, sim_report_miss miss, sim_field *f)
 #define VLLM_TAIL                                                                                  \
     ONE(F_OUTPUT_THROUGHPUT), ONE(F_TOTAL_TOKEN_THROUGHPUT), ONE(F_MAX_OUTPUT_TOKENS_PER_S),       \
         ONE(F_MAX_CONCURRENT_REQUESTS)
+#define OFFLOAD_COLS                                                                               \
+    ONE(F_KV_OFFLOAD_CPU_HIT_TOKENS), ONE(F_KV_OFFLOAD_CPU_READ_BYTES),                            \
+        ONE(F_KV_OFFLOAD_CPU_WRITE_BYTES), ONE(F_KV_OFFLOAD_DISK_HIT_TOKENS),                      \
+        ONE(F_KV_OFFLOAD_DISK_READ_BYTES), ONE(F_KV_OFFLOAD_DISK_WRITE_BYTES),                     \
+        ONE(F_KV_OFFLOAD_LOAD_MS)
 #define VLLM_LATENCY                                                                               \
     {                                                                                              \
         .row = F_LATENCY, .lat = LAT_MEAN | LAT_MEDIAN | LAT_STD | LAT_SEL                         \
@@ -436,7 +474,8 @@ static const sim_report_col json_tail_cols[] = {
     ONE(F_STREAM_INTERVAL),
     NUL(F_AVG_POWER_W),
     NUL(F_JOULES_PER_OUTPUT_TOKEN),
-    NUL(F_OUTPUT_TOKENS_PER_S_PER_MW)};
+    NUL(F_OUTPUT_TOKENS_PER_S_PER_MW),
+    OFFLOAD_COLS};
 static const sim_report_col csv_cols[] = {
     ONE(F_COMPLETED),
     ONE(F_DURATION),
@@ -460,7 +499,8 @@ static const sim_report_col csv_cols[] = {
     ONE(F_STREAM_INTERVAL),
     NUL(F_AVG_POWER_W),
     NUL(F_JOULES_PER_OUTPUT_TOKEN),
-    NUL(F_OUTPUT_TOKENS_PER_S_PER_MW)};
+    NUL(F_OUTPUT_TOKENS_PER_S_PER_MW),
+    OFFLOAD_COLS};
 static const sim_report_col vllm_cols[] = {VLLM_HEAD, NUL(F_REQUEST_GOODPUT), VLLM_TAIL,
                                            VLLM_LATENCY};
 static const sim_report_col sweep_cols[] = {
@@ -531,11 +571,13 @@ static const sim_report_col table_cols[] = {
     ONE(F_STREAM_INTERVAL),
     NUL(F_AVG_POWER_W),
     ONE(F_JOULES_PER_OUTPUT_TOKEN),
-    ONE(F_OUTPUT_TOKENS_PER_S_PER_MW)};
+    ONE(F_OUTPUT_TOKENS_PER_S_PER_MW),
+    OFFLOAD_COLS};
 #undef PRICE_COLS
 #undef VLLM_HEAD
 #undef VLLM_TAIL
 #undef VLLM_LATENCY
+#undef OFFLOAD_COLS
 #undef NUL
 #undef ONE
 

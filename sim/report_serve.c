@@ -238,18 +238,24 @@ sim_status sim_report_save_requests(const char *path, const sim_serve_report *r,
     if (st)
         return st;
     FILE *f = o.f;
+    const sim_session_link *lk = r->w->links; /* sessions: their columns after the others */
     fprintf(f, "request,trace_line,arrival_s,send_s,input_tokens,output_tokens,first_scheduled_s,"
-               "ttft_ms,tpot_ms,e2el_ms,finish_s,preemptions\n");
+               "ttft_ms,tpot_ms,e2el_ms,finish_s,preemptions%s\n",
+            lk ? ",session,turn,cached_tokens" : "");
     for (size_t i = 0; i < r->res->n; i++) {
         const sim_seq *q = &r->res->seqs[i];
         double ttft = (double)(q->first_token_ns - q->send_ns) / 1e6;
         double e2el = (double)(q->finish_ns - q->send_ns) / 1e6;
         double tpot = q->output > 1 ? (e2el - ttft) / (double)(q->output - 1) : 0.0;
-        fprintf(f, "%zu,%lld,%.9f,%.9f,%lld,%lld,%.9f,%.6f,%.6f,%.6f,%.9f,%lld\n", i,
+        fprintf(f, "%zu,%lld,%.9f,%.9f,%lld,%lld,%.9f,%.6f,%.6f,%.6f,%.9f,%lld", i,
                 (long long)r->w->reqs[i].line, (double)r->w->reqs[i].arrival_ns / 1e9,
                 (double)q->send_ns / 1e9, (long long)q->input, (long long)q->output,
                 (double)q->first_sched_ns / 1e9, ttft, tpot, e2el, (double)q->finish_ns / 1e9,
                 (long long)q->preemptions);
+        if (lk)
+            fprintf(f, ",%lld,%lld,%lld", (long long)lk[i].session, (long long)lk[i].turn,
+                    (long long)q->cached);
+        fputc('\n', f);
     }
     return sim_outfile_commit(&o, err);
 }

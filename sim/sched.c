@@ -11,6 +11,9 @@
 #define SGLANG_CLIP_NEW_TOKENS 4096
 #define SGLANG_RETRACT_STEPS 20
 
+/* HBM evicted a cached block: the lower tiers take it (kvtier.h). */
+static void evicted(void *ctx, uint64_t id) { sim_kvtier_evicted(ctx, id); }
+
 sim_status sim_sched_init(sim_sched *s, const sim_sched_cfg *cfg, const sim_kvcache *kv, size_t n)
 {
     memset(s, 0, sizeof *s);
@@ -32,6 +35,11 @@ sim_status sim_sched_init(sim_sched *s, const sim_sched_cfg *cfg, const sim_kvca
         int64_t per = cfg->prefix_block_tokens / kv->block_size * kv->full_groups;
         st = sim_prefix_init(&s->prefix, cfg->prefix_block_tokens, per,
                              (size_t)(kv->total_blocks / per + 1));
+        if (!st && (cfg->offload.entries[0] > 0 || cfg->offload.entries[1] > 0)) {
+            st = sim_kvtier_init(&s->tier, &cfg->offload);
+            s->prefix.on_evict = evicted;
+            s->prefix.on_evict_ctx = &s->tier;
+        }
     }
     if (st)
         sim_sched_free(s);
@@ -46,11 +54,14 @@ void sim_sched_free(sim_sched *s)
     free(s->lpm_buf);
     s->waiting = s->running = s->preempted = s->lpm_buf = NULL;
     sim_prefix_free(&s->prefix);
+    sim_kvtier_free(&s->tier);
 }
 
 bool sim_sched_idle(const sim_sched *s) { return s->w_len == 0 && s->r_len == 0; }
 
 static bool caching(const sim_sched *s) { return s->cfg.prefix_block_tokens > 0; }
+
+static bool tiered(const sim_sched *s) { return caching(s) && sim_kvtier_on(&s->tier); }
 
 static int64_t w_front(const sim_sched *s) { return s->waiting[s->w_head]; }
 
@@ -226,18 +237,48 @@ static void order_by_prefix(sim_sched *s, const sim_seq *seqs)
         s->waiting[(s->w_head + i) % s->cap] = b[2 * i];
 }
 
-/* Takes the longest cached prefix of a request with nothing computed. */
-static void take_prefix(sim_sched *s, sim_seq *r)
+/* Takes the longest cached prefix of a request with nothing computed: its HBM run, then the
+ * hash blocks after it that lower tiers hold (loaded[t]: how many from tier t + 1; they get KV
+ * blocks of their own through extra_blocks). Returns the tier blocks taken. */
+static int64_t take_prefix(sim_sched *s, sim_seq *r, int64_t loaded[SIM_KVTIER_LOWER])
 {
+    loaded[0] = loaded[1] = 0;
     if (!caching(s) || r->computed > 0 || r->n_hash == 0)
-        return;
+        return 0;
     int64_t h = s->cfg.prefix_block_tokens;
     int64_t m = cached_blocks(s, r);
     sim_prefix_ref(&s->prefix, r->hash, m);
     s->kv.evictable = s->prefix.evictable_blocks;
     r->n_ref = m;
-    r->computed = m * h;
+    int64_t l = 0;
+    if (tiered(s)) {
+        int64_t usable = (r->input - 1) / h;
+        if (usable > r->n_hash)
+            usable = r->n_hash;
+        for (int tier; m + l < usable && (tier = sim_kvtier_find(&s->tier, r->hash[m + l])); l++)
+            loaded[tier - 1]++;
+    }
+    r->computed = (m + l) * h;
     r->blocks = m * s->prefix.kv_blocks;
+    return l;
+}
+
+/* An admission took l blocks from the lower tiers after its m HBM ones: each becomes its tier's
+ * most recent, and the iteration's loads count them. */
+static void count_loads(sim_sched *s, const sim_seq *r, int64_t l, const int64_t loaded[])
+{
+    const int64_t h = s->cfg.prefix_block_tokens;
+    for (int64_t k = r->n_ref; k < r->n_ref + l; k++) {
+        /* (an HBM eviction of this admission may have spilled it since: loaded as seen) */
+        int tier = sim_kvtier_find(&s->tier, r->hash[k]);
+        if (tier > 0)
+            sim_kvtier_touch(&s->tier, tier, r->hash[k]);
+    }
+    for (int t = 0; t < SIM_KVTIER_LOWER; t++) {
+        s->loaded_tokens[t] += loaded[t] * h;
+        s->loaded_reqs[t] += loaded[t] > 0;
+        s->tier_hit_tokens[t] += loaded[t] * h;
+    }
 }
 
 /* Gives back a prefix taken for an admission that failed. */
@@ -274,7 +315,8 @@ static void admit_waiting(sim_sched *s, sim_seq *seqs, sim_sched_entry *out, siz
         int64_t id = w_front(s);
         sim_seq *r = &seqs[id];
         bool first = r->first_sched_ns < 0 && r->preemptions == 0;
-        take_prefix(s, r);
+        int64_t loaded[SIM_KVTIER_LOWER];
+        const int64_t l = take_prefix(s, r, loaded);
         int64_t num_new = sim_seq_known(r) - r->computed;
         if (s->cfg.policy == SIM_POLICY_SGLANG) {
             int64_t left = r->output - r->generated;
@@ -299,12 +341,15 @@ static void admit_waiting(sim_sched *s, sim_seq *seqs, sim_sched_entry *out, siz
             break;
         }
         r->blocks += need;
+        if (l > 0)
+            count_loads(s, r, l, loaded);
         if (first && caching(s)) {
-            r->cached = r->computed;
-            s->prefix_hit_tokens += r->computed;
+            const int64_t hbm = r->n_ref * s->cfg.prefix_block_tokens; /* HBM's part alone */
+            r->cached = (int32_t)hbm;
+            s->prefix_hit_tokens += hbm;
             s->prefix_query_tokens += r->input;
         }
-        s->cached_tokens += r->computed;
+        s->cached_tokens += r->computed - l * s->cfg.prefix_block_tokens;
         w_pop_front(s);
         s->running[s->r_len++] = id;
         r->phase = SIM_SEQ_RUNNING;
@@ -345,6 +390,7 @@ size_t sim_sched_next(sim_sched *s, sim_seq *seqs, sim_sched_entry *out)
     int64_t budget = s->cfg.max_num_batched_tokens;
     s->n_preempted = 0;
     s->cached_tokens = 0;
+    s->loaded_tokens[0] = s->loaded_tokens[1] = s->loaded_reqs[0] = s->loaded_reqs[1] = 0;
     const sim_sched_policy p = s->cfg.policy;
     if (p == SIM_POLICY_SGLANG)
         return next_sglang(s, seqs, out);
@@ -374,9 +420,12 @@ void sim_sched_cache_prompt(sim_sched *s, sim_seq *seqs, int64_t id)
     int64_t full = r->computed / s->cfg.prefix_block_tokens;
     if (full > r->n_hash)
         full = r->n_hash;
-    for (; r->n_ref < full; r->n_ref++)
+    for (; r->n_ref < full; r->n_ref++) {
         if (!sim_prefix_insert(&s->prefix, r->hash[r->n_ref])) /* cached meanwhile: share it */
             sim_kvcache_release(&s->kv, s->prefix.kv_blocks);
+        else if (s->tier.cfg.write_through)
+            sim_kvtier_computed(&s->tier, r->hash[r->n_ref]);
+    }
     s->kv.evictable = s->prefix.evictable_blocks;
 }
 

@@ -49,6 +49,13 @@
  * shared, not allocated. As the prompt is computed its full hash blocks enter the cache; when the
  * request finishes or is preempted they stay cached, evictable, and are evicted least recently
  * used first when an allocation finds no free block (before anyone is preempted).
+ *
+ * Lower KV tiers (cfg.offload, kvtier.h; prefix caching on): blocks HBM evicts, or every block
+ * it caches under write-through, are kept in host DRAM and disk. An admitted request whose
+ * cached HBM prefix ends where a lower tier still holds the next hash blocks takes those too (the
+ * longest run, each block from the fastest tier holding it): they are loaded, not computed, so
+ * computed starts after them, and they take fresh KV blocks (loaded_tokens says how many tokens
+ * came from each tier this iteration; the engine prices the transfer).
  */
 #ifndef SIM_SCHED_H
 #define SIM_SCHED_H
@@ -58,6 +65,7 @@
 #include <stdint.h>
 
 #include "kvcache.h"
+#include "kvtier.h"
 #include "prefix.h"
 #include "status.h"
 
@@ -111,6 +119,7 @@ typedef struct sim_sched_cfg {
     double ratio_init, ratio_min, ratio_decay; /* SGLang's new-token ratio */
     int64_t prefix_block_tokens;               /* hash block of the prefix cache; 0 = off */
     bool lpm; /* SGLang --schedule-policy lpm: longest cached prefix first (else FCFS) */
+    sim_kvtier_cfg offload;                    /* lower KV tiers; zero: none */
 } sim_sched_cfg;
 
 /* One scheduled request of an iteration. */
@@ -139,6 +148,11 @@ typedef struct sim_sched {
     int64_t cached_tokens;       /* prompt tokens the last sim_sched_next took from the cache */
     int64_t prefix_hit_tokens;   /* sum of cached over first admissions */
     int64_t prefix_query_tokens; /* prompt tokens of first admissions (with prefix caching) */
+    sim_kvtier tier;             /* lower KV tiers (used when cfg.offload has one) */
+    /* per lower tier (DRAM, disk): prompt tokens the last sim_sched_next loaded from it and the
+     * requests that loaded them; over the run, tokens loaded (every admission) */
+    int64_t loaded_tokens[SIM_KVTIER_LOWER], loaded_reqs[SIM_KVTIER_LOWER];
+    int64_t tier_hit_tokens[SIM_KVTIER_LOWER];
 } sim_sched;
 
 /* Tokens a request knows (prompt + generated). */

@@ -24,8 +24,10 @@ void sim_workload_free(sim_workload *w)
 {
     free(w->reqs);
     free(w->hash_ids);
+    free(w->links);
     w->reqs = NULL;
     w->hash_ids = NULL;
+    w->links = NULL;
     w->n = 0;
     w->n_hash_ids = 0;
 }

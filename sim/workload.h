@@ -53,12 +53,48 @@ typedef struct sim_request {
                             * sim_engine_prompt_tokens); 0: text only */
 } sim_request;
 
+/* A request's place in a multi-turn session (sim_workload.links, sessions only). */
+typedef struct sim_session_link {
+    int64_t session;  /* session number, from 1 */
+    int64_t turn;     /* turn within it, from 0 */
+    int64_t follow;   /* index of the session's next turn; 0: none (a first turn is never one) */
+    int64_t think_ns; /* from this turn's last token at the client to the next turn's send */
+    bool follows;     /* a later turn: sent think_ns after the previous one's last token */
+} sim_session_link;
+
+/* A session's turn released to be sent at t_ns: request `id`, whose previous turn ran on replica
+ * `prev` (-1: none, or the caller does not track it). The engine and the cluster keep min-heaps
+ * of them by (t_ns, id), with sim_workload_turn_push / _pop on an array of room for every
+ * request; n is the heap's size. Example:
+ *     sim_session_turn h[2];
+ *     size_t n = 0;
+ *     sim_workload_turn_push(h, &n, (sim_session_turn){.t_ns = 5, .id = 1, .prev = -1});
+ *     sim_workload_turn_push(h, &n, (sim_session_turn){.t_ns = 3, .id = 0, .prev = -1});
+ *     sim_session_turn first = sim_workload_turn_pop(h, &n); // t_ns 3, id 0; n is 1
+ */
+typedef struct sim_session_turn {
+    int64_t t_ns;
+    int64_t id;
+    int prev;
+} sim_session_turn;
+
+void sim_workload_turn_push(sim_session_turn *h, size_t *n, sim_session_turn x);
+sim_session_turn sim_workload_turn_pop(sim_session_turn *h, size_t *n); /* n > 0 */
+
 typedef struct sim_workload {
-    sim_request *reqs; /* owned; sorted by arrival */
+    sim_request *reqs; /* owned; sorted by arrival (a session's later turns: see links) */
     size_t n;
     uint64_t *hash_ids; /* owned; every request's ids, one per hash block of its prompt */
     size_t n_hash_ids;
     int64_t hash_block_tokens; /* tokens per hash block (Mooncake: 512); 0 = no ids */
+    /* multi-turn sessions (sim_workload_sessions): per request its link, owned; NULL for
+     * single requests. A later turn's arrival_ns is its session's start (a lower bound): the
+     * engine sends it think_ns after the previous turn's last token reached the client. */
+    sim_session_link *links;
+    int64_t sessions;
+    /* the ids name the blocks of the prompt AND the output (a session's context grows by both):
+     * the engine caches output blocks as they are decoded */
+    bool hash_covers_output;
     char source[256]; /* "random" or the trace path, for messages */
 } sim_workload;
 
@@ -89,6 +125,49 @@ typedef struct sim_synth_cfg {
      * and output drawn from these fits instead of the uniform range (NULL: the range). */
     const sim_length_dist *input_dist, *output_dist;
 } sim_synth_cfg;
+
+/* A think (or tool) time distribution: a fixed number of seconds, an exponential of that mean,
+ * or uniform in [a_s, b_s]. */
+typedef enum sim_think_kind { SIM_THINK_FIXED, SIM_THINK_EXP, SIM_THINK_UNIFORM } sim_think_kind;
+typedef struct sim_think {
+    sim_think_kind kind;
+    double a_s, b_s; /* FIXED, EXP: a_s; UNIFORM: a_s <= b_s */
+} sim_think;
+
+/* Multi-turn sessions (vLLM's benchmarks/multi_turn, agent loops): `sessions` sessions start at
+ * request_rate (the arrival process of sim_synth_cfg: gamma gaps of shape burstiness, rescaled to
+ * sessions / rate); each has `turns` turns. Turn 0's prompt is `input_len` new tokens (uniform in
+ * the range of range_ratio, as sim_synth_cfg draws them); turn t's is turn t - 1's prompt plus
+ * its output plus new tokens drawn the same way; each output is drawn from output_len. Request
+ * s x turns + t is session s's turn t. Hash ids name hash_block_tokens-token blocks of each
+ * session's token stream (prompt and output: the next turn shares both), (s + 1) << 32 | k,
+ * held once per session (every turn's ids lead its last turn's). A context past 2^26 tokens
+ * (the longest any model takes) is an error.
+ * Think times are drawn per turn (the last turn's is not used).
+ * Example (sim_err *err):
+ *   sim_session_cfg c = {.sessions = 100, .turns = 4, .input_len = 256, .output_len = 128,
+ *                        .request_rate = 2.0, .burstiness = 1.0,
+ *                        .think = {SIM_THINK_EXP, 5.0, 0.0}, .hash_block_tokens = 16};
+ *   sim_workload w;
+ *   if (sim_workload_sessions(&c, &w, err))
+ *       return SIM_EINPUT;
+ *   ... w.reqs[4 * s + t]: session s's turn t ...
+ *   sim_workload_free(&w);
+ */
+typedef struct sim_session_cfg {
+    int64_t sessions, turns; /* >= 1 each */
+    int64_t input_len, output_len;
+    double range_ratio, request_rate, burstiness;
+    uint64_t seed;
+    sim_think think;
+    int64_t hash_block_tokens; /* >= 1 */
+} sim_session_cfg;
+
+sim_status sim_workload_sessions(const sim_session_cfg *c, sim_workload *out, sim_err *err);
+
+/* Parses "S", "exp:MEAN" or "uniform:LO:HI" (seconds, each finite, >= 0, LO <= HI, at most
+ * 1e6). Errors name --think-time-s. */
+sim_status sim_workload_think_parse(const char *s, sim_think *t, sim_err *err);
 
 /* The latest an arrival may come after the earliest (a trace's after --time-scale, a synthetic
  * stream's N / rate): 1e9 s (about 32 years) keeps arrival_ns far inside int64_t (9.2e9 s). */

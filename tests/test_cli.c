@@ -2323,6 +2323,44 @@ static void test_long_context_no_evict(void **state)
     assert_true(out_num("duration") < 0.5 * vllm_dur);
 }
 
+static void test_kv_offload_and_sessions(void **state)
+{
+    (void)state;
+    const char *base = "serve --model llama-3.1-8b --hw h100-sxm";
+    /* four-turn sessions: a later turn finds its context cached; the tiers report per tier */
+    run("serve --model llama-3.1-8b --hw h100-sxm --sessions 20 --turns-per-session 4 "
+        "--think-time-s exp:2 --request-rate 2 --random-input-len 512 --random-output-len 64 "
+        "--gpu-memory-utilization 0.25 --kv-offload cpu:200,disk:1000 --format json");
+    assert_int_equal(R.rc, 0);
+    assert_near(out_num("completed"), 80, 0);
+    assert_true(out_num("prefix_cache_hit_rate") > 0.4);
+    assert_true(out_num("kv_offload_cpu_write_bytes") > 0);
+    assert_near(out_num("kv_offload_disk_hit_tokens"), 0, 0); /* 200 GB of DRAM holds it all */
+    run("serve --model llama-3.1-8b --hw h100-sxm --sessions 20 --format json");
+    assert_int_equal(R.rc, 0);
+    assert_null(strstr(R.out, "kv_offload")); /* no tier: no key */
+    bad_flag(base, "--kv-offload cpu:0", "--kv-offload");
+    bad_flag(base, "--kv-offload gpu:10", "--kv-offload");
+    bad_flag(base, "--kv-offload cpu:10,cpu:20", "--kv-offload");
+    bad_flag(base, "--kv-offload cpu:10x", "--kv-offload");
+    bad_flag(base, "--kv-offload cpu:10 --no-enable-prefix-caching", "prefix caching");
+    bad_flag(base, "--kv-offload-write evict", "--kv-offload");
+    bad_flag(base, "--kv-offload cpu:10 --kv-offload-write sometimes", "--kv-offload-write");
+    bad_flag(base, "--sessions 0", "--sessions");
+    bad_flag(base, "--think-time-s 3", "--sessions");
+    bad_flag(base, "--turns-per-session 3", "--sessions");
+    bad_flag(base, "--sessions 4 --think-time-s uniform:3:1", "--think-time-s");
+    bad_flag(base, "--sessions 4 --num-prompts 10", "--num-prompts");
+    bad_flag(base, "--sessions 4 --disagg 1:1", "--disagg");
+    bad_flag(base, "--session-affinity", "--session-affinity");
+    bad_flag(base, "--replicas 2 --kv-overlap-score-weight 2", "--router kv-aware");
+    run("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --router kv-aware "
+        "--kv-overlap-score-weight 2 --dataset-name prefix_repetition --num-prompts 100 "
+        "--request-rate 20 --format json");
+    assert_int_equal(R.rc, 0);
+    assert_true(out_num("prefix_cache_hit_rate") > 0.3);
+}
+
 static void test_prefix_repetition_and_model_len(void **state)
 {
     (void)state;
@@ -3317,6 +3355,7 @@ int main(void)
         cmocka_unit_test(test_frontend_flags),
         cmocka_unit_test(test_long_context_no_evict),
         cmocka_unit_test(test_prefix_repetition_and_model_len),
+        cmocka_unit_test(test_kv_offload_and_sessions),
         cmocka_unit_test(test_engine_picks_allreduce),
         cmocka_unit_test(test_engine_length_limits),
         cmocka_unit_test(test_compare_reads_the_result),

@@ -223,6 +223,109 @@ static void test_prefix_aware_hits(void **state)
     free(f);
 }
 
+/* --router kv-aware (Dynamo's cost, cluster.h) by hand, 16-token blocks and hash blocks:
+ *   A at 0 s, 8192 tokens (ids 1..512): both replicas empty, cost 1 x 8192 / 16 + 0 + 512 = 1024
+ *     each: replica 0 (lowest index);
+ *   D at 9.9 s, 16 tokens (id 5000), 3000 out: A is done (its 512 blocks cached, not active);
+ *     no overlap, cost 1 + 0 + 1 = 2 on both: replica 0;
+ *   B at 10 s, 8704 tokens (ids 1..512, then 32 of its own): replica 0 holds 512 of them, cost
+ *     (8704 - 8192) / 16 + D's few blocks (16 + its ~20 tokens so far: 3) + 544 = about 579;
+ *     replica 1: 544 + 0 + 544 = 1088: replica 0, where 8192 tokens are cached.
+ * Least-outstanding sends B to replica 1 (replica 0 has D): B recomputes everything. With weight
+ * 0 (load only) replica 0 costs 3 + 544 = 547 against 544: replica 1 too. */
+static void test_kv_aware_by_hand(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    f->cfg.prefix_caching = true;
+    static uint64_t ids[3][544];
+    for (int k = 0; k < 544; k++) {
+        ids[0][k] = k < 512 ? 1 + (uint64_t)k : 0;
+        ids[2][k] = k < 512 ? 1 + (uint64_t)k : 6001 + (uint64_t)k;
+    }
+    ids[1][0] = 5000;
+    sim_request reqs[3] = {
+        {.arrival_ns = 0, .input_tokens = 8192, .output_tokens = 1, .hash_off = 0, .n_hash = 512},
+        {.arrival_ns = 9900000000LL, .input_tokens = 16, .output_tokens = 3000, .hash_off = 544,
+         .n_hash = 1},
+        {.arrival_ns = 10000000000LL, .input_tokens = 8704, .output_tokens = 1, .hash_off = 1088,
+         .n_hash = 544}};
+    sim_workload w = {.reqs = reqs, .n = 3, .hash_ids = ids[0], .n_hash_ids = 3 * 544,
+                      .hash_block_tokens = 16};
+    snprintf(w.source, sizeof w.source, "test");
+    const double weights[] = {1.0, 0.0};
+    const int64_t on_zero[] = {3, 2};
+    for (int i = 0; i < 2; i++) {
+        sim_cluster_cfg c = {.engine = &f->cfg, .replicas = 2, .router = SIM_ROUTER_KV_AWARE,
+                             .kv_overlap_weight = weights[i]};
+        sim_engine_result all;
+        sim_cluster_result per;
+        sim_err err = {{0}};
+        assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_OK);
+        assert_int_equal(sim_cluster_run(&c, &w, &all, &per, &err), SIM_OK);
+        assert_int_equal(per.load[0].requests, on_zero[i]);
+        assert_int_equal(all.seqs[2].cached, i == 0 ? 8192 : 0);
+        sim_engine_result_free(&all);
+        sim_cluster_result_free(&per);
+    }
+    sim_engine_result all;
+    sim_cluster_result per;
+    run_cluster(f, 2, SIM_ROUTER_LEAST_OUTSTANDING, &w, &all, &per);
+    assert_int_equal(per.load[1].requests, 1);
+    assert_int_equal(all.seqs[2].cached, 0);
+    sim_engine_result_free(&all);
+    sim_cluster_result_free(&per);
+    sim_router r;
+    assert_true(sim_router_parse("kv-aware", &r) && r == SIM_ROUTER_KV_AWARE);
+    free(f);
+}
+
+/* Two sessions of two turns on two replicas (8192 new tokens a turn, 17 out, 10 s of thinking,
+ * both starting at 0). Round-robin by request index sends both first turns (requests 0, 2) to
+ * replica 0 and both second turns (1, 3) to replica 1, where nothing is cached. With session
+ * affinity the second turns follow their first to replica 0 and find its 8192 + 16 = 8208
+ * tokens of KV (prompt and all but the last output token: 513 blocks). kv-aware: the first turns
+ * split (the second sees replica 0 with the first's 512 blocks active, as the router counts them
+ * from routing on: 512 + 512 + 512 against 512 + 0 + 512 on replica 1); a second turn (16401 tokens, 1026 blocks) costs
+ * (16401 - 8208) / 16 + 0 + 1026 = 1538.06 where its session ran against 1025.06 + 0 + 1026 =
+ * 2051.06 elsewhere: it goes back and hits 8208 too. Every second turn is sent 10 s after its
+ * first turn's last token. */
+static void test_sessions_over_replicas(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    f->cfg.prefix_caching = true;
+    sim_session_cfg sc = {.sessions = 2, .turns = 2, .input_len = 8192, .output_len = 17,
+                          .request_rate = INFINITY, .burstiness = 1.0,
+                          .think = {SIM_THINK_FIXED, 10.0, 0.0}, .hash_block_tokens = 16};
+    sim_workload w;
+    sim_err err = {{0}};
+    assert_int_equal(sim_workload_sessions(&sc, &w, &err), SIM_OK);
+    const sim_router routers[3] = {SIM_ROUTER_ROUND_ROBIN, SIM_ROUTER_ROUND_ROBIN,
+                                   SIM_ROUTER_KV_AWARE};
+    const bool affinity[3] = {false, true, false};
+    const int32_t hit[3] = {0, 8208, 8208};
+    for (int k = 0; k < 3; k++) {
+        sim_cluster_cfg c = {.engine = &f->cfg, .replicas = 2, .router = routers[k],
+                             .kv_overlap_weight = 1.0, .session_affinity = affinity[k]};
+        sim_engine_result all;
+        sim_cluster_result per;
+        assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_OK);
+        assert_int_equal(sim_cluster_run(&c, &w, &all, &per, &err), SIM_OK);
+        for (int s = 0; s < 2; s++) {
+            assert_int_equal(all.seqs[2 * s + 1].cached, hit[k]);
+            assert_int_equal(all.seqs[2 * s + 1].send_ns,
+                             all.seqs[2 * s].finish_ns + 10000000000LL);
+        }
+        if (k != 1)
+            assert_int_equal(per.load[1].requests, 2);
+        sim_engine_result_free(&all);
+        sim_cluster_result_free(&per);
+    }
+    sim_workload_free(&w);
+    free(f);
+}
+
 static void test_checks(void **state)
 {
     (void)state;
@@ -365,6 +468,8 @@ int main(void)
         cmocka_unit_test(test_each_router),
         cmocka_unit_test(test_routing_by_hand),
         cmocka_unit_test(test_checks),
+        cmocka_unit_test(test_kv_aware_by_hand),
+        cmocka_unit_test(test_sessions_over_replicas),
         cmocka_unit_test(test_prefix_aware_hits),
         cmocka_unit_test(test_disagg_one_request),
         cmocka_unit_test(test_disagg_stream),

@@ -531,10 +531,99 @@ static void test_dataset_fit(void **state)
     sim_workload_free(&w);
 }
 
+static void test_sessions(void **state)
+{
+    (void)state;
+    /* 3 sessions x 2 turns, 100 new tokens a turn, 20 out, all starting at 0 (rate inf), 2.5 s of
+     * thinking. Turn 0: 100 in; turn 1: 100 + 20 + 100 = 220 in. Hash blocks of 16 over the KV
+     * each computes (all but the last output token): (100 + 20 - 1) / 16 = 7 and
+     * (220 + 20 - 1) / 16 = 14, session s's ids (s + 1) << 32 | k, shared by its turns. */
+    sim_session_cfg c = {.sessions = 3, .turns = 2, .input_len = 100, .output_len = 20,
+                         .request_rate = INFINITY, .burstiness = 1.0,
+                         .think = {SIM_THINK_FIXED, 2.5, 0.0}, .hash_block_tokens = 16};
+    sim_workload w;
+    sim_err err = {{0}};
+    assert_int_equal(sim_workload_sessions(&c, &w, &err), SIM_OK);
+    assert_int_equal(w.n, 6);
+    assert_int_equal(w.sessions, 3);
+    assert_true(w.hash_covers_output);
+    for (size_t s = 0; s < 3; s++) {
+        const sim_request *t0 = &w.reqs[2 * s], *t1 = &w.reqs[2 * s + 1];
+        assert_int_equal(t0->input_tokens, 100);
+        assert_int_equal(t1->input_tokens, 220);
+        assert_int_equal(t0->output_tokens, 20);
+        assert_int_equal(t0->n_hash, 7);
+        assert_int_equal(t1->n_hash, 14);
+        for (int64_t k = 0; k < 7; k++)
+            assert_true(w.hash_ids[t0->hash_off + k] == w.hash_ids[t1->hash_off + k]);
+        assert_true(w.hash_ids[t1->hash_off + 13] == (((uint64_t)(s + 1) << 32) | 13));
+        assert_int_equal(t0->arrival_ns, 0);
+        assert_int_equal(w.links[2 * s].follow, (int64_t)(2 * s + 1));
+        assert_int_equal(w.links[2 * s].think_ns, 2500000000LL);
+        assert_false(w.links[2 * s].follows);
+        assert_true(w.links[2 * s + 1].follows);
+        assert_int_equal(w.links[2 * s + 1].follow, 0);
+        assert_int_equal(w.links[2 * s + 1].session, (int64_t)s + 1);
+    }
+    sim_workload_free(&w);
+    /* at 2 sessions/s, Poisson: the 3 starts are spread to exactly 3 / 2 s of gaps */
+    c.request_rate = 2.0;
+    assert_int_equal(sim_workload_sessions(&c, &w, &err), SIM_OK);
+    assert_int_equal(w.reqs[0].arrival_ns, 0);
+    assert_true(w.reqs[4].arrival_ns > w.reqs[2].arrival_ns && w.reqs[4].arrival_ns < 1500000000);
+    assert_int_equal(w.reqs[5].arrival_ns, w.reqs[4].arrival_ns); /* a lower bound */
+    sim_workload_free(&w);
+    /* think times */
+    sim_think t;
+    assert_int_equal(sim_workload_think_parse("exp:5", &t, &err), SIM_OK);
+    assert_int_equal(t.kind, SIM_THINK_EXP);
+    assert_true(t.a_s == 5.0);
+    assert_int_equal(sim_workload_think_parse("uniform:1:3", &t, &err), SIM_OK);
+    assert_true(t.kind == SIM_THINK_UNIFORM && t.a_s == 1.0 && t.b_s == 3.0);
+    const char *bad[] = {"uniform:3:1", "x", "-1", "exp:", "1e7", "0x10", "exp:nan"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(sim_workload_think_parse(bad[i], &t, &err), SIM_EINPUT);
+        assert_non_null(strstr(err.msg, "--think-time-s"));
+    }
+    /* exponential think times: mean 5 s over many turns (2000 draws: within 10 %) */
+    c = (sim_session_cfg){.sessions = 1000, .turns = 2, .input_len = 10, .output_len = 10,
+                          .request_rate = INFINITY, .burstiness = 1.0,
+                          .think = {SIM_THINK_EXP, 5.0, 0.0}, .hash_block_tokens = 16};
+    assert_int_equal(sim_workload_sessions(&c, &w, &err), SIM_OK);
+    double sum = 0.0;
+    for (size_t i = 0; i < w.n; i++)
+        sum += (double)w.links[i].think_ns / 1e9;
+    assert_true(fabs(sum / (double)w.n - 5.0) < 0.5);
+    sim_workload_free(&w);
+}
+
+/* The session turns' heap pops by send time, then by request index: pushed (5, 1), (3, 0),
+ * (5, 0), (3, 2), (9, 4) come back as (3, 0), (3, 2), (5, 0), (5, 1), (9, 4), each with its prev. */
+static void test_turn_heap(void **state)
+{
+    (void)state;
+    sim_session_turn h[5];
+    size_t n = 0;
+    const sim_session_turn in[5] = {{5, 1, 7}, {3, 0, -1}, {5, 0, 2}, {3, 2, 1}, {9, 4, 0}};
+    for (int i = 0; i < 5; i++)
+        sim_workload_turn_push(h, &n, in[i]);
+    assert_int_equal(n, 5);
+    const int64_t t[5] = {3, 3, 5, 5, 9}, id[5] = {0, 2, 0, 1, 4};
+    const int prev[5] = {-1, 1, 2, 7, 0};
+    for (int i = 0; i < 5; i++) {
+        sim_session_turn x = sim_workload_turn_pop(h, &n);
+        assert_int_equal(x.t_ns, t[i]);
+        assert_int_equal(x.id, id[i]);
+        assert_int_equal(x.prev, prev[i]);
+        assert_int_equal(n, (size_t)(4 - i));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mooncake_hash_ids),
+        cmocka_unit_test(test_sessions),
         cmocka_unit_test(test_prefix_repetition),
         cmocka_unit_test(test_fixed_lengths_and_infinite_rate),
         cmocka_unit_test(test_range_ratio),
@@ -548,6 +637,7 @@ int main(void)
         cmocka_unit_test(test_bad_traces),
         cmocka_unit_test(test_trace_offset_bound),
         cmocka_unit_test(test_dataset_fit),
+        cmocka_unit_test(test_turn_heap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

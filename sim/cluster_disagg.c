@@ -1,0 +1,267 @@
+/* cluster_disagg.c - prefill/decode disaggregation (declared in cluster.h): prefill and decode
+ * pools of engines and the KV transfer between them. */
+#include "cluster.h"
+#include "cluster_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pp.h"
+
+/* ------------------------------------------------------------------------------------------ */
+/* Prefill/decode disaggregation */
+
+static int instance_gpus(const sim_engine_cfg *c) { return (int)sim_pp_gpus(&c->step); }
+
+bool sim_disagg_scaleout(const sim_disagg_cfg *cfg)
+{
+    int64_t gpus = (int64_t)cfg->n_prefill * instance_gpus(cfg->prefill) +
+                   (int64_t)cfg->n_decode * instance_gpus(cfg->decode);
+    return gpus > cfg->decode->step.hw->devices_per_node;
+}
+
+double sim_disagg_kv_bytes(const sim_disagg_cfg *cfg, int64_t input)
+{
+    double p = sim_mem_kv_bytes_per_token(&cfg->prefill->step);
+    double d = sim_mem_kv_bytes_per_token(&cfg->decode->step);
+    return (double)input * (p > d ? p : d);
+}
+
+double sim_disagg_kv_ns(const sim_disagg_cfg *cfg, int64_t input)
+{
+    const sim_hw *hw = cfg->decode->step.hw;
+    const bool out = sim_disagg_scaleout(cfg);
+    const double bw = (out ? hw->scaleout_bytes_per_s : hw->scaleup_bytes_per_s) * hw->eff_network;
+    const double lat = out ? hw->scaleout_latency_ns : hw->scaleup_latency_ns;
+    return sim_disagg_kv_bytes(cfg, input) / bw * 1e9 + lat;
+}
+
+sim_status sim_disagg_check(const sim_disagg_cfg *cfg, const sim_workload *w, sim_err *err)
+{
+    if (cfg->n_prefill < 1 || cfg->n_decode < 1 ||
+        cfg->n_prefill + cfg->n_decode > SIM_CLUSTER_MAX_REPLICAS)
+        return sim_fail(err, SIM_EINPUT,
+                        "--disagg: value %d:%d, expected P:D with P, D >= 1 and "
+                        "P + D <= %d",
+                        cfg->n_prefill, cfg->n_decode, SIM_CLUSTER_MAX_REPLICAS);
+    const sim_engine_cfg *e = cfg->decode;
+    if (e->max_concurrency > 0 || e->observer || sim_spec_active(e->spec))
+        return sim_fail(err, SIM_EINPUT,
+                        "%s with --disagg: not modelled for disaggregated pools; expected one of "
+                        "them",
+                        e->max_concurrency > 0 ? "--max-concurrency"
+                        : e->observer          ? "--html"
+                                               : "--spec-method");
+    sim_status st = sim_engine_check(cfg->prefill, w, err);
+    if (st) { /* say which pool */
+        sim_err why = *err;
+        return sim_fail(err, st, "prefill instances (--prefill-tp %d): %s", cfg->prefill->step.tp,
+                        why.msg);
+    }
+    return sim_engine_check(cfg->decode, w, err);
+}
+
+/* A pending decode arrival: request i's KV, sent by prefill instance `from` at `sent`, is at
+ * the decode side at t. */
+typedef struct ready {
+    int64_t t;
+    size_t i;
+    int from;
+    int64_t sent;
+} ready;
+
+/* Min-heap on (t, i). */
+static bool ready_before(const ready *a, const ready *b)
+{
+    return a->t != b->t ? a->t < b->t : a->i < b->i;
+}
+
+static void heap_push(ready *h, size_t *n, ready x)
+{
+    size_t k = (*n)++;
+    while (k > 0 && ready_before(&x, &h[(k - 1) / 2])) {
+        h[k] = h[(k - 1) / 2];
+        k = (k - 1) / 2;
+    }
+    h[k] = x;
+}
+
+static ready heap_pop(ready *h, size_t *n)
+{
+    ready top = h[0], last = h[--(*n)];
+    size_t k = 0;
+    for (;;) {
+        size_t c = 2 * k + 1;
+        if (c >= *n)
+            break;
+        if (c + 1 < *n && ready_before(&h[c + 1], &h[c]))
+            c++;
+        if (!ready_before(&h[c], &last))
+            break;
+        h[k] = h[c];
+        k = c;
+    }
+    if (*n > 0)
+        h[k] = last;
+    return top;
+}
+
+typedef struct pools {
+    const sim_disagg_cfg *cfg;
+    const sim_workload *w;
+    replica *rep;             /* prefill instances, then decode instances */
+    size_t *scan;             /* per prefill instance: its requests before this one are collected */
+    unsigned char *collected; /* per request: its prefill finish is known */
+    ready *heap;
+    size_t heap_n;
+    double kv_ns, kv_bytes;
+} pools;
+
+/* Advances the prefill pool to t and queues the decode arrival of every prompt finished by then
+ * (every finish before t is known once each prefill instance has run the iterations starting
+ * before t). */
+static sim_status prefill_to(pools *P, int64_t t, sim_err *err)
+{
+    const sim_disagg_cfg *c = P->cfg;
+    const int64_t layers = c->prefill->step.model->layers;
+    for (int r = 0; r < c->n_prefill; r++) {
+        replica *R = &P->rep[r];
+        sim_status st = sim_engine_advance(R->e, t, err);
+        if (st)
+            return st;
+        for (size_t j = P->scan[r]; j < R->w.n; j++) {
+            const sim_seq *x = &R->res.seqs[j];
+            size_t i = R->global[j];
+            if (x->finish_ns < 0 || P->collected[i])
+                continue;
+            P->collected[i] = 1;
+            double kv = sim_disagg_kv_ns(c, x->input);
+            if (c->kv_stream) {
+                /* layer by layer during the prefill: only what outlasts it, at least one layer */
+                double hidden = (double)(x->finish_ns - x->first_sched_ns);
+                kv = kv - hidden > kv / (double)layers ? kv - hidden : kv / (double)layers;
+            }
+            P->kv_ns += kv;
+            P->kv_bytes += sim_disagg_kv_bytes(c, x->input);
+            heap_push(P->heap, &P->heap_n,
+                      (ready){x->finish_ns + (int64_t)llround(kv), i, r, x->finish_ns});
+        }
+        while (P->scan[r] < R->w.n && P->collected[R->global[P->scan[r]]])
+            P->scan[r]++;
+    }
+    return SIM_OK;
+}
+
+static sim_status disagg_loop(pools *P, sim_err *err)
+{
+    const sim_disagg_cfg *c = P->cfg;
+    const sim_workload *w = P->w;
+    replica *dec = P->rep + c->n_prefill;
+    size_t next = 0, sent = 0;
+    sim_status st = SIM_OK;
+    while (!st && sent < w->n) {
+        bool client = next < w->n;
+        int64_t t = client ? w->reqs[next].arrival_ns : INT64_MAX;
+        if ((st = prefill_to(P, t, err)))
+            break;
+        if (P->heap_n > 0 && P->heap[0].t < t) {
+            /* a prompt's KV is at the decode side first */
+            ready x = heap_pop(P->heap, &P->heap_n);
+            for (int r = 0; !st && r < c->n_decode; r++)
+                st = sim_engine_advance(dec[r].e, x.t, err);
+            if (st)
+                break;
+            sim_request q = w->reqs[x.i];
+            q.arrival_ns = x.t;
+            /* the last prompt token is computed to sample; the images came encoded */
+            q.kv_ready = sim_engine_prompt_tokens(c->prefill, &q) - 1;
+            int to = sim_cluster_least_outstanding(dec, c->n_decode, x.t);
+            if (c->observer && c->observer->kv_transfer)
+                c->observer->kv_transfer(c->observer->ctx, (int64_t)x.i, x.from, c->n_prefill + to,
+                                         x.sent, x.t);
+            sim_cluster_give(&dec[to], &q, x.i);
+            sent++;
+        } else if (client) {
+            sim_request q = w->reqs[next];
+            q.output_tokens = 1; /* the prefill instance samples one token */
+            sim_cluster_give(&P->rep[sim_cluster_least_outstanding(P->rep, c->n_prefill, t)], &q, next);
+            next++;
+        } else if (P->heap_n == 0) {
+            st = sim_fail(err, SIM_EINTERNAL,
+                          "disaggregation stalled with %zu of %zu requests "
+                          "sent to decode",
+                          sent, w->n);
+        }
+    }
+    return st;
+}
+
+sim_status sim_disagg_run(const sim_disagg_cfg *cfg, const sim_workload *w, sim_engine_result *all,
+                          sim_cluster_result *out, sim_err *err)
+{
+    const int n = cfg->n_prefill + cfg->n_decode;
+    memset(out, 0, sizeof *out);
+    memset(all, 0, sizeof *all);
+    out->replicas = n;
+    out->router = SIM_ROUTER_LEAST_OUTSTANDING;
+    out->prefill = cfg->n_prefill;
+    out->decode = cfg->n_decode;
+    out->kv_scaleout = sim_disagg_scaleout(cfg);
+    out->load = calloc((size_t)n, sizeof *out->load);
+    pools P = {.cfg = cfg, .w = w};
+    P.rep = calloc((size_t)n, sizeof *P.rep);
+    P.scan = calloc((size_t)cfg->n_prefill, sizeof *P.scan);
+    P.collected = calloc(w->n ? w->n : 1, 1);
+    P.heap = malloc((w->n ? w->n : 1) * sizeof *P.heap);
+    int started = 0;
+    sim_status st = SIM_OK;
+    if (!out->load || !P.rep || !P.scan || !P.collected || !P.heap)
+        st = sim_fail(err, SIM_EINTERNAL, "out of memory for %d engines", n);
+    if (!st)
+        st = sim_cluster_start_all(P.rep, cfg->n_prefill, 0, cfg->prefill, w, cfg->observer, &started, err);
+    int started_dec = 0;
+    if (!st)
+        st = sim_cluster_start_all(P.rep + cfg->n_prefill, cfg->n_decode, cfg->n_prefill, cfg->decode, w,
+                       cfg->observer, &started_dec, err);
+    if (!st)
+        st = disagg_loop(&P, err);
+    st = sim_cluster_end_all(P.rep, started, st, err);
+    st = sim_cluster_end_all(P.rep + cfg->n_prefill, started_dec, st, err);
+    sim_hist secs = {0};
+    if (!st) {
+        all->n = w->n;
+        all->seqs = malloc((w->n ? w->n : 1) * sizeof *all->seqs);
+        all->block_size = cfg->decode->block_size;
+        /* the client's view: sent and first scheduled at the prefill side, tokens from the
+         * decode side */
+        for (int r = cfg->n_prefill; all->seqs && r < n; r++)
+            for (size_t j = 0; j < P.rep[r].res.n; j++)
+                all->seqs[P.rep[r].global[j]] = P.rep[r].res.seqs[j];
+        for (int r = 0; all->seqs && r < cfg->n_prefill; r++)
+            for (size_t j = 0; j < P.rep[r].res.n; j++) {
+                const sim_seq *p = &P.rep[r].res.seqs[j];
+                sim_seq *x = &all->seqs[P.rep[r].global[j]];
+                x->send_ns = p->send_ns;
+                x->first_sched_ns = p->first_sched_ns;
+                x->preemptions += p->preemptions;
+            }
+        if (!all->seqs ||
+            !sim_cluster_add_totals(P.rep, 0, cfg->n_prefill, false, true, all, &secs, out->load) ||
+            !sim_cluster_add_totals(P.rep, cfg->n_prefill, n, true, false, all, &secs, out->load) ||
+            !sim_cluster_finish_totals(all, &secs))
+            st = sim_fail(err, SIM_EINTERNAL, "out of memory merging the pools");
+        out->kv_transfer_ns = P.kv_ns;
+        out->kv_transfer_bytes = P.kv_bytes;
+    }
+    sim_hist_free(&secs);
+    sim_cluster_free_all(P.rep, n);
+    free(P.scan);
+    free(P.collected);
+    free(P.heap);
+    if (st) {
+        sim_engine_result_free(all);
+        sim_cluster_result_free(out);
+    }
+    return st;
+}
