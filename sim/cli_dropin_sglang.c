@@ -4,6 +4,7 @@
  * takes a unique prefix (--random-input for --random-input-len); '_' is not '-' here. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli_dropin.h"
+#include "cli_dropin_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,27 +166,6 @@ static sim_status no_overlap(cli_dropin_line *t, const char *f, const char *v, s
     (void)f, (void)v;
     return flag_to(t, "--no-async-scheduling", err);
 }
-
-#define MAP(n, a, ar, to, note)                                                                    \
-    {                                                                                              \
-        n, a, CLI_DROPIN_##ar, CLI_DROPIN_MAP, to, NULL, note                                      \
-    }
-#define CALL(n, a, ar, fn, to, note)                                                               \
-    {                                                                                              \
-        n, a, CLI_DROPIN_##ar, CLI_DROPIN_CALL, to, fn, note                                       \
-    }
-#define NONE(n, ar, note)                                                                          \
-    {                                                                                              \
-        n, NULL, CLI_DROPIN_##ar, CLI_DROPIN_NONE, NULL, NULL, note                                \
-    }
-#define REFUSE(n, ar, note)                                                                        \
-    {                                                                                              \
-        n, NULL, CLI_DROPIN_##ar, CLI_DROPIN_REFUSE, NULL, NULL, note                              \
-    }
-#define END                                                                                        \
-    {                                                                                              \
-        NULL, NULL, CLI_DROPIN_FLAG, CLI_DROPIN_NONE, NULL, NULL, NULL                             \
-    }
 
 /* bench_serving.py: --backend sglang, --dataset-name sharegpt, --num-prompts 1000,
  * --random-input-len 1024, --random-output-len 1024, --random-range-ratio 0.0, --seed 1 */

@@ -5,6 +5,7 @@
  * for '_' as well. The --dataset file is read for every request's lengths (lenfile.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "cli_dropin.h"
+#include "cli_dropin_internal.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -67,27 +68,6 @@ static sim_status chunked(cli_dropin_line *t, const char *f, const char *v, sim_
     return cli_dropin_push(
         t, strstr(f, "disable") ? "--no-chunked-prefill" : "--enable-chunked-prefill", NULL, err);
 }
-
-#define MAP(n, a, ar, to, note)                                                                    \
-    {                                                                                              \
-        n, a, CLI_DROPIN_##ar, CLI_DROPIN_MAP, to, NULL, note                                      \
-    }
-#define CALL(n, a, ar, fn, to, note)                                                               \
-    {                                                                                              \
-        n, a, CLI_DROPIN_##ar, CLI_DROPIN_CALL, to, fn, note                                       \
-    }
-#define NONE(n, ar, note)                                                                          \
-    {                                                                                              \
-        n, NULL, CLI_DROPIN_##ar, CLI_DROPIN_NONE, NULL, NULL, note                                \
-    }
-#define REFUSE(n, ar, note)                                                                        \
-    {                                                                                              \
-        n, NULL, CLI_DROPIN_##ar, CLI_DROPIN_REFUSE, NULL, NULL, note                              \
-    }
-#define END                                                                                        \
-    {                                                                                              \
-        NULL, NULL, CLI_DROPIN_FLAG, CLI_DROPIN_NONE, NULL, NULL, NULL                             \
-    }
 
 const cli_dropin_flag cli_dropin_trtllm_bench[] = {
     /* the command group's */

@@ -7,6 +7,7 @@
  * FlexibleArgumentParser takes '_' for '-' in a flag's name; argparse takes a unique prefix. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli_dropin.h"
+#include "cli_dropin_internal.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -186,27 +187,6 @@ static sim_status no_custom_ar(cli_dropin_line *t, const char *f, const char *v,
     (void)f, (void)v;
     return cli_dropin_push(t, "--allreduce", "nccl", err);
 }
-
-#define MAP(n, a, ar, to, note)                                                                    \
-    {                                                                                              \
-        n, a, CLI_DROPIN_##ar, CLI_DROPIN_MAP, to, NULL, note                                      \
-    }
-#define CALL(n, a, ar, fn, to, note)                                                               \
-    {                                                                                              \
-        n, a, CLI_DROPIN_##ar, CLI_DROPIN_CALL, to, fn, note                                       \
-    }
-#define NONE(n, ar, note)                                                                          \
-    {                                                                                              \
-        n, NULL, CLI_DROPIN_##ar, CLI_DROPIN_NONE, NULL, NULL, note                                \
-    }
-#define REFUSE(n, ar, note)                                                                        \
-    {                                                                                              \
-        n, NULL, CLI_DROPIN_##ar, CLI_DROPIN_REFUSE, NULL, NULL, note                              \
-    }
-#define END                                                                                        \
-    {                                                                                              \
-        NULL, NULL, CLI_DROPIN_FLAG, CLI_DROPIN_NONE, NULL, NULL, NULL                             \
-    }
 
 /* the client's flags: vllm bench serve (serve.py add_cli_args) */
 const cli_dropin_flag cli_dropin_vllm_serve[] = {
