@@ -14,13 +14,7 @@
 static sim_status write_run_trace_pp(const cli_opts *o, const sim_run_cfg *cfg, bool all,
                                      sim_err *err)
 {
-    const sim_seq_group pre = {.count = cfg->batch,
-                               .q = cfg->input_len,
-                               .c = 0,
-                               .logits = 1,
-                               .images = cfg->images,
-                               .image_w = cfg->image_w,
-                               .image_h = cfg->image_h};
+    const sim_seq_group pre = sim_run_prefill_group(cfg);
     const sim_seq_group dec = {.count = cfg->batch, .q = 1, .c = cfg->input_len, .logits = 1};
     const sim_seq_group *d = cfg->output_len > 1 ? &dec : NULL;
     const int ranks = all ? cfg->step.tp : 1;

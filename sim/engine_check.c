@@ -17,15 +17,10 @@ static void where(const sim_workload *w, size_t i, char *buf, size_t len)
 
 sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, sim_err *err)
 {
-    sim_status st = sim_step_check(&cfg->step, err);
+    /* the step and the speculation first, then the front end (the order messages come in) */
+    sim_status st = sim_spec_check_deployment(cfg->spec, &cfg->step, err);
     if (!st)
         st = sim_frontend_check(&cfg->frontend, err);
-    if (!st && sim_spec_active(cfg->spec))
-        st = sim_spec_check(cfg->spec, &cfg->step, err);
-    if (!st && sim_pp_stages(&cfg->step) > 1 && sim_spec_active(cfg->spec))
-        st = sim_fail(err, SIM_EINPUT,
-                      "--pp with --spec-method: speculative decoding over "
-                      "pipeline stages is not modeled; expected one of them");
     if (st)
         return st;
     const sim_sched_cfg *sc = &cfg->sched;

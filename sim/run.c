@@ -8,13 +8,7 @@
 
 sim_status sim_run_check(const sim_run_cfg *cfg, sim_err *err)
 {
-    sim_status st = sim_step_check(&cfg->step, err);
-    if (!st && sim_spec_active(cfg->spec))
-        st = sim_spec_check(cfg->spec, &cfg->step, err);
-    if (!st && sim_pp_stages(&cfg->step) > 1 && sim_spec_active(cfg->spec))
-        st = sim_fail(err, SIM_EINPUT,
-                      "--pp with --spec-method: speculative decoding over "
-                      "pipeline stages is not modeled; expected one of them");
+    sim_status st = sim_spec_check_deployment(cfg->spec, &cfg->step, err);
     if (st)
         return st;
     const sim_model *m = cfg->step.model;
@@ -224,6 +218,17 @@ static int64_t break_even_cap(const sim_run_result *out)
     return m < 1 ? 1 : m > SIM_RUN_BREAK_EVEN_MAX ? SIM_RUN_BREAK_EVEN_MAX : m;
 }
 
+sim_seq_group sim_run_prefill_group(const sim_run_cfg *cfg)
+{
+    return (sim_seq_group){.count = cfg->batch,
+                           .q = cfg->input_len,
+                           .c = 0,
+                           .logits = 1,
+                           .images = cfg->images,
+                           .image_w = cfg->image_w,
+                           .image_h = cfg->image_h};
+}
+
 void sim_run_simulate(const sim_run_cfg *cfg, sim_run_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -234,13 +239,7 @@ void sim_run_simulate(const sim_run_cfg *cfg, sim_run_result *out)
     /* Prefill runs eagerly: engines capture CUDA graphs for decode batches only. */
     sim_step_cfg pre = cfg->step;
     pre.eager = sim_step_eager(&cfg->step, true);
-    sim_seq_group g = {.count = cfg->batch,
-                       .q = cfg->input_len,
-                       .c = 0,
-                       .logits = 1,
-                       .images = cfg->images,
-                       .image_w = cfg->image_w,
-                       .image_h = cfg->image_h};
+    sim_seq_group g = sim_run_prefill_group(cfg);
     sim_step_price(&pre, &g, 1, &out->prefill);
     /* over pipeline stages, the one-shot makespan of the prompt's micro-batches */
     out->ttft_ns = sim_pp_stages(&cfg->step) > 1 ? sim_pp_round_ns(&pre, &g, 1, NULL, false)

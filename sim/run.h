@@ -92,6 +92,10 @@ int64_t sim_run_spec_break_even(const sim_run_cfg *cfg, int64_t max_batch);
  * context, the memory utilization and that the batch fits. */
 sim_status sim_run_check(const sim_run_cfg *cfg, sim_err *err);
 
+/* The batch's prompt as one sequence group: batch sequences of input_len tokens from an empty
+ * cache, logits at the last, with their images (the prefill step sim_run_simulate prices). */
+sim_seq_group sim_run_prefill_group(const sim_run_cfg *cfg);
+
 /* Simulates the batch. cfg must have passed sim_run_check. O(output_len x ops). */
 void sim_run_simulate(const sim_run_cfg *cfg, sim_run_result *out);
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cost.h"
+#include "pp.h"
 
 static const char *const method_names[SIM_SPEC_COUNT] = {
     [SIM_SPEC_NONE] = "none",     [SIM_SPEC_DRAFT] = "draft", [SIM_SPEC_EAGLE] = "eagle",
@@ -245,6 +246,18 @@ sim_status sim_spec_init(sim_spec *s, sim_spec_method method, int k, double alph
     sim_spec_accept acc = {.alpha = alpha, .tau = tau};
     return sim_spec_init_tree(s, method, &chain, &acc, "--num-speculative-tokens", target,
                               draft_model, err);
+}
+
+sim_status sim_spec_check_deployment(const sim_spec *s, const sim_step_cfg *target, sim_err *err)
+{
+    sim_status st = sim_step_check(target, err);
+    if (!st && sim_spec_active(s))
+        st = sim_spec_check(s, target, err);
+    if (!st && sim_pp_stages(target) > 1 && sim_spec_active(s))
+        st = sim_fail(err, SIM_EINPUT,
+                      "--pp with --spec-method: speculative decoding over "
+                      "pipeline stages is not modeled; expected one of them");
+    return st;
 }
 
 sim_status sim_spec_check(const sim_spec *s, const sim_step_cfg *target, sim_err *err)

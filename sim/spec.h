@@ -251,6 +251,11 @@ sim_status sim_spec_acceptance_lookup(const char *path, const sim_spec_req *r,
 /* Checks the draft against the target's configuration (the draft model under the same TP). */
 sim_status sim_spec_check(const sim_spec *s, const sim_step_cfg *target, sim_err *err);
 
+/* What a run and a serving engine both check first: the step configuration
+ * (sim_step_check), then, with speculation active (s may be NULL), sim_spec_check, and that it
+ * is not over pipeline stages (not modelled: SIM_EINPUT naming --pp and --spec-method). */
+sim_status sim_spec_check_deployment(const sim_spec *s, const sim_step_cfg *target, sim_err *err);
+
 /* Memory the speculation adds on each GPU (zeros without speculation, s may be NULL). */
 sim_mem_extra sim_spec_mem_extra(const sim_spec *s, const sim_step_cfg *target);
 
