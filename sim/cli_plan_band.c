@@ -84,7 +84,7 @@ sim_status cli_plan_band(const cli_opts *q, const cli_load_result *L,
                 st = sim_fail(err, SIM_EINTERNAL, "out of memory");
                 break;
             }
-            memcpy(tmp, pm + m * d.n, (size_t)d.n * sizeof *tmp);
+            memcpy(tmp, pm + (ptrdiff_t)m * d.n, (size_t)d.n * sizeof *tmp);
             sim_unc_band_of(tmp, (size_t)d.n, &r->p_lo[m], &r->p_hi[m]);
             free(tmp);
         }

@@ -79,7 +79,7 @@ enum { N_FIELDS = sizeof fields / sizeof fields[0] };
 /* The bands' fields (cli_plan_band.c), written after the others when the row has draws; a row
  * without them (--uncertainty 0, or a file from before) has no bands. */
 #define N(k) {#k, F_NUM, offsetof(cli_plan_row, k), 0}
-#define P(k, m, side) {"p_" #k "_ms_" #side, F_NUM, offsetof(cli_plan_row, p_##side) + m * sizeof(double), 0}
+#define P(k, m, side) {"p_" #k "_ms_" #side, F_NUM, offsetof(cli_plan_row, p_##side) + (m) * sizeof(double), 0}
 static const rfield band_fields[] = {
     N(slo_met_probability),
     P(ttft, SIM_M_TTFT, lo), P(ttft, SIM_M_TTFT, hi), P(tpot, SIM_M_TPOT, lo),

@@ -316,6 +316,8 @@ sim_status sim_cluster_start_all(replica *rep, int n, int first, const sim_engin
                                  const sim_workload *w, const sim_cluster_observer *obs,
                                  int *started, sim_err *err)
 {
+    if (n < 1) /* the callers' checks refuse it: --replicas, --disagg P:D */
+        return sim_fail(err, SIM_EINTERNAL, "%d engines to start, expected at least 1", n);
     sim_engine_cfg ec = *cfg;
     ec.record_seconds = true;
     for (int r = 0; r < n; r++) {

@@ -185,7 +185,8 @@ static sim_status disagg_loop(pools *P, sim_err *err)
         } else if (client) {
             sim_request q = w->reqs[next];
             q.output_tokens = 1; /* the prefill instance samples one token */
-            sim_cluster_give(&P->rep[sim_cluster_least_outstanding(P->rep, c->n_prefill, t)], &q, next);
+            sim_cluster_give(&P->rep[sim_cluster_least_outstanding(P->rep, c->n_prefill, t)], &q,
+                             next);
             next++;
         } else if (P->heap_n == 0) {
             st = sim_fail(err, SIM_EINTERNAL,
@@ -219,17 +220,18 @@ sim_status sim_disagg_run(const sim_disagg_cfg *cfg, const sim_workload *w, sim_
     if (!out->load || !P.rep || !P.scan || !P.collected || !P.heap)
         st = sim_fail(err, SIM_EINTERNAL, "out of memory for %d engines", n);
     if (!st)
-        st = sim_cluster_start_all(P.rep, cfg->n_prefill, 0, cfg->prefill, w, cfg->observer, &started, err);
+        st = sim_cluster_start_all(P.rep, cfg->n_prefill, 0, cfg->prefill, w, cfg->observer,
+                                   &started, err);
     int started_dec = 0;
     if (!st)
-        st = sim_cluster_start_all(P.rep + cfg->n_prefill, cfg->n_decode, cfg->n_prefill, cfg->decode, w,
-                       cfg->observer, &started_dec, err);
+        st = sim_cluster_start_all(P.rep + cfg->n_prefill, cfg->n_decode, cfg->n_prefill,
+                                   cfg->decode, w, cfg->observer, &started_dec, err);
     if (!st)
         st = disagg_loop(&P, err);
     st = sim_cluster_end_all(P.rep, started, st, err);
     st = sim_cluster_end_all(P.rep + cfg->n_prefill, started_dec, st, err);
     sim_hist secs = {0};
-    if (!st) {
+    if (!st && P.rep) { /* P.rep: set when st is, said here for the analyzer across files */
         all->n = w->n;
         all->seqs = malloc((w->n ? w->n : 1) * sizeof *all->seqs);
         all->block_size = cfg->decode->block_size;
