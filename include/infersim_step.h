@@ -87,9 +87,10 @@ typedef struct infersim_step_seq {
 } infersim_step_seq;
 
 /* One step's time, in microseconds. prefill_us + decode_us + comm_us = step_us: comm_us is the
- * network time no compute hides (all-reduces, all-to-alls, with --pp the stages' share of it);
- * the rest is apportioned between the prefill and the decode sequences by the times each group
- * takes priced alone (a batch of one kind gets it all). */
+ * network time no compute hides (all-reduces, all-to-alls); the rest is apportioned between the
+ * prefill and the decode sequences by the times each group takes priced alone (a batch of one
+ * kind gets it all). With --pp, step_us is the round of micro-batches and the split is the whole
+ * step's proportions of it (the stages' activation transfers fall in the compute parts). */
 typedef struct infersim_step_time {
     double step_us;
     double prefill_us, decode_us, comm_us;
