@@ -63,6 +63,10 @@ typedef struct cli_opts {
     /* the prefix_repetition dataset (--dataset-name prefix_repetition) */
     int64_t prefix_len, suffix_len, num_prefixes, prefix_out;
     FILE *warn; /* where warnings go (NULL: nowhere); set by the command, not a flag */
+    /* watches serve's engine, its iterations and requests (engine.h; one engine, no
+     * --chrome-trace, an --html series chains to it); set by a caller of the library (the step
+     * predictor's replay test), not a flag; NULL: nobody */
+    const struct sim_engine_observer *observer;
     const int64_t *replay_in, *replay_out; /* compare: exact lengths, num_prompts of each */
     /* serve */
     const char *trace, *save_requests, *router, *disagg;

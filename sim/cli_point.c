@@ -575,6 +575,12 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
     else if (!st && o->chrome_trace)
         st = open_serve_trace(o, &s->cfg, s->w, &ts, err);
     cc.observer = dc.observer = ct ? &ct->observer : NULL;
+    if (!st && o->observer && (instances > 1 || o->chrome_trace))
+        st = sim_fail(err, SIM_EINPUT,
+                      "an engine observer watches a single engine and no timeline; expected no "
+                      "--replicas, --disagg or --chrome-trace");
+    if (!st && o->observer) /* an --html series chains to it */
+        s->cfg.observer = o->observer;
     /* the run over time, recorded before the timeline sees it; several engines' pages show
      * each instance's load instead (one series cannot hold interleaved engines) */
     if (!st && o->html && instances == 1) {

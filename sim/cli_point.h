@@ -69,6 +69,10 @@ bool cli_point_band_key(bool serve, const char *key);
  * the shipped one): how uncertain an energy decision is. */
 sim_status cli_point_power_sigma(const cli_opts *o, double *sigma, sim_err *err);
 
+/* The error table the draws read: --uncertainty-table, else tools/data/uncertainty.csv in the
+ * data roots. */
+sim_status cli_point_unc_table(const cli_opts *o, sim_unc_table *t, sim_err *err);
+
 /* The draws --uncertainty asks for (its default: run 16, serve 8; 0: none). */
 int cli_point_draw_count(const cli_opts *o, bool serve);
 

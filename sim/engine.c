@@ -57,9 +57,8 @@ typedef struct loop {
     sim_seq_group *scratch;
     unsigned char *tl;     /* per request, a tl_phase: where its timeline events stand */
     sim_rng rng;           /* acceptance draws */
-    sim_step_memo memo[2]; /* by launch mode: graph, eager */
+    sim_engine_memo memo; /* the target's steps by launch mode, and its pipeline stages' */
     sim_spec_memo draft_memo;
-    sim_pp_memo pp; /* pipeline stages' micro-batches (unused without --pp) */
     window tokens;
     int64_t now;
     int64_t dt;         /* the current iteration's duration */
@@ -284,28 +283,17 @@ static int iterate(loop *L)
             L->draft[n_pre++].images = 0;
         }
     }
-    sim_step_cfg sc = L->cfg->step;
-    sc.eager = sim_step_eager(&L->cfg->step, prefill);
-    if (L->cfg->sched.spec_tokens > 0 && L->cfg->spec->sync_host)
-        sc.async_sched = false; /* the engine schedules speculation synchronously (spec.h) */
-    size_t n_groups = n;
-    int64_t graph_seqs = 0;
-    if (!sc.eager) {
-        graph_seqs = sim_step_graph_seqs(&sc, (int64_t)n);
-        if (graph_seqs == 0) /* above the largest captured batch */
-            sc.eager = true;
-        else if (graph_seqs > (int64_t)n) /* dummy sequences pad the batch to the graph's */
-            groups[n_groups++] = (sim_seq_group){
-                .count = graph_seqs - (int64_t)n, .q = 1 + k, .c = 0, .logits = 1 + k};
-    }
-    const sim_step_result *step = sim_step_price_memo(&sc, L->groups, n_groups, &L->memo[sc.eager]);
+    sim_engine_batch eb;
+    sim_engine_price_batch(L->cfg, groups, n, prefill, k, &L->memo, &eb);
+    const sim_step_cfg sc = eb.sc;
+    const sim_step_result *step = eb.step;
+    const int64_t graph_seqs = eb.graph_seqs;
     /* the draft picks each of its steps' launch mode from the configuration as given */
     double draft_ns =
         k > 0 ? sim_spec_draft_ns(L->cfg->spec, &L->cfg->step, L->draft, n_pre,
                                   L->draft + n - n_dec, n_dec, L->scratch, &L->draft_memo)
               : 0.0;
-    /* with pipeline stages, a round of micro-batches (pp.h) */
-    double gpu_ns = L->pp.m ? sim_pp_round_ns(&sc, L->groups, n, &L->pp, true) : step->t_ns;
+    double gpu_ns = eb.gpu_ns;
     /* prefixes loaded from lower KV tiers: the iteration waits for them (engine.h) */
     if (L->sched.loaded_reqs[0] + L->sched.loaded_reqs[1] > 0) {
         const double load_ns =
@@ -350,7 +338,8 @@ static int iterate(loop *L)
                             .step = step,
                             .step_cfg = &sc,
                             .groups = L->groups,
-                            .n_groups = n};
+                            .n_groups = n,
+                            .batch = batch};
         obs->iteration(obs->ctx, &it);
     }
     L->now += dt;
@@ -447,7 +436,7 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
     L->emit = L->fe_on ? malloc(m * sizeof *L->emit) : NULL;
     fe_ok = fe_ok && (!L->fe_on || L->emit);
     sim_rng_seed(&L->rng, cfg->seed);
-    bool pp_ok = sim_pp_stages(&cfg->step) == 1 || sim_pp_memo_init(&L->pp, &cfg->step, m);
+    bool pp_ok = sim_pp_stages(&cfg->step) == 1 || sim_pp_memo_init(&L->memo.pp, &cfg->step, m);
     if (w->links) { /* sessions: every first turn released at its arrival */
         L->heap = malloc(n * sizeof *L->heap);
         L->order = malloc(n * sizeof *L->order);
@@ -502,7 +491,7 @@ static void teardown(loop *L)
     free(L->heap);
     free(L->order);
     sim_frontend_free(&L->fe);
-    sim_pp_memo_free(&L->pp);
+    sim_pp_memo_free(&L->memo.pp);
 }
 
 /* Runs iterations that start before `until` (INT64_MAX: all there is to run). Returns with the

@@ -44,6 +44,7 @@
 
 #include "frontend.h"
 #include "hist.h"
+#include "pp.h"
 #include "sched.h"
 #include "spec.h"
 #include "step.h"
@@ -75,6 +76,9 @@ typedef struct sim_iter_info {
     const sim_step_cfg *step_cfg;
     const sim_seq_group *groups;
     size_t n_groups;
+    /* the scheduler's entries behind groups[0..n_groups) (their request, tokens and whether each
+     * is a decode: one known token left to feed, sched.h) */
+    const sim_sched_entry *batch;
 } sim_iter_info;
 
 /* Callbacks the engine makes while it simulates (all optional). They see plain values, never the
@@ -236,6 +240,34 @@ sim_status sim_engine_check_offload(const sim_engine_cfg *cfg, sim_err *err);
  * and (without chunked prefill) the token budget. Errors name the file and line of a traced
  * request. */
 sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, sim_err *err);
+
+/* The memos of one engine's target steps: one per launch mode (graph, eager) and, with pipeline
+ * stages, the micro-batches' (pp: zeroed, and initialised by sim_pp_memo_init for pp > 1). Zero
+ * it to start; the caller frees pp. */
+typedef struct sim_engine_memo {
+    sim_step_memo step[2];
+    sim_pp_memo pp;
+} sim_engine_memo;
+
+/* One iteration's target step as the engine prices it. */
+typedef struct sim_engine_batch {
+    sim_step_cfg sc;             /* the configuration priced: the launch mode chosen, host
+                                  * scheduling synchronous under a speculation that needs it */
+    const sim_step_result *step; /* the step (lives in the memo until its next use) */
+    int64_t graph_seqs;          /* decode-only: the CUDA-graph batch replayed (padded); 0 eager */
+    size_t n_groups;             /* groups priced: the batch's, plus one group of padding */
+    double gpu_ns;               /* the target's time: the step's, or the pipeline round's */
+} sim_engine_batch;
+
+/* Prices the n groups of one iteration (groups has room for n + 1) as the engine runs them:
+ * eager when any carries prefill tokens (sim_step_eager); a decode-only batch replays the next
+ * captured CUDA graph (sim_step_graph_seqs), the batch padded with dummy sequences of 1 + k
+ * tokens over no context (k: the drafts each decode verifies), or runs eagerly above the largest
+ * graph; with pipeline stages the time is a steady round of micro-batches (pp.h) of the groups
+ * without the padding. The one statement of that rule: the engine's iterations and the step
+ * predictor (include/infersim_step.h) both price here. */
+void sim_engine_price_batch(const sim_engine_cfg *cfg, sim_seq_group *groups, size_t n,
+                            bool prefill, int64_t k, sim_engine_memo *memo, sim_engine_batch *out);
 
 /* Simulates the workload. cfg must have passed sim_engine_check with w. */
 sim_status sim_engine_run(const sim_engine_cfg *cfg, const sim_workload *w, sim_engine_result *out,

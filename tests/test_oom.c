@@ -10,7 +10,10 @@
  * malformed JSON, so the walk starts after the files are parsed for the loaders it covers.) */
 #include "testutil.h"
 
+#include <limits.h>
+
 #include "cli.h"
+#include "infersim_step.h"
 
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t size);
@@ -132,11 +135,63 @@ static void test_trace_replay_out_of_memory(void **state)
     assert_true(walk(argv, (int)(sizeof argv / sizeof argv[0]), outputs) > 5);
 }
 
+/* The step predictor allocates when a handle opens, never per call: a replay of varied batches
+ * (decode-only at growing contexts, mixed, prompts alone, pipeline stages, the band's draws)
+ * through open handles makes no allocation at all; and an open failing at each allocation is
+ * refused with INFERSIM_STEP_EINTERNAL and no handle. */
+static void test_step_price_allocates_nothing(void **state)
+{
+    (void)state;
+    const char *pp[] = {"--model", "llama-3.1-70b", "--hw", "h100-sxm", "--tp", "2", "--pp", "2"};
+    const char *moe[] = {"--model", "qwen3-30b-a3b", "--hw", "h100-sxm", "--ep", "2",
+                         "--dp-attention"};
+    const char *const *decks[] = {pp, moe};
+    const int argcs[] = {8, 7};
+    for (int d = 0; d < 2; d++) {
+        char err[512];
+        infersim_step *h = NULL;
+        infersim_step_status opened =
+            infersim_step_open(INFERSIM_STEP_ABI, argcs[d], decks[d], &h, err, sizeof err);
+        if (opened)
+            print_error("open: %s\n", err);
+        assert_int_equal(opened, INFERSIM_STEP_OK);
+        infersim_step_seq b[40];
+        infersim_step_time t;
+        count = 0;
+        fail_at = LONG_MAX; /* counts every allocation, fails none */
+        for (int i = 0; i < 200; i++) {
+            const size_t n = 1 + (size_t)(i % 40);
+            for (size_t j = 0; j < n; j++)
+                b[j] = (infersim_step_seq){1, 100 + 7 * i + (int64_t)j, INFERSIM_SEQ_DECODE,
+                                           (int32_t)j};
+            if (i % 5 == 0)
+                b[0] = (infersim_step_seq){300 + i, 64, i % 10 ? INFERSIM_SEQ_PREFILL
+                                                                : INFERSIM_SEQ_PREFILL_LAST, 0};
+            assert_int_equal(infersim_step_price(h, b, n, &t, err, sizeof err), INFERSIM_STEP_OK);
+        }
+        fail_at = -1;
+        assert_int_equal(count, 0);
+        infersim_step_close(h);
+        /* out of memory at the first allocations of an open (before any file is parsed) */
+        for (long n = 1; n <= 3; n++) {
+            count = 0;
+            fail_at = n;
+            infersim_step_status st =
+                infersim_step_open(INFERSIM_STEP_ABI, argcs[d], decks[d], &h, err, sizeof err);
+            fail_at = -1;
+            assert_int_equal(st, INFERSIM_STEP_EINTERNAL);
+            assert_null(h);
+            assert_non_null(strstr(err, "out of memory"));
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_serve_out_of_memory),
         cmocka_unit_test(test_trace_replay_out_of_memory),
+        cmocka_unit_test(test_step_price_allocates_nothing),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     free(out_text);
