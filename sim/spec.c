@@ -473,6 +473,9 @@ double sim_spec_draft_ns(const sim_spec *s, const sim_step_cfg *target,
          * before its EAGLE graphs, SGLang 0.4's draft extend: sim_spec_proposer_for) */
         d.eager = sim_step_eager(target, j == 0 && n_prefill > 0) ||
                   (j == 0 ? s->prop.first_eager : s->prop.steps_eager);
+        /* an uncompiled eager pass dispatches each kernel from Python: the step waits for the
+         * CPU where that exceeds the pass's GPU time (sim_step_host_ns) */
+        d.eager_kernel_cpu_ns = fmax(target->eager_kernel_cpu_ns, s->prop.eager_pass_cpu_ns);
         /* the first pass plans its attention as a prefill over several tokens per sequence: an
          * engine whose plan waits on the device (the target's sync_overhead_ns, SGLang 0.4's
          * FlashInfer plan copying its index pointers to the host: hw/engines/sglang-0.4.json)

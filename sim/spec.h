@@ -92,6 +92,10 @@ typedef struct sim_spec_proposer {
     bool kv_compaction;     /* after a tree verify, the accepted tokens' KV is moved to their
                              * sequence positions, every layer (TensorRT-LLM's
                              * updateKVCacheDraftTokenLocation) */
+    double eager_pass_cpu_ns; /* CPU time to dispatch one kernel of a draft pass that runs neither
+                               * compiled nor captured (a Python model forward in eager PyTorch):
+                               * an eager pass then takes max(its GPU time, kernels x this);
+                               * 0: the target's eager_kernel_cpu_ns */
     char name[24];          /* the row's name, for reports */
 } sim_spec_proposer;
 

@@ -606,6 +606,14 @@ sim_status sim_spec_engine_async(const sim_spec *s, bool sglang, bool async_aske
  * and positions' gathers, and prepare_inputs' two subtractions, cumsum, the zero store,
  * cu_num_tokens[-1].item() and prepare_input_kernel), each later pass 7 (positions += 1,
  * seq_lens += 1, the slot mapping's //, gather, *, % and +).
+ * Its head was neither compiled nor captured (the torch.compile of #17211 came with the graphs), so
+ * every pass dispatches its kernels from Python in eager PyTorch: 25 us a kernel, PyTorch's eager
+ * dispatch of a model forward as the SGLang profiles derive it from SGLang's own eager-vs-graph
+ * runs (hw/engines/sglang.json host.eager_kernel_cpu_us: sgl-project/sglang PR #1401,
+ * deepspeedai/DeepSpeed PR #8352), which vLLM's own bounds from above: vllm-project/vllm PR #1440
+ * (Llama-2-7B, batch 1, 100 tokens in 1.2 s eager against 1.05 s with CUDA graphs: 12 ms per eager
+ * step over ~394 kernels, at most 30 us each). A light head's pass (EAGLE-3's) then waits on the
+ * CPU rather than the GPU.
  * vLLM >= 0.9 (profiles vllm-0.9 and later; the same file as of v0.9.2 / v0.10: the first pass and the loop replay the
  * head's piecewise graphs): the first pass 21 (as above with the seq_lens int cast, the buffer
  * copies of positions and hidden states, the gathers of the last positions and hidden states, and
@@ -621,7 +629,8 @@ sim_status sim_spec_engine_async(const sim_spec *s, bool sglang, bool async_aske
  * cudagraph ability of the EAGLE(3) model in V1 has been broken for a while since the launch of
  * #20059", PR #23679), until PR #25109 (2025-09-17, in 0.11) dispatched piecewise graphs for the
  * head again. 0.10.0 (2025-07) still replayed them; the profile covers the line, priced as its
- * last release runs.
+ * last release runs. Its head was still compiled by torch.compile, so a pass runs Inductor's
+ * generated code, not eager PyTorch: no eager_pass_cpu_ns (its per-kernel cost is not measured).
  * SGLang 0.4 (python/sglang/srt/speculative/eagle_worker.py, March 2025): the multi-step draft
  * replays one CUDA graph (EAGLEDraftCudaGraphRunner: the top-k selection and cache locations of
  * every step inside it); forward_draft_extend_after_decode runs eagerly (its CUDA graph came with
@@ -649,7 +658,8 @@ static const sim_spec_proposer proposers[] = {
      .steps_eager = true,
      .first_host_kernels = 18,
      .step_host_kernels = 7,
-     .full_vocab_logits = true},
+     .full_vocab_logits = true,
+     .eager_pass_cpu_ns = 25e3},
     {.name = "vllm-v0"},
     {.name = "sglang", .first_host_kernels = 12},
     {.name = "sglang-0.4", .first_eager = true, .first_host_kernels = 12},

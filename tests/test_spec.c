@@ -922,9 +922,11 @@ static void test_eagle3_and_proposers(void **state)
     assert_int_equal(p.step_host_kernels, 15);
     assert_true(p.full_vocab_logits);
     assert_string_equal(sim_spec_proposer_for("vllm-0.9").name, "vllm");
+    assert_near(p.eager_pass_cpu_ns, 0.0, 0); /* 0.10.2's head was compiled: not eager PyTorch */
     p = sim_spec_proposer_for("vllm-0.8");
     assert_true(p.first_eager && p.steps_eager);
     assert_int_equal(p.step_host_kernels, 7);
+    assert_near(p.eager_pass_cpu_ns, 25e3, 0);
     assert_int_equal(sim_spec_proposer_for("vllm-v0").first_host_kernels, 0);
     p = sim_spec_proposer_for("sglang-0.4");
     assert_true(p.first_eager && !p.steps_eager && !p.full_vocab_logits);
@@ -999,6 +1001,34 @@ static void test_eagle3_and_proposers(void **state)
     double graphed = sim_spec_draft_ns(&e1, &c, NULL, 0, &dec, 1, scratch, NULL);
     e1.prop = sim_spec_proposer_for("vllm-0.10");
     assert_true(sim_spec_draft_ns(&e1, &c, NULL, 0, &dec, 1, scratch, NULL) > graphed);
+    /* vLLM 0.8's head, neither compiled nor captured, dispatches each kernel of a pass from
+     * Python at 25 us. An EAGLE-3 pass on this H100 is 22 kernels: 22 x 25 = 550 us of CPU
+     * against its 309.5 us (first pass, 4 tokens) and 309.1 us (later ones) on the GPU, so each
+     * of a chain of 3 takes the CPU's 550 us: (550 - 309.5) + 2 x (550 - 309.1) = 722.3 us more
+     * than the same passes dispatched at the device's launch alone. EAGLE-1's pass reads a
+     * 128256-row LM head: its GPU time covers most of its dispatch, so it gains less. */
+    sim_spec_proposer eager08 = sim_spec_proposer_for("vllm-0.8"), launch_only = eager08;
+    launch_only.eager_pass_cpu_ns = 0.0;
+    sim_step_cfg h = c;
+    h.model = e3.draft;
+    h.eager = true;
+    sim_seq_group first = {.count = 1, .q = 4, .c = 500, .logits = 1};
+    sim_seq_group later = {.count = 1, .q = 1, .c = 500, .logits = 1};
+    sim_step_result r4, r1;
+    sim_step_price(&h, &first, 1, &r4);
+    sim_step_price(&h, &later, 1, &r1);
+    assert_near(r4.kernels, 22.0, 0);
+    assert_true(r4.t_ns < 550e3 && r1.t_ns < 550e3);
+    e3.prop = eager08;
+    double cpu = sim_spec_draft_ns(&e3, &c, NULL, 0, &dec, 1, scratch, NULL);
+    e3.prop = launch_only;
+    double gpu = sim_spec_draft_ns(&e3, &c, NULL, 0, &dec, 1, scratch, NULL);
+    assert_near(cpu - gpu, (550e3 - r4.t_ns) + 2.0 * (550e3 - r1.t_ns), 1e-3);
+    assert_near(cpu - gpu, 722.3e3, 1e3);
+    e1.prop = eager08;
+    double cpu1 = sim_spec_draft_ns(&e1, &c, NULL, 0, &dec, 1, scratch, NULL);
+    e1.prop = launch_only;
+    assert_true(cpu1 - sim_spec_draft_ns(&e1, &c, NULL, 0, &dec, 1, scratch, NULL) < cpu - gpu);
     /* SGLang 0.4 runs the draft extend (the first pass) eagerly: dearer than SGLang's graph */
     e1.prop = sim_spec_proposer_for("sglang");
     double graph = sim_spec_draft_ns(&e1, &c, NULL, 0, &dec, 1, scratch, NULL);
