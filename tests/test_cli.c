@@ -1524,10 +1524,10 @@ static void test_validation_commands(void **state)
      * 53 low-trust shown but not counted (26 of them fused_moe rows: untuned, L2-resident; 9
      * MI300X rows, ids 2600-2608); ids
      * 2800-2808, 2846-2997 and 3580-3599 are 181 op rows of issue 25's devices, 3540-3559 20
-     * MI300X fp8 GEMMs (issue 24) */
-    assert_non_null(strstr(R.out, "\nvalidation: 468 points, median |error| "));
-    assert_non_null(strstr(R.out, "\n  op-level: 415 points")); /* 7 block-fp8 rows 3600-3606 */
-    assert_non_null(strstr(R.out, "\n  op moe_layer: 27 points"));
+     * MI300X fp8 GEMMs (issue 24), 3620-3628 9 B200 fused_moe rows (issue 24) */
+    assert_non_null(strstr(R.out, "\nvalidation: 477 points, median |error| "));
+    assert_non_null(strstr(R.out, "\n  op-level: 424 points")); /* 7 block-fp8 rows 3600-3606 */
+    assert_non_null(strstr(R.out, "\n  op moe_layer: 36 points"));
     assert_non_null(strstr(R.out, "\n  op decode_attention: 35 points"));
     assert_non_null(strstr(R.out, "\n  end-to-end: 53 points")); /* 52 static, 1 serve */
     /* by the engine that measured them: TensorRT-LLM 0.11's static rows and 1.0's 1113, vLLM's */
