@@ -268,6 +268,7 @@ static void test_decode_monotone_grid(void **state)
                 for (int fam = 0; fam < SIM_MOE_KERNEL_COUNT; fam++) {
                     sim_step_cfg cfg = moe_cfg(&m, &hw, ep);
                     cfg.moe_kernel = (sim_moe_kernel)fam;
+                    cfg.moe_kernel_quantized = (sim_moe_kernel)fam;
                     sim_err err = {{0}};
                     if (sim_step_check(&cfg, &err) != SIM_OK)
                         continue;
