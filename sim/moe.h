@@ -251,7 +251,12 @@ int sim_moe_triton_block_k(sim_dtype compute);
 /* The K loop of a Triton fused_moe GEMM on `hw`: every thread block walks its BLOCK_SIZE_N
  * weight columns' whole K in ceil(K / BLOCK_SIZE_K) dependent steps of hw moe_k_step_ns, which
  * the kernel pays on top of its bytes (a latency its few resident blocks per SM do not hide at
- * small M). 0 for another kernel family, math below 8 bits (4-bit experts run other kernels:
+ * small M). The loop as the engines run it: sgl-project/sglang@006fc20 (and vLLM's original it
+ * was adapted from) python/sglang/srt/layers/moe/fused_moe_triton/fused_moe.py, fused_moe_kernel:
+ * `for k in range(0, tl.cdiv(K, BLOCK_SIZE_K))`, one BLOCK_SIZE_M x BLOCK_SIZE_K tile of the
+ * gathered tokens and one BLOCK_SIZE_K x BLOCK_SIZE_N tile of the expert loaded per step, no
+ * split-K; fused_experts_impl launches it twice (w13, w2) between moe_align_block_size,
+ * silu_and_mul and the top-k sum, the kernels graph_build.c counts. 0 for another kernel family, math below 8 bits (4-bit experts run other kernels:
  * triton_kernels' matmul_ogs, Marlin, FlashInfer's), K <= 0, or a device without the constant;
  * the caller leaves out mixed-input experts for the same reason.
  * B200's 0.545 us: least squares over rows 3620-3628 (vLLM PR #31448 bf16, 44 steps; SGLang
