@@ -374,6 +374,14 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
         c.t_math_ns += fixed;
         c.t_mem_ns += fixed;
     }
+    /* a Triton fused_moe GEMM's K loop, paid on top of its bytes and math (moe.h) */
+    if (sim_cost_is_grouped(op)) {
+        const double kloop = op->weight_only ? 0.0
+                                             : sim_moe_triton_kloop_ns(hw, op->moe_kernel,
+                                                                       op->compute, op->k);
+        c.t_math_ns += kloop;
+        c.t_mem_ns += kloop;
+    }
     /* a decode kernel with fewer CTAs than SMs streams no faster than its CTAs can (dattn.h) */
     double cta = sim_dattn_cta_ns(hw, op->dattn, &op->dec);
     if (cta > c.t_mem_ns)

@@ -181,14 +181,25 @@ static sim_status load_attention(const cJSON *root, const char *path, sim_engpro
 static sim_status load_moe(const cJSON *root, const char *path, sim_engprof *p, sim_err *err)
 {
     p->moe_kernel = SIM_MOE_TRITON;
-    if (!sim_jsonf_find(root, "moe.kernel"))
-        return SIM_OK;
-    const char *v = NULL;
-    sim_status st = sim_jsonf_str_opt(root, path, "moe.kernel", &v, err);
-    if (!st && (!v || !sim_moe_kernel_parse(v, &p->moe_kernel)))
-        st = sim_fail(err, SIM_EINPUT, "%s: field 'moe.kernel' is %s, expected %s", path,
-                      v ? v : "missing", sim_moe_kernel_names());
-    return st ? st : sim_engprof_need_source(root, path, "moe.kernel", err);
+    p->has_moe_kernel_sm100 = false;
+    static const char *const keys[] = {"moe.kernel", "moe.kernel_sm100_mla_quantized"};
+    sim_moe_kernel *out[] = {&p->moe_kernel, &p->moe_kernel_sm100};
+    sim_status st = SIM_OK;
+    for (int i = 0; i < 2 && !st; i++) {
+        if (!sim_jsonf_find(root, keys[i]))
+            continue;
+        const char *v = NULL;
+        st = sim_jsonf_str_opt(root, path, keys[i], &v, err);
+        if (!st && (!v || !sim_moe_kernel_parse(v, out[i])))
+            st = sim_fail(err, SIM_EINPUT, "%s: field '%s' is %s, expected %s", path, keys[i],
+                          v ? v : "missing", sim_moe_kernel_names());
+        if (!st)
+            st = sim_engprof_need_source(root, path, keys[i], err);
+        if (!st && i == 1)
+            p->has_moe_kernel_sm100 = true;
+    }
+    p->moe_kernel_quantized = p->moe_kernel;
+    return st;
 }
 
 /* The optional gemm.block_fp8 with its source: the kernel of the dense block-scaled fp8 GEMMs
@@ -537,10 +548,17 @@ static void chosen_add(sim_engprof *p, const char *field, double v, const char *
     snprintf(p->chosen + n, sizeof p->chosen - n, "%s%s=%g (%s)", n ? "; " : "", field, v, why);
 }
 
+/* SM100 (Blackwell datacenter: B200, GB200, B300, GB300) by the device's name, as SGLang's
+ * is_sm100_supported() tells it by compute capability 10.x; the workstation Blackwell (SM120)
+ * names neither */
+static bool sm100_device(const char *name) { return has_ci(name, "B200") || has_ci(name, "B300"); }
+
 void sim_engprof_for_device(sim_engprof *p, const sim_hw *hw, int64_t tp)
 {
     bool done[N_FIELDS] = {false};
     p->chosen[0] = '\0';
+    p->moe_kernel_quantized =
+        p->has_moe_kernel_sm100 && sm100_device(hw->name) ? p->moe_kernel_sm100 : p->moe_kernel;
     for (int k = 0; k < p->n_rules; k++) {
         const sim_engprof_rule *r = &p->rules[k];
         if (!rule_matches(r, hbm_gib(hw), hw->name, tp))
@@ -594,7 +612,7 @@ static bool prof_known(const char *field, const cJSON *v)
         "name", "version", "engine", "versions", "platform", "memory.rule", "scheduler.policy", "scheduler.order",
         "collectives.allreduce", "attention.decode", "attention.decode_quant_kv",
         "quantization.act_quant_kernels", "host.sync_overhead_us", "host.eager_kernel_cpu_us",
-        "moe.kernel", "gemm.block_fp8", "fusions", "rules",
+        "moe.kernel", "moe.kernel_sm100_mla_quantized", "gemm.block_fp8", "fusions", "rules",
         "memory.reserve_mib.base", "memory.reserve_mib.per_prefill_token",
         "memory.reserve_mib.min_prefill_tokens", "memory.reserve_mib.per_graph_batch",
         "memory.reserve_mib.per_gpu", "memory.reserve_mib.floor",

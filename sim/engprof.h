@@ -154,6 +154,14 @@ typedef struct sim_engprof {
     sim_dattn_kernel decode_attn_quant_kv; /* attention.decode_quant_kv: over an 8-bit KV cache */
     int64_t act_quant_kernels; /* quantization.act_quant_kernels (absent: 0, fused) */
     sim_moe_kernel moe_kernel; /* moe.kernel: the experts' grouped GEMMs (absent: triton) */
+    /* moe.kernel_sm100_mla_quantized (absent: moe.kernel): the kernel of an MLA (DeepSeek-V3
+     * architecture) model's 8- or 4-bit experts on an SM100 device (a name with B200 or B300:
+     * B200, GB200, B300, GB300), as SGLang 0.5 picks flashinfer_trtllm there (sglang#11816) */
+    bool has_moe_kernel_sm100;
+    sim_moe_kernel moe_kernel_sm100;
+    /* the kernel of quantized experts on the device sim_engprof_for_device was given: the one
+     * above on an SM100 device, else moe_kernel (cli_load_engine_step applies it to MLA models) */
+    sim_moe_kernel moe_kernel_quantized;
     bool block_fp8_triton;     /* gemm.block_fp8 "triton": dense block-scaled fp8 GEMMs launch
                                 * one thread block per 128 weight columns, no split-K (vLLM);
                                 * "deepgemm" or absent: SM-filling, no such bound (cost.h) */
@@ -177,7 +185,9 @@ typedef struct sim_engprof {
 sim_status sim_engprof_load(const char *path, sim_engprof *p, sim_err *err);
 
 /* Applies the rules that match the device and tp to p (once; sim_engprof_reserve_fraction comes
- * after the flags), and records in p->chosen which rule set which field. */
+ * after the flags), records in p->chosen which rule set which field, and sets
+ * p->moe_kernel_quantized: moe.kernel_sm100_mla_quantized on an SM100 device when the profile
+ * gives it, else moe.kernel. */
 void sim_engprof_for_device(sim_engprof *p, const sim_hw *hw, int64_t tp);
 
 /* The memory fraction p->reserve gives on this device with p's chunk and graph sizes (tp x pp

@@ -253,6 +253,9 @@ typedef struct sim_graph {
  *                 0: the expected busiest rank of `routing` (moe.h) for each batch
  *   routing       how tokens pick experts, and EPLB's redundant experts (moe.h)
  *   moe_kernel    the grouped-GEMM kernel family of the experts (moe.h)
+ *   moe_kernel_quantized  the family of 8- and 4-bit experts (weights below 16 bits), which an
+ *                 engine may run elsewhere (engprof.h: SGLang's FlashInfer TRT-LLM MoE for
+ *                 DeepSeek-V3 on SM100); a zero struct gives triton for both
  *   moe_cache     caller-owned memo of the busiest rank's load per batch (NULL: computed) */
 typedef struct sim_par {
     int tp, ep;
@@ -261,6 +264,7 @@ typedef struct sim_par {
     int dp;
     sim_moe_routing routing;
     sim_moe_kernel moe_kernel;
+    sim_moe_kernel moe_kernel_quantized;
     sim_moe_cache *moe_cache; /* the MoE load per batch (moe.h: sim_moe_step_load_of); NULL: none */
 } sim_par;
 

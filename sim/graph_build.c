@@ -432,7 +432,8 @@ static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *pr
     const sim_dtype rdt = sim_graph_resid_dtype(m, prec);
     const sim_prec p16 = {.weight = rdt, .act = rdt, .kv = prec->kv};
     const bool low_latency = s->dec_tokens >= s->tokens;
-    const sim_moe_kernel fam = par->moe_kernel;
+    const sim_moe_kernel fam =
+        sim_dtype_is_16bit(prec->weight) ? par->moe_kernel : par->moe_kernel_quantized;
 
     /* router: replicated d x E gate in 16 bits over this GPU's tokens; then its top-k kernel
      * reading the fp32 scores, writing k expert ids (int32) and weights (fp32) per token. DP

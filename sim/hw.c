@@ -29,6 +29,7 @@ typedef struct hw_arch {
     double host_link_gb; /* the GPU's host link per direction (PCIe x16 of its generation) */
     double eff_bf16, eff_fp8, eff_int8, eff_wo, eff_attn, eff_mem, eff_attn_mem, eff_net;
     double decode_cta_gb, block_fp8_cta_gb, block_fp8_math_eff; /* dattn.h, cost.h; 0: none */
+    double moe_k_step_us; /* moe.h sim_moe_triton_kloop_ns; 0: none */
     const char *source;
 } hw_arch;
 
@@ -72,7 +73,7 @@ static const hw_arch hw_archs[] = {
      .scaleout_gb = 50, .scaleout_us = 5, .host_link_gb = 63.0, .reserved_gib = 1,
      .eff_bf16 = 0.7925, .eff_fp8 = 0.7747, .eff_int8 = 0.76, .eff_wo = 0.6, .eff_attn = 0.5,
      .eff_mem = 0.85, .eff_attn_mem = 0.707, .eff_net = 0.755,
-     .decode_cta_gb = 19.1,
+     .decode_cta_gb = 19.1, .moe_k_step_us = 0.545,
      .source = "hw/b200.json (B200)"},
     {.name = "cdna3",
      .fp16 = 1, .fp8 = 2, .int8 = 2, .int4 = 0, .fp4 = 0, .vector_ratio = 163.4 / 1307.4,
@@ -250,6 +251,9 @@ static const hw_field hw_fields[] = {
         AR(block_fp8_cta_gb), NULL, 0, "arch constant: hopper 42 (rows 3600-3601), else 0"),
     NUM("block_fp8_math_eff", 0.0, 1.0, 1.0, block_fp8_math_eff, HR_ARCH, AR(block_fp8_math_eff),
         NULL, 0, "arch constant: hopper 0.230 (row 3606), else 0"),
+    NUM("moe_k_step_us", 0.0, 1e3, 1e3, moe_k_step_ns, HR_ARCH, AR(moe_k_step_us), NULL, 0,
+        "arch constant: blackwell 0.545 (least squares on the B200 Triton fused_moe rows "
+        "3620-3628 of tools/data/validation.csv), else 0 (no term)"),
     NUM("mla_decode.compute_eff", 0.01, 1.0, 1.0, mla_compute_eff, HR_CONST, 0, NULL, 0.667,
         "0.667: FlashMLA's 660 of H800's 989 TFLOP/s (deepseek-ai/FlashMLA README; the kernel "
         "runs throttled near 1600 MHz, its deep-dive doc)"),

@@ -65,6 +65,12 @@
  *   block_fp8_math_eff           (optional, default per architecture: hopper 0.230, else 0)
  *                                the fraction of one SM's fp8 peak a tile of that kernel
  *                                computes at (its scales applied in the main loop)
+ *   moe_k_step_us                (optional, default per architecture: blackwell 0.545, else 0 =
+ *                                no term) the time of one BLOCK_SIZE_K step of a Triton
+ *                                fused_moe thread block's K loop: each block walks its weight
+ *                                columns' whole K serially, so the kernel lasts at least
+ *                                K / BLOCK_SIZE_K steps on top of its bytes (moe.h
+ *                                sim_moe_triton_kloop_ns)
  *   decode_cta_gb_per_s          K/V bytes per second ONE decode-attention thread block (one
  *                                sequence's head, not split) streams: what an unsplit decode
  *                                kernel reaches when it has fewer blocks than SMs (dattn.h)
@@ -234,6 +240,7 @@ typedef struct sim_hw {
     double block_fp8_cta_bytes_per_s; /* weights one block-scaled fp8 GEMM thread block streams
                                        * (cost.h sim_cost_block_fp8_cta_ns); 0: no bound */
     double block_fp8_math_eff; /* its 64 x 128 tiles' fraction of an SM's fp8 peak; 0: none */
+    double moe_k_step_ns;      /* one K step of a Triton fused_moe thread block; 0: none */
     double mla_compute_eff;          /* MLA decode kernels: of the 16-bit peak (padded tiles) */
     double mla_memory_eff;           /* MLA decode kernels: of hbm_bytes_per_s (latent reads) */
     sim_hw_coll coll;                /* collective algorithms (collective.h) */

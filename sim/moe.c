@@ -505,6 +505,19 @@ int sim_moe_triton_block_m(double tokens)
     return tokens < 64.0 ? 16 : tokens < 128.0 ? 32 : tokens < 1024.0 ? 64 : 128;
 }
 
+int sim_moe_triton_block_k(sim_dtype compute) { return sim_dtype_is_16bit(compute) ? 64 : 128; }
+
+double sim_moe_triton_kloop_ns(const sim_hw *hw, sim_moe_kernel kernel, sim_dtype compute,
+                               int64_t k)
+{
+    /* fused_moe_kernel runs 16-bit and w8a8 (fp8, int8) experts; 4-bit ones go to other
+     * kernels (triton_kernels' matmul_ogs, Marlin, FlashInfer's), which this does not price */
+    const double bytes = sim_dtype_bytes(compute);
+    if (kernel != SIM_MOE_TRITON || k <= 0 || !(hw->moe_k_step_ns > 0.0) || bytes < 1.0)
+        return 0.0;
+    return ceil((double)k / sim_moe_triton_block_k(compute)) * hw->moe_k_step_ns;
+}
+
 sim_moe_gemm sim_moe_gemm_price(const sim_hw *hw, sim_moe_kernel kernel, bool decode,
                                 double tokens, sim_dtype compute, sim_dtype weight,
                                 bool weight_only, const double blocks[SIM_MOE_BLOCKS], int64_t n,

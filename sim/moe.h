@@ -243,6 +243,33 @@ sim_moe_gemm sim_moe_gemm_price(const sim_hw *hw, sim_moe_kernel kernel, bool de
  * 128 rows for 16-bit weights; the two differ only in the padding of the M blocks. */
 int sim_moe_triton_block_m(double tokens);
 
+/* Triton fused_moe's BLOCK_SIZE_K: 64 for 16-bit math, 128 for 8- and 4-bit (get_default_config
+ * of vLLM's fused_moe.py and SGLang's fused_moe_triton_config.py at M <= E; the block-scaled fp8
+ * config takes block_shape[1] = 128; the tuned B200 fp8 file of sgl-project/sglang#11816 128). */
+int sim_moe_triton_block_k(sim_dtype compute);
+
+/* The K loop of a Triton fused_moe GEMM on `hw`: every thread block walks its BLOCK_SIZE_N
+ * weight columns' whole K in ceil(K / BLOCK_SIZE_K) dependent steps of hw moe_k_step_ns, which
+ * the kernel pays on top of its bytes (a latency its few resident blocks per SM do not hide at
+ * small M). The loop as the engines run it: sgl-project/sglang@006fc20 (and vLLM's original it
+ * was adapted from) python/sglang/srt/layers/moe/fused_moe_triton/fused_moe.py, fused_moe_kernel:
+ * `for k in range(0, tl.cdiv(K, BLOCK_SIZE_K))`, one BLOCK_SIZE_M x BLOCK_SIZE_K tile of the
+ * gathered tokens and one BLOCK_SIZE_K x BLOCK_SIZE_N tile of the expert loaded per step, no
+ * split-K; fused_experts_impl launches it twice (w13, w2) between moe_align_block_size,
+ * silu_and_mul and the top-k sum, the kernels graph_build.c counts. 0 for another kernel family, math below 8 bits (4-bit experts run other kernels:
+ * triton_kernels' matmul_ogs, Marlin, FlashInfer's), K <= 0, or a device without the constant;
+ * the caller leaves out mixed-input experts for the same reason.
+ * B200's 0.545 us: least squares over rows 3620-3628 (vLLM PR #31448 bf16, 44 steps; SGLang
+ * PR #11816 block fp8, 58 steps; median 3.8%); by hand, Qwen3-235B-A22B at TP 8 in bf16
+ * (K 4096 and 192): 64 + 3 steps = 36.5 us a layer.
+ * Example:
+ *     sim_hw hw = {.moe_k_step_ns = 545.0};
+ *     double ns = sim_moe_triton_kloop_ns(&hw, SIM_MOE_TRITON, SIM_DT_BF16, 4096);
+ *     // 64 steps: 34880 ns
+ */
+double sim_moe_triton_kloop_ns(const sim_hw *hw, sim_moe_kernel kernel, sim_dtype compute,
+                               int64_t k);
+
 /* The family's efficiency on top of the device's GEMM efficiency for `compute` (fitted on its
  * op-level rows; 1 where no public rows were found). */
 double sim_moe_kernel_eff(sim_moe_kernel kernel, sim_dtype compute);

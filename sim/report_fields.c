@@ -84,7 +84,7 @@ GET(engine_rules, s->r->engine_rules && s->r->engine_rules[0], text, s->r->engin
  * run's mean step (its new tokens: every input and output token over the iterations) */
 #define MOE_ON (s->r->cfg->step.model && s->r->cfg->step.model->experts > 0)
 #define MOE_EP (MOE_ON && s->r->cfg->step.ep > 1)
-GET(moe_kernel, MOE_ON, text, sim_moe_kernel_name(s->r->cfg->step.moe_kernel))
+GET(moe_kernel, MOE_ON, text, sim_moe_kernel_name(sim_step_moe_kernel(&s->r->cfg->step)))
 static double mean_step_imbalance(const serve_src *s)
 {
     const sim_step_cfg *c = &s->r->cfg->step;

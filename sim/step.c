@@ -6,6 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 
+sim_moe_kernel sim_step_moe_kernel(const sim_step_cfg *cfg)
+{
+    return sim_dtype_is_16bit(cfg->prec.weight) ? cfg->moe_kernel : cfg->moe_kernel_quantized;
+}
+
 sim_par sim_step_par(const sim_step_cfg *cfg)
 {
     return (sim_par){.tp = cfg->tp,
@@ -15,6 +20,7 @@ sim_par sim_step_par(const sim_step_cfg *cfg)
                      .imbalance = cfg->expert_imbalance > 0.0 ? cfg->expert_imbalance : 0.0,
                      .routing = cfg->routing,
                      .moe_kernel = cfg->moe_kernel,
+                     .moe_kernel_quantized = cfg->moe_kernel_quantized,
                      .moe_cache = cfg->moe_cache};
 }
 

@@ -73,6 +73,7 @@ typedef struct sim_step_cfg {
                                    * (moe.h), shared by copies of this configuration (their
                                    * routing is the same); NULL: computed each step */
     sim_moe_kernel moe_kernel;    /* the experts' grouped-GEMM kernel family (engine profile) */
+    sim_moe_kernel moe_kernel_quantized; /* the same for 8- and 4-bit experts (engprof.h) */
     bool block_fp8_triton; /* dense block-scaled fp8 GEMMs launch one thread block per 128
                             * weight columns, no split-K (vLLM's Triton kernel; cost.h), else
                             * SM-filling (DeepGEMM, SGLang) */
@@ -93,6 +94,10 @@ typedef struct sim_step_cfg {
 
 /* The run's parallelism as the graph takes it (ep 0 reads as 1; imbalance 0: from routing). */
 sim_par sim_step_par(const sim_step_cfg *cfg);
+
+/* The kernel family the model's experts run in: moe_kernel for 16-bit expert weights, else
+ * moe_kernel_quantized (graph.h sim_par, which the graph picks from the same way). */
+sim_moe_kernel sim_step_moe_kernel(const sim_step_cfg *cfg);
 
 /* GPUs the run takes: tp x the data-parallel attention groups. */
 int sim_step_gpus(const sim_step_cfg *cfg);

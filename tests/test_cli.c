@@ -933,6 +933,40 @@ static void test_moe_models(void **state)
         assert_non_null(strstr(R.out, "\"tpot_ms\""));
     }
     expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --moe-kernel marlin", "--moe-kernel");
+    /* SGLang 0.5 on a B200 runs DeepSeek-V3's fp8 experts through FlashInfer's TRT-LLM MoE (the
+     * profile's moe.kernel_sm100_mla_quantized: cutlass), Qwen3's bf16 ones and any on an H200
+     * through Triton; --moe-kernel sets every format */
+    static const struct {
+        const char *model, *hw, *flags, *want;
+    } fams[] = {
+        {"deepseek-v3", "b200", "", "cutlass"},
+        {"deepseek-v3", "h200", "", "triton"},
+        {"qwen3-235b-a22b", "b200", "", "triton"},
+        {"deepseek-v3", "b200", " --moe-kernel deepgemm", "deepgemm"},
+    };
+    for (size_t i = 0; i < sizeof fams / sizeof fams[0]; i++) {
+        char c[512];
+        snprintf(c, sizeof c,
+                 "run --model %s --hw %s --tp 8 --engine sglang@0.5.6 --batch 1 --input-len 16 "
+                 "--output-len 2 --uncertainty 0 --format json%s",
+                 fams[i].model, fams[i].hw, fams[i].flags);
+        run(c);
+        assert_int_equal(R.rc, 0);
+        j = cJSON_Parse(R.out);
+        int seen = 0;
+        cJSON_ArrayForEach(op, cJSON_GetObjectItemCaseSensitive(j, "ops"))
+        {
+            if (strcmp(cJSON_GetObjectItemCaseSensitive(op, "name")->valuestring,
+                       "experts_gate_up") == 0) {
+                assert_string_equal(
+                    cJSON_GetObjectItemCaseSensitive(op, "moe_kernel")->valuestring,
+                    fams[i].want);
+                seen++;
+            }
+        }
+        assert_true(seen > 0);
+        cJSON_Delete(j);
+    }
     /* run JSON's grouped GEMMs name their family, M block, padding and the busiest rank; EPLB's
      * 2 redundant experts put 5 on each of 2 GPUs (weights up by one expert per GPU) */
     run("run --model mixtral-8x7b --hw h200 --tp 2 --ep 2 --batch 4 --input-len 64 --output-len 4 "
@@ -1524,10 +1558,10 @@ static void test_validation_commands(void **state)
      * 53 low-trust shown but not counted (26 of them fused_moe rows: untuned, L2-resident; 9
      * MI300X rows, ids 2600-2608); ids
      * 2800-2808, 2846-2997 and 3580-3599 are 181 op rows of issue 25's devices, 3540-3559 20
-     * MI300X fp8 GEMMs (issue 24) */
-    assert_non_null(strstr(R.out, "\nvalidation: 468 points, median |error| "));
-    assert_non_null(strstr(R.out, "\n  op-level: 415 points")); /* 7 block-fp8 rows 3600-3606 */
-    assert_non_null(strstr(R.out, "\n  op moe_layer: 27 points"));
+     * MI300X fp8 GEMMs (issue 24), 3620-3628 9 B200 fused_moe rows (issue 24) */
+    assert_non_null(strstr(R.out, "\nvalidation: 477 points, median |error| "));
+    assert_non_null(strstr(R.out, "\n  op-level: 424 points")); /* 7 block-fp8 rows 3600-3606 */
+    assert_non_null(strstr(R.out, "\n  op moe_layer: 36 points"));
     assert_non_null(strstr(R.out, "\n  op decode_attention: 35 points"));
     assert_non_null(strstr(R.out, "\n  end-to-end: 53 points")); /* 52 static, 1 serve */
     /* by the engine that measured them: TensorRT-LLM 0.11's static rows and 1.0's 1113, vLLM's */

@@ -143,6 +143,28 @@ static void test_grouped_gemm_and_all_to_all(void **state)
     op.groups = 8.0;
     assert_int_equal(sim_cost_gemm_split_k(&hw, 128, 2048), 8);
     assert_near(sim_cost_op(&hw, &op, 0).t_math_ns, 3730.53 + 4337.29, 1e-4);
+    /* with a K-step constant (moe.h) a Triton grouped op (8 experts' 16-row blocks) pays K
+     * 4096 / 64 = 64 steps x 500 ns = 32 us on top of both its math and its bytes; a mixed-input
+     * one and another family do not */
+    sim_op grouped = op;
+    grouped.moe_kernel = SIM_MOE_TRITON;
+    grouped.moe_blocks[0] = 8.0;
+    grouped.moe_tokens = 8.0;
+    const sim_op_cost before = sim_cost_op(&hw, &grouped, 0);
+    hw.moe_k_step_ns = 500.0;
+    const sim_op_cost after = sim_cost_op(&hw, &grouped, 0);
+    assert_near(after.t_math_ns - before.t_math_ns, 32000.0, 1e-6);
+    assert_near(after.t_mem_ns - before.t_mem_ns, 32000.0, 1e-6);
+    grouped.moe_kernel = SIM_MOE_CUTLASS;
+    const sim_op_cost cutlass = sim_cost_op(&hw, &grouped, 0);
+    hw.moe_k_step_ns = 0.0;
+    assert_near(cutlass.t_mem_ns, sim_cost_op(&hw, &grouped, 0).t_mem_ns, 1e-9);
+    hw.moe_k_step_ns = 500.0;
+    grouped.moe_kernel = SIM_MOE_TRITON;
+    grouped.weight_only = true;
+    const double wo = sim_cost_op(&hw, &grouped, 0).t_mem_ns;
+    hw.moe_k_step_ns = 0.0;
+    assert_near(wo, sim_cost_op(&hw, &grouped, 0).t_mem_ns, 1e-9);
     /* 64 rows each over 8 experts: 512 rows at the 64-row tile */
     assert_near(sim_cost_grouped_padded_m(512, 8, hw.gemm_tile_m), 512.0, 0);
     /* the all-to-all goes through the collective model (collective.h): 8 GPUs, each holding

@@ -466,19 +466,68 @@ static void expect_bad(const char *json, const char *needle)
     }
 }
 
+/* The text of a shipped profile, whole (a file too long for buf fails the test). */
+static void read_shipped(const char *name, char *buf, size_t len)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/hw/engines/%s.json", tu_root(), name);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, len - 1, f);
+    assert_true(feof(f));
+    buf[n] = '\0';
+    fclose(f);
+}
+
+/* SGLang 0.5 on SM100 runs an MLA model's quantized experts through FlashInfer's TRT-LLM MoE
+ * (sglang#11816: the cutlass family here); on Hopper, and for every profile without the field,
+ * the quantized experts keep moe.kernel. The name test: B200 and GB200 are SM100, the
+ * workstation Blackwell (SM120) is not. A wrong kernel or a missing source is refused. */
+static void test_moe_kernel_sm100(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *profile, *hw;
+        sim_moe_kernel want;
+    } cases[] = {
+        {"sglang", "b200", SIM_MOE_CUTLASS},
+        {"sglang", "gb200", SIM_MOE_CUTLASS},
+        {"sglang", "h200", SIM_MOE_TRITON},
+        {"sglang", "rtx-pro-6000-blackwell", SIM_MOE_TRITON},
+        {"sglang-0.4", "b200", SIM_MOE_TRITON},
+        {"vllm", "b200", SIM_MOE_TRITON},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sim_engprof p = on_device(cases[i].profile, cases[i].hw, 8);
+        assert_int_equal(p.moe_kernel, SIM_MOE_TRITON);
+        assert_int_equal(p.moe_kernel_quantized, cases[i].want);
+    }
+    static char good[32768], bad[32768];
+    read_shipped("sglang", good, sizeof good);
+    static const struct {
+        const char *from, *to, *needle;
+    } edits[] = {
+        {"\"kernel_sm100_mla_quantized\": \"cutlass\"", "\"kernel_sm100_mla_quantized\": \"cublas\"",
+         "moe.kernel_sm100_mla_quantized"},
+        {"\"moe.kernel_sm100_mla_quantized\": \"", "\"moe.kernel_sm100\": \"",
+         "sources.moe.kernel_sm100_mla_quantized"},
+    };
+    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+        const char *at = strstr(good, edits[i].from);
+        assert_non_null(at);
+        snprintf(bad, sizeof bad, "%.*s%s%s", (int)(at - good), good, edits[i].to,
+                 at + strlen(edits[i].from));
+        expect_bad(bad, edits[i].needle);
+    }
+}
+
 #define X50 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
 
 static void test_bad_profiles(void **state)
 {
     (void)state;
-    char path[512];
-    snprintf(path, sizeof path, "%s/hw/engines/vllm.json", tu_root());
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
     static char good[16384];
-    size_t n = fread(good, 1, sizeof good - 1, f);
-    good[n] = '\0';
-    fclose(f);
+    read_shipped("vllm", good, sizeof good);
     /* each edit breaks one thing; the message names that field */
     static const struct {
         const char *from, *to, *needle;
@@ -582,6 +631,7 @@ int main(void)
         cmocka_unit_test(test_versions),
         cmocka_unit_test(test_ranges),
         cmocka_unit_test(test_pick),
+        cmocka_unit_test(test_moe_kernel_sm100),
         cmocka_unit_test(test_shipped_versions),
         cmocka_unit_test(test_spec_of),
     };

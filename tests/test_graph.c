@@ -669,6 +669,14 @@ static void test_dp_slowest_group(void **state)
     /* without data-parallel attention there is no barrier */
     sim_graph_build_par(&m, &(sim_par){.tp = 8, .ep = 8, .imbalance = 1.0}, &fp8, &s, &gr);
     assert_false(gr.ops[SIM_OP_DP_SYNC].present);
+    /* quantized experts run the quantized family (graph.h), 16-bit ones moe_kernel */
+    const sim_par two = {.tp = 8, .ep = 1, .imbalance = 1.0, .moe_kernel = SIM_MOE_TRITON,
+                         .moe_kernel_quantized = SIM_MOE_CUTLASS};
+    sim_graph_build_par(&m, &two, &fp8, &s, &gr);
+    assert_int_equal(gr.ops[SIM_OP_EXPERTS_GATE_UP].moe_kernel, SIM_MOE_CUTLASS);
+    assert_int_equal(gr.ops[SIM_OP_EXPERTS_DOWN].moe_kernel, SIM_MOE_CUTLASS);
+    sim_graph_build_par(&m, &two, &BF16, &s, &gr);
+    assert_int_equal(gr.ops[SIM_OP_EXPERTS_GATE_UP].moe_kernel, SIM_MOE_TRITON);
 }
 
 /* The linear mixer's ops, by hand (graph_linear.c's formulas), bf16, TP 1.

@@ -165,6 +165,32 @@ static void test_gemm_waves(void **state)
     assert_string_equal(sim_moe_layout(SIM_MOE_DEEPGEMM, false), "contiguous");
 }
 
+/* Triton fused_moe's K loop (moe.h): ceil(K / BLOCK_SIZE_K) steps of moe_k_step_ns. By hand,
+ * at B200's 0.545 us: Qwen3-235B-A22B at TP 8 in bf16, gate_up K 4096 / 64 = 64 steps =
+ * 34.88 us and down K 192 / 64 = 3 steps = 1.635 us; DeepSeek-V3's fp8 gate_up K 7168 / 128 =
+ * 56 steps = 30.52 us; a K of 100 in fp8 still one step (545 ns). None for 4-bit math, another
+ * family, K 0, or a device without the constant. */
+static void test_triton_kloop(void **state)
+{
+    (void)state;
+    sim_hw hw = tu_fixture_hw();
+    assert_near(sim_moe_triton_kloop_ns(&hw, SIM_MOE_TRITON, SIM_DT_BF16, 4096), 0.0, 0);
+    hw.moe_k_step_ns = 545.0;
+    assert_int_equal(sim_moe_triton_block_k(SIM_DT_BF16), 64);
+    assert_int_equal(sim_moe_triton_block_k(SIM_DT_FP8), 128);
+    assert_near(sim_moe_triton_kloop_ns(&hw, SIM_MOE_TRITON, SIM_DT_BF16, 4096), 34880.0, 1e-9);
+    assert_near(sim_moe_triton_kloop_ns(&hw, SIM_MOE_TRITON, SIM_DT_BF16, 192), 1635.0, 1e-9);
+    assert_near(sim_moe_triton_kloop_ns(&hw, SIM_MOE_TRITON, SIM_DT_FP8, 7168), 30520.0, 1e-9);
+    assert_near(sim_moe_triton_kloop_ns(&hw, SIM_MOE_TRITON, SIM_DT_FP8, 100), 545.0, 1e-9);
+    assert_near(sim_moe_triton_kloop_ns(&hw, SIM_MOE_TRITON, SIM_DT_FP4, 4096), 0.0, 0);
+    assert_near(sim_moe_triton_kloop_ns(&hw, SIM_MOE_CUTLASS, SIM_DT_BF16, 4096), 0.0, 0);
+    assert_near(sim_moe_triton_kloop_ns(&hw, SIM_MOE_TRITON, SIM_DT_BF16, 0), 0.0, 0);
+    /* the shipped B200 states it; H100 does not (no hopper row of the default config at trust) */
+    sim_hw b200 = tu_hw("b200"), h100 = tu_hw("h100-sxm");
+    assert_near(b200.moe_k_step_ns, 545.0, 1e-9);
+    assert_near(h100.moe_k_step_ns, 0.0, 0);
+}
+
 /* The regression of issue 23: Mixtral on H20 at TP 4 / EP 4 gave decode steps of 4.6 / 9.7 /
  * 6.8 ms at batch 1 / 2 / 3 (a busiest rank expecting <= 1 expert priced as a GEMM padded to a
  * 64-row tile, or as nothing when its rows truncated to 0). The steps must not shrink. */
@@ -242,6 +268,7 @@ static void test_decode_monotone_grid(void **state)
                 for (int fam = 0; fam < SIM_MOE_KERNEL_COUNT; fam++) {
                     sim_step_cfg cfg = moe_cfg(&m, &hw, ep);
                     cfg.moe_kernel = (sim_moe_kernel)fam;
+                    cfg.moe_kernel_quantized = (sim_moe_kernel)fam;
                     sim_err err = {{0}};
                     if (sim_step_check(&cfg, &err) != SIM_OK)
                         continue;
@@ -341,7 +368,7 @@ int main(void)
         cmocka_unit_test(test_binomial_blocks),      cmocka_unit_test(test_redundant_experts),
         cmocka_unit_test(test_zipf),                 cmocka_unit_test(test_gemm_waves),
         cmocka_unit_test(test_small_batch_ep),       cmocka_unit_test(test_decode_monotone_grid),
-        cmocka_unit_test(test_expert_load_file),
+        cmocka_unit_test(test_expert_load_file),     cmocka_unit_test(test_triton_kloop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -215,7 +215,8 @@ static void test_step_time_non_decreasing_in_tokens(void **state)
                                     .hw = &s->hws[hi],
                                     .tp = 1,
                                     .prec = precs[pi],
-                                    .moe_kernel = (sim_moe_kernel)(pk / np)};
+                                    .moe_kernel = (sim_moe_kernel)(pk / np),
+                                    .moe_kernel_quantized = (sim_moe_kernel)(pk / np)};
                 sim_err err = {{0}};
                 if (sim_step_check(&cfg, &err) != SIM_OK)
                     continue;

@@ -39,6 +39,18 @@ static void test_weight_streaming_floor(void **state)
     assert_true(real.t_launch_ns > 0.0);
 }
 
+/* The experts' kernel family a step runs (step.h): the quantized one for 8-bit weights. */
+static void test_moe_kernel_by_weights(void **state)
+{
+    (void)state;
+    sim_step_cfg cfg = {.prec = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false, false},
+                        .moe_kernel = SIM_MOE_TRITON,
+                        .moe_kernel_quantized = SIM_MOE_CUTLASS};
+    assert_int_equal(sim_step_moe_kernel(&cfg), SIM_MOE_CUTLASS);
+    cfg.prec.weight = SIM_DT_BF16;
+    assert_int_equal(sim_step_moe_kernel(&cfg), SIM_MOE_TRITON);
+}
+
 static void test_layers_multiply(void **state)
 {
     (void)state;
@@ -625,7 +637,7 @@ int main(void)
         cmocka_unit_test(test_fuse_allreduce_norm),
         cmocka_unit_test(test_fuse_qk_norm_rope),
         cmocka_unit_test(test_engine_allreduce_choice),
-        cmocka_unit_test(test_layers_multiply),
+        cmocka_unit_test(test_layers_multiply), cmocka_unit_test(test_moe_kernel_by_weights),
         cmocka_unit_test(test_bounds_bracket_the_prediction),
         cmocka_unit_test(test_overlap),
         cmocka_unit_test(test_network_can_only_hide_behind_compute),
