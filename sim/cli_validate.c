@@ -422,7 +422,7 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
             "detail", "measured", "predicted", "error");
     for (size_t i = 0; i < n && !st; i++) {
         const sim_vrow *r = &rows[i];
-        char detail[160];
+        char detail[sizeof r->framework]; /* an op row shows its framework */
         if (r->kind == SIM_VK_GEMM)
             snprintf(detail, sizeof detail, "%lldx%lldx%lld", (long long)r->m, (long long)r->n,
                      (long long)r->k);

@@ -432,6 +432,14 @@ static void test_load_strict(void **state)
                    "field 'act_dtype' is 'fp12'");
     expect_bad_row("1,attention,h100-sxm,bf16,,,,,2,8,16,128,yes,,,,,,,,,x,tflops,100,,,s,,",
                    "field 'causal' is 'yes', expected true, false or empty");
+    /* the framework column holds the engine and the flags validate applies: longer than the
+     * field it would lose one, so it is refused, not cut */
+    char longfw[512];
+    snprintf(longfw, sizeof longfw,
+             "1,e2e,h100-sxm,,,,,,1,,,,,,llama-3.1-8b,1,128,128,bf16,,,vLLM 0.11 (%0*d "
+             "--max-concurrency 4),e2e_s,1,s,,s,,",
+             250, 0);
+    expect_bad_row(longfw, "field 'framework' has 282 characters, expected at most 255");
     /* what a kind uses is required: gemm m, n, k >= 1; all-reduce on >= 2 GPUs */
     expect_bad_row("1,gemm,h100-sxm,bf16,,,1024,1024,,,,,,,,,,,,,,x,tflops,100,,,s,,",
                    "field 'm' is empty, expected a value for gemm rows");
