@@ -52,7 +52,9 @@
  *                                H100's GH100 at 148 of 989 bf16 TFLOP/s): what keeps a GEMM
  *                                from its peak there (pipeline fill and drain, epilogue, tile
  *                                scheduling) takes the same time, so it is a smaller share of
- *                                the slower math (sim_hw_gemm_frac, sim_hw_gemm_k_pipe)
+ *                                the slower math (sim_hw_gemm_frac, sim_hw_gemm_k_pipe);
+ *                                calibrate prices through it too, so a refit on the part's
+ *                                own rows keeps the fractions' meaning
  *   efficiency.gemm_weight_only  fraction reached by weight-only (W8A16/W4A16) GEMM kernels
  *   efficiency.attention         fraction of the bf16 peak reached by fused attention kernels
  *   efficiency.memory            fraction of hbm bandwidth reached by streaming kernels
