@@ -52,22 +52,53 @@ static void row_engine_flags(const sim_vrow *r, sim_engprof *e)
     }
 }
 
+/* Where the value of `flag` starts in a row's framework column ("--max-concurrency 32",
+ * "--mem-fraction-static=0.9"), or NULL when the column does not record the flag. */
+static const char *row_flag_value(const sim_vrow *r, const char *flag)
+{
+    const char *at = strstr(r->framework, flag);
+    if (!at)
+        return NULL;
+    at += strlen(flag);
+    while (*at == ' ' || *at == '=')
+        at++;
+    return at;
+}
+
 /* The client's cap on requests in flight a serve row's framework column records ("(vllm bench
  * serve, --max-concurrency 32)": a closed loop that sends the next request when one finishes);
  * 0 when it records none. */
 static int64_t row_max_concurrency(const sim_vrow *r)
 {
-    static const char flag[] = "--max-concurrency";
-    const char *at = strstr(r->framework, flag);
+    const char *at = row_flag_value(r, "--max-concurrency");
     if (!at)
         return 0;
-    at += sizeof flag - 1;
-    while (*at == ' ' || *at == '=')
-        at++;
     long long n = 0;
     while (isdigit((unsigned char)*at) && n < (1LL << 28))
         n = n * 10 + (*at++ - '0');
     return (int64_t)n;
+}
+
+/* The share of HBM the server was given, as the row's framework column records the engine's flag
+ * (SGLang's --mem-fraction-static, vLLM's --gpu-memory-utilization): *fraction, or 0 when the
+ * column records neither. A value outside (0, 1] fails the row. */
+static sim_status row_mem_fraction(const sim_vrow *r, double *fraction, sim_err *err)
+{
+    static const char *const flags[] = {"--mem-fraction-static", "--gpu-memory-utilization"};
+    *fraction = 0.0;
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+        const char *at = row_flag_value(r, flags[i]);
+        if (!at)
+            continue;
+        char *end;
+        const double v = strtod(at, &end);
+        if (end == at || !(v > 0.0 && v <= 1.0))
+            return sim_fail(err, SIM_EINPUT,
+                            "row %lld: framework: %s value '%.12s', expected a fraction in (0, 1]",
+                            (long long)r->id, flags[i], at);
+        *fraction = v;
+    }
+    return SIM_OK;
 }
 
 const cli_load_entry *cli_validate_row_profile(cli_load_cache *cache, const sim_vrow *r,
@@ -108,11 +139,16 @@ bool cli_validate_row_quantized(const sim_vrow *r, const sim_prec *p)
            !sim_dtype_is_16bit(p->kv);
 }
 
-/* One summary line: "<label>: N points, median |error| X%, p90 Y%"; the median in *med. */
+/* One summary line: "<label>: N points, median |error| X%, p90 Y%" ("<label>: 0 points" for none);
+ * the median in *med (0 for none). */
 static void summary_line(FILE *out, const char *label, const double *e, size_t n, double *med)
 {
     double p90;
     sim_validate_summary(e, n, med, &p90);
+    if (!n) { /* no median to print: "0.0%" would read as a perfect score */
+        fprintf(out, "%s: 0 points\n", label);
+        return;
+    }
     fprintf(out, "%s: %zu points, median |error| %.1f%%, p90 %.1f%%\n", label, n, *med, p90);
 }
 
@@ -126,11 +162,27 @@ enum {
     G_QE2E,
     G_E2E16,
     G_SPEC, /* speculative decoding's speed-ups */
+    G_TTFT, /* end-to-end rows by what they time: the first token, the tokens after it */
+    G_ITL,
+    G_MOE, /* the end-to-end rows of mixture-of-experts models, all and by what they time */
+    G_MOE_TTFT,
+    G_MOE_ITL,
     G_KIND,
     G_BUCKET = G_KIND + SIM_VK_E2E,
     G_ENERGY = G_BUCKET + SIM_VBUCKET_COUNT, /* the power estimate's rows: apart, ungated */
     N_GROUPS
 };
+
+/* What an end-to-end row's metric times: the first token (G_TTFT: mean/median TTFT), the tokens
+ * after it (G_ITL: ITL or TPOT), or neither (-1: a batch's or a run's time, a throughput). */
+static int row_timed_group(const sim_vrow *r)
+{
+    if (strstr(r->metric, "ttft"))
+        return G_TTFT;
+    if (strstr(r->metric, "itl") || strstr(r->metric, "tpot"))
+        return G_ITL;
+    return -1;
+}
 
 /* The op-level |errors| of each device, in the order the rows first name them: a device's
  * calibration is judged on its own rows (`op hw NAME` lines). */
@@ -177,6 +229,17 @@ static sim_status validate_summaries(const cli_opts *o, const char *path, double
     summary_line(out, "validation", errs[G_ALL], cnt[G_ALL], &med[G_ALL]);
     summary_line(out, "  op-level", errs[G_OP], cnt[G_OP], &med[G_OP]);
     summary_line(out, "  end-to-end", errs[G_E2E], cnt[G_E2E], &med[G_E2E]);
+    static const struct {
+        int group;
+        const char *label;
+    } timed[] = {{G_TTFT, "    TTFT"},
+                 {G_ITL, "    ITL / TPOT"},
+                 {G_MOE, "  end-to-end MoE"},
+                 {G_MOE_TTFT, "    MoE TTFT"},
+                 {G_MOE_ITL, "    MoE ITL / TPOT"}};
+    for (size_t t = 0; t < sizeof timed / sizeof timed[0]; t++)
+        summary_line(out, timed[t].label, errs[timed[t].group], cnt[timed[t].group],
+                     &med[timed[t].group]);
     double p90;
     for (int g = G_QOP; g <= G_E2E16; g++)
         sim_validate_summary(errs[g], cnt[g], &med[g], &p90);
@@ -288,6 +351,11 @@ sim_status cli_validate_predict(const cli_opts *o, cli_load_cache *cache, const 
     row_engine_flags(r, &eng);
     sim_engprof_for_device(&eng, &h->hw, r->tp);
     sim_engprof_apply_reserve(&eng, &h->hw, r->tp, 1);
+    double given_fraction; /* the server's memory flag, as the CLI's wins over the profile */
+    if ((rs = row_mem_fraction(r, &given_fraction, rerr)))
+        return rs;
+    if (given_fraction > 0.0)
+        eng.mem_fraction = given_fraction;
     if ((rs = sim_validate_row_prec(r, &m->model, &h->hw, prec, rerr)))
         return rs;
     sim_step_cfg step = cli_load_engine_step(&eng, &m->model);
@@ -354,7 +422,7 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
             "detail", "measured", "predicted", "error");
     for (size_t i = 0; i < n && !st; i++) {
         const sim_vrow *r = &rows[i];
-        char detail[160];
+        char detail[sizeof r->framework]; /* an op row shows its framework */
         if (r->kind == SIM_VK_GEMM)
             snprintf(detail, sizeof detail, "%lldx%lldx%lld", (long long)r->m, (long long)r->n,
                      (long long)r->k);
@@ -377,8 +445,12 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
         sim_prec prec = {0}; /* end-to-end rows: the formats they ran in */
         sim_status rs = cli_validate_predict(o, &cache, r, NULL, NULL, &pred, &prec, &rerr);
         const sim_engprof *row_prof = NULL; /* end-to-end rows: the profile that scored it */
+        bool row_moe = false;                /* ... and whether its model routes to experts */
         if (!rs && !sim_vkind_is_op(r->kind)) {
             sim_status ps;
+            const cli_load_entry *pm = cli_validate_row_file(&cache, CLI_LOAD_MODEL, r->model,
+                                                             &rerr, &ps);
+            row_moe = pm && pm->model.experts > 0;
             const cli_load_entry *pe = cli_validate_row_profile(&cache, r, &ps, &rerr);
             row_prof = pe ? &pe->eng : NULL;
         }
@@ -415,9 +487,15 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
                          cli_validate_row_quantized(r, &prec) ? (op ? G_QOP : G_QE2E)
                          : op                     ? -1
                                                   : G_E2E16};
+        const int timed = op ? -1 : row_timed_group(r);
+        int more[3] = {timed, !op && row_moe ? G_MOE : -1,
+                       !op && row_moe && timed >= 0 ? timed + (G_MOE_TTFT - G_TTFT) : -1};
         for (int g = 0; g < 5; g++)
             if (groups[g] >= 0)
                 errs[groups[g]][cnt[groups[g]]++] = fabs(e);
+        for (int g = 0; g < 3; g++)
+            if (more[g] >= 0)
+                errs[more[g]][cnt[more[g]]++] = fabs(e);
         if (!op && row_prof && family_add(&fam, row_prof, e, n))
             st = sim_fail(err, SIM_EINTERNAL, "out of memory");
         if (op && !st)

@@ -74,7 +74,7 @@ static double gemm_shape_eff(const sim_hw *hw, sim_dtype compute, double rows, i
     double work = gemm_tiles(hw, rows, n) * (split > 1 ? split : 1);
     double util = work / (ceil(work / hw->compute_units) * hw->compute_units);
     /* a short K loop spends a larger share filling and draining the pipeline */
-    double kh = sim_hw_gemm_k_half(hw, compute);
+    double kh = sim_hw_gemm_k_pipe(hw, compute);
     double kf = kh > 0.0 ? (double)k / ((double)k + kh) : 1.0;
     return util * kf;
 }
@@ -135,7 +135,7 @@ static const struct {
  * units; a split adds its fp32 partials' reduction through HBM. */
 static double gemm_feed_ns(const sim_hw *hw, const sim_op *op, int64_t m, double rate)
 {
-    const double kh = sim_hw_gemm_k_half(hw, op->compute);
+    const double kh = sim_hw_gemm_k_pipe(hw, op->compute);
     const double kf = kh > 0.0 ? (double)op->k / ((double)op->k + kh) : 1.0;
     const double unit_rate = rate * kf / hw->compute_units;
     const double elem = sim_dtype_bytes(op->compute);
@@ -256,7 +256,9 @@ double sim_cost_block_fp8_math_ns(const sim_hw *hw, const sim_op *op)
     const double ctas = ceil((double)op->m / bm) * ceil((double)op->n / SIM_COST_BLOCK_FP8_N);
     const double waves = ceil(ctas / hw->compute_units);
     const double tile_flops = 2.0 * bm * SIM_COST_BLOCK_FP8_N * (double)op->k;
-    const double sm_rate = hw->peak_flops[op->compute] * hw->block_fp8_math_eff / hw->compute_units;
+    const double sm_rate =
+        hw->peak_flops[op->compute] * sim_hw_gemm_frac(hw, hw->block_fp8_math_eff) /
+        hw->compute_units;
     return waves * tile_flops / sm_rate * 1e9;
 }
 
@@ -294,7 +296,8 @@ static double math_ns(const sim_hw *hw, const sim_op *op)
         int64_t m_eff = op->groups > 1.0 ? (int64_t)rows : op->m;
         if (!op->weight_only)
             return gemm_tiled_ns(hw, op, m_eff, rows, padded + extra,
-                                 hw->peak_flops[op->compute] * hw->eff_gemm[op->compute]);
+                                 hw->peak_flops[op->compute] *
+                                     sim_hw_gemm_frac(hw, hw->eff_gemm[op->compute]));
         /* Mixed-input (W4A16, W8A16, W4A8): math in the activation format (M padded to the
          * mixed-input MMA tile) at the mixed-input kernels' efficiency, plus dequantizing every
          * weight on the vector units once per block of gemm_tile_m rows that a thread block
@@ -305,7 +308,8 @@ static double math_ns(const sim_hw *hw, const sim_op *op)
                        hw->gemm_tile_m;
         double deq = tiles * nk * sim_dtype_get(op->weight)->dequant_ops;
         return gemm_tiled_ns(hw, op, m_eff, rows, padded + extra,
-                             hw->peak_flops[op->compute] * hw->eff_gemm_weight_only) +
+                             hw->peak_flops[op->compute] *
+                                 sim_hw_gemm_frac(hw, hw->eff_gemm_weight_only)) +
                deq / hw->vector_flops * 1e9;
     }
     case SIM_OPK_ATTENTION: {

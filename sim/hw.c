@@ -229,6 +229,8 @@ static const hw_field hw_fields[] = {
         "= the file's efficiency.gemm.bf16, else the architecture's fp8 constant"),
     NUM("efficiency.gemm_k_half", 0.0, 1e6, 1.0, gemm_k_half, HR_CONST, 0, NULL, 0,
         "0: no K term until calibrate fits one"),
+    NUM("efficiency.tensor_rate_ratio", 0.0, 1.0, 1.0, tensor_rate_ratio, HR_CONST, 0, NULL, 0,
+        "0: the tensor cores run at the rate the GEMM efficiencies were measured at"),
     NUM("efficiency.gemm_fixed_us", 0.0, 1e3, 1e3, gemm_fixed_ns, HR_CONST, 0, NULL, 0,
         "0: no fixed GEMM kernel time until calibrate fits one"),
     NUM("efficiency.gemm_weight_only", 0.01, 1.0, 1.0, eff_gemm_weight_only, HR_ARCH, AR(eff_wo),

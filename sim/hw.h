@@ -46,6 +46,15 @@
  *   efficiency.gemm.{bf16,...}   achievable fraction of the dense peak for GEMMs
  *   efficiency.gemm_k_half       K at which a GEMM's pipeline reaches half its efficiency
  *                                (0: no K term); efficiency x K / (K + k_half)
+ *   efficiency.tensor_rate_ratio (optional, default 0: none) for a part whose tensor cores
+ *                                run at this fraction of the chip its GEMM efficiencies and K
+ *                                terms were measured on, with that chip's SMs and memory (H20:
+ *                                H100's GH100 at 148 of 989 bf16 TFLOP/s): what keeps a GEMM
+ *                                from its peak there (pipeline fill and drain, epilogue, tile
+ *                                scheduling) takes the same time, so it is a smaller share of
+ *                                the slower math (sim_hw_gemm_frac, sim_hw_gemm_k_pipe);
+ *                                calibrate prices through it too, so a refit on the part's
+ *                                own rows keeps the fractions' meaning
  *   efficiency.gemm_weight_only  fraction reached by weight-only (W8A16/W4A16) GEMM kernels
  *   efficiency.attention         fraction of the bf16 peak reached by fused attention kernels
  *   efficiency.memory            fraction of hbm bandwidth reached by streaming kernels
@@ -228,6 +237,7 @@ typedef struct sim_hw {
     double gemm_cu_feed_bytes_per_s; /* GEMM operands fed per compute unit, 0 = not bound */
     double attn_exp_per_s;           /* softmax exps per second (SFU), 0 = not priced */
     double gemm_k_half;              /* K at half the GEMM pipeline's efficiency */
+    double tensor_rate_ratio;        /* tensor rate over the measured chip's; 0: not cut */
     double gemm_fixed_ns;            /* a dense GEMM kernel's fixed time (16-bit), 0 = none */
     double runtime_reserved_bytes;   /* memory the runtime keeps */
     double eff_gemm[SIM_DT_COUNT];   /* achievable fraction of peak_flops per format */
@@ -319,6 +329,20 @@ double sim_hw_ridge(const sim_hw *hw, sim_dtype compute);
 /* The K-pipeline half point of GEMMs computing in `compute` (quant.gemm_k_half, else
  * gemm_k_half). */
 double sim_hw_gemm_k_half(const sim_hw *hw, sim_dtype compute);
+
+/* The K-pipeline term GEMMs computing in `compute` are priced with: sim_hw_gemm_k_half, times
+ * tensor_rate_ratio where the file states one (the fill and drain last as long as on the
+ * measured chip, which covers fewer K steps of the slower math in that time).
+ * H100's fp8 1283 on H20 (ratio 0.1496) is 192. */
+double sim_hw_gemm_k_pipe(const sim_hw *hw, sim_dtype compute);
+
+/* A GEMM kernel's fraction of the peak as priced on this device: `frac` (measured on the chip
+ * its efficiencies come from) where tensor_rate_ratio is 0 or 1, else the fraction the same
+ * overhead time leaves of math r times slower: frac / (frac + r (1 - frac)). Tensor time t at
+ * the measured chip's peak took t / frac in all, t (1 - frac) / frac of it overhead; the math
+ * becomes t / r, the overhead stays.
+ * By hand: frac 0.6, r 0.15 gives 0.6 / (0.6 + 0.15 x 0.4) = 0.9091. */
+double sim_hw_gemm_frac(const sim_hw *hw, double frac);
 
 /* Fraction of HBM bandwidth a GEMM computing in `compute` streams at (quant.gemm_memory, else
  * eff_memory). */

@@ -11,6 +11,20 @@ double sim_hw_gemm_k_half(const sim_hw *hw, sim_dtype compute)
     return q > 0.0 ? q : hw->gemm_k_half;
 }
 
+double sim_hw_gemm_k_pipe(const sim_hw *hw, sim_dtype compute)
+{
+    const double r = hw->tensor_rate_ratio;
+    return sim_hw_gemm_k_half(hw, compute) * (r > 0.0 && r < 1.0 ? r : 1.0);
+}
+
+double sim_hw_gemm_frac(const sim_hw *hw, double frac)
+{
+    const double r = hw->tensor_rate_ratio;
+    if (!(r > 0.0 && r < 1.0) || !(frac > 0.0))
+        return frac;
+    return frac / (frac + r * (1.0 - frac));
+}
+
 double sim_hw_gemm_memory(const sim_hw *hw, sim_dtype compute)
 {
     double q = hw->quant.gemm_memory[compute];

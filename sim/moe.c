@@ -543,10 +543,11 @@ sim_moe_gemm sim_moe_gemm_price(const sim_hw *hw, sim_moe_kernel kernel, bool de
     }
     /* mixed-input experts run at the device's weight-only efficiency (the family's was fitted on
      * plain 16- and 8-bit rows) */
-    const double eff = weight_only ? hw->eff_gemm_weight_only
-                                   : hw->eff_gemm[compute] * sim_moe_kernel_eff(kernel, compute);
+    const double eff = sim_hw_gemm_frac(
+        hw, weight_only ? hw->eff_gemm_weight_only
+                        : hw->eff_gemm[compute] * sim_moe_kernel_eff(kernel, compute));
     const double rate_per_cu = hw->peak_flops[compute] * eff / hw->compute_units;
-    const double kh = sim_hw_gemm_k_half(hw, compute);
+    const double kh = sim_hw_gemm_k_pipe(hw, compute);
     const double kf = kh > 0.0 ? (double)k / ((double)k + kh) : 1.0;
     bool have = false;
     /* largest tiles first: a tie keeps the larger (what the tuned configs pick at large M) */

@@ -13,9 +13,10 @@ bool sim_power_known(const sim_hw *hw) { return hw->power.tdp_w > 0.0; }
 
 sim_power_busy sim_power_step_busy(const sim_hw *hw, sim_dtype compute, const sim_step_result *r)
 {
-    double rate = hw->peak_flops[compute] * hw->eff_gemm[compute];
+    /* the GEMM rate the step was priced at (hw.h sim_hw_gemm_frac) */
+    double rate = hw->peak_flops[compute] * sim_hw_gemm_frac(hw, hw->eff_gemm[compute]);
     if (!(rate > 0.0))
-        rate = hw->peak_flops[SIM_DT_BF16] * hw->eff_gemm[SIM_DT_BF16];
+        rate = hw->peak_flops[SIM_DT_BF16] * sim_hw_gemm_frac(hw, hw->eff_gemm[SIM_DT_BF16]);
     const double math_ns = rate > 0.0 ? r->flops / rate * 1e9 : 0.0;
     return (sim_power_busy){.compute = frac(math_ns, r->t_ns),
                             .memory = frac(r->t_mem_ns, r->t_ns),

@@ -510,7 +510,7 @@ bool sim_step_dp_busiest(const sim_step_cfg *cfg, const sim_seq_group *groups, s
     const sim_model *m = cfg->model;
     const sim_hw *hw = cfg->hw;
     const sim_dtype c = sim_graph_gemm_dtype(&cfg->prec);
-    const double gemm = hw->peak_flops[c] * hw->eff_gemm[c];
+    const double gemm = hw->peak_flops[c] * sim_hw_gemm_frac(hw, hw->eff_gemm[c]);
     const double attn = (hw->peak_flops[SIM_DT_BF16] > 0.0 ? hw->peak_flops[SIM_DT_BF16]
                                                            : hw->peak_flops[SIM_DT_FP16]) *
                         hw->eff_attention;

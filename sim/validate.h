@@ -97,7 +97,7 @@ typedef enum sim_vkind {
 typedef struct sim_vrow {
     int64_t id;
     sim_vkind kind;
-    char hw[48], model[48], framework[96], metric[24], unit[16], skip[160], source[200];
+    char hw[48], model[48], framework[256], metric[24], unit[16], skip[160], source[200];
     sim_dtype dtype, weight, act, kv;
     int64_t gpus, m, n, k, batch, seq, heads, head_dim, bytes, tp, input_len, output_len;
     int64_t group_size; /* gemm: weights per scale of dequantized integer weights (0: channel) */

@@ -346,6 +346,12 @@ static sim_status parse_row(char **f, const char *path, int64_t line, sim_vrow *
     r->act_quant = strcmp(aq, "true") == 0;
     snprintf(r->hw, sizeof r->hw, "%s", f[2]);
     snprintf(r->model, sizeof r->model, "%s", f[14]);
+    /* the engine and the flags validate applies are read from it: a cut column would drop one */
+    if (strlen(f[21]) >= sizeof r->framework)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s:%lld: field 'framework' has %zu characters, expected at most %zu (the "
+                        "setup beyond the engine and its flags goes in 'source')",
+                        path, (long long)line, strlen(f[21]), sizeof r->framework - 1);
     snprintf(r->framework, sizeof r->framework, "%s", f[21]);
     snprintf(r->metric, sizeof r->metric, "%s", f[22]);
     char *end;

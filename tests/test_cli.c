@@ -1464,15 +1464,29 @@ static bool calibration_sample(const char *row)
     return false;
 }
 
+/* The header of tools/data/validation.csv, for the tests' own tables of rows. */
+#define VALIDATE_HDR                                                                               \
+    "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,input_len,"      \
+    "output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,value,unit,skip,source,"         \
+    "group_size,act_quant,algo,trust,request_rate,range_ratio\n"
+
+/* Runs validate on a table of rows written to a temporary file; it must succeed. */
+static void validate_rows_ok(const char *csv)
+{
+    const char *path = tu_write_tmp(csv);
+    char a[512];
+    snprintf(a, sizeof a, "validate --data %s", path);
+    run(a);
+    assert_int_equal(R.rc, 0);
+}
+
 /* validate picks each end-to-end row's profile from its framework column on its device: a vLLM 0.6
  * row on MI300X is the ROCm V0 build's, a TensorRT-LLM 0.17 row with Triton trtllm-triton's, and a
  * release no profile covers skips the row with the ranges there are. */
 static void test_validate_row_versions(void **state)
 {
     (void)state;
-    const char *hdr = "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
-                      "input_len,output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,value,"
-                      "unit,skip,source,group_size,act_quant,algo,trust,request_rate,range_ratio\n";
+    const char *hdr = VALIDATE_HDR;
     char csv[2048];
     snprintf(csv, sizeof csv,
              "%s"
@@ -1483,11 +1497,7 @@ static void test_validate_row_versions(void **state)
              "3,e2e,h100-sxm,,,,,,1,,,,,,llama-3.1-8b,1,128,128,bf16,bf16,bf16,\"vLLM 0.3\","
              "e2e_s,1.0,s,,test,,,,,,\n",
              hdr);
-    const char *path = tu_write_tmp(csv);
-    char a[512];
-    snprintf(a, sizeof a, "validate --data %s", path);
-    run(a);
-    assert_int_equal(R.rc, 0);
+    validate_rows_ok(csv);
     assert_non_null(strstr(R.out, "\n  end-to-end, engine vllm rocm: 1 points"));
     assert_non_null(strstr(R.out, "\n  end-to-end, engine trtllm-triton: 1 points"));
     assert_non_null(strstr(R.out, "   3 skipped: row 3: framework: value 'vllm@0.3'"));
@@ -1500,9 +1510,7 @@ static void test_validate_row_versions(void **state)
 static void test_validate_row_max_concurrency(void **state)
 {
     (void)state;
-    const char *hdr = "id,kind,hw,dtype,gpus,m,n,k,batch,seq,heads,head_dim,causal,bytes,model,tp,"
-                      "input_len,output_len,weight_dtype,act_dtype,kv_dtype,framework,metric,value,"
-                      "unit,skip,source,group_size,act_quant,algo,trust,request_rate,range_ratio\n";
+    const char *hdr = VALIDATE_HDR;
     char csv[1024];
     snprintf(csv, sizeof csv,
              "%s"
@@ -1511,11 +1519,7 @@ static void test_validate_row_max_concurrency(void **state)
              "2,serve,h100-sxm,,,,,,4,,,,,,llama-3.1-8b,1,64,8,bf16,bf16,bf16,\"SGLang 0.5.6 "
              "(bench_serving, --max-concurrency 1)\",median_ttft_ms,10,ms,,test,,,,,,\n",
              hdr);
-    const char *path = tu_write_tmp(csv);
-    char a[512];
-    snprintf(a, sizeof a, "validate --data %s", path);
-    run(a);
-    assert_int_equal(R.rc, 0);
+    validate_rows_ok(csv);
     double pred[2] = {0.0, 0.0};
     for (int i = 0; i < 2; i++) {
         char key[32];
@@ -1534,6 +1538,42 @@ static void test_validate_row_max_concurrency(void **state)
     cJSON_Delete(j);
     assert_near(pred[1], alone, 1e-3); /* validate prints 4 significant digits */
     assert_true(pred[0] > 1.5 * pred[1]);
+}
+
+/* validate's summary splits the end-to-end rows by what they time (TTFT; ITL or TPOT) and gives
+ * the MoE models' rows apart, split the same way; a server memory flag in the framework column
+ * (SGLang's --mem-fraction-static, vLLM's --gpu-memory-utilization) is the fraction the row runs
+ * at, and one outside (0, 1] skips the row saying so. */
+static void test_validate_timed_and_moe_lines(void **state)
+{
+    (void)state;
+    const char *hdr = VALIDATE_HDR;
+    char csv[2048];
+    snprintf(csv, sizeof csv,
+             "%s"
+             "1,serve,h100-sxm,,,,,,4,,,,,,llama-3.1-8b,1,64,8,bf16,bf16,bf16,\"SGLang 0.5.6 "
+             "(bench_serving)\",median_ttft_ms,10,ms,,test,,,,,,\n"
+             "2,serve,h100-sxm,,,,,,4,,,,,,qwen3-30b-a3b,1,64,8,bf16,bf16,bf16,\"SGLang 0.5.6 "
+             "(bench_serving)\",median_itl_ms,5,ms,,test,,,,,,\n"
+             "3,e2e,h100-sxm,,,,,,1,,,,,,qwen3-30b-a3b,1,64,8,bf16,bf16,bf16,\"vLLM 0.11\","
+             "e2e_s,0.1,s,,test,,,,,,\n"
+             /* 0.15 of 80 GB holds no 16 GB of weights: the flag is applied */
+             "4,serve,h100-sxm,,,,,,4,,,,,,llama-3.1-8b,1,64,8,bf16,bf16,bf16,\"SGLang 0.5.6 "
+             "(--mem-fraction-static 0.15)\",median_ttft_ms,10,ms,,test,,,,,,\n"
+             "5,serve,h100-sxm,,,,,,4,,,,,,llama-3.1-8b,1,64,8,bf16,bf16,bf16,\"vLLM 0.11 "
+             "(--gpu-memory-utilization=1.5)\",median_ttft_ms,10,ms,,test,,,,,,\n",
+             hdr);
+    validate_rows_ok(csv);
+    assert_non_null(strstr(R.out, "\n  end-to-end: 3 points, "));
+    assert_non_null(strstr(R.out, "\n    TTFT: 1 points, "));
+    assert_non_null(strstr(R.out, "\n    ITL / TPOT: 1 points, "));
+    assert_non_null(strstr(R.out, "\n  end-to-end MoE: 2 points, "));
+    assert_non_null(strstr(R.out, "\n    MoE TTFT: 0 points\n")); /* no median for no rows */
+    assert_non_null(strstr(R.out, "\n    MoE ITL / TPOT: 1 points, "));
+    assert_non_null(strstr(R.out, "\n   4 skipped: "));
+    assert_non_null(strstr(R.out, "at --gpu-memory-utilization 0.15"));
+    assert_non_null(strstr(R.out, "\n   5 skipped: row 5: framework: --gpu-memory-utilization value "
+                                  "'1.5)', expected a fraction in (0, 1]"));
 }
 
 static void test_validation_commands(void **state)
@@ -1558,9 +1598,10 @@ static void test_validation_commands(void **state)
      * 53 low-trust shown but not counted (26 of them fused_moe rows: untuned, L2-resident; 9
      * MI300X rows, ids 2600-2608); ids
      * 2800-2808, 2846-2997 and 3580-3599 are 181 op rows of issue 25's devices, 3540-3559 20
-     * MI300X fp8 GEMMs (issue 24), 3620-3628 9 B200 fused_moe rows (issue 24) */
-    assert_non_null(strstr(R.out, "\nvalidation: 477 points, median |error| "));
-    assert_non_null(strstr(R.out, "\n  op-level: 424 points")); /* 7 block-fp8 rows 3600-3606 */
+     * MI300X fp8 GEMMs (issue 24), 3620-3628 9 B200 fused_moe rows (issue 24), 3508-3512 5 H20
+     * fused_moe rows (issue 23) */
+    assert_non_null(strstr(R.out, "\nvalidation: 482 points, median |error| "));
+    assert_non_null(strstr(R.out, "\n  op-level: 429 points")); /* 7 block-fp8 rows 3600-3606 */
     assert_non_null(strstr(R.out, "\n  op moe_layer: 36 points"));
     assert_non_null(strstr(R.out, "\n  op decode_attention: 35 points"));
     assert_non_null(strstr(R.out, "\n  end-to-end: 53 points")); /* 52 static, 1 serve */
@@ -3386,6 +3427,7 @@ int main(void)
         cmocka_unit_test(test_engine_versions),
         cmocka_unit_test(test_validate_row_versions),
         cmocka_unit_test(test_validate_row_max_concurrency),
+        cmocka_unit_test(test_validate_timed_and_moe_lines),
         cmocka_unit_test(test_frontend_flags),
         cmocka_unit_test(test_long_context_no_evict),
         cmocka_unit_test(test_prefix_repetition_and_model_len),

@@ -553,6 +553,29 @@ static void test_unknown_keys_refused(void **state)
     assert_int_equal(sim_hw_load(tu_write_tmp(text), &hw, &err), SIM_OK);
 }
 
+/* A part whose tensor cores run slower than the chip its GEMM efficiencies were measured on
+ * keeps that chip's overhead time (hw.h sim_hw_gemm_frac / sim_hw_gemm_k_pipe). By hand: frac
+ * 0.6 at r 0.15 -> 0.6 / (0.6 + 0.15 x 0.4) = 0.6 / 0.66 = 0.909091; H20 (r 0.1496): 0.6 /
+ * (0.6 + 0.05984) = 0.909311, its fp8 K term 1283.2283 x 0.1496 = 191.9709; a full fraction
+ * stays 1; without the field nothing moves. */
+static void test_tensor_rate_ratio(void **state)
+{
+    (void)state;
+    sim_hw hw = tu_hw("h20");
+    assert_near(hw.tensor_rate_ratio, 0.1496, 1e-12);
+    assert_near(sim_hw_gemm_frac(&hw, 0.6), 0.6 / 0.65984, 1e-9);
+    assert_near(sim_hw_gemm_frac(&hw, 1.0), 1.0, 1e-12);
+    assert_near(sim_hw_gemm_k_pipe(&hw, SIM_DT_FP8), 191.97111, 1e-4);
+    assert_near(sim_hw_gemm_k_half(&hw, SIM_DT_FP8), 1283.2283, 1e-9); /* the file's value */
+    hw.tensor_rate_ratio = 0.15;
+    assert_near(sim_hw_gemm_frac(&hw, 0.6), 0.909091, 1e-6);
+    hw.tensor_rate_ratio = 0.0;
+    assert_near(sim_hw_gemm_frac(&hw, 0.6), 0.6, 1e-12);
+    assert_near(sim_hw_gemm_k_pipe(&hw, SIM_DT_FP8), 1283.2283, 1e-9);
+    sim_hw h100 = tu_hw("h100-sxm");
+    assert_true(h100.tensor_rate_ratio == 0.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -567,6 +590,7 @@ int main(void)
         cmocka_unit_test(test_quant_constants),
         cmocka_unit_test(test_header_lists_every_field),
         cmocka_unit_test(test_unknown_keys_refused),
+        cmocka_unit_test(test_tensor_rate_ratio),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -153,6 +153,15 @@ static void test_gemm_waves(void **state)
     assert_int_equal(d.block_m, 128);
     assert_near(d.math_ns, 313364.62, 0.5);
     assert_near(d.padded_rows, 7168, 1e-9); /* 8 experts x 7 x 128 */
+    /* the same part with its tensor cores at a quarter of the rate the fractions were measured
+     * at (hw.h sim_hw_gemm_frac): 0.8 becomes 0.8 / (0.8 + 0.25 x 0.2) = 0.941176 of the peak,
+     * every tile 0.8 / 0.941176 = 0.85 of its time: 271396.14 x 0.85 = 230686.72 ns */
+    hw.tensor_rate_ratio = 0.25;
+    sim_moe_gemm q = sim_moe_gemm_price(&hw, SIM_MOE_TRITON, false, 0.0, SIM_DT_BF16, SIM_DT_BF16,
+                                        false, blocks, 4096, 4096);
+    assert_int_equal(q.block_m, 64);
+    assert_near(q.math_ns, 230686.72, 0.5);
+    hw.tensor_rate_ratio = 0.0;
     const double none[SIM_MOE_BLOCKS] = {0};
     assert_near(sim_moe_gemm_price(&hw, SIM_MOE_CK, true, 0.0, SIM_DT_BF16, SIM_DT_BF16, false, none,
                                    4096, 4096)
