@@ -49,8 +49,8 @@ static void add_share(char *buf, size_t len, const char **roots, size_t *n, cons
  * up to `levels` folders above it (build/infersim: 0; build/python/infersim/_infersim.so: 2), an
  * absolute path written by CMake at configure time. An installed binary or library has none
  * there (PREFIX/bin, PREFIX/lib/python3/dist-packages/infersim and the two above it). */
-static void add_build_source(char *buf, size_t len, const char **roots, size_t *n,
-                             const char *dir, size_t levels)
+static void add_build_source(char *buf, size_t len, const char **roots, size_t *n, const char *dir,
+                             size_t levels)
 {
     static const char *const up[] = {"", "/..", "/../.."};
     for (size_t i = 0; i <= levels && i < sizeof up / sizeof up[0] && *n < SIM_FIND_MAX_ROOTS;
