@@ -617,6 +617,14 @@ void cli_dropin_help(FILE *f, const cli_dropin_tool *tool)
                      r->alias ? r->alias : "");
             fprintf(f, "  %-34s %s: %s\n", name, act_text(r, buf, sizeof buf), r->note);
         }
+    /* TensorRT-LLM's tools: the keys their --extra_llm_api_options file may hold */
+    if (strcmp(tool->engine, "trtllm") != 0)
+        return;
+    fprintf(f, "  --extra_llm_api_options FILE.yaml keys (dotted: nested):\n");
+    for (const cli_dropin_flag *r = cli_dropin_trtllm_options; r->name; r++) {
+        char buf[160];
+        fprintf(f, "    %-42s %s: %s\n", r->name, act_text(r, buf, sizeof buf), r->note);
+    }
 }
 
 /* The rows of `tables` (NULL-ended) by what they do: mapped, no effect, refused (a limit the

@@ -667,6 +667,8 @@ static void test_option_files(void **state)
         if (r->act == CLI_DROPIN_MAP)
             assert_non_null(cli_opt_find(r->to, CLI_OPT_CMD_SERVE));
     }
+    assert_int_equal(run("trtllm-serve --help"), 0);
+    assert_non_null(strstr(R.out, "kv_cache_config.free_gpu_memory_fraction"));
     /* the file moves the prediction as its flags do */
     static const struct {
         const char *with_file, *text, *with_flag;
