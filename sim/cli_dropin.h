@@ -101,6 +101,8 @@ struct cli_dropin_line {
     int64_t tp, dp, ep;
     bool expert_parallel, dp_attention;
     const char *input_len, *output_len, *dataset, *quant, *dtype, *backend;
+    const char *dataset_path; /* vLLM's --dataset-path (burstgpt: the trace) */
+    const char *sonnet[3]; /* vLLM's --sonnet-input-len, --sonnet-output-len, --sonnet-prefix-len */
     const char *gsp[5]; /* SGLang's generated-shared-prefix: groups, per group, system, question,
                          * output lengths */
     /* the engine's line as given (argv, its first flag's index): what an option file's keys

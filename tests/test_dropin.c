@@ -706,6 +706,87 @@ static void test_option_files(void **state)
     }
 }
 
+/* vllm bench serve's datasets as the workloads they produce (vllm/benchmarks/datasets.py) */
+static void test_datasets(void **state)
+{
+    (void)state;
+    cli_dropin_line t;
+    sim_err err = {{0}};
+    /* sonnet: a shared prefix of 200 tokens, 550 in all, 150 out (SonnetDataset's defaults) */
+    assert_int_equal(translate("vllm bench serve --model m --dataset-name sonnet --dataset-path "
+                               "benchmarks/sonnet.txt",
+                               &t, &err),
+                     SIM_OK);
+    assert_true(holds(&t, "--dataset-name", "prefix_repetition"));
+    assert_true(holds(&t, "--prefix-repetition-num-prefixes", "1"));
+    assert_true(holds(&t, "--prefix-repetition-prefix-len", "200"));
+    assert_true(holds(&t, "--prefix-repetition-suffix-len", "350"));
+    assert_true(holds(&t, "--prefix-repetition-output-len", "150"));
+    assert_non_null(strstr(t.no_effect, "--dataset-path"));
+    cli_dropin_line_free(&t);
+    /* its flags, and serve.py's general --input-len / --output-len where they are not given */
+    assert_int_equal(translate("vllm bench serve --model m --dataset-name sonnet "
+                               "--sonnet-input-len 1024 --sonnet-prefix-len 100 --output-len 64",
+                               &t, &err),
+                     SIM_OK);
+    assert_true(holds(&t, "--prefix-repetition-prefix-len", "100"));
+    assert_true(holds(&t, "--prefix-repetition-suffix-len", "924"));
+    assert_true(holds(&t, "--prefix-repetition-output-len", "64"));
+    cli_dropin_line_free(&t);
+    assert_int_equal(translate("vllm bench serve --model m --dataset-name sonnet "
+                               "--sonnet-input-len 150",
+                               &t, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "input length 150, expected more than the prefix length 200"));
+    assert_int_equal(translate("vllm bench serve --model m --sonnet-input-len 150", &t, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--sonnet-*: needs --dataset-name sonnet"));
+    /* burstgpt: the trace's lengths; it needs the file, as vLLM does */
+    assert_int_equal(translate("vllm bench serve --model m --dataset-name burstgpt "
+                               "--dataset-path BurstGPT_without_fails_2.csv --output-len 9",
+                               &t, &err),
+                     SIM_OK);
+    assert_true(holds(&t, "--lengths-file", "BurstGPT_without_fails_2.csv"));
+    assert_false(holds(&t, "--dataset-name", NULL));
+    assert_non_null(strstr(t.no_effect, "--output-len"));
+    cli_dropin_line_free(&t);
+    assert_int_equal(translate("vllm bench serve --model m --dataset-name burstgpt", &t, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "needs --dataset-path FILE.csv"));
+    /* text prompts need the tokenizer */
+    assert_int_equal(translate("vllm bench serve --model m --dataset-name hf --dataset-path "
+                               "likaixin/InstructCoder",
+                               &t, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "its prompts are text"));
+    assert_int_equal(translate("vllm bench throughput --model m --dataset-name sonnet", &t, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "not modelled here"));
+    /* the predictions: sonnet's shared prefix is cached (a longer one, a shorter TTFT); the
+     * BurstGPT rows' lengths reach the requests */
+    char line[2048];
+    assert_int_equal(run(BASE "--num-prompts 60 --request-rate 4 --dataset-name sonnet"), 0);
+    double ttft = key("mean_ttft_ms");
+    assert_near(key("total_input_tokens"), 60 * 550, 0);
+    assert_int_equal(run(BASE "--num-prompts 60 --request-rate 4 --dataset-name sonnet "
+                              "--sonnet-prefix-len 500"),
+                     0);
+    assert_true(key("mean_ttft_ms") < ttft);
+    snprintf(line, sizeof line, "%s/b.csv", tu_tmpdir());
+    FILE *f = fopen(line, "w");
+    assert_non_null(f);
+    fputs("Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
+          "1,GPT-4,800,40,840,Conversation log\n2,ChatGPT,100,10,110,Conversation log\n",
+          f);
+    fclose(f);
+    char cmd[2400];
+    snprintf(cmd, sizeof cmd, BASE "--num-prompts 20 --dataset-name burstgpt --dataset-path %s",
+             line);
+    assert_int_equal(run(cmd), 0);
+    assert_near(key("total_input_tokens"), 20 * 800, 0); /* the GPT-4 row, drawn 20 times */
+    assert_near(key("total_output_tokens"), 20 * 40, 0);
+}
+
 /* infersim serve --server "LINE" --bench "LINE": the deployment from one, the workload from the
  * other */
 static void test_pair(void **state)
@@ -797,7 +878,7 @@ int main(void)
         cmocka_unit_test(test_no_effect), cmocka_unit_test(test_families),
         cmocka_unit_test(test_trtllm),    cmocka_unit_test(test_pair),
         cmocka_unit_test(test_yaml),      cmocka_unit_test(test_option_files),
-        cmocka_unit_test(test_readme),
+        cmocka_unit_test(test_datasets),  cmocka_unit_test(test_readme),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
