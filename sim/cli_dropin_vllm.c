@@ -102,9 +102,9 @@ static sim_status output_len(cli_dropin_line *t, const char *f, const char *v, s
  * rows, --dataset-path); the prompts of custom and hf are text, counted by a tokenizer */
 static sim_status dataset(cli_dropin_line *t, const char *f, const char *v, sim_err *err)
 {
-    static const char *const ok[] = {"random", "prefix_repetition", "sharegpt",
-                                     "sonnet", "burstgpt",          NULL};
-    static const char *const text[] = {"custom", "hf", "spec_bench", NULL};
+    static const char *const ok[] = {
+        "random", "prefix_repetition", "sharegpt", "sonnet", "burstgpt", "hf", NULL};
+    static const char *const text[] = {"custom", "spec_bench", NULL};
     if (pick(v, text) >= 0)
         return sim_fail(err, SIM_EINPUT,
                         "%s: %s %s changes the timing and is not modelled (its prompts are text: "
@@ -134,6 +134,21 @@ static sim_status dataset_path(cli_dropin_line *t, const char *f, const char *v,
     t->dataset_path = v;
     return SIM_OK;
 }
+
+/* --hf-output-len: every output N tokens (a Hugging Face dataset's own completions otherwise) */
+static sim_status hf_output_len(cli_dropin_line *t, const char *f, const char *v, sim_err *err)
+{
+    int64_t n;
+    sim_status st = cli_dropin_count(f, v, &n, err);
+    if (!st)
+        t->hf_output_len = v;
+    return st;
+}
+
+/* The Hugging Face datasets vllm bench serve --dataset-name hf reads whose requests infersim has
+ * a length fit for (datasets.py's dataset classes by SUPPORTED_DATASET_PATHS): ConversationDataset
+ * takes each conversation's first turn, prompt and completion, as ShareGPT's fit does. */
+static const char *const hf_known[][2] = {{"Aeala/ShareGPT_Vicuna_unfiltered", "sharegpt"}};
 
 /* --sonnet-input-len, --sonnet-output-len, --sonnet-prefix-len (datasets.py: 550, 150, 200) */
 static sim_status sonnet(cli_dropin_line *t, const char *f, const char *v, sim_err *err)
@@ -323,10 +338,11 @@ const cli_dropin_flag cli_dropin_vllm_dataset[] = {
          "sonnet: output tokens (default 150)"),
     CALL("--sonnet-prefix-len", NULL, VALUE, sonnet, "--prefix-repetition-prefix-len",
          "sonnet: the prompts' shared prefix tokens (default 200)"),
-    REFUSE("--hf-subset", VALUE, "Hugging Face datasets"),
-    REFUSE("--hf-split", VALUE, "Hugging Face datasets"),
-    REFUSE("--hf-name", VALUE, "Hugging Face datasets"),
-    REFUSE("--hf-output-len", VALUE, "Hugging Face datasets"),
+    NONE("--hf-subset", VALUE, "the Hugging Face dataset's subset (its fit stands for it)"),
+    NONE("--hf-split", VALUE, "the Hugging Face dataset's split (its fit stands for it)"),
+    NONE("--hf-name", VALUE, "the dataset class's name for a local copy"),
+    CALL("--hf-output-len", NULL, VALUE, hf_output_len, "--sharegpt-output-len",
+         "hf: every output N tokens"),
     REFUSE("--spec-bench-output-len", VALUE, "the spec_bench dataset"),
     REFUSE("--spec-bench-category", VALUE, "the spec_bench dataset"),
     END};
@@ -560,7 +576,7 @@ sim_status cli_dropin_vllm_finish(cli_dropin_line *t, sim_err *err)
         return st;
     const char *ds = t->dataset ? t->dataset : "random";
     bool sonnet = strcmp(ds, "sonnet") == 0, burst = strcmp(ds, "burstgpt") == 0;
-    if (t->dataset_path && !burst)
+    if (t->dataset_path && !burst && strcmp(ds, "hf") != 0)
         st = add_none(t, "--dataset-path");
     for (int k = 0; !st && !sonnet && k < 3; k++)
         if (t->sonnet[k])
@@ -568,6 +584,28 @@ sim_status cli_dropin_vllm_finish(cli_dropin_line *t, sim_err *err)
                             t->tool->words);
     if (!st && sonnet)
         return sonnet_workload(t, err);
+    if (!st && t->hf_output_len && strcmp(ds, "hf") != 0)
+        return sim_fail(err, SIM_EINPUT, "%s: --hf-output-len: needs --dataset-name hf",
+                        t->tool->words);
+    if (!st && strcmp(ds, "hf") == 0) {
+        size_t k = 0, n = sizeof hf_known / sizeof hf_known[0];
+        while (k < n && !(t->dataset_path && strcmp(t->dataset_path, hf_known[k][0]) == 0))
+            k++;
+        if (k == n)
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: --dataset-name hf --dataset-path %s changes the timing and is "
+                            "not modelled (its prompts are text, their lengths need the model's "
+                            "tokenizer; infersim has the lengths of %s)",
+                            t->tool->words, t->dataset_path ? t->dataset_path : "(none)",
+                            hf_known[0][0]);
+        st = cli_dropin_push(t, "--dataset-name", hf_known[k][1], err);
+        if (!st && (t->hf_output_len || t->output_len))
+            st = cli_dropin_push(t, "--sharegpt-output-len",
+                                 t->hf_output_len ? t->hf_output_len : t->output_len, err);
+        if (!st && t->input_len)
+            st = add_none(t, "--input-len");
+        return st;
+    }
     if (!st && burst) {
         /* BurstGPTDataset: the trace's GPT-4 rows, --num-prompts of them drawn with --seed; its
          * lengths are the trace's (--input-len, --output-len set none of them) */

@@ -753,6 +753,17 @@ static void test_datasets(void **state)
     assert_int_equal(translate("vllm bench serve --model m --dataset-name burstgpt", &t, &err),
                      SIM_EINPUT);
     assert_non_null(strstr(err.msg, "needs --dataset-path FILE.csv"));
+    /* hf: ConversationDataset's ShareGPT id is ShareGPT's first turns (its fit); --hf-output-len
+     * sets every output */
+    assert_int_equal(translate("vllm bench serve --model m --dataset-name hf --dataset-path "
+                               "Aeala/ShareGPT_Vicuna_unfiltered --hf-split train "
+                               "--hf-output-len 100",
+                               &t, &err),
+                     SIM_OK);
+    assert_true(holds(&t, "--dataset-name", "sharegpt"));
+    assert_true(holds(&t, "--sharegpt-output-len", "100"));
+    assert_non_null(strstr(t.no_effect, "--hf-split"));
+    cli_dropin_line_free(&t);
     /* text prompts need the tokenizer */
     assert_int_equal(translate("vllm bench serve --model m --dataset-name hf --dataset-path "
                                "likaixin/InstructCoder",
