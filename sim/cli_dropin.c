@@ -503,7 +503,11 @@ sim_status cli_dropin_config(cli_dropin_line *t, const char *flag, const char *p
             i = last;
             continue;
         }
+        int key_at = i;
         st = take_flag(t, last + 1, w.v, &i, 0, err);
+        if (!st && i < last) /* a list for a flag of one value: argparse's "unrecognized" */
+            st = sim_fail(err, SIM_EINPUT, "%s takes one value, the file gives %d", a,
+                          last - key_at);
         if (st == SIM_EINPUT && !strstr(err->msg, path)) {
             char msg[sizeof err->msg];
             snprintf(msg, sizeof msg, "%s", err->msg);

@@ -567,6 +567,11 @@ static void test_option_files(void **state)
     assert_int_equal(translate(line, &t, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "v3.yaml: key 'max_nm_seqs': vllm serve: unknown flag"));
     assert_non_null(strstr(err.msg, "did you mean --max-num-seqs?"));
+    snprintf(line, sizeof line, "vllm serve m --config %s",
+             yaml_file("v4.yaml", "max-num-seqs: [4, 8]\n"));
+    assert_int_equal(translate(line, &t, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "v4.yaml: key 'max-num-seqs': --max-num-seqs takes one value, "
+                                    "the file gives 2"));
     snprintf(line, sizeof line, "vllm serve m --config %s --config %s", v, v);
     assert_int_equal(translate(line, &t, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "given twice"));
