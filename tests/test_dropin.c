@@ -672,6 +672,13 @@ static void test_option_files(void **state)
         if (r->act == CLI_DROPIN_MAP)
             assert_non_null(cli_opt_find(r->to, CLI_OPT_CMD_SERVE));
     }
+    /* a server line's option file, in serve --server / --bench */
+    snprintf(line, sizeof line,
+             "serve --server 'vllm serve llama-3.1-8b --config %s' --bench 'vllm bench serve "
+             "--num-prompts 20' --hw h100-sxm --uncertainty 0 --format json",
+             yaml_file("pair.yaml", "max-num-seqs: 2\n"));
+    assert_int_equal(run(line), 0);
+    assert_non_null(strstr(R.err, "--max-num-seqs 2"));
     assert_int_equal(run("trtllm-serve --help"), 0);
     assert_non_null(strstr(R.out, "kv_cache_config.free_gpu_memory_fraction"));
     /* the file moves the prediction as its flags do */
