@@ -283,21 +283,6 @@ static sim_status y_graphs(cli_dropin_line *t, const char *k, const char *v, sim
     return cli_dropin_push(t, "--enforce-eager", NULL, err);
 }
 
-/* cuda_graph_config.enable_padding: true is what infersim prices (a batch up to the largest
- * captured size replays a graph); false runs the sizes not captured eagerly, not modelled */
-static sim_status y_padding(cli_dropin_line *t, const char *k, const char *v, sim_err *err)
-{
-    int b = truth(t, k, v, err);
-    if (b < 0)
-        return SIM_EINPUT;
-    if (b)
-        return cli_dropin_no_effect(t, k);
-    return sim_fail(err, SIM_EINPUT,
-                    "%s: key '%s': false changes the timing and is not modelled (batch sizes "
-                    "without a captured graph run eagerly)",
-                    t->extra_options, k);
-}
-
 /* scheduler_config.capacity_scheduler_policy: GUARANTEED_NO_EVICT or MAX_UTILIZATION
  * (STATIC_BATCH: --scheduler-policy static) */
 static sim_status y_policy(cli_dropin_line *t, const char *k, const char *v, sim_err *err)
@@ -364,8 +349,9 @@ const cli_dropin_flag cli_dropin_trtllm_options[] = {
          "null: no CUDA graphs (a mapping: its keys)"),
     MAP("cuda_graph_config.max_batch_size", NULL, VALUE, "--cuda-graph-max-bs",
         "largest batch captured in a CUDA graph"),
-    CALL("cuda_graph_config.enable_padding", NULL, FLAG, y_padding, "(true only)",
-         "batches padded to a captured size"),
+    NONE("cuda_graph_config.enable_padding", FLAG,
+         "batches padded to a captured size: not priced either way (every decode batch up to "
+         "the largest captured one replays a graph, the trtllm profile's estimate)"),
     REFUSE("cuda_graph_config.batch_sizes", LIST, "graphs captured for listed sizes only"),
     CALL("scheduler_config.capacity_scheduler_policy", NULL, VALUE, y_policy, "--scheduler-policy",
          "GUARANTEED_NO_EVICT, MAX_UTILIZATION, STATIC_BATCH"),

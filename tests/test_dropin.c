@@ -651,7 +651,6 @@ static void test_option_files(void **state)
          "mean kv_cache_config.free_gpu_memory_fraction?"},
         {"kv_cache_config:\n  max_tokens: 1000\n",
          "key 'kv_cache_config.max_tokens' changes the timing and is not modelled"},
-        {"cuda_graph_config:\n  enable_padding: false\n", "false changes the timing"},
         {"enable_attention_dp: 1\n", "value '1', expected true or false"},
         {"kv_cache_config:\n  dtype: int4\n", "value 'int4', expected auto, fp8"},
         {"nope: {a: 1}\n", "key 'nope' is not a setting infersim reads"},
