@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "cli_opt.h"
 #include "suggest.h"
 
@@ -152,7 +154,7 @@ const cli_dropin_tool cli_dropin_tools[] = {
      CLI_DROPIN_UNDERSCORE,
      {cli_dropin_trtllm_serve},
      trtllm_serve_defaults,
-     NULL},
+     cli_dropin_trtllm_serve_finish},
 };
 const size_t cli_dropin_tool_count = sizeof cli_dropin_tools / sizeof cli_dropin_tools[0];
 
@@ -332,7 +334,21 @@ static const cli_dropin_flag *find_row(const cli_dropin_tool *tool, const char *
     sim_suggest s;
     char want[128];
     snprintf(want, sizeof want, "%.*s", (int)len, name);
-    sim_suggest_init(&s, want);
+    /* where '_' and '-' are alike, the typed name is compared in the spelling most of the
+     * tool's rows use (vLLM's dashes, trtllm-bench's underscores) */
+    char near_of[sizeof want];
+    snprintf(near_of, sizeof near_of, "%s", want);
+    if (tool->style & CLI_DROPIN_UNDERSCORE) {
+        long score = 0; /* underscores minus dashes inside the rows' names */
+        for (int k = 0; k < CLI_DROPIN_MAX_TABLES && tool->tables[k]; k++)
+            for (const cli_dropin_flag *r = tool->tables[k]; r->name; r++)
+                for (const char *c = r->name + 2; *c; c++)
+                    score += (*c == '_') - (*c == '-');
+        char from = score > 0 ? '-' : '_', to = score > 0 ? '_' : '-';
+        for (char *c = near_of + 2; c < near_of + strlen(near_of); c++)
+            *c = *c == from ? to : *c;
+    }
+    sim_suggest_init(&s, near_of);
     for (int k = 0; k < CLI_DROPIN_MAX_TABLES && tool->tables[k]; k++)
         for (const cli_dropin_flag *r = tool->tables[k]; r->name; r++)
             sim_suggest_add(&s, r->name);
@@ -393,6 +409,116 @@ sim_status cli_dropin_translate(int argc, char **argv, cli_dropin_line *t, sim_e
     return st;
 }
 
+/* One engine flag at args[*i] (its value or list after it, or after '='), translated; *i is left
+ * on its last word. `sub` is the index of the tool's subcommand word (0: none). */
+static sim_status take_flag(cli_dropin_line *t, int argc, char **args, int *i, int sub,
+                            sim_err *err)
+{
+    const char *a = args[*i];
+    const char *eq = strchr(a, '=');
+    size_t len = eq ? (size_t)(eq - a) : strlen(a);
+    const cli_dropin_flag *r = find_row(t->tool, a, len, err);
+    if (!r)
+        return SIM_EINPUT;
+    char typed[128];
+    snprintf(typed, sizeof typed, "%.*s", (int)len, a);
+    const char *value = eq ? eq + 1 : NULL;
+    char **values = NULL;
+    int n_values = 0;
+    if (r->arity == CLI_DROPIN_FLAG && value)
+        return sim_fail(err, SIM_EINPUT, "%s: takes no value, got '%s'", typed, value);
+    if (r->arity == CLI_DROPIN_VALUE && !value) {
+        if (*i + 1 >= argc || is_flag(args[*i + 1]))
+            return sim_fail(err, SIM_EINPUT, "%s: missing value", typed);
+        value = args[++*i];
+    }
+    if (r->arity == CLI_DROPIN_LIST) {
+        values = &args[*i + 1];
+        while (!value && *i + 1 < argc && !is_flag(args[*i + 1]) && *i + 1 != sub)
+            ++*i, n_values++;
+        if (value)
+            values = NULL;
+        else if (n_values)
+            value = values[0];
+    }
+    return apply_row(t, r, typed, value, values, n_values, err);
+}
+
+/* Whether the command line itself (not its option file) sets what row `r` sets: the row, another
+ * row mapped onto the same infersim flag, or (the positional's row) a bare first argument. */
+static bool line_sets(const cli_dropin_line *t, const cli_dropin_flag *r)
+{
+    const cli_dropin_tool *tool = t->tool;
+    if (tool->positional && r->act == CLI_DROPIN_MAP && strcmp(r->to, tool->positional) == 0 &&
+        t->in_first < t->in_argc && !is_flag(t->in_argv[t->in_first]))
+        return true;
+    for (int i = t->in_first; i < t->in_argc; i++) {
+        const char *a = t->in_argv[i];
+        if (!is_flag(a))
+            continue;
+        sim_err scratch;
+        const cli_dropin_flag *q = find_row(tool, a, strcspn(a, "="), &scratch);
+        if (q == r || (q && q->act == CLI_DROPIN_MAP && r->act == CLI_DROPIN_MAP &&
+                       strcmp(q->to, r->to) == 0))
+            return true;
+    }
+    return false;
+}
+
+/* Whether the tool has a row named `flag` that takes no value (a store_true flag). */
+static bool has_flag_row(const void *ctx, const char *flag)
+{
+    const cli_dropin_tool *tool = ctx;
+    sim_err scratch;
+    const cli_dropin_flag *r = find_row(tool, flag, strlen(flag), &scratch);
+    return r && r->arity == CLI_DROPIN_FLAG;
+}
+
+sim_status cli_dropin_config(cli_dropin_line *t, const char *flag, const char *path, sim_err *err)
+{
+    if (t->config_read)
+        return sim_fail(err, SIM_EINPUT, "%s: %s: given twice, expected one file", t->tool->words,
+                        flag);
+    t->config_read = true;
+    cJSON *cfg = NULL;
+    sim_status st = cli_dropin_yaml_load(path, flag, &cfg, err);
+    cli_dropin_words w = {0};
+    if (!st)
+        st = cli_dropin_config_words(cfg, path, strncmp(t->tool->words, "vllm", 4) == 0,
+                                     has_flag_row, t->tool, &w, err);
+    /* each key as its flag, unless the command line gives it: the line wins over the file (vLLM
+     * puts the file's words before the line's, SGLang likewise, and argparse keeps the last) */
+    for (int i = 0; !st && i < w.n; i++) {
+        const char *a = w.v[i];
+        sim_err why;
+        const cli_dropin_flag *r = find_row(t->tool, a, strlen(a), &why);
+        if (!r) {
+            st = sim_fail(err, SIM_EINPUT, "%s: key '%s': %s", path, a + 2, why.msg);
+            break;
+        }
+        int last = i; /* the key's words: its flag and the values up to the next flag */
+        while (last + 1 < w.n && !is_flag(w.v[last + 1]))
+            last++;
+        if (line_sets(t, r)) {
+            i = last;
+            continue;
+        }
+        int key_at = i;
+        st = take_flag(t, last + 1, w.v, &i, 0, err);
+        if (!st && i < last) /* a list for a flag of one value: argparse's "unrecognized" */
+            st = sim_fail(err, SIM_EINPUT, "%s takes one value, the file gives %d", a,
+                          last - key_at);
+        if (st == SIM_EINPUT && !strstr(err->msg, path)) {
+            char msg[sizeof err->msg];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            st = sim_fail(err, SIM_EINPUT, "%s: key '%s': %s", path, a + 2, msg);
+        }
+    }
+    cli_dropin_words_free(&w);
+    cJSON_Delete(cfg);
+    return st;
+}
+
 static sim_status translate(int argc, char **argv, cli_dropin_line *t, sim_err *err)
 {
     const cli_dropin_tool *tool = cli_dropin_find_tool(argc, argv);
@@ -415,6 +541,9 @@ static sim_status translate(int argc, char **argv, cli_dropin_line *t, sim_err *
     }
     t->tool = tool;
     int first = match_words(tool, argc, argv), sub = find_sub(tool, argc, argv, first);
+    t->in_argc = argc;
+    t->in_argv = argv;
+    t->in_first = first;
     sim_status st = cli_dropin_push(t, "infersim", tool->cmd, err);
     for (int i = first; !st && i < argc; i++) {
         const char *a = argv[i];
@@ -446,31 +575,7 @@ static sim_status translate(int argc, char **argv, cli_dropin_line *t, sim_err *
             return sim_fail(err, SIM_EINPUT,
                             "%s: unexpected argument '%s' (every value follows its flag)",
                             tool->words, a);
-        const cli_dropin_flag *r = find_row(tool, a, len, err);
-        if (!r)
-            return SIM_EINPUT;
-        char typed[128];
-        snprintf(typed, sizeof typed, "%.*s", (int)len, a);
-        const char *value = eq ? eq + 1 : NULL;
-        char **values = NULL;
-        int n_values = 0;
-        if (r->arity == CLI_DROPIN_FLAG && value)
-            return sim_fail(err, SIM_EINPUT, "%s: takes no value, got '%s'", typed, value);
-        if (r->arity == CLI_DROPIN_VALUE && !value) {
-            if (i + 1 >= argc || is_flag(argv[i + 1]))
-                return sim_fail(err, SIM_EINPUT, "%s: missing value", typed);
-            value = argv[++i];
-        }
-        if (r->arity == CLI_DROPIN_LIST) {
-            values = &argv[i + 1];
-            while (!value && i + 1 < argc && !is_flag(argv[i + 1]) && i + 1 != sub)
-                i++, n_values++;
-            if (value)
-                values = NULL;
-            else if (n_values)
-                value = values[0];
-        }
-        st = apply_row(t, r, typed, value, values, n_values, err);
+        st = take_flag(t, argc, argv, &i, sub, err);
     }
     if (!st && tool->finish)
         st = tool->finish(t, err);
@@ -516,6 +621,40 @@ void cli_dropin_help(FILE *f, const cli_dropin_tool *tool)
                      r->alias ? r->alias : "");
             fprintf(f, "  %-34s %s: %s\n", name, act_text(r, buf, sizeof buf), r->note);
         }
+    /* TensorRT-LLM's tools: the keys their --extra_llm_api_options file may hold */
+    if (strcmp(tool->engine, "trtllm") != 0)
+        return;
+    fprintf(f, "  --extra_llm_api_options FILE.yaml keys (dotted: nested):\n");
+    for (const cli_dropin_flag *r = cli_dropin_trtllm_options; r->name; r++) {
+        char buf[160];
+        fprintf(f, "    %-42s %s: %s\n", r->name, act_text(r, buf, sizeof buf), r->note);
+    }
+}
+
+/* The rows of `tables` (NULL-ended) by what they do: mapped, no effect, refused (a limit the
+ * command does not take, `mask`, has no effect there). */
+static void markdown_rows(FILE *f, const cli_dropin_flag *const *tables, int mask)
+{
+    static const char *const what[] = {"mapped onto infersim's flags",
+                                       "accepted, no effect on the prediction",
+                                       "refused: they change the timing, not modelled"};
+    for (int o = 0; o < 3; o++) {
+        int n = 0;
+        for (int k = 0; k < CLI_DROPIN_MAX_TABLES && tables[k]; k++)
+            for (const cli_dropin_flag *r = tables[k]; r->name; r++) {
+                bool takes = r->act != CLI_DROPIN_MAP || cli_opt_find(r->to, mask);
+                int kind = r->act == CLI_DROPIN_REFUSE           ? 2
+                           : r->act == CLI_DROPIN_NONE || !takes ? 1
+                                                                 : 0;
+                if (kind != o)
+                    continue;
+                fprintf(f, "%s`%s`", n++ ? ", " : "- ", r->name);
+                if (kind == 0)
+                    fprintf(f, " → `%s`", r->to);
+            }
+        if (n)
+            fprintf(f, " (%s)\n", what[o]);
+    }
 }
 
 void cli_dropin_markdown(FILE *f)
@@ -525,27 +664,11 @@ void cli_dropin_markdown(FILE *f)
         int mask = strcmp(tool->cmd, "run") == 0 ? CLI_OPT_CMD_RUN : CLI_OPT_CMD_SERVE;
         fprintf(f, "\n**`infersim %s%s%s`** → `infersim %s` (flags from %s):\n\n", tool->words,
                 tool->sub ? " " : "", tool->sub ? tool->sub : "", tool->cmd, tool->source);
-        static const char *const what[] = {"mapped onto infersim's flags",
-                                           "accepted, no effect on the prediction",
-                                           "refused: they change the timing, not modelled"};
-        for (int o = 0; o < 3; o++) {
-            int n = 0;
-            for (int k = 0; k < CLI_DROPIN_MAX_TABLES && tool->tables[k]; k++)
-                for (const cli_dropin_flag *r = tool->tables[k]; r->name; r++) {
-                    /* a limit the command does not take (a static batch's scheduler) has no
-                     * effect there */
-                    bool takes = r->act != CLI_DROPIN_MAP || cli_opt_find(r->to, mask);
-                    int kind = r->act == CLI_DROPIN_REFUSE           ? 2
-                               : r->act == CLI_DROPIN_NONE || !takes ? 1
-                                                                     : 0;
-                    if (kind != o)
-                        continue;
-                    fprintf(f, "%s`%s`", n++ ? ", " : "- ", r->name);
-                    if (kind == 0)
-                        fprintf(f, " → `%s`", r->to);
-                }
-            if (n)
-                fprintf(f, " (%s)\n", what[o]);
-        }
+        markdown_rows(f, tool->tables, mask);
     }
+    const cli_dropin_flag *const options[] = {cli_dropin_trtllm_options, NULL};
+    fprintf(f, "\n**TensorRT-LLM's `--extra_llm_api_options FILE.yaml`** (trtllm-bench, "
+               "trtllm-serve; keys from NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py, a "
+               "dotted key a nested one):\n\n");
+    markdown_rows(f, options, CLI_OPT_CMD_SERVE);
 }

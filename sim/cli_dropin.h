@@ -15,7 +15,9 @@
  *   - accepted with no effect on the prediction (sampling, endpoints, result files, plots,
  *     tokenizers): cli.c lists those once on its error stream,
  *   - or refused by name: it would change the timing and is not modelled (exit 2).
- * `--backend` picks the engine profile where it names an engine. The translated line is what
+ * `--backend` picks the engine profile where it names an engine. An option file is read as its
+ * engine reads it (cli_dropin_yaml.c): vLLM's and SGLang's `--config FILE.yaml` under the line's
+ * flags, TensorRT-LLM's `--extra_llm_api_options FILE.yaml` over them. The translated line is what
  * runs (cli.c prints it), so every prediction comes from infersim's own, documented flags.
  *
  * Example (int argc, char **argv, sim_err *err):
@@ -99,8 +101,17 @@ struct cli_dropin_line {
     int64_t tp, dp, ep;
     bool expert_parallel, dp_attention;
     const char *input_len, *output_len, *dataset, *quant, *dtype, *backend;
+    const char *dataset_path;  /* vLLM's --dataset-path (burstgpt: the trace; hf: its id) */
+    const char *hf_output_len; /* vLLM's --hf-output-len */
+    const char *sonnet[3]; /* vLLM's --sonnet-input-len, --sonnet-output-len, --sonnet-prefix-len */
     const char *gsp[5]; /* SGLang's generated-shared-prefix: groups, per group, system, question,
                          * output lengths */
+    /* the engine's line as given (argv, its first flag's index): what an option file's keys
+     * yield to */
+    int in_argc, in_first;
+    char **in_argv;
+    bool config_read;          /* an option file was read (one per line) */
+    const char *extra_options; /* TensorRT-LLM's --extra_llm_api_options FILE, applied last */
 };
 
 /* The tools, for the help and the README's list. */
@@ -153,6 +164,38 @@ sim_status cli_dropin_split(const char *s, const char *what, char ***words, int 
 bool cli_dropin_is_prepare(int argc, char **argv);
 sim_status cli_dropin_prepare(int argc, char **argv, FILE *out, sim_err *err);
 
+/* The engines' YAML option files (cli_dropin_yaml.c), read with libyaml as PyYAML's
+ * yaml.safe_load reads them: plain scalars resolved as YAML 1.1 does (null, true/false/yes/no/
+ * on/off, integers, floats with a '.'), quoted ones strings, the later of a key given twice. The
+ * file must be .yaml or .yml and hold one mapping (an empty file is an empty one); *out is owned by
+ * the caller (cJSON_Delete). Errors name `what` (the flag) or the file, its line and the value. */
+struct cJSON;
+sim_status cli_dropin_yaml_load(const char *path, const char *what, struct cJSON **out,
+                                sim_err *err);
+
+/* A scalar as Python's str() writes it ("4", "0.9", "True", "None"), into buf; false for a list
+ * or mapping, or when it does not fit. */
+bool cli_dropin_yaml_text(const struct cJSON *v, char *buf, size_t len);
+
+/* Command-line words (owned copies). */
+typedef struct cli_dropin_words {
+    int n;
+    char *v[CLI_DROPIN_MAX_ARGS];
+} cli_dropin_words;
+void cli_dropin_words_free(cli_dropin_words *w);
+
+/* A flat option file's keys as the command line's words, by the engine's rule: `--KEY VALUE`; a
+ * list `--KEY A B` (empty: left out); true `--KEY`; false, vLLM: `--no-KEY` where the tool has it
+ * (is_flag_row), SGLang: left out for a flag, `--KEY false` otherwise; a mapping, vLLM: `--KEY
+ * JSON` (json.dumps), SGLang: refused (it would pass Python's text of it). */
+sim_status cli_dropin_config_words(const struct cJSON *cfg, const char *file, bool vllm,
+                                   bool (*is_flag_row)(const void *ctx, const char *flag),
+                                   const void *ctx, cli_dropin_words *w, sim_err *err);
+
+/* A row's handler for vLLM's and SGLang's `--config FILE.yaml`: each key of the file taken as its
+ * flag, except those the command line gives itself (the line wins); one file per line. */
+sim_status cli_dropin_config(cli_dropin_line *t, const char *flag, const char *path, sim_err *err);
+
 /* The README's drop-in section: every tool's flags by what they do, as Markdown. */
 void cli_dropin_markdown(FILE *f);
 
@@ -168,6 +211,9 @@ extern const cli_dropin_flag cli_dropin_vllm_server[], cli_dropin_sglang_launch[
 sim_status cli_dropin_vllm_finish(cli_dropin_line *t, sim_err *err);
 sim_status cli_dropin_sglang_finish(cli_dropin_line *t, sim_err *err);
 sim_status cli_dropin_trtllm_finish(cli_dropin_line *t, sim_err *err);
+sim_status cli_dropin_trtllm_serve_finish(cli_dropin_line *t, sim_err *err);
+/* TensorRT-LLM's --extra_llm_api_options keys (dotted paths: kv_cache_config.dtype) */
+extern const cli_dropin_flag cli_dropin_trtllm_options[];
 /* Adds `flag` (as typed) to the line's no-effect list. */
 sim_status cli_dropin_no_effect(cli_dropin_line *t, const char *flag);
 

@@ -299,6 +299,9 @@ const cli_dropin_flag cli_dropin_sglang_server[] = {
 
 /* python3 -m sglang.launch_server's flags beyond the engine's (server_args.py) */
 const cli_dropin_flag cli_dropin_sglang_launch[] = {
+    /* prepare_server_args merges the file (python/sglang/srt/server_args_config_parser.py) */
+    CALL("--config", NULL, VALUE, cli_dropin_config, "(its keys as flags)",
+         "a YAML file of flags, key: value (the line's own flags win)"),
     NONE("--tool-call-parser", VALUE, "tool calls"),
     NONE("--reasoning-parser", VALUE, "reasoning output"),
     NONE("--chat-template", VALUE, "the chat template"),

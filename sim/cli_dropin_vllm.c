@@ -96,16 +96,69 @@ static sim_status output_len(cli_dropin_line *t, const char *f, const char *v, s
     return SIM_OK;
 }
 
+/* --dataset-name: the workloads vLLM's datasets produce (vllm/benchmarks/datasets.py): random,
+ * prefix_repetition, sharegpt (its fitted lengths), sonnet (a shared prefix of poem lines and
+ * lines drawn at random after it: prefix_repetition with one prefix), burstgpt (the trace's GPT-4
+ * rows, --dataset-path); the prompts of custom and hf are text, counted by a tokenizer */
 static sim_status dataset(cli_dropin_line *t, const char *f, const char *v, sim_err *err)
 {
-    static const char *const ok[] = {"random", "prefix_repetition", "sharegpt", NULL};
-    if (pick(v, ok) < 0)
+    static const char *const ok[] = {
+        "random", "prefix_repetition", "sharegpt", "sonnet", "burstgpt", "hf", NULL};
+    static const char *const text[] = {"custom", "spec_bench", NULL};
+    if (pick(v, text) >= 0)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: %s %s changes the timing and is not modelled (its prompts are text: "
+                        "their lengths need the model's tokenizer; give them as a --lengths-file "
+                        "or take a dataset infersim simulates: random, prefix_repetition, "
+                        "sharegpt, sonnet, burstgpt)",
+                        t->tool->words, f, v);
+    int i = pick(v, ok);
+    if (i < 0)
         return sim_fail(err, SIM_EINPUT,
                         "%s: %s %s changes the timing and is not modelled (infersim simulates "
-                        "random, prefix_repetition and sharegpt's fitted lengths)",
+                        "random, prefix_repetition, sharegpt's fitted lengths, sonnet and "
+                        "burstgpt)",
                         t->tool->words, f, v);
+    if (i >= 3 && strcmp(t->tool->words, "vllm bench serve") != 0)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: %s %s changes the timing and is not modelled here (vllm bench "
+                        "serve's %s is)",
+                        t->tool->words, f, v, v);
     t->dataset = v;
     return SIM_OK;
+}
+
+static sim_status dataset_path(cli_dropin_line *t, const char *f, const char *v, sim_err *err)
+{
+    (void)f, (void)err;
+    t->dataset_path = v;
+    return SIM_OK;
+}
+
+/* --hf-output-len: every output N tokens (a Hugging Face dataset's own completions otherwise) */
+static sim_status hf_output_len(cli_dropin_line *t, const char *f, const char *v, sim_err *err)
+{
+    int64_t n;
+    sim_status st = cli_dropin_count(f, v, &n, err);
+    if (!st)
+        t->hf_output_len = v;
+    return st;
+}
+
+/* The Hugging Face datasets vllm bench serve --dataset-name hf reads whose requests infersim has
+ * a length fit for (datasets.py's dataset classes by SUPPORTED_DATASET_PATHS): ConversationDataset
+ * takes each conversation's first turn, prompt and completion, as ShareGPT's fit does. */
+static const char *const hf_known[][2] = {{"Aeala/ShareGPT_Vicuna_unfiltered", "sharegpt"}};
+
+/* --sonnet-input-len, --sonnet-output-len, --sonnet-prefix-len (datasets.py: 550, 150, 200) */
+static sim_status sonnet(cli_dropin_line *t, const char *f, const char *v, sim_err *err)
+{
+    int64_t n;
+    sim_status st = cli_dropin_count(f, v, &n, err);
+    int k = strstr(f, "input") ? 0 : strstr(f, "output") ? 1 : 2;
+    if (!st)
+        t->sonnet[k] = v;
+    return st;
 }
 
 /* an argument that must stay at its no-op value ("0", "1") to be simulated */
@@ -251,8 +304,11 @@ const cli_dropin_flag cli_dropin_vllm_dataset[] = {
     MAP("--seed", NULL, VALUE, "--seed", "the lengths' and arrivals' random seed"),
     MAP("--num-prompts", NULL, VALUE, "--num-prompts", "requests"),
     CALL("--dataset-name", NULL, VALUE, dataset, "--dataset-name",
-         "random, prefix_repetition, sharegpt (its fitted lengths); the others are refused"),
-    NONE("--dataset-path", VALUE, "the dataset file (sharegpt: its published lengths' fit)"),
+         "random, prefix_repetition, sharegpt (its fitted lengths), sonnet, burstgpt; the others "
+         "are refused"),
+    CALL("--dataset-path", NULL, VALUE, dataset_path, "--lengths-file",
+         "burstgpt: the trace's CSV (the others: no effect; sharegpt: its published lengths' "
+         "fit)"),
     NONE("--no-stream", FLAG, "loading the dataset"),
     NONE("--no-oversample", FLAG, "oversampling a short dataset"),
     NONE("--skip-chat-template", FLAG, "the prompt's chat template"),
@@ -276,13 +332,17 @@ const cli_dropin_flag cli_dropin_vllm_dataset[] = {
     MAP("--sharegpt-output-len", NULL, VALUE, "--sharegpt-output-len",
         "every output N tokens over ShareGPT's prompt lengths"),
     REFUSE("--custom-output-len", VALUE, "the custom dataset"),
-    REFUSE("--sonnet-input-len", VALUE, "the sonnet dataset"),
-    REFUSE("--sonnet-output-len", VALUE, "the sonnet dataset"),
-    REFUSE("--sonnet-prefix-len", VALUE, "the sonnet dataset"),
-    REFUSE("--hf-subset", VALUE, "Hugging Face datasets"),
-    REFUSE("--hf-split", VALUE, "Hugging Face datasets"),
-    REFUSE("--hf-name", VALUE, "Hugging Face datasets"),
-    REFUSE("--hf-output-len", VALUE, "Hugging Face datasets"),
+    CALL("--sonnet-input-len", NULL, VALUE, sonnet, "--prefix-repetition-suffix-len",
+         "sonnet: prompt tokens (default 550)"),
+    CALL("--sonnet-output-len", NULL, VALUE, sonnet, "--prefix-repetition-output-len",
+         "sonnet: output tokens (default 150)"),
+    CALL("--sonnet-prefix-len", NULL, VALUE, sonnet, "--prefix-repetition-prefix-len",
+         "sonnet: the prompts' shared prefix tokens (default 200)"),
+    NONE("--hf-subset", VALUE, "the Hugging Face dataset's subset (its fit stands for it)"),
+    NONE("--hf-split", VALUE, "the Hugging Face dataset's split (its fit stands for it)"),
+    NONE("--hf-name", VALUE, "the dataset class's name for a local copy"),
+    CALL("--hf-output-len", NULL, VALUE, hf_output_len, "--sharegpt-output-len",
+         "hf: every output N tokens"),
     REFUSE("--spec-bench-output-len", VALUE, "the spec_bench dataset"),
     REFUSE("--spec-bench-category", VALUE, "the spec_bench dataset"),
     END};
@@ -386,7 +446,8 @@ const cli_dropin_flag cli_dropin_vllm_server[] = {
     MAP("--max-cudagraph-capture-size", NULL, VALUE, "--cuda-graph-max-bs",
         "largest batch captured in a CUDA graph"),
     CALL("--all2all-backend", NULL, VALUE, a2a, "--moe-a2a", "DeepEP's kernels under EP"),
-    REFUSE("--config", VALUE, "a YAML file of settings, not read: give them as flags"),
+    CALL("--config", NULL, VALUE, cli_dropin_config, "(its keys as flags)",
+         "a YAML file of flags, key: value (the line's own flags win)"),
     REFUSE("--cuda-graph-sizes", LIST, "the batch sizes captured in CUDA graphs"),
     REFUSE("--attention-backend", VALUE, "the attention kernels' library"),
     REFUSE("--enable-eplb", FLAG, "expert rebalancing while serving"),
@@ -399,7 +460,8 @@ const cli_dropin_flag cli_dropin_vllm_throughput[] = {
     CALL("--dataset-name", NULL, VALUE, dataset, "--dataset-name",
          "random, prefix_repetition, sharegpt (its fitted lengths)"),
     NONE("--dataset", VALUE, "the ShareGPT file (its published lengths' fit)"),
-    NONE("--dataset-path", VALUE, "the dataset file (sharegpt: its published lengths' fit)"),
+    CALL("--dataset-path", NULL, VALUE, dataset_path, "--lengths-file",
+         "the dataset file (no effect: sharegpt takes its published lengths' fit)"),
     CALL("--input-len", NULL, VALUE, input_len, "--random-input-len", "prompt tokens"),
     CALL("--output-len", NULL, VALUE, output_len,
          "--random-output-len, --prefix-repetition-output-len, --sharegpt-output-len",
@@ -443,6 +505,43 @@ const cli_dropin_flag cli_dropin_vllm_latency[] = {
     NONE("--disable-detokenize", FLAG, "detokenization (offline: not priced)"),
     END};
 
+/* SonnetDataset (datasets.py): each prompt the chat template, "Pick as many lines as you can from
+ * these poem lines:", the poem's first lines up to the prefix length (the same in every prompt)
+ * and lines drawn at random up to the input length, a prompt past it drawn again; every output
+ * the output length. As infersim's prefix_repetition with one prefix: PREFIX tokens shared,
+ * INPUT - PREFIX of the request's own, OUTPUT generated (token counts as the flags give them: the
+ * tokenizer's rounding to whole lines, at most a line's tokens below INPUT, is left out).
+ * --input-len and --output-len set the input and output where the --sonnet-* flags do not. */
+static sim_status sonnet_workload(cli_dropin_line *t, sim_err *err)
+{
+    const char *in = t->sonnet[0] ? t->sonnet[0] : t->input_len ? t->input_len : "550";
+    const char *out = t->sonnet[1] ? t->sonnet[1] : t->output_len ? t->output_len : "150";
+    const char *pre = t->sonnet[2] ? t->sonnet[2] : "200";
+    int64_t i, p, o;
+    sim_status st = cli_dropin_count("--sonnet-input-len", in, &i, err);
+    if (!st)
+        st = cli_dropin_count("--sonnet-prefix-len", pre, &p, err);
+    if (!st)
+        st = cli_dropin_count("--sonnet-output-len", out, &o, err);
+    if (st)
+        return st;
+    if (i <= p)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: --dataset-name sonnet: input length %lld, expected more than the "
+                        "prefix length %lld",
+                        t->tool->words, (long long)i, (long long)p);
+    char suffix[32];
+    snprintf(suffix, sizeof suffix, "%lld", (long long)(i - p));
+    const char *flags[][2] = {{"--dataset-name", "prefix_repetition"},
+                              {"--prefix-repetition-num-prefixes", "1"},
+                              {"--prefix-repetition-prefix-len", pre},
+                              {"--prefix-repetition-suffix-len", suffix},
+                              {"--prefix-repetition-output-len", out}};
+    for (size_t k = 0; !st && k < sizeof flags / sizeof flags[0]; k++)
+        st = cli_dropin_push(t, flags[k][0], flags[k][1], err);
+    return st;
+}
+
 sim_status cli_dropin_vllm_finish(cli_dropin_line *t, sim_err *err)
 {
     sim_status st = SIM_OK;
@@ -476,7 +575,53 @@ sim_status cli_dropin_vllm_finish(cli_dropin_line *t, sim_err *err)
     if (st || !serve || t->tool->server) /* a server's line: no workload */
         return st;
     const char *ds = t->dataset ? t->dataset : "random";
-    if (t->dataset)
+    bool sonnet = strcmp(ds, "sonnet") == 0, burst = strcmp(ds, "burstgpt") == 0;
+    if (t->dataset_path && !burst && strcmp(ds, "hf") != 0)
+        st = add_none(t, "--dataset-path");
+    for (int k = 0; !st && !sonnet && k < 3; k++)
+        if (t->sonnet[k])
+            return sim_fail(err, SIM_EINPUT, "%s: --sonnet-*: needs --dataset-name sonnet",
+                            t->tool->words);
+    if (!st && sonnet)
+        return sonnet_workload(t, err);
+    if (!st && t->hf_output_len && strcmp(ds, "hf") != 0)
+        return sim_fail(err, SIM_EINPUT, "%s: --hf-output-len: needs --dataset-name hf",
+                        t->tool->words);
+    if (!st && strcmp(ds, "hf") == 0) {
+        size_t k = 0, n = sizeof hf_known / sizeof hf_known[0];
+        while (k < n && !(t->dataset_path && strcmp(t->dataset_path, hf_known[k][0]) == 0))
+            k++;
+        if (k == n)
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: --dataset-name hf --dataset-path %s changes the timing and is "
+                            "not modelled (its prompts are text, their lengths need the model's "
+                            "tokenizer; infersim has the lengths of %s)",
+                            t->tool->words, t->dataset_path ? t->dataset_path : "(none)",
+                            hf_known[0][0]);
+        st = cli_dropin_push(t, "--dataset-name", hf_known[k][1], err);
+        if (!st && (t->hf_output_len || t->output_len))
+            st = cli_dropin_push(t, "--sharegpt-output-len",
+                                 t->hf_output_len ? t->hf_output_len : t->output_len, err);
+        if (!st && t->input_len)
+            st = add_none(t, "--input-len");
+        return st;
+    }
+    if (!st && burst) {
+        /* BurstGPTDataset: the trace's GPT-4 rows, --num-prompts of them drawn with --seed; its
+         * lengths are the trace's (--input-len, --output-len set none of them) */
+        if (!t->dataset_path)
+            return sim_fail(err, SIM_EINPUT,
+                            "%s: --dataset-name burstgpt: needs --dataset-path FILE.csv (the "
+                            "BurstGPT trace, as vLLM does)",
+                            t->tool->words);
+        st = cli_dropin_push(t, "--lengths-file", t->dataset_path, err);
+        if (!st && t->input_len)
+            st = add_none(t, "--input-len");
+        if (!st && t->output_len)
+            st = add_none(t, "--output-len");
+        return st;
+    }
+    if (!st && t->dataset)
         st = cli_dropin_push(t, "--dataset-name", ds, err);
     bool rep = strcmp(ds, "prefix_repetition") == 0, random = strcmp(ds, "random") == 0;
     /* serve.py: --input-len sets random (and sonnet) lengths, --output-len every dataset's */

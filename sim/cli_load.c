@@ -137,7 +137,8 @@ static sim_status explain_missing(cli_load_kind kind, const char *name, sim_stat
         snprintf(near, sizeof near, "; did you mean %s?", mean);
     return sim_fail(err, SIM_EINPUT,
                     "%s: no such file, and no %s/%s.json in the working directory, "
-                    "$INFERSIM_DATA, next to the binary or in share/infersim%s%s expected a path "
+                    "$INFERSIM_DATA, next to the binary, in its build's source tree or in "
+                    "share/infersim%s%s expected a path "
                     "or one of: %s",
                     name, dir, name, near, near[0] ? "" : ";", known);
 }

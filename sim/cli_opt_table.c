@@ -147,8 +147,8 @@ const cli_opt_def cli_opt_table[] = {
       "SGLang: draft depth (with --speculative-eagle-topk and --speculative-num-draft-tokens)"),
     O("--speculative-eagle-topk", CLI_OPT_INT, spec_topk, 1, 64, CLI_OPT_CMD_ENGINE,
       "SGLang: tokens each draft level expands per branch (1: a chain)"),
-    O("--speculative-num-draft-tokens", CLI_OPT_INT, spec_draft_tokens, 2, 128,
-      CLI_OPT_CMD_ENGINE, "SGLang: tree tokens the target verifies per sequence, root included"),
+    O("--speculative-num-draft-tokens", CLI_OPT_INT, spec_draft_tokens, 2, 128, CLI_OPT_CMD_ENGINE,
+      "SGLang: tree tokens the target verifies per sequence, root included"),
     O("--speculative-draft-model-path", CLI_OPT_STR, spec_model, 0, 0, CLI_OPT_CMD_ENGINE,
       "SGLang's name for --spec-model"),
     O("--dtype", CLI_OPT_STR, dtype, 0, 0, CLI_OPT_CMD_ROOFLINE | CLI_OPT_CMD_OP,
@@ -183,7 +183,8 @@ const cli_opt_def cli_opt_table[] = {
       "(vLLM's and SGLang's flag of that name)"),
     O("--lengths-file", CLI_OPT_STR, lengths_file, 0, 0, CLI_OPT_CMD_SERVE,
       "request lengths from a JSON-lines file: trtllm-bench's --dataset (input_ids or input_len, "
-      "output_tokens per line); --num-prompts keeps the first N"),
+      "output_tokens per line); --num-prompts keeps the first N; or a BurstGPT CSV (its GPT-4 "
+      "rows, --num-prompts drawn with --seed)"),
     O("--request-rate", CLI_OPT_RATE, rate, 0, 1e9, CLI_OPT_CMD_SERVE,
       "requests/s, or inf to send all at t = 0 (default inf); plan: the target, or a range "
       "LO:HI"),

@@ -272,6 +272,11 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
         sim_status lst = sim_lenfile_load(path, cli_opt_trace_limit(o), &f, err);
         if (lst)
             return lst;
+        /* a BurstGPT trace: --num-prompts of its rows drawn with the seed (vLLM's sample) */
+        if (f.burstgpt && (lst = sim_lenfile_sample(&f, o->num_prompts, seed, err))) {
+            sim_lenfile_free(&f);
+            return lst;
+        }
         s.num_prompts = (int64_t)f.n;
         s.input_lens = f.input_len;
         s.output_lens = f.output_len;

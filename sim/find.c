@@ -45,6 +45,31 @@ static void add_share(char *buf, size_t len, const char **roots, size_t *n, cons
     }
 }
 
+/* A build folder's record of its source tree: the first line of `infersim-source` in `dir` or
+ * up to `levels` folders above it (build/infersim: 0; build/python/infersim/_infersim.so: 2), an
+ * absolute path written by CMake at configure time. An installed binary or library has none
+ * there (PREFIX/bin, PREFIX/lib/python3/dist-packages/infersim and the two above it). */
+static void add_build_source(char *buf, size_t len, const char **roots, size_t *n, const char *dir,
+                             size_t levels)
+{
+    static const char *const up[] = {"", "/..", "/../.."};
+    for (size_t i = 0; i <= levels && i < sizeof up / sizeof up[0] && *n < SIM_FIND_MAX_ROOTS;
+         i++) {
+        char cand[PATH_MAX + 64], line[PATH_MAX];
+        if (snprintf(cand, sizeof cand, "%s%s/infersim-source", dir, up[i]) >= (int)sizeof cand)
+            return;
+        FILE *f = fopen(cand, "r");
+        if (!f)
+            continue;
+        bool got = fgets(line, sizeof line, f) != NULL;
+        fclose(f);
+        line[got ? strcspn(line, "\r\n") : 0] = '\0';
+        if (line[0] == '/')
+            add_root(buf, len, roots, n, line, "");
+        return;
+    }
+}
+
 /* The folder of a file path (in place). False for a path without one. */
 static bool dir_of(char *path)
 {
@@ -69,6 +94,7 @@ size_t sim_find_roots(char *buf, size_t len, const char *roots[SIM_FIND_MAX_ROOT
     if (have_exe) {
         add_root(buf, len, roots, &n, exe, "/..");
         add_root(buf, len, roots, &n, exe, "");
+        add_build_source(buf, len, roots, &n, exe, 0);
         add_share(buf, len, roots, &n, exe);
     }
     /* the library itself (libinfersim.so, or the Python package's _infersim.so) */
@@ -77,8 +103,10 @@ size_t sim_find_roots(char *buf, size_t len, const char *roots[SIM_FIND_MAX_ROOT
     char lib[PATH_MAX];
     if (dladdr(&anchor, &info) && info.dli_fname && info.dli_fname[0] == '/' &&
         snprintf(lib, sizeof lib, "%s", info.dli_fname) < (int)sizeof lib && dir_of(lib) &&
-        !(have_exe && strcmp(lib, exe) == 0))
+        !(have_exe && strcmp(lib, exe) == 0)) {
         add_share(buf, len, roots, &n, lib);
+        add_build_source(buf, len, roots, &n, lib, 2);
+    }
     if (n < SIM_FIND_MAX_ROOTS)
         add_root(buf, len, roots, &n, INFERSIM_DATADIR, "");
     return n;

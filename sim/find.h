@@ -4,10 +4,15 @@
  * under each data root, in this order:
  *   1. the working directory (so "./hw/h100-sxm.json" and a checkout's own files win);
  *   2. $INFERSIM_DATA (a folder holding models/, hw/, ...);
- *   3. the source tree next to the binary (build/infersim -> build/.., and the binary's folder);
+ *   3. the source tree next to the binary (build/infersim -> build/.., and the binary's folder),
+ *      then the source tree a build folder records: the first line of `infersim-source` (an
+ *      absolute path CMake writes at configure time) in the binary's folder, so that a binary built out of tree (cmake -S . -B ../build) finds its data from any
+ *      working directory; an installed binary has no such file;
  *   4. the installed share folder: the nearest share/infersim above the binary (PREFIX/bin/infersim
  *      -> PREFIX/share/infersim), then above the library itself (PREFIX/lib/libinfersim.so, or the
- *      Python package's PREFIX/lib/python3/dist-packages/infersim/_infersim.so);
+ *      Python package's PREFIX/lib/python3/dist-packages/infersim/_infersim.so), and the source
+ *      tree the library's build folder records (build/python/infersim/_infersim.so: the build
+ *      tree's Python package used from any folder);
  *   5. the share folder the library was configured to install into (INFERSIM_DATADIR).
  * A path that exists, or that names a folder ("x/y.json"), is used as given.
  *
@@ -20,7 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define SIM_FIND_MAX_ROOTS 8
+#define SIM_FIND_MAX_ROOTS 10
 
 /* The data roots in lookup order (each at most `len` bytes, roots[i] points into `buf`, which
  * holds SIM_FIND_MAX_ROOTS * len bytes). Returns how many. */

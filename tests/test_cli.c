@@ -34,16 +34,15 @@ static void runf(const char *fmt, ...)
     run(args);
 }
 
-/* Launches "$INFERSIM_BIN <args>" from `cwd` as a process and captures stdout, stderr and the
- * exit status: only for what needs the real binary (main.c, its exit status, its working
- * directory and location at start-up). */
-static void run_process_in(const char *cwd, const char *args)
+/* Launches "BIN <args>" from `cwd` as a process, without $INFERSIM_DATA (the lookup is the
+ * binary's own), and captures stdout, stderr and the exit status: only for what needs the real
+ * binary (main.c, its exit status, its working directory and location at start-up). */
+static void run_process_bin(const char *cwd, const char *bin, const char *args)
 {
-    const char *bin = getenv("INFERSIM_BIN");
-    assert_non_null(bin);
     char errpath[256], cmd[4096];
     tu_snprintf(errpath, sizeof errpath, "%s/infersim-cli-%d.err", tu_tmpdir(), (int)getpid());
-    tu_snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>%s", cwd, bin, args, errpath);
+    tu_snprintf(cmd, sizeof cmd, "cd '%s' && env -u INFERSIM_DATA '%s' %s 2>%s", cwd, bin, args,
+                errpath);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
     size_t n = fread(R.out, 1, sizeof R.out - 1, p);
@@ -56,6 +55,14 @@ static void run_process_in(const char *cwd, const char *args)
     if (e)
         fclose(e);
     remove(errpath);
+}
+
+/* The same for "$INFERSIM_BIN <args>", the binary of this build. */
+static void run_process_in(const char *cwd, const char *args)
+{
+    const char *bin = getenv("INFERSIM_BIN");
+    assert_non_null(bin);
+    run_process_bin(cwd, bin, args);
 }
 
 static int count_lines(const char *s)
@@ -2933,6 +2940,56 @@ static void test_data_lookup_and_calibrate(void **state)
     tu_rm_r(dir);
 }
 
+/* A binary built out of tree (cmake -S . -B ../build) finds the data of the source tree its
+ * build folder records (infersim-source, written by CMake) from any working directory, calibrate's
+ * measurements included; without the record it finds none. The build's binary copied into a
+ * folder of its own stands for the out-of-tree build: its location is all the lookup reads. */
+static void test_data_from_out_of_tree_build(void **state)
+{
+    (void)state;
+    const char *bin = getenv("INFERSIM_BIN"), *root = getenv("INFERSIM_ROOT");
+    assert_non_null(bin);
+    assert_non_null(root);
+    char dir[256], copy[512], rec[512], cmd[1400];
+    tu_snprintf(dir, sizeof dir, "%s/outoftree-%d", tu_tmpdir(), (int)getpid());
+    assert_int_equal(mkdir(dir, 0700), 0);
+    tu_snprintf(copy, sizeof copy, "%s/infersim", dir);
+    tu_snprintf(cmd, sizeof cmd, "cp '%s' '%s'", bin, copy);
+    assert_int_equal(system(cmd), 0);
+    /* no record, and no installed share/infersim on this machine: nothing is found */
+    if (access("/usr/local/share/infersim", F_OK) != 0) {
+        run_process_bin("/", copy, "run --model llama-3.1-8b --hw h100-sxm --format json");
+        assert_int_equal(R.rc, 2);
+        assert_non_null(strstr(R.err, "no such file"));
+    }
+    tu_snprintf(rec, sizeof rec, "%s/infersim-source", dir);
+    FILE *f = fopen(rec, "w");
+    assert_non_null(f);
+    fprintf(f, "%s\n", root);
+    assert_int_equal(fclose(f), 0);
+    run_process_bin("/", copy, "run --model llama-3.1-8b --hw h100-sxm --format json");
+    assert_int_equal(R.rc, 0);
+    cJSON *j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    assert_true(num(j, "ttft_ms") > 0.0);
+    cJSON_Delete(j);
+    /* calibrate from /: tools/data/validation.csv of the recorded tree */
+    tu_snprintf(cmd, sizeof cmd, "calibrate --hw h100-sxm --out %s/h100-sxm.json", dir);
+    run_process_bin("/", copy, cmd);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "rows of tools/data/validation.csv"));
+    /* a record that is not an absolute path is no root */
+    f = fopen(rec, "w");
+    assert_non_null(f);
+    fprintf(f, "relative/path\n");
+    assert_int_equal(fclose(f), 0);
+    if (access("/usr/local/share/infersim", F_OK) != 0) {
+        run_process_bin("/", copy, "run --model llama-3.1-8b --hw h100-sxm");
+        assert_int_equal(R.rc, 2);
+    }
+    tu_rm_r(dir);
+}
+
 static const char *str(const cJSON *o, const char *k)
 {
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
@@ -3441,6 +3498,7 @@ int main(void)
         cmocka_unit_test(test_vllm_command_line),
         cmocka_unit_test(test_datasheet_device),
         cmocka_unit_test(test_data_lookup_and_calibrate),
+        cmocka_unit_test(test_data_from_out_of_tree_build),
         cmocka_unit_test(test_device_formats),
         cmocka_unit_test(test_hw_provenance),
         cmocka_unit_test(test_sweep_marks_default_only),

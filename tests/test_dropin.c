@@ -5,6 +5,8 @@
 
 #include <stdlib.h>
 
+#include <cjson/cJSON.h>
+
 #include "cli_dropin.h"
 #include "cli_opt.h"
 
@@ -244,9 +246,9 @@ static void test_no_effect(void **state)
                      2);
     assert_non_null(strstr(R.err, "--disable-stream changes the timing and is not modelled"));
     assert_int_equal(run("trtllm-bench --model llama-3.1-8b throughput --dataset x "
-                         "--extra_llm_api_options e.yml --hw h100-sxm"),
+                         "--modality image --hw h100-sxm"),
                      2);
-    assert_non_null(strstr(R.err, "--extra_llm_api_options changes the timing"));
+    assert_non_null(strstr(R.err, "--modality changes the timing"));
     /* the help lists each flag and what it does here */
     assert_int_equal(run("vllm bench serve --help"), 0);
     assert_non_null(strstr(R.out, "--temperature"));
@@ -440,6 +442,373 @@ static void test_trtllm(void **state)
     assert_non_null(strstr(R.err, "needs --dataset FILE"));
 }
 
+/* A YAML file `name` in the test's folder holding `text`; its path in a static buffer. */
+static const char *yaml_file(const char *name, const char *text)
+{
+    static char path[4][256];
+    static int k = 0;
+    char *p = path[k++ % 4];
+    snprintf(p, sizeof path[0], "%s/%s", tu_tmpdir(), name);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return p;
+}
+
+/* YAML read as PyYAML's safe_load reads it: YAML 1.1's plain scalars, quoted strings, the later
+ * of a key given twice, one mapping of one document. */
+static void test_yaml(void **state)
+{
+    (void)state;
+    sim_err err = {{0}};
+    cJSON *c = NULL;
+    const char *p = yaml_file("s.yaml", "a: 0.90\nb: '0.90'\nc: yes\nd: Off\ne: 1e3\n"
+                                        "f: 1.5e+3\ng: 0x10\nh: 010\ni: 08\nj: ~\nk:\n"
+                                        "l: 1_000\nm: [1, two]\nn: {x: 1}\na2: first\na2: last\n"
+                                        "o: .5\n");
+    assert_int_equal(cli_dropin_yaml_load(p, "--config", &c, &err), SIM_OK);
+    assert_true(cJSON_IsNumber(cJSON_GetObjectItem(c, "a")));
+    assert_near(cJSON_GetObjectItem(c, "a")->valuedouble, 0.9, 0);
+    assert_string_equal(cJSON_GetObjectItem(c, "b")->valuestring, "0.90"); /* quoted: a string */
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(c, "c")));                /* YAML 1.1's yes */
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(c, "d")));
+    assert_string_equal(cJSON_GetObjectItem(c, "e")->valuestring, "1e3"); /* no '.': a string */
+    assert_near(cJSON_GetObjectItem(c, "f")->valuedouble, 1500, 0);
+    assert_near(cJSON_GetObjectItem(c, "g")->valuedouble, 16, 0);
+    assert_near(cJSON_GetObjectItem(c, "h")->valuedouble, 8, 0); /* 010: octal */
+    assert_string_equal(cJSON_GetObjectItem(c, "i")->valuestring, "08");
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(c, "j")));
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(c, "k")));
+    assert_near(cJSON_GetObjectItem(c, "l")->valuedouble, 1000, 0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(c, "m")), 2);
+    assert_true(cJSON_IsObject(cJSON_GetObjectItem(c, "n")));
+    assert_string_equal(cJSON_GetObjectItem(c, "a2")->valuestring, "last");
+    assert_near(cJSON_GetObjectItem(c, "o")->valuedouble, 0.5, 0);
+    char text[64];
+    assert_true(cli_dropin_yaml_text(cJSON_GetObjectItem(c, "a"), text, sizeof text));
+    assert_string_equal(text, "0.9");
+    assert_true(cli_dropin_yaml_text(cJSON_GetObjectItem(c, "c"), text, sizeof text));
+    assert_string_equal(text, "True"); /* Python's str(True) */
+    assert_false(cli_dropin_yaml_text(cJSON_GetObjectItem(c, "m"), text, sizeof text));
+    cJSON_Delete(c);
+    /* an empty file is an empty mapping */
+    assert_int_equal(cli_dropin_yaml_load(yaml_file("e.yaml", "# nothing\n"), "--config", &c, &err),
+                     SIM_OK);
+    assert_null(c->child);
+    cJSON_Delete(c);
+    /* bad files: one line naming the file (and line) and what was expected */
+    static const struct {
+        const char *name, *text, *msg;
+    } bad[] = {
+        {"b1.yaml", "a: [1, 2\n", "line 2, column 1: not YAML"},
+        {"b2.yaml", "- a\n- b\n", "line 1: expected a mapping"},
+        {"b3.yaml", "a: 1\n---\nb: 2\n", "more than one YAML document"},
+        {"b4.yaml", "a: !!python/object x\n", "tag 'tag:yaml.org,2002:python/object' is not read"},
+        {"b5.yaml", "a: .inf\n", "line 1: value '.inf', expected a finite number"},
+        {"b6.json", "a: 1\n", "expected a .yaml or .yml file"},
+        {"b7.yaml", "? [a]\n: 1\n", "a key that is not a name"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(
+            cli_dropin_yaml_load(yaml_file(bad[i].name, bad[i].text), "--config", &c, &err),
+            SIM_EINPUT);
+        assert_null(c);
+        if (!strstr(err.msg, bad[i].msg)) {
+            print_error("%s: '%s', expected '%s'\n", bad[i].name, err.msg, bad[i].msg);
+            fail();
+        }
+    }
+    assert_int_equal(cli_dropin_yaml_load("/no/such.yaml", "--config", &c, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--config: cannot open '/no/such.yaml'"));
+}
+
+/* The engines' option files, as each engine merges them: vLLM's and SGLang's --config under the
+ * command line (the line wins), TensorRT-LLM's --extra_llm_api_options over it (the file wins). */
+static void test_option_files(void **state)
+{
+    (void)state;
+    cli_dropin_line t;
+    sim_err err = {{0}};
+    char line[2048];
+    /* vLLM (argparse_utils.py load_config_file): '-' or '_' keys, false as --no-KEY, a list, a
+     * mapping as its JSON, the file's model unless the line gives one */
+    const char *v = yaml_file("v.yaml", "model: llama-3.1-70b\ntensor-parallel-size: 2\n"
+                                        "max_num_seqs: 64\nenable-prefix-caching: false\n"
+                                        "gpu-memory-utilization: 0.85\nport: 8000\n"
+                                        "speculative-config:\n  method: ngram\n"
+                                        "  num_speculative_tokens: 3\n");
+    snprintf(line, sizeof line, "vllm serve --config %s", v);
+    assert_int_equal(translate(line, &t, &err), SIM_OK);
+    assert_true(holds(&t, "--model", "llama-3.1-70b"));
+    assert_true(holds(&t, "--tp", "2"));
+    assert_true(holds(&t, "--max-num-seqs", "64"));
+    assert_true(holds(&t, "--no-enable-prefix-caching", NULL));
+    assert_true(holds(&t, "--gpu-memory-utilization", "0.85"));
+    assert_true(
+        holds(&t, "--speculative-config", "{\"method\":\"ngram\",\"num_speculative_tokens\":3}"));
+    assert_non_null(strstr(t.no_effect, "--port"));
+    cli_dropin_line_free(&t);
+    snprintf(line, sizeof line, "vllm serve llama-3.1-8b --config %s -tp 4 --max-num-seqs 8", v);
+    assert_int_equal(translate(line, &t, &err), SIM_OK);
+    assert_true(holds(&t, "--model", "llama-3.1-8b")); /* the positional model wins */
+    assert_true(holds(&t, "--tp", "4"));
+    assert_true(holds(&t, "--max-num-seqs", "8"));
+    assert_false(holds(&t, "--max-num-seqs", "64"));
+    cli_dropin_line_free(&t);
+    /* a key that is no flag: the tool's did-you-mean, naming the file */
+    snprintf(line, sizeof line, "vllm serve m --config %s",
+             yaml_file("v2.yaml", "max-num-seq: 4\n"));
+    assert_int_equal(translate(line, &t, &err), SIM_OK); /* argparse's prefix */
+    assert_true(holds(&t, "--max-num-seqs", "4"));
+    cli_dropin_line_free(&t);
+    snprintf(line, sizeof line, "vllm serve m --config %s",
+             yaml_file("v3.yaml", "max_nm_seqs: 4\n"));
+    assert_int_equal(translate(line, &t, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "v3.yaml: key 'max_nm_seqs': vllm serve: unknown flag"));
+    assert_non_null(strstr(err.msg, "did you mean --max-num-seqs?"));
+    snprintf(line, sizeof line, "vllm serve m --config %s",
+             yaml_file("v4.yaml", "max-num-seqs: [4, 8]\n"));
+    assert_int_equal(translate(line, &t, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "v4.yaml: key 'max-num-seqs': --max-num-seqs takes one value, "
+                                    "the file gives 2"));
+    snprintf(line, sizeof line, "vllm serve m --config %s --config %s", v, v);
+    assert_int_equal(translate(line, &t, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "given twice"));
+    /* SGLang (server_args_config_parser.py): a store_true flag true or left out; a mapping is
+     * refused; the line wins */
+    const char *s = yaml_file("s.yaml", "model-path: llama-3.1-8b\ntp-size: 2\n"
+                                        "disable-cuda-graph: true\ndisable-radix-cache: false\n"
+                                        "mem-fraction-static: 0.8\nenable-metrics: true\n");
+    snprintf(line, sizeof line, "python3 -m sglang.launch_server --config %s --tp 4", s);
+    assert_int_equal(translate(line, &t, &err), SIM_OK);
+    assert_true(holds(&t, "--tp", "4"));
+    assert_false(holds(&t, "--tp", "2"));
+    assert_true(holds(&t, "--enforce-eager", NULL));
+    assert_false(holds(&t, "--no-enable-prefix-caching", NULL));
+    assert_true(holds(&t, "--mem-fraction-static", "0.8"));
+    assert_non_null(strstr(t.no_effect, "--enable-metrics"));
+    cli_dropin_line_free(&t);
+    snprintf(line, sizeof line, "python3 -m sglang.launch_server --model-path m --config %s",
+             yaml_file("s2.yaml", "json-model-override-args: {a: 1}\n"));
+    assert_int_equal(translate(line, &t, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "a mapping, expected a value"));
+    /* TensorRT-LLM (llm_args.py): dotted keys, the file over the flags, attention DP over the TP
+     * ranks with the experts over the same GPUs */
+    const char *e = yaml_file("e.yaml", "max_batch_size: 32\nenable_attention_dp: true\n"
+                                        "moe_expert_parallel_size: 8\n"
+                                        "kv_cache_config:\n  free_gpu_memory_fraction: 0.7\n"
+                                        "  dtype: fp8\n  enable_block_reuse: false\n"
+                                        "cuda_graph_config:\n  enable_padding: true\n"
+                                        "  max_batch_size: 128\nprint_iter_log: true\n"
+                                        "scheduler_config:\n"
+                                        "  capacity_scheduler_policy: MAX_UTILIZATION\n"
+                                        "speculative_config:\n  decoding_type: MTP\n"
+                                        "  num_nextn_predict_layers: 1\n");
+    snprintf(line, sizeof line,
+             "trtllm-serve deepseek-v3 --tp_size 8 --max_batch_size 64 "
+             "--kv_cache_free_gpu_memory_fraction 0.9 --extra_llm_api_options %s",
+             e);
+    assert_int_equal(translate(line, &t, &err), SIM_OK);
+    assert_true(holds(&t, "--max-batch-size", "32"));
+    assert_false(holds(&t, "--max-batch-size", "64"));
+    assert_true(holds(&t, "--kv-cache-free-gpu-mem-fraction", "0.7"));
+    assert_true(holds(&t, "--kv-cache-dtype", "fp8"));
+    assert_true(holds(&t, "--no-enable-prefix-caching", NULL));
+    assert_true(holds(&t, "--cuda-graph-max-bs", "128"));
+    assert_true(holds(&t, "--scheduler-policy", "max_utilization"));
+    assert_true(holds(&t, "--speculative-config",
+                      "{\"decoding_type\":\"MTP\",\"num_nextn_predict_layers\":1}"));
+    assert_true(holds(&t, "--tp", "1"));
+    assert_true(holds(&t, "--ep", "8"));
+    assert_true(holds(&t, "--dp-attention", NULL));
+    assert_non_null(strstr(t.no_effect, "cuda_graph_config.enable_padding, print_iter_log"));
+    cli_dropin_line_free(&t);
+    /* a kv_cache_config mapping replaces the object the flag filled: its fraction back to
+     * KvCacheConfig's default 0.9 */
+    snprintf(line, sizeof line,
+             "trtllm-serve m --kv_cache_free_gpu_memory_fraction 0.5 --extra_llm_api_options %s",
+             yaml_file("e3.yaml", "kv_cache_config:\n  dtype: fp8\n"));
+    assert_int_equal(translate(line, &t, &err), SIM_OK);
+    assert_true(holds(&t, "--kv-cache-free-gpu-mem-fraction", "0.9"));
+    assert_false(holds(&t, "--kv-cache-free-gpu-mem-fraction", "0.5"));
+    cli_dropin_line_free(&t);
+    /* attention DP with the MoE layers split by TP (the default): SGLang's layout */
+    snprintf(line, sizeof line, "trtllm-serve m --tp_size 4 --extra_llm_api_options %s",
+             yaml_file("e2.yaml", "enable_attention_dp: true\ncuda_graph_config: null\n"
+                                  "enable_chunked_prefill: false\n"));
+    assert_int_equal(translate(line, &t, &err), SIM_OK);
+    assert_true(holds(&t, "--tp", "4"));
+    assert_true(holds(&t, "--dp", "4"));
+    assert_true(holds(&t, "--enforce-eager", NULL));
+    assert_true(holds(&t, "--no-chunked-prefill", NULL));
+    cli_dropin_line_free(&t);
+    static const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {"kv_cache_config:\n  free_gpu_memory_fractio: 0.8\n",
+         "key 'kv_cache_config.free_gpu_memory_fractio' is not a setting infersim reads; did you "
+         "mean kv_cache_config.free_gpu_memory_fraction?"},
+        {"kv_cache_config:\n  max_tokens: 1000\n",
+         "key 'kv_cache_config.max_tokens' changes the timing and is not modelled"},
+        {"enable_attention_dp: 1\n", "value '1', expected true or false"},
+        {"kv_cache_config:\n  dtype: int4\n", "value 'int4', expected auto, fp8"},
+        {"nope: {a: 1}\n", "key 'nope' is not a setting infersim reads"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(line, sizeof line, "trtllm-serve m --extra_llm_api_options %s",
+                 yaml_file("bad.yaml", bad[i].text));
+        assert_int_equal(translate(line, &t, &err), SIM_EINPUT);
+        if (!strstr(err.msg, bad[i].msg) || !strstr(err.msg, "bad.yaml")) {
+            print_error("'%s': '%s', expected '%s'\n", bad[i].text, err.msg, bad[i].msg);
+            fail();
+        }
+    }
+    /* every key of the table: a note, a handler, targets that are option-table flags */
+    for (const cli_dropin_flag *r = cli_dropin_trtllm_options; r->name; r++) {
+        assert_true(r->note && r->note[0]);
+        assert_true(r->act != CLI_DROPIN_CALL || r->call);
+        if (r->act == CLI_DROPIN_MAP)
+            assert_non_null(cli_opt_find(r->to, CLI_OPT_CMD_SERVE));
+    }
+    /* a server line's option file, in serve --server / --bench */
+    snprintf(line, sizeof line,
+             "serve --server 'vllm serve llama-3.1-8b --config %s' --bench 'vllm bench serve "
+             "--num-prompts 20' --hw h100-sxm --uncertainty 0 --format json",
+             yaml_file("pair.yaml", "max-num-seqs: 2\n"));
+    assert_int_equal(run(line), 0);
+    assert_non_null(strstr(R.err, "--max-num-seqs 2"));
+    assert_int_equal(run("trtllm-serve --help"), 0);
+    assert_non_null(strstr(R.out, "kv_cache_config.free_gpu_memory_fraction"));
+    /* the file moves the prediction as its flags do */
+    static const struct {
+        const char *with_file, *text, *with_flag;
+    } same[] = {
+        {"vllm serve llama-3.1-8b --config %s", "max-num-seqs: 8\n",
+         "vllm serve llama-3.1-8b --max-num-seqs 8"},
+        {"python3 -m sglang.launch_server --config %s",
+         "model-path: llama-3.1-8b\n"
+         "max-running-requests: 8\n",
+         "python3 -m sglang.launch_server --model-path llama-3.1-8b --max-running-requests 8"},
+        {"trtllm-serve llama-3.1-8b --max_batch_size 256 --extra_llm_api_options %s",
+         "max_batch_size: 8\n", "trtllm-serve llama-3.1-8b --max_batch_size 8"},
+    };
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+        char cmd[2200];
+        const char *f = yaml_file("same.yaml", same[i].text);
+        snprintf(line, sizeof line, same[i].with_file, f);
+        snprintf(cmd, sizeof cmd, "%s --hw h100-sxm --uncertainty 0 --format json", line);
+        assert_int_equal(run(cmd), 0);
+        double a = key("mean_ttft_ms");
+        snprintf(cmd, sizeof cmd, "%s --hw h100-sxm --uncertainty 0 --format json",
+                 same[i].with_flag);
+        assert_int_equal(run(cmd), 0);
+        assert_near(key("mean_ttft_ms"), a, 0);
+        char *cut = strstr(cmd, same[i].with_file[0] == 't' ? " --max_batch_size" : " --max");
+        assert_non_null(cut);
+        snprintf(cut, sizeof cmd - (size_t)(cut - cmd),
+                 " --hw h100-sxm --uncertainty 0 "
+                 "--format json");
+        assert_int_equal(run(cmd), 0);
+        if (!(fabs(key("mean_ttft_ms") - a) > 1e-9 * a)) {
+            print_error("'%s': the file did not move mean_ttft_ms\n", line);
+            fail();
+        }
+    }
+}
+
+/* vllm bench serve's datasets as the workloads they produce (vllm/benchmarks/datasets.py) */
+static void test_datasets(void **state)
+{
+    (void)state;
+    cli_dropin_line t;
+    sim_err err = {{0}};
+    /* sonnet: a shared prefix of 200 tokens, 550 in all, 150 out (SonnetDataset's defaults) */
+    assert_int_equal(translate("vllm bench serve --model m --dataset-name sonnet --dataset-path "
+                               "benchmarks/sonnet.txt",
+                               &t, &err),
+                     SIM_OK);
+    assert_true(holds(&t, "--dataset-name", "prefix_repetition"));
+    assert_true(holds(&t, "--prefix-repetition-num-prefixes", "1"));
+    assert_true(holds(&t, "--prefix-repetition-prefix-len", "200"));
+    assert_true(holds(&t, "--prefix-repetition-suffix-len", "350"));
+    assert_true(holds(&t, "--prefix-repetition-output-len", "150"));
+    assert_non_null(strstr(t.no_effect, "--dataset-path"));
+    cli_dropin_line_free(&t);
+    /* its flags, and serve.py's general --input-len / --output-len where they are not given */
+    assert_int_equal(translate("vllm bench serve --model m --dataset-name sonnet "
+                               "--sonnet-input-len 1024 --sonnet-prefix-len 100 --output-len 64",
+                               &t, &err),
+                     SIM_OK);
+    assert_true(holds(&t, "--prefix-repetition-prefix-len", "100"));
+    assert_true(holds(&t, "--prefix-repetition-suffix-len", "924"));
+    assert_true(holds(&t, "--prefix-repetition-output-len", "64"));
+    cli_dropin_line_free(&t);
+    assert_int_equal(translate("vllm bench serve --model m --dataset-name sonnet "
+                               "--sonnet-input-len 150",
+                               &t, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "input length 150, expected more than the prefix length 200"));
+    assert_int_equal(translate("vllm bench serve --model m --sonnet-input-len 150", &t, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--sonnet-*: needs --dataset-name sonnet"));
+    /* burstgpt: the trace's lengths; it needs the file, as vLLM does */
+    assert_int_equal(translate("vllm bench serve --model m --dataset-name burstgpt "
+                               "--dataset-path BurstGPT_without_fails_2.csv --output-len 9",
+                               &t, &err),
+                     SIM_OK);
+    assert_true(holds(&t, "--lengths-file", "BurstGPT_without_fails_2.csv"));
+    assert_false(holds(&t, "--dataset-name", NULL));
+    assert_non_null(strstr(t.no_effect, "--output-len"));
+    cli_dropin_line_free(&t);
+    assert_int_equal(translate("vllm bench serve --model m --dataset-name burstgpt", &t, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "needs --dataset-path FILE.csv"));
+    /* hf: ConversationDataset's ShareGPT id is ShareGPT's first turns (its fit); --hf-output-len
+     * sets every output */
+    assert_int_equal(translate("vllm bench serve --model m --dataset-name hf --dataset-path "
+                               "Aeala/ShareGPT_Vicuna_unfiltered --hf-split train "
+                               "--hf-output-len 100",
+                               &t, &err),
+                     SIM_OK);
+    assert_true(holds(&t, "--dataset-name", "sharegpt"));
+    assert_true(holds(&t, "--sharegpt-output-len", "100"));
+    assert_non_null(strstr(t.no_effect, "--hf-split"));
+    cli_dropin_line_free(&t);
+    /* text prompts need the tokenizer */
+    assert_int_equal(translate("vllm bench serve --model m --dataset-name hf --dataset-path "
+                               "likaixin/InstructCoder",
+                               &t, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "its prompts are text"));
+    assert_int_equal(translate("vllm bench throughput --model m --dataset-name sonnet", &t, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "not modelled here"));
+    /* the predictions: sonnet's shared prefix is cached (a longer one, a shorter TTFT); the
+     * BurstGPT rows' lengths reach the requests */
+    char line[2048];
+    assert_int_equal(run(BASE "--num-prompts 60 --request-rate 4 --dataset-name sonnet"), 0);
+    double ttft = key("mean_ttft_ms");
+    assert_near(key("total_input_tokens"), 60 * 550, 0);
+    assert_int_equal(run(BASE "--num-prompts 60 --request-rate 4 --dataset-name sonnet "
+                              "--sonnet-prefix-len 500"),
+                     0);
+    assert_true(key("mean_ttft_ms") < ttft);
+    snprintf(line, sizeof line, "%s/b.csv", tu_tmpdir());
+    FILE *f = fopen(line, "w");
+    assert_non_null(f);
+    fputs("Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
+          "1,GPT-4,800,40,840,Conversation log\n2,ChatGPT,100,10,110,Conversation log\n",
+          f);
+    fclose(f);
+    char cmd[2400];
+    snprintf(cmd, sizeof cmd, BASE "--num-prompts 20 --dataset-name burstgpt --dataset-path %s",
+             line);
+    assert_int_equal(run(cmd), 0);
+    assert_near(key("total_input_tokens"), 20 * 800, 0); /* the GPT-4 row, drawn 20 times */
+    assert_near(key("total_output_tokens"), 20 * 40, 0);
+}
+
 /* infersim serve --server "LINE" --bench "LINE": the deployment from one, the workload from the
  * other */
 static void test_pair(void **state)
@@ -530,7 +899,8 @@ int main(void)
         cmocka_unit_test(test_every_row), cmocka_unit_test(test_split),
         cmocka_unit_test(test_no_effect), cmocka_unit_test(test_families),
         cmocka_unit_test(test_trtllm),    cmocka_unit_test(test_pair),
-        cmocka_unit_test(test_readme),
+        cmocka_unit_test(test_yaml),      cmocka_unit_test(test_option_files),
+        cmocka_unit_test(test_datasets),  cmocka_unit_test(test_readme),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

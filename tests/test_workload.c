@@ -131,6 +131,76 @@ static void test_lenfile(void **state)
     }
 }
 
+/* A BurstGPT trace as vLLM's BurstGPTDataset reads it: the GPT-4 rows with a response, then
+ * --num-prompts of them drawn with the seed. */
+static void test_lenfile_burstgpt(void **state)
+{
+    (void)state;
+    sim_lenfile f;
+    sim_err err = {{0}};
+    /* 6 rows: ChatGPT's and the failed GPT-4 one (0 response tokens) are left out: 3 kept */
+    const char *p = lenfile_text("b.csv", "Timestamp,Model,Request tokens,Response tokens,"
+                                          "Total tokens,Log Type\r\n"
+                                          "5,ChatGPT,472,18,490,Conversation log\r\n"
+                                          "45,GPT-4,1087,230,1317,Conversation log\r\n"
+                                          "118,GPT-4,417,276,693,Conversation log\r\n"
+                                          "125,GPT-4,301,0,301,Conversation log\r\n"
+                                          "\r\n"
+                                          "130,GPT-4,2000,500,2500,API log\r\n");
+    assert_int_equal(sim_lenfile_load(p, 2, &f, &err), SIM_OK); /* read whole, the limit aside */
+    assert_true(f.burstgpt);
+    assert_int_equal(f.n, 3);
+    assert_int_equal(f.input_len[0], 1087);
+    assert_int_equal(f.output_len[0], 230);
+    assert_int_equal(f.input_len[2], 2000);
+    assert_int_equal(f.output_len[2], 500);
+    /* 3 of 3 without replacement: each row once, in the draw's order */
+    assert_int_equal(sim_lenfile_sample(&f, 3, 7, &err), SIM_OK);
+    assert_int_equal(f.n, 3);
+    assert_int_equal(f.input_len[0] + f.input_len[1] + f.input_len[2], 1087 + 417 + 2000);
+    assert_true(f.input_len[0] != f.input_len[1] && f.input_len[1] != f.input_len[2] &&
+                f.input_len[0] != f.input_len[2]);
+    for (int i = 0; i < 3; i++) /* the pairs stay together */
+        assert_int_equal(f.output_len[i], f.input_len[i] == 1087  ? 230
+                                          : f.input_len[i] == 417 ? 276
+                                                                  : 500);
+    sim_lenfile_free(&f);
+    /* 300 of 3: with replacement, each row about a third of the draws (100 +- 3 sigma, sigma =
+     * sqrt(300 x 1/3 x 2/3) = 8.2), the same for the same seed */
+    assert_int_equal(sim_lenfile_load(p, 0, &f, &err), SIM_OK);
+    assert_int_equal(sim_lenfile_sample(&f, 300, 7, &err), SIM_OK);
+    int64_t first = f.input_len[0];
+    int count[3] = {0};
+    for (size_t i = 0; i < f.n; i++)
+        count[f.input_len[i] == 1087 ? 0 : f.input_len[i] == 417 ? 1 : 2]++;
+    for (int k = 0; k < 3; k++)
+        assert_in_range(count[k], 100 - 25, 100 + 25);
+    sim_lenfile_free(&f);
+    assert_int_equal(sim_lenfile_load(p, 0, &f, &err), SIM_OK);
+    assert_int_equal(sim_lenfile_sample(&f, 300, 7, &err), SIM_OK);
+    assert_int_equal(f.input_len[0], first);
+    sim_lenfile_free(&f);
+    static const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {"Timestamp,Model,Response tokens\n1,GPT-4,3\n", ":1: no \"Request tokens\" column"},
+        {"Model,Request tokens,Response tokens\nGPT-4,12x,3\n",
+         ":2: \"Request tokens\": '12x', expected a whole number"},
+        {"Model,Request tokens,Response tokens\nGPT-4,0,3\n", ":2: \"Request tokens\": 0"},
+        {"Model,Request tokens,Response tokens\nGPT-4,4\n", ":2: too few fields"},
+        {"Model,Request tokens,Response tokens\n\"GPT-4\",4,3\n", ":2: a quoted field"},
+        {"Model,Request tokens,Response tokens\nChatGPT,4,3\n", "no GPT-4 rows"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        p = lenfile_text("bad.csv", bad[i].text);
+        assert_int_equal(sim_lenfile_load(p, 0, &f, &err), SIM_EINPUT);
+        if (!strstr(err.msg, bad[i].msg)) {
+            print_error("'%s': got '%s', expected '%s'\n", bad[i].text, err.msg, bad[i].msg);
+            fail();
+        }
+    }
+}
+
 static void test_range_ratio(void **state)
 {
     (void)state;
@@ -629,6 +699,7 @@ int main(void)
         cmocka_unit_test(test_range_ratio),
         cmocka_unit_test(test_range_floor),
         cmocka_unit_test(test_lenfile),
+        cmocka_unit_test(test_lenfile_burstgpt),
         cmocka_unit_test(test_poisson_arrivals),
         cmocka_unit_test(test_seed_determinism),
         cmocka_unit_test(test_synthetic_bad_flags),

@@ -1,6 +1,10 @@
 """The Python package over the C library: python3 -m unittest discover -s tests/python
 (PYTHONPATH names build/python or an installed PREFIX/lib/python3/dist-packages)."""
 
+import os
+import subprocess
+import sys
+import tempfile
 import threading
 import unittest
 
@@ -13,6 +17,18 @@ class TestInfersim(unittest.TestCase):
         self.assertEqual(r["tp"], 2)
         self.assertGreater(r["ttft_ms"], 0)
         self.assertGreater(r["tpot_ms"], 0)
+
+    def test_data_found_from_any_folder(self):
+        # the package used from a folder of its own, without $INFERSIM_DATA: the build tree's
+        # finds the source tree its build folder records, an installed one its share/infersim
+        env = {k: v for k, v in os.environ.items() if k != "INFERSIM_DATA"}
+        code = ("import infersim; r = infersim.run(model='llama-3.1-8b', hw='h100-sxm'); "
+                "print(r['hw'])")
+        with tempfile.TemporaryDirectory() as d:
+            out = subprocess.run([sys.executable, "-c", code], cwd=d, env=env,
+                                 capture_output=True, text=True, check=False)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("H100", out.stdout)
 
     def test_bad_input_raises_value_error(self):
         with self.assertRaises(ValueError) as cm:
