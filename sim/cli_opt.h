@@ -72,6 +72,7 @@ typedef struct cli_opts {
     const char *think_time;
     double kv_overlap_weight; /* --router kv-aware's prefill weight (cluster.h) */
     bool session_affinity;    /* --session-affinity (cluster.h) */
+    double router_refresh_ms; /* --router-refresh-ms: the router's stale view (cluster.h) */
     bool kv_stream;
     int64_t num_prompts, rand_in, rand_out, max_concurrency, seed, block_size, max_seqs, max_tokens;
     double range_ratio, rate, burstiness, time_scale;

@@ -198,6 +198,9 @@ const cli_opt_def cli_opt_table[] = {
     O("--session-affinity", CLI_OPT_BOOL, session_affinity, 0, 0, CLI_OPT_CMD_SERVE,
       "with --sessions and --replicas: a session's later turn goes to the replica that ran its "
       "previous turn (llm-d's session-affinity scorer); default: the router decides"),
+    O("--router-refresh-ms", CLI_OPT_NUM, router_refresh_ms, 0, 1e7, CLI_OPT_CMD_SERVE,
+      "with --replicas: the router sees the replicas' state as of its last refresh, every MS "
+      "(llm-d's endpoint picker scrapes every 50 ms; default 0: live)"),
     O("--kv-overlap-score-weight", CLI_OPT_NUM, kv_overlap_weight, 0, 1e6, CLI_OPT_CMD_SERVE,
       "--router kv-aware: the weight of the prefill blocks against the active ones (Dynamo's "
       "flag; default 1)"),

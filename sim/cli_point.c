@@ -560,6 +560,11 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
         st = sim_fail(err, SIM_EINPUT,
                       "--kv-overlap-score-weight: applies only with --router kv-aware");
     cc.session_affinity = o->session_affinity;
+    cc.refresh_ns = llround(o->router_refresh_ms * 1e6);
+    if (!st && cc.refresh_ns > 0 && (cc.replicas < 2 || dc.n_prefill > 0))
+        st = sim_fail(err, SIM_EINPUT,
+                      "--router-refresh-ms: applies only with --replicas N > 1 (value %g)",
+                      o->router_refresh_ms);
     if (!st && o->session_affinity && (!s->w->links || cc.replicas < 2))
         st = sim_fail(err, SIM_EINPUT,
                       "--session-affinity: applies only with --sessions and --replicas N > 1");

@@ -39,6 +39,11 @@ sim_status sim_cluster_check(const sim_cluster_cfg *cfg, const sim_workload *w, 
                         "--max-concurrency with --replicas %d: a client-side cap across replicas "
                         "is not modelled; expected one of them",
                         cfg->replicas);
+    if (cfg->refresh_ns < 0 || (cfg->refresh_ns > 0 && w->links))
+        return sim_fail(err, SIM_EINPUT,
+                        "--router-refresh-ms: a stale router view %s; expected it without "
+                        "--sessions, at least 0",
+                        cfg->refresh_ns < 0 ? "below 0" : "with --sessions is not modelled");
     if (cfg->replicas > 1 && cfg->engine->observer)
         return sim_fail(err, SIM_EINPUT,
                         "--html with --replicas %d: the report of several replicas over time is "
@@ -164,8 +169,19 @@ static int kv_aware(const sim_cluster_cfg *cfg, replica *rep, const sim_workload
     return best;
 }
 
+/* The replica with the fewest requests in `held` (lowest index on ties). */
+static int least_held(const int64_t *held, int n)
+{
+    int best = 0;
+    for (int r = 1; r < n; r++)
+        if (held[r] < held[best])
+            best = r;
+    return best;
+}
+
+/* held: with a stale view, each replica's requests at the last refresh (NULL: live). */
 static int route(const sim_cluster_cfg *cfg, replica *rep, const sim_workload *w,
-                 const sim_request *q, size_t i, int64_t *matched)
+                 const sim_request *q, size_t i, const int64_t *held, int64_t *matched)
 {
     *matched = 0;
     if (cfg->router == SIM_ROUTER_ROUND_ROBIN)
@@ -185,7 +201,8 @@ static int route(const sim_cluster_cfg *cfg, replica *rep, const sim_workload *w
             return best;
     }
     /* least-outstanding, and prefix-aware when no replica holds a prefix */
-    return sim_cluster_least_outstanding(rep, cfg->replicas, q->arrival_ns);
+    return held ? least_held(held, cfg->replicas)
+                : sim_cluster_least_outstanding(rep, cfg->replicas, q->arrival_ns);
 }
 
 /* Requests in flight at once over the whole deployment: sends +1, finishes -1, a finish before a
@@ -380,11 +397,11 @@ void sim_cluster_give(replica *R, const sim_request *q, size_t i)
 /* Routes request i (q: as sent, its arrival the send time) and gives it to the replica (*chosen);
  * `to` >= 0 names the replica (session affinity). */
 static sim_status route_one(const sim_cluster_cfg *cfg, replica *rep, const sim_workload *w,
-                            const sim_request *q, size_t i, int to, sim_cluster_result *out,
-                            int *chosen, sim_err *err)
+                            const sim_request *q, size_t i, int to, const int64_t *held,
+                            sim_cluster_result *out, int *chosen, sim_err *err)
 {
     int64_t matched = 0;
-    int r = to >= 0 ? to : route(cfg, rep, w, q, i, &matched);
+    int r = to >= 0 ? to : route(cfg, rep, w, q, i, held, &matched);
     *chosen = r;
     sim_cluster_give(&rep[r], q, i);
     out->load[r].prefix_blocks += matched;
@@ -458,7 +475,7 @@ static sim_status session_loop(const sim_cluster_cfg *cfg, replica *rep, const s
             sim_request q = w->reqs[id];
             q.arrival_ns = x.t_ns;
             const int to = cfg->session_affinity && x.prev >= 0 ? x.prev : -1;
-            if ((st = route_one(cfg, rep, w, &q, id, to, out, &at[id], err)))
+            if ((st = route_one(cfg, rep, w, &q, id, to, NULL, out, &at[id], err)))
                 break;
             loc[id] = rep[at[id]].w.n - 1;
             if (w->links[id].follow > 0)
@@ -489,14 +506,23 @@ sim_status sim_cluster_run(const sim_cluster_cfg *cfg, const sim_workload *w,
                                      : sim_fail(err, SIM_EINTERNAL, "out of memory for replicas");
     if (!st && w->links)
         st = session_loop(cfg, rep, w, out, err);
-    for (size_t i = 0; !st && !w->links && i < w->n; i++) {
+    /* a stale view (cluster.h): the replicas stand at the last refresh, each one's requests then */
+    const int64_t L = cfg->refresh_ns;
+    int64_t *held = L > 0 ? malloc((size_t)n * sizeof *held) : NULL;
+    if (!st && L > 0 && !held)
+        st = sim_fail(err, SIM_EINTERNAL, "out of memory for the router's view");
+    for (int64_t seen = -1, i = 0; !st && !w->links && i < (int64_t)w->n; i++) {
         const sim_request *q = &w->reqs[i];
-        for (int r = 0; !st && r < n; r++)
-            st = sim_engine_advance(rep[r].e, q->arrival_ns, err);
+        const int64_t t = L > 0 ? q->arrival_ns / L * L : q->arrival_ns;
+        for (int r = 0; !st && t != seen && r < n; r++)
+            if (!(st = sim_engine_advance(rep[r].e, t, err)) && held)
+                held[r] = sim_engine_outstanding(rep[r].e, t);
+        seen = L > 0 ? t : -1;
         int chosen;
         if (!st)
-            st = route_one(cfg, rep, w, q, i, -1, out, &chosen, err);
+            st = route_one(cfg, rep, w, q, (size_t)i, -1, held, out, &chosen, err);
     }
+    free(held);
     st = sim_cluster_end_all(rep, started, st, err);
     sim_hist secs = {0};
     if (!st) {

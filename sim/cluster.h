@@ -34,8 +34,18 @@
  *                       completion) of the blocks of every request it gave the replica and that
  *                       is not finished, ceil((prompt + generated) / block size) each, plus the
  *                       request's ceil(input / block size). The prefix caches are read as of the
- *                       replicas' last iteration before the arrival (KV events without lag: the
- *                       staleness of a real router's view is not modelled).
+ *                       replicas' last iteration before the arrival (KV events without lag),
+ *                       or before the router's last refresh (below).
+ * A stale view (refresh_ns > 0): the router reads the replicas' state as it was at its last
+ * refresh, floor(t / refresh_ns) x refresh_ns, as the Gateway API inference extension's endpoint
+ * picker (llm-d's scheduler) scrapes each engine's metrics every 50 ms (its
+ * DefaultRefreshMetricsInterval) and a KV router applies events published with a lag. The
+ * replicas are advanced only to the refresh before an arrival, so what the routers read is the
+ * state of that instant: least-outstanding (and prefix-aware's fallback) the requests each
+ * replica held then (those sent since are not counted: the scraped queue has not seen them, so
+ * every arrival between two refreshes goes to the same replica); kv-aware the prefix caches then
+ * and, among the requests it gave, those finished by then (its own count of what it sent stays
+ * current). Round-robin reads nothing; the results are the live router's. Not with sessions.
  * Sessions (a workload with links, workload.h): a later turn is released when its previous turn's
  * last chunk reached the client, think_ns later, and routed then (with session_affinity to the
  * replica of its previous turn, as llm-d's session-affinity scorer does; else by the router).
@@ -107,6 +117,7 @@ typedef struct sim_cluster_cfg {
     sim_router router;
     double kv_overlap_weight; /* kv-aware: Dynamo's --kv-overlap-score-weight (its default 1) */
     bool session_affinity;    /* a session's later turn goes where its previous turn ran */
+    int64_t refresh_ns;       /* the router's view refreshed every refresh_ns; 0: live */
     const sim_cluster_observer *observer; /* NULL: nobody watches */
 } sim_cluster_cfg;
 

@@ -2354,6 +2354,21 @@ static void test_kv_offload_and_sessions(void **state)
     bad_flag(base, "--sessions 4 --disagg 1:1", "--disagg");
     bad_flag(base, "--session-affinity", "--session-affinity");
     bad_flag(base, "--replicas 2 --kv-overlap-score-weight 2", "--router kv-aware");
+    bad_flag(base, "--router-refresh-ms 50", "--replicas N > 1");
+    bad_flag(base, "--replicas 2 --router-refresh-ms -1", "--router-refresh-ms");
+    bad_flag(base, "--sessions 4 --replicas 2 --router-refresh-ms 50", "--sessions");
+    /* a scraped view every 50 ms herds 100 requests/s onto one replica per refresh */
+    const char *herd = "serve --model llama-3.1-8b --hw h100-sxm --replicas 4 --num-prompts 400 "
+                       "--request-rate 100 --random-input-len 1024 --random-output-len 64 "
+                       "--format json";
+    char line[512];
+    run(herd);
+    assert_int_equal(R.rc, 0);
+    const double live = out_num("mean_ttft_ms");
+    snprintf(line, sizeof line, "%s --router-refresh-ms 50", herd);
+    run(line);
+    assert_int_equal(R.rc, 0);
+    assert_true(out_num("mean_ttft_ms") > 1.3 * live);
     run("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --router kv-aware "
         "--kv-overlap-score-weight 2 --dataset-name prefix_repetition --num-prompts 100 "
         "--request-rate 20 --format json");

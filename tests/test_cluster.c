@@ -326,6 +326,107 @@ static void test_sessions_over_replicas(void **state)
     free(f);
 }
 
+/* A stale router view (cluster.h, refresh_ns): the replicas as they were at the last refresh.
+ * Least-outstanding, 2 replicas, four requests at 0, 1, 2, 3 ms (100, 101, 102, 103 tokens in,
+ * 10 out: each takes over 10 ms, ten iterations of at least 1 ms overhead, so none finishes
+ * before the last arrives). Live: 0 -> replica 0; at 1 ms it holds one: 1 -> replica 1; 1:1 ->
+ * 2 to replica 0; 2:1 -> 3 to replica 1: replica 0's prompts 100 + 102 = 202 tokens. Refreshed
+ * every 10 ms: all four see the view at 0 (0:0) and go to replica 0 (the scraped queue has not
+ * seen them), 406 tokens. Every 2 ms: 0 and 1 see 0:0 (replica 0), 2 and 3 the view at 2 ms (2:0)
+ * and go to replica 1: 100 + 101 = 201 tokens on replica 0.
+ * kv-aware: A (8192 tokens, hash blocks 1..512, 1 out) at 0 goes to replica 0 (a tie); B (8704
+ * tokens, A's 512 blocks + 32 of its own) at 5 s. Live, A is done and cached on replica 0:
+ * (8704 - 8192) / 16 + 0 + 544 = 576 against 8704 / 16 + 0 + 544 = 1088: replica 0, 8192 cached.
+ * Refreshed every 10 s the view is the one at 0, before A ran: replica 0's cache is empty and
+ * A (not seen finished) holds 8192 / 16 = 512 active blocks: 544 + 512 + 544 = 1600 against 1088:
+ * B goes to replica 1 and recomputes everything. Every 1 s the view at 5 s is live's. Round-robin
+ * reads nothing: its timelines are the live ones, to the nanosecond. */
+static void test_stale_router_by_hand(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    sim_request q[4];
+    for (int i = 0; i < 4; i++)
+        q[i] = (sim_request){.arrival_ns = i * 1000000LL, .input_tokens = 100 + i,
+                             .output_tokens = 10};
+    sim_workload w = {.reqs = q, .n = 4, .source = "hand"};
+    const int64_t refresh[3] = {0, 10000000LL, 2000000LL};
+    const int64_t on_zero[3] = {202, 406, 201};
+    sim_err err = {{0}};
+    for (int k = 0; k < 3; k++) {
+        sim_cluster_cfg c = {.engine = &f->cfg, .replicas = 2,
+                             .router = SIM_ROUTER_LEAST_OUTSTANDING, .refresh_ns = refresh[k]};
+        sim_engine_result all;
+        sim_cluster_result per;
+        assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_OK);
+        assert_int_equal(sim_cluster_run(&c, &w, &all, &per, &err), SIM_OK);
+        assert_true(all.seqs[0].finish_ns > 3000000LL);
+        assert_int_equal(per.load[0].input_tokens, on_zero[k]);
+        sim_engine_result_free(&all);
+        sim_cluster_result_free(&per);
+    }
+    f->cfg.prefix_caching = true;
+    static uint64_t ids[2][544];
+    for (int k = 0; k < 544; k++) {
+        ids[0][k] = k < 512 ? 1 + (uint64_t)k : 0;
+        ids[1][k] = k < 512 ? 1 + (uint64_t)k : 6001 + (uint64_t)k;
+    }
+    sim_request kq[2] = {
+        {.arrival_ns = 0, .input_tokens = 8192, .output_tokens = 1, .hash_off = 0, .n_hash = 512},
+        {.arrival_ns = 5000000000LL, .input_tokens = 8704, .output_tokens = 1, .hash_off = 544,
+         .n_hash = 544}};
+    sim_workload kw = {.reqs = kq, .n = 2, .hash_ids = ids[0], .n_hash_ids = 2 * 544,
+                       .hash_block_tokens = 16, .source = "hand"};
+    const int64_t krefresh[3] = {0, 10000000000LL, 1000000000LL};
+    const int64_t kcached[3] = {8192, 0, 8192};
+    for (int k = 0; k < 3; k++) {
+        sim_cluster_cfg c = {.engine = &f->cfg, .replicas = 2, .router = SIM_ROUTER_KV_AWARE,
+                             .kv_overlap_weight = 1.0, .refresh_ns = krefresh[k]};
+        sim_engine_result all;
+        sim_cluster_result per;
+        assert_int_equal(sim_cluster_check(&c, &kw, &err), SIM_OK);
+        assert_int_equal(sim_cluster_run(&c, &kw, &all, &per, &err), SIM_OK);
+        assert_true(all.seqs[0].finish_ns < 1000000000LL);
+        assert_int_equal(all.seqs[1].cached, kcached[k]);
+        assert_int_equal(per.load[1].requests, kcached[k] ? 0 : 1);
+        sim_engine_result_free(&all);
+        sim_cluster_result_free(&per);
+    }
+    f->cfg.prefix_caching = false;
+    /* round-robin: the same timelines with or without a stale view */
+    sim_synth_cfg sc = {.num_prompts = 200, .input_len = 512, .output_len = 64,
+                        .range_ratio = 0.5, .request_rate = 60.0, .burstiness = 1.0};
+    sim_workload rw;
+    assert_int_equal(sim_workload_synthetic(&sc, &rw, &err), SIM_OK);
+    sim_engine_result a, b;
+    sim_cluster_result pa, pb;
+    sim_cluster_cfg c = {.engine = &f->cfg, .replicas = 3, .router = SIM_ROUTER_ROUND_ROBIN};
+    assert_int_equal(sim_cluster_run(&c, &rw, &a, &pa, &err), SIM_OK);
+    c.refresh_ns = 7000000LL;
+    assert_int_equal(sim_cluster_run(&c, &rw, &b, &pb, &err), SIM_OK);
+    for (size_t i = 0; i < rw.n; i++) {
+        assert_int_equal(a.seqs[i].first_token_ns, b.seqs[i].first_token_ns);
+        assert_int_equal(a.seqs[i].finish_ns, b.seqs[i].finish_ns);
+    }
+    sim_engine_result_free(&a);
+    sim_engine_result_free(&b);
+    sim_cluster_result_free(&pa);
+    sim_cluster_result_free(&pb);
+    sim_workload_free(&rw);
+    /* refused: with sessions, below 0 */
+    sim_session_cfg ss = {.sessions = 2, .turns = 2, .input_len = 64, .output_len = 8,
+                          .request_rate = INFINITY, .burstiness = 1.0,
+                          .think = {SIM_THINK_FIXED, 1.0, 0.0}, .hash_block_tokens = 16};
+    assert_int_equal(sim_workload_sessions(&ss, &rw, &err), SIM_OK);
+    c.refresh_ns = 1000000LL;
+    assert_int_equal(sim_cluster_check(&c, &rw, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--router-refresh-ms"));
+    c.refresh_ns = -1;
+    assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_EINPUT);
+    sim_workload_free(&rw);
+    free(f);
+}
+
 static void test_checks(void **state)
 {
     (void)state;
@@ -469,6 +570,7 @@ int main(void)
         cmocka_unit_test(test_routing_by_hand),
         cmocka_unit_test(test_checks),
         cmocka_unit_test(test_kv_aware_by_hand),
+        cmocka_unit_test(test_stale_router_by_hand),
         cmocka_unit_test(test_sessions_over_replicas),
         cmocka_unit_test(test_prefix_aware_hits),
         cmocka_unit_test(test_disagg_one_request),
