@@ -73,6 +73,10 @@ typedef struct cli_opts {
     double kv_overlap_weight; /* --router kv-aware's prefill weight (cluster.h) */
     bool session_affinity;    /* --session-affinity (cluster.h) */
     double router_refresh_ms; /* --router-refresh-ms: the router's stale view (cluster.h) */
+    const char *rate_schedule; /* --rate-schedule T:RATE,... (workload.h sim_rate_schedule) */
+    /* --autoscale MIN:MAX and its companions (cluster.h sim_autoscale) */
+    const char *autoscale, *autoscale_metric;
+    double autoscale_target, autoscale_interval_s, autoscale_provision_s, autoscale_down_window_s;
     bool kv_stream;
     int64_t num_prompts, rand_in, rand_out, max_concurrency, seed, block_size, max_seqs, max_tokens;
     double range_ratio, rate, burstiness, time_scale;

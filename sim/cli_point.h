@@ -36,10 +36,22 @@ typedef struct cli_point_serve_state {
     double usd_per_gpu_hour;    /* as cli_load_result's */
     int64_t gpus;               /* every GPU the deployment holds */
     sim_cluster_result cluster; /* per-instance load with --replicas > 1 or --disagg */
+    sim_cluster_cfg cc;         /* the replicas' deployment as run (its engine and observer are
+                                 * the run's: a band's draws replace both) */
     sim_engine_cfg prefill;     /* --disagg: the prefill instances' configuration */
     int64_t spec_break_even;    /* speculation: the batch it stops paying at, for the workload's
                                  * mean lengths (run.h; 0: none) */
 } cli_point_serve_state;
+
+/* The deployment flags (cli_point_fleet.c): --disagg P:D with --prefill-tp / --kv-stream into
+ * dc (n_prefill 0 without it); --kv-offload into the engine's lower tiers at the device's host
+ * link; --autoscale MIN:MAX with its metric, target, interval, provisioning and window into a
+ * (max 0 without it; a replica's start is the provisioning plus its weight load). */
+sim_status cli_point_disagg_flags(const cli_opts *o, sim_disagg_cfg *dc, sim_err *err);
+sim_status cli_point_offload_flags(const cli_opts *o, const sim_hw *hw, sim_engine_offload *off,
+                                   sim_err *err);
+sim_status cli_point_autoscale_flags(const cli_opts *o, const sim_step_cfg *step,
+                                     sim_autoscale *a, sim_err *err);
 
 /* GPUs of a serving point: s->gpus when set, else tp x pp. */
 int64_t cli_point_serve_gpus(const cli_point_serve_state *s);

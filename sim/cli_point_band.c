@@ -358,10 +358,10 @@ static sim_status serve_draw(const cli_opts *o, const cli_point_serve_state *s,
                              .n_prefill = s->cluster.prefill,
                              .n_decode = s->cluster.decode};
         st = sim_disagg_run(&dc, w, &res, &cl, err);
-    } else if (o->replicas > 1) {
-        sim_cluster_cfg cc = {.engine = &cfg,
-                              .replicas = (int)o->replicas,
-                              .router = s->cluster.router};
+    } else if (s->cc.replicas > 1 || s->cc.autoscale.max > 0) {
+        sim_cluster_cfg cc = s->cc; /* the point's router, its view, the autoscaler */
+        cc.engine = &cfg;
+        cc.observer = NULL;
         st = sim_cluster_run(&cc, w, &res, &cl, err);
     } else {
         st = sim_engine_run(&cfg, w, &res, err);
@@ -374,7 +374,7 @@ static sim_status serve_draw(const cli_opts *o, const cli_point_serve_state *s,
                                 .w = w,
                                 .res = &res,
                                 .m = &m,
-                                .request_rate = o->trace ? NAN : o->rate,
+                                .request_rate = o->trace || o->rate_schedule ? NAN : o->rate,
                                 .usd_per_gpu_hour = s->usd_per_gpu_hour,
                                 .gpus = s->gpus,
                                 .cluster = &cl};
@@ -426,7 +426,7 @@ sim_status cli_point_serve_band(const cli_opts *o, const cli_load_result *L,
                                 .w = s->w,
                                 .res = &s->res,
                                 .m = &s->m,
-                                .request_rate = o->trace ? NAN : o->rate,
+                                .request_rate = o->trace || o->rate_schedule ? NAN : o->rate,
                                 .usd_per_gpu_hour = s->usd_per_gpu_hour,
                                 .gpus = s->gpus,
                                 .cluster = &s->cluster};

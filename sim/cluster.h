@@ -99,6 +99,61 @@ typedef enum sim_router {
 bool sim_router_parse(const char *s, sim_router *out);
 const char *sim_router_name(sim_router r);
 
+/* Autoscaling (autoscale.max > 0): a pool of `max` replicas of which the autoscaler holds
+ * between min and max, as the Kubernetes HorizontalPodAutoscaler's algorithm runs (kubernetes.io,
+ * "Horizontal Pod Autoscaling": the algorithm details and the default behavior). Every
+ * interval_ns (HPA's 15 s sync period) it reads the metric of the replicas that are ready:
+ *   queue  requests given and not finished (running + waiting; Knative's concurrency)
+ *   kv     the KV cache's usage: blocks held by requests over the blocks (vllm:kv_cache_usage_perc)
+ *   rate   requests routed since the last evaluation, per second (Knative's RPS)
+ * and, with `current` the replicas held ready or starting (a starting one reports 0, as HPA
+ * counts a pod not yet ready on a scale-up),
+ *   desired = current                  when |sum / (current x target) - 1| <= tolerance (0.1)
+ *           = ceil(sum / target)       otherwise,
+ * within [min, max] and at most max(2 x current, current + 4) (HPA's default scale-up policies:
+ * 100 % or 4 pods per 15 s, the larger); a scale-down takes the highest desired count of the
+ * evaluations within down_window_ns (HPA's 300 s stabilization window). A replica added at t
+ * (the lowest-index one off) takes requests from t + start_ns (provisioning + weight load: the
+ * command line prices the load, cli_point.c); one removed is the highest-index ready one (a
+ * starting one is cancelled first): it takes no more requests and is released when its last one
+ * finishes (a draining replica still counts against max). The router picks among the ready
+ * replicas only. Held time (from the decision to add to the release, or to the run's end) is
+ * summed per replica: GPU-hours = held_ns x the replica's GPUs / 3.6e12. Not with sessions. */
+typedef enum sim_scale_metric {
+    SIM_SCALE_QUEUE,
+    SIM_SCALE_KV,
+    SIM_SCALE_RATE,
+    SIM_SCALE_COUNT
+} sim_scale_metric;
+
+bool sim_scale_metric_parse(const char *s, sim_scale_metric *out);
+const char *sim_scale_metric_name(sim_scale_metric m);
+
+typedef struct sim_autoscale {
+    int min, max; /* 1 <= min <= max <= SIM_CLUSTER_MAX_REPLICAS; max 0: off */
+    sim_scale_metric metric;
+    double target;      /* per replica: requests, a usage fraction (0, 1], requests/s */
+    double tolerance;   /* HPA's 0.1 */
+    int64_t interval_ns, start_ns, down_window_ns;
+} sim_autoscale;
+
+/* HPA's count (above) for `current` replicas whose metric adds up to `sum`, before the
+ * stabilization window: 2 replicas with 60 requests in flight and a target of 10 want
+ * ceil(60 / 10) = 6, within max(2 x 2, 2 + 4) = 6.
+ * Example:
+ *   sim_autoscale a = {.min = 1, .max = 8, .target = 10.0, .tolerance = 0.1};
+ *   int n = sim_autoscale_desired(&a, 2, 60.0); // 6
+ */
+int sim_autoscale_desired(const sim_autoscale *a, int current, double sum);
+
+/* One evaluation of the autoscaler: at t, the replicas ready, held (ready, starting, draining)
+ * and the count it decided on, and the metric's sum over the ready ones. */
+typedef struct sim_scale_point {
+    int64_t t_ns;
+    int ready, held, desired;
+    double metric;
+} sim_scale_point;
+
 /* Watches every instance of a deployment (all callbacks optional): `instance` indexes the
  * result's load (prefill instances first), request ids are the workload's. A timeline writer is
  * one such observer. Each instance's events come in time order; the instances' events
@@ -118,6 +173,7 @@ typedef struct sim_cluster_cfg {
     double kv_overlap_weight; /* kv-aware: Dynamo's --kv-overlap-score-weight (its default 1) */
     bool session_affinity;    /* a session's later turn goes where its previous turn ran */
     int64_t refresh_ns;       /* the router's view refreshed every refresh_ns; 0: live */
+    sim_autoscale autoscale;  /* .max 0: a fixed pool of `replicas` (else replicas = max) */
     const sim_cluster_observer *observer; /* NULL: nobody watches */
 } sim_cluster_cfg;
 
@@ -140,6 +196,16 @@ typedef struct sim_cluster_result {
     bool kv_scaleout;         /* the KV went over the scale-out NIC (else the scale-up link) */
     double kv_transfer_ns;    /* sum over requests of the transfer time TTFT waits for */
     double kv_transfer_bytes; /* sum over requests of the bytes each GPU sent */
+    /* autoscaling (autoscaled false otherwise) */
+    bool autoscaled;
+    int scale_min;                  /* its MIN (MAX is replicas) */
+    sim_scale_metric scale_metric;
+    int64_t scale_start_ns;         /* from adding a replica to its first request */
+    double held_ns;             /* replica time held, summed over the replicas */
+    int peak_held;              /* most replicas held at once */
+    int64_t scale_ups, scale_downs; /* replicas added, removed */
+    sim_scale_point *timeline;  /* [n_timeline], owned: each evaluation */
+    size_t n_timeline;
 } sim_cluster_result;
 
 typedef struct sim_disagg_cfg {

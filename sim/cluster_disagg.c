@@ -176,7 +176,7 @@ static sim_status disagg_loop(pools *P, sim_err *err)
             q.arrival_ns = x.t;
             /* the last prompt token is computed to sample; the images came encoded */
             q.kv_ready = sim_engine_prompt_tokens(c->prefill, &q) - 1;
-            int to = sim_cluster_least_outstanding(dec, c->n_decode, x.t);
+            int to = sim_cluster_least_outstanding(dec, c->n_decode, NULL, x.t);
             if (c->observer && c->observer->kv_transfer)
                 c->observer->kv_transfer(c->observer->ctx, (int64_t)x.i, x.from, c->n_prefill + to,
                                          x.sent, x.t);
@@ -185,7 +185,7 @@ static sim_status disagg_loop(pools *P, sim_err *err)
         } else if (client) {
             sim_request q = w->reqs[next];
             q.output_tokens = 1; /* the prefill instance samples one token */
-            sim_cluster_give(&P->rep[sim_cluster_least_outstanding(P->rep, c->n_prefill, t)], &q,
+            sim_cluster_give(&P->rep[sim_cluster_least_outstanding(P->rep, c->n_prefill, NULL, t)], &q,
                              next);
             next++;
         } else if (P->heap_n == 0) {

@@ -592,6 +592,15 @@ int64_t sim_engine_outstanding(const sim_engine *e, int64_t t_ns)
 
 size_t sim_engine_done(const sim_engine *e) { return e->L.done; }
 
+double sim_engine_kv_usage(const sim_engine *e)
+{
+    const sim_kvcache *kv = &e->L.sched.kv;
+    return kv->total_blocks > 0
+               ? (double)(kv->total_blocks - kv->free_blocks - kv->evictable) /
+                     (double)kv->total_blocks
+               : 0.0;
+}
+
 int64_t sim_engine_cached_prefix(const sim_engine *e, const uint64_t *ids, int64_t n)
 {
     const sim_sched *s = &e->L.sched;

@@ -124,7 +124,12 @@ sim_status sim_workload_synthetic(const sim_synth_cfg *c, sim_workload *out, sim
     if (!(c->request_rate > 0.0))
         return sim_fail(err, SIM_EINPUT, "--request-rate: value %g, expected > 0 or inf",
                         c->request_rate);
-    if ((double)c->num_prompts / c->request_rate > SIM_ARRIVAL_MAX_S)
+    if (c->schedule &&
+        sim_workload_schedule_time(c->schedule, (double)c->num_prompts) > SIM_ARRIVAL_MAX_S)
+        return sim_fail(err, SIM_EINPUT,
+                        "--rate-schedule: %lld requests take past %g s, expected at most %g s",
+                        (long long)c->num_prompts, SIM_ARRIVAL_MAX_S, SIM_ARRIVAL_MAX_S);
+    if (!c->schedule && (double)c->num_prompts / c->request_rate > SIM_ARRIVAL_MAX_S)
         return sim_fail(err, SIM_EINPUT,
                         "--request-rate: value %g spreads %lld requests over %g s, expected at "
                         "most %g s (a rate of at least %g)",
@@ -135,8 +140,10 @@ sim_status sim_workload_synthetic(const sim_synth_cfg *c, sim_workload *out, sim
         return sim_fail(err, SIM_EINPUT, "--burstiness: value %g, expected > 0", c->burstiness);
     size_t n = (size_t)c->num_prompts;
     out->reqs = calloc(n, sizeof *out->reqs);
-    double *gaps = isfinite(c->request_rate) ? malloc(n * sizeof *gaps) : NULL;
-    if (!out->reqs || (isfinite(c->request_rate) && !gaps)) {
+    /* a schedule's gaps are drawn at a unit rate, then mapped through it */
+    const double rate = c->schedule ? 1.0 : c->request_rate;
+    double *gaps = isfinite(rate) ? malloc(n * sizeof *gaps) : NULL;
+    if (!out->reqs || (isfinite(rate) && !gaps)) {
         free(gaps);
         sim_workload_free(out);
         return sim_fail(err, SIM_EINTERNAL, "out of memory for %zu requests", n);
@@ -185,12 +192,12 @@ sim_status sim_workload_synthetic(const sim_synth_cfg *c, sim_workload *out, sim
         /* gamma(shape B, scale 1 / (rate B)) has mean 1 / rate; rescale to exactly N / rate */
         double total = 0.0;
         for (size_t i = 0; i < n; i++)
-            total += gaps[i] =
-                sim_rng_gamma(&rng, c->burstiness, 1.0 / (c->request_rate * c->burstiness));
-        double f = total > 0.0 ? ((double)n / c->request_rate) / total : 0.0;
+            total += gaps[i] = sim_rng_gamma(&rng, c->burstiness, 1.0 / (rate * c->burstiness));
+        double f = total > 0.0 ? ((double)n / rate) / total : 0.0;
         double t = 0.0;
         for (size_t i = 0; i < n; i++) {
-            out->reqs[i].arrival_ns = (int64_t)llround(t * NS_PER_S);
+            const double at = c->schedule ? sim_workload_schedule_time(c->schedule, t) : t;
+            out->reqs[i].arrival_ns = (int64_t)llround(at * NS_PER_S);
             t += gaps[i] * f;
         }
     }

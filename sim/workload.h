@@ -98,6 +98,32 @@ typedef struct sim_workload {
     char source[256]; /* "random" or the trace path, for messages */
 } sim_workload;
 
+/* Arrival rates that vary over time (--rate-schedule T:RATE,T:RATE,...): from start_s[k] on,
+ * rate_per_s[k] requests/s (piecewise constant; start_s[0] is 0, the starts increasing, every
+ * rate > 0, the last one holding to the end). Arrivals come from the gamma gaps of a unit rate
+ * (rescaled to add up to N, as a fixed rate's are) mapped through the inverse of the cumulative
+ * rate, R(t) = the integral of the rate up to t: an arrival at unit time u is sent at R^-1(u),
+ * so a Poisson process of the schedule's rate (time rescaling), and a fixed rate's stream when
+ * the schedule has one segment.
+ * Example (sim_err *err):
+ *   sim_rate_schedule r;
+ *   if (sim_workload_schedule_parse("0:10,60:40", &r, err)) // 10/s, then 40/s from 60 s on
+ *       return SIM_EINPUT;
+ *   double t = sim_workload_schedule_time(&r, 1200.0); // 600 in the first 60 s: 60 + 600/40 = 75
+ */
+#define SIM_RATE_SCHEDULE_MAX 256
+typedef struct sim_rate_schedule {
+    int n; /* segments, 1..SIM_RATE_SCHEDULE_MAX */
+    double start_s[SIM_RATE_SCHEDULE_MAX], rate_per_s[SIM_RATE_SCHEDULE_MAX];
+} sim_rate_schedule;
+
+/* Parses "T:RATE,T:RATE,..." (seconds and requests/s, decimal; the first T 0, the Ts increasing,
+ * each at most SIM_ARRIVAL_MAX_S, each RATE in (0, 1e9]). Errors name --rate-schedule. */
+sim_status sim_workload_schedule_parse(const char *s, sim_rate_schedule *out, sim_err *err);
+
+/* R^-1(u): the time (s) by which the schedule has offered u requests (u >= 0). */
+double sim_workload_schedule_time(const sim_rate_schedule *r, double u);
+
 typedef struct sim_synth_cfg {
     int64_t num_prompts; /* N >= 1 */
     int64_t input_len;   /* mean prompt length */
@@ -124,6 +150,8 @@ typedef struct sim_synth_cfg {
     /* A public dataset's lengths (dataset.h, --dataset-name sharegpt, ...): each request's prompt
      * and output drawn from these fits instead of the uniform range (NULL: the range). */
     const sim_length_dist *input_dist, *output_dist;
+    /* Rates over time instead of request_rate (NULL: request_rate; burstiness still applies) */
+    const sim_rate_schedule *schedule;
 } sim_synth_cfg;
 
 /* A think (or tool) time distribution: a fixed number of seconds, an exponential of that mean,

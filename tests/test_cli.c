@@ -2369,6 +2369,31 @@ static void test_kv_offload_and_sessions(void **state)
     run(line);
     assert_int_equal(R.rc, 0);
     assert_true(out_num("mean_ttft_ms") > 1.3 * live);
+    /* autoscaling on the request rate over a step from 5/s to 30/s at 60 s (target 11/s, near-
+     * regular gaps): 1 replica until the evaluation at 75 s sees 30/s, ceil(30 / 11) = 3; the
+     * two added are held from 75 s to the end (~120 s), replica 0 throughout:
+     * (120 + 2 x 45) s / 3600 = 0.0583 GPU-hours, at H100's $2.69: $0.157; their weights (16.06 GB
+     * a GPU) load at the device's 6 GB/s NVMe in 2.68 s */
+    run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 2100 --rate-schedule 0:5,60:30 "
+        "--burstiness 1000 --random-input-len 256 --random-output-len 32 --autoscale 1:4 "
+        "--autoscale-metric rate --autoscale-target 11 --uncertainty 0 --format json");
+    assert_int_equal(R.rc, 0);
+    assert_near(out_num("gpu_hours"), 210.0 / 3600.0, 0.01);
+    assert_near(out_num("usd"), out_num("gpu_hours") * 2.69, 1e-9);
+    assert_near(out_num("usd_per_million_output_tokens"),
+                out_num("usd") / out_num("total_output_tokens") * 1e6, 1e-6);
+    assert_near(out_num("replicas_peak"), 3, 0);
+    assert_near(out_num("gpus"), 3, 0);
+    assert_near(out_num("autoscale_start_s"), 2.677, 0.001);
+    assert_non_null(strstr(R.out, "\"autoscale_timeline\""));
+    bad_flag(base, "--autoscale 1:4", "--autoscale-target");
+    bad_flag(base, "--autoscale-target 3", "--autoscale MIN:MAX");
+    bad_flag(base, "--autoscale 1:4 --autoscale-target 3 --replicas 2", "--replicas");
+    bad_flag(base, "--autoscale 4:1 --autoscale-target 3", "--autoscale");
+    bad_flag(base, "--autoscale 1:4 --autoscale-target 3 --autoscale-metric cpu",
+             "--autoscale-metric");
+    bad_flag(base, "--rate-schedule 0:1 --request-rate 3", "--rate-schedule");
+    bad_flag(base, "--rate-schedule 1:3", "--rate-schedule");
     run("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --router kv-aware "
         "--kv-overlap-score-weight 2 --dataset-name prefix_repetition --num-prompts 100 "
         "--request-rate 20 --format json");

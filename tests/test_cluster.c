@@ -427,6 +427,103 @@ static void test_stale_router_by_hand(void **state)
     free(f);
 }
 
+/* HPA's count (cluster.h): ceil(sum / target) outside the 10 % tolerance, at most
+ * max(2 x current, current + 4) a step, within [min, max]. */
+static void test_autoscale_desired(void **state)
+{
+    (void)state;
+    sim_autoscale a = {.min = 1, .max = 32, .target = 10.0, .tolerance = 0.1};
+    assert_int_equal(sim_autoscale_desired(&a, 2, 60.0), 6);    /* ceil(60 / 10) = 6 <= 6 */
+    assert_int_equal(sim_autoscale_desired(&a, 2, 100.0), 6);   /* 10, capped at 2 + 4 */
+    assert_int_equal(sim_autoscale_desired(&a, 10, 105.0), 10); /* ratio 1.05: within 10 % */
+    assert_int_equal(sim_autoscale_desired(&a, 10, 150.0), 15); /* 15 <= max(20, 14) */
+    assert_int_equal(sim_autoscale_desired(&a, 10, 400.0), 20); /* 40, capped at 2 x 10 */
+    assert_int_equal(sim_autoscale_desired(&a, 4, 2.0), 1);     /* ceil(0.2) */
+    a.min = 2;
+    assert_int_equal(sim_autoscale_desired(&a, 4, 2.0), 2);
+    a.max = 8;
+    assert_int_equal(sim_autoscale_desired(&a, 6, 200.0), 8);
+    sim_scale_metric m;
+    assert_true(sim_scale_metric_parse("rate", &m) && m == SIM_SCALE_RATE);
+    assert_false(sim_scale_metric_parse("cpu", &m));
+    assert_string_equal(sim_scale_metric_name(SIM_SCALE_KV), "kv");
+}
+
+/* A step in load on a pool of 1..8 replicas scaling on the request rate (target 10/s per
+ * replica, evaluated every 15 s, 30 s from the decision to a replica taking requests, HPA's
+ * 300 s scale-down window). Arrivals, evenly spaced: 10/s over [0, 60), 40/s over [60, 180),
+ * 10/s over [180, 500) (8600 requests, 128 in, 16 out).
+ *   15 .. 60 s: 150 arrivals a window, 10/s on 1 replica: ratio 1, stays 1.
+ *   75 s: [60, 75) has 600 arrivals, 40/s: ceil(40 / 10) = 4 (cap max(2, 5)): replicas 1-3 start,
+ *         held from 75 s, taking requests from 105 s (at 90 s: 1 ready of 4 held; 40 / 4 = 10).
+ *   195 s: [180, 195) is 10/s: HPA's count 1, but the window holds the 4 of 180 s until
+ *         180 + 300: at 465 s still 4, at 480 s 1: replicas 3, 2, 1 drain from 480 s.
+ * Held: replica 0 the whole run (its last request, sent at 499.9 s, ends ~500 s), replicas 1-3
+ * from 75 s to their last request's end just after 480 s: 500 + 3 x 405 = 1715 s, within a second
+ * (the drains and the tail take milliseconds). Three ups, three downs, four held at most. */
+static void test_autoscale_step_by_hand(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    const size_t n = 600 + 4800 + 3200;
+    sim_request *q = calloc(n, sizeof *q);
+    for (size_t i = 0; i < n; i++) {
+        const double t = i < 600    ? 0.1 * (double)i
+                         : i < 5400 ? 60.0 + 0.025 * (double)(i - 600)
+                                    : 180.0 + 0.1 * (double)(i - 5400);
+        q[i] = (sim_request){.arrival_ns = llround(t * 1e9), .input_tokens = 128,
+                             .output_tokens = 16};
+    }
+    sim_workload w = {.reqs = q, .n = n, .source = "hand"};
+    sim_cluster_cfg c = {.engine = &f->cfg, .replicas = 8,
+                         .router = SIM_ROUTER_LEAST_OUTSTANDING,
+                         .autoscale = {.min = 1, .max = 8, .metric = SIM_SCALE_RATE,
+                                       .target = 10.0, .tolerance = 0.1,
+                                       .interval_ns = 15000000000LL, .start_ns = 30000000000LL,
+                                       .down_window_ns = 300000000000LL}};
+    sim_engine_result all;
+    sim_cluster_result per;
+    sim_err err = {{0}};
+    assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_OK);
+    assert_int_equal(sim_cluster_run(&c, &w, &all, &per, &err), SIM_OK);
+    assert_true(per.autoscaled);
+    assert_int_equal(per.scale_ups, 3);
+    assert_int_equal(per.scale_downs, 3);
+    assert_int_equal(per.peak_held, 4);
+    /* evaluations at 15, 30, ...: the k-th at 15 (k + 1) s */
+    assert_true(per.n_timeline >= 33);
+    const struct {
+        int at_s, ready, held, desired;
+    } want[] = {{60, 1, 1, 1},   {75, 1, 4, 4},   {90, 1, 4, 4},  {105, 4, 4, 4},
+                {195, 4, 4, 4}, {465, 4, 4, 4}, {480, 1, 1, 1}, {495, 1, 1, 1}};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        const sim_scale_point *p = &per.timeline[want[k].at_s / 15 - 1];
+        assert_int_equal(p->t_ns, want[k].at_s * 1000000000LL);
+        assert_int_equal(p->ready, want[k].ready);
+        assert_int_equal(p->held, want[k].held);
+        assert_int_equal(p->desired, want[k].desired);
+    }
+    assert_near(per.timeline[75 / 15 - 1].metric, 40.0, 1e-9);
+    assert_near(per.held_ns / 1e9, 1715.0, 1.0 / 1715.0);
+    /* nothing reached replicas 1-3 before they were ready at 105 s: replica 0 took the 600 +
+     * 1800 requests of [0, 105) at least */
+    assert_true(per.load[0].requests >= 2400);
+    assert_int_equal(per.load[4].requests, 0);
+    sim_engine_result_free(&all);
+    sim_cluster_result_free(&per);
+    /* refused: MIN above MAX, a kv target above 1, with sessions */
+    c.autoscale.min = 9;
+    assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--autoscale"));
+    c.autoscale.min = 1;
+    c.autoscale.metric = SIM_SCALE_KV;
+    c.autoscale.target = 2.0;
+    assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--autoscale-target"));
+    free(q);
+    free(f);
+}
+
 static void test_checks(void **state)
 {
     (void)state;
@@ -571,6 +668,8 @@ int main(void)
         cmocka_unit_test(test_checks),
         cmocka_unit_test(test_kv_aware_by_hand),
         cmocka_unit_test(test_stale_router_by_hand),
+        cmocka_unit_test(test_autoscale_desired),
+        cmocka_unit_test(test_autoscale_step_by_hand),
         cmocka_unit_test(test_sessions_over_replicas),
         cmocka_unit_test(test_prefix_aware_hits),
         cmocka_unit_test(test_disagg_one_request),

@@ -619,6 +619,53 @@ static void test_turn_heap(void **state)
     }
 }
 
+/* --rate-schedule: 10/s from 0, 40/s from 60 s. R(60) = 600, so unit time 1200 is
+ * 60 + (1200 - 600) / 40 = 75 s, 300 is 30 s, 0 is 0; a one-segment schedule is the fixed rate's
+ * stream (the same draws, the gaps divided by the rate: equal to the nanosecond, give or take
+ * rounding); near-regular gaps (burstiness 1000) put 600 of 1200 arrivals before 60 s. */
+static void test_rate_schedule(void **state)
+{
+    (void)state;
+    sim_rate_schedule r;
+    sim_err err = {{0}};
+    assert_int_equal(sim_workload_schedule_parse("0:10,60:40", &r, &err), SIM_OK);
+    assert_int_equal(r.n, 2);
+    assert_near(sim_workload_schedule_time(&r, 0.0), 0.0, 1e-12);
+    assert_near(sim_workload_schedule_time(&r, 300.0), 30.0, 1e-9);
+    assert_near(sim_workload_schedule_time(&r, 600.0), 60.0, 1e-9);
+    assert_near(sim_workload_schedule_time(&r, 1200.0), 75.0, 1e-9);
+    const char *bad[] = {"", "5:10", "0:10,0:20", "0:10,30:0", "0:-1", "0:10,x", "0:inf",
+                         "0:10,20:5,10:5", "0:10;5:3"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(sim_workload_schedule_parse(bad[i], &r, &err), SIM_EINPUT);
+        assert_non_null(strstr(err.msg, "--rate-schedule"));
+    }
+    sim_synth_cfg c = {.num_prompts = 1200, .input_len = 64, .output_len = 8,
+                       .request_rate = 4.0, .burstiness = 1.0, .seed = 3};
+    sim_workload a, b;
+    assert_int_equal(sim_workload_synthetic(&c, &a, &err), SIM_OK);
+    assert_int_equal(sim_workload_schedule_parse("0:4", &r, &err), SIM_OK);
+    c.schedule = &r;
+    assert_int_equal(sim_workload_synthetic(&c, &b, &err), SIM_OK);
+    for (size_t i = 0; i < a.n; i++)
+        assert_true(llabs(a.reqs[i].arrival_ns - b.reqs[i].arrival_ns) <= 1);
+    sim_workload_free(&a);
+    sim_workload_free(&b);
+    assert_int_equal(sim_workload_schedule_parse("0:10,60:40", &r, &err), SIM_OK);
+    c.burstiness = 1000.0;
+    assert_int_equal(sim_workload_synthetic(&c, &b, &err), SIM_OK);
+    size_t before = 0;
+    for (size_t i = 0; i < b.n; i++)
+        before += b.reqs[i].arrival_ns < 60000000000LL;
+    assert_in_range(before, 595, 605);
+    assert_true(b.reqs[b.n - 1].arrival_ns < 75000000000LL);
+    assert_true(b.reqs[b.n - 1].arrival_ns > 74000000000LL);
+    sim_workload_free(&b);
+    assert_int_equal(sim_workload_schedule_parse("0:1e-9", &r, &err), SIM_OK);
+    assert_int_equal(sim_workload_synthetic(&c, &b, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--rate-schedule"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -638,6 +685,7 @@ int main(void)
         cmocka_unit_test(test_trace_offset_bound),
         cmocka_unit_test(test_dataset_fit),
         cmocka_unit_test(test_turn_heap),
+        cmocka_unit_test(test_rate_schedule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
