@@ -228,6 +228,9 @@ const cli_opt_def cli_opt_table[] = {
       "P:D prefill and decode instances (prefill/decode disaggregation; default off)"),
     O("--prefill-tp", CLI_OPT_INT, prefill_tp, 1, 1024, CLI_OPT_CMD_SERVE,
       "tensor-parallel GPUs of each prefill instance with --disagg (default --tp)"),
+    O("--prefill-hw", CLI_OPT_STR, prefill_hw, 0, 0, CLI_OPT_CMD_SERVE,
+      "the prefill instances' device with --disagg (a file or name; default --hw, which is the "
+      "decode instances')"),
     O("--kv-stream", CLI_OPT_BOOL, kv_stream, 0, 0, CLI_OPT_CMD_SERVE,
       "with --disagg: send the KV layer by layer during the prefill (overlap the transfer)"),
     O("--kv-offload", CLI_OPT_STR, kv_offload, 0, 0, CLI_OPT_CMD_SERVE,

@@ -433,6 +433,29 @@ static sim_status open_cluster_trace(const cli_opts *o, int n_prefill, int insta
     return st;
 }
 
+/* --prefill-hw: the prefill instances' device, loaded into s->prefill_hw; the price of a
+ * GPU-hour becomes the pools' mean, (P x prefill GPUs x its price + D x decode GPUs x the
+ * decode device's) / all GPUs, unknown when either is. */
+static sim_status prefill_device(const cli_opts *o, const cli_load_cache *cache,
+                                 const sim_disagg_cfg *dc, cli_point_serve_state *s, sim_err *err)
+{
+    char path[PATH_MAX];
+    cli_load_resolve(CLI_LOAD_HW, o->prefill_hw, path, sizeof path);
+    double usd = 0.0;
+    sim_status st = cli_load_hw(cache, path, &s->prefill_hw, err);
+    if (!st)
+        st = cli_load_price(o, path, &s->prefill_hw, &usd, err);
+    if (st)
+        return st;
+    s->prefill.step.hw = &s->prefill_hw;
+    const double gp = (double)dc->n_prefill * (double)sim_pp_gpus(&s->prefill.step);
+    const double gd = (double)dc->n_decode * (double)sim_pp_gpus(&s->cfg.step);
+    s->usd_per_gpu_hour = usd > 0.0 && s->usd_per_gpu_hour > 0.0
+                              ? (gp * usd + gd * s->usd_per_gpu_hour) / (gp + gd)
+                              : 0.0;
+    return SIM_OK;
+}
+
 /* Loads, checks and simulates; a --chrome-trace timeline is written alongside. */
 sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load_cache *cache,
                            uint64_t seed, cli_point_serve_state *s, sim_err *err)
@@ -537,7 +560,9 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
         s->cfg.frontend.request_ns = s->cfg.frontend.input_token_ns = 0.0;
         s->gpus =
             dc.n_prefill * sim_pp_gpus(&s->prefill.step) + dc.n_decode * sim_pp_gpus(&s->cfg.step);
-        if (!(st = sim_disagg_check(&dc, s->w, err)))
+        if (o->prefill_hw)
+            st = prefill_device(o, cache, &dc, s, err);
+        if (!st && !(st = sim_disagg_check(&dc, s->w, err)))
             st = sim_disagg_run(&dc, s->w, &s->res, &s->cluster, err);
     } else if (!st && (cc.replicas > 1 || cc.autoscale.max > 0) &&
                !(st = sim_cluster_check(&cc, s->w, err))) {

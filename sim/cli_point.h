@@ -39,6 +39,7 @@ typedef struct cli_point_serve_state {
     sim_cluster_cfg cc;         /* the replicas' deployment as run (its engine and observer are
                                  * the run's: a band's draws replace both) */
     sim_engine_cfg prefill;     /* --disagg: the prefill instances' configuration */
+    sim_hw prefill_hw;          /* --prefill-hw: their device (prefill.step.hw points here) */
     int64_t spec_break_even;    /* speculation: the batch it stops paying at, for the workload's
                                  * mean lengths (run.h; 0: none) */
 } cli_point_serve_state;

@@ -28,9 +28,11 @@ static bool int_pair(const char *s, long *a, long *b)
 sim_status cli_point_disagg_flags(const cli_opts *o, sim_disagg_cfg *dc, sim_err *err)
 {
     if (!o->disagg) {
-        if (cli_opt_given(o, "--prefill-tp") || o->kv_stream)
+        if (cli_opt_given(o, "--prefill-tp") || o->kv_stream || o->prefill_hw)
             return sim_fail(err, SIM_EINPUT, "%s: applies only with --disagg P:D",
-                            o->kv_stream ? "--kv-stream" : "--prefill-tp");
+                            o->kv_stream  ? "--kv-stream"
+                            : o->prefill_hw ? "--prefill-hw"
+                                            : "--prefill-tp");
         return SIM_OK;
     }
     long p, d;

@@ -70,7 +70,9 @@
  *   bytes_per_gpu = input x max(KV bytes per token per GPU on either side)
  *   t_kv          = bytes_per_gpu / (link x efficiency.network) + link latency
  * over the scale-up link when every GPU of the deployment fits one node, else the scale-out NIC
- * (RDMA). With layer-wise streaming (kv_stream) each layer's KV leaves as soon as it is computed:
+ * (RDMA). Pools on two kinds of device (prefill and decode configurations whose devices' names
+ * differ: mixed hardware) share no NVLink domain: the KV goes over the NICs, at the slower of
+ * the two ends (scale-out x efficiency.network of each) plus the longer of their latencies. With layer-wise streaming (kv_stream) each layer's KV leaves as soon as it is computed:
  * only what outlasts the prefill stays exposed, max(t_kv / layers, t_kv - prefill time).
  * The prefill instance's blocks are freed when its token is sampled (not held until the decode
  * side has pulled them). Not modelled: speculative decoding. With a front end (engine.h) each
@@ -194,6 +196,7 @@ typedef struct sim_cluster_result {
     /* disaggregation (prefill 0 otherwise) */
     int prefill, decode;      /* instances */
     bool kv_scaleout;         /* the KV went over the scale-out NIC (else the scale-up link) */
+    char prefill_hw[96];      /* the prefill instances' device (its display name) */
     double kv_transfer_ns;    /* sum over requests of the transfer time TTFT waits for */
     double kv_transfer_bytes; /* sum over requests of the bytes each GPU sent */
     /* autoscaling (autoscaled false otherwise) */

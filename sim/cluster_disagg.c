@@ -4,6 +4,7 @@
 #include "cluster_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,8 +15,16 @@
 
 static int instance_gpus(const sim_engine_cfg *c) { return (int)sim_pp_gpus(&c->step); }
 
+/* Whether the pools run on one kind of device (by its name): else no NVLink domain holds both. */
+static bool one_device(const sim_disagg_cfg *cfg)
+{
+    return strcmp(cfg->prefill->step.hw->name, cfg->decode->step.hw->name) == 0;
+}
+
 bool sim_disagg_scaleout(const sim_disagg_cfg *cfg)
 {
+    if (!one_device(cfg))
+        return true;
     int64_t gpus = (int64_t)cfg->n_prefill * instance_gpus(cfg->prefill) +
                    (int64_t)cfg->n_decode * instance_gpus(cfg->decode);
     return gpus > cfg->decode->step.hw->devices_per_node;
@@ -30,10 +39,15 @@ double sim_disagg_kv_bytes(const sim_disagg_cfg *cfg, int64_t input)
 
 double sim_disagg_kv_ns(const sim_disagg_cfg *cfg, int64_t input)
 {
-    const sim_hw *hw = cfg->decode->step.hw;
+    const sim_hw *hw = cfg->decode->step.hw, *ph = cfg->prefill->step.hw;
     const bool out = sim_disagg_scaleout(cfg);
-    const double bw = (out ? hw->scaleout_bytes_per_s : hw->scaleup_bytes_per_s) * hw->eff_network;
-    const double lat = out ? hw->scaleout_latency_ns : hw->scaleup_latency_ns;
+    double bw = (out ? hw->scaleout_bytes_per_s : hw->scaleup_bytes_per_s) * hw->eff_network;
+    double lat = out ? hw->scaleout_latency_ns : hw->scaleup_latency_ns;
+    if (!one_device(cfg)) { /* two devices' NICs: the slower end, the longer latency */
+        const double pbw = ph->scaleout_bytes_per_s * ph->eff_network;
+        bw = pbw < bw ? pbw : bw;
+        lat = ph->scaleout_latency_ns > lat ? ph->scaleout_latency_ns : lat;
+    }
     return sim_disagg_kv_bytes(cfg, input) / bw * 1e9 + lat;
 }
 
@@ -209,6 +223,7 @@ sim_status sim_disagg_run(const sim_disagg_cfg *cfg, const sim_workload *w, sim_
     out->prefill = cfg->n_prefill;
     out->decode = cfg->n_decode;
     out->kv_scaleout = sim_disagg_scaleout(cfg);
+    snprintf(out->prefill_hw, sizeof out->prefill_hw, "%s", cfg->prefill->step.hw->name);
     out->load = calloc((size_t)n, sizeof *out->load);
     pools P = {.cfg = cfg, .w = w};
     P.rep = calloc((size_t)n, sizeof *P.rep);

@@ -117,10 +117,12 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
     const sim_cluster_result *c = r->cluster;
     if (c && c->prefill > 0) {
         const double dur = (double)r->res->duration_ns;
+        const bool mixed = strcmp(c->prefill_hw, s->hw->name) != 0;
         fprintf(f,
-                "disaggregated: %d prefill + %d decode instances; KV over the %s link, mean %.3f "
-                "ms per request; utilisation prefill %.2f, decode %.2f\n",
-                c->prefill, c->decode, c->kv_scaleout ? "scale-out" : "scale-up",
+                "disaggregated: %d prefill%s%s%s + %d decode instances; KV over the %s link, mean "
+                "%.3f ms per request; utilisation prefill %.2f, decode %.2f\n",
+                c->prefill, mixed ? " (on " : "", mixed ? c->prefill_hw : "", mixed ? ")" : "",
+                c->decode, c->kv_scaleout ? "scale-out" : "scale-up",
                 sim_report_ratio(c->kv_transfer_ns, (double)r->res->n) / 1e6,
                 pool_busy(c, 0, c->prefill, dur), pool_busy(c, c->prefill, c->replicas, dur));
     } else if (c && c->replicas > 0) {
@@ -157,6 +159,7 @@ static void disagg_json(cJSON *o, const sim_serve_report *r)
     snprintf(pd, sizeof pd, "%d:%d", c->prefill, c->decode);
     cJSON_AddStringToObject(o, "disagg", pd);
     add_num(o, "prefill_instances", c->prefill);
+    cJSON_AddStringToObject(o, "prefill_hw", c->prefill_hw);
     add_num(o, "decode_instances", c->decode);
     cJSON_AddStringToObject(o, "kv_link", c->kv_scaleout ? "scaleout" : "scaleup");
     add_num(o, "kv_transfer_ms_mean", sim_report_ratio(c->kv_transfer_ns, n) / 1e6);

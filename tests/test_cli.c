@@ -2394,6 +2394,14 @@ static void test_kv_offload_and_sessions(void **state)
              "--autoscale-metric");
     bad_flag(base, "--rate-schedule 0:1 --request-rate 3", "--rate-schedule");
     bad_flag(base, "--rate-schedule 1:3", "--rate-schedule");
+    /* mixed hardware: H100 prefill, H200 decode; no NVLink between them, the blended price */
+    run("serve --model llama-3.1-8b --hw h200 --prefill-hw h100-sxm --disagg 1:1 --num-prompts 20 "
+        "--request-rate 4 --uncertainty 0 --format json");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "\"kv_link\":\t\"scaleout\""));
+    assert_non_null(strstr(R.out, "\"prefill_hw\":\t\"NVIDIA H100"));
+    assert_near(out_num("usd_per_gpu_hour"), (2.69 + 3.59) / 2, 1e-9);
+    bad_flag(base, "--prefill-hw h200", "--disagg");
     run("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --router kv-aware "
         "--kv-overlap-score-weight 2 --dataset-name prefix_repetition --num-prompts 100 "
         "--request-rate 20 --format json");

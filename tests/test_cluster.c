@@ -606,6 +606,34 @@ static void test_disagg_one_request(void **state)
                 1000 * 131072.0 / 4 / (g->hw.scaleout_bytes_per_s * g->hw.eff_network) * 1e9 +
                     g->hw.scaleout_latency_ns,
                 1e-12);
+    /* mixed hardware: a prefill device of 50 GB/s x 0.8 NICs, 5 us, and a decode device of
+     * 25 GB/s x 1.0, 8 us: no NVLink between two kinds of device, even 2 GPUs in one node; the
+     * slower end, 25 GB/s: 131.072 MB / 25 GB/s + 8 us = 5.24288 + 0.008 = 5.25088 ms */
+    sim_hw ph = f->hw, dh = f->hw;
+    ph.scaleout_bytes_per_s = 50e9;
+    ph.eff_network = 0.8;
+    ph.scaleout_latency_ns = 5000.0;
+    snprintf(dh.name, sizeof dh.name, "another device");
+    dh.scaleout_bytes_per_s = 25e9;
+    dh.eff_network = 1.0;
+    dh.scaleout_latency_ns = 8000.0;
+    sim_engine_cfg pe = f->cfg, de = f->cfg;
+    pe.step.hw = &ph;
+    de.step.hw = &dh;
+    sim_disagg_cfg mixed = {.prefill = &pe, .decode = &de, .n_prefill = 1, .n_decode = 1};
+    assert_true(sim_disagg_scaleout(&mixed));
+    assert_near(sim_disagg_kv_ns(&mixed, 1000), 5.25088e6, 1e-12);
+    /* the other way round: the same slower end and latency */
+    mixed.prefill = &de;
+    mixed.decode = &pe;
+    assert_near(sim_disagg_kv_ns(&mixed, 1000), 5.25088e6, 1e-12);
+    /* a request through them: TTFT = the prefill on its device + 5.25088 ms + the decode side's
+     * first iteration on its own */
+    run_disagg(&mixed, &w, &all, &per);
+    assert_near(per.kv_transfer_ns, 5.25088e6, 1e-12);
+    assert_true(per.kv_scaleout);
+    sim_engine_result_free(&all);
+    sim_cluster_result_free(&per);
     free(g);
     free(f);
 }
