@@ -777,6 +777,10 @@ static void test_html_reports(void **state)
         {"sweep serve --model llama-3.1-8b --hw h100-sxm --num-prompts 50 --request-rate 2,50 "
          "--max-num-seqs 16,64 --slo ttft:2000,tpot:100 --threads 1",
          "class=\"front\"", "point,", 4},
+        /* an autoscaled pool: the latency CDFs, the replicas over time, the requests */
+        {"serve --model llama-3.1-8b --hw h100-sxm --num-prompts 600 --rate-schedule 0:5,30:30 "
+         "--autoscale 1:4 --autoscale-metric rate --autoscale-target 11 --uncertainty 0",
+         "Replicas over time", "autoscaled 1..4 on rate", 6},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         remove(path);
