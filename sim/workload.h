@@ -23,6 +23,9 @@
  *     optionally hash_ids (one id per 512-token block of the prompt, naming the prefix up to the
  *     block's end: the prefix cache's sharing);
  *   - plain CSV: the header arrival_s,input_tokens,output_tokens.
+ * The plain CSV's optional session_id column and Mooncake's optional session_id field (any text
+ * or number; empty: none) make sessions of the requests that share one
+ * (sim_workload_link_sessions).
  * Arrivals are taken relative to the earliest one, multiplied by the time scale (0.5 replays a
  * trace twice as fast) and sorted (stably). A malformed row is an error naming file and line, and
  * so is an arrival whose scaled offset from the earliest exceeds SIM_ARRIVAL_MAX_S.
@@ -192,6 +195,19 @@ typedef struct sim_session_cfg {
 } sim_session_cfg;
 
 sim_status sim_workload_sessions(const sim_session_cfg *c, sim_workload *out, sim_err *err);
+
+/* A trace's sessions (its session_id column or field): the requests of w with the same nonzero
+ * key[i] (for w->reqs[i], in w's order: by arrival) are one session's turns, numbered from 1 in
+ * the order their first turns arrive; a request whose key is 0 is a session of its own. A later
+ * turn is sent at the later of its own arrival and its previous turn's last token (think 0: a
+ * recorded conversation's next message cannot precede the answer it follows). Sets w->links and
+ * w->sessions. Example (sim_workload *w, sim_err *err):
+ *   uint64_t key[3] = {7, 0, 7}; // requests 0 and 2: one session; request 1 alone
+ *   if (w->n == 3 && sim_workload_link_sessions(w, key, err))
+ *       return SIM_EINTERNAL;
+ *   ... w->links[0].follow == 2, w->links[2].follows, w->sessions == 2 ...
+ */
+sim_status sim_workload_link_sessions(sim_workload *w, const uint64_t *key, sim_err *err);
 
 /* Parses "S", "exp:MEAN" or "uniform:LO:HI" (seconds, each finite, >= 0, LO <= HI, at most
  * 1e6). Errors name --think-time-s. */

@@ -2398,6 +2398,17 @@ static void test_kv_offload_and_sessions(void **state)
              "--autoscale-metric");
     bad_flag(base, "--rate-schedule 0:1 --request-rate 3", "--rate-schedule");
     bad_flag(base, "--rate-schedule 1:3", "--rate-schedule");
+    /* a trace's sessions: --session-affinity takes them; --save-requests names session, turn */
+    char cmd[1024];
+    const char *tp = tu_write_tmp("arrival_s,input_tokens,output_tokens,session_id\n"
+                                  "0,1000,20,a\n0.001,1100,20,a\n0.002,500,20,b\n");
+    snprintf(cmd, sizeof cmd,
+             "serve --model llama-3.1-8b --hw h100-sxm --trace %s --replicas 2 "
+             "--session-affinity --uncertainty 0 --format json",
+             tp);
+    run(cmd);
+    assert_int_equal(R.rc, 0);
+    assert_near(out_num("completed"), 3, 0);
     /* mixed hardware: H100 prefill, H200 decode; no NVLink between them, the blended price */
     run("serve --model llama-3.1-8b --hw h200 --prefill-hw h100-sxm --disagg 1:1 --num-prompts 20 "
         "--request-rate 4 --uncertainty 0 --format json");

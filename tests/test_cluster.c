@@ -524,6 +524,49 @@ static void test_autoscale_step_by_hand(void **state)
     free(f);
 }
 
+/* A trace's sessions on one engine and on two replicas: a later turn is sent at the later of its
+ * own arrival and its previous turn's last token. Session a: turns at 0 and 1 ms (the second
+ * waits for the first's answer, tens of ms); session b: turns at 2 ms and 5 s (long after b's
+ * first ended: sent at 5 s). With --session-affinity on 2 replicas a's second turn goes where
+ * its first ran. */
+static void test_trace_sessions_sent(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    sim_request q[4] = {{.arrival_ns = 0, .input_tokens = 1000, .output_tokens = 20},
+                        {.arrival_ns = 1000000LL, .input_tokens = 1100, .output_tokens = 20},
+                        {.arrival_ns = 2000000LL, .input_tokens = 500, .output_tokens = 20},
+                        {.arrival_ns = 5000000000LL, .input_tokens = 600, .output_tokens = 20}};
+    sim_workload w = {.reqs = q, .n = 4, .source = "hand"};
+    const uint64_t key[4] = {11, 11, 22, 22};
+    sim_err err = {{0}};
+    assert_int_equal(sim_workload_link_sessions(&w, key, &err), SIM_OK);
+    assert_int_equal(w.sessions, 2);
+    sim_engine_result r;
+    assert_int_equal(sim_engine_check(&f->cfg, &w, &err), SIM_OK);
+    assert_int_equal(sim_engine_run(&f->cfg, &w, &r, &err), SIM_OK);
+    assert_true(r.seqs[0].finish_ns > 1000000LL);
+    assert_int_equal(r.seqs[1].send_ns, r.seqs[0].finish_ns);
+    assert_true(r.seqs[2].finish_ns < 5000000000LL);
+    assert_int_equal(r.seqs[3].send_ns, 5000000000LL);
+    sim_engine_result_free(&r);
+    sim_cluster_cfg c = {.engine = &f->cfg, .replicas = 2, .router = SIM_ROUTER_ROUND_ROBIN,
+                         .session_affinity = true};
+    sim_engine_result all;
+    sim_cluster_result per;
+    assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_OK);
+    assert_int_equal(sim_cluster_run(&c, &w, &all, &per, &err), SIM_OK);
+    assert_int_equal(all.seqs[1].send_ns, all.seqs[0].finish_ns);
+    assert_int_equal(all.seqs[3].send_ns, 5000000000LL);
+    /* round-robin by request index puts the first turns 0 and 2 on replica 0; affinity keeps
+     * both sessions there: replica 0's prompts 1000 + 1100 + 500 + 600 */
+    assert_int_equal(per.load[0].input_tokens, 3200);
+    sim_engine_result_free(&all);
+    sim_cluster_result_free(&per);
+    free(w.links);
+    free(f);
+}
+
 static void test_checks(void **state)
 {
     (void)state;
@@ -698,6 +741,7 @@ int main(void)
         cmocka_unit_test(test_stale_router_by_hand),
         cmocka_unit_test(test_autoscale_desired),
         cmocka_unit_test(test_autoscale_step_by_hand),
+        cmocka_unit_test(test_trace_sessions_sent),
         cmocka_unit_test(test_sessions_over_replicas),
         cmocka_unit_test(test_prefix_aware_hits),
         cmocka_unit_test(test_disagg_one_request),

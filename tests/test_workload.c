@@ -666,6 +666,51 @@ static void test_rate_schedule(void **state)
     assert_non_null(strstr(err.msg, "--rate-schedule"));
 }
 
+/* A trace's session_id: rows sorted by arrival (0 a, 0.2 b, 0.5 none, 1.0 a) make three
+ * sessions: a's turns 0 and 3 (request 0 follows on with 3), b's one, the unnamed one; Mooncake's
+ * field takes text or numbers. */
+static void test_trace_sessions(void **state)
+{
+    (void)state;
+    const char *p = tu_write_tmp("arrival_s,input_tokens,output_tokens,session_id\n"
+                                 "0,100,10,a\n1.0,200,10,a\n0.5,50,5,\n0.2,80,8,b\n");
+    sim_workload w;
+    sim_err err = {{0}};
+    assert_int_equal(sim_workload_load_trace(p, 1.0, 0, &w, &err), SIM_OK);
+    assert_non_null(w.links);
+    assert_int_equal(w.sessions, 3);
+    assert_int_equal(w.reqs[3].input_tokens, 200);
+    assert_int_equal(w.links[0].follow, 3);
+    assert_false(w.links[0].follows);
+    assert_true(w.links[3].follows);
+    assert_int_equal(w.links[3].turn, 1);
+    assert_int_equal(w.links[3].session, w.links[0].session);
+    assert_int_equal(w.links[3].think_ns, 0);
+    assert_int_equal(w.links[1].follow, 0);
+    assert_false(w.links[2].follows);
+    assert_true(w.links[1].session != w.links[2].session);
+    sim_workload_free(&w);
+    p = tu_write_tmp("{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 3, "
+                     "\"session_id\": 12}\n"
+                     "{\"timestamp\": 9, \"input_length\": 20, \"output_length\": 3, "
+                     "\"session_id\": 12}\n"
+                     "{\"timestamp\": 5, \"input_length\": 30, \"output_length\": 3, "
+                     "\"session_id\": \"12\"}\n");
+    assert_int_equal(sim_workload_load_trace(p, 1.0, 0, &w, &err), SIM_OK);
+    assert_int_equal(w.sessions, 1); /* 12 and "12" name one session */
+    assert_int_equal(w.links[0].follow, 1);
+    assert_int_equal(w.links[1].follow, 2);
+    sim_workload_free(&w);
+    p = tu_write_tmp("{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 3, "
+                     "\"session_id\": [1]}\n");
+    assert_int_equal(sim_workload_load_trace(p, 1.0, 0, &w, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "session_id"));
+    p = tu_write_tmp("arrival_s,input_tokens,output_tokens\n0,100,10\n");
+    assert_int_equal(sim_workload_load_trace(p, 1.0, 0, &w, &err), SIM_OK);
+    assert_null(w.links); /* no column: no sessions */
+    sim_workload_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -686,6 +731,7 @@ int main(void)
         cmocka_unit_test(test_dataset_fit),
         cmocka_unit_test(test_turn_heap),
         cmocka_unit_test(test_rate_schedule),
+        cmocka_unit_test(test_trace_sessions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
