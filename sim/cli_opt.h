@@ -68,6 +68,7 @@ typedef struct cli_opts {
     const char *trace, *save_requests, *router, *disagg;
     int64_t replicas, prefill_tp;
     const char *prefill_hw; /* --prefill-hw: the prefill instances' device with --disagg */
+    const char *replica_hw; /* --replica-hw DEV:N,...: the replicas' devices (mixed hardware) */
     const char *kv_offload, *kv_offload_write; /* lower KV tiers (engine.h sim_engine_offload) */
     int64_t sessions, turns;                    /* multi-turn sessions (workload.h) */
     const char *think_time;

@@ -194,6 +194,9 @@ const cli_opt_def cli_opt_table[] = {
       "gamma shape of the arrival gaps; 1 = Poisson (default 1)"),
     O("--replicas", CLI_OPT_INT, replicas, 1, SIM_CLUSTER_MAX_REPLICAS, CLI_OPT_CMD_SERVE,
       "independent engines behind a router, each --tp x --pp GPUs (default 1)"),
+    O("--replica-hw", CLI_OPT_STR, replica_hw, 0, 0, CLI_OPT_CMD_SERVE,
+      "DEV:N,DEV:N,...: replicas on different devices behind one router, N of each in order "
+      "(their sum is --replicas; default: every replica on --hw)"),
     O("--router", CLI_OPT_STR, router, 0, 0, CLI_OPT_CMD_SERVE,
       "round-robin|least-outstanding|prefix-aware|kv-aware: how --replicas share the requests; "
       "kv-aware: Dynamo's KV router, the lowest weight x prefill blocks + active blocks "

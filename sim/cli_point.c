@@ -409,6 +409,10 @@ void cli_point_serve_free(cli_point_serve_state *s)
     sim_engine_result_free(&s->res);
     sim_cluster_result_free(&s->cluster);
     sim_workload_free(&s->own);
+    free(s->mix_hw);
+    free(s->mix_cfg);
+    s->mix_hw = NULL;
+    s->mix_cfg = NULL;
 }
 
 /* The timeline of several engines (--replicas, --disagg): iteration detail, no window. */
@@ -506,6 +510,8 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
         st = cli_point_offload_flags(o, s->cfg.step.hw, &s->cfg.offload, err);
         if (!st)
             st = cli_point_autoscale_flags(o, &s->cfg.step, &cc.autoscale, err);
+        if (!st && o->replica_hw)
+            st = cli_point_mixed_replicas(o, cache, s, &cc, err);
         if (!st && cc.autoscale.max > 0) { /* the pool; the GPUs held at most, after the run */
             cc.replicas = cc.autoscale.max;
             s->gpus = sim_pp_gpus(&s->cfg.step) * cc.replicas;

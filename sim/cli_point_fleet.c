@@ -4,8 +4,10 @@
 #include "cli_point.h"
 
 #include "mem.h"
+#include "pp.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,5 +152,69 @@ sim_status cli_point_autoscale_flags(const cli_opts *o, const sim_step_cfg *step
     const double read = hw->host_disk_bytes_per_s < link ? hw->host_disk_bytes_per_s : link;
     const double load_s = sim_mem_weight_bytes(step) / read;
     a->start_ns = llround((o->autoscale_provision_s + load_s) * 1e9);
+    return SIM_OK;
+}
+
+/* The most kinds of device one --replica-hw list names. */
+#define MIX_KINDS 16
+
+sim_status cli_point_mixed_replicas(const cli_opts *o, const cli_load_cache *cache,
+                                    cli_point_serve_state *s, sim_cluster_cfg *cc, sim_err *err)
+{
+    if (o->disagg || o->autoscale)
+        return sim_fail(err, SIM_EINPUT, "--replica-hw with %s: expected one of them",
+                        o->disagg ? "--disagg" : "--autoscale");
+    char names[MIX_KINDS][PATH_MAX];
+    long count[MIX_KINDS];
+    int kinds = 0;
+    long total = 0;
+    for (const char *p = o->replica_hw; *p;) {
+        const char *colon = strchr(p, ':');
+        char *end = NULL;
+        errno = 0;
+        long k = colon ? strtol(colon + 1, &end, 10) : 0;
+        if (!colon || colon == p || (size_t)(colon - p) >= PATH_MAX || errno || end == colon + 1 ||
+            (*end && *end != ',') || k < 1 || kinds == MIX_KINDS ||
+            total + k > SIM_CLUSTER_MAX_REPLICAS)
+            return sim_fail(err, SIM_EINPUT,
+                            "--replica-hw: value '%s', expected DEV:N,DEV:N,... (each N >= 1, at "
+                            "most %d devices and %d replicas)",
+                            o->replica_hw, MIX_KINDS, SIM_CLUSTER_MAX_REPLICAS);
+        snprintf(names[kinds], sizeof names[kinds], "%.*s", (int)(colon - p), p);
+        count[kinds++] = k;
+        total += k;
+        p = *end ? end + 1 : end;
+    }
+    if (total < 2 || (cli_opt_given(o, "--replicas") && o->replicas != total))
+        return sim_fail(err, SIM_EINPUT, "--replica-hw: value '%s' names %ld replicas, expected %s",
+                        o->replica_hw, total,
+                        total < 2 ? "at least 2" : "as many as --replicas gives");
+    s->mix_hw = calloc((size_t)kinds, sizeof *s->mix_hw);
+    s->mix_cfg = calloc((size_t)total, sizeof *s->mix_cfg);
+    if (!s->mix_hw || !s->mix_cfg)
+        return sim_fail(err, SIM_EINTERNAL, "out of memory for --replica-hw");
+    const double per = (double)sim_pp_gpus(&s->cfg.step);
+    double usd = 0.0;
+    bool known = true;
+    for (int k = 0, r = 0; k < kinds; k++) {
+        char path[PATH_MAX];
+        cli_load_resolve(CLI_LOAD_HW, names[k], path, sizeof path);
+        double price = 0.0;
+        sim_status st = cli_load_hw(cache, path, &s->mix_hw[k], err);
+        if (!st)
+            st = cli_load_price(o, path, &s->mix_hw[k], &price, err);
+        if (st)
+            return st;
+        known &= price > 0.0;
+        usd += price * per * (double)count[k];
+        for (long j = 0; j < count[k]; j++, r++) {
+            s->mix_cfg[r] = s->cfg;
+            s->mix_cfg[r].step.hw = &s->mix_hw[k];
+        }
+    }
+    cc->replicas = (int)total;
+    cc->per_replica = s->mix_cfg;
+    s->gpus = (int64_t)(per * (double)total);
+    s->usd_per_gpu_hour = known ? usd / (per * (double)total) : 0.0;
     return SIM_OK;
 }

@@ -64,6 +64,18 @@ sim_status sim_cluster_check(const sim_cluster_cfg *cfg, const sim_workload *w, 
         return sim_fail(err, SIM_EINPUT,
                         "--autoscale with --sessions: sessions over an autoscaled pool are not "
                         "modelled; expected one of them");
+    for (int r = 0; cfg->per_replica && r < cfg->replicas; r++) {
+        const sim_engine_cfg *e = &cfg->per_replica[r];
+        if (e->block_size != cfg->engine->block_size)
+            return sim_fail(err, SIM_EINPUT,
+                            "replica %d: block size %lld, expected every replica's %lld", r,
+                            (long long)e->block_size, (long long)cfg->engine->block_size);
+        sim_status st = sim_engine_check(e, w, err);
+        if (st) { /* say which replica */
+            sim_err why = *err;
+            return sim_fail(err, st, "replica %d (%s): %s", r, e->step.hw->name, why.msg);
+        }
+    }
     if (cfg->replicas > 1 && cfg->engine->observer)
         return sim_fail(err, SIM_EINPUT,
                         "--html with --replicas %d: the report of several replicas over time is "
@@ -280,6 +292,7 @@ int sim_cluster_add_totals(const replica *rep, int from, int to, bool streams, b
             ld->output_tokens += x->seqs[j].output;
         }
         ld->requests = (int64_t)x->n;
+        snprintf(ld->hw, sizeof ld->hw, "%s", rep[r].cfg.step.hw->name);
         ld->busy_ns = x->busy_ns;
         ld->iterations = x->iterations;
         ld->scheduled_seqs = x->scheduled_seqs;
@@ -545,12 +558,17 @@ sim_status sim_cluster_run(const sim_cluster_cfg *cfg, const sim_workload *w,
     memset(all, 0, sizeof *all);
     out->replicas = n;
     out->router = cfg->router;
+    out->mixed = cfg->per_replica != NULL;
     out->load = calloc((size_t)n, sizeof *out->load);
     replica *rep = calloc((size_t)n, sizeof *rep);
     int started = 0;
-    sim_status st = out->load && rep ? sim_cluster_start_all(rep, n, 0, cfg->engine, w,
-                                                             cfg->observer, &started, err)
+    sim_status st = out->load && rep ? SIM_OK
                                      : sim_fail(err, SIM_EINTERNAL, "out of memory for replicas");
+    if (!st && !cfg->per_replica)
+        st = sim_cluster_start_all(rep, n, 0, cfg->engine, w, cfg->observer, &started, err);
+    for (int r = 0; !st && cfg->per_replica && r < n; r++) /* each on its own device */
+        st = sim_cluster_start_all(rep + r, 1, r, &cfg->per_replica[r], w, cfg->observer,
+                                   &started, err);
     if (!st && w->links)
         st = session_loop(cfg, rep, w, out, err);
     /* a stale view (cluster.h): the replicas stand at the last refresh, each one's requests then */

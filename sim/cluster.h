@@ -176,6 +176,9 @@ typedef struct sim_cluster_cfg {
     bool session_affinity;    /* a session's later turn goes where its previous turn ran */
     int64_t refresh_ns;       /* the router's view refreshed every refresh_ns; 0: live */
     sim_autoscale autoscale;  /* .max 0: a fixed pool of `replicas` (else replicas = max) */
+    /* mixed hardware: replica r runs per_replica[r] (the same model and engine on its own
+     * device; every one's block size engine's), [replicas]; NULL: every replica runs `engine` */
+    const sim_engine_cfg *per_replica;
     const sim_cluster_observer *observer; /* NULL: nobody watches */
 } sim_cluster_cfg;
 
@@ -185,6 +188,7 @@ typedef struct sim_replica_load {
     double busy_ns; /* time in iterations */
     int64_t iterations, scheduled_seqs, preemptions, kv_blocks, kv_peak_blocks;
     int64_t prefix_blocks; /* blocks of its requests' ids already sent to it (prefix-aware) */
+    char hw[96];           /* its device's display name */
 } sim_replica_load;
 
 typedef struct sim_cluster_result {
@@ -199,6 +203,7 @@ typedef struct sim_cluster_result {
     char prefill_hw[96];      /* the prefill instances' device (its display name) */
     double kv_transfer_ns;    /* sum over requests of the transfer time TTFT waits for */
     double kv_transfer_bytes; /* sum over requests of the bytes each GPU sent */
+    bool mixed; /* the replicas ran on different devices (per_replica) */
     /* autoscaling (autoscaled false otherwise) */
     bool autoscaled;
     int scale_min;                  /* its MIN (MAX is replicas) */

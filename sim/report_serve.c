@@ -222,6 +222,8 @@ static void cluster_json(cJSON *o, const sim_serve_report *r)
         cJSON *x = cJSON_CreateObject();
         if (c->prefill > 0)
             cJSON_AddStringToObject(x, "role", i < c->prefill ? "prefill" : "decode");
+        if (c->mixed)
+            cJSON_AddStringToObject(x, "hw", l->hw);
         add_num(x, "requests", (double)l->requests);
         add_num(x, "input_tokens", (double)l->input_tokens);
         add_num(x, "output_tokens", (double)l->output_tokens);

@@ -2409,6 +2409,17 @@ static void test_kv_offload_and_sessions(void **state)
     run(cmd);
     assert_int_equal(R.rc, 0);
     assert_near(out_num("completed"), 3, 0);
+    /* replicas on two devices: each replica's device in replica_load, the blended price */
+    run("serve --model llama-3.1-8b --hw h100-sxm --replica-hw h100-sxm:1,h200:2 --num-prompts 60 "
+        "--request-rate 20 --uncertainty 0 --format json");
+    assert_int_equal(R.rc, 0);
+    assert_near(out_num("gpus"), 3, 0);
+    assert_near(out_num("usd_per_gpu_hour"), (2.69 + 2 * 3.59) / 3, 1e-9);
+    assert_non_null(strstr(R.out, "\"hw\":\t\"NVIDIA H200"));
+    bad_flag(base, "--replica-hw h100-sxm:1", "at least 2");
+    bad_flag(base, "--replica-hw h100-sxm:2,h200:2 --replicas 3", "--replicas");
+    bad_flag(base, "--replica-hw h100-sxm:2,h200", "--replica-hw");
+    bad_flag(base, "--replica-hw h100-sxm:2 --disagg 1:1", "--replica-hw");
     /* mixed hardware: H100 prefill, H200 decode; no NVLink between them, the blended price */
     run("serve --model llama-3.1-8b --hw h200 --prefill-hw h100-sxm --disagg 1:1 --num-prompts 20 "
         "--request-rate 4 --uncertainty 0 --format json");

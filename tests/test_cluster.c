@@ -567,6 +567,47 @@ static void test_trace_sessions_sent(void **state)
     free(f);
 }
 
+/* Mixed hardware behind one router: replica 1 on a device of half the HBM bandwidth. Round-robin
+ * gives request 0 to replica 0 and request 1 to replica 1, both at 0; each then runs exactly as
+ * one request alone on a fresh engine of its own device (run = serve for one request), so its
+ * first token and finish are that engine's, to the nanosecond, and the slower device's later. */
+static void test_mixed_replicas(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    sim_hw slow = f->hw;
+    snprintf(slow.name, sizeof slow.name, "half-bandwidth device");
+    slow.hbm_bytes_per_s *= 0.5;
+    sim_engine_cfg per[2] = {f->cfg, f->cfg};
+    per[1].step.hw = &slow;
+    sim_request q[2] = {{.arrival_ns = 0, .input_tokens = 1000, .output_tokens = 5},
+                        {.arrival_ns = 0, .input_tokens = 1000, .output_tokens = 5}};
+    sim_workload w = {.reqs = q, .n = 2, .source = "hand"};
+    sim_cluster_cfg c = {.engine = &f->cfg, .replicas = 2, .router = SIM_ROUTER_ROUND_ROBIN,
+                         .per_replica = per};
+    sim_engine_result all, alone[2];
+    sim_cluster_result per_load;
+    sim_err err = {{0}};
+    assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_OK);
+    assert_int_equal(sim_cluster_run(&c, &w, &all, &per_load, &err), SIM_OK);
+    sim_workload one = {.reqs = q, .n = 1, .source = "hand"};
+    for (int r = 0; r < 2; r++) {
+        assert_int_equal(sim_engine_run(&per[r], &one, &alone[r], &err), SIM_OK);
+        assert_int_equal(all.seqs[r].first_token_ns, alone[r].seqs[0].first_token_ns);
+        assert_int_equal(all.seqs[r].finish_ns, alone[r].seqs[0].finish_ns);
+        sim_engine_result_free(&alone[r]);
+    }
+    assert_true(all.seqs[1].finish_ns > all.seqs[0].finish_ns);
+    assert_int_equal(per_load.load[1].requests, 1);
+    sim_engine_result_free(&all);
+    sim_cluster_result_free(&per_load);
+    /* a replica whose block size differs is refused, naming it */
+    per[1].block_size = 32;
+    assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "replica 1"));
+    free(f);
+}
+
 static void test_checks(void **state)
 {
     (void)state;
@@ -742,6 +783,7 @@ int main(void)
         cmocka_unit_test(test_autoscale_desired),
         cmocka_unit_test(test_autoscale_step_by_hand),
         cmocka_unit_test(test_trace_sessions_sent),
+        cmocka_unit_test(test_mixed_replicas),
         cmocka_unit_test(test_sessions_over_replicas),
         cmocka_unit_test(test_prefix_aware_hits),
         cmocka_unit_test(test_disagg_one_request),
