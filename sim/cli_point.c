@@ -592,6 +592,8 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
         s->cfg.observer = NULL;
     }
     if (ct) {
+        if (!st && s->cluster.autoscaled)
+            sim_cluster_trace_autoscale(ct, &s->cluster);
         if (!st)
             st = sim_cluster_trace_close(ct, err);
         else

@@ -60,6 +60,10 @@ sim_status sim_cluster_check(const sim_cluster_cfg *cfg, const sim_workload *w, 
                         "%g; expected an interval > 0, the others >= 0",
                         (long long)a->interval_ns, (long long)a->start_ns,
                         (long long)a->down_window_ns, a->tolerance);
+    if (a->max > 0 && cfg->refresh_ns > 0)
+        return sim_fail(err, SIM_EINPUT,
+                        "--autoscale with --router-refresh-ms: a stale view of an autoscaled pool "
+                        "is not modelled; expected one of them");
     if (a->max > 0 && w->links)
         return sim_fail(err, SIM_EINPUT,
                         "--autoscale with --sessions: sessions over an autoscaled pool are not "

@@ -705,6 +705,23 @@ static void test_chrome_traces(void **state)
         assert_int_equal(R.rc, 0);
         remove(path);
     }
+    /* an autoscaled pool's timeline: a replicas counter (ready, held), valid for trace-check */
+    snprintf(a, sizeof a,
+             "serve --model llama-3.1-8b --hw h100-sxm --num-prompts 900 --rate-schedule 0:5,30:30 "
+             "--random-input-len 128 --random-output-len 8 --autoscale 1:3 --autoscale-metric "
+             "rate --autoscale-target 11 --uncertainty 0 --chrome-trace %s --format json",
+             path);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    char *as_trace = slurp(path);
+    assert_non_null(as_trace);
+    assert_non_null(strstr(as_trace, "\"name\":\"replicas\""));
+    assert_non_null(strstr(as_trace, "\"held\":3"));
+    free(as_trace);
+    snprintf(a, sizeof a, "trace-check %s", path);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    remove(path);
     /* a 1,000-request serve trace at the default (iteration) detail stays well under 100 MB */
     snprintf(a, sizeof a,
              "serve --model llama-3.1-8b --hw h100-sxm --num-prompts 1000 "

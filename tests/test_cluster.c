@@ -516,6 +516,10 @@ static void test_autoscale_step_by_hand(void **state)
     assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "--autoscale"));
     c.autoscale.min = 1;
+    c.refresh_ns = 50000000LL;
+    assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--router-refresh-ms"));
+    c.refresh_ns = 0;
     c.autoscale.metric = SIM_SCALE_KV;
     c.autoscale.target = 2.0;
     assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_EINPUT);
