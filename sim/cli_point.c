@@ -535,10 +535,6 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
         st = sim_fail(err, SIM_EINPUT,
                       "--session-affinity: applies only with sessions (--sessions, or a trace's "
                       "session_id) and --replicas N > 1");
-    if (!st && s->w->links && dc.n_prefill > 0)
-        st = sim_fail(err, SIM_EINPUT,
-                      "--sessions (or a trace's session_id) with --disagg: a session's turns over "
-                      "prefill and decode pools are not modeled yet; expected one of them");
     sim_trace_serve *ts = NULL;
     sim_cluster_trace *ct = NULL; /* several engines: their own timeline */
     const int instances = dc.n_prefill > 0 ? dc.n_prefill + dc.n_decode : cc.replicas;

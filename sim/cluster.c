@@ -524,12 +524,10 @@ static sim_status session_loop(const sim_cluster_cfg *cfg, replica *rep, const s
                 k++;
                 continue;
             }
-            const sim_session_link *lk = &w->links[id];
-            int64_t rel = x->finish_ns + lk->think_ns; /* not before its own arrival */
-            if (rel < w->reqs[lk->follow].arrival_ns)
-                rel = w->reqs[lk->follow].arrival_ns;
             sim_workload_turn_push(
-                heap, &hn, (sim_session_turn){rel > until ? rel : until, lk->follow, at[id]});
+                heap, &hn,
+                (sim_session_turn){sim_workload_turn_release(w, id, x->finish_ns, until),
+                                   w->links[id].follow, at[id]});
             open[k] = open[--n_open];
         }
         seen_done = done;

@@ -75,7 +75,10 @@
  * the two ends (scale-out x efficiency.network of each) plus the longer of their latencies. With layer-wise streaming (kv_stream) each layer's KV leaves as soon as it is computed:
  * only what outlasts the prefill stays exposed, max(t_kv / layers, t_kv - prefill time).
  * The prefill instance's blocks are freed when its token is sampled (not held until the decode
- * side has pulled them). Not modelled: speculative decoding. With a front end (engine.h) each
+ * side has pulled them). Sessions: a turn enters the prefill pool when it is released and its
+ * next turn is released by its last token at the decode instance (the pools step as replicas do
+ * with sessions, above); its prefix hit is the prefill instance's own cache (earlier turns'
+ * prompts it computed; their outputs were decoded elsewhere). Not modelled: speculative decoding. With a front end (engine.h) each
  * engine has its own; the command line gives the prefill instances the request stage and the
  * decode instances the output stage, and the result sums their parts.
  */

@@ -167,16 +167,89 @@ static sim_status prefill_to(pools *P, int64_t t, sim_err *err)
     return SIM_OK;
 }
 
+/* Sessions over the pools (cluster.h): the turns released and not sent (a min-heap), those at a
+ * decode instance whose next turn is not released, and the pools' stepping. */
+typedef struct turns {
+    sim_session_turn *heap;
+    size_t n, *open, n_open, *loc; /* loc: a turn's index in its decode instance's stream */
+    int *at;                       /* its decode instance */
+    int64_t step, until;           /* the stepping: no longer than the shortest think time */
+    size_t in_prefill;             /* turns given to the prefill pool, not yet at a decode one */
+} turns;
+
+static sim_status turns_init(turns *T, const sim_workload *w, sim_err *err)
+{
+    const size_t n = w->n ? w->n : 1;
+    T->heap = malloc(n * sizeof *T->heap);
+    T->open = malloc(n * sizeof *T->open);
+    T->loc = malloc(n * sizeof *T->loc);
+    T->at = malloc(n * sizeof *T->at);
+    if (!T->heap || !T->open || !T->loc || !T->at)
+        return sim_fail(err, SIM_EINTERNAL, "out of memory for sessions");
+    T->step = INT64_MAX;
+    for (size_t i = 0; i < w->n; i++) {
+        if (!w->links[i].follows)
+            sim_workload_turn_push(T->heap, &T->n,
+                                   (sim_session_turn){w->reqs[i].arrival_ns, (int64_t)i, -1});
+        if (w->links[i].follow > 0 && w->links[i].think_ns < T->step)
+            T->step = w->links[i].think_ns;
+    }
+    if (T->step < 1000000LL) /* as the replicas' sessions step: at least 1 ms */
+        T->step = 1000000LL;
+    return SIM_OK;
+}
+
+static void turns_free(turns *T)
+{
+    free(T->heap);
+    free(T->open);
+    free(T->loc);
+    free(T->at);
+}
+
+/* The decode pool advanced to t: every turn finished by then releases its session's next, its
+ * think time after the last token (not before its own arrival, nor before t). */
+static sim_status turns_scan(pools *P, turns *T, int64_t t, sim_err *err)
+{
+    const sim_disagg_cfg *c = P->cfg;
+    replica *dec = P->rep + c->n_prefill;
+    sim_status st = SIM_OK;
+    for (int r = 0; !st && r < c->n_decode; r++)
+        st = sim_engine_advance(dec[r].e, t, err);
+    T->until = t;
+    for (size_t k = 0; !st && k < T->n_open;) {
+        const size_t id = T->open[k];
+        const sim_seq *x = &dec[T->at[id]].res.seqs[T->loc[id]];
+        if (x->phase != SIM_SEQ_DONE) {
+            k++;
+            continue;
+        }
+        sim_workload_turn_push(T->heap, &T->n,
+                               (sim_session_turn){sim_workload_turn_release(P->w, id, x->finish_ns,
+                                                                            t),
+                                                  P->w->links[id].follow, -1});
+        T->open[k] = T->open[--T->n_open];
+    }
+    return st;
+}
+
 static sim_status disagg_loop(pools *P, sim_err *err)
 {
     const sim_disagg_cfg *c = P->cfg;
     const sim_workload *w = P->w;
     replica *dec = P->rep + c->n_prefill;
     size_t next = 0, sent = 0;
-    sim_status st = SIM_OK;
+    turns T = {0};
+    sim_status st = w->links ? turns_init(&T, w, err) : SIM_OK;
+    const bool sessions = w->links && T.heap && T.open && T.loc && T.at; /* (else st is set) */
     while (!st && sent < w->n) {
-        bool client = next < w->n;
-        int64_t t = client ? w->reqs[next].arrival_ns : INT64_MAX;
+        bool client = sessions ? T.n > 0 : next < w->n;
+        int64_t t = !client ? INT64_MAX : sessions ? T.heap[0].t_ns : w->reqs[next].arrival_ns;
+        /* sessions: a step to find the finishes (and the prompts done) before the next release */
+        const bool stepping = sessions && (T.n_open > 0 || T.in_prefill > 0) &&
+                              T.until <= INT64_MAX - T.step && T.until + T.step < t;
+        if (stepping)
+            t = T.until + T.step;
         if ((st = prefill_to(P, t, err)))
             break;
         if (P->heap_n > 0 && P->heap[0].t < t) {
@@ -195,13 +268,29 @@ static sim_status disagg_loop(pools *P, sim_err *err)
                 c->observer->kv_transfer(c->observer->ctx, (int64_t)x.i, x.from, c->n_prefill + to,
                                          x.sent, x.t);
             sim_cluster_give(&dec[to], &q, x.i);
+            if (sessions) {
+                T.in_prefill--;
+                T.at[x.i] = to;
+                T.loc[x.i] = dec[to].w.n - 1;
+                if (w->links[x.i].follow > 0)
+                    T.open[T.n_open++] = x.i;
+            }
             sent++;
+        } else if (stepping) {
+            st = turns_scan(P, &T, t, err);
         } else if (client) {
-            sim_request q = w->reqs[next];
+            size_t i = next;
+            if (sessions) { /* the prefill pool is at t: no later release before it */
+                i = (size_t)sim_workload_turn_pop(T.heap, &T.n).id;
+                T.in_prefill++;
+                T.until = t > T.until ? t : T.until;
+            }
+            sim_request q = w->reqs[i];
+            q.arrival_ns = t;
             q.output_tokens = 1; /* the prefill instance samples one token */
-            sim_cluster_give(&P->rep[sim_cluster_least_outstanding(P->rep, c->n_prefill, NULL, t)], &q,
-                             next);
-            next++;
+            const int to = sim_cluster_least_outstanding(P->rep, c->n_prefill, NULL, t);
+            sim_cluster_give(&P->rep[to], &q, i);
+            next += !sessions;
         } else if (P->heap_n == 0) {
             st = sim_fail(err, SIM_EINTERNAL,
                           "disaggregation stalled with %zu of %zu requests "
@@ -209,6 +298,7 @@ static sim_status disagg_loop(pools *P, sim_err *err)
                           sent, w->n);
         }
     }
+    turns_free(&T);
     return st;
 }
 

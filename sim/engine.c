@@ -409,13 +409,12 @@ static int iterate(loop *L)
         for (size_t i = 0; i < n; i++) {
             const int64_t id = batch[i].req;
             const sim_session_link *lk = &L->w->links[id];
-            if (seqs[id].phase == SIM_SEQ_DONE && lk->follow > 0) {
-                /* not before its own arrival (a trace's turn; a synthetic one's is its start) */
-                const int64_t rel = seqs[id].finish_ns + lk->think_ns,
-                              own = L->w->reqs[lk->follow].arrival_ns;
-                sim_workload_turn_push(L->heap, &L->heap_n,
-                                       (sim_session_turn){rel > own ? rel : own, lk->follow, -1});
-            }
+            if (seqs[id].phase == SIM_SEQ_DONE && lk->follow > 0)
+                sim_workload_turn_push(
+                    L->heap, &L->heap_n,
+                    (sim_session_turn){
+                        sim_workload_turn_release(L->w, (size_t)id, seqs[id].finish_ns, 0),
+                        lk->follow, -1});
         }
     sim_sched_compact(&L->sched, seqs);
     ok &= record_iteration(L, (int64_t)n, draft_ns, produced);

@@ -101,6 +101,13 @@ typedef struct sim_workload {
     char source[256]; /* "random" or the trace path, for messages */
 } sim_workload;
 
+/* When turn `id` (finished at finish_ns, its session's next turn w->links[id].follow) releases
+ * that next turn: think_ns after its last token, not before the next turn's own arrival (a
+ * trace's recorded time; a synthetic one's session start) nor before not_before_ns (where the
+ * caller's clock stands). */
+int64_t sim_workload_turn_release(const sim_workload *w, size_t id, int64_t finish_ns,
+                                  int64_t not_before_ns);
+
 /* Arrival rates that vary over time (--rate-schedule T:RATE,T:RATE,...): from start_s[k] on,
  * rate_per_s[k] requests/s (piecewise constant; start_s[0] is 0, the starts increasing, every
  * rate > 0, the last one holding to the end). Arrivals come from the gamma gaps of a unit rate

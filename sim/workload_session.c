@@ -212,6 +212,16 @@ sim_status sim_workload_link_sessions(sim_workload *w, const uint64_t *key, sim_
     return SIM_OK;
 }
 
+int64_t sim_workload_turn_release(const sim_workload *w, size_t id, int64_t finish_ns,
+                                  int64_t not_before_ns)
+{
+    const sim_session_link *lk = &w->links[id];
+    int64_t t = finish_ns + lk->think_ns;
+    const int64_t own = w->reqs[lk->follow].arrival_ns;
+    t = t > own ? t : own;
+    return t > not_before_ns ? t : not_before_ns;
+}
+
 static bool turn_before(const sim_session_turn *a, const sim_session_turn *b)
 {
     return a->t_ns != b->t_ns ? a->t_ns < b->t_ns : a->id < b->id;

@@ -2372,7 +2372,11 @@ static void test_kv_offload_and_sessions(void **state)
     bad_flag(base, "--turns-per-session 3", "--sessions");
     bad_flag(base, "--sessions 4 --think-time-s uniform:3:1", "--think-time-s");
     bad_flag(base, "--sessions 4 --num-prompts 10", "--num-prompts");
-    bad_flag(base, "--sessions 4 --disagg 1:1", "--disagg");
+    /* sessions over disaggregated pools: every turn completes */
+    run("serve --model llama-3.1-8b --hw h100-sxm --sessions 4 --turns-per-session 3 "
+        "--think-time-s 1 --disagg 1:1 --uncertainty 0 --format json");
+    assert_int_equal(R.rc, 0);
+    assert_near(out_num("completed"), 12, 0);
     bad_flag(base, "--session-affinity", "--session-affinity");
     bad_flag(base, "--replicas 2 --kv-overlap-score-weight 2", "--router kv-aware");
     bad_flag(base, "--router-refresh-ms 50", "--replicas N > 1");

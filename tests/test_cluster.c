@@ -612,6 +612,46 @@ static void test_mixed_replicas(void **state)
     free(f);
 }
 
+/* A two-turn session through 1:1 disaggregated pools (8192 new tokens a turn, 17 out, 10 s of
+ * thinking). The second turn is sent 10 s after the first's last token at the decode instance
+ * (the pools step 10 s at a time, the shortest think time, and the first ends within the first
+ * step); its prompt (8192 + 17 + 8192 = 16401 tokens) finds the first turn's 8192 prompt tokens
+ * in the prefill instance's cache: 512 blocks. The first turn's outputs were decoded on the
+ * decode instance, and the prefill instance sampled only the first, so no output block (block 513
+ * holds the prompt's last 0 and outputs 0-15) is cached there: 8192 against the 8208 one engine
+ * finds. */
+static void test_sessions_disagg(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    f->cfg.prefix_caching = true;
+    sim_session_cfg sc = {.sessions = 1, .turns = 2, .input_len = 8192, .output_len = 17,
+                          .request_rate = INFINITY, .burstiness = 1.0,
+                          .think = {SIM_THINK_FIXED, 10.0, 0.0}, .hash_block_tokens = 16};
+    sim_workload w;
+    sim_err err = {{0}};
+    assert_int_equal(sim_workload_sessions(&sc, &w, &err), SIM_OK);
+    sim_disagg_cfg c = {.prefill = &f->cfg, .decode = &f->cfg, .n_prefill = 1, .n_decode = 1};
+    sim_engine_result all;
+    sim_cluster_result per;
+    assert_int_equal(sim_disagg_check(&c, &w, &err), SIM_OK);
+    assert_int_equal(sim_disagg_run(&c, &w, &all, &per, &err), SIM_OK);
+    assert_true(all.seqs[0].finish_ns < 10000000000LL);
+    assert_int_equal(all.seqs[1].send_ns, all.seqs[0].finish_ns + 10000000000LL);
+    assert_int_equal(all.seqs[1].generated, 17);
+    assert_int_equal(all.prefix_hit_tokens, 8192);
+    assert_int_equal(per.load[0].requests, 2);
+    assert_int_equal(per.load[1].output_tokens, 34);
+    sim_engine_result_free(&all);
+    sim_cluster_result_free(&per);
+    sim_engine_result one;
+    assert_int_equal(sim_engine_run(&f->cfg, &w, &one, &err), SIM_OK);
+    assert_int_equal(one.seqs[1].cached, 8208);
+    sim_engine_result_free(&one);
+    sim_workload_free(&w);
+    free(f);
+}
+
 static void test_checks(void **state)
 {
     (void)state;
@@ -788,6 +828,7 @@ int main(void)
         cmocka_unit_test(test_autoscale_step_by_hand),
         cmocka_unit_test(test_trace_sessions_sent),
         cmocka_unit_test(test_mixed_replicas),
+        cmocka_unit_test(test_sessions_disagg),
         cmocka_unit_test(test_sessions_over_replicas),
         cmocka_unit_test(test_prefix_aware_hits),
         cmocka_unit_test(test_disagg_one_request),
