@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cluster.h"
 #include "engine.h"
 #include "hw.h"
 #include "mem.h"
@@ -59,6 +60,11 @@ typedef enum sim_series_view {
 } sim_series_view;
 void sim_chart_series(sim_svg *s, const sim_series *ser, sim_series_view v, int64_t duration_ns,
                       const char *flags);
+
+/* An autoscaled pool (cluster.h) over simulated time: the replicas ready and held after each
+ * evaluation, as steps from MIN at 0 to the run's end. */
+void sim_chart_autoscale(sim_svg *s, const sim_cluster_result *c, int64_t duration_ns,
+                         const char *flags);
 
 /* Up to max_rows requests, evenly spaced through the workload: queued, prefill, decode. */
 void sim_chart_gantt(sim_svg *s, const sim_engine_result *res, size_t max_rows, const char *flags);

@@ -236,6 +236,57 @@ void sim_chart_series(sim_svg *s, const sim_series *ser, sim_series_view view, i
     sim_svg_end(s);
 }
 
+/* A step line of v over the evaluations: MIN from 0 (ready and held alike), each point's value
+ * from its time, the last to the run's end. Returns 0 when out of memory. */
+static int scale_steps(sim_svg *s, const sim_cluster_result *c, const sim_scale *x,
+                       const sim_scale *y, double tmax, bool held, const char *colour)
+{
+    const size_t n = 2 * c->n_timeline + 2;
+    double *px = malloc(n * sizeof *px), *py = malloc(n * sizeof *py);
+    if (!px || !py) {
+        free(px);
+        free(py);
+        return 0;
+    }
+    size_t k = 0;
+    double v = (double)c->scale_min;
+    px[k] = sim_scale_map(x, 0.0), py[k++] = sim_scale_map(y, v);
+    for (size_t i = 0; i < c->n_timeline; i++) {
+        const sim_scale_point *p = &c->timeline[i];
+        const double t = (double)p->t_ns / 1e9;
+        px[k] = sim_scale_map(x, t), py[k++] = sim_scale_map(y, v);
+        v = (double)(held ? p->held : p->ready);
+        px[k] = sim_scale_map(x, t), py[k++] = sim_scale_map(y, v);
+    }
+    px[k] = sim_scale_map(x, tmax), py[k++] = sim_scale_map(y, v);
+    sim_svg_polyline(s, px, py, k, colour, 1.8, held ? "5,3" : NULL, "series");
+    free(px);
+    free(py);
+    return 1;
+}
+
+void sim_chart_autoscale(sim_svg *s, const sim_cluster_result *c, int64_t duration_ns,
+                         const char *flags)
+{
+    enum { SW = W, SH = 270 };
+    sim_svg_begin(s, SW, SH, "Replicas over time");
+    sim_svg_title(s, SW, "Replicas over time", flags);
+    sim_svg_frame fr = sim_svg_plot_area(SW, SH);
+    double tmax = (double)duration_ns / 1e9;
+    for (size_t i = 0; i < c->n_timeline; i++)
+        tmax = max2(tmax, (double)c->timeline[i].t_ns / 1e9);
+    sim_scale x = sim_scale_linear(0.0, tmax > 0.0 ? tmax : 1.0, fr.x0, fr.x1);
+    sim_scale y = sim_scale_linear(0.0, max2((double)c->peak_held, 1.0) + 1.0, fr.y1, fr.y0);
+    sim_svg_axes(s, &fr, &x, &y, "simulated time (s)", "replicas");
+    if (!scale_steps(s, c, &x, &y, tmax, true, "#ff7f0e") ||
+        !scale_steps(s, c, &x, &y, tmax, false, "#1f77b4"))
+        s->oom = true;
+    const sim_svg_key keys[] = {{"ready", "#1f77b4", true}, {"held (ready, starting, draining)",
+                                                             "#ff7f0e", true}};
+    sim_svg_legend(s, fr.x1 + 14, fr.y0 + 10, keys, 2);
+    sim_svg_end(s);
+}
+
 void sim_chart_gantt(sim_svg *s, const sim_engine_result *res, size_t max_rows, const char *flags)
 {
     size_t rows = res->n < max_rows ? res->n : max_rows;

@@ -275,6 +275,8 @@ const cli_opts cli_opt_defaults = {
     .prefix_out = 128,
     .turns = 2,
     .kv_overlap_weight = 1.0,
+    .autoscale_interval_s = 15.0,     /* HPA's --horizontal-pod-autoscaler-sync-period */
+    .autoscale_down_window_s = 300.0, /* HPA's default scale-down stabilization window */
 };
 
 sim_status cli_opt_check_outputs(const cli_opts *o, sim_err *err)

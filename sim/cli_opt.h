@@ -71,11 +71,18 @@ typedef struct cli_opts {
     /* serve */
     const char *trace, *save_requests, *router, *disagg;
     int64_t replicas, prefill_tp;
+    const char *prefill_hw; /* --prefill-hw: the prefill instances' device with --disagg */
+    const char *replica_hw; /* --replica-hw DEV:N,...: the replicas' devices (mixed hardware) */
     const char *kv_offload, *kv_offload_write; /* lower KV tiers (engine.h sim_engine_offload) */
     int64_t sessions, turns;                    /* multi-turn sessions (workload.h) */
     const char *think_time;
     double kv_overlap_weight; /* --router kv-aware's prefill weight (cluster.h) */
     bool session_affinity;    /* --session-affinity (cluster.h) */
+    double router_refresh_ms; /* --router-refresh-ms: the router's stale view (cluster.h) */
+    const char *rate_schedule; /* --rate-schedule T:RATE,... (workload.h sim_rate_schedule) */
+    /* --autoscale MIN:MAX and its companions (cluster.h sim_autoscale) */
+    const char *autoscale, *autoscale_metric;
+    double autoscale_target, autoscale_interval_s, autoscale_provision_s, autoscale_down_window_s;
     bool kv_stream;
     int64_t num_prompts, rand_in, rand_out, max_concurrency, seed, block_size, max_seqs, max_tokens;
     double range_ratio, rate, burstiness, time_scale;

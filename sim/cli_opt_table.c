@@ -188,10 +188,16 @@ const cli_opt_def cli_opt_table[] = {
     O("--request-rate", CLI_OPT_RATE, rate, 0, 1e9, CLI_OPT_CMD_SERVE,
       "requests/s, or inf to send all at t = 0 (default inf); plan: the target, or a range "
       "LO:HI"),
+    O("--rate-schedule", CLI_OPT_STR, rate_schedule, 0, 0, CLI_OPT_CMD_SERVE,
+      "T:RATE,T:RATE,...: requests/s from T seconds on, piecewise, instead of --request-rate "
+      "(a day of traffic; --burstiness still shapes the gaps)"),
     O("--burstiness", CLI_OPT_NUM, burstiness, 1e-3, 1e3, CLI_OPT_CMD_SERVE,
       "gamma shape of the arrival gaps; 1 = Poisson (default 1)"),
     O("--replicas", CLI_OPT_INT, replicas, 1, SIM_CLUSTER_MAX_REPLICAS, CLI_OPT_CMD_SERVE,
       "independent engines behind a router, each --tp x --pp GPUs (default 1)"),
+    O("--replica-hw", CLI_OPT_STR, replica_hw, 0, 0, CLI_OPT_CMD_SERVE,
+      "DEV:N,DEV:N,...: replicas on different devices behind one router, N of each in order "
+      "(their sum is --replicas; default: every replica on --hw)"),
     O("--router", CLI_OPT_STR, router, 0, 0, CLI_OPT_CMD_SERVE,
       "round-robin|least-outstanding|prefix-aware|kv-aware: how --replicas share the requests; "
       "kv-aware: Dynamo's KV router, the lowest weight x prefill blocks + active blocks "
@@ -199,6 +205,26 @@ const cli_opt_def cli_opt_table[] = {
     O("--session-affinity", CLI_OPT_BOOL, session_affinity, 0, 0, CLI_OPT_CMD_SERVE,
       "with --sessions and --replicas: a session's later turn goes to the replica that ran its "
       "previous turn (llm-d's session-affinity scorer); default: the router decides"),
+    O("--router-refresh-ms", CLI_OPT_NUM, router_refresh_ms, 0, 1e7, CLI_OPT_CMD_SERVE,
+      "with --replicas: the router sees the replicas' state as of its last refresh, every MS "
+      "(llm-d's endpoint picker scrapes every 50 ms; default 0: live)"),
+    O("--autoscale", CLI_OPT_STR, autoscale, 0, 0, CLI_OPT_CMD_SERVE,
+      "MIN:MAX: a pool of replicas the Kubernetes HPA's rule grows and shrinks on "
+      "--autoscale-metric (reported: GPU-hours and cost; default off)"),
+    O("--autoscale-metric", CLI_OPT_STR, autoscale_metric, 0, 0, CLI_OPT_CMD_SERVE,
+      "queue|kv|rate: requests in flight, KV cache usage or requests/s per ready replica "
+      "(default queue)"),
+    O("--autoscale-target", CLI_OPT_NUM, autoscale_target, 1e-9, 1e9, CLI_OPT_CMD_SERVE,
+      "the metric per replica the autoscaler keeps (needed with --autoscale)"),
+    O("--autoscale-interval-s", CLI_OPT_NUM, autoscale_interval_s, 1e-3, 1e6, CLI_OPT_CMD_SERVE,
+      "seconds between the autoscaler's evaluations (default 15, HPA's sync period)"),
+    O("--autoscale-provision-s", CLI_OPT_NUM, autoscale_provision_s, 0, 1e6, CLI_OPT_CMD_SERVE,
+      "seconds from adding a replica to its engine loading weights: node, pod, engine start "
+      "(default 0; the weight load is priced on top)"),
+    O("--autoscale-down-window-s", CLI_OPT_NUM, autoscale_down_window_s, 0, 1e6,
+      CLI_OPT_CMD_SERVE,
+      "a scale-down takes the highest count of this many seconds of evaluations (default 300, "
+      "HPA's stabilization window)"),
     O("--kv-overlap-score-weight", CLI_OPT_NUM, kv_overlap_weight, 0, 1e6, CLI_OPT_CMD_SERVE,
       "--router kv-aware: the weight of the prefill blocks against the active ones (Dynamo's "
       "flag; default 1)"),
@@ -206,6 +232,9 @@ const cli_opt_def cli_opt_table[] = {
       "P:D prefill and decode instances (prefill/decode disaggregation; default off)"),
     O("--prefill-tp", CLI_OPT_INT, prefill_tp, 1, 1024, CLI_OPT_CMD_SERVE,
       "tensor-parallel GPUs of each prefill instance with --disagg (default --tp)"),
+    O("--prefill-hw", CLI_OPT_STR, prefill_hw, 0, 0, CLI_OPT_CMD_SERVE,
+      "the prefill instances' device with --disagg (a file or name; default --hw, which is the "
+      "decode instances')"),
     O("--kv-stream", CLI_OPT_BOOL, kv_stream, 0, 0, CLI_OPT_CMD_SERVE,
       "with --disagg: send the KV layer by layer during the prefill (overlap the transfer)"),
     O("--kv-offload", CLI_OPT_STR, kv_offload, 0, 0, CLI_OPT_CMD_SERVE,

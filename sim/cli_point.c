@@ -239,6 +239,14 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
         (cli_opt_given(o, "--turns-per-session") || o->think_time))
         return sim_fail(err, SIM_EINPUT, "%s: applies only with --sessions N",
                         o->think_time ? "--think-time-s" : "--turns-per-session");
+    if (o->rate_schedule && (o->trace || cli_opt_given(o, "--sessions") ||
+                             cli_opt_given(o, "--request-rate")))
+        return sim_fail(err, SIM_EINPUT,
+                        "--rate-schedule with %s: expected one of them (the schedule sets the "
+                        "rates of a synthetic stream)",
+                        o->trace ? "--trace"
+                        : cli_opt_given(o, "--sessions") ? "--sessions"
+                                                         : "--request-rate");
     char path[PATH_MAX];
     if (o->trace)
         cli_load_resolve(CLI_LOAD_TRACE, o->trace, path, sizeof path);
@@ -265,6 +273,12 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
                        .images_per_request = o->images};
     if (cli_opt_given(o, "--random-range-floor"))
         s.range_floor_on = true, s.range_floor = o->range_floor;
+    sim_rate_schedule sched;
+    if (o->rate_schedule) {
+        if ((st = sim_workload_schedule_parse(o->rate_schedule, &sched, err)))
+            return st;
+        s.schedule = &sched;
+    }
     if (o->lengths_file) {
         /* every request's lengths from the file, the arrivals as a synthetic stream's */
         cli_load_resolve(CLI_LOAD_TRACE, o->lengths_file, path, sizeof path);
@@ -400,6 +414,10 @@ void cli_point_serve_free(cli_point_serve_state *s)
     sim_engine_result_free(&s->res);
     sim_cluster_result_free(&s->cluster);
     sim_workload_free(&s->own);
+    free(s->mix_hw);
+    free(s->mix_cfg);
+    s->mix_hw = NULL;
+    s->mix_cfg = NULL;
 }
 
 /* The timeline of several engines (--replicas, --disagg): iteration detail, no window. */
@@ -424,86 +442,26 @@ static sim_status open_cluster_trace(const cli_opts *o, int n_prefill, int insta
     return st;
 }
 
-/* --disagg P:D (with its companions) into dc; n_prefill stays 0 without it. */
-static sim_status disagg_flags(const cli_opts *o, sim_disagg_cfg *dc, sim_err *err)
+/* --prefill-hw: the prefill instances' device, loaded into s->prefill_hw; the price of a
+ * GPU-hour becomes the pools' mean, (P x prefill GPUs x its price + D x decode GPUs x the
+ * decode device's) / all GPUs, unknown when either is. */
+static sim_status prefill_device(const cli_opts *o, const cli_load_cache *cache,
+                                 const sim_disagg_cfg *dc, cli_point_serve_state *s, sim_err *err)
 {
-    if (!o->disagg) {
-        if (cli_opt_given(o, "--prefill-tp") || o->kv_stream)
-            return sim_fail(err, SIM_EINPUT, "%s: applies only with --disagg P:D",
-                            o->kv_stream ? "--kv-stream" : "--prefill-tp");
-        return SIM_OK;
-    }
-    char *end;
-    errno = 0;
-    long p = strtol(o->disagg, &end, 10), d = 0;
-    bool ok = end != o->disagg && *end == ':' && !errno;
-    if (ok) {
-        const char *q = end + 1;
-        d = strtol(q, &end, 10);
-        ok = end != q && !*end && !errno;
-    }
-    if (!ok || p < 1 || d < 1 || p + d > SIM_CLUSTER_MAX_REPLICAS)
-        return sim_fail(err, SIM_EINPUT,
-                        "--disagg: value '%s', expected P:D prefill and decode instances, each "
-                        ">= 1, P + D <= %d",
-                        o->disagg, SIM_CLUSTER_MAX_REPLICAS);
-    if (o->replicas > 1)
-        return sim_fail(err, SIM_EINPUT,
-                        "--replicas with --disagg: expected one of them (--disagg P:D gives the "
-                        "instance counts)");
-    dc->n_prefill = (int)p;
-    dc->n_decode = (int)d;
-    return SIM_OK;
-}
-
-/* --kv-offload cpu:GB[,disk:GB] and --kv-offload-write into the engine's lower KV tiers, read
- * at the device file's host link (engine.h sim_engine_offload): DRAM at host_link x its
- * efficiency, disk at the slower of the drive and that link, each with its latency. */
-static sim_status offload_flags(const cli_opts *o, const sim_hw *hw, sim_engine_offload *off,
-                                sim_err *err)
-{
-    memset(off, 0, sizeof *off);
-    off->write_through = true;
-    if (o->kv_offload_write) {
-        if (strcmp(o->kv_offload_write, "evict") == 0)
-            off->write_through = false;
-        else if (strcmp(o->kv_offload_write, "through") != 0)
-            return sim_fail(err, SIM_EINPUT,
-                            "--kv-offload-write: value '%s', expected through or evict",
-                            o->kv_offload_write);
-        if (!o->kv_offload)
-            return sim_fail(err, SIM_EINPUT, "--kv-offload-write: applies only with --kv-offload");
-    }
-    if (!o->kv_offload)
-        return SIM_OK;
-    static const char *const names[SIM_KVTIER_LOWER] = {"cpu", "disk"};
-    const char *p = o->kv_offload;
-    bool seen[SIM_KVTIER_LOWER] = {false};
-    while (*p) {
-        int t = strncmp(p, "cpu:", 4) == 0 ? 0 : strncmp(p, "disk:", 5) == 0 ? 1 : -1;
-        char *end = NULL;
-        double gb = -1.0;
-        if (t >= 0) {
-            errno = 0;
-            const char *num = p + strlen(names[t]) + 1;
-            gb = strtod(num, &end);
-            if (end == num || errno || strpbrk(num, "xX") || (*end && *end != ','))
-                gb = -1.0;
-        }
-        if (t < 0 || !(gb > 0.0 && gb <= 1e6) || seen[t])
-            return sim_fail(err, SIM_EINPUT,
-                            "--kv-offload: value '%s', expected cpu:GB[,disk:GB] (each tier once, "
-                            "0 < GB <= 1e6)",
-                            o->kv_offload);
-        seen[t] = true;
-        off->bytes[t] = gb * 1e9;
-        p = *end ? end + 1 : end;
-    }
-    const double link = hw->host_link_bytes_per_s * hw->eff_host_link;
-    off->read_bytes_per_s[0] = link;
-    off->latency_ns[0] = hw->host_link_latency_ns;
-    off->read_bytes_per_s[1] = hw->host_disk_bytes_per_s < link ? hw->host_disk_bytes_per_s : link;
-    off->latency_ns[1] = hw->host_disk_latency_ns + hw->host_link_latency_ns;
+    char path[PATH_MAX];
+    cli_load_resolve(CLI_LOAD_HW, o->prefill_hw, path, sizeof path);
+    double usd = 0.0;
+    sim_status st = cli_load_hw(cache, path, &s->prefill_hw, err);
+    if (!st)
+        st = cli_load_price(o, path, &s->prefill_hw, &usd, err);
+    if (st)
+        return st;
+    s->prefill.step.hw = &s->prefill_hw;
+    const double gp = (double)dc->n_prefill * (double)sim_pp_gpus(&s->prefill.step);
+    const double gd = (double)dc->n_decode * (double)sim_pp_gpus(&s->cfg.step);
+    s->usd_per_gpu_hour = usd > 0.0 && s->usd_per_gpu_hour > 0.0
+                              ? (gp * usd + gd * s->usd_per_gpu_hour) / (gp + gd)
+                              : 0.0;
     return SIM_OK;
 }
 
@@ -554,24 +512,34 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
         s->cfg.spec = &L->spec;
         s->cfg.sched.spec_tokens = sim_spec_active(&L->spec) ? L->spec.k : 0;
         s->gpus = sim_pp_gpus(&s->cfg.step) * cc.replicas;
-        st = offload_flags(o, s->cfg.step.hw, &s->cfg.offload, err);
+        st = cli_point_offload_flags(o, s->cfg.step.hw, &s->cfg.offload, err);
+        if (!st)
+            st = cli_point_autoscale_flags(o, &s->cfg.step, &cc.autoscale, err);
+        if (!st && o->replica_hw)
+            st = cli_point_mixed_replicas(o, cache, s, &cc, err);
+        if (!st && cc.autoscale.max > 0) { /* the pool; the GPUs held at most, after the run */
+            cc.replicas = cc.autoscale.max;
+            s->gpus = sim_pp_gpus(&s->cfg.step) * cc.replicas;
+        }
         if (!st)
             st = sim_engine_check(&s->cfg, s->w, err);
     }
     sim_disagg_cfg dc = {.prefill = &s->prefill, .decode = &s->cfg, .kv_stream = o->kv_stream};
     if (!st)
-        st = disagg_flags(o, &dc, err);
+        st = cli_point_disagg_flags(o, &dc, err);
     if (!st && cli_opt_given(o, "--kv-overlap-score-weight") && cc.router != SIM_ROUTER_KV_AWARE)
         st = sim_fail(err, SIM_EINPUT,
                       "--kv-overlap-score-weight: applies only with --router kv-aware");
     cc.session_affinity = o->session_affinity;
+    cc.refresh_ns = llround(o->router_refresh_ms * 1e6);
+    if (!st && cc.refresh_ns > 0 && (cc.replicas < 2 || dc.n_prefill > 0))
+        st = sim_fail(err, SIM_EINPUT,
+                      "--router-refresh-ms: applies only with --replicas N > 1 (value %g)",
+                      o->router_refresh_ms);
     if (!st && o->session_affinity && (!s->w->links || cc.replicas < 2))
         st = sim_fail(err, SIM_EINPUT,
-                      "--session-affinity: applies only with --sessions and --replicas N > 1");
-    if (!st && s->w->links && dc.n_prefill > 0)
-        st = sim_fail(err, SIM_EINPUT,
-                      "--sessions with --disagg: a session's turns over prefill and decode pools "
-                      "are not modeled yet; expected one of them");
+                      "--session-affinity: applies only with sessions (--sessions, or a trace's "
+                      "session_id) and --replicas N > 1");
     sim_trace_serve *ts = NULL;
     sim_cluster_trace *ct = NULL; /* several engines: their own timeline */
     const int instances = dc.n_prefill > 0 ? dc.n_prefill + dc.n_decode : cc.replicas;
@@ -596,6 +564,7 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
         if (s->series)
             s->cfg.observer = &s->series->observer;
     }
+    s->cc = cc;
     if (!st && dc.n_prefill > 0) {
         s->prefill = s->cfg;
         s->prefill.step.tp = cli_opt_given(o, "--prefill-tp") ? (int)o->prefill_tp : s->cfg.step.tp;
@@ -605,10 +574,15 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
         s->cfg.frontend.request_ns = s->cfg.frontend.input_token_ns = 0.0;
         s->gpus =
             dc.n_prefill * sim_pp_gpus(&s->prefill.step) + dc.n_decode * sim_pp_gpus(&s->cfg.step);
-        if (!(st = sim_disagg_check(&dc, s->w, err)))
+        if (o->prefill_hw)
+            st = prefill_device(o, cache, &dc, s, err);
+        if (!st && !(st = sim_disagg_check(&dc, s->w, err)))
             st = sim_disagg_run(&dc, s->w, &s->res, &s->cluster, err);
-    } else if (!st && cc.replicas > 1 && !(st = sim_cluster_check(&cc, s->w, err))) {
+    } else if (!st && (cc.replicas > 1 || cc.autoscale.max > 0) &&
+               !(st = sim_cluster_check(&cc, s->w, err))) {
         st = sim_cluster_run(&cc, s->w, &s->res, &s->cluster, err);
+        if (!st && s->cluster.autoscaled)
+            s->gpus = sim_pp_gpus(&s->cfg.step) * s->cluster.peak_held;
     } else if (!st) {
         st = sim_engine_run(&s->cfg, s->w, &s->res, err);
     }
@@ -625,6 +599,8 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
         s->cfg.observer = NULL;
     }
     if (ct) {
+        if (!st && s->cluster.autoscaled)
+            sim_cluster_trace_autoscale(ct, &s->cluster);
         if (!st)
             st = sim_cluster_trace_close(ct, err);
         else

@@ -36,10 +36,30 @@ typedef struct cli_point_serve_state {
     double usd_per_gpu_hour;    /* as cli_load_result's */
     int64_t gpus;               /* every GPU the deployment holds */
     sim_cluster_result cluster; /* per-instance load with --replicas > 1 or --disagg */
+    sim_cluster_cfg cc;         /* the replicas' deployment as run (its engine and observer are
+                                 * the run's: a band's draws replace both) */
     sim_engine_cfg prefill;     /* --disagg: the prefill instances' configuration */
+    sim_hw prefill_hw;          /* --prefill-hw: their device (prefill.step.hw points here) */
+    /* --replica-hw: per kind of device its file, per replica its configuration (owned) */
+    sim_hw *mix_hw;
+    sim_engine_cfg *mix_cfg;
     int64_t spec_break_even;    /* speculation: the batch it stops paying at, for the workload's
                                  * mean lengths (run.h; 0: none) */
 } cli_point_serve_state;
+
+/* The deployment flags (cli_point_fleet.c): --disagg P:D with --prefill-tp / --kv-stream into
+ * dc (n_prefill 0 without it); --kv-offload into the engine's lower tiers at the device's host
+ * link; --autoscale MIN:MAX with its metric, target, interval, provisioning and window into a
+ * (max 0 without it; a replica's start is the provisioning plus its weight load). */
+sim_status cli_point_disagg_flags(const cli_opts *o, sim_disagg_cfg *dc, sim_err *err);
+sim_status cli_point_offload_flags(const cli_opts *o, const sim_hw *hw, sim_engine_offload *off,
+                                   sim_err *err);
+sim_status cli_point_autoscale_flags(const cli_opts *o, const sim_step_cfg *step,
+                                     sim_autoscale *a, sim_err *err);
+/* --replica-hw DEV:N,...: each device loaded, s->cfg copied onto it, cc->per_replica and
+ * cc->replicas set; the price of a GPU-hour becomes the replicas' mean (unknown when one is). */
+sim_status cli_point_mixed_replicas(const cli_opts *o, const cli_load_cache *cache,
+                                    cli_point_serve_state *s, sim_cluster_cfg *cc, sim_err *err);
 
 /* GPUs of a serving point: s->gpus when set, else tp x pp. */
 int64_t cli_point_serve_gpus(const cli_point_serve_state *s);

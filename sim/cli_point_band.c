@@ -318,7 +318,7 @@ sim_status cli_point_run_band(const cli_opts *o, const cli_load_result *L, sim_r
 
 /* The point's capacity under cfg (capacity.h) at the workload's mean lengths, times the
  * replicas; 0 for disaggregated pools (no one steady state here). */
-static double capacity_of(const cli_opts *o, const cli_point_serve_state *s,
+static double capacity_of(const cli_point_serve_state *s,
                           const sim_engine_cfg *cfg)
 {
     if (s->cluster.prefill > 0 || !s->w->n)
@@ -329,7 +329,39 @@ static double capacity_of(const cli_opts *o, const cli_point_serve_state *s,
         out += (double)s->w->reqs[i].output_tokens;
     }
     const double n = (double)s->w->n;
-    return sim_capacity_rps(cfg, in / n, out / n) * (double)(o->replicas > 1 ? o->replicas : 1);
+    if (s->cc.per_replica) { /* mixed hardware: each replica's own (the point's devices) */
+        double rps = 0.0;
+        for (int r = 0; r < s->cc.replicas; r++)
+            rps += sim_capacity_rps(&s->cc.per_replica[r], in / n, out / n);
+        return rps;
+    }
+    const int replicas = s->cc.replicas > 1 ? s->cc.replicas : 1;
+    return sim_capacity_rps(cfg, in / n, out / n) * (double)replicas;
+}
+
+/* Mixed hardware under draw dr: every replica's device and step drawn as the point's are
+ * (dr NULL: as they are). */
+static sim_status mixed_draw(sim_cluster_cfg *cc, const sim_unc_draw *dr, const sim_workload *w,
+                             sim_engine_result *res, sim_cluster_result *cl, sim_err *err)
+{
+    const size_t n = (size_t)cc->replicas;
+    sim_engine_cfg *e = calloc(n, sizeof *e);
+    sim_hw *hw = calloc(n, sizeof *hw);
+    sim_status st = e && hw ? SIM_OK : sim_fail(err, SIM_EINTERNAL, "out of memory");
+    for (size_t r = 0; !st && r < n; r++) {
+        e[r] = cc->per_replica[r];
+        e[r].observer = NULL;
+        if (dr) {
+            e[r].step = sim_unc_apply(&cc->per_replica[r].step, dr, &hw[r]);
+            sim_unc_apply_frontend(&e[r].frontend, dr);
+        }
+    }
+    cc->per_replica = e;
+    if (!st)
+        st = sim_cluster_run(cc, w, res, cl, err);
+    free(e);
+    free(hw);
+    return st;
 }
 
 /* One serving simulation of w under draw dr (no observers), its metrics' fields into f. */
@@ -358,11 +390,12 @@ static sim_status serve_draw(const cli_opts *o, const cli_point_serve_state *s,
                              .n_prefill = s->cluster.prefill,
                              .n_decode = s->cluster.decode};
         st = sim_disagg_run(&dc, w, &res, &cl, err);
-    } else if (o->replicas > 1) {
-        sim_cluster_cfg cc = {.engine = &cfg,
-                              .replicas = (int)o->replicas,
-                              .router = s->cluster.router};
-        st = sim_cluster_run(&cc, w, &res, &cl, err);
+    } else if (s->cc.replicas > 1 || s->cc.autoscale.max > 0) {
+        sim_cluster_cfg cc = s->cc; /* the point's router, its view, the autoscaler */
+        cc.engine = &cfg;
+        cc.observer = NULL;
+        st = s->cc.per_replica ? mixed_draw(&cc, dr, w, &res, &cl, err)
+                               : sim_cluster_run(&cc, w, &res, &cl, err);
     } else {
         st = sim_engine_run(&cfg, w, &res, err);
     }
@@ -374,7 +407,7 @@ static sim_status serve_draw(const cli_opts *o, const cli_point_serve_state *s,
                                 .w = w,
                                 .res = &res,
                                 .m = &m,
-                                .request_rate = o->trace ? NAN : o->rate,
+                                .request_rate = o->trace || o->rate_schedule ? NAN : o->rate,
                                 .usd_per_gpu_hour = s->usd_per_gpu_hour,
                                 .gpus = s->gpus,
                                 .cluster = &cl};
@@ -382,7 +415,7 @@ static sim_status serve_draw(const cli_opts *o, const cli_point_serve_state *s,
         *nf += sim_report_serve_fields(&rep, SIM_FIELDS_JSON_TAIL, f + *nf);
     }
     if (!st && capacity)
-        *capacity = capacity_of(o, s, &cfg);
+        *capacity = capacity_of(s, &cfg);
     sim_cluster_result_free(&cl);
     sim_engine_result_free(&res);
     return st;
@@ -426,7 +459,7 @@ sim_status cli_point_serve_band(const cli_opts *o, const cli_load_result *L,
                                 .w = s->w,
                                 .res = &s->res,
                                 .m = &s->m,
-                                .request_rate = o->trace ? NAN : o->rate,
+                                .request_rate = o->trace || o->rate_schedule ? NAN : o->rate,
                                 .usd_per_gpu_hour = s->usd_per_gpu_hour,
                                 .gpus = s->gpus,
                                 .cluster = &s->cluster};
@@ -464,7 +497,7 @@ sim_status cli_point_serve_band(const cli_opts *o, const cli_load_result *L,
                         cli_point_draws_of(d, "joules_per_output_token") != NULL, d->band.basis,
                         sizeof d->band.basis, err);
     if (!st) {
-        d->capacity_rps = capacity_of(o, s, &s->cfg);
+        d->capacity_rps = capacity_of(s, &s->cfg);
         d->offered_rps = offered_rps(o, s->w);
         sim_unc_band_of(cap, (size_t)n, &d->capacity_lo, &d->capacity_hi);
     }

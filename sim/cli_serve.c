@@ -129,7 +129,7 @@ sim_status cli_serve_cmd(const cli_opts *o, FILE *out, sim_err *err)
                             .w = s->w,
                             .res = &s->res,
                             .m = &s->m,
-                            .request_rate = o->trace ? NAN : o->rate,
+                            .request_rate = o->trace || o->rate_schedule ? NAN : o->rate,
                             .engine = L->eng.name,
                             .engine_version = L->eng.version,
                             .engine_fusions = L->eng.fusions,

@@ -39,6 +39,47 @@ sim_status sim_cluster_check(const sim_cluster_cfg *cfg, const sim_workload *w, 
                         "--max-concurrency with --replicas %d: a client-side cap across replicas "
                         "is not modelled; expected one of them",
                         cfg->replicas);
+    if (cfg->refresh_ns < 0 || (cfg->refresh_ns > 0 && w->links))
+        return sim_fail(err, SIM_EINPUT,
+                        "--router-refresh-ms: a stale router view %s; expected it without "
+                        "--sessions, at least 0",
+                        cfg->refresh_ns < 0 ? "below 0" : "with --sessions is not modelled");
+    const sim_autoscale *a = &cfg->autoscale;
+    if (a->max > 0 && (a->min < 1 || a->min > a->max || a->max != cfg->replicas))
+        return sim_fail(err, SIM_EINPUT, "--autoscale: value %d:%d, expected MIN:MAX with 1 <= MIN "
+                        "<= MAX <= %d", a->min, a->max, SIM_CLUSTER_MAX_REPLICAS);
+    if (a->max > 0 && (!(a->target > 0.0) || (a->metric == SIM_SCALE_KV && a->target > 1.0)))
+        return sim_fail(err, SIM_EINPUT,
+                        "--autoscale-target: value %g, expected > 0 (a fraction in (0, 1] for "
+                        "--autoscale-metric kv)",
+                        a->target);
+    if (a->max > 0 && (a->interval_ns < 1 || a->start_ns < 0 || a->down_window_ns < 0 ||
+                       !(a->tolerance >= 0.0)))
+        return sim_fail(err, SIM_EINPUT,
+                        "--autoscale: interval %lld ns, start %lld ns, window %lld ns, tolerance "
+                        "%g; expected an interval > 0, the others >= 0",
+                        (long long)a->interval_ns, (long long)a->start_ns,
+                        (long long)a->down_window_ns, a->tolerance);
+    if (a->max > 0 && cfg->refresh_ns > 0)
+        return sim_fail(err, SIM_EINPUT,
+                        "--autoscale with --router-refresh-ms: a stale view of an autoscaled pool "
+                        "is not modelled; expected one of them");
+    if (a->max > 0 && w->links)
+        return sim_fail(err, SIM_EINPUT,
+                        "--autoscale with --sessions: sessions over an autoscaled pool are not "
+                        "modelled; expected one of them");
+    for (int r = 0; cfg->per_replica && r < cfg->replicas; r++) {
+        const sim_engine_cfg *e = &cfg->per_replica[r];
+        if (e->block_size != cfg->engine->block_size)
+            return sim_fail(err, SIM_EINPUT,
+                            "replica %d: block size %lld, expected every replica's %lld", r,
+                            (long long)e->block_size, (long long)cfg->engine->block_size);
+        sim_status st = sim_engine_check(e, w, err);
+        if (st) { /* say which replica */
+            sim_err why = *err;
+            return sim_fail(err, st, "replica %d (%s): %s", r, e->step.hw->name, why.msg);
+        }
+    }
     if (cfg->replicas > 1 && cfg->engine->observer)
         return sim_fail(err, SIM_EINPUT,
                         "--html with --replicas %d: the report of several replicas over time is "
@@ -50,7 +91,9 @@ sim_status sim_cluster_check(const sim_cluster_cfg *cfg, const sim_workload *w, 
 void sim_cluster_result_free(sim_cluster_result *r)
 {
     free(r->load);
+    free(r->timeline);
     r->load = NULL;
+    r->timeline = NULL;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -99,11 +142,13 @@ static int idset_add(idset *s, uint64_t id)
 
 /* ------------------------------------------------------------------------------------------ */
 
-int sim_cluster_least_outstanding(replica *rep, int n, int64_t t)
+int sim_cluster_least_outstanding(replica *rep, int n, const bool *ok, int64_t t)
 {
     int best = 0;
     int64_t low = INT64_MAX;
     for (int r = 0; r < n; r++) {
+        if (ok && !ok[r])
+            continue;
         int64_t o = sim_engine_outstanding(rep[r].e, t);
         if (o < low) {
             low = o;
@@ -141,7 +186,7 @@ static double active_blocks(replica *R, double bs)
 /* Dynamo's KV router cost (cluster.h): the replica with the lowest
  * weight x prefill blocks + active blocks; *matched: its cached leading hash blocks. */
 static int kv_aware(const sim_cluster_cfg *cfg, replica *rep, const sim_workload *w,
-                    const sim_request *q, int64_t *matched)
+                    const sim_request *q, const bool *ok, int64_t *matched)
 {
     const double bs = (double)cfg->engine->block_size;
     const double add = ceil((double)q->input_tokens / bs);
@@ -150,6 +195,8 @@ static int kv_aware(const sim_cluster_cfg *cfg, replica *rep, const sim_workload
     int best = 0;
     double low = INFINITY;
     for (int r = 0; r < cfg->replicas; r++) {
+        if (ok && !ok[r])
+            continue;
         int64_t k = usable > 0 ? sim_engine_cached_prefix(rep[r].e, w->hash_ids + q->hash_off,
                                                           q->n_hash < usable ? q->n_hash : usable)
                                : 0;
@@ -164,17 +211,47 @@ static int kv_aware(const sim_cluster_cfg *cfg, replica *rep, const sim_workload
     return best;
 }
 
+/* The replica with the fewest requests in `held` (lowest index on ties), among ok ones. */
+static int least_held(const int64_t *held, const bool *ok, int n)
+{
+    int best = -1;
+    for (int r = 0; r < n; r++)
+        if ((!ok || ok[r]) && (best < 0 || held[r] < held[best]))
+            best = r;
+    return best;
+}
+
+/* The (i mod ready)-th of the replicas with ok[r] (ok NULL: all). */
+static int round_robin(const bool *ok, int n, size_t i)
+{
+    if (!ok)
+        return (int)(i % (size_t)n);
+    size_t ready = 0;
+    for (int r = 0; r < n; r++)
+        ready += ok[r];
+    size_t k = i % ready;
+    for (int r = 0; r < n; r++)
+        if (ok[r] && k-- == 0)
+            return r;
+    return 0;
+}
+
+/* held: with a stale view, each replica's requests at the last refresh (NULL: live); ok: the
+ * replicas it may pick (autoscaling: the ready ones; NULL: all). */
 static int route(const sim_cluster_cfg *cfg, replica *rep, const sim_workload *w,
-                 const sim_request *q, size_t i, int64_t *matched)
+                 const sim_request *q, size_t i, const int64_t *held, const bool *ok,
+                 int64_t *matched)
 {
     *matched = 0;
     if (cfg->router == SIM_ROUTER_ROUND_ROBIN)
-        return (int)(i % (size_t)cfg->replicas);
+        return round_robin(ok, cfg->replicas, i);
     if (cfg->router == SIM_ROUTER_KV_AWARE)
-        return kv_aware(cfg, rep, w, q, matched);
+        return kv_aware(cfg, rep, w, q, ok, matched);
     if (cfg->router == SIM_ROUTER_PREFIX_AWARE) {
         int best = -1;
         for (int r = 0; r < cfg->replicas; r++) {
+            if (ok && !ok[r])
+                continue;
             int64_t k = prefix_match(&rep[r], w, q);
             if (k > *matched) {
                 *matched = k;
@@ -185,7 +262,8 @@ static int route(const sim_cluster_cfg *cfg, replica *rep, const sim_workload *w
             return best;
     }
     /* least-outstanding, and prefix-aware when no replica holds a prefix */
-    return sim_cluster_least_outstanding(rep, cfg->replicas, q->arrival_ns);
+    return held ? least_held(held, ok, cfg->replicas)
+                : sim_cluster_least_outstanding(rep, cfg->replicas, ok, q->arrival_ns);
 }
 
 /* Requests in flight at once over the whole deployment: sends +1, finishes -1, a finish before a
@@ -218,6 +296,7 @@ int sim_cluster_add_totals(const replica *rep, int from, int to, bool streams, b
             ld->output_tokens += x->seqs[j].output;
         }
         ld->requests = (int64_t)x->n;
+        snprintf(ld->hw, sizeof ld->hw, "%s", rep[r].cfg.step.hw->name);
         ld->busy_ns = x->busy_ns;
         ld->iterations = x->iterations;
         ld->scheduled_seqs = x->scheduled_seqs;
@@ -380,11 +459,11 @@ void sim_cluster_give(replica *R, const sim_request *q, size_t i)
 /* Routes request i (q: as sent, its arrival the send time) and gives it to the replica (*chosen);
  * `to` >= 0 names the replica (session affinity). */
 static sim_status route_one(const sim_cluster_cfg *cfg, replica *rep, const sim_workload *w,
-                            const sim_request *q, size_t i, int to, sim_cluster_result *out,
-                            int *chosen, sim_err *err)
+                            const sim_request *q, size_t i, int to, const int64_t *held,
+                            const bool *ok, sim_cluster_result *out, int *chosen, sim_err *err)
 {
     int64_t matched = 0;
-    int r = to >= 0 ? to : route(cfg, rep, w, q, i, &matched);
+    int r = to >= 0 ? to : route(cfg, rep, w, q, i, held, ok, &matched);
     *chosen = r;
     sim_cluster_give(&rep[r], q, i);
     out->load[r].prefix_blocks += matched;
@@ -445,10 +524,10 @@ static sim_status session_loop(const sim_cluster_cfg *cfg, replica *rep, const s
                 k++;
                 continue;
             }
-            const sim_session_link *lk = &w->links[id];
-            int64_t rel = x->finish_ns + lk->think_ns;
             sim_workload_turn_push(
-                heap, &hn, (sim_session_turn){rel > until ? rel : until, lk->follow, at[id]});
+                heap, &hn,
+                (sim_session_turn){sim_workload_turn_release(w, id, x->finish_ns, until),
+                                   w->links[id].follow, at[id]});
             open[k] = open[--n_open];
         }
         seen_done = done;
@@ -458,7 +537,7 @@ static sim_status session_loop(const sim_cluster_cfg *cfg, replica *rep, const s
             sim_request q = w->reqs[id];
             q.arrival_ns = x.t_ns;
             const int to = cfg->session_affinity && x.prev >= 0 ? x.prev : -1;
-            if ((st = route_one(cfg, rep, w, &q, id, to, out, &at[id], err)))
+            if ((st = route_one(cfg, rep, w, &q, id, to, NULL, NULL, out, &at[id], err)))
                 break;
             loc[id] = rep[at[id]].w.n - 1;
             if (w->links[id].follow > 0)
@@ -481,22 +560,57 @@ sim_status sim_cluster_run(const sim_cluster_cfg *cfg, const sim_workload *w,
     memset(all, 0, sizeof *all);
     out->replicas = n;
     out->router = cfg->router;
+    out->mixed = cfg->per_replica != NULL;
     out->load = calloc((size_t)n, sizeof *out->load);
     replica *rep = calloc((size_t)n, sizeof *rep);
     int started = 0;
-    sim_status st = out->load && rep ? sim_cluster_start_all(rep, n, 0, cfg->engine, w,
-                                                             cfg->observer, &started, err)
+    sim_status st = out->load && rep ? SIM_OK
                                      : sim_fail(err, SIM_EINTERNAL, "out of memory for replicas");
+    if (!st && !cfg->per_replica)
+        st = sim_cluster_start_all(rep, n, 0, cfg->engine, w, cfg->observer, &started, err);
+    for (int r = 0; !st && cfg->per_replica && r < n; r++) /* each on its own device */
+        st = sim_cluster_start_all(rep + r, 1, r, &cfg->per_replica[r], w, cfg->observer,
+                                   &started, err);
     if (!st && w->links)
         st = session_loop(cfg, rep, w, out, err);
-    for (size_t i = 0; !st && !w->links && i < w->n; i++) {
+    /* a stale view (cluster.h): the replicas stand at the last refresh, each one's requests then */
+    const int64_t L = cfg->refresh_ns;
+    int64_t *held = L > 0 ? malloc((size_t)n * sizeof *held) : NULL;
+    if (!st && L > 0 && !held)
+        st = sim_fail(err, SIM_EINTERNAL, "out of memory for the router's view");
+    sim_scaler sc = {0};
+    const bool scaled = cfg->autoscale.max > 0;
+    if (!st && scaled && !sim_scaler_init(&sc, &cfg->autoscale, out))
+        st = sim_fail(err, SIM_EINTERNAL, "out of memory for the autoscaler");
+    for (int64_t seen = -1, i = 0; !st && !w->links && i < (int64_t)w->n; i++) {
         const sim_request *q = &w->reqs[i];
-        for (int r = 0; !st && r < n; r++)
-            st = sim_engine_advance(rep[r].e, q->arrival_ns, err);
+        if (scaled && (st = sim_scaler_step(&sc, rep, q->arrival_ns, err)))
+            break;
+        sc.arrivals++;
+        const int64_t t = L > 0 ? q->arrival_ns / L * L : q->arrival_ns;
+        for (int r = 0; !st && t != seen && r < n; r++)
+            if (!(st = sim_engine_advance(rep[r].e, t, err)) && held)
+                held[r] = sim_engine_outstanding(rep[r].e, t);
+        seen = L > 0 ? t : -1;
         int chosen;
         if (!st)
-            st = route_one(cfg, rep, w, q, i, -1, out, &chosen, err);
+            st = route_one(cfg, rep, w, q, (size_t)i, -1, held, scaled ? sc.ok : NULL, out,
+                           &chosen, err);
     }
+    free(held);
+    if (scaled && !st) { /* the held time runs to the last finish: every engine ends first */
+        int64_t end = 0;
+        int r = 0;
+        for (; !st && r < started; r++)
+            if (!(st = sim_engine_finish(rep[r].e, err)) && rep[r].res.duration_ns > end)
+                end = rep[r].res.duration_ns;
+        for (; r < started; r++)
+            sim_engine_abort(rep[r].e, &rep[r].res);
+        started = 0;
+        if (!st)
+            sim_scaler_finish(&sc, rep, end);
+    }
+    sim_scaler_free(&sc);
     st = sim_cluster_end_all(rep, started, st, err);
     sim_hist secs = {0};
     if (!st) {

@@ -34,8 +34,18 @@
  *                       completion) of the blocks of every request it gave the replica and that
  *                       is not finished, ceil((prompt + generated) / block size) each, plus the
  *                       request's ceil(input / block size). The prefix caches are read as of the
- *                       replicas' last iteration before the arrival (KV events without lag: the
- *                       staleness of a real router's view is not modelled).
+ *                       replicas' last iteration before the arrival (KV events without lag),
+ *                       or before the router's last refresh (below).
+ * A stale view (refresh_ns > 0): the router reads the replicas' state as it was at its last
+ * refresh, floor(t / refresh_ns) x refresh_ns, as the Gateway API inference extension's endpoint
+ * picker (llm-d's scheduler) scrapes each engine's metrics every 50 ms (its
+ * DefaultRefreshMetricsInterval) and a KV router applies events published with a lag. The
+ * replicas are advanced only to the refresh before an arrival, so what the routers read is the
+ * state of that instant: least-outstanding (and prefix-aware's fallback) the requests each
+ * replica held then (those sent since are not counted: the scraped queue has not seen them, so
+ * every arrival between two refreshes goes to the same replica); kv-aware the prefix caches then
+ * and, among the requests it gave, those finished by then (its own count of what it sent stays
+ * current). Round-robin reads nothing; the results are the live router's. Not with sessions.
  * Sessions (a workload with links, workload.h): a later turn is released when its previous turn's
  * last chunk reached the client, think_ns later, and routed then (with session_affinity to the
  * replica of its previous turn, as llm-d's session-affinity scorer does; else by the router).
@@ -60,10 +70,15 @@
  *   bytes_per_gpu = input x max(KV bytes per token per GPU on either side)
  *   t_kv          = bytes_per_gpu / (link x efficiency.network) + link latency
  * over the scale-up link when every GPU of the deployment fits one node, else the scale-out NIC
- * (RDMA). With layer-wise streaming (kv_stream) each layer's KV leaves as soon as it is computed:
+ * (RDMA). Pools on two kinds of device (prefill and decode configurations whose devices' names
+ * differ: mixed hardware) share no NVLink domain: the KV goes over the NICs, at the slower of
+ * the two ends (scale-out x efficiency.network of each) plus the longer of their latencies. With layer-wise streaming (kv_stream) each layer's KV leaves as soon as it is computed:
  * only what outlasts the prefill stays exposed, max(t_kv / layers, t_kv - prefill time).
  * The prefill instance's blocks are freed when its token is sampled (not held until the decode
- * side has pulled them). Not modelled: speculative decoding. With a front end (engine.h) each
+ * side has pulled them). Sessions: a turn enters the prefill pool when it is released and its
+ * next turn is released by its last token at the decode instance (the pools step as replicas do
+ * with sessions, above); its prefix hit is the prefill instance's own cache (earlier turns'
+ * prompts it computed; their outputs were decoded elsewhere). Not modelled: speculative decoding. With a front end (engine.h) each
  * engine has its own; the command line gives the prefill instances the request stage and the
  * decode instances the output stage, and the result sums their parts.
  */
@@ -89,6 +104,61 @@ typedef enum sim_router {
 bool sim_router_parse(const char *s, sim_router *out);
 const char *sim_router_name(sim_router r);
 
+/* Autoscaling (autoscale.max > 0): a pool of `max` replicas of which the autoscaler holds
+ * between min and max, as the Kubernetes HorizontalPodAutoscaler's algorithm runs (kubernetes.io,
+ * "Horizontal Pod Autoscaling": the algorithm details and the default behavior). Every
+ * interval_ns (HPA's 15 s sync period) it reads the metric of the replicas that are ready:
+ *   queue  requests given and not finished (running + waiting; Knative's concurrency)
+ *   kv     the KV cache's usage: blocks held by requests over the blocks (vllm:kv_cache_usage_perc)
+ *   rate   requests routed since the last evaluation, per second (Knative's RPS)
+ * and, with `current` the replicas held ready or starting (a starting one reports 0, as HPA
+ * counts a pod not yet ready on a scale-up),
+ *   desired = current                  when |sum / (current x target) - 1| <= tolerance (0.1)
+ *           = ceil(sum / target)       otherwise,
+ * within [min, max] and at most max(2 x current, current + 4) (HPA's default scale-up policies:
+ * 100 % or 4 pods per 15 s, the larger); a scale-down takes the highest desired count of the
+ * evaluations within down_window_ns (HPA's 300 s stabilization window). A replica added at t
+ * (the lowest-index one off) takes requests from t + start_ns (provisioning + weight load: the
+ * command line prices the load, cli_point.c); one removed is the highest-index ready one (a
+ * starting one is cancelled first): it takes no more requests and is released when its last one
+ * finishes (a draining replica still counts against max). The router picks among the ready
+ * replicas only. Held time (from the decision to add to the release, or to the run's end) is
+ * summed per replica: GPU-hours = held_ns x the replica's GPUs / 3.6e12. Not with sessions. */
+typedef enum sim_scale_metric {
+    SIM_SCALE_QUEUE,
+    SIM_SCALE_KV,
+    SIM_SCALE_RATE,
+    SIM_SCALE_COUNT
+} sim_scale_metric;
+
+bool sim_scale_metric_parse(const char *s, sim_scale_metric *out);
+const char *sim_scale_metric_name(sim_scale_metric m);
+
+typedef struct sim_autoscale {
+    int min, max; /* 1 <= min <= max <= SIM_CLUSTER_MAX_REPLICAS; max 0: off */
+    sim_scale_metric metric;
+    double target;      /* per replica: requests, a usage fraction (0, 1], requests/s */
+    double tolerance;   /* HPA's 0.1 */
+    int64_t interval_ns, start_ns, down_window_ns;
+} sim_autoscale;
+
+/* HPA's count (above) for `current` replicas whose metric adds up to `sum`, before the
+ * stabilization window: 2 replicas with 60 requests in flight and a target of 10 want
+ * ceil(60 / 10) = 6, within max(2 x 2, 2 + 4) = 6.
+ * Example:
+ *   sim_autoscale a = {.min = 1, .max = 8, .target = 10.0, .tolerance = 0.1};
+ *   int n = sim_autoscale_desired(&a, 2, 60.0); // 6
+ */
+int sim_autoscale_desired(const sim_autoscale *a, int current, double sum);
+
+/* One evaluation of the autoscaler: at t, the replicas ready, held (ready, starting, draining)
+ * and the count it decided on, and the metric's sum over the ready ones. */
+typedef struct sim_scale_point {
+    int64_t t_ns;
+    int ready, held, desired;
+    double metric;
+} sim_scale_point;
+
 /* Watches every instance of a deployment (all callbacks optional): `instance` indexes the
  * result's load (prefill instances first), request ids are the workload's. A timeline writer is
  * one such observer. Each instance's events come in time order; the instances' events
@@ -107,6 +177,11 @@ typedef struct sim_cluster_cfg {
     sim_router router;
     double kv_overlap_weight; /* kv-aware: Dynamo's --kv-overlap-score-weight (its default 1) */
     bool session_affinity;    /* a session's later turn goes where its previous turn ran */
+    int64_t refresh_ns;       /* the router's view refreshed every refresh_ns; 0: live */
+    sim_autoscale autoscale;  /* .max 0: a fixed pool of `replicas` (else replicas = max) */
+    /* mixed hardware: replica r runs per_replica[r] (the same model and engine on its own
+     * device; every one's block size engine's), [replicas]; NULL: every replica runs `engine` */
+    const sim_engine_cfg *per_replica;
     const sim_cluster_observer *observer; /* NULL: nobody watches */
 } sim_cluster_cfg;
 
@@ -116,6 +191,7 @@ typedef struct sim_replica_load {
     double busy_ns; /* time in iterations */
     int64_t iterations, scheduled_seqs, preemptions, kv_blocks, kv_peak_blocks;
     int64_t prefix_blocks; /* blocks of its requests' ids already sent to it (prefix-aware) */
+    char hw[96];           /* its device's display name */
 } sim_replica_load;
 
 typedef struct sim_cluster_result {
@@ -127,8 +203,20 @@ typedef struct sim_cluster_result {
     /* disaggregation (prefill 0 otherwise) */
     int prefill, decode;      /* instances */
     bool kv_scaleout;         /* the KV went over the scale-out NIC (else the scale-up link) */
+    char prefill_hw[96];      /* the prefill instances' device (its display name) */
     double kv_transfer_ns;    /* sum over requests of the transfer time TTFT waits for */
     double kv_transfer_bytes; /* sum over requests of the bytes each GPU sent */
+    bool mixed; /* the replicas ran on different devices (per_replica) */
+    /* autoscaling (autoscaled false otherwise) */
+    bool autoscaled;
+    int scale_min;                  /* its MIN (MAX is replicas) */
+    sim_scale_metric scale_metric;
+    int64_t scale_start_ns;         /* from adding a replica to its first request */
+    double held_ns;             /* replica time held, summed over the replicas */
+    int peak_held;              /* most replicas held at once */
+    int64_t scale_ups, scale_downs; /* replicas added, removed */
+    sim_scale_point *timeline;  /* [n_timeline], owned: each evaluation */
+    size_t n_timeline;
 } sim_cluster_result;
 
 typedef struct sim_disagg_cfg {

@@ -4,6 +4,7 @@
 #include "cluster_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,8 +15,16 @@
 
 static int instance_gpus(const sim_engine_cfg *c) { return (int)sim_pp_gpus(&c->step); }
 
+/* Whether the pools run on one kind of device (by its name): else no NVLink domain holds both. */
+static bool one_device(const sim_disagg_cfg *cfg)
+{
+    return strcmp(cfg->prefill->step.hw->name, cfg->decode->step.hw->name) == 0;
+}
+
 bool sim_disagg_scaleout(const sim_disagg_cfg *cfg)
 {
+    if (!one_device(cfg))
+        return true;
     int64_t gpus = (int64_t)cfg->n_prefill * instance_gpus(cfg->prefill) +
                    (int64_t)cfg->n_decode * instance_gpus(cfg->decode);
     return gpus > cfg->decode->step.hw->devices_per_node;
@@ -30,10 +39,15 @@ double sim_disagg_kv_bytes(const sim_disagg_cfg *cfg, int64_t input)
 
 double sim_disagg_kv_ns(const sim_disagg_cfg *cfg, int64_t input)
 {
-    const sim_hw *hw = cfg->decode->step.hw;
+    const sim_hw *hw = cfg->decode->step.hw, *ph = cfg->prefill->step.hw;
     const bool out = sim_disagg_scaleout(cfg);
-    const double bw = (out ? hw->scaleout_bytes_per_s : hw->scaleup_bytes_per_s) * hw->eff_network;
-    const double lat = out ? hw->scaleout_latency_ns : hw->scaleup_latency_ns;
+    double bw = (out ? hw->scaleout_bytes_per_s : hw->scaleup_bytes_per_s) * hw->eff_network;
+    double lat = out ? hw->scaleout_latency_ns : hw->scaleup_latency_ns;
+    if (!one_device(cfg)) { /* two devices' NICs: the slower end, the longer latency */
+        const double pbw = ph->scaleout_bytes_per_s * ph->eff_network;
+        bw = pbw < bw ? pbw : bw;
+        lat = ph->scaleout_latency_ns > lat ? ph->scaleout_latency_ns : lat;
+    }
     return sim_disagg_kv_bytes(cfg, input) / bw * 1e9 + lat;
 }
 
@@ -153,16 +167,89 @@ static sim_status prefill_to(pools *P, int64_t t, sim_err *err)
     return SIM_OK;
 }
 
+/* Sessions over the pools (cluster.h): the turns released and not sent (a min-heap), those at a
+ * decode instance whose next turn is not released, and the pools' stepping. */
+typedef struct turns {
+    sim_session_turn *heap;
+    size_t n, *open, n_open, *loc; /* loc: a turn's index in its decode instance's stream */
+    int *at;                       /* its decode instance */
+    int64_t step, until;           /* the stepping: no longer than the shortest think time */
+    size_t in_prefill;             /* turns given to the prefill pool, not yet at a decode one */
+} turns;
+
+static sim_status turns_init(turns *T, const sim_workload *w, sim_err *err)
+{
+    const size_t n = w->n ? w->n : 1;
+    T->heap = malloc(n * sizeof *T->heap);
+    T->open = malloc(n * sizeof *T->open);
+    T->loc = malloc(n * sizeof *T->loc);
+    T->at = malloc(n * sizeof *T->at);
+    if (!T->heap || !T->open || !T->loc || !T->at)
+        return sim_fail(err, SIM_EINTERNAL, "out of memory for sessions");
+    T->step = INT64_MAX;
+    for (size_t i = 0; i < w->n; i++) {
+        if (!w->links[i].follows)
+            sim_workload_turn_push(T->heap, &T->n,
+                                   (sim_session_turn){w->reqs[i].arrival_ns, (int64_t)i, -1});
+        if (w->links[i].follow > 0 && w->links[i].think_ns < T->step)
+            T->step = w->links[i].think_ns;
+    }
+    if (T->step < 1000000LL) /* as the replicas' sessions step: at least 1 ms */
+        T->step = 1000000LL;
+    return SIM_OK;
+}
+
+static void turns_free(turns *T)
+{
+    free(T->heap);
+    free(T->open);
+    free(T->loc);
+    free(T->at);
+}
+
+/* The decode pool advanced to t: every turn finished by then releases its session's next, its
+ * think time after the last token (not before its own arrival, nor before t). */
+static sim_status turns_scan(pools *P, turns *T, int64_t t, sim_err *err)
+{
+    const sim_disagg_cfg *c = P->cfg;
+    replica *dec = P->rep + c->n_prefill;
+    sim_status st = SIM_OK;
+    for (int r = 0; !st && r < c->n_decode; r++)
+        st = sim_engine_advance(dec[r].e, t, err);
+    T->until = t;
+    for (size_t k = 0; !st && k < T->n_open;) {
+        const size_t id = T->open[k];
+        const sim_seq *x = &dec[T->at[id]].res.seqs[T->loc[id]];
+        if (x->phase != SIM_SEQ_DONE) {
+            k++;
+            continue;
+        }
+        sim_workload_turn_push(T->heap, &T->n,
+                               (sim_session_turn){sim_workload_turn_release(P->w, id, x->finish_ns,
+                                                                            t),
+                                                  P->w->links[id].follow, -1});
+        T->open[k] = T->open[--T->n_open];
+    }
+    return st;
+}
+
 static sim_status disagg_loop(pools *P, sim_err *err)
 {
     const sim_disagg_cfg *c = P->cfg;
     const sim_workload *w = P->w;
     replica *dec = P->rep + c->n_prefill;
     size_t next = 0, sent = 0;
-    sim_status st = SIM_OK;
+    turns T = {0};
+    sim_status st = w->links ? turns_init(&T, w, err) : SIM_OK;
+    const bool sessions = w->links && T.heap && T.open && T.loc && T.at; /* (else st is set) */
     while (!st && sent < w->n) {
-        bool client = next < w->n;
-        int64_t t = client ? w->reqs[next].arrival_ns : INT64_MAX;
+        bool client = sessions ? T.n > 0 : next < w->n;
+        int64_t t = !client ? INT64_MAX : sessions ? T.heap[0].t_ns : w->reqs[next].arrival_ns;
+        /* sessions: a step to find the finishes (and the prompts done) before the next release */
+        const bool stepping = sessions && (T.n_open > 0 || T.in_prefill > 0) &&
+                              T.until <= INT64_MAX - T.step && T.until + T.step < t;
+        if (stepping)
+            t = T.until + T.step;
         if ((st = prefill_to(P, t, err)))
             break;
         if (P->heap_n > 0 && P->heap[0].t < t) {
@@ -176,18 +263,34 @@ static sim_status disagg_loop(pools *P, sim_err *err)
             q.arrival_ns = x.t;
             /* the last prompt token is computed to sample; the images came encoded */
             q.kv_ready = sim_engine_prompt_tokens(c->prefill, &q) - 1;
-            int to = sim_cluster_least_outstanding(dec, c->n_decode, x.t);
+            int to = sim_cluster_least_outstanding(dec, c->n_decode, NULL, x.t);
             if (c->observer && c->observer->kv_transfer)
                 c->observer->kv_transfer(c->observer->ctx, (int64_t)x.i, x.from, c->n_prefill + to,
                                          x.sent, x.t);
             sim_cluster_give(&dec[to], &q, x.i);
+            if (sessions) {
+                T.in_prefill--;
+                T.at[x.i] = to;
+                T.loc[x.i] = dec[to].w.n - 1;
+                if (w->links[x.i].follow > 0)
+                    T.open[T.n_open++] = x.i;
+            }
             sent++;
+        } else if (stepping) {
+            st = turns_scan(P, &T, t, err);
         } else if (client) {
-            sim_request q = w->reqs[next];
+            size_t i = next;
+            if (sessions) { /* the prefill pool is at t: no later release before it */
+                i = (size_t)sim_workload_turn_pop(T.heap, &T.n).id;
+                T.in_prefill++;
+                T.until = t > T.until ? t : T.until;
+            }
+            sim_request q = w->reqs[i];
+            q.arrival_ns = t;
             q.output_tokens = 1; /* the prefill instance samples one token */
-            sim_cluster_give(&P->rep[sim_cluster_least_outstanding(P->rep, c->n_prefill, t)], &q,
-                             next);
-            next++;
+            const int to = sim_cluster_least_outstanding(P->rep, c->n_prefill, NULL, t);
+            sim_cluster_give(&P->rep[to], &q, i);
+            next += !sessions;
         } else if (P->heap_n == 0) {
             st = sim_fail(err, SIM_EINTERNAL,
                           "disaggregation stalled with %zu of %zu requests "
@@ -195,6 +298,7 @@ static sim_status disagg_loop(pools *P, sim_err *err)
                           sent, w->n);
         }
     }
+    turns_free(&T);
     return st;
 }
 
@@ -209,6 +313,7 @@ sim_status sim_disagg_run(const sim_disagg_cfg *cfg, const sim_workload *w, sim_
     out->prefill = cfg->n_prefill;
     out->decode = cfg->n_decode;
     out->kv_scaleout = sim_disagg_scaleout(cfg);
+    snprintf(out->prefill_hw, sizeof out->prefill_hw, "%s", cfg->prefill->step.hw->name);
     out->load = calloc((size_t)n, sizeof *out->load);
     pools P = {.cfg = cfg, .w = w};
     P.rep = calloc((size_t)n, sizeof *P.rep);

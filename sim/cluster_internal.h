@@ -25,8 +25,38 @@ typedef struct replica {
     size_t first_open; /* kv-aware: its requests before this one are all finished */
 } replica;
 
-/* The instance with the fewest requests given and not finished at t (lowest index on ties). */
-int sim_cluster_least_outstanding(replica *rep, int n, int64_t t);
+/* The instance with the fewest requests given and not finished at t (lowest index on ties),
+ * among those with ok[r] (ok NULL: all). */
+int sim_cluster_least_outstanding(replica *rep, int n, const bool *ok, int64_t t);
+
+/* The autoscaler's run state (cluster.h, cluster_scale.c). */
+typedef struct sim_scaler {
+    const sim_autoscale *a;
+    int n;                /* the pool: a->max */
+    signed char *state;   /* per replica: off, starting, ready, draining */
+    bool *ok;             /* ready: the router may pick it */
+    int64_t *on_ns;       /* when it was last added */
+    int64_t *ready_ns;    /* starting: when it takes requests */
+    int64_t *drain_ns;    /* draining: since when */
+    size_t *first;        /* its stream's first request since it was added */
+    int64_t next_eval_ns, next_ready_ns;
+    int64_t arrivals;     /* routed since the last evaluation */
+    int *rec;             /* desired counts of the evaluations, for the stabilization window */
+    sim_cluster_result *out; /* held_ns, peak_held, scale_ups/downs, timeline */
+    size_t cap_timeline;
+} sim_scaler;
+
+/* Sets up the pool: replicas [0, min) ready at 0, the others off. Returns 0 when out of memory. */
+int sim_scaler_init(sim_scaler *s, const sim_autoscale *a, sim_cluster_result *out);
+
+/* Runs every evaluation due at or before t (advancing the replicas to each), then makes ready
+ * the replicas whose start has ended by t. */
+sim_status sim_scaler_step(sim_scaler *s, replica *rep, int64_t t, sim_err *err);
+
+/* At the run's end (every engine finished, end_ns the deployment's last finish): the time held
+ * by the replicas still held. Frees the state (not out's timeline). */
+void sim_scaler_finish(sim_scaler *s, const replica *rep, int64_t end_ns);
+void sim_scaler_free(sim_scaler *s);
 
 /* Starts n engines (deployment indices first, first + 1, ...) on empty streams with room for
  * every request of w. Returns how many started in *started. */

@@ -81,6 +81,18 @@ sim_status sim_cluster_trace_open(sim_cluster_trace *ct, const char *path, int n
     return SIM_OK;
 }
 
+void sim_cluster_trace_autoscale(sim_cluster_trace *ct, const sim_cluster_result *c)
+{
+    sim_targs a;
+    for (size_t k = 0; c->autoscaled && k <= c->n_timeline; k++) {
+        const sim_scale_point *p = k ? &c->timeline[k - 1] : NULL;
+        sim_targs_reset(&a);
+        sim_targs_int(&a, "ready", p ? p->ready : c->scale_min);
+        sim_targs_int(&a, "held", p ? p->held : c->scale_min);
+        sim_trace_counter(&ct->t, pid_requests(ct), "replicas", p ? p->t_ns : 0, &a);
+    }
+}
+
 sim_status sim_cluster_trace_close(sim_cluster_trace *ct, sim_err *err)
 {
     return sim_trace_close(&ct->t, err);

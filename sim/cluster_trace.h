@@ -40,6 +40,11 @@ typedef struct sim_cluster_trace {
 sim_status sim_cluster_trace_open(sim_cluster_trace *ct, const char *path, int n_prefill,
                                   int n_instances, sim_err *err);
 
+/* An autoscaled pool (c->autoscaled): a `replicas` counter on the requests process, the
+ * replicas ready and held from MIN at 0 through each evaluation. Call after the run, before
+ * closing. */
+void sim_cluster_trace_autoscale(sim_cluster_trace *ct, const sim_cluster_result *c);
+
 /* Finishes the file (every span was closed by its request's end). */
 sim_status sim_cluster_trace_close(sim_cluster_trace *ct, sim_err *err);
 

@@ -401,7 +401,9 @@ static int iterate(loop *L)
             if (seqs[id].phase == SIM_SEQ_DONE && lk->follow > 0)
                 sim_workload_turn_push(
                     L->heap, &L->heap_n,
-                    (sim_session_turn){seqs[id].finish_ns + lk->think_ns, lk->follow, -1});
+                    (sim_session_turn){
+                        sim_workload_turn_release(L->w, (size_t)id, seqs[id].finish_ns, 0),
+                        lk->follow, -1});
         }
     sim_sched_compact(&L->sched, seqs);
     ok &= record_iteration(L, (int64_t)n, draft_ns, produced);
@@ -580,6 +582,15 @@ int64_t sim_engine_outstanding(const sim_engine *e, int64_t t_ns)
 }
 
 size_t sim_engine_done(const sim_engine *e) { return e->L.done; }
+
+double sim_engine_kv_usage(const sim_engine *e)
+{
+    const sim_kvcache *kv = &e->L.sched.kv;
+    return kv->total_blocks > 0
+               ? (double)(kv->total_blocks - kv->free_blocks - kv->evictable) /
+                     (double)kv->total_blocks
+               : 0.0;
+}
 
 int64_t sim_engine_cached_prefix(const sim_engine *e, const uint64_t *ids, int64_t n)
 {

@@ -317,6 +317,9 @@ int64_t sim_engine_outstanding(const sim_engine *e, int64_t t_ns);
  * leading `n` hash ids `ids` its HBM prefix cache holds (0 without prefix caching); and the
  * requests finished so far. */
 size_t sim_engine_done(const sim_engine *e);
+/* The KV cache's usage as of the engine's last iteration: blocks held by requests (not the
+ * prefix cache's evictable ones) over all blocks, as vLLM's kv_cache_usage_perc counts it. */
+double sim_engine_kv_usage(const sim_engine *e);
 int64_t sim_engine_cached_prefix(const sim_engine *e, const uint64_t *ids, int64_t n);
 
 /* Runs to the end, completes the result and frees the engine (also on error, when the result is

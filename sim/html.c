@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "outfile.h"
+#include "pp.h"
 #include "spec.h"
 
 /* The page is built in a text buffer (svg.h's writer escapes and grows it), then written. */
@@ -325,6 +326,20 @@ sim_status sim_html_serve(const char *path, const char *cmdline, const sim_serve
     sim_svg_raw(&p, "</p>\n");
     if (!series) {
         instances_section(&p, rep);
+        if (rep->cluster && rep->cluster->autoscaled) {
+            const sim_cluster_result *cl = rep->cluster;
+            char cap[320];
+            snprintf(cap, sizeof cap,
+                     "The autoscaler's pool after each evaluation (every --autoscale-interval-s): "
+                     "%lld replicas added, %lld removed, %.2f held on average, %.3f GPU-hours "
+                     "(from the decision to add a replica to its release).",
+                     (long long)cl->scale_ups, (long long)cl->scale_downs,
+                     cl->held_ns / fmax((double)rep->res->duration_ns, 1.0),
+                     cl->held_ns * (double)sim_pp_gpus(sc) / 3.6e12);
+            section(&p, "Autoscaling");
+            sim_chart_autoscale(&c, cl, rep->res->duration_ns, cmdline);
+            figure(&p, &c, cap);
+        }
         section(&p, "Requests");
         sim_chart_gantt(&c, rep->res, 40, cmdline);
         figure(&p, &c,

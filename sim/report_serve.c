@@ -20,10 +20,26 @@ int64_t sim_report_serve_gpus(const sim_serve_report *r)
     return r->gpus > 0 ? r->gpus : sim_pp_gpus(&r->cfg->step);
 }
 
+/* An autoscaled pool's GPU-hours: the replicas' held time x each one's GPUs. */
+static double gpu_hours(const sim_serve_report *r)
+{
+    return r->cluster->held_ns * (double)sim_pp_gpus(&r->cfg->step) / 3.6e12;
+}
+
+/* With autoscaling the hourly cost is the GPUs held on average (GPU-hours over the run's hours)
+ * and `gpus` the most held at once. */
 bool sim_report_serve_price(const sim_serve_report *r, sim_price *out)
 {
-    return sim_price_compute(sim_report_serve_gpus(r), r->usd_per_gpu_hour, r->m->output_throughput,
-                             r->m->total_token_throughput, out);
+    bool known = sim_price_compute(sim_report_serve_gpus(r), r->usd_per_gpu_hour,
+                                   r->m->output_throughput, r->m->total_token_throughput, out);
+    if (known && r->cluster && r->cluster->autoscaled && r->m->duration_s > 0.0) {
+        out->usd_per_hour = gpu_hours(r) * r->usd_per_gpu_hour / (r->m->duration_s / 3600.0);
+        out->usd_per_million_output_tokens =
+            sim_price_per_million(out->usd_per_hour, r->m->output_throughput);
+        out->usd_per_million_total_tokens =
+            sim_price_per_million(out->usd_per_hour, r->m->total_token_throughput);
+    }
+    return known;
 }
 
 /* Mean busy fraction of instances [from, to) over the run. */
@@ -101,10 +117,12 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
     const sim_cluster_result *c = r->cluster;
     if (c && c->prefill > 0) {
         const double dur = (double)r->res->duration_ns;
+        const bool mixed = strcmp(c->prefill_hw, s->hw->name) != 0;
         fprintf(f,
-                "disaggregated: %d prefill + %d decode instances; KV over the %s link, mean %.3f "
-                "ms per request; utilisation prefill %.2f, decode %.2f\n",
-                c->prefill, c->decode, c->kv_scaleout ? "scale-out" : "scale-up",
+                "disaggregated: %d prefill%s%s%s + %d decode instances; KV over the %s link, mean "
+                "%.3f ms per request; utilisation prefill %.2f, decode %.2f\n",
+                c->prefill, mixed ? " (on " : "", mixed ? c->prefill_hw : "", mixed ? ")" : "",
+                c->decode, c->kv_scaleout ? "scale-out" : "scale-up",
                 sim_report_ratio(c->kv_transfer_ns, (double)r->res->n) / 1e6,
                 pool_busy(c, 0, c->prefill, dur), pool_busy(c, c->prefill, c->replicas, dur));
     } else if (c && c->replicas > 0) {
@@ -113,6 +131,13 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
         for (int i = 0; i < c->replicas; i++)
             fprintf(f, " %lld", (long long)c->load[i].requests);
         fprintf(f, "\n");
+        if (c->autoscaled)
+            fprintf(f,
+                    "autoscaled %d..%d on %s: at most %d held, %.2f on average; %lld added, "
+                    "%lld removed; %.3f GPU-hours\n",
+                    c->scale_min, c->replicas, sim_scale_metric_name(c->scale_metric),
+                    c->peak_held, sim_report_ratio(c->held_ns, (double)r->res->duration_ns),
+                    (long long)c->scale_ups, (long long)c->scale_downs, gpu_hours(r));
     }
     banner(f, " Serving Benchmark Result ", '=');
     sim_field fields[SIM_FIELDS_MAX];
@@ -134,12 +159,43 @@ static void disagg_json(cJSON *o, const sim_serve_report *r)
     snprintf(pd, sizeof pd, "%d:%d", c->prefill, c->decode);
     cJSON_AddStringToObject(o, "disagg", pd);
     add_num(o, "prefill_instances", c->prefill);
+    cJSON_AddStringToObject(o, "prefill_hw", c->prefill_hw);
     add_num(o, "decode_instances", c->decode);
     cJSON_AddStringToObject(o, "kv_link", c->kv_scaleout ? "scaleout" : "scaleup");
     add_num(o, "kv_transfer_ms_mean", sim_report_ratio(c->kv_transfer_ns, n) / 1e6);
     add_num(o, "kv_transfer_bytes_per_gpu_mean", sim_report_ratio(c->kv_transfer_bytes, n));
     add_num(o, "prefill_utilization", pool_busy(c, 0, c->prefill, dur));
     add_num(o, "decode_utilization", pool_busy(c, c->prefill, c->replicas, dur));
+}
+
+/* An autoscaled pool: its bounds and metric, what it held and cost, each evaluation. */
+static void autoscale_json(cJSON *o, const sim_serve_report *r)
+{
+    const sim_cluster_result *c = r->cluster;
+    const double dur = (double)r->res->duration_ns;
+    char mm[32];
+    snprintf(mm, sizeof mm, "%d:%d", c->scale_min, c->replicas);
+    cJSON_AddStringToObject(o, "autoscale", mm);
+    cJSON_AddStringToObject(o, "autoscale_metric", sim_scale_metric_name(c->scale_metric));
+    add_num(o, "autoscale_start_s", (double)c->scale_start_ns / 1e9);
+    add_num(o, "replicas_peak", c->peak_held);
+    add_num(o, "replicas_mean", sim_report_ratio(c->held_ns, dur));
+    add_num(o, "scale_ups", (double)c->scale_ups);
+    add_num(o, "scale_downs", (double)c->scale_downs);
+    add_num(o, "gpu_hours", gpu_hours(r));
+    if (r->usd_per_gpu_hour > 0.0)
+        add_num(o, "usd", gpu_hours(r) * r->usd_per_gpu_hour);
+    cJSON *arr = cJSON_AddArrayToObject(o, "autoscale_timeline");
+    for (size_t k = 0; arr && k < c->n_timeline; k++) {
+        const sim_scale_point *p = &c->timeline[k];
+        cJSON *x = cJSON_CreateObject();
+        add_num(x, "t_s", (double)p->t_ns / 1e9);
+        add_num(x, "ready", p->ready);
+        add_num(x, "held", p->held);
+        add_num(x, "desired", p->desired);
+        add_num(x, "metric", p->metric);
+        cJSON_AddItemToArray(arr, x);
+    }
 }
 
 /* Replicas (the router) or disaggregated pools, and each instance's share of the work. */
@@ -154,6 +210,8 @@ static void cluster_json(cJSON *o, const sim_serve_report *r)
         add_num(o, "replicas", c->replicas);
         cJSON_AddStringToObject(o, "router", sim_router_name(c->router));
     }
+    if (c->autoscaled)
+        autoscale_json(o, r);
     if (c->router == SIM_ROUTER_PREFIX_AWARE)
         add_num(o, "router_prefix_match_rate",
                 sim_report_ratio((double)c->prefix_blocks, (double)c->blocks));
@@ -164,6 +222,8 @@ static void cluster_json(cJSON *o, const sim_serve_report *r)
         cJSON *x = cJSON_CreateObject();
         if (c->prefill > 0)
             cJSON_AddStringToObject(x, "role", i < c->prefill ? "prefill" : "decode");
+        if (c->mixed)
+            cJSON_AddStringToObject(x, "hw", l->hw);
         add_num(x, "requests", (double)l->requests);
         add_num(x, "input_tokens", (double)l->input_tokens);
         add_num(x, "output_tokens", (double)l->output_tokens);

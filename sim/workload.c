@@ -124,7 +124,12 @@ sim_status sim_workload_synthetic(const sim_synth_cfg *c, sim_workload *out, sim
     if (!(c->request_rate > 0.0))
         return sim_fail(err, SIM_EINPUT, "--request-rate: value %g, expected > 0 or inf",
                         c->request_rate);
-    if ((double)c->num_prompts / c->request_rate > SIM_ARRIVAL_MAX_S)
+    if (c->schedule &&
+        sim_workload_schedule_time(c->schedule, (double)c->num_prompts) > SIM_ARRIVAL_MAX_S)
+        return sim_fail(err, SIM_EINPUT,
+                        "--rate-schedule: %lld requests take past %g s, expected at most %g s",
+                        (long long)c->num_prompts, SIM_ARRIVAL_MAX_S, SIM_ARRIVAL_MAX_S);
+    if (!c->schedule && (double)c->num_prompts / c->request_rate > SIM_ARRIVAL_MAX_S)
         return sim_fail(err, SIM_EINPUT,
                         "--request-rate: value %g spreads %lld requests over %g s, expected at "
                         "most %g s (a rate of at least %g)",
@@ -135,8 +140,10 @@ sim_status sim_workload_synthetic(const sim_synth_cfg *c, sim_workload *out, sim
         return sim_fail(err, SIM_EINPUT, "--burstiness: value %g, expected > 0", c->burstiness);
     size_t n = (size_t)c->num_prompts;
     out->reqs = calloc(n, sizeof *out->reqs);
-    double *gaps = isfinite(c->request_rate) ? malloc(n * sizeof *gaps) : NULL;
-    if (!out->reqs || (isfinite(c->request_rate) && !gaps)) {
+    /* a schedule's gaps are drawn at a unit rate, then mapped through it */
+    const double rate = c->schedule ? 1.0 : c->request_rate;
+    double *gaps = isfinite(rate) ? malloc(n * sizeof *gaps) : NULL;
+    if (!out->reqs || (isfinite(rate) && !gaps)) {
         free(gaps);
         sim_workload_free(out);
         return sim_fail(err, SIM_EINTERNAL, "out of memory for %zu requests", n);
@@ -185,12 +192,12 @@ sim_status sim_workload_synthetic(const sim_synth_cfg *c, sim_workload *out, sim
         /* gamma(shape B, scale 1 / (rate B)) has mean 1 / rate; rescale to exactly N / rate */
         double total = 0.0;
         for (size_t i = 0; i < n; i++)
-            total += gaps[i] =
-                sim_rng_gamma(&rng, c->burstiness, 1.0 / (c->request_rate * c->burstiness));
-        double f = total > 0.0 ? ((double)n / c->request_rate) / total : 0.0;
+            total += gaps[i] = sim_rng_gamma(&rng, c->burstiness, 1.0 / (rate * c->burstiness));
+        double f = total > 0.0 ? ((double)n / rate) / total : 0.0;
         double t = 0.0;
         for (size_t i = 0; i < n; i++) {
-            out->reqs[i].arrival_ns = (int64_t)llround(t * NS_PER_S);
+            const double at = c->schedule ? sim_workload_schedule_time(c->schedule, t) : t;
+            out->reqs[i].arrival_ns = (int64_t)llround(at * NS_PER_S);
             t += gaps[i] * f;
         }
     }
@@ -208,6 +215,9 @@ typedef struct trace_reader {
     trace_fmt fmt;
     int col_time, col_in, col_out; /* CSV columns */
     int col_images;                /* the plain format's optional images column; -1: none */
+    int col_session;               /* its optional session_id column; -1: none */
+    uint64_t *key;                 /* per request read: its session id's hash (0: none) */
+    bool sessions;                 /* some request has a session id */
     double *t_s;                   /* raw arrival per request, seconds (any origin) */
     size_t cap;
     size_t hash_cap; /* room in the workload's hash_ids */
@@ -301,8 +311,23 @@ static sim_status grow(trace_reader *tr, sim_workload *w, sim_err *err)
     if (!t)
         return sim_fail(err, SIM_EINTERNAL, "%s: out of memory", tr->path);
     tr->t_s = t;
+    uint64_t *k = realloc(tr->key, cap * sizeof *k);
+    if (!k)
+        return sim_fail(err, SIM_EINTERNAL, "%s: out of memory", tr->path);
+    tr->key = k;
     tr->cap = cap;
     return SIM_OK;
+}
+
+/* A session id's key: FNV-1a of its text, never 0 (empty text: 0, no session). */
+static uint64_t session_key(const char *s)
+{
+    if (!*s)
+        return 0;
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h ? h : 1;
 }
 
 static sim_status csv_header(trace_reader *tr, char *line, sim_err *err)
@@ -323,10 +348,13 @@ static sim_status csv_header(trace_reader *tr, char *line, sim_err *err)
             tr->col_time = cols[0];
             tr->col_in = cols[1];
             tr->col_out = cols[2];
-            tr->col_images = -1;
-            for (int i = 0; pass && i < n; i++)
+            tr->col_images = tr->col_session = -1;
+            for (int i = 0; pass && i < n; i++) {
                 if (strcmp(f[i], "images") == 0)
                     tr->col_images = i;
+                if (strcmp(f[i], "session_id") == 0)
+                    tr->col_session = i;
+            }
             return SIM_OK;
         }
     }
@@ -357,7 +385,7 @@ static sim_status parse_images(const trace_reader *tr, int64_t line, const char 
 }
 
 static sim_status csv_row(trace_reader *tr, char *line, int64_t lineno, sim_request *r, double *t,
-                          sim_err *err)
+                          uint64_t *key, sim_err *err)
 {
     char *f[64];
     int n = split_csv(line, f, 64);
@@ -366,6 +394,8 @@ static sim_status csv_row(trace_reader *tr, char *line, int64_t lineno, sim_requ
         need = tr->col_out;
     if (tr->col_images > need)
         need = tr->col_images;
+    if (tr->col_session > need)
+        need = tr->col_session;
     if (n <= need)
         return sim_fail(err, SIM_EINPUT, "%s:%lld: %d fields, expected at least %d", tr->path,
                         (long long)lineno, n, need + 1);
@@ -392,6 +422,8 @@ static sim_status csv_row(trace_reader *tr, char *line, int64_t lineno, sim_requ
         st = parse_tokens(tr, lineno, out_name, f[tr->col_out], &r->output_tokens, err);
     if (!st && tr->col_images >= 0)
         st = parse_images(tr, lineno, f[tr->col_images], &r->images, err);
+    if (tr->col_session >= 0)
+        tr->sessions |= (*key = session_key(f[tr->col_session])) != 0;
     return st;
 }
 
@@ -450,7 +482,7 @@ static sim_status hash_ids_field(trace_reader *tr, int64_t lineno, const cJSON *
 }
 
 static sim_status jsonl_row(trace_reader *tr, const char *line, int64_t lineno, sim_request *r,
-                            double *t, sim_workload *w, sim_err *err)
+                            double *t, uint64_t *key, sim_workload *w, sim_err *err)
 {
     const char *end = NULL;
     cJSON *o = cJSON_ParseWithOpts(line, &end, 1); /* nothing may follow the object */
@@ -488,6 +520,18 @@ static sim_status jsonl_row(trace_reader *tr, const char *line, int64_t lineno, 
         snprintf(buf, sizeof buf, "%.17g", cJSON_IsNumber(im) ? im->valuedouble : -1.0);
         st = parse_images(tr, lineno, cJSON_IsNumber(im) ? buf : "not a number", &r->images, err);
     }
+    const cJSON *sid = cJSON_GetObjectItemCaseSensitive(o, "session_id");
+    if (!st && sid) {
+        char buf[64] = "";
+        const char *text = cJSON_IsString(sid) ? sid->valuestring : buf;
+        if (cJSON_IsNumber(sid))
+            snprintf(buf, sizeof buf, "%.17g", sid->valuedouble);
+        if (!cJSON_IsNumber(sid) && !cJSON_IsString(sid))
+            st = sim_fail(err, SIM_EINPUT, "%s:%lld: field 'session_id' is not text or a number",
+                          tr->path, (long long)lineno);
+        else
+            tr->sessions |= (*key = session_key(text)) != 0;
+    }
     cJSON_Delete(o);
     return st;
 }
@@ -498,6 +542,12 @@ static int by_arrival(const void *a, const void *b)
     if (x->arrival_ns != y->arrival_ns)
         return x->arrival_ns < y->arrival_ns ? -1 : 1;
     return x->line < y->line ? -1 : x->line > y->line; /* stable: file order */
+}
+
+static int by_line(const void *a, const void *b)
+{
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
 }
 
 static sim_status read_lines(sim_lines *lr, trace_reader *tr, int64_t limit, sim_workload *w,
@@ -536,8 +586,10 @@ static sim_status read_lines(sim_lines *lr, trace_reader *tr, int64_t limit, sim
         memset(r, 0, sizeof *r);
         r->line = lineno;
         double *t = &tr->t_s[w->n];
-        st = tr->fmt == FMT_MOONCAKE ? jsonl_row(tr, s, lineno, r, t, w, err)
-                                     : csv_row(tr, s, lineno, r, t, err);
+        uint64_t *key = &tr->key[w->n];
+        *key = 0;
+        st = tr->fmt == FMT_MOONCAKE ? jsonl_row(tr, s, lineno, r, t, key, w, err)
+                                     : csv_row(tr, s, lineno, r, t, key, err);
         if (!st)
             w->n++;
     }
@@ -545,6 +597,30 @@ static sim_status read_lines(sim_lines *lr, trace_reader *tr, int64_t limit, sim
         st = sim_fail(err, SIM_EINPUT, "%s: empty trace", tr->path);
     if (!st && (w->n == 0 || !tr->t_s)) /* (t_s is set whenever a request was read) */
         st = sim_fail(err, SIM_EINPUT, "%s: no requests after the header", tr->path);
+    return st;
+}
+
+/* The trace's sessions: each request's key found from its line (the rows were read in line
+ * order, tr->key in that order), then linked in arrival order. */
+static sim_status trace_sessions(const trace_reader *tr, sim_workload *w, sim_err *err)
+{
+    int64_t *lines = malloc((w->n ? w->n : 1) * sizeof *lines);
+    uint64_t *key = malloc((w->n ? w->n : 1) * sizeof *key);
+    if (!lines || !key) {
+        free(lines);
+        free(key);
+        return sim_fail(err, SIM_EINTERNAL, "%s: out of memory for sessions", tr->path);
+    }
+    for (size_t i = 0; i < w->n; i++)
+        lines[i] = w->reqs[i].line;
+    qsort(lines, w->n, sizeof *lines, by_line);
+    for (size_t i = 0; i < w->n; i++) {
+        const int64_t *at = bsearch(&w->reqs[i].line, lines, w->n, sizeof *lines, by_line);
+        key[i] = tr->key[at - lines];
+    }
+    sim_status st = sim_workload_link_sessions(w, key, err);
+    free(lines);
+    free(key);
     return st;
 }
 
@@ -586,9 +662,12 @@ sim_status sim_workload_load_trace(const char *path, double time_scale, int64_t 
     if (!st) {
         qsort(out->reqs, out->n, sizeof *out->reqs, by_arrival);
         snprintf(out->source, sizeof out->source, "%s", path);
-    } else {
-        sim_workload_free(out);
+        if (tr.sessions)
+            st = trace_sessions(&tr, out, err);
     }
+    if (st)
+        sim_workload_free(out);
     free(tr.t_s);
+    free(tr.key);
     return st;
 }

@@ -23,6 +23,9 @@
  *     optionally hash_ids (one id per 512-token block of the prompt, naming the prefix up to the
  *     block's end: the prefix cache's sharing);
  *   - plain CSV: the header arrival_s,input_tokens,output_tokens.
+ * The plain CSV's optional session_id column and Mooncake's optional session_id field (any text
+ * or number; empty: none) make sessions of the requests that share one
+ * (sim_workload_link_sessions).
  * Arrivals are taken relative to the earliest one, multiplied by the time scale (0.5 replays a
  * trace twice as fast) and sorted (stably). A malformed row is an error naming file and line, and
  * so is an arrival whose scaled offset from the earliest exceeds SIM_ARRIVAL_MAX_S.
@@ -98,6 +101,39 @@ typedef struct sim_workload {
     char source[256]; /* "random" or the trace path, for messages */
 } sim_workload;
 
+/* When turn `id` (finished at finish_ns, its session's next turn w->links[id].follow) releases
+ * that next turn: think_ns after its last token, not before the next turn's own arrival (a
+ * trace's recorded time; a synthetic one's session start) nor before not_before_ns (where the
+ * caller's clock stands). */
+int64_t sim_workload_turn_release(const sim_workload *w, size_t id, int64_t finish_ns,
+                                  int64_t not_before_ns);
+
+/* Arrival rates that vary over time (--rate-schedule T:RATE,T:RATE,...): from start_s[k] on,
+ * rate_per_s[k] requests/s (piecewise constant; start_s[0] is 0, the starts increasing, every
+ * rate > 0, the last one holding to the end). Arrivals come from the gamma gaps of a unit rate
+ * (rescaled to add up to N, as a fixed rate's are) mapped through the inverse of the cumulative
+ * rate, R(t) = the integral of the rate up to t: an arrival at unit time u is sent at R^-1(u),
+ * so a Poisson process of the schedule's rate (time rescaling), and a fixed rate's stream when
+ * the schedule has one segment.
+ * Example (sim_err *err):
+ *   sim_rate_schedule r;
+ *   if (sim_workload_schedule_parse("0:10,60:40", &r, err)) // 10/s, then 40/s from 60 s on
+ *       return SIM_EINPUT;
+ *   double t = sim_workload_schedule_time(&r, 1200.0); // 600 in the first 60 s: 60 + 600/40 = 75
+ */
+#define SIM_RATE_SCHEDULE_MAX 256
+typedef struct sim_rate_schedule {
+    int n; /* segments, 1..SIM_RATE_SCHEDULE_MAX */
+    double start_s[SIM_RATE_SCHEDULE_MAX], rate_per_s[SIM_RATE_SCHEDULE_MAX];
+} sim_rate_schedule;
+
+/* Parses "T:RATE,T:RATE,..." (seconds and requests/s, decimal; the first T 0, the Ts increasing,
+ * each at most SIM_ARRIVAL_MAX_S, each RATE in (0, 1e9]). Errors name --rate-schedule. */
+sim_status sim_workload_schedule_parse(const char *s, sim_rate_schedule *out, sim_err *err);
+
+/* R^-1(u): the time (s) by which the schedule has offered u requests (u >= 0). */
+double sim_workload_schedule_time(const sim_rate_schedule *r, double u);
+
 typedef struct sim_synth_cfg {
     int64_t num_prompts; /* N >= 1 */
     int64_t input_len;   /* mean prompt length */
@@ -124,6 +160,8 @@ typedef struct sim_synth_cfg {
     /* A public dataset's lengths (dataset.h, --dataset-name sharegpt, ...): each request's prompt
      * and output drawn from these fits instead of the uniform range (NULL: the range). */
     const sim_length_dist *input_dist, *output_dist;
+    /* Rates over time instead of request_rate (NULL: request_rate; burstiness still applies) */
+    const sim_rate_schedule *schedule;
 } sim_synth_cfg;
 
 /* A think (or tool) time distribution: a fixed number of seconds, an exponential of that mean,
@@ -164,6 +202,19 @@ typedef struct sim_session_cfg {
 } sim_session_cfg;
 
 sim_status sim_workload_sessions(const sim_session_cfg *c, sim_workload *out, sim_err *err);
+
+/* A trace's sessions (its session_id column or field): the requests of w with the same nonzero
+ * key[i] (for w->reqs[i], in w's order: by arrival) are one session's turns, numbered from 1 in
+ * the order their first turns arrive; a request whose key is 0 is a session of its own. A later
+ * turn is sent at the later of its own arrival and its previous turn's last token (think 0: a
+ * recorded conversation's next message cannot precede the answer it follows). Sets w->links and
+ * w->sessions. Example (sim_workload *w, sim_err *err):
+ *   uint64_t key[3] = {7, 0, 7}; // requests 0 and 2: one session; request 1 alone
+ *   if (w->n == 3 && sim_workload_link_sessions(w, key, err))
+ *       return SIM_EINTERNAL;
+ *   ... w->links[0].follow == 2, w->links[2].follows, w->sessions == 2 ...
+ */
+sim_status sim_workload_link_sessions(sim_workload *w, const uint64_t *key, sim_err *err);
 
 /* Parses "S", "exp:MEAN" or "uniform:LO:HI" (seconds, each finite, >= 0, LO <= HI, at most
  * 1e6). Errors name --think-time-s. */

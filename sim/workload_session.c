@@ -170,6 +170,58 @@ sim_status sim_workload_sessions(const sim_session_cfg *c, sim_workload *out, si
     return SIM_OK;
 }
 
+sim_status sim_workload_link_sessions(sim_workload *w, const uint64_t *key, sim_err *err)
+{
+    const size_t n = w->n, cap = 2 * (n ? n : 1);
+    size_t slots = 1;
+    while (slots < cap)
+        slots *= 2;
+    /* open addressing: a key's slot holds 1 + the index of its session's last turn so far */
+    uint64_t *k = calloc(slots, sizeof *k);
+    size_t *last = calloc(slots, sizeof *last);
+    w->links = calloc(n ? n : 1, sizeof *w->links);
+    if (!k || !last || !w->links) {
+        free(k);
+        free(last);
+        free(w->links);
+        w->links = NULL;
+        return sim_fail(err, SIM_EINTERNAL, "%s: out of memory for sessions", w->source);
+    }
+    w->sessions = 0;
+    for (size_t i = 0; i < n; i++) {
+        sim_session_link *l = &w->links[i];
+        size_t h = (size_t)((key[i] * 0x9e3779b97f4a7c15ULL) >> 17) & (slots - 1);
+        while (key[i] && k[h] && k[h] != key[i])
+            h = (h + 1) & (slots - 1);
+        if (key[i] && k[h] == key[i]) {
+            sim_session_link *prev = &w->links[last[h] - 1];
+            prev->follow = (int64_t)i;
+            l->session = prev->session;
+            l->turn = prev->turn + 1;
+            l->follows = true;
+        } else {
+            l->session = ++w->sessions;
+        }
+        if (key[i]) {
+            k[h] = key[i];
+            last[h] = i + 1;
+        }
+    }
+    free(k);
+    free(last);
+    return SIM_OK;
+}
+
+int64_t sim_workload_turn_release(const sim_workload *w, size_t id, int64_t finish_ns,
+                                  int64_t not_before_ns)
+{
+    const sim_session_link *lk = &w->links[id];
+    int64_t t = finish_ns + lk->think_ns;
+    const int64_t own = w->reqs[lk->follow].arrival_ns;
+    t = t > own ? t : own;
+    return t > not_before_ns ? t : not_before_ns;
+}
+
 static bool turn_before(const sim_session_turn *a, const sim_session_turn *b)
 {
     return a->t_ns != b->t_ns ? a->t_ns < b->t_ns : a->id < b->id;

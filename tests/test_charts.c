@@ -411,6 +411,33 @@ static void test_html_pages(void **state)
     free(f);
 }
 
+/* The autoscaler's replicas: two step lines (held dashed, ready solid) from MIN at 0 through
+ * each evaluation to the end: 1 + 2 x 2 + 1 = 6 points each; x spans the run (100 s). */
+static void test_autoscale_steps(void **state)
+{
+    (void)state;
+    sim_scale_point tl[2] = {{.t_ns = 15000000000LL, .ready = 1, .held = 3, .desired = 3},
+                             {.t_ns = 30000000000LL, .ready = 3, .held = 3, .desired = 3}};
+    sim_cluster_result c = {.autoscaled = true, .scale_min = 1, .peak_held = 3, .timeline = tl,
+                            .n_timeline = 2};
+    sim_svg s = {0};
+    sim_chart_autoscale(&s, &c, 100000000000LL, "flags");
+    assert_non_null(s.s);
+    assert_false(s.oom);
+    int lines = 0;
+    for (const char *p = strstr(s.s, "<polyline"); p; p = strstr(p + 1, "<polyline")) {
+        const char *pts = strstr(p, "points=\"");
+        int commas = 0;
+        for (const char *q = pts + 8; *q != '"'; q++)
+            commas += *q == ',';
+        assert_int_equal(commas, 6);
+        lines++;
+    }
+    assert_int_equal(lines, 2);
+    assert_non_null(strstr(s.s, "stroke-dasharray=\"5,3\""));
+    sim_svg_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -422,6 +449,7 @@ int main(void)
         cmocka_unit_test(test_pareto_front_in_order),
         cmocka_unit_test(test_compare_bars),
         cmocka_unit_test(test_html_pages),
+        cmocka_unit_test(test_autoscale_steps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -712,6 +712,23 @@ static void test_chrome_traces(void **state)
         assert_int_equal(R.rc, 0);
         remove(path);
     }
+    /* an autoscaled pool's timeline: a replicas counter (ready, held), valid for trace-check */
+    snprintf(a, sizeof a,
+             "serve --model llama-3.1-8b --hw h100-sxm --num-prompts 900 --rate-schedule 0:5,30:30 "
+             "--random-input-len 128 --random-output-len 8 --autoscale 1:3 --autoscale-metric "
+             "rate --autoscale-target 11 --uncertainty 0 --chrome-trace %s --format json",
+             path);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    char *as_trace = slurp(path);
+    assert_non_null(as_trace);
+    assert_non_null(strstr(as_trace, "\"name\":\"replicas\""));
+    assert_non_null(strstr(as_trace, "\"held\":3"));
+    free(as_trace);
+    snprintf(a, sizeof a, "trace-check %s", path);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    remove(path);
     /* a 1,000-request serve trace at the default (iteration) detail stays well under 100 MB */
     snprintf(a, sizeof a,
              "serve --model llama-3.1-8b --hw h100-sxm --num-prompts 1000 "
@@ -784,6 +801,10 @@ static void test_html_reports(void **state)
         {"sweep serve --model llama-3.1-8b --hw h100-sxm --num-prompts 50 --request-rate 2,50 "
          "--max-num-seqs 16,64 --slo ttft:2000,tpot:100 --threads 1",
          "class=\"front\"", "point,", 4},
+        /* an autoscaled pool: the latency CDFs, the replicas over time, the requests */
+        {"serve --model llama-3.1-8b --hw h100-sxm --num-prompts 600 --rate-schedule 0:5,30:30 "
+         "--autoscale 1:4 --autoscale-metric rate --autoscale-target 11 --uncertainty 0",
+         "Replicas over time", "autoscaled 1..4 on rate", 6},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         remove(path);
@@ -2433,9 +2454,83 @@ static void test_kv_offload_and_sessions(void **state)
     bad_flag(base, "--turns-per-session 3", "--sessions");
     bad_flag(base, "--sessions 4 --think-time-s uniform:3:1", "--think-time-s");
     bad_flag(base, "--sessions 4 --num-prompts 10", "--num-prompts");
-    bad_flag(base, "--sessions 4 --disagg 1:1", "--disagg");
+    /* sessions over disaggregated pools: every turn completes */
+    run("serve --model llama-3.1-8b --hw h100-sxm --sessions 4 --turns-per-session 3 "
+        "--think-time-s 1 --disagg 1:1 --uncertainty 0 --format json");
+    assert_int_equal(R.rc, 0);
+    assert_near(out_num("completed"), 12, 0);
     bad_flag(base, "--session-affinity", "--session-affinity");
     bad_flag(base, "--replicas 2 --kv-overlap-score-weight 2", "--router kv-aware");
+    bad_flag(base, "--router-refresh-ms 50", "--replicas N > 1");
+    bad_flag(base, "--replicas 2 --router-refresh-ms -1", "--router-refresh-ms");
+    bad_flag(base, "--sessions 4 --replicas 2 --router-refresh-ms 50", "--sessions");
+    /* a scraped view every 50 ms herds 100 requests/s onto one replica per refresh */
+    const char *herd = "serve --model llama-3.1-8b --hw h100-sxm --replicas 4 --num-prompts 400 "
+                       "--request-rate 100 --random-input-len 1024 --random-output-len 64 "
+                       "--format json";
+    char line[512];
+    run(herd);
+    assert_int_equal(R.rc, 0);
+    const double live = out_num("mean_ttft_ms");
+    snprintf(line, sizeof line, "%s --router-refresh-ms 50", herd);
+    run(line);
+    assert_int_equal(R.rc, 0);
+    assert_true(out_num("mean_ttft_ms") > 1.3 * live);
+    /* autoscaling on the request rate over a step from 5/s to 30/s at 60 s (target 11/s, near-
+     * regular gaps): 1 replica until the evaluation at 75 s sees 30/s, ceil(30 / 11) = 3; the
+     * two added are held from 75 s to the end (~120 s), replica 0 throughout:
+     * (120 + 2 x 45) s / 3600 = 0.0583 GPU-hours, at H100's $2.69: $0.157; their weights (16.06 GB
+     * a GPU) load at the device's 6 GB/s NVMe in 2.68 s */
+    run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 2100 --rate-schedule 0:5,60:30 "
+        "--burstiness 1000 --random-input-len 256 --random-output-len 32 --autoscale 1:4 "
+        "--autoscale-metric rate --autoscale-target 11 --uncertainty 0 --format json");
+    assert_int_equal(R.rc, 0);
+    assert_near(out_num("gpu_hours"), 210.0 / 3600.0, 0.01);
+    assert_near(out_num("usd"), out_num("gpu_hours") * 2.69, 1e-9);
+    assert_near(out_num("usd_per_million_output_tokens"),
+                out_num("usd") / out_num("total_output_tokens") * 1e6, 1e-6);
+    assert_near(out_num("replicas_peak"), 3, 0);
+    assert_near(out_num("gpus"), 3, 0);
+    assert_near(out_num("autoscale_start_s"), 2.677, 0.001);
+    assert_non_null(strstr(R.out, "\"autoscale_timeline\""));
+    bad_flag(base, "--autoscale 1:4", "--autoscale-target");
+    bad_flag(base, "--autoscale-target 3", "--autoscale MIN:MAX");
+    bad_flag(base, "--autoscale 1:4 --autoscale-target 3 --replicas 2", "--replicas");
+    bad_flag(base, "--autoscale 4:1 --autoscale-target 3", "--autoscale");
+    bad_flag(base, "--autoscale 1:4 --autoscale-target 3 --autoscale-metric cpu",
+             "--autoscale-metric");
+    bad_flag(base, "--rate-schedule 0:1 --request-rate 3", "--rate-schedule");
+    bad_flag(base, "--rate-schedule 1:3", "--rate-schedule");
+    /* a trace's sessions: --session-affinity takes them; --save-requests names session, turn */
+    char cmd[1024];
+    const char *tp = tu_write_tmp("arrival_s,input_tokens,output_tokens,session_id\n"
+                                  "0,1000,20,a\n0.001,1100,20,a\n0.002,500,20,b\n");
+    snprintf(cmd, sizeof cmd,
+             "serve --model llama-3.1-8b --hw h100-sxm --trace %s --replicas 2 "
+             "--session-affinity --uncertainty 0 --format json",
+             tp);
+    run(cmd);
+    assert_int_equal(R.rc, 0);
+    assert_near(out_num("completed"), 3, 0);
+    /* replicas on two devices: each replica's device in replica_load, the blended price */
+    run("serve --model llama-3.1-8b --hw h100-sxm --replica-hw h100-sxm:1,h200:2 --num-prompts 60 "
+        "--request-rate 20 --uncertainty 0 --format json");
+    assert_int_equal(R.rc, 0);
+    assert_near(out_num("gpus"), 3, 0);
+    assert_near(out_num("usd_per_gpu_hour"), (2.69 + 2 * 3.59) / 3, 1e-9);
+    assert_non_null(strstr(R.out, "\"hw\":\t\"NVIDIA H200"));
+    bad_flag(base, "--replica-hw h100-sxm:1", "at least 2");
+    bad_flag(base, "--replica-hw h100-sxm:2,h200:2 --replicas 3", "--replicas");
+    bad_flag(base, "--replica-hw h100-sxm:2,h200", "--replica-hw");
+    bad_flag(base, "--replica-hw h100-sxm:2 --disagg 1:1", "--replica-hw");
+    /* mixed hardware: H100 prefill, H200 decode; no NVLink between them, the blended price */
+    run("serve --model llama-3.1-8b --hw h200 --prefill-hw h100-sxm --disagg 1:1 --num-prompts 20 "
+        "--request-rate 4 --uncertainty 0 --format json");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "\"kv_link\":\t\"scaleout\""));
+    assert_non_null(strstr(R.out, "\"prefill_hw\":\t\"NVIDIA H100"));
+    assert_near(out_num("usd_per_gpu_hour"), (2.69 + 3.59) / 2, 1e-9);
+    bad_flag(base, "--prefill-hw h200", "--disagg");
     run("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --router kv-aware "
         "--kv-overlap-score-weight 2 --dataset-name prefix_repetition --num-prompts 100 "
         "--request-rate 20 --format json");

@@ -326,6 +326,332 @@ static void test_sessions_over_replicas(void **state)
     free(f);
 }
 
+/* A stale router view (cluster.h, refresh_ns): the replicas as they were at the last refresh.
+ * Least-outstanding, 2 replicas, four requests at 0, 1, 2, 3 ms (100, 101, 102, 103 tokens in,
+ * 10 out: each takes over 10 ms, ten iterations of at least 1 ms overhead, so none finishes
+ * before the last arrives). Live: 0 -> replica 0; at 1 ms it holds one: 1 -> replica 1; 1:1 ->
+ * 2 to replica 0; 2:1 -> 3 to replica 1: replica 0's prompts 100 + 102 = 202 tokens. Refreshed
+ * every 10 ms: all four see the view at 0 (0:0) and go to replica 0 (the scraped queue has not
+ * seen them), 406 tokens. Every 2 ms: 0 and 1 see 0:0 (replica 0), 2 and 3 the view at 2 ms (2:0)
+ * and go to replica 1: 100 + 101 = 201 tokens on replica 0.
+ * kv-aware: A (8192 tokens, hash blocks 1..512, 1 out) at 0 goes to replica 0 (a tie); B (8704
+ * tokens, A's 512 blocks + 32 of its own) at 5 s. Live, A is done and cached on replica 0:
+ * (8704 - 8192) / 16 + 0 + 544 = 576 against 8704 / 16 + 0 + 544 = 1088: replica 0, 8192 cached.
+ * Refreshed every 10 s the view is the one at 0, before A ran: replica 0's cache is empty and
+ * A (not seen finished) holds 8192 / 16 = 512 active blocks: 544 + 512 + 544 = 1600 against 1088:
+ * B goes to replica 1 and recomputes everything. Every 1 s the view at 5 s is live's. Round-robin
+ * reads nothing: its timelines are the live ones, to the nanosecond. */
+static void test_stale_router_by_hand(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    sim_request q[4];
+    for (int i = 0; i < 4; i++)
+        q[i] = (sim_request){.arrival_ns = i * 1000000LL, .input_tokens = 100 + i,
+                             .output_tokens = 10};
+    sim_workload w = {.reqs = q, .n = 4, .source = "hand"};
+    const int64_t refresh[3] = {0, 10000000LL, 2000000LL};
+    const int64_t on_zero[3] = {202, 406, 201};
+    sim_err err = {{0}};
+    for (int k = 0; k < 3; k++) {
+        sim_cluster_cfg c = {.engine = &f->cfg, .replicas = 2,
+                             .router = SIM_ROUTER_LEAST_OUTSTANDING, .refresh_ns = refresh[k]};
+        sim_engine_result all;
+        sim_cluster_result per;
+        assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_OK);
+        assert_int_equal(sim_cluster_run(&c, &w, &all, &per, &err), SIM_OK);
+        assert_true(all.seqs[0].finish_ns > 3000000LL);
+        assert_int_equal(per.load[0].input_tokens, on_zero[k]);
+        sim_engine_result_free(&all);
+        sim_cluster_result_free(&per);
+    }
+    f->cfg.prefix_caching = true;
+    static uint64_t ids[2][544];
+    for (int k = 0; k < 544; k++) {
+        ids[0][k] = k < 512 ? 1 + (uint64_t)k : 0;
+        ids[1][k] = k < 512 ? 1 + (uint64_t)k : 6001 + (uint64_t)k;
+    }
+    sim_request kq[2] = {
+        {.arrival_ns = 0, .input_tokens = 8192, .output_tokens = 1, .hash_off = 0, .n_hash = 512},
+        {.arrival_ns = 5000000000LL, .input_tokens = 8704, .output_tokens = 1, .hash_off = 544,
+         .n_hash = 544}};
+    sim_workload kw = {.reqs = kq, .n = 2, .hash_ids = ids[0], .n_hash_ids = 2 * 544,
+                       .hash_block_tokens = 16, .source = "hand"};
+    const int64_t krefresh[3] = {0, 10000000000LL, 1000000000LL};
+    const int64_t kcached[3] = {8192, 0, 8192};
+    for (int k = 0; k < 3; k++) {
+        sim_cluster_cfg c = {.engine = &f->cfg, .replicas = 2, .router = SIM_ROUTER_KV_AWARE,
+                             .kv_overlap_weight = 1.0, .refresh_ns = krefresh[k]};
+        sim_engine_result all;
+        sim_cluster_result per;
+        assert_int_equal(sim_cluster_check(&c, &kw, &err), SIM_OK);
+        assert_int_equal(sim_cluster_run(&c, &kw, &all, &per, &err), SIM_OK);
+        assert_true(all.seqs[0].finish_ns < 1000000000LL);
+        assert_int_equal(all.seqs[1].cached, kcached[k]);
+        assert_int_equal(per.load[1].requests, kcached[k] ? 0 : 1);
+        sim_engine_result_free(&all);
+        sim_cluster_result_free(&per);
+    }
+    f->cfg.prefix_caching = false;
+    /* round-robin: the same timelines with or without a stale view */
+    sim_synth_cfg sc = {.num_prompts = 200, .input_len = 512, .output_len = 64,
+                        .range_ratio = 0.5, .request_rate = 60.0, .burstiness = 1.0};
+    sim_workload rw;
+    assert_int_equal(sim_workload_synthetic(&sc, &rw, &err), SIM_OK);
+    sim_engine_result a, b;
+    sim_cluster_result pa, pb;
+    sim_cluster_cfg c = {.engine = &f->cfg, .replicas = 3, .router = SIM_ROUTER_ROUND_ROBIN};
+    assert_int_equal(sim_cluster_run(&c, &rw, &a, &pa, &err), SIM_OK);
+    c.refresh_ns = 7000000LL;
+    assert_int_equal(sim_cluster_run(&c, &rw, &b, &pb, &err), SIM_OK);
+    for (size_t i = 0; i < rw.n; i++) {
+        assert_int_equal(a.seqs[i].first_token_ns, b.seqs[i].first_token_ns);
+        assert_int_equal(a.seqs[i].finish_ns, b.seqs[i].finish_ns);
+    }
+    sim_engine_result_free(&a);
+    sim_engine_result_free(&b);
+    sim_cluster_result_free(&pa);
+    sim_cluster_result_free(&pb);
+    sim_workload_free(&rw);
+    /* refused: with sessions, below 0 */
+    sim_session_cfg ss = {.sessions = 2, .turns = 2, .input_len = 64, .output_len = 8,
+                          .request_rate = INFINITY, .burstiness = 1.0,
+                          .think = {SIM_THINK_FIXED, 1.0, 0.0}, .hash_block_tokens = 16};
+    assert_int_equal(sim_workload_sessions(&ss, &rw, &err), SIM_OK);
+    c.refresh_ns = 1000000LL;
+    assert_int_equal(sim_cluster_check(&c, &rw, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--router-refresh-ms"));
+    c.refresh_ns = -1;
+    assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_EINPUT);
+    sim_workload_free(&rw);
+    free(f);
+}
+
+/* HPA's count (cluster.h): ceil(sum / target) outside the 10 % tolerance, at most
+ * max(2 x current, current + 4) a step, within [min, max]. */
+static void test_autoscale_desired(void **state)
+{
+    (void)state;
+    sim_autoscale a = {.min = 1, .max = 32, .target = 10.0, .tolerance = 0.1};
+    assert_int_equal(sim_autoscale_desired(&a, 2, 60.0), 6);    /* ceil(60 / 10) = 6 <= 6 */
+    assert_int_equal(sim_autoscale_desired(&a, 2, 100.0), 6);   /* 10, capped at 2 + 4 */
+    assert_int_equal(sim_autoscale_desired(&a, 10, 105.0), 10); /* ratio 1.05: within 10 % */
+    assert_int_equal(sim_autoscale_desired(&a, 10, 150.0), 15); /* 15 <= max(20, 14) */
+    assert_int_equal(sim_autoscale_desired(&a, 10, 400.0), 20); /* 40, capped at 2 x 10 */
+    assert_int_equal(sim_autoscale_desired(&a, 4, 2.0), 1);     /* ceil(0.2) */
+    a.min = 2;
+    assert_int_equal(sim_autoscale_desired(&a, 4, 2.0), 2);
+    a.max = 8;
+    assert_int_equal(sim_autoscale_desired(&a, 6, 200.0), 8);
+    sim_scale_metric m;
+    assert_true(sim_scale_metric_parse("rate", &m) && m == SIM_SCALE_RATE);
+    assert_false(sim_scale_metric_parse("cpu", &m));
+    assert_string_equal(sim_scale_metric_name(SIM_SCALE_KV), "kv");
+}
+
+/* A step in load on a pool of 1..8 replicas scaling on the request rate (target 10/s per
+ * replica, evaluated every 15 s, 30 s from the decision to a replica taking requests, HPA's
+ * 300 s scale-down window). Arrivals, evenly spaced: 10/s over [0, 60), 40/s over [60, 180),
+ * 10/s over [180, 500) (8600 requests, 128 in, 16 out).
+ *   15 .. 60 s: 150 arrivals a window, 10/s on 1 replica: ratio 1, stays 1.
+ *   75 s: [60, 75) has 600 arrivals, 40/s: ceil(40 / 10) = 4 (cap max(2, 5)): replicas 1-3 start,
+ *         held from 75 s, taking requests from 105 s (at 90 s: 1 ready of 4 held; 40 / 4 = 10).
+ *   195 s: [180, 195) is 10/s: HPA's count 1, but the window holds the 4 of 180 s until
+ *         180 + 300: at 465 s still 4, at 480 s 1: replicas 3, 2, 1 drain from 480 s.
+ * Held: replica 0 the whole run (its last request, sent at 499.9 s, ends ~500 s), replicas 1-3
+ * from 75 s to their last request's end just after 480 s: 500 + 3 x 405 = 1715 s, within a second
+ * (the drains and the tail take milliseconds). Three ups, three downs, four held at most. */
+static void test_autoscale_step_by_hand(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    const size_t n = 600 + 4800 + 3200;
+    sim_request *q = calloc(n, sizeof *q);
+    for (size_t i = 0; i < n; i++) {
+        const double t = i < 600    ? 0.1 * (double)i
+                         : i < 5400 ? 60.0 + 0.025 * (double)(i - 600)
+                                    : 180.0 + 0.1 * (double)(i - 5400);
+        q[i] = (sim_request){.arrival_ns = llround(t * 1e9), .input_tokens = 128,
+                             .output_tokens = 16};
+    }
+    sim_workload w = {.reqs = q, .n = n, .source = "hand"};
+    sim_cluster_cfg c = {.engine = &f->cfg, .replicas = 8,
+                         .router = SIM_ROUTER_LEAST_OUTSTANDING,
+                         .autoscale = {.min = 1, .max = 8, .metric = SIM_SCALE_RATE,
+                                       .target = 10.0, .tolerance = 0.1,
+                                       .interval_ns = 15000000000LL, .start_ns = 30000000000LL,
+                                       .down_window_ns = 300000000000LL}};
+    sim_engine_result all;
+    sim_cluster_result per;
+    sim_err err = {{0}};
+    assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_OK);
+    assert_int_equal(sim_cluster_run(&c, &w, &all, &per, &err), SIM_OK);
+    assert_true(per.autoscaled);
+    assert_int_equal(per.scale_ups, 3);
+    assert_int_equal(per.scale_downs, 3);
+    assert_int_equal(per.peak_held, 4);
+    /* evaluations at 15, 30, ...: the k-th at 15 (k + 1) s */
+    assert_true(per.n_timeline >= 33);
+    const struct {
+        int at_s, ready, held, desired;
+    } want[] = {{60, 1, 1, 1},   {75, 1, 4, 4},   {90, 1, 4, 4},  {105, 4, 4, 4},
+                {195, 4, 4, 4}, {465, 4, 4, 4}, {480, 1, 1, 1}, {495, 1, 1, 1}};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        const sim_scale_point *p = &per.timeline[want[k].at_s / 15 - 1];
+        assert_int_equal(p->t_ns, want[k].at_s * 1000000000LL);
+        assert_int_equal(p->ready, want[k].ready);
+        assert_int_equal(p->held, want[k].held);
+        assert_int_equal(p->desired, want[k].desired);
+    }
+    assert_near(per.timeline[75 / 15 - 1].metric, 40.0, 1e-9);
+    assert_near(per.held_ns / 1e9, 1715.0, 1.0 / 1715.0);
+    /* nothing reached replicas 1-3 before they were ready at 105 s: replica 0 took the 600 +
+     * 1800 requests of [0, 105) at least */
+    assert_true(per.load[0].requests >= 2400);
+    assert_int_equal(per.load[4].requests, 0);
+    sim_engine_result_free(&all);
+    sim_cluster_result_free(&per);
+    /* refused: MIN above MAX, a kv target above 1, with sessions */
+    c.autoscale.min = 9;
+    assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--autoscale"));
+    c.autoscale.min = 1;
+    c.refresh_ns = 50000000LL;
+    assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--router-refresh-ms"));
+    c.refresh_ns = 0;
+    c.autoscale.metric = SIM_SCALE_KV;
+    c.autoscale.target = 2.0;
+    assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--autoscale-target"));
+    free(q);
+    free(f);
+}
+
+/* A trace's sessions on one engine and on two replicas: a later turn is sent at the later of its
+ * own arrival and its previous turn's last token. Session a: turns at 0 and 1 ms (the second
+ * waits for the first's answer, tens of ms); session b: turns at 2 ms and 5 s (long after b's
+ * first ended: sent at 5 s). With --session-affinity on 2 replicas a's second turn goes where
+ * its first ran. */
+static void test_trace_sessions_sent(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    sim_request q[4] = {{.arrival_ns = 0, .input_tokens = 1000, .output_tokens = 20},
+                        {.arrival_ns = 1000000LL, .input_tokens = 1100, .output_tokens = 20},
+                        {.arrival_ns = 2000000LL, .input_tokens = 500, .output_tokens = 20},
+                        {.arrival_ns = 5000000000LL, .input_tokens = 600, .output_tokens = 20}};
+    sim_workload w = {.reqs = q, .n = 4, .source = "hand"};
+    const uint64_t key[4] = {11, 11, 22, 22};
+    sim_err err = {{0}};
+    assert_int_equal(sim_workload_link_sessions(&w, key, &err), SIM_OK);
+    assert_int_equal(w.sessions, 2);
+    sim_engine_result r;
+    assert_int_equal(sim_engine_check(&f->cfg, &w, &err), SIM_OK);
+    assert_int_equal(sim_engine_run(&f->cfg, &w, &r, &err), SIM_OK);
+    assert_true(r.seqs[0].finish_ns > 1000000LL);
+    assert_int_equal(r.seqs[1].send_ns, r.seqs[0].finish_ns);
+    assert_true(r.seqs[2].finish_ns < 5000000000LL);
+    assert_int_equal(r.seqs[3].send_ns, 5000000000LL);
+    sim_engine_result_free(&r);
+    sim_cluster_cfg c = {.engine = &f->cfg, .replicas = 2, .router = SIM_ROUTER_ROUND_ROBIN,
+                         .session_affinity = true};
+    sim_engine_result all;
+    sim_cluster_result per;
+    assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_OK);
+    assert_int_equal(sim_cluster_run(&c, &w, &all, &per, &err), SIM_OK);
+    assert_int_equal(all.seqs[1].send_ns, all.seqs[0].finish_ns);
+    assert_int_equal(all.seqs[3].send_ns, 5000000000LL);
+    /* round-robin by request index puts the first turns 0 and 2 on replica 0; affinity keeps
+     * both sessions there: replica 0's prompts 1000 + 1100 + 500 + 600 */
+    assert_int_equal(per.load[0].input_tokens, 3200);
+    sim_engine_result_free(&all);
+    sim_cluster_result_free(&per);
+    free(w.links);
+    free(f);
+}
+
+/* Mixed hardware behind one router: replica 1 on a device of half the HBM bandwidth. Round-robin
+ * gives request 0 to replica 0 and request 1 to replica 1, both at 0; each then runs exactly as
+ * one request alone on a fresh engine of its own device (run = serve for one request), so its
+ * first token and finish are that engine's, to the nanosecond, and the slower device's later. */
+static void test_mixed_replicas(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    sim_hw slow = f->hw;
+    snprintf(slow.name, sizeof slow.name, "half-bandwidth device");
+    slow.hbm_bytes_per_s *= 0.5;
+    sim_engine_cfg per[2] = {f->cfg, f->cfg};
+    per[1].step.hw = &slow;
+    sim_request q[2] = {{.arrival_ns = 0, .input_tokens = 1000, .output_tokens = 5},
+                        {.arrival_ns = 0, .input_tokens = 1000, .output_tokens = 5}};
+    sim_workload w = {.reqs = q, .n = 2, .source = "hand"};
+    sim_cluster_cfg c = {.engine = &f->cfg, .replicas = 2, .router = SIM_ROUTER_ROUND_ROBIN,
+                         .per_replica = per};
+    sim_engine_result all, alone[2];
+    sim_cluster_result per_load;
+    sim_err err = {{0}};
+    assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_OK);
+    assert_int_equal(sim_cluster_run(&c, &w, &all, &per_load, &err), SIM_OK);
+    sim_workload one = {.reqs = q, .n = 1, .source = "hand"};
+    for (int r = 0; r < 2; r++) {
+        assert_int_equal(sim_engine_run(&per[r], &one, &alone[r], &err), SIM_OK);
+        assert_int_equal(all.seqs[r].first_token_ns, alone[r].seqs[0].first_token_ns);
+        assert_int_equal(all.seqs[r].finish_ns, alone[r].seqs[0].finish_ns);
+        sim_engine_result_free(&alone[r]);
+    }
+    assert_true(all.seqs[1].finish_ns > all.seqs[0].finish_ns);
+    assert_int_equal(per_load.load[1].requests, 1);
+    sim_engine_result_free(&all);
+    sim_cluster_result_free(&per_load);
+    /* a replica whose block size differs is refused, naming it */
+    per[1].block_size = 32;
+    assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "replica 1"));
+    free(f);
+}
+
+/* A two-turn session through 1:1 disaggregated pools (8192 new tokens a turn, 17 out, 10 s of
+ * thinking). The second turn is sent 10 s after the first's last token at the decode instance
+ * (the pools step 10 s at a time, the shortest think time, and the first ends within the first
+ * step); its prompt (8192 + 17 + 8192 = 16401 tokens) finds the first turn's 8192 prompt tokens
+ * in the prefill instance's cache: 512 blocks. The first turn's outputs were decoded on the
+ * decode instance, and the prefill instance sampled only the first, so no output block (block 513
+ * holds the prompt's last 0 and outputs 0-15) is cached there: 8192 against the 8208 one engine
+ * finds. */
+static void test_sessions_disagg(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    f->cfg.prefix_caching = true;
+    sim_session_cfg sc = {.sessions = 1, .turns = 2, .input_len = 8192, .output_len = 17,
+                          .request_rate = INFINITY, .burstiness = 1.0,
+                          .think = {SIM_THINK_FIXED, 10.0, 0.0}, .hash_block_tokens = 16};
+    sim_workload w;
+    sim_err err = {{0}};
+    assert_int_equal(sim_workload_sessions(&sc, &w, &err), SIM_OK);
+    sim_disagg_cfg c = {.prefill = &f->cfg, .decode = &f->cfg, .n_prefill = 1, .n_decode = 1};
+    sim_engine_result all;
+    sim_cluster_result per;
+    assert_int_equal(sim_disagg_check(&c, &w, &err), SIM_OK);
+    assert_int_equal(sim_disagg_run(&c, &w, &all, &per, &err), SIM_OK);
+    assert_true(all.seqs[0].finish_ns < 10000000000LL);
+    assert_int_equal(all.seqs[1].send_ns, all.seqs[0].finish_ns + 10000000000LL);
+    assert_int_equal(all.seqs[1].generated, 17);
+    assert_int_equal(all.prefix_hit_tokens, 8192);
+    assert_int_equal(per.load[0].requests, 2);
+    assert_int_equal(per.load[1].output_tokens, 34);
+    sim_engine_result_free(&all);
+    sim_cluster_result_free(&per);
+    sim_engine_result one;
+    assert_int_equal(sim_engine_run(&f->cfg, &w, &one, &err), SIM_OK);
+    assert_int_equal(one.seqs[1].cached, 8208);
+    sim_engine_result_free(&one);
+    sim_workload_free(&w);
+    free(f);
+}
+
 static void test_checks(void **state)
 {
     (void)state;
@@ -408,6 +734,34 @@ static void test_disagg_one_request(void **state)
                 1000 * 131072.0 / 4 / (g->hw.scaleout_bytes_per_s * g->hw.eff_network) * 1e9 +
                     g->hw.scaleout_latency_ns,
                 1e-12);
+    /* mixed hardware: a prefill device of 50 GB/s x 0.8 NICs, 5 us, and a decode device of
+     * 25 GB/s x 1.0, 8 us: no NVLink between two kinds of device, even 2 GPUs in one node; the
+     * slower end, 25 GB/s: 131.072 MB / 25 GB/s + 8 us = 5.24288 + 0.008 = 5.25088 ms */
+    sim_hw ph = f->hw, dh = f->hw;
+    ph.scaleout_bytes_per_s = 50e9;
+    ph.eff_network = 0.8;
+    ph.scaleout_latency_ns = 5000.0;
+    snprintf(dh.name, sizeof dh.name, "another device");
+    dh.scaleout_bytes_per_s = 25e9;
+    dh.eff_network = 1.0;
+    dh.scaleout_latency_ns = 8000.0;
+    sim_engine_cfg pe = f->cfg, de = f->cfg;
+    pe.step.hw = &ph;
+    de.step.hw = &dh;
+    sim_disagg_cfg mixed = {.prefill = &pe, .decode = &de, .n_prefill = 1, .n_decode = 1};
+    assert_true(sim_disagg_scaleout(&mixed));
+    assert_near(sim_disagg_kv_ns(&mixed, 1000), 5.25088e6, 1e-12);
+    /* the other way round: the same slower end and latency */
+    mixed.prefill = &de;
+    mixed.decode = &pe;
+    assert_near(sim_disagg_kv_ns(&mixed, 1000), 5.25088e6, 1e-12);
+    /* a request through them: TTFT = the prefill on its device + 5.25088 ms + the decode side's
+     * first iteration on its own */
+    run_disagg(&mixed, &w, &all, &per);
+    assert_near(per.kv_transfer_ns, 5.25088e6, 1e-12);
+    assert_true(per.kv_scaleout);
+    sim_engine_result_free(&all);
+    sim_cluster_result_free(&per);
     free(g);
     free(f);
 }
@@ -469,6 +823,12 @@ int main(void)
         cmocka_unit_test(test_routing_by_hand),
         cmocka_unit_test(test_checks),
         cmocka_unit_test(test_kv_aware_by_hand),
+        cmocka_unit_test(test_stale_router_by_hand),
+        cmocka_unit_test(test_autoscale_desired),
+        cmocka_unit_test(test_autoscale_step_by_hand),
+        cmocka_unit_test(test_trace_sessions_sent),
+        cmocka_unit_test(test_mixed_replicas),
+        cmocka_unit_test(test_sessions_disagg),
         cmocka_unit_test(test_sessions_over_replicas),
         cmocka_unit_test(test_prefix_aware_hits),
         cmocka_unit_test(test_disagg_one_request),

@@ -689,6 +689,98 @@ static void test_turn_heap(void **state)
     }
 }
 
+/* --rate-schedule: 10/s from 0, 40/s from 60 s. R(60) = 600, so unit time 1200 is
+ * 60 + (1200 - 600) / 40 = 75 s, 300 is 30 s, 0 is 0; a one-segment schedule is the fixed rate's
+ * stream (the same draws, the gaps divided by the rate: equal to the nanosecond, give or take
+ * rounding); near-regular gaps (burstiness 1000) put 600 of 1200 arrivals before 60 s. */
+static void test_rate_schedule(void **state)
+{
+    (void)state;
+    sim_rate_schedule r;
+    sim_err err = {{0}};
+    assert_int_equal(sim_workload_schedule_parse("0:10,60:40", &r, &err), SIM_OK);
+    assert_int_equal(r.n, 2);
+    assert_near(sim_workload_schedule_time(&r, 0.0), 0.0, 1e-12);
+    assert_near(sim_workload_schedule_time(&r, 300.0), 30.0, 1e-9);
+    assert_near(sim_workload_schedule_time(&r, 600.0), 60.0, 1e-9);
+    assert_near(sim_workload_schedule_time(&r, 1200.0), 75.0, 1e-9);
+    const char *bad[] = {"", "5:10", "0:10,0:20", "0:10,30:0", "0:-1", "0:10,x", "0:inf",
+                         "0:10,20:5,10:5", "0:10;5:3"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(sim_workload_schedule_parse(bad[i], &r, &err), SIM_EINPUT);
+        assert_non_null(strstr(err.msg, "--rate-schedule"));
+    }
+    sim_synth_cfg c = {.num_prompts = 1200, .input_len = 64, .output_len = 8,
+                       .request_rate = 4.0, .burstiness = 1.0, .seed = 3};
+    sim_workload a, b;
+    assert_int_equal(sim_workload_synthetic(&c, &a, &err), SIM_OK);
+    assert_int_equal(sim_workload_schedule_parse("0:4", &r, &err), SIM_OK);
+    c.schedule = &r;
+    assert_int_equal(sim_workload_synthetic(&c, &b, &err), SIM_OK);
+    for (size_t i = 0; i < a.n; i++)
+        assert_true(llabs(a.reqs[i].arrival_ns - b.reqs[i].arrival_ns) <= 1);
+    sim_workload_free(&a);
+    sim_workload_free(&b);
+    assert_int_equal(sim_workload_schedule_parse("0:10,60:40", &r, &err), SIM_OK);
+    c.burstiness = 1000.0;
+    assert_int_equal(sim_workload_synthetic(&c, &b, &err), SIM_OK);
+    size_t before = 0;
+    for (size_t i = 0; i < b.n; i++)
+        before += b.reqs[i].arrival_ns < 60000000000LL;
+    assert_in_range(before, 595, 605);
+    assert_true(b.reqs[b.n - 1].arrival_ns < 75000000000LL);
+    assert_true(b.reqs[b.n - 1].arrival_ns > 74000000000LL);
+    sim_workload_free(&b);
+    assert_int_equal(sim_workload_schedule_parse("0:1e-9", &r, &err), SIM_OK);
+    assert_int_equal(sim_workload_synthetic(&c, &b, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--rate-schedule"));
+}
+
+/* A trace's session_id: rows sorted by arrival (0 a, 0.2 b, 0.5 none, 1.0 a) make three
+ * sessions: a's turns 0 and 3 (request 0 follows on with 3), b's one, the unnamed one; Mooncake's
+ * field takes text or numbers. */
+static void test_trace_sessions(void **state)
+{
+    (void)state;
+    const char *p = tu_write_tmp("arrival_s,input_tokens,output_tokens,session_id\n"
+                                 "0,100,10,a\n1.0,200,10,a\n0.5,50,5,\n0.2,80,8,b\n");
+    sim_workload w;
+    sim_err err = {{0}};
+    assert_int_equal(sim_workload_load_trace(p, 1.0, 0, &w, &err), SIM_OK);
+    assert_non_null(w.links);
+    assert_int_equal(w.sessions, 3);
+    assert_int_equal(w.reqs[3].input_tokens, 200);
+    assert_int_equal(w.links[0].follow, 3);
+    assert_false(w.links[0].follows);
+    assert_true(w.links[3].follows);
+    assert_int_equal(w.links[3].turn, 1);
+    assert_int_equal(w.links[3].session, w.links[0].session);
+    assert_int_equal(w.links[3].think_ns, 0);
+    assert_int_equal(w.links[1].follow, 0);
+    assert_false(w.links[2].follows);
+    assert_true(w.links[1].session != w.links[2].session);
+    sim_workload_free(&w);
+    p = tu_write_tmp("{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 3, "
+                     "\"session_id\": 12}\n"
+                     "{\"timestamp\": 9, \"input_length\": 20, \"output_length\": 3, "
+                     "\"session_id\": 12}\n"
+                     "{\"timestamp\": 5, \"input_length\": 30, \"output_length\": 3, "
+                     "\"session_id\": \"12\"}\n");
+    assert_int_equal(sim_workload_load_trace(p, 1.0, 0, &w, &err), SIM_OK);
+    assert_int_equal(w.sessions, 1); /* 12 and "12" name one session */
+    assert_int_equal(w.links[0].follow, 1);
+    assert_int_equal(w.links[1].follow, 2);
+    sim_workload_free(&w);
+    p = tu_write_tmp("{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 3, "
+                     "\"session_id\": [1]}\n");
+    assert_int_equal(sim_workload_load_trace(p, 1.0, 0, &w, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "session_id"));
+    p = tu_write_tmp("arrival_s,input_tokens,output_tokens\n0,100,10\n");
+    assert_int_equal(sim_workload_load_trace(p, 1.0, 0, &w, &err), SIM_OK);
+    assert_null(w.links); /* no column: no sessions */
+    sim_workload_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -709,6 +801,8 @@ int main(void)
         cmocka_unit_test(test_trace_offset_bound),
         cmocka_unit_test(test_dataset_fit),
         cmocka_unit_test(test_turn_heap),
+        cmocka_unit_test(test_rate_schedule),
+        cmocka_unit_test(test_trace_sessions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
