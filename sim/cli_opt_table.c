@@ -319,6 +319,12 @@ const cli_opt_def cli_opt_table[] = {
       "vllm,sglang,trtllm: the engines plan tries (default: those the device runs)"),
     O("--precisions", CLI_OPT_STR, precisions, 0, 0, CLI_OPT_CMD_PLAN,
       "default,fp8: the checkpoint's formats and W8A8 fp8 (default both where they apply)"),
+    O("--kv-cache-dtypes", CLI_OPT_STR, kv_dtypes, 0, 0, CLI_OPT_CMD_PLAN,
+      "default,fp8: the KV-cache formats plan tries (default: the engine's, as --kv-cache-dtype "
+      "auto)"),
+    O("--spec-methods", CLI_OPT_STR, spec_methods, 0, 0, CLI_OPT_CMD_PLAN,
+      "none,eagle,eagle3,mtp (each with :K drafted tokens): the speculations plan tries "
+      "(default none), with the published acceptance of tools/data/spec_acceptance.csv"),
     O("--max-gpus", CLI_OPT_INT, max_gpus, 1, 65536, CLI_OPT_CMD_PLAN,
       "the most GPUs one deployment may take (default 64)"),
     O("--save-requests", CLI_OPT_STR, save_requests, 0, 0, CLI_OPT_CMD_SERVE | CLI_OPT_PER_RUN,

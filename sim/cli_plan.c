@@ -73,6 +73,7 @@ sim_status cli_plan_set_flag(cli_opts *q, const char *name, const char *v, sim_e
 
 typedef struct cand_flags {
     char tp[24], pp[24], ep[24], dp[24], replicas[24], disagg[48];
+    char spec_json[160], spec_sizes[3][24];
 } cand_flags;
 
 static sim_status cand_opts(const plan_ctx *c, const plan_cand *k, cand_flags *f, cli_opts *q,
@@ -102,6 +103,8 @@ static sim_status cand_opts(const plan_ctx *c, const plan_cand *k, cand_flags *f
     }
     if (!st && k->fp8)
         st = cli_plan_set_flag(q, "--weight-dtype", "fp8", err);
+    if (!st)
+        st = cli_plan_variant_flags(c, k, q, f->spec_json, f->spec_sizes, err);
     return st;
 }
 
@@ -215,6 +218,8 @@ static sim_status eval_cand(const plan_ctx *c, const plan_cand *k, cli_plan_row 
     sim_status st = cand_opts(c, k, &f, &q, err);
     if (st)
         return st;
+    if (cli_plan_spec_unpriced(c, k, r))
+        return SIM_OK;
     cli_rate_search *cs = calloc(1, sizeof *cs);
     cli_rate_run rr = {{NULL, NULL}, {NULL, NULL}};
     if (!cs)
@@ -313,6 +318,16 @@ static void cand_row(const plan_ctx *c, size_t i, cli_plan_row *r)
     snprintf(r->hw, sizeof r->hw, "%s", c->hws[k->hw]);
     snprintf(r->engine, sizeof r->engine, "%s", k->engine);
     snprintf(r->precision, sizeof r->precision, "%s", k->fp8 ? "fp8" : "default");
+    snprintf(r->kv_cache, sizeof r->kv_cache, "%s", k->kv8 ? "fp8" : "default");
+    if (k->spec_k > 0) {
+        snprintf(r->spec, sizeof r->spec, "%s:%lld", c->specs[k->spec].method,
+                 (long long)k->spec_k);
+        if (!cli_plan_acceptance_given(c->o))
+            snprintf(r->spec_acceptance_data, sizeof r->spec_acceptance_data, "%s",
+                     c->spec_data[k->model][k->spec]);
+    } else {
+        snprintf(r->spec, sizeof r->spec, "none");
+    }
     snprintf(r->hf_id, sizeof r->hf_id, "%s", c->hf[k->model]);
     r->disagg = k->disagg;
     r->tp = k->tp, r->pp = k->pp, r->ep = k->ep, r->dp = k->dp;
@@ -438,10 +453,13 @@ static sim_status read_rows(const plan_ctx *c, const char *path, cli_plan_row *r
         else if (cand_row(c, (size_t)r.point, &want), strcmp(want.model, r.model) != 0 ||
                  strcmp(want.hw, r.hw) != 0 || strcmp(want.engine, r.engine) != 0 ||
                  strcmp(want.precision, r.precision) != 0 || want.tp != r.tp ||
-                 want.pp != r.pp || want.ep != r.ep || want.dp != r.dp || want.disagg != r.disagg)
+                 want.pp != r.pp || want.ep != r.ep || want.dp != r.dp ||
+                 want.disagg != r.disagg || strcmp(want.kv_cache, r.kv_cache) != 0 ||
+                 strcmp(want.spec, r.spec) != 0)
             st = sim_fail(err, SIM_EINPUT,
                           "%s: point %lld is not this plan's candidate %lld (another plan's "
-                          "rows? give the same --model, --hw, --engines and --precisions)",
+                          "rows? give the same --model, --hw, --engines, --precisions, "
+                          "--kv-cache-dtypes and --spec-methods)",
                           where, (long long)r.point, (long long)r.point);
         else if (n != (size_t)r.point)
             st = sim_fail(err, SIM_EINPUT, "%s: point %lld, expected %zu (rows in point order, "
@@ -560,6 +578,8 @@ sim_status cli_plan_cmd(const cli_opts *o, FILE *out, sim_err *err)
     cli_rate_search *slo = calloc(1, sizeof *slo);
     if (!st)
         st = slo ? cli_rate_init(o, slo, err) : sim_fail(err, SIM_EINTERNAL, "out of memory");
+    if (!st)
+        st = cli_plan_variants(&c, err);
     for (int m = 0; m < c.n_models && !st; m++)
         cli_plan_hf_id(c.models[m], c.hf[m], sizeof c.hf[m]);
     for (int m = 0; m < c.n_models && !st; m++)
