@@ -110,22 +110,19 @@ static sim_status cand_opts(const plan_ctx *c, const plan_cand *k, cand_flags *f
 
 /* Whether one request alone misses the SLO: the static batch of one sequence per attention
  * group. SIM_EINPUT (the candidate does not load or fit) is returned with its message. */
-static sim_status alone(const cli_opts *q, const plan_cand *k, const cli_load_cache *cache,
+static sim_status alone(const cli_opts *q, const plan_cand *k, const plan_ctx *c,
                         const sim_slo *slo, char *why, size_t len, bool *misses, sim_err *err)
 {
+    const cli_load_cache *cache = &c->cache;
     *misses = false;
     cli_opts r = *q;
     r.batch = k->dp;
     bool rep = q->dataset_name && strcmp(q->dataset_name, "prefix_repetition") == 0;
     r.input_len = rep ? q->prefix_len + q->suffix_len : q->rand_in;
     r.output_len = rep ? q->prefix_out : q->rand_out;
-    sim_dataset ds; /* a public dataset: a median request (below every percentile from p50 up) */
-    if (cli_point_public_dataset(q)) {
-        sim_status st = cli_point_dataset(q, &ds, err);
-        if (st)
-            return st;
-        r.input_len = (int64_t)llround(sim_dataset_quantile(&ds.in, 0.5));
-        r.output_len = (int64_t)llround(sim_dataset_quantile(&ds.out, 0.5));
+    if (c->has_ds) { /* a public dataset: a median request (below every percentile from p50 up) */
+        r.input_len = (int64_t)llround(sim_dataset_quantile(&c->ds.in, 0.5));
+        r.output_len = (int64_t)llround(sim_dataset_quantile(&c->ds.out, 0.5));
     }
     cli_load_result *L = calloc(1, sizeof *L);
     sim_run_result *res = calloc(1, sizeof *res);
@@ -228,7 +225,7 @@ static sim_status eval_cand(const plan_ctx *c, const plan_cand *k, cli_plan_row 
     bool misses = false;
     if (!st) {
         sim_err e = {{0}};
-        sim_status a = alone(&q, k, &c->cache, &cs->slo, r->reason, sizeof r->reason, &misses, &e);
+        sim_status a = alone(&q, k, c, &cs->slo, r->reason, sizeof r->reason, &misses, &e);
         if (a == SIM_EINPUT) {
             r->status = CLI_PLAN_UNFIT;
             snprintf(r->reason, sizeof r->reason, "%s", e.msg);
@@ -588,9 +585,16 @@ sim_status cli_plan_cmd(const cli_opts *o, FILE *out, sim_err *err)
     if (!st && !c.n)
         st = sim_fail(err, SIM_EINPUT, "plan: no candidate within --max-gpus %lld",
                       (long long)o->max_gpus);
-    sim_dataset plan_ds = {0}; /* --dataset-name's fit, for the bench line */
-    if (!st && cli_point_public_dataset(o))
-        st = cli_point_dataset(o, &plan_ds, err);
+    /* --dataset-name's fit (a trace's lengths measured, its requests cached) for the one-request
+     * check and the bench line */
+    c.has_ds = !st && cli_point_public_dataset(o);
+    if (c.has_ds)
+        st = cli_point_dataset(o, &c.ds, err);
+    if (c.has_ds && !st)
+        st = cli_point_dataset_stats(o, &c.ds, NULL, err);
+    if (c.has_ds && !st)
+        st = cli_point_dataset_cache_add(o, &c.ds, &c.cache, err);
+    const sim_dataset plan_ds = c.ds;
     sim_shard shard = {0, 1};
     if (!st && o->shard)
         st = sim_shard_parse(o->shard, &shard, err);
@@ -654,9 +658,12 @@ sim_status cli_plan_cmd(const cli_opts *o, FILE *out, sim_err *err)
                       .num_prefixes = o->num_prefixes,
                       .prefix_out = o->prefix_out,
                       .slo = slo->slo,
-                      .in_mean = cli_point_public_dataset(o) ? sim_dataset_mean(&plan_ds.in) : 0,
-                      .out_mean =
-                          cli_point_public_dataset(o) ? sim_dataset_mean(&plan_ds.out) : 0},
+                      .in_mean = !c.has_ds         ? 0
+                                 : plan_ds.trace[0] ? plan_ds.in.mean
+                                                    : sim_dataset_mean(&plan_ds.in),
+                      .out_mean = !c.has_ds         ? 0
+                                  : plan_ds.trace[0] ? plan_ds.out.mean
+                                                     : sim_dataset_mean(&plan_ds.out)},
             .json = o->format && strcmp(o->format, "json") == 0,
             .csv = o->format && strcmp(o->format, "csv") == 0};
         if (o->format && strcmp(o->format, "json") != 0 && strcmp(o->format, "table") != 0 &&

@@ -40,6 +40,8 @@ typedef struct plan_ctx {
     size_t n, cap;
     cli_load_cache cache;
     cli_plan_objective objective;
+    sim_dataset ds; /* --dataset-name's (a trace's lengths measured), when has_ds */
+    bool has_ds;
 } plan_ctx;
 
 /* --kv-cache-dtypes and --spec-methods checked, the speculations listed into c->specs in order

@@ -122,20 +122,6 @@ sim_status cli_point_run(const cli_opts *o, cli_load_result *L, const cli_load_c
     return st;
 }
 
-bool cli_point_public_dataset(const cli_opts *o)
-{
-    return o->dataset_name && strcmp(o->dataset_name, "random") != 0 &&
-           strcmp(o->dataset_name, "prefix_repetition") != 0;
-}
-
-sim_status cli_point_dataset(const cli_opts *o, sim_dataset *ds, sim_err *err)
-{
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "tools/data/datasets.json");
-    sim_find_file("tools/data", "datasets.json", path, sizeof path);
-    return sim_dataset_load(path, o->dataset_name, ds, err);
-}
-
 /* The workload of a serve command: a trace, or vLLM's random or prefix_repetition dataset. */
 static sim_status check_workload_flags(const cli_opts *o, sim_err *err)
 {
@@ -288,6 +274,8 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
     if (cli_point_public_dataset(o)) {
         if ((st = cli_point_dataset(o, &ds, err)))
             return st;
+        if (ds.trace[0]) /* a production trace: its requests, its gaps scaled to the rate */
+            return cli_point_dataset_workload(o, &ds, cache, own, err);
         /* --sharegpt-output-len N: every output N tokens (the fit clipped to [N, N]) */
         if (cli_opt_given(o, "--sharegpt-output-len"))
             ds.out.min = ds.out.max = o->sharegpt_out;
