@@ -71,13 +71,8 @@ sim_status cli_plan_set_flag(cli_opts *q, const char *name, const char *v, sim_e
     return cli_opt_parse_value(d, v, q, err);
 }
 
-typedef struct cand_flags {
-    char tp[24], pp[24], ep[24], dp[24], replicas[24], disagg[48];
-    char spec_json[160], spec_sizes[3][24];
-} cand_flags;
-
-static sim_status cand_opts(const plan_ctx *c, const plan_cand *k, cand_flags *f, cli_opts *q,
-                            sim_err *err)
+sim_status cli_plan_cand_opts(const plan_ctx *c, const plan_cand *k, cli_plan_flags *f,
+                              cli_opts *q, sim_err *err)
 {
     *q = *c->o;
     q->model = c->models[k->model];
@@ -210,9 +205,9 @@ static sim_status serve_at(const cli_opts *q, const plan_ctx *c, cli_rate_run *r
 
 static sim_status eval_cand(const plan_ctx *c, const plan_cand *k, cli_plan_row *r, sim_err *err)
 {
-    cand_flags f;
+    cli_plan_flags f;
     cli_opts q;
-    sim_status st = cand_opts(c, k, &f, &q, err);
+    sim_status st = cli_plan_cand_opts(c, k, &f, &q, err);
     if (st)
         return st;
     if (cli_plan_spec_unpriced(c, k, r))
@@ -487,77 +482,6 @@ static sim_status write_rows(const char *path, const sim_sweep_row *rows, size_t
     return st;
 }
 
-/* --html: the charts of the deployments that serve the rate, and the table report. */
-static sim_status write_html(const cli_opts *o, const cli_plan_report *rep, sim_err *err)
-{
-    cli_plan_report tab = *rep;
-    tab.json = false;
-    tab.csv = false;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f)
-        return sim_fail(err, SIM_EINTERNAL, "out of memory");
-    sim_status st = cli_plan_report_write(f, &tab, err);
-    fclose(f);
-    sim_chart_plan_point *pts = calloc(rep->n ? rep->n : 1, sizeof *pts);
-    char(*groups)[288] = calloc(rep->n ? rep->n : 1, sizeof *groups);
-    if (!st && (!pts || !groups))
-        st = sim_fail(err, SIM_EINTERNAL, "out of memory");
-    sim_chart_plan ch = {.pts = pts, .pct = o->slo_percentile, .flags = o->cmdline};
-    memcpy(ch.slo_ms, rep->slo.ms, sizeof ch.slo_ms);
-    size_t win = rep->n, ok = 0;
-    for (size_t i = 0; i < rep->n; i++)
-        if (cli_plan_rankable(&rep->rows[i], rep->objective) &&
-            (win == rep->n || cli_plan_better(&rep->rows[i], &rep->rows[win], rep->objective)))
-            win = i;
-    ch.winner = 0;
-    for (size_t i = 0; !st && i < rep->n; i++) {
-        const cli_plan_row *r = &rep->rows[i];
-        if (r->status != CLI_PLAN_OK)
-            continue;
-        ok++;
-        snprintf(groups[ch.n], sizeof groups[ch.n], "%s on %s", r->model, r->hw);
-        sim_chart_plan_point *q = &pts[ch.n];
-        q->group = groups[ch.n];
-        char lay[64];
-        cli_plan_layout(r, lay, sizeof lay);
-        snprintf(q->label, sizeof q->label, "%s %s %s", r->engine, r->precision, lay);
-        q->gpus = (double)r->gpus;
-        q->usd_per_hour = r->usd_per_hour;
-        q->ttft_ms = r->p_ms[SIM_M_TTFT];
-        q->tpot_ms = r->p_ms[SIM_M_TPOT];
-        if (i == win)
-            ch.winner = ch.n;
-        ch.n++;
-    }
-    if (win == rep->n)
-        ch.winner = ch.n;
-    char cands[64], oks[64], rate[96];
-    snprintf(cands, sizeof cands, "%zu", rep->n);
-    snprintf(oks, sizeof oks, "%zu", ok);
-    if (rep->rate_low > 0.0)
-        snprintf(rate, sizeof rate, "%g-%g req/s (sized for %g)", rep->rate_low, rep->rate,
-                 rep->rate);
-    else
-        snprintf(rate, sizeof rate, "%g req/s", rep->rate);
-    sim_strbuf dec = {0};
-    const bool has_dec = cli_plan_report_decision(rep, &dec) && dec.s && !dec.oom;
-    const char *lines[] = {"Target rate", rate,     "SLO", rep->slo_text, "Objective",
-                           cli_plan_objective_name(rep->objective), "Candidates", cands,
-                           "Serve the rate under the SLO", oks, "Decision (80 % bands)",
-                           has_dec ? dec.s : ""};
-    const size_t n_lines = sizeof lines / sizeof lines[0] - (has_dec ? 0 : 2);
-    if (!st)
-        st = sim_html_plan(o->html, o->cmdline ? o->cmdline : "infersim plan", &ch, lines,
-                           n_lines, text, err);
-    sim_strbuf_free(&dec);
-    free(text);
-    free(pts);
-    free(groups);
-    return st;
-}
-
 sim_status cli_plan_cmd(const cli_opts *o, FILE *out, sim_err *err)
 {
     plan_ctx c = {.o = o, .objective = CLI_PLAN_COST};
@@ -673,7 +597,7 @@ sim_status cli_plan_cmd(const cli_opts *o, FILE *out, sim_err *err)
         if (!st && !(o->out_file && strcmp(o->out_file, "-") == 0))
             st = cli_plan_report_write(out, &rep, err);
         if (!st && o->html)
-            st = write_html(o, &rep, err);
+            st = cli_plan_html(&c, &rep, err);
     }
     sim_sweep_rows_free(srows, n_srows);
     sim_grid_free(&g);

@@ -44,6 +44,21 @@ typedef struct plan_ctx {
     bool has_ds;
 } plan_ctx;
 
+/* The flags' values a candidate's options point at (they must outlive the options). */
+typedef struct cli_plan_flags {
+    char tp[24], pp[24], ep[24], dp[24], replicas[24], disagg[48];
+    char spec_json[160], spec_sizes[3][24];
+} cli_plan_flags;
+
+/* Candidate k's options: the plan's flags with its model, device, engine, layout, precision,
+ * KV-cache format and speculation set as the command line would (no outputs). */
+sim_status cli_plan_cand_opts(const plan_ctx *c, const plan_cand *k, cli_plan_flags *f,
+                              cli_opts *q, sim_err *err);
+
+/* --html (cli_plan_html.c): the deployments that serve the rate as charts, the report's text,
+ * and the winner served once more at the rate with each instance's run over time. */
+sim_status cli_plan_html(const plan_ctx *c, const cli_plan_report *rep, sim_err *err);
+
 /* --kv-cache-dtypes and --spec-methods checked, the speculations listed into c->specs in order
  * (without the flag only none). SIM_EINPUT names the item. */
 sim_status cli_plan_variants(plan_ctx *c, sim_err *err);

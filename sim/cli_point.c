@@ -380,6 +380,10 @@ void cli_point_serve_free(cli_point_serve_state *s)
 {
     free(s->series);
     s->series = NULL;
+    if (s->instances)
+        sim_series_set_free(s->instances);
+    free(s->instances);
+    s->instances = NULL;
     sim_engine_result_free(&s->res);
     sim_cluster_result_free(&s->cluster);
     sim_workload_free(&s->own);
@@ -563,8 +567,13 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
     else if (!st && o->chrome_trace)
         st = open_serve_trace(o, &s->cfg, s->w, &ts, err);
     cc.observer = dc.observer = ct ? &ct->observer : NULL;
-    /* the run over time, recorded before the timeline sees it; several engines' pages show
-     * each instance's load instead (one series cannot hold interleaved engines) */
+    /* the run over time, recorded before the timeline sees it: one series per engine */
+    if (!st && o->html && instances > 1) {
+        if (!(s->instances = calloc(1, sizeof *s->instances)))
+            st = sim_fail(err, SIM_EINTERNAL, "out of memory");
+        else if (!(st = sim_series_set_init(s->instances, instances, cc.observer, err)))
+            cc.observer = dc.observer = &s->instances->observer;
+    }
     if (!st && o->html && instances == 1) {
         if (!(s->series = malloc(sizeof *s->series)))
             st = sim_fail(err, SIM_EINTERNAL, "out of memory");
@@ -592,6 +601,10 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
     if (s->series) {
         s->series->next = NULL;
         s->cfg.observer = NULL;
+    }
+    if (s->instances) { /* one time axis for every instance's chart */
+        s->instances->next = NULL;
+        sim_series_set_align(s->instances);
     }
     if (ts) {
         if (!st)

@@ -28,6 +28,7 @@ sim_status cli_point_check_trace_size(const cli_opts *o, double est_bytes, const
 typedef struct cli_point_serve_state {
     sim_engine_cfg cfg;
     sim_series *series;    /* with --html: the run over time (owned) */
+    sim_series_set *instances; /* with --html and several engines: each one's (owned) */
     sim_workload own;      /* a synthetic workload */
     const sim_workload *w; /* &own or a cached trace */
     sim_engine_result res;

@@ -1906,6 +1906,11 @@ static void test_deployment_flags(void **state)
     char *page = slurp(hpath);
     assert_non_null(page);
     assert_non_null(strstr(page, "Replica 1</td><td class=\"v\">5 requests"));
+    /* and each replica's run over time: four charts, a line per replica */
+    assert_non_null(strstr(page, "Requests in each instance"));
+    assert_non_null(strstr(page, "KV-cache usage of each instance"));
+    assert_non_null(strstr(page, ">replica 1<"));
+    assert_null(strstr(page, "not charted"));
     free(page);
     snprintf(hcmd, sizeof hcmd,
              "serve --model llama-3.1-8b --hw h100-sxm --disagg 1:2 --num-prompts 10 --html %s",
@@ -1916,6 +1921,8 @@ static void test_deployment_flags(void **state)
     assert_non_null(page);
     assert_non_null(strstr(page, "Prefill pool (1 instances)</td><td class=\"v\">10 requests"));
     assert_non_null(strstr(page, "Decode instance 1"));
+    assert_non_null(strstr(page, ">prefill 0<"));
+    assert_non_null(strstr(page, ">decode 1<"));
     free(page);
     remove(hpath);
     expect_bad("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --chrome-trace /tmp/x.json "

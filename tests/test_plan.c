@@ -546,6 +546,9 @@ static void test_html(void **state)
     assert_non_null(strstr(html, "class=\"best\""));
     assert_non_null(strstr(html, "Winner: llama-3.2-1b on"));
     assert_non_null(strstr(html, "vllm bench serve"));
+    /* the winner served again at the rate, each instance over time */
+    assert_non_null(strstr(html, "The winner over time, per instance: vllm"));
+    assert_non_null(strstr(html, "Requests in each instance"));
     assert_null(strstr(html, "<script"));
     remove(page);
 }
