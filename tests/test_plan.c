@@ -424,7 +424,9 @@ static void test_kv_and_spec(void **state)
     const cJSON *launch = cJSON_GetObjectItemCaseSensitive(pick, "launch");
     snprintf(serve_line, sizeof serve_line, "%s",
              cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(launch, "serve"), 0)->valuestring);
-    snprintf(bench_line, sizeof bench_line, "%s", str(launch, "bench"));
+    /* the bench line saves vLLM's result file (--save-result): into the test's own folder */
+    tu_snprintf(bench_line, sizeof bench_line, "%s --result-dir %s", str(launch, "bench"),
+                tu_tmpdir());
     cJSON_Delete(j);
     assert_non_null(strstr(serve_line, "--kv-cache-dtype fp8 --speculative-config"));
     /* the lines hold quotes of both kinds: the words handed over as they are */
