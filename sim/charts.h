@@ -66,6 +66,17 @@ void sim_chart_series(sim_svg *s, const sim_series *ser, sim_series_view v, int6
 void sim_chart_autoscale(sim_svg *s, const sim_cluster_result *c, int64_t duration_ns,
                          const char *flags);
 
+/* Several engines (--replicas, --disagg), one line per instance (the first
+ * SIM_CHART_MAX_INSTANCES), from series aligned to one bucket width (sim_series_set_align):
+ * SIM_VIEW_REQUESTS requests in the engine (running + waiting, mean per iteration),
+ * SIM_VIEW_TOKENS batch tokens (prefill + decode, mean per iteration), SIM_VIEW_KV peak KV-cache
+ * usage (% of the instance's blocks), SIM_VIEW_PREEMPTIONS preemptions per bucket. prefill: the
+ * first `prefill` instances are a disaggregated deployment's prefill pool (named so); 0 for
+ * replicas. */
+enum { SIM_CHART_MAX_INSTANCES = 16 };
+void sim_chart_series_instances(sim_svg *s, const sim_series_set *set, int prefill,
+                                sim_series_view v, int64_t duration_ns, const char *flags);
+
 /* Up to max_rows requests, evenly spaced through the workload: queued, prefill, decode. */
 void sim_chart_gantt(sim_svg *s, const sim_engine_result *res, size_t max_rows, const char *flags);
 
@@ -138,6 +149,13 @@ typedef struct sim_chart_plan {
     double slo_ms[SIM_M_COUNT];
     double pct;
     const char *flags;
+    /* the winner served once more at the rate: each instance's run over time (NULL: none),
+     * `winner_prefill` its disaggregated prefill instances (0: replicas), the run's length and
+     * what the deployment is ("trtllm fp8 3 x TP 2 on h100-sxm") */
+    const sim_series_set *winner_series;
+    int winner_prefill;
+    int64_t winner_duration_ns;
+    const char *winner_label;
 } sim_chart_plan;
 
 /* US$ per hour against TPOT (or TTFT) at the percentile, a colour per group, the winner circled. */

@@ -287,6 +287,80 @@ void sim_chart_autoscale(sim_svg *s, const sim_cluster_result *c, int64_t durati
     sim_svg_end(s);
 }
 
+/* One bucket's value in a per-instance view. */
+static double instance_value(const sim_series *ser, const sim_series_bucket *k, sim_series_view v)
+{
+    double it = k->iterations > 0 ? (double)k->iterations : 1.0;
+    switch (v) {
+    case SIM_VIEW_REQUESTS:
+        return (k->running + k->waiting) / it;
+    case SIM_VIEW_TOKENS:
+        return (k->prefill_tokens + k->decode_tokens) / it;
+    case SIM_VIEW_KV:
+        return ser->kv_total_blocks > 0
+                   ? 100.0 * (double)k->kv_peak_blocks / (double)ser->kv_total_blocks
+                   : 0.0;
+    default:
+        return (double)k->preemptions;
+    }
+}
+
+void sim_chart_series_instances(sim_svg *s, const sim_series_set *set, int prefill,
+                                sim_series_view view, int64_t duration_ns, const char *flags)
+{
+    static const char *const titles[SIM_VIEW_COUNT][2] = {
+        [SIM_VIEW_REQUESTS] = {"Requests in each instance", "running + waiting (mean per iter.)"},
+        [SIM_VIEW_TOKENS] = {"Batch tokens in each instance", "tokens (mean per iteration)"},
+        [SIM_VIEW_KV] = {"KV-cache usage of each instance", "blocks in use (% of its cache)"},
+        [SIM_VIEW_PREEMPTIONS] = {"Preemptions in each instance", "preemptions per bucket"}};
+    static const char *const palette[10] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
+                                            "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+                                            "#bcbd22", "#17becf"};
+    const int n = set->n < SIM_CHART_MAX_INSTANCES ? set->n : SIM_CHART_MAX_INSTANCES;
+    /* tall enough for the legend's rows (18 px each) beside the plot */
+    const double SH = max2(270.0, 150.0 + 18.0 * n);
+    sim_svg_begin(s, W, SH, titles[view][0]);
+    sim_svg_title(s, W, titles[view][0], flags);
+    sim_svg_frame fr = sim_svg_plot_area(W, SH);
+    double ymax = 0.0, tmax = (double)duration_ns / 1e9;
+    for (int i = 0; i < n; i++) {
+        const sim_series *ser = &set->s[i];
+        tmax = max2(tmax, (double)ser->n * (double)ser->width_ns / 1e9);
+        for (size_t b = 0; b < ser->n; b++)
+            ymax = max2(ymax, instance_value(ser, &ser->b[b], view));
+    }
+    sim_scale x = sim_scale_linear(0.0, tmax > 0.0 ? tmax : 1.0, fr.x0, fr.x1);
+    sim_scale y =
+        sim_scale_linear(0.0, view == SIM_VIEW_KV ? 100.0 : max2(ymax, 1.0), fr.y1, fr.y0);
+    sim_svg_axes(s, &fr, &x, &y, "simulated time (s)", titles[view][1]);
+    sim_svg_key keys[SIM_CHART_MAX_INSTANCES];
+    char names[SIM_CHART_MAX_INSTANCES][32];
+    double px[SIM_SERIES_BUCKETS], py[SIM_SERIES_BUCKETS];
+    for (int i = 0; i < n; i++) {
+        const sim_series *ser = &set->s[i];
+        const double width_s = (double)ser->width_ns / 1e9;
+        for (size_t b = 0; b < ser->n; b++) {
+            px[b] = sim_scale_map(&x, ((double)b + 0.5) * width_s);
+            py[b] = sim_scale_map(&y, instance_value(ser, &ser->b[b], view));
+        }
+        const char *colour = palette[i % 10];
+        /* past ten instances the colours repeat, dashed */
+        sim_svg_polyline(s, px, py, ser->n, colour, 1.6, i >= 10 ? "5,3" : NULL, "series");
+        if (prefill > 0)
+            snprintf(names[i], sizeof names[i], "%s %d", i < prefill ? "prefill" : "decode",
+                     i < prefill ? i : i - prefill);
+        else
+            snprintf(names[i], sizeof names[i], "replica %d", i);
+        keys[i] = (sim_svg_key){names[i], colour, true};
+    }
+    sim_svg_legend(s, fr.x1 + 14, fr.y0 + 10, keys, (size_t)n);
+    char t[96];
+    snprintf(t, sizeof t, "bucket: %.4g s%s", set->n ? (double)set->s[0].width_ns / 1e9 : 0.0,
+             set->n > n ? "; the first 16" : "");
+    sim_svg_text(s, fr.x1 + 14, fr.y0 + 10 + 18.0 * n, SIM_SVG_START, 10, false, 0, t);
+    sim_svg_end(s);
+}
+
 void sim_chart_gantt(sim_svg *s, const sim_engine_result *res, size_t max_rows, const char *flags)
 {
     size_t rows = res->n < max_rows ? res->n : max_rows;

@@ -238,7 +238,10 @@ sim_status cli_info_workload(const cli_opts *o, FILE *out, sim_err *err)
                         "flags (see infersim serve --help); expected a public dataset's name",
                         o->dataset_name);
     sim_dataset ds;
+    sim_workload_stats ts; /* a production trace's: its first --num-prompts requests measured */
     sim_status st = cli_point_dataset(o, &ds, err);
+    if (!st)
+        st = cli_point_dataset_stats(o, &ds, &ts, err);
     if (st)
         return st;
     const sim_length_dist *d[2] = {&ds.in, &ds.out};
@@ -246,6 +249,15 @@ sim_status cli_info_workload(const cli_opts *o, FILE *out, sim_err *err)
         cJSON *j = cJSON_CreateObject();
         cJSON_AddStringToObject(j, "dataset", ds.name);
         cJSON_AddStringToObject(j, "description", ds.description);
+        if (ds.trace[0]) {
+            cJSON *t = cJSON_AddObjectToObject(j, "trace");
+            cJSON_AddStringToObject(t, "file", ds.trace);
+            cJSON_AddNumberToObject(t, "requests", (double)ts.n);
+            cJSON_AddNumberToObject(t, "span_s", ts.span_s);
+            cJSON_AddNumberToObject(t, "request_rate", ts.rate_per_s);
+            cJSON_AddNumberToObject(t, "gap_cv", ts.gap_cv);
+            cJSON_AddStringToObject(t, "source", ds.trace_source);
+        }
         for (int k = 0; k < 2; k++)
             cJSON_AddItemToObject(j, side_names[k], side_json(d[k]));
         char *t = cJSON_Print(j);
@@ -260,8 +272,16 @@ sim_status cli_info_workload(const cli_opts *o, FILE *out, sim_err *err)
         return sim_fail(err, SIM_EINPUT, "--format: value '%s', expected table or json",
                         o->format);
     fprintf(out, "Dataset %s: %s\n", ds.name, ds.description);
-    fprintf(out, "Token lengths: a log-normal per side, fitted to the published statistics, "
-                 "clipped to [min, max]\n\n");
+    if (ds.trace[0])
+        fprintf(out,
+                "A production trace (traces/%s): its first %lld requests are the workload, in "
+                "order, their gaps scaled to --request-rate;\nrecorded: %.1f s, %.4g req/s, gaps' "
+                "coefficient of variation %.3f (1: Poisson)\nsource: %s\nIts lengths measured "
+                "(the fit below is what plan's one-request check and the bench line use)\n\n",
+                ds.trace, (long long)ts.n, ts.span_s, ts.rate_per_s, ts.gap_cv, ds.trace_source);
+    else
+        fprintf(out, "Token lengths: a log-normal per side, fitted to the published statistics, "
+                     "clipped to [min, max]\n\n");
     fprintf(out, "%-7s %-28s %7s %6s %8s %8s %8s %8s %13s\n", "side", "fit", "mu", "sigma",
             "median", "mean", "p90", "p99", "clip");
     for (int k = 0; k < 2; k++) {
@@ -273,7 +293,7 @@ sim_status cli_info_workload(const cli_opts *o, FILE *out, sim_err *err)
                 sim_dataset_quantile(d[k], 0.99), clip);
     }
     for (int k = 0; k < 2; k++) {
-        fprintf(out, "\n%s, published:", side_names[k]);
+        fprintf(out, "\n%s, %s:", side_names[k], ds.trace[0] ? "measured" : "published");
         if (d[k]->mean > 0)
             fprintf(out, " mean %g", d[k]->mean);
         if (d[k]->median > 0)

@@ -102,6 +102,7 @@ typedef struct cli_opts {
     double slo_percentile, rate_tolerance;
     /* plan: the objective, rows per device, shards, threads, rows read back, the search's limits */
     const char *objective, *shard, *from, *engines, *precisions;
+    const char *kv_dtypes, *spec_methods; /* the KV-cache formats and speculations searched */
     int64_t top, threads, max_gpus;
     /* validation */
     const char *data, *op, *out_file;

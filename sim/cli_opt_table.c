@@ -153,8 +153,8 @@ const cli_opt_def cli_opt_table[] = {
       "SGLang's name for --spec-model"),
     O("--dtype", CLI_OPT_STR, dtype, 0, 0, CLI_OPT_CMD_ROOFLINE | CLI_OPT_CMD_OP,
       "compute format (roofline: of the ridge; default the GEMM format, bf16 without a model)"),
-    O("--num-prompts", CLI_OPT_INT, num_prompts, 1, 1 << 28, CLI_OPT_CMD_SERVE,
-      "requests (default 1000; with --trace: the first N of the trace)"),
+    O("--num-prompts", CLI_OPT_INT, num_prompts, 1, 1 << 28, CLI_OPT_CMD_SERVE | CLI_OPT_CMD_WORKLOAD,
+      "requests (default 1000; with --trace or a trace's --dataset-name: its first N)"),
     O("--random-input-len", CLI_OPT_INT, rand_in, 1, 1 << 26, CLI_OPT_CMD_SERVE,
       "prompt tokens per request (default 1024)"),
     O("--images-per-request", CLI_OPT_INT, images, 0, 1024, CLI_OPT_CMD_RUN | CLI_OPT_CMD_SERVE,
@@ -349,14 +349,22 @@ const cli_opt_def cli_opt_table[] = {
       "vllm,sglang,trtllm: the engines plan tries (default: those the device runs)"),
     O("--precisions", CLI_OPT_STR, precisions, 0, 0, CLI_OPT_CMD_PLAN,
       "default,fp8: the checkpoint's formats and W8A8 fp8 (default both where they apply)"),
+    O("--kv-cache-dtypes", CLI_OPT_STR, kv_dtypes, 0, 0, CLI_OPT_CMD_PLAN,
+      "default,fp8: the KV-cache formats plan tries (default: the engine's, as --kv-cache-dtype "
+      "auto)"),
+    O("--spec-methods", CLI_OPT_STR, spec_methods, 0, 0, CLI_OPT_CMD_PLAN,
+      "none,eagle,eagle3,mtp (each with :K drafted tokens): the speculations plan tries "
+      "(default none), with the published acceptance of tools/data/spec_acceptance.csv"),
     O("--max-gpus", CLI_OPT_INT, max_gpus, 1, 65536, CLI_OPT_CMD_PLAN,
       "the most GPUs one deployment may take (default 64)"),
     O("--save-requests", CLI_OPT_STR, save_requests, 0, 0, CLI_OPT_CMD_SERVE | CLI_OPT_PER_RUN,
       "write one CSV row per request to FILE"),
     O("--dataset-name", CLI_OPT_STR, dataset_name, 0, 0, CLI_OPT_CMD_SERVE | CLI_OPT_CMD_WORKLOAD,
       "random|prefix_repetition (vLLM's synthetic datasets), sharegpt|lmsys-chat|"
-      "arxiv-summarization|code|reasoning (their lengths, fitted to published statistics: "
-      "infersim workload --dataset-name NAME); recorded traffic: --trace"),
+      "arxiv-summarization|code|reasoning (their lengths, fitted to published statistics), "
+      "azure-code-2023|azure-conv-2023|mooncake-conversation (production traces, their gaps "
+      "scaled to --request-rate): infersim workload --dataset-name NAME; recorded traffic at "
+      "its own times: --trace"),
     O("--percentile-metrics", CLI_OPT_STR, percentile_metrics, 0, 0,
       CLI_OPT_CMD_SERVE | CLI_OPT_PER_RUN,
       "metrics whose percentiles are printed and saved: ttft,tpot,itl,e2el (vLLM's flag)"),

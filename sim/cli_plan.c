@@ -71,12 +71,8 @@ sim_status cli_plan_set_flag(cli_opts *q, const char *name, const char *v, sim_e
     return cli_opt_parse_value(d, v, q, err);
 }
 
-typedef struct cand_flags {
-    char tp[24], pp[24], ep[24], dp[24], replicas[24], disagg[48];
-} cand_flags;
-
-static sim_status cand_opts(const plan_ctx *c, const plan_cand *k, cand_flags *f, cli_opts *q,
-                            sim_err *err)
+sim_status cli_plan_cand_opts(const plan_ctx *c, const plan_cand *k, cli_plan_flags *f,
+                              cli_opts *q, sim_err *err)
 {
     *q = *c->o;
     q->model = c->models[k->model];
@@ -102,27 +98,26 @@ static sim_status cand_opts(const plan_ctx *c, const plan_cand *k, cand_flags *f
     }
     if (!st && k->fp8)
         st = cli_plan_set_flag(q, "--weight-dtype", "fp8", err);
+    if (!st)
+        st = cli_plan_variant_flags(c, k, q, f->spec_json, f->spec_sizes, err);
     return st;
 }
 
 /* Whether one request alone misses the SLO: the static batch of one sequence per attention
  * group. SIM_EINPUT (the candidate does not load or fit) is returned with its message. */
-static sim_status alone(const cli_opts *q, const plan_cand *k, const cli_load_cache *cache,
+static sim_status alone(const cli_opts *q, const plan_cand *k, const plan_ctx *c,
                         const sim_slo *slo, char *why, size_t len, bool *misses, sim_err *err)
 {
+    const cli_load_cache *cache = &c->cache;
     *misses = false;
     cli_opts r = *q;
     r.batch = k->dp;
     bool rep = q->dataset_name && strcmp(q->dataset_name, "prefix_repetition") == 0;
     r.input_len = rep ? q->prefix_len + q->suffix_len : q->rand_in;
     r.output_len = rep ? q->prefix_out : q->rand_out;
-    sim_dataset ds; /* a public dataset: a median request (below every percentile from p50 up) */
-    if (cli_point_public_dataset(q)) {
-        sim_status st = cli_point_dataset(q, &ds, err);
-        if (st)
-            return st;
-        r.input_len = (int64_t)llround(sim_dataset_quantile(&ds.in, 0.5));
-        r.output_len = (int64_t)llround(sim_dataset_quantile(&ds.out, 0.5));
+    if (c->has_ds) { /* a public dataset: a median request (below every percentile from p50 up) */
+        r.input_len = (int64_t)llround(sim_dataset_quantile(&c->ds.in, 0.5));
+        r.output_len = (int64_t)llround(sim_dataset_quantile(&c->ds.out, 0.5));
     }
     cli_load_result *L = calloc(1, sizeof *L);
     sim_run_result *res = calloc(1, sizeof *res);
@@ -210,11 +205,13 @@ static sim_status serve_at(const cli_opts *q, const plan_ctx *c, cli_rate_run *r
 
 static sim_status eval_cand(const plan_ctx *c, const plan_cand *k, cli_plan_row *r, sim_err *err)
 {
-    cand_flags f;
+    cli_plan_flags f;
     cli_opts q;
-    sim_status st = cand_opts(c, k, &f, &q, err);
+    sim_status st = cli_plan_cand_opts(c, k, &f, &q, err);
     if (st)
         return st;
+    if (cli_plan_spec_unpriced(c, k, r))
+        return SIM_OK;
     cli_rate_search *cs = calloc(1, sizeof *cs);
     cli_rate_run rr = {{NULL, NULL}, {NULL, NULL}};
     if (!cs)
@@ -223,7 +220,7 @@ static sim_status eval_cand(const plan_ctx *c, const plan_cand *k, cli_plan_row 
     bool misses = false;
     if (!st) {
         sim_err e = {{0}};
-        sim_status a = alone(&q, k, &c->cache, &cs->slo, r->reason, sizeof r->reason, &misses, &e);
+        sim_status a = alone(&q, k, c, &cs->slo, r->reason, sizeof r->reason, &misses, &e);
         if (a == SIM_EINPUT) {
             r->status = CLI_PLAN_UNFIT;
             snprintf(r->reason, sizeof r->reason, "%s", e.msg);
@@ -313,6 +310,16 @@ static void cand_row(const plan_ctx *c, size_t i, cli_plan_row *r)
     snprintf(r->hw, sizeof r->hw, "%s", c->hws[k->hw]);
     snprintf(r->engine, sizeof r->engine, "%s", k->engine);
     snprintf(r->precision, sizeof r->precision, "%s", k->fp8 ? "fp8" : "default");
+    snprintf(r->kv_cache, sizeof r->kv_cache, "%s", k->kv8 ? "fp8" : "default");
+    if (k->spec_k > 0) {
+        snprintf(r->spec, sizeof r->spec, "%s:%lld", c->specs[k->spec].method,
+                 (long long)k->spec_k);
+        if (!cli_plan_acceptance_given(c->o))
+            snprintf(r->spec_acceptance_data, sizeof r->spec_acceptance_data, "%s",
+                     c->spec_data[k->model][k->spec]);
+    } else {
+        snprintf(r->spec, sizeof r->spec, "none");
+    }
     snprintf(r->hf_id, sizeof r->hf_id, "%s", c->hf[k->model]);
     r->disagg = k->disagg;
     r->tp = k->tp, r->pp = k->pp, r->ep = k->ep, r->dp = k->dp;
@@ -438,10 +445,13 @@ static sim_status read_rows(const plan_ctx *c, const char *path, cli_plan_row *r
         else if (cand_row(c, (size_t)r.point, &want), strcmp(want.model, r.model) != 0 ||
                  strcmp(want.hw, r.hw) != 0 || strcmp(want.engine, r.engine) != 0 ||
                  strcmp(want.precision, r.precision) != 0 || want.tp != r.tp ||
-                 want.pp != r.pp || want.ep != r.ep || want.dp != r.dp || want.disagg != r.disagg)
+                 want.pp != r.pp || want.ep != r.ep || want.dp != r.dp ||
+                 want.disagg != r.disagg || strcmp(want.kv_cache, r.kv_cache) != 0 ||
+                 strcmp(want.spec, r.spec) != 0)
             st = sim_fail(err, SIM_EINPUT,
                           "%s: point %lld is not this plan's candidate %lld (another plan's "
-                          "rows? give the same --model, --hw, --engines and --precisions)",
+                          "rows? give the same --model, --hw, --engines, --precisions, "
+                          "--kv-cache-dtypes and --spec-methods)",
                           where, (long long)r.point, (long long)r.point);
         else if (n != (size_t)r.point)
             st = sim_fail(err, SIM_EINPUT, "%s: point %lld, expected %zu (rows in point order, "
@@ -472,77 +482,6 @@ static sim_status write_rows(const char *path, const sim_sweep_row *rows, size_t
     return st;
 }
 
-/* --html: the charts of the deployments that serve the rate, and the table report. */
-static sim_status write_html(const cli_opts *o, const cli_plan_report *rep, sim_err *err)
-{
-    cli_plan_report tab = *rep;
-    tab.json = false;
-    tab.csv = false;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f)
-        return sim_fail(err, SIM_EINTERNAL, "out of memory");
-    sim_status st = cli_plan_report_write(f, &tab, err);
-    fclose(f);
-    sim_chart_plan_point *pts = calloc(rep->n ? rep->n : 1, sizeof *pts);
-    char(*groups)[288] = calloc(rep->n ? rep->n : 1, sizeof *groups);
-    if (!st && (!pts || !groups))
-        st = sim_fail(err, SIM_EINTERNAL, "out of memory");
-    sim_chart_plan ch = {.pts = pts, .pct = o->slo_percentile, .flags = o->cmdline};
-    memcpy(ch.slo_ms, rep->slo.ms, sizeof ch.slo_ms);
-    size_t win = rep->n, ok = 0;
-    for (size_t i = 0; i < rep->n; i++)
-        if (cli_plan_rankable(&rep->rows[i], rep->objective) &&
-            (win == rep->n || cli_plan_better(&rep->rows[i], &rep->rows[win], rep->objective)))
-            win = i;
-    ch.winner = 0;
-    for (size_t i = 0; !st && i < rep->n; i++) {
-        const cli_plan_row *r = &rep->rows[i];
-        if (r->status != CLI_PLAN_OK)
-            continue;
-        ok++;
-        snprintf(groups[ch.n], sizeof groups[ch.n], "%s on %s", r->model, r->hw);
-        sim_chart_plan_point *q = &pts[ch.n];
-        q->group = groups[ch.n];
-        char lay[64];
-        cli_plan_layout(r, lay, sizeof lay);
-        snprintf(q->label, sizeof q->label, "%s %s %s", r->engine, r->precision, lay);
-        q->gpus = (double)r->gpus;
-        q->usd_per_hour = r->usd_per_hour;
-        q->ttft_ms = r->p_ms[SIM_M_TTFT];
-        q->tpot_ms = r->p_ms[SIM_M_TPOT];
-        if (i == win)
-            ch.winner = ch.n;
-        ch.n++;
-    }
-    if (win == rep->n)
-        ch.winner = ch.n;
-    char cands[64], oks[64], rate[96];
-    snprintf(cands, sizeof cands, "%zu", rep->n);
-    snprintf(oks, sizeof oks, "%zu", ok);
-    if (rep->rate_low > 0.0)
-        snprintf(rate, sizeof rate, "%g-%g req/s (sized for %g)", rep->rate_low, rep->rate,
-                 rep->rate);
-    else
-        snprintf(rate, sizeof rate, "%g req/s", rep->rate);
-    sim_strbuf dec = {0};
-    const bool has_dec = cli_plan_report_decision(rep, &dec) && dec.s && !dec.oom;
-    const char *lines[] = {"Target rate", rate,     "SLO", rep->slo_text, "Objective",
-                           cli_plan_objective_name(rep->objective), "Candidates", cands,
-                           "Serve the rate under the SLO", oks, "Decision (80 % bands)",
-                           has_dec ? dec.s : ""};
-    const size_t n_lines = sizeof lines / sizeof lines[0] - (has_dec ? 0 : 2);
-    if (!st)
-        st = sim_html_plan(o->html, o->cmdline ? o->cmdline : "infersim plan", &ch, lines,
-                           n_lines, text, err);
-    sim_strbuf_free(&dec);
-    free(text);
-    free(pts);
-    free(groups);
-    return st;
-}
-
 sim_status cli_plan_cmd(const cli_opts *o, FILE *out, sim_err *err)
 {
     plan_ctx c = {.o = o, .objective = CLI_PLAN_COST};
@@ -560,6 +499,8 @@ sim_status cli_plan_cmd(const cli_opts *o, FILE *out, sim_err *err)
     cli_rate_search *slo = calloc(1, sizeof *slo);
     if (!st)
         st = slo ? cli_rate_init(o, slo, err) : sim_fail(err, SIM_EINTERNAL, "out of memory");
+    if (!st)
+        st = cli_plan_variants(&c, err);
     for (int m = 0; m < c.n_models && !st; m++)
         cli_plan_hf_id(c.models[m], c.hf[m], sizeof c.hf[m]);
     for (int m = 0; m < c.n_models && !st; m++)
@@ -568,9 +509,16 @@ sim_status cli_plan_cmd(const cli_opts *o, FILE *out, sim_err *err)
     if (!st && !c.n)
         st = sim_fail(err, SIM_EINPUT, "plan: no candidate within --max-gpus %lld",
                       (long long)o->max_gpus);
-    sim_dataset plan_ds = {0}; /* --dataset-name's fit, for the bench line */
-    if (!st && cli_point_public_dataset(o))
-        st = cli_point_dataset(o, &plan_ds, err);
+    /* --dataset-name's fit (a trace's lengths measured, its requests cached) for the one-request
+     * check and the bench line */
+    c.has_ds = !st && cli_point_public_dataset(o);
+    if (c.has_ds)
+        st = cli_point_dataset(o, &c.ds, err);
+    if (c.has_ds && !st)
+        st = cli_point_dataset_stats(o, &c.ds, NULL, err);
+    if (c.has_ds && !st)
+        st = cli_point_dataset_cache_add(o, &c.ds, &c.cache, err);
+    const sim_dataset plan_ds = c.ds;
     sim_shard shard = {0, 1};
     if (!st && o->shard)
         st = sim_shard_parse(o->shard, &shard, err);
@@ -634,9 +582,12 @@ sim_status cli_plan_cmd(const cli_opts *o, FILE *out, sim_err *err)
                       .num_prefixes = o->num_prefixes,
                       .prefix_out = o->prefix_out,
                       .slo = slo->slo,
-                      .in_mean = cli_point_public_dataset(o) ? sim_dataset_mean(&plan_ds.in) : 0,
-                      .out_mean =
-                          cli_point_public_dataset(o) ? sim_dataset_mean(&plan_ds.out) : 0},
+                      .in_mean = !c.has_ds         ? 0
+                                 : plan_ds.trace[0] ? plan_ds.in.mean
+                                                    : sim_dataset_mean(&plan_ds.in),
+                      .out_mean = !c.has_ds         ? 0
+                                  : plan_ds.trace[0] ? plan_ds.out.mean
+                                                     : sim_dataset_mean(&plan_ds.out)},
             .json = o->format && strcmp(o->format, "json") == 0,
             .csv = o->format && strcmp(o->format, "csv") == 0};
         if (o->format && strcmp(o->format, "json") != 0 && strcmp(o->format, "table") != 0 &&
@@ -646,7 +597,7 @@ sim_status cli_plan_cmd(const cli_opts *o, FILE *out, sim_err *err)
         if (!st && !(o->out_file && strcmp(o->out_file, "-") == 0))
             st = cli_plan_report_write(out, &rep, err);
         if (!st && o->html)
-            st = write_html(o, &rep, err);
+            st = cli_plan_html(&c, &rep, err);
     }
     sim_sweep_rows_free(srows, n_srows);
     sim_grid_free(&g);

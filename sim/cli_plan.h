@@ -50,6 +50,9 @@ typedef struct cli_plan_row {
     bool disagg;        /* P prefill + D decode instances instead of replicas */
     int64_t tp, pp, ep, dp;
     bool dp_attention;
+    char kv_cache[16]; /* "default" (the engine's KV-cache format) or "fp8" (--kv-cache-dtypes) */
+    char spec[24];     /* "none" or METHOD:K, an EAGLE head or MTP drafting K (--spec-methods) */
+    char spec_acceptance_data[48]; /* its published acceptance's dataset ("": the flags') */
     /* the result */
     cli_plan_status status;
     char reason[560];
@@ -143,6 +146,17 @@ typedef struct cli_plan_bench {
     double in_mean, out_mean; /* a public dataset's fitted mean lengths (dataset.h) */
 } cli_plan_bench;
 
+/* A row's speculation ("eagle3:3"): its method and K; false for "none" (or malformed). */
+bool cli_plan_spec_parse(const char *spec, char method[16], int64_t *k);
+
+/* The speculation as `engine` takes it: vLLM's --speculative-config JSON
+ * ({"method":"eagle3","model":"HEAD","num_speculative_tokens":3}), TensorRT-LLM's
+ * speculative_config as JSON ({"decoding_type":"Eagle3","max_draft_len":3,...}); for SGLang the
+ * --speculative-algorithm name (EAGLE, EAGLE3, NEXTN). HEAD stands for the EAGLE head's
+ * checkpoint, which the operator names (infersim prices the head from the target's shape). */
+void cli_plan_spec_spelling(const char *engine, const char *method, int64_t k, char *buf,
+                            size_t len);
+
 /* The command that starts instance `which` of r's deployment (0: the instance, or with disagg the
  * prefill one; 1: disagg's decode one), realising its layout, batch limits, memory fraction,
  * KV-cache format and quantization in its engine's spelling, into *out (appended). */
@@ -178,7 +192,11 @@ sim_status cli_plan_report_write(FILE *f, const cli_plan_report *rep, sim_err *e
  * rankable rows). */
 bool cli_plan_report_decision(const cli_plan_report *rep, sim_strbuf *out);
 
-/* "3 x TP 4", "TP 8 x PP 2", "DP-attn 8 x EP 8", "2P:3D x TP 4": a row's layout in words. */
+/* "3 x TP 4", "TP 8 x PP 2", "DP-attn 8 x EP 8", "2P:3D x TP 4": a row's layout in words, with
+ * a searched fp8 KV cache and speculation after it ("3 x TP 2 +kv fp8 +eagle3:3"). */
 void cli_plan_layout(const cli_plan_row *r, char *buf, size_t len);
+
+/* The layout's parallel part alone ("3 x TP 2"). */
+void cli_plan_layout_parallel(const cli_plan_row *r, char *buf, size_t len);
 
 #endif

@@ -7,12 +7,22 @@
 #include "cli_plan.h"
 #include "cli_rate.h"
 
-enum { PLAN_MAX_NAMES = 32, PLAN_EXTRA_REPLICAS = 3 };
+enum { PLAN_MAX_NAMES = 32, PLAN_EXTRA_REPLICAS = 3, PLAN_MAX_SPECS = 8 };
+
+/* One speculation of --spec-methods: method "none", "eagle", "eagle3" or "mtp", and K (0: the
+ * default, 3 for EAGLE heads as SGLang's --speculative-num-steps, the model's
+ * num_nextn_predict_layers for MTP as vLLM's). */
+typedef struct plan_spec {
+    char method[16];
+    int64_t k;
+} plan_spec;
 
 typedef struct plan_cand {
     int model, hw; /* indices into the plan's names */
     const char *engine;
-    bool fp8, disagg, dp_attention;
+    bool fp8, kv8, disagg, dp_attention; /* kv8: an fp8 KV cache (--kv-cache-dtypes fp8) */
+    int spec;        /* index into the plan's speculations */
+    int64_t spec_k;  /* its K on this model */
     int64_t tp, pp, ep, dp;
 } plan_cand;
 
@@ -21,12 +31,51 @@ typedef struct plan_ctx {
     char *names; /* the --model and --hw lists, split in place (owned) */
     const char *models[PLAN_MAX_NAMES], *hws[PLAN_MAX_NAMES];
     char hf[PLAN_MAX_NAMES][160]; /* per model */
+    plan_spec specs[PLAN_MAX_SPECS]; /* --spec-methods, in order */
+    int n_specs;
+    /* per model and speculation: the dataset of its published acceptance ("": none found) */
+    char spec_data[PLAN_MAX_NAMES][PLAN_MAX_SPECS][48];
     int n_models, n_hws;
     plan_cand *c;
     size_t n, cap;
     cli_load_cache cache;
     cli_plan_objective objective;
+    sim_dataset ds; /* --dataset-name's (a trace's lengths measured), when has_ds */
+    bool has_ds;
 } plan_ctx;
+
+/* The flags' values a candidate's options point at (they must outlive the options). */
+typedef struct cli_plan_flags {
+    char tp[24], pp[24], ep[24], dp[24], replicas[24], disagg[48];
+    char spec_json[160], spec_sizes[3][24];
+} cli_plan_flags;
+
+/* Candidate k's options: the plan's flags with its model, device, engine, layout, precision,
+ * KV-cache format and speculation set as the command line would (no outputs). */
+sim_status cli_plan_cand_opts(const plan_ctx *c, const plan_cand *k, cli_plan_flags *f,
+                              cli_opts *q, sim_err *err);
+
+/* --html (cli_plan_html.c): the deployments that serve the rate as charts, the report's text,
+ * and the winner served once more at the rate with each instance's run over time. */
+sim_status cli_plan_html(const plan_ctx *c, const cli_plan_report *rep, sim_err *err);
+
+/* --kv-cache-dtypes and --spec-methods checked, the speculations listed into c->specs in order
+ * (without the flag only none). SIM_EINPUT names the item. */
+sim_status cli_plan_variants(plan_ctx *c, sim_err *err);
+
+/* The flags of candidate k's KV-cache format and speculation, in its engine's own spelling (the
+ * launch line's: vLLM's and TensorRT-LLM's --speculative-config JSON, SGLang's
+ * --speculative-algorithm with its sizes), into q; spec_json must outlive q. Acceptance: the
+ * flags given, else --spec-acceptance-data of the published row c->spec_data names. */
+sim_status cli_plan_variant_flags(const plan_ctx *c, const plan_cand *k, cli_opts *q,
+                                  char spec_json[160], char spec_sizes[3][24], sim_err *err);
+
+/* A speculative candidate with no acceptance to price it by (none given, none published for
+ * its method on its model): r becomes unfit, saying so, and true is returned. */
+bool cli_plan_spec_unpriced(const plan_ctx *c, const plan_cand *k, cli_plan_row *r);
+
+/* Whether the flags give an acceptance of their own (rate, length, rates or data). */
+bool cli_plan_acceptance_given(const cli_opts *o);
 
 /* Splits a comma-separated list in place into out (at most PLAN_MAX_NAMES). */
 sim_status cli_plan_split(char *s, const char **out, int *n, const char *flag, sim_err *err);

@@ -15,6 +15,14 @@
  *     --backend pytorch, --tp_size, --pp_size, --ep_size, --max_batch_size, --max_num_tokens,
  *     --kv_cache_free_gpu_memory_fraction, --extra_llm_api_options FILE holding
  *     enable_attention_dp and kv_cache_config.dtype); it quantizes no checkpoint itself.
+ *   Speculative decoding: vLLM --speculative-config '{"method": "eagle3", "model": HEAD,
+ *     "num_speculative_tokens": K}' (docs.vllm.ai, Speculative Decoding; methods eagle, eagle3,
+ *     mtp: vllm/config/speculative.py); SGLang --speculative-algorithm EAGLE|EAGLE3|NEXTN
+ *     --speculative-draft-model-path HEAD --speculative-num-steps K --speculative-eagle-topk 1
+ *     --speculative-num-draft-tokens K+1 (docs.sglang.io, Speculative Decoding; NEXTN: the
+ *     model's own MTP layers); TensorRT-LLM speculative_config {decoding_type: Eagle3,
+ *     max_draft_len: K, speculative_model_dir: HEAD} or {decoding_type: MTP,
+ *     num_nextn_predict_layers: K} in the options file (TensorRT-LLM 1.0 llm_args.py).
  *   vLLM `vllm bench serve`: the benchmark whose metrics infersim's serve reports (--backend,
  *     --dataset-name random, --random-input-len, --random-output-len, --random-range-ratio,
  *     --num-prompts, --request-rate, --burstiness, --seed, --percentile-metrics,
@@ -25,6 +33,7 @@
 #include "cli_plan.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Every GPU of one instance: TP x data-parallel attention groups x pipeline stages. */
@@ -35,6 +44,58 @@ static int64_t instance_gpus(const cli_plan_row *r)
 
 static bool fp8_weights(const cli_plan_row *r) { return strcmp(r->precision, "fp8") == 0; }
 static bool fp8_kv(const cli_plan_row *r) { return strncmp(r->kv_dtype, "fp8", 3) == 0; }
+
+/* Each speculation's names in the engines' spellings; head: it needs a draft checkpoint. */
+static const struct spec_name {
+    const char *method, *vllm, *sglang, *trtllm;
+    bool head;
+} spec_names[] = {{"eagle", "eagle", "EAGLE", "Eagle", true},
+                  {"eagle3", "eagle3", "EAGLE3", "Eagle3", true},
+                  {"mtp", "mtp", "NEXTN", "MTP", false}};
+
+static const struct spec_name *spec_name_of(const char *method)
+{
+    for (size_t i = 0; i < sizeof spec_names / sizeof spec_names[0]; i++)
+        if (strcmp(spec_names[i].method, method) == 0)
+            return &spec_names[i];
+    return NULL;
+}
+
+bool cli_plan_spec_parse(const char *spec, char method[16], int64_t *k)
+{
+    const char *colon = strchr(spec, ':');
+    if (!colon || colon - spec >= 16)
+        return false;
+    memcpy(method, spec, (size_t)(colon - spec));
+    method[colon - spec] = '\0';
+    char *end;
+    long long v = strtoll(colon + 1, &end, 10);
+    *k = v;
+    return *end == '\0' && v >= 1 && v <= 16 && spec_name_of(method) != NULL;
+}
+
+void cli_plan_spec_spelling(const char *engine, const char *method, int64_t k, char *buf,
+                            size_t len)
+{
+    const struct spec_name *n = spec_name_of(method);
+    if (!n) {
+        snprintf(buf, len, "%s", method);
+    } else if (strcmp(engine, "sglang") == 0) {
+        snprintf(buf, len, "%s", n->sglang);
+    } else if (strcmp(engine, "trtllm") == 0) {
+        if (n->head)
+            snprintf(buf, len,
+                     "{\"decoding_type\":\"%s\",\"max_draft_len\":%lld,"
+                     "\"speculative_model_dir\":\"HEAD\"}",
+                     n->trtllm, (long long)k);
+        else
+            snprintf(buf, len, "{\"decoding_type\":\"%s\",\"num_nextn_predict_layers\":%lld}",
+                     n->trtllm, (long long)k);
+    } else {
+        snprintf(buf, len, "{\"method\":\"%s\",%s\"num_speculative_tokens\":%lld}", n->vllm,
+                 n->head ? "\"model\":\"HEAD\"," : "", (long long)k);
+    }
+}
 
 static void vllm_line(const cli_plan_row *r, int which, sim_strbuf *b)
 {
@@ -52,6 +113,12 @@ static void vllm_line(const cli_plan_row *r, int which, sim_strbuf *b)
         sim_strbuf_printf(b, " --kv-cache-dtype fp8");
     if (fp8_weights(r))
         sim_strbuf_printf(b, " --quantization fp8");
+    char method[16], sp[160];
+    int64_t k;
+    if (cli_plan_spec_parse(r->spec, method, &k)) {
+        cli_plan_spec_spelling("vllm", method, k, sp, sizeof sp);
+        sim_strbuf_printf(b, " --speculative-config '%s'", sp);
+    }
     if (r->disagg)
         sim_strbuf_printf(b, " --port %d --kv-transfer-config "
                              "'{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}'",
@@ -76,6 +143,18 @@ static void sglang_line(const cli_plan_row *r, int which, sim_strbuf *b)
         sim_strbuf_printf(b, " --kv-cache-dtype fp8_e4m3");
     if (fp8_weights(r))
         sim_strbuf_printf(b, " --quantization fp8");
+    char method[16], algo[160];
+    int64_t k;
+    if (cli_plan_spec_parse(r->spec, method, &k)) {
+        cli_plan_spec_spelling("sglang", method, k, algo, sizeof algo);
+        sim_strbuf_printf(b, " --speculative-algorithm %s", algo);
+        if (spec_name_of(method)->head)
+            sim_strbuf_printf(b, " --speculative-draft-model-path HEAD");
+        sim_strbuf_printf(b,
+                          " --speculative-num-steps %lld --speculative-eagle-topk 1 "
+                          "--speculative-num-draft-tokens %lld",
+                          (long long)k, (long long)k + 1);
+    }
     if (r->disagg)
         sim_strbuf_printf(b, " --disaggregation-mode %s --port %d", which == 0 ? "prefill" : "decode",
                           which == 0 ? 30100 : 30200);
@@ -83,7 +162,7 @@ static void sglang_line(const cli_plan_row *r, int which, sim_strbuf *b)
 
 static bool trtllm_options(const cli_plan_row *r)
 {
-    return (r->dp_attention && r->dp > 1) || fp8_kv(r) || r->disagg;
+    return (r->dp_attention && r->dp > 1) || fp8_kv(r) || r->disagg || strcmp(r->spec, "none") != 0;
 }
 
 static void trtllm_line(const cli_plan_row *r, int which, sim_strbuf *b)
@@ -114,6 +193,27 @@ void cli_plan_launch_serve(const cli_plan_row *r, int which, sim_strbuf *out)
         vllm_line(r, which, out);
 }
 
+/* The speculation's note: the head the operator names, the acceptance it was priced with. */
+static void spec_note(const cli_plan_row *r, sim_strbuf *out)
+{
+    char method[16];
+    int64_t k;
+    if (!cli_plan_spec_parse(r->spec, method, &k))
+        return;
+    if (spec_name_of(method)->head)
+        sim_strbuf_printf(out, "%s: HEAD is the %s head's checkpoint for %s; ", method,
+                          strcmp(method, "eagle3") == 0 ? "EAGLE-3" : "EAGLE", r->hf_id);
+    else
+        sim_strbuf_printf(out, "%s: the checkpoint's own MTP layers; ", method);
+    if (r->spec_acceptance_data[0])
+        sim_strbuf_printf(out,
+                          "priced with the acceptance published on dataset %s "
+                          "(tools/data/spec_acceptance.csv): traffic that accepts less gains less\n",
+                          r->spec_acceptance_data);
+    else
+        sim_strbuf_printf(out, "priced with the acceptance given on the command line\n");
+}
+
 void cli_plan_launch_notes(const cli_plan_row *r, sim_strbuf *out)
 {
     int64_t g = instance_gpus(r);
@@ -137,12 +237,19 @@ void cli_plan_launch_notes(const cli_plan_row *r, sim_strbuf *out)
                 sim_strbuf_printf(out, " kv_cache_config: {dtype: fp8};");
             if (r->disagg)
                 sim_strbuf_printf(out, " cache_transceiver_config: {backend: DEFAULT};");
+            char method[16], sp[160];
+            int64_t k;
+            if (cli_plan_spec_parse(r->spec, method, &k)) {
+                cli_plan_spec_spelling("trtllm", method, k, sp, sizeof sp);
+                sim_strbuf_printf(out, " speculative_config: %s;", sp);
+            }
             sim_strbuf_printf(out, "\n");
         }
         if (fp8_weights(r))
             sim_strbuf_printf(out, "fp8: serve an FP8 checkpoint of the model (TensorRT-LLM "
                                    "quantizes none itself; e.g. one made with Model Optimizer)\n");
     }
+    spec_note(r, out);
 }
 
 void cli_plan_launch_bench(const cli_plan_row *r, const cli_plan_bench *b, sim_strbuf *out)

@@ -11,8 +11,18 @@
 
 #include "unc.h"
 
-/* "3 x TP 4", "TP 8 x PP 2", "DP-attention 8 x EP 8", "2P:3D x TP 4". */
+/* "3 x TP 4", "TP 8 x PP 2", "DP-attention 8 x EP 8", "2P:3D x TP 4"; a searched fp8 KV cache
+ * and speculation after it: "3 x TP 2 +kv fp8 +eagle3:3". */
 void cli_plan_layout(const cli_plan_row *r, char *buf, size_t len)
+{
+    char base[96];
+    cli_plan_layout_parallel(r, base, sizeof base);
+    snprintf(buf, len, "%s%s%s%s", base, strcmp(r->kv_cache, "fp8") == 0 ? " +kv fp8" : "",
+             strcmp(r->spec, "none") != 0 && r->spec[0] ? " +" : "",
+             strcmp(r->spec, "none") != 0 ? r->spec : "");
+}
+
+void cli_plan_layout_parallel(const cli_plan_row *r, char *buf, size_t len)
 {
     char par[64];
     if (r->dp_attention && r->dp > 1)

@@ -58,7 +58,7 @@ typedef struct rfield {
 #define B(k) {#k, F_BOOL, offsetof(cli_plan_row, k), 0}
 static const rfield fields[] = {
     I(point), S(model), S(hw), S(engine), S(engine_version), S(precision), B(disagg), I(tp), I(pp),
-    I(ep), I(dp), B(dp_attention),
+    I(ep), I(dp), B(dp_attention), S(kv_cache), S(spec), S(spec_acceptance_data),
     /* status goes between: written by name */
     S(reason), {"instance_max_rate", F_RATE, offsetof(cli_plan_row, instance_max_rate), 0},
     I(replicas), I(prefill), I(decode), I(gpus), N(usd_per_gpu_hour), N(usd_per_hour),

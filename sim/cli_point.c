@@ -122,20 +122,6 @@ sim_status cli_point_run(const cli_opts *o, cli_load_result *L, const cli_load_c
     return st;
 }
 
-bool cli_point_public_dataset(const cli_opts *o)
-{
-    return o->dataset_name && strcmp(o->dataset_name, "random") != 0 &&
-           strcmp(o->dataset_name, "prefix_repetition") != 0;
-}
-
-sim_status cli_point_dataset(const cli_opts *o, sim_dataset *ds, sim_err *err)
-{
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "tools/data/datasets.json");
-    sim_find_file("tools/data", "datasets.json", path, sizeof path);
-    return sim_dataset_load(path, o->dataset_name, ds, err);
-}
-
 /* The workload of a serve command: a trace, or vLLM's random or prefix_repetition dataset. */
 static sim_status check_workload_flags(const cli_opts *o, sim_err *err)
 {
@@ -307,6 +293,8 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
     if (cli_point_public_dataset(o)) {
         if ((st = cli_point_dataset(o, &ds, err)))
             return st;
+        if (ds.trace[0]) /* a production trace: its requests, its gaps scaled to the rate */
+            return cli_point_dataset_workload(o, &ds, cache, own, err);
         /* --sharegpt-output-len N: every output N tokens (the fit clipped to [N, N]) */
         if (cli_opt_given(o, "--sharegpt-output-len"))
             ds.out.min = ds.out.max = o->sharegpt_out;
@@ -411,6 +399,10 @@ void cli_point_serve_free(cli_point_serve_state *s)
 {
     free(s->series);
     s->series = NULL;
+    if (s->instances)
+        sim_series_set_free(s->instances);
+    free(s->instances);
+    s->instances = NULL;
     sim_engine_result_free(&s->res);
     sim_cluster_result_free(&s->cluster);
     sim_workload_free(&s->own);
@@ -554,8 +546,13 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
                       "--replicas, --disagg or --chrome-trace");
     if (!st && o->observer) /* an --html series chains to it */
         s->cfg.observer = o->observer;
-    /* the run over time, recorded before the timeline sees it; several engines' pages show
-     * each instance's load instead (one series cannot hold interleaved engines) */
+    /* the run over time, recorded before the timeline sees it: one series per engine */
+    if (!st && o->html && instances > 1) {
+        if (!(s->instances = calloc(1, sizeof *s->instances)))
+            st = sim_fail(err, SIM_EINTERNAL, "out of memory");
+        else if (!(st = sim_series_set_init(s->instances, instances, cc.observer, err)))
+            cc.observer = dc.observer = &s->instances->observer;
+    }
     if (!st && o->html && instances == 1) {
         if (!(s->series = malloc(sizeof *s->series)))
             st = sim_fail(err, SIM_EINTERNAL, "out of memory");
@@ -589,6 +586,10 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
     if (s->series) {
         s->series->next = NULL;
         s->cfg.observer = NULL;
+    }
+    if (s->instances) { /* one time axis for every instance's chart */
+        s->instances->next = NULL;
+        sim_series_set_align(s->instances);
     }
     if (ts) {
         if (!st)

@@ -28,6 +28,7 @@ sim_status cli_point_check_trace_size(const cli_opts *o, double est_bytes, const
 typedef struct cli_point_serve_state {
     sim_engine_cfg cfg;
     sim_series *series;    /* with --html: the run over time (owned) */
+    sim_series_set *instances; /* with --html and several engines: each one's (owned) */
     sim_workload own;      /* a synthetic workload */
     const sim_workload *w; /* &own or a cached trace */
     sim_engine_result res;
@@ -122,9 +123,30 @@ void cli_point_warn_provenance(const cli_point_draws *d, const sim_hw *hw, FILE 
 
 void cli_point_draws_free(cli_point_draws *d);
 
-/* Whether --dataset-name names a public dataset's lengths (not vLLM's random or
- * prefix_repetition), and that dataset's fit from tools/data/datasets.json in the data roots. */
+/* Whether --dataset-name names a public dataset (not vLLM's random or prefix_repetition), and
+ * that dataset from tools/data/datasets.json in the data roots (cli_point_dataset.c): its fitted
+ * lengths, or a production trace's name (ds->trace). */
 bool cli_point_public_dataset(const cli_opts *o);
 sim_status cli_point_dataset(const cli_opts *o, sim_dataset *ds, sim_err *err);
+
+/* A production trace's dataset as the workload: its first --num-prompts requests (the file under
+ * the data roots' traces/, from the cache when it holds them: cli_point_dataset_cache_add) with
+ * their gaps scaled to --request-rate (sim_workload_at_rate; inf: all at once) into own.
+ * --burstiness and --sharegpt-output-len do not apply (exit 2), nor more requests than the trace
+ * has. */
+sim_status cli_point_dataset_workload(const cli_opts *o, const sim_dataset *ds,
+                                      const cli_load_cache *cache, sim_workload *own,
+                                      sim_err *err);
+
+/* A trace dataset's requests into the cache before a parallel loop (nothing for other
+ * datasets); SIM_EINTERNAL when out of memory. */
+sim_status cli_point_dataset_cache_add(const cli_opts *o, const sim_dataset *ds,
+                                       cli_load_cache *cache, sim_err *err);
+
+/* A trace dataset's lengths measured (ds->in and ds->out from its first --num-prompts
+ * requests: sim_workload_stats_of) and, when st is given, their rate and gaps' CV; a fitted
+ * dataset is left as it is (st zeroed). */
+sim_status cli_point_dataset_stats(const cli_opts *o, sim_dataset *ds, sim_workload_stats *st,
+                                   sim_err *err);
 
 #endif

@@ -101,6 +101,7 @@ sim_status cli_rate_probe_at(const cli_opts *o, const cli_load_cache *cache, dou
         return sim_fail(err, SIM_EINTERNAL, "capacity: more than %d probes", CLI_RATE_MAX_PROBES);
     cli_opts q = *o;
     q.rate = rate;
+    q.html = NULL; /* capacity's and plan's pages chart the probes, not a run over time */
     if (o->slo) /* goodput under the same limits, for the attainment and the metrics */
         snprintf(q.goodput, sizeof q.goodput, "%s", o->slo);
     memset(L, 0, sizeof *L);

@@ -155,7 +155,7 @@ sim_status cli_serve_cmd(const cli_opts *o, FILE *out, sim_err *err)
         st = sim_report_save_requests(o->save_requests, &rep, err);
     if (!st && o->html)
         st = sim_html_serve(o->html, o->cmdline ? o->cmdline : "infersim serve", &shown, &s->slo,
-                            s->series, err);
+                            s->series, s->instances, err);
     if (!st && o->save_result) { /* vLLM's file: its keys only */
         sim_serve_report plain = rep;
         plain.band = NULL;

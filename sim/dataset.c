@@ -11,8 +11,9 @@
 
 #include "jsonf.h"
 
-static const char *const shipped[] = {"sharegpt", "lmsys-chat", "arxiv-summarization", "code",
-                                      "reasoning"};
+static const char *const shipped[] = {"sharegpt",        "lmsys-chat",      "arxiv-summarization",
+                                      "code",            "reasoning",       "azure-code-2023",
+                                      "azure-conv-2023", "mooncake-conversation"};
 
 bool sim_dataset_is_shipped(const char *name)
 {
@@ -129,9 +130,25 @@ sim_status sim_dataset_load(const char *path, const char *name, sim_dataset *out
         const cJSON *d = cJSON_GetObjectItemCaseSensitive(ds, "description");
         if (cJSON_IsString(d))
             snprintf(out->description, sizeof out->description, "%s", d->valuestring);
-        st = side(ds, path, name, "input", &out->in, err);
-        if (!st)
-            st = side(ds, path, name, "output", &out->out, err);
+        const cJSON *tr = cJSON_GetObjectItemCaseSensitive(ds, "trace");
+        const cJSON *src = cJSON_GetObjectItemCaseSensitive(ds, "source");
+        if (tr && (!cJSON_IsString(tr) || !tr->valuestring[0] ||
+                   strlen(tr->valuestring) >= sizeof out->trace || strstr(tr->valuestring, "..")))
+            st = sim_fail(err, SIM_EINPUT, "%s: datasets.%s.trace: expected a file name under "
+                                           "traces/",
+                          path, name);
+        else if (tr && (!cJSON_IsString(src) || !src->valuestring[0]))
+            st = sim_fail(err, SIM_EINPUT, "%s: datasets.%s: field 'source' missing, expected "
+                                           "where the trace comes from",
+                          path, name);
+        else if (tr) {
+            snprintf(out->trace, sizeof out->trace, "%s", tr->valuestring);
+            snprintf(out->trace_source, sizeof out->trace_source, "%s", src->valuestring);
+        } else {
+            st = side(ds, path, name, "input", &out->in, err);
+            if (!st)
+                st = side(ds, path, name, "output", &out->out, err);
+        }
     }
     cJSON_Delete(root);
     return st;

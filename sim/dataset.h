@@ -39,7 +39,12 @@ typedef struct sim_length_dist {
 typedef struct sim_dataset {
     char name[48];
     char description[256];
-    sim_length_dist in, out;
+    sim_length_dist in, out; /* a trace's: unset until its requests are read (workload.h) */
+    /* A production trace (the entry's "trace": a file under the data roots' traces/, its
+     * "source"): its requests are the workload, lengths and arrival shape both, with its gaps
+     * scaled to the request rate; "" for a fitted dataset. */
+    char trace[256];
+    char trace_source[768];
 } sim_dataset;
 
 /* The standard normal's 90th and 99th percentiles. */
@@ -60,7 +65,9 @@ double sim_dataset_quantile(const sim_length_dist *d, double q);
 /* The unclipped log-normal's mean, exp(mu + sigma^2 / 2). */
 double sim_dataset_mean(const sim_length_dist *d);
 
-/* Dataset `name` from the data file at path; an unknown name is SIM_EINPUT listing the file's. */
+/* Dataset `name` from the data file at path; an unknown name is SIM_EINPUT listing the file's.
+ * An entry with "trace" (a file name under traces/) and "source" is a production trace: no
+ * fitted sides, out->trace set to the name as given. */
 sim_status sim_dataset_load(const char *path, const char *name, sim_dataset *out, sim_err *err);
 
 /* Whether `name` is one of the shipped datasets' names (the data file may hold more). */

@@ -215,7 +215,8 @@ sim_status sim_html_run(const char *path, const char *cmdline, const sim_run_cfg
 
 /* Several engines (--replicas, --disagg): each instance's share of the requests and tokens, its
  * busy time, iterations, preemptions and KV peak, per replica or per pool. */
-static void instances_section(page *p, const sim_serve_report *rep)
+static void instances_section(page *p, const sim_serve_report *rep,
+                              const sim_series_set *set, const char *cmdline)
 {
     const sim_cluster_result *c = rep->cluster;
     if (!c || c->replicas <= 1 || !c->load)
@@ -255,14 +256,29 @@ static void instances_section(page *p, const sim_serve_report *rep)
             (long long)l->preemptions, (long long)l->kv_peak_blocks);
     }
     table_end(p);
+    if (set && set->n == c->replicas) {
+        static const char *const captions[SIM_VIEW_COUNT] = {
+            "Requests in each instance (running and queued), averaged over the iterations that "
+            "start in each bucket: where the router's choices pile up.",
+            "Prompt and decode tokens per iteration of each instance, averaged per bucket.",
+            "Each instance's most KV-cache blocks in use at an iteration's start, as a share of "
+            "its own cache.",
+            "Requests each instance preempted (recompute) in each bucket."};
+        sim_svg c_svg = {0};
+        for (int v = 0; v < SIM_VIEW_COUNT; v++) {
+            sim_chart_series_instances(&c_svg, set, c->prefill, (sim_series_view)v,
+                                       rep->res->duration_ns, cmdline);
+            figure(p, &c_svg, captions[v]);
+        }
+    }
     sim_svg_raw(p, "<p style=\"font-size:12.5px;color:#444\">");
-    sim_svg_escaped(p, "Several engines' runs over time are not charted (one series per engine is "
-                       "not recorded yet); the latency CDFs above pool every instance's requests.");
+    sim_svg_escaped(p, "The latency CDFs above pool every instance's requests.");
     sim_svg_raw(p, "</p>\n");
 }
 
 sim_status sim_html_serve(const char *path, const char *cmdline, const sim_serve_report *rep,
-                          const sim_slo *slo, const sim_series *series, sim_err *err)
+                          const sim_slo *slo, const sim_series *series,
+                          const sim_series_set *instances, sim_err *err)
 {
     page p = {0};
     const sim_step_cfg *sc = &rep->cfg->step;
@@ -325,7 +341,7 @@ sim_status sim_html_serve(const char *path, const char *cmdline, const sim_serve
                         "SLO.");
     sim_svg_raw(&p, "</p>\n");
     if (!series) {
-        instances_section(&p, rep);
+        instances_section(&p, rep, instances, cmdline);
         if (rep->cluster && rep->cluster->autoscaled) {
             const sim_cluster_result *cl = rep->cluster;
             char cap[320];
@@ -544,6 +560,24 @@ sim_status sim_html_plan(const char *path, const char *cmdline, const sim_chart_
                "against its TPOT at the percentile; the winner circled.");
         sim_chart_plan_cost(&ch, pl, true);
         figure(&p, &ch, "The same against time to first token.");
+    }
+    if (pl->winner_series && pl->winner_series->n > 0) {
+        sim_svg ch = {0};
+        char h[256];
+        snprintf(h, sizeof h, "The winner over time, per instance: %s",
+                 pl->winner_label ? pl->winner_label : "");
+        section(&p, h);
+        static const sim_series_view views[] = {SIM_VIEW_REQUESTS, SIM_VIEW_KV, SIM_VIEW_TOKENS};
+        static const char *const captions[] = {
+            "The winner's serving run at the target rate (the plan's workload): requests in each "
+            "instance, running and queued, averaged over the iterations starting in each bucket.",
+            "Each instance's most KV-cache blocks in use, as a share of its own cache.",
+            "Prompt and decode tokens per iteration of each instance."};
+        for (size_t v = 0; v < sizeof views / sizeof views[0]; v++) {
+            sim_chart_series_instances(&ch, pl->winner_series, pl->winner_prefill, views[v],
+                                       pl->winner_duration_ns, cmdline);
+            figure(&p, &ch, captions[v]);
+        }
     }
     section(&p, "The ranking, the winner and its command lines");
     sim_svg_raw(&p, "<pre class=\"cmd\">");

@@ -26,9 +26,12 @@
 sim_status sim_html_run(const char *path, const char *cmdline, const sim_run_cfg *cfg,
                         const sim_run_result *r, sim_err *err);
 
-/* slo: the --goodput SLOs (zeros: none). series: the run's time series. */
+/* slo: the --goodput SLOs (zeros: none). series: the run's time series (one engine), or
+ * instances: each instance's (several engines: --replicas, --disagg; aligned); either may be
+ * NULL. */
 sim_status sim_html_serve(const char *path, const char *cmdline, const sim_serve_report *rep,
-                          const sim_slo *slo, const sim_series *series, sim_err *err);
+                          const sim_slo *slo, const sim_series *series,
+                          const sim_series_set *instances, sim_err *err);
 
 /* `compare`: the measurement file's metrics against the prediction (measured < 0: not in the
  * file). */

@@ -1,6 +1,7 @@
 /* series.c - the bounded time-series recorder of a serving run. */
 #include "series.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Halves the resolution: bucket i takes buckets 2i and 2i+1. */
@@ -36,9 +37,8 @@ static sim_series_bucket *at(sim_series *s, int64_t t)
     return &s->b[i];
 }
 
-static void on_iteration(void *ctx, const sim_iter_info *it)
+static void record_iteration(sim_series *s, const sim_iter_info *it)
 {
-    sim_series *s = ctx;
     sim_series_bucket *b = at(s, it->start_ns);
     b->iterations++;
     b->running += (double)it->running;
@@ -48,6 +48,12 @@ static void on_iteration(void *ctx, const sim_iter_info *it)
     if (it->kv_used_blocks > b->kv_peak_blocks)
         b->kv_peak_blocks = it->kv_used_blocks;
     s->kv_total_blocks = it->kv_total_blocks;
+}
+
+static void on_iteration(void *ctx, const sim_iter_info *it)
+{
+    sim_series *s = ctx;
+    record_iteration(s, it);
     if (s->next && s->next->iteration)
         s->next->iteration(s->next->ctx, it);
 }
@@ -67,4 +73,66 @@ void sim_series_init(sim_series *s, const sim_engine_observer *next)
     s->next = next;
     s->width_ns = 1000000; /* 1 ms */
     s->observer = (sim_engine_observer){.ctx = s, .iteration = on_iteration, .request = on_request};
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* One series per instance */
+
+static void set_iteration(void *ctx, int instance, const sim_iter_info *it)
+{
+    sim_series_set *set = ctx;
+    if (instance >= 0 && instance < set->n)
+        record_iteration(&set->s[instance], it);
+    if (set->next && set->next->iteration)
+        set->next->iteration(set->next->ctx, instance, it);
+}
+
+static void set_request(void *ctx, int instance, int64_t id, sim_request_event ev, int64_t t_ns)
+{
+    sim_series_set *set = ctx;
+    if (ev == SIM_EV_PREEMPTED && instance >= 0 && instance < set->n)
+        at(&set->s[instance], t_ns)->preemptions++;
+    if (set->next && set->next->request)
+        set->next->request(set->next->ctx, instance, id, ev, t_ns);
+}
+
+static void set_kv_transfer(void *ctx, int64_t id, int from, int to, int64_t start_ns,
+                            int64_t end_ns)
+{
+    sim_series_set *set = ctx;
+    if (set->next && set->next->kv_transfer)
+        set->next->kv_transfer(set->next->ctx, id, from, to, start_ns, end_ns);
+}
+
+sim_status sim_series_set_init(sim_series_set *set, int n, const sim_cluster_observer *next,
+                               sim_err *err)
+{
+    memset(set, 0, sizeof *set);
+    if (n < 1 || !(set->s = malloc((size_t)n * sizeof *set->s)))
+        return sim_fail(err, SIM_EINTERNAL, "out of memory for %d instances' series", n);
+    set->n = n;
+    set->next = next;
+    for (int i = 0; i < n; i++)
+        sim_series_init(&set->s[i], NULL);
+    set->observer = (sim_cluster_observer){.ctx = set,
+                                           .iteration = set_iteration,
+                                           .request = set_request,
+                                           .kv_transfer = set_kv_transfer};
+    return SIM_OK;
+}
+
+void sim_series_set_align(sim_series_set *set)
+{
+    int64_t w = 0;
+    for (int i = 0; i < set->n; i++)
+        w = set->s[i].width_ns > w ? set->s[i].width_ns : w;
+    for (int i = 0; i < set->n; i++)
+        while (set->s[i].width_ns < w)
+            merge_pairs(&set->s[i]);
+}
+
+void sim_series_set_free(sim_series_set *set)
+{
+    free(set->s);
+    memset(set, 0, sizeof *set);
 }

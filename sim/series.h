@@ -26,7 +26,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cluster.h"
 #include "engine.h"
+#include "status.h"
 
 enum { SIM_SERIES_BUCKETS = 256 };
 
@@ -49,5 +51,35 @@ typedef struct sim_series {
 
 /* Starts an empty series that passes every event on to `next` (may be NULL). */
 void sim_series_init(sim_series *s, const sim_engine_observer *next);
+
+/* Several engines (--replicas, --disagg): one series per instance, recorded by a cluster
+ * observer (cluster.h; pass &observer to the cluster or the disaggregated run) that passes every
+ * event on to `next` (a timeline writer, or NULL). Each instance's events come in time order,
+ * so each series is as an engine's own would be.
+ * Example (sim_cluster_cfg *cc, const sim_workload *w, sim_err *err):
+ *   sim_series_set set;
+ *   if (sim_series_set_init(&set, cc->replicas, cc->observer, err))
+ *       return SIM_EINTERNAL;
+ *   cc->observer = &set.observer;
+ *   ... sim_cluster_run(cc, w, &res, &cluster, err) ...
+ *   sim_series_set_align(&set); // set.s[i].width_ns now equal for every i
+ *   sim_series_set_free(&set);
+ */
+typedef struct sim_series_set {
+    sim_cluster_observer observer;
+    const sim_cluster_observer *next;
+    int n;
+    sim_series *s; /* [n], owned */
+} sim_series_set;
+
+/* n >= 1 empty series; SIM_EINTERNAL when out of memory. */
+sim_status sim_series_set_init(sim_series_set *set, int n, const sim_cluster_observer *next,
+                               sim_err *err);
+
+/* Coarsens every series to the widest one's bucket width (pairs merged as the run would have
+ * merged them), so that they share one time axis. */
+void sim_series_set_align(sim_series_set *set);
+
+void sim_series_set_free(sim_series_set *set);
 
 #endif

@@ -238,6 +238,32 @@ sim_status sim_workload_synthetic(const sim_synth_cfg *cfg, sim_workload *out, s
 sim_status sim_workload_load_trace(const char *path, double time_scale, int64_t limit,
                                    sim_workload *out, sim_err *err);
 
+/* A production trace at another rate (workload_rate.c; --dataset-name azure-conv-2023 ...): a
+ * copy of src's requests and hash ids whose arrivals keep src's gaps, all scaled by one factor so
+ * that the mean gap is 1 / rate: request i is sent at (t_i - t_0) (n - 1) / (rate (t_last - t_0)),
+ * the last at (n - 1) / rate. Rate INFINITY, one request, or a trace whose requests all arrive
+ * at once: every request at 0. src must have no sessions. SIM_EINPUT when (n - 1) / rate is past
+ * SIM_ARRIVAL_MAX_S.
+ * Example: arrivals 0, 1 and 3 s at 2 req/s: span (3 - 1) / 2 = 1 s, each time x 1/3: 0, 0.333,
+ * 1 s (the shape kept: the second gap still twice the first). */
+sim_status sim_workload_at_rate(const sim_workload *src, double rate, sim_workload *dst,
+                                sim_err *err);
+
+/* What a trace's requests are (workload_rate.c): per side the mean, median and p90 (nearest rank:
+ * the ceil(q n)-th smallest) with the log-normal of that median and p90 (sim_dataset_fit, or of
+ * median and mean when p90 equals the median; clipped to the side's smallest and largest), the
+ * mean rate (n - 1 over the span; 0: all at once) and the gaps' coefficient of variation
+ * (population standard deviation over mean; 1 for a Poisson stream). SIM_EINPUT when it has fewer
+ * than 2 requests or a side that no log-normal fits (every length equal). */
+typedef struct sim_workload_stats {
+    sim_length_dist in, out;
+    double rate_per_s, gap_cv;
+    int64_t n;
+    double span_s;
+} sim_workload_stats;
+
+sim_status sim_workload_stats_of(const sim_workload *w, sim_workload_stats *st, sim_err *err);
+
 /* Frees the requests; safe on a zeroed or already freed workload. */
 void sim_workload_free(sim_workload *w);
 

@@ -174,6 +174,62 @@ static void test_series_coarsens_and_keeps_sums(void **state)
     free(s);
 }
 
+/* Several engines' series: each instance's events into its own series, passed on to the next
+ * observer; aligned to the widest bucket. Instance 0 iterates at 0 and 300 ms (300 ms is past
+ * 256 buckets of 1 ms: pairs merge once, 2 ms buckets, the second in bucket 150); instance 1 at
+ * 3 ms and preempts at 5 ms (1 ms buckets 3 and 5; aligned to 2 ms: buckets 1 and 2). */
+static int forwarded;
+static void count_iteration(void *ctx, int instance, const sim_iter_info *it)
+{
+    (void)ctx, (void)it;
+    forwarded += 1 + instance;
+}
+
+static void test_series_instances(void **state)
+{
+    (void)state;
+    sim_cluster_observer next = {.iteration = count_iteration};
+    sim_series_set set;
+    sim_err err = {{0}};
+    assert_int_equal(sim_series_set_init(&set, 2, &next, &err), SIM_OK);
+    const sim_step_result step = {0};
+    sim_iter_info it = {.running = 2, .waiting = 1, .prefill_tokens = 6, .decode_tokens = 2,
+                        .kv_used_blocks = 10, .kv_total_blocks = 40, .step = &step};
+    forwarded = 0;
+    it.start_ns = 0;
+    set.observer.iteration(set.observer.ctx, 0, &it);
+    it.start_ns = 300000000;
+    set.observer.iteration(set.observer.ctx, 0, &it);
+    it.start_ns = 3000000, it.kv_used_blocks = 30;
+    set.observer.iteration(set.observer.ctx, 1, &it);
+    set.observer.request(set.observer.ctx, 1, 7, SIM_EV_PREEMPTED, 5000000);
+    assert_int_equal(forwarded, 1 + 1 + 2); /* every iteration passed on, with its instance */
+    assert_int_equal(set.s[0].width_ns, 2000000);
+    assert_int_equal(set.s[0].n, 151);
+    assert_int_equal(set.s[0].b[150].iterations, 1);
+    assert_int_equal(set.s[1].width_ns, 1000000);
+    assert_int_equal(set.s[1].b[3].iterations, 1);
+    assert_int_equal(set.s[1].b[5].preemptions, 1);
+    sim_series_set_align(&set);
+    assert_int_equal(set.s[1].width_ns, 2000000);
+    assert_int_equal(set.s[1].b[1].iterations, 1);
+    assert_int_equal(set.s[1].b[1].kv_peak_blocks, 30);
+    assert_int_equal(set.s[1].b[2].preemptions, 1);
+    assert_int_equal(set.s[1].n, 3);
+    /* one line per instance, each named in the legend; a disaggregated pool's names */
+    for (int v = 0; v < SIM_VIEW_COUNT; v++) {
+        sim_svg c = {0};
+        sim_chart_series_instances(&c, &set, v == SIM_VIEW_KV ? 1 : 0, (sim_series_view)v,
+                                   300000000, "flags");
+        assert_chart(&c);
+        assert_int_equal(xml_count(c.s, "polyline", "series"), 2);
+        assert_non_null(strstr(c.s, v == SIM_VIEW_KV ? "prefill 0" : "replica 1"));
+        assert_non_null(strstr(c.s, v == SIM_VIEW_KV ? "decode 0" : "replica 0"));
+        sim_svg_free(&c);
+    }
+    sim_series_set_free(&set);
+}
+
 /* Three requests by hand: sent at 0, first tokens at 10 and 30 ms, last at 50, 70 and 90 ms. */
 static void test_cdf_and_gantt(void **state)
 {
@@ -231,7 +287,7 @@ static void test_cdf_and_gantt(void **state)
     char path[256];
     tu_snprintf(path, sizeof path, "%s/infersim-charts-serve-%d.html", tu_tmpdir(), (int)getpid());
     sim_err err = {{0}};
-    assert_int_equal(sim_html_serve(path, "infersim serve", &rep, &slo, &ser, &err), SIM_OK);
+    assert_int_equal(sim_html_serve(path, "infersim serve", &rep, &slo, &ser, NULL, &err), SIM_OK);
     assert_self_contained_page(path, 9); /* 4 CDFs, 4 series, the Gantt chart */
     remove(path);
     sim_svg s = {0};
@@ -441,6 +497,7 @@ static void test_autoscale_steps(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_series_instances),
         cmocka_unit_test(test_roofline_one_circle_per_op),
         cmocka_unit_test(test_step_bars_one_segment_per_op),
         cmocka_unit_test(test_spec_bar),

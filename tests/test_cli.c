@@ -2009,6 +2009,11 @@ static void test_deployment_flags(void **state)
     char *page = slurp(hpath);
     assert_non_null(page);
     assert_non_null(strstr(page, "Replica 1</td><td class=\"v\">5 requests"));
+    /* and each replica's run over time: four charts, a line per replica */
+    assert_non_null(strstr(page, "Requests in each instance"));
+    assert_non_null(strstr(page, "KV-cache usage of each instance"));
+    assert_non_null(strstr(page, ">replica 1<"));
+    assert_null(strstr(page, "not charted"));
     free(page);
     snprintf(hcmd, sizeof hcmd,
              "serve --model llama-3.1-8b --hw h100-sxm --disagg 1:2 --num-prompts 10 --html %s",
@@ -2019,6 +2024,8 @@ static void test_deployment_flags(void **state)
     assert_non_null(page);
     assert_non_null(strstr(page, "Prefill pool (1 instances)</td><td class=\"v\">10 requests"));
     assert_non_null(strstr(page, "Decode instance 1"));
+    assert_non_null(strstr(page, ">prefill 0<"));
+    assert_non_null(strstr(page, ">decode 1<"));
     free(page);
     remove(hpath);
     expect_bad("serve --model llama-3.1-8b --hw h100-sxm --replicas 2 --chrome-trace /tmp/x.json "
@@ -3439,6 +3446,69 @@ static void test_public_datasets(void **state)
     assert_near(num(j, "total_input_tokens") / 800.0, 161.31, 0.08 * 161.31);
     assert_near(num(j, "total_output_tokens") / 800.0, 337.99, 0.08 * 337.99);
     cJSON_Delete(j);
+    /* a production trace: its first requests, their lengths as recorded (the conversation
+     * trace's first 10 rows: 4364 prompt and 716 generated tokens), their gaps scaled to the
+     * rate (the last of 10 sent at 9 / 2 = 4.5 s, so the run lasts longer than that) */
+    run("serve --model llama-3.2-1b --hw h100-sxm --dataset-name azure-conv-2023 --num-prompts 10 "
+        "--request-rate 2 --uncertainty 0 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_int_equal((int)num(j, "total_input_tokens"), 4364);
+    assert_int_equal((int)num(j, "total_output_tokens"), 716);
+    assert_true(num(j, "duration") > 4.5 && num(j, "duration") < 6.0);
+    cJSON_Delete(j);
+    run("workload --dataset-name azure-conv-2023 --num-prompts 10 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    const cJSON *tr = cJSON_GetObjectItemCaseSensitive(j, "trace");
+    assert_int_equal((int)num(tr, "requests"), 10);
+    assert_near(num(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "input"),
+                                                     "published"),
+                    "mean"),
+                436.4, 1e-9);
+    /* 18:15:46.6805900 to 18:15:55.1455750: 9 gaps over 8.464985 s */
+    assert_near(num(tr, "request_rate"), 9.0 / 8.464985, 1e-6);
+    cJSON_Delete(j);
+    /* the trace's arrival shape counts: the code trace's first 1000 requests (45 breaks of 10 s or
+     * more hold most of its hour, gaps' CV 13) sustain under half the rate of the same lengths
+     * sent as a Poisson stream (trtllm-bench's lengths file, one line per request) */
+    char lens[256];
+    tu_snprintf(lens, sizeof lens, "%s/code-lengths.jsonl", tu_tmpdir());
+    char tpath[1024];
+    snprintf(tpath, sizeof tpath, "%s/traces/azure-llm-2023-code.csv", tu_root());
+    FILE *in = fopen(tpath, "r"), *lf = fopen(lens, "w");
+    assert_true(in && lf);
+    char line[256];
+    assert_non_null(fgets(line, sizeof line, in)); /* the header */
+    for (int i = 0; i < 1000; i++) {
+        long a, b;
+        assert_non_null(fgets(line, sizeof line, in));
+        assert_int_equal(sscanf(line, "%*[^,],%ld,%ld", &a, &b), 2);
+        fprintf(lf, "{\"input_len\": %ld, \"output_tokens\": %ld}\n", a, b);
+    }
+    fclose(in);
+    fclose(lf);
+    double rate[2];
+    for (int k = 0; k < 2; k++) {
+        char cmd[768];
+        snprintf(cmd, sizeof cmd,
+                 "capacity --model llama-3.1-8b --hw h100-sxm --num-prompts 1000 %s%s "
+                 "--slo ttft:1000,tpot:50 --uncertainty 0 --format json",
+                 k ? "--lengths-file " : "--dataset-name azure-code-2023", k ? lens : "");
+        run(cmd);
+        assert_int_equal(R.rc, 0);
+        j = cJSON_Parse(R.out);
+        rate[k] = num(j, "max_request_rate");
+        cJSON_Delete(j);
+    }
+    assert_true(rate[0] > 0.0 && rate[0] < 0.5 * rate[1]);
+    remove(lens);
+    expect_bad("serve --model llama-3.2-1b --hw h100-sxm --dataset-name azure-conv-2023 "
+               "--burstiness 0.5",
+               "--burstiness: does not apply to --dataset-name azure-conv-2023");
+    expect_bad("serve --model llama-3.2-1b --hw h100-sxm --dataset-name mooncake-conversation "
+               "--num-prompts 20000",
+               "has 12031 requests");
     expect_bad("workload --dataset-name alpaca", "'alpaca'");
     expect_bad("workload --dataset-name random", "vLLM's synthetic dataset");
     expect_bad("serve --model llama-3.2-1b --hw h100-sxm --dataset-name lmsys-chat "

@@ -144,6 +144,62 @@ static void expect_num(const char *line, const char *flag, double want)
     }
 }
 
+/* A searched speculation in each engine's spelling, written out by hand from the engines'
+ * documentation (vLLM's --speculative-config JSON, SGLang's --speculative-* flags with a chain:
+ * steps K, topk 1, K + 1 draft tokens; TensorRT-LLM's speculative_config in the options file). */
+static const char *const spec_spellings[][4] = {
+    {"eagle3:3", "--speculative-config '{\"method\":\"eagle3\",\"model\":\"HEAD\","
+                 "\"num_speculative_tokens\":3}'",
+     "--speculative-algorithm EAGLE3 --speculative-draft-model-path HEAD --speculative-num-steps 3 "
+     "--speculative-eagle-topk 1 --speculative-num-draft-tokens 4",
+     "speculative_config: {\"decoding_type\":\"Eagle3\",\"max_draft_len\":3,"
+     "\"speculative_model_dir\":\"HEAD\"}"},
+    {"eagle:2", "--speculative-config '{\"method\":\"eagle\",\"model\":\"HEAD\","
+                "\"num_speculative_tokens\":2}'",
+     "--speculative-algorithm EAGLE --speculative-draft-model-path HEAD --speculative-num-steps 2 "
+     "--speculative-eagle-topk 1 --speculative-num-draft-tokens 3",
+     "speculative_config: {\"decoding_type\":\"Eagle\",\"max_draft_len\":2,"
+     "\"speculative_model_dir\":\"HEAD\"}"},
+    {"mtp:1", "--speculative-config '{\"method\":\"mtp\",\"num_speculative_tokens\":1}'",
+     "--speculative-algorithm NEXTN --speculative-num-steps 1 --speculative-eagle-topk 1 "
+     "--speculative-num-draft-tokens 2",
+     "speculative_config: {\"decoding_type\":\"MTP\",\"num_nextn_predict_layers\":1}"}};
+
+/* The row's speculation in its engine's lines (serve lines, or the TensorRT-LLM options note):
+ * present, spelled as above, exactly when the row has one; the note names the acceptance. */
+static void check_spec_launch(const cJSON *r, const cJSON *launch)
+{
+    const char *spec = str(r, "spec");
+    const char *eng = str(r, "engine");
+    const int col = strcmp(eng, "vllm") == 0 ? 1 : strcmp(eng, "sglang") == 0 ? 2 : 3;
+    const char *want = NULL;
+    for (size_t i = 0; i < sizeof spec_spellings / sizeof spec_spellings[0]; i++)
+        if (strcmp(spec_spellings[i][0], spec) == 0)
+            want = spec_spellings[i][col];
+    if (strcmp(spec, "none") != 0 && !want) {
+        print_error("spec %s: no spelling in the test's table\n", spec);
+        fail();
+    }
+    const cJSON *lines = cJSON_GetObjectItemCaseSensitive(launch, col == 3 ? "notes" : "serve");
+    const cJSON *l;
+    bool found = false, any = false;
+    cJSON_ArrayForEach(l, lines)
+    {
+        found = found || (want && strstr(l->valuestring, want) != NULL);
+        any = any || strstr(l->valuestring, col == 1   ? "--speculative-config"
+                                             : col == 2 ? "--speculative-algorithm"
+                                                        : "speculative_config") != NULL;
+    }
+    assert_true(want ? found : !any);
+    if (!want)
+        return;
+    const char *ds = str(r, "spec_acceptance_data");
+    bool named = false;
+    cJSON_ArrayForEach(l, cJSON_GetObjectItemCaseSensitive(launch, "notes"))
+        named = named || (ds[0] && strstr(l->valuestring, ds) != NULL);
+    assert_true(named);
+}
+
 /* Each flag of the engine's line against the row's configuration. */
 static void check_launch(const cJSON *r)
 {
@@ -156,6 +212,8 @@ static void check_launch(const cJSON *r)
     bool dpa = flag_on(r, "dp_attention");
     bool fp8 = strcmp(str(r, "precision"), "fp8") == 0;
     bool kv8 = strncmp(str(r, "kv_dtype"), "fp8", 3) == 0;
+    /* a searched fp8 KV cache is the one the engine ran (the default here is 16-bit) */
+    assert_true(strcmp(str(r, "kv_cache"), "fp8") != 0 || kv8);
     long long seqs = (long long)num(r, "max_num_seqs");
     long long toks = (long long)num(r, "max_num_batched_tokens");
     double util = num(r, "gpu_memory_utilization");
@@ -201,9 +259,10 @@ static void check_launch(const cJSON *r)
             expect_int(l, "--max_num_tokens", toks);
             expect_num(l, "--kv_cache_free_gpu_memory_fraction", util);
             assert_true((strstr(l, "--extra_llm_api_options") != NULL) ==
-                        (dpa || kv8 || flag_on(r, "disagg")));
+                        (dpa || kv8 || flag_on(r, "disagg") || strcmp(str(r, "spec"), "none") != 0));
         }
     }
+    check_spec_launch(r, launch);
     /* the notes: replicas and the P:D split as the row has them */
     const cJSON *notes = cJSON_GetObjectItemCaseSensitive(launch, "notes");
     char want[64];
@@ -314,6 +373,122 @@ static void test_threads_and_shards(void **state)
     remove(merged);
 }
 
+/* The KV-cache format and speculation as searched dimensions (--kv-cache-dtypes, --spec-methods):
+ * the candidates counted by hand, every listed line spelling them, and a candidate's row equal to
+ * serve's run of its own launch and bench lines (the drop-in reads them back). */
+#define VARIANTS                                                                                   \
+    "plan --model llama-3.1-8b --hw h100-sxm --request-rate 6 --num-prompts 100 "                 \
+    "--random-input-len 512 --random-output-len 64 --slo ttft:1000,tpot:60 --precisions default " \
+    "--uncertainty 0 --top 1000 --format json "
+
+static void test_kv_and_spec(void **state)
+{
+    (void)state;
+    runf(VARIANTS "--kv-cache-dtypes default,fp8 --spec-methods none,eagle3");
+    assert_int_equal(R.rc, 0);
+    cJSON *j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    /* per engine (3) and KV format (2): without speculation TP 1, 2, 4, 8 each aggregated and
+     * disaggregated, and TP 4, 8 over PP 2 (10); EAGLE-3 TP 1, 2, 4, 8 aggregated only
+     * (speculation is modelled neither over pipeline stages nor disaggregated): 4. 3 x 2 x 14 */
+    assert_int_equal((int)num(j, "candidates"), 84);
+    int kv8 = 0, spec = 0, both = 0;
+    const cJSON *d, *r;
+    cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(j, "devices"))
+        cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(d, "top"))
+        {
+            check_launch(r);
+            const bool k = strcmp(str(r, "kv_cache"), "fp8") == 0;
+            const bool s = strcmp(str(r, "spec"), "eagle3:3") == 0;
+            kv8 += k, spec += s, both += k && s;
+            if (s) /* the published chain of 3 (vLLM issue #20780, MT-bench) */
+                assert_string_equal(str(r, "spec_acceptance_data"), "mt-bench");
+            char lay[64];
+            snprintf(lay, sizeof lay, "%s%s", k ? " +kv fp8" : "", s ? " +eagle3:3" : "");
+            assert_non_null(strstr(str(r, "layout"), lay));
+        }
+    assert_true(kv8 > 0 && spec > 0 && both > 0);
+    /* the vLLM TP 1 row with both (--top 1000 lists every row that serves the rate): its lines,
+     * run by serve's drop-in, give the row's metrics */
+    const cJSON *pick = NULL;
+    cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(j, "devices"))
+        cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(d, "top"))
+            if (!pick && strcmp(str(r, "engine"), "vllm") == 0 && num(r, "tp") == 1 &&
+                !flag_on(r, "disagg") && strcmp(str(r, "kv_cache"), "fp8") == 0 &&
+                strcmp(str(r, "spec"), "eagle3:3") == 0)
+                pick = r;
+    assert_non_null(pick);
+    assert_int_equal((int)num(pick, "replicas"), 1);
+    const double ttft = num(pick, "p_ttft_ms"), tpot = num(pick, "p_tpot_ms");
+    static char serve_line[2048], bench_line[2048];
+    const cJSON *launch = cJSON_GetObjectItemCaseSensitive(pick, "launch");
+    snprintf(serve_line, sizeof serve_line, "%s",
+             cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(launch, "serve"), 0)->valuestring);
+    /* the bench line saves vLLM's result file (--save-result): into the test's own folder */
+    tu_snprintf(bench_line, sizeof bench_line, "%s --result-dir %s", str(launch, "bench"),
+                tu_tmpdir());
+    cJSON_Delete(j);
+    assert_non_null(strstr(serve_line, "--kv-cache-dtype fp8 --speculative-config"));
+    /* the lines hold quotes of both kinds: the words handed over as they are */
+    char *argv[] = {"infersim", "serve", "--hw", "h100-sxm", "--server", serve_line, "--bench",
+                    bench_line, "--spec-acceptance-data", "mt-bench", "--uncertainty", "0",
+                    "--format", "json", NULL};
+    FILE *out = tmpfile(), *errf = tmpfile();
+    assert_non_null(out);
+    assert_non_null(errf);
+    const int rc = sim_cli_main(14, argv, out, errf);
+    tu_read_back(errf, R.err, sizeof R.err, "stderr");
+    if (rc)
+        print_message("%s\n", R.err);
+    assert_int_equal(rc, 0);
+    tu_read_back(out, R.out, sizeof R.out, "stdout");
+    fclose(out);
+    fclose(errf);
+    j = cJSON_Parse(R.out);
+    assert_non_null(j);
+    assert_float_equal(num(j, "p90_ttft_ms"), ttft, 1e-9 * ttft);
+    assert_float_equal(num(j, "p90_tpot_ms"), tpot, 1e-9 * tpot);
+    cJSON_Delete(j);
+    /* speculation only: no row without it; MTP is no candidate of a model without MTP layers */
+    runf(VARIANTS "--engines vllm --spec-methods eagle3,mtp");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_int_equal((int)num(j, "candidates"), 4);
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(j, "rows"))
+        assert_string_equal(str(r, "spec"), "eagle3:3");
+    cJSON_Delete(j);
+    /* no published acceptance of the method on the model: unfit, saying so; a given one prices */
+    runf(VARIANTS "--engines vllm --spec-methods eagle:2 --max-gpus 1");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    assert_string_equal(str(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "rows"), 0),
+                            "status"),
+                        "ok"); /* eagle chains of 2 on Llama-3.1-8B are published */
+    cJSON_Delete(j);
+    runf("plan --model llama-3.2-1b --hw h100-sxm --request-rate 6 --num-prompts 100 "
+         "--random-input-len 512 --random-output-len 64 --slo ttft:1000,tpot:60 --engines vllm "
+         "--precisions default --uncertainty 0 --spec-methods eagle3 --max-gpus 1 --format json");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "no published acceptance of eagle3 on llama-3.2-1b"));
+    runf("plan --model llama-3.2-1b --hw h100-sxm --request-rate 6 --num-prompts 100 "
+         "--random-input-len 512 --random-output-len 64 --slo ttft:1000,tpot:60 --engines vllm "
+         "--precisions default --uncertainty 0 --spec-methods none,eagle3 --max-gpus 1 "
+         "--spec-acceptance-rate 0.7 --format json");
+    assert_int_equal(R.rc, 0);
+    j = cJSON_Parse(R.out);
+    int aggregated = 0;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(j, "rows"))
+    {
+        assert_string_equal(str(r, "spec_acceptance_data"), "");
+        if (flag_on(r, "disagg")) /* 1P:1D takes 2 GPUs: past --max-gpus 1 */
+            continue;
+        assert_string_equal(str(r, "status"), "ok"); /* the rate applies to eagle3's row only */
+        aggregated++;
+    }
+    assert_int_equal(aggregated, 2);
+    cJSON_Delete(j);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -327,6 +502,14 @@ static void test_bad_input(void **state)
         {" --shard 0/2", "--shard: needs --out"},
         {" --usd-per-gpu-hour h100=2", "'h100'"},
         {" --slo-percentile 0", "--slo-percentile"},
+        {" --kv-cache-dtypes int4", "--kv-cache-dtypes: item 'int4'"},
+        {" --spec-methods medusa", "--spec-methods: item 'medusa'"},
+        {" --spec-methods eagle3:0", "--spec-methods: item 'eagle3:0'"},
+        {" --spec-methods none:2", "--spec-methods: item 'none:2'"},
+        {" --spec-methods eagle3:3x", "--spec-methods: item 'eagle3:3x'"},
+        {" --kv-cache-dtype fp8 --kv-cache-dtypes fp8", "--kv-cache-dtype with --kv-cache-dtypes"},
+        {" --spec-method eagle --num-speculative-tokens 2 --spec-methods eagle",
+         "--spec-method with --spec-methods"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         runf("%s%s", base, cases[i][0]);
@@ -365,6 +548,9 @@ static void test_html(void **state)
     assert_non_null(strstr(html, "class=\"best\""));
     assert_non_null(strstr(html, "Winner: llama-3.2-1b on"));
     assert_non_null(strstr(html, "vllm bench serve"));
+    /* the winner served again at the rate, each instance over time */
+    assert_non_null(strstr(html, "The winner over time, per instance: vllm"));
+    assert_non_null(strstr(html, "Requests in each instance"));
     assert_null(strstr(html, "<script"));
     remove(page);
 }
@@ -517,6 +703,7 @@ int main(void)
         cmocka_unit_test(test_readme_example),
         cmocka_unit_test(test_launch_lines),
         cmocka_unit_test(test_threads_and_shards),
+        cmocka_unit_test(test_kv_and_spec),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_html),
         cmocka_unit_test(test_bands_twins),

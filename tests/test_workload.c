@@ -1,6 +1,7 @@
 /* test_workload.c - synthetic request streams and the three trace formats. */
 #include "testutil.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "workload.h"
@@ -372,9 +373,10 @@ static void test_trace_formats(void **state)
 static void test_shipped_traces(void **state)
 {
     (void)state;
-    static const char *const files[] = {"azure-conv-sample.csv", "mooncake-sample.jsonl",
-                                        "mixed-long-prompts.csv"};
-    for (size_t i = 0; i < 3; i++) {
+    static const char *const files[] = {"azure-conv-sample.csv",   "mooncake-sample.jsonl",
+                                        "mixed-long-prompts.csv",  "azure-llm-2023-code.csv",
+                                        "azure-llm-2023-conv.csv", "mooncake-fast25-conversation.jsonl"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/traces/%s", tu_root(), files[i]);
         sim_workload w;
@@ -583,7 +585,27 @@ static void test_dataset_fit(void **state)
         assert_true(ds.in.source[0] && ds.out.source[0]);
         assert_true(ds.in.sigma > 0 && ds.out.sigma > 0);
     }
+    /* the production traces: a file under traces/ and its source, no fitted sides */
+    static const char *const traces[] = {"azure-code-2023", "azure-conv-2023",
+                                         "mooncake-conversation"};
+    for (size_t i = 0; i < 3; i++) {
+        sim_dataset ds;
+        assert_int_equal(sim_dataset_load(path, traces[i], &ds, &e), SIM_OK);
+        assert_true(sim_dataset_is_shipped(traces[i]));
+        assert_true(ds.trace[0] && ds.trace_source[0]);
+        char file[1024];
+        snprintf(file, sizeof file, "%s/traces/%s", tu_root(), ds.trace);
+        FILE *f = fopen(file, "r");
+        assert_non_null(f);
+        fclose(f);
+    }
+    const char *bad = tu_write_tmp("{\"datasets\": {\"t\": {\"trace\": \"x.csv\"}}}");
     sim_dataset ds;
+    assert_int_equal(sim_dataset_load(bad, "t", &ds, &e), SIM_EINPUT);
+    assert_non_null(strstr(e.msg, "field 'source' missing"));
+    bad = tu_write_tmp("{\"datasets\": {\"t\": {\"trace\": \"../x.csv\", \"source\": \"s\"}}}");
+    assert_int_equal(sim_dataset_load(bad, "t", &ds, &e), SIM_EINPUT);
+    assert_non_null(strstr(e.msg, "datasets.t.trace"));
     assert_int_equal(sim_dataset_load(path, "alpaca", &ds, &e), SIM_EINPUT);
     assert_non_null(strstr(e.msg, "sharegpt"));
     /* a synthetic stream draws its lengths from the fits */
@@ -781,6 +803,61 @@ static void test_trace_sessions(void **state)
     sim_workload_free(&w);
 }
 
+/* A production trace at another rate (sim_workload_at_rate) and what its requests are
+ * (sim_workload_stats_of), on three requests worked by hand. */
+static void test_trace_at_rate(void **state)
+{
+    (void)state;
+    sim_err err = {{0}};
+    sim_workload w;
+    /* sent at 0, 1 and 3 s; lengths 1/7, 2/8, 10/9; the last shares two 512-token blocks */
+    const char *p = tu_write_tmp("arrival_s,input_tokens,output_tokens\n0,1,7\n1,2,8\n3,10,9\n");
+    assert_int_equal(sim_workload_load_trace(p, 1.0, 0, &w, &err), SIM_OK);
+    sim_workload r;
+    /* 2 req/s: the span becomes (3 - 1) / 2 = 1 s, every time x 1/3: 0, 1/3 s, 1 s */
+    assert_int_equal(sim_workload_at_rate(&w, 2.0, &r, &err), SIM_OK);
+    assert_int_equal(r.n, 3);
+    assert_int_equal(r.reqs[0].arrival_ns, 0);
+    assert_int_equal(r.reqs[1].arrival_ns, 333333333);
+    assert_int_equal(r.reqs[2].arrival_ns, 1000000000);
+    assert_int_equal(r.reqs[2].input_tokens, 10); /* the lengths kept */
+    assert_int_equal(r.reqs[2].output_tokens, 9);
+    sim_workload_free(&r);
+    /* infinite rate: all at once */
+    assert_int_equal(sim_workload_at_rate(&w, INFINITY, &r, &err), SIM_OK);
+    assert_int_equal(r.reqs[2].arrival_ns, 0);
+    sim_workload_free(&r);
+    assert_int_equal(sim_workload_at_rate(&w, 0.0, &r, &err), SIM_EINPUT);
+    /* statistics: inputs 1, 2, 10 (mean 13 / 3; median the ceil(1.5) = 2nd smallest, 2; p90 the
+     * ceil(2.7) = 3rd, 10), outputs 7, 8, 9; n - 1 = 2 gaps over 3 s: 2/3 req/s; gaps 1 and 2 s:
+     * mean 1.5, deviation 0.5, CV 1/3 */
+    sim_workload_stats st;
+    assert_int_equal(sim_workload_stats_of(&w, &st, &err), SIM_OK);
+    assert_float_equal(st.in.mean, 13.0 / 3.0, 1e-12);
+    assert_float_equal(st.in.median, 2.0, 0.0);
+    assert_float_equal(st.in.p90, 10.0, 0.0);
+    assert_float_equal(st.in.mu, log(2.0), 1e-12);
+    assert_float_equal(st.in.sigma, log(5.0) / SIM_DATASET_Z90, 1e-12); /* ln(10 / 2) / z90 */
+    assert_int_equal(st.in.min, 1);
+    assert_int_equal(st.in.max, 10);
+    assert_float_equal(st.out.median, 8.0, 0.0);
+    assert_float_equal(st.rate_per_s, 2.0 / 3.0, 1e-12);
+    assert_float_equal(st.gap_cv, 1.0 / 3.0, 1e-12);
+    sim_workload_free(&w);
+    /* Mooncake's hash ids travel with the copy */
+    p = tu_write_tmp("{\"timestamp\": 0, \"input_length\": 600, \"output_length\": 3, "
+                     "\"hash_ids\": [4, 5]}\n{\"timestamp\": 2000, \"input_length\": 600, "
+                     "\"output_length\": 3, \"hash_ids\": [4, 6]}\n");
+    assert_int_equal(sim_workload_load_trace(p, 1.0, 0, &w, &err), SIM_OK);
+    assert_int_equal(sim_workload_at_rate(&w, 4.0, &r, &err), SIM_OK);
+    assert_int_equal(r.reqs[1].arrival_ns, 250000000); /* one gap of 1 / 4 s */
+    assert_int_equal(r.n_hash_ids, 4);
+    assert_int_equal(r.hash_block_tokens, 512);
+    assert_int_equal(r.hash_ids[r.reqs[1].hash_off + 1], 6);
+    sim_workload_free(&r);
+    sim_workload_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -803,6 +880,7 @@ int main(void)
         cmocka_unit_test(test_turn_heap),
         cmocka_unit_test(test_rate_schedule),
         cmocka_unit_test(test_trace_sessions),
+        cmocka_unit_test(test_trace_at_rate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
