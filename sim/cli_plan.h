@@ -193,7 +193,10 @@ sim_status cli_plan_report_write(FILE *f, const cli_plan_report *rep, sim_err *e
 bool cli_plan_report_decision(const cli_plan_report *rep, sim_strbuf *out);
 
 /* "3 x TP 4", "TP 8 x PP 2", "DP-attn 8 x EP 8", "2P:3D x TP 4": a row's layout in words, with
- * a searched fp8 KV cache and speculation after it ("3 x TP 2 +kv fp8 +eagle3:3"). */
+ * a searched fp8 KV cache and speculation after it ("3 x TP 2 +kv fp8 +eagle3:3"), into a buffer
+ * of CLI_PLAN_LAYOUT_LEN bytes (the parallel part's 95 characters, " +kv fp8", " +" and the spec's
+ * 23, and the terminator: 129, rounded up). */
+enum { CLI_PLAN_LAYOUT_LEN = 160 };
 void cli_plan_layout(const cli_plan_row *r, char *buf, size_t len);
 
 /* The layout's parallel part alone ("3 x TP 2"). */

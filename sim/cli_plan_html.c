@@ -97,9 +97,12 @@ sim_status cli_plan_html(const plan_ctx *c, const cli_plan_report *rep, sim_err 
         snprintf(groups[ch.n], sizeof groups[ch.n], "%s on %s", r->model, r->hw);
         sim_chart_plan_point *q = &pts[ch.n];
         q->group = groups[ch.n];
-        char lay[64];
+        char lay[CLI_PLAN_LAYOUT_LEN];
         cli_plan_layout(r, lay, sizeof lay);
-        snprintf(q->label, sizeof q->label, "%s %s %s", r->engine, r->precision, lay);
+        /* a label past the chart's field ends in "..." (the table names the row in full) */
+        if (snprintf(q->label, sizeof q->label, "%s %s %s", r->engine, r->precision, lay) >=
+            (int)sizeof q->label)
+            memcpy(q->label + sizeof q->label - 4, "...", 4);
         q->gpus = (double)r->gpus;
         q->usd_per_hour = r->usd_per_hour;
         q->ttft_ms = r->p_ms[SIM_M_TTFT];
@@ -114,9 +117,11 @@ sim_status cli_plan_html(const plan_ctx *c, const cli_plan_report *rep, sim_err 
     char wlabel[320] = "";
     if (!st && win < rep->n) {
         const cli_plan_row *w = &rep->rows[win];
-        char lay[128];
+        char lay[CLI_PLAN_LAYOUT_LEN];
         cli_plan_layout(w, lay, sizeof lay);
-        snprintf(wlabel, sizeof wlabel, "%s %s %s on %s", w->engine, w->precision, lay, w->hw);
+        if (snprintf(wlabel, sizeof wlabel, "%s %s %s on %s", w->engine, w->precision, lay,
+                     w->hw) >= (int)sizeof wlabel)
+            memcpy(wlabel + sizeof wlabel - 4, "...", 4);
         st = serve_winner(c, w, &wr, err);
         ch.winner_series = wr.set;
         ch.winner_prefill = w->disagg ? (int)w->prefill : 0;

@@ -137,7 +137,7 @@ static cJSON *row_json(const cli_plan_row *r, const cli_plan_bench *bench,
     free(t);
     if (!j)
         return NULL;
-    char lay[128];
+    char lay[CLI_PLAN_LAYOUT_LEN];
     cli_plan_layout(r, lay, sizeof lay);
     cJSON_AddStringToObject(j, "layout", lay);
     cJSON_AddItemToObject(j, "launch", launch_json(r, bench));
@@ -169,7 +169,7 @@ static bool decide(const cli_plan_report *rep, const size_t *idx, size_t n, doub
 /* How the runner-up is named in the decision's sentence. */
 static void runner_name(const cli_plan_row *u, char *buf, size_t len)
 {
-    char lay[128];
+    char lay[CLI_PLAN_LAYOUT_LEN];
     cli_plan_layout(u, lay, sizeof lay);
     snprintf(buf, len, "point %lld (%s on %s, %s %s, %s)", (long long)u->point, u->model, u->hw,
              u->engine, u->precision, lay);
@@ -260,7 +260,7 @@ static void print_range(FILE *f, const cli_plan_row *r)
 
 static void print_row(FILE *f, size_t rank, const cli_plan_row *r, bool bands, bool range)
 {
-    char lay[128], usd[32], mtok[32];
+    char lay[CLI_PLAN_LAYOUT_LEN], usd[32], mtok[32];
     cli_plan_layout(r, lay, sizeof lay);
     snprintf(usd, sizeof usd, r->usd_per_hour > 0 ? "%.2f" : "-", r->usd_per_hour);
     snprintf(mtok, sizeof mtok, r->usd_per_hour > 0 ? "%.3f" : "-",
@@ -338,7 +338,7 @@ static void write_table(FILE *f, const cli_plan_report *rep, size_t *idx, size_t
         return;
     }
     const cli_plan_row *r = &rep->rows[two[0]];
-    char lay[128];
+    char lay[CLI_PLAN_LAYOUT_LEN];
     cli_plan_layout(r, lay, sizeof lay);
     fprintf(f, "\nWinner: %s on %s, %s (%s precision), %s: %lld GPUs", r->model, r->hw,
             r->engine, r->precision, lay, (long long)r->gpus);
@@ -348,7 +348,7 @@ static void write_table(FILE *f, const cli_plan_report *rep, size_t *idx, size_t
     fprintf(f, "; p%s TTFT %.1f ms, TPOT %.2f ms (%.0f%% headroom)\n", w, r->p_ms[SIM_M_TTFT],
             r->p_ms[SIM_M_TPOT], 100.0 * r->headroom);
     if (range && r->gpus_at_rate_low > 0) {
-        char lo[128];
+        char lo[CLI_PLAN_LAYOUT_LEN];
         cli_plan_row low = *r;
         low.replicas = r->replicas_at_rate_low;
         low.prefill = r->prefill_at_rate_low;
