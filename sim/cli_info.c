@@ -238,7 +238,7 @@ sim_status cli_info_workload(const cli_opts *o, FILE *out, sim_err *err)
                         "flags (see infersim serve --help); expected a public dataset's name",
                         o->dataset_name);
     sim_dataset ds;
-    sim_status st = cli_point_dataset(o, &ds, err);
+    sim_status st = cli_point_dataset(o, NULL, &ds, err);
     if (st)
         return st;
     const sim_length_dist *d[2] = {&ds.in, &ds.out};

@@ -118,7 +118,7 @@ static sim_status alone(const cli_opts *q, const plan_cand *k, const cli_load_ca
     r.output_len = rep ? q->prefix_out : q->rand_out;
     sim_dataset ds; /* a public dataset: a median request (below every percentile from p50 up) */
     if (cli_point_public_dataset(q)) {
-        sim_status st = cli_point_dataset(q, &ds, err);
+        sim_status st = cli_point_dataset(q, NULL, &ds, err);
         if (st)
             return st;
         r.input_len = (int64_t)llround(sim_dataset_quantile(&ds.in, 0.5));
@@ -373,7 +373,7 @@ static sim_status check_flags(const cli_opts *o, cli_plan_objective *obj, sim_er
                         "plan: needs --slo ttft:MS,tpot:MS (or --goodput ttft:MS tpot:MS)");
     sim_dataset ds; /* a public dataset's lengths: its name checked before any candidate */
     if (cli_point_public_dataset(o)) {
-        sim_status st = cli_point_dataset(o, &ds, err);
+        sim_status st = cli_point_dataset(o, NULL, &ds, err);
         if (st)
             return st;
     }
@@ -570,7 +570,7 @@ sim_status cli_plan_cmd(const cli_opts *o, FILE *out, sim_err *err)
                       (long long)o->max_gpus);
     sim_dataset plan_ds = {0}; /* --dataset-name's fit, for the bench line */
     if (!st && cli_point_public_dataset(o))
-        st = cli_point_dataset(o, &plan_ds, err);
+        st = cli_point_dataset(o, NULL, &plan_ds, err);
     sim_shard shard = {0, 1};
     if (!st && o->shard)
         st = sim_shard_parse(o->shard, &shard, err);

@@ -128,11 +128,12 @@ bool cli_point_public_dataset(const cli_opts *o)
            strcmp(o->dataset_name, "prefix_repetition") != 0;
 }
 
-sim_status cli_point_dataset(const cli_opts *o, sim_dataset *ds, sim_err *err)
+sim_status cli_point_dataset(const cli_opts *o, const cli_load_cache *cache, sim_dataset *ds,
+                             sim_err *err)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "tools/data/datasets.json");
-    sim_find_file("tools/data", "datasets.json", path, sizeof path);
+    cli_load_data_in(cache, "datasets.json", path, sizeof path);
     return sim_dataset_load(path, o->dataset_name, ds, err);
 }
 
@@ -241,7 +242,7 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
                         o->think_time ? "--think-time-s" : "--turns-per-session");
     char path[PATH_MAX];
     if (o->trace)
-        cli_load_resolve(CLI_LOAD_TRACE, o->trace, path, sizeof path);
+        cli_load_resolve_in(cache, CLI_LOAD_TRACE, o->trace, path, sizeof path);
     if (o->trace && cache) {
         const cli_load_entry *e = cli_load_cache_get(cache, CLI_LOAD_TRACE, path, o->time_scale,
                                                      cli_opt_trace_limit(o), err, &st);
@@ -267,7 +268,7 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
         s.range_floor_on = true, s.range_floor = o->range_floor;
     if (o->lengths_file) {
         /* every request's lengths from the file, the arrivals as a synthetic stream's */
-        cli_load_resolve(CLI_LOAD_TRACE, o->lengths_file, path, sizeof path);
+        cli_load_resolve_in(cache, CLI_LOAD_TRACE, o->lengths_file, path, sizeof path);
         sim_lenfile f;
         sim_status lst = sim_lenfile_load(path, cli_opt_trace_limit(o), &f, err);
         if (lst)
@@ -286,7 +287,7 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
     }
     sim_dataset ds;
     if (cli_point_public_dataset(o)) {
-        if ((st = cli_point_dataset(o, &ds, err)))
+        if ((st = cli_point_dataset(o, cache, &ds, err)))
             return st;
         /* --sharegpt-output-len N: every output N tokens (the fit clipped to [N, N]) */
         if (cli_opt_given(o, "--sharegpt-output-len"))

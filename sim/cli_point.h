@@ -101,6 +101,7 @@ void cli_point_draws_free(cli_point_draws *d);
 /* Whether --dataset-name names a public dataset's lengths (not vLLM's random or
  * prefix_repetition), and that dataset's fit from tools/data/datasets.json in the data roots. */
 bool cli_point_public_dataset(const cli_opts *o);
-sim_status cli_point_dataset(const cli_opts *o, sim_dataset *ds, sim_err *err);
+sim_status cli_point_dataset(const cli_opts *o, const cli_load_cache *cache, sim_dataset *ds,
+                             sim_err *err);
 
 #endif
