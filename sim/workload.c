@@ -14,6 +14,7 @@
 
 #include "jsonf.h"
 #include "lines.h"
+#include "workload_internal.h"
 #include "rng.h"
 
 #define NS_PER_S 1e9
@@ -244,6 +245,12 @@ static int split_csv(char *line, char **fields, int max)
     return n;
 }
 
+/* A token count parse_tokens takes: a whole number in [1, MAX_TOKENS]. */
+static bool whole_tokens(double v)
+{
+    return isfinite(v) && v == floor(v) && v >= 1 && v <= (double)MAX_TOKENS;
+}
+
 static sim_status parse_tokens(const trace_reader *tr, int64_t line, const char *field,
                                const char *s, int64_t *out, sim_err *err)
 {
@@ -449,9 +456,41 @@ static sim_status hash_ids_field(trace_reader *tr, int64_t lineno, const cJSON *
     return SIM_OK;
 }
 
+/* A row the one-pass reader took (workload_jsonl.c) whose every field is as the tree reader
+ * takes it; false (the ids it appended dropped) to leave the row to that reader. */
+static bool jsonl_row_fast(trace_reader *tr, const char *line, sim_request *r, double *t,
+                           sim_workload *w)
+{
+    sim_workload_jsonl_row row;
+    const size_t n0 = w->n_hash_ids;
+    const bool ok = sim_workload_jsonl_scan(line, &row, &w->hash_ids, &w->n_hash_ids, &tr->hash_cap);
+    const double blocks = ceil(row.input_length / MOONCAKE_HASH_TOKENS);
+    if (!ok || !row.has_ts || !(isfinite(row.timestamp) && row.timestamp >= 0) || !row.has_in ||
+        !row.has_out || !whole_tokens(row.input_length) || !whole_tokens(row.output_length) ||
+        (row.has_hash && (double)row.n_hash > blocks) ||
+        (row.has_images && !(row.images == floor(row.images) && row.images >= 0 &&
+                             row.images <= MAX_IMAGES))) {
+        w->n_hash_ids = n0;
+        return false;
+    }
+    *t = row.timestamp / 1e3;
+    r->input_tokens = (int64_t)row.input_length;
+    r->output_tokens = (int64_t)row.output_length;
+    if (row.has_hash) {
+        r->hash_off = n0;
+        r->n_hash = (int64_t)row.n_hash;
+        w->hash_block_tokens = MOONCAKE_HASH_TOKENS;
+    }
+    if (row.has_images)
+        r->images = (int64_t)row.images;
+    return true;
+}
+
 static sim_status jsonl_row(trace_reader *tr, const char *line, int64_t lineno, sim_request *r,
                             double *t, sim_workload *w, sim_err *err)
 {
+    if (jsonl_row_fast(tr, line, r, t, w))
+        return SIM_OK;
     const char *end = NULL;
     cJSON *o = cJSON_ParseWithOpts(line, &end, 1); /* nothing may follow the object */
     if (!cJSON_IsObject(o)) {
