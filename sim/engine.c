@@ -57,7 +57,7 @@ typedef struct loop {
     sim_seq_group *scratch;
     unsigned char *tl;     /* per request, a tl_phase: where its timeline events stand */
     sim_rng rng;           /* acceptance draws */
-    sim_step_memo memo[2]; /* by launch mode: graph, eager */
+    sim_step_memo_ways memo[2]; /* by launch mode: graph, eager */
     sim_spec_memo draft_memo;
     sim_pp_memo pp; /* pipeline stages' micro-batches (unused without --pp) */
     window tokens;
@@ -298,7 +298,7 @@ static int iterate(loop *L)
             groups[n_groups++] = (sim_seq_group){
                 .count = graph_seqs - (int64_t)n, .q = 1 + k, .c = 0, .logits = 1 + k};
     }
-    const sim_step_result *step = sim_step_price_memo(&sc, L->groups, n_groups, &L->memo[sc.eager]);
+    const sim_step_result *step = sim_step_price_memo_ways(&sc, L->groups, n_groups, &L->memo[sc.eager]);
     /* the draft picks each of its steps' launch mode from the configuration as given */
     double draft_ns =
         k > 0 ? sim_spec_draft_ns(L->cfg->spec, &L->cfg->step, L->draft, n_pre,

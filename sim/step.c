@@ -562,13 +562,12 @@ void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t
         price_shape(cfg, &s, out);
 }
 
-const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_seq_group *groups,
-                                           size_t n_groups, sim_step_memo *memo)
+/* sim_step_price_memo of the step's shape s (busy: its slowest data-parallel group's, zero when
+ * none). */
+static const sim_step_result *price_memo_shape(const sim_step_cfg *cfg, sim_batch_shape s,
+                                               const sim_batch_shape *busy, sim_step_memo *memo)
 {
-    sim_batch_shape s = sim_graph_shape(cfg->model, groups, n_groups), busy = {0};
-    if (sim_step_dp_busiest(cfg, groups, n_groups, &busy))
-        s.busiest = &busy;
-    const double rank[4] = {busy.tokens, busy.seqs, busy.logits, busy.dec_tokens};
+    const double rank[4] = {busy->tokens, busy->seqs, busy->logits, busy->dec_tokens};
     step_sums base;
     if (sim_step_tbo_applies(cfg, &s)) { /* the halves' ops change with the split: no reuse */
         price_tbo(cfg, &s, &memo->r);
@@ -608,6 +607,28 @@ const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_se
     price_finish_ops(cfg, &base, host_seqs(cfg, &s), memo->ctx_ops, memo->n_ctx, &memo->share,
                      &memo->r);
     return &memo->r;
+}
+
+const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_seq_group *groups,
+                                           size_t n_groups, sim_step_memo *memo)
+{
+    sim_batch_shape s = sim_graph_shape(cfg->model, groups, n_groups), busy = {0};
+    if (sim_step_dp_busiest(cfg, groups, n_groups, &busy))
+        s.busiest = &busy;
+    return price_memo_shape(cfg, s, &busy, memo);
+}
+
+const sim_step_result *sim_step_price_memo_ways(const sim_step_cfg *cfg,
+                                                const sim_seq_group *groups, size_t n_groups,
+                                                sim_step_memo_ways *m)
+{
+    sim_batch_shape s = sim_graph_shape(cfg->model, groups, n_groups), busy = {0};
+    if (sim_step_dp_busiest(cfg, groups, n_groups, &busy))
+        s.busiest = &busy;
+    /* the way of the shape's counts (whole numbers, far below 2^64) */
+    const uint64_t h = (uint64_t)s.tokens * 0x9E3779B97F4A7C15u + (uint64_t)s.seqs * 0xC2B2AE35u +
+                       (uint64_t)s.logits * 0x165667B1u + (uint64_t)s.dec_tokens;
+    return price_memo_shape(cfg, s, &busy, &m->way[(h ^ (h >> 29)) % SIM_STEP_MEMO_WAYS]);
 }
 
 

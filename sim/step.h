@@ -225,6 +225,20 @@ typedef struct sim_step_memo {
 const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_seq_group *groups,
                                            size_t n_groups, sim_step_memo *memo);
 
+/* Several memos, each remembering the last step of the shapes that map to it (by their tokens,
+ * sequences, logits and decode tokens): a serving run's batch moves among a few shapes as
+ * requests arrive and finish, and each keeps its ops instead of evicting the others'. Results
+ * identical to sim_step_price's; zero it to start. */
+#define SIM_STEP_MEMO_WAYS 8
+typedef struct sim_step_memo_ways {
+    sim_step_memo way[SIM_STEP_MEMO_WAYS];
+} sim_step_memo_ways;
+
+/* sim_step_price through the way of the step's shape; the result lives in that memo. */
+const sim_step_result *sim_step_price_memo_ways(const sim_step_cfg *cfg,
+                                                const sim_seq_group *groups, size_t n_groups,
+                                                sim_step_memo_ways *m);
+
 /* Times an op runs in a step: the layer count for per-layer ops, else 1. */
 double sim_step_op_repeats(const sim_step_result *r, sim_op_id id);
 
