@@ -87,54 +87,44 @@ static long count_calls(const char *line)
     return n;
 }
 
-/* A sweep's calls for grids of 2 and 12 points (bare names: found in the data roots). */
-static void test_sweep_run_points(void **state)
+/* Pairs of commands that differ only in their number of points: a sweep's grids of 2 and 12 run
+ * points (bare names, found in the data roots), of 1 and 8 serve points with their uncertainty
+ * bands (which read tools/data/uncertainty.csv) on two devices, one named by a path, and
+ * capacity searches of 11 probes (ttft:1) and of 1 (ttft:1000). */
+static void test_calls_per_point(void **state)
 {
     (void)state;
-    long two = count_calls("sweep run --model llama-3.1-8b --hw h100-sxm --batch 1,2 "
-                           "--input-len 128 --output-len 8");
-    long twelve = count_calls("sweep run --model llama-3.1-8b --hw h100-sxm "
-                              "--batch 1,2,3,4,5,6 --input-len 128,256 --output-len 8");
-    assert_true(two > 0); /* the names were looked up and the files read, once */
-    assert_int_equal(two, twelve);
-}
-
-/* Serve points (with their uncertainty bands, which read tools/data/uncertainty.csv) and two
- * devices, one named by a path. */
-static void test_sweep_serve_points(void **state)
-{
-    (void)state;
-    char a[512], b[512];
     const char *root = getenv("INFERSIM_ROOT");
     assert_non_null(root);
-    snprintf(a, sizeof a,
+    char serve[512];
+    snprintf(serve, sizeof serve,
              "sweep serve --model llama-3.1-8b --hw h100-sxm,%s/hw/h200.json --num-prompts 20 "
-             "--random-input-len 64 --random-output-len 8 --request-rate 4",
+             "--random-input-len 64 --random-output-len 8",
              root);
-    snprintf(b, sizeof b,
-             "sweep serve --model llama-3.1-8b --hw h100-sxm,%s/hw/h200.json --num-prompts 20 "
-             "--random-input-len 64 --random-output-len 8 --request-rate 1,2,4,8 --seed 0,1",
-             root);
-    assert_int_equal(count_calls(a), count_calls(b));
-}
-
-/* A capacity search probes many rates: as many calls as a search over fewer requests' runs. */
-static void test_capacity_probes(void **state)
-{
-    (void)state;
-    long few = count_calls("capacity --model llama-3.1-8b --hw h100-sxm --num-prompts 20 "
-                           "--random-input-len 64 --random-output-len 8 --slo ttft:1");
-    long many = count_calls("capacity --model llama-3.1-8b --hw h100-sxm --num-prompts 20 "
-                            "--random-input-len 64 --random-output-len 8 --slo ttft:1000");
-    assert_int_equal(few, many);
+    const char *const pairs[][3] = {
+        {"sweep run --model llama-3.1-8b --hw h100-sxm --output-len 8", "--batch 1,2 --input-len 128",
+         "--batch 1,2,3,4,5,6 --input-len 128,256"},
+        {serve, "--request-rate 4", "--request-rate 1,2,4,8 --seed 0,1"},
+        {"capacity --model llama-3.1-8b --hw h100-sxm --num-prompts 20 --random-input-len 64 "
+         "--random-output-len 8 --slo",
+         "ttft:1", "ttft:1000"},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        char a[768], b[768];
+        snprintf(a, sizeof a, "%s %s", pairs[i][0], pairs[i][1]);
+        snprintf(b, sizeof b, "%s %s", pairs[i][0], pairs[i][2]);
+        long na = count_calls(a), nb = count_calls(b);
+        if (na != nb)
+            print_error("%s: %ld calls; with %s: %ld\n", a, na, pairs[i][2], nb);
+        assert_true(na > 0); /* the names were looked up and the files read, once */
+        assert_int_equal(na, nb);
+    }
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sweep_run_points),
-        cmocka_unit_test(test_sweep_serve_points),
-        cmocka_unit_test(test_capacity_probes),
+        cmocka_unit_test(test_calls_per_point),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
