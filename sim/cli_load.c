@@ -486,6 +486,18 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_load_result *
     return sim_step_check(&L->step, err);
 }
 
+cli_load_result *cli_load_result_new(void)
+{
+    cli_load_result *L = malloc(sizeof *L);
+    if (!L)
+        return NULL;
+    const size_t at = offsetof(cli_load_result, moe_hist) + offsetof(sim_moe_hist, share);
+    const size_t skip = sizeof L->moe_hist.share;
+    memset(L, 0, at);
+    memset((char *)L + at + skip, 0, sizeof *L - at - skip);
+    return L;
+}
+
 /* The measurements file: --data as given, else tools/data/validation.csv in the data roots
  * (find.h), so the commands work from any directory and from an installed copy. */
 void cli_load_data_path(const cli_opts *o, char *buf, size_t len)

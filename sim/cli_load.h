@@ -196,6 +196,11 @@ typedef struct cli_load_result {
     const cli_load_cache *cache; /* the cache it was loaded from (NULL: from disk) */
 } cli_load_result;
 
+/* A zeroed cli_load_result (NULL when out of memory; free() it), but for the --expert-load
+ * histogram's shares, which sim_moe_hist_load writes whole before anything reads them: 512 KB
+ * a sweep's point would otherwise clear. */
+cli_load_result *cli_load_result_new(void);
+
 /* Speculative decoding from the flags into L->step (cli_load_spec.c), after the target model and
  * the engine are loaded: the engine family's spelling, the draft, the acceptance rates. */
 sim_status cli_load_spec(const cli_opts *o, cli_load_result *L, const cli_load_cache *cache,

@@ -118,13 +118,13 @@ static sim_status alone(const cli_opts *q, const plan_cand *k, const cli_load_ca
     r.output_len = rep ? q->prefix_out : q->rand_out;
     sim_dataset ds; /* a public dataset: a median request (below every percentile from p50 up) */
     if (cli_point_public_dataset(q)) {
-        sim_status st = cli_point_dataset(q, NULL, &ds, err);
+        sim_status st = cli_point_dataset(q, cache, &ds, err);
         if (st)
             return st;
         r.input_len = (int64_t)llround(sim_dataset_quantile(&ds.in, 0.5));
         r.output_len = (int64_t)llround(sim_dataset_quantile(&ds.out, 0.5));
     }
-    cli_load_result *L = calloc(1, sizeof *L);
+    cli_load_result *L = cli_load_result_new();
     sim_run_result *res = calloc(1, sizeof *res);
     sim_run_cfg cfg;
     sim_status st = L && res ? cli_point_run(&r, L, cache, &cfg, res, err)

@@ -232,7 +232,7 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
     sim_field m[SIM_FIELDS_MAX];
     size_t nm = metric_names(c->mask, m);
     sim_strbuf b = {0};
-    cli_load_result *L = calloc(1, sizeof *L);
+    cli_load_result *L = cli_load_result_new();
     if (!L)
         return;
     double ttft = 0, tpot = 0, e2el = 0;
