@@ -117,7 +117,7 @@ static sim_status open_draws(infersim_step *h, const cli_opts *o, sim_err *err)
     h->dv = calloc(n, sizeof *h->dv);
     sim_unc_table *t = malloc(sizeof *t);
     sim_status st = h->dcfg && h->dhw && h->dmemo && h->dv && t
-                        ? cli_point_unc_table(o, t, err)
+                        ? cli_point_unc_table(o, NULL, t, err)
                         : sim_fail(err, SIM_EINTERNAL, "out of memory for %d draws", h->draws);
     sim_unc_engine_ref eng;
     sim_unc_engine_ref_of(h->L.eng.name, h->L.eng.engine, &h->L.model, &eng);

@@ -54,7 +54,7 @@ static sim_status check_flags(const cli_opts *o, sim_err *err)
                         "look overloaded)");
     sim_dataset ds; /* a public dataset's lengths: its name checked before any probe */
     if (cli_point_public_dataset(o)) {
-        sim_status st = cli_point_dataset(o, &ds, err);
+        sim_status st = cli_point_dataset(o, NULL, &ds, err);
         if (st)
             return st;
     }
@@ -374,11 +374,14 @@ sim_status cli_capacity_cmd(const cli_opts *o, FILE *out, sim_err *err)
         return st;
     cli_rate_search *c = calloc(1, sizeof *c);
     cli_rate_run r = {{NULL, NULL}, {NULL, NULL}};
+    cli_load_cache cache = {0}; /* every name resolved and file loaded once, not per probe */
     st = c ? cli_rate_init(o, c, err) : sim_fail(err, SIM_EINTERNAL, "out of memory");
     if (!st)
         st = cli_rate_run_alloc(&r, err);
+    if (!st && cli_load_cache_prepare(&cache, o, true, false))
+        st = sim_fail(err, SIM_EINTERNAL, "out of memory");
     if (!st)
-        st = cli_rate_search_max(o, NULL, c, &r, err);
+        st = cli_rate_search_max(o, &cache, c, &r, err);
     if (!st && o->warn && c->best >= 0 && isfinite(c->lo) && r.s[0]->w && !steady(c, &r))
         fprintf(o->warn,
                 "infersim: warning: at %.6g req/s the %zu requests arrive over %.3g s, under %g "
@@ -391,6 +394,7 @@ sim_status cli_capacity_cmd(const cli_opts *o, FILE *out, sim_err *err)
     if (!st && o->html)
         st = write_html(o, c, &r, err);
     cli_rate_run_free(&r);
+    cli_load_cache_free(&cache);
     free(c);
     return st;
 }

@@ -239,7 +239,7 @@ sim_status cli_info_workload(const cli_opts *o, FILE *out, sim_err *err)
                         o->dataset_name);
     sim_dataset ds;
     sim_workload_stats ts; /* a production trace's: its first --num-prompts requests measured */
-    sim_status st = cli_point_dataset(o, &ds, err);
+    sim_status st = cli_point_dataset(o, NULL, &ds, err);
     if (!st)
         st = cli_point_dataset_stats(o, &ds, &ts, err);
     if (st)

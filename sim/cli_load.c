@@ -188,6 +188,8 @@ void cli_load_cache_free(cli_load_cache *c)
     c->e = NULL;
     c->n = c->cap = 0;
     cli_load_catalog_free(&c->catalog);
+    cli_load_names_free(c);
+    cli_load_unc_free(c);
 }
 
 /* A cached entry, or its load error; SIM_EINTERNAL if the sweep forgot to load it. */
@@ -431,14 +433,15 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_load_result *
     if (!sim_format_parse(o->format, &L->fmt))
         return sim_fail(err, SIM_EINPUT, "--format: value '%s', expected table, json or csv",
                         o->format);
-    cli_load_resolve(CLI_LOAD_HW, o->hw, path, sizeof path);
+    L->cache = cache;
+    cli_load_resolve_in(cache, CLI_LOAD_HW, o->hw, path, sizeof path);
     if ((st = cli_load_hw(cache, path, &L->hw, err)) ||
         (st = load_engine(o, cache, &L->hw, &L->eng, err)))
         return st;
-    if ((st = cli_load_price(o, path, &L->hw, &L->usd_per_gpu_hour, err)))
+    if ((st = cli_load_price(o, cache, path, &L->hw, &L->usd_per_gpu_hour, err)))
         return st;
     if (o->model) {
-        cli_load_resolve(CLI_LOAD_MODEL, o->model, path, sizeof path);
+        cli_load_resolve_in(cache, CLI_LOAD_MODEL, o->model, path, sizeof path);
         if ((st = cli_load_model(cache, path, &L->model, err)))
             return st;
         apply_max_model_len(o, &L->eng, &L->model);
@@ -484,6 +487,18 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_load_result *
         (st = cli_load_spec(o, L, cache, err)))
         return st;
     return sim_step_check(&L->step, err);
+}
+
+cli_load_result *cli_load_result_new(void)
+{
+    cli_load_result *L = malloc(sizeof *L);
+    if (!L)
+        return NULL;
+    const size_t at = offsetof(cli_load_result, moe_hist) + offsetof(sim_moe_hist, share);
+    const size_t skip = sizeof L->moe_hist.share;
+    memset(L, 0, at);
+    memset((char *)L + at + skip, 0, sizeof *L - at - skip);
+    return L;
 }
 
 /* The measurements file: --data as given, else tools/data/validation.csv in the data roots

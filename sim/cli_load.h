@@ -15,6 +15,7 @@
 #include "engprof.h"
 #include "report.h"
 #include "spec.h"
+#include "unc.h"
 #include "workload.h"
 
 /* The files the command line loads. */
@@ -63,10 +64,31 @@ typedef struct cli_load_catalog {
     size_t n;
 } cli_load_catalog;
 
+/* A name resolved once (cli_load_names.c): dir is the data folder a bare name of its kind is
+ * looked up in, "tools/data" for a data file, "" for a path whose existence was asked; path what
+ * it resolved to, found whether it exists. */
+typedef struct cli_load_name {
+    const char *dir;
+    char *arg, *path;
+    bool found;
+} cli_load_name;
+
+/* An uncertainty table loaded once (its load's status kept: a failed one is loaded again, and
+ * reported, by the point). */
+typedef struct cli_load_unc {
+    char *path;
+    sim_unc_table *t;
+    sim_status st;
+} cli_load_unc;
+
 typedef struct cli_load_cache {
     cli_load_entry *e;
     size_t n, cap;
     cli_load_catalog catalog; /* the engine profiles, once a NAME@VERSION needed them */
+    cli_load_name *names;     /* the names resolved before the points (cli_load_cache_prepare) */
+    size_t n_names, cap_names;
+    cli_load_unc *unc; /* the uncertainty tables the points' bands read */
+    size_t n_unc;
 } cli_load_cache;
 
 const cli_load_entry *cli_load_cache_find(const cli_load_cache *c, cli_load_kind kind,
@@ -78,6 +100,37 @@ sim_status cli_load_cache_add(cli_load_cache *c, cli_load_kind kind, const char 
                               int64_t limit);
 
 void cli_load_cache_free(cli_load_cache *c);
+
+/* Names resolved once (cli_load_names.c). cli_load_cache_prepare resolves every name a point of
+ * options o names (its device, model, draft model, the devices of --usd-per-gpu-hour, its
+ * engine profile, trace and lengths file, the data files of tools/data), records what each
+ * resolved to and whether the files exist, and loads each file it names into the cache once:
+ * the device, models, engine profile, trace, and (band: the point draws an uncertainty band) the
+ * uncertainty table. A sweep, plan or capacity search prepares every point's options serially,
+ * then its points resolve through the *_in functions below and ask the file system nothing
+ * (tests/test_fscount.c counts the calls). SIM_EINTERNAL only when out of memory; a name that
+ * fails to load is the point's error, later. */
+sim_status cli_load_cache_prepare(cli_load_cache *c, const cli_opts *o, bool serve, bool band);
+
+/* cli_load_resolve, answered from the cache's names when prepared (c may be NULL). */
+void cli_load_resolve_in(const cli_load_cache *c, cli_load_kind kind, const char *arg, char *buf,
+                         size_t len);
+
+/* Whether a file exists (access F_OK), answered from the cache's names when prepared. */
+bool cli_load_exists_in(const cli_load_cache *c, const char *path);
+
+/* sim_find_file("tools/data", file, ...), answered from the cache's names when prepared. */
+bool cli_load_data_in(const cli_load_cache *c, const char *file, char *out, size_t len);
+
+/* The uncertainty table's path for o: --uncertainty-table, else tools/data/uncertainty.csv in
+ * the data roots. */
+void cli_load_unc_path(const cli_load_cache *c, const cli_opts *o, char *buf, size_t len);
+
+/* The table at path when the cache loaded it without error, else NULL. */
+const sim_unc_table *cli_load_cache_unc(const cli_load_cache *c, const char *path);
+
+void cli_load_names_free(cli_load_cache *c);
+void cli_load_unc_free(cli_load_cache *c);
 
 /* A cached entry, or its load error in *st and err. */
 const cli_load_entry *cli_load_cache_get(const cli_load_cache *c, cli_load_kind kind,
@@ -106,6 +159,10 @@ void cli_load_catalog_free(cli_load_catalog *c);
 sim_status cli_load_engine_spec_path(const char *spec, const char *what,
                                      const cli_load_cache *cache, const sim_hw *hw, char *buf,
                                      size_t len, sim_err *err);
+
+/* What names the engine profile: vllm bench serve's --backend unless --engine is given, else
+ * --engine; *what (may be NULL) the flag's name. */
+const char *cli_load_engine_spec(const cli_opts *o, const char **what);
 
 /* The engine profile --engine names on device hw (cli_load_engine_spec_path). */
 sim_status cli_load_engine_path(const cli_opts *o, const cli_load_cache *cache, const sim_hw *hw,
@@ -136,7 +193,13 @@ typedef struct cli_load_result {
     double usd_per_gpu_hour; /* --usd-per-gpu-hour, else the device file's; 0 = unknown */
     sim_moe_hist moe_hist;   /* --expert-load's histogram (step.routing points here) */
     sim_moe_cache moe_cache; /* the MoE load per batch, shared by step's copies (run state) */
+    const cli_load_cache *cache; /* the cache it was loaded from (NULL: from disk) */
 } cli_load_result;
+
+/* A zeroed cli_load_result (NULL when out of memory; free() it), but for the --expert-load
+ * histogram's shares, which sim_moe_hist_load writes whole before anything reads them: 512 KB
+ * a sweep's point would otherwise clear. */
+cli_load_result *cli_load_result_new(void);
 
 /* Speculative decoding from the flags into L->step (cli_load_spec.c), after the target model and
  * the engine are loaded: the engine family's spelling, the draft, the acceptance rates. */
@@ -168,7 +231,7 @@ bool cli_load_is_jsonl(const char *path);
 /* The price of a GPU-hour of the device at hw_path: --usd-per-gpu-hour's (a bare number, or the
  * pair naming the device as --hw does or by its file's stem), else the device file's (0:
  * unknown). SIM_EINPUT for a malformed list or a pair naming no device file. */
-sim_status cli_load_price(const cli_opts *o, const char *hw_path, const sim_hw *hw, double *usd,
-                          sim_err *err);
+sim_status cli_load_price(const cli_opts *o, const cli_load_cache *cache, const char *hw_path,
+                          const sim_hw *hw, double *usd, sim_err *err);
 
 #endif

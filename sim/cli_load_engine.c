@@ -77,13 +77,13 @@ sim_status cli_load_engine_spec_path(const char *spec, const char *what,
                                      const cli_load_cache *cache, const sim_hw *hw, char *buf,
                                      size_t len, sim_err *err)
 {
-    cli_load_resolve(CLI_LOAD_ENGINE, spec, buf, len);
+    cli_load_resolve_in(cache, CLI_LOAD_ENGINE, spec, buf, len);
     const bool at = strchr(spec, '@') != NULL;
     const sim_engprof_platform on = sim_engprof_device_platform(hw);
-    const bool file = access(buf, F_OK) == 0;
+    const bool file = cli_load_exists_in(cache, buf);
     const size_t l = strlen(spec);
     const bool json = l > 5 && strcmp(spec + l - 5, ".json") == 0; /* a file, found or not */
-    if (access(spec, F_OK) == 0 || strchr(spec, '/') || json ||
+    if (cli_load_exists_in(cache, spec) || strchr(spec, '/') || json ||
         (!at && file && on == SIM_ENGPROF_CUDA))
         return SIM_OK;
     cli_load_catalog own = {0};
@@ -107,16 +107,24 @@ sim_status cli_load_engine_spec_path(const char *spec, const char *what,
     return st;
 }
 
-sim_status cli_load_engine_path(const cli_opts *o, const cli_load_cache *cache, const sim_hw *hw,
-                                char *buf, size_t len, sim_err *err)
+const char *cli_load_engine_spec(const cli_opts *o, const char **what)
 {
     /* vllm bench serve's --backend names the engine it measures (sglang, tensorrt-llm, ...):
      * its profile unless --engine says otherwise; openai and unknown names keep --engine's */
     const char *e = cli_opt_given(o, "--engine") || !o->backend
                         ? NULL
                         : cli_dropin_backend_engine(o->backend);
-    return cli_load_engine_spec_path(e ? e : o->engine, e ? "--backend" : "--engine", cache, hw,
-                                     buf, len, err);
+    if (what)
+        *what = e ? "--backend" : "--engine";
+    return e ? e : o->engine;
+}
+
+sim_status cli_load_engine_path(const cli_opts *o, const cli_load_cache *cache, const sim_hw *hw,
+                                char *buf, size_t len, sim_err *err)
+{
+    const char *what;
+    const char *spec = cli_load_engine_spec(o, &what);
+    return cli_load_engine_spec_path(spec, what, cache, hw, buf, len, err);
 }
 
 sim_step_cfg cli_load_engine_step(const sim_engprof *e, const sim_model *m)

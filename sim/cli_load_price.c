@@ -22,8 +22,8 @@ static void device_stem(const char *path, char *buf, size_t len)
     snprintf(buf, len, "%.*s", (int)n, base);
 }
 
-sim_status cli_load_price(const cli_opts *o, const char *hw_path, const sim_hw *hw, double *usd,
-                          sim_err *err)
+sim_status cli_load_price(const cli_opts *o, const cli_load_cache *cache, const char *hw_path,
+                          const sim_hw *hw, double *usd, sim_err *err)
 {
     *usd = hw->usd_per_gpu_hour;
     if (!o->usd_prices)
@@ -34,8 +34,8 @@ sim_status cli_load_price(const cli_opts *o, const char *hw_path, const sim_hw *
         return st;
     char path[PATH_MAX], stem[NAME_MAX + 1];
     for (size_t i = 0; i < l.n; i++) { /* a misspelt device would price nothing, silently */
-        cli_load_resolve(CLI_LOAD_HW, l.names[i], path, sizeof path);
-        if (access(path, R_OK) != 0)
+        cli_load_resolve_in(cache, CLI_LOAD_HW, l.names[i], path, sizeof path);
+        if (!cli_load_exists_in(cache, path))
             return sim_fail(err, SIM_EINPUT,
                             "--usd-per-gpu-hour: device '%s' in '%s' is no device file or name "
                             "in hw/, expected names as --hw takes them (h100-sxm=2.49)",

@@ -160,7 +160,7 @@ sim_status cli_load_spec(const cli_opts *o, cli_load_result *L, const cli_load_c
     const sim_model *draft = NULL;
     if (draft_name && r.method == SIM_SPEC_DRAFT) {
         char path[PATH_MAX];
-        cli_load_resolve(CLI_LOAD_MODEL, draft_name, path, sizeof path);
+        cli_load_resolve_in(cache, CLI_LOAD_MODEL, draft_name, path, sizeof path);
         st = cli_load_model(cache, path, &L->draft, err);
         if (st)
             return st;
@@ -181,7 +181,7 @@ sim_status cli_load_spec(const cli_opts *o, cli_load_result *L, const cli_load_c
                             "rates, not both");
         char path[PATH_MAX];
         snprintf(path, sizeof path, "tools/data/spec_acceptance.csv");
-        sim_find_file("tools/data", "spec_acceptance.csv", path, sizeof path);
+        cli_load_data_in(cache, "spec_acceptance.csv", path, sizeof path);
         if ((st = sim_spec_acceptance_lookup(path, &r, &L->model, o->spec_data, &acc, err)))
             return st;
     }

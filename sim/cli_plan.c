@@ -119,7 +119,7 @@ static sim_status alone(const cli_opts *q, const plan_cand *k, const plan_ctx *c
         r.input_len = (int64_t)llround(sim_dataset_quantile(&c->ds.in, 0.5));
         r.output_len = (int64_t)llround(sim_dataset_quantile(&c->ds.out, 0.5));
     }
-    cli_load_result *L = calloc(1, sizeof *L);
+    cli_load_result *L = cli_load_result_new();
     sim_run_result *res = calloc(1, sizeof *res);
     sim_run_cfg cfg;
     sim_status st = L && res ? cli_point_run(&r, L, cache, &cfg, res, err)
@@ -380,7 +380,7 @@ static sim_status check_flags(const cli_opts *o, cli_plan_objective *obj, sim_er
                         "plan: needs --slo ttft:MS,tpot:MS (or --goodput ttft:MS tpot:MS)");
     sim_dataset ds; /* a public dataset's lengths: its name checked before any candidate */
     if (cli_point_public_dataset(o)) {
-        sim_status st = cli_point_dataset(o, &ds, err);
+        sim_status st = cli_point_dataset(o, NULL, &ds, err);
         if (st)
             return st;
     }
@@ -513,7 +513,7 @@ sim_status cli_plan_cmd(const cli_opts *o, FILE *out, sim_err *err)
      * check and the bench line */
     c.has_ds = !st && cli_point_public_dataset(o);
     if (c.has_ds)
-        st = cli_point_dataset(o, &c.ds, err);
+        st = cli_point_dataset(o, NULL, &c.ds, err);
     if (c.has_ds && !st)
         st = cli_point_dataset_stats(o, &c.ds, NULL, err);
     if (c.has_ds && !st)

@@ -237,7 +237,7 @@ sim_status cli_plan_enumerate(plan_ctx *c, int m, int h, sim_err *err)
     if (!he)
         return st;
     double usd; /* a bad --usd-per-gpu-hour is the command's error, not every candidate's */
-    if ((st = cli_load_price(c->o, hpath, &he->hw, &usd, err)))
+    if ((st = cli_load_price(c->o, &c->cache, hpath, &he->hw, &usd, err)))
         return st;
     /* copies: adding the engine profiles below may move the cache's entries */
     sim_hw *hw = malloc(sizeof *hw);
@@ -293,12 +293,10 @@ static sim_status enumerate_on(plan_ctx *c, int m, int h, const sim_hw *hw, cons
     for (size_t ei = 0; ei < n_eng; ei++) {
         if (o->engines && !listed(o->engines, cuda[ei]))
             continue;
-        char epath[PATH_MAX];
         cli_opts q = *o;
-        q.engine = cuda[ei];
-        sim_err e;
-        if (!cli_load_engine_path(&q, &c->cache, hw, epath, sizeof epath, &e) &&
-            cli_load_cache_add(&c->cache, CLI_LOAD_ENGINE, epath, 0, 0))
+        q.model = c->models[m], q.hw = c->hws[h], q.engine = cuda[ei];
+        /* every name the candidates' probes resolve, and the engine profile, once */
+        if (cli_load_cache_prepare(&c->cache, &q, true, cli_point_draw_count(&q, true) > 0))
             return sim_fail(err, SIM_EINTERNAL, "out of memory");
         for (int fp8 = 0; fp8 <= (can_fp8 ? 1 : 0); fp8++) {
             if (o->precisions && !listed(o->precisions, fp8 ? "fp8" : "default"))

@@ -235,7 +235,7 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
                                                          : "--request-rate");
     char path[PATH_MAX];
     if (o->trace)
-        cli_load_resolve(CLI_LOAD_TRACE, o->trace, path, sizeof path);
+        cli_load_resolve_in(cache, CLI_LOAD_TRACE, o->trace, path, sizeof path);
     if (o->trace && cache) {
         const cli_load_entry *e = cli_load_cache_get(cache, CLI_LOAD_TRACE, path, o->time_scale,
                                                      cli_opt_trace_limit(o), err, &st);
@@ -267,7 +267,7 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
     }
     if (o->lengths_file) {
         /* every request's lengths from the file, the arrivals as a synthetic stream's */
-        cli_load_resolve(CLI_LOAD_TRACE, o->lengths_file, path, sizeof path);
+        cli_load_resolve_in(cache, CLI_LOAD_TRACE, o->lengths_file, path, sizeof path);
         sim_lenfile f;
         sim_status lst = sim_lenfile_load(path, cli_opt_trace_limit(o), &f, err);
         if (lst)
@@ -291,7 +291,7 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
     }
     sim_dataset ds;
     if (cli_point_public_dataset(o)) {
-        if ((st = cli_point_dataset(o, &ds, err)))
+        if ((st = cli_point_dataset(o, cache, &ds, err)))
             return st;
         if (ds.trace[0]) /* a production trace: its requests, its gaps scaled to the rate */
             return cli_point_dataset_workload(o, &ds, cache, own, err);
@@ -445,7 +445,7 @@ static sim_status prefill_device(const cli_opts *o, const cli_load_cache *cache,
     double usd = 0.0;
     sim_status st = cli_load_hw(cache, path, &s->prefill_hw, err);
     if (!st)
-        st = cli_load_price(o, path, &s->prefill_hw, &usd, err);
+        st = cli_load_price(o, cache, path, &s->prefill_hw, &usd, err);
     if (st)
         return st;
     s->prefill.step.hw = &s->prefill_hw;

@@ -91,8 +91,9 @@ bool cli_point_band_key(bool serve, const char *key);
 sim_status cli_point_power_sigma(const cli_opts *o, double *sigma, sim_err *err);
 
 /* The error table the draws read: --uncertainty-table, else tools/data/uncertainty.csv in the
- * data roots. */
-sim_status cli_point_unc_table(const cli_opts *o, sim_unc_table *t, sim_err *err);
+ * data roots; from the cache when it loaded it (cli_load_cache_prepare; NULL: none). */
+sim_status cli_point_unc_table(const cli_opts *o, const cli_load_cache *cache, sim_unc_table *t,
+                               sim_err *err);
 
 /* The draws --uncertainty asks for (its default: run 16, serve 8; 0: none). */
 int cli_point_draw_count(const cli_opts *o, bool serve);
@@ -127,7 +128,8 @@ void cli_point_draws_free(cli_point_draws *d);
  * that dataset from tools/data/datasets.json in the data roots (cli_point_dataset.c): its fitted
  * lengths, or a production trace's name (ds->trace). */
 bool cli_point_public_dataset(const cli_opts *o);
-sim_status cli_point_dataset(const cli_opts *o, sim_dataset *ds, sim_err *err);
+sim_status cli_point_dataset(const cli_opts *o, const cli_load_cache *cache, sim_dataset *ds,
+                             sim_err *err);
 
 /* A production trace's dataset as the workload: its first --num-prompts requests (the file under
  * the data roots' traces/, from the cache when it holds them: cli_point_dataset_cache_add) with

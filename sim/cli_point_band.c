@@ -67,12 +67,16 @@ const double *cli_point_draws_of(const cli_point_draws *d, const char *key)
     return NULL;
 }
 
-sim_status cli_point_unc_table(const cli_opts *o, sim_unc_table *t, sim_err *err)
+sim_status cli_point_unc_table(const cli_opts *o, const cli_load_cache *cache, sim_unc_table *t,
+                               sim_err *err)
 {
     char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s", o->unc_table ? o->unc_table : "tools/data/uncertainty.csv");
-    if (!o->unc_table)
-        sim_find_file("tools/data", "uncertainty.csv", path, sizeof path);
+    cli_load_unc_path(cache, o, path, sizeof path);
+    const sim_unc_table *cached = cli_load_cache_unc(cache, path);
+    if (cached) {
+        *t = *cached;
+        return SIM_OK;
+    }
     return sim_unc_load(path, t, err);
 }
 
@@ -160,7 +164,7 @@ sim_status cli_point_power_sigma(const cli_opts *o, double *sigma, sim_err *err)
 {
     sim_unc_table *t = malloc(sizeof *t);
     sim_status st =
-        t ? cli_point_unc_table(o, t, err) : sim_fail(err, SIM_EINTERNAL, "out of memory");
+        t ? cli_point_unc_table(o, NULL, t, err) : sim_fail(err, SIM_EINTERNAL, "out of memory");
     *sigma = st ? 0.0 : sim_unc_sigma(t, SIM_UNC_POWER, "*", SIM_UNC_DEFAULT);
     free(t);
     return st;
@@ -269,7 +273,7 @@ sim_status cli_point_run_band(const cli_opts *o, const cli_load_result *L, sim_r
     sim_run_result *r = malloc(sizeof *r);
     sim_field *f = malloc(SIM_FIELDS_MAX * sizeof *f);
     double nominal[SIM_UNC_BAND_MAX];
-    sim_status st = t && r && f ? cli_point_unc_table(o, t, err)
+    sim_status st = t && r && f ? cli_point_unc_table(o, L->cache, t, err)
                                 : sim_fail(err, SIM_EINTERNAL, "out of memory");
     if (!st) { /* the nominal run's fields say which keys have a value */
         sim_run_simulate(cfg, r);
@@ -444,7 +448,7 @@ sim_status cli_point_serve_band(const cli_opts *o, const cli_load_result *L,
     sim_unc_table *t = malloc(sizeof *t);
     sim_field *f = malloc((size_t)2 * SIM_FIELDS_MAX * sizeof *f);
     double nominal[SIM_UNC_BAND_MAX], scale[SIM_UNC_BAND_MAX];
-    sim_status st = t && f ? cli_point_unc_table(o, t, err)
+    sim_status st = t && f ? cli_point_unc_table(o, L->cache, t, err)
                            : sim_fail(err, SIM_EINTERNAL, "out of memory");
     /* the default count's draws serve a prefix; each value is the full run's times the draw's
      * ratio to the nominal run of the same prefix */

@@ -15,11 +15,12 @@ bool cli_point_public_dataset(const cli_opts *o)
            strcmp(o->dataset_name, "prefix_repetition") != 0;
 }
 
-sim_status cli_point_dataset(const cli_opts *o, sim_dataset *ds, sim_err *err)
+sim_status cli_point_dataset(const cli_opts *o, const cli_load_cache *cache, sim_dataset *ds,
+                             sim_err *err)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "tools/data/datasets.json");
-    sim_find_file("tools/data", "datasets.json", path, sizeof path);
+    cli_load_data_in(cache, "datasets.json", path, sizeof path);
     return sim_dataset_load(path, o->dataset_name, ds, err);
 }
 

@@ -202,7 +202,7 @@ sim_status cli_point_mixed_replicas(const cli_opts *o, const cli_load_cache *cac
         double price = 0.0;
         sim_status st = cli_load_hw(cache, path, &s->mix_hw[k], err);
         if (!st)
-            st = cli_load_price(o, path, &s->mix_hw[k], &price, err);
+            st = cli_load_price(o, cache, path, &s->mix_hw[k], &price, err);
         if (st)
             return st;
         known &= price > 0.0;

@@ -232,7 +232,7 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
     sim_field m[SIM_FIELDS_MAX];
     size_t nm = metric_names(c->mask, m);
     sim_strbuf b = {0};
-    cli_load_result *L = calloc(1, sizeof *L);
+    cli_load_result *L = cli_load_result_new();
     if (!L)
         return;
     double ttft = 0, tpot = 0, e2el = 0;
@@ -320,7 +320,8 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
     row->text = b.s;
 }
 
-/* Loads, serially, every file the shard's points name. */
+/* Resolves and loads, serially, every name and file the shard's points name (the points ask
+ * the file system nothing). */
 static sim_status sweep_prepare(sweep_ctx *c, size_t n, sim_err *err)
 {
     for (size_t k = 0; k < n; k++) {
@@ -329,40 +330,9 @@ static sim_status sweep_prepare(sweep_ctx *c, size_t n, sim_err *err)
         if (c->opt_st[k])
             continue;
         const cli_opts *o = &c->opts[k];
-        char path[PATH_MAX];
-        sim_status st = SIM_OK;
-        if (o->hw) {
-            cli_load_resolve(CLI_LOAD_HW, o->hw, path, sizeof path);
-            st |= cli_load_cache_add(&c->cache, CLI_LOAD_HW, path, 0, 0);
-        }
-        if (o->model) {
-            cli_load_resolve(CLI_LOAD_MODEL, o->model, path, sizeof path);
-            st |= cli_load_cache_add(&c->cache, CLI_LOAD_MODEL, path, 0, 0);
-        }
-        char draft[PATH_MAX];
-        if (cli_load_spec_draft_name(o, draft, sizeof draft)) {
-            cli_load_resolve(CLI_LOAD_MODEL, draft, path, sizeof path);
-            st |= cli_load_cache_add(&c->cache, CLI_LOAD_MODEL, path, 0, 0);
-        } else if (o->spec_model && o->spec_method) { /* loading it says why it does not apply */
-            cli_load_resolve(CLI_LOAD_MODEL, o->spec_model, path, sizeof path);
-            st |= cli_load_cache_add(&c->cache, CLI_LOAD_MODEL, path, 0, 0);
-        }
-        /* the profile --engine names on the point's device (a NAME@VERSION reads the catalogue,
-         * loaded here once); a device or version that fails is the point's error, later */
-        const cli_load_entry *hw = NULL;
-        if (o->hw) {
-            cli_load_resolve(CLI_LOAD_HW, o->hw, path, sizeof path);
-            hw = cli_load_cache_find(&c->cache, CLI_LOAD_HW, path, 0, 0);
-        }
-        st |= cli_load_catalog_load(&c->cache.catalog);
-        sim_err eerr;
-        if (hw && !hw->st && !cli_load_engine_path(o, &c->cache, &hw->hw, path, sizeof path, &eerr))
-            st |= cli_load_cache_add(&c->cache, CLI_LOAD_ENGINE, path, 0, 0);
-        if (o->trace && c->mask == CLI_OPT_CMD_SERVE) {
-            cli_load_resolve(CLI_LOAD_TRACE, o->trace, path, sizeof path);
-            st |= cli_load_cache_add(&c->cache, CLI_LOAD_TRACE, path, o->time_scale,
-                                     cli_opt_trace_limit(o));
-        }
+        const bool serve = c->mask == CLI_OPT_CMD_SERVE;
+        sim_status st =
+            cli_load_cache_prepare(&c->cache, o, serve, cli_point_draw_count(o, serve) > 0);
         if (st)
             return sim_fail(err, SIM_EINTERNAL, "out of memory loading the sweep's files");
     }

@@ -245,7 +245,7 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
  * stages, the micro-batches' (pp: zeroed, and initialised by sim_pp_memo_init for pp > 1). Zero
  * it to start; the caller frees pp. */
 typedef struct sim_engine_memo {
-    sim_step_memo step[2];
+    sim_step_memo_ways step[2]; /* by launch mode: graph, eager; a way per batch shape */
     sim_pp_memo pp;
 } sim_engine_memo;
 

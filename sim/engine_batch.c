@@ -20,7 +20,7 @@ void sim_engine_price_batch(const sim_engine_cfg *cfg, sim_seq_group *groups, si
             groups[n_groups++] = (sim_seq_group){
                 .count = graph_seqs - (int64_t)n, .q = 1 + k, .c = 0, .logits = 1 + k};
     }
-    out->step = sim_step_price_memo(&sc, groups, n_groups, &memo->step[sc.eager]);
+    out->step = sim_step_price_memo_ways(&sc, groups, n_groups, &memo->step[sc.eager]);
     /* with pipeline stages, a round of micro-batches (pp.h) of the batch as scheduled */
     out->gpu_ns = memo->pp.m ? sim_pp_round_ns(&sc, groups, n, &memo->pp, true) : out->step->t_ns;
     out->sc = sc;

@@ -163,14 +163,23 @@ static step_sums sums_but_attention(const sim_step_result *r)
     return s;
 }
 
-/* The step's totals: the other ops' sums plus the context-dependent ones, always in that order,
- * so a memoized step adds up exactly as a fresh one. */
-static void totals(sim_step_result *r, const step_sums *base)
+/* The ops that depend on the contexts, in order, into ids; returns how many. */
+static int context_ops(int ids[SIM_OP_COUNT])
 {
-    step_sums s = *base;
+    int n = 0;
     for (int i = 0; i < SIM_OP_COUNT; i++)
         if (sim_op_info((sim_op_id)i)->context)
-            add_op(&s, r, i);
+            ids[n++] = i;
+    return n;
+}
+
+/* The step's totals: the other ops' sums plus the context-dependent ones (ids, in order), always
+ * in that order, so a memoized step adds up exactly as a fresh one. */
+static void totals_of(sim_step_result *r, const step_sums *base, const int *ids, int n_ids)
+{
+    step_sums s = *base;
+    for (int k = 0; k < n_ids; k++)
+        add_op(&s, r, ids[k]);
     r->flops = s.flops;
     r->bytes = s.bytes;
     r->net_bytes = s.net_bytes;
@@ -180,6 +189,12 @@ static void totals(sim_step_result *r, const step_sums *base)
     r->t_launch_ns = s.launch;
     r->busy_ns = s.busy;
     r->kernels = s.kernels;
+}
+
+static void totals(sim_step_result *r, const step_sums *base)
+{
+    int ids[SIM_OP_COUNT];
+    totals_of(r, base, ids, context_ops(ids));
 }
 
 /* The prediction, its bounds and its bound label, once the hidden network time and the exposed
@@ -281,17 +296,33 @@ static double host_seqs(const sim_step_cfg *cfg, const sim_batch_shape *s)
     return s->busiest ? s->busiest->seqs : ceil(s->seqs / dp);
 }
 
-static void price_finish(const sim_step_cfg *cfg, const step_sums *base, double seqs,
-                         sim_step_result *out)
+/* Totals (base plus the context ops ids), overlap, host time and bounds once every op is
+ * priced. *share (NULL: none kept) is the overlap's share of each op's network time that
+ * out->hidden_ns holds: the other ops' hidden times are rewritten only when it moved. */
+static void price_finish_ops(const sim_step_cfg *cfg, const step_sums *base, double seqs,
+                             const int *ids, int n_ids, double *share, sim_step_result *out)
 {
-    totals(out, base);
+    totals_of(out, base, ids, n_ids);
     double hidden = cfg->overlap * out->t_net_ns;
     if (hidden > out->busy_ns)
         hidden = out->busy_ns;
-    double share = out->t_net_ns > 0.0 ? hidden / out->t_net_ns : 0.0;
-    for (int i = 0; i < SIM_OP_COUNT; i++)
-        out->hidden_ns[i] = out->cost[i].t_net_ns * share;
+    const double sh = out->t_net_ns > 0.0 ? hidden / out->t_net_ns : 0.0;
+    if (!share || *share != sh)
+        for (int i = 0; i < SIM_OP_COUNT; i++)
+            out->hidden_ns[i] = out->cost[i].t_net_ns * sh;
+    else /* the other ops' network times and the share are those out holds */
+        for (int k = 0; k < n_ids; k++)
+            out->hidden_ns[ids[k]] = out->cost[ids[k]].t_net_ns * sh;
+    if (share)
+        *share = sh;
     finish_host(cfg, seqs, hidden, out);
+}
+
+static void price_finish(const sim_step_cfg *cfg, const step_sums *base, double seqs,
+                         sim_step_result *out)
+{
+    int ids[SIM_OP_COUNT];
+    price_finish_ops(cfg, base, seqs, ids, context_ops(ids), NULL, out);
 }
 
 /* The decode attention kernel the engine runs over this run's KV cache format (MLA's decode
@@ -537,13 +568,12 @@ void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t
         price_shape(cfg, &s, out);
 }
 
-const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_seq_group *groups,
-                                           size_t n_groups, sim_step_memo *memo)
+/* sim_step_price_memo of the step's shape s (busy: its slowest data-parallel group's, zero when
+ * none). */
+static const sim_step_result *price_memo_shape(const sim_step_cfg *cfg, sim_batch_shape s,
+                                               const sim_batch_shape *busy, sim_step_memo *memo)
 {
-    sim_batch_shape s = sim_graph_shape(cfg->model, groups, n_groups), busy = {0};
-    if (sim_step_dp_busiest(cfg, groups, n_groups, &busy))
-        s.busiest = &busy;
-    const double rank[4] = {busy.tokens, busy.seqs, busy.logits, busy.dec_tokens};
+    const double rank[4] = {busy->tokens, busy->seqs, busy->logits, busy->dec_tokens};
     step_sums base;
     if (sim_step_tbo_applies(cfg, &s)) { /* the halves' ops change with the split: no reuse */
         price_tbo(cfg, &s, &memo->r);
@@ -557,6 +587,9 @@ const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_se
         memo->rank[3] != rank[3]) {
         base = price_shape(cfg, &s, &memo->r);
         memcpy(memo->base, &base, sizeof base);
+        memo->n_ctx = context_ops(memo->ctx_ops);
+        const double net = memo->r.t_net_ns;
+        memo->share = net > 0.0 ? memo->r.net_hidden_ns / net : 0.0;
         memo->valid = true;
         memo->tokens = s.tokens;
         memo->seqs = s.seqs;
@@ -571,12 +604,37 @@ const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_se
     sim_par par = sim_step_par(cfg);
     sim_graph_rebuild_context(cfg->model, &par, &cfg->prec, &s, &memo->r.graph);
     memo->r.graph.ops[SIM_OP_ATTENTION].dattn = decode_kernel(cfg);
-    for (int i = 0; i < SIM_OP_COUNT; i++)
-        if (sim_op_info((sim_op_id)i)->context)
-            memo->r.cost[i] = sim_step_cost_op(cfg, &memo->r.graph.ops[i], sim_step_launch_ns(cfg));
+    const double launch = sim_step_launch_ns(cfg);
+    for (int k = 0; k < memo->n_ctx; k++) {
+        const int i = memo->ctx_ops[k];
+        memo->r.cost[i] = sim_step_cost_op(cfg, &memo->r.graph.ops[i], launch);
+    }
     memcpy(&base, memo->base, sizeof base);
-    price_finish(cfg, &base, host_seqs(cfg, &s), &memo->r);
+    price_finish_ops(cfg, &base, host_seqs(cfg, &s), memo->ctx_ops, memo->n_ctx, &memo->share,
+                     &memo->r);
     return &memo->r;
+}
+
+const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_seq_group *groups,
+                                           size_t n_groups, sim_step_memo *memo)
+{
+    sim_batch_shape s = sim_graph_shape(cfg->model, groups, n_groups), busy = {0};
+    if (sim_step_dp_busiest(cfg, groups, n_groups, &busy))
+        s.busiest = &busy;
+    return price_memo_shape(cfg, s, &busy, memo);
+}
+
+const sim_step_result *sim_step_price_memo_ways(const sim_step_cfg *cfg,
+                                                const sim_seq_group *groups, size_t n_groups,
+                                                sim_step_memo_ways *m)
+{
+    sim_batch_shape s = sim_graph_shape(cfg->model, groups, n_groups), busy = {0};
+    if (sim_step_dp_busiest(cfg, groups, n_groups, &busy))
+        s.busiest = &busy;
+    /* the way of the shape's counts (whole numbers, far below 2^64) */
+    const uint64_t h = (uint64_t)s.tokens * 0x9E3779B97F4A7C15u + (uint64_t)s.seqs * 0xC2B2AE35u +
+                       (uint64_t)s.logits * 0x165667B1u + (uint64_t)s.dec_tokens;
+    return price_memo_shape(cfg, s, &busy, &m->way[(h ^ (h >> 29)) % SIM_STEP_MEMO_WAYS]);
 }
 
 
@@ -589,6 +647,8 @@ void sim_step_accumulate(sim_step_result *sum, const sim_step_result *x)
     for (int i = 0; i < SIM_OP_COUNT; i++) {
         sim_op *a = &sum->graph.ops[i];
         const sim_op *b = &x->graph.ops[i];
+        if (!b->present && !a->present) /* nothing to add: an absent op costs nothing */
+            continue;
 #define ADD(f) a->f += b->f;
         OP_FIELDS(ADD)
 #undef ADD

@@ -207,8 +207,10 @@ void sim_step_price(const sim_step_cfg *cfg, const sim_seq_group *groups, size_t
 
 /* Remembers the last step priced with one configuration: a step with the same tokens,
  * sequences, logits and decode tokens reuses every op but those that depend on the contexts
- * (attention, MLA's kv_up), which is what consecutive decode steps are. Results are identical to
- * sim_step_price's. One memo per configuration, the launch mode included (a caller whose steps
+ * (attention, MLA's kv_up), which is what consecutive decode steps are. A hit reprices only
+ * those ops and adds their sums to the kept sum of the rest (in the order a fresh step adds
+ * them), and rewrites the ops' hidden network time only when the overlap's share moved. Results
+ * are identical to sim_step_price's, bit for bit. One memo per configuration, the launch mode included (a caller whose steps
  * switch between eager and graph launches keeps one memo for each); zero it to start. */
 typedef struct sim_step_memo {
     bool valid;
@@ -217,6 +219,9 @@ typedef struct sim_step_memo {
     double rank[4]; /* data-parallel attention: the slowest group's tokens, sequences, logits and
                        decode tokens */
     double base[9]; /* private: the sums over every op that does not depend on the contexts */
+    int ctx_ops[SIM_OP_COUNT]; /* private: the ops that do, in order, and how many */
+    int n_ctx;
+    double share; /* private: the overlap's share of each op's network time in r.hidden_ns */
     sim_step_result r;
 } sim_step_memo;
 
@@ -224,6 +229,20 @@ typedef struct sim_step_memo {
  * stays valid until the memo's next use. */
 const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_seq_group *groups,
                                            size_t n_groups, sim_step_memo *memo);
+
+/* Several memos, each remembering the last step of the shapes that map to it (by their tokens,
+ * sequences, logits and decode tokens): a serving run's batch moves among a few shapes as
+ * requests arrive and finish, and each keeps its ops instead of evicting the others'. Results
+ * identical to sim_step_price's; zero it to start. */
+#define SIM_STEP_MEMO_WAYS 8
+typedef struct sim_step_memo_ways {
+    sim_step_memo way[SIM_STEP_MEMO_WAYS];
+} sim_step_memo_ways;
+
+/* sim_step_price through the way of the step's shape; the result lives in that memo. */
+const sim_step_result *sim_step_price_memo_ways(const sim_step_cfg *cfg,
+                                                const sim_seq_group *groups, size_t n_groups,
+                                                sim_step_memo_ways *m);
 
 /* Times an op runs in a step: the layer count for per-layer ops, else 1. */
 double sim_step_op_repeats(const sim_step_result *r, sim_op_id id);

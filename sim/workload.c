@@ -1,4 +1,4 @@
-/* workload.c - synthetic request streams and trace readers. */
+/* workload.c - trace readers, and the workload's free (synthetic streams: workload_synth.c). */
 #define _POSIX_C_SOURCE 200809L
 #include "workload.h"
 
@@ -14,6 +14,7 @@
 
 #include "jsonf.h"
 #include "lines.h"
+#include "workload_internal.h"
 #include "rng.h"
 
 #define NS_PER_S 1e9
@@ -30,179 +31,6 @@ void sim_workload_free(sim_workload *w)
     w->links = NULL;
     w->n = 0;
     w->n_hash_ids = 0;
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* Synthetic */
-
-static void length_range(int64_t len, double ratio, int64_t *lo, int64_t *hi)
-{
-    *lo = (int64_t)floor((double)len * (1.0 - ratio));
-    *hi = (int64_t)ceil((double)len * (1.0 + ratio));
-    if (*lo < 1)
-        *lo = 1;
-    if (*hi < *lo)
-        *hi = *lo;
-}
-
-/* SGLang's random lengths: numpy's randint(int(len R), len + 1), [floor(len R), len], with the
- * floor at 1 token (sglang/bench_serving.py, sample_random_requests). len 100, R 0.8: [80, 100];
- * R 0 (SGLang's default): [1, 100]. */
-static void length_floor_range(int64_t len, double ratio, int64_t *lo, int64_t *hi)
-{
-    *lo = (int64_t)floor((double)len * ratio);
-    *hi = len;
-    if (*lo < 1)
-        *lo = 1;
-}
-
-/* vLLM's prefix_repetition dataset: prefix p of request i is shuffled; its ids are
- * (p + 1) << 32 | k for the hash blocks inside the prefix and unique per request after. */
-static sim_status prefix_repetition(const sim_synth_cfg *c, sim_rng *rng, sim_workload *w,
-                                    sim_err *err)
-{
-    if (c->prefix_len < 0 || c->suffix_len < 0 || c->prefix_len + c->suffix_len < 1 ||
-        c->hash_block_tokens < 1 || c->num_prefixes > c->num_prompts)
-        return sim_fail(err, SIM_EINPUT,
-                        "--prefix-repetition-prefix-len, -suffix-len, -num-prefixes: values %lld, "
-                        "%lld, %lld, expected lengths >= 0 adding up to >= 1 and at most "
-                        "--num-prompts (%lld) prefixes",
-                        (long long)c->prefix_len, (long long)c->suffix_len,
-                        (long long)c->num_prefixes, (long long)c->num_prompts);
-    const size_t n = w->n;
-    const int64_t len = c->prefix_len + c->suffix_len, h = c->hash_block_tokens;
-    const int64_t blocks = len / h, shared = c->prefix_len / h;
-    w->hash_ids = malloc((n * (size_t)blocks + 1) * sizeof *w->hash_ids);
-    int64_t *prefix = malloc(n * sizeof *prefix);
-    if (!w->hash_ids || !prefix) {
-        free(prefix);
-        return sim_fail(err, SIM_EINTERNAL, "out of memory for %zu requests' prefix ids", n);
-    }
-    for (size_t i = 0; i < n; i++)
-        prefix[i] = (int64_t)i % c->num_prefixes;
-    for (size_t i = n; i > 1; i--) { /* Fisher-Yates */
-        size_t j = (size_t)sim_rng_int(rng, 0, (int64_t)i - 1);
-        int64_t t = prefix[i - 1];
-        prefix[i - 1] = prefix[j];
-        prefix[j] = t;
-    }
-    w->hash_block_tokens = h;
-    for (size_t i = 0; i < n; i++) {
-        sim_request *r = &w->reqs[i];
-        r->input_tokens = len;
-        r->output_tokens = c->output_len;
-        r->hash_off = w->n_hash_ids;
-        r->n_hash = blocks;
-        uint64_t owner = (uint64_t)c->num_prefixes + 1 + (uint64_t)i; /* its own blocks */
-        for (int64_t k = 0; k < blocks; k++)
-            w->hash_ids[w->n_hash_ids++] =
-                ((k < shared ? (uint64_t)prefix[i] + 1 : owner) << 32) | (uint64_t)k;
-    }
-    free(prefix);
-    return SIM_OK;
-}
-
-sim_status sim_workload_synthetic(const sim_synth_cfg *c, sim_workload *out, sim_err *err)
-{
-    memset(out, 0, sizeof *out);
-    if (c->num_prompts < 1 || c->num_prompts > SIM_WORKLOAD_MAX_REQUESTS)
-        return sim_fail(err, SIM_EINPUT,
-                        "--num-prompts: value %lld, expected 1..%lld (the requests a serving run "
-                        "holds in memory, about 160 bytes each: %lld is about %.1f GB)",
-                        (long long)c->num_prompts, (long long)SIM_WORKLOAD_MAX_REQUESTS,
-                        (long long)c->num_prompts, (double)c->num_prompts * 160.0 / 1e9);
-    if (c->input_len < 1 || c->output_len < 1)
-        return sim_fail(err, SIM_EINPUT,
-                        "--random-input-len, --random-output-len: values %lld, %lld, expected >= 1",
-                        (long long)c->input_len, (long long)c->output_len);
-    if (!(c->range_ratio >= 0.0 && c->range_ratio < 1.0))
-        return sim_fail(err, SIM_EINPUT, "--random-range-ratio: value %g, expected [0, 1)",
-                        c->range_ratio);
-    if (c->range_floor_on && !(c->range_floor >= 0.0 && c->range_floor <= 1.0))
-        return sim_fail(err, SIM_EINPUT, "--random-range-floor: value %g, expected [0, 1]",
-                        c->range_floor);
-    if (!(c->request_rate > 0.0))
-        return sim_fail(err, SIM_EINPUT, "--request-rate: value %g, expected > 0 or inf",
-                        c->request_rate);
-    if (c->schedule &&
-        sim_workload_schedule_time(c->schedule, (double)c->num_prompts) > SIM_ARRIVAL_MAX_S)
-        return sim_fail(err, SIM_EINPUT,
-                        "--rate-schedule: %lld requests take past %g s, expected at most %g s",
-                        (long long)c->num_prompts, SIM_ARRIVAL_MAX_S, SIM_ARRIVAL_MAX_S);
-    if (!c->schedule && (double)c->num_prompts / c->request_rate > SIM_ARRIVAL_MAX_S)
-        return sim_fail(err, SIM_EINPUT,
-                        "--request-rate: value %g spreads %lld requests over %g s, expected at "
-                        "most %g s (a rate of at least %g)",
-                        c->request_rate, (long long)c->num_prompts,
-                        (double)c->num_prompts / c->request_rate, SIM_ARRIVAL_MAX_S,
-                        (double)c->num_prompts / SIM_ARRIVAL_MAX_S);
-    if (!(c->burstiness > 0.0 && isfinite(c->burstiness)))
-        return sim_fail(err, SIM_EINPUT, "--burstiness: value %g, expected > 0", c->burstiness);
-    size_t n = (size_t)c->num_prompts;
-    out->reqs = calloc(n, sizeof *out->reqs);
-    /* a schedule's gaps are drawn at a unit rate, then mapped through it */
-    const double rate = c->schedule ? 1.0 : c->request_rate;
-    double *gaps = isfinite(rate) ? malloc(n * sizeof *gaps) : NULL;
-    if (!out->reqs || (isfinite(rate) && !gaps)) {
-        free(gaps);
-        sim_workload_free(out);
-        return sim_fail(err, SIM_EINTERNAL, "out of memory for %zu requests", n);
-    }
-    out->n = n;
-    snprintf(out->source, sizeof out->source, "random");
-    sim_rng rng;
-    sim_rng_seed(&rng, c->seed);
-    int64_t in_lo, in_hi, out_lo, out_hi;
-    length_range(c->input_len, c->range_ratio, &in_lo, &in_hi);
-    length_range(c->output_len, c->range_ratio, &out_lo, &out_hi);
-    if (c->range_floor_on) {
-        length_floor_range(c->input_len, c->range_floor, &in_lo, &in_hi);
-        length_floor_range(c->output_len, c->range_floor, &out_lo, &out_hi);
-    }
-    if (c->input_lens) {
-        /* the random lengths are still drawn (and replaced), so the arrivals that follow are
-         * those of the same stream: replaying a synthetic run's own lengths reproduces it */
-        for (size_t i = 0; i < n; i++) {
-            sim_rng_int(&rng, in_lo, in_hi);
-            sim_rng_int(&rng, out_lo, out_hi);
-            out->reqs[i].input_tokens = c->input_lens[i];
-            out->reqs[i].output_tokens = c->output_lens[i];
-        }
-    } else if (c->num_prefixes > 0) {
-        sim_status st = prefix_repetition(c, &rng, out, err);
-        if (st) {
-            free(gaps);
-            sim_workload_free(out);
-            return st;
-        }
-    } else if (c->input_dist && c->output_dist) {
-        for (size_t i = 0; i < n; i++) {
-            out->reqs[i].input_tokens = sim_dataset_draw(c->input_dist, &rng);
-            out->reqs[i].output_tokens = sim_dataset_draw(c->output_dist, &rng);
-        }
-    } else {
-        for (size_t i = 0; i < n; i++) {
-            out->reqs[i].input_tokens = sim_rng_int(&rng, in_lo, in_hi);
-            out->reqs[i].output_tokens = sim_rng_int(&rng, out_lo, out_hi);
-        }
-    }
-    for (size_t i = 0; i < n; i++)
-        out->reqs[i].images = c->images_per_request;
-    if (gaps) {
-        /* gamma(shape B, scale 1 / (rate B)) has mean 1 / rate; rescale to exactly N / rate */
-        double total = 0.0;
-        for (size_t i = 0; i < n; i++)
-            total += gaps[i] = sim_rng_gamma(&rng, c->burstiness, 1.0 / (rate * c->burstiness));
-        double f = total > 0.0 ? ((double)n / rate) / total : 0.0;
-        double t = 0.0;
-        for (size_t i = 0; i < n; i++) {
-            const double at = c->schedule ? sim_workload_schedule_time(c->schedule, t) : t;
-            out->reqs[i].arrival_ns = (int64_t)llround(at * NS_PER_S);
-            t += gaps[i] * f;
-        }
-    }
-    free(gaps);
-    return SIM_OK;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -252,6 +80,12 @@ static int split_csv(char *line, char **fields, int max)
     for (int i = 0; i < n; i++)
         fields[i] = trim(fields[i]);
     return n;
+}
+
+/* A token count parse_tokens takes: a whole number in [1, MAX_TOKENS]. */
+static bool whole_tokens(double v)
+{
+    return isfinite(v) && v == floor(v) && v >= 1 && v <= (double)MAX_TOKENS;
 }
 
 static sim_status parse_tokens(const trace_reader *tr, int64_t line, const char *field,
@@ -481,9 +315,41 @@ static sim_status hash_ids_field(trace_reader *tr, int64_t lineno, const cJSON *
     return SIM_OK;
 }
 
+/* A row the one-pass reader took (workload_jsonl.c) whose every field is as the tree reader
+ * takes it; false (the ids it appended dropped) to leave the row to that reader. */
+static bool jsonl_row_fast(trace_reader *tr, const char *line, sim_request *r, double *t,
+                           sim_workload *w)
+{
+    sim_workload_jsonl_row row;
+    const size_t n0 = w->n_hash_ids;
+    const bool ok = sim_workload_jsonl_scan(line, &row, &w->hash_ids, &w->n_hash_ids, &tr->hash_cap);
+    const double blocks = ceil(row.input_length / MOONCAKE_HASH_TOKENS);
+    if (!ok || !row.has_ts || !(isfinite(row.timestamp) && row.timestamp >= 0) || !row.has_in ||
+        !row.has_out || !whole_tokens(row.input_length) || !whole_tokens(row.output_length) ||
+        (row.has_hash && (double)row.n_hash > blocks) ||
+        (row.has_images && !(row.images == floor(row.images) && row.images >= 0 &&
+                             row.images <= MAX_IMAGES))) {
+        w->n_hash_ids = n0;
+        return false;
+    }
+    *t = row.timestamp / 1e3;
+    r->input_tokens = (int64_t)row.input_length;
+    r->output_tokens = (int64_t)row.output_length;
+    if (row.has_hash) {
+        r->hash_off = n0;
+        r->n_hash = (int64_t)row.n_hash;
+        w->hash_block_tokens = MOONCAKE_HASH_TOKENS;
+    }
+    if (row.has_images)
+        r->images = (int64_t)row.images;
+    return true;
+}
+
 static sim_status jsonl_row(trace_reader *tr, const char *line, int64_t lineno, sim_request *r,
                             double *t, uint64_t *key, sim_workload *w, sim_err *err)
 {
+    if (jsonl_row_fast(tr, line, r, t, w))
+        return SIM_OK;
     const char *end = NULL;
     cJSON *o = cJSON_ParseWithOpts(line, &end, 1); /* nothing may follow the object */
     if (!cJSON_IsObject(o)) {

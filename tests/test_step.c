@@ -263,20 +263,30 @@ static void test_memo_matches(void **state)
                         .iteration_overhead_ns = 1e6,
                         .request_overhead_ns = 1e4};
     sim_step_memo *memo = calloc(2, sizeof *memo);
-    sim_step_result a;
-    for (int j = 0; j < 40; j++) {
-        sim_seq_group g[2] = {{.count = 16 + (j / 10), .q = 1, .c = 1000 + j, .logits = 1},
+    sim_step_memo_ways *ways = calloc(2, sizeof *ways); /* and through the ways, whose batch */
+    sim_step_result a;                                  /* returns to shapes it had */
+    for (int j = 0; j < 120; j++) {
+        sim_seq_group g[2] = {{.count = 16 + (j / 10) % 3 + j % 3, .q = 1, .c = 1000 + j, .logits = 1},
                               {.count = 1, .q = j % 7 == 0 ? 300 : 1, .c = 50 * j, .logits = 1}};
         cfg.eager = j % 7 == 0;
         sim_step_price(&cfg, g, 2, &a);
-        const sim_step_result *b = sim_step_price_memo(&cfg, g, 2, &memo[cfg.eager]);
-        assert_true(a.t_ns == b->t_ns && a.t_lower_ns == b->t_lower_ns &&
-                    a.t_upper_ns == b->t_upper_ns && a.flops == b->flops && a.bytes == b->bytes);
-        for (int i = 0; i < SIM_OP_COUNT; i++) /* field by field: struct padding is not data */
-            assert_true(a.cost[i].t_ns == b->cost[i].t_ns && a.cost[i].bound == b->cost[i].bound &&
-                        a.hidden_ns[i] == b->hidden_ns[i]);
+        const sim_step_result *r[2] = {sim_step_price_memo(&cfg, g, 2, &memo[cfg.eager]),
+                                       sim_step_price_memo_ways(&cfg, g, 2, &ways[cfg.eager])};
+        for (int k = 0; k < 2; k++) {
+            const sim_step_result *b = r[k];
+            assert_true(a.t_ns == b->t_ns && a.t_lower_ns == b->t_lower_ns &&
+                        a.t_upper_ns == b->t_upper_ns && a.flops == b->flops &&
+                        a.bytes == b->bytes && a.net_hidden_ns == b->net_hidden_ns &&
+                        a.t_host_ns == b->t_host_ns && a.kernels == b->kernels);
+            for (int i = 0; i < SIM_OP_COUNT; i++) /* field by field: padding is not data */
+                assert_true(a.cost[i].t_ns == b->cost[i].t_ns &&
+                            a.cost[i].bound == b->cost[i].bound &&
+                            a.hidden_ns[i] == b->hidden_ns[i] &&
+                            a.graph.ops[i].flops == b->graph.ops[i].flops);
+        }
     }
     free(memo);
+    free(ways);
 }
 
 static void test_check(void **state)

@@ -502,6 +502,53 @@ static void test_mooncake_hash_ids(void **state)
     assert_non_null(strstr(err.msg, "element 1"));
 }
 
+/* The one-pass reader (workload_jsonl.c) reads what the tree reader does: the same rows, once
+ * in the flat form it takes and once with an extra key on each (which leaves every row to the
+ * tree reader), load to the same requests and ids, number for number; and a row it leaves to
+ * the tree reader keeps that reader's message. */
+static void test_mooncake_one_pass(void **state)
+{
+    (void)state;
+    static const char *const rows[] = {
+        "{\"timestamp\": 5.25, \"input_length\": 1100, \"output_length\": 3, \"hash_ids\": [7, 8, 9]}",
+        "{\"timestamp\":1,\"input_length\":100,\"output_length\":3e0}",
+        "{ \"hash_ids\": [], \"output_length\": 2, \"input_length\": 1.0E3, \"timestamp\": 0 }",
+        "{\"timestamp\": 2.5e3, \"input_length\": 513, \"output_length\": 1, \"hash_ids\": null, "
+        "\"images\": 2}",
+        "{\"timestamp\": -0, \"input_length\": 600, \"output_length\": 9, \"hash_ids\": "
+        "[9007199254740992, 123456789012345]}",
+    };
+    char flat[2048] = "", tree[2048] = "";
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        strcat(flat, rows[i]);
+        strcat(flat, "\n");
+        strcat(tree, "{\"x\": 1, ");
+        strcat(tree, strchr(rows[i], '{') + 1);
+        strcat(tree, "\n");
+    }
+    sim_err err = {{0}};
+    sim_workload a = load(flat, 1.0, SIM_OK, &err), b = load(tree, 1.0, SIM_OK, &err);
+    assert_int_equal(a.n, b.n);
+    assert_int_equal(a.n_hash_ids, b.n_hash_ids);
+    assert_int_equal(a.n_hash_ids, 5);
+    assert_int_equal(a.hash_block_tokens, b.hash_block_tokens);
+    assert_memory_equal(a.reqs, b.reqs, a.n * sizeof *a.reqs);
+    assert_memory_equal(a.hash_ids, b.hash_ids, a.n_hash_ids * sizeof *a.hash_ids);
+    assert_int_equal(a.reqs[4].images, 2); /* arrivals 0, -0, 1 ms, 5.25 ms, 2.5 s */
+    assert_int_equal(a.reqs[0].input_tokens, 1000); /* 0 and -0 ms: file order */
+    sim_workload_free(&a);
+    sim_workload_free(&b);
+    /* a key twice, an id past the prompt's blocks: the tree reader's messages */
+    sim_workload w = load("{\"timestamp\": 5, \"input_length\": 9, \"input_length\": 9, "
+                          "\"output_length\": 3}\n",
+                          1.0, SIM_EINPUT, &err);
+    assert_non_null(strstr(err.msg, "input_length"));
+    w = load("{\"timestamp\": 5, \"input_length\": 10, \"output_length\": 3, \"hash_ids\": [1, 2]}\n",
+             1.0, SIM_EINPUT, &err);
+    assert_non_null(strstr(err.msg, ":1: field 'hash_ids' is 2 ids"));
+    (void)w;
+}
+
 static void test_prefix_repetition(void **state)
 {
     (void)state;
@@ -862,6 +909,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mooncake_hash_ids),
+        cmocka_unit_test(test_mooncake_one_pass),
         cmocka_unit_test(test_sessions),
         cmocka_unit_test(test_prefix_repetition),
         cmocka_unit_test(test_fixed_lengths_and_infinite_rate),
