@@ -339,10 +339,11 @@ sim_status sim_html_serve(const char *path, const char *cmdline, const sim_serve
         "Prompt (and recompute) tokens and decode tokens per iteration, averaged per bucket.",
         "The most KV-cache blocks in use at any iteration's start in each bucket.",
         "Requests preempted (recompute) in each bucket."};
-    for (int v = 0; v < SIM_VIEW_COUNT; v++) {
-        sim_chart_series(&c, series, (sim_series_view)v, rep->res->duration_ns, cmdline);
-        figure(&p, &c, captions[v]);
-    }
+    for (int v = 0; v < SIM_VIEW_COUNT; v++)
+        if (sim_chart_series_shows(series, (sim_series_view)v)) { /* no empty preemptions */
+            sim_chart_series(&c, series, (sim_series_view)v, rep->res->duration_ns, cmdline);
+            figure(&p, &c, captions[v]);
+        }
     section(&p, "Requests");
     sim_chart_gantt(&c, rep->res, 40, cmdline);
     figure(&p, &c,
