@@ -115,8 +115,8 @@ void sim_chart_roofline(sim_svg *s, const sim_hw *hw, const sim_step_result *pre
     sim_svg_axes(s, &fr, &x, &y, "arithmetic intensity (FLOP/byte)", "achieved (FLOP/s per GPU)");
     /* the memory roof, then each format's compute roof from its ridge on: formats of one peak
      * (bf16 and fp16, fp8 and int8 on most parts) share one roof, labelled with all their names */
-    sim_svg_key keys[SIM_DT_COUNT + 3];
-    char labels[SIM_DT_COUNT][64];
+    sim_svg_key keys[2 * SIM_DT_COUNT + 3];
+    char labels[2 * SIM_DT_COUNT][64];
     size_t nk = 0;
     keys[nk++] = (sim_svg_key){"prefill op", phase_colour[0], false};
     keys[nk++] = (sim_svg_key){"decode op", phase_colour[1], false};
@@ -147,9 +147,13 @@ void sim_chart_roofline(sim_svg *s, const sim_hw *hw, const sim_step_result *pre
         sim_svg_polyline(s, px, py, np, dtype_colour[d], 1.6, NULL, "roof");
         double rx = sim_scale_map(&x, ridge), ry = sim_scale_map(&y, peak);
         sim_svg_line(s, rx, ry, rx, fr.y1, dtype_colour[d], 1, "3 3");
-        snprintf(labels[nk - 3], sizeof labels[0], "%s %.4gT, ridge %.0f", names, peak / 1e12,
-                 ridge);
+        /* a roof's names and peak, and under it (no swatch) its ridge: one line for both
+         * overflowed the legend's 140 px ("bf16/fp16 989.4T, ridge 295") */
+        snprintf(labels[nk - 3], sizeof labels[0], "%s %.4gT", names, peak / 1e12);
         keys[nk] = (sim_svg_key){labels[nk - 3], dtype_colour[d], true};
+        nk++;
+        snprintf(labels[nk - 3], sizeof labels[0], "ridge %.0f FLOP/byte", ridge);
+        keys[nk] = (sim_svg_key){labels[nk - 3], "none", true};
         nk++;
     }
     /* the memory roof past the ridges, cut where it leaves the frame (its slope kept) */

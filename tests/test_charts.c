@@ -135,8 +135,9 @@ static void test_roofline_one_circle_per_op(void **state)
     assert_near(f->hw.peak_flops[SIM_DT_BF16], f->hw.peak_flops[SIM_DT_FP16], 0.0);
     assert_near(f->hw.peak_flops[SIM_DT_FP8], f->hw.peak_flops[SIM_DT_INT8], 0.0);
     assert_int_equal(xml_count(s.s, "polyline", "roof"), 2);
-    assert_non_null(strstr(s.s, "bf16/fp16 989.4T"));
-    assert_non_null(strstr(s.s, "fp8/int8 1979T"));
+    assert_non_null(strstr(s.s, ">bf16/fp16 989.4T<"));
+    assert_non_null(strstr(s.s, ">fp8/int8 1979T<"));
+    assert_non_null(strstr(s.s, ">ridge 591 FLOP/byte<")); /* 1978.9 T / 3.35 TB/s */
     /* the ops without FLOPs are named, not dropped silently */
     assert_non_null(strstr(s.s, "attn_allreduce"));
     /* the ops' names: no two boxes overlap and all lie in the frame (74..610 x 64..410: the
