@@ -17,7 +17,7 @@ static const char *const bound_colour[SIM_BOUND_COUNT] = {[SIM_BOUND_COMPUTE] = 
                                                           [SIM_BOUND_NETWORK] = "#e45756",
                                                           [SIM_BOUND_OVERHEAD] = "#9d9d9d"};
 static const char *const dtype_colour[SIM_DT_COUNT] = {"#2ca02c", "#17becf", "#d62728", "#9467bd",
-                                                       "#8c564b"};
+                                                       "#8c564b", "#e377c2", "#bcbd22"};
 #define HOST_COLOUR "#b279a2"
 #define LAUNCH_COLOUR "#bab0ac"
 
@@ -29,6 +29,56 @@ static bool on_roofline(const sim_step_result *r, int i)
 {
     const sim_op *op = &r->graph.ops[i];
     return op->present && op->flops > 0.0 && sim_op_bytes(op) > 0.0 && r->cost[i].t_ns > 0.0;
+}
+
+/* Whether two peaks are one roof (equal to a part in a million: datasheets round the same). */
+static bool same_peak(double a, double b) { return a > 0.0 && fabs(a - b) <= 1e-6 * a; }
+
+/* An op's name placed on the roofline: its box (estimated: sim_svg_text_width wide, the text's
+ * size tall above its baseline) and where it is written. */
+typedef struct op_label {
+    double x0, y0, x1, y1;
+    double tx, ty;
+    sim_svg_anchor anchor;
+    const char *name;
+} op_label;
+
+/* Places `name` beside a circle (cx, cy, radius r) at the first of eight places around it
+ * whose box lies in the frame and clear of the labels placed so far (lab[0..*n)), and adds it;
+ * places nothing when none is clear (the op keeps its tooltip). */
+static void place_label(const sim_svg_frame *fr, double cx, double cy, double r, const char *name,
+                        op_label *lab, size_t *n, size_t cap)
+{
+    enum { SIZE = 10 };
+    double w = sim_svg_text_width(name, SIZE), d = r + 3, e = 0.7 * d;
+    const struct {
+        double x, y; /* the baseline's anchor point */
+        sim_svg_anchor a;
+    } at[] = {{cx + d, cy + 3, SIM_SVG_START}, {cx - d, cy + 3, SIM_SVG_END},
+              {cx, cy - d, SIM_SVG_MIDDLE},    {cx, cy + d + 8, SIM_SVG_MIDDLE},
+              {cx + e, cy - e, SIM_SVG_START}, {cx + e, cy + e + 8, SIM_SVG_START},
+              {cx - e, cy - e, SIM_SVG_END},   {cx - e, cy + e + 8, SIM_SVG_END}};
+    for (size_t k = 0; k < sizeof at / sizeof at[0] && *n < cap; k++) {
+        double bx = at[k].a == SIM_SVG_START ? at[k].x
+                    : at[k].a == SIM_SVG_END ? at[k].x - w
+                                             : at[k].x - w / 2;
+        op_label l = {.x0 = bx,
+                      .y0 = at[k].y - 0.8 * SIZE,
+                      .x1 = bx + w,
+                      .y1 = at[k].y + 0.2 * SIZE,
+                      .tx = at[k].x,
+                      .ty = at[k].y,
+                      .anchor = at[k].a,
+                      .name = name};
+        bool clear = l.x0 >= fr->x0 && l.x1 <= fr->x1 && l.y0 >= fr->y0 && l.y1 <= fr->y1;
+        for (size_t j = 0; clear && j < *n; j++)
+            clear =
+                l.x1 <= lab[j].x0 || lab[j].x1 <= l.x0 || l.y1 <= lab[j].y0 || lab[j].y1 <= l.y0;
+        if (clear) {
+            lab[(*n)++] = l;
+            return;
+        }
+    }
 }
 
 void sim_chart_roofline(sim_svg *s, const sim_hw *hw, const sim_step_result *prefill,
@@ -63,35 +113,57 @@ void sim_chart_roofline(sim_svg *s, const sim_hw *hw, const sim_step_result *pre
     sim_scale x = sim_scale_log(imin / 2.0, imax * 4.0, fr.x0, fr.x1);
     sim_scale y = sim_scale_log(flo / 2.0, fhi * 2.0, fr.y1, fr.y0);
     sim_svg_axes(s, &fr, &x, &y, "arithmetic intensity (FLOP/byte)", "achieved (FLOP/s per GPU)");
-    /* the memory roof, then each format's compute roof from its ridge on */
-    sim_svg_key keys[SIM_DT_COUNT + 3];
-    char labels[SIM_DT_COUNT][64];
+    /* the memory roof, then each format's compute roof from its ridge on: formats of one peak
+     * (bf16 and fp16, fp8 and int8 on most parts) share one roof, labelled with all their names */
+    sim_svg_key keys[2 * SIM_DT_COUNT + 3];
+    char labels[2 * SIM_DT_COUNT][64];
     size_t nk = 0;
     keys[nk++] = (sim_svg_key){"prefill op", phase_colour[0], false};
     keys[nk++] = (sim_svg_key){"decode op", phase_colour[1], false};
     keys[nk++] = (sim_svg_key){"HBM roof", "#333333", true};
-    double bw = hw->hbm_bytes_per_s;
+    double bw = hw->hbm_bytes_per_s, clx[2], cly[2];
     for (int d = 0; d < SIM_DT_COUNT; d++) {
         double peak = hw->peak_flops[d];
-        if (peak <= 0.0)
+        bool seen = false;
+        for (int e = 0; e < d; e++)
+            seen = seen || same_peak(hw->peak_flops[e], peak);
+        if (peak <= 0.0 || seen)
             continue;
+        char names[40] = "";
+        for (int e = d, len = 0; e < SIM_DT_COUNT; e++)
+            if (same_peak(hw->peak_flops[e], peak) && len < (int)sizeof names)
+                len += snprintf(names + len, sizeof names - (size_t)len, "%s%s", len ? "/" : "",
+                                sim_dtype_name((sim_dtype)e));
         double ridge = peak / bw;
-        double px[3] = {sim_scale_map(&x, x.d0), sim_scale_map(&x, ridge), sim_scale_map(&x, x.d1)};
-        double py[3] = {sim_scale_map(&y, x.d0 * bw), sim_scale_map(&y, peak),
-                        sim_scale_map(&y, peak)};
-        sim_svg_polyline(s, px, py, 3, dtype_colour[d], 1.6, NULL, "roof");
-        sim_svg_line(s, px[1], py[1], px[1], fr.y1, dtype_colour[d], 1, "3 3");
-        snprintf(labels[nk - 3], sizeof labels[0], "%s %.4gT, ridge %.0f", sim_dtype_name(d),
-                 peak / 1e12, ridge);
+        double px[3], py[3];
+        size_t np = 0;
+        if (sim_svg_clip(&x, &y, x.d0, x.d0 * bw, ridge, peak, clx, cly)) {
+            px[np] = clx[0], py[np++] = cly[0];
+            px[np] = clx[1], py[np++] = cly[1];
+        } else {
+            px[np] = sim_scale_map(&x, ridge), py[np++] = sim_scale_map(&y, peak);
+        }
+        px[np] = sim_scale_map(&x, x.d1), py[np++] = sim_scale_map(&y, peak);
+        sim_svg_polyline(s, px, py, np, dtype_colour[d], 1.6, NULL, "roof");
+        double rx = sim_scale_map(&x, ridge), ry = sim_scale_map(&y, peak);
+        sim_svg_line(s, rx, ry, rx, fr.y1, dtype_colour[d], 1, "3 3");
+        /* a roof's names and peak, and under it (no swatch) its ridge: one line for both
+         * overflowed the legend's 140 px ("bf16/fp16 989.4T, ridge 295") */
+        snprintf(labels[nk - 3], sizeof labels[0], "%s %.4gT", names, peak / 1e12);
         keys[nk] = (sim_svg_key){labels[nk - 3], dtype_colour[d], true};
         nk++;
+        snprintf(labels[nk - 3], sizeof labels[0], "ridge %.0f FLOP/byte", ridge);
+        keys[nk] = (sim_svg_key){labels[nk - 3], "none", true};
+        nk++;
     }
-    double px0 = sim_scale_map(&x, x.d0), py0 = sim_scale_map(&y, x.d0 * bw);
-    sim_svg_line(s, px0, py0, sim_scale_map(&x, x.d1), sim_scale_map(&y, x.d1 * bw), "#333333", 0.8,
-                 "6 3");
+    /* the memory roof past the ridges, cut where it leaves the frame (its slope kept) */
+    if (sim_svg_clip(&x, &y, x.d0, x.d0 * bw, x.d1, x.d1 * bw, clx, cly))
+        sim_svg_line(s, clx[0], cly[0], clx[1], cly[1], "#333333", 0.8, "6 3");
     /* the ops, largest first so small ones stay visible on top */
     char off[512] = "";
     size_t off_len = 0;
+    op_label labs[2 * SIM_OP_COUNT];
+    size_t nlab = 0;
     for (int k = 0; k < 2; k++) {
         const sim_step_result *r = steps[k];
         if (!r)
@@ -136,10 +208,15 @@ void sim_chart_roofline(sim_svg *s, const sim_hw *hw, const sim_step_result *pre
             double cx = sim_scale_map(&x, in), cy = sim_scale_map(&y, f);
             sim_svg_circle(s, cx, cy, 3.0 + 16.0 * sqrt(share), phase_colour[k], "op", t);
             if (share >= 0.04)
-                sim_svg_text(s, cx + 5 + 16.0 * sqrt(share), cy + 3, SIM_SVG_START, 10, false, 0,
-                             name);
+                place_label(&fr, cx, cy, 3.0 + 16.0 * sqrt(share), name, labs, &nlab,
+                            sizeof labs / sizeof labs[0]);
         }
     }
+    /* the names over all circles, none over another */
+    sim_svg_raw(s, "<g class=\"oplabels\">");
+    for (size_t j = 0; j < nlab; j++)
+        sim_svg_text(s, labs[j].tx, labs[j].ty, labs[j].anchor, 10, false, 0, labs[j].name);
+    sim_svg_raw(s, "</g>");
     sim_svg_legend(s, fr.x1 + 14, fr.y0 + 10, keys, nk);
     double ly = fr.y0 + 10 + 18.0 * (double)nk + 8;
     sim_svg_text(s, fr.x1 + 14, ly, SIM_SVG_START, 10, false, 0, "circle size: share of");

@@ -77,6 +77,10 @@ enum { SIM_CHART_MAX_INSTANCES = 16 };
 void sim_chart_series_instances(sim_svg *s, const sim_series_set *set, int prefill,
                                 sim_series_view v, int64_t duration_ns, const char *flags);
 
+/* Whether view v of a run has anything to show: all do but the preemptions when there were
+ * none (a page leaves that panel out). */
+bool sim_chart_series_shows(const sim_series *ser, sim_series_view v);
+
 /* Up to max_rows requests, evenly spaced through the workload: queued, prefill, decode. */
 void sim_chart_gantt(sim_svg *s, const sim_engine_result *res, size_t max_rows, const char *flags);
 

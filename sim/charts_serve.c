@@ -136,6 +136,16 @@ void sim_chart_cdf(sim_svg *s, const sim_engine_result *res, sim_metric m, const
 /* ------------------------------------------------------------------------------------------ */
 /* Over simulated time */
 
+bool sim_chart_series_shows(const sim_series *ser, sim_series_view view)
+{
+    if (view != SIM_VIEW_PREEMPTIONS)
+        return true;
+    for (size_t i = 0; i < ser->n; i++)
+        if (ser->b[i].preemptions > 0)
+            return true;
+    return false;
+}
+
 void sim_chart_series(sim_svg *s, const sim_series *ser, sim_series_view view, int64_t duration_ns,
                       const char *flags)
 {
@@ -177,8 +187,9 @@ void sim_chart_series(sim_svg *s, const sim_series *ser, sim_series_view view, i
         }
         ymax = max2(ymax, view == SIM_VIEW_TOKENS ? a[i] + b[i] : max2(a[i], b[i]));
     }
-    double tmax = max2((double)duration_ns / 1e9, (double)n * width_s);
-    sim_scale x = sim_scale_linear(0.0, tmax > 0.0 ? tmax : 1.0, fr.x0, fr.x1);
+    /* the time axis ends where the run ends (the last bucket may reach past it: cut there) */
+    double tmax = duration_ns > 0 ? (double)duration_ns / 1e9 : (double)n * width_s;
+    sim_scale x = sim_scale_linear_exact(0.0, tmax > 0.0 ? tmax : 1.0, fr.x0, fr.x1);
     sim_scale y =
         sim_scale_linear(0.0, view == SIM_VIEW_KV ? 100.0 : max2(ymax, 1.0), fr.y1, fr.y0);
     sim_svg_axes(s, &fr, &x, &y, "simulated time (s)", views[view].ylabel);
@@ -371,7 +382,8 @@ void sim_chart_gantt(sim_svg *s, const sim_engine_result *res, size_t max_rows, 
     snprintf(title, sizeof title, "Requests over time: %zu of %zu, evenly spaced", rows, res->n);
     sim_svg_title(s, W, title, flags);
     sim_svg_frame fr = {90, top, W - 170, top + row_h * (double)rows};
-    sim_scale x = sim_scale_linear(0.0, max2((double)res->duration_ns / 1e9, 1e-9), fr.x0, fr.x1);
+    sim_scale x =
+        sim_scale_linear_exact(0.0, max2((double)res->duration_ns / 1e9, 1e-9), fr.x0, fr.x1);
     sim_svg_axes(s, &fr, &x, NULL, "simulated time (s)",
                  rows >= 14 ? "request (# in the workload)" : NULL); /* room to write it */
     static const char *const seg_name[3] = {"queued", "prefill", "decode"};

@@ -268,7 +268,7 @@ void sim_chart_sweep_dim(sim_svg *s, const sim_chart_sweep *sw, size_t dim)
     snprintf(title, sizeof title, "Throughput per GPU by %s", d->name);
     sim_svg_begin(s, PW, PH, title);
     sim_svg_title(s, PW, title, sw->flags);
-    sim_svg_frame fr = {64, 64, PW - 16, PH - 70};
+    sim_svg_frame fr = {64, 64, PW - 16, PH - 82}; /* room for two rows of value labels */
     double ymax = 0.0;
     for (size_t i = 0; i < sw->n; i++)
         if (sw->rows[i].ok)
@@ -294,7 +294,9 @@ void sim_chart_sweep_dim(sim_svg *s, const sim_chart_sweep *sw, size_t dim)
                 v++;
             if (v == d->n)
                 continue;
-            best[v] = max2(best[v], sw->rows[i].tput_per_gpu);
+            /* under an SLO the best of a value is the best of its points that meet it */
+            if (!sw->has_slo || sw->rows[i].meets_slo)
+                best[v] = max2(best[v], sw->rows[i].tput_per_gpu);
             char tip[96];
             snprintf(tip, sizeof tip, "point %zu: %.4g tok/s per GPU", sw->rows[i].point,
                      sw->rows[i].tput_per_gpu);
@@ -302,16 +304,23 @@ void sim_chart_sweep_dim(sim_svg *s, const sim_chart_sweep *sw, size_t dim)
                            sim_scale_map(&y, sw->rows[i].tput_per_gpu), 3,
                            sw->has_slo && sw->rows[i].meets_slo ? "#2ca02c" : "#9d9d9d", "pt", tip);
         }
-        for (size_t v = 0; v < d->n; v++) {
-            px[v] = fr.x0 + band * ((double)v + 0.5);
-            py[v] = sim_scale_map(&y, best[v]);
+        /* the line through each value's best, broken at a value with none (no point of it
+         * meets the SLO, or none ran) */
+        for (size_t v = 0, from = 0; v <= d->n; v++) {
+            if (v < d->n && best[v] > 0.0) {
+                px[v] = fr.x0 + band * ((double)v + 0.5);
+                py[v] = sim_scale_map(&y, best[v]);
+                continue;
+            }
+            if (v > from)
+                sim_svg_polyline(s, px + from, py + from, v - from, "#1f77b4", 1.5, "4 2", "best");
+            from = v + 1;
         }
-        sim_svg_polyline(s, px, py, d->n, "#1f77b4", 1.5, "4 2", "best");
     }
     /* the legend in one row under the axis */
     const sim_svg_key slo_keys[] = {{"meets SLO", "#2ca02c", false},
                                     {"misses it", "#9d9d9d", false},
-                                    {"best per value", "#1f77b4", true}};
+                                    {"best meeting it", "#1f77b4", true}};
     const sim_svg_key plain_keys[] = {{"point", "#9d9d9d", false},
                                       {"best per value", "#1f77b4", true}};
     const sim_svg_key *keys = sw->has_slo ? slo_keys : plain_keys;

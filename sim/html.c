@@ -266,6 +266,11 @@ static void instances_section(page *p, const sim_serve_report *rep,
             "Requests each instance preempted (recompute) in each bucket."};
         sim_svg c_svg = {0};
         for (int v = 0; v < SIM_VIEW_COUNT; v++) {
+            bool shows = false; /* no instance preempted: no empty preemptions panel */
+            for (int i = 0; i < set->n && !shows; i++)
+                shows = sim_chart_series_shows(&set->s[i], (sim_series_view)v);
+            if (!shows)
+                continue;
             sim_chart_series_instances(&c_svg, set, c->prefill, (sim_series_view)v,
                                        rep->res->duration_ns, cmdline);
             figure(p, &c_svg, captions[v]);
@@ -370,10 +375,11 @@ sim_status sim_html_serve(const char *path, const char *cmdline, const sim_serve
         "Prompt (and recompute) tokens and decode tokens per iteration, averaged per bucket.",
         "The most KV-cache blocks in use at any iteration's start in each bucket.",
         "Requests preempted (recompute) in each bucket."};
-    for (int v = 0; v < SIM_VIEW_COUNT; v++) {
-        sim_chart_series(&c, series, (sim_series_view)v, rep->res->duration_ns, cmdline);
-        figure(&p, &c, captions[v]);
-    }
+    for (int v = 0; v < SIM_VIEW_COUNT; v++)
+        if (sim_chart_series_shows(series, (sim_series_view)v)) { /* no empty preemptions */
+            sim_chart_series(&c, series, (sim_series_view)v, rep->res->duration_ns, cmdline);
+            figure(&p, &c, captions[v]);
+        }
     section(&p, "Requests");
     sim_chart_gantt(&c, rep->res, 40, cmdline);
     figure(&p, &c,

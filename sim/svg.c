@@ -172,6 +172,16 @@ sim_scale sim_scale_linear(double lo, double hi, double r0, double r1)
     return (sim_scale){floor(lo / step) * step, ceil(hi / step) * step, r0, r1, false};
 }
 
+sim_scale sim_scale_linear_exact(double lo, double hi, double r0, double r1)
+{
+    sim_scale sc = sim_scale_linear(lo, hi, r0, r1);
+    if (isfinite(lo) && isfinite(hi) && hi > lo) {
+        sc.d0 = lo;
+        sc.d1 = hi;
+    }
+    return sc;
+}
+
 sim_scale sim_scale_log(double lo, double hi, double r0, double r1)
 {
     if (!(lo > 0.0) || !isfinite(lo))
@@ -189,17 +199,52 @@ sim_scale sim_scale_log(double lo, double hi, double r0, double r1)
     return (sim_scale){pow(10.0, a), pow(10.0, b), r0, r1, true};
 }
 
-double sim_scale_map(const sim_scale *sc, double v)
+/* Where v falls in the domain, 0 at d0 and 1 at d1, not clamped (log: v <= 0 is d0). */
+static double scale_unit(const sim_scale *sc, double v)
 {
-    double t;
     if (sc->log) {
         double lv = v > 0.0 && isfinite(v) ? log10(v) : log10(sc->d0);
-        t = (lv - log10(sc->d0)) / (log10(sc->d1) - log10(sc->d0));
-    } else {
-        t = (fin(v) - sc->d0) / (sc->d1 - sc->d0);
+        return (lv - log10(sc->d0)) / (log10(sc->d1) - log10(sc->d0));
     }
+    return (fin(v) - sc->d0) / (sc->d1 - sc->d0);
+}
+
+double sim_scale_map(const sim_scale *sc, double v)
+{
+    double t = scale_unit(sc, v);
     t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
     return sc->r0 + t * (sc->r1 - sc->r0);
+}
+
+bool sim_svg_clip(const sim_scale *x, const sim_scale *y, double xa, double ya, double xb,
+                  double yb, double px[2], double py[2])
+{
+    /* Liang-Barsky on the unit square: the segment a + t (b - a), t in [0, 1], cut to where both
+     * coordinates lie in [0, 1] */
+    double ua = scale_unit(x, xa), va = scale_unit(y, ya);
+    double du = scale_unit(x, xb) - ua, dv = scale_unit(y, yb) - va;
+    double t0 = 0.0, t1 = 1.0;
+    const double p[4] = {-du, du, -dv, dv}, q[4] = {ua, 1.0 - ua, va, 1.0 - va};
+    for (int k = 0; k < 4; k++) {
+        if (p[k] == 0.0) {
+            if (q[k] < 0.0)
+                return false; /* parallel to this edge and outside it */
+            continue;
+        }
+        double t = q[k] / p[k];
+        if (p[k] < 0.0)
+            t0 = fmax(t0, t);
+        else
+            t1 = fmin(t1, t);
+    }
+    if (!(t0 <= t1) || !isfinite(ua + va + du + dv))
+        return false;
+    for (int e = 0; e < 2; e++) {
+        double t = e ? t1 : t0;
+        px[e] = x->r0 + (ua + t * du) * (x->r1 - x->r0);
+        py[e] = y->r0 + (va + t * dv) * (y->r1 - y->r0);
+    }
+    return true;
 }
 
 size_t sim_scale_ticks(const sim_scale *sc, double *out, size_t max)
@@ -214,8 +259,10 @@ size_t sim_scale_ticks(const sim_scale *sc, double *out, size_t max)
         return n;
     }
     double step = nice_step(sc->d1 - sc->d0, 5.0);
+    /* from the first multiple of the step in the domain (d0 unless the domain is exact) */
+    double first = ceil(sc->d0 / step - 1e-6) * step;
     // NOLINTNEXTLINE(cert-flp30-c): bounded by n < max, not by the float
-    for (double v = sc->d0; v <= sc->d1 + step * 1e-6 && n < max; v += step)
+    for (double v = first; v <= sc->d1 + step * 1e-6 && n < max; v += step)
         out[n++] = fabs(v) < step * 1e-9 ? 0.0 : v;
     return n;
 }
@@ -320,17 +367,35 @@ void sim_svg_axes(sim_svg *s, const sim_svg_frame *f, const sim_scale *x, const 
     sim_svg_raw(s, "</g>");
 }
 
+double sim_svg_text_width(const char *text, double size)
+{
+    return 0.6 * size * (double)(text ? strlen(text) : 0);
+}
+
 void sim_svg_xcats(sim_svg *s, const sim_svg_frame *f, const char *const *labels, size_t n,
                    const char *xlabel)
 {
-    double band = n ? (f->x1 - f->x0) / (double)n : 0.0;
+    enum { SIZE = 10, GAP = 6 };
+    double band = n ? (f->x1 - f->x0) / (double)n : 0.0, widest = 0.0;
+    for (size_t i = 0; i < n; i++)
+        widest = fmax(widest, sim_svg_text_width(labels[i], SIZE));
+    /* one row when every label fits its band; else two staggered rows (a label has two bands),
+     * and past that every k-th label on them (a label then has 2k bands) */
+    size_t rows = widest + GAP <= band ? 1 : 2, every = 1;
+    while (rows == 2 && widest + GAP > 2.0 * band * (double)every && every < n)
+        every++;
+    sim_svg_raw(s, "<g class=\"xcats\">");
     for (size_t i = 0; i < n; i++) {
         double px = f->x0 + band * ((double)i + 0.5);
         sim_svg_line(s, px, f->y1, px, f->y1 + 5, "#555555", 1, NULL);
-        sim_svg_text(s, px, f->y1 + 17, SIM_SVG_MIDDLE, 10.5, false, 0, labels[i]);
+        if (i % every == 0)
+            sim_svg_text(s, px, f->y1 + 17 + 12.0 * (double)((i / every) % rows), SIM_SVG_MIDDLE,
+                         SIZE, false, 0, labels[i]);
     }
+    sim_svg_raw(s, "</g>");
     if (xlabel)
-        sim_svg_text(s, (f->x0 + f->x1) / 2, f->y1 + 36, SIM_SVG_MIDDLE, 12, false, 0, xlabel);
+        sim_svg_text(s, (f->x0 + f->x1) / 2, f->y1 + 36 + 12.0 * (double)(rows - 1), SIM_SVG_MIDDLE,
+                     12, false, 0, xlabel);
 }
 
 void sim_svg_legend(sim_svg *s, double x, double y, const sim_svg_key *keys, size_t n)

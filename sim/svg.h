@@ -71,6 +71,10 @@ typedef struct sim_scale {
  * degenerate interval (lo == hi) is widened around its value. */
 sim_scale sim_scale_linear(double lo, double hi, double r0, double r1);
 
+/* A linear scale whose domain is exactly [lo, hi] (a time axis that ends where the run ends);
+ * its ticks are the round values inside it. Degenerate input is widened as sim_scale_linear. */
+sim_scale sim_scale_linear_exact(double lo, double hi, double r0, double r1);
+
 /* A log scale whose domain is [lo, hi] widened to whole decades. lo and hi must be > 0 (values
  * <= 0 are taken as 1). */
 sim_scale sim_scale_log(double lo, double hi, double r0, double r1);
@@ -78,6 +82,14 @@ sim_scale sim_scale_log(double lo, double hi, double r0, double r1);
 /* Pixel position of v (clamped into the domain; log scales clamp v <= 0 to the domain's low
  * end). */
 double sim_scale_map(const sim_scale *sc, double v);
+
+/* The segment from (xa, ya) to (xb, yb) in data units, straight in the scales' space (a line
+ * y = c x on log-log axes), cut to the part inside both domains: its ends in pixels in px, py.
+ * Returns false when no part is inside. Unlike sim_scale_map on each end, the slope is kept.
+ * For instance, on log x [1, 100] and log y [1, 100], y = 10 x from x = 1 to 100 is drawn from
+ * (1, 10) to (10, 100). */
+bool sim_svg_clip(const sim_scale *x, const sim_scale *y, double xa, double ya, double xb,
+                  double yb, double px[2], double py[2]);
 
 /* Tick values inside the domain: decades for log scales, 1-2-5 steps for linear (about 6).
  * Returns how many were written (at most max). */
@@ -106,7 +118,14 @@ void sim_svg_title(sim_svg *s, double width, const char *title, const char *subt
 void sim_svg_axes(sim_svg *s, const sim_svg_frame *f, const sim_scale *x, const sim_scale *y,
                   const char *xlabel, const char *ylabel);
 
-/* A categorical x axis: `n` labels centred in equal bands across the frame. */
+/* The width a text of `size` px takes, estimated (0.6 em a character: sans-serif digits and
+ * lower case are narrower), for laying labels out so that they do not overlap. */
+double sim_svg_text_width(const char *text, double size);
+
+/* A categorical x axis: `n` labels centred in equal bands across the frame, in a
+ * <g class="xcats">. Labels too wide for their band are staggered over two rows, and past that
+ * only every k-th is written (each tick stays), so that no two overlap; the axis title moves
+ * down a row when two are used (leave 60 px under the frame). */
 void sim_svg_xcats(sim_svg *s, const sim_svg_frame *f, const char *const *labels, size_t n,
                    const char *xlabel);
 

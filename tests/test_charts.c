@@ -1,5 +1,6 @@
 /* test_charts.c - every chart is well-formed XML and holds what it draws: one circle per op on
- * the roofline, one bar segment per op, the Pareto front in order; the time-series recorder keeps
+ * the roofline, one bar segment per op, the Pareto front in order; no two labels overlap, the
+ * memory roof keeps its slope, time axes end with the run; the time-series recorder keeps
  * its sums when it coarsens; the HTML pages are self-contained. */
 #include "testutil.h"
 
@@ -17,13 +18,65 @@ static void assert_xml(const char *doc, size_t len)
     }
 }
 
-static void assert_self_contained_page(const char *path, int min_svgs);
+static int assert_self_contained_page(const char *path, int min_svgs);
 
 static void assert_chart(const sim_svg *s)
 {
     assert_false(s->oom);
     assert_xml(s->s, s->len);
     assert_false(xml_has_nonfinite(s->s));
+}
+
+/* The number in attribute `name` of the element starting at el (NAN when it has none). */
+static double attr(const char *el, const char *name)
+{
+    char key[32];
+    tu_snprintf(key, sizeof key, " %s=\"", name);
+    const char *end = strchr(el, '>'), *p = strstr(el, key);
+    return p && end && p < end ? strtod(p + strlen(key), NULL) : NAN;
+}
+
+/* The boxes of the <text> elements inside the first <g class="cls">, estimated as the charts
+ * lay them out (sim_svg_text_width wide, 0.8 of the size above the baseline, 0.2 below).
+ * Returns how many. */
+typedef struct box {
+    double x0, y0, x1, y1;
+} box;
+static size_t text_boxes(const char *doc, const char *cls, box *out, size_t max)
+{
+    char key[64];
+    tu_snprintf(key, sizeof key, "<g class=\"%s\">", cls);
+    const char *p = strstr(doc, key);
+    assert_non_null(p);
+    const char *stop = strstr(p, "</g>");
+    size_t n = 0;
+    for (p = strstr(p, "<text "); p && p < stop && n < max; p = strstr(p + 1, "<text ")) {
+        double x = attr(p, "x"), y = attr(p, "y"), size = attr(p, "font-size");
+        const char *t = strchr(p, '>') + 1;
+        char text[128];
+        size_t len = strcspn(t, "<");
+        assert_true(len < sizeof text);
+        memcpy(text, t, len);
+        text[len] = '\0';
+        double w = sim_svg_text_width(text, size);
+        const char *a = strstr(p, "text-anchor=\"") + 13;
+        double x0 = *a == 'e' ? x - w : *a == 'm' ? x - w / 2 : x;
+        out[n++] = (box){x0, y - 0.8 * size, x0 + w, y + 0.2 * size};
+    }
+    return n;
+}
+
+static void assert_no_overlap(const box *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            if (!(b[i].x1 <= b[j].x0 + 0.01 || b[j].x1 <= b[i].x0 + 0.01 ||
+                  b[i].y1 <= b[j].y0 + 0.01 || b[j].y1 <= b[i].y0 + 0.01)) {
+                print_error("labels %zu [%g,%g]x[%g,%g] and %zu [%g,%g]x[%g,%g] overlap\n", i,
+                            b[i].x0, b[i].x1, b[i].y0, b[i].y1, j, b[j].x0, b[j].x1, b[j].y0,
+                            b[j].y1);
+                fail();
+            }
 }
 
 /* Llama-3.1-70B on 8 H100s, batch 32, 2048 in, 256 out: the README's run. */
@@ -76,13 +129,66 @@ static void test_roofline_one_circle_per_op(void **state)
      * -> 12 each */
     assert_int_equal(want, 24);
     assert_int_equal(xml_count(s.s, "circle", "op"), want);
-    /* one roof per format the H100 computes (bf16, fp16, fp8, int8; no int4) */
-    int roofs = 0;
-    for (int d = 0; d < SIM_DT_COUNT; d++)
-        roofs += f->hw.peak_flops[d] > 0.0;
-    assert_int_equal(xml_count(s.s, "polyline", "roof"), roofs);
+    /* one roof per peak the H100 computes at: bf16 and fp16 share 989.4 TFLOP/s, fp8 and int8
+     * 1978.9 (no int4): two roofs, each named for both formats (drawn per format, the second
+     * hid the first) */
+    assert_near(f->hw.peak_flops[SIM_DT_BF16], f->hw.peak_flops[SIM_DT_FP16], 0.0);
+    assert_near(f->hw.peak_flops[SIM_DT_FP8], f->hw.peak_flops[SIM_DT_INT8], 0.0);
+    assert_int_equal(xml_count(s.s, "polyline", "roof"), 2);
+    assert_non_null(strstr(s.s, ">bf16/fp16 989.4T<"));
+    assert_non_null(strstr(s.s, ">fp8/int8 1979T<"));
+    assert_non_null(strstr(s.s, ">ridge 591 FLOP/byte<")); /* 1978.9 T / 3.35 TB/s */
     /* the ops without FLOPs are named, not dropped silently */
     assert_non_null(strstr(s.s, "attn_allreduce"));
+    /* the ops' names: no two boxes overlap and all lie in the frame (74..610 x 64..410: the
+     * 780 x 460 picture less its margins); this run names at least 6 ops */
+    box b[64] = {{0}};
+    size_t n = text_boxes(s.s, "oplabels", b, 64);
+    assert_true(n >= 6);
+    assert_no_overlap(b, n);
+    for (size_t i = 0; i < n; i++)
+        assert_true(b[i].x0 >= 74 && b[i].x1 <= 610 && b[i].y0 >= 64 && b[i].y1 <= 410);
+    sim_svg_free(&s);
+    free(f);
+}
+
+/* The dashed memory roof past the ridges lies on the memory roof (bytes/s x intensity): it is
+ * collinear with each roof's sloped first segment in pixels, and ends inside the frame. Clamping
+ * its end point to the frame's top (1e4 FLOP/byte x 3.35 TB/s is above the 1e16 FLOP/s top)
+ * bent it to a wrong slope. */
+static void test_roofline_memory_roof_keeps_slope(void **state)
+{
+    (void)state;
+    fixture *f = run_fixture();
+    sim_svg s = {0};
+    sim_chart_roofline(&s, &f->hw, &f->r.prefill, &f->r.decode, "flags");
+    const char *l = strstr(s.s, "stroke-dasharray=\"6 3\"");
+    assert_non_null(l);
+    while (strncmp(l, "<line", 5) != 0)
+        l--;
+    double x1 = attr(l, "x1"), y1 = attr(l, "y1"), x2 = attr(l, "x2"), y2 = attr(l, "y2");
+    assert_true(x2 - x1 > 100.0);
+    assert_true(x1 >= 74 - 0.01 && x2 <= 610 + 0.01);
+    assert_true(fmin(y1, y2) >= 64 - 0.01 && fmax(y1, y2) <= 410 + 0.01);
+    int roofs = 0;
+    for (const char *p = strstr(s.s, "class=\"roof\""); p; p = strstr(p + 1, "class=\"roof\"")) {
+        double rx[2], ry[2];
+        const char *q = strstr(p, "points=\"") + 8;
+        char *end;
+        for (int k = 0; k < 2; k++) {
+            rx[k] = strtod(q, &end);
+            ry[k] = strtod(end + 1, &end);
+            q = end + 1;
+        }
+        /* (r1 - l1) x (l2 - l1) = 0 for both roof points: on one line (to the printed 0.01 px
+         * over segments of hundreds of px) */
+        for (int k = 0; k < 2; k++) {
+            double cross = (x2 - x1) * (ry[k] - y1) - (y2 - y1) * (rx[k] - x1);
+            assert_true(fabs(cross) / hypot(x2 - x1, y2 - y1) < 0.05);
+        }
+        roofs++;
+    }
+    assert_int_equal(roofs, 2);
     sim_svg_free(&s);
     free(f);
 }
@@ -165,12 +271,25 @@ static void test_series_coarsens_and_keeps_sums(void **state)
     assert_int_equal(kv_peak, 599);
     assert_int_equal(s->b[0].iterations, 4); /* 0, 0.5, 1, 1.5 ms */
     assert_int_equal(s->kv_total_blocks, 1000);
+    assert_true(sim_chart_series_shows(s, SIM_VIEW_PREEMPTIONS)); /* 30 of them */
     for (int v = 0; v < SIM_VIEW_COUNT; v++) {
         sim_svg c = {0};
         sim_chart_series(&c, s, (sim_series_view)v, 300000000, "flags");
         assert_chart(&c);
         sim_svg_free(&c);
     }
+    /* a run that ended at 0.29 s (its buckets reach 0.3 s): the axis ends at 0.29 s, its last
+     * tick at 0.2 (steps of 0.1), and the bucket from 0.288 s ends on the frame's right edge */
+    sim_svg c = {0};
+    sim_chart_series(&c, s, SIM_VIEW_TOKENS, 290000000, "flags");
+    assert_null(strstr(c.s, ">0.3</text>"));
+    assert_non_null(strstr(c.s, ">0.2</text>"));
+    const char *last = strstr(c.s, "<title>t 0.288 s:");
+    assert_non_null(last);
+    while (strncmp(last, "<rect", 5) != 0)
+        last--;
+    assert_near(attr(last, "x") + attr(last, "width"), 610.0, 0.02);
+    sim_svg_free(&c);
     free(s);
 }
 
@@ -288,7 +407,10 @@ static void test_cdf_and_gantt(void **state)
     tu_snprintf(path, sizeof path, "%s/infersim-charts-serve-%d.html", tu_tmpdir(), (int)getpid());
     sim_err err = {{0}};
     assert_int_equal(sim_html_serve(path, "infersim serve", &rep, &slo, &ser, NULL, &err), SIM_OK);
-    assert_self_contained_page(path, 9); /* 4 CDFs, 4 series, the Gantt chart */
+    /* 4 CDFs, 3 series (no preemptions: no panel for them), the Gantt chart */
+    assert_false(sim_chart_series_shows(&ser, SIM_VIEW_PREEMPTIONS));
+    assert_true(sim_chart_series_shows(&ser, SIM_VIEW_KV));
+    assert_int_equal(assert_self_contained_page(path, 8), 8);
     remove(path);
     sim_svg s = {0};
     sim_chart_gantt(&s, &res, 40, "flags");
@@ -296,6 +418,13 @@ static void test_cdf_and_gantt(void **state)
     /* queued, prefill and decode for each (request 2's decode has zero length but is drawn) */
     assert_int_equal(xml_count(s.s, "rect", "seg"), 9);
     assert_int_equal(xml_count(s.s, "circle", "preempted"), 1);
+    /* the time axis ends with the run (90 ms), not at the round 100 ms past it: the last
+     * request's decode ends on the frame's right edge, x = 780 - 170 = 610 */
+    double right = 0.0;
+    for (const char *p = strstr(s.s, "<rect "); p; p = strstr(p + 1, "<rect "))
+        if (strstr(p, "class=\"seg\"") < strchr(p, '>') && strstr(p, "class=\"seg\""))
+            right = fmax(right, attr(p, "x") + attr(p, "width"));
+    assert_near(right, 610.0, 0.02);
     sim_svg_free(&s);
 }
 
@@ -394,6 +523,20 @@ static void test_pareto_front_in_order(void **state)
         sim_chart_sweep_dim(&s, &sw, d);
         assert_chart(&s);
         assert_int_equal(xml_count(s.s, "circle", "pt"), 6);
+        box b[8] = {{0}};
+        assert_int_equal(text_boxes(s.s, "xcats", b, 8), d == 0 ? 2 : 3); /* short: all */
+        /* the best of each value under the SLO: at --tp 2 point 3 (250 tok/s per GPU; points
+         * 4 and 5 at 600 and 900 miss it), at --request-rate 16 point 2 (700; 5 misses) */
+        const char *c = strstr(s.s, d == 0 ? "<title>point 3:" : "<title>point 2:");
+        assert_non_null(c);
+        while (strncmp(c, "<circle", 7) != 0)
+            c--;
+        const char *pl = strstr(s.s, "class=\"best\" points=\"");
+        assert_non_null(pl);
+        pl = strchr(pl, ' ') + 1;
+        for (size_t k = 0; k < (d == 0 ? 1u : 2u); k++)
+            pl = strchr(pl + 1, ' '); /* to the second (tp 2) or third (rate 16) point */
+        assert_near(strtod(strchr(pl, ',') + 1, NULL), attr(c, "cy"), 0.01);
         sim_svg_free(&s);
     }
     char path[256];
@@ -402,6 +545,38 @@ static void test_pareto_front_in_order(void **state)
     assert_self_contained_page(path, 4); /* two fronts, a panel per flag */
     remove(path);
     sim_grid_free(&g);
+}
+
+/* A panel's value labels never overlap: six device names in 290 px (48 px a band, the longest
+ * name 78 px at 10 px) are staggered over two rows, all written; twenty are thinned to every k-th
+ * (the ticks stay). Before, they ran into each other ("mi300xa100-sxm-80gbl40s"). */
+static void test_sweep_panel_labels_clear(void **state)
+{
+    (void)state;
+    const char *csv[2] = {"mi300x,a100-sxm-80gb,l40s,h100-sxm,h200,b200",
+                          "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20000000000"};
+    for (int k = 0; k < 2; k++) {
+        sim_grid g = {0};
+        sim_err err = {{0}};
+        assert_int_equal(sim_grid_add(&g, k ? "--batch" : "--hw", csv[k], &err), SIM_OK);
+        sim_sweep_row rows[20];
+        for (size_t i = 0; i < g.dims[0].n; i++)
+            rows[i] = (sim_sweep_row){.point = i, .ok = true, .tput_per_gpu = 100.0 + (double)i};
+        sim_chart_sweep sw = {.rows = rows, .n = g.dims[0].n, .grid = &g, .pct = 90};
+        sim_svg s = {0};
+        sim_chart_sweep_dim(&s, &sw, 0);
+        assert_chart(&s);
+        box b[20] = {{0}};
+        size_t n = text_boxes(s.s, "xcats", b, 20);
+        assert_no_overlap(b, n);
+        if (k == 0)
+            assert_int_equal(n, 6);
+        else
+            assert_true(n >= 3 && n < 20);
+        assert_int_equal(xml_count(s.s, "circle", "pt"), (int)g.dims[0].n);
+        sim_svg_free(&s);
+        sim_grid_free(&g);
+    }
 }
 
 /* Errors by hand: 110 against 100 is +10%, 40 against 50 is -20%; not measured and measured 0
@@ -422,7 +597,7 @@ static void test_compare_bars(void **state)
 }
 
 /* A page holds no script, no external reference, and every <svg> in it is well-formed. */
-static void assert_self_contained_page(const char *path, int min_svgs)
+static int assert_self_contained_page(const char *path, int min_svgs)
 {
     FILE *fp = fopen(path, "rb");
     assert_non_null(fp);
@@ -447,6 +622,7 @@ static void assert_self_contained_page(const char *path, int min_svgs)
         svgs++;
     }
     assert_true(svgs >= min_svgs);
+    return svgs;
 }
 
 static void test_html_pages(void **state)
@@ -499,11 +675,13 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_series_instances),
         cmocka_unit_test(test_roofline_one_circle_per_op),
+        cmocka_unit_test(test_roofline_memory_roof_keeps_slope),
         cmocka_unit_test(test_step_bars_one_segment_per_op),
         cmocka_unit_test(test_spec_bar),
         cmocka_unit_test(test_series_coarsens_and_keeps_sums),
         cmocka_unit_test(test_cdf_and_gantt),
         cmocka_unit_test(test_pareto_front_in_order),
+        cmocka_unit_test(test_sweep_panel_labels_clear),
         cmocka_unit_test(test_compare_bars),
         cmocka_unit_test(test_html_pages),
         cmocka_unit_test(test_autoscale_steps),

@@ -69,6 +69,47 @@ static void test_log_scale(void **state)
     assert_near(t[5], 1e4, 1e-9);
 }
 
+/* An exact domain: [0, 7.3] stays [0, 7.3] (a run that ended at 7.3 s), ticks 0 2 4 6 inside
+ * it, 7.3 on the far pixel; from 2.5 the ticks are the multiples of the step (1 for a span of
+ * 4.8 in 5 parts) from 3. */
+static void test_exact_scale(void **state)
+{
+    (void)state;
+    sim_scale x = sim_scale_linear_exact(0.0, 7.3, 100.0, 500.0);
+    assert_near(x.d1, 7.3, 0.0);
+    assert_near(sim_scale_map(&x, 7.3), 500.0, 1e-12);
+    double t[16];
+    assert_int_equal(sim_scale_ticks(&x, t, 16), 4);
+    assert_near(t[3], 6.0, 1e-12);
+    sim_scale z = sim_scale_linear_exact(2.5, 7.3, 0.0, 1.0);
+    assert_int_equal(sim_scale_ticks(&z, t, 16), 5);
+    assert_near(t[0], 3.0, 1e-12);
+    assert_near(t[4], 7.0, 1e-12);
+}
+
+/* Clipping keeps the slope. Log x [1, 100] on pixels 0..100, log y [1, 100] on 100..0 (up):
+ * y = 10 x from x = 1 to 100 is inside from (1, 10) (y one decade of two up: pixel 50) to
+ * (10, 100) (x pixel 50, the top): (0, 50) to (50, 0), slope -1 as the line's. Mapping each
+ * end clamped gave (0, 50) to (100, 0), slope -1/2. y = 1000 x never enters: nothing. */
+static void test_clip(void **state)
+{
+    (void)state;
+    sim_scale x = sim_scale_log(1.0, 100.0, 0.0, 100.0), y = sim_scale_log(1.0, 100.0, 100.0, 0.0);
+    double px[2], py[2];
+    assert_true(sim_svg_clip(&x, &y, 1.0, 10.0, 100.0, 1000.0, px, py));
+    assert_near(px[0], 0.0, 1e-9);
+    assert_near(py[0], 50.0, 1e-9);
+    assert_near(px[1], 50.0, 1e-9);
+    assert_near(py[1], 0.0, 1e-9);
+    assert_false(sim_svg_clip(&x, &y, 1.0, 1000.0, 100.0, 1e5, px, py));
+    /* a segment inside is unchanged; on linear scales too (from 1/4 to 3/4 of each axis) */
+    sim_scale lx = sim_scale_linear(0.0, 8.0, 0.0, 80.0),
+              ly = sim_scale_linear(0.0, 8.0, 80.0, 0.0);
+    assert_true(sim_svg_clip(&lx, &ly, 2.0, 2.0, 6.0, 6.0, px, py));
+    assert_near(px[0], 20.0, 1e-9);
+    assert_near(py[1], 20.0, 1e-9);
+}
+
 static void test_tick_labels(void **state)
 {
     (void)state;
@@ -118,6 +159,8 @@ int main(void)
         cmocka_unit_test(test_escaping),
         cmocka_unit_test(test_linear_scale),
         cmocka_unit_test(test_log_scale),
+        cmocka_unit_test(test_exact_scale),
+        cmocka_unit_test(test_clip),
         cmocka_unit_test(test_tick_labels),
         cmocka_unit_test(test_chart_parts_well_formed),
     };
