@@ -326,7 +326,7 @@ static sim_status check_groups(const sim_model *m, const sim_par *par, const sim
         {"intermediate_size per GPU (down_proj's K)", m->intermediate / tp,
          dense && m->moe_layers < m->layers},
         {"moe_intermediate_size per GPU (the experts' down K)",
-         par->ep > 1 ? m->moe_intermediate : m->moe_intermediate / tp, experts},
+         sim_par_moe_slice(m, par).intermediate, experts},
         {"q_lora_rank (q_up's K)", m->q_lora_rank, dense && m->mla && m->q_lora_rank > 0},
         {"kv_lora_rank (kv_up's K)", m->kv_lora_rank, dense && m->mla},
     };

@@ -567,14 +567,24 @@ static void test_moe_slice(void **state)
     assert_near(s.experts, 16.0, 1e-15);
     assert_int_equal(s.intermediate, 2048);
     assert_int_equal(s.shared, 1024);
-    /* DP attention 4 x TP 2 with TP-split MoE (ep 1): every expert over all 8 GPUs, 256 wide,
-     * the shared expert too */
-    p = (sim_par){.tp = 2, .ep = 1, .dp_attention = true, .imbalance = 1.0, .dp = 4};
+    /* DP attention 8 x TP 1 with TP-split MoE (ep 1): every expert over all 8 GPUs, 2048 / 8 =
+     * 256 wide, the shared expert too */
+    p = (sim_par){.tp = 1, .ep = 1, .dp_attention = true, .imbalance = 1.0, .dp = 8};
     s = sim_par_moe_slice(&m, &p);
     assert_near(s.experts, 256.0, 1e-15);
     assert_int_equal(s.intermediate, 256);
     assert_int_equal(s.shared, 256);
     assert_int_equal(sim_par_shared_tp(&p), 8);
+    /* the weight groups' check takes the experts' down K from the slice: int4 groups of 512
+     * divide every other K of DeepSeek-V3 (hidden 7168, attention output 128 x 128, dense MLP
+     * 18432, q_lora 1536, kv_lora 512) and the whole 2048, not this layout's 256; 128 does */
+    sim_err err;
+    sim_prec w4 = {.weight = SIM_DT_INT4, .act = SIM_DT_BF16, .kv = SIM_DT_BF16, .group_size = 512};
+    assert_int_equal(sim_graph_check_par(&m, &p, &w4, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "moe_intermediate_size per GPU"));
+    assert_non_null(strstr(err.msg, ", 256, "));
+    w4.group_size = 128;
+    assert_int_equal(sim_graph_check_par(&m, &p, &w4, &err), SIM_OK);
 }
 
 static void test_dp_attention_tp_moe(void **state)
