@@ -516,7 +516,8 @@ bool sim_step_dp_busiest(const sim_step_cfg *cfg, const sim_seq_group *groups, s
                         hw->eff_attention;
     const double h = (double)(m->heads / cfg->tp);
     const double kvl = (double)m->kv_lora_rank, hd = (double)m->head_dim;
-    const double pair = m->mla ? sim_graph_attention_flops(h, kvl + (double)m->qk_rope_dim, kvl, 1.0)
+    const double lat = kvl + (double)m->qk_rope_dim; /* MLA's absorbed decode */
+    const double pair = m->mla ? sim_graph_attention_flops(h, lat, kvl, 1.0)
                                : sim_graph_attention_flops(h, hd, hd, 1.0);
     const double kv = sim_graph_kv_bytes_per_token(m, cfg->tp, &cfg->prec) / (double)m->layers;
     const double w[3] = {
