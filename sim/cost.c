@@ -203,7 +203,9 @@ static sim_mla_dec mla_dec(const sim_op *op)
         return r;
     const double rows = (double)d->q_heads * d->q_per_seq;
     const double padded = ceil(rows / SIM_DATTN_MLA_TILE) * SIM_DATTN_MLA_TILE;
-    r.flops = 2.0 * d->seqs * rows * d->ctx * (double)(d->head_dim + d->v_dim);
+    /* every sequence's query rows (heads x tokens) against its ctx keys, as the pairs */
+    r.flops = sim_graph_attention_flops(1.0, (double)d->head_dim, (double)d->v_dim,
+                                        d->seqs * rows * d->ctx);
     if (r.flops > op->flops)
         r.flops = op->flops;
     r.padded_flops = r.flops * padded / rows;

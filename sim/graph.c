@@ -197,6 +197,22 @@ int sim_par_moe_tp(const sim_par *p)
     return sim_par_tp_moe(p) ? p->tp * p->dp : p->tp;
 }
 
+int sim_par_shared_tp(const sim_par *p) { return sim_par_tp_moe(p) ? sim_par_moe_tp(p) : p->tp; }
+
+sim_par_experts sim_par_moe_slice(const sim_model *m, const sim_par *p)
+{
+    const bool ep = p->ep > 1;
+    return (sim_par_experts){
+        .experts = ep ? (double)(m->experts + p->routing.redundant) / p->ep : (double)m->experts,
+        .intermediate = m->moe_intermediate / sim_par_moe_tp(p),
+        .shared = m->shared_intermediate / sim_par_shared_tp(p)};
+}
+
+double sim_graph_attention_flops(double heads, double qk_dim, double v_dim, double pairs)
+{
+    return 2.0 * heads * (qk_dim + v_dim) * pairs;
+}
+
 double sim_graph_experts_touched(double experts, double k, double tokens)
 {
     if (experts <= 0.0)
@@ -270,7 +286,7 @@ static sim_status check_moe(const sim_model *m, const sim_par *p, sim_err *err)
         if (st)
             return st;
     }
-    const int mtp = sim_par_moe_tp(p), stp = sim_par_tp_moe(p) ? mtp : p->tp;
+    const int mtp = sim_par_moe_tp(p), stp = sim_par_shared_tp(p);
     if (m->experts > 0 && p->ep == 1 && m->moe_intermediate % mtp != 0)
         return sim_fail(err, SIM_EINPUT,
                         "--tp: %d GPUs do not divide moe_intermediate_size %lld of %s "
@@ -310,7 +326,7 @@ static sim_status check_groups(const sim_model *m, const sim_par *par, const sim
         {"intermediate_size per GPU (down_proj's K)", m->intermediate / tp,
          dense && m->moe_layers < m->layers},
         {"moe_intermediate_size per GPU (the experts' down K)",
-         par->ep > 1 ? m->moe_intermediate : m->moe_intermediate / tp, experts},
+         sim_par_moe_slice(m, par).intermediate, experts},
         {"q_lora_rank (q_up's K)", m->q_lora_rank, dense && m->mla && m->q_lora_rank > 0},
         {"kv_lora_rank (kv_up's K)", m->kv_lora_rank, dense && m->mla},
     };
@@ -587,21 +603,16 @@ static double attn_extra_bytes(const sim_model *m, int tp, double rb)
 static double moe_core_params(const sim_model *m, const sim_par *par)
 {
     const double d = (double)m->hidden;
-    const bool ep = par->ep > 1;
-    /* EPLB's redundant experts are whole copies on the ranks that hold them */
-    const double local =
-        ep ? (double)(m->experts + par->routing.redundant) / par->ep : (double)m->experts;
-    const double f = (double)(m->moe_intermediate / sim_par_moe_tp(par));
-    const int stp = sim_par_tp_moe(par) ? sim_par_moe_tp(par) : par->tp;
-    return local * 3.0 * d * f + 3.0 * d * (double)(m->shared_intermediate / stp);
+    const sim_par_experts sl = sim_par_moe_slice(m, par);
+    const double f = (double)sl.intermediate;
+    return sl.experts * 3.0 * d * f + 3.0 * d * (double)sl.shared;
 }
 
 static double moe_extra_bytes(const sim_model *m, const sim_par *par, double rb)
 {
     const double d = (double)m->hidden, e = (double)m->experts;
-    const bool ep = par->ep > 1;
-    const double local = ep ? (e + par->routing.redundant) / par->ep : e;
-    const double f = (double)(m->moe_intermediate / sim_par_moe_tp(par));
+    const sim_par_experts sl = sim_par_moe_slice(m, par);
+    const double local = sl.experts, f = (double)sl.intermediate;
     double b = e * d * rb + (m->shared_expert_gate ? d * rb : 0.0);
     if (m->moe_bias)
         b += (local * (2.0 * f + d) + e) * rb;

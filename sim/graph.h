@@ -281,6 +281,29 @@ int sim_par_moe_tp(const sim_par *p);
 /* Whether the MoE layers are split by TP under data-parallel attention (ep 1, dp > 1). */
 bool sim_par_tp_moe(const sim_par *p);
 
+/* The GPUs the shared expert's width is split over: sim_par_moe_tp in the DP-attention + TP-MoE
+ * layout, else tp (under EP too: the shared expert is a dense MLP of the attention's TP group). */
+int sim_par_shared_tp(const sim_par *p);
+
+/* One MoE layer's experts on one GPU.
+ *   experts       routed experts held: (E + redundant) / ep whole ones under EP (EPLB's
+ *                 redundant copies are whole experts), else a slice of all E
+ *   intermediate  each routed expert's width: moe_intermediate / sim_par_moe_tp
+ *   shared        the shared expert's width: shared_intermediate / sim_par_shared_tp
+ * DeepSeek-V3 (256 experts, 2048 wide, a 2048-wide shared expert) at TP 8: EP 8 with 32
+ * redundant experts, 288 / 8 = 36 whole experts of 2048, shared 2048 / 8 = 256; EP 1, all 256
+ * experts 256 wide, shared 256.
+ * Example (const sim_model *deepseek_v3):
+ *     sim_par p = {.tp = 8, .ep = 8, .imbalance = 1.0, .routing = {.redundant = 32}};
+ *     sim_par_experts s = sim_par_moe_slice(deepseek_v3, &p); // 36.0, 2048, 256
+ *     (void)s;
+ */
+typedef struct sim_par_experts {
+    double experts;
+    int64_t intermediate, shared;
+} sim_par_experts;
+sim_par_experts sim_par_moe_slice(const sim_model *m, const sim_par *p);
+
 /* Expected experts touched when T tokens each pick k of E experts uniformly at random:
  * E (1 - (1 - k/E)^T) (sim_moe_experts_touched, which the graph calls for the busiest rank). */
 double sim_graph_experts_touched(double experts, double k, double tokens);
@@ -513,6 +536,17 @@ void sim_graph_build_vision(const sim_model *m, int tp, const sim_batch_shape *s
 
 /* KV heads each GPU holds: ceil(kv_heads / tp). */
 int64_t sim_graph_kv_heads_per_gpu(const sim_model *m, int tp);
+
+/* FLOPs of attention over `pairs` query-key pairs of `heads` query heads (heads may count
+ * sequences x heads): QK^T over qk_dim and PV over v_dim, 2 FLOPs per multiply-add,
+ * 2 heads (qk_dim + v_dim) pairs. GQA and MHA: qk_dim = v_dim = head_dim (4 heads head_dim a
+ * pair); MLA absorbed (decode): kv_lora_rank + rope and kv_lora_rank; MLA expanded (prefill):
+ * nope + rope and v_head_dim.
+ * Example:
+ *     double f = sim_graph_attention_flops(32.0, 128.0, 128.0, 1000.0); // 16,384,000
+ *     (void)f;
+ */
+double sim_graph_attention_flops(double heads, double qk_dim, double v_dim, double pairs);
 
 /* Query-key pairs a causal attention over q new tokens after c cached ones computes, with an
  * optional sliding window (0 = none): sum over j < q of min(c + j + 1, window). */

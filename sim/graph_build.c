@@ -158,7 +158,7 @@ static void gqa_attention(const sim_model *m, int tp, const sim_prec *prec, doub
     const int64_t hq = m->heads / tp, hkv = sim_graph_kv_heads_per_gpu(m, tp);
     const double rb = sim_dtype_bytes(sim_graph_resid_dtype(m, prec));
     const double kb = sim_dtype_bytes(prec->kv);
-    op->flops = 4.0 * (double)hq * hd * pairs;
+    op->flops = sim_graph_attention_flops((double)hq, hd, hd, pairs);
     op->act_bytes = t * (double)(2 * hq + 2 * hkv) * hd * rb;
     op->kv_write_bytes = t * 2.0 * (double)hkv * hd * kb;
     op->kv_read_bytes = kv_tokens * 2.0 * (double)hkv * hd * kb;
@@ -182,8 +182,8 @@ static void mla_attention(const sim_model *m, int tp, const sim_prec *prec,
     const double kb = sim_dtype_bytes(prec->kv);
     const double tp_tok = s->tokens - s->dec_tokens, tp_kv = s->kv_tokens - s->dec_kv_tokens;
     const double tp_pairs = s->pairs - s->dec_pairs;
-    op->flops =
-        2.0 * h * (2.0 * kvl + rope) * s->dec_pairs + 2.0 * h * (nope + rope + v) * tp_pairs;
+    op->flops = sim_graph_attention_flops(h, lat, kvl, s->dec_pairs) +
+                sim_graph_attention_flops(h, nope + rope, v, tp_pairs);
     op->act_bytes = s->dec_tokens * h * (lat + kvl) * rb +
                     (tp_tok * h * (nope + rope + v) + tp_kv * h * (nope + rope + v)) * rb;
     op->kv_write_bytes = s->tokens * lat * kb;
@@ -424,7 +424,8 @@ static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *pr
     const double k = (double)m->experts_per_tok;
     const double wb = sim_graph_weight_elem_bytes(prec, prec->weight);
     const bool ep = par->ep > 1, tp_moe = sim_par_tp_moe(par);
-    const int64_t f = m->moe_intermediate / sim_par_moe_tp(par);
+    const sim_par_experts sl = sim_par_moe_slice(m, par);
+    const int64_t f = sl.intermediate;
     sim_moe_step_load ld;
     sim_moe_step_load_of(&par->routing, m->experts, m->experts_per_tok, ep ? par->ep : 1, T,
                          ep ? par->imbalance : 0.0, par->moe_cache, &ld);
@@ -510,7 +511,7 @@ static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *pr
     /* shared expert: a dense gated MLP split tp ways on the attention-side tokens (gate_up, act,
      * down: three kernels); priced as one GEMM of 3 f_s outputs with its intermediate traffic */
     op = &g->ops[SIM_OP_SHARED_EXPERT];
-    const int64_t fs = m->shared_intermediate / (tp_moe ? sim_par_moe_tp(par) : par->tp);
+    const int64_t fs = sl.shared;
     const double t_sh = tp_moe ? T : t_attn;
     op->present = fs > 0;
     if (op->present) {

@@ -36,7 +36,7 @@ static void vis_attention(sim_op *op, sim_op_id id, double tokens, double pairs,
     op->id = id;
     op->present = pairs > 0.0;
     op->compute = op->weight = rdt;
-    op->flops = 4.0 * (double)heads * (double)hd * pairs;
+    op->flops = sim_graph_attention_flops((double)heads, (double)hd, (double)hd, pairs);
     op->act_bytes = 4.0 * tokens * (double)(heads * hd) * sim_dtype_bytes(rdt);
 }
 

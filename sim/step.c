@@ -546,8 +546,10 @@ bool sim_step_dp_busiest(const sim_step_cfg *cfg, const sim_seq_group *groups, s
                                                            : hw->peak_flops[SIM_DT_FP16]) *
                         hw->eff_attention;
     const double h = (double)(m->heads / cfg->tp);
-    const double pair = m->mla ? 2.0 * h * (2.0 * (double)m->kv_lora_rank + (double)m->qk_rope_dim)
-                               : 4.0 * h * (double)m->head_dim;
+    const double kvl = (double)m->kv_lora_rank, hd = (double)m->head_dim;
+    const double lat = kvl + (double)m->qk_rope_dim; /* MLA's absorbed decode */
+    const double pair = m->mla ? sim_graph_attention_flops(h, lat, kvl, 1.0)
+                               : sim_graph_attention_flops(h, hd, hd, 1.0);
     const double kv = sim_graph_kv_bytes_per_token(m, cfg->tp, &cfg->prec) / (double)m->layers;
     const double w[3] = {
         gemm > 0.0 ? 2.0 * sim_graph_attn_params(m, cfg->tp) / gemm * 1e9 : 0.0,

@@ -197,12 +197,13 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
         break;
     }
     case SIM_VK_ATTENTION: {
-        /* fused attention over B x H heads of S tokens: QK^T and PV, 2 FLOPs per multiply-add;
-         * Q, K, V read and O written once */
+        /* fused attention over B x H heads of S tokens (sim_graph_attention_flops); Q, K, V read
+         * and O written once */
         double s = (double)r->seq;
         double pairs = r->causal ? s * (s + 1.0) / 2.0 : s * s;
         op.id = SIM_OP_ATTENTION;
-        op.flops = 4.0 * (double)r->batch * (double)r->heads * (double)r->head_dim * pairs;
+        const double bh = (double)r->batch * (double)r->heads, hd = (double)r->head_dim;
+        op.flops = sim_graph_attention_flops(bh, hd, hd, pairs);
         op.act_bytes = 4.0 * (double)r->batch * s * (double)r->heads * (double)r->head_dim * 2.0;
         op.dec.head_dim = r->head_dim; /* its softmax's scores (sim_cost_attention_exp_ns) */
         ns = op_ns(hw, &op);
@@ -216,7 +217,7 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
         const double b = (double)r->batch, s = (double)r->seq, hd = (double)r->head_dim;
         const double kvb = sim_dtype_bytes(r->dtype);
         op.id = SIM_OP_ATTENTION;
-        op.flops = 4.0 * b * (double)r->heads * hd * s;
+        op.flops = sim_graph_attention_flops(b * (double)r->heads, hd, hd, s);
         op.kv_read_bytes = b * s * (double)r->n * 2.0 * hd * kvb;
         op.act_bytes = 2.0 * b * (double)r->heads * hd * 2.0;
         op.dec = (sim_dattn_shape){.seqs = b,
@@ -231,7 +232,7 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
              * latent of head_dim values (kv_lora_rank + rope) read once, values k wide;
              * 2 (head_dim + k) FLOPs per query row and key, rows padded to the kernel's tile */
             const double sq = r->m > 0 ? (double)r->m : 1.0, dv = (double)r->k;
-            op.flops = 2.0 * b * (double)r->heads * sq * s * (hd + dv);
+            op.flops = sim_graph_attention_flops(b * (double)r->heads * sq, hd, dv, s);
             op.kv_read_bytes = b * s * hd * kvb;
             op.act_bytes = b * (double)r->heads * sq * (hd + dv) * 2.0;
             op.dec.kv_heads = 1;

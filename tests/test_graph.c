@@ -523,6 +523,70 @@ static void test_parallel_checks(void **state)
     assert_int_equal(sim_graph_check_par(&m, &p, &BF16, &err), SIM_EINPUT); /* no experts */
 }
 
+static void test_attention_flops(void **state)
+{
+    (void)state;
+    /* GQA: 32 heads of 128 over 1000 pairs: QK^T 32 x 128 x 1000 multiply-adds, PV as many,
+     * 2 FLOPs each: 4 x 32 x 128 x 1000 = 16,384,000 */
+    assert_near(sim_graph_attention_flops(32.0, 128.0, 128.0, 1000.0), 16384000.0, 1e-15);
+    /* MLA absorbed, DeepSeek-V3 at TP 8 (16 heads): QK^T over 512 + 64, PV over 512:
+     * 2 x 16 x (576 + 512) = 34,816 a pair */
+    assert_near(sim_graph_attention_flops(16.0, 576.0, 512.0, 1.0), 34816.0, 1e-15);
+    /* the graph's attention is the owner's: Llama-3.1-8B, one decode at context 999 (1000 pairs,
+     * 32 heads of 128 at TP 1) and DeepSeek-V3 at TP 8, the same decode: 34,816,000 */
+    sim_model l = tu_model("llama-3.1-8b"), d = tu_model("deepseek-v3");
+    sim_par tp1 = sim_par_tp(1), tp8 = sim_par_tp(8);
+    assert_near(decode_par(&l, &tp1, &BF16, 1, 999).ops[SIM_OP_ATTENTION].flops, 16384000.0,
+                1e-15);
+    assert_near(decode_par(&d, &tp8, &BF16, 1, 999).ops[SIM_OP_ATTENTION].flops, 34816000.0,
+                1e-15);
+}
+
+static void test_moe_slice(void **state)
+{
+    (void)state;
+    /* DeepSeek-V3: 256 routed experts 2048 wide, one shared expert 2048 wide */
+    sim_model m = tu_model("deepseek-v3");
+    /* TP 8, experts split by TP: all 256 experts, each 2048 / 8 = 256 wide; shared 256 */
+    sim_par p = sim_par_tp(8);
+    sim_par_experts s = sim_par_moe_slice(&m, &p);
+    assert_near(s.experts, 256.0, 1e-15);
+    assert_int_equal(s.intermediate, 256);
+    assert_int_equal(s.shared, 256);
+    /* TP 8 EP 8 with EPLB's 32 redundant experts: (256 + 32) / 8 = 36 whole experts of 2048;
+     * the shared expert still split over the attention's TP 8: 256 */
+    p = (sim_par){.tp = 8, .ep = 8, .imbalance = 1.0, .routing = {.redundant = 32}};
+    s = sim_par_moe_slice(&m, &p);
+    assert_near(s.experts, 36.0, 1e-15);
+    assert_int_equal(s.intermediate, 2048);
+    assert_int_equal(s.shared, 256);
+    assert_int_equal(sim_par_shared_tp(&p), 8);
+    /* DP attention 8 x TP 2, EP 16: 256 / 16 = 16 experts of 2048, shared 2048 / 2 = 1024 */
+    p = (sim_par){.tp = 2, .ep = 16, .dp_attention = true, .imbalance = 1.0};
+    s = sim_par_moe_slice(&m, &p);
+    assert_near(s.experts, 16.0, 1e-15);
+    assert_int_equal(s.intermediate, 2048);
+    assert_int_equal(s.shared, 1024);
+    /* DP attention 8 x TP 1 with TP-split MoE (ep 1): every expert over all 8 GPUs, 2048 / 8 =
+     * 256 wide, the shared expert too */
+    p = (sim_par){.tp = 1, .ep = 1, .dp_attention = true, .imbalance = 1.0, .dp = 8};
+    s = sim_par_moe_slice(&m, &p);
+    assert_near(s.experts, 256.0, 1e-15);
+    assert_int_equal(s.intermediate, 256);
+    assert_int_equal(s.shared, 256);
+    assert_int_equal(sim_par_shared_tp(&p), 8);
+    /* the weight groups' check takes the experts' down K from the slice: int4 groups of 512
+     * divide every other K of DeepSeek-V3 (hidden 7168, attention output 128 x 128, dense MLP
+     * 18432, q_lora 1536, kv_lora 512) and the whole 2048, not this layout's 256; 128 does */
+    sim_err err;
+    sim_prec w4 = {.weight = SIM_DT_INT4, .act = SIM_DT_BF16, .kv = SIM_DT_BF16, .group_size = 512};
+    assert_int_equal(sim_graph_check_par(&m, &p, &w4, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "moe_intermediate_size per GPU"));
+    assert_non_null(strstr(err.msg, ", 256, "));
+    w4.group_size = 128;
+    assert_int_equal(sim_graph_check_par(&m, &p, &w4, &err), SIM_OK);
+}
+
 static void test_dp_attention_tp_moe(void **state)
 {
     (void)state;
@@ -884,6 +948,8 @@ int main(void)
         cmocka_unit_test(test_mla),
         cmocka_unit_test(test_sliding_and_full_layers),
         cmocka_unit_test(test_parallel_checks),
+        cmocka_unit_test(test_attention_flops),
+        cmocka_unit_test(test_moe_slice),
         cmocka_unit_test(test_dp_attention_tp_moe),
         cmocka_unit_test(test_dp_slowest_group),
         cmocka_unit_test(test_linear_mixer),
