@@ -45,10 +45,6 @@
 #include "report.h"
 #include "sweep.h"
 
-/* P:D of a disaggregated candidate, in the order tried. */
-const int64_t cli_plan_pd[CLI_PLAN_N_PD][2] = {{1, 1}, {1, 2}, {2, 1}, {2, 2}, {1, 3}, {3, 1}, {2, 3},
-                                {3, 2}, {3, 3}, {2, 4}, {4, 2}, {3, 4}, {4, 3}, {4, 4}};
-
 /* Flags plan searches or does not take (its output is its own report). */
 static const char *const refused[] = {
     "--tp",           "--pp",           "--ep",          "--dp",
@@ -61,15 +57,6 @@ enum { N_REFUSED = sizeof refused / sizeof refused[0] };
 
 /* ------------------------------------------------------------------------------------------ */
 /* One candidate */
-
-sim_status cli_plan_set_flag(cli_opts *q, const char *name, const char *v, sim_err *err)
-{
-    const cli_opt_def *d = cli_opt_find(name, ~0);
-    if (!d)
-        return sim_fail(err, SIM_EINTERNAL, "plan: no flag %s", name);
-    q->given[d - cli_opt_table] = true;
-    return cli_opt_parse_value(d, v, q, err);
-}
 
 typedef struct cand_flags {
     char tp[24], pp[24], ep[24], dp[24], replicas[24], disagg[48];

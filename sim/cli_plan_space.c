@@ -1,5 +1,6 @@
 /* cli_plan_space.c - the plan's candidates: each model on each device with every engine,
- * precision and layout the search spans (cli_plan.c says which, cli_plan_internal.h). */
+ * precision and layout the search spans (cli_plan.c says which, cli_plan_internal.h), the P:D
+ * ratios a disaggregated one tries, and a candidate's flags set as the command line would. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli_plan_internal.h"
 
@@ -14,6 +15,19 @@
 
 /* ------------------------------------------------------------------------------------------ */
 /* The candidates */
+
+/* P:D of a disaggregated candidate, in the order tried. */
+const int64_t cli_plan_pd[CLI_PLAN_N_PD][2] = {{1, 1}, {1, 2}, {2, 1}, {2, 2}, {1, 3}, {3, 1}, {2, 3},
+                                {3, 2}, {3, 3}, {2, 4}, {4, 2}, {3, 4}, {4, 3}, {4, 4}};
+
+sim_status cli_plan_set_flag(cli_opts *q, const char *name, const char *v, sim_err *err)
+{
+    const cli_opt_def *d = cli_opt_find(name, ~0);
+    if (!d)
+        return sim_fail(err, SIM_EINTERNAL, "plan: no flag %s", name);
+    q->given[d - cli_opt_table] = true;
+    return cli_opt_parse_value(d, v, q, err);
+}
 
 sim_status cli_plan_split(char *s, const char **out, int *n, const char *flag, sim_err *err)
 {
