@@ -36,6 +36,13 @@ const char *cli_load_dir(cli_load_kind kind);
  * config.json and a Hugging Face id as the model file that lists it; anything else as given. */
 void cli_load_resolve(cli_load_kind kind, const char *arg, char *buf, size_t len);
 
+/* A loader's status st for `name` as cli_load_resolve left it: st itself when SIM_OK, when the
+ * name ends in .json or when it is a file; else, for a name found in no data folder, a message
+ * in err saying where infersim looked and which names it has (a near miss: "did you mean"),
+ * instead of "cannot open". */
+sim_status cli_load_explain_missing(cli_load_kind kind, const char *name, sim_status st,
+                                    sim_err *err);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Files, loaded once: a sweep loads every model, device and trace it names before its parallel
  * loop (the points only copy them), so no file is parsed on a worker thread. */
