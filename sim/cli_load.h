@@ -37,6 +37,13 @@ const char *cli_load_dir(cli_load_kind kind);
  * config.json and a Hugging Face id as the model file that lists it; anything else as given. */
 void cli_load_resolve(cli_load_kind kind, const char *arg, char *buf, size_t len);
 
+/* A loader's status st for `name` as cli_load_resolve left it: st itself when SIM_OK, when the
+ * name ends in .json or when it is a file; else, for a name found in no data folder, a message
+ * in err saying where infersim looked and which names it has (a near miss: "did you mean"),
+ * instead of "cannot open". */
+sim_status cli_load_explain_missing(cli_load_kind kind, const char *name, sim_status st,
+                                    sim_err *err);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Files, loaded once: a sweep loads every model, device and trace it names before its parallel
  * loop (the points only copy them), so no file is parsed on a worker thread. */
@@ -101,7 +108,7 @@ sim_status cli_load_cache_add(cli_load_cache *c, cli_load_kind kind, const char 
 
 void cli_load_cache_free(cli_load_cache *c);
 
-/* Names resolved once (cli_load_names.c). cli_load_cache_prepare resolves every name a point of
+/* Names resolved once (cli_load_names.c, cli_load_prepare.c). cli_load_cache_prepare resolves every name a point of
  * options o names (its device, model, draft model, the devices of --usd-per-gpu-hour, its
  * engine profile, trace and lengths file, the data files of tools/data), records what each
  * resolved to and whether the files exist, and loads each file it names into the cache once:
@@ -128,6 +135,15 @@ void cli_load_unc_path(const cli_load_cache *c, const cli_opts *o, char *buf, si
 
 /* The table at path when the cache loaded it without error, else NULL. */
 const sim_unc_table *cli_load_cache_unc(const cli_load_cache *c, const char *path);
+
+/* What cli_load_cache_prepare (cli_load_prepare.c) records, one entry at a time
+ * (cli_load_names.c): a name of that kind resolved, with whether the name and its file exist;
+ * a data file of tools/data found; the uncertainty table a band reads (--uncertainty-table, else
+ * tools/data/uncertainty.csv) loaded, a failure left for the point to meet and report.
+ * SIM_EINTERNAL only when out of memory. */
+sim_status cli_load_names_note(cli_load_cache *c, cli_load_kind kind, const char *arg);
+sim_status cli_load_names_note_data(cli_load_cache *c, const char *file);
+sim_status cli_load_unc_note(cli_load_cache *c, const cli_opts *o);
 
 void cli_load_names_free(cli_load_cache *c);
 void cli_load_unc_free(cli_load_cache *c);

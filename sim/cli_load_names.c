@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "find.h"
-#include "price.h"
 #include "unc.h"
 
 /* Keys of the table: the data folder of a bare name, the data files' folder, or none (a path
@@ -94,8 +93,7 @@ bool cli_load_data_in(const cli_load_cache *c, const char *file, char *out, size
     return n->found;
 }
 
-/* Resolves a name of that kind and records it, with whether the name and its file exist. */
-static sim_status note_name(cli_load_cache *c, cli_load_kind kind, const char *arg)
+sim_status cli_load_names_note(cli_load_cache *c, cli_load_kind kind, const char *arg)
 {
     if (name_find(c, cli_load_dir(kind), arg))
         return SIM_OK;
@@ -107,7 +105,7 @@ static sim_status note_name(cli_load_cache *c, cli_load_kind kind, const char *a
     return st;
 }
 
-static sim_status note_data(cli_load_cache *c, const char *file)
+sim_status cli_load_names_note_data(cli_load_cache *c, const char *file)
 {
     if (name_find(c, NAMES_DATA, file))
         return SIM_OK;
@@ -124,9 +122,7 @@ const sim_unc_table *cli_load_cache_unc(const cli_load_cache *c, const char *pat
     return NULL;
 }
 
-/* The uncertainty table a band reads (--uncertainty-table, else tools/data/uncertainty.csv),
- * loaded once; a failure is left for the point to meet and report. */
-static sim_status note_unc(cli_load_cache *c, const cli_opts *o)
+sim_status cli_load_unc_note(cli_load_cache *c, const cli_opts *o)
 {
     char path[PATH_MAX];
     cli_load_unc_path(c, o, path, sizeof path);
@@ -165,59 +161,4 @@ void cli_load_unc_free(cli_load_cache *c)
     free(c->unc);
     c->unc = NULL;
     c->n_unc = 0;
-}
-
-sim_status cli_load_cache_prepare(cli_load_cache *c, const cli_opts *o, bool serve, bool band)
-{
-    char path[PATH_MAX];
-    sim_status st = SIM_OK;
-    static const char *const data[] = {"datasets.json", "spec_acceptance.csv", "uncertainty.csv"};
-    for (size_t i = 0; i < sizeof data / sizeof data[0]; i++)
-        st |= note_data(c, data[i]);
-    if (o->hw) {
-        st |= note_name(c, CLI_LOAD_HW, o->hw);
-        cli_load_resolve_in(c, CLI_LOAD_HW, o->hw, path, sizeof path);
-        st |= cli_load_cache_add(c, CLI_LOAD_HW, path, 0, 0);
-    }
-    if (o->model) {
-        st |= note_name(c, CLI_LOAD_MODEL, o->model);
-        cli_load_resolve_in(c, CLI_LOAD_MODEL, o->model, path, sizeof path);
-        st |= cli_load_cache_add(c, CLI_LOAD_MODEL, path, 0, 0);
-    }
-    char draft[PATH_MAX];
-    const char *spec_model = cli_load_spec_draft_name(o, draft, sizeof draft) ? draft
-                             : o->spec_model && o->spec_method ? o->spec_model /* says why not */
-                                                               : NULL;
-    if (spec_model) {
-        st |= note_name(c, CLI_LOAD_MODEL, spec_model);
-        cli_load_resolve_in(c, CLI_LOAD_MODEL, spec_model, path, sizeof path);
-        st |= cli_load_cache_add(c, CLI_LOAD_MODEL, path, 0, 0);
-    }
-    sim_price_list l; /* the devices --usd-per-gpu-hour names */
-    sim_err perr;
-    if (o->usd_prices && !sim_price_list_parse("--usd-per-gpu-hour", o->usd_prices, &l, &perr))
-        for (size_t i = 0; i < l.n; i++)
-            st |= note_name(c, CLI_LOAD_HW, l.names[i]);
-    /* the profile --engine names on the point's device (a NAME@VERSION reads the catalogue,
-     * loaded here once); a device or version that fails is the point's error, later */
-    const cli_load_entry *hw = NULL;
-    if (o->hw) {
-        cli_load_resolve_in(c, CLI_LOAD_HW, o->hw, path, sizeof path);
-        hw = cli_load_cache_find(c, CLI_LOAD_HW, path, 0, 0);
-    }
-    st |= cli_load_catalog_load(&c->catalog);
-    st |= note_name(c, CLI_LOAD_ENGINE, cli_load_engine_spec(o, NULL));
-    sim_err eerr;
-    if (hw && !hw->st && !cli_load_engine_path(o, c, &hw->hw, path, sizeof path, &eerr))
-        st |= cli_load_cache_add(c, CLI_LOAD_ENGINE, path, 0, 0);
-    if (o->trace && serve) {
-        st |= note_name(c, CLI_LOAD_TRACE, o->trace);
-        cli_load_resolve_in(c, CLI_LOAD_TRACE, o->trace, path, sizeof path);
-        st |= cli_load_cache_add(c, CLI_LOAD_TRACE, path, o->time_scale, cli_opt_trace_limit(o));
-    }
-    if (o->lengths_file && serve)
-        st |= note_name(c, CLI_LOAD_TRACE, o->lengths_file);
-    if (band)
-        st |= note_unc(c, o);
-    return st ? SIM_EINTERNAL : SIM_OK;
 }

@@ -45,10 +45,6 @@
 #include "report.h"
 #include "sweep.h"
 
-/* P:D of a disaggregated candidate, in the order tried. */
-const int64_t cli_plan_pd[CLI_PLAN_N_PD][2] = {{1, 1}, {1, 2}, {2, 1}, {2, 2}, {1, 3}, {3, 1}, {2, 3},
-                                {3, 2}, {3, 3}, {2, 4}, {4, 2}, {3, 4}, {4, 3}, {4, 4}};
-
 /* Flags plan searches or does not take (its output is its own report). */
 static const char *const refused[] = {
     "--tp",           "--pp",           "--ep",          "--dp",
@@ -61,47 +57,6 @@ enum { N_REFUSED = sizeof refused / sizeof refused[0] };
 
 /* ------------------------------------------------------------------------------------------ */
 /* One candidate */
-
-sim_status cli_plan_set_flag(cli_opts *q, const char *name, const char *v, sim_err *err)
-{
-    const cli_opt_def *d = cli_opt_find(name, ~0);
-    if (!d)
-        return sim_fail(err, SIM_EINTERNAL, "plan: no flag %s", name);
-    q->given[d - cli_opt_table] = true;
-    return cli_opt_parse_value(d, v, q, err);
-}
-
-sim_status cli_plan_cand_opts(const plan_ctx *c, const plan_cand *k, cli_plan_flags *f,
-                              cli_opts *q, sim_err *err)
-{
-    *q = *c->o;
-    q->model = c->models[k->model];
-    q->hw = c->hws[k->hw];
-    q->warn = NULL;
-    q->html = NULL;
-    q->out_file = NULL;
-    snprintf(f->tp, sizeof f->tp, "%lld", (long long)k->tp);
-    snprintf(f->pp, sizeof f->pp, "%lld", (long long)k->pp);
-    snprintf(f->ep, sizeof f->ep, "%lld", (long long)k->ep);
-    snprintf(f->dp, sizeof f->dp, "%lld", (long long)k->dp);
-    sim_status st = cli_plan_set_flag(q, "--engine", k->engine, err);
-    if (!st)
-        st = cli_plan_set_flag(q, "--tp", f->tp, err);
-    if (!st && k->pp > 1)
-        st = cli_plan_set_flag(q, "--pp", f->pp, err);
-    if (!st && k->ep > 1)
-        st = cli_plan_set_flag(q, "--ep", f->ep, err);
-    if (!st && k->dp_attention) {
-        st = cli_plan_set_flag(q, "--dp-attention", "", err);
-        if (!st)
-            st = cli_plan_set_flag(q, "--dp", f->dp, err);
-    }
-    if (!st && k->fp8)
-        st = cli_plan_set_flag(q, "--weight-dtype", "fp8", err);
-    if (!st)
-        st = cli_plan_variant_flags(c, k, q, f->spec_json, f->spec_sizes, err);
-    return st;
-}
 
 /* Whether one request alone misses the SLO: the static batch of one sequence per attention
  * group. SIM_EINPUT (the candidate does not load or fit) is returned with its message. */

@@ -1,5 +1,6 @@
 /* cli_plan_space.c - the plan's candidates: each model on each device with every engine,
- * precision and layout the search spans (cli_plan.c says which, cli_plan_internal.h). */
+ * precision and layout the search spans (cli_plan.c says which, cli_plan_internal.h), the P:D
+ * ratios a disaggregated one tries, and a candidate's flags set as the command line would. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli_plan_internal.h"
 
@@ -16,6 +17,51 @@
 
 /* ------------------------------------------------------------------------------------------ */
 /* The candidates */
+
+/* P:D of a disaggregated candidate, in the order tried. */
+const int64_t cli_plan_pd[CLI_PLAN_N_PD][2] = {{1, 1}, {1, 2}, {2, 1}, {2, 2}, {1, 3}, {3, 1}, {2, 3},
+                                {3, 2}, {3, 3}, {2, 4}, {4, 2}, {3, 4}, {4, 3}, {4, 4}};
+
+sim_status cli_plan_set_flag(cli_opts *q, const char *name, const char *v, sim_err *err)
+{
+    const cli_opt_def *d = cli_opt_find(name, ~0);
+    if (!d)
+        return sim_fail(err, SIM_EINTERNAL, "plan: no flag %s", name);
+    q->given[d - cli_opt_table] = true;
+    return cli_opt_parse_value(d, v, q, err);
+}
+
+sim_status cli_plan_cand_opts(const plan_ctx *c, const plan_cand *k, cli_plan_flags *f,
+                              cli_opts *q, sim_err *err)
+{
+    *q = *c->o;
+    q->model = c->models[k->model];
+    q->hw = c->hws[k->hw];
+    q->warn = NULL;
+    q->html = NULL;
+    q->out_file = NULL;
+    snprintf(f->tp, sizeof f->tp, "%lld", (long long)k->tp);
+    snprintf(f->pp, sizeof f->pp, "%lld", (long long)k->pp);
+    snprintf(f->ep, sizeof f->ep, "%lld", (long long)k->ep);
+    snprintf(f->dp, sizeof f->dp, "%lld", (long long)k->dp);
+    sim_status st = cli_plan_set_flag(q, "--engine", k->engine, err);
+    if (!st)
+        st = cli_plan_set_flag(q, "--tp", f->tp, err);
+    if (!st && k->pp > 1)
+        st = cli_plan_set_flag(q, "--pp", f->pp, err);
+    if (!st && k->ep > 1)
+        st = cli_plan_set_flag(q, "--ep", f->ep, err);
+    if (!st && k->dp_attention) {
+        st = cli_plan_set_flag(q, "--dp-attention", "", err);
+        if (!st)
+            st = cli_plan_set_flag(q, "--dp", f->dp, err);
+    }
+    if (!st && k->fp8)
+        st = cli_plan_set_flag(q, "--weight-dtype", "fp8", err);
+    if (!st)
+        st = cli_plan_variant_flags(c, k, q, f->spec_json, f->spec_sizes, err);
+    return st;
+}
 
 sim_status cli_plan_split(char *s, const char **out, int *n, const char *flag, sim_err *err)
 {

@@ -1,5 +1,6 @@
-/* cli_validate_internal.h - what the validate command's files share (cli_validate.c: the rows'
- * predictions and summaries; cli_validate_unc.c: the uncertainty table and the bands' coverage).
+/* cli_validate_internal.h - what the validate command's files share (cli_validate_row.c: one
+ * row's prediction; cli_validate.c: the rows' summaries; cli_validate_unc.c: the uncertainty
+ * table and the bands' coverage).
  * Private to sim/cli_validate*.c. */
 #ifndef SIM_CLI_VALIDATE_INTERNAL_H
 #define SIM_CLI_VALIDATE_INTERNAL_H

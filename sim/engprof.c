@@ -80,20 +80,6 @@ static const prof_flag prof_flags[] = {
     {"frontend.first_token_alone", offsetof(sim_engprof, fe_first_token_alone)},
 };
 
-/* Every field needs a string in "sources" saying where its value comes from. */
-sim_status sim_engprof_need_source(const cJSON *root, const char *path, const char *field,
-                                   sim_err *err)
-{
-    const cJSON *src =
-        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "sources"), field);
-    if (!cJSON_IsString(src) || !src->valuestring[0])
-        return sim_fail(err, SIM_EINPUT,
-                        "%s: field 'sources.%s' is missing, expected a string saying where the "
-                        "default comes from (engine docs, source file, release notes)",
-                        path, field);
-    return SIM_OK;
-}
-
 static sim_status load_enums(const cJSON *root, const char *path, sim_engprof *p, sim_err *err)
 {
     const char *rule = NULL, *policy = NULL, *version = NULL;

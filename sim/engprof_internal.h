@@ -7,7 +7,8 @@
 
 #include "engprof.h"
 
-/* SIM_OK when "sources" holds a non-empty string for `field`, else a file error naming it. */
+/* SIM_OK when "sources" holds a non-empty string for `field`, else a file error naming it
+ * (engprof_version.c). */
 sim_status sim_engprof_need_source(const cJSON *root, const char *path, const char *field,
                                    sim_err *err);
 

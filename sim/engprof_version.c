@@ -1,5 +1,7 @@
 /* engprof_version.c - engine releases and profiles' version ranges: parsing, comparing, and the
- * choice of the profile that --engine NAME@VERSION names (engprof.h). */
+ * choice of the profile that --engine NAME@VERSION names (engprof.h); and the rule that every
+ * field of a profile names its source, which the loader (engprof.c) calls for its fields as this
+ * file does for the releases', so that this file calls none of engprof.c. */
 #include "engprof.h"
 #include "engprof_internal.h"
 
@@ -12,6 +14,20 @@
 #include "suggest.h"
 
 #define PART_MAX 999999
+
+/* Every field needs a string in "sources" saying where its value comes from. */
+sim_status sim_engprof_need_source(const cJSON *root, const char *path, const char *field,
+                                   sim_err *err)
+{
+    const cJSON *src =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "sources"), field);
+    if (!cJSON_IsString(src) || !src->valuestring[0])
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'sources.%s' is missing, expected a string saying where the "
+                        "default comes from (engine docs, source file, release notes)",
+                        path, field);
+    return SIM_OK;
+}
 
 /* The numbers of a release at s; *end after the last one. False when s does not start with a
  * digit or a part is too large. */

@@ -101,8 +101,6 @@ bool sim_graph_op_in_layer(const sim_graph *g, sim_op_id id, int64_t layer)
     }
 }
 
-#define SCALE_BYTES 2.0 /* a group scale of AWQ/GPTQ/W4A8 weights: fp16 */
-
 const sim_op_meta *sim_op_info(sim_op_id id)
 {
     assert(id >= 0 && id < SIM_OP_COUNT);
@@ -118,13 +116,6 @@ int64_t sim_graph_kv_heads_per_gpu(const sim_model *m, int tp)
 {
     return (m->kv_heads + tp - 1) / tp;
 }
-
-sim_dtype sim_graph_resid_dtype(const sim_model *m, const sim_prec *prec)
-{
-    return sim_dtype_is_16bit(prec->act) ? prec->act : m->dtype;
-}
-
-sim_dtype sim_graph_gemm_dtype(const sim_prec *prec) { return prec->act; }
 
 static sim_status check_moe(const sim_model *m, const sim_par *p, sim_err *err);
 
@@ -541,20 +532,6 @@ bool sim_graph_shape_dp(const sim_model *m, const sim_seq_group *g, size_t n, in
 #undef ADD
     }
     return true;
-}
-
-bool sim_graph_mixed_input(const sim_prec *prec, sim_dtype w)
-{
-    return !sim_dtype_is_16bit(w) && w != prec->act;
-}
-
-double sim_graph_weight_elem_bytes(const sim_prec *prec, sim_dtype w)
-{
-    const sim_dtype_info *i = sim_dtype_get(w);
-    double b = sim_dtype_bytes(w);
-    if (i->group_scaled && prec->group_size > 0 && sim_graph_mixed_input(prec, w))
-        b += (SCALE_BYTES + (prec->zero_point ? i->bits / 8.0 : 0.0)) / (double)prec->group_size;
-    return b;
 }
 
 /* Parameters of one layer's attention block per GPU stored in the weight format: MLA's q_down

@@ -1,49 +1,22 @@
 /* graph_build.c - the operators of one forward step per GPU: each op's FLOPs and bytes, layer by
  * layer (dense and MoE MLPs, GQA and MLA attention, collectives), and the step's edges. */
 #include "graph.h"
+#include "graph_internal.h"
 
 #include <math.h>
 #include <string.h>
 
 #include "collective.h"
 
-/* Vector FLOPs per element: RMSNorm (square, sum, scale by rsqrt, multiply by weight), rotary
- * embedding (two multiplies and an add per element), SiLU(gate) * up (exp, add, divide,
- * multiply, multiply), sampling (scale, exp, sum, compare). */
-#define NORM_FLOPS 4.0
+/* Vector FLOPs per element: RMSNorm's NORM_FLOPS (graph_internal.h), rotary embedding (two
+ * multiplies and an add per element), SiLU(gate) * up (exp, add, divide, multiply, multiply),
+ * sampling (scale, exp, sum, compare). */
 #define ROPE_FLOPS 3.0
 #define ACT_FLOPS 5.0
 #define SAMPLE_FLOPS 4.0
 #define QUANT_FLOPS 3.0 /* dynamic quantization: |x|, running max, scale and convert */
 #define FP32_BYTES 4.0
 #define DP_SYNC_BYTES 48.0 /* per rank: 6 int64 (tokens, logprob tokens, graph, extend, TBO, mode) */
-
-/* A GEMM of T x K by K x N with weights in `wdt`: reads its input in the activation format,
- * writes 16-bit. The math runs in the activation format: 16-bit for plain and weight-only GEMMs,
- * fp8/int8/fp4 under full quantization and W4A8 (mixed-input kernels dequantize the weights). */
-static void gemm(sim_op *op, double t, int64_t n, int64_t k, sim_dtype wdt, const sim_prec *prec,
-                 double rb)
-{
-    op->m = (int64_t)t;
-    op->n = n;
-    op->k = k;
-    op->flops = 2.0 * t * (double)n * (double)k;
-    op->weight_bytes = (double)n * (double)k * sim_graph_weight_elem_bytes(prec, wdt);
-    op->act_bytes = t * (double)k * sim_dtype_bytes(prec->act) + t * (double)n * rb;
-    op->weight = wdt;
-    op->compute = prec->act;
-    op->weight_only = sim_graph_mixed_input(prec, wdt);
-    op->block_scaled = prec->block_scaled && wdt == SIM_DT_FP8 && prec->act == SIM_DT_FP8;
-}
-
-void sim_graph_gemm(sim_op *op, sim_op_id id, double tokens, int64_t n, int64_t k, sim_dtype weight,
-                    const sim_prec *prec, double resid_bytes)
-{
-    memset(op, 0, sizeof *op);
-    op->id = id;
-    op->present = true;
-    gemm(op, tokens, n, k, weight, prec, resid_bytes);
-}
 
 void sim_graph_act_quant(sim_op *op, double tokens, int64_t k, const sim_prec *prec,
                          double resid_bytes)
@@ -102,15 +75,6 @@ static void allgather(sim_op *op, double msg, int tp)
     op->net_bytes = sim_coll_bus_bytes(SIM_COLL_ALLGATHER, msg, tp);
 }
 
-/* RMSNorm fused with the residual add: reads input and residual, writes both (the normed one in
- * the GEMM input format). */
-static void norm(sim_op *op, double t, double d, double rb, double ab)
-{
-    op->flops = NORM_FLOPS * t * d;
-    op->weight_bytes = d * rb;
-    op->act_bytes = 2.0 * t * d * rb + t * d * rb + t * d * ab;
-}
-
 /* Per-head RMSNorm of q and k (Qwen3's q_norm / k_norm): `heads` (q + kv) vectors of hd values per
  * token, read and written in place once, and the two hd-wide weights. */
 static void qk_norm(sim_op *op, double t, double heads, double hd, double rb)
@@ -137,15 +101,6 @@ void sim_graph_fuse_norm(sim_op *op, double resid_bytes)
         return;
     op->fused = true;
     op->act_bytes -= op->flops / NORM_FLOPS * resid_bytes; /* the T x d reduced values */
-}
-
-void sim_graph_norm(sim_op *op, sim_op_id id, double tokens, int64_t hidden, double resid_bytes,
-                    double out_bytes)
-{
-    memset(op, 0, sizeof *op);
-    op->id = id;
-    op->present = true;
-    norm(op, tokens, (double)hidden, resid_bytes, out_bytes);
 }
 
 /* Fused GQA attention over `pairs` query-key pairs and `kv_tokens` cached + new keys: read Q and
@@ -202,11 +157,11 @@ static void mla_kv_up(const sim_model *m, int tp, const sim_prec *prec, const si
     const double tp_kv = s->kv_tokens - s->dec_kv_tokens;
     sim_op ab = {0}, ex = {0};
     if (s->dec_tokens > 0.0) {
-        gemm(&ab, s->dec_tokens, h * kvl, nv, prec->weight, prec, rb);
+        sim_graph_gemm_shape(&ab, s->dec_tokens, h * kvl, nv, prec->weight, prec, rb);
         ab.act_bytes = s->dec_tokens * (double)h * (double)(2 * kvl + nv) * rb;
     }
     if (tp_kv > 0.0)
-        gemm(&ex, tp_kv, h * nv, kvl, prec->weight, prec, rb);
+        sim_graph_gemm_shape(&ex, tp_kv, h * nv, kvl, prec->weight, prec, rb);
     const sim_op *big = ex.flops >= ab.flops ? &ex : &ab;
     op->m = big->m;
     op->n = big->n;
@@ -311,7 +266,7 @@ static void build_attn_gqa(const sim_model *m, int tp, const sim_prec *prec,
     const int64_t qkv_n = ((m->attn_out_gate ? 2 : 1) * hq + 2 * hkv) * m->head_dim;
 
     sim_op *op = &g->ops[SIM_OP_QKV_PROJ];
-    gemm(op, t, qkv_n, m->hidden, prec->weight, prec, rb);
+    sim_graph_gemm_shape(op, t, qkv_n, m->hidden, prec->weight, prec, rb);
     if (m->qkv_bias) {
         op->weight_bytes += (double)qkv_n * rb;
         op->flops += t * (double)qkv_n;
@@ -324,7 +279,7 @@ static void build_attn_gqa(const sim_model *m, int tp, const sim_prec *prec,
     /* the attention output, 16-bit, quantized per token for o_proj */
     sim_graph_act_quant(&g->ops[SIM_OP_ACT_QUANT], t, hq * m->head_dim, prec, rb);
     op = &g->ops[SIM_OP_O_PROJ];
-    gemm(op, t, m->hidden, hq * m->head_dim, prec->weight, prec, rb);
+    sim_graph_gemm_shape(op, t, m->hidden, hq * m->head_dim, prec->weight, prec, rb);
     if (m->o_bias) {
         op->weight_bytes += d * rb;
         op->flops += t * d;
@@ -352,18 +307,20 @@ static void build_attn_mla(const sim_model *m, int tp, const sim_prec *prec,
     const double ql = (double)m->q_lora_rank, kvl = (double)m->kv_lora_rank;
     sim_op *op = &g->ops[SIM_OP_Q_DOWN];
     if (m->q_lora_rank > 0) {
-        gemm(op, t, m->q_lora_rank, m->hidden, prec->weight, prec, rb);
+        sim_graph_gemm_shape(op, t, m->q_lora_rank, m->hidden, prec->weight, prec, rb);
         mla_latent_norm(op, t, ql, rb);
     }
-    gemm(&g->ops[SIM_OP_Q_UP], t, h * qk, q_in, prec->weight, prec, rb);
+    sim_graph_gemm_shape(&g->ops[SIM_OP_Q_UP], t, h * qk, q_in, prec->weight, prec, rb);
     op = &g->ops[SIM_OP_KV_DOWN];
-    gemm(op, t, m->kv_lora_rank + m->qk_rope_dim, m->hidden, prec->weight, prec, rb);
+    sim_graph_gemm_shape(op, t, m->kv_lora_rank + m->qk_rope_dim, m->hidden, prec->weight, prec,
+                         rb);
     mla_latent_norm(op, t, kvl, rb);
     op = &g->ops[SIM_OP_ROPE];
     op->flops = ROPE_FLOPS * t * (double)(h + 1) * (double)m->qk_rope_dim;
     op->act_bytes = 2.0 * t * (double)(h + 1) * (double)m->qk_rope_dim * rb;
     sim_graph_act_quant(&g->ops[SIM_OP_ACT_QUANT], t, h * m->v_head_dim, prec, rb);
-    gemm(&g->ops[SIM_OP_O_PROJ], t, m->hidden, h * m->v_head_dim, prec->weight, prec, rb);
+    sim_graph_gemm_shape(&g->ops[SIM_OP_O_PROJ], t, m->hidden, h * m->v_head_dim, prec->weight,
+                         prec, rb);
 }
 
 /* The dense gated MLP (every layer of a dense model, the dense layers of a MoE one). */
@@ -372,18 +329,18 @@ static void build_mlp_dense(const sim_model *m, int tp, const sim_prec *prec, do
 {
     const int64_t f = m->intermediate / tp;
     if (m->mlp_ungated) { /* up -> relu2 (max and square: 2 FLOPs) -> down (Nemotron-H) */
-        gemm(&g->ops[SIM_OP_GATE_UP_PROJ], t, f, m->hidden, prec->weight, prec, rb);
+        sim_graph_gemm_shape(&g->ops[SIM_OP_GATE_UP_PROJ], t, f, m->hidden, prec->weight, prec, rb);
         sim_op *act = &g->ops[SIM_OP_ACT];
         act->flops = 2.0 * t * (double)f;
         act->act_bytes = t * (double)f * rb + t * (double)f * ab;
-        gemm(&g->ops[SIM_OP_DOWN_PROJ], t, m->hidden, f, prec->weight, prec, rb);
+        sim_graph_gemm_shape(&g->ops[SIM_OP_DOWN_PROJ], t, m->hidden, f, prec->weight, prec, rb);
         return;
     }
-    gemm(&g->ops[SIM_OP_GATE_UP_PROJ], t, 2 * f, m->hidden, prec->weight, prec, rb);
+    sim_graph_gemm_shape(&g->ops[SIM_OP_GATE_UP_PROJ], t, 2 * f, m->hidden, prec->weight, prec, rb);
     sim_op *op = &g->ops[SIM_OP_ACT];
     op->flops = ACT_FLOPS * t * (double)f;
     op->act_bytes = t * 2.0 * (double)f * rb + t * (double)f * ab;
-    gemm(&g->ops[SIM_OP_DOWN_PROJ], t, m->hidden, f, prec->weight, prec, rb);
+    sim_graph_gemm_shape(&g->ops[SIM_OP_DOWN_PROJ], t, m->hidden, f, prec->weight, prec, rb);
 }
 
 /* An all-to-all over `ranks` GPUs of `rows` rows of `row_bytes` on the busiest rank: it keeps
@@ -441,7 +398,7 @@ static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *pr
      * attention with TP-split MoE: every GPU runs the MoE layer on all T tokens */
     double t_route = ep ? ceil(T / par->ep) : tp_moe ? T : t_attn;
     sim_op *op = &g->ops[SIM_OP_ROUTER];
-    gemm(op, t_route, m->experts, m->hidden, rdt, &p16, rb);
+    sim_graph_gemm_shape(op, t_route, m->experts, m->hidden, rdt, &p16, rb);
     if (m->moe_bias)
         op->weight_bytes += e * rb;
     op = &g->ops[SIM_OP_MOE_TOPK];
@@ -486,7 +443,8 @@ static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *pr
     for (int i = 0; i < 2; i++) {
         op = &g->ops[grouped[i]];
         bool up = grouped[i] == SIM_OP_EXPERTS_GATE_UP;
-        gemm(op, rows, up ? 2 * f : m->hidden, up ? m->hidden : f, prec->weight, prec, rb);
+        sim_graph_gemm_shape(op, rows, up ? 2 * f : m->hidden, up ? m->hidden : f, prec->weight,
+                             prec, rb);
         op->m = (int64_t)ceil(rows - 1e-9);
         op->groups = touched;
         op->weight_bytes = touched * (up ? 2.0 : 1.0) * (double)f * d * wb +
@@ -515,7 +473,7 @@ static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *pr
     const double t_sh = tp_moe ? T : t_attn;
     op->present = fs > 0;
     if (op->present) {
-        gemm(op, t_sh, 3 * fs, m->hidden, prec->weight, prec, rb);
+        sim_graph_gemm_shape(op, t_sh, 3 * fs, m->hidden, prec->weight, prec, rb);
         op->act_bytes = t_sh * (d * ab + 2.0 * (double)fs * rb + (double)fs * (rb + ab) +
                                   (double)fs * ab + d * rb);
     }
@@ -556,14 +514,14 @@ static void build_layer(const sim_model *m, const sim_par *par, const sim_prec *
     const sim_prec lp = sim_graph_linear_prec(m, prec);
     const double lab = sim_dtype_bytes(sim_graph_gemm_dtype(&lp));
 
-    norm(&g->ops[SIM_OP_ATTN_NORM], t, d, rb, lab);
+    sim_graph_norm_shape(&g->ops[SIM_OP_ATTN_NORM], t, d, rb, lab);
     if (m->mla)
         build_attn_mla(m, tp, &lp, &a, rb, g);
     else
         build_attn_gqa(m, tp, &lp, &a, rb, g);
     sim_graph_rebuild_context(m, par, prec, s, g);
     allreduce(&g->ops[SIM_OP_ATTN_ALLREDUCE], t * d * rb, tp);
-    norm(&g->ops[SIM_OP_MLP_NORM], t, d, rb, m->moe_layers > 0 ? ab : lab);
+    sim_graph_norm_shape(&g->ops[SIM_OP_MLP_NORM], t, d, rb, m->moe_layers > 0 ? ab : lab);
     if (g->dense_layers > 0)
         build_mlp_dense(m, tp, &lp, t, rb, lab, g);
     if (m->moe_layers > 0)
@@ -638,9 +596,9 @@ static void build_edges(const sim_model *m, int tp, const sim_prec *prec, const 
     op->present = true;
 
     op = &g->ops[SIM_OP_FINAL_NORM];
-    norm(op, t, d, rb, rb);
+    sim_graph_norm_shape(op, t, d, rb, rb);
 
-    gemm(&g->ops[SIM_OP_LM_HEAD], lg, v_gpu, m->hidden, rdt, &p16, rb);
+    sim_graph_gemm_shape(&g->ops[SIM_OP_LM_HEAD], lg, v_gpu, m->hidden, rdt, &p16, rb);
     allgather(&g->ops[SIM_OP_LOGITS_GATHER], lg * (double)v_gpu * tp * rb, tp);
 
     /* Sampling on the full logits: read them, write and read an fp32 copy for softmax. */

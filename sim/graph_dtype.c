@@ -1,5 +1,31 @@
-/* graph_dtype.c - the default precision of a deployment (graph.h). */
+/* graph_dtype.c - the precision rules of the graph (graph.h): a deployment's default precision,
+ * the residual stream's and the GEMMs' formats, a weight element's bytes with its group scales.
+ * It calls nothing of graph.c, graph_build.c and the graph's other files, which call it. */
 #include "graph.h"
+
+#define SCALE_BYTES 2.0 /* a group scale of AWQ/GPTQ/W4A8 weights: fp16 */
+
+sim_dtype sim_graph_resid_dtype(const sim_model *m, const sim_prec *prec)
+{
+    return sim_dtype_is_16bit(prec->act) ? prec->act : m->dtype;
+}
+
+sim_dtype sim_graph_gemm_dtype(const sim_prec *prec) { return prec->act; }
+
+bool sim_graph_mixed_input(const sim_prec *prec, sim_dtype w)
+{
+    return !sim_dtype_is_16bit(w) && w != prec->act;
+}
+
+double sim_graph_weight_elem_bytes(const sim_prec *prec, sim_dtype w)
+{
+    const sim_dtype_info *i = sim_dtype_get(w);
+    double b = sim_dtype_bytes(w);
+    if (i->group_scaled && prec->group_size > 0 && sim_graph_mixed_input(prec, w))
+        b += (SCALE_BYTES + (prec->zero_point ? i->bits / 8.0 : 0.0)) / (double)prec->group_size;
+    return b;
+}
+
 
 bool sim_graph_prec_defaults(const sim_model *m, const sim_hw *hw, const sim_prec_given *given,
                              sim_prec *out)

@@ -290,43 +290,10 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
     return SIM_OK;
 }
 
-/* The latency metrics a serve row may measure, as `vllm bench serve` names them: the mean or
- * median over requests (TTFT, TPOT, E2EL) or over every token gap (ITL), in ms. */
-static const struct {
-    const char *name;
-    sim_metric metric;
-    bool median;
-} serve_latency[] = {
-    {"mean_ttft_ms", SIM_M_TTFT, false}, {"median_ttft_ms", SIM_M_TTFT, true},
-    {"mean_tpot_ms", SIM_M_TPOT, false}, {"median_tpot_ms", SIM_M_TPOT, true},
-    {"mean_itl_ms", SIM_M_ITL, false},   {"median_itl_ms", SIM_M_ITL, true},
-    {"mean_e2el_ms", SIM_M_E2EL, false}, {"median_e2el_ms", SIM_M_E2EL, true},
-};
-enum { N_SERVE_LATENCY = sizeof serve_latency / sizeof serve_latency[0] };
-
-/* The serve latency metric named m, or -1. */
-static int serve_latency_index(const char *m)
-{
-    for (int i = 0; i < N_SERVE_LATENCY; i++)
-        if (strcmp(m, serve_latency[i].name) == 0)
-            return i;
-    return -1;
-}
-
-bool sim_validate_is_energy(const char *metric)
-{
-    return strcmp(metric, "avg_power_w") == 0 || strcmp(metric, "joules_per_output_token") == 0;
-}
-
 /* The energy metric `metric` of a run's or a serving run's power totals. */
 static double energy_metric(const char *metric, const sim_power_totals *t)
 {
     return strcmp(metric, "avg_power_w") == 0 ? t->avg_power_w : t->joules_per_output_token;
-}
-
-bool sim_validate_is_serve_latency(const char *metric)
-{
-    return serve_latency_index(metric) >= 0;
 }
 
 /* An end-to-end row's all-reduce: the one its algo column names, else the engine profile's. */
@@ -504,7 +471,9 @@ sim_status sim_validate_serve(const sim_vrow *r, const sim_model *model, const s
     sim_engine_result res;
     if (!(st = sim_engine_check(&c, &w, err)) && !(st = sim_engine_run(&c, &w, &res, err))) {
         const double dur_s = (double)res.duration_ns * 1e-9;
-        const int lat = serve_latency_index(r->metric);
+        sim_metric lat_metric = SIM_M_TTFT;
+        bool lat_median = false;
+        const bool lat = sim_validate_serve_latency(r->metric, &lat_metric, &lat_median);
         sim_serve_metrics sm;
         int64_t out_tokens = 0; /* batch x output_len at fixed lengths */
         for (size_t i = 0; i < w.n; i++)
@@ -518,11 +487,11 @@ sim_status sim_validate_serve(const sim_vrow *r, const sim_model *model, const s
                 st = sim_fail(err, SIM_EINPUT,
                               "row %lld: %s has no power.tdp_w, expected one for %s",
                               (long long)r->id, hw->path, r->metric);
-        } else if (lat < 0)
+        } else if (!lat)
             *pred = strcmp(r->metric, "duration_s") == 0 ? dur_s : (double)out_tokens / dur_s;
         else if (!(st = sim_metrics_compute(&res, &(sim_slo){{0}}, &sm))) {
-            const sim_dist *d = &sm.dist[serve_latency[lat].metric];
-            *pred = serve_latency[lat].median ? d->median : d->mean;
+            const sim_dist *d = &sm.dist[lat_metric];
+            *pred = lat_median ? d->median : d->mean;
         }
         sim_engine_result_free(&res);
     }

@@ -73,6 +73,7 @@
 #include "hw.h"
 #include "model.h"
 #include "engine.h"
+#include "metrics.h"
 #include "step.h"
 #include "unc.h"
 
@@ -131,6 +132,10 @@ const char *sim_vkind_name(sim_vkind k);
 /* Whether `metric` is a serve row's latency metric: mean_ or median_ ttft_ms, tpot_ms, itl_ms or
  * e2el_ms, as `vllm bench serve` names them. */
 bool sim_validate_is_serve_latency(const char *metric);
+
+/* The serve latency metric named `metric`: the distribution it reads in *which and whether its
+ * median (else its mean) in *median; false, both untouched, when it names none. */
+bool sim_validate_serve_latency(const char *metric, sim_metric *which, bool *median);
 
 /* Whether `metric` is one of the power estimate's (power.h): avg_power_w (W per GPU) or
  * joules_per_output_token (J, every GPU), which e2e and serve rows may measure. Their errors are

@@ -31,6 +31,49 @@ const char *sim_vkind_name(sim_vkind k) { return kind_names[k]; }
 
 bool sim_vkind_is_op(sim_vkind k) { return k < SIM_VK_E2E; }
 
+/* The latency metrics a serve row may measure, as `vllm bench serve` names them: the mean or
+ * median over requests (TTFT, TPOT, E2EL) or over every token gap (ITL), in ms. */
+static const struct {
+    const char *name;
+    sim_metric metric;
+    bool median;
+} serve_latency[] = {
+    {"mean_ttft_ms", SIM_M_TTFT, false}, {"median_ttft_ms", SIM_M_TTFT, true},
+    {"mean_tpot_ms", SIM_M_TPOT, false}, {"median_tpot_ms", SIM_M_TPOT, true},
+    {"mean_itl_ms", SIM_M_ITL, false},   {"median_itl_ms", SIM_M_ITL, true},
+    {"mean_e2el_ms", SIM_M_E2EL, false}, {"median_e2el_ms", SIM_M_E2EL, true},
+};
+enum { N_SERVE_LATENCY = sizeof serve_latency / sizeof serve_latency[0] };
+
+/* The serve latency metric named m, or -1. */
+static int serve_latency_index(const char *m)
+{
+    for (int i = 0; i < N_SERVE_LATENCY; i++)
+        if (strcmp(m, serve_latency[i].name) == 0)
+            return i;
+    return -1;
+}
+
+bool sim_validate_is_energy(const char *metric)
+{
+    return strcmp(metric, "avg_power_w") == 0 || strcmp(metric, "joules_per_output_token") == 0;
+}
+
+bool sim_validate_is_serve_latency(const char *metric)
+{
+    return serve_latency_index(metric) >= 0;
+}
+
+bool sim_validate_serve_latency(const char *metric, sim_metric *which, bool *median)
+{
+    const int i = serve_latency_index(metric);
+    if (i < 0)
+        return false;
+    *which = serve_latency[i].metric;
+    *median = serve_latency[i].median;
+    return true;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* CSV */
 

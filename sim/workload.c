@@ -21,18 +21,6 @@
 /* A request this long is certainly a unit mistake; the engine checks the model's real limit. */
 #define MAX_TOKENS ((int64_t)1 << 40)
 
-void sim_workload_free(sim_workload *w)
-{
-    free(w->reqs);
-    free(w->hash_ids);
-    free(w->links);
-    w->reqs = NULL;
-    w->hash_ids = NULL;
-    w->links = NULL;
-    w->n = 0;
-    w->n_hash_ids = 0;
-}
-
 /* ------------------------------------------------------------------------------------------ */
 /* Traces */
 

@@ -500,6 +500,27 @@ static void test_load_strict(void **state)
     free(rows);
 }
 
+/* The serve rows' latency metric names: vllm bench serve's mean_ / median_ over TTFT, TPOT, ITL
+ * and E2EL; anything else (a throughput, an energy, a misspelling) names none. */
+static void test_serve_latency_names(void **state)
+{
+    (void)state;
+    sim_metric which = SIM_M_TTFT;
+    bool median = true;
+    assert_true(sim_validate_serve_latency("mean_itl_ms", &which, &median));
+    assert_int_equal(which, SIM_M_ITL);
+    assert_false(median);
+    assert_true(sim_validate_serve_latency("median_e2el_ms", &which, &median));
+    assert_int_equal(which, SIM_M_E2EL);
+    assert_true(median);
+    assert_false(sim_validate_serve_latency("median_ttft_s", &which, &median));
+    assert_int_equal(which, SIM_M_E2EL); /* untouched */
+    assert_false(sim_validate_is_serve_latency("output_tps"));
+    assert_true(sim_validate_is_serve_latency("mean_tpot_ms"));
+    assert_true(sim_validate_is_energy("joules_per_output_token"));
+    assert_false(sim_validate_is_energy("mean_tpot_ms"));
+}
+
 static void test_serve_rows(void **state)
 {
     (void)state;
@@ -807,6 +828,7 @@ int main(void)
         cmocka_unit_test(test_load_algo_trust),
         cmocka_unit_test(test_e2e_allreduce_column),
         cmocka_unit_test(test_op_checks),
+        cmocka_unit_test(test_serve_latency_names),
         cmocka_unit_test(test_serve_rows),
         cmocka_unit_test(test_rate_column),
         cmocka_unit_test(test_serve_row_at_rate),
