@@ -575,8 +575,9 @@ sim_status sim_html_plan(const char *path, const char *cmdline, const sim_chart_
         section(&p, h);
         static const sim_series_view views[] = {SIM_VIEW_REQUESTS, SIM_VIEW_KV, SIM_VIEW_TOKENS};
         static const char *const captions[] = {
-            "The winner's serving run at the target rate (the plan's workload): requests in each "
-            "instance, running and queued, averaged over the iterations starting in each bucket.",
+            ("The winner's serving run at the target rate (the plan's workload): requests in "
+             "each instance, running and queued, averaged over the iterations starting in each "
+             "bucket."),
             "Each instance's most KV-cache blocks in use, as a share of its own cache.",
             "Prompt and decode tokens per iteration of each instance."};
         for (size_t v = 0; v < sizeof views / sizeof views[0]; v++) {
