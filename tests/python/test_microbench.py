@@ -1,6 +1,6 @@
 """tools/microbench without a GPU or PyTorch: its command line (--help, argument errors as one
-line with exit 2, --dry-run's plan) and its rows, which must be exactly the fixture that test_cli's
-calibrate test fits (tests/data/microbench-rows.csv from tests/data/microbench-measured.json)."""
+line with exit 2, --dry-run's plan) and its rows, which must be exactly the fixture that
+test_cli_validate's calibrate test fits (tests/data/microbench-rows.csv from tests/data/microbench-measured.json)."""
 
 import importlib.machinery
 import importlib.util
