@@ -330,7 +330,7 @@ static int iterate(loop *L)
                             .decode_tokens = step->graph.tokens - prefill_tokens,
                             .cached_tokens = L->sched.cached_tokens,
                             .graph_seqs = graph_seqs,
-                            .kv_used_blocks = sim_kvcache_used(&L->sched.kv),
+                            .kv_used_blocks = sim_sched_kv_used(&L->sched),
                             .kv_total_blocks = L->sched.kv.total_blocks,
                             .running = (int64_t)L->sched.r_len,
                             .waiting = (int64_t)L->sched.w_len,
@@ -585,11 +585,9 @@ size_t sim_engine_done(const sim_engine *e) { return e->L.done; }
 
 double sim_engine_kv_usage(const sim_engine *e)
 {
-    const sim_kvcache *kv = &e->L.sched.kv;
-    return kv->total_blocks > 0
-               ? (double)(kv->total_blocks - kv->free_blocks - kv->evictable) /
-                     (double)kv->total_blocks
-               : 0.0;
+    const sim_sched *s = &e->L.sched;
+    return s->kv.total_blocks > 0 ? (double)sim_sched_kv_used(s) / (double)s->kv.total_blocks
+                                  : 0.0;
 }
 
 int64_t sim_engine_cached_prefix(const sim_engine *e, const uint64_t *ids, int64_t n)

@@ -33,10 +33,8 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
                         "%lld, %lld, expected each >= 1",
                         (long long)sc->max_num_seqs, (long long)sc->max_num_batched_tokens,
                         (long long)cfg->block_size);
-    if (!(cfg->mem_util > 0.0 && cfg->mem_util <= 1.0))
-        return sim_fail(err, SIM_EINPUT,
-                        "--gpu-memory-utilization: value %g, expected a number in (0, 1]",
-                        cfg->mem_util);
+    if ((st = sim_mem_check_util(cfg->mem_util, err)))
+        return st;
     if ((st = sim_engine_check_state(cfg, err)))
         return st;
     if ((st = sim_engine_check_offload(cfg, err)))

@@ -17,7 +17,6 @@ void sim_kvcache_init(sim_kvcache *kv, int64_t blocks, int64_t block_size)
     kv->chunked = false;
     kv->total_blocks = blocks;
     kv->free_blocks = blocks;
-    kv->evictable = 0;
     kv->peak_used = 0;
 }
 

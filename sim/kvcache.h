@@ -26,8 +26,9 @@ typedef struct sim_kvcache {
     bool chunked;   /* the swa tables are chunked local attention of `window`-token chunks */
     int block_shift;    /* log2(block_size) when it is a power of two, else -1 */
     int64_t total_blocks;
+    /* of the others, the ones only a prefix cache holds are its count (sim_prefix's
+     * evictable_blocks), passed in where they matter */
     int64_t free_blocks;
-    int64_t evictable; /* of the others, blocks only the prefix cache holds (reclaimable) */
     int64_t peak_used; /* most blocks ever in use by requests at once */
 } sim_kvcache;
 
@@ -78,20 +79,22 @@ static inline int64_t sim_kvcache_blocks_held(const sim_kvcache *kv, int64_t com
            (tokens > 0 ? kv->state_groups : 0);
 }
 
-/* Blocks in use by requests now (the prefix cache's evictable blocks not counted). */
-static inline int64_t sim_kvcache_used(const sim_kvcache *kv)
+/* Blocks in use by requests now: all but the free ones and the `evictable` ones only a prefix
+ * cache holds (its count, 0 without one). 10 blocks, 3 free, 4 evictable: 3 in use. */
+static inline int64_t sim_kvcache_used(const sim_kvcache *kv, int64_t evictable)
 {
-    return kv->total_blocks - kv->free_blocks - kv->evictable;
+    return kv->total_blocks - kv->free_blocks - evictable;
 }
 
-/* Takes n blocks if that many are free (true), else changes nothing (false). Inline: the
- * scheduler calls it once per running request per iteration, mostly with n = 0. */
-static inline bool sim_kvcache_alloc(sim_kvcache *kv, int64_t n)
+/* Takes n blocks if that many are free (true), else changes nothing (false); the peak counts
+ * the blocks in use (sim_kvcache_used with `evictable`). Inline: the scheduler calls it once per
+ * running request per iteration, mostly with n = 0. */
+static inline bool sim_kvcache_alloc(sim_kvcache *kv, int64_t n, int64_t evictable)
 {
     if (n > kv->free_blocks)
         return false;
     kv->free_blocks -= n;
-    int64_t used = sim_kvcache_used(kv);
+    int64_t used = sim_kvcache_used(kv, evictable);
     if (used > kv->peak_used)
         kv->peak_used = used;
     return true;

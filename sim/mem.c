@@ -105,6 +105,14 @@ double sim_mem_kv_capacity_bytes(const sim_step_cfg *cfg, double util, int64_t m
     return cfg->hw->hbm_bytes * util - others;
 }
 
+sim_status sim_mem_check_util(double util, sim_err *err)
+{
+    if (util > 0.0 && util <= 1.0) /* (NaN fails both comparisons) */
+        return SIM_OK;
+    return sim_fail(err, SIM_EINPUT,
+                    "--gpu-memory-utilization: value %g, expected a number in (0, 1]", util);
+}
+
 void sim_mem_plan(const sim_step_cfg *cfg, double util, const sim_mem_extra *extra, int64_t batch,
                   int64_t input_len, int64_t output_len, sim_mem_report *out)
 {

@@ -74,6 +74,12 @@ double sim_mem_workspace_bytes(const sim_step_cfg *cfg, double tokens, double lo
 double sim_mem_kv_capacity_bytes(const sim_step_cfg *cfg, double util, int64_t max_tokens,
                                  int64_t max_seqs, double extra_weight_bytes);
 
+/* The usable fraction of HBM a memory plan takes (--gpu-memory-utilization), checked before any
+ * plan: SIM_OK for util in (0, 1], else SIM_EINPUT "--gpu-memory-utilization: value 1.5,
+ * expected a number in (0, 1]" (NaN too). The static batch's check (run.h) and the serving
+ * engine's (engine.h) both ask it. */
+sim_status sim_mem_check_util(double util, sim_err *err);
+
 /* Memory plan of a static batch of `batch` sequences of input_len + output_len tokens.
  * util is the usable fraction of HBM (0, 1]; extra may be NULL. */
 void sim_mem_plan(const sim_step_cfg *cfg, double util, const sim_mem_extra *extra, int64_t batch,

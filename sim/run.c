@@ -25,10 +25,8 @@ sim_status sim_run_check(const sim_run_cfg *cfg, sim_err *err)
                         (long long)cfg->input_len, (long long)cfg->output_len,
                         (long long)cfg->input_len + (long long)cfg->output_len, m->path,
                         (long long)m->max_positions);
-    if (!(cfg->mem_util > 0.0 && cfg->mem_util <= 1.0))
-        return sim_fail(err, SIM_EINPUT,
-                        "--gpu-memory-utilization: value %g, expected a number in (0, 1]",
-                        cfg->mem_util);
+    if ((st = sim_mem_check_util(cfg->mem_util, err)))
+        return st;
     sim_mem_report mem;
     sim_mem_extra extra = sim_spec_mem_extra(cfg->spec, &cfg->step);
     sim_mem_plan(&cfg->step, cfg->mem_util, &extra, cfg->batch, cfg->input_len, cfg->output_len,

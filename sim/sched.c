@@ -88,11 +88,9 @@ void sim_sched_enqueue(sim_sched *s, sim_seq *seqs, int64_t id)
 /* Takes n free blocks, evicting unused prefix-cache entries when too few are free. */
 static bool kv_take(sim_sched *s, int64_t n)
 {
-    if (n > s->kv.free_blocks && caching(s) && n <= s->kv.free_blocks + s->kv.evictable) {
+    if (n > s->kv.free_blocks && caching(s) && n <= s->kv.free_blocks + sim_sched_evictable(s))
         sim_kvcache_release(&s->kv, sim_prefix_evict(&s->prefix, n - s->kv.free_blocks));
-        s->kv.evictable = s->prefix.evictable_blocks;
-    }
-    return sim_kvcache_alloc(&s->kv, n);
+    return sim_kvcache_alloc(&s->kv, n, sim_sched_evictable(s));
 }
 
 /* Frees what a request holds: its own blocks, and its uses of cache entries (which stay cached,
@@ -101,10 +99,8 @@ static void release(sim_sched *s, sim_seq *r)
 {
     int64_t shared = r->n_ref * (caching(s) ? s->prefix.kv_blocks : 0);
     sim_kvcache_release(&s->kv, r->blocks - shared);
-    if (r->n_ref > 0) {
+    if (r->n_ref > 0)
         sim_prefix_unref(&s->prefix, r->hash, r->n_ref);
-        s->kv.evictable = s->prefix.evictable_blocks;
-    }
     r->blocks = 0;
     r->n_ref = 0;
 }
@@ -248,7 +244,6 @@ static int64_t take_prefix(sim_sched *s, sim_seq *r, int64_t loaded[SIM_KVTIER_L
     int64_t h = s->cfg.prefix_block_tokens;
     int64_t m = cached_blocks(s, r);
     sim_prefix_ref(&s->prefix, r->hash, m);
-    s->kv.evictable = s->prefix.evictable_blocks;
     r->n_ref = m;
     int64_t l = 0;
     if (tiered(s)) {
@@ -300,7 +295,7 @@ static int64_t sglang_room(const sim_sched *s, const sim_seq *seqs)
         reserved +=
             s->ratio * (double)(left < SGLANG_CLIP_NEW_TOKENS ? left : SGLANG_CLIP_NEW_TOKENS);
     }
-    int64_t free_tokens = (s->kv.free_blocks + s->kv.evictable) * s->kv.block_size;
+    int64_t free_tokens = (s->kv.free_blocks + sim_sched_evictable(s)) * s->kv.block_size;
     return free_tokens - (int64_t)reserved;
 }
 
@@ -426,13 +421,12 @@ void sim_sched_cache_prompt(sim_sched *s, sim_seq *seqs, int64_t id)
         else if (s->tier.cfg.write_through)
             sim_kvtier_computed(&s->tier, r->hash[r->n_ref]);
     }
-    s->kv.evictable = s->prefix.evictable_blocks;
 }
 
 bool sim_sched_blocks_conserved(const sim_sched *s, const sim_seq *seqs)
 {
     const sim_kvcache *kv = &s->kv;
-    if (kv->free_blocks < 0 || kv->evictable < 0 || kv->free_blocks > kv->total_blocks)
+    if (kv->free_blocks < 0 || sim_sched_evictable(s) < 0 || kv->free_blocks > kv->total_blocks)
         return false;
     const int64_t per = caching(s) ? s->prefix.kv_blocks : 0;
     int64_t held = kv->free_blocks;
@@ -442,13 +436,8 @@ bool sim_sched_blocks_conserved(const sim_sched *s, const sim_seq *seqs)
             return false;
         held += r->blocks - r->n_ref * per;
     }
-    if (caching(s)) {
-        if (kv->evictable != s->prefix.evictable_blocks)
-            return false;
+    if (caching(s))
         held += (int64_t)(s->prefix.cap - s->prefix.n_free) * per;
-    } else if (kv->evictable != 0) {
-        return false;
-    }
     return held == kv->total_blocks;
 }
 

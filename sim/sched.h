@@ -164,10 +164,22 @@ sim_status sim_sched_init(sim_sched *s, const sim_sched_cfg *cfg, const sim_kvca
 
 void sim_sched_free(sim_sched *s);
 
+/* KV blocks only the prefix cache holds (entries nobody uses, reclaimable): its own count, the
+ * one owner (0 without prefix caching). */
+static inline int64_t sim_sched_evictable(const sim_sched *s)
+{
+    return s->cfg.prefix_block_tokens > 0 ? s->prefix.evictable_blocks : 0;
+}
+
+/* KV blocks running requests use now: all but the free and the evictable ones. */
+static inline int64_t sim_sched_kv_used(const sim_sched *s)
+{
+    return sim_kvcache_used(&s->kv, sim_sched_evictable(s));
+}
+
 /* Whether the KV cache's blocks are all accounted for: free + each running request's own blocks
  * (those it holds minus its uses of prefix-cache entries) + every cache entry's blocks = total,
- * none negative, and the cache's evictable count the prefix cache's. O(running requests): for
- * SIM_ASSERT after each scheduling step. */
+ * none negative. O(running requests): for SIM_ASSERT after each scheduling step. */
 bool sim_sched_blocks_conserved(const sim_sched *s, const sim_seq *seqs);
 
 /* Drafted tokens each decode verifies from the next iteration on (clamped to 0..spec_tokens). */

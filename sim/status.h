@@ -58,10 +58,10 @@ void sim_escape(const char *in, char *out, size_t len);
  * SIM_ASSERTS there) and compiled out elsewhere, so the checks may cost (a pass over the running
  * requests per iteration). A failure aborts through assert(), naming the condition, the file and
  * the line. The invariants checked: the KV cache's blocks are conserved after each scheduling
- * step (sim_sched_blocks_conserved) and its evictable count is the prefix cache's; each op's
- * time lies within its bounds (max of math, memory and network plus launch .. their sum), and a
- * step's within its lower and upper bound; at the end of a serving run every request generated
- * exactly its output tokens and their sum is the tokens emitted. */
+ * step (sim_sched_blocks_conserved; its evictable blocks are the prefix cache's one count);
+ * each op's time lies within its bounds (max of math, memory and network plus launch .. their
+ * sum), and a step's within its lower and upper bound; at the end of a serving run every
+ * request generated exactly its output tokens and their sum is the tokens emitted. */
 #ifdef SIM_ASSERTS
 #undef NDEBUG
 #include <assert.h>

@@ -12,12 +12,12 @@ static void test_blocks(void **state)
     assert_int_equal(sim_kvcache_blocks_for(&kv, 1), 1);
     assert_int_equal(sim_kvcache_blocks_for(&kv, 16), 1);
     assert_int_equal(sim_kvcache_blocks_for(&kv, 17), 2);
-    assert_true(sim_kvcache_alloc(&kv, 7));
-    assert_false(sim_kvcache_alloc(&kv, 4)); /* 3 left: nothing taken */
-    assert_int_equal(sim_kvcache_used(&kv), 7);
-    assert_true(sim_kvcache_alloc(&kv, 3));
+    assert_true(sim_kvcache_alloc(&kv, 7, 0));
+    assert_false(sim_kvcache_alloc(&kv, 4, 0)); /* 3 left: nothing taken */
+    assert_int_equal(sim_kvcache_used(&kv, 0), 7);
+    assert_true(sim_kvcache_alloc(&kv, 3, 0));
     sim_kvcache_release(&kv, 6);
-    assert_int_equal(sim_kvcache_used(&kv), 4);
+    assert_int_equal(sim_kvcache_used(&kv, 0), 4);
     assert_int_equal(kv.peak_used, 10);
 }
 
@@ -27,10 +27,11 @@ static void test_evictable_blocks_are_not_used(void **state)
     /* blocks only the prefix cache holds count as neither free nor in use */
     sim_kvcache kv;
     sim_kvcache_init(&kv, 10, 16);
-    assert_true(sim_kvcache_alloc(&kv, 6));
-    kv.evictable = 4; /* 4 of the 6 now belong to unused cache entries */
-    assert_int_equal(sim_kvcache_used(&kv), 2);
-    assert_true(sim_kvcache_alloc(&kv, 3));
+    assert_true(sim_kvcache_alloc(&kv, 6, 0));
+    /* 4 of the 6 now belong to unused cache entries (the prefix cache's count): 10 - 4 free
+     * - 4 evictable = 2 in use */
+    assert_int_equal(sim_kvcache_used(&kv, 4), 2);
+    assert_true(sim_kvcache_alloc(&kv, 3, 4));
     assert_int_equal(kv.peak_used, 6); /* 9 taken, 4 of them evictable: 5 after, 6 before */
 }
 

@@ -11,14 +11,20 @@ static sim_step_cfg cfg_for(const sim_model *m, const sim_hw *hw, int tp, sim_dt
     return c;
 }
 
-static void test_plan_numbers(void **state)
+/* Llama-3.1-8B on the H100 fixture, TP 1, bf16: the plan of `batch` sequences of 1024 + 1024. */
+static void plan_8b_h100(double util, int64_t batch, sim_mem_report *r)
 {
-    (void)state;
     sim_model m = tu_model("llama-3.1-8b");
     sim_hw hw = tu_hw("h100-sxm");
     sim_step_cfg c = cfg_for(&m, &hw, 1, SIM_DT_BF16);
+    sim_mem_plan(&c, util, NULL, batch, 1024, 1024, r);
+}
+
+static void test_plan_numbers(void **state)
+{
+    (void)state;
     sim_mem_report r;
-    sim_mem_plan(&c, 0.9, NULL, 8, 1024, 1024, &r);
+    plan_8b_h100(0.9, 8, &r);
     /* weights: 2 B x 8,030,261,248 parameters */
     assert_near(r.weight_bytes, 16060522496.0, 1e-12);
     /* KV: 8 sequences x 2048 tokens x 131,072 B = 2,147,483,648 */
@@ -259,6 +265,31 @@ static void test_kv_capacity_of_free_memory(void **state)
     assert_int_equal((int64_t)(bytes / (32 * 131072.0)), 14455);
 }
 
+/* The fraction of HBM a plan may take: (0, 1], the one check a static batch's and a serving
+ * engine's configuration both make before their memory plan. */
+static void test_check_util(void **state)
+{
+    (void)state;
+    sim_err err = {{0}};
+    assert_int_equal(sim_mem_check_util(0.9, &err), SIM_OK);
+    assert_int_equal(sim_mem_check_util(1.0, &err), SIM_OK);
+    /* at the top of the range the plan has all of HBM: 79.6 GiB = 79.6 x 2^30 =
+     * 85,469,849,190.4 B on the H100 fixture */
+    sim_mem_report r;
+    plan_8b_h100(1.0, 1, &r);
+    assert_near(r.capacity_bytes, 85469849190.4, 1e-12);
+    const double bad[] = {0.0, -0.5, 1.5, 1.0000001, NAN};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err.msg[0] = '\0';
+        assert_int_equal(sim_mem_check_util(bad[i], &err), SIM_EINPUT);
+        assert_non_null(strstr(err.msg, "--gpu-memory-utilization: value "));
+        assert_non_null(strstr(err.msg, ", expected a number in (0, 1]"));
+    }
+    sim_mem_check_util(1.5, &err);
+    assert_string_equal(err.msg,
+                        "--gpu-memory-utilization: value 1.5, expected a number in (0, 1]");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -269,6 +300,7 @@ int main(void)
         cmocka_unit_test(test_kv_capacity_of_free_memory),
         cmocka_unit_test(test_plan_of_free_memory),
         cmocka_unit_test(test_does_not_fit),
+        cmocka_unit_test(test_check_util),
         cmocka_unit_test(test_kv_precision_raises_capacity),
         cmocka_unit_test(test_static_fraction_deepseek_h20),
     };

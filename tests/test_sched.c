@@ -306,8 +306,12 @@ static void test_prefix_cache_hits_and_evictions(void **state)
         assert_int_equal(w.s.prefix.evictable_blocks, 0);
         assert_int_equal(w.seqs[0].n_ref, 3); /* its 3 hash blocks are cache entries */
         step(&w);                             /* r0's last token: done, its entries evictable */
-        assert_int_equal(w.s.kv.evictable, 6);
-        assert_int_equal(sim_kvcache_used(&w.s.kv), 0);
+        /* one count, the prefix cache's: its 3 entries x 2 blocks, none in use, all of the
+         * 20 (or 8) blocks either free or evictable */
+        assert_int_equal(w.s.prefix.evictable_blocks, 6);
+        assert_int_equal(sim_sched_evictable(&w.s), 6);
+        assert_int_equal(sim_sched_kv_used(&w.s), 0);
+        assert_int_equal(w.s.kv.free_blocks + 6, w.s.kv.total_blocks);
         step(&w); /* r1 */
         step(&w);
         step(&w); /* r2 */
