@@ -441,7 +441,7 @@ static sim_status prefill_device(const cli_opts *o, const cli_load_cache *cache,
                                  const sim_disagg_cfg *dc, cli_point_serve_state *s, sim_err *err)
 {
     char path[PATH_MAX];
-    cli_load_resolve(CLI_LOAD_HW, o->prefill_hw, path, sizeof path);
+    cli_load_resolve_in(cache, CLI_LOAD_HW, o->prefill_hw, path, sizeof path);
     double usd = 0.0;
     sim_status st = cli_load_hw(cache, path, &s->prefill_hw, err);
     if (!st)

@@ -31,7 +31,7 @@ static sim_status trace_requests(const cli_opts *o, const sim_dataset *ds,
                                  const sim_workload **w, sim_err *err)
 {
     char path[PATH_MAX];
-    cli_load_resolve(CLI_LOAD_TRACE, ds->trace, path, sizeof path);
+    cli_load_resolve_in(cache, CLI_LOAD_TRACE, ds->trace, path, sizeof path);
     const cli_load_entry *e = cli_load_cache_find(cache, CLI_LOAD_TRACE, path, 1.0, o->num_prompts);
     sim_status st = SIM_OK;
     if (e) {

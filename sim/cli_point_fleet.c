@@ -198,7 +198,7 @@ sim_status cli_point_mixed_replicas(const cli_opts *o, const cli_load_cache *cac
     bool known = true;
     for (int k = 0, r = 0; k < kinds; k++) {
         char path[PATH_MAX];
-        cli_load_resolve(CLI_LOAD_HW, names[k], path, sizeof path);
+        cli_load_resolve_in(cache, CLI_LOAD_HW, names[k], path, sizeof path);
         double price = 0.0;
         sim_status st = cli_load_hw(cache, path, &s->mix_hw[k], err);
         if (!st)

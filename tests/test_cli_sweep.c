@@ -297,6 +297,26 @@ static void test_sweep_flag_given_twice(void **state)
     expect_bad(a, "--batch: given twice");
 }
 
+/* A sweep loads every file its points name before them (cli_load_cache_prepare), the devices of
+ * --prefill-hw and --replica-hw too: each point here runs (50 requests completed on 2 GPUs) and
+ * none reports "hw/h200.json was not preloaded", as both did when only --hw was loaded. */
+static void test_sweep_other_devices(void **state)
+{
+    (void)state;
+    const char *const cmds[] = {
+        "sweep serve --model llama-3.1-8b --hw h100-sxm --disagg 1:1 --prefill-hw h200 "
+        "--num-prompts 50 --request-rate 2,4 --uncertainty 0",
+        "sweep serve --model llama-3.1-8b --hw h100-sxm --replica-hw h200:2 --num-prompts 50 "
+        "--request-rate 2,4 --uncertainty 0"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        run(cmds[i]);
+        assert_int_equal(R.rc, 0);
+        assert_null(strstr(R.out, "not preloaded"));
+        assert_non_null(strstr(R.out, "\n0,2,2,50,"));
+        assert_non_null(strstr(R.out, "\n1,4,2,50,"));
+    }
+}
+
 /* A sweep over devices marks the points on devices whose efficiencies are all defaults: the
  * hw_efficiency column (CSV, JSONL), the summary's [default-only] marks and the chart's key. */
 static void test_sweep_marks_default_only(void **state)
@@ -573,6 +593,7 @@ int main(void)
         cmocka_unit_test(test_sweep_slo_rows),
         cmocka_unit_test(test_sweep_grid_file),
         cmocka_unit_test(test_sweep_flag_given_twice),
+        cmocka_unit_test(test_sweep_other_devices),
         cmocka_unit_test(test_sweep_grid_file_checks),
         cmocka_unit_test(test_sweep_marks_default_only),
         cmocka_unit_test(test_cost),
