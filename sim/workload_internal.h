@@ -1,10 +1,13 @@
-/* workload_internal.h - what workload.c shares with workload_jsonl.c (private to the module). */
+/* workload_internal.h - what the workload's files share (private to the module): workload.c with
+ * workload_jsonl.c, the synthetic streams with the sessions. */
 #ifndef SIM_WORKLOAD_INTERNAL_H
 #define SIM_WORKLOAD_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "status.h"
 
 /* A Mooncake row's fields as its text gives them (has_*: the key is there). */
 typedef struct sim_workload_jsonl_row {
@@ -22,5 +25,10 @@ typedef struct sim_workload_jsonl_row {
  * was appended and reads the line with cJSON, which words the error. */
 bool sim_workload_jsonl_scan(const char *line, sim_workload_jsonl_row *row, uint64_t **ids,
                              size_t *n_ids, size_t *cap);
+
+/* vLLM's random lengths as given: input and output >= 1 tokens, --random-range-ratio in [0, 1);
+ * SIM_EINPUT naming the flags otherwise (workload_synth.c; the sessions' turns check the same). */
+sim_status sim_workload_check_lengths(int64_t input_len, int64_t output_len, double range_ratio,
+                                      sim_err *err);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "rng.h"
+#include "workload_internal.h"
 
 #define NS_PER_S 1e9
 #define THINK_MAX_S 1e6
@@ -77,13 +78,12 @@ sim_status sim_workload_sessions(const sim_session_cfg *c, sim_workload *out, si
                         ">= 1 and at most %lld requests",
                         (long long)c->sessions, (long long)c->turns,
                         (long long)SIM_WORKLOAD_MAX_REQUESTS);
-    if (c->input_len < 1 || c->output_len < 1 || c->hash_block_tokens < 1)
-        return sim_fail(err, SIM_EINPUT,
-                        "--random-input-len, --random-output-len: values %lld, %lld, expected >= 1",
-                        (long long)c->input_len, (long long)c->output_len);
-    if (!(c->range_ratio >= 0.0 && c->range_ratio < 1.0))
-        return sim_fail(err, SIM_EINPUT, "--random-range-ratio: value %g, expected [0, 1)",
-                        c->range_ratio);
+    sim_status lst = sim_workload_check_lengths(c->input_len, c->output_len, c->range_ratio, err);
+    if (lst)
+        return lst;
+    if (c->hash_block_tokens < 1)
+        return sim_fail(err, SIM_EINTERNAL, "sessions: hash block of %lld tokens, expected >= 1",
+                        (long long)c->hash_block_tokens);
     if (!(c->request_rate > 0.0) || (double)c->sessions / c->request_rate > SIM_ARRIVAL_MAX_S)
         return sim_fail(err, SIM_EINPUT,
                         "--request-rate: value %g for %lld sessions, expected > 0 (or inf) and "

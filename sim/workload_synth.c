@@ -10,8 +10,22 @@
 #include <string.h>
 
 #include "rng.h"
+#include "workload_internal.h"
 
 #define NS_PER_S 1e9
+
+sim_status sim_workload_check_lengths(int64_t input_len, int64_t output_len, double range_ratio,
+                                      sim_err *err)
+{
+    if (input_len < 1 || output_len < 1)
+        return sim_fail(err, SIM_EINPUT,
+                        "--random-input-len, --random-output-len: values %lld, %lld, expected >= 1",
+                        (long long)input_len, (long long)output_len);
+    if (!(range_ratio >= 0.0 && range_ratio < 1.0))
+        return sim_fail(err, SIM_EINPUT, "--random-range-ratio: value %g, expected [0, 1)",
+                        range_ratio);
+    return SIM_OK;
+}
 
 static void length_range(int64_t len, double ratio, int64_t *lo, int64_t *hi)
 {
@@ -89,13 +103,9 @@ sim_status sim_workload_synthetic(const sim_synth_cfg *c, sim_workload *out, sim
                         "holds in memory, about 160 bytes each: %lld is about %.1f GB)",
                         (long long)c->num_prompts, (long long)SIM_WORKLOAD_MAX_REQUESTS,
                         (long long)c->num_prompts, (double)c->num_prompts * 160.0 / 1e9);
-    if (c->input_len < 1 || c->output_len < 1)
-        return sim_fail(err, SIM_EINPUT,
-                        "--random-input-len, --random-output-len: values %lld, %lld, expected >= 1",
-                        (long long)c->input_len, (long long)c->output_len);
-    if (!(c->range_ratio >= 0.0 && c->range_ratio < 1.0))
-        return sim_fail(err, SIM_EINPUT, "--random-range-ratio: value %g, expected [0, 1)",
-                        c->range_ratio);
+    sim_status lst = sim_workload_check_lengths(c->input_len, c->output_len, c->range_ratio, err);
+    if (lst)
+        return lst;
     if (c->range_floor_on && !(c->range_floor >= 0.0 && c->range_floor <= 1.0))
         return sim_fail(err, SIM_EINPUT, "--random-range-floor: value %g, expected [0, 1]",
                         c->range_floor);
