@@ -47,6 +47,10 @@ extern "C" {
  *   run, serve, roofline, hw: the object `--format json` prints (a --format given is overridden);
  *   sweep:                 {"points": [one object per grid point, in grid order]};
  *   any other command:     {"text": "<what it prints>"}.
+ * A word "--report-html" among the flags (the API's own; run, serve, and sweep without --out)
+ * adds "report_html": the text of the page --html would write (its tables and SVG charts, with
+ * the caller's words as its command line), written to a folder of its own under $TMPDIR (else
+ * /tmp) and removed before the call returns.
  * On bad input (an unknown flag, a model or device that cannot be loaded, a configuration that
  * does not fit) returns NULL and writes the one-line message the command line would print,
  * "infersim: ...", into err (truncated to err_len - 1 bytes; err may be NULL when err_len is 0).

@@ -137,7 +137,7 @@ static sim_status run_staged(const cli_command *c, cli_opts *o, FILE *out, FILE 
     return st;
 }
 
-static sim_status dispatch(int argc, char **argv, FILE *out, FILE *errf, sim_err *err);
+static sim_status dispatch(int argc, char **argv, int shown, FILE *out, FILE *errf, sim_err *err);
 
 /* An engine's own benchmark line (cli_dropin.h): translated, its no-effect flags listed once,
  * the infersim line it became shown, then run as that line. */
@@ -165,13 +165,13 @@ static sim_status run_dropin(int argc, char **argv, FILE *out, FILE *errf, sim_e
     if (line)
         fprintf(errf, "infersim: simulating %s\n", line);
     free(line);
-    st = dispatch(t->argc, t->argv, out, errf, err);
+    st = dispatch(t->argc, t->argv, t->argc, out, errf, err);
     cli_dropin_line_free(t);
     free(t);
     return st;
 }
 
-static sim_status dispatch(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
+static sim_status dispatch(int argc, char **argv, int shown, FILE *out, FILE *errf, sim_err *err)
 {
     const char *name = argv[1];
     for (size_t i = 0; i < N_COMMANDS; i++) {
@@ -194,7 +194,8 @@ static sim_status dispatch(int argc, char **argv, FILE *out, FILE *errf, sim_err
             st = cli_opt_check_outputs(&o, err);
         if (st)
             return st;
-        char *cmdline = cli_opt_cmdline(argc, argv); /* the command as typed, for --html reports */
+        /* the command as typed, for --html reports */
+        char *cmdline = cli_opt_cmdline(shown, argv);
         if (!cmdline)
             return sim_fail(err, SIM_EINTERNAL, "out of memory");
         o.cmdline = cmdline;
@@ -215,6 +216,14 @@ static sim_status dispatch(int argc, char **argv, FILE *out, FILE *errf, sim_err
 
 sim_status sim_cli_run(int argc, char **argv, FILE *out, FILE *errf, sim_err *err)
 {
+    return sim_cli_run_shown(argc, argv, argc, out, errf, err);
+}
+
+sim_status sim_cli_run_shown(int argc, char **argv, int shown, FILE *out, FILE *errf,
+                             sim_err *err)
+{
+    if (shown < 1 || shown > argc)
+        shown = argc;
     if (argc < 2)
         return sim_fail(err, SIM_EINPUT,
                         "missing command; expected 'infersim COMMAND [flags]' (infersim --help)");
@@ -240,7 +249,7 @@ sim_status sim_cli_run(int argc, char **argv, FILE *out, FILE *errf, sim_err *er
     }
     bool dropin = cli_dropin_is_tool(argc, argv) || cli_dropin_is_pair(argc, argv);
     sim_status st = dropin ? run_dropin(argc, argv, out, errf, err)
-                           : dispatch(argc, argv, out, errf, err);
+                           : dispatch(argc, argv, shown, out, errf, err);
     if (st && !err->msg[0])
         sim_fail(err, st, "internal error");
     return st;

@@ -53,4 +53,10 @@ int sim_cli_main_fd(int argc, char **argv, int out_fd, FILE *err);
  * Keeps no state between calls (the C API runs it from any thread). */
 sim_status sim_cli_run(int argc, char **argv, FILE *out, FILE *errf, sim_err *err);
 
+/* sim_cli_run whose --html report shows argv's first `shown` words as its command line: the C
+ * API adds its own --format and --html after the caller's words and leaves them out of the
+ * report (a drop-in engine line shows its translation, as always). */
+sim_status sim_cli_run_shown(int argc, char **argv, int shown, FILE *out, FILE *errf,
+                             sim_err *err);
+
 #endif

@@ -168,13 +168,15 @@ sim_status cli_dropin_prepare(int argc, char **argv, FILE *out, sim_err *err);
  * yaml.safe_load reads them: plain scalars resolved as YAML 1.1 does (null, true/false/yes/no/
  * on/off, integers, floats with a '.'), quoted ones strings, the later of a key given twice. The
  * file must be .yaml or .yml and hold one mapping (an empty file is an empty one); *out is owned by
- * the caller (cJSON_Delete). Errors name `what` (the flag) or the file, its line and the value. */
+ * the caller (cJSON_Delete). Errors name `what` (the flag) or the file, its line and the value.
+ * A build without libyaml (cli_dropin_noyaml.c, the WebAssembly page) refuses every file with
+ * exit 2, naming `what` and the file. */
 struct cJSON;
 sim_status cli_dropin_yaml_load(const char *path, const char *what, struct cJSON **out,
                                 sim_err *err);
 
 /* A scalar as Python's str() writes it ("4", "0.9", "True", "None"), into buf; false for a list
- * or mapping, or when it does not fit. */
+ * or mapping, or when it does not fit (cli_dropin_words.c, as the two below). */
 bool cli_dropin_yaml_text(const struct cJSON *v, char *buf, size_t len);
 
 /* Command-line words (owned copies). */

@@ -102,6 +102,54 @@ static void *serve_once(void *out)
     return NULL;
 }
 
+/* --report-html: the --html page in the answer, showing the caller's words (not the API's
+ * --format and --html), its temporary folder gone; refused where there is no report */
+static void test_report_html(void **state)
+{
+    (void)state;
+    char err[512] = "";
+    const char *argv[] = {"run", "--model", "llama-3.1-8b", "--hw", "h100-sxm", "--report-html",
+                          "--batch", "4"};
+    char *json = infersim_json(N_ARGS(argv), argv, err, sizeof err);
+    assert_non_null(json);
+    cJSON *j = cJSON_Parse(json);
+    assert_non_null(j);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(j, "batch")->valueint, 4);
+    const char *html = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "report_html"));
+    assert_non_null(html);
+    assert_non_null(strstr(html, "<svg"));
+    assert_non_null(strstr(html, "infersim run --model llama-3.1-8b --hw h100-sxm --batch 4<"));
+    assert_null(strstr(html, "--format"));
+    assert_null(strstr(html, "infersim-report."));
+    cJSON_Delete(j);
+    free(json);
+    /* without the word, no field */
+    json = infersim_json(5, argv, err, sizeof err);
+    assert_non_null(json);
+    assert_null(strstr(json, "report_html"));
+    free(json);
+    /* a sweep's points and its page */
+    const char *sweep[] = {"sweep", "run", "--model", "llama-3.1-8b", "--hw", "h100-sxm",
+                           "--batch", "1,8", "--report-html"};
+    json = infersim_json(N_ARGS(sweep), sweep, err, sizeof err);
+    assert_non_null(json);
+    j = cJSON_Parse(json);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "points")), 2);
+    html = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "report_html"));
+    assert_non_null(html);
+    assert_non_null(strstr(html, "<svg"));
+    cJSON_Delete(j);
+    free(json);
+    const char *hw[] = {"hw", "h100-sxm", "--report-html"};
+    assert_null(infersim_json(N_ARGS(hw), hw, err, sizeof err));
+    assert_string_equal(err, "infersim: --report-html: only run, serve and sweep (without --out) "
+                             "answer with their --html report");
+    /* bad input: the command's own message */
+    const char *bad[] = {"run", "--model", "no-such-model", "--hw", "h100-sxm", "--report-html"};
+    assert_null(infersim_json(N_ARGS(bad), bad, err, sizeof err));
+    assert_non_null(strstr(err, "no-such-model"));
+}
+
 static void test_threads(void **state)
 {
     (void)state;
@@ -127,6 +175,7 @@ int main(void)
         cmocka_unit_test(test_run_json),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_sweep_and_text),
+        cmocka_unit_test(test_report_html),
         cmocka_unit_test(test_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
