@@ -55,8 +55,10 @@ static int row_timed_group(const sim_vrow *r)
     return -1;
 }
 
-/* The op-level |errors| of each device, in the order the rows first name them: a device's
- * calibration is judged on its own rows (`op hw NAME` lines). */
+/* |errors| by a name, in the order the rows first give it: the op-level rows of each device (a
+ * device's calibration is judged on its own rows: `op hw NAME` lines), and the speculative-decoding
+ * rows by the engine that measured them and by the method (`speculative decoding, engine NAME`,
+ * `speculative decoding, method NAME` lines). */
 enum { MAX_DEVICES = 64 };
 typedef struct dev_errs {
     size_t n;
@@ -82,14 +84,31 @@ static sim_status dev_add(dev_errs *d, const char *name, double e, size_t rows, 
     return SIM_OK;
 }
 
-static void dev_summaries(const dev_errs *d, FILE *out)
+static void dev_summaries(const dev_errs *d, const char *prefix, FILE *out)
 {
-    char label[80];
+    char label[96];
     double med;
     for (size_t i = 0; i < d->n; i++) {
-        snprintf(label, sizeof label, "  op hw %s", d->name[i]);
+        snprintf(label, sizeof label, "  %s%s", prefix, d->name[i]);
         summary_line(out, label, d->e[i], d->cnt[i], &med);
     }
+}
+
+static void dev_free(dev_errs *d)
+{
+    for (size_t i = 0; i < d->n; i++)
+        free(d->e[i]);
+}
+
+/* A counted speculative-decoding row's |error| under its engine (the profile that priced it) and
+ * its method (the first word of the row's speculation: eagle, eagle3, mtp, ...). */
+static sim_status spec_add(dev_errs *by_engine, dev_errs *by_method, const sim_vrow *r,
+                           const sim_engprof *prof, double e, size_t rows, sim_err *err)
+{
+    sim_status st = prof ? dev_add(by_engine, prof->engine, e, rows, err) : SIM_OK;
+    char method[48];
+    snprintf(method, sizeof method, "%.*s", (int)strcspn(r->spec, " "), r->spec);
+    return st ? st : dev_add(by_method, method, e, rows, err);
 }
 
 static sim_status validate_summaries(const cli_opts *o, const char *path, double *const *errs,
@@ -213,7 +232,7 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
         return st;
     cli_load_cache cache = {0};
     families fam = {0};
-    dev_errs devs = {0};
+    dev_errs devs = {0}, spec_engines = {0}, spec_methods = {0};
     double *errs[N_GROUPS];
     size_t cnt[N_GROUPS] = {0}, low = 0;
     for (int g = 0; g < N_GROUPS; g++)
@@ -286,6 +305,7 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
         if (r->kind == SIM_VK_SPEC) { /* a ratio of two runs: its own group and gate */
             errs[G_SPEC][cnt[G_SPEC]++] = fabs(e);
             errs[G_ALL][cnt[G_ALL]++] = fabs(e);
+            st = spec_add(&spec_engines, &spec_methods, r, row_prof, fabs(e), n, err);
             continue;
         }
         int groups[5] = {op ? G_OP : G_E2E, G_ALL, op ? G_KIND + (int)r->kind : -1,
@@ -309,13 +329,17 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
     }
     if (!st)
         st = validate_summaries(o, path, errs, cnt, low, out, err);
-    if (!st)
-        dev_summaries(&devs, out);
+    if (!st) {
+        dev_summaries(&devs, "op hw ", out);
+        dev_summaries(&spec_engines, "speculative decoding, engine ", out);
+        dev_summaries(&spec_methods, "speculative decoding, method ", out);
+    }
     if (!st)
         st = cli_validate_bands(o, &cache, rows, n, preds, out, err);
     free(preds);
-    for (size_t i = 0; i < devs.n; i++)
-        free(devs.e[i]);
+    dev_free(&devs);
+    dev_free(&spec_engines);
+    dev_free(&spec_methods);
     for (int k = 0; k < fam.n; k++) {
         char label[64];
         double med;

@@ -61,6 +61,14 @@ static void test_validation_spec_rows(void **state)
     run(vcmd);
     assert_int_equal(R.rc, 0);
     assert_non_null(strstr(R.out, "\n  speculative decoding: 35 points, median |error| "));
+    /* the same rows by the engine that measured them and by method: 16 vLLM (3200-3211,
+     * 3900-3903) and 19 SGLang (3212-3230); 18 EAGLE-1 and 17 EAGLE-3; the low-trust MTP and
+     * Llama-3-8B rows in none */
+    assert_non_null(strstr(R.out, "\n  speculative decoding, engine vllm: 16 points, median "));
+    assert_non_null(strstr(R.out, "\n  speculative decoding, engine sglang: 19 points, median "));
+    assert_non_null(strstr(R.out, "\n  speculative decoding, method eagle: 18 points, median "));
+    assert_non_null(strstr(R.out, "\n  speculative decoding, method eagle3: 17 points, median "));
+    assert_null(strstr(R.out, "speculative decoding, method mtp"));
     assert_non_null(strstr(R.out, "\n  end-to-end: 0 points"));
     snprintf(vcmd, sizeof vcmd, "validate --data %s --max-spec-median 0.01", subset);
     run(vcmd);
