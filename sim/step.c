@@ -195,7 +195,9 @@ sim_op_cost sim_step_cost_op(const sim_step_cfg *cfg, const sim_op *op, double l
 {
     const bool between_pieces = cfg->piecewise_graphs && !cfg->eager && op->present &&
                                 !op->fused && sim_op_info(op->id)->kind == SIM_OPK_ATTENTION;
-    if (op->block_scaled && !cfg->block_fp8_triton) { /* no thread-block bound (cost.h) */
+    /* an engine whose dense block-fp8 GEMMs fill the SMs (DeepGEMM) has no thread-block bound
+     * there (cost.h); its Triton fused_moe keeps its own (sim_cost_block_fp8_moe_cta_ns) */
+    if (op->block_scaled && !cfg->block_fp8_triton && !sim_cost_is_grouped(op)) {
         sim_op o = *op;
         o.block_scaled = false;
         return sim_step_cost_op(cfg, &o, launch_ns);
