@@ -59,8 +59,16 @@ const char *sim_a2a_mode_name(sim_a2a_mode m);
 bool sim_a2a_mode_parse(const char *s, sim_a2a_mode *out);
 
 /* The mode an AUTO step runs: normal when it carries prefill tokens, else low_latency. Any other
- * mode is kept. */
+ * mode is kept. As SGLang's --deepep-mode auto chooses (DeepEPMode.resolve: NORMAL when the
+ * batch has extend tokens, else LOW_LATENCY; python/sglang/srt/layers/moe/utils.py, SGLang 0.5). */
 sim_a2a_mode sim_a2a_resolve(sim_a2a_mode m, bool has_prefill);
+
+/* The tokens one rank may send in one low-latency dispatch, by default: DeepEP's
+ * low_latency_dispatch asserts x.size(0) <= num_max_dispatch_tokens_per_rank (csrc/deep_ep.cpp),
+ * the size its RDMA buffer was laid out for, which the engine chooses: SGLang's
+ * SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK, default 128 (python/sglang/srt/environ.py, 0.5),
+ * the 128 of DeepEP's own low-latency tests and README tables. */
+#define SIM_A2A_LL_MAX_TOKENS 128
 
 /* One dispatch or combine on the busiest rank of the EP group. */
 typedef struct sim_a2a_shape {

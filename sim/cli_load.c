@@ -266,6 +266,7 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_load_result *
     if (o->moe_a2a && !sim_a2a_mode_parse(o->moe_a2a, &L->step.moe_a2a))
         return sim_fail(err, SIM_EINPUT,
                         "--moe-a2a: value '%s', expected auto, normal or low-latency", o->moe_a2a);
+    L->step.a2a_ll_max_tokens = (int)o->deepep_ll_max_tokens;
     L->step.routing.redundant = (int)o->redundant_experts;
     if (o->expert_routing && !sim_moe_routing_parse(o->expert_routing, &L->step.routing))
         return sim_fail(err, SIM_EINPUT,

@@ -136,6 +136,7 @@ typedef struct cli_opts {
     bool dp_attention;
     double expert_imbalance;
     const char *moe_a2a; /* --moe-a2a: auto|normal|low-latency (a2a.h) */
+    int64_t deepep_ll_max_tokens; /* --deepep-ll-max-tokens (0: not given, a2a.h's default) */
     bool tbo;            /* --enable-two-batch-overlap, --enable-dbo (step.h) */
     int64_t dp;          /* --dp: data-parallel attention groups (graph.h sim_par) */
     const char *expert_routing, *moe_kernel;

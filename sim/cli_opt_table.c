@@ -35,6 +35,9 @@ const cli_opt_def cli_opt_table[] = {
       "auto|normal|low-latency: the MoE dispatch / combine kernels under --ep, as DeepEP's "
       "(default auto: with --dp-attention normal on steps with prefill, low-latency on "
       "decode-only steps; without it none, the MLP all-reduce combines)"),
+    O("--deepep-ll-max-tokens", CLI_OPT_INT, deepep_ll_max_tokens, 1, 65536, CLI_OPT_CMD_MODEL,
+      "tokens per EP rank DeepEP's low-latency dispatch holds (SGLang's "
+      "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK; default 128): a step past it is refused"),
     O("--enable-two-batch-overlap", CLI_OPT_BOOL, tbo, 0, 0, CLI_OPT_CMD_MODEL,
       "two-batch overlap under --ep: each MoE layer's compute of one half of the batch runs over "
       "the other half's dispatch / combine (SGLang's flag)"),

@@ -249,6 +249,21 @@ double sim_cost_block_fp8_cta_ns(const sim_hw *hw, const sim_op *op)
     return waves * bytes / hw->block_fp8_cta_bytes_per_s * 1e9;
 }
 
+double sim_cost_block_fp8_moe_cta_ns(const sim_hw *hw, const sim_op *op, int block_m,
+                                     double padded_rows)
+{
+    if (!op->present || !op->block_scaled || op->weight_only || !sim_cost_is_grouped(op) ||
+        op->moe_kernel != SIM_MOE_TRITON || block_m <= 0 || !(padded_rows > 0.0) || op->k <= 0 ||
+        !(hw->block_fp8_cta_bytes_per_s > 0.0) || hw->moe_k_step_ns > 0.0)
+        return 0.0;
+    const double programs = ceil(padded_rows / block_m - 1e-9) *
+                            ceil((double)op->n / SIM_COST_BLOCK_FP8_N);
+    const double waves = ceil(programs / hw->compute_units);
+    const double bytes = (double)op->k * SIM_COST_BLOCK_FP8_N * sim_dtype_bytes(op->weight) +
+                         ceil((double)op->k / 128.0) * 4.0;
+    return waves * bytes / hw->block_fp8_cta_bytes_per_s * 1e9;
+}
+
 double sim_cost_block_fp8_math_ns(const sim_hw *hw, const sim_op *op)
 {
     if (!op->present || !op->block_scaled || op->m <= 0 || sim_cost_is_grouped(op) ||
@@ -387,6 +402,11 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
                                                                        op->compute, op->k);
         c.t_math_ns += kloop;
         c.t_mem_ns += kloop;
+        /* block-scaled fp8 experts: no faster than their programs' weight streams (cost.h) */
+        const double mcta =
+            sim_cost_block_fp8_moe_cta_ns(hw, op, c.moe_block_m, c.moe_padded_rows);
+        if (mcta > c.t_mem_ns)
+            c.t_mem_ns = mcta;
     }
     /* a decode kernel with fewer CTAs than SMs streams no faster than its CTAs can (dattn.h) */
     double cta = sim_dattn_cta_ns(hw, op->dattn, &op->dec);

@@ -68,6 +68,23 @@ bool sim_cost_is_grouped(const sim_op *op);
 enum { SIM_COST_BLOCK_FP8_M = 64, SIM_COST_BLOCK_FP8_N = 128 };
 double sim_cost_block_fp8_cta_ns(const sim_hw *hw, const sim_op *op);
 
+/* The same thread-block stream in a block-scaled fp8 Triton fused_moe (vLLM's and SGLang's
+ * fused_moe_kernel with block_shape [128, 128]: BLOCK_SIZE_K is the scale block's 128 whatever
+ * the config, BLOCK_SIZE_N 128 in the block-fp8 default config; vllm fused_moe.py
+ * get_default_config, sglang fused_moe_triton_config.py): one program per M block of an
+ * expert's rows x 128 columns walks that expert's K x 128 weights and K/128 scales as
+ * w8a8_block_fp8_matmul's thread block does, at block_fp8_cta_gb_per_s; the programs of all the
+ * M blocks (padded_rows / block_m, the family's: moe.h) in waves of the SMs. It bounds the op's
+ * memory time from below on devices that state a block_fp8_cta_gb_per_s and no moe_k_step_us
+ * (where the fitted K loop stands for the same steps, moe.h); 0 otherwise, and for other
+ * families, formats or ops. DeepSeek-V3 at TP 8 and one token on H100 (42 GB/s): gate_up
+ * (N 512, K 7168) 8 experts x 4 programs, one wave of 7168 x 128 + 56 x 4 = 917,728 B:
+ * 21.85 us; down (N 7168, K 256) 8 x 56 = 448 programs in 4 waves of 32,776 B: 3.12 us.
+ * Example (const sim_hw *hw, const sim_op *op):
+ *   double t = sim_cost_block_fp8_moe_cta_ns(hw, op, 16, 128.0); // 8 experts' 16-row blocks */
+double sim_cost_block_fp8_moe_cta_ns(const sim_hw *hw, const sim_op *op, int block_m,
+                                     double padded_rows);
+
 /* Its math floor: the BLOCK_SIZE_M x 128 tiles over K in waves of the SMs, each at block_fp8_math_eff of
  * an SM's fp8 peak (the block scales applied in the main loop): N 2112, K 7168 at M 4096 is
  * 1088 tiles in 9 waves, 9 x 117.4 MFLOP / (1979 / 132 TFLOP/s x 0.230) = 306 us on H100

@@ -413,6 +413,14 @@ static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *pr
                          .token_bytes = token_bytes(d, ab),
                          .ranks = ep ? par->ep : 1,
                          .imbalance = ep ? ld.imbalance : 1.0};
+    /* node-limited routing (the config's n_group / topk_group): with the experts on the ranks
+     * by id a group's experts sit on consecutive ranks, so a token reaches the ranks and domains
+     * of its topk_group groups only; EPLB's redundant copies are placed by load, not by group,
+     * so they lift the limit */
+    if (par->routing.redundant == 0) {
+        a2a.route_groups = (int)m->route_groups;
+        a2a.route_topk_groups = (int)m->route_topk_groups;
+    }
     all_to_all(&g->ops[SIM_OP_MOE_DISPATCH], rows, d * ab, &a2a, low_latency);
     a2a.token_bytes = token_bytes(d, rb);
     all_to_all(&g->ops[SIM_OP_MOE_COMBINE], rows, d * rb, &a2a, low_latency);

@@ -178,6 +178,36 @@ static sim_status read_moe_layers(const cJSON *cfg, const char *path, sim_model 
     return st;
 }
 
+/* DeepSeek's node-limited routing (n_group, topk_group; DeepseekV3MoEGate in the model's
+ * modeling_deepseek.py, vLLM's and SGLang's grouped top-k): the E experts in n_group groups of
+ * E / n_group by id, a token's k experts picked among the topk_group groups it scores best. Both
+ * absent, or n_group 1: no limit (route_groups 0). */
+static sim_status read_route_groups(const cJSON *cfg, const char *path, sim_model *m, sim_err *err)
+{
+    int64_t ng = 0, kg = 0;
+    sim_status st;
+    if ((st = sim_jsonf_int_opt(cfg, path, "n_group", 1, m->experts, 1, &ng, err)))
+        return st;
+    if ((st = sim_jsonf_int_opt(cfg, path, "topk_group", 1, ng, ng, &kg, err)))
+        return st;
+    if (m->experts % ng != 0)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'n_group' is %lld, expected a divisor of the %lld routed "
+                        "experts (equal groups)",
+                        path, (long long)ng, (long long)m->experts);
+    if (kg * (m->experts / ng) < m->experts_per_tok)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: field 'topk_group' is %lld, expected groups enough for the %lld "
+                        "experts a token picks (%lld groups of %lld hold fewer)",
+                        path, (long long)kg, (long long)m->experts_per_tok, (long long)kg,
+                        (long long)(m->experts / ng));
+    if (ng > 1 && kg < ng) {
+        m->route_groups = ng;
+        m->route_topk_groups = kg;
+    }
+    return SIM_OK;
+}
+
 /* The routed experts, their top-k and width, the shared expert, and which layers are MoE. */
 static sim_status read_moe(const cJSON *cfg, const char *path, const char *type, sim_model *m,
                            sim_err *err)
@@ -237,6 +267,8 @@ static sim_status read_moe(const cJSON *cfg, const char *path, const char *type,
     m->shared_expert_gate =
         sim_jsonf_find(cfg, "shared_expert_intermediate_size") && m->shared_intermediate > 0;
     m->moe_bias = type && strcmp(type, "gpt_oss") == 0;
+    if ((st = read_route_groups(cfg, path, m, err)))
+        return st;
     return read_moe_layers(cfg, path, m, err);
 }
 

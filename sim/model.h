@@ -22,7 +22,11 @@
  *   DeepSeek-V2/V3     n_routed_experts, num_experts_per_tok, moe_intermediate_size,
  *                      n_shared_experts (each moe_intermediate_size wide), first_k_dense_replace,
  *                      moe_layer_freq (layer i is MoE when i >= first_k_dense_replace and
- *                      i % moe_layer_freq == 0); dense layers are intermediate_size wide
+ *                      i % moe_layer_freq == 0); dense layers are intermediate_size wide;
+ *                      n_group, topk_group (node-limited routing: the experts in n_group equal
+ *                      groups by id, each token's k picked from its topk_group best groups;
+ *                      optional, absent or n_group 1 is no limit; topk_group groups must hold k
+ *                      experts)
  * A MoE config missing a field it needs (the top-k, the expert width) is an error naming it.
  *
  * Multi-head latent attention (DeepSeek-V2/V3), when kv_lora_rank is given: q_lora_rank (null:
@@ -157,6 +161,8 @@ typedef struct sim_model {
     /* mixture of experts: experts == 0 is a dense model */
     int64_t experts;             /* E: routed experts per MoE layer */
     int64_t experts_per_tok;     /* k: experts each token is routed to */
+    int64_t route_groups;        /* n_group: experts in this many equal groups by id (0: none) */
+    int64_t route_topk_groups;   /* topk_group: a token's experts come from this many of them */
     int64_t moe_intermediate;    /* width of one routed expert's gated MLP */
     int64_t shared_intermediate; /* width of the always-on shared expert(s), all together; 0 none */
     bool shared_expert_gate;     /* Qwen2-MoE: a d -> 1 sigmoid gate scales the shared expert */

@@ -25,6 +25,14 @@ sim_status sim_run_check(const sim_run_cfg *cfg, sim_err *err)
                         (long long)cfg->input_len, (long long)cfg->output_len,
                         (long long)cfg->input_len + (long long)cfg->output_len, m->path,
                         (long long)m->max_positions);
+    /* DeepEP's low-latency buffer: the prefill step of every prompt, a decode step of every
+     * sequence (and its speculative tokens) */
+    const double dec =
+        (double)cfg->batch * (1.0 + (sim_spec_active(cfg->spec) ? cfg->spec->k : 0));
+    if ((st = sim_step_check_a2a_tokens(&cfg->step, (double)cfg->batch * (double)cfg->input_len,
+                                        true, "--batch x --input-len", err)) ||
+        (st = sim_step_check_a2a_tokens(&cfg->step, dec, false, "--batch", err)))
+        return st;
     if ((st = sim_mem_check_util(cfg->mem_util, err)))
         return st;
     sim_mem_report mem;

@@ -53,67 +53,6 @@ void sim_step_par_text(const sim_step_cfg *cfg, char *buf, size_t len)
         snprintf(buf + n, len - (size_t)n, ")");
 }
 
-/* The 16-bit format that attention, the LM head, the MoE router and the residual stream compute
- * in (sim_graph_resid_dtype): the activations' when they are 16-bit, else the checkpoint's
- * torch_dtype. With 8-bit or 4-bit weights and activations no flag names it, so
- * sim_cost_check_support never sees it: an fp16 checkpoint on a device without an fp16 peak
- * (Gaudi 3, TPU v5e and v6e) would price those ops at a zero peak, an infinite time. It is
- * refused here, as the same checkpoint run with its own (fp16) weights is refused, rather than
- * cast to bf16 behind the user's back (vLLM's TPU platform does cast an fp16 or fp32 model to
- * bf16 with a warning: TpuPlatform.check_and_update_config, vllm/platforms/tpu.py; pricing that
- * cast is a choice of the engine profile, not of this check). */
-sim_status sim_step_check_compute(const sim_model *m, const sim_hw *hw, const sim_prec *prec,
-                                  sim_err *err)
-{
-    sim_dtype dt = sim_graph_resid_dtype(m, prec);
-    if (hw->peak_flops[dt] > 0.0)
-        return SIM_OK;
-    return sim_fail(err, SIM_EINPUT,
-                    "--act-dtype: value %s leaves attention and the LM head in %s (the torch_dtype "
-                    "of %s), which %s does not compute (%s has no dense_tflops.%s); give 16-bit "
-                    "activations the device computes (--act-dtype bf16) or weights in one "
-                    "(--weight-dtype bf16)",
-                    sim_dtype_name(prec->act), sim_dtype_name(dt), m->name, hw->name, hw->path,
-                    sim_dtype_name(dt));
-}
-
-sim_status sim_step_check(const sim_step_cfg *cfg, sim_err *err)
-{
-    sim_par par = sim_step_par(cfg);
-    sim_status st = sim_graph_check_par(cfg->model, &par, &cfg->prec, err);
-    if (st)
-        return st;
-    if (cfg->pp < 0 || cfg->pp > 64 || cfg->pp > cfg->model->layers)
-        return sim_fail(err, SIM_EINPUT,
-                        "--pp: value %d, expected 1..%lld (the layers of %s, at most 64)", cfg->pp,
-                        (long long)(cfg->model->layers < 64 ? cfg->model->layers : 64),
-                        cfg->model->name);
-    if (!(cfg->overlap >= 0.0 && cfg->overlap <= 1.0))
-        return sim_fail(err, SIM_EINPUT, "--overlap-comm: value %g, expected a number in [0, 1]",
-                        cfg->overlap);
-    if (!(cfg->iteration_overhead_ns >= 0.0 && cfg->iteration_overhead_ns <= 1e10) ||
-        !(cfg->request_overhead_ns >= 0.0 && cfg->request_overhead_ns <= 1e10))
-        return sim_fail(err, SIM_EINPUT,
-                        "--iteration-overhead-us, --request-overhead-us: values %g, %g us, "
-                        "expected each in [0, 1e7]",
-                        cfg->iteration_overhead_ns / 1e3, cfg->request_overhead_ns / 1e3);
-    if (!(cfg->sync_overhead_ns >= 0.0 && cfg->sync_overhead_ns <= 1e9))
-        return sim_fail(err, SIM_EINPUT,
-                        "engine profile host.sync_overhead_us: value %g us, expected [0, 1e6]",
-                        cfg->sync_overhead_ns / 1e3);
-    if (!(cfg->eager_kernel_cpu_ns >= 0.0 && cfg->eager_kernel_cpu_ns <= 1e7))
-        return sim_fail(err, SIM_EINPUT,
-                        "engine profile host.eager_kernel_cpu_us: value %g us, expected [0, 1e4]",
-                        cfg->eager_kernel_cpu_ns / 1e3);
-    st = sim_coll_check(cfg->hw, cfg->allreduce, cfg->tp, "--allreduce", err);
-    if (st)
-        return st;
-    st = sim_cost_check_support(cfg->hw, &cfg->prec, err);
-    if (st)
-        return st;
-    return sim_step_check_compute(cfg->model, cfg->hw, &cfg->prec, err);
-}
-
 double sim_step_op_repeats(const sim_step_result *r, sim_op_id id)
 {
     return (double)r->graph.repeats[id];
@@ -256,7 +195,9 @@ sim_op_cost sim_step_cost_op(const sim_step_cfg *cfg, const sim_op *op, double l
 {
     const bool between_pieces = cfg->piecewise_graphs && !cfg->eager && op->present &&
                                 !op->fused && sim_op_info(op->id)->kind == SIM_OPK_ATTENTION;
-    if (op->block_scaled && !cfg->block_fp8_triton) { /* no thread-block bound (cost.h) */
+    /* an engine whose dense block-fp8 GEMMs fill the SMs (DeepGEMM) has no thread-block bound
+     * there (cost.h); its Triton fused_moe keeps its own (sim_cost_block_fp8_moe_cta_ns) */
+    if (op->block_scaled && !cfg->block_fp8_triton && !sim_cost_is_grouped(op)) {
         sim_op o = *op;
         o.block_scaled = false;
         return sim_step_cost_op(cfg, &o, launch_ns);

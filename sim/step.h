@@ -79,6 +79,8 @@ typedef struct sim_step_cfg {
                             * SM-filling (DeepGEMM, SGLang) */
     sim_a2a_mode moe_a2a; /* MoE dispatch / combine kernels (a2a.h; AUTO: normal with prefill
                              tokens, low_latency on decode-only steps) */
+    int a2a_ll_max_tokens; /* tokens per rank a low-latency dispatch holds (DeepEP's buffer;
+                              0: SIM_A2A_LL_MAX_TOKENS) */
     bool tbo; /* two-batch overlap (SGLang --enable-two-batch-overlap, vLLM --enable-dbo):
                  the MoE layers of a step run as two micro-batches, below */
     sim_coll_algo allreduce;  /* the all-reduces' algorithm (AUTO: the cheapest, collective.h) */
@@ -126,6 +128,19 @@ typedef struct sim_step_result {
 /* Checks the configuration once (TP divides the heads, precision makes sense, the device
  * computes the formats, overlap in [0, 1], the device has the forced all-reduce algorithm). */
 sim_status sim_step_check(const sim_step_cfg *cfg, sim_err *err);
+
+/* Whether a step of `tokens` tokens over the whole deployment (every DP group's), with prefill
+ * tokens or decode only, fits DeepEP's low-latency buffer where it runs that mode (a2a.h
+ * SIM_A2A_LL_MAX_TOKENS): each EP rank sends ceil(tokens / ep), and past the buffer DeepEP's
+ * dispatch fails its assertion, so infersim refuses the deployment (exit 2, naming `what`, the
+ * flag that sets the tokens; run checks its batch, serve does not yet). No all-to-all, or the
+ * normal mode: always fits.
+ * DeepSeek-V3 at --tp 1 --ep 8 --dp-attention: a decode step of 1025 sequences puts 129 tokens
+ * on a rank, one more than SGLang's 128: refused; 1024 fit.
+ * Example (const sim_step_cfg *cfg, sim_err *err):
+ *   sim_status st = sim_step_check_a2a_tokens(cfg, 1024, false, "--batch", err); // SIM_OK */
+sim_status sim_step_check_a2a_tokens(const sim_step_cfg *cfg, double tokens, bool has_prefill,
+                                     const char *what, sim_err *err);
 
 /* SIM_EINPUT when the 16-bit format that model m's attention, LM head and residual stream compute
  * in under prec (sim_graph_resid_dtype: the activations' when 16-bit, else the checkpoint's

@@ -522,6 +522,13 @@ static void test_moe_models(void **state)
     }
     assert_int_equal(modes, 4); /* dispatch and combine, prefill and decode */
     cJSON_Delete(j);
+    /* DeepEP's low-latency buffer: 128 tokens per rank (SGLang's default) */
+    expect_bad("run --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 1 --ep 8 --dp-attention "
+               "--batch 1025 --input-len 128 --output-len 4",
+               "--batch: a decode step of 1025 tokens puts 129 on each of the 8 EP ranks");
+    run("run --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 1 --ep 8 --dp-attention "
+        "--batch 1025 --input-len 128 --output-len 4 --deepep-ll-max-tokens 256");
+    assert_int_equal(R.rc, 0);
     /* DP attention with the MoE split by TP, once refused: an all-gather and a reduce-scatter */
     run("run --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 1 --dp 8 --dp-attention "
         "--batch 8 --input-len 128 --output-len 4");

@@ -403,6 +403,58 @@ static void test_block_fp8(void **state)
     assert_true(sim_cost_op(&hw, &op, 0.0).t_mem_ns < 8000.0);
 }
 
+/* The same stream in a block-scaled fp8 Triton fused_moe (cost.h), H100 SXM (132 SMs, 42 GB/s
+ * per thread block). DeepSeek-V3 at TP 8, one token routed to 8 experts, each padded to one
+ * 16-row block (128 padded rows):
+ *   gate_up N 2 x 256 = 512, K 7168: 8 blocks x 4 column blocks = 32 programs, one wave, each
+ *     7168 x 128 + 56 x 4 = 917,728 B / 42e9 = 21.851 us (the 8 experts' 29.4 MB over HBM: ~8 us)
+ *   down N 7168, K 256: 8 x 56 = 448 programs, ceil(448 / 132) = 4 waves of 256 x 128 + 2 x 4 =
+ *     32,776 B: 4 x 0.7804 = 3.1215 us
+ * Not for another family, for 16-bit or per-tensor experts, nor where the device states the
+ * fitted K loop (moe_k_step_us: it stands for these steps). */
+static void test_block_fp8_moe(void **state)
+{
+    (void)state;
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_prec p = {.weight = SIM_DT_FP8, .act = SIM_DT_FP8, .kv = SIM_DT_BF16, .block_scaled = true};
+    sim_op op;
+    sim_graph_gemm(&op, SIM_OP_EXPERTS_GATE_UP, 8.0, 512, 7168, SIM_DT_FP8, &p, 2.0);
+    op.moe_kernel = SIM_MOE_TRITON;
+    for (int i = 0; i < SIM_MOE_BLOCKS; i++) /* one block per expert at any block size */
+        op.moe_blocks[i] = 8.0;
+    op.moe_tokens = 1.0;
+    op.moe_decode = true;
+    op.groups = 8.0;
+    assert_true(op.block_scaled);
+    assert_near(sim_cost_block_fp8_moe_cta_ns(&hw, &op, 16, 128.0), 917728.0 / 42e9 * 1e9, 1e-9);
+    sim_op_cost c = sim_cost_op(&hw, &op, 0.0);
+    assert_int_equal(c.moe_block_m, 16);
+    assert_near(c.moe_padded_rows, 128.0, 1e-9);
+    assert_near(c.t_mem_ns, 21851.0, 1e-3);
+    /* the dense kernel's own bound stays off for a grouped op */
+    assert_true(sim_cost_block_fp8_cta_ns(&hw, &op) == 0.0);
+    sim_op down;
+    sim_graph_gemm(&down, SIM_OP_EXPERTS_DOWN, 8.0, 7168, 256, SIM_DT_FP8, &p, 2.0);
+    down.moe_kernel = SIM_MOE_TRITON;
+    for (int i = 0; i < SIM_MOE_BLOCKS; i++)
+        down.moe_blocks[i] = 8.0;
+    down.moe_tokens = 1.0;
+    down.moe_decode = true;
+    down.groups = 8.0;
+    assert_near(sim_cost_block_fp8_moe_cta_ns(&hw, &down, 16, 128.0), 4.0 * 32776.0 / 42e9 * 1e9,
+                1e-9);
+    /* another family, per-tensor scales, or a fitted K loop: none */
+    sim_op other = op;
+    other.moe_kernel = SIM_MOE_DEEPGEMM;
+    assert_true(sim_cost_block_fp8_moe_cta_ns(&hw, &other, 16, 128.0) == 0.0);
+    other = op;
+    other.block_scaled = false;
+    assert_true(sim_cost_block_fp8_moe_cta_ns(&hw, &other, 16, 128.0) == 0.0);
+    assert_true(sim_cost_op(&hw, &other, 0.0).t_mem_ns < 10000.0);
+    hw.moe_k_step_ns = 545.0;
+    assert_true(sim_cost_block_fp8_moe_cta_ns(&hw, &op, 16, 128.0) == 0.0);
+}
+
 static void test_gemm_fixed_time(void **state)
 {
     (void)state;
@@ -521,6 +573,7 @@ int main(void)
         cmocka_unit_test(test_other_kinds),
         cmocka_unit_test(test_device_support),
         cmocka_unit_test(test_block_fp8),
+        cmocka_unit_test(test_block_fp8_moe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

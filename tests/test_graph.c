@@ -1,6 +1,7 @@
 /* test_graph.c - FLOPs and bytes of every op, against numbers worked by hand. */
 #include "testutil.h"
 
+#include "a2a.h"
 #include "graph.h"
 #include "hw.h"
 
@@ -340,6 +341,49 @@ static void test_expert_parallel_all_to_all(void **state)
     g = decode_par(&m, &ep8, &fp8, 1, 1000);
     assert_near(g.ops[SIM_OP_EXPERTS_GATE_UP].weight_bytes,
                 32.0 * (1.0 - pow(31.0 / 32.0, 1.0)) * 2 * 2048 * 7168.0, 1e-12);
+}
+
+/* Node-limited routing in DeepEP's traffic: DeepSeek-V3 (n_group 8, topk_group 4) at EP 8 with DP
+ * attention, a prefill step of 8 x 512 tokens, 512 per rank. The experts sit on the ranks by id,
+ * so rank r holds group r: a token's dispatch reaches the ranks of its 4 groups only. Distinct
+ * ranks a token is sent to (a2a.h u): without the limit 8 (1 - prod_{i<8} (224 - i)/(256 - i)) =
+ * 8 (1 - 0.33817) = 5.2947; with it, each rank picked with 4/8 and then hit unless its 32
+ * experts miss all 8 of the 128 picked: 8 x 1/2 x (1 - prod (96 - i)/(128 - i)) = 4 (1 - 0.09275)
+ * = 3.6290. The normal kernel's NVLink bytes fall by 3.6290 / 5.2947 = 0.6854. */
+static void test_node_limited_dispatch(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("deepseek-v3");
+    const sim_prec fp8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false, false};
+    sim_par par = {.tp = 1, .ep = 8, .dp_attention = true, .imbalance = 1.0};
+    sim_seq_group grp = {.count = 8, .q = 512, .c = 0, .logits = 1};
+    sim_batch_shape sh = sim_graph_shape(&m, &grp, 1);
+    sim_graph g;
+    sim_graph_build_par(&m, &par, &fp8, &sh, &g);
+    const sim_op *op = &g.ops[SIM_OP_MOE_DISPATCH];
+    assert_int_equal(op->a2a.route_groups, 8);
+    assert_int_equal(op->a2a.route_topk_groups, 4);
+    assert_int_equal(g.ops[SIM_OP_MOE_COMBINE].a2a.route_groups, 8);
+    double miss = 1.0, m2 = 1.0;
+    for (int i = 0; i < 8; i++) {
+        miss *= (224.0 - i) / (256.0 - i);
+        m2 *= (96.0 - i) / (128.0 - i);
+    }
+    assert_near(m2, 0.09275, 1e-4);
+    sim_hw hw = tu_hw("h200");
+    sim_a2a_shape free_routing = op->a2a;
+    free_routing.route_groups = 0;
+    const double lim = sim_a2a_price(&hw, SIM_A2A_NORMAL, &op->a2a).nvlink_bytes;
+    const double all = sim_a2a_price(&hw, SIM_A2A_NORMAL, &free_routing).nvlink_bytes;
+    assert_near(lim / all, 4.0 * (1.0 - m2) / (8.0 * (1.0 - miss)), 1e-12);
+    assert_near(lim / all, 0.6854, 1e-4);
+    /* each (token, expert) copy goes out in the low-latency kernel: the limit does not move it */
+    assert_near(sim_a2a_price(&hw, SIM_A2A_LOW_LATENCY, &op->a2a).nvlink_bytes,
+                sim_a2a_price(&hw, SIM_A2A_LOW_LATENCY, &free_routing).nvlink_bytes, 1e-12);
+    /* EPLB's redundant experts are placed by load, not by group: no limit */
+    par.routing.redundant = 32;
+    sim_graph_build_par(&m, &par, &fp8, &sh, &g);
+    assert_int_equal(g.ops[SIM_OP_MOE_DISPATCH].a2a.route_groups, 0);
 }
 
 static void test_mla(void **state)
@@ -946,6 +990,7 @@ int main(void)
         cmocka_unit_test(test_moe_decode_weights_grow_with_batch),
         cmocka_unit_test(test_expert_parallel_all_to_all),
         cmocka_unit_test(test_mla),
+        cmocka_unit_test(test_node_limited_dispatch),
         cmocka_unit_test(test_sliding_and_full_layers),
         cmocka_unit_test(test_parallel_checks),
         cmocka_unit_test(test_attention_flops),

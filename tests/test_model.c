@@ -195,6 +195,51 @@ static void test_mla_and_layer_types(void **state)
     assert_int_equal(m.sliding_layers, 32);
 }
 
+/* DeepSeek's node-limited routing, read from n_group / topk_group (model.h) */
+static void test_route_groups(void **state)
+{
+    (void)state;
+    /* DeepSeek-V3's config: 256 experts in n_group 8 groups of 32, topk_group 4 */
+    sim_model m = tu_model("deepseek-v3");
+    assert_int_equal(m.route_groups, 8);
+    assert_int_equal(m.route_topk_groups, 4);
+    m = tu_model("mixtral-8x7b"); /* no groups: no limit */
+    assert_int_equal(m.route_groups, 0);
+    sim_err err = {{0}};
+#define DS_MOE                                                                                     \
+    "{" DENSE_FIELDS ", \"n_routed_experts\": 256, \"num_experts_per_tok\": 8, "                  \
+    "\"moe_intermediate_size\": 2048"
+    /* n_group 1 (DeepSeek-V2-Lite's), or every group kept: no limit */
+    assert_int_equal(load_text(DS_MOE ", \"n_group\": 1, \"topk_group\": 1}", &m, &err), SIM_OK);
+    assert_int_equal(m.route_groups, 0);
+    assert_int_equal(load_text(DS_MOE ", \"n_group\": 8, \"topk_group\": 8}", &m, &err), SIM_OK);
+    assert_int_equal(m.route_groups, 0);
+    assert_int_equal(load_text(DS_MOE ", \"n_group\": 8}", &m, &err), SIM_OK); /* all 8 kept */
+    assert_int_equal(m.route_groups, 0);
+    /* DeepSeek-V2's 160 experts, 8 groups of 20, top-3 groups */
+    assert_int_equal(load_text("{" DENSE_FIELDS ", \"n_routed_experts\": 160, "
+                               "\"num_experts_per_tok\": 6, \"moe_intermediate_size\": 1536, "
+                               "\"n_group\": 8, \"topk_group\": 3}",
+                               &m, &err),
+                     SIM_OK);
+    assert_int_equal(m.route_groups, 8);
+    assert_int_equal(m.route_topk_groups, 3);
+    /* unequal groups, too few experts in the kept groups (1 group of 4 < 8), more groups kept
+     * than there are */
+    assert_int_equal(load_text(DS_MOE ", \"n_group\": 7, \"topk_group\": 4}", &m, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'n_group' is 7, expected a divisor of the 256"));
+    assert_int_equal(load_text(DS_MOE ", \"n_group\": 64, \"topk_group\": 1}", &m, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'topk_group' is 1"));
+    assert_int_equal(load_text(DS_MOE ", \"n_group\": 8, \"topk_group\": 9}", &m, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "topk_group"));
+    assert_int_equal(load_text(DS_MOE ", \"n_group\": 0}", &m, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "n_group"));
+#undef DS_MOE
+}
+
 static void test_moe_param_counts(void **state)
 {
     (void)state;
@@ -694,6 +739,7 @@ int main(void)
         cmocka_unit_test(test_param_counts),          cmocka_unit_test(test_fields),
         cmocka_unit_test(test_kv_bytes_per_token),    cmocka_unit_test(test_moe_configs),
         cmocka_unit_test(test_mla_and_layer_types),   cmocka_unit_test(test_moe_param_counts),
+        cmocka_unit_test(test_route_groups),
         cmocka_unit_test(test_defaults_and_wrappers), cmocka_unit_test(test_bad_fields),
         cmocka_unit_test(test_hugging_face_ids),      cmocka_unit_test(test_unpriced_families),
         cmocka_unit_test(test_llama4),

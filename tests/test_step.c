@@ -530,6 +530,52 @@ static void test_tbo_schedule(void **state)
     assert_near(sim_step_tbo_makespan(a, z, 3), 3 * 28.0, 1e-12);
 }
 
+/* DeepSeek-V3 in fp8 at --tp 1 --ep `ep` --dp-attention on hw */
+static sim_step_cfg dsv3_dp(const sim_model *m, const sim_hw *hw, int ep)
+{
+    const sim_prec fp8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false, false};
+    return (sim_step_cfg){.model = m, .hw = hw, .tp = 1, .prec = fp8, .ep = ep,
+                          .dp_attention = true};
+}
+
+/* DeepEP's low-latency buffer (a2a.h SIM_A2A_LL_MAX_TOKENS, SGLang's 128 tokens per rank):
+ * DeepSeek-V3 at --tp 1 --ep 8 --dp-attention, each rank sends ceil(T / 8) */
+static void test_deepep_ll_buffer(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("deepseek-v3");
+    sim_hw hw = tu_hw("h200");
+    sim_step_cfg cfg = dsv3_dp(&m, &hw, 8);
+    const sim_prec fp8 = cfg.prec;
+    sim_err err = {{0}};
+    /* decode under auto runs low-latency: 1024 / 8 = 128 fit, 1025 put ceil(128.1) = 129 */
+    assert_int_equal(sim_step_check_a2a_tokens(&cfg, 1024, false, "--batch", &err), SIM_OK);
+    assert_int_equal(sim_step_check_a2a_tokens(&cfg, 1025, false, "--batch", &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--batch: a decode step of 1025 tokens puts 129 on each of "
+                                    "the 8 EP ranks"));
+    assert_non_null(strstr(err.msg, "buffer of 128 tokens per rank"));
+    /* a prefill step under auto runs the normal kernels, which have no such buffer */
+    assert_int_equal(sim_step_check_a2a_tokens(&cfg, 65536, true, "--batch", &err), SIM_OK);
+    /* forced low-latency, the prefill too; forced normal, nothing */
+    cfg.moe_a2a = SIM_A2A_LOW_LATENCY;
+    assert_int_equal(sim_step_check_a2a_tokens(&cfg, 1025, true, "--batch", &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "a prefill step"));
+    cfg.moe_a2a = SIM_A2A_NORMAL;
+    assert_int_equal(sim_step_check_a2a_tokens(&cfg, 1e6, false, "--batch", &err), SIM_OK);
+    /* a larger buffer (--deepep-ll-max-tokens 256): 2048 fit, 2049 do not */
+    cfg.moe_a2a = SIM_A2A_AUTO;
+    cfg.a2a_ll_max_tokens = 256;
+    assert_int_equal(sim_step_check_a2a_tokens(&cfg, 2048, false, "--batch", &err), SIM_OK);
+    assert_int_equal(sim_step_check_a2a_tokens(&cfg, 2049, false, "--batch", &err), SIM_EINPUT);
+    /* EP over the TP group under auto: no all-to-all, no buffer */
+    cfg = (sim_step_cfg){.model = &m, .hw = &hw, .tp = 8, .prec = fp8, .ep = 8};
+    assert_int_equal(sim_step_check_a2a_tokens(&cfg, 1e6, false, "--batch", &err), SIM_OK);
+    /* a negative buffer is bad input */
+    cfg.a2a_ll_max_tokens = -1;
+    assert_int_equal(sim_step_check(&cfg, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--deepep-ll-max-tokens"));
+}
+
 static void test_tbo_step(void **state)
 {
     (void)state;
@@ -537,9 +583,7 @@ static void test_tbo_step(void **state)
      * network behind the other half's compute, the time identity holds, bounds bracket it */
     sim_model m = tu_model("deepseek-v3");
     sim_hw hw = tu_hw("h800");
-    const sim_prec fp8 = {SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16, 0, false, false};
-    sim_step_cfg cfg = {.model = &m, .hw = &hw, .tp = 1, .prec = fp8, .ep = 32,
-                        .dp_attention = true};
+    sim_step_cfg cfg = dsv3_dp(&m, &hw, 32);
     sim_seq_group g = {.count = 8192, .q = 1, .c = 2000, .logits = 1};
     sim_step_result off, on;
     sim_step_price(&cfg, &g, 1, &off);
@@ -642,6 +686,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_graph_padding),
+        cmocka_unit_test(test_deepep_ll_buffer),
         cmocka_unit_test(test_engine_kernels),
         cmocka_unit_test(test_weight_streaming_floor),
         cmocka_unit_test(test_fuse_allreduce_norm),
