@@ -198,6 +198,68 @@ static void test_validate_timed_and_moe_lines(void **state)
                                   "'1.5)', expected a fraction in (0, 1]"));
 }
 
+/* validate groups a device's op rows with the other boards of its chip: the A100 40 GB and 80 GB
+ * files are one family (a100), a line of its own; --max-family-median gates each family of 8 rows
+ * or more. Hand-worked: both boards price a 4096^3 bf16 GEMM at the same rate P (312 TFLOP/s x the
+ * same fitted fraction), so rows measured at P / (1 + e) err by e: 1, 2, 3, 5, 5, 6 % on the 80 GB
+ * board and 10, 20 % on the 40 GB one, whose family median is 5 % (the 4th and 5th of eight
+ * sorted errors are both 5, whatever the percentile's interpolation). */
+static void test_validate_device_families(void **state)
+{
+    (void)state;
+    double p80 = 0.0, p40 = 0.0;
+    run("op --hw a100-sxm-80gb --op gemm --m 4096 --n 4096 --k 4096");
+    assert_int_equal(R.rc, 0);
+    assert_int_equal(sscanf(strstr(R.out, " ms, ") + 5, "%lf", &p80), 1);
+    run("op --hw a100-sxm-40gb --op gemm --m 4096 --n 4096 --k 4096");
+    assert_int_equal(R.rc, 0);
+    assert_int_equal(sscanf(strstr(R.out, " ms, ") + 5, "%lf", &p40), 1);
+    static const struct {
+        const char *hw;
+        double err_pct;
+    } rows[] = {{"a100-sxm-80gb", 1},  {"a100-sxm-80gb", 2},  {"a100-sxm-80gb", 3},
+                {"a100-sxm-80gb", 5},  {"a100-sxm-80gb", 5},  {"a100-sxm-80gb", 6},
+                {"a100-sxm-40gb", 10}, {"a100-sxm-40gb", 20}};
+    char csv[4096];
+    int at = snprintf(csv, sizeof csv, "%s", VALIDATE_HDR);
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const double p = strcmp(rows[i].hw, "a100-sxm-40gb") ? p80 : p40;
+        at += snprintf(csv + at, sizeof csv - (size_t)at,
+                       "%zu,gemm,%s,bf16,,4096,4096,4096,,,,,,,,,,,,,,test,tflops,%.9g,TFLOP/s,,"
+                       "test,,,,,,\n",
+                       i + 1, rows[i].hw, p / (1.0 + rows[i].err_pct / 100.0));
+    }
+    const char *path = tu_write_tmp(csv);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "validate --data %s --coverage-draws 0 --max-family-median 5.1",
+             path);
+    run(cmd);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "\n  op hw a100-sxm-80gb: 6 points, median |error| 4.0%"));
+    assert_non_null(strstr(R.out, "\n  op hw a100-sxm-40gb: 2 points, "));
+    assert_non_null(strstr(R.out, "\n  op family a100 (a100-sxm-80gb, a100-sxm-40gb): 8 points, "
+                                  "median |error| 5.0%"));
+    snprintf(cmd, sizeof cmd, "validate --data %s --coverage-draws 0 --max-family-median 4.9",
+             path);
+    run(cmd);
+    assert_int_equal(R.rc, 1);
+    assert_non_null(strstr(R.err, "op-level median 5.0% of device family a100 (8 rows) is above "
+                                  "4.9%"));
+    /* seven rows: no family to gate, and a gate over none is refused */
+    char *last = strrchr(csv, '\n');
+    *last = '\0';
+    *(strrchr(csv, '\n') + 1) = '\0';
+    path = tu_write_tmp(csv);
+    snprintf(cmd, sizeof cmd, "validate --data %s --coverage-draws 0 --max-family-median 50",
+             path);
+    run(cmd);
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "--max-family-median: no device family has 8 or more op-level "
+                                  "rows"));
+    /* a device whose name's first part names no chip is a family of its own */
+    assert_null(strstr(R.out, "op family rtx"));
+}
+
 static void test_validation_commands(void **state)
 {
     (void)state;
@@ -555,6 +617,7 @@ int main(void)
         cmocka_unit_test(test_compare_reads_the_result),
         cmocka_unit_test(test_validation_spec_rows),
         cmocka_unit_test(test_calibrate_from_microbench_rows),
+        cmocka_unit_test(test_validate_device_families),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
