@@ -131,7 +131,7 @@ static sim_status dev_summaries(const cli_opts *o, const dev_errs *d, FILE *out,
         }
         if (!first)
             continue;
-        double *e = malloc(rows * sizeof *e);
+        double *e = malloc((rows ? rows : 1) * sizeof *e);
         if (!e)
             return sim_fail(err, SIM_EINTERNAL, "out of memory");
         size_t k = 0;
