@@ -108,7 +108,7 @@ typedef struct cli_opts {
     const char *data, *op, *out_file;
     int64_t m, n, k, heads, head_dim, seq, bytes, gpus;
     bool causal;
-    double max_op_median, max_e2e_median, max_bucket_median, max_spec_median;
+    double max_op_median, max_e2e_median, max_bucket_median, max_spec_median, max_family_median;
     /* timelines */
     const char *chrome_trace, *trace_detail, *trace_window, *trace_ranks;
     double trace_max_mb;

@@ -421,6 +421,9 @@ const cli_opt_def cli_opt_table[] = {
       "exit 1 if any op-level size bucket's median |error| (%) is above this"),
     O("--max-e2e-median", CLI_OPT_NUM, max_e2e_median, 0, 1000, CLI_OPT_CMD_VALIDATE,
       "exit 1 if the end-to-end median |error| (%) is above this"),
+    O("--max-family-median", CLI_OPT_NUM, max_family_median, 0, 1000, CLI_OPT_CMD_VALIDATE,
+      "exit 1 if a device family's op-level median |error| (%) is above this (families of 8 "
+      "rows or more; a family: the chip the device names, A100 for its 40 and 80 GB boards)"),
     O("--uncertainty", CLI_OPT_INT, uncertainty, 0, 1000, CLI_OPT_CMD_ENGINE,
       "N parameter draws for the 80 % bands, 0: off (default: run 16; serve 8, each on the "
       "first tenth of the requests)"),

@@ -84,6 +84,24 @@ static sim_status dev_add(dev_errs *d, const char *name, double e, size_t rows, 
     return SIM_OK;
 }
 
+/* A device's family, the chip the issue's targets count as one ("A100" for the 40 and 80 GB
+ * boards, "H100" for SXM and PCIe): the name's first '-'-separated part when it names a chip (has
+ * a digit: a100, h100, mi300x, b200), else the whole name (tpu-v6e, rtx-4090 name no chip in
+ * their first part). */
+static void dev_family(const char *hw, char *fam, size_t len)
+{
+    const size_t cut = strcspn(hw, "-");
+    bool digit = false;
+    for (size_t i = 0; i < cut; i++)
+        digit = digit || isdigit((unsigned char)hw[i]);
+    snprintf(fam, len, "%.*s", (int)(digit ? cut : strlen(hw)), hw);
+}
+
+/* Families with at least this many op-level rows are held to --max-family-median (issue 25: "at
+ * least 8 rows per device"); fewer rows say too little about a calibration to gate it. */
+enum { FAMILY_GATE_ROWS = 8 };
+
+/* One line per device, each label the prefix and the device's name */
 static void dev_summaries(const dev_errs *d, const char *prefix, FILE *out)
 {
     char label[96];
@@ -92,6 +110,68 @@ static void dev_summaries(const dev_errs *d, const char *prefix, FILE *out)
         snprintf(label, sizeof label, "  %s%s", prefix, d->name[i]);
         summary_line(out, label, d->e[i], d->cnt[i], &med);
     }
+}
+
+/* After dev_summaries' op lines, one line per family of two or more devices with their rows
+ * together; with --max-family-median, a family of FAMILY_GATE_ROWS rows or more past it fails
+ * (exit 1), and the gate with no such family fails as a bad input (it would pass whatever the
+ * model does). */
+static sim_status family_summaries(const cli_opts *o, const dev_errs *d, FILE *out, sim_err *err)
+{
+    char label[160], fam[48], other[48];
+    double med;
+    const bool gate = cli_opt_given(o, "--max-family-median");
+    size_t gated = 0;
+    sim_status st = SIM_OK;
+    for (size_t i = 0; i < d->n && !st; i++) {
+        dev_family(d->name[i], fam, sizeof fam);
+        bool first = true; /* the family's first device in the rows' order prints its line */
+        size_t rows = 0, members = 0;
+        int at = snprintf(label, sizeof label, "  op family %s (", fam);
+        for (size_t j = 0; j < d->n; j++) {
+            dev_family(d->name[j], other, sizeof other);
+            if (strcmp(fam, other) != 0)
+                continue;
+            first = first && j >= i;
+            rows += d->cnt[j];
+            if (at > 0 && (size_t)at < sizeof label)
+                at += snprintf(label + at, sizeof label - (size_t)at, "%s%s", members ? ", " : "",
+                               d->name[j]);
+            members++;
+        }
+        if (!first)
+            continue;
+        double *e = malloc((rows ? rows : 1) * sizeof *e);
+        if (!e)
+            return sim_fail(err, SIM_EINTERNAL, "out of memory");
+        size_t k = 0;
+        for (size_t j = 0; j < d->n; j++) {
+            dev_family(d->name[j], other, sizeof other);
+            for (size_t r = 0; !strcmp(fam, other) && r < d->cnt[j]; r++)
+                e[k++] = d->e[j][r];
+        }
+        if (at > 0 && (size_t)at < sizeof label)
+            snprintf(label + at, sizeof label - (size_t)at, ")");
+        if (members > 1)
+            summary_line(out, label, e, k, &med);
+        else
+            sim_validate_summary(e, k, &med, &(double){0.0});
+        free(e);
+        if (gate && rows >= FAMILY_GATE_ROWS) {
+            gated++;
+            if (med > o->max_family_median)
+                st = sim_fail(err, SIM_EINTERNAL,
+                              "validation: op-level median %.1f%% of device family %s (%zu rows) "
+                              "is above %.1f%%",
+                              med, fam, rows, o->max_family_median);
+        }
+    }
+    if (!st && gate && !gated)
+        st = sim_fail(err, SIM_EINPUT,
+                      "--max-family-median: no device family has %d or more op-level rows that "
+                      "could be priced, expected at least one",
+                      FAMILY_GATE_ROWS);
+    return st;
 }
 
 static void dev_free(dev_errs *d)
@@ -331,6 +411,7 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
         st = validate_summaries(o, path, errs, cnt, low, out, err);
     if (!st) {
         dev_summaries(&devs, "op hw ", out);
+        st = family_summaries(o, &devs, out, err);
         dev_summaries(&spec_engines, "speculative decoding, engine ", out);
         dev_summaries(&spec_methods, "speculative decoding, method ", out);
     }

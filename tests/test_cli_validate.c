@@ -206,6 +206,65 @@ static void test_validate_timed_and_moe_lines(void **state)
                                   "'1.5)', expected a fraction in (0, 1]"));
 }
 
+/* validate over the rows in csv with --max-family-median gate (no band draws). */
+static void family_gate(const char *csv, double gate)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "validate --data %s --coverage-draws 0 --max-family-median %g",
+             tu_write_tmp(csv), gate);
+    run(cmd);
+}
+
+/* validate groups a device's op rows with the other boards of its chip: the A100 40 GB and 80 GB
+ * files are one family (a100), a line of its own; --max-family-median gates each family of 8 rows
+ * or more. Hand-worked: both boards price a 4096^3 bf16 GEMM at the same rate P (312 TFLOP/s x the
+ * same fitted fraction), so rows measured at P / (1 + e) err by e: 1, 2, 3, 5, 5, 6 % on the 80 GB
+ * board and 10, 20 % on the 40 GB one, whose family median is 5 % (the 4th and 5th of eight
+ * sorted errors are both 5, whatever the percentile's interpolation). */
+static void test_validate_device_families(void **state)
+{
+    (void)state;
+    double p80 = 0.0, p40 = 0.0;
+    run("op --hw a100-sxm-80gb --op gemm --m 4096 --n 4096 --k 4096");
+    assert_int_equal(R.rc, 0);
+    assert_int_equal(sscanf(strstr(R.out, " ms, ") + 5, "%lf", &p80), 1);
+    run("op --hw a100-sxm-40gb --op gemm --m 4096 --n 4096 --k 4096");
+    assert_int_equal(R.rc, 0);
+    assert_int_equal(sscanf(strstr(R.out, " ms, ") + 5, "%lf", &p40), 1);
+    static const struct {
+        const char *hw;
+        double err_pct;
+    } rows[] = {{"a100-sxm-80gb", 1},  {"a100-sxm-80gb", 2},  {"a100-sxm-80gb", 3},
+                {"a100-sxm-80gb", 5},  {"a100-sxm-80gb", 5},  {"a100-sxm-80gb", 6},
+                {"a100-sxm-40gb", 10}, {"a100-sxm-40gb", 20}};
+    char csv[4096];
+    int at = snprintf(csv, sizeof csv, "%s", VALIDATE_HDR);
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const double p = strcmp(rows[i].hw, "a100-sxm-40gb") ? p80 : p40;
+        at += snprintf(csv + at, sizeof csv - (size_t)at,
+                       "%zu,gemm,%s,bf16,,4096,4096,4096,,,,,,,,,,,,,,test,tflops,%.9g,TFLOP/s,,"
+                       "test,,,,,,\n",
+                       i + 1, rows[i].hw, p / (1.0 + rows[i].err_pct / 100.0));
+    }
+    family_gate(csv, 5.1);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "\n  op hw a100-sxm-80gb: 6 points, median |error| 4.0%"));
+    assert_non_null(strstr(R.out, "\n  op hw a100-sxm-40gb: 2 points, "));
+    assert_non_null(strstr(R.out, "\n  op family a100 (a100-sxm-80gb, a100-sxm-40gb): 8 points, "
+                                  "median |error| 5.0%"));
+    family_gate(csv, 4.9);
+    assert_int_equal(R.rc, 1);
+    assert_non_null(strstr(R.err, "op-level median 5.0% of device family a100 (8 rows) is above "
+                                  "4.9%"));
+    /* seven rows: no family to gate, and a gate over none is refused */
+    *strrchr(csv, '\n') = '\0';
+    *(strrchr(csv, '\n') + 1) = '\0';
+    family_gate(csv, 50);
+    assert_int_equal(R.rc, 2);
+    assert_non_null(strstr(R.err, "--max-family-median: no device family has 8 or more op-level "
+                                  "rows"));
+}
+
 static void test_validation_commands(void **state)
 {
     (void)state;
@@ -229,26 +288,27 @@ static void test_validation_commands(void **state)
      * MI300X rows, ids 2600-2608); ids
      * 2800-2808, 2846-2997 and 3580-3599 are 181 op rows of issue 25's devices, 3540-3559 20
      * MI300X fp8 GEMMs (issue 24), 3620-3628 9 B200 fused_moe rows (issue 24), 3508-3512 5 H20
-     * fused_moe rows (issue 23) */
-    assert_non_null(strstr(R.out, "\nvalidation: 482 points, median |error| "));
-    assert_non_null(strstr(R.out, "\n  op-level: 429 points")); /* 7 block-fp8 rows 3600-3606 */
+     * fused_moe rows (issue 23), 3721-3752 32 op rows of Azure's MI300X and GB200 suites with
+     * GB200's 41, 76 and 77 (issue 25) */
+    assert_non_null(strstr(R.out, "\nvalidation: 514 points, median |error| "));
+    assert_non_null(strstr(R.out, "\n  op-level: 461 points")); /* 7 block-fp8 rows 3600-3606 */
     assert_non_null(strstr(R.out, "\n  op moe_layer: 36 points"));
     assert_non_null(strstr(R.out, "\n  op decode_attention: 35 points"));
     assert_non_null(strstr(R.out, "\n  end-to-end: 53 points")); /* 52 static, 1 serve */
     /* by the engine that measured them: TensorRT-LLM 0.11's static rows and 1.0's 1113, vLLM's */
     assert_non_null(strstr(R.out, "\n  end-to-end, engine trtllm: "));
     assert_non_null(strstr(R.out, "\n  end-to-end, engine vllm: "));
-    assert_non_null(strstr(R.out, "\n  quantized: op-level 162 points")); /* 20 MI300X fp8 */
+    assert_non_null(strstr(R.out, "\n  quantized: op-level 178 points")); /* 20 + 7 MI300X fp8 */
     assert_non_null(strstr(R.out, "\n  op alltoall: 34 points"));
     assert_non_null(strstr(R.out, "\n  op allreduce_norm: 3 points"));
-    assert_non_null(strstr(R.out, "\n  op allreduce: 53 points"));
+    assert_non_null(strstr(R.out, "\n  op allreduce: 67 points")); /* 7 MI300X, 7 GB200 */
     assert_non_null(strstr(R.out, "\n  op size <= 64 KB: "));
     assert_non_null(strstr(R.out, "\n  op size <= 4 MB: "));
     assert_non_null(strstr(R.out, "\n  op size > 4 MB: "));
     assert_non_null(strstr(R.out, "(53 low-trust rows shown above"));
     assert_non_null(strstr(R.out, "% (low trust)\n"));
     assert_non_null(strstr(R.out, "1113 serve     h100-sxm       output_tps     2048/128 x3000"));
-    assert_non_null(strstr(R.out, "  41 skipped: GB200"));
+    assert_non_null(strstr(R.out, "  58 skipped: FlashAttention-2 has no Blackwell kernel"));
     /* a size bucket past its target fails too */
     snprintf(vcmd, sizeof vcmd, "validate --data %s --max-bucket-median 0.01", subset);
     run(vcmd);
@@ -563,6 +623,7 @@ int main(void)
         cmocka_unit_test(test_compare_reads_the_result),
         cmocka_unit_test(test_validation_spec_rows),
         cmocka_unit_test(test_calibrate_from_microbench_rows),
+        cmocka_unit_test(test_validate_device_families),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,6 +2,7 @@
 #include "testutil.h"
 
 #include "jsonf.h"
+#include "power.h"
 
 static const char *const devices[] = {"h100-sxm",      "h100-pcie",     "h200", "b200",
                                       "a100-sxm-40gb", "a100-sxm-80gb", "l40s", "mi300x",
@@ -394,19 +395,31 @@ static void test_provenance(void **state)
     }
 }
 
-/* The devices added from datasheets load, and cite a source for every number they give. */
+/* Every shipped device loads, states its peaks per format (dense_tflops an object: a format it
+ * leaves out is refused), a board power and idle floor unless the vendor publishes none (the
+ * TPUs), and cites a source for every number it gives. */
 static void test_datasheet_devices(void **state)
 {
     (void)state;
     static const char *const added[] = {
-        "h20",   "l4",   "l40",    "a10g",   "rtx-4090", "rtx-pro-6000-blackwell",
-        "gb200", "b300", "gb300", "mi325x", "mi355x", "gaudi3"};
+        "a100-sxm-40gb", "a100-sxm-80gb", "a10g", "b200", "b300", "gaudi3", "gb200", "gb300",
+        "h100-pcie", "h100-sxm", "h20", "h200", "h800", "l4", "l40", "l40s", "mi300x", "mi325x",
+        "mi355x", "rtx-4090", "rtx-pro-6000-blackwell", "tpu-v5e", "tpu-v6e", "tpu-v7"};
     for (size_t d = 0; d < sizeof added / sizeof added[0]; d++) {
         sim_hw hw = tu_hw(added[d]);
         assert_true(hw.peak_flops[SIM_DT_BF16] > 0.0 && hw.hbm_bytes_per_s > 0.0);
         cJSON *root;
         sim_err err = {{0}};
         assert_int_equal(sim_jsonf_load(tu_path("hw", added[d]), &root, &err), SIM_OK);
+        if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "dense_tflops"))) {
+            print_error("hw/%s.json: dense_tflops is not an object of formats\n", added[d]);
+            fail();
+        }
+        const bool tpu = strncmp(added[d], "tpu-", 4) == 0; /* Google publishes no chip power */
+        if (tpu == sim_power_known(&hw) || (!tpu && !(hw.power.idle_w > 0.0))) {
+            print_error("hw/%s.json: power %s\n", added[d], tpu ? "given" : "missing");
+            fail();
+        }
         const cJSON *src = cJSON_GetObjectItemCaseSensitive(root, "sources");
         const cJSON *it;
         cJSON_ArrayForEach(it, root)
@@ -415,12 +428,13 @@ static void test_datasheet_devices(void **state)
                 strcmp(it->string, "arch") == 0 || strcmp(it->string, "provenance") == 0 ||
                 strcmp(it->string, "calibration") == 0)
                 continue;
-            /* the collectives carry their own sources; efficiency and quant one per number */
+            /* the collectives carry their own sources; efficiency, quant and alltoall one per number */
             if (strcmp(it->string, "collectives") == 0) {
                 assert_true(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(it, "sources")));
                 continue;
             }
-            if (strcmp(it->string, "efficiency") == 0 || strcmp(it->string, "quant") == 0) {
+            if (strcmp(it->string, "efficiency") == 0 || strcmp(it->string, "quant") == 0 ||
+                strcmp(it->string, "alltoall") == 0) {
                 const cJSON *a, *b;
                 char key[96];
                 cJSON_ArrayForEach(a, it)

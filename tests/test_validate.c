@@ -255,9 +255,12 @@ static void test_load(void **state)
      * Qwen3-30B-A3B on one H100 with its default fused-MoE config, vllm#23151; 3500-3503 wait in
      * validation-pending.csv), 5 H20 Triton fused_moe_kernel rows (ids 3508-3512, vllm#44152) and
      * 9 B200 Triton fused_moe rows (ids 3620-3628: vLLM PR #31448 bf16, SGLang PR #11816 block
-     * fp8; issue 24's K loop) and 2 low-trust EAGLE-1 rows of vLLM 0.8 on Llama-3-8B whose
-     * acceptance was measured in the same run (ids 3904-3905, vLLM PR #16035; GPU not named) */
-    assert_int_equal(n, 715);
+     * fp8; issue 24's K loop), 2 low-trust EAGLE-1 rows of vLLM 0.8 on Llama-3-8B whose
+     * acceptance was measured in the same run (ids 3904-3905, vLLM PR #16035; GPU not named) and
+     * 29 rows of Azure's ND MI300X v5 and ND GB200 v6 suites (ids 3721-3737, 3740-3752:
+     * hipBLASLt / cuBLASLt fp8 GEMMs, a copy, an attention row, RCCL / NCCL all-reduce per size;
+     * 3720 and 3726 wait in validation-pending.csv) */
+    assert_int_equal(n, 744);
     int ops = 0, skipped = 0, low = 0, rated = 0, ranged = 0, spec = 0;
     for (size_t i = 0; i < n; i++) {
         if (rows[i].kind == SIM_VK_SPEC) {
@@ -271,14 +274,15 @@ static void test_load(void **state)
         low += rows[i].low_trust;
         assert_true(rows[i].value > 0 && rows[i].source[0]);
     }
-    assert_int_equal(ops, 490); /* with the 10 block-fp8 GEMM rows 3600-3609, 7 fused_moe 3610-3616,
+    assert_int_equal(ops, 519); /* with the 10 block-fp8 GEMM rows 3600-3609, 7 fused_moe 3610-3616,
                                  * 5 H20 fused_moe_kernel rows 3508-3512,
                                  * 20 MI355X GEMMs 3580-3599, 20 MI300X fp8 GEMMs 3540-3559, 9 B200
-                                 * fused_moe 3620-3628 */
-    assert_int_equal(spec, 39);
+                                 * fused_moe 3620-3628, 29 Azure MI300X / GB200 rows 3721-3752 */
+    assert_int_equal(spec, 39); /* with the EAGLE-1 rows 3904-3905 */
     assert_int_equal(rated, 33); /* the serve rows at a stated rate */
     assert_int_equal(ranged, 16); /* SGLang's random lengths, uniform from 1 */
-    assert_int_equal(skipped, 54); /* with the 3 CUTLASS block-fp8 rows, two serve rows of 20,000-token prompts, Mixtral's 15,
+    assert_int_equal(skipped, 51); /* GB200 ids 41, 76, 77 priced now that hw/gb200.json ships (58,
+                                    * FlashAttention-2's Ampere path on SM100, stays out); with the 3 CUTLASS block-fp8 rows, two serve rows of 20,000-token prompts, Mixtral's 15,
                                     * the 3 DeepSeek-V3.2 rows, 14 Qwen3-30B-A3B ones and 3
                                     * energy rows */
     assert_int_equal(low, 81); /* with the 2 vLLM 0.8 EAGLE-1 rows whose GPU is not named

@@ -51,11 +51,12 @@ class TestInfersim(unittest.TestCase):
         self.assertGreater(r["critical_intensity"], 0)
 
     def test_hw_fields_and_origins(self):
-        d = infersim.hw("l4")  # a datasheet device: its bf16 peak alone, fp8 from the arch
+        d = infersim.hw("l4")  # a datasheet device: its peaks per format, fp16's fraction derived
         fields = {f["field"]: f for f in d["fields"]}
         self.assertEqual(d["arch"], "ada")
-        self.assertEqual(fields["dense_tflops.fp8"]["from"], "derived")
+        self.assertEqual(fields["dense_tflops.fp8"]["from"], "file")
         self.assertEqual(fields["dense_tflops.fp8"]["value"], 242)
+        self.assertEqual(fields["efficiency.gemm.fp16"]["from"], "derived")
         provs = {p["field"]: p for p in d["provenance"]}
         self.assertEqual(provs["efficiency.gemm.bf16"]["kind"], "default")
         self.assertTrue(d["default_only"])
