@@ -143,6 +143,7 @@ sim_step_cfg cli_load_engine_step(const sim_engprof *e, const sim_model *m)
                           .graph_max_bs = e->cuda_graph_max_bs,
                           .allreduce = e->allreduce,
                           .fuse_allreduce_norm = e->fuse_allreduce_norm,
+                          .vllm_stages = e->vllm_stages,
                           .fuse_qk_norm_rope = e->fuse_qk_norm_rope,
                           .decode_attn = e->decode_attn,
                           .decode_attn_quant_kv = e->decode_attn_quant_kv,

@@ -218,6 +218,25 @@ sim_coll_cost sim_coll_alltoall(const sim_hw *hw, double m, int ranks, int steps
     return best;
 }
 
+sim_coll_algo sim_coll_vllm_stage(double m, int ranks)
+{
+    if (ranks <= 2)
+        return SIM_COLL_ONESHOT;
+    const double limit = ranks <= 4 ? 512.0 * 1024.0 : 256.0 * 1024.0;
+    return m < limit ? SIM_COLL_ONESHOT : SIM_COLL_TWOSHOT;
+}
+
+sim_coll_algo sim_coll_engine_algo(const sim_hw *hw, double m, int ranks, sim_coll_algo want,
+                                   bool vllm_stages)
+{
+    if (want != SIM_COLL_AUTO || !vllm_stages || ranks <= 1)
+        return want;
+    const bool custom_ok = sim_coll_has(hw, SIM_COLL_ONESHOT) &&
+                           sim_coll_has(hw, SIM_COLL_TWOSHOT) && ranks <= hw->devices_per_node &&
+                           m <= hw->coll.custom_max_bytes;
+    return custom_ok ? sim_coll_vllm_stage(m, ranks) : SIM_COLL_NCCL;
+}
+
 sim_coll_cost sim_coll_price(const sim_hw *hw, sim_coll_kind kind, double m, int ranks,
                              sim_coll_algo want)
 {

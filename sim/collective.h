@@ -70,6 +70,21 @@ sim_coll_cost sim_coll_reduce_scatter(const sim_hw *hw, double in_bytes, int ran
                                       sim_coll_algo want);
 sim_coll_cost sim_coll_alltoall(const sim_hw *hw, double send_bytes, int ranks, int steps);
 
+/* The all-reduce an engine asks for: `want` as given, except AUTO under vLLM's switch
+ * (`vllm_stages`), where vLLM's custom all-reduce (csrc/custom_all_reduce.cuh, CustomAllreduce::
+ * allreduce; SGLang's sgl-kernel copy, sgl-kernel/csrc/allreduce/custom_all_reduce.cuh, keeps the
+ * same switch) runs within one node up to collectives.custom_max_bytes (custom_all_reduce.py:
+ * should_custom_ar, max_size 8 MiB) and NCCL past it (NCCL's cheapest); within it the kernel is
+ * chosen by size, not by cost (sim_coll_vllm_stage). Without the device's oneshot and twoshot, or
+ * across nodes, NCCL. */
+sim_coll_algo sim_coll_engine_algo(const sim_hw *hw, double msg_bytes, int ranks,
+                                   sim_coll_algo want, bool vllm_stages);
+
+/* vLLM's one- or two-shot switch for m bytes over `ranks` fully NVLink-connected GPUs: one-shot
+ * (cross_device_reduce_1stage) on 2 GPUs at any size, on up to 4 below 512 KiB, on up to 8 below
+ * 256 KiB; two-shot (cross_device_reduce_2stage) above. */
+sim_coll_algo sim_coll_vllm_stage(double msg_bytes, int ranks);
+
 /* Any of the above by kind (an all-to-all in one step). */
 sim_coll_cost sim_coll_price(const sim_hw *hw, sim_coll_kind kind, double msg_bytes, int ranks,
                              sim_coll_algo want);

@@ -252,6 +252,7 @@ static sim_status load_eager_cpu(const cJSON *root, const char *path, sim_engpro
 static const prof_flag prof_opt_flags[] = {
     {"cuda_graphs.piecewise", offsetof(sim_engprof, piecewise_graphs)},
     {"fusion.qk_norm_rope", offsetof(sim_engprof, fuse_qk_norm_rope)},
+    {"collectives.vllm_stages", offsetof(sim_engprof, vllm_stages)},
 };
 
 static sim_status load_opt_flags(const cJSON *root, const char *path, sim_engprof *p,

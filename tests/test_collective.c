@@ -64,6 +64,41 @@ static void test_small_allreduce(void **state)
     assert_near(sim_coll_allreduce(&hw, 16384, 1, SIM_COLL_AUTO).t_ns, 0.0, 0);
 }
 
+/* vLLM's switch (collective.h): by size, not by cost. On this device the one-shot and two-shot
+ * costs cross where 4000 + 7 m / 360 = 6000 + 1.75 m / 360 on 8 GPUs: m = 2000 x 360 / 5.25 =
+ * 137,143 bytes. At 192 KiB (196,608 bytes, below vLLM's 256 KiB) auto prices two-shot
+ * (6000 + 1.75 x 196608 / 360 = 6955.73 ns against 4000 + 7 x 196608 / 360 = 7822.93 ns) but vLLM
+ * runs one-shot, so the engine's choice is the dearer 7822.93 ns; from 256 KiB it is two-shot.
+ * On 4 GPUs the switch is 512 KiB, on 2 none (one-shot up to the 8 MiB buffer), past the buffer
+ * NCCL; another engine's auto (vllm_stages false) and a forced algorithm are left as asked. */
+static void test_vllm_stages(void **state)
+{
+    (void)state;
+    sim_hw hw = coll_hw();
+    const double kib = 1024.0;
+    assert_int_equal(sim_coll_engine_algo(&hw, 192 * kib, 8, SIM_COLL_AUTO, true),
+                     SIM_COLL_ONESHOT);
+    assert_int_equal(sim_coll_allreduce(&hw, 192 * kib, 8, SIM_COLL_AUTO).algo, SIM_COLL_TWOSHOT);
+    assert_near(sim_coll_allreduce(&hw, 192 * kib, 8, SIM_COLL_ONESHOT).t_ns, 7822.93, 0.01);
+    assert_int_equal(sim_coll_engine_algo(&hw, 256 * kib, 8, SIM_COLL_AUTO, true),
+                     SIM_COLL_TWOSHOT);
+    assert_int_equal(sim_coll_engine_algo(&hw, 511 * kib, 4, SIM_COLL_AUTO, true),
+                     SIM_COLL_ONESHOT);
+    assert_int_equal(sim_coll_engine_algo(&hw, 512 * kib, 4, SIM_COLL_AUTO, true),
+                     SIM_COLL_TWOSHOT);
+    assert_int_equal(sim_coll_engine_algo(&hw, 8 * kib * kib, 2, SIM_COLL_AUTO, true),
+                     SIM_COLL_ONESHOT);
+    assert_int_equal(sim_coll_engine_algo(&hw, 8 * kib * kib + 16, 2, SIM_COLL_AUTO, true),
+                     SIM_COLL_NCCL);
+    assert_int_equal(sim_coll_engine_algo(&hw, 16 * kib, 16, SIM_COLL_AUTO, true),
+                     SIM_COLL_NCCL); /* two nodes of 8 */
+    assert_int_equal(sim_coll_engine_algo(&hw, 192 * kib, 8, SIM_COLL_AUTO, false),
+                     SIM_COLL_AUTO);
+    assert_int_equal(sim_coll_engine_algo(&hw, 192 * kib, 8, SIM_COLL_RING, true), SIM_COLL_RING);
+    hw.coll.algos &= ~(1u << SIM_COLL_ONESHOT); /* no custom kernel on the device */
+    assert_int_equal(sim_coll_engine_algo(&hw, 16 * kib, 8, SIM_COLL_AUTO, true), SIM_COLL_NCCL);
+}
+
 static void test_large_allreduce(void **state)
 {
     (void)state;
@@ -196,7 +231,8 @@ static void test_device_files(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_small_allreduce), cmocka_unit_test(test_large_allreduce),
+        cmocka_unit_test(test_small_allreduce), cmocka_unit_test(test_vllm_stages),
+        cmocka_unit_test(test_large_allreduce),
         cmocka_unit_test(test_across_nodes),    cmocka_unit_test(test_other_collectives),
         cmocka_unit_test(test_names),           cmocka_unit_test(test_device_files),
     };
