@@ -182,8 +182,14 @@ typedef struct sim_engine_result {
 
 /* The block tables of vLLM v1's hybrid KV cache manager for a model that mixes full and
  * sliding-window layers (kvcache.h): `full` and `swa` tables per request, each block
- * layers_per_block layers' KV of block_size tokens. Any other model, engine or layout: one full
- * table over all layers.
+ * layers_per_block layers' KV of block_size tokens. A model whose every layer slides (Mistral
+ * v0.1) under vLLM v1: one sliding table over all layers (full 0, swa 1), with or without
+ * --disable-hybrid-kv-cache-manager, unless a prefix cache is in use (`hash_block_tokens` > 0,
+ * the workload's hash blocks, with the engine's prefix caching on): then one full table, as
+ * infersim's prefix cache shares full tables only. Mistral-7B v0.1, window 4096, block 16: a
+ * request holds 257 blocks with 4097 tokens computed and 4112 held, 256 with 8192 of each
+ * (against 512 in a full table). Any other model,
+ * engine or layout: one full table over all layers.
  * A model with linear-attention / state-space layers (vLLM v1 only; sim_engine_check refuses
  * the rest): `full` tables of its attention layers and `state` tables of its linear layers, the
  * group size by the same rule; vLLM (model_executor/models/config.py,
@@ -200,6 +206,8 @@ typedef struct sim_engine_kv_groups {
     int64_t window; /* the sliding window or chunk (tokens), 0 with swa 0 */
     bool chunked;   /* the swa tables are chunked local attention (Llama 4) */
 } sim_engine_kv_groups;
+sim_engine_kv_groups sim_engine_kv_groups_for(const sim_engine_cfg *cfg, int64_t hash_block_tokens);
+/* The groups without a prefix cache in use: sim_engine_kv_groups_for(cfg, 0). */
 sim_engine_kv_groups sim_engine_kv_groups_of(const sim_engine_cfg *cfg);
 
 /* Whether the engine caches prompt prefixes: its prefix_caching, except for a model with

@@ -47,7 +47,7 @@ double sim_engine_kv_capacity_bytes(const sim_engine_cfg *cfg)
                                      sim_spec_mem_extra(cfg->spec, &cfg->step).weight_bytes);
 }
 
-sim_engine_kv_groups sim_engine_kv_groups_of(const sim_engine_cfg *cfg)
+sim_engine_kv_groups sim_engine_kv_groups_for(const sim_engine_cfg *cfg, int64_t hash_block_tokens)
 {
     const sim_model *m = cfg->step.model;
     const int64_t attn = sim_model_attn_layers(m);
@@ -63,8 +63,26 @@ sim_engine_kv_groups sim_engine_kv_groups_of(const sim_engine_cfg *cfg)
     const bool vllm_v1 = cfg->sched.policy == SIM_POLICY_VLLM && cfg->sched.chunked_prefill;
     if (m->linear_layers > 0)
         return state_groups(cfg, attn, g);
-    if (!vllm_v1 || cfg->no_hybrid_kv || ns == 0 || nf == 0 || m->sliding_window <= 0 ||
-        sim_pp_stages(&cfg->step) > 1 || sim_spec_active(cfg->spec))
+    if (!vllm_v1 || ns == 0 || m->sliding_window <= 0 || sim_pp_stages(&cfg->step) > 1 ||
+        sim_spec_active(cfg->spec))
+        return g;
+    if (nf == 0) {
+        /* every layer slides (Mistral v0.1): one KV cache group of every layer's
+         * SlidingWindowSpec (vllm/attention/layer.py @004a5da: a layer without a window of its
+         * own takes the model's, cache_config.sliding_window), a SlidingWindowManager table per
+         * request. A uniform model stays so with --disable-hybrid-kv-cache-manager
+         * (vllm/v1/core/kv_cache_utils.py @bbf906a, unify_hybrid_kv_cache_specs returns on a
+         * uniform spec). Not with a prefix cache in use: infersim's cached hash blocks live in
+         * full tables (sched.c), so those runs keep one full table (README "Model families"). */
+        if (hash_block_tokens > 0 && sim_engine_prefix_caching(cfg))
+            return g;
+        g.full = 0;
+        g.swa = 1;
+        g.window = m->sliding_window;
+        g.chunked = m->chunked_attn;
+        return g;
+    }
+    if (cfg->no_hybrid_kv)
         return g;
     /* vllm/v1/core/kv_cache_utils.py, _get_kv_cache_groups_uniform_page_size: the group size is
      * the fewest layers of any attention type, or the most when max < 1.5 x min; each type is
@@ -78,6 +96,11 @@ sim_engine_kv_groups sim_engine_kv_groups_of(const sim_engine_cfg *cfg)
     g.window = m->sliding_window;
     g.chunked = m->chunked_attn;
     return g;
+}
+
+sim_engine_kv_groups sim_engine_kv_groups_of(const sim_engine_cfg *cfg)
+{
+    return sim_engine_kv_groups_for(cfg, 0);
 }
 
 /* SGLang's default --swa-full-tokens-ratio (python/sglang/srt/server_args.py). */

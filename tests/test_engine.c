@@ -451,6 +451,69 @@ static void test_hybrid_kv_sliding_window(void **state)
     free(f);
 }
 
+/* Mistral-7B v0.1: every layer slides (window 4096), so vLLM v1 makes one KV cache group of
+ * all 32 layers' SlidingWindowSpec (vllm/attention/layer.py takes the model's window for a
+ * layer without its own): one sliding table per request, each block 16 tokens x 32 layers x 2
+ * (K, V) x 8 heads x 128 x 2 B = 2,097,152 B, as a full table's. A request of 16,000 + 512
+ * tokens in its last decode step (16,511 computed, 16,512 held): a full table holds
+ * ceil(16,512 / 16) = 1032 blocks, the sliding one 1032 - floor((16,511 - 4096 + 1) / 16) =
+ * 1032 - 776 = 256, room for 4.03x the sequences. A uniform model stays sliding with
+ * --disable-hybrid-kv-cache-manager (unify_hybrid_kv_cache_specs returns on a uniform spec); a
+ * prefix cache in use keeps one full table (engine.h). */
+static void test_sliding_every_layer(void **state)
+{
+    (void)state;
+    fixture *f = fx_new("mistral-7b", "h100-sxm", 1);
+    f->cfg.sched.policy = SIM_POLICY_VLLM;
+    assert_true(f->cfg.sched.chunked_prefill);
+    sim_engine_kv_groups g = sim_engine_kv_groups_of(&f->cfg);
+    assert_int_equal(g.full, 0);
+    assert_int_equal(g.swa, 1);
+    assert_int_equal(g.layers_per_block, 32);
+    assert_int_equal(g.window, 4096);
+    assert_false(g.chunked);
+    const double cap = sim_mem_kv_capacity_bytes(&f->cfg.step, f->cfg.mem_util,
+                                                 f->cfg.sched.max_num_batched_tokens,
+                                                 f->cfg.sched.max_num_seqs, 0.0);
+    const int64_t blocks = sim_engine_kv_blocks(&f->cfg);
+    assert_int_equal(blocks, (int64_t)floor(cap / 2097152.0));
+    sim_kvcache kv;
+    sim_kvcache_init(&kv, blocks, 16);
+    sim_kvcache_set_groups(&kv, g.full, g.swa, g.window);
+    assert_int_equal(sim_kvcache_blocks_held(&kv, 16511, 16512), 256);
+    sim_kvcache_set_groups(&kv, 1, 0, 1);
+    assert_int_equal(sim_kvcache_blocks_held(&kv, 16511, 16512), 1032);
+    f->cfg.no_hybrid_kv = true; /* uniform: the flag changes nothing */
+    assert_int_equal(sim_engine_kv_groups_of(&f->cfg).swa, 1);
+    f->cfg.no_hybrid_kv = false;
+    /* a prefix cache in use (the workload's 16-token hash blocks, prefix caching on): one full
+     * table; with prefix caching off the hash blocks do not matter */
+    f->cfg.prefix_caching = true;
+    g = sim_engine_kv_groups_for(&f->cfg, 16);
+    assert_int_equal(g.full, 1);
+    assert_int_equal(g.swa, 0);
+    f->cfg.prefix_caching = false;
+    assert_int_equal(sim_engine_kv_groups_for(&f->cfg, 16).swa, 1);
+    /* served: 40 such requests at once. A full table holds at most floor(blocks / 1032)
+     * sequences in their last decode steps, fewer than 40; the sliding ones hold all 40
+     * (40 x 256 blocks fit), so the last iterations run 40 at once and the mean batch passes
+     * what a full table could ever run at that length */
+    assert_true(blocks / 1032 < 40 && 40 * 256 < blocks);
+    sim_workload w = tu_synth(40, 16000, 512, INFINITY, 0.0);
+    sim_engine_result r = simulate(f, &w);
+    assert_int_equal(metrics(&r).completed, 40);
+    assert_int_equal(r.preemptions, 0);
+    assert_true(r.kv_peak_blocks <= blocks);
+    assert_true(r.peak_concurrency == 40);
+    assert_true((double)r.scheduled_seqs / (double)r.iterations > (double)(blocks / 1032));
+    /* SGLang (no sliding pool for a model without full layers) keeps one full table */
+    f->cfg.sched.policy = SIM_POLICY_SGLANG;
+    assert_int_equal(sim_engine_kv_groups_of(&f->cfg).swa, 0);
+    sim_engine_result_free(&r);
+    sim_workload_free(&w);
+    free(f);
+}
+
 /* A hybrid linear model under vLLM v1 (engine.h, config.py's HybridAttentionMambaModelConfig):
  * Qwen3-Next-80B at TP 4 on H100: one attention layer's page of one token 2 x ceil(2 / 4) x 256 x
  * 2 B = 1024 B; a GDN layer's state (3 x 8192 / 4 + 32 / 4 x 128 x 128) x 2 = 274,432 B: the
@@ -639,6 +702,7 @@ int main(void)
         cmocka_unit_test(test_far_apart_requests),
         cmocka_unit_test(test_checks),
         cmocka_unit_test(test_hybrid_kv_sliding_window),
+        cmocka_unit_test(test_sliding_every_layer),
         cmocka_unit_test(test_hybrid_state_groups),
         cmocka_unit_test(test_images),
         cmocka_unit_test(test_sglang_swa_pool),
