@@ -188,8 +188,12 @@ typedef struct sim_engine_result {
  * the workload's hash blocks, with the engine's prefix caching on): then one full table, as
  * infersim's prefix cache shares full tables only. Mistral-7B v0.1, window 4096, block 16: a
  * request holds 257 blocks with 4097 tokens computed and 4112 held, 256 with 8192 of each
- * (against 512 in a full table). Any other model,
- * engine or layout: one full table over all layers.
+ * (against 512 in a full table). Under EAGLE or MTP the head's layers (the target's attention
+ * shape, full attention unless every target layer slides) join the groups as layers of their
+ * kind: gpt-oss-120b with an EAGLE head, 19 full + 18 sliding layers, groups of 19 (19 <
+ * 1.5 x 18), 1 full and 1 sliding table (padded), heads_in_groups. A separate draft model
+ * (--spec-method draft), any other engine or layout: one full table over all layers, the
+ * draft's KV an extra per block.
  * A model with linear-attention / state-space layers (vLLM v1 only; sim_engine_check refuses
  * the rest): `full` tables of its attention layers and `state` tables of its linear layers, the
  * group size by the same rule; vLLM (model_executor/models/config.py,
@@ -205,6 +209,9 @@ typedef struct sim_engine_kv_groups {
     int64_t layers_per_block;
     int64_t window; /* the sliding window or chunk (tokens), 0 with swa 0 */
     bool chunked;   /* the swa tables are chunked local attention (Llama 4) */
+    /* an EAGLE / MTP head's layers are among the groups' layers (a model with sliding layers
+     * under vLLM v1), not an extra per block */
+    bool heads_in_groups;
 } sim_engine_kv_groups;
 sim_engine_kv_groups sim_engine_kv_groups_for(const sim_engine_cfg *cfg, int64_t hash_block_tokens);
 /* The groups without a prefix cache in use: sim_engine_kv_groups_for(cfg, 0). */

@@ -56,16 +56,28 @@ sim_engine_kv_groups sim_engine_kv_groups_for(const sim_engine_cfg *cfg, int64_t
                               .block_size = cfg->block_size,
                               .layers_per_block = attn,
                               .window = 0};
-    const int64_t ns = m->sliding_layers, nf = attn - m->sliding_layers;
-    /* vLLM v1 (chunked prefill) only, one pipeline stage, no draft model's KV: the other
-     * engines and those layouts still size every layer at full length (README "Model
+    int64_t ns = m->sliding_layers, nf = attn - m->sliding_layers;
+    /* vLLM v1 (chunked prefill) only, one pipeline stage, no separate draft model's KV: the
+     * other engines and those layouts still size every layer at full length (README "Model
      * families") */
     const bool vllm_v1 = cfg->sched.policy == SIM_POLICY_VLLM && cfg->sched.chunked_prefill;
     if (m->linear_layers > 0)
         return state_groups(cfg, attn, g);
+    const sim_spec *sp = cfg->spec;
+    const bool heads = sim_spec_active(sp) && (sp->method == SIM_SPEC_EAGLE ||
+                                               sp->method == SIM_SPEC_MTP);
     if (!vllm_v1 || ns == 0 || m->sliding_window <= 0 || sim_pp_stages(&cfg->step) > 1 ||
-        sim_spec_active(cfg->spec))
+        (sim_spec_active(sp) && !heads))
         return g;
+    if (heads) {
+        /* an EAGLE / MTP head's layers have the target's attention shape, so the same page a
+         * token: vLLM's KV cache groups take them beside the target's layers (the draft's
+         * attention layers are in the same kv_cache_spec, gpu_model_runner.py
+         * get_kv_cache_spec), full attention unless every target layer slides (spec.c) */
+        nf += sp->head.layers - sp->head.sliding_layers;
+        ns += sp->head.sliding_layers;
+        g.heads_in_groups = true;
+    }
     if (nf == 0) {
         /* every layer slides (Mistral v0.1): one KV cache group of every layer's
          * SlidingWindowSpec (vllm/attention/layer.py @004a5da: a layer without a window of its
@@ -133,8 +145,9 @@ int64_t sim_engine_kv_blocks(const sim_engine_cfg *cfg)
      * layers_per_block of the model's layers (all of them unless vLLM groups them) */
     const sim_engine_kv_groups g = sim_engine_kv_groups_of(cfg);
     double per_token = sim_mem_kv_bytes_per_token(&cfg->step) * (double)g.layers_per_block /
-                           (double)sim_model_attn_layers(cfg->step.model) +
-                       sim_spec_mem_extra(cfg->spec, &cfg->step).kv_bytes_per_token;
+                       (double)sim_model_attn_layers(cfg->step.model);
+    if (!g.heads_in_groups) /* else the heads' layers are among the group's layers */
+        per_token += sim_spec_mem_extra(cfg->spec, &cfg->step).kv_bytes_per_token;
     double bytes = sim_engine_kv_capacity_bytes(cfg);
     const int64_t sglang = sglang_full_pool_tokens(cfg, bytes, per_token);
     if (sglang > 0)

@@ -514,6 +514,57 @@ static void test_sliding_every_layer(void **state)
     free(f);
 }
 
+/* gpt-oss-120b under EAGLE (3 tokens) on one H100, vLLM v1: the head's one layer has the
+ * target's attention shape and is full attention, so the groups are cut from 19 full + 18
+ * sliding layers: groups of 19 (19 < 1.5 x 18), 1 full and 1 sliding table (the sliding one
+ * padded to 19), a block 16 x 19 x 2 x 8 x 64 x 2 B = 622,592 B. Held at full length (the rule
+ * before: one table of the 36 layers plus the head's KV) a block was 16 x 37 x 2048 B =
+ * 1,212,416 B; a 33,000-token sequence (+ 3 speculative slots) holds 2063 blocks then,
+ * 2063 + 9 = 2072 of the smaller ones now: room for 1,212,416 x 2063 / (622,592 x 2072) =
+ * 1.94x the sequences. A separate draft model keeps the one full table. */
+static void test_sliding_kv_with_heads(void **state)
+{
+    (void)state;
+    fixture *f = fx_new("gpt-oss-120b", "h100-sxm", 1);
+    f->cfg.step.prec.weight = SIM_DT_MXFP4;
+    f->cfg.sched.policy = SIM_POLICY_VLLM;
+    sim_spec sp;
+    sim_err err = {{0}};
+    assert_int_equal(sim_spec_init(&sp, SIM_SPEC_EAGLE, 3, 0.7, -1, &f->m, NULL, &err), SIM_OK);
+    f->cfg.spec = &sp;
+    f->cfg.sched.spec_tokens = 3; /* as the CLI sets it from the spec */
+    sim_engine_kv_groups g = sim_engine_kv_groups_of(&f->cfg);
+    assert_int_equal(g.full, 1);
+    assert_int_equal(g.swa, 1);
+    assert_int_equal(g.layers_per_block, 19);
+    assert_int_equal(g.window, 128);
+    assert_true(g.heads_in_groups);
+    const double cap = sim_engine_kv_capacity_bytes(&f->cfg);
+    assert_true(cap > 1e9);
+    const int64_t blocks = sim_engine_kv_blocks(&f->cfg);
+    assert_int_equal(blocks, (int64_t)floor(cap / 622592.0));
+    sim_kvcache kv;
+    sim_kvcache_init(&kv, blocks, 16);
+    sim_kvcache_set_groups(&kv, g.full, g.swa, g.window);
+    assert_int_equal(sim_kvcache_blocks_held(&kv, 33000, 33003), 2072);
+    const double before = floor(cap / 1212416.0) / 2063.0, now = (double)blocks / 2072.0;
+    assert_near(now / before, 1212416.0 * 2063.0 / (622592.0 * 2072.0), 0.001);
+    /* served: 20 requests of 32,000 + 1,000 with the head run and finish */
+    sim_workload w = tu_synth(20, 32000, 1000, INFINITY, 0.0);
+    sim_engine_result r = simulate(f, &w);
+    assert_int_equal(metrics(&r).completed, 20);
+    assert_true(r.kv_peak_blocks <= blocks);
+    sim_engine_result_free(&r);
+    sim_workload_free(&w);
+    /* a separate draft model (gpt-oss-20b): one full table, its KV an extra per block */
+    sim_model d = tu_model("gpt-oss-20b");
+    assert_int_equal(sim_spec_init(&sp, SIM_SPEC_DRAFT, 3, 0.7, -1, &f->m, &d, &err), SIM_OK);
+    g = sim_engine_kv_groups_of(&f->cfg);
+    assert_int_equal(g.swa, 0);
+    assert_false(g.heads_in_groups);
+    free(f);
+}
+
 /* A hybrid linear model under vLLM v1 (engine.h, config.py's HybridAttentionMambaModelConfig):
  * Qwen3-Next-80B at TP 4 on H100: one attention layer's page of one token 2 x ceil(2 / 4) x 256 x
  * 2 B = 1024 B; a GDN layer's state (3 x 8192 / 4 + 32 / 4 x 128 x 128) x 2 = 274,432 B: the
@@ -703,6 +754,7 @@ int main(void)
         cmocka_unit_test(test_checks),
         cmocka_unit_test(test_hybrid_kv_sliding_window),
         cmocka_unit_test(test_sliding_every_layer),
+        cmocka_unit_test(test_sliding_kv_with_heads),
         cmocka_unit_test(test_hybrid_state_groups),
         cmocka_unit_test(test_images),
         cmocka_unit_test(test_sglang_swa_pool),
