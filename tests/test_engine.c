@@ -1,6 +1,7 @@
 /* test_engine.c - the serving simulation end to end on the real step model. */
 #include "testutil.h"
 
+#include "capacity.h"
 #include "engine.h"
 #include "metrics.h"
 #include "run.h"
@@ -565,6 +566,36 @@ static void test_sliding_kv_with_heads(void **state)
     free(f);
 }
 
+/* The saturated batch of capacity.h counts a sequence's blocks over the tables it holds.
+ * Mistral-7B v0.1 (one sliding table, window 4096, blocks of 16) at 8000 + 1000: the mean
+ * 8500 tokens hold 532 - floor(4405 / 16) = 532 - 275 = 257 blocks. Qwen3-Next-80B at TP 4 (1
+ * full and 3 state tables, blocks raised to 272 tokens) at 1000 + 1000: ceil(1500 / 272) = 6
+ * full blocks and 3 state ones, 9 (the rule before divided by ceil(1500 / 16) = 94 blocks of
+ * 16 tokens, ten times too few sequences). */
+static void test_capacity_follows_tables(void **state)
+{
+    (void)state;
+    fixture *f = fx_new("mistral-7b", "h100-sxm", 1);
+    f->cfg.sched.policy = SIM_POLICY_VLLM;
+    f->cfg.sched.max_num_seqs = 100000;
+    int64_t blocks = sim_engine_kv_blocks(&f->cfg);
+    assert_true(blocks > 257);
+    assert_near(sim_capacity_seqs(&f->cfg, 8000.0, 1000.0), floor((double)blocks / 257.0), 0);
+    f->cfg.sched.max_num_seqs = 64; /* the engine's cap binds */
+    assert_near(sim_capacity_seqs(&f->cfg, 8000.0, 1000.0), 64.0, 0);
+    assert_near(sim_capacity_seqs(&f->cfg, 0.5, 1000.0), 0.0, 0);
+    free(f);
+    f = fx_new("qwen3-next-80b-a3b", "h100-sxm", 4);
+    f->cfg.sched.policy = SIM_POLICY_VLLM;
+    f->cfg.sched.max_num_seqs = 100000;
+    assert_int_equal(sim_engine_kv_groups_of(&f->cfg).block_size, 272);
+    blocks = sim_engine_kv_blocks(&f->cfg);
+    assert_true(blocks > 9);
+    assert_near(sim_capacity_seqs(&f->cfg, 1000.0, 1000.0), floor((double)blocks / 9.0), 0);
+    assert_true(sim_capacity_rps(&f->cfg, 1000.0, 1000.0) > 0.0);
+    free(f);
+}
+
 /* A hybrid linear model under vLLM v1 (engine.h, config.py's HybridAttentionMambaModelConfig):
  * Qwen3-Next-80B at TP 4 on H100: one attention layer's page of one token 2 x ceil(2 / 4) x 256 x
  * 2 B = 1024 B; a GDN layer's state (3 x 8192 / 4 + 32 / 4 x 128 x 128) x 2 = 274,432 B: the
@@ -755,6 +786,7 @@ int main(void)
         cmocka_unit_test(test_hybrid_kv_sliding_window),
         cmocka_unit_test(test_sliding_every_layer),
         cmocka_unit_test(test_sliding_kv_with_heads),
+        cmocka_unit_test(test_capacity_follows_tables),
         cmocka_unit_test(test_hybrid_state_groups),
         cmocka_unit_test(test_images),
         cmocka_unit_test(test_sglang_swa_pool),
