@@ -3,8 +3,6 @@
 
 #include <math.h>
 
-#include "kvcache.h"
-
 double sim_capacity_seqs(const sim_engine_cfg *cfg, double in, double out)
 {
     const int64_t blocks = sim_engine_kv_blocks(cfg);
@@ -15,10 +13,7 @@ double sim_capacity_seqs(const sim_engine_cfg *cfg, double in, double out)
      * blocks of the groups' size (vLLM raises it for a state page) */
     const sim_engine_kv_groups kg = sim_engine_kv_groups_of(cfg);
     sim_kvcache kv;
-    sim_kvcache_init(&kv, blocks, kg.block_size);
-    sim_kvcache_set_groups(&kv, kg.full, kg.swa, kg.window > 0 ? kg.window : 1);
-    sim_kvcache_set_chunked(&kv, kg.chunked);
-    sim_kvcache_set_state_groups(&kv, kg.state);
+    sim_engine_kvcache_init(&kv, &kg, blocks);
     const int64_t mean = (int64_t)ceil(in + out / 2.0);
     double b = floor((double)blocks / (double)sim_kvcache_blocks_held(&kv, mean, mean));
     if (cfg->sched.max_num_seqs > 0)

@@ -217,6 +217,10 @@ sim_engine_kv_groups sim_engine_kv_groups_for(const sim_engine_cfg *cfg, int64_t
 /* The groups without a prefix cache in use: sim_engine_kv_groups_for(cfg, 0). */
 sim_engine_kv_groups sim_engine_kv_groups_of(const sim_engine_cfg *cfg);
 
+/* Sets up kv as `blocks` blocks cut by the groups g: their block size, full, sliding (window,
+ * chunked) and state tables per request. */
+void sim_engine_kvcache_init(sim_kvcache *kv, const sim_engine_kv_groups *g, int64_t blocks);
+
 /* Whether the engine caches prompt prefixes: its prefix_caching, except for a model with
  * linear-attention / state-space layers, for which vLLM v1 turns it off (MambaModelConfig in
  * vllm/model_executor/models/config.py @0144dd5b: "prefix caching is not yet supported"). */

@@ -115,6 +115,14 @@ sim_engine_kv_groups sim_engine_kv_groups_of(const sim_engine_cfg *cfg)
     return sim_engine_kv_groups_for(cfg, 0);
 }
 
+void sim_engine_kvcache_init(sim_kvcache *kv, const sim_engine_kv_groups *g, int64_t blocks)
+{
+    sim_kvcache_init(kv, blocks, g->block_size);
+    sim_kvcache_set_groups(kv, g->full, g->swa, g->window > 0 ? g->window : 1);
+    sim_kvcache_set_chunked(kv, g->chunked);
+    sim_kvcache_set_state_groups(kv, g->state);
+}
+
 /* SGLang's default --swa-full-tokens-ratio (python/sglang/srt/server_args.py). */
 #define SGLANG_SWA_FULL_TOKENS_RATIO 0.8
 
