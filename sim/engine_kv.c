@@ -76,7 +76,6 @@ sim_engine_kv_groups sim_engine_kv_groups_for(const sim_engine_cfg *cfg, int64_t
          * get_kv_cache_spec), full attention unless every target layer slides (spec.c) */
         nf += sp->head.layers - sp->head.sliding_layers;
         ns += sp->head.sliding_layers;
-        g.heads_in_groups = true;
     }
     if (nf == 0) {
         /* every layer slides (Mistral v0.1): one KV cache group of every layer's
@@ -90,8 +89,10 @@ sim_engine_kv_groups sim_engine_kv_groups_for(const sim_engine_cfg *cfg, int64_t
             return g;
         g.full = 0;
         g.swa = 1;
+        g.layers_per_block = ns; /* the target's layers and a head's */
         g.window = m->sliding_window;
         g.chunked = m->chunked_attn;
+        g.heads_in_groups = heads;
         return g;
     }
     if (cfg->no_hybrid_kv)
@@ -107,6 +108,7 @@ sim_engine_kv_groups sim_engine_kv_groups_for(const sim_engine_cfg *cfg, int64_t
     g.layers_per_block = size;
     g.window = m->sliding_window;
     g.chunked = m->chunked_attn;
+    g.heads_in_groups = heads;
     return g;
 }
 

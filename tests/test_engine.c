@@ -507,6 +507,21 @@ static void test_sliding_every_layer(void **state)
     assert_true(r.kv_peak_blocks <= blocks);
     assert_true(r.peak_concurrency == 40);
     assert_true((double)r.scheduled_seqs / (double)r.iterations > (double)(blocks / 1032));
+    /* under EAGLE the head's layer slides too (spec.c): one sliding table of 33 layers, a
+     * block 16 x 33 x 4096 B = 2,162,688 B */
+    sim_spec sp;
+    sim_err err = {{0}};
+    assert_int_equal(sim_spec_init(&sp, SIM_SPEC_EAGLE, 2, 0.7, -1, &f->m, NULL, &err), SIM_OK);
+    f->cfg.spec = &sp;
+    f->cfg.sched.spec_tokens = 2;
+    g = sim_engine_kv_groups_of(&f->cfg);
+    assert_int_equal(g.swa, 1);
+    assert_int_equal(g.layers_per_block, 33);
+    assert_true(g.heads_in_groups);
+    assert_int_equal(sim_engine_kv_blocks(&f->cfg),
+                     (int64_t)floor(sim_engine_kv_capacity_bytes(&f->cfg) / 2162688.0));
+    f->cfg.spec = NULL;
+    f->cfg.sched.spec_tokens = 0;
     /* SGLang (no sliding pool for a model without full layers) keeps one full table */
     f->cfg.sched.policy = SIM_POLICY_SGLANG;
     assert_int_equal(sim_engine_kv_groups_of(&f->cfg).swa, 0);
@@ -557,6 +572,14 @@ static void test_sliding_kv_with_heads(void **state)
     assert_true(r.kv_peak_blocks <= blocks);
     sim_engine_result_free(&r);
     sim_workload_free(&w);
+    /* --disable-hybrid-kv-cache-manager: one full table of the 36 layers, the head's KV an
+     * extra per block (1,212,416 B) */
+    f->cfg.no_hybrid_kv = true;
+    g = sim_engine_kv_groups_of(&f->cfg);
+    assert_int_equal(g.swa, 0);
+    assert_false(g.heads_in_groups);
+    assert_int_equal(sim_engine_kv_blocks(&f->cfg), (int64_t)floor(cap / 1212416.0));
+    f->cfg.no_hybrid_kv = false;
     /* a separate draft model (gpt-oss-20b): one full table, its KV an extra per block */
     sim_model d = tu_model("gpt-oss-20b");
     assert_int_equal(sim_spec_init(&sp, SIM_SPEC_DRAFT, 3, 0.7, -1, &f->m, &d, &err), SIM_OK);
