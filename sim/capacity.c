@@ -3,19 +3,31 @@
 
 #include <math.h>
 
-double sim_capacity_rps(const sim_engine_cfg *cfg, double in, double out)
+double sim_capacity_seqs(const sim_engine_cfg *cfg, double in, double out)
 {
     const int64_t blocks = sim_engine_kv_blocks(cfg);
     if (blocks <= 0 || !(in >= 1.0) || !(out >= 1.0))
         return 0.0;
-    const double bs = cfg->block_size > 0 ? (double)cfg->block_size : 16.0;
-    double b = floor((double)blocks / ceil((in + out / 2.0) / bs));
+    /* one sequence's blocks at its mean context over every block table it holds (kvcache.h):
+     * the full ones, the sliding ones within their window, the state ones a block each, in
+     * blocks of the groups' size (vLLM raises it for a state page) */
+    const sim_engine_kv_groups kg = sim_engine_kv_groups_of(cfg);
+    sim_kvcache kv;
+    sim_engine_kvcache_init(&kv, &kg, blocks);
+    const int64_t mean = (int64_t)ceil(in + out / 2.0);
+    double b = floor((double)blocks / (double)sim_kvcache_blocks_held(&kv, mean, mean));
     if (cfg->sched.max_num_seqs > 0)
         b = fmin(b, (double)cfg->sched.max_num_seqs);
     if (cfg->max_concurrency > 0)
         b = fmin(b, (double)cfg->max_concurrency);
-    if (b < 1.0)
-        b = 1.0;
+    return b < 1.0 ? 1.0 : b;
+}
+
+double sim_capacity_rps(const sim_engine_cfg *cfg, double in, double out)
+{
+    const double b = sim_capacity_seqs(cfg, in, out);
+    if (!(b >= 1.0))
+        return 0.0;
     const double budget =
         cfg->sched.max_num_batched_tokens > 0 ? (double)cfg->sched.max_num_batched_tokens : INFINITY;
     const double steps = fmax(out, ceil(b * (in + out) / budget));

@@ -345,6 +345,10 @@ const cli_dropin_flag cli_dropin_trtllm_options[] = {
          "--enable-prefix-caching, --no-enable-prefix-caching", "prefix reuse"),
     REFUSE("kv_cache_config.max_tokens", VALUE, "a KV cache of a fixed token count"),
     REFUSE("kv_cache_config.host_cache_size", VALUE, "KV blocks offloaded to host memory"),
+    /* one block pool per window size (kvCacheManager.cpp calculateMaxNumBlocks), its memory
+     * split as the release splits it: README "Model families" */
+    REFUSE("kv_cache_config.max_attention_window", LIST,
+           "a KV block pool per attention window size (variable sliding-window attention)"),
     CALL("cuda_graph_config", NULL, VALUE, y_graphs, "--enforce-eager",
          "null: no CUDA graphs (a mapping: its keys)"),
     MAP("cuda_graph_config.max_batch_size", NULL, VALUE, "--cuda-graph-max-bs",

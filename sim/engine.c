@@ -489,11 +489,8 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
         r->phase = SIM_SEQ_PENDING;
     }
     sim_kvcache kv;
-    const sim_engine_kv_groups g = sim_engine_kv_groups_of(cfg);
-    sim_kvcache_init(&kv, sim_engine_kv_blocks(cfg), g.block_size);
-    sim_kvcache_set_groups(&kv, g.full, g.swa, g.window > 0 ? g.window : 1);
-    sim_kvcache_set_chunked(&kv, g.chunked);
-    sim_kvcache_set_state_groups(&kv, g.state);
+    const sim_engine_kv_groups g = sim_engine_kv_groups_for(cfg, w->hash_block_tokens);
+    sim_engine_kvcache_init(&kv, &g, sim_engine_kv_blocks(cfg));
     sim_sched_cfg sc = cfg->sched;
     if (sc.max_num_seqs > (int64_t)n)
         sc.max_num_seqs = (int64_t)n; /* never more running than requests */

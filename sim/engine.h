@@ -188,8 +188,18 @@ typedef struct sim_engine_result {
 
 /* The block tables of vLLM v1's hybrid KV cache manager for a model that mixes full and
  * sliding-window layers (kvcache.h): `full` and `swa` tables per request, each block
- * layers_per_block layers' KV of block_size tokens. Any other model, engine or layout: one full
- * table over all layers.
+ * layers_per_block layers' KV of block_size tokens. A model whose every layer slides (Mistral
+ * v0.1) under vLLM v1: one sliding table over all layers (full 0, swa 1), with or without
+ * --disable-hybrid-kv-cache-manager, unless a prefix cache is in use (`hash_block_tokens` > 0,
+ * the workload's hash blocks, with the engine's prefix caching on): then one full table, as
+ * infersim's prefix cache shares full tables only. Mistral-7B v0.1, window 4096, block 16: a
+ * request holds 257 blocks with 4097 tokens computed and 4112 held, 256 with 8192 of each
+ * (against 512 in a full table). Under EAGLE or MTP the head's layers (the target's attention
+ * shape, full attention unless every target layer slides) join the groups as layers of their
+ * kind: gpt-oss-120b with an EAGLE head, 19 full + 18 sliding layers, groups of 19 (19 <
+ * 1.5 x 18), 1 full and 1 sliding table (padded), heads_in_groups. A separate draft model
+ * (--spec-method draft), any other engine or layout: one full table over all layers, the
+ * draft's KV an extra per block.
  * A model with linear-attention / state-space layers (vLLM v1 only; sim_engine_check refuses
  * the rest): `full` tables of its attention layers and `state` tables of its linear layers, the
  * group size by the same rule; vLLM (model_executor/models/config.py,
@@ -205,8 +215,17 @@ typedef struct sim_engine_kv_groups {
     int64_t layers_per_block;
     int64_t window; /* the sliding window or chunk (tokens), 0 with swa 0 */
     bool chunked;   /* the swa tables are chunked local attention (Llama 4) */
+    /* an EAGLE / MTP head's layers are among the groups' layers (a model with sliding layers
+     * under vLLM v1), not an extra per block */
+    bool heads_in_groups;
 } sim_engine_kv_groups;
+sim_engine_kv_groups sim_engine_kv_groups_for(const sim_engine_cfg *cfg, int64_t hash_block_tokens);
+/* The groups without a prefix cache in use: sim_engine_kv_groups_for(cfg, 0). */
 sim_engine_kv_groups sim_engine_kv_groups_of(const sim_engine_cfg *cfg);
+
+/* Sets up kv as `blocks` blocks cut by the groups g: their block size, full, sliding (window,
+ * chunked) and state tables per request. */
+void sim_engine_kvcache_init(sim_kvcache *kv, const sim_engine_kv_groups *g, int64_t blocks);
 
 /* Whether the engine caches prompt prefixes: its prefix_caching, except for a model with
  * linear-attention / state-space layers, for which vLLM v1 turns it off (MambaModelConfig in

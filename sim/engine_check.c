@@ -60,12 +60,9 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
                         "--no-enable-prefix-caching)",
                         (long long)cfg->block_size, (long long)hash, w->source);
     /* the longest sequence the pool holds: its blocks over all block tables */
-    const sim_engine_kv_groups g = sim_engine_kv_groups_of(cfg);
+    const sim_engine_kv_groups g = sim_engine_kv_groups_for(cfg, w->hash_block_tokens);
     sim_kvcache probe;
-    sim_kvcache_init(&probe, blocks, g.block_size);
-    sim_kvcache_set_groups(&probe, g.full, g.swa, g.window > 0 ? g.window : 1);
-    sim_kvcache_set_chunked(&probe, g.chunked);
-    sim_kvcache_set_state_groups(&probe, g.state);
+    sim_engine_kvcache_init(&probe, &g, blocks);
     const int64_t context = cfg->step.model->max_positions;
     char at[320];
     for (size_t i = 0; i < w->n; i++) {

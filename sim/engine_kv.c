@@ -47,7 +47,7 @@ double sim_engine_kv_capacity_bytes(const sim_engine_cfg *cfg)
                                      sim_spec_mem_extra(cfg->spec, &cfg->step).weight_bytes);
 }
 
-sim_engine_kv_groups sim_engine_kv_groups_of(const sim_engine_cfg *cfg)
+sim_engine_kv_groups sim_engine_kv_groups_for(const sim_engine_cfg *cfg, int64_t hash_block_tokens)
 {
     const sim_model *m = cfg->step.model;
     const int64_t attn = sim_model_attn_layers(m);
@@ -56,15 +56,46 @@ sim_engine_kv_groups sim_engine_kv_groups_of(const sim_engine_cfg *cfg)
                               .block_size = cfg->block_size,
                               .layers_per_block = attn,
                               .window = 0};
-    const int64_t ns = m->sliding_layers, nf = attn - m->sliding_layers;
-    /* vLLM v1 (chunked prefill) only, one pipeline stage, no draft model's KV: the other
-     * engines and those layouts still size every layer at full length (README "Model
+    int64_t ns = m->sliding_layers, nf = attn - m->sliding_layers;
+    /* vLLM v1 (chunked prefill) only, one pipeline stage, no separate draft model's KV: the
+     * other engines and those layouts still size every layer at full length (README "Model
      * families") */
     const bool vllm_v1 = cfg->sched.policy == SIM_POLICY_VLLM && cfg->sched.chunked_prefill;
     if (m->linear_layers > 0)
         return state_groups(cfg, attn, g);
-    if (!vllm_v1 || cfg->no_hybrid_kv || ns == 0 || nf == 0 || m->sliding_window <= 0 ||
-        sim_pp_stages(&cfg->step) > 1 || sim_spec_active(cfg->spec))
+    const sim_spec *sp = cfg->spec;
+    const bool heads = sim_spec_active(sp) && (sp->method == SIM_SPEC_EAGLE ||
+                                               sp->method == SIM_SPEC_MTP);
+    if (!vllm_v1 || ns == 0 || m->sliding_window <= 0 || sim_pp_stages(&cfg->step) > 1 ||
+        (sim_spec_active(sp) && !heads))
+        return g;
+    if (heads) {
+        /* an EAGLE / MTP head's layers have the target's attention shape, so the same page a
+         * token: vLLM's KV cache groups take them beside the target's layers (the draft's
+         * attention layers are in the same kv_cache_spec, gpu_model_runner.py
+         * get_kv_cache_spec), full attention unless every target layer slides (spec.c) */
+        nf += sp->head.layers - sp->head.sliding_layers;
+        ns += sp->head.sliding_layers;
+    }
+    if (nf == 0) {
+        /* every layer slides (Mistral v0.1): one KV cache group of every layer's
+         * SlidingWindowSpec (vllm/attention/layer.py @004a5da: a layer without a window of its
+         * own takes the model's, cache_config.sliding_window), a SlidingWindowManager table per
+         * request. A uniform model stays so with --disable-hybrid-kv-cache-manager
+         * (vllm/v1/core/kv_cache_utils.py @bbf906a, unify_hybrid_kv_cache_specs returns on a
+         * uniform spec). Not with a prefix cache in use: infersim's cached hash blocks live in
+         * full tables (sched.c), so those runs keep one full table (README "Model families"). */
+        if (hash_block_tokens > 0 && sim_engine_prefix_caching(cfg))
+            return g;
+        g.full = 0;
+        g.swa = 1;
+        g.layers_per_block = ns; /* the target's layers and a head's */
+        g.window = m->sliding_window;
+        g.chunked = m->chunked_attn;
+        g.heads_in_groups = heads;
+        return g;
+    }
+    if (cfg->no_hybrid_kv)
         return g;
     /* vllm/v1/core/kv_cache_utils.py, _get_kv_cache_groups_uniform_page_size: the group size is
      * the fewest layers of any attention type, or the most when max < 1.5 x min; each type is
@@ -77,7 +108,21 @@ sim_engine_kv_groups sim_engine_kv_groups_of(const sim_engine_cfg *cfg)
     g.layers_per_block = size;
     g.window = m->sliding_window;
     g.chunked = m->chunked_attn;
+    g.heads_in_groups = heads;
     return g;
+}
+
+sim_engine_kv_groups sim_engine_kv_groups_of(const sim_engine_cfg *cfg)
+{
+    return sim_engine_kv_groups_for(cfg, 0);
+}
+
+void sim_engine_kvcache_init(sim_kvcache *kv, const sim_engine_kv_groups *g, int64_t blocks)
+{
+    sim_kvcache_init(kv, blocks, g->block_size);
+    sim_kvcache_set_groups(kv, g->full, g->swa, g->window > 0 ? g->window : 1);
+    sim_kvcache_set_chunked(kv, g->chunked);
+    sim_kvcache_set_state_groups(kv, g->state);
 }
 
 /* SGLang's default --swa-full-tokens-ratio (python/sglang/srt/server_args.py). */
@@ -110,8 +155,9 @@ int64_t sim_engine_kv_blocks(const sim_engine_cfg *cfg)
      * layers_per_block of the model's layers (all of them unless vLLM groups them) */
     const sim_engine_kv_groups g = sim_engine_kv_groups_of(cfg);
     double per_token = sim_mem_kv_bytes_per_token(&cfg->step) * (double)g.layers_per_block /
-                           (double)sim_model_attn_layers(cfg->step.model) +
-                       sim_spec_mem_extra(cfg->spec, &cfg->step).kv_bytes_per_token;
+                       (double)sim_model_attn_layers(cfg->step.model);
+    if (!g.heads_in_groups) /* else the heads' layers are among the group's layers */
+        per_token += sim_spec_mem_extra(cfg->spec, &cfg->step).kv_bytes_per_token;
     double bytes = sim_engine_kv_capacity_bytes(cfg);
     const int64_t sglang = sglang_full_pool_tokens(cfg, bytes, per_token);
     if (sglang > 0)

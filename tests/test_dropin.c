@@ -651,6 +651,9 @@ static void test_option_files(void **state)
          "mean kv_cache_config.free_gpu_memory_fraction?"},
         {"kv_cache_config:\n  max_tokens: 1000\n",
          "key 'kv_cache_config.max_tokens' changes the timing and is not modelled"},
+        /* gpt-oss's window pattern as TensorRT-LLM repeats it over the layers */
+        {"kv_cache_config:\n  max_attention_window: [128, 131072]\n",
+         "key 'kv_cache_config.max_attention_window' changes the timing and is not modelled"},
         {"enable_attention_dp: 1\n", "value '1', expected true or false"},
         {"kv_cache_config:\n  dtype: int4\n", "value 'int4', expected auto, fp8"},
         {"nope: {a: 1}\n", "key 'nope' is not a setting infersim reads"},

@@ -1,6 +1,7 @@
 /* test_engine.c - the serving simulation end to end on the real step model. */
 #include "testutil.h"
 
+#include "capacity.h"
 #include "engine.h"
 #include "metrics.h"
 #include "run.h"
@@ -451,6 +452,173 @@ static void test_hybrid_kv_sliding_window(void **state)
     free(f);
 }
 
+/* Mistral-7B v0.1: every layer slides (window 4096), so vLLM v1 makes one KV cache group of
+ * all 32 layers' SlidingWindowSpec (vllm/attention/layer.py takes the model's window for a
+ * layer without its own): one sliding table per request, each block 16 tokens x 32 layers x 2
+ * (K, V) x 8 heads x 128 x 2 B = 2,097,152 B, as a full table's. A request of 16,000 + 512
+ * tokens in its last decode step (16,511 computed, 16,512 held): a full table holds
+ * ceil(16,512 / 16) = 1032 blocks, the sliding one 1032 - floor((16,511 - 4096 + 1) / 16) =
+ * 1032 - 776 = 256, room for 4.03x the sequences. A uniform model stays sliding with
+ * --disable-hybrid-kv-cache-manager (unify_hybrid_kv_cache_specs returns on a uniform spec); a
+ * prefix cache in use keeps one full table (engine.h). */
+static void test_sliding_every_layer(void **state)
+{
+    (void)state;
+    fixture *f = fx_new("mistral-7b", "h100-sxm", 1);
+    f->cfg.sched.policy = SIM_POLICY_VLLM;
+    assert_true(f->cfg.sched.chunked_prefill);
+    sim_engine_kv_groups g = sim_engine_kv_groups_of(&f->cfg);
+    assert_int_equal(g.full, 0);
+    assert_int_equal(g.swa, 1);
+    assert_int_equal(g.layers_per_block, 32);
+    assert_int_equal(g.window, 4096);
+    assert_false(g.chunked);
+    const double cap = sim_mem_kv_capacity_bytes(&f->cfg.step, f->cfg.mem_util,
+                                                 f->cfg.sched.max_num_batched_tokens,
+                                                 f->cfg.sched.max_num_seqs, 0.0);
+    const int64_t blocks = sim_engine_kv_blocks(&f->cfg);
+    assert_int_equal(blocks, (int64_t)floor(cap / 2097152.0));
+    sim_kvcache kv;
+    sim_kvcache_init(&kv, blocks, 16);
+    sim_kvcache_set_groups(&kv, g.full, g.swa, g.window);
+    assert_int_equal(sim_kvcache_blocks_held(&kv, 16511, 16512), 256);
+    sim_kvcache_set_groups(&kv, 1, 0, 1);
+    assert_int_equal(sim_kvcache_blocks_held(&kv, 16511, 16512), 1032);
+    f->cfg.no_hybrid_kv = true; /* uniform: the flag changes nothing */
+    assert_int_equal(sim_engine_kv_groups_of(&f->cfg).swa, 1);
+    f->cfg.no_hybrid_kv = false;
+    /* a prefix cache in use (the workload's 16-token hash blocks, prefix caching on): one full
+     * table; with prefix caching off the hash blocks do not matter */
+    f->cfg.prefix_caching = true;
+    g = sim_engine_kv_groups_for(&f->cfg, 16);
+    assert_int_equal(g.full, 1);
+    assert_int_equal(g.swa, 0);
+    f->cfg.prefix_caching = false;
+    assert_int_equal(sim_engine_kv_groups_for(&f->cfg, 16).swa, 1);
+    /* served: 40 such requests at once. A full table holds at most floor(blocks / 1032)
+     * sequences in their last decode steps, fewer than 40; the sliding ones hold all 40
+     * (40 x 256 blocks fit), so the last iterations run 40 at once and the mean batch passes
+     * what a full table could ever run at that length */
+    assert_true(blocks / 1032 < 40 && 40 * 256 < blocks);
+    sim_workload w = tu_synth(40, 16000, 512, INFINITY, 0.0);
+    sim_engine_result r = simulate(f, &w);
+    assert_int_equal(metrics(&r).completed, 40);
+    assert_int_equal(r.preemptions, 0);
+    assert_true(r.kv_peak_blocks <= blocks);
+    assert_true(r.peak_concurrency == 40);
+    assert_true((double)r.scheduled_seqs / (double)r.iterations > (double)(blocks / 1032));
+    /* under EAGLE the head's layer slides too (spec.c): one sliding table of 33 layers, a
+     * block 16 x 33 x 4096 B = 2,162,688 B */
+    sim_spec sp;
+    sim_err err = {{0}};
+    assert_int_equal(sim_spec_init(&sp, SIM_SPEC_EAGLE, 2, 0.7, -1, &f->m, NULL, &err), SIM_OK);
+    f->cfg.spec = &sp;
+    f->cfg.sched.spec_tokens = 2;
+    g = sim_engine_kv_groups_of(&f->cfg);
+    assert_int_equal(g.swa, 1);
+    assert_int_equal(g.layers_per_block, 33);
+    assert_true(g.heads_in_groups);
+    assert_int_equal(sim_engine_kv_blocks(&f->cfg),
+                     (int64_t)floor(sim_engine_kv_capacity_bytes(&f->cfg) / 2162688.0));
+    f->cfg.spec = NULL;
+    f->cfg.sched.spec_tokens = 0;
+    /* SGLang (no sliding pool for a model without full layers) keeps one full table */
+    f->cfg.sched.policy = SIM_POLICY_SGLANG;
+    assert_int_equal(sim_engine_kv_groups_of(&f->cfg).swa, 0);
+    sim_engine_result_free(&r);
+    sim_workload_free(&w);
+    free(f);
+}
+
+/* gpt-oss-120b under EAGLE (3 tokens) on one H100, vLLM v1: the head's one layer has the
+ * target's attention shape and is full attention, so the groups are cut from 19 full + 18
+ * sliding layers: groups of 19 (19 < 1.5 x 18), 1 full and 1 sliding table (the sliding one
+ * padded to 19), a block 16 x 19 x 2 x 8 x 64 x 2 B = 622,592 B. Held at full length (the rule
+ * before: one table of the 36 layers plus the head's KV) a block was 16 x 37 x 2048 B =
+ * 1,212,416 B; a 33,000-token sequence (+ 3 speculative slots) holds 2063 blocks then,
+ * 2063 + 9 = 2072 of the smaller ones now: room for 1,212,416 x 2063 / (622,592 x 2072) =
+ * 1.94x the sequences. A separate draft model keeps the one full table. */
+static void test_sliding_kv_with_heads(void **state)
+{
+    (void)state;
+    fixture *f = fx_new("gpt-oss-120b", "h100-sxm", 1);
+    f->cfg.step.prec.weight = SIM_DT_MXFP4;
+    f->cfg.sched.policy = SIM_POLICY_VLLM;
+    sim_spec sp;
+    sim_err err = {{0}};
+    assert_int_equal(sim_spec_init(&sp, SIM_SPEC_EAGLE, 3, 0.7, -1, &f->m, NULL, &err), SIM_OK);
+    f->cfg.spec = &sp;
+    f->cfg.sched.spec_tokens = 3; /* as the CLI sets it from the spec */
+    sim_engine_kv_groups g = sim_engine_kv_groups_of(&f->cfg);
+    assert_int_equal(g.full, 1);
+    assert_int_equal(g.swa, 1);
+    assert_int_equal(g.layers_per_block, 19);
+    assert_int_equal(g.window, 128);
+    assert_true(g.heads_in_groups);
+    const double cap = sim_engine_kv_capacity_bytes(&f->cfg);
+    assert_true(cap > 1e9);
+    const int64_t blocks = sim_engine_kv_blocks(&f->cfg);
+    assert_int_equal(blocks, (int64_t)floor(cap / 622592.0));
+    sim_kvcache kv;
+    sim_kvcache_init(&kv, blocks, 16);
+    sim_kvcache_set_groups(&kv, g.full, g.swa, g.window);
+    assert_int_equal(sim_kvcache_blocks_held(&kv, 33000, 33003), 2072);
+    const double before = floor(cap / 1212416.0) / 2063.0, now = (double)blocks / 2072.0;
+    assert_near(now / before, 1212416.0 * 2063.0 / (622592.0 * 2072.0), 0.001);
+    /* served: 20 requests of 32,000 + 1,000 with the head run and finish */
+    sim_workload w = tu_synth(20, 32000, 1000, INFINITY, 0.0);
+    sim_engine_result r = simulate(f, &w);
+    assert_int_equal(metrics(&r).completed, 20);
+    assert_true(r.kv_peak_blocks <= blocks);
+    sim_engine_result_free(&r);
+    sim_workload_free(&w);
+    /* --disable-hybrid-kv-cache-manager: one full table of the 36 layers, the head's KV an
+     * extra per block (1,212,416 B) */
+    f->cfg.no_hybrid_kv = true;
+    g = sim_engine_kv_groups_of(&f->cfg);
+    assert_int_equal(g.swa, 0);
+    assert_false(g.heads_in_groups);
+    assert_int_equal(sim_engine_kv_blocks(&f->cfg), (int64_t)floor(cap / 1212416.0));
+    f->cfg.no_hybrid_kv = false;
+    /* a separate draft model (gpt-oss-20b): one full table, its KV an extra per block */
+    sim_model d = tu_model("gpt-oss-20b");
+    assert_int_equal(sim_spec_init(&sp, SIM_SPEC_DRAFT, 3, 0.7, -1, &f->m, &d, &err), SIM_OK);
+    g = sim_engine_kv_groups_of(&f->cfg);
+    assert_int_equal(g.swa, 0);
+    assert_false(g.heads_in_groups);
+    free(f);
+}
+
+/* The saturated batch of capacity.h counts a sequence's blocks over the tables it holds.
+ * Mistral-7B v0.1 (one sliding table, window 4096, blocks of 16) at 8000 + 1000: the mean
+ * 8500 tokens hold 532 - floor(4405 / 16) = 532 - 275 = 257 blocks. Qwen3-Next-80B at TP 4 (1
+ * full and 3 state tables, blocks raised to 272 tokens) at 1000 + 1000: ceil(1500 / 272) = 6
+ * full blocks and 3 state ones, 9 (the rule before divided by ceil(1500 / 16) = 94 blocks of
+ * 16 tokens, ten times too few sequences). */
+static void test_capacity_follows_tables(void **state)
+{
+    (void)state;
+    fixture *f = fx_new("mistral-7b", "h100-sxm", 1);
+    f->cfg.sched.policy = SIM_POLICY_VLLM;
+    f->cfg.sched.max_num_seqs = 100000;
+    int64_t blocks = sim_engine_kv_blocks(&f->cfg);
+    assert_true(blocks > 257);
+    assert_near(sim_capacity_seqs(&f->cfg, 8000.0, 1000.0), floor((double)blocks / 257.0), 0);
+    f->cfg.sched.max_num_seqs = 64; /* the engine's cap binds */
+    assert_near(sim_capacity_seqs(&f->cfg, 8000.0, 1000.0), 64.0, 0);
+    assert_near(sim_capacity_seqs(&f->cfg, 0.5, 1000.0), 0.0, 0);
+    free(f);
+    f = fx_new("qwen3-next-80b-a3b", "h100-sxm", 4);
+    f->cfg.sched.policy = SIM_POLICY_VLLM;
+    f->cfg.sched.max_num_seqs = 100000;
+    assert_int_equal(sim_engine_kv_groups_of(&f->cfg).block_size, 272);
+    blocks = sim_engine_kv_blocks(&f->cfg);
+    assert_true(blocks > 9);
+    assert_near(sim_capacity_seqs(&f->cfg, 1000.0, 1000.0), floor((double)blocks / 9.0), 0);
+    assert_true(sim_capacity_rps(&f->cfg, 1000.0, 1000.0) > 0.0);
+    free(f);
+}
+
 /* A hybrid linear model under vLLM v1 (engine.h, config.py's HybridAttentionMambaModelConfig):
  * Qwen3-Next-80B at TP 4 on H100: one attention layer's page of one token 2 x ceil(2 / 4) x 256 x
  * 2 B = 1024 B; a GDN layer's state (3 x 8192 / 4 + 32 / 4 x 128 x 128) x 2 = 274,432 B: the
@@ -710,6 +878,9 @@ int main(void)
         cmocka_unit_test(test_async_admits_one_step_later),
         cmocka_unit_test(test_checks),
         cmocka_unit_test(test_hybrid_kv_sliding_window),
+        cmocka_unit_test(test_sliding_every_layer),
+        cmocka_unit_test(test_sliding_kv_with_heads),
+        cmocka_unit_test(test_capacity_follows_tables),
         cmocka_unit_test(test_hybrid_state_groups),
         cmocka_unit_test(test_images),
         cmocka_unit_test(test_sglang_swa_pool),

@@ -82,6 +82,28 @@ static void test_kv_bytes_per_seq_sliding(void **state)
     assert_near(sim_mem_kv_bytes_per_seq(&c, 4096.0), 4096.0 * 131072.0, 0);
 }
 
+/* KV per sequence at 4K and 128K of the sparse-attention and vision-language families.
+ * DeepSeek-V3.2 (bf16 latent, TP 8: MLA's latent is not split by TP): per layer the latent
+ * (512 + 64) x 2 = 1152 B and the indexer's fp8 key with its fp32 scale, 128 + 4 = 132 B
+ * (DeepseekV32IndexerCache), 61 layers: 61 x 1284 = 78,324 B a token; 4K 320,815,104 B, 128K
+ * 10,266,083,328 B. Qwen2.5-VL-72B (its Qwen2.5 decoder, TP 4): 80 x 2 x (8 / 4) x 128 x 2 =
+ * 81,920 B a token; 4K 335,544,320 B, 128K 10,737,418,240 B (the vision tower caches nothing). */
+static void test_kv_bytes_per_seq_dsa_vl(void **state)
+{
+    (void)state;
+    sim_hw hw = tu_hw("h200");
+    sim_model d = tu_model("deepseek-v3.2");
+    sim_step_cfg c = cfg_for(&d, &hw, 8, SIM_DT_BF16);
+    assert_near(sim_mem_kv_bytes_per_token(&c), 78324.0, 0);
+    assert_near(sim_mem_kv_bytes_per_seq(&c, 4096.0), 320815104.0, 0);
+    assert_near(sim_mem_kv_bytes_per_seq(&c, 131072.0), 10266083328.0, 0);
+    sim_model v = tu_model("qwen2.5-vl-72b");
+    c = cfg_for(&v, &hw, 4, SIM_DT_BF16);
+    assert_near(sim_mem_kv_bytes_per_token(&c), 81920.0, 0);
+    assert_near(sim_mem_kv_bytes_per_seq(&c, 4096.0), 335544320.0, 0);
+    assert_near(sim_mem_kv_bytes_per_seq(&c, 131072.0), 10737418240.0, 0);
+}
+
 /* Hybrid linear models keep a constant state per sequence beside the attention layers' KV
  * (graph.h's sim_graph_linear_state_bytes). Qwen3-Next-80B, TP 1: 12 x 2 x 2 x 256 x 2 = 24,576
  * B per token, 36 x 1,097,728 = 39,518,208 B of state: 4K 100,663,296 + 39,518,208 =
@@ -296,6 +318,7 @@ int main(void)
         cmocka_unit_test(test_plan_numbers),
         cmocka_unit_test(test_kv_bytes_per_seq_sliding),
         cmocka_unit_test(test_state_bytes_per_seq),
+        cmocka_unit_test(test_kv_bytes_per_seq_dsa_vl),
         cmocka_unit_test(test_kv_capacity),
         cmocka_unit_test(test_kv_capacity_of_free_memory),
         cmocka_unit_test(test_plan_of_free_memory),
