@@ -41,17 +41,22 @@ static double plain_decode(const sim_run_cfg *cfg, sim_step_result *mean)
 {
     double total = 0.0;
     sim_step_memo memo = {0};
+    /* the mean step: each step a memo hit after the first, whose context-free ops are summed a
+     * run at a time (bit-identical to adding every step, step.h) */
+    sim_step_sum acc = {0};
+    const bool pp = sim_pp_stages(&cfg->step) > 1;
     for (int64_t j = 1; j < cfg->output_len; j++) {
         sim_seq_group g = {.count = cfg->batch, .q = 1, .c = cfg->input_len + j - 1, .logits = 1};
         const sim_step_result *step = sim_step_price_memo(&cfg->step, &g, 1, &memo);
         /* over pipeline stages, a steady round of micro-batches (pp.h) */
-        total += sim_pp_stages(&cfg->step) > 1 ? sim_pp_round_ns(&cfg->step, &g, 1, NULL, true)
-                                               : step->t_ns;
+        total += pp ? sim_pp_round_ns(&cfg->step, &g, 1, NULL, true) : step->t_ns;
         if (mean)
-            sim_step_accumulate(mean, step);
+            sim_step_sum_add(&acc, step, memo.hit);
     }
-    if (mean && cfg->output_len > 1)
+    if (mean && cfg->output_len > 1) {
+        *mean = *sim_step_sum_end(&acc);
         sim_step_scale(mean, 1.0 / (double)(cfg->output_len - 1));
+    }
     return total;
 }
 
