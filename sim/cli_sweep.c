@@ -239,7 +239,7 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
     cli_point_draws d = {0};
     double gpus = 1.0;
     if (!st && c->mask == CLI_OPT_CMD_RUN) {
-        sim_run_result *r = calloc(1, sizeof *r);
+        sim_run_result *r = malloc(sizeof *r); /* sim_run_simulate writes it whole */
         sim_run_cfg cfg;
         /* the thread's decode steps, kept along --output-len (the same deployment, batch and
          * prompt: every other coordinate of the point the same) */
