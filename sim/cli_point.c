@@ -91,6 +91,13 @@ static sim_status images_of(const cli_opts *o, const sim_model *m, int64_t *w, i
 sim_status cli_point_run(const cli_opts *o, cli_load_result *L, const cli_load_cache *cache,
                          sim_run_cfg *cfg, sim_run_result *r, sim_err *err)
 {
+    return cli_point_run_decode(o, L, cache, NULL, cfg, r, err);
+}
+
+sim_status cli_point_run_decode(const cli_opts *o, cli_load_result *L, const cli_load_cache *cache,
+                                sim_run_decode *decode, sim_run_cfg *cfg, sim_run_result *r,
+                                sim_err *err)
+{
     sim_status st = cli_load_common(o, true, L, cache, err);
     *cfg = (sim_run_cfg){.batch = o->batch,
                          .input_len = o->input_len,
@@ -116,7 +123,9 @@ sim_status cli_point_run(const cli_opts *o, cli_load_result *L, const cli_load_c
     if (!st && o->warn)
         warn_if_serve_refuses(o, L, cfg);
     if (!st) {
+        cfg->decode = decode;
         sim_run_simulate(cfg, r);
+        cfg->decode = NULL; /* the band's draws are other deployments */
         st = sim_run_check_result(r, err);
     }
     return st;

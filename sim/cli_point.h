@@ -20,6 +20,13 @@
 sim_status cli_point_run(const cli_opts *o, cli_load_result *L, const cli_load_cache *cache,
                          sim_run_cfg *cfg, sim_run_result *r, sim_err *err);
 
+/* The same, its decode steps through `decode` (run.h's sim_run_decode; NULL: none), which the
+ * caller hands only to points of the same deployment, batch and prompt (a sweep's points along
+ * --output-len, one per thread); cfg->decode is NULL again on return. */
+sim_status cli_point_run_decode(const cli_opts *o, cli_load_result *L, const cli_load_cache *cache,
+                                sim_run_decode *decode, sim_run_cfg *cfg, sim_run_result *r,
+                                sim_err *err);
+
 /* Refuses a timeline estimated past --trace-max-mb (est_bytes, naming `what`), before a byte of
  * it is written. */
 sim_status cli_point_check_trace_size(const cli_opts *o, double est_bytes, const char *what,

@@ -239,9 +239,18 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
     cli_point_draws d = {0};
     double gpus = 1.0;
     if (!st && c->mask == CLI_OPT_CMD_RUN) {
-        sim_run_result *r = calloc(1, sizeof *r);
+        sim_run_result *r = malloc(sizeof *r); /* sim_run_simulate writes it whole */
         sim_run_cfg cfg;
-        st = r ? cli_point_run(o, L, &c->cache, &cfg, r, &err) : SIM_EINTERNAL;
+        /* the thread's decode steps, kept along --output-len (the same deployment, batch and
+         * prompt: every other coordinate of the point the same) */
+        sweep_decode *dc = c->decode && row->thread < c->n_decode ? &c->decode[row->thread] : NULL;
+        const size_t group = point - point / c->out_stride % c->out_n * c->out_stride;
+        if (dc && dc->group != group) {
+            dc->run.valid = false;
+            dc->group = group;
+        }
+        st = r ? cli_point_run_decode(o, L, &c->cache, dc ? &dc->run : NULL, &cfg, r, &err)
+               : SIM_EINTERNAL;
         if (!st)
             st = cli_point_run_band(o, L, &cfg, &d, &err);
         if (!st) {
@@ -588,6 +597,22 @@ sim_status cli_sweep_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err *
         st = sweep_prepare(&c, n, err);
     c.bands = !st && n > 0 && !c.opt_st[0] &&
               cli_point_draw_count(&c.opts[0], c.mask == CLI_OPT_CMD_SERVE) > 0;
+    c.out_stride = c.out_n = 1;
+    for (size_t d = g.n_dims; d-- > 0;) { /* the last dimension varies fastest */
+        if (strcmp(g.dims[d].name, "--output-len") == 0) {
+            c.out_n = g.dims[d].n;
+            break;
+        }
+        c.out_stride *= g.dims[d].n;
+    }
+    if (c.out_n == 1)
+        c.out_stride = 1;
+    if (!st && c.mask == CLI_OPT_CMD_RUN) {
+        c.n_decode = so.threads > 1 ? (int)so.threads : 1;
+        c.decode = calloc((size_t)c.n_decode, sizeof *c.decode);
+        if (!c.decode)
+            st = sim_fail(err, SIM_EINTERNAL, "out of memory for %d threads", c.n_decode);
+    }
     if (!st) {
         FILE *progress = isatty(fileno(errf)) ? errf : NULL;
         st = sim_sweep_run(&g, &c.shard, (int)so.threads, sweep_eval, &c, progress, &rows, &n_rows,
@@ -638,6 +663,7 @@ sim_status cli_sweep_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err *
     free(c.opts);
     free(c.opt_st);
     free(c.opt_err);
+    free(c.decode);
     cli_load_cache_free(&c.cache);
     sim_grid_free(&g);
     return st;

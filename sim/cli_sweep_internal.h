@@ -10,6 +10,13 @@
 #include "strbuf.h"
 #include "sweep.h"
 
+/* sweep run: a thread's decode steps (run.h's sim_run_decode) and the group of points they are
+ * of: the point's grid index with its --output-len coordinate taken out. */
+typedef struct sweep_decode {
+    sim_run_decode run;
+    size_t group;
+} sweep_decode;
+
 typedef struct sweep_ctx {
     int mask; /* CLI_OPT_CMD_RUN or CLI_OPT_CMD_SERVE */
     const sim_grid *g;
@@ -27,6 +34,9 @@ typedef struct sweep_ctx {
     bool bands;    /* --uncertainty on (its first point's): KEY_lo and KEY_hi columns */
     size_t winner, runner; /* the best or cheapest row and the one after it (n: none) */
     double power_sigma;    /* --objective energy: the table's power sigma (unc.h) */
+    sweep_decode *decode;  /* sweep run: one per thread (n_decode), else NULL */
+    int n_decode;
+    size_t out_stride, out_n; /* the --output-len dimension's stride and size (1, 1: none) */
 } sweep_ctx;
 
 /* The decision's line of the summary: the winner against the runner-up over the draws. */

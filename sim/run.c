@@ -44,23 +44,39 @@ sim_status sim_run_check(const sim_run_cfg *cfg, sim_err *err)
     return SIM_OK;
 }
 
-/* Plain decoding: O-1 steps of one token per sequence, the context growing. */
+/* Plain decoding: O-1 steps of one token per sequence, the context growing. With mean, through
+ * cfg->decode when there is one: the steps it holds are taken, the rest priced after them
+ * (run.h's sim_run_decode says why that is exact). */
 static double plain_decode(const sim_run_cfg *cfg, sim_step_result *mean)
 {
-    double total = 0.0;
-    sim_step_memo memo = {0};
-    for (int64_t j = 1; j < cfg->output_len; j++) {
-        sim_seq_group g = {.count = cfg->batch, .q = 1, .c = cfg->input_len + j - 1, .logits = 1};
-        const sim_step_result *step = sim_step_price_memo(&cfg->step, &g, 1, &memo);
-        /* over pipeline stages, a steady round of micro-batches (pp.h) */
-        total += sim_pp_stages(&cfg->step) > 1 ? sim_pp_round_ns(&cfg->step, &g, 1, NULL, true)
-                                               : step->t_ns;
-        if (mean)
-            sim_step_accumulate(mean, step);
+    sim_run_decode local;
+    sim_run_decode *d = mean && cfg->decode ? cfg->decode : &local;
+    if (d == &local || !d->valid || d->batch != cfg->batch || d->input_len != cfg->input_len ||
+        d->next > cfg->output_len) {
+        memset(d, 0, sizeof *d);
+        d->valid = true;
+        d->batch = cfg->batch;
+        d->input_len = cfg->input_len;
+        d->next = 1;
     }
-    if (mean && cfg->output_len > 1)
+    /* the mean step: each step a memo hit after the first, whose context-free ops are summed a
+     * run at a time (bit-identical to adding every step, step.h) */
+    const bool pp = sim_pp_stages(&cfg->step) > 1;
+    for (int64_t j = d->next; j < cfg->output_len; j++) {
+        sim_seq_group g = {.count = cfg->batch, .q = 1, .c = cfg->input_len + j - 1, .logits = 1};
+        const sim_step_result *step = sim_step_price_memo(&cfg->step, &g, 1, &d->memo);
+        /* over pipeline stages, a steady round of micro-batches (pp.h) */
+        d->total_ns += pp ? sim_pp_round_ns(&cfg->step, &g, 1, NULL, true) : step->t_ns;
+        if (mean)
+            sim_step_sum_add(&d->mean, step, d->memo.hit);
+    }
+    if (cfg->output_len > d->next)
+        d->next = cfg->output_len;
+    if (mean && cfg->output_len > 1) {
+        *mean = *sim_step_sum_end(&d->mean);
         sim_step_scale(mean, 1.0 / (double)(cfg->output_len - 1));
-    return total;
+    }
+    return d->total_ns;
 }
 
 /* Expected verify iterations to generate `tokens` tokens when each yields a + 1 (a accepted, the

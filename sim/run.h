@@ -41,6 +41,24 @@
 #include "spec.h"
 #include "step.h"
 
+/* A static run's decode steps, kept for a run that only decodes longer: the same deployment,
+ * batch and prompt with a larger output_len (a sweep's points along --output-len) takes the
+ * steps priced so far and prices only the ones after them. Exact: step j's price depends on the
+ * deployment, the batch and its context input_len + j - 1, not on output_len, and the totals and
+ * the mean step's sums are running sums whose additions, in the same order, are the same for
+ * the longer run up to step j (sim_step_sum keeps a run's pending additions across the stop), so
+ * the longer run's numbers are bit for bit those it gets from scratch. The caller keeps one per
+ * thread and hands it only to runs of the same deployment (sim_run_cfg.decode); a different
+ * batch, prompt or a shorter output starts it afresh. Zero it to start. */
+typedef struct sim_run_decode {
+    bool valid;
+    int64_t batch, input_len; /* the steps it holds are of these */
+    int64_t next;             /* the next decode step to price (steps 1 .. next - 1 are in) */
+    double total_ns;          /* their times' running sum */
+    sim_step_memo memo;
+    sim_step_sum mean; /* their sum (the mean step's before the scale) */
+} sim_run_decode;
+
 typedef struct sim_run_cfg {
     sim_step_cfg step;    /* step.eager: decode kernels launched eagerly (--enforce-eager) */
     int64_t batch;        /* sequences */
@@ -54,6 +72,9 @@ typedef struct sim_run_cfg {
     /* --uncertainty: the headline metrics' bands for the report (unc.h; NULL: none); not
      * simulated */
     const struct sim_unc_band *band;
+    /* plain decoding's steps kept from the run before of the same deployment (NULL: none; see
+     * sim_run_decode); not simulated: the results are those without it */
+    sim_run_decode *decode;
 } sim_run_cfg;
 
 typedef struct sim_run_result {

@@ -1,8 +1,10 @@
 /* step.c - one iteration = sum of its ops. */
 #include "step.h"
+#include "step_internal.h"
 
 #include <assert.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -117,8 +119,10 @@ static int context_ops(int ids[SIM_OP_COUNT])
 static void totals_of(sim_step_result *r, const step_sums *base, const int *ids, int n_ids)
 {
     step_sums s = *base;
+    /* an op in no layer adds n x 0 = +0 to each (finite, non-negative) sum: skipped, exactly */
     for (int k = 0; k < n_ids; k++)
-        add_op(&s, r, ids[k]);
+        if (r->graph.repeats[ids[k]] != 0)
+            add_op(&s, r, ids[k]);
     r->flops = s.flops;
     r->bytes = s.bytes;
     r->net_bytes = s.net_bytes;
@@ -239,31 +243,35 @@ static double host_seqs(const sim_step_cfg *cfg, const sim_batch_shape *s)
 
 /* Totals (base plus the context ops ids), overlap, host time and bounds once every op is
  * priced. *share (NULL: none kept) is the overlap's share of each op's network time that
- * out->hidden_ns holds: the other ops' hidden times are rewritten only when it moved. */
-static void price_finish_ops(const sim_step_cfg *cfg, const step_sums *base, double seqs,
+ * out->hidden_ns holds: the other ops' hidden times are rewritten only when it moved. Returns
+ * whether they were kept. */
+static bool price_finish_ops(const sim_step_cfg *cfg, const step_sums *base, double seqs,
                              const int *ids, int n_ids, double *share, sim_step_result *out)
 {
+    bool kept = true;
     totals_of(out, base, ids, n_ids);
     double hidden = cfg->overlap * out->t_net_ns;
     if (hidden > out->busy_ns)
         hidden = out->busy_ns;
     const double sh = out->t_net_ns > 0.0 ? hidden / out->t_net_ns : 0.0;
-    if (!share || *share != sh)
+    if (!share || *share != sh) {
         for (int i = 0; i < SIM_OP_COUNT; i++)
             out->hidden_ns[i] = out->cost[i].t_net_ns * sh;
-    else /* the other ops' network times and the share are those out holds */
+        kept = false;
+    } else /* the other ops' network times and the share are those out holds */
         for (int k = 0; k < n_ids; k++)
             out->hidden_ns[ids[k]] = out->cost[ids[k]].t_net_ns * sh;
     if (share)
         *share = sh;
     finish_host(cfg, seqs, hidden, out);
+    return kept;
 }
 
 static void price_finish(const sim_step_cfg *cfg, const step_sums *base, double seqs,
                          sim_step_result *out)
 {
     int ids[SIM_OP_COUNT];
-    price_finish_ops(cfg, base, seqs, ids, context_ops(ids), NULL, out);
+    (void)price_finish_ops(cfg, base, seqs, ids, context_ops(ids), NULL, out);
 }
 
 /* The decode attention kernel the engine runs over this run's KV cache format (MLA's decode
@@ -278,7 +286,10 @@ static sim_dattn_kernel decode_kernel(const sim_step_cfg *cfg)
 /* Builds and prices every op of the shape (the graph, each op's cost, the fused norms). */
 static void build_cost(const sim_step_cfg *cfg, const sim_batch_shape *s, sim_step_result *out)
 {
-    memset(out, 0, sizeof *out);
+    /* the graph, the result's first and largest part, sim_graph_build_par clears itself: the
+     * rest here (a static sweep point builds two steps; each was cleared twice) */
+    static_assert(offsetof(sim_step_result, graph) == 0, "sim_step_result starts with its graph");
+    memset((char *)out + sizeof out->graph, 0, sizeof *out - sizeof out->graph);
     sim_par par = sim_step_par(cfg);
     sim_graph_build_par(cfg->model, &par, &cfg->prec, s, &out->graph);
     for (int i = 0; i < SIM_OP_COUNT; i++)
@@ -415,11 +426,6 @@ static void tbo_split(const sim_batch_shape *s, sim_batch_shape *a, sim_batch_sh
 #undef SPLIT
 }
 
-/* Every additive double of an op and of a cost, listed once for accumulate, scale and TBO. */
-#define OP_FIELDS(X)                                                                               \
-    X(flops)                                                                                       \
-    X(weight_bytes) X(act_bytes) X(kv_read_bytes) X(kv_write_bytes) X(net_bytes) X(net_msg_bytes)
-#define COST_FIELDS(X) X(t_math_ns) X(t_mem_ns) X(t_net_ns) X(t_launch_ns) X(t_ns)
 
 /* The whole step under two-batch overlap (step.h): the full batch's ops outside the MoE layers,
  * the two halves' inside, the schedule's makespan for the MoE layers. */
@@ -523,6 +529,7 @@ static const sim_step_result *price_memo_shape(const sim_step_cfg *cfg, sim_batc
     if (sim_step_tbo_applies(cfg, &s)) { /* the halves' ops change with the split: no reuse */
         price_tbo(cfg, &s, &memo->r);
         memo->valid = false;
+        memo->hit = false;
         return &memo->r;
     }
     if (!memo->valid || memo->tokens != s.tokens || memo->seqs != s.seqs ||
@@ -543,6 +550,7 @@ static const sim_step_result *price_memo_shape(const sim_step_cfg *cfg, sim_batc
         memo->vis_patches = s.vis_patches;
         memo->vis_window_pairs = s.vis_window_pairs;
         memcpy(memo->rank, rank, sizeof rank);
+        memo->hit = false;
         return &memo->r;
     }
     /* same tokens, sequences, logits and decode tokens: only the context-dependent ops changed */
@@ -552,11 +560,14 @@ static const sim_step_result *price_memo_shape(const sim_step_cfg *cfg, sim_batc
     const double launch = sim_step_launch_ns(cfg);
     for (int k = 0; k < memo->n_ctx; k++) {
         const int i = memo->ctx_ops[k];
-        memo->r.cost[i] = sim_step_cost_op(cfg, &memo->r.graph.ops[i], launch);
+        /* an absent op costs nothing (sim_step_cost_op's own answer for it) */
+        memo->r.cost[i] = memo->r.graph.ops[i].present
+                              ? sim_step_cost_op(cfg, &memo->r.graph.ops[i], launch)
+                              : (sim_op_cost){0};
     }
     memcpy(&base, memo->base, sizeof base);
-    price_finish_ops(cfg, &base, host_seqs(cfg, &s), memo->ctx_ops, memo->n_ctx, &memo->share,
-                     &memo->r);
+    memo->hit = price_finish_ops(cfg, &base, host_seqs(cfg, &s), memo->ctx_ops, memo->n_ctx,
+                                 &memo->share, &memo->r);
     return &memo->r;
 }
 
@@ -582,33 +593,6 @@ const sim_step_result *sim_step_price_memo_ways(const sim_step_cfg *cfg,
     return price_memo_shape(cfg, s, &busy, &m->way[(h ^ (h >> 29)) % SIM_STEP_MEMO_WAYS]);
 }
 
-
-void sim_step_accumulate(sim_step_result *sum, const sim_step_result *x)
-{
-    if (sum->graph.layers == 0) {
-        *sum = *x;
-        return;
-    }
-    for (int i = 0; i < SIM_OP_COUNT; i++) {
-        sim_op *a = &sum->graph.ops[i];
-        const sim_op *b = &x->graph.ops[i];
-        if (!b->present && !a->present) /* nothing to add: an absent op costs nothing */
-            continue;
-#define ADD(f) a->f += b->f;
-        OP_FIELDS(ADD)
-#undef ADD
-#define ADD(f) sum->cost[i].f += x->cost[i].f;
-        COST_FIELDS(ADD)
-#undef ADD
-        sum->hidden_ns[i] += x->hidden_ns[i];
-    }
-    sum->net_hidden_ns += x->net_hidden_ns;
-    sum->t_host_ns += x->t_host_ns;
-    sum->t_cpu_ns += x->t_cpu_ns;
-    sum->graph.tokens += x->graph.tokens;
-    sum->graph.seqs += x->graph.seqs;
-    sum->graph.logit_tokens += x->graph.logit_tokens;
-}
 
 void sim_step_scale(sim_step_result *r, double f)
 {

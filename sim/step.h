@@ -239,6 +239,8 @@ typedef struct sim_step_memo {
     int ctx_ops[SIM_OP_COUNT]; /* private: the ops that do, in order, and how many */
     int n_ctx;
     double share; /* private: the overlap's share of each op's network time in r.hidden_ns */
+    bool hit;     /* the last call kept every op that does not depend on the contexts: their
+                   * graph, cost and hidden_ns are those of the call before */
     sim_step_result r;
 } sim_step_memo;
 
@@ -267,6 +269,39 @@ double sim_step_op_repeats(const sim_step_result *r, sim_op_id id);
 /* Adds every additive field of `x` into `sum` (for averaging many steps); bounds are
  * recomputed by sim_step_scale. */
 void sim_step_accumulate(sim_step_result *sum, const sim_step_result *x);
+
+/* A sum of many steps, bit for bit what sim_step_accumulate gives adding them one at a time, at
+ * less cost when consecutive steps are memo hits (sim_step_memo.hit): those keep every op that
+ * does not depend on the contexts, so each of its additive fields adds the same value step after
+ * step, and such a run of n additions is made at once (sim_step_add_repeated) when it ends. Zero
+ * it to start; sim_step_sum_add each step; sim_step_sum_end gives the sum.
+ * Example (const sim_step_result *a, const sim_step_result *b): b a memo hit after a
+ *     sim_step_sum acc = {0};
+ *     sim_step_sum_add(&acc, a, false);
+ *     sim_step_sum_add(&acc, b, true);
+ *     const sim_step_result *sum = sim_step_sum_end(&acc); // as accumulate(a) then (b)
+ */
+typedef struct sim_step_sum {
+    sim_step_result sum;  /* every field added so far but the pending run's */
+    sim_step_result kept; /* the step whose context-free ops' fields the run repeats */
+    int64_t pending;      /* additions of those fields still to be made */
+    int ctx[SIM_OP_COUNT]; /* private: the context-dependent ops a run adds step by step */
+    int n_ctx;
+} sim_step_sum;
+
+/* Adds step x. same_ops: x's ops that do not depend on the contexts have the graph, cost and
+ * hidden_ns fields of the step added before it (a memo hit: sim_step_memo.hit). */
+void sim_step_sum_add(sim_step_sum *acc, const sim_step_result *x, bool same_ops);
+
+/* Makes the pending additions; returns the sum (as sim_step_accumulate's of every step added). */
+const sim_step_result *sim_step_sum_end(sim_step_sum *acc);
+
+/* s + x + x + ... (n additions, each rounded to nearest in turn), in O(log n) additions: within
+ * one binade of s each addition adds the same rounded increment, so a run of them is one
+ * multiplication; the binade's edge and ties (whose rounding depends on the last bit) are added
+ * one at a time. Bit-identical to the loop (tested against it).
+ * Example: double s = sim_step_add_repeated(0.0, 0.1, 10); // the loop's 0.9999999999999999 */
+double sim_step_add_repeated(double s, double x, int64_t n);
 
 /* Multiplies every additive field by f (e.g. 1/steps for a mean) and recomputes the bounds. */
 void sim_step_scale(sim_step_result *r, double f);

@@ -232,6 +232,9 @@ sim_status sim_sweep_run(const sim_grid *g, const sim_shard *shard, int threads,
     for (long long k = 0; k < nn; k++) {
         sim_sweep_row *r = &(*rows)[k];
         r->point = sim_shard_point(shard, (size_t)k);
+#ifdef _OPENMP
+        r->thread = omp_get_thread_num();
+#endif
         eval(ctx, r->point, r);
         if (progress) {
             /* unnamed: a named critical is a global symbol (.gomp_critical_user_NAME) that a

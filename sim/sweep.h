@@ -102,6 +102,8 @@ typedef struct sim_sweep_row {
     int n_draws;
     bool hw_default_only; /* its device has no fitted or inherited efficiency (hw.h): the
                            * summary, the rows' hw_efficiency column and the chart mark it */
+    int thread; /* set by sim_sweep_run before eval: the thread evaluating it, 0 .. threads - 1
+                 * (for scratch state of the thread's own; never in the results) */
 } sim_sweep_row;
 
 /* Evaluates point `point` into *row (text malloc'd). Runs on any thread. */

@@ -585,10 +585,69 @@ static void test_sweep_page_objective(void **state)
     remove(rows);
 }
 
+/* The row of `line` past its first k fields (the point index, the swept flags' values). */
+static const char *past_fields(const char *line, int k)
+{
+    for (int i = 0; i < k; i++)
+        line = strchr(line, ',') + 1;
+    return line;
+}
+
+static void test_sweep_run_decode_kept(void **state)
+{
+    (void)state;
+    /* a static sweep along --output-len: each thread takes the decode steps of its point before
+     * (run.h's sim_run_decode); the rows are byte for byte those of each point swept alone, for
+     * 1 and 2 threads, a point that fails (past the context) in the middle included */
+    char a[1024], p1[256], p2[256], q[256];
+    int pid = (int)getpid();
+    tu_snprintf(p1, sizeof p1, "%s/infersim-swd1-%d.csv", tu_tmpdir(), pid);
+    tu_snprintf(p2, sizeof p2, "%s/infersim-swd2-%d.csv", tu_tmpdir(), pid);
+    tu_snprintf(q, sizeof q, "%s/infersim-swdq-%d.csv", tu_tmpdir(), pid);
+    const char *base = "sweep run --model llama-3.1-8b --hw h100-sxm --input-len 200 "
+                       "--uncertainty 0";
+    const int64_t batch[] = {2, 5}, out[] = {40, 900, 200000, 300};
+    snprintf(a, sizeof a, "%s --batch 2,5 --output-len 40,900,200000,300 --threads 1 --out %s",
+             base, p1);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    snprintf(a, sizeof a, "%s --batch 2,5 --output-len 40,900,200000,300 --threads 2 --out %s",
+             base, p2);
+    run(a);
+    assert_int_equal(R.rc, 0);
+    char *one = slurp(p1), *two = slurp(p2);
+    assert_non_null(one);
+    assert_non_null(two);
+    assert_string_equal(one, two);
+    const char *line = strchr(one, '\n') + 1;
+    for (size_t i = 0; i < 2; i++)
+        for (size_t j = 0; j < 4; j++, line = strchr(line, '\n') + 1) {
+            snprintf(a, sizeof a, "%s --batch %lld --output-len %lld --out %s", base,
+                     (long long)batch[i], (long long)out[j], q);
+            run(a);
+            assert_int_equal(R.rc, 0);
+            char *alone = slurp(q);
+            assert_non_null(alone);
+            const char *row = strchr(alone, '\n') + 1;
+            /* past point, batch, output-len in the sweep's rows; past point alone's */
+            const size_t len = strcspn(past_fields(row, 1), "\n");
+            assert_int_equal(strcspn(past_fields(line, 3), "\n"), len);
+            assert_memory_equal(past_fields(line, 3), past_fields(row, 1), len);
+            assert_true((strstr(row, "context") != NULL) == (out[j] == 200000));
+            free(alone);
+        }
+    free(one);
+    free(two);
+    remove(p1);
+    remove(p2);
+    remove(q);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sweep),
+        cmocka_unit_test(test_sweep_run_decode_kept),
         cmocka_unit_test(test_out_dash_is_stdout),
         cmocka_unit_test(test_sweep_slo_rows),
         cmocka_unit_test(test_sweep_grid_file),

@@ -895,9 +895,29 @@ static void test_readme(void **state)
     }
 }
 
+/* cli_opt_find compares a name's first three characters inline (cli_opt.c): every flag of the
+ * option table has at least three, and a short or empty name finds nothing without reading past
+ * it; each flag finds itself. */
+static void test_opt_find(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < cli_opt_count; i++) {
+        assert_true(strlen(cli_opt_table[i].name) >= 3);
+        assert_ptr_equal(cli_opt_find(cli_opt_table[i].name, cli_opt_table[i].cmds),
+                         &cli_opt_table[i]);
+    }
+    assert_null(cli_opt_find("", ~0));
+    assert_null(cli_opt_find("-", ~0));
+    assert_null(cli_opt_find("--", ~0));
+    assert_null(cli_opt_find("--t", ~0));
+    assert_null(cli_opt_find("--tpx", ~0));
+    assert_non_null(cli_opt_find("--tp", ~0));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_opt_find),
         cmocka_unit_test(test_spelling),  cmocka_unit_test(test_tables),
         cmocka_unit_test(test_every_row), cmocka_unit_test(test_split),
         cmocka_unit_test(test_no_effect), cmocka_unit_test(test_families),

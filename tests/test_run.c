@@ -173,10 +173,61 @@ static void test_image_ttft_share(void **state)
     assert_near(with.tpot_ns, without.tpot_ns, 1e-12);
 }
 
+/* Two runs' results, every number the report reads, the same doubles. */
+static void assert_same_run(const sim_run_result *a, const sim_run_result *b)
+{
+    assert_true(a->ttft_ns == b->ttft_ns && a->tpot_ns == b->tpot_ns && a->e2e_ns == b->e2e_ns &&
+                a->output_throughput == b->output_throughput &&
+                a->decode_steps == b->decode_steps && a->decode.t_ns == b->decode.t_ns &&
+                a->decode.t_lower_ns == b->decode.t_lower_ns &&
+                a->decode.t_upper_ns == b->decode.t_upper_ns && a->decode.flops == b->decode.flops &&
+                a->decode.bytes == b->decode.bytes && a->decode.busy_ns == b->decode.busy_ns &&
+                a->decode.kernels == b->decode.kernels && a->decode.bound == b->decode.bound &&
+                a->power.joules_per_output_token == b->power.joules_per_output_token);
+    for (int i = 0; i < SIM_OP_COUNT; i++)
+        assert_true(a->decode.cost[i].t_ns == b->decode.cost[i].t_ns &&
+                    a->decode.hidden_ns[i] == b->decode.hidden_ns[i] &&
+                    a->decode.graph.ops[i].kv_read_bytes == b->decode.graph.ops[i].kv_read_bytes);
+}
+
+static void test_decode_kept_for_longer_runs(void **state)
+{
+    (void)state;
+    /* a sweep along --output-len: each run takes the decode steps of the one before (same
+     * deployment, batch and prompt) and prices only the rest; every result is the one from
+     * scratch, bit for bit (TP 8 with overlap: the hidden network time moves); a shorter output,
+     * another batch or another prompt starts afresh, and so do they */
+    sim_model m = tu_model("llama-3.1-70b");
+    sim_hw hw = tu_fixture_hw();
+    sim_run_decode *d = calloc(1, sizeof *d);
+    const int64_t outs[] = {1, 64, 65, 300, 1000, 200, 200, 700};
+    const int64_t batches[] = {8, 8, 8, 8, 8, 8, 3, 3};
+    for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
+        sim_run_cfg c = make(&m, &hw, 8, batches[i], 512, outs[i]);
+        c.step.overlap = 0.3;
+        sim_run_result fresh, kept;
+        sim_run_simulate(&c, &fresh);
+        c.decode = d;
+        sim_run_simulate(&c, &kept);
+        assert_same_run(&fresh, &kept);
+        assert_true(d->valid && d->batch == batches[i]);
+        assert_int_equal(d->next, outs[i] > 1 ? outs[i] : 1);
+    }
+    sim_run_cfg c = make(&m, &hw, 8, 3, 1024, 900); /* another prompt */
+    sim_run_result fresh, kept;
+    sim_run_simulate(&c, &fresh);
+    c.decode = d;
+    sim_run_simulate(&c, &kept);
+    assert_same_run(&fresh, &kept);
+    assert_int_equal(d->input_len, 1024);
+    free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_definitions),
+        cmocka_unit_test(test_decode_kept_for_longer_runs),
         cmocka_unit_test(test_single_token_output),
         cmocka_unit_test(test_decode_grows_with_context_and_shrinks_with_tp),
         cmocka_unit_test(test_checks),

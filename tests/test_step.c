@@ -682,6 +682,100 @@ static void test_block_fp8_engine(void **state)
     free(r);
 }
 
+/* n additions one at a time: what sim_step_add_repeated must give, bit for bit. */
+static double add_loop(double s, double x, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        s += x;
+    return s;
+}
+
+static void test_add_repeated_matches_loop(void **state)
+{
+    (void)state;
+    /* the header's example: ten additions of 0.1 from 0 fall one unit short of 1 */
+    assert_true(sim_step_add_repeated(0.0, 0.1, 10) == 0.9999999999999999);
+    /* ties (x half a unit of s: ties to even, which depends on s's last bit), a tie every other
+     * step (x one and a half units), x under half a unit (s never moves), binade crossings,
+     * zero, negative, tiny and huge terms */
+    const double u = 0x1p-52; /* a unit of [1, 2) */
+    const struct {
+        double s, x;
+        int64_t n;
+    } c[] = {{1.0, u / 2, 100},        {1.0 + u, u / 2, 100},   {1.0, 1.5 * u, 1000},
+             {1.0 + u, 1.5 * u, 999},   {1.0, u / 4, 50},        {1.0, 0.1, 10000},
+             {0.0, 0.1, 100000},        {0.0, 3.0, 12345},       {5.0, 0.0, 7},
+             {-0.0, 0.0, 3},            {2.0, -0.3, 100},        {-1.0, -0.7, 1000},
+             {0x1p-1070, 0x1p-1074, 9}, {1e300, 1e299, 1000},    {123.456, 1e-14, 100000},
+             {0.0, 2.4e7, 255},         {4.7e11, 3.3e5, 4096},   {1.0, 1.0, 0}};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        const double want = add_loop(c[i].s, c[i].x, c[i].n);
+        const double got = sim_step_add_repeated(c[i].s, c[i].x, c[i].n);
+        assert_memory_equal(&want, &got, sizeof want); /* -0.0, inf too */
+    }
+    /* and a spread of terms whose increments round every way */
+    uint64_t r = 88172645463325252u;
+    for (int i = 0; i < 3000; i++) {
+        r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+        const double s = (double)(r % 100000) * 1.37, x = (double)((r >> 20) % 9973 + 1) * 0.0137;
+        const int64_t n = (int64_t)((r >> 40) % 3000);
+        const double want = add_loop(s, x, n), got = sim_step_add_repeated(s, x, n);
+        assert_memory_equal(&want, &got, sizeof want);
+    }
+}
+
+/* Every additive field of two summed steps is the same double. */
+static void assert_same_sum(const sim_step_result *a, const sim_step_result *b)
+{
+    assert_true(a->net_hidden_ns == b->net_hidden_ns && a->t_host_ns == b->t_host_ns &&
+                a->t_cpu_ns == b->t_cpu_ns && a->graph.tokens == b->graph.tokens &&
+                a->graph.seqs == b->graph.seqs && a->graph.logit_tokens == b->graph.logit_tokens);
+    for (int i = 0; i < SIM_OP_COUNT; i++) {
+        const sim_op *p = &a->graph.ops[i], *q = &b->graph.ops[i];
+        const sim_op_cost *x = &a->cost[i], *y = &b->cost[i];
+        assert_true(p->flops == q->flops && p->weight_bytes == q->weight_bytes &&
+                    p->act_bytes == q->act_bytes && p->kv_read_bytes == q->kv_read_bytes &&
+                    p->kv_write_bytes == q->kv_write_bytes && p->net_bytes == q->net_bytes &&
+                    p->net_msg_bytes == q->net_msg_bytes);
+        assert_true(x->t_math_ns == y->t_math_ns && x->t_mem_ns == y->t_mem_ns &&
+                    x->t_net_ns == y->t_net_ns && x->t_launch_ns == y->t_launch_ns &&
+                    x->t_ns == y->t_ns && a->hidden_ns[i] == b->hidden_ns[i]);
+    }
+}
+
+static void test_step_sum_matches_accumulate(void **state)
+{
+    (void)state;
+    /* a static run's decode steps (memo hits after the first, the overlap's share moving with
+     * the context at TP 8), summed a run at a time, give sim_step_accumulate's sum exactly; so
+     * do steps that change shape midway (a miss ends the run) */
+    sim_model m = tu_model("llama-3.1-70b");
+    sim_hw hw = tu_fixture_hw();
+    sim_step_cfg cfg = {.model = &m,
+                        .hw = &hw,
+                        .tp = 8,
+                        .prec = BF16,
+                        .overlap = 0.3,
+                        .iteration_overhead_ns = 1e6,
+                        .request_overhead_ns = 1e4};
+    sim_step_memo *memo = calloc(1, sizeof *memo);
+    sim_step_result *sum = calloc(1, sizeof *sum);
+    sim_step_sum *acc = calloc(1, sizeof *acc);
+    int hits = 0;
+    for (int j = 0; j < 2000; j++) {
+        sim_seq_group g = {.count = j < 1500 ? 32 : 7, .q = 1, .c = 100 + j, .logits = 1};
+        const sim_step_result *r = sim_step_price_memo(&cfg, &g, 1, memo);
+        hits += memo->hit;
+        sim_step_accumulate(sum, r);
+        sim_step_sum_add(acc, r, memo->hit);
+    }
+    assert_true(hits > 1900); /* the runs were long */
+    assert_same_sum(sum, sim_step_sum_end(acc));
+    free(memo);
+    free(sum);
+    free(acc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -699,6 +793,8 @@ int main(void)
         cmocka_unit_test(test_mean_of_steps),
         cmocka_unit_test(test_host_overhead),
         cmocka_unit_test(test_memo_matches),
+        cmocka_unit_test(test_add_repeated_matches_loop),
+        cmocka_unit_test(test_step_sum_matches_accumulate),
         cmocka_unit_test(test_tbo_schedule),
         cmocka_unit_test(test_tbo_step),
         cmocka_unit_test(test_dp_attention_waits_for_slowest),
