@@ -87,6 +87,9 @@ typedef struct sim_engine_observer {
     void *ctx;
     void (*iteration)(void *ctx, const sim_iter_info *it);
     void (*request)(void *ctx, int64_t id, sim_request_event ev, int64_t t_ns);
+    /* request id's client received a chunk at t_ns and now holds `streamed` output tokens (with
+     * a front end, when its stream rule sends one, frontend.h; without, at every emission) */
+    void (*chunk)(void *ctx, int64_t id, int64_t streamed, int64_t t_ns);
 } sim_engine_observer;
 
 /* Lower KV tiers below HBM (kvtier.h): host DRAM (tier 1) and local disk (tier 2). A prompt's
