@@ -52,8 +52,7 @@ static sim_status serve_live(const cli_opts *o, const sim_engine_cfg *cfg, const
         sigwait(&set, &sig);
         sim_httpd_quiesce(h);
         const bool drained = sim_live_drain(l, CLI_ENDPOINT_DRAIN_S);
-        fprintf(out, "infersim endpoint: %s, stopping (%s)\n",
-                sig == SIGINT ? "SIGINT" : "SIGTERM",
+        fprintf(out, "infersim endpoint: %s, stopping (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM",
                 drained ? "every request finished" : "requests still open were closed");
         sim_err bad = {0};
         if (!sim_live_healthy(l, &bad))

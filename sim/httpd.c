@@ -51,8 +51,8 @@ typedef struct stream {
 static enum MHD_Result send_text(struct MHD_Connection *c, unsigned code, const char *type,
                                  const sim_strbuf *b)
 {
-    struct MHD_Response *r = MHD_create_response_from_buffer(
-        b->len, b->s ? b->s : (char *)"", MHD_RESPMEM_MUST_COPY);
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(b->len, b->s ? b->s : (char *)"", MHD_RESPMEM_MUST_COPY);
     if (!r)
         return MHD_NO;
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
@@ -155,10 +155,11 @@ static enum MHD_Result complete(sim_httpd *h, struct MHD_Connection *c, sim_oai_
         free(s);
         return send_error(c, 400, msg);
     }
-    const int64_t out = s->req.max_tokens > 0 ? s->req.max_tokens
-                                              : h->cfg.max_model_len - s->req.prompt_tokens;
+    const int64_t out =
+        s->req.max_tokens > 0 ? s->req.max_tokens : h->cfg.max_model_len - s->req.prompt_tokens;
     bool busy = false;
-    const sim_status st = sim_live_submit(h->live, s->req.prompt_tokens, out, &s->handle, &busy, &err);
+    const sim_status st =
+        sim_live_submit(h->live, s->req.prompt_tokens, out, &s->handle, &busy, &err);
     if (st) {
         free(s);
         return send_error(c, busy ? 503 : st == SIM_EINPUT ? 400 : 500, err.msg);
@@ -178,7 +179,8 @@ static enum MHD_Result complete(sim_httpd *h, struct MHD_Connection *c, sim_oai_
             stream_free(s);
             return MHD_NO;
         }
-        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream; charset=utf-8");
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+                                "text/event-stream; charset=utf-8");
         const enum MHD_Result ok = MHD_queue_response(c, MHD_HTTP_OK, r);
         MHD_destroy_response(r);
         return ok;
@@ -233,10 +235,10 @@ static enum MHD_Result route(sim_httpd *h, struct MHD_Connection *c, const char 
             sim_oai_models(&b, h->cfg.model_name, (long long)time(NULL), h->cfg.max_model_len);
         else
             sim_live_prometheus(h->live, h->cfg.model_name, &b);
-        ok = b.oom ? MHD_NO
-                   : send_text(c, MHD_HTTP_OK,
-                               url[1] == 'v' ? "application/json" : "text/plain; version=0.0.4",
-                               &b);
+        ok = b.oom
+                 ? MHD_NO
+                 : send_text(c, MHD_HTTP_OK,
+                             url[1] == 'v' ? "application/json" : "text/plain; version=0.0.4", &b);
         sim_strbuf_free(&b);
         return ok;
     }
@@ -296,8 +298,7 @@ sim_status sim_httpd_start(const sim_httpd_cfg *c, sim_live *l, sim_httpd **out,
     struct sockaddr_storage ss;
     memset(&ss, 0, sizeof ss);
     /* ITC: quiescing (no new connections) needs it with the internal thread */
-    unsigned flags =
-        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC;
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC;
     struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;
     struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&ss;
     if (inet_pton(AF_INET, c->host, &v4->sin_addr) == 1) {
@@ -318,11 +319,11 @@ sim_status sim_httpd_start(const sim_httpd_cfg *c, sim_live *l, sim_httpd **out,
         return sim_fail(err, SIM_EINTERNAL, "out of memory for the HTTP server");
     h->cfg = *c;
     h->live = l;
-    h->d = MHD_start_daemon(flags, (uint16_t)c->port, NULL, NULL, on_request, h,
-                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-                            MHD_OPTION_CONNECTION_LIMIT, c->max_connections,
-                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SIM_HTTPD_IDLE_S,
-                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_END);
+    h->d =
+        MHD_start_daemon(flags, (uint16_t)c->port, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR,
+                         (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT, c->max_connections,
+                         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SIM_HTTPD_IDLE_S,
+                         MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_END);
     if (!h->d) {
         free(h);
         return sim_fail(err, SIM_EINPUT,

@@ -97,9 +97,9 @@ static void on_iteration(void *ctx, const sim_iter_info *it)
     sim_live *l = ctx;
     ev_push(l, (live_event){.t_ns = l->gen_off_ns + it->start_ns,
                             .kind = LIVE_EV_ITERATION,
-                            .kv = it->kv_total_blocks > 0 ? (double)it->kv_used_blocks /
-                                                                (double)it->kv_total_blocks
-                                                          : 0.0});
+                            .kv = it->kv_total_blocks > 0
+                                      ? (double)it->kv_used_blocks / (double)it->kv_total_blocks
+                                      : 0.0});
 }
 
 /* An event whose time has come: the request's state, its client's view, the metrics. */
@@ -358,8 +358,8 @@ void sim_live_wait(sim_live *l, int64_t handle, int64_t have, sim_live_view *v)
         pthread_cond_wait(&l->out_cv, &l->mu);
         r = slot_of(l, handle);
     }
-    *v = (sim_live_view){.stopped = !r || l->stop || l->failed, .ttft_s = -1.0, .e2e_s = -1.0,
-                         .itl_mean_s = -1.0};
+    *v = (sim_live_view){
+        .stopped = !r || l->stop || l->failed, .ttft_s = -1.0, .e2e_s = -1.0, .itl_mean_s = -1.0};
     if (r) {
         v->streamed = r->streamed;
         v->output = r->output;

@@ -62,10 +62,10 @@ typedef struct sim_live sim_live;
 
 /* What a request's client may have now. */
 typedef struct sim_live_view {
-    int64_t streamed;  /* output tokens released to the client */
-    int64_t output;    /* tokens it generates */
-    bool finished;     /* its last chunk is released */
-    bool stopped;      /* the simulation stopped (shutdown or an internal error) */
+    int64_t streamed; /* output tokens released to the client */
+    int64_t output;   /* tokens it generates */
+    bool finished;    /* its last chunk is released */
+    bool stopped;     /* the simulation stopped (shutdown or an internal error) */
     /* simulated seconds from its arrival: to its first chunk and to its last (-1 until
      * released), and the mean gap between its chunks (-1 with fewer than two) */
     double ttft_s, e2e_s, itl_mean_s;

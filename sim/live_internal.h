@@ -38,8 +38,8 @@ typedef struct live_hist {
 } live_hist;
 
 typedef struct live_prom {
-    int64_t running, waiting;      /* the scheduler's, as the clock stands */
-    double kv_usage;               /* as of the last iteration started */
+    int64_t running, waiting; /* the scheduler's, as the clock stands */
+    double kv_usage;          /* as of the last iteration started */
     int64_t preemptions, prompt_tokens, generation_tokens, success, iterations;
     live_hist ttft, itl, e2e;
 } live_prom;
@@ -62,8 +62,8 @@ struct sim_live {
     sim_engine_result res;
     sim_workload w;
     live_req *reqs;
-    uint64_t gen;         /* engines started so far (a handle's high 32 bits) */
-    int64_t gen_off_ns;   /* when this one started, on the simulated clock */
+    uint64_t gen;          /* engines started so far (a handle's high 32 bits) */
+    int64_t gen_off_ns;    /* when this one started, on the simulated clock */
     int64_t last_until_ns; /* what it was last advanced to (its own time) */
     size_t released;
     live_event *ev;

@@ -13,14 +13,14 @@
 #define PUT(b, lit) sim_strbuf_put((b), (lit), sizeof(lit) - 1)
 
 /* vLLM's buckets (loggers.py, the commit above) */
-static const double TTFT_LE[] = {0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1,
-                                 0.25,  0.5,   0.75, 1.0,  2.5,  5.0,  7.5,  10.0,
+static const double TTFT_LE[] = {0.001, 0.005, 0.01, 0.02,  0.04,  0.06,  0.08, 0.1,
+                                 0.25,  0.5,   0.75, 1.0,   2.5,   5.0,   7.5,  10.0,
                                  20.0,  40.0,  80.0, 160.0, 640.0, 2560.0};
 static const double TPOT_LE[] = {0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2,  0.3,  0.4, 0.5,
                                  0.75, 1.0,   2.5,  5.0,   7.5, 10.0, 20.0, 40.0, 80.0};
-static const double E2E_LE[] = {0.3,  0.5,  0.8,  1.0,  1.5,   2.0,   2.5,   5.0,   10.0,  15.0,
-                                20.0, 30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0,
-                                7680.0};
+static const double E2E_LE[] = {0.3,  0.5,   0.8,   1.0,   1.5,   2.0,    2.5,
+                                5.0,  10.0,  15.0,  20.0,  30.0,  40.0,   50.0,
+                                60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0};
 #define N_OF(a) (sizeof(a) / sizeof(a)[0])
 
 static void hist_init(live_hist *h, const double *le, size_t n)
@@ -164,8 +164,8 @@ void live_prom_write(const live_prom *p, const char *m, sim_strbuf *out)
 {
     scalar(out, m, "vllm:num_requests_running", "gauge",
            "Number of requests in model execution batches.", (double)p->running);
-    scalar(out, m, "vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed.",
-           (double)p->waiting);
+    scalar(out, m, "vllm:num_requests_waiting", "gauge",
+           "Number of requests waiting to be processed.", (double)p->waiting);
     scalar(out, m, "vllm:kv_cache_usage_perc", "gauge",
            "KV-cache usage. 1 means 100 percent usage.", p->kv_usage);
     scalar(out, m, "vllm:gpu_cache_usage_perc", "gauge",

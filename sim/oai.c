@@ -156,7 +156,7 @@ static sim_status read_fields(const cJSON *root, sim_oai_kind kind, double cpt, 
         (!cJSON_IsString(model) || strlen(model->valuestring) >= sizeof r->model))
         st = sim_fail(err, SIM_EINPUT, "body: field 'model' is not a string under %zu bytes",
                       sizeof r->model);
-    if (!st && cJSON_IsString(model))
+    if (!st && model && cJSON_IsString(model))
         snprintf(r->model, sizeof r->model, "%s", model->valuestring);
     return st;
 }
@@ -171,9 +171,8 @@ sim_status sim_oai_parse(const char *body, size_t len, sim_oai_kind kind, double
     if (!root)
         return sim_fail(err, SIM_EINPUT, "body: not JSON (at byte %zu of %zu)",
                         end && end >= body ? (size_t)(end - body) : (size_t)0, len);
-    sim_status st = cJSON_IsObject(root)
-                        ? read_fields(root, kind, chars_per_token, r, err)
-                        : sim_fail(err, SIM_EINPUT, "body: not a JSON object");
+    sim_status st = cJSON_IsObject(root) ? read_fields(root, kind, chars_per_token, r, err)
+                                         : sim_fail(err, SIM_EINPUT, "body: not a JSON object");
     cJSON_Delete(root);
     return st;
 }
@@ -190,10 +189,10 @@ static void filler(sim_strbuf *out, int64_t tokens)
 
 static void usage(sim_strbuf *out, const sim_oai_meta *m)
 {
-    sim_strbuf_printf(out,
-                      "{\"prompt_tokens\":%lld,\"total_tokens\":%lld,\"completion_tokens\":%lld}",
-                      (long long)m->prompt_tokens, (long long)(m->prompt_tokens + m->completion_tokens),
-                      (long long)m->completion_tokens);
+    sim_strbuf_printf(
+        out, "{\"prompt_tokens\":%lld,\"total_tokens\":%lld,\"completion_tokens\":%lld}",
+        (long long)m->prompt_tokens, (long long)m->prompt_tokens + (long long)m->completion_tokens,
+        (long long)m->completion_tokens);
 }
 
 static void seconds(sim_strbuf *out, double s)
@@ -286,8 +285,8 @@ void sim_oai_response(sim_strbuf *out, const sim_oai_req *r, const sim_oai_meta 
 static const struct {
     int code;
     const char *type;
-} error_types[] = {{400, "BadRequestError"},  {404, "NotFoundError"},
-                   {405, "MethodNotAllowed"}, {413, "RequestEntityTooLarge"},
+} error_types[] = {{400, "BadRequestError"},    {404, "NotFoundError"},
+                   {405, "MethodNotAllowed"},   {413, "RequestEntityTooLarge"},
                    {503, "ServiceUnavailable"}, {500, "InternalServerError"}};
 
 void sim_oai_error(sim_strbuf *out, int http_code, const char *message)
@@ -305,8 +304,8 @@ void sim_oai_models(sim_strbuf *out, const char *model, long long created, int64
 {
     PUT(out, "{\"object\":\"list\",\"data\":[{\"id\":");
     sim_strbuf_json_str(out, model);
-    sim_strbuf_printf(out, ",\"object\":\"model\",\"created\":%lld,\"owned_by\":\"infersim\",\"root\":",
-                      created);
+    sim_strbuf_printf(
+        out, ",\"object\":\"model\",\"created\":%lld,\"owned_by\":\"infersim\",\"root\":", created);
     sim_strbuf_json_str(out, model);
     sim_strbuf_printf(out, ",\"parent\":null,\"max_model_len\":%lld,\"permission\":[]}]}\n",
                       (long long)max_model_len);

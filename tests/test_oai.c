@@ -17,9 +17,9 @@ static void test_prompt_counts(void **state)
     sim_oai_req r;
     sim_err err = {0};
     /* 10 characters at 4 a token: ceil(2.5) = 3 */
-    assert_int_equal(parse("{\"prompt\": \"0123456789\", \"max_tokens\": 8}", SIM_OAI_COMPLETION,
-                           &r, &err),
-                     SIM_OK);
+    assert_int_equal(
+        parse("{\"prompt\": \"0123456789\", \"max_tokens\": 8}", SIM_OAI_COMPLETION, &r, &err),
+        SIM_OK);
     assert_int_equal(r.prompt_tokens, 3);
     assert_int_equal(r.max_tokens, 8);
     assert_false(r.stream);
@@ -36,9 +36,9 @@ static void test_prompt_counts(void **state)
     assert_int_equal(parse("{\"prompt\": [[1, 2]]}", SIM_OAI_COMPLETION, &r, &err), 0);
     assert_int_equal(r.prompt_tokens, 2);
     /* the extension field wins; an empty prompt is still one token */
-    assert_int_equal(parse("{\"prompt\": \"\", \"infersim_prompt_tokens\": 4000}",
-                           SIM_OAI_COMPLETION, &r, &err),
-                     0);
+    assert_int_equal(
+        parse("{\"prompt\": \"\", \"infersim_prompt_tokens\": 4000}", SIM_OAI_COMPLETION, &r, &err),
+        0);
     assert_int_equal(r.prompt_tokens, 4000);
     assert_int_equal(parse("{\"prompt\": \"\"}", SIM_OAI_COMPLETION, &r, &err), 0);
     assert_int_equal(r.prompt_tokens, 1);
@@ -97,9 +97,10 @@ static void test_chunks_as_vllm_sends_them(void **state)
         .id = "cmpl-1", .created = 5, .model = "m", .prompt_tokens = 3, .completion_tokens = 2};
     sim_strbuf b = {0};
     sim_oai_chunk(&b, &r, &m, 2, true, NULL);
-    assert_string_equal(b.s, "data: {\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"created\":5,"
-                             "\"model\":\"m\",\"choices\":[{\"index\":0,\"text\":\" x x\","
-                             "\"logprobs\":null,\"finish_reason\":null,\"stop_reason\":null}]}\n\n");
+    assert_string_equal(b.s,
+                        "data: {\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"created\":5,"
+                        "\"model\":\"m\",\"choices\":[{\"index\":0,\"text\":\" x x\","
+                        "\"logprobs\":null,\"finish_reason\":null,\"stop_reason\":null}]}\n\n");
     sim_strbuf_free(&b);
     const sim_oai_times t = {.ttft_s = 0.5, .e2e_s = 1.25, .itl_mean_s = -1};
     sim_oai_chunk(&b, &r, &m, 1, false, &t);
