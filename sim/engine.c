@@ -608,6 +608,20 @@ int64_t sim_engine_cached_prefix(const sim_engine *e, const uint64_t *ids, int64
     return s->cfg.prefix_block_tokens > 0 ? sim_prefix_match(&s->prefix, ids, n) : 0;
 }
 
+sim_seq_phase sim_engine_abort_request(sim_engine *e, int64_t id)
+{
+    loop *L = &e->L;
+    sim_seq *r = &L->res->seqs[id];
+    const sim_seq_phase was = sim_sched_abort(&L->sched, L->res->seqs, id);
+    if (was == SIM_SEQ_RUNNING || was == SIM_SEQ_WAITING) {
+        r->output = r->generated; /* what it got is all it generates: tokens in = tokens out */
+        r->finish_ns = L->now;
+        L->done++;
+        L->inflight--;
+    }
+    return was;
+}
+
 sim_status sim_engine_finish(sim_engine *e, sim_err *err)
 {
     loop *L = &e->L;

@@ -325,6 +325,12 @@ size_t sim_engine_done(const sim_engine *e);
 double sim_engine_kv_usage(const sim_engine *e);
 int64_t sim_engine_cached_prefix(const sim_engine *e, const uint64_t *ids, int64_t n);
 
+/* Aborts request id where the engine's clock stands (sim_sched_abort: its client went away):
+ * a waiting or running one is done with the tokens it has (its output becomes them). Returns its
+ * phase before; one not yet in the scheduler (PENDING: not sent, or in the front end) or DONE is
+ * left to run. */
+sim_seq_phase sim_engine_abort_request(sim_engine *e, int64_t id);
+
 /* Runs to the end, completes the result and frees the engine (also on error, when the result is
  * freed too). */
 sim_status sim_engine_finish(sim_engine *e, sim_err *err);

@@ -12,8 +12,8 @@
  *
  * Threads: one per connection (MHD_USE_THREAD_PER_CONNECTION), at most max_connections (more are
  * refused at accept); a streaming response's thread sleeps in sim_live_wait between chunks, so
- * a slow reader slows only itself. A client that goes away releases its request (live.h: the
- * simulation still runs it to its length).
+ * a slow reader slows only itself. A client that goes away releases its request, which is
+ * aborted (live.h).
  *
  * Example (sim_live *l, sim_err *err):
  *   sim_httpd_cfg c = {.host = "127.0.0.1", .port = 0, .model_name = "llama", .max_model_len =

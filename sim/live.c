@@ -110,6 +110,9 @@ static void apply(sim_live *l, const live_event *ev)
     case LIVE_EV_ITERATION:
         live_prom_iteration(&l->prom, ev->kv);
         return;
+    case LIVE_EV_ABORT:
+        live_prom_abort(&l->prom, (sim_seq_phase)ev->n);
+        return;
     case LIVE_EV_CHUNK: {
         const double since_s = (double)(ev->t_ns - r->arrival_ns) * 1e-9;
         if (r->chunks == 0)
@@ -378,6 +381,15 @@ void sim_live_release(sim_live *l, int64_t handle)
     pthread_mutex_lock(&l->mu);
     live_req *r = slot_of(l, handle);
     if (r && !r->released) {
+        /* gone before its last chunk: aborted in the engine as vLLM aborts it, its blocks freed
+         * (one not yet in the scheduler runs on) */
+        const int64_t i = (int64_t)((uint64_t)handle & 0xffffffffu);
+        const sim_seq_phase was = r->finished ? SIM_SEQ_DONE : sim_engine_abort_request(l->e, i);
+        if (was == SIM_SEQ_RUNNING || was == SIM_SEQ_WAITING)
+            ev_push(l, (live_event){.t_ns = sim_at(l, mono_ns()),
+                                    .kind = LIVE_EV_ABORT,
+                                    .id = i,
+                                    .n = (int64_t)was});
         r->released = true;
         l->released++;
         l->kick = true;

@@ -21,10 +21,10 @@
  * Bounded memory. One engine holds max_requests requests (its per-request arrays, about 200
  * bytes a request); when it has taken that many and every one has finished and been released, it
  * is finished and a fresh one starts where the clock stands (the prefix cache starts empty
- * again). Until then a further request is refused (busy). A client that goes away (released
- * before its last chunk) leaves its request running in the simulation to its output length:
- * the engine loop has no abort (vLLM aborts it, freeing its KV blocks; a difference under
- * clients that disconnect).
+ * again). Until then a further request is refused (busy). A request released before its last
+ * chunk (its client went away) is aborted in the engine as vLLM aborts it
+ * (sim_engine_abort_request: out of the queue or the batch, its blocks freed), unless it is
+ * still in the front end's queue.
  *
  * Example (const sim_engine_cfg *cfg, sim_err *err):
  *   sim_live *l;

@@ -9,8 +9,8 @@
 
 /* An event of the engine, released when the clock reaches t_ns (simulated, from the start):
  * a request event (sim_request_event), a chunk (n: tokens the client then holds) or an
- * iteration's start (kv: the KV cache's usage). */
-enum { LIVE_EV_CHUNK = 100, LIVE_EV_ITERATION = 101 };
+ * iteration's start (kv: the KV cache's usage) or an abort (n: the sim_seq_phase it left). */
+enum { LIVE_EV_CHUNK = 100, LIVE_EV_ITERATION = 101, LIVE_EV_ABORT = 102 };
 typedef struct live_event {
     int64_t t_ns;
     uint64_t seq; /* the order the engine told them: ties keep it */
@@ -40,7 +40,7 @@ typedef struct live_hist {
 typedef struct live_prom {
     int64_t running, waiting; /* the scheduler's, as the clock stands */
     double kv_usage;          /* as of the last iteration started */
-    int64_t preemptions, prompt_tokens, generation_tokens, success, iterations;
+    int64_t preemptions, prompt_tokens, generation_tokens, success, aborted, iterations;
     live_hist ttft, itl, e2e;
 } live_prom;
 
@@ -80,6 +80,7 @@ void live_prom_tokens(live_prom *p, int64_t tokens);
 void live_prom_ttft(live_prom *p, double s, int64_t prompt_tokens);
 void live_prom_gap(live_prom *p, double s);
 void live_prom_finished(live_prom *p, double e2e_s);
+void live_prom_abort(live_prom *p, sim_seq_phase was);
 void live_prom_write(const live_prom *p, const char *model_name, sim_strbuf *out);
 
 #endif

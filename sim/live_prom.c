@@ -98,6 +98,15 @@ void live_prom_finished(live_prom *p, double e2e_s)
     hist_add(&p->e2e, e2e_s);
 }
 
+/* A request aborted when its client went away: out of the gauge it was in, counted under
+ * vLLM's finished_reason "abort". */
+void live_prom_abort(live_prom *p, sim_seq_phase was)
+{
+    p->running -= was == SIM_SEQ_RUNNING;
+    p->waiting -= was == SIM_SEQ_WAITING;
+    p->aborted++;
+}
+
 /* The labels: engine 0, the bucket's bound `le` (NULL: none), model_name as a Prometheus label
  * value (backslash, quote and line feed escaped) and `more` (",name=\"value\"" or ""). */
 static void labels_more(sim_strbuf *out, const char *model_name, const char *le, const char *more)
@@ -180,9 +189,11 @@ void live_prom_write(const live_prom *p, const char *m, sim_strbuf *out)
            (double)p->generation_tokens);
     head(out, "vllm:request_success", "counter", "Count of successfully processed requests.");
     sim_strbuf_printf(out, "vllm:request_success_total");
-    /* every request ends by its length: filler tokens never stop early */
+    /* every request ends by its length (filler tokens never stop early) or is aborted */
     labels_more(out, m, NULL, ",finished_reason=\"length\"");
-    sim_strbuf_printf(out, " %lld\n", (long long)p->success);
+    sim_strbuf_printf(out, " %lld\nvllm:request_success_total", (long long)p->success);
+    labels_more(out, m, NULL, ",finished_reason=\"abort\"");
+    sim_strbuf_printf(out, " %lld\n", (long long)p->aborted);
     histogram(out, m, "vllm:time_to_first_token_seconds",
               "Histogram of time to first token in seconds.", &p->ttft);
     histogram(out, m, "vllm:time_per_output_token_seconds",

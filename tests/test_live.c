@@ -35,13 +35,15 @@ static void test_gauges_and_histograms(void **state)
     live_prom_gap(&p, 0.02); /* le 0.025 */
     live_prom_tokens(&p, 7);
     live_prom_finished(&p, 1.2); /* le 1.5 */
+    live_prom_abort(&p, SIM_SEQ_WAITING); /* one of the two waiting: 1 left */
+    assert_int_equal(p.waiting, 1);
     sim_strbuf b = {0};
     live_prom_write(&p, "a\"b", &b);
     assert_false(b.oom);
     const char *lab = "{engine=\"0\",model_name=\"a\\\"b\"}";
     char key[160];
     snprintf(key, sizeof key, "vllm:num_requests_waiting%s ", lab);
-    assert_true(value_of(b.s, key) == 2.0);
+    assert_true(value_of(b.s, key) == 1.0);
     snprintf(key, sizeof key, "vllm:num_requests_running%s ", lab);
     assert_true(value_of(b.s, key) == 0.0);
     snprintf(key, sizeof key, "vllm:kv_cache_usage_perc%s ", lab);
@@ -70,6 +72,8 @@ static void test_gauges_and_histograms(void **state)
                                 "model_name=\"a\\\"b\"} 1\n"));
     assert_non_null(strstr(b.s, "vllm:request_success_total{engine=\"0\",model_name=\"a\\\"b\","
                                 "finished_reason=\"length\"} 1\n"));
+    assert_non_null(strstr(b.s, "vllm:request_success_total{engine=\"0\",model_name=\"a\\\"b\","
+                                "finished_reason=\"abort\"} 1\n"));
     sim_strbuf_free(&b);
 }
 
