@@ -306,18 +306,19 @@ sim_status sim_live_submit(sim_live *l, int64_t input_tokens, int64_t output_tok
                            int64_t *handle, bool *busy, sim_err *err)
 {
     *busy = false;
-    /* the request alone against the engine's limits (the configuration is const: no lock) */
     sim_request q = {.input_tokens = input_tokens, .output_tokens = output_tokens};
     sim_workload one = {.reqs = &q, .n = 1, .source = "request"};
     if (input_tokens < 1 || output_tokens < 1)
         return sim_fail(err, SIM_EINPUT,
                         "request: %lld prompt and %lld output tokens, expected each >= 1",
                         (long long)input_tokens, (long long)output_tokens);
-    sim_status st = sim_engine_check(&l->ecfg, &one, err);
-    if (st)
-        return st;
     pthread_mutex_lock(&l->mu);
-    if (l->failed || l->stop) {
+    /* the request alone against the engine's limits, under the lock: the configuration is const
+     * but the step's caches it reaches are the clock thread's */
+    sim_status st = sim_engine_check(&l->ecfg, &one, err);
+    if (st) {
+        /* refused: the engine's message */
+    } else if (l->failed || l->stop) {
         st = sim_fail(err, SIM_EINTERNAL, "the simulation has stopped");
     } else if (l->w.n == l->cfg.max_requests) {
         *busy = true;
