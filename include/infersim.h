@@ -54,7 +54,8 @@ extern "C" {
  * On bad input (an unknown flag, a model or device that cannot be loaded, a configuration that
  * does not fit) returns NULL and writes the one-line message the command line would print,
  * "infersim: ...", into err (truncated to err_len - 1 bytes; err may be NULL when err_len is 0).
- * An internal failure (out of memory) also returns NULL, with its message. */
+ * An internal failure (out of memory) also returns NULL, with its message. "endpoint" (a server
+ * that runs until a signal) is refused: run the infersim program for it. */
 INFERSIM_API char *infersim_json(int argc, const char *const argv[], char *err, size_t err_len);
 
 /* The library's version, "MAJOR.MINOR.PATCH" (a static string). */

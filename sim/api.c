@@ -119,6 +119,10 @@ char *infersim_json(int argc, const char *const argv[], char *err, size_t err_le
         if (!argv[i])
             return fail(err, err_len, "argv holds a NULL before argc");
     const char *cmd = argv[0];
+    if (strcmp(cmd, "endpoint") == 0) /* blocks for signals until one comes: not a computation */
+        return fail(err, err_len,
+                    "endpoint: a server that runs until SIGINT or SIGTERM, not one computation; "
+                    "expected the infersim program for it");
     bool formatted = strcmp(cmd, "run") == 0 || strcmp(cmd, "serve") == 0 ||
                      strcmp(cmd, "roofline") == 0 || strcmp(cmd, "hw") == 0;
     bool rows = strcmp(cmd, "sweep") == 0 && !has_flag(argc, argv, "--out") &&

@@ -34,6 +34,8 @@ static const cli_command commands[] = {
      "peaks, bandwidth, ridge points, op intensities"},
     {"serve", CLI_OPT_CMD_SERVE, NULL, cli_serve_cmd, NULL, NULL,
      "request stream under continuous batching: vLLM's serving benchmark metrics"},
+    {"endpoint", CLI_OPT_CMD_ENDPOINT, NULL, cli_endpoint_cmd, NULL, NULL,
+     "serve's deployment as a live OpenAI-compatible server: tokens streamed at predicted times"},
     {"capacity", CLI_OPT_CMD_SERVE | CLI_OPT_CMD_CAPACITY, NULL, cli_capacity_cmd, NULL,
      cli_capacity_help,
      "the highest request rate whose serve run meets an SLO (--slo ttft:MS,tpot:MS)"},

@@ -19,6 +19,9 @@ sim_status cli_run_roofline(const cli_opts *o, FILE *out, sim_err *err);
 /* cli_serve.c: a request stream under continuous batching */
 sim_status cli_serve_cmd(const cli_opts *o, FILE *out, sim_err *err);
 
+/* cli_endpoint.c: serve's deployment as a live OpenAI-compatible HTTP server (libmicrohttpd) */
+sim_status cli_endpoint_cmd(const cli_opts *o, FILE *out, sim_err *err);
+
 /* cli_capacity.c: the highest request rate whose serving run meets an SLO */
 sim_status cli_capacity_cmd(const cli_opts *o, FILE *out, sim_err *err);
 void cli_capacity_help(FILE *f, int argc, char **argv); /* serve's flags, those it refuses */

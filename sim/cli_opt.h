@@ -30,11 +30,16 @@ enum {
     CLI_OPT_PER_RUN = 256,
     CLI_OPT_CMD_CAPACITY = 512, /* capacity: its own flags (it also takes serve's) */
     CLI_OPT_CMD_PLAN = 1024,    /* plan: its own flags (it also takes serve's and capacity's) */
-    CLI_OPT_CMD_WORKLOAD = 2048 /* workload: a dataset's length fit */
+    CLI_OPT_CMD_WORKLOAD = 2048, /* workload: a dataset's length fit */
+    CLI_OPT_CMD_ENDPOINT = 4096  /* endpoint: serve's deployment flags, no workload */
 };
 /* flags every model command takes; flags of the commands that run steps */
-#define CLI_OPT_CMD_MODEL (CLI_OPT_CMD_RUN | CLI_OPT_CMD_ROOFLINE | CLI_OPT_CMD_SERVE)
+#define CLI_OPT_CMD_MODEL                                                                          \
+    (CLI_OPT_CMD_RUN | CLI_OPT_CMD_ROOFLINE | CLI_OPT_CMD_SERVE | CLI_OPT_CMD_ENDPOINT)
 #define CLI_OPT_CMD_ENGINE (CLI_OPT_CMD_RUN | CLI_OPT_CMD_SERVE)
+/* an engine's or a serving engine's deployment flag that the live endpoint takes too */
+#define CLI_OPT_CMD_ENGINE_EP (CLI_OPT_CMD_ENGINE | CLI_OPT_CMD_ENDPOINT)
+#define CLI_OPT_CMD_SERVE_EP (CLI_OPT_CMD_SERVE | CLI_OPT_CMD_ENDPOINT)
 
 /* CLI_OPT_RATE: a number > 0 or "inf"; CLI_OPT_LIST: one or more values up to the next flag,
  * joined with commas (vLLM's --goodput ttft:300 tpot:50). */
@@ -114,6 +119,10 @@ typedef struct cli_opts {
     double trace_max_mb;
     /* pictures */
     const char *html;
+    /* endpoint: where it listens, its clock, its limits, the characters a token stands for */
+    const char *ep_host, *ep_model_name;
+    int64_t ep_port, ep_max_requests, ep_max_connections, ep_max_body_bytes;
+    double ep_time_scale, ep_chars_per_token;
     const char *cmdline; /* the command as typed, for reports (set by sim_cli_main) */
     /* set by sim_cli_main while a command runs: an output whose path is known only then (serve's
      * --save-result file) is staged here (outfile.h) and published with the others */
@@ -151,7 +160,7 @@ typedef struct cli_opts {
     int64_t uncertainty, coverage_draws;
     const char *unc_table, *unc_out;
     double min_coverage, max_coverage, min_group_coverage, max_group_coverage;
-    bool given[192]; /* by index into cli_opt_table */
+    bool given[224]; /* by index into cli_opt_table */
 } cli_opts;
 
 typedef struct cli_opt_def {

@@ -467,6 +467,34 @@ static sim_status prefill_device(const cli_opts *o, const cli_load_cache *cache,
 }
 
 /* Loads, checks and simulates; a --chrome-trace timeline is written alongside. */
+sim_status cli_point_engine(const cli_opts *o, cli_load_result *L, const cli_load_cache *cache,
+                            uint64_t seed, sim_engine_cfg *cfg, sim_err *err)
+{
+    sim_status st = cli_load_common(o, true, L, cache, err);
+    cli_load_engine_cfg(&L->eng, cfg);
+    cfg->max_concurrency = cli_opt_given(o, "--max-concurrency") ? o->max_concurrency : 0;
+    cfg->seed = seed;
+    cfg->swa_full_tokens_ratio = o->swa_full_tokens_ratio;
+    if (!st && cli_opt_given(o, "--swa-full-tokens-ratio") && cfg->sched.policy != SIM_POLICY_SGLANG)
+        st = sim_fail(err, SIM_EINPUT,
+                      "--swa-full-tokens-ratio: SGLang's flag, but --engine %s is not SGLang; "
+                      "expected it only with --engine sglang",
+                      L->eng.name);
+    if (!st)
+        st = images_of(o, &L->model, &cfg->image_w, &cfg->image_h, err);
+    if (st)
+        return st;
+    cfg->step = L->step;
+    /* each of vLLM's data-parallel engines has its own batch limits: the replica's scheduler
+     * gets dp times the flags' */
+    sim_par par = sim_step_par(&cfg->step);
+    cfg->sched.max_num_seqs *= sim_par_dp(&par);
+    cfg->sched.max_num_batched_tokens *= sim_par_dp(&par);
+    cfg->spec = &L->spec;
+    cfg->sched.spec_tokens = sim_spec_active(&L->spec) ? L->spec.k : 0;
+    return cli_point_offload_flags(o, cfg->step.hw, &cfg->offload, err);
+}
+
 sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load_cache *cache,
                            uint64_t seed, cli_point_serve_state *s, sim_err *err)
 {
@@ -478,20 +506,9 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
                         o->trace_detail   ? "--trace-detail"
                         : o->trace_window ? "--trace-window"
                                           : "--trace-max-mb");
-    sim_status st = cli_load_common(o, true, L, cache, err);
-    cli_load_engine_cfg(&L->eng, &s->cfg);
-    s->cfg.max_concurrency = cli_opt_given(o, "--max-concurrency") ? o->max_concurrency : 0;
-    s->cfg.seed = seed;
+    sim_status st = cli_point_engine(o, L, cache, seed, &s->cfg, err);
     if (!st && o->goodput[0])
         st = sim_slo_parse(o->goodput, &s->slo, err);
-    s->cfg.swa_full_tokens_ratio = o->swa_full_tokens_ratio;
-    if (!st && cli_opt_given(o, "--swa-full-tokens-ratio") && s->cfg.sched.policy != SIM_POLICY_SGLANG)
-        st = sim_fail(err, SIM_EINPUT,
-                      "--swa-full-tokens-ratio: SGLang's flag, but --engine %s is not SGLang; "
-                      "expected it only with --engine sglang",
-                      L->eng.name);
-    if (!st)
-        st = images_of(o, &L->model, &s->cfg.image_w, &s->cfg.image_h, err);
     if (!st)
         st = serve_workload(o, cache, seed, L->eng.block_size, &s->own, &s->w, err);
     sim_cluster_cfg cc = {
@@ -504,18 +521,8 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
                       o->router);
     if (!st) {
         s->usd_per_gpu_hour = L->usd_per_gpu_hour;
-        s->cfg.step = L->step;
-        /* each of vLLM's data-parallel engines has its own batch limits: the replica's scheduler
-         * gets dp times the flags' */
-        sim_par par = sim_step_par(&s->cfg.step);
-        s->cfg.sched.max_num_seqs *= sim_par_dp(&par);
-        s->cfg.sched.max_num_batched_tokens *= sim_par_dp(&par);
-        s->cfg.spec = &L->spec;
-        s->cfg.sched.spec_tokens = sim_spec_active(&L->spec) ? L->spec.k : 0;
         s->gpus = sim_pp_gpus(&s->cfg.step) * cc.replicas;
-        st = cli_point_offload_flags(o, s->cfg.step.hw, &s->cfg.offload, err);
-        if (!st)
-            st = cli_point_autoscale_flags(o, &s->cfg.step, &cc.autoscale, err);
+        st = cli_point_autoscale_flags(o, &s->cfg.step, &cc.autoscale, err);
         if (!st && o->replica_hw)
             st = cli_point_mixed_replicas(o, cache, s, &cc, err);
         if (!st && cc.autoscale.max > 0) { /* the pool; the GPUs held at most, after the run */

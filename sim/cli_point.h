@@ -72,6 +72,12 @@ sim_status cli_point_mixed_replicas(const cli_opts *o, const cli_load_cache *cac
 /* GPUs of a serving point: s->gpus when set, else tp x pp. */
 int64_t cli_point_serve_gpus(const cli_point_serve_state *s);
 
+/* A serving engine's configuration from the flags, as serve runs it (its files loaded into L,
+ * the engine profile, the batch limits per data-parallel engine, speculation, --kv-offload),
+ * checked against no workload yet: serve and the live endpoint. */
+sim_status cli_point_engine(const cli_opts *o, cli_load_result *L, const cli_load_cache *cache,
+                            uint64_t seed, sim_engine_cfg *cfg, sim_err *err);
+
 /* A serving run with the workload drawn from `seed`; a --chrome-trace is written alongside. */
 sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load_cache *cache,
                            uint64_t seed, cli_point_serve_state *s, sim_err *err);

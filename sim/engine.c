@@ -100,6 +100,13 @@ static void notify(const loop *L, int64_t id, sim_request_event ev, int64_t t)
         o->request(o->ctx, id, ev, t);
 }
 
+static void notify_chunk(const loop *L, int64_t id, int64_t streamed, int64_t t)
+{
+    const sim_engine_observer *o = L->cfg->observer;
+    if (o && o->chunk)
+        o->chunk(o->ctx, id, streamed, t);
+}
+
 /* The next request to send and when it arrives: the workload's next in order, or with sessions
  * the earliest of the turns released so far (a heap by time, then index). False: none yet. */
 static bool next_send(const loop *L, int64_t *id, int64_t *arrival)
@@ -209,8 +216,10 @@ static int emit_tokens(loop *L, int64_t id, int64_t ntok)
     else if (!sim_hist_add(&L->res->itl, L->now - r->last_token_ns, 1))
         return 0;
     r->generated += ntok;
-    if (!L->fe_on)
+    if (!L->fe_on) {
         r->last_token_ns = L->now;
+        notify_chunk(L, id, r->generated, L->now);
+    }
     if (r->generated == r->output) {
         r->finish_ns = L->now; /* the client's, from the front end's stream when there is one */
         L->done_at_now++;
@@ -418,6 +427,9 @@ static int iterate(loop *L)
         int64_t client;
         ok &= sim_frontend_stream(&L->fe, &L->cfg->frontend, L->now, seqs, L->emit, L->n_emit,
                                   produced, &L->res->itl, &client);
+        for (size_t i = 0; i < L->n_emit; i++)
+            if (L->emit[i].chunk)
+                notify_chunk(L, L->emit[i].id, L->emit[i].after, client);
         if (L->fe_slot_freed) /* a client's slot frees when it has its last chunk */
             L->free_since = client;
         L->fe_slot_freed = false;
@@ -622,6 +634,20 @@ int64_t sim_engine_cached_prefix(const sim_engine *e, const uint64_t *ids, int64
 {
     const sim_sched *s = &e->L.sched;
     return s->cfg.prefix_block_tokens > 0 ? sim_prefix_match(&s->prefix, ids, n) : 0;
+}
+
+sim_seq_phase sim_engine_abort_request(sim_engine *e, int64_t id)
+{
+    loop *L = &e->L;
+    sim_seq *r = &L->res->seqs[id];
+    const sim_seq_phase was = sim_sched_abort(&L->sched, L->res->seqs, id);
+    if (was == SIM_SEQ_RUNNING || was == SIM_SEQ_WAITING) {
+        r->output = r->generated; /* what it got is all it generates: tokens in = tokens out */
+        r->finish_ns = L->now;
+        L->done++;
+        L->inflight--;
+    }
+    return was;
 }
 
 sim_status sim_engine_finish(sim_engine *e, sim_err *err)

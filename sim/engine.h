@@ -93,6 +93,9 @@ typedef struct sim_engine_observer {
     void *ctx;
     void (*iteration)(void *ctx, const sim_iter_info *it);
     void (*request)(void *ctx, int64_t id, sim_request_event ev, int64_t t_ns);
+    /* request id's client received a chunk at t_ns and now holds `streamed` output tokens (with
+     * a front end, when its stream rule sends one, frontend.h; without, at every emission) */
+    void (*chunk)(void *ctx, int64_t id, int64_t streamed, int64_t t_ns);
 } sim_engine_observer;
 
 /* Lower KV tiers below HBM (kvtier.h): host DRAM (tier 1) and local disk (tier 2). A prompt's
@@ -346,6 +349,12 @@ size_t sim_engine_done(const sim_engine *e);
  * prefix cache's evictable ones) over all blocks, as vLLM's kv_cache_usage_perc counts it. */
 double sim_engine_kv_usage(const sim_engine *e);
 int64_t sim_engine_cached_prefix(const sim_engine *e, const uint64_t *ids, int64_t n);
+
+/* Aborts request id where the engine's clock stands (sim_sched_abort: its client went away):
+ * a waiting or running one is done with the tokens it has (its output becomes them). Returns its
+ * phase before; one not yet in the scheduler (PENDING: not sent, or in the front end) or DONE is
+ * left to run. */
+sim_seq_phase sim_engine_abort_request(sim_engine *e, int64_t id);
 
 /* Runs to the end, completes the result and frees the engine (also on error, when the result is
  * freed too). */

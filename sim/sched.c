@@ -449,6 +449,27 @@ void sim_sched_finish(sim_sched *s, sim_seq *seqs, int64_t id)
     s->n_finished++;
 }
 
+sim_seq_phase sim_sched_abort(sim_sched *s, sim_seq *seqs, int64_t id)
+{
+    sim_seq *r = &seqs[id];
+    const sim_seq_phase was = r->phase;
+    if (was == SIM_SEQ_RUNNING) {
+        sim_sched_finish(s, seqs, id);
+        sim_sched_compact(s, seqs);
+    } else if (was == SIM_SEQ_WAITING) { /* out of the queue, the others' order kept */
+        size_t k = 0;
+        for (size_t i = 0; i < s->w_len; i++) {
+            const int64_t q = s->waiting[(s->w_head + i) % s->cap];
+            if (q != id)
+                s->waiting[(s->w_head + k++) % s->cap] = q;
+        }
+        s->w_len = k;
+        release(s, r);
+        r->phase = SIM_SEQ_DONE;
+    }
+    return was;
+}
+
 void sim_sched_compact(sim_sched *s, const sim_seq *seqs)
 {
     if (s->n_finished == 0)

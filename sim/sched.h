@@ -199,6 +199,12 @@ void sim_sched_cache_prompt(sim_sched *s, sim_seq *seqs, int64_t id);
 /* After an iteration: frees a finished request's blocks and removes it from the running list. */
 void sim_sched_finish(sim_sched *s, sim_seq *seqs, int64_t id);
 
+/* Aborts request id between iterations (its client went away, as vLLM's abort_requests): a
+ * running one frees its blocks and leaves the running list, a waiting one leaves the queue
+ * (the others' order kept); then it is DONE. Returns its phase before (a PENDING or DONE one is
+ * left as it is). */
+sim_seq_phase sim_sched_abort(sim_sched *s, sim_seq *seqs, int64_t id);
+
 /* Drops finished requests from the running list (call once per iteration, after the finishes;
  * O(1) when nothing finished). */
 void sim_sched_compact(sim_sched *s, const sim_seq *seqs);

@@ -48,6 +48,10 @@ static void test_bad_input(void **state)
     const char *cmd[] = {"launch"};
     assert_null(infersim_json(1, cmd, err, sizeof err));
     assert_non_null(strstr(err, "unknown command 'launch'"));
+    /* the endpoint is a server that waits for a signal: the program's, never a call's */
+    const char *ep[] = {"endpoint", "--model", "llama-3.1-8b", "--hw", "h100-sxm"};
+    assert_null(infersim_json(N_ARGS(ep), ep, err, sizeof err));
+    assert_non_null(strstr(err, "endpoint: a server that runs until SIGINT or SIGTERM"));
     assert_null(infersim_json(0, cmd, err, sizeof err));
     /* a short buffer is truncated, never overrun; none at all is allowed */
     char tiny[8];

@@ -857,6 +857,64 @@ static void test_async_admits_one_step_later(void **state)
         sim_workload_free(&one);
         sim_workload_free(&two);
         free(g);
+/* The chunk observer (the live endpoint's feed): per request, chunks with growing token counts
+ * whose last holds its whole output, the first at its first_token_ns and the last at its
+ * finish_ns, the client's times with a front end that streams every 3 tokens (frontend.h) as
+ * without one; without one a chunk per emitted token, so output chunks. */
+typedef struct chunk_log {
+    const sim_engine_result *r; /* filled after the run: the checks run on the log */
+    int64_t n, *streamed, *first, *last, *chunks;
+    bool grows;
+} chunk_log;
+
+static void log_chunk(void *ctx, int64_t id, int64_t streamed, int64_t t_ns)
+{
+    chunk_log *c = ctx;
+    c->grows &= streamed > c->streamed[id] && t_ns >= c->last[id];
+    if (c->chunks[id]++ == 0)
+        c->first[id] = t_ns;
+    c->streamed[id] = streamed;
+    c->last[id] = t_ns;
+}
+
+static void test_chunk_observer(void **state)
+{
+    (void)state;
+    for (int fe = 0; fe < 2; fe++) {
+        fixture *f = fx_new("llama-3.1-8b", "h100-sxm", 1);
+        if (fe)
+            f->cfg.frontend = (sim_frontend_cfg){.on = true,
+                                                 .processes = 1,
+                                                 .request_ns = 2e6,
+                                                 .output_token_ns = 1e4,
+                                                 .chunk_ns = 2e4,
+                                                 .stream_interval = 3,
+                                                 .first_token_alone = true};
+        sim_workload w = tu_synth(40, 300, 20, 50.0, 0.5);
+        chunk_log c = {.n = (int64_t)w.n, .grows = true};
+        c.streamed = calloc(w.n, sizeof *c.streamed);
+        c.first = calloc(w.n, sizeof *c.first);
+        c.last = calloc(w.n, sizeof *c.last);
+        c.chunks = calloc(w.n, sizeof *c.chunks);
+        const sim_engine_observer obs = {.ctx = &c, .chunk = log_chunk};
+        f->cfg.observer = &obs;
+        sim_engine_result r = simulate(f, &w);
+        assert_true(c.grows);
+        for (size_t i = 0; i < w.n; i++) {
+            assert_int_equal(c.streamed[i], r.seqs[i].output);
+            assert_int_equal(c.first[i], r.seqs[i].first_token_ns);
+            assert_int_equal(c.last[i], r.seqs[i].finish_ns);
+            if (!fe)
+                assert_int_equal(c.chunks[i], r.seqs[i].output);
+            else /* the first token alone, then every 3 (and the last): 1 + ceil((out - 1) / 3) */
+                assert_int_equal(c.chunks[i], 1 + (r.seqs[i].output - 1 + 2) / 3);
+        }
+        sim_engine_result_free(&r);
+        sim_workload_free(&w);
+        free(c.streamed);
+        free(c.first);
+        free(c.last);
+        free(c.chunks);
         free(f);
     }
 }
@@ -884,6 +942,7 @@ int main(void)
         cmocka_unit_test(test_hybrid_state_groups),
         cmocka_unit_test(test_images),
         cmocka_unit_test(test_sglang_swa_pool),
+        cmocka_unit_test(test_chunk_observer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

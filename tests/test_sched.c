@@ -97,6 +97,35 @@ static void test_max_num_seqs(void **state)
     sim_sched_free(&w.s);
 }
 
+/* An abort (a client gone): 5 requests of 8 + 3 tokens, blocks of 16 tokens, 2 may run. After
+ * one iteration 0 and 1 run (one block each) and 2, 3, 4 wait. Aborting running 1 frees its
+ * block (100 - 1 used) and aborting waiting 3 takes it out of the queue: the next iteration
+ * decodes 0 and admits 2 (the queue's order kept), and 4 comes after 2, never 3. */
+static void test_abort(void **state)
+{
+    (void)state;
+    world w;
+    setup(&w, 5, 8, 3, 100, 16, 2, 1000, true);
+    step(&w);
+    assert_int_equal(sim_kvcache_used(&w.s.kv, 0), 2);
+    assert_int_equal(sim_sched_abort(&w.s, w.seqs, 1), SIM_SEQ_RUNNING);
+    assert_int_equal(sim_kvcache_used(&w.s.kv, 0), 1);
+    assert_int_equal(sim_sched_abort(&w.s, w.seqs, 3), SIM_SEQ_WAITING);
+    assert_int_equal(sim_sched_abort(&w.s, w.seqs, 3), SIM_SEQ_DONE); /* once */
+    assert_int_equal(w.s.w_len, 2);
+    assert_true(sim_sched_blocks_conserved(&w.s, w.seqs));
+    step(&w);
+    expect(&w, 0, 0, 1);
+    expect(&w, 1, 2, 8);
+    assert_int_equal(w.n, 2);
+    step(&w); /* 0 finishes */
+    step(&w);
+    expect(&w, 0, 2, 1);
+    expect(&w, 1, 4, 8);
+    assert_int_equal(w.n, 2);
+    sim_sched_free(&w.s);
+}
+
 static void test_preemption_recomputes_the_newest(void **state)
 {
     (void)state;
@@ -421,6 +450,7 @@ int main(void)
         cmocka_unit_test(test_lpm_orders_by_cached_prefix),
         cmocka_unit_test(test_max_utilization_mixes_whole_prompts),
         cmocka_unit_test(test_largest_request_fits_32_bit_counts),
+        cmocka_unit_test(test_abort),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
