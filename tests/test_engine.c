@@ -857,6 +857,10 @@ static void test_async_admits_one_step_later(void **state)
         sim_workload_free(&one);
         sim_workload_free(&two);
         free(g);
+        free(f);
+    }
+}
+
 /* The chunk observer (the live endpoint's feed): per request, chunks with growing token counts
  * whose last holds its whole output, the first at its first_token_ns and the last at its
  * finish_ns, the client's times with a front end that streams every 3 tokens (frontend.h) as
