@@ -103,6 +103,7 @@ struct cli_dropin_line {
     const char *input_len, *output_len, *dataset, *quant, *dtype, *backend;
     const char *dataset_path;  /* vLLM's --dataset-path (burstgpt: the trace; hf: its id) */
     const char *hf_output_len; /* vLLM's --hf-output-len */
+    const char *custom_output_len; /* vLLM's --custom-output-len */
     const char *sonnet[3]; /* vLLM's --sonnet-input-len, --sonnet-output-len, --sonnet-prefix-len */
     const char *gsp[5]; /* SGLang's generated-shared-prefix: groups, per group, system, question,
                          * output lengths */

@@ -288,6 +288,14 @@ typedef struct family {
     "python3 -m sglang.bench_one_batch --model-path llama-3.1-8b --hw h100-sxm --uncertainty 0 "   \
     "--format json "
 #define TRT "trtllm-bench --model llama-3.1-8b --hw h100-sxm --uncertainty 0 --format json "
+/* the servers' launch lines alone (infersim's default workload: 1,000 random requests at once) */
+#define OUT "--hw h100-sxm --uncertainty 0 --format json "
+#define VSRV "vllm serve llama-3.1-8b " OUT
+#define VSRV_MOE "vllm serve qwen3-30b-a3b " OUT "-tp 2 "
+#define SSRV "python3 -m sglang.launch_server --model-path llama-3.1-8b " OUT
+#define SSRV_MOE "python3 -m sglang.launch_server --model-path qwen3-30b-a3b " OUT "--tp-size 2 "
+#define TSRV "trtllm-serve llama-3.1-8b " OUT
+#define TSRV_MOE "trtllm-serve qwen3-30b-a3b " OUT "--tp_size 2 "
 
 static const family families[] = {
     /* the workload (vllm bench serve, datasets.py) */
@@ -340,6 +348,24 @@ static const family families[] = {
     {"SGLang TP", ONEBATCH, "", "--tp-size 2", "tpot_ms"},
     {"SGLang CUDA graphs", ONEBATCH, "", "--disable-cuda-graph", "tpot_ms"},
     {"SGLang quantization", ONEBATCH, "", "--quantization fp8", "tpot_ms"},
+    /* the servers' deployment flags (vllm serve: arg_utils.py; launch_server: server_args.py;
+     * trtllm-serve: tensorrt_llm/commands/serve.py) */
+    {"vLLM server TP", VSRV, "", "--tensor-parallel-size 2", "mean_tpot_ms"},
+    {"vLLM server expert parallel", VSRV_MOE, "", "--enable-expert-parallel", "mean_tpot_ms"},
+    {"vLLM server all-reduce", VSRV "-tp 2 ", "", "--disable-custom-all-reduce", "mean_ttft_ms"},
+    {"vLLM server KV block", VSRV, "", "--block-size 32", "mean_tpot_ms"},
+    {"vLLM server stream interval", VSRV, "", "--stream-interval 8", "mean_ttft_ms"},
+    {"vLLM server sequences", VSRV, "", "--max-num-seqs 16", "mean_ttft_ms"},
+    {"vLLM server memory", VSRV, "", "--gpu-memory-utilization 0.3", "duration"},
+    {"SGLang server TP", SSRV, "", "--tp-size 2", "mean_tpot_ms"},
+    {"SGLang server chunk", SSRV, "", "--chunked-prefill-size 512", "mean_ttft_ms"},
+    {"SGLang server requests", SSRV, "", "--max-running-requests 16", "mean_ttft_ms"},
+    {"SGLang server memory", SSRV, "", "--mem-fraction-static 0.3", "duration"},
+    {"SGLang server expert parallel", SSRV_MOE, "", "--ep-size 2", "mean_tpot_ms"},
+    {"TensorRT-LLM server TP", TSRV, "", "--tp_size 2", "mean_tpot_ms"},
+    {"TensorRT-LLM server batch", TSRV, "", "--max_batch_size 16", "mean_ttft_ms"},
+    {"TensorRT-LLM server memory", TSRV, "", "--kv_cache_free_gpu_memory_fraction 0.1", "duration"},
+    {"TensorRT-LLM server expert parallel", TSRV_MOE, "", "--ep_size 2", "mean_tpot_ms"},
 };
 
 static void test_families(void **state)
@@ -807,6 +833,68 @@ static void test_datasets(void **state)
     assert_int_equal(run(cmd), 0);
     assert_near(key("total_input_tokens"), 20 * 800, 0); /* the GPT-4 row, drawn 20 times */
     assert_near(key("total_output_tokens"), 20 * 40, 0);
+    /* custom: vLLM's JSONL of prompts, read where its lines carry their lengths in tokens; the
+     * first --num-prompts lines; --custom-output-len sets every output, as CustomDataset does */
+    assert_int_equal(translate("vllm bench serve --model m --dataset-name custom --dataset-path "
+                               "c.jsonl --custom-output-len 32 --output-len 5",
+                               &t, &err),
+                     SIM_OK);
+    assert_true(holds(&t, "--lengths-file", "c.jsonl"));
+    assert_true(holds(&t, "--custom-output-len", "32"));
+    assert_non_null(strstr(t.no_effect, "--output-len"));
+    cli_dropin_line_free(&t);
+    assert_int_equal(translate("vllm bench serve --model m --dataset-name custom", &t, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "needs --dataset-path FILE.jsonl"));
+    assert_int_equal(translate("vllm bench serve --model m --custom-output-len 9", &t, &err),
+                     SIM_OK); /* another dataset: vLLM reads it only for custom */
+    assert_non_null(strstr(t.no_effect, "--custom-output-len"));
+    assert_false(holds(&t, "--custom-output-len", NULL));
+    cli_dropin_line_free(&t);
+    assert_int_equal(translate("vllm bench throughput --model m --dataset-name custom", &t, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "not modelled here"));
+    static const char *const custom[] = {
+        "{\"prompt\":\"Tell me a story\",\"prompt_len\":700,\"output_len\":30}\n"
+        "{\"prompt_len\":300,\"output_len\":10}\n{\"prompt_len\":5,\"output_len\":5}\n",
+        "{\"prompt\":\"What is the capital of India?\"}\n", "{\"prompt_len\":64}\n"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(line, sizeof line, "%s/c%d.jsonl", tu_tmpdir(), k);
+        f = fopen(line, "w");
+        assert_non_null(f);
+        fputs(custom[k], f);
+        fclose(f);
+    }
+    snprintf(cmd, sizeof cmd,
+             BASE "--num-prompts 2 --dataset-name custom --dataset-path %s/c0.jsonl", tu_tmpdir());
+    assert_int_equal(run(cmd), 0);
+    assert_near(key("total_input_tokens"), 700 + 300, 0);
+    assert_near(key("total_output_tokens"), 30 + 10, 0);
+    double e2el = key("mean_e2el_ms");
+    snprintf(cmd, sizeof cmd,
+             BASE "--num-prompts 2 --dataset-name custom --dataset-path %s/c0.jsonl "
+                  "--custom-output-len 200",
+             tu_tmpdir());
+    assert_int_equal(run(cmd), 0);
+    assert_near(key("total_output_tokens"), 2 * 200, 0);
+    assert_true(key("mean_e2el_ms") > e2el);
+    /* a text-only prompt (vLLM's own format) needs the tokenizer: one line naming what is
+     * needed; an output length is needed where --custom-output-len is not given */
+    snprintf(cmd, sizeof cmd, BASE "--dataset-name custom --dataset-path %s/c1.jsonl", tu_tmpdir());
+    assert_int_equal(run(cmd), 2);
+    assert_non_null(strstr(R.err, "c1.jsonl:1: expected \"input_ids\" (or \"input_len\" / "
+                                  "\"prompt_len\", the prompt's tokens): a text \"prompt\" needs a "
+                                  "tokenizer"));
+    snprintf(cmd, sizeof cmd, BASE "--dataset-name custom --dataset-path %s/c2.jsonl", tu_tmpdir());
+    assert_int_equal(run(cmd), 2);
+    assert_non_null(strstr(R.err, "c2.jsonl:1: expected \"output_tokens\" (or \"output_len\""));
+    assert_non_null(strstr(R.err, "--custom-output-len"));
+    snprintf(cmd, sizeof cmd,
+             BASE "--dataset-name custom --dataset-path %s/c2.jsonl --custom-output-len 8",
+             tu_tmpdir());
+    assert_int_equal(run(cmd), 0);
+    assert_near(key("total_input_tokens"), 64, 0);
+    assert_near(key("total_output_tokens"), 8, 0);
 }
 
 /* infersim serve --server "LINE" --bench "LINE": the deployment from one, the workload from the
