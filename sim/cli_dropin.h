@@ -207,7 +207,7 @@ extern const cli_dropin_flag cli_dropin_vllm_serve[], cli_dropin_vllm_dataset[],
     cli_dropin_vllm_engine[], cli_dropin_vllm_throughput[], cli_dropin_vllm_latency[];
 extern const cli_dropin_flag cli_dropin_sglang_serving[], cli_dropin_sglang_server[],
     cli_dropin_sglang_one_batch[];
-extern const cli_dropin_flag cli_dropin_trtllm_bench[];
+extern const cli_dropin_flag cli_dropin_trtllm_bench[], cli_dropin_trtllm_serving[];
 /* the servers' own flags (their engine arguments are the tables above) */
 extern const cli_dropin_flag cli_dropin_vllm_server[], cli_dropin_sglang_launch[],
     cli_dropin_trtllm_serve[];

@@ -48,6 +48,10 @@ const char *cli_dropin_backend_engine(const char *b)
 sim_status cli_dropin_backend(cli_dropin_line *t, const char *flag, const char *v, sim_err *err)
 {
     const char *e = cli_dropin_backend_engine(v);
+    /* an OpenAI-compatible client names no engine: the tool's own (TensorRT-LLM's
+     * benchmark_serving.py --backend openai against trtllm-serve) */
+    if (e && strncmp(v, "openai", 6) == 0)
+        e = t->tool->engine;
     if (!e)
         return sim_fail(err, SIM_EINPUT,
                         "%s: %s '%s' names an engine infersim has no profile for (it has vllm, "

@@ -296,6 +296,10 @@ typedef struct family {
 #define SSRV_MOE "python3 -m sglang.launch_server --model-path qwen3-30b-a3b " OUT "--tp-size 2 "
 #define TSRV "trtllm-serve llama-3.1-8b " OUT
 #define TSRV_MOE "trtllm-serve qwen3-30b-a3b " OUT "--tp_size 2 "
+/* TensorRT-LLM's serving benchmark (tensorrt_llm/serve/scripts/benchmark_serving.py) */
+#define TBS                                                                                        \
+    "python3 -m tensorrt_llm.serve.scripts.benchmark_serving --model llama-3.1-8b " OUT            \
+    "--num-prompts 60 --dataset-name random --random-input-len 512 --random-output-len 64 "
 
 static const family families[] = {
     /* the workload (vllm bench serve, datasets.py) */
@@ -366,6 +370,9 @@ static const family families[] = {
     {"TensorRT-LLM server batch", TSRV, "", "--max_batch_size 16", "mean_ttft_ms"},
     {"TensorRT-LLM server memory", TSRV, "", "--kv_cache_free_gpu_memory_fraction 0.1", "duration"},
     {"TensorRT-LLM server expert parallel", TSRV_MOE, "", "--ep_size 2", "mean_tpot_ms"},
+    {"TensorRT-LLM serving concurrency", TBS, "", "--max-concurrency 4", "mean_ttft_ms"},
+    {"TensorRT-LLM serving range ratio", TBS, "", "--random-range-ratio 0.5", "total_input_tokens"},
+    {"TensorRT-LLM serving rate", TBS, "", "--request-rate 4", "duration"},
 };
 
 static void test_families(void **state)
@@ -659,6 +666,18 @@ static void test_option_files(void **state)
     assert_true(holds(&t, "--kv-cache-free-gpu-mem-fraction", "0.9"));
     assert_false(holds(&t, "--kv-cache-free-gpu-mem-fraction", "0.5"));
     cli_dropin_line_free(&t);
+    /* trtllm-serve's own flag names as keys, as TensorRT-LLM's examples/configs files write them
+     * (gpt-oss-120b-throughput.yaml: tp_size, ep_size, kv_cache_free_gpu_memory_fraction) */
+    snprintf(line, sizeof line, "trtllm-serve m --tp_size 8 --extra_llm_api_options %s",
+             yaml_file("e4.yaml", "tp_size: 2\nep_size: 2\npp_size: 1\n"
+                                  "kv_cache_free_gpu_memory_fraction: 0.5\n"));
+    assert_int_equal(translate(line, &t, &err), SIM_OK);
+    assert_true(holds(&t, "--tp", "2"));
+    assert_false(holds(&t, "--tp", "8"));
+    assert_true(holds(&t, "--ep", "2"));
+    assert_true(holds(&t, "--pp", "1"));
+    assert_true(holds(&t, "--kv-cache-free-gpu-mem-fraction", "0.5"));
+    cli_dropin_line_free(&t);
     /* attention DP with the MoE layers split by TP (the default): SGLang's layout */
     snprintf(line, sizeof line, "trtllm-serve m --tp_size 4 --extra_llm_api_options %s",
              yaml_file("e2.yaml", "enable_attention_dp: true\ncuda_graph_config: null\n"
@@ -741,6 +760,43 @@ static void test_option_files(void **state)
             fail();
         }
     }
+}
+
+/* TensorRT-LLM's benchmark_serving.py: vLLM's flags, its own no-effect ones, its default dataset
+ * (sharegpt) and engine (an OpenAI client against trtllm-serve: TensorRT-LLM's profile) */
+static void test_trtllm_serving(void **state)
+{
+    (void)state;
+    cli_dropin_line t;
+    sim_err err = {{0}};
+    assert_int_equal(translate("python -m tensorrt_llm.serve.scripts.benchmark_serving --model m "
+                               "--backend openai --dataset-name random --random-input-len 1024 "
+                               "--random-output-len 1024 --random-prefix-len 0 --random-ids "
+                               "--num-prompts 160 --max-concurrency 32 --ignore-eos "
+                               "--tokenize-on-client --percentile-metrics ttft,tpot,itl,e2el",
+                               &t, &err),
+                     SIM_OK);
+    assert_true(holds(&t, "--engine", "trtllm"));
+    assert_true(holds(&t, "--dataset-name", "random"));
+    assert_true(holds(&t, "--random-input-len", "1024"));
+    assert_true(holds(&t, "--max-concurrency", "32"));
+    assert_non_null(strstr(t.no_effect, "--random-ids, --tokenize-on-client"));
+    cli_dropin_line_free(&t);
+    assert_int_equal(
+        translate("python3 -m tensorrt_llm.serve.scripts.benchmark_serving --model m", &t, &err),
+        SIM_OK);
+    assert_true(holds(&t, "--dataset-name", "sharegpt"));
+    assert_true(holds(&t, "--engine", "trtllm"));
+    cli_dropin_line_free(&t);
+    assert_int_equal(translate("python3 -m tensorrt_llm.serve.scripts.benchmark_serving --model m "
+                               "--non-streaming",
+                               &t, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--non-streaming changes the timing and is not modelled"));
+    /* vllm bench serve --backend openai stays vLLM's */
+    assert_int_equal(translate("vllm bench serve --model m --backend openai", &t, &err), SIM_OK);
+    assert_true(holds(&t, "--engine", "vllm"));
+    cli_dropin_line_free(&t);
 }
 
 /* vllm bench serve's datasets as the workloads they produce (vllm/benchmarks/datasets.py) */
@@ -988,7 +1044,8 @@ int main(void)
         cmocka_unit_test(test_no_effect), cmocka_unit_test(test_families),
         cmocka_unit_test(test_trtllm),    cmocka_unit_test(test_pair),
         cmocka_unit_test(test_yaml),      cmocka_unit_test(test_option_files),
-        cmocka_unit_test(test_datasets),  cmocka_unit_test(test_readme),
+        cmocka_unit_test(test_datasets),  cmocka_unit_test(test_trtllm_serving),
+        cmocka_unit_test(test_readme),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
