@@ -910,10 +910,12 @@ static void test_datasets(void **state)
     assert_int_equal(translate("vllm bench throughput --model m --dataset-name custom", &t, &err),
                      SIM_EINPUT);
     assert_non_null(strstr(err.msg, "not modelled here"));
-    static const char *const custom[] = {
+    static const char c0[] =
         "{\"prompt\":\"Tell me a story\",\"prompt_len\":700,\"output_len\":30}\n"
-        "{\"prompt_len\":300,\"output_len\":10}\n{\"prompt_len\":5,\"output_len\":5}\n",
-        "{\"prompt\":\"What is the capital of India?\"}\n", "{\"prompt_len\":64}\n"};
+        "{\"prompt_len\":300,\"output_len\":10}\n"
+        "{\"prompt_len\":5,\"output_len\":5}\n";
+    const char *const custom[] = {c0, "{\"prompt\":\"What is the capital of India?\"}\n",
+                                  "{\"prompt_len\":64}\n"};
     for (int k = 0; k < 3; k++) {
         snprintf(line, sizeof line, "%s/c%d.jsonl", tu_tmpdir(), k);
         f = fopen(line, "w");
