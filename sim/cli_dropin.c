@@ -12,10 +12,19 @@
 #include "cli_opt.h"
 #include "suggest.h"
 
-/* the infersim flags every tool's line may need beyond its rows: --hw, and infersim's own
- * output and report flags, taken as they are */
-static const char *const passthrough[] = {"--hw",   "--format",       "--uncertainty",
-                                          "--html", "--chrome-trace", "--engine"};
+/* the infersim flags every tool's line may need beyond its rows: --hw, infersim's own output and
+ * report flags, and a speculative config's acceptance (the engines' lines measure it, infersim
+ * is told it), taken as they are */
+static const char *const passthrough[] = {"--hw",
+                                          "--format",
+                                          "--uncertainty",
+                                          "--html",
+                                          "--chrome-trace",
+                                          "--engine",
+                                          "--spec-acceptance-rate",
+                                          "--spec-acceptance-length",
+                                          "--spec-acceptance-rates",
+                                          "--spec-acceptance-data"};
 
 static const char *const vllm_defaults_serve[] = {NULL};
 static const char *const vllm_defaults_throughput[] = {"--dataset-name", "random", NULL};

@@ -358,6 +358,10 @@ static const family families[] = {
     {"vLLM server expert parallel", VSRV_MOE, "", "--enable-expert-parallel", "mean_tpot_ms"},
     {"vLLM server all-reduce", VSRV "-tp 2 ", "", "--disable-custom-all-reduce", "mean_ttft_ms"},
     {"vLLM server KV block", VSRV, "", "--block-size 32", "mean_tpot_ms"},
+    {"vLLM server speculative config", VSRV, "",
+     "--speculative-config '{\"method\":\"ngram\",\"num_speculative_tokens\":3,"
+     "\"prompt_lookup_max\":4}' --spec-acceptance-rate 0.7",
+     "mean_tpot_ms"},
     {"vLLM server stream interval", VSRV, "", "--stream-interval 8", "mean_ttft_ms"},
     {"vLLM server sequences", VSRV, "", "--max-num-seqs 16", "mean_ttft_ms"},
     {"vLLM server memory", VSRV, "", "--gpu-memory-utilization 0.3", "duration"},
