@@ -320,11 +320,11 @@ const cli_dropin_flag cli_dropin_vllm_dataset[] = {
     MAP("--seed", NULL, VALUE, "--seed", "the lengths' and arrivals' random seed"),
     MAP("--num-prompts", NULL, VALUE, "--num-prompts", "requests"),
     CALL("--dataset-name", NULL, VALUE, dataset, "--dataset-name",
-         "random, prefix_repetition, sharegpt (its fitted lengths), sonnet, burstgpt; the others "
-         "are refused"),
+         "random, prefix_repetition, sharegpt (its fitted lengths), sonnet, burstgpt, custom "
+         "(lines with their lengths); the others are refused"),
     CALL("--dataset-path", NULL, VALUE, dataset_path, "--lengths-file",
-         "burstgpt: the trace's CSV (the others: no effect; sharegpt: its published lengths' "
-         "fit)"),
+         "burstgpt: the trace's CSV; custom: its JSONL (the others: no effect; sharegpt: its "
+         "published lengths' fit)"),
     NONE("--no-stream", FLAG, "loading the dataset"),
     NONE("--no-oversample", FLAG, "oversampling a short dataset"),
     NONE("--skip-chat-template", FLAG, "the prompt's chat template"),
