@@ -12,10 +12,19 @@
 #include "cli_opt.h"
 #include "suggest.h"
 
-/* the infersim flags every tool's line may need beyond its rows: --hw, and infersim's own
- * output and report flags, taken as they are */
-static const char *const passthrough[] = {"--hw",   "--format",       "--uncertainty",
-                                          "--html", "--chrome-trace", "--engine"};
+/* the infersim flags every tool's line may need beyond its rows: --hw, infersim's own output and
+ * report flags, and a speculative config's acceptance (the engines' lines measure it, infersim
+ * is told it), taken as they are */
+static const char *const passthrough[] = {"--hw",
+                                          "--format",
+                                          "--uncertainty",
+                                          "--html",
+                                          "--chrome-trace",
+                                          "--engine",
+                                          "--spec-acceptance-rate",
+                                          "--spec-acceptance-length",
+                                          "--spec-acceptance-rates",
+                                          "--spec-acceptance-data"};
 
 static const char *const vllm_defaults_serve[] = {NULL};
 static const char *const vllm_defaults_throughput[] = {"--dataset-name", "random", NULL};
@@ -33,6 +42,8 @@ static const char *const sglang_defaults_one_batch[] = {"--batch",      "1",  "-
  * (throughput.py's options) */
 static const char *const trtllm_defaults[] = {"--kv-cache-free-gpu-mem-fraction", "0.90",
                                               "--enable-chunked-prefill", NULL, NULL};
+/* TensorRT-LLM's benchmark_serving.py: --dataset-name sharegpt (vLLM's bench serve: random) */
+static const char *const trtllm_serving_defaults[] = {"--dataset-name", "sharegpt", NULL};
 /* trtllm-serve: --kv_cache_free_gpu_memory_fraction 0.9 (tensorrt_llm/commands/serve.py) */
 static const char *const trtllm_serve_defaults[] = {"--kv-cache-free-gpu-mem-fraction", "0.9",
                                                     NULL};
@@ -121,6 +132,17 @@ const cli_dropin_tool cli_dropin_tools[] = {
      {cli_dropin_trtllm_bench},
      trtllm_defaults_latency,
      cli_dropin_trtllm_finish},
+    {"python3 -m tensorrt_llm.serve.scripts.benchmark_serving",
+     NULL,
+     NULL,
+     false,
+     "serve",
+     "trtllm",
+     "NVIDIA/TensorRT-LLM tensorrt_llm/serve/scripts/benchmark_serving.py (vLLM's rows)",
+     CLI_DROPIN_ABBREV,
+     {cli_dropin_vllm_serve, cli_dropin_vllm_dataset, cli_dropin_trtllm_serving},
+     trtllm_serving_defaults,
+     cli_dropin_vllm_finish},
     /* the servers: their launch line alone serves infersim's default workload */
     {"vllm serve",
      NULL,

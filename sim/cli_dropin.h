@@ -103,6 +103,7 @@ struct cli_dropin_line {
     const char *input_len, *output_len, *dataset, *quant, *dtype, *backend;
     const char *dataset_path;  /* vLLM's --dataset-path (burstgpt: the trace; hf: its id) */
     const char *hf_output_len; /* vLLM's --hf-output-len */
+    const char *custom_output_len; /* vLLM's --custom-output-len */
     const char *sonnet[3]; /* vLLM's --sonnet-input-len, --sonnet-output-len, --sonnet-prefix-len */
     const char *gsp[5]; /* SGLang's generated-shared-prefix: groups, per group, system, question,
                          * output lengths */
@@ -206,7 +207,7 @@ extern const cli_dropin_flag cli_dropin_vllm_serve[], cli_dropin_vllm_dataset[],
     cli_dropin_vllm_engine[], cli_dropin_vllm_throughput[], cli_dropin_vllm_latency[];
 extern const cli_dropin_flag cli_dropin_sglang_serving[], cli_dropin_sglang_server[],
     cli_dropin_sglang_one_batch[];
-extern const cli_dropin_flag cli_dropin_trtllm_bench[];
+extern const cli_dropin_flag cli_dropin_trtllm_bench[], cli_dropin_trtllm_serving[];
 /* the servers' own flags (their engine arguments are the tables above) */
 extern const cli_dropin_flag cli_dropin_vllm_server[], cli_dropin_sglang_launch[],
     cli_dropin_trtllm_serve[];

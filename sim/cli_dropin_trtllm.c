@@ -84,6 +84,20 @@ static sim_status extra_options(cli_dropin_line *t, const char *f, const char *v
     return SIM_OK;
 }
 
+/* TensorRT-LLM's serving benchmark (tensorrt_llm/serve/scripts/benchmark_serving.py, a fork of
+ * vLLM's benchmark_serving.py, NVIDIA/TensorRT-LLM@f61d71d9): vLLM's rows, plus its own. Its
+ * random prompts are token ids or ShareGPT text cut to the lengths asked, tokenized where the
+ * flags say; infersim's requests have those lengths either way. */
+const cli_dropin_flag cli_dropin_trtllm_serving[] = {
+    NONE("--random-ids", FLAG, "random token ids instead of ShareGPT text (the same lengths)"),
+    NONE("--tokenize-on-client", FLAG, "where the random prompts are tokenized (the same lengths)"),
+    NONE("--download-path", VALUE, "where ShareGPT is downloaded"),
+    NONE("--download-timeout", VALUE, "the dataset download's timeout"),
+    NONE("--custom-tokenizer", VALUE, "the tokenizer class"),
+    NONE("--no-test-input", FLAG, "the test request before the run"),
+    REFUSE("--non-streaming", FLAG, "responses in one piece (infersim times streamed ones)"),
+    END};
+
 const cli_dropin_flag cli_dropin_trtllm_bench[] = {
     /* the command group's */
     MAP("--model", "-m", VALUE, "--model", "the model (its Hugging Face name)"),
@@ -325,9 +339,18 @@ const cli_dropin_flag cli_dropin_trtllm_options[] = {
     MAP("max_batch_size", NULL, VALUE, "--max-batch-size", "requests per iteration"),
     MAP("max_num_tokens", NULL, VALUE, "--max-num-tokens", "tokens per iteration"),
     MAP("max_seq_len", NULL, VALUE, "--max-model-len", "the context limit"),
+    /* tp_size, pp_size, ep_size and kv_cache_free_gpu_memory_fraction: trtllm-serve's flag names,
+     * as the shipped option files write them (examples/configs/gpt-oss-120b-throughput.yaml
+     * @16b3ea33, qwen3.yaml@deecf64; docs/source/deployment-guide/
+     * deployment-guide-for-gpt-oss-on-trtllm.md@03e4d74f lists them as YAML options) */
     MAP("tensor_parallel_size", NULL, VALUE, "--tp", "tensor-parallel GPUs"),
+    MAP("tp_size", NULL, VALUE, "--tp", "tensor-parallel GPUs"),
     MAP("pipeline_parallel_size", NULL, VALUE, "--pp", "pipeline stages"),
+    MAP("pp_size", NULL, VALUE, "--pp", "pipeline stages"),
     MAP("moe_expert_parallel_size", NULL, VALUE, "--ep", "expert-parallel GPUs"),
+    MAP("ep_size", NULL, VALUE, "--ep", "expert-parallel GPUs"),
+    MAP("kv_cache_free_gpu_memory_fraction", NULL, VALUE, "--kv-cache-free-gpu-mem-fraction",
+        "KV cache share of the free memory"),
     CALL("enable_attention_dp", NULL, FLAG, y_attention_dp, "--dp-attention, --dp",
          "attention data-parallel over the TP ranks"),
     CALL("enable_chunked_prefill", NULL, FLAG, y_chunked,

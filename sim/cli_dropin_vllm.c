@@ -48,6 +48,10 @@ const char *cli_dropin_backend_engine(const char *b)
 sim_status cli_dropin_backend(cli_dropin_line *t, const char *flag, const char *v, sim_err *err)
 {
     const char *e = cli_dropin_backend_engine(v);
+    /* an OpenAI-compatible client names no engine: the tool's own (TensorRT-LLM's
+     * benchmark_serving.py --backend openai against trtllm-serve) */
+    if (e && strncmp(v, "openai", 6) == 0)
+        e = t->tool->engine;
     if (!e)
         return sim_fail(err, SIM_EINPUT,
                         "%s: %s '%s' names an engine infersim has no profile for (it has vllm, "
@@ -99,25 +103,27 @@ static sim_status output_len(cli_dropin_line *t, const char *f, const char *v, s
 /* --dataset-name: the workloads vLLM's datasets produce (vllm/benchmarks/datasets.py): random,
  * prefix_repetition, sharegpt (its fitted lengths), sonnet (a shared prefix of poem lines and
  * lines drawn at random after it: prefix_repetition with one prefix), burstgpt (the trace's GPT-4
- * rows, --dataset-path); the prompts of custom and hf are text, counted by a tokenizer */
+ * rows, --dataset-path), custom (a JSONL file of prompts, --dataset-path: read when its lines carry
+ * their lengths in tokens, lenfile.h); the prompts of spec_bench and hf are text, counted by a
+ * tokenizer */
 static sim_status dataset(cli_dropin_line *t, const char *f, const char *v, sim_err *err)
 {
     static const char *const ok[] = {
-        "random", "prefix_repetition", "sharegpt", "sonnet", "burstgpt", "hf", NULL};
-    static const char *const text[] = {"custom", "spec_bench", NULL};
+        "random", "prefix_repetition", "sharegpt", "sonnet", "burstgpt", "hf", "custom", NULL};
+    static const char *const text[] = {"spec_bench", NULL};
     if (pick(v, text) >= 0)
         return sim_fail(err, SIM_EINPUT,
                         "%s: %s %s changes the timing and is not modelled (its prompts are text: "
                         "their lengths need the model's tokenizer; give them as a --lengths-file "
                         "or take a dataset infersim simulates: random, prefix_repetition, "
-                        "sharegpt, sonnet, burstgpt)",
+                        "sharegpt, sonnet, burstgpt, custom)",
                         t->tool->words, f, v);
     int i = pick(v, ok);
     if (i < 0)
         return sim_fail(err, SIM_EINPUT,
                         "%s: %s %s changes the timing and is not modelled (infersim simulates "
-                        "random, prefix_repetition, sharegpt's fitted lengths, sonnet and "
-                        "burstgpt)",
+                        "random, prefix_repetition, sharegpt's fitted lengths, sonnet, "
+                        "burstgpt and custom)",
                         t->tool->words, f, v);
     if (i >= 3 && strcmp(t->tool->words, "vllm bench serve") != 0)
         return sim_fail(err, SIM_EINPUT,
@@ -142,6 +148,16 @@ static sim_status hf_output_len(cli_dropin_line *t, const char *f, const char *v
     sim_status st = cli_dropin_count(f, v, &n, err);
     if (!st)
         t->hf_output_len = v;
+    return st;
+}
+
+/* --custom-output-len: every output N tokens of the custom dataset (its lines' own otherwise) */
+static sim_status custom_output_len(cli_dropin_line *t, const char *f, const char *v, sim_err *err)
+{
+    int64_t n;
+    sim_status st = cli_dropin_count(f, v, &n, err);
+    if (!st)
+        t->custom_output_len = v;
     return st;
 }
 
@@ -304,11 +320,11 @@ const cli_dropin_flag cli_dropin_vllm_dataset[] = {
     MAP("--seed", NULL, VALUE, "--seed", "the lengths' and arrivals' random seed"),
     MAP("--num-prompts", NULL, VALUE, "--num-prompts", "requests"),
     CALL("--dataset-name", NULL, VALUE, dataset, "--dataset-name",
-         "random, prefix_repetition, sharegpt (its fitted lengths), sonnet, burstgpt; the others "
-         "are refused"),
+         "random, prefix_repetition, sharegpt (its fitted lengths), sonnet, burstgpt, custom "
+         "(lines with their lengths); the others are refused"),
     CALL("--dataset-path", NULL, VALUE, dataset_path, "--lengths-file",
-         "burstgpt: the trace's CSV (the others: no effect; sharegpt: its published lengths' "
-         "fit)"),
+         "burstgpt: the trace's CSV; custom: its JSONL (the others: no effect; sharegpt: its "
+         "published lengths' fit)"),
     NONE("--no-stream", FLAG, "loading the dataset"),
     NONE("--no-oversample", FLAG, "oversampling a short dataset"),
     NONE("--skip-chat-template", FLAG, "the prompt's chat template"),
@@ -331,7 +347,8 @@ const cli_dropin_flag cli_dropin_vllm_dataset[] = {
         "output tokens"),
     MAP("--sharegpt-output-len", NULL, VALUE, "--sharegpt-output-len",
         "every output N tokens over ShareGPT's prompt lengths"),
-    REFUSE("--custom-output-len", VALUE, "the custom dataset"),
+    CALL("--custom-output-len", NULL, VALUE, custom_output_len, "--custom-output-len",
+         "custom: every output N tokens (the lines' output_len otherwise)"),
     CALL("--sonnet-input-len", NULL, VALUE, sonnet, "--prefix-repetition-suffix-len",
          "sonnet: prompt tokens (default 550)"),
     CALL("--sonnet-output-len", NULL, VALUE, sonnet, "--prefix-repetition-output-len",
@@ -542,6 +559,28 @@ static sim_status sonnet_workload(cli_dropin_line *t, sim_err *err)
     return st;
 }
 
+/* CustomDataset (datasets.py): the first --num-prompts lines of a JSONL file of {"prompt": TEXT},
+ * each prompt's tokens counted by the tokenizer, every output --custom-output-len. infersim has no
+ * tokenizer: each line must carry its prompt's tokens ("prompt_len", lenfile.h) and, unless
+ * --custom-output-len is given, its output's ("output_len"); a text-only line is refused, naming
+ * it. --input-len and --output-len set none of it (serve.py passes custom_output_len). */
+static sim_status custom_workload(cli_dropin_line *t, sim_err *err)
+{
+    if (!t->dataset_path)
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: --dataset-name custom: needs --dataset-path FILE.jsonl (one "
+                        "{\"prompt_len\": N, \"output_len\": M} a line)",
+                        t->tool->words);
+    sim_status st = cli_dropin_push(t, "--lengths-file", t->dataset_path, err);
+    if (!st && t->custom_output_len)
+        st = cli_dropin_push(t, "--custom-output-len", t->custom_output_len, err);
+    if (!st && t->input_len)
+        st = add_none(t, "--input-len");
+    if (!st && t->output_len)
+        st = add_none(t, "--output-len");
+    return st;
+}
+
 sim_status cli_dropin_vllm_finish(cli_dropin_line *t, sim_err *err)
 {
     sim_status st = SIM_OK;
@@ -576,8 +615,13 @@ sim_status cli_dropin_vllm_finish(cli_dropin_line *t, sim_err *err)
         return st;
     const char *ds = t->dataset ? t->dataset : "random";
     bool sonnet = strcmp(ds, "sonnet") == 0, burst = strcmp(ds, "burstgpt") == 0;
-    if (t->dataset_path && !burst && strcmp(ds, "hf") != 0)
+    bool custom = strcmp(ds, "custom") == 0;
+    if (t->dataset_path && !burst && !custom && strcmp(ds, "hf") != 0)
         st = add_none(t, "--dataset-path");
+    if (!st && t->custom_output_len && !custom)
+        st = add_none(t, "--custom-output-len");
+    if (!st && custom)
+        return custom_workload(t, err);
     for (int k = 0; !st && !sonnet && k < 3; k++)
         if (t->sonnet[k])
             return sim_fail(err, SIM_EINPUT, "%s: --sonnet-*: needs --dataset-name sonnet",

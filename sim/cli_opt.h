@@ -94,6 +94,7 @@ typedef struct cli_opts {
     double range_floor;       /* --random-range-floor: SGLang's random lengths */
     const char *lengths_file; /* --lengths-file: trtllm-bench's dataset file (lenfile.h) */
     int64_t sharegpt_out;     /* --sharegpt-output-len: fixed outputs over a dataset's prompts */
+    int64_t custom_out;       /* --custom-output-len: fixed outputs over --lengths-file's prompts */
     const char *server_line, *bench_line; /* --server, --bench: expanded by cli.c (cli_dropin.h) */
     double rate_low; /* --request-rate LO:HI (plan only): LO, and rate is HI; 0: no range */
     bool no_chunked;

@@ -187,7 +187,11 @@ const cli_opt_def cli_opt_table[] = {
     O("--lengths-file", CLI_OPT_STR, lengths_file, 0, 0, CLI_OPT_CMD_SERVE,
       "request lengths from a JSON-lines file: trtllm-bench's --dataset (input_ids or input_len, "
       "output_tokens per line); --num-prompts keeps the first N; or a BurstGPT CSV (its GPT-4 "
-      "rows, --num-prompts drawn with --seed)"),
+      "rows, --num-prompts drawn with --seed); vLLM's custom dataset once its lines carry "
+      "prompt_len (and output_len)"),
+    O("--custom-output-len", CLI_OPT_INT, custom_out, 1, 1 << 26, CLI_OPT_CMD_SERVE,
+      "every request of --lengths-file generates N tokens, its lines' prompts kept (vLLM's flag "
+      "for its custom dataset)"),
     O("--request-rate", CLI_OPT_RATE, rate, 0, 1e9, CLI_OPT_CMD_SERVE,
       "requests/s, or inf to send all at t = 0 (default inf); plan: the target, or a range "
       "LO:HI"),

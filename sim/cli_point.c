@@ -164,6 +164,10 @@ static sim_status check_workload_flags(const cli_opts *o, sim_err *err)
         return sim_fail(err, SIM_EINPUT,
                         "--sharegpt-output-len: needs a public dataset's --dataset-name "
                         "(sharegpt, ...); with random use --random-output-len");
+    if (cli_opt_given(o, "--custom-output-len") && !o->lengths_file)
+        return sim_fail(err, SIM_EINPUT,
+                        "--custom-output-len: needs --lengths-file (vLLM's custom dataset, "
+                        "--dataset-path)");
     if (o->lengths_file) {
         static const char *const other[] = {"--trace", "--dataset-name", "--random-input-len",
                                             "--random-output-len", "--random-range-ratio",
@@ -278,7 +282,10 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
         /* every request's lengths from the file, the arrivals as a synthetic stream's */
         cli_load_resolve_in(cache, CLI_LOAD_TRACE, o->lengths_file, path, sizeof path);
         sim_lenfile f;
-        sim_status lst = sim_lenfile_load(path, cli_opt_trace_limit(o), &f, err);
+        sim_status lst = sim_lenfile_load(path, cli_opt_trace_limit(o),
+                                          cli_opt_given(o, "--custom-output-len") ? o->custom_out
+                                                                                  : 0,
+                                          &f, err);
         if (lst)
             return lst;
         /* a BurstGPT trace: --num-prompts of its rows drawn with the seed (vLLM's sample) */

@@ -30,9 +30,10 @@ static int64_t count_field(const cJSON *o, const char *key, const char *path, in
     return (int64_t)x;
 }
 
-/* One line's lengths into *in, *out. */
-static sim_status parse_line(const cJSON *o, const char *path, int64_t line, int64_t *in,
-                             int64_t *out, sim_err *err)
+/* One line's lengths into *in, *out; every_out > 0: every output is that (the line need not give
+ * one). */
+static sim_status parse_line(const cJSON *o, const char *path, int64_t line, int64_t every_out,
+                             int64_t *in, int64_t *out, sim_err *err)
 {
     if (!cJSON_IsObject(o))
         return sim_fail(err, SIM_EINPUT, "%s:%lld: expected a JSON object a line", path,
@@ -53,11 +54,16 @@ static sim_status parse_line(const cJSON *o, const char *path, int64_t line, int
             return SIM_EINPUT;
         if (*in == -1)
             return sim_fail(err, SIM_EINPUT,
-                            "%s:%lld: expected \"input_ids\" (or \"input_len\"): %s", path,
-                            (long long)line,
+                            "%s:%lld: expected \"input_ids\" (or \"input_len\" / \"prompt_len\", "
+                            "the prompt's tokens)%s",
+                            path, (long long)line,
                             cJSON_GetObjectItemCaseSensitive(o, "prompt")
-                                ? "a text \"prompt\" needs a tokenizer to count its tokens"
-                                : "the prompt's tokens");
+                                ? ": a text \"prompt\" needs a tokenizer to count its tokens"
+                                : "");
+    }
+    if (every_out > 0) {
+        *out = every_out;
+        return SIM_OK;
     }
     *out = count_field(o, "output_tokens", path, line, err);
     if (*out == -1)
@@ -65,7 +71,9 @@ static sim_status parse_line(const cJSON *o, const char *path, int64_t line, int
     if (*out == -2)
         return SIM_EINPUT;
     if (*out == -1)
-        return sim_fail(err, SIM_EINPUT, "%s:%lld: expected \"output_tokens\" (a whole number)",
+        return sim_fail(err, SIM_EINPUT,
+                        "%s:%lld: expected \"output_tokens\" (or \"output_len\", a whole "
+                        "number; or every output's tokens from --custom-output-len)",
                         path, (long long)line);
     return SIM_OK;
 }
@@ -184,7 +192,8 @@ static sim_status load_burstgpt(sim_lines *r, char *header, const char *path, si
     return st;
 }
 
-sim_status sim_lenfile_load(const char *path, int64_t limit, sim_lenfile *out, sim_err *err)
+sim_status sim_lenfile_load(const char *path, int64_t limit, int64_t every_out, sim_lenfile *out,
+                            sim_err *err)
 {
     memset(out, 0, sizeof *out);
     sim_lines r;
@@ -213,7 +222,7 @@ sim_status sim_lenfile_load(const char *path, int64_t limit, sim_lenfile *out, s
             break;
         }
         int64_t in = 0, outl = 0;
-        st = parse_line(o, path, r.lineno, &in, &outl, err);
+        st = parse_line(o, path, r.lineno, every_out, &in, &outl, err);
         cJSON_Delete(o);
         if (!st)
             st = append(out, &cap, in, outl, path, err);
@@ -221,6 +230,8 @@ sim_status sim_lenfile_load(const char *path, int64_t limit, sim_lenfile *out, s
             break;
     }
     sim_lines_close(&r);
+    for (size_t i = 0; !st && every_out > 0 && i < out->n; i++) /* a BurstGPT trace's too */
+        out->output_len[i] = every_out;
     if (!st && out->n == 0)
         st = sim_fail(err, SIM_EINPUT, "%s: no requests (expected one JSON object a line)", path);
     if (st)

@@ -5,8 +5,10 @@
  * write them (tensorrt_llm/bench/utils/data.py, create_dataset_from_stream: "input_ids", a list of
  * token ids, and "output_tokens", the tokens to generate; "task_id" and the rest are not read).
  * A line may give the prompt's length as a number instead of its ids: "input_len" (or
- * "prompt_len"), and "output_len" for "output_tokens". A prompt given only as text ("prompt")
- * needs a tokenizer to count it and is refused, naming the line. Blank lines are skipped.
+ * "prompt_len"), and "output_len" for "output_tokens". This is also how vLLM's custom dataset
+ * (vllm bench serve --dataset-name custom: one {"prompt": TEXT} a line) is read once its lines
+ * carry their lengths. A prompt given only as text ("prompt") needs a tokenizer to count it and
+ * is refused, naming the line. Blank lines are skipped.
  *
  * A file whose first line is a CSV header (comma-separated, no '{') is a BurstGPT trace (HPMLL/
  * BurstGPT: Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type): its rows are
@@ -16,7 +18,7 @@
  *
  * Example (const char *path, sim_err *err):
  *   sim_lenfile f;
- *   sim_status st = sim_lenfile_load(path, 0, &f, err);
+ *   sim_status st = sim_lenfile_load(path, 0, 0, &f, err);
  *   if (st)
  *       return st;
  *   ... f.n requests: f.input_len[i], f.output_len[i], each >= 1 ...
@@ -38,9 +40,11 @@ typedef struct sim_lenfile {
 } sim_lenfile;
 
 /* Reads path; limit > 0 keeps the first `limit` requests of a JSON-lines file (a BurstGPT trace
- * is read whole). Errors name the file, the line, the field and what was expected; an empty file
+ * is read whole). every_out > 0 makes every request's output that many tokens, and a JSON line
+ * need not give one (vLLM's --custom-output-len over its custom dataset); 0 keeps the file's. Errors name the file, the line, the field and what was expected; an empty file
  * is one. */
-sim_status sim_lenfile_load(const char *path, int64_t limit, sim_lenfile *out, sim_err *err);
+sim_status sim_lenfile_load(const char *path, int64_t limit, int64_t every_out, sim_lenfile *out,
+                            sim_err *err);
 
 /* Replaces f's requests by n drawn from them with `seed`, as pandas' DataFrame.sample draws
  * vLLM's BurstGPT requests (alike in distribution, not row for row): without replacement when

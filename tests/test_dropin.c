@@ -288,6 +288,18 @@ typedef struct family {
     "python3 -m sglang.bench_one_batch --model-path llama-3.1-8b --hw h100-sxm --uncertainty 0 "   \
     "--format json "
 #define TRT "trtllm-bench --model llama-3.1-8b --hw h100-sxm --uncertainty 0 --format json "
+/* the servers' launch lines alone (infersim's default workload: 1,000 random requests at once) */
+#define OUT "--hw h100-sxm --uncertainty 0 --format json "
+#define VSRV "vllm serve llama-3.1-8b " OUT
+#define VSRV_MOE "vllm serve qwen3-30b-a3b " OUT "-tp 2 "
+#define SSRV "python3 -m sglang.launch_server --model-path llama-3.1-8b " OUT
+#define SSRV_MOE "python3 -m sglang.launch_server --model-path qwen3-30b-a3b " OUT "--tp-size 2 "
+#define TSRV "trtllm-serve llama-3.1-8b " OUT
+#define TSRV_MOE "trtllm-serve qwen3-30b-a3b " OUT "--tp_size 2 "
+/* TensorRT-LLM's serving benchmark (tensorrt_llm/serve/scripts/benchmark_serving.py) */
+#define TBS                                                                                        \
+    "python3 -m tensorrt_llm.serve.scripts.benchmark_serving --model llama-3.1-8b " OUT            \
+    "--num-prompts 60 --dataset-name random --random-input-len 512 --random-output-len 64 "
 
 static const family families[] = {
     /* the workload (vllm bench serve, datasets.py) */
@@ -340,6 +352,31 @@ static const family families[] = {
     {"SGLang TP", ONEBATCH, "", "--tp-size 2", "tpot_ms"},
     {"SGLang CUDA graphs", ONEBATCH, "", "--disable-cuda-graph", "tpot_ms"},
     {"SGLang quantization", ONEBATCH, "", "--quantization fp8", "tpot_ms"},
+    /* the servers' deployment flags (vllm serve: arg_utils.py; launch_server: server_args.py;
+     * trtllm-serve: tensorrt_llm/commands/serve.py) */
+    {"vLLM server TP", VSRV, "", "--tensor-parallel-size 2", "mean_tpot_ms"},
+    {"vLLM server expert parallel", VSRV_MOE, "", "--enable-expert-parallel", "mean_tpot_ms"},
+    {"vLLM server all-reduce", VSRV "-tp 2 ", "", "--disable-custom-all-reduce", "mean_ttft_ms"},
+    {"vLLM server KV block", VSRV, "", "--block-size 32", "mean_tpot_ms"},
+    {"vLLM server speculative config", VSRV, "",
+     "--speculative-config '{\"method\":\"ngram\",\"num_speculative_tokens\":3,"
+     "\"prompt_lookup_max\":4}' --spec-acceptance-rate 0.7",
+     "mean_tpot_ms"},
+    {"vLLM server stream interval", VSRV, "", "--stream-interval 8", "mean_ttft_ms"},
+    {"vLLM server sequences", VSRV, "", "--max-num-seqs 16", "mean_ttft_ms"},
+    {"vLLM server memory", VSRV, "", "--gpu-memory-utilization 0.3", "duration"},
+    {"SGLang server TP", SSRV, "", "--tp-size 2", "mean_tpot_ms"},
+    {"SGLang server chunk", SSRV, "", "--chunked-prefill-size 512", "mean_ttft_ms"},
+    {"SGLang server requests", SSRV, "", "--max-running-requests 16", "mean_ttft_ms"},
+    {"SGLang server memory", SSRV, "", "--mem-fraction-static 0.3", "duration"},
+    {"SGLang server expert parallel", SSRV_MOE, "", "--ep-size 2", "mean_tpot_ms"},
+    {"TensorRT-LLM server TP", TSRV, "", "--tp_size 2", "mean_tpot_ms"},
+    {"TensorRT-LLM server batch", TSRV, "", "--max_batch_size 16", "mean_ttft_ms"},
+    {"TensorRT-LLM server memory", TSRV, "", "--kv_cache_free_gpu_memory_fraction 0.1", "duration"},
+    {"TensorRT-LLM server expert parallel", TSRV_MOE, "", "--ep_size 2", "mean_tpot_ms"},
+    {"TensorRT-LLM serving concurrency", TBS, "", "--max-concurrency 4", "mean_ttft_ms"},
+    {"TensorRT-LLM serving range ratio", TBS, "", "--random-range-ratio 0.5", "total_input_tokens"},
+    {"TensorRT-LLM serving rate", TBS, "", "--request-rate 4", "duration"},
 };
 
 static void test_families(void **state)
@@ -633,6 +670,18 @@ static void test_option_files(void **state)
     assert_true(holds(&t, "--kv-cache-free-gpu-mem-fraction", "0.9"));
     assert_false(holds(&t, "--kv-cache-free-gpu-mem-fraction", "0.5"));
     cli_dropin_line_free(&t);
+    /* trtllm-serve's own flag names as keys, as TensorRT-LLM's examples/configs files write them
+     * (gpt-oss-120b-throughput.yaml: tp_size, ep_size, kv_cache_free_gpu_memory_fraction) */
+    snprintf(line, sizeof line, "trtllm-serve m --tp_size 8 --extra_llm_api_options %s",
+             yaml_file("e4.yaml", "tp_size: 2\nep_size: 2\npp_size: 1\n"
+                                  "kv_cache_free_gpu_memory_fraction: 0.5\n"));
+    assert_int_equal(translate(line, &t, &err), SIM_OK);
+    assert_true(holds(&t, "--tp", "2"));
+    assert_false(holds(&t, "--tp", "8"));
+    assert_true(holds(&t, "--ep", "2"));
+    assert_true(holds(&t, "--pp", "1"));
+    assert_true(holds(&t, "--kv-cache-free-gpu-mem-fraction", "0.5"));
+    cli_dropin_line_free(&t);
     /* attention DP with the MoE layers split by TP (the default): SGLang's layout */
     snprintf(line, sizeof line, "trtllm-serve m --tp_size 4 --extra_llm_api_options %s",
              yaml_file("e2.yaml", "enable_attention_dp: true\ncuda_graph_config: null\n"
@@ -718,6 +767,43 @@ static void test_option_files(void **state)
             fail();
         }
     }
+}
+
+/* TensorRT-LLM's benchmark_serving.py: vLLM's flags, its own no-effect ones, its default dataset
+ * (sharegpt) and engine (an OpenAI client against trtllm-serve: TensorRT-LLM's profile) */
+static void test_trtllm_serving(void **state)
+{
+    (void)state;
+    cli_dropin_line t;
+    sim_err err = {{0}};
+    assert_int_equal(translate("python -m tensorrt_llm.serve.scripts.benchmark_serving --model m "
+                               "--backend openai --dataset-name random --random-input-len 1024 "
+                               "--random-output-len 1024 --random-prefix-len 0 --random-ids "
+                               "--num-prompts 160 --max-concurrency 32 --ignore-eos "
+                               "--tokenize-on-client --percentile-metrics ttft,tpot,itl,e2el",
+                               &t, &err),
+                     SIM_OK);
+    assert_true(holds(&t, "--engine", "trtllm"));
+    assert_true(holds(&t, "--dataset-name", "random"));
+    assert_true(holds(&t, "--random-input-len", "1024"));
+    assert_true(holds(&t, "--max-concurrency", "32"));
+    assert_non_null(strstr(t.no_effect, "--random-ids, --tokenize-on-client"));
+    cli_dropin_line_free(&t);
+    assert_int_equal(
+        translate("python3 -m tensorrt_llm.serve.scripts.benchmark_serving --model m", &t, &err),
+        SIM_OK);
+    assert_true(holds(&t, "--dataset-name", "sharegpt"));
+    assert_true(holds(&t, "--engine", "trtllm"));
+    cli_dropin_line_free(&t);
+    assert_int_equal(translate("python3 -m tensorrt_llm.serve.scripts.benchmark_serving --model m "
+                               "--non-streaming",
+                               &t, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "--non-streaming changes the timing and is not modelled"));
+    /* vllm bench serve --backend openai stays vLLM's */
+    assert_int_equal(translate("vllm bench serve --model m --backend openai", &t, &err), SIM_OK);
+    assert_true(holds(&t, "--engine", "vllm"));
+    cli_dropin_line_free(&t);
 }
 
 /* vllm bench serve's datasets as the workloads they produce (vllm/benchmarks/datasets.py) */
@@ -810,6 +896,70 @@ static void test_datasets(void **state)
     assert_int_equal(run(cmd), 0);
     assert_near(key("total_input_tokens"), 20 * 800, 0); /* the GPT-4 row, drawn 20 times */
     assert_near(key("total_output_tokens"), 20 * 40, 0);
+    /* custom: vLLM's JSONL of prompts, read where its lines carry their lengths in tokens; the
+     * first --num-prompts lines; --custom-output-len sets every output, as CustomDataset does */
+    assert_int_equal(translate("vllm bench serve --model m --dataset-name custom --dataset-path "
+                               "c.jsonl --custom-output-len 32 --output-len 5",
+                               &t, &err),
+                     SIM_OK);
+    assert_true(holds(&t, "--lengths-file", "c.jsonl"));
+    assert_true(holds(&t, "--custom-output-len", "32"));
+    assert_non_null(strstr(t.no_effect, "--output-len"));
+    cli_dropin_line_free(&t);
+    assert_int_equal(translate("vllm bench serve --model m --dataset-name custom", &t, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "needs --dataset-path FILE.jsonl"));
+    assert_int_equal(translate("vllm bench serve --model m --custom-output-len 9", &t, &err),
+                     SIM_OK); /* another dataset: vLLM reads it only for custom */
+    assert_non_null(strstr(t.no_effect, "--custom-output-len"));
+    assert_false(holds(&t, "--custom-output-len", NULL));
+    cli_dropin_line_free(&t);
+    assert_int_equal(translate("vllm bench throughput --model m --dataset-name custom", &t, &err),
+                     SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "not modelled here"));
+    static const char c0[] =
+        "{\"prompt\":\"Tell me a story\",\"prompt_len\":700,\"output_len\":30}\n"
+        "{\"prompt_len\":300,\"output_len\":10}\n"
+        "{\"prompt_len\":5,\"output_len\":5}\n";
+    const char *const custom[] = {c0, "{\"prompt\":\"What is the capital of India?\"}\n",
+                                  "{\"prompt_len\":64}\n"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(line, sizeof line, "%s/c%d.jsonl", tu_tmpdir(), k);
+        f = fopen(line, "w");
+        assert_non_null(f);
+        fputs(custom[k], f);
+        fclose(f);
+    }
+    snprintf(cmd, sizeof cmd,
+             BASE "--num-prompts 2 --dataset-name custom --dataset-path %s/c0.jsonl", tu_tmpdir());
+    assert_int_equal(run(cmd), 0);
+    assert_near(key("total_input_tokens"), 700 + 300, 0);
+    assert_near(key("total_output_tokens"), 30 + 10, 0);
+    double e2el = key("mean_e2el_ms");
+    snprintf(cmd, sizeof cmd,
+             BASE "--num-prompts 2 --dataset-name custom --dataset-path %s/c0.jsonl "
+                  "--custom-output-len 200",
+             tu_tmpdir());
+    assert_int_equal(run(cmd), 0);
+    assert_near(key("total_output_tokens"), 2 * 200, 0);
+    assert_true(key("mean_e2el_ms") > e2el);
+    /* a text-only prompt (vLLM's own format) needs the tokenizer: one line naming what is
+     * needed; an output length is needed where --custom-output-len is not given */
+    snprintf(cmd, sizeof cmd, BASE "--dataset-name custom --dataset-path %s/c1.jsonl", tu_tmpdir());
+    assert_int_equal(run(cmd), 2);
+    assert_non_null(strstr(R.err, "c1.jsonl:1: expected \"input_ids\" (or \"input_len\" / "
+                                  "\"prompt_len\", the prompt's tokens): a text \"prompt\" needs a "
+                                  "tokenizer"));
+    snprintf(cmd, sizeof cmd, BASE "--dataset-name custom --dataset-path %s/c2.jsonl", tu_tmpdir());
+    assert_int_equal(run(cmd), 2);
+    assert_non_null(strstr(R.err, "c2.jsonl:1: expected \"output_tokens\" (or \"output_len\""));
+    assert_non_null(strstr(R.err, "--custom-output-len"));
+    snprintf(cmd, sizeof cmd,
+             BASE "--dataset-name custom --dataset-path %s/c2.jsonl --custom-output-len 8",
+             tu_tmpdir());
+    assert_int_equal(run(cmd), 0);
+    assert_near(key("total_input_tokens"), 64, 0);
+    assert_near(key("total_output_tokens"), 8, 0);
 }
 
 /* infersim serve --server "LINE" --bench "LINE": the deployment from one, the workload from the
@@ -923,7 +1073,8 @@ int main(void)
         cmocka_unit_test(test_no_effect), cmocka_unit_test(test_families),
         cmocka_unit_test(test_trtllm),    cmocka_unit_test(test_pair),
         cmocka_unit_test(test_yaml),      cmocka_unit_test(test_option_files),
-        cmocka_unit_test(test_datasets),  cmocka_unit_test(test_readme),
+        cmocka_unit_test(test_datasets),  cmocka_unit_test(test_trtllm_serving),
+        cmocka_unit_test(test_readme),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -100,7 +100,7 @@ static void test_lenfile(void **state)
                                  "\n"
                                  "{\"input_len\":10,\"output_len\":2}\n"
                                  "{\"prompt_len\":7,\"output_tokens\":1,\"logits\":[]}\n");
-    assert_int_equal(sim_lenfile_load(p, 0, &f, &err), SIM_OK);
+    assert_int_equal(sim_lenfile_load(p, 0, 0, &f, &err), SIM_OK);
     assert_int_equal(f.n, 3);
     assert_int_equal(f.input_len[0], 3);
     assert_int_equal(f.output_len[0], 4);
@@ -108,9 +108,24 @@ static void test_lenfile(void **state)
     assert_int_equal(f.output_len[1], 2);
     assert_int_equal(f.input_len[2], 7);
     sim_lenfile_free(&f);
-    assert_int_equal(sim_lenfile_load(p, 2, &f, &err), SIM_OK); /* the first 2 */
+    assert_int_equal(sim_lenfile_load(p, 2, 0, &f, &err), SIM_OK); /* the first 2 */
     assert_int_equal(f.n, 2);
     sim_lenfile_free(&f);
+    /* every_out (--custom-output-len): every output that many tokens, the file's replaced, and a
+     * line need not give one (vLLM's custom dataset: prompts only) */
+    assert_int_equal(sim_lenfile_load(p, 0, 9, &f, &err), SIM_OK);
+    assert_int_equal(f.n, 3);
+    for (size_t i = 0; i < f.n; i++)
+        assert_int_equal(f.output_len[i], 9);
+    assert_int_equal(f.input_len[1], 10);
+    sim_lenfile_free(&f);
+    const char *q = lenfile_text("custom.jsonl", "{\"prompt\":\"hi\",\"prompt_len\":12}\n");
+    assert_int_equal(sim_lenfile_load(q, 0, 5, &f, &err), SIM_OK);
+    assert_int_equal(f.input_len[0], 12);
+    assert_int_equal(f.output_len[0], 5);
+    sim_lenfile_free(&f);
+    assert_int_equal(sim_lenfile_load(q, 0, 0, &f, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "custom.jsonl:1: expected \"output_tokens\" (or \"output_len\""));
     static const struct {
         const char *text, *msg;
     } bad[] = {
@@ -124,7 +139,7 @@ static void test_lenfile(void **state)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         p = lenfile_text("bad.jsonl", bad[i].text);
-        assert_int_equal(sim_lenfile_load(p, 0, &f, &err), SIM_EINPUT);
+        assert_int_equal(sim_lenfile_load(p, 0, 0, &f, &err), SIM_EINPUT);
         if (!strstr(err.msg, bad[i].msg)) {
             print_error("'%s': got '%s', expected '%s'\n", bad[i].text, err.msg, bad[i].msg);
             fail();
@@ -148,7 +163,7 @@ static void test_lenfile_burstgpt(void **state)
                                           "125,GPT-4,301,0,301,Conversation log\r\n"
                                           "\r\n"
                                           "130,GPT-4,2000,500,2500,API log\r\n");
-    assert_int_equal(sim_lenfile_load(p, 2, &f, &err), SIM_OK); /* read whole, the limit aside */
+    assert_int_equal(sim_lenfile_load(p, 2, 0, &f, &err), SIM_OK); /* read whole, the limit aside */
     assert_true(f.burstgpt);
     assert_int_equal(f.n, 3);
     assert_int_equal(f.input_len[0], 1087);
@@ -168,7 +183,7 @@ static void test_lenfile_burstgpt(void **state)
     sim_lenfile_free(&f);
     /* 300 of 3: with replacement, each row about a third of the draws (100 +- 3 sigma, sigma =
      * sqrt(300 x 1/3 x 2/3) = 8.2), the same for the same seed */
-    assert_int_equal(sim_lenfile_load(p, 0, &f, &err), SIM_OK);
+    assert_int_equal(sim_lenfile_load(p, 0, 0, &f, &err), SIM_OK);
     assert_int_equal(sim_lenfile_sample(&f, 300, 7, &err), SIM_OK);
     int64_t first = f.input_len[0];
     int count[3] = {0};
@@ -177,7 +192,7 @@ static void test_lenfile_burstgpt(void **state)
     for (int k = 0; k < 3; k++)
         assert_in_range(count[k], 100 - 25, 100 + 25);
     sim_lenfile_free(&f);
-    assert_int_equal(sim_lenfile_load(p, 0, &f, &err), SIM_OK);
+    assert_int_equal(sim_lenfile_load(p, 0, 0, &f, &err), SIM_OK);
     assert_int_equal(sim_lenfile_sample(&f, 300, 7, &err), SIM_OK);
     assert_int_equal(f.input_len[0], first);
     sim_lenfile_free(&f);
@@ -194,7 +209,7 @@ static void test_lenfile_burstgpt(void **state)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         p = lenfile_text("bad.csv", bad[i].text);
-        assert_int_equal(sim_lenfile_load(p, 0, &f, &err), SIM_EINPUT);
+        assert_int_equal(sim_lenfile_load(p, 0, 0, &f, &err), SIM_EINPUT);
         if (!strstr(err.msg, bad[i].msg)) {
             print_error("'%s': got '%s', expected '%s'\n", bad[i].text, err.msg, bad[i].msg);
             fail();
