@@ -328,9 +328,12 @@ static void test_kv_offload_and_sessions(void **state)
      * two added are held from 75 s to the end (~120 s), replica 0 throughout:
      * (120 + 2 x 45) s / 3600 = 0.0583 GPU-hours, at H100's $2.69: $0.157; their weights (16.06 GB
      * a GPU) load at the device's 6 GB/s NVMe in 2.68 s */
-    run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 2100 --rate-schedule 0:5,60:30 "
-        "--burstiness 1000 --random-input-len 256 --random-output-len 32 --autoscale 1:4 "
-        "--autoscale-metric rate --autoscale-target 11 --uncertainty 0 --format json");
+    const char *step = "serve --model llama-3.1-8b --hw h100-sxm --num-prompts 2100 "
+                       "--rate-schedule 0:5,60:30 --burstiness 1000 --random-input-len 256 "
+                       "--random-output-len 32 --autoscale 1:4 --autoscale-metric rate "
+                       "--autoscale-target 11 --uncertainty 0";
+    snprintf(line, sizeof line, "%s --format json", step);
+    run(line);
     assert_int_equal(R.rc, 0);
     assert_near(out_num("gpu_hours"), 210.0 / 3600.0, 0.01);
     assert_near(out_num("usd"), out_num("gpu_hours") * 2.69, 1e-9);
@@ -340,6 +343,17 @@ static void test_kv_offload_and_sessions(void **state)
     assert_near(out_num("gpus"), 3, 0);
     assert_near(out_num("autoscale_start_s"), 2.677, 0.001);
     assert_non_null(strstr(R.out, "\"autoscale_timeline\""));
+    /* the page's autoscaling caption: the same GPU-hours and their cost */
+    char hpath[256];
+    tu_snprintf(hpath, sizeof hpath, "%s/infersim-fleet-%d.html", tu_tmpdir(), (int)getpid());
+    snprintf(line, sizeof line, "%s --html %s", step, hpath);
+    run(line);
+    assert_int_equal(R.rc, 0);
+    char *page = slurp(hpath);
+    assert_non_null(page);
+    assert_non_null(strstr(page, "0.058 GPU-hours, US$ 0.16 at 2.69 $ per GPU-hour"));
+    free(page);
+    remove(hpath);
     bad_flag(base, "--autoscale 1:4", "--autoscale-target");
     bad_flag(base, "--autoscale-target 3", "--autoscale MIN:MAX");
     bad_flag(base, "--autoscale 1:4 --autoscale-target 3 --replicas 2", "--replicas");
