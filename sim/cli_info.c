@@ -108,9 +108,9 @@ sim_status cli_info_trace_check(const cli_opts *o, FILE *out, sim_err *err)
         return st;
     fprintf(out,
             "%s: ok: %lld events (%lld slices on %lld tracks, %lld counters, %lld async, "
-            "%lld metadata); ends at %.3f ms; %lld iterations, busy %.3f ms\n",
+            "%lld flows, %lld metadata); ends at %.3f ms; %lld iterations, busy %.3f ms\n",
             o->trace, (long long)s.events, (long long)s.slices, (long long)s.tracks,
-            (long long)s.counters, (long long)s.async_events, (long long)s.metadata,
+            (long long)s.counters, (long long)s.async_events, (long long)s.flows, (long long)s.metadata,
             (double)s.end_ns / 1e6, (long long)s.iterations, (double)s.iteration_ns / 1e6);
     return SIM_OK;
 }

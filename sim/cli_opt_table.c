@@ -245,9 +245,10 @@ const cli_opt_def cli_opt_table[] = {
     O("--kv-stream", CLI_OPT_BOOL, kv_stream, 0, 0, CLI_OPT_CMD_SERVE,
       "with --disagg: send the KV layer by layer during the prefill (overlap the transfer)"),
     O("--kv-offload", CLI_OPT_STR, kv_offload, 0, 0, CLI_OPT_CMD_SERVE,
-      "cpu:GB[,disk:GB]: lower KV tiers per replica (host DRAM, local disk) that keep the "
-      "prefix cache's blocks; a prefix hit there is loaded over the device file's host_link "
-      "instead of recomputed (default: HBM only)"),
+      "cpu:GB[,disk:GB][,remote:GB]: lower KV tiers per replica (host DRAM, local disk, a "
+      "remote store over RDMA) that keep the prefix cache's blocks; a prefix hit there is "
+      "loaded over the device file's host_link (remote: scaleout) instead of recomputed "
+      "(default: HBM only)"),
     O("--kv-offload-write", CLI_OPT_STR, kv_offload_write, 0, 0, CLI_OPT_CMD_SERVE,
       "through|evict: write every cached block to the lower tiers (LMCache, vLLM's "
       "OffloadingConnector, SGLang HiCache write_through) or only what HBM evicts (HiCache "

@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli_point.h"
 
+#include "kvtier.h"
 #include "mem.h"
 #include "pp.h"
 
@@ -52,9 +53,11 @@ sim_status cli_point_disagg_flags(const cli_opts *o, sim_disagg_cfg *dc, sim_err
     return SIM_OK;
 }
 
-/* --kv-offload cpu:GB[,disk:GB] and --kv-offload-write into the engine's lower KV tiers, read
- * at the device file's host link (engine.h sim_engine_offload): DRAM at host_link x its
- * efficiency, disk at the slower of the drive and that link, each with its latency. */
+/* --kv-offload cpu:GB[,disk:GB][,remote:GB] and --kv-offload-write into the engine's lower KV
+ * tiers, read at the device file's links (engine.h sim_engine_offload): DRAM at host_link x its
+ * efficiency, disk at the slower of the drive and that link, each with its latency; the remote
+ * store at the GPU's NIC, scaleout x alltoall.rdma_bw_eff (RDMA reads into HBM, as Mooncake's
+ * transfer engine moves KV with GPUDirect RDMA), with one hop's scaleout_latency_us. */
 sim_status cli_point_offload_flags(const cli_opts *o, const sim_hw *hw, sim_engine_offload *off,
                                    sim_err *err)
 {
@@ -72,24 +75,28 @@ sim_status cli_point_offload_flags(const cli_opts *o, const sim_hw *hw, sim_engi
     }
     if (!o->kv_offload)
         return SIM_OK;
-    static const char *const names[SIM_KVTIER_LOWER] = {"cpu", "disk"};
     const char *p = o->kv_offload;
     bool seen[SIM_KVTIER_LOWER] = {false};
     while (*p) {
-        int t = strncmp(p, "cpu:", 4) == 0 ? 0 : strncmp(p, "disk:", 5) == 0 ? 1 : -1;
+        int t = -1;
+        for (int i = 0; i < SIM_KVTIER_LOWER && t < 0; i++) {
+            const size_t n = strlen(sim_kvtier_name(i));
+            if (strncmp(p, sim_kvtier_name(i), n) == 0 && p[n] == ':')
+                t = i;
+        }
         char *end = NULL;
         double gb = -1.0;
         if (t >= 0) {
             errno = 0;
-            const char *num = p + strlen(names[t]) + 1;
+            const char *num = p + strlen(sim_kvtier_name(t)) + 1;
             gb = strtod(num, &end);
             if (end == num || errno || strpbrk(num, "xX") || (*end && *end != ','))
                 gb = -1.0;
         }
         if (t < 0 || !(gb > 0.0 && gb <= 1e6) || seen[t])
             return sim_fail(err, SIM_EINPUT,
-                            "--kv-offload: value '%s', expected cpu:GB[,disk:GB] (each tier once, "
-                            "0 < GB <= 1e6)",
+                            "--kv-offload: value '%s', expected cpu:GB[,disk:GB][,remote:GB] "
+                            "(each tier once, 0 < GB <= 1e6)",
                             o->kv_offload);
         seen[t] = true;
         off->bytes[t] = gb * 1e9;
@@ -100,6 +107,8 @@ sim_status cli_point_offload_flags(const cli_opts *o, const sim_hw *hw, sim_engi
     off->latency_ns[0] = hw->host_link_latency_ns;
     off->read_bytes_per_s[1] = hw->host_disk_bytes_per_s < link ? hw->host_disk_bytes_per_s : link;
     off->latency_ns[1] = hw->host_disk_latency_ns + hw->host_link_latency_ns;
+    off->read_bytes_per_s[2] = hw->scaleout_bytes_per_s * hw->a2a.rdma_eff;
+    off->latency_ns[2] = hw->scaleout_latency_ns;
     return SIM_OK;
 }
 

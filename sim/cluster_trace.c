@@ -58,6 +58,9 @@ static void on_kv(void *ctx, int64_t id, int from, int to, int64_t start, int64_
     const int pid = pid_requests(ct);
     sim_trace_async(&ct->t, 'b', pid, "kv", "kv transfer", id + 1, start, &a);
     sim_trace_async(&ct->t, 'e', pid, "kv", "kv transfer", id + 1, end, NULL);
+    /* and an arrow from the prefill instance's iterations to the decode instance's */
+    sim_trace_flow(&ct->t, 's', 1 + from, 1, "kv", "kv transfer", id + 1, start);
+    sim_trace_flow(&ct->t, 'f', 1 + to, 1, "kv", "kv transfer", id + 1, end);
 }
 
 sim_status sim_cluster_trace_open(sim_cluster_trace *ct, const char *path, int n_prefill,

@@ -332,7 +332,7 @@ static int iterate(loop *L)
               : 0.0;
     double gpu_ns = eb.gpu_ns;
     /* prefixes loaded from lower KV tiers: the iteration waits for them (engine.h) */
-    if (L->sched.loaded_reqs[0] + L->sched.loaded_reqs[1] > 0) {
+    if (L->res->offload_on) { /* 0 ns when nothing was loaded */
         const double load_ns =
             sim_engine_offload_load_ns(L->cfg, L->sched.loaded_tokens, L->sched.loaded_reqs);
         gpu_ns += load_ns;
@@ -511,7 +511,7 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
     if (sc.prefix_block_tokens > 0)
         for (int t = 0; t < SIM_KVTIER_LOWER; t++)
             sc.offload.entries[t] = sim_engine_offload_entries(cfg, t, sc.prefix_block_tokens);
-    out->offload_on = cfg->offload.bytes[0] > 0.0 || cfg->offload.bytes[1] > 0.0;
+    out->offload_on = sim_engine_offload_on(cfg);
     if (sim_sched_init(&L->sched, &sc, &kv, n))
         return sim_fail(err, SIM_EINTERNAL, "out of memory for the scheduler queues");
     out->kv_blocks = kv.total_blocks;

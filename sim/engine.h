@@ -98,15 +98,17 @@ typedef struct sim_engine_observer {
     void (*chunk)(void *ctx, int64_t id, int64_t streamed, int64_t t_ns);
 } sim_engine_observer;
 
-/* Lower KV tiers below HBM (kvtier.h): host DRAM (tier 1) and local disk (tier 2). A prompt's
- * prefix found in a lower tier is loaded instead of recomputed: the iteration that admits it
+/* Lower KV tiers below HBM (kvtier.h): host DRAM (tier 1), local disk (tier 2) and a remote
+ * store (tier 3, read by RDMA over the GPU's NIC into HBM, as Mooncake's transfer engine does).
+ * A prompt's prefix found in a lower tier is loaded instead of recomputed: the iteration that admits it
  * waits for the transfer, per tier bytes / read_bytes_per_s + latency_ns per request loaded
  * (bytes: the loaded tokens x the KV bytes per token per GPU; each GPU loads its own share over
  * its own link, in parallel), as a blocking load before the forward (LMCache's retrieve in
  * vLLM's start_load_kv). Writes are asynchronous (off the critical path) and only counted. */
 typedef struct sim_engine_offload {
     double bytes[SIM_KVTIER_LOWER];            /* capacity, the engine's GPUs together; 0 = none */
-    double read_bytes_per_s[SIM_KVTIER_LOWER]; /* into one GPU's HBM (disk: over the host link) */
+    double read_bytes_per_s[SIM_KVTIER_LOWER]; /* into one GPU's HBM (disk: over the host link;
+                                                * remote: over the GPU's NIC) */
     double latency_ns[SIM_KVTIER_LOWER];       /* per request's load from the tier */
     bool write_through;                        /* else write on eviction (kvtier.h) */
 } sim_engine_offload;
@@ -165,8 +167,8 @@ typedef struct sim_engine_result {
     double verify_ns;            /* target time of the iterations that verified drafts */
     int64_t prefix_hit_tokens;   /* prompt tokens served from the prefix cache (first admissions) */
     int64_t prefix_query_tokens; /* prompt tokens of those admissions; 0 without prefix caching */
-    /* lower KV tiers (cfg.offload): per tier (DRAM, disk), prompt tokens loaded from it (every
-     * admission, recomputes after preemption too), the bytes those loads moved and the bytes
+    /* lower KV tiers (cfg.offload): per tier (DRAM, disk, remote), prompt tokens loaded from it
+     * (every admission, recomputes after preemption too), the bytes those loads moved and the bytes
      * written into it (summed over the engine's GPUs), and the time iterations waited for loads */
     bool offload_on;
     int64_t offload_hit_tokens[SIM_KVTIER_LOWER];
@@ -258,6 +260,9 @@ int64_t sim_engine_offload_entries(const sim_engine_cfg *cfg, int tier, int64_t 
  * sum of tokens x KV bytes per token per GPU / read_bytes_per_s + reqs x latency_ns. */
 double sim_engine_offload_load_ns(const sim_engine_cfg *cfg, const int64_t tokens[],
                                   const int64_t reqs[]);
+
+/* Whether any lower KV tier has a size (cfg.offload.bytes). */
+bool sim_engine_offload_on(const sim_engine_cfg *cfg);
 
 /* The lower KV tiers: sizes >= 0, a bandwidth > 0 and a latency >= 0 for each tier given, and
  * prefix caching on when any is (sim_engine_prefix_caching). SIM_EINPUT naming --kv-offload. */

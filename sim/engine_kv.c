@@ -2,6 +2,7 @@
  * groups (sliding and chunked layers), and the blocks that follow; the prompt a request's images
  * add to (declared in engine.h). */
 #include "engine.h"
+#include "kvtier.h"
 
 #include <math.h>
 
@@ -243,16 +244,23 @@ double sim_engine_offload_load_ns(const sim_engine_cfg *cfg, const int64_t token
     return ns;
 }
 
+bool sim_engine_offload_on(const sim_engine_cfg *cfg)
+{
+    for (int t = 0; t < SIM_KVTIER_LOWER; t++)
+        if (cfg->offload.bytes[t] > 0.0)
+            return true;
+    return false;
+}
+
 /* Lower KV tiers need prefix caching and the workload's hash ids, and each tier a bandwidth. */
 sim_status sim_engine_check_offload(const sim_engine_cfg *cfg, sim_err *err)
 {
     const sim_engine_offload *o = &cfg->offload;
-    static const char *const names[SIM_KVTIER_LOWER] = {"cpu", "disk"};
     bool any = false;
     for (int t = 0; t < SIM_KVTIER_LOWER; t++) {
         if (!(o->bytes[t] >= 0.0 && isfinite(o->bytes[t])))
             return sim_fail(err, SIM_EINPUT, "--kv-offload: %s size %g bytes, expected >= 0",
-                            names[t], o->bytes[t]);
+                            sim_kvtier_name(t), o->bytes[t]);
         if (o->bytes[t] == 0.0)
             continue;
         any = true;
@@ -261,8 +269,8 @@ sim_status sim_engine_check_offload(const sim_engine_cfg *cfg, sim_err *err)
             return sim_fail(err, SIM_EINPUT,
                             "--kv-offload: the %s tier's read bandwidth %g B/s and latency %g ns, "
                             "expected a bandwidth > 0 and a latency >= 0 (the device file's "
-                            "host_link / host_disk fields)",
-                            names[t], o->read_bytes_per_s[t], o->latency_ns[t]);
+                            "host_link / host_disk / scaleout fields)",
+                            sim_kvtier_name(t), o->read_bytes_per_s[t], o->latency_ns[t]);
     }
     if (any && !sim_engine_prefix_caching(cfg))
         return sim_fail(err, SIM_EINPUT,
@@ -271,4 +279,3 @@ sim_status sim_engine_check_offload(const sim_engine_cfg *cfg, sim_err *err)
                         "prefixes for); expected prefix caching on");
     return SIM_OK;
 }
-

@@ -349,14 +349,19 @@ sim_status sim_html_serve(const char *path, const char *cmdline, const sim_serve
         instances_section(&p, rep, instances, cmdline);
         if (rep->cluster && rep->cluster->autoscaled) {
             const sim_cluster_result *cl = rep->cluster;
-            char cap[320];
+            const double gpu_hours = cl->held_ns * (double)sim_pp_gpus(sc) / 3.6e12;
+            char cost[96] = "";
+            sim_price pr;
+            if (sim_report_serve_price(rep, &pr))
+                snprintf(cost, sizeof cost, ", US$ %.2f at %.4g $ per GPU-hour",
+                         gpu_hours * pr.usd_per_gpu_hour, pr.usd_per_gpu_hour);
+            char cap[400];
             snprintf(cap, sizeof cap,
                      "The autoscaler's pool after each evaluation (every --autoscale-interval-s): "
-                     "%lld replicas added, %lld removed, %.2f held on average, %.3f GPU-hours "
+                     "%lld replicas added, %lld removed, %.2f held on average, %.3f GPU-hours%s "
                      "(from the decision to add a replica to its release).",
                      (long long)cl->scale_ups, (long long)cl->scale_downs,
-                     cl->held_ns / fmax((double)rep->res->duration_ns, 1.0),
-                     cl->held_ns * (double)sim_pp_gpus(sc) / 3.6e12);
+                     cl->held_ns / fmax((double)rep->res->duration_ns, 1.0), gpu_hours, cost);
             section(&p, "Autoscaling");
             sim_chart_autoscale(&c, cl, rep->res->duration_ns, cmdline);
             figure(&p, &c, cap);

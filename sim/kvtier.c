@@ -1,7 +1,13 @@
-/* kvtier.c - the KV cache's lower tiers (host DRAM, disk): LRU stores of hash-block ids. */
+/* kvtier.c - the KV cache's lower tiers (host DRAM, disk, remote): LRU stores of hash-block ids. */
 #include "kvtier.h"
 
 #include <string.h>
+
+const char *sim_kvtier_name(int i)
+{
+    static const char *const names[SIM_KVTIER_LOWER] = {"cpu", "disk", "remote"};
+    return i >= 0 && i < SIM_KVTIER_LOWER ? names[i] : "?";
+}
 
 sim_status sim_kvtier_init(sim_kvtier *t, const sim_kvtier_cfg *cfg)
 {
@@ -24,10 +30,15 @@ void sim_kvtier_free(sim_kvtier *t)
         sim_prefix_free(&t->store[i]);
 }
 
-bool sim_kvtier_on(const sim_kvtier *t)
+bool sim_kvtier_cfg_on(const sim_kvtier_cfg *c)
 {
-    return t->cfg.entries[0] > 0 || t->cfg.entries[1] > 0;
+    for (int i = 0; i < SIM_KVTIER_LOWER; i++)
+        if (c->entries[i] > 0)
+            return true;
+    return false;
 }
+
+bool sim_kvtier_on(const sim_kvtier *t) { return sim_kvtier_cfg_on(&t->cfg); }
 
 static bool has(const sim_kvtier *t, int i) { return t->cfg.entries[i] > 0; }
 
@@ -46,8 +57,8 @@ void sim_kvtier_touch(sim_kvtier *t, int tier, uint64_t id)
     sim_prefix_unref(p, &id, 1);
 }
 
-/* Writes id into tier index i (0 DRAM, 1 disk). A full tier evicts its least recently used
- * block first, which under write on eviction goes on down. */
+/* Writes id into tier index i (0 DRAM, 1 disk, 2 remote). A full tier evicts its least recently
+ * used block first, which under write on eviction goes on down. */
 static void put(sim_kvtier *t, int i, uint64_t id)
 {
     for (; i < SIM_KVTIER_LOWER; i++) {

@@ -126,12 +126,14 @@ GET(stream_interval, FE_ON, num, (double)s->r->cfg->frontend.stream_interval)
 /* lower KV tiers (engine.h sim_engine_offload): per tier its loads and writes, and the wait */
 #define OFF_ON (s->r->res && s->r->res->offload_on)
 #define OFF_T(t, x) ((double)s->r->res->offload_##x[t])
-GET(kv_offload_cpu_hit_tokens, OFF_ON, num, OFF_T(0, hit_tokens))
-GET(kv_offload_cpu_read_bytes, OFF_ON, num, OFF_T(0, read_bytes))
-GET(kv_offload_cpu_write_bytes, OFF_ON, num, OFF_T(0, write_bytes))
-GET(kv_offload_disk_hit_tokens, OFF_ON, num, OFF_T(1, hit_tokens))
-GET(kv_offload_disk_read_bytes, OFF_ON, num, OFF_T(1, read_bytes))
-GET(kv_offload_disk_write_bytes, OFF_ON, num, OFF_T(1, write_bytes))
+#define OFF_TIER(tier, t)                                                                          \
+    GET(kv_offload_##tier##_hit_tokens, OFF_ON, num, OFF_T(t, hit_tokens))                         \
+    GET(kv_offload_##tier##_read_bytes, OFF_ON, num, OFF_T(t, read_bytes))                         \
+    GET(kv_offload_##tier##_write_bytes, OFF_ON, num, OFF_T(t, write_bytes))
+OFF_TIER(cpu, 0)
+OFF_TIER(disk, 1)
+OFF_TIER(remote, 2)
+#undef OFF_TIER
 GET(kv_offload_load_ms, OFF_ON, num, s->r->res->offload_load_ns / 1e6)
 #undef OFF_T
 #undef OFF_ON
@@ -197,12 +199,12 @@ typedef enum serve_row {
     F_API_SERVER_COUNT,
     F_STREAM_INTERVAL,
     F_HW_EFFICIENCY,
-    F_KV_OFFLOAD_CPU_HIT_TOKENS,
-    F_KV_OFFLOAD_CPU_READ_BYTES,
-    F_KV_OFFLOAD_CPU_WRITE_BYTES,
-    F_KV_OFFLOAD_DISK_HIT_TOKENS,
-    F_KV_OFFLOAD_DISK_READ_BYTES,
-    F_KV_OFFLOAD_DISK_WRITE_BYTES,
+#define OFF_IDS(T)                                                                                 \
+    F_KV_OFFLOAD_##T##_HIT_TOKENS, F_KV_OFFLOAD_##T##_READ_BYTES, F_KV_OFFLOAD_##T##_WRITE_BYTES
+    OFF_IDS(CPU),
+    OFF_IDS(DISK),
+    OFF_IDS(REMOTE),
+#undef OFF_IDS
     F_KV_OFFLOAD_LOAD_MS,
     F_AVG_POWER_W,
     F_JOULES_PER_OUTPUT_TOKEN,
@@ -305,18 +307,18 @@ static const struct {
     ROW(F_API_SERVER_COUNT, api_server_count, SIM_FIELD_INT, "Front-end processes:"),
     ROW(F_STREAM_INTERVAL, stream_interval, SIM_FIELD_INT, "Stream interval (tokens):"),
     ROW(F_HW_EFFICIENCY, hw_efficiency, SIM_FIELD_TEXT, NULL),
-    ROW(F_KV_OFFLOAD_CPU_HIT_TOKENS, kv_offload_cpu_hit_tokens, SIM_FIELD_INT,
-        "KV loaded from DRAM (tokens):"),
-    ROW(F_KV_OFFLOAD_CPU_READ_BYTES, kv_offload_cpu_read_bytes, SIM_FIELD_INT,
-        "KV read from DRAM (bytes):"),
-    ROW(F_KV_OFFLOAD_CPU_WRITE_BYTES, kv_offload_cpu_write_bytes, SIM_FIELD_INT,
-        "KV written to DRAM (bytes):"),
-    ROW(F_KV_OFFLOAD_DISK_HIT_TOKENS, kv_offload_disk_hit_tokens, SIM_FIELD_INT,
-        "KV loaded from disk (tokens):"),
-    ROW(F_KV_OFFLOAD_DISK_READ_BYTES, kv_offload_disk_read_bytes, SIM_FIELD_INT,
-        "KV read from disk (bytes):"),
-    ROW(F_KV_OFFLOAD_DISK_WRITE_BYTES, kv_offload_disk_write_bytes, SIM_FIELD_INT,
-        "KV written to disk (bytes):"),
+/* a lower tier's three rows: loads (tokens), reads and writes (bytes) */
+#define OFF_ROWS(T, tier, where)                                                                   \
+    ROW(F_KV_OFFLOAD_##T##_HIT_TOKENS, kv_offload_##tier##_hit_tokens, SIM_FIELD_INT,              \
+        "KV loaded from " where " (tokens):"),                                                     \
+        ROW(F_KV_OFFLOAD_##T##_READ_BYTES, kv_offload_##tier##_read_bytes, SIM_FIELD_INT,          \
+            "KV read from " where " (bytes):"),                                                    \
+        ROW(F_KV_OFFLOAD_##T##_WRITE_BYTES, kv_offload_##tier##_write_bytes, SIM_FIELD_INT,        \
+            "KV written to " where " (bytes):")
+    OFF_ROWS(CPU, cpu, "DRAM"),
+    OFF_ROWS(DISK, disk, "disk"),
+    OFF_ROWS(REMOTE, remote, "the remote store"),
+#undef OFF_ROWS
     ROW(F_KV_OFFLOAD_LOAD_MS, kv_offload_load_ms, SIM_FIELD_NUM,
         "Iterations waiting for KV loads (ms):"),
     [F_AVG_POWER_W] = {.key = "avg_power_w",
@@ -425,7 +427,8 @@ bool sim_report_field_keep(bool present, sim_report_miss miss, sim_field *f)
     ONE(F_KV_OFFLOAD_CPU_HIT_TOKENS), ONE(F_KV_OFFLOAD_CPU_READ_BYTES),                            \
         ONE(F_KV_OFFLOAD_CPU_WRITE_BYTES), ONE(F_KV_OFFLOAD_DISK_HIT_TOKENS),                      \
         ONE(F_KV_OFFLOAD_DISK_READ_BYTES), ONE(F_KV_OFFLOAD_DISK_WRITE_BYTES),                     \
-        ONE(F_KV_OFFLOAD_LOAD_MS)
+        ONE(F_KV_OFFLOAD_REMOTE_HIT_TOKENS), ONE(F_KV_OFFLOAD_REMOTE_READ_BYTES),                  \
+        ONE(F_KV_OFFLOAD_REMOTE_WRITE_BYTES), ONE(F_KV_OFFLOAD_LOAD_MS)
 #define VLLM_LATENCY                                                                               \
     {                                                                                              \
         .row = F_LATENCY, .lat = LAT_MEAN | LAT_MEDIAN | LAT_STD | LAT_SEL                         \

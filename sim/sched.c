@@ -35,7 +35,7 @@ sim_status sim_sched_init(sim_sched *s, const sim_sched_cfg *cfg, const sim_kvca
         int64_t per = cfg->prefix_block_tokens / kv->block_size * kv->full_groups;
         st = sim_prefix_init(&s->prefix, cfg->prefix_block_tokens, per,
                              (size_t)(kv->total_blocks / per + 1));
-        if (!st && (cfg->offload.entries[0] > 0 || cfg->offload.entries[1] > 0)) {
+        if (!st && sim_kvtier_cfg_on(&cfg->offload)) {
             st = sim_kvtier_init(&s->tier, &cfg->offload);
             s->prefix.on_evict = evicted;
             s->prefix.on_evict_ctx = &s->tier;
@@ -238,7 +238,7 @@ static void order_by_prefix(sim_sched *s, const sim_seq *seqs)
  * blocks of their own through extra_blocks). Returns the tier blocks taken. */
 static int64_t take_prefix(sim_sched *s, sim_seq *r, int64_t loaded[SIM_KVTIER_LOWER])
 {
-    loaded[0] = loaded[1] = 0;
+    memset(loaded, 0, SIM_KVTIER_LOWER * sizeof loaded[0]);
     if (!caching(s) || r->computed > 0 || r->n_hash == 0)
         return 0;
     int64_t h = s->cfg.prefix_block_tokens;
@@ -385,7 +385,8 @@ size_t sim_sched_next(sim_sched *s, sim_seq *seqs, sim_sched_entry *out)
     int64_t budget = s->cfg.max_num_batched_tokens;
     s->n_preempted = 0;
     s->cached_tokens = 0;
-    s->loaded_tokens[0] = s->loaded_tokens[1] = s->loaded_reqs[0] = s->loaded_reqs[1] = 0;
+    memset(s->loaded_tokens, 0, sizeof s->loaded_tokens);
+    memset(s->loaded_reqs, 0, sizeof s->loaded_reqs);
     const sim_sched_policy p = s->cfg.policy;
     if (p == SIM_POLICY_SGLANG)
         return next_sglang(s, seqs, out);

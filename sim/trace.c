@@ -208,16 +208,32 @@ void sim_trace_counter(sim_trace *t, int pid, const char *name, int64_t ts_ns,
     end(t, args);
 }
 
-void sim_trace_async(sim_trace *t, char ph, int pid, const char *cat, const char *name, int64_t id,
-                     int64_t ts_ns, const sim_targs *args)
+/* An async or flow event's cat, id and ts. */
+static void put_cat_id_ts(sim_strbuf *b, const char *cat, int64_t id, int64_t ts_ns)
 {
-    sim_strbuf *b = begin(t, ph, pid, name);
     sim_strbuf_put(b, ",\"cat\":", 7);
     sim_strbuf_json_str(b, cat);
     sim_strbuf_put(b, ",\"id\":", 6);
     sim_strbuf_int(b, id);
     sim_strbuf_put(b, ",\"ts\":", 6);
     put_us(b, ts_ns);
+}
+
+void sim_trace_flow(sim_trace *t, char ph, int pid, int tid, const char *cat, const char *name,
+                    int64_t id, int64_t ts_ns)
+{
+    sim_strbuf *b = begin(t, ph, pid, name);
+    put_tid(b, tid);
+    put_cat_id_ts(b, cat, id, ts_ns);
+    sim_strbuf_put(b, ",\"bp\":\"e\"", 9);
+    end(t, NULL);
+}
+
+void sim_trace_async(sim_trace *t, char ph, int pid, const char *cat, const char *name, int64_t id,
+                     int64_t ts_ns, const sim_targs *args)
+{
+    sim_strbuf *b = begin(t, ph, pid, name);
+    put_cat_id_ts(b, cat, id, ts_ns);
     if (ph == 'n')
         sim_strbuf_put(b, ",\"s\":\"t\"", 8);
     end(t, args);

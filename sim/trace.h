@@ -84,6 +84,12 @@ void sim_trace_slice(sim_trace *t, int pid, int tid, const char *name, const cha
 void sim_trace_counter(sim_trace *t, int pid, const char *name, int64_t ts_ns,
                        const sim_targs *args);
 
+/* A flow arrow from one track to another: ph 's' (its start) and 'f' (its finish), the same cat
+ * and integer id, each bound to the slice that encloses it on (pid, tid) ("bp": "e"), as a
+ * viewer draws a transfer from the slice that sent it to the slice that received it. */
+void sim_trace_flow(sim_trace *t, char ph, int pid, int tid, const char *cat, const char *name,
+                    int64_t id, int64_t ts_ns);
+
 /* Nestable async events: ph 'b' (begin), 'e' (end), 'n' (instant), integer id. */
 void sim_trace_async(sim_trace *t, char ph, int pid, const char *cat, const char *name, int64_t id,
                      int64_t ts_ns, const sim_targs *args);

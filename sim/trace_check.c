@@ -162,17 +162,25 @@ static sim_status check_async(checker *c, long idx, const cJSON *ev, char ph, si
         return bad(c, idx, "async event without an integer id (|id| <= 2^53)", err);
     if (!cJSON_IsString(cat))
         return bad(c, idx, "async event without a cat", err);
-    c->st->async_events++;
+    const bool flow = ph == 's' || ph == 'f';
+    if (flow)
+        c->st->flows += ph == 's';
+    else
+        c->st->async_events++;
     if (ph == 'n')
         return SIM_OK;
-    int64_t key = (int64_t)(str_hash(cat->valuestring) & 0x7fffffffffffffffLL);
+    /* flows and async spans keep apart counts: a flow's key is its cat's hash + 1 */
+    int64_t key = (int64_t)((str_hash(cat->valuestring) + flow) & 0x7fffffffffffffffLL);
     int64_t nid = (int64_t)id->valuedouble;
     int64_t *depth = map_get(&c->depth, key, nid);
     if (!depth)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
-    *depth += ph == 'b' ? 1 : -1;
+    *depth += ph == 'b' || ph == 's' ? 1 : -1;
     if (*depth < 0)
-        return bad(c, idx, "async end without a matching begin", err);
+        return bad(c, idx,
+                   flow ? "flow finish without a matching start"
+                        : "async end without a matching begin",
+                   err);
     return SIM_OK;
 }
 
@@ -261,6 +269,8 @@ static sim_status check_event(checker *c, long idx, const cJSON *ev, sim_err *er
     case 'b':
     case 'e':
     case 'n':
+    case 's':
+    case 'f':
         return check_async(c, idx, ev, p, err);
     case 'i':
         c->st->instants++;

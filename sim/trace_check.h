@@ -3,7 +3,7 @@
  * dur microseconds in [0, SIM_TRACE_MAX_US]; slices on one track nested, never partially
  * overlapping; every pid with events and every track with slices named by process_name /
  * thread_name metadata; counters' args finite numbers; async begins and ends matched per (cat,
- * id). `infersim trace-check FILE` runs it; it reads any trace, not only infersim's.
+ * id), and flow starts and finishes ('s', 'f') likewise. `infersim trace-check FILE` runs it; it reads any trace, not only infersim's.
  *
  * Example (sim_err *err):
  *   sim_trace_stats stats;
@@ -26,6 +26,7 @@
 /* What sim_trace_check found. */
 typedef struct sim_trace_stats {
     int64_t events, slices, counters, async_events, instants, metadata;
+    int64_t flows; /* flow arrows ('s' events) */
     int64_t tracks;       /* distinct (pid, tid) with slices */
     int64_t end_ns;       /* latest ts + dur */
     int64_t iteration_ns; /* sum of the durations of slices with cat "iteration" */

@@ -267,14 +267,24 @@ static void test_kv_offload_and_sessions(void **state)
     (void)state;
     const char *base = "serve --model llama-3.1-8b --hw h100-sxm";
     /* four-turn sessions: a later turn finds its context cached; the tiers report per tier */
-    run("serve --model llama-3.1-8b --hw h100-sxm --sessions 20 --turns-per-session 4 "
-        "--think-time-s exp:2 --request-rate 2 --random-input-len 512 --random-output-len 64 "
-        "--gpu-memory-utilization 0.25 --kv-offload cpu:200,disk:1000 --format json");
+    const char *sessions = "serve --model llama-3.1-8b --hw h100-sxm --sessions 20 "
+                           "--turns-per-session 4 --think-time-s exp:2 --request-rate 2 "
+                           "--random-input-len 512 --random-output-len 64 "
+                           "--gpu-memory-utilization 0.25 --format json";
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s --kv-offload cpu:200,disk:1000", sessions);
+    run(cmd);
     assert_int_equal(R.rc, 0);
     assert_near(out_num("completed"), 80, 0);
     assert_true(out_num("prefix_cache_hit_rate") > 0.4);
     assert_true(out_num("kv_offload_cpu_write_bytes") > 0);
     assert_near(out_num("kv_offload_disk_hit_tokens"), 0, 0); /* 200 GB of DRAM holds it all */
+    /* the same sessions with only a remote store: the later turns load from it */
+    snprintf(cmd, sizeof cmd, "%s --kv-offload remote:500", sessions);
+    run(cmd);
+    assert_int_equal(R.rc, 0);
+    assert_near(out_num("kv_offload_cpu_hit_tokens"), 0, 0);
+    assert_true(out_num("kv_offload_remote_write_bytes") > 0);
     run("serve --model llama-3.1-8b --hw h100-sxm --sessions 20 --format json");
     assert_int_equal(R.rc, 0);
     assert_null(strstr(R.out, "kv_offload")); /* no tier: no key */
@@ -282,6 +292,7 @@ static void test_kv_offload_and_sessions(void **state)
     bad_flag(base, "--kv-offload gpu:10", "--kv-offload");
     bad_flag(base, "--kv-offload cpu:10,cpu:20", "--kv-offload");
     bad_flag(base, "--kv-offload cpu:10x", "--kv-offload");
+    bad_flag(base, "--kv-offload remote:1,remote:2", "--kv-offload");
     bad_flag(base, "--kv-offload cpu:10 --no-enable-prefix-caching", "prefix caching");
     bad_flag(base, "--kv-offload-write evict", "--kv-offload");
     bad_flag(base, "--kv-offload cpu:10 --kv-offload-write sometimes", "--kv-offload-write");
@@ -317,9 +328,12 @@ static void test_kv_offload_and_sessions(void **state)
      * two added are held from 75 s to the end (~120 s), replica 0 throughout:
      * (120 + 2 x 45) s / 3600 = 0.0583 GPU-hours, at H100's $2.69: $0.157; their weights (16.06 GB
      * a GPU) load at the device's 6 GB/s NVMe in 2.68 s */
-    run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 2100 --rate-schedule 0:5,60:30 "
-        "--burstiness 1000 --random-input-len 256 --random-output-len 32 --autoscale 1:4 "
-        "--autoscale-metric rate --autoscale-target 11 --uncertainty 0 --format json");
+    const char *step = "serve --model llama-3.1-8b --hw h100-sxm --num-prompts 2100 "
+                       "--rate-schedule 0:5,60:30 --burstiness 1000 --random-input-len 256 "
+                       "--random-output-len 32 --autoscale 1:4 --autoscale-metric rate "
+                       "--autoscale-target 11 --uncertainty 0";
+    snprintf(line, sizeof line, "%s --format json", step);
+    run(line);
     assert_int_equal(R.rc, 0);
     assert_near(out_num("gpu_hours"), 210.0 / 3600.0, 0.01);
     assert_near(out_num("usd"), out_num("gpu_hours") * 2.69, 1e-9);
@@ -329,6 +343,17 @@ static void test_kv_offload_and_sessions(void **state)
     assert_near(out_num("gpus"), 3, 0);
     assert_near(out_num("autoscale_start_s"), 2.677, 0.001);
     assert_non_null(strstr(R.out, "\"autoscale_timeline\""));
+    /* the page's autoscaling caption: the same GPU-hours and their cost */
+    char hpath[256];
+    tu_snprintf(hpath, sizeof hpath, "%s/infersim-fleet-%d.html", tu_tmpdir(), (int)getpid());
+    snprintf(line, sizeof line, "%s --html %s", step, hpath);
+    run(line);
+    assert_int_equal(R.rc, 0);
+    char *page = slurp(hpath);
+    assert_non_null(page);
+    assert_non_null(strstr(page, "0.058 GPU-hours, US$ 0.16 at 2.69 $ per GPU-hour"));
+    free(page);
+    remove(hpath);
     bad_flag(base, "--autoscale 1:4", "--autoscale-target");
     bad_flag(base, "--autoscale-target 3", "--autoscale MIN:MAX");
     bad_flag(base, "--autoscale 1:4 --autoscale-target 3 --replicas 2", "--replicas");
@@ -338,7 +363,6 @@ static void test_kv_offload_and_sessions(void **state)
     bad_flag(base, "--rate-schedule 0:1 --request-rate 3", "--rate-schedule");
     bad_flag(base, "--rate-schedule 1:3", "--rate-schedule");
     /* a trace's sessions: --session-affinity takes them; --save-requests names session, turn */
-    char cmd[1024];
     const char *tp = tu_write_tmp("arrival_s,input_tokens,output_tokens,session_id\n"
                                   "0,1000,20,a\n0.001,1100,20,a\n0.002,500,20,b\n");
     snprintf(cmd, sizeof cmd,

@@ -541,6 +541,7 @@ static void test_deployment_flags(void **state)
     assert_int_equal(R.rc, 0);
     /* 12 requests x 3 spans (prefill, transfer, decode) x (begin, end) */
     assert_non_null(strstr(R.out, "72 async"));
+    assert_non_null(strstr(R.out, "12 flows")); /* one arrow per transfer, prefill to decode */
     snprintf(tcmd, sizeof tcmd,
              "serve --model llama-3.1-8b --hw h100-sxm --replicas 3 --num-prompts 12 "
              "--chrome-trace %s",

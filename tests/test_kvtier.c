@@ -1,7 +1,10 @@
-/* test_kvtier.c - the lower KV tiers (host DRAM, disk): their LRU stores traced by hand, and a
- * prefix hit in each tier priced end to end by the engine against numbers worked out by hand. */
+/* test_kvtier.c - the lower KV tiers (host DRAM, disk, remote): their LRU stores traced by hand,
+ * and a prefix hit in each tier priced end to end by the engine against numbers worked out by
+ * hand. */
 #include "testutil.h"
 
+#include "cli_opt.h"
+#include "cli_point.h"
 #include "engine.h"
 #include "kvtier.h"
 
@@ -12,7 +15,7 @@ static void test_write_on_eviction_cascades(void **state)
      * keeps the two most recent (2, 3); 1 spilled to disk. A hit on 2 makes it DRAM's most
      * recent, so evicting 4 next spills 3. */
     sim_kvtier t;
-    sim_kvtier_cfg c = {.entries = {2, 2}, .write_through = false};
+    sim_kvtier_cfg c = {.entries = {2, 2, 0}, .write_through = false};
     assert_int_equal(sim_kvtier_init(&t, &c), SIM_OK);
     assert_true(sim_kvtier_on(&t));
     sim_kvtier_computed(&t, 9); /* write on eviction: a computed block writes nothing */
@@ -34,6 +37,35 @@ static void test_write_on_eviction_cascades(void **state)
     sim_kvtier_free(&t);
 }
 
+static void test_remote_below_disk(void **state)
+{
+    (void)state;
+    /* DRAM 1 block, disk 1, remote 2, write on eviction: HBM evicts 1, 2, 3, 4. Each eviction
+     * pushes DRAM's block down one tier: after 1: DRAM {1}; after 2: DRAM {2}, disk {1}; after
+     * 3: DRAM {3}, disk {2}, remote {1}; after 4: DRAM {4}, disk {3}, remote {1, 2} (room for
+     * two). Remote was written twice. With only a remote store, an eviction goes straight
+     * there. */
+    sim_kvtier t;
+    sim_kvtier_cfg c = {.entries = {1, 1, 2}, .write_through = false};
+    assert_int_equal(sim_kvtier_init(&t, &c), SIM_OK);
+    for (uint64_t id = 1; id <= 4; id++)
+        sim_kvtier_evicted(&t, id);
+    assert_int_equal(sim_kvtier_find(&t, 4), 1);
+    assert_int_equal(sim_kvtier_find(&t, 3), 2);
+    assert_int_equal(sim_kvtier_find(&t, 2), 3);
+    assert_int_equal(sim_kvtier_find(&t, 1), 3);
+    assert_int_equal(t.written[2], 2);
+    sim_kvtier_free(&t);
+    c = (sim_kvtier_cfg){{0, 0, 5}, false};
+    assert_true(sim_kvtier_cfg_on(&c));
+    assert_int_equal(sim_kvtier_init(&t, &c), SIM_OK);
+    assert_true(sim_kvtier_on(&t));
+    sim_kvtier_evicted(&t, 9);
+    assert_int_equal(sim_kvtier_find(&t, 9), 3);
+    sim_kvtier_free(&t);
+    assert_string_equal(sim_kvtier_name(2), "remote");
+}
+
 static void test_write_through_copies_every_tier(void **state)
 {
     (void)state;
@@ -41,7 +73,7 @@ static void test_write_through_copies_every_tier(void **state)
      * evictions write nothing. After 1, 2, 3: DRAM holds 2, 3 (1 dropped, not moved: disk has
      * its own copy), disk 1, 2, 3. */
     sim_kvtier t;
-    sim_kvtier_cfg c = {.entries = {2, 3}, .write_through = true};
+    sim_kvtier_cfg c = {.entries = {2, 3, 0}, .write_through = true};
     assert_int_equal(sim_kvtier_init(&t, &c), SIM_OK);
     for (uint64_t id = 1; id <= 3; id++)
         sim_kvtier_computed(&t, id);
@@ -55,7 +87,7 @@ static void test_write_through_copies_every_tier(void **state)
     assert_int_equal(t.written[1], 3);
     sim_kvtier_free(&t);
     /* no tier: nothing on */
-    c = (sim_kvtier_cfg){{0, 0}, false};
+    c = (sim_kvtier_cfg){{0, 0, 0}, false};
     assert_int_equal(sim_kvtier_init(&t, &c), SIM_OK);
     assert_false(sim_kvtier_on(&t));
     assert_int_equal(sim_kvtier_find(&t, 1), 0);
@@ -71,6 +103,8 @@ static void test_write_through_copies_every_tier(void **state)
 #define DRAM_LAT 1e4  /* ns */
 #define DISK_BW 5e9
 #define DISK_LAT 1e5
+#define REMOTE_BW 43e9 /* H100's 50 GB/s NIC x 0.86 RDMA (the device file's defaults) */
+#define REMOTE_LAT 5e3
 
 typedef struct fixture {
     sim_model m;
@@ -94,8 +128,8 @@ static fixture *fx_new(void)
         .block_size = 16,
         .mem_util = 0.3,
         .prefix_caching = true};
-    f->cfg.offload = (sim_engine_offload){.read_bytes_per_s = {DRAM_BW, DISK_BW},
-                                          .latency_ns = {DRAM_LAT, DISK_LAT},
+    f->cfg.offload = (sim_engine_offload){.read_bytes_per_s = {DRAM_BW, DISK_BW, REMOTE_BW},
+                                          .latency_ns = {DRAM_LAT, DISK_LAT, REMOTE_LAT},
                                           .write_through = true};
     return f;
 }
@@ -318,6 +352,50 @@ static void test_two_turn_session(void **state)
     free(f);
 }
 
+/* A prefix hit in the remote tier costs its transfer over the NIC: the DRAM hit's scene (A, the
+ * filler, B) with only a remote store, write-through. B loads 8192 tokens, 1,073,741,824 B, at
+ * 43 GB/s = 24,970,740.093 ns plus the 5 us hop = 24,975,740.093 ns, then computes what the HBM
+ * hit computes. The store's read bandwidth comes from the device file: scaleout 50 GB/s x
+ * alltoall.rdma_bw_eff 0.86 = 43e9 B/s, latency scaleout_latency_us 5 = 5000 ns. */
+static void test_remote_hit_costs_its_transfer(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    const int64_t blocks = sim_engine_kv_blocks(&f->cfg);
+    f->cfg.offload.bytes[2] = 1e12;
+    wl *x = three(blocks, false);
+    sim_engine_result hbm = simulate(f, &x->w);
+    assert_true(hbm.offload_on);
+    assert_int_equal(hbm.offload_hit_tokens[2], 0);
+    free(x);
+    x = three(blocks, true);
+    sim_engine_result remote = simulate(f, &x->w);
+    assert_int_equal(remote.offload_hit_tokens[0], 0);
+    assert_int_equal(remote.offload_hit_tokens[2], 8192);
+    assert_true(fabs(remote.offload_read_bytes[2] - 1073741824.0) < 0.5);
+    assert_true(fabs(remote.offload_load_ns - 24975740.093) < 1e-2);
+    assert_true(llabs(ttft(&remote, 2) - ttft(&hbm, 1) - 24975740) <= 1);
+    sim_engine_result_free(&hbm);
+    sim_engine_result_free(&remote);
+    free(x);
+
+    cli_opts o;
+    memset(&o, 0, sizeof o);
+    o.kv_offload = "cpu:10,remote:100";
+    sim_engine_offload off;
+    sim_err err = {{0}};
+    assert_int_equal(cli_point_offload_flags(&o, &f->hw, &off, &err), SIM_OK);
+    assert_true(fabs(off.bytes[2] - 1e11) < 1.0);
+    assert_true(fabs(off.bytes[1]) < 1.0);
+    assert_true(fabs(off.read_bytes_per_s[2] - 43e9) < 1.0);
+    assert_true(fabs(off.latency_ns[2] - 5000.0) < 1e-6);
+    o.kv_offload = "remote:10,remote:20";
+    assert_int_equal(cli_point_offload_flags(&o, &f->hw, &off, &err), SIM_EINPUT);
+    o.kv_offload = "remotes:10";
+    assert_int_equal(cli_point_offload_flags(&o, &f->hw, &off, &err), SIM_EINPUT);
+    free(f);
+}
+
 static void test_offload_checks(void **state)
 {
     (void)state;
@@ -343,8 +421,10 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_write_on_eviction_cascades),
+        cmocka_unit_test(test_remote_below_disk),
         cmocka_unit_test(test_write_through_copies_every_tier),
         cmocka_unit_test(test_prefix_hit_per_tier),
+        cmocka_unit_test(test_remote_hit_costs_its_transfer),
         cmocka_unit_test(test_two_turn_session),
         cmocka_unit_test(test_offload_checks),
     };

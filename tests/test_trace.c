@@ -673,6 +673,14 @@ static void test_checker_catches_violations(void **state)
                     "without an end");
     expect_rejected(",{\"ph\":\"e\",\"pid\":1,\"cat\":\"r\",\"name\":\"a\",\"id\":7,\"ts\":0}",
                     "without a matching begin");
+    /* a flow finish closes only a flow start of its cat and id, never an async begin */
+    expect_rejected(",{\"ph\":\"b\",\"pid\":1,\"cat\":\"r\",\"name\":\"a\",\"id\":7,\"ts\":0}"
+                    ",{\"ph\":\"f\",\"pid\":1,\"tid\":1,\"cat\":\"r\",\"name\":\"a\",\"id\":7,"
+                    "\"ts\":1,\"bp\":\"e\"}",
+                    "flow finish without a matching start");
+    expect_rejected(",{\"ph\":\"s\",\"pid\":1,\"tid\":1,\"cat\":\"r\",\"name\":\"a\",\"id\":7,"
+                    "\"ts\":0}",
+                    "without an end");
     expect_rejected(",{\"ph\":\"X\",\"pid\":\"gpu\",\"tid\":1,\"name\":\"a\",\"ts\":0,\"dur\":1}",
                     "pid");
     /* nested and sequential slices are fine */
