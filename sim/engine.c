@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine_loop.h"
 #include "power.h"
 #include "pp.h"
 
@@ -19,14 +20,6 @@ void sim_engine_result_free(sim_engine_result *r)
     sim_hist_free(&r->out_seconds);
 }
 
-/* Output tokens of the current 1-second window [k, k+1) s and the most any window saw. Time only
- * moves forward, so one open window is all there is: O(1) memory whatever the span (two requests
- * 1e8 s apart do not allocate 1e8 windows). */
-typedef struct window {
-    int64_t k, tokens, peak;
-    sim_hist *closed; /* NULL, or where each finished window goes as (k, tokens) */
-    int ok;           /* 0 once recording ran out of memory */
-} window;
 
 static void window_add(window *w, int64_t t_ns, int64_t tokens)
 {
@@ -42,56 +35,6 @@ static void window_add(window *w, int64_t t_ns, int64_t tokens)
         w->peak = w->tokens;
 }
 
-/* Where a request's timeline stands, for the observer's events: queued (not yet or again, after
- * a preemption) -> SCHEDULED -> prefill or recompute -> DECODING -> decode. */
-typedef enum tl_phase { TL_QUEUED, TL_PREFILL, TL_DECODE } tl_phase;
-
-typedef struct loop {
-    const sim_engine_cfg *cfg;
-    const sim_workload *w;
-    sim_engine_result *res;
-    sim_sched sched;
-    sim_sched_entry *batch; /* room for max_num_seqs */
-    sim_seq_group *groups;  /* the target's step */
-    sim_seq_group *draft;   /* the draft's: prefill chunks, then verifying sequences */
-    sim_seq_group *scratch;
-    unsigned char *tl;     /* per request, a tl_phase: where its timeline events stand */
-    sim_rng rng;           /* acceptance draws */
-    sim_engine_memo memo; /* the target's steps by launch mode, and its pipeline stages' */
-    sim_spec_memo draft_memo;
-    window tokens;
-    int64_t now;
-    int64_t dt;         /* the current iteration's duration */
-    double bad_step_ns; /* a step time that was not finite and positive (iterate's -2) */
-    int64_t same_gaps;  /* its sequences whose gap equals dt (they streamed in the one before) */
-    size_t next;        /* next request to send */
-    int64_t inflight;
-    int64_t free_since; /* when a concurrency slot last became free */
-    size_t done;
-    size_t cap;         /* requests the per-request arrays hold (w->n may grow up to it) */
-    size_t done_at_now; /* of `done`, those that finished at `now` (the last iteration's end) */
-    /* with a front end: its queue and streams, the next sent request to reach the scheduler, and
-     * the last iteration's tokens as emitted (room for max_num_seqs) */
-    bool fe_on;
-    sim_frontend fe;
-    size_t next_ready; /* the next sent request to reach the scheduler, with or without one */
-    bool fe_slot_freed; /* a request that held a slot of --max-concurrency finished */
-    sim_frontend_emit *emit;
-    size_t n_emit;
-    /* sessions (w->links): the turns released and not yet sent, and the send order */
-    sim_session_turn *heap;
-    size_t heap_n;
-    int64_t *order;
-    /* the last iteration's start and end: an engine that schedules ahead (lags) formed the
-     * batch that runs next at that start */
-    bool lags;
-    int64_t last_start, last_end;
-} loop;
-
-/* The engine a caller steps (engine.h): the loop itself. */
-struct sim_engine {
-    loop L;
-};
 
 static void notify(const loop *L, int64_t id, sim_request_event ev, int64_t t)
 {
@@ -609,45 +552,6 @@ sim_status sim_engine_advance(sim_engine *e, int64_t until_ns, sim_err *err)
         return sim_fail(err, SIM_EINTERNAL, "engine given %zu requests, room for %zu", e->L.w->n,
                         e->L.cap);
     return advance(&e->L, until_ns, err);
-}
-
-int64_t sim_engine_now(const sim_engine *e) { return e->L.now; }
-
-int64_t sim_engine_outstanding(const sim_engine *e, int64_t t_ns)
-{
-    const loop *L = &e->L;
-    /* requests finished at the end of an iteration still running at t are outstanding at t */
-    size_t done = L->now > t_ns ? L->done - L->done_at_now : L->done;
-    return (int64_t)(L->w->n - done);
-}
-
-size_t sim_engine_done(const sim_engine *e) { return e->L.done; }
-
-double sim_engine_kv_usage(const sim_engine *e)
-{
-    const sim_sched *s = &e->L.sched;
-    return s->kv.total_blocks > 0 ? (double)sim_sched_kv_used(s) / (double)s->kv.total_blocks
-                                  : 0.0;
-}
-
-int64_t sim_engine_cached_prefix(const sim_engine *e, const uint64_t *ids, int64_t n)
-{
-    const sim_sched *s = &e->L.sched;
-    return s->cfg.prefix_block_tokens > 0 ? sim_prefix_match(&s->prefix, ids, n) : 0;
-}
-
-sim_seq_phase sim_engine_abort_request(sim_engine *e, int64_t id)
-{
-    loop *L = &e->L;
-    sim_seq *r = &L->res->seqs[id];
-    const sim_seq_phase was = sim_sched_abort(&L->sched, L->res->seqs, id);
-    if (was == SIM_SEQ_RUNNING || was == SIM_SEQ_WAITING) {
-        r->output = r->generated; /* what it got is all it generates: tokens in = tokens out */
-        r->finish_ns = L->now;
-        L->done++;
-        L->inflight--;
-    }
-    return was;
 }
 
 sim_status sim_engine_finish(sim_engine *e, sim_err *err)

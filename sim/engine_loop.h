@@ -1,0 +1,68 @@
+/* engine_loop.h - the serving loop's state, private to sim/engine*.c: engine.c runs it,
+ * engine_query.c answers what a caller stepping the engine asks of it (engine.h). */
+#ifndef INFERSIM_ENGINE_LOOP_H
+#define INFERSIM_ENGINE_LOOP_H
+
+#include "engine.h"
+
+/* Output tokens of the current 1-second window [k, k+1) s and the most any window saw. Time only
+ * moves forward, so one open window is all there is: O(1) memory whatever the span (two requests
+ * 1e8 s apart do not allocate 1e8 windows). */
+typedef struct window {
+    int64_t k, tokens, peak;
+    sim_hist *closed; /* NULL, or where each finished window goes as (k, tokens) */
+    int ok;           /* 0 once recording ran out of memory */
+} window;
+
+/* Where a request's timeline stands, for the observer's events: queued (not yet or again, after
+ * a preemption) -> SCHEDULED -> prefill or recompute -> DECODING -> decode. */
+typedef enum tl_phase { TL_QUEUED, TL_PREFILL, TL_DECODE } tl_phase;
+
+typedef struct loop {
+    const sim_engine_cfg *cfg;
+    const sim_workload *w;
+    sim_engine_result *res;
+    sim_sched sched;
+    sim_sched_entry *batch; /* room for max_num_seqs */
+    sim_seq_group *groups;  /* the target's step */
+    sim_seq_group *draft;   /* the draft's: prefill chunks, then verifying sequences */
+    sim_seq_group *scratch;
+    unsigned char *tl;     /* per request, a tl_phase: where its timeline events stand */
+    sim_rng rng;           /* acceptance draws */
+    sim_engine_memo memo; /* the target's steps by launch mode, and its pipeline stages' */
+    sim_spec_memo draft_memo;
+    window tokens;
+    int64_t now;
+    int64_t dt;         /* the current iteration's duration */
+    double bad_step_ns; /* a step time that was not finite and positive (iterate's -2) */
+    int64_t same_gaps;  /* its sequences whose gap equals dt (they streamed in the one before) */
+    size_t next;        /* next request to send */
+    int64_t inflight;
+    int64_t free_since; /* when a concurrency slot last became free */
+    size_t done;
+    size_t cap;         /* requests the per-request arrays hold (w->n may grow up to it) */
+    size_t done_at_now; /* of `done`, those that finished at `now` (the last iteration's end) */
+    /* with a front end: its queue and streams, the next sent request to reach the scheduler, and
+     * the last iteration's tokens as emitted (room for max_num_seqs) */
+    bool fe_on;
+    sim_frontend fe;
+    size_t next_ready; /* the next sent request to reach the scheduler, with or without one */
+    bool fe_slot_freed; /* a request that held a slot of --max-concurrency finished */
+    sim_frontend_emit *emit;
+    size_t n_emit;
+    /* sessions (w->links): the turns released and not yet sent, and the send order */
+    sim_session_turn *heap;
+    size_t heap_n;
+    int64_t *order;
+    /* the last iteration's start and end: an engine that schedules ahead (lags) formed the
+     * batch that runs next at that start */
+    bool lags;
+    int64_t last_start, last_end;
+} loop;
+
+/* The engine a caller steps (engine.h): the loop itself. */
+struct sim_engine {
+    loop L;
+};
+
+#endif
