@@ -195,6 +195,15 @@ sim_status cli_dropin_config_words(const struct cJSON *cfg, const char *file, bo
                                    bool (*is_flag_row)(const void *ctx, const char *flag),
                                    const void *ctx, cli_dropin_words *w, sim_err *err);
 
+/* Whether argv[i] starts a new flag (argparse: "-x" but not a negative number). */
+bool cli_dropin_is_flag(const char *a);
+
+/* One engine flag at args[*i] (its value or list after it, or after '='), found among t's tool's
+ * rows and translated; *i is left on its last word. `sub` is the index of the tool's subcommand
+ * word (0: none). Unknown or ambiguous names fail naming the nearest rows. */
+sim_status cli_dropin_take_flag(cli_dropin_line *t, int argc, char **args, int *i, int sub,
+                                sim_err *err);
+
 /* A row's handler for vLLM's and SGLang's `--config FILE.yaml`: each key of the file taken as its
  * flag, except those the command line gives itself (the line wins); one file per line. */
 sim_status cli_dropin_config(cli_dropin_line *t, const char *flag, const char *path, sim_err *err);

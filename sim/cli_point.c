@@ -492,11 +492,7 @@ sim_status cli_point_engine(const cli_opts *o, cli_load_result *L, const cli_loa
     if (st)
         return st;
     cfg->step = L->step;
-    /* each of vLLM's data-parallel engines has its own batch limits: the replica's scheduler
-     * gets dp times the flags' */
-    sim_par par = sim_step_par(&cfg->step);
-    cfg->sched.max_num_seqs *= sim_par_dp(&par);
-    cfg->sched.max_num_batched_tokens *= sim_par_dp(&par);
+    sim_deploy_dp_limits(cfg); /* dp x the flags' batch limits (cluster.h) */
     cfg->spec = &L->spec;
     cfg->sched.spec_tokens = sim_spec_active(&L->spec) ? L->spec.k : 0;
     return cli_point_offload_flags(o, cfg->step.hw, &cfg->offload, err);
@@ -592,20 +588,14 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
          * streamed; the decode side takes the hand-over without it and streams every token */
         s->prefill.frontend.output_token_ns = s->prefill.frontend.chunk_ns = 0.0;
         s->cfg.frontend.request_ns = s->cfg.frontend.input_token_ns = 0.0;
-        s->gpus =
-            dc.n_prefill * sim_pp_gpus(&s->prefill.step) + dc.n_decode * sim_pp_gpus(&s->cfg.step);
+        s->gpus = sim_deploy_disagg_gpus(&dc);
         if (o->prefill_hw)
             st = prefill_device(o, cache, &dc, s, err);
-        if (!st && !(st = sim_disagg_check(&dc, s->w, err)))
-            st = sim_disagg_run(&dc, s->w, &s->res, &s->cluster, err);
-    } else if (!st && (cc.replicas > 1 || cc.autoscale.max > 0) &&
-               !(st = sim_cluster_check(&cc, s->w, err))) {
-        st = sim_cluster_run(&cc, s->w, &s->res, &s->cluster, err);
-        if (!st && s->cluster.autoscaled)
-            s->gpus = sim_pp_gpus(&s->cfg.step) * s->cluster.peak_held;
-    } else if (!st) {
-        st = sim_engine_run(&s->cfg, s->w, &s->res, err);
     }
+    if (!st) /* the pools, the replicas or the one engine */
+        st = sim_deploy_run(&cc, &dc, s->w, &s->res, &s->cluster, err);
+    if (!st && s->cluster.autoscaled)
+        s->gpus = sim_pp_gpus(&s->cfg.step) * s->cluster.peak_held;
     if (s->series) {
         s->series->next = NULL;
         s->cfg.observer = NULL;

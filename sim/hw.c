@@ -620,6 +620,16 @@ static bool hw_known(const char *field, const cJSON *v)
     return false;
 }
 
+/* sim_hw_copied_from_fn (hw_internal.h) */
+static const char *copied_from(const sim_hw *hw, const char *json)
+{
+    size_t i = field_index(json);
+    if (i == N_FIELDS || hw->origin[i] != SIM_HW_DERIVED)
+        return NULL;
+    const hw_field *f = &hw_fields[i];
+    return f->rule == HR_COPY || f->rule == HR_COPY_FILE ? f->from : NULL;
+}
+
 sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err)
 {
     memset(hw, 0, sizeof *hw);
@@ -644,7 +654,7 @@ sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err)
     if (!st)
         st = load_collectives(root, path, hw, err);
     if (!st)
-        st = sim_hw_prov_load(root, path, hw, err);
+        st = sim_hw_prov_load(root, path, hw, copied_from, err);
     if (!st) {
         snprintf(hw->name, sizeof hw->name, "%s", name ? name : path);
         snprintf(hw->path, sizeof hw->path, "%s", path);
@@ -662,15 +672,6 @@ sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err)
 }
 
 size_t sim_hw_n_fields(void) { return N_FIELDS; }
-
-const char *sim_hw_copied_from(const sim_hw *hw, const char *json)
-{
-    size_t i = field_index(json);
-    if (i == N_FIELDS || hw->origin[i] != SIM_HW_DERIVED)
-        return NULL;
-    const hw_field *f = &hw_fields[i];
-    return f->rule == HR_COPY || f->rule == HR_COPY_FILE ? f->from : NULL;
-}
 
 sim_hw_field_info sim_hw_field(const sim_hw *hw, size_t i)
 {

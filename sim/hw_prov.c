@@ -207,12 +207,13 @@ static sim_status read_entry(const cJSON *e, const char *path, const char *stem,
     return bad_entry(err, path, key, what);
 }
 
-sim_status sim_hw_prov_load(const cJSON *root, const char *path, sim_hw *hw, sim_err *err)
+sim_status sim_hw_prov_load(const cJSON *root, const char *path, sim_hw *hw,
+                            sim_hw_copied_from_fn copied_from, sim_err *err)
 {
     /* what the file and the rules say, then the entries, then the copies */
     size_t follows[SIM_HW_N_EFF];
     for (size_t i = 0; i < SIM_HW_N_EFF; i++) {
-        const char *from = sim_hw_copied_from(hw, hw_effs[i].name);
+        const char *from = copied_from(hw, hw_effs[i].name);
         memset(&hw->prov[i], 0, sizeof hw->prov[i]);
         follows[i] = SIM_HW_N_EFF;
         if (sim_jsonf_find(root, hw_effs[i].name) && !from)

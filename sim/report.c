@@ -25,22 +25,6 @@ bool sim_format_parse(const char *s, sim_format *out)
     return false;
 }
 
-double sim_report_ratio(double a, double b) { return b > 0.0 ? a / b : 0.0; }
-
-/* A quoted CSV text field followed by a comma: names come from config files and may hold
- * anything. Returns false when out of memory (nothing written). */
-bool sim_report_csv_text(FILE *f, const char *v)
-{
-    sim_strbuf b = {0};
-    sim_strbuf_csv(&b, v, true);
-    sim_strbuf_printf(&b, ",");
-    bool ok = !b.oom;
-    if (ok)
-        fputs(b.s, f);
-    sim_strbuf_free(&b);
-    return ok;
-}
-
 /* ------------------------------------------------------------------------------------------ */
 /* JSON */
 
@@ -75,54 +59,6 @@ static void ops_json(cJSON *arr, const char *phase, const sim_step_result *s, co
         if (hw)
             cJSON_AddStringToObject(o, "roofline_bound", roofline_bound(hw, op));
         cJSON_AddItemToArray(arr, o);
-    }
-}
-
-bool sim_report_run_price(const sim_run_cfg *cfg, const sim_run_result *r, sim_price *out)
-{
-    double e2e_s = r->e2e_ns / 1e9;
-    double total_tokens = (double)cfg->batch * (double)(cfg->input_len + cfg->output_len);
-    return sim_price_compute(sim_pp_gpus(&cfg->step), cfg->usd_per_gpu_hour, r->output_throughput,
-                             sim_report_ratio(total_tokens, e2e_s), out);
-}
-
-/* The CSV header's keys and a row's values, each after a comma: a missing value is empty. */
-void sim_report_fields_csv_header(FILE *f, const sim_field *v, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        fprintf(f, ",%s", v[i].key);
-    fputc('\n', f);
-}
-
-void sim_report_fields_csv(FILE *f, const sim_field *v, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (v[i].missing)
-            fputc(',', f);
-        else if (v[i].kind == SIM_FIELD_TEXT || v[i].kind == SIM_FIELD_BOOL)
-            fprintf(f, ",%s", v[i].text);
-        else if (v[i].kind == SIM_FIELD_INT)
-            fprintf(f, ",%lld", (long long)v[i].num);
-        else
-            fprintf(f, ",%.*f", v[i].decimals, v[i].num);
-    }
-    fputc('\n', f);
-}
-
-/* Fields as JSON keys: a missing value is null, an infinite number "inf" (as vLLM's). */
-void sim_report_fields_json(cJSON *o, const sim_field *f, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (f[i].missing)
-            cJSON_AddNullToObject(o, f[i].key);
-        else if (f[i].kind != SIM_FIELD_TEXT && isinf(f[i].num))
-            cJSON_AddStringToObject(o, f[i].key, "inf");
-        else if (f[i].kind == SIM_FIELD_TEXT)
-            cJSON_AddStringToObject(o, f[i].key, f[i].text);
-        else if (f[i].kind == SIM_FIELD_BOOL)
-            cJSON_AddBoolToObject(o, f[i].key, f[i].num != 0.0);
-        else
-            add_num(o, f[i].key, f[i].num);
     }
 }
 

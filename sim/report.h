@@ -219,6 +219,9 @@ bool sim_report_serve_price(const sim_serve_report *r, sim_price *out);
 /* The GPUs a serving deployment holds: r->gpus, else tp x pp of its engine. */
 int64_t sim_report_serve_gpus(const sim_serve_report *r);
 
+/* An autoscaled pool's GPU-hours: the replicas' held time x each one's GPUs. */
+double sim_report_serve_gpu_hours(const sim_serve_report *r);
+
 /* Writes one CSV row per request to `path`, through a temporary file renamed when complete. */
 sim_status sim_report_save_requests(const char *path, const sim_serve_report *r, sim_err *err);
 

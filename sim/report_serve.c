@@ -15,33 +15,6 @@
 
 static void add_num(cJSON *o, const char *k, double v) { cJSON_AddNumberToObject(o, k, v); }
 
-int64_t sim_report_serve_gpus(const sim_serve_report *r)
-{
-    return r->gpus > 0 ? r->gpus : sim_pp_gpus(&r->cfg->step);
-}
-
-/* An autoscaled pool's GPU-hours: the replicas' held time x each one's GPUs. */
-static double gpu_hours(const sim_serve_report *r)
-{
-    return r->cluster->held_ns * (double)sim_pp_gpus(&r->cfg->step) / 3.6e12;
-}
-
-/* With autoscaling the hourly cost is the GPUs held on average (GPU-hours over the run's hours)
- * and `gpus` the most held at once. */
-bool sim_report_serve_price(const sim_serve_report *r, sim_price *out)
-{
-    bool known = sim_price_compute(sim_report_serve_gpus(r), r->usd_per_gpu_hour,
-                                   r->m->output_throughput, r->m->total_token_throughput, out);
-    if (known && r->cluster && r->cluster->autoscaled && r->m->duration_s > 0.0) {
-        out->usd_per_hour = gpu_hours(r) * r->usd_per_gpu_hour / (r->m->duration_s / 3600.0);
-        out->usd_per_million_output_tokens =
-            sim_price_per_million(out->usd_per_hour, r->m->output_throughput);
-        out->usd_per_million_total_tokens =
-            sim_price_per_million(out->usd_per_hour, r->m->total_token_throughput);
-    }
-    return known;
-}
-
 /* Mean busy fraction of instances [from, to) over the run. */
 static double pool_busy(const sim_cluster_result *c, int from, int to, double dur_ns)
 {
@@ -135,9 +108,10 @@ static sim_status serve_table(FILE *f, const sim_serve_report *r)
             fprintf(f,
                     "autoscaled %d..%d on %s: at most %d held, %.2f on average; %lld added, "
                     "%lld removed; %.3f GPU-hours\n",
-                    c->scale_min, c->replicas, sim_scale_metric_name(c->scale_metric),
-                    c->peak_held, sim_report_ratio(c->held_ns, (double)r->res->duration_ns),
-                    (long long)c->scale_ups, (long long)c->scale_downs, gpu_hours(r));
+                    c->scale_min, c->replicas, sim_scale_metric_name(c->scale_metric), c->peak_held,
+                    sim_report_ratio(c->held_ns, (double)r->res->duration_ns),
+                    (long long)c->scale_ups, (long long)c->scale_downs,
+                    sim_report_serve_gpu_hours(r));
     }
     banner(f, " Serving Benchmark Result ", '=');
     sim_field fields[SIM_FIELDS_MAX];
@@ -182,9 +156,9 @@ static void autoscale_json(cJSON *o, const sim_serve_report *r)
     add_num(o, "replicas_mean", sim_report_ratio(c->held_ns, dur));
     add_num(o, "scale_ups", (double)c->scale_ups);
     add_num(o, "scale_downs", (double)c->scale_downs);
-    add_num(o, "gpu_hours", gpu_hours(r));
+    add_num(o, "gpu_hours", sim_report_serve_gpu_hours(r));
     if (r->usd_per_gpu_hour > 0.0)
-        add_num(o, "usd", gpu_hours(r) * r->usd_per_gpu_hour);
+        add_num(o, "usd", sim_report_serve_gpu_hours(r) * r->usd_per_gpu_hour);
     cJSON *arr = cJSON_AddArrayToObject(o, "autoscale_timeline");
     for (size_t k = 0; arr && k < c->n_timeline; k++) {
         const sim_scale_point *p = &c->timeline[k];
@@ -237,13 +211,6 @@ static void cluster_json(cJSON *o, const sim_serve_report *r)
             add_num(x, "prefix_blocks", (double)l->prefix_blocks);
         cJSON_AddItemToArray(arr, x);
     }
-}
-
-double sim_report_prefix_hit_rate(const sim_engine_result *res)
-{
-    return res->prefix_query_tokens > 0
-               ? (double)res->prefix_hit_tokens / (double)res->prefix_query_tokens
-               : 0.0;
 }
 
 static sim_status serve_json(FILE *f, const sim_serve_report *r)

@@ -671,6 +671,66 @@ static void test_checks(void **state)
     free(f);
 }
 
+/* sim_deploy_run chooses what sim_cluster_run, sim_disagg_run or sim_engine_run would run, and
+ * gives their results; the data-parallel limits and the pools' GPUs by hand. */
+static void test_deploy(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    sim_workload w = tu_synth(12, 200, 20, 40.0, 0.0);
+    sim_err err = {{0}};
+    sim_engine_result a, b;
+    sim_cluster_result pa, pb;
+    /* one engine: sim_engine_run's result, no per-instance load */
+    sim_cluster_cfg cc = {.engine = &f->cfg, .replicas = 1, .router = SIM_ROUTER_LEAST_OUTSTANDING};
+    sim_disagg_cfg none = {.prefill = &f->cfg, .decode = &f->cfg};
+    assert_int_equal(sim_deploy_run(&cc, &none, &w, &a, &pa, &err), SIM_OK);
+    assert_int_equal(sim_engine_run(&f->cfg, &w, &b, &err), SIM_OK);
+    assert_int_equal(a.duration_ns, b.duration_ns);
+    assert_int_equal(pa.replicas, 0);
+    sim_engine_result_free(&a);
+    sim_engine_result_free(&b);
+    /* two replicas (no disaggregation given): sim_cluster_run's */
+    cc.replicas = 2;
+    assert_int_equal(sim_deploy_run(&cc, NULL, &w, &a, &pa, &err), SIM_OK);
+    run_cluster(f, 2, SIM_ROUTER_LEAST_OUTSTANDING, &w, &b, &pb);
+    assert_int_equal(a.duration_ns, b.duration_ns);
+    assert_int_equal(pa.replicas, 2);
+    sim_engine_result_free(&a);
+    sim_engine_result_free(&b);
+    sim_cluster_result_free(&pa);
+    sim_cluster_result_free(&pb);
+    /* prefill and decode pools win over the replicas: sim_disagg_run's */
+    sim_disagg_cfg dc = {.prefill = &f->cfg, .decode = &f->cfg, .n_prefill = 1, .n_decode = 1};
+    assert_int_equal(sim_deploy_run(&cc, &dc, &w, &a, &pa, &err), SIM_OK);
+    assert_int_equal(sim_disagg_run(&dc, &w, &b, &pb, &err), SIM_OK);
+    assert_int_equal(a.duration_ns, b.duration_ns);
+    assert_int_equal(pa.replicas, 2);
+    sim_engine_result_free(&a);
+    sim_engine_result_free(&b);
+    sim_cluster_result_free(&pa);
+    sim_cluster_result_free(&pb);
+    /* GPUs: 2 prefill engines of TP 4 and 1 decode engine of TP 8 -> 2 x 4 + 1 x 8 = 16 */
+    sim_engine_cfg pre = f->cfg, dec = f->cfg;
+    pre.step.tp = 4;
+    dec.step.tp = 8;
+    sim_disagg_cfg g = {.prefill = &pre, .decode = &dec, .n_prefill = 2, .n_decode = 1};
+    assert_int_equal(sim_deploy_disagg_gpus(&g), 16);
+    /* dp limits: one attention group (no --dp) keeps 256 and 8192 */
+    sim_engine_cfg e = f->cfg;
+    sim_deploy_dp_limits(&e);
+    assert_int_equal(e.sched.max_num_seqs, 256);
+    assert_int_equal(e.sched.max_num_batched_tokens, 8192);
+    /* four data-parallel attention groups: 4 x 256 = 1024 sequences, 4 x 8192 = 32768 tokens */
+    e.step.dp_attention = true;
+    e.step.dp = 4;
+    sim_deploy_dp_limits(&e);
+    assert_int_equal(e.sched.max_num_seqs, 1024);
+    assert_int_equal(e.sched.max_num_batched_tokens, 32768);
+    sim_workload_free(&w);
+    free(f);
+}
+
 static void run_disagg(const sim_disagg_cfg *c, const sim_workload *w, sim_engine_result *all,
                        sim_cluster_result *per)
 {
@@ -822,6 +882,7 @@ int main(void)
         cmocka_unit_test(test_each_router),
         cmocka_unit_test(test_routing_by_hand),
         cmocka_unit_test(test_checks),
+        cmocka_unit_test(test_deploy),
         cmocka_unit_test(test_kv_aware_by_hand),
         cmocka_unit_test(test_stale_router_by_hand),
         cmocka_unit_test(test_autoscale_desired),
