@@ -95,8 +95,10 @@ static void send_arrivals(loop *L)
             r->n_hash = q->n_hash < full ? q->n_hash : full;
         }
         r->send_ns = arrival > L->free_since ? arrival : L->free_since;
-        if (L->fe_on) /* the front end takes it in first; deliver hands it on */
+        if (L->fe_on) /* the front end takes it in first (deliver) */
             sim_frontend_take(&L->fe, &L->cfg->frontend, id, r->send_ns, r->input);
+        else
+            sim_sched_enqueue(&L->sched, L->res->seqs, id);
         L->tl[id] = TL_QUEUED;
         notify(L, id, SIM_EV_ARRIVED, r->send_ns);
         L->next++;
@@ -106,40 +108,14 @@ static void send_arrivals(loop *L)
     }
 }
 
-/* When sent request id can reach the scheduler: its send, or when the front end is done with
- * it (nondecreasing in send order either way). */
-static int64_t ready_ns(const loop *L, int64_t id)
+/* Sent requests the front end is done with reach the scheduler, in send order. */
+static void deliver(loop *L)
 {
-    return L->fe_on ? L->fe.t_ns[id] : L->res->seqs[id].send_ns;
-}
-
-/* Sent requests ready by `until` reach the scheduler, in send order. */
-static void deliver(loop *L, int64_t until)
-{
-    while (L->next_ready < L->next && ready_ns(L, sent_id(L, L->next_ready)) <= until) {
+    while (L->next_ready < L->next && L->fe.t_ns[sent_id(L, L->next_ready)] <= L->now) {
         const int64_t id = sent_id(L, L->next_ready++);
-        if (L->fe_on)
-            sim_frontend_deliver(&L->fe, id, L->res->seqs[id].send_ns);
+        sim_frontend_deliver(&L->fe, id, L->res->seqs[id].send_ns);
         sim_sched_enqueue(&L->sched, L->res->seqs, id);
     }
-}
-
-/* Until when the requests ready reach the batch scheduled at `now` (engine.h): with a loop that
- * schedules ahead, that batch was formed when the last iteration started, if it ran up to now;
- * else now. */
-static int64_t horizon(const loop *L)
-{
-    return L->lags && L->last_end == L->now ? L->last_start : L->now;
-}
-
-/* Hands the scheduler what the next batch sees; an engine with nothing in it to run forms its
- * batch from what is there now instead (the lagging loop finds no batch and polls again). */
-static void deliver_ready(loop *L)
-{
-    const int64_t h = horizon(L);
-    deliver(L, h);
-    if (h < L->now && sim_sched_idle(&L->sched))
-        deliver(L, L->now);
 }
 
 /* `ntok` tokens of request id came out at `now`, streamed as one chunk (with a front end: noted
@@ -389,8 +365,6 @@ static int iterate(loop *L)
                         lk->follow, -1});
         }
     sim_sched_compact(&L->sched, seqs);
-    L->last_start = start;
-    L->last_end = L->now;
     ok &= record_iteration(L, (int64_t)n, draft_ns, produced);
     return ok ? 1 : -1;
 }
@@ -419,8 +393,6 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
     L->scratch = malloc(m * sizeof *L->scratch);
     L->tl = calloc(n, sizeof *L->tl);
     L->fe_on = cfg->frontend.on;
-    /* scheduling ahead of the GPU (engine.h), but not a speculative engine's synchronous loop */
-    L->lags = cfg->step.async_sched && !(cfg->sched.spec_tokens > 0 && cfg->spec->sync_host);
     bool fe_ok = sim_frontend_init(&L->fe, &cfg->frontend, L->fe_on ? n : 0);
     L->emit = L->fe_on ? malloc(m * sizeof *L->emit) : NULL;
     fe_ok = fe_ok && (!L->fe_on || L->emit);
@@ -487,7 +459,8 @@ static sim_status advance(loop *L, int64_t until, sim_err *err)
     const sim_workload *w = L->w;
     while (L->done < w->n && L->now < until) {
         send_arrivals(L);
-        deliver_ready(L);
+        if (L->fe_on)
+            deliver(L);
         if (sim_sched_idle(&L->sched)) {
             const bool taking = L->fe_on && L->next_ready < L->next; /* in the front end */
             if (L->next >= w->n && !taking)

@@ -10,13 +10,7 @@
  *   sim_engine_result_free(&res);
  *
  * Time is integer nanoseconds from 0. Requests that arrive during an iteration join at the next
- * one, or with asynchronous scheduling (cfg.step.async_sched: SGLang's overlap scheduler, vLLM's
- * --async-scheduling, TensorRT-LLM's overlap scheduler) at the one after: such a loop forms and
- * launches the next batch as soon as the running one is launched, so that batch sees only what
- * had arrived when the running one started (SGLang's event_loop_overlap: recv_requests,
- * get_next_batch_to_run, run_batch, then process_batch_result of the previous batch; vLLM V1's
- * step_with_batch_queue schedules batch N+1 before it waits on N's output); an engine with
- * nothing else to run takes them at once (the loop finds no batch and polls again). A request whose workload entry has kv_ready > 0 arrives with that many prompt tokens'
+ * one. A request whose workload entry has kv_ready > 0 arrives with that many prompt tokens'
  * KV computed elsewhere (a disaggregated decode instance's): it is admitted once blocks for its
  * whole prompt are free and feeds only the rest. A client-side cap on requests in flight
  * (--max-concurrency) delays a request's send time until a slot frees; its latencies count from

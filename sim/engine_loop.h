@@ -54,10 +54,6 @@ typedef struct loop {
     sim_session_turn *heap;
     size_t heap_n;
     int64_t *order;
-    /* the last iteration's start and end: an engine that schedules ahead (lags) formed the
-     * batch that runs next at that start */
-    bool lags;
-    int64_t last_start, last_end;
 } loop;
 
 /* The engine a caller steps (engine.h): the loop itself. */

@@ -791,76 +791,6 @@ static void test_images(void **state)
     free(f);
 }
 
-/* Iteration starts and ends, as the observer sees them. */
-typedef struct iter_log {
-    int64_t start[4096], end[4096];
-    size_t n;
-} iter_log;
-
-static void log_iteration(void *ctx, const sim_iter_info *it)
-{
-    iter_log *g = ctx;
-    if (g->n < 4096) {
-        g->start[g->n] = it->start_ns;
-        g->end[g->n++] = it->start_ns + it->dur_ns;
-    }
-}
-
-/* The iteration running at t (start < t < end): its index in the log. */
-static size_t running_at(const iter_log *g, int64_t t)
-{
-    for (size_t k = 0; k < g->n; k++)
-        if (g->start[k] < t && t < g->end[k])
-            return k;
-    fail_msg("no iteration runs at %lld ns", (long long)t);
-    return 0;
-}
-
-/* Scheduling ahead (engine.h): request 1 arrives in the middle of request 0's iteration 20.
- * A synchronous loop admits it at that step's end (the next batch is formed then); a loop that
- * schedules ahead formed the next batch when step 20 started, so request 1 waits for the step
- * after it too: its first iteration starts at the end of step k + 1 instead of k, one whole
- * decode step of request 0 later. Arriving just as the engine's last iteration ends, a request
- * starts at its arrival in both (the lagging loop has no batch to run and takes it at once). */
-static void test_async_admits_one_step_later(void **state)
-{
-    (void)state;
-    for (int async = 0; async <= 1; async++) {
-        fixture *f = fx_new("llama-3.1-8b", "h100-sxm", 1);
-        f->cfg.step.async_sched = async;
-        sim_workload one = tu_synth(1, 512, 256, INFINITY, 0.0);
-        sim_engine_result a = simulate(f, &one);
-        iter_log *g = calloc(1, sizeof *g);
-        sim_engine_observer obs = {.ctx = g, .iteration = log_iteration};
-        f->cfg.observer = &obs;
-        sim_workload two = tu_synth(2, 512, 256, INFINITY, 0.0);
-        sim_engine_result probe = simulate(f, &one); /* request 0 alone: prefill, then decodes */
-        const int64_t t = (g->start[20] + g->end[20]) / 2;
-        const int64_t d21 = g->end[21] - g->start[21]; /* request 0's next decode, alone */
-        two.reqs[1].arrival_ns = t;
-        g->n = 0;
-        sim_engine_result b = simulate(f, &two);
-        const size_t k = running_at(g, t);
-        assert_int_equal(k, 20); /* request 1 changes nothing before it joins */
-        assert_int_equal(b.seqs[1].first_sched_ns, async ? g->end[k + 1] : g->end[k]);
-        if (async) /* the step it waited for is request 0's decode alone */
-            assert_int_equal(g->end[k + 1] - g->start[k + 1], d21);
-        /* at an engine that has just run its last iteration (the lagging batch is empty): at
-         * its arrival */
-        two.reqs[1].arrival_ns = a.duration_ns;
-        sim_engine_result c = simulate(f, &two);
-        assert_int_equal(c.seqs[1].first_sched_ns, a.duration_ns);
-        sim_engine_result_free(&c);
-        sim_engine_result_free(&a);
-        sim_engine_result_free(&probe);
-        sim_engine_result_free(&b);
-        sim_workload_free(&one);
-        sim_workload_free(&two);
-        free(g);
-        free(f);
-    }
-}
-
 /* The chunk observer (the live endpoint's feed): per request, chunks with growing token counts
  * whose last holds its whole output, the first at its first_token_ns and the last at its
  * finish_ns, the client's times with a front end that streams every 3 tokens (frontend.h) as
@@ -937,7 +867,6 @@ int main(void)
         cmocka_unit_test(test_chunked_prefill_lowers_tail_itl),
         cmocka_unit_test(test_max_concurrency),
         cmocka_unit_test(test_far_apart_requests),
-        cmocka_unit_test(test_async_admits_one_step_later),
         cmocka_unit_test(test_checks),
         cmocka_unit_test(test_hybrid_kv_sliding_window),
         cmocka_unit_test(test_sliding_every_layer),
