@@ -7,6 +7,31 @@
 #include "step.h"
 #include "step_internal.h"
 
+/* Op i of x added into the sum: its fields, its cost and its hidden time. */
+static void add_op(sim_step_result *sum, const sim_step_result *x, int i)
+{
+    sim_op *a = &sum->graph.ops[i];
+    const sim_op *b = &x->graph.ops[i];
+#define ADD(f) a->f += b->f;
+    OP_FIELDS(ADD)
+#undef ADD
+#define ADD(f) sum->cost[i].f += x->cost[i].f;
+    COST_FIELDS(ADD)
+#undef ADD
+    sum->hidden_ns[i] += x->hidden_ns[i];
+}
+
+/* The step's own sums added: hidden network, host and CPU time, its tokens and sequences. */
+static void add_totals(sim_step_result *sum, const sim_step_result *x)
+{
+    sum->net_hidden_ns += x->net_hidden_ns;
+    sum->t_host_ns += x->t_host_ns;
+    sum->t_cpu_ns += x->t_cpu_ns;
+    sum->graph.tokens += x->graph.tokens;
+    sum->graph.seqs += x->graph.seqs;
+    sum->graph.logit_tokens += x->graph.logit_tokens;
+}
+
 void sim_step_accumulate(sim_step_result *sum, const sim_step_result *x)
 {
     if (sum->graph.layers == 0) {
@@ -14,24 +39,11 @@ void sim_step_accumulate(sim_step_result *sum, const sim_step_result *x)
         return;
     }
     for (int i = 0; i < SIM_OP_COUNT; i++) {
-        sim_op *a = &sum->graph.ops[i];
-        const sim_op *b = &x->graph.ops[i];
-        if (!b->present && !a->present) /* nothing to add: an absent op costs nothing */
+        if (!x->graph.ops[i].present && !sum->graph.ops[i].present) /* an absent op costs nothing */
             continue;
-#define ADD(f) a->f += b->f;
-        OP_FIELDS(ADD)
-#undef ADD
-#define ADD(f) sum->cost[i].f += x->cost[i].f;
-        COST_FIELDS(ADD)
-#undef ADD
-        sum->hidden_ns[i] += x->hidden_ns[i];
+        add_op(sum, x, i);
     }
-    sum->net_hidden_ns += x->net_hidden_ns;
-    sum->t_host_ns += x->t_host_ns;
-    sum->t_cpu_ns += x->t_cpu_ns;
-    sum->graph.tokens += x->graph.tokens;
-    sum->graph.seqs += x->graph.seqs;
-    sum->graph.logit_tokens += x->graph.logit_tokens;
+    add_totals(sum, x);
 }
 
 /* Why a run of additions is exact (round to nearest, ties to even). For s >= x > 0, s normal in
@@ -103,22 +115,9 @@ static void add_changing(sim_step_sum *acc, const sim_step_result *x)
     sim_step_result *sum = &acc->sum;
     for (int k = 0; k < acc->n_ctx; k++) {
         const int i = acc->ctx[k];
-        sim_op *a = &sum->graph.ops[i];
-        const sim_op *b = &x->graph.ops[i];
-#define ADD(f) a->f += b->f;
-        OP_FIELDS(ADD)
-#undef ADD
-#define ADD(f) sum->cost[i].f += x->cost[i].f;
-        COST_FIELDS(ADD)
-#undef ADD
-        sum->hidden_ns[i] += x->hidden_ns[i];
+        add_op(sum, x, i);
     }
-    sum->net_hidden_ns += x->net_hidden_ns;
-    sum->t_host_ns += x->t_host_ns;
-    sum->t_cpu_ns += x->t_cpu_ns;
-    sum->graph.tokens += x->graph.tokens;
-    sum->graph.seqs += x->graph.seqs;
-    sum->graph.logit_tokens += x->graph.logit_tokens;
+    add_totals(sum, x);
 }
 
 /* The pending run: the kept step's context-free op fields, added `pending` times each. */
