@@ -21,7 +21,7 @@ typedef struct sweep_flag_def {
 
 #define SO(flag, kind, field, lo, hi, help, usage)                                                 \
     {                                                                                              \
-        {flag, kind, offsetof(cli_grid_opts, field), lo, hi, 0, help}, usage                       \
+        {flag, kind, offsetof(cli_grid_opts, field), lo, hi, 0, help, CLI_OPT_ENG_NONE, 0}, usage  \
     }
 static const sweep_flag_def sweep_flags[] = {
     SO("--out", CLI_OPT_STR, out, 0, 0, "expected a file for the rows",

@@ -41,16 +41,6 @@ static sim_status resolve_prec(const cli_opts *o, const sim_model *m, const sim_
     return SIM_OK;
 }
 
-/* An on/off setting with a flag for each way: neither keeps the profile's, both is an error. */
-static sim_status on_off(const cli_opts *o, const char *on, const char *off, bool *v, sim_err *err)
-{
-    if (cli_opt_given(o, on) && cli_opt_given(o, off))
-        return sim_fail(err, SIM_EINPUT, "%s and %s: contradict each other, expected one", on, off);
-    if (cli_opt_given(o, on) || cli_opt_given(o, off))
-        *v = cli_opt_given(o, on);
-    return SIM_OK;
-}
-
 /* --cudagraph-mode as vLLM names its CUDAGraphMode (case-insensitive): PIECEWISE graphs between
  * the attention ops; FULL, FULL_AND_PIECEWISE, FULL_DECODE_ONLY a whole graph for a decode step
  * (what infersim replays; prefill runs eagerly either way); NONE no graphs. */
@@ -81,7 +71,7 @@ static sim_status cudagraph_mode(const char *v, bool eager, sim_engprof *e, sim_
                     v);
 }
 
-/* The front end's flags over the profile's frontend fields (frontend.h). */
+/* --frontend over the profile's front end (frontend.h; its numbers are the table's overrides). */
 static sim_status load_frontend(const cli_opts *o, sim_engprof *e, sim_err *err)
 {
     if (strcmp(o->frontend, "profile") != 0 && strcmp(o->frontend, "none") != 0)
@@ -90,34 +80,13 @@ static sim_status load_frontend(const cli_opts *o, sim_engprof *e, sim_err *err)
                         "end) or none",
                         o->frontend);
     e->fe_on = strcmp(o->frontend, "profile") == 0;
-    if (cli_load_given_any(
-            o, (const char *const[]){"--api-server-count", "--tokenizer-worker-num", NULL}))
-        e->fe_processes = o->fe_processes;
-    if (cli_opt_given(o, "--stream-interval"))
-        e->fe_stream_interval = o->stream_interval;
-    static const struct {
-        const char *flag;
-        size_t opt, prof;
-    } costs[] = {
-        {"--frontend-request-us", offsetof(cli_opts, fe_request_us),
-         offsetof(sim_engprof, fe_request_us)},
-        {"--frontend-input-token-us", offsetof(cli_opts, fe_input_token_us),
-         offsetof(sim_engprof, fe_input_token_us)},
-        {"--frontend-output-token-us", offsetof(cli_opts, fe_output_token_us),
-         offsetof(sim_engprof, fe_output_token_us)},
-        {"--frontend-chunk-us", offsetof(cli_opts, fe_chunk_us),
-         offsetof(sim_engprof, fe_chunk_us)},
-    };
-    for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++)
-        if (cli_opt_given(o, costs[i].flag))
-            *(double *)((char *)e + costs[i].prof) =
-                *(const double *)((const char *)o + costs[i].opt);
-    e->per_token_itl = o->itl_per_token;
     return SIM_OK;
 }
 
-/* The engine profile for this device and TP (its rules), with every flag that overrides one of
- * its fields applied, then its memory reserve (unless a flag gives the fraction). */
+/* The engine profile for this device and TP (its rules), with the flags whose value needs parsing
+ * or checking applied, then every other flag that overrides one of its fields (the option table's
+ * eng column, cli_load_engine_overrides), then its memory reserve (unless a flag gives the
+ * fraction). */
 static sim_status load_engine(const cli_opts *o, const cli_load_cache *cache, const sim_hw *hw,
                               sim_engprof *e, sim_err *err)
 {
@@ -135,19 +104,6 @@ static sim_status load_engine(const cli_opts *o, const cli_load_cache *cache, co
     if (st)
         return st;
     sim_engprof_for_device(e, hw, o->tp);
-    const bool util_given = cli_load_given_any(
-        o, (const char *const[]){"--gpu-memory-utilization", "--mem-fraction-static",
-                                 "--kv-cache-free-gpu-mem-fraction", NULL});
-    if (util_given)
-        e->mem_fraction = o->util;
-    if (cli_opt_given(o, "--block-size"))
-        e->block_size = o->block_size;
-    if (cli_load_given_any(o, (const char *const[]){"--max-num-seqs", "--max-batch-size",
-                                                    "--max-running-requests", NULL}))
-        e->max_num_seqs = o->max_seqs;
-    if (cli_load_given_any(o, (const char *const[]){"--max-num-batched-tokens", "--max-num-tokens",
-                                                    "--chunked-prefill-size", NULL}))
-        e->max_num_batched_tokens = o->max_tokens;
     if (o->sched_policy && !sim_engprof_policy_parse(o->sched_policy, &e->policy))
         return sim_fail(err, SIM_EINPUT,
                         "--scheduler-policy: value '%s', expected vllm, sglang, "
@@ -158,19 +114,9 @@ static sim_status load_engine(const cli_opts *o, const cli_load_cache *cache, co
                         o->order);
     if (o->order)
         e->lpm = strcmp(o->order, "lpm") == 0;
-    if (cli_opt_given(o, "--iteration-overhead-us"))
-        e->iteration_overhead_us = o->iter_us;
-    if (cli_opt_given(o, "--request-overhead-us"))
-        e->request_overhead_us = o->req_us;
-    if (cli_opt_given(o, "--layer-overhead-us"))
-        e->layer_overhead_us = o->layer_us;
-    if (cli_opt_given(o, "--enforce-eager"))
-        e->cuda_graphs = false;
     if (o->cudagraph_mode &&
         (st = cudagraph_mode(o->cudagraph_mode, cli_opt_given(o, "--enforce-eager"), e, err)))
         return st;
-    if (cli_opt_given(o, "--cuda-graph-max-bs"))
-        e->cuda_graph_max_bs = o->graph_max_bs;
     if (o->moe_kernel && !sim_moe_kernel_parse(o->moe_kernel, &e->moe_kernel))
         return sim_fail(err, SIM_EINPUT, "--moe-kernel: value '%s', expected %s", o->moe_kernel,
                         sim_moe_kernel_names());
@@ -178,31 +124,20 @@ static sim_status load_engine(const cli_opts *o, const cli_load_cache *cache, co
         e->moe_kernel_quantized = e->moe_kernel;
     if (o->allreduce && (st = cli_opt_parse_allreduce(o, &e->allreduce, err)))
         return st;
-    if (cli_opt_given(o, "--max-model-len"))
-        e->max_model_len = o->max_model_len;
-    if (cli_opt_given(o, "--max-input-len"))
-        e->max_input_len = o->max_input_len;
     if (cli_opt_given(o,
                       "--schedule-conservativeness")) { /* SGLang scales its ratios, capped at 1 */
         e->ratio_init = fmin(e->ratio_init * o->conservativeness, 1.0);
         e->ratio_min = fmin(e->ratio_min * o->conservativeness, e->ratio_init);
         e->ratio_decay *= o->conservativeness;
     }
-    if ((st = on_off(o, "--enable-chunked-prefill", "--no-chunked-prefill", &e->chunked_prefill,
-                     err)) ||
-        (st =
-             on_off(o, "--async-scheduling", "--no-async-scheduling", &e->async_scheduling, err)) ||
-        (st = on_off(o, "--fuse-allreduce-norm", "--no-fuse-allreduce-norm",
-                     &e->fuse_allreduce_norm, err)))
+    if ((st = load_frontend(o, e, err)) || (st = cli_load_engine_overrides(o, e, err)))
         return st;
-    if ((st = load_frontend(o, e, err)))
-        return st;
-    if (!util_given)
+    /* the reserve after the chunk and graph sizes the flags set, unless a flag gives it */
+    if (!cli_load_given_any(o, (const char *const[]){"--gpu-memory-utilization",
+                                                     "--mem-fraction-static",
+                                                     "--kv-cache-free-gpu-mem-fraction", NULL}))
         sim_engprof_apply_reserve(e, hw, o->tp, o->pp);
-    if (cli_opt_given(o, "--disable-hybrid-kv-cache-manager"))
-        e->no_hybrid_kv = true;
-    return on_off(o, "--enable-prefix-caching", "--no-enable-prefix-caching", &e->prefix_caching,
-                  err);
+    return SIM_OK;
 }
 
 /* The engine's context limit (--max-model-len, else the profile's limits.max_model_len; 0 keeps

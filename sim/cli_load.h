@@ -222,6 +222,19 @@ cli_load_result *cli_load_result_new(void);
 sim_status cli_load_spec(const cli_opts *o, cli_load_result *L, const cli_load_cache *cache,
                          sim_err *err);
 
+/* Every flag of the option table that overrides a profile field (a row's eng column, cli_opt.h)
+ * and that the command line gave, applied to e in table order: a number is copied, an on/off
+ * flag sets its bool; an ON and an OFF flag of one field given together are an error naming both.
+ * Flags whose value needs parsing or checking against other fields are cli_load.c's.
+ * Example (sim_engprof *e, sim_err *err):
+ *   cli_opts o = cli_opt_defaults;
+ *   o.block_size = 32;
+ *   o.given[cli_opt_find("--block-size", ~0) - cli_opt_table] = true;
+ *   sim_status st = cli_load_engine_overrides(&o, e, err); // e->block_size == 32
+ *   return st;
+ */
+sim_status cli_load_engine_overrides(const cli_opts *o, sim_engprof *e, sim_err *err);
+
 /* A profile's step settings for model m (launch mode, host costs, memory rule, CUDA graphs);
  * the caller sets device, TP, precision and overlap. */
 sim_step_cfg cli_load_engine_step(const sim_engprof *e, const sim_model *m);

@@ -1,6 +1,6 @@
 /* cli_load_engine.c - the engine profiles for the command line: the catalogue of hw/engines, the
- * profile --engine (or a validation row, a result file) names on a device, and a profile's step
- * and engine settings (cli_load.h). */
+ * profile --engine (or a validation row, a result file) names on a device, the flags that override
+ * its fields, and a profile's step and engine settings (cli_load.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "cli_load.h"
 #include "cli_dropin.h"
@@ -125,6 +125,45 @@ sim_status cli_load_engine_path(const cli_opts *o, const cli_load_cache *cache, 
     const char *what;
     const char *spec = cli_load_engine_spec(o, &what);
     return cli_load_engine_spec_path(spec, what, cache, hw, buf, len, err);
+}
+
+/* The row of the other half of on/off row i's pair (ON for an OFF row, OFF for an ON one: the
+ * same profile field) that the command line gave, or cli_opt_count when none. */
+static size_t given_partner(const cli_opts *o, size_t i)
+{
+    const cli_opt_def *d = &cli_opt_table[i];
+    const cli_opt_eng other = d->eng == CLI_OPT_ENG_ON ? CLI_OPT_ENG_OFF : CLI_OPT_ENG_ON;
+    for (size_t j = 0; j < cli_opt_count; j++)
+        if (o->given[j] && cli_opt_table[j].eng == other &&
+            cli_opt_table[j].eng_offset == d->eng_offset)
+            return j;
+    return cli_opt_count;
+}
+
+sim_status cli_load_engine_overrides(const cli_opts *o, sim_engprof *e, sim_err *err)
+{
+    for (size_t i = 0; i < cli_opt_count; i++) {
+        const cli_opt_def *d = &cli_opt_table[i];
+        if (d->eng == CLI_OPT_ENG_NONE || !o->given[i])
+            continue;
+        const char *from = (const char *)o + d->offset;
+        char *to = (char *)e + d->eng_offset;
+        if (d->eng == CLI_OPT_ENG_I64) {
+            memcpy(to, from, sizeof(int64_t));
+        } else if (d->eng == CLI_OPT_ENG_F64) {
+            memcpy(to, from, sizeof(double));
+        } else {
+            const size_t j = given_partner(o, i);
+            if (j < cli_opt_count) {
+                const bool on = d->eng == CLI_OPT_ENG_ON;
+                return sim_fail(err, SIM_EINPUT, "%s and %s: contradict each other, expected one",
+                                on ? d->name : cli_opt_table[j].name,
+                                on ? cli_opt_table[j].name : d->name);
+            }
+            *(bool *)to = d->eng == CLI_OPT_ENG_ON;
+        }
+    }
+    return SIM_OK;
 }
 
 sim_step_cfg cli_load_engine_step(const sim_engprof *e, const sim_model *m)

@@ -1,7 +1,8 @@
 /* cli_opt.h - the command line's option table and flag parsing (private to sim/cli*.c).
  *
  * One row per flag (name, kind, the cli_opts member it sets, range, the commands that take it,
- * help); the table drives parsing, range checks, error messages and every command's --help.
+ * help, the engine-profile field it overrides); the table drives parsing, range checks, error
+ * messages, every command's --help and the engine profile's overrides.
  * A command starts from cli_opt_defaults and its parsed flags are then const.
  */
 #ifndef SIM_CLI_OPT_H
@@ -164,6 +165,18 @@ typedef struct cli_opts {
     bool given[224]; /* by index into cli_opt_table */
 } cli_opts;
 
+/* The engine-profile field a flag overrides (a row's eng, at eng_offset into sim_engprof): none;
+ * an int64_t or a double, the flag's value (a CLI_OPT_INT or CLI_OPT_NUM row); a bool set true
+ * (ON) or false (OFF) by a CLI_OPT_BOOL flag given. An ON and an OFF row of one field given
+ * together contradict each other. cli_load_engine_overrides applies every such row. */
+typedef enum cli_opt_eng {
+    CLI_OPT_ENG_NONE,
+    CLI_OPT_ENG_I64,
+    CLI_OPT_ENG_F64,
+    CLI_OPT_ENG_ON,
+    CLI_OPT_ENG_OFF
+} cli_opt_eng;
+
 typedef struct cli_opt_def {
     const char *name;
     cli_opt_kind kind;
@@ -171,6 +184,8 @@ typedef struct cli_opt_def {
     double min, max; /* numeric range (inclusive) */
     int cmds;        /* commands that take it */
     const char *help;
+    cli_opt_eng eng;   /* the sim_engprof field it overrides, if any */
+    size_t eng_offset; /* offsetof(sim_engprof, field) */
 } cli_opt_def;
 
 /* The option table, its size, and the defaults every command starts from. */

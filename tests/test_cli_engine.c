@@ -10,6 +10,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "cli_load.h"
+#include "cli_opt.h"
+#include "engprof.h"
 #include "jsonf.h"
 
 static void test_engine_profiles(void **state)
@@ -652,6 +655,76 @@ static void test_vllm_command_line(void **state)
     assert_non_null(strstr(R.err, "h100-sxm, h20, h200"));
 }
 
+/* The option table's engine column: every row that names a profile field, given alone, sets that
+ * field (a number to the flag's value, an on/off flag its bool) and no other byte of the profile;
+ * its kind matches the flag's; an ON and an OFF flag of one field given together are refused. */
+static void test_engine_override_column(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s/hw/engines/vllm.json", tu_root());
+    sim_engprof base;
+    sim_err err = {{0}};
+    assert_int_equal(sim_engprof_load(path, &base, &err), SIM_OK);
+    int kinds[CLI_OPT_ENG_OFF + 1] = {0};
+    for (size_t i = 0; i < cli_opt_count; i++) {
+        const cli_opt_def *d = &cli_opt_table[i];
+        if (d->eng == CLI_OPT_ENG_NONE)
+            continue;
+        kinds[d->eng]++;
+        static const cli_opt_kind flag_kind[] = {[CLI_OPT_ENG_I64] = CLI_OPT_INT,
+                                                 [CLI_OPT_ENG_F64] = CLI_OPT_NUM,
+                                                 [CLI_OPT_ENG_ON] = CLI_OPT_BOOL,
+                                                 [CLI_OPT_ENG_OFF] = CLI_OPT_BOOL};
+        assert_int_equal(d->kind, flag_kind[d->eng]);
+        assert_ptr_equal(cli_opt_find(d->name, ~0), d); /* given[] is read by row */
+        cli_opts o = cli_opt_defaults;
+        o.given[i] = true;
+        sim_engprof e = base, want = base;
+        char *at = (char *)&e + d->eng_offset, *want_at = (char *)&want + d->eng_offset;
+        if (d->eng == CLI_OPT_ENG_I64) {
+            const int64_t v = 1000003 + (int64_t)i; /* no profile holds it */
+            memcpy((char *)&o + d->offset, &v, sizeof v);
+            memcpy(want_at, &v, sizeof v);
+        } else if (d->eng == CLI_OPT_ENG_F64) {
+            const double v = 0.25 + (double)i;
+            memcpy((char *)&o + d->offset, &v, sizeof v);
+            memcpy(want_at, &v, sizeof v);
+        } else { /* the profile holds the other value first */
+            *(bool *)at = d->eng == CLI_OPT_ENG_OFF;
+            *(bool *)want_at = d->eng == CLI_OPT_ENG_ON;
+        }
+        assert_int_equal(cli_load_engine_overrides(&o, &e, &err), SIM_OK);
+        if (memcmp(&e, &want, sizeof e) != 0)
+            fail_msg("%s: does not set exactly its profile field", d->name);
+        if (d->eng != CLI_OPT_ENG_ON)
+            continue;
+        for (size_t j = 0; j < cli_opt_count; j++) /* with its OFF flag: refused, both named */
+            if (cli_opt_table[j].eng == CLI_OPT_ENG_OFF &&
+                cli_opt_table[j].eng_offset == d->eng_offset) {
+                o.given[j] = true;
+                e = base;
+                assert_int_equal(cli_load_engine_overrides(&o, &e, &err), SIM_EINPUT);
+                char msg[160];
+                snprintf(msg, sizeof msg, "%s and %s: contradict each other, expected one", d->name,
+                         cli_opt_table[j].name);
+                assert_string_equal(err.msg, msg);
+                assert_memory_equal(&e, &base, sizeof e); /* nothing half-applied */
+                o.given[j] = false;
+            }
+    }
+    for (int k = CLI_OPT_ENG_I64; k <= CLI_OPT_ENG_OFF; k++)
+        assert_true(kinds[k] > 0);
+    /* through the command line: the loop's fields reach the run's report */
+    run("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 10 --engine vllm --block-size 32 "
+        "--format json");
+    assert_int_equal(R.rc, 0);
+    assert_near(out_num("block_size"), 32, 0);
+    expect_bad("serve --model llama-3.1-8b --hw h100-sxm --num-prompts 10 --enable-prefix-caching "
+               "--no-enable-prefix-caching",
+               "--enable-prefix-caching and --no-enable-prefix-caching: contradict each other");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -665,6 +738,7 @@ int main(void)
         cmocka_unit_test(test_engine_picks_allreduce),
         cmocka_unit_test(test_engine_length_limits),
         cmocka_unit_test(test_vllm_command_line),
+        cmocka_unit_test(test_engine_override_column),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
