@@ -457,6 +457,20 @@ sim_status cli_point_serve_band(const cli_opts *o, const cli_load_result *L,
         size_t k = (part.n + 11) / 12;
         part.n = k < SERVE_PREFIX_MIN ? SERVE_PREFIX_MIN : k;
     }
+    /* sessions: a turn of the prefix whose next turn lies past it is its session's last (the
+     * engines would send the next one, past the prefix's arrays) */
+    sim_session_link *links = NULL;
+    if (!st && part.links && part.n < s->w->n) {
+        links = malloc(part.n * sizeof *links);
+        if (!links)
+            st = sim_fail(err, SIM_EINTERNAL, "out of memory");
+        for (size_t i = 0; links && i < part.n; i++) {
+            links[i] = part.links[i];
+            if (links[i].follow >= (int64_t)part.n)
+                links[i].follow = 0;
+        }
+        part.links = links;
+    }
     size_t nf = 0;
     if (!st) { /* the nominal fields (the full run's, from the state) */
         sim_serve_report rep = {.cfg = &s->cfg,
@@ -506,6 +520,7 @@ sim_status cli_point_serve_band(const cli_opts *o, const cli_load_result *L,
         sim_unc_band_of(cap, (size_t)n, &d->capacity_lo, &d->capacity_hi);
     }
     free(cap);
+    free(links);
     free(t);
     free(f);
     return st;

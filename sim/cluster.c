@@ -402,15 +402,14 @@ sim_status sim_cluster_start_all(replica *rep, int n, int first, const sim_engin
     for (int r = 0; r < n; r++) {
         rep[r].index = first + r;
         rep[r].obs = obs;
-        rep[r].w.reqs = malloc((w->n ? w->n : 1) * sizeof *rep[r].w.reqs);
-        rep[r].global = malloc((w->n ? w->n : 1) * sizeof *rep[r].global);
+        rep[r].w.reqs = NULL; /* grown as requests are given (sim_cluster_give) */
+        rep[r].global = NULL;
+        rep[r].room = 0;
         rep[r].w.hash_ids = w->hash_ids; /* borrowed: the requests keep their offsets */
         rep[r].w.n_hash_ids = w->n_hash_ids;
         rep[r].w.hash_block_tokens = w->hash_block_tokens;
         rep[r].w.hash_covers_output = w->hash_covers_output; /* sessions: outputs cached */
         snprintf(rep[r].w.source, sizeof rep[r].w.source, "%s", w->source);
-        if (!rep[r].w.reqs || !rep[r].global)
-            return sim_fail(err, SIM_EINTERNAL, "out of memory for %d engines", n);
         /* the configuration is copied per engine: it must outlive them */
         rep[r].cfg = ec;
         if (obs) {
@@ -450,10 +449,22 @@ void sim_cluster_free_all(replica *rep, int n)
 }
 
 /* Appends request q (global index i) to replica R's stream. */
-void sim_cluster_give(replica *R, const sim_request *q, size_t i)
+sim_status sim_cluster_give(replica *R, const sim_request *q, size_t i, sim_err *err)
 {
+    if (R->w.n == R->room) { /* doubled: n requests given cost O(n) copies */
+        const size_t n = R->room < 8 ? 16 : 2 * R->room;
+        sim_request *reqs = realloc(R->w.reqs, n * sizeof *reqs);
+        if (reqs)
+            R->w.reqs = reqs;
+        size_t *global = reqs ? realloc(R->global, n * sizeof *global) : NULL;
+        if (!global)
+            return sim_fail(err, SIM_EINTERNAL, "out of memory for %zu requests on an engine", n);
+        R->global = global;
+        R->room = n;
+    }
     R->global[R->w.n] = i;
     R->w.reqs[R->w.n++] = *q;
+    return sim_engine_reserve(R->e, err);
 }
 
 /* Routes request i (q: as sent, its arrival the send time) and gives it to the replica (*chosen);
@@ -465,7 +476,9 @@ static sim_status route_one(const sim_cluster_cfg *cfg, replica *rep, const sim_
     int64_t matched = 0;
     int r = to >= 0 ? to : route(cfg, rep, w, q, i, held, ok, &matched);
     *chosen = r;
-    sim_cluster_give(&rep[r], q, i);
+    sim_status st = sim_cluster_give(&rep[r], q, i, err);
+    if (st)
+        return st;
     out->load[r].prefix_blocks += matched;
     out->prefix_blocks += matched;
     out->blocks += q->n_hash;

@@ -267,7 +267,8 @@ static sim_status disagg_loop(pools *P, sim_err *err)
             if (c->observer && c->observer->kv_transfer)
                 c->observer->kv_transfer(c->observer->ctx, (int64_t)x.i, x.from, c->n_prefill + to,
                                          x.sent, x.t);
-            sim_cluster_give(&dec[to], &q, x.i);
+            if ((st = sim_cluster_give(&dec[to], &q, x.i, err)))
+                break;
             if (sessions) {
                 T.in_prefill--;
                 T.at[x.i] = to;
@@ -289,7 +290,8 @@ static sim_status disagg_loop(pools *P, sim_err *err)
             q.arrival_ns = t;
             q.output_tokens = 1; /* the prefill instance samples one token */
             const int to = sim_cluster_least_outstanding(P->rep, c->n_prefill, NULL, t);
-            sim_cluster_give(&P->rep[to], &q, i);
+            if ((st = sim_cluster_give(&P->rep[to], &q, i, err)))
+                break;
             next += !sessions;
         } else if (P->heap_n == 0) {
             st = sim_fail(err, SIM_EINTERNAL,

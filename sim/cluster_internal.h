@@ -19,6 +19,7 @@ typedef struct replica {
     sim_engine_observer eo; /* forwards to obs with the instance and the workload's ids */
     sim_workload w;         /* its share of the stream, growing */
     size_t *global;         /* its request j is the workload's request global[j] */
+    size_t room;            /* requests w.reqs and global hold (grown as they are given) */
     sim_engine *e;
     sim_engine_result res;
     idset seen;
@@ -69,8 +70,9 @@ sim_status sim_cluster_end_all(replica *rep, int started, sim_status st, sim_err
 
 void sim_cluster_free_all(replica *rep, int n);
 
-/* Appends request q (global index i) to replica R's stream. */
-void sim_cluster_give(replica *R, const sim_request *q, size_t i);
+/* Appends request q (global index i) to replica R's stream, growing it and the engine's room
+ * for it (sim_engine_reserve) geometrically: a replica holds its share, not the workload. */
+sim_status sim_cluster_give(replica *R, const sim_request *q, size_t i, sim_err *err);
 
 /* Adds instances [from, to) into the merged totals and their loads (cluster.c). Returns 0 when
  * out of memory. */

@@ -369,6 +369,35 @@ static int iterate(loop *L)
     return ok ? 1 : -1;
 }
 
+/* Makes the per-request arrays (the result's seqs, the timelines, the front end's) hold `need`
+ * requests (need <= L->cap), doubling them at least, so n appended requests cost O(n) copies.
+ * A new entry is pending, its lengths and ids filled in when it is sent. False: out of memory. */
+static bool grow(loop *L, size_t need)
+{
+    if (need <= L->room)
+        return true;
+    size_t n = 2 * L->room > need ? 2 * L->room : need;
+    n = n < 16 ? 16 : n;
+    n = n > L->cap ? L->cap : n;
+    sim_seq *seqs = realloc(L->res->seqs, n * sizeof *seqs);
+    if (seqs)
+        L->res->seqs = seqs;
+    unsigned char *tl = seqs ? realloc(L->tl, n * sizeof *tl) : NULL;
+    if (tl)
+        L->tl = tl;
+    if (!tl || (L->fe_on && !sim_frontend_grow(&L->fe, L->room, n)))
+        return false;
+    memset(seqs + L->room, 0, (n - L->room) * sizeof *seqs);
+    memset(tl + L->room, 0, (n - L->room) * sizeof *tl);
+    for (size_t i = L->room; i < n; i++) {
+        sim_seq *r = &seqs[i];
+        r->first_sched_ns = r->first_token_ns = r->last_token_ns = r->finish_ns = -1;
+        r->phase = SIM_SEQ_PENDING;
+    }
+    L->room = n;
+    return true;
+}
+
 static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *w, size_t cap,
                         sim_engine_result *out, sim_err *err)
 {
@@ -383,7 +412,9 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
     L->tokens.ok = 1;
     if (cfg->record_seconds)
         L->tokens.closed = &out->out_seconds;
-    out->seqs = calloc(n, sizeof *out->seqs);
+    /* the per-request arrays hold what w holds now and grow with it (grow): a replica's memory
+     * is its share of the stream, not the capacity */
+    out->seqs = NULL;
     size_t m = (size_t)cfg->sched.max_num_seqs;
     if (m > n)
         m = n;
@@ -391,9 +422,8 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
     L->groups = malloc((m + 1) * sizeof *L->groups); /* + CUDA-graph padding */
     L->draft = malloc(m * sizeof *L->draft);
     L->scratch = malloc(m * sizeof *L->scratch);
-    L->tl = calloc(n, sizeof *L->tl);
     L->fe_on = cfg->frontend.on;
-    bool fe_ok = sim_frontend_init(&L->fe, &cfg->frontend, L->fe_on ? n : 0);
+    bool fe_ok = sim_frontend_init(&L->fe, &cfg->frontend, 0) && grow(L, w->n);
     L->emit = L->fe_on ? malloc(m * sizeof *L->emit) : NULL;
     fe_ok = fe_ok && (!L->fe_on || L->emit);
     sim_rng_seed(&L->rng, cfg->seed);
@@ -407,14 +437,8 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
                 sim_workload_turn_push(L->heap, &L->heap_n,
                                        (sim_session_turn){w->reqs[i].arrival_ns, (int64_t)i, -1});
     }
-    if (!out->seqs || !L->batch || !L->groups || !L->draft || !L->scratch || !L->tl || !pp_ok ||
-        !fe_ok)
+    if (!L->batch || !L->groups || !L->draft || !L->scratch || !pp_ok || !fe_ok)
         return sim_fail(err, SIM_EINTERNAL, "out of memory for %zu requests", n);
-    for (size_t i = 0; i < n; i++) { /* lengths and ids are filled in when it is sent */
-        sim_seq *r = &out->seqs[i];
-        r->first_sched_ns = r->first_token_ns = r->last_token_ns = r->finish_ns = -1;
-        r->phase = SIM_SEQ_PENDING;
-    }
     sim_kvcache kv;
     const sim_engine_kv_groups g = sim_engine_kv_groups_for(cfg, w->hash_block_tokens);
     sim_engine_kvcache_init(&kv, &g, sim_engine_kv_blocks(cfg));
@@ -519,12 +543,20 @@ sim_status sim_engine_start(const sim_engine_cfg *cfg, const sim_workload *w, si
     return st;
 }
 
-sim_status sim_engine_advance(sim_engine *e, int64_t until_ns, sim_err *err)
+sim_status sim_engine_reserve(sim_engine *e, sim_err *err)
 {
     if (e->L.w->n > e->L.cap)
         return sim_fail(err, SIM_EINTERNAL, "engine given %zu requests, room for %zu", e->L.w->n,
                         e->L.cap);
-    return advance(&e->L, until_ns, err);
+    if (!grow(&e->L, e->L.w->n))
+        return sim_fail(err, SIM_EINTERNAL, "out of memory for %zu requests", e->L.w->n);
+    return SIM_OK;
+}
+
+sim_status sim_engine_advance(sim_engine *e, int64_t until_ns, sim_err *err)
+{
+    sim_status st = sim_engine_reserve(e, err);
+    return st ? st : advance(&e->L, until_ns, err);
 }
 
 sim_status sim_engine_finish(sim_engine *e, sim_err *err)
@@ -532,7 +564,7 @@ sim_status sim_engine_finish(sim_engine *e, sim_err *err)
     loop *L = &e->L;
     sim_engine_result *out = L->res;
     const size_t n = L->w->n;
-    sim_status st = n > L->cap ? sim_engine_advance(e, INT64_MAX, err) : advance(L, INT64_MAX, err);
+    sim_status st = sim_engine_advance(e, INT64_MAX, err);
     if (!st && L->done < n)
         st = sim_fail(err, SIM_EINTERNAL, "engine idle with %zu of %zu requests done", L->done, n);
     if (!st && !sim_hist_finish(&out->itl))

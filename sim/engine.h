@@ -329,6 +329,12 @@ typedef struct sim_engine sim_engine;
 sim_status sim_engine_start(const sim_engine_cfg *cfg, const sim_workload *w, size_t capacity,
                             sim_engine_result *out, sim_engine **e, sim_err *err);
 
+/* Makes room for the requests w holds now (its per-request arrays, res's seqs among them, grow
+ * with w to the capacity: an engine's memory is what it was given); sim_engine_advance does it
+ * first. A caller that reads res's seqs of requests appended since the last advance calls it
+ * after appending. Fails past the capacity or out of memory. */
+sim_status sim_engine_reserve(sim_engine *e, sim_err *err);
+
 /* Runs every iteration that starts before until_ns; an idle engine waits at until_ns (or where
  * it is, with no request left to send). */
 sim_status sim_engine_advance(sim_engine *e, int64_t until_ns, sim_err *err);

@@ -40,7 +40,8 @@ typedef struct loop {
     int64_t inflight;
     int64_t free_since; /* when a concurrency slot last became free */
     size_t done;
-    size_t cap;         /* requests the per-request arrays hold (w->n may grow up to it) */
+    size_t cap;         /* the capacity: w->n may grow up to it */
+    size_t room;        /* requests the per-request arrays hold now (<= cap, grown with w->n) */
     size_t done_at_now; /* of `done`, those that finished at `now` (the last iteration's end) */
     /* with a front end: its queue and streams, the next sent request to reach the scheduler, and
      * the last iteration's tokens as emitted (room for max_num_seqs) */

@@ -31,6 +31,8 @@ int64_t sim_engine_cached_prefix(const sim_engine *e, const uint64_t *ids, int64
 sim_seq_phase sim_engine_abort_request(sim_engine *e, int64_t id)
 {
     loop *L = &e->L;
+    if ((size_t)id >= L->room)
+        return SIM_SEQ_PENDING; /* appended since the last advance: not sent */
     sim_seq *r = &L->res->seqs[id];
     const sim_seq_phase was = sim_sched_abort(&L->sched, L->res->seqs, id);
     if (was == SIM_SEQ_RUNNING || was == SIM_SEQ_WAITING) {

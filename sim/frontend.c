@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 sim_status sim_frontend_check(const sim_frontend_cfg *c, sim_err *err)
 {
@@ -43,6 +44,20 @@ bool sim_frontend_init(sim_frontend *f, const sim_frontend_cfg *c, size_t reques
         f->streamed = calloc(requests, sizeof *f->streamed);
     }
     return f->free_ns && (!requests || (f->t_ns && f->streamed));
+}
+
+bool sim_frontend_grow(sim_frontend *f, size_t had, size_t requests)
+{
+    int64_t *t = realloc(f->t_ns, requests * sizeof *t);
+    if (t)
+        f->t_ns = t;
+    int32_t *s = t ? realloc(f->streamed, requests * sizeof *s) : NULL;
+    if (!s)
+        return false;
+    f->streamed = s;
+    memset(t + had, 0, (requests - had) * sizeof *t);
+    memset(s + had, 0, (requests - had) * sizeof *s);
+    return true;
 }
 
 void sim_frontend_free(sim_frontend *f)

@@ -106,6 +106,10 @@ sim_status sim_frontend_check(const sim_frontend_cfg *c, sim_err *err);
  * at 0. Returns false when out of memory. */
 bool sim_frontend_init(sim_frontend *f, const sim_frontend_cfg *c, size_t requests);
 
+/* Makes room for `requests` requests where it held `had` (had <= requests), the new ones not
+ * yet taken in. Returns false when out of memory (what it held is kept). */
+bool sim_frontend_grow(sim_frontend *f, size_t had, size_t requests);
+
 void sim_frontend_free(sim_frontend *f);
 
 /* CPU time of one request job: request_ns + input_token_ns x input_tokens, rounded to ns. */

@@ -265,6 +265,29 @@ static void test_long_context_no_evict(void **state)
     assert_true(out_num("duration") < 0.5 * vllm_dur);
 }
 
+/* The default draws serve a prefix of the requests (a twelfth, at least 32): a session turn in
+ * it whose next turn lies past it ends its session there. 200 three-turn sessions (600 requests,
+ * a prefix of 50) on one engine, four replicas and 1:3 disaggregation: every run completes its
+ * 600 turns with a band around the nominal TTFT (the engines were sent turns past the prefix's
+ * arrays: a crash or a heap overrun). */
+static void test_session_bands_on_a_prefix(void **state)
+{
+    (void)state;
+    const char *w = "serve --model llama-3.1-8b --hw h100-sxm --sessions 200 --turns-per-session 3 "
+                    "--think-time-s exp:2 --request-rate 20 --random-input-len 256 "
+                    "--random-output-len 32 --format json";
+    const char *how[] = {"", "--replicas 4", "--disagg 1:3"};
+    for (size_t i = 0; i < sizeof how / sizeof *how; i++) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd, "%s %s", w, how[i]);
+        run(cmd);
+        assert_int_equal(R.rc, 0);
+        assert_near(out_num("completed"), 600, 0);
+        const double ttft = out_num("mean_ttft_ms");
+        assert_true(out_num("mean_ttft_ms_lo") < ttft && ttft < out_num("mean_ttft_ms_hi"));
+    }
+}
+
 static void test_kv_offload_and_sessions(void **state)
 {
     (void)state;
@@ -735,6 +758,7 @@ int main(void)
         cmocka_unit_test(test_long_context_no_evict),
         cmocka_unit_test(test_prefix_repetition_and_model_len),
         cmocka_unit_test(test_kv_offload_and_sessions),
+        cmocka_unit_test(test_session_bands_on_a_prefix),
         cmocka_unit_test(test_engine_picks_allreduce),
         cmocka_unit_test(test_engine_length_limits),
         cmocka_unit_test(test_vllm_command_line),

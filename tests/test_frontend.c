@@ -49,6 +49,26 @@ static void test_one_process_is_a_fifo(void **state)
     sim_frontend_free(&f);
 }
 
+/* Growing keeps the requests taken in (their ready times: 2128000 and 2 x 2128000, as above)
+ * and adds ones not taken in; a request taken in after it queues behind both. */
+static void test_grow_keeps_what_was_taken(void **state)
+{
+    (void)state;
+    sim_frontend_cfg c = cfg_of(1);
+    sim_frontend f;
+    assert_true(sim_frontend_init(&f, &c, 2));
+    sim_frontend_take(&f, &c, 0, 0, 128);
+    sim_frontend_take(&f, &c, 1, 0, 128);
+    assert_true(sim_frontend_grow(&f, 2, 40));
+    assert_int_equal(f.t_ns[0], 2128000);
+    assert_int_equal(f.t_ns[1], 4256000);
+    for (int i = 2; i < 40; i++)
+        assert_true(f.t_ns[i] == 0 && f.streamed[i] == 0);
+    sim_frontend_take(&f, &c, 39, 0, 128);
+    assert_int_equal(f.t_ns[39], 6384000);
+    sim_frontend_free(&f);
+}
+
 static void test_processes_share_the_work(void **state)
 {
     (void)state;
@@ -389,6 +409,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_job_costs),
         cmocka_unit_test(test_one_process_is_a_fifo),
+        cmocka_unit_test(test_grow_keeps_what_was_taken),
         cmocka_unit_test(test_processes_share_the_work),
         cmocka_unit_test(test_late_request_goes_first),
         cmocka_unit_test(test_stream_rule),
