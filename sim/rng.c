@@ -37,7 +37,8 @@ double sim_rng_uniform(sim_rng *r) { return (double)(sim_rng_next(r) >> 11) * 0x
 
 int64_t sim_rng_int(sim_rng *r, int64_t lo, int64_t hi)
 {
-    uint64_t span = (uint64_t)(hi - lo) + 1;
+    /* the difference in unsigned arithmetic: hi - lo itself overflows int64_t past INT64_MAX */
+    uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
     if (span == 0) /* the whole 64-bit range */
         return (int64_t)sim_rng_next(r);
     /* rejection keeps it unbiased */
@@ -46,7 +47,7 @@ int64_t sim_rng_int(sim_rng *r, int64_t lo, int64_t hi)
     do
         x = sim_rng_next(r);
     while (x >= limit);
-    return lo + (int64_t)(x % span);
+    return (int64_t)((uint64_t)lo + x % span); /* lo + (x % span), which may pass INT64_MAX - lo */
 }
 
 double sim_rng_normal(sim_rng *r)
