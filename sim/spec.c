@@ -427,6 +427,19 @@ static int draft_levels(const sim_spec *s, const sim_seq_group *decode, size_t n
     return q - 1 < d ? (int)(q - 1) : d;
 }
 
+/* The host's ops for the verify's metadata (the proposer's verify_host_ops), paid once an
+ * iteration that verifies sequences, when its loop is synchronous: the target's configuration
+ * without asynchronous scheduling, or an engine that turns it off under speculation (sync_host).
+ * The later draft passes' preparation runs while the GPU executes the pass before it (no
+ * blocking read inside the propose loop), so only the first pass's prologue and this metadata
+ * cost host time rather than launches. */
+static double verify_host_ns(const sim_spec *s, const sim_step_cfg *target, size_t n_decode)
+{
+    if (n_decode == 0 || (target->async_sched && !s->sync_host))
+        return 0.0;
+    return (double)s->prop.verify_host_ops * fmax(target->hw->launch_ns, s->prop.host_op_cpu_ns);
+}
+
 double sim_spec_draft_ns(const sim_spec *s, const sim_step_cfg *target,
                          const sim_seq_group *prefill, size_t n_prefill,
                          const sim_seq_group *decode, size_t n_decode, sim_seq_group *scratch,
@@ -499,9 +512,9 @@ double sim_spec_draft_ns(const sim_spec *s, const sim_step_cfg *target,
         const int host = j == 0 ? s->prop.first_host_kernels : s->prop.step_host_kernels;
         const double per_kernel = fmax(target->hw->launch_ns, target->eager_kernel_cpu_ns);
         total += r->t_ns + sim_spec_head_extra_ns(s, &d, tokens, rows, j == 0) +
-                 (double)host * per_kernel;
+                 (double)host * (j == 0 ? fmax(per_kernel, s->prop.host_op_cpu_ns) : per_kernel);
     }
-    return total;
+    return total + (levels > 0 ? verify_host_ns(s, target, n_decode) : 0.0);
 }
 
 int sim_spec_draw(const sim_spec *s, sim_rng *rng, int drafted)

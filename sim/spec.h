@@ -96,6 +96,14 @@ typedef struct sim_spec_proposer {
                                * compiled nor captured (a Python model forward in eager PyTorch):
                                * an eager pass then takes max(its GPU time, kernels x this);
                                * 0: the target's eager_kernel_cpu_ns */
+    double host_op_cpu_ns;  /* CPU time to dispatch one of the first pass's preparation ops from
+                             * Python (a raw PyTorch op, a Triton launch, a list copied to the
+                             * device): an engine that prepares the first pass after the verify's
+                             * blocking read has nothing queued on the GPU meanwhile, so each op
+                             * costs the larger of this and its launch; 0: its launch */
+    int verify_host_ops;    /* ops the host runs for the verify's metadata before the target's
+                             * forward, each at host_op_cpu_ns, exposed when the iteration's loop
+                             * is synchronous (no asynchronous scheduling) */
     char name[24];          /* the row's name, for reports */
 } sim_spec_proposer;
 
@@ -281,7 +289,9 @@ typedef struct sim_spec_memo {
  * iteration's launch mode): each draft step's launch mode follows sim_step_eager, so the first
  * step runs eagerly when it carries prefill chunks and the decode-only steps 2..K replay CUDA
  * graphs. Medusa's heads hang off the target's forward pass and launch as it does (eagerly when
- * the iteration has prefill). */
+ * the iteration has prefill). Included: the proposer's host work (sim_spec_proposer): its
+ * preparation ops before each pass and, in an iteration that verifies sequences in a synchronous
+ * loop, the verify's metadata ops. */
 double sim_spec_draft_ns(const sim_spec *s, const sim_step_cfg *target,
                          const sim_seq_group *prefill, size_t n_prefill,
                          const sim_seq_group *decode, size_t n_decode, sim_seq_group *scratch,

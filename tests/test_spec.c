@@ -915,18 +915,27 @@ static void test_eagle3_and_proposers(void **state)
     assert_true(p.full_vocab_logits);
     /* vLLM 0.10.2: the same proposer, its head's passes without CUDA graphs (PR #20059
      * until PR #25109) */
+    assert_near(p.host_op_cpu_ns, 0.0, 0); /* the newest proposer prepares on the device */
+    assert_int_equal(p.verify_host_ops, 0);
     p = sim_spec_proposer_for("vllm-0.10");
     assert_string_equal(p.name, "vllm-0.10");
     assert_true(p.first_eager && p.steps_eager);
-    assert_int_equal(p.first_host_kernels, 21);
+    assert_int_equal(p.first_host_kernels, 27); /* the runner's 6 and the proposer's 21 */
     assert_int_equal(p.step_host_kernels, 15);
     assert_true(p.full_vocab_logits);
-    assert_string_equal(sim_spec_proposer_for("vllm-0.9").name, "vllm");
     assert_near(p.eager_pass_cpu_ns, 0.0, 0); /* 0.10.2's head was compiled: not eager PyTorch */
+    assert_near(p.host_op_cpu_ns, 8e3, 0);
+    assert_int_equal(p.verify_host_ops, 7);
+    p = sim_spec_proposer_for("vllm-0.9");
+    assert_string_equal(p.name, "vllm-0.9");
+    assert_false(p.first_eager || p.steps_eager);
+    assert_int_equal(p.first_host_kernels, 27);
     p = sim_spec_proposer_for("vllm-0.8");
     assert_true(p.first_eager && p.steps_eager);
+    assert_int_equal(p.first_host_kernels, 24); /* the runner's 6 and the proposer's 18 */
     assert_int_equal(p.step_host_kernels, 7);
     assert_near(p.eager_pass_cpu_ns, 25e3, 0);
+    assert_int_equal(p.verify_host_ops, 7);
     assert_int_equal(sim_spec_proposer_for("vllm-v0").first_host_kernels, 0);
     p = sim_spec_proposer_for("sglang-0.4");
     assert_true(p.first_eager && !p.steps_eager && !p.full_vocab_logits);
@@ -983,6 +992,37 @@ static void test_eagle3_and_proposers(void **state)
     e1.prop = sim_spec_proposer_for("vllm");
     double prop = sim_spec_draft_ns(&e1, &c, NULL, 0, &dec, 1, scratch, NULL);
     assert_near(prop - plain, 204000.0, 1e-6);
+    /* vLLM 0.9's synchronous step: the first pass is prepared after the verify's blocking read,
+     * nothing queued on the GPU, so its 27 ops cost a raw PyTorch op's 8 us of host dispatch
+     * each (216 us); the two later passes' 15 ops run behind the pass before, at the device's
+     * 4 us launch (2 x 60 us); the verify's metadata, 7 ops before the target's forward, costs
+     * 7 x 8 = 56 us in a loop without asynchronous scheduling: 392 us against the proposer-less
+     * head. With asynchronous scheduling the metadata hides behind the previous iteration
+     * (336 us), unless the engine turns it off under speculation (sync_host: 392 us again). */
+    e1.prop = sim_spec_proposer_for("vllm-0.9");
+    assert_near(sim_spec_draft_ns(&e1, &c, NULL, 0, &dec, 1, scratch, NULL) - plain, 392000.0,
+                1e-6);
+    sim_step_cfg ca = c;
+    ca.async_sched = true;
+    double plain_async = 0.0;
+    {
+        sim_spec bare = e1;
+        bare.prop = (sim_spec_proposer){0};
+        plain_async = sim_spec_draft_ns(&bare, &ca, NULL, 0, &dec, 1, scratch, NULL);
+    }
+    assert_near(sim_spec_draft_ns(&e1, &ca, NULL, 0, &dec, 1, scratch, NULL) - plain_async,
+                336000.0, 1e-6);
+    e1.sync_host = true;
+    assert_near(sim_spec_draft_ns(&e1, &ca, NULL, 0, &dec, 1, scratch, NULL) - plain_async,
+                392000.0, 1e-6);
+    e1.sync_host = false;
+    /* a prefill-only call (the draft's one pass over a new prompt) verifies nothing: its 27
+     * preparation ops at 8 us, no metadata ops */
+    sim_seq_group pre = {.count = 1, .q = 128, .c = 0, .logits = 1};
+    double pre_prop = sim_spec_draft_ns(&e1, &c, &pre, 1, NULL, 0, scratch, NULL);
+    e1.prop = (sim_spec_proposer){0};
+    assert_near(pre_prop - sim_spec_draft_ns(&e1, &c, &pre, 1, NULL, 0, scratch, NULL),
+                27.0 * 8e3, 1e-6);
     /* TensorRT-LLM's KV move after a tree verify: a tree of depth 3 (widths 1, 4, 4; 10
      * tokens) accepting tau = 2.5, 1.5 drafts per sequence; 4 sequences x 1.5 x 131,072 KV
      * bytes per token (32 layers x 8 heads x 128 x 2 x 2), read and written: 1,572,864 bytes
