@@ -79,7 +79,7 @@ typedef struct sim_spec_adapt {
     char rule[96]; /* "vLLM V0 disable_by_batch_size 32", ... for reports */
 } sim_spec_adapt;
 
-/* The engine's proposer as its source runs the draft (sim_spec_proposer_for, spec_engine.c): a
+/* The engine's proposer as its source runs the draft (sim_spec_proposer_for, spec_proposer.c): a
  * zeroed one follows the target's launch rule and launches nothing outside the draft's forwards. */
 typedef struct sim_spec_proposer {
     bool first_eager;       /* the first draft pass (over the verified tokens) runs eagerly */
@@ -144,7 +144,7 @@ typedef struct sim_spec_accept {
 sim_status sim_spec_set_eagle3(sim_spec *s, int64_t draft_vocab, sim_err *err);
 
 /* The proposer of the engine profile named `profile` ("vllm-0.8", "vllm", "sglang-0.4", ...):
- * the row of the table in spec_engine.c whose name is the longest prefix of it (each row cites
+ * the row of the table in spec_proposer.c whose name is the longest prefix of it (each row cites
  * the source its counts come from); engines without a row get a zeroed one. */
 sim_spec_proposer sim_spec_proposer_for(const char *profile);
 
