@@ -94,10 +94,11 @@ static sim_status run_staged(const cli_command *c, cli_opts *o, FILE *out, FILE 
                              sim_err *err)
 {
     const char **paths[] = {&o->out_file, &o->html, &o->chrome_trace, &o->save_requests,
-                            &o->unc_out};
+                            &o->unc_out, &o->coverage_out};
     static const char *const flags[] = {"--out", "--html", "--chrome-trace", "--save-requests",
-                                        "--uncertainty-out"};
-    static const bool own_dash[] = {true, false, false, false, true}; /* `-`: the command's */
+                                        "--uncertainty-out", "--coverage-out"};
+    /* `-`: the command's own writing to standard output, else the staged file's */
+    static const bool own_dash[] = {true, false, false, false, true, false};
     enum { N = sizeof paths / sizeof paths[0] };
     sim_outfile_stage stage[N];
     const char *given[N]; /* the paths as given: o points at stage[] only while the command runs */

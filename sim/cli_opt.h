@@ -160,7 +160,7 @@ typedef struct cli_opts {
     bool itl_per_token;
     /* uncertainty bands (unc.h): draws (-1: the command's default), the table, validate's */
     int64_t uncertainty, coverage_draws;
-    const char *unc_table, *unc_out;
+    const char *unc_table, *unc_out, *coverage_out;
     double min_coverage, max_coverage, min_group_coverage, max_group_coverage;
     bool given[224]; /* by index into cli_opt_table */
 } cli_opts;

@@ -473,6 +473,9 @@ const cli_opt_def cli_opt_table[] = {
       "write the error table built from the rows to FILE (- : stdout)"),
     O("--coverage-draws", CLI_OPT_INT, coverage_draws, 0, 1000, CLI_OPT_CMD_VALIDATE,
       "draws per end-to-end row for the bands' coverage, 0: none (default 20)"),
+    O("--coverage-out", CLI_OPT_STR, coverage_out, 0, 0, CLI_OPT_CMD_VALIDATE,
+      "write each end-to-end row's band (with its source left out) to FILE as CSV: the engine "
+      "scope and sigma it drew from and whether it held the measurement (- : stdout)"),
     O("--min-coverage", CLI_OPT_NUM, min_coverage, 0, 100, CLI_OPT_CMD_VALIDATE,
       "exit 1 if the 80 % bands hold fewer end-to-end rows (%) than this"),
     O("--max-coverage", CLI_OPT_NUM, max_coverage, 0, 100, CLI_OPT_CMD_VALIDATE,

@@ -304,6 +304,10 @@ sim_status cli_validate_cmd(const cli_opts *o, FILE *out, sim_err *err)
                         "--frontend: value '%s', expected profile (the engine profile's front "
                         "end) or none",
                         o->frontend);
+    if (o->coverage_out && o->coverage_draws == 0)
+        return sim_fail(err, SIM_EINPUT,
+                        "--coverage-draws: value 0 with --coverage-out, expected draws above 0 "
+                        "(the bands --coverage-out writes)");
     cli_load_data_path(o, path, sizeof path);
     sim_vrow *rows;
     size_t n;

@@ -320,11 +320,28 @@ static sim_status coverage_report(const cli_opts *o, const coverage *c, int nd, 
     return SIM_OK;
 }
 
-/* The band of each end-to-end row from a table without its source; counted by group. */
+/* One row of --coverage-out: the row, its band, the engine scope and sigma it drew from (the
+ * table without its source) and whether the band held the measurement. */
+static void band_row(sim_strbuf *b, const sim_vrow *r, double pred, double lo, double hi,
+                     bool in, const sim_unc_basis *basis, const char *source)
+{
+    sim_strbuf_printf(b, "%lld,%s,%s,", (long long)r->id, sim_vkind_name(r->kind), r->hw);
+    sim_strbuf_csv(b, r->model, false);
+    sim_strbuf_printf(b, ",%s,%.6g,%.6g,%.6g,%.6g,%d,%s,%.4f,%s,", r->metric, r->value, pred, lo,
+                      hi, in, basis->scope, basis->sigma, sim_unc_level_name(basis->level));
+    sim_strbuf_csv(b, source, false);
+    sim_strbuf_printf(b, "\n");
+}
+
+/* The band of each end-to-end row from a table without its source; counted by group, and each
+ * row's written to `rows_out` (NULL: not asked for). */
 static sim_status measure_coverage(const cli_opts *o, cli_load_cache *cache, const sim_vrow *rows, size_t n,
                                    const double *preds, const sim_unc_evidence *ev, size_t ne,
-                                   int nd, coverage *c, sim_err *err)
+                                   int nd, coverage *c, sim_strbuf *rows_out, sim_err *err)
 {
+    if (rows_out)
+        sim_strbuf_printf(rows_out, "id,kind,hw,model,metric,measured,predicted,lo,hi,inside,"
+                                    "engine_scope,engine_sigma,engine_level,source\n");
     sim_unc_table *t = malloc(sizeof *t);
     double *v = malloc((size_t)nd * sizeof *v);
     sim_status st = t && v ? SIM_OK : sim_fail(err, SIM_EINTERNAL, "out of memory");
@@ -344,6 +361,13 @@ static sim_status measure_coverage(const cli_opts *o, cli_load_cache *cache, con
         sim_unc_band_of(v, (size_t)nd, &lo, &hi);
         const bool in = r->value >= lo && r->value <= hi;
         const double w = lo > 0.0 ? log(hi / lo) : 0.0;
+        if (rows_out) {
+            sim_unc_engine_ref ref;
+            row_ref(cache, r, &ref);
+            sim_unc_basis basis;
+            sim_unc_engine_sigma(t, &ref, &basis);
+            band_row(rows_out, r, preds[i], lo, hi, in, &basis, source);
+        }
         sim_err e;
         const cli_load_entry *m = cli_validate_row_file(cache, CLI_LOAD_MODEL, r->model, &e, &st);
         const bool moe = m && m->model.experts > 0;
@@ -364,6 +388,25 @@ static sim_status measure_coverage(const cli_opts *o, cli_load_cache *cache, con
     free(t);
     free(v);
     return st;
+}
+
+/* Text b to the file `given` names (its flag `flag`; "-": out), whole or not at all. */
+static sim_status write_text(const sim_strbuf *b, const char *given, const char *flag, FILE *out,
+                             sim_err *err)
+{
+    const char *path = cli_opt_out_path(given);
+    sim_outfile of;
+    sim_status st;
+    if (b->oom)
+        return sim_fail(err, SIM_EINTERNAL, "out of memory");
+    if (!path) {
+        fputs(b->s ? b->s : "", out);
+        return SIM_OK;
+    }
+    if ((st = sim_outfile_open(&of, path, flag, err)))
+        return st;
+    fputs(b->s ? b->s : "", of.f);
+    return sim_outfile_commit(&of, err);
 }
 
 sim_status cli_validate_bands(const cli_opts *o, cli_load_cache *cache, const sim_vrow *rows,
@@ -413,20 +456,16 @@ sim_status cli_validate_bands(const cli_opts *o, cli_load_cache *cache, const si
     if (!st && o->unc_out) {
         sim_strbuf b = {0};
         sim_unc_format(t, &b);
-        sim_outfile of;
-        const char *path = cli_opt_out_path(o->unc_out);
-        if (b.oom)
-            st = sim_fail(err, SIM_EINTERNAL, "out of memory");
-        else if (!path)
-            fputs(b.s, out);
-        else if (!(st = sim_outfile_open(&of, path, "--uncertainty-out", err))) {
-            fputs(b.s, of.f);
-            st = sim_outfile_commit(&of, err);
-        }
+        st = write_text(&b, o->unc_out, "--uncertainty-out", out, err);
         sim_strbuf_free(&b);
     }
+    sim_strbuf rows_out = {0};
     if (!st && o->coverage_draws > 0)
-        st = measure_coverage(o, cache, rows, n, preds, ev, ne, (int)o->coverage_draws, c, err);
+        st = measure_coverage(o, cache, rows, n, preds, ev, ne, (int)o->coverage_draws, c,
+                              o->coverage_out ? &rows_out : NULL, err);
+    if (!st && o->coverage_out)
+        st = write_text(&rows_out, o->coverage_out, "--coverage-out", out, err);
+    sim_strbuf_free(&rows_out);
     if (!st && o->coverage_draws > 0)
         st = coverage_report(o, c, (int)o->coverage_draws, out, err);
     free(v);

@@ -221,6 +221,59 @@ static void family_gate(const char *csv, double gate)
  * same fitted fraction), so rows measured at P / (1 + e) err by e: 1, 2, 3, 5, 5, 6 % on the 80 GB
  * board and 10, 20 % on the 40 GB one, whose family median is 5 % (the 4th and 5th of eight
  * sorted errors are both 5, whatever the percentile's interpolation). */
+/* Rows 0-29: the Argonne static batches (TensorRT-LLM 0.11 and vLLM 0.5/0.6 on H100 and A100). */
+static bool argonne_static(const char *row)
+{
+    return atoi(row) < 30 && strchr(row, ',') && strncmp(strchr(row, ','), ",e2e,", 5) == 0;
+}
+
+/* --coverage-out: one CSV line per banded end-to-end row, as many as the coverage line counts,
+ * each band holding its prediction and its `inside` what lo <= measured <= hi says; without
+ * draws there is nothing to write. */
+static void test_validate_coverage_out(void **state)
+{
+    (void)state;
+    char subset[256], bands[256], vcmd[1024];
+    tu_snprintf(subset, sizeof subset, "%s/validation-argonne.csv", tu_tmpdir());
+    tu_snprintf(bands, sizeof bands, "%s/bands.csv", tu_tmpdir());
+    validation_rows(subset, argonne_static);
+    snprintf(vcmd, sizeof vcmd, "validate --data %s --coverage-draws 4 --coverage-out %s", subset,
+             bands);
+    run(vcmd);
+    assert_int_equal(R.rc, 0);
+    const char *cov = strstr(R.out, "leave-one-source-out): ");
+    assert_non_null(cov);
+    int rows = 0;
+    double pct = 0.0;
+    assert_int_equal(sscanf(cov, "leave-one-source-out): %lf%% of %d", &pct, &rows), 2);
+    assert_true(rows >= 20); /* 26 rows, less the two that do not fit or have no fp8 */
+    char *text = slurp(bands);
+    assert_non_null(text);
+    const char *header = "id,kind,hw,model,metric,measured,predicted,lo,hi,inside,engine_scope,"
+                         "engine_sigma,engine_level,source\n";
+    assert_int_equal(strncmp(text, header, strlen(header)), 0);
+    int lines = 0, inside = 0;
+    for (char *l = strchr(text, '\n') + 1; *l; l = strchr(l, '\n') + 1) {
+        long long id;
+        char kind[16], hw[32], model[64], metric[32];
+        double measured, pred, lo, hi;
+        int in;
+        assert_int_equal(sscanf(l, "%lld,%15[^,],%31[^,],%63[^,],%31[^,],%lf,%lf,%lf,%lf,%d", &id,
+                                kind, hw, model, metric, &measured, &pred, &lo, &hi, &in),
+                         10);
+        assert_true(lo <= pred && pred <= hi);
+        assert_int_equal(in, measured >= lo && measured <= hi);
+        inside += in;
+        lines++;
+    }
+    free(text);
+    assert_int_equal(lines, rows);
+    assert_float_equal(pct, 100.0 * inside / lines, 0.051); /* the line prints one decimal */
+    snprintf(vcmd, sizeof vcmd, "validate --data %s --coverage-draws 0 --coverage-out %s",
+             subset, bands);
+    expect_bad(vcmd, "--coverage-draws: value 0 with --coverage-out, expected draws above 0");
+}
+
 static void test_validate_device_families(void **state)
 {
     (void)state;
@@ -624,6 +677,7 @@ int main(void)
         cmocka_unit_test(test_validation_spec_rows),
         cmocka_unit_test(test_calibrate_from_microbench_rows),
         cmocka_unit_test(test_validate_device_families),
+        cmocka_unit_test(test_validate_coverage_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
