@@ -340,12 +340,13 @@ typedef struct sim_prec_given {
 } sim_prec_given;
 
 /* The chosen formats, else the model's quantization_config, else: weights in the model's
- * torch_dtype; activations fp8 with fp8 weights (W8A8, as vLLM's fp8 quantization), fp4/mxfp4
- * with those weights on a device with fp4 tensor cores (else weight-only), else the 16-bit format
- * (the weights' when 16-bit, else the model's); the KV cache in the 16-bit activation format;
- * the quantization_config's activations only when the weights were not chosen; 128 weights per
- * group scale (AWQ's and GPTQ's usual), zero points as the config says. False (*out untouched)
- * when the weights' format is unknown: not chosen, no quantization_config, no torch_dtype. */
+ * torch_dtype; activations fp8 with fp8 weights (W8A8, as vLLM's fp8 quantization), fp4, mxfp4
+ * or mxfp6 with those weights on a device with a tensor peak for them (else weight-only), else
+ * the 16-bit format (the weights' when 16-bit, else the model's); the KV cache in the 16-bit
+ * activation format; the quantization_config's activations only when the weights were not
+ * chosen; 128 weights per group scale (AWQ's and GPTQ's usual), zero points as the config says.
+ * False (*out untouched) when the weights' format is unknown: not chosen, no
+ * quantization_config, no torch_dtype. */
 bool sim_graph_prec_defaults(const sim_model *m, const sim_hw *hw, const sim_prec_given *given,
                              sim_prec *out);
 
