@@ -217,6 +217,8 @@ typedef struct sim_op {
      * the kernel, SPLIT by default) */
     sim_dattn_shape dec;
     sim_dattn_kernel dattn;
+    double attn_keys; /* attention: mean keys a query token attends (pairs / query tokens; 0: not
+                       * known, no per-query-block term: hw.h efficiency.attention_kv_half) */
     int kernels; /* launches when not the op table's (0: sim_op_info(id)->kernels) */
     /* MoE dispatch / combine under expert parallelism (a2a.h): what each rank sends and the
      * mode the step runs it in (the graph's: normal with prefill tokens, else low_latency; the

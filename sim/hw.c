@@ -149,6 +149,8 @@ static const hw_field hw_fields[] = {
         NULL, 0, "architecture constant (estimate)"),
     NUM("efficiency.attention", 0.01, 1.0, 1.0, eff_attention, HR_ARCH, AR(eff_attn), NULL, 0,
         "architecture constant (calibrate fits it)"),
+    NUM("efficiency.attention_kv_half", 0.0, 1e6, 1.0, attn_kv_half, HR_CONST, 0, NULL, 0,
+        "0: no fixed work per query block until the file states (or calibrate fits) one"),
     NUM("efficiency.memory", 0.01, 1.0, 1.0, eff_memory, HR_ARCH, AR(eff_mem), NULL, 0,
         "architecture constant (calibrate fits it)"),
     NUM("efficiency.attention_memory", 0.01, 1.0, 1.0, eff_attn_memory, HR_ARCH, AR(eff_attn_mem),

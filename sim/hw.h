@@ -59,6 +59,13 @@
  *   efficiency.gemm_weight_only  fraction reached by weight-only (W8A16/W4A16) GEMM kernels
  *   efficiency.attention         fraction of the bf16 peak reached by fused attention kernels
  *   efficiency.memory            fraction of hbm bandwidth reached by streaming kernels
+ *   efficiency.attention_kv_half (optional, default 0: none) a fused attention kernel's fixed
+ *                                work per query block, in keys of its main loop: a query block
+ *                                loads Q, fills the K/V pipeline and normalizes and writes O once
+ *                                however many keys it attends, so the prefill part's math time is
+ *                                x (1 + kv_half / keys per query); stated where op rows of
+ *                                several sequence lengths measure it (MI355X's CK rows); fitted
+ *                                by calibrate where the file states it
  *   efficiency.attention_memory  fraction of hbm bandwidth reached by attention reading a paged KV
  *                                cache (scattered blocks: below a streaming copy)
  *   efficiency.network           fraction of link bandwidth reached by NCCL's Simple protocol
@@ -200,13 +207,14 @@ typedef struct sim_hw_prov {
 } sim_hw_prov;
 
 /* The efficiencies that carry a provenance, in order: efficiency.gemm.{bf16,fp16,fp8,int8,int4,
- * fp4,mxfp6}, efficiency.gemm_k_half, gemm_weight_only, attention, memory, attention_memory,
+ * fp4,mxfp6}, efficiency.gemm_k_half, gemm_weight_only, attention, attention_kv_half, memory,
+ * attention_memory,
  * network, decode_cta_gb_per_s, collective_latency_us, scaleup_latency_us,
  * quant.gemm_k_half.{fp8,int8,fp4,mxfp6}, quant.gemm_memory.{fp8,int8,fp4,mxfp6},
  * quant.mixed_input_memory.{fp8,int8,int4,fp4,mxfp4,mxfp6}, collectives.{ll,ll128}.bw_eff,
  * collectives.{oneshot,twoshot,nvls}.{latency_us,bw_eff}, efficiency.gemm_fixed_us,
  * quant.gemm_fixed_us.{fp8,int8,fp4,mxfp6}, gemm_cu_feed_gb_per_s. */
-#define SIM_HW_N_EFF 44
+#define SIM_HW_N_EFF 45
 
 /* Where a field's value came from (`infersim hw FILE` prints it). */
 typedef enum sim_hw_origin { SIM_HW_FILE, SIM_HW_DEFAULT, SIM_HW_DERIVED } sim_hw_origin;
@@ -246,6 +254,7 @@ typedef struct sim_hw {
     double eff_gemm[SIM_DT_COUNT];   /* achievable fraction of peak_flops per format */
     double eff_gemm_weight_only;     /* of the 16-bit peak, for weight-only GEMMs */
     double eff_attention;            /* of the 16-bit peak, fused attention */
+    double attn_kv_half; /* keys of fixed work per query block (efficiency.attention_kv_half) */
     double eff_memory;               /* of hbm_bytes_per_s */
     double eff_attn_memory;          /* of hbm_bytes_per_s, attention over paged KV */
     double eff_network;              /* of the link bandwidth */

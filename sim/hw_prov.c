@@ -23,6 +23,7 @@ static const struct {
     {"efficiency.gemm_k_half", NULL},
     {"efficiency.gemm_weight_only", NULL},
     {"efficiency.attention", NULL},
+    {"efficiency.attention_kv_half", NULL},
     {"efficiency.memory", NULL},
     {"efficiency.attention_memory", NULL},
     {"efficiency.network", NULL},
