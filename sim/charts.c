@@ -17,7 +17,7 @@ static const char *const bound_colour[SIM_BOUND_COUNT] = {[SIM_BOUND_COMPUTE] = 
                                                           [SIM_BOUND_NETWORK] = "#e45756",
                                                           [SIM_BOUND_OVERHEAD] = "#9d9d9d"};
 static const char *const dtype_colour[SIM_DT_COUNT] = {"#2ca02c", "#17becf", "#d62728", "#9467bd",
-                                                       "#8c564b", "#e377c2", "#bcbd22"};
+                                                       "#8c564b", "#e377c2", "#bcbd22", "#7f7f7f"};
 #define HOST_COLOUR "#b279a2"
 #define LAUNCH_COLOUR "#bab0ac"
 

@@ -70,11 +70,12 @@ const cli_opt_def cli_opt_table[] = {
     O("--output-len", CLI_OPT_INT, output_len, 1, 1 << 26, CLI_OPT_CMD_RUN,
       "generated tokens per sequence (default 256)"),
     O("--weight-dtype", CLI_OPT_STR, weight_dtype, 0, 0, CLI_OPT_CMD_MODEL | CLI_OPT_CMD_OP,
-      "bf16|fp16|fp8|int8|int4|fp4|mxfp4 (default: the model's quantization_config, else its "
-      "torch_dtype)"),
+      "bf16|fp16|fp8|int8|int4|fp4|mxfp4|mxfp6 (default: the model's quantization_config, else "
+      "its torch_dtype)"),
     O("--act-dtype", CLI_OPT_STR, act_dtype, 0, 0, CLI_OPT_CMD_MODEL,
-      "bf16|fp16|fp8|int8|fp4|mxfp4 (default: the quantization_config's; fp8 with fp8 weights, "
-      "fp4 with fp4 weights on fp4 tensor cores, else the model's 16-bit format)"),
+      "bf16|fp16|fp8|int8|fp4|mxfp4|mxfp6 (default: the quantization_config's; fp8 with fp8 "
+      "weights, fp4 / mxfp4 / mxfp6 with those weights on a device with their tensor peak, else "
+      "the model's 16-bit format)"),
     O("--kv-cache-dtype", CLI_OPT_STR, kv_dtype, 0, 0, CLI_OPT_CMD_MODEL,
       "bf16|fp16|fp8|int8 (default: the quantization_config's, else the 16-bit activation "
       "format)"),

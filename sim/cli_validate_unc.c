@@ -83,6 +83,7 @@ static void borrow(const sim_hw *from, sim_hw *hw)
     memcpy(hw->eff_gemm, from->eff_gemm, sizeof hw->eff_gemm);
     hw->eff_gemm_weight_only = from->eff_gemm_weight_only;
     hw->eff_attention = from->eff_attention;
+    hw->attn_kv_half = from->attn_kv_half;
     hw->eff_memory = from->eff_memory;
     hw->eff_attn_memory = from->eff_attn_memory;
     hw->eff_network = from->eff_network;

@@ -332,7 +332,8 @@ static double math_ns(const sim_hw *hw, const sim_op *op)
     case SIM_OPK_ATTENTION: {
         /* MLA's absorbed decode part: its query rows padded to the kernel's tiles (dattn.h) */
         const sim_mla_dec d = mla_dec(op);
-        return (op->flops - d.flops) / (hw->peak_flops[op->compute] * hw->eff_attention) * 1e9 +
+        return (op->flops - d.flops) / (hw->peak_flops[op->compute] * hw->eff_attention) * 1e9 *
+                   sim_cost_attention_block_factor(hw, op) +
                d.padded_flops / (hw->peak_flops[op->compute] * hw->mla_compute_eff) * 1e9 +
                sim_cost_attention_exp_ns(hw, op);
     }
@@ -342,6 +343,13 @@ static double math_ns(const sim_hw *hw, const sim_op *op)
         return 0.0;
     }
     return 0.0;
+}
+
+double sim_cost_attention_block_factor(const sim_hw *hw, const sim_op *op)
+{
+    if (!(hw->attn_kv_half > 0.0) || !(op->attn_keys > 0.0))
+        return 1.0;
+    return 1.0 + hw->attn_kv_half / op->attn_keys;
 }
 
 sim_bound sim_cost_bound(const sim_op_cost *c)

@@ -137,6 +137,21 @@ double sim_cost_gemm_shape_eff_in(const sim_hw *hw, sim_dtype compute, int64_t m
  */
 double sim_cost_attention_exp_ns(const sim_hw *hw, const sim_op *op);
 
+/* A fused attention kernel's fixed work per query block, as a factor on its math time: each
+ * query block (FlashAttention's outer loop, CK's FMHA tile) loads its Q rows, fills the K/V
+ * pipeline, and rescales and writes O once, however many keys it then attends; that costs
+ * hw.h attention_kv_half keys of the main loop, so a kernel whose queries attend L keys each
+ * (op->attn_keys: pairs / query tokens, N for a non-causal prefill of N, (N + 1) / 2 causal)
+ * takes 1 + kv_half / L times its main loop. 1 when the device states no kv_half or the op no
+ * keys (MLA, vision). MI355X's CK FMHA rows show it: causal at N runs at non-causal's rate at
+ * N / 2 (745 TFLOP/s at 4096 against 733 at 2048, 893 at 16384 against 896 at 8192).
+ * Example:
+ *   sim_hw hw = {.attn_kv_half = 683.0};
+ *   sim_op op = {.id = SIM_OP_ATTENTION, .attn_keys = 4096.0};
+ *   double f = sim_cost_attention_block_factor(&hw, &op); // 1 + 683 / 4096 = 1.16675
+ */
+double sim_cost_attention_block_factor(const sim_hw *hw, const sim_op *op);
+
 /* The largest of an op's math, memory, network and launch times (ties go to the first). */
 sim_bound sim_cost_bound(const sim_op_cost *c);
 

@@ -8,8 +8,9 @@
  * int8 and fp8 need a convert and a scale: ~2; e2m1 is unpacked, converted through a lookup and
  * scaled by its block scale: ~4. These price the in-kernel dequantization of mixed-input GEMMs
  * (sim/cost.c prices it: dequant_ops vector operations per weight, once per M-tile).
- * Block scales: NVFP4 one e4m3 per 16 values, MXFP4 one e8m0 per 32 (OCP Microscaling Formats
- * v1.0, https://www.opencompute.org/documents/ocp-microscaling-formats-mx-v1-0-spec-final-pdf;
+ * Block scales: NVFP4 one e4m3 per 16 values, MXFP4 and MXFP6 one e8m0 per 32 (OCP
+ * Microscaling Formats v1.0,
+ * https://www.opencompute.org/documents/ocp-microscaling-formats-mx-v1-0-spec-final-pdf;
  * NVIDIA, "Introducing NVFP4", https://developer.nvidia.com/blog/introducing-nvfp4-for-efficient-
  * and-accurate-low-precision-inference/). */
 static const sim_dtype_info dtype_table[SIM_DT_COUNT] = {
@@ -39,8 +40,15 @@ static const sim_dtype_info dtype_table[SIM_DT_COUNT] = {
                       .block_scale_bits = 8,
                       .dequant_ops = 4.0,
                       .peak_of = SIM_DT_FP4},
+    /* e2m3 / e3m2: a 6-bit value is unpacked across byte boundaries, converted and scaled: ~4 */
+    [SIM_DT_MXFP6] = {.name = "mxfp6",
+                      .bits = 6,
+                      .block = 32,
+                      .block_scale_bits = 8,
+                      .dequant_ops = 4.0,
+                      .peak_of = SIM_DT_MXFP6},
 };
-static_assert(SIM_DT_COUNT == 7, "dtype_table must list every sim_dtype");
+static_assert(SIM_DT_COUNT == 8, "dtype_table must list every sim_dtype");
 
 const sim_dtype_info *sim_dtype_get(sim_dtype dt)
 {
@@ -74,4 +82,10 @@ bool sim_dtype_is_16bit(sim_dtype dt) { return dt == SIM_DT_BF16 || dt == SIM_DT
 
 bool sim_dtype_is_fp4(sim_dtype dt) { return dt == SIM_DT_FP4 || dt == SIM_DT_MXFP4; }
 
-const char *sim_dtype_names(void) { return "bf16, fp16, fp8, int8, int4, fp4, mxfp4"; }
+bool sim_dtype_is_block_float(sim_dtype dt)
+{
+    const sim_dtype_info *i = sim_dtype_get(dt);
+    return i->block > 0 && !i->group_scaled;
+}
+
+const char *sim_dtype_names(void) { return "bf16, fp16, fp8, int8, int4, fp4, mxfp4, mxfp6"; }

@@ -5,8 +5,11 @@
  *
  * Block-scaled formats carry their scales with them: NVFP4 (`fp4`) is e2m1 with one e4m3 scale
  * per 16 values (plus one fp32 scale per tensor, negligible), MXFP4 (`mxfp4`, OCP microscaling)
- * e2m1 with one e8m0 scale per 32. Their storage bytes per element count those scales:
- * fp4 (4 + 8/16)/8 = 0.5625, mxfp4 (4 + 8/32)/8 = 0.53125. Integer weight formats get their
+ * e2m1 with one e8m0 scale per 32, MXFP6 (`mxfp6`) e2m3 or e3m2 (the same size; infersim prices
+ * them alike) with one e8m0 scale per 32. Their storage bytes per element count those scales:
+ * fp4 (4 + 8/16)/8 = 0.5625, mxfp4 (4 + 8/32)/8 = 0.53125, mxfp6 (6 + 8/32)/8 = 0.78125. Unlike
+ * mxfp4, mxfp6 has a tensor peak of its own (dense_tflops.mxfp6, hw.h): it runs at the fp8 rate
+ * on Blackwell and at the fp4 rate on MI355X. Integer weight formats get their
  * group scales from the run (sim_prec in graph.h: --weight-group-size), not from the format.
  */
 #ifndef SIM_DTYPE_H
@@ -22,6 +25,7 @@ typedef enum sim_dtype {
     SIM_DT_INT4,
     SIM_DT_FP4,   /* NVFP4: e2m1, one fp8 (e4m3) scale per 16 values */
     SIM_DT_MXFP4, /* OCP MXFP4: e2m1, one e8m0 scale per 32 values */
+    SIM_DT_MXFP6, /* OCP MXFP6: e2m3 or e3m2, one e8m0 scale per 32 values */
     SIM_DT_COUNT
 } sim_dtype;
 
@@ -54,6 +58,10 @@ bool sim_dtype_is_16bit(sim_dtype dt);
 
 /* True for the 4-bit float formats with block scales (fp4, mxfp4). */
 bool sim_dtype_is_fp4(sim_dtype dt);
+
+/* True for the float formats with built-in block scales (fp4, mxfp4, mxfp6): a device with a
+ * tensor peak for one runs its activations in it too (graph.h sim_graph_prec_defaults). */
+bool sim_dtype_is_block_float(sim_dtype dt);
 
 /* A comma-separated list of every format name, for messages: "bf16, fp16, fp8, ...". */
 const char *sim_dtype_names(void);

@@ -217,6 +217,8 @@ typedef struct sim_op {
      * the kernel, SPLIT by default) */
     sim_dattn_shape dec;
     sim_dattn_kernel dattn;
+    double attn_keys; /* attention: mean keys a query token attends (pairs / query tokens; 0: not
+                       * known, no per-query-block term: hw.h efficiency.attention_kv_half) */
     int kernels; /* launches when not the op table's (0: sim_op_info(id)->kernels) */
     /* MoE dispatch / combine under expert parallelism (a2a.h): what each rank sends and the
      * mode the step runs it in (the graph's: normal with prefill tokens, else low_latency; the
@@ -340,12 +342,13 @@ typedef struct sim_prec_given {
 } sim_prec_given;
 
 /* The chosen formats, else the model's quantization_config, else: weights in the model's
- * torch_dtype; activations fp8 with fp8 weights (W8A8, as vLLM's fp8 quantization), fp4/mxfp4
- * with those weights on a device with fp4 tensor cores (else weight-only), else the 16-bit format
- * (the weights' when 16-bit, else the model's); the KV cache in the 16-bit activation format;
- * the quantization_config's activations only when the weights were not chosen; 128 weights per
- * group scale (AWQ's and GPTQ's usual), zero points as the config says. False (*out untouched)
- * when the weights' format is unknown: not chosen, no quantization_config, no torch_dtype. */
+ * torch_dtype; activations fp8 with fp8 weights (W8A8, as vLLM's fp8 quantization), fp4, mxfp4
+ * or mxfp6 with those weights on a device with a tensor peak for them (else weight-only), else
+ * the 16-bit format (the weights' when 16-bit, else the model's); the KV cache in the 16-bit
+ * activation format; the quantization_config's activations only when the weights were not
+ * chosen; 128 weights per group scale (AWQ's and GPTQ's usual), zero points as the config says.
+ * False (*out untouched) when the weights' format is unknown: not chosen, no
+ * quantization_config, no torch_dtype. */
 bool sim_graph_prec_defaults(const sim_model *m, const sim_hw *hw, const sim_prec_given *given,
                              sim_prec *out);
 

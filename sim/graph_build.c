@@ -117,6 +117,7 @@ static void gqa_attention(const sim_model *m, int tp, const sim_prec *prec, doub
     op->act_bytes = t * (double)(2 * hq + 2 * hkv) * hd * rb;
     op->kv_write_bytes = t * 2.0 * (double)hkv * hd * kb;
     op->kv_read_bytes = kv_tokens * 2.0 * (double)hkv * hd * kb;
+    op->attn_keys = t > 0.0 ? pairs / t : 0.0;
 }
 
 /* MLA attention per GPU (h = heads / tp query heads, one latent shared by all of them).

@@ -26,7 +26,6 @@ double sim_graph_weight_elem_bytes(const sim_prec *prec, sim_dtype w)
     return b;
 }
 
-
 bool sim_graph_prec_defaults(const sim_model *m, const sim_hw *hw, const sim_prec_given *given,
                              sim_prec *out)
 {
@@ -45,7 +44,7 @@ bool sim_graph_prec_defaults(const sim_model *m, const sim_hw *hw, const sim_pre
         p.act = q->act_16bit ? base : q->act;
     else if (p.weight == SIM_DT_FP8)
         p.act = SIM_DT_FP8;
-    else if (sim_dtype_is_fp4(p.weight) && hw->peak_flops[p.weight] > 0.0)
+    else if (sim_dtype_is_block_float(p.weight) && hw->peak_flops[p.weight] > 0.0)
         p.act = p.weight;
     else
         p.act = base;

@@ -15,100 +15,6 @@
 #define GIB 1073741824.0
 
 /* ------------------------------------------------------------------------------------------ */
-/* Architectures: the constants a datasheet does not give. Each row is the measured or estimated
- * values of the shipped device files of that architecture (before calibration), so a new device
- * of a known architecture starts where its siblings started. */
-
-typedef struct hw_arch {
-    const char *name;
-    double fp16, fp8, int8, int4, fp4; /* dense peak of the format / dense bf16 peak; 0 = none */
-    double vector_ratio;          /* FP32 vector peak / dense bf16 peak */
-    double tile_m, wo_tile_m, wave_tile, devices_per_node;
-    double launch_us, graph_launch_us, collective_us, hop_us;
-    double scaleout_gb, scaleout_us, reserved_gib;
-    double host_link_gb; /* the GPU's host link per direction (PCIe x16 of its generation) */
-    double eff_bf16, eff_fp8, eff_int8, eff_wo, eff_attn, eff_mem, eff_attn_mem, eff_net;
-    double decode_cta_gb, block_fp8_cta_gb, block_fp8_math_eff; /* dattn.h, cost.h; 0: none */
-    double moe_k_step_us; /* moe.h sim_moe_triton_kloop_ns; 0: none */
-    const char *source;
-} hw_arch;
-
-/* one architecture per block, its numbers grouped by kind */
-/* clang-format off */
-static const hw_arch hw_archs[] = {
-    {.name = "hopper",
-     .fp16 = 1, .fp8 = 2, .int8 = 2, .int4 = 0, .fp4 = 0, .vector_ratio = 67.0 / 989.4,
-     .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
-     .launch_us = 4, .graph_launch_us = 1.5, .collective_us = 8, .hop_us = 1.5,
-     .scaleout_gb = 50, .scaleout_us = 5, .host_link_gb = 63.0, .reserved_gib = 1,
-     .eff_bf16 = 0.8, .eff_fp8 = 0.71, .eff_int8 = 0.71, .eff_wo = 0.6, .eff_attn = 0.57,
-     .eff_mem = 0.866, .eff_attn_mem = 0.72, .eff_net = 0.85,
-     .decode_cta_gb = 19.2, .block_fp8_cta_gb = 42.0, .block_fp8_math_eff = 0.230,
-     .source = "hw/h100-pcie.json (H100 micro-benchmark ratios from tools/data/calibration.csv: "
-               "mamf-finder bf16/fp8 matmul, FlashAttention-3, STREAM copy, paged attention, "
-               "NCCL all-reduce; NVLink hop and launch costs estimated)"},
-    {.name = "ampere",
-     .fp16 = 1, .fp8 = 0, .int8 = 2, .int4 = 4, .fp4 = 0, .vector_ratio = 19.5 / 312.0,
-     .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
-     .launch_us = 4, .graph_launch_us = 1.5, .collective_us = 12, .hop_us = 3,
-     .scaleout_gb = 25, .scaleout_us = 5, .host_link_gb = 31.5, .reserved_gib = 1,
-     .eff_bf16 = 0.81, .eff_fp8 = 0.81, .eff_int8 = 0.81, .eff_wo = 0.6, .eff_attn = 0.575,
-     .eff_mem = 0.79, .eff_attn_mem = 0.657, .eff_net = 0.6,
-     .decode_cta_gb = 13.67,
-     .source = "hw/a100-sxm-40gb.json (A100 micro-benchmarks in tools/data/calibration.csv; "
-               "latencies estimated)"},
-    {.name = "ada",
-     .fp16 = 1, .fp8 = 2, .int8 = 2, .int4 = 0, .fp4 = 0, .vector_ratio = 91.6 / 362.05,
-     .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
-     .launch_us = 4, .graph_launch_us = 1.5, .collective_us = 10, .hop_us = 5,
-     .scaleout_gb = 25, .scaleout_us = 5, .host_link_gb = 31.5, .reserved_gib = 1,
-     .eff_bf16 = 0.75, .eff_fp8 = 0.75, .eff_int8 = 0.75, .eff_wo = 0.6, .eff_attn = 0.5,
-     .eff_mem = 0.85, .eff_attn_mem = 0.707, .eff_net = 0.7,
-     .decode_cta_gb = 24.4,
-     .source = "hw/l40s.json (estimates: no Ada micro-benchmarks in tools/data/calibration.csv)"},
-    {.name = "blackwell",
-     .fp16 = 1, .fp8 = 2, .int8 = 2, .int4 = 0, .fp4 = 4, .vector_ratio = 75.0 / 2250.0,
-     .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
-     .launch_us = 4, .graph_launch_us = 1.5, .collective_us = 8, .hop_us = 1.5,
-     .scaleout_gb = 50, .scaleout_us = 5, .host_link_gb = 63.0, .reserved_gib = 1,
-     .eff_bf16 = 0.7925, .eff_fp8 = 0.7747, .eff_int8 = 0.76, .eff_wo = 0.6, .eff_attn = 0.5,
-     .eff_mem = 0.85, .eff_attn_mem = 0.707, .eff_net = 0.755,
-     .decode_cta_gb = 19.1, .moe_k_step_us = 0.545,
-     .source = "hw/b200.json (B200)"},
-    {.name = "cdna3",
-     .fp16 = 1, .fp8 = 2, .int8 = 2, .int4 = 0, .fp4 = 0, .vector_ratio = 163.4 / 1307.4,
-     .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
-     .launch_us = 6, .graph_launch_us = 2, .collective_us = 10, .hop_us = 3,
-     .scaleout_gb = 50, .scaleout_us = 5, .host_link_gb = 63.0, .reserved_gib = 1,
-     .eff_bf16 = 0.6, .eff_fp8 = 0.6, .eff_int8 = 0.6, .eff_wo = 0.5, .eff_attn = 0.4,
-     .eff_mem = 0.8, .eff_attn_mem = 0.665, .eff_net = 0.7,
-     .decode_cta_gb = 20.4,
-     .source = "hw/mi300x.json (MI300X estimates)"},
-    {.name = "tpu",
-     .fp16 = 0, .fp8 = 0, .int8 = 2, .int4 = 0, .fp4 = 0, .vector_ratio = 6.0 / 197.0,
-     .tile_m = 128, .wo_tile_m = 128, .wave_tile = 128, .devices_per_node = 256,
-     .launch_us = 0.5, .graph_launch_us = 0.5, .collective_us = 2, .hop_us = 1,
-     .scaleout_gb = 25, .scaleout_us = 10, .host_link_gb = 31.5, .reserved_gib = 0.5,
-     .eff_bf16 = 0.75, .eff_fp8 = 0.75, .eff_int8 = 0.75, .eff_wo = 0.6, .eff_attn = 0.5,
-     .eff_mem = 0.85, .eff_attn_mem = 0.707, .eff_net = 0.7,
-     .decode_cta_gb = 13.67,
-     .source = "hw/tpu-v5e.json (TPU v5e estimates)"},
-    /* no arch: the hopper row without the 8- and 4-bit formats (the file names those it has) */
-    {.name = "",
-     .fp16 = 1, .fp8 = 0, .int8 = 0, .int4 = 0, .fp4 = 0, .vector_ratio = 67.0 / 989.4,
-     .tile_m = 64, .wo_tile_m = 16, .wave_tile = 128, .devices_per_node = 8,
-     .launch_us = 4, .graph_launch_us = 1.5, .collective_us = 8, .hop_us = 1.5,
-     .scaleout_gb = 50, .scaleout_us = 5, .host_link_gb = 63.0, .reserved_gib = 1,
-     .eff_bf16 = 0.8, .eff_fp8 = 0.71, .eff_int8 = 0.71, .eff_wo = 0.6, .eff_attn = 0.57,
-     .eff_mem = 0.866, .eff_attn_mem = 0.72, .eff_net = 0.85,
-     .decode_cta_gb = 19.2,
-     .source = "no arch given: the hopper row's numbers, with no fp8/int8/int4 peak unless the "
-               "file gives one"},
-};
-/* clang-format on */
-enum { N_ARCHS = sizeof hw_archs / sizeof hw_archs[0] };
-
-/* ------------------------------------------------------------------------------------------ */
 /* Fields. A row is read from the file when present; else its rule fills it:
  *   HR_REQUIRED  no default: one of the six datasheet fields
  *   HR_ARCH      the architecture's constant (origin "default")
@@ -139,14 +45,14 @@ typedef struct hw_field {
     size_t offset; /* into sim_hw */
     bool is_int;   /* an int member, a whole number in the file */
     hw_rule rule;
-    size_t arch;      /* HR_ARCH, HR_RATIO, HR_COPY_FILE: offset into hw_arch */
+    size_t arch;      /* HR_ARCH, HR_RATIO, HR_COPY_FILE: offset into sim_hw_arch */
     const char *from; /* HR_RATIO, HR_COPY, HR_COPY_FILE: the earlier field it follows */
     double value;     /* HR_CONST, in file units */
     const char *doc;
 } hw_field;
 
 #define HW(member) offsetof(sim_hw, member)
-#define AR(member) offsetof(hw_arch, member)
+#define AR(member) offsetof(sim_hw_arch, member)
 #define NUM(json, lo, hi, scale, member, rule, arch, from, value, doc)                             \
     {                                                                                              \
         json, lo, hi, scale, HW(member), false, rule, arch, from, value, doc                       \
@@ -170,6 +76,8 @@ static const hw_field hw_fields[] = {
         "dense_tflops.bf16", 0, "= bf16 x 4 on ampere; none elsewhere"),
     NUM("dense_tflops.fp4", 0.1, 1e5, 1e12, peak_flops[SIM_DT_FP4], HR_PEAK, AR(fp4),
         "dense_tflops.bf16", 0, "= bf16 x 4 on blackwell; none elsewhere (mxfp4 runs at it)"),
+    NUM("dense_tflops.mxfp6", 0.1, 1e5, 1e12, peak_flops[SIM_DT_MXFP6], HR_PEAK, AR(mxfp6),
+        "dense_tflops.bf16", 0, "= bf16 x 2 on blackwell (the fp8 rate); none elsewhere"),
     NUM("vector_tflops", 0.1, 1e5, 1e12, vector_flops, HR_RATIO, AR(vector_ratio),
         "dense_tflops.bf16", 0,
         "= bf16 x the architecture's FP32/bf16 ratio (hopper 67/989.4, ampere 19.5/312, ada "
@@ -227,6 +135,10 @@ static const hw_field hw_fields[] = {
     NUM("efficiency.gemm.fp4", 0.01, 1.0, 1.0, eff_gemm[SIM_DT_FP4], HR_COPY_FILE, AR(eff_fp8),
         "efficiency.gemm.bf16", 0,
         "= the file's efficiency.gemm.bf16, else the architecture's fp8 constant"),
+    NUM("efficiency.gemm.mxfp6", 0.01, 1.0, 1.0, eff_gemm[SIM_DT_MXFP6], HR_COPY_FILE, AR(eff_fp8),
+        "efficiency.gemm.fp8", 0,
+        "= the file's efficiency.gemm.fp8 (the same block-scaled MMA instructions: tcgen05 "
+        "kind::f8f6f4, CDNA4 V_MFMA_SCALE_F32_*_F8F6F4), else the architecture's fp8 constant"),
     NUM("efficiency.gemm_k_half", 0.0, 1e6, 1.0, gemm_k_half, HR_CONST, 0, NULL, 0,
         "0: no K term until calibrate fits one"),
     NUM("efficiency.tensor_rate_ratio", 0.0, 1.0, 1.0, tensor_rate_ratio, HR_CONST, 0, NULL, 0,
@@ -237,6 +149,8 @@ static const hw_field hw_fields[] = {
         NULL, 0, "architecture constant (estimate)"),
     NUM("efficiency.attention", 0.01, 1.0, 1.0, eff_attention, HR_ARCH, AR(eff_attn), NULL, 0,
         "architecture constant (calibrate fits it)"),
+    NUM("efficiency.attention_kv_half", 0.0, 1e6, 1.0, attn_kv_half, HR_CONST, 0, NULL, 0,
+        "0: no fixed work per query block until the file states (or calibrate fits) one"),
     NUM("efficiency.memory", 0.01, 1.0, 1.0, eff_memory, HR_ARCH, AR(eff_mem), NULL, 0,
         "architecture constant (calibrate fits it)"),
     NUM("efficiency.attention_memory", 0.01, 1.0, 1.0, eff_attn_memory, HR_ARCH, AR(eff_attn_mem),
@@ -323,20 +237,15 @@ static size_t field_index(const char *json)
     return i;
 }
 
-static double arch_num(const hw_arch *a, size_t off)
-{
-    return *(const double *)((const char *)a + off);
-}
-
 /* The rule's value (SI) and where it came from. */
-static double apply_rule(const sim_hw *hw, const hw_field *f, const hw_arch *a, bool listed,
+static double apply_rule(const sim_hw *hw, const hw_field *f, const sim_hw_arch *a, bool listed,
                          sim_hw_origin *origin)
 {
     *origin = SIM_HW_DEFAULT;
     size_t from = f->from ? field_index(f->from) : 0;
     switch (f->rule) {
     case HR_ARCH:
-        return arch_num(a, f->arch) * f->scale;
+        return sim_hw_arch_num(a, f->arch) * f->scale;
     case HR_CONST:
         return f->value * f->scale;
     case HR_PEAK:
@@ -345,7 +254,7 @@ static double apply_rule(const sim_hw *hw, const hw_field *f, const hw_arch *a, 
         /* fall through */
     case HR_RATIO:
         *origin = SIM_HW_DERIVED;
-        return get_si(hw, &hw_fields[from]) * arch_num(a, f->arch);
+        return get_si(hw, &hw_fields[from]) * sim_hw_arch_num(a, f->arch);
     case HR_COPY:
         *origin = SIM_HW_DERIVED;
         return get_si(hw, &hw_fields[from]);
@@ -354,31 +263,23 @@ static double apply_rule(const sim_hw *hw, const hw_field *f, const hw_arch *a, 
             *origin = SIM_HW_DERIVED;
             return get_si(hw, &hw_fields[from]);
         }
-        return arch_num(a, f->arch);
+        return sim_hw_arch_num(a, f->arch);
     case HR_REQUIRED:
         break;
     }
     return 0.0;
 }
 
-/* The row named `name` ("" is the no-arch row), or NULL. */
-static const hw_arch *find_arch(const char *name)
-{
-    for (size_t i = 0; i < N_ARCHS; i++)
-        if (strcmp(name, hw_archs[i].name) == 0)
-            return &hw_archs[i];
-    return NULL;
-}
-
 /* "arch": one of the table's names, or absent. */
-static sim_status read_arch(const cJSON *root, const char *path, const hw_arch **out, sim_err *err)
+static sim_status read_arch(const cJSON *root, const char *path, const sim_hw_arch **out,
+                            sim_err *err)
 {
     const char *s = NULL;
     sim_status st = sim_jsonf_str_opt(root, path, "arch", &s, err);
-    *out = find_arch("");
+    *out = sim_hw_arch_find("");
     if (st || !s)
         return st;
-    if (*s && (*out = find_arch(s)) != NULL)
+    if (*s && (*out = sim_hw_arch_find(s)) != NULL)
         return SIM_OK;
     return sim_fail(err, SIM_EINPUT,
                     "%s: field 'arch' is \"%s\", expected ampere, ada, hopper, blackwell, cdna3 or "
@@ -388,7 +289,7 @@ static sim_status read_arch(const cJSON *root, const char *path, const hw_arch *
 
 /* One field from the file (a number, or a whole number for int fields) or its rule. */
 static sim_status load_field(const cJSON *root, const char *path, const hw_field *f,
-                             const hw_arch *a, sim_hw *hw, sim_err *err)
+                             const sim_hw_arch *a, sim_hw *hw, sim_err *err)
 {
     size_t i = (size_t)(f - hw_fields);
     const char *json = f->json;
@@ -638,7 +539,7 @@ sim_status sim_hw_load(const char *path, sim_hw *hw, sim_err *err)
     if (st)
         return st;
     const char *name = NULL;
-    const hw_arch *a = NULL;
+    const sim_hw_arch *a = NULL;
     st = sim_jsonf_known_keys(root, path, hw_known,
                               "a device field (README: \"Devices from a datasheet\"; infersim hw "
                               "FILE lists them)",
@@ -676,7 +577,7 @@ size_t sim_hw_n_fields(void) { return N_FIELDS; }
 sim_hw_field_info sim_hw_field(const sim_hw *hw, size_t i)
 {
     const hw_field *f = &hw_fields[i];
-    const hw_arch *a = find_arch(hw->arch);
+    const sim_hw_arch *a = sim_hw_arch_find(hw->arch);
     return (sim_hw_field_info){.json = f->json,
                                .value = get_si(hw, f) / f->scale,
                                .origin = (sim_hw_origin)hw->origin[i],

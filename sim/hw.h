@@ -13,10 +13,11 @@
  * always wins. The fields:
  *   name                         display name
  *   arch                         (optional) picks the architecture's constants and ratios
- *   dense_tflops.{bf16,fp16,fp8,int8,int4,fp4}  dense tensor peak per compute format; as an
- *                                object it lists every format the chip computes (one left out:
+ *   dense_tflops.{bf16,fp16,fp8,int8,int4,fp4,mxfp6}  dense tensor peak per compute format; as
+ *                                an object it lists every format the chip computes (one left out:
  *                                none); as a number it is the bf16 peak and the others follow the
- *                                arch; mxfp4 runs on the fp4 tensor cores at the fp4 peak
+ *                                arch; mxfp4 runs on the fp4 tensor cores at the fp4 peak, mxfp6
+ *                                has its own (Blackwell: the fp8 rate; MI355X: the fp4 rate)
  *   vector_tflops                non-tensor FP32 peak (norms, activations, dequantization)
  *   hbm_gib                      memory capacity (GiB, as the driver reports it)
  *   hbm_tb_per_s                 memory bandwidth (1e12 bytes/s)
@@ -58,6 +59,13 @@
  *   efficiency.gemm_weight_only  fraction reached by weight-only (W8A16/W4A16) GEMM kernels
  *   efficiency.attention         fraction of the bf16 peak reached by fused attention kernels
  *   efficiency.memory            fraction of hbm bandwidth reached by streaming kernels
+ *   efficiency.attention_kv_half (optional, default 0: none) a fused attention kernel's fixed
+ *                                work per query block, in keys of its main loop: a query block
+ *                                loads Q, fills the K/V pipeline and normalizes and writes O once
+ *                                however many keys it attends, so the prefill part's math time is
+ *                                x (1 + kv_half / keys per query); stated where op rows of
+ *                                several sequence lengths measure it (MI355X's CK rows); fitted
+ *                                by calibrate where the file states it
  *   efficiency.attention_memory  fraction of hbm bandwidth reached by attention reading a paged KV
  *                                cache (scattered blocks: below a streaming copy)
  *   efficiency.network           fraction of link bandwidth reached by NCCL's Simple protocol
@@ -83,9 +91,9 @@
  *   decode_cta_gb_per_s          K/V bytes per second ONE decode-attention thread block (one
  *                                sequence's head, not split) streams: what an unsplit decode
  *                                kernel reaches when it has fewer blocks than SMs (dattn.h)
- *   quant.gemm_k_half.{fp8,int8,fp4}  (optional, >= 1, default efficiency.gemm_k_half) the
+ *   quant.gemm_k_half.{fp8,int8,fp4,mxfp6}  (optional, >= 1, default efficiency.gemm_k_half) the
  *                                K-pipeline term of GEMMs computing in that format
- *   quant.gemm_memory.{fp8,int8,fp4}  (optional, default efficiency.memory) fraction of HBM
+ *   quant.gemm_memory.{fp8,int8,fp4,mxfp6}  (optional, default efficiency.memory) fraction of HBM
  *                                bandwidth a skinny (memory-bound) GEMM computing in that format
  *                                reaches: 8- and 4-bit kernels stream below a plain copy
  *   efficiency.gemm_fixed_us     (optional, >= 0, default 0) the fixed time, in us, of a dense
@@ -95,11 +103,12 @@
  *                                kernel's clean-up, which the kernel pays however small the
  *                                GEMM (AITER's tuned MI355X GEMMs: ~5-10 us at M = 1 whatever
  *                                the bytes); fitted by calibrate on the device's small GEMMs
- *   quant.gemm_fixed_us.{fp8,int8,fp4}  (optional, default efficiency.gemm_fixed_us) the same
- *                                for GEMMs computing in that format
- *   quant.mixed_input_memory.{fp8,int8,int4,fp4,mxfp4}  (optional, default efficiency.memory)
- *                                the same for mixed-input GEMMs (Marlin, Machete, AWQ, W4A8) whose
- *                                weights are stored in that format and dequantized in the kernel
+ *   quant.gemm_fixed_us.{fp8,int8,fp4,mxfp6}  (optional, default efficiency.gemm_fixed_us)
+ *                                the same for GEMMs computing in that format
+ *   quant.mixed_input_memory.{fp8,int8,int4,fp4,mxfp4,mxfp6}  (optional, default
+ *                                efficiency.memory) the same for mixed-input GEMMs (Marlin,
+ *                                Machete, AWQ, W4A8) whose weights are stored in that format and
+ *                                dequantized in the kernel
  *                                (the quant object is read after the field table; its defaults are
  *                                the 16-bit values, through the accessors below)
  *   mla_decode.{compute_eff,memory_eff}  MLA decode kernels (FlashMLA and its kind, dattn.h):
@@ -198,12 +207,14 @@ typedef struct sim_hw_prov {
 } sim_hw_prov;
 
 /* The efficiencies that carry a provenance, in order: efficiency.gemm.{bf16,fp16,fp8,int8,int4,
- * fp4}, efficiency.gemm_k_half, gemm_weight_only, attention, memory, attention_memory, network,
- * decode_cta_gb_per_s, collective_latency_us, scaleup_latency_us, quant.gemm_k_half.{fp8,int8,
- * fp4}, quant.gemm_memory.{fp8,int8,fp4}, quant.mixed_input_memory.{fp8,int8,int4,fp4,mxfp4},
- * collectives.{ll,ll128}.bw_eff, collectives.{oneshot,twoshot,nvls}.{latency_us,bw_eff},
- * efficiency.gemm_fixed_us, quant.gemm_fixed_us.{fp8,int8,fp4}, gemm_cu_feed_gb_per_s. */
-#define SIM_HW_N_EFF 39
+ * fp4,mxfp6}, efficiency.gemm_k_half, gemm_weight_only, attention, attention_kv_half, memory,
+ * attention_memory,
+ * network, decode_cta_gb_per_s, collective_latency_us, scaleup_latency_us,
+ * quant.gemm_k_half.{fp8,int8,fp4,mxfp6}, quant.gemm_memory.{fp8,int8,fp4,mxfp6},
+ * quant.mixed_input_memory.{fp8,int8,int4,fp4,mxfp4,mxfp6}, collectives.{ll,ll128}.bw_eff,
+ * collectives.{oneshot,twoshot,nvls}.{latency_us,bw_eff}, efficiency.gemm_fixed_us,
+ * quant.gemm_fixed_us.{fp8,int8,fp4,mxfp6}, gemm_cu_feed_gb_per_s. */
+#define SIM_HW_N_EFF 45
 
 /* Where a field's value came from (`infersim hw FILE` prints it). */
 typedef enum sim_hw_origin { SIM_HW_FILE, SIM_HW_DEFAULT, SIM_HW_DERIVED } sim_hw_origin;
@@ -243,6 +254,7 @@ typedef struct sim_hw {
     double eff_gemm[SIM_DT_COUNT];   /* achievable fraction of peak_flops per format */
     double eff_gemm_weight_only;     /* of the 16-bit peak, for weight-only GEMMs */
     double eff_attention;            /* of the 16-bit peak, fused attention */
+    double attn_kv_half; /* keys of fixed work per query block (efficiency.attention_kv_half) */
     double eff_memory;               /* of hbm_bytes_per_s */
     double eff_attn_memory;          /* of hbm_bytes_per_s, attention over paged KV */
     double eff_network;              /* of the link bandwidth */

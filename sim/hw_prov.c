@@ -19,9 +19,11 @@ static const struct {
     {"efficiency.gemm.int8", NULL},
     {"efficiency.gemm.int4", NULL},
     {"efficiency.gemm.fp4", NULL},
+    {"efficiency.gemm.mxfp6", NULL},
     {"efficiency.gemm_k_half", NULL},
     {"efficiency.gemm_weight_only", NULL},
     {"efficiency.attention", NULL},
+    {"efficiency.attention_kv_half", NULL},
     {"efficiency.memory", NULL},
     {"efficiency.attention_memory", NULL},
     {"efficiency.network", NULL},
@@ -31,14 +33,17 @@ static const struct {
     {"quant.gemm_k_half.fp8", "efficiency.gemm_k_half"},
     {"quant.gemm_k_half.int8", "efficiency.gemm_k_half"},
     {"quant.gemm_k_half.fp4", "efficiency.gemm_k_half"},
+    {"quant.gemm_k_half.mxfp6", "efficiency.gemm_k_half"},
     {"quant.gemm_memory.fp8", "efficiency.memory"},
     {"quant.gemm_memory.int8", "efficiency.memory"},
     {"quant.gemm_memory.fp4", "efficiency.memory"},
+    {"quant.gemm_memory.mxfp6", "efficiency.memory"},
     {"quant.mixed_input_memory.fp8", "efficiency.memory"},
     {"quant.mixed_input_memory.int8", "efficiency.memory"},
     {"quant.mixed_input_memory.int4", "efficiency.memory"},
     {"quant.mixed_input_memory.fp4", "efficiency.memory"},
     {"quant.mixed_input_memory.mxfp4", "efficiency.memory"},
+    {"quant.mixed_input_memory.mxfp6", "efficiency.memory"},
     {"collectives.ll.bw_eff", NULL},
     {"collectives.ll128.bw_eff", NULL},
     {"collectives.oneshot.latency_us", NULL},
@@ -51,6 +56,7 @@ static const struct {
     {"quant.gemm_fixed_us.fp8", "efficiency.gemm_fixed_us"},
     {"quant.gemm_fixed_us.int8", "efficiency.gemm_fixed_us"},
     {"quant.gemm_fixed_us.fp4", "efficiency.gemm_fixed_us"},
+    {"quant.gemm_fixed_us.mxfp6", "efficiency.gemm_fixed_us"},
     {"gemm_cu_feed_gb_per_s", NULL},
 };
 
@@ -72,11 +78,10 @@ const sim_hw_prov *sim_hw_provenance(const sim_hw *hw, const char *field)
 
 const char *sim_hw_prov_kind_name(sim_hw_prov_kind k)
 {
-    static const char *const names[SIM_HW_PROV_KIND_COUNT] = {
-        [SIM_HW_PROV_DEFAULT] = "default",
-        [SIM_HW_PROV_STATED] = "stated",
-        [SIM_HW_PROV_INHERITED] = "inherited",
-        [SIM_HW_PROV_FITTED] = "fitted"};
+    static const char *const names[SIM_HW_PROV_KIND_COUNT] = {[SIM_HW_PROV_DEFAULT] = "default",
+                                                              [SIM_HW_PROV_STATED] = "stated",
+                                                              [SIM_HW_PROV_INHERITED] = "inherited",
+                                                              [SIM_HW_PROV_FITTED] = "fitted"};
     return k >= 0 && k < SIM_HW_PROV_KIND_COUNT ? names[k] : "?";
 }
 

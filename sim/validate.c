@@ -206,6 +206,7 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
         op.flops = sim_graph_attention_flops(bh, hd, hd, pairs);
         op.act_bytes = 4.0 * (double)r->batch * s * (double)r->heads * (double)r->head_dim * 2.0;
         op.dec.head_dim = r->head_dim; /* its softmax's scores (sim_cost_attention_exp_ns) */
+        op.attn_keys = pairs / s;      /* keys per query: s, or (s + 1) / 2 causal */
         ns = op_ns(hw, &op);
         work = op.flops;
         break;

@@ -237,6 +237,10 @@ static size_t fit_params(sim_hw *hw, const sim_vrow *rows, size_t n, const char 
         ps[np++] = param("gemm_cu_feed_gb_per_s", "", &hw->gemm_cu_feed_bytes_per_s, NULL, 1e9,
                          1e12, 1e9, FG_BASE);
     ps[np++] = param("efficiency.attention", "", &hw->eff_attention, NULL, 0.05, 1.0, 1.0, FG_BASE);
+    /* a device whose attention kernels' per-query-block work is stated has it fitted with them */
+    if (hw->attn_kv_half > 0.0)
+        ps[np++] = param("efficiency.attention_kv_half", "", &hw->attn_kv_half, NULL, 1.0, 1e5, 1.0,
+                         FG_BASE);
     ps[np++] = param("efficiency.memory", "", &hw->eff_memory, NULL, 0.3, 1.0, 1.0, FG_BASE);
     if (unsplit_decode_rows(rows, n, name) >= MIN_KERNEL_ROWS)
         ps[np++] = param("decode_cta_gb_per_s", "", &hw->decode_cta_bytes_per_s, NULL, 1e9, 1e12,

@@ -20,10 +20,14 @@ static void test_device_formats(void **state)
     static const struct {
         const char *hw, *fmt, *has;
     } lacking[] = {
-        {"b300", "int8", "it computes bf16, fp16, fp8, fp4, mxfp4"},
-        {"gb300", "int8", "it computes bf16, fp16, fp8, fp4, mxfp4"},
+        {"b300", "int8", "it computes bf16, fp16, fp8, fp4, mxfp4, mxfp6"},
+        {"gb300", "int8", "it computes bf16, fp16, fp8, fp4, mxfp4, mxfp6"},
         {"mi300x", "fp4", "it computes bf16, fp16, fp8, int8:"},
         {"mi300x", "mxfp4", "it computes bf16, fp16, fp8, int8:"},
+        {"mi300x", "mxfp6", "it computes bf16, fp16, fp8, int8:"},
+        {"mi325x", "mxfp6", "it computes bf16, fp16, fp8, int8:"},
+        {"h200", "mxfp6", "it computes bf16, fp16, fp8, int8:"},
+        {"rtx-pro-6000-blackwell", "mxfp6", "it computes bf16, fp16, fp8, int8, fp4, mxfp4:"},
         {"mi325x", "fp4", "it computes bf16, fp16, fp8, int8:"},
         {"h100-sxm", "fp4", "it computes bf16, fp16, fp8, int8:"},
         {"h200", "mxfp4", "it computes bf16, fp16, fp8, int8:"},
@@ -36,6 +40,7 @@ static void test_device_formats(void **state)
         /* one lacking format of every other shipped device that lacks one (the datasheets list
          * no such peak; B200, GB200, MI355X and RTX PRO 6000 compute every format) */
         {"a100-sxm-40gb", "fp4", "it computes bf16"},
+        {"a100-sxm-80gb", "mxfp6", "it computes bf16"},
         {"a10g", "fp8", "it computes bf16"},
         {"h100-pcie", "fp4", "it computes bf16"},
         {"h800", "fp4", "it computes bf16"},
@@ -70,6 +75,21 @@ static void test_device_formats(void **state)
         assert_non_null(j);
         assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "act_dtype")->valuestring,
                             runs[i].act);
+        cJSON_Delete(j);
+    }
+    /* mxfp6 weights run mxfp6 math where the part has the peak (MI355X at its mxfp4 rate,
+     * Blackwell at its fp8 rate), and stay weight-only (16-bit math) where it has none */
+    static const struct {
+        const char *hw, *act;
+    } fp6[] = {{"mi355x", "mxfp6"}, {"b300", "mxfp6"}, {"gb200", "mxfp6"}, {"mi300x", "bf16"}};
+    for (size_t i = 0; i < sizeof fp6 / sizeof fp6[0]; i++) {
+        runf("run --model llama-3.1-8b --hw %s --weight-dtype mxfp6 --batch 64 --format json",
+             fp6[i].hw);
+        assert_int_equal(R.rc, 0);
+        cJSON *j = cJSON_Parse(R.out);
+        assert_non_null(j);
+        assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "act_dtype")->valuestring,
+                            fp6[i].act);
         cJSON_Delete(j);
     }
 }

@@ -486,6 +486,33 @@ static void test_calibrate_from_microbench_rows(void **state)
     assert_int_equal(p->rows, 8); /* the 8 fp8 GEMM rows of its own group */
     assert_non_null(strstr(p->note, "microbench-rows.csv"));
     assert_int_equal(sim_hw_provenance(&hw, "efficiency.attention")->rows, 16);
+    /* a device that states no per-query-block attention work gets none fitted */
+    assert_true(hw.attn_kv_half == 0.0);
+    remove(out);
+}
+
+/* calibrate fits efficiency.attention_kv_half where the file states it: MI355X's 20 CK FMHA rows
+ * (ids 3813-3832, validation-pending.csv; head dim 128, N 1024-16384, causal and not) move the
+ * hand-worked 683 keys and 0.378 to about 350.6 and 0.3677 (median 4.9 -> 2.9 %), both fitted
+ * on those 20 rows. */
+static void test_calibrate_attention_block_work(void **state)
+{
+    (void)state;
+    char out[256];
+    tu_snprintf(out, sizeof out, "%s/infersim-kvh-%d.json", tu_tmpdir(), (int)getpid());
+    runf("calibrate --hw mi355x --data %s/tools/data/validation-pending.csv --out %s", tu_root(),
+         out);
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "20 op-level rows"));
+    assert_non_null(strstr(R.out, "efficiency.attention_kv_half 683 ->"));
+    sim_hw hw;
+    sim_err err = {{0}};
+    assert_int_equal(sim_hw_load(out, &hw, &err), SIM_OK);
+    assert_true(fabs(hw.attn_kv_half - 350.6) < 5.0);
+    assert_true(fabs(hw.eff_attention - 0.3677) < 0.002);
+    const sim_hw_prov *p = sim_hw_provenance(&hw, "efficiency.attention_kv_half");
+    assert_int_equal(p->kind, SIM_HW_PROV_FITTED);
+    assert_int_equal(p->rows, 20);
     remove(out);
 }
 
@@ -676,6 +703,7 @@ int main(void)
         cmocka_unit_test(test_compare_reads_the_result),
         cmocka_unit_test(test_validation_spec_rows),
         cmocka_unit_test(test_calibrate_from_microbench_rows),
+        cmocka_unit_test(test_calibrate_attention_block_work),
         cmocka_unit_test(test_validate_device_families),
         cmocka_unit_test(test_validate_coverage_out),
     };

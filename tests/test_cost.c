@@ -556,6 +556,36 @@ static void test_attention_exp(void **state)
     assert_near(sim_cost_attention_exp_ns(&hw, &g), 0.0, 0);
 }
 
+/* A fused attention kernel's fixed work per query block (cost.h): MI355X's MHA row 3820's
+ * shape, 16 x 16 heads of 128 over 4096 x 4096 keys, non-causal: 4 x 256 x 128 x 4096^2 =
+ * 2.19902e12 FLOPs; at 2516.6e12 x 0.378 = 951.27 TFLOP/s the main loop takes 2311.67 us; with
+ * 683 keys of fixed work per query block x (1 + 683 / 4096) = 1.166748: 2697.14 us, 815.3
+ * TFLOP/s (measured 816). Causal (keys per query (4096 + 1) / 2 = 2048.5) pays twice the share:
+ * x 1.333415. Without the field, or for an op without keys (MLA, vision): x 1. */
+static void test_attention_block_work(void **state)
+{
+    (void)state;
+    sim_hw hw = tu_fixture_hw();
+    hw.peak_flops[SIM_DT_BF16] = 2516.6e12;
+    hw.eff_attention = 0.378;
+    hw.attn_exp_per_s = 0.0;
+    const double flops = 4.0 * 16 * 16 * 128 * 4096.0 * 4096.0;
+    sim_op a = {.id = SIM_OP_ATTENTION, .present = true, .flops = flops, .compute = SIM_DT_BF16};
+    a.dec.head_dim = 128;
+    const double loop = flops / (2516.6e12 * 0.378) * 1e9;
+    assert_near(loop, 2311.67e3, 10.0);
+    assert_near(sim_cost_op(&hw, &a, 0).t_math_ns, loop, 1e-6); /* no field, no keys: x 1 */
+    hw.attn_kv_half = 683.0;
+    assert_near(sim_cost_op(&hw, &a, 0).t_math_ns, loop, 1e-6); /* no keys: x 1 */
+    a.attn_keys = 4096.0;
+    assert_near(sim_cost_attention_block_factor(&hw, &a), 1.166748, 1e-6);
+    const double t = sim_cost_op(&hw, &a, 0).t_math_ns;
+    assert_near(t, 2697.14e3, 10.0);
+    assert_near(flops / (t * 1e-9) / 1e12, 815.3, 0.1);
+    a.attn_keys = 4097.0 / 2.0;
+    assert_near(sim_cost_attention_block_factor(&hw, &a), 1.333415, 1e-6);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -568,6 +598,7 @@ int main(void)
         cmocka_unit_test(test_gemm_small_m_split_k),
         cmocka_unit_test(test_gemm_operand_feed),
         cmocka_unit_test(test_attention_exp),
+        cmocka_unit_test(test_attention_block_work),
         cmocka_unit_test(test_weight_only_dequantization),
         cmocka_unit_test(test_grouped_gemm_and_all_to_all),
         cmocka_unit_test(test_other_kinds),

@@ -18,6 +18,16 @@ static void test_sizes(void **state)
     /* mxfp4 runs on the fp4 tensor cores */
     assert_int_equal(sim_dtype_get(SIM_DT_MXFP4)->peak_of, SIM_DT_FP4);
     assert_true(sim_dtype_is_fp4(SIM_DT_MXFP4) && !sim_dtype_is_fp4(SIM_DT_INT4));
+    /* MXFP6: 6 bits + an 8-bit e8m0 scale per 32 = 6.25 bits = 0.78125 bytes; a peak of its own
+     * (the fp8 rate on Blackwell, the fp4 rate on MI355X: no one format it shares) */
+    assert_near(sim_dtype_bytes(SIM_DT_MXFP6), 0.78125, 0);
+    assert_int_equal(sim_dtype_get(SIM_DT_MXFP6)->peak_of, SIM_DT_MXFP6);
+    assert_false(sim_dtype_is_fp4(SIM_DT_MXFP6));
+    /* the block-scaled floats take their own activations; int4's group scales are not that */
+    assert_true(sim_dtype_is_block_float(SIM_DT_FP4) && sim_dtype_is_block_float(SIM_DT_MXFP4) &&
+                sim_dtype_is_block_float(SIM_DT_MXFP6));
+    assert_false(sim_dtype_is_block_float(SIM_DT_INT4) || sim_dtype_is_block_float(SIM_DT_FP8) ||
+                 sim_dtype_is_block_float(SIM_DT_BF16));
 }
 
 static void test_parse_round_trip(void **state)
@@ -31,6 +41,7 @@ static void test_parse_round_trip(void **state)
     }
     sim_dtype dt;
     assert_false(sim_dtype_parse("fp6", &dt));
+    assert_true(sim_dtype_parse("mxfp6", &dt) && dt == SIM_DT_MXFP6);
     assert_false(sim_dtype_parse("BF16", &dt));
     assert_false(sim_dtype_parse("", &dt));
 }

@@ -77,6 +77,8 @@ static void test_prefill_attention_is_causal(void **state)
     sim_graph_build(&m, 1, &BF16, &g, 1, &gr);
     double full = 4.0 * 32 * 128 * 4096.0 * 4096.0;
     assert_near(gr.ops[SIM_OP_ATTENTION].flops, full * 4097.0 / 4096.0 / 2.0, 1e-12);
+    /* each query attends (S + 1) / 2 keys on average: 4097 x 4096 / 2 pairs over 4096 tokens */
+    assert_near(gr.ops[SIM_OP_ATTENTION].attn_keys, 2048.5, 1e-12);
     /* the LM head runs on the one token that needs logits: 2 x 1 x 4096 x 128256 */
     assert_int_equal(gr.ops[SIM_OP_LM_HEAD].m, 1);
     assert_near(gr.ops[SIM_OP_LM_HEAD].flops, 2.0 * 4096 * 128256, 0);

@@ -211,6 +211,7 @@ static void test_six_field_device(void **state)
     assert_near(hw.peak_flops[SIM_DT_FP8], 296e12, 1e-12);      /* hopper: 2 x bf16 */
     assert_near(hw.peak_flops[SIM_DT_INT8], 296e12, 1e-12);     /* hopper: 2 x bf16 */
     assert_true(hw.peak_flops[SIM_DT_INT4] == 0.0);             /* hopper: none */
+    assert_true(hw.peak_flops[SIM_DT_MXFP6] == 0.0);            /* hopper: none */
     assert_near(hw.vector_flops, 148e12 * 67.0 / 989.4, 1e-12); /* = 10.02 TFLOP/s */
     /* ridge = 148e12 / 4e12 = 37 FLOP/byte; fp8 74 */
     assert_near(sim_hw_ridge(&hw, SIM_DT_BF16), 37.0, 1e-12);
@@ -252,6 +253,18 @@ static void test_six_field_device(void **state)
     assert_int_equal(sim_hw_load(tu_write_tmp(eff), &hw, &err), SIM_OK);
     assert_near(hw.eff_gemm[SIM_DT_FP8], 0.5, 1e-12);
     assert_near(hw.vector_flops, 100e12 * 91.6 / 362.05, 1e-12); /* ada: 25.3 TFLOP/s */
+
+    /* blackwell: mxfp6 at the fp8 rate (2 x bf16), its efficiency the file's fp8 one */
+    static const char *bw = "{\"dense_tflops\": 100, \"hbm_gib\": 16, \"hbm_tb_per_s\": 1, "
+                            "\"scaleup_gb_per_s_per_dir\": 32, \"compute_units\": 10, "
+                            "\"arch\": \"blackwell\", \"efficiency\": {\"gemm\": {\"fp8\": 0.55}}}";
+    assert_int_equal(sim_hw_load(tu_write_tmp(bw), &hw, &err), SIM_OK);
+    assert_near(hw.peak_flops[SIM_DT_MXFP6], 200e12, 1e-12);
+    assert_near(hw.peak_flops[SIM_DT_FP4], 400e12, 1e-12);
+    assert_near(hw.eff_gemm[SIM_DT_MXFP6], 0.55, 1e-12);
+    /* ada lists no FP6 tensor peak: none */
+    assert_int_equal(sim_hw_load(tu_write_tmp(eff), &hw, &err), SIM_OK);
+    assert_true(hw.peak_flops[SIM_DT_MXFP6] == 0.0);
 
     /* no arch: no 8- or 4-bit peak unless the file gives one */
     static const char *plain = "{\"dense_tflops\": 100, \"hbm_gib\": 16, \"hbm_tb_per_s\": 1, "
@@ -401,6 +414,19 @@ static void test_provenance(void **state)
 static void test_datasheet_devices(void **state)
 {
     (void)state;
+    /* mxfp6 peaks, dense TFLOP/s: MI355X 10066.3 (= its mxfp4 rate, AMD's table), the Blackwell
+     * parts their FP8/FP6 peak (NVIDIA's pages list one); MI300X and H200 have none */
+    static const struct {
+        const char *hw;
+        double mxfp6;
+    } fp6[] = {{"mi355x", 10066.3}, {"b200", 4500}, {"b300", 4500}, {"gb200", 5000},
+               {"gb300", 5000},     {"mi300x", 0},  {"mi325x", 0},  {"h200", 0}};
+    for (size_t d = 0; d < sizeof fp6 / sizeof fp6[0]; d++) {
+        sim_hw hw = tu_hw(fp6[d].hw);
+        assert_near(hw.peak_flops[SIM_DT_MXFP6], fp6[d].mxfp6 * 1e12, 1e-9);
+        if (fp6[d].mxfp6 > 0.0) /* the fp8 GEMM efficiency carries over */
+            assert_near(hw.eff_gemm[SIM_DT_MXFP6], hw.eff_gemm[SIM_DT_FP8], 1e-12);
+    }
     static const char *const added[] = {
         "a100-sxm-40gb", "a100-sxm-80gb", "a10g", "b200", "b300", "gaudi3", "gb200", "gb300",
         "h100-pcie", "h100-sxm", "h20", "h200", "h800", "l4", "l40", "l40s", "mi300x", "mi325x",
