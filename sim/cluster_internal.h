@@ -24,6 +24,13 @@ typedef struct replica {
     sim_engine_result res;
     idset seen;
     size_t first_open; /* kv-aware: its requests before this one are all finished */
+    /* replicas behind a router (cluster.c) release the finished front of their streams into
+     * done_to (the deployment's seqs by global index; NULL: they keep every request, as the
+     * disaggregated pools do): base of them so far (its request j is the (base + j)-th given),
+     * their prompt and output tokens and their last finish */
+    sim_req_result *done_to;
+    size_t base;
+    int64_t released_input, released_output, released_finish_ns;
 } replica;
 
 /* The instance with the fewest requests given and not finished at t (lowest index on ties),

@@ -40,6 +40,7 @@ typedef struct loop {
     int64_t inflight;
     int64_t free_since; /* when a concurrency slot last became free */
     size_t done;
+    size_t base;        /* requests released (sim_engine_release): request 0 is the base-th given */
     size_t cap;         /* the capacity: w->n may grow up to it */
     size_t room;        /* requests the per-request arrays hold now (<= cap, grown with w->n) */
     size_t done_at_now; /* of `done`, those that finished at `now` (the last iteration's end) */

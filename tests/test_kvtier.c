@@ -187,7 +187,7 @@ static sim_engine_result simulate(const fixture *f, const sim_workload *w)
 
 static int64_t ttft(const sim_engine_result *r, size_t i)
 {
-    return r->seqs[i].first_token_ns - r->seqs[i].send_ns;
+    return sim_engine_req(r, i).first_token_ns - sim_engine_req(r, i).send_ns;
 }
 
 static void test_prefix_hit_per_tier(void **state)
@@ -202,7 +202,7 @@ static void test_prefix_hit_per_tier(void **state)
     f->cfg.offload.bytes[0] = 1e12;
     wl *x = three(blocks, false);
     sim_engine_result hbm = simulate(f, &x->w);
-    assert_int_equal(hbm.seqs[1].cached, 8192);
+    assert_int_equal(sim_engine_req(&hbm, 1).cached, 8192);
     assert_int_equal(hbm.offload_hit_tokens[0], 0);
     free(x);
 
@@ -212,7 +212,7 @@ static void test_prefix_hit_per_tier(void **state)
      * context as the HBM hit: TTFT = the HBM hit's + the transfer (1 ns of rounding) */
     x = three(blocks, true);
     sim_engine_result dram = simulate(f, &x->w);
-    assert_int_equal(dram.seqs[2].cached, 0);
+    assert_int_equal(sim_engine_req(&dram, 2).cached, 0);
     assert_int_equal(dram.offload_hit_tokens[0], 8192);
     assert_int_equal(dram.offload_hit_tokens[1], 0);
     assert_true(fabs(dram.offload_read_bytes[0] - 1073741824.0) < 0.5);
@@ -321,16 +321,16 @@ static void test_two_turn_session(void **state)
      * output's first 16 included) cached: it computes 496 tokens over 8208 */
     session_wl *x = two_turns(blocks, false);
     sim_engine_result hbm = simulate(f, &x->w);
-    assert_int_equal(hbm.seqs[2].send_ns, hbm.seqs[0].finish_ns + 10000000000LL);
-    assert_int_equal(hbm.seqs[2].cached, 8208);
+    assert_int_equal(sim_engine_req(&hbm, 2).send_ns, sim_engine_req(&hbm, 0).finish_ns + 10000000000LL);
+    assert_int_equal(sim_engine_req(&hbm, 2).cached, 8208);
     free(x);
     /* the filler evicted A's blocks from HBM; with DRAM (write-through) B loads the 8208 tokens:
      * 8208 x 131,072 = 1,075,838,976 B / 50 GB/s = 21,516,779.52 ns + 10 us = 21,526,779.52 ns
      * and then computes the same 496 tokens: TTFT = the HBM one's + 21.53 ms */
     x = two_turns(blocks, true);
     sim_engine_result dram = simulate(f, &x->w);
-    assert_int_equal(dram.seqs[2].send_ns, dram.seqs[0].finish_ns + 10000000000LL);
-    assert_int_equal(dram.seqs[2].cached, 0);
+    assert_int_equal(sim_engine_req(&dram, 2).send_ns, sim_engine_req(&dram, 0).finish_ns + 10000000000LL);
+    assert_int_equal(sim_engine_req(&dram, 2).cached, 0);
     assert_int_equal(dram.offload_hit_tokens[0], 8208);
     assert_true(fabs(dram.offload_load_ns - 21526779.52) < 1e-3);
     assert_true(llabs(ttft(&dram, 2) - ttft(&hbm, 2) - 21526780) <= 1);
