@@ -396,6 +396,13 @@ static void fwd_request(void *ctx, int64_t id, sim_request_event ev, int64_t t)
         R->obs->request(R->obs->ctx, R->index, (int64_t)R->global[id], ev, t);
 }
 
+static void fwd_tier(void *ctx, const sim_tier_move *m)
+{
+    const replica *R = ctx;
+    if (R->obs->tier)
+        R->obs->tier(R->obs->ctx, R->index, m);
+}
+
 /* Starts n engines (deployment indices first, first + 1, ...) on empty streams with room for
  * every request of w. Returns how many started in *started. */
 sim_status sim_cluster_start_all(replica *rep, int n, int first, const sim_engine_cfg *cfg,
@@ -420,8 +427,10 @@ sim_status sim_cluster_start_all(replica *rep, int n, int first, const sim_engin
         /* the configuration is copied per engine: it must outlive them */
         rep[r].cfg = ec;
         if (obs) {
-            rep[r].eo = (sim_engine_observer){
-                .ctx = &rep[r], .iteration = fwd_iteration, .request = fwd_request};
+            rep[r].eo = (sim_engine_observer){.ctx = &rep[r],
+                                              .iteration = fwd_iteration,
+                                              .request = fwd_request,
+                                              .tier = fwd_tier};
             rep[r].cfg.observer = &rep[r].eo;
         }
         sim_status st = sim_engine_start(&rep[r].cfg, &rep[r].w, w->n, &rep[r].res, &rep[r].e, err);

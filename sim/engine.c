@@ -300,6 +300,7 @@ static int iterate(loop *L)
                             .batch = batch};
         obs->iteration(obs->ctx, &it);
     }
+    sim_engine_report_tiers(L, start, start, start + dt, true); /* loads, stores on eviction */
     L->now += dt;
     L->dt = dt;
     L->done_at_now = 0;
@@ -366,6 +367,7 @@ static int iterate(loop *L)
                         sim_workload_turn_release(L->w, (size_t)id, seqs[id].finish_ns, 0),
                         lk->follow, -1});
         }
+    sim_engine_report_tiers(L, start, L->now, L->now, false); /* written through at its end */
     sim_sched_compact(&L->sched, seqs);
     ok &= record_iteration(L, (int64_t)n, draft_ns, produced);
     return ok ? 1 : -1;

@@ -81,6 +81,24 @@ typedef struct sim_iter_info {
     const sim_sched_entry *batch;
 } sim_iter_info;
 
+/* KV moved between HBM and lower tier `tier` (0 DRAM, 1 disk, 2 remote: sim_kvtier_name) as the
+ * engine prices it (sim_engine_offload): a load that the iteration starting at iter_ns waits for
+ * before its forward (the tiers one after another from iter_ns, each tokens x KV bytes per token
+ * per GPU / read_bytes_per_s + requests x latency_ns), or a store into the tier, issued at
+ * start_ns by the iteration at iter_ns (written through at its end, when it computed the KV; on
+ * eviction, or a spill to the next tier, at its start, when it scheduled) and asynchronous, off
+ * every iteration's time: dur_ns is its tokens at the tier's per-direction bandwidth, for the
+ * timeline only. Llama-3.1-8B at TP 1, 8192 tokens from DRAM at 50 GB/s, 10 us latency:
+ * 8192 x 131,072 B = 1,073,741,824 B in 21,484,836 ns (test_kvtier.c). */
+typedef struct sim_tier_move {
+    int tier;
+    bool store;
+    int64_t tokens;   /* KV tokens moved (a store: its hash blocks' tokens) */
+    int64_t requests; /* a load: the requests it loads for; a store: 0 */
+    double bytes;     /* over the engine's GPUs */
+    int64_t iter_ns, start_ns, dur_ns;
+} sim_tier_move;
+
 /* Callbacks the engine makes while it simulates (all optional). They see plain values, never the
  * engine's internals; a timeline writer is one such observer. */
 typedef struct sim_engine_observer {
@@ -90,6 +108,8 @@ typedef struct sim_engine_observer {
     /* request id's client received a chunk at t_ns and now holds `streamed` output tokens (with
      * a front end, when its stream rule sends one, frontend.h; without, at every emission) */
     void (*chunk)(void *ctx, int64_t id, int64_t streamed, int64_t t_ns);
+    /* a lower KV tier's load or store (with cfg.offload), after the iteration's own callback */
+    void (*tier)(void *ctx, const sim_tier_move *m);
 } sim_engine_observer;
 
 /* Lower KV tiers below HBM (kvtier.h): host DRAM (tier 1), local disk (tier 2) and a remote
@@ -279,7 +299,10 @@ double sim_engine_kv_capacity_bytes(const sim_engine_cfg *cfg);
 int64_t sim_engine_offload_entries(const sim_engine_cfg *cfg, int tier, int64_t hash_tokens);
 
 /* Nanoseconds an iteration waits to load tokens[t] from lower tier t + 1 for reqs[t] requests:
- * sum of tokens x KV bytes per token per GPU / read_bytes_per_s + reqs x latency_ns. */
+ * sum of tokens x KV bytes per token per GPU / read_bytes_per_s + reqs x latency_ns; of one tier
+ * alone (sim_engine_offload_tier_ns), its term. */
+double sim_engine_offload_tier_ns(const sim_engine_cfg *cfg, int tier, int64_t tokens,
+                                  int64_t reqs);
 double sim_engine_offload_load_ns(const sim_engine_cfg *cfg, const int64_t tokens[],
                                   const int64_t reqs[]);
 

@@ -56,7 +56,14 @@ typedef struct loop {
     sim_session_turn *heap;
     size_t heap_n;
     int64_t *order;
+    int64_t tier_seen[SIM_KVTIER_LOWER]; /* each lower tier's blocks written, as last reported */
 } loop;
+
+/* An iteration's lower-tier moves to the observer's tier callback (engine.h's sim_tier_move;
+ * nothing without one or without offload): with `loads`, the loads the iteration starting at
+ * iter_ns waits for, within [iter_ns, end_ns]; and the blocks written into each tier since the
+ * last report, as stores issued at at_ns (engine_tier.c). */
+void sim_engine_report_tiers(loop *L, int64_t iter_ns, int64_t at_ns, int64_t end_ns, bool loads);
 
 /* The engine a caller steps (engine.h): the loop itself. */
 struct sim_engine {
