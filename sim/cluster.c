@@ -353,9 +353,10 @@ int sim_cluster_finish_totals(sim_engine_result *all, sim_hist *secs)
      * iteration's end, then sends) */
     const size_t n = all->n;
     int64_t *send = malloc((n ? n : 1) * sizeof *send);
-    int64_t *fin = send ? malloc((n ? n : 1) * sizeof *fin) : NULL;
-    if (!ok || !fin) {
+    int64_t *fin = malloc((n ? n : 1) * sizeof *fin);
+    if (!ok || !send || !fin) {
         free(send);
+        free(fin);
         return 0;
     }
     for (size_t i = 0; i < n; i++) {
@@ -366,16 +367,13 @@ int sim_cluster_finish_totals(sim_engine_result *all, sim_hist *secs)
     qsort(send, n, sizeof *send, by_ns);
     qsort(fin, n, sizeof *fin, by_ns);
     int64_t in = 0;
-    for (size_t i = 0, j = 0; j < n;) {
-        if (i < n && fin[i] <= send[j]) {
+    for (size_t i = 0, j = 0; j < n; j++) {
+        while (i < n && fin[i] <= send[j]) { /* the finishes up to this send first */
             in--;
             i++;
-        } else if (++in > all->peak_concurrency) {
-            all->peak_concurrency = in;
-            j++;
-        } else {
-            j++;
         }
+        if (++in > all->peak_concurrency)
+            all->peak_concurrency = in;
     }
     free(send);
     free(fin);
