@@ -232,7 +232,7 @@ static int iterate(loop *L)
                                     .images = images,
                                     .image_w = L->cfg->image_w,
                                     .image_h = L->cfg->image_h,
-                                    .rank = id}; /* round-robin DP attention groups */
+                                    .rank = (int64_t)L->base + id}; /* DP attention: round-robin */
         prefill |= !decode;
         if (k > 0 && decode)
             L->draft[n - 1 - n_dec++] = groups[i]; /* verifying sequences fill from the end */
@@ -567,8 +567,8 @@ sim_status sim_engine_reserve(sim_engine *e, sim_err *err)
 sim_status sim_engine_release(sim_engine *e, size_t k, sim_err *err)
 {
     loop *L = &e->L;
-    for (size_t i = 0; i < k && i < L->room; i++) /* (done, so sent and within the room) */
-        if (L->order || i >= L->done || L->res->seqs[i].phase != SIM_SEQ_DONE ||
+    for (size_t i = 0; i < k; i++) /* (k <= done <= the requests held <= the room) */
+        if (L->order || k > L->done || L->res->seqs[i].phase != SIM_SEQ_DONE ||
             L->res->seqs[i].finish_ns >= L->now)
             return sim_fail(err, SIM_EINTERNAL,
                             "engine asked to release request %zu, which is not finished before "
