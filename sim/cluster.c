@@ -494,7 +494,7 @@ static sim_status release_front(replica *R, sim_err *err)
     size_t k = 0;
     while (k < R->w.n && x[k].phase == SIM_SEQ_DONE && x[k].finish_ns < now)
         k++;
-    if (2 * k < R->w.n)
+    if (k == 0 || 2 * k < R->w.n) /* (k 0: an empty stream, its arrays not yet made) */
         return SIM_OK;
     for (size_t j = 0; j < k; j++) {
         R->done_to[R->global[j]] = sim_engine_req_of(&x[j]);
