@@ -481,36 +481,6 @@ sim_status sim_cluster_give(replica *R, const sim_request *q, size_t i, sim_err 
     return sim_engine_reserve(R->e, err);
 }
 
-/* Before replica R's stream grows: when at least half of it is a finished front (each request
- * finished before the engine's clock, sim_engine_release), that front's results go to R->done_to
- * and the replica and its engine drop them, so a replica holds about the requests it has in
- * flight, not every one it was sent. */
-static sim_status release_front(replica *R, sim_err *err)
-{
-    if (!R->done_to || R->w.n < R->room)
-        return SIM_OK;
-    const int64_t now = sim_engine_now(R->e);
-    const sim_seq *x = R->res.seqs;
-    size_t k = 0;
-    while (k < R->w.n && x[k].phase == SIM_SEQ_DONE && x[k].finish_ns < now)
-        k++;
-    if (k == 0 || 2 * k < R->w.n) /* (k 0: an empty stream, its arrays not yet made) */
-        return SIM_OK;
-    for (size_t j = 0; j < k; j++) {
-        R->done_to[R->global[j]] = sim_engine_req_of(&x[j]);
-        R->released_input += x[j].input;
-        R->released_output += x[j].output;
-        if (x[j].finish_ns > R->released_finish_ns)
-            R->released_finish_ns = x[j].finish_ns;
-    }
-    memmove(R->w.reqs, R->w.reqs + k, (R->w.n - k) * sizeof *R->w.reqs);
-    memmove(R->global, R->global + k, (R->w.n - k) * sizeof *R->global);
-    R->w.n -= k;
-    R->base += k;
-    R->first_open = R->first_open > k ? R->first_open - k : 0;
-    return sim_engine_release(R->e, k, err);
-}
-
 /* Routes request i (q: as sent, its arrival the send time) and gives it to the replica (*chosen);
  * `to` >= 0 names the replica (session affinity). */
 static sim_status route_one(const sim_cluster_cfg *cfg, replica *rep, const sim_workload *w,
@@ -520,7 +490,7 @@ static sim_status route_one(const sim_cluster_cfg *cfg, replica *rep, const sim_
     int64_t matched = 0;
     int r = to >= 0 ? to : route(cfg, rep, w, q, i, held, ok, &matched);
     *chosen = r;
-    sim_status st = release_front(&rep[r], err);
+    sim_status st = sim_cluster_release_front(&rep[r], err);
     if (!st)
         st = sim_cluster_give(&rep[r], q, i, err);
     if (st)
@@ -623,7 +593,8 @@ sim_status sim_cluster_run(const sim_cluster_cfg *cfg, const sim_workload *w,
     out->mixed = cfg->per_replica != NULL;
     out->load = calloc((size_t)n, sizeof *out->load);
     replica *rep = calloc((size_t)n, sizeof *rep);
-    /* every request's result, as its replica releases it (release_front) or at the end */
+    /* every request's result, as its replica releases it (sim_cluster_release_front) or at the
+     * end */
     all->done = malloc((w->n ? w->n : 1) * sizeof *all->done);
     int started = 0;
     sim_status st = out->load && rep && all->done

@@ -81,6 +81,13 @@ void sim_cluster_free_all(replica *rep, int n);
  * for it (sim_engine_reserve) geometrically: a replica holds its share, not the workload. */
 sim_status sim_cluster_give(replica *R, const sim_request *q, size_t i, sim_err *err);
 
+/* Before replica R's stream grows (R->w.n == R->room, R->done_to set): when at least half of it
+ * is a finished front (each request finished before the engine's clock, sim_engine_release),
+ * that front's results go to R->done_to by global index and the replica and its engine drop
+ * them, so a replica holds about the requests it has in flight, not every one it was sent
+ * (cluster_release.c). Nothing otherwise. */
+sim_status sim_cluster_release_front(replica *R, sim_err *err);
+
 /* Adds instances [from, to) into the merged totals and their loads (cluster.c). Returns 0 when
  * out of memory. */
 int sim_cluster_add_totals(const replica *rep, int from, int to, bool streams, bool prompts,
