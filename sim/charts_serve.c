@@ -38,7 +38,7 @@ static size_t samples_ms(const sim_engine_result *res, sim_metric m, cdf_run *ou
         return k;
     }
     for (size_t i = 0; i < res->n; i++) {
-        const sim_seq *r = &res->seqs[i];
+        const sim_req_result rq = sim_engine_req(res, i), *r = &rq;
         double ttft = (double)(r->first_token_ns - r->send_ns) / 1e6;
         double e2el = (double)(r->finish_ns - r->send_ns) / 1e6;
         if (m == SIM_M_TTFT)
@@ -390,7 +390,7 @@ void sim_chart_gantt(sim_svg *s, const sim_engine_result *res, size_t max_rows, 
     static const char *const seg_colour[3] = {"#bab0ac", "#1f77b4", "#ff7f0e"};
     for (size_t k = 0; k < rows; k++) {
         size_t i = rows > 1 ? k * (res->n - 1) / (rows - 1) : 0;
-        const sim_seq *r = &res->seqs[i];
+        const sim_req_result rq = sim_engine_req(res, i), *r = &rq;
         double yy = fr.y0 + row_h * (double)k + 1.5;
         double at[4] = {(double)r->send_ns / 1e9, (double)r->first_sched_ns / 1e9,
                         (double)r->first_token_ns / 1e9, (double)r->finish_ns / 1e9};

@@ -58,9 +58,11 @@ static int cmp_i64(const void *a, const void *b)
 static int64_t median_delay(const sim_engine_result *res, size_t a, size_t b, int64_t *scratch)
 {
     size_t n = 0;
-    for (size_t i = a; i < b; i++)
-        if (res->seqs[i].first_sched_ns >= 0)
-            scratch[n++] = res->seqs[i].first_sched_ns - res->seqs[i].send_ns;
+    for (size_t i = a; i < b; i++) {
+        const sim_req_result r = sim_engine_req(res, i);
+        if (r.first_sched_ns >= 0)
+            scratch[n++] = r.first_sched_ns - r.send_ns;
+    }
     if (!n)
         return 0;
     qsort(scratch, n, sizeof *scratch, cmp_i64);

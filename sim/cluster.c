@@ -266,19 +266,10 @@ static int route(const sim_cluster_cfg *cfg, replica *rep, const sim_workload *w
                 : sim_cluster_least_outstanding(rep, cfg->replicas, ok, q->arrival_ns);
 }
 
-/* Requests in flight at once over the whole deployment: sends +1, finishes -1, a finish before a
- * send at the same time (an engine frees a slot at an iteration's end, then sends). */
-typedef struct event {
-    int64_t t;
-    int delta;
-} event;
-
-static int by_time(const void *a, const void *b)
+static int by_ns(const void *a, const void *b)
 {
-    const event *x = a, *y = b;
-    if (x->t != y->t)
-        return x->t < y->t ? -1 : 1;
-    return x->delta - y->delta;
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
 }
 
 /* Adds instances [from, to) into the merged totals and their loads; `streams`: their tokens are
@@ -291,11 +282,13 @@ int sim_cluster_add_totals(const replica *rep, int from, int to, bool streams, b
     for (int r = from; ok && r < to; r++) {
         const sim_engine_result *x = &rep[r].res;
         sim_replica_load *ld = &load[r];
+        ld->input_tokens = rep[r].released_input;
+        ld->output_tokens = rep[r].released_output;
         for (size_t j = 0; j < x->n; j++) {
             ld->input_tokens += x->seqs[j].input;
             ld->output_tokens += x->seqs[j].output;
         }
-        ld->requests = (int64_t)x->n;
+        ld->requests = (int64_t)(rep[r].base + x->n);
         snprintf(ld->hw, sizeof ld->hw, "%s", rep[r].cfg.step.hw->name);
         ld->busy_ns = x->busy_ns;
         ld->iterations = x->iterations;
@@ -355,23 +348,35 @@ int sim_cluster_finish_totals(sim_engine_result *all, sim_hist *secs)
         if ((double)secs->runs[k].count > all->peak_output_tps)
             all->peak_output_tps = (double)secs->runs[k].count;
     sim_hist_free(secs);
-    event *ev = malloc((2 * all->n + 1) * sizeof *ev);
-    if (!ok || !ev) {
-        free(ev);
+    /* requests in flight at once over the whole deployment: the sends and the finishes, each
+     * sorted, merged with a finish before a send at the same time (an engine frees a slot at an
+     * iteration's end, then sends) */
+    const size_t n = all->n;
+    int64_t *send = malloc((n ? n : 1) * sizeof *send);
+    int64_t *fin = malloc((n ? n : 1) * sizeof *fin);
+    if (!ok || !send || !fin) {
+        free(send);
+        free(fin);
         return 0;
     }
-    for (size_t i = 0; i < all->n; i++) {
-        ev[2 * i] = (event){all->seqs[i].send_ns, 1};
-        ev[2 * i + 1] = (event){all->seqs[i].finish_ns, -1};
+    for (size_t i = 0; i < n; i++) {
+        const sim_req_result r = sim_engine_req(all, i);
+        send[i] = r.send_ns;
+        fin[i] = r.finish_ns;
     }
-    qsort(ev, 2 * all->n, sizeof *ev, by_time);
+    qsort(send, n, sizeof *send, by_ns);
+    qsort(fin, n, sizeof *fin, by_ns);
     int64_t in = 0;
-    for (size_t k = 0; k < 2 * all->n; k++) {
-        in += ev[k].delta;
-        if (in > all->peak_concurrency)
+    for (size_t i = 0, j = 0; j < n; j++) {
+        while (i < n && fin[i] <= send[j]) { /* the finishes up to this send first */
+            in--;
+            i++;
+        }
+        if (++in > all->peak_concurrency)
             all->peak_concurrency = in;
     }
-    free(ev);
+    free(send);
+    free(fin);
     return 1;
 }
 
@@ -387,6 +392,13 @@ static void fwd_request(void *ctx, int64_t id, sim_request_event ev, int64_t t)
     const replica *R = ctx;
     if (R->obs->request)
         R->obs->request(R->obs->ctx, R->index, (int64_t)R->global[id], ev, t);
+}
+
+static void fwd_tier(void *ctx, const sim_tier_move *m)
+{
+    const replica *R = ctx;
+    if (R->obs->tier)
+        R->obs->tier(R->obs->ctx, R->index, m);
 }
 
 /* Starts n engines (deployment indices first, first + 1, ...) on empty streams with room for
@@ -413,8 +425,10 @@ sim_status sim_cluster_start_all(replica *rep, int n, int first, const sim_engin
         /* the configuration is copied per engine: it must outlive them */
         rep[r].cfg = ec;
         if (obs) {
-            rep[r].eo = (sim_engine_observer){
-                .ctx = &rep[r], .iteration = fwd_iteration, .request = fwd_request};
+            rep[r].eo = (sim_engine_observer){.ctx = &rep[r],
+                                              .iteration = fwd_iteration,
+                                              .request = fwd_request,
+                                              .tier = fwd_tier};
             rep[r].cfg.observer = &rep[r].eo;
         }
         sim_status st = sim_engine_start(&rep[r].cfg, &rep[r].w, w->n, &rep[r].res, &rep[r].e, err);
@@ -476,7 +490,9 @@ static sim_status route_one(const sim_cluster_cfg *cfg, replica *rep, const sim_
     int64_t matched = 0;
     int r = to >= 0 ? to : route(cfg, rep, w, q, i, held, ok, &matched);
     *chosen = r;
-    sim_status st = sim_cluster_give(&rep[r], q, i, err);
+    sim_status st = sim_cluster_release_front(&rep[r], err);
+    if (!st)
+        st = sim_cluster_give(&rep[r], q, i, err);
     if (st)
         return st;
     out->load[r].prefix_blocks += matched;
@@ -500,7 +516,7 @@ static sim_status session_loop(const sim_cluster_cfg *cfg, replica *rep, const s
     const size_t N = w->n;
     sim_session_turn *heap = malloc((N ? N : 1) * sizeof *heap);
     size_t *open = malloc((N ? N : 1) * sizeof *open); /* given, their next turn not released */
-    size_t *loc = malloc((N ? N : 1) * sizeof *loc);   /* its index in its replica's stream */
+    size_t *loc = malloc((N ? N : 1) * sizeof *loc);   /* its place among its replica's given */
     int *at = malloc((N ? N : 1) * sizeof *at);        /* its replica */
     size_t hn = 0, n_open = 0, given = 0, seen_done = 0;
     int64_t step = INT64_MAX, until = 0;
@@ -532,7 +548,8 @@ static sim_status session_loop(const sim_cluster_cfg *cfg, replica *rep, const s
             done += sim_engine_done(rep[r].e);
         for (size_t k = 0; !st && done != seen_done && k < n_open;) {
             const size_t id = open[k];
-            const sim_seq *x = &rep[at[id]].res.seqs[loc[id]];
+            const replica *R = &rep[at[id]];
+            const sim_seq *x = &R->res.seqs[loc[id] - R->base];
             if (x->phase != SIM_SEQ_DONE) {
                 k++;
                 continue;
@@ -552,7 +569,7 @@ static sim_status session_loop(const sim_cluster_cfg *cfg, replica *rep, const s
             const int to = cfg->session_affinity && x.prev >= 0 ? x.prev : -1;
             if ((st = route_one(cfg, rep, w, &q, id, to, NULL, NULL, out, &at[id], err)))
                 break;
-            loc[id] = rep[at[id]].w.n - 1;
+            loc[id] = rep[at[id]].base + rep[at[id]].w.n - 1; /* counted from its first */
             if (w->links[id].follow > 0)
                 open[n_open++] = id;
             given++;
@@ -576,9 +593,15 @@ sim_status sim_cluster_run(const sim_cluster_cfg *cfg, const sim_workload *w,
     out->mixed = cfg->per_replica != NULL;
     out->load = calloc((size_t)n, sizeof *out->load);
     replica *rep = calloc((size_t)n, sizeof *rep);
+    /* every request's result, as its replica releases it (sim_cluster_release_front) or at the
+     * end */
+    all->done = malloc((w->n ? w->n : 1) * sizeof *all->done);
     int started = 0;
-    sim_status st = out->load && rep ? SIM_OK
-                                     : sim_fail(err, SIM_EINTERNAL, "out of memory for replicas");
+    sim_status st = out->load && rep && all->done
+                        ? SIM_OK
+                        : sim_fail(err, SIM_EINTERNAL, "out of memory for replicas");
+    for (int r = 0; !st && r < n; r++)
+        rep[r].done_to = all->done;
     if (!st && !cfg->per_replica)
         st = sim_cluster_start_all(rep, n, 0, cfg->engine, w, cfg->observer, &started, err);
     for (int r = 0; !st && cfg->per_replica && r < n; r++) /* each on its own device */
@@ -628,12 +651,11 @@ sim_status sim_cluster_run(const sim_cluster_cfg *cfg, const sim_workload *w,
     sim_hist secs = {0};
     if (!st) {
         all->n = w->n;
-        all->seqs = malloc((w->n ? w->n : 1) * sizeof *all->seqs);
         all->block_size = cfg->engine->block_size;
-        for (int r = 0; all->seqs && rep && r < n; r++) /* (rep is set when st is 0) */
+        for (int r = 0; r < n; r++) /* what each replica still holds */
             for (size_t j = 0; j < rep[r].res.n; j++)
-                all->seqs[rep[r].global[j]] = rep[r].res.seqs[j];
-        if (!all->seqs || !sim_cluster_add_totals(rep, 0, n, true, true, all, &secs, out->load) ||
+                all->done[rep[r].global[j]] = sim_engine_req_of(&rep[r].res.seqs[j]);
+        if (!sim_cluster_add_totals(rep, 0, n, true, true, all, &secs, out->load) ||
             !sim_cluster_finish_totals(all, &secs))
             st = sim_fail(err, SIM_EINTERNAL, "out of memory merging %d replicas", n);
     }

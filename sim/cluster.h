@@ -169,6 +169,8 @@ typedef struct sim_cluster_observer {
     void (*request)(void *ctx, int instance, int64_t id, sim_request_event ev, int64_t t_ns);
     /* disaggregation: request id's KV goes from prefill instance `from` to decode instance `to` */
     void (*kv_transfer)(void *ctx, int64_t id, int from, int to, int64_t start_ns, int64_t end_ns);
+    /* a lower KV tier's load or store on `instance` (engine.h's observer) */
+    void (*tier)(void *ctx, int instance, const sim_tier_move *m);
 } sim_cluster_observer;
 
 typedef struct sim_cluster_cfg {

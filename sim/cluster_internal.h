@@ -24,6 +24,13 @@ typedef struct replica {
     sim_engine_result res;
     idset seen;
     size_t first_open; /* kv-aware: its requests before this one are all finished */
+    /* replicas behind a router (cluster.c) release the finished front of their streams into
+     * done_to (the deployment's seqs by global index; NULL: they keep every request, as the
+     * disaggregated pools do): base of them so far (its request j is the (base + j)-th given),
+     * their prompt and output tokens and their last finish */
+    sim_req_result *done_to;
+    size_t base;
+    int64_t released_input, released_output, released_finish_ns;
 } replica;
 
 /* The instance with the fewest requests given and not finished at t (lowest index on ties),
@@ -73,6 +80,13 @@ void sim_cluster_free_all(replica *rep, int n);
 /* Appends request q (global index i) to replica R's stream, growing it and the engine's room
  * for it (sim_engine_reserve) geometrically: a replica holds its share, not the workload. */
 sim_status sim_cluster_give(replica *R, const sim_request *q, size_t i, sim_err *err);
+
+/* Before replica R's stream grows (R->w.n == R->room, R->done_to set): when at least half of it
+ * is a finished front (each request finished before the engine's clock, sim_engine_release),
+ * that front's results go to R->done_to by global index and the replica and its engine drop
+ * them, so a replica holds about the requests it has in flight, not every one it was sent
+ * (cluster_release.c). Nothing otherwise. */
+sim_status sim_cluster_release_front(replica *R, sim_err *err);
 
 /* Adds instances [from, to) into the merged totals and their loads (cluster.c). Returns 0 when
  * out of memory. */

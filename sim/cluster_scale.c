@@ -86,11 +86,12 @@ void sim_scaler_free(sim_scaler *s)
     memset(s, 0, sizeof *s);
 }
 
-/* The last finish of replica r's requests since it was added (it has none left). */
+/* The last finish of replica r's requests since it was added (it has none left); of those it
+ * released, the last finish of all (any before the add finished before it: no later). */
 static int64_t last_finish(const sim_scaler *s, const replica *R, int r)
 {
-    int64_t t = 0;
-    for (size_t j = s->first[r]; j < R->w.n; j++)
+    int64_t t = R->released_finish_ns;
+    for (size_t j = s->first[r] > R->base ? s->first[r] - R->base : 0; j < R->w.n; j++)
         if (R->res.seqs[j].finish_ns > t)
             t = R->res.seqs[j].finish_ns;
     return t;
@@ -182,7 +183,7 @@ static sim_status evaluate(sim_scaler *s, replica *rep, int64_t t, sim_err *err)
             s->state[r] = STARTING;
             s->on_ns[r] = t;
             s->ready_ns[r] = t + a->start_ns;
-            s->first[r] = rep[r].w.n;
+            s->first[r] = rep[r].base + rep[r].w.n; /* counted from its first request given */
             if (s->ready_ns[r] < s->next_ready_ns)
                 s->next_ready_ns = s->ready_ns[r];
             s->out->scale_ups++;

@@ -2,6 +2,7 @@
 #include "cluster_trace.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "trace_detail.h"
@@ -63,15 +64,27 @@ static void on_kv(void *ctx, int64_t id, int from, int to, int64_t start, int64_
     sim_trace_flow(&ct->t, 'f', 1 + to, 1, "kv", "kv transfer", id + 1, end);
 }
 
+static void on_tier(void *ctx, int instance, const sim_tier_move *m)
+{
+    sim_cluster_trace *ct = ctx;
+    sim_trace_detail_tier(&ct->t, 1 + instance, 1, &ct->tiers[instance], &ct->tier_flows, m);
+}
+
 sim_status sim_cluster_trace_open(sim_cluster_trace *ct, const char *path, int n_prefill,
                                   int n_instances, sim_err *err)
 {
     memset(ct, 0, sizeof *ct);
     ct->n_prefill = n_prefill;
     ct->n = n_instances;
+    ct->tiers = calloc(n_instances > 0 ? (size_t)n_instances : 1, sizeof *ct->tiers);
+    if (!ct->tiers)
+        return sim_fail(err, SIM_EINTERNAL, "out of memory for the trace");
     sim_status st = sim_trace_open(&ct->t, path, err);
-    if (st)
+    if (st) {
+        free(ct->tiers);
+        ct->tiers = NULL;
         return st;
+    }
     char name[32];
     for (int i = 0; i < n_instances; i++) {
         instance_name(ct, i, name, sizeof name);
@@ -79,8 +92,11 @@ sim_status sim_cluster_trace_open(sim_cluster_trace *ct, const char *path, int n
         sim_trace_name_thread(&ct->t, 1 + i, 1, "iterations", 0);
     }
     sim_trace_name_process(&ct->t, pid_requests(ct), "requests", n_instances);
-    ct->observer = (sim_cluster_observer){
-        .ctx = ct, .iteration = on_iteration, .request = on_request, .kv_transfer = on_kv};
+    ct->observer = (sim_cluster_observer){.ctx = ct,
+                                          .iteration = on_iteration,
+                                          .request = on_request,
+                                          .kv_transfer = on_kv,
+                                          .tier = on_tier};
     return SIM_OK;
 }
 
@@ -98,7 +114,14 @@ void sim_cluster_trace_autoscale(sim_cluster_trace *ct, const sim_cluster_result
 
 sim_status sim_cluster_trace_close(sim_cluster_trace *ct, sim_err *err)
 {
+    free(ct->tiers);
+    ct->tiers = NULL;
     return sim_trace_close(&ct->t, err);
 }
 
-void sim_cluster_trace_abort(sim_cluster_trace *ct) { sim_trace_abort(&ct->t); }
+void sim_cluster_trace_abort(sim_cluster_trace *ct)
+{
+    free(ct->tiers);
+    ct->tiers = NULL;
+    sim_trace_abort(&ct->t);
+}

@@ -30,11 +30,14 @@
 
 #include "cluster.h"
 #include "trace.h"
+#include "trace_detail.h"
 
 typedef struct sim_cluster_trace {
     sim_trace t;
     sim_cluster_observer observer; /* pass &observer to the deployment */
     int n_prefill, n;
+    sim_trace_tiers *tiers; /* per instance, its lower KV tiers' tracks (owned) */
+    int64_t tier_flows;
 } sim_cluster_trace;
 
 sim_status sim_cluster_trace_open(sim_cluster_trace *ct, const char *path, int n_prefill,

@@ -15,7 +15,9 @@
 void sim_engine_result_free(sim_engine_result *r)
 {
     free(r->seqs);
+    free(r->done);
     r->seqs = NULL;
+    r->done = NULL;
     sim_hist_free(&r->itl);
     sim_hist_free(&r->out_seconds);
 }
@@ -230,7 +232,7 @@ static int iterate(loop *L)
                                     .images = images,
                                     .image_w = L->cfg->image_w,
                                     .image_h = L->cfg->image_h,
-                                    .rank = id}; /* round-robin DP attention groups */
+                                    .rank = (int64_t)L->base + id}; /* DP attention: round-robin */
         prefill |= !decode;
         if (k > 0 && decode)
             L->draft[n - 1 - n_dec++] = groups[i]; /* verifying sequences fill from the end */
@@ -298,6 +300,7 @@ static int iterate(loop *L)
                             .batch = batch};
         obs->iteration(obs->ctx, &it);
     }
+    sim_engine_report_tiers(L, start, start, start + dt, true); /* loads, stores on eviction */
     L->now += dt;
     L->dt = dt;
     L->done_at_now = 0;
@@ -364,6 +367,7 @@ static int iterate(loop *L)
                         sim_workload_turn_release(L->w, (size_t)id, seqs[id].finish_ns, 0),
                         lk->follow, -1});
         }
+    sim_engine_report_tiers(L, start, L->now, L->now, false); /* written through at its end */
     sim_sched_compact(&L->sched, seqs);
     ok &= record_iteration(L, (int64_t)n, draft_ns, produced);
     return ok ? 1 : -1;
@@ -372,6 +376,18 @@ static int iterate(loop *L)
 /* Makes the per-request arrays (the result's seqs, the timelines, the front end's) hold `need`
  * requests (need <= L->cap), doubling them at least, so n appended requests cost O(n) copies.
  * A new entry is pending, its lengths and ids filled in when it is sent. False: out of memory. */
+/* Entries [from, to) of the per-request arrays as not yet sent. */
+static void pending(loop *L, size_t from, size_t to)
+{
+    memset(L->res->seqs + from, 0, (to - from) * sizeof *L->res->seqs);
+    memset(L->tl + from, 0, (to - from) * sizeof *L->tl);
+    for (size_t i = from; i < to; i++) {
+        sim_seq *r = &L->res->seqs[i];
+        r->first_sched_ns = r->first_token_ns = r->last_token_ns = r->finish_ns = -1;
+        r->phase = SIM_SEQ_PENDING;
+    }
+}
+
 static bool grow(loop *L, size_t need)
 {
     if (need <= L->room)
@@ -385,15 +401,10 @@ static bool grow(loop *L, size_t need)
     unsigned char *tl = seqs ? realloc(L->tl, n * sizeof *tl) : NULL;
     if (tl)
         L->tl = tl;
-    if (!tl || (L->fe_on && !sim_frontend_grow(&L->fe, L->room, n)))
+    if (!tl || (L->fe_on && !sim_frontend_grow(&L->fe, L->room, n)) ||
+        (L->sched.cap > 0 && !sim_sched_reserve(&L->sched, n))) /* (set up after the first) */
         return false;
-    memset(seqs + L->room, 0, (n - L->room) * sizeof *seqs);
-    memset(tl + L->room, 0, (n - L->room) * sizeof *tl);
-    for (size_t i = L->room; i < n; i++) {
-        sim_seq *r = &seqs[i];
-        r->first_sched_ns = r->first_token_ns = r->last_token_ns = r->finish_ns = -1;
-        r->phase = SIM_SEQ_PENDING;
-    }
+    pending(L, L->room, n);
     L->room = n;
     return true;
 }
@@ -451,7 +462,7 @@ static sim_status setup(loop *L, const sim_engine_cfg *cfg, const sim_workload *
         for (int t = 0; t < SIM_KVTIER_LOWER; t++)
             sc.offload.entries[t] = sim_engine_offload_entries(cfg, t, sc.prefix_block_tokens);
     out->offload_on = sim_engine_offload_on(cfg);
-    if (sim_sched_init(&L->sched, &sc, &kv, n))
+    if (sim_sched_init(&L->sched, &sc, &kv, L->room ? L->room : 1)) /* grown with the room */
         return sim_fail(err, SIM_EINTERNAL, "out of memory for the scheduler queues");
     out->kv_blocks = kv.total_blocks;
     out->block_size = kv.block_size;
@@ -550,6 +561,31 @@ sim_status sim_engine_reserve(sim_engine *e, sim_err *err)
                         e->L.cap);
     if (!grow(&e->L, e->L.w->n))
         return sim_fail(err, SIM_EINTERNAL, "out of memory for %zu requests", e->L.w->n);
+    return SIM_OK;
+}
+
+sim_status sim_engine_release(sim_engine *e, size_t k, sim_err *err)
+{
+    loop *L = &e->L;
+    for (size_t i = 0; i < k; i++) /* (k <= done <= the requests held <= the room) */
+        if (L->order || k > L->done || L->res->seqs[i].phase != SIM_SEQ_DONE ||
+            L->res->seqs[i].finish_ns >= L->now)
+            return sim_fail(err, SIM_EINTERNAL,
+                            "engine asked to release request %zu, which is not finished before "
+                            "its clock (or runs sessions)",
+                            L->base + i);
+    if (k == 0)
+        return SIM_OK;
+    memmove(L->res->seqs, L->res->seqs + k, (L->room - k) * sizeof *L->res->seqs);
+    memmove(L->tl, L->tl + k, (L->room - k) * sizeof *L->tl);
+    pending(L, L->room - k, L->room);
+    if (L->fe_on)
+        sim_frontend_drop(&L->fe, k, L->room);
+    sim_sched_renumber(&L->sched, (int64_t)k);
+    L->next -= k;
+    L->next_ready -= k;
+    L->done -= k;
+    L->base += k;
     return SIM_OK;
 }
 

@@ -81,6 +81,24 @@ typedef struct sim_iter_info {
     const sim_sched_entry *batch;
 } sim_iter_info;
 
+/* KV moved between HBM and lower tier `tier` (0 DRAM, 1 disk, 2 remote: sim_kvtier_name) as the
+ * engine prices it (sim_engine_offload): a load that the iteration starting at iter_ns waits for
+ * before its forward (the tiers one after another from iter_ns, each tokens x KV bytes per token
+ * per GPU / read_bytes_per_s + requests x latency_ns), or a store into the tier, issued at
+ * start_ns by the iteration at iter_ns (written through at its end, when it computed the KV; on
+ * eviction, or a spill to the next tier, at its start, when it scheduled) and asynchronous, off
+ * every iteration's time: dur_ns is its tokens at the tier's per-direction bandwidth, for the
+ * timeline only. Llama-3.1-8B at TP 1, 8192 tokens from DRAM at 50 GB/s, 10 us latency:
+ * 8192 x 131,072 B = 1,073,741,824 B in 21,484,836 ns (test_kvtier.c). */
+typedef struct sim_tier_move {
+    int tier;
+    bool store;
+    int64_t tokens;   /* KV tokens moved (a store: its hash blocks' tokens) */
+    int64_t requests; /* a load: the requests it loads for; a store: 0 */
+    double bytes;     /* over the engine's GPUs */
+    int64_t iter_ns, start_ns, dur_ns;
+} sim_tier_move;
+
 /* Callbacks the engine makes while it simulates (all optional). They see plain values, never the
  * engine's internals; a timeline writer is one such observer. */
 typedef struct sim_engine_observer {
@@ -90,6 +108,8 @@ typedef struct sim_engine_observer {
     /* request id's client received a chunk at t_ns and now holds `streamed` output tokens (with
      * a front end, when its stream rule sends one, frontend.h; without, at every emission) */
     void (*chunk)(void *ctx, int64_t id, int64_t streamed, int64_t t_ns);
+    /* a lower KV tier's load or store (with cfg.offload), after the iteration's own callback */
+    void (*tier)(void *ctx, const sim_tier_move *m);
 } sim_engine_observer;
 
 /* Lower KV tiers below HBM (kvtier.h): host DRAM (tier 1), local disk (tier 2) and a remote
@@ -138,8 +158,19 @@ int64_t sim_engine_prompt_tokens(const sim_engine_cfg *cfg, const sim_request *q
 sim_status sim_engine_check_images(const sim_engine_cfg *cfg, const sim_request *q,
                                    const char *at, sim_err *err);
 
+/* A finished request as the outputs read it (metrics, --save-requests, the pictures): its
+ * timeline and counts, 48 bytes where the engine's live sim_seq takes 96. */
+typedef struct sim_req_result {
+    int64_t send_ns, first_sched_ns, first_token_ns, finish_ns;
+    int32_t input, output, cached, preemptions;
+} sim_req_result;
+
 typedef struct sim_engine_result {
-    sim_seq *seqs; /* per request, in workload order (owned) */
+    sim_seq *seqs; /* per request, in workload order (owned); NULL when `done` holds them */
+    /* per request, in workload order, in their compact form (owned, in place of seqs): what a
+     * deployment of several engines keeps of its requests once each is finished (cluster.h);
+     * NULL for one engine's run. Read either through sim_engine_req. */
+    sim_req_result *done;
     size_t n;
     /* every gap between successive streamed chunks, as (value, count) runs (owned, finished):
      * an iteration adds one run for all its sequences */
@@ -184,6 +215,23 @@ typedef struct sim_engine_result {
     double idle_w, active_j;
     bool power_unknown; /* the device file (of one engine) gives no power.tdp_w */
 } sim_engine_result;
+
+/* Request i of a finished result as its outputs read it, from `done` or from `seqs`. */
+static inline sim_req_result sim_engine_req_of(const sim_seq *x)
+{
+    return (sim_req_result){.send_ns = x->send_ns,
+                            .first_sched_ns = x->first_sched_ns,
+                            .first_token_ns = x->first_token_ns,
+                            .finish_ns = x->finish_ns,
+                            .input = x->input,
+                            .output = x->output,
+                            .cached = x->cached,
+                            .preemptions = (int32_t)x->preemptions};
+}
+static inline sim_req_result sim_engine_req(const sim_engine_result *r, size_t i)
+{
+    return r->done ? r->done[i] : sim_engine_req_of(&r->seqs[i]);
+}
 
 /* The block tables of vLLM v1's hybrid KV cache manager for a model that mixes full and
  * sliding-window layers (kvcache.h): `full` and `swa` tables per request, each block
@@ -251,7 +299,10 @@ double sim_engine_kv_capacity_bytes(const sim_engine_cfg *cfg);
 int64_t sim_engine_offload_entries(const sim_engine_cfg *cfg, int tier, int64_t hash_tokens);
 
 /* Nanoseconds an iteration waits to load tokens[t] from lower tier t + 1 for reqs[t] requests:
- * sum of tokens x KV bytes per token per GPU / read_bytes_per_s + reqs x latency_ns. */
+ * sum of tokens x KV bytes per token per GPU / read_bytes_per_s + reqs x latency_ns; of one tier
+ * alone (sim_engine_offload_tier_ns), its term. */
+double sim_engine_offload_tier_ns(const sim_engine_cfg *cfg, int tier, int64_t tokens,
+                                  int64_t reqs);
 double sim_engine_offload_load_ns(const sim_engine_cfg *cfg, const int64_t tokens[],
                                   const int64_t reqs[]);
 
@@ -339,6 +390,15 @@ sim_status sim_engine_reserve(sim_engine *e, sim_err *err);
  * it is, with no request left to send). */
 sim_status sim_engine_advance(sim_engine *e, int64_t until_ns, sim_err *err);
 
+/* Drops the first k requests of the engine's stream, each finished before its clock (finish_ns <
+ * sim_engine_now): the caller, which keeps what it needs of them (res's seqs[0..k)), has already
+ * removed them from the front of w (w->n less k); the engine's request j is its request j + k
+ * before, in its per-request arrays, its queues and the ids it reports from then on. Its memory
+ * is then the requests it holds, not all it was given: replicas behind a router release the
+ * finished front of their streams (cluster.h). Fails (SIM_EINTERNAL, nothing dropped) when one
+ * of them is not so finished, or the engine runs sessions itself (w->links). */
+sim_status sim_engine_release(sim_engine *e, size_t k, sim_err *err);
+
 /* The engine's clock: the end of its last iteration, or where it waits. */
 int64_t sim_engine_now(const sim_engine *e);
 
@@ -348,7 +408,7 @@ int64_t sim_engine_outstanding(const sim_engine *e, int64_t t_ns);
 
 /* What a KV-aware router reads (cluster.h), as of the engine's last iteration: how many of the
  * leading `n` hash ids `ids` its HBM prefix cache holds (0 without prefix caching); and the
- * requests finished so far. */
+ * requests finished so far (the released ones among them). */
 size_t sim_engine_done(const sim_engine *e);
 /* The KV cache's usage as of the engine's last iteration: blocks held by requests (not the
  * prefix cache's evictable ones) over all blocks, as vLLM's kv_cache_usage_perc counts it. */

@@ -232,15 +232,21 @@ int64_t sim_engine_offload_entries(const sim_engine_cfg *cfg, int tier, int64_t 
     return b > 0.0 && per_block > 0.0 ? (int64_t)floor(b / per_block) : 0;
 }
 
+double sim_engine_offload_tier_ns(const sim_engine_cfg *cfg, int tier, int64_t tokens,
+                                  int64_t reqs)
+{
+    return (double)tokens * sim_mem_kv_bytes_per_token(&cfg->step) /
+               cfg->offload.read_bytes_per_s[tier] * 1e9 +
+           (double)reqs * cfg->offload.latency_ns[tier];
+}
+
 double sim_engine_offload_load_ns(const sim_engine_cfg *cfg, const int64_t tokens[],
                                   const int64_t reqs[])
 {
-    const double per_token = sim_mem_kv_bytes_per_token(&cfg->step);
     double ns = 0.0;
     for (int t = 0; t < SIM_KVTIER_LOWER; t++)
         if (tokens[t] > 0)
-            ns += (double)tokens[t] * per_token / cfg->offload.read_bytes_per_s[t] * 1e9 +
-                  (double)reqs[t] * cfg->offload.latency_ns[t];
+            ns += sim_engine_offload_tier_ns(cfg, t, tokens[t], reqs[t]);
     return ns;
 }
 

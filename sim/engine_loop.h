@@ -40,6 +40,7 @@ typedef struct loop {
     int64_t inflight;
     int64_t free_since; /* when a concurrency slot last became free */
     size_t done;
+    size_t base;        /* requests released (sim_engine_release): request 0 is the base-th given */
     size_t cap;         /* the capacity: w->n may grow up to it */
     size_t room;        /* requests the per-request arrays hold now (<= cap, grown with w->n) */
     size_t done_at_now; /* of `done`, those that finished at `now` (the last iteration's end) */
@@ -55,7 +56,14 @@ typedef struct loop {
     sim_session_turn *heap;
     size_t heap_n;
     int64_t *order;
+    int64_t tier_seen[SIM_KVTIER_LOWER]; /* each lower tier's blocks written, as last reported */
 } loop;
+
+/* An iteration's lower-tier moves to the observer's tier callback (engine.h's sim_tier_move;
+ * nothing without one or without offload): with `loads`, the loads the iteration starting at
+ * iter_ns waits for, within [iter_ns, end_ns]; and the blocks written into each tier since the
+ * last report, as stores issued at at_ns (engine_tier.c). */
+void sim_engine_report_tiers(loop *L, int64_t iter_ns, int64_t at_ns, int64_t end_ns, bool loads);
 
 /* The engine a caller steps (engine.h): the loop itself. */
 struct sim_engine {

@@ -13,7 +13,7 @@ int64_t sim_engine_outstanding(const sim_engine *e, int64_t t_ns)
     return (int64_t)(L->w->n - done);
 }
 
-size_t sim_engine_done(const sim_engine *e) { return e->L.done; }
+size_t sim_engine_done(const sim_engine *e) { return e->L.base + e->L.done; }
 
 double sim_engine_kv_usage(const sim_engine *e)
 {

@@ -60,6 +60,16 @@ bool sim_frontend_grow(sim_frontend *f, size_t had, size_t requests)
     return true;
 }
 
+void sim_frontend_drop(sim_frontend *f, size_t k, size_t held)
+{
+    if (!f->t_ns || k == 0)
+        return;
+    memmove(f->t_ns, f->t_ns + k, (held - k) * sizeof *f->t_ns);
+    memmove(f->streamed, f->streamed + k, (held - k) * sizeof *f->streamed);
+    memset(f->t_ns + held - k, 0, k * sizeof *f->t_ns);
+    memset(f->streamed + held - k, 0, k * sizeof *f->streamed);
+}
+
 void sim_frontend_free(sim_frontend *f)
 {
     free(f->free_ns);

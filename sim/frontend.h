@@ -110,6 +110,10 @@ bool sim_frontend_init(sim_frontend *f, const sim_frontend_cfg *c, size_t reques
  * yet taken in. Returns false when out of memory (what it held is kept). */
 bool sim_frontend_grow(sim_frontend *f, size_t had, size_t requests);
 
+/* Drops the first k of the `held` requests it has room for (all finished): the others move down
+ * by k, the last k entries are as not yet taken in. */
+void sim_frontend_drop(sim_frontend *f, size_t k, size_t held);
+
 void sim_frontend_free(sim_frontend *f);
 
 /* CPU time of one request job: request_ns + input_token_ns x input_tokens, rounded to ns. */

@@ -125,7 +125,7 @@ sim_dist sim_metrics_hist_dist(const sim_hist *h)
 }
 
 /* TTFT, TPOT and E2EL of a request in ns (TPOT 0 for a one-token output). */
-static void req_latencies(const sim_seq *r, double v[SIM_M_COUNT])
+static void req_latencies(const sim_req_result *r, double v[SIM_M_COUNT])
 {
     v[SIM_M_TTFT] = (double)(r->first_token_ns - r->send_ns);
     v[SIM_M_E2EL] = (double)(r->finish_ns - r->send_ns);
@@ -139,9 +139,10 @@ static size_t gather(const sim_engine_result *res, sim_metric m, double *v)
 {
     size_t len = 0;
     for (size_t i = 0; i < res->n; i++) {
+        const sim_req_result r = sim_engine_req(res, i);
         double lat[SIM_M_COUNT];
-        req_latencies(&res->seqs[i], lat);
-        if (m != SIM_M_TPOT || res->seqs[i].output > 1)
+        req_latencies(&r, lat);
+        if (m != SIM_M_TPOT || r.output > 1)
             v[len++] = lat[m];
     }
     return len;
@@ -180,12 +181,12 @@ sim_status sim_metrics_compute(const sim_engine_result *res, const sim_slo *slo,
     for (int m = 0; m < SIM_M_COUNT; m++)
         any_slo |= slo && slo->ms[m] > 0.0;
     for (size_t i = 0; i < n; i++) {
-        const sim_seq *r = &res->seqs[i];
-        out->total_input_tokens += r->input;
-        out->total_output_tokens += r->output;
+        const sim_req_result r = sim_engine_req(res, i);
+        out->total_input_tokens += r.input;
+        out->total_output_tokens += r.output;
         if (any_slo) {
             double lat[SIM_M_COUNT];
-            req_latencies(r, lat);
+            req_latencies(&r, lat);
             bool ok = true;
             for (int m = 0; m < SIM_M_COUNT; m++)
                 if (m != SIM_M_ITL && slo->ms[m] > 0.0 && lat[m] > slo->ms[m] * 1e6)

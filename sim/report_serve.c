@@ -270,7 +270,7 @@ sim_status sim_report_save_requests(const char *path, const sim_serve_report *r,
                "ttft_ms,tpot_ms,e2el_ms,finish_s,preemptions%s\n",
             lk ? ",session,turn,cached_tokens" : "");
     for (size_t i = 0; i < r->res->n; i++) {
-        const sim_seq *q = &r->res->seqs[i];
+        const sim_req_result rq = sim_engine_req(r->res, i), *q = &rq;
         double ttft = (double)(q->first_token_ns - q->send_ns) / 1e6;
         double e2el = (double)(q->finish_ns - q->send_ns) / 1e6;
         double tpot = q->output > 1 ? (e2el - ttft) / (double)(q->output - 1) : 0.0;

@@ -46,6 +46,40 @@ sim_status sim_sched_init(sim_sched *s, const sim_sched_cfg *cfg, const sim_kvca
     return st;
 }
 
+bool sim_sched_reserve(sim_sched *s, size_t n)
+{
+    if (n <= s->cap)
+        return true;
+    int64_t *w = malloc(n * sizeof *w); /* the ring laid out again from its head */
+    int64_t *r = w ? realloc(s->running, n * sizeof *r) : NULL;
+    if (r)
+        s->running = r;
+    int64_t *p = r ? realloc(s->preempted, n * sizeof *p) : NULL;
+    if (p)
+        s->preempted = p;
+    if (!p) {
+        free(w);
+        return false;
+    }
+    for (size_t i = 0; i < s->w_len; i++)
+        w[i] = s->waiting[(s->w_head + i) % s->cap];
+    free(s->waiting);
+    s->waiting = w;
+    s->w_head = 0;
+    s->cap = n;
+    return true;
+}
+
+void sim_sched_renumber(sim_sched *s, int64_t k)
+{
+    for (size_t i = 0; i < s->w_len; i++)
+        s->waiting[(s->w_head + i) % s->cap] -= k;
+    for (size_t i = 0; i < s->r_len; i++)
+        s->running[i] -= k;
+    for (size_t i = 0; i < s->n_preempted; i++)
+        s->preempted[i] -= k;
+}
+
 void sim_sched_free(sim_sched *s)
 {
     free(s->waiting);

@@ -164,6 +164,15 @@ sim_status sim_sched_init(sim_sched *s, const sim_sched_cfg *cfg, const sim_kvca
 
 void sim_sched_free(sim_sched *s);
 
+/* Makes the queues hold n requests (n above the capacity: grown, the waiting ring laid out from
+ * its head; never shrunk), for an engine whose per-request arrays grow with its stream. False
+ * when out of memory (the queues are unchanged). */
+bool sim_sched_reserve(sim_sched *s, size_t n);
+
+/* Every request index the queues hold, less k: the engine dropped its first k requests (all
+ * finished, so none of them is queued) and renumbered the rest from 0. */
+void sim_sched_renumber(sim_sched *s, int64_t k);
+
 /* KV blocks only the prefix cache holds (entries nobody uses, reclaimable): its own count, the
  * one owner (0 without prefix caching). */
 static inline int64_t sim_sched_evictable(const sim_sched *s)

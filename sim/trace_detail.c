@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kvtier.h"
 #include "pp.h"
 #include "report.h"
 
@@ -237,6 +238,40 @@ void sim_trace_detail_kv_counter(sim_trace *t, int pid, const sim_iter_info *it,
                       ? 100.0 * (double)it->kv_used_blocks / (double)it->kv_total_blocks
                       : 0.0);
     sim_trace_counter(t, pid, "kv cache", it->start_ns, &a);
+}
+
+void sim_trace_detail_tier(sim_trace *t, int pid, int iter_tid, sim_trace_tiers *st,
+                           int64_t *flows, const sim_tier_move *m)
+{
+    const int track = 2 * m->tier + m->store, tid = SIM_TRACE_DETAIL_TID_TIER + track;
+    const char *tier = sim_kvtier_name(m->tier);
+    char name[32];
+    snprintf(name, sizeof name, m->store ? "%s stores" : "%s loads", tier);
+    if (!(st->named & (1u << track))) {
+        sim_trace_name_thread(t, pid, tid, name, tid);
+        st->named |= 1u << track;
+    }
+    int64_t at = m->start_ns;
+    if (m->store && st->store_free_ns[m->tier] > at)
+        at = st->store_free_ns[m->tier];
+    if (m->store)
+        st->store_free_ns[m->tier] = at + m->dur_ns;
+    snprintf(name, sizeof name, m->store ? "store to %s" : "load from %s", tier);
+    sim_targs a;
+    sim_targs_reset(&a);
+    sim_targs_int(&a, "tokens", m->tokens);
+    if (!m->store)
+        sim_targs_int(&a, "requests", m->requests);
+    sim_targs_num(&a, "MB", m->bytes / 1e6);
+    sim_trace_slice(t, pid, tid, name, "kv tier", at, m->dur_ns, &a);
+    const int64_t id = ++*flows;
+    if (m->store) { /* from the iteration that computed or evicted the KV */
+        sim_trace_flow(t, 's', pid, iter_tid, "kv tier", name, id, m->iter_ns);
+        sim_trace_flow(t, 'f', pid, tid, "kv tier", name, id, at);
+    } else { /* to the iteration that waits for it */
+        sim_trace_flow(t, 's', pid, tid, "kv tier", name, id, at);
+        sim_trace_flow(t, 'f', pid, iter_tid, "kv tier", name, id, at + m->dur_ns);
+    }
 }
 
 /* Whole nanoseconds of a stage part's children: the sum sim_trace_detail_write_part lays out. */

@@ -98,6 +98,22 @@ void sim_trace_detail_iter_args(sim_targs *a, const sim_iter_info *it, sim_trace
  * after blocks_used when asked. */
 void sim_trace_detail_kv_counter(sim_trace *t, int pid, const sim_iter_info *it, bool blocks_used);
 
+/* A lower KV tier's load or store (engine.h's sim_tier_move) on process pid's timeline: a slice
+ * ("load from cpu", "store to disk", args tokens, requests, MB) on the tier's track of loads or of
+ * stores (tids SIM_TRACE_DETAIL_TID_TIER + 2 x tier + store, named at their first use), and a
+ * flow arrow (cat "kv tier"): from a load's slice to the iteration that waits for it (track
+ * iter_tid, at the load's end), from the iteration whose KV a store copies (at its start) to the
+ * store's slice. A track's stores are drawn one after another (from the later of their issue and
+ * the last one's end: an asynchronous copy stream), so its slices never overlap. *flows: the
+ * flow ids used so far in the file (one counter for all its processes). */
+enum { SIM_TRACE_DETAIL_TID_TIER = 16 };
+typedef struct sim_trace_tiers {
+    unsigned named;                          /* bit per track named */
+    int64_t store_free_ns[SIM_KVTIER_LOWER]; /* each tier's last store's end */
+} sim_trace_tiers;
+void sim_trace_detail_tier(sim_trace *t, int pid, int iter_tid, sim_trace_tiers *st,
+                           int64_t *flows, const sim_tier_move *m);
+
 /* Size estimates: events counted exactly, by kind, times each kind's mean size in bytes. */
 typedef enum sim_trace_detail_ev {
     SIM_TRACE_DETAIL_EV_META,

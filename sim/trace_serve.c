@@ -251,6 +251,13 @@ static void on_iteration(void *ctx, const sim_iter_info *it)
     sim_trace_detail_write_step(&w, it->step, t0 + draft);
 }
 
+static void on_tier(void *ctx, const sim_tier_move *m)
+{
+    sim_trace_serve *ts = ctx;
+    if (active(ts)) /* (on_iteration advanced the window to its iteration) */
+        sim_trace_detail_tier(&ts->t, PID_ENGINE, TID_ISSUE, &ts->tiers, &ts->tier_flows, m);
+}
+
 sim_status sim_trace_serve_open(sim_trace_serve *ts, const char *path, sim_trace_detail detail,
                                 int64_t w0_ns, int64_t w1_ns, size_t n, const sim_step_cfg *step,
                                 sim_err *err)
@@ -273,8 +280,8 @@ sim_status sim_trace_serve_open(sim_trace_serve *ts, const char *path, sim_trace
     ts->w1_ns = w1_ns;
     ts->step = step;
     ts->n = n;
-    ts->observer =
-        (sim_engine_observer){.ctx = ts, .iteration = on_iteration, .request = on_request};
+    ts->observer = (sim_engine_observer){
+        .ctx = ts, .iteration = on_iteration, .request = on_request, .tier = on_tier};
     sim_trace_name_process(&ts->t, PID_ENGINE, "engine", 0);
     sim_trace_detail_tracks(&ts->t, PID_ENGINE, detail == SIM_TRACE_OP);
     sim_trace_name_process(&ts->t, PID_REQUESTS, "requests", 1);

@@ -55,6 +55,8 @@ typedef struct sim_trace_serve {
     sim_seq_group *mb; /* a micro-batch's groups (room for n_mb) */
     size_t n_mb;
     sim_step_result *mb_step; /* a micro-batch's step */
+    sim_trace_tiers tiers;    /* the lower KV tiers' tracks (with --kv-offload) */
+    int64_t tier_flows;
 } sim_trace_serve;
 
 /* Opens a serving timeline of n requests. w1_ns < 0: no end to the window. */

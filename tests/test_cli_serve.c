@@ -618,6 +618,52 @@ static void test_deployment_flags(void **state)
 /* --dataset-name with a public dataset: `workload` shows its fit and sources; serve draws its
  * lengths (ShareGPT's published means 161.31 and 337.99 within 8 % over 800 requests); the
  * random dataset's length flags and unknown names are refused. */
+/* How many times `needle` occurs in s. */
+static int occurrences(const char *s, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(s, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* The lower KV tiers in the timelines: with --kv-offload, every load from DRAM and every store
+ * into it is a slice on its tier's track and a flow arrow (a slice, an 's' and an 'f' event
+ * named alike), in one engine's timeline and in a deployment's (a process per replica); the
+ * flows trace-check counts are those arrows, each start matched by its finish. */
+static void test_trace_kv_tiers(void **state)
+{
+    (void)state;
+    char tpath[256], tcmd[640];
+    tu_snprintf(tpath, sizeof tpath, "%s/infersim-tiers-%d.json", tu_tmpdir(), (int)getpid());
+    for (int replicas = 1; replicas <= 2; replicas++) {
+        snprintf(tcmd, sizeof tcmd,
+                 "serve --model llama-3.1-8b --hw h100-sxm --sessions 30 --turns-per-session 3 "
+                 "--think-time-s exp:20 --request-rate 2 --random-input-len 1024 "
+                 "--random-output-len 128 --kv-offload cpu:200 --gpu-memory-utilization 0.3 "
+                 "--uncertainty 0 --replicas %d --chrome-trace %s",
+                 replicas, tpath);
+        run(tcmd);
+        assert_int_equal(R.rc, 0);
+        char *tr = slurp(tpath);
+        assert_non_null(tr);
+        const int loads = occurrences(tr, "\"load from cpu\""),
+                  stores = occurrences(tr, "\"store to cpu\"");
+        assert_true(loads > 0 && loads % 3 == 0 && stores > 0 && stores % 3 == 0);
+        assert_non_null(strstr(tr, "\"cpu loads\""));
+        assert_non_null(strstr(tr, "\"cpu stores\""));
+        assert_int_equal(occurrences(tr, "\"cat\":\"kv tier\""), loads + stores);
+        free(tr);
+        snprintf(tcmd, sizeof tcmd, "trace-check %s", tpath);
+        run(tcmd);
+        assert_int_equal(R.rc, 0);
+        char want[32];
+        snprintf(want, sizeof want, " %d flows", (loads + stores) / 3);
+        assert_non_null(strstr(R.out, want));
+    }
+    remove(tpath);
+}
+
 static void test_public_datasets(void **state)
 {
     (void)state;
@@ -718,6 +764,7 @@ int main(void)
         cmocka_unit_test(test_serve_bad_input),
         cmocka_unit_test(test_spec_flags),
         cmocka_unit_test(test_chrome_traces),
+        cmocka_unit_test(test_trace_kv_tiers),
         cmocka_unit_test(test_html_reports),
         cmocka_unit_test(test_deployment_flags),
         cmocka_unit_test(test_public_datasets),

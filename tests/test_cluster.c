@@ -73,8 +73,8 @@ static void test_stepping(void **state)
     assert_int_equal(sim_engine_finish(e, &err), SIM_OK);
     assert_int_equal(b.n, a.n);
     for (size_t i = 0; i < a.n; i++) {
-        assert_int_equal(b.seqs[i].first_token_ns, a.seqs[i].first_token_ns);
-        assert_int_equal(b.seqs[i].finish_ns, a.seqs[i].finish_ns);
+        assert_int_equal(sim_engine_req(&b, i).first_token_ns, sim_engine_req(&a, i).first_token_ns);
+        assert_int_equal(sim_engine_req(&b, i).finish_ns, sim_engine_req(&a, i).finish_ns);
     }
     assert_int_equal(b.duration_ns, a.duration_ns);
     assert_int_equal(b.iterations, a.iterations);
@@ -89,6 +89,81 @@ static void test_stepping(void **state)
     sim_engine_result_free(&a);
     sim_engine_result_free(&b);
     sim_workload_free(&w);
+    free(f);
+}
+
+/* Fed one request at a time and releasing the finished front of its stream after every advance
+ * (as a replica behind a router does), the engine gives each request sim_engine_run's timeline,
+ * with and without a front end (whose arrays move with the release): the release renumbers
+ * requests, it changes nothing they do. Preemptions included: a small KV cache. A request not yet
+ * finished before the engine's clock is refused, and nothing is dropped. */
+static void test_release_front(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    f->cfg.mem_util = 0.3; /* a small KV cache: requests of 2000 + 300 tokens preempt */
+    for (int fe = 0; fe < 2; fe++) {
+        f->cfg.frontend = (sim_frontend_cfg){.on = fe == 1, .processes = 1, .request_ns = 2e6,
+                                             .input_token_ns = 1e3, .stream_interval = 4};
+        sim_workload w = tu_synth(300, 2000, 300, 8.0, 0.5);
+        sim_err err = {{0}};
+        sim_engine_result a, b;
+        if (sim_engine_check(&f->cfg, &w, &err) || sim_engine_run(&f->cfg, &w, &a, &err)) {
+            print_error("%s\n", err.msg);
+            fail();
+        }
+        sim_workload held = w; /* the requests the engine holds: w's [base, base + n) */
+        held.n = 0;
+        sim_seq *out = calloc(w.n, sizeof *out);
+        size_t base = 0, released = 0, most = 0;
+        sim_engine *e;
+        assert_int_equal(sim_engine_start(&f->cfg, &held, w.n, &b, &e, &err), SIM_OK);
+        for (size_t i = 0; i <= w.n; i++) {
+            const int64_t t = i < w.n ? w.reqs[i].arrival_ns : INT64_MAX / 2;
+            assert_int_equal(sim_engine_advance(e, t, &err), SIM_OK);
+            size_t k = 0;
+            while (k < held.n && b.seqs[k].phase == SIM_SEQ_DONE &&
+                   b.seqs[k].finish_ns < sim_engine_now(e))
+                k++;
+            if (k < held.n && b.seqs[k].phase != SIM_SEQ_DONE) { /* one too many: refused */
+                assert_int_equal(sim_engine_release(e, k + 1, &err), SIM_EINTERNAL);
+                assert_non_null(strstr(err.msg, "not finished"));
+            }
+            assert_int_equal(sim_engine_release(e, held.n + 1, &err), SIM_EINTERNAL);
+            if (k > 0) /* (b.seqs is NULL until the first request) */
+                memcpy(out + base, b.seqs, k * sizeof *out);
+            held.reqs += k;
+            held.n -= k;
+            base += k;
+            released += k;
+            assert_int_equal(sim_engine_release(e, k, &err), SIM_OK);
+            assert_int_equal(sim_engine_done(e) >= base, true);
+            if (i < w.n) {
+                held.n++;
+                most = held.n > most ? held.n : most;
+            }
+        }
+        assert_int_equal(sim_engine_finish(e, &err), SIM_OK);
+        memcpy(out + base, b.seqs, b.n * sizeof *out);
+        assert_int_equal(base + b.n, w.n);
+        assert_true(released > w.n / 2 && most < w.n / 2); /* it held a fraction at a time */
+        int64_t preempted = 0;
+        for (size_t i = 0; i < w.n; i++) {
+            assert_int_equal(out[i].first_sched_ns, a.seqs[i].first_sched_ns);
+            assert_int_equal(out[i].first_token_ns, a.seqs[i].first_token_ns);
+            assert_int_equal(out[i].finish_ns, a.seqs[i].finish_ns);
+            assert_int_equal(out[i].preemptions, a.seqs[i].preemptions);
+            preempted += out[i].preemptions;
+        }
+        assert_true(preempted > 0);
+        assert_int_equal(b.iterations, a.iterations);
+        assert_int_equal(b.duration_ns, a.duration_ns);
+        assert_int_equal(b.itl.n, a.itl.n);
+        free(out);
+        sim_engine_result_free(&a);
+        sim_engine_result_free(&b);
+        sim_workload_free(&w);
+    }
     free(f);
 }
 
@@ -137,8 +212,8 @@ static void test_each_router(void **state)
         assert_int_equal(n, 30);
         assert_int_equal(out, 30 * 20);
         for (size_t i = 0; i < all.n; i++)
-            assert_true(all.seqs[i].finish_ns >= w.reqs[i].arrival_ns &&
-                        all.seqs[i].generated == 20);
+            assert_true(sim_engine_req(&all, i).finish_ns >= w.reqs[i].arrival_ns &&
+                        sim_engine_req(&all, i).output == 20);
         if (p == SIM_ROUTER_ROUND_ROBIN)
             for (int r = 0; r < 3; r++)
                 assert_int_equal(per.load[r].requests, 10);
@@ -264,7 +339,7 @@ static void test_kv_aware_by_hand(void **state)
         assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_OK);
         assert_int_equal(sim_cluster_run(&c, &w, &all, &per, &err), SIM_OK);
         assert_int_equal(per.load[0].requests, on_zero[i]);
-        assert_int_equal(all.seqs[2].cached, i == 0 ? 8192 : 0);
+        assert_int_equal(sim_engine_req(&all, 2).cached, i == 0 ? 8192 : 0);
         sim_engine_result_free(&all);
         sim_cluster_result_free(&per);
     }
@@ -272,7 +347,7 @@ static void test_kv_aware_by_hand(void **state)
     sim_cluster_result per;
     run_cluster(f, 2, SIM_ROUTER_LEAST_OUTSTANDING, &w, &all, &per);
     assert_int_equal(per.load[1].requests, 1);
-    assert_int_equal(all.seqs[2].cached, 0);
+    assert_int_equal(sim_engine_req(&all, 2).cached, 0);
     sim_engine_result_free(&all);
     sim_cluster_result_free(&per);
     sim_router r;
@@ -313,9 +388,9 @@ static void test_sessions_over_replicas(void **state)
         assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_OK);
         assert_int_equal(sim_cluster_run(&c, &w, &all, &per, &err), SIM_OK);
         for (int s = 0; s < 2; s++) {
-            assert_int_equal(all.seqs[2 * s + 1].cached, hit[k]);
-            assert_int_equal(all.seqs[2 * s + 1].send_ns,
-                             all.seqs[2 * s].finish_ns + 10000000000LL);
+            assert_int_equal(sim_engine_req(&all, 2 * s + 1).cached, hit[k]);
+            assert_int_equal(sim_engine_req(&all, 2 * s + 1).send_ns,
+                             sim_engine_req(&all, 2 * s).finish_ns + 10000000000LL);
         }
         if (k != 1)
             assert_int_equal(per.load[1].requests, 2);
@@ -360,7 +435,7 @@ static void test_stale_router_by_hand(void **state)
         sim_cluster_result per;
         assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_OK);
         assert_int_equal(sim_cluster_run(&c, &w, &all, &per, &err), SIM_OK);
-        assert_true(all.seqs[0].finish_ns > 3000000LL);
+        assert_true(sim_engine_req(&all, 0).finish_ns > 3000000LL);
         assert_int_equal(per.load[0].input_tokens, on_zero[k]);
         sim_engine_result_free(&all);
         sim_cluster_result_free(&per);
@@ -386,8 +461,8 @@ static void test_stale_router_by_hand(void **state)
         sim_cluster_result per;
         assert_int_equal(sim_cluster_check(&c, &kw, &err), SIM_OK);
         assert_int_equal(sim_cluster_run(&c, &kw, &all, &per, &err), SIM_OK);
-        assert_true(all.seqs[0].finish_ns < 1000000000LL);
-        assert_int_equal(all.seqs[1].cached, kcached[k]);
+        assert_true(sim_engine_req(&all, 0).finish_ns < 1000000000LL);
+        assert_int_equal(sim_engine_req(&all, 1).cached, kcached[k]);
         assert_int_equal(per.load[1].requests, kcached[k] ? 0 : 1);
         sim_engine_result_free(&all);
         sim_cluster_result_free(&per);
@@ -405,8 +480,8 @@ static void test_stale_router_by_hand(void **state)
     c.refresh_ns = 7000000LL;
     assert_int_equal(sim_cluster_run(&c, &rw, &b, &pb, &err), SIM_OK);
     for (size_t i = 0; i < rw.n; i++) {
-        assert_int_equal(a.seqs[i].first_token_ns, b.seqs[i].first_token_ns);
-        assert_int_equal(a.seqs[i].finish_ns, b.seqs[i].finish_ns);
+        assert_int_equal(sim_engine_req(&a, i).first_token_ns, sim_engine_req(&b, i).first_token_ns);
+        assert_int_equal(sim_engine_req(&a, i).finish_ns, sim_engine_req(&b, i).finish_ns);
     }
     sim_engine_result_free(&a);
     sim_engine_result_free(&b);
@@ -549,10 +624,10 @@ static void test_trace_sessions_sent(void **state)
     sim_engine_result r;
     assert_int_equal(sim_engine_check(&f->cfg, &w, &err), SIM_OK);
     assert_int_equal(sim_engine_run(&f->cfg, &w, &r, &err), SIM_OK);
-    assert_true(r.seqs[0].finish_ns > 1000000LL);
-    assert_int_equal(r.seqs[1].send_ns, r.seqs[0].finish_ns);
-    assert_true(r.seqs[2].finish_ns < 5000000000LL);
-    assert_int_equal(r.seqs[3].send_ns, 5000000000LL);
+    assert_true(sim_engine_req(&r, 0).finish_ns > 1000000LL);
+    assert_int_equal(sim_engine_req(&r, 1).send_ns, sim_engine_req(&r, 0).finish_ns);
+    assert_true(sim_engine_req(&r, 2).finish_ns < 5000000000LL);
+    assert_int_equal(sim_engine_req(&r, 3).send_ns, 5000000000LL);
     sim_engine_result_free(&r);
     sim_cluster_cfg c = {.engine = &f->cfg, .replicas = 2, .router = SIM_ROUTER_ROUND_ROBIN,
                          .session_affinity = true};
@@ -560,8 +635,8 @@ static void test_trace_sessions_sent(void **state)
     sim_cluster_result per;
     assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_OK);
     assert_int_equal(sim_cluster_run(&c, &w, &all, &per, &err), SIM_OK);
-    assert_int_equal(all.seqs[1].send_ns, all.seqs[0].finish_ns);
-    assert_int_equal(all.seqs[3].send_ns, 5000000000LL);
+    assert_int_equal(sim_engine_req(&all, 1).send_ns, sim_engine_req(&all, 0).finish_ns);
+    assert_int_equal(sim_engine_req(&all, 3).send_ns, 5000000000LL);
     /* round-robin by request index puts the first turns 0 and 2 on replica 0; affinity keeps
      * both sessions there: replica 0's prompts 1000 + 1100 + 500 + 600 */
     assert_int_equal(per.load[0].input_tokens, 3200);
@@ -597,11 +672,11 @@ static void test_mixed_replicas(void **state)
     sim_workload one = {.reqs = q, .n = 1, .source = "hand"};
     for (int r = 0; r < 2; r++) {
         assert_int_equal(sim_engine_run(&per[r], &one, &alone[r], &err), SIM_OK);
-        assert_int_equal(all.seqs[r].first_token_ns, alone[r].seqs[0].first_token_ns);
-        assert_int_equal(all.seqs[r].finish_ns, alone[r].seqs[0].finish_ns);
+        assert_int_equal(sim_engine_req(&all, r).first_token_ns, sim_engine_req(&alone[r], 0).first_token_ns);
+        assert_int_equal(sim_engine_req(&all, r).finish_ns, sim_engine_req(&alone[r], 0).finish_ns);
         sim_engine_result_free(&alone[r]);
     }
-    assert_true(all.seqs[1].finish_ns > all.seqs[0].finish_ns);
+    assert_true(sim_engine_req(&all, 1).finish_ns > sim_engine_req(&all, 0).finish_ns);
     assert_int_equal(per_load.load[1].requests, 1);
     sim_engine_result_free(&all);
     sim_cluster_result_free(&per_load);
@@ -636,9 +711,9 @@ static void test_sessions_disagg(void **state)
     sim_cluster_result per;
     assert_int_equal(sim_disagg_check(&c, &w, &err), SIM_OK);
     assert_int_equal(sim_disagg_run(&c, &w, &all, &per, &err), SIM_OK);
-    assert_true(all.seqs[0].finish_ns < 10000000000LL);
-    assert_int_equal(all.seqs[1].send_ns, all.seqs[0].finish_ns + 10000000000LL);
-    assert_int_equal(all.seqs[1].generated, 17);
+    assert_true(sim_engine_req(&all, 0).finish_ns < 10000000000LL);
+    assert_int_equal(sim_engine_req(&all, 1).send_ns, sim_engine_req(&all, 0).finish_ns + 10000000000LL);
+    assert_int_equal(sim_engine_req(&all, 1).output, 17);
     assert_int_equal(all.prefix_hit_tokens, 8192);
     assert_int_equal(per.load[0].requests, 2);
     assert_int_equal(per.load[1].output_tokens, 34);
@@ -646,7 +721,7 @@ static void test_sessions_disagg(void **state)
     sim_cluster_result_free(&per);
     sim_engine_result one;
     assert_int_equal(sim_engine_run(&f->cfg, &w, &one, &err), SIM_OK);
-    assert_int_equal(one.seqs[1].cached, 8208);
+    assert_int_equal(sim_engine_req(&one, 1).cached, 8208);
     sim_engine_result_free(&one);
     sim_workload_free(&w);
     free(f);
@@ -768,8 +843,8 @@ static void test_disagg_one_request(void **state)
     sim_step_price(&eager, &gp, 1, &sp);
     sim_step_price(&eager, &gd, 1, &sd);
     int64_t ttft = llround(sp.t_ns) + llround(kv) + llround(sd.t_ns);
-    assert_int_equal(all.seqs[0].first_token_ns - all.seqs[0].send_ns, ttft);
-    assert_int_equal(all.seqs[0].generated, 5);
+    assert_int_equal(sim_engine_req(&all, 0).first_token_ns - sim_engine_req(&all, 0).send_ns, ttft);
+    assert_int_equal(sim_engine_req(&all, 0).output, 5);
     assert_near(per.kv_transfer_ns, kv, 1e-12);
     assert_int_equal(per.prefill, 1);
     assert_int_equal(per.decode, 1);
@@ -838,8 +913,8 @@ static void test_disagg_stream(void **state)
     sim_cluster_result per, per2;
     run_disagg(&c, &w, &all, &per);
     for (size_t i = 0; i < all.n; i++) {
-        assert_int_equal(all.seqs[i].generated, 50);
-        assert_true(all.seqs[i].first_token_ns > all.seqs[i].first_sched_ns);
+        assert_int_equal(sim_engine_req(&all, i).output, 50);
+        assert_true(sim_engine_req(&all, i).first_token_ns > sim_engine_req(&all, i).first_sched_ns);
     }
     assert_int_equal(per.load[1].requests + per.load[2].requests, 60);
     assert_true(per.kv_transfer_ns > 0.0);
@@ -849,12 +924,12 @@ static void test_disagg_stream(void **state)
     sim_disagg_cfg d = {.prefill = &f->cfg, .decode = &small->cfg, .n_prefill = 1, .n_decode = 2};
     run_disagg(&d, &w, &tight, &per2);
     for (size_t i = 0; i < tight.n; i++)
-        assert_int_equal(tight.seqs[i].generated, 50);
+        assert_int_equal(sim_engine_req(&tight, i).output, 50);
     assert_true(per2.load[1].kv_peak_blocks <= per2.load[1].kv_blocks);
     double t1 = 0, t2 = 0;
     for (size_t i = 0; i < all.n; i++) {
-        t1 += (double)(all.seqs[i].first_token_ns - all.seqs[i].send_ns);
-        t2 += (double)(tight.seqs[i].first_token_ns - tight.seqs[i].send_ns);
+        t1 += (double)(sim_engine_req(&all, i).first_token_ns - sim_engine_req(&all, i).send_ns);
+        t2 += (double)(sim_engine_req(&tight, i).first_token_ns - sim_engine_req(&tight, i).send_ns);
     }
     assert_true(t2 > t1);
     sim_engine_result_free(&all);
@@ -878,6 +953,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stepping),
+        cmocka_unit_test(test_release_front),
         cmocka_unit_test(test_four_replicas_scale),
         cmocka_unit_test(test_each_router),
         cmocka_unit_test(test_routing_by_hand),

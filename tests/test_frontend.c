@@ -232,11 +232,11 @@ static void test_burst_saturates_the_front_end(void **state)
         const int64_t n = k == 0 ? 10 : 20;
         sim_workload w = tu_synth(n, 128, 1, INFINITY, 0.0);
         sim_engine_result r = simulate(&f->cfg, &w);
-        const int64_t d = r.seqs[0].first_token_ns - c_ns;
+        const int64_t d = sim_engine_req(&r, 0).first_token_ns - c_ns;
         assert_true(d > 0 && d < c_ns);
         for (int64_t i = 0; i < n; i++) {
-            assert_int_equal(r.seqs[i].first_token_ns - r.seqs[i].send_ns, (i + 1) * c_ns + d);
-            assert_int_equal(r.seqs[i].finish_ns, r.seqs[i].first_token_ns);
+            assert_int_equal(sim_engine_req(&r, i).first_token_ns - sim_engine_req(&r, i).send_ns, (i + 1) * c_ns + d);
+            assert_int_equal(sim_engine_req(&r, i).finish_ns, sim_engine_req(&r, i).first_token_ns);
         }
         sim_serve_metrics m = metrics_of(&r);
         assert_true(m.has_frontend);
@@ -261,8 +261,8 @@ static void test_two_processes_halve_the_rate(void **state)
     sim_workload w = tu_synth(12, 128, 1, INFINITY, 0.0);
     sim_engine_result r = simulate(&f->cfg, &w);
     for (size_t i = 2; i < r.n; i++)
-        assert_int_equal(r.seqs[i].first_token_ns - r.seqs[i - 2].first_token_ns, 62800000);
-    assert_int_equal(r.seqs[1].first_token_ns, r.seqs[0].first_token_ns);
+        assert_int_equal(sim_engine_req(&r, i).first_token_ns - sim_engine_req(&r, i - 2).first_token_ns, 62800000);
+    assert_int_equal(sim_engine_req(&r, 1).first_token_ns, sim_engine_req(&r, 0).first_token_ns);
     sim_engine_result_free(&r);
     sim_workload_free(&w);
     free(f);
@@ -285,14 +285,14 @@ static void test_stream_interval_moves_ttft_by_the_chunk(void **state)
     sim_engine_result one = simulate(&f->cfg, &w64);
     f->cfg.frontend.stream_interval = 8;
     sim_engine_result b = simulate(&f->cfg, &w64);
-    assert_int_equal(b.seqs[0].first_token_ns, a.seqs[0].finish_ns);
-    assert_int_equal(b.seqs[0].finish_ns, one.seqs[0].finish_ns); /* the engine is the same */
+    assert_int_equal(sim_engine_req(&b, 0).first_token_ns, sim_engine_req(&a, 0).finish_ns);
+    assert_int_equal(sim_engine_req(&b, 0).finish_ns, sim_engine_req(&one, 0).finish_ns); /* the engine is the same */
     /* the chunk's time: 7 decode steps of one sequence over ~128 tokens of context */
     sim_step_cfg sc = f->cfg.step;
     sim_seq_group g = {.count = 1, .q = 1, .c = 131, .logits = 1};
     sim_step_result step;
     sim_step_price(&sc, &g, 1, &step);
-    const double shift = (double)(b.seqs[0].first_token_ns - one.seqs[0].first_token_ns);
+    const double shift = (double)(sim_engine_req(&b, 0).first_token_ns - sim_engine_req(&one, 0).first_token_ns);
     assert_near(shift, 7.0 * step.t_ns, 0.01);
     assert_int_equal(b.itl.n, 7);
     assert_near(sim_hist_percentile(&b.itl, 50.0), 8.0 * step.t_ns, 0.01);
@@ -302,7 +302,7 @@ static void test_stream_interval_moves_ttft_by_the_chunk(void **state)
     f->cfg.frontend.per_token_itl = false;
     f->cfg.frontend.first_token_alone = true;
     sim_engine_result v = simulate(&f->cfg, &w64);
-    assert_int_equal(v.seqs[0].first_token_ns, one.seqs[0].first_token_ns);
+    assert_int_equal(sim_engine_req(&v, 0).first_token_ns, sim_engine_req(&one, 0).first_token_ns);
     assert_int_equal(v.itl.n, 8); /* chunks at 1, 9, ..., 57 and the last at 64 */
     sim_engine_result *all[] = {&a, &one, &b, &t, &v};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
@@ -331,9 +331,9 @@ static void test_free_front_end_is_none(void **state)
         assert_int_equal(on.duration_ns, off.duration_ns);
         assert_int_equal(on.iterations, off.iterations);
         for (size_t i = 0; i < w.n; i++) {
-            assert_int_equal(on.seqs[i].send_ns, off.seqs[i].send_ns);
-            assert_int_equal(on.seqs[i].first_token_ns, off.seqs[i].first_token_ns);
-            assert_int_equal(on.seqs[i].finish_ns, off.seqs[i].finish_ns);
+            assert_int_equal(sim_engine_req(&on, i).send_ns, sim_engine_req(&off, i).send_ns);
+            assert_int_equal(sim_engine_req(&on, i).first_token_ns, sim_engine_req(&off, i).first_token_ns);
+            assert_int_equal(sim_engine_req(&on, i).finish_ns, sim_engine_req(&off, i).finish_ns);
         }
         assert_int_equal(on.itl.n, off.itl.n);
         sim_serve_metrics a = metrics_of(&off), b = metrics_of(&on);
@@ -359,8 +359,8 @@ static void test_output_stage_delays_each_token(void **state)
     f->cfg.frontend = (sim_frontend_cfg){
         .on = true, .processes = 1, .output_token_ns = 2e4, .chunk_ns = 3e4, .stream_interval = 1};
     sim_engine_result on = simulate(&f->cfg, &w);
-    assert_int_equal(on.seqs[0].first_token_ns, off.seqs[0].first_token_ns + 50000);
-    assert_int_equal(on.seqs[0].finish_ns, off.seqs[0].finish_ns + 50000);
+    assert_int_equal(sim_engine_req(&on, 0).first_token_ns, sim_engine_req(&off, 0).first_token_ns + 50000);
+    assert_int_equal(sim_engine_req(&on, 0).finish_ns, sim_engine_req(&off, 0).finish_ns + 50000);
     assert_int_equal(on.duration_ns, off.duration_ns + 50000);
     sim_serve_metrics m = metrics_of(&on), o = metrics_of(&off);
     assert_true(m.dist[SIM_M_ITL].mean == o.dist[SIM_M_ITL].mean);

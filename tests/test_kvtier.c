@@ -187,7 +187,28 @@ static sim_engine_result simulate(const fixture *f, const sim_workload *w)
 
 static int64_t ttft(const sim_engine_result *r, size_t i)
 {
-    return r->seqs[i].first_token_ns - r->seqs[i].send_ns;
+    return sim_engine_req(r, i).first_token_ns - sim_engine_req(r, i).send_ns;
+}
+
+/* The lower tiers' moves the engine reports (its observer's tier callback), summed. */
+typedef struct moves {
+    int loads, stores;
+    sim_tier_move load;          /* the last load */
+    int64_t store_tokens;        /* over every store */
+    int64_t stores_at_iteration; /* stores issued at their iteration's start (on eviction) */
+} moves;
+
+static void on_tier(void *ctx, const sim_tier_move *m)
+{
+    moves *v = ctx;
+    if (m->store) {
+        v->stores++;
+        v->store_tokens += m->tokens;
+        v->stores_at_iteration += m->start_ns == m->iter_ns;
+    } else {
+        v->loads++;
+        v->load = *m;
+    }
 }
 
 static void test_prefix_hit_per_tier(void **state)
@@ -202,7 +223,7 @@ static void test_prefix_hit_per_tier(void **state)
     f->cfg.offload.bytes[0] = 1e12;
     wl *x = three(blocks, false);
     sim_engine_result hbm = simulate(f, &x->w);
-    assert_int_equal(hbm.seqs[1].cached, 8192);
+    assert_int_equal(sim_engine_req(&hbm, 1).cached, 8192);
     assert_int_equal(hbm.offload_hit_tokens[0], 0);
     free(x);
 
@@ -211,8 +232,11 @@ static void test_prefix_hit_per_tier(void **state)
      * the 10 us latency = 21,484,836.48 ns, and then computes the same 512 tokens over the same
      * context as the HBM hit: TTFT = the HBM hit's + the transfer (1 ns of rounding) */
     x = three(blocks, true);
+    moves mv = {0};
+    const sim_engine_observer obs = {.ctx = &mv, .tier = on_tier};
+    f->cfg.observer = &obs;
     sim_engine_result dram = simulate(f, &x->w);
-    assert_int_equal(dram.seqs[2].cached, 0);
+    assert_int_equal(sim_engine_req(&dram, 2).cached, 0);
     assert_int_equal(dram.offload_hit_tokens[0], 8192);
     assert_int_equal(dram.offload_hit_tokens[1], 0);
     assert_true(fabs(dram.offload_read_bytes[0] - 1073741824.0) < 0.5);
@@ -224,13 +248,35 @@ static void test_prefix_hit_per_tier(void **state)
      * ones, B's 32 new (its 512 loaded ones DRAM had), 2 MiB each */
     assert_true(fabs(dram.offload_write_bytes[0] - (double)(513 + blocks - 1 + 32) * 16.0 *
                                                        KV_PER_TOKEN) < 0.5);
+    /* as reported for the timeline: one load, B's 8192 tokens in the transfer's 21,484,836 ns
+     * (rounded) from the start of the iteration that admits B; the stores are every block
+     * written, each at the end of the iteration that computed it (write-through) */
+    assert_int_equal(mv.loads, 1);
+    assert_int_equal(mv.load.tier, 0);
+    assert_int_equal(mv.load.tokens, 8192);
+    assert_int_equal(mv.load.requests, 1);
+    assert_int_equal(mv.load.dur_ns, 21484836);
+    assert_true(fabs(mv.load.bytes - 1073741824.0) < 0.5);
+    assert_int_equal(mv.load.start_ns, sim_engine_req(&dram, 2).first_sched_ns);
+    assert_int_equal(mv.load.iter_ns, mv.load.start_ns);
+    assert_int_equal(mv.store_tokens, (513 + blocks - 1 + 32) * 16);
+    assert_int_equal(mv.stores_at_iteration, 0);
+    assert_true(mv.stores >= 3); /* A's, the filler's, B's iterations at least */
 
     /* write on eviction: the same hit (the filler's eviction wrote A's 513 blocks), B's
      * admission evicts 543 of the filler's for its 544: 1056 blocks written */
     f->cfg.offload.write_through = false;
+    mv = (moves){0};
     sim_engine_result evict = simulate(f, &x->w);
     assert_int_equal(ttft(&evict, 2), ttft(&dram, 2));
     assert_true(fabs(evict.offload_write_bytes[0] - 1056.0 * 16.0 * KV_PER_TOKEN) < 0.5);
+    /* on eviction the stores are issued when an evicting iteration schedules, at its start:
+     * the filler's chunks (A's 513 blocks) and B's admission (543 of the filler's) */
+    assert_int_equal(mv.store_tokens, 1056 * 16);
+    assert_true(mv.stores >= 2);
+    assert_int_equal(mv.stores_at_iteration, mv.stores);
+    assert_int_equal(mv.loads, 1);
+    f->cfg.observer = NULL;
 
     /* a miss: no tier, B recomputes all 8704 tokens, the TTFT of B alone on a fresh engine */
     f->cfg.offload.bytes[0] = 0.0;
@@ -321,16 +367,16 @@ static void test_two_turn_session(void **state)
      * output's first 16 included) cached: it computes 496 tokens over 8208 */
     session_wl *x = two_turns(blocks, false);
     sim_engine_result hbm = simulate(f, &x->w);
-    assert_int_equal(hbm.seqs[2].send_ns, hbm.seqs[0].finish_ns + 10000000000LL);
-    assert_int_equal(hbm.seqs[2].cached, 8208);
+    assert_int_equal(sim_engine_req(&hbm, 2).send_ns, sim_engine_req(&hbm, 0).finish_ns + 10000000000LL);
+    assert_int_equal(sim_engine_req(&hbm, 2).cached, 8208);
     free(x);
     /* the filler evicted A's blocks from HBM; with DRAM (write-through) B loads the 8208 tokens:
      * 8208 x 131,072 = 1,075,838,976 B / 50 GB/s = 21,516,779.52 ns + 10 us = 21,526,779.52 ns
      * and then computes the same 496 tokens: TTFT = the HBM one's + 21.53 ms */
     x = two_turns(blocks, true);
     sim_engine_result dram = simulate(f, &x->w);
-    assert_int_equal(dram.seqs[2].send_ns, dram.seqs[0].finish_ns + 10000000000LL);
-    assert_int_equal(dram.seqs[2].cached, 0);
+    assert_int_equal(sim_engine_req(&dram, 2).send_ns, sim_engine_req(&dram, 0).finish_ns + 10000000000LL);
+    assert_int_equal(sim_engine_req(&dram, 2).cached, 0);
     assert_int_equal(dram.offload_hit_tokens[0], 8208);
     assert_true(fabs(dram.offload_load_ns - 21526779.52) < 1e-3);
     assert_true(llabs(ttft(&dram, 2) - ttft(&hbm, 2) - 21526780) <= 1);
