@@ -120,8 +120,11 @@ static sim_status load_engine(const cli_opts *o, const cli_load_cache *cache, co
     if (o->moe_kernel && !sim_moe_kernel_parse(o->moe_kernel, &e->moe_kernel))
         return sim_fail(err, SIM_EINPUT, "--moe-kernel: value '%s', expected %s", o->moe_kernel,
                         sim_moe_kernel_names());
-    if (o->moe_kernel) /* the flag names the kernel of every expert format */
+    if (o->moe_kernel) { /* the flag names the kernel of every expert format */
         e->moe_kernel_quantized = e->moe_kernel;
+        e->moe_kernel_mixed = e->moe_kernel;
+        e->has_moe_kernel_mixed_input = false;
+    }
     if (o->allreduce && (st = cli_opt_parse_allreduce(o, &e->allreduce, err)))
         return st;
     if (cli_opt_given(o,

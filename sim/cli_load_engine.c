@@ -189,6 +189,7 @@ sim_step_cfg cli_load_engine_step(const sim_engprof *e, const sim_model *m)
                           .act_quant_kernels = (int)e->act_quant_kernels,
                           .moe_kernel = e->moe_kernel,
                           .moe_kernel_quantized = m->mla ? e->moe_kernel_quantized : e->moe_kernel,
+                          .moe_kernel_mixed = e->moe_kernel_mixed,
                           .block_fp8_triton = e->block_fp8_triton};
 }
 

@@ -61,8 +61,9 @@ const cli_opt_def cli_opt_table[] = {
       "EPLB's redundant experts: replicas of the hottest experts packed to balance the EP ranks, "
       "each GPU holding (E + N)/ep (default 0)"),
     O("--moe-kernel", CLI_OPT_STR, moe_kernel, 0, 0, CLI_OPT_CMD_MODEL,
-      "triton|deepgemm|cutlass|ck: the experts' grouped-GEMM kernel family (default: the "
-      "engine profile's moe.kernel)"),
+      "triton|deepgemm|cutlass|ck|marlin: the experts' grouped-GEMM kernel family, every "
+      "expert format (default: the engine profile's moe.kernel, moe.kernel_mixed_input for "
+      "mixed-input experts)"),
     O("--batch", CLI_OPT_INT, batch, 1, 1 << 20,
       CLI_OPT_CMD_RUN | CLI_OPT_CMD_ROOFLINE | CLI_OPT_CMD_OP, "sequences (default 1)"),
     O("--input-len", CLI_OPT_INT, input_len, 1, 1 << 26, CLI_OPT_CMD_RUN | CLI_OPT_CMD_ROOFLINE,

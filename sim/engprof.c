@@ -168,10 +168,12 @@ static sim_status load_moe(const cJSON *root, const char *path, sim_engprof *p, 
 {
     p->moe_kernel = SIM_MOE_TRITON;
     p->has_moe_kernel_sm100 = false;
-    static const char *const keys[] = {"moe.kernel", "moe.kernel_sm100_mla_quantized"};
-    sim_moe_kernel *out[] = {&p->moe_kernel, &p->moe_kernel_sm100};
+    p->has_moe_kernel_mixed_input = false;
+    static const char *const keys[] = {"moe.kernel", "moe.kernel_sm100_mla_quantized",
+                                       "moe.kernel_mixed_input"};
+    sim_moe_kernel *out[] = {&p->moe_kernel, &p->moe_kernel_sm100, &p->moe_kernel_mixed_input};
     sim_status st = SIM_OK;
-    for (int i = 0; i < 2 && !st; i++) {
+    for (int i = 0; i < 3 && !st; i++) {
         if (!sim_jsonf_find(root, keys[i]))
             continue;
         const char *v = NULL;
@@ -183,8 +185,11 @@ static sim_status load_moe(const cJSON *root, const char *path, sim_engprof *p, 
             st = sim_engprof_need_source(root, path, keys[i], err);
         if (!st && i == 1)
             p->has_moe_kernel_sm100 = true;
+        if (!st && i == 2)
+            p->has_moe_kernel_mixed_input = true;
     }
     p->moe_kernel_quantized = p->moe_kernel;
+    p->moe_kernel_mixed = p->moe_kernel;
     return st;
 }
 
@@ -544,8 +549,11 @@ void sim_engprof_for_device(sim_engprof *p, const sim_hw *hw, int64_t tp)
 {
     bool done[N_FIELDS] = {false};
     p->chosen[0] = '\0';
+    const bool sm100 = sm100_device(hw->name);
     p->moe_kernel_quantized =
-        p->has_moe_kernel_sm100 && sm100_device(hw->name) ? p->moe_kernel_sm100 : p->moe_kernel;
+        p->has_moe_kernel_sm100 && sm100 ? p->moe_kernel_sm100 : p->moe_kernel;
+    p->moe_kernel_mixed =
+        p->has_moe_kernel_mixed_input && !sm100 ? p->moe_kernel_mixed_input : p->moe_kernel;
     for (int k = 0; k < p->n_rules; k++) {
         const sim_engprof_rule *r = &p->rules[k];
         if (!rule_matches(r, hbm_gib(hw), hw->name, tp))
@@ -599,7 +607,8 @@ static bool prof_known(const char *field, const cJSON *v)
         "name", "version", "engine", "versions", "platform", "memory.rule", "scheduler.policy", "scheduler.order",
         "collectives.allreduce", "attention.decode", "attention.decode_quant_kv",
         "quantization.act_quant_kernels", "host.sync_overhead_us", "host.eager_kernel_cpu_us",
-        "moe.kernel", "moe.kernel_sm100_mla_quantized", "gemm.block_fp8", "fusions", "rules",
+        "moe.kernel", "moe.kernel_sm100_mla_quantized", "moe.kernel_mixed_input", "gemm.block_fp8",
+        "fusions", "rules",
         "memory.reserve_mib.base", "memory.reserve_mib.per_prefill_token",
         "memory.reserve_mib.min_prefill_tokens", "memory.reserve_mib.per_graph_batch",
         "memory.reserve_mib.per_gpu", "memory.reserve_mib.floor",

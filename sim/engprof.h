@@ -165,6 +165,14 @@ typedef struct sim_engprof {
     /* the kernel of quantized experts on the device sim_engprof_for_device was given: the one
      * above on an SM100 device, else moe_kernel (cli_load_engine_step applies it to MLA models) */
     sim_moe_kernel moe_kernel_quantized;
+    /* moe.kernel_mixed_input (absent: moe.kernel): the kernel of mixed-input experts (weights
+     * below 16 bits under 16-bit math: int4, mxfp4 W4A16) on a device that is not SM100, as
+     * vLLM 0.10-0.11 runs them through Marlin there (mxfp4.py get_mxfp4_backend) */
+    bool has_moe_kernel_mixed_input;
+    sim_moe_kernel moe_kernel_mixed_input;
+    /* the kernel of mixed-input experts on the device sim_engprof_for_device was given: the one
+     * above off SM100, else moe_kernel */
+    sim_moe_kernel moe_kernel_mixed;
     bool block_fp8_triton;     /* gemm.block_fp8 "triton": dense block-scaled fp8 GEMMs launch
                                 * one thread block per 128 weight columns, no split-K (vLLM);
                                 * "deepgemm" or absent: SM-filling, no such bound (cost.h) */
@@ -190,7 +198,8 @@ sim_status sim_engprof_load(const char *path, sim_engprof *p, sim_err *err);
 /* Applies the rules that match the device and tp to p (once; sim_engprof_reserve_fraction comes
  * after the flags), records in p->chosen which rule set which field, and sets
  * p->moe_kernel_quantized: moe.kernel_sm100_mla_quantized on an SM100 device when the profile
- * gives it, else moe.kernel. */
+ * gives it, else moe.kernel; and p->moe_kernel_mixed: moe.kernel_mixed_input off SM100 when the
+ * profile gives it, else moe.kernel. */
 void sim_engprof_for_device(sim_engprof *p, const sim_hw *hw, int64_t tp);
 
 /* The memory fraction p->reserve gives on this device with p's chunk and graph sizes (tp x pp

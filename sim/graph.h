@@ -258,6 +258,8 @@ typedef struct sim_graph {
  *   moe_kernel_quantized  the family of 8- and 4-bit experts (weights below 16 bits), which an
  *                 engine may run elsewhere (engprof.h: SGLang's FlashInfer TRT-LLM MoE for
  *                 DeepSeek-V3 on SM100); a zero struct gives triton for both
+ *   moe_kernel_mixed  the family of mixed-input experts (weights below 16 bits under 16-bit
+ *                 math: int4, mxfp4), which vLLM 0.10-0.11 runs through Marlin (engprof.h)
  *   moe_cache     caller-owned memo of the busiest rank's load per batch (NULL: computed) */
 typedef struct sim_par {
     int tp, ep;
@@ -267,6 +269,7 @@ typedef struct sim_par {
     sim_moe_routing routing;
     sim_moe_kernel moe_kernel;
     sim_moe_kernel moe_kernel_quantized;
+    sim_moe_kernel moe_kernel_mixed;
     sim_moe_cache *moe_cache; /* the MoE load per batch (moe.h: sim_moe_step_load_of); NULL: none */
 } sim_par;
 
@@ -458,6 +461,12 @@ void sim_graph_norm(sim_op *op, sim_op_id id, double tokens, int64_t hidden, dou
 /* Whether a GEMM with weights stored as `w` under `prec` dequantizes them in the kernel: the
  * weights are quantized and not in the format of the math (prec->act). */
 bool sim_graph_mixed_input(const sim_prec *prec, sim_dtype w);
+
+/* The kernel family of the experts under `prec`: `plain` for 16-bit weights, `mixed` for
+ * mixed-input ones under 16-bit math (int4 / mxfp4 weights, bf16 activations), else `quantized`
+ * (8- and 4-bit math). */
+sim_moe_kernel sim_graph_moe_family(const sim_prec *prec, sim_moe_kernel plain,
+                                    sim_moe_kernel quantized, sim_moe_kernel mixed);
 
 /* Bytes per stored weight of format `w` under `prec`: the format's bytes (block scales
  * included) plus, for dequantized integer weights, the group scales and zero points. */

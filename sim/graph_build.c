@@ -391,8 +391,9 @@ static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *pr
     const sim_dtype rdt = sim_graph_resid_dtype(m, prec);
     const sim_prec p16 = {.weight = rdt, .act = rdt, .kv = prec->kv};
     const bool low_latency = s->dec_tokens >= s->tokens;
-    const sim_moe_kernel fam =
-        sim_dtype_is_16bit(prec->weight) ? par->moe_kernel : par->moe_kernel_quantized;
+    const sim_moe_kernel fam = sim_graph_moe_family(prec, par->moe_kernel,
+                                                    par->moe_kernel_quantized,
+                                                    par->moe_kernel_mixed);
 
     /* router: replicated d x E gate in 16 bits over this GPU's tokens; then its top-k kernel
      * reading the fp32 scores, writing k expert ids (int32) and weights (fp32) per token. DP
@@ -439,7 +440,7 @@ static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *pr
      * summed (moe_sum, finalizeMoeRouting). */
     op = &g->ops[SIM_OP_MOE_PERMUTE];
     op->act_bytes = rows * 2.0 * FP32_BYTES;
-    if (fam != SIM_MOE_TRITON)
+    if (!sim_moe_gathers_rows(fam))
         op->act_bytes += 2.0 * rows * d * ab;
     op = &g->ops[SIM_OP_MOE_UNPERMUTE];
     op->flops = 2.0 * rows * d;

@@ -17,6 +17,15 @@ bool sim_graph_mixed_input(const sim_prec *prec, sim_dtype w)
     return !sim_dtype_is_16bit(w) && w != prec->act;
 }
 
+sim_moe_kernel sim_graph_moe_family(const sim_prec *prec, sim_moe_kernel plain,
+                                    sim_moe_kernel quantized, sim_moe_kernel mixed)
+{
+    if (sim_dtype_is_16bit(prec->weight))
+        return plain;
+    return sim_graph_mixed_input(prec, prec->weight) && sim_dtype_is_16bit(prec->act) ? mixed
+                                                                                      : quantized;
+}
+
 double sim_graph_weight_elem_bytes(const sim_prec *prec, sim_dtype w)
 {
     const sim_dtype_info *i = sim_dtype_get(w);

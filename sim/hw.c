@@ -170,6 +170,8 @@ static const hw_field hw_fields[] = {
     NUM("moe_k_step_us", 0.0, 1e3, 1e3, moe_k_step_ns, HR_ARCH, AR(moe_k_step_us), NULL, 0,
         "arch constant: blackwell 0.545 (least squares on the B200 Triton fused_moe rows "
         "3620-3628 of tools/data/validation.csv), else 0 (no term)"),
+    NUM("mma_sync_fraction", 0.05, 1.0, 1.0, mma_sync_frac, HR_CONST, 0, NULL, 1.0,
+        "1: mma.sync is the tensor-core instruction (ampere, ada); the hopper files state 0.667"),
     NUM("mla_decode.compute_eff", 0.01, 1.0, 1.0, mla_compute_eff, HR_CONST, 0, NULL, 0.667,
         "0.667: FlashMLA's 660 of H800's 989 TFLOP/s (deepseek-ai/FlashMLA README; the kernel "
         "runs throttled near 1600 MHz, its deep-dive doc)"),

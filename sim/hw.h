@@ -88,6 +88,12 @@
  *                                columns' whole K serially, so the kernel lasts at least
  *                                K / BLOCK_SIZE_K steps on top of its bytes (moe.h
  *                                sim_moe_triton_kloop_ns)
+ *   mma_sync_fraction            (optional, default 1) the peak of the warp-level mma.sync
+ *                                instruction (Ampere's m16n8k16, which Marlin-style mixed-input
+ *                                kernels issue) over the dense peak: 1 where it is the
+ *                                tensor-core instruction (Ampere, Ada); Hopper's dense peak
+ *                                needs wgmma, mma.sync reaches about 2/3 of it (the hopper files
+ *                                state 0.667); the moe.h marlin family computes at it
  *   decode_cta_gb_per_s          K/V bytes per second ONE decode-attention thread block (one
  *                                sequence's head, not split) streams: what an unsplit decode
  *                                kernel reaches when it has fewer blocks than SMs (dattn.h)
@@ -263,6 +269,7 @@ typedef struct sim_hw {
                                        * (cost.h sim_cost_block_fp8_cta_ns); 0: no bound */
     double block_fp8_math_eff; /* its 64 x 128 tiles' fraction of an SM's fp8 peak; 0: none */
     double moe_k_step_ns;      /* one K step of a Triton fused_moe thread block; 0: none */
+    double mma_sync_frac;      /* mma.sync's peak over the dense peak (1: the same) */
     double mla_compute_eff;          /* MLA decode kernels: of the 16-bit peak (padded tiles) */
     double mla_memory_eff;           /* MLA decode kernels: of hbm_bytes_per_s (latent reads) */
     sim_hw_coll coll;                /* collective algorithms (collective.h) */

@@ -31,6 +31,8 @@ static const struct {
     [SIM_MOE_CUTLASS] = {"cutlass", 0xC, 0xC, 0xE, "grouped", "grouped"},
     /* aiter / CK 2-stage fused MoE: block_m 32, 64, 128 x 64..128 */
     [SIM_MOE_CK] = {"ck", 0xE, 0xE, 0x6, "grouped", "grouped"},
+    /* Marlin MoE: moe_block_size 8..64 (8 pads to the 16-row MMA), thread_n 64 or 128 */
+    [SIM_MOE_MARLIN] = {"marlin", 0x7, 0x7, 0x6, "sorted", "sorted"},
 };
 
 /* The families' efficiency over the device's GEMM efficiency, per format class (16-bit, 8-bit,
@@ -52,6 +54,7 @@ static const double family_eff[SIM_MOE_KERNEL_COUNT][3] = {
     [SIM_MOE_DEEPGEMM] = {1.0, 1.0, 1.0},
     [SIM_MOE_CUTLASS] = {1.0, 1.0, 1.0},
     [SIM_MOE_CK] = {1.0, 1.0, 1.0},
+    [SIM_MOE_MARLIN] = {1.0, 1.0, 1.0},
 };
 
 const char *sim_moe_kernel_name(sim_moe_kernel k)
@@ -69,7 +72,16 @@ bool sim_moe_kernel_parse(const char *s, sim_moe_kernel *out)
     return false;
 }
 
-const char *sim_moe_kernel_names(void) { return "triton, deepgemm, cutlass or ck"; }
+const char *sim_moe_kernel_names(void) { return "triton, deepgemm, cutlass, ck or marlin"; }
+
+bool sim_moe_gathers_rows(sim_moe_kernel k) { return k == SIM_MOE_TRITON || k == SIM_MOE_MARLIN; }
+
+double sim_moe_kernel_peak_frac(const sim_hw *hw, sim_moe_kernel k)
+{
+    if (k != SIM_MOE_MARLIN)
+        return 1.0;
+    return hw->mma_sync_frac > 0.0 ? hw->mma_sync_frac : 1.0;
+}
 
 int sim_moe_block_rows(int i) { return i >= 0 && i < SIM_MOE_BLOCKS ? block_rows[i] : 0; }
 
@@ -546,7 +558,8 @@ sim_moe_gemm sim_moe_gemm_price(const sim_hw *hw, sim_moe_kernel kernel, bool de
     const double eff = sim_hw_gemm_frac(
         hw, weight_only ? hw->eff_gemm_weight_only
                         : hw->eff_gemm[compute] * sim_moe_kernel_eff(kernel, compute));
-    const double rate_per_cu = hw->peak_flops[compute] * eff / hw->compute_units;
+    const double rate_per_cu =
+        hw->peak_flops[compute] * eff * sim_moe_kernel_peak_frac(hw, kernel) / hw->compute_units;
     const double kh = sim_hw_gemm_k_pipe(hw, compute);
     const double kf = kh > 0.0 ? (double)k / ((double)k + kh) : 1.0;
     bool have = false;

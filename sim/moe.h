@@ -38,6 +38,13 @@
  *   cutlass   CUTLASS grouped GEMM (TensorRT-LLM's MoE runner, FlashInfer cutlass_fused_moe):
  *             one problem per expert, CTA tiles 64 or 128 rows x 128
  *   ck        ROCm aiter / Composable Kernel fused MoE (2-stage): M blocks 32, 64 or 128 x 128
+ *   marlin    vLLM's fused_marlin_moe (csrc/moe/marlin_moe_wna16), the mixed-input experts'
+ *             kernel (int4 / mxfp4 weights, 16-bit activations): tokens sorted by expert and
+ *             gathered in the kernel as Triton's; moe_block_size the first of 8, 16, 32, 48, 64
+ *             with M x topk / E / block < 0.9 (fused_marlin_moe.py; 8 pads to the MMA's 16
+ *             here), thread tiles 64 or 128 columns wide. Its MMA is the warp-level
+ *             mma.sync.m16n8k16 of Ampere (marlin's mma helpers; no wgmma), so on every device
+ *             it computes at hw mma_sync_fraction of the dense peak (Hopper: about 2/3)
  * The tiles of all active experts are packed into waves of compute_units; a tile of B x Nb
  * outputs over K takes 2 B Nb K / (peak x eff_gemm x family efficiency / compute_units) / kf,
  * with kf = K / (K + gemm_k_half of the format) (the K pipeline of bf16, fp8 block-scaled,
@@ -68,25 +75,39 @@ typedef enum sim_moe_kernel {
     SIM_MOE_DEEPGEMM,
     SIM_MOE_CUTLASS,
     SIM_MOE_CK,
+    SIM_MOE_MARLIN,
     SIM_MOE_KERNEL_COUNT
 } sim_moe_kernel;
 
-/* "triton", "deepgemm", "cutlass", "ck". */
+/* "triton", "deepgemm", "cutlass", "ck", "marlin". */
 const char *sim_moe_kernel_name(sim_moe_kernel k);
 
 /* The family named `s`; false when none is. */
 bool sim_moe_kernel_parse(const char *s, sim_moe_kernel *out);
 
-/* "triton, deepgemm, cutlass or ck" (for messages). */
+/* "triton, deepgemm, cutlass, ck or marlin" (for messages). */
 const char *sim_moe_kernel_names(void);
 
 /* The M blocks any family may pick: 16, 32, 64, 128 rows. */
 enum { SIM_MOE_BLOCKS = 4 };
 int sim_moe_block_rows(int i);
 
-/* The layout a family runs: "sorted" (Triton), "contiguous" / "masked" (DeepGEMM prefill /
- * decode), "grouped" (CUTLASS, CK). */
+/* The layout a family runs: "sorted" (Triton, Marlin), "contiguous" / "masked" (DeepGEMM
+ * prefill / decode), "grouped" (CUTLASS, CK). */
 const char *sim_moe_layout(sim_moe_kernel k, bool decode);
+
+/* True when the family gathers each expert's rows inside its GEMM from sorted token ids
+ * (Triton, Marlin), false when the rows are copied into expert segments first. */
+bool sim_moe_gathers_rows(sim_moe_kernel k);
+
+/* The share of the device's dense peak the family's MMA instruction reaches: hw
+ * mma_sync_fraction for Marlin's mma.sync (1 when a hand-built device leaves it 0), 1 for the
+ * families that issue the device's own tensor-core instruction.
+ * Example:
+ *     sim_hw hw = {.mma_sync_frac = 0.667};
+ *     double f = sim_moe_kernel_peak_frac(&hw, SIM_MOE_MARLIN); // 0.667
+ */
+double sim_moe_kernel_peak_frac(const sim_hw *hw, sim_moe_kernel k);
 
 typedef enum sim_moe_route_kind {
     SIM_MOE_ROUTE_UNIFORM,

@@ -10,7 +10,8 @@
 
 sim_moe_kernel sim_step_moe_kernel(const sim_step_cfg *cfg)
 {
-    return sim_dtype_is_16bit(cfg->prec.weight) ? cfg->moe_kernel : cfg->moe_kernel_quantized;
+    return sim_graph_moe_family(&cfg->prec, cfg->moe_kernel, cfg->moe_kernel_quantized,
+                                cfg->moe_kernel_mixed);
 }
 
 sim_par sim_step_par(const sim_step_cfg *cfg)
@@ -23,6 +24,7 @@ sim_par sim_step_par(const sim_step_cfg *cfg)
                      .routing = cfg->routing,
                      .moe_kernel = cfg->moe_kernel,
                      .moe_kernel_quantized = cfg->moe_kernel_quantized,
+                     .moe_kernel_mixed = cfg->moe_kernel_mixed,
                      .moe_cache = cfg->moe_cache};
 }
 

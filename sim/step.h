@@ -74,6 +74,7 @@ typedef struct sim_step_cfg {
                                    * routing is the same); NULL: computed each step */
     sim_moe_kernel moe_kernel;    /* the experts' grouped-GEMM kernel family (engine profile) */
     sim_moe_kernel moe_kernel_quantized; /* the same for 8- and 4-bit experts (engprof.h) */
+    sim_moe_kernel moe_kernel_mixed;     /* the same for mixed-input experts (engprof.h) */
     bool block_fp8_triton; /* dense block-scaled fp8 GEMMs launch one thread block per 128
                             * weight columns, no split-K (vLLM's Triton kernel; cost.h), else
                             * SM-filling (DeepGEMM, SGLang) */
@@ -99,7 +100,8 @@ typedef struct sim_step_cfg {
 /* The run's parallelism as the graph takes it (ep 0 reads as 1; imbalance 0: from routing). */
 sim_par sim_step_par(const sim_step_cfg *cfg);
 
-/* The kernel family the model's experts run in: moe_kernel for 16-bit expert weights, else
+/* The kernel family the model's experts run in: moe_kernel for 16-bit expert weights,
+ * moe_kernel_mixed for mixed-input ones (weights below 16 bits under 16-bit math), else
  * moe_kernel_quantized (graph.h sim_par, which the graph picks from the same way). */
 sim_moe_kernel sim_step_moe_kernel(const sim_step_cfg *cfg);
 

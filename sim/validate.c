@@ -156,9 +156,14 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
         sim_model mm = {.hidden = r->k, .experts = r->batch, .experts_per_tok = r->heads,
                         .moe_intermediate = r->n, .layers = 1, .moe_layers = 1,
                         .dtype = SIM_DT_BF16, .dtype_known = true};
-        sim_prec p = {.weight = r->dtype, .act = r->dtype, .kv = SIM_DT_BF16};
+        /* math in dtype; weights in weight_dtype when the row gives one (a mixed-input kernel
+         * when they differ: Marlin's W4A16, group scales per group_size) */
+        sim_prec p = {.weight = r->weight_set ? r->weight : r->dtype,
+                      .act = r->dtype,
+                      .kv = SIM_DT_BF16,
+                      .group_size = r->group_size};
         sim_par par = {.tp = 1, .ep = 1, .moe_kernel = r->moe_kernel,
-                       .moe_kernel_quantized = r->moe_kernel};
+                       .moe_kernel_quantized = r->moe_kernel, .moe_kernel_mixed = r->moe_kernel};
         sim_batch_shape s = {.tokens = (double)r->m, .seqs = (double)r->m,
                              .dec_tokens = r->moe_decode ? (double)r->m : 0.0};
         sim_graph g;

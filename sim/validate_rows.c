@@ -436,7 +436,7 @@ static sim_status parse_row(char **f, const char *path, int64_t line, sim_vrow *
         if (!parse_moe_algo(algo, r))
             return sim_fail(err, SIM_EINPUT,
                             "%s:%lld: field 'algo' is '%s', expected triton, "
-                            "deepgemm-contiguous, deepgemm-masked, cutlass, ck or empty",
+                            "deepgemm-contiguous, deepgemm-masked, cutlass, ck, marlin or empty",
                             path, (long long)line, algo);
     } else if (r->kind == SIM_VK_GEMM && strncmp(algo, "block-fp8", 9) == 0) {
         r->block_fp8 = strcmp(algo, "block-fp8-triton") == 0     ? 1

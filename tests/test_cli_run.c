@@ -409,7 +409,23 @@ static void test_moe_models(void **state)
         assert_int_equal(R.rc, 0);
         assert_non_null(strstr(R.out, "\"tpot_ms\""));
     }
-    expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --moe-kernel marlin", "--moe-kernel");
+    expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --moe-kernel machete", "--moe-kernel");
+    /* gpt-oss's mxfp4 experts under vLLM 0.11: Marlin's fused MoE on an H100
+     * (moe.kernel_mixed_input), FlashInfer's side of the profile (moe.kernel) on a B200 */
+    static const struct {
+        const char *hw, *want;
+    } goss[] = {{"h100-sxm", "\"moe_kernel\":\t\"marlin\""},
+                {"b200", "\"moe_kernel\":\t\"triton\""}};
+    for (size_t i = 0; i < sizeof goss / sizeof goss[0]; i++) {
+        char cmd[160];
+        tu_snprintf(cmd, sizeof cmd,
+                    "run --model gpt-oss-20b --hw %s --engine vllm@0.11.0 --uncertainty 0 "
+                    "--format json",
+                    goss[i].hw);
+        run(cmd);
+        assert_int_equal(R.rc, 0);
+        assert_non_null(strstr(R.out, goss[i].want));
+    }
     /* SGLang 0.5 on a B200 runs DeepSeek-V3's fp8 experts through FlashInfer's TRT-LLM MoE (the
      * profile's moe.kernel_sm100_mla_quantized: cutlass), Qwen3's bf16 ones and any on an H200
      * through Triton; --moe-kernel sets every format */

@@ -502,7 +502,29 @@ static void test_moe_kernel_sm100(void **state)
         assert_int_equal(p.moe_kernel, SIM_MOE_TRITON);
         assert_int_equal(p.moe_kernel_quantized, cases[i].want);
     }
+    /* vLLM 0.10-0.11's mixed-input experts (mxfp4 / int4 under bf16 math) run Marlin's fused MoE
+     * below SM100 (mxfp4.py get_mxfp4_backend: FlashInfer on SM100); later profiles and other
+     * engines keep moe.kernel */
+    static const struct {
+        const char *profile, *hw;
+        sim_moe_kernel want;
+    } mixed[] = {
+        {"vllm-0.11", "h100-sxm", SIM_MOE_MARLIN}, {"vllm-0.11", "a100-sxm-80gb", SIM_MOE_MARLIN},
+        {"vllm-0.10", "h200", SIM_MOE_MARLIN},     {"vllm-0.11", "b200", SIM_MOE_TRITON},
+        {"vllm", "h100-sxm", SIM_MOE_TRITON},      {"sglang", "h100-sxm", SIM_MOE_TRITON},
+    };
+    for (size_t i = 0; i < sizeof mixed / sizeof mixed[0]; i++) {
+        sim_engprof p = on_device(mixed[i].profile, mixed[i].hw, 1);
+        assert_int_equal(p.moe_kernel, SIM_MOE_TRITON);
+        assert_int_equal(p.moe_kernel_mixed, mixed[i].want);
+    }
     static char good[32768], bad[32768];
+    read_shipped("vllm-0.11", good, sizeof good);
+    const char *mix = strstr(good, "\"kernel_mixed_input\": \"marlin\"");
+    assert_non_null(mix);
+    snprintf(bad, sizeof bad, "%.*s\"kernel_mixed_input\": \"machete\"%s", (int)(mix - good), good,
+             mix + strlen("\"kernel_mixed_input\": \"marlin\""));
+    expect_bad(bad, "moe.kernel_mixed_input");
     read_shipped("sglang", good, sizeof good);
     static const struct {
         const char *from, *to, *needle;

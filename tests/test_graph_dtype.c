@@ -122,12 +122,35 @@ static void test_unknown_weights(void **state)
     assert_prec(resolve(&m, &hw, SIM_DT_FP8, -1, -1), SIM_DT_FP8, SIM_DT_FP8, SIM_DT_BF16);
 }
 
+/* Which kernel family the experts run in (sim_graph_moe_family): 16-bit weights the plain
+ * one; int4 / mxfp4 weights under bf16 math (W4A16, gpt-oss) the mixed-input one; fp8 weights
+ * with fp8 math and int4 weights with fp8 math (W4A8: neither 16-bit math nor one format) the
+ * quantized one. */
+static void test_moe_family(void **state)
+{
+    (void)state;
+    static const struct {
+        sim_dtype w, a;
+        sim_moe_kernel want;
+    } cases[] = {
+        {SIM_DT_BF16, SIM_DT_BF16, SIM_MOE_TRITON},  {SIM_DT_MXFP4, SIM_DT_BF16, SIM_MOE_MARLIN},
+        {SIM_DT_INT4, SIM_DT_FP16, SIM_MOE_MARLIN},  {SIM_DT_FP8, SIM_DT_FP8, SIM_MOE_CUTLASS},
+        {SIM_DT_INT4, SIM_DT_FP8, SIM_MOE_CUTLASS},  {SIM_DT_FP4, SIM_DT_FP4, SIM_MOE_CUTLASS},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sim_prec p = {.weight = cases[i].w, .act = cases[i].a, .kv = SIM_DT_BF16};
+        assert_int_equal(sim_graph_moe_family(&p, SIM_MOE_TRITON, SIM_MOE_CUTLASS, SIM_MOE_MARLIN),
+                         cases[i].want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flags_over_16bit_checkpoint),
         cmocka_unit_test(test_quantization_config),
         cmocka_unit_test(test_unknown_weights),
+        cmocka_unit_test(test_moe_family),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

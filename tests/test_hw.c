@@ -616,6 +616,21 @@ static void test_tensor_rate_ratio(void **state)
     assert_true(h100.tensor_rate_ratio == 0.0);
 }
 
+/* mma_sync_fraction: the Hopper files state 2/3 (FlashAttention-3: mma.sync reaches about 2/3
+ * of Hopper's tensor-core peak), the other files none (1: on Ampere and Ada mma.sync is the
+ * tensor-core instruction). */
+static void test_mma_sync_fraction(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        double want;
+    } cases[] = {{"h100-sxm", 0.667}, {"h200", 0.667}, {"h800", 0.667},
+                 {"h100-pcie", 0.667}, {"a100-sxm-80gb", 1.0}, {"l40s", 1.0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        assert_near(tu_hw(cases[i].name).mma_sync_frac, cases[i].want, 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -631,6 +646,7 @@ int main(void)
         cmocka_unit_test(test_header_lists_every_field),
         cmocka_unit_test(test_unknown_keys_refused),
         cmocka_unit_test(test_tensor_rate_ratio),
+        cmocka_unit_test(test_mma_sync_fraction),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

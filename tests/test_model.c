@@ -641,6 +641,14 @@ static void test_unpriced_families(void **state)
         {"{" DENSE_FIELDS ", \"index_topk\": 2048}", "index_topk", "DSA"},
         {"{\"model_type\": \"mllama\", \"text_config\": {" DENSE_FIELDS "}}", "model_type",
          "mllama"},
+        /* Qwen3-VL (Qwen/Qwen3-VL-4B-Instruct's config.json shape): its DeepStack features
+         * (vision_config.deepstack_visual_indexes, added into the first decoder layers) and
+         * learned position embeddings are not priced; refused by its wrapper type */
+        {"{\"model_type\": \"qwen3_vl\", \"architectures\": "
+         "[\"Qwen3VLForConditionalGeneration\"], \"text_config\": {" DENSE_FIELDS
+         ", \"model_type\": \"qwen3_vl_text\"}, \"vision_config\": {\"depth\": 24, "
+         "\"hidden_size\": 1024, \"deepstack_visual_indexes\": [5, 11, 17]}}",
+         "model_type", "qwen3_vl"},
         {"{\"model_type\": \"llava\", \"text_config\": {" DENSE_FIELDS
          ", \"model_type\": \"gemma2\"}}",
          "model_type", "gemma2"},

@@ -174,6 +174,56 @@ static void test_gemm_waves(void **state)
     assert_string_equal(sim_moe_layout(SIM_MOE_DEEPGEMM, false), "contiguous");
 }
 
+/* The 8 experts of 800 rows above (blocks 400 / 200 / 100 / 56, N = K = 4096) in bf16 math,
+ * weights in `weight` (mixed-input when wo). */
+static sim_moe_gemm experts_800(const sim_hw *hw, sim_moe_kernel kernel, sim_dtype weight, bool wo)
+{
+    const double blocks[SIM_MOE_BLOCKS] = {400, 200, 100, 56};
+    return sim_moe_gemm_price(hw, kernel, false, 0.0, SIM_DT_BF16, weight, wo, blocks, 4096, 4096);
+}
+
+/* Marlin's fused MoE on the fixture H100 with Hopper's mma.sync share (hw mma_sync_fraction
+ * 2/3): the same 8 experts of 800 rows, N = K = 4096, in 16-bit math. Marlin picks M blocks of
+ * 16, 32 or 64 rows (never 128) and N blocks of 64 or 128, at the family's efficiency 1 on top
+ * of the fixture's bf16 0.8 and mma.sync's 2/3 of the peak: 989.4e12 x 0.8 x 2/3 / 132 =
+ * 3.9976 TFLOP/s per SM. A 32 x 64 tile (200 blocks x 64 = 12800 tiles, 97 waves of 132) takes
+ * 2 x 32 x 64 x 4096 / 3.9976e12 s = 4.1967 us: 407.08 us; 16 x 64 (25600 tiles, 194 waves of
+ * 2.0983 us) and 16 x 128 (12800, 97 of 4.1967 us) tie with it and the larger M block is kept;
+ * 64 x 64 and 32 x 128 take 49 waves of 8.3934 us (411.28 us), 64 x 128 25 of 16.787 (419.67).
+ * With the share left at 1 (hw files that state none: Ampere, Ada) the same tile takes 2/3 of
+ * that: 271.39 us. Mixed-input (int4 weights) at the weight-only 0.6 instead of 0.8, plus
+ * dequantizing every weight once per M block (4 vector ops per int4 weight at 67 TFLOP/s):
+ * 64 x 64 tiles 49 x 11.191 us = 548.36 us + 100 blocks x 4096 x 4096 x 4 / 6.7e13 s =
+ * 100.17 us: 648.53 us (32 x 64: 97 waves of 5.596 us = 542.76 us + 200 blocks' dequantization
+ * 200.35 us; 64 x 128: 25 waves of 22.38 us = 559.6 us + 100.17 us: both more). */
+static void test_marlin_mma_sync(void **state)
+{
+    (void)state;
+    sim_hw hw = tu_fixture_hw();
+    hw.mma_sync_frac = 2.0 / 3.0;
+    sim_moe_gemm m = experts_800(&hw, SIM_MOE_MARLIN, SIM_DT_BF16, false);
+    assert_int_equal(m.block_m, 32);
+    assert_int_equal(m.block_n, 64);
+    assert_near(m.waves, 97, 0);
+    assert_near(m.math_ns, 407081.0, 5.0);
+    sim_moe_gemm w = experts_800(&hw, SIM_MOE_MARLIN, SIM_DT_INT4, true);
+    assert_int_equal(w.block_m, 64);
+    assert_near(w.math_ns, 648530.0, 50.0);
+    assert_near(sim_moe_kernel_peak_frac(&hw, SIM_MOE_MARLIN), 2.0 / 3.0, 1e-12);
+    assert_near(sim_moe_kernel_peak_frac(&hw, SIM_MOE_TRITON), 1.0, 0);
+    hw.mma_sync_frac = 1.0;
+    sim_moe_gemm a = experts_800(&hw, SIM_MOE_MARLIN, SIM_DT_BF16, false);
+    assert_near(a.math_ns, m.math_ns * 2.0 / 3.0, 1e-6);
+    hw.mma_sync_frac = 0.0; /* a hand-built device that leaves it out: the dense peak */
+    assert_near(sim_moe_kernel_peak_frac(&hw, SIM_MOE_MARLIN), 1.0, 0);
+    sim_moe_kernel k;
+    assert_true(sim_moe_kernel_parse("marlin", &k) && k == SIM_MOE_MARLIN);
+    assert_string_equal(sim_moe_layout(SIM_MOE_MARLIN, false), "sorted");
+    assert_true(sim_moe_gathers_rows(SIM_MOE_MARLIN) && sim_moe_gathers_rows(SIM_MOE_TRITON));
+    assert_false(sim_moe_gathers_rows(SIM_MOE_CUTLASS));
+}
+
+
 /* Triton fused_moe's K loop (moe.h): ceil(K / BLOCK_SIZE_K) steps of moe_k_step_ns. By hand,
  * at B200's 0.545 us: Qwen3-235B-A22B at TP 8 in bf16, gate_up K 4096 / 64 = 64 steps =
  * 34.88 us and down K 192 / 64 = 3 steps = 1.635 us; DeepSeek-V3's fp8 gate_up K 7168 / 128 =
@@ -278,6 +328,7 @@ static void test_decode_monotone_grid(void **state)
                     sim_step_cfg cfg = moe_cfg(&m, &hw, ep);
                     cfg.moe_kernel = (sim_moe_kernel)fam;
                     cfg.moe_kernel_quantized = (sim_moe_kernel)fam;
+                    cfg.moe_kernel_mixed = (sim_moe_kernel)fam;
                     sim_err err = {{0}};
                     if (sim_step_check(&cfg, &err) != SIM_OK)
                         continue;
@@ -376,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_uniform_busiest_rank), cmocka_unit_test(test_uniform_bounds),
         cmocka_unit_test(test_binomial_blocks),      cmocka_unit_test(test_redundant_experts),
         cmocka_unit_test(test_zipf),                 cmocka_unit_test(test_gemm_waves),
+        cmocka_unit_test(test_marlin_mma_sync),
         cmocka_unit_test(test_small_batch_ep),       cmocka_unit_test(test_decode_monotone_grid),
         cmocka_unit_test(test_expert_load_file),     cmocka_unit_test(test_triton_kloop),
     };

@@ -216,7 +216,8 @@ static void test_step_time_non_decreasing_in_tokens(void **state)
                                     .tp = 1,
                                     .prec = precs[pi],
                                     .moe_kernel = (sim_moe_kernel)(pk / np),
-                                    .moe_kernel_quantized = (sim_moe_kernel)(pk / np)};
+                                    .moe_kernel_quantized = (sim_moe_kernel)(pk / np),
+                                    .moe_kernel_mixed = (sim_moe_kernel)(pk / np)};
                 sim_err err = {{0}};
                 if (sim_step_check(&cfg, &err) != SIM_OK)
                     continue;
