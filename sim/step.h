@@ -26,6 +26,7 @@
 #include "cost.h"
 #include "graph.h"
 #include "hw.h"
+#include "kfloor.h"
 #include "model.h"
 
 /* How an engine sizes its KV cache (the memory every other use leaves is the same):
@@ -94,6 +95,8 @@ typedef struct sim_step_cfg {
     int act_quant_kernels; /* kernels quantizing EVERY 8-bit GEMM input of a dense layer (vLLM
                               0.5: scale memset, max reduction, quantization); 0: fused into the
                               norms and activation, one before o_proj (the graph's) */
+    sim_kfloor kfloor;     /* the engine's small kernels' time per launch in a graph (kfloor.h;
+                              zero: no floor) */
 } sim_step_cfg;
 
 /* The run's parallelism as the graph takes it (ep 0 reads as 1; imbalance 0: from routing). */
