@@ -138,7 +138,8 @@ sim_status sim_step_check(const sim_step_cfg *cfg, sim_err *err);
  * tokens or decode only, fits DeepEP's low-latency buffer where it runs that mode (a2a.h
  * SIM_A2A_LL_MAX_TOKENS): each EP rank sends ceil(tokens / ep), and past the buffer DeepEP's
  * dispatch fails its assertion, so infersim refuses the deployment (exit 2, naming `what`, the
- * flag that sets the tokens; run checks its batch, serve does not yet). No all-to-all, or the
+ * flag that sets the tokens; run checks its batch, serve its --max-num-seqs over every DP group,
+ * up to its workload's requests, and its --max-num-batched-tokens). No all-to-all, or the
  * normal mode: always fits.
  * DeepSeek-V3 at --tp 1 --ep 8 --dp-attention: a decode step of 1025 sequences puts 129 tokens
  * on a rank, one more than SGLang's 128: refused; 1024 fit.
