@@ -479,8 +479,10 @@ void sim_graph_act_quant(sim_op *op, double tokens, int64_t k, const sim_prec *p
  * quantization before each expert GEMM its own (graph_build.c: one of the op's two kernels,
  * quant_kernels 1); kv_up (MLA's absorbed W_UK / W_UV, run in 16 bits) and ops that are not
  * block-scaled gain nothing.
- * Example: DeepSeek-V3 fp8 decode at one token: q_down's kernels 2 -> 3 (GEMM, latent norm,
- * quantization), its bytes + 7168 x (2 + 1) + 56 x 4 = 21,728. */
+ * DeepSeek-V3 fp8 decode at one token: q_down's kernels 2 -> 3 (GEMM, latent norm, quantization),
+ * its bytes + 7168 x (2 + 1) + 56 x 4 = 21,728.
+ * Example (sim_graph *g):
+ *   sim_graph_block_quant(g, 2.0); // a bf16 residual stream */
 void sim_graph_block_quant(sim_graph *g, double resid_bytes);
 
 /* For an engine that quantizes every GEMM input in kernels of its own (vLLM 0.5) instead of in

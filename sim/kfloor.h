@@ -20,14 +20,13 @@
  * A fused op (launched inside another kernel, op.fused) has no floor. Which ops hold which
  * kernels: the table in kfloor.c.
  *
- * Example: vLLM's norm floor of 5.53 us on H200 (graph launch 1.5 us): a batch-1 DeepSeek-V3
- * attn_norm moves 65 KB (0.02 us at 4.8 TB/s x 0.8), so its busy time is 5.53 - 1.5 = 4.03 us
- * and the op takes 4.03 + 1.5 = 5.53 us:
- *
- *     sim_kfloor f = {.in_graph_ns = {[SIM_KFLOOR_NORM] = 5530.0}};
- *     sim_op_cost c = sim_cost_op(hw, &op, hw->graph_launch_ns);
- *     sim_kfloor_raise(hw, &f, model, &op, &c); // c.t_ns: 5530.0
- */
+ * vLLM's norm floor of 5.53 us on H200 (graph launch 1.5 us): a batch-1 DeepSeek-V3 attn_norm
+ * moves 65 KB (0.02 us at 4.8 TB/s x 0.8), so its busy time is 5.53 - 1.5 = 4.03 us and the op
+ * takes 4.03 + 1.5 = 5.53 us (tests/test_cost.c).
+ * Example (const sim_hw *hw, const sim_model *m, const sim_op *op):
+ *   const sim_kfloor f = {.in_graph_ns = {[SIM_KFLOOR_NORM] = 5530.0}};
+ *   sim_op_cost c = sim_cost_op(hw, op, hw->graph_launch_ns);
+ *   sim_kfloor_raise(hw, &f, m, op, &c); // that attn_norm: c.t_ns 5530.0 */
 #ifndef SIM_KFLOOR_H
 #define SIM_KFLOOR_H
 
