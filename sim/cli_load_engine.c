@@ -187,6 +187,7 @@ sim_step_cfg cli_load_engine_step(const sim_engprof *e, const sim_model *m)
                           .decode_attn = e->decode_attn,
                           .decode_attn_quant_kv = e->decode_attn_quant_kv,
                           .act_quant_kernels = (int)e->act_quant_kernels,
+                          .kfloor = e->kfloor,
                           .moe_kernel = e->moe_kernel,
                           .moe_kernel_quantized = m->mla ? e->moe_kernel_quantized : e->moe_kernel,
                           .moe_kernel_mixed = e->moe_kernel_mixed,

@@ -46,12 +46,16 @@ typedef struct plan_ctx {
 
 /* The flags' values a candidate's options point at (they must outlive the options). */
 typedef struct cli_plan_flags {
-    char tp[24], pp[24], ep[24], dp[24], replicas[24], disagg[48];
+    char tp[24], pp[24], ep[24], dp[24], replicas[24], disagg[48], max_num_seqs[24];
     char spec_json[160], spec_sizes[3][24];
 } cli_plan_flags;
 
 /* Candidate k's options: the plan's flags with its model, device, engine, layout, precision,
- * KV-cache format and speculation set as the command line would (no outputs). */
+ * KV-cache format and speculation set as the command line would (no outputs). A DP-attention
+ * candidate without the user's --max-num-seqs runs at most DeepEP's low-latency buffer x ep / dp
+ * sequences per DP group (128 x 8 / 8 = 128 at --ep 8 --dp 8), the largest decode batch whose
+ * dispatch fits the buffer (step.h sim_step_check_a2a_tokens): the engines' defaults (SGLang's
+ * 2048 running requests) would be refused. */
 sim_status cli_plan_cand_opts(const plan_ctx *c, const plan_cand *k, cli_plan_flags *f,
                               cli_opts *q, sim_err *err);
 

@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "a2a.h"
 #include "engprof.h"
 #include "find.h"
 #include "jsonf.h"
@@ -55,6 +56,15 @@ sim_status cli_plan_cand_opts(const plan_ctx *c, const plan_cand *k, cli_plan_fl
         st = cli_plan_set_flag(q, "--dp-attention", "", err);
         if (!st)
             st = cli_plan_set_flag(q, "--dp", f->dp, err);
+        /* the decode batch DeepEP's low-latency buffer holds (cli_plan_internal.h) */
+        const cli_opt_def *mns = cli_opt_find("--max-num-seqs", ~0);
+        const int64_t cap = q->deepep_ll_max_tokens > 0 ? q->deepep_ll_max_tokens
+                                                        : SIM_A2A_LL_MAX_TOKENS;
+        if (!st && mns && !q->given[mns - cli_opt_table] && k->dp > 0) {
+            snprintf(f->max_num_seqs, sizeof f->max_num_seqs, "%lld",
+                     (long long)(cap * k->ep / k->dp > 0 ? cap * k->ep / k->dp : 1));
+            st = cli_plan_set_flag(q, "--max-num-seqs", f->max_num_seqs, err);
+        }
     }
     if (!st && k->fp8)
         st = cli_plan_set_flag(q, "--weight-dtype", "fp8", err);

@@ -35,6 +35,16 @@ sim_status sim_engine_check(const sim_engine_cfg *cfg, const sim_workload *w, si
                         (long long)cfg->block_size);
     if ((st = sim_mem_check_util(cfg->mem_util, err)))
         return st;
+    /* DeepEP's low-latency buffer: the largest decode step the scheduler may form (every DP
+     * group's --max-num-seqs, no more than the workload's requests, each with its speculative
+     * tokens) and the largest prefill budget must fit where that mode runs (step.h) */
+    const double seqs = (double)(sc->max_num_seqs < (int64_t)w->n ? sc->max_num_seqs
+                                                                  : (int64_t)w->n);
+    if ((st = sim_step_check_a2a_tokens(&cfg->step, seqs * (double)(1 + sc->spec_tokens), false,
+                                        "--max-num-seqs", err)) ||
+        (st = sim_step_check_a2a_tokens(&cfg->step, (double)sc->max_num_batched_tokens, true,
+                                        "--max-num-batched-tokens", err)))
+        return st;
     if ((st = sim_engine_check_state(cfg, err)))
         return st;
     if ((st = sim_engine_check_offload(cfg, err)))

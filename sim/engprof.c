@@ -625,7 +625,7 @@ static bool prof_known(const char *field, const cJSON *v)
     for (size_t i = 0; i < sizeof prof_opt_flags / sizeof prof_opt_flags[0]; i++)
         if (strcmp(field, prof_opt_flags[i].json) == 0)
             return true;
-    return false;
+    return sim_engprof_kfloor_known(field);
 }
 
 sim_status sim_engprof_load(const char *path, sim_engprof *p, sim_err *err)
@@ -660,7 +660,7 @@ sim_status sim_engprof_load(const char *path, sim_engprof *p, sim_err *err)
     static sim_status (*const loaders[])(const cJSON *, const char *, sim_engprof *, sim_err *) = {
         load_enums,     sim_engprof_load_versions, load_fusions,   load_attention,
         load_quantization, load_moe, load_block_fp8, load_sync,   load_eager_cpu,
-        load_opt_flags, load_rules,                load_reserve};
+        load_opt_flags, load_rules,                load_reserve,   sim_engprof_load_kfloor};
     for (size_t i = 0; !st && i < sizeof loaders / sizeof loaders[0]; i++)
         st = loaders[i](root, path, p, err);
     if (!st && p->ratio_min > p->ratio_init)

@@ -156,6 +156,8 @@ typedef struct sim_engprof {
     sim_dattn_kernel decode_attn;          /* attention.decode (absent: split) */
     sim_dattn_kernel decode_attn_quant_kv; /* attention.decode_quant_kv: over an 8-bit KV cache */
     int64_t act_quant_kernels; /* quantization.act_quant_kernels (absent: 0, fused) */
+    sim_kfloor kfloor; /* kernel_floor_us.{norm,quant,topk}: its small kernels' time per launch
+                          in a CUDA graph (kfloor.h; absent: 0, no floor) */
     sim_moe_kernel moe_kernel; /* moe.kernel: the experts' grouped GEMMs (absent: triton) */
     /* moe.kernel_sm100_mla_quantized (absent: moe.kernel): the kernel of an MLA (DeepSeek-V3
      * architecture) model's 8- or 4-bit experts on an SM100 device (a name with B200 or B300:

@@ -1,5 +1,5 @@
 /* engprof_internal.h - what the profile loader (engprof.c) shares with its version part
- * (engprof_version.c). */
+ * (engprof_version.c) and its kernel floors (engprof_kfloor.c). */
 #ifndef SIM_ENGPROF_INTERNAL_H
 #define SIM_ENGPROF_INTERNAL_H
 
@@ -17,5 +17,14 @@ sim_status sim_engprof_need_source(const cJSON *root, const char *path, const ch
  * the file and the field. */
 sim_status sim_engprof_load_versions(const cJSON *root, const char *path, sim_engprof *p,
                                      sim_err *err);
+
+/* Reads the optional "kernel_floor_us" object (norm, quant, topk: us per launch inside a CUDA
+ * graph, 0-1000, each with its source) into p->kfloor; absent kinds: 0, no floor
+ * (engprof_kfloor.c). */
+sim_status sim_engprof_load_kfloor(const cJSON *root, const char *path, sim_engprof *p,
+                                   sim_err *err);
+
+/* Whether `field` is one of the keys sim_engprof_load_kfloor reads. */
+bool sim_engprof_kfloor_known(const char *field);
 
 #endif

@@ -202,6 +202,8 @@ typedef struct sim_op {
     sim_dtype weight;      /* stored weight format (GEMMs) */
     bool block_scaled;     /* an fp8 GEMM of block-scaled weights (sim_prec.block_scaled; cost.h:
                             * its thread blocks' weight stream at small M) */
+    int quant_kernels;     /* of `kernels`, the ones quantizing its inputs (sim_graph_block_quant;
+                            * a Triton fused_moe GEMM's own, graph_build.c) */
     bool weight_only;      /* mixed-input GEMM: dequantizes its weights to the compute format
                             * (W4A16, W8A16, W4A8) */
     double groups;         /* grouped GEMM: problems (experts), each padded to the tile; 0 = one */
@@ -477,6 +479,23 @@ double sim_graph_weight_elem_bytes(const sim_prec *prec, sim_dtype w);
  * Not present when prec->act is 16-bit. */
 void sim_graph_act_quant(sim_op *op, double tokens, int64_t k, const sim_prec *prec,
                          double resid_bytes);
+
+/* The input quantization of block-scaled fp8 GEMMs (DeepSeek-V3's and Qwen3-FP8's 128 x 128
+ * weight blocks): each such linear layer quantizes its 16-bit input to fp8 with one scale per
+ * 1 x 128 group in a kernel of its own before the GEMM (vLLM and SGLang apply_w8a8_block_fp8_linear:
+ * per_token_group_quant_fp8, then the block GEMM). Each present block-scaled GEMM op of g gains
+ * those kernels (sim_op.quant_kernels, in sim_op.kernels too) and their bytes (m x k read at
+ * resid_bytes, written in 1 byte, an fp32 scale per 128): q_down 1 (MLA's fused q_a / kv_a
+ * input, kv_down 0), kv_down 1 without a q_down, q_up 1, qkv_proj 1, gate_up_proj 1, down_proj 1,
+ * shared_expert 2. o_proj's input is the graph's act_quant op already, and the Triton fused_moe's
+ * quantization before each expert GEMM its own (graph_build.c: one of the op's two kernels,
+ * quant_kernels 1); kv_up (MLA's absorbed W_UK / W_UV, run in 16 bits) and ops that are not
+ * block-scaled gain nothing.
+ * DeepSeek-V3 fp8 decode at one token: q_down's kernels 2 -> 3 (GEMM, latent norm, quantization),
+ * its bytes + 7168 x (2 + 1) + 56 x 4 = 21,728.
+ * Example (sim_graph *g):
+ *   sim_graph_block_quant(g, 2.0); // a bf16 residual stream */
+void sim_graph_block_quant(sim_graph *g, double resid_bytes);
 
 /* For an engine that quantizes every GEMM input in kernels of its own (vLLM 0.5) instead of in
  * the norm and the activation before them: `op` (the graph's act_quant) becomes the quantization

@@ -469,6 +469,7 @@ static void build_moe(const sim_model *m, const sim_par *par, const sim_prec *pr
         if (fam == SIM_MOE_TRITON && !sim_dtype_is_16bit(prec->act) && !op->weight_only) {
             const double in_rows = up ? rows / k : rows, width = up ? d : (double)f;
             op->kernels = 2;
+            op->quant_kernels = 1;
             op->act_bytes += in_rows * (width * (rb + ab) + FP32_BYTES);
         }
     }

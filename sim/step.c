@@ -208,8 +208,11 @@ sim_op_cost sim_step_cost_op(const sim_step_cfg *cfg, const sim_op *op, double l
         o.block_scaled = false;
         return sim_step_cost_op(cfg, &o, launch_ns);
     }
-    if (!between_pieces)
-        return sim_cost_op(cfg->hw, op, launch_ns);
+    if (!between_pieces) {
+        sim_op_cost c = sim_cost_op(cfg->hw, op, launch_ns);
+        sim_kfloor_raise(cfg->hw, &cfg->kfloor, cfg->model, op, &c); /* its small kernels' floors */
+        return c;
+    }
     sim_op_cost c = sim_cost_op(cfg->hw, op, cfg->hw->launch_ns);
     c.t_launch_ns += cfg->hw->launch_ns; /* the next graph piece */
     c.t_ns += cfg->hw->launch_ns;
@@ -314,6 +317,7 @@ static void build_cost(const sim_step_cfg *cfg, const sim_batch_shape *s, sim_st
         sim_graph_fuse_qk_norm_rope(&out->graph);
     sim_graph_unfuse_act_quant(&out->graph.ops[SIM_OP_ACT_QUANT], cfg->model, cfg->tp, &cfg->prec,
                                out->graph.tokens, cfg->act_quant_kernels);
+    sim_graph_block_quant(&out->graph, sim_dtype_bytes(sim_graph_resid_dtype(cfg->model, &cfg->prec)));
     double launch = sim_step_launch_ns(cfg);
     for (int i = 0; i < SIM_OP_COUNT; i++)
         out->cost[i] = sim_step_cost_op(cfg, &out->graph.ops[i], launch);

@@ -26,6 +26,7 @@
 #include "cost.h"
 #include "graph.h"
 #include "hw.h"
+#include "kfloor.h"
 #include "model.h"
 
 /* How an engine sizes its KV cache (the memory every other use leaves is the same):
@@ -95,6 +96,8 @@ typedef struct sim_step_cfg {
     int act_quant_kernels; /* kernels quantizing EVERY 8-bit GEMM input of a dense layer (vLLM
                               0.5: scale memset, max reduction, quantization); 0: fused into the
                               norms and activation, one before o_proj (the graph's) */
+    sim_kfloor kfloor;     /* the engine's small kernels' time per launch in a graph (kfloor.h;
+                              zero: no floor) */
 } sim_step_cfg;
 
 /* The run's parallelism as the graph takes it (ep 0 reads as 1; imbalance 0: from routing). */
@@ -137,7 +140,8 @@ sim_status sim_step_check(const sim_step_cfg *cfg, sim_err *err);
  * tokens or decode only, fits DeepEP's low-latency buffer where it runs that mode (a2a.h
  * SIM_A2A_LL_MAX_TOKENS): each EP rank sends ceil(tokens / ep), and past the buffer DeepEP's
  * dispatch fails its assertion, so infersim refuses the deployment (exit 2, naming `what`, the
- * flag that sets the tokens; run checks its batch, serve does not yet). No all-to-all, or the
+ * flag that sets the tokens; run checks its batch, serve its --max-num-seqs over every DP group,
+ * up to its workload's requests, and its --max-num-batched-tokens). No all-to-all, or the
  * normal mode: always fits.
  * DeepSeek-V3 at --tp 1 --ep 8 --dp-attention: a decode step of 1025 sequences puts 129 tokens
  * on a rank, one more than SGLang's 128: refused; 1024 fit.

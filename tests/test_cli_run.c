@@ -571,6 +571,24 @@ static void test_moe_models(void **state)
     j = cJSON_Parse(R.out);
     assert_between(num(j, "mean_batch_size"), 65.0, 512.0);
     cJSON_Delete(j);
+    /* DeepEP's low-latency buffer in serve: 2000 requests under the default --max-num-seqs
+     * (1024 per group) can form a decode step of 2000 tokens, 250 per EP rank, past its 128;
+     * the same with --max-num-seqs 16 per group (128 on a rank) or --moe-a2a normal runs */
+    expect_bad("serve --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 1 --ep 8 "
+               "--dp-attention --num-prompts 2000 --random-input-len 64 --random-output-len 4",
+               "--max-num-seqs: a decode step of 2000 tokens puts 250 on each of the 8 EP ranks");
+    expect_bad("serve --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 1 --ep 8 "
+               "--dp-attention --num-prompts 2000 --random-input-len 64 --random-output-len 4 "
+               "--max-num-seqs 16 --moe-a2a low-latency",
+               "--max-num-batched-tokens: a prefill step of");
+    run("serve --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 1 --ep 8 --dp-attention "
+        "--num-prompts 2000 --random-input-len 64 --random-output-len 4 --max-num-seqs 16 "
+        "--uncertainty 0 --format json");
+    assert_int_equal(R.rc, 0);
+    run("serve --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 1 --ep 8 --dp-attention "
+        "--num-prompts 2000 --random-input-len 64 --random-output-len 4 --moe-a2a normal "
+        "--uncertainty 0 --format json");
+    assert_int_equal(R.rc, 0);
     run("serve --model deepseek-v3 --hw h200 --weight-dtype fp8 --tp 8 --ep 8 "
         "--num-prompts 600 --random-input-len 256 --random-output-len 64 --max-num-seqs 64 "
         "--format json");

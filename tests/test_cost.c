@@ -2,6 +2,7 @@
 #include "testutil.h"
 
 #include "cost.h"
+#include "kfloor.h"
 
 static sim_op gemm_op(int64_t m, int64_t n, int64_t k, sim_dtype w, sim_dtype compute)
 {
@@ -586,6 +587,97 @@ static void test_attention_block_work(void **state)
     assert_near(sim_cost_attention_block_factor(&hw, &a), 1.333415, 1e-6);
 }
 
+/* kfloor.h: an engine's small kernels no faster than their measured time per launch in a graph.
+ * Fixture H100 with a 1.5 us graph launch gap set here; floors: norm 5.53 us, quant 3.1 us, grouped
+ * top-k 8.5 us. */
+static void test_kernel_floors(void **state)
+{
+    (void)state;
+    sim_hw hw = tu_fixture_hw();
+    hw.graph_launch_ns = 1500.0;
+    const sim_kfloor f = {.in_graph_ns = {[SIM_KFLOOR_NORM] = 5530.0,
+                                          [SIM_KFLOOR_QUANT] = 3100.0,
+                                          [SIM_KFLOOR_TOPK] = 8500.0}};
+    sim_model grouped = {.route_groups = 8}, plain = {.route_groups = 0};
+    /* a batch-1 RMSNorm of a 7168 row: 7168 x 2 B in, residual in and out, weights, out = 71.7
+     * KB, 0.02 us over HBM; its busy time rises to 5.53 - 1.5 = 4.03 us, the op to 4.03 + 1.5 */
+    sim_op norm = {.id = SIM_OP_ATTN_NORM, .present = true, .act_bytes = 71680.0,
+                   .compute = SIM_DT_BF16};
+    sim_op_cost c = sim_cost_op(&hw, &norm, hw.graph_launch_ns);
+    assert_true(c.t_ns < 1600.0);
+    sim_kfloor_raise(&hw, &f, &plain, &norm, &c);
+    assert_near(c.t_mem_ns, 4030.0, 1e-12);
+    assert_near(c.t_ns, 5530.0, 1e-12);
+    assert_int_equal(c.bound, SIM_BOUND_MEMORY);
+    /* q and k norms are two launches: 2 x 4.03 = 8.06 us busy */
+    sim_op qk = {.id = SIM_OP_QK_NORM, .present = true, .act_bytes = 1000.0};
+    c = sim_cost_op(&hw, &qk, hw.graph_launch_ns);
+    sim_kfloor_raise(&hw, &f, &plain, &qk, &c);
+    assert_near(c.t_mem_ns, 8060.0, 1e-12);
+    assert_near(c.t_ns, 8060.0 + 2 * 1500.0, 1e-12);
+    /* MLA's kv_down: the latent norm after the GEMM adds its 4.03 us to math and memory */
+    sim_op kv = gemm_op(1, 576, 7168, SIM_DT_BF16, SIM_DT_BF16);
+    kv.id = SIM_OP_KV_DOWN;
+    const sim_op_cost k0 = sim_cost_op(&hw, &kv, hw.graph_launch_ns);
+    c = k0;
+    sim_kfloor_raise(&hw, &f, &plain, &kv, &c);
+    assert_near(c.t_ns - k0.t_ns, 4030.0, 1e-9);
+    assert_near(c.t_math_ns - k0.t_math_ns, 4030.0, 1e-9);
+    /* a one-kernel kv_down (no latent norm) has none */
+    kv.kernels = 1;
+    c = sim_cost_op(&hw, &kv, hw.graph_launch_ns);
+    sim_kfloor_raise(&hw, &f, &plain, &kv, &c);
+    assert_near(c.t_ns, sim_cost_op(&hw, &kv, hw.graph_launch_ns).t_ns, 0);
+    /* with its input quantization (sim_graph_block_quant: kernels 3, one quantizing): the latent
+     * norm's 4.03 and the quantization's 3.1 - 1.5 = 1.6 us; a shared expert's two: 3.2 us */
+    kv.kernels = 3;
+    kv.quant_kernels = 1;
+    c = sim_cost_op(&hw, &kv, hw.graph_launch_ns);
+    double fl, se;
+    sim_kfloor_of(&hw, &f, &plain, &kv, &fl, &se);
+    assert_near(se, 4030.0 + 1600.0, 1e-9);
+    sim_op sh = gemm_op(1, 512, 7168, SIM_DT_FP8, SIM_DT_FP8);
+    sh.id = SIM_OP_SHARED_EXPERT;
+    sh.kernels = 5;
+    sh.quant_kernels = 2;
+    sim_kfloor_of(&hw, &f, &plain, &sh, &fl, &se);
+    assert_near(se, 3200.0, 1e-9);
+    assert_near(fl, 0.0, 0);
+    /* quantization: 3.1 - 1.5 = 1.6 us per launch */
+    sim_op q = {.id = SIM_OP_ACT_QUANT, .present = true, .act_bytes = 1000.0};
+    c = sim_cost_op(&hw, &q, hw.graph_launch_ns);
+    sim_kfloor_raise(&hw, &f, &plain, &q, &c);
+    assert_near(c.t_mem_ns, 1600.0, 1e-12);
+    /* the grouped top-k floor: 7 us busy with route groups, none for a softmax top-k */
+    sim_op topk = {.id = SIM_OP_MOE_TOPK, .present = true, .act_bytes = 1000.0};
+    const sim_op_cost t0 = sim_cost_op(&hw, &topk, hw.graph_launch_ns);
+    c = t0;
+    sim_kfloor_raise(&hw, &f, &grouped, &topk, &c);
+    assert_near(c.t_mem_ns, 7000.0, 1e-12);
+    c = t0;
+    sim_kfloor_raise(&hw, &f, &plain, &topk, &c);
+    assert_near(c.t_ns, t0.t_ns, 0);
+    /* a norm whose bytes take longer than the floor keeps its bytes' time: 1 GB */
+    sim_op big = norm;
+    big.act_bytes = 1e9;
+    const sim_op_cost b0 = sim_cost_op(&hw, &big, hw.graph_launch_ns);
+    c = b0;
+    sim_kfloor_raise(&hw, &f, &plain, &big, &c);
+    assert_near(c.t_ns, b0.t_ns, 0);
+    /* fused into another kernel, other ops, no floors, or a floor under the launch gap: none */
+    sim_op fused = norm;
+    fused.fused = true;
+    sim_op rope = {.id = SIM_OP_ROPE, .present = true, .act_bytes = 1000.0};
+    const sim_kfloor none = {{0}}, low = {.in_graph_ns = {[SIM_KFLOOR_NORM] = 1000.0}};
+    const sim_op *ops[] = {&fused, &rope, &norm, &norm};
+    const sim_kfloor *fs[] = {&f, &f, &none, &low};
+    for (int i = 0; i < 4; i++) {
+        sim_kfloor_of(&hw, fs[i], &plain, ops[i], &fl, &se);
+        assert_true(fl == 0.0 && se == 0.0);
+    }
+    assert_string_equal(sim_kfloor_kind_name(SIM_KFLOOR_TOPK), "topk");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -605,6 +697,7 @@ int main(void)
         cmocka_unit_test(test_device_support),
         cmocka_unit_test(test_block_fp8),
         cmocka_unit_test(test_block_fp8_moe),
+        cmocka_unit_test(test_kernel_floors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,6 +30,11 @@ static void test_shipped_profiles(void **state)
     assert_false(v0.async_scheduling);
     assert_true(v.prefix_caching);
     assert_string_equal(v.name, "vllm");
+    /* vLLM's small-kernel floors per launch in a graph (kfloor.h); none in SGLang's profile */
+    assert_near(v.kfloor.in_graph_ns[SIM_KFLOOR_NORM], 5530.0, 1e-9);
+    assert_near(v.kfloor.in_graph_ns[SIM_KFLOOR_QUANT], 3100.0, 1e-9);
+    assert_near(v.kfloor.in_graph_ns[SIM_KFLOOR_TOPK], 8500.0, 1e-9);
+    assert_near(sg.kfloor.in_graph_ns[SIM_KFLOOR_NORM], 0.0, 0);
     /* SGLang: token pages, its own scheduler with the 0.7 -> 0.098 new-token ratio */
     assert_int_equal(sg.block_size, 1);
     assert_int_equal(sg.policy, SIM_POLICY_SGLANG);
@@ -601,6 +606,9 @@ static void test_bad_profiles(void **state)
         {"\"piecewise\": false", "\"piecewise\": 0", "cuda_graphs.piecewise"},
         {"\"cuda_graphs.piecewise\": \"", "\"cuda_graphs.pw\": \"", "sources.cuda_graphs.piecewise"},
         {"\"versions\": \"vllm-project", "\"versions_x\": \"vllm-project", "sources.versions"},
+        {"\"norm\": 5.53", "\"norm\": -1", "kernel_floor_us.norm"},
+        {"\"topk\": 8.5", "\"topk\": \"fast\"", "kernel_floor_us.topk"},
+        {"\"kernel_floor_us.quant\": \"", "\"kernel_floor_us.q\": \"", "sources.kernel_floor_us.quant"},
     };
     for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
         static char bad[16384];

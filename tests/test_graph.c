@@ -970,6 +970,48 @@ static void test_vision_encoder(void **state)
         assert_false(gr.ops[i].present);
 }
 
+/* graph.h sim_graph_block_quant: a block-scaled fp8 GEMM's input quantization kernels. DeepSeek-V3
+ * at TP 8, one decode token, fp8 weights and activations with 128 x 128 blocks, bf16 residual:
+ * q_down (the fused q_a / kv_a input, K 7168) gains one kernel and 7168 x (2 + 1) + 56 x 4 =
+ * 21,728 B; kv_down none (the same input); q_up and the shared expert (2 inputs) gain theirs; the
+ * expert GEMMs keep their own; kv_up and the 16-bit router none; a bf16 graph none. */
+static void test_block_quant_kernels(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("deepseek-v3");
+    const sim_prec fp8 = {.weight = SIM_DT_FP8, .act = SIM_DT_FP8, .kv = SIM_DT_BF16,
+                          .block_scaled = true};
+    sim_graph g = decode(&m, 8, &fp8, 1, 100), b = g;
+    sim_graph_block_quant(&b, 2.0);
+    const sim_op *q0 = &g.ops[SIM_OP_Q_DOWN], *q1 = &b.ops[SIM_OP_Q_DOWN];
+    assert_true(q0->block_scaled);
+    assert_int_equal(q1->kernels, 3);
+    assert_int_equal(q1->quant_kernels, 1);
+    assert_near(q1->act_bytes - q0->act_bytes, 21728.0, 1e-9);
+    assert_int_equal(b.ops[SIM_OP_KV_DOWN].quant_kernels, 0);
+    assert_int_equal(b.ops[SIM_OP_Q_UP].quant_kernels, 1);
+    assert_int_equal(b.ops[SIM_OP_SHARED_EXPERT].quant_kernels, 2);
+    assert_int_equal(b.ops[SIM_OP_SHARED_EXPERT].kernels, 5);
+    /* the Triton fused_moe's quantizations are its own, already among its two kernels */
+    assert_int_equal(g.ops[SIM_OP_EXPERTS_GATE_UP].quant_kernels, 1);
+    assert_int_equal(b.ops[SIM_OP_EXPERTS_GATE_UP].kernels, 2);
+    assert_int_equal(b.ops[SIM_OP_EXPERTS_DOWN].kernels, 2);
+    assert_int_equal(b.ops[SIM_OP_KV_UP].quant_kernels, 0);
+    assert_int_equal(b.ops[SIM_OP_ROUTER].quant_kernels, 0);
+    /* applied twice, it adds nothing more */
+    sim_graph c = b;
+    sim_graph_block_quant(&c, 2.0);
+    assert_int_equal(c.ops[SIM_OP_Q_DOWN].kernels, 3);
+    assert_near(c.ops[SIM_OP_Q_DOWN].act_bytes, q1->act_bytes, 0);
+    /* 16-bit weights: no block-scaled GEMM, nothing added */
+    sim_graph h = decode(&m, 8, &BF16, 1, 100), h2 = h;
+    sim_graph_block_quant(&h2, 2.0);
+    for (int i = 0; i < SIM_OP_COUNT; i++) {
+        assert_int_equal(h2.ops[i].kernels, h.ops[i].kernels);
+        assert_int_equal(h2.ops[i].quant_kernels, h.ops[i].quant_kernels);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1002,6 +1044,7 @@ int main(void)
         cmocka_unit_test(test_linear_mixer),
         cmocka_unit_test(test_dsa_flat_past_topk),
         cmocka_unit_test(test_vision_encoder),
+        cmocka_unit_test(test_block_quant_kernels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -697,6 +697,36 @@ static void test_rate_range(void **state)
     assert_non_null(strstr(R.out, "a range LO:HI is plan's"));
 }
 
+/* A DP-attention candidate runs at most DeepEP's low-latency buffer x ep / dp sequences per DP
+ * group (cli_plan_internal.h): at --ep 2 --dp 2, 128 x 2 / 2 = 128 per group, 256 in all (serve
+ * refuses a larger decode batch, step.h); a user's --max-num-seqs 8 (16 in all) stays. */
+static void test_dp_attention_batch(void **state)
+{
+    (void)state;
+    const char *base = "plan --model qwen3-30b-a3b --hw h100-sxm --max-gpus 2 --request-rate 1 "
+                       "--num-prompts 300 --random-input-len 256 --random-output-len 32 "
+                       "--slo ttft:5000,tpot:200 --format json";
+    const char *extra[2] = {"", " --max-num-seqs 8"};
+    const double want[2] = {256.0, 16.0};
+    for (int i = 0; i < 2; i++) {
+        runf("%s%s", base, extra[i]);
+        assert_int_equal(R.rc, 0);
+        cJSON *j = cJSON_Parse(R.out);
+        assert_non_null(j);
+        int dpa = 0;
+        const cJSON *r;
+        cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(j, "rows"))
+        {
+            if (!flag_on(r, "dp_attention") || strcmp(str(r, "status"), "ok") != 0)
+                continue;
+            assert_near(num(r, "max_num_seqs"), want[i], 0);
+            dpa++;
+        }
+        assert_true(dpa > 0);
+        cJSON_Delete(j);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -708,6 +738,7 @@ int main(void)
         cmocka_unit_test(test_html),
         cmocka_unit_test(test_bands_twins),
         cmocka_unit_test(test_rate_range),
+        cmocka_unit_test(test_dp_attention_batch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
