@@ -98,6 +98,9 @@ void sim_trace_detail_iter_args(sim_targs *a, const sim_iter_info *it, sim_trace
  * after blocks_used when asked. */
 void sim_trace_detail_kv_counter(sim_trace *t, int pid, const sim_iter_info *it, bool blocks_used);
 
+/* The KV cache's usage in percent at the iteration (0 without blocks): the counter's usage_pct. */
+double sim_trace_detail_kv_usage_pct(const sim_iter_info *it);
+
 /* Size estimates: events counted exactly, by kind, times each kind's mean size in bytes. */
 typedef enum sim_trace_detail_ev {
     SIM_TRACE_DETAIL_EV_META,
