@@ -24,6 +24,7 @@ static const char *const refused[] = {"--request-rate",       "--trace",
                                       "--save-result",        "--result-dir",
                                       "--result-filename",    "--trace-detail",
                                       "--trace-window",       "--trace-max-mb",
+                                      "--trace-full",
                                       "--percentile-metrics", "--metric-percentiles"};
 enum { N_REFUSED = sizeof refused / sizeof refused[0] };
 

@@ -119,6 +119,7 @@ typedef struct cli_opts {
     /* timelines */
     const char *chrome_trace, *trace_detail, *trace_window, *trace_ranks;
     double trace_max_mb;
+    bool trace_full;
     /* pictures */
     const char *html;
     /* endpoint: where it listens, its clock, its limits, the characters a token stands for */

@@ -449,6 +449,8 @@ const cli_opt_def cli_opt_table[] = {
       "iteration|layer|op: how deep the serve timeline goes (default iteration)"),
     O("--trace-window", CLI_OPT_STR, trace_window, 0, 0, CLI_OPT_CMD_SERVE | CLI_OPT_PER_RUN,
       "START:END seconds of simulated time to keep in the timeline (END may be empty)"),
+    O("--trace-full", CLI_OPT_BOOL, trace_full, 0, 0, CLI_OPT_CMD_SERVE | CLI_OPT_PER_RUN,
+      "every event in the serve timeline: no iteration merged, every counter sample"),
     O("--trace-ranks", CLI_OPT_STR, trace_ranks, 0, 0, CLI_OPT_CMD_RUN | CLI_OPT_PER_RUN,
       "all|one: GPU ranks in the run timeline (they are identical; default one)"),
     O("--trace-max-mb", CLI_OPT_NUM, trace_max_mb, 1, 1e7, CLI_OPT_CMD_ENGINE | CLI_OPT_PER_RUN,

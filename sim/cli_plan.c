@@ -52,7 +52,7 @@ static const char *const refused[] = {
     "--engine",       "--weight-dtype", "--act-dtype",   "--dtype",
     "--trace",        "--time-scale",   "--chrome-trace", "--save-requests",
     "--save-result",  "--result-dir",   "--result-filename", "--max-concurrency",
-    "--trace-detail", "--trace-window"};
+    "--trace-detail", "--trace-window", "--trace-full"};
 enum { N_REFUSED = sizeof refused / sizeof refused[0] };
 
 /* ------------------------------------------------------------------------------------------ */

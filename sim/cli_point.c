@@ -399,6 +399,8 @@ static sim_status open_serve_trace(const cli_opts *o, sim_engine_cfg *cfg, const
         free(ts);
         return st;
     }
+    if (o->trace_full)
+        sim_trace_serve_full(ts);
     cfg->observer = &ts->observer;
     *out = ts;
     return SIM_OK;
@@ -432,7 +434,8 @@ void cli_point_serve_free(cli_point_serve_state *s)
 static sim_status open_cluster_trace(const cli_opts *o, int n_prefill, int instances,
                                      sim_cluster_trace **out, sim_err *err)
 {
-    static const char *const one_engine[] = {"--trace-detail", "--trace-window", "--trace-max-mb"};
+    static const char *const one_engine[] = {"--trace-detail", "--trace-window", "--trace-max-mb",
+                                             "--trace-full"};
     for (size_t i = 0; i < sizeof one_engine / sizeof one_engine[0]; i++)
         if (cli_opt_given(o, one_engine[i]))
             return sim_fail(err, SIM_EINPUT,
@@ -503,11 +506,12 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
 {
     memset(s, 0, sizeof *s);
     s->w = &s->own;
-    if (!o->chrome_trace &&
-        (o->trace_detail || o->trace_window || cli_opt_given(o, "--trace-max-mb")))
+    if (!o->chrome_trace && (o->trace_detail || o->trace_window || o->trace_full ||
+                             cli_opt_given(o, "--trace-max-mb")))
         return sim_fail(err, SIM_EINPUT, "%s: needs --chrome-trace FILE",
                         o->trace_detail   ? "--trace-detail"
                         : o->trace_window ? "--trace-window"
+                        : o->trace_full   ? "--trace-full"
                                           : "--trace-max-mb");
     sim_status st = cli_point_engine(o, L, cache, seed, &s->cfg, err);
     if (!st && o->goodput[0])

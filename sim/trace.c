@@ -6,15 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Integer nanoseconds as microseconds with three decimals: exact, so slices nest exactly. */
+/* Integer nanoseconds as microseconds, exact: the three decimals with trailing zeros left out
+ * (3512000 ns is 3512, 16715700 ns is 16715.7), so slices nest exactly and a file is smaller. */
 static void put_us(sim_strbuf *b, int64_t ns)
 {
     if (ns < 0)
         ns = 0;
-    char frac[4] = {'.', (char)('0' + ns % 1000 / 100), (char)('0' + ns % 100 / 10),
-                    (char)('0' + ns % 10)};
     sim_strbuf_int(b, ns / 1000);
-    sim_strbuf_put(b, frac, sizeof frac);
+    int64_t f = ns % 1000;
+    if (!f)
+        return;
+    char frac[4] = {'.', (char)('0' + f / 100), (char)('0' + f % 100 / 10), (char)('0' + f % 10)};
+    size_t n = sizeof frac;
+    while (frac[n - 1] == '0')
+        n--;
+    sim_strbuf_put(b, frac, n);
 }
 
 static void put_tid(sim_strbuf *b, int tid)
@@ -54,6 +60,11 @@ void sim_trace_fmt_num(char *buf, size_t len, double v)
 {
     if (!isfinite(v))
         v = 0.0;
+    /* a whole number below 10^15 is what %.15g prints, without the round trip */
+    if (v == floor(v) && fabs(v) < 1e15 && !(v == 0.0 && signbit(v))) {
+        snprintf(buf, len, "%lld", (long long)v);
+        return;
+    }
     for (int prec = 15; prec <= 17; prec++) {
         snprintf(buf, len, "%.*g", prec, v);
         if (strtod(buf, NULL) == v)
@@ -237,4 +248,119 @@ void sim_trace_async(sim_trace *t, char ph, int pid, const char *cat, const char
     if (ph == 'n')
         sim_strbuf_put(b, ",\"s\":\"t\"", 8);
     end(t, args);
+}
+
+void sim_trace_ctr_init(sim_trace_ctr *c, int pid, const char *name, int64_t every_ns, int n,
+                        const char *const *keys)
+{
+    memset(c, 0, sizeof *c);
+    c->pid = pid;
+    c->name = name;
+    c->every_ns = every_ns;
+    c->n = n < 0 ? 0 : n > SIM_TRACE_CTR_MAX ? SIM_TRACE_CTR_MAX : n;
+    for (int k = 0; k < c->n; k++)
+        c->keys[k] = keys[k];
+}
+
+/* Writes v at ts as the value shown. */
+static void ctr_write(sim_trace *t, sim_trace_ctr *c, int64_t ts_ns, const double *v)
+{
+    sim_targs a;
+    sim_targs_reset(&a);
+    for (int k = 0; k < c->n; k++) {
+        sim_targs_num(&a, c->keys[k], v[k]);
+        c->shown[k] = v[k];
+    }
+    sim_trace_counter(t, c->pid, c->name, ts_ns, &a);
+    c->shown_ns = ts_ns;
+    c->any_shown = true;
+}
+
+static bool ctr_same(const sim_trace_ctr *c, const double *a, const double *b)
+{
+    for (int k = 0; k < c->n; k++)
+        if (a[k] != b[k])
+            return false;
+    return true;
+}
+
+void sim_trace_ctr_set(sim_trace *t, sim_trace_ctr *c, int64_t ts_ns, const double *v)
+{
+    if (c->every_ns < 0 || !c->any_shown) {
+        ctr_write(t, c, ts_ns, v);
+        return;
+    }
+    /* a held change whose interval has ended: its value is the counter's at the interval's end
+     * (the next set is at or after it) */
+    if (c->any_held && ts_ns >= c->shown_ns + c->every_ns) {
+        ctr_write(t, c, c->shown_ns + c->every_ns, c->held);
+        c->any_held = false;
+    }
+    if (ctr_same(c, v, c->shown)) {
+        c->any_held = false; /* back to the value shown */
+        return;
+    }
+    if (ts_ns >= c->shown_ns + c->every_ns) {
+        ctr_write(t, c, ts_ns, v);
+        return;
+    }
+    memcpy(c->held, v, (size_t)c->n * sizeof *v);
+    c->held_ns = ts_ns;
+    c->any_held = true;
+}
+
+void sim_trace_ctr_flush(sim_trace *t, sim_trace_ctr *c)
+{
+    if (c->any_held)
+        ctr_write(t, c, c->held_ns, c->held);
+    c->any_held = false;
+}
+
+void sim_trace_merge_init(sim_trace_merge *m, const char *count_key)
+{
+    memset(m, 0, sizeof *m);
+    m->count_key = count_key;
+}
+
+void sim_trace_merge_flush(sim_trace *t, sim_trace_merge *m)
+{
+    if (!m->held)
+        return;
+    m->held = false;
+    if (m->n > 1) {
+        sim_targs a = m->args;
+        sim_targs_int(&a, m->count_key, m->n);
+        sim_trace_slice(t, m->pid, m->tid, m->name, m->cat, m->ts_ns, m->end_ns - m->ts_ns, &a);
+    } else {
+        sim_trace_slice(t, m->pid, m->tid, m->name, m->cat, m->ts_ns, m->end_ns - m->ts_ns,
+                        &m->args);
+    }
+}
+
+void sim_trace_merge_slice(sim_trace *t, sim_trace_merge *m, int pid, int tid, const char *name,
+                           const char *cat, int64_t ts_ns, int64_t dur_ns, const sim_targs *args)
+{
+    if (!m->count_key) {
+        sim_trace_slice(t, pid, tid, name, cat, ts_ns, dur_ns, args);
+        return;
+    }
+    const size_t len = args ? args->len : 0;
+    if (m->held && ts_ns == m->end_ns && pid == m->pid && tid == m->tid &&
+        strcmp(name, m->name) == 0 && strcmp(cat, m->cat) == 0 && len == m->args.len &&
+        memcmp(len ? args->buf : "", m->args.buf, len) == 0) {
+        m->end_ns += dur_ns;
+        m->n++;
+        return;
+    }
+    sim_trace_merge_flush(t, m);
+    m->held = true;
+    m->pid = pid;
+    m->tid = tid;
+    m->name = name;
+    m->cat = cat;
+    m->ts_ns = ts_ns;
+    m->end_ns = ts_ns + dur_ns;
+    m->n = 1;
+    m->args.len = len;
+    memcpy(m->args.buf, len ? args->buf : "", len + 1);
 }

@@ -5,7 +5,8 @@
  *
  * Rules every writer here keeps (and sim_trace_check verifies):
  *   - ts and dur are microseconds from simulated time 0, printed from integer nanoseconds with
- *     three decimals, so slices on one track nest exactly and never partially overlap;
+ *     three decimals (trailing zeros left out), so slices on one track nest exactly and never
+ *     partially overlap;
  *   - every pid and tid is named with process_name / thread_name metadata events;
  *   - counters' args are objects of finite numbers; async ids are integers; strings are escaped
  *     (strbuf.h's JSON escaping, whole: no name is cut);
@@ -83,6 +84,66 @@ void sim_trace_slice(sim_trace *t, int pid, int tid, const char *name, const cha
 /* A counter sample ("C"): one series per numeric arg. */
 void sim_trace_counter(sim_trace *t, int pid, const char *name, int64_t ts_ns,
                        const sim_targs *args);
+
+/* A counter written sampled: a sample only when a series' value changed, and at most one per
+ * every_ns of simulated time. A change that comes sooner is held and written at the interval's
+ * end, with the value the counter has then (values are set in time order and hold until the next
+ * set, so each sample is the counter's exact value at its ts); a change that returns to the value
+ * shown is not written. sim_trace_ctr_flush writes the last value held at the time it was set,
+ * so the last sample is always exact. every_ns < 0 writes every set, as sim_trace_counter does.
+ * Example (sim_trace *t):
+ *   static const char *const keys[] = {"running", "waiting"};
+ *   sim_trace_ctr c;
+ *   sim_trace_ctr_init(&c, 1, "requests", 10000000, 2, keys);  // at most one per 10 ms
+ *   sim_trace_ctr_set(t, &c, 0, (const double[]){1, 0});       // written at 0
+ *   sim_trace_ctr_set(t, &c, 4000000, (const double[]){2, 0});  // held
+ *   sim_trace_ctr_set(t, &c, 12000000, (const double[]){2, 0}); // {2, 0} written at 10 ms
+ *   sim_trace_ctr_set(t, &c, 15000000, (const double[]){3, 1}); // held
+ *   sim_trace_ctr_flush(t, &c);                                 // {3, 1} written at 15 ms
+ */
+#define SIM_TRACE_CTR_MAX 4
+typedef struct sim_trace_ctr {
+    int pid;
+    const char *name;
+    int64_t every_ns;
+    int n; /* series, at most SIM_TRACE_CTR_MAX */
+    const char *keys[SIM_TRACE_CTR_MAX];
+    double shown[SIM_TRACE_CTR_MAX], held[SIM_TRACE_CTR_MAX];
+    int64_t shown_ns, held_ns;
+    bool any_shown, any_held;
+} sim_trace_ctr;
+
+void sim_trace_ctr_init(sim_trace_ctr *c, int pid, const char *name, int64_t every_ns, int n,
+                        const char *const *keys);
+void sim_trace_ctr_set(sim_trace *t, sim_trace_ctr *c, int64_t ts_ns, const double *v);
+void sim_trace_ctr_flush(sim_trace *t, sim_trace_ctr *c);
+
+/* Slices merged where identical: a slice set here that starts where the held one ends, on the
+ * same track, with the same name, cat and args, extends it; any other is written as it comes.
+ * A merged slice of n > 1 gets one more arg, count_key: n (the held one is written when the next
+ * differs, and by sim_trace_merge_flush). For a track whose slices have no children (a merged
+ * slice would take a later slice's children as its own); name and cat must outlive the held
+ * slice (string constants). count_key NULL: nothing is merged.
+ * Example (sim_trace *t, const sim_targs *a):
+ *   sim_trace_merge m;
+ *   sim_trace_merge_init(&m, "iterations");
+ *   sim_trace_merge_slice(t, &m, 1, 1, "iteration", "iteration", 0, 500, a);
+ *   sim_trace_merge_slice(t, &m, 1, 1, "iteration", "iteration", 500, 700, a);
+ *   sim_trace_merge_flush(t, &m); // one slice 0..1.2 us, args a and "iterations": 2
+ */
+typedef struct sim_trace_merge {
+    const char *count_key;
+    bool held;
+    int pid, tid;
+    const char *name, *cat;
+    int64_t ts_ns, end_ns, n;
+    sim_targs args;
+} sim_trace_merge;
+
+void sim_trace_merge_init(sim_trace_merge *m, const char *count_key);
+void sim_trace_merge_slice(sim_trace *t, sim_trace_merge *m, int pid, int tid, const char *name,
+                           const char *cat, int64_t ts_ns, int64_t dur_ns, const sim_targs *args);
+void sim_trace_merge_flush(sim_trace *t, sim_trace_merge *m);
 
 /* A flow arrow from one track to another: ph 's' (its start) and 'f' (its finish), the same cat
  * and integer id, each bound to the slice that encloses it on (pid, tid) ("bp": "e"), as a

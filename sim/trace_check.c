@@ -245,7 +245,12 @@ static sim_status check_event(checker *c, long idx, const cJSON *ev, sim_err *er
             c->st->end_ns = ts + dur;
         const cJSON *cat = cJSON_GetObjectItemCaseSensitive(ev, "cat");
         if (cJSON_IsString(cat) && strcmp(cat->valuestring, "iteration") == 0) {
-            c->st->iterations++;
+            /* identical iterations merged into one slice (trace_serve.h) count n times */
+            const cJSON *n = cJSON_GetObjectItemCaseSensitive(args, "iterations");
+            if (n && (!is_int(n) || n->valuedouble < 1))
+                return bad(c, idx, "iteration slice whose args.iterations is not a count >= 1",
+                           err);
+            c->st->iterations += n ? (int64_t)n->valuedouble : 1;
             if (dur > INT64_MAX - c->st->iteration_ns)
                 return bad(c, idx, "iteration durations sum past 2^63 ns", err);
             c->st->iteration_ns += dur;

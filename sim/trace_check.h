@@ -30,7 +30,7 @@ typedef struct sim_trace_stats {
     int64_t tracks;       /* distinct (pid, tid) with slices */
     int64_t end_ns;       /* latest ts + dur */
     int64_t iteration_ns; /* sum of the durations of slices with cat "iteration" */
-    int64_t iterations;
+    int64_t iterations;   /* slices with cat "iteration", each counted args.iterations times */
     int64_t last_iteration_end_ns;
 } sim_trace_stats;
 

@@ -227,16 +227,20 @@ void sim_trace_detail_iter_args(sim_targs *a, const sim_iter_info *it, sim_trace
         iter_arg(a, it, (iter_row)rows[k]);
 }
 
+double sim_trace_detail_kv_usage_pct(const sim_iter_info *it)
+{
+    return it->kv_total_blocks > 0
+               ? 100.0 * (double)it->kv_used_blocks / (double)it->kv_total_blocks
+               : 0.0;
+}
+
 void sim_trace_detail_kv_counter(sim_trace *t, int pid, const sim_iter_info *it, bool blocks_used)
 {
     sim_targs a;
     sim_targs_reset(&a);
     if (blocks_used)
         sim_targs_int(&a, "blocks_used", it->kv_used_blocks);
-    sim_targs_num(&a, "usage_pct",
-                  it->kv_total_blocks > 0
-                      ? 100.0 * (double)it->kv_used_blocks / (double)it->kv_total_blocks
-                      : 0.0);
+    sim_targs_num(&a, "usage_pct", sim_trace_detail_kv_usage_pct(it));
     sim_trace_counter(t, pid, "kv cache", it->start_ns, &a);
 }
 

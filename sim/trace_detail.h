@@ -114,6 +114,9 @@ typedef struct sim_trace_tiers {
 void sim_trace_detail_tier(sim_trace *t, int pid, int iter_tid, sim_trace_tiers *st,
                            int64_t *flows, const sim_tier_move *m);
 
+/* The KV cache's usage in percent at the iteration (0 without blocks): the counter's usage_pct. */
+double sim_trace_detail_kv_usage_pct(const sim_iter_info *it);
+
 /* Size estimates: events counted exactly, by kind, times each kind's mean size in bytes. */
 typedef enum sim_trace_detail_ev {
     SIM_TRACE_DETAIL_EV_META,

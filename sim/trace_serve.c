@@ -224,18 +224,19 @@ static void on_iteration(void *ctx, const sim_iter_info *it)
     sim_trace *t = &ts->t;
     sim_targs a;
     sim_trace_detail_iter_args(&a, it, SIM_TRACE_DETAIL_ITER_ENGINE);
-    sim_trace_slice(t, PID_ENGINE, TID_ISSUE, "iteration", "iteration", it->start_ns, it->dur_ns,
-                    &a);
-    sim_targs_reset(&a);
-    sim_targs_int(&a, "running", it->running);
-    sim_targs_int(&a, "waiting", it->waiting);
-    sim_trace_counter(t, PID_ENGINE, "requests", it->start_ns, &a);
-    sim_targs_reset(&a);
-    sim_targs_int(&a, "prefill", it->prefill_tokens);
-    sim_targs_int(&a, "cached", it->cached_tokens);
-    sim_targs_int(&a, "decode", it->decode_tokens);
-    sim_trace_counter(t, PID_ENGINE, "batch tokens", it->start_ns, &a);
-    sim_trace_detail_kv_counter(t, PID_ENGINE, it, true);
+    if (ts->detail == SIM_TRACE_ITERATION)
+        sim_trace_merge_slice(t, &ts->iters, PID_ENGINE, TID_ISSUE, "iteration", "iteration",
+                              it->start_ns, it->dur_ns, &a);
+    else /* layers and ops nest in each iteration: not merged */
+        sim_trace_slice(t, PID_ENGINE, TID_ISSUE, "iteration", "iteration", it->start_ns,
+                        it->dur_ns, &a);
+    const double req[] = {(double)it->running, (double)it->waiting};
+    sim_trace_ctr_set(t, &ts->requests, it->start_ns, req);
+    const double tok[] = {(double)it->prefill_tokens, (double)it->cached_tokens,
+                          (double)it->decode_tokens};
+    sim_trace_ctr_set(t, &ts->tokens, it->start_ns, tok);
+    const double kv[] = {(double)it->kv_used_blocks, sim_trace_detail_kv_usage_pct(it)};
+    sim_trace_ctr_set(t, &ts->kv, it->start_ns, kv);
     write_serve_stages(ts, it);
     if (ts->detail == SIM_TRACE_ITERATION)
         return;
@@ -256,6 +257,23 @@ static void on_tier(void *ctx, const sim_tier_move *m)
     sim_trace_serve *ts = ctx;
     if (active(ts)) /* (on_iteration advanced the window to its iteration) */
         sim_trace_detail_tier(&ts->t, PID_ENGINE, TID_ISSUE, &ts->tiers, &ts->tier_flows, m);
+}
+
+/* The engine's counters (sim_trace_detail_kv_counter's keys for the KV cache), sampled. */
+static void init_counters(sim_trace_serve *ts, int64_t every_ns)
+{
+    static const char *const req[] = {"running", "waiting"};
+    static const char *const tok[] = {"prefill", "cached", "decode"};
+    static const char *const kv[] = {"blocks_used", "usage_pct"};
+    sim_trace_ctr_init(&ts->requests, PID_ENGINE, "requests", every_ns, 2, req);
+    sim_trace_ctr_init(&ts->tokens, PID_ENGINE, "batch tokens", every_ns, 3, tok);
+    sim_trace_ctr_init(&ts->kv, PID_ENGINE, "kv cache", every_ns, 2, kv);
+}
+
+void sim_trace_serve_full(sim_trace_serve *ts)
+{
+    ts->iters.count_key = NULL; /* no merging */
+    init_counters(ts, -1);
 }
 
 sim_status sim_trace_serve_open(sim_trace_serve *ts, const char *path, sim_trace_detail detail,
@@ -282,6 +300,8 @@ sim_status sim_trace_serve_open(sim_trace_serve *ts, const char *path, sim_trace
     ts->n = n;
     ts->observer = (sim_engine_observer){
         .ctx = ts, .iteration = on_iteration, .request = on_request, .tier = on_tier};
+    sim_trace_merge_init(&ts->iters, "iterations");
+    init_counters(ts, SIM_TRACE_SERVE_COUNTER_EVERY_NS);
     sim_trace_name_process(&ts->t, PID_ENGINE, "engine", 0);
     sim_trace_detail_tracks(&ts->t, PID_ENGINE, detail == SIM_TRACE_OP);
     sim_trace_name_process(&ts->t, PID_REQUESTS, "requests", 1);
@@ -315,6 +335,10 @@ sim_status sim_trace_serve_close(sim_trace_serve *ts, int64_t end_ns, sim_err *e
     advance(ts, end_ns);
     for (size_t i = 0; i < ts->n; i++)
         close_span(ts, (int64_t)i, end_ns);
+    sim_trace_merge_flush(&ts->t, &ts->iters);
+    sim_trace_ctr_flush(&ts->t, &ts->requests);
+    sim_trace_ctr_flush(&ts->t, &ts->tokens);
+    sim_trace_ctr_flush(&ts->t, &ts->kv);
     sim_status st = sim_trace_close(&ts->t, err);
     free_state(ts);
     return st;

@@ -39,6 +39,13 @@
 double sim_trace_serve_estimate_bytes(sim_trace_detail detail, const sim_step_cfg *cfg,
                                       double iterations, double requests, double preemptions);
 
+/* Slim by default: at iteration detail, back-to-back iterations with identical args (every key
+ * above) are one slice with "iterations": n; the counters are written only when a value changes,
+ * at most one sample per SIM_TRACE_SERVE_COUNTER_EVERY_NS of simulated time, each sample exact
+ * and the last value written when the run ends (trace.h's sim_trace_ctr). sim_trace_serve_full
+ * writes every iteration's slice and counters as they come. */
+#define SIM_TRACE_SERVE_COUNTER_EVERY_NS 10000000 /* 10 ms */
+
 /* A serving timeline: an observer of the engine. */
 typedef struct sim_trace_serve {
     sim_trace t;
@@ -57,12 +64,17 @@ typedef struct sim_trace_serve {
     sim_step_result *mb_step; /* a micro-batch's step */
     sim_trace_tiers tiers;    /* the lower KV tiers' tracks (with --kv-offload) */
     int64_t tier_flows;
+    sim_trace_merge iters;    /* iteration slices, merged where identical */
+    sim_trace_ctr requests, tokens, kv; /* the counters, sampled */
 } sim_trace_serve;
 
 /* Opens a serving timeline of n requests. w1_ns < 0: no end to the window. */
 sim_status sim_trace_serve_open(sim_trace_serve *ts, const char *path, sim_trace_detail detail,
                                 int64_t w0_ns, int64_t w1_ns, size_t n, const sim_step_cfg *step,
                                 sim_err *err);
+
+/* Every event: no slice merged, every counter sample written (call before the run). */
+void sim_trace_serve_full(sim_trace_serve *ts);
 
 /* Closes every open span at end_ns and finishes the file. */
 sim_status sim_trace_serve_close(sim_trace_serve *ts, int64_t end_ns, sim_err *err);

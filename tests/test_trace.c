@@ -100,6 +100,7 @@ static double file_bytes(const char *path)
 }
 
 static double last_serve_bytes, last_serve_estimate; /* of the last serve_trace */
+static bool serve_full; /* the serve traces below written with sim_trace_serve_full */
 
 /* root: NULL, or where the trace is loaded to (then the caller deletes it) */
 static void serve_trace_pp(sim_trace_detail detail, int64_t w0, int64_t w1, double util, int pp,
@@ -131,6 +132,8 @@ static void serve_trace_pp(sim_trace_detail detail, int64_t w0, int64_t w1, doub
     const char *path = tmp_path("serve");
     sim_trace_serve *ts = calloc(1, sizeof *ts);
     assert_int_equal(sim_trace_serve_open(ts, path, detail, w0, w1, w.n, &cfg.step, &err), SIM_OK);
+    if (serve_full)
+        sim_trace_serve_full(ts);
     cfg.observer = &ts->observer;
     assert_int_equal(sim_engine_check(&cfg, &w, &err), SIM_OK);
     assert_int_equal(sim_engine_run(&cfg, &w, res, &err), SIM_OK);
@@ -156,22 +159,39 @@ static void test_serve_trace_adds_up(void **state)
 {
     (void)state;
     sim_engine_result res;
-    sim_trace_stats s;
+    sim_trace_stats s, slim;
+    serve_full = true;
     serve_trace(SIM_TRACE_ITERATION, 0, -1, 0.9, &res, &s);
     /* one slice per iteration, their durations exactly the engine's busy time, the last one
      * ending at the run's duration */
     assert_int_equal(s.iterations, res.iterations);
+    assert_int_equal(s.slices, res.iterations);
     assert_int_equal(s.iteration_ns, (int64_t)res.busy_ns);
     assert_int_equal(s.last_iteration_end_ns, res.duration_ns);
     assert_int_equal(s.counters, 3 * res.iterations);
     /* per request: a span with queued, prefill and decode phases: 8 async events */
     assert_int_equal(s.async_events, 8 * 200);
-    /* the size estimated from the counts is within 10% of the file */
+    /* the size estimated from the counts is within 10% of the full file */
     assert_near(last_serve_estimate, last_serve_bytes, 0.10);
+    const double full_bytes = last_serve_bytes;
     sim_engine_result_free(&res);
+    /* slim (the default): the same iterations, busy time and end in fewer slices and samples,
+     * the same requests; smaller than the full file and than the estimate */
+    serve_full = false;
+    serve_trace(SIM_TRACE_ITERATION, 0, -1, 0.9, &res, &slim);
+    assert_int_equal(slim.iterations, res.iterations);
+    assert_int_equal(slim.iteration_ns, (int64_t)res.busy_ns);
+    assert_int_equal(slim.last_iteration_end_ns, res.duration_ns);
+    assert_int_equal(slim.async_events, 8 * 200);
+    assert_true(slim.slices < s.slices);
+    assert_true(slim.counters < s.counters);
+    assert_true(last_serve_bytes < full_bytes && last_serve_bytes < last_serve_estimate);
+    sim_engine_result_free(&res);
+    serve_full = true;
     serve_trace(SIM_TRACE_LAYER, 0, -1, 0.9, &res, &s);
     assert_near(last_serve_estimate, last_serve_bytes, 0.10);
     sim_engine_result_free(&res);
+    serve_full = false;
 }
 
 /* Args keep every digit: the shortest decimal that reads back exactly (the step's 2799525.877 us
@@ -369,7 +389,8 @@ static void test_serve_trace_pp_stages(void **state)
     serve_trace_pp(SIM_TRACE_ITERATION, 0, -1, 0.9, 2, &res, &st, &root);
     assert_int_equal(st.iterations, res.iterations);
     assert_int_equal(st.async_events, 8 * 200);
-    assert_near(last_serve_estimate, last_serve_bytes, 0.10);
+    /* the estimate is of the full trace: an upper bound of the slim one */
+    assert_true(last_serve_bytes < last_serve_estimate);
     assert_string_equal(process_name(root, 3), "stage 0: layers 0-15");
     assert_string_equal(process_name(root, 4), "stage 1: layers 16-31");
     /* the first iteration: the first request's prompt alone */
@@ -462,6 +483,8 @@ static sim_trace_stats small_serve_trace(int64_t n, int64_t in, int64_t out, dou
     const char *path = tmp_path("small-serve");
     sim_trace_serve *ts = calloc(1, sizeof *ts);
     assert_int_equal(sim_trace_serve_open(ts, path, detail, w0, w1, w.n, &cfg.step, &err), SIM_OK);
+    if (serve_full)
+        sim_trace_serve_full(ts);
     cfg.observer = &ts->observer;
     assert_int_equal(sim_engine_run(&cfg, &w, res, &err), SIM_OK);
     assert_int_equal(sim_trace_serve_close(ts, res->duration_ns, &err), SIM_OK);
@@ -493,7 +516,9 @@ static void test_serve_trace_details_and_window(void **state)
     assert_int_equal(s.iteration_ns, log.dur_ns[2] + log.dur_ns[3]);
     assert_int_equal(s.last_iteration_end_ns, log.start_ns[3] + log.dur_ns[3]);
     assert_int_equal(s.end_ns, log.start_ns[3] + log.dur_ns[3]);
-    assert_int_equal(s.counters, 3 * 2);
+    /* each counter once: the second iteration's values are the first's (3 running, 0 waiting; 3
+     * decode tokens; 3 x 7 blocks, 100-103 tokens fitting in 7 of 16) */
+    assert_int_equal(s.counters, 3);
     /* the 3 requests, decoding all along: span and phase begun at the window's start, ended at
      * its end */
     assert_int_equal(s.async_events, 3 * 4);
@@ -528,6 +553,38 @@ static void test_serve_trace_details_and_window(void **state)
     sim_engine_result_free(&res);
 }
 
+/* The small run above (3 prompts of 100 tokens, 4 out) at iteration detail, full and slim. Full:
+ * 4 iteration slices and 3 counters x 4 samples. Slim: the three decode iterations have the same
+ * args (batch 3, 3 decode tokens, one CUDA-graph batch, 21 KV blocks as 100-103 tokens fit in 7
+ * blocks of 16, 3 running, 0 waiting) and run back to back,
+ * so they are one slice with "iterations": 3 next to the prefill's; "requests" (3, 0) and
+ * "kv cache" (21 blocks) never change after the first sample (1 each); "batch tokens" goes from
+ * (300, 0, 0) to (0, 0, 3) once (2). Events: 6 metadata and 24 async in both; 6 + 4 + 12 + 24 =
+ * 46 full, 6 + 2 + 4 + 24 = 36 slim. */
+static void test_serve_trace_slim_counts(void **state)
+{
+    (void)state;
+    static engine_log log;
+    sim_engine_result res;
+    serve_full = true;
+    sim_trace_stats f = small_serve_trace(3, 100, 4, 0.9, SIM_TRACE_ITERATION, 0, -1, &log, &res);
+    sim_engine_result_free(&res);
+    serve_full = false;
+    sim_trace_stats s = small_serve_trace(3, 100, 4, 0.9, SIM_TRACE_ITERATION, 0, -1, &log, &res);
+    assert_int_equal(f.slices, 4);
+    assert_int_equal(f.counters, 12);
+    assert_int_equal(f.events, 46);
+    assert_int_equal(s.slices, 2);
+    assert_int_equal(s.iterations, 4);
+    assert_int_equal(s.iteration_ns, f.iteration_ns);
+    assert_int_equal(s.iteration_ns, (int64_t)res.busy_ns);
+    assert_int_equal(s.last_iteration_end_ns, res.duration_ns);
+    assert_int_equal(s.counters, 4);
+    assert_int_equal(s.async_events, f.async_events);
+    assert_int_equal(s.events, 36);
+    sim_engine_result_free(&res);
+}
+
 static void test_writer_escapes_and_is_atomic(void **state)
 {
     (void)state;
@@ -556,6 +613,96 @@ static void test_writer_escapes_and_is_atomic(void **state)
     sim_trace_abort(&t);
     assert_int_not_equal(access(path, F_OK), 0);
     assert_int_not_equal(access(t.out.tmp, F_OK), 0);
+}
+
+/* The i-th event of a loaded trace with ph p (NULL past the last). */
+static const cJSON *nth_event(const cJSON *root, char p, int i)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(root, "traceEvents"))
+    {
+        const cJSON *ph = cJSON_GetObjectItemCaseSensitive(e, "ph");
+        if (ph->valuestring[0] == p && i-- == 0)
+            return e;
+    }
+    return NULL;
+}
+
+static double ev_num(const cJSON *e, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, key);
+    if (!v)
+        v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(e, "args"), key);
+    assert_non_null(v);
+    return v->valuedouble;
+}
+
+/* A counter sampled at most once per 10 ms, set (ms: value) 0: 1, 4: 2, 6: 3, 12: 3, 13: 5,
+ * 15: 3, 25: 7, 27: 8. Written: 1 at 0; the 3 held since 6 ms at 10 ms (the interval's end; it is
+ * the counter's value then) when the set at 12 ms comes; the 5 of 13 ms dropped, the counter back
+ * at 3 by 15 ms; 7 at 25 ms (10 ms after the last sample); the 8 of 27 ms, held, written by the
+ * flush at 27 ms: the last value exact. Every set written (every_ns -1): all 8. Slices: two
+ * back-to-back ones with the same args merge (0..1200 ns, "iterations": 2); one with other args
+ * (1200..1300), one like the first after it (1300..1400) and one after a gap (1500..1600) do not. */
+static void test_sampled_counter_and_merge(void **state)
+{
+    (void)state;
+    static const int64_t at_ms[] = {0, 4, 6, 12, 13, 15, 25, 27};
+    static const double val[] = {1, 2, 3, 3, 5, 3, 7, 8};
+    static const char *const keys[] = {"n"};
+    const char *path = tmp_path("ctr");
+    sim_err err = {{0}};
+    for (int full = 0; full < 2; full++) {
+        sim_trace t;
+        assert_int_equal(sim_trace_open(&t, path, &err), SIM_OK);
+        sim_trace_name_process(&t, 1, "p", 0);
+        sim_trace_name_thread(&t, 1, 1, "t", 0);
+        sim_trace_ctr c;
+        sim_trace_ctr_init(&c, 1, "c", full ? -1 : 10000000, 1, keys);
+        for (int i = 0; i < 8; i++)
+            sim_trace_ctr_set(&t, &c, at_ms[i] * 1000000, &val[i]);
+        sim_trace_ctr_flush(&t, &c);
+        sim_trace_merge m;
+        sim_trace_merge_init(&m, "iterations");
+        sim_targs a, b;
+        sim_targs_reset(&a);
+        sim_targs_int(&a, "batch_size", 4);
+        sim_targs_reset(&b);
+        sim_targs_int(&b, "batch_size", 5);
+        sim_trace_merge_slice(&t, &m, 1, 1, "it", "iteration", 0, 500, &a);
+        sim_trace_merge_slice(&t, &m, 1, 1, "it", "iteration", 500, 700, &a);
+        sim_trace_merge_slice(&t, &m, 1, 1, "it", "iteration", 1200, 100, &b);
+        sim_trace_merge_slice(&t, &m, 1, 1, "it", "iteration", 1300, 100, &a);
+        sim_trace_merge_slice(&t, &m, 1, 1, "it", "iteration", 1500, 100, &a);
+        sim_trace_merge_flush(&t, &m);
+        assert_int_equal(sim_trace_close(&t, &err), SIM_OK);
+        sim_trace_stats s = check_ok(path);
+        cJSON *root = NULL;
+        assert_int_equal(sim_jsonf_load_max(path, 1L << 20, &root, &err), SIM_OK);
+        remove(path);
+        assert_int_equal(s.iterations, 5);
+        assert_int_equal(s.iteration_ns, 1200 + 100 + 100 + 100);
+        assert_int_equal(s.slices, 4);
+        if (full) {
+            assert_int_equal(s.counters, 8);
+            for (int i = 0; i < 8; i++)
+                assert_true(ev_num(nth_event(root, 'C', i), "n") == val[i]);
+        } else {
+            static const double want_us[] = {0, 10000, 25000, 27000}, want[] = {1, 3, 7, 8};
+            assert_int_equal(s.counters, 4);
+            for (int i = 0; i < 4; i++) {
+                const cJSON *e = nth_event(root, 'C', i);
+                assert_true(ev_num(e, "ts") == want_us[i]);
+                assert_true(ev_num(e, "n") == want[i]);
+            }
+        }
+        const cJSON *x = nth_event(root, 'X', 0);
+        assert_true(ev_num(x, "dur") == 1.2);
+        assert_true(ev_num(x, "iterations") == 2);
+        assert_null(cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(nth_event(root, 'X', 2), "args"), "iterations"));
+        cJSON_Delete(root);
+    }
 }
 
 /* Names are escaped whole, however long (strbuf.h's escaping: no fixed buffer cuts them), and an
@@ -704,6 +851,8 @@ int main(void)
         cmocka_unit_test(test_run_trace_pp_stages),
         cmocka_unit_test(test_serve_trace_pp_stages),
         cmocka_unit_test(test_serve_trace_details_and_window),
+        cmocka_unit_test(test_serve_trace_slim_counts),
+        cmocka_unit_test(test_sampled_counter_and_merge),
         cmocka_unit_test(test_writer_escapes_and_is_atomic),
         cmocka_unit_test(test_writer_long_names_and_full_args),
         cmocka_unit_test(test_shipped_examples_pass),
