@@ -123,6 +123,8 @@ static void deliver(loop *L)
 static int emit_tokens(loop *L, int64_t id, int64_t ntok)
 {
     sim_seq *r = &L->res->seqs[id];
+    if (L->fe_on && L->steady) /* streamed: every token, but the steady decodes' are not written */
+        L->fe.streamed[id] = r->generated;
     if (L->fe_on)
         L->emit[L->n_emit++] = (sim_frontend_emit){.id = id,
                                                    .before = r->generated,
@@ -196,9 +198,14 @@ static int iterate(loop *L)
     sim_seq_group *const groups = L->groups;
     /* an engine's load rule drafts by the running batch (spec.h's adapt) */
     const int64_t k = spec_tokens_now(L);
+    L->sched.st.last_ns = L->fe_on ? L->fe.prev_ns : L->now; /* the steady decodes' last tokens */
     size_t n = sim_sched_next(&L->sched, seqs, L->batch);
     SIM_ASSERT(sim_sched_blocks_conserved(&L->sched, seqs));
-    if (n == 0)
+    /* steady decodes (sched.h): one token each, not in the batch */
+    const int64_t steady = sim_sched_steady_count(&L->sched);
+    if (L->sched.st.oom)
+        return -1;
+    if (n == 0 && steady == 0)
         return 0;
     bool prefill = false;
     size_t n_pre = 0, n_dec = 0;
@@ -240,7 +247,11 @@ static int iterate(loop *L)
         }
     }
     sim_engine_batch eb;
-    sim_engine_price_batch(L->cfg, groups, n, prefill, k, &L->memo, &eb);
+    if (L->steady)
+        sim_engine_price_batch_plus(L->cfg, groups, n, steady,
+                                    sim_sched_steady_context(&L->sched), prefill, &L->memo, &eb);
+    else
+        sim_engine_price_batch(L->cfg, groups, n, prefill, k, &L->memo, &eb);
     const sim_step_cfg sc = eb.sc;
     const sim_step_result *step = eb.step;
     const int64_t graph_seqs = eb.graph_seqs;
@@ -304,7 +315,9 @@ static int iterate(loop *L)
     L->n_emit = 0;
     if (L->fe_on) /* what arrived during the iteration is ahead of its output in the front end */
         send_arrivals(L);
-    int64_t produced = 0;
+    int64_t produced = steady;
+    if (!L->fe_on) /* each streamed in the iteration before: its gap is dt */
+        L->same_gaps += steady;
     int ok = 1;
     for (size_t i = 0; i < n; i++) {
         int64_t id = batch[i].req;
@@ -342,10 +355,10 @@ static int iterate(loop *L)
             produced += ntok;
         }
     }
-    if (L->fe_on && L->n_emit) {
+    if (L->fe_on && (L->n_emit || steady)) {
         int64_t client;
         ok &= sim_frontend_stream(&L->fe, &L->cfg->frontend, L->now, seqs, L->emit, L->n_emit,
-                                  produced, &L->res->itl, &client);
+                                  steady, produced, &L->res->itl, &client);
         for (size_t i = 0; i < L->n_emit; i++)
             if (L->emit[i].chunk)
                 notify_chunk(L, L->emit[i].id, L->emit[i].after, client);
@@ -364,8 +377,12 @@ static int iterate(loop *L)
                         sim_workload_turn_release(L->w, (size_t)id, seqs[id].finish_ns, 0),
                         lk->follow, -1});
         }
+    if (L->steady)
+        ok &= sim_sched_steady_settle(&L->sched, seqs, batch, n,
+                                      L->fe_on ? L->fe.prev_ns : L->now);
     sim_sched_compact(&L->sched, seqs);
-    ok &= record_iteration(L, (int64_t)n, draft_ns, produced);
+    L->res->steady_seqs += steady;
+    ok &= record_iteration(L, (int64_t)n + steady, draft_ns, produced);
     return ok ? 1 : -1;
 }
 
@@ -565,6 +582,10 @@ sim_status sim_engine_finish(sim_engine *e, sim_err *err)
     sim_engine_result *out = L->res;
     const size_t n = L->w->n;
     sim_status st = sim_engine_advance(e, INT64_MAX, err);
+    if (L->steady) { /* every steady decode's counts written (none is left once all are done) */
+        L->sched.st.last_ns = L->fe_on ? L->fe.prev_ns : L->now;
+        sim_sched_steady_flush(&L->sched, out->seqs);
+    }
     if (!st && L->done < n)
         st = sim_fail(err, SIM_EINTERNAL, "engine idle with %zu of %zu requests done", L->done, n);
     if (!st && !sim_hist_finish(&out->itl))
@@ -618,10 +639,41 @@ void sim_engine_abort(sim_engine *e, sim_engine_result *out)
     sim_engine_result_free(out);
 }
 
+/* Whether a run may hold its decodes as steady aggregates (sched.h): one token a decode (no
+ * speculation), each sequence's step terms linear in its context (full attention: the batch's
+ * shape is sums of whole numbers, sim_graph_shape_add_decodes) and not split by rank (no
+ * pipeline stages or data-parallel attention, which price each sequence), no sliding block
+ * tables, a scheduler whose walk it reproduces, every token streamed as its own chunk, and
+ * nobody watching or stepping the engine (observers see each sequence; a caller stepping it
+ * reads the requests between steps). Otherwise the run walks every sequence, as before. */
+static bool steady_fits(const loop *L)
+{
+    const sim_engine_cfg *c = L->cfg;
+    const sim_sched_cfg *s = &L->sched.cfg;
+    const sim_par par = sim_step_par(&c->step);
+    return !c->observer && s->spec_tokens == 0 && !L->w->links && sim_pp_stages(&c->step) == 1 &&
+           sim_par_dp(&par) < 2 && sim_graph_decode_linear(c->step.model) &&
+           L->sched.kv.swa_groups == 0 &&
+           (s->policy == SIM_POLICY_MAX_UTIL ||
+            (s->policy == SIM_POLICY_VLLM && s->chunked_prefill)) &&
+           (!L->fe_on || c->frontend.stream_interval == 1);
+}
+
 sim_status sim_engine_run(const sim_engine_cfg *cfg, const sim_workload *w, sim_engine_result *out,
                           sim_err *err)
 {
     sim_engine *e;
     sim_status st = sim_engine_start(cfg, w, w->n, out, &e, err);
-    return st ? st : sim_engine_finish(e, err);
+    if (st)
+        return st;
+    loop *L = &e->L;
+    if (steady_fits(L) && w->n < (size_t)INT32_MAX / 2) {
+        L->steady = sim_sched_steady_init(&L->sched.st, L->cap,
+                                          (size_t)L->sched.cfg.max_num_seqs, L->sched.kv.block_size);
+        if (!L->steady) {
+            sim_engine_abort(e, out);
+            return sim_fail(err, SIM_EINTERNAL, "out of memory for %zu requests", w->n);
+        }
+    }
+    return sim_engine_finish(e, err);
 }

@@ -46,6 +46,7 @@ typedef struct loop {
     /* with a front end: its queue and streams, the next sent request to reach the scheduler, and
      * the last iteration's tokens as emitted (room for max_num_seqs) */
     bool fe_on;
+    bool steady; /* the scheduler holds steady decodes (sched.h; sim_engine_run where it fits) */
     sim_frontend fe;
     size_t next_ready; /* the next sent request to reach the scheduler, with or without one */
     bool fe_slot_freed; /* a request that held a slot of --max-concurrency finished */
