@@ -199,6 +199,12 @@ static int iterate(loop *L)
     /* an engine's load rule drafts by the running batch (spec.h's adapt) */
     const int64_t k = spec_tokens_now(L);
     L->sched.st.last_ns = L->fe_on ? L->fe.prev_ns : L->now; /* the steady decodes' last tokens */
+    if (L->steady && (L->sched.st.tick > INT32_MAX / 2 || L->sched.st.next_rank > INT32_MAX / 2)) {
+        /* its ticks and ranks are 32-bit: walk every sequence from here */
+        sim_sched_steady_flush(&L->sched, seqs);
+        sim_sched_compact_all(&L->sched, seqs);
+        L->sched.st.on = L->steady = false;
+    }
     size_t n = sim_sched_next(&L->sched, seqs, L->batch);
     SIM_ASSERT(sim_sched_blocks_conserved(&L->sched, seqs));
     /* steady decodes (sched.h): one token each, not in the batch */
