@@ -125,6 +125,8 @@ static void deliver(loop *L)
 static int emit_tokens(loop *L, int64_t id, int64_t ntok)
 {
     sim_seq *r = &L->res->seqs[id];
+    if (L->fe_on && L->steady) /* streamed: every token, but the steady decodes' are not written */
+        L->fe.streamed[id] = r->generated;
     if (L->fe_on)
         L->emit[L->n_emit++] = (sim_frontend_emit){.id = id,
                                                    .before = r->generated,
@@ -198,9 +200,20 @@ static int iterate(loop *L)
     sim_seq_group *const groups = L->groups;
     /* an engine's load rule drafts by the running batch (spec.h's adapt) */
     const int64_t k = spec_tokens_now(L);
+    L->sched.st.last_ns = L->fe_on ? L->fe.prev_ns : L->now; /* the steady decodes' last tokens */
+    if (L->steady && (L->sched.st.tick > INT32_MAX / 2 || L->sched.st.next_rank > INT32_MAX / 2)) {
+        /* its ticks and ranks are 32-bit: walk every sequence from here */
+        sim_sched_steady_flush(&L->sched, seqs);
+        sim_sched_compact_all(&L->sched, seqs);
+        L->sched.st.on = L->steady = false;
+    }
     size_t n = sim_sched_next(&L->sched, seqs, L->batch);
     SIM_ASSERT(sim_sched_blocks_conserved(&L->sched, seqs));
-    if (n == 0)
+    /* steady decodes (sched.h): one token each, not in the batch */
+    const int64_t steady = sim_sched_steady_count(&L->sched);
+    if (L->sched.st.oom)
+        return -1;
+    if (n == 0 && steady == 0)
         return 0;
     bool prefill = false;
     size_t n_pre = 0, n_dec = 0;
@@ -242,7 +255,11 @@ static int iterate(loop *L)
         }
     }
     sim_engine_batch eb;
-    sim_engine_price_batch(L->cfg, groups, n, prefill, k, &L->memo, &eb);
+    if (L->steady)
+        sim_engine_price_batch_plus(L->cfg, groups, n, steady,
+                                    sim_sched_steady_context(&L->sched), prefill, &L->memo, &eb);
+    else
+        sim_engine_price_batch(L->cfg, groups, n, prefill, k, &L->memo, &eb);
     const sim_step_cfg sc = eb.sc;
     const sim_step_result *step = eb.step;
     const int64_t graph_seqs = eb.graph_seqs;
@@ -307,7 +324,9 @@ static int iterate(loop *L)
     L->n_emit = 0;
     if (L->fe_on) /* what arrived during the iteration is ahead of its output in the front end */
         send_arrivals(L);
-    int64_t produced = 0;
+    int64_t produced = steady;
+    if (!L->fe_on) /* each streamed in the iteration before: its gap is dt */
+        L->same_gaps += steady;
     int ok = 1;
     for (size_t i = 0; i < n; i++) {
         int64_t id = batch[i].req;
@@ -345,10 +364,10 @@ static int iterate(loop *L)
             produced += ntok;
         }
     }
-    if (L->fe_on && L->n_emit) {
+    if (L->fe_on && (L->n_emit || steady)) {
         int64_t client;
         ok &= sim_frontend_stream(&L->fe, &L->cfg->frontend, L->now, seqs, L->emit, L->n_emit,
-                                  produced, &L->res->itl, &client);
+                                  steady, produced, &L->res->itl, &client);
         for (size_t i = 0; i < L->n_emit; i++)
             if (L->emit[i].chunk)
                 notify_chunk(L, L->emit[i].id, L->emit[i].after, client);
@@ -368,8 +387,12 @@ static int iterate(loop *L)
                         lk->follow, -1});
         }
     sim_engine_report_tiers(L, start, L->now, L->now, false); /* written through at its end */
+    if (L->steady)
+        ok &= sim_sched_steady_settle(&L->sched, seqs, batch, n,
+                                      L->fe_on ? L->fe.prev_ns : L->now);
     sim_sched_compact(&L->sched, seqs);
-    ok &= record_iteration(L, (int64_t)n, draft_ns, produced);
+    L->res->steady_seqs += steady;
+    ok &= record_iteration(L, (int64_t)n + steady, draft_ns, produced);
     return ok ? 1 : -1;
 }
 
@@ -601,6 +624,10 @@ sim_status sim_engine_finish(sim_engine *e, sim_err *err)
     sim_engine_result *out = L->res;
     const size_t n = L->w->n;
     sim_status st = sim_engine_advance(e, INT64_MAX, err);
+    if (L->steady) { /* every steady decode's counts written (none is left once all are done) */
+        L->sched.st.last_ns = L->fe_on ? L->fe.prev_ns : L->now;
+        sim_sched_steady_flush(&L->sched, out->seqs);
+    }
     if (!st && L->done < n)
         st = sim_fail(err, SIM_EINTERNAL, "engine idle with %zu of %zu requests done", L->done, n);
     if (!st && !sim_hist_finish(&out->itl))
@@ -620,26 +647,8 @@ sim_status sim_engine_finish(sim_engine *e, sim_err *err)
         SIM_ASSERT(want == got && (n == 0 || out->iterations > 0));
     }
 #endif
-    if (!st) {
-        out->n = n;
-        out->duration_ns = L->now > L->fe.last_ns ? L->now : L->fe.last_ns;
-        out->frontend_on = L->fe_on;
-        out->frontend_ttft_ns = L->fe.in_ns + L->fe.first_ns;
-        out->frontend_e2e_ns = L->fe.in_ns + L->fe.finish_ns;
-        out->preemptions = L->sched.preemptions;
-        out->kv_peak_blocks = L->sched.kv.peak_used;
-        out->prefix_hit_tokens = L->sched.prefix_hit_tokens;
-        out->prefix_query_tokens = L->sched.prefix_query_tokens;
-        const double token_bytes =
-            sim_mem_kv_bytes_per_token(&L->cfg->step) * (double)sim_step_gpus(&L->cfg->step);
-        for (int t = 0; t < SIM_KVTIER_LOWER; t++) {
-            out->offload_hit_tokens[t] = L->sched.tier_hit_tokens[t];
-            out->offload_read_bytes[t] = (double)L->sched.tier_hit_tokens[t] * token_bytes;
-            out->offload_write_bytes[t] = (double)L->sched.tier.written[t] *
-                                          (double)L->sched.cfg.prefix_block_tokens * token_bytes;
-        }
-        out->peak_output_tps = (double)L->tokens.peak;
-    }
+    if (!st)
+        sim_engine_totals(L, out);
     teardown(L);
     free(e);
     if (st)
@@ -659,5 +668,16 @@ sim_status sim_engine_run(const sim_engine_cfg *cfg, const sim_workload *w, sim_
 {
     sim_engine *e;
     sim_status st = sim_engine_start(cfg, w, w->n, out, &e, err);
-    return st ? st : sim_engine_finish(e, err);
+    if (st)
+        return st;
+    loop *L = &e->L;
+    if (sim_engine_steady_fits(L) && w->n < (size_t)INT32_MAX / 2) {
+        L->steady = sim_sched_steady_init(&L->sched.st, L->cap,
+                                          (size_t)L->sched.cfg.max_num_seqs, L->sched.kv.block_size);
+        if (!L->steady) {
+            sim_engine_abort(e, out);
+            return sim_fail(err, SIM_EINTERNAL, "out of memory for %zu requests", w->n);
+        }
+    }
+    return sim_engine_finish(e, err);
 }

@@ -178,6 +178,7 @@ typedef struct sim_engine_result {
     int64_t duration_ns; /* from t = 0 to the last token */
     int64_t iterations;
     int64_t scheduled_seqs; /* sum over iterations of the requests in them */
+    int64_t steady_seqs;    /* of those, the ones held as steady decodes (sched.h), not walked */
     int64_t preemptions;
     int64_t kv_blocks; /* cache size */
     int64_t kv_peak_blocks;
@@ -346,6 +347,14 @@ typedef struct sim_engine_batch {
  * predictor (include/infersim_step.h) both price here. */
 void sim_engine_price_batch(const sim_engine_cfg *cfg, sim_seq_group *groups, size_t n,
                             bool prefill, int64_t k, sim_engine_memo *memo, sim_engine_batch *out);
+
+/* The same with `steady` more decodes in the batch, single sequences whose contexts sum to
+ * c_sum tokens, not in groups (the engine's steady decodes, engine.c; sim_step_price_memo_ways_plus:
+ * no speculation, pipeline stages or data-parallel attention). The batch is n + steady
+ * sequences: the CUDA graph is picked for all of them. */
+void sim_engine_price_batch_plus(const sim_engine_cfg *cfg, sim_seq_group *groups, size_t n,
+                                 int64_t steady, int64_t c_sum, bool prefill,
+                                 sim_engine_memo *memo, sim_engine_batch *out);
 
 /* Simulates the workload. cfg must have passed sim_engine_check with w. */
 sim_status sim_engine_run(const sim_engine_cfg *cfg, const sim_workload *w, sim_engine_result *out,

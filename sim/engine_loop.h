@@ -47,6 +47,7 @@ typedef struct loop {
     /* with a front end: its queue and streams, the next sent request to reach the scheduler, and
      * the last iteration's tokens as emitted (room for max_num_seqs) */
     bool fe_on;
+    bool steady; /* the scheduler holds steady decodes (sched.h; sim_engine_run where it fits) */
     sim_frontend fe;
     size_t next_ready; /* the next sent request to reach the scheduler, with or without one */
     bool fe_slot_freed; /* a request that held a slot of --max-concurrency finished */
@@ -64,6 +65,11 @@ typedef struct loop {
  * iter_ns waits for, within [iter_ns, end_ns]; and the blocks written into each tier since the
  * last report, as stores issued at at_ns (engine_tier.c). */
 void sim_engine_report_tiers(loop *L, int64_t iter_ns, int64_t at_ns, int64_t end_ns, bool loads);
+
+/* Whether the run may hold its decodes as steady aggregates, and the run's totals written into
+ * out at its end (engine_query.c). */
+bool sim_engine_steady_fits(const loop *L);
+void sim_engine_totals(const loop *L, sim_engine_result *out);
 
 /* The engine a caller steps (engine.h): the loop itself. */
 struct sim_engine {

@@ -1,6 +1,7 @@
 /* engine_query.c - what a caller stepping the engine (engine.h: sim_engine_start, _advance) asks
  * of it between steps: its clock, the requests outstanding and done, the KV cache's use, a
- * prefix's cached length, and the abort of a request whose client went away. */
+ * prefix's cached length, and the abort of a request whose client went away; and what the loop
+ * asks of its own state: whether its decodes may be held steady, and the run's totals. */
 #include "engine_loop.h"
 
 int64_t sim_engine_now(const sim_engine *e) { return e->L.now; }
@@ -42,4 +43,47 @@ sim_seq_phase sim_engine_abort_request(sim_engine *e, int64_t id)
         L->inflight--;
     }
     return was;
+}
+
+/* Whether a run may hold its decodes as steady aggregates (sched.h): one token a decode (no
+ * speculation), each sequence's step terms linear in its context (full attention: the batch's
+ * shape is sums of whole numbers, sim_graph_shape_add_decodes) and not split by rank (no
+ * pipeline stages or data-parallel attention, which price each sequence), no sliding block
+ * tables, a scheduler whose walk it reproduces, every token streamed as its own chunk, and
+ * nobody watching or stepping the engine (observers see each sequence; a caller stepping it
+ * reads the requests between steps). Otherwise the run walks every sequence, as before. */
+bool sim_engine_steady_fits(const loop *L)
+{
+    const sim_engine_cfg *c = L->cfg;
+    const sim_sched_cfg *s = &L->sched.cfg;
+    const sim_par par = sim_step_par(&c->step);
+    return !c->observer && s->spec_tokens == 0 && !L->w->links && sim_pp_stages(&c->step) == 1 &&
+           sim_par_dp(&par) < 2 && sim_graph_decode_linear(c->step.model) &&
+           L->sched.kv.swa_groups == 0 &&
+           (s->policy == SIM_POLICY_MAX_UTIL ||
+            (s->policy == SIM_POLICY_VLLM && s->chunked_prefill)) &&
+           (!L->fe_on || c->frontend.stream_interval == 1);
+}
+
+/* The run's totals into out once every request is done (sim_engine_finish). */
+void sim_engine_totals(const loop *L, sim_engine_result *out)
+{
+    out->n = L->w->n;
+    out->duration_ns = L->now > L->fe.last_ns ? L->now : L->fe.last_ns;
+    out->frontend_on = L->fe_on;
+    out->frontend_ttft_ns = L->fe.in_ns + L->fe.first_ns;
+    out->frontend_e2e_ns = L->fe.in_ns + L->fe.finish_ns;
+    out->preemptions = L->sched.preemptions;
+    out->kv_peak_blocks = L->sched.kv.peak_used;
+    out->prefix_hit_tokens = L->sched.prefix_hit_tokens;
+    out->prefix_query_tokens = L->sched.prefix_query_tokens;
+    const double token_bytes =
+        sim_mem_kv_bytes_per_token(&L->cfg->step) * (double)sim_step_gpus(&L->cfg->step);
+    for (int t = 0; t < SIM_KVTIER_LOWER; t++) {
+        out->offload_hit_tokens[t] = L->sched.tier_hit_tokens[t];
+        out->offload_read_bytes[t] = (double)L->sched.tier_hit_tokens[t] * token_bytes;
+        out->offload_write_bytes[t] = (double)L->sched.tier.written[t] *
+                                      (double)L->sched.cfg.prefix_block_tokens * token_bytes;
+    }
+    out->peak_output_tps = (double)L->tokens.peak;
 }

@@ -153,10 +153,10 @@ void sim_frontend_deliver(sim_frontend *f, int64_t id, int64_t send_ns)
 }
 
 int sim_frontend_stream(sim_frontend *f, const sim_frontend_cfg *c, int64_t now_ns,
-                        sim_seq *seqs, sim_frontend_emit *e, size_t n, int64_t produced,
-                        sim_hist *itl, int64_t *client_ns)
+                        sim_seq *seqs, sim_frontend_emit *e, size_t n, int64_t steady,
+                        int64_t produced, sim_hist *itl, int64_t *client_ns)
 {
-    int64_t chunks = 0;
+    int64_t chunks = steady;
     for (size_t i = 0; i < n; i++) {
         if (e[i].before == 0)
             f->t_ns[e[i].id] = now_ns; /* the engine's first token */
@@ -167,7 +167,7 @@ int sim_frontend_stream(sim_frontend *f, const sim_frontend_cfg *c, int64_t now_
     const int64_t t = sim_frontend_output(f, c, now_ns, produced, chunks);
     *client_ns = t;
     /* requests that also got a chunk from the previous job share one gap: one run for them */
-    int64_t same = 0;
+    int64_t same = steady;
     int ok = 1;
     for (size_t i = 0; i < n; i++) {
         if (!e[i].chunk)

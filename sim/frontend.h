@@ -146,11 +146,14 @@ void sim_frontend_deliver(sim_frontend *f, int64_t id, int64_t send_ns);
  * tokens are noted, the output job queued (sim_frontend_output), and each request that streams a
  * chunk (sim_frontend_streams) gets it when the job is done: seqs[id].first_token_ns,
  * last_token_ns and, when finished, finish_ns are set to that time, and the gap since its last
- * chunk goes into itl (per chunk, or spread over its tokens with per_token_itl). *client_ns gets
- * when the chunks arrive. Returns 0 when out of memory, else 1. */
+ * chunk goes into itl (per chunk, or spread over its tokens with per_token_itl). `steady` more
+ * requests (the engine's steady decodes, not in e[], produced counts their tokens) each stream
+ * one token as a chunk after one in the job before: one gap each, the jobs' (their own times are
+ * the engine's to write). *client_ns gets when the chunks arrive. Returns 0 when out of memory,
+ * else 1. */
 int sim_frontend_stream(sim_frontend *f, const sim_frontend_cfg *c, int64_t now_ns,
-                        sim_seq *seqs, sim_frontend_emit *e, size_t n, int64_t produced,
-                        sim_hist *itl, int64_t *client_ns);
+                        sim_seq *seqs, sim_frontend_emit *e, size_t n, int64_t steady,
+                        int64_t produced, sim_hist *itl, int64_t *client_ns);
 
 /* Whether a request whose output went from `before` to `after` tokens in one iteration (after
  * > before), of which the client has `streamed`, streams a chunk now; `finished`: it produced

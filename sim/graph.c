@@ -480,6 +480,26 @@ sim_batch_shape sim_graph_shape(const sim_model *m, const sim_seq_group *g, size
     return s;
 }
 
+bool sim_graph_decode_linear(const sim_model *m)
+{
+    return main_window(m) <= 0 && m->sliding_layers == 0 && !m->chunked_attn &&
+           m->index_topk <= 0;
+}
+
+void sim_graph_shape_add_decodes(sim_batch_shape *s, int64_t n, int64_t c_sum)
+{
+    const double k = (double)n, kv = (double)(c_sum + n); /* sum of c + 1 over the n */
+    s->tokens += k;
+    s->seqs += k;
+    s->logits += k;
+    s->pairs += kv; /* attn_pairs(1, c, 0) = c + 1 */
+    s->kv_tokens += kv;
+    s->dec_tokens += k;
+    s->dec_pairs += kv;
+    s->dec_kv_tokens += kv;
+    s->dec_seqs += k;
+}
+
 /* How many of a group's `count` sequences, dealt round-robin from group `first`, group r
  * holds. */
 static int64_t dealt(int64_t count, int64_t first, int r, int dp)

@@ -392,6 +392,19 @@ typedef struct sim_batch_shape {
 /* Sums the groups (those with count 0 are ignored). */
 sim_batch_shape sim_graph_shape(const sim_model *m, const sim_seq_group *groups, size_t n_groups);
 
+/* Whether every attention layer of m reads its whole context (no sliding window, chunked local
+ * attention or sparse top-k): then a decode's shape terms are linear in its context, and
+ * sim_graph_shape_add_decodes may stand for a run of single decodes. */
+bool sim_graph_decode_linear(const sim_model *m);
+
+/* Adds n single decodes (q = 1, one logit each, count 1) whose contexts sum to c_sum tokens, as
+ * sim_graph_shape adds them one by one, for a model with sim_graph_decode_linear: each adds 1
+ * token, sequence, logit and decode token and c + 1 pairs and keys read. Bit-identical to the
+ * one-by-one sums: every term is a whole number and every partial sum stays below 2^53 (a step
+ * of 2^20 sequences of 2^26 tokens is 2^46), so each addition is exact and the order in which
+ * they are made does not matter. */
+void sim_graph_shape_add_decodes(sim_batch_shape *s, int64_t n, int64_t c_sum);
+
 /* The most data-parallel attention groups a step is split over. */
 #define SIM_GRAPH_DP_MAX 1024
 

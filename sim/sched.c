@@ -89,9 +89,10 @@ void sim_sched_free(sim_sched *s)
     s->waiting = s->running = s->preempted = s->lpm_buf = NULL;
     sim_prefix_free(&s->prefix);
     sim_kvtier_free(&s->tier);
+    sim_sched_steady_free(&s->st);
 }
 
-bool sim_sched_idle(const sim_sched *s) { return s->w_len == 0 && s->r_len == 0; }
+bool sim_sched_idle(const sim_sched *s) { return s->w_len == 0 && sim_sched_running(s) == 0; }
 
 static bool caching(const sim_sched *s) { return s->cfg.prefix_block_tokens > 0; }
 
@@ -142,8 +143,14 @@ static void release(sim_sched *s, sim_seq *r)
 /* Recompute preemption of the most recently admitted running request. Returns its index. */
 static int64_t preempt_last(sim_sched *s, sim_seq *seqs)
 {
+    /* (with steady decodes the finished stay listed until enough of them are: skip them) */
+    while (seqs[s->running[s->r_len - 1]].phase != SIM_SEQ_RUNNING) {
+        s->r_len--;
+        s->n_finished--;
+    }
     int64_t id = s->running[--s->r_len];
     sim_seq *r = &seqs[id];
+    sim_sched_steady_drop(&s->st, seqs, id);
     release(s, r);
     r->computed = 0;
     r->preemptions++;
@@ -217,8 +224,7 @@ static bool schedule_running(sim_sched *s, sim_seq *seqs, sim_sched_entry *out, 
         if (one_token && num_new > 1)
             num_new = 1;
         bool decode = num_new == 1 && r->generated > 0;
-        if (decode)
-            num_new += spec; /* a decode: verify K drafts as well */
+        num_new += decode ? spec : 0; /* a decode: verify K drafts as well */
         if (num_new > left)
             num_new = left;
         int64_t need = extra_blocks(s, r, r->computed + num_new);
@@ -236,6 +242,79 @@ static bool schedule_running(sim_sched *s, sim_seq *seqs, sim_sched_entry *out, 
     *n = k;
     *budget = left;
     return clean;
+}
+
+static void admit_waiting(sim_sched *s, sim_seq *seqs, sim_sched_entry *out, size_t *n,
+                          int64_t *budget);
+
+/* Step 1 with steady decodes (sched.h): the walked requests (those not steady, and the steady
+ * ones whose event is now) in running order, as schedule_running walks them, the others each
+ * taking their one token and no block (each needs none before its event). The same outcome as
+ * the whole walk, as long as the budget cuts nobody: every block taken, failed allocation and
+ * preemption comes in the same order (a request that takes no block cannot fail, nor lift the
+ * KV peak). A steady request whose event is now takes its block and stays steady, filed for its
+ * next event; one that produces its last token is written and walked. Returns false, everyone's
+ * counts written, when the budget would cut the walk: then the caller walks every request. */
+static bool next_steady(sim_sched *s, sim_seq *seqs, sim_sched_entry *out, size_t *n,
+                        int64_t *budget)
+{
+    sim_sched_steady *t = &s->st;
+    const size_t nw = sim_sched_steady_gather(t);
+    const int64_t *walk = t->walk;
+    int64_t demand = t->n; /* one token each */
+    for (size_t i = 0; i < nw; i++) {
+        const sim_seq *r = &seqs[walk[i]];
+        if (t->ev[walk[i]] >= 0)
+            continue; /* steady: counted */
+        const int64_t num_new = sim_seq_known(r) - r->computed;
+        demand += num_new + (num_new == 1 && r->generated > 0 ? s->spec_now : 0);
+    }
+    if (demand > *budget) {
+        sim_sched_steady_flush(s, seqs);
+        sim_sched_compact_all(s, seqs);
+        t->full = true;
+        return false;
+    }
+    size_t k = *n;
+    bool clean = true;
+    for (size_t i = 0; i < nw; i++) {
+        const int64_t id = walk[i];
+        sim_seq *r = &seqs[id];
+        if (r->phase != SIM_SEQ_RUNNING) /* preempted for one before it */
+            continue;
+        const int64_t d = t->ev[id] >= 0 ? t->tick - t->base[id] : -1;
+        if (d >= 0 && r->generated + d + 1 == r->output)
+            sim_sched_steady_write(t, r, id); /* its last token: walked, as any request */
+        int64_t num_new = 1, need;
+        bool decode = true;
+        if (t->ev[id] >= 0) { /* steady: its token computed + d, a block when it starts one */
+            need = sim_kvcache_blocks_held(&s->kv, r->computed + d, r->computed + d + 1) -
+                   r->blocks;
+            need = need > 0 ? need : 0;
+        } else {
+            num_new = sim_seq_known(r) - r->computed;
+            decode = num_new == 1 && r->generated > 0;
+            num_new += decode ? s->spec_now : 0;
+            need = extra_blocks(s, r, r->computed + num_new);
+        }
+        if (!kv_take(s, need)) {
+            clean = false;
+            if (preempt_for(s, seqs, id, need))
+                break;
+        }
+        r->blocks += need;
+        if (t->ev[id] < 0)
+            out[k++] = (sim_sched_entry){.req = id, .num_new = num_new, .decode = decode};
+        else if (!sim_sched_steady_file(
+                     t, id, (int32_t)(t->tick + sim_sched_steady_until(s, r, r->computed + d,
+                                                                       r->generated + d))))
+            t->oom = true; /* the engine reports it */
+    }
+    *n = k;
+    *budget -= demand;
+    if (clean)
+        admit_waiting(s, seqs, out, n, budget);
+    return true;
 }
 
 /* Cached hash blocks a request with nothing computed would take (at least one prompt token is
@@ -340,7 +419,7 @@ static void admit_waiting(sim_sched *s, sim_seq *seqs, sim_sched_entry *out, siz
     const bool chunk = s->cfg.chunked_prefill || s->cfg.policy == SIM_POLICY_SGLANG;
     int64_t room = s->cfg.policy == SIM_POLICY_SGLANG ? sglang_room(s, seqs) : 0;
     order_by_prefix(s, seqs);
-    while (s->w_len > 0 && *budget > 0 && (int64_t)s->r_len < s->cfg.max_num_seqs) {
+    while (s->w_len > 0 && *budget > 0 && (int64_t)sim_sched_running(s) < s->cfg.max_num_seqs) {
         int64_t id = w_front(s);
         sim_seq *r = &seqs[id];
         bool first = r->first_sched_ns < 0 && r->preemptions == 0;
@@ -380,6 +459,8 @@ static void admit_waiting(sim_sched *s, sim_seq *seqs, sim_sched_entry *out, siz
         }
         s->cached_tokens += r->computed - l * s->cfg.prefix_block_tokens;
         w_pop_front(s);
+        if (s->st.on)
+            s->st.rank[id] = s->st.next_rank++;
         s->running[s->r_len++] = id;
         r->phase = SIM_SEQ_RUNNING;
         out[(*n)++] = (sim_sched_entry){.req = id, .num_new = num_new};
@@ -426,6 +507,8 @@ size_t sim_sched_next(sim_sched *s, sim_seq *seqs, sim_sched_entry *out)
         return next_sglang(s, seqs, out);
     if (p == SIM_POLICY_NO_EVICT || p == SIM_POLICY_MAX_UTIL ||
         (p == SIM_POLICY_VLLM && s->cfg.chunked_prefill)) {
+        if (s->st.on && next_steady(s, seqs, out, &n, &budget))
+            return n;
         if (schedule_running(s, seqs, out, &n, &budget, false, false))
             admit_waiting(s, seqs, out, &n, &budget);
         return n;
@@ -509,6 +592,15 @@ void sim_sched_compact(sim_sched *s, const sim_seq *seqs)
 {
     if (s->n_finished == 0)
         return; /* most iterations: nobody left */
+    /* with steady decodes the finished stay listed (skipped where it matters) until they are
+     * half the list: O(1) an iteration, not O(running) */
+    if (s->st.on && 2 * s->n_finished < s->r_len)
+        return;
+    sim_sched_compact_all(s, seqs);
+}
+
+void sim_sched_compact_all(sim_sched *s, const sim_seq *seqs)
+{
     s->n_finished = 0;
     size_t k = 0;
     for (size_t i = 0; i < s->r_len; i++)

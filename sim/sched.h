@@ -129,6 +129,31 @@ typedef struct sim_sched_entry {
     bool decode;     /* one known token left to feed (plus K drafts to verify): it samples */
 } sim_sched_entry;
 
+/* Steady decodes (sched_steady.c): with them on, a running request that decodes one token per
+ * iteration and has nothing else happening to it is held in an aggregate, not walked: its
+ * computed and generated counts (and its last token's time) are those of tick `base` and grow
+ * by one per iteration since, implicitly, until its next event, the first iteration that needs a
+ * KV block for it, produces its last token or reaches the ring's horizon (bucket `ev` mod the
+ * ring). Only then, or when it is preempted, are its counts written (materialized) and it walked
+ * as any request. An iteration costs the events and the requests not steady, not the running
+ * batch. The engine turns it on (sim_sched_steady_init) where it applies: vLLM's chunked policy
+ * or TensorRT-LLM's MAX_UTILIZATION, no speculation, no sliding block tables. */
+typedef struct sim_sched_steady {
+    bool on;
+    bool full;          /* the last sim_sched_next walked every running request (a budget cut) */
+    bool oom;           /* filing an event ran out of memory (the run fails) */
+    int32_t *base, *ev; /* per request: tick of its written counts; tick of its event, -1 if not
+                         * steady */
+    int32_t *rank;      /* per request: its admission's order (the running list's order) */
+    int32_t next_rank, tick;
+    int64_t n, c_sum;   /* steady requests and the sum of their computed tokens at `tick` */
+    int64_t last_ns;    /* when the steady requests got their last tokens (the engine sets it) */
+    int32_t **bucket;   /* a ring of mask + 1 buckets of request ids by event tick */
+    size_t *b_len, *b_cap, mask;
+    int64_t *active, *due, *walk; /* running requests not steady, by rank; scratch */
+    size_t n_active, m;           /* m: room of the three (max_num_seqs) */
+} sim_sched_steady;
+
 typedef struct sim_sched {
     sim_sched_cfg cfg;
     int64_t spec_now; /* drafted tokens a decode verifies this iteration (cfg.spec_tokens or
@@ -153,6 +178,7 @@ typedef struct sim_sched {
      * requests that loaded them; over the run, tokens loaded (every admission) */
     int64_t loaded_tokens[SIM_KVTIER_LOWER], loaded_reqs[SIM_KVTIER_LOWER];
     int64_t tier_hit_tokens[SIM_KVTIER_LOWER];
+    sim_sched_steady st; /* off unless sim_sched_steady_init */
 } sim_sched;
 
 /* Tokens a request knows (prompt + generated). */
@@ -218,7 +244,56 @@ sim_seq_phase sim_sched_abort(sim_sched *s, sim_seq *seqs, int64_t id);
  * O(1) when nothing finished). */
 void sim_sched_compact(sim_sched *s, const sim_seq *seqs);
 
+/* The same whatever the count (sim_sched_compact, with steady decodes, waits until the finished
+ * are half the list). */
+void sim_sched_compact_all(sim_sched *s, const sim_seq *seqs);
+
 /* True when nothing is waiting or running. */
 bool sim_sched_idle(const sim_sched *s);
+
+/* Requests running now (the running list less its finished entries not yet dropped). */
+static inline size_t sim_sched_running(const sim_sched *s) { return s->r_len - s->n_finished; }
+
+/* Turns steady decodes on (above) for n requests, at most m running, KV blocks of block_size
+ * tokens. False when out of memory (then off). The engine calls it before the first iteration,
+ * only where steady decodes apply (it checks that, the scheduler does not). */
+bool sim_sched_steady_init(sim_sched_steady *t, size_t n, size_t m, int64_t block_size);
+
+void sim_sched_steady_free(sim_sched_steady *t);
+
+/* With steady decodes, the decodes of the last sim_sched_next not in its out[]: how many, and
+ * their computed tokens summed. Each feeds one token and needs no KV block. */
+static inline int64_t sim_sched_steady_count(const sim_sched *s) { return s->st.on ? s->st.n : 0; }
+static inline int64_t sim_sched_steady_context(const sim_sched *s) { return s->st.c_sum; }
+
+/* After an iteration's tokens are applied (before sim_sched_compact): each steady request
+ * advanced one token; the requests of out[] (n, as sim_sched_next gave them) that still run
+ * become steady where they decode one token next and got a token at last_ns (when the engine
+ * streamed it), the others stay walked. False when out of memory. */
+bool sim_sched_steady_settle(sim_sched *s, sim_seq *seqs, const sim_sched_entry *out, size_t n,
+                             int64_t last_ns);
+
+/* Writes every steady request's counts (all walked from here; the mode stays on). */
+void sim_sched_steady_flush(sim_sched *s, sim_seq *seqs);
+
+/* The scheduler's own (sched.c): the requests to walk this iteration, by rank, into t->walk
+ * (those not steady, and the steady ones whose event is now, still steady); returns how many. */
+size_t sim_sched_steady_gather(sim_sched_steady *t);
+
+/* Takes request id out of the aggregate, its counts written (a preemption): a no-op when it is
+ * not steady. */
+void sim_sched_steady_drop(sim_sched_steady *t, sim_seq *seqs, int64_t id);
+
+/* Writes steady request id's counts (r = its entry) as of t->tick and takes it out. */
+void sim_sched_steady_write(sim_sched_steady *t, sim_seq *r, int64_t id);
+
+/* Iterations from a tick at which request r has `computed` and `generated` tokens until its
+ * next event (0: that tick's), capped at the ring's horizon. */
+int64_t sim_sched_steady_until(const sim_sched *s, const sim_seq *r, int64_t computed,
+                               int64_t generated);
+
+/* Files steady request id for its event at tick `at` (within the horizon). False when out of
+ * memory. */
+bool sim_sched_steady_file(sim_sched_steady *t, int64_t id, int32_t at);
 
 #endif

@@ -586,6 +586,15 @@ const sim_step_result *sim_step_price_memo(const sim_step_cfg *cfg, const sim_se
     return price_memo_shape(cfg, s, &busy, memo);
 }
 
+/* The way of a shape's counts (whole numbers, far below 2^64). */
+static const sim_step_result *price_way(const sim_step_cfg *cfg, sim_batch_shape s,
+                                        const sim_batch_shape *busy, sim_step_memo_ways *m)
+{
+    const uint64_t h = (uint64_t)s.tokens * 0x9E3779B97F4A7C15u + (uint64_t)s.seqs * 0xC2B2AE35u +
+                       (uint64_t)s.logits * 0x165667B1u + (uint64_t)s.dec_tokens;
+    return price_memo_shape(cfg, s, busy, &m->way[(h ^ (h >> 29)) % SIM_STEP_MEMO_WAYS]);
+}
+
 const sim_step_result *sim_step_price_memo_ways(const sim_step_cfg *cfg,
                                                 const sim_seq_group *groups, size_t n_groups,
                                                 sim_step_memo_ways *m)
@@ -593,10 +602,18 @@ const sim_step_result *sim_step_price_memo_ways(const sim_step_cfg *cfg,
     sim_batch_shape s = sim_graph_shape(cfg->model, groups, n_groups), busy = {0};
     if (sim_step_dp_busiest(cfg, groups, n_groups, &busy))
         s.busiest = &busy;
-    /* the way of the shape's counts (whole numbers, far below 2^64) */
-    const uint64_t h = (uint64_t)s.tokens * 0x9E3779B97F4A7C15u + (uint64_t)s.seqs * 0xC2B2AE35u +
-                       (uint64_t)s.logits * 0x165667B1u + (uint64_t)s.dec_tokens;
-    return price_memo_shape(cfg, s, &busy, &m->way[(h ^ (h >> 29)) % SIM_STEP_MEMO_WAYS]);
+    return price_way(cfg, s, &busy, m);
+}
+
+const sim_step_result *sim_step_price_memo_ways_plus(const sim_step_cfg *cfg,
+                                                     const sim_seq_group *groups,
+                                                     size_t n_groups, int64_t n, int64_t c_sum,
+                                                     sim_step_memo_ways *m)
+{
+    sim_batch_shape s = sim_graph_shape(cfg->model, groups, n_groups);
+    const sim_batch_shape busy = {0};
+    sim_graph_shape_add_decodes(&s, n, c_sum);
+    return price_way(cfg, s, &busy, m);
 }
 
 

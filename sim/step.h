@@ -269,6 +269,15 @@ const sim_step_result *sim_step_price_memo_ways(const sim_step_cfg *cfg,
                                                 const sim_seq_group *groups, size_t n_groups,
                                                 sim_step_memo_ways *m);
 
+/* The same for a step of the groups plus n single decodes whose contexts sum to c_sum tokens
+ * (sim_graph_shape_add_decodes: bit-identical to passing them as n groups of one; the model
+ * must be sim_graph_decode_linear, and without data-parallel attention, whose split needs each
+ * sequence). */
+const sim_step_result *sim_step_price_memo_ways_plus(const sim_step_cfg *cfg,
+                                                     const sim_seq_group *groups,
+                                                     size_t n_groups, int64_t n, int64_t c_sum,
+                                                     sim_step_memo_ways *m);
+
 /* Times an op runs in a step: the layer count for per-layer ops, else 1. */
 double sim_step_op_repeats(const sim_step_result *r, sim_op_id id);
 
