@@ -19,9 +19,15 @@ typedef struct sweep_flag_def {
     const char *usage;
 } sweep_flag_def;
 
-#define SO(flag, kind, field, lo, hi, help, usage)                                                 \
+#define SO(flag, kind_, field, lo, hi, help_, usage_)                                              \
     {                                                                                              \
-        {flag, kind, offsetof(cli_grid_opts, field), lo, hi, 0, help, CLI_OPT_ENG_NONE, 0}, usage  \
+        .def = {.name = flag,                                                                      \
+                .kind = kind_,                                                                     \
+                .offset = offsetof(cli_grid_opts, field),                                          \
+                .min = lo,                                                                         \
+                .max = hi,                                                                         \
+                .help = help_},                                                                    \
+        .usage = usage_                                                                            \
     }
 static const sweep_flag_def sweep_flags[] = {
     SO("--out", CLI_OPT_STR, out, 0, 0, "expected a file for the rows",

@@ -52,7 +52,7 @@ sim_status cli_info_op(const cli_opts *o, FILE *out, sim_err *err)
         return st;
     /* a GEMM's weights: its compute format, or narrower ones a mixed-input kernel dequantizes */
     r.weight = r.dtype;
-    r.group_size = cli_opt_given(o, "--weight-group-size") ? o->group_size : 128;
+    r.group_size = cli_opt_given(o, CLI_OPT_ID_WEIGHT_GROUP_SIZE) ? o->group_size : 128;
     if (o->weight_dtype &&
         (st = cli_opt_parse_dtype("--weight-dtype", o->weight_dtype, &r.weight, err)))
         return st;

@@ -131,14 +131,15 @@ sim_status cli_point_run_decode(const cli_opts *o, cli_load_result *L, const cli
     return st;
 }
 
-/* The workload of a serve command: a trace, or vLLM's random or prefix_repetition dataset. */
+/* The workload flags' rules that depend on --dataset-name's value (the rest are the option
+ * table's needs / excludes, cli_opt_check_rules). */
 static sim_status check_workload_flags(const cli_opts *o, sim_err *err)
 {
-    static const char *const repetition[] = {
-        "--prefix-repetition-prefix-len", "--prefix-repetition-suffix-len",
-        "--prefix-repetition-num-prefixes", "--prefix-repetition-output-len"};
-    static const char *const random_only[] = {"--random-input-len", "--random-output-len",
-                                              "--random-range-ratio"};
+    static const cli_opt_id repetition[] = {
+        CLI_OPT_ID_PREFIX_REPETITION_PREFIX_LEN, CLI_OPT_ID_PREFIX_REPETITION_SUFFIX_LEN,
+        CLI_OPT_ID_PREFIX_REPETITION_NUM_PREFIXES, CLI_OPT_ID_PREFIX_REPETITION_OUTPUT_LEN};
+    static const cli_opt_id random_only[] = {
+        CLI_OPT_ID_RANDOM_INPUT_LEN, CLI_OPT_ID_RANDOM_OUTPUT_LEN, CLI_OPT_ID_RANDOM_RANGE_RATIO};
     bool rep = o->dataset_name && strcmp(o->dataset_name, "prefix_repetition") == 0;
     if (cli_point_public_dataset(o))
         for (size_t i = 0; i < sizeof random_only / sizeof random_only[0]; i++)
@@ -146,54 +147,21 @@ static sim_status check_workload_flags(const cli_opts *o, sim_err *err)
                 return sim_fail(err, SIM_EINPUT,
                                 "%s: does not apply to --dataset-name %s (its lengths come from "
                                 "the dataset's fit: infersim workload --dataset-name %s)",
-                                random_only[i], o->dataset_name, o->dataset_name);
+                                cli_opt_name(random_only[i]), o->dataset_name, o->dataset_name);
     for (size_t i = 0; i < sizeof repetition / sizeof repetition[0]; i++)
         if (!rep && cli_opt_given(o, repetition[i]))
             return sim_fail(err, SIM_EINPUT, "%s: needs --dataset-name prefix_repetition",
-                            repetition[i]);
+                            cli_opt_name(repetition[i]));
     for (size_t i = 0; i < sizeof random_only / sizeof random_only[0]; i++)
         if (rep && cli_opt_given(o, random_only[i]))
             return sim_fail(err, SIM_EINPUT,
                             "%s: does not apply to --dataset-name prefix_repetition (use "
                             "--prefix-repetition-* for its lengths)",
-                            random_only[i]);
-    if (cli_opt_given(o, "--random-range-floor") && cli_opt_given(o, "--random-range-ratio"))
-        return sim_fail(err, SIM_EINPUT,
-                        "--random-range-floor: expected it or --random-range-ratio, not both");
-    if (cli_opt_given(o, "--sharegpt-output-len") && !cli_point_public_dataset(o))
+                            cli_opt_name(random_only[i]));
+    if (cli_opt_given(o, CLI_OPT_ID_SHAREGPT_OUTPUT_LEN) && !cli_point_public_dataset(o))
         return sim_fail(err, SIM_EINPUT,
                         "--sharegpt-output-len: needs a public dataset's --dataset-name "
                         "(sharegpt, ...); with random use --random-output-len");
-    if (cli_opt_given(o, "--custom-output-len") && !o->lengths_file)
-        return sim_fail(err, SIM_EINPUT,
-                        "--custom-output-len: needs --lengths-file (vLLM's custom dataset, "
-                        "--dataset-path)");
-    if (o->lengths_file) {
-        static const char *const other[] = {"--trace", "--dataset-name", "--random-input-len",
-                                            "--random-output-len", "--random-range-ratio",
-                                            "--random-range-floor"};
-        for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
-            if (cli_opt_given(o, other[i]))
-                return sim_fail(err, SIM_EINPUT,
-                                "%s: does not apply to --lengths-file (the file gives every "
-                                "request's lengths)",
-                                other[i]);
-    }
-    static const char *const synthetic_only[] = {"--random-input-len",   "--random-output-len",
-                                                 "--random-range-ratio", "--request-rate",
-                                                 "--burstiness",         "--seed",
-                                                 "--dataset-name"};
-    if (o->trace) {
-        for (size_t i = 0; i < sizeof synthetic_only / sizeof synthetic_only[0]; i++)
-            if (cli_opt_given(o, synthetic_only[i]))
-                return sim_fail(err, SIM_EINPUT,
-                                "%s: does not apply to --trace (the trace gives arrivals and "
-                                "lengths; use --time-scale to replay it faster or slower)",
-                                synthetic_only[i]);
-        return SIM_OK;
-    }
-    if (cli_opt_given(o, "--time-scale"))
-        return sim_fail(err, SIM_EINPUT, "--time-scale: applies only to --trace");
     return SIM_OK;
 }
 
@@ -203,13 +171,6 @@ static sim_status check_workload_flags(const cli_opts *o, sim_err *err)
 static sim_status session_workload(const cli_opts *o, uint64_t seed, int64_t block_size,
                                    sim_workload *own, sim_err *err)
 {
-    static const char *const single[] = {"--trace", "--dataset-name", "--num-prompts"};
-    for (size_t i = 0; i < sizeof single / sizeof single[0]; i++)
-        if (cli_opt_given(o, single[i]))
-            return sim_fail(err, SIM_EINPUT,
-                            "%s with --sessions: expected one workload (--sessions N makes N x "
-                            "--turns-per-session requests)",
-                            single[i]);
     sim_session_cfg c = {.sessions = o->sessions,
                          .turns = o->turns,
                          .input_len = o->rand_in,
@@ -234,18 +195,6 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
     *w = own;
     if (st)
         return st;
-    if (!cli_opt_given(o, "--sessions") &&
-        (cli_opt_given(o, "--turns-per-session") || o->think_time))
-        return sim_fail(err, SIM_EINPUT, "%s: applies only with --sessions N",
-                        o->think_time ? "--think-time-s" : "--turns-per-session");
-    if (o->rate_schedule && (o->trace || cli_opt_given(o, "--sessions") ||
-                             cli_opt_given(o, "--request-rate")))
-        return sim_fail(err, SIM_EINPUT,
-                        "--rate-schedule with %s: expected one of them (the schedule sets the "
-                        "rates of a synthetic stream)",
-                        o->trace ? "--trace"
-                        : cli_opt_given(o, "--sessions") ? "--sessions"
-                                                         : "--request-rate");
     char path[PATH_MAX];
     if (o->trace)
         cli_load_resolve_in(cache, CLI_LOAD_TRACE, o->trace, path, sizeof path);
@@ -258,7 +207,7 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
     }
     if (o->trace)
         return sim_workload_load_trace(path, o->time_scale, cli_opt_trace_limit(o), own, err);
-    if (cli_opt_given(o, "--sessions"))
+    if (cli_opt_given(o, CLI_OPT_ID_SESSIONS))
         return session_workload(o, seed, block_size, own, err);
     sim_synth_cfg s = {.num_prompts = o->num_prompts,
                        .input_len = o->rand_in,
@@ -270,7 +219,7 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
                        .input_lens = o->replay_in,
                        .output_lens = o->replay_out,
                        .images_per_request = o->images};
-    if (cli_opt_given(o, "--random-range-floor"))
+    if (cli_opt_given(o, CLI_OPT_ID_RANDOM_RANGE_FLOOR))
         s.range_floor_on = true, s.range_floor = o->range_floor;
     sim_rate_schedule sched;
     if (o->rate_schedule) {
@@ -282,10 +231,9 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
         /* every request's lengths from the file, the arrivals as a synthetic stream's */
         cli_load_resolve_in(cache, CLI_LOAD_TRACE, o->lengths_file, path, sizeof path);
         sim_lenfile f;
-        sim_status lst = sim_lenfile_load(path, cli_opt_trace_limit(o),
-                                          cli_opt_given(o, "--custom-output-len") ? o->custom_out
-                                                                                  : 0,
-                                          &f, err);
+        sim_status lst = sim_lenfile_load(
+            path, cli_opt_trace_limit(o),
+            cli_opt_given(o, CLI_OPT_ID_CUSTOM_OUTPUT_LEN) ? o->custom_out : 0, &f, err);
         if (lst)
             return lst;
         /* a BurstGPT trace: --num-prompts of its rows drawn with the seed (vLLM's sample) */
@@ -312,7 +260,7 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
         if (ds.trace[0]) /* a production trace: its requests, its gaps scaled to the rate */
             return cli_point_dataset_workload(o, &ds, cache, own, err);
         /* --sharegpt-output-len N: every output N tokens (the fit clipped to [N, N]) */
-        if (cli_opt_given(o, "--sharegpt-output-len"))
+        if (cli_opt_given(o, CLI_OPT_ID_SHAREGPT_OUTPUT_LEN))
             ds.out.min = ds.out.max = o->sharegpt_out;
         s.input_dist = &ds.in;
         s.output_dist = &ds.out;
@@ -432,13 +380,14 @@ void cli_point_serve_free(cli_point_serve_state *s)
 static sim_status open_cluster_trace(const cli_opts *o, int n_prefill, int instances,
                                      sim_cluster_trace **out, sim_err *err)
 {
-    static const char *const one_engine[] = {"--trace-detail", "--trace-window", "--trace-max-mb"};
+    static const cli_opt_id one_engine[] = {CLI_OPT_ID_TRACE_DETAIL, CLI_OPT_ID_TRACE_WINDOW,
+                                            CLI_OPT_ID_TRACE_MAX_MB};
     for (size_t i = 0; i < sizeof one_engine / sizeof one_engine[0]; i++)
         if (cli_opt_given(o, one_engine[i]))
             return sim_fail(err, SIM_EINPUT,
                             "%s: applies to one engine's timeline; with --replicas or --disagg "
                             "the timeline has iterations only",
-                            one_engine[i]);
+                            cli_opt_name(one_engine[i]));
     sim_cluster_trace *ct = calloc(1, sizeof *ct);
     if (!ct)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
@@ -479,10 +428,11 @@ sim_status cli_point_engine(const cli_opts *o, cli_load_result *L, const cli_loa
 {
     sim_status st = cli_load_common(o, true, L, cache, err);
     cli_load_engine_cfg(&L->eng, cfg);
-    cfg->max_concurrency = cli_opt_given(o, "--max-concurrency") ? o->max_concurrency : 0;
+    cfg->max_concurrency = cli_opt_given(o, CLI_OPT_ID_MAX_CONCURRENCY) ? o->max_concurrency : 0;
     cfg->seed = seed;
     cfg->swa_full_tokens_ratio = o->swa_full_tokens_ratio;
-    if (!st && cli_opt_given(o, "--swa-full-tokens-ratio") && cfg->sched.policy != SIM_POLICY_SGLANG)
+    if (!st && cli_opt_given(o, CLI_OPT_ID_SWA_FULL_TOKENS_RATIO) &&
+        cfg->sched.policy != SIM_POLICY_SGLANG)
         st = sim_fail(err, SIM_EINPUT,
                       "--swa-full-tokens-ratio: SGLang's flag, but --engine %s is not SGLang; "
                       "expected it only with --engine sglang",
@@ -503,12 +453,6 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
 {
     memset(s, 0, sizeof *s);
     s->w = &s->own;
-    if (!o->chrome_trace &&
-        (o->trace_detail || o->trace_window || cli_opt_given(o, "--trace-max-mb")))
-        return sim_fail(err, SIM_EINPUT, "%s: needs --chrome-trace FILE",
-                        o->trace_detail   ? "--trace-detail"
-                        : o->trace_window ? "--trace-window"
-                                          : "--trace-max-mb");
     sim_status st = cli_point_engine(o, L, cache, seed, &s->cfg, err);
     if (!st && o->goodput[0])
         st = sim_slo_parse(o->goodput, &s->slo, err);
@@ -538,7 +482,8 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
     sim_disagg_cfg dc = {.prefill = &s->prefill, .decode = &s->cfg, .kv_stream = o->kv_stream};
     if (!st)
         st = cli_point_disagg_flags(o, &dc, err);
-    if (!st && cli_opt_given(o, "--kv-overlap-score-weight") && cc.router != SIM_ROUTER_KV_AWARE)
+    if (!st && cli_opt_given(o, CLI_OPT_ID_KV_OVERLAP_SCORE_WEIGHT) &&
+        cc.router != SIM_ROUTER_KV_AWARE)
         st = sim_fail(err, SIM_EINPUT,
                       "--kv-overlap-score-weight: applies only with --router kv-aware");
     cc.session_affinity = o->session_affinity;
@@ -583,7 +528,8 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
     s->cc = cc;
     if (!st && dc.n_prefill > 0) {
         s->prefill = s->cfg;
-        s->prefill.step.tp = cli_opt_given(o, "--prefill-tp") ? (int)o->prefill_tp : s->cfg.step.tp;
+        s->prefill.step.tp =
+            cli_opt_given(o, CLI_OPT_ID_PREFILL_TP) ? (int)o->prefill_tp : s->cfg.step.tp;
         /* one front end for the client: the prefill side takes the request in, its token is not
          * streamed; the decode side takes the hand-over without it and streams every token */
         s->prefill.frontend.output_token_ns = s->prefill.frontend.chunk_ns = 0.0;
