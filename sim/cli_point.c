@@ -448,62 +448,82 @@ sim_status cli_point_engine(const cli_opts *o, cli_load_result *L, const cli_loa
     return cli_point_offload_flags(o, cfg->step.hw, &cfg->offload, err);
 }
 
-sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load_cache *cache,
-                           uint64_t seed, cli_point_serve_state *s, sim_err *err)
+/* The deployment serve runs from the flags, into s->cc and dc: the router, --autoscale, the
+ * replicas' devices, the engine checked against the workload, --disagg and its prefill
+ * instances, and the router's other flags. s->gpus: every GPU it holds. */
+static sim_status serve_deployment(const cli_opts *o, const cli_load_result *L,
+                                   const cli_load_cache *cache, cli_point_serve_state *s,
+                                   sim_disagg_cfg *dc, sim_err *err)
 {
-    memset(s, 0, sizeof *s);
-    s->w = &s->own;
-    sim_status st = cli_point_engine(o, L, cache, seed, &s->cfg, err);
-    if (!st && o->goodput[0])
-        st = sim_slo_parse(o->goodput, &s->slo, err);
-    if (!st)
-        st = serve_workload(o, cache, seed, L->eng.block_size, &s->own, &s->w, err);
-    sim_cluster_cfg cc = {
-        .engine = &s->cfg, .replicas = (int)o->replicas, .router = SIM_ROUTER_LEAST_OUTSTANDING,
-        .kv_overlap_weight = o->kv_overlap_weight};
-    if (!st && o->router && !sim_router_parse(o->router, &cc.router))
-        st = sim_fail(err, SIM_EINPUT,
-                      "--router: value '%s', expected round-robin, least-outstanding, "
-                      "prefix-aware or kv-aware",
-                      o->router);
-    if (!st) {
-        s->usd_per_gpu_hour = L->usd_per_gpu_hour;
-        s->gpus = sim_pp_gpus(&s->cfg.step) * cc.replicas;
-        st = cli_point_autoscale_flags(o, &s->cfg.step, &cc.autoscale, err);
-        if (!st && o->replica_hw)
-            st = cli_point_mixed_replicas(o, cache, s, &cc, err);
-        if (!st && cc.autoscale.max > 0) { /* the pool; the GPUs held at most, after the run */
-            cc.replicas = cc.autoscale.max;
-            s->gpus = sim_pp_gpus(&s->cfg.step) * cc.replicas;
-        }
-        if (!st)
-            st = sim_engine_check(&s->cfg, s->w, err);
+    sim_cluster_cfg *cc = &s->cc;
+    *cc = (sim_cluster_cfg){.engine = &s->cfg,
+                            .replicas = (int)o->replicas,
+                            .router = SIM_ROUTER_LEAST_OUTSTANDING,
+                            .kv_overlap_weight = o->kv_overlap_weight};
+    if (o->router && !sim_router_parse(o->router, &cc->router))
+        return sim_fail(err, SIM_EINPUT,
+                        "--router: value '%s', expected round-robin, least-outstanding, "
+                        "prefix-aware or kv-aware",
+                        o->router);
+    s->usd_per_gpu_hour = L->usd_per_gpu_hour;
+    s->gpus = sim_pp_gpus(&s->cfg.step) * cc->replicas;
+    sim_status st = cli_point_autoscale_flags(o, &s->cfg.step, &cc->autoscale, err);
+    if (!st && o->replica_hw)
+        st = cli_point_mixed_replicas(o, cache, s, cc, err);
+    if (!st && cc->autoscale.max > 0) { /* the pool; the GPUs held at most, after the run */
+        cc->replicas = cc->autoscale.max;
+        s->gpus = sim_pp_gpus(&s->cfg.step) * cc->replicas;
     }
-    sim_disagg_cfg dc = {.prefill = &s->prefill, .decode = &s->cfg, .kv_stream = o->kv_stream};
     if (!st)
-        st = cli_point_disagg_flags(o, &dc, err);
+        st = sim_engine_check(&s->cfg, s->w, err);
+    if (!st)
+        st = cli_point_disagg_flags(o, dc, err);
     if (!st && cli_opt_given(o, CLI_OPT_ID_KV_OVERLAP_SCORE_WEIGHT) &&
-        cc.router != SIM_ROUTER_KV_AWARE)
+        cc->router != SIM_ROUTER_KV_AWARE)
         st = sim_fail(err, SIM_EINPUT,
                       "--kv-overlap-score-weight: applies only with --router kv-aware");
-    cc.session_affinity = o->session_affinity;
-    cc.refresh_ns = llround(o->router_refresh_ms * 1e6);
-    if (!st && cc.refresh_ns > 0 && (cc.replicas < 2 || dc.n_prefill > 0))
+    cc->session_affinity = o->session_affinity;
+    cc->refresh_ns = llround(o->router_refresh_ms * 1e6);
+    if (!st && cc->refresh_ns > 0 && (cc->replicas < 2 || dc->n_prefill > 0))
         st = sim_fail(err, SIM_EINPUT,
                       "--router-refresh-ms: applies only with --replicas N > 1 (value %g)",
                       o->router_refresh_ms);
-    if (!st && o->session_affinity && (!s->w->links || cc.replicas < 2))
+    if (!st && o->session_affinity && (!s->w->links || cc->replicas < 2))
         st = sim_fail(err, SIM_EINPUT,
                       "--session-affinity: applies only with sessions (--sessions, or a trace's "
                       "session_id) and --replicas N > 1");
-    sim_trace_serve *ts = NULL;
-    sim_cluster_trace *ct = NULL; /* several engines: their own timeline */
-    const int instances = dc.n_prefill > 0 ? dc.n_prefill + dc.n_decode : cc.replicas;
-    if (!st && o->chrome_trace && instances > 1)
-        st = open_cluster_trace(o, dc.n_prefill, instances, &ct, err);
-    else if (!st && o->chrome_trace)
-        st = open_serve_trace(o, &s->cfg, s->w, &ts, err);
-    cc.observer = dc.observer = ct ? &ct->observer : NULL;
+    if (st || dc->n_prefill == 0)
+        return st;
+    s->prefill = s->cfg;
+    s->prefill.step.tp =
+        cli_opt_given(o, CLI_OPT_ID_PREFILL_TP) ? (int)o->prefill_tp : s->cfg.step.tp;
+    /* one front end for the client: the prefill side takes the request in, its token is not
+     * streamed; the decode side takes the hand-over without it and streams every token */
+    s->prefill.frontend.output_token_ns = s->prefill.frontend.chunk_ns = 0.0;
+    s->cfg.frontend.request_ns = s->cfg.frontend.input_token_ns = 0.0;
+    s->gpus = sim_deploy_disagg_gpus(dc);
+    return o->prefill_hw ? prefill_device(o, cache, dc, s, err) : SIM_OK;
+}
+
+/* What watches a serve run: its timeline (one engine's, or every instance's), a library
+ * caller's observer, the --html series. */
+typedef struct serve_watch {
+    sim_trace_serve *ts;   /* one engine's --chrome-trace (owned) */
+    sim_cluster_trace *ct; /* several engines': their own timeline (owned) */
+} serve_watch;
+
+/* Opens what watches the run and chains it into s->cc's, dc's and s->cfg's observers. */
+static sim_status serve_watch_open(const cli_opts *o, cli_point_serve_state *s, sim_disagg_cfg *dc,
+                                   serve_watch *w, sim_err *err)
+{
+    sim_cluster_cfg *cc = &s->cc;
+    const int instances = dc->n_prefill > 0 ? dc->n_prefill + dc->n_decode : cc->replicas;
+    sim_status st = SIM_OK;
+    if (o->chrome_trace && instances > 1)
+        st = open_cluster_trace(o, dc->n_prefill, instances, &w->ct, err);
+    else if (o->chrome_trace)
+        st = open_serve_trace(o, &s->cfg, s->w, &w->ts, err);
+    cc->observer = dc->observer = w->ct ? &w->ct->observer : NULL;
     if (!st && o->observer && (instances > 1 || o->chrome_trace))
         st = sim_fail(err, SIM_EINPUT,
                       "an engine observer watches a single engine and no timeline; expected no "
@@ -514,8 +534,8 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
     if (!st && o->html && instances > 1) {
         if (!(s->instances = calloc(1, sizeof *s->instances)))
             st = sim_fail(err, SIM_EINTERNAL, "out of memory");
-        else if (!(st = sim_series_set_init(s->instances, instances, cc.observer, err)))
-            cc.observer = dc.observer = &s->instances->observer;
+        else if (!(st = sim_series_set_init(s->instances, instances, cc->observer, err)))
+            cc->observer = dc->observer = &s->instances->observer;
     }
     if (!st && o->html && instances == 1) {
         if (!(s->series = malloc(sizeof *s->series)))
@@ -525,23 +545,14 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
         if (s->series)
             s->cfg.observer = &s->series->observer;
     }
-    s->cc = cc;
-    if (!st && dc.n_prefill > 0) {
-        s->prefill = s->cfg;
-        s->prefill.step.tp =
-            cli_opt_given(o, CLI_OPT_ID_PREFILL_TP) ? (int)o->prefill_tp : s->cfg.step.tp;
-        /* one front end for the client: the prefill side takes the request in, its token is not
-         * streamed; the decode side takes the hand-over without it and streams every token */
-        s->prefill.frontend.output_token_ns = s->prefill.frontend.chunk_ns = 0.0;
-        s->cfg.frontend.request_ns = s->cfg.frontend.input_token_ns = 0.0;
-        s->gpus = sim_deploy_disagg_gpus(&dc);
-        if (o->prefill_hw)
-            st = prefill_device(o, cache, &dc, s, err);
-    }
-    if (!st) /* the pools, the replicas or the one engine */
-        st = sim_deploy_run(&cc, &dc, s->w, &s->res, &s->cluster, err);
-    if (!st && s->cluster.autoscaled)
-        s->gpus = sim_pp_gpus(&s->cfg.step) * s->cluster.peak_held;
+    return st;
+}
+
+/* Unchains the observers and closes the timelines: written after a run that succeeded (`st`),
+ * removed after one that failed. */
+static sim_status serve_watch_close(cli_point_serve_state *s, serve_watch *w, sim_status st,
+                                    sim_err *err)
+{
     if (s->series) {
         s->series->next = NULL;
         s->cfg.observer = NULL;
@@ -550,42 +561,73 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
         s->instances->next = NULL;
         sim_series_set_align(s->instances);
     }
-    if (ts) {
+    if (w->ts) {
         if (!st)
-            st = sim_trace_serve_close(ts, s->res.duration_ns, err);
+            st = sim_trace_serve_close(w->ts, s->res.duration_ns, err);
         else
-            sim_trace_serve_abort(ts);
-        free(ts);
+            sim_trace_serve_abort(w->ts);
+        free(w->ts);
         s->cfg.observer = NULL;
     }
-    if (ct) {
+    if (w->ct) {
         if (!st && s->cluster.autoscaled)
-            sim_cluster_trace_autoscale(ct, &s->cluster);
+            sim_cluster_trace_autoscale(w->ct, &s->cluster);
         if (!st)
-            st = sim_cluster_trace_close(ct, err);
+            st = sim_cluster_trace_close(w->ct, err);
         else
-            sim_cluster_trace_abort(ct);
-        free(ct);
+            sim_cluster_trace_abort(w->ct);
+        free(w->ct);
     }
+    return st;
+}
+
+/* Where speculation stops paying for the workload's mean request (run.h). */
+static int64_t serve_spec_break_even(const cli_point_serve_state *s)
+{
+    double in = 0.0, out = 0.0;
+    for (size_t i = 0; i < s->w->n; i++) {
+        in += (double)s->w->reqs[i].input_tokens;
+        out += (double)s->w->reqs[i].output_tokens;
+    }
+    sim_run_cfg rc = {.step = s->cfg.step,
+                      .batch = 1,
+                      .input_len = (int64_t)llround(in / (double)s->w->n),
+                      .output_len = (int64_t)llround(out / (double)s->w->n),
+                      .spec = s->cfg.spec};
+    if (rc.input_len < 1)
+        rc.input_len = 1;
+    if (rc.output_len < 2)
+        rc.output_len = 2;
+    return sim_run_spec_break_even(&rc, s->cfg.sched.max_num_seqs);
+}
+
+sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load_cache *cache,
+                           uint64_t seed, cli_point_serve_state *s, sim_err *err)
+{
+    memset(s, 0, sizeof *s);
+    s->w = &s->own;
+    sim_disagg_cfg dc = {.prefill = &s->prefill, .decode = &s->cfg, .kv_stream = o->kv_stream};
+    serve_watch w = {0};
+    /* the engine, the SLO, the workload, the deployment */
+    sim_status st = cli_point_engine(o, L, cache, seed, &s->cfg, err);
+    if (!st && o->goodput[0])
+        st = sim_slo_parse(o->goodput, &s->slo, err);
+    if (!st)
+        st = serve_workload(o, cache, seed, L->eng.block_size, &s->own, &s->w, err);
+    if (!st)
+        st = serve_deployment(o, L, cache, s, &dc, err);
+    /* what watches it, the run (the pools, the replicas or the one engine), the watchers closed */
+    if (!st)
+        st = serve_watch_open(o, s, &dc, &w, err);
+    if (!st)
+        st = sim_deploy_run(&s->cc, &dc, s->w, &s->res, &s->cluster, err);
+    if (!st && s->cluster.autoscaled)
+        s->gpus = sim_pp_gpus(&s->cfg.step) * s->cluster.peak_held;
+    st = serve_watch_close(s, &w, st, err);
+    /* the metrics */
     if (!st && sim_metrics_compute(&s->res, &s->slo, &s->m))
         st = sim_fail(err, SIM_EINTERNAL, "out of memory computing metrics");
-    if (!st && sim_spec_active(s->cfg.spec) && s->w->n > 0) {
-        /* where speculation stops paying for this workload's mean request (run.h) */
-        double in = 0.0, out = 0.0;
-        for (size_t i = 0; i < s->w->n; i++) {
-            in += (double)s->w->reqs[i].input_tokens;
-            out += (double)s->w->reqs[i].output_tokens;
-        }
-        sim_run_cfg rc = {.step = s->cfg.step,
-                          .batch = 1,
-                          .input_len = (int64_t)llround(in / (double)s->w->n),
-                          .output_len = (int64_t)llround(out / (double)s->w->n),
-                          .spec = s->cfg.spec};
-        if (rc.input_len < 1)
-            rc.input_len = 1;
-        if (rc.output_len < 2)
-            rc.output_len = 2;
-        s->spec_break_even = sim_run_spec_break_even(&rc, s->cfg.sched.max_num_seqs);
-    }
+    if (!st && sim_spec_active(s->cfg.spec) && s->w->n > 0)
+        s->spec_break_even = serve_spec_break_even(s);
     return st;
 }
