@@ -489,9 +489,9 @@ sim_status cli_plan_cmd(const cli_opts *o, FILE *out, sim_err *err)
     if (c.has_ds && !st)
         st = cli_point_dataset_cache_add(o, &c.ds, &c.cache, err);
     const sim_dataset plan_ds = c.ds;
-    sim_shard shard = {0, 1};
+    sim_grid_shard shard = {0, 1};
     if (!st && o->shard)
-        st = sim_shard_parse(o->shard, &shard, err);
+        st = sim_grid_shard_parse(o->shard, &shard, err);
     sim_sweep_row *srows = NULL;
     size_t n_srows = 0;
     cli_plan_row *rows = st ? NULL : calloc(c.n, sizeof *rows);
