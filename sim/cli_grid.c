@@ -21,13 +21,13 @@ typedef struct sweep_flag_def {
 
 #define SO(flag, kind_, field, lo, hi, help_, usage_)                                              \
     {                                                                                              \
-        .def = {.name = flag,                                                                      \
-                .kind = kind_,                                                                     \
+        .def = {.name = (flag),                                                                    \
+                .kind = (kind_),                                                                   \
                 .offset = offsetof(cli_grid_opts, field),                                          \
-                .min = lo,                                                                         \
-                .max = hi,                                                                         \
-                .help = help_},                                                                    \
-        .usage = usage_                                                                            \
+                .min = (lo),                                                                       \
+                .max = (hi),                                                                       \
+                .help = (help_)},                                                                  \
+        .usage = (usage_)                                                                          \
     }
 static const sweep_flag_def sweep_flags[] = {
     SO("--out", CLI_OPT_STR, out, 0, 0, "expected a file for the rows",

@@ -235,7 +235,15 @@ bool cli_opt_given_any(const cli_opts *o, const cli_opt_id *ids);
 static inline const char *cli_opt_name(cli_opt_id id) { return cli_opt_table[id].name; }
 
 /* The cross-checks of the table's needs / excludes columns over the flags given, in table order:
- * the first a given flag breaks is the error ("--time-scale: applies only to --trace"). */
+ * the first a given flag breaks is the error ("--time-scale: applies only to --trace").
+ * Example (sim_err *err):
+ *   cli_opts o = cli_opt_defaults;
+ *   o.given[CLI_OPT_ID_TIME_SCALE] = true; // --time-scale without --trace
+ *   if (cli_opt_check_rules(&o, err) != SIM_EINPUT)
+ *       return SIM_EINTERNAL;
+ *   o.given[CLI_OPT_ID_TRACE] = true; // with it
+ *   return cli_opt_check_rules(&o, err);
+ */
 sim_status cli_opt_check_rules(const cli_opts *o, sim_err *err);
 
 /* Sets one flag's value (a list flag appends) at o->offset into `out`: a cli_opts for the

@@ -8,8 +8,8 @@
 
 /* A row's columns: name, kind, the cli_opts member it sets, range, commands, help. */
 #define CLI_OPT_COLUMNS(name_, kind_, member, min_, max_, cmds_, help_)                            \
-    .name = name_, .kind = kind_, .offset = offsetof(cli_opts, member), .min = min_, .max = max_,  \
-    .cmds = cmds_, .help = help_
+    .name = (name_), .kind = (kind_), .offset = offsetof(cli_opts, member), .min = (min_),         \
+    .max = (max_), .cmds = (cmds_), .help = (help_)
 /* a flag */
 #define O(id, name, kind, member, min, max, cmds, help)                                            \
     [CLI_OPT_ID_##id] = {CLI_OPT_COLUMNS(name, kind, member, min, max, cmds, help)},
@@ -21,11 +21,11 @@
  * error's words (cli_opt.h cli_opt_def) */
 #define OR(id, name, kind, member, min, max, cmds, needs_, needs_why_, excludes_, pre, why, help)  \
     [CLI_OPT_ID_##id] = {CLI_OPT_COLUMNS(name, kind, member, min, max, cmds, help),                \
-                         .needs = needs_,                                                          \
-                         .needs_why = needs_why_,                                                  \
-                         .excludes = excludes_,                                                    \
-                         .excludes_pre = pre,                                                      \
-                         .excludes_why = why},
+                         .needs = (needs_),                                                        \
+                         .needs_why = (needs_why_),                                                \
+                         .excludes = (excludes_),                                                  \
+                         .excludes_pre = (pre),                                                    \
+                         .excludes_why = (why)},
 /* an id list of a cross-check */
 #define L(...) ((const cli_opt_id[]){__VA_ARGS__, CLI_OPT_ID_NONE})
 
