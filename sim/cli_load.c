@@ -227,7 +227,7 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_load_result *
         L->step.routing.hist = &L->moe_hist;
     }
     if ((st = resolve_prec(o, &L->model, &L->hw, &L->step.prec, err)) ||
-        (st = cli_opt_check_rules(o, err)) || (st = cli_load_spec(o, L, cache, err)))
+        (st = cli_load_spec(o, L, cache, err)))
         return st;
     return sim_step_check(&L->step, err);
 }

@@ -48,11 +48,11 @@ bool cli_opt_given_any(const cli_opts *o, const cli_opt_id *ids)
     return false;
 }
 
-sim_status cli_opt_check_rules(const cli_opts *o, sim_err *err)
+sim_status cli_opt_check_rules(const cli_opts *o, int mask, sim_err *err)
 {
     for (size_t i = 0; i < CLI_OPT_ID_COUNT; i++) {
         const cli_opt_def *d = &cli_opt_table[i];
-        if (!o->given[i] || (!d->needs && !d->excludes))
+        if (!o->given[i] || (!d->needs && !d->excludes) || !(d->cmds & mask))
             continue;
         for (const cli_opt_id *x = d->excludes; x && *x != CLI_OPT_ID_NONE; x++)
             if (o->given[*x])

@@ -234,17 +234,21 @@ bool cli_opt_given_any(const cli_opts *o, const cli_opt_id *ids);
 /* Flag `id`'s name ("--max-num-seqs"), for messages. */
 static inline const char *cli_opt_name(cli_opt_id id) { return cli_opt_table[id].name; }
 
-/* The cross-checks of the table's needs / excludes columns over the flags given, in table order:
- * the first a given flag breaks is the error ("--time-scale: applies only to --trace").
+/* The cross-checks of the table's needs / excludes columns over the given flags that commands
+ * `mask` take, in table order: the first a given flag breaks is the error ("--time-scale: applies
+ * only to --trace"). A run point checks run's rows, a serving engine serve's and the endpoint's
+ * (cli_point.c): a plan's probe of one request alone runs with serve's flags.
  * Example (sim_err *err):
  *   cli_opts o = cli_opt_defaults;
  *   o.given[CLI_OPT_ID_TIME_SCALE] = true; // --time-scale without --trace
- *   if (cli_opt_check_rules(&o, err) != SIM_EINPUT)
+ *   if (cli_opt_check_rules(&o, CLI_OPT_CMD_SERVE, err) != SIM_EINPUT)
+ *       return SIM_EINTERNAL;
+ *   if (cli_opt_check_rules(&o, CLI_OPT_CMD_RUN, err)) // not a flag of run's
  *       return SIM_EINTERNAL;
  *   o.given[CLI_OPT_ID_TRACE] = true; // with it
- *   return cli_opt_check_rules(&o, err);
+ *   return cli_opt_check_rules(&o, CLI_OPT_CMD_SERVE, err);
  */
-sim_status cli_opt_check_rules(const cli_opts *o, sim_err *err);
+sim_status cli_opt_check_rules(const cli_opts *o, int mask, sim_err *err);
 
 /* Sets one flag's value (a list flag appends) at o->offset into `out`: a cli_opts for the
  * table above, or whatever struct another table's offsets are into. Errors name the flag. */

@@ -98,7 +98,11 @@ sim_status cli_point_run_decode(const cli_opts *o, cli_load_result *L, const cli
                                 sim_run_decode *decode, sim_run_cfg *cfg, sim_run_result *r,
                                 sim_err *err)
 {
+    /* the files, then the cross-checks of run's flags (the option table's; a plan probes a
+     * request alone through here with serve's flags, whose rules serve's point checks) */
     sim_status st = cli_load_common(o, true, L, cache, err);
+    if (!st)
+        st = cli_opt_check_rules(o, CLI_OPT_CMD_RUN, err);
     *cfg = (sim_run_cfg){.batch = o->batch,
                          .input_len = o->input_len,
                          .output_len = o->output_len,
@@ -426,7 +430,10 @@ static sim_status prefill_device(const cli_opts *o, const cli_load_cache *cache,
 sim_status cli_point_engine(const cli_opts *o, cli_load_result *L, const cli_load_cache *cache,
                             uint64_t seed, sim_engine_cfg *cfg, sim_err *err)
 {
+    /* the files, then the cross-checks of serve's and the endpoint's flags (the option table's) */
     sim_status st = cli_load_common(o, true, L, cache, err);
+    if (!st)
+        st = cli_opt_check_rules(o, CLI_OPT_CMD_SERVE_EP, err);
     cli_load_engine_cfg(&L->eng, cfg);
     cfg->max_concurrency = cli_opt_given(o, CLI_OPT_ID_MAX_CONCURRENCY) ? o->max_concurrency : 0;
     cfg->seed = seed;

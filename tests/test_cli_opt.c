@@ -90,13 +90,13 @@ static void test_rule_columns(void **state)
         cli_opts o = cli_opt_defaults;
         o.given[i] = true;
         sim_err err = {{0}};
-        assert_int_equal(cli_opt_check_rules(&o, &err), d->needs ? SIM_EINPUT : SIM_OK);
+        assert_int_equal(cli_opt_check_rules(&o, d->cmds, &err), d->needs ? SIM_EINPUT : SIM_OK);
         /* with each flag it excludes: refused, naming that flag */
         for (const cli_opt_id *x = d->excludes; x && *x != CLI_OPT_ID_NONE; x++) {
             for (const cli_opt_id *y = d->needs; y && *y != CLI_OPT_ID_NONE; y++)
                 o.given[*y] = true;
             o.given[*x] = true;
-            assert_int_equal(cli_opt_check_rules(&o, &err), SIM_EINPUT);
+            assert_int_equal(cli_opt_check_rules(&o, d->cmds, &err), SIM_EINPUT);
             assert_non_null(strstr(err.msg, cli_opt_table[*x].name));
             o.given[*x] = false;
         }
@@ -215,8 +215,9 @@ static void test_rule_messages(void **state)
     }
 }
 
-/* A trace and --sessions: refused (before, the hand-written check sat behind the trace's replay
- * and --sessions was silently dropped); and a line that keeps the rules runs. */
+/* What the generic check mends: a trace and --sessions are refused (before, the hand-written
+ * check sat behind the trace's replay and --sessions was silently dropped); lines that keep the
+ * rules run. */
 static void test_rule_fixes(void **state)
 {
     (void)state;
@@ -229,6 +230,14 @@ static void test_rule_fixes(void **state)
     run("serve --model llama-3.1-8b --hw h100-sxm --sessions 2 --turns-per-session 2 "
         "--think-time-s 1 --format json");
     assert_int_equal(R.rc, 0);
+    /* plan's probe of a checkpoint's formats loads the files alone: an acceptance given for the
+     * searched speculations no longer fails it (before, the speculative flags' check sat in the
+     * loader, the probe failed and the fp8 candidates were never tried: 3 candidates, not 6) */
+    run("plan --model llama-3.1-8b --hw h100-sxm --slo ttft:500 --request-rate 2 --engines vllm "
+        "--spec-methods none,eagle:3 --spec-acceptance-rate 0.7 --max-gpus 1 --uncertainty 0");
+    assert_int_equal(R.rc, 0);
+    assert_non_null(strstr(R.out, "6 candidates: 4 serve the rate"));
+    assert_non_null(strstr(R.out, "vllm    fp8     TP 1 +eagle:3"));
 }
 
 int main(void)
