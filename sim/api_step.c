@@ -61,21 +61,50 @@ static infersim_step_status of_sim(sim_status st)
 }
 
 /* The serve flags that set a step's deployment: everything else serve takes is refused. */
-static const char *const deployment_flags[] = {
-    "--model", "--hw", "--tp", "--pp", "--ep", "--dp-attention", "--dp", "--expert-imbalance",
-    "--moe-a2a", "--enable-two-batch-overlap", "--enable-dbo", "--expert-routing",
-    "--expert-load", "--redundant-experts", "--moe-kernel", "--weight-dtype", "--act-dtype",
-    "--kv-cache-dtype", "--weight-group-size", "--overlap-comm", "--engine",
-    "--iteration-overhead-us", "--request-overhead-us", "--layer-overhead-us",
-    "--async-scheduling", "--no-async-scheduling", "--enforce-eager", "--cudagraph-mode",
-    "--allreduce", "--fuse-allreduce-norm", "--no-fuse-allreduce-norm", "--cuda-graph-max-bs",
-    "--max-model-len", "--max-num-seqs", "--max-batch-size", "--max-running-requests",
-    "--uncertainty", "--uncertainty-table", NULL};
+static const cli_opt_id deployment_flags[] = {CLI_OPT_ID_MODEL,
+                                              CLI_OPT_ID_HW,
+                                              CLI_OPT_ID_TP,
+                                              CLI_OPT_ID_PP,
+                                              CLI_OPT_ID_EP,
+                                              CLI_OPT_ID_DP_ATTENTION,
+                                              CLI_OPT_ID_DP,
+                                              CLI_OPT_ID_EXPERT_IMBALANCE,
+                                              CLI_OPT_ID_MOE_A2A,
+                                              CLI_OPT_ID_ENABLE_TWO_BATCH_OVERLAP,
+                                              CLI_OPT_ID_ENABLE_DBO,
+                                              CLI_OPT_ID_EXPERT_ROUTING,
+                                              CLI_OPT_ID_EXPERT_LOAD,
+                                              CLI_OPT_ID_REDUNDANT_EXPERTS,
+                                              CLI_OPT_ID_MOE_KERNEL,
+                                              CLI_OPT_ID_WEIGHT_DTYPE,
+                                              CLI_OPT_ID_ACT_DTYPE,
+                                              CLI_OPT_ID_KV_CACHE_DTYPE,
+                                              CLI_OPT_ID_WEIGHT_GROUP_SIZE,
+                                              CLI_OPT_ID_OVERLAP_COMM,
+                                              CLI_OPT_ID_ENGINE,
+                                              CLI_OPT_ID_ITERATION_OVERHEAD_US,
+                                              CLI_OPT_ID_REQUEST_OVERHEAD_US,
+                                              CLI_OPT_ID_LAYER_OVERHEAD_US,
+                                              CLI_OPT_ID_ASYNC_SCHEDULING,
+                                              CLI_OPT_ID_NO_ASYNC_SCHEDULING,
+                                              CLI_OPT_ID_ENFORCE_EAGER,
+                                              CLI_OPT_ID_CUDAGRAPH_MODE,
+                                              CLI_OPT_ID_ALLREDUCE,
+                                              CLI_OPT_ID_FUSE_ALLREDUCE_NORM,
+                                              CLI_OPT_ID_NO_FUSE_ALLREDUCE_NORM,
+                                              CLI_OPT_ID_CUDA_GRAPH_MAX_BS,
+                                              CLI_OPT_ID_MAX_MODEL_LEN,
+                                              CLI_OPT_ID_MAX_NUM_SEQS,
+                                              CLI_OPT_ID_MAX_BATCH_SIZE,
+                                              CLI_OPT_ID_MAX_RUNNING_REQUESTS,
+                                              CLI_OPT_ID_UNCERTAINTY,
+                                              CLI_OPT_ID_UNCERTAINTY_TABLE,
+                                              CLI_OPT_ID_NONE};
 
-static bool is_deployment_flag(const char *name)
+static bool is_deployment_flag(size_t id)
 {
-    for (const char *const *f = deployment_flags; *f; f++)
-        if (strcmp(*f, name) == 0)
+    for (const cli_opt_id *f = deployment_flags; *f != CLI_OPT_ID_NONE; f++)
+        if ((size_t)*f == id)
             return true;
     return false;
 }
@@ -86,7 +115,7 @@ static sim_status check_flags(const cli_opts *o, sim_err *err)
 {
     for (size_t i = 0; i < cli_opt_count; i++) {
         const char *name = cli_opt_table[i].name;
-        if (!o->given[i] || is_deployment_flag(name))
+        if (!o->given[i] || is_deployment_flag(i))
             continue;
         if (strstr(name, "spec")) /* --spec-*, --speculative-*, --num-speculative-tokens */
             return sim_fail(err, SIM_EINPUT,
@@ -139,7 +168,7 @@ static sim_status open_handle(infersim_step *h, int argc, const char *const argv
     cli_opts o = cli_opt_defaults;
     /* the command line never writes into argv */
     sim_status st = cli_opt_parse(argc, (char **)(void *)argv, 0, "serve", CLI_OPT_CMD_SERVE,
-                                  NULL, &o, err);
+                                  CLI_OPT_ID_NONE, &o, err);
     if (!st)
         st = check_flags(&o, err);
     if (!st)

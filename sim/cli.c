@@ -20,7 +20,7 @@
 typedef struct cli_command {
     const char *name;
     int flags;              /* CLI_OPT_CMD_ bit: the option-table flags it takes; 0: argv */
-    const char *positional; /* the flag a bare argument sets (hw FILE, trace-check FILE) */
+    cli_opt_id positional;  /* the flag a bare argument sets (hw FILE, trace-check FILE) */
     sim_status (*run)(const cli_opts *o, FILE *out, sim_err *err);
     sim_status (*run_argv)(int argc, char **argv, FILE *out, FILE *errf, sim_err *err);
     void (*help)(FILE *f, int argc, char **argv); /* argv commands */
@@ -28,37 +28,37 @@ typedef struct cli_command {
 } cli_command;
 
 static const cli_command commands[] = {
-    {"run", CLI_OPT_CMD_RUN, NULL, cli_run_cmd, NULL, NULL,
+    {"run", CLI_OPT_CMD_RUN, CLI_OPT_ID_NONE, cli_run_cmd, NULL, NULL,
      "static batch: TTFT, TPOT, E2E, throughput, per-op breakdown"},
-    {"roofline", CLI_OPT_CMD_ROOFLINE, NULL, cli_run_roofline, NULL, NULL,
+    {"roofline", CLI_OPT_CMD_ROOFLINE, CLI_OPT_ID_NONE, cli_run_roofline, NULL, NULL,
      "peaks, bandwidth, ridge points, op intensities"},
-    {"serve", CLI_OPT_CMD_SERVE, NULL, cli_serve_cmd, NULL, NULL,
+    {"serve", CLI_OPT_CMD_SERVE, CLI_OPT_ID_NONE, cli_serve_cmd, NULL, NULL,
      "request stream under continuous batching: vLLM's serving benchmark metrics"},
-    {"endpoint", CLI_OPT_CMD_ENDPOINT, NULL, cli_endpoint_cmd, NULL, NULL,
+    {"endpoint", CLI_OPT_CMD_ENDPOINT, CLI_OPT_ID_NONE, cli_endpoint_cmd, NULL, NULL,
      "serve's deployment as a live OpenAI-compatible server: tokens streamed at predicted times"},
-    {"capacity", CLI_OPT_CMD_SERVE | CLI_OPT_CMD_CAPACITY, NULL, cli_capacity_cmd, NULL,
+    {"capacity", CLI_OPT_CMD_SERVE | CLI_OPT_CMD_CAPACITY, CLI_OPT_ID_NONE, cli_capacity_cmd, NULL,
      cli_capacity_help,
      "the highest request rate whose serve run meets an SLO (--slo ttft:MS,tpot:MS)"},
-    {"plan", CLI_OPT_CMD_SERVE | CLI_OPT_CMD_CAPACITY | CLI_OPT_CMD_PLAN, NULL, cli_plan_cmd, NULL,
-     cli_plan_help,
+    {"plan", CLI_OPT_CMD_SERVE | CLI_OPT_CMD_CAPACITY | CLI_OPT_CMD_PLAN, CLI_OPT_ID_NONE,
+     cli_plan_cmd, NULL, cli_plan_help,
      "deployments (device, layout, engine, precision, replicas, P:D) for a rate under an SLO"},
-    {"sweep", 0, NULL, NULL, cli_sweep_cmd, cli_sweep_help,
+    {"sweep", 0, CLI_OPT_ID_NONE, NULL, cli_sweep_cmd, cli_sweep_help,
      "run|serve over a grid (any flag a comma-separated list), in parallel"},
-    {"merge", 0, NULL, NULL, cli_merge_cmd, cli_merge_help,
+    {"merge", 0, CLI_OPT_ID_NONE, NULL, cli_merge_cmd, cli_merge_help,
      "join sweep shard files back into grid order"},
-    {"compare", 0, NULL, NULL, cli_compare_cmd, cli_compare_help,
+    {"compare", 0, CLI_OPT_ID_NONE, NULL, cli_compare_cmd, cli_compare_help,
      "a vLLM --save-result (or run-style) JSON against the prediction for the same flags"},
-    {"trace-check", CLI_OPT_CMD_CHECK, "--trace", cli_info_trace_check, NULL, NULL,
+    {"trace-check", CLI_OPT_CMD_CHECK, CLI_OPT_ID_TRACE, cli_info_trace_check, NULL, NULL,
      "validate a Chrome trace (slices nest, names, counters, ids)"},
-    {"op", CLI_OPT_CMD_OP, NULL, cli_info_op, NULL, NULL,
+    {"op", CLI_OPT_CMD_OP, CLI_OPT_ID_NONE, cli_info_op, NULL, NULL,
      "price one GEMM, attention, copy or all-reduce on a device"},
-    {"validate", CLI_OPT_CMD_VALIDATE, NULL, cli_validate_cmd, NULL, NULL,
+    {"validate", CLI_OPT_CMD_VALIDATE, CLI_OPT_ID_NONE, cli_validate_cmd, NULL, NULL,
      "predictions against the public measurements, with the error summary"},
-    {"calibrate", CLI_OPT_CMD_CALIBRATE, NULL, cli_calibrate_cmd, NULL, NULL,
+    {"calibrate", CLI_OPT_CMD_CALIBRATE, CLI_OPT_ID_NONE, cli_calibrate_cmd, NULL, NULL,
      "fit a device's efficiencies to its op-level measurements"},
-    {"workload", CLI_OPT_CMD_WORKLOAD, "--dataset-name", cli_info_workload, NULL, NULL,
+    {"workload", CLI_OPT_CMD_WORKLOAD, CLI_OPT_ID_DATASET_NAME, cli_info_workload, NULL, NULL,
      "a public dataset's token lengths: the published statistics, the fit, its percentiles"},
-    {"hw", CLI_OPT_CMD_HW, "--hw", cli_info_hw, NULL, NULL,
+    {"hw", CLI_OPT_CMD_HW, CLI_OPT_ID_HW, cli_info_hw, NULL, NULL,
      "a device file's every field, and whether it came from the file, a default or is derived"},
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };

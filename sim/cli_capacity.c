@@ -18,14 +18,12 @@
 #include "report.h"
 
 /* Flags of serve that capacity does not take: its outputs are one run's, or the rate is searched. */
-static const char *const refused[] = {"--request-rate",       "--trace",
-                                      "--time-scale",
-                                      "--chrome-trace",       "--save-requests",
-                                      "--save-result",        "--result-dir",
-                                      "--result-filename",    "--trace-detail",
-                                      "--trace-window",       "--trace-max-mb",
-                                      "--trace-full",
-                                      "--percentile-metrics", "--metric-percentiles"};
+static const cli_opt_id refused[] = {
+    CLI_OPT_ID_REQUEST_RATE,      CLI_OPT_ID_TRACE,           CLI_OPT_ID_TIME_SCALE,
+    CLI_OPT_ID_CHROME_TRACE,      CLI_OPT_ID_SAVE_REQUESTS,   CLI_OPT_ID_SAVE_RESULT,
+    CLI_OPT_ID_RESULT_DIR,        CLI_OPT_ID_RESULT_FILENAME, CLI_OPT_ID_TRACE_DETAIL,
+    CLI_OPT_ID_TRACE_WINDOW,      CLI_OPT_ID_TRACE_MAX_MB,    CLI_OPT_ID_PERCENTILE_METRICS,
+    CLI_OPT_ID_METRIC_PERCENTILES, CLI_OPT_ID_TRACE_FULL};
 enum { N_REFUSED = sizeof refused / sizeof refused[0] };
 
 void cli_capacity_help(FILE *f, int argc, char **argv)
@@ -35,7 +33,7 @@ void cli_capacity_help(FILE *f, int argc, char **argv)
     fprintf(f,
             "serve's flags capacity refuses (it searches the rate and writes its own report):\n ");
     for (size_t i = 0; i < N_REFUSED; i++)
-        fprintf(f, " %s", refused[i]);
+        fprintf(f, " %s", cli_opt_name(refused[i]));
     fprintf(f, "\n");
 }
 
@@ -47,8 +45,8 @@ static sim_status check_flags(const cli_opts *o, sim_err *err)
                             "%s: does not apply to capacity (it searches the request rate over "
                             "vLLM's synthetic datasets and writes its own report; run serve at "
                             "the rate it finds for that)",
-                            refused[i]);
-    if (cli_opt_given(o, "--max-concurrency"))
+                            cli_opt_name(refused[i]));
+    if (cli_opt_given(o, CLI_OPT_ID_MAX_CONCURRENCY))
         return sim_fail(err, SIM_EINPUT,
                         "--max-concurrency: does not apply to capacity (the client would hold "
                         "back requests past the limit, out of every latency, so no rate would "

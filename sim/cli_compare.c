@@ -20,12 +20,7 @@
 /* compare: the run a vLLM --save-result file describes */
 
 /* Marks a flag as given (its value set from the result file). */
-static void set_given(cli_opts *o, const char *name)
-{
-    const cli_opt_def *d = cli_opt_find(name, CLI_OPT_CMD_SERVE);
-    if (d)
-        o->given[d - cli_opt_table] = true;
-}
+static void set_given(cli_opts *o, cli_opt_id id) { o->given[id] = true; }
 
 /* A number field of the result: *present false when missing or null; "inf" when allowed. */
 static sim_status result_num(const cJSON *root, const char *file, const char *field, double min,
@@ -48,17 +43,17 @@ static sim_status result_num(const cJSON *root, const char *file, const char *fi
     return SIM_OK;
 }
 
-static void contradiction(const cli_opts *o, const char *flag, double given, const char *file,
+static void contradiction(const cli_opts *o, cli_opt_id flag, double given, const char *file,
                           const char *field, double v)
 {
     if (o->warn && given != v)
-        fprintf(o->warn, "infersim: warning: %s %g contradicts %s's %s %g; using the flag\n", flag,
-                given, file, field, v);
+        fprintf(o->warn, "infersim: warning: %s %g contradicts %s's %s %g; using the flag\n",
+                cli_opt_name(flag), given, file, field, v);
 }
 
 /* The file's value for a flag the command line did not give; a given flag wins, with a warning
  * when it disagrees. */
-static void take_double(cli_opts *o, const char *flag, double *dst, double v, const char *file,
+static void take_double(cli_opts *o, cli_opt_id flag, double *dst, double v, const char *file,
                         const char *field)
 {
     if (cli_opt_given(o, flag)) {
@@ -69,7 +64,7 @@ static void take_double(cli_opts *o, const char *flag, double *dst, double v, co
     set_given(o, flag);
 }
 
-static void take_int(cli_opts *o, const char *flag, int64_t *dst, double v, const char *file,
+static void take_int(cli_opts *o, cli_opt_id flag, int64_t *dst, double v, const char *file,
                      const char *field)
 {
     if (cli_opt_given(o, flag)) {
@@ -130,7 +125,8 @@ static sim_status result_model(const cJSON *root, const char *file, cli_opts *o,
     char path[PATH_MAX];
     cli_load_resolve(CLI_LOAD_MODEL, id->valuestring, path, sizeof path);
     bool found = access(path, F_OK) == 0;
-    if (cli_opt_given(o, "--model")) { /* the flag wins; say so when it names another model */
+    if (cli_opt_given(o,
+                      CLI_OPT_ID_MODEL)) { /* the flag wins; say so when it names another model */
         char mine[PATH_MAX];
         cli_load_resolve(CLI_LOAD_MODEL, o->model, mine, sizeof mine);
         if (o->warn && (!found || strcmp(mine, path) != 0))
@@ -147,7 +143,7 @@ static sim_status result_model(const cJSON *root, const char *file, cli_opts *o,
                         file, id->valuestring);
     snprintf(rr->model, sizeof rr->model, "%s", path);
     o->model = rr->model;
-    set_given(o, "--model");
+    set_given(o, CLI_OPT_ID_MODEL);
     return SIM_OK;
 }
 
@@ -170,7 +166,7 @@ static sim_status result_engine(const cJSON *root, const char *file, cli_opts *o
     }
     if (!sim_engprof_spec_of(b->valuestring, version, rr->engine, sizeof rr->engine))
         return SIM_OK;
-    if (cli_opt_given(o, "--engine")) {
+    if (cli_opt_given(o, CLI_OPT_ID_ENGINE)) {
         if (o->warn && strcmp(o->engine, rr->engine) != 0)
             fprintf(o->warn,
                     "infersim: warning: --engine %s contradicts %s's engine %s; using the "
@@ -179,7 +175,7 @@ static sim_status result_engine(const cJSON *root, const char *file, cli_opts *o
         return SIM_OK;
     }
     o->engine = rr->engine;
-    set_given(o, "--engine");
+    set_given(o, CLI_OPT_ID_ENGINE);
     return SIM_OK;
 }
 
@@ -196,13 +192,14 @@ static sim_status result_workload(const cJSON *root, const char *file, cli_opts 
     if (st || o->trace)
         return st; /* a trace gives arrivals and lengths itself */
     static const struct {
-        const char *field, *flag;
+        const char *field;
+        cli_opt_id flag;
         double min, max;
         bool is_int;
-    } fields[] = {{"num_prompts", "--num-prompts", 1, 1 << 28, true},
-                  {"request_rate", "--request-rate", 1e-9, INFINITY, false},
-                  {"burstiness", "--burstiness", 1e-3, 1e3, false},
-                  {"max_concurrency", "--max-concurrency", 0, 1 << 28, true}}; /* 0: none */
+    } fields[] = {{"num_prompts", CLI_OPT_ID_NUM_PROMPTS, 1, 1 << 28, true},
+                  {"request_rate", CLI_OPT_ID_REQUEST_RATE, 1e-9, INFINITY, false},
+                  {"burstiness", CLI_OPT_ID_BURSTINESS, 1e-3, 1e3, false},
+                  {"max_concurrency", CLI_OPT_ID_MAX_CONCURRENCY, 0, 1 << 28, true}}; /* 0: none */
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         double v;
         bool present;
@@ -214,20 +211,21 @@ static sim_status result_workload(const cJSON *root, const char *file, cli_opts 
         if (fields[i].is_int && v != floor(v))
             return sim_fail(err, SIM_EINPUT, "%s: field '%s' is %g, expected a whole number", file,
                             fields[i].field, v);
-        if (strcmp(fields[i].flag, "--num-prompts") == 0)
+        if (fields[i].flag == CLI_OPT_ID_NUM_PROMPTS)
             take_int(o, fields[i].flag, &o->num_prompts, v, file, fields[i].field);
-        else if (strcmp(fields[i].flag, "--max-concurrency") == 0)
+        else if (fields[i].flag == CLI_OPT_ID_MAX_CONCURRENCY)
             take_int(o, fields[i].flag, &o->max_concurrency, v, file, fields[i].field);
         else
             take_double(o, fields[i].flag,
-                        strcmp(fields[i].flag, "--burstiness") == 0 ? &o->burstiness : &o->rate, v,
+                        fields[i].flag == CLI_OPT_ID_BURSTINESS ? &o->burstiness : &o->rate, v,
                         file, fields[i].field);
     }
     size_t n = 0;
     if ((st = result_lens(root, file, "input_lens", &rr->in, &n, err)) ||
         (rr->in && (st = result_lens(root, file, "output_lens", &rr->out, &n, err))))
         return st;
-    bool flags = cli_opt_given(o, "--random-input-len") || cli_opt_given(o, "--random-output-len");
+    bool flags = cli_opt_given(o, CLI_OPT_ID_RANDOM_INPUT_LEN) ||
+                 cli_opt_given(o, CLI_OPT_ID_RANDOM_OUTPUT_LEN);
     if (rr->in && !rr->out)
         return sim_fail(err, SIM_EINPUT, "%s: field 'input_lens' without 'output_lens'", file);
     if (rr->in && !flags) {
@@ -251,10 +249,10 @@ static sim_status result_workload(const cJSON *root, const char *file, cli_opts 
         (st = result_num(root, file, "total_output_tokens", 1, 1e18, false, &tout, &p3, err)))
         return st;
     if (p1 && p2)
-        take_int(o, "--random-input-len", &o->rand_in, fmax(1.0, round(tin / done)), file,
+        take_int(o, CLI_OPT_ID_RANDOM_INPUT_LEN, &o->rand_in, fmax(1.0, round(tin / done)), file,
                  "total_input_tokens / completed");
     if (p1 && p3)
-        take_int(o, "--random-output-len", &o->rand_out, fmax(1.0, round(tout / done)), file,
+        take_int(o, CLI_OPT_ID_RANDOM_OUTPUT_LEN, &o->rand_out, fmax(1.0, round(tout / done)), file,
                  "total_output_tokens / completed");
     return SIM_OK;
 }
@@ -292,7 +290,7 @@ static void describe_workload(const cli_opts *o, const bool *given, const char *
         sim_strbuf_printf(b, ", no max concurrency");
     sim_strbuf_printf(b, "\nworkload taken from %s:", file);
     size_t k = 0;
-    for (size_t i = 0; i < cli_opt_count && i < sizeof o->given / sizeof o->given[0]; i++)
+    for (size_t i = 0; i < CLI_OPT_ID_COUNT; i++)
         if (o->given[i] && !given[i])
             sim_strbuf_printf(b, "%s %s", k++ ? "," : "", cli_opt_table[i].name);
     if (o->replay_in)
@@ -444,7 +442,7 @@ sim_status cli_compare_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err
     result_run rr = {.in = NULL, .out = NULL};
     if (!st)
         st = cli_opt_parse(nrest, rest, 2, serve ? "serve" : "run",
-                           serve ? CLI_OPT_CMD_SERVE : CLI_OPT_CMD_RUN, NULL, &o, err);
+                           serve ? CLI_OPT_CMD_SERVE : CLI_OPT_CMD_RUN, CLI_OPT_ID_NONE, &o, err);
     if (!st)
         st = cli_opt_check_outputs(&o, err);
     bool given[sizeof o.given / sizeof o.given[0]]; /* the flags the command line gave */

@@ -19,9 +19,15 @@ typedef struct sweep_flag_def {
     const char *usage;
 } sweep_flag_def;
 
-#define SO(flag, kind, field, lo, hi, help, usage)                                                 \
+#define SO(flag, kind_, field, lo, hi, help_, usage_)                                              \
     {                                                                                              \
-        {flag, kind, offsetof(cli_grid_opts, field), lo, hi, 0, help, CLI_OPT_ENG_NONE, 0}, usage  \
+        .def = {.name = (flag),                                                                    \
+                .kind = (kind_),                                                                   \
+                .offset = offsetof(cli_grid_opts, field),                                          \
+                .min = (lo),                                                                       \
+                .max = (hi),                                                                       \
+                .help = (help_)},                                                                  \
+        .usage = (usage_)                                                                          \
     }
 static const sweep_flag_def sweep_flags[] = {
     SO("--out", CLI_OPT_STR, out, 0, 0, "expected a file for the rows",
@@ -162,7 +168,7 @@ static sim_status add_dim(sim_grid *g, const cli_opt_def *def, const char *const
                             def->name, vals[i]);
     /* a price list is checked whole (its devices are checked when a point loads) */
     sim_price_list pl;
-    for (size_t i = 0; i < n && strcmp(def->name, "--usd-per-gpu-hour") == 0; i++) {
+    for (size_t i = 0; i < n && def == &cli_opt_table[CLI_OPT_ID_USD_PER_GPU_HOUR]; i++) {
         sim_status pst = sim_price_list_parse(def->name, vals[i], &pl, err);
         if (pst) {
             sim_err e = *err;
@@ -316,7 +322,7 @@ sim_status cli_grid_parse(int argc, char **argv, int mask, sim_grid *g, cli_grid
         i += !eq;
         /* a list flag's value holds commas of its own, and so does a JSON object
          * (--speculative-config): never a dimension */
-        if (strcmp(def->name, "--usd-per-gpu-hour") == 0) {
+        if (def == &cli_opt_table[CLI_OPT_ID_USD_PER_GPU_HOUR]) {
             /* DEVICE=USD pairs are one value (one price per device, never a dimension); bare
              * numbers are a dimension as any flag's */
             sim_grid one = {0};

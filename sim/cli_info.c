@@ -52,7 +52,7 @@ sim_status cli_info_op(const cli_opts *o, FILE *out, sim_err *err)
         return st;
     /* a GEMM's weights: its compute format, or narrower ones a mixed-input kernel dequantizes */
     r.weight = r.dtype;
-    r.group_size = cli_opt_given(o, "--weight-group-size") ? o->group_size : 128;
+    r.group_size = cli_opt_given(o, CLI_OPT_ID_WEIGHT_GROUP_SIZE) ? o->group_size : 128;
     if (o->weight_dtype &&
         (st = cli_opt_parse_dtype("--weight-dtype", o->weight_dtype, &r.weight, err)))
         return st;
@@ -80,7 +80,7 @@ sim_status cli_info_op(const cli_opts *o, FILE *out, sim_err *err)
     double pred, ms;
     st = sim_hw_load(path, &hw, err);
     if (!st && r.kind == SIM_VK_ALLREDUCE)
-        st = sim_coll_check(&hw, r.algo, (int)r.gpus, "--allreduce", err);
+        st = sim_collective_check(&hw, r.algo, (int)r.gpus, "--allreduce", err);
     if (!st)
         st = sim_validate_op(&r, &hw, &pred, err);
     snprintf(r.metric, sizeof r.metric, "latency_ms");
@@ -88,7 +88,8 @@ sim_status cli_info_op(const cli_opts *o, FILE *out, sim_err *err)
         st = sim_validate_op(&r, &hw, &ms, err);
     char how[48] = "";
     if (!st && r.kind == SIM_VK_ALLREDUCE) {
-        sim_coll_cost cc = sim_coll_allreduce(&hw, (double)r.bytes, (int)r.gpus, r.algo);
+        sim_collective_cost cc =
+            sim_collective_allreduce(&hw, (double)r.bytes, (int)r.gpus, r.algo);
         snprintf(how, sizeof how, " (%s%s%s)", sim_coll_algo_name(cc.algo),
                  cc.proto == SIM_COLL_PROTO_NONE ? "" : " ", sim_coll_proto_name(cc.proto));
     }

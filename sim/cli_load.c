@@ -22,7 +22,7 @@ static sim_status resolve_prec(const cli_opts *o, const sim_model *m, const sim_
 {
     sim_prec_given g = {.prec.group_size = o->group_size,
                         .weight = o->weight_dtype != NULL,
-                        .group_size = cli_opt_given(o, "--weight-group-size")};
+                        .group_size = cli_opt_given(o, CLI_OPT_ID_WEIGHT_GROUP_SIZE)};
     sim_status st;
     if (g.weight &&
         (st = cli_opt_parse_dtype("--weight-dtype", o->weight_dtype, &g.prec.weight, err)))
@@ -115,7 +115,8 @@ static sim_status load_engine(const cli_opts *o, const cli_load_cache *cache, co
     if (o->order)
         e->lpm = strcmp(o->order, "lpm") == 0;
     if (o->cudagraph_mode &&
-        (st = cudagraph_mode(o->cudagraph_mode, cli_opt_given(o, "--enforce-eager"), e, err)))
+        (st =
+             cudagraph_mode(o->cudagraph_mode, cli_opt_given(o, CLI_OPT_ID_ENFORCE_EAGER), e, err)))
         return st;
     if (o->moe_kernel && !sim_moe_kernel_parse(o->moe_kernel, &e->moe_kernel))
         return sim_fail(err, SIM_EINPUT, "--moe-kernel: value '%s', expected %s", o->moe_kernel,
@@ -127,8 +128,8 @@ static sim_status load_engine(const cli_opts *o, const cli_load_cache *cache, co
     }
     if (o->allreduce && (st = cli_opt_parse_allreduce(o, &e->allreduce, err)))
         return st;
-    if (cli_opt_given(o,
-                      "--schedule-conservativeness")) { /* SGLang scales its ratios, capped at 1 */
+    if (cli_opt_given(
+            o, CLI_OPT_ID_SCHEDULE_CONSERVATIVENESS)) { /* SGLang scales its ratios, capped at 1 */
         e->ratio_init = fmin(e->ratio_init * o->conservativeness, 1.0);
         e->ratio_min = fmin(e->ratio_min * o->conservativeness, e->ratio_init);
         e->ratio_decay *= o->conservativeness;
@@ -136,9 +137,9 @@ static sim_status load_engine(const cli_opts *o, const cli_load_cache *cache, co
     if ((st = load_frontend(o, e, err)) || (st = cli_load_engine_overrides(o, e, err)))
         return st;
     /* the reserve after the chunk and graph sizes the flags set, unless a flag gives it */
-    if (!cli_load_given_any(o, (const char *const[]){"--gpu-memory-utilization",
-                                                     "--mem-fraction-static",
-                                                     "--kv-cache-free-gpu-mem-fraction", NULL}))
+    if (!cli_opt_given_any(o, (const cli_opt_id[]){
+                                  CLI_OPT_ID_GPU_MEMORY_UTILIZATION, CLI_OPT_ID_MEM_FRACTION_STATIC,
+                                  CLI_OPT_ID_KV_CACHE_FREE_GPU_MEM_FRACTION, CLI_OPT_ID_NONE}))
         sim_engprof_apply_reserve(e, hw, o->tp, o->pp);
     return SIM_OK;
 }
@@ -149,7 +150,7 @@ static void apply_max_model_len(const cli_opts *o, const sim_engprof *e, sim_mod
 {
     if (e->max_model_len <= 0)
         return;
-    const bool flag = cli_opt_given(o, "--max-model-len");
+    const bool flag = cli_opt_given(o, CLI_OPT_ID_MAX_MODEL_LEN);
     if (e->max_model_len > m->max_positions && o->warn)
         fprintf(o->warn,
                 "infersim: warning: %s%s %lld is above %s's max_position_embeddings %lld; the "
@@ -200,7 +201,7 @@ sim_status cli_load_common(const cli_opts *o, bool need_model, cli_load_result *
     L->step.dp_attention = o->dp_attention;
     L->step.expert_imbalance = o->expert_imbalance;
     L->step.tbo = o->tbo;
-    L->step.dp = cli_opt_given(o, "--dp") ? (int)o->dp : 0;
+    L->step.dp = cli_opt_given(o, CLI_OPT_ID_DP) ? (int)o->dp : 0;
     if (o->moe_a2a && !sim_a2a_mode_parse(o->moe_a2a, &L->step.moe_a2a))
         return sim_fail(err, SIM_EINPUT,
                         "--moe-a2a: value '%s', expected auto, normal or low-latency", o->moe_a2a);

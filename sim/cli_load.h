@@ -191,10 +191,6 @@ sim_status cli_load_engine_path(const cli_opts *o, const cli_load_cache *cache, 
  * (loading reports that). */
 bool cli_load_spec_draft_name(const cli_opts *o, char *buf, size_t len);
 
-/* Whether any of the spellings in the NULL-ended list names (one setting, several engines' flags
- * sharing a field) was given. */
-bool cli_load_given_any(const cli_opts *o, const char *const *names);
-
 /* ------------------------------------------------------------------------------------------ */
 /* What the model commands load from their flags (run, roofline, serve, sweep's points, compare) */
 
@@ -229,7 +225,7 @@ sim_status cli_load_spec(const cli_opts *o, cli_load_result *L, const cli_load_c
  * Example (sim_engprof *e, sim_err *err):
  *   cli_opts o = cli_opt_defaults;
  *   o.block_size = 32;
- *   o.given[cli_opt_find("--block-size", ~0) - cli_opt_table] = true;
+ *   o.given[CLI_OPT_ID_BLOCK_SIZE] = true;
  *   sim_status st = cli_load_engine_overrides(&o, e, err); // e->block_size == 32
  *   return st;
  */

@@ -111,7 +111,7 @@ const char *cli_load_engine_spec(const cli_opts *o, const char **what)
 {
     /* vllm bench serve's --backend names the engine it measures (sglang, tensorrt-llm, ...):
      * its profile unless --engine says otherwise; openai and unknown names keep --engine's */
-    const char *e = cli_opt_given(o, "--engine") || !o->backend
+    const char *e = cli_opt_given(o, CLI_OPT_ID_ENGINE) || !o->backend
                         ? NULL
                         : cli_dropin_backend_engine(o->backend);
     if (what)

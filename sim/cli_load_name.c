@@ -103,12 +103,3 @@ sim_status cli_load_explain_missing(cli_load_kind kind, const char *name, sim_st
                     "or one of: %s",
                     name, dir, name, near, near[0] ? "" : ";", known);
 }
-
-/* Whether any of the spellings of one setting was given (they share a field). */
-bool cli_load_given_any(const cli_opts *o, const char *const *names)
-{
-    for (; *names; names++)
-        if (cli_opt_given(o, *names))
-            return true;
-    return false;
-}

@@ -72,9 +72,9 @@ static sim_status spec_request(const cli_opts *o, const sim_engprof *e, sim_spec
                                sim_err *err)
 {
     const spec_family fam = engine_family(e);
-    const bool sgl_sized = cli_load_given_any(
-        o, (const char *const[]){"--speculative-num-steps", "--speculative-eagle-topk",
-                                 "--speculative-num-draft-tokens", NULL});
+    const bool sgl_sized = cli_opt_given_any(
+        o, (const cli_opt_id[]){CLI_OPT_ID_SPECULATIVE_NUM_STEPS, CLI_OPT_ID_SPECULATIVE_EAGLE_TOPK,
+                                CLI_OPT_ID_SPECULATIVE_NUM_DRAFT_TOKENS, CLI_OPT_ID_NONE});
     int ways = (o->spec_method != NULL) + (o->spec_config != NULL) + (o->spec_algorithm != NULL);
     if (ways > 1)
         return sim_fail(err, SIM_EINPUT,
@@ -91,7 +91,7 @@ static sim_status spec_request(const cli_opts *o, const sim_engprof *e, sim_spec
                             "--speculative-config: SGLang takes --speculative-algorithm and its "
                             "--speculative-* flags, not a JSON config (--engine %s)",
                             e->name);
-        if (cli_opt_given(o, "--num-speculative-tokens"))
+        if (cli_opt_given(o, CLI_OPT_ID_NUM_SPECULATIVE_TOKENS))
             return sim_fail(err, SIM_EINPUT,
                             "--num-speculative-tokens: with --speculative-config, give "
                             "num_speculative_tokens (vLLM) or max_draft_len (TensorRT-LLM) in "
@@ -112,7 +112,7 @@ static sim_status spec_request(const cli_opts *o, const sim_engprof *e, sim_spec
         return sim_fail(err, SIM_EINPUT,
                         "--spec-method: value '%s', expected draft, eagle, medusa, mtp or ngram",
                         o->spec_method);
-    if (!cli_opt_given(o, "--num-speculative-tokens"))
+    if (!cli_opt_given(o, CLI_OPT_ID_NUM_SPECULATIVE_TOKENS))
         return sim_fail(err, SIM_EINPUT,
                         "--num-speculative-tokens: missing, --spec-method %s "
                         "needs K (tokens drafted per verify step)",
@@ -126,21 +126,9 @@ static sim_status spec_request(const cli_opts *o, const sim_engprof *e, sim_spec
 sim_status cli_load_spec(const cli_opts *o, cli_load_result *L, const cli_load_cache *cache,
                          sim_err *err)
 {
-    static const char *const spec_flags[] = {
-        "--num-speculative-tokens",       "--spec-model",
-        "--speculative-draft-model-path", "--spec-acceptance-rate",
-        "--spec-acceptance-length",       "--spec-acceptance-rates",
-        "--spec-acceptance-data",         "--speculative-num-steps",
-        "--speculative-eagle-topk",       "--speculative-num-draft-tokens"};
-    if (!o->spec_method && !o->spec_config && !o->spec_algorithm) {
-        for (size_t i = 0; i < sizeof spec_flags / sizeof spec_flags[0]; i++)
-            if (cli_opt_given(o, spec_flags[i]))
-                return sim_fail(err, SIM_EINPUT,
-                                "%s: needs --spec-method, --speculative-config or "
-                                "--speculative-algorithm",
-                                spec_flags[i]);
+    /* without a method, the other speculative flags are refused by the option table's rule */
+    if (!o->spec_method && !o->spec_config && !o->spec_algorithm)
         return sim_spec_init(&L->spec, SIM_SPEC_NONE, 0, -1, -1, &L->model, NULL, err);
-    }
     sim_spec_req r;
     sim_status st = spec_request(o, &L->eng, &r, err);
     if (st)
@@ -170,8 +158,8 @@ sim_status cli_load_spec(const cli_opts *o, cli_load_result *L, const cli_load_c
     } /* else: the EAGLE heads and MTP layers are priced from the target's shape; a path given for
        * them names the checkpoint the engine loads, which infersim does not read */
     sim_spec_accept acc = {
-        .alpha = cli_opt_given(o, "--spec-acceptance-rate") ? o->spec_alpha : -1.0,
-        .tau = cli_opt_given(o, "--spec-acceptance-length") ? o->spec_tau : -1.0};
+        .alpha = cli_opt_given(o, CLI_OPT_ID_SPEC_ACCEPTANCE_RATE) ? o->spec_alpha : -1.0,
+        .tau = cli_opt_given(o, CLI_OPT_ID_SPEC_ACCEPTANCE_LENGTH) ? o->spec_tau : -1.0};
     if (o->spec_rates[0] && (st = parse_rates(o->spec_rates, &acc, err)))
         return st;
     if (o->spec_data) {
@@ -197,7 +185,7 @@ sim_status cli_load_spec(const cli_opts *o, cli_load_result *L, const cli_load_c
     L->spec.prop = sim_spec_proposer_for(L->eng.name);
     if (strcmp(r.method_name, "eagle3") == 0)
         st = sim_spec_set_eagle3(&L->spec, o->spec_draft_vocab, err);
-    else if (cli_opt_given(o, "--spec-draft-vocab"))
+    else if (cli_opt_given(o, CLI_OPT_ID_SPEC_DRAFT_VOCAB))
         st = sim_fail(err, SIM_EINPUT,
                       "--spec-draft-vocab: applies to EAGLE-3 heads (method eagle3), not %s",
                       r.method_name);
@@ -207,7 +195,7 @@ sim_status cli_load_spec(const cli_opts *o, cli_load_result *L, const cli_load_c
     if (fam == FAM_VLLM || fam == FAM_SGLANG) {
         bool async_on = L->step.async_sched;
         st = sim_spec_engine_async(&L->spec, fam == FAM_SGLANG,
-                                   cli_opt_given(o, "--async-scheduling"), &async_on, err);
+                                   cli_opt_given(o, CLI_OPT_ID_ASYNC_SCHEDULING), &async_on, err);
         if (st)
             return st;
         L->spec.sync_host = L->step.async_sched && !async_on;
@@ -215,8 +203,9 @@ sim_status cli_load_spec(const cli_opts *o, cli_load_result *L, const cli_load_c
     /* SGLang caps the running requests at 48 under speculation unless the flag sets them
      * (python/sglang/srt/server_args.py, _handle_speculative_decoding) */
     if (fam == FAM_SGLANG &&
-        !cli_load_given_any(o, (const char *const[]){"--max-num-seqs", "--max-batch-size",
-                                                     "--max-running-requests", NULL}) &&
+        !cli_opt_given_any(
+            o, (const cli_opt_id[]){CLI_OPT_ID_MAX_NUM_SEQS, CLI_OPT_ID_MAX_BATCH_SIZE,
+                                    CLI_OPT_ID_MAX_RUNNING_REQUESTS, CLI_OPT_ID_NONE}) &&
         L->eng.max_num_seqs > 48)
         L->eng.max_num_seqs = 48;
     return SIM_OK;

@@ -40,11 +40,28 @@ bool cli_opt_suggest(const char *name, int mask, char *out, size_t len)
     return any;
 }
 
-/* Whether the command line named flag `name`. */
-bool cli_opt_given(const cli_opts *o, const char *name)
+bool cli_opt_given_any(const cli_opts *o, const cli_opt_id *ids)
 {
-    const cli_opt_def *d = cli_opt_find(name, ~0);
-    return d && o->given[d - cli_opt_table];
+    for (; *ids != CLI_OPT_ID_NONE; ids++)
+        if (o->given[*ids])
+            return true;
+    return false;
+}
+
+sim_status cli_opt_check_rules(const cli_opts *o, int mask, sim_err *err)
+{
+    for (size_t i = 0; i < CLI_OPT_ID_COUNT; i++) {
+        const cli_opt_def *d = &cli_opt_table[i];
+        if (!o->given[i] || (!d->needs && !d->excludes) || !(d->cmds & mask))
+            continue;
+        for (const cli_opt_id *x = d->excludes; x && *x != CLI_OPT_ID_NONE; x++)
+            if (o->given[*x])
+                return sim_fail(err, SIM_EINPUT, "%s%s%s", d->excludes_pre, cli_opt_table[*x].name,
+                                d->excludes_why);
+        if (d->needs && !cli_opt_given_any(o, d->needs))
+            return sim_fail(err, SIM_EINPUT, "%s%s", d->name, d->needs_why);
+    }
+    return SIM_OK;
 }
 
 void cli_opt_usage(FILE *f, const char *cmd, int mask)
@@ -149,10 +166,10 @@ sim_status cli_opt_parse_value(const cli_opt_def *o, const char *v, void *out, s
 /* Parses argv[first..] for command `cmd` (bit `mask`). Accepts "--flag value" and "--flag=value".
  */
 sim_status cli_opt_parse(int argc, char **argv, int first, const char *cmd, int mask,
-                         const char *positional, cli_opts *out, sim_err *err)
+                         cli_opt_id positional, cli_opts *out, sim_err *err)
 {
     /* the string member a bare argument sets (its flag's, not marked as given) */
-    const cli_opt_def *pos = positional ? cli_opt_find(positional, ~0) : NULL;
+    const cli_opt_def *pos = positional != CLI_OPT_ID_NONE ? &cli_opt_table[positional] : NULL;
     const char **pos_value = pos ? (const char **)(void *)((char *)out + pos->offset) : NULL;
     for (int i = first; i < argc; i++) {
         const char *arg = argv[i];
@@ -241,7 +258,7 @@ sim_status cli_opt_parse_allreduce(const cli_opts *o, sim_coll_algo *out, sim_er
 
 int64_t cli_opt_trace_limit(const cli_opts *o)
 {
-    return cli_opt_given(o, "--num-prompts") ? o->num_prompts : 0;
+    return cli_opt_given(o, CLI_OPT_ID_NUM_PROMPTS) ? o->num_prompts : 0;
 }
 
 const cli_opts cli_opt_defaults = {

@@ -1,8 +1,11 @@
 /* cli_opt.h - the command line's option table and flag parsing (private to sim/cli*.c).
  *
- * One row per flag (name, kind, the cli_opts member it sets, range, the commands that take it,
- * help, the engine-profile field it overrides); the table drives parsing, range checks, error
- * messages, every command's --help and the engine profile's overrides.
+ * One row per flag in cli_opt_rows.def (its id, name, kind, the cli_opts member it sets, range,
+ * the commands that take it, help, the engine-profile field it overrides, the flags it needs or
+ * excludes); the table drives parsing, range checks, error messages, every command's --help, the
+ * engine profile's overrides and the flags' cross-checks. The code names a flag by its id
+ * (CLI_OPT_ID_MAX_NUM_SEQS for --max-num-seqs: a misspelt id does not compile); only what a user
+ * types (a command line, a sweep's dimension, a drop-in line) is looked up by name.
  * A command starts from cli_opt_defaults and its parsed flags are then const.
  */
 #ifndef SIM_CLI_OPT_H
@@ -54,6 +57,22 @@ typedef enum cli_opt_kind {
 } cli_opt_kind;
 
 #define CLI_OPT_LIST_LEN 256
+
+/* One id per row of the option table, in its order: CLI_OPT_ID_ and the flag's name in capitals
+ * with '-' as '_' (--max-num-seqs: CLI_OPT_ID_MAX_NUM_SEQS); a second row of one name (another
+ * command's flag) ends in _NOOP (serve's no-op --host) or starts ENDPOINT_ (endpoint's
+ * --time-scale). CLI_OPT_ID_COUNT is the table's size. */
+typedef enum cli_opt_id {
+#define O(id, ...) CLI_OPT_ID_##id,
+#define OE O
+#define OR O
+#include "cli_opt_rows.def"
+#undef O
+#undef OE
+#undef OR
+    CLI_OPT_ID_COUNT,
+    CLI_OPT_ID_NONE = CLI_OPT_ID_COUNT /* no flag; ends a list */
+} cli_opt_id;
 
 typedef struct cli_opts {
     const char *model, *hw, *format, *weight_dtype, *act_dtype, *kv_dtype, *dtype;
@@ -163,7 +182,7 @@ typedef struct cli_opts {
     int64_t uncertainty, coverage_draws;
     const char *unc_table, *unc_out, *coverage_out;
     double min_coverage, max_coverage, min_group_coverage, max_group_coverage;
-    bool given[224]; /* by index into cli_opt_table */
+    bool given[CLI_OPT_ID_COUNT]; /* by id, the row's index in cli_opt_table */
 } cli_opts;
 
 /* The engine-profile field a flag overrides (a row's eng, at eng_offset into sim_engprof): none;
@@ -187,6 +206,11 @@ typedef struct cli_opt_def {
     const char *help;
     cli_opt_eng eng;   /* the sim_engprof field it overrides, if any */
     size_t eng_offset; /* offsetof(sim_engprof, field) */
+    /* Cross-checks (cli_opt_check_rules), each list ended by CLI_OPT_ID_NONE, NULL: none. Given,
+     * the flag needs one of `needs` given too, else the error is "NAME" needs_why; and none of
+     * `excludes`, else the error is excludes_pre "OTHER" excludes_why. */
+    const cli_opt_id *needs, *excludes;
+    const char *needs_why, *excludes_pre, *excludes_why;
 } cli_opt_def;
 
 /* The option table, its size, and the defaults every command starts from. */
@@ -201,8 +225,31 @@ const cli_opt_def *cli_opt_find(const char *name, int mask);
  * "; did you mean X?" into out; empty (false) when none is near. A near miss is never taken. */
 bool cli_opt_suggest(const char *name, int mask, char *out, size_t len);
 
-/* Whether the command line named flag `name`. */
-bool cli_opt_given(const cli_opts *o, const char *name);
+/* Whether the command line gave flag `id` (a sweep's dimension, plan's candidate and compare's
+ * result file give flags too). */
+static inline bool cli_opt_given(const cli_opts *o, cli_opt_id id) { return o->given[id]; }
+
+/* Whether any flag of list `ids` (ended by CLI_OPT_ID_NONE) was given. */
+bool cli_opt_given_any(const cli_opts *o, const cli_opt_id *ids);
+
+/* Flag `id`'s name ("--max-num-seqs"), for messages. */
+static inline const char *cli_opt_name(cli_opt_id id) { return cli_opt_table[id].name; }
+
+/* The cross-checks of the table's needs / excludes columns over the given flags that commands
+ * `mask` take, in table order: the first a given flag breaks is the error ("--time-scale: applies
+ * only to --trace"). A run point checks run's rows, a serving engine serve's and the endpoint's
+ * (cli_point.c): a plan's probe of one request alone runs with serve's flags.
+ * Example (sim_err *err):
+ *   cli_opts o = cli_opt_defaults;
+ *   o.given[CLI_OPT_ID_TIME_SCALE] = true; // --time-scale without --trace
+ *   if (cli_opt_check_rules(&o, CLI_OPT_CMD_SERVE, err) != SIM_EINPUT)
+ *       return SIM_EINTERNAL;
+ *   if (cli_opt_check_rules(&o, CLI_OPT_CMD_RUN, err)) // not a flag of run's
+ *       return SIM_EINTERNAL;
+ *   o.given[CLI_OPT_ID_TRACE] = true; // with it
+ *   return cli_opt_check_rules(&o, CLI_OPT_CMD_SERVE, err);
+ */
+sim_status cli_opt_check_rules(const cli_opts *o, int mask, sim_err *err);
 
 /* Sets one flag's value (a list flag appends) at o->offset into `out`: a cli_opts for the
  * table above, or whatever struct another table's offsets are into. Errors name the flag. */
@@ -222,10 +269,10 @@ void cli_opt_usage(FILE *f, const char *cmd, int mask);
 void cli_opt_usage_line(FILE *f, const cli_opt_def *o, const char *text);
 
 /* Parses argv[first..] for command `cmd` (bit `mask`) into `out` (which holds the defaults).
- * `positional` names the string flag a bare argument sets (hw FILE sets --hw), or is NULL: then a
- * bare argument is an error. Errors name the flag and point at 'infersim CMD --help'. */
+ * `positional` is the string flag a bare argument sets (hw FILE sets --hw), or CLI_OPT_ID_NONE:
+ * then a bare argument is an error. Errors name the flag and point at 'infersim CMD --help'. */
 sim_status cli_opt_parse(int argc, char **argv, int first, const char *cmd, int mask,
-                         const char *positional, cli_opts *out, sim_err *err);
+                         cli_opt_id positional, cli_opts *out, sim_err *err);
 
 /* No two outputs of one command (--save-requests, --chrome-trace, --html, --out,
  * --result-dir/--result-filename) on one file: one would silently replace the other. */

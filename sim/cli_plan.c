@@ -46,13 +46,29 @@
 #include "sweep.h"
 
 /* Flags plan searches or does not take (its output is its own report). */
-static const char *const refused[] = {
-    "--tp",           "--pp",           "--ep",          "--dp",
-    "--dp-attention", "--replicas",     "--disagg",      "--prefill-tp",
-    "--engine",       "--weight-dtype", "--act-dtype",   "--dtype",
-    "--trace",        "--time-scale",   "--chrome-trace", "--save-requests",
-    "--save-result",  "--result-dir",   "--result-filename", "--max-concurrency",
-    "--trace-detail", "--trace-window", "--trace-full"};
+static const cli_opt_id refused[] = {CLI_OPT_ID_TP,
+                                     CLI_OPT_ID_PP,
+                                     CLI_OPT_ID_EP,
+                                     CLI_OPT_ID_DP,
+                                     CLI_OPT_ID_DP_ATTENTION,
+                                     CLI_OPT_ID_REPLICAS,
+                                     CLI_OPT_ID_DISAGG,
+                                     CLI_OPT_ID_PREFILL_TP,
+                                     CLI_OPT_ID_ENGINE,
+                                     CLI_OPT_ID_WEIGHT_DTYPE,
+                                     CLI_OPT_ID_ACT_DTYPE,
+                                     CLI_OPT_ID_DTYPE,
+                                     CLI_OPT_ID_TRACE,
+                                     CLI_OPT_ID_TIME_SCALE,
+                                     CLI_OPT_ID_CHROME_TRACE,
+                                     CLI_OPT_ID_SAVE_REQUESTS,
+                                     CLI_OPT_ID_SAVE_RESULT,
+                                     CLI_OPT_ID_RESULT_DIR,
+                                     CLI_OPT_ID_RESULT_FILENAME,
+                                     CLI_OPT_ID_MAX_CONCURRENCY,
+                                     CLI_OPT_ID_TRACE_DETAIL,
+                                     CLI_OPT_ID_TRACE_WINDOW,
+                                     CLI_OPT_ID_TRACE_FULL};
 enum { N_REFUSED = sizeof refused / sizeof refused[0] };
 
 /* ------------------------------------------------------------------------------------------ */
@@ -204,7 +220,7 @@ static sim_status eval_cand(const plan_ctx *c, const plan_cand *k, cli_plan_row 
             cli_opts d = q;
             snprintf(f.disagg, sizeof f.disagg, "%lld:%lld", (long long)cli_plan_pd[i][0],
                      (long long)cli_plan_pd[i][1]);
-            if (!(st = cli_plan_set_flag(&d, "--disagg", f.disagg, err)))
+            if (!(st = cli_plan_set_flag(&d, CLI_OPT_ID_DISAGG, f.disagg, err)))
                 st = serve_at(&d, c, &rr, r, &met, err);
             if (met)
                 r->prefill = cli_plan_pd[i][0], r->decode = cli_plan_pd[i][1], r->reason[0] = '\0';
@@ -236,7 +252,7 @@ static sim_status eval_cand(const plan_ctx *c, const plan_cand *k, cli_plan_row 
                 cli_opts d = q;
                 snprintf(f.replicas, sizeof f.replicas, "%lld", (long long)n);
                 if (n > 1)
-                    st = cli_plan_set_flag(&d, "--replicas", f.replicas, err);
+                    st = cli_plan_set_flag(&d, CLI_OPT_ID_REPLICAS, f.replicas, err);
                 if (!st)
                     st = serve_at(&d, c, &rr, r, &met, err);
                 if (met)
@@ -307,7 +323,7 @@ void cli_plan_help(FILE *f, int argc, char **argv)
     cli_opt_usage(f, "plan", CLI_OPT_CMD_SERVE | CLI_OPT_CMD_CAPACITY | CLI_OPT_CMD_PLAN);
     fprintf(f, "--model and --hw take comma-separated lists; the flags plan searches or refuses:\n ");
     for (size_t i = 0; i < N_REFUSED; i++)
-        fprintf(f, " %s", refused[i]);
+        fprintf(f, " %s", cli_opt_name(refused[i]));
     fprintf(f, "\n");
 }
 
@@ -319,15 +335,15 @@ static sim_status check_flags(const cli_opts *o, cli_plan_objective *obj, sim_er
                             "%s: does not apply to plan (it searches the layout, engine, "
                             "precision, replicas and disaggregation itself; --engines and "
                             "--precisions narrow the search)",
-                            refused[i]);
+                            cli_opt_name(refused[i]));
     if (!o->model || !o->hw)
         return sim_fail(err, SIM_EINPUT,
                         "plan: needs --model M[,M2] and --hw H1[,H2...] (e.g. --model "
                         "llama-3.1-70b --hw h100-sxm,h200)");
-    if (!cli_opt_given(o, "--request-rate") || !isfinite(o->rate))
+    if (!cli_opt_given(o, CLI_OPT_ID_REQUEST_RATE) || !isfinite(o->rate))
         return sim_fail(err, SIM_EINPUT,
                         "--request-rate: %s, expected the target rate, a number > 0 (req/s)",
-                        cli_opt_given(o, "--request-rate") ? "value 'inf'" : "missing");
+                        cli_opt_given(o, CLI_OPT_ID_REQUEST_RATE) ? "value 'inf'" : "missing");
     if (o->slo && o->goodput[0])
         return sim_fail(err, SIM_EINPUT, "--slo with --goodput: expected one of them");
     if (!o->slo && !o->goodput[0])
@@ -474,9 +490,9 @@ sim_status cli_plan_cmd(const cli_opts *o, FILE *out, sim_err *err)
     if (c.has_ds && !st)
         st = cli_point_dataset_cache_add(o, &c.ds, &c.cache, err);
     const sim_dataset plan_ds = c.ds;
-    sim_shard shard = {0, 1};
+    sim_grid_shard shard = {0, 1};
     if (!st && o->shard)
-        st = sim_shard_parse(o->shard, &shard, err);
+        st = sim_grid_shard_parse(o->shard, &shard, err);
     sim_sweep_row *srows = NULL;
     size_t n_srows = 0;
     cli_plan_row *rows = st ? NULL : calloc(c.n, sizeof *rows);

@@ -42,9 +42,9 @@ static sim_status serve_winner(const plan_ctx *c, const cli_plan_row *w, winner_
     snprintf(f.replicas, sizeof f.replicas, "%lld", (long long)w->replicas);
     snprintf(f.disagg, sizeof f.disagg, "%lld:%lld", (long long)w->prefill, (long long)w->decode);
     if (!st && w->disagg)
-        st = cli_plan_set_flag(&q, "--disagg", f.disagg, err);
+        st = cli_plan_set_flag(&q, CLI_OPT_ID_DISAGG, f.disagg, err);
     else if (!st && w->replicas > 1)
-        st = cli_plan_set_flag(&q, "--replicas", f.replicas, err);
+        st = cli_plan_set_flag(&q, CLI_OPT_ID_REPLICAS, f.replicas, err);
     q.html = c->o->html; /* the serving run records its series when a page is asked for */
     out->L = calloc(1, sizeof *out->L);
     out->s = calloc(1, sizeof *out->s);

@@ -96,7 +96,7 @@ enum { CLI_PLAN_N_PD = 14 };
 extern const int64_t cli_plan_pd[CLI_PLAN_N_PD][2];
 
 /* Sets flag `name` to `v` in q as the command line would (v must outlive q). */
-sim_status cli_plan_set_flag(cli_opts *q, const char *name, const char *v, sim_err *err);
+sim_status cli_plan_set_flag(cli_opts *q, cli_opt_id id, const char *v, sim_err *err);
 
 /* --request-rate LO:HI, for a row r that serves HI (c->o->rate) under the SLO, q its candidate's
  * options (cli_plan_range.c): the fewest instances of its kind that serve LO (replicas from

@@ -36,10 +36,10 @@ static sim_status deployment(const cli_opts *q, const cli_plan_row *r, int64_t n
     *d = *q;
     if (r->disagg) {
         snprintf(buf, len, "%lld:%lld", (long long)p, (long long)dd);
-        return cli_plan_set_flag(d, "--disagg", buf, err);
+        return cli_plan_set_flag(d, CLI_OPT_ID_DISAGG, buf, err);
     }
     snprintf(buf, len, "%lld", (long long)n);
-    return n > 1 ? cli_plan_set_flag(d, "--replicas", buf, err) : SIM_OK;
+    return n > 1 ? cli_plan_set_flag(d, CLI_OPT_ID_REPLICAS, buf, err) : SIM_OK;
 }
 
 sim_status cli_plan_range(const plan_ctx *c, const cli_opts *q, cli_rate_run *rr,

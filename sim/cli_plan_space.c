@@ -23,13 +23,10 @@
 const int64_t cli_plan_pd[CLI_PLAN_N_PD][2] = {{1, 1}, {1, 2}, {2, 1}, {2, 2}, {1, 3}, {3, 1}, {2, 3},
                                 {3, 2}, {3, 3}, {2, 4}, {4, 2}, {3, 4}, {4, 3}, {4, 4}};
 
-sim_status cli_plan_set_flag(cli_opts *q, const char *name, const char *v, sim_err *err)
+sim_status cli_plan_set_flag(cli_opts *q, cli_opt_id id, const char *v, sim_err *err)
 {
-    const cli_opt_def *d = cli_opt_find(name, ~0);
-    if (!d)
-        return sim_fail(err, SIM_EINTERNAL, "plan: no flag %s", name);
-    q->given[d - cli_opt_table] = true;
-    return cli_opt_parse_value(d, v, q, err);
+    q->given[id] = true;
+    return cli_opt_parse_value(&cli_opt_table[id], v, q, err);
 }
 
 sim_status cli_plan_cand_opts(const plan_ctx *c, const plan_cand *k, cli_plan_flags *f,
@@ -45,29 +42,28 @@ sim_status cli_plan_cand_opts(const plan_ctx *c, const plan_cand *k, cli_plan_fl
     snprintf(f->pp, sizeof f->pp, "%lld", (long long)k->pp);
     snprintf(f->ep, sizeof f->ep, "%lld", (long long)k->ep);
     snprintf(f->dp, sizeof f->dp, "%lld", (long long)k->dp);
-    sim_status st = cli_plan_set_flag(q, "--engine", k->engine, err);
+    sim_status st = cli_plan_set_flag(q, CLI_OPT_ID_ENGINE, k->engine, err);
     if (!st)
-        st = cli_plan_set_flag(q, "--tp", f->tp, err);
+        st = cli_plan_set_flag(q, CLI_OPT_ID_TP, f->tp, err);
     if (!st && k->pp > 1)
-        st = cli_plan_set_flag(q, "--pp", f->pp, err);
+        st = cli_plan_set_flag(q, CLI_OPT_ID_PP, f->pp, err);
     if (!st && k->ep > 1)
-        st = cli_plan_set_flag(q, "--ep", f->ep, err);
+        st = cli_plan_set_flag(q, CLI_OPT_ID_EP, f->ep, err);
     if (!st && k->dp_attention) {
-        st = cli_plan_set_flag(q, "--dp-attention", "", err);
+        st = cli_plan_set_flag(q, CLI_OPT_ID_DP_ATTENTION, "", err);
         if (!st)
-            st = cli_plan_set_flag(q, "--dp", f->dp, err);
+            st = cli_plan_set_flag(q, CLI_OPT_ID_DP, f->dp, err);
         /* the decode batch DeepEP's low-latency buffer holds (cli_plan_internal.h) */
-        const cli_opt_def *mns = cli_opt_find("--max-num-seqs", ~0);
         const int64_t cap = q->deepep_ll_max_tokens > 0 ? q->deepep_ll_max_tokens
                                                         : SIM_A2A_LL_MAX_TOKENS;
-        if (!st && mns && !q->given[mns - cli_opt_table] && k->dp > 0) {
+        if (!st && !q->given[CLI_OPT_ID_MAX_NUM_SEQS] && k->dp > 0) {
             snprintf(f->max_num_seqs, sizeof f->max_num_seqs, "%lld",
                      (long long)(cap * k->ep / k->dp > 0 ? cap * k->ep / k->dp : 1));
-            st = cli_plan_set_flag(q, "--max-num-seqs", f->max_num_seqs, err);
+            st = cli_plan_set_flag(q, CLI_OPT_ID_MAX_NUM_SEQS, f->max_num_seqs, err);
         }
     }
     if (!st && k->fp8)
-        st = cli_plan_set_flag(q, "--weight-dtype", "fp8", err);
+        st = cli_plan_set_flag(q, CLI_OPT_ID_WEIGHT_DTYPE, "fp8", err);
     if (!st)
         st = cli_plan_variant_flags(c, k, q, f->spec_json, f->spec_sizes, err);
     return st;
@@ -133,18 +129,18 @@ void cli_plan_hf_id(const char *model, char *buf, size_t len)
 sim_status cli_plan_variants(plan_ctx *c, sim_err *err)
 {
     const cli_opts *o = c->o;
-    static const char *const by_list[][2] = {
-        {"--kv-cache-dtype", "--kv-cache-dtypes"},
-        {"--spec-method", "--spec-methods"},
-        {"--speculative-config", "--spec-methods"},
-        {"--speculative-algorithm", "--spec-methods"},
-        {"--num-speculative-tokens", "--spec-methods"}};
+    static const cli_opt_id by_list[][2] = {
+        {CLI_OPT_ID_KV_CACHE_DTYPE, CLI_OPT_ID_KV_CACHE_DTYPES},
+        {CLI_OPT_ID_SPEC_METHOD, CLI_OPT_ID_SPEC_METHODS},
+        {CLI_OPT_ID_SPECULATIVE_CONFIG, CLI_OPT_ID_SPEC_METHODS},
+        {CLI_OPT_ID_SPECULATIVE_ALGORITHM, CLI_OPT_ID_SPEC_METHODS},
+        {CLI_OPT_ID_NUM_SPECULATIVE_TOKENS, CLI_OPT_ID_SPEC_METHODS}};
     for (size_t i = 0; i < sizeof by_list / sizeof by_list[0]; i++)
         if (cli_opt_given(o, by_list[i][0]) && cli_opt_given(o, by_list[i][1]))
             return sim_fail(err, SIM_EINPUT,
                             "%s with %s: expected one of them (the first applies to every "
                             "candidate, the second is searched)",
-                            by_list[i][0], by_list[i][1]);
+                            cli_opt_name(by_list[i][0]), cli_opt_name(by_list[i][1]));
     for (const char *p = o->kv_dtypes; p && *p;) {
         const char *e = strchr(p, ',');
         size_t n = e ? (size_t)(e - p) : strlen(p);
@@ -188,8 +184,8 @@ sim_status cli_plan_variants(plan_ctx *c, sim_err *err)
 
 bool cli_plan_acceptance_given(const cli_opts *o)
 {
-    return cli_opt_given(o, "--spec-acceptance-rate") ||
-           cli_opt_given(o, "--spec-acceptance-length") || o->spec_rates[0] || o->spec_data;
+    return cli_opt_given(o, CLI_OPT_ID_SPEC_ACCEPTANCE_RATE) ||
+           cli_opt_given(o, CLI_OPT_ID_SPEC_ACCEPTANCE_LENGTH) || o->spec_rates[0] || o->spec_data;
 }
 
 /* The dataset of the first row of tools/data/spec_acceptance.csv for method on model (its
@@ -224,15 +220,16 @@ sim_status cli_plan_variant_flags(const plan_ctx *c, const plan_cand *k, cli_opt
 {
     sim_status st = SIM_OK;
     if (k->kv8)
-        st = cli_plan_set_flag(q, "--kv-cache-dtype", "fp8", err);
+        st = cli_plan_set_flag(q, CLI_OPT_ID_KV_CACHE_DTYPE, "fp8", err);
     const plan_spec *sp = &c->specs[k->spec];
     if (st || !c->o->spec_methods)
         return st;
     if (strcmp(sp->method, "none") == 0) { /* the acceptance given is for the speculations */
-        static const char *const acc[] = {"--spec-acceptance-rate", "--spec-acceptance-length",
-                                          "--spec-acceptance-rates", "--spec-acceptance-data"};
+        static const cli_opt_id acc[] = {
+            CLI_OPT_ID_SPEC_ACCEPTANCE_RATE, CLI_OPT_ID_SPEC_ACCEPTANCE_LENGTH,
+            CLI_OPT_ID_SPEC_ACCEPTANCE_RATES, CLI_OPT_ID_SPEC_ACCEPTANCE_DATA};
         for (size_t i = 0; i < sizeof acc / sizeof acc[0]; i++)
-            q->given[cli_opt_find(acc[i], ~0) - cli_opt_table] = false;
+            q->given[acc[i]] = false;
         q->spec_rates[0] = '\0';
         q->spec_data = NULL;
         return SIM_OK;
@@ -242,18 +239,19 @@ sim_status cli_plan_variant_flags(const plan_ctx *c, const plan_cand *k, cli_opt
         snprintf(spec_sizes[0], 24, "%lld", (long long)k->spec_k);
         snprintf(spec_sizes[1], 24, "1");
         snprintf(spec_sizes[2], 24, "%lld", (long long)k->spec_k + 1);
-        st = cli_plan_set_flag(q, "--speculative-algorithm", spec_json, err);
+        st = cli_plan_set_flag(q, CLI_OPT_ID_SPECULATIVE_ALGORITHM, spec_json, err);
         if (!st)
-            st = cli_plan_set_flag(q, "--speculative-num-steps", spec_sizes[0], err);
+            st = cli_plan_set_flag(q, CLI_OPT_ID_SPECULATIVE_NUM_STEPS, spec_sizes[0], err);
         if (!st)
-            st = cli_plan_set_flag(q, "--speculative-eagle-topk", spec_sizes[1], err);
+            st = cli_plan_set_flag(q, CLI_OPT_ID_SPECULATIVE_EAGLE_TOPK, spec_sizes[1], err);
         if (!st)
-            st = cli_plan_set_flag(q, "--speculative-num-draft-tokens", spec_sizes[2], err);
+            st = cli_plan_set_flag(q, CLI_OPT_ID_SPECULATIVE_NUM_DRAFT_TOKENS, spec_sizes[2], err);
     } else {
-        st = cli_plan_set_flag(q, "--speculative-config", spec_json, err);
+        st = cli_plan_set_flag(q, CLI_OPT_ID_SPECULATIVE_CONFIG, spec_json, err);
     }
     if (!st && !cli_plan_acceptance_given(c->o) && c->spec_data[k->model][k->spec][0])
-        st = cli_plan_set_flag(q, "--spec-acceptance-data", c->spec_data[k->model][k->spec], err);
+        st = cli_plan_set_flag(q, CLI_OPT_ID_SPEC_ACCEPTANCE_DATA, c->spec_data[k->model][k->spec],
+                               err);
     return st;
 }
 

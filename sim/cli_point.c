@@ -98,7 +98,11 @@ sim_status cli_point_run_decode(const cli_opts *o, cli_load_result *L, const cli
                                 sim_run_decode *decode, sim_run_cfg *cfg, sim_run_result *r,
                                 sim_err *err)
 {
+    /* the files, then the cross-checks of run's flags (the option table's; a plan probes a
+     * request alone through here with serve's flags, whose rules serve's point checks) */
     sim_status st = cli_load_common(o, true, L, cache, err);
+    if (!st)
+        st = cli_opt_check_rules(o, CLI_OPT_CMD_RUN, err);
     *cfg = (sim_run_cfg){.batch = o->batch,
                          .input_len = o->input_len,
                          .output_len = o->output_len,
@@ -131,14 +135,15 @@ sim_status cli_point_run_decode(const cli_opts *o, cli_load_result *L, const cli
     return st;
 }
 
-/* The workload of a serve command: a trace, or vLLM's random or prefix_repetition dataset. */
+/* The workload flags' rules that depend on --dataset-name's value (the rest are the option
+ * table's needs / excludes, cli_opt_check_rules). */
 static sim_status check_workload_flags(const cli_opts *o, sim_err *err)
 {
-    static const char *const repetition[] = {
-        "--prefix-repetition-prefix-len", "--prefix-repetition-suffix-len",
-        "--prefix-repetition-num-prefixes", "--prefix-repetition-output-len"};
-    static const char *const random_only[] = {"--random-input-len", "--random-output-len",
-                                              "--random-range-ratio"};
+    static const cli_opt_id repetition[] = {
+        CLI_OPT_ID_PREFIX_REPETITION_PREFIX_LEN, CLI_OPT_ID_PREFIX_REPETITION_SUFFIX_LEN,
+        CLI_OPT_ID_PREFIX_REPETITION_NUM_PREFIXES, CLI_OPT_ID_PREFIX_REPETITION_OUTPUT_LEN};
+    static const cli_opt_id random_only[] = {
+        CLI_OPT_ID_RANDOM_INPUT_LEN, CLI_OPT_ID_RANDOM_OUTPUT_LEN, CLI_OPT_ID_RANDOM_RANGE_RATIO};
     bool rep = o->dataset_name && strcmp(o->dataset_name, "prefix_repetition") == 0;
     if (cli_point_public_dataset(o))
         for (size_t i = 0; i < sizeof random_only / sizeof random_only[0]; i++)
@@ -146,54 +151,21 @@ static sim_status check_workload_flags(const cli_opts *o, sim_err *err)
                 return sim_fail(err, SIM_EINPUT,
                                 "%s: does not apply to --dataset-name %s (its lengths come from "
                                 "the dataset's fit: infersim workload --dataset-name %s)",
-                                random_only[i], o->dataset_name, o->dataset_name);
+                                cli_opt_name(random_only[i]), o->dataset_name, o->dataset_name);
     for (size_t i = 0; i < sizeof repetition / sizeof repetition[0]; i++)
         if (!rep && cli_opt_given(o, repetition[i]))
             return sim_fail(err, SIM_EINPUT, "%s: needs --dataset-name prefix_repetition",
-                            repetition[i]);
+                            cli_opt_name(repetition[i]));
     for (size_t i = 0; i < sizeof random_only / sizeof random_only[0]; i++)
         if (rep && cli_opt_given(o, random_only[i]))
             return sim_fail(err, SIM_EINPUT,
                             "%s: does not apply to --dataset-name prefix_repetition (use "
                             "--prefix-repetition-* for its lengths)",
-                            random_only[i]);
-    if (cli_opt_given(o, "--random-range-floor") && cli_opt_given(o, "--random-range-ratio"))
-        return sim_fail(err, SIM_EINPUT,
-                        "--random-range-floor: expected it or --random-range-ratio, not both");
-    if (cli_opt_given(o, "--sharegpt-output-len") && !cli_point_public_dataset(o))
+                            cli_opt_name(random_only[i]));
+    if (cli_opt_given(o, CLI_OPT_ID_SHAREGPT_OUTPUT_LEN) && !cli_point_public_dataset(o))
         return sim_fail(err, SIM_EINPUT,
                         "--sharegpt-output-len: needs a public dataset's --dataset-name "
                         "(sharegpt, ...); with random use --random-output-len");
-    if (cli_opt_given(o, "--custom-output-len") && !o->lengths_file)
-        return sim_fail(err, SIM_EINPUT,
-                        "--custom-output-len: needs --lengths-file (vLLM's custom dataset, "
-                        "--dataset-path)");
-    if (o->lengths_file) {
-        static const char *const other[] = {"--trace", "--dataset-name", "--random-input-len",
-                                            "--random-output-len", "--random-range-ratio",
-                                            "--random-range-floor"};
-        for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
-            if (cli_opt_given(o, other[i]))
-                return sim_fail(err, SIM_EINPUT,
-                                "%s: does not apply to --lengths-file (the file gives every "
-                                "request's lengths)",
-                                other[i]);
-    }
-    static const char *const synthetic_only[] = {"--random-input-len",   "--random-output-len",
-                                                 "--random-range-ratio", "--request-rate",
-                                                 "--burstiness",         "--seed",
-                                                 "--dataset-name"};
-    if (o->trace) {
-        for (size_t i = 0; i < sizeof synthetic_only / sizeof synthetic_only[0]; i++)
-            if (cli_opt_given(o, synthetic_only[i]))
-                return sim_fail(err, SIM_EINPUT,
-                                "%s: does not apply to --trace (the trace gives arrivals and "
-                                "lengths; use --time-scale to replay it faster or slower)",
-                                synthetic_only[i]);
-        return SIM_OK;
-    }
-    if (cli_opt_given(o, "--time-scale"))
-        return sim_fail(err, SIM_EINPUT, "--time-scale: applies only to --trace");
     return SIM_OK;
 }
 
@@ -203,13 +175,6 @@ static sim_status check_workload_flags(const cli_opts *o, sim_err *err)
 static sim_status session_workload(const cli_opts *o, uint64_t seed, int64_t block_size,
                                    sim_workload *own, sim_err *err)
 {
-    static const char *const single[] = {"--trace", "--dataset-name", "--num-prompts"};
-    for (size_t i = 0; i < sizeof single / sizeof single[0]; i++)
-        if (cli_opt_given(o, single[i]))
-            return sim_fail(err, SIM_EINPUT,
-                            "%s with --sessions: expected one workload (--sessions N makes N x "
-                            "--turns-per-session requests)",
-                            single[i]);
     sim_session_cfg c = {.sessions = o->sessions,
                          .turns = o->turns,
                          .input_len = o->rand_in,
@@ -234,18 +199,6 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
     *w = own;
     if (st)
         return st;
-    if (!cli_opt_given(o, "--sessions") &&
-        (cli_opt_given(o, "--turns-per-session") || o->think_time))
-        return sim_fail(err, SIM_EINPUT, "%s: applies only with --sessions N",
-                        o->think_time ? "--think-time-s" : "--turns-per-session");
-    if (o->rate_schedule && (o->trace || cli_opt_given(o, "--sessions") ||
-                             cli_opt_given(o, "--request-rate")))
-        return sim_fail(err, SIM_EINPUT,
-                        "--rate-schedule with %s: expected one of them (the schedule sets the "
-                        "rates of a synthetic stream)",
-                        o->trace ? "--trace"
-                        : cli_opt_given(o, "--sessions") ? "--sessions"
-                                                         : "--request-rate");
     char path[PATH_MAX];
     if (o->trace)
         cli_load_resolve_in(cache, CLI_LOAD_TRACE, o->trace, path, sizeof path);
@@ -258,7 +211,7 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
     }
     if (o->trace)
         return sim_workload_load_trace(path, o->time_scale, cli_opt_trace_limit(o), own, err);
-    if (cli_opt_given(o, "--sessions"))
+    if (cli_opt_given(o, CLI_OPT_ID_SESSIONS))
         return session_workload(o, seed, block_size, own, err);
     sim_synth_cfg s = {.num_prompts = o->num_prompts,
                        .input_len = o->rand_in,
@@ -270,7 +223,7 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
                        .input_lens = o->replay_in,
                        .output_lens = o->replay_out,
                        .images_per_request = o->images};
-    if (cli_opt_given(o, "--random-range-floor"))
+    if (cli_opt_given(o, CLI_OPT_ID_RANDOM_RANGE_FLOOR))
         s.range_floor_on = true, s.range_floor = o->range_floor;
     sim_rate_schedule sched;
     if (o->rate_schedule) {
@@ -282,10 +235,9 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
         /* every request's lengths from the file, the arrivals as a synthetic stream's */
         cli_load_resolve_in(cache, CLI_LOAD_TRACE, o->lengths_file, path, sizeof path);
         sim_lenfile f;
-        sim_status lst = sim_lenfile_load(path, cli_opt_trace_limit(o),
-                                          cli_opt_given(o, "--custom-output-len") ? o->custom_out
-                                                                                  : 0,
-                                          &f, err);
+        sim_status lst = sim_lenfile_load(
+            path, cli_opt_trace_limit(o),
+            cli_opt_given(o, CLI_OPT_ID_CUSTOM_OUTPUT_LEN) ? o->custom_out : 0, &f, err);
         if (lst)
             return lst;
         /* a BurstGPT trace: --num-prompts of its rows drawn with the seed (vLLM's sample) */
@@ -312,7 +264,7 @@ static sim_status serve_workload(const cli_opts *o, const cli_load_cache *cache,
         if (ds.trace[0]) /* a production trace: its requests, its gaps scaled to the rate */
             return cli_point_dataset_workload(o, &ds, cache, own, err);
         /* --sharegpt-output-len N: every output N tokens (the fit clipped to [N, N]) */
-        if (cli_opt_given(o, "--sharegpt-output-len"))
+        if (cli_opt_given(o, CLI_OPT_ID_SHAREGPT_OUTPUT_LEN))
             ds.out.min = ds.out.max = o->sharegpt_out;
         s.input_dist = &ds.in;
         s.output_dist = &ds.out;
@@ -434,14 +386,15 @@ void cli_point_serve_free(cli_point_serve_state *s)
 static sim_status open_cluster_trace(const cli_opts *o, int n_prefill, int instances,
                                      sim_cluster_trace **out, sim_err *err)
 {
-    static const char *const one_engine[] = {"--trace-detail", "--trace-window", "--trace-max-mb",
-                                             "--trace-full"};
+    static const cli_opt_id one_engine[] = {CLI_OPT_ID_TRACE_DETAIL, CLI_OPT_ID_TRACE_WINDOW,
+                                            CLI_OPT_ID_TRACE_MAX_MB,
+                                            CLI_OPT_ID_TRACE_FULL};
     for (size_t i = 0; i < sizeof one_engine / sizeof one_engine[0]; i++)
         if (cli_opt_given(o, one_engine[i]))
             return sim_fail(err, SIM_EINPUT,
                             "%s: applies to one engine's timeline; with --replicas or --disagg "
                             "the timeline has iterations only",
-                            one_engine[i]);
+                            cli_opt_name(one_engine[i]));
     sim_cluster_trace *ct = calloc(1, sizeof *ct);
     if (!ct)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
@@ -480,12 +433,16 @@ static sim_status prefill_device(const cli_opts *o, const cli_load_cache *cache,
 sim_status cli_point_engine(const cli_opts *o, cli_load_result *L, const cli_load_cache *cache,
                             uint64_t seed, sim_engine_cfg *cfg, sim_err *err)
 {
+    /* the files, then the cross-checks of serve's and the endpoint's flags (the option table's) */
     sim_status st = cli_load_common(o, true, L, cache, err);
+    if (!st)
+        st = cli_opt_check_rules(o, CLI_OPT_CMD_SERVE_EP, err);
     cli_load_engine_cfg(&L->eng, cfg);
-    cfg->max_concurrency = cli_opt_given(o, "--max-concurrency") ? o->max_concurrency : 0;
+    cfg->max_concurrency = cli_opt_given(o, CLI_OPT_ID_MAX_CONCURRENCY) ? o->max_concurrency : 0;
     cfg->seed = seed;
     cfg->swa_full_tokens_ratio = o->swa_full_tokens_ratio;
-    if (!st && cli_opt_given(o, "--swa-full-tokens-ratio") && cfg->sched.policy != SIM_POLICY_SGLANG)
+    if (!st && cli_opt_given(o, CLI_OPT_ID_SWA_FULL_TOKENS_RATIO) &&
+        cfg->sched.policy != SIM_POLICY_SGLANG)
         st = sim_fail(err, SIM_EINPUT,
                       "--swa-full-tokens-ratio: SGLang's flag, but --engine %s is not SGLang; "
                       "expected it only with --engine sglang",
@@ -501,68 +458,82 @@ sim_status cli_point_engine(const cli_opts *o, cli_load_result *L, const cli_loa
     return cli_point_offload_flags(o, cfg->step.hw, &cfg->offload, err);
 }
 
-sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load_cache *cache,
-                           uint64_t seed, cli_point_serve_state *s, sim_err *err)
+/* The deployment serve runs from the flags, into s->cc and dc: the router, --autoscale, the
+ * replicas' devices, the engine checked against the workload, --disagg and its prefill
+ * instances, and the router's other flags. s->gpus: every GPU it holds. */
+static sim_status serve_deployment(const cli_opts *o, const cli_load_result *L,
+                                   const cli_load_cache *cache, cli_point_serve_state *s,
+                                   sim_disagg_cfg *dc, sim_err *err)
 {
-    memset(s, 0, sizeof *s);
-    s->w = &s->own;
-    if (!o->chrome_trace && (o->trace_detail || o->trace_window || o->trace_full ||
-                             cli_opt_given(o, "--trace-max-mb")))
-        return sim_fail(err, SIM_EINPUT, "%s: needs --chrome-trace FILE",
-                        o->trace_detail   ? "--trace-detail"
-                        : o->trace_window ? "--trace-window"
-                        : o->trace_full   ? "--trace-full"
-                                          : "--trace-max-mb");
-    sim_status st = cli_point_engine(o, L, cache, seed, &s->cfg, err);
-    if (!st && o->goodput[0])
-        st = sim_slo_parse(o->goodput, &s->slo, err);
-    if (!st)
-        st = serve_workload(o, cache, seed, L->eng.block_size, &s->own, &s->w, err);
-    sim_cluster_cfg cc = {
-        .engine = &s->cfg, .replicas = (int)o->replicas, .router = SIM_ROUTER_LEAST_OUTSTANDING,
-        .kv_overlap_weight = o->kv_overlap_weight};
-    if (!st && o->router && !sim_router_parse(o->router, &cc.router))
-        st = sim_fail(err, SIM_EINPUT,
-                      "--router: value '%s', expected round-robin, least-outstanding, "
-                      "prefix-aware or kv-aware",
-                      o->router);
-    if (!st) {
-        s->usd_per_gpu_hour = L->usd_per_gpu_hour;
-        s->gpus = sim_pp_gpus(&s->cfg.step) * cc.replicas;
-        st = cli_point_autoscale_flags(o, &s->cfg.step, &cc.autoscale, err);
-        if (!st && o->replica_hw)
-            st = cli_point_mixed_replicas(o, cache, s, &cc, err);
-        if (!st && cc.autoscale.max > 0) { /* the pool; the GPUs held at most, after the run */
-            cc.replicas = cc.autoscale.max;
-            s->gpus = sim_pp_gpus(&s->cfg.step) * cc.replicas;
-        }
-        if (!st)
-            st = sim_engine_check(&s->cfg, s->w, err);
+    sim_cluster_cfg *cc = &s->cc;
+    *cc = (sim_cluster_cfg){.engine = &s->cfg,
+                            .replicas = (int)o->replicas,
+                            .router = SIM_ROUTER_LEAST_OUTSTANDING,
+                            .kv_overlap_weight = o->kv_overlap_weight};
+    if (o->router && !sim_router_parse(o->router, &cc->router))
+        return sim_fail(err, SIM_EINPUT,
+                        "--router: value '%s', expected round-robin, least-outstanding, "
+                        "prefix-aware or kv-aware",
+                        o->router);
+    s->usd_per_gpu_hour = L->usd_per_gpu_hour;
+    s->gpus = sim_pp_gpus(&s->cfg.step) * cc->replicas;
+    sim_status st = cli_point_autoscale_flags(o, &s->cfg.step, &cc->autoscale, err);
+    if (!st && o->replica_hw)
+        st = cli_point_mixed_replicas(o, cache, s, cc, err);
+    if (!st && cc->autoscale.max > 0) { /* the pool; the GPUs held at most, after the run */
+        cc->replicas = cc->autoscale.max;
+        s->gpus = sim_pp_gpus(&s->cfg.step) * cc->replicas;
     }
-    sim_disagg_cfg dc = {.prefill = &s->prefill, .decode = &s->cfg, .kv_stream = o->kv_stream};
     if (!st)
-        st = cli_point_disagg_flags(o, &dc, err);
-    if (!st && cli_opt_given(o, "--kv-overlap-score-weight") && cc.router != SIM_ROUTER_KV_AWARE)
+        st = sim_engine_check(&s->cfg, s->w, err);
+    if (!st)
+        st = cli_point_disagg_flags(o, dc, err);
+    if (!st && cli_opt_given(o, CLI_OPT_ID_KV_OVERLAP_SCORE_WEIGHT) &&
+        cc->router != SIM_ROUTER_KV_AWARE)
         st = sim_fail(err, SIM_EINPUT,
                       "--kv-overlap-score-weight: applies only with --router kv-aware");
-    cc.session_affinity = o->session_affinity;
-    cc.refresh_ns = llround(o->router_refresh_ms * 1e6);
-    if (!st && cc.refresh_ns > 0 && (cc.replicas < 2 || dc.n_prefill > 0))
+    cc->session_affinity = o->session_affinity;
+    cc->refresh_ns = llround(o->router_refresh_ms * 1e6);
+    if (!st && cc->refresh_ns > 0 && (cc->replicas < 2 || dc->n_prefill > 0))
         st = sim_fail(err, SIM_EINPUT,
                       "--router-refresh-ms: applies only with --replicas N > 1 (value %g)",
                       o->router_refresh_ms);
-    if (!st && o->session_affinity && (!s->w->links || cc.replicas < 2))
+    if (!st && o->session_affinity && (!s->w->links || cc->replicas < 2))
         st = sim_fail(err, SIM_EINPUT,
                       "--session-affinity: applies only with sessions (--sessions, or a trace's "
                       "session_id) and --replicas N > 1");
-    sim_trace_serve *ts = NULL;
-    sim_cluster_trace *ct = NULL; /* several engines: their own timeline */
-    const int instances = dc.n_prefill > 0 ? dc.n_prefill + dc.n_decode : cc.replicas;
-    if (!st && o->chrome_trace && instances > 1)
-        st = open_cluster_trace(o, dc.n_prefill, instances, &ct, err);
-    else if (!st && o->chrome_trace)
-        st = open_serve_trace(o, &s->cfg, s->w, &ts, err);
-    cc.observer = dc.observer = ct ? &ct->observer : NULL;
+    if (st || dc->n_prefill == 0)
+        return st;
+    s->prefill = s->cfg;
+    s->prefill.step.tp =
+        cli_opt_given(o, CLI_OPT_ID_PREFILL_TP) ? (int)o->prefill_tp : s->cfg.step.tp;
+    /* one front end for the client: the prefill side takes the request in, its token is not
+     * streamed; the decode side takes the hand-over without it and streams every token */
+    s->prefill.frontend.output_token_ns = s->prefill.frontend.chunk_ns = 0.0;
+    s->cfg.frontend.request_ns = s->cfg.frontend.input_token_ns = 0.0;
+    s->gpus = sim_deploy_disagg_gpus(dc);
+    return o->prefill_hw ? prefill_device(o, cache, dc, s, err) : SIM_OK;
+}
+
+/* What watches a serve run: its timeline (one engine's, or every instance's), a library
+ * caller's observer, the --html series. */
+typedef struct serve_watch {
+    sim_trace_serve *ts;   /* one engine's --chrome-trace (owned) */
+    sim_cluster_trace *ct; /* several engines': their own timeline (owned) */
+} serve_watch;
+
+/* Opens what watches the run and chains it into s->cc's, dc's and s->cfg's observers. */
+static sim_status serve_watch_open(const cli_opts *o, cli_point_serve_state *s, sim_disagg_cfg *dc,
+                                   serve_watch *w, sim_err *err)
+{
+    sim_cluster_cfg *cc = &s->cc;
+    const int instances = dc->n_prefill > 0 ? dc->n_prefill + dc->n_decode : cc->replicas;
+    sim_status st = SIM_OK;
+    if (o->chrome_trace && instances > 1)
+        st = open_cluster_trace(o, dc->n_prefill, instances, &w->ct, err);
+    else if (o->chrome_trace)
+        st = open_serve_trace(o, &s->cfg, s->w, &w->ts, err);
+    cc->observer = dc->observer = w->ct ? &w->ct->observer : NULL;
     if (!st && o->observer && (instances > 1 || o->chrome_trace))
         st = sim_fail(err, SIM_EINPUT,
                       "an engine observer watches a single engine and no timeline; expected no "
@@ -573,8 +544,8 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
     if (!st && o->html && instances > 1) {
         if (!(s->instances = calloc(1, sizeof *s->instances)))
             st = sim_fail(err, SIM_EINTERNAL, "out of memory");
-        else if (!(st = sim_series_set_init(s->instances, instances, cc.observer, err)))
-            cc.observer = dc.observer = &s->instances->observer;
+        else if (!(st = sim_series_set_init(s->instances, instances, cc->observer, err)))
+            cc->observer = dc->observer = &s->instances->observer;
     }
     if (!st && o->html && instances == 1) {
         if (!(s->series = malloc(sizeof *s->series)))
@@ -584,22 +555,14 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
         if (s->series)
             s->cfg.observer = &s->series->observer;
     }
-    s->cc = cc;
-    if (!st && dc.n_prefill > 0) {
-        s->prefill = s->cfg;
-        s->prefill.step.tp = cli_opt_given(o, "--prefill-tp") ? (int)o->prefill_tp : s->cfg.step.tp;
-        /* one front end for the client: the prefill side takes the request in, its token is not
-         * streamed; the decode side takes the hand-over without it and streams every token */
-        s->prefill.frontend.output_token_ns = s->prefill.frontend.chunk_ns = 0.0;
-        s->cfg.frontend.request_ns = s->cfg.frontend.input_token_ns = 0.0;
-        s->gpus = sim_deploy_disagg_gpus(&dc);
-        if (o->prefill_hw)
-            st = prefill_device(o, cache, &dc, s, err);
-    }
-    if (!st) /* the pools, the replicas or the one engine */
-        st = sim_deploy_run(&cc, &dc, s->w, &s->res, &s->cluster, err);
-    if (!st && s->cluster.autoscaled)
-        s->gpus = sim_pp_gpus(&s->cfg.step) * s->cluster.peak_held;
+    return st;
+}
+
+/* Unchains the observers and closes the timelines: written after a run that succeeded (`st`),
+ * removed after one that failed. */
+static sim_status serve_watch_close(cli_point_serve_state *s, serve_watch *w, sim_status st,
+                                    sim_err *err)
+{
     if (s->series) {
         s->series->next = NULL;
         s->cfg.observer = NULL;
@@ -608,42 +571,73 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
         s->instances->next = NULL;
         sim_series_set_align(s->instances);
     }
-    if (ts) {
+    if (w->ts) {
         if (!st)
-            st = sim_trace_serve_close(ts, s->res.duration_ns, err);
+            st = sim_trace_serve_close(w->ts, s->res.duration_ns, err);
         else
-            sim_trace_serve_abort(ts);
-        free(ts);
+            sim_trace_serve_abort(w->ts);
+        free(w->ts);
         s->cfg.observer = NULL;
     }
-    if (ct) {
+    if (w->ct) {
         if (!st && s->cluster.autoscaled)
-            sim_cluster_trace_autoscale(ct, &s->cluster);
+            sim_cluster_trace_autoscale(w->ct, &s->cluster);
         if (!st)
-            st = sim_cluster_trace_close(ct, err);
+            st = sim_cluster_trace_close(w->ct, err);
         else
-            sim_cluster_trace_abort(ct);
-        free(ct);
+            sim_cluster_trace_abort(w->ct);
+        free(w->ct);
     }
+    return st;
+}
+
+/* Where speculation stops paying for the workload's mean request (run.h). */
+static int64_t serve_spec_break_even(const cli_point_serve_state *s)
+{
+    double in = 0.0, out = 0.0;
+    for (size_t i = 0; i < s->w->n; i++) {
+        in += (double)s->w->reqs[i].input_tokens;
+        out += (double)s->w->reqs[i].output_tokens;
+    }
+    sim_run_cfg rc = {.step = s->cfg.step,
+                      .batch = 1,
+                      .input_len = (int64_t)llround(in / (double)s->w->n),
+                      .output_len = (int64_t)llround(out / (double)s->w->n),
+                      .spec = s->cfg.spec};
+    if (rc.input_len < 1)
+        rc.input_len = 1;
+    if (rc.output_len < 2)
+        rc.output_len = 2;
+    return sim_run_spec_break_even(&rc, s->cfg.sched.max_num_seqs);
+}
+
+sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load_cache *cache,
+                           uint64_t seed, cli_point_serve_state *s, sim_err *err)
+{
+    memset(s, 0, sizeof *s);
+    s->w = &s->own;
+    sim_disagg_cfg dc = {.prefill = &s->prefill, .decode = &s->cfg, .kv_stream = o->kv_stream};
+    serve_watch w = {0};
+    /* the engine, the SLO, the workload, the deployment */
+    sim_status st = cli_point_engine(o, L, cache, seed, &s->cfg, err);
+    if (!st && o->goodput[0])
+        st = sim_slo_parse(o->goodput, &s->slo, err);
+    if (!st)
+        st = serve_workload(o, cache, seed, L->eng.block_size, &s->own, &s->w, err);
+    if (!st)
+        st = serve_deployment(o, L, cache, s, &dc, err);
+    /* what watches it, the run (the pools, the replicas or the one engine), the watchers closed */
+    if (!st)
+        st = serve_watch_open(o, s, &dc, &w, err);
+    if (!st)
+        st = sim_deploy_run(&s->cc, &dc, s->w, &s->res, &s->cluster, err);
+    if (!st && s->cluster.autoscaled)
+        s->gpus = sim_pp_gpus(&s->cfg.step) * s->cluster.peak_held;
+    st = serve_watch_close(s, &w, st, err);
+    /* the metrics */
     if (!st && sim_metrics_compute(&s->res, &s->slo, &s->m))
         st = sim_fail(err, SIM_EINTERNAL, "out of memory computing metrics");
-    if (!st && sim_spec_active(s->cfg.spec) && s->w->n > 0) {
-        /* where speculation stops paying for this workload's mean request (run.h) */
-        double in = 0.0, out = 0.0;
-        for (size_t i = 0; i < s->w->n; i++) {
-            in += (double)s->w->reqs[i].input_tokens;
-            out += (double)s->w->reqs[i].output_tokens;
-        }
-        sim_run_cfg rc = {.step = s->cfg.step,
-                          .batch = 1,
-                          .input_len = (int64_t)llround(in / (double)s->w->n),
-                          .output_len = (int64_t)llround(out / (double)s->w->n),
-                          .spec = s->cfg.spec};
-        if (rc.input_len < 1)
-            rc.input_len = 1;
-        if (rc.output_len < 2)
-            rc.output_len = 2;
-        s->spec_break_even = sim_run_spec_break_even(&rc, s->cfg.sched.max_num_seqs);
-    }
+    if (!st && sim_spec_active(s->cfg.spec) && s->w->n > 0)
+        s->spec_break_even = serve_spec_break_even(s);
     return st;
 }

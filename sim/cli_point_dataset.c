@@ -54,14 +54,14 @@ sim_status cli_point_dataset_workload(const cli_opts *o, const sim_dataset *ds,
                                       const cli_load_cache *cache, sim_workload *own,
                                       sim_err *err)
 {
-    static const char *const shaped[] = {"--burstiness", "--sharegpt-output-len"};
+    static const cli_opt_id shaped[] = {CLI_OPT_ID_BURSTINESS, CLI_OPT_ID_SHAREGPT_OUTPUT_LEN};
     for (size_t i = 0; i < sizeof shaped / sizeof shaped[0]; i++)
         if (cli_opt_given(o, shaped[i]))
             return sim_fail(err, SIM_EINPUT,
                             "%s: does not apply to --dataset-name %s (a production trace: its "
                             "requests give the lengths and the arrivals' shape; --request-rate "
                             "scales its gaps)",
-                            shaped[i], ds->name);
+                            cli_opt_name(shaped[i]), ds->name);
     sim_workload tmp = {0};
     const sim_workload *w = NULL;
     sim_status st = trace_requests(o, ds, cache, &tmp, &w, err);

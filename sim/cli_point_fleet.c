@@ -30,14 +30,8 @@ static bool int_pair(const char *s, long *a, long *b)
 /* --disagg P:D (with its companions) into dc; n_prefill stays 0 without it. */
 sim_status cli_point_disagg_flags(const cli_opts *o, sim_disagg_cfg *dc, sim_err *err)
 {
-    if (!o->disagg) {
-        if (cli_opt_given(o, "--prefill-tp") || o->kv_stream || o->prefill_hw)
-            return sim_fail(err, SIM_EINPUT, "%s: applies only with --disagg P:D",
-                            o->kv_stream  ? "--kv-stream"
-                            : o->prefill_hw ? "--prefill-hw"
-                                            : "--prefill-tp");
+    if (!o->disagg) /* its companions need it (the option table's rule) */
         return SIM_OK;
-    }
     long p, d;
     if (!int_pair(o->disagg, &p, &d) || p < 1 || d < 1 || p + d > SIM_CLUSTER_MAX_REPLICAS)
         return sim_fail(err, SIM_EINPUT,
@@ -121,31 +115,15 @@ sim_status cli_point_autoscale_flags(const cli_opts *o, const sim_step_cfg *step
                                      sim_autoscale *a, sim_err *err)
 {
     memset(a, 0, sizeof *a);
-    static const char *const companions[] = {"--autoscale-metric", "--autoscale-target",
-                                             "--autoscale-interval-s", "--autoscale-provision-s",
-                                             "--autoscale-down-window-s"};
-    if (!o->autoscale) {
-        for (size_t i = 0; i < sizeof companions / sizeof companions[0]; i++)
-            if (cli_opt_given(o, companions[i]))
-                return sim_fail(err, SIM_EINPUT, "%s: applies only with --autoscale MIN:MAX",
-                                companions[i]);
+    if (!o->autoscale) /* its companions need it (the option table's rule) */
         return SIM_OK;
-    }
     long lo, hi;
     if (!int_pair(o->autoscale, &lo, &hi) || lo < 1 || lo > hi || hi > SIM_CLUSTER_MAX_REPLICAS)
         return sim_fail(err, SIM_EINPUT,
                         "--autoscale: value '%s', expected MIN:MAX replicas with 1 <= MIN <= MAX "
                         "<= %d",
                         o->autoscale, SIM_CLUSTER_MAX_REPLICAS);
-    if (cli_opt_given(o, "--replicas") || o->disagg)
-        return sim_fail(err, SIM_EINPUT,
-                        "--autoscale with %s: expected one of them (--autoscale MIN:MAX sizes "
-                        "the pool)",
-                        o->disagg ? "--disagg" : "--replicas");
-    if (!cli_opt_given(o, "--autoscale-target"))
-        return sim_fail(err, SIM_EINPUT,
-                        "--autoscale: needs --autoscale-target X, the metric per replica it keeps "
-                        "(requests in flight, KV usage in (0, 1], or requests/s)");
+    /* without --replicas or --disagg, with --autoscale-target: the option table's rules */
     a->min = (int)lo;
     a->max = (int)hi;
     a->metric = SIM_SCALE_QUEUE;
@@ -194,7 +172,7 @@ sim_status cli_point_mixed_replicas(const cli_opts *o, const cli_load_cache *cac
         total += k;
         p = *end ? end + 1 : end;
     }
-    if (total < 2 || (cli_opt_given(o, "--replicas") && o->replicas != total))
+    if (total < 2 || (cli_opt_given(o, CLI_OPT_ID_REPLICAS) && o->replicas != total))
         return sim_fail(err, SIM_EINPUT, "--replica-hw: value '%s' names %ld replicas, expected %s",
                         o->replica_hw, total,
                         total < 2 ? "at least 2" : "as many as --replicas gives");

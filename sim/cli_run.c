@@ -76,9 +76,6 @@ sim_status cli_run_cmd(const cli_opts *o, FILE *out, sim_err *err)
         st = cli_point_run_band(o, L, &cfg, &draws, err);
     if (!st)
         cli_point_warn_provenance(&draws, cfg.step.hw, o->warn);
-    if (!st && !o->chrome_trace && (o->trace_ranks || cli_opt_given(o, "--trace-max-mb")))
-        st = sim_fail(err, SIM_EINPUT, "%s: needs --chrome-trace FILE",
-                      o->trace_ranks ? "--trace-ranks" : "--trace-max-mb");
     if (!st && o->chrome_trace)
         st = write_run_trace(o, &cfg, r, err);
     if (!st && o->html)
@@ -106,7 +103,8 @@ sim_status cli_run_roofline(const cli_opts *o, FILE *out, sim_err *err)
                        .dtype = SIM_DT_BF16,
                        .batch = o->batch,
                        .input_len = o->input_len,
-                       .group_size = cli_opt_given(o, "--weight-group-size") ? o->group_size : 128};
+                       .group_size =
+                           cli_opt_given(o, CLI_OPT_ID_WEIGHT_GROUP_SIZE) ? o->group_size : 128};
     if (!st && o->model) {
         rf.dtype = sim_graph_gemm_dtype(&L->step.prec);
         rf.group_size = L->step.prec.group_size;

@@ -58,7 +58,7 @@ static sim_status save_vllm_result(const cli_opts *o, const sim_serve_report *re
     py_float(o->rate, rate, sizeof rate);
     if (o->result_filename)
         snprintf(name, sizeof name, "%s", o->result_filename);
-    else if (o->max_concurrency > 0 && cli_opt_given(o, "--max-concurrency"))
+    else if (o->max_concurrency > 0 && cli_opt_given(o, CLI_OPT_ID_MAX_CONCURRENCY))
         snprintf(name, sizeof name, "%s-%sqps-concurrency%lld-%s-%s.json",
                  o->label ? o->label : backend, rate, (long long)o->max_concurrency, base, date);
     else
@@ -70,15 +70,15 @@ static sim_status save_vllm_result(const cli_opts *o, const sim_serve_report *re
     /* "-" is a file of that name here, as in vLLM, not standard output */
     snprintf(path, sizeof path, "%s%s%s", o->result_dir ? o->result_dir : "",
              o->result_dir ? "/" : strcmp(name, "-") == 0 ? "./" : "", name);
-    sim_vllm_meta meta = {.backend = backend,
-                          .model_id = o->model,
-                          .tokenizer_id = o->tokenizer ? o->tokenizer : o->model,
-                          .date = date,
-                          .num_prompts = (int64_t)rep->w->n,
-                          .request_rate = rep->request_rate,
-                          .burstiness = o->burstiness,
-                          .max_concurrency =
-                              cli_opt_given(o, "--max-concurrency") ? o->max_concurrency : 0};
+    sim_vllm_meta meta = {
+        .backend = backend,
+        .model_id = o->model,
+        .tokenizer_id = o->tokenizer ? o->tokenizer : o->model,
+        .date = date,
+        .num_prompts = (int64_t)rep->w->n,
+        .request_rate = rep->request_rate,
+        .burstiness = o->burstiness,
+        .max_concurrency = cli_opt_given(o, CLI_OPT_ID_MAX_CONCURRENCY) ? o->max_concurrency : 0};
     /* staged with the command's other outputs (cli.c): published with them, or none */
     if (o->late_stage && (st = sim_outfile_stage_open(o->late_stage, path, "--save-result", err)))
         return st;

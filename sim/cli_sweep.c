@@ -334,7 +334,7 @@ static void sweep_eval(void *vctx, size_t point, sim_sweep_row *row)
 static sim_status sweep_prepare(sweep_ctx *c, size_t n, sim_err *err)
 {
     for (size_t k = 0; k < n; k++) {
-        size_t point = sim_shard_point(&c->shard, k);
+        size_t point = sim_grid_shard_point(&c->shard, k);
         c->opt_st[k] = point_opts(c, point, &c->opts[k], &c->opt_err[k]);
         if (c->opt_st[k])
             continue;
@@ -549,7 +549,7 @@ sim_status cli_sweep_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err *
         st = cli_grid_build(&so, argv[2], c.mask, &cl, &g, err);
     sim_grid_free(&cl);
     if (!st && so.shard)
-        st = sim_shard_parse(so.shard, &c.shard, err);
+        st = sim_grid_shard_parse(so.shard, &c.shard, err);
     if (!st && so.slo) {
         st = sim_slo_parse(so.slo, &c.slo, err);
         if (st) /* name the sweep's flag, not serve's */
@@ -579,7 +579,7 @@ sim_status cli_sweep_cmd(int argc, char **argv, FILE *out, FILE *errf, sim_err *
             st =
                 sim_fail(err, SIM_EINPUT, "--format: value '%s', expected csv or jsonl", so.format);
     }
-    size_t n = st ? 0 : sim_shard_points(&c.shard, sim_grid_points(&g));
+    size_t n = st ? 0 : sim_grid_shard_points(&c.shard, sim_grid_points(&g));
     if (!st)
         st = sim_sweep_check_points(&g, n, c.shard.count, err);
     if (st)

@@ -20,7 +20,7 @@ typedef struct sweep_decode {
 typedef struct sweep_ctx {
     int mask; /* CLI_OPT_CMD_RUN or CLI_OPT_CMD_SERVE */
     const sim_grid *g;
-    sim_shard shard;
+    sim_grid_shard shard;
     cli_opts *opts;     /* per shard point */
     sim_status *opt_st; /* per shard point: building its options */
     sim_err *opt_err;

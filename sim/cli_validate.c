@@ -120,7 +120,7 @@ static sim_status family_summaries(const cli_opts *o, const dev_errs *d, FILE *o
 {
     char label[160], fam[48], other[48];
     double med;
-    const bool gate = cli_opt_given(o, "--max-family-median");
+    const bool gate = cli_opt_given(o, CLI_OPT_ID_MAX_FAMILY_MEDIAN);
     size_t gated = 0;
     sim_status st = SIM_OK;
     for (size_t i = 0; i < d->n && !st; i++) {
@@ -234,35 +234,38 @@ static sim_status validate_summaries(const cli_opts *o, const char *path, double
     if (low)
         fprintf(out, "  (%zu low-trust rows shown above, left out of these figures)\n", low);
     /* a gate over no points would pass whatever the model does */
-    if ((cli_opt_given(o, "--max-op-median") || cli_opt_given(o, "--max-bucket-median")) &&
+    if ((cli_opt_given(o, CLI_OPT_ID_MAX_OP_MEDIAN) ||
+         cli_opt_given(o, CLI_OPT_ID_MAX_BUCKET_MEDIAN)) &&
         !cnt[G_OP])
-        return sim_fail(
-            err, SIM_EINPUT,
-            "%s: %s has no op-level row that could be priced, expected at least one",
-            cli_opt_given(o, "--max-op-median") ? "--max-op-median" : "--max-bucket-median", path);
-    if (cli_opt_given(o, "--max-e2e-median") && !cnt[G_E2E])
+        return sim_fail(err, SIM_EINPUT,
+                        "%s: %s has no op-level row that could be priced, expected at least one",
+                        cli_opt_given(o, CLI_OPT_ID_MAX_OP_MEDIAN) ? "--max-op-median"
+                                                                   : "--max-bucket-median",
+                        path);
+    if (cli_opt_given(o, CLI_OPT_ID_MAX_E2E_MEDIAN) && !cnt[G_E2E])
         return sim_fail(err, SIM_EINPUT,
                         "--max-e2e-median: %s has no end-to-end row that could be priced, "
                         "expected at least one",
                         path);
-    if (cli_opt_given(o, "--max-op-median") && med[G_OP] > o->max_op_median)
+    if (cli_opt_given(o, CLI_OPT_ID_MAX_OP_MEDIAN) && med[G_OP] > o->max_op_median)
         return sim_fail(err, SIM_EINTERNAL, "validation: op-level median %.1f%% is above %.1f%%",
                         med[G_OP], o->max_op_median);
     for (int b = 0; b < SIM_VBUCKET_COUNT; b++)
-        if (cli_opt_given(o, "--max-bucket-median") && med[G_BUCKET + b] > o->max_bucket_median)
+        if (cli_opt_given(o, CLI_OPT_ID_MAX_BUCKET_MEDIAN) &&
+            med[G_BUCKET + b] > o->max_bucket_median)
             return sim_fail(err, SIM_EINTERNAL,
                             "validation: op-level median %.1f%% of size %s is above %.1f%%",
                             med[G_BUCKET + b], sim_validate_bucket_name(b), o->max_bucket_median);
-    if (cli_opt_given(o, "--max-spec-median") && !cnt[G_SPEC])
+    if (cli_opt_given(o, CLI_OPT_ID_MAX_SPEC_MEDIAN) && !cnt[G_SPEC])
         return sim_fail(err, SIM_EINPUT,
                         "--max-spec-median: %s has no spec row that could be priced, expected at "
                         "least one",
                         path);
-    if (cli_opt_given(o, "--max-spec-median") && med[G_SPEC] > o->max_spec_median)
+    if (cli_opt_given(o, CLI_OPT_ID_MAX_SPEC_MEDIAN) && med[G_SPEC] > o->max_spec_median)
         return sim_fail(err, SIM_EINTERNAL,
                         "validation: speculative-decoding median %.1f%% is above %.1f%%",
                         med[G_SPEC], o->max_spec_median);
-    if (cli_opt_given(o, "--max-e2e-median") && med[G_E2E] > o->max_e2e_median)
+    if (cli_opt_given(o, CLI_OPT_ID_MAX_E2E_MEDIAN) && med[G_E2E] > o->max_e2e_median)
         return sim_fail(err, SIM_EINTERNAL, "validation: end-to-end median %.1f%% is above %.1f%%",
                         med[G_E2E], o->max_e2e_median);
     return SIM_OK;

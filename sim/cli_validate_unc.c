@@ -297,12 +297,12 @@ static sim_status coverage_report(const cli_opts *o, const coverage *c, int nd, 
                 g + 1 < c->n ? "," : "\n");
     if (c->n <= 1)
         fputc('\n', out);
-    if (cli_opt_given(o, "--min-coverage") || cli_opt_given(o, "--max-coverage")) {
+    if (cli_opt_given(o, CLI_OPT_ID_MIN_COVERAGE) || cli_opt_given(o, CLI_OPT_ID_MAX_COVERAGE)) {
         if (!c->rows[0])
             return sim_fail(err, SIM_EINPUT,
                             "--min-coverage: no end-to-end row could be banded, expected one");
-        if ((cli_opt_given(o, "--min-coverage") && pct(c, 0) < o->min_coverage) ||
-            (cli_opt_given(o, "--max-coverage") && pct(c, 0) > o->max_coverage))
+        if ((cli_opt_given(o, CLI_OPT_ID_MIN_COVERAGE) && pct(c, 0) < o->min_coverage) ||
+            (cli_opt_given(o, CLI_OPT_ID_MAX_COVERAGE) && pct(c, 0) > o->max_coverage))
             return sim_fail(err, SIM_EINTERNAL,
                             "validation: the 80 %% bands hold %.1f%% of the end-to-end rows, "
                             "outside %g-%g%%",
@@ -311,8 +311,9 @@ static sim_status coverage_report(const cli_opts *o, const coverage *c, int nd, 
     for (size_t g = 1; g < c->n; g++) {
         if (c->rows[g] < 5)
             continue;
-        if ((cli_opt_given(o, "--min-group-coverage") && pct(c, g) < o->min_group_coverage) ||
-            (cli_opt_given(o, "--max-group-coverage") && pct(c, g) > o->max_group_coverage))
+        if ((cli_opt_given(o, CLI_OPT_ID_MIN_GROUP_COVERAGE) &&
+             pct(c, g) < o->min_group_coverage) ||
+            (cli_opt_given(o, CLI_OPT_ID_MAX_GROUP_COVERAGE) && pct(c, g) > o->max_group_coverage))
             return sim_fail(err, SIM_EINTERNAL,
                             "validation: the 80 %% bands hold %.1f%% of the %s rows, outside "
                             "%g-%g%%",

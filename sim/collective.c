@@ -8,7 +8,7 @@
 static_assert(SIM_COLL_PROTO_COUNT == 3, "sim_hw_coll.proto_* hold one value per protocol");
 static_assert(SIM_COLL_ALGO_COUNT == 8, "sim_hw_coll.algo_* hold one value per algorithm");
 
-bool sim_coll_has(const sim_hw *hw, sim_coll_algo a)
+bool sim_collective_has(const sim_hw *hw, sim_coll_algo a)
 {
     if (a == SIM_COLL_AUTO || a == SIM_COLL_NCCL || a == SIM_COLL_RING)
         return true;
@@ -17,10 +17,10 @@ bool sim_coll_has(const sim_hw *hw, sim_coll_algo a)
 
 static bool custom(sim_coll_algo a) { return a == SIM_COLL_ONESHOT || a == SIM_COLL_TWOSHOT; }
 
-sim_status sim_coll_check(const sim_hw *hw, sim_coll_algo a, int ranks, const char *flag,
-                          sim_err *err)
+sim_status sim_collective_check(const sim_hw *hw, sim_coll_algo a, int ranks, const char *flag,
+                                sim_err *err)
 {
-    if (!sim_coll_has(hw, a))
+    if (!sim_collective_has(hw, a))
         return sim_fail(err, SIM_EINPUT,
                         "%s: value %s is not an algorithm of %s (%s has no \"%s\" in "
                         "collectives.algorithms); choose auto or one the device has",
@@ -33,7 +33,7 @@ sim_status sim_coll_check(const sim_hw *hw, sim_coll_algo a, int ranks, const ch
     return SIM_OK;
 }
 
-double sim_coll_bus_bytes(sim_coll_kind kind, double m, int n)
+double sim_collective_bus_bytes(sim_coll_kind kind, double m, int n)
 {
     if (n <= 1)
         return 0.0;
@@ -116,7 +116,7 @@ static bool considered(const sim_hw *hw, sim_coll_algo want, sim_coll_algo a, sh
 {
     if (want != SIM_COLL_AUTO && want != SIM_COLL_NCCL)
         return a == want;
-    if (!sim_coll_has(hw, a))
+    if (!sim_collective_has(hw, a))
         return false;
     if (custom(a))
         return want == SIM_COLL_AUTO && s.nodes <= 1.0 && m <= hw->coll.custom_max_bytes;
@@ -124,20 +124,21 @@ static bool considered(const sim_hw *hw, sim_coll_algo want, sim_coll_algo a, sh
 }
 
 /* Keeps the cheaper of best and (t, a, p); ties keep the earlier. */
-static void keep_min(sim_coll_cost *best, double t, sim_coll_algo a, sim_coll_proto p)
+static void keep_min(sim_collective_cost *best, double t, sim_coll_algo a, sim_coll_proto p)
 {
     if (t < best->t_ns)
-        *best = (sim_coll_cost){t, a, p};
+        *best = (sim_collective_cost){t, a, p};
 }
 
-static const sim_coll_cost none = {0.0, SIM_COLL_RING, SIM_COLL_SIMPLE};
+static const sim_collective_cost none = {0.0, SIM_COLL_RING, SIM_COLL_SIMPLE};
 
-sim_coll_cost sim_coll_allreduce(const sim_hw *hw, double m, int ranks, sim_coll_algo want)
+sim_collective_cost sim_collective_allreduce(const sim_hw *hw, double m, int ranks,
+                                             sim_coll_algo want)
 {
     if (ranks <= 1)
         return none;
     shape s = group(hw, ranks);
-    sim_coll_cost best = {INFINITY, SIM_COLL_RING, SIM_COLL_SIMPLE};
+    sim_collective_cost best = {INFINITY, SIM_COLL_RING, SIM_COLL_SIMPLE};
     for (int a = SIM_COLL_RING; a <= SIM_COLL_NVLS; a++) {
         if (!considered(hw, want, (sim_coll_algo)a, s, m))
             continue;
@@ -161,14 +162,14 @@ sim_coll_cost sim_coll_allreduce(const sim_hw *hw, double m, int ranks, sim_coll
 }
 
 /* All-gather and reduce-scatter move the same bytes in the same steps. */
-static sim_coll_cost gather_like(const sim_hw *hw, double m, int ranks, sim_coll_algo want)
+static sim_collective_cost gather_like(const sim_hw *hw, double m, int ranks, sim_coll_algo want)
 {
     if (ranks <= 1)
         return none;
     shape s = group(hw, ranks);
     bool multi = s.nodes > 1.0;
-    sim_coll_cost best = {INFINITY, SIM_COLL_RING, SIM_COLL_SIMPLE};
-    bool nvls = sim_coll_has(hw, SIM_COLL_NVLS) && !multi &&
+    sim_collective_cost best = {INFINITY, SIM_COLL_RING, SIM_COLL_SIMPLE};
+    bool nvls = sim_collective_has(hw, SIM_COLL_NVLS) && !multi &&
                 (want == SIM_COLL_AUTO || want == SIM_COLL_NCCL || want == SIM_COLL_NVLS);
     if (want != SIM_COLL_NVLS || !nvls)
         for (int p = 0; p < SIM_COLL_PROTO_COUNT; p++)
@@ -186,23 +187,24 @@ static sim_coll_cost gather_like(const sim_hw *hw, double m, int ranks, sim_coll
     return best;
 }
 
-sim_coll_cost sim_coll_allgather(const sim_hw *hw, double out_bytes, int ranks, sim_coll_algo want)
+sim_collective_cost sim_collective_allgather(const sim_hw *hw, double out_bytes, int ranks,
+                                             sim_coll_algo want)
 {
     return gather_like(hw, out_bytes, ranks, want);
 }
 
-sim_coll_cost sim_coll_reduce_scatter(const sim_hw *hw, double in_bytes, int ranks,
-                                      sim_coll_algo want)
+sim_collective_cost sim_collective_reduce_scatter(const sim_hw *hw, double in_bytes, int ranks,
+                                                  sim_coll_algo want)
 {
     return gather_like(hw, in_bytes, ranks, want);
 }
 
-sim_coll_cost sim_coll_alltoall(const sim_hw *hw, double m, int ranks, int steps)
+sim_collective_cost sim_collective_alltoall(const sim_hw *hw, double m, int ranks, int steps)
 {
     if (ranks <= 1)
-        return (sim_coll_cost){0.0, SIM_COLL_DIRECT, SIM_COLL_SIMPLE};
+        return (sim_collective_cost){0.0, SIM_COLL_DIRECT, SIM_COLL_SIMPLE};
     shape s = group(hw, ranks);
-    sim_coll_cost best = {INFINITY, SIM_COLL_DIRECT, SIM_COLL_SIMPLE};
+    sim_collective_cost best = {INFINITY, SIM_COLL_DIRECT, SIM_COLL_SIMPLE};
     for (int p = 0; p < SIM_COLL_PROTO_COUNT; p++) {
         sim_coll_proto pr = (sim_coll_proto)p;
         if (!has_proto(hw, pr))
@@ -218,7 +220,7 @@ sim_coll_cost sim_coll_alltoall(const sim_hw *hw, double m, int ranks, int steps
     return best;
 }
 
-sim_coll_algo sim_coll_vllm_stage(double m, int ranks)
+sim_coll_algo sim_collective_vllm_stage(double m, int ranks)
 {
     if (ranks <= 2)
         return SIM_COLL_ONESHOT;
@@ -226,29 +228,29 @@ sim_coll_algo sim_coll_vllm_stage(double m, int ranks)
     return m < limit ? SIM_COLL_ONESHOT : SIM_COLL_TWOSHOT;
 }
 
-sim_coll_algo sim_coll_engine_algo(const sim_hw *hw, double m, int ranks, sim_coll_algo want,
-                                   bool vllm_stages)
+sim_coll_algo sim_collective_engine_algo(const sim_hw *hw, double m, int ranks, sim_coll_algo want,
+                                         bool vllm_stages)
 {
     if (want != SIM_COLL_AUTO || !vllm_stages || ranks <= 1)
         return want;
-    const bool custom_ok = sim_coll_has(hw, SIM_COLL_ONESHOT) &&
-                           sim_coll_has(hw, SIM_COLL_TWOSHOT) && ranks <= hw->devices_per_node &&
-                           m <= hw->coll.custom_max_bytes;
-    return custom_ok ? sim_coll_vllm_stage(m, ranks) : SIM_COLL_NCCL;
+    const bool custom_ok = sim_collective_has(hw, SIM_COLL_ONESHOT) &&
+                           sim_collective_has(hw, SIM_COLL_TWOSHOT) &&
+                           ranks <= hw->devices_per_node && m <= hw->coll.custom_max_bytes;
+    return custom_ok ? sim_collective_vllm_stage(m, ranks) : SIM_COLL_NCCL;
 }
 
-sim_coll_cost sim_coll_price(const sim_hw *hw, sim_coll_kind kind, double m, int ranks,
-                             sim_coll_algo want)
+sim_collective_cost sim_collective_price(const sim_hw *hw, sim_coll_kind kind, double m, int ranks,
+                                         sim_coll_algo want)
 {
     switch (kind) {
     case SIM_COLL_ALLREDUCE:
-        return sim_coll_allreduce(hw, m, ranks, want);
+        return sim_collective_allreduce(hw, m, ranks, want);
     case SIM_COLL_ALLGATHER:
-        return sim_coll_allgather(hw, m, ranks, want);
+        return sim_collective_allgather(hw, m, ranks, want);
     case SIM_COLL_REDUCE_SCATTER:
-        return sim_coll_reduce_scatter(hw, m, ranks, want);
+        return sim_collective_reduce_scatter(hw, m, ranks, want);
     case SIM_COLL_ALLTOALL:
-        return sim_coll_alltoall(hw, m, ranks, 1);
+        return sim_collective_alltoall(hw, m, ranks, 1);
     case SIM_COLL_KIND_COUNT:
         break;
     }

@@ -37,8 +37,8 @@
  * `auto` takes the cheapest algorithm (and protocol) the device has, with custom all-reduce
  * (oneshot, twoshot) only up to collectives.custom_max_bytes (the engines' buffer limit) and
  * within a node; `nccl` the cheapest of NCCL's own (ring, tree, nvls), as an engine with its
- * custom all-reduce disabled. A forced algorithm is priced as asked (sim_coll_check rejects one
- * the device lacks).
+ * custom all-reduce disabled. A forced algorithm is priced as asked (sim_collective_check
+ * rejects one the device lacks).
  */
 #ifndef SIM_COLLECTIVE_H
 #define SIM_COLLECTIVE_H
@@ -49,48 +49,51 @@
 #include "hw.h"
 #include "status.h"
 
-typedef struct sim_coll_cost {
+typedef struct sim_collective_cost {
     double t_ns;          /* the collective's time */
     sim_coll_algo algo;   /* the algorithm priced (never AUTO or NCCL) */
     sim_coll_proto proto; /* its protocol (NONE for oneshot, twoshot, nvls) */
-} sim_coll_cost;
+} sim_collective_cost;
 
 /* Whether the device has the algorithm (AUTO, NCCL and the ring always). */
-bool sim_coll_has(const sim_hw *hw, sim_coll_algo a);
+bool sim_collective_has(const sim_hw *hw, sim_coll_algo a);
 
 /* Checks that an all-reduce algorithm forced by `flag` can run on `ranks` GPUs of the device:
  * the device file lists it, and custom all-reduce stays within one node. */
-sim_status sim_coll_check(const sim_hw *hw, sim_coll_algo a, int ranks, const char *flag,
-                          sim_err *err);
+sim_status sim_collective_check(const sim_hw *hw, sim_coll_algo a, int ranks, const char *flag,
+                                sim_err *err);
 
 /* The collectives. `want` is AUTO, NCCL or a specific algorithm; ranks <= 1 costs nothing. */
-sim_coll_cost sim_coll_allreduce(const sim_hw *hw, double msg_bytes, int ranks, sim_coll_algo want);
-sim_coll_cost sim_coll_allgather(const sim_hw *hw, double out_bytes, int ranks, sim_coll_algo want);
-sim_coll_cost sim_coll_reduce_scatter(const sim_hw *hw, double in_bytes, int ranks,
-                                      sim_coll_algo want);
-sim_coll_cost sim_coll_alltoall(const sim_hw *hw, double send_bytes, int ranks, int steps);
+sim_collective_cost sim_collective_allreduce(const sim_hw *hw, double msg_bytes, int ranks,
+                                             sim_coll_algo want);
+sim_collective_cost sim_collective_allgather(const sim_hw *hw, double out_bytes, int ranks,
+                                             sim_coll_algo want);
+sim_collective_cost sim_collective_reduce_scatter(const sim_hw *hw, double in_bytes, int ranks,
+                                                  sim_coll_algo want);
+sim_collective_cost sim_collective_alltoall(const sim_hw *hw, double send_bytes, int ranks,
+                                            int steps);
 
 /* The all-reduce an engine asks for: `want` as given, except AUTO under vLLM's switch
  * (`vllm_stages`), where vLLM's custom all-reduce (csrc/custom_all_reduce.cuh, CustomAllreduce::
  * allreduce; SGLang's sgl-kernel copy, sgl-kernel/csrc/allreduce/custom_all_reduce.cuh, keeps the
  * same switch) runs within one node up to collectives.custom_max_bytes (custom_all_reduce.py:
  * should_custom_ar, max_size 8 MiB) and NCCL past it (NCCL's cheapest); within it the kernel is
- * chosen by size, not by cost (sim_coll_vllm_stage). Without the device's oneshot and twoshot, or
- * across nodes, NCCL. */
-sim_coll_algo sim_coll_engine_algo(const sim_hw *hw, double msg_bytes, int ranks,
-                                   sim_coll_algo want, bool vllm_stages);
+ * chosen by size, not by cost (sim_collective_vllm_stage). Without the device's oneshot and
+ * twoshot, or across nodes, NCCL. */
+sim_coll_algo sim_collective_engine_algo(const sim_hw *hw, double msg_bytes, int ranks,
+                                         sim_coll_algo want, bool vllm_stages);
 
 /* vLLM's one- or two-shot switch for m bytes over `ranks` fully NVLink-connected GPUs: one-shot
  * (cross_device_reduce_1stage) on 2 GPUs at any size, on up to 4 below 512 KiB, on up to 8 below
  * 256 KiB; two-shot (cross_device_reduce_2stage) above. */
-sim_coll_algo sim_coll_vllm_stage(double msg_bytes, int ranks);
+sim_coll_algo sim_collective_vllm_stage(double msg_bytes, int ranks);
 
 /* Any of the above by kind (an all-to-all in one step). */
-sim_coll_cost sim_coll_price(const sim_hw *hw, sim_coll_kind kind, double msg_bytes, int ranks,
-                             sim_coll_algo want);
+sim_collective_cost sim_collective_price(const sim_hw *hw, sim_coll_kind kind, double msg_bytes,
+                                         int ranks, sim_coll_algo want);
 
 /* The bytes each GPU sends in a ring collective of the kind (nccl-tests' "bus bytes"):
  * all-reduce 2(N-1)/N M, all-gather and reduce-scatter (N-1)/N M, all-to-all (N-1)/N M. */
-double sim_coll_bus_bytes(sim_coll_kind kind, double msg_bytes, int ranks);
+double sim_collective_bus_bytes(sim_coll_kind kind, double msg_bytes, int ranks);
 
 #endif

@@ -437,11 +437,11 @@ sim_op_cost sim_cost_op(const sim_hw *hw, const sim_op *op, double launch_ns)
         c.coll_proto = SIM_COLL_PROTO_NONE;
     } else if (op->net_ranks > 1) {
         /* an all-to-all sends to its peers at once (low-latency kernels) or one peer per step */
-        sim_coll_cost cc =
+        sim_collective_cost cc =
             op->net_kind == SIM_COLL_ALLTOALL
-                ? sim_coll_alltoall(hw, op->net_msg_bytes, op->net_ranks, op->net_hops)
-                : sim_coll_price(hw, op->net_kind, op->net_msg_bytes, op->net_ranks,
-                                 op->net_algo);
+                ? sim_collective_alltoall(hw, op->net_msg_bytes, op->net_ranks, op->net_hops)
+                : sim_collective_price(hw, op->net_kind, op->net_msg_bytes, op->net_ranks,
+                                       op->net_algo);
         c.t_net_ns = cc.t_ns;
         c.coll_algo = cc.algo;
         c.coll_proto = cc.proto;

@@ -149,7 +149,7 @@ typedef struct sim_engprof {
     sim_coll_algo allreduce;  /* the all-reduce the runtime picks: AUTO or NCCL (or one forced) */
     bool fuse_allreduce_norm; /* all-reduce + residual + RMSNorm in one kernel */
     bool vllm_stages; /* collectives.vllm_stages: under auto, the custom all-reduce's one- or
-                         two-shot kernel by vLLM's size switch (sim_coll_vllm_stage) and NCCL
+                         two-shot kernel by vLLM's size switch (sim_collective_vllm_stage) and NCCL
                          past its buffer, not the cheaper (absent: false) */
     int64_t max_model_len;    /* context limit in tokens; 0 = the model config's */
     int64_t max_input_len;    /* longest prompt the engine takes; 0 = only the context limit */

@@ -59,7 +59,7 @@ static void allreduce(sim_op *op, double msg, int tp)
     op->net_ranks = tp;
     op->net_kind = SIM_COLL_ALLREDUCE;
     op->net_hops = 2 * (tp - 1);
-    op->net_bytes = sim_coll_bus_bytes(SIM_COLL_ALLREDUCE, msg, tp);
+    op->net_bytes = sim_collective_bus_bytes(SIM_COLL_ALLREDUCE, msg, tp);
 }
 
 /* An all-gather of a `msg`-byte result over tp GPUs: bus bytes (N-1)/N of it. */
@@ -72,7 +72,7 @@ static void allgather(sim_op *op, double msg, int tp)
     op->net_ranks = tp;
     op->net_kind = SIM_COLL_ALLGATHER;
     op->net_hops = tp - 1;
-    op->net_bytes = sim_coll_bus_bytes(SIM_COLL_ALLGATHER, msg, tp);
+    op->net_bytes = sim_collective_bus_bytes(SIM_COLL_ALLGATHER, msg, tp);
 }
 
 /* Per-head RMSNorm of q and k (Qwen3's q_norm / k_norm): `heads` (q + kv) vectors of hd values per
@@ -359,7 +359,7 @@ static void all_to_all(sim_op *op, double rows, double row_bytes, const sim_a2a_
     op->net_ranks = ranks;
     op->net_kind = SIM_COLL_ALLTOALL;
     op->net_hops = low_latency ? 1 : ranks - 1;
-    op->net_bytes = sim_coll_bus_bytes(SIM_COLL_ALLTOALL, rows * row_bytes, ranks);
+    op->net_bytes = sim_collective_bus_bytes(SIM_COLL_ALLTOALL, rows * row_bytes, ranks);
     op->a2a = *a2a;
     op->a2a_mode = low_latency ? SIM_A2A_LOW_LATENCY : SIM_A2A_NORMAL;
 }

@@ -24,7 +24,7 @@ static void vis_allreduce(sim_op *op, double msg, int tp)
     op->net_ranks = tp;
     op->net_kind = SIM_COLL_ALLREDUCE;
     op->net_hops = 2 * (tp - 1);
-    op->net_bytes = sim_coll_bus_bytes(SIM_COLL_ALLREDUCE, msg, tp);
+    op->net_bytes = sim_collective_bus_bytes(SIM_COLL_ALLREDUCE, msg, tp);
 }
 
 /* Non-causal fused attention over `pairs` query-key pairs of `tokens` patches: 4 FLOPs a pair and

@@ -299,9 +299,9 @@ static void build_cost(const sim_step_cfg *cfg, const sim_batch_shape *s, sim_st
     sim_graph_build_par(cfg->model, &par, &cfg->prec, s, &out->graph);
     for (int i = 0; i < SIM_OP_COUNT; i++)
         if (out->graph.ops[i].net_kind == SIM_COLL_ALLREDUCE)
-            out->graph.ops[i].net_algo =
-                sim_coll_engine_algo(cfg->hw, out->graph.ops[i].net_msg_bytes,
-                                     out->graph.ops[i].net_ranks, cfg->allreduce, cfg->vllm_stages);
+            out->graph.ops[i].net_algo = sim_collective_engine_algo(
+                cfg->hw, out->graph.ops[i].net_msg_bytes, out->graph.ops[i].net_ranks,
+                cfg->allreduce, cfg->vllm_stages);
     out->graph.ops[SIM_OP_ATTENTION].dattn = decode_kernel(cfg);
     if (cfg->moe_a2a != SIM_A2A_AUTO) {
         out->graph.ops[SIM_OP_MOE_DISPATCH].a2a_mode = cfg->moe_a2a;

@@ -88,7 +88,7 @@ typedef struct sim_step_cfg {
     sim_coll_algo allreduce;  /* the all-reduces' algorithm (AUTO: the cheapest, collective.h) */
     bool fuse_qk_norm_rope;   /* q/k norm and RoPE in one kernel (sim_graph_fuse_qk_norm_rope) */
     bool vllm_stages;         /* under AUTO, the engine's custom all-reduce as vLLM's size switch
-                                 picks it (sim_coll_engine_algo) */
+                                 picks it (sim_collective_engine_algo) */
     bool fuse_allreduce_norm; /* all-reduce + residual + RMSNorm in one kernel where the
                                      all-reduce runs as a custom or multicast kernel */
     sim_dattn_kernel decode_attn;         /* the engine's decode attention kernel (dattn.h) */

@@ -56,7 +56,7 @@ sim_status sim_step_check(const sim_step_cfg *cfg, sim_err *err)
         return sim_fail(err, SIM_EINPUT,
                         "engine profile host.eager_kernel_cpu_us: value %g us, expected [0, 1e4]",
                         cfg->eager_kernel_cpu_ns / 1e3);
-    st = sim_coll_check(cfg->hw, cfg->allreduce, cfg->tp, "--allreduce", err);
+    st = sim_collective_check(cfg->hw, cfg->allreduce, cfg->tp, "--allreduce", err);
     if (st)
         return st;
     st = sim_cost_check_support(cfg->hw, &cfg->prec, err);

@@ -1,7 +1,7 @@
-/* sweep.h - a parameter grid, its points run in parallel with OpenMP, rows collected in grid
- * order. Knows nothing of what a point computes or how its row is formatted.
+/* sweep.h - a parameter grid's points (grid.h) run in parallel with OpenMP, rows collected in
+ * grid order. Knows nothing of what a point computes or how its row is formatted.
  *
- * Example (const sim_shard *shard, int threads, sim_sweep_eval eval, void *ctx, sim_err *err):
+ * Example (const sim_grid_shard *shard, int threads, sim_sweep_eval eval, void *ctx, sim_err *err):
  *   sim_grid g = {0};
  *   sim_sweep_row *rows;
  *   size_t n;
@@ -28,30 +28,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "grid.h"
 #include "status.h"
-
-typedef struct sim_grid_dim {
-    char name[64]; /* flag, e.g. "--tp" */
-    char **values; /* owned strings */
-    size_t n;
-} sim_grid_dim;
-
-typedef struct sim_grid {
-    sim_grid_dim *dims; /* owned; in the order given */
-    size_t n_dims;
-} sim_grid;
-
-/* Adds a dimension whose values are a comma-separated list (empty items are errors); the same
- * checks as sim_grid_add_values. */
-sim_status sim_grid_add(sim_grid *g, const char *name, const char *csv, sim_err *err);
-
-/* Adds a dimension from an array of values. A name already in the grid is an error (SIM_EINPUT,
- * "--batch: given twice ..."), as is one longer than sim_grid_dim.name holds. */
-sim_status sim_grid_add_values(sim_grid *g, const char *name, const char *const *values, size_t n,
-                               sim_err *err);
-
-/* Number of points: the product of the dimensions' sizes (1 for no dimension). */
-size_t sim_grid_points(const sim_grid *g);
 
 /* The most points one sweep evaluates (its shard's share of the grid): each keeps its options
  * and its row until the rows are written in grid order, about 2 KB a point, so 2^21 = 2,097,152
@@ -63,27 +41,6 @@ size_t sim_grid_points(const sim_grid *g);
  * dimension's size ("--batch 4096 x --tp 4 x --input-len 200 = 3276800 points") and the number
  * of shards that brings each under the cap. */
 sim_status sim_sweep_check_points(const sim_grid *g, size_t points, size_t shards, sim_err *err);
-
-/* The values of point `index` (mixed radix, the last dimension fastest): out[d] for dim d. */
-void sim_grid_point(const sim_grid *g, size_t index, const char **out);
-
-void sim_grid_free(sim_grid *g);
-
-/* "--tp 2 --request-rate 4": the values point `index` takes in the dimensions with more than one
- * value, into buf (cut to len). */
-void sim_grid_label(const sim_grid *g, size_t index, char *buf, size_t len);
-
-/* Which points this process runs: every `count`-th starting at `index` (Slurm array style). */
-typedef struct sim_shard {
-    size_t index, count; /* 0 <= index < count */
-} sim_shard;
-
-/* Parses "I/N". */
-sim_status sim_shard_parse(const char *s, sim_shard *out, sim_err *err);
-
-/* Points of the grid in the shard, in grid order. */
-size_t sim_shard_points(const sim_shard *s, size_t total);
-size_t sim_shard_point(const sim_shard *s, size_t k); /* grid index of the shard's k-th point */
 
 /* One evaluated point. */
 typedef struct sim_sweep_row {
@@ -112,7 +69,7 @@ typedef void (*sim_sweep_eval)(void *ctx, size_t point, sim_sweep_row *row);
 /* Runs the shard's points on `threads` threads (dynamic schedule) and returns their rows in grid
  * order (*rows owned by the caller: free with sim_sweep_rows_free). progress: a terminal to draw a
  * progress bar on, or NULL. */
-sim_status sim_sweep_run(const sim_grid *g, const sim_shard *shard, int threads,
+sim_status sim_sweep_run(const sim_grid *g, const sim_grid_shard *shard, int threads,
                          sim_sweep_eval eval, void *ctx, FILE *progress, sim_sweep_row **rows,
                          size_t *n_rows, sim_err *err);
 

@@ -265,7 +265,7 @@ sim_status sim_validate_op(const sim_vrow *r, const sim_hw *hw, double *pred, si
         op.net_algo = r->algo;
         op.net_ranks = (int)r->gpus;
         op.net_msg_bytes = (double)r->bytes;
-        op.net_bytes = sim_coll_bus_bytes(SIM_COLL_ALLREDUCE, op.net_msg_bytes, op.net_ranks);
+        op.net_bytes = sim_collective_bus_bytes(SIM_COLL_ALLREDUCE, op.net_msg_bytes, op.net_ranks);
         ns = op_ns(hw, &op);
         work = op.net_bytes;
         if (r->kind == SIM_VK_ALLREDUCE)

@@ -195,7 +195,7 @@ static size_t fit_collective_params(sim_hw *hw, const sim_vrow *rows, size_t n, 
     static const sim_coll_algo kernels[] = {SIM_COLL_ONESHOT, SIM_COLL_TWOSHOT, SIM_COLL_NVLS};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
         sim_coll_algo a = kernels[i];
-        if (!sim_coll_has(hw, a) || algo_rows(rows, n, name, a) < MIN_KERNEL_ROWS)
+        if (!sim_collective_has(hw, a) || algo_rows(rows, n, name, a) < MIN_KERNEL_ROWS)
             continue;
         char prefix[24];
         snprintf(prefix, sizeof prefix, "collectives.%s.", sim_coll_algo_name(a));

@@ -82,7 +82,8 @@ static void serve_watched(const char *const *dep, int n_dep, const char *const *
         argv[argc++] = (char *)load[i];
     cli_opts o = cli_opt_defaults;
     sim_err e = {{0}};
-    assert_int_equal(cli_opt_parse(argc, argv, 0, "serve", CLI_OPT_CMD_SERVE, NULL, &o, &e), 0);
+    assert_int_equal(
+        cli_opt_parse(argc, argv, 0, "serve", CLI_OPT_CMD_SERVE, CLI_OPT_ID_NONE, &o, &e), 0);
     sim_engine_observer obs = {.ctx = r, .iteration = record};
     o.observer = &obs;
     FILE *devnull = fopen("/dev/null", "w");

@@ -45,23 +45,23 @@ static void test_small_allreduce(void **state)
      *   ring LL   8000 + 6600 + 14 x 600 + 28672 / 191.25 = 23149.92 ns  <- NCCL alone
      *   ring LL128 8000 + 14000 + 14 x 1900 + 28672 / 358.59 = 48679.96 ns
      *   ring Simple 8000 + 8400 + 14 x 1500 + 28672 / 382.5 = 37474.96 ns */
-    sim_coll_cost c = sim_coll_allreduce(&hw, 16384, 8, SIM_COLL_AUTO);
+    sim_collective_cost c = sim_collective_allreduce(&hw, 16384, 8, SIM_COLL_AUTO);
     assert_int_equal(c.algo, SIM_COLL_ONESHOT);
     assert_int_equal(c.proto, SIM_COLL_PROTO_NONE);
     assert_near(c.t_ns, 4000.0 + 7.0 * 16384 / 360.0, 1e-12);
-    c = sim_coll_allreduce(&hw, 16384, 8, SIM_COLL_NCCL);
+    c = sim_collective_allreduce(&hw, 16384, 8, SIM_COLL_NCCL);
     assert_int_equal(c.algo, SIM_COLL_RING);
     assert_int_equal(c.proto, SIM_COLL_LL);
     assert_near(c.t_ns, 23149.92, 1e-6);
-    c = sim_coll_allreduce(&hw, 16384, 8, SIM_COLL_TWOSHOT);
+    c = sim_collective_allreduce(&hw, 16384, 8, SIM_COLL_TWOSHOT);
     assert_int_equal(c.algo, SIM_COLL_TWOSHOT);
     assert_near(c.t_ns, 6000.0 + 1.75 * 16384 / 360.0, 1e-12);
     /* the custom kernels stop at the engines' buffer limit: 16 MiB goes to NCCL */
-    assert_true(sim_coll_allreduce(&hw, 8388608, 8, SIM_COLL_AUTO).algo == SIM_COLL_TWOSHOT);
-    sim_coll_algo big = sim_coll_allreduce(&hw, 16777216, 8, SIM_COLL_AUTO).algo;
+    assert_true(sim_collective_allreduce(&hw, 8388608, 8, SIM_COLL_AUTO).algo == SIM_COLL_TWOSHOT);
+    sim_coll_algo big = sim_collective_allreduce(&hw, 16777216, 8, SIM_COLL_AUTO).algo;
     assert_true(big != SIM_COLL_ONESHOT && big != SIM_COLL_TWOSHOT);
     /* one GPU: nothing to do */
-    assert_near(sim_coll_allreduce(&hw, 16384, 1, SIM_COLL_AUTO).t_ns, 0.0, 0);
+    assert_near(sim_collective_allreduce(&hw, 16384, 1, SIM_COLL_AUTO).t_ns, 0.0, 0);
 }
 
 /* vLLM's switch (collective.h): by size, not by cost. On this device the one-shot and two-shot
@@ -76,27 +76,30 @@ static void test_vllm_stages(void **state)
     (void)state;
     sim_hw hw = coll_hw();
     const double kib = 1024.0;
-    assert_int_equal(sim_coll_engine_algo(&hw, 192 * kib, 8, SIM_COLL_AUTO, true),
+    assert_int_equal(sim_collective_engine_algo(&hw, 192 * kib, 8, SIM_COLL_AUTO, true),
                      SIM_COLL_ONESHOT);
-    assert_int_equal(sim_coll_allreduce(&hw, 192 * kib, 8, SIM_COLL_AUTO).algo, SIM_COLL_TWOSHOT);
-    assert_near(sim_coll_allreduce(&hw, 192 * kib, 8, SIM_COLL_ONESHOT).t_ns, 7822.93, 0.01);
-    assert_int_equal(sim_coll_engine_algo(&hw, 256 * kib, 8, SIM_COLL_AUTO, true),
+    assert_int_equal(sim_collective_allreduce(&hw, 192 * kib, 8, SIM_COLL_AUTO).algo,
                      SIM_COLL_TWOSHOT);
-    assert_int_equal(sim_coll_engine_algo(&hw, 511 * kib, 4, SIM_COLL_AUTO, true),
-                     SIM_COLL_ONESHOT);
-    assert_int_equal(sim_coll_engine_algo(&hw, 512 * kib, 4, SIM_COLL_AUTO, true),
+    assert_near(sim_collective_allreduce(&hw, 192 * kib, 8, SIM_COLL_ONESHOT).t_ns, 7822.93, 0.01);
+    assert_int_equal(sim_collective_engine_algo(&hw, 256 * kib, 8, SIM_COLL_AUTO, true),
                      SIM_COLL_TWOSHOT);
-    assert_int_equal(sim_coll_engine_algo(&hw, 8 * kib * kib, 2, SIM_COLL_AUTO, true),
+    assert_int_equal(sim_collective_engine_algo(&hw, 511 * kib, 4, SIM_COLL_AUTO, true),
                      SIM_COLL_ONESHOT);
-    assert_int_equal(sim_coll_engine_algo(&hw, 8 * kib * kib + 16, 2, SIM_COLL_AUTO, true),
+    assert_int_equal(sim_collective_engine_algo(&hw, 512 * kib, 4, SIM_COLL_AUTO, true),
+                     SIM_COLL_TWOSHOT);
+    assert_int_equal(sim_collective_engine_algo(&hw, 8 * kib * kib, 2, SIM_COLL_AUTO, true),
+                     SIM_COLL_ONESHOT);
+    assert_int_equal(sim_collective_engine_algo(&hw, 8 * kib * kib + 16, 2, SIM_COLL_AUTO, true),
                      SIM_COLL_NCCL);
-    assert_int_equal(sim_coll_engine_algo(&hw, 16 * kib, 16, SIM_COLL_AUTO, true),
+    assert_int_equal(sim_collective_engine_algo(&hw, 16 * kib, 16, SIM_COLL_AUTO, true),
                      SIM_COLL_NCCL); /* two nodes of 8 */
-    assert_int_equal(sim_coll_engine_algo(&hw, 192 * kib, 8, SIM_COLL_AUTO, false),
+    assert_int_equal(sim_collective_engine_algo(&hw, 192 * kib, 8, SIM_COLL_AUTO, false),
                      SIM_COLL_AUTO);
-    assert_int_equal(sim_coll_engine_algo(&hw, 192 * kib, 8, SIM_COLL_RING, true), SIM_COLL_RING);
+    assert_int_equal(sim_collective_engine_algo(&hw, 192 * kib, 8, SIM_COLL_RING, true),
+                     SIM_COLL_RING);
     hw.coll.algos &= ~(1u << SIM_COLL_ONESHOT); /* no custom kernel on the device */
-    assert_int_equal(sim_coll_engine_algo(&hw, 16 * kib, 8, SIM_COLL_AUTO, true), SIM_COLL_NCCL);
+    assert_int_equal(sim_collective_engine_algo(&hw, 16 * kib, 8, SIM_COLL_AUTO, true),
+                     SIM_COLL_NCCL);
 }
 
 static void test_large_allreduce(void **state)
@@ -106,17 +109,18 @@ static void test_large_allreduce(void **state)
     /* 256 MiB on 8 GPUs: past the custom limit.
      *   ring Simple 37400 + 1.75 x 268435456 / 382.5        = 1265536.07 ns (371 GB/s bus)
      *   NVLS 8000 + 120000 + 9/8 x 268435456 / 306          = 1114895.06 ns (421 GB/s bus) */
-    sim_coll_cost c = sim_coll_allreduce(&hw, 268435456.0, 8, SIM_COLL_AUTO);
+    sim_collective_cost c = sim_collective_allreduce(&hw, 268435456.0, 8, SIM_COLL_AUTO);
     assert_int_equal(c.algo, SIM_COLL_NVLS);
     assert_near(c.t_ns, 1114895.06, 1e-6);
-    double busbw = sim_coll_bus_bytes(SIM_COLL_ALLREDUCE, 268435456.0, 8) / c.t_ns;
+    double busbw = sim_collective_bus_bytes(SIM_COLL_ALLREDUCE, 268435456.0, 8) / c.t_ns;
     assert_near(busbw, 421.35, 1e-4);
-    c = sim_coll_allreduce(&hw, 268435456.0, 8, SIM_COLL_RING);
+    c = sim_collective_allreduce(&hw, 268435456.0, 8, SIM_COLL_RING);
     assert_int_equal(c.proto, SIM_COLL_SIMPLE);
     assert_near(c.t_ns, 1265536.07, 1e-6);
     /* a device without NVLS (A100-like) never prices it, even when asked through auto */
     hw.coll.algos &= ~(1u << SIM_COLL_NVLS);
-    assert_int_equal(sim_coll_allreduce(&hw, 268435456.0, 8, SIM_COLL_AUTO).algo, SIM_COLL_RING);
+    assert_int_equal(sim_collective_allreduce(&hw, 268435456.0, 8, SIM_COLL_AUTO).algo,
+                     SIM_COLL_RING);
 }
 
 static void test_across_nodes(void **state)
@@ -129,20 +133,21 @@ static void test_across_nodes(void **state)
      * flat ring, its cheapest protocol Simple: 8000 + 8400 + 30 x 5000 + 15/8 x 1048576 / 42.5
      *   = 212660.71 ns (LL: 257121.41 ns, its half-rate payload costs more than its base saves)
      * one-shot and two-shot are intra-node only, NVLS pays its 120 us: auto takes the tree */
-    sim_coll_cost c = sim_coll_allreduce(&hw, 1048576.0, 16, SIM_COLL_AUTO);
+    sim_collective_cost c = sim_collective_allreduce(&hw, 1048576.0, 16, SIM_COLL_AUTO);
     assert_int_equal(c.algo, SIM_COLL_TREE);
     assert_int_equal(c.proto, SIM_COLL_LL);
     assert_near(c.t_ns, 48762.907, 1e-6);
-    c = sim_coll_allreduce(&hw, 1048576.0, 16, SIM_COLL_RING);
+    c = sim_collective_allreduce(&hw, 1048576.0, 16, SIM_COLL_RING);
     assert_int_equal(c.proto, SIM_COLL_SIMPLE);
     assert_near(c.t_ns, 212660.71, 1e-6);
     /* forcing a custom all-reduce across nodes is refused; so is an algorithm the device lacks */
     sim_err err = {{0}};
-    assert_int_equal(sim_coll_check(&hw, SIM_COLL_ONESHOT, 16, "--allreduce", &err), SIM_EINPUT);
+    assert_int_equal(sim_collective_check(&hw, SIM_COLL_ONESHOT, 16, "--allreduce", &err),
+                     SIM_EINPUT);
     assert_non_null(strstr(err.msg, "span nodes"));
-    assert_int_equal(sim_coll_check(&hw, SIM_COLL_ONESHOT, 8, "--allreduce", &err), SIM_OK);
+    assert_int_equal(sim_collective_check(&hw, SIM_COLL_ONESHOT, 8, "--allreduce", &err), SIM_OK);
     hw.coll.algos &= ~(1u << SIM_COLL_NVLS);
-    assert_int_equal(sim_coll_check(&hw, SIM_COLL_NVLS, 8, "--allreduce", &err), SIM_EINPUT);
+    assert_int_equal(sim_collective_check(&hw, SIM_COLL_NVLS, 8, "--allreduce", &err), SIM_EINPUT);
     assert_non_null(strstr(err.msg, "--allreduce: value nvls is not an algorithm"));
 }
 
@@ -152,21 +157,21 @@ static void test_other_collectives(void **state)
     sim_hw hw = coll_hw();
     /* all-gather of a 1 MiB result on 8 GPUs: ring LL 8000 + 6600 + 7 x 600 + 7/8 x 1048576 /
      * 191.25 = 23597.41 ns (NVLS pays 128 us first); reduce-scatter moves the same */
-    sim_coll_cost c = sim_coll_allgather(&hw, 1048576.0, 8, SIM_COLL_AUTO);
+    sim_collective_cost c = sim_collective_allgather(&hw, 1048576.0, 8, SIM_COLL_AUTO);
     assert_int_equal(c.algo, SIM_COLL_RING);
     assert_near(c.t_ns, 23597.41, 1e-6);
-    assert_near(sim_coll_reduce_scatter(&hw, 1048576.0, 8, SIM_COLL_AUTO).t_ns, c.t_ns, 0);
+    assert_near(sim_collective_reduce_scatter(&hw, 1048576.0, 8, SIM_COLL_AUTO).t_ns, c.t_ns, 0);
     /* all-to-all of 1 MiB per GPU over 16 GPUs: 7/16 stays in the node, 8/16 leaves it, all at
      * once; Simple: 8000 + 8400 + 5000 + max(458752 / 382.5, 524288 / 42.5) = 33736.19 ns */
-    c = sim_coll_alltoall(&hw, 1048576.0, 16, 1);
+    c = sim_collective_alltoall(&hw, 1048576.0, 16, 1);
     assert_int_equal(c.algo, SIM_COLL_DIRECT);
     assert_int_equal(c.proto, SIM_COLL_SIMPLE);
     assert_near(c.t_ns, 33736.19, 1e-6);
-    assert_near(sim_coll_price(&hw, SIM_COLL_ALLTOALL, 1048576.0, 16, SIM_COLL_AUTO).t_ns, c.t_ns,
-                0);
+    assert_near(sim_collective_price(&hw, SIM_COLL_ALLTOALL, 1048576.0, 16, SIM_COLL_AUTO).t_ns,
+                c.t_ns, 0);
     /* bus bytes as nccl-tests counts them */
-    assert_near(sim_coll_bus_bytes(SIM_COLL_ALLREDUCE, 800, 8), 1400, 1e-12);
-    assert_near(sim_coll_bus_bytes(SIM_COLL_ALLGATHER, 800, 8), 700, 1e-12);
+    assert_near(sim_collective_bus_bytes(SIM_COLL_ALLREDUCE, 800, 8), 1400, 1e-12);
+    assert_near(sim_collective_bus_bytes(SIM_COLL_ALLGATHER, 800, 8), 700, 1e-12);
 }
 
 static void test_names(void **state)
@@ -186,12 +191,13 @@ static void test_device_files(void **state)
 {
     (void)state;
     sim_hw hw = tu_hw("h100-sxm");
-    assert_true(sim_coll_has(&hw, SIM_COLL_NVLS) && sim_coll_has(&hw, SIM_COLL_ONESHOT));
+    assert_true(sim_collective_has(&hw, SIM_COLL_NVLS) &&
+                sim_collective_has(&hw, SIM_COLL_ONESHOT));
     assert_near(hw.coll.custom_max_bytes, 8388608, 0);
     sim_hw a100 = tu_hw("a100-sxm-80gb");
-    assert_false(sim_coll_has(&a100, SIM_COLL_NVLS)); /* NVSwitch gen 2: no multicast */
+    assert_false(sim_collective_has(&a100, SIM_COLL_NVLS)); /* NVSwitch gen 2: no multicast */
     sim_hw tpu = tu_hw("tpu-v5e");
-    assert_false(sim_coll_has(&tpu, SIM_COLL_ONESHOT));
+    assert_false(sim_collective_has(&tpu, SIM_COLL_ONESHOT));
     assert_near(tpu.coll.proto_bw_eff[SIM_COLL_LL], 0.0, 0); /* no NCCL protocols */
     /* a bad algorithm name, a missing ring, a listed kernel without its constants */
     static const struct {

@@ -24,7 +24,7 @@ static sim_op gemm_op(int64_t m, int64_t n, int64_t k, sim_dtype w, sim_dtype co
  * is its only algorithm, so auto prices F + 2(N-1) hops + bus bytes / (link x efficiency). */
 static double ring_ns(const sim_hw *hw, double msg, int ranks)
 {
-    return sim_coll_allreduce(hw, msg, ranks, SIM_COLL_AUTO).t_ns;
+    return sim_collective_allreduce(hw, msg, ranks, SIM_COLL_AUTO).t_ns;
 }
 
 static void test_ring_allreduce(void **state)
@@ -180,7 +180,7 @@ static void test_grouped_gemm_and_all_to_all(void **state)
      * 458,752 B of routed rows and sending 7/8 of them (401,408 B) to its peers at once, the
      * fixture's ring-only device (Simple, base 0): 8 us + one 1.5 us hop + 401,408 / 382.5 GB/s
      * (1.049 us) = 10.549 us */
-    assert_near(sim_coll_alltoall(&hw, 458752.0, 8, 1).t_ns, 8000.0 + 1049.4 + 1500.0, 1e-4);
+    assert_near(sim_collective_alltoall(&hw, 458752.0, 8, 1).t_ns, 8000.0 + 1049.4 + 1500.0, 1e-4);
     sim_op a2a = {.id = SIM_OP_MOE_DISPATCH,
                   .present = true,
                   .net_kind = SIM_COLL_ALLTOALL,
@@ -188,8 +188,8 @@ static void test_grouped_gemm_and_all_to_all(void **state)
                   .net_bytes = 401408.0,
                   .net_ranks = 8,
                   .net_hops = 1};
-    assert_near(sim_cost_op(&hw, &a2a, 0).t_net_ns, sim_coll_alltoall(&hw, 458752.0, 8, 1).t_ns,
-                1e-12);
+    assert_near(sim_cost_op(&hw, &a2a, 0).t_net_ns,
+                sim_collective_alltoall(&hw, 458752.0, 8, 1).t_ns, 1e-12);
     /* prefill's normal mode sends to one peer per step: 6 more hops */
     a2a.net_hops = 7;
     assert_near(sim_cost_op(&hw, &a2a, 0).t_net_ns, 8000.0 + 1049.4 + 7 * 1500.0, 1e-4);

@@ -55,17 +55,17 @@ static void test_grid_flag_given_twice(void **state)
 static void test_shards(void **state)
 {
     (void)state;
-    sim_shard s;
+    sim_grid_shard s;
     sim_err err = {{0}};
-    assert_int_equal(sim_shard_parse("2/3", &s, &err), SIM_OK);
+    assert_int_equal(sim_grid_shard_parse("2/3", &s, &err), SIM_OK);
     /* 10 points over 3 shards: shard 2 runs points 2, 5, 8 */
-    assert_int_equal(sim_shard_points(&s, 10), 3);
-    assert_int_equal(sim_shard_point(&s, 2), 8);
-    assert_int_equal(sim_shard_parse("0/1", &s, &err), SIM_OK);
-    assert_int_equal(sim_shard_points(&s, 10), 10);
+    assert_int_equal(sim_grid_shard_points(&s, 10), 3);
+    assert_int_equal(sim_grid_shard_point(&s, 2), 8);
+    assert_int_equal(sim_grid_shard_parse("0/1", &s, &err), SIM_OK);
+    assert_int_equal(sim_grid_shard_points(&s, 10), 10);
     const char *bad[] = {"3/3", "-1/3", "1/0", "1", "a/b", "1/2/3"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        assert_int_equal(sim_shard_parse(bad[i], &s, &err), SIM_EINPUT);
+        assert_int_equal(sim_grid_shard_parse(bad[i], &s, &err), SIM_EINPUT);
         assert_non_null(strstr(err.msg, "--shard"));
     }
 }
@@ -90,7 +90,7 @@ static void test_threads_and_shards_do_not_change_rows(void **state)
     sim_err err = {{0}};
     assert_int_equal(sim_grid_add(&g, "--a", "1,2,3,4,5,6,7", &err), SIM_OK);
     assert_int_equal(sim_grid_add(&g, "--b", "x,y,z", &err), SIM_OK);
-    sim_shard all = {0, 1};
+    sim_grid_shard all = {0, 1};
     sim_sweep_row *one, *many;
     size_t n1, n4;
     assert_int_equal(sim_sweep_run(&g, &all, 1, eval, &g, NULL, &one, &n1, &err), SIM_OK);
@@ -104,7 +104,7 @@ static void test_threads_and_shards_do_not_change_rows(void **state)
     /* the shards together hold every row exactly once */
     size_t seen = 0;
     for (size_t k = 0; k < 4; k++) {
-        sim_shard s = {k, 4};
+        sim_grid_shard s = {k, 4};
         sim_sweep_row *rows;
         size_t n;
         assert_int_equal(sim_sweep_run(&g, &s, 2, eval, &g, NULL, &rows, &n, &err), SIM_OK);
