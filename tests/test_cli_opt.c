@@ -101,7 +101,7 @@ static void test_rule_columns(void **state)
             o.given[*x] = false;
         }
     }
-    assert_int_equal(needs, 27);
+    assert_int_equal(needs, 28); /* with --trace-full (s9-trace) */
     assert_int_equal(excludes, 6);
 }
 
@@ -158,6 +158,7 @@ static void test_rule_messages(void **state)
          "--speculative-algorithm"},
         {SERVE_RANDOM "--trace-detail layer", "--trace-detail: needs --chrome-trace FILE"},
         {SERVE_RANDOM "--trace-window 0:1", "--trace-window: needs --chrome-trace FILE"},
+        {SERVE_RANDOM "--trace-full", "--trace-full: needs --chrome-trace FILE"},
         {SERVE_RANDOM "--trace-max-mb 5", "--trace-max-mb: needs --chrome-trace FILE"},
         {RUN "--trace-ranks all", "--trace-ranks: needs --chrome-trace FILE"},
         {RUN "--trace-max-mb 5", "--trace-max-mb: needs --chrome-trace FILE"},
