@@ -294,6 +294,65 @@ int64_t sim_engine_kv_blocks(const sim_engine_cfg *cfg);
  * fraction, budgets and a draft model's weights. */
 double sim_engine_kv_capacity_bytes(const sim_engine_cfg *cfg);
 
+/* TensorRT-LLM's variable sliding-window attention (VSWA) KV pools, cut from
+ * kv_cache_config.max_attention_window: the list is cycled over the attention layers (layer i
+ * takes windows[i % n]), each window clamped to max_seq_len; the layers of one window share a
+ * pool of their own; a pool's blocks are its share of the KV memory over its layers' KV bytes a
+ * token, in tokens, per block of block_size. Unset (the default), one window of max_seq_len
+ * holds every layer: infersim's single full-length pool. Two rules, by source:
+ *   SIM_ENGINE_TRT_EQUAL (the trtllm profile, TensorRT-LLM 1.x's PyTorch backend, the newest
+ *     source read): every pool gets 1 / (the number of windows) of the memory
+ *     (tensorrt_llm/_torch/pyexecutor/resource_manager.py, _get_window_size_to_layers and
+ *     calculate_max_num_blocks_for_vswa with TRTLLM_WINDOW_SIZE_SHARES unset; blocks
+ *     floor(tokens) // block_size), and sliding blocks are written linearly and detached once
+ *     the window has passed them (NVIDIA/TensorRT-LLM#6768), so a sequence past its window
+ *     reserves one block more (sim_engine_trt_seq_blocks);
+ *   SIM_ENGINE_TRT_WINDOW (the C++ runtime's BaseKVCacheManager::calculateMaxNumBlocks with
+ *     BlockManager::calculateWindowSizeToShare, cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp,
+ *     NVIDIA/TensorRT-LLM@002ba6a7 and later copies): a pool's share is proportional to its
+ *     window x its layers' bytes a token (what a window-long sequence keeps in it), blocks
+ *     ceil(tokens / block_size); sliding windows cyclic, no extra block.
+ * Example (hand-worked in test_engine's test_trtllm_window_pools): Gemma 3 27B at TP 1,
+ * windows {1024 x 5, 131072}, 8,192 B a token a layer: a pool of 52 layers (425,984 B a
+ * token) and one of 10 (81,920 B); equal: half the memory each; window: 1024 x 425,984 :
+ * 131072 x 81,920, 3.9 % and 96.1 %. */
+#define SIM_ENGINE_MAX_WINDOWS 16
+typedef enum { SIM_ENGINE_TRT_EQUAL, SIM_ENGINE_TRT_WINDOW } sim_engine_trt_rule;
+typedef struct sim_engine_trt_pool {
+    int64_t window;         /* tokens, after the clamp to max_seq_len */
+    int64_t layers;         /* attention layers that take this window */
+    double bytes_per_token; /* their KV bytes a token per GPU */
+    double share;           /* of the KV memory */
+    int64_t blocks;         /* blocks of block_size tokens in the pool */
+} sim_engine_trt_pool;
+typedef struct sim_engine_trt_pools {
+    int n; /* distinct windows, ascending */
+    int64_t block_size;
+    sim_engine_trt_rule rule;
+    sim_engine_trt_pool pool[SIM_ENGINE_MAX_WINDOWS];
+} sim_engine_trt_pools;
+
+/* The pools of windows[0..n) (1 <= n <= SIM_ENGINE_MAX_WINDOWS, each >= 1) under `rule` for
+ * cfg's model, KV memory (sim_engine_kv_capacity_bytes) and block size, max_seq_len the
+ * engine's longest sequence. SIM_EINPUT naming kv_cache_config.max_attention_window for a bad
+ * list. */
+sim_status sim_engine_trt_pools_of(const sim_engine_cfg *cfg, sim_engine_trt_rule rule,
+                                   const int64_t windows[], int n, int64_t max_seq_len,
+                                   sim_engine_trt_pools *out, sim_err *err);
+
+/* Blocks a sequence of `tokens` tokens reserves in a pool of `window` (sink tokens 0):
+ * ceil(min(tokens, window) / block_size) (KVCacheManager::calculateMaxBlockRequirementsPerBeam),
+ * plus one under SIM_ENGINE_TRT_EQUAL when the sequence outgrows the window (the block the
+ * window's edge straddles while the oldest is detached). Window 1024, block 32: 4,096 tokens 33
+ * blocks (32 cyclic), 1,000 tokens 32. */
+int64_t sim_engine_trt_seq_blocks(sim_engine_trt_rule rule, int64_t window, int64_t tokens,
+                                  int64_t block_size);
+
+/* Sequences of `tokens` tokens the pools hold at once: the least over the pools of floor(blocks
+ * / sim_engine_trt_seq_blocks) (KVCacheManager::getMaxCapacityBatchSize: the window with the
+ * smallest batch binds). */
+int64_t sim_engine_trt_seqs(const sim_engine_trt_pools *p, int64_t tokens);
+
 /* Hash blocks each lower tier holds: floor(bytes / (hash block tokens x KV bytes per token over
  * the engine's GPUs)); 0 without the tier. Llama-3.1-8B (131,072 B a token at TP 1), 16-token
  * blocks, 100 GB of DRAM: floor(1e11 / 2,097,152) = 47,683. */

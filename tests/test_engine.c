@@ -743,6 +743,104 @@ static void test_sglang_swa_pool(void **state)
     free(f);
 }
 
+/* TensorRT-LLM's per-window pools (engine.h, sim_engine_trt_pools_of). Gemma 3 27B at TP 1 on
+ * an H200, bf16 KV: 16 KV heads x 128 x 2 (K, V) x 2 B = 8,192 B a token a layer, KV memory
+ * M = 78,237,835,409 B under the fixture's plan. Windows {1024 x 5, 131072} cycled over its 62
+ * layers (every 6th full, Gemma 3's pattern): a pool of 52 layers of window 1024 (425,984 B a
+ * token) and one of 10 layers of 131072 (81,920 B).
+ * Equal shares (the trtllm profile): sliding floor(M / 2 / 425,984) = 91,832 tokens, 2,869
+ * blocks of 32; full floor(M / 2 / 81,920) = 477,525 tokens, 14,922 blocks. A 4,096-token
+ * sequence reserves ceil(1024 / 32) + 1 = 33 sliding blocks (past its window) and 128 full:
+ * min(86, 116) = 86 at once; a 131,072-token one 33 and 4,096: min(86, 3) = 3. One full-length
+ * pool of all 62 layers (the option unset): floor(M / (32 x 507,904)) = 4,813 blocks, 37
+ * sequences of 4K and 1 of 128K.
+ * Window-weighted shares (the C++ runtime's): weights 1024 x 425,984 and 131072 x 81,920, so
+ * sliding M x 1024 / 11,173,625,856 = 7,170 tokens, ceil / 32 = 225 blocks, full 917,772
+ * tokens, 28,681 blocks; cyclic, a sequence past 1024 reserves 32 sliding blocks: 7 of 4K
+ * (225 / 32) and 7 of 128K (28,681 / 4,096), the same in both pools by construction.
+ * gpt-oss-120b on an H100 (MXFP4 experts, M = 9,545,046,031 B; 18 + 18 layers of 2,048 B),
+ * {128, 131072}, equal: each pool floor(M / 2 / 36,864) = 129,463 tokens, 4,045 blocks, the
+ * single full-length pool's count; 4K: min(4,045 / 5, 4,045 / 128) = 31, the full pool
+ * binding. */
+static void test_trtllm_window_pools(void **state)
+{
+    (void)state;
+    sim_err err = {{0}};
+    const sim_engine_trt_rule eq = SIM_ENGINE_TRT_EQUAL, win = SIM_ENGINE_TRT_WINDOW;
+    assert_int_equal(sim_engine_trt_seq_blocks(eq, 1024, 1000, 32), 32);
+    assert_int_equal(sim_engine_trt_seq_blocks(eq, 1024, 1024, 32), 32);
+    assert_int_equal(sim_engine_trt_seq_blocks(eq, 1024, 1025, 32), 33);
+    assert_int_equal(sim_engine_trt_seq_blocks(eq, 1024, 4096, 32), 33);
+    assert_int_equal(sim_engine_trt_seq_blocks(win, 1024, 4096, 32), 32);
+    assert_int_equal(sim_engine_trt_seq_blocks(eq, 131072, 4096, 32), 128);
+
+    fixture *f = fx_new("gemma-3-27b", "h200", 1);
+    f->cfg.block_size = 32;
+    f->cfg.sched.policy = SIM_POLICY_NO_EVICT;
+    f->cfg.sched.chunked_prefill = false;
+    assert_true(fabs(sim_engine_kv_capacity_bytes(&f->cfg) - 78237835409.0) < 1.0);
+    const int64_t gemma[6] = {1024, 1024, 1024, 1024, 1024, 131072};
+    sim_engine_trt_pools p;
+    assert_int_equal(sim_engine_trt_pools_of(&f->cfg, eq, gemma, 6, 131072, &p, &err), SIM_OK);
+    assert_int_equal(p.n, 2);
+    assert_int_equal(p.pool[0].window, 1024);
+    assert_int_equal(p.pool[0].layers, 52);
+    assert_true(p.pool[0].bytes_per_token == 425984.0);
+    assert_int_equal(p.pool[1].window, 131072);
+    assert_int_equal(p.pool[1].layers, 10);
+    assert_true(p.pool[1].bytes_per_token == 81920.0);
+    assert_int_equal(p.pool[0].blocks, 2869);
+    assert_int_equal(p.pool[1].blocks, 14922);
+    assert_int_equal(sim_engine_trt_seqs(&p, 4096), 86);
+    assert_int_equal(sim_engine_trt_seqs(&p, 131072), 3);
+    /* the option unset: one pool of all 62 layers at full length */
+    assert_int_equal(sim_engine_kv_blocks(&f->cfg), 4813);
+    assert_int_equal(sim_engine_kv_blocks(&f->cfg) / 128, 37);
+    assert_int_equal(sim_engine_kv_blocks(&f->cfg) / 4096, 1);
+    assert_int_equal(sim_engine_trt_pools_of(&f->cfg, win, gemma, 6, 131072, &p, &err), SIM_OK);
+    assert_true(fabs(p.pool[0].share - 436207616.0 / 11173625856.0) < 1e-12);
+    assert_int_equal(p.pool[0].blocks, 225);
+    assert_int_equal(p.pool[1].blocks, 28681);
+    assert_int_equal(sim_engine_trt_seqs(&p, 4096), 7);
+    assert_int_equal(sim_engine_trt_seqs(&p, 131072), 7);
+    /* a window past max_seq_len is clamped to it and joins its pool; one window is one pool of
+     * every layer with the whole memory, as with the option unset */
+    const int64_t wide[2] = {1024, 200000}, one[1] = {131072};
+    assert_int_equal(sim_engine_trt_pools_of(&f->cfg, eq, wide, 2, 131072, &p, &err), SIM_OK);
+    assert_int_equal(p.n, 2);
+    assert_int_equal(p.pool[1].window, 131072);
+    assert_int_equal(p.pool[0].layers, 31);
+    assert_int_equal(p.pool[1].layers, 31);
+    assert_int_equal(sim_engine_trt_pools_of(&f->cfg, eq, one, 1, 131072, &p, &err), SIM_OK);
+    assert_int_equal(p.n, 1);
+    assert_int_equal(p.pool[0].blocks, 4813);
+    /* bad lists name the option */
+    const int64_t zero[2] = {1024, 0};
+    assert_int_equal(sim_engine_trt_pools_of(&f->cfg, eq, zero, 2, 131072, &p, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "kv_cache_config.max_attention_window: window 1 is 0"));
+    assert_int_equal(sim_engine_trt_pools_of(&f->cfg, eq, zero, 0, 131072, &p, &err), SIM_EINPUT);
+    assert_non_null(strstr(err.msg, "0 windows, expected 1 to 16"));
+    free(f);
+
+    f = fx_new("gpt-oss-120b", "h100-sxm", 1);
+    f->cfg.step.prec.weight = SIM_DT_MXFP4;
+    f->cfg.block_size = 32;
+    f->cfg.sched.policy = SIM_POLICY_NO_EVICT;
+    f->cfg.sched.chunked_prefill = false;
+    const int64_t oss[2] = {128, 131072};
+    assert_int_equal(sim_engine_trt_pools_of(&f->cfg, eq, oss, 2, 131072, &p, &err), SIM_OK);
+    assert_int_equal(p.n, 2);
+    assert_int_equal(p.pool[0].layers, 18);
+    assert_int_equal(p.pool[1].layers, 18);
+    assert_true(p.pool[0].bytes_per_token == 36864.0);
+    assert_int_equal(p.pool[0].blocks, 4045);
+    assert_int_equal(p.pool[1].blocks, 4045);
+    assert_int_equal(sim_engine_kv_blocks(&f->cfg), 4045);
+    assert_int_equal(sim_engine_trt_seqs(&p, 4096), 31);
+    assert_int_equal(sim_engine_trt_seqs(&p, 131072), 0);
+    free(f);
+}
+
 /* Images in serve: one request of 100 text tokens and one 1280 x 720 image on Qwen2.5-VL-72B
  * (1196 placeholder tokens: a 1296-token prompt). Its first iteration is the language model's
  * prefill of the 1296 tokens plus the encoder, so its TTFT exceeds a 1296-token text request's
@@ -871,6 +969,7 @@ int main(void)
         cmocka_unit_test(test_hybrid_kv_sliding_window),
         cmocka_unit_test(test_sliding_every_layer),
         cmocka_unit_test(test_sliding_kv_with_heads),
+        cmocka_unit_test(test_trtllm_window_pools),
         cmocka_unit_test(test_capacity_follows_tables),
         cmocka_unit_test(test_hybrid_state_groups),
         cmocka_unit_test(test_images),
