@@ -303,15 +303,20 @@ double sim_engine_kv_capacity_bytes(const sim_engine_cfg *cfg);
  *   SIM_ENGINE_TRT_EQUAL (the trtllm profile, TensorRT-LLM 1.x's PyTorch backend, the newest
  *     source read): every pool gets 1 / (the number of windows) of the memory
  *     (tensorrt_llm/_torch/pyexecutor/resource_manager.py, _get_window_size_to_layers and
- *     calculate_max_num_blocks_for_vswa with TRTLLM_WINDOW_SIZE_SHARES unset; blocks
- *     floor(tokens) // block_size), and sliding blocks are written linearly and detached once
- *     the window has passed them (NVIDIA/TensorRT-LLM#6768), so a sequence past its window
- *     reserves one block more (sim_engine_trt_seq_blocks);
+ *     calculate_max_num_blocks_for_vswa with TRTLLM_WINDOW_SIZE_SHARES unset, the copy the
+ *     code index holds beside NVIDIA/TensorRT-LLM@d2a5560a's; blocks floor(tokens) //
+ *     block_size), and sliding blocks are written linearly and detached once the window has
+ *     passed them (NVIDIA/TensorRT-LLM#6768), so a sequence past its window reserves one block
+ *     more (sim_engine_trt_seq_blocks);
  *   SIM_ENGINE_TRT_WINDOW (the C++ runtime's BaseKVCacheManager::calculateMaxNumBlocks with
- *     BlockManager::calculateWindowSizeToShare, cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp,
- *     NVIDIA/TensorRT-LLM@002ba6a7 and later copies): a pool's share is proportional to its
- *     window x its layers' bytes a token (what a window-long sequence keeps in it), blocks
- *     ceil(tokens / block_size); sliding windows cyclic, no extra block.
+ *     BlockManager::calculateWindowSizeToShare, cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp
+ *     at NVIDIA/TensorRT-LLM@002ba6a7; resource_manager.py at d2a5560a hands VSWA to it): a
+ *     pool's share is proportional to its window x its layers' bytes a token (what a
+ *     window-long sequence keeps in it), blocks ceil(tokens / block_size);
+ *     calculateMaxBlockRequirementsPerBeam there: ceil(min(L, window) / block_size), cyclic.
+ * Which 1.x release moved from the second to the first is in no release note read; an
+ * inventory of v1.2.1's environment variables lists TRTLLM_WINDOW_SIZE_SHARES. Capacity is
+ * KVCacheManager::getMaxCapacityBatchSize's: the least over the windows.
  * Example (hand-worked in test_engine's test_trtllm_window_pools): Gemma 3 27B at TP 1,
  * windows {1024 x 5, 131072}, 8,192 B a token a layer: a pool of 52 layers (425,984 B a
  * token) and one of 10 (81,920 B); equal: half the memory each; window: 1024 x 425,984 :
