@@ -168,8 +168,9 @@ static const hw_field hw_fields[] = {
     NUM("block_fp8_math_eff", 0.0, 1.0, 1.0, block_fp8_math_eff, HR_ARCH, AR(block_fp8_math_eff),
         NULL, 0, "arch constant: hopper 0.230 (row 3606), else 0"),
     NUM("moe_k_step_us", 0.0, 1e3, 1e3, moe_k_step_ns, HR_ARCH, AR(moe_k_step_us), NULL, 0,
-        "arch constant: blackwell 0.545 (least squares on the B200 Triton fused_moe rows "
-        "3620-3628 of tools/data/validation.csv), else 0 (no term)"),
+        "arch constant: blackwell 0.545, ampere 0.798 (least squares on the B200 and A100 "
+        "Triton fused_moe rows 3620-3628 and 3674-3678 of tools/data/validation.csv), else 0 "
+        "(no term)"),
     NUM("mma_sync_fraction", 0.05, 1.0, 1.0, mma_sync_frac, HR_CONST, 0, NULL, 1.0,
         "1: mma.sync is the tensor-core instruction (ampere, ada); the hopper files state 0.667"),
     NUM("mla_decode.compute_eff", 0.01, 1.0, 1.0, mla_compute_eff, HR_CONST, 0, NULL, 0.667,

@@ -82,8 +82,8 @@
  *   block_fp8_math_eff           (optional, default per architecture: hopper 0.230, else 0)
  *                                the fraction of one SM's fp8 peak a tile of that kernel
  *                                computes at (its scales applied in the main loop)
- *   moe_k_step_us                (optional, default per architecture: blackwell 0.545, else 0 =
- *                                no term) the time of one BLOCK_SIZE_K step of a Triton
+ *   moe_k_step_us                (optional, default per architecture: blackwell 0.545,
+ *                                ampere 0.798, else 0 = no term) the time of one BLOCK_SIZE_K step of a Triton
  *                                fused_moe thread block's K loop: each block walks its weight
  *                                columns' whole K serially, so the kernel lasts at least
  *                                K / BLOCK_SIZE_K steps on top of its bytes (moe.h

@@ -25,7 +25,7 @@ static const sim_hw_arch hw_archs[] = {
      .scaleout_gb = 25, .scaleout_us = 5, .host_link_gb = 31.5, .reserved_gib = 1,
      .eff_bf16 = 0.81, .eff_fp8 = 0.81, .eff_int8 = 0.81, .eff_wo = 0.6, .eff_attn = 0.575,
      .eff_mem = 0.79, .eff_attn_mem = 0.657, .eff_net = 0.6,
-     .decode_cta_gb = 13.67,
+     .decode_cta_gb = 13.67, .moe_k_step_us = 0.798,
      .source = "hw/a100-sxm-40gb.json (A100 micro-benchmarks in tools/data/calibration.csv; "
                "latencies estimated)"},
     {.name = "ada",

@@ -282,7 +282,13 @@ int sim_moe_triton_block_k(sim_dtype compute);
  * the caller leaves out mixed-input experts for the same reason.
  * B200's 0.545 us: least squares over rows 3620-3628 (vLLM PR #31448 bf16, 44 steps; SGLang
  * PR #11816 block fp8, 58 steps; median 3.8%); by hand, Qwen3-235B-A22B at TP 8 in bf16
- * (K 4096 and 192): 64 + 3 steps = 36.5 us a layer.
+ * (K 4096 and 192): 64 + 3 steps = 36.5 us a layer. A100's 0.798 us: least squares (relative
+ * error) over rows 3674-3678 alone (vLLM PR #19049, A100 PCIe 40GB, Qwen3-30B-A3B bf16 with the
+ * default config: K 2048 and 768, 32 + 12 = 44 steps; 1-16 tokens). The loop adds 44 s to
+ * every row, so s = sum(a_i b_i) / sum(a_i^2) with a_i = 44 / t_i and b_i = (t_i - p_i) / t_i
+ * (t measured, p priced without the loop: 109.2 / 69.7, 159.8 / 126.5, 268.9 / 229.9,
+ * 403.1 / 400.6, 611.2 / 634.7 us) = 0.2247 / 0.2820 = 0.798 us; median 4.1 % (before -36 % at
+ * 1 token), worst +9.6 % at 16.
  * Example:
  *     sim_hw hw = {.moe_k_step_ns = 545.0};
  *     double ns = sim_moe_triton_kloop_ns(&hw, SIM_MOE_TRITON, SIM_DT_BF16, 4096);

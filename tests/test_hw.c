@@ -286,6 +286,10 @@ static void test_six_field_device(void **state)
     assert_int_equal(sim_hw_load(tu_write_tmp(ampere), &hw, &err), SIM_OK);
     assert_near(hw.peak_flops[SIM_DT_INT4], 400e12, 1e-12);
     assert_true(hw.peak_flops[SIM_DT_FP8] == 0.0);
+    /* the Triton fused_moe K step fitted on A100 (moe.h) is ampere's; none without an arch */
+    assert_near(hw.moe_k_step_ns, 798.0, 1e-9);
+    assert_int_equal(sim_hw_load(tu_write_tmp(plain), &hw, &err), SIM_OK);
+    assert_near(hw.moe_k_step_ns, 0.0, 0);
     /* an object lists every format: one left out is none, whatever the arch */
     static const char *obj = "{\"dense_tflops\": {\"bf16\": 100}, \"hbm_gib\": 16, "
                              "\"hbm_tb_per_s\": 1, \"scaleup_gb_per_s_per_dir\": 32, "

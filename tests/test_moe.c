@@ -248,6 +248,18 @@ static void test_triton_kloop(void **state)
     sim_hw b200 = tu_hw("b200"), h100 = tu_hw("h100-sxm");
     assert_near(b200.moe_k_step_ns, 545.0, 1e-9);
     assert_near(h100.moe_k_step_ns, 0.0, 0);
+    /* both A100 files state the A100 fit (0.798 us, rows 3674-3678): the Qwen3-30B-A3B layer of
+     * those rows in bf16 is gate_up K 2048 / 64 = 32 steps = 25.536 us and down K 768 / 64 = 12
+     * steps = 9.576 us, 35.112 us a layer; Mixtral at TP 4 (K 4096 and 3584) 64 + 56 = 120 steps
+     * = 95.76 us a layer */
+    sim_hw a40 = tu_hw("a100-sxm-40gb"), a80 = tu_hw("a100-sxm-80gb");
+    assert_near(a40.moe_k_step_ns, 798.0, 1e-9);
+    assert_near(a80.moe_k_step_ns, 798.0, 1e-9);
+    assert_near(sim_moe_triton_kloop_ns(&a40, SIM_MOE_TRITON, SIM_DT_BF16, 2048), 25536.0, 1e-6);
+    assert_near(sim_moe_triton_kloop_ns(&a40, SIM_MOE_TRITON, SIM_DT_BF16, 768), 9576.0, 1e-6);
+    assert_near(sim_moe_triton_kloop_ns(&a80, SIM_MOE_TRITON, SIM_DT_BF16, 4096) +
+                    sim_moe_triton_kloop_ns(&a80, SIM_MOE_TRITON, SIM_DT_BF16, 3584),
+                95760.0, 1e-6);
 }
 
 /* The regression of issue 23: Mixtral on H20 at TP 4 / EP 4 gave decode steps of 4.6 / 9.7 /
