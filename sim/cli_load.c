@@ -240,9 +240,13 @@ cli_load_result *cli_load_result_new(void)
     cli_load_result *L = malloc(sizeof *L);
     if (!L)
         return NULL;
+    /* zeroed but for two parts written whole before anything reads them: the device
+     * (cli_load_hw, cli_load_common's first load; 21 KB) and the histogram's shares */
+    const size_t hw = offsetof(cli_load_result, hw);
     const size_t at = offsetof(cli_load_result, moe_hist) + offsetof(sim_moe_hist, share);
     const size_t skip = sizeof L->moe_hist.share;
-    memset(L, 0, at);
+    memset(L, 0, hw);
+    memset((char *)L + hw + sizeof L->hw, 0, at - hw - sizeof L->hw);
     memset((char *)L + at + skip, 0, sizeof *L - at - skip);
     return L;
 }

@@ -209,8 +209,8 @@ typedef struct cli_load_result {
 } cli_load_result;
 
 /* A zeroed cli_load_result (NULL when out of memory; free() it), but for the --expert-load
- * histogram's shares, which sim_moe_hist_load writes whole before anything reads them: 512 KB
- * a sweep's point would otherwise clear. */
+ * histogram's shares, which sim_moe_hist_load writes whole before anything reads them (512 KB a
+ * sweep's point would otherwise clear), and the device, which cli_load_common loads first. */
 cli_load_result *cli_load_result_new(void);
 
 /* Speculative decoding from the flags into L->step (cli_load_spec.c), after the target model and

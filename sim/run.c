@@ -1,7 +1,9 @@
 /* run.c - static-batch simulation: one prefill step, then the decode steps. */
 #include "run.h"
 
+#include <assert.h>
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "pp.h"
@@ -44,21 +46,28 @@ sim_status sim_run_check(const sim_run_cfg *cfg, sim_err *err)
     return SIM_OK;
 }
 
+/* d, started afresh unless it holds this run's batch and prompt and no step past its output. */
+static void decode_start(const sim_run_cfg *cfg, sim_run_decode *d, bool keep)
+{
+    if (keep && d->valid && d->batch == cfg->batch && d->input_len == cfg->input_len &&
+        d->next <= cfg->output_len)
+        return;
+    memset(d, 0, sizeof *d);
+    d->valid = true;
+    d->batch = cfg->batch;
+    d->input_len = cfg->input_len;
+    d->next = 1;
+}
+
 /* Plain decoding: O-1 steps of one token per sequence, the context growing. With mean, through
  * cfg->decode when there is one: the steps it holds are taken, the rest priced after them
- * (run.h's sim_run_decode says why that is exact). */
+ * (run.h's sim_run_decode says why that is exact). Mean (when not NULL) is written whole: the
+ * mean decode step, zeros when output_len == 1. */
 static double plain_decode(const sim_run_cfg *cfg, sim_step_result *mean)
 {
     sim_run_decode local;
     sim_run_decode *d = mean && cfg->decode ? cfg->decode : &local;
-    if (d == &local || !d->valid || d->batch != cfg->batch || d->input_len != cfg->input_len ||
-        d->next > cfg->output_len) {
-        memset(d, 0, sizeof *d);
-        d->valid = true;
-        d->batch = cfg->batch;
-        d->input_len = cfg->input_len;
-        d->next = 1;
-    }
+    decode_start(cfg, d, d != &local);
     /* the mean step: each step a memo hit after the first, whose context-free ops are summed a
      * run at a time (bit-identical to adding every step, step.h) */
     const bool pp = sim_pp_stages(&cfg->step) > 1;
@@ -75,6 +84,8 @@ static double plain_decode(const sim_run_cfg *cfg, sim_step_result *mean)
     if (mean && cfg->output_len > 1) {
         *mean = *sim_step_sum_end(&d->mean);
         sim_step_scale(mean, 1.0 / (double)(cfg->output_len - 1));
+    } else if (mean) {
+        memset(mean, 0, sizeof *mean);
     }
     return d->total_ns;
 }
@@ -251,21 +262,49 @@ sim_seq_group sim_run_prefill_group(const sim_run_cfg *cfg)
                            .image_h = cfg->image_h};
 }
 
+/* The prefill step into out->prefill (written whole) and its makespan, from cfg->decode when it
+ * holds this prompt's (sim_run_decode says why that is exact). */
+static double prefill(const sim_run_cfg *cfg, const sim_seq_group *g, sim_step_result *out)
+{
+    sim_run_decode *d = cfg->decode;
+    if (d) {
+        decode_start(cfg, d, true);
+        if (d->has_prefill) {
+            *out = d->prefill;
+            return d->prefill_ns;
+        }
+    }
+    /* Prefill runs eagerly: engines capture CUDA graphs for decode batches only. */
+    sim_step_cfg pre = cfg->step;
+    pre.eager = sim_step_eager(&cfg->step, true);
+    sim_step_price(&pre, g, 1, out);
+    /* over pipeline stages, the one-shot makespan of the prompt's micro-batches */
+    const double ns =
+        sim_pp_stages(&cfg->step) > 1 ? sim_pp_round_ns(&pre, g, 1, NULL, false) : out->t_ns;
+    if (d) {
+        d->prefill = *out;
+        d->prefill_ns = ns;
+        d->has_prefill = true;
+    }
+    return ns;
+}
+
 void sim_run_simulate(const sim_run_cfg *cfg, sim_run_result *out)
 {
-    memset(out, 0, sizeof *out);
+    /* every field but the two steps, each written whole below (18.6 KB of graph apiece) */
+    static_assert(offsetof(sim_run_result, decode) ==
+                      offsetof(sim_run_result, prefill) + sizeof out->prefill,
+                  "sim_run_result's prefill and decode steps are adjacent");
+    const size_t steps_at = offsetof(sim_run_result, prefill);
+    const size_t steps_end = offsetof(sim_run_result, decode) + sizeof out->decode;
+    memset(out, 0, steps_at);
+    memset((char *)out + steps_end, 0, sizeof *out - steps_end);
     sim_mem_extra extra = sim_spec_mem_extra(cfg->spec, &cfg->step);
     sim_mem_plan(&cfg->step, cfg->mem_util, &extra, cfg->batch, cfg->input_len, cfg->output_len,
                  &out->mem);
 
-    /* Prefill runs eagerly: engines capture CUDA graphs for decode batches only. */
-    sim_step_cfg pre = cfg->step;
-    pre.eager = sim_step_eager(&cfg->step, true);
     sim_seq_group g = sim_run_prefill_group(cfg);
-    sim_step_price(&pre, &g, 1, &out->prefill);
-    /* over pipeline stages, the one-shot makespan of the prompt's micro-batches */
-    out->ttft_ns = sim_pp_stages(&cfg->step) > 1 ? sim_pp_round_ns(&pre, &g, 1, NULL, false)
-                                                 : out->prefill.t_ns;
+    out->ttft_ns = prefill(cfg, &g, &out->prefill);
     if (sim_spec_active(cfg->spec)) {
         sim_seq_group scratch;
         out->ttft_ns += sim_spec_draft_ns(cfg->spec, &cfg->step, &g, 1, NULL, 0, &scratch, NULL);
@@ -288,6 +327,7 @@ void sim_run_simulate(const sim_run_cfg *cfg, sim_run_result *out)
     }
     double decode_ns;
     if (sim_spec_active(s) && out->spec_depth > 0) {
+        memset(&out->decode, 0, sizeof out->decode);
         decode_ns = spec_decode(cfg, s, out);
         double plain = plain_decode(cfg, NULL);
         out->spec_speedup = decode_ns > 0.0 ? plain / decode_ns : 1.0;

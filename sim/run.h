@@ -41,14 +41,15 @@
 #include "spec.h"
 #include "step.h"
 
-/* A static run's decode steps, kept for a run that only decodes longer: the same deployment,
- * batch and prompt with a larger output_len (a sweep's points along --output-len) takes the
- * steps priced so far and prices only the ones after them. Exact: step j's price depends on the
- * deployment, the batch and its context input_len + j - 1, not on output_len, and the totals and
- * the mean step's sums are running sums whose additions, in the same order, are the same for
- * the longer run up to step j (sim_step_sum keeps a run's pending additions across the stop), so
- * the longer run's numbers are bit for bit those it gets from scratch. The caller keeps one per
- * thread and hands it only to runs of the same deployment (sim_run_cfg.decode); a different
+/* A static run's prefill and decode steps, kept for a run that only decodes longer: the same
+ * deployment, batch and prompt with a larger output_len (a sweep's points along --output-len)
+ * takes the prefill step and the decode steps priced so far and prices only the steps after
+ * them. Exact: the prefill depends on the deployment, the batch and the prompt, step j's price
+ * on those and its context input_len + j - 1, neither on output_len, and the totals and the mean
+ * step's sums are running sums whose additions, in the same order, are the same for the longer
+ * run up to step j (sim_step_sum keeps a run's pending additions across the stop), so the longer
+ * run's numbers are bit for bit those it gets from scratch. The caller keeps one per thread and
+ * hands it only to runs of the same deployment and images (sim_run_cfg.decode); a different
  * batch, prompt or a shorter output starts it afresh. Zero it to start. */
 typedef struct sim_run_decode {
     bool valid;
@@ -57,6 +58,9 @@ typedef struct sim_run_decode {
     double total_ns;          /* their times' running sum */
     sim_step_memo memo;
     sim_step_sum mean; /* their sum (the mean step's before the scale) */
+    bool has_prefill;  /* prefill and prefill_ns hold the prompt's step */
+    sim_step_result prefill;
+    double prefill_ns; /* its makespan (over pipeline stages, the micro-batches') */
 } sim_run_decode;
 
 typedef struct sim_run_cfg {

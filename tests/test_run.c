@@ -184,6 +184,15 @@ static void assert_same_run(const sim_run_result *a, const sim_run_result *b)
                 a->decode.bytes == b->decode.bytes && a->decode.busy_ns == b->decode.busy_ns &&
                 a->decode.kernels == b->decode.kernels && a->decode.bound == b->decode.bound &&
                 a->power.joules_per_output_token == b->power.joules_per_output_token);
+    /* the prefill step, kept along --output-len too */
+    assert_true(a->prefill.t_ns == b->prefill.t_ns && a->prefill.flops == b->prefill.flops &&
+                a->prefill.bytes == b->prefill.bytes && a->prefill.kernels == b->prefill.kernels &&
+                a->prefill.t_cpu_ns == b->prefill.t_cpu_ns && a->prefill.bound == b->prefill.bound &&
+                a->prefill.graph.tokens == b->prefill.graph.tokens);
+    for (int i = 0; i < SIM_OP_COUNT; i++)
+        assert_true(a->prefill.cost[i].t_ns == b->prefill.cost[i].t_ns &&
+                    a->prefill.hidden_ns[i] == b->prefill.hidden_ns[i] &&
+                    a->prefill.graph.ops[i].flops == b->prefill.graph.ops[i].flops);
     for (int i = 0; i < SIM_OP_COUNT; i++)
         assert_true(a->decode.cost[i].t_ns == b->decode.cost[i].t_ns &&
                     a->decode.hidden_ns[i] == b->decode.hidden_ns[i] &&
@@ -210,7 +219,7 @@ static void test_decode_kept_for_longer_runs(void **state)
         c.decode = d;
         sim_run_simulate(&c, &kept);
         assert_same_run(&fresh, &kept);
-        assert_true(d->valid && d->batch == batches[i]);
+        assert_true(d->valid && d->batch == batches[i] && d->has_prefill);
         assert_int_equal(d->next, outs[i] > 1 ? outs[i] : 1);
     }
     sim_run_cfg c = make(&m, &hw, 8, 3, 1024, 900); /* another prompt */
