@@ -410,12 +410,13 @@ static void test_moe_models(void **state)
         assert_non_null(strstr(R.out, "\"tpot_ms\""));
     }
     expect_bad("run --model mixtral-8x7b --hw h200 --tp 2 --moe-kernel machete", "--moe-kernel");
-    /* gpt-oss's mxfp4 experts under vLLM 0.11: Marlin's fused MoE on an H100
-     * (moe.kernel_mixed_input), FlashInfer's side of the profile (moe.kernel) on a B200 */
+    /* gpt-oss's mxfp4 experts under vLLM 0.11: the profile's moe.kernel (Triton) on an H100 and
+     * a B200, Marlin's fused MoE with --moe-kernel marlin */
     static const struct {
         const char *hw, *want;
-    } goss[] = {{"h100-sxm", "\"moe_kernel\":\t\"marlin\""},
-                {"b200", "\"moe_kernel\":\t\"triton\""}};
+    } goss[] = {{"h100-sxm", "\"moe_kernel\":\t\"triton\""},
+                {"b200", "\"moe_kernel\":\t\"triton\""},
+                {"h100-sxm --moe-kernel marlin", "\"moe_kernel\":\t\"marlin\""}};
     for (size_t i = 0; i < sizeof goss / sizeof goss[0]; i++) {
         char cmd[160];
         tu_snprintf(cmd, sizeof cmd,
