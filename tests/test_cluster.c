@@ -749,7 +749,8 @@ static int64_t alone_ns(const fixture *f, int64_t input, int64_t output)
  * - 3 requests at 0 of 10, 50 and 10 out, cap 2, least-outstanding: request 2 waits for request
  *   0's finish at T(10), goes to the idle replica 0 and finishes at 2 T(10); request 1 runs alone
  *   on replica 1 to T(50).
- * - a cap of at least the requests sends each at its arrival: the run without a cap exactly. */
+ * - a cap of at least the requests sends each at its arrival: the run without a cap exactly.
+ * - with a front end, a send is the client's last chunk of the request whose slot it takes. */
 static void test_client_cap_by_hand(void **state)
 {
     (void)state;
@@ -801,6 +802,21 @@ static void test_client_cap_by_hand(void **state)
     run_cluster(f, 3, SIM_ROUTER_LEAST_OUTSTANDING, &p, &all, &per);
     assert_true(all.peak_concurrency <= 4);
     assert_true(all.duration_ns > free_run.duration_ns);
+    sim_engine_result_free(&all);
+    sim_cluster_result_free(&per);
+    /* with a front end a slot frees when the client has the last chunk (frontend.h): requests
+     * 2 and 3 are sent at requests 0's and 1's finishes as the client saw them */
+    f->cfg.frontend = (sim_frontend_cfg){.on = true, .processes = 1, .request_ns = 2e6,
+                                         .input_token_ns = 1e3, .output_token_ns = 2e4,
+                                         .chunk_ns = 3e4, .stream_interval = 1};
+    f->cfg.max_concurrency = 2;
+    q[1].output_tokens = 10;
+    w.n = 4;
+    run_cluster(f, 2, SIM_ROUTER_ROUND_ROBIN, &w, &all, &per);
+    assert_int_equal(sim_engine_req(&all, 2).send_ns, sim_engine_req(&all, 0).finish_ns);
+    assert_int_equal(sim_engine_req(&all, 3).send_ns, sim_engine_req(&all, 1).finish_ns);
+    assert_true(sim_engine_req(&all, 0).finish_ns > t10); /* the front end's stream adds to it */
+    assert_int_equal(all.peak_concurrency, 2);
     sim_engine_result_free(&all);
     sim_cluster_result_free(&per);
     sim_engine_result_free(&free_run);
