@@ -58,8 +58,8 @@ static sim_status run_before(sim_cluster_client *c, replica *rep, int n, int64_t
                              bool to_next_finish, sim_err *err)
 {
     for (;;) {
-        const int64_t limit = to_next_finish && c->n_fin > 0 && c->fin[0] < until ? c->fin[0]
-                                                                                 : until;
+        const int64_t limit =
+            to_next_finish && c->n_fin > 0 && c->fin[0] < until ? c->fin[0] : until;
         int best = -1;
         int64_t low = limit;
         for (int r = 0; r < n; r++) {

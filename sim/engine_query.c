@@ -89,7 +89,10 @@ void sim_engine_totals(const loop *L, sim_engine_result *out)
     out->peak_output_tps = (double)L->tokens.peak;
 }
 
-int64_t sim_engine_client_ns(const sim_engine *e) { return e->L.fe_on ? e->L.fe.prev_ns : e->L.now; }
+int64_t sim_engine_client_ns(const sim_engine *e)
+{
+    return e->L.fe_on ? e->L.fe.prev_ns : e->L.now;
+}
 
 int64_t sim_engine_next_ns(const sim_engine *e)
 {

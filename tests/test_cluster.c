@@ -727,7 +727,8 @@ static void test_sessions_disagg(void **state)
     free(f);
 }
 
-/* The time one request alone takes on one engine of the fixture, from its send to its last token. */
+/* The time one request alone takes on one engine of the fixture, from its send to its last
+ * token. */
 static int64_t alone_ns(const fixture *f, int64_t input, int64_t output)
 {
     sim_request q = {.arrival_ns = 0, .input_tokens = input, .output_tokens = output};
