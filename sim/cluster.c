@@ -631,7 +631,8 @@ sim_status sim_cluster_run(const sim_cluster_cfg *cfg, const sim_workload *w,
         int chosen;
         if (!(st = sim_cluster_client_send(&client, rep, n, q.arrival_ns, &q.arrival_ns, err)))
             st = route_one(cfg, rep, w, &q, (size_t)i, -1, NULL, NULL, out, &chosen, err);
-        client.inflight++;
+        if (!st)
+            sim_cluster_client_given(&client, rep, chosen);
     }
     sim_cluster_client_free(&client);
     for (int64_t seen = -1, i = 0; !st && !w->links && cap == 0 && i < (int64_t)w->n; i++) {

@@ -10,15 +10,20 @@ int sim_cluster_client_init(sim_cluster_client *c, int64_t cap, int n_replicas, 
     *c = (sim_cluster_client){.cap = cap};
     c->fin = malloc((room ? room : 1) * sizeof *c->fin);
     c->counted = calloc((size_t)n_replicas, sizeof *c->counted);
-    return c->fin && c->counted;
+    c->next_ns = malloc((size_t)n_replicas * sizeof *c->next_ns);
+    for (int r = 0; c->next_ns && r < n_replicas; r++)
+        c->next_ns[r] = INT64_MAX; /* started on empty streams */
+    return c->fin && c->counted && c->next_ns;
 }
 
 void sim_cluster_client_free(sim_cluster_client *c)
 {
     free(c->fin);
     free(c->counted);
+    free(c->next_ns);
     c->fin = NULL;
     c->counted = NULL;
+    c->next_ns = NULL;
 }
 
 /* The finish times not yet freed, a binary min-heap: at most the requests in flight. */
@@ -62,13 +67,11 @@ static sim_status run_before(sim_cluster_client *c, replica *rep, int n, int64_t
             to_next_finish && c->n_fin > 0 && c->fin[0] < until ? c->fin[0] : until;
         int best = -1;
         int64_t low = limit;
-        for (int r = 0; r < n; r++) {
-            const int64_t next = sim_engine_next_ns(rep[r].e);
-            if (next < low) {
-                low = next;
+        for (int r = 0; r < n; r++)
+            if (c->next_ns[r] < low) {
+                low = c->next_ns[r];
                 best = r;
             }
-        }
         if (best < 0)
             return SIM_OK;
         sim_engine *e = rep[best].e;
@@ -77,7 +80,8 @@ static sim_status run_before(sim_cluster_client *c, replica *rep, int n, int64_t
             return st;
         for (size_t done = sim_engine_done(e); c->counted[best] < done; c->counted[best]++)
             fin_push(c, sim_engine_client_ns(e));
-        if (sim_engine_now(e) <= low && sim_engine_next_ns(e) <= low)
+        c->next_ns[best] = sim_engine_next_ns(e);
+        if (sim_engine_now(e) <= low && c->next_ns[best] <= low)
             return sim_fail(err, SIM_EINTERNAL, "replica %d stalled at t = %lld ns", best,
                             (long long)low);
     }
@@ -111,4 +115,10 @@ sim_status sim_cluster_client_send(sim_cluster_client *c, replica *rep, int n, i
     c->last_ns = t;
     *send_ns = t;
     return st;
+}
+
+void sim_cluster_client_given(sim_cluster_client *c, const replica *rep, int r)
+{
+    c->next_ns[r] = sim_engine_next_ns(rep[r].e);
+    c->inflight++;
 }

@@ -104,6 +104,7 @@ typedef struct sim_cluster_client {
     int64_t *fin;     /* finish times found and not yet past the client's clock: a min-heap */
     size_t n_fin;
     size_t *counted;  /* per replica: its finishes noted so far */
+    int64_t *next_ns; /* per replica: its next event (sim_engine_next_ns), kept as it moves */
 } sim_cluster_client;
 
 /* Room for min(cap, n_reqs) finishes and n_replicas counts. Returns 0 when out of memory. */
@@ -113,8 +114,11 @@ void sim_cluster_client_free(sim_cluster_client *c);
 /* When a request that arrives at arrival_ns is sent (*send_ns): at its arrival when fewer than
  * cap are in flight then, else at the earliest finish that frees a slot. The replicas are run up
  * to it (every iteration that starts before *send_ns, and no other: the request joins its
- * replica's next one); the caller routes and gives it, then counts it in flight (inflight++). */
+ * replica's next one); the caller routes and gives it, then calls sim_cluster_client_given. */
 sim_status sim_cluster_client_send(sim_cluster_client *c, replica *rep, int n, int64_t arrival_ns,
                                    int64_t *send_ns, sim_err *err);
+
+/* Replica r was given the request just sent: it is in flight, and r's next event moves. */
+void sim_cluster_client_given(sim_cluster_client *c, const replica *rep, int r);
 
 #endif
