@@ -34,11 +34,14 @@ sim_status sim_cluster_check(const sim_cluster_cfg *cfg, const sim_workload *w, 
     if (cfg->replicas < 1 || cfg->replicas > SIM_CLUSTER_MAX_REPLICAS)
         return sim_fail(err, SIM_EINPUT, "--replicas: value %d, expected 1..%d", cfg->replicas,
                         SIM_CLUSTER_MAX_REPLICAS);
-    if (cfg->replicas > 1 && cfg->engine->max_concurrency > 0)
+    const sim_engine_cfg *one = cfg->engine;
+    if (one->max_concurrency > 0 && (w->links || cfg->refresh_ns > 0 || cfg->autoscale.max > 0))
         return sim_fail(err, SIM_EINPUT,
-                        "--max-concurrency with --replicas %d: a client-side cap across replicas "
-                        "is not modelled; expected one of them",
-                        cfg->replicas);
+                        "--max-concurrency with --replicas and %s: the client's cap across "
+                        "replicas is modelled without it; expected one of them",
+                        w->links ? "--sessions"
+                        : cfg->refresh_ns > 0 ? "--router-refresh-ms"
+                                              : "--autoscale");
     if (cfg->refresh_ns < 0 || (cfg->refresh_ns > 0 && w->links))
         return sim_fail(err, SIM_EINPUT,
                         "--router-refresh-ms: a stale router view %s; expected it without "
@@ -411,6 +414,7 @@ sim_status sim_cluster_start_all(replica *rep, int n, int first, const sim_engin
         return sim_fail(err, SIM_EINTERNAL, "%d engines to start, expected at least 1", n);
     sim_engine_cfg ec = *cfg;
     ec.record_seconds = true;
+    ec.max_concurrency = 0; /* the client's cap is the deployment's (sim_cluster_client_send) */
     for (int r = 0; r < n; r++) {
         rep[r].index = first + r;
         rep[r].obs = obs;
@@ -618,7 +622,20 @@ sim_status sim_cluster_run(const sim_cluster_cfg *cfg, const sim_workload *w,
     const bool scaled = cfg->autoscale.max > 0;
     if (!st && scaled && !sim_scaler_init(&sc, &cfg->autoscale, out))
         st = sim_fail(err, SIM_EINTERNAL, "out of memory for the autoscaler");
-    for (int64_t seen = -1, i = 0; !st && !w->links && i < (int64_t)w->n; i++) {
+    const int64_t cap = cfg->engine->max_concurrency;
+    sim_cluster_client client = {0};
+    if (!st && cap > 0 && !sim_cluster_client_init(&client, cap, n, w->n))
+        st = sim_fail(err, SIM_EINTERNAL, "out of memory for the client's cap");
+    for (int64_t i = 0; !st && cap > 0 && i < (int64_t)w->n; i++) {
+        sim_request q = w->reqs[i]; /* sent when a slot frees: its latencies count from then */
+        int chosen;
+        if (!(st = sim_cluster_client_send(&client, rep, n, q.arrival_ns, &q.arrival_ns, err)))
+            st = route_one(cfg, rep, w, &q, (size_t)i, -1, NULL, NULL, out, &chosen, err);
+        if (!st)
+            sim_cluster_client_given(&client, rep, chosen);
+    }
+    sim_cluster_client_free(&client);
+    for (int64_t seen = -1, i = 0; !st && !w->links && cap == 0 && i < (int64_t)w->n; i++) {
         const sim_request *q = &w->reqs[i];
         if (scaled && (st = sim_scaler_step(&sc, rep, q->arrival_ns, err)))
             break;

@@ -55,8 +55,16 @@
  * last replica's end; iterations, scheduled sequences, preemptions, busy time summed; KV blocks and
  * each replica's peak summed (kv_cache_peak_usage is then the mean replica's); peak concurrency and
  * the busiest second of output over the whole deployment, exact.
- * Not modelled with several replicas: a client-side --max-concurrency across them. A timeline
- * watches through a sim_cluster_observer (the engines' own observers stay NULL).
+ * The client's cap across replicas (engine->max_concurrency > 0: --max-concurrency with
+ * --replicas, as vllm bench serve's and inference-perf's clients hold it over the whole
+ * deployment behind one address): at most that many requests between their send and their last
+ * chunk at the client; a request that arrives with all of them in flight is sent when the
+ * earliest of them finishes (its send, and its latencies' start, that finish), then routed. The
+ * replicas are run one event at a time in time order up to each send (cluster_client.c), so
+ * every iteration that starts before it has run, none after: the request joins its replica's
+ * next iteration, as an arrival does without a cap. The replicas' own caps are off. Not with
+ * sessions, a stale view or autoscaling. A timeline watches through a sim_cluster_observer (the
+ * engines' own observers stay NULL).
  *
  * Disaggregation (P prefill and D decode instances, as vLLM's disaggregated prefill, Dynamo,
  * llm-d and Mooncake run them): a request goes to a prefill instance (least-outstanding), which

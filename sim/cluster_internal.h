@@ -97,4 +97,28 @@ int sim_cluster_add_totals(const replica *rep, int from, int to, bool streams, b
  * 0 when out of memory. */
 int sim_cluster_finish_totals(sim_engine_result *all, sim_hist *secs);
 
+/* The benchmark client's cap on requests in flight across the replicas (cluster.h): `cap`
+ * requests at most between a send and its last token; the next waits for the earliest finish. */
+typedef struct sim_cluster_client {
+    int64_t cap, inflight, last_ns;
+    int64_t *fin;     /* finish times found and not yet past the client's clock: a min-heap */
+    size_t n_fin;
+    size_t *counted;  /* per replica: its finishes noted so far */
+    int64_t *next_ns; /* per replica: its next event (sim_engine_next_ns), kept as it moves */
+} sim_cluster_client;
+
+/* Room for min(cap, n_reqs) finishes and n_replicas counts. Returns 0 when out of memory. */
+int sim_cluster_client_init(sim_cluster_client *c, int64_t cap, int n_replicas, size_t n_reqs);
+void sim_cluster_client_free(sim_cluster_client *c);
+
+/* When a request that arrives at arrival_ns is sent (*send_ns): at its arrival when fewer than
+ * cap are in flight then, else at the earliest finish that frees a slot. The replicas are run up
+ * to it (every iteration that starts before *send_ns, and no other: the request joins its
+ * replica's next one); the caller routes and gives it, then calls sim_cluster_client_given. */
+sim_status sim_cluster_client_send(sim_cluster_client *c, replica *rep, int n, int64_t arrival_ns,
+                                   int64_t *send_ns, sim_err *err);
+
+/* Replica r was given the request just sent: it is in flight, and r's next event moves. */
+void sim_cluster_client_given(sim_cluster_client *c, const replica *rep, int r);
+
 #endif

@@ -475,6 +475,16 @@ sim_status sim_engine_release(sim_engine *e, size_t k, sim_err *err);
 /* The engine's clock: the end of its last iteration, or where it waits. */
 int64_t sim_engine_now(const sim_engine *e);
 
+/* When the requests that finished in its last iteration reached their client: the clock, or
+ * with a front end the time its last chunks were streamed (frontend.h). */
+int64_t sim_engine_client_ns(const sim_engine *e);
+
+/* When it next runs an iteration or moves a request on (sends a request it was given, or hands
+ * one from its front end to the scheduler): its clock with a batch to run, INT64_MAX with nothing
+ * to do. sim_engine_advance(e, sim_engine_next_ns(e) + 1) does that one thing: a client that
+ * steps several engines in time order (cluster_client.c) runs them one event at a time. */
+int64_t sim_engine_next_ns(const sim_engine *e);
+
 /* Requests given to the engine and not finished by t_ns (t_ns at or after the time it was last
  * advanced to). */
 int64_t sim_engine_outstanding(const sim_engine *e, int64_t t_ns);

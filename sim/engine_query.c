@@ -1,7 +1,8 @@
 /* engine_query.c - what a caller stepping the engine (engine.h: sim_engine_start, _advance) asks
- * of it between steps: its clock, the requests outstanding and done, the KV cache's use, a
- * prefix's cached length, and the abort of a request whose client went away; and what the loop
- * asks of its own state: whether its decodes may be held steady, and the run's totals. */
+ * of it between steps: its clock, its next event, when its client had its last chunks, the
+ * requests outstanding and done, the KV cache's use, a prefix's cached length, and the abort of
+ * a request whose client went away; and what the loop asks of its own state: whether its decodes
+ * may be held steady, and the run's totals. */
 #include "engine_loop.h"
 
 int64_t sim_engine_now(const sim_engine *e) { return e->L.now; }
@@ -86,4 +87,24 @@ void sim_engine_totals(const loop *L, sim_engine_result *out)
                                       (double)L->sched.cfg.prefix_block_tokens * token_bytes;
     }
     out->peak_output_tps = (double)L->tokens.peak;
+}
+
+int64_t sim_engine_client_ns(const sim_engine *e)
+{
+    return e->L.fe_on ? e->L.fe.prev_ns : e->L.now;
+}
+
+int64_t sim_engine_next_ns(const sim_engine *e)
+{
+    const loop *L = &e->L;
+    if (!sim_sched_idle(&L->sched))
+        return L->now;
+    int64_t t = INT64_MAX;
+    if (L->next < L->w->n) /* given, not sent (sessions: the first of its heap) */
+        t = L->order ? (L->heap_n ? L->heap[0].t_ns : INT64_MAX) : L->w->reqs[L->next].arrival_ns;
+    if (L->fe_on && L->next_ready < L->next) { /* in the front end */
+        const int64_t d = L->fe.t_ns[L->order ? L->order[L->next_ready] : (int64_t)L->next_ready];
+        t = d < t ? d : t;
+    }
+    return t == INT64_MAX || t > L->now ? t : L->now;
 }

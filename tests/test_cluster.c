@@ -727,6 +727,104 @@ static void test_sessions_disagg(void **state)
     free(f);
 }
 
+/* The time one request alone takes on one engine of the fixture, from its send to its last
+ * token. */
+static int64_t alone_ns(const fixture *f, int64_t input, int64_t output)
+{
+    sim_request q = {.arrival_ns = 0, .input_tokens = input, .output_tokens = output};
+    sim_workload w = {.reqs = &q, .n = 1, .source = "hand"};
+    sim_engine_result r;
+    sim_err err = {{0}};
+    assert_int_equal(sim_engine_run(&f->cfg, &w, &r, &err), SIM_OK);
+    const int64_t t = sim_engine_req(&r, 0).finish_ns;
+    sim_engine_result_free(&r);
+    return t;
+}
+
+/* The client's cap across replicas (--max-concurrency with --replicas) by hand, T(o) the time of
+ * one request of 100 tokens in and o out alone on an engine (the engines are deterministic and
+ * keep nothing between requests: no prefix cache):
+ * - 4 requests at 0, cap 2, 2 replicas round-robin: 0 and 1 run at once on replicas 0 and 1 and
+ *   finish at T(10); 2 and 3 are sent then (their send is that finish) and finish at 2 T(10);
+ *   never more than 2 in flight.
+ * - 3 requests at 0 of 10, 50 and 10 out, cap 2, least-outstanding: request 2 waits for request
+ *   0's finish at T(10), goes to the idle replica 0 and finishes at 2 T(10); request 1 runs alone
+ *   on replica 1 to T(50).
+ * - a cap of at least the requests sends each at its arrival: the run without a cap exactly.
+ * - with a front end, a send is the client's last chunk of the request whose slot it takes. */
+static void test_client_cap_by_hand(void **state)
+{
+    (void)state;
+    fixture *f = fx_new();
+    const int64_t t10 = alone_ns(f, 100, 10), t50 = alone_ns(f, 100, 50);
+    sim_request q[4];
+    for (int i = 0; i < 4; i++)
+        q[i] = (sim_request){.arrival_ns = 0, .input_tokens = 100, .output_tokens = 10};
+    sim_workload w = {.reqs = q, .n = 4, .source = "hand"};
+    sim_engine_result all;
+    sim_cluster_result per;
+    f->cfg.max_concurrency = 2;
+    run_cluster(f, 2, SIM_ROUTER_ROUND_ROBIN, &w, &all, &per);
+    for (size_t i = 0; i < 4; i++) {
+        const sim_req_result r = sim_engine_req(&all, i);
+        assert_int_equal(r.send_ns, i < 2 ? 0 : t10);
+        assert_int_equal(r.finish_ns, i < 2 ? t10 : 2 * t10);
+    }
+    assert_int_equal(all.peak_concurrency, 2);
+    assert_int_equal(per.load[0].requests, 2);
+    sim_engine_result_free(&all);
+    sim_cluster_result_free(&per);
+
+    q[1].output_tokens = 50;
+    w.n = 3;
+    run_cluster(f, 2, SIM_ROUTER_LEAST_OUTSTANDING, &w, &all, &per);
+    assert_int_equal(sim_engine_req(&all, 2).send_ns, t10);
+    assert_int_equal(sim_engine_req(&all, 2).finish_ns, 2 * t10);
+    assert_int_equal(sim_engine_req(&all, 1).finish_ns, t50);
+    assert_int_equal(per.load[0].requests, 2);
+    sim_engine_result_free(&all);
+    sim_cluster_result_free(&per);
+
+    sim_workload p = tu_synth(40, 300, 40, 50.0, 0.5);
+    sim_engine_result free_run;
+    f->cfg.max_concurrency = 0;
+    run_cluster(f, 3, SIM_ROUTER_LEAST_OUTSTANDING, &p, &free_run, &per);
+    sim_cluster_result_free(&per);
+    f->cfg.max_concurrency = 40;
+    run_cluster(f, 3, SIM_ROUTER_LEAST_OUTSTANDING, &p, &all, &per);
+    for (size_t i = 0; i < p.n; i++) {
+        assert_int_equal(sim_engine_req(&all, i).send_ns, sim_engine_req(&free_run, i).send_ns);
+        assert_int_equal(sim_engine_req(&all, i).finish_ns,
+                         sim_engine_req(&free_run, i).finish_ns);
+    }
+    sim_engine_result_free(&all);
+    sim_cluster_result_free(&per);
+    f->cfg.max_concurrency = 4; /* a tighter cap: never more than 4 in flight, later finishes */
+    run_cluster(f, 3, SIM_ROUTER_LEAST_OUTSTANDING, &p, &all, &per);
+    assert_true(all.peak_concurrency <= 4);
+    assert_true(all.duration_ns > free_run.duration_ns);
+    sim_engine_result_free(&all);
+    sim_cluster_result_free(&per);
+    /* with a front end a slot frees when the client has the last chunk (frontend.h): requests
+     * 2 and 3 are sent at requests 0's and 1's finishes as the client saw them */
+    f->cfg.frontend = (sim_frontend_cfg){.on = true, .processes = 1, .request_ns = 2e6,
+                                         .input_token_ns = 1e3, .output_token_ns = 2e4,
+                                         .chunk_ns = 3e4, .stream_interval = 1};
+    f->cfg.max_concurrency = 2;
+    q[1].output_tokens = 10;
+    w.n = 4;
+    run_cluster(f, 2, SIM_ROUTER_ROUND_ROBIN, &w, &all, &per);
+    assert_int_equal(sim_engine_req(&all, 2).send_ns, sim_engine_req(&all, 0).finish_ns);
+    assert_int_equal(sim_engine_req(&all, 3).send_ns, sim_engine_req(&all, 1).finish_ns);
+    assert_true(sim_engine_req(&all, 0).finish_ns > t10); /* the front end's stream adds to it */
+    assert_int_equal(all.peak_concurrency, 2);
+    sim_engine_result_free(&all);
+    sim_cluster_result_free(&per);
+    sim_engine_result_free(&free_run);
+    sim_workload_free(&p);
+    free(f);
+}
+
 static void test_checks(void **state)
 {
     (void)state;
@@ -738,8 +836,11 @@ static void test_checks(void **state)
     assert_non_null(strstr(err.msg, "--replicas: value 0"));
     c.replicas = 2;
     f->cfg.max_concurrency = 4;
+    assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_OK);
+    c.refresh_ns = 50000000;
     assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_EINPUT);
-    assert_non_null(strstr(err.msg, "--max-concurrency"));
+    assert_non_null(strstr(err.msg, "--max-concurrency with --replicas and --router-refresh-ms"));
+    c.refresh_ns = 0;
     f->cfg.max_concurrency = 0;
     assert_int_equal(sim_cluster_check(&c, &w, &err), SIM_OK);
     sim_workload_free(&w);
@@ -961,6 +1062,7 @@ int main(void)
         cmocka_unit_test(test_deploy),
         cmocka_unit_test(test_kv_aware_by_hand),
         cmocka_unit_test(test_stale_router_by_hand),
+        cmocka_unit_test(test_client_cap_by_hand),
         cmocka_unit_test(test_autoscale_desired),
         cmocka_unit_test(test_autoscale_step_by_hand),
         cmocka_unit_test(test_trace_sessions_sent),
