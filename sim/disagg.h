@@ -1,26 +1,27 @@
-/* disagg.h - prefill/decode disaggregation (P prefill and D decode instances, as vLLM's disaggregated prefill, Dynamo,
- * llm-d and Mooncake run them): a request goes to a prefill instance (least-outstanding), which
- * runs its prompt and samples one token (output 1). Its KV is then sent to a decode instance
- * (least-outstanding at the moment it is ready) over the link between them; the decode instance
- * admits it once its KV cache has blocks for the whole prompt, computes the last prompt token
- * (the KV of the others came over: vLLM's P/D connectors do the same to sample) and streams
- * every output token, so TTFT = prefill queue + prefill + transfer + decode queue + one decode
- * iteration. Transfer of one request, each GPU of the sending instance sending its share in
+/* disagg.h - prefill/decode disaggregation (P prefill and D decode instances, as vLLM's
+ * disaggregated prefill, Dynamo, llm-d and Mooncake run them): a request goes to a prefill instance
+ * (least-outstanding), which runs its prompt and samples one token (output 1). Its KV is then sent
+ * to a decode instance (least-outstanding at the moment it is ready) over the link between them;
+ * the decode instance admits it once its KV cache has blocks for the whole prompt, computes the
+ * last prompt token (the KV of the others came over: vLLM's P/D connectors do the same to sample)
+ * and streams every output token, so TTFT = prefill queue + prefill + transfer + decode queue + one
+ * decode iteration. Transfer of one request, each GPU of the sending instance sending its share in
  * parallel (the receiving side's share when that is larger, fewer decode GPUs):
  *   bytes_per_gpu = input x max(KV bytes per token per GPU on either side)
  *   t_kv          = bytes_per_gpu / (link x efficiency.network) + link latency
  * over the scale-up link when every GPU of the deployment fits one node, else the scale-out NIC
  * (RDMA). Pools on two kinds of device (prefill and decode configurations whose devices' names
- * differ: mixed hardware) share no NVLink domain: the KV goes over the NICs, at the slower of
- * the two ends (scale-out x efficiency.network of each) plus the longer of their latencies. With layer-wise streaming (kv_stream) each layer's KV leaves as soon as it is computed:
- * only what outlasts the prefill stays exposed, max(t_kv / layers, t_kv - prefill time).
- * The prefill instance's blocks are freed when its token is sampled (not held until the decode
- * side has pulled them). Sessions: a turn enters the prefill pool when it is released and its
- * next turn is released by its last token at the decode instance (the pools step as replicas do
- * with sessions, cluster.h); its prefix hit is the prefill instance's own cache (earlier turns'
- * prompts it computed; their outputs were decoded elsewhere). Not modelled: speculative decoding. With a front end (engine.h) each
- * engine has its own; the command line gives the prefill instances the request stage and the
- * decode instances the output stage, and the result sums their parts.
+ * differ: mixed hardware) share no NVLink domain: the KV goes over the NICs, at the slower of the
+ * two ends (scale-out x efficiency.network of each) plus the longer of their latencies. With
+ * layer-wise streaming (kv_stream) each layer's KV leaves as soon as it is computed: only what
+ * outlasts the prefill stays exposed, max(t_kv / layers, t_kv - prefill time). The prefill
+ * instance's blocks are freed when its token is sampled (not held until the decode side has pulled
+ * them). Sessions: a turn enters the prefill pool when it is released and its next turn is released
+ * by its last token at the decode instance (the pools step as replicas do with sessions,
+ * cluster.h); its prefix hit is the prefill instance's own cache (earlier turns' prompts it
+ * computed; their outputs were decoded elsewhere). Not modelled: speculative decoding. With a front
+ * end (engine.h) each engine has its own; the command line gives the prefill instances the request
+ * stage and the decode instances the output stage, and the result sums their parts.
  *
  * Example (const sim_engine_cfg *prefill_cfg, const sim_engine_cfg *decode_cfg,
  *          const sim_workload *w, sim_err *err):
