@@ -452,7 +452,7 @@ sim_status cli_point_engine(const cli_opts *o, cli_load_result *L, const cli_loa
     if (st)
         return st;
     cfg->step = L->step;
-    sim_deploy_dp_limits(cfg); /* dp x the flags' batch limits (cluster.h) */
+    sim_deploy_dp_limits(cfg); /* dp x the flags' batch limits (deploy.h) */
     cfg->spec = &L->spec;
     cfg->sched.spec_tokens = sim_spec_active(&L->spec) ? L->spec.k : 0;
     return cli_point_offload_flags(o, cfg->step.hw, &cfg->offload, err);

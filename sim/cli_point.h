@@ -9,6 +9,8 @@
 
 #include "cli_load.h"
 #include "cluster.h"
+#include "deploy.h"
+#include "disagg.h"
 #include "dataset.h"
 #include "engine.h"
 #include "metrics.h"

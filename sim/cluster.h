@@ -66,29 +66,8 @@
  * sessions, a stale view or autoscaling. A timeline watches through a sim_cluster_observer (the
  * engines' own observers stay NULL).
  *
- * Disaggregation (P prefill and D decode instances, as vLLM's disaggregated prefill, Dynamo,
- * llm-d and Mooncake run them): a request goes to a prefill instance (least-outstanding), which
- * runs its prompt and samples one token (output 1). Its KV is then sent to a decode instance
- * (least-outstanding at the moment it is ready) over the link between them; the decode instance
- * admits it once its KV cache has blocks for the whole prompt, computes the last prompt token
- * (the KV of the others came over: vLLM's P/D connectors do the same to sample) and streams
- * every output token, so TTFT = prefill queue + prefill + transfer + decode queue + one decode
- * iteration. Transfer of one request, each GPU of the sending instance sending its share in
- * parallel (the receiving side's share when that is larger, fewer decode GPUs):
- *   bytes_per_gpu = input x max(KV bytes per token per GPU on either side)
- *   t_kv          = bytes_per_gpu / (link x efficiency.network) + link latency
- * over the scale-up link when every GPU of the deployment fits one node, else the scale-out NIC
- * (RDMA). Pools on two kinds of device (prefill and decode configurations whose devices' names
- * differ: mixed hardware) share no NVLink domain: the KV goes over the NICs, at the slower of
- * the two ends (scale-out x efficiency.network of each) plus the longer of their latencies. With layer-wise streaming (kv_stream) each layer's KV leaves as soon as it is computed:
- * only what outlasts the prefill stays exposed, max(t_kv / layers, t_kv - prefill time).
- * The prefill instance's blocks are freed when its token is sampled (not held until the decode
- * side has pulled them). Sessions: a turn enters the prefill pool when it is released and its
- * next turn is released by its last token at the decode instance (the pools step as replicas do
- * with sessions, above); its prefix hit is the prefill instance's own cache (earlier turns'
- * prompts it computed; their outputs were decoded elsewhere). Not modelled: speculative decoding. With a front end (engine.h) each
- * engine has its own; the command line gives the prefill instances the request stage and the
- * decode instances the output stage, and the result sums their parts.
+ * Disaggregation (prefill and decode pools of engines, the KV sent between them): disagg.h.
+ * The deployment a serving run asks for, chosen and run in one call: deploy.h.
  */
 #ifndef SIM_CLUSTER_H
 #define SIM_CLUSTER_H
@@ -229,29 +208,6 @@ typedef struct sim_cluster_result {
     size_t n_timeline;
 } sim_cluster_result;
 
-typedef struct sim_disagg_cfg {
-    const sim_engine_cfg *prefill;        /* every prefill instance's configuration */
-    const sim_engine_cfg *decode;         /* every decode instance's */
-    int n_prefill, n_decode;              /* >= 1 each */
-    bool kv_stream;                       /* layer-wise streaming of the KV during the prefill */
-    const sim_cluster_observer *observer; /* NULL: nobody watches */
-} sim_disagg_cfg;
-
-/* Whether the KV goes over the scale-out NIC: the deployment's GPUs exceed one node. */
-bool sim_disagg_scaleout(const sim_disagg_cfg *cfg);
-
-/* Bytes each GPU sends for a prompt of `input` tokens, and the time they take (no streaming). */
-double sim_disagg_kv_bytes(const sim_disagg_cfg *cfg, int64_t input);
-double sim_disagg_kv_ns(const sim_disagg_cfg *cfg, int64_t input);
-
-/* Both configurations against the workload, the instance counts, what is not modelled. */
-sim_status sim_disagg_check(const sim_disagg_cfg *cfg, const sim_workload *w, sim_err *err);
-
-/* Simulates the pools; `all` holds every request as the client saw it (its send and its
- * scheduling at the prefill side, its tokens from the decode side). */
-sim_status sim_disagg_run(const sim_disagg_cfg *cfg, const sim_workload *w, sim_engine_result *all,
-                          sim_cluster_result *out, sim_err *err);
-
 /* The engine configuration against the workload (as sim_engine_check), the replica count, and
  * the combinations not modelled. */
 sim_status sim_cluster_check(const sim_cluster_cfg *cfg, const sim_workload *w, sim_err *err);
@@ -261,23 +217,5 @@ sim_status sim_cluster_run(const sim_cluster_cfg *cfg, const sim_workload *w,
                            sim_engine_result *all, sim_cluster_result *out, sim_err *err);
 
 void sim_cluster_result_free(sim_cluster_result *r);
-
-/* The deployment a serving run asks for, checked and run: prefill and decode pools when dc is
- * given with dc->n_prefill > 0 (sim_disagg_check, sim_disagg_run), else replicas or an
- * autoscaled pool when cc->replicas > 1 or cc->autoscale.max > 0 (sim_cluster_check,
- * sim_cluster_run), else the one engine cc->engine (sim_engine_run: *out is zeroed, no per-
- * instance load). `all` holds every request as the client saw it; free both results. */
-sim_status sim_deploy_run(const sim_cluster_cfg *cc, const sim_disagg_cfg *dc,
-                          const sim_workload *w, sim_engine_result *all, sim_cluster_result *out,
-                          sim_err *err);
-
-/* vLLM's data-parallel engines each keep their own batch limits: an engine of dp attention
- * groups (sim_par_dp of its step) schedules dp x --max-num-seqs sequences and dp x
- * --max-num-batched-tokens tokens an iteration (dp 4, 256 and 8192: 1024 and 32768). */
-void sim_deploy_dp_limits(sim_engine_cfg *cfg);
-
-/* Every GPU of prefill and decode pools: n_prefill x the prefill engine's tp x pp + n_decode x
- * the decode engine's (2 of TP 4 and 1 of TP 8: 16). */
-int64_t sim_deploy_disagg_gpus(const sim_disagg_cfg *dc);
 
 #endif

@@ -1,5 +1,6 @@
-/* cluster_internal.h - what cluster.c (replicas behind a router) shares with cluster_disagg.c
- * (prefill/decode pools): the engine instances and their bookkeeping. Private to the module. */
+/* cluster_internal.h - what cluster.c (replicas behind a router) shares with disagg.c
+ * (prefill/decode pools, the disagg module's one file): the engine instances and their
+ * bookkeeping. Private to these two modules. */
 #ifndef SIM_CLUSTER_INTERNAL_H
 #define SIM_CLUSTER_INTERNAL_H
 

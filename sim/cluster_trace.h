@@ -1,5 +1,5 @@
 /* cluster_trace.h - the Chrome trace timeline of a deployment of several engines: replicas
- * behind a router, or disaggregated prefill and decode pools (cluster.h).
+ * behind a router, or disaggregated prefill and decode pools (cluster.h, disagg.h).
  *
  * Example (sim_cluster_cfg *cfg, const sim_workload *w, const char *path, sim_err *err):
  *   sim_cluster_trace ct;
@@ -29,6 +29,7 @@
 #define SIM_CLUSTER_TRACE_H
 
 #include "cluster.h"
+#include "disagg.h"
 #include "trace.h"
 #include "trace_detail.h"
 

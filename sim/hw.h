@@ -7,10 +7,10 @@
  *
  * A device needs only its datasheet: name, dense_tflops (the dense bf16 peak, a number), hbm_gib,
  * hbm_tb_per_s, scaleup_gb_per_s_per_dir and compute_units, plus an optional arch (ampere, ada,
- * hopper, blackwell, cdna3, tpu). Every other field has a default rule (hw.c's field table, printed
- * by `infersim hw FILE` and listed in the README): an architecture constant, or a value derived
- * from the datasheet fields (dense_tflops.fp8 = bf16 x 2 on hopper, ...). A field the file gives
- * always wins. The fields:
+ * hopper, blackwell, cdna3, tpu). Every other field has a default rule (hw_fields.c's field
+ * table, printed by `infersim hw FILE` and listed in the README): an architecture constant, or a
+ * value derived from the datasheet fields (dense_tflops.fp8 = bf16 x 2 on hopper, ...). A field the
+ * file gives always wins. The fields:
  *   name                         display name
  *   arch                         (optional) picks the architecture's constants and ratios
  *   dense_tflops.{bf16,fp16,fp8,int8,int4,fp4,mxfp6}  dense tensor peak per compute format; as

@@ -1,5 +1,5 @@
-/* hw_internal.h - what the device loader (hw.c) shares with its provenance part (hw_prov.c) and
- * its architectures' table (hw_arch.c). */
+/* hw_internal.h - what the device loader (hw.c) shares with its provenance part (hw_prov.c), its
+ * architectures' table (hw_arch.c) and its field table (hw_fields.c). */
 #ifndef SIM_HW_INTERNAL_H
 #define SIM_HW_INTERNAL_H
 
@@ -22,6 +22,47 @@ sim_status sim_hw_prov_load(const cJSON *root, const char *path, sim_hw *hw,
 /* power.idle_w below power.tdp_w, and no idle floor without a board power: a file error naming
  * the field (kept here, beside the other checks of what a file states, to keep hw.c short). */
 sim_status sim_hw_check_power(const sim_hw *hw, const char *path, sim_err *err);
+
+/* Fields. A row is read from the file when present; else its rule fills it:
+ *   HR_REQUIRED  no default: one of the six datasheet fields
+ *   HR_ARCH      the architecture's constant (origin "default")
+ *   HR_RATIO     an earlier field times the architecture's ratio (origin "derived")
+ *   HR_PEAK      a format's peak: with "dense_tflops": N (the bf16 peak), N times the
+ *                architecture's ratio (derived); with "dense_tflops": {...}, the object lists
+ *                every format the chip computes, so one it leaves out is none (default 0)
+ *   HR_COPY      an earlier field's value (origin "derived")
+ *   HR_COPY_FILE an earlier field's value when the file gave that one, else the architecture's
+ *                constant (efficiency.gemm.FORMAT: the file's bf16 efficiency, else the row's)
+ *   HR_CONST     a fixed value (origin "default")
+ * Fields other issues add become rows here, with their rule. */
+
+typedef enum hw_rule {
+    HR_REQUIRED,
+    HR_ARCH,
+    HR_RATIO,
+    HR_PEAK,
+    HR_COPY,
+    HR_COPY_FILE,
+    HR_CONST
+} hw_rule;
+
+typedef struct hw_field {
+    const char *json;
+    double min, max;
+    double scale;  /* file units to SI */
+    size_t offset; /* into sim_hw */
+    bool is_int;   /* an int member, a whole number in the file */
+    hw_rule rule;
+    size_t arch;      /* HR_ARCH, HR_RATIO, HR_COPY_FILE: offset into sim_hw_arch */
+    const char *from; /* HR_RATIO, HR_COPY, HR_COPY_FILE: the earlier field it follows */
+    double value;     /* HR_CONST, in file units */
+    const char *doc;
+} hw_field;
+
+/* The field table (hw_fields.c), in the order the loader reads them: a rule's `from` field
+ * comes before the fields that follow it. */
+#define SIM_HW_N_FIELD_ROWS 61
+extern const hw_field sim_hw_field_rows[SIM_HW_N_FIELD_ROWS];
 
 /* An architecture's constants: what a datasheet does not give. Each row is the measured or
  * estimated values of the shipped device files of that architecture (before calibration), so a

@@ -457,7 +457,7 @@ void sim_unc_apply_hw(const sim_hw *hw, const sim_unc_draw *d, sim_hw *o)
         eff(&o->eff_gemm[g4[i]], f[SIM_UNC_GEMM4]);
     }
     eff(&o->quant.gemm_memory[SIM_DT_FP4], f[SIM_UNC_GEMM4]);
-    /* mxfp6 follows fp8's efficiency (hw.c), so it draws with the 8-bit family */
+    /* mxfp6 follows fp8's efficiency (hw_fields.c), so it draws with the 8-bit family */
     eff(&o->eff_gemm[SIM_DT_MXFP6], f[SIM_UNC_GEMM8]);
     eff(&o->quant.gemm_memory[SIM_DT_MXFP6], f[SIM_UNC_GEMM8]);
     eff(&o->eff_gemm_weight_only, f[SIM_UNC_MIXED]);

@@ -2,6 +2,8 @@
 #include "testutil.h"
 
 #include "cluster.h"
+#include "deploy.h"
+#include "disagg.h"
 #include "metrics.h"
 
 typedef struct fixture {

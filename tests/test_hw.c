@@ -533,7 +533,7 @@ static bool hw_doc_lists(const char *doc, const char *json)
 static void test_header_lists_every_field(void **state)
 {
     (void)state;
-    /* hw.h documents the device file: every row of hw.c's field table must be in its list (a
+    /* hw.h documents the device file: every row of hw_fields.c's field table must be in its list (a
      * field added to the table without a line there fails here) */
     char path[1024];
     tu_snprintf(path, sizeof path, "%s/sim/hw.h", tu_root());

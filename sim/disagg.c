@@ -1,6 +1,7 @@
-/* cluster_disagg.c - prefill/decode disaggregation (declared in cluster.h): prefill and decode
- * pools of engines and the KV transfer between them. */
-#include "cluster.h"
+/* disagg.c - prefill/decode disaggregation (disagg.h): prefill and decode pools of engines and
+ * the KV transfer between them, stepped with the instances' bookkeeping of cluster_internal.h. */
+#include "disagg.h"
+
 #include "cluster_internal.h"
 
 #include <math.h>
@@ -167,7 +168,7 @@ static sim_status prefill_to(pools *P, int64_t t, sim_err *err)
     return SIM_OK;
 }
 
-/* Sessions over the pools (cluster.h): the turns released and not sent (a min-heap), those at a
+/* Sessions over the pools (disagg.h): the turns released and not sent (a min-heap), those at a
  * decode instance whose next turn is not released, and the pools' stepping. */
 typedef struct turns {
     sim_session_turn *heap;

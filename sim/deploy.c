@@ -1,7 +1,7 @@
-/* cluster_deploy.c - the deployment a serving run asks for, chosen and run in one call
- * (cluster.h sim_deploy_run): prefill and decode pools, replicas or an autoscaled pool behind a
- * router, or one engine; and the batch limits of a data-parallel engine. */
-#include "cluster.h"
+/* deploy.c - the deployment a serving run asks for, chosen and run in one call (deploy.h
+ * sim_deploy_run): prefill and decode pools, replicas or an autoscaled pool behind a router, or
+ * one engine; and the batch limits of a data-parallel engine. */
+#include "deploy.h"
 
 #include <string.h>
 
