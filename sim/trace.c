@@ -106,25 +106,35 @@ sim_status sim_trace_open_meta(sim_trace *t, const char *path, const sim_targs *
     sim_status st = sim_outfile_open(&t->out, path, "--chrome-trace", err);
     if (st)
         return st;
-    fprintf(t->out.f,
-            "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"infersim\"%s%s},"
-            "\"traceEvents\":[\n",
-            meta && meta->len ? "," : "", meta && meta->len ? meta->buf : "");
+    int n = fprintf(t->out.f,
+                    "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"infersim\"%s%s},"
+                    "\"traceEvents\":[\n",
+                    meta && meta->len ? "," : "", meta && meta->len ? meta->buf : "");
+    t->bytes = n > 0 ? n : 0;
     t->first = true;
     return SIM_OK;
 }
+
+static const char footer[] = "\n]}\n";
+
+void sim_trace_limit(sim_trace *t, double max_bytes) { t->max_bytes = max_bytes > 0 ? max_bytes : 0; }
+
+bool sim_trace_over(const sim_trace *t) { return t->over; }
 
 sim_status sim_trace_close(sim_trace *t, sim_err *err)
 {
     const bool oom = t->ev.oom;
     sim_strbuf_free(&t->ev);
+    if (t->over) /* the file was removed when it passed the limit */
+        return sim_fail(err, SIM_EINPUT, "--chrome-trace: the timeline passed %.0f MB",
+                        t->max_bytes / 1e6);
     if (!t->out.f)
         return SIM_OK;
     if (oom) {
         sim_outfile_abort(&t->out);
         return sim_fail(err, SIM_EINTERNAL, "out of memory writing the trace");
     }
-    fputs("\n]}\n", t->out.f);
+    fputs(footer, t->out.f);
     return sim_outfile_commit(&t->out, err);
 }
 
@@ -162,12 +172,22 @@ static void end(sim_trace *t, const sim_targs *args)
         sim_strbuf_put(b, "}", 1);
     }
     sim_strbuf_put(b, "}", 1);
-    if (!b->oom)
-        fwrite(b->s, 1, b->len, t->out.f);
+    if (b->oom)
+        return;
+    t->bytes += (int64_t)b->len;
+    if (t->max_bytes > 0 && (double)t->bytes + (double)(sizeof footer - 1) > t->max_bytes) {
+        t->over = true;
+        t->bytes += (int64_t)(sizeof footer - 1); /* the file closed here: past max_bytes */
+        sim_outfile_abort(&t->out);
+        return;
+    }
+    fwrite(b->s, 1, b->len, t->out.f);
 }
 
 static void name_meta(sim_trace *t, int pid, int tid, const char *what, const char *name, int sort)
 {
+    if (t->over)
+        return;
     char key[32];
     sim_targs a;
     sim_targs_reset(&a);
@@ -199,6 +219,8 @@ void sim_trace_name_thread(sim_trace *t, int pid, int tid, const char *name, int
 void sim_trace_slice(sim_trace *t, int pid, int tid, const char *name, const char *cat,
                      int64_t ts_ns, int64_t dur_ns, const sim_targs *args)
 {
+    if (t->over)
+        return;
     sim_strbuf *b = begin(t, 'X', pid, name);
     put_tid(b, tid);
     sim_strbuf_put(b, ",\"cat\":", 7);
@@ -213,6 +235,8 @@ void sim_trace_slice(sim_trace *t, int pid, int tid, const char *name, const cha
 void sim_trace_counter(sim_trace *t, int pid, const char *name, int64_t ts_ns,
                        const sim_targs *args)
 {
+    if (t->over)
+        return;
     sim_strbuf *b = begin(t, 'C', pid, name);
     sim_strbuf_put(b, ",\"ts\":", 6);
     put_us(b, ts_ns);
@@ -233,6 +257,8 @@ static void put_cat_id_ts(sim_strbuf *b, const char *cat, int64_t id, int64_t ts
 void sim_trace_flow(sim_trace *t, char ph, int pid, int tid, const char *cat, const char *name,
                     int64_t id, int64_t ts_ns)
 {
+    if (t->over)
+        return;
     sim_strbuf *b = begin(t, ph, pid, name);
     put_tid(b, tid);
     put_cat_id_ts(b, cat, id, ts_ns);
@@ -243,6 +269,8 @@ void sim_trace_flow(sim_trace *t, char ph, int pid, int tid, const char *cat, co
 void sim_trace_async(sim_trace *t, char ph, int pid, const char *cat, const char *name, int64_t id,
                      int64_t ts_ns, const sim_targs *args)
 {
+    if (t->over)
+        return;
     sim_strbuf *b = begin(t, ph, pid, name);
     put_cat_id_ts(b, cat, id, ts_ns);
     if (ph == 'n')

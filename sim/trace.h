@@ -42,6 +42,10 @@ typedef struct sim_trace {
     bool first;      /* no event written yet */
     int64_t events;
     sim_strbuf ev; /* the event being written (reused; one write per event) */
+    double max_bytes; /* sim_trace_limit's; 0: none */
+    int64_t bytes;    /* the file's bytes so far (once over: with the event that passed and the
+                         footer, more than max_bytes) */
+    bool over;        /* passed max_bytes: the file is removed, later events are dropped */
 } sim_trace;
 
 /* Event arguments, built into a JSON object fragment in the struct itself (no allocation: a
@@ -72,6 +76,15 @@ sim_status sim_trace_close(sim_trace *t, sim_err *err);
 
 /* Drops a trace that will not be completed (removes the temporary file). */
 void sim_trace_abort(sim_trace *t);
+
+/* A limit on the file's size, checked as it streams: the event that would take the file (its
+ * footer included) past max_bytes is not written, the temporary file is removed at once, and
+ * every later event is dropped unformatted (sim_trace_over; sim_trace_close then fails with
+ * SIM_EINPUT, and t->bytes holds the file's size had it closed after the event that passed:
+ * more than max_bytes). max_bytes <= 0: no limit.
+ * Example (sim_trace *t): sim_trace_limit(t, 512e6); // as --trace-max-mb 512 */
+void sim_trace_limit(sim_trace *t, double max_bytes);
+bool sim_trace_over(const sim_trace *t);
 
 /* Metadata: names and sort order of a process (pid) and of a thread (pid, tid). */
 void sim_trace_name_process(sim_trace *t, int pid, const char *name, int sort);

@@ -98,6 +98,8 @@ static bool active(const sim_trace_serve *ts) { return ts->started && !ts->ended
  * its edge) and closes it when time passes its end. */
 static void advance(sim_trace_serve *ts, int64_t t)
 {
+    if (!sim_trace_over(&ts->t))
+        ts->upto_ns = t;
     if (!ts->started && t >= ts->w0_ns) {
         ts->started = true;
         for (size_t i = 0; i < ts->n; i++) {
@@ -126,6 +128,8 @@ static void enter_phase(sim_trace_serve *ts, int64_t id, unsigned char phase, in
 static void on_request(void *ctx, int64_t id, sim_request_event ev, int64_t t)
 {
     sim_trace_serve *ts = ctx;
+    if (sim_trace_over(&ts->t))
+        return; /* nothing more is written */
     advance(ts, t);
     int64_t at = t < ts->w0_ns ? ts->w0_ns : t; /* an arrival before the window opened */
     switch (ev) {
@@ -218,6 +222,8 @@ static void write_serve_stages(sim_trace_serve *ts, const sim_iter_info *it)
 static void on_iteration(void *ctx, const sim_iter_info *it)
 {
     sim_trace_serve *ts = ctx;
+    if (sim_trace_over(&ts->t))
+        return;
     advance(ts, it->start_ns);
     if (!active(ts))
         return;
@@ -268,6 +274,21 @@ static void init_counters(sim_trace_serve *ts, int64_t every_ns)
     sim_trace_ctr_init(&ts->requests, PID_ENGINE, "requests", every_ns, 2, req);
     sim_trace_ctr_init(&ts->tokens, PID_ENGINE, "batch tokens", every_ns, 3, tok);
     sim_trace_ctr_init(&ts->kv, PID_ENGINE, "kv cache", every_ns, 2, kv);
+}
+
+void sim_trace_serve_limit(sim_trace_serve *ts, double max_bytes)
+{
+    sim_trace_limit(&ts->t, max_bytes);
+}
+
+double sim_trace_serve_over_bytes(const sim_trace_serve *ts, int64_t end_ns)
+{
+    if (!sim_trace_over(&ts->t))
+        return 0.0;
+    const int64_t end = ts->w1_ns >= 0 && ts->w1_ns < end_ns ? ts->w1_ns : end_ns;
+    const double span = (double)(end - ts->w0_ns), done = (double)(ts->upto_ns - ts->w0_ns);
+    const double bytes = (double)ts->t.bytes;
+    return done > 0.0 && span > done ? bytes * span / done : bytes;
 }
 
 void sim_trace_serve_full(sim_trace_serve *ts)
