@@ -54,16 +54,28 @@ static void targs_end(sim_targs *a, const sim_strbuf *b)
     a->buf[a->len] = '\0';
 }
 
+/* v as "%lld" prints it, NUL-terminated, into buf (room for 24 bytes); returns its length. */
+static size_t int_text(char *buf, long long v)
+{
+    sim_strbuf b = sim_strbuf_over(buf, 24, 0);
+    sim_strbuf_int(&b, v);
+    return b.len;
+}
+
 /* The shortest of %.15g, %.16g, %.17g that reads back as exactly v: full precision, and
  * 2799525.877 stays 2799525.877 rather than 2799525.8770000003. */
 void sim_trace_fmt_num(char *buf, size_t len, double v)
 {
     if (!isfinite(v))
         v = 0.0;
-    /* a whole number below 10^15 is what %.15g prints, without the round trip */
+    /* a whole number below 10^15 is what %.15g prints, without the round trip (nor printf) */
     if (v == floor(v) && fabs(v) < 1e15 && !(v == 0.0 && signbit(v))) {
-        snprintf(buf, len, "%lld", (long long)v);
-        return;
+        char digits[24];
+        const size_t n = int_text(digits, (long long)v);
+        if (n < len) {
+            memcpy(buf, digits, n + 1);
+            return;
+        }
     }
     for (int prec = 15; prec <= 17; prec++) {
         snprintf(buf, len, "%.*g", prec, v);
@@ -78,6 +90,34 @@ void sim_targs_num(sim_targs *a, const char *key, double v)
     sim_trace_fmt_num(num, sizeof num, v);
     sim_strbuf b = targs_key(a, key);
     sim_strbuf_put(&b, num, strlen(num));
+    targs_end(a, &b);
+}
+
+/* ns / 1e9 as a decimal, digits from the integer: the seconds, then the nine decimals with trailing
+ * zeros left out. It is the text sim_trace_fmt_num gives (double)ns / 1e9 when 1e5 <= ns < 1e15:
+ * the division is correctly rounded (ns < 2^53 is exact), so the double x is within 2^-53 |x| of
+ * the decimal D = ns / 1e9, which has at most 15 significant digits; %.15g rounds x to 15 of them,
+ * and the error is below half a unit of the 15th (5e-16 |D| at least, > 2^-53 |D|), so it prints D
+ * (trailing zeros dropped), and D reads back as x (x is D's nearest double), so no longer form is
+ * tried. ns >= 1e5 (1e-4 s) keeps %g out of exponent notation, ns < 1e15 within 15 digits. */
+void sim_targs_ns_as_s(sim_targs *a, const char *key, int64_t ns)
+{
+    if (ns < 100000 || ns >= 1000000000000000) {
+        sim_targs_num(a, key, (double)ns / 1e9);
+        return;
+    }
+    char num[32];
+    size_t n = int_text(num, ns / 1000000000);
+    int64_t f = ns % 1000000000;
+    if (f) {
+        num[n++] = '.';
+        for (int64_t d = 100000000; f; d /= 10) {
+            num[n++] = (char)('0' + f / d);
+            f %= d;
+        }
+    }
+    sim_strbuf b = targs_key(a, key);
+    sim_strbuf_put(&b, num, n);
     targs_end(a, &b);
 }
 
@@ -125,6 +165,8 @@ sim_status sim_trace_close(sim_trace *t, sim_err *err)
 {
     const bool oom = t->ev.oom;
     sim_strbuf_free(&t->ev);
+    free(t->memo);
+    t->memo = NULL;
     if (t->over) /* the file was removed when it passed the limit */
         return sim_fail(err, SIM_EINPUT, "--chrome-trace: the timeline passed %.0f MB",
                         t->max_bytes / 1e6);
@@ -141,6 +183,8 @@ sim_status sim_trace_close(sim_trace *t, sim_err *err)
 void sim_trace_abort(sim_trace *t)
 {
     sim_strbuf_free(&t->ev);
+    free(t->memo);
+    t->memo = NULL;
     sim_outfile_abort(&t->out);
 }
 
@@ -290,13 +334,47 @@ void sim_trace_ctr_init(sim_trace_ctr *c, int pid, const char *name, int64_t eve
         c->keys[k] = keys[k];
 }
 
+struct sim_trace_num_memo {
+    uint64_t bits;
+    char text[26];
+    unsigned char len; /* 0: empty */
+};
+
+/* sim_targs_num's text for v, through the trace's memo of numbers printed before. */
+static void targs_num_memo(sim_trace *t, sim_targs *a, const char *key, double v)
+{
+    if (!t->memo && !(t->memo = calloc(SIM_TRACE_NUM_MEMO, sizeof *t->memo))) {
+        sim_targs_num(a, key, v); /* out of memory: printed afresh */
+        return;
+    }
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    struct sim_trace_num_memo *m =
+        &t->memo[(bits ^ bits >> 23 ^ bits >> 41) % SIM_TRACE_NUM_MEMO];
+    if (!m->len || m->bits != bits) {
+        char num[32];
+        sim_trace_fmt_num(num, sizeof num, v);
+        const size_t n = strlen(num);
+        if (n >= sizeof m->text) { /* longer than any shortest double (24 bytes) */
+            sim_targs_num(a, key, v);
+            return;
+        }
+        memcpy(m->text, num, n + 1);
+        m->len = (unsigned char)n;
+        m->bits = bits;
+    }
+    sim_strbuf b = targs_key(a, key);
+    sim_strbuf_put(&b, m->text, m->len);
+    targs_end(a, &b);
+}
+
 /* Writes v at ts as the value shown. */
 static void ctr_write(sim_trace *t, sim_trace_ctr *c, int64_t ts_ns, const double *v)
 {
     sim_targs a;
     sim_targs_reset(&a);
     for (int k = 0; k < c->n; k++) {
-        sim_targs_num(&a, c->keys[k], v[k]);
+        targs_num_memo(t, &a, c->keys[k], v[k]);
         c->shown[k] = v[k];
     }
     sim_trace_counter(t, c->pid, c->name, ts_ns, &a);

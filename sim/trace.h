@@ -37,6 +37,7 @@
 #include "status.h"
 #include "strbuf.h"
 
+#define SIM_TRACE_NUM_MEMO 4096
 typedef struct sim_trace {
     sim_outfile out; /* out.f is the stream events go to */
     bool first;      /* no event written yet */
@@ -46,6 +47,11 @@ typedef struct sim_trace {
     int64_t bytes;    /* the file's bytes so far (once over: with the event that passed and the
                          footer, more than max_bytes) */
     bool over;        /* passed max_bytes: the file is removed, later events are dropped */
+    /* counters' numbers printed before, by their bits (direct-mapped, SIM_TRACE_NUM_MEMO
+     * entries, allocated at the first counter; NULL without): a counter's values come back (the
+     * KV cache's usage_pct repeats as blocks are used and freed) and the shortest round-trip text
+     * costs up to three printf and strtod calls */
+    struct sim_trace_num_memo *memo;
 } sim_trace;
 
 /* Event arguments, built into a JSON object fragment in the struct itself (no allocation: a
@@ -60,6 +66,9 @@ void sim_targs_reset(sim_targs *a);
 void sim_targs_num(sim_targs *a, const char *key, double v); /* full precision; non-finite -> 0 */
 void sim_targs_int(sim_targs *a, const char *key, int64_t v);
 void sim_targs_str(sim_targs *a, const char *key, const char *v);
+/* Nanoseconds as seconds: the text sim_targs_num(a, key, (double)ns / 1e9) writes, printed from
+ * the integer where that is exact (no floating-point printing; trace.c has the argument). */
+void sim_targs_ns_as_s(sim_targs *a, const char *key, int64_t ns);
 
 /* Numbers in args: the shortest decimal that reads back as exactly v (non-finite -> 0). */
 void sim_trace_fmt_num(char *buf, size_t len, double v);

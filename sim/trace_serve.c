@@ -60,7 +60,7 @@ static void open_span(sim_trace_serve *ts, int64_t id, int64_t t)
     req_name(name, sizeof name, id);
     sim_targs a;
     sim_targs_reset(&a);
-    sim_targs_num(&a, "arrival_s", (double)ts->arrival_ns[id] / 1e9);
+    sim_targs_ns_as_s(&a, "arrival_s", ts->arrival_ns[id]);
     sim_trace_async(&ts->t, 'b', PID_REQUESTS, "request", name, id + 1, t, &a);
     ts->open[id] |= OPEN_SPAN;
 }

@@ -585,6 +585,47 @@ static void test_serve_trace_slim_counts(void **state)
     sim_engine_result_free(&res);
 }
 
+/* sim_targs_ns_as_s writes sim_targs_num's text for ns / 1e9 (trace.c's argument, checked):
+ * edges of its fixed-point range and of the fallback, and a million values spread over it. */
+static void test_ns_as_s_same_text(void **state)
+{
+    (void)state;
+    static const int64_t edge[] = {0,     1,         37000,      99999,           100000,
+                                   100001, 999999999, 1000000000, 1000000001,     123456789012345,
+                                   999999999999999, 1000000000000000, 1234567890123456789};
+    uint64_t x = 0x9e3779b97f4a7c15ULL;
+    for (int i = 0; i < 1000000 + (int)(sizeof edge / sizeof edge[0]); i++) {
+        int64_t ns;
+        if (i < (int)(sizeof edge / sizeof edge[0])) {
+            ns = edge[i];
+        } else { /* xorshift: a value of 1 to 16 digits */
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            int64_t scale = 1;
+            for (int d = (int)(x % 16); d > 0; d--)
+                scale *= 10;
+            ns = (int64_t)((x >> 8) % (uint64_t)(10 * scale));
+        }
+        sim_targs a, b;
+        sim_targs_reset(&a);
+        sim_targs_reset(&b);
+        sim_targs_ns_as_s(&a, "arrival_s", ns);
+        sim_targs_num(&b, "arrival_s", (double)ns / 1e9);
+        if (strcmp(a.buf, b.buf) != 0) {
+            print_error("ns %lld: %s, expected %s\n", (long long)ns, a.buf, b.buf);
+            fail();
+        }
+    }
+    sim_targs a;
+    sim_targs_reset(&a);
+    sim_targs_ns_as_s(&a, "t", 123456789);
+    assert_string_equal(a.buf, "\"t\":0.123456789");
+    sim_targs_reset(&a);
+    sim_targs_ns_as_s(&a, "t", 2500000000);
+    assert_string_equal(a.buf, "\"t\":2.5");
+}
+
 /* A serving timeline driven by hand (no engine): four requests, arrivals from 37 us (printed
  * 3.7e-05) to 1.000000001 s, thirty iterations of 6.5-7.25 ms, runs of identical ones (merged),
  * a KV cache of 27,858 blocks (usage_pct 100 x used / 27858, full precision), a draft of
@@ -969,6 +1010,7 @@ int main(void)
         cmocka_unit_test(test_serve_trace_details_and_window),
         cmocka_unit_test(test_serve_trace_slim_counts),
         cmocka_unit_test(test_serve_trace_hand_built_golden_and_limit),
+        cmocka_unit_test(test_ns_as_s_same_text),
         cmocka_unit_test(test_sampled_counter_and_merge),
         cmocka_unit_test(test_writer_escapes_and_is_atomic),
         cmocka_unit_test(test_writer_long_names_and_full_args),
