@@ -443,6 +443,17 @@ void sim_trace_merge_flush(sim_trace *t, sim_trace_merge *m)
     }
 }
 
+bool sim_trace_merge_extend(sim_trace_merge *m, int pid, int tid, const char *name, const char *cat,
+                            int64_t ts_ns, int64_t dur_ns)
+{
+    if (!m->count_key || !m->held || ts_ns != m->end_ns || pid != m->pid || tid != m->tid ||
+        strcmp(name, m->name) != 0 || strcmp(cat, m->cat) != 0)
+        return false;
+    m->end_ns += dur_ns;
+    m->n++;
+    return true;
+}
+
 void sim_trace_merge_slice(sim_trace *t, sim_trace_merge *m, int pid, int tid, const char *name,
                            const char *cat, int64_t ts_ns, int64_t dur_ns, const sim_targs *args)
 {
@@ -451,13 +462,9 @@ void sim_trace_merge_slice(sim_trace *t, sim_trace_merge *m, int pid, int tid, c
         return;
     }
     const size_t len = args ? args->len : 0;
-    if (m->held && ts_ns == m->end_ns && pid == m->pid && tid == m->tid &&
-        strcmp(name, m->name) == 0 && strcmp(cat, m->cat) == 0 && len == m->args.len &&
-        memcmp(len ? args->buf : "", m->args.buf, len) == 0) {
-        m->end_ns += dur_ns;
-        m->n++;
+    if (len == m->args.len && memcmp(len ? args->buf : "", m->args.buf, len) == 0 &&
+        sim_trace_merge_extend(m, pid, tid, name, cat, ts_ns, dur_ns))
         return;
-    }
     sim_trace_merge_flush(t, m);
     m->held = true;
     m->pid = pid;

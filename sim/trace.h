@@ -167,6 +167,12 @@ void sim_trace_merge_slice(sim_trace *t, sim_trace_merge *m, int pid, int tid, c
                            const char *cat, int64_t ts_ns, int64_t dur_ns, const sim_targs *args);
 void sim_trace_merge_flush(sim_trace *t, sim_trace_merge *m);
 
+/* Extends the held slice by a slice of the same args (the caller knows them equal: it need not
+ * build them) when it starts where the held one ends on the same track with the same name and
+ * cat; false (nothing done) otherwise, or when nothing is merged. */
+bool sim_trace_merge_extend(sim_trace_merge *m, int pid, int tid, const char *name, const char *cat,
+                            int64_t ts_ns, int64_t dur_ns);
+
 /* A flow arrow from one track to another: ph 's' (its start) and 'f' (its finish), the same cat
  * and integer id, each bound to the slice that encloses it on (pid, tid) ("bp": "e"), as a
  * viewer draws a transfer from the slice that sent it to the slice that received it. */

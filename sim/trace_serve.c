@@ -219,6 +219,22 @@ static void write_serve_stages(sim_trace_serve *ts, const sim_iter_info *it)
     }
 }
 
+/* Whether the iteration's slice args (sim_trace_detail_iter_args' engine rows: its counts,
+ * draft_us and bound) are the last iteration's; records them as the last. */
+static bool same_args(sim_trace_serve *ts, const sim_iter_info *it)
+{
+    const int64_t v[8] = {it->seqs,          it->prefill_tokens, it->decode_tokens,
+                          it->cached_tokens, it->graph_seqs,     it->kv_used_blocks,
+                          it->running,       it->waiting};
+    const int bound = it->step ? (int)it->step->bound : -2;
+    const bool same = ts->last_bound == bound && memcmp(v, ts->last_args, sizeof v) == 0 &&
+                      memcmp(&it->draft_ns, &ts->last_draft_ns, sizeof it->draft_ns) == 0;
+    memcpy(ts->last_args, v, sizeof v);
+    ts->last_draft_ns = it->draft_ns;
+    ts->last_bound = bound;
+    return same;
+}
+
 static void on_iteration(void *ctx, const sim_iter_info *it)
 {
     sim_trace_serve *ts = ctx;
@@ -228,14 +244,22 @@ static void on_iteration(void *ctx, const sim_iter_info *it)
     if (!active(ts))
         return;
     sim_trace *t = &ts->t;
-    sim_targs a;
-    sim_trace_detail_iter_args(&a, it, SIM_TRACE_DETAIL_ITER_ENGINE);
-    if (ts->detail == SIM_TRACE_ITERATION)
-        sim_trace_merge_slice(t, &ts->iters, PID_ENGINE, TID_ISSUE, "iteration", "iteration",
-                              it->start_ns, it->dur_ns, &a);
-    else /* layers and ops nest in each iteration: not merged */
+    if (ts->detail == SIM_TRACE_ITERATION) {
+        /* the args are formatted only when they differ from the held slice's */
+        if (!(same_args(ts, it) && sim_trace_merge_extend(&ts->iters, PID_ENGINE, TID_ISSUE,
+                                                           "iteration", "iteration",
+                                                           it->start_ns, it->dur_ns))) {
+            sim_targs a;
+            sim_trace_detail_iter_args(&a, it, SIM_TRACE_DETAIL_ITER_ENGINE);
+            sim_trace_merge_slice(t, &ts->iters, PID_ENGINE, TID_ISSUE, "iteration",
+                                  "iteration", it->start_ns, it->dur_ns, &a);
+        }
+    } else { /* layers and ops nest in each iteration: not merged */
+        sim_targs a;
+        sim_trace_detail_iter_args(&a, it, SIM_TRACE_DETAIL_ITER_ENGINE);
         sim_trace_slice(t, PID_ENGINE, TID_ISSUE, "iteration", "iteration", it->start_ns,
                         it->dur_ns, &a);
+    }
     const double req[] = {(double)it->running, (double)it->waiting};
     sim_trace_ctr_set(t, &ts->requests, it->start_ns, req);
     const double tok[] = {(double)it->prefill_tokens, (double)it->cached_tokens,
@@ -322,6 +346,7 @@ sim_status sim_trace_serve_open(sim_trace_serve *ts, const char *path, sim_trace
     ts->observer = (sim_engine_observer){
         .ctx = ts, .iteration = on_iteration, .request = on_request, .tier = on_tier};
     sim_trace_merge_init(&ts->iters, "iterations");
+    ts->last_bound = -1;
     init_counters(ts, SIM_TRACE_SERVE_COUNTER_EVERY_NS);
     sim_trace_name_process(&ts->t, PID_ENGINE, "engine", 0);
     sim_trace_detail_tracks(&ts->t, PID_ENGINE, detail == SIM_TRACE_OP);

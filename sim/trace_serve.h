@@ -67,6 +67,10 @@ typedef struct sim_trace_serve {
     sim_trace_merge iters;    /* iteration slices, merged where identical */
     sim_trace_ctr requests, tokens, kv; /* the counters, sampled */
     int64_t upto_ns; /* the last simulated time seen before the file passed its limit */
+    /* the last iteration's slice args as values (compared instead of formatted when merging) */
+    int64_t last_args[8];
+    double last_draft_ns;
+    int last_bound; /* -1: none yet */
 } sim_trace_serve;
 
 /* Opens a serving timeline of n requests. w1_ns < 0: no end to the window. */
