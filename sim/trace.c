@@ -344,7 +344,8 @@ struct sim_trace_num_memo {
 static void targs_num_memo(sim_trace *t, sim_targs *a, const char *key, double v)
 {
     if (!t->memo && !(t->memo = calloc(SIM_TRACE_NUM_MEMO, sizeof *t->memo))) {
-        sim_targs_num(a, key, v); /* out of memory: printed afresh */
+        t->ev.oom = true; /* the trace fails, as with any allocation that fails */
+        sim_targs_num(a, key, v);
         return;
     }
     uint64_t bits;

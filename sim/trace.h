@@ -48,9 +48,9 @@ typedef struct sim_trace {
                          footer, more than max_bytes) */
     bool over;        /* passed max_bytes: the file is removed, later events are dropped */
     /* counters' numbers printed before, by their bits (direct-mapped, SIM_TRACE_NUM_MEMO
-     * entries, allocated at the first counter; NULL without): a counter's values come back (the
-     * KV cache's usage_pct repeats as blocks are used and freed) and the shortest round-trip text
-     * costs up to three printf and strtod calls */
+     * entries, allocated at the first counter; when that fails, the trace fails as out of
+     * memory): a counter's values come back (the KV cache's usage_pct repeats as blocks are used
+     * and freed) and the shortest round-trip text costs up to three printf and strtod calls */
     struct sim_trace_num_memo *memo;
 } sim_trace;
 

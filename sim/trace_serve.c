@@ -228,7 +228,8 @@ static bool same_args(sim_trace_serve *ts, const sim_iter_info *it)
                           it->running,       it->waiting};
     const int bound = it->step ? (int)it->step->bound : -2;
     const bool same = ts->last_bound == bound && memcmp(v, ts->last_args, sizeof v) == 0 &&
-                      memcmp(&it->draft_ns, &ts->last_draft_ns, sizeof it->draft_ns) == 0;
+                      it->draft_ns == ts->last_draft_ns && /* -0 prints apart from 0 */
+                      !signbit(it->draft_ns) == !signbit(ts->last_draft_ns);
     memcpy(ts->last_args, v, sizeof v);
     ts->last_draft_ns = it->draft_ns;
     ts->last_bound = bound;
