@@ -91,7 +91,9 @@ void sim_trace_abort(sim_trace *t);
  * every later event is dropped unformatted (sim_trace_over; sim_trace_close then fails with
  * SIM_EINPUT, and t->bytes holds the file's size had it closed after the event that passed:
  * more than max_bytes). max_bytes <= 0: no limit.
- * Example (sim_trace *t): sim_trace_limit(t, 512e6); // as --trace-max-mb 512 */
+ * Example (sim_trace *t):
+ *   sim_trace_limit(t, 512e6); // as --trace-max-mb 512
+ */
 void sim_trace_limit(sim_trace *t, double max_bytes);
 bool sim_trace_over(const sim_trace *t);
 
