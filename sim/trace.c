@@ -40,6 +40,23 @@ void sim_targs_reset(sim_targs *a)
 static sim_strbuf targs_key(sim_targs *a, const char *key)
 {
     sim_strbuf b = sim_strbuf_over(a->buf, sizeof a->buf, a->len);
+    /* a key with nothing to escape (every key the timelines write): one copy */
+    size_t n = 0;
+    while (key[n] && key[n] != '"' && key[n] != '\\' && (unsigned char)key[n] >= 0x20)
+        n++;
+    if (!key[n] && b.len + n + 5 < b.cap) {
+        char *p = b.s + b.len;
+        if (b.len)
+            *p++ = ',';
+        *p++ = '"';
+        memcpy(p, key, n);
+        p += n;
+        *p++ = '"';
+        *p++ = ':';
+        *p = '\0';
+        b.len = (size_t)(p - b.s);
+        return b;
+    }
     if (a->len)
         sim_strbuf_put(&b, ",", 1);
     sim_strbuf_json_str(&b, key);
