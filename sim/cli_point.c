@@ -13,7 +13,8 @@
 #include "trace_serve.h"
 #include "lenfile.h"
 
-/* Refuses a timeline estimated past --trace-max-mb, before a byte of it is written. */
+/* Refuses a timeline past --trace-max-mb: run's estimated before a byte of it is written, serve's
+ * once its file passes the limit (est_bytes: the whole timeline's, about). */
 sim_status cli_point_check_trace_size(const cli_opts *o, double est_bytes, const char *what,
                                       sim_err *err)
 {
@@ -302,31 +303,11 @@ static sim_status parse_window(const char *s, int64_t *w0, int64_t *w1, sim_err 
     return SIM_OK;
 }
 
-/* The timeline's estimated size: a first pass of the simulation (deterministic, so the second
- * pass repeats it exactly) counts the iterations, requests and preemptions inside the window. */
-static sim_status serve_trace_size(const cli_opts *o, const sim_engine_cfg *cfg,
-                                   const sim_workload *w, sim_trace_detail detail, int64_t w0,
-                                   int64_t w1, sim_err *err)
+/* What a refused serve timeline is called in the message. */
+static void serve_trace_what(const cli_opts *o, char *what, size_t len)
 {
-    sim_engine_cfg quiet = *cfg;
-    quiet.observer = NULL;
-    sim_engine_result res;
-    sim_status st = sim_engine_run(&quiet, w, &res, err);
-    if (st)
-        return st;
-    double dur = (double)res.duration_ns;
-    double end = w1 < 0 || (double)w1 > dur ? dur : (double)w1;
-    double frac = dur > 0.0 ? fmax(0.0, end - (double)w0) / dur : 1.0;
-    double est =
-        sim_trace_serve_estimate_bytes(detail, &cfg->step, frac * (double)res.iterations,
-                                       frac * (double)res.n, frac * (double)res.preemptions);
-    sim_engine_result_free(&res);
-    if (est < 0.0)
-        return sim_fail(err, SIM_EINTERNAL, "out of memory estimating the timeline");
-    char what[96];
-    snprintf(what, sizeof what, "the serve timeline at --trace-detail %s",
+    snprintf(what, len, "the serve timeline at --trace-detail %s",
              o->trace_detail ? o->trace_detail : "iteration");
-    return cli_point_check_trace_size(o, est, what, err);
 }
 
 static sim_status open_serve_trace(const cli_opts *o, sim_engine_cfg *cfg, const sim_workload *w,
@@ -340,8 +321,6 @@ static sim_status open_serve_trace(const cli_opts *o, sim_engine_cfg *cfg, const
                         "or op",
                         o->trace_detail);
     sim_status st = o->trace_window ? parse_window(o->trace_window, &w0, &w1, err) : SIM_OK;
-    if (!st)
-        st = serve_trace_size(o, cfg, w, detail, w0, w1, err);
     if (st)
         return st;
     sim_trace_serve *ts = calloc(1, sizeof *ts);
@@ -353,6 +332,8 @@ static sim_status open_serve_trace(const cli_opts *o, sim_engine_cfg *cfg, const
     }
     if (o->trace_full)
         sim_trace_serve_full(ts);
+    /* the limit is checked as the file streams (no first pass to estimate it) */
+    sim_trace_serve_limit(ts, o->trace_max_mb * 1e6);
     cfg->observer = &ts->observer;
     *out = ts;
     return SIM_OK;
@@ -560,8 +541,8 @@ static sim_status serve_watch_open(const cli_opts *o, cli_point_serve_state *s, 
 
 /* Unchains the observers and closes the timelines: written after a run that succeeded (`st`),
  * removed after one that failed. */
-static sim_status serve_watch_close(cli_point_serve_state *s, serve_watch *w, sim_status st,
-                                    sim_err *err)
+static sim_status serve_watch_close(const cli_opts *o, cli_point_serve_state *s, serve_watch *w,
+                                    sim_status st, sim_err *err)
 {
     if (s->series) {
         s->series->next = NULL;
@@ -572,10 +553,17 @@ static sim_status serve_watch_close(cli_point_serve_state *s, serve_watch *w, si
         sim_series_set_align(s->instances);
     }
     if (w->ts) {
-        if (!st)
+        const bool ran = !st;
+        if (ran)
             st = sim_trace_serve_close(w->ts, s->res.duration_ns, err);
         else
             sim_trace_serve_abort(w->ts);
+        const double over = sim_trace_serve_over_bytes(w->ts, s->res.duration_ns);
+        if (ran && over > 0.0) { /* past --trace-max-mb: the file is already removed */
+            char what[96];
+            serve_trace_what(o, what, sizeof what);
+            st = cli_point_check_trace_size(o, over, what, err);
+        }
         free(w->ts);
         s->cfg.observer = NULL;
     }
@@ -633,7 +621,7 @@ sim_status cli_point_serve(const cli_opts *o, cli_load_result *L, const cli_load
         st = sim_deploy_run(&s->cc, &dc, s->w, &s->res, &s->cluster, err);
     if (!st && s->cluster.autoscaled)
         s->gpus = sim_pp_gpus(&s->cfg.step) * s->cluster.peak_held;
-    st = serve_watch_close(s, &w, st, err);
+    st = serve_watch_close(o, s, &w, st, err);
     /* the metrics */
     if (!st && sim_metrics_compute(&s->res, &s->slo, &s->m))
         st = sim_fail(err, SIM_EINTERNAL, "out of memory computing metrics");

@@ -40,6 +40,23 @@ void sim_targs_reset(sim_targs *a)
 static sim_strbuf targs_key(sim_targs *a, const char *key)
 {
     sim_strbuf b = sim_strbuf_over(a->buf, sizeof a->buf, a->len);
+    /* a key with nothing to escape (every key the timelines write): one copy */
+    size_t n = 0;
+    while (key[n] && key[n] != '"' && key[n] != '\\' && (unsigned char)key[n] >= 0x20)
+        n++;
+    if (!key[n] && b.len + n + 5 < b.cap) {
+        char *p = b.s + b.len;
+        if (b.len)
+            *p++ = ',';
+        *p++ = '"';
+        memcpy(p, key, n);
+        p += n;
+        *p++ = '"';
+        *p++ = ':';
+        *p = '\0';
+        b.len = (size_t)(p - b.s);
+        return b;
+    }
     if (a->len)
         sim_strbuf_put(&b, ",", 1);
     sim_strbuf_json_str(&b, key);
@@ -54,16 +71,28 @@ static void targs_end(sim_targs *a, const sim_strbuf *b)
     a->buf[a->len] = '\0';
 }
 
+/* v as "%lld" prints it, NUL-terminated, into buf (room for 24 bytes); returns its length. */
+static size_t int_text(char *buf, long long v)
+{
+    sim_strbuf b = sim_strbuf_over(buf, 24, 0);
+    sim_strbuf_int(&b, v);
+    return b.len;
+}
+
 /* The shortest of %.15g, %.16g, %.17g that reads back as exactly v: full precision, and
  * 2799525.877 stays 2799525.877 rather than 2799525.8770000003. */
 void sim_trace_fmt_num(char *buf, size_t len, double v)
 {
     if (!isfinite(v))
         v = 0.0;
-    /* a whole number below 10^15 is what %.15g prints, without the round trip */
+    /* a whole number below 10^15 is what %.15g prints, without the round trip (nor printf) */
     if (v == floor(v) && fabs(v) < 1e15 && !(v == 0.0 && signbit(v))) {
-        snprintf(buf, len, "%lld", (long long)v);
-        return;
+        char digits[24];
+        const size_t n = int_text(digits, (long long)v);
+        if (n < len) {
+            memcpy(buf, digits, n + 1);
+            return;
+        }
     }
     for (int prec = 15; prec <= 17; prec++) {
         snprintf(buf, len, "%.*g", prec, v);
@@ -78,6 +107,34 @@ void sim_targs_num(sim_targs *a, const char *key, double v)
     sim_trace_fmt_num(num, sizeof num, v);
     sim_strbuf b = targs_key(a, key);
     sim_strbuf_put(&b, num, strlen(num));
+    targs_end(a, &b);
+}
+
+/* ns / 1e9 as a decimal, digits from the integer: the seconds, then the nine decimals with trailing
+ * zeros left out. It is the text sim_trace_fmt_num gives (double)ns / 1e9 when 1e5 <= ns < 1e15:
+ * the division is correctly rounded (ns < 2^53 is exact), so the double x is within 2^-53 |x| of
+ * the decimal D = ns / 1e9, which has at most 15 significant digits; %.15g rounds x to 15 of them,
+ * and the error is below half a unit of the 15th (5e-16 |D| at least, > 2^-53 |D|), so it prints D
+ * (trailing zeros dropped), and D reads back as x (x is D's nearest double), so no longer form is
+ * tried. ns >= 1e5 (1e-4 s) keeps %g out of exponent notation, ns < 1e15 within 15 digits. */
+void sim_targs_ns_as_s(sim_targs *a, const char *key, int64_t ns)
+{
+    if (ns < 100000 || ns >= 1000000000000000) {
+        sim_targs_num(a, key, (double)ns / 1e9);
+        return;
+    }
+    char num[32];
+    size_t n = int_text(num, ns / 1000000000);
+    int64_t f = ns % 1000000000;
+    if (f) {
+        num[n++] = '.';
+        for (int64_t d = 100000000; f; d /= 10) {
+            num[n++] = (char)('0' + f / d);
+            f %= d;
+        }
+    }
+    sim_strbuf b = targs_key(a, key);
+    sim_strbuf_put(&b, num, n);
     targs_end(a, &b);
 }
 
@@ -106,31 +163,45 @@ sim_status sim_trace_open_meta(sim_trace *t, const char *path, const sim_targs *
     sim_status st = sim_outfile_open(&t->out, path, "--chrome-trace", err);
     if (st)
         return st;
-    fprintf(t->out.f,
-            "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"infersim\"%s%s},"
-            "\"traceEvents\":[\n",
-            meta && meta->len ? "," : "", meta && meta->len ? meta->buf : "");
+    int n = fprintf(t->out.f,
+                    "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"infersim\"%s%s},"
+                    "\"traceEvents\":[\n",
+                    meta && meta->len ? "," : "", meta && meta->len ? meta->buf : "");
+    t->bytes = n > 0 ? n : 0;
     t->first = true;
     return SIM_OK;
 }
+
+static const char footer[] = "\n]}\n";
+
+void sim_trace_limit(sim_trace *t, double max_bytes) { t->max_bytes = max_bytes > 0 ? max_bytes : 0; }
+
+bool sim_trace_over(const sim_trace *t) { return t->over; }
 
 sim_status sim_trace_close(sim_trace *t, sim_err *err)
 {
     const bool oom = t->ev.oom;
     sim_strbuf_free(&t->ev);
+    free(t->memo);
+    t->memo = NULL;
+    if (t->over) /* the file was removed when it passed the limit */
+        return sim_fail(err, SIM_EINPUT, "--chrome-trace: the timeline passed %.0f MB",
+                        t->max_bytes / 1e6);
     if (!t->out.f)
         return SIM_OK;
     if (oom) {
         sim_outfile_abort(&t->out);
         return sim_fail(err, SIM_EINTERNAL, "out of memory writing the trace");
     }
-    fputs("\n]}\n", t->out.f);
+    fputs(footer, t->out.f);
     return sim_outfile_commit(&t->out, err);
 }
 
 void sim_trace_abort(sim_trace *t)
 {
     sim_strbuf_free(&t->ev);
+    free(t->memo);
+    t->memo = NULL;
     sim_outfile_abort(&t->out);
 }
 
@@ -162,12 +233,22 @@ static void end(sim_trace *t, const sim_targs *args)
         sim_strbuf_put(b, "}", 1);
     }
     sim_strbuf_put(b, "}", 1);
-    if (!b->oom)
-        fwrite(b->s, 1, b->len, t->out.f);
+    if (b->oom)
+        return;
+    t->bytes += (int64_t)b->len;
+    if (t->max_bytes > 0 && (double)t->bytes + (double)(sizeof footer - 1) > t->max_bytes) {
+        t->over = true;
+        t->bytes += (int64_t)(sizeof footer - 1); /* the file closed here: past max_bytes */
+        sim_outfile_abort(&t->out);
+        return;
+    }
+    fwrite(b->s, 1, b->len, t->out.f);
 }
 
 static void name_meta(sim_trace *t, int pid, int tid, const char *what, const char *name, int sort)
 {
+    if (t->over)
+        return;
     char key[32];
     sim_targs a;
     sim_targs_reset(&a);
@@ -199,6 +280,8 @@ void sim_trace_name_thread(sim_trace *t, int pid, int tid, const char *name, int
 void sim_trace_slice(sim_trace *t, int pid, int tid, const char *name, const char *cat,
                      int64_t ts_ns, int64_t dur_ns, const sim_targs *args)
 {
+    if (t->over)
+        return;
     sim_strbuf *b = begin(t, 'X', pid, name);
     put_tid(b, tid);
     sim_strbuf_put(b, ",\"cat\":", 7);
@@ -213,6 +296,8 @@ void sim_trace_slice(sim_trace *t, int pid, int tid, const char *name, const cha
 void sim_trace_counter(sim_trace *t, int pid, const char *name, int64_t ts_ns,
                        const sim_targs *args)
 {
+    if (t->over)
+        return;
     sim_strbuf *b = begin(t, 'C', pid, name);
     sim_strbuf_put(b, ",\"ts\":", 6);
     put_us(b, ts_ns);
@@ -233,6 +318,8 @@ static void put_cat_id_ts(sim_strbuf *b, const char *cat, int64_t id, int64_t ts
 void sim_trace_flow(sim_trace *t, char ph, int pid, int tid, const char *cat, const char *name,
                     int64_t id, int64_t ts_ns)
 {
+    if (t->over)
+        return;
     sim_strbuf *b = begin(t, ph, pid, name);
     put_tid(b, tid);
     put_cat_id_ts(b, cat, id, ts_ns);
@@ -243,6 +330,8 @@ void sim_trace_flow(sim_trace *t, char ph, int pid, int tid, const char *cat, co
 void sim_trace_async(sim_trace *t, char ph, int pid, const char *cat, const char *name, int64_t id,
                      int64_t ts_ns, const sim_targs *args)
 {
+    if (t->over)
+        return;
     sim_strbuf *b = begin(t, ph, pid, name);
     put_cat_id_ts(b, cat, id, ts_ns);
     if (ph == 'n')
@@ -262,13 +351,48 @@ void sim_trace_ctr_init(sim_trace_ctr *c, int pid, const char *name, int64_t eve
         c->keys[k] = keys[k];
 }
 
+struct sim_trace_num_memo {
+    uint64_t bits;
+    char text[26];
+    unsigned char len; /* 0: empty */
+};
+
+/* sim_targs_num's text for v, through the trace's memo of numbers printed before. */
+static void targs_num_memo(sim_trace *t, sim_targs *a, const char *key, double v)
+{
+    if (!t->memo && !(t->memo = calloc(SIM_TRACE_NUM_MEMO, sizeof *t->memo))) {
+        t->ev.oom = true; /* the trace fails, as with any allocation that fails */
+        sim_targs_num(a, key, v);
+        return;
+    }
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    struct sim_trace_num_memo *m =
+        &t->memo[(bits ^ bits >> 23 ^ bits >> 41) % SIM_TRACE_NUM_MEMO];
+    if (!m->len || m->bits != bits) {
+        char num[32];
+        sim_trace_fmt_num(num, sizeof num, v);
+        const size_t n = strlen(num);
+        if (n >= sizeof m->text) { /* longer than any shortest double (24 bytes) */
+            sim_targs_num(a, key, v);
+            return;
+        }
+        memcpy(m->text, num, n + 1);
+        m->len = (unsigned char)n;
+        m->bits = bits;
+    }
+    sim_strbuf b = targs_key(a, key);
+    sim_strbuf_put(&b, m->text, m->len);
+    targs_end(a, &b);
+}
+
 /* Writes v at ts as the value shown. */
 static void ctr_write(sim_trace *t, sim_trace_ctr *c, int64_t ts_ns, const double *v)
 {
     sim_targs a;
     sim_targs_reset(&a);
     for (int k = 0; k < c->n; k++) {
-        sim_targs_num(&a, c->keys[k], v[k]);
+        targs_num_memo(t, &a, c->keys[k], v[k]);
         c->shown[k] = v[k];
     }
     sim_trace_counter(t, c->pid, c->name, ts_ns, &a);
@@ -337,6 +461,17 @@ void sim_trace_merge_flush(sim_trace *t, sim_trace_merge *m)
     }
 }
 
+bool sim_trace_merge_extend(sim_trace_merge *m, int pid, int tid, const char *name, const char *cat,
+                            int64_t ts_ns, int64_t dur_ns)
+{
+    if (!m->count_key || !m->held || ts_ns != m->end_ns || pid != m->pid || tid != m->tid ||
+        strcmp(name, m->name) != 0 || strcmp(cat, m->cat) != 0)
+        return false;
+    m->end_ns += dur_ns;
+    m->n++;
+    return true;
+}
+
 void sim_trace_merge_slice(sim_trace *t, sim_trace_merge *m, int pid, int tid, const char *name,
                            const char *cat, int64_t ts_ns, int64_t dur_ns, const sim_targs *args)
 {
@@ -345,13 +480,9 @@ void sim_trace_merge_slice(sim_trace *t, sim_trace_merge *m, int pid, int tid, c
         return;
     }
     const size_t len = args ? args->len : 0;
-    if (m->held && ts_ns == m->end_ns && pid == m->pid && tid == m->tid &&
-        strcmp(name, m->name) == 0 && strcmp(cat, m->cat) == 0 && len == m->args.len &&
-        memcmp(len ? args->buf : "", m->args.buf, len) == 0) {
-        m->end_ns += dur_ns;
-        m->n++;
+    if (len == m->args.len && memcmp(len ? args->buf : "", m->args.buf, len) == 0 &&
+        sim_trace_merge_extend(m, pid, tid, name, cat, ts_ns, dur_ns))
         return;
-    }
     sim_trace_merge_flush(t, m);
     m->held = true;
     m->pid = pid;

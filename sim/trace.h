@@ -37,11 +37,21 @@
 #include "status.h"
 #include "strbuf.h"
 
+#define SIM_TRACE_NUM_MEMO 4096
 typedef struct sim_trace {
     sim_outfile out; /* out.f is the stream events go to */
     bool first;      /* no event written yet */
     int64_t events;
     sim_strbuf ev; /* the event being written (reused; one write per event) */
+    double max_bytes; /* sim_trace_limit's; 0: none */
+    int64_t bytes;    /* the file's bytes so far (once over: with the event that passed and the
+                         footer, more than max_bytes) */
+    bool over;        /* passed max_bytes: the file is removed, later events are dropped */
+    /* counters' numbers printed before, by their bits (direct-mapped, SIM_TRACE_NUM_MEMO
+     * entries, allocated at the first counter; when that fails, the trace fails as out of
+     * memory): a counter's values come back (the KV cache's usage_pct repeats as blocks are used
+     * and freed) and the shortest round-trip text costs up to three printf and strtod calls */
+    struct sim_trace_num_memo *memo;
 } sim_trace;
 
 /* Event arguments, built into a JSON object fragment in the struct itself (no allocation: a
@@ -56,6 +66,9 @@ void sim_targs_reset(sim_targs *a);
 void sim_targs_num(sim_targs *a, const char *key, double v); /* full precision; non-finite -> 0 */
 void sim_targs_int(sim_targs *a, const char *key, int64_t v);
 void sim_targs_str(sim_targs *a, const char *key, const char *v);
+/* Nanoseconds as seconds: the text sim_targs_num(a, key, (double)ns / 1e9) writes, printed from
+ * the integer where that is exact (no floating-point printing; trace.c has the argument). */
+void sim_targs_ns_as_s(sim_targs *a, const char *key, int64_t ns);
 
 /* Numbers in args: the shortest decimal that reads back as exactly v (non-finite -> 0). */
 void sim_trace_fmt_num(char *buf, size_t len, double v);
@@ -72,6 +85,17 @@ sim_status sim_trace_close(sim_trace *t, sim_err *err);
 
 /* Drops a trace that will not be completed (removes the temporary file). */
 void sim_trace_abort(sim_trace *t);
+
+/* A limit on the file's size, checked as it streams: the event that would take the file (its
+ * footer included) past max_bytes is not written, the temporary file is removed at once, and
+ * every later event is dropped unformatted (sim_trace_over; sim_trace_close then fails with
+ * SIM_EINPUT, and t->bytes holds the file's size had it closed after the event that passed:
+ * more than max_bytes). max_bytes <= 0: no limit.
+ * Example (sim_trace *t):
+ *   sim_trace_limit(t, 512e6); // as --trace-max-mb 512
+ */
+void sim_trace_limit(sim_trace *t, double max_bytes);
+bool sim_trace_over(const sim_trace *t);
 
 /* Metadata: names and sort order of a process (pid) and of a thread (pid, tid). */
 void sim_trace_name_process(sim_trace *t, int pid, const char *name, int sort);
@@ -144,6 +168,12 @@ void sim_trace_merge_init(sim_trace_merge *m, const char *count_key);
 void sim_trace_merge_slice(sim_trace *t, sim_trace_merge *m, int pid, int tid, const char *name,
                            const char *cat, int64_t ts_ns, int64_t dur_ns, const sim_targs *args);
 void sim_trace_merge_flush(sim_trace *t, sim_trace_merge *m);
+
+/* Extends the held slice by a slice of the same args (the caller knows them equal: it need not
+ * build them) when it starts where the held one ends on the same track with the same name and
+ * cat; false (nothing done) otherwise, or when nothing is merged. */
+bool sim_trace_merge_extend(sim_trace_merge *m, int pid, int tid, const char *name, const char *cat,
+                            int64_t ts_ns, int64_t dur_ns);
 
 /* A flow arrow from one track to another: ph 's' (its start) and 'f' (its finish), the same cat
  * and integer id, each bound to the slice that encloses it on (pid, tid) ("bp": "e"), as a

@@ -60,7 +60,7 @@ static void open_span(sim_trace_serve *ts, int64_t id, int64_t t)
     req_name(name, sizeof name, id);
     sim_targs a;
     sim_targs_reset(&a);
-    sim_targs_num(&a, "arrival_s", (double)ts->arrival_ns[id] / 1e9);
+    sim_targs_ns_as_s(&a, "arrival_s", ts->arrival_ns[id]);
     sim_trace_async(&ts->t, 'b', PID_REQUESTS, "request", name, id + 1, t, &a);
     ts->open[id] |= OPEN_SPAN;
 }
@@ -98,6 +98,8 @@ static bool active(const sim_trace_serve *ts) { return ts->started && !ts->ended
  * its edge) and closes it when time passes its end. */
 static void advance(sim_trace_serve *ts, int64_t t)
 {
+    if (!sim_trace_over(&ts->t))
+        ts->upto_ns = t;
     if (!ts->started && t >= ts->w0_ns) {
         ts->started = true;
         for (size_t i = 0; i < ts->n; i++) {
@@ -126,6 +128,8 @@ static void enter_phase(sim_trace_serve *ts, int64_t id, unsigned char phase, in
 static void on_request(void *ctx, int64_t id, sim_request_event ev, int64_t t)
 {
     sim_trace_serve *ts = ctx;
+    if (sim_trace_over(&ts->t))
+        return; /* nothing more is written */
     advance(ts, t);
     int64_t at = t < ts->w0_ns ? ts->w0_ns : t; /* an arrival before the window opened */
     switch (ev) {
@@ -215,21 +219,48 @@ static void write_serve_stages(sim_trace_serve *ts, const sim_iter_info *it)
     }
 }
 
+/* Whether the iteration's slice args (sim_trace_detail_iter_args' engine rows: its counts,
+ * draft_us and bound) are the last iteration's; records them as the last. */
+static bool same_args(sim_trace_serve *ts, const sim_iter_info *it)
+{
+    const int64_t v[8] = {it->seqs,          it->prefill_tokens, it->decode_tokens,
+                          it->cached_tokens, it->graph_seqs,     it->kv_used_blocks,
+                          it->running,       it->waiting};
+    const int bound = it->step ? (int)it->step->bound : -2;
+    const bool same = ts->last_bound == bound && memcmp(v, ts->last_args, sizeof v) == 0 &&
+                      it->draft_ns == ts->last_draft_ns && /* -0 prints apart from 0 */
+                      !signbit(it->draft_ns) == !signbit(ts->last_draft_ns);
+    memcpy(ts->last_args, v, sizeof v);
+    ts->last_draft_ns = it->draft_ns;
+    ts->last_bound = bound;
+    return same;
+}
+
 static void on_iteration(void *ctx, const sim_iter_info *it)
 {
     sim_trace_serve *ts = ctx;
+    if (sim_trace_over(&ts->t))
+        return;
     advance(ts, it->start_ns);
     if (!active(ts))
         return;
     sim_trace *t = &ts->t;
-    sim_targs a;
-    sim_trace_detail_iter_args(&a, it, SIM_TRACE_DETAIL_ITER_ENGINE);
-    if (ts->detail == SIM_TRACE_ITERATION)
-        sim_trace_merge_slice(t, &ts->iters, PID_ENGINE, TID_ISSUE, "iteration", "iteration",
-                              it->start_ns, it->dur_ns, &a);
-    else /* layers and ops nest in each iteration: not merged */
+    if (ts->detail == SIM_TRACE_ITERATION) {
+        /* the args are formatted only when they differ from the held slice's */
+        if (!(same_args(ts, it) && sim_trace_merge_extend(&ts->iters, PID_ENGINE, TID_ISSUE,
+                                                           "iteration", "iteration",
+                                                           it->start_ns, it->dur_ns))) {
+            sim_targs a;
+            sim_trace_detail_iter_args(&a, it, SIM_TRACE_DETAIL_ITER_ENGINE);
+            sim_trace_merge_slice(t, &ts->iters, PID_ENGINE, TID_ISSUE, "iteration",
+                                  "iteration", it->start_ns, it->dur_ns, &a);
+        }
+    } else { /* layers and ops nest in each iteration: not merged */
+        sim_targs a;
+        sim_trace_detail_iter_args(&a, it, SIM_TRACE_DETAIL_ITER_ENGINE);
         sim_trace_slice(t, PID_ENGINE, TID_ISSUE, "iteration", "iteration", it->start_ns,
                         it->dur_ns, &a);
+    }
     const double req[] = {(double)it->running, (double)it->waiting};
     sim_trace_ctr_set(t, &ts->requests, it->start_ns, req);
     const double tok[] = {(double)it->prefill_tokens, (double)it->cached_tokens,
@@ -270,6 +301,21 @@ static void init_counters(sim_trace_serve *ts, int64_t every_ns)
     sim_trace_ctr_init(&ts->kv, PID_ENGINE, "kv cache", every_ns, 2, kv);
 }
 
+void sim_trace_serve_limit(sim_trace_serve *ts, double max_bytes)
+{
+    sim_trace_limit(&ts->t, max_bytes);
+}
+
+double sim_trace_serve_over_bytes(const sim_trace_serve *ts, int64_t end_ns)
+{
+    if (!sim_trace_over(&ts->t))
+        return 0.0;
+    const int64_t end = ts->w1_ns >= 0 && ts->w1_ns < end_ns ? ts->w1_ns : end_ns;
+    const double span = (double)(end - ts->w0_ns), done = (double)(ts->upto_ns - ts->w0_ns);
+    const double bytes = (double)ts->t.bytes;
+    return done > 0.0 && span > done ? bytes * span / done : bytes;
+}
+
 void sim_trace_serve_full(sim_trace_serve *ts)
 {
     ts->iters.count_key = NULL; /* no merging */
@@ -301,6 +347,7 @@ sim_status sim_trace_serve_open(sim_trace_serve *ts, const char *path, sim_trace
     ts->observer = (sim_engine_observer){
         .ctx = ts, .iteration = on_iteration, .request = on_request, .tier = on_tier};
     sim_trace_merge_init(&ts->iters, "iterations");
+    ts->last_bound = -1;
     init_counters(ts, SIM_TRACE_SERVE_COUNTER_EVERY_NS);
     sim_trace_name_process(&ts->t, PID_ENGINE, "engine", 0);
     sim_trace_detail_tracks(&ts->t, PID_ENGINE, detail == SIM_TRACE_OP);

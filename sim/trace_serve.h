@@ -66,12 +66,26 @@ typedef struct sim_trace_serve {
     int64_t tier_flows;
     sim_trace_merge iters;    /* iteration slices, merged where identical */
     sim_trace_ctr requests, tokens, kv; /* the counters, sampled */
+    int64_t upto_ns; /* the last simulated time seen before the file passed its limit */
+    /* the last iteration's slice args as values (compared instead of formatted when merging) */
+    int64_t last_args[8];
+    double last_draft_ns;
+    int last_bound; /* -1: none yet */
 } sim_trace_serve;
 
 /* Opens a serving timeline of n requests. w1_ns < 0: no end to the window. */
 sim_status sim_trace_serve_open(sim_trace_serve *ts, const char *path, sim_trace_detail detail,
                                 int64_t w0_ns, int64_t w1_ns, size_t n, const sim_step_cfg *step,
                                 sim_err *err);
+
+/* A limit on the file's size (trace.h's sim_trace_limit): past it the file is removed and the rest
+ * of the run is not formatted. sim_trace_serve_over_bytes then says how large the timeline would
+ * have been, about: the bytes written up to the limit, scaled from the simulated time they cover
+ * to the window's whole span (to end_ns, the run's duration, when the window has no earlier end);
+ * 0 while the file is within its limit. Ask after sim_trace_serve_close (whose last events can pass
+ * the limit too; it then fails with SIM_EINPUT). */
+void sim_trace_serve_limit(sim_trace_serve *ts, double max_bytes);
+double sim_trace_serve_over_bytes(const sim_trace_serve *ts, int64_t end_ns);
 
 /* Every event: no slice merged, every counter sample written (call before the run). */
 void sim_trace_serve_full(sim_trace_serve *ts);

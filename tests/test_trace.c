@@ -585,6 +585,163 @@ static void test_serve_trace_slim_counts(void **state)
     sim_engine_result_free(&res);
 }
 
+/* sim_targs_ns_as_s writes sim_targs_num's text for ns / 1e9 (trace.c's argument, checked):
+ * edges of its fixed-point range and of the fallback, and a million values spread over it. */
+static void test_ns_as_s_same_text(void **state)
+{
+    (void)state;
+    static const int64_t edge[] = {0,     1,         37000,      99999,           100000,
+                                   100001, 999999999, 1000000000, 1000000001,     123456789012345,
+                                   999999999999999, 1000000000000000, 1234567890123456789};
+    uint64_t x = 0x9e3779b97f4a7c15ULL;
+    for (int i = 0; i < 1000000 + (int)(sizeof edge / sizeof edge[0]); i++) {
+        int64_t ns;
+        if (i < (int)(sizeof edge / sizeof edge[0])) {
+            ns = edge[i];
+        } else { /* xorshift: a value of 1 to 16 digits */
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            int64_t scale = 1;
+            for (int d = (int)(x % 16); d > 0; d--)
+                scale *= 10;
+            ns = (int64_t)((x >> 8) % (uint64_t)(10 * scale));
+        }
+        sim_targs a, b;
+        sim_targs_reset(&a);
+        sim_targs_reset(&b);
+        sim_targs_ns_as_s(&a, "arrival_s", ns);
+        sim_targs_num(&b, "arrival_s", (double)ns / 1e9);
+        if (strcmp(a.buf, b.buf) != 0) {
+            print_error("ns %lld: %s, expected %s\n", (long long)ns, a.buf, b.buf);
+            fail();
+        }
+    }
+    sim_targs a;
+    sim_targs_reset(&a);
+    sim_targs_ns_as_s(&a, "t", 123456789);
+    assert_string_equal(a.buf, "\"t\":0.123456789");
+    sim_targs_reset(&a);
+    sim_targs_ns_as_s(&a, "t", 2500000000);
+    assert_string_equal(a.buf, "\"t\":2.5");
+}
+
+/* A serving timeline driven by hand (no engine): four requests, arrivals from 37 us (printed
+ * 3.7e-05) to 1.000000001 s, thirty iterations of 6.5-7.25 ms, runs of identical ones (merged),
+ * a KV cache of 27,858 blocks (usage_pct 100 x used / 27858, full precision), a draft of
+ * 1234.5 ns (draft_us 1.2345) in some. Returns the time the run ends. */
+static int64_t hand_serve_run(sim_trace_serve *ts, sim_step_result *step)
+{
+    const sim_engine_observer *o = &ts->observer;
+    static const int64_t arrive_ns[4] = {37000, 123456789, 250000001, 1000000001};
+    int64_t t = 0;
+    int next = 0, running = 0;
+    step->bound = SIM_BOUND_MEMORY;
+    for (int i = 0; i < 30; i++) {
+        while (next < 4 && arrive_ns[next] <= t + 40000000) {
+            o->request(o->ctx, next, SIM_EV_ARRIVED, arrive_ns[next]);
+            if (t < arrive_ns[next])
+                t = arrive_ns[next];
+            o->request(o->ctx, next, SIM_EV_SCHEDULED, t);
+            next++;
+            running++;
+        }
+        const sim_iter_info it = {.start_ns = t,
+                                  .dur_ns = 6500000 + 250000 * (i % 4 == 3 ? 3 : 0) + i / 10,
+                                  .seqs = running,
+                                  .prefill_tokens = i % 7 == 0 ? 512 : 0,
+                                  .decode_tokens = i % 7 == 0 ? running - 1 : running,
+                                  .graph_seqs = i % 7 == 0 ? 0 : 8,
+                                  .kv_used_blocks = 32 * running + i / 8,
+                                  .kv_total_blocks = 27858,
+                                  .running = running,
+                                  .waiting = 4 - next,
+                                  .draft_ns = i % 5 == 4 ? 1234.5 : 0.0,
+                                  .step = step};
+        o->iteration(o->ctx, &it);
+        t += it.dur_ns;
+        if (i == 1)
+            o->request(o->ctx, 0, SIM_EV_DECODING, t);
+        if (i == 20)
+            o->request(o->ctx, 0, SIM_EV_FINISHED, t);
+    }
+    return t;
+}
+
+static char *read_all(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* Writes the hand-built run's slim timeline to path, limited to max_bytes (0: none); the
+ * status of closing it, and the size it would take when it passed the limit. */
+static sim_status hand_serve_trace(const char *path, double max_bytes, double *over_bytes)
+{
+    sim_err err = {{0}};
+    sim_trace_serve *ts = calloc(1, sizeof *ts);
+    sim_step_result *step = calloc(1, sizeof *step);
+    assert_non_null(ts);
+    assert_non_null(step);
+    assert_int_equal(sim_trace_serve_open(ts, path, SIM_TRACE_ITERATION, 0, -1, 4, NULL, &err),
+                     SIM_OK);
+    sim_trace_serve_limit(ts, max_bytes);
+    const int64_t end = hand_serve_run(ts, step);
+    sim_status st = sim_trace_serve_close(ts, end, &err); /* its last events can pass it too */
+    *over_bytes = sim_trace_serve_over_bytes(ts, end);
+    free(ts);
+    free(step);
+    return st;
+}
+
+/* The slim timeline byte for byte as tests/data/trace-serve-slim.json holds it (written before
+ * the args' numbers got their own printers: the text did not change), and --trace-max-mb's limit
+ * as the file streams: one byte short of the whole file refuses it and leaves no file (nor its
+ * temporary), its size scaled from the simulated time written; the exact size writes it. */
+static void test_serve_trace_hand_built_golden_and_limit(void **state)
+{
+    (void)state;
+    const char *path = tmp_path("hand");
+    double over = -1.0;
+    assert_int_equal(hand_serve_trace(path, 0.0, &over), SIM_OK);
+    assert_true(over == 0.0);
+    (void)check_ok(path);
+    char *got = read_all(path);
+    char golden[1024];
+    tu_snprintf(golden, sizeof golden, "%s/tests/data/trace-serve-slim.json", tu_root());
+    char *want = read_all(golden);
+    assert_string_equal(got, want);
+    const double size = (double)strlen(got);
+    free(got);
+    free(want);
+    remove(path);
+    assert_int_equal(hand_serve_trace(path, size, &over), SIM_OK);
+    assert_true(over == 0.0);
+    assert_true(file_bytes(path) == size);
+    remove(path);
+    assert_int_equal(hand_serve_trace(path, size - 1.0, &over), SIM_EINPUT);
+    assert_true(over > size - 1.0 && over < 1.2 * size);
+    assert_int_not_equal(access(path, F_OK), 0);
+    assert_int_equal(hand_serve_trace(path, size / 4.0, &over), SIM_EINPUT);
+    assert_int_not_equal(access(path, F_OK), 0);
+    /* past the limit, scaled from the time its quarter covers (the hand-built run is uneven: its
+     * first events are metadata and a lone request, so the scale overshoots; on an even run it is
+     * close, test_cli_serve: 12 MB for 12.49) */
+    assert_true(over > size / 4.0 && over < 2.0 * size);
+    char dir_cmd[1200];
+    tu_snprintf(dir_cmd, sizeof dir_cmd, "ls %s.*.tmp >/dev/null 2>&1", path);
+    assert_int_not_equal(system(dir_cmd), 0); /* no temporary left */
+}
+
 static void test_writer_escapes_and_is_atomic(void **state)
 {
     (void)state;
@@ -852,6 +1009,8 @@ int main(void)
         cmocka_unit_test(test_serve_trace_pp_stages),
         cmocka_unit_test(test_serve_trace_details_and_window),
         cmocka_unit_test(test_serve_trace_slim_counts),
+        cmocka_unit_test(test_serve_trace_hand_built_golden_and_limit),
+        cmocka_unit_test(test_ns_as_s_same_text),
         cmocka_unit_test(test_sampled_counter_and_merge),
         cmocka_unit_test(test_writer_escapes_and_is_atomic),
         cmocka_unit_test(test_writer_long_names_and_full_args),
