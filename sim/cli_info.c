@@ -10,7 +10,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "trace_check.h"
+#include "timeline_check.h"
 #include "validate.h"
 
 sim_status cli_info_op(const cli_opts *o, FILE *out, sim_err *err)
@@ -103,8 +103,8 @@ sim_status cli_info_trace_check(const cli_opts *o, FILE *out, sim_err *err)
 {
     if (!o->trace)
         return sim_fail(err, SIM_EINPUT, "trace-check: missing FILE (infersim trace-check FILE)");
-    sim_trace_stats s;
-    sim_status st = sim_trace_check(o->trace, &s, err);
+    sim_timeline_stats s;
+    sim_status st = sim_timeline_check(o->trace, &s, err);
     if (st)
         return st;
     fprintf(out,

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cluster_trace.h"
+#include "cluster_timeline.h"
 #include "find.h"
 #include "pp.h"
-#include "trace_serve.h"
+#include "timeline_serve.h"
 #include "lenfile.h"
 
 /* Refuses a timeline past --trace-max-mb: run's estimated before a byte of it is written, serve's
@@ -311,11 +311,11 @@ static void serve_trace_what(const cli_opts *o, char *what, size_t len)
 }
 
 static sim_status open_serve_trace(const cli_opts *o, sim_engine_cfg *cfg, const sim_workload *w,
-                                   sim_trace_serve **out, sim_err *err)
+                                   sim_timeline_serve **out, sim_err *err)
 {
-    sim_trace_detail detail = SIM_TRACE_ITERATION;
+    sim_timeline_detail detail = SIM_TIMELINE_ITERATION;
     int64_t w0 = 0, w1 = -1;
-    if (o->trace_detail && !sim_trace_detail_parse(o->trace_detail, &detail))
+    if (o->trace_detail && !sim_timeline_detail_parse(o->trace_detail, &detail))
         return sim_fail(err, SIM_EINPUT,
                         "--trace-detail: value '%s', expected iteration, layer "
                         "or op",
@@ -323,17 +323,17 @@ static sim_status open_serve_trace(const cli_opts *o, sim_engine_cfg *cfg, const
     sim_status st = o->trace_window ? parse_window(o->trace_window, &w0, &w1, err) : SIM_OK;
     if (st)
         return st;
-    sim_trace_serve *ts = calloc(1, sizeof *ts);
+    sim_timeline_serve *ts = calloc(1, sizeof *ts);
     if (!ts)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
-    if ((st = sim_trace_serve_open(ts, o->chrome_trace, detail, w0, w1, w->n, &cfg->step, err))) {
+    if ((st = sim_timeline_serve_open(ts, o->chrome_trace, detail, w0, w1, w->n, &cfg->step, err))) {
         free(ts);
         return st;
     }
     if (o->trace_full)
-        sim_trace_serve_full(ts);
+        sim_timeline_serve_full(ts);
     /* the limit is checked as the file streams (no first pass to estimate it) */
-    sim_trace_serve_limit(ts, o->trace_max_mb * 1e6);
+    sim_timeline_serve_limit(ts, o->trace_max_mb * 1e6);
     cfg->observer = &ts->observer;
     *out = ts;
     return SIM_OK;
@@ -499,7 +499,7 @@ static sim_status serve_deployment(const cli_opts *o, const cli_load_result *L,
 /* What watches a serve run: its timeline (one engine's, or every instance's), a library
  * caller's observer, the --html series. */
 typedef struct serve_watch {
-    sim_trace_serve *ts;   /* one engine's --chrome-trace (owned) */
+    sim_timeline_serve *ts;   /* one engine's --chrome-trace (owned) */
     sim_cluster_trace *ct; /* several engines': their own timeline (owned) */
 } serve_watch;
 
@@ -555,10 +555,10 @@ static sim_status serve_watch_close(const cli_opts *o, cli_point_serve_state *s,
     if (w->ts) {
         const bool ran = !st;
         if (ran)
-            st = sim_trace_serve_close(w->ts, s->res.duration_ns, err);
+            st = sim_timeline_serve_close(w->ts, s->res.duration_ns, err);
         else
-            sim_trace_serve_abort(w->ts);
-        const double over = sim_trace_serve_over_bytes(w->ts, s->res.duration_ns);
+            sim_timeline_serve_abort(w->ts);
+        const double over = sim_timeline_serve_over_bytes(w->ts, s->res.duration_ns);
         if (ran && over > 0.0) { /* past --trace-max-mb: the file is already removed */
             char what[96];
             serve_trace_what(o, what, sizeof what);

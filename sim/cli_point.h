@@ -30,7 +30,7 @@ sim_status cli_point_run_decode(const cli_opts *o, cli_load_result *L, const cli
                                 sim_err *err);
 
 /* Refuses a timeline past --trace-max-mb (est_bytes, its size or estimate, naming `what`): a run's
- * before a byte of it is written, a serve's once its file passes the limit (trace_serve.h). */
+ * before a byte of it is written, a serve's once its file passes the limit (timeline_serve.h). */
 sim_status cli_point_check_trace_size(const cli_opts *o, double est_bytes, const char *what,
                                       sim_err *err);
 

@@ -8,7 +8,7 @@
 
 #include "html.h"
 #include "pp.h"
-#include "trace_run.h"
+#include "timeline_run.h"
 
 /* The run's timeline over pipeline stages (speculative decoding is refused with --pp). */
 static sim_status write_run_trace_pp(const cli_opts *o, const sim_run_cfg *cfg, bool all,
@@ -21,11 +21,11 @@ static sim_status write_run_trace_pp(const cli_opts *o, const sim_run_cfg *cfg, 
     char what[96];
     snprintf(what, sizeof what, "the run timeline of %d stage%s x %d rank%s", cfg->step.pp,
              cfg->step.pp > 1 ? "s" : "", ranks, ranks > 1 ? "s" : "");
-    double est = sim_trace_run_pp_estimate_bytes(&cfg->step, &pre, d, ranks);
+    double est = sim_timeline_run_pp_estimate_bytes(&cfg->step, &pre, d, ranks);
     if (est < 0)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
     sim_status st = cli_point_check_trace_size(o, est, what, err);
-    return st ? st : sim_trace_run_pp(o->chrome_trace, &cfg->step, &pre, d, all, err);
+    return st ? st : sim_timeline_run_pp(o->chrome_trace, &cfg->step, &pre, d, all, err);
 }
 
 /* The run's timeline: its prefill step and its first decode (or verify) step. */
@@ -53,9 +53,9 @@ static sim_status write_run_trace(const cli_opts *o, const sim_run_cfg *cfg,
     snprintf(what, sizeof what, "the run timeline of %d rank%s", all ? cfg->step.tp : 1,
              all && cfg->step.tp > 1 ? "s" : "");
     sim_status st = cli_point_check_trace_size(
-        o, sim_trace_run_estimate_bytes(&r->prefill, dec, all ? cfg->step.tp : 1), what, err);
+        o, sim_timeline_run_estimate_bytes(&r->prefill, dec, all ? cfg->step.tp : 1), what, err);
     if (!st)
-        st = sim_trace_run(o->chrome_trace, &cfg->step, &r->prefill, dec, all, err);
+        st = sim_timeline_run(o->chrome_trace, &cfg->step, &r->prefill, dec, all, err);
     free(dec);
     return st;
 }

@@ -118,7 +118,7 @@ typedef enum sim_field_out {
                               Result" banner, each with its label (its unit in it) and section;
                               run --format table: a step's line and an op's columns, each with
                               its label, width and the text around it */
-    SIM_FIELDS_TRACE,       /* a step's or an op's args on the Chrome trace (trace_detail.h) */
+    SIM_FIELDS_TRACE,       /* a step's or an op's args on the Chrome trace (timeline_detail.h) */
     SIM_FIELDS_TRACE_NET,   /* an op's network slice's args on the Chrome trace (op detail) */
     SIM_FIELDS_TRACE_STAGE, /* a pipeline stage's slice on the Chrome trace: its micro-batch's
                                tokens and sequences (at most SIM_FIELDS_STAGE_MAX) */

@@ -16,8 +16,8 @@
  * A buffer can also write into storage the caller owns (sim_strbuf_over: a fixed array that is
  * never reallocated): an append that does not fit sets b.oom and adds nothing (a JSON string with
  * escapes may keep the pieces that fitted: a writer that needs all or nothing keeps its own
- * length, as trace.h's args do). JSON escaping appends runs of plain bytes whole: it is the only JSON string escaper of the
- * code base, the Chrome trace writer's hot path included (trace.h).
+ * length, as timeline.h's args do). JSON escaping appends runs of plain bytes whole: it is the only JSON string escaper of the
+ * code base, the Chrome trace writer's hot path included (timeline.h).
  */
 #ifndef SIM_STRBUF_H
 #define SIM_STRBUF_H

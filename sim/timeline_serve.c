@@ -1,6 +1,6 @@
-/* trace_serve.c - the serving timeline: the engine's iterations, the requests' spans and phases,
+/* timeline_serve.c - the serving timeline: the engine's iterations, the requests' spans and phases,
  * the pipeline stages' micro-batches. */
-#include "trace_serve.h"
+#include "timeline_serve.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -9,36 +9,36 @@
 #include "pp.h"
 #include "report.h"
 
-enum { TID_ISSUE = SIM_TRACE_DETAIL_TID_ISSUE };
+enum { TID_ISSUE = SIM_TIMELINE_DETAIL_TID_ISSUE };
 
-double sim_trace_serve_estimate_bytes(sim_trace_detail detail, const sim_step_cfg *cfg,
+double sim_timeline_serve_estimate_bytes(sim_timeline_detail detail, const sim_step_cfg *cfg,
                                       double iterations, double requests, double preemptions)
 {
-    double n[SIM_TRACE_DETAIL_EV_KINDS] = {0};
+    double n[SIM_TIMELINE_DETAIL_EV_KINDS] = {0};
     sim_step_result *s = malloc(sizeof *s);
     if (!s)
         return -1.0; /* out of memory */
     /* which ops run does not depend on the batch: one decode stands for all */
     sim_seq_group g = {.count = 1, .q = 1, .c = 1, .logits = 1};
     sim_step_price(cfg, &g, 1, s);
-    sim_trace_detail_count(s, detail, n);
+    sim_timeline_detail_count(s, detail, n);
     free(s);
-    for (int k = 0; k < SIM_TRACE_DETAIL_EV_KINDS; k++)
+    for (int k = 0; k < SIM_TIMELINE_DETAIL_EV_KINDS; k++)
         n[k] *= iterations;
-    n[SIM_TRACE_DETAIL_EV_META] = 4 + 2.0 * (detail == SIM_TRACE_OP ? 4 : 1);
+    n[SIM_TIMELINE_DETAIL_EV_META] = 4 + 2.0 * (detail == SIM_TIMELINE_OP ? 4 : 1);
     /* stages: a process and track each, and a slice per micro-batch (counted at pp per
      * iteration, as under load; lighter batches cut fewer) */
     const int pp = sim_pp_stages(cfg);
     if (pp > 1) {
-        n[SIM_TRACE_DETAIL_EV_META] += 4.0 * pp;
-        n[SIM_TRACE_DETAIL_EV_MB] = (double)pp * pp * iterations;
+        n[SIM_TIMELINE_DETAIL_EV_META] += 4.0 * pp;
+        n[SIM_TIMELINE_DETAIL_EV_MB] = (double)pp * pp * iterations;
     }
-    n[SIM_TRACE_DETAIL_EV_ITER] = iterations;
-    n[SIM_TRACE_DETAIL_EV_COUNTER] = 3.0 * iterations;
+    n[SIM_TIMELINE_DETAIL_EV_ITER] = iterations;
+    n[SIM_TIMELINE_DETAIL_EV_COUNTER] = 3.0 * iterations;
     /* a request: its span and three phases, begun and ended; a preemption: an instant and a
      * phase ended and begun */
-    n[SIM_TRACE_DETAIL_EV_ASYNC] = 8.0 * requests + 3.0 * preemptions;
-    return sim_trace_detail_bytes(n);
+    n[SIM_TIMELINE_DETAIL_EV_ASYNC] = 8.0 * requests + 3.0 * preemptions;
+    return sim_timeline_detail_bytes(n);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -54,51 +54,51 @@ static void req_name(char *buf, size_t len, int64_t id)
     snprintf(buf, len, "request %lld", (long long)id);
 }
 
-static void open_span(sim_trace_serve *ts, int64_t id, int64_t t)
+static void open_span(sim_timeline_serve *ts, int64_t id, int64_t t)
 {
     char name[48];
     req_name(name, sizeof name, id);
     sim_targs a;
     sim_targs_reset(&a);
     sim_targs_ns_as_s(&a, "arrival_s", ts->arrival_ns[id]);
-    sim_trace_async(&ts->t, 'b', PID_REQUESTS, "request", name, id + 1, t, &a);
+    sim_timeline_async(&ts->t, 'b', PID_REQUESTS, "request", name, id + 1, t, &a);
     ts->open[id] |= OPEN_SPAN;
 }
 
-static void open_phase(sim_trace_serve *ts, int64_t id, int64_t t)
+static void open_phase(sim_timeline_serve *ts, int64_t id, int64_t t)
 {
-    sim_trace_async(&ts->t, 'b', PID_REQUESTS, "request", phase_names[ts->phase[id]], id + 1, t,
+    sim_timeline_async(&ts->t, 'b', PID_REQUESTS, "request", phase_names[ts->phase[id]], id + 1, t,
                     NULL);
     ts->open[id] |= OPEN_PHASE;
 }
 
-static void close_phase(sim_trace_serve *ts, int64_t id, int64_t t)
+static void close_phase(sim_timeline_serve *ts, int64_t id, int64_t t)
 {
     if (!(ts->open[id] & OPEN_PHASE))
         return;
-    sim_trace_async(&ts->t, 'e', PID_REQUESTS, "request", phase_names[ts->phase[id]], id + 1, t,
+    sim_timeline_async(&ts->t, 'e', PID_REQUESTS, "request", phase_names[ts->phase[id]], id + 1, t,
                     NULL);
     ts->open[id] &= (unsigned char)~OPEN_PHASE;
 }
 
-static void close_span(sim_trace_serve *ts, int64_t id, int64_t t)
+static void close_span(sim_timeline_serve *ts, int64_t id, int64_t t)
 {
     close_phase(ts, id, t);
     if (!(ts->open[id] & OPEN_SPAN))
         return;
     char name[48];
     req_name(name, sizeof name, id);
-    sim_trace_async(&ts->t, 'e', PID_REQUESTS, "request", name, id + 1, t, NULL);
+    sim_timeline_async(&ts->t, 'e', PID_REQUESTS, "request", name, id + 1, t, NULL);
     ts->open[id] &= (unsigned char)~OPEN_SPAN;
 }
 
-static bool active(const sim_trace_serve *ts) { return ts->started && !ts->ended; }
+static bool active(const sim_timeline_serve *ts) { return ts->started && !ts->ended; }
 
 /* Opens the window when simulated time reaches it (spans of requests already in flight start at
  * its edge) and closes it when time passes its end. */
-static void advance(sim_trace_serve *ts, int64_t t)
+static void advance(sim_timeline_serve *ts, int64_t t)
 {
-    if (!sim_trace_over(&ts->t))
+    if (!sim_timeline_over(&ts->t))
         ts->upto_ns = t;
     if (!ts->started && t >= ts->w0_ns) {
         ts->started = true;
@@ -117,7 +117,7 @@ static void advance(sim_trace_serve *ts, int64_t t)
 }
 
 /* Closes the current phase of a request and opens the next one. */
-static void enter_phase(sim_trace_serve *ts, int64_t id, unsigned char phase, int64_t t)
+static void enter_phase(sim_timeline_serve *ts, int64_t id, unsigned char phase, int64_t t)
 {
     close_phase(ts, id, t);
     ts->phase[id] = phase;
@@ -127,8 +127,8 @@ static void enter_phase(sim_trace_serve *ts, int64_t id, unsigned char phase, in
 
 static void on_request(void *ctx, int64_t id, sim_request_event ev, int64_t t)
 {
-    sim_trace_serve *ts = ctx;
-    if (sim_trace_over(&ts->t))
+    sim_timeline_serve *ts = ctx;
+    if (sim_timeline_over(&ts->t))
         return; /* nothing more is written */
     advance(ts, t);
     int64_t at = t < ts->w0_ns ? ts->w0_ns : t; /* an arrival before the window opened */
@@ -143,7 +143,7 @@ static void on_request(void *ctx, int64_t id, sim_request_event ev, int64_t t)
         return;
     case SIM_EV_PREEMPTED:
         if (active(ts))
-            sim_trace_async(&ts->t, 'n', PID_REQUESTS, "request", "preempted", id + 1, t, NULL);
+            sim_timeline_async(&ts->t, 'n', PID_REQUESTS, "request", "preempted", id + 1, t, NULL);
         enter_phase(ts, id, PH_QUEUED, t); /* back to the queue */
         return;
     case SIM_EV_SCHEDULED:
@@ -165,7 +165,7 @@ enum { PID_STAGES = 3 }; /* stage k: pid 3 + k */
  * (pp.h: its stage time), back to back. Stage s starts where the first micro-batch reaches it
  * (the stage times and transfers before it), or earlier when its slices would not end by the
  * iteration's end otherwise (the steady round overlaps the stages); the rest is its wait. */
-static void write_serve_stages(sim_trace_serve *ts, const sim_iter_info *it)
+static void write_serve_stages(sim_timeline_serve *ts, const sim_iter_info *it)
 {
     const sim_step_cfg *cfg = it->step_cfg;
     if (!cfg || sim_pp_stages(cfg) == 1 || !it->groups || it->n_groups == 0)
@@ -208,20 +208,20 @@ static void write_serve_stages(sim_trace_serve *ts, const sim_iter_info *it)
             snprintf(name, sizeof name, "micro-batch %d", j);
             sim_targs a;
             sim_targs_reset(&a);
-            sim_trace_detail_add_fields(&a, mb[j], n_mb[j]);
+            sim_timeline_detail_add_fields(&a, mb[j], n_mb[j]);
             sim_targs_num(&a, "stage_us", t_ns[j][s] / 1e3);
             int64_t d = (int64_t)floor(t_ns[j][s]);
             if (at + d > end) /* a stage's busy time fits in its round (pp.h); rounding aside */
                 d = end - at;
-            sim_trace_slice(&ts->t, PID_STAGES + s, TID_ISSUE, name, "stage", at, d, &a);
+            sim_timeline_slice(&ts->t, PID_STAGES + s, TID_ISSUE, name, "stage", at, d, &a);
             at += d;
         }
     }
 }
 
-/* Whether the iteration's slice args (sim_trace_detail_iter_args' engine rows: its counts,
+/* Whether the iteration's slice args (sim_timeline_detail_iter_args' engine rows: its counts,
  * draft_us and bound) are the last iteration's; records them as the last. */
-static bool same_args(sim_trace_serve *ts, const sim_iter_info *it)
+static bool same_args(sim_timeline_serve *ts, const sim_iter_info *it)
 {
     const int64_t v[8] = {it->seqs,          it->prefill_tokens, it->decode_tokens,
                           it->cached_tokens, it->graph_seqs,     it->kv_used_blocks,
@@ -238,77 +238,77 @@ static bool same_args(sim_trace_serve *ts, const sim_iter_info *it)
 
 static void on_iteration(void *ctx, const sim_iter_info *it)
 {
-    sim_trace_serve *ts = ctx;
-    if (sim_trace_over(&ts->t))
+    sim_timeline_serve *ts = ctx;
+    if (sim_timeline_over(&ts->t))
         return;
     advance(ts, it->start_ns);
     if (!active(ts))
         return;
-    sim_trace *t = &ts->t;
-    if (ts->detail == SIM_TRACE_ITERATION) {
+    sim_timeline *t = &ts->t;
+    if (ts->detail == SIM_TIMELINE_ITERATION) {
         /* the args are formatted only when they differ from the held slice's */
-        if (!(same_args(ts, it) && sim_trace_merge_extend(&ts->iters, PID_ENGINE, TID_ISSUE,
+        if (!(same_args(ts, it) && sim_timeline_merge_extend(&ts->iters, PID_ENGINE, TID_ISSUE,
                                                            "iteration", "iteration",
                                                            it->start_ns, it->dur_ns))) {
             sim_targs a;
-            sim_trace_detail_iter_args(&a, it, SIM_TRACE_DETAIL_ITER_ENGINE);
-            sim_trace_merge_slice(t, &ts->iters, PID_ENGINE, TID_ISSUE, "iteration",
+            sim_timeline_detail_iter_args(&a, it, SIM_TIMELINE_DETAIL_ITER_ENGINE);
+            sim_timeline_merge_slice(t, &ts->iters, PID_ENGINE, TID_ISSUE, "iteration",
                                   "iteration", it->start_ns, it->dur_ns, &a);
         }
     } else { /* layers and ops nest in each iteration: not merged */
         sim_targs a;
-        sim_trace_detail_iter_args(&a, it, SIM_TRACE_DETAIL_ITER_ENGINE);
-        sim_trace_slice(t, PID_ENGINE, TID_ISSUE, "iteration", "iteration", it->start_ns,
+        sim_timeline_detail_iter_args(&a, it, SIM_TIMELINE_DETAIL_ITER_ENGINE);
+        sim_timeline_slice(t, PID_ENGINE, TID_ISSUE, "iteration", "iteration", it->start_ns,
                         it->dur_ns, &a);
     }
     const double req[] = {(double)it->running, (double)it->waiting};
-    sim_trace_ctr_set(t, &ts->requests, it->start_ns, req);
+    sim_timeline_ctr_set(t, &ts->requests, it->start_ns, req);
     const double tok[] = {(double)it->prefill_tokens, (double)it->cached_tokens,
                           (double)it->decode_tokens};
-    sim_trace_ctr_set(t, &ts->tokens, it->start_ns, tok);
-    const double kv[] = {(double)it->kv_used_blocks, sim_trace_detail_kv_usage_pct(it)};
-    sim_trace_ctr_set(t, &ts->kv, it->start_ns, kv);
+    sim_timeline_ctr_set(t, &ts->tokens, it->start_ns, tok);
+    const double kv[] = {(double)it->kv_used_blocks, sim_timeline_detail_kv_usage_pct(it)};
+    sim_timeline_ctr_set(t, &ts->kv, it->start_ns, kv);
     write_serve_stages(ts, it);
-    if (ts->detail == SIM_TRACE_ITERATION)
+    if (ts->detail == SIM_TIMELINE_ITERATION)
         return;
     int64_t t0 = it->start_ns;
     int64_t draft = (int64_t)floor(it->draft_ns);
     if (draft > 0)
-        sim_trace_slice(t, PID_ENGINE, TID_ISSUE, "draft (speculative)", "draft", t0, draft, NULL);
+        sim_timeline_slice(t, PID_ENGINE, TID_ISSUE, "draft (speculative)", "draft", t0, draft, NULL);
     int64_t room = it->dur_ns - draft;
-    if (sim_trace_detail_step_ns(it->step) > room)
+    if (sim_timeline_detail_step_ns(it->step) > room)
         return; /* rounding left no room to nest exactly: keep the iteration slice alone */
-    sim_trace_detail_writer w = {
+    sim_timeline_detail_writer w = {
         .t = t, .pid = PID_ENGINE, .detail = ts->detail, .net_free_ns = t0 + draft};
-    sim_trace_detail_write_step(&w, it->step, t0 + draft);
+    sim_timeline_detail_write_step(&w, it->step, t0 + draft);
 }
 
 static void on_tier(void *ctx, const sim_tier_move *m)
 {
-    sim_trace_serve *ts = ctx;
+    sim_timeline_serve *ts = ctx;
     if (active(ts)) /* (on_iteration advanced the window to its iteration) */
-        sim_trace_detail_tier(&ts->t, PID_ENGINE, TID_ISSUE, &ts->tiers, &ts->tier_flows, m);
+        sim_timeline_detail_tier(&ts->t, PID_ENGINE, TID_ISSUE, &ts->tiers, &ts->tier_flows, m);
 }
 
-/* The engine's counters (sim_trace_detail_kv_counter's keys for the KV cache), sampled. */
-static void init_counters(sim_trace_serve *ts, int64_t every_ns)
+/* The engine's counters (sim_timeline_detail_kv_counter's keys for the KV cache), sampled. */
+static void init_counters(sim_timeline_serve *ts, int64_t every_ns)
 {
     static const char *const req[] = {"running", "waiting"};
     static const char *const tok[] = {"prefill", "cached", "decode"};
     static const char *const kv[] = {"blocks_used", "usage_pct"};
-    sim_trace_ctr_init(&ts->requests, PID_ENGINE, "requests", every_ns, 2, req);
-    sim_trace_ctr_init(&ts->tokens, PID_ENGINE, "batch tokens", every_ns, 3, tok);
-    sim_trace_ctr_init(&ts->kv, PID_ENGINE, "kv cache", every_ns, 2, kv);
+    sim_timeline_ctr_init(&ts->requests, PID_ENGINE, "requests", every_ns, 2, req);
+    sim_timeline_ctr_init(&ts->tokens, PID_ENGINE, "batch tokens", every_ns, 3, tok);
+    sim_timeline_ctr_init(&ts->kv, PID_ENGINE, "kv cache", every_ns, 2, kv);
 }
 
-void sim_trace_serve_limit(sim_trace_serve *ts, double max_bytes)
+void sim_timeline_serve_limit(sim_timeline_serve *ts, double max_bytes)
 {
-    sim_trace_limit(&ts->t, max_bytes);
+    sim_timeline_limit(&ts->t, max_bytes);
 }
 
-double sim_trace_serve_over_bytes(const sim_trace_serve *ts, int64_t end_ns)
+double sim_timeline_serve_over_bytes(const sim_timeline_serve *ts, int64_t end_ns)
 {
-    if (!sim_trace_over(&ts->t))
+    if (!sim_timeline_over(&ts->t))
         return 0.0;
     const int64_t end = ts->w1_ns >= 0 && ts->w1_ns < end_ns ? ts->w1_ns : end_ns;
     const double span = (double)(end - ts->w0_ns), done = (double)(ts->upto_ns - ts->w0_ns);
@@ -316,13 +316,13 @@ double sim_trace_serve_over_bytes(const sim_trace_serve *ts, int64_t end_ns)
     return done > 0.0 && span > done ? bytes * span / done : bytes;
 }
 
-void sim_trace_serve_full(sim_trace_serve *ts)
+void sim_timeline_serve_full(sim_timeline_serve *ts)
 {
     ts->iters.count_key = NULL; /* no merging */
     init_counters(ts, -1);
 }
 
-sim_status sim_trace_serve_open(sim_trace_serve *ts, const char *path, sim_trace_detail detail,
+sim_status sim_timeline_serve_open(sim_timeline_serve *ts, const char *path, sim_timeline_detail detail,
                                 int64_t w0_ns, int64_t w1_ns, size_t n, const sim_step_cfg *step,
                                 sim_err *err)
 {
@@ -331,12 +331,12 @@ sim_status sim_trace_serve_open(sim_trace_serve *ts, const char *path, sim_trace
     ts->open = calloc(n ? n : 1, 1);
     ts->arrival_ns = calloc(n ? n : 1, sizeof *ts->arrival_ns);
     if (!ts->phase || !ts->open || !ts->arrival_ns) {
-        sim_trace_serve_abort(ts);
+        sim_timeline_serve_abort(ts);
         return sim_fail(err, SIM_EINTERNAL, "out of memory for the trace");
     }
-    sim_status st = sim_trace_open(&ts->t, path, err);
+    sim_status st = sim_timeline_open(&ts->t, path, err);
     if (st) {
-        sim_trace_serve_abort(ts);
+        sim_timeline_serve_abort(ts);
         return st;
     }
     ts->detail = detail;
@@ -346,25 +346,25 @@ sim_status sim_trace_serve_open(sim_trace_serve *ts, const char *path, sim_trace
     ts->n = n;
     ts->observer = (sim_engine_observer){
         .ctx = ts, .iteration = on_iteration, .request = on_request, .tier = on_tier};
-    sim_trace_merge_init(&ts->iters, "iterations");
+    sim_timeline_merge_init(&ts->iters, "iterations");
     ts->last_bound = -1;
-    init_counters(ts, SIM_TRACE_SERVE_COUNTER_EVERY_NS);
-    sim_trace_name_process(&ts->t, PID_ENGINE, "engine", 0);
-    sim_trace_detail_tracks(&ts->t, PID_ENGINE, detail == SIM_TRACE_OP);
-    sim_trace_name_process(&ts->t, PID_REQUESTS, "requests", 1);
+    init_counters(ts, SIM_TIMELINE_SERVE_COUNTER_EVERY_NS);
+    sim_timeline_name_process(&ts->t, PID_ENGINE, "engine", 0);
+    sim_timeline_detail_tracks(&ts->t, PID_ENGINE, detail == SIM_TIMELINE_OP);
+    sim_timeline_name_process(&ts->t, PID_REQUESTS, "requests", 1);
     for (int k = 0; step && sim_pp_stages(step) > 1 && k < sim_pp_stages(step); k++) {
-        const sim_trace_detail_part p = sim_trace_detail_stage(step, k);
+        const sim_timeline_detail_part p = sim_timeline_detail_stage(step, k);
         char name[64];
         snprintf(name, sizeof name, "stage %d: layers %lld-%lld", k, (long long)p.l0,
                  (long long)(p.l1 - 1));
-        sim_trace_name_process(&ts->t, PID_STAGES + k, name, 2 + k);
-        sim_trace_name_thread(&ts->t, PID_STAGES + k, TID_ISSUE, "micro-batches", TID_ISSUE);
+        sim_timeline_name_process(&ts->t, PID_STAGES + k, name, 2 + k);
+        sim_timeline_name_thread(&ts->t, PID_STAGES + k, TID_ISSUE, "micro-batches", TID_ISSUE);
     }
     return SIM_OK;
 }
 
 /* Frees the per-request state (the trace writer is closed or aborted by the caller). */
-static void free_state(sim_trace_serve *ts)
+static void free_state(sim_timeline_serve *ts)
 {
     free(ts->phase);
     free(ts->open);
@@ -377,22 +377,22 @@ static void free_state(sim_trace_serve *ts)
     ts->mb_step = NULL;
 }
 
-sim_status sim_trace_serve_close(sim_trace_serve *ts, int64_t end_ns, sim_err *err)
+sim_status sim_timeline_serve_close(sim_timeline_serve *ts, int64_t end_ns, sim_err *err)
 {
     advance(ts, end_ns);
     for (size_t i = 0; i < ts->n; i++)
         close_span(ts, (int64_t)i, end_ns);
-    sim_trace_merge_flush(&ts->t, &ts->iters);
-    sim_trace_ctr_flush(&ts->t, &ts->requests);
-    sim_trace_ctr_flush(&ts->t, &ts->tokens);
-    sim_trace_ctr_flush(&ts->t, &ts->kv);
-    sim_status st = sim_trace_close(&ts->t, err);
+    sim_timeline_merge_flush(&ts->t, &ts->iters);
+    sim_timeline_ctr_flush(&ts->t, &ts->requests);
+    sim_timeline_ctr_flush(&ts->t, &ts->tokens);
+    sim_timeline_ctr_flush(&ts->t, &ts->kv);
+    sim_status st = sim_timeline_close(&ts->t, err);
     free_state(ts);
     return st;
 }
 
-void sim_trace_serve_abort(sim_trace_serve *ts)
+void sim_timeline_serve_abort(sim_timeline_serve *ts)
 {
-    sim_trace_abort(&ts->t);
+    sim_timeline_abort(&ts->t);
     free_state(ts);
 }

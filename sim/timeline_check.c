@@ -1,6 +1,6 @@
-/* trace_check.c - the trace checker: events streamed from the file (jstream.h), slices kept
+/* timeline_check.c - the trace checker: events streamed from the file (jstream.h), slices kept
  * (32 bytes each) for the nesting check at the end. */
-#include "trace_check.h"
+#include "timeline_check.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -36,13 +36,13 @@ static bool is_int(const cJSON *it)
            it->valuedouble == floor(it->valuedouble) && fabs(it->valuedouble) <= 9007199254740992.0;
 }
 
-/* A ts or dur in microseconds, in [0, SIM_TRACE_MAX_US]: ts + dur in ns stays far inside
+/* A ts or dur in microseconds, in [0, SIM_TIMELINE_MAX_US]: ts + dur in ns stays far inside
  * int64_t. *raw is the value found (NAN when missing or not a number). */
 static bool get_time(const cJSON *ev, const char *key, int64_t *ns, double *raw)
 {
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(ev, key);
     *raw = cJSON_IsNumber(it) ? it->valuedouble : NAN;
-    if (!cJSON_IsNumber(it) || !(it->valuedouble >= 0 && it->valuedouble <= SIM_TRACE_MAX_US))
+    if (!cJSON_IsNumber(it) || !(it->valuedouble >= 0 && it->valuedouble <= SIM_TIMELINE_MAX_US))
         return false;
     *ns = (int64_t)llround(it->valuedouble * 1000.0);
     return true;
@@ -121,7 +121,7 @@ static void map_free(pair_map *m)
 
 typedef struct checker {
     const char *path;
-    sim_trace_stats *st;
+    sim_timeline_stats *st;
     slice_rec *slices;
     size_t n_slices, cap;
     pair_map named, used;
@@ -143,7 +143,7 @@ static sim_status bad_time(checker *c, long idx, const char *key, double raw, si
         snprintf(got, sizeof got, "%.17g", raw);
     return sim_fail(err, SIM_EINPUT,
                     "%s: event %ld: field '%s' is %s, expected microseconds in [0, %g]", c->path,
-                    idx, key, got, SIM_TRACE_MAX_US);
+                    idx, key, got, SIM_TIMELINE_MAX_US);
 }
 
 static uint64_t str_hash(const char *s)
@@ -245,7 +245,7 @@ static sim_status check_event(checker *c, long idx, const cJSON *ev, sim_err *er
             c->st->end_ns = ts + dur;
         const cJSON *cat = cJSON_GetObjectItemCaseSensitive(ev, "cat");
         if (cJSON_IsString(cat) && strcmp(cat->valuestring, "iteration") == 0) {
-            /* identical iterations merged into one slice (trace_serve.h) count n times */
+            /* identical iterations merged into one slice (timeline_serve.h) count n times */
             const cJSON *n = cJSON_GetObjectItemCaseSensitive(args, "iterations");
             if (n && (!is_int(n) || n->valuedouble < 1))
                 return bad(c, idx, "iteration slice whose args.iterations is not a count >= 1",
@@ -324,7 +324,7 @@ static sim_status on_value(void *ctx, const char *key, long index, const cJSON *
     return index < 0 ? SIM_OK : check_event(c, index, v, err);
 }
 
-sim_status sim_trace_check(const char *path, sim_trace_stats *stats, sim_err *err)
+sim_status sim_timeline_check(const char *path, sim_timeline_stats *stats, sim_err *err)
 {
     memset(stats, 0, sizeof *stats);
     checker c = {.path = path, .st = stats};

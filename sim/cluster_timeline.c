@@ -1,11 +1,11 @@
-/* cluster_trace.c - a deployment's timeline: a process per instance, requests and transfers. */
-#include "cluster_trace.h"
+/* cluster_timeline.c - a deployment's timeline: a process per instance, requests and transfers. */
+#include "cluster_timeline.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_detail.h"
+#include "timeline_detail.h"
 
 /* pid 1 + i: instance i; pid 1 + n: requests and transfers */
 static int pid_requests(const sim_cluster_trace *ct) { return 1 + ct->n; }
@@ -24,10 +24,10 @@ static void on_iteration(void *ctx, int instance, const sim_iter_info *it)
 {
     sim_cluster_trace *ct = ctx;
     sim_targs a;
-    sim_trace_detail_iter_args(&a, it, SIM_TRACE_DETAIL_ITER_INSTANCE);
-    sim_trace_slice(&ct->t, 1 + instance, 1, "iteration", "iteration", it->start_ns, it->dur_ns,
+    sim_timeline_detail_iter_args(&a, it, SIM_TIMELINE_DETAIL_ITER_INSTANCE);
+    sim_timeline_slice(&ct->t, 1 + instance, 1, "iteration", "iteration", it->start_ns, it->dur_ns,
                     &a);
-    sim_trace_detail_kv_counter(&ct->t, 1 + instance, it, false);
+    sim_timeline_detail_kv_counter(&ct->t, 1 + instance, it, false);
 }
 
 static void on_request(void *ctx, int instance, int64_t id, sim_request_event ev, int64_t t)
@@ -40,11 +40,11 @@ static void on_request(void *ctx, int instance, int64_t id, sim_request_event ev
         sim_targs a;
         sim_targs_reset(&a);
         sim_targs_int(&a, "request", id);
-        sim_trace_async(&ct->t, 'b', pid, "request", name, id + 1, t, &a);
+        sim_timeline_async(&ct->t, 'b', pid, "request", name, id + 1, t, &a);
     } else if (ev == SIM_EV_FINISHED) {
-        sim_trace_async(&ct->t, 'e', pid, "request", name, id + 1, t, NULL);
+        sim_timeline_async(&ct->t, 'e', pid, "request", name, id + 1, t, NULL);
     } else if (ev == SIM_EV_PREEMPTED) {
-        sim_trace_async(&ct->t, 'n', pid, "request", "preempted", id + 1, t, NULL);
+        sim_timeline_async(&ct->t, 'n', pid, "request", "preempted", id + 1, t, NULL);
     }
 }
 
@@ -57,17 +57,17 @@ static void on_kv(void *ctx, int64_t id, int from, int to, int64_t start, int64_
     sim_targs_int(&a, "from_prefill", from);
     sim_targs_int(&a, "to_decode", to - ct->n_prefill);
     const int pid = pid_requests(ct);
-    sim_trace_async(&ct->t, 'b', pid, "kv", "kv transfer", id + 1, start, &a);
-    sim_trace_async(&ct->t, 'e', pid, "kv", "kv transfer", id + 1, end, NULL);
+    sim_timeline_async(&ct->t, 'b', pid, "kv", "kv transfer", id + 1, start, &a);
+    sim_timeline_async(&ct->t, 'e', pid, "kv", "kv transfer", id + 1, end, NULL);
     /* and an arrow from the prefill instance's iterations to the decode instance's */
-    sim_trace_flow(&ct->t, 's', 1 + from, 1, "kv", "kv transfer", id + 1, start);
-    sim_trace_flow(&ct->t, 'f', 1 + to, 1, "kv", "kv transfer", id + 1, end);
+    sim_timeline_flow(&ct->t, 's', 1 + from, 1, "kv", "kv transfer", id + 1, start);
+    sim_timeline_flow(&ct->t, 'f', 1 + to, 1, "kv", "kv transfer", id + 1, end);
 }
 
 static void on_tier(void *ctx, int instance, const sim_tier_move *m)
 {
     sim_cluster_trace *ct = ctx;
-    sim_trace_detail_tier(&ct->t, 1 + instance, 1, &ct->tiers[instance], &ct->tier_flows, m);
+    sim_timeline_detail_tier(&ct->t, 1 + instance, 1, &ct->tiers[instance], &ct->tier_flows, m);
 }
 
 sim_status sim_cluster_trace_open(sim_cluster_trace *ct, const char *path, int n_prefill,
@@ -79,7 +79,7 @@ sim_status sim_cluster_trace_open(sim_cluster_trace *ct, const char *path, int n
     ct->tiers = calloc(n_instances > 0 ? (size_t)n_instances : 1, sizeof *ct->tiers);
     if (!ct->tiers)
         return sim_fail(err, SIM_EINTERNAL, "out of memory for the trace");
-    sim_status st = sim_trace_open(&ct->t, path, err);
+    sim_status st = sim_timeline_open(&ct->t, path, err);
     if (st) {
         free(ct->tiers);
         ct->tiers = NULL;
@@ -88,10 +88,10 @@ sim_status sim_cluster_trace_open(sim_cluster_trace *ct, const char *path, int n
     char name[32];
     for (int i = 0; i < n_instances; i++) {
         instance_name(ct, i, name, sizeof name);
-        sim_trace_name_process(&ct->t, 1 + i, name, i);
-        sim_trace_name_thread(&ct->t, 1 + i, 1, "iterations", 0);
+        sim_timeline_name_process(&ct->t, 1 + i, name, i);
+        sim_timeline_name_thread(&ct->t, 1 + i, 1, "iterations", 0);
     }
-    sim_trace_name_process(&ct->t, pid_requests(ct), "requests", n_instances);
+    sim_timeline_name_process(&ct->t, pid_requests(ct), "requests", n_instances);
     ct->observer = (sim_cluster_observer){.ctx = ct,
                                           .iteration = on_iteration,
                                           .request = on_request,
@@ -108,7 +108,7 @@ void sim_cluster_trace_autoscale(sim_cluster_trace *ct, const sim_cluster_result
         sim_targs_reset(&a);
         sim_targs_int(&a, "ready", p ? p->ready : c->scale_min);
         sim_targs_int(&a, "held", p ? p->held : c->scale_min);
-        sim_trace_counter(&ct->t, pid_requests(ct), "replicas", p ? p->t_ns : 0, &a);
+        sim_timeline_counter(&ct->t, pid_requests(ct), "replicas", p ? p->t_ns : 0, &a);
     }
 }
 
@@ -116,12 +116,12 @@ sim_status sim_cluster_trace_close(sim_cluster_trace *ct, sim_err *err)
 {
     free(ct->tiers);
     ct->tiers = NULL;
-    return sim_trace_close(&ct->t, err);
+    return sim_timeline_close(&ct->t, err);
 }
 
 void sim_cluster_trace_abort(sim_cluster_trace *ct)
 {
     free(ct->tiers);
     ct->tiers = NULL;
-    sim_trace_abort(&ct->t);
+    sim_timeline_abort(&ct->t);
 }

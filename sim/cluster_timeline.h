@@ -1,4 +1,4 @@
-/* cluster_trace.h - the Chrome trace timeline of a deployment of several engines: replicas
+/* cluster_timeline.h - the Chrome trace timeline of a deployment of several engines: replicas
  * behind a router, or disaggregated prefill and decode pools (cluster.h, disagg.h).
  *
  * Example (sim_cluster_cfg *cfg, const sim_workload *w, const char *path, sim_err *err):
@@ -25,19 +25,19 @@
  * disaggregation, a "kv transfer" span from the prefill's end to the KV's arrival at the decode
  * instance. Iteration detail only (no layers, ops or window: one engine's timeline has those).
  */
-#ifndef SIM_CLUSTER_TRACE_H
-#define SIM_CLUSTER_TRACE_H
+#ifndef SIM_CLUSTER_TIMELINE_H
+#define SIM_CLUSTER_TIMELINE_H
 
 #include "cluster.h"
 #include "disagg.h"
-#include "trace.h"
-#include "trace_detail.h"
+#include "timeline.h"
+#include "timeline_detail.h"
 
 typedef struct sim_cluster_trace {
-    sim_trace t;
+    sim_timeline t;
     sim_cluster_observer observer; /* pass &observer to the deployment */
     int n_prefill, n;
-    sim_trace_tiers *tiers; /* per instance, its lower KV tiers' tracks (owned) */
+    sim_timeline_tiers *tiers; /* per instance, its lower KV tiers' tracks (owned) */
     int64_t tier_flows;
 } sim_cluster_trace;
 

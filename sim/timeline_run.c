@@ -1,19 +1,19 @@
-/* trace_run.c - a static batch's timeline: its steps per rank, or per pipeline stage. */
-#include "trace_run.h"
+/* timeline_run.c - a static batch's timeline: its steps per rank, or per pipeline stage. */
+#include "timeline_run.h"
 
 #include <math.h>
 #include <stdlib.h>
 
 #include "pp.h"
 #include "report.h"
-#include "trace_detail.h"
+#include "timeline_detail.h"
 
-enum { TID_ISSUE = SIM_TRACE_DETAIL_TID_ISSUE };
+enum { TID_ISSUE = SIM_TIMELINE_DETAIL_TID_ISSUE };
 
-sim_status sim_trace_run(const char *path, const sim_step_cfg *cfg, const sim_step_result *prefill,
+sim_status sim_timeline_run(const char *path, const sim_step_cfg *cfg, const sim_step_result *prefill,
                          const sim_step_result *decode, bool all_ranks, sim_err *err)
 {
-    sim_trace t;
+    sim_timeline t;
     sim_targs meta;
     sim_targs_reset(&meta);
     int ranks = all_ranks ? cfg->tp : 1;
@@ -23,15 +23,15 @@ sim_status sim_trace_run(const char *path, const sim_step_cfg *cfg, const sim_st
                   all_ranks ? "all: every GPU rank (tensor-parallel ranks are identical)"
                             : "one: GPU 0 stands for every rank (tensor-parallel ranks are "
                               "identical; --trace-ranks all writes each)");
-    sim_status st = sim_trace_open_meta(&t, path, &meta, err);
+    sim_status st = sim_timeline_open_meta(&t, path, &meta, err);
     if (st)
         return st;
     for (int rank = 0; rank < ranks; rank++) {
         char name[64];
         snprintf(name, sizeof name, "GPU %d", rank);
-        sim_trace_name_process(&t, rank, name, rank);
-        sim_trace_detail_tracks(&t, rank, true);
-        sim_trace_detail_writer w = {.t = &t, .pid = rank, .detail = SIM_TRACE_OP};
+        sim_timeline_name_process(&t, rank, name, rank);
+        sim_timeline_detail_tracks(&t, rank, true);
+        sim_timeline_detail_writer w = {.t = &t, .pid = rank, .detail = SIM_TIMELINE_OP};
         int64_t t0 = 0;
         const sim_step_result *steps[2] = {prefill, decode};
         static const char *const names[2] = {"prefill step", "decode step"};
@@ -39,14 +39,14 @@ sim_status sim_trace_run(const char *path, const sim_step_cfg *cfg, const sim_st
             if (!steps[k])
                 continue;
             sim_targs a;
-            sim_trace_detail_step_args(&a, steps[k]);
-            int64_t d = sim_trace_detail_step_ns(steps[k]);
-            sim_trace_slice(&t, rank, TID_ISSUE, names[k], "step", t0, d, &a);
-            sim_trace_detail_write_step(&w, steps[k], t0);
+            sim_timeline_detail_step_args(&a, steps[k]);
+            int64_t d = sim_timeline_detail_step_ns(steps[k]);
+            sim_timeline_slice(&t, rank, TID_ISSUE, names[k], "step", t0, d, &a);
+            sim_timeline_detail_write_step(&w, steps[k], t0);
             t0 += d;
         }
     }
-    return sim_trace_close(&t, err);
+    return sim_timeline_close(&t, err);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -54,7 +54,7 @@ sim_status sim_trace_run(const char *path, const sim_step_cfg *cfg, const sim_st
 
 /* Run-trace state over the stages: one process per stage and rank (pid stage x ranks + rank). */
 typedef struct pp_writer {
-    sim_trace *t;
+    sim_timeline *t;
     const sim_step_cfg *cfg;
     int ranks;
     int64_t *net_free_ns; /* per process */
@@ -66,11 +66,11 @@ typedef struct pp_writer {
 static void write_stage_mb(pp_writer *pw, const sim_step_result *r, const char *name, int k, int j,
                            int64_t start_ns, double stage_ns)
 {
-    const sim_trace_detail_part p = sim_trace_detail_stage(pw->cfg, k);
+    const sim_timeline_detail_part p = sim_timeline_detail_stage(pw->cfg, k);
     const int64_t dur = (int64_t)floor(stage_ns);
     /* the stage time overlaps its own collectives (pp.c); when that hides more than the step's
      * share per op would, the ops do not fit: the stage slice stands alone */
-    const bool nest = sim_trace_detail_part_ns(r, &p) <= dur;
+    const bool nest = sim_timeline_detail_part_ns(r, &p) <= dur;
     sim_targs a;
     sim_targs_reset(&a);
     sim_targs_int(&a, "stage", k);
@@ -78,16 +78,16 @@ static void write_stage_mb(pp_writer *pw, const sim_step_result *r, const char *
     sim_targs_int(&a, "last_layer", p.l1 - 1);
     sim_targs_int(&a, "micro_batch", j);
     sim_field f[SIM_FIELDS_STAGE_MAX];
-    sim_trace_detail_add_fields(&a, f, sim_report_step_fields(r, SIM_FIELDS_TRACE_STAGE, f));
+    sim_timeline_detail_add_fields(&a, f, sim_report_step_fields(r, SIM_FIELDS_TRACE_STAGE, f));
     sim_targs_num(&a, "stage_us", stage_ns / 1e3);
     for (int rank = 0; rank < pw->ranks; rank++) {
         const int pid = k * pw->ranks + rank;
-        sim_trace_slice(pw->t, pid, TID_ISSUE, name, "stage", start_ns, dur, &a);
+        sim_timeline_slice(pw->t, pid, TID_ISSUE, name, "stage", start_ns, dur, &a);
         if (!nest)
             continue;
-        sim_trace_detail_writer w = {.t = pw->t, .pid = pid, .detail = SIM_TRACE_OP};
+        sim_timeline_detail_writer w = {.t = pw->t, .pid = pid, .detail = SIM_TIMELINE_OP};
         w.net_free_ns = pw->net_free_ns[pid] > start_ns ? pw->net_free_ns[pid] : start_ns;
-        sim_trace_detail_write_part(&w, r, &p, start_ns);
+        sim_timeline_detail_write_part(&w, r, &p, start_ns);
         pw->net_free_ns[pid] = w.net_free_ns;
     }
 }
@@ -107,8 +107,8 @@ static void write_send(pp_writer *pw, const sim_step_result *r, int k, int j, in
     for (int rank = 0; rank < pw->ranks; rank++) {
         const int pid = k * pw->ranks + rank;
         const int64_t id = ++pw->next_id;
-        sim_trace_async(pw->t, 'b', pid, "pp", name, id, from_ns, &a);
-        sim_trace_async(pw->t, 'e', pid, "pp", name, id, from_ns + (int64_t)floor(xfer_ns), NULL);
+        sim_timeline_async(pw->t, 'b', pid, "pp", name, id, from_ns, &a);
+        sim_timeline_async(pw->t, 'e', pid, "pp", name, id, from_ns + (int64_t)floor(xfer_ns), NULL);
     }
 }
 
@@ -138,7 +138,7 @@ static int64_t write_pp_step(pp_writer *pw, const sim_step_cfg *cfg, const sim_s
     return (int64_t)ceil(free_ns[pp - 1]);
 }
 
-sim_status sim_trace_run_pp(const char *path, const sim_step_cfg *cfg, const sim_seq_group *prefill,
+sim_status sim_timeline_run_pp(const char *path, const sim_step_cfg *cfg, const sim_seq_group *prefill,
                             const sim_seq_group *decode, bool all_ranks, sim_err *err)
 {
     const int pp = sim_pp_stages(cfg), ranks = all_ranks ? cfg->tp : 1;
@@ -149,7 +149,7 @@ sim_status sim_trace_run_pp(const char *path, const sim_step_cfg *cfg, const sim
         free(net_free);
         return sim_fail(err, SIM_EINTERNAL, "out of memory for the trace");
     }
-    sim_trace t;
+    sim_timeline t;
     sim_targs meta;
     sim_targs_reset(&meta);
     sim_targs_int(&meta, "tp", cfg->tp);
@@ -164,10 +164,10 @@ sim_status sim_trace_run_pp(const char *path, const sim_step_cfg *cfg, const sim
                   "one process per stage; each step's micro-batches as a one-shot pipeline (fill "
                   "and drain); the decode step is one round drawn alone (the run's TPOT is the "
                   "steady round, where rounds overlap)");
-    sim_status st = sim_trace_open_meta(&t, path, &meta, err);
+    sim_status st = sim_timeline_open_meta(&t, path, &meta, err);
     pp_writer pw = {.t = &t, .cfg = cfg, .ranks = ranks, .net_free_ns = net_free};
     for (int k = 0; !st && k < pp; k++) {
-        const sim_trace_detail_part p = sim_trace_detail_stage(cfg, k);
+        const sim_timeline_detail_part p = sim_timeline_detail_stage(cfg, k);
         for (int rank = 0; rank < ranks; rank++) {
             char name[96];
             if (all_ranks)
@@ -177,8 +177,8 @@ sim_status sim_trace_run_pp(const char *path, const sim_step_cfg *cfg, const sim
                 snprintf(name, sizeof name, "stage %d: layers %lld-%lld", k, (long long)p.l0,
                          (long long)(p.l1 - 1));
             const int pid = k * ranks + rank;
-            sim_trace_name_process(&t, pid, name, pid);
-            sim_trace_detail_tracks(&t, pid, true);
+            sim_timeline_name_process(&t, pid, name, pid);
+            sim_timeline_detail_tracks(&t, pid, true);
         }
     }
     if (!st) {
@@ -189,7 +189,7 @@ sim_status sim_trace_run_pp(const char *path, const sim_step_cfg *cfg, const sim
         int64_t end = write_pp_step(&pw, &pre, prefill, "prefill", 0, r, &scratch);
         if (decode)
             write_pp_step(&pw, cfg, decode, "decode", end, r, &scratch);
-        st = sim_trace_close(&t, err);
+        st = sim_timeline_close(&t, err);
     }
     free(r);
     free(net_free);
@@ -197,33 +197,33 @@ sim_status sim_trace_run_pp(const char *path, const sim_step_cfg *cfg, const sim
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Size estimates (trace_detail.h) */
+/* Size estimates (timeline_detail.h) */
 
-double sim_trace_run_estimate_bytes(const sim_step_result *prefill, const sim_step_result *decode,
+double sim_timeline_run_estimate_bytes(const sim_step_result *prefill, const sim_step_result *decode,
                                     int ranks)
 {
-    double n[SIM_TRACE_DETAIL_EV_KINDS] = {0};
-    n[SIM_TRACE_DETAIL_EV_META] = 10; /* the process and its four tracks, each named and sorted */
+    double n[SIM_TIMELINE_DETAIL_EV_KINDS] = {0};
+    n[SIM_TIMELINE_DETAIL_EV_META] = 10; /* the process and its four tracks, each named and sorted */
     const sim_step_result *steps[2] = {prefill, decode};
     for (int k = 0; k < 2; k++)
         if (steps[k]) {
-            n[SIM_TRACE_DETAIL_EV_STEP] += 1;
-            sim_trace_detail_count(steps[k], SIM_TRACE_OP, n);
+            n[SIM_TIMELINE_DETAIL_EV_STEP] += 1;
+            sim_timeline_detail_count(steps[k], SIM_TIMELINE_OP, n);
         }
-    for (int k = 0; k < SIM_TRACE_DETAIL_EV_KINDS; k++)
+    for (int k = 0; k < SIM_TIMELINE_DETAIL_EV_KINDS; k++)
         n[k] *= ranks;
-    return sim_trace_detail_bytes(n);
+    return sim_timeline_detail_bytes(n);
 }
 
-double sim_trace_run_pp_estimate_bytes(const sim_step_cfg *cfg, const sim_seq_group *prefill,
+double sim_timeline_run_pp_estimate_bytes(const sim_step_cfg *cfg, const sim_seq_group *prefill,
                                        const sim_seq_group *decode, int ranks)
 {
     sim_step_result *r = malloc(sizeof *r);
     if (!r)
         return -1.0; /* out of memory */
     const int pp = sim_pp_stages(cfg);
-    double n[SIM_TRACE_DETAIL_EV_KINDS] = {0};
-    n[SIM_TRACE_DETAIL_EV_META] =
+    double n[SIM_TIMELINE_DETAIL_EV_KINDS] = {0};
+    n[SIM_TIMELINE_DETAIL_EV_META] =
         10.0 * pp; /* each stage's process and its four tracks, named and sorted */
     sim_step_cfg pre = *cfg;
     pre.eager = sim_step_eager(cfg, true);
@@ -238,13 +238,13 @@ double sim_trace_run_pp_estimate_bytes(const sim_step_cfg *cfg, const sim_seq_gr
             sim_step_price(k == 0 ? &pre : cfg, &g, c, r);
             /* the stages' parts add up to the step; a stage slice each, a transfer each but the
              * last (begun and ended) */
-            sim_trace_detail_count(r, SIM_TRACE_OP, n);
-            n[SIM_TRACE_DETAIL_EV_STAGE] += pp;
-            n[SIM_TRACE_DETAIL_EV_SEND] += pp - 1;
+            sim_timeline_detail_count(r, SIM_TIMELINE_OP, n);
+            n[SIM_TIMELINE_DETAIL_EV_STAGE] += pp;
+            n[SIM_TIMELINE_DETAIL_EV_SEND] += pp - 1;
         }
     }
     free(r);
-    for (int k = 0; k < SIM_TRACE_DETAIL_EV_KINDS; k++)
+    for (int k = 0; k < SIM_TIMELINE_DETAIL_EV_KINDS; k++)
         n[k] *= ranks;
-    return sim_trace_detail_bytes(n);
+    return sim_timeline_detail_bytes(n);
 }

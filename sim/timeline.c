@@ -1,6 +1,6 @@
-/* trace.c - the streaming Chrome Trace Event JSON writer: each event is built in the trace's
+/* timeline.c - the streaming Chrome Trace Event JSON writer: each event is built in the trace's
  * buffer (strbuf.h, JSON strings escaped there) and written with one fwrite. */
-#include "trace.h"
+#include "timeline.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -81,7 +81,7 @@ static size_t int_text(char *buf, long long v)
 
 /* The shortest of %.15g, %.16g, %.17g that reads back as exactly v: full precision, and
  * 2799525.877 stays 2799525.877 rather than 2799525.8770000003. */
-void sim_trace_fmt_num(char *buf, size_t len, double v)
+void sim_timeline_fmt_num(char *buf, size_t len, double v)
 {
     if (!isfinite(v))
         v = 0.0;
@@ -104,14 +104,14 @@ void sim_trace_fmt_num(char *buf, size_t len, double v)
 void sim_targs_num(sim_targs *a, const char *key, double v)
 {
     char num[32];
-    sim_trace_fmt_num(num, sizeof num, v);
+    sim_timeline_fmt_num(num, sizeof num, v);
     sim_strbuf b = targs_key(a, key);
     sim_strbuf_put(&b, num, strlen(num));
     targs_end(a, &b);
 }
 
 /* ns / 1e9 as a decimal, digits from the integer: the seconds, then the nine decimals with trailing
- * zeros left out. It is the text sim_trace_fmt_num gives (double)ns / 1e9 when 1e5 <= ns < 1e15:
+ * zeros left out. It is the text sim_timeline_fmt_num gives (double)ns / 1e9 when 1e5 <= ns < 1e15:
  * the division is correctly rounded (ns < 2^53 is exact), so the double x is within 2^-53 |x| of
  * the decimal D = ns / 1e9, which has at most 15 significant digits; %.15g rounds x to 15 of them,
  * and the error is below half a unit of the 15th (5e-16 |D| at least, > 2^-53 |D|), so it prints D
@@ -152,12 +152,12 @@ void sim_targs_str(sim_targs *a, const char *key, const char *v)
     targs_end(a, &b);
 }
 
-sim_status sim_trace_open(sim_trace *t, const char *path, sim_err *err)
+sim_status sim_timeline_open(sim_timeline *t, const char *path, sim_err *err)
 {
-    return sim_trace_open_meta(t, path, NULL, err);
+    return sim_timeline_open_meta(t, path, NULL, err);
 }
 
-sim_status sim_trace_open_meta(sim_trace *t, const char *path, const sim_targs *meta, sim_err *err)
+sim_status sim_timeline_open_meta(sim_timeline *t, const char *path, const sim_targs *meta, sim_err *err)
 {
     memset(t, 0, sizeof *t);
     sim_status st = sim_outfile_open(&t->out, path, "--chrome-trace", err);
@@ -174,11 +174,11 @@ sim_status sim_trace_open_meta(sim_trace *t, const char *path, const sim_targs *
 
 static const char footer[] = "\n]}\n";
 
-void sim_trace_limit(sim_trace *t, double max_bytes) { t->max_bytes = max_bytes > 0 ? max_bytes : 0; }
+void sim_timeline_limit(sim_timeline *t, double max_bytes) { t->max_bytes = max_bytes > 0 ? max_bytes : 0; }
 
-bool sim_trace_over(const sim_trace *t) { return t->over; }
+bool sim_timeline_over(const sim_timeline *t) { return t->over; }
 
-sim_status sim_trace_close(sim_trace *t, sim_err *err)
+sim_status sim_timeline_close(sim_timeline *t, sim_err *err)
 {
     const bool oom = t->ev.oom;
     sim_strbuf_free(&t->ev);
@@ -197,7 +197,7 @@ sim_status sim_trace_close(sim_trace *t, sim_err *err)
     return sim_outfile_commit(&t->out, err);
 }
 
-void sim_trace_abort(sim_trace *t)
+void sim_timeline_abort(sim_timeline *t)
 {
     sim_strbuf_free(&t->ev);
     free(t->memo);
@@ -206,7 +206,7 @@ void sim_trace_abort(sim_trace *t)
 }
 
 /* Starts an event object: separator, ph, pid, name. */
-static sim_strbuf *begin(sim_trace *t, char ph, int pid, const char *name)
+static sim_strbuf *begin(sim_timeline *t, char ph, int pid, const char *name)
 {
     sim_strbuf *b = &t->ev;
     b->len = 0;
@@ -224,7 +224,7 @@ static sim_strbuf *begin(sim_trace *t, char ph, int pid, const char *name)
 }
 
 /* Ends the event with its args and writes it (nothing, the trace failed, when out of memory). */
-static void end(sim_trace *t, const sim_targs *args)
+static void end(sim_timeline *t, const sim_targs *args)
 {
     sim_strbuf *b = &t->ev;
     if (args && args->len) {
@@ -245,7 +245,7 @@ static void end(sim_trace *t, const sim_targs *args)
     fwrite(b->s, 1, b->len, t->out.f);
 }
 
-static void name_meta(sim_trace *t, int pid, int tid, const char *what, const char *name, int sort)
+static void name_meta(sim_timeline *t, int pid, int tid, const char *what, const char *name, int sort)
 {
     if (t->over)
         return;
@@ -267,17 +267,17 @@ static void name_meta(sim_trace *t, int pid, int tid, const char *what, const ch
     end(t, &a);
 }
 
-void sim_trace_name_process(sim_trace *t, int pid, const char *name, int sort)
+void sim_timeline_name_process(sim_timeline *t, int pid, const char *name, int sort)
 {
     name_meta(t, pid, -1, "process", name, sort);
 }
 
-void sim_trace_name_thread(sim_trace *t, int pid, int tid, const char *name, int sort)
+void sim_timeline_name_thread(sim_timeline *t, int pid, int tid, const char *name, int sort)
 {
     name_meta(t, pid, tid, "thread", name, sort);
 }
 
-void sim_trace_slice(sim_trace *t, int pid, int tid, const char *name, const char *cat,
+void sim_timeline_slice(sim_timeline *t, int pid, int tid, const char *name, const char *cat,
                      int64_t ts_ns, int64_t dur_ns, const sim_targs *args)
 {
     if (t->over)
@@ -293,7 +293,7 @@ void sim_trace_slice(sim_trace *t, int pid, int tid, const char *name, const cha
     end(t, args);
 }
 
-void sim_trace_counter(sim_trace *t, int pid, const char *name, int64_t ts_ns,
+void sim_timeline_counter(sim_timeline *t, int pid, const char *name, int64_t ts_ns,
                        const sim_targs *args)
 {
     if (t->over)
@@ -315,7 +315,7 @@ static void put_cat_id_ts(sim_strbuf *b, const char *cat, int64_t id, int64_t ts
     put_us(b, ts_ns);
 }
 
-void sim_trace_flow(sim_trace *t, char ph, int pid, int tid, const char *cat, const char *name,
+void sim_timeline_flow(sim_timeline *t, char ph, int pid, int tid, const char *cat, const char *name,
                     int64_t id, int64_t ts_ns)
 {
     if (t->over)
@@ -327,7 +327,7 @@ void sim_trace_flow(sim_trace *t, char ph, int pid, int tid, const char *cat, co
     end(t, NULL);
 }
 
-void sim_trace_async(sim_trace *t, char ph, int pid, const char *cat, const char *name, int64_t id,
+void sim_timeline_async(sim_timeline *t, char ph, int pid, const char *cat, const char *name, int64_t id,
                      int64_t ts_ns, const sim_targs *args)
 {
     if (t->over)
@@ -339,39 +339,39 @@ void sim_trace_async(sim_trace *t, char ph, int pid, const char *cat, const char
     end(t, args);
 }
 
-void sim_trace_ctr_init(sim_trace_ctr *c, int pid, const char *name, int64_t every_ns, int n,
+void sim_timeline_ctr_init(sim_timeline_ctr *c, int pid, const char *name, int64_t every_ns, int n,
                         const char *const *keys)
 {
     memset(c, 0, sizeof *c);
     c->pid = pid;
     c->name = name;
     c->every_ns = every_ns;
-    c->n = n < 0 ? 0 : n > SIM_TRACE_CTR_MAX ? SIM_TRACE_CTR_MAX : n;
+    c->n = n < 0 ? 0 : n > SIM_TIMELINE_CTR_MAX ? SIM_TIMELINE_CTR_MAX : n;
     for (int k = 0; k < c->n; k++)
         c->keys[k] = keys[k];
 }
 
-struct sim_trace_num_memo {
+struct sim_timeline_num_memo {
     uint64_t bits;
     char text[26];
     unsigned char len; /* 0: empty */
 };
 
 /* sim_targs_num's text for v, through the trace's memo of numbers printed before. */
-static void targs_num_memo(sim_trace *t, sim_targs *a, const char *key, double v)
+static void targs_num_memo(sim_timeline *t, sim_targs *a, const char *key, double v)
 {
-    if (!t->memo && !(t->memo = calloc(SIM_TRACE_NUM_MEMO, sizeof *t->memo))) {
+    if (!t->memo && !(t->memo = calloc(SIM_TIMELINE_NUM_MEMO, sizeof *t->memo))) {
         t->ev.oom = true; /* the trace fails, as with any allocation that fails */
         sim_targs_num(a, key, v);
         return;
     }
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
-    struct sim_trace_num_memo *m =
-        &t->memo[(bits ^ bits >> 23 ^ bits >> 41) % SIM_TRACE_NUM_MEMO];
+    struct sim_timeline_num_memo *m =
+        &t->memo[(bits ^ bits >> 23 ^ bits >> 41) % SIM_TIMELINE_NUM_MEMO];
     if (!m->len || m->bits != bits) {
         char num[32];
-        sim_trace_fmt_num(num, sizeof num, v);
+        sim_timeline_fmt_num(num, sizeof num, v);
         const size_t n = strlen(num);
         if (n >= sizeof m->text) { /* longer than any shortest double (24 bytes) */
             sim_targs_num(a, key, v);
@@ -387,7 +387,7 @@ static void targs_num_memo(sim_trace *t, sim_targs *a, const char *key, double v
 }
 
 /* Writes v at ts as the value shown. */
-static void ctr_write(sim_trace *t, sim_trace_ctr *c, int64_t ts_ns, const double *v)
+static void ctr_write(sim_timeline *t, sim_timeline_ctr *c, int64_t ts_ns, const double *v)
 {
     sim_targs a;
     sim_targs_reset(&a);
@@ -395,12 +395,12 @@ static void ctr_write(sim_trace *t, sim_trace_ctr *c, int64_t ts_ns, const doubl
         targs_num_memo(t, &a, c->keys[k], v[k]);
         c->shown[k] = v[k];
     }
-    sim_trace_counter(t, c->pid, c->name, ts_ns, &a);
+    sim_timeline_counter(t, c->pid, c->name, ts_ns, &a);
     c->shown_ns = ts_ns;
     c->any_shown = true;
 }
 
-static bool ctr_same(const sim_trace_ctr *c, const double *a, const double *b)
+static bool ctr_same(const sim_timeline_ctr *c, const double *a, const double *b)
 {
     for (int k = 0; k < c->n; k++)
         if (a[k] != b[k])
@@ -408,7 +408,7 @@ static bool ctr_same(const sim_trace_ctr *c, const double *a, const double *b)
     return true;
 }
 
-void sim_trace_ctr_set(sim_trace *t, sim_trace_ctr *c, int64_t ts_ns, const double *v)
+void sim_timeline_ctr_set(sim_timeline *t, sim_timeline_ctr *c, int64_t ts_ns, const double *v)
 {
     if (c->every_ns < 0 || !c->any_shown) {
         ctr_write(t, c, ts_ns, v);
@@ -433,20 +433,20 @@ void sim_trace_ctr_set(sim_trace *t, sim_trace_ctr *c, int64_t ts_ns, const doub
     c->any_held = true;
 }
 
-void sim_trace_ctr_flush(sim_trace *t, sim_trace_ctr *c)
+void sim_timeline_ctr_flush(sim_timeline *t, sim_timeline_ctr *c)
 {
     if (c->any_held)
         ctr_write(t, c, c->held_ns, c->held);
     c->any_held = false;
 }
 
-void sim_trace_merge_init(sim_trace_merge *m, const char *count_key)
+void sim_timeline_merge_init(sim_timeline_merge *m, const char *count_key)
 {
     memset(m, 0, sizeof *m);
     m->count_key = count_key;
 }
 
-void sim_trace_merge_flush(sim_trace *t, sim_trace_merge *m)
+void sim_timeline_merge_flush(sim_timeline *t, sim_timeline_merge *m)
 {
     if (!m->held)
         return;
@@ -454,14 +454,14 @@ void sim_trace_merge_flush(sim_trace *t, sim_trace_merge *m)
     if (m->n > 1) {
         sim_targs a = m->args;
         sim_targs_int(&a, m->count_key, m->n);
-        sim_trace_slice(t, m->pid, m->tid, m->name, m->cat, m->ts_ns, m->end_ns - m->ts_ns, &a);
+        sim_timeline_slice(t, m->pid, m->tid, m->name, m->cat, m->ts_ns, m->end_ns - m->ts_ns, &a);
     } else {
-        sim_trace_slice(t, m->pid, m->tid, m->name, m->cat, m->ts_ns, m->end_ns - m->ts_ns,
+        sim_timeline_slice(t, m->pid, m->tid, m->name, m->cat, m->ts_ns, m->end_ns - m->ts_ns,
                         &m->args);
     }
 }
 
-bool sim_trace_merge_extend(sim_trace_merge *m, int pid, int tid, const char *name, const char *cat,
+bool sim_timeline_merge_extend(sim_timeline_merge *m, int pid, int tid, const char *name, const char *cat,
                             int64_t ts_ns, int64_t dur_ns)
 {
     if (!m->count_key || !m->held || ts_ns != m->end_ns || pid != m->pid || tid != m->tid ||
@@ -472,18 +472,18 @@ bool sim_trace_merge_extend(sim_trace_merge *m, int pid, int tid, const char *na
     return true;
 }
 
-void sim_trace_merge_slice(sim_trace *t, sim_trace_merge *m, int pid, int tid, const char *name,
+void sim_timeline_merge_slice(sim_timeline *t, sim_timeline_merge *m, int pid, int tid, const char *name,
                            const char *cat, int64_t ts_ns, int64_t dur_ns, const sim_targs *args)
 {
     if (!m->count_key) {
-        sim_trace_slice(t, pid, tid, name, cat, ts_ns, dur_ns, args);
+        sim_timeline_slice(t, pid, tid, name, cat, ts_ns, dur_ns, args);
         return;
     }
     const size_t len = args ? args->len : 0;
     if (len == m->args.len && memcmp(len ? args->buf : "", m->args.buf, len) == 0 &&
-        sim_trace_merge_extend(m, pid, tid, name, cat, ts_ns, dur_ns))
+        sim_timeline_merge_extend(m, pid, tid, name, cat, ts_ns, dur_ns))
         return;
-    sim_trace_merge_flush(t, m);
+    sim_timeline_merge_flush(t, m);
     m->held = true;
     m->pid = pid;
     m->tid = tid;

@@ -1,4 +1,4 @@
-/* test_trace.c - Chrome-trace timelines: the writer's rules, run and serve traces, the checker. */
+/* test_timeline.c - Chrome-trace timelines: the writer's rules, run and serve traces, the checker. */
 #include "testutil.h"
 
 #include <cjson/cJSON.h>
@@ -7,10 +7,10 @@
 #include "jsonf.h"
 #include "pp.h"
 #include "run.h"
-#include "trace.h"
-#include "trace_check.h"
-#include "trace_run.h"
-#include "trace_serve.h"
+#include "timeline.h"
+#include "timeline_check.h"
+#include "timeline_run.h"
+#include "timeline_serve.h"
 
 static const char *tmp_path(const char *tag)
 {
@@ -19,11 +19,11 @@ static const char *tmp_path(const char *tag)
     return buf;
 }
 
-static sim_trace_stats check_ok(const char *path)
+static sim_timeline_stats check_ok(const char *path)
 {
-    sim_trace_stats s;
+    sim_timeline_stats s;
     sim_err err = {{0}};
-    if (sim_trace_check(path, &s, &err) != SIM_OK) {
+    if (sim_timeline_check(path, &s, &err) != SIM_OK) {
         print_error("%s\n", err.msg);
         fail();
     }
@@ -53,8 +53,8 @@ static void test_run_trace(void **state)
     sim_step_price(&c.step, &g, 1, dec);
     const char *path = tmp_path("run");
     sim_err err = {{0}};
-    assert_int_equal(sim_trace_run(path, &c.step, &r->prefill, dec, true, &err), SIM_OK);
-    sim_trace_stats s = check_ok(path);
+    assert_int_equal(sim_timeline_run(path, &c.step, &r->prefill, dec, true, &err), SIM_OK);
+    sim_timeline_stats s = check_ok(path);
     assert_int_equal(s.tracks, 16); /* 4 ranks x (issued, compute, memory, network) */
     /* the two steps end where TTFT + one decode step end, less at most 1 ns per op of
      * truncation */
@@ -100,11 +100,11 @@ static double file_bytes(const char *path)
 }
 
 static double last_serve_bytes, last_serve_estimate; /* of the last serve_trace */
-static bool serve_full; /* the serve traces below written with sim_trace_serve_full */
+static bool serve_full; /* the serve traces below written with sim_timeline_serve_full */
 
 /* root: NULL, or where the trace is loaded to (then the caller deletes it) */
-static void serve_trace_pp(sim_trace_detail detail, int64_t w0, int64_t w1, double util, int pp,
-                           sim_engine_result *res, sim_trace_stats *stats, cJSON **root)
+static void serve_trace_pp(sim_timeline_detail detail, int64_t w0, int64_t w1, double util, int pp,
+                           sim_engine_result *res, sim_timeline_stats *stats, cJSON **root)
 {
     sim_model m = tu_model("llama-3.1-8b");
     sim_hw hw = tu_hw("h100-sxm");
@@ -130,18 +130,18 @@ static void serve_trace_pp(sim_trace_detail detail, int64_t w0, int64_t w1, doub
     sim_err err = {{0}};
     assert_int_equal(sim_workload_synthetic(&sc, &w, &err), SIM_OK);
     const char *path = tmp_path("serve");
-    sim_trace_serve *ts = calloc(1, sizeof *ts);
-    assert_int_equal(sim_trace_serve_open(ts, path, detail, w0, w1, w.n, &cfg.step, &err), SIM_OK);
+    sim_timeline_serve *ts = calloc(1, sizeof *ts);
+    assert_int_equal(sim_timeline_serve_open(ts, path, detail, w0, w1, w.n, &cfg.step, &err), SIM_OK);
     if (serve_full)
-        sim_trace_serve_full(ts);
+        sim_timeline_serve_full(ts);
     cfg.observer = &ts->observer;
     assert_int_equal(sim_engine_check(&cfg, &w, &err), SIM_OK);
     assert_int_equal(sim_engine_run(&cfg, &w, res, &err), SIM_OK);
-    assert_int_equal(sim_trace_serve_close(ts, res->duration_ns, &err), SIM_OK);
+    assert_int_equal(sim_timeline_serve_close(ts, res->duration_ns, &err), SIM_OK);
     free(ts);
     *stats = check_ok(path);
     last_serve_bytes = file_bytes(path);
-    last_serve_estimate = sim_trace_serve_estimate_bytes(detail, &cfg.step, (double)res->iterations,
+    last_serve_estimate = sim_timeline_serve_estimate_bytes(detail, &cfg.step, (double)res->iterations,
                                                          (double)res->n, (double)res->preemptions);
     if (root)
         assert_int_equal(sim_jsonf_load_max(path, 1L << 30, root, &err), SIM_OK);
@@ -149,8 +149,8 @@ static void serve_trace_pp(sim_trace_detail detail, int64_t w0, int64_t w1, doub
     sim_workload_free(&w);
 }
 
-static void serve_trace(sim_trace_detail detail, int64_t w0, int64_t w1, double util,
-                        sim_engine_result *res, sim_trace_stats *stats)
+static void serve_trace(sim_timeline_detail detail, int64_t w0, int64_t w1, double util,
+                        sim_engine_result *res, sim_timeline_stats *stats)
 {
     serve_trace_pp(detail, w0, w1, util, 1, res, stats, NULL);
 }
@@ -159,9 +159,9 @@ static void test_serve_trace_adds_up(void **state)
 {
     (void)state;
     sim_engine_result res;
-    sim_trace_stats s, slim;
+    sim_timeline_stats s, slim;
     serve_full = true;
-    serve_trace(SIM_TRACE_ITERATION, 0, -1, 0.9, &res, &s);
+    serve_trace(SIM_TIMELINE_ITERATION, 0, -1, 0.9, &res, &s);
     /* one slice per iteration, their durations exactly the engine's busy time, the last one
      * ending at the run's duration */
     assert_int_equal(s.iterations, res.iterations);
@@ -178,7 +178,7 @@ static void test_serve_trace_adds_up(void **state)
     /* slim (the default): the same iterations, busy time and end in fewer slices and samples,
      * the same requests; smaller than the full file and than the estimate */
     serve_full = false;
-    serve_trace(SIM_TRACE_ITERATION, 0, -1, 0.9, &res, &slim);
+    serve_trace(SIM_TIMELINE_ITERATION, 0, -1, 0.9, &res, &slim);
     assert_int_equal(slim.iterations, res.iterations);
     assert_int_equal(slim.iteration_ns, (int64_t)res.busy_ns);
     assert_int_equal(slim.last_iteration_end_ns, res.duration_ns);
@@ -188,7 +188,7 @@ static void test_serve_trace_adds_up(void **state)
     assert_true(last_serve_bytes < full_bytes && last_serve_bytes < last_serve_estimate);
     sim_engine_result_free(&res);
     serve_full = true;
-    serve_trace(SIM_TRACE_LAYER, 0, -1, 0.9, &res, &s);
+    serve_trace(SIM_TIMELINE_LAYER, 0, -1, 0.9, &res, &s);
     assert_near(last_serve_estimate, last_serve_bytes, 0.10);
     sim_engine_result_free(&res);
     serve_full = false;
@@ -244,10 +244,10 @@ static void test_run_trace_one_rank(void **state)
     const char *path = tmp_path("ranks");
     sim_err err = {{0}};
     for (int all = 0; all < 2; all++) {
-        assert_int_equal(sim_trace_run(path, &sc, pre, dec, all, &err), SIM_OK);
-        sim_trace_stats s = check_ok(path);
+        assert_int_equal(sim_timeline_run(path, &sc, pre, dec, all, &err), SIM_OK);
+        sim_timeline_stats s = check_ok(path);
         assert_int_equal(s.tracks, all ? 16 : 4);
-        assert_near(sim_trace_run_estimate_bytes(pre, dec, all ? 4 : 1), file_bytes(path), 0.10);
+        assert_near(sim_timeline_run_estimate_bytes(pre, dec, all ? 4 : 1), file_bytes(path), 0.10);
         cJSON *root;
         assert_int_equal(sim_jsonf_load_max(path, 1L << 30, &root, &err), SIM_OK);
         const cJSON *meta = cJSON_GetObjectItemCaseSensitive(root, "otherData");
@@ -310,7 +310,7 @@ static void test_run_trace_pp_stages(void **state)
     sim_step_cfg sc = run_cfg(&m, &hw, 2, 2);
     sc.overlap = 0.5; /* two micro-batches of one sequence: */
     sim_seq_group gp = {.count = 2, .q = 512, .c = 0, .logits = 1};
-    assert_int_equal(sim_trace_run_pp(path, &sc, &gp, NULL, false, &err), SIM_OK);
+    assert_int_equal(sim_timeline_run_pp(path, &sc, &gp, NULL, false, &err), SIM_OK);
     check_ok(path);
     cJSON *root;
     assert_int_equal(sim_jsonf_load_max(path, 1L << 30, &root, &err), SIM_OK);
@@ -356,10 +356,10 @@ static void test_run_trace_pp_stages(void **state)
     sim_step_price(&sc, &d1, 1, d);
     for (int all = 0; all < 2; all++) {
         const int ranks = all ? 2 : 1;
-        assert_int_equal(sim_trace_run_pp(path, &sc, &gp, &gd, all, &err), SIM_OK);
-        sim_trace_stats st = check_ok(path);
+        assert_int_equal(sim_timeline_run_pp(path, &sc, &gp, &gd, all, &err), SIM_OK);
+        sim_timeline_stats st = check_ok(path);
         assert_int_equal(st.tracks, 3 * ranks * 4);
-        assert_near(sim_trace_run_pp_estimate_bytes(&sc, &gp, &gd, ranks), file_bytes(path), 0.10);
+        assert_near(sim_timeline_run_pp_estimate_bytes(&sc, &gp, &gd, ranks), file_bytes(path), 0.10);
         assert_int_equal(sim_jsonf_load_max(path, 1L << 30, &root, &err), SIM_OK);
         for (int k = 0; k < 3; k++) {
             assert_string_equal(process_name(root, k * ranks), names[all][k]);
@@ -384,9 +384,9 @@ static void test_serve_trace_pp_stages(void **state)
 {
     (void)state;
     sim_engine_result res;
-    sim_trace_stats st;
+    sim_timeline_stats st;
     cJSON *root = NULL;
-    serve_trace_pp(SIM_TRACE_ITERATION, 0, -1, 0.9, 2, &res, &st, &root);
+    serve_trace_pp(SIM_TIMELINE_ITERATION, 0, -1, 0.9, 2, &res, &st, &root);
     assert_int_equal(st.iterations, res.iterations);
     assert_int_equal(st.async_events, 8 * 200);
     /* the estimate is of the full trace: an upper bound of the slim one */
@@ -455,8 +455,8 @@ static void log_request(void *ctx, int64_t id, sim_request_event ev, int64_t t_n
 /* n requests of `in` prompt and `out` output tokens, all sent at t = 0, served by Llama-3.1-8B on
  * the H100 fixture at --gpu-memory-utilization util: run once with `log` watching, then again
  * into a timeline at `detail` over [w0, w1], whose checked stats are returned. */
-static sim_trace_stats small_serve_trace(int64_t n, int64_t in, int64_t out, double util,
-                                         sim_trace_detail detail, int64_t w0, int64_t w1,
+static sim_timeline_stats small_serve_trace(int64_t n, int64_t in, int64_t out, double util,
+                                         sim_timeline_detail detail, int64_t w0, int64_t w1,
                                          engine_log *log, sim_engine_result *res)
 {
     sim_model m = tu_model("llama-3.1-8b");
@@ -481,15 +481,15 @@ static sim_trace_stats small_serve_trace(int64_t n, int64_t in, int64_t out, dou
     assert_int_equal(sim_engine_run(&cfg, &w, res, &err), SIM_OK);
     sim_engine_result_free(res);
     const char *path = tmp_path("small-serve");
-    sim_trace_serve *ts = calloc(1, sizeof *ts);
-    assert_int_equal(sim_trace_serve_open(ts, path, detail, w0, w1, w.n, &cfg.step, &err), SIM_OK);
+    sim_timeline_serve *ts = calloc(1, sizeof *ts);
+    assert_int_equal(sim_timeline_serve_open(ts, path, detail, w0, w1, w.n, &cfg.step, &err), SIM_OK);
     if (serve_full)
-        sim_trace_serve_full(ts);
+        sim_timeline_serve_full(ts);
     cfg.observer = &ts->observer;
     assert_int_equal(sim_engine_run(&cfg, &w, res, &err), SIM_OK);
-    assert_int_equal(sim_trace_serve_close(ts, res->duration_ns, &err), SIM_OK);
+    assert_int_equal(sim_timeline_serve_close(ts, res->duration_ns, &err), SIM_OK);
     free(ts);
-    sim_trace_stats s = check_ok(path);
+    sim_timeline_stats s = check_ok(path);
     remove(path);
     sim_workload_free(&w);
     return s;
@@ -502,7 +502,7 @@ static void test_serve_trace_details_and_window(void **state)
     sim_engine_result res;
     /* 3 prompts of 100 tokens, 4 output tokens each, all at t = 0: one iteration prefills the
      * 300 tokens (and yields each first token), three decode the other 3 x 3 */
-    small_serve_trace(3, 100, 4, 0.9, SIM_TRACE_ITERATION, 0, -1, &log, &res);
+    small_serve_trace(3, 100, 4, 0.9, SIM_TIMELINE_ITERATION, 0, -1, &log, &res);
     sim_engine_result_free(&res);
     assert_int_equal(log.iterations, 4);
     assert_int_equal(log.prefill_tokens[0], 300);
@@ -510,7 +510,7 @@ static void test_serve_trace_details_and_window(void **state)
         assert_int_equal(log.decode_tokens[i], 3);
     /* op detail over [start of iteration 2, start of iteration 3]: exactly those two decode
      * iterations (one starting on each edge), the trace ending where iteration 3 ends */
-    sim_trace_stats s = small_serve_trace(3, 100, 4, 0.9, SIM_TRACE_OP, log.start_ns[2],
+    sim_timeline_stats s = small_serve_trace(3, 100, 4, 0.9, SIM_TIMELINE_OP, log.start_ns[2],
                                           log.start_ns[3], &log, &res);
     assert_int_equal(s.iterations, 2);
     assert_int_equal(s.iteration_ns, log.dur_ns[2] + log.dur_ns[3]);
@@ -538,7 +538,7 @@ static void test_serve_trace_details_and_window(void **state)
      * their 20th blocks at 305 tokens would make 180: request 8 goes. The two recompute once the
      * rest have finished. Both were decoding: an instant, and their decode phase ended, queued,
      * prefilled and decoding again (7 async events on top of a request's 8) */
-    s = small_serve_trace(10, 160, 160, 0.21, SIM_TRACE_LAYER, 0, -1, &log, &res);
+    s = small_serve_trace(10, 160, 160, 0.21, SIM_TIMELINE_LAYER, 0, -1, &log, &res);
     assert_int_equal(res.kv_blocks, 172);
     assert_int_equal(res.preemptions, 2);
     assert_int_equal(log.preemptions, res.preemptions);
@@ -567,10 +567,10 @@ static void test_serve_trace_slim_counts(void **state)
     static engine_log log;
     sim_engine_result res;
     serve_full = true;
-    sim_trace_stats f = small_serve_trace(3, 100, 4, 0.9, SIM_TRACE_ITERATION, 0, -1, &log, &res);
+    sim_timeline_stats f = small_serve_trace(3, 100, 4, 0.9, SIM_TIMELINE_ITERATION, 0, -1, &log, &res);
     sim_engine_result_free(&res);
     serve_full = false;
-    sim_trace_stats s = small_serve_trace(3, 100, 4, 0.9, SIM_TRACE_ITERATION, 0, -1, &log, &res);
+    sim_timeline_stats s = small_serve_trace(3, 100, 4, 0.9, SIM_TIMELINE_ITERATION, 0, -1, &log, &res);
     assert_int_equal(f.slices, 4);
     assert_int_equal(f.counters, 12);
     assert_int_equal(f.events, 46);
@@ -630,7 +630,7 @@ static void test_ns_as_s_same_text(void **state)
  * 3.7e-05) to 1.000000001 s, thirty iterations of 6.5-7.25 ms, runs of identical ones (merged),
  * a KV cache of 27,858 blocks (usage_pct 100 x used / 27858, full precision), a draft of
  * 1234.5 ns (draft_us 1.2345) in some. Returns the time the run ends. */
-static int64_t hand_serve_run(sim_trace_serve *ts, sim_step_result *step)
+static int64_t hand_serve_run(sim_timeline_serve *ts, sim_step_result *step)
 {
     const sim_engine_observer *o = &ts->observer;
     static const int64_t arrive_ns[4] = {37000, 123456789, 250000001, 1000000001};
@@ -688,16 +688,16 @@ static char *read_all(const char *path)
 static sim_status hand_serve_trace(const char *path, double max_bytes, double *over_bytes)
 {
     sim_err err = {{0}};
-    sim_trace_serve *ts = calloc(1, sizeof *ts);
+    sim_timeline_serve *ts = calloc(1, sizeof *ts);
     sim_step_result *step = calloc(1, sizeof *step);
     assert_non_null(ts);
     assert_non_null(step);
-    assert_int_equal(sim_trace_serve_open(ts, path, SIM_TRACE_ITERATION, 0, -1, 4, NULL, &err),
+    assert_int_equal(sim_timeline_serve_open(ts, path, SIM_TIMELINE_ITERATION, 0, -1, 4, NULL, &err),
                      SIM_OK);
-    sim_trace_serve_limit(ts, max_bytes);
+    sim_timeline_serve_limit(ts, max_bytes);
     const int64_t end = hand_serve_run(ts, step);
-    sim_status st = sim_trace_serve_close(ts, end, &err); /* its last events can pass it too */
-    *over_bytes = sim_trace_serve_over_bytes(ts, end);
+    sim_status st = sim_timeline_serve_close(ts, end, &err); /* its last events can pass it too */
+    *over_bytes = sim_timeline_serve_over_bytes(ts, end);
     free(ts);
     free(step);
     return st;
@@ -747,27 +747,27 @@ static void test_writer_escapes_and_is_atomic(void **state)
     (void)state;
     const char *path = tmp_path("esc");
     remove(path);
-    sim_trace t;
+    sim_timeline t;
     sim_err err = {{0}};
-    assert_int_equal(sim_trace_open(&t, path, &err), SIM_OK);
-    sim_trace_name_process(&t, 1, "GPU \"0\"\n\\", 0);
-    sim_trace_name_thread(&t, 1, 1, "tab\there", 0);
+    assert_int_equal(sim_timeline_open(&t, path, &err), SIM_OK);
+    sim_timeline_name_process(&t, 1, "GPU \"0\"\n\\", 0);
+    sim_timeline_name_thread(&t, 1, 1, "tab\there", 0);
     sim_targs a;
     sim_targs_reset(&a);
     sim_targs_num(&a, "nan", NAN);
     sim_targs_str(&a, "quote", "say \"hi\"");
-    sim_trace_slice(&t, 1, 1, "a\"b", "op", 1500, 2500, &a);
+    sim_timeline_slice(&t, 1, 1, "a\"b", "op", 1500, 2500, &a);
     /* nothing at the final path until the trace is complete */
     assert_int_not_equal(access(path, F_OK), 0);
-    assert_int_equal(sim_trace_close(&t, &err), SIM_OK);
+    assert_int_equal(sim_timeline_close(&t, &err), SIM_OK);
     assert_int_equal(access(path, F_OK), 0);
-    sim_trace_stats s = check_ok(path);
+    sim_timeline_stats s = check_ok(path);
     assert_int_equal(s.slices, 1);
     assert_int_equal(s.end_ns, 4000);
     remove(path);
     /* an aborted trace leaves nothing behind */
-    assert_int_equal(sim_trace_open(&t, path, &err), SIM_OK);
-    sim_trace_abort(&t);
+    assert_int_equal(sim_timeline_open(&t, path, &err), SIM_OK);
+    sim_timeline_abort(&t);
     assert_int_not_equal(access(path, F_OK), 0);
     assert_int_not_equal(access(t.out.tmp, F_OK), 0);
 }
@@ -810,30 +810,30 @@ static void test_sampled_counter_and_merge(void **state)
     const char *path = tmp_path("ctr");
     sim_err err = {{0}};
     for (int full = 0; full < 2; full++) {
-        sim_trace t;
-        assert_int_equal(sim_trace_open(&t, path, &err), SIM_OK);
-        sim_trace_name_process(&t, 1, "p", 0);
-        sim_trace_name_thread(&t, 1, 1, "t", 0);
-        sim_trace_ctr c;
-        sim_trace_ctr_init(&c, 1, "c", full ? -1 : 10000000, 1, keys);
+        sim_timeline t;
+        assert_int_equal(sim_timeline_open(&t, path, &err), SIM_OK);
+        sim_timeline_name_process(&t, 1, "p", 0);
+        sim_timeline_name_thread(&t, 1, 1, "t", 0);
+        sim_timeline_ctr c;
+        sim_timeline_ctr_init(&c, 1, "c", full ? -1 : 10000000, 1, keys);
         for (int i = 0; i < 8; i++)
-            sim_trace_ctr_set(&t, &c, at_ms[i] * 1000000, &val[i]);
-        sim_trace_ctr_flush(&t, &c);
-        sim_trace_merge m;
-        sim_trace_merge_init(&m, "iterations");
+            sim_timeline_ctr_set(&t, &c, at_ms[i] * 1000000, &val[i]);
+        sim_timeline_ctr_flush(&t, &c);
+        sim_timeline_merge m;
+        sim_timeline_merge_init(&m, "iterations");
         sim_targs a, b;
         sim_targs_reset(&a);
         sim_targs_int(&a, "batch_size", 4);
         sim_targs_reset(&b);
         sim_targs_int(&b, "batch_size", 5);
-        sim_trace_merge_slice(&t, &m, 1, 1, "it", "iteration", 0, 500, &a);
-        sim_trace_merge_slice(&t, &m, 1, 1, "it", "iteration", 500, 700, &a);
-        sim_trace_merge_slice(&t, &m, 1, 1, "it", "iteration", 1200, 100, &b);
-        sim_trace_merge_slice(&t, &m, 1, 1, "it", "iteration", 1300, 100, &a);
-        sim_trace_merge_slice(&t, &m, 1, 1, "it", "iteration", 1500, 100, &a);
-        sim_trace_merge_flush(&t, &m);
-        assert_int_equal(sim_trace_close(&t, &err), SIM_OK);
-        sim_trace_stats s = check_ok(path);
+        sim_timeline_merge_slice(&t, &m, 1, 1, "it", "iteration", 0, 500, &a);
+        sim_timeline_merge_slice(&t, &m, 1, 1, "it", "iteration", 500, 700, &a);
+        sim_timeline_merge_slice(&t, &m, 1, 1, "it", "iteration", 1200, 100, &b);
+        sim_timeline_merge_slice(&t, &m, 1, 1, "it", "iteration", 1300, 100, &a);
+        sim_timeline_merge_slice(&t, &m, 1, 1, "it", "iteration", 1500, 100, &a);
+        sim_timeline_merge_flush(&t, &m);
+        assert_int_equal(sim_timeline_close(&t, &err), SIM_OK);
+        sim_timeline_stats s = check_ok(path);
         cJSON *root = NULL;
         assert_int_equal(sim_jsonf_load_max(path, 1L << 20, &root, &err), SIM_OK);
         remove(path);
@@ -873,11 +873,11 @@ static void test_writer_long_names_and_full_args(void **state)
     memset(name, 'n', 2000);
     name[1998] = '"'; /* escaped as \" near the end */
     name[2000] = '\0';
-    sim_trace t;
+    sim_timeline t;
     sim_err err = {{0}};
-    assert_int_equal(sim_trace_open(&t, path, &err), SIM_OK);
-    sim_trace_name_process(&t, 1, "p", 0);
-    sim_trace_name_thread(&t, 1, 1, "t", 0);
+    assert_int_equal(sim_timeline_open(&t, path, &err), SIM_OK);
+    sim_timeline_name_process(&t, 1, "p", 0);
+    sim_timeline_name_thread(&t, 1, 1, "t", 0);
     /* each key and value "k00":1234567890.125 is 21 bytes with its comma: 73 fit in 1536 */
     sim_targs a;
     sim_targs_reset(&a);
@@ -887,8 +887,8 @@ static void test_writer_long_names_and_full_args(void **state)
         sim_targs_num(&a, key, 1234567890.125);
     }
     assert_int_equal(a.len, 73 * 21 - 1);
-    sim_trace_slice(&t, 1, 1, name, "op", 0, 1000, &a);
-    assert_int_equal(sim_trace_close(&t, &err), SIM_OK);
+    sim_timeline_slice(&t, 1, 1, name, "op", 0, 1000, &a);
+    assert_int_equal(sim_timeline_close(&t, &err), SIM_OK);
     assert_int_equal(check_ok(path).slices, 1);
     /* the file holds the whole name, its quote escaped, and the args up to k72 */
     FILE *f = fopen(path, "rb");
@@ -917,9 +917,9 @@ static void expect_rejected(const char *events, const char *mention)
              "\"thread_name\",\"args\":{\"name\":\"t\"}}%s]}",
              events);
     const char *p = tu_write_tmp(text);
-    sim_trace_stats s;
+    sim_timeline_stats s;
     sim_err err = {{0}};
-    assert_int_equal(sim_trace_check(p, &s, &err), SIM_EINPUT);
+    assert_int_equal(sim_timeline_check(p, &s, &err), SIM_EINPUT);
     if (!strstr(err.msg, mention)) {
         print_error("'%s' does not mention '%s'\n", err.msg, mention);
         fail();
@@ -932,7 +932,7 @@ static void test_shipped_examples_pass(void **state)
     static const char *const files[] = {"example-run-llama-3.1-8b-tp2",
                                         "example-serve-llama-3.1-8b"};
     for (int i = 0; i < 2; i++) {
-        sim_trace_stats s = check_ok(tu_path("traces", files[i]));
+        sim_timeline_stats s = check_ok(tu_path("traces", files[i]));
         assert_true(s.slices > 1000);
     }
 }
