@@ -79,7 +79,7 @@ double sim_mem_workspace_bytes(const sim_step_cfg *cfg, double tokens, double lo
         /* each token's k routed copies (1/ep of them per GPU under EP, times the imbalance) with
          * their gate/up output and activation */
         const bool ep = par.ep > 1;
-        double fe = (double)(ep ? m->moe_intermediate : m->moe_intermediate / tp);
+        const double fe = (double)sim_par_moe_slice(m, &par).intermediate; /* graph.h's slice */
         /* (a routing-derived imbalance, 0, sizes the workspace at the mean) */
         double imb = par.imbalance > 0.0 ? par.imbalance : 1.0;
         double copies = (double)m->experts_per_tok * (ep ? imb / par.ep : 1.0);

@@ -20,6 +20,23 @@ static void plan_8b_h100(double util, int64_t batch, sim_mem_report *r)
     sim_mem_plan(&c, util, NULL, batch, 1024, 1024, r);
 }
 
+/* The MoE workspace takes the expert slice from graph.h (sim_par_moe_slice): Qwen3-30B-A3B with
+ * data-parallel attention over 2 groups of TP 2 and the experts split by TP over all 4 GPUs (no
+ * EP): 768 / 4 = 192 columns a GPU, not 768 / 2. Per token: residual + normed 2 x 2048 x 2 =
+ * 8,192, plus the widest of attention ((16 + 2 x 2) x 128 x 2 + 16 x 128 x 2 = 9,216), the dense
+ * MLP (6 x 3072 = 18,432) and the 8 routed copies (8 x (2048 x 2 + 2 x 192 x 2 + 192 x 2) =
+ * 41,984): 50,176 B; 1000 tokens over the 2 groups: 25,088,000 B (768 / 2 would give 29,696,000). */
+static void test_workspace_moe_slice(void **state)
+{
+    (void)state;
+    sim_model m = tu_model("qwen3-30b-a3b");
+    sim_hw hw = tu_hw("h100-sxm");
+    sim_step_cfg c = cfg_for(&m, &hw, 2, SIM_DT_BF16);
+    c.dp_attention = true;
+    c.dp = 2;
+    assert_near(sim_mem_workspace_bytes(&c, 1000.0, 0.0), 25088000.0, 1e-6);
+}
+
 static void test_plan_numbers(void **state)
 {
     (void)state;
@@ -316,6 +333,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plan_numbers),
+        cmocka_unit_test(test_workspace_moe_slice),
         cmocka_unit_test(test_kv_bytes_per_seq_sliding),
         cmocka_unit_test(test_state_bytes_per_seq),
         cmocka_unit_test(test_kv_bytes_per_seq_dsa_vl),
