@@ -326,7 +326,8 @@ static sim_status open_serve_trace(const cli_opts *o, sim_engine_cfg *cfg, const
     sim_timeline_serve *ts = calloc(1, sizeof *ts);
     if (!ts)
         return sim_fail(err, SIM_EINTERNAL, "out of memory");
-    if ((st = sim_timeline_serve_open(ts, o->chrome_trace, detail, w0, w1, w->n, &cfg->step, err))) {
+    if ((st =
+             sim_timeline_serve_open(ts, o->chrome_trace, detail, w0, w1, w->n, &cfg->step, err))) {
         free(ts);
         return st;
     }
@@ -499,7 +500,7 @@ static sim_status serve_deployment(const cli_opts *o, const cli_load_result *L,
 /* What watches a serve run: its timeline (one engine's, or every instance's), a library
  * caller's observer, the --html series. */
 typedef struct serve_watch {
-    sim_timeline_serve *ts;   /* one engine's --chrome-trace (owned) */
+    sim_timeline_serve *ts; /* one engine's --chrome-trace (owned) */
     sim_cluster_trace *ct; /* several engines': their own timeline (owned) */
 } serve_watch;
 

@@ -26,7 +26,7 @@ static void on_iteration(void *ctx, int instance, const sim_iter_info *it)
     sim_targs a;
     sim_timeline_detail_iter_args(&a, it, SIM_TIMELINE_DETAIL_ITER_INSTANCE);
     sim_timeline_slice(&ct->t, 1 + instance, 1, "iteration", "iteration", it->start_ns, it->dur_ns,
-                    &a);
+                       &a);
     sim_timeline_detail_kv_counter(&ct->t, 1 + instance, it, false);
 }
 

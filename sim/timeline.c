@@ -157,7 +157,8 @@ sim_status sim_timeline_open(sim_timeline *t, const char *path, sim_err *err)
     return sim_timeline_open_meta(t, path, NULL, err);
 }
 
-sim_status sim_timeline_open_meta(sim_timeline *t, const char *path, const sim_targs *meta, sim_err *err)
+sim_status sim_timeline_open_meta(sim_timeline *t, const char *path, const sim_targs *meta,
+                                  sim_err *err)
 {
     memset(t, 0, sizeof *t);
     sim_status st = sim_outfile_open(&t->out, path, "--chrome-trace", err);
@@ -174,7 +175,10 @@ sim_status sim_timeline_open_meta(sim_timeline *t, const char *path, const sim_t
 
 static const char footer[] = "\n]}\n";
 
-void sim_timeline_limit(sim_timeline *t, double max_bytes) { t->max_bytes = max_bytes > 0 ? max_bytes : 0; }
+void sim_timeline_limit(sim_timeline *t, double max_bytes)
+{
+    t->max_bytes = max_bytes > 0 ? max_bytes : 0;
+}
 
 bool sim_timeline_over(const sim_timeline *t) { return t->over; }
 
@@ -245,7 +249,8 @@ static void end(sim_timeline *t, const sim_targs *args)
     fwrite(b->s, 1, b->len, t->out.f);
 }
 
-static void name_meta(sim_timeline *t, int pid, int tid, const char *what, const char *name, int sort)
+static void name_meta(sim_timeline *t, int pid, int tid, const char *what, const char *name,
+                      int sort)
 {
     if (t->over)
         return;
@@ -278,7 +283,7 @@ void sim_timeline_name_thread(sim_timeline *t, int pid, int tid, const char *nam
 }
 
 void sim_timeline_slice(sim_timeline *t, int pid, int tid, const char *name, const char *cat,
-                     int64_t ts_ns, int64_t dur_ns, const sim_targs *args)
+                        int64_t ts_ns, int64_t dur_ns, const sim_targs *args)
 {
     if (t->over)
         return;
@@ -294,7 +299,7 @@ void sim_timeline_slice(sim_timeline *t, int pid, int tid, const char *name, con
 }
 
 void sim_timeline_counter(sim_timeline *t, int pid, const char *name, int64_t ts_ns,
-                       const sim_targs *args)
+                          const sim_targs *args)
 {
     if (t->over)
         return;
@@ -315,8 +320,8 @@ static void put_cat_id_ts(sim_strbuf *b, const char *cat, int64_t id, int64_t ts
     put_us(b, ts_ns);
 }
 
-void sim_timeline_flow(sim_timeline *t, char ph, int pid, int tid, const char *cat, const char *name,
-                    int64_t id, int64_t ts_ns)
+void sim_timeline_flow(sim_timeline *t, char ph, int pid, int tid, const char *cat,
+                       const char *name, int64_t id, int64_t ts_ns)
 {
     if (t->over)
         return;
@@ -327,8 +332,8 @@ void sim_timeline_flow(sim_timeline *t, char ph, int pid, int tid, const char *c
     end(t, NULL);
 }
 
-void sim_timeline_async(sim_timeline *t, char ph, int pid, const char *cat, const char *name, int64_t id,
-                     int64_t ts_ns, const sim_targs *args)
+void sim_timeline_async(sim_timeline *t, char ph, int pid, const char *cat, const char *name,
+                        int64_t id, int64_t ts_ns, const sim_targs *args)
 {
     if (t->over)
         return;
@@ -340,7 +345,7 @@ void sim_timeline_async(sim_timeline *t, char ph, int pid, const char *cat, cons
 }
 
 void sim_timeline_ctr_init(sim_timeline_ctr *c, int pid, const char *name, int64_t every_ns, int n,
-                        const char *const *keys)
+                           const char *const *keys)
 {
     memset(c, 0, sizeof *c);
     c->pid = pid;
@@ -457,12 +462,12 @@ void sim_timeline_merge_flush(sim_timeline *t, sim_timeline_merge *m)
         sim_timeline_slice(t, m->pid, m->tid, m->name, m->cat, m->ts_ns, m->end_ns - m->ts_ns, &a);
     } else {
         sim_timeline_slice(t, m->pid, m->tid, m->name, m->cat, m->ts_ns, m->end_ns - m->ts_ns,
-                        &m->args);
+                           &m->args);
     }
 }
 
-bool sim_timeline_merge_extend(sim_timeline_merge *m, int pid, int tid, const char *name, const char *cat,
-                            int64_t ts_ns, int64_t dur_ns)
+bool sim_timeline_merge_extend(sim_timeline_merge *m, int pid, int tid, const char *name,
+                               const char *cat, int64_t ts_ns, int64_t dur_ns)
 {
     if (!m->count_key || !m->held || ts_ns != m->end_ns || pid != m->pid || tid != m->tid ||
         strcmp(name, m->name) != 0 || strcmp(cat, m->cat) != 0)
@@ -472,8 +477,9 @@ bool sim_timeline_merge_extend(sim_timeline_merge *m, int pid, int tid, const ch
     return true;
 }
 
-void sim_timeline_merge_slice(sim_timeline *t, sim_timeline_merge *m, int pid, int tid, const char *name,
-                           const char *cat, int64_t ts_ns, int64_t dur_ns, const sim_targs *args)
+void sim_timeline_merge_slice(sim_timeline *t, sim_timeline_merge *m, int pid, int tid,
+                              const char *name, const char *cat, int64_t ts_ns, int64_t dur_ns,
+                              const sim_targs *args)
 {
     if (!m->count_key) {
         sim_timeline_slice(t, pid, tid, name, cat, ts_ns, dur_ns, args);

@@ -42,7 +42,7 @@ typedef struct sim_timeline {
     sim_outfile out; /* out.f is the stream events go to */
     bool first;      /* no event written yet */
     int64_t events;
-    sim_strbuf ev; /* the event being written (reused; one write per event) */
+    sim_strbuf ev;    /* the event being written (reused; one write per event) */
     double max_bytes; /* sim_timeline_limit's; 0: none */
     int64_t bytes;    /* the file's bytes so far (once over: with the event that passed and the
                          footer, more than max_bytes) */
@@ -77,7 +77,8 @@ void sim_timeline_fmt_num(char *buf, size_t len, double v);
 sim_status sim_timeline_open(sim_timeline *t, const char *path, sim_err *err);
 
 /* The same with extra metadata: meta's key/values go into the header's "otherData" object. */
-sim_status sim_timeline_open_meta(sim_timeline *t, const char *path, const sim_targs *meta, sim_err *err);
+sim_status sim_timeline_open_meta(sim_timeline *t, const char *path, const sim_targs *meta,
+                                  sim_err *err);
 
 /* Finishes the JSON and renames the file into place (SIM_EINTERNAL, the file removed, when an
  * event could not be written). */
@@ -103,11 +104,11 @@ void sim_timeline_name_thread(sim_timeline *t, int pid, int tid, const char *nam
 
 /* A complete slice ("X"). args may be NULL. */
 void sim_timeline_slice(sim_timeline *t, int pid, int tid, const char *name, const char *cat,
-                     int64_t ts_ns, int64_t dur_ns, const sim_targs *args);
+                        int64_t ts_ns, int64_t dur_ns, const sim_targs *args);
 
 /* A counter sample ("C"): one series per numeric arg. */
 void sim_timeline_counter(sim_timeline *t, int pid, const char *name, int64_t ts_ns,
-                       const sim_targs *args);
+                          const sim_targs *args);
 
 /* A counter written sampled: a sample only when a series' value changed, and at most one per
  * every_ns of simulated time. A change that comes sooner is held and written at the interval's
@@ -138,7 +139,7 @@ typedef struct sim_timeline_ctr {
 } sim_timeline_ctr;
 
 void sim_timeline_ctr_init(sim_timeline_ctr *c, int pid, const char *name, int64_t every_ns, int n,
-                        const char *const *keys);
+                           const char *const *keys);
 void sim_timeline_ctr_set(sim_timeline *t, sim_timeline_ctr *c, int64_t ts_ns, const double *v);
 void sim_timeline_ctr_flush(sim_timeline *t, sim_timeline_ctr *c);
 
@@ -165,24 +166,25 @@ typedef struct sim_timeline_merge {
 } sim_timeline_merge;
 
 void sim_timeline_merge_init(sim_timeline_merge *m, const char *count_key);
-void sim_timeline_merge_slice(sim_timeline *t, sim_timeline_merge *m, int pid, int tid, const char *name,
-                           const char *cat, int64_t ts_ns, int64_t dur_ns, const sim_targs *args);
+void sim_timeline_merge_slice(sim_timeline *t, sim_timeline_merge *m, int pid, int tid,
+                              const char *name, const char *cat, int64_t ts_ns, int64_t dur_ns,
+                              const sim_targs *args);
 void sim_timeline_merge_flush(sim_timeline *t, sim_timeline_merge *m);
 
 /* Extends the held slice by a slice of the same args (the caller knows them equal: it need not
  * build them) when it starts where the held one ends on the same track with the same name and
  * cat; false (nothing done) otherwise, or when nothing is merged. */
-bool sim_timeline_merge_extend(sim_timeline_merge *m, int pid, int tid, const char *name, const char *cat,
-                            int64_t ts_ns, int64_t dur_ns);
+bool sim_timeline_merge_extend(sim_timeline_merge *m, int pid, int tid, const char *name,
+                               const char *cat, int64_t ts_ns, int64_t dur_ns);
 
 /* A flow arrow from one track to another: ph 's' (its start) and 'f' (its finish), the same cat
  * and integer id, each bound to the slice that encloses it on (pid, tid) ("bp": "e"), as a
  * viewer draws a transfer from the slice that sent it to the slice that received it. */
-void sim_timeline_flow(sim_timeline *t, char ph, int pid, int tid, const char *cat, const char *name,
-                    int64_t id, int64_t ts_ns);
+void sim_timeline_flow(sim_timeline *t, char ph, int pid, int tid, const char *cat,
+                       const char *name, int64_t id, int64_t ts_ns);
 
 /* Nestable async events: ph 'b' (begin), 'e' (end), 'n' (instant), integer id. */
-void sim_timeline_async(sim_timeline *t, char ph, int pid, const char *cat, const char *name, int64_t id,
-                     int64_t ts_ns, const sim_targs *args);
+void sim_timeline_async(sim_timeline *t, char ph, int pid, const char *cat, const char *name,
+                        int64_t id, int64_t ts_ns, const sim_targs *args);
 
 #endif

@@ -26,7 +26,7 @@
 /* What sim_timeline_check found. */
 typedef struct sim_timeline_stats {
     int64_t events, slices, counters, async_events, instants, metadata;
-    int64_t flows; /* flow arrows ('s' events) */
+    int64_t flows;        /* flow arrows ('s' events) */
     int64_t tracks;       /* distinct (pid, tid) with slices */
     int64_t end_ns;       /* latest ts + dur */
     int64_t iteration_ns; /* sum of the durations of slices with cat "iteration" */

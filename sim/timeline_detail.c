@@ -82,10 +82,10 @@ static int64_t write_op(sim_timeline_detail_writer *w, const sim_step_result *s,
     int64_t launch = (int64_t)floor(c->t_launch_ns);
     if (c->t_math_ns >= 1.0)
         sim_timeline_slice(w->t, w->pid, TID_COMPUTE, name, "compute", t0 + launch,
-                        (int64_t)floor(c->t_math_ns), NULL);
+                           (int64_t)floor(c->t_math_ns), NULL);
     if (c->t_mem_ns >= 1.0)
         sim_timeline_slice(w->t, w->pid, TID_MEMORY, name, "memory", t0 + launch,
-                        (int64_t)floor(c->t_mem_ns), NULL);
+                           (int64_t)floor(c->t_mem_ns), NULL);
     if (c->t_net_ns >= 1.0) {
         double busy = c->t_math_ns > c->t_mem_ns ? c->t_math_ns : c->t_mem_ns;
         int64_t start = t0 + launch + (int64_t)floor(busy);
@@ -139,7 +139,7 @@ static int64_t layer_ns(const sim_step_result *s, int64_t l)
 
 /* The part's breakdown from t0: edges, layers, then host time. */
 void sim_timeline_detail_write_part(sim_timeline_detail_writer *w, const sim_step_result *s,
-                                 const sim_timeline_detail_part *p, int64_t t0)
+                                    const sim_timeline_detail_part *p, int64_t t0)
 {
     int64_t t = p->first ? write_ops(w, s, 0, SIM_OP_ATTN_NORM, false, t0) : t0; /* embed */
     for (int64_t l = p->l0; l < p->l1; l++) {
@@ -158,7 +158,8 @@ void sim_timeline_detail_write_part(sim_timeline_detail_writer *w, const sim_ste
 }
 
 /* The step's breakdown from t0: edges, layers, then host time. */
-void sim_timeline_detail_write_step(sim_timeline_detail_writer *w, const sim_step_result *s, int64_t t0)
+void sim_timeline_detail_write_step(sim_timeline_detail_writer *w, const sim_step_result *s,
+                                    int64_t t0)
 {
     const sim_timeline_detail_part whole = {0, s->graph.layers, true, true};
     sim_timeline_detail_write_part(w, s, &whole, t0);
@@ -212,7 +213,8 @@ static void iter_arg(sim_targs *a, const sim_iter_info *it, iter_row row)
         sim_targs_str(a, keys[row], sim_bound_name(it->step->bound));
 }
 
-void sim_timeline_detail_iter_args(sim_targs *a, const sim_iter_info *it, sim_timeline_detail_iter which)
+void sim_timeline_detail_iter_args(sim_targs *a, const sim_iter_info *it,
+                                   sim_timeline_detail_iter which)
 {
     static const unsigned char engine[] = {
         I_BATCH_SIZE,       I_PREFILL_TOKENS, I_DECODE_TOKENS, I_CACHED_PROMPT_TOKENS,
@@ -234,7 +236,8 @@ double sim_timeline_detail_kv_usage_pct(const sim_iter_info *it)
                : 0.0;
 }
 
-void sim_timeline_detail_kv_counter(sim_timeline *t, int pid, const sim_iter_info *it, bool blocks_used)
+void sim_timeline_detail_kv_counter(sim_timeline *t, int pid, const sim_iter_info *it,
+                                    bool blocks_used)
 {
     sim_targs a;
     sim_targs_reset(&a);
@@ -245,7 +248,7 @@ void sim_timeline_detail_kv_counter(sim_timeline *t, int pid, const sim_iter_inf
 }
 
 void sim_timeline_detail_tier(sim_timeline *t, int pid, int iter_tid, sim_timeline_tiers *st,
-                           int64_t *flows, const sim_tier_move *m)
+                              int64_t *flows, const sim_tier_move *m)
 {
     const int track = 2 * m->tier + m->store, tid = SIM_TIMELINE_DETAIL_TID_TIER + track;
     const char *tier = sim_kvtier_name(m->tier);

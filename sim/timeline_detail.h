@@ -67,9 +67,10 @@ typedef struct sim_timeline_detail_part {
 sim_timeline_detail_part sim_timeline_detail_stage(const sim_step_cfg *cfg, int k);
 
 /* The breakdown of a step (or of a stage's part of it) from t0: edges, layers, then host time. */
-void sim_timeline_detail_write_step(sim_timeline_detail_writer *w, const sim_step_result *s, int64_t t0);
+void sim_timeline_detail_write_step(sim_timeline_detail_writer *w, const sim_step_result *s,
+                                    int64_t t0);
 void sim_timeline_detail_write_part(sim_timeline_detail_writer *w, const sim_step_result *s,
-                                 const sim_timeline_detail_part *p, int64_t t0);
+                                    const sim_timeline_detail_part *p, int64_t t0);
 
 /* Whole nanoseconds of what write_step / write_part lay out: the length of the slice that holds
  * them. */
@@ -92,11 +93,13 @@ typedef enum sim_timeline_detail_iter {
     SIM_TIMELINE_DETAIL_ITER_INSTANCE, /* an instance of a deployment (cluster_timeline.h): the batch,
                                        its tokens, the KV blocks used and the queue */
 } sim_timeline_detail_iter;
-void sim_timeline_detail_iter_args(sim_targs *a, const sim_iter_info *it, sim_timeline_detail_iter which);
+void sim_timeline_detail_iter_args(sim_targs *a, const sim_iter_info *it,
+                                   sim_timeline_detail_iter which);
 
 /* The "kv cache" counter of process pid at the iteration's start: usage_pct (0 without blocks),
  * after blocks_used when asked. */
-void sim_timeline_detail_kv_counter(sim_timeline *t, int pid, const sim_iter_info *it, bool blocks_used);
+void sim_timeline_detail_kv_counter(sim_timeline *t, int pid, const sim_iter_info *it,
+                                    bool blocks_used);
 
 /* A lower KV tier's load or store (engine.h's sim_tier_move) on process pid's timeline: a slice
  * ("load from cpu", "store to disk", args tokens, requests, MB) on the tier's track of loads or of
@@ -112,7 +115,7 @@ typedef struct sim_timeline_tiers {
     int64_t store_free_ns[SIM_KVTIER_LOWER]; /* each tier's last store's end */
 } sim_timeline_tiers;
 void sim_timeline_detail_tier(sim_timeline *t, int pid, int iter_tid, sim_timeline_tiers *st,
-                           int64_t *flows, const sim_tier_move *m);
+                              int64_t *flows, const sim_tier_move *m);
 
 /* The KV cache's usage in percent at the iteration (0 without blocks): the counter's usage_pct. */
 double sim_timeline_detail_kv_usage_pct(const sim_iter_info *it);

@@ -10,8 +10,9 @@
 
 enum { TID_ISSUE = SIM_TIMELINE_DETAIL_TID_ISSUE };
 
-sim_status sim_timeline_run(const char *path, const sim_step_cfg *cfg, const sim_step_result *prefill,
-                         const sim_step_result *decode, bool all_ranks, sim_err *err)
+sim_status sim_timeline_run(const char *path, const sim_step_cfg *cfg,
+                            const sim_step_result *prefill, const sim_step_result *decode,
+                            bool all_ranks, sim_err *err)
 {
     sim_timeline t;
     sim_targs meta;
@@ -108,7 +109,8 @@ static void write_send(pp_writer *pw, const sim_step_result *r, int k, int j, in
         const int pid = k * pw->ranks + rank;
         const int64_t id = ++pw->next_id;
         sim_timeline_async(pw->t, 'b', pid, "pp", name, id, from_ns, &a);
-        sim_timeline_async(pw->t, 'e', pid, "pp", name, id, from_ns + (int64_t)floor(xfer_ns), NULL);
+        sim_timeline_async(pw->t, 'e', pid, "pp", name, id, from_ns + (int64_t)floor(xfer_ns),
+                           NULL);
     }
 }
 
@@ -138,8 +140,9 @@ static int64_t write_pp_step(pp_writer *pw, const sim_step_cfg *cfg, const sim_s
     return (int64_t)ceil(free_ns[pp - 1]);
 }
 
-sim_status sim_timeline_run_pp(const char *path, const sim_step_cfg *cfg, const sim_seq_group *prefill,
-                            const sim_seq_group *decode, bool all_ranks, sim_err *err)
+sim_status sim_timeline_run_pp(const char *path, const sim_step_cfg *cfg,
+                               const sim_seq_group *prefill, const sim_seq_group *decode,
+                               bool all_ranks, sim_err *err)
 {
     const int pp = sim_pp_stages(cfg), ranks = all_ranks ? cfg->tp : 1;
     sim_step_result *r = malloc(sizeof *r);
@@ -199,11 +202,12 @@ sim_status sim_timeline_run_pp(const char *path, const sim_step_cfg *cfg, const 
 /* ------------------------------------------------------------------------------------------ */
 /* Size estimates (timeline_detail.h) */
 
-double sim_timeline_run_estimate_bytes(const sim_step_result *prefill, const sim_step_result *decode,
-                                    int ranks)
+double sim_timeline_run_estimate_bytes(const sim_step_result *prefill,
+                                       const sim_step_result *decode, int ranks)
 {
     double n[SIM_TIMELINE_DETAIL_EV_KINDS] = {0};
-    n[SIM_TIMELINE_DETAIL_EV_META] = 10; /* the process and its four tracks, each named and sorted */
+    n[SIM_TIMELINE_DETAIL_EV_META] =
+        10; /* the process and its four tracks, each named and sorted */
     const sim_step_result *steps[2] = {prefill, decode};
     for (int k = 0; k < 2; k++)
         if (steps[k]) {
@@ -216,7 +220,7 @@ double sim_timeline_run_estimate_bytes(const sim_step_result *prefill, const sim
 }
 
 double sim_timeline_run_pp_estimate_bytes(const sim_step_cfg *cfg, const sim_seq_group *prefill,
-                                       const sim_seq_group *decode, int ranks)
+                                          const sim_seq_group *decode, int ranks)
 {
     sim_step_result *r = malloc(sizeof *r);
     if (!r)

@@ -25,13 +25,14 @@
  * (tensor-parallel ranks run the same ops: one stands for all, and the header's otherData says
  * which was written). Each op slice's args carry its FLOPs, bytes, intensity, bound and
  * exposed/hidden network time. decode may be NULL. */
-sim_status sim_timeline_run(const char *path, const sim_step_cfg *cfg, const sim_step_result *prefill,
-                         const sim_step_result *decode, bool all_ranks, sim_err *err);
+sim_status sim_timeline_run(const char *path, const sim_step_cfg *cfg,
+                            const sim_step_result *prefill, const sim_step_result *decode,
+                            bool all_ranks, sim_err *err);
 
 /* Estimated size in bytes of sim_timeline_run's file: its events counted exactly, times the
  * measured mean size of each kind. */
-double sim_timeline_run_estimate_bytes(const sim_step_result *prefill, const sim_step_result *decode,
-                                    int ranks);
+double sim_timeline_run_estimate_bytes(const sim_step_result *prefill,
+                                       const sim_step_result *decode, int ranks);
 
 /* The run's timeline over pipeline stages (cfg->pp > 1): one process per stage named "stage k:
  * layers a-b" (with all_ranks one per GPU of each stage, "stage k GPU g: layers a-b"), each
@@ -42,11 +43,12 @@ double sim_timeline_run_estimate_bytes(const sim_step_result *prefill, const sim
  * and each activation transfer as an async span "activations to stage k+1" on the sending
  * stage. The prefill step (eager, as run.h prices it) is followed by one decode round drawn the
  * same way. decode may be NULL. */
-sim_status sim_timeline_run_pp(const char *path, const sim_step_cfg *cfg, const sim_seq_group *prefill,
-                            const sim_seq_group *decode, bool all_ranks, sim_err *err);
+sim_status sim_timeline_run_pp(const char *path, const sim_step_cfg *cfg,
+                               const sim_seq_group *prefill, const sim_seq_group *decode,
+                               bool all_ranks, sim_err *err);
 
 /* Estimated size in bytes of sim_timeline_run_pp's file (-1 when out of memory). */
 double sim_timeline_run_pp_estimate_bytes(const sim_step_cfg *cfg, const sim_seq_group *prefill,
-                                       const sim_seq_group *decode, int ranks);
+                                          const sim_seq_group *decode, int ranks);
 
 #endif

@@ -12,7 +12,7 @@
 enum { TID_ISSUE = SIM_TIMELINE_DETAIL_TID_ISSUE };
 
 double sim_timeline_serve_estimate_bytes(sim_timeline_detail detail, const sim_step_cfg *cfg,
-                                      double iterations, double requests, double preemptions)
+                                         double iterations, double requests, double preemptions)
 {
     double n[SIM_TIMELINE_DETAIL_EV_KINDS] = {0};
     sim_step_result *s = malloc(sizeof *s);
@@ -68,7 +68,7 @@ static void open_span(sim_timeline_serve *ts, int64_t id, int64_t t)
 static void open_phase(sim_timeline_serve *ts, int64_t id, int64_t t)
 {
     sim_timeline_async(&ts->t, 'b', PID_REQUESTS, "request", phase_names[ts->phase[id]], id + 1, t,
-                    NULL);
+                       NULL);
     ts->open[id] |= OPEN_PHASE;
 }
 
@@ -77,7 +77,7 @@ static void close_phase(sim_timeline_serve *ts, int64_t id, int64_t t)
     if (!(ts->open[id] & OPEN_PHASE))
         return;
     sim_timeline_async(&ts->t, 'e', PID_REQUESTS, "request", phase_names[ts->phase[id]], id + 1, t,
-                    NULL);
+                       NULL);
     ts->open[id] &= (unsigned char)~OPEN_PHASE;
 }
 
@@ -223,9 +223,8 @@ static void write_serve_stages(sim_timeline_serve *ts, const sim_iter_info *it)
  * draft_us and bound) are the last iteration's; records them as the last. */
 static bool same_args(sim_timeline_serve *ts, const sim_iter_info *it)
 {
-    const int64_t v[8] = {it->seqs,          it->prefill_tokens, it->decode_tokens,
-                          it->cached_tokens, it->graph_seqs,     it->kv_used_blocks,
-                          it->running,       it->waiting};
+    const int64_t v[8] = {it->seqs,       it->prefill_tokens, it->decode_tokens, it->cached_tokens,
+                          it->graph_seqs, it->kv_used_blocks, it->running,       it->waiting};
     const int bound = it->step ? (int)it->step->bound : -2;
     const bool same = ts->last_bound == bound && memcmp(v, ts->last_args, sizeof v) == 0 &&
                       it->draft_ns == ts->last_draft_ns && /* -0 prints apart from 0 */
@@ -247,19 +246,19 @@ static void on_iteration(void *ctx, const sim_iter_info *it)
     sim_timeline *t = &ts->t;
     if (ts->detail == SIM_TIMELINE_ITERATION) {
         /* the args are formatted only when they differ from the held slice's */
-        if (!(same_args(ts, it) && sim_timeline_merge_extend(&ts->iters, PID_ENGINE, TID_ISSUE,
-                                                           "iteration", "iteration",
-                                                           it->start_ns, it->dur_ns))) {
+        if (!(same_args(ts, it) &&
+              sim_timeline_merge_extend(&ts->iters, PID_ENGINE, TID_ISSUE, "iteration", "iteration",
+                                        it->start_ns, it->dur_ns))) {
             sim_targs a;
             sim_timeline_detail_iter_args(&a, it, SIM_TIMELINE_DETAIL_ITER_ENGINE);
-            sim_timeline_merge_slice(t, &ts->iters, PID_ENGINE, TID_ISSUE, "iteration",
-                                  "iteration", it->start_ns, it->dur_ns, &a);
+            sim_timeline_merge_slice(t, &ts->iters, PID_ENGINE, TID_ISSUE, "iteration", "iteration",
+                                     it->start_ns, it->dur_ns, &a);
         }
     } else { /* layers and ops nest in each iteration: not merged */
         sim_targs a;
         sim_timeline_detail_iter_args(&a, it, SIM_TIMELINE_DETAIL_ITER_ENGINE);
         sim_timeline_slice(t, PID_ENGINE, TID_ISSUE, "iteration", "iteration", it->start_ns,
-                        it->dur_ns, &a);
+                           it->dur_ns, &a);
     }
     const double req[] = {(double)it->running, (double)it->waiting};
     sim_timeline_ctr_set(t, &ts->requests, it->start_ns, req);
@@ -274,7 +273,8 @@ static void on_iteration(void *ctx, const sim_iter_info *it)
     int64_t t0 = it->start_ns;
     int64_t draft = (int64_t)floor(it->draft_ns);
     if (draft > 0)
-        sim_timeline_slice(t, PID_ENGINE, TID_ISSUE, "draft (speculative)", "draft", t0, draft, NULL);
+        sim_timeline_slice(t, PID_ENGINE, TID_ISSUE, "draft (speculative)", "draft", t0, draft,
+                           NULL);
     int64_t room = it->dur_ns - draft;
     if (sim_timeline_detail_step_ns(it->step) > room)
         return; /* rounding left no room to nest exactly: keep the iteration slice alone */
@@ -322,9 +322,9 @@ void sim_timeline_serve_full(sim_timeline_serve *ts)
     init_counters(ts, -1);
 }
 
-sim_status sim_timeline_serve_open(sim_timeline_serve *ts, const char *path, sim_timeline_detail detail,
-                                int64_t w0_ns, int64_t w1_ns, size_t n, const sim_step_cfg *step,
-                                sim_err *err)
+sim_status sim_timeline_serve_open(sim_timeline_serve *ts, const char *path,
+                                   sim_timeline_detail detail, int64_t w0_ns, int64_t w1_ns,
+                                   size_t n, const sim_step_cfg *step, sim_err *err)
 {
     memset(ts, 0, sizeof *ts);
     ts->phase = calloc(n ? n : 1, 1);

@@ -37,7 +37,7 @@
  * requests and preemptions (for a window: the part inside it). cfg prices the ops layer and op
  * detail nest. -1 when out of memory. */
 double sim_timeline_serve_estimate_bytes(sim_timeline_detail detail, const sim_step_cfg *cfg,
-                                      double iterations, double requests, double preemptions);
+                                         double iterations, double requests, double preemptions);
 
 /* Slim by default: at iteration detail, back-to-back iterations with identical args (every key
  * above) are one slice with "iterations": n; the counters are written only when a value changes,
@@ -62,9 +62,9 @@ typedef struct sim_timeline_serve {
     sim_seq_group *mb; /* a micro-batch's groups (room for n_mb) */
     size_t n_mb;
     sim_step_result *mb_step; /* a micro-batch's step */
-    sim_timeline_tiers tiers;    /* the lower KV tiers' tracks (with --kv-offload) */
+    sim_timeline_tiers tiers; /* the lower KV tiers' tracks (with --kv-offload) */
     int64_t tier_flows;
-    sim_timeline_merge iters;    /* iteration slices, merged where identical */
+    sim_timeline_merge iters;              /* iteration slices, merged where identical */
     sim_timeline_ctr requests, tokens, kv; /* the counters, sampled */
     int64_t upto_ns; /* the last simulated time seen before the file passed its limit */
     /* the last iteration's slice args as values (compared instead of formatted when merging) */
@@ -74,9 +74,9 @@ typedef struct sim_timeline_serve {
 } sim_timeline_serve;
 
 /* Opens a serving timeline of n requests. w1_ns < 0: no end to the window. */
-sim_status sim_timeline_serve_open(sim_timeline_serve *ts, const char *path, sim_timeline_detail detail,
-                                int64_t w0_ns, int64_t w1_ns, size_t n, const sim_step_cfg *step,
-                                sim_err *err);
+sim_status sim_timeline_serve_open(sim_timeline_serve *ts, const char *path,
+                                   sim_timeline_detail detail, int64_t w0_ns, int64_t w1_ns,
+                                   size_t n, const sim_step_cfg *step, sim_err *err);
 
 /* A limit on the file's size (timeline.h's sim_timeline_limit): past it the file is removed and the rest
  * of the run is not formatted. sim_timeline_serve_over_bytes then says how large the timeline would

@@ -131,7 +131,8 @@ static void serve_trace_pp(sim_timeline_detail detail, int64_t w0, int64_t w1, d
     assert_int_equal(sim_workload_synthetic(&sc, &w, &err), SIM_OK);
     const char *path = tmp_path("serve");
     sim_timeline_serve *ts = calloc(1, sizeof *ts);
-    assert_int_equal(sim_timeline_serve_open(ts, path, detail, w0, w1, w.n, &cfg.step, &err), SIM_OK);
+    assert_int_equal(sim_timeline_serve_open(ts, path, detail, w0, w1, w.n, &cfg.step, &err),
+                     SIM_OK);
     if (serve_full)
         sim_timeline_serve_full(ts);
     cfg.observer = &ts->observer;
@@ -141,8 +142,8 @@ static void serve_trace_pp(sim_timeline_detail detail, int64_t w0, int64_t w1, d
     free(ts);
     *stats = check_ok(path);
     last_serve_bytes = file_bytes(path);
-    last_serve_estimate = sim_timeline_serve_estimate_bytes(detail, &cfg.step, (double)res->iterations,
-                                                         (double)res->n, (double)res->preemptions);
+    last_serve_estimate = sim_timeline_serve_estimate_bytes(
+        detail, &cfg.step, (double)res->iterations, (double)res->n, (double)res->preemptions);
     if (root)
         assert_int_equal(sim_jsonf_load_max(path, 1L << 30, root, &err), SIM_OK);
     remove(path);
@@ -359,7 +360,8 @@ static void test_run_trace_pp_stages(void **state)
         assert_int_equal(sim_timeline_run_pp(path, &sc, &gp, &gd, all, &err), SIM_OK);
         sim_timeline_stats st = check_ok(path);
         assert_int_equal(st.tracks, 3 * ranks * 4);
-        assert_near(sim_timeline_run_pp_estimate_bytes(&sc, &gp, &gd, ranks), file_bytes(path), 0.10);
+        assert_near(sim_timeline_run_pp_estimate_bytes(&sc, &gp, &gd, ranks), file_bytes(path),
+                    0.10);
         assert_int_equal(sim_jsonf_load_max(path, 1L << 30, &root, &err), SIM_OK);
         for (int k = 0; k < 3; k++) {
             assert_string_equal(process_name(root, k * ranks), names[all][k]);
@@ -456,8 +458,8 @@ static void log_request(void *ctx, int64_t id, sim_request_event ev, int64_t t_n
  * the H100 fixture at --gpu-memory-utilization util: run once with `log` watching, then again
  * into a timeline at `detail` over [w0, w1], whose checked stats are returned. */
 static sim_timeline_stats small_serve_trace(int64_t n, int64_t in, int64_t out, double util,
-                                         sim_timeline_detail detail, int64_t w0, int64_t w1,
-                                         engine_log *log, sim_engine_result *res)
+                                            sim_timeline_detail detail, int64_t w0, int64_t w1,
+                                            engine_log *log, sim_engine_result *res)
 {
     sim_model m = tu_model("llama-3.1-8b");
     sim_hw hw = tu_fixture_hw();
@@ -482,7 +484,8 @@ static sim_timeline_stats small_serve_trace(int64_t n, int64_t in, int64_t out, 
     sim_engine_result_free(res);
     const char *path = tmp_path("small-serve");
     sim_timeline_serve *ts = calloc(1, sizeof *ts);
-    assert_int_equal(sim_timeline_serve_open(ts, path, detail, w0, w1, w.n, &cfg.step, &err), SIM_OK);
+    assert_int_equal(sim_timeline_serve_open(ts, path, detail, w0, w1, w.n, &cfg.step, &err),
+                     SIM_OK);
     if (serve_full)
         sim_timeline_serve_full(ts);
     cfg.observer = &ts->observer;
@@ -511,7 +514,7 @@ static void test_serve_trace_details_and_window(void **state)
     /* op detail over [start of iteration 2, start of iteration 3]: exactly those two decode
      * iterations (one starting on each edge), the trace ending where iteration 3 ends */
     sim_timeline_stats s = small_serve_trace(3, 100, 4, 0.9, SIM_TIMELINE_OP, log.start_ns[2],
-                                          log.start_ns[3], &log, &res);
+                                             log.start_ns[3], &log, &res);
     assert_int_equal(s.iterations, 2);
     assert_int_equal(s.iteration_ns, log.dur_ns[2] + log.dur_ns[3]);
     assert_int_equal(s.last_iteration_end_ns, log.start_ns[3] + log.dur_ns[3]);
@@ -567,10 +570,12 @@ static void test_serve_trace_slim_counts(void **state)
     static engine_log log;
     sim_engine_result res;
     serve_full = true;
-    sim_timeline_stats f = small_serve_trace(3, 100, 4, 0.9, SIM_TIMELINE_ITERATION, 0, -1, &log, &res);
+    sim_timeline_stats f =
+        small_serve_trace(3, 100, 4, 0.9, SIM_TIMELINE_ITERATION, 0, -1, &log, &res);
     sim_engine_result_free(&res);
     serve_full = false;
-    sim_timeline_stats s = small_serve_trace(3, 100, 4, 0.9, SIM_TIMELINE_ITERATION, 0, -1, &log, &res);
+    sim_timeline_stats s =
+        small_serve_trace(3, 100, 4, 0.9, SIM_TIMELINE_ITERATION, 0, -1, &log, &res);
     assert_int_equal(f.slices, 4);
     assert_int_equal(f.counters, 12);
     assert_int_equal(f.events, 46);
@@ -590,9 +595,19 @@ static void test_serve_trace_slim_counts(void **state)
 static void test_ns_as_s_same_text(void **state)
 {
     (void)state;
-    static const int64_t edge[] = {0,     1,         37000,      99999,           100000,
-                                   100001, 999999999, 1000000000, 1000000001,     123456789012345,
-                                   999999999999999, 1000000000000000, 1234567890123456789};
+    static const int64_t edge[] = {0,
+                                   1,
+                                   37000,
+                                   99999,
+                                   100000,
+                                   100001,
+                                   999999999,
+                                   1000000000,
+                                   1000000001,
+                                   123456789012345,
+                                   999999999999999,
+                                   1000000000000000,
+                                   1234567890123456789};
     uint64_t x = 0x9e3779b97f4a7c15ULL;
     for (int i = 0; i < 1000000 + (int)(sizeof edge / sizeof edge[0]); i++) {
         int64_t ns;
@@ -692,8 +707,8 @@ static sim_status hand_serve_trace(const char *path, double max_bytes, double *o
     sim_step_result *step = calloc(1, sizeof *step);
     assert_non_null(ts);
     assert_non_null(step);
-    assert_int_equal(sim_timeline_serve_open(ts, path, SIM_TIMELINE_ITERATION, 0, -1, 4, NULL, &err),
-                     SIM_OK);
+    assert_int_equal(
+        sim_timeline_serve_open(ts, path, SIM_TIMELINE_ITERATION, 0, -1, 4, NULL, &err), SIM_OK);
     sim_timeline_serve_limit(ts, max_bytes);
     const int64_t end = hand_serve_run(ts, step);
     sim_status st = sim_timeline_serve_close(ts, end, &err); /* its last events can pass it too */
