@@ -1,34 +1,12 @@
 /* test_cluster.c - replicas behind a router, and the engine's stepping API they run on. */
-#include "testutil.h"
+#include "engfix.h"
 
 #include "cluster.h"
 #include "deploy.h"
 #include "disagg.h"
 #include "metrics.h"
 
-typedef struct fixture {
-    sim_model m;
-    sim_hw hw;
-    sim_engine_cfg cfg;
-} fixture;
-
-static fixture *fx_new(void)
-{
-    fixture *f = calloc(1, sizeof *f);
-    f->m = tu_model("llama-3.1-8b");
-    f->hw = tu_hw("h100-sxm");
-    f->cfg = (sim_engine_cfg){
-        .step = {.model = &f->m,
-                 .hw = &f->hw,
-                 .tp = 1,
-                 .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16},
-                 .iteration_overhead_ns = 1e6,
-                 .request_overhead_ns = 1e4},
-        .sched = {.max_num_seqs = 256, .max_num_batched_tokens = 8192, .chunked_prefill = true},
-        .block_size = 16,
-        .mem_util = 0.9};
-    return f;
-}
+static fixture *fx_new(void) { return tu_engine_new("llama-3.1-8b", "h100-sxm", 1); }
 
 
 static void run_cluster(const fixture *f, int replicas, sim_router router, const sim_workload *w,

@@ -1,34 +1,12 @@
 /* test_engine.c - the serving simulation end to end on the real step model. */
-#include "testutil.h"
+#include "engfix.h"
 
 #include "capacity.h"
 #include "engine.h"
 #include "metrics.h"
 #include "run.h"
 
-typedef struct fixture {
-    sim_model m;
-    sim_hw hw;
-    sim_engine_cfg cfg;
-} fixture;
-
-static fixture *fx_new(const char *model, const char *hw, int tp)
-{
-    fixture *f = calloc(1, sizeof *f);
-    f->m = tu_model(model);
-    f->hw = tu_hw(hw);
-    f->cfg = (sim_engine_cfg){
-        .step = {.model = &f->m,
-                 .hw = &f->hw,
-                 .tp = tp,
-                 .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 0, false},
-                 .iteration_overhead_ns = 1e6,
-                 .request_overhead_ns = 1e4},
-        .sched = {.max_num_seqs = 256, .max_num_batched_tokens = 8192, .chunked_prefill = true},
-        .block_size = 16,
-        .mem_util = 0.9};
-    return f;
-}
+static fixture *fx_new(const char *model, const char *hw, int tp) { return tu_engine_new(model, hw, tp); }
 
 
 static sim_engine_result simulate(const fixture *f, const sim_workload *w)

@@ -1,7 +1,7 @@
 /* test_frontend.c - the front end's queue and stream rule by hand, and the engine with a front
  * end: a burst queues in it at its hand-worked rate, the stream interval moves TTFT by the
  * chunk's decode steps, and a front end that costs nothing is the engine without one. */
-#include "testutil.h"
+#include "engfix.h"
 
 #include "cluster.h"
 #include "engine.h"
@@ -169,29 +169,7 @@ static void test_checks(void **state)
 /* ------------------------------------------------------------------------------------------ */
 /* The engine with a front end */
 
-typedef struct fixture {
-    sim_model m;
-    sim_hw hw;
-    sim_engine_cfg cfg;
-} fixture;
-
-static fixture *fx_new(void)
-{
-    fixture *f = calloc(1, sizeof *f);
-    f->m = tu_model("llama-3.1-8b");
-    f->hw = tu_hw("h100-sxm");
-    f->cfg = (sim_engine_cfg){
-        .step = {.model = &f->m,
-                 .hw = &f->hw,
-                 .tp = 1,
-                 .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 0, false},
-                 .iteration_overhead_ns = 1e6,
-                 .request_overhead_ns = 1e4},
-        .sched = {.max_num_seqs = 256, .max_num_batched_tokens = 8192, .chunked_prefill = true},
-        .block_size = 16,
-        .mem_util = 0.9};
-    return f;
-}
+static fixture *fx_new(void) { return tu_engine_new("llama-3.1-8b", "h100-sxm", 1); }
 
 static sim_engine_result simulate(const sim_engine_cfg *cfg, const sim_workload *w)
 {

@@ -1,7 +1,7 @@
 /* test_kvtier.c - the lower KV tiers (host DRAM, disk, remote): their LRU stores traced by hand,
  * and a prefix hit in each tier priced end to end by the engine against numbers worked out by
  * hand. */
-#include "testutil.h"
+#include "engfix.h"
 
 #include "cli_opt.h"
 #include "cli_point.h"
@@ -106,28 +106,11 @@ static void test_write_through_copies_every_tier(void **state)
 #define REMOTE_BW 43e9 /* H100's 50 GB/s NIC x 0.86 RDMA (the device file's defaults) */
 #define REMOTE_LAT 5e3
 
-typedef struct fixture {
-    sim_model m;
-    sim_hw hw;
-    sim_engine_cfg cfg;
-} fixture;
-
 static fixture *fx_new(void)
 {
-    fixture *f = calloc(1, sizeof *f);
-    f->m = tu_model("llama-3.1-8b");
-    f->hw = tu_hw("h100-sxm");
-    f->cfg = (sim_engine_cfg){
-        .step = {.model = &f->m,
-                 .hw = &f->hw,
-                 .tp = 1,
-                 .prec = {SIM_DT_BF16, SIM_DT_BF16, SIM_DT_BF16, 0, false},
-                 .iteration_overhead_ns = 1e6,
-                 .request_overhead_ns = 1e4},
-        .sched = {.max_num_seqs = 256, .max_num_batched_tokens = 8192, .chunked_prefill = true},
-        .block_size = 16,
-        .mem_util = 0.3,
-        .prefix_caching = true};
+    fixture *f = tu_engine_new("llama-3.1-8b", "h100-sxm", 1);
+    f->cfg.mem_util = 0.3;
+    f->cfg.prefix_caching = true;
     f->cfg.offload = (sim_engine_offload){.read_bytes_per_s = {DRAM_BW, DISK_BW, REMOTE_BW},
                                           .latency_ns = {DRAM_LAT, DISK_LAT, REMOTE_LAT},
                                           .write_through = true};
